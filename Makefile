@@ -1,0 +1,104 @@
+# muster - build, test, demo, bench and fuzz.
+#
+#   make            release build of build/muster
+#   make demo       simulate the bundled example and write an HTML report
+#   make test       ASan+UBSan build, then every test (unit, scenario,
+#                   bad input, fuzz corpus replay, end to end)
+#   make bench      benchmarks, printing figures
+#   make fuzz       run every libFuzzer target for FUZZ_SECONDS each (clang)
+#
+# Missing Debian packages are installed (as root) or named by
+# scripts/install-deps.sh before anything is built.
+
+CC      ?= cc
+OPT     ?= -O2 -g
+WARN    = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc
+LIBS    = -lyaml -lm
+B       = build
+SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 60
+
+LIB_SRC  = $(sort $(wildcard src/engine/*.c src/sim/*.c))
+CLI_SRC  = $(sort $(wildcard src/cli/*.c))
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC = $(sort $(wildcard fuzz/fuzz_*.c))
+BENCH_SRC = $(sort $(wildcard bench/bench_*.c))
+
+REL_LIB_OBJ  = $(LIB_SRC:%.c=$(B)/rel/%.o)
+REL_CLI_OBJ  = $(CLI_SRC:%.c=$(B)/rel/%.o)
+ASAN_LIB_OBJ = $(LIB_SRC:%.c=$(B)/asan/%.o)
+ASAN_CLI_OBJ = $(CLI_SRC:%.c=$(B)/asan/%.o)
+UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/asan/tests/%)
+REPLAY_BIN   = $(FUZZ_SRC:fuzz/%.c=$(B)/asan/replay/%)
+FUZZ_BIN     = $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
+BENCH_BIN    = $(BENCH_SRC:bench/%.c=$(B)/rel/bench/%)
+
+.PHONY: all deps demo test test-build bench fuzz clean
+all: $(B)/muster
+
+deps:
+	@sh scripts/install-deps.sh
+
+# --- release build -------------------------------------------------------
+$(B)/rel/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(OPT) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+$(B)/rel/libmuster.a: $(REL_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(B)/muster: $(REL_CLI_OBJ) $(B)/rel/libmuster.a
+	$(CC) $(OPT) -o $@ $^ $(LIBS)
+
+# --- sanitizer build for tests -------------------------------------------
+$(B)/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+$(B)/asan/libmuster.a: $(ASAN_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(B)/asan/muster: $(ASAN_CLI_OBJ) $(B)/asan/libmuster.a
+	$(CC) $(SAN) -o $@ $^ $(LIBS)
+$(B)/asan/tests/%: tests/unit/%.c tests/unit/check.h $(B)/asan/libmuster.a
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -Itests/unit -o $@ $< $(B)/asan/libmuster.a $(LIBS)
+$(B)/asan/replay/%: fuzz/%.c fuzz/replay_main.c $(B)/asan/libmuster.a
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< fuzz/replay_main.c $(B)/asan/libmuster.a $(LIBS)
+
+test-build: $(B)/asan/muster $(UNIT_BIN) $(REPLAY_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory test-build
+	@sh tests/run.sh $(B)/asan
+
+# --- demo ----------------------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory $(B)/muster
+	@mkdir -p $(B)/demo
+	./$(B)/muster simulate --cluster examples/demo/cluster.yaml \
+	    --workload examples/demo/workload.yaml --workload examples/demo/jobs.csv \
+	    --seed 1 --json $(B)/demo/result.json --report $(B)/demo/report.html
+
+# --- benchmarks ----------------------------------------------------------
+$(B)/rel/bench/%: bench/%.c $(B)/rel/libmuster.a
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(OPT) $(CPPFLAGS_ALL) -o $@ $< $(B)/rel/libmuster.a $(LIBS)
+bench: deps
+	@$(MAKE) --no-print-directory $(B)/muster $(BENCH_BIN)
+	@sh bench/run.sh $(B)
+
+# --- fuzzing (clang + libFuzzer) ------------------------------------------
+$(B)/fuzz/%: fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(@D)
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) -o $@ $< $(LIB_SRC) $(LIBS)
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p fuzz/corpus/$$n; \
+	  echo "== $$n ($(FUZZ_SECONDS)s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 fuzz/corpus/$$n || exit 1; done
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

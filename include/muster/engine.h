@@ -1,0 +1,198 @@
+/*
+ * engine.h - the scheduling engine: incremental events in, decisions out.
+ *
+ * The engine owns the cluster state it has been told about: nodes, queues and
+ * jobs with their pods.  It does no I/O, keeps no globals and reads no clock:
+ * every call that needs the time takes `now`.  Callers feed changes as they
+ * happen (a node added, a job submitted, a pod finished) and call
+ * mu_engine_cycle() to get decisions back as data.
+ *
+ * A bind decision is also applied to the engine's state at once ("assumed"),
+ * as kube-scheduler assumes pods: the caller reports failures with
+ * mu_engine_pod_unbind() if the bind does not go through.
+ */
+#ifndef MUSTER_ENGINE_H
+#define MUSTER_ENGINE_H
+
+#include "muster/error.h"
+#include "muster/model.h"
+
+typedef struct mu_engine mu_engine_t;
+typedef int32_t mu_id_t; /* dense id of a node, queue or job; -1 = none */
+
+/* --- Scoring policies ---------------------------------------------------- */
+
+/* What a score function may look at for one candidate node. */
+typedef struct mu_node_view {
+	const mu_res_t *alloc;   /* allocatable; MU_RES_GPU = device count */
+	const mu_res_t *free;    /* free; MU_RES_GPU = fully free devices,
+	                          * MU_RES_GPU_MILLI = free milli-GPU summed */
+	int ngpu;                /* devices */
+	const int16_t *gpu_free; /* per device free milli-GPU (0..1000) */
+} mu_node_view_t;
+
+/* A scoring policy.  Higher scores win; ties go to the lower node id. */
+typedef struct mu_score_ops {
+	const char *name;
+	/* Scores placing one pod with request `req` on `node`, which fits. */
+	double (*score)(const mu_node_view_t *node, const mu_res_t *req);
+} mu_score_ops_t;
+
+extern const mu_score_ops_t mu_score_binpack; /* most-allocated, GPU first */
+extern const mu_score_ops_t mu_score_spread;  /* least-allocated */
+
+/* Looks a policy up by name; NULL if unknown. */
+const mu_score_ops_t *mu_score_find(const char *name);
+
+/* --- Lifecycle ----------------------------------------------------------- */
+
+typedef struct mu_engine_config {
+	const mu_score_ops_t *score; /* NULL: mu_score_binpack */
+} mu_engine_config_t;
+
+/* Creates an empty engine.  cfg may be NULL.  The caller frees it. */
+int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out);
+void mu_engine_free(mu_engine_t *e);
+
+/* --- Events -------------------------------------------------------------- */
+
+/* Adds a node, or changes one with the same name (pods on it stay). */
+int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *n, mu_id_t *id);
+/* Removes a node.  Jobs with pods on it lose them: they are put back to
+ * pending as a whole (a gang restarts together). */
+int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now);
+
+/* Adds or changes a queue.  A parent must exist before its children. */
+int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *q);
+
+/* Submits a job; it waits in its queue.  MU_ENOENT if the queue is unknown,
+ * MU_EEXIST if a job of that name exists. */
+int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *j, mu_time_t now,
+			 mu_id_t *id);
+/* A job's pods all finished (or it was deleted): its resources are freed and
+ * the job leaves the engine.  Its id is not reused. */
+int mu_engine_job_finish(mu_engine_t *e, mu_id_t job, mu_time_t now);
+
+/* --- Scheduling ---------------------------------------------------------- */
+
+typedef enum mu_dec_kind {
+	MU_DEC_BIND = 0,    /* bind pod to node with devices */
+	MU_DEC_PENDING = 1, /* the job still waits; see reason */
+	MU_DEC_EVICT = 2,   /* evict the pod */
+} mu_dec_kind_t;
+
+typedef enum mu_why {
+	MU_WHY_NONE = 0,
+	MU_WHY_UNSCHEDULABLE = 1, /* a pod fits on no node */
+	MU_WHY_GANG = 2,          /* some pods fit, fewer than minMember */
+	MU_WHY_QUEUE_LIMIT = 3,   /* the queue or an ancestor is at its limit */
+	MU_WHY_COUNT
+} mu_why_t;
+
+/* Names used in explain output and scenario files ("Unschedulable"...). */
+const char *mu_why_name(mu_why_t w);
+
+/* The filters a node can fail, in the order they are checked. */
+typedef enum mu_filter {
+	MU_F_UNSCHEDULABLE = 0, /* node cordoned */
+	MU_F_SELECTOR,          /* nodeSelector */
+	MU_F_AFFINITY,          /* required node affinity */
+	MU_F_TAINT,             /* untolerated taint */
+	MU_F_GPU_MODEL,         /* GPU model not allowed */
+	MU_F_CPU,
+	MU_F_MEM,
+	MU_F_GPU,               /* not enough free GPU devices or share */
+	MU_F_PODS,
+	MU_F_EXT,               /* a named extended resource */
+	MU_F_COUNT
+} mu_filter_t;
+
+typedef struct mu_reason {
+	mu_why_t why;
+	int32_t podset;                /* the pod set that failed, or -1 */
+	int32_t nodes_total;           /* nodes considered */
+	int32_t fail[MU_F_COUNT];      /* nodes failing each filter (first failed) */
+	int32_t pods_needed;           /* minMember */
+	int32_t pods_fit;              /* most pods a placement found */
+	int32_t limit_queue;           /* queue id at its limit, for QUEUE_LIMIT */
+	int32_t limit_res;             /* resource slot at its limit */
+	int64_t limit_used, limit_max, limit_req;
+} mu_reason_t;
+
+typedef struct mu_decision {
+	mu_dec_kind_t kind;
+	mu_id_t job;
+	int32_t podset;     /* -1 for job-level decisions (pending) */
+	int32_t pod;        /* index within the pod set */
+	mu_id_t node;
+	uint64_t gpus;      /* device mask of the bind */
+	int32_t gpu_milli;  /* share taken on the one device in `gpus` */
+	mu_reason_t reason; /* for MU_DEC_PENDING */
+} mu_decision_t;
+
+/* A growable array of decisions, owned by the caller. */
+typedef struct mu_decisions {
+	mu_decision_t *v;
+	size_t n, cap;
+} mu_decisions_t;
+
+void mu_decisions_init(mu_decisions_t *d);
+void mu_decisions_release(mu_decisions_t *d);
+
+/*
+ * Runs one scheduling cycle at time `now` and appends its decisions to out
+ * (which it does not clear).  Binds are applied to the engine's state.  Every
+ * job still pending after the cycle gets one MU_DEC_PENDING decision.
+ * Work is bounded by (pending jobs tried) x (feasible nodes of their class);
+ * a job that failed to fit is not retried until resources are released.
+ */
+int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out);
+
+/* Writes a one-line explanation of r into buf (always NUL-terminated).
+ * Returns the length it wanted, as snprintf does. */
+int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
+		     size_t len);
+
+/* --- Queries ------------------------------------------------------------- */
+
+typedef enum mu_job_state {
+	MU_JOB_PENDING = 0,
+	MU_JOB_RUNNING = 1,  /* admitted: at least minMember pods bound */
+	MU_JOB_FINISHED = 2,
+} mu_job_state_t;
+
+typedef struct mu_job_info {
+	const char *name;
+	const char *queue;
+	mu_job_state_t state;
+	int32_t pods, bound;
+	int32_t min_member;
+	mu_time_t submit, start;
+	int64_t gpu_milli;      /* accounting GPUs of all pods */
+	mu_reason_t last;       /* last pending reason */
+} mu_job_info_t;
+
+typedef struct mu_queue_info {
+	const char *name;
+	mu_id_t parent;
+	int depth;
+	mu_res_t deserved, limit, used; /* accounting units */
+	int32_t pending_jobs, running_jobs;
+} mu_queue_info_t;
+
+int32_t mu_engine_njobs(const mu_engine_t *e);   /* ids ever given */
+int32_t mu_engine_nnodes(const mu_engine_t *e);
+int32_t mu_engine_nqueues(const mu_engine_t *e);
+int mu_engine_job_info(const mu_engine_t *e, mu_id_t job, mu_job_info_t *out);
+int mu_engine_queue_info(const mu_engine_t *e, mu_id_t q, mu_queue_info_t *out);
+const char *mu_engine_node_name(const mu_engine_t *e, mu_id_t node);
+mu_id_t mu_engine_job_find(const mu_engine_t *e, const char *name);
+mu_id_t mu_engine_node_find(const mu_engine_t *e, const char *name);
+mu_id_t mu_engine_queue_find(const mu_engine_t *e, const char *name);
+/* The node a pod is bound to, or -1. */
+mu_id_t mu_engine_pod_node(const mu_engine_t *e, mu_id_t job, int32_t podset,
+			   int32_t pod);
+/* Cluster totals: allocatable and in use, accounting units. */
+void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);
+
+#endif

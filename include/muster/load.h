@@ -1,0 +1,57 @@
+/*
+ * load.h - loaders for cluster and workload files.
+ *
+ * Formats (documented in docs/formats.md):
+ *   - YAML: Kubernetes-style documents.  core/v1 Node, muster.io/v1alpha1
+ *     NodePool, Queue, Workload and Scenario, and batch/v1 Job with muster's
+ *     labels and annotations.
+ *   - CSV: muster's compact trace, the openb node and pod lists, and the
+ *     Philly trace, told apart by their header line.
+ *
+ * Loaders parse buffers and never exit.  On error they return a negative
+ * mu_err_t and fill a mu_diag_t with "FILE:LINE[:COL]: what was wrong and
+ * what was expected".
+ */
+#ifndef MUSTER_LOAD_H
+#define MUSTER_LOAD_H
+
+#include "muster/error.h"
+#include "muster/specs.h"
+
+typedef struct mu_diag {
+	char msg[1024];
+} mu_diag_t;
+
+/* Options that change how traces are turned into jobs. */
+typedef struct mu_load_opts {
+	/* Philly: GPUs per node when splitting gangs into pods (default 8). */
+	int32_t gpus_per_node;
+	/* Philly: only rows with submit in [from, to) seconds after the first
+	 * row are kept; to <= 0 means no end. */
+	int64_t from_s, to_s;
+	/* Philly: keep at most this many jobs; 0 = all. */
+	int64_t max_jobs;
+} mu_load_opts_t;
+
+void mu_load_opts_defaults(mu_load_opts_t *o);
+
+/* Detects the format from the name and content and appends what it finds
+ * to `into`.  opts may be NULL. */
+int mu_load_buffer(const char *name, const char *buf, size_t len,
+		   const mu_load_opts_t *opts, mu_specs_t *into, mu_diag_t *diag);
+
+/* Reads a file and calls mu_load_buffer(). */
+int mu_load_file(const char *path, const mu_load_opts_t *opts, mu_specs_t *into,
+		 mu_diag_t *diag);
+
+/* The specific loaders behind mu_load_buffer(). */
+int mu_load_yaml(const char *name, const char *buf, size_t len,
+		 mu_specs_t *into, mu_diag_t *diag);
+int mu_load_csv(const char *name, const char *buf, size_t len,
+		const mu_load_opts_t *opts, mu_specs_t *into, mu_diag_t *diag);
+
+/* Checks cross references once everything is loaded: every job's queue and
+ * every queue's parent exist, names are unique. */
+int mu_specs_validate(const mu_specs_t *s, mu_diag_t *diag);
+
+#endif

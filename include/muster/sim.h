@@ -1,0 +1,93 @@
+/*
+ * sim.h - the discrete-event simulator and its results.
+ *
+ * mu_sim_run() drives the same engine the daemon uses: it submits jobs at
+ * their submit time, runs scheduling cycles, finishes jobs after their
+ * duration, and records metrics.  Runs are deterministic for a given seed.
+ * The writers turn a result into JSON or a self-contained HTML report.
+ */
+#ifndef MUSTER_SIM_H
+#define MUSTER_SIM_H
+
+#include <stdio.h>
+
+#include "muster/engine.h"
+#include "muster/load.h"
+
+typedef struct mu_sim_config {
+	uint64_t seed;
+	mu_time_t cycle_interval;   /* ms between periodic cycles; 0: one cycle
+	                             * at every time something happens */
+	const mu_score_ops_t *score; /* NULL: engine default */
+	mu_time_t sample_interval;  /* ms between time-series samples; 0: auto
+	                             * (about 500 samples over the run) */
+	mu_time_t horizon;          /* stop at this time; 0: run to the end */
+	/* Called now and then with the fraction done (0..1); may be NULL. */
+	void (*progress)(void *ctx, double frac);
+	void *progress_ctx;
+} mu_sim_config_t;
+
+void mu_sim_config_defaults(mu_sim_config_t *c);
+
+typedef struct mu_sim_job {
+	char *name;
+	char *queue;
+	mu_job_type_t type;
+	double submit_s;
+	double start_s;     /* -1 if it never started */
+	double end_s;       /* -1 if it never finished */
+	int64_t gpu_milli;  /* accounting GPUs of all its pods */
+	int32_t pods;
+	int32_t preemptions;
+} mu_sim_job_t;
+
+typedef struct mu_sim_sample {
+	double t_s;
+	double gpu_util;        /* allocated / allocatable GPUs, 0..1 */
+	int32_t pending_jobs;
+	int32_t running_jobs;
+} mu_sim_sample_t;
+
+typedef struct mu_sim_queue {
+	char *name;
+	double gpu_seconds;     /* GPU time its jobs held */
+	double share;           /* of all GPU time held, 0..1 */
+	int32_t jobs;
+} mu_sim_queue_t;
+
+typedef struct mu_sim_summary {
+	int64_t jobs, completed;
+	double gpu_utilization;  /* time-weighted over [first submit, makespan] */
+	double avg_wait_s, p50_wait_s, p95_wait_s, p99_wait_s;
+	double avg_jct_s, p50_jct_s, p95_jct_s, p99_jct_s;
+	double makespan_s;       /* last end minus first submit */
+	int64_t preemptions;
+	int64_t cycles;
+	int64_t total_gpus;
+	double engine_s;         /* wall time spent inside mu_engine_cycle */
+} mu_sim_summary_t;
+
+typedef struct mu_sim_result {
+	mu_sim_summary_t summary;
+	mu_sim_job_t *jobs;
+	size_t njobs;
+	mu_sim_sample_t *samples;
+	size_t nsamples;
+	mu_sim_queue_t *queues;
+	size_t nqueues;
+} mu_sim_result_t;
+
+/* Runs the specs (nodes, queues, jobs) to the end.  The caller releases
+ * out with mu_sim_result_release(), also on error. */
+int mu_sim_run(const mu_specs_t *specs, const mu_sim_config_t *cfg,
+	       mu_sim_result_t *out, mu_diag_t *diag);
+void mu_sim_result_release(mu_sim_result_t *r);
+
+/* Percentile (0..100) of n values, linear interpolation; sorts v. */
+double mu_percentile(double *v, size_t n, double pct);
+
+/* Writers.  They return MU_OK or MU_EIO. */
+int mu_sim_write_json(const mu_sim_result_t *r, FILE *f);
+int mu_sim_write_html(const mu_sim_result_t *r, const char *title, FILE *f);
+
+#endif

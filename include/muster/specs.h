@@ -1,0 +1,84 @@
+/*
+ * specs.h - a set of specs (nodes, queues, jobs, scenario) and their memory.
+ *
+ * Loaders fill a mu_specs_t.  All strings and nested arrays that its specs
+ * point to live in its arena and are freed together by mu_specs_release().
+ * The three top-level arrays grow with realloc; pointers into them are only
+ * stable once loading is done.
+ */
+#ifndef MUSTER_SPECS_H
+#define MUSTER_SPECS_H
+
+#include "muster/model.h"
+
+/* A bump allocator: many small allocations, one free. */
+typedef struct mu_arena_block mu_arena_block_t;
+typedef struct mu_arena {
+	mu_arena_block_t *head;
+	size_t used, size; /* of head */
+} mu_arena_t;
+
+void mu_arena_init(mu_arena_t *a);
+void mu_arena_release(mu_arena_t *a);
+/* Zeroed, 16-byte aligned memory that lives until release; NULL on OOM. */
+void *mu_arena_alloc(mu_arena_t *a, size_t size);
+char *mu_arena_strdup(mu_arena_t *a, const char *s);
+char *mu_arena_strndup(mu_arena_t *a, const char *s, size_t n);
+
+/* --- Scenario expectations (see docs/scenarios.md) ----------------------- */
+
+typedef struct mu_expect_job {
+	const char *job;
+	int32_t bound;        /* pods bound after the step; -1 = not checked */
+	const char **nodes;   /* multiset of nodes of bound pods; NULL = any */
+	size_t nnodes;
+	bool check_nodes;     /* true when `nodes` was given (even empty) */
+	const char *pending;  /* expected mu_why_name(), "" = must not be
+	                       * pending, NULL = not checked */
+	const char *message;  /* substring of the explain message, or NULL */
+	int32_t evicted;      /* pods evicted in the step; -1 = not checked */
+} mu_expect_job_t;
+
+typedef struct mu_scenario_step {
+	mu_time_t at;          /* the time of this step's cycles */
+	const char **finish;   /* jobs that finish just before the cycle */
+	size_t nfinish;
+	const char **remove_nodes; /* nodes removed just before the cycle */
+	size_t nremove_nodes;
+	int32_t cycles;        /* cycles to run (>= 1); expectations hold after each */
+	mu_expect_job_t *expect;
+	size_t nexpect;
+} mu_scenario_step_t;
+
+typedef struct mu_scenario_spec {
+	const char *name;
+	const char *description;
+	const char *policy;   /* scoring policy name, NULL = default */
+	mu_scenario_step_t *steps;
+	size_t nsteps;
+} mu_scenario_spec_t;
+
+/* --- The set ------------------------------------------------------------- */
+
+typedef struct mu_specs {
+	mu_arena_t arena;
+	mu_node_spec_t *nodes;
+	size_t nnodes, nodes_cap;
+	mu_queue_spec_t *queues;
+	size_t nqueues, queues_cap;
+	mu_job_spec_t *jobs;
+	size_t njobs, jobs_cap;
+	mu_scenario_spec_t *scenario; /* NULL unless a Scenario was loaded */
+} mu_specs_t;
+
+void mu_specs_init(mu_specs_t *s);
+void mu_specs_release(mu_specs_t *s);
+/* Append a zeroed spec and return it (NULL on OOM).  Queues come back with
+ * mu_queue_spec_defaults() applied. */
+mu_node_spec_t *mu_specs_add_node(mu_specs_t *s);
+mu_queue_spec_t *mu_specs_add_queue(mu_specs_t *s);
+mu_job_spec_t *mu_specs_add_job(mu_specs_t *s);
+/* Looks up by name (linear); NULL if absent. */
+const mu_queue_spec_t *mu_specs_find_queue(const mu_specs_t *s, const char *name);
+
+#endif

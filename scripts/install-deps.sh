@@ -1,0 +1,27 @@
+#!/bin/sh
+# install-deps.sh - make sure the Debian packages muster builds with are here.
+#
+# Checks each package with dpkg-query.  When some are missing it installs them
+# with apt-get if it runs as root (as in CI); otherwise it prints the exact
+# apt-get line to run and fails.  It is quick when nothing is missing, so the
+# Makefile runs it before every build.
+set -eu
+PKGS="gcc make libc6-dev libyaml-dev clang libclang-rt-14-dev"
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+	echo "install-deps: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+	echo "install-deps: missing Debian packages:$missing" >&2
+	echo "install-deps: run:  sudo apt-get install -y$missing" >&2
+	exit 1
+fi

@@ -1,0 +1,17 @@
+/*
+ * cli.h - the subcommands of the `muster` command, one file each.
+ *
+ * Each mu_cmd_* takes the arguments after the subcommand name (argv[0] is the
+ * subcommand) and returns the process exit code: 0 success, 1 a failed
+ * check or run, 2 bad usage or bad input.
+ */
+#ifndef MUSTER_CLI_H
+#define MUSTER_CLI_H
+
+int mu_cmd_simulate(int argc, char **argv);
+int mu_cmd_scenario(int argc, char **argv);
+
+/* Exit codes. */
+enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };
+
+#endif
