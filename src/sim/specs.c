@@ -1,0 +1,133 @@
+/*
+ * specs.c - the arena and the growable spec set that loaders fill.
+ *
+ * The arena hands out zeroed, aligned memory from big blocks and frees them
+ * all at once; a spec set keeps its nested strings and arrays there, and its
+ * three top-level arrays in realloc'ed memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "muster/specs.h"
+
+struct mu_arena_block {
+	mu_arena_block_t *next;
+	max_align_t align[]; /* the data */
+};
+
+#define MU__ARENA_BLOCK (64 * 1024)
+
+void mu_arena_init(mu_arena_t *a)
+{
+	memset(a, 0, sizeof *a);
+}
+
+void mu_arena_release(mu_arena_t *a)
+{
+	mu_arena_block_t *b = a->head;
+	while (b) {
+		mu_arena_block_t *next = b->next;
+		free(b);
+		b = next;
+	}
+	memset(a, 0, sizeof *a);
+}
+
+/* O(1) amortized; a request larger than a block gets a block of its own. */
+void *mu_arena_alloc(mu_arena_t *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	if (size == 0)
+		size = 16;
+	if (!a->head || a->size - a->used < size) {
+		size_t bsize = size > MU__ARENA_BLOCK ? size : MU__ARENA_BLOCK;
+		mu_arena_block_t *b = malloc(sizeof *b + bsize);
+		if (!b)
+			return NULL;
+		b->next = a->head;
+		a->head = b;
+		a->size = bsize;
+		a->used = 0;
+	}
+	char *p = (char *)a->head->align + a->used;
+	a->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *mu_arena_strndup(mu_arena_t *a, const char *s, size_t n)
+{
+	char *p = mu_arena_alloc(a, n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *mu_arena_strdup(mu_arena_t *a, const char *s)
+{
+	return s ? mu_arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+void mu_specs_init(mu_specs_t *s)
+{
+	memset(s, 0, sizeof *s);
+	mu_arena_init(&s->arena);
+}
+
+void mu_specs_release(mu_specs_t *s)
+{
+	free(s->nodes);
+	free(s->queues);
+	free(s->jobs);
+	mu_arena_release(&s->arena);
+	memset(s, 0, sizeof *s);
+}
+
+/* Grows *v (elements of size sz) so that one more fits; returns the new
+ * zeroed slot or NULL. */
+static void *specs_push(void **v, size_t *n, size_t *cap, size_t sz)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		void *nv = realloc(*v, ncap * sz);
+		if (!nv)
+			return NULL;
+		*v = nv;
+		*cap = ncap;
+	}
+	char *slot = (char *)*v + (*n)++ * sz;
+	memset(slot, 0, sz);
+	return slot;
+}
+
+mu_node_spec_t *mu_specs_add_node(mu_specs_t *s)
+{
+	return specs_push((void **)&s->nodes, &s->nnodes, &s->nodes_cap,
+			  sizeof *s->nodes);
+}
+
+mu_queue_spec_t *mu_specs_add_queue(mu_specs_t *s)
+{
+	mu_queue_spec_t *q = specs_push((void **)&s->queues, &s->nqueues,
+					&s->queues_cap, sizeof *s->queues);
+	if (q)
+		mu_queue_spec_defaults(q);
+	return q;
+}
+
+mu_job_spec_t *mu_specs_add_job(mu_specs_t *s)
+{
+	return specs_push((void **)&s->jobs, &s->njobs, &s->jobs_cap,
+			  sizeof *s->jobs);
+}
+
+const mu_queue_spec_t *mu_specs_find_queue(const mu_specs_t *s,
+					   const char *name)
+{
+	for (size_t i = 0; i < s->nqueues; i++)
+		if (strcmp(s->queues[i].name, name) == 0)
+			return &s->queues[i];
+	return NULL;
+}
