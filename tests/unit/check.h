@@ -68,6 +68,7 @@ static inline int mu_t_done(mu_t_t *t)
 	const char *base = strrchr(t->file, '/');
 	printf("unit %s: %d passed, %d failed\n", base ? base + 1 : t->file,
 	       t->passed, t->failed);
+	fflush(stdout);
 	return t->failed ? 1 : 0;
 }
 

@@ -1,0 +1,58 @@
+/*
+ * main.c - the `muster` command: dispatches to one subcommand per file.
+ *
+ * Only the CLI exits; every subcommand returns its exit code here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#ifndef MUSTER_VERSION
+#define MUSTER_VERSION "0.1.0"
+#endif
+
+typedef struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} cmd_t;
+
+static const cmd_t commands[] = {
+	{"simulate", mu_cmd_simulate, "run a workload on a simulated cluster and report"},
+	{"scenario", mu_cmd_scenario, "check scenario files (cluster, jobs, expected decisions)"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: muster <command> [options]\n\n"
+		   "muster is a batch scheduler for AI/ML workloads: job queueing, fair share,\n"
+		   "gang scheduling and GPU packing.  Commands:\n\n");
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "  %-10s %s\n", "version", "print the version");
+	fprintf(f, "\nRun 'muster <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return MU_EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		usage(stdout);
+		return MU_EXIT_OK;
+	}
+	if (!strcmp(name, "version") || !strcmp(name, "--version")) {
+		printf("muster %s\n", MUSTER_VERSION);
+		return MU_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "muster: unknown command '%s'\n\n", name);
+	usage(stderr);
+	return MU_EXIT_USAGE;
+}

@@ -1,0 +1,558 @@
+/*
+ * cluster.c - nodes, their devices, and static classes.
+ *
+ * A node keeps its labels as sorted interned (key, value) pairs, its taints,
+ * its free resources and a free milli-GPU count per device.  A static class
+ * is the set of label, taint and model constraints shared by identical pod
+ * sets; it caches the ids of nodes that pass them, recomputed only when the
+ * nodes' static facts change (node_gen).
+ */
+#include <stdio.h>
+
+#include "engine/engine_int.h"
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const int32_t *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* The interned value of label `key` on n, -1 if the node lacks it (-2 never
+ * happens: values are interned).  Binary search over the sorted pairs. */
+static int32_t node_label(const mu__node_t *n, int32_t key)
+{
+	int32_t lo = 0, hi = n->nlabels - 1;
+	while (lo <= hi) {
+		int32_t mid = (lo + hi) / 2;
+		int32_t k = n->labels[2 * mid];
+		if (k == key)
+			return n->labels[2 * mid + 1];
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* Copies the spec's labels and taints into n (replacing old ones). */
+static int node_set_static(mu_engine_t *e, mu__node_t *n,
+			   const mu_node_spec_t *s)
+{
+	int32_t *labels = malloc((s->nlabels ? s->nlabels : 1) * 2 * sizeof *labels);
+	mu__taint_t *taints = malloc((s->ntaints ? s->ntaints : 1) * sizeof *taints);
+	if (!labels || !taints)
+		goto oom;
+	for (size_t i = 0; i < s->nlabels; i++) {
+		labels[2 * i] = mu__intern(&e->strs, s->labels[i].key);
+		labels[2 * i + 1] = mu__intern(&e->strs, s->labels[i].value ? s->labels[i].value : "");
+		if (labels[2 * i] < 0 || labels[2 * i + 1] < 0)
+			goto oom;
+	}
+	qsort(labels, s->nlabels, 2 * sizeof *labels, cmp_pair);
+	for (size_t i = 0; i < s->ntaints; i++) {
+		taints[i].key = mu__intern(&e->strs, s->taints[i].key);
+		taints[i].val = s->taints[i].value && *s->taints[i].value ?
+			mu__intern(&e->strs, s->taints[i].value) : -1;
+		taints[i].effect = (int)s->taints[i].effect;
+		if (taints[i].key < 0)
+			goto oom;
+	}
+	free(n->labels);
+	free(n->taints);
+	n->labels = labels;
+	n->nlabels = (int32_t)s->nlabels;
+	n->taints = taints;
+	n->ntaints = (int32_t)s->ntaints;
+	n->model = s->gpu_model ? mu__intern(&e->strs, s->gpu_model) : -1;
+	n->unschedulable = s->unschedulable;
+	return MU_OK;
+oom:
+	free(labels);
+	free(taints);
+	return MU_ENOMEM;
+}
+
+/* Accounting vector of a node's allocatable (GPUs in milli). */
+static mu_res_t node_acct(const mu__node_t *n)
+{
+	mu_res_t a = n->alloc;
+	a.v[MU_RES_GPU] = (int64_t)n->ngpu * 1000;
+	a.v[MU_RES_GPU_MILLI] = 0;
+	return a;
+}
+
+static void res_add(mu_res_t *a, const mu_res_t *b, int sign)
+{
+	for (int r = 0; r < MU_RES_MAX; r++)
+		a->v[r] += sign * b->v[r];
+}
+
+/* Applies a new allocatable to n, keeping what pods use.  Devices that are
+ * in use cannot disappear. */
+static int node_set_alloc(mu_engine_t *e, mu__node_t *n, const mu_res_t *alloc)
+{
+	int64_t ngpu = alloc->v[MU_RES_GPU];
+	if (ngpu < 0 || ngpu > MU_MAX_GPUS)
+		return MU_ERANGE;
+	for (int g = (int)ngpu; g < n->ngpu; g++)
+		if (n->gpu_free[g] != 1000)
+			return MU_ESTATE;
+	mu_res_t old = node_acct(n);
+	mu_res_t used;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		used.v[r] = n->alloc.v[r] - n->free.v[r];
+	for (int g = n->ngpu; g < ngpu; g++)
+		n->gpu_free[g] = 1000;
+	n->ngpu = (int)ngpu;
+	n->alloc = *alloc;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		n->free.v[r] = n->alloc.v[r] - used.v[r];
+	int whole = 0, milli = 0;
+	for (int g = 0; g < n->ngpu; g++) {
+		whole += n->gpu_free[g] == 1000;
+		milli += n->gpu_free[g];
+	}
+	n->free.v[MU_RES_GPU] = whole;
+	n->free.v[MU_RES_GPU_MILLI] = milli;
+	n->alloc.v[MU_RES_GPU_MILLI] = (int64_t)n->ngpu * 1000;
+	mu_res_t now = node_acct(n);
+	res_add(&e->total_alloc, &old, -1);
+	res_add(&e->total_alloc, &now, +1);
+	return MU_OK;
+}
+
+int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
+{
+	if (!s || !s->name || !*s->name)
+		return MU_EINVAL;
+	for (int r = 0; r < MU_RES_NAMED0; r++)
+		if (s->alloc.v[r] < 0)
+			return MU_ERANGE;
+	mu_res_t alloc = s->alloc;
+	alloc.v[MU_RES_GPU_MILLI] = 0;
+	int rc = mu__map_ext(e, s->ext, s->next, &alloc);
+	if (rc)
+		return rc;
+	int32_t nid = mu__strmap_get(&e->node_names, s->name);
+	if (nid < 0) {
+		rc = mu__grow((void **)&e->nodes, &e->nodes_cap, e->nnodes + 1,
+			      sizeof *e->nodes);
+		if (rc)
+			return rc;
+		const char *name = mu__strmap_put(&e->node_names, s->name, e->nnodes);
+		if (!name)
+			return MU_ENOMEM;
+		nid = e->nnodes++;
+		memset(&e->nodes[nid], 0, sizeof e->nodes[nid]);
+		e->nodes[nid].name = name;
+		e->nodes[nid].removed = true;
+	}
+	mu__node_t *n = &e->nodes[nid];
+	if ((rc = node_set_alloc(e, n, &alloc)) != MU_OK)
+		return rc;
+	if ((rc = node_set_static(e, n, s)) != MU_OK)
+		return rc;
+	if (n->removed) {
+		n->removed = false;
+		e->nlive++;
+	}
+	e->node_gen++;
+	e->release_gen++;
+	if (id)
+		*id = nid;
+	return MU_OK;
+}
+
+int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
+{
+	(void)now;
+	int32_t nid = mu__strmap_get(&e->node_names, name);
+	if (nid < 0 || e->nodes[nid].removed)
+		return MU_ENOENT;
+	/* Every job with a pod here restarts as a whole. */
+	for (int32_t j = 0; j < e->njobs && e->nodes[nid].npods > 0; j++) {
+		mu__job_t *job = &e->jobs[j];
+		if (job->state == MU_JOB_FINISHED || !job->nbound)
+			continue;
+		bool here = false;
+		for (int32_t p = 0; p < job->npods && !here; p++)
+			here = job->pods[p].node == nid;
+		if (!here)
+			continue;
+		for (int32_t p = 0; p < job->npods; p++)
+			if (job->pods[p].node >= 0)
+				mu__pod_release(e, job, p, true);
+		if (job->state == MU_JOB_RUNNING) {
+			e->queues[job->queue].nrunning--;
+			job->state = MU_JOB_PENDING;
+			int rc = mu__queue_pending_insert(e, j);
+			if (rc)
+				return rc;
+		}
+	}
+	mu__node_t *n = &e->nodes[nid];
+	mu_res_t zero = {{0}};
+	node_set_alloc(e, n, &zero);
+	n->removed = true;
+	e->nlive--;
+	e->node_gen++;
+	return MU_OK;
+}
+
+/* --- Fit, take and give ---------------------------------------------------- */
+
+mu_filter_t mu__node_fit(const mu_engine_t *e, const mu__node_t *n,
+			 const mu_res_t *req)
+{
+	if (n->free.v[MU_RES_CPU] < req->v[MU_RES_CPU])
+		return MU_F_CPU;
+	if (n->free.v[MU_RES_MEM] < req->v[MU_RES_MEM])
+		return MU_F_MEM;
+	if (req->v[MU_RES_GPU] > n->free.v[MU_RES_GPU])
+		return MU_F_GPU;
+	if (req->v[MU_RES_GPU_MILLI] > 0) {
+		bool ok = false;
+		for (int g = 0; g < n->ngpu && !ok; g++)
+			ok = n->gpu_free[g] >= req->v[MU_RES_GPU_MILLI];
+		if (!ok)
+			return MU_F_GPU;
+	}
+	if (n->free.v[MU_RES_PODS] < req->v[MU_RES_PODS])
+		return MU_F_PODS;
+	for (int r = MU_RES_NAMED0; r < e->nres; r++)
+		if (n->free.v[r] < req->v[r])
+			return MU_F_EXT;
+	return MU_F_COUNT;
+}
+
+void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
+		   mu__pod_t *pod)
+{
+	(void)e;
+	pod->gpus = 0;
+	pod->milli = 0;
+	int64_t want = req->v[MU_RES_GPU];
+	for (int g = 0; g < n->ngpu && want > 0; g++) {
+		if (n->gpu_free[g] == 1000) {
+			n->gpu_free[g] = 0;
+			pod->gpus |= (uint64_t)1 << g;
+			want--;
+		}
+	}
+	if (req->v[MU_RES_GPU_MILLI] > 0) {
+		/* Best fit: the device the share fills most tightly. */
+		int best = -1;
+		for (int g = 0; g < n->ngpu; g++)
+			if (n->gpu_free[g] >= req->v[MU_RES_GPU_MILLI] &&
+			    (best < 0 || n->gpu_free[g] < n->gpu_free[best]))
+				best = g;
+		if (best >= 0) {
+			if (n->gpu_free[best] == 1000)
+				n->free.v[MU_RES_GPU]--;
+			n->gpu_free[best] -= (int16_t)req->v[MU_RES_GPU_MILLI];
+			pod->gpus = (uint64_t)1 << best;
+			pod->milli = (int16_t)req->v[MU_RES_GPU_MILLI];
+		}
+	}
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
+			n->free.v[r] -= req->v[r];
+	n->free.v[MU_RES_GPU] -= req->v[MU_RES_GPU];
+	n->free.v[MU_RES_GPU_MILLI] -= req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
+	n->npods++;
+}
+
+void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
+		   mu__pod_t *pod)
+{
+	(void)e;
+	for (int g = 0; g < n->ngpu; g++) {
+		if (!(pod->gpus & ((uint64_t)1 << g)))
+			continue;
+		if (pod->milli) {
+			n->gpu_free[g] += pod->milli;
+			if (n->gpu_free[g] == 1000)
+				n->free.v[MU_RES_GPU]++;
+		} else {
+			n->gpu_free[g] = 1000;
+			n->free.v[MU_RES_GPU]++;
+		}
+	}
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
+			n->free.v[r] += req->v[r];
+	n->free.v[MU_RES_GPU_MILLI] += req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
+	n->npods--;
+	pod->gpus = 0;
+	pod->milli = 0;
+}
+
+void mu__node_view(const mu__node_t *n, mu_node_view_t *v)
+{
+	v->alloc = &n->alloc;
+	v->free = &n->free;
+	v->ngpu = n->ngpu;
+	v->gpu_free = n->gpu_free;
+}
+
+/* --- Static classes -------------------------------------------------------- */
+
+/* Appends "len:str" to a growable signature buffer. */
+static int sig_add(char **buf, size_t *len, size_t *cap, const char *tag,
+		   const char *s)
+{
+	size_t need = *len + strlen(tag) + (s ? strlen(s) : 0) + 24;
+	if (need > *cap) {
+		size_t ncap = *cap ? *cap : 128;
+		while (ncap < need)
+			ncap *= 2;
+		char *nb = realloc(*buf, ncap);
+		if (!nb)
+			return MU_ENOMEM;
+		*buf = nb;
+		*cap = ncap;
+	}
+	*len += (size_t)sprintf(*buf + *len, "%s%zu:%s", tag, s ? strlen(s) : (size_t)0,
+				s ? s : "");
+	return MU_OK;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	const mu_label_t *x = a, *y = b;
+	return strcmp(x->key, y->key);
+}
+
+/* The canonical signature of a pod set's static constraints. */
+static char *sclass_sig(const mu_podset_spec_t *ps)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc = sig_add(&buf, &len, &cap, "", "");
+	mu_label_t *sel = NULL;
+	if (ps->nnode_selector) {
+		sel = malloc(ps->nnode_selector * sizeof *sel);
+		if (!sel)
+			rc = MU_ENOMEM;
+		else
+			memcpy(sel, ps->node_selector, ps->nnode_selector * sizeof *sel);
+	}
+	if (sel)
+		qsort(sel, ps->nnode_selector, sizeof *sel, cmp_label);
+	for (size_t i = 0; !rc && i < ps->nnode_selector; i++) {
+		rc = sig_add(&buf, &len, &cap, "S", sel[i].key);
+		rc = rc ? rc : sig_add(&buf, &len, &cap, "=", sel[i].value);
+	}
+	free(sel);
+	for (size_t t = 0; !rc && t < ps->naffinity; t++) {
+		rc = sig_add(&buf, &len, &cap, "T", "");
+		for (size_t r = 0; !rc && r < ps->affinity[t].nreqs; r++) {
+			const mu_sel_req_t *q = &ps->affinity[t].reqs[r];
+			char op[8];
+			snprintf(op, sizeof op, "R%d", (int)q->op);
+			rc = sig_add(&buf, &len, &cap, op, q->key);
+			for (size_t v = 0; !rc && v < q->nvalues; v++)
+				rc = sig_add(&buf, &len, &cap, "v", q->values[v]);
+		}
+	}
+	for (size_t i = 0; !rc && i < ps->ntolerations; i++) {
+		const mu_toleration_t *t = &ps->tolerations[i];
+		char tag[24];
+		snprintf(tag, sizeof tag, "O%d,%d,%d", (int)t->op, t->effect, t->key != NULL);
+		rc = sig_add(&buf, &len, &cap, tag, t->key);
+		rc = rc ? rc : sig_add(&buf, &len, &cap, "=", t->value);
+	}
+	for (size_t i = 0; !rc && i < ps->ngpu_models; i++)
+		rc = sig_add(&buf, &len, &cap, "M", ps->gpu_models[i]);
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Fills a new class from the spec: interned ids for everything. */
+static int sclass_fill(mu_engine_t *e, mu__sclass_t *c, const mu_podset_spec_t *ps)
+{
+	size_t n = ps->nnode_selector;
+	c->sel = calloc(n ? 2 * n : 1, sizeof *c->sel);
+	c->terms = calloc(ps->naffinity ? ps->naffinity : 1, sizeof *c->terms);
+	c->tols = calloc(ps->ntolerations ? ps->ntolerations : 1, sizeof *c->tols);
+	c->models = calloc(ps->ngpu_models ? ps->ngpu_models : 1, sizeof *c->models);
+	if (!c->sel || !c->terms || !c->tols || !c->models)
+		return MU_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		c->sel[2 * i] = mu__intern(&e->strs, ps->node_selector[i].key);
+		c->sel[2 * i + 1] = mu__intern(&e->strs, ps->node_selector[i].value ?
+					       ps->node_selector[i].value : "");
+	}
+	c->nsel = (int32_t)n;
+	for (size_t t = 0; t < ps->naffinity; t++) {
+		const mu_sel_term_t *st = &ps->affinity[t];
+		mu__selterm_t *ct = &c->terms[t];
+		ct->reqs = calloc(st->nreqs ? st->nreqs : 1, sizeof *ct->reqs);
+		if (!ct->reqs)
+			return MU_ENOMEM;
+		c->nterms = (int32_t)t + 1;
+		for (size_t r = 0; r < st->nreqs; r++) {
+			const mu_sel_req_t *sq = &st->reqs[r];
+			mu__selreq_t *cq = &ct->reqs[r];
+			cq->key = mu__intern(&e->strs, sq->key);
+			cq->op = sq->op;
+			cq->vals = calloc(sq->nvalues ? sq->nvalues : 1, sizeof *cq->vals);
+			if (!cq->vals)
+				return MU_ENOMEM;
+			ct->nreqs = (int32_t)r + 1;
+			for (size_t v = 0; v < sq->nvalues; v++)
+				cq->vals[v] = mu__intern(&e->strs, sq->values[v]);
+			cq->nvals = (int32_t)sq->nvalues;
+			if ((sq->op == MU_SEL_GT || sq->op == MU_SEL_LT) &&
+			    (sq->nvalues != 1 || sscanf(sq->values[0], "%lld", (long long *)&cq->num) != 1))
+				return MU_EINVAL;
+		}
+	}
+	for (size_t i = 0; i < ps->ntolerations; i++) {
+		const mu_toleration_t *st = &ps->tolerations[i];
+		c->tols[i].key = st->key ? mu__intern(&e->strs, st->key) : -1;
+		c->tols[i].val = st->value && *st->value ? mu__intern(&e->strs, st->value) : -1;
+		c->tols[i].op = st->op;
+		c->tols[i].effect = st->effect;
+	}
+	c->ntols = (int32_t)ps->ntolerations;
+	for (size_t i = 0; i < ps->ngpu_models; i++)
+		c->models[i] = mu__intern(&e->strs, ps->gpu_models[i]);
+	c->nmodels = (int32_t)ps->ngpu_models;
+	return MU_OK;
+}
+
+int mu__sclass_get(mu_engine_t *e, const mu_podset_spec_t *ps, int32_t *id)
+{
+	char *sig = sclass_sig(ps);
+	if (!sig)
+		return MU_ENOMEM;
+	int32_t cid = mu__strmap_get(&e->class_sigs, sig);
+	if (cid >= 0) {
+		free(sig);
+		*id = cid;
+		return MU_OK;
+	}
+	int rc = mu__grow((void **)&e->classes, &e->classes_cap, e->nclasses + 1,
+			  sizeof *e->classes);
+	if (rc) {
+		free(sig);
+		return rc;
+	}
+	mu__sclass_t *c = &e->classes[e->nclasses];
+	memset(c, 0, sizeof *c);
+	c->sig = sig;
+	e->nclasses++; /* now owned by the engine, freed on teardown */
+	if ((rc = sclass_fill(e, c, ps)) != MU_OK)
+		return rc;
+	if (!mu__strmap_put(&e->class_sigs, sig, e->nclasses - 1))
+		return MU_ENOMEM;
+	*id = e->nclasses - 1;
+	return MU_OK;
+}
+
+static bool in_vals(const mu__selreq_t *q, int32_t v)
+{
+	for (int32_t i = 0; i < q->nvals; i++)
+		if (q->vals[i] == v)
+			return true;
+	return false;
+}
+
+/* One affinity requirement against a node. */
+static bool selreq_match(const mu_engine_t *e, const mu__selreq_t *q,
+			 const mu__node_t *n)
+{
+	int32_t v = node_label(n, q->key);
+	long long num;
+	switch (q->op) {
+	case MU_SEL_IN: return v >= 0 && in_vals(q, v);
+	case MU_SEL_NOT_IN: return v < 0 || !in_vals(q, v);
+	case MU_SEL_EXISTS: return v >= 0;
+	case MU_SEL_DOES_NOT_EXIST: return v < 0;
+	case MU_SEL_GT:
+	case MU_SEL_LT:
+		if (v < 0 || sscanf(e->strs.strs[v], "%lld", &num) != 1)
+			return false;
+		return q->op == MU_SEL_GT ? num > q->num : num < q->num;
+	}
+	return false;
+}
+
+static bool tolerated(const mu__sclass_t *c, const mu__taint_t *t)
+{
+	for (int32_t i = 0; i < c->ntols; i++) {
+		const mu__tol_t *o = &c->tols[i];
+		if (o->effect >= 0 && o->effect != t->effect)
+			continue;
+		if (o->op == MU_TOL_EXISTS && (o->key < 0 || o->key == t->key))
+			return true;
+		if (o->op == MU_TOL_EQUAL && o->key == t->key && o->val == t->val)
+			return true;
+	}
+	return false;
+}
+
+/* The first static filter node n fails for class c, or MU_F_COUNT. */
+static mu_filter_t sclass_check(const mu_engine_t *e, const mu__sclass_t *c,
+				const mu__node_t *n)
+{
+	if (n->unschedulable)
+		return MU_F_UNSCHEDULABLE;
+	for (int32_t i = 0; i < c->nsel; i++)
+		if (node_label(n, c->sel[2 * i]) != c->sel[2 * i + 1])
+			return MU_F_SELECTOR;
+	if (c->nterms) {
+		bool any = false;
+		for (int32_t t = 0; t < c->nterms && !any; t++) {
+			const mu__selterm_t *term = &c->terms[t];
+			bool all = term->nreqs > 0; /* an empty term matches nothing */
+			for (int32_t r = 0; r < term->nreqs && all; r++)
+				all = selreq_match(e, &term->reqs[r], n);
+			any = all;
+		}
+		if (!any)
+			return MU_F_AFFINITY;
+	}
+	for (int32_t i = 0; i < n->ntaints; i++) {
+		const mu__taint_t *t = &n->taints[i];
+		if (t->effect != MU_TAINT_PREFER_NO_SCHEDULE && !tolerated(c, t))
+			return MU_F_TAINT;
+	}
+	if (c->nmodels) {
+		bool ok = false;
+		for (int32_t i = 0; i < c->nmodels && !ok; i++)
+			ok = c->models[i] == n->model;
+		if (!ok)
+			return MU_F_GPU_MODEL;
+	}
+	return MU_F_COUNT;
+}
+
+int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)
+{
+	if (c->gen == e->node_gen)
+		return MU_OK;
+	int rc = mu__grow((void **)&c->nodes, &c->nodes_cap, e->nnodes,
+			  sizeof *c->nodes);
+	if (rc)
+		return rc;
+	memset(c->fail, 0, sizeof c->fail);
+	c->nnodes = 0;
+	for (int32_t i = 0; i < e->nnodes; i++) {
+		const mu__node_t *n = &e->nodes[i];
+		if (n->removed)
+			continue;
+		mu_filter_t f = sclass_check(e, c, n);
+		if (f == MU_F_COUNT)
+			c->nodes[c->nnodes++] = i;
+		else
+			c->fail[f]++;
+	}
+	c->gen = e->node_gen;
+	return MU_OK;
+}

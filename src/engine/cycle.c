@@ -1,0 +1,343 @@
+/*
+ * cycle.c - the scheduling cycle: pick a queue, try its next job as a gang,
+ * commit or roll back, and explain whatever still waits.
+ *
+ * Queues are walked top-down: among siblings with untried jobs, the higher
+ * priority and then the lower dominant share (usage over deserved quota)
+ * goes first, re-evaluated after every job, so queues interleave fairly.
+ * A job is placed pod by pod with the scoring policy inside a transaction:
+ * the pods placed so far are logged, and if fewer than minMember fit they
+ * are released again in reverse.  Nothing is copied.
+ */
+#include "engine/engine_int.h"
+
+int32_t mu__pod_podset(const mu__job_t *j, int32_t pod)
+{
+	for (int32_t p = j->npodsets - 1; p > 0; p--)
+		if (pod >= j->podsets[p].first)
+			return p;
+	return 0;
+}
+
+static void acct_add(mu_res_t *a, const mu_res_t *b, int sign)
+{
+	for (int r = 0; r < MU_RES_MAX; r++)
+		a->v[r] += sign * b->v[r];
+}
+
+/* Binds one pod of j to node nid (which must fit it). */
+static void pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid)
+{
+	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
+	mu__node_take(e, &e->nodes[nid], &ps->req, &j->pods[pod]);
+	j->pods[pod].node = nid;
+	j->nbound++;
+	acct_add(&j->acct_bound, &ps->acct, +1);
+	acct_add(&e->total_used, &ps->acct, +1);
+	mu__queue_add_used(e, j->queue, &ps->acct, +1);
+}
+
+void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
+		     bool capacity_grew)
+{
+	mu__pod_t *p = &j->pods[pod];
+	if (p->node < 0)
+		return;
+	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
+	mu__node_give(e, &e->nodes[p->node], &ps->req, p);
+	p->node = -1;
+	j->nbound--;
+	acct_add(&j->acct_bound, &ps->acct, -1);
+	acct_add(&e->total_used, &ps->acct, -1);
+	mu__queue_add_used(e, j->queue, &ps->acct, -1);
+	if (capacity_grew)
+		e->release_gen++;
+}
+
+static int dec_push(mu_decisions_t *out, const mu_decision_t *d)
+{
+	if (out->n == out->cap) {
+		size_t ncap = out->cap ? out->cap * 2 : 256;
+		mu_decision_t *nv = realloc(out->v, ncap * sizeof *nv);
+		if (!nv)
+			return MU_ENOMEM;
+		out->v = nv;
+		out->cap = ncap;
+	}
+	out->v[out->n++] = *d;
+	return MU_OK;
+}
+
+/* The best node of class c for one pod, or -1.  O(class nodes). */
+static int32_t best_node(const mu_engine_t *e, const mu__sclass_t *c,
+			 const mu_res_t *req)
+{
+	int32_t best = -1;
+	double best_score = 0;
+	mu_node_view_t v;
+	for (int32_t i = 0; i < c->nnodes; i++) {
+		const mu__node_t *n = &e->nodes[c->nodes[i]];
+		if (mu__node_fit(e, n, req) != MU_F_COUNT)
+			continue;
+		mu__node_view(n, &v);
+		double s = e->score->score(&v, req);
+		if (best < 0 || s > best_score) {
+			best = c->nodes[i];
+			best_score = s;
+		}
+	}
+	return best;
+}
+
+/* Fills r with why one pod of podset ps fits nowhere: per-filter node
+ * counts, static ones from the class.  O(class nodes). */
+static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
+			const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
+{
+	memcpy(r->fail, c->fail, sizeof r->fail);
+	for (int32_t i = 0; i < c->nnodes; i++) {
+		mu_filter_t f = mu__node_fit(e, &e->nodes[c->nodes[i]], &ps->req);
+		if (f != MU_F_COUNT)
+			r->fail[f]++;
+	}
+	r->podset = psi;
+	r->nodes_total = e->nlive;
+}
+
+/* Accounting vector of j's pods that are not bound yet. */
+static mu_res_t job_unbound_acct(const mu__job_t *j)
+{
+	mu_res_t a = {{0}};
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		const mu__podset_t *ps = &j->podsets[p];
+		int32_t unbound = 0;
+		for (int32_t i = 0; i < ps->replicas; i++)
+			unbound += j->pods[ps->first + i].node < 0;
+		for (int r = 0; r < MU_RES_MAX; r++)
+			a.v[r] += ps->acct.v[r] * unbound;
+	}
+	return a;
+}
+
+/* Places as many unbound pods of j as fit, logging them in e->txn.  Fills
+ * r for the first pod set that ran out of room.  Returns pods placed or a
+ * negative error. */
+static int32_t job_place(mu_engine_t *e, mu__job_t *j, mu_reason_t *r)
+{
+	int32_t placed = 0;
+	e->ntxn = 0;
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		mu__podset_t *ps = &j->podsets[p];
+		mu__sclass_t *c = &e->classes[ps->sclass];
+		int rc = mu__sclass_refresh(e, c);
+		if (rc)
+			return rc;
+		for (int32_t i = 0; i < ps->replicas; i++) {
+			int32_t pod = ps->first + i;
+			if (j->pods[pod].node >= 0)
+				continue;
+			int32_t nid = best_node(e, c, &ps->req);
+			if (nid < 0) {
+				if (r->podset < 0)
+					explain_fit(e, c, ps, p, r);
+				break; /* identical pods will not fit either */
+			}
+			rc = mu__grow((void **)&e->txn, &e->txn_cap, e->ntxn + 1,
+				      sizeof *e->txn);
+			if (rc)
+				return rc;
+			pod_bind(e, j, pod, nid);
+			e->txn[e->ntxn++] = pod;
+			placed++;
+		}
+	}
+	return placed;
+}
+
+/* Emits the binds logged in e->txn. */
+static int job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
+{
+	mu__job_t *j = &e->jobs[jid];
+	for (int32_t t = 0; t < e->ntxn; t++) {
+		int32_t pod = e->txn[t];
+		int32_t psi = mu__pod_podset(j, pod);
+		mu_decision_t d = {
+			.kind = MU_DEC_BIND,
+			.job = jid,
+			.podset = psi,
+			.pod = pod - j->podsets[psi].first,
+			.node = j->pods[pod].node,
+			.gpus = j->pods[pod].gpus,
+			.gpu_milli = j->pods[pod].milli,
+		};
+		int rc = dec_push(out, &d);
+		if (rc)
+			return rc;
+	}
+	return MU_OK;
+}
+
+/* Tries one job as a gang at time now.  O(pods x class nodes). */
+static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
+		   mu_decisions_t *out)
+{
+	mu__job_t *j = &e->jobs[jid];
+	mu_reason_t r = {.podset = -1, .limit_queue = -1, .limit_res = -1};
+	int32_t need = j->min_member - j->nbound;
+	if (need < 1)
+		need = 1; /* an admitted job grows by any number of pods */
+	mu_res_t acct = job_unbound_acct(j);
+	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0) {
+		r.nodes_total = e->nlive;
+		goto fail;
+	}
+	int32_t placed = job_place(e, j, &r);
+	if (placed < 0)
+		return placed;
+	if (placed >= need) {
+		int rc = job_commit(e, jid, out);
+		if (rc)
+			return rc;
+		if (j->state == MU_JOB_PENDING) {
+			j->state = MU_JOB_RUNNING;
+			j->start = now;
+			e->queues[j->queue].nrunning++;
+		}
+		j->failed = false;
+		memset(&j->last, 0, sizeof j->last);
+		if (j->nbound < j->npods) { /* admitted, some pods still wait */
+			r.why = MU_WHY_UNSCHEDULABLE;
+			r.pods_needed = j->npods - j->nbound;
+			j->last = r;
+		}
+		return MU_OK;
+	}
+	for (int32_t t = e->ntxn - 1; t >= 0; t--)
+		mu__pod_release(e, j, e->txn[t], false);
+	e->ntxn = 0;
+	r.why = placed ? MU_WHY_GANG : MU_WHY_UNSCHEDULABLE;
+	r.pods_needed = need;
+	r.pods_fit = placed;
+fail:
+	j->last = r;
+	j->failed = true;
+	j->fail_gen = e->release_gen;
+	return MU_OK;
+}
+
+/* Sets the per-cycle counters: untried jobs per subtree.  O(queues x depth). */
+static void cycle_init_queues(mu_engine_t *e)
+{
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		e->queues[q].cursor = 0;
+		e->queues[q].remaining = 0;
+	}
+	for (int32_t q = 0; q < e->nqueues; q++)
+		for (int32_t a = q; a >= 0; a = e->queues[a].parent)
+			e->queues[a].remaining += e->queues[q].npending;
+}
+
+/* True if queue a is served before its sibling b. */
+static bool queue_before(const mu_engine_t *e, int32_t a, int32_t b)
+{
+	const mu__queue_t *x = &e->queues[a], *y = &e->queues[b];
+	if (x->priority != y->priority)
+		return x->priority > y->priority;
+	double sx = mu__queue_share(e, x), sy = mu__queue_share(e, y);
+	if (sx != sy)
+		return sx < sy;
+	return a < b;
+}
+
+/* The leaf queue whose next job goes now, or -1.  O(queues). */
+static int32_t cycle_pick_leaf(const mu_engine_t *e)
+{
+	int32_t best = -1;
+	for (int32_t q = 0; q < e->nqueues; q++)
+		if (e->queues[q].parent < 0 && e->queues[q].remaining > 0 &&
+		    (best < 0 || queue_before(e, q, best)))
+			best = q;
+	while (best >= 0 && e->queues[best].nchildren) {
+		const mu__queue_t *p = &e->queues[best];
+		int32_t next = -1;
+		for (int32_t i = 0; i < p->nchildren; i++) {
+			int32_t c = p->children[i];
+			if (e->queues[c].remaining > 0 &&
+			    (next < 0 || queue_before(e, c, next)))
+				next = c;
+		}
+		best = next;
+	}
+	return best;
+}
+
+/* Drops placed jobs from the pending lists and explains the rest. */
+static int cycle_finish(mu_engine_t *e, mu_decisions_t *out)
+{
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		mu__queue_t *qq = &e->queues[q];
+		int32_t k = 0;
+		for (int32_t i = 0; i < qq->npending; i++) {
+			int32_t jid = qq->pending[i];
+			mu__job_t *j = &e->jobs[jid];
+			if (j->nbound == j->npods || j->state == MU_JOB_FINISHED) {
+				j->listed = false;
+				continue;
+			}
+			qq->pending[k++] = jid;
+			mu_decision_t d = {.kind = MU_DEC_PENDING, .job = jid,
+					   .podset = -1, .pod = -1, .node = -1,
+					   .reason = j->last};
+			int rc = dec_push(out, &d);
+			if (rc)
+				return rc;
+		}
+		qq->npending = k;
+	}
+	return MU_OK;
+}
+
+int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
+{
+	cycle_init_queues(e);
+	for (;;) {
+		int32_t leaf = cycle_pick_leaf(e);
+		if (leaf < 0)
+			break;
+		mu__queue_t *q = &e->queues[leaf];
+		int32_t jid = q->pending[q->cursor++];
+		for (int32_t a = leaf; a >= 0; a = e->queues[a].parent)
+			e->queues[a].remaining--;
+		mu__job_t *j = &e->jobs[jid];
+		if (j->state == MU_JOB_FINISHED || j->nbound == j->npods)
+			continue;
+		if (j->failed && j->fail_gen == e->release_gen)
+			continue; /* nothing was freed since it last failed */
+		int rc = job_try(e, jid, now, out);
+		if (rc)
+			return rc;
+	}
+	return cycle_finish(e, out);
+}
+
+int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
+{
+	(void)now;
+	if (jid < 0 || jid >= e->njobs)
+		return MU_ENOENT;
+	mu__job_t *j = &e->jobs[jid];
+	if (j->state == MU_JOB_FINISHED)
+		return MU_ESTATE;
+	bool had = j->nbound > 0;
+	for (int32_t p = 0; p < j->npods; p++)
+		mu__pod_release(e, j, p, false);
+	if (had)
+		e->release_gen++;
+	mu__queue_pending_remove(e, jid);
+	if (j->state == MU_JOB_RUNNING)
+		e->queues[j->queue].nrunning--;
+	j->state = MU_JOB_FINISHED;
+	free(j->pods);
+	j->pods = NULL;
+	return MU_OK;
+}

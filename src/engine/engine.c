@@ -1,0 +1,202 @@
+/*
+ * engine.c - the engine object: creation, teardown, the decision buffer,
+ * and read-only queries.  Events live in cluster.c (nodes), queue.c
+ * (queues, job submission) and cycle.c (scheduling, job completion).
+ */
+#include "engine/engine_int.h"
+
+int mu__grow(void **v, int32_t *cap, int32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return MU_OK;
+	if (need > INT32_MAX / 2)
+		return MU_ELIMIT;
+	int32_t ncap = *cap ? *cap : 8;
+	while (ncap < need)
+		ncap *= 2;
+	void *nv = realloc(*v, (size_t)ncap * elem);
+	if (!nv)
+		return MU_ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return MU_OK;
+}
+
+int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
+{
+	mu_engine_t *e = calloc(1, sizeof *e);
+	if (!e)
+		return MU_ENOMEM;
+	e->score = cfg && cfg->score ? cfg->score : &mu_score_binpack;
+	for (int r = 0; r < MU_RES_NAMED0; r++)
+		e->res_names[r] = mu_res_name(r);
+	e->nres = MU_RES_NAMED0;
+	e->node_gen = 1;
+	e->release_gen = 1;
+	*out = e;
+	return MU_OK;
+}
+
+void mu_engine_free(mu_engine_t *e)
+{
+	if (!e)
+		return;
+	for (int32_t i = 0; i < e->nnodes; i++) {
+		free(e->nodes[i].labels);
+		free(e->nodes[i].taints);
+	}
+	for (int32_t i = 0; i < e->nqueues; i++) {
+		free(e->queues[i].children);
+		free(e->queues[i].pending);
+	}
+	for (int32_t i = 0; i < e->njobs; i++) {
+		mu__job_t *j = &e->jobs[i];
+		for (int32_t p = 0; p < j->npodsets; p++)
+			free(j->podsets[p].name);
+		free(j->podsets);
+		free(j->pods);
+	}
+	for (int32_t i = 0; i < e->nclasses; i++) {
+		mu__sclass_t *c = &e->classes[i];
+		for (int32_t t = 0; t < c->nterms; t++) {
+			for (int32_t r = 0; r < c->terms[t].nreqs; r++)
+				free(c->terms[t].reqs[r].vals);
+			free(c->terms[t].reqs);
+		}
+		free(c->sig);
+		free(c->sel);
+		free(c->terms);
+		free(c->tols);
+		free(c->models);
+		free(c->nodes);
+	}
+	for (int r = MU_RES_NAMED0; r < e->nres; r++)
+		free((char *)e->res_names[r]);
+	free(e->nodes);
+	free(e->queues);
+	free(e->jobs);
+	free(e->classes);
+	free(e->txn);
+	mu__strtab_release(&e->strs);
+	mu__strmap_release(&e->node_names);
+	mu__strmap_release(&e->queue_names);
+	mu__strmap_release(&e->job_names);
+	mu__strmap_release(&e->class_sigs);
+	free(e);
+}
+
+int mu__map_ext(mu_engine_t *e, const mu_ext_qty_t *ext, size_t n, mu_res_t *r)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!ext[i].name || ext[i].qty < 0)
+			return MU_EINVAL;
+		int slot = -1;
+		for (int s = MU_RES_NAMED0; s < e->nres; s++)
+			if (strcmp(e->res_names[s], ext[i].name) == 0)
+				slot = s;
+		if (slot < 0) {
+			if (e->nres >= MU_RES_MAX)
+				return MU_ELIMIT;
+			char *copy = malloc(strlen(ext[i].name) + 1);
+			if (!copy)
+				return MU_ENOMEM;
+			strcpy(copy, ext[i].name);
+			slot = e->nres++;
+			e->res_names[slot] = copy;
+		}
+		r->v[slot] += ext[i].qty;
+	}
+	return MU_OK;
+}
+
+void mu_decisions_init(mu_decisions_t *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+void mu_decisions_release(mu_decisions_t *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof *d);
+}
+
+int32_t mu_engine_njobs(const mu_engine_t *e) { return e->njobs; }
+int32_t mu_engine_nnodes(const mu_engine_t *e) { return e->nnodes; }
+int32_t mu_engine_nqueues(const mu_engine_t *e) { return e->nqueues; }
+
+int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
+{
+	if (id < 0 || id >= e->njobs)
+		return MU_ENOENT;
+	const mu__job_t *j = &e->jobs[id];
+	memset(out, 0, sizeof *out);
+	out->name = j->name;
+	out->queue = e->queues[j->queue].name;
+	out->state = j->state;
+	out->pods = j->npods;
+	out->bound = j->nbound;
+	out->min_member = j->min_member;
+	out->submit = j->submit;
+	out->start = j->start;
+	out->gpu_milli = j->acct_gpu_total;
+	out->last = j->last;
+	return MU_OK;
+}
+
+int mu_engine_queue_info(const mu_engine_t *e, mu_id_t id, mu_queue_info_t *out)
+{
+	if (id < 0 || id >= e->nqueues)
+		return MU_ENOENT;
+	const mu__queue_t *q = &e->queues[id];
+	memset(out, 0, sizeof *out);
+	out->name = q->name;
+	out->parent = q->parent;
+	out->depth = q->depth;
+	out->deserved = q->deserved;
+	out->limit = q->limit;
+	out->used = q->used;
+	out->pending_jobs = q->npending;
+	out->running_jobs = q->nrunning;
+	return MU_OK;
+}
+
+const char *mu_engine_node_name(const mu_engine_t *e, mu_id_t node)
+{
+	return node >= 0 && node < e->nnodes ? e->nodes[node].name : NULL;
+}
+
+mu_id_t mu_engine_job_find(const mu_engine_t *e, const char *name)
+{
+	return mu__strmap_get(&e->job_names, name);
+}
+
+mu_id_t mu_engine_node_find(const mu_engine_t *e, const char *name)
+{
+	mu_id_t id = mu__strmap_get(&e->node_names, name);
+	return id >= 0 && !e->nodes[id].removed ? id : -1;
+}
+
+mu_id_t mu_engine_queue_find(const mu_engine_t *e, const char *name)
+{
+	return mu__strmap_get(&e->queue_names, name);
+}
+
+mu_id_t mu_engine_pod_node(const mu_engine_t *e, mu_id_t job, int32_t podset,
+			   int32_t pod)
+{
+	if (job < 0 || job >= e->njobs)
+		return -1;
+	const mu__job_t *j = &e->jobs[job];
+	if (podset < 0 || podset >= j->npodsets || pod < 0 ||
+	    pod >= j->podsets[podset].replicas || !j->pods)
+		return -1;
+	return j->pods[j->podsets[podset].first + pod].node;
+}
+
+void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used)
+{
+	if (alloc)
+		*alloc = e->total_alloc;
+	if (used)
+		*used = e->total_used;
+}

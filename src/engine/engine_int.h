@@ -1,0 +1,236 @@
+/*
+ * engine_int.h - the engine's private data layout, shared by the files in src/engine.
+ *
+ * Everything lives in flat arrays indexed by dense int32 ids: nodes, queues,
+ * jobs, static classes.  Strings (names, label keys and values) are interned
+ * once into hash maps, so filters compare integers.  Pods of identical shape
+ * and constraints share a static class that caches which nodes pass the
+ * label, taint and model filters; only resources are checked per pod.
+ */
+#ifndef MUSTER_ENGINE_INT_H
+#define MUSTER_ENGINE_INT_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "muster/engine.h"
+
+/* --- A string -> int32 hash map (open addressing, owned key copies) ----- */
+
+typedef struct mu__strmap {
+	char **keys;     /* by slot; NULL = empty */
+	int32_t *vals;   /* by slot */
+	uint32_t cap;    /* power of two, or 0 */
+	uint32_t n;
+} mu__strmap_t;
+
+void mu__strmap_release(mu__strmap_t *m);
+/* The value of key, or -1. O(1) expected. */
+int32_t mu__strmap_get(const mu__strmap_t *m, const char *key);
+/* Sets key to val (copying key).  Returns the stored key copy or NULL on
+ * OOM. */
+const char *mu__strmap_put(mu__strmap_t *m, const char *key, int32_t val);
+
+/* Interned strings: id <-> string. */
+typedef struct mu__strtab {
+	mu__strmap_t map;
+	const char **strs; /* by id; points at the map's key copies */
+	int32_t n, cap;
+} mu__strtab_t;
+
+void mu__strtab_release(mu__strtab_t *t);
+/* Id of s, interning it when new; -1 on OOM.  NULL interns as -1 too, so
+ * callers check s first. */
+int32_t mu__intern(mu__strtab_t *t, const char *s);
+/* Id of s or -1 when it was never interned. */
+int32_t mu__strtab_find(const mu__strtab_t *t, const char *s);
+
+/* --- Nodes ------------------------------------------------------------- */
+
+typedef struct mu__taint {
+	int32_t key, val; /* interned; val -1 when empty */
+	int effect;
+} mu__taint_t;
+
+typedef struct mu__node {
+	const char *name;  /* owned by e->node_names */
+	int32_t *labels;   /* (key, value) id pairs, sorted by key */
+	int32_t nlabels;
+	mu__taint_t *taints;
+	int32_t ntaints;
+	int32_t model;     /* interned GPU model, -1 none */
+	bool unschedulable;
+	bool removed;
+	int ngpu;
+	mu_res_t alloc;    /* MU_RES_GPU = devices */
+	mu_res_t free;     /* MU_RES_GPU = whole free devices,
+	                    * MU_RES_GPU_MILLI = free milli summed */
+	int16_t gpu_free[MU_MAX_GPUS];
+	int32_t npods;
+} mu__node_t;
+
+/* --- Static classes: constraints shared by identical pod sets ---------- */
+
+typedef struct mu__selreq {
+	int32_t key;
+	mu_sel_op_t op;
+	int32_t *vals;
+	int32_t nvals;
+	int64_t num; /* for Gt/Lt */
+} mu__selreq_t;
+
+typedef struct mu__selterm {
+	mu__selreq_t *reqs;
+	int32_t nreqs;
+} mu__selterm_t;
+
+typedef struct mu__tol {
+	int32_t key; /* -1: any key */
+	int32_t val; /* -1: empty */
+	mu_tol_op_t op;
+	int effect;  /* -1: all */
+} mu__tol_t;
+
+typedef struct mu__sclass {
+	char *sig;            /* canonical signature (owned) */
+	int32_t *sel;         /* nodeSelector (key, value) pairs */
+	int32_t nsel;
+	mu__selterm_t *terms; /* required affinity, ORed */
+	int32_t nterms;
+	mu__tol_t *tols;
+	int32_t ntols;
+	int32_t *models;      /* allowed GPU models */
+	int32_t nmodels;
+	/* Cache: nodes passing the static filters, valid for node_gen. */
+	uint64_t gen;
+	int32_t *nodes;
+	int32_t nnodes, nodes_cap;
+	int32_t fail[MU_F_COUNT];
+} mu__sclass_t;
+
+/* --- Queues and jobs ----------------------------------------------------- */
+
+typedef struct mu__queue {
+	const char *name;     /* owned by e->queue_names */
+	int32_t parent;       /* -1: top level */
+	int32_t *children;
+	int32_t nchildren, children_cap;
+	int depth;
+	int32_t priority;
+	mu_res_t deserved, limit;
+	double weight[MU_RES_MAX];
+	mu_res_t used;        /* accounting units, including descendants */
+	int32_t *pending;     /* leaf: jobs waiting, in service order */
+	int32_t npending, pending_cap;
+	int32_t nrunning;
+	/* Per-cycle scratch. */
+	int32_t cursor;       /* leaf: next pending index to try */
+	int32_t remaining;    /* untried jobs in this subtree */
+} mu__queue_t;
+
+typedef struct mu__pod {
+	int32_t node;    /* -1: not bound */
+	int16_t milli;   /* share taken, for a GPU-share pod */
+	uint64_t gpus;   /* devices taken */
+} mu__pod_t;
+
+typedef struct mu__podset {
+	char *name;
+	int32_t replicas;
+	int32_t first;   /* index of its first pod in job->pods */
+	mu_res_t req;    /* per pod, request units, ext slots mapped */
+	mu_res_t acct;   /* per pod, accounting units */
+	int32_t sclass;
+} mu__podset_t;
+
+typedef struct mu__job {
+	const char *name; /* owned by e->job_names */
+	int32_t queue;
+	int32_t priority;
+	mu_job_type_t type;
+	bool preemptible;
+	mu_job_state_t state;
+	int32_t min_member; /* resolved: 1..npods */
+	int32_t npods, nbound;
+	mu__podset_t *podsets;
+	int32_t npodsets;
+	mu__pod_t *pods;
+	mu_time_t submit, start;
+	mu_res_t acct_bound; /* accounting units of bound pods */
+	int64_t acct_gpu_total;
+	mu_reason_t last;
+	uint64_t fail_gen;   /* e->release_gen when it last failed */
+	bool failed;
+	bool listed;         /* in its queue's pending list */
+} mu__job_t;
+
+struct mu_engine {
+	const mu_score_ops_t *score;
+	mu__strtab_t strs;          /* label keys and values, models */
+	mu__strmap_t node_names, queue_names, job_names;
+	const char *res_names[MU_RES_MAX];
+	int32_t nres;               /* slots in use (>= MU_RES_NAMED0) */
+
+	mu__node_t *nodes;
+	int32_t nnodes, nodes_cap, nlive;
+	uint64_t node_gen;          /* bumped when nodes' static facts change */
+	mu_res_t total_alloc;       /* accounting units */
+	mu_res_t total_used;
+
+	mu__queue_t *queues;
+	int32_t nqueues, queues_cap;
+
+	mu__job_t *jobs;
+	int32_t njobs, jobs_cap;
+
+	mu__sclass_t *classes;
+	int32_t nclasses, classes_cap;
+	mu__strmap_t class_sigs;
+
+	uint64_t release_gen;       /* bumped when capacity may have grown */
+	int32_t *txn;               /* pods placed by the current attempt */
+	int32_t ntxn, txn_cap;
+};
+
+/* --- Cross-file internals ------------------------------------------------- */
+
+/* Grows an array so that it holds at least need elements. */
+int mu__grow(void **v, int32_t *cap, int32_t need, size_t elem);
+
+/* Maps a spec's extended resources onto slots of r; may intern names. */
+int mu__map_ext(mu_engine_t *e, const mu_ext_qty_t *ext, size_t n,
+		mu_res_t *r);
+
+/* Static classes (cluster.c). */
+int mu__sclass_get(mu_engine_t *e, const mu_podset_spec_t *ps, int32_t *id);
+/* Makes sure the class's node list is current; O(nodes) when stale. */
+int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c);
+
+/* Resource fit of one pod on one node: MU_F_COUNT if it fits, else the
+ * first failing filter.  O(resources + devices). */
+mu_filter_t mu__node_fit(const mu_engine_t *e, const mu__node_t *n,
+			 const mu_res_t *req);
+/* Takes resources and devices for a pod (which must fit) / gives them back. */
+void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
+		   mu__pod_t *pod);
+void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
+		   mu__pod_t *pod);
+void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
+
+/* Queues (queue.c). */
+void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct,
+			int sign);
+int mu__queue_pending_insert(mu_engine_t *e, int32_t job);
+void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
+/* The queue at its limit if acct were added to q, or -1; fills r. */
+int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
+			      const mu_res_t *acct, mu_reason_t *r);
+/* Order key of a queue among its siblings: lower is served first. */
+double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q);
+
+/* Jobs (cycle.c). */
+void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
+		     bool capacity_grew);
+int32_t mu__pod_podset(const mu__job_t *j, int32_t pod);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * explain.c - turns a structured pending reason into one line of text, in
+ * the style of kube-scheduler's FailedScheduling messages:
+ *   0/64 nodes are available: 40 insufficient nvidia.com/gpu, 24 node(s)
+ *   didn't match node selector; gang needs 16 pods, at most 12 fit
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "engine/engine_int.h"
+
+static const char *filter_text(mu_filter_t f)
+{
+	switch (f) {
+	case MU_F_UNSCHEDULABLE: return "node(s) were unschedulable";
+	case MU_F_SELECTOR: return "node(s) didn't match node selector";
+	case MU_F_AFFINITY: return "node(s) didn't match node affinity";
+	case MU_F_TAINT: return "node(s) had untolerated taint";
+	case MU_F_GPU_MODEL: return "node(s) had a GPU model not allowed";
+	case MU_F_CPU: return "insufficient cpu";
+	case MU_F_MEM: return "insufficient memory";
+	case MU_F_GPU: return "insufficient nvidia.com/gpu";
+	case MU_F_PODS: return "too many pods";
+	case MU_F_EXT: return "insufficient extended resources";
+	case MU_F_COUNT: break;
+	}
+	return "unknown filter";
+}
+
+/* Prints an accounting amount of slot r in its natural unit. */
+static void fmt_amount(char *buf, size_t len, int r, int64_t v)
+{
+	if (r == MU_RES_GPU)
+		snprintf(buf, len, "%g", (double)v / 1000.0);
+	else if (r == MU_RES_CPU)
+		snprintf(buf, len, "%g", (double)v / 1000.0);
+	else if (r == MU_RES_MEM)
+		snprintf(buf, len, "%.4gGi", (double)v / (1024.0 * 1024 * 1024));
+	else
+		snprintf(buf, len, "%lld", (long long)v);
+}
+
+/* Appends to buf at *off, never past len; keeps counting as snprintf. */
+static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t room = *off < len ? len - *off : 0;
+	int n = vsnprintf(room ? buf + *off : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off += (size_t)n;
+}
+
+int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
+		     size_t len)
+{
+	size_t off = 0;
+	if (len)
+		buf[0] = '\0';
+	if (r->why == MU_WHY_QUEUE_LIMIT) {
+		char used[32], req[32], max[32];
+		fmt_amount(used, sizeof used, r->limit_res, r->limit_used);
+		fmt_amount(req, sizeof req, r->limit_res, r->limit_req);
+		fmt_amount(max, sizeof max, r->limit_res, r->limit_max);
+		const char *qn = r->limit_queue >= 0 && r->limit_queue < e->nqueues ?
+			e->queues[r->limit_queue].name : "?";
+		const char *rn = r->limit_res >= 0 && r->limit_res < e->nres ?
+			e->res_names[r->limit_res] : "?";
+		put(buf, len, &off, "queue \"%s\" is at its limit of %s: %s used + %s requested > %s",
+		    qn, rn, used, req, max);
+		return (int)off;
+	}
+	if (r->why == MU_WHY_NONE) {
+		put(buf, len, &off, "not pending");
+		return (int)off;
+	}
+	int32_t failed = 0;
+	for (int f = 0; f < MU_F_COUNT; f++)
+		failed += r->fail[f];
+	put(buf, len, &off, "%d/%d nodes are available", r->nodes_total - failed,
+	    r->nodes_total);
+	/* Largest counts first, as a reader scans for the main cause. */
+	bool done[MU_F_COUNT] = {false};
+	const char *sep = ": ";
+	for (;;) {
+		int best = -1;
+		for (int f = 0; f < MU_F_COUNT; f++)
+			if (!done[f] && r->fail[f] > 0 &&
+			    (best < 0 || r->fail[f] > r->fail[best]))
+				best = f;
+		if (best < 0)
+			break;
+		done[best] = true;
+		put(buf, len, &off, "%s%d %s", sep, r->fail[best],
+		    filter_text((mu_filter_t)best));
+		sep = ", ";
+	}
+	if (r->why == MU_WHY_GANG)
+		put(buf, len, &off, "; gang needs %d pods, at most %d fit",
+		    r->pods_needed, r->pods_fit);
+	else if (r->pods_needed > 1)
+		put(buf, len, &off, "; %d pods wait", r->pods_needed);
+	return (int)off;
+}

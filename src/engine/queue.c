@@ -1,0 +1,331 @@
+/*
+ * queue.c - the queue tree and job submission.
+ *
+ * Queues form a forest; jobs wait only in leaf queues, each of which keeps
+ * its pending jobs sorted in service order (priority, then submit time,
+ * then arrival).  Usage is kept in accounting units on every queue,
+ * including its descendants, so that limits and shares are O(depth).
+ */
+#include "engine/engine_int.h"
+
+/* Sets depth of q's subtree; O(subtree). */
+static void queue_set_depth(mu_engine_t *e, int32_t q, int depth)
+{
+	e->queues[q].depth = depth;
+	for (int32_t i = 0; i < e->queues[q].nchildren; i++)
+		queue_set_depth(e, e->queues[q].children[i], depth + 1);
+}
+
+static bool queue_is_ancestor(const mu_engine_t *e, int32_t anc, int32_t q)
+{
+	for (; q >= 0; q = e->queues[q].parent)
+		if (q == anc)
+			return true;
+	return false;
+}
+
+static void queue_unlink(mu_engine_t *e, int32_t q)
+{
+	int32_t p = e->queues[q].parent;
+	if (p < 0)
+		return;
+	mu__queue_t *pq = &e->queues[p];
+	for (int32_t i = 0; i < pq->nchildren; i++) {
+		if (pq->children[i] == q) {
+			memmove(&pq->children[i], &pq->children[i + 1],
+				(size_t)(pq->nchildren - i - 1) * sizeof *pq->children);
+			pq->nchildren--;
+			break;
+		}
+	}
+}
+
+static int queue_link(mu_engine_t *e, int32_t q, int32_t p)
+{
+	e->queues[q].parent = p;
+	if (p < 0) {
+		queue_set_depth(e, q, 0);
+		return MU_OK;
+	}
+	mu__queue_t *pq = &e->queues[p];
+	int rc = mu__grow((void **)&pq->children, &pq->children_cap,
+			  pq->nchildren + 1, sizeof *pq->children);
+	if (rc)
+		return rc;
+	pq->children[pq->nchildren++] = q;
+	queue_set_depth(e, q, pq->depth + 1);
+	return MU_OK;
+}
+
+static int queue_spec_check(const mu_queue_spec_t *s)
+{
+	if (!s || !s->name || !*s->name)
+		return MU_EINVAL;
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		if (s->deserved.v[r] < 0 || s->limit.v[r] < 0 || s->weight[r] < 0)
+			return MU_ERANGE;
+		if (s->limit.v[r] < s->deserved.v[r])
+			return MU_EINVAL;
+	}
+	return MU_OK;
+}
+
+int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
+{
+	int rc = queue_spec_check(s);
+	if (rc)
+		return rc;
+	int32_t parent = -1;
+	if (s->parent && *s->parent) {
+		parent = mu__strmap_get(&e->queue_names, s->parent);
+		if (parent < 0)
+			return MU_ENOENT;
+		if (e->queues[parent].npending || e->queues[parent].nrunning)
+			return MU_ESTATE; /* jobs live in leaves only */
+	}
+	int32_t q = mu__strmap_get(&e->queue_names, s->name);
+	if (q < 0) {
+		rc = mu__grow((void **)&e->queues, &e->queues_cap, e->nqueues + 1,
+			      sizeof *e->queues);
+		if (rc)
+			return rc;
+		const char *name = mu__strmap_put(&e->queue_names, s->name, e->nqueues);
+		if (!name)
+			return MU_ENOMEM;
+		q = e->nqueues++;
+		memset(&e->queues[q], 0, sizeof e->queues[q]);
+		e->queues[q].name = name;
+		e->queues[q].parent = -1;
+		if ((rc = queue_link(e, q, parent)) != MU_OK)
+			return rc;
+	} else if (e->queues[q].parent != parent) {
+		mu__queue_t *old = &e->queues[q];
+		if (parent >= 0 && queue_is_ancestor(e, q, parent))
+			return MU_EINVAL; /* would make a cycle */
+		for (int r = 0; r < MU_RES_MAX; r++)
+			if (old->used.v[r])
+				return MU_ESTATE;
+		queue_unlink(e, q);
+		if ((rc = queue_link(e, q, parent)) != MU_OK)
+			return rc;
+	}
+	mu__queue_t *qq = &e->queues[q];
+	qq->priority = s->priority;
+	qq->deserved = s->deserved;
+	qq->limit = s->limit;
+	memcpy(qq->weight, s->weight, sizeof qq->weight);
+	e->release_gen++; /* a limit may have grown */
+	return MU_OK;
+}
+
+void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct, int sign)
+{
+	for (; q >= 0; q = e->queues[q].parent)
+		for (int r = 0; r < MU_RES_MAX; r++)
+			e->queues[q].used.v[r] += sign * acct->v[r];
+}
+
+int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
+			      const mu_res_t *acct, mu_reason_t *why)
+{
+	for (; q >= 0; q = e->queues[q].parent) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int r = 0; r < MU_RES_MAX; r++) {
+			if (qq->limit.v[r] == MU_RES_UNLIMITED || !acct->v[r])
+				continue;
+			if (qq->used.v[r] + acct->v[r] > qq->limit.v[r]) {
+				why->why = MU_WHY_QUEUE_LIMIT;
+				why->limit_queue = q;
+				why->limit_res = r;
+				why->limit_used = qq->used.v[r];
+				why->limit_max = qq->limit.v[r];
+				why->limit_req = acct->v[r];
+				return q;
+			}
+		}
+	}
+	return -1;
+}
+
+double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q)
+{
+	double s = 0;
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		if (r == MU_RES_PODS || !q->used.v[r])
+			continue;
+		double x;
+		if (q->deserved.v[r] > 0)
+			x = (double)q->used.v[r] / (double)q->deserved.v[r];
+		else if (e->total_alloc.v[r] > 0)
+			x = 1.0 + (double)q->used.v[r] / (double)e->total_alloc.v[r];
+		else
+			x = 1.0;
+		if (x > s)
+			s = x;
+	}
+	return s;
+}
+
+/* True if job a is served before job b. */
+static bool job_before(const mu_engine_t *e, int32_t a, int32_t b)
+{
+	const mu__job_t *x = &e->jobs[a], *y = &e->jobs[b];
+	if (x->priority != y->priority)
+		return x->priority > y->priority;
+	if (x->submit != y->submit)
+		return x->submit < y->submit;
+	return a < b;
+}
+
+int mu__queue_pending_insert(mu_engine_t *e, int32_t job)
+{
+	mu__job_t *j = &e->jobs[job];
+	if (j->listed)
+		return MU_OK;
+	mu__queue_t *q = &e->queues[j->queue];
+	int rc = mu__grow((void **)&q->pending, &q->pending_cap, q->npending + 1,
+			  sizeof *q->pending);
+	if (rc)
+		return rc;
+	int32_t lo = 0, hi = q->npending; /* first position served after job */
+	while (lo < hi) {
+		int32_t mid = (lo + hi) / 2;
+		if (job_before(e, q->pending[mid], job))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&q->pending[lo + 1], &q->pending[lo],
+		(size_t)(q->npending - lo) * sizeof *q->pending);
+	q->pending[lo] = job;
+	q->npending++;
+	j->listed = true;
+	return MU_OK;
+}
+
+void mu__queue_pending_remove(mu_engine_t *e, int32_t job)
+{
+	mu__job_t *j = &e->jobs[job];
+	if (!j->listed)
+		return;
+	mu__queue_t *q = &e->queues[j->queue];
+	for (int32_t i = 0; i < q->npending; i++) {
+		if (q->pending[i] == job) {
+			memmove(&q->pending[i], &q->pending[i + 1],
+				(size_t)(q->npending - i - 1) * sizeof *q->pending);
+			q->npending--;
+			break;
+		}
+	}
+	j->listed = false;
+}
+
+/* Checks a job spec's shape and quantities. */
+static int job_spec_check(const mu_job_spec_t *s)
+{
+	if (!s || !s->name || !*s->name || !s->queue || s->npodsets == 0)
+		return MU_EINVAL;
+	int64_t pods = 0;
+	for (size_t i = 0; i < s->npodsets; i++) {
+		const mu_podset_spec_t *ps = &s->podsets[i];
+		if (ps->replicas < 1)
+			return MU_ERANGE;
+		pods += ps->replicas;
+		for (int r = 0; r < MU_RES_MAX; r++)
+			if (ps->req.v[r] < 0)
+				return MU_ERANGE;
+		if (ps->req.v[MU_RES_GPU] > MU_MAX_GPUS ||
+		    ps->req.v[MU_RES_GPU_MILLI] > 999 ||
+		    (ps->req.v[MU_RES_GPU_MILLI] && ps->req.v[MU_RES_GPU]))
+			return MU_ERANGE;
+	}
+	if (pods > 10000000 || s->min_member < 0 || s->min_member > pods)
+		return MU_ERANGE;
+	return MU_OK;
+}
+
+/* Builds the engine's copy of a job's pod sets. */
+static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
+{
+	j->podsets = calloc(s->npodsets, sizeof *j->podsets);
+	if (!j->podsets)
+		return MU_ENOMEM;
+	int32_t first = 0;
+	for (size_t i = 0; i < s->npodsets; i++) {
+		const mu_podset_spec_t *ps = &s->podsets[i];
+		mu__podset_t *p = &j->podsets[i];
+		j->npodsets = (int32_t)i + 1;
+		const char *nm = ps->name ? ps->name : "main";
+		p->name = malloc(strlen(nm) + 1);
+		if (!p->name)
+			return MU_ENOMEM;
+		strcpy(p->name, nm);
+		p->replicas = ps->replicas;
+		p->first = first;
+		first += ps->replicas;
+		p->req = ps->req;
+		if (p->req.v[MU_RES_PODS] < 1)
+			p->req.v[MU_RES_PODS] = 1;
+		int rc = mu__map_ext(e, ps->ext, ps->next, &p->req);
+		if (rc == MU_OK)
+			rc = mu__sclass_get(e, ps, &p->sclass);
+		if (rc)
+			return rc;
+		p->acct = mu_res_acct(&p->req);
+		j->acct_gpu_total += p->acct.v[MU_RES_GPU] * p->replicas;
+	}
+	j->npods = first;
+	j->pods = malloc((size_t)first * sizeof *j->pods);
+	if (!j->pods)
+		return MU_ENOMEM;
+	for (int32_t i = 0; i < first; i++)
+		j->pods[i] = (mu__pod_t){.node = -1};
+	return MU_OK;
+}
+
+int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			 mu_id_t *id)
+{
+	int rc = job_spec_check(s);
+	if (rc)
+		return rc;
+	int32_t q = mu__strmap_get(&e->queue_names, s->queue);
+	if (q < 0)
+		return MU_ENOENT;
+	if (e->queues[q].nchildren)
+		return MU_EINVAL; /* jobs go to leaf queues */
+	if (mu__strmap_get(&e->job_names, s->name) >= 0)
+		return MU_EEXIST;
+	rc = mu__grow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1, sizeof *e->jobs);
+	if (rc)
+		return rc;
+	int32_t jid = e->njobs;
+	mu__job_t *j = &e->jobs[jid];
+	memset(j, 0, sizeof *j);
+	j->queue = q;
+	j->priority = s->priority;
+	j->type = s->type;
+	j->preemptible = s->preemptible;
+	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;
+	j->start = MU_TIME_NONE;
+	j->state = MU_JOB_PENDING;
+	if ((rc = job_fill_podsets(e, j, s)) != MU_OK)
+		goto fail;
+	j->min_member = s->min_member ? s->min_member : j->npods;
+	if (!(j->name = mu__strmap_put(&e->job_names, s->name, jid))) {
+		rc = MU_ENOMEM;
+		goto fail;
+	}
+	e->njobs++;
+	if ((rc = mu__queue_pending_insert(e, jid)) != MU_OK)
+		return rc;
+	if (id)
+		*id = jid;
+	return MU_OK;
+fail:
+	for (int32_t p = 0; p < j->npodsets; p++)
+		free(j->podsets[p].name);
+	free(j->podsets);
+	free(j->pods);
+	return rc;
+}

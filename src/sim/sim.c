@@ -1,0 +1,547 @@
+/*
+ * sim.c - the discrete-event simulator.
+ *
+ * Events are job arrivals (from the specs' submit times), job completions
+ * (start + duration) and scheduling cycles.  At each event time the
+ * simulator applies every arrival and completion due, then runs a cycle (at
+ * once, or on the next tick of cycle_interval), and reads the engine's
+ * decisions back.  Everything is deterministic: the seed only permutes jobs
+ * that arrive at the same instant.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "muster/sim.h"
+#include "sim/load_util.h"
+
+/* Per-job state of a run, indexed like the sorted arrival order. */
+typedef struct sim_job {
+	const mu_job_spec_t *spec;
+	mu_id_t id;          /* engine id, -1 before arrival */
+	mu_time_t start, end;
+	uint64_t tiebreak;
+} sim_job_t;
+
+/* A state change, for the time series. */
+typedef struct sim_point {
+	mu_time_t t;
+	int64_t used_gpu;    /* milli */
+	int32_t pending, running;
+} sim_point_t;
+
+/* Min-heap of (end time, job index). */
+typedef struct sim_heap {
+	mu_time_t *t;
+	int32_t *j;
+	size_t n, cap;
+} sim_heap_t;
+
+typedef struct sim {
+	const mu_sim_config_t *cfg;
+	mu_engine_t *eng;
+	sim_job_t *jobs;
+	size_t njobs, next_arrival;
+	int32_t *by_id;      /* engine id -> job index */
+	sim_heap_t done;
+	sim_point_t *pts;
+	size_t npts, pts_cap;
+	int32_t pending, running;
+	mu_decisions_t dec;
+	mu_time_t now;
+	int64_t preemptions, cycles;
+	double engine_s;
+} sim_t;
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void mu_sim_config_defaults(mu_sim_config_t *c)
+{
+	memset(c, 0, sizeof *c);
+	c->seed = 1;
+}
+
+static int heap_push(sim_heap_t *h, mu_time_t t, int32_t j)
+{
+	if (h->n == h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 256;
+		mu_time_t *nt = realloc(h->t, ncap * sizeof *nt);
+		if (!nt)
+			return MU_ENOMEM;
+		h->t = nt;
+		int32_t *nj = realloc(h->j, ncap * sizeof *nj);
+		if (!nj)
+			return MU_ENOMEM;
+		h->j = nj;
+		h->cap = ncap;
+	}
+	size_t i = h->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h->t[p] < t || (h->t[p] == t && h->j[p] <= j))
+			break;
+		h->t[i] = h->t[p];
+		h->j[i] = h->j[p];
+		i = p;
+	}
+	h->t[i] = t;
+	h->j[i] = j;
+	return MU_OK;
+}
+
+static void heap_pop(sim_heap_t *h)
+{
+	mu_time_t t = h->t[--h->n];
+	int32_t j = h->j[h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && (h->t[c + 1] < h->t[c] ||
+				     (h->t[c + 1] == h->t[c] && h->j[c + 1] < h->j[c])))
+			c++;
+		if (t < h->t[c] || (t == h->t[c] && j <= h->j[c]))
+			break;
+		h->t[i] = h->t[c];
+		h->j[i] = h->j[c];
+		i = c;
+	}
+	h->t[i] = t;
+	h->j[i] = j;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const sim_job_t *x = a, *y = b;
+	if (x->spec->submit != y->spec->submit)
+		return x->spec->submit < y->spec->submit ? -1 : 1;
+	return (x->tiebreak > y->tiebreak) - (x->tiebreak < y->tiebreak);
+}
+
+/* Upserts queues parents-first, whatever their order in the specs.
+ * O(queues^2) in the worst case, for trees of a few hundred queues. */
+static int sim_add_queues(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
+{
+	bool *done = calloc(sp->nqueues ? sp->nqueues : 1, sizeof *done);
+	if (!done)
+		return MU_ENOMEM;
+	size_t left = sp->nqueues;
+	int rc = MU_OK;
+	while (left && rc == MU_OK) {
+		size_t before = left;
+		for (size_t i = 0; i < sp->nqueues && rc == MU_OK; i++) {
+			const mu_queue_spec_t *q = &sp->queues[i];
+			if (done[i] || (q->parent && mu_engine_queue_find(s->eng, q->parent) < 0))
+				continue;
+			rc = mu_engine_queue_upsert(s->eng, q);
+			if (rc)
+				mu__diag(diag, rc, "simulate", 0, 0, "queue \"%s\": %s",
+					 q->name, mu_strerror(rc));
+			done[i] = true;
+			left--;
+		}
+		if (left == before && rc == MU_OK)
+			rc = mu__diag(diag, MU_EINVAL, "simulate", 0, 0,
+				      "queues have missing or cyclic parents");
+	}
+	free(done);
+	return rc;
+}
+
+/* Records the state after the events at s->now. */
+static int sim_point(sim_t *s)
+{
+	mu_res_t used;
+	mu_engine_totals(s->eng, NULL, &used);
+	if (s->npts && s->pts[s->npts - 1].t == s->now)
+		s->npts--;
+	if (s->npts == s->pts_cap) {
+		size_t ncap = s->pts_cap ? s->pts_cap * 2 : 1024;
+		sim_point_t *np = realloc(s->pts, ncap * sizeof *np);
+		if (!np)
+			return MU_ENOMEM;
+		s->pts = np;
+		s->pts_cap = ncap;
+	}
+	s->pts[s->npts++] = (sim_point_t){s->now, used.v[MU_RES_GPU], s->pending,
+					  s->running};
+	return MU_OK;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs one cycle and applies its decisions to the run's bookkeeping. */
+static int sim_cycle(sim_t *s)
+{
+	s->dec.n = 0;
+	double t0 = now_s();
+	int rc = mu_engine_cycle(s->eng, s->now, &s->dec);
+	s->engine_s += now_s() - t0;
+	s->cycles++;
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < s->dec.n; i++) {
+		const mu_decision_t *d = &s->dec.v[i];
+		if (d->kind == MU_DEC_EVICT) {
+			s->preemptions++;
+			continue;
+		}
+		if (d->kind != MU_DEC_BIND)
+			continue;
+		sim_job_t *j = &s->jobs[s->by_id[d->job]];
+		if (j->start != MU_TIME_NONE)
+			continue;
+		j->start = s->now;
+		s->pending--;
+		s->running++;
+		if (j->spec->duration > 0 &&
+		    (rc = heap_push(&s->done, s->now + j->spec->duration,
+				    (int32_t)(j - s->jobs))) != MU_OK)
+			return rc;
+	}
+	return sim_point(s);
+}
+
+/* Applies the arrivals and completions due at s->now.  Returns whether
+ * anything happened. */
+static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
+{
+	*any = false;
+	while (s->done.n && s->done.t[0] <= s->now) {
+		sim_job_t *j = &s->jobs[s->done.j[0]];
+		heap_pop(&s->done);
+		int rc = mu_engine_job_finish(s->eng, j->id, s->now);
+		if (rc)
+			return rc;
+		j->end = s->now;
+		s->running--;
+		*any = true;
+	}
+	while (s->next_arrival < s->njobs &&
+	       s->jobs[s->next_arrival].spec->submit <= s->now) {
+		sim_job_t *j = &s->jobs[s->next_arrival];
+		int rc = mu_engine_job_submit(s->eng, j->spec, s->now, &j->id);
+		if (rc)
+			return mu__diag(diag, rc, "simulate", 0, 0, "job \"%s\": %s",
+					j->spec->name, mu_strerror(rc));
+		s->by_id[j->id] = (int32_t)s->next_arrival;
+		s->next_arrival++;
+		s->pending++;
+		*any = true;
+	}
+	return MU_OK;
+}
+
+/* The event loop.  O(events x cycle cost). */
+static int sim_loop(sim_t *s, mu_diag_t *diag)
+{
+	const mu_sim_config_t *c = s->cfg;
+	mu_time_t tick = MU_TIME_NONE;
+	size_t last_progress = 0;
+	for (;;) {
+		mu_time_t next = INT64_MAX;
+		if (s->next_arrival < s->njobs)
+			next = s->jobs[s->next_arrival].spec->submit;
+		if (s->done.n && s->done.t[0] < next)
+			next = s->done.t[0];
+		if (c->cycle_interval > 0 && s->pending > 0 && tick != MU_TIME_NONE &&
+		    tick < next)
+			next = tick;
+		if (next == INT64_MAX || (c->horizon > 0 && next > c->horizon))
+			break;
+		s->now = next;
+		bool any;
+		int rc = sim_events(s, &any, diag);
+		if (rc)
+			return rc;
+		if (c->cycle_interval > 0) {
+			if (tick == MU_TIME_NONE || tick < s->now)
+				tick = s->now + (c->cycle_interval -
+						 s->now % c->cycle_interval) % c->cycle_interval;
+			if (tick == s->now) {
+				rc = sim_cycle(s);
+				tick += c->cycle_interval;
+			} else {
+				rc = sim_point(s);
+			}
+		} else {
+			rc = any ? sim_cycle(s) : MU_OK;
+		}
+		if (rc)
+			return rc;
+		if (c->progress && s->next_arrival - last_progress >= 256) {
+			last_progress = s->next_arrival;
+			c->progress(c->progress_ctx, (double)s->next_arrival /
+				    (double)(s->njobs ? s->njobs : 1));
+		}
+	}
+	if (c->progress)
+		c->progress(c->progress_ctx, 1.0);
+	return MU_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double mu_percentile(double *v, size_t n, double pct)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	double pos = pct / 100.0 * (double)(n - 1);
+	size_t lo = (size_t)pos;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	double f = pos - (double)lo;
+	return v[lo] * (1 - f) + v[lo + 1] * f;
+}
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+/* Fills the per-job records and the wait/JCT statistics. */
+static int sim_result_jobs(const sim_t *s, mu_time_t t_first, mu_time_t t_end,
+			   mu_sim_result_t *out)
+{
+	mu_sim_summary_t *sum = &out->summary;
+	out->jobs = calloc(s->njobs ? s->njobs : 1, sizeof *out->jobs);
+	double *wait = malloc((s->njobs ? s->njobs : 1) * sizeof *wait);
+	double *jct = malloc((s->njobs ? s->njobs : 1) * sizeof *jct);
+	if (!out->jobs || !wait || !jct) {
+		free(wait);
+		free(jct);
+		return MU_ENOMEM;
+	}
+	size_t nw = 0, nj = 0;
+	double wsum = 0, jsum = 0;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const sim_job_t *j = &s->jobs[i];
+		mu_sim_job_t *o = &out->jobs[out->njobs++];
+		o->name = dup_str(j->spec->name);
+		o->queue = dup_str(j->spec->queue);
+		if (!o->name || !o->queue)
+			goto oom;
+		o->type = j->spec->type;
+		o->submit_s = (double)(j->spec->submit - t_first) / 1000.0;
+		o->start_s = j->start == MU_TIME_NONE ? -1 : (double)(j->start - t_first) / 1000.0;
+		o->end_s = j->end == MU_TIME_NONE ? -1 : (double)(j->end - t_first) / 1000.0;
+		o->pods = mu_job_spec_pods(j->spec);
+		for (size_t p = 0; p < j->spec->npodsets; p++) {
+			mu_res_t a = mu_res_acct(&j->spec->podsets[p].req);
+			o->gpu_milli += a.v[MU_RES_GPU] * j->spec->podsets[p].replicas;
+		}
+		if (j->start != MU_TIME_NONE) {
+			wait[nw] = o->start_s - o->submit_s;
+			wsum += wait[nw++];
+		}
+		if (j->end != MU_TIME_NONE) {
+			jct[nj] = o->end_s - o->submit_s;
+			jsum += jct[nj++];
+		}
+	}
+	sum->jobs = (int64_t)s->njobs;
+	sum->completed = (int64_t)nj;
+	sum->avg_wait_s = nw ? wsum / (double)nw : 0;
+	sum->p50_wait_s = mu_percentile(wait, nw, 50);
+	sum->p95_wait_s = mu_percentile(wait, nw, 95);
+	sum->p99_wait_s = mu_percentile(wait, nw, 99);
+	sum->avg_jct_s = nj ? jsum / (double)nj : 0;
+	sum->p50_jct_s = mu_percentile(jct, nj, 50);
+	sum->p95_jct_s = mu_percentile(jct, nj, 95);
+	sum->p99_jct_s = mu_percentile(jct, nj, 99);
+	sum->makespan_s = (double)(t_end - t_first) / 1000.0;
+	free(wait);
+	free(jct);
+	return MU_OK;
+oom:
+	free(wait);
+	free(jct);
+	return MU_ENOMEM;
+}
+
+/* GPU time per queue, from each job's held interval (until t_end). */
+static int sim_result_queues(const sim_t *s, const mu_specs_t *sp,
+			     mu_time_t t_end, mu_sim_result_t *out)
+{
+	out->queues = calloc(sp->nqueues ? sp->nqueues : 1, sizeof *out->queues);
+	if (!out->queues)
+		return MU_ENOMEM;
+	for (size_t q = 0; q < sp->nqueues; q++) {
+		out->queues[q].name = dup_str(sp->queues[q].name);
+		out->nqueues++;
+		if (!out->queues[q].name)
+			return MU_ENOMEM;
+	}
+	double total = 0;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const sim_job_t *j = &s->jobs[i];
+		const mu_sim_job_t *o = &out->jobs[i];
+		for (size_t q = 0; q < out->nqueues; q++) {
+			if (strcmp(out->queues[q].name, j->spec->queue) != 0)
+				continue;
+			out->queues[q].jobs++;
+			if (j->start != MU_TIME_NONE) {
+				mu_time_t end = j->end != MU_TIME_NONE ? j->end : t_end;
+				double gs = (double)o->gpu_milli / 1000.0 *
+					    (double)(end - j->start) / 1000.0;
+				out->queues[q].gpu_seconds += gs;
+				total += gs;
+			}
+			break;
+		}
+	}
+	for (size_t q = 0; q < out->nqueues; q++)
+		out->queues[q].share = total > 0 ? out->queues[q].gpu_seconds / total : 0;
+	return MU_OK;
+}
+
+/* Utilization integral and evenly spaced samples of the step function. */
+static int sim_result_series(const sim_t *s, mu_time_t t_first, mu_time_t t_end,
+			     int64_t total_milli, mu_sim_result_t *out)
+{
+	double area = 0;
+	for (size_t i = 0; i + 1 < s->npts; i++) {
+		mu_time_t a = s->pts[i].t, b = s->pts[i + 1].t;
+		if (b > t_end)
+			b = t_end;
+		if (b > a)
+			area += (double)s->pts[i].used_gpu * (double)(b - a);
+	}
+	double span = (double)(t_end - t_first);
+	out->summary.gpu_utilization = span > 0 && total_milli > 0 ?
+		area / ((double)total_milli * span) : 0;
+	mu_time_t step = s->cfg->sample_interval;
+	if (step <= 0)
+		step = (t_end - t_first) / 500 > 0 ? (t_end - t_first) / 500 : 1;
+	size_t n = s->npts ? (size_t)((t_end - t_first) / step) + 1 : 0;
+	if (n > 100000)
+		n = 100000;
+	out->samples = calloc(n ? n : 1, sizeof *out->samples);
+	if (!out->samples)
+		return MU_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		mu_time_t t = t_first + (mu_time_t)i * step;
+		while (k + 1 < s->npts && s->pts[k + 1].t <= t)
+			k++;
+		const sim_point_t *p = &s->pts[k];
+		mu_sim_sample_t *o = &out->samples[out->nsamples++];
+		o->t_s = (double)(t - t_first) / 1000.0;
+		o->gpu_util = total_milli > 0 ? (double)p->used_gpu / (double)total_milli : 0;
+		o->pending_jobs = p->t <= t ? p->pending : 0;
+		o->running_jobs = p->t <= t ? p->running : 0;
+	}
+	return MU_OK;
+}
+
+static int sim_result(const sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out)
+{
+	mu_time_t t_first = s->njobs ? s->jobs[0].spec->submit : 0;
+	mu_time_t t_end = s->npts ? s->pts[s->npts - 1].t : t_first;
+	mu_res_t alloc;
+	mu_engine_totals(s->eng, &alloc, NULL);
+	out->summary.total_gpus = alloc.v[MU_RES_GPU] / 1000;
+	out->summary.preemptions = s->preemptions;
+	out->summary.cycles = s->cycles;
+	out->summary.engine_s = s->engine_s;
+	int rc = sim_result_jobs(s, t_first, t_end, out);
+	if (rc == MU_OK)
+		rc = sim_result_queues(s, sp, t_end, out);
+	if (rc == MU_OK)
+		rc = sim_result_series(s, t_first, t_end, alloc.v[MU_RES_GPU], out);
+	return rc;
+}
+
+/* Creates the engine and loads the cluster into it. */
+static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
+{
+	mu_engine_config_t ec = {.score = s->cfg->score};
+	int rc = mu_engine_new(&ec, &s->eng);
+	if (rc)
+		return mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
+	if ((rc = sim_add_queues(s, sp, diag)) != MU_OK)
+		return rc;
+	for (size_t i = 0; i < sp->nnodes; i++) {
+		rc = mu_engine_node_upsert(s->eng, &sp->nodes[i], NULL);
+		if (rc)
+			return mu__diag(diag, rc, "simulate", 0, 0, "node \"%s\": %s",
+					sp->nodes[i].name, mu_strerror(rc));
+	}
+	s->njobs = sp->njobs;
+	s->jobs = calloc(s->njobs ? s->njobs : 1, sizeof *s->jobs);
+	s->by_id = calloc(s->njobs ? s->njobs : 1, sizeof *s->by_id);
+	if (!s->jobs || !s->by_id)
+		return MU_ENOMEM;
+	uint64_t seed = s->cfg->seed;
+	for (size_t i = 0; i < s->njobs; i++)
+		s->jobs[i] = (sim_job_t){.spec = &sp->jobs[i], .id = -1,
+					 .start = MU_TIME_NONE, .end = MU_TIME_NONE,
+					 .tiebreak = splitmix64(&seed)};
+	qsort(s->jobs, s->njobs, sizeof *s->jobs, cmp_arrival);
+	return MU_OK;
+}
+
+int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
+	       mu_sim_result_t *out, mu_diag_t *diag)
+{
+	mu_sim_config_t defaults;
+	if (!cfg) {
+		mu_sim_config_defaults(&defaults);
+		cfg = &defaults;
+	}
+	memset(out, 0, sizeof *out);
+	if (diag)
+		diag->msg[0] = '\0';
+	sim_t s = {.cfg = cfg};
+	mu_decisions_init(&s.dec);
+	int rc = sim_setup(&s, sp, diag);
+	if (rc == MU_OK)
+		rc = sim_loop(&s, diag);
+	if (rc == MU_OK)
+		rc = sim_result(&s, sp, out);
+	if (rc && diag && !diag->msg[0])
+		mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
+	mu_engine_free(s.eng);
+	mu_decisions_release(&s.dec);
+	free(s.jobs);
+	free(s.by_id);
+	free(s.done.t);
+	free(s.done.j);
+	free(s.pts);
+	return rc;
+}
+
+void mu_sim_result_release(mu_sim_result_t *r)
+{
+	for (size_t i = 0; i < r->njobs; i++) {
+		free(r->jobs[i].name);
+		free(r->jobs[i].queue);
+	}
+	for (size_t i = 0; i < r->nqueues; i++)
+		free(r->queues[i].name);
+	free(r->jobs);
+	free(r->samples);
+	free(r->queues);
+	memset(r, 0, sizeof *r);
+}
