@@ -48,9 +48,26 @@ const mu_score_ops_t *mu_score_find(const char *name);
 
 typedef struct mu_engine_config {
 	const mu_score_ops_t *score; /* NULL: mu_score_binpack */
+	bool preemption;   /* in a queue, a higher priority evicts lower ones */
+	bool reclaim;      /* a queue below its fair share takes back from
+	                    * queues above theirs */
+	mu_time_t min_runtime;      /* a job runs this long before it can be
+	                             * a victim */
+	mu_time_t reclaim_cooldown; /* a queue loses jobs to reclaim at most
+	                             * once per this long */
+	mu_time_t starvation_after; /* a queue's first job that has waited
+	                             * this long blocks the jobs behind it;
+	                             * 0 = never */
+	int32_t max_victim_nodes;   /* nodes examined per preempting pod;
+	                             * 0 = all */
 } mu_engine_config_t;
 
-/* Creates an empty engine.  cfg may be NULL.  The caller frees it. */
+/* Defaults: binpack, preemption and reclaim on, 60 s minimum runtime, no
+ * cool-down, starvation guard after 1 hour, all nodes examined. */
+void mu_engine_config_defaults(mu_engine_config_t *cfg);
+
+/* Creates an empty engine.  cfg may be NULL for the defaults.  The caller
+ * frees it. */
 int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out);
 void mu_engine_free(mu_engine_t *e);
 
@@ -86,6 +103,9 @@ typedef enum mu_why {
 	MU_WHY_UNSCHEDULABLE = 1, /* a pod fits on no node */
 	MU_WHY_GANG = 2,          /* some pods fit, fewer than minMember */
 	MU_WHY_QUEUE_LIMIT = 3,   /* the queue or an ancestor is at its limit */
+	MU_WHY_OVER_QUOTA = 4,    /* non-preemptible, and no in-quota room */
+	MU_WHY_BLOCKED = 5,       /* behind a starving job of its queue */
+	MU_WHY_PREEMPTED = 6,     /* suspended to make room for another job */
 	MU_WHY_COUNT
 } mu_why_t;
 
@@ -114,9 +134,16 @@ typedef struct mu_reason {
 	int32_t fail[MU_F_COUNT];      /* nodes failing each filter (first failed) */
 	int32_t pods_needed;           /* minMember */
 	int32_t pods_fit;              /* most pods a placement found */
-	int32_t limit_queue;           /* queue id at its limit, for QUEUE_LIMIT */
+	int32_t limit_queue;           /* queue at its limit (QUEUE_LIMIT,
+	                                * OVER_QUOTA), or -1 */
 	int32_t limit_res;             /* resource slot at its limit */
 	int64_t limit_used, limit_max, limit_req;
+	/* Why reclaim could not help: the queue at its fair share, or -1. */
+	int32_t fs_queue;
+	int32_t fs_res;
+	int64_t fs_used, fs_req, fs_fair, fs_deserved;
+	mu_id_t blocked_by;            /* BLOCKED: the starving job;
+	                                * PREEMPTED: the job it made room for */
 } mu_reason_t;
 
 typedef struct mu_decision {
@@ -127,6 +154,9 @@ typedef struct mu_decision {
 	mu_id_t node;
 	uint64_t gpus;      /* device mask of the bind */
 	int32_t gpu_milli;  /* share taken on the one device in `gpus` */
+	mu_id_t by;         /* MU_DEC_EVICT: the job it makes room for */
+	bool suspend;       /* MU_DEC_EVICT: the whole job is suspended (else
+	                     * the surplus pod of an elastic job) */
 	mu_reason_t reason; /* for MU_DEC_PENDING */
 } mu_decision_t;
 
@@ -167,8 +197,11 @@ typedef struct mu_job_info {
 	mu_job_state_t state;
 	int32_t pods, bound;
 	int32_t min_member;
-	mu_time_t submit, start;
+	mu_time_t submit, start; /* start: of the current run */
 	int64_t gpu_milli;      /* accounting GPUs of all pods */
+	int32_t priority;
+	bool preemptible;
+	int32_t preemptions;    /* times it was suspended */
 	mu_reason_t last;       /* last pending reason */
 } mu_job_info_t;
 
@@ -176,7 +209,10 @@ typedef struct mu_queue_info {
 	const char *name;
 	mu_id_t parent;
 	int depth;
+	int32_t priority;
 	mu_res_t deserved, limit, used; /* accounting units */
+	mu_res_t fair;          /* fair share at the last cycle */
+	mu_res_t demand;        /* used + pending requests, at the last cycle */
 	int32_t pending_jobs, running_jobs;
 } mu_queue_info_t;
 

@@ -167,29 +167,22 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 {
 	(void)now;
+	if (!name)
+		return MU_EINVAL;
 	int32_t nid = mu__strmap_get(&e->node_names, name);
 	if (nid < 0 || e->nodes[nid].removed)
 		return MU_ENOENT;
 	/* Every job with a pod here restarts as a whole. */
-	for (int32_t j = 0; j < e->njobs && e->nodes[nid].npods > 0; j++) {
+	while (e->nodes[nid].npods > 0) {
+		int32_t j = e->nodes[nid].refs[0].job;
 		mu__job_t *job = &e->jobs[j];
-		if (job->state == MU_JOB_FINISHED || !job->nbound)
-			continue;
-		bool here = false;
-		for (int32_t p = 0; p < job->npods && !here; p++)
-			here = job->pods[p].node == nid;
-		if (!here)
-			continue;
 		for (int32_t p = 0; p < job->npods; p++)
-			if (job->pods[p].node >= 0)
-				mu__pod_release(e, job, p, true);
-		if (job->state == MU_JOB_RUNNING) {
-			e->queues[job->queue].nrunning--;
-			job->state = MU_JOB_PENDING;
-			int rc = mu__queue_pending_insert(e, j);
-			if (rc)
-				return rc;
-		}
+			mu__pod_release(e, job, p, true);
+		if (job->state == MU_JOB_RUNNING)
+			mu__job_set_pending(e, j);
+		int rc = mu__queue_pending_insert(e, j);
+		if (rc)
+			return rc;
 	}
 	mu__node_t *n = &e->nodes[nid];
 	mu_res_t zero = {{0}};
@@ -226,41 +219,56 @@ mu_filter_t mu__node_fit(const mu_engine_t *e, const mu__node_t *n,
 	return MU_F_COUNT;
 }
 
-void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
-		   mu__pod_t *pod)
+/* Takes the devices of pod->gpus exactly (a restore), or picks them when
+ * pod->gpus is 0: lowest free indices for whole GPUs, best fit for a share. */
+static void node_take_devices(mu__node_t *n, const mu_res_t *req, mu__pod_t *pod)
 {
-	(void)e;
-	pod->gpus = 0;
-	pod->milli = 0;
+	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
+	if (pod->gpus) {
+		for (int g = 0; g < n->ngpu; g++) {
+			if (!(pod->gpus & ((uint64_t)1 << g)))
+				continue;
+			if (n->gpu_free[g] == 1000)
+				n->free.v[MU_RES_GPU]--;
+			n->gpu_free[g] -= milli ? milli : 1000;
+		}
+		pod->milli = milli;
+		return;
+	}
 	int64_t want = req->v[MU_RES_GPU];
 	for (int g = 0; g < n->ngpu && want > 0; g++) {
 		if (n->gpu_free[g] == 1000) {
 			n->gpu_free[g] = 0;
+			n->free.v[MU_RES_GPU]--;
 			pod->gpus |= (uint64_t)1 << g;
 			want--;
 		}
 	}
-	if (req->v[MU_RES_GPU_MILLI] > 0) {
-		/* Best fit: the device the share fills most tightly. */
+	if (milli > 0) {
 		int best = -1;
 		for (int g = 0; g < n->ngpu; g++)
-			if (n->gpu_free[g] >= req->v[MU_RES_GPU_MILLI] &&
+			if (n->gpu_free[g] >= milli &&
 			    (best < 0 || n->gpu_free[g] < n->gpu_free[best]))
 				best = g;
 		if (best >= 0) {
 			if (n->gpu_free[best] == 1000)
 				n->free.v[MU_RES_GPU]--;
-			n->gpu_free[best] -= (int16_t)req->v[MU_RES_GPU_MILLI];
+			n->gpu_free[best] -= milli;
 			pod->gpus = (uint64_t)1 << best;
-			pod->milli = (int16_t)req->v[MU_RES_GPU_MILLI];
+			pod->milli = milli;
 		}
 	}
+}
+
+void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
+		   mu__pod_t *pod)
+{
+	(void)e;
+	node_take_devices(n, req, pod);
 	for (int r = 0; r < MU_RES_MAX; r++)
 		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
 			n->free.v[r] -= req->v[r];
-	n->free.v[MU_RES_GPU] -= req->v[MU_RES_GPU];
 	n->free.v[MU_RES_GPU_MILLI] -= req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
-	n->npods++;
 }
 
 void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
@@ -283,7 +291,6 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
 		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
 			n->free.v[r] += req->v[r];
 	n->free.v[MU_RES_GPU_MILLI] += req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
-	n->npods--;
 	pod->gpus = 0;
 	pod->milli = 0;
 }

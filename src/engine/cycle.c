@@ -25,16 +25,28 @@ static void acct_add(mu_res_t *a, const mu_res_t *b, int sign)
 		a->v[r] += sign * b->v[r];
 }
 
-/* Binds one pod of j to node nid (which must fit it). */
-static void pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid)
+int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
+		 uint64_t gpus, int16_t milli)
 {
+	mu__node_t *n = &e->nodes[nid];
+	int rc = mu__grow((void **)&n->refs, &n->refs_cap, n->npods + 1,
+			  sizeof *n->refs);
+	if (rc)
+		return rc;
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
-	mu__node_take(e, &e->nodes[nid], &ps->req, &j->pods[pod]);
-	j->pods[pod].node = nid;
+	mu__pod_t *p = &j->pods[pod];
+	p->gpus = gpus;
+	p->milli = milli;
+	mu__node_take(e, n, &ps->req, p);
+	n->refs[n->npods] = (mu__podref_t){(int32_t)(j - e->jobs), pod};
+	p->npos = n->npods++;
+	p->node = nid;
 	j->nbound++;
 	acct_add(&j->acct_bound, &ps->acct, +1);
 	acct_add(&e->total_used, &ps->acct, +1);
 	mu__queue_add_used(e, j->queue, &ps->acct, +1);
+	e->alloc_gen++;
+	return MU_OK;
 }
 
 void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
@@ -43,8 +55,12 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	mu__pod_t *p = &j->pods[pod];
 	if (p->node < 0)
 		return;
+	mu__node_t *n = &e->nodes[p->node];
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
-	mu__node_give(e, &e->nodes[p->node], &ps->req, p);
+	mu__node_give(e, n, &ps->req, p);
+	mu__podref_t last = n->refs[--n->npods];
+	n->refs[p->npos] = last;
+	e->jobs[last.job].pods[last.pod].npos = p->npos;
 	p->node = -1;
 	j->nbound--;
 	acct_add(&j->acct_bound, &ps->acct, -1);
@@ -54,7 +70,36 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 		e->release_gen++;
 }
 
-static int dec_push(mu_decisions_t *out, const mu_decision_t *d)
+int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now)
+{
+	mu__job_t *j = &e->jobs[jid];
+	mu__queue_t *q = &e->queues[j->queue];
+	int rc = mu__grow((void **)&q->running, &q->running_cap, q->nrunning + 1,
+			  sizeof *q->running);
+	if (rc)
+		return rc;
+	j->state = MU_JOB_RUNNING;
+	j->start = now;
+	if (j->preemptible && j->priority < q->min_victim_prio)
+		q->min_victim_prio = j->priority;
+	j->rpos = q->nrunning;
+	q->running[q->nrunning++] = jid;
+	return MU_OK;
+}
+
+void mu__job_set_pending(mu_engine_t *e, int32_t jid)
+{
+	mu__job_t *j = &e->jobs[jid];
+	mu__queue_t *q = &e->queues[j->queue];
+	if (j->state == MU_JOB_RUNNING) {
+		int32_t last = q->running[--q->nrunning];
+		q->running[j->rpos] = last;
+		e->jobs[last].rpos = j->rpos;
+	}
+	j->state = MU_JOB_PENDING;
+}
+
+int mu__dec_push(mu_decisions_t *out, const mu_decision_t *d)
 {
 	if (out->n == out->cap) {
 		size_t ncap = out->cap ? out->cap * 2 : 256;
@@ -68,8 +113,7 @@ static int dec_push(mu_decisions_t *out, const mu_decision_t *d)
 	return MU_OK;
 }
 
-/* The best node of class c for one pod, or -1.  O(class nodes). */
-static int32_t best_node(const mu_engine_t *e, const mu__sclass_t *c,
+int32_t mu__best_node(const mu_engine_t *e, const mu__sclass_t *c,
 			 const mu_res_t *req)
 {
 	int32_t best = -1;
@@ -136,7 +180,7 @@ static int32_t job_place(mu_engine_t *e, mu__job_t *j, mu_reason_t *r)
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
-			int32_t nid = best_node(e, c, &ps->req);
+			int32_t nid = mu__best_node(e, c, &ps->req);
 			if (nid < 0) {
 				if (r->podset < 0)
 					explain_fit(e, c, ps, p, r);
@@ -146,7 +190,8 @@ static int32_t job_place(mu_engine_t *e, mu__job_t *j, mu_reason_t *r)
 				      sizeof *e->txn);
 			if (rc)
 				return rc;
-			pod_bind(e, j, pod, nid);
+			if ((rc = mu__pod_bind(e, j, pod, nid, 0, 0)) != MU_OK)
+				return rc;
 			e->txn[e->ntxn++] = pod;
 			placed++;
 		}
@@ -170,67 +215,125 @@ static int job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
 			.gpus = j->pods[pod].gpus,
 			.gpu_milli = j->pods[pod].milli,
 		};
-		int rc = dec_push(out, &d);
+		int rc = mu__dec_push(out, &d);
 		if (rc)
 			return rc;
 	}
 	return MU_OK;
 }
 
-/* Tries one job as a gang at time now.  O(pods x class nodes). */
+/* A non-preemptible job may use in-quota resources only: its queue and
+ * every ancestor must stay within their deserved quota.  Fills r. */
+static bool job_in_quota(const mu_engine_t *e, const mu__job_t *j,
+			 const mu_res_t *acct, mu_reason_t *r)
+{
+	bool gpu_job = acct->v[MU_RES_GPU] > 0;
+	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int res = 0; res < MU_RES_MAX; res++) {
+			if (!acct->v[res] || !mu__dom_res(gpu_job, res))
+				continue;
+			if (qq->used.v[res] + acct->v[res] > qq->deserved.v[res]) {
+				r->why = MU_WHY_OVER_QUOTA;
+				r->limit_queue = q;
+				r->limit_res = res;
+				r->limit_used = qq->used.v[res];
+				r->limit_max = qq->deserved.v[res];
+				r->limit_req = acct->v[res];
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Marks j admitted (on its first pods) and emits the binds in e->txn. */
+static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
+		     mu_reason_t *r, mu_decisions_t *out)
+{
+	mu__job_t *j = &e->jobs[jid];
+	int rc = job_commit(e, jid, out);
+	if (rc == MU_OK && j->state == MU_JOB_PENDING)
+		rc = mu__job_set_running(e, jid, now);
+	if (rc)
+		return rc;
+	j->failed = false;
+	memset(&j->last, 0, sizeof j->last);
+	if (j->nbound < j->npods) { /* admitted, some pods still wait */
+		r->why = MU_WHY_UNSCHEDULABLE;
+		r->pods_needed = j->npods - j->nbound;
+		j->last = *r;
+	}
+	return MU_OK;
+}
+
+/* Tries one job as a gang at time now, with preemption and reclaim when
+ * it does not fit as things are.  O(pods x class nodes), plus the victim
+ * search (preempt.c). */
 static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 		   mu_decisions_t *out)
 {
 	mu__job_t *j = &e->jobs[jid];
-	mu_reason_t r = {.podset = -1, .limit_queue = -1, .limit_res = -1};
+	mu_reason_t r = {.podset = -1, .limit_queue = -1, .limit_res = -1,
+			 .fs_queue = -1, .blocked_by = -1};
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1; /* an admitted job grows by any number of pods */
 	mu_res_t acct = job_unbound_acct(j);
-	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0) {
-		r.nodes_total = e->nlive;
+	r.nodes_total = e->nlive;
+	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0)
 		goto fail;
-	}
+	if (!j->preemptible && !job_in_quota(e, j, &acct, &r))
+		goto fail;
 	int32_t placed = job_place(e, j, &r);
 	if (placed < 0)
 		return placed;
-	if (placed >= need) {
-		int rc = job_commit(e, jid, out);
-		if (rc)
-			return rc;
-		if (j->state == MU_JOB_PENDING) {
-			j->state = MU_JOB_RUNNING;
-			j->start = now;
-			e->queues[j->queue].nrunning++;
-		}
-		j->failed = false;
-		memset(&j->last, 0, sizeof j->last);
-		if (j->nbound < j->npods) { /* admitted, some pods still wait */
-			r.why = MU_WHY_UNSCHEDULABLE;
-			r.pods_needed = j->npods - j->nbound;
-			j->last = r;
-		}
-		return MU_OK;
-	}
+	if (placed >= need)
+		return job_admit(e, jid, now, &r, out);
 	for (int32_t t = e->ntxn - 1; t >= 0; t--)
 		mu__pod_release(e, j, e->txn[t], false);
 	e->ntxn = 0;
 	r.why = placed ? MU_WHY_GANG : MU_WHY_UNSCHEDULABLE;
 	r.pods_needed = need;
 	r.pods_fit = placed;
+	j->retry_at = INT64_MAX;
+	if (e->cfg.preemption || e->cfg.reclaim) {
+		bool ok = false;
+		int rc = mu__preempt_try(e, jid, now, &r, out, &ok);
+		if (rc)
+			return rc;
+		if (ok)
+			return job_admit(e, jid, now, &r, out);
+	}
 fail:
 	j->last = r;
 	j->failed = true;
 	j->fail_gen = e->release_gen;
+	j->fail_alloc_gen = e->alloc_gen;
 	return MU_OK;
 }
 
-/* Sets the per-cycle counters: untried jobs per subtree.  O(queues x depth). */
+/* Sets the per-cycle counters: untried jobs per subtree, victim bounds.
+ * O(queues x depth + running jobs). */
 static void cycle_init_queues(mu_engine_t *e)
 {
+	e->nover_quota = 0;
 	for (int32_t q = 0; q < e->nqueues; q++) {
-		e->queues[q].cursor = 0;
-		e->queues[q].remaining = 0;
+		mu__queue_t *qq = &e->queues[q];
+		qq->cursor = 0;
+		qq->remaining = 0;
+		qq->blocked_at = -1;
+		qq->min_victim_prio = INT32_MAX;
+		for (int32_t i = 0; i < qq->nrunning; i++) {
+			const mu__job_t *j = &e->jobs[qq->running[i]];
+			if (j->preemptible && j->priority < qq->min_victim_prio)
+				qq->min_victim_prio = j->priority;
+		}
+		qq->over_quota = false;
+		for (int r = 0; r < e->nres && !qq->nchildren; r++)
+			if (r != MU_RES_PODS && qq->used.v[r] > qq->deserved.v[r])
+				qq->over_quota = true;
+		e->nover_quota += qq->over_quota;
 	}
 	for (int32_t q = 0; q < e->nqueues; q++)
 		for (int32_t a = q; a >= 0; a = e->queues[a].parent)
@@ -271,7 +374,8 @@ static int32_t cycle_pick_leaf(const mu_engine_t *e)
 	return best;
 }
 
-/* Drops placed jobs from the pending lists and explains the rest. */
+/* Drops placed jobs from the pending lists and explains the rest.  Jobs a
+ * starving head blocked were not tried: they say so. */
 static int cycle_finish(mu_engine_t *e, mu_decisions_t *out)
 {
 	for (int32_t q = 0; q < e->nqueues; q++) {
@@ -284,11 +388,19 @@ static int cycle_finish(mu_engine_t *e, mu_decisions_t *out)
 				j->listed = false;
 				continue;
 			}
+			if (qq->blocked_at >= 0 && i >= qq->blocked_at &&
+			    j->state == MU_JOB_PENDING) {
+				memset(&j->last, 0, sizeof j->last);
+				j->last.why = MU_WHY_BLOCKED;
+				j->last.blocked_by = qq->pending[0];
+				j->last.podset = j->last.limit_queue = j->last.fs_queue = -1;
+				j->failed = false;
+			}
 			qq->pending[k++] = jid;
 			mu_decision_t d = {.kind = MU_DEC_PENDING, .job = jid,
 					   .podset = -1, .pod = -1, .node = -1,
-					   .reason = j->last};
-			int rc = dec_push(out, &d);
+					   .by = -1, .reason = j->last};
+			int rc = mu__dec_push(out, &d);
 			if (rc)
 				return rc;
 		}
@@ -297,26 +409,59 @@ static int cycle_finish(mu_engine_t *e, mu_decisions_t *out)
 	return MU_OK;
 }
 
+/* Stops trying the rest of leaf q this cycle: its head job starves. */
+static void cycle_block(mu_engine_t *e, int32_t leaf)
+{
+	mu__queue_t *q = &e->queues[leaf];
+	int32_t left = q->npending - q->cursor;
+	q->blocked_at = q->cursor;
+	q->cursor = q->npending;
+	for (int32_t a = leaf; a >= 0; a = e->queues[a].parent)
+		e->queues[a].remaining -= left;
+}
+
+/* Whether job jid, just tried as its queue's head, starves. */
+static bool job_starves(const mu_engine_t *e, int32_t jid, mu_time_t now)
+{
+	const mu__job_t *j = &e->jobs[jid];
+	return e->cfg.starvation_after > 0 && j->state == MU_JOB_PENDING &&
+	       now - j->submit >= e->cfg.starvation_after;
+}
+
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
+	bool preempting = e->cfg.preemption || e->cfg.reclaim;
+	int rc = mu__fairshare(e);
+	if (rc)
+		return rc;
 	cycle_init_queues(e);
 	for (;;) {
 		int32_t leaf = cycle_pick_leaf(e);
 		if (leaf < 0)
 			break;
 		mu__queue_t *q = &e->queues[leaf];
-		int32_t jid = q->pending[q->cursor++];
+		int32_t pos = q->cursor++;
+		int32_t jid = q->pending[pos];
 		for (int32_t a = leaf; a >= 0; a = e->queues[a].parent)
 			e->queues[a].remaining--;
 		mu__job_t *j = &e->jobs[jid];
 		if (j->state == MU_JOB_FINISHED || j->nbound == j->npods)
 			continue;
-		if (j->failed && j->fail_gen == e->release_gen)
-			continue; /* nothing was freed since it last failed */
-		int rc = job_try(e, jid, now, out);
-		if (rc)
+		/* Nothing freed (and, with preemption, nothing new to evict)
+		 * since it last failed: it would fail again. */
+		bool cached = j->failed && j->fail_gen == e->release_gen &&
+			      (!preempting || (j->fail_alloc_gen == e->alloc_gen &&
+					       now < j->retry_at));
+		if (!cached && (rc = job_try(e, jid, now, out)) != MU_OK)
 			return rc;
+		if (pos == 0 && j->nbound == 0 && job_starves(e, jid, now))
+			cycle_block(e, leaf);
 	}
+	for (int32_t i = 0; i < e->nrelist; i++) /* preempted, back in line */
+		if (e->jobs[e->relist[i]].state != MU_JOB_FINISHED &&
+		    (rc = mu__queue_pending_insert(e, e->relist[i])) != MU_OK)
+			return rc;
+	e->nrelist = 0;
 	return cycle_finish(e, out);
 }
 
@@ -334,8 +479,7 @@ int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
 	if (had)
 		e->release_gen++;
 	mu__queue_pending_remove(e, jid);
-	if (j->state == MU_JOB_RUNNING)
-		e->queues[j->queue].nrunning--;
+	mu__job_set_pending(e, jid);
 	j->state = MU_JOB_FINISHED;
 	free(j->pods);
 	j->pods = NULL;

@@ -22,12 +22,26 @@ int mu__grow(void **v, int32_t *cap, int32_t need, size_t elem)
 	return MU_OK;
 }
 
+void mu_engine_config_defaults(mu_engine_config_t *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->score = &mu_score_binpack;
+	cfg->preemption = true;
+	cfg->reclaim = true;
+	cfg->min_runtime = 60 * 1000;
+	cfg->starvation_after = 3600 * 1000;
+}
+
 int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 {
 	mu_engine_t *e = calloc(1, sizeof *e);
 	if (!e)
 		return MU_ENOMEM;
-	e->score = cfg && cfg->score ? cfg->score : &mu_score_binpack;
+	if (cfg)
+		e->cfg = *cfg;
+	else
+		mu_engine_config_defaults(&e->cfg);
+	e->score = e->cfg.score ? e->cfg.score : &mu_score_binpack;
 	for (int r = 0; r < MU_RES_NAMED0; r++)
 		e->res_names[r] = mu_res_name(r);
 	e->nres = MU_RES_NAMED0;
@@ -44,10 +58,12 @@ void mu_engine_free(mu_engine_t *e)
 	for (int32_t i = 0; i < e->nnodes; i++) {
 		free(e->nodes[i].labels);
 		free(e->nodes[i].taints);
+		free(e->nodes[i].refs);
 	}
 	for (int32_t i = 0; i < e->nqueues; i++) {
 		free(e->queues[i].children);
 		free(e->queues[i].pending);
+		free(e->queues[i].running);
 	}
 	for (int32_t i = 0; i < e->njobs; i++) {
 		mu__job_t *j = &e->jobs[i];
@@ -77,6 +93,8 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->jobs);
 	free(e->classes);
 	free(e->txn);
+	free(e->evl);
+	free(e->relist);
 	mu__strtab_release(&e->strs);
 	mu__strmap_release(&e->node_names);
 	mu__strmap_release(&e->queue_names);
@@ -139,6 +157,9 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->submit = j->submit;
 	out->start = j->start;
 	out->gpu_milli = j->acct_gpu_total;
+	out->priority = j->priority;
+	out->preemptible = j->preemptible;
+	out->preemptions = j->preemptions;
 	out->last = j->last;
 	return MU_OK;
 }
@@ -152,9 +173,12 @@ int mu_engine_queue_info(const mu_engine_t *e, mu_id_t id, mu_queue_info_t *out)
 	out->name = q->name;
 	out->parent = q->parent;
 	out->depth = q->depth;
+	out->priority = q->priority;
 	out->deserved = q->deserved;
 	out->limit = q->limit;
 	out->used = q->used;
+	out->fair = q->fair;
+	out->demand = q->demand;
 	out->pending_jobs = q->npending;
 	out->running_jobs = q->nrunning;
 	return MU_OK;

@@ -66,8 +66,15 @@ typedef struct mu__node {
 	mu_res_t free;     /* MU_RES_GPU = whole free devices,
 	                    * MU_RES_GPU_MILLI = free milli summed */
 	int16_t gpu_free[MU_MAX_GPUS];
-	int32_t npods;
+	int32_t npods;     /* bound pods, listed in refs */
+	struct mu__podref *refs;
+	int32_t refs_cap;
 } mu__node_t;
+
+/* A bound pod, as a node lists it. */
+typedef struct mu__podref {
+	int32_t job, pod;
+} mu__podref_t;
 
 /* --- Static classes: constraints shared by identical pod sets ---------- */
 
@@ -122,14 +129,25 @@ typedef struct mu__queue {
 	mu_res_t used;        /* accounting units, including descendants */
 	int32_t *pending;     /* leaf: jobs waiting, in service order */
 	int32_t npending, pending_cap;
-	int32_t nrunning;
+	int32_t nrunning;     /* running jobs, listed in running */
+	int32_t *running;
+	int32_t running_cap;
+	mu_res_t fair;        /* fair share (accounting), set every cycle */
+	mu_res_t demand;      /* used + pending requests, capped by limit */
+	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
 	/* Per-cycle scratch. */
 	int32_t cursor;       /* leaf: next pending index to try */
 	int32_t remaining;    /* untried jobs in this subtree */
+	int32_t blocked_at;   /* first job not tried because the head
+	                       * starves, or -1 */
+	int32_t min_victim_prio; /* lowest priority of its preemptible
+	                          * running jobs (a lower bound) */
+	bool over_quota;      /* leaf using more than deserved somewhere */
 } mu__queue_t;
 
 typedef struct mu__pod {
 	int32_t node;    /* -1: not bound */
+	int32_t npos;    /* index in the node's refs */
 	int16_t milli;   /* share taken, for a GPU-share pod */
 	uint64_t gpus;   /* devices taken */
 } mu__pod_t;
@@ -162,9 +180,21 @@ typedef struct mu__job {
 	uint64_t fail_gen;   /* e->release_gen when it last failed */
 	bool failed;
 	bool listed;         /* in its queue's pending list */
+	int32_t rpos;        /* index in its queue's running list */
+	int32_t preemptions;
+	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
+	mu_time_t retry_at;  /* a victim refused for time turns eligible */
 } mu__job_t;
 
+/* A pod evicted by a preemption attempt, to restore on rollback. */
+typedef struct mu__evict {
+	int32_t job, pod, node;
+	uint64_t gpus;
+	int16_t milli;
+} mu__evict_t;
+
 struct mu_engine {
+	mu_engine_config_t cfg;
 	const mu_score_ops_t *score;
 	mu__strtab_t strs;          /* label keys and values, models */
 	mu__strmap_t node_names, queue_names, job_names;
@@ -188,6 +218,12 @@ struct mu_engine {
 	mu__strmap_t class_sigs;
 
 	uint64_t release_gen;       /* bumped when capacity may have grown */
+	uint64_t alloc_gen;         /* bumped when pods are bound */
+	mu__evict_t *evl;           /* pods evicted by the current attempt */
+	int32_t nevl, evl_cap;
+	int32_t nover_quota;        /* leaves over quota at cycle start */
+	int32_t *relist;            /* victims to put back after the loop */
+	int32_t nrelist, relist_cap;
 	int32_t *txn;               /* pods placed by the current attempt */
 	int32_t ntxn, txn_cap;
 };
@@ -228,9 +264,36 @@ int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 /* Order key of a queue among its siblings: lower is served first. */
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q);
 
-/* Jobs (cycle.c). */
+/* Binds pod of j to node nid.  With gpus != 0 it takes exactly those
+ * devices (a rollback restoring a pod), else it picks them. */
+int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
+		 uint64_t gpus, int16_t milli);
 void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 		     bool capacity_grew);
 int32_t mu__pod_podset(const mu__job_t *j, int32_t pod);
+/* Running-list bookkeeping on state changes. */
+int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now);
+void mu__job_set_pending(mu_engine_t *e, int32_t jid);
+/* The best node of class c for one pod, or -1.  O(class nodes). */
+int32_t mu__best_node(const mu_engine_t *e, const mu__sclass_t *c,
+		      const mu_res_t *req);
+int mu__dec_push(mu_decisions_t *out, const mu_decision_t *d);
+
+/* The resources that decide quota questions for a job: GPUs when it asks
+ * for GPUs (GPU-dominant), else CPU and memory. */
+static inline bool mu__dom_res(bool gpu_job, int r)
+{
+	return gpu_job ? r == MU_RES_GPU : (r == MU_RES_CPU || r == MU_RES_MEM);
+}
+
+/* Fair share (fairshare.c): demand and fair share of every queue, top
+ * down.  O(queues log queues + pending jobs). */
+int mu__fairshare(mu_engine_t *e);
+
+/* Preemption and reclaim (preempt.c): tries to place job jid by evicting
+ * victims; on success commits evictions and binds into out and returns
+ * MU_OK with *placed set. */
+int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now,
+		    mu_reason_t *r, mu_decisions_t *out, bool *placed);
 
 #endif

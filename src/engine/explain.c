@@ -54,28 +54,66 @@ static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 		*off += (size_t)n;
 }
 
+/* "queue X is at its fair share of R: U used + Q requested > F (D deserved)" */
+static void put_fair(const mu_engine_t *e, const mu_reason_t *r, char *buf,
+		     size_t len, size_t *off)
+{
+	if (r->fs_queue < 0 || r->fs_queue >= e->nqueues || r->fs_res < 0 ||
+	    r->fs_res >= e->nres)
+		return;
+	char used[32], req[32], fair[32], des[32];
+	fmt_amount(used, sizeof used, r->fs_res, r->fs_used);
+	fmt_amount(req, sizeof req, r->fs_res, r->fs_req);
+	fmt_amount(fair, sizeof fair, r->fs_res, r->fs_fair);
+	fmt_amount(des, sizeof des, r->fs_res, r->fs_deserved);
+	put(buf, len, off, "; queue \"%s\" is at its fair share of %s: %s used + %s requested > %s fair share (%s deserved), so it cannot reclaim",
+	    e->queues[r->fs_queue].name, e->res_names[r->fs_res], used, req, fair, des);
+}
+
+/* Quota reasons: a limit, or no in-quota room for a non-preemptible job. */
+static void put_quota(const mu_engine_t *e, const mu_reason_t *r, char *buf,
+		      size_t len, size_t *off)
+{
+	char used[32], req[32], max[32];
+	fmt_amount(used, sizeof used, r->limit_res, r->limit_used);
+	fmt_amount(req, sizeof req, r->limit_res, r->limit_req);
+	fmt_amount(max, sizeof max, r->limit_res, r->limit_max);
+	const char *qn = r->limit_queue >= 0 && r->limit_queue < e->nqueues ?
+		e->queues[r->limit_queue].name : "?";
+	const char *rn = r->limit_res >= 0 && r->limit_res < e->nres ?
+		e->res_names[r->limit_res] : "?";
+	if (r->why == MU_WHY_QUEUE_LIMIT)
+		put(buf, len, off, "queue \"%s\" is at its limit of %s: %s used + %s requested > %s",
+		    qn, rn, used, req, max);
+	else
+		put(buf, len, off, "non-preemptible jobs run only within quota: queue \"%s\" %s: %s used + %s requested > %s deserved",
+		    qn, rn, used, req, max);
+}
+
 int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		     size_t len)
 {
 	size_t off = 0;
 	if (len)
 		buf[0] = '\0';
-	if (r->why == MU_WHY_QUEUE_LIMIT) {
-		char used[32], req[32], max[32];
-		fmt_amount(used, sizeof used, r->limit_res, r->limit_used);
-		fmt_amount(req, sizeof req, r->limit_res, r->limit_req);
-		fmt_amount(max, sizeof max, r->limit_res, r->limit_max);
-		const char *qn = r->limit_queue >= 0 && r->limit_queue < e->nqueues ?
-			e->queues[r->limit_queue].name : "?";
-		const char *rn = r->limit_res >= 0 && r->limit_res < e->nres ?
-			e->res_names[r->limit_res] : "?";
-		put(buf, len, &off, "queue \"%s\" is at its limit of %s: %s used + %s requested > %s",
-		    qn, rn, used, req, max);
+	const char *other = r->blocked_by >= 0 && r->blocked_by < e->njobs ?
+		e->jobs[r->blocked_by].name : "?";
+	switch (r->why) {
+	case MU_WHY_QUEUE_LIMIT:
+	case MU_WHY_OVER_QUOTA:
+		put_quota(e, r, buf, len, &off);
 		return (int)off;
-	}
-	if (r->why == MU_WHY_NONE) {
+	case MU_WHY_NONE:
 		put(buf, len, &off, "not pending");
 		return (int)off;
+	case MU_WHY_BLOCKED:
+		put(buf, len, &off, "waits behind \"%s\", which has waited past the starvation limit; its queue starts nothing else until it runs", other);
+		return (int)off;
+	case MU_WHY_PREEMPTED:
+		put(buf, len, &off, "preempted to make room for \"%s\"; waits to resume", other);
+		return (int)off;
+	default:
+		break;
 	}
 	int32_t failed = 0;
 	for (int f = 0; f < MU_F_COUNT; f++)
@@ -103,5 +141,6 @@ int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		    r->pods_needed, r->pods_fit);
 	else if (r->pods_needed > 1)
 		put(buf, len, &off, "; %d pods wait", r->pods_needed);
+	put_fair(e, r, buf, len, &off);
 	return (int)off;
 }

@@ -78,6 +78,9 @@ const char *mu_why_name(mu_why_t w)
 	case MU_WHY_UNSCHEDULABLE: return "Unschedulable";
 	case MU_WHY_GANG: return "Gang";
 	case MU_WHY_QUEUE_LIMIT: return "QueueLimit";
+	case MU_WHY_OVER_QUOTA: return "OverQuota";
+	case MU_WHY_BLOCKED: return "Blocked";
+	case MU_WHY_PREEMPTED: return "Preempted";
 	case MU_WHY_COUNT: break;
 	}
 	return "Unknown";

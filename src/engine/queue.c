@@ -96,6 +96,7 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 		memset(&e->queues[q], 0, sizeof e->queues[q]);
 		e->queues[q].name = name;
 		e->queues[q].parent = -1;
+		e->queues[q].last_reclaimed = MU_TIME_NONE;
 		if ((rc = queue_link(e, q, parent)) != MU_OK)
 			return rc;
 	} else if (e->queues[q].parent != parent) {
@@ -150,16 +151,15 @@ int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q)
 {
 	double s = 0;
-	for (int r = 0; r < MU_RES_MAX; r++) {
-		if (r == MU_RES_PODS || !q->used.v[r])
+	for (int r = 0; r < e->nres; r++) {
+		if (r == MU_RES_PODS || r == MU_RES_GPU_MILLI || !q->used.v[r])
 			continue;
 		double x;
-		if (q->deserved.v[r] > 0)
-			x = (double)q->used.v[r] / (double)q->deserved.v[r];
-		else if (e->total_alloc.v[r] > 0)
-			x = 1.0 + (double)q->used.v[r] / (double)e->total_alloc.v[r];
-		else
-			x = 1.0;
+		if (q->fair.v[r] > 0)
+			x = (double)q->used.v[r] / (double)q->fair.v[r];
+		else /* uses what it has no share of: after all others */
+			x = 1e6 * (1.0 + (double)q->used.v[r] /
+				   (double)(e->total_alloc.v[r] > 0 ? e->total_alloc.v[r] : 1));
 		if (x > s)
 			s = x;
 	}

@@ -48,6 +48,7 @@ static mu_job_spec_t job(const char *name, const char *q, mu_podset_spec_t *ps,
 	j.queue = q;
 	j.podsets = ps;
 	j.npodsets = 1;
+	j.preemptible = true;
 	return j;
 }
 

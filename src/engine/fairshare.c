@@ -1,0 +1,174 @@
+/*
+ * fairshare.c - each queue's demand and fair share, computed top-down once
+ * per cycle.
+ *
+ * Demand is what a queue uses plus what its waiting jobs ask for, capped by
+ * its limit.  At every level of the tree, per resource, the parent's share
+ * (the cluster for top-level queues) is divided among the children:
+ *   1. each child gets min(deserved, demand) (scaled down if the deserved
+ *      quotas add up to more than there is);
+ *   2. the surplus goes to higher-priority children first, and among equal
+ *      priorities by over-quota weight, water-filling: no child gets more
+ *      than it demands, and what one cannot use flows to the others.
+ * Cost: O(pending jobs) for demand, O(q log q) per level for the shares.
+ */
+#include "engine/engine_int.h"
+
+/* Resources that fair share divides (not pods, not the request-only
+ * GPU-share slot). */
+static bool fs_divided(const mu_engine_t *e, int r)
+{
+	return r < e->nres && r != MU_RES_PODS && r != MU_RES_GPU_MILLI;
+}
+
+/* Demand of q's subtree into q->demand; returns nothing but recurses over
+ * children.  O(subtree + its pending jobs). */
+static void fs_demand(mu_engine_t *e, int32_t qid)
+{
+	mu__queue_t *q = &e->queues[qid];
+	memset(&q->demand, 0, sizeof q->demand);
+	if (q->nchildren == 0) {
+		q->demand = q->used;
+		for (int32_t i = 0; i < q->npending; i++) {
+			const mu__job_t *j = &e->jobs[q->pending[i]];
+			for (int32_t p = 0; p < j->npodsets; p++) {
+				const mu__podset_t *ps = &j->podsets[p];
+				int32_t unbound = 0;
+				for (int32_t k = 0; k < ps->replicas; k++)
+					unbound += j->pods[ps->first + k].node < 0;
+				for (int r = 0; r < MU_RES_MAX; r++)
+					q->demand.v[r] += ps->acct.v[r] * unbound;
+			}
+		}
+	} else {
+		for (int32_t c = 0; c < q->nchildren; c++) {
+			int32_t ch = q->children[c];
+			fs_demand(e, ch);
+			for (int r = 0; r < MU_RES_MAX; r++)
+				q->demand.v[r] += e->queues[ch].demand.v[r];
+		}
+	}
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (q->demand.v[r] > q->limit.v[r])
+			q->demand.v[r] = q->limit.v[r];
+}
+
+typedef struct fs_item {
+	int32_t q;
+	double want;   /* still wanted */
+	double weight;
+	double got;
+	int32_t prio;
+} fs_item_t;
+
+static int cmp_prio(const void *a, const void *b)
+{
+	const fs_item_t *x = a, *y = b;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	return (x->q > y->q) - (x->q < y->q);
+}
+
+static int cmp_ratio(const void *a, const void *b)
+{
+	const fs_item_t *x = a, *y = b;
+	double rx = x->want / x->weight, ry = y->want / y->weight;
+	return (rx > ry) - (rx < ry);
+}
+
+/* Water-fills `avail` over items[0..n) by weight; returns what is left.
+ * Items with zero weight or want get nothing.  O(n log n). */
+static double fs_waterfill(fs_item_t *it, int32_t n, double avail)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < n; i++) /* active ones first */
+		if (it[i].weight > 0 && it[i].want > 0) {
+			fs_item_t t = it[k];
+			it[k++] = it[i];
+			it[i] = t;
+		}
+	qsort(it, (size_t)k, sizeof *it, cmp_ratio);
+	double w = 0;
+	for (int32_t i = 0; i < k; i++)
+		w += it[i].weight;
+	for (int32_t i = 0; i < k && avail > 0; i++) {
+		double share = avail * it[i].weight / w;
+		if (it[i].want <= share) {
+			it[i].got += it[i].want;
+			avail -= it[i].want;
+			w -= it[i].weight;
+			continue;
+		}
+		double level = avail / w; /* the rest all stop at this level */
+		for (int32_t j = i; j < k; j++)
+			it[j].got += level * it[j].weight;
+		return 0;
+	}
+	return avail;
+}
+
+/* Divides cap (per resource) among the n children of one parent. */
+static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
+		     const mu_res_t *cap)
+{
+	if (n == 0)
+		return MU_OK;
+	fs_item_t *it = malloc((size_t)n * sizeof *it);
+	if (!it)
+		return MU_ENOMEM;
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		if (!fs_divided(e, r))
+			continue;
+		double base = 0;
+		for (int32_t i = 0; i < n; i++) {
+			const mu__queue_t *q = &e->queues[kids[i]];
+			double d = (double)q->demand.v[r];
+			double g = (double)q->deserved.v[r] < d ? (double)q->deserved.v[r] : d;
+			it[i] = (fs_item_t){kids[i], d - g, q->weight[r], g, q->priority};
+			base += g;
+		}
+		double avail = (double)cap->v[r];
+		if (base > avail) { /* quotas overcommitted: scale down */
+			for (int32_t i = 0; i < n; i++)
+				it[i].got = base > 0 ? it[i].got * avail / base : 0;
+			avail = 0;
+		} else {
+			avail -= base;
+		}
+		qsort(it, (size_t)n, sizeof *it, cmp_prio);
+		for (int32_t i = 0; i < n && avail > 0;) {
+			int32_t g = i;
+			while (g < n && it[g].prio == it[i].prio)
+				g++;
+			avail = fs_waterfill(it + i, g - i, avail);
+			i = g;
+		}
+		for (int32_t i = 0; i < n; i++)
+			e->queues[it[i].q].fair.v[r] = (int64_t)it[i].got;
+	}
+	free(it);
+	for (int32_t i = 0; i < n; i++) {
+		const mu__queue_t *q = &e->queues[kids[i]];
+		int rc = fs_divide(e, q->children, q->nchildren, &q->fair);
+		if (rc)
+			return rc;
+	}
+	return MU_OK;
+}
+
+int mu__fairshare(mu_engine_t *e)
+{
+	int32_t nroots = 0;
+	int32_t *roots = malloc((size_t)(e->nqueues ? e->nqueues : 1) * sizeof *roots);
+	if (!roots)
+		return MU_ENOMEM;
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		if (e->queues[q].parent < 0) {
+			fs_demand(e, q);
+			roots[nroots++] = q;
+		}
+	}
+	int rc = fs_divide(e, roots, nroots, &e->total_alloc);
+	free(roots);
+	return rc;
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# cli.sh - black-box tests of the muster command: help, version, simulate
+# on the bundled examples (JSON keys, determinism, report), and exit codes.
+# Usage: sh tests/e2e/cli.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
+set -u
+M=${1:-build/muster}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+P=0; F=0
+ok() { P=$((P + 1)); }
+bad() { F=$((F + 1)); echo "FAIL $*"; }
+# expect NAME WANT_EXIT CMD...: runs CMD, checks its exit code.
+expect() {
+	name=$1; want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok; else bad "$name: exit $got, expected $want"; sed 's/^/  /' "$T/err" | head -5; fi
+}
+has() { # has NAME FILE TEXT
+	if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; fi
+}
+
+expect help 0 "$M" --help
+has help "$T/out" "simulate"
+expect version 0 "$M" version
+has version "$T/out" "muster 0"
+expect no-args 2 "$M"
+expect unknown-command 2 "$M" frobnicate
+has unknown-command "$T/err" "unknown command"
+expect simulate-help 0 "$M" simulate --help
+has simulate-help "$T/out" "--workload"
+expect simulate-no-workload 2 "$M" simulate --cluster examples/demo/cluster.yaml
+expect simulate-bad-option 2 "$M" simulate --frob
+expect simulate-bad-seed 2 "$M" simulate --cluster examples/demo/cluster.yaml --workload examples/demo/jobs.csv --seed x
+expect simulate-missing-file 2 "$M" simulate --cluster /nonexistent.yaml --workload examples/demo/jobs.csv
+has simulate-missing-file "$T/err" "/nonexistent.yaml"
+
+# The demo, with JSON and a report.
+expect demo 0 "$M" simulate --cluster examples/demo/cluster.yaml --workload examples/demo/workload.yaml \
+	--workload examples/demo/jobs.csv --seed 1 --json "$T/a.json" --report "$T/a.html" --quiet
+for k in '"summary"' '"jobs"' '"completed"' '"gpu_utilization"' '"avg_wait_s"' '"p95_wait_s"' \
+	'"avg_jct_s"' '"makespan_s"' '"preemptions"' '"name"' '"queue"' '"submit_s"' '"start_s"' \
+	'"end_s"' '"gpus"'; do
+	has "json key $k" "$T/a.json" "$k"
+done
+has report-svg "$T/a.html" "<svg"
+# Same seed, same result (the engine time is wall-clock, so drop it).
+"$M" simulate --cluster examples/demo/cluster.yaml --workload examples/demo/workload.yaml \
+	--workload examples/demo/jobs.csv --seed 1 --json "$T/b.json" --quiet
+if sed 's/"engine_s": *[0-9.e+-]*//' "$T/a.json" | cmp -s - "$(sed 's/"engine_s": *[0-9.e+-]*//' "$T/b.json" >"$T/b2"; echo "$T/b2")"; then ok; else bad "same seed gave different JSON"; fi
+# Every job completed and the utilization is a fraction.
+util=$(sed -n 's/.*"gpu_utilization": *\([0-9.e+-]*\).*/\1/p' "$T/a.json" | head -n 1)
+if awk -v u="$util" 'BEGIN { exit !(u > 0.2 && u <= 1.0) }'; then ok; else bad "gpu_utilization $util not in (0.2, 1]"; fi
+
+# A tiny cluster where one gang cannot fit: it must stay unstarted.
+cat >"$T/c.yaml" <<'Y'
+apiVersion: muster.io/v1alpha1
+kind: NodePool
+metadata: {name: n}
+spec: {count: 2, allocatable: {cpu: "8", memory: 64Gi, nvidia.com/gpu: "8"}}
+---
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: q}
+spec: {}
+Y
+cat >"$T/w.csv" <<'C'
+name,queue,submit_s,duration_s,pods,gpu
+fits,q,0,100,2,8
+toobig,q,0,100,3,8
+after,q,10,50,1,8
+C
+expect tiny 0 "$M" simulate --cluster "$T/c.yaml" --workload "$T/w.csv" --json "$T/t.json" --quiet
+has tiny-completed "$T/t.json" '"completed": 2'
+if grep -q '"name": "toobig".*"start_s": null' "$T/t.json" || \
+   tr -d '\n' <"$T/t.json" | grep -q '"name": "toobig"[^}]*"start_s": null'; then ok; else bad "toobig started"; fi
+
+echo "e2e cli: $P passed, $F failed"
+[ "$F" -eq 0 ]
