@@ -18,13 +18,18 @@ typedef struct mu_sim_config {
 	uint64_t seed;
 	mu_time_t cycle_interval;   /* ms between periodic cycles; 0: one cycle
 	                             * at every time something happens */
-	const mu_score_ops_t *score; /* NULL: engine default */
+	mu_engine_config_t engine;  /* policy, preemption, reclaim settings */
+	mu_time_t checkpoint_cost;  /* work lost by each suspension, ms */
 	mu_time_t sample_interval;  /* ms between time-series samples; 0: auto
 	                             * (about 500 samples over the run) */
 	mu_time_t horizon;          /* stop at this time; 0: run to the end */
 	/* Called now and then with the fraction done (0..1); may be NULL. */
 	void (*progress)(void *ctx, double frac);
 	void *progress_ctx;
+	/* Called once at the end (or the horizon) with the engine still
+	 * alive, for queries such as explain; may be NULL. */
+	void (*at_end)(void *ctx, const mu_engine_t *e, mu_time_t now);
+	void *at_end_ctx;
 } mu_sim_config_t;
 
 void mu_sim_config_defaults(mu_sim_config_t *c);
@@ -34,7 +39,7 @@ typedef struct mu_sim_job {
 	char *queue;
 	mu_job_type_t type;
 	double submit_s;
-	double start_s;     /* -1 if it never started */
+	double start_s;     /* first start; -1 if it never started */
 	double end_s;       /* -1 if it never finished */
 	int64_t gpu_milli;  /* accounting GPUs of all its pods */
 	int32_t pods;

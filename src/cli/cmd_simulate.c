@@ -10,18 +10,7 @@
 
 #include "cli/cli.h"
 #include "muster/sim.h"
-#include "sim/load_util.h"
-
-#define MAX_FILES 64
-
-typedef struct sim_opts {
-	const char *cluster[MAX_FILES], *workload[MAX_FILES];
-	int ncluster, nworkload;
-	const char *json, *report;
-	bool quiet;
-	mu_sim_config_t cfg;
-	mu_load_opts_t load;
-} sim_opts_t;
+#include "cli/simopts.h"
 
 static void simulate_usage(FILE *f)
 {
@@ -30,97 +19,10 @@ static void simulate_usage(FILE *f)
 		"Runs the workload on the cluster in the discrete-event simulator, with\n"
 		"the same engine the scheduler daemon uses, and prints a summary.\n"
 		"Formats (YAML documents, muster CSV, openb, Philly) are in docs/formats.md.\n\n"
-		"  --cluster FILE         nodes and queues (repeatable)\n"
-		"  --workload FILE        jobs, and maybe queues (repeatable)\n"
-		"  --seed N               permutes simultaneous arrivals (default 1)\n"
-		"  --policy NAME          scoring policy: binpack (default) or spread\n"
-		"  --cycle-interval DUR   cycle every DUR (e.g. 10s); default: at every event\n"
-		"  --horizon DUR          stop the simulation at this time\n"
-		"  --max-jobs N           Philly: keep the first N jobs of the window\n"
-		"  --window FROM:TO       Philly: keep jobs submitted in [FROM, TO) (durations)\n"
-		"  --gpus-per-node N      Philly: GPUs per pod when splitting gangs (default 8)\n"
-		"  --json FILE            write summary, jobs, queues and samples as JSON\n"
-		"  --report FILE          write a self-contained HTML report with plots\n"
-		"  --quiet                print nothing but errors\n"
-		"  -h, --help             this help\n");
-}
-
-/* Parses the window "FROM:TO" into the load options. */
-static int parse_window(const char *s, mu_load_opts_t *o)
-{
-	const char *colon = strchr(s, ':');
-	if (!colon)
-		return MU_EPARSE;
-	char from[64];
-	size_t n = (size_t)(colon - s);
-	if (n == 0 || n >= sizeof from)
-		return MU_EPARSE;
-	memcpy(from, s, n);
-	from[n] = '\0';
-	mu_time_t a, b;
-	if (mu__parse_duration(from, &a) || mu__parse_duration(colon + 1, &b) || b <= a)
-		return MU_EPARSE;
-	o->from_s = a / 1000;
-	o->to_s = b / 1000;
-	return MU_OK;
-}
-
-/* Parses one option at argv[*i]; returns 0, or an exit code. */
-static int simulate_opt(int argc, char **argv, int *i, sim_opts_t *o)
-{
-	const char *a = argv[*i];
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		simulate_usage(stdout);
-		return -1;
-	}
-	if (!strcmp(a, "--quiet")) {
-		o->quiet = true;
-		return 0;
-	}
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "muster simulate: %s needs a value (see --help)\n", a);
-		return MU_EXIT_USAGE;
-	}
-	const char *v = argv[++*i];
-	int64_t n;
-	bool bad = false;
-	if (!strcmp(a, "--cluster") || !strcmp(a, "--workload")) {
-		bool cl = a[2] == 'c';
-		int *cnt = cl ? &o->ncluster : &o->nworkload;
-		if (*cnt == MAX_FILES)
-			bad = true;
-		else
-			(cl ? o->cluster : o->workload)[(*cnt)++] = v;
-	} else if (!strcmp(a, "--seed")) {
-		bad = mu__parse_int(v, 0, INT64_MAX, &n) != MU_OK;
-		o->cfg.seed = (uint64_t)n;
-	} else if (!strcmp(a, "--policy")) {
-		o->cfg.score = mu_score_find(v);
-		bad = !o->cfg.score;
-	} else if (!strcmp(a, "--cycle-interval")) {
-		bad = mu__parse_duration(v, &o->cfg.cycle_interval) != MU_OK;
-	} else if (!strcmp(a, "--horizon")) {
-		bad = mu__parse_duration(v, &o->cfg.horizon) != MU_OK;
-	} else if (!strcmp(a, "--max-jobs")) {
-		bad = mu__parse_int(v, 1, INT64_MAX, &o->load.max_jobs) != MU_OK;
-	} else if (!strcmp(a, "--window")) {
-		bad = parse_window(v, &o->load) != MU_OK;
-	} else if (!strcmp(a, "--gpus-per-node")) {
-		bad = mu__parse_int(v, 1, MU_MAX_GPUS, &n) != MU_OK;
-		o->load.gpus_per_node = (int32_t)n;
-	} else if (!strcmp(a, "--json")) {
-		o->json = v;
-	} else if (!strcmp(a, "--report")) {
-		o->report = v;
-	} else {
-		fprintf(stderr, "muster simulate: unknown option '%s' (see --help)\n", a);
-		return MU_EXIT_USAGE;
-	}
-	if (bad) {
-		fprintf(stderr, "muster simulate: bad value for %s: '%s' (see --help)\n", a, v);
-		return MU_EXIT_USAGE;
-	}
-	return 0;
+		"  --json FILE             write summary, jobs, queues and samples as JSON\n"
+		"  --report FILE           write a self-contained HTML report with plots\n"
+		"  --horizon DUR           stop the simulation at this time\n");
+	mu_simopts_help(f);
 }
 
 /* Draws a progress bar on stderr; ctx is unused. */
@@ -148,13 +50,13 @@ static void fmt_dur(char *buf, size_t len, double s)
 }
 
 static void print_summary(const mu_specs_t *sp, const mu_sim_result_t *r,
-			  const sim_opts_t *o, double load_s, double run_s)
+			  const mu_simopts_t *o, double load_s, double run_s)
 {
 	const mu_sim_summary_t *s = &r->summary;
 	char a[32], b[32], c[32], d[32];
 	printf("muster simulate: %lld jobs, %zu nodes (%lld GPUs), %zu queues, policy %s, seed %llu\n",
 	       (long long)s->jobs, sp->nnodes, (long long)s->total_gpus, sp->nqueues,
-	       o->cfg.score ? o->cfg.score->name : mu_score_binpack.name,
+	       o->cfg.engine.score ? o->cfg.engine.score->name : mu_score_binpack.name,
 	       (unsigned long long)o->cfg.seed);
 	printf("  completed          %lld of %lld\n", (long long)s->completed, (long long)s->jobs);
 	printf("  GPU utilization    %.1f%%\n", s->gpu_utilization * 100);
@@ -203,40 +105,15 @@ static int write_out(const char *path, const mu_sim_result_t *r, bool html)
 	return MU_EXIT_OK;
 }
 
-static int load_all(const sim_opts_t *o, mu_specs_t *sp)
-{
-	mu_diag_t diag = {{0}};
-	for (int i = 0; i < o->ncluster + o->nworkload; i++) {
-		const char *f = i < o->ncluster ? o->cluster[i] : o->workload[i - o->ncluster];
-		if (mu_load_file(f, &o->load, sp, &diag) != MU_OK) {
-			fprintf(stderr, "muster simulate: %s\n", diag.msg);
-			return MU_EXIT_USAGE;
-		}
-	}
-	if (mu_specs_validate(sp, &diag) != MU_OK) {
-		fprintf(stderr, "muster simulate: %s\n", diag.msg);
-		return MU_EXIT_USAGE;
-	}
-	if (sp->nnodes == 0) {
-		fprintf(stderr, "muster simulate: no nodes in %s\n", o->cluster[0]);
-		return MU_EXIT_USAGE;
-	}
-	return MU_EXIT_OK;
-}
-
 int mu_cmd_simulate(int argc, char **argv)
 {
-	sim_opts_t o;
-	memset(&o, 0, sizeof o);
-	mu_sim_config_defaults(&o.cfg);
-	mu_load_opts_defaults(&o.load);
-	for (int i = 1; i < argc; i++) {
-		int rc = simulate_opt(argc, argv, &i, &o);
-		if (rc)
-			return rc < 0 ? MU_EXIT_OK : rc;
-	}
-	if (!o.ncluster || !o.nworkload) {
-		fprintf(stderr, "muster simulate: needs --cluster FILE and --workload FILE (see --help)\n");
+	mu_simopts_t o;
+	mu_simopts_init(&o, "simulate");
+	int rc = mu_simopts_parse(&o, argc, argv, simulate_usage);
+	if (rc)
+		return rc < 0 ? MU_EXIT_OK : rc;
+	if (o.positional) {
+		fprintf(stderr, "muster simulate: unexpected argument '%s' (see --help)\n", o.positional);
 		return MU_EXIT_USAGE;
 	}
 	if (!o.quiet && isatty(STDERR_FILENO))
@@ -244,7 +121,7 @@ int mu_cmd_simulate(int argc, char **argv)
 	mu_specs_t sp;
 	mu_specs_init(&sp);
 	double t0 = wall_s();
-	int rc = load_all(&o, &sp);
+	rc = mu_simopts_load(&o, &sp);
 	double t1 = wall_s();
 	mu_sim_result_t r;
 	memset(&r, 0, sizeof r);

@@ -21,6 +21,8 @@ typedef struct cmd {
 static const cmd_t commands[] = {
 	{"simulate", mu_cmd_simulate, "run a workload on a simulated cluster and report"},
 	{"scenario", mu_cmd_scenario, "check scenario files (cluster, jobs, expected decisions)"},
+	{"explain", mu_cmd_explain, "why a job waits (or where it runs) at a moment of a simulation"},
+	{"queues", mu_cmd_queues, "the queue tree: quota, fair share, usage, jobs"},
 };
 
 static void usage(FILE *f)

@@ -5,8 +5,8 @@
  * Demand is what a queue uses plus what its waiting jobs ask for, capped by
  * its limit.  At every level of the tree, per resource, the parent's share
  * (the cluster for top-level queues) is divided among the children:
- *   1. each child gets min(deserved, demand) (scaled down if the deserved
- *      quotas add up to more than there is);
+ *   1. each child gets min(deserved, demand); if those add up to more
+ *      than there is, it is water-filled in proportion to deserved;
  *   2. the surplus goes to higher-priority children first, and among equal
  *      priorities by over-quota weight, water-filling: no child gets more
  *      than it demands, and what one cannot use flows to the others.
@@ -128,9 +128,14 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 			base += g;
 		}
 		double avail = (double)cap->v[r];
-		if (base > avail) { /* quotas overcommitted: scale down */
-			for (int32_t i = 0; i < n; i++)
-				it[i].got = base > 0 ? it[i].got * avail / base : 0;
+		if (base > avail) { /* quotas overcommitted: by deserved */
+			for (int32_t i = 0; i < n; i++) {
+				const mu__queue_t *q = &e->queues[it[i].q];
+				it[i].want = it[i].got;
+				it[i].weight = (double)q->deserved.v[r];
+				it[i].got = 0;
+			}
+			fs_waterfill(it, n, avail);
 			avail = 0;
 		} else {
 			avail -= base;

@@ -19,7 +19,13 @@
 typedef struct sim_job {
 	const mu_job_spec_t *spec;
 	mu_id_t id;          /* engine id, -1 before arrival */
-	mu_time_t start, end;
+	mu_time_t start, end; /* first start, end */
+	mu_time_t run_start; /* start of the current run */
+	mu_time_t remaining; /* work left when (re)started */
+	int32_t epoch;       /* bumped on suspension: stale completions */
+	int32_t preemptions;
+	mu_time_t held;      /* time its gang held resources, past runs */
+	bool running;
 	uint64_t tiebreak;
 } sim_job_t;
 
@@ -30,10 +36,11 @@ typedef struct sim_point {
 	int32_t pending, running;
 } sim_point_t;
 
-/* Min-heap of (end time, job index). */
+/* Min-heap of (end time, job index, job epoch). */
 typedef struct sim_heap {
 	mu_time_t *t;
 	int32_t *j;
+	int32_t *ep;
 	size_t n, cap;
 } sim_heap_t;
 
@@ -65,9 +72,10 @@ void mu_sim_config_defaults(mu_sim_config_t *c)
 {
 	memset(c, 0, sizeof *c);
 	c->seed = 1;
+	mu_engine_config_defaults(&c->engine);
 }
 
-static int heap_push(sim_heap_t *h, mu_time_t t, int32_t j)
+static int heap_push(sim_heap_t *h, mu_time_t t, int32_t j, int32_t ep)
 {
 	if (h->n == h->cap) {
 		size_t ncap = h->cap ? h->cap * 2 : 256;
@@ -79,6 +87,10 @@ static int heap_push(sim_heap_t *h, mu_time_t t, int32_t j)
 		if (!nj)
 			return MU_ENOMEM;
 		h->j = nj;
+		int32_t *ne = realloc(h->ep, ncap * sizeof *ne);
+		if (!ne)
+			return MU_ENOMEM;
+		h->ep = ne;
 		h->cap = ncap;
 	}
 	size_t i = h->n++;
@@ -88,10 +100,12 @@ static int heap_push(sim_heap_t *h, mu_time_t t, int32_t j)
 			break;
 		h->t[i] = h->t[p];
 		h->j[i] = h->j[p];
+		h->ep[i] = h->ep[p];
 		i = p;
 	}
 	h->t[i] = t;
 	h->j[i] = j;
+	h->ep[i] = ep;
 	return MU_OK;
 }
 
@@ -99,6 +113,7 @@ static void heap_pop(sim_heap_t *h)
 {
 	mu_time_t t = h->t[--h->n];
 	int32_t j = h->j[h->n];
+	int32_t ep = h->ep[h->n];
 	size_t i = 0;
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -111,10 +126,12 @@ static void heap_pop(sim_heap_t *h)
 			break;
 		h->t[i] = h->t[c];
 		h->j[i] = h->j[c];
+		h->ep[i] = h->ep[c];
 		i = c;
 	}
 	h->t[i] = t;
 	h->j[i] = j;
+	h->ep[i] = ep;
 }
 
 static int cmp_arrival(const void *a, const void *b)
@@ -182,6 +199,37 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A job's gang was admitted (first start or resume): schedule its end. */
+static int sim_started(sim_t *s, sim_job_t *j)
+{
+	if (j->start == MU_TIME_NONE)
+		j->start = s->now;
+	j->running = true;
+	j->run_start = s->now;
+	s->pending--;
+	s->running++;
+	if (j->spec->duration <= 0)
+		return MU_OK;
+	return heap_push(&s->done, s->now + j->remaining, (int32_t)(j - s->jobs),
+			 j->epoch);
+}
+
+/* A job was suspended by preemption: it keeps the work it did, minus the
+ * checkpoint cost, and its pending completion goes stale. */
+static void sim_suspended(sim_t *s, sim_job_t *j)
+{
+	j->running = false;
+	j->held += s->now - j->run_start;
+	j->remaining -= s->now - j->run_start;
+	j->remaining += s->cfg->checkpoint_cost;
+	if (j->remaining < 1)
+		j->remaining = 1;
+	j->epoch++;
+	j->preemptions++;
+	s->running--;
+	s->pending++;
+}
+
 /* Runs one cycle and applies its decisions to the run's bookkeeping. */
 static int sim_cycle(sim_t *s)
 {
@@ -194,21 +242,19 @@ static int sim_cycle(sim_t *s)
 		return rc;
 	for (size_t i = 0; i < s->dec.n; i++) {
 		const mu_decision_t *d = &s->dec.v[i];
+		sim_job_t *j = d->job >= 0 ? &s->jobs[s->by_id[d->job]] : NULL;
 		if (d->kind == MU_DEC_EVICT) {
 			s->preemptions++;
-			continue;
+			if (d->suspend && j->running)
+				sim_suspended(s, j);
 		}
+	}
+	for (size_t i = 0; i < s->dec.n; i++) {
+		const mu_decision_t *d = &s->dec.v[i];
 		if (d->kind != MU_DEC_BIND)
 			continue;
 		sim_job_t *j = &s->jobs[s->by_id[d->job]];
-		if (j->start != MU_TIME_NONE)
-			continue;
-		j->start = s->now;
-		s->pending--;
-		s->running++;
-		if (j->spec->duration > 0 &&
-		    (rc = heap_push(&s->done, s->now + j->spec->duration,
-				    (int32_t)(j - s->jobs))) != MU_OK)
+		if (!j->running && (rc = sim_started(s, j)) != MU_OK)
 			return rc;
 	}
 	return sim_point(s);
@@ -221,11 +267,16 @@ static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
 	*any = false;
 	while (s->done.n && s->done.t[0] <= s->now) {
 		sim_job_t *j = &s->jobs[s->done.j[0]];
+		bool stale = s->done.ep[0] != j->epoch;
 		heap_pop(&s->done);
+		if (stale)
+			continue;
 		int rc = mu_engine_job_finish(s->eng, j->id, s->now);
 		if (rc)
 			return rc;
 		j->end = s->now;
+		j->held += s->now - j->run_start;
+		j->running = false;
 		s->running--;
 		*any = true;
 	}
@@ -289,6 +340,8 @@ static int sim_loop(sim_t *s, mu_diag_t *diag)
 	}
 	if (c->progress)
 		c->progress(c->progress_ctx, 1.0);
+	if (c->at_end)
+		c->at_end(c->at_end_ctx, s->eng, c->horizon > 0 ? c->horizon : s->now);
 	return MU_OK;
 }
 
@@ -346,6 +399,7 @@ static int sim_result_jobs(const sim_t *s, mu_time_t t_first, mu_time_t t_end,
 		o->submit_s = (double)(j->spec->submit - t_first) / 1000.0;
 		o->start_s = j->start == MU_TIME_NONE ? -1 : (double)(j->start - t_first) / 1000.0;
 		o->end_s = j->end == MU_TIME_NONE ? -1 : (double)(j->end - t_first) / 1000.0;
+		o->preemptions = j->preemptions;
 		o->pods = mu_job_spec_pods(j->spec);
 		for (size_t p = 0; p < j->spec->npodsets; p++) {
 			mu_res_t a = mu_res_acct(&j->spec->podsets[p].req);
@@ -402,9 +456,8 @@ static int sim_result_queues(const sim_t *s, const mu_specs_t *sp,
 				continue;
 			out->queues[q].jobs++;
 			if (j->start != MU_TIME_NONE) {
-				mu_time_t end = j->end != MU_TIME_NONE ? j->end : t_end;
-				double gs = (double)o->gpu_milli / 1000.0 *
-					    (double)(end - j->start) / 1000.0;
+				mu_time_t held = j->held + (j->running ? t_end - j->run_start : 0);
+				double gs = (double)o->gpu_milli / 1000.0 * (double)held / 1000.0;
 				out->queues[q].gpu_seconds += gs;
 				total += gs;
 			}
@@ -476,8 +529,7 @@ static int sim_result(const sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out
 /* Creates the engine and loads the cluster into it. */
 static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 {
-	mu_engine_config_t ec = {.score = s->cfg->score};
-	int rc = mu_engine_new(&ec, &s->eng);
+	int rc = mu_engine_new(&s->cfg->engine, &s->eng);
 	if (rc)
 		return mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
 	if ((rc = sim_add_queues(s, sp, diag)) != MU_OK)
@@ -497,6 +549,7 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 	for (size_t i = 0; i < s->njobs; i++)
 		s->jobs[i] = (sim_job_t){.spec = &sp->jobs[i], .id = -1,
 					 .start = MU_TIME_NONE, .end = MU_TIME_NONE,
+					 .remaining = sp->jobs[i].duration,
 					 .tiebreak = splitmix64(&seed)};
 	qsort(s->jobs, s->njobs, sizeof *s->jobs, cmp_arrival);
 	return MU_OK;
@@ -528,6 +581,7 @@ int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
 	free(s.by_id);
 	free(s.done.t);
 	free(s.done.j);
+	free(s.done.ep);
 	free(s.pts);
 	return rc;
 }

@@ -1,0 +1,181 @@
+/*
+ * cmd_explain.c - `muster explain JOB` and `muster queues`: run the
+ * simulator up to a moment (--at, default the end) and show why a job waits,
+ * or the queue tree with deserved quota, fair share, usage and jobs.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/simopts.h"
+
+typedef struct explain_ctx {
+	const char *job;
+	int rc;
+} explain_ctx_t;
+
+static void explain_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: muster explain --cluster FILE --workload FILE [--at DUR] [options] JOB\n\n"
+		"Simulates up to --at (default: the end) and tells the state of JOB: where it\n"
+		"runs, or why it waits, with per-filter node counts, gang fit and the queue\n"
+		"numbers (limit, quota, fair share).\n\n"
+		"  --at DUR                the moment to look at (e.g. 2h)\n");
+	mu_simopts_help(f);
+}
+
+static void queues_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: muster queues --cluster FILE --workload FILE [--at DUR] [options]\n\n"
+		"Simulates up to --at (default: the end) and prints the queue tree: GPUs\n"
+		"deserved, fair share, used and limit, and pending and running jobs.\n\n"
+		"  --at DUR                the moment to look at (e.g. 2h)\n");
+	mu_simopts_help(f);
+}
+
+static void fmt_dur(char *buf, size_t len, mu_time_t ms)
+{
+	double s = (double)ms / 1000.0;
+	if (s < 60)
+		snprintf(buf, len, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)s % 3600 / 60);
+}
+
+/* at_end hook: prints the job's state and reason. */
+static void explain_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
+{
+	explain_ctx_t *ctx = vctx;
+	mu_id_t id = mu_engine_job_find(e, ctx->job);
+	char at[32], ago[32];
+	fmt_dur(at, sizeof at, now);
+	if (id < 0) {
+		fprintf(stderr, "muster explain: job \"%s\" has not been submitted by %s\n",
+			ctx->job, at);
+		ctx->rc = MU_EXIT_FAIL;
+		return;
+	}
+	mu_job_info_t ji;
+	mu_engine_job_info(e, id, &ji);
+	static const char *const states[] = {"pending", "running", "finished"};
+	printf("job \"%s\" in queue \"%s\" at %s:\n", ji.name, ji.queue, at);
+	printf("  state        %s, %d of %d pods bound (minMember %d)\n",
+	       states[ji.state], ji.bound, ji.pods, ji.min_member);
+	printf("  priority     %d, %s, preempted %d time(s)\n", ji.priority,
+	       ji.preemptible ? "preemptible" : "non-preemptible", ji.preemptions);
+	fmt_dur(ago, sizeof ago, now - ji.submit);
+	printf("  submitted    %s ago\n", ago);
+	if (ji.state == MU_JOB_RUNNING) {
+		fmt_dur(ago, sizeof ago, now - ji.start);
+		printf("  running      for %s\n", ago);
+	}
+	if (ji.last.why != MU_WHY_NONE && ji.state != MU_JOB_FINISHED) {
+		char msg[1024];
+		mu_reason_format(e, &ji.last, msg, sizeof msg);
+		printf("  reason       %s\n  message      %s\n", mu_why_name(ji.last.why), msg);
+	}
+}
+
+static void gpus(char *buf, size_t len, int64_t milli)
+{
+	if (milli == MU_RES_UNLIMITED)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%g", (double)milli / 1000.0);
+}
+
+/* Prints queue q and its subtree, indented by depth. */
+static void print_queue(const mu_engine_t *e, mu_id_t q)
+{
+	mu_queue_info_t qi;
+	mu_engine_queue_info(e, q, &qi);
+	char name[64], d[24], f[24], u[24], l[24];
+	snprintf(name, sizeof name, "%*s%s", 2 * qi.depth, "", qi.name);
+	gpus(d, sizeof d, qi.deserved.v[MU_RES_GPU]);
+	gpus(f, sizeof f, qi.fair.v[MU_RES_GPU]);
+	gpus(u, sizeof u, qi.used.v[MU_RES_GPU]);
+	gpus(l, sizeof l, qi.limit.v[MU_RES_GPU]);
+	printf("%-24s %8s %8s %8s %8s %8d %8d %8d\n", name, d, f, u, l, qi.priority,
+	       qi.pending_jobs, qi.running_jobs);
+	for (mu_id_t c = 0; c < mu_engine_nqueues(e); c++) {
+		mu_queue_info_t ci;
+		mu_engine_queue_info(e, c, &ci);
+		if (ci.parent == q)
+			print_queue(e, c);
+	}
+}
+
+static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
+{
+	(void)vctx;
+	char at[32];
+	fmt_dur(at, sizeof at, now);
+	printf("queues at %s (GPUs; fair share as of the last cycle)\n", at);
+	printf("%-24s %8s %8s %8s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR",
+	       "USED", "LIMIT", "PRIO", "PENDING", "RUNNING");
+	for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
+		mu_queue_info_t qi;
+		mu_engine_queue_info(e, q, &qi);
+		if (qi.parent < 0)
+			print_queue(e, q);
+	}
+}
+
+/* Shared driver: parse, load, run with the at_end hook. */
+static int run_with_hook(mu_simopts_t *o, int argc, char **argv, void (*usage)(FILE *),
+			 void (*hook)(void *, const mu_engine_t *, mu_time_t), void *ctx)
+{
+	int rc = mu_simopts_parse(o, argc, argv, usage);
+	if (rc)
+		return rc < 0 ? MU_EXIT_OK : rc;
+	mu_specs_t sp;
+	mu_specs_init(&sp);
+	rc = mu_simopts_load(o, &sp);
+	if (rc == MU_EXIT_OK) {
+		o->cfg.at_end = hook;
+		o->cfg.at_end_ctx = ctx;
+		mu_sim_result_t r;
+		mu_diag_t diag = {{0}};
+		if (mu_sim_run(&sp, &o->cfg, &r, &diag) != MU_OK) {
+			fprintf(stderr, "muster %s: %s\n", o->cmd, diag.msg);
+			rc = MU_EXIT_USAGE;
+		}
+		mu_sim_result_release(&r);
+	}
+	mu_specs_release(&sp);
+	return rc;
+}
+
+int mu_cmd_explain(int argc, char **argv)
+{
+	mu_simopts_t o;
+	mu_simopts_init(&o, "explain");
+	explain_ctx_t ctx = {NULL, MU_EXIT_OK};
+	for (int i = 1; i < argc; i++) /* the job name is needed before the run */
+		if (argv[i][0] != '-' && (i == 1 || argv[i - 1][0] != '-' ||
+					  !strcmp(argv[i - 1], "--quiet") ||
+					  !strncmp(argv[i - 1], "--no-", 5)))
+			ctx.job = argv[i];
+	int rc = run_with_hook(&o, argc, argv, explain_usage, explain_at_end, &ctx);
+	if (rc == MU_EXIT_OK && !o.positional) {
+		fprintf(stderr, "muster explain: which job? (see --help)\n");
+		return MU_EXIT_USAGE;
+	}
+	return rc ? rc : ctx.rc;
+}
+
+int mu_cmd_queues(int argc, char **argv)
+{
+	mu_simopts_t o;
+	mu_simopts_init(&o, "queues");
+	int rc = run_with_hook(&o, argc, argv, queues_usage, queues_at_end, NULL);
+	if (rc == MU_EXIT_OK && o.positional) {
+		fprintf(stderr, "muster queues: unexpected argument '%s'\n", o.positional);
+		return MU_EXIT_USAGE;
+	}
+	return rc;
+}

@@ -1,0 +1,175 @@
+/*
+ * simopts.c - parsing of the simulator options shared by simulate, explain
+ * and queues, and loading of their input files.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/simopts.h"
+#include "sim/load_util.h"
+
+void mu_simopts_init(mu_simopts_t *o, const char *cmd)
+{
+	memset(o, 0, sizeof *o);
+	o->cmd = cmd;
+	mu_sim_config_defaults(&o->cfg);
+	mu_load_opts_defaults(&o->load);
+}
+
+void mu_simopts_help(FILE *f)
+{
+	fprintf(f,
+		"  --cluster FILE          nodes and queues (repeatable)\n"
+		"  --workload FILE         jobs, and maybe queues (repeatable)\n"
+		"  --seed N                permutes simultaneous arrivals (default 1)\n"
+		"  --policy NAME           scoring policy: binpack (default) or spread\n"
+		"  --cycle-interval DUR    cycle every DUR (e.g. 10s); default: at every event\n"
+		"  --no-preemption         higher priorities never evict lower ones\n"
+		"  --no-reclaim            queues never take back resources from others\n"
+		"  --min-runtime DUR       a job runs this long before it can be preempted (60s)\n"
+		"  --reclaim-cooldown DUR  a queue loses jobs to reclaim at most once per DUR (0)\n"
+		"  --starvation-after DUR  a queue's head job waiting longer blocks the jobs\n"
+		"                          behind it (1h; 0 = never)\n"
+		"  --checkpoint-cost DUR   work a suspended job loses per preemption (0)\n"
+		"  --max-jobs N            Philly: keep the first N jobs of the window\n"
+		"  --window FROM:TO        Philly: keep jobs submitted in [FROM, TO) (durations)\n"
+		"  --gpus-per-node N       Philly: GPUs per pod when splitting gangs (default 8)\n"
+		"  --quiet                 print nothing but errors\n"
+		"  -h, --help              this help\n");
+}
+
+/* Parses the window "FROM:TO" into the load options. */
+static int parse_window(const char *s, mu_load_opts_t *o)
+{
+	const char *colon = strchr(s, ':');
+	if (!colon)
+		return MU_EPARSE;
+	char from[64];
+	size_t n = (size_t)(colon - s);
+	if (n == 0 || n >= sizeof from)
+		return MU_EPARSE;
+	memcpy(from, s, n);
+	from[n] = '\0';
+	mu_time_t a, b;
+	if (mu__parse_duration(from, &a) || mu__parse_duration(colon + 1, &b) || b <= a)
+		return MU_EPARSE;
+	o->from_s = a / 1000;
+	o->to_s = b / 1000;
+	return MU_OK;
+}
+
+/* Options with a value.  Returns MU_OK, or an error for a bad value; sets
+ * *known to false when the option is not one of these. */
+static int parse_valued(mu_simopts_t *o, const char *a, const char *v, bool *known)
+{
+	mu_engine_config_t *ec = &o->cfg.engine;
+	int64_t n;
+	int rc = MU_OK;
+	*known = true;
+	if (!strcmp(a, "--cluster") || !strcmp(a, "--workload")) {
+		bool cl = a[2] == 'c';
+		int *cnt = cl ? &o->ncluster : &o->nworkload;
+		if (*cnt == MU_CLI_MAX_FILES)
+			return MU_ELIMIT;
+		(cl ? o->cluster : o->workload)[(*cnt)++] = v;
+	} else if (!strcmp(a, "--seed")) {
+		if ((rc = mu__parse_int(v, 0, INT64_MAX, &n)) == MU_OK)
+			o->cfg.seed = (uint64_t)n;
+	} else if (!strcmp(a, "--policy")) {
+		ec->score = mu_score_find(v);
+		rc = ec->score ? MU_OK : MU_EINVAL;
+	} else if (!strcmp(a, "--cycle-interval")) {
+		rc = mu__parse_duration(v, &o->cfg.cycle_interval);
+	} else if (!strcmp(a, "--min-runtime")) {
+		rc = mu__parse_duration(v, &ec->min_runtime);
+	} else if (!strcmp(a, "--reclaim-cooldown")) {
+		rc = mu__parse_duration(v, &ec->reclaim_cooldown);
+	} else if (!strcmp(a, "--starvation-after")) {
+		rc = mu__parse_duration(v, &ec->starvation_after);
+	} else if (!strcmp(a, "--checkpoint-cost")) {
+		rc = mu__parse_duration(v, &o->cfg.checkpoint_cost);
+	} else if (!strcmp(a, "--horizon") || !strcmp(a, "--at")) {
+		rc = mu__parse_duration(v, &o->cfg.horizon);
+	} else if (!strcmp(a, "--max-jobs")) {
+		rc = mu__parse_int(v, 1, INT64_MAX, &o->load.max_jobs);
+	} else if (!strcmp(a, "--window")) {
+		rc = parse_window(v, &o->load);
+	} else if (!strcmp(a, "--gpus-per-node")) {
+		if ((rc = mu__parse_int(v, 1, MU_MAX_GPUS, &n)) == MU_OK)
+			o->load.gpus_per_node = (int32_t)n;
+	} else if (!strcmp(a, "--json")) {
+		o->json = v;
+	} else if (!strcmp(a, "--report")) {
+		o->report = v;
+	} else {
+		*known = false;
+	}
+	return rc;
+}
+
+int mu_simopts_parse(mu_simopts_t *o, int argc, char **argv, void (*help)(FILE *f))
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			help(stdout);
+			return -1;
+		} else if (!strcmp(a, "--quiet")) {
+			o->quiet = true;
+		} else if (!strcmp(a, "--no-preemption")) {
+			o->cfg.engine.preemption = false;
+		} else if (!strcmp(a, "--no-reclaim")) {
+			o->cfg.engine.reclaim = false;
+		} else if (a[0] != '-') {
+			if (o->positional) {
+				fprintf(stderr, "muster %s: unexpected argument '%s' (see --help)\n", o->cmd, a);
+				return MU_EXIT_USAGE;
+			}
+			o->positional = a;
+		} else {
+			bool known;
+			if (i + 1 >= argc) {
+				fprintf(stderr, "muster %s: %s needs a value (see --help)\n", o->cmd, a);
+				return MU_EXIT_USAGE;
+			}
+			int rc = parse_valued(o, a, argv[i + 1], &known);
+			if (!known) {
+				fprintf(stderr, "muster %s: unknown option '%s' (see --help)\n", o->cmd, a);
+				return MU_EXIT_USAGE;
+			}
+			if (rc) {
+				fprintf(stderr, "muster %s: bad value for %s: '%s' (see --help)\n",
+					o->cmd, a, argv[i + 1]);
+				return MU_EXIT_USAGE;
+			}
+			i++;
+		}
+	}
+	if (!o->ncluster || !o->nworkload) {
+		fprintf(stderr, "muster %s: needs --cluster FILE and --workload FILE (see --help)\n", o->cmd);
+		return MU_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int mu_simopts_load(const mu_simopts_t *o, mu_specs_t *sp)
+{
+	mu_diag_t diag = {{0}};
+	for (int i = 0; i < o->ncluster + o->nworkload; i++) {
+		const char *f = i < o->ncluster ? o->cluster[i] : o->workload[i - o->ncluster];
+		if (mu_load_file(f, &o->load, sp, &diag) != MU_OK) {
+			fprintf(stderr, "muster %s: %s\n", o->cmd, diag.msg);
+			return MU_EXIT_USAGE;
+		}
+	}
+	if (mu_specs_validate(sp, &diag) != MU_OK) {
+		fprintf(stderr, "muster %s: %s\n", o->cmd, diag.msg);
+		return MU_EXIT_USAGE;
+	}
+	if (sp->nnodes == 0) {
+		fprintf(stderr, "muster %s: no nodes in the cluster files\n", o->cmd);
+		return MU_EXIT_USAGE;
+	}
+	return MU_EXIT_OK;
+}
