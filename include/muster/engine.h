@@ -31,11 +31,21 @@ typedef struct mu_node_view {
 	const int16_t *gpu_free; /* per device free milli-GPU (0..1000) */
 } mu_node_view_t;
 
+/* What a score function gets besides the node: the policy's own state
+ * (mu_engine_config_t.score_state, e.g. a workload's pod-shape mix) and
+ * 64 fresh pseudo-random bits per candidate, drawn from the engine's seed. */
+typedef struct mu_score_ctx {
+	const void *state;
+	uint64_t random;
+} mu_score_ctx_t;
+
 /* A scoring policy.  Higher scores win; ties go to the lower node id. */
 typedef struct mu_score_ops {
 	const char *name;
-	/* Scores placing one pod with request `req` on `node`, which fits. */
-	double (*score)(const mu_node_view_t *node, const mu_res_t *req);
+	/* Scores placing one pod with request `req` on `node`, which fits.
+	 * Must depend only on ctx, that node and req. */
+	double (*score)(const mu_score_ctx_t *ctx, const mu_node_view_t *node,
+			const mu_res_t *req);
 } mu_score_ops_t;
 
 extern const mu_score_ops_t mu_score_binpack; /* most-allocated, GPU first */
@@ -48,6 +58,8 @@ const mu_score_ops_t *mu_score_find(const char *name);
 
 typedef struct mu_engine_config {
 	const mu_score_ops_t *score; /* NULL: mu_score_binpack */
+	const void *score_state;     /* passed to the policy as ctx->state */
+	uint64_t seed;               /* for policies that draw random numbers */
 	bool preemption;   /* in a queue, a higher priority evicts lower ones */
 	bool reclaim;      /* a queue below its fair share takes back from
 	                    * queues above theirs */

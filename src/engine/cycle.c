@@ -113,18 +113,28 @@ int mu__dec_push(mu_decisions_t *out, const mu_decision_t *d)
 	return MU_OK;
 }
 
-int32_t mu__best_node(const mu_engine_t *e, const mu__sclass_t *c,
-			 const mu_res_t *req)
+uint64_t mu__random(mu_engine_t *e)
+{
+	uint64_t z = (e->rng += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c,
+		      const mu_res_t *req)
 {
 	int32_t best = -1;
 	double best_score = 0;
 	mu_node_view_t v;
+	mu_score_ctx_t ctx = {e->cfg.score_state, 0};
 	for (int32_t i = 0; i < c->nnodes; i++) {
 		const mu__node_t *n = &e->nodes[c->nodes[i]];
 		if (mu__node_fit(e, n, req) != MU_F_COUNT)
 			continue;
 		mu__node_view(n, &v);
-		double s = e->score->score(&v, req);
+		ctx.random = mu__random(e);
+		double s = e->score->score(&ctx, &v, req);
 		if (best < 0 || s > best_score) {
 			best = c->nodes[i];
 			best_score = s;

@@ -42,6 +42,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 	else
 		mu_engine_config_defaults(&e->cfg);
 	e->score = e->cfg.score ? e->cfg.score : &mu_score_binpack;
+	e->rng = e->cfg.seed;
 	for (int r = 0; r < MU_RES_NAMED0; r++)
 		e->res_names[r] = mu_res_name(r);
 	e->nres = MU_RES_NAMED0;

@@ -217,6 +217,7 @@ struct mu_engine {
 	int32_t nclasses, classes_cap;
 	mu__strmap_t class_sigs;
 
+	uint64_t rng;               /* splitmix64 state, from cfg.seed */
 	uint64_t release_gen;       /* bumped when capacity may have grown */
 	uint64_t alloc_gen;         /* bumped when pods are bound */
 	mu__evict_t *evl;           /* pods evicted by the current attempt */
@@ -275,8 +276,10 @@ int32_t mu__pod_podset(const mu__job_t *j, int32_t pod);
 int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now);
 void mu__job_set_pending(mu_engine_t *e, int32_t jid);
 /* The best node of class c for one pod, or -1.  O(class nodes). */
-int32_t mu__best_node(const mu_engine_t *e, const mu__sclass_t *c,
+int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c,
 		      const mu_res_t *req);
+/* The next pseudo-random 64 bits of the engine's stream. */
+uint64_t mu__random(mu_engine_t *e);
 int mu__dec_push(mu_decisions_t *out, const mu_decision_t *d);
 
 /* The resources that decide quota questions for a job: GPUs when it asks

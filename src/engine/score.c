@@ -31,8 +31,10 @@ static void score_fracs(const mu_node_view_t *n, const mu_res_t *req,
 /* Most-allocated, GPU first: GPUs weigh ten times CPU and memory together,
  * so GPU pods fill GPU nodes before spilling; CPU-only pods avoid GPU nodes
  * when they can, keeping GPUs reachable for GPU pods. */
-static double score_binpack(const mu_node_view_t *n, const mu_res_t *req)
+static double score_binpack(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
+			    const mu_res_t *req)
 {
+	(void)ctx;
 	double gpu, cpu, mem;
 	score_fracs(n, req, &gpu, &cpu, &mem);
 	double s = 10.0 * gpu + 0.5 * (cpu + mem);
@@ -43,8 +45,10 @@ static double score_binpack(const mu_node_view_t *n, const mu_res_t *req)
 }
 
 /* Least-allocated: the mirror image of binpack. */
-static double score_spread(const mu_node_view_t *n, const mu_res_t *req)
+static double score_spread(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
+			   const mu_res_t *req)
 {
+	(void)ctx;
 	double gpu, cpu, mem;
 	score_fracs(n, req, &gpu, &cpu, &mem);
 	return -(10.0 * gpu + 0.5 * (cpu + mem));
