@@ -91,7 +91,8 @@ void mu_sim_result_release(mu_sim_result_t *r);
 /* Percentile (0..100) of n values, linear interpolation; sorts v. */
 double mu_percentile(double *v, size_t n, double pct);
 
-/* Writers.  They return MU_OK or MU_EIO. */
+/* Writers.  They return MU_OK, MU_EIO when writing fails, or MU_EINVAL
+ * for a NULL argument. */
 int mu_sim_write_json(const mu_sim_result_t *r, FILE *f);
 int mu_sim_write_html(const mu_sim_result_t *r, const char *title, FILE *f);
 
