@@ -44,7 +44,7 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	j->nbound++;
 	acct_add(&j->acct_bound, &ps->acct, +1);
 	acct_add(&e->total_used, &ps->acct, +1);
-	mu__queue_add_used(e, j->queue, &ps->acct, +1);
+	mu__queue_add_used(e, j->queue, &ps->acct, +1, j->preemptible);
 	e->alloc_gen++;
 	return MU_OK;
 }
@@ -65,7 +65,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	j->nbound--;
 	acct_add(&j->acct_bound, &ps->acct, -1);
 	acct_add(&e->total_used, &ps->acct, -1);
-	mu__queue_add_used(e, j->queue, &ps->acct, -1);
+	mu__queue_add_used(e, j->queue, &ps->acct, -1, j->preemptible);
 	if (capacity_grew)
 		e->release_gen++;
 }
@@ -232,8 +232,10 @@ static int job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
 	return MU_OK;
 }
 
-/* A non-preemptible job may use in-quota resources only: its queue and
- * every ancestor must stay within their deserved quota.  Fills r. */
+/* A non-preemptible job may use in-quota resources only: in its queue and
+ * every ancestor, what non-preemptible jobs use must stay within the
+ * deserved quota (preemptible usage above it is reclaimable anyway).
+ * Fills r. */
 static bool job_in_quota(const mu_engine_t *e, const mu__job_t *j,
 			 const mu_res_t *acct, mu_reason_t *r)
 {
@@ -243,11 +245,11 @@ static bool job_in_quota(const mu_engine_t *e, const mu__job_t *j,
 		for (int res = 0; res < MU_RES_MAX; res++) {
 			if (!acct->v[res] || !mu__dom_res(gpu_job, res))
 				continue;
-			if (qq->used.v[res] + acct->v[res] > qq->deserved.v[res]) {
+			if (qq->used_np.v[res] + acct->v[res] > qq->deserved.v[res]) {
 				r->why = MU_WHY_OVER_QUOTA;
 				r->limit_queue = q;
 				r->limit_res = res;
-				r->limit_used = qq->used.v[res];
+				r->limit_used = qq->used_np.v[res];
 				r->limit_max = qq->deserved.v[res];
 				r->limit_req = acct->v[res];
 				return false;

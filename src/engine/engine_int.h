@@ -127,6 +127,7 @@ typedef struct mu__queue {
 	mu_res_t deserved, limit;
 	double weight[MU_RES_MAX];
 	mu_res_t used;        /* accounting units, including descendants */
+	mu_res_t used_np;     /* the part used by non-preemptible jobs */
 	int32_t *pending;     /* leaf: jobs waiting, in service order */
 	int32_t npending, pending_cap;
 	int32_t nrunning;     /* running jobs, listed in running */
@@ -256,7 +257,7 @@ void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
 
 /* Queues (queue.c). */
 void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct,
-			int sign);
+			int sign, bool preemptible);
 int mu__queue_pending_insert(mu_engine_t *e, int32_t job);
 void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
 /* The queue at its limit if acct were added to q, or -1; fills r. */

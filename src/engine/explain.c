@@ -86,7 +86,7 @@ static void put_quota(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		put(buf, len, off, "queue \"%s\" is at its limit of %s: %s used + %s requested > %s",
 		    qn, rn, used, req, max);
 	else
-		put(buf, len, off, "non-preemptible jobs run only within quota: queue \"%s\" %s: %s used + %s requested > %s deserved",
+		put(buf, len, off, "non-preemptible jobs run only within quota: queue \"%s\" %s: %s used by non-preemptible jobs + %s requested > %s deserved",
 		    qn, rn, used, req, max);
 }
 

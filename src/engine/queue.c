@@ -119,11 +119,17 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 	return MU_OK;
 }
 
-void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct, int sign)
+void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct, int sign,
+			bool preemptible)
 {
-	for (; q >= 0; q = e->queues[q].parent)
-		for (int r = 0; r < MU_RES_MAX; r++)
-			e->queues[q].used.v[r] += sign * acct->v[r];
+	for (; q >= 0; q = e->queues[q].parent) {
+		mu__queue_t *qq = &e->queues[q];
+		for (int r = 0; r < MU_RES_MAX; r++) {
+			qq->used.v[r] += sign * acct->v[r];
+			if (!preemptible)
+				qq->used_np.v[r] += sign * acct->v[r];
+		}
+	}
 }
 
 int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
