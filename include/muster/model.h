@@ -68,6 +68,41 @@ typedef struct mu_sel_term {
 	size_t nreqs;
 } mu_sel_term_t;
 
+/* --- Topology inside a node -------------------------------------------- */
+
+#define MU_MAX_NUMA 8
+#define MU_MAX_NICS 32
+#define MU_MAX_CPUS 512
+#define MU_CPUSET_WORDS (MU_MAX_CPUS / 64)
+
+/* A set of CPU ids 0..MU_MAX_CPUS-1. */
+typedef struct mu_cpuset {
+	uint64_t w[MU_CPUSET_WORDS];
+} mu_cpuset_t;
+
+typedef struct mu_numa_spec {
+	mu_cpuset_t cpus;   /* CPU ids of this NUMA node */
+	int64_t memory;     /* bytes */
+} mu_numa_spec_t;
+
+/* What the node agent reports (NodeResourceTopology): NUMA nodes, and for
+ * every GPU and NIC its NUMA node and link group. */
+typedef struct mu_node_topo_spec {
+	int32_t nnuma;                  /* 0..MU_MAX_NUMA */
+	mu_numa_spec_t numa[MU_MAX_NUMA];
+	int8_t gpu_numa[MU_MAX_GPUS];   /* -1: unknown */
+	int8_t gpu_group[MU_MAX_GPUS];  /* NVLink island or PCIe switch; -1 none */
+	int32_t nnics;                  /* 0..MU_MAX_NICS */
+	int8_t nic_numa[MU_MAX_NICS];
+	const char *nic_names[MU_MAX_NICS];
+} mu_node_topo_spec_t;
+
+/* Parses a cpulist ("0-31,64-95") into set; MU_EPARSE or MU_ERANGE. */
+int mu_cpuset_parse(const char *s, mu_cpuset_t *set);
+/* Writes set as a cpulist into buf (always NUL-terminated). */
+void mu_cpuset_format(const mu_cpuset_t *set, char *buf, size_t len);
+int mu_cpuset_count(const mu_cpuset_t *set);
+
 typedef struct mu_node_spec {
 	const char *name;
 	mu_label_t *labels;
@@ -79,7 +114,20 @@ typedef struct mu_node_spec {
 	size_t next;
 	const char *gpu_model; /* NULL when the node has no GPUs or no model */
 	bool unschedulable;
+	const mu_node_topo_spec_t *topo; /* NULL: nothing known inside */
 } mu_node_spec_t;
+
+/* --- Topology between nodes --------------------------------------------- */
+
+#define MU_MAX_LEVELS 8
+
+/* Ordered levels of a network or power topology, as node label keys,
+ * outermost first: zone > block > rack > (the node itself). */
+typedef struct mu_topology_spec {
+	const char *name;
+	const char **levels;
+	size_t nlevels;       /* 1..MU_MAX_LEVELS */
+} mu_topology_spec_t;
 
 typedef struct mu_queue_spec {
 	const char *name;
@@ -88,6 +136,10 @@ typedef struct mu_queue_spec {
 	mu_res_t deserved;    /* accounting units; 0 = no guarantee */
 	mu_res_t limit;       /* accounting units; MU_RES_UNLIMITED = none */
 	double weight[MU_RES_MAX]; /* over-quota weight per resource, >= 0 */
+	/* Set by the CSV trace loaders on a queue they created because the
+	 * trace names it and none was loaded (docs/formats.md).  mu_load_buffer()
+	 * drops such a queue when a file defines the same name. */
+	bool auto_created;
 } mu_queue_spec_t;
 
 /* Fills q with defaults: no deserved quota, no limit, weight 1. */
@@ -102,6 +154,21 @@ typedef enum mu_job_type {
 
 /* The names "train", "inference", "interactive", "batch". */
 const char *mu_job_type_name(mu_job_type_t t);
+
+typedef enum mu_align {
+	MU_ALIGN_NONE = 0,
+	MU_ALIGN_NUMA = 1, /* all its GPUs on one NUMA node */
+	MU_ALIGN_LINK = 2, /* all its GPUs in one link group (NVLink/PCIe switch) */
+} mu_align_t;
+
+/* A gang's placement constraint over a topology's levels. */
+typedef struct mu_topo_req {
+	const char *topology;    /* NULL: the first topology defined */
+	const char *required;    /* level key: the whole gang in one domain */
+	const char *preferred;   /* level key: as tight as possible from there */
+	int32_t slice_size;      /* >0: consecutive groups of this many pods */
+	const char *slice_level; /* ... each within one domain of this level */
+} mu_topo_req_t;
 
 /* A set of identical pods inside a job. */
 typedef struct mu_podset_spec {
@@ -118,6 +185,11 @@ typedef struct mu_podset_spec {
 	size_t ntolerations;
 	const char **gpu_models;   /* allowed GPU models; none = any */
 	size_t ngpu_models;
+	/* Alignment inside the node: */
+	mu_align_t align;          /* where the pod's GPUs must sit */
+	bool want_nic;             /* a NIC on the GPUs' NUMA node */
+	bool pin_cpus;             /* exclusive CPUs (and memory) from that
+	                            * NUMA node; needs whole CPUs */
 } mu_podset_spec_t;
 
 typedef struct mu_job_spec {
@@ -129,6 +201,7 @@ typedef struct mu_job_spec {
 	int32_t min_member;    /* pods needed to start; 0 = all pods */
 	mu_podset_spec_t *podsets;
 	size_t npodsets;
+	mu_topo_req_t topo;    /* gang topology constraint; zeroed = none */
 	mu_time_t submit;      /* when the job arrives (simulation, scenarios) */
 	mu_time_t duration;    /* run time once started (simulation); 0 = unknown */
 } mu_job_spec_t;

@@ -68,6 +68,8 @@ typedef struct mu_specs {
 	size_t nqueues, queues_cap;
 	mu_job_spec_t *jobs;
 	size_t njobs, jobs_cap;
+	mu_topology_spec_t *topologies;
+	size_t ntopologies, topologies_cap;
 	mu_scenario_spec_t *scenario; /* NULL unless a Scenario was loaded */
 } mu_specs_t;
 
@@ -78,6 +80,7 @@ void mu_specs_release(mu_specs_t *s);
 mu_node_spec_t *mu_specs_add_node(mu_specs_t *s);
 mu_queue_spec_t *mu_specs_add_queue(mu_specs_t *s);
 mu_job_spec_t *mu_specs_add_job(mu_specs_t *s);
+mu_topology_spec_t *mu_specs_add_topology(mu_specs_t *s);
 /* Looks up by name (linear); NULL if absent. */
 const mu_queue_spec_t *mu_specs_find_queue(const mu_specs_t *s, const char *name);
 

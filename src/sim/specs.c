@@ -81,6 +81,7 @@ void mu_specs_release(mu_specs_t *s)
 	free(s->nodes);
 	free(s->queues);
 	free(s->jobs);
+	free(s->topologies);
 	mu_arena_release(&s->arena);
 	memset(s, 0, sizeof *s);
 }
@@ -130,4 +131,10 @@ const mu_queue_spec_t *mu_specs_find_queue(const mu_specs_t *s,
 		if (strcmp(s->queues[i].name, name) == 0)
 			return &s->queues[i];
 	return NULL;
+}
+
+mu_topology_spec_t *mu_specs_add_topology(mu_specs_t *s)
+{
+	return specs_push((void **)&s->topologies, &s->ntopologies,
+			  &s->topologies_cap, sizeof *s->topologies);
 }

@@ -1,0 +1,38 @@
+/*
+ * fuzz_csv.c - libFuzzer target for the CSV loaders: the input is loaded as
+ * a CSV trace (NUL-terminated copy), then validated and released.  The
+ * input's size picks the Philly options (defaults for half the sizes), so
+ * that windows, max_jobs and gang splitting get fuzzed too.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "muster/load.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	mu_load_opts_t o;
+	mu_load_opts_defaults(&o);
+	if (size & 64) {
+		o.gpus_per_node = 1 + (int32_t)(size % 8);
+		o.from_s = size & 8 ? 60 : 0;
+		o.to_s = size & 16 ? 86400 : 0;
+		o.max_jobs = size & 32 ? 3 : 0;
+	}
+	mu_specs_t s;
+	mu_diag_t d;
+	mu_specs_init(&s);
+	if (mu_load_csv("fuzz.csv", buf, size, &o, &s, &d) == MU_OK)
+		mu_specs_validate(&s, &d);
+	mu_specs_release(&s);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * fuzz_yaml.c - libFuzzer target for the YAML loader: the input is loaded
+ * as YAML (NUL-terminated copy), the specs it produced are checked against
+ * the loader's promises (names set, pod sets non-empty, GPU requests either
+ * whole or a share, diag text terminated), then validated and released.  A
+ * broken promise aborts, so that the fuzzer reports it like a crash.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "muster/load.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Aborts unless every job spec the loader appended keeps its promises. */
+static void check_jobs(const mu_specs_t *s)
+{
+	for (size_t i = 0; i < s->njobs; i++) {
+		const mu_job_spec_t *j = &s->jobs[i];
+		if (!j->name || !j->queue || j->npodsets == 0 ||
+		    j->min_member > mu_job_spec_pods(j))
+			abort();
+		for (size_t k = 0; k < j->npodsets; k++) {
+			const mu_res_t *r = &j->podsets[k].req;
+			if (!j->podsets[k].name || j->podsets[k].replicas < 1 ||
+			    r->v[MU_RES_GPU_MILLI] < 0 ||
+			    r->v[MU_RES_GPU_MILLI] > 999 ||
+			    (r->v[MU_RES_GPU] && r->v[MU_RES_GPU_MILLI]) ||
+			    r->v[MU_RES_GPU] > MU_MAX_GPUS)
+				abort();
+		}
+	}
+}
+
+/* Aborts unless node and queue specs keep theirs. */
+static void check_nodes_queues(const mu_specs_t *s)
+{
+	for (size_t i = 0; i < s->nnodes; i++) {
+		const mu_node_spec_t *n = &s->nodes[i];
+		if (!n->name || n->alloc.v[MU_RES_GPU] < 0 ||
+		    n->alloc.v[MU_RES_GPU] > MU_MAX_GPUS ||
+		    (n->gpu_model && n->alloc.v[MU_RES_GPU] == 0))
+			abort();
+		for (size_t k = 0; k < n->nlabels; k++)
+			if (!n->labels[k].key || !n->labels[k].value)
+				abort();
+	}
+	for (size_t i = 0; i < s->nqueues; i++)
+		for (int r = 0; r < MU_RES_MAX; r++)
+			if (s->queues[i].limit.v[r] < s->queues[i].deserved.v[r] ||
+			    s->queues[i].weight[r] < 0)
+				abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	mu_specs_t s;
+	mu_diag_t d;
+	memset(&d, 0x55, sizeof d);
+	mu_specs_init(&s);
+	int rc = mu_load_yaml("fuzz.yaml", buf, size, &s, &d);
+	if (rc > 0 || (rc < 0 && !memchr(d.msg, '\0', sizeof d.msg)))
+		abort();
+	check_jobs(&s);
+	check_nodes_queues(&s);
+	if (rc == MU_OK)
+		mu_specs_validate(&s, &d);
+	mu_specs_release(&s);
+	free(buf);
+	return 0;
+}
