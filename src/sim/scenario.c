@@ -1,0 +1,519 @@
+/*
+ * scenario.c - runs one scenario (docs/scenarios.md) against a fresh engine.
+ *
+ * The runner builds the cluster from the specs (queues parents first, then
+ * nodes), then walks the steps in order.  At each step it submits the jobs
+ * whose submit time has come, removes nodes, finishes jobs, and runs the
+ * step's cycles; after every cycle it checks the step's expectations against
+ * the engine's queries and the cycle's decisions, and after every repeated
+ * cycle it checks that a steady state makes no binds or evictions.  Failed
+ * checks print one line each; malformed scenarios (an unknown job or node,
+ * steps out of time order) stop the run with a diagnostic.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "muster/engine.h"
+#include "muster/scenario.h"
+#include "sim/load_util.h"
+
+/* A job waiting for its submit time. */
+typedef struct scn_due {
+	mu_time_t submit;
+	size_t idx; /* in the specs */
+} scn_due_t;
+
+/* The state of one run.  It lives on mu_scenario_run()'s stack; the arrays
+ * are malloc'ed by it and freed before it returns. */
+typedef struct scn {
+	const mu_specs_t *s;
+	const mu_scenario_spec_t *sc;
+	const char *file;
+	FILE *out;
+	mu_diag_t *diag;
+	mu_engine_t *e;
+	mu_id_t *ids;        /* per spec job: engine id, -1 until submitted */
+	bool *finished;      /* per spec job: finished by a step */
+	scn_due_t *order;    /* spec jobs by (submit, file order) */
+	size_t next;         /* first entry of order not yet submitted */
+	long *xjob;          /* per expectation of the step: spec job index */
+	int32_t *evicted;    /* per expectation of the step: pods evicted */
+	mu_decisions_t dec;  /* the current cycle's decisions */
+	size_t step;         /* 0-based index of the current step */
+	int32_t cycle;       /* 1-based cycle within the step */
+	int passed, failed;
+} scn_t;
+
+/* Writes t (ms) as seconds, "30s" or "1.5s", into buf. */
+static const char *scn_time(mu_time_t t, char *buf, size_t len)
+{
+	if (t % 1000 == 0) {
+		snprintf(buf, len, "%llds", (long long)(t / 1000));
+	} else {
+		snprintf(buf, len, "%lld.%03llds", (long long)(t / 1000),
+			 (long long)(t % 1000));
+		char *p = buf + strlen(buf) - 2; /* before the 's' */
+		while (*p == '0')
+			*p-- = '\0';
+		strcat(buf, "s");
+	}
+	return buf;
+}
+
+/* Starts a failure line: "FILE: step K (at T) cycle C: ".  The caller
+ * writes the rest and the newline. */
+static void scn_fail_head(scn_t *r)
+{
+	char t[48];
+	const mu_scenario_step_t *st = &r->sc->steps[r->step];
+	fprintf(r->out, "%s: step %zu (at %s) cycle %d: ", r->file, r->step + 1,
+		scn_time(st->at, t, sizeof t), (int)r->cycle);
+	r->failed++;
+}
+
+static int scn_cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The spec index of the job called name, or -1.  Linear in the jobs. */
+static long scn_job_index(const scn_t *r, const char *name)
+{
+	for (size_t i = 0; i < r->s->njobs; i++)
+		if (strcmp(r->s->jobs[i].name, name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* Adds every queue, each after its parent, in O(queues^2) at worst.
+ * MU_EINVAL when a parent is missing or the parents form a cycle. */
+static int scn_add_queues(scn_t *r)
+{
+	size_t n = r->s->nqueues, added = 0;
+	bool *done = calloc(n ? n : 1, sizeof *done);
+	if (!done)
+		return mu__diag(r->diag, MU_ENOMEM, r->file, 0, 0, "out of memory");
+	int rc = MU_OK;
+	while (added < n && rc == MU_OK) {
+		size_t before = added;
+		for (size_t i = 0; i < n && rc == MU_OK; i++) {
+			const mu_queue_spec_t *q = &r->s->queues[i];
+			if (done[i] || (q->parent &&
+			    mu_engine_queue_find(r->e, q->parent) < 0))
+				continue;
+			rc = mu_engine_queue_upsert(r->e, q);
+			if (rc != MU_OK)
+				mu__diag(r->diag, rc, r->file, 0, 0,
+					 "queue \"%s\": %s", q->name,
+					 mu_strerror(rc));
+			done[i] = true;
+			added++;
+		}
+		if (rc == MU_OK && added == before)
+			rc = mu__diag(r->diag, MU_EINVAL, r->file, 0, 0,
+				      "queues: a parent is missing or the parents form a cycle");
+	}
+	free(done);
+	return rc;
+}
+
+/* Creates the engine with the scenario's policy and adds queues and nodes. */
+static int scn_setup(scn_t *r)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	if (r->sc->policy && *r->sc->policy) {
+		cfg.score = mu_score_find(r->sc->policy);
+		if (!cfg.score)
+			return mu__diag(r->diag, MU_EINVAL, r->file, 0, 0,
+					"policy \"%s\": unknown scoring policy (expected binpack or spread)",
+					r->sc->policy);
+	}
+	int rc = mu_engine_new(&cfg, &r->e);
+	if (rc != MU_OK)
+		return mu__diag(r->diag, rc, r->file, 0, 0, "engine: %s",
+				mu_strerror(rc));
+	rc = scn_add_queues(r);
+	for (size_t i = 0; i < r->s->nnodes && rc == MU_OK; i++) {
+		rc = mu_engine_node_upsert(r->e, &r->s->nodes[i], NULL);
+		if (rc != MU_OK)
+			mu__diag(r->diag, rc, r->file, 0, 0, "node \"%s\": %s",
+				 r->s->nodes[i].name, mu_strerror(rc));
+	}
+	return rc;
+}
+
+static int scn_cmp_due(const void *a, const void *b)
+{
+	const scn_due_t *x = a, *y = b;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Allocates the per-job arrays and sorts the jobs by arrival. */
+static int scn_alloc(scn_t *r)
+{
+	size_t n = r->s->njobs ? r->s->njobs : 1;
+	r->ids = malloc(n * sizeof *r->ids);
+	r->finished = calloc(n, sizeof *r->finished);
+	r->order = malloc(n * sizeof *r->order);
+	size_t nexp = 1;
+	for (size_t i = 0; i < r->sc->nsteps; i++)
+		if (r->sc->steps[i].nexpect > nexp)
+			nexp = r->sc->steps[i].nexpect;
+	r->evicted = calloc(nexp, sizeof *r->evicted);
+	r->xjob = calloc(nexp, sizeof *r->xjob);
+	if (!r->ids || !r->finished || !r->order || !r->evicted || !r->xjob)
+		return mu__diag(r->diag, MU_ENOMEM, r->file, 0, 0, "out of memory");
+	for (size_t i = 0; i < r->s->njobs; i++) {
+		r->ids[i] = -1;
+		r->order[i].submit = r->s->jobs[i].submit;
+		r->order[i].idx = i;
+	}
+	qsort(r->order, r->s->njobs, sizeof *r->order, scn_cmp_due);
+	return MU_OK;
+}
+
+/* Submits, at `now`, every job not yet submitted whose submit time is at or
+ * before now, in (submit, file) order. */
+static int scn_submit_due(scn_t *r, mu_time_t now)
+{
+	while (r->next < r->s->njobs && r->order[r->next].submit <= now) {
+		size_t i = r->order[r->next++].idx;
+		const mu_job_spec_t *j = &r->s->jobs[i];
+		int rc = mu_engine_job_submit(r->e, j, now, &r->ids[i]);
+		if (rc != MU_OK)
+			return mu__diag(r->diag, rc, r->file, 0, 0,
+					"job \"%s\": submit failed: %s", j->name,
+					mu_strerror(rc));
+	}
+	return MU_OK;
+}
+
+/* Applies a step's events before its cycles: node removals, then
+ * finished jobs.  Unknown names are errors in the scenario. */
+static int scn_step_events(scn_t *r, const mu_scenario_step_t *st)
+{
+	for (size_t i = 0; i < st->nremove_nodes; i++) {
+		int rc = mu_engine_node_remove(r->e, st->remove_nodes[i], st->at);
+		if (rc != MU_OK)
+			return mu__diag(r->diag, rc, r->file, 0, 0,
+					"step %zu: removeNodes: node \"%s\": %s",
+					r->step + 1, st->remove_nodes[i],
+					mu_strerror(rc));
+	}
+	for (size_t i = 0; i < st->nfinish; i++) {
+		long k = scn_job_index(r, st->finish[i]);
+		int rc = k < 0 ? MU_ENOENT :
+			 r->ids[k] < 0 || r->finished[k] ? MU_ESTATE :
+			 mu_engine_job_finish(r->e, r->ids[k], st->at);
+		if (rc != MU_OK)
+			return mu__diag(r->diag, rc, r->file, 0, 0,
+					"step %zu: finish: job \"%s\": %s",
+					r->step + 1, st->finish[i],
+					k < 0 ? "no such job" :
+					r->ids[k] < 0 ? "not submitted yet" :
+					r->finished[k] ? "already finished" :
+					mu_strerror(rc));
+		r->finished[k] = true;
+	}
+	return MU_OK;
+}
+
+/* Checks that every job an expectation names exists and has been submitted
+ * by the step's time, and notes its index in r->xjob.  Linear in
+ * expectations x jobs. */
+static int scn_check_names(scn_t *r, const mu_scenario_step_t *st)
+{
+	for (size_t i = 0; i < st->nexpect; i++) {
+		const char *name = st->expect[i].job;
+		long k = name ? scn_job_index(r, name) : -1;
+		if (k < 0)
+			return mu__diag(r->diag, MU_ENOENT, r->file, 0, 0,
+					"step %zu: expect: no job named \"%s\"",
+					r->step + 1, name ? name : "");
+		r->xjob[i] = k;
+		char t[48];
+		if (r->ids[k] < 0)
+			return mu__diag(r->diag, MU_ESTATE, r->file, 0, 0,
+					"step %zu: expect: job \"%s\" arrives at %s, after the step",
+					r->step + 1, name,
+					scn_time(r->s->jobs[k].submit, t, sizeof t));
+	}
+	return MU_OK;
+}
+
+/* Prints names as "[a, b]". */
+static void scn_print_list(FILE *f, const char *const *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? ", " : "", v[i]);
+	fputc(']', f);
+}
+
+/* Compares the sorted node names of job k's bound pods with the expected
+ * multiset.  Work is O(pods log pods); the name arrays are freed here. */
+static void scn_check_nodes(scn_t *r, const mu_expect_job_t *x, long k)
+{
+	const mu_job_spec_t *j = &r->s->jobs[k];
+	size_t np = (size_t)mu_job_spec_pods(j), n = 0;
+	const char **got = malloc((np ? np : 1) * sizeof *got);
+	const char **want = malloc((x->nnodes ? x->nnodes : 1) * sizeof *want);
+	if (!got || !want) {
+		free(got);
+		free(want);
+		scn_fail_head(r);
+		fprintf(r->out, "job \"%s\": out of memory comparing nodes\n", x->job);
+		return;
+	}
+	for (size_t ps = 0; ps < j->npodsets && !r->finished[k]; ps++) {
+		for (int32_t p = 0; p < j->podsets[ps].replicas; p++) {
+			mu_id_t nd = mu_engine_pod_node(r->e, r->ids[k],
+							(int32_t)ps, p);
+			const char *name = nd >= 0 ? mu_engine_node_name(r->e, nd) : NULL;
+			if (nd >= 0 && n < np)
+				got[n++] = name ? name : "?";
+		}
+	}
+	if (x->nnodes)
+		memcpy(want, x->nodes, x->nnodes * sizeof *want);
+	qsort(got, n, sizeof *got, scn_cmp_name);
+	qsort(want, x->nnodes, sizeof *want, scn_cmp_name);
+	bool same = n == x->nnodes;
+	for (size_t i = 0; same && i < n; i++)
+		same = strcmp(got[i], want[i]) == 0;
+	if (same) {
+		r->passed++;
+	} else {
+		scn_fail_head(r);
+		fprintf(r->out, "job \"%s\": nodes ", x->job);
+		scn_print_list(r->out, got, n);
+		fprintf(r->out, ", expected ");
+		scn_print_list(r->out, want, x->nnodes);
+		fputc('\n', r->out);
+	}
+	free(got);
+	free(want);
+}
+
+/* Formats the job's last reason into a malloc'ed string (NULL on OOM). */
+static char *scn_reason_text(const scn_t *r, const mu_reason_t *why)
+{
+	char small[256];
+	int want = mu_reason_format(r->e, why, small, sizeof small);
+	size_t len = want > 0 ? (size_t)want + 1 : 1;
+	char *buf = malloc(len > sizeof small ? len : sizeof small);
+	if (!buf)
+		return NULL;
+	if ((size_t)want < sizeof small)
+		memcpy(buf, small, sizeof small);
+	else
+		mu_reason_format(r->e, why, buf, len);
+	return buf;
+}
+
+/* Checks `pending`: the job waits (pending, or running with unbound pods)
+ * for the named reason, or, with "", does not wait. */
+static void scn_check_pending(scn_t *r, const mu_expect_job_t *x,
+			      const mu_job_info_t *in)
+{
+	bool waiting = in->state == MU_JOB_PENDING ||
+		       (in->state == MU_JOB_RUNNING && in->bound < in->pods);
+	const char *why = mu_why_name(in->last.why);
+	bool ok = *x->pending ? waiting && strcmp(why, x->pending) == 0 : !waiting;
+	if (ok) {
+		r->passed++;
+		return;
+	}
+	scn_fail_head(r);
+	if (!waiting)
+		fprintf(r->out, "job \"%s\": not pending (%d of %d pods bound), expected pending %s\n",
+			x->job, (int)in->bound, (int)in->pods, x->pending);
+	else if (*x->pending)
+		fprintf(r->out, "job \"%s\": pending %s, expected pending %s\n",
+			x->job, why, x->pending);
+	else
+		fprintf(r->out, "job \"%s\": pending %s (%d of %d pods bound), expected not pending\n",
+			x->job, why, (int)in->bound, (int)in->pods);
+}
+
+/* Checks `message`: the explain text of the last reason contains it. */
+static void scn_check_message(scn_t *r, const mu_expect_job_t *x,
+			      const mu_job_info_t *in)
+{
+	char *text = scn_reason_text(r, &in->last);
+	if (text && strstr(text, x->message)) {
+		r->passed++;
+	} else {
+		scn_fail_head(r);
+		fprintf(r->out, "job \"%s\": message \"%s\", expected it to contain \"%s\"\n",
+			x->job, text ? text : "(out of memory)", x->message);
+	}
+	free(text);
+}
+
+/* Checks every field an expectation gives for job k after a cycle.  The
+ * evictions of the cycle were already added to *evicted. */
+static void scn_check_one(scn_t *r, const mu_expect_job_t *x, long k,
+			  int32_t evicted)
+{
+	mu_job_info_t in;
+	memset(&in, 0, sizeof in);
+	if (mu_engine_job_info(r->e, r->ids[k], &in) != MU_OK) {
+		if (!r->finished[k]) {
+			scn_fail_head(r);
+			fprintf(r->out, "job \"%s\": the engine has no such job\n", x->job);
+			return;
+		}
+		in.state = MU_JOB_FINISHED; /* it left the engine */
+		in.pods = mu_job_spec_pods(&r->s->jobs[k]);
+	}
+	if (in.state == MU_JOB_FINISHED)
+		in.bound = 0;
+	if (x->bound >= 0) {
+		if (in.bound == x->bound) {
+			r->passed++;
+		} else {
+			scn_fail_head(r);
+			fprintf(r->out, "job \"%s\": bound %d, expected %d\n",
+				x->job, (int)in.bound, (int)x->bound);
+		}
+	}
+	if (x->check_nodes)
+		scn_check_nodes(r, x, k);
+	if (x->pending)
+		scn_check_pending(r, x, &in);
+	if (x->message)
+		scn_check_message(r, x, &in);
+	if (x->evicted >= 0) {
+		if (evicted == x->evicted) {
+			r->passed++;
+		} else {
+			scn_fail_head(r);
+			fprintf(r->out, "job \"%s\": %d pods evicted in this step, expected %d\n",
+				x->job, (int)evicted, (int)x->evicted);
+		}
+	}
+}
+
+/* Adds the cycle's evictions per expectation and checks every expectation
+ * of the step.  O(expectations x (decisions + pods)). */
+static void scn_check_step(scn_t *r, const mu_scenario_step_t *st)
+{
+	for (size_t i = 0; i < st->nexpect; i++) {
+		const mu_expect_job_t *x = &st->expect[i];
+		long k = r->xjob[i];
+		for (size_t d = 0; d < r->dec.n; d++)
+			if (r->dec.v[d].kind == MU_DEC_EVICT &&
+			    r->dec.v[d].job == r->ids[k])
+				r->evicted[i]++;
+		scn_check_one(r, x, k, r->evicted[i]);
+	}
+}
+
+/* True when some job in the engine waits: pending, or running with pods
+ * not bound.  Linear in the jobs the engine has seen. */
+static bool scn_any_waiting(const scn_t *r)
+{
+	int32_t n = mu_engine_njobs(r->e);
+	for (mu_id_t id = 0; id < n; id++) {
+		mu_job_info_t in;
+		if (mu_engine_job_info(r->e, id, &in) != MU_OK)
+			continue;
+		if (in.state == MU_JOB_PENDING ||
+		    (in.state == MU_JOB_RUNNING && in.bound < in.pods))
+			return true;
+	}
+	return false;
+}
+
+/* The stability rule, for a repeated cycle: when the cycle before it left
+ * no job waiting, this one must neither bind nor evict. */
+static void scn_check_stable(scn_t *r, bool was_waiting)
+{
+	if (was_waiting)
+		return;
+	int binds = 0, evicts = 0;
+	for (size_t d = 0; d < r->dec.n; d++) {
+		binds += r->dec.v[d].kind == MU_DEC_BIND;
+		evicts += r->dec.v[d].kind == MU_DEC_EVICT;
+	}
+	if (binds == 0 && evicts == 0) {
+		r->passed++;
+		return;
+	}
+	scn_fail_head(r);
+	fprintf(r->out, "stability: %d binds and %d evictions in a repeated cycle after one that left no job pending, expected none\n",
+		binds, evicts);
+}
+
+/* Runs one step: arrivals, events, then its cycles with their checks. */
+static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
+{
+	int rc = scn_submit_due(r, st->at);
+	if (rc == MU_OK)
+		rc = scn_step_events(r, st);
+	if (rc == MU_OK)
+		rc = scn_check_names(r, st);
+	if (rc != MU_OK)
+		return rc;
+	memset(r->evicted, 0, (st->nexpect ? st->nexpect : 1) * sizeof *r->evicted);
+	int32_t cycles = st->cycles >= 1 ? st->cycles : 1;
+	bool was_waiting = true;
+	for (r->cycle = 1; r->cycle <= cycles; r->cycle++) {
+		r->dec.n = 0;
+		rc = mu_engine_cycle(r->e, st->at, &r->dec);
+		if (rc != MU_OK)
+			return mu__diag(r->diag, rc, r->file, 0, 0,
+					"step %zu cycle %d: the engine failed: %s",
+					r->step + 1, (int)r->cycle, mu_strerror(rc));
+		scn_check_step(r, st);
+		if (r->cycle > 1)
+			scn_check_stable(r, was_waiting);
+		was_waiting = cycles > 1 ? scn_any_waiting(r) : true;
+	}
+	return MU_OK;
+}
+
+int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
+		    int *passed, int *failed, mu_diag_t *diag)
+{
+	scn_t r;
+	memset(&r, 0, sizeof r);
+	r.s = s;
+	r.sc = s->scenario;
+	r.file = file ? file : "scenario";
+	r.out = out;
+	r.diag = diag;
+	mu_decisions_init(&r.dec);
+	if (!r.sc)
+		return mu__diag(diag, MU_EINVAL, r.file, 0, 0,
+				"no Scenario document (kind: Scenario) in the file");
+	int rc = scn_alloc(&r);
+	if (rc == MU_OK)
+		rc = scn_setup(&r);
+	for (r.step = 0; rc == MU_OK && r.step < r.sc->nsteps; r.step++) {
+		const mu_scenario_step_t *st = &r.sc->steps[r.step];
+		if (r.step > 0 && st->at < r.sc->steps[r.step - 1].at)
+			rc = mu__diag(diag, MU_EINVAL, r.file, 0, 0,
+				      "step %zu: its time is before the previous step's",
+				      r.step + 1);
+		else
+			rc = scn_run_step(&r, st);
+	}
+	mu_decisions_release(&r.dec);
+	if (r.e)
+		mu_engine_free(r.e);
+	free(r.ids);
+	free(r.finished);
+	free(r.order);
+	free(r.evicted);
+	free(r.xjob);
+	if (passed)
+		*passed += r.passed;
+	if (failed)
+		*failed += r.failed;
+	return rc;
+}
