@@ -14,12 +14,12 @@ CC      ?= cc
 OPT     ?= -O2 -g
 WARN    = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc
-LIBS    = -lyaml -lm
+LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lpthread
 B       = build
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
 
-LIB_SRC  = $(sort $(wildcard src/engine/*.c src/sim/*.c))
+LIB_SRC  = $(sort $(wildcard src/engine/*.c src/sim/*.c src/apiserver/*.c))
 CLI_SRC  = $(sort $(wildcard src/cli/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC = $(sort $(wildcard fuzz/fuzz_*.c))

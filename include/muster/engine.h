@@ -91,6 +91,11 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *n, mu_id_t *id);
  * pending as a whole (a gang restarts together). */
 int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now);
 
+/* Adds or changes a topology (levels as node label keys, outermost
+ * first).  Jobs name it in their mu_topo_req_t; the first one added is
+ * the default. */
+int mu_engine_topology_upsert(mu_engine_t *e, const mu_topology_spec_t *t);
+
 /* Adds or changes a queue.  A parent must exist before its children. */
 int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *q);
 
@@ -118,6 +123,7 @@ typedef enum mu_why {
 	MU_WHY_OVER_QUOTA = 4,    /* non-preemptible, and no in-quota room */
 	MU_WHY_BLOCKED = 5,       /* behind a starving job of its queue */
 	MU_WHY_PREEMPTED = 6,     /* suspended to make room for another job */
+	MU_WHY_TOPOLOGY = 7,      /* no domain of the required level holds it */
 	MU_WHY_COUNT
 } mu_why_t;
 
@@ -136,6 +142,7 @@ typedef enum mu_filter {
 	MU_F_GPU,               /* not enough free GPU devices or share */
 	MU_F_PODS,
 	MU_F_EXT,               /* a named extended resource */
+	MU_F_ALIGN,             /* GPUs, NIC or CPUs cannot be aligned */
 	MU_F_COUNT
 } mu_filter_t;
 
@@ -156,6 +163,11 @@ typedef struct mu_reason {
 	int64_t fs_used, fs_req, fs_fair, fs_deserved;
 	mu_id_t blocked_by;            /* BLOCKED: the starving job;
 	                                * PREEMPTED: the job it made room for */
+	/* TOPOLOGY: the level, its domains, how many could be tried (had the
+	 * room in aggregate), and the most pods any of them held. */
+	int32_t topo_level;
+	int32_t topo_domains, topo_tried, topo_best;
+	int32_t topo_id;               /* the topology */
 } mu_reason_t;
 
 typedef struct mu_decision {
@@ -166,6 +178,10 @@ typedef struct mu_decision {
 	mu_id_t node;
 	uint64_t gpus;      /* device mask of the bind */
 	int32_t gpu_milli;  /* share taken on the one device in `gpus` */
+	int8_t numa;        /* MU_DEC_BIND: NUMA node of the aligned devices,
+	                     * or -1 */
+	int8_t nic;         /* the NIC given to the pod, or -1 */
+	mu_cpuset_t cpus;   /* exclusive CPUs, empty when not pinned */
 	mu_id_t by;         /* MU_DEC_EVICT: the job it makes room for */
 	bool suspend;       /* MU_DEC_EVICT: the whole job is suspended (else
 	                     * the surplus pod of an elastic job) */
@@ -189,6 +205,10 @@ void mu_decisions_release(mu_decisions_t *d);
  * a job that failed to fit is not retried until resources are released.
  */
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out);
+
+/* The name of a topology's level, for messages; NULL if out of range. */
+const char *mu_engine_topology_level(const mu_engine_t *e, int32_t topo,
+				     int32_t level);
 
 /* Writes a one-line explanation of r into buf (always NUL-terminated).
  * Returns the length it wanted, as snprintf does. */

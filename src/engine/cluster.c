@@ -7,6 +7,7 @@
  * sets; it caches the ids of nodes that pass them, recomputed only when the
  * nodes' static facts change (node_gen).
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "engine/engine_int.h"
@@ -17,9 +18,9 @@ static int cmp_pair(const void *a, const void *b)
 	return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* The interned value of label `key` on n, -1 if the node lacks it (-2 never
- * happens: values are interned).  Binary search over the sorted pairs. */
-static int32_t node_label(const mu__node_t *n, int32_t key)
+/* The interned value of label `key` on n, -1 if the node lacks it.  Binary
+ * search over the sorted pairs. */
+int32_t mu__node_label(const mu__node_t *n, int32_t key)
 {
 	int32_t lo = 0, hi = n->nlabels - 1;
 	while (lo <= hi) {
@@ -263,18 +264,20 @@ static void node_take_devices(mu__node_t *n, const mu_res_t *req, mu__pod_t *pod
 void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
 		   mu__pod_t *pod)
 {
-	(void)e;
+	mu_res_t before = n->free;
 	node_take_devices(n, req, pod);
 	for (int r = 0; r < MU_RES_MAX; r++)
 		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
 			n->free.v[r] -= req->v[r];
 	n->free.v[MU_RES_GPU_MILLI] -= req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
+	if (e->ntopos)
+		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
 }
 
 void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
 		   mu__pod_t *pod)
 {
-	(void)e;
+	mu_res_t before = n->free;
 	for (int g = 0; g < n->ngpu; g++) {
 		if (!(pod->gpus & ((uint64_t)1 << g)))
 			continue;
@@ -293,6 +296,8 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
 	n->free.v[MU_RES_GPU_MILLI] += req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
 	pod->gpus = 0;
 	pod->milli = 0;
+	if (e && e->ntopos) /* e is NULL for scratch copies */
+		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
 }
 
 void mu__node_view(const mu__node_t *n, mu_node_view_t *v)
@@ -379,6 +384,19 @@ static char *sclass_sig(const mu_podset_spec_t *ps)
 	return buf;
 }
 
+/* Parses a whole decimal integer (no trailing junk), as Kubernetes does for
+ * Gt and Lt. */
+static bool strict_int(const char *s, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || *end || errno)
+		return false;
+	*out = v;
+	return true;
+}
+
 /* Fills a new class from the spec: interned ids for everything. */
 static int sclass_fill(mu_engine_t *e, mu__sclass_t *c, const mu_podset_spec_t *ps)
 {
@@ -414,9 +432,11 @@ static int sclass_fill(mu_engine_t *e, mu__sclass_t *c, const mu_podset_spec_t *
 			for (size_t v = 0; v < sq->nvalues; v++)
 				cq->vals[v] = mu__intern(&e->strs, sq->values[v]);
 			cq->nvals = (int32_t)sq->nvalues;
+			long long num = 0;
 			if ((sq->op == MU_SEL_GT || sq->op == MU_SEL_LT) &&
-			    (sq->nvalues != 1 || sscanf(sq->values[0], "%lld", (long long *)&cq->num) != 1))
+			    (sq->nvalues != 1 || !strict_int(sq->values[0], &num)))
 				return MU_EINVAL;
+			cq->num = num;
 		}
 	}
 	for (size_t i = 0; i < ps->ntolerations; i++) {
@@ -474,7 +494,7 @@ static bool in_vals(const mu__selreq_t *q, int32_t v)
 static bool selreq_match(const mu_engine_t *e, const mu__selreq_t *q,
 			 const mu__node_t *n)
 {
-	int32_t v = node_label(n, q->key);
+	int32_t v = mu__node_label(n, q->key);
 	long long num;
 	switch (q->op) {
 	case MU_SEL_IN: return v >= 0 && in_vals(q, v);
@@ -483,7 +503,7 @@ static bool selreq_match(const mu_engine_t *e, const mu__selreq_t *q,
 	case MU_SEL_DOES_NOT_EXIST: return v < 0;
 	case MU_SEL_GT:
 	case MU_SEL_LT:
-		if (v < 0 || sscanf(e->strs.strs[v], "%lld", &num) != 1)
+		if (v < 0 || !strict_int(e->strs.strs[v], &num))
 			return false;
 		return q->op == MU_SEL_GT ? num > q->num : num < q->num;
 	}
@@ -511,7 +531,7 @@ static mu_filter_t sclass_check(const mu_engine_t *e, const mu__sclass_t *c,
 	if (n->unschedulable)
 		return MU_F_UNSCHEDULABLE;
 	for (int32_t i = 0; i < c->nsel; i++)
-		if (node_label(n, c->sel[2 * i]) != c->sel[2 * i + 1])
+		if (mu__node_label(n, c->sel[2 * i]) != c->sel[2 * i + 1])
 			return MU_F_SELECTOR;
 	if (c->nterms) {
 		bool any = false;
@@ -546,8 +566,12 @@ int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)
 		return MU_OK;
 	int rc = mu__grow((void **)&c->nodes, &c->nodes_cap, e->nnodes,
 			  sizeof *c->nodes);
+	if (rc == MU_OK)
+		rc = mu__grow((void **)&c->member, &c->member_cap, e->nnodes,
+			      sizeof *c->member);
 	if (rc)
 		return rc;
+	memset(c->member, 0, (size_t)e->nnodes);
 	memset(c->fail, 0, sizeof c->fail);
 	c->nnodes = 0;
 	for (int32_t i = 0; i < e->nnodes; i++) {
@@ -555,9 +579,10 @@ int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)
 		if (n->removed)
 			continue;
 		mu_filter_t f = sclass_check(e, c, n);
-		if (f == MU_F_COUNT)
+		if (f == MU_F_COUNT) {
 			c->nodes[c->nnodes++] = i;
-		else
+			c->member[i] = 1;
+		} else
 			c->fail[f]++;
 	}
 	c->gen = e->node_gen;

@@ -121,26 +121,36 @@ uint64_t mu__random(mu_engine_t *e)
 	return z ^ (z >> 31);
 }
 
-int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c,
-		      const mu_res_t *req)
+int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
+			 const mu_res_t *req, const mu__scope_t *sc)
 {
 	int32_t best = -1;
 	double best_score = 0;
 	mu_node_view_t v;
 	mu_score_ctx_t ctx = {e->cfg.score_state, 0};
-	for (int32_t i = 0; i < c->nnodes; i++) {
-		const mu__node_t *n = &e->nodes[c->nodes[i]];
+	const int32_t *ids = sc ? sc->nodes : c->nodes;
+	int32_t n_ids = sc ? sc->n : c->nnodes;
+	for (int32_t i = 0; i < n_ids; i++) {
+		int32_t nid = ids[i];
+		if (sc && !c->member[nid])
+			continue;
+		const mu__node_t *n = &e->nodes[nid];
 		if (mu__node_fit(e, n, req) != MU_F_COUNT)
 			continue;
 		mu__node_view(n, &v);
 		ctx.random = mu__random(e);
 		double s = e->score->score(&ctx, &v, req);
-		if (best < 0 || s > best_score) {
-			best = c->nodes[i];
+		if (best < 0 || s > best_score || (s == best_score && nid < best)) {
+			best = nid;
 			best_score = s;
 		}
 	}
 	return best;
+}
+
+int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c, const mu_res_t *req)
+{
+	return mu__best_node_in(e, c, req, NULL);
 }
 
 /* Fills r with why one pod of podset ps fits nowhere: per-filter node
@@ -173,40 +183,60 @@ static mu_res_t job_unbound_acct(const mu__job_t *j)
 	return a;
 }
 
-/* Places as many unbound pods of j as fit, logging them in e->txn.  Fills
- * r for the first pod set that ran out of room.  Returns pods placed or a
- * negative error. */
-static int32_t job_place(mu_engine_t *e, mu__job_t *j, mu_reason_t *r)
+/* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc
+ * (NULL: anywhere), logging them in e->txn.  Fills r for the first pod set
+ * that ran out of room; once a pod set fails its identical pods are not
+ * tried.  Returns pods placed or a negative error.  O(pods x nodes). */
+int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
+			const mu__scope_t *sc, mu_reason_t *r)
 {
 	int32_t placed = 0;
-	e->ntxn = 0;
-	for (int32_t p = 0; p < j->npodsets; p++) {
-		mu__podset_t *ps = &j->podsets[p];
+	uint64_t failed = 0;
+	for (int32_t pod = p0; pod < p1; pod++) {
+		if (j->pods[pod].node >= 0)
+			continue;
+		int32_t psi = mu__pod_podset(j, pod);
+		if (psi < 64 && ((failed >> psi) & 1))
+			continue;
+		mu__podset_t *ps = &j->podsets[psi];
 		mu__sclass_t *c = &e->classes[ps->sclass];
 		int rc = mu__sclass_refresh(e, c);
 		if (rc)
 			return rc;
-		for (int32_t i = 0; i < ps->replicas; i++) {
-			int32_t pod = ps->first + i;
-			if (j->pods[pod].node >= 0)
-				continue;
-			int32_t nid = mu__best_node(e, c, &ps->req);
-			if (nid < 0) {
-				if (r->podset < 0)
-					explain_fit(e, c, ps, p, r);
-				break; /* identical pods will not fit either */
-			}
-			rc = mu__grow((void **)&e->txn, &e->txn_cap, e->ntxn + 1,
-				      sizeof *e->txn);
-			if (rc)
-				return rc;
-			if ((rc = mu__pod_bind(e, j, pod, nid, 0, 0)) != MU_OK)
-				return rc;
-			e->txn[e->ntxn++] = pod;
-			placed++;
+		int32_t nid = mu__best_node_in(e, c, &ps->req, sc);
+		if (nid < 0) {
+			if (r->podset < 0)
+				explain_fit(e, c, ps, psi, r);
+			if (psi < 64)
+				failed |= (uint64_t)1 << psi;
+			continue;
 		}
+		rc = mu__grow((void **)&e->txn, &e->txn_cap, e->ntxn + 1, sizeof *e->txn);
+		if (rc == MU_OK)
+			rc = mu__pod_bind(e, j, pod, nid, 0, 0);
+		if (rc)
+			return rc;
+		e->txn[e->ntxn++] = pod;
+		placed++;
 	}
 	return placed;
+}
+
+void mu__txn_truncate(mu_engine_t *e, mu__job_t *j, int32_t keep)
+{
+	while (e->ntxn > keep)
+		mu__pod_release(e, j, e->txn[--e->ntxn], false);
+}
+
+/* Places as many unbound pods of j as fit, honouring its topology
+ * constraint (topoplace.c).  Returns pods placed or a negative error. */
+static int32_t job_place(mu_engine_t *e, mu__job_t *j, int32_t need,
+			 mu_reason_t *r)
+{
+	e->ntxn = 0;
+	if (j->topo >= 0)
+		return mu__place_topo(e, j, need, r);
+	return mu__place_range(e, j, 0, j->npods, NULL, r);
 }
 
 /* Emits the binds logged in e->txn. */
@@ -297,15 +327,14 @@ static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 		goto fail;
 	if (!j->preemptible && !job_in_quota(e, j, &acct, &r))
 		goto fail;
-	int32_t placed = job_place(e, j, &r);
+	int32_t placed = job_place(e, j, need, &r);
 	if (placed < 0)
 		return placed;
 	if (placed >= need)
 		return job_admit(e, jid, now, &r, out);
-	for (int32_t t = e->ntxn - 1; t >= 0; t--)
-		mu__pod_release(e, j, e->txn[t], false);
-	e->ntxn = 0;
-	r.why = placed ? MU_WHY_GANG : MU_WHY_UNSCHEDULABLE;
+	mu__txn_truncate(e, j, 0);
+	if (r.why != MU_WHY_TOPOLOGY)
+		r.why = placed ? MU_WHY_GANG : MU_WHY_UNSCHEDULABLE;
 	r.pods_needed = need;
 	r.pods_fit = placed;
 	j->retry_at = INT64_MAX;

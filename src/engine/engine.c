@@ -86,7 +86,11 @@ void mu_engine_free(mu_engine_t *e)
 		free(c->tols);
 		free(c->models);
 		free(c->nodes);
+		free(c->member);
 	}
+	for (int32_t i = 0; i < e->ntopos; i++)
+		mu__topo_release(&e->topos[i]);
+	free(e->topos);
 	for (int r = MU_RES_NAMED0; r < e->nres; r++)
 		free((char *)e->res_names[r]);
 	free(e->nodes);

@@ -112,8 +112,33 @@ typedef struct mu__sclass {
 	uint64_t gen;
 	int32_t *nodes;
 	int32_t nnodes, nodes_cap;
+	uint8_t *member;      /* by node id: passes the static filters */
+	int32_t member_cap;
 	int32_t fail[MU_F_COUNT];
 } mu__sclass_t;
+
+/* --- Topology domains ---------------------------------------------------- */
+
+/* One domain of one level: a rack, a block...  Its free vector is the sum
+ * of its nodes' free vectors, kept up to date on every bind and release. */
+typedef struct mu__domain {
+	int32_t level;
+	int32_t anc[MU_MAX_LEVELS]; /* ancestor at each level <= level */
+	int32_t *nodes;
+	int32_t nnodes, nodes_cap;
+	mu_res_t free;
+} mu__domain_t;
+
+typedef struct mu__topo {
+	char *name;
+	int32_t nlevels;
+	int32_t keys[MU_MAX_LEVELS];   /* interned label keys */
+	mu__domain_t *doms;
+	int32_t ndoms, doms_cap;
+	int32_t *node_dom;             /* [node * MU_MAX_LEVELS + level], -1 */
+	int32_t node_dom_n;            /* nodes it covers */
+	uint64_t gen;                  /* node_gen it was built for; 0 never */
+} mu__topo_t;
 
 /* --- Queues and jobs ----------------------------------------------------- */
 
@@ -185,6 +210,8 @@ typedef struct mu__job {
 	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
 	mu_time_t retry_at;  /* a victim refused for time turns eligible */
+	/* Topology constraint, resolved at submit; topo -1 = none. */
+	int32_t topo, req_level, pref_level, slice_size, slice_level;
 } mu__job_t;
 
 /* A pod evicted by a preemption attempt, to restore on rollback. */
@@ -216,6 +243,9 @@ struct mu_engine {
 
 	mu__sclass_t *classes;
 	int32_t nclasses, classes_cap;
+
+	mu__topo_t *topos;
+	int32_t ntopos, topos_cap;
 	mu__strmap_t class_sigs;
 
 	uint64_t rng;               /* splitmix64 state, from cfg.seed */
@@ -255,6 +285,18 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
 		   mu__pod_t *pod);
 void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
 
+/* The interned value of label key on node n, or -1. */
+int32_t mu__node_label(const mu__node_t *n, int32_t key);
+
+/* Topology (topo.c). */
+/* Rebuilds t's domains when nodes' static facts changed.  O(nodes x levels). */
+int mu__topo_refresh(mu_engine_t *e, mu__topo_t *t);
+/* Adds a node's free-vector change to its domains.  O(topologies x levels). */
+void mu__topo_node_delta(mu_engine_t *e, int32_t nid, const mu_res_t *before);
+void mu__topo_release(mu__topo_t *t);
+/* Resolves a job spec's constraint into j; MU_ENOENT / MU_EINVAL. */
+int mu__topo_resolve(mu_engine_t *e, const mu_topo_req_t *rq, mu__job_t *j);
+
 /* Queues (queue.c). */
 void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct,
 			int sign, bool preemptible);
@@ -276,9 +318,26 @@ int32_t mu__pod_podset(const mu__job_t *j, int32_t pod);
 /* Running-list bookkeeping on state changes. */
 int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now);
 void mu__job_set_pending(mu_engine_t *e, int32_t jid);
+/* A set of candidate nodes (a topology domain's); NULL means all. */
+typedef struct mu__scope {
+	const int32_t *nodes;
+	int32_t n;
+} mu__scope_t;
+
 /* The best node of class c for one pod, or -1.  O(class nodes). */
 int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c,
 		      const mu_res_t *req);
+/* The same among the scope's nodes that are in class c.  O(scope). */
+int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
+			 const mu_res_t *req, const mu__scope_t *sc);
+/* Places unbound pods [p0, p1) of j within sc, logged in e->txn. */
+int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
+			const mu__scope_t *sc, mu_reason_t *r);
+/* Releases the pods placed after the first `keep` entries of e->txn. */
+void mu__txn_truncate(mu_engine_t *e, mu__job_t *j, int32_t keep);
+/* Places j under its topology constraint (topoplace.c). */
+int32_t mu__place_topo(mu_engine_t *e, mu__job_t *j, int32_t need,
+		       mu_reason_t *r);
 /* The next pseudo-random 64 bits of the engine's stream. */
 uint64_t mu__random(mu_engine_t *e);
 int mu__dec_push(mu_decisions_t *out, const mu_decision_t *d);

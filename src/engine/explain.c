@@ -22,6 +22,7 @@ static const char *filter_text(mu_filter_t f)
 	case MU_F_GPU: return "insufficient nvidia.com/gpu";
 	case MU_F_PODS: return "too many pods";
 	case MU_F_EXT: return "insufficient extended resources";
+	case MU_F_ALIGN: return "node(s) could not align GPUs, NIC and CPUs";
 	case MU_F_COUNT: break;
 	}
 	return "unknown filter";
@@ -112,6 +113,16 @@ int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 	case MU_WHY_PREEMPTED:
 		put(buf, len, &off, "preempted to make room for \"%s\"; waits to resume", other);
 		return (int)off;
+	case MU_WHY_TOPOLOGY: {
+		const char *lv = mu_engine_topology_level(e, r->topo_id, r->topo_level);
+		put(buf, len, &off, "no %s domain can hold the gang: %d of %d have the free capacity in total",
+		    lv ? lv : "?", r->topo_tried, r->topo_domains);
+		if (r->topo_tried)
+			put(buf, len, &off, ", and in those at most %d of the %d pods fit", r->topo_best,
+			    r->pods_needed);
+		put_fair(e, r, buf, len, &off);
+		return (int)off;
+	}
 	default:
 		break;
 	}

@@ -81,6 +81,7 @@ const char *mu_why_name(mu_why_t w)
 	case MU_WHY_OVER_QUOTA: return "OverQuota";
 	case MU_WHY_BLOCKED: return "Blocked";
 	case MU_WHY_PREEMPTED: return "Preempted";
+	case MU_WHY_TOPOLOGY: return "Topology";
 	case MU_WHY_COUNT: break;
 	}
 	return "Unknown";

@@ -220,7 +220,7 @@ static void sim_free(const pctx_t *c, mu__node_t *copy, int32_t nid, int32_t k)
 		    (x->pod < 0 && freed_before(c, k, x->job, p)))
 			continue;
 		mu__pod_t tmp = v->pods[p];
-		mu__node_give(c->e, copy, &v->podsets[mu__pod_podset(v, p)].req, &tmp);
+		mu__node_give(NULL, copy, &v->podsets[mu__pod_podset(v, p)].req, &tmp);
 	}
 }
 
@@ -293,14 +293,17 @@ static int evict_plan(pctx_t *c, int32_t k)
 
 /* Finds the cheapest node of class cls where evictions make req fit, and
  * evicts them.  Returns the node, -1 if none, or a negative error - 1. */
-static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu_res_t *req)
+static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu_res_t *req,
+			   const mu__scope_t *sc)
 {
 	mu_engine_t *e = c->e;
 	int32_t best = -1, examined = 0;
 	pcost_t bc = {0}, cost;
-	for (int32_t i = 0; i < cls->nnodes; i++) {
-		int32_t nid = cls->nodes[i];
-		if (e->nodes[nid].npods == 0)
+	const int32_t *ids = sc ? sc->nodes : cls->nodes;
+	int32_t nids = sc ? sc->n : cls->nnodes;
+	for (int32_t i = 0; i < nids; i++) {
+		int32_t nid = ids[i];
+		if (e->nodes[nid].npods == 0 || (sc && !cls->member[nid]))
 			continue;
 		if (e->cfg.max_victim_nodes && examined++ >= e->cfg.max_victim_nodes)
 			break;
@@ -419,8 +422,9 @@ static bool could_preempt(const pctx_t *c)
 	return true;
 }
 
-/* Places J's unbound pods, evicting where needed.  Returns pods placed. */
-static int32_t place_with_victims(pctx_t *c)
+/* Places J's unbound pods within scope sc (NULL: anywhere), evicting where
+ * needed.  Returns pods placed. */
+static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 {
 	mu_engine_t *e = c->e;
 	mu__job_t *j = &e->jobs[c->jid];
@@ -432,9 +436,9 @@ static int32_t place_with_victims(pctx_t *c)
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
-			int32_t nid = mu__best_node(e, cls, &ps->req);
+			int32_t nid = mu__best_node_in(e, cls, &ps->req, sc);
 			if (nid < 0)
-				nid = victim_node(c, cls, &ps->req);
+				nid = victim_node(c, cls, &ps->req, sc);
 			if (nid == -1)
 				break;
 			int rc = nid < -1 ? MU_ENOMEM :
@@ -451,6 +455,45 @@ static int32_t place_with_victims(pctx_t *c)
 		}
 	}
 	return placed;
+}
+
+/* One attempt within scope sc: keeps the result when at least need pods
+ * are placed (*ok), else restores everything. */
+static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
+{
+	mu_engine_t *e = c->e;
+	e->ntxn = 0;
+	e->nevl = 0;
+	mu_res_t need_before = c->need;
+	int32_t placed = place_with_victims(c, sc);
+	if (placed < 0)
+		return placed;
+	if (placed >= need) {
+		*ok = true;
+		return MU_OK;
+	}
+	c->need = need_before;
+	return rollback(c);
+}
+
+/* Without a required topology level the gang may land anywhere; with one,
+ * each domain of that level is tried in turn (victims are searched only
+ * inside it).  Slices are not honoured when preempting. */
+static int preempt_scoped(pctx_t *c, int32_t need, bool *ok)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	if (j->topo < 0 || j->req_level < 0)
+		return attempt(c, NULL, need, ok);
+	mu__topo_t *t = &e->topos[j->topo];
+	int rc = mu__topo_refresh(e, t);
+	for (int32_t d = 0; rc == MU_OK && !*ok && d < t->ndoms; d++) {
+		if (t->doms[d].level != j->req_level)
+			continue;
+		mu__scope_t sc = {t->doms[d].nodes, t->doms[d].nnodes};
+		rc = attempt(c, &sc, need, ok);
+	}
+	return rc;
 }
 
 int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
@@ -472,19 +515,12 @@ int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1;
-	e->ntxn = 0;
-	e->nevl = 0;
 	j->retry_at = INT64_MAX;
 	if (!could_preempt(&c))
 		return MU_OK;
-	int32_t placed = place_with_victims(&c);
-	int rc = placed < 0 ? placed : MU_OK;
-	if (rc == MU_OK && placed >= need) {
-		rc = e->nevl ? commit(&c, out) : MU_OK;
-		*ok = rc == MU_OK;
-	} else if (rc == MU_OK) {
-		rc = rollback(&c);
-	}
+	int rc = preempt_scoped(&c, need, ok);
+	if (rc == MU_OK && *ok && e->nevl)
+		rc = commit(&c, out);
 	j->retry_at = c.retry_at;
 	free(c.v);
 	return rc;

@@ -318,6 +318,8 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	if ((rc = job_fill_podsets(e, j, s)) != MU_OK)
 		goto fail;
 	j->min_member = s->min_member ? s->min_member : j->npods;
+	if ((rc = mu__topo_resolve(e, &s->topo, j)) != MU_OK)
+		goto fail;
 	if (!(j->name = mu__strmap_put(&e->job_names, s->name, jid))) {
 		rc = MU_ENOMEM;
 		goto fail;

@@ -224,7 +224,7 @@ static void test_queue_share_order(mu_t_t *t)
 	/* Queue a submits 8 one-GPU jobs first; b submits 8 later.  They
 	 * must interleave so that each queue gets its 4 deserved GPUs. */
 	mu_podset_spec_t ps[16];
-	char names[16][8];
+	char names[16][16];
 	for (int i = 0; i < 16; i++) {
 		snprintf(names[i], sizeof names[i], "%c%d", i < 8 ? 'a' : 'b', i);
 		mu_job_spec_t j = job(names[i], i < 8 ? "a" : "b", &ps[i], 1, 1);
