@@ -29,6 +29,7 @@ typedef struct mu_node_view {
 	                          * MU_RES_GPU_MILLI = free milli-GPU summed */
 	int ngpu;                /* devices */
 	const int16_t *gpu_free; /* per device free milli-GPU (0..1000) */
+	const char *gpu_model;   /* the node's GPU model, NULL if none */
 } mu_node_view_t;
 
 /* What a score function gets besides the node: the policy's own state
@@ -46,10 +47,70 @@ typedef struct mu_score_ops {
 	 * Must depend only on ctx, that node and req. */
 	double (*score)(const mu_score_ctx_t *ctx, const mu_node_view_t *node,
 			const mu_res_t *req);
+	/* Optional: the device of `node` (the node that won) for a GPU-share
+	 * pod (req MU_RES_GPU_MILLI > 0).  Returns a device index whose free
+	 * share holds the request; anything else, or NULL here, means the
+	 * engine's choice (best fit: the least free device that holds it).
+	 * Must depend only on ctx, that node and req. */
+	int (*pick_device)(const mu_score_ctx_t *ctx, const mu_node_view_t *node,
+			   const mu_res_t *req);
 } mu_score_ops_t;
 
 extern const mu_score_ops_t mu_score_binpack; /* most-allocated, GPU first */
 extern const mu_score_ops_t mu_score_spread;  /* least-allocated */
+
+/* GPU placement policies of the FGD paper (ATC'23) and muster's own; see
+ * docs/evaluation.md (score_gpu.c, score_frag.c). */
+extern const mu_score_ops_t mu_score_random;     /* any node that fits */
+extern const mu_score_ops_t mu_score_dotprod;    /* free x request, largest */
+extern const mu_score_ops_t mu_score_clustering; /* same GPU request together */
+extern const mu_score_ops_t mu_score_packing;    /* shared GPUs, busy nodes,
+                                                  * then idle nodes */
+extern const mu_score_ops_t mu_score_bestfit;    /* least left after */
+/* These two take a finished mu_workload_mix_t as their state. */
+extern const mu_score_ops_t mu_score_fgd;        /* least fragmentation growth */
+extern const mu_score_ops_t mu_score_muster;     /* muster's GPU policy */
+
+#define MU_MIX_MAX_MODELS 63 /* distinct GPU models a mix can name */
+
+/* One pod shape of a workload.  Memory and other resources are not part of
+ * a shape: fragmentation is measured on CPU and GPUs. */
+typedef struct mu_pod_type {
+	int64_t cpu;        /* millicores */
+	int32_t gpus;       /* whole GPUs; 0 for a share or a CPU-only pod */
+	int32_t gpu_milli;  /* share of one GPU (1..999) when gpus is 0 */
+	uint64_t models;    /* allowed GPU models: bit i = models[i]; 0 = any */
+	int64_t count;      /* pods of this shape */
+	double weight;      /* popularity: count / pods, set by finish */
+} mu_pod_type_t;
+
+/* A workload's pod shapes and their popularity: the target workload that
+ * GPU fragmentation is measured against.  Build it with init, add (once
+ * per pod or shape), finish; then pass it as score_state. */
+typedef struct mu_workload_mix {
+	mu_pod_type_t *types;  /* after finish: unique, sorted by shape, cpu */
+	int32_t ntypes, cap;
+	char *models[MU_MIX_MAX_MODELS]; /* owned copies */
+	int32_t nmodels;
+	int64_t pods;
+	struct mu__mix_index *index; /* built by finish; owned */
+} mu_workload_mix_t;
+
+void mu_workload_mix_init(mu_workload_mix_t *m);
+void mu_workload_mix_release(mu_workload_mix_t *m);
+/* Counts `count` pods with request req (request units) that may run on the
+ * given GPU models (none: any).  MU_EINVAL for a negative count or a
+ * finished mix, MU_ERANGE past MU_MIX_MAX_MODELS models, MU_ENOMEM. */
+int mu_workload_mix_add(mu_workload_mix_t *m, const mu_res_t *req,
+			const char *const *models, size_t nmodels,
+			int64_t count);
+/* Merges equal shapes, sets their weights and builds the index the
+ * policies use.  O(types log types). */
+int mu_workload_mix_finish(mu_workload_mix_t *m);
+/* The FGD paper's expected fragmentation of one node (milli-GPU): the sum
+ * over shapes of weight x the free GPU capacity that shape cannot use
+ * there.  A NULL or empty mix is one whole-GPU shape.  O(shapes + GPUs). */
+double mu_gpu_frag(const mu_workload_mix_t *m, const mu_node_view_t *node);
 
 /* Looks a policy up by name; NULL if unknown. */
 const mu_score_ops_t *mu_score_find(const char *name);

@@ -66,6 +66,7 @@ static int node_set_static(mu_engine_t *e, mu__node_t *n,
 	n->taints = taints;
 	n->ntaints = (int32_t)s->ntaints;
 	n->model = s->gpu_model ? mu__intern(&e->strs, s->gpu_model) : -1;
+	n->model_name = n->model >= 0 ? e->strs.strs[n->model] : NULL;
 	n->unschedulable = s->unschedulable;
 	return MU_OK;
 oom:
@@ -154,6 +155,8 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 		return rc;
 	if ((rc = node_set_static(e, n, s)) != MU_OK)
 		return rc;
+	if ((rc = mu__ntopo_set(e, n, s->topo)) != MU_OK)
+		return rc;
 	if (n->removed) {
 		n->removed = false;
 		e->nlive++;
@@ -197,8 +200,9 @@ int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 /* --- Fit, take and give ---------------------------------------------------- */
 
 mu_filter_t mu__node_fit(const mu_engine_t *e, const mu__node_t *n,
-			 const mu_res_t *req)
+			 const mu__podset_t *ps)
 {
+	const mu_res_t *req = &ps->req;
 	if (n->free.v[MU_RES_CPU] < req->v[MU_RES_CPU])
 		return MU_F_CPU;
 	if (n->free.v[MU_RES_MEM] < req->v[MU_RES_MEM])
@@ -217,12 +221,38 @@ mu_filter_t mu__node_fit(const mu_engine_t *e, const mu__node_t *n,
 	for (int r = MU_RES_NAMED0; r < e->nres; r++)
 		if (n->free.v[r] < req->v[r])
 			return MU_F_EXT;
+	if (ps->aligned && !mu__align_fit(n, ps))
+		return MU_F_ALIGN;
 	return MU_F_COUNT;
 }
 
+/* The device for a share of milli on n: the policy's pick_device when it
+ * has one and the answer holds the share, else best fit (the least free
+ * device that holds it); -1 if none does.  O(devices) plus the pick. */
+static int node_share_device(mu_engine_t *e, const mu__node_t *n,
+			     const mu_res_t *req, int16_t milli)
+{
+	if (e && e->score && e->score->pick_device) {
+		mu_node_view_t v;
+		mu__node_view(n, &v);
+		mu_score_ctx_t ctx = {e->cfg.score_state, mu__random(e)};
+		int g = e->score->pick_device(&ctx, &v, req);
+		if (g >= 0 && g < n->ngpu && n->gpu_free[g] >= milli)
+			return g;
+	}
+	int best = -1;
+	for (int g = 0; g < n->ngpu; g++)
+		if (n->gpu_free[g] >= milli &&
+		    (best < 0 || n->gpu_free[g] < n->gpu_free[best]))
+			best = g;
+	return best;
+}
+
 /* Takes the devices of pod->gpus exactly (a restore), or picks them when
- * pod->gpus is 0: lowest free indices for whole GPUs, best fit for a share. */
-static void node_take_devices(mu__node_t *n, const mu_res_t *req, mu__pod_t *pod)
+ * pod->gpus is 0: lowest free indices for whole GPUs; for a share, the
+ * policy's pick or best fit (node_share_device). */
+static void node_take_devices(mu_engine_t *e, mu__node_t *n,
+			      const mu_res_t *req, mu__pod_t *pod)
 {
 	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
 	if (pod->gpus) {
@@ -246,11 +276,7 @@ static void node_take_devices(mu__node_t *n, const mu_res_t *req, mu__pod_t *pod
 		}
 	}
 	if (milli > 0) {
-		int best = -1;
-		for (int g = 0; g < n->ngpu; g++)
-			if (n->gpu_free[g] >= milli &&
-			    (best < 0 || n->gpu_free[g] < n->gpu_free[best]))
-				best = g;
+		int best = node_share_device(e, n, req, milli);
 		if (best >= 0) {
 			if (n->gpu_free[best] == 1000)
 				n->free.v[MU_RES_GPU]--;
@@ -261,11 +287,22 @@ static void node_take_devices(mu__node_t *n, const mu_res_t *req, mu__pod_t *pod
 	}
 }
 
-void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
-		   mu__pod_t *pod)
+void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
+		   mu__pod_t *pod, bool exact)
 {
+	const mu_res_t *req = &ps->req;
 	mu_res_t before = n->free;
-	node_take_devices(n, req, pod);
+	if (!exact) {
+		pod->gpus = 0;
+		pod->milli = 0;
+		pod->numa = pod->nic = -1;
+		memset(&pod->cpus, 0, sizeof pod->cpus);
+		if (ps->aligned)
+			mu__align_choose(n, ps, pod);
+	}
+	node_take_devices(e, n, req, pod);
+	if (ps->aligned)
+		mu__align_apply(n, ps, pod, +1);
 	for (int r = 0; r < MU_RES_MAX; r++)
 		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
 			n->free.v[r] -= req->v[r];
@@ -274,10 +311,13 @@ void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
 		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
 }
 
-void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
+void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 		   mu__pod_t *pod)
 {
+	const mu_res_t *req = &ps->req;
 	mu_res_t before = n->free;
+	if (ps->aligned)
+		mu__align_apply(n, ps, pod, -1);
 	for (int g = 0; g < n->ngpu; g++) {
 		if (!(pod->gpus & ((uint64_t)1 << g)))
 			continue;
@@ -296,6 +336,8 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
 	n->free.v[MU_RES_GPU_MILLI] += req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
 	pod->gpus = 0;
 	pod->milli = 0;
+	pod->numa = pod->nic = -1;
+	memset(&pod->cpus, 0, sizeof pod->cpus);
 	if (e && e->ntopos) /* e is NULL for scratch copies */
 		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
 }
@@ -306,6 +348,7 @@ void mu__node_view(const mu__node_t *n, mu_node_view_t *v)
 	v->free = &n->free;
 	v->ngpu = n->ngpu;
 	v->gpu_free = n->gpu_free;
+	v->gpu_model = n->model_name;
 }
 
 /* --- Static classes -------------------------------------------------------- */

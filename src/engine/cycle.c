@@ -26,7 +26,7 @@ static void acct_add(mu_res_t *a, const mu_res_t *b, int sign)
 }
 
 int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
-		 uint64_t gpus, int16_t milli)
+		 const mu__pod_t *was)
 {
 	mu__node_t *n = &e->nodes[nid];
 	int rc = mu__grow((void **)&n->refs, &n->refs_cap, n->npods + 1,
@@ -35,9 +35,9 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 		return rc;
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
 	mu__pod_t *p = &j->pods[pod];
-	p->gpus = gpus;
-	p->milli = milli;
-	mu__node_take(e, n, &ps->req, p);
+	if (was)
+		*p = *was;
+	mu__node_take(e, n, ps, p, was != NULL);
 	n->refs[n->npods] = (mu__podref_t){(int32_t)(j - e->jobs), pod};
 	p->npos = n->npods++;
 	p->node = nid;
@@ -57,7 +57,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 		return;
 	mu__node_t *n = &e->nodes[p->node];
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
-	mu__node_give(e, n, &ps->req, p);
+	mu__node_give(e, n, ps, p);
 	mu__podref_t last = n->refs[--n->npods];
 	n->refs[p->npos] = last;
 	e->jobs[last.job].pods[last.pod].npos = p->npos;
@@ -122,8 +122,9 @@ uint64_t mu__random(mu_engine_t *e)
 }
 
 int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
-			 const mu_res_t *req, const mu__scope_t *sc)
+			 const mu__podset_t *ps, const mu__scope_t *sc)
 {
+	const mu_res_t *req = &ps->req;
 	int32_t best = -1;
 	double best_score = 0;
 	mu_node_view_t v;
@@ -135,7 +136,7 @@ int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
 		if (sc && !c->member[nid])
 			continue;
 		const mu__node_t *n = &e->nodes[nid];
-		if (mu__node_fit(e, n, req) != MU_F_COUNT)
+		if (mu__node_fit(e, n, ps) != MU_F_COUNT)
 			continue;
 		mu__node_view(n, &v);
 		ctx.random = mu__random(e);
@@ -148,9 +149,9 @@ int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
 	return best;
 }
 
-int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c, const mu_res_t *req)
+int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c, const mu__podset_t *ps)
 {
-	return mu__best_node_in(e, c, req, NULL);
+	return mu__best_node_in(e, c, ps, NULL);
 }
 
 /* Fills r with why one pod of podset ps fits nowhere: per-filter node
@@ -160,7 +161,7 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 {
 	memcpy(r->fail, c->fail, sizeof r->fail);
 	for (int32_t i = 0; i < c->nnodes; i++) {
-		mu_filter_t f = mu__node_fit(e, &e->nodes[c->nodes[i]], &ps->req);
+		mu_filter_t f = mu__node_fit(e, &e->nodes[c->nodes[i]], ps);
 		if (f != MU_F_COUNT)
 			r->fail[f]++;
 	}
@@ -203,7 +204,7 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		int rc = mu__sclass_refresh(e, c);
 		if (rc)
 			return rc;
-		int32_t nid = mu__best_node_in(e, c, &ps->req, sc);
+		int32_t nid = mu__best_node_in(e, c, ps, sc);
 		if (nid < 0) {
 			if (r->podset < 0)
 				explain_fit(e, c, ps, psi, r);
@@ -213,7 +214,7 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		}
 		rc = mu__grow((void **)&e->txn, &e->txn_cap, e->ntxn + 1, sizeof *e->txn);
 		if (rc == MU_OK)
-			rc = mu__pod_bind(e, j, pod, nid, 0, 0);
+			rc = mu__pod_bind(e, j, pod, nid, NULL);
 		if (rc)
 			return rc;
 		e->txn[e->ntxn++] = pod;
@@ -254,6 +255,10 @@ static int job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
 			.node = j->pods[pod].node,
 			.gpus = j->pods[pod].gpus,
 			.gpu_milli = j->pods[pod].milli,
+			.numa = j->pods[pod].numa,
+			.nic = j->pods[pod].nic,
+			.cpus = j->pods[pod].cpus,
+			.by = -1,
 		};
 		int rc = mu__dec_push(out, &d);
 		if (rc)
@@ -440,7 +445,8 @@ static int cycle_finish(mu_engine_t *e, mu_decisions_t *out)
 			qq->pending[k++] = jid;
 			mu_decision_t d = {.kind = MU_DEC_PENDING, .job = jid,
 					   .podset = -1, .pod = -1, .node = -1,
-					   .by = -1, .reason = j->last};
+					   .numa = -1, .nic = -1, .by = -1,
+					   .reason = j->last};
 			int rc = mu__dec_push(out, &d);
 			if (rc)
 				return rc;

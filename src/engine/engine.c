@@ -60,6 +60,7 @@ void mu_engine_free(mu_engine_t *e)
 		free(e->nodes[i].labels);
 		free(e->nodes[i].taints);
 		free(e->nodes[i].refs);
+		free(e->nodes[i].topo);
 	}
 	for (int32_t i = 0; i < e->nqueues; i++) {
 		free(e->queues[i].children);

@@ -52,6 +52,20 @@ typedef struct mu__taint {
 	int effect;
 } mu__taint_t;
 
+/* What a node's agent reported inside it, and what is still free there. */
+typedef struct mu__ntopo {
+	int32_t nnuma;
+	mu_cpuset_t numa_cpus[MU_MAX_NUMA];
+	int64_t numa_mem[MU_MAX_NUMA];
+	int64_t numa_mem_free[MU_MAX_NUMA]; /* for pods pinned there */
+	mu_cpuset_t free_cpus;              /* not pinned by any pod */
+	int8_t gpu_numa[MU_MAX_GPUS];
+	int8_t gpu_group[MU_MAX_GPUS];
+	int32_t nnics;
+	int8_t nic_numa[MU_MAX_NICS];
+	uint32_t free_nics;                 /* bit per NIC */
+} mu__ntopo_t;
+
 typedef struct mu__node {
 	const char *name;  /* owned by e->node_names */
 	int32_t *labels;   /* (key, value) id pairs, sorted by key */
@@ -59,6 +73,7 @@ typedef struct mu__node {
 	mu__taint_t *taints;
 	int32_t ntaints;
 	int32_t model;     /* interned GPU model, -1 none */
+	const char *model_name; /* its string (e->strs), NULL none */
 	bool unschedulable;
 	bool removed;
 	int ngpu;
@@ -66,6 +81,7 @@ typedef struct mu__node {
 	mu_res_t free;     /* MU_RES_GPU = whole free devices,
 	                    * MU_RES_GPU_MILLI = free milli summed */
 	int16_t gpu_free[MU_MAX_GPUS];
+	mu__ntopo_t *topo; /* NULL: nothing known inside */
 	int32_t npods;     /* bound pods, listed in refs */
 	struct mu__podref *refs;
 	int32_t refs_cap;
@@ -175,7 +191,10 @@ typedef struct mu__pod {
 	int32_t node;    /* -1: not bound */
 	int32_t npos;    /* index in the node's refs */
 	int16_t milli;   /* share taken, for a GPU-share pod */
+	int8_t numa;     /* NUMA node it is aligned to, or -1 */
+	int8_t nic;      /* NIC it holds, or -1 */
 	uint64_t gpus;   /* devices taken */
+	mu_cpuset_t cpus; /* CPUs pinned for it (empty: shared pool) */
 } mu__pod_t;
 
 typedef struct mu__podset {
@@ -185,6 +204,9 @@ typedef struct mu__podset {
 	mu_res_t req;    /* per pod, request units, ext slots mapped */
 	mu_res_t acct;   /* per pod, accounting units */
 	int32_t sclass;
+	mu_align_t align;
+	bool want_nic, pin_cpus;
+	bool aligned;    /* any of the three: placed by align.c */
 } mu__podset_t;
 
 typedef struct mu__job {
@@ -216,9 +238,8 @@ typedef struct mu__job {
 
 /* A pod evicted by a preemption attempt, to restore on rollback. */
 typedef struct mu__evict {
-	int32_t job, pod, node;
-	uint64_t gpus;
-	int16_t milli;
+	int32_t job, pod;
+	mu__pod_t was; /* node and devices, restored exactly on rollback */
 } mu__evict_t;
 
 struct mu_engine {
@@ -274,15 +295,30 @@ int mu__sclass_get(mu_engine_t *e, const mu_podset_spec_t *ps, int32_t *id);
 /* Makes sure the class's node list is current; O(nodes) when stale. */
 int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c);
 
-/* Resource fit of one pod on one node: MU_F_COUNT if it fits, else the
- * first failing filter.  O(resources + devices). */
+/* Resource fit of one pod of ps on one node: MU_F_COUNT if it fits, else
+ * the first failing filter.  O(resources + devices). */
 mu_filter_t mu__node_fit(const mu_engine_t *e, const mu__node_t *n,
-			 const mu_res_t *req);
-/* Takes resources and devices for a pod (which must fit) / gives them back. */
-void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
+			 const mu__podset_t *ps);
+/* Takes resources and devices for a pod of ps (which must fit) and records
+ * them in pod; with exact set, takes exactly the devices already in pod (a
+ * rollback restoring it).  give returns them. */
+void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
+		   mu__pod_t *pod, bool exact);
+void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 		   mu__pod_t *pod);
-void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu_res_t *req,
-		   mu__pod_t *pod);
+
+/* In-node alignment (align.c). */
+/* Builds n->topo from a spec, keeping what bound pods hold. */
+int mu__ntopo_set(mu_engine_t *e, mu__node_t *n, const mu_node_topo_spec_t *s);
+/* Whether an aligned pod of ps can get its GPUs, NIC, CPUs and memory on
+ * one NUMA node (or link group) of n.  O(NUMA nodes x devices). */
+bool mu__align_fit(const mu__node_t *n, const mu__podset_t *ps);
+/* Chooses the devices (best fit) into pod: gpus, numa, nic, cpus. */
+void mu__align_choose(const mu__node_t *n, const mu__podset_t *ps, mu__pod_t *pod);
+/* Takes (sign +1) or gives back (-1) pod's NIC, pinned CPUs and NUMA
+ * memory; GPUs are handled with the other devices in cluster.c. */
+void mu__align_apply(mu__node_t *n, const mu__podset_t *ps, const mu__pod_t *pod,
+		     int sign);
 void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
 
 /* The interned value of label key on node n, or -1. */
@@ -308,10 +344,10 @@ int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 /* Order key of a queue among its siblings: lower is served first. */
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q);
 
-/* Binds pod of j to node nid.  With gpus != 0 it takes exactly those
- * devices (a rollback restoring a pod), else it picks them. */
+/* Binds pod of j to node nid.  With was set it takes exactly its devices
+ * (a rollback restoring a pod), else it picks them. */
 int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
-		 uint64_t gpus, int16_t milli);
+		 const mu__pod_t *was);
 void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 		     bool capacity_grew);
 int32_t mu__pod_podset(const mu__job_t *j, int32_t pod);
@@ -326,10 +362,10 @@ typedef struct mu__scope {
 
 /* The best node of class c for one pod, or -1.  O(class nodes). */
 int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c,
-		      const mu_res_t *req);
+		      const mu__podset_t *ps);
 /* The same among the scope's nodes that are in class c.  O(scope). */
 int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
-			 const mu_res_t *req, const mu__scope_t *sc);
+			 const mu__podset_t *ps, const mu__scope_t *sc);
 /* Places unbound pods [p0, p1) of j within sc, logged in e->txn. */
 int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 			const mu__scope_t *sc, mu_reason_t *r);

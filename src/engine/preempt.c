@@ -220,17 +220,22 @@ static void sim_free(const pctx_t *c, mu__node_t *copy, int32_t nid, int32_t k)
 		    (x->pod < 0 && freed_before(c, k, x->job, p)))
 			continue;
 		mu__pod_t tmp = v->pods[p];
-		mu__node_give(NULL, copy, &v->podsets[mu__pod_podset(v, p)].req, &tmp);
+		mu__node_give(NULL, copy, &v->podsets[mu__pod_podset(v, p)], &tmp);
 	}
 }
 
 /* How many of the sorted victims on nid must go for req to fit there, and
  * at what cost; -1 if all of them are not enough.  Works on a copy of the
  * node's free vector and devices. */
-static int32_t node_plan(const pctx_t *c, int32_t nid, const mu_res_t *req,
+static int32_t node_plan(const pctx_t *c, int32_t nid, const mu__podset_t *ps,
 			 pcost_t *cost)
 {
 	mu__node_t copy = c->e->nodes[nid];
+	mu__ntopo_t topo;
+	if (copy.topo) { /* the scratch copy must not touch the real devices */
+		topo = *copy.topo;
+		copy.topo = &topo;
+	}
 	*cost = (pcost_t){INT32_MIN, 0, 0, INT64_MAX};
 	for (int32_t k = 0; k < c->nv; k++) {
 		const victim_t *x = &c->v[k];
@@ -241,7 +246,7 @@ static int32_t node_plan(const pctx_t *c, int32_t nid, const mu_res_t *req,
 		cost->gpu += x->gpu;
 		if (x->start < cost->young)
 			cost->young = x->start;
-		if (mu__node_fit(c->e, &copy, req) == MU_F_COUNT)
+		if (mu__node_fit(c->e, &copy, ps) == MU_F_COUNT)
 			return k + 1;
 	}
 	return -1;
@@ -268,8 +273,7 @@ static int evict_pod(pctx_t *c, int32_t vid, int32_t p)
 	int rc = mu__grow((void **)&e->evl, &e->evl_cap, e->nevl + 1, sizeof *e->evl);
 	if (rc)
 		return rc;
-	e->evl[e->nevl++] = (mu__evict_t){vid, p, v->pods[p].node, v->pods[p].gpus,
-					  v->pods[p].milli};
+	e->evl[e->nevl++] = (mu__evict_t){vid, p, v->pods[p]};
 	mu__pod_release(e, v, p, false);
 	return MU_OK;
 }
@@ -293,7 +297,7 @@ static int evict_plan(pctx_t *c, int32_t k)
 
 /* Finds the cheapest node of class cls where evictions make req fit, and
  * evicts them.  Returns the node, -1 if none, or a negative error - 1. */
-static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu_res_t *req,
+static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_t *ps,
 			   const mu__scope_t *sc)
 {
 	mu_engine_t *e = c->e;
@@ -309,7 +313,7 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu_res_t *r
 			break;
 		if (gather(c, nid) != MU_OK)
 			return -2;
-		if (c->nv && node_plan(c, nid, req, &cost) >= 0 &&
+		if (c->nv && node_plan(c, nid, ps, &cost) >= 0 &&
 		    (best < 0 || cost_less(&cost, &bc))) {
 			best = nid;
 			bc = cost;
@@ -319,7 +323,7 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu_res_t *r
 		return -1;
 	if (gather(c, best) != MU_OK)
 		return -2;
-	int32_t k = node_plan(c, best, req, &cost);
+	int32_t k = node_plan(c, best, ps, &cost);
 	if (evict_plan(c, k) != MU_OK)
 		return -2;
 	return best;
@@ -335,8 +339,7 @@ static int rollback(pctx_t *c)
 	e->ntxn = 0;
 	for (int32_t i = e->nevl - 1; i >= 0; i--) {
 		const mu__evict_t *x = &e->evl[i];
-		int rc = mu__pod_bind(e, &e->jobs[x->job], x->pod, x->node, x->gpus,
-				      x->milli);
+		int rc = mu__pod_bind(e, &e->jobs[x->job], x->pod, x->was.node, &x->was);
 		if (rc)
 			return rc;
 	}
@@ -356,8 +359,9 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 		mu__job_t *v = &e->jobs[x->job];
 		int32_t psi = mu__pod_podset(v, x->pod);
 		mu_decision_t d = {.kind = MU_DEC_EVICT, .job = x->job, .podset = psi,
-				   .pod = x->pod - v->podsets[psi].first, .node = x->node,
-				   .gpus = x->gpus, .gpu_milli = x->milli,
+				   .pod = x->pod - v->podsets[psi].first, .node = x->was.node,
+				   .gpus = x->was.gpus, .gpu_milli = x->was.milli,
+				   .numa = x->was.numa, .nic = x->was.nic, .cpus = x->was.cpus,
 				   .by = c->jid, .suspend = v->nbound == 0};
 		int rc = mu__dec_push(out, &d);
 		if (rc)
@@ -436,16 +440,16 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
-			int32_t nid = mu__best_node_in(e, cls, &ps->req, sc);
+			int32_t nid = mu__best_node_in(e, cls, ps, sc);
 			if (nid < 0)
-				nid = victim_node(c, cls, &ps->req, sc);
+				nid = victim_node(c, cls, ps, sc);
 			if (nid == -1)
 				break;
 			int rc = nid < -1 ? MU_ENOMEM :
 				mu__grow((void **)&e->txn, &e->txn_cap, e->ntxn + 1,
 					 sizeof *e->txn);
 			if (rc == MU_OK)
-				rc = mu__pod_bind(e, j, pod, nid, 0, 0);
+				rc = mu__pod_bind(e, j, pod, nid, NULL);
 			if (rc)
 				return rc;
 			e->txn[e->ntxn++] = pod;

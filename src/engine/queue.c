@@ -244,6 +244,12 @@ static int job_spec_check(const mu_job_spec_t *s)
 		    ps->req.v[MU_RES_GPU_MILLI] > 999 ||
 		    (ps->req.v[MU_RES_GPU_MILLI] && ps->req.v[MU_RES_GPU]))
 			return MU_ERANGE;
+		if (ps->pin_cpus && (ps->req.v[MU_RES_CPU] <= 0 ||
+				     ps->req.v[MU_RES_CPU] % 1000 ||
+				     ps->req.v[MU_RES_CPU] / 1000 > MU_MAX_CPUS))
+			return MU_EINVAL; /* exclusive CPUs are whole CPUs */
+		if (ps->align < MU_ALIGN_NONE || ps->align > MU_ALIGN_LINK)
+			return MU_EINVAL;
 	}
 	if (pods > 10000000 || s->min_member < 0 || s->min_member > pods)
 		return MU_ERANGE;
@@ -278,6 +284,10 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		if (rc)
 			return rc;
 		p->acct = mu_res_acct(&p->req);
+		p->align = ps->align;
+		p->want_nic = ps->want_nic;
+		p->pin_cpus = ps->pin_cpus;
+		p->aligned = ps->align != MU_ALIGN_NONE || ps->want_nic || ps->pin_cpus;
 		j->acct_gpu_total += p->acct.v[MU_RES_GPU] * p->replicas;
 	}
 	j->npods = first;
@@ -285,7 +295,7 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 	if (!j->pods)
 		return MU_ENOMEM;
 	for (int32_t i = 0; i < first; i++)
-		j->pods[i] = (mu__pod_t){.node = -1};
+		j->pods[i] = (mu__pod_t){.node = -1, .numa = -1, .nic = -1};
 	return MU_OK;
 }
 
