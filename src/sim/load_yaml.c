@@ -52,7 +52,7 @@ static void path_key(char *buf, size_t len, size_t *o, const char *key)
 			plain = false;
 		q[k++] = c >= 32 && c < 127 ? (char)c : '?';
 	}
-	if (strlen(key) > k) {
+	if (key[k] != '\0') {
 		q[k++] = '.';
 		q[k++] = '.';
 	}

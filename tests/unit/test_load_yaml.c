@@ -1216,8 +1216,9 @@ static void test_examples(mu_t_t *t)
 		free(buf);
 	}
 	CHECK_EQ_INT(t, s.nnodes, 8);
-	CHECK_EQ_INT(t, s.nqueues, 3);
+	CHECK_EQ_INT(t, s.nqueues, 2);
 	CHECK_EQ_INT(t, s.njobs, 4);
+	CHECK_EQ_INT(t, mu_specs_validate(&s, &d), MU_OK);
 	if (s.nnodes == 8) {
 		CHECK_STR(t, label(s.nodes[7].labels, s.nodes[7].nlabels,
 				   "muster.io/rack"), "rack-1");
