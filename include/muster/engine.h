@@ -117,6 +117,15 @@ const mu_score_ops_t *mu_score_find(const char *name);
 
 /* --- Lifecycle ----------------------------------------------------------- */
 
+typedef enum mu_backfill {
+	MU_BACKFILL_GREEDY = 0,  /* anything that fits starts (no protection) */
+	MU_BACKFILL_NONE = 1,    /* strict order: the first job that does not
+	                          * fit stops the cycle (FIFO) */
+	MU_BACKFILL_RESERVE = 2, /* the top blocked jobs hold reservations;
+	                          * others start only where they cannot delay
+	                          * them */
+} mu_backfill_t;
+
 typedef struct mu_engine_config {
 	const mu_score_ops_t *score; /* NULL: mu_score_binpack */
 	const void *score_state;     /* passed to the policy as ctx->state */
@@ -133,10 +142,21 @@ typedef struct mu_engine_config {
 	                             * 0 = never */
 	int32_t max_victim_nodes;   /* nodes examined per preempting pod;
 	                             * 0 = all */
+	mu_backfill_t backfill;     /* what may start behind a blocked job */
+	int32_t reservations;       /* MU_BACKFILL_RESERVE: blocked jobs that
+	                             * get a reservation (1 = EASY) */
+	mu_time_t default_runtime;  /* estimate when nothing else is known */
+	bool consolidate;           /* move preemptible pods to fit a gang */
+	double move_ratio;          /* GPUs moved per GPU gained, at most */
+	int32_t move_pods_per_hour; /* disruption budget: pods moved */
+	double move_gpu_hours_per_hour; /* ... and GPU-hours of work moved */
 } mu_engine_config_t;
 
 /* Defaults: binpack, preemption and reclaim on, 60 s minimum runtime, no
- * cool-down, starvation guard after 1 hour, all nodes examined. */
+ * cool-down, no starvation guard (reservations protect big jobs), all
+ * nodes examined, reservations for the top 4 blocked jobs, 1 hour default
+ * runtime estimate, consolidation on (moves at most as many GPUs as they
+ * free, 64 pods and 64 GPU-hours an hour). */
 void mu_engine_config_defaults(mu_engine_config_t *cfg);
 
 /* Creates an empty engine.  cfg may be NULL for the defaults.  The caller
@@ -204,6 +224,7 @@ typedef enum mu_filter {
 	MU_F_PODS,
 	MU_F_EXT,               /* a named extended resource */
 	MU_F_ALIGN,             /* GPUs, NIC or CPUs cannot be aligned */
+	MU_F_RESERVED,          /* held for a reserved job it would delay */
 	MU_F_COUNT
 } mu_filter_t;
 
@@ -246,6 +267,8 @@ typedef struct mu_decision {
 	mu_id_t by;         /* MU_DEC_EVICT: the job it makes room for */
 	bool suspend;       /* MU_DEC_EVICT: the whole job is suspended (else
 	                     * the surplus pod of an elastic job) */
+	bool move;          /* MU_DEC_EVICT: the pod is moved; a BIND of it
+	                     * to its new node follows in the same cycle */
 	mu_reason_t reason; /* for MU_DEC_PENDING */
 } mu_decision_t;
 
@@ -284,6 +307,16 @@ typedef enum mu_job_state {
 	MU_JOB_FINISHED = 2,
 } mu_job_state_t;
 
+typedef enum mu_estimate_src {
+	MU_EST_DECLARED = 0, /* the job's runtime_estimate */
+	MU_EST_LIMIT = 1,    /* the job's runtime_limit */
+	MU_EST_HISTORY = 2,  /* jobs of its queue and shape that finished */
+	MU_EST_DEFAULT = 3,  /* nothing known: the configured default */
+} mu_estimate_src_t;
+
+/* "declared", "limit", "history", "default". */
+const char *mu_estimate_src_name(mu_estimate_src_t s);
+
 typedef struct mu_job_info {
 	const char *name;
 	const char *queue;
@@ -295,6 +328,13 @@ typedef struct mu_job_info {
 	int32_t priority;
 	bool preemptible;
 	int32_t preemptions;    /* times it was suspended */
+	int32_t moves;          /* times it was moved to defragment */
+	mu_time_t estimate;     /* expected run time */
+	mu_estimate_src_t estimate_src;
+	mu_time_t expected_start; /* pending: when it should start, or
+	                           * MU_TIME_NONE when unknown */
+	bool reserved;          /* expected_start comes from a reservation
+	                         * (else from aggregate capacity) */
 	mu_reason_t last;       /* last pending reason */
 } mu_job_info_t;
 

@@ -204,6 +204,10 @@ typedef struct mu_job_spec {
 	mu_topo_req_t topo;    /* gang topology constraint; zeroed = none */
 	mu_time_t submit;      /* when the job arrives (simulation, scenarios) */
 	mu_time_t duration;    /* run time once started (simulation); 0 = unknown */
+	mu_time_t runtime_estimate; /* declared expected run time; 0 = none */
+	mu_time_t runtime_limit;    /* declared limit; 0 = none */
+	double speedup_exp;    /* simulation: an elastic job with b of its n pods
+	                        * runs at (b/n)^exp of full speed; 0 means 1 */
 } mu_job_spec_t;
 
 /* Total pods of a job spec (sum of replicas). */

@@ -138,6 +138,8 @@ int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
 		const mu__node_t *n = &e->nodes[nid];
 		if (mu__node_fit(e, n, ps) != MU_F_COUNT)
 			continue;
+		if (e->placing >= 0 && !mu__resv_allows(e, &e->jobs[e->placing], nid, ps))
+			continue;
 		mu__node_view(n, &v);
 		ctx.random = mu__random(e);
 		double s = e->score->score(&ctx, &v, req);
@@ -162,6 +164,9 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 	memcpy(r->fail, c->fail, sizeof r->fail);
 	for (int32_t i = 0; i < c->nnodes; i++) {
 		mu_filter_t f = mu__node_fit(e, &e->nodes[c->nodes[i]], ps);
+		if (f == MU_F_COUNT && e->placing >= 0 &&
+		    !mu__resv_allows(e, &e->jobs[e->placing], c->nodes[i], ps))
+			f = MU_F_RESERVED;
 		if (f != MU_F_COUNT)
 			r->fail[f]++;
 	}
@@ -217,6 +222,7 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 			rc = mu__pod_bind(e, j, pod, nid, NULL);
 		if (rc)
 			return rc;
+		mu__resv_note_bind(e, j, nid, ps);
 		e->txn[e->ntxn++] = pod;
 		placed++;
 	}
@@ -317,8 +323,27 @@ static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 /* Tries one job as a gang at time now, with preemption and reclaim when
  * it does not fit as things are.  O(pods x class nodes), plus the victim
  * search (preempt.c). */
+static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
+			 mu_decisions_t *out);
+
+/* job_try_inner() with the job marked as the one being placed, so that
+ * node choices respect reservations. */
 static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 		   mu_decisions_t *out)
+{
+	mu__job_t *j = &e->jobs[jid];
+	if (j->state == MU_JOB_PENDING)
+		mu__backfill_forget(e, j);
+	e->placing = jid;
+	int rc = job_try_inner(e, jid, now, out);
+	e->placing = -1;
+	if (j->failed && j->last.fail[MU_F_RESERVED])
+		j->failed = false; /* reservations move: try again next cycle */
+	return rc;
+}
+
+static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
+			 mu_decisions_t *out)
 {
 	mu__job_t *j = &e->jobs[jid];
 	mu_reason_t r = {.podset = -1, .limit_queue = -1, .limit_res = -1,
@@ -346,6 +371,14 @@ static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 	if (e->cfg.preemption || e->cfg.reclaim) {
 		bool ok = false;
 		int rc = mu__preempt_try(e, jid, now, &r, out, &ok);
+		if (rc)
+			return rc;
+		if (ok)
+			return job_admit(e, jid, now, &r, out);
+	}
+	if (e->cfg.consolidate && r.why != MU_WHY_TOPOLOGY) {
+		bool ok = false;
+		int rc = mu__consolidate_try(e, jid, now, &r, out, &ok);
 		if (rc)
 			return rc;
 		if (ok)
@@ -475,12 +508,43 @@ static bool job_starves(const mu_engine_t *e, int32_t jid, mu_time_t now)
 	       now - j->submit >= e->cfg.starvation_after;
 }
 
+/* Whether a job's last failure was about fit (not quota or order). */
+static bool fit_failure(const mu__job_t *j)
+{
+	return j->failed && (j->last.why == MU_WHY_UNSCHEDULABLE ||
+			     j->last.why == MU_WHY_GANG || j->last.why == MU_WHY_TOPOLOGY);
+}
+
+/* FIFO: the first job that cannot start holds back every queue. */
+static void cycle_block_all(mu_engine_t *e)
+{
+	for (int32_t q = 0; q < e->nqueues; q++)
+		if (!e->queues[q].nchildren && e->queues[q].cursor < e->queues[q].npending)
+			cycle_block(e, q);
+}
+
+/* Clears last cycle's reservations and expected starts.  O(pending). */
+static void cycle_reset_backfill(mu_engine_t *e, mu_time_t now)
+{
+	e->now = now;
+	e->cycle_stamp++;
+	e->nresv = 0;
+	e->placing = -1;
+	for (int32_t q = 0; q < e->nqueues; q++)
+		for (int32_t i = 0; i < e->queues[q].npending; i++) {
+			mu__job_t *j = &e->jobs[e->queues[q].pending[i]];
+			j->reserved = false;
+			j->expected_start = MU_TIME_NONE;
+		}
+}
+
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
 	int rc = mu__fairshare(e);
 	if (rc)
 		return rc;
+	cycle_reset_backfill(e, now);
 	cycle_init_queues(e);
 	for (;;) {
 		int32_t leaf = cycle_pick_leaf(e);
@@ -503,30 +567,43 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 			return rc;
 		if (pos == 0 && j->nbound == 0 && job_starves(e, jid, now))
 			cycle_block(e, leaf);
+		if (j->nbound == 0 && j->failed) {
+			if (e->cfg.backfill == MU_BACKFILL_NONE) {
+				cycle_block_all(e);
+			} else if (e->cfg.backfill == MU_BACKFILL_RESERVE &&
+				   e->nresv < e->cfg.reservations && fit_failure(j) &&
+				   (rc = mu__resv_make(e, jid)) != MU_OK) {
+				return rc;
+			}
+		}
 	}
 	for (int32_t i = 0; i < e->nrelist; i++) /* preempted, back in line */
 		if (e->jobs[e->relist[i]].state != MU_JOB_FINISHED &&
 		    (rc = mu__queue_pending_insert(e, e->relist[i])) != MU_OK)
 			return rc;
 	e->nrelist = 0;
+	if ((rc = mu__expected_starts(e)) != MU_OK)
+		return rc;
 	return cycle_finish(e, out);
 }
 
 int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
 {
-	(void)now;
 	if (jid < 0 || jid >= e->njobs)
 		return MU_ENOENT;
 	mu__job_t *j = &e->jobs[jid];
 	if (j->state == MU_JOB_FINISHED)
 		return MU_ESTATE;
 	bool had = j->nbound > 0;
+	if (j->state == MU_JOB_RUNNING)
+		mu__history_add(e, j, now - j->start);
 	for (int32_t p = 0; p < j->npods; p++)
 		mu__pod_release(e, j, p, false);
 	if (had)
 		e->release_gen++;
 	mu__queue_pending_remove(e, jid);
 	mu__job_set_pending(e, jid);
+	mu__backfill_forget(e, j);
 	j->state = MU_JOB_FINISHED;
 	free(j->pods);
 	j->pods = NULL;

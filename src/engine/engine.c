@@ -29,7 +29,14 @@ void mu_engine_config_defaults(mu_engine_config_t *cfg)
 	cfg->preemption = true;
 	cfg->reclaim = true;
 	cfg->min_runtime = 60 * 1000;
-	cfg->starvation_after = 3600 * 1000;
+	cfg->starvation_after = 0;
+	cfg->backfill = MU_BACKFILL_RESERVE;
+	cfg->reservations = 4;
+	cfg->default_runtime = 3600 * 1000;
+	cfg->consolidate = true;
+	cfg->move_ratio = 1.0;
+	cfg->move_pods_per_hour = 64;
+	cfg->move_gpu_hours_per_hour = 64;
 }
 
 int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
@@ -48,6 +55,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 	e->nres = MU_RES_NAMED0;
 	e->node_gen = 1;
 	e->release_gen = 1;
+	e->placing = -1;
 	*out = e;
 	return MU_OK;
 }
@@ -101,6 +109,8 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->txn);
 	free(e->evl);
 	free(e->relist);
+	free(e->moves);
+	free(e->mvl);
 	mu__strtab_release(&e->strs);
 	mu__strmap_release(&e->node_names);
 	mu__strmap_release(&e->queue_names);
@@ -166,6 +176,10 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->priority = j->priority;
 	out->preemptible = j->preemptible;
 	out->preemptions = j->preemptions;
+	out->moves = j->moves;
+	out->estimate = mu__job_estimate(e, j, &out->estimate_src);
+	out->expected_start = j->expected_start;
+	out->reserved = j->reserved;
 	out->last = j->last;
 	return MU_OK;
 }

@@ -82,6 +82,13 @@ typedef struct mu__node {
 	                    * MU_RES_GPU_MILLI = free milli summed */
 	int16_t gpu_free[MU_MAX_GPUS];
 	mu__ntopo_t *topo; /* NULL: nothing known inside */
+	/* Reservations of the current cycle (valid when resv_stamp is the
+	 * engine's cycle stamp). */
+	uint64_t resv_stamp;
+	mu_time_t resv_at;  /* earliest reservation due here */
+	int32_t resv_job;   /* the job holding it */
+	mu_res_t resv_used; /* requests of the pods reserved here */
+	mu_res_t slack;     /* what may still be taken without delaying them */
 	int32_t npods;     /* bound pods, listed in refs */
 	struct mu__podref *refs;
 	int32_t refs_cap;
@@ -177,6 +184,8 @@ typedef struct mu__queue {
 	mu_res_t fair;        /* fair share (accounting), set every cycle */
 	mu_res_t demand;      /* used + pending requests, capped by limit */
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
+	double hist[16];      /* EMA of run times (ms) per job shape */
+	double hist_all;      /* ... of all its jobs; 0 = none yet */
 	/* Per-cycle scratch. */
 	int32_t cursor;       /* leaf: next pending index to try */
 	int32_t remaining;    /* untried jobs in this subtree */
@@ -234,6 +243,14 @@ typedef struct mu__job {
 	mu_time_t retry_at;  /* a victim refused for time turns eligible */
 	/* Topology constraint, resolved at submit; topo -1 = none. */
 	int32_t topo, req_level, pref_level, slice_size, slice_level;
+	/* Runtime estimates and backfill (backfill.c). */
+	mu_time_t declared_est, declared_limit;
+	int32_t bucket;            /* job shape for history: by GPUs */
+	mu_time_t expected_start;  /* MU_TIME_NONE: unknown */
+	bool reserved;
+	int32_t backfill_for;      /* reservation it runs against, or -1 */
+	int32_t nbackfilled;       /* running jobs with backfill_for == it */
+	int32_t moves;
 } mu__job_t;
 
 /* A pod evicted by a preemption attempt, to restore on rollback. */
@@ -275,6 +292,14 @@ struct mu_engine {
 	mu__evict_t *evl;           /* pods evicted by the current attempt */
 	int32_t nevl, evl_cap;
 	int32_t nover_quota;        /* leaves over quota at cycle start */
+	uint64_t cycle_stamp;       /* tags this cycle's reservations */
+	int32_t nresv;              /* reservations made this cycle */
+	mu_time_t now;              /* time of the current cycle */
+	int32_t placing;            /* job being placed, or -1 */
+	struct mu__move *moves;     /* recent moves, for the budget */
+	int32_t nmoves, moves_cap;
+	int32_t *mvl;               /* (job, pod) pairs re-placed by a move */
+	int32_t nmvl, mvl_cap;
 	int32_t *relist;            /* victims to put back after the loop */
 	int32_t nrelist, relist_cap;
 	int32_t *txn;               /* pods placed by the current attempt */
@@ -384,6 +409,32 @@ static inline bool mu__dom_res(bool gpu_job, int r)
 {
 	return gpu_job ? r == MU_RES_GPU : (r == MU_RES_CPU || r == MU_RES_MEM);
 }
+
+/* Runtime estimates and reservations (backfill.c). */
+/* The shape a job's run time is remembered under: log2 of its GPUs. */
+int32_t mu__shape_bucket(const mu__job_t *j);
+mu_time_t mu__job_estimate(const mu_engine_t *e, const mu__job_t *j,
+			   mu_estimate_src_t *src);
+void mu__history_add(mu_engine_t *e, const mu__job_t *j, mu_time_t ran);
+/* Drops j's link to the reservation it backfilled (it stopped running). */
+void mu__backfill_forget(mu_engine_t *e, mu__job_t *j);
+/* Whether job j may use node nid without delaying a reservation there;
+ * O(1). */
+bool mu__resv_allows(const mu_engine_t *e, const mu__job_t *j, int32_t nid,
+		     const mu__podset_t *ps);
+/* Accounts a bind of a pod of ps of j on nid against the reservation. */
+void mu__resv_note_bind(mu_engine_t *e, mu__job_t *j, int32_t nid,
+			const mu__podset_t *ps);
+/* Reserves for blocked job jid: when and where it should start.
+ * O(running pods + class nodes log). */
+int mu__resv_make(mu_engine_t *e, int32_t jid);
+/* Sets the expected start of every pending job without a reservation, from
+ * aggregate capacity freed by expected ends.  O(running + pending log). */
+int mu__expected_starts(mu_engine_t *e);
+
+/* Consolidation (preempt.c): moves preemptible pods so jid fits. */
+int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now,
+			mu_reason_t *r, mu_decisions_t *out, bool *placed);
 
 /* Fair share (fairshare.c): demand and fair share of every queue, top
  * down.  O(queues log queues + pending jobs). */

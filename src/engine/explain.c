@@ -23,6 +23,7 @@ static const char *filter_text(mu_filter_t f)
 	case MU_F_PODS: return "too many pods";
 	case MU_F_EXT: return "insufficient extended resources";
 	case MU_F_ALIGN: return "node(s) could not align GPUs, NIC and CPUs";
+	case MU_F_RESERVED: return "node(s) reserved for a job ahead that it would delay";
 	case MU_F_COUNT: break;
 	}
 	return "unknown filter";

@@ -44,6 +44,7 @@ typedef struct pctx {
 	mu_res_t need;      /* accounting of J's pods still unbound */
 	bool gpu_dominant;
 	mu_time_t retry_at; /* when a victim refused for time turns eligible */
+	bool moving;        /* consolidation: victims are moved, not stopped */
 	victim_t *v;
 	int32_t nv, vcap;
 } pctx_t;
@@ -141,6 +142,10 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod)
 			c->retry_at = v->start + e->cfg.min_runtime;
 		return false;
 	}
+	if (c->moving) /* whole jobs of no higher priority, any queue */
+		return pod < 0 && v->priority <= j->priority && j->topo < 0;
+	if (v->backfill_for == c->jid)
+		return true; /* it started in the hole of j's reservation */
 	if (v->queue == j->queue)
 		return e->cfg.preemption && v->priority < j->priority;
 	if (!e->cfg.reclaim)
@@ -181,7 +186,7 @@ static int gather(pctx_t *c, int32_t nid)
 			whole_seen |= c->v[k].job == vid && c->v[k].pod < 0;
 			surplus_seen += c->v[k].job == vid && c->v[k].pod >= 0;
 		}
-		bool surplus = v->nbound - surplus_seen > v->min_member;
+		bool surplus = !c->moving && v->nbound - surplus_seen > v->min_member;
 		if (!surplus && whole_seen)
 			continue;
 		if (!victim_ok(c, vid, surplus ? pod : -1))
@@ -370,6 +375,7 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 			e->queues[v->queue].last_reclaimed = c->now;
 		if (v->state == MU_JOB_RUNNING && v->nbound == 0) {
 			mu__job_set_pending(e, x->job);
+			mu__backfill_forget(e, v);
 			v->preemptions++;
 			v->failed = false;
 			memset(&v->last, 0, sizeof v->last);
@@ -416,6 +422,8 @@ static bool could_preempt(const pctx_t *c)
 	const mu__queue_t *q = &e->queues[j->queue];
 	if (e->cfg.preemption && q->min_victim_prio < j->priority)
 		return true;
+	if (j->nbackfilled > 0)
+		return true; /* jobs started in the hole of its reservation */
 	if (!e->cfg.reclaim || e->nover_quota == 0 ||
 	    (e->nover_quota == 1 && q->over_quota))
 		return false;
@@ -526,6 +534,173 @@ int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
 	if (rc == MU_OK && *ok && e->nevl)
 		rc = commit(&c, out);
 	j->retry_at = c.retry_at;
+	free(c.v);
+	return rc;
+}
+
+/* --- Consolidation ---------------------------------------------------------- */
+
+/* A move made recently, for the disruption budget. */
+struct mu__move {
+	mu_time_t t;
+	int32_t pods;
+	double gpu_hours;
+};
+
+/* Re-places every pod evicted by the attempt somewhere else, logging them
+ * in e->mvl.  Returns MU_OK and *all when every one found a place. */
+static int replace_victims(pctx_t *c, bool *all)
+{
+	mu_engine_t *e = c->e;
+	*all = true;
+	e->nmvl = 0;
+	for (int32_t i = 0; i < e->nevl && *all; i++) {
+		int32_t vid = e->evl[i].job, pod = e->evl[i].pod;
+		mu__job_t *v = &e->jobs[vid];
+		if (v->pods[pod].node >= 0)
+			continue;
+		mu__podset_t *ps = &v->podsets[mu__pod_podset(v, pod)];
+		mu__sclass_t *cls = &e->classes[ps->sclass];
+		int rc = mu__sclass_refresh(e, cls);
+		if (rc)
+			return rc;
+		int32_t saved = e->placing;
+		e->placing = vid;
+		int32_t nid = mu__best_node(e, cls, ps);
+		e->placing = saved;
+		if (nid < 0) {
+			*all = false;
+			break;
+		}
+		rc = mu__grow((void **)&e->mvl, &e->mvl_cap, 2 * (e->nmvl + 1), sizeof *e->mvl);
+		if (rc == MU_OK)
+			rc = mu__pod_bind(e, v, pod, nid, NULL);
+		if (rc)
+			return rc;
+		e->mvl[2 * e->nmvl] = vid;
+		e->mvl[2 * e->nmvl + 1] = pod;
+		e->nmvl++;
+	}
+	return MU_OK;
+}
+
+/* Whether the planned moves stay within the budgets: GPUs moved at most
+ * move_ratio times the GPUs gained, and the pods and GPU-hours of work
+ * moved in the last hour.  *gpuh gets this plan's GPU-hours. */
+static bool move_budget(pctx_t *c, double *gpuh)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	int64_t moved = 0, gained = 0;
+	*gpuh = 0;
+	for (int32_t i = 0; i < e->nevl; i++) {
+		const mu__job_t *v = &e->jobs[e->evl[i].job];
+		int64_t g = v->podsets[mu__pod_podset(v, e->evl[i].pod)].acct.v[MU_RES_GPU];
+		moved += g;
+		*gpuh += (double)g / 1000.0 * (double)(c->now - v->start) / 3.6e6;
+	}
+	for (int32_t t = 0; t < e->ntxn; t++)
+		gained += j->podsets[mu__pod_podset(j, e->txn[t])].acct.v[MU_RES_GPU];
+	if ((double)moved > e->cfg.move_ratio * (double)gained)
+		return false;
+	int32_t k = 0, pods = 0;
+	double hours = 0;
+	for (int32_t i = 0; i < e->nmoves; i++) /* keep the last hour */
+		if (c->now - e->moves[i].t < 3600 * 1000)
+			e->moves[k++] = e->moves[i];
+	e->nmoves = k;
+	for (int32_t i = 0; i < e->nmoves; i++) {
+		pods += e->moves[i].pods;
+		hours += e->moves[i].gpu_hours;
+	}
+	return pods + e->nevl <= e->cfg.move_pods_per_hour &&
+	       hours + *gpuh <= e->cfg.move_gpu_hours_per_hour;
+}
+
+/* Undoes a consolidation attempt: re-placements, J's pods, evictions. */
+static int move_rollback(pctx_t *c)
+{
+	mu_engine_t *e = c->e;
+	for (int32_t i = e->nmvl - 1; i >= 0; i--)
+		mu__pod_release(e, &e->jobs[e->mvl[2 * i]], e->mvl[2 * i + 1], false);
+	e->nmvl = 0;
+	return rollback(c);
+}
+
+/* Emits the moves: each evicted pod, then its bind on the new node. */
+static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
+{
+	mu_engine_t *e = c->e;
+	for (int32_t i = 0; i < e->nevl; i++) {
+		const mu__evict_t *x = &e->evl[i];
+		mu__job_t *v = &e->jobs[x->job];
+		int32_t psi = mu__pod_podset(v, x->pod);
+		mu_decision_t d = {.kind = MU_DEC_EVICT, .job = x->job, .podset = psi,
+				   .pod = x->pod - v->podsets[psi].first, .node = x->was.node,
+				   .gpus = x->was.gpus, .gpu_milli = x->was.milli,
+				   .numa = x->was.numa, .nic = x->was.nic, .cpus = x->was.cpus,
+				   .by = c->jid, .move = true};
+		int rc = mu__dec_push(out, &d);
+		if (rc)
+			return rc;
+	}
+	for (int32_t i = 0; i < e->nmvl; i++) {
+		mu__job_t *v = &e->jobs[e->mvl[2 * i]];
+		int32_t pod = e->mvl[2 * i + 1], psi = mu__pod_podset(v, pod);
+		const mu__pod_t *p = &v->pods[pod];
+		mu_decision_t d = {.kind = MU_DEC_BIND, .job = e->mvl[2 * i], .podset = psi,
+				   .pod = pod - v->podsets[psi].first, .node = p->node,
+				   .gpus = p->gpus, .gpu_milli = p->milli, .numa = p->numa,
+				   .nic = p->nic, .cpus = p->cpus, .by = -1, .move = true};
+		int rc = mu__dec_push(out, &d);
+		if (rc)
+			return rc;
+		if (v->start != c->now) { /* the job restarts where it lands */
+			v->start = c->now;
+			v->moves++;
+		}
+	}
+	int rc = mu__grow((void **)&e->moves, &e->moves_cap, e->nmoves + 1, sizeof *e->moves);
+	if (rc)
+		return rc;
+	e->moves[e->nmoves++] = (struct mu__move){c->now, e->nevl, gpuh};
+	e->nevl = e->nmvl = 0;
+	return MU_OK;
+}
+
+int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
+			mu_decisions_t *out, bool *ok)
+{
+	mu__job_t *j = &e->jobs[jid];
+	pctx_t c = {.e = e, .jid = jid, .now = now, .retry_at = INT64_MAX, .moving = true};
+	*ok = false;
+	(void)r;
+	if (j->topo >= 0)
+		return MU_OK; /* moves do not know domains yet */
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		const mu__podset_t *ps = &j->podsets[p];
+		for (int32_t i = 0; i < ps->replicas; i++)
+			if (j->pods[ps->first + i].node < 0)
+				for (int res = 0; res < MU_RES_MAX; res++)
+					c.need.v[res] += ps->acct.v[res];
+	}
+	c.gpu_dominant = c.need.v[MU_RES_GPU] > 0;
+	int32_t need = j->min_member - j->nbound;
+	if (need < 1)
+		need = 1;
+	e->ntxn = e->nevl = e->nmvl = 0;
+	int32_t placed = place_with_victims(&c, NULL);
+	int rc = placed < 0 ? placed : MU_OK;
+	bool all = false;
+	double gpuh = 0;
+	if (rc == MU_OK && placed >= need && e->nevl > 0)
+		rc = replace_victims(&c, &all);
+	if (rc == MU_OK && all && move_budget(&c, &gpuh)) {
+		rc = move_commit(&c, gpuh, out);
+		*ok = rc == MU_OK;
+	} else if (rc == MU_OK) {
+		rc = move_rollback(&c);
+	}
 	free(c.v);
 	return rc;
 }

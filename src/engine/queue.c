@@ -328,6 +328,11 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	if ((rc = job_fill_podsets(e, j, s)) != MU_OK)
 		goto fail;
 	j->min_member = s->min_member ? s->min_member : j->npods;
+	j->declared_est = s->runtime_estimate > 0 ? s->runtime_estimate : 0;
+	j->declared_limit = s->runtime_limit > 0 ? s->runtime_limit : 0;
+	j->expected_start = MU_TIME_NONE;
+	j->backfill_for = -1;
+	j->bucket = mu__shape_bucket(j);
 	if ((rc = mu__topo_resolve(e, &s->topo, j)) != MU_OK)
 		goto fail;
 	if (!(j->name = mu__strmap_put(&e->job_names, s->name, jid))) {

@@ -534,6 +534,12 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 		return mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
 	if ((rc = sim_add_queues(s, sp, diag)) != MU_OK)
 		return rc;
+	for (size_t i = 0; i < sp->ntopologies; i++) {
+		rc = mu_engine_topology_upsert(s->eng, &sp->topologies[i]);
+		if (rc)
+			return mu__diag(diag, rc, "simulate", 0, 0, "topology \"%s\": %s",
+					sp->topologies[i].name, mu_strerror(rc));
+	}
 	for (size_t i = 0; i < sp->nnodes; i++) {
 		rc = mu_engine_node_upsert(s->eng, &sp->nodes[i], NULL);
 		if (rc)

@@ -1,0 +1,506 @@
+/*
+ * backfill.c - runtime estimates, reservations and expected start times.
+ *
+ * Estimates: a job's declared runtime, else its limit, else the moving
+ * average of finished jobs of its queue and shape (by GPUs), else of its
+ * queue, else the configured default; the source is reported.
+ *
+ * Reservations (EASY backfill generalised to the top N blocked jobs): for a
+ * blocked job the engine replays the expected ends of running jobs on a
+ * scratch copy of the feasible nodes' free capacity until the job would fit
+ * (in one domain of its required topology level, if any).  That time is its
+ * expected start, and the nodes that reach room first are reserved: each
+ * gets the time and a slack, what may still be taken there without
+ * delaying it.  A job behind may use a reserved node only if it ends before
+ * the reservation (by its estimate), fits in the slack, or is preemptible,
+ * in which case the reserved job may evict it when due.  Reservations are
+ * recomputed every cycle, so they follow reality instead of drifting.
+ */
+#include "engine/engine_int.h"
+
+#define MU__EMA 0.2
+
+int32_t mu__shape_bucket(const mu__job_t *j)
+{
+	int64_t gpus = j->acct_gpu_total / 1000;
+	int32_t b = 0;
+	while (gpus > 0 && b < 15) {
+		gpus >>= 1;
+		b++;
+	}
+	return b;
+}
+
+mu_time_t mu__job_estimate(const mu_engine_t *e, const mu__job_t *j,
+			   mu_estimate_src_t *src)
+{
+	mu_estimate_src_t s;
+	mu_time_t est;
+	const mu__queue_t *q = &e->queues[j->queue];
+	if (j->declared_est > 0) {
+		s = MU_EST_DECLARED;
+		est = j->declared_est;
+	} else if (j->declared_limit > 0) {
+		s = MU_EST_LIMIT;
+		est = j->declared_limit;
+	} else if (q->hist[j->bucket] > 0) {
+		s = MU_EST_HISTORY;
+		est = (mu_time_t)q->hist[j->bucket];
+	} else if (q->hist_all > 0) {
+		s = MU_EST_HISTORY;
+		est = (mu_time_t)q->hist_all;
+	} else {
+		s = MU_EST_DEFAULT;
+		est = e->cfg.default_runtime > 0 ? e->cfg.default_runtime : 3600 * 1000;
+	}
+	if (src)
+		*src = s;
+	return est;
+}
+
+void mu__backfill_forget(mu_engine_t *e, mu__job_t *j)
+{
+	if (j->backfill_for >= 0)
+		e->jobs[j->backfill_for].nbackfilled--;
+	j->backfill_for = -1;
+}
+
+void mu__history_add(mu_engine_t *e, const mu__job_t *j, mu_time_t ran)
+{
+	if (ran <= 0)
+		return;
+	mu__queue_t *q = &e->queues[j->queue];
+	double *h = &q->hist[j->bucket];
+	*h = *h > 0 ? *h + MU__EMA * ((double)ran - *h) : (double)ran;
+	q->hist_all = q->hist_all > 0 ? q->hist_all + MU__EMA * ((double)ran - q->hist_all)
+				      : (double)ran;
+}
+
+const char *mu_estimate_src_name(mu_estimate_src_t s)
+{
+	switch (s) {
+	case MU_EST_DECLARED: return "declared";
+	case MU_EST_LIMIT: return "limit";
+	case MU_EST_HISTORY: return "history";
+	case MU_EST_DEFAULT: return "default";
+	}
+	return "unknown";
+}
+
+/* Whether req fits in the vector v (request units). */
+static bool res_le(const mu_res_t *req, const mu_res_t *v)
+{
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (req->v[r] > v->v[r])
+			return false;
+	return true;
+}
+
+/* The way j may use a node reserved for someone else: 0 no, 1 it ends
+ * before, 2 it fits the slack, 3 it is preemptible. */
+static int resv_mode(const mu_engine_t *e, const mu__job_t *j, const mu__node_t *n,
+		     const mu__podset_t *ps)
+{
+	if (e->now + mu__job_estimate(e, j, NULL) <= n->resv_at)
+		return 1;
+	if (res_le(&ps->req, &n->slack))
+		return 2;
+	if (j->preemptible)
+		return 3;
+	return 0;
+}
+
+bool mu__resv_allows(const mu_engine_t *e, const mu__job_t *j, int32_t nid,
+		     const mu__podset_t *ps)
+{
+	const mu__node_t *n = &e->nodes[nid];
+	if (n->resv_stamp != e->cycle_stamp || !e->nresv || n->resv_job == j - e->jobs)
+		return true;
+	return resv_mode(e, j, n, ps) != 0;
+}
+
+void mu__resv_note_bind(mu_engine_t *e, mu__job_t *j, int32_t nid,
+			const mu__podset_t *ps)
+{
+	mu__node_t *n = &e->nodes[nid];
+	if (n->resv_stamp != e->cycle_stamp || !e->nresv || n->resv_job == j - e->jobs)
+		return;
+	int mode = resv_mode(e, j, n, ps);
+	if (mode == 2) {
+		for (int r = 0; r < MU_RES_MAX; r++)
+			n->slack.v[r] -= ps->req.v[r];
+	} else if (mode == 3 && j->backfill_for < 0) {
+		j->backfill_for = n->resv_job;
+		e->jobs[n->resv_job].nbackfilled++;
+	}
+}
+
+/* --- The shadow computation ------------------------------------------------ */
+
+typedef struct sev {
+	mu_time_t t;
+	int32_t slot;        /* index into the scratch node arrays */
+	mu_res_t freed;
+} sev_t;
+
+typedef struct shadow {
+	mu_engine_t *e;
+	const mu__job_t *j;
+	mu_res_t req;        /* per pod: the largest of its pod sets */
+	int32_t need;        /* pods to place */
+	int32_t n;           /* candidate nodes */
+	int32_t *nid;        /* slot -> node id */
+	int32_t *slot_of;    /* node id -> slot, or -1 */
+	mu_res_t *vfree;     /* per slot: free capacity at the replayed time */
+	int32_t *cap;        /* per slot: pods of the job that fit */
+	mu_time_t *ready;    /* per slot: when cap last grew */
+	int32_t *dom;        /* per slot: domain at the required level, -1 */
+	int32_t *dom_cap;    /* per domain of that level: pods that fit */
+	int32_t ndoms;
+	sev_t *ev;
+	int32_t nev, evcap;
+} shadow_t;
+
+static void shadow_release(shadow_t *s)
+{
+	free(s->nid);
+	free(s->slot_of);
+	free(s->vfree);
+	free(s->cap);
+	free(s->ready);
+	free(s->dom);
+	free(s->dom_cap);
+	free(s->ev);
+}
+
+/* Pods of the job's shape that fit in v. */
+static int32_t pods_in(const mu_res_t *req, const mu_res_t *v)
+{
+	int64_t k = INT32_MAX;
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		if (r == MU_RES_GPU_MILLI || req->v[r] <= 0)
+			continue;
+		int64_t q = v->v[r] > 0 ? v->v[r] / req->v[r] : 0;
+		if (q < k)
+			k = q;
+	}
+	if (req->v[MU_RES_GPU_MILLI] > 0) {
+		int64_t q = v->v[MU_RES_GPU_MILLI] > 0 ? v->v[MU_RES_GPU_MILLI] / req->v[MU_RES_GPU_MILLI] : 0;
+		if (q < k)
+			k = q;
+	}
+	return (int32_t)(k < 0 ? 0 : k);
+}
+
+static int cmp_sev(const void *a, const void *b)
+{
+	const sev_t *x = a, *y = b;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Candidate nodes: the job's first pod set's class (with the largest
+ * request of all its sets), minus what earlier reservations hold. */
+static int shadow_nodes(shadow_t *s, const mu__sclass_t *c)
+{
+	mu_engine_t *e = s->e;
+	s->n = c->nnodes;
+	size_t n = (size_t)(s->n ? s->n : 1);
+	s->nid = malloc(n * sizeof *s->nid);
+	s->slot_of = malloc((size_t)(e->nnodes ? e->nnodes : 1) * sizeof *s->slot_of);
+	s->vfree = malloc(n * sizeof *s->vfree);
+	s->cap = malloc(n * sizeof *s->cap);
+	s->ready = malloc(n * sizeof *s->ready);
+	s->dom = malloc(n * sizeof *s->dom);
+	if (!s->nid || !s->slot_of || !s->vfree || !s->cap || !s->ready || !s->dom)
+		return MU_ENOMEM;
+	for (int32_t i = 0; i < e->nnodes; i++)
+		s->slot_of[i] = -1;
+	for (int32_t i = 0; i < s->n; i++) {
+		int32_t nid = c->nodes[i];
+		const mu__node_t *node = &e->nodes[nid];
+		s->nid[i] = nid;
+		s->slot_of[nid] = i;
+		s->vfree[i] = node->free;
+		if (node->resv_stamp == e->cycle_stamp)
+			for (int r = 0; r < MU_RES_MAX; r++)
+				s->vfree[i].v[r] -= node->resv_used.v[r];
+		s->ready[i] = e->now;
+		s->dom[i] = -1;
+	}
+	return MU_OK;
+}
+
+/* Expected ends of the running pods on candidate nodes, sorted. */
+static int shadow_events(shadow_t *s)
+{
+	mu_engine_t *e = s->e;
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int32_t i = 0; i < qq->nrunning; i++) {
+			const mu__job_t *v = &e->jobs[qq->running[i]];
+			mu_time_t end = v->start + mu__job_estimate(e, v, NULL);
+			if (end <= e->now) /* overdue: any moment now */
+				end = e->now + 1;
+			for (int32_t p = 0; p < v->npods; p++) {
+				int32_t nid = v->pods[p].node;
+				if (nid < 0 || s->slot_of[nid] < 0)
+					continue;
+				int rc = mu__grow((void **)&s->ev, &s->evcap, s->nev + 1,
+						  sizeof *s->ev);
+				if (rc)
+					return rc;
+				sev_t *ev = &s->ev[s->nev++];
+				ev->t = end;
+				ev->slot = s->slot_of[nid];
+				ev->freed = v->podsets[mu__pod_podset(v, p)].req;
+				ev->freed.v[MU_RES_GPU_MILLI] += ev->freed.v[MU_RES_GPU] * 1000;
+			}
+		}
+	}
+	if (s->nev > 1)
+		qsort(s->ev, (size_t)s->nev, sizeof *s->ev, cmp_sev);
+	return MU_OK;
+}
+
+/* Whether the job fits now in the replayed capacity; *domain gets the
+ * domain that holds it (-1 when no level is required). */
+static bool shadow_fits(const shadow_t *s, int32_t *domain)
+{
+	*domain = -1;
+	if (s->ndoms == 0) {
+		int64_t total = 0;
+		for (int32_t i = 0; i < s->n; i++)
+			total += s->cap[i];
+		return total >= s->need;
+	}
+	for (int32_t d = 0; d < s->ndoms; d++)
+		if (s->dom_cap[d] >= s->need) {
+			*domain = d;
+			return true;
+		}
+	return false;
+}
+
+/* Sets up per-domain counting at the job's required level. */
+static int shadow_domains(shadow_t *s)
+{
+	mu_engine_t *e = s->e;
+	const mu__job_t *j = s->j;
+	if (j->topo < 0 || j->req_level < 0)
+		return MU_OK;
+	mu__topo_t *t = &e->topos[j->topo];
+	int rc = mu__topo_refresh(e, t);
+	if (rc)
+		return rc;
+	s->ndoms = t->ndoms;
+	if (!(s->dom_cap = calloc((size_t)(t->ndoms ? t->ndoms : 1), sizeof *s->dom_cap)))
+		return MU_ENOMEM;
+	for (int32_t i = 0; i < s->n; i++)
+		if (s->nid[i] < t->node_dom_n)
+			s->dom[i] = t->node_dom[(size_t)s->nid[i] * MU_MAX_LEVELS +
+						(size_t)j->req_level];
+	return MU_OK;
+}
+
+static void shadow_setcap(shadow_t *s, int32_t i, int32_t cap, mu_time_t t)
+{
+	if (cap > s->cap[i])
+		s->ready[i] = t;
+	if (s->dom[i] >= 0)
+		s->dom_cap[s->dom[i]] += cap - s->cap[i];
+	s->cap[i] = cap;
+}
+
+/* Reserves the slots that reached room first, in `domain` (or anywhere). */
+static void shadow_commit(shadow_t *s, int32_t jid, mu_time_t at, int32_t domain)
+{
+	mu_engine_t *e = s->e;
+	int32_t left = s->need;
+	while (left > 0) {
+		int32_t best = -1;
+		for (int32_t i = 0; i < s->n; i++)
+			if (s->cap[i] > 0 && (domain < 0 || s->dom[i] == domain) &&
+			    (best < 0 || s->ready[i] < s->ready[best]))
+				best = i;
+		if (best < 0)
+			break;
+		int32_t k = s->cap[best] < left ? s->cap[best] : left;
+		left -= k;
+		s->cap[best] = 0; /* taken */
+		mu__node_t *n = &e->nodes[s->nid[best]];
+		mu_res_t slack = s->vfree[best];
+		for (int r = 0; r < MU_RES_MAX; r++)
+			slack.v[r] -= k * s->req.v[r];
+		slack.v[MU_RES_GPU_MILLI] -= k * s->req.v[MU_RES_GPU] * 1000;
+		if (n->resv_stamp != e->cycle_stamp) {
+			n->resv_stamp = e->cycle_stamp;
+			memset(&n->resv_used, 0, sizeof n->resv_used);
+			n->resv_at = at;
+			n->resv_job = jid;
+			n->slack = slack;
+		} else {
+			for (int r = 0; r < MU_RES_MAX; r++)
+				if (slack.v[r] < n->slack.v[r])
+					n->slack.v[r] = slack.v[r];
+			if (at < n->resv_at) {
+				n->resv_at = at;
+				n->resv_job = jid;
+			}
+		}
+		for (int r = 0; r < MU_RES_MAX; r++)
+			n->resv_used.v[r] += k * s->req.v[r];
+		n->resv_used.v[MU_RES_GPU_MILLI] += k * s->req.v[MU_RES_GPU] * 1000;
+	}
+}
+
+int mu__resv_make(mu_engine_t *e, int32_t jid)
+{
+	mu__job_t *j = &e->jobs[jid];
+	shadow_t s = {.e = e, .j = j};
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		for (int r = 0; r < MU_RES_MAX; r++)
+			if (j->podsets[p].req.v[r] > s.req.v[r])
+				s.req.v[r] = j->podsets[p].req.v[r];
+		for (int32_t i = 0; i < j->podsets[p].replicas; i++)
+			s.need += j->pods[j->podsets[p].first + i].node < 0;
+	}
+	mu__sclass_t *c = &e->classes[j->podsets[0].sclass];
+	int rc = mu__sclass_refresh(e, c);
+	if (rc == MU_OK)
+		rc = shadow_nodes(&s, c);
+	if (rc == MU_OK)
+		rc = shadow_domains(&s);
+	if (rc == MU_OK)
+		rc = shadow_events(&s);
+	if (rc) {
+		shadow_release(&s);
+		return rc;
+	}
+	for (int32_t i = 0; i < s.n; i++) {
+		s.cap[i] = 0;
+		shadow_setcap(&s, i, pods_in(&s.req, &s.vfree[i]), e->now);
+	}
+	int32_t domain;
+	mu_time_t at = MU_TIME_NONE;
+	if (shadow_fits(&s, &domain))
+		at = e->now;
+	for (int32_t k = 0; at == MU_TIME_NONE && k < s.nev; k++) {
+		sev_t *ev = &s.ev[k];
+		for (int r = 0; r < MU_RES_MAX; r++)
+			s.vfree[ev->slot].v[r] += ev->freed.v[r];
+		shadow_setcap(&s, ev->slot, pods_in(&s.req, &s.vfree[ev->slot]), ev->t);
+		if ((k + 1 == s.nev || s.ev[k + 1].t != ev->t) && shadow_fits(&s, &domain))
+			at = ev->t;
+	}
+	if (at != MU_TIME_NONE) {
+		shadow_commit(&s, jid, at, domain);
+		j->expected_start = at;
+		j->reserved = true;
+		e->nresv++;
+	}
+	shadow_release(&s);
+	return MU_OK;
+}
+
+/* --- Expected starts from aggregate capacity --------------------------------- */
+
+typedef struct aev {
+	mu_time_t t;
+	int64_t gpu, cpu; /* accounting units freed */
+} aev_t;
+
+static int cmp_aev(const void *a, const void *b)
+{
+	const aev_t *x = a, *y = b;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Fills ev with running jobs' expected ends, and reserved jobs' (from their
+ * expected start), with prefix sums of what they free. */
+static int32_t agg_events(const mu_engine_t *e, aev_t **out)
+{
+	int32_t n = 0;
+	for (int32_t q = 0; q < e->nqueues; q++)
+		n += e->queues[q].nrunning + e->queues[q].npending;
+	aev_t *ev = malloc((size_t)(n ? n : 1) * sizeof *ev);
+	if (!ev)
+		return MU_ENOMEM;
+	n = 0;
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int32_t i = 0; i < qq->nrunning; i++) {
+			const mu__job_t *v = &e->jobs[qq->running[i]];
+			mu_time_t end = v->start + mu__job_estimate(e, v, NULL);
+			ev[n++] = (aev_t){end > e->now ? end : e->now + 1,
+					  v->acct_bound.v[MU_RES_GPU], v->acct_bound.v[MU_RES_CPU]};
+		}
+		for (int32_t i = 0; i < qq->npending; i++) {
+			const mu__job_t *v = &e->jobs[qq->pending[i]];
+			if (!v->reserved)
+				continue;
+			int64_t cpu = 0;
+			for (int32_t p = 0; p < v->npodsets; p++)
+				cpu += v->podsets[p].acct.v[MU_RES_CPU] * v->podsets[p].replicas;
+			ev[n++] = (aev_t){v->expected_start + mu__job_estimate(e, v, NULL),
+					  v->acct_gpu_total, cpu};
+		}
+	}
+	if (n > 1)
+		qsort(ev, (size_t)n, sizeof *ev, cmp_aev);
+	for (int32_t i = 1; i < n; i++) {
+		ev[i].gpu += ev[i - 1].gpu;
+		ev[i].cpu += ev[i - 1].cpu;
+	}
+	*out = ev;
+	return n;
+}
+
+int mu__expected_starts(mu_engine_t *e)
+{
+	aev_t *ev;
+	int32_t n = agg_events(e, &ev);
+	if (n < 0)
+		return n;
+	int64_t free_gpu = e->total_alloc.v[MU_RES_GPU] - e->total_used.v[MU_RES_GPU];
+	int64_t free_cpu = e->total_alloc.v[MU_RES_CPU] - e->total_used.v[MU_RES_CPU];
+	int64_t held_gpu = 0, held_cpu = 0; /* by reservations, in line first */
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int32_t i = 0; i < qq->npending; i++) {
+			const mu__job_t *j = &e->jobs[qq->pending[i]];
+			if (!j->reserved)
+				continue;
+			held_gpu += j->acct_gpu_total - j->acct_bound.v[MU_RES_GPU];
+			for (int32_t p = 0; p < j->npodsets; p++)
+				held_cpu += j->podsets[p].acct.v[MU_RES_CPU] * j->podsets[p].replicas;
+			held_cpu -= j->acct_bound.v[MU_RES_CPU];
+		}
+	}
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int32_t i = 0; i < qq->npending; i++) {
+			mu__job_t *j = &e->jobs[qq->pending[i]];
+			if (j->reserved || j->nbound == j->npods)
+				continue;
+			int64_t dg = j->acct_gpu_total - j->acct_bound.v[MU_RES_GPU];
+			int64_t dc = 0;
+			for (int32_t p = 0; p < j->npodsets; p++)
+				dc += j->podsets[p].acct.v[MU_RES_CPU] * j->podsets[p].replicas;
+			dc -= j->acct_bound.v[MU_RES_CPU];
+			/* First end after which enough is free in aggregate. */
+			int32_t lo = 0, hi = n;
+			while (lo < hi) {
+				int32_t mid = (lo + hi) / 2;
+				bool ok = free_gpu + ev[mid].gpu - held_gpu >= dg &&
+					  free_cpu + ev[mid].cpu - held_cpu >= dc;
+				if (ok)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			j->expected_start = lo < n ? ev[lo].t : MU_TIME_NONE;
+		}
+	}
+	free(ev);
+	return MU_OK;
+}
