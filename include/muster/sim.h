@@ -43,7 +43,8 @@ typedef struct mu_sim_job {
 	double end_s;       /* -1 if it never finished */
 	int64_t gpu_milli;  /* accounting GPUs of all its pods */
 	int32_t pods;
-	int32_t preemptions;
+	int32_t preemptions; /* times it was suspended */
+	int32_t moves;       /* times it was moved */
 } mu_sim_job_t;
 
 typedef struct mu_sim_sample {
@@ -66,7 +67,8 @@ typedef struct mu_sim_summary {
 	double avg_wait_s, p50_wait_s, p95_wait_s, p99_wait_s;
 	double avg_jct_s, p50_jct_s, p95_jct_s, p99_jct_s;
 	double makespan_s;       /* last end minus first submit */
-	int64_t preemptions;
+	int64_t preemptions;     /* pods evicted to suspend or shrink jobs */
+	int64_t moves;           /* pods moved to defragment */
 	int64_t cycles;
 	int64_t total_gpus;
 	double engine_s;         /* wall time spent inside mu_engine_cycle */

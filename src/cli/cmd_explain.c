@@ -65,13 +65,23 @@ static void explain_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 	printf("job \"%s\" in queue \"%s\" at %s:\n", ji.name, ji.queue, at);
 	printf("  state        %s, %d of %d pods bound (minMember %d)\n",
 	       states[ji.state], ji.bound, ji.pods, ji.min_member);
-	printf("  priority     %d, %s, preempted %d time(s)\n", ji.priority,
-	       ji.preemptible ? "preemptible" : "non-preemptible", ji.preemptions);
+	printf("  priority     %d, %s, preempted %d time(s), moved %d time(s)\n", ji.priority,
+	       ji.preemptible ? "preemptible" : "non-preemptible", ji.preemptions, ji.moves);
 	fmt_dur(ago, sizeof ago, now - ji.submit);
 	printf("  submitted    %s ago\n", ago);
 	if (ji.state == MU_JOB_RUNNING) {
 		fmt_dur(ago, sizeof ago, now - ji.start);
 		printf("  running      for %s\n", ago);
+	}
+	fmt_dur(ago, sizeof ago, ji.estimate);
+	printf("  run time     %s (%s estimate)\n", ago, mu_estimate_src_name(ji.estimate_src));
+	if (ji.state == MU_JOB_PENDING && ji.expected_start != MU_TIME_NONE) {
+		fmt_dur(ago, sizeof ago, ji.expected_start > now ? ji.expected_start - now : 0);
+		printf("  expected     to start in %s (%s)\n", ago,
+		       ji.reserved ? "reserved: the nodes are held for it"
+				   : "estimate from the capacity running jobs free");
+	} else if (ji.state == MU_JOB_PENDING) {
+		printf("  expected     start unknown: what it waits for has no end in sight\n");
 	}
 	if (ji.last.why != MU_WHY_NONE && ji.state != MU_JOB_FINISHED) {
 		char msg[1024];

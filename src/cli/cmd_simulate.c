@@ -72,7 +72,8 @@ static void print_summary(const mu_specs_t *sp, const mu_sim_result_t *r,
 	printf("  JCT                avg %s  p50 %s  p95 %s  p99 %s\n", a, b, c, d);
 	fmt_dur(a, sizeof a, s->makespan_s);
 	printf("  makespan           %s\n", a);
-	printf("  preemptions        %lld\n", (long long)s->preemptions);
+	printf("  preemptions        %lld pods evicted, %lld pods moved\n",
+	       (long long)s->preemptions, (long long)s->moves);
 	for (size_t q = 0; q < r->nqueues; q++)
 		if (r->queues[q].jobs)
 			printf("  queue %-12s %5d jobs, %5.1f%% of GPU time\n", r->queues[q].name,

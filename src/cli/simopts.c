@@ -30,8 +30,16 @@ void mu_simopts_help(FILE *f)
 		"  --min-runtime DUR       a job runs this long before it can be preempted (60s)\n"
 		"  --reclaim-cooldown DUR  a queue loses jobs to reclaim at most once per DUR (0)\n"
 		"  --starvation-after DUR  a queue's head job waiting longer blocks the jobs\n"
-		"                          behind it (1h; 0 = never)\n"
-		"  --checkpoint-cost DUR   work a suspended job loses per preemption (0)\n"
+		"                          behind it (default 0 = never)\n"
+		"  --checkpoint-cost DUR   work a suspended or moved job loses each time (0)\n"
+		"  --backfill MODE         reserve (default): the top blocked jobs hold\n"
+		"                          reservations and others start only where they\n"
+		"                          cannot delay them; greedy: anything that fits;\n"
+		"                          none: strict order (FIFO)\n"
+		"  --reservations N        how many blocked jobs get one (4; 1 = EASY)\n"
+		"  --default-runtime DUR   estimate when a job declares none and there is\n"
+		"                          no history yet (1h)\n"
+		"  --no-consolidation      never move pods to make room for a gang\n"
 		"  --max-jobs N            Philly: keep the first N jobs of the window\n"
 		"  --window FROM:TO        Philly: keep jobs submitted in [FROM, TO) (durations)\n"
 		"  --gpus-per-node N       Philly: GPUs per pod when splitting gangs (default 8)\n"
@@ -87,6 +95,20 @@ static int parse_valued(mu_simopts_t *o, const char *a, const char *v, bool *kno
 		rc = mu__parse_duration(v, &ec->reclaim_cooldown);
 	} else if (!strcmp(a, "--starvation-after")) {
 		rc = mu__parse_duration(v, &ec->starvation_after);
+	} else if (!strcmp(a, "--backfill")) {
+		if (!strcmp(v, "reserve"))
+			ec->backfill = MU_BACKFILL_RESERVE;
+		else if (!strcmp(v, "greedy"))
+			ec->backfill = MU_BACKFILL_GREEDY;
+		else if (!strcmp(v, "none"))
+			ec->backfill = MU_BACKFILL_NONE;
+		else
+			rc = MU_EINVAL;
+	} else if (!strcmp(a, "--reservations")) {
+		if ((rc = mu__parse_int(v, 0, 1000, &n)) == MU_OK)
+			ec->reservations = (int32_t)n;
+	} else if (!strcmp(a, "--default-runtime")) {
+		rc = mu__parse_duration(v, &ec->default_runtime);
 	} else if (!strcmp(a, "--checkpoint-cost")) {
 		rc = mu__parse_duration(v, &o->cfg.checkpoint_cost);
 	} else if (!strcmp(a, "--horizon") || !strcmp(a, "--at")) {
@@ -121,6 +143,8 @@ int mu_simopts_parse(mu_simopts_t *o, int argc, char **argv, void (*help)(FILE *
 			o->cfg.engine.preemption = false;
 		} else if (!strcmp(a, "--no-reclaim")) {
 			o->cfg.engine.reclaim = false;
+		} else if (!strcmp(a, "--no-consolidation")) {
+			o->cfg.engine.consolidate = false;
 		} else if (a[0] != '-') {
 			if (o->positional) {
 				fprintf(stderr, "muster %s: unexpected argument '%s' (see --help)\n", o->cmd, a);

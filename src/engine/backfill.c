@@ -455,52 +455,46 @@ static int32_t agg_events(const mu_engine_t *e, aev_t **out)
 	return n;
 }
 
-int mu__expected_starts(mu_engine_t *e)
+mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j)
 {
+	if (j->state != MU_JOB_PENDING && j->nbound == j->npods)
+		return MU_TIME_NONE;
+	if (j->reserved)
+		return j->expected_start;
 	aev_t *ev;
 	int32_t n = agg_events(e, &ev);
 	if (n < 0)
-		return n;
+		return MU_TIME_NONE;
 	int64_t free_gpu = e->total_alloc.v[MU_RES_GPU] - e->total_used.v[MU_RES_GPU];
 	int64_t free_cpu = e->total_alloc.v[MU_RES_CPU] - e->total_used.v[MU_RES_CPU];
 	int64_t held_gpu = 0, held_cpu = 0; /* by reservations, in line first */
 	for (int32_t q = 0; q < e->nqueues; q++) {
 		const mu__queue_t *qq = &e->queues[q];
 		for (int32_t i = 0; i < qq->npending; i++) {
-			const mu__job_t *j = &e->jobs[qq->pending[i]];
-			if (!j->reserved)
+			const mu__job_t *r = &e->jobs[qq->pending[i]];
+			if (!r->reserved)
 				continue;
-			held_gpu += j->acct_gpu_total - j->acct_bound.v[MU_RES_GPU];
-			for (int32_t p = 0; p < j->npodsets; p++)
-				held_cpu += j->podsets[p].acct.v[MU_RES_CPU] * j->podsets[p].replicas;
-			held_cpu -= j->acct_bound.v[MU_RES_CPU];
+			held_gpu += r->acct_gpu_total - r->acct_bound.v[MU_RES_GPU];
+			for (int32_t p = 0; p < r->npodsets; p++)
+				held_cpu += r->podsets[p].acct.v[MU_RES_CPU] * r->podsets[p].replicas;
+			held_cpu -= r->acct_bound.v[MU_RES_CPU];
 		}
 	}
-	for (int32_t q = 0; q < e->nqueues; q++) {
-		const mu__queue_t *qq = &e->queues[q];
-		for (int32_t i = 0; i < qq->npending; i++) {
-			mu__job_t *j = &e->jobs[qq->pending[i]];
-			if (j->reserved || j->nbound == j->npods)
-				continue;
-			int64_t dg = j->acct_gpu_total - j->acct_bound.v[MU_RES_GPU];
-			int64_t dc = 0;
-			for (int32_t p = 0; p < j->npodsets; p++)
-				dc += j->podsets[p].acct.v[MU_RES_CPU] * j->podsets[p].replicas;
-			dc -= j->acct_bound.v[MU_RES_CPU];
-			/* First end after which enough is free in aggregate. */
-			int32_t lo = 0, hi = n;
-			while (lo < hi) {
-				int32_t mid = (lo + hi) / 2;
-				bool ok = free_gpu + ev[mid].gpu - held_gpu >= dg &&
-					  free_cpu + ev[mid].cpu - held_cpu >= dc;
-				if (ok)
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-			j->expected_start = lo < n ? ev[lo].t : MU_TIME_NONE;
-		}
+	int64_t dg = j->acct_gpu_total - j->acct_bound.v[MU_RES_GPU];
+	int64_t dc = -j->acct_bound.v[MU_RES_CPU];
+	for (int32_t p = 0; p < j->npodsets; p++)
+		dc += j->podsets[p].acct.v[MU_RES_CPU] * j->podsets[p].replicas;
+	/* The first end after which enough is free in aggregate. */
+	int32_t lo = 0, hi = n;
+	while (lo < hi) {
+		int32_t mid = (lo + hi) / 2;
+		if (free_gpu + ev[mid].gpu - held_gpu >= dg &&
+		    free_cpu + ev[mid].cpu - held_cpu >= dc)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
+	mu_time_t at = lo < n ? ev[lo].t : MU_TIME_NONE;
 	free(ev);
-	return MU_OK;
+	return at;
 }

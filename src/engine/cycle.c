@@ -300,6 +300,17 @@ static bool job_in_quota(const mu_engine_t *e, const mu__job_t *j,
 	return true;
 }
 
+/* Whether the cluster's free capacity covers acct in aggregate: moving
+ * pods cannot create capacity, only gather it. */
+static bool free_covers(const mu_engine_t *e, const mu_res_t *acct)
+{
+	for (int r = 0; r < e->nres; r++)
+		if (r != MU_RES_GPU_MILLI &&
+		    e->total_alloc.v[r] - e->total_used.v[r] < acct->v[r])
+			return false;
+	return true;
+}
+
 /* Marks j admitted (on its first pods) and emits the binds in e->txn. */
 static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 		     mu_reason_t *r, mu_decisions_t *out)
@@ -376,7 +387,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		if (ok)
 			return job_admit(e, jid, now, &r, out);
 	}
-	if (e->cfg.consolidate && r.why != MU_WHY_TOPOLOGY) {
+	if (e->cfg.consolidate && r.why != MU_WHY_TOPOLOGY && free_covers(e, &acct)) {
 		bool ok = false;
 		int rc = mu__consolidate_try(e, jid, now, &r, out, &ok);
 		if (rc)
@@ -582,8 +593,6 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		    (rc = mu__queue_pending_insert(e, e->relist[i])) != MU_OK)
 			return rc;
 	e->nrelist = 0;
-	if ((rc = mu__expected_starts(e)) != MU_OK)
-		return rc;
 	return cycle_finish(e, out);
 }
 

@@ -178,7 +178,7 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->preemptions = j->preemptions;
 	out->moves = j->moves;
 	out->estimate = mu__job_estimate(e, j, &out->estimate_src);
-	out->expected_start = j->expected_start;
+	out->expected_start = mu__expected_start(e, j);
 	out->reserved = j->reserved;
 	out->last = j->last;
 	return MU_OK;

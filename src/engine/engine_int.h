@@ -428,9 +428,11 @@ void mu__resv_note_bind(mu_engine_t *e, mu__job_t *j, int32_t nid,
 /* Reserves for blocked job jid: when and where it should start.
  * O(running pods + class nodes log). */
 int mu__resv_make(mu_engine_t *e, int32_t jid);
-/* Sets the expected start of every pending job without a reservation, from
- * aggregate capacity freed by expected ends.  O(running + pending log). */
-int mu__expected_starts(mu_engine_t *e);
+/* When a pending job should start: its reservation, else the first
+ * expected end after which enough is free in aggregate (reserved jobs go
+ * first); MU_TIME_NONE if never.  O((running + pending) log running): for
+ * queries, not for every cycle. */
+mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j);
 
 /* Consolidation (preempt.c): moves preemptible pods so jid fits. */
 int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now,

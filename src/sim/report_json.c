@@ -87,9 +87,9 @@ static void write_summary(FILE *f, const mu_sim_summary_t *s)
 		fprintf(f, ",%s\"%s\": ", i % 4 == 0 ? "\n    " : " ", secs[i].key);
 		json_num(f, "%.3f", secs[i].v);
 	}
-	fprintf(f, ",\n    \"preemptions\": %" PRId64 ", \"cycles\": %" PRId64
-		", \"total_gpus\": %" PRId64 ", \"engine_s\": ",
-		s->preemptions, s->cycles, s->total_gpus);
+	fprintf(f, ",\n    \"preemptions\": %" PRId64 ", \"moves\": %" PRId64
+		", \"cycles\": %" PRId64 ", \"total_gpus\": %" PRId64 ", \"engine_s\": ",
+		s->preemptions, s->moves, s->cycles, s->total_gpus);
 	json_num(f, "%.6f", s->engine_s);
 	fputs("},\n", f);
 }
@@ -114,8 +114,8 @@ static void write_jobs(FILE *f, const mu_sim_result_t *r)
 		json_time(f, j->end_s);
 		fputs(", \"gpus\": ", f);
 		json_num(f, "%.6g", (double)j->gpu_milli / 1000.0);
-		fprintf(f, ", \"pods\": %" PRId32 ", \"preemptions\": %" PRId32 "}",
-			j->pods, j->preemptions);
+		fprintf(f, ", \"pods\": %" PRId32 ", \"preemptions\": %" PRId32
+			", \"moves\": %" PRId32 "}", j->pods, j->preemptions, j->moves);
 	}
 	fputs(r->njobs ? "\n  ],\n" : "],\n", f);
 }

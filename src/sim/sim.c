@@ -8,6 +8,7 @@
  * decisions back.  Everything is deterministic: the seed only permutes jobs
  * that arrive at the same instant.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,7 +22,12 @@ typedef struct sim_job {
 	mu_id_t id;          /* engine id, -1 before arrival */
 	mu_time_t start, end; /* first start, end */
 	mu_time_t run_start; /* start of the current run */
-	mu_time_t remaining; /* work left when (re)started */
+	double remaining;    /* work left, in ms at full speed */
+	double rate;         /* current speed: (bound/pods)^speedup_exp */
+	mu_time_t settled;   /* when remaining was last brought up to date */
+	int32_t bound;       /* pods bound now */
+	int32_t moves;
+	bool dirty, moved;   /* touched by this cycle's decisions */
 	int32_t epoch;       /* bumped on suspension: stale completions */
 	int32_t preemptions;
 	mu_time_t held;      /* time its gang held resources, past runs */
@@ -55,8 +61,10 @@ typedef struct sim {
 	size_t npts, pts_cap;
 	int32_t pending, running;
 	mu_decisions_t dec;
+	int32_t *dirty;      /* jobs touched by the current cycle */
+	size_t ndirty;
 	mu_time_t now;
-	int64_t preemptions, cycles;
+	int64_t preemptions, moves, cycles;
 	double engine_s;
 } sim_t;
 
@@ -199,38 +207,55 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A job's gang was admitted (first start or resume): schedule its end. */
-static int sim_started(sim_t *s, sim_job_t *j)
+/* The speed of a job with `bound` of its pods: (bound/pods)^exp. */
+static double sim_rate(const sim_job_t *j)
 {
-	if (j->start == MU_TIME_NONE)
-		j->start = s->now;
-	j->running = true;
-	j->run_start = s->now;
-	s->pending--;
-	s->running++;
-	if (j->spec->duration <= 0)
+	int32_t pods = mu_job_spec_pods(j->spec);
+	double x = pods > 0 ? (double)j->bound / (double)pods : 0;
+	double e = j->spec->speedup_exp > 0 ? j->spec->speedup_exp : 1.0;
+	return x >= 1.0 ? 1.0 : pow(x, e);
+}
+
+/* Brings a job up to date after this cycle changed its pods: progress made
+ * at the old speed, a restart's checkpoint cost, start or suspension, and
+ * its new completion time.  O(log jobs). */
+static int sim_settle(sim_t *s, sim_job_t *j)
+{
+	bool was = j->running, now_running = j->bound > 0;
+	if (was)
+		j->remaining -= (double)(s->now - j->settled) * j->rate;
+	if ((was && !now_running) || j->moved) /* suspended, or restarted */
+		j->remaining += (double)s->cfg->checkpoint_cost;
+	if (j->remaining < 1)
+		j->remaining = 1;
+	if (was && !now_running) {
+		j->held += s->now - j->run_start;
+		j->preemptions++;
+		s->running--;
+		s->pending++;
+	} else if (!was && now_running) {
+		if (j->start == MU_TIME_NONE)
+			j->start = s->now;
+		j->run_start = s->now;
+		s->pending--;
+		s->running++;
+	}
+	if (j->moved)
+		j->moves++;
+	j->running = now_running;
+	j->rate = now_running ? sim_rate(j) : 0;
+	j->settled = s->now;
+	j->epoch++;
+	j->dirty = j->moved = false;
+	if (!now_running || j->spec->duration <= 0)
 		return MU_OK;
-	return heap_push(&s->done, s->now + j->remaining, (int32_t)(j - s->jobs),
+	mu_time_t left = (mu_time_t)(j->remaining / j->rate + 0.5);
+	return heap_push(&s->done, s->now + (left > 0 ? left : 1), (int32_t)(j - s->jobs),
 			 j->epoch);
 }
 
-/* A job was suspended by preemption: it keeps the work it did, minus the
- * checkpoint cost, and its pending completion goes stale. */
-static void sim_suspended(sim_t *s, sim_job_t *j)
-{
-	j->running = false;
-	j->held += s->now - j->run_start;
-	j->remaining -= s->now - j->run_start;
-	j->remaining += s->cfg->checkpoint_cost;
-	if (j->remaining < 1)
-		j->remaining = 1;
-	j->epoch++;
-	j->preemptions++;
-	s->running--;
-	s->pending++;
-}
-
-/* Runs one cycle and applies its decisions to the run's bookkeeping. */
+/* Runs one cycle and applies its decisions: pods bound and evicted per
+ * job, then each touched job settled once. */
 static int sim_cycle(sim_t *s)
 {
 	s->dec.n = 0;
@@ -240,23 +265,32 @@ static int sim_cycle(sim_t *s)
 	s->cycles++;
 	if (rc)
 		return rc;
+	s->ndirty = 0;
 	for (size_t i = 0; i < s->dec.n; i++) {
 		const mu_decision_t *d = &s->dec.v[i];
-		sim_job_t *j = d->job >= 0 ? &s->jobs[s->by_id[d->job]] : NULL;
+		if (d->kind != MU_DEC_BIND && d->kind != MU_DEC_EVICT)
+			continue;
+		int32_t idx = s->by_id[d->job];
+		sim_job_t *j = &s->jobs[idx];
 		if (d->kind == MU_DEC_EVICT) {
-			s->preemptions++;
-			if (d->suspend && j->running)
-				sim_suspended(s, j);
+			j->bound--;
+			if (d->move) {
+				j->moved = true;
+				s->moves++;
+			} else {
+				s->preemptions++;
+			}
+		} else {
+			j->bound++;
+		}
+		if (!j->dirty) {
+			j->dirty = true;
+			s->dirty[s->ndirty++] = idx;
 		}
 	}
-	for (size_t i = 0; i < s->dec.n; i++) {
-		const mu_decision_t *d = &s->dec.v[i];
-		if (d->kind != MU_DEC_BIND)
-			continue;
-		sim_job_t *j = &s->jobs[s->by_id[d->job]];
-		if (!j->running && (rc = sim_started(s, j)) != MU_OK)
+	for (size_t i = 0; i < s->ndirty; i++)
+		if ((rc = sim_settle(s, &s->jobs[s->dirty[i]])) != MU_OK)
 			return rc;
-	}
 	return sim_point(s);
 }
 
@@ -277,6 +311,7 @@ static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
 		j->end = s->now;
 		j->held += s->now - j->run_start;
 		j->running = false;
+		j->bound = 0;
 		s->running--;
 		*any = true;
 	}
@@ -400,6 +435,7 @@ static int sim_result_jobs(const sim_t *s, mu_time_t t_first, mu_time_t t_end,
 		o->start_s = j->start == MU_TIME_NONE ? -1 : (double)(j->start - t_first) / 1000.0;
 		o->end_s = j->end == MU_TIME_NONE ? -1 : (double)(j->end - t_first) / 1000.0;
 		o->preemptions = j->preemptions;
+		o->moves = j->moves;
 		o->pods = mu_job_spec_pods(j->spec);
 		for (size_t p = 0; p < j->spec->npodsets; p++) {
 			mu_res_t a = mu_res_acct(&j->spec->podsets[p].req);
@@ -516,6 +552,7 @@ static int sim_result(const sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out
 	mu_engine_totals(s->eng, &alloc, NULL);
 	out->summary.total_gpus = alloc.v[MU_RES_GPU] / 1000;
 	out->summary.preemptions = s->preemptions;
+	out->summary.moves = s->moves;
 	out->summary.cycles = s->cycles;
 	out->summary.engine_s = s->engine_s;
 	int rc = sim_result_jobs(s, t_first, t_end, out);
@@ -549,13 +586,14 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 	s->njobs = sp->njobs;
 	s->jobs = calloc(s->njobs ? s->njobs : 1, sizeof *s->jobs);
 	s->by_id = calloc(s->njobs ? s->njobs : 1, sizeof *s->by_id);
-	if (!s->jobs || !s->by_id)
+	s->dirty = calloc(s->njobs ? s->njobs : 1, sizeof *s->dirty);
+	if (!s->jobs || !s->by_id || !s->dirty)
 		return MU_ENOMEM;
 	uint64_t seed = s->cfg->seed;
 	for (size_t i = 0; i < s->njobs; i++)
 		s->jobs[i] = (sim_job_t){.spec = &sp->jobs[i], .id = -1,
 					 .start = MU_TIME_NONE, .end = MU_TIME_NONE,
-					 .remaining = sp->jobs[i].duration,
+					 .remaining = (double)sp->jobs[i].duration,
 					 .tiebreak = splitmix64(&seed)};
 	qsort(s->jobs, s->njobs, sizeof *s->jobs, cmp_arrival);
 	return MU_OK;
@@ -585,6 +623,7 @@ int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
 	mu_decisions_release(&s.dec);
 	free(s.jobs);
 	free(s.by_id);
+	free(s.dirty);
 	free(s.done.t);
 	free(s.done.j);
 	free(s.done.ep);

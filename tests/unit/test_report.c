@@ -87,7 +87,7 @@ static int make_result(mu_sim_result_t *r, size_t njobs, size_t nsamples)
 	mu_sim_summary_t *m = &r->summary;
 	*m = (mu_sim_summary_t){(int64_t)njobs, (int64_t)(njobs * 8 / 10), 0.8734,
 		1234.5, 0.1, 5400, 30000, 8000, 4000, 40000, 90000, 97000.25,
-		143, 5012, 512, 0.8421};
+		143, 7, 5012, 512, 0.8421};
 	return 0;
 }
 
@@ -448,7 +448,7 @@ static void test_json_structure(mu_t_t *t)
 	static const char *const keys[] = {"jobs", "completed", "gpu_utilization",
 		"avg_wait_s", "p50_wait_s", "p95_wait_s", "p99_wait_s", "avg_jct_s",
 		"p50_jct_s", "p95_jct_s", "p99_jct_s", "makespan_s", "preemptions",
-		"cycles", "total_gpus", "engine_s"};
+		"moves", "cycles", "total_gpus", "engine_s"};
 	mu_sim_result_t r;
 	int rc = -1;
 	CHECK(t, make_result(&r, 50, 30) == 0);
@@ -472,13 +472,15 @@ static void test_json_structure(mu_t_t *t)
 	CHECK(t, fabs(jnum(jget(sum, "makespan_s")) - 97000.25) < 1e-6);
 	CHECK(t, fabs(jnum(jget(sum, "engine_s")) - 0.8421) < 1e-9);
 	CHECK_EQ_INT(t, jnum(jget(sum, "total_gpus")), 512);
+	CHECK_EQ_INT(t, jnum(jget(sum, "moves")), 7);
+	CHECK_EQ_INT(t, jnum(jget(sum, "cycles")), 5012);
 	CHECK_EQ_INT(t, jlen(jget(j, "jobs")), 50);
 	CHECK_EQ_INT(t, jlen(jget(j, "queues")), 4);
 	CHECK_EQ_INT(t, jlen(jget(j, "samples")), 30);
 	CHECK(t, jget(j, "samples") != NULL);
 	/* job fields */
 	static const char *const jkeys[] = {"name", "queue", "type", "submit_s",
-		"start_s", "end_s", "gpus", "pods", "preemptions"};
+		"start_s", "end_s", "gpus", "pods", "preemptions", "moves"};
 	for (size_t i = 0; i < sizeof jkeys / sizeof *jkeys; i++)
 		CHECK(t, jat(j, "jobs", 49, jkeys[i]) != NULL);
 	CHECK(t, fabs(jnum(jat(j, "jobs", 0, "gpus")) - 8) < 1e-9);
@@ -498,8 +500,8 @@ static void test_json_structure(mu_t_t *t)
 static void test_json_nulls_and_numbers(mu_t_t *t)
 {
 	mu_sim_job_t jobs[2] = {
-		{"a", "q", MU_JOB_TRAIN, 5, -1, -1, 250, 1, 0},
-		{"b", "q", MU_JOB_BATCH, 5, 7.5, -1, 1500, 3, 2},
+		{"a", "q", MU_JOB_TRAIN, 5, -1, -1, 250, 1, 0, 0},
+		{"b", "q", MU_JOB_BATCH, 5, 7.5, -1, 1500, 3, 2, 0},
 	};
 	mu_sim_sample_t smp[1] = {{0, NAN, 0, 0}};
 	mu_sim_result_t r = {0};
@@ -539,7 +541,7 @@ static void test_json_escaping(mu_t_t *t)
 	const char *want = "q\"b\\s/\n\t\r\x01\x1f\x7f caf\xC3\xA9 \xE2\x82\xAC "
 			   "\xF0\x9F\x9A\x80 bad\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
 			   "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD end";
-	mu_sim_job_t job = {name, NULL, (mu_job_type_t)9, 0, 0, 1, 0, 1, 0};
+	mu_sim_job_t job = {name, NULL, (mu_job_type_t)9, 0, 0, 1, 0, 1, 0, 0};
 	mu_sim_queue_t q = {name, 1, 1, 1};
 	mu_sim_result_t r = {0};
 	char dec[512];
@@ -674,9 +676,9 @@ static void test_html_empty(mu_t_t *t)
 static void test_html_degenerate(mu_t_t *t)
 {
 	mu_sim_job_t jobs[3] = {
-		{"j1", "q", MU_JOB_INTERACTIVE, 10, 10, 20, 1000, 1, 0},
-		{"j2", "q", MU_JOB_INTERACTIVE, 10, 10, -1, 500, 1, 0},
-		{"j3", "q", (mu_job_type_t)7, 10, 10, 10, 0, 1, 0},
+		{"j1", "q", MU_JOB_INTERACTIVE, 10, 10, 20, 1000, 1, 0, 0},
+		{"j2", "q", MU_JOB_INTERACTIVE, 10, 10, -1, 500, 1, 0, 0},
+		{"j3", "q", (mu_job_type_t)7, 10, 10, 10, 0, 1, 0, 0},
 	};
 	mu_sim_sample_t smp[1] = {{10, 0.5, 0, 2}};
 	mu_sim_queue_t q[2] = {{"q", NAN, NAN, 3}, {"org", 0, 0, 0}};
