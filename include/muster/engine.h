@@ -126,8 +126,19 @@ typedef enum mu_backfill {
 	                          * them */
 } mu_backfill_t;
 
+typedef enum mu_order {
+	MU_ORDER_PRIORITY = 0, /* priority, then submit time */
+	MU_ORDER_SJF = 1,      /* priority, then shortest run-time estimate */
+	MU_ORDER_LAS = 2,      /* Tiresias-style discretized least attained
+	                        * service: jobs that have had less GPU time go
+	                        * first and may preempt those that had more */
+} mu_order_t;
+
 typedef struct mu_engine_config {
 	const mu_score_ops_t *score; /* NULL: mu_score_binpack */
+	mu_order_t order;            /* job order inside a queue */
+	double las_base_gpu_hours;   /* LAS levels start at 1x, 10x, 100x this
+	                              * much attained GPU time (default 1) */
 	const void *score_state;     /* passed to the policy as ctx->state */
 	uint64_t seed;               /* for policies that draw random numbers */
 	bool preemption;   /* in a queue, a higher priority evicts lower ones */
@@ -326,6 +337,8 @@ typedef struct mu_job_info {
 	mu_time_t submit, start; /* start: of the current run */
 	int64_t gpu_milli;      /* accounting GPUs of all pods */
 	int32_t priority;
+	int32_t effective_priority; /* what ordering and preemption use */
+	double attained_gpu_s;  /* GPU-seconds it has run */
 	bool preemptible;
 	int32_t preemptions;    /* times it was suspended */
 	int32_t moves;          /* times it was moved to defragment */

@@ -37,6 +37,9 @@ void mu_simopts_help(FILE *f)
 		"                          cannot delay them; greedy: anything that fits;\n"
 		"                          none: strict order (FIFO)\n"
 		"  --reservations N        how many blocked jobs get one (4; 1 = EASY)\n"
+		"  --order ORDER           jobs in a queue: priority (then age; default),\n"
+		"                          sjf (shortest estimate first), or las (least\n"
+		"                          attained GPU time first, preempting, as Tiresias)\n"
 		"  --default-runtime DUR   estimate when a job declares none and there is\n"
 		"                          no history yet (1h)\n"
 		"  --no-consolidation      never move pods to make room for a gang\n"
@@ -102,6 +105,15 @@ static int parse_valued(mu_simopts_t *o, const char *a, const char *v, bool *kno
 			ec->backfill = MU_BACKFILL_GREEDY;
 		else if (!strcmp(v, "none"))
 			ec->backfill = MU_BACKFILL_NONE;
+		else
+			rc = MU_EINVAL;
+	} else if (!strcmp(a, "--order")) {
+		if (!strcmp(v, "priority"))
+			ec->order = MU_ORDER_PRIORITY;
+		else if (!strcmp(v, "sjf"))
+			ec->order = MU_ORDER_SJF;
+		else if (!strcmp(v, "las"))
+			ec->order = MU_ORDER_LAS;
 		else
 			rc = MU_EINVAL;
 	} else if (!strcmp(a, "--reservations")) {

@@ -170,9 +170,9 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 
 int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 {
-	(void)now;
 	if (!name)
 		return MU_EINVAL;
+	e->now = now;
 	int32_t nid = mu__strmap_get(&e->node_names, name);
 	if (nid < 0 || e->nodes[nid].removed)
 		return MU_ENOENT;

@@ -80,8 +80,8 @@ int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now)
 		return rc;
 	j->state = MU_JOB_RUNNING;
 	j->start = now;
-	if (j->preemptible && j->priority < q->min_victim_prio)
-		q->min_victim_prio = j->priority;
+	if (j->preemptible && j->eprio < q->min_victim_prio)
+		q->min_victim_prio = j->eprio;
 	j->rpos = q->nrunning;
 	q->running[q->nrunning++] = jid;
 	return MU_OK;
@@ -92,6 +92,7 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 	mu__job_t *j = &e->jobs[jid];
 	mu__queue_t *q = &e->queues[j->queue];
 	if (j->state == MU_JOB_RUNNING) {
+		mu__order_stop(e, j, e->now);
 		int32_t last = q->running[--q->nrunning];
 		q->running[j->rpos] = last;
 		e->jobs[last].rpos = j->rpos;
@@ -416,8 +417,8 @@ static void cycle_init_queues(mu_engine_t *e)
 		qq->min_victim_prio = INT32_MAX;
 		for (int32_t i = 0; i < qq->nrunning; i++) {
 			const mu__job_t *j = &e->jobs[qq->running[i]];
-			if (j->preemptible && j->priority < qq->min_victim_prio)
-				qq->min_victim_prio = j->priority;
+			if (j->preemptible && j->eprio < qq->min_victim_prio)
+				qq->min_victim_prio = j->eprio;
 		}
 		qq->over_quota = false;
 		for (int r = 0; r < e->nres && !qq->nchildren; r++)
@@ -556,6 +557,7 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 	if (rc)
 		return rc;
 	cycle_reset_backfill(e, now);
+	mu__order_refresh(e);
 	cycle_init_queues(e);
 	for (;;) {
 		int32_t leaf = cycle_pick_leaf(e);
@@ -600,6 +602,7 @@ int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
 {
 	if (jid < 0 || jid >= e->njobs)
 		return MU_ENOENT;
+	e->now = now;
 	mu__job_t *j = &e->jobs[jid];
 	if (j->state == MU_JOB_FINISHED)
 		return MU_ESTATE;

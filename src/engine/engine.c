@@ -34,6 +34,8 @@ void mu_engine_config_defaults(mu_engine_config_t *cfg)
 	cfg->reservations = 4;
 	cfg->default_runtime = 3600 * 1000;
 	cfg->consolidate = true;
+	cfg->order = MU_ORDER_PRIORITY;
+	cfg->las_base_gpu_hours = 1;
 	cfg->move_ratio = 1.0;
 	cfg->move_pods_per_hour = 64;
 	cfg->move_gpu_hours_per_hour = 64;
@@ -174,6 +176,9 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->start = j->start;
 	out->gpu_milli = j->acct_gpu_total;
 	out->priority = j->priority;
+	out->effective_priority = j->eprio;
+	out->attained_gpu_s = (j->attained + (j->state == MU_JOB_RUNNING && e->now > j->start ?
+			       (double)j->acct_gpu_total / 1000.0 * (double)(e->now - j->start) : 0)) / 1000.0;
 	out->preemptible = j->preemptible;
 	out->preemptions = j->preemptions;
 	out->moves = j->moves;

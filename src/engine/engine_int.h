@@ -222,6 +222,8 @@ typedef struct mu__job {
 	const char *name; /* owned by e->job_names */
 	int32_t queue;
 	int32_t priority;
+	int32_t eprio;       /* effective priority: order and preemption */
+	double attained;     /* GPU-ms run in finished runs (LAS) */
 	mu_job_type_t type;
 	bool preemptible;
 	mu_job_state_t state;
@@ -437,6 +439,17 @@ mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j);
 /* Consolidation (preempt.c): moves preemptible pods so jid fits. */
 int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 			mu_reason_t *r, mu_decisions_t *out, bool *placed);
+
+/* Job order policies (order.c). */
+/* Recomputes effective priorities and re-sorts pending lists when the
+ * order is dynamic.  O(active jobs + pending log pending). */
+void mu__order_refresh(mu_engine_t *e);
+/* The effective priority of j under the configured order. */
+int32_t mu__order_eprio(const mu_engine_t *e, const mu__job_t *j);
+/* Adds the GPU time of j's current run to its attained service. */
+void mu__order_stop(mu_engine_t *e, mu__job_t *j, mu_time_t now);
+/* True if job a is served before job b in their queue. */
+bool mu__job_before(const mu_engine_t *e, int32_t a, int32_t b);
 
 /* Fair share (fairshare.c): demand and fair share of every queue, top
  * down.  O(queues log queues + pending jobs). */

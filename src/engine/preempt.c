@@ -143,11 +143,11 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod)
 		return false;
 	}
 	if (c->moving) /* whole jobs of no higher priority, any queue */
-		return pod < 0 && v->priority <= j->priority && j->topo < 0;
+		return pod < 0 && v->eprio <= j->eprio && j->topo < 0;
 	if (v->backfill_for == c->jid)
 		return true; /* it started in the hole of j's reservation */
 	if (v->queue == j->queue)
-		return e->cfg.preemption && v->priority < j->priority;
+		return e->cfg.preemption && v->eprio < j->eprio;
 	if (!e->cfg.reclaim)
 		return false;
 	mu_res_t unit = v->acct_bound;
@@ -195,7 +195,7 @@ static int gather(pctx_t *c, int32_t nid)
 		if (rc)
 			return rc;
 		const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, pod)];
-		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->priority,
+		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio,
 					   surplus ? ps->acct.v[MU_RES_GPU] :
 						     v->acct_bound.v[MU_RES_GPU],
 					   v->start};
@@ -420,7 +420,7 @@ static bool could_preempt(const pctx_t *c)
 	const mu_engine_t *e = c->e;
 	const mu__job_t *j = &e->jobs[c->jid];
 	const mu__queue_t *q = &e->queues[j->queue];
-	if (e->cfg.preemption && q->min_victim_prio < j->priority)
+	if (e->cfg.preemption && q->min_victim_prio < j->eprio)
 		return true;
 	if (j->nbackfilled > 0)
 		return true; /* jobs started in the hole of its reservation */

@@ -172,17 +172,6 @@ double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q)
 	return s;
 }
 
-/* True if job a is served before job b. */
-static bool job_before(const mu_engine_t *e, int32_t a, int32_t b)
-{
-	const mu__job_t *x = &e->jobs[a], *y = &e->jobs[b];
-	if (x->priority != y->priority)
-		return x->priority > y->priority;
-	if (x->submit != y->submit)
-		return x->submit < y->submit;
-	return a < b;
-}
-
 int mu__queue_pending_insert(mu_engine_t *e, int32_t job)
 {
 	mu__job_t *j = &e->jobs[job];
@@ -196,7 +185,7 @@ int mu__queue_pending_insert(mu_engine_t *e, int32_t job)
 	int32_t lo = 0, hi = q->npending; /* first position served after job */
 	while (lo < hi) {
 		int32_t mid = (lo + hi) / 2;
-		if (job_before(e, q->pending[mid], job))
+		if (mu__job_before(e, q->pending[mid], job))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -320,6 +309,7 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	memset(j, 0, sizeof *j);
 	j->queue = q;
 	j->priority = s->priority;
+	j->eprio = mu__order_eprio(e, j);
 	j->type = s->type;
 	j->preemptible = s->preemptible;
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;

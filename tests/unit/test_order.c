@@ -1,0 +1,143 @@
+/*
+ * test_order.c - job order policies: priority then age, shortest estimate
+ * first, and Tiresias-style least attained service with its preemption.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/engine.h"
+
+#define S 1000
+
+typedef struct ofx {
+	mu_engine_t *e;
+	mu_decisions_t d;
+	mu_podset_spec_t ps[16];
+	char names[16][16];
+	int n;
+} ofx_t;
+
+static void ofx_init(ofx_t *f, mu_order_t order)
+{
+	memset(f, 0, sizeof *f);
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.order = order;
+	cfg.min_runtime = 0;
+	cfg.backfill = MU_BACKFILL_GREEDY;
+	mu_engine_new(&cfg, &f->e);
+	mu_decisions_init(&f->d);
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = "n0";
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_GPU] = 8;
+	n.alloc.v[MU_RES_PODS] = 110;
+	mu_engine_node_upsert(f->e, &n, NULL);
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	mu_engine_queue_upsert(f->e, &q);
+}
+
+static mu_id_t ofx_job(ofx_t *f, int gpus, mu_time_t est, mu_time_t now)
+{
+	int i = f->n++;
+	snprintf(f->names[i], sizeof f->names[i], "j%d", i);
+	memset(&f->ps[i], 0, sizeof f->ps[i]);
+	f->ps[i].replicas = 1;
+	f->ps[i].req.v[MU_RES_GPU] = gpus;
+	mu_job_spec_t j;
+	memset(&j, 0, sizeof j);
+	j.name = f->names[i];
+	j.queue = "q";
+	j.preemptible = true;
+	j.podsets = &f->ps[i];
+	j.npodsets = 1;
+	j.submit = now;
+	j.runtime_estimate = est;
+	mu_id_t id;
+	mu_engine_job_submit(f->e, &j, now, &id);
+	return id;
+}
+
+static int ofx_bound(ofx_t *f, mu_id_t id)
+{
+	mu_job_info_t i;
+	mu_engine_job_info(f->e, id, &i);
+	return i.bound;
+}
+
+static void ofx_cycle(ofx_t *f, mu_time_t now)
+{
+	f->d.n = 0;
+	mu_engine_cycle(f->e, now, &f->d);
+}
+
+static void test_sjf(mu_t_t *t)
+{
+	ofx_t f;
+	ofx_init(&f, MU_ORDER_SJF);
+	mu_id_t blocker = ofx_job(&f, 8, 10 * S, 0);
+	ofx_cycle(&f, 0);
+	mu_id_t lng = ofx_job(&f, 8, 1000 * S, 1 * S);
+	mu_id_t shrt = ofx_job(&f, 8, 5 * S, 2 * S); /* younger, but shorter */
+	ofx_cycle(&f, 2 * S);
+	mu_engine_job_finish(f.e, blocker, 10 * S);
+	ofx_cycle(&f, 10 * S);
+	CHECK_EQ_INT(t, ofx_bound(&f, shrt), 1);
+	CHECK_EQ_INT(t, ofx_bound(&f, lng), 0);
+	mu_decisions_release(&f.d);
+	mu_engine_free(f.e);
+}
+
+static void test_priority_order_is_fifo(mu_t_t *t)
+{
+	ofx_t f;
+	ofx_init(&f, MU_ORDER_PRIORITY);
+	mu_id_t blocker = ofx_job(&f, 8, 10 * S, 0);
+	ofx_cycle(&f, 0);
+	mu_id_t lng = ofx_job(&f, 8, 1000 * S, 1 * S);
+	mu_id_t shrt = ofx_job(&f, 8, 5 * S, 2 * S);
+	mu_engine_job_finish(f.e, blocker, 10 * S);
+	ofx_cycle(&f, 10 * S);
+	CHECK_EQ_INT(t, ofx_bound(&f, lng), 1);
+	CHECK_EQ_INT(t, ofx_bound(&f, shrt), 0);
+	mu_decisions_release(&f.d);
+	mu_engine_free(f.e);
+}
+
+static void test_las_preempts_the_served(mu_t_t *t)
+{
+	ofx_t f;
+	ofx_init(&f, MU_ORDER_LAS);
+	mu_id_t old = ofx_job(&f, 8, 0, 0);
+	ofx_cycle(&f, 0);
+	CHECK_EQ_INT(t, ofx_bound(&f, old), 1);
+	/* After 10 minutes on 8 GPUs (80 GPU-minutes > 1 GPU-hour) the old
+	 * job is a level down: a new job preempts it. */
+	mu_id_t fresh = ofx_job(&f, 8, 0, 600 * S);
+	ofx_cycle(&f, 600 * S);
+	CHECK_EQ_INT(t, ofx_bound(&f, fresh), 1);
+	CHECK_EQ_INT(t, ofx_bound(&f, old), 0);
+	mu_job_info_t i;
+	mu_engine_job_info(f.e, old, &i);
+	CHECK(t, i.attained_gpu_s > 4700 && i.attained_gpu_s < 4900);
+	CHECK(t, i.effective_priority < 0);
+	/* The fresh one is still under the first threshold at 5 minutes: the
+	 * old one does not preempt it back (its service is higher). */
+	ofx_cycle(&f, 900 * S);
+	CHECK_EQ_INT(t, ofx_bound(&f, fresh), 1);
+	mu_decisions_release(&f.d);
+	mu_engine_free(f.e);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_sjf);
+	MU_RUN(&t, test_priority_order_is_fifo);
+	MU_RUN(&t, test_las_preempts_the_served);
+	return mu_t_done(&t);
+}
