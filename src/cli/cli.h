@@ -13,6 +13,7 @@ int mu_cmd_scenario(int argc, char **argv);
 int mu_cmd_explain(int argc, char **argv);
 int mu_cmd_queues(int argc, char **argv);
 int mu_cmd_agent(int argc, char **argv);
+int mu_cmd_eval_queues(int argc, char **argv);
 
 /* Exit codes. */
 enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };
