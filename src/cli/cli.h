@@ -13,6 +13,8 @@ int mu_cmd_scenario(int argc, char **argv);
 int mu_cmd_explain(int argc, char **argv);
 int mu_cmd_queues(int argc, char **argv);
 int mu_cmd_agent(int argc, char **argv);
+int mu_cmd_up(int argc, char **argv);
+int mu_cmd_node(int argc, char **argv);
 int mu_cmd_eval_queues(int argc, char **argv);
 
 /* Exit codes. */

@@ -23,6 +23,8 @@ static const cmd_t commands[] = {
 	{"scenario", mu_cmd_scenario, "check scenario files (cluster, jobs, expected decisions)"},
 	{"explain", mu_cmd_explain, "why a job waits (or where it runs) at a moment of a simulation"},
 	{"queues", mu_cmd_queues, "the queue tree: quota, fair share, usage, jobs"},
+	{"up", mu_cmd_up, "a local control plane (Kubernetes API subset) with simulated nodes"},
+	{"node", mu_cmd_node, "fail or recover a simulated node of `muster up`"},
 	{"eval-queues", mu_cmd_eval_queues, "evaluate fair share, weights and reclaim on synthetic loads"},
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},
 };

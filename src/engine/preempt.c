@@ -444,6 +444,9 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 	for (int32_t p = 0; p < j->npodsets; p++) {
 		mu__podset_t *ps = &j->podsets[p];
 		mu__sclass_t *cls = &e->classes[ps->sclass];
+		int rc0 = mu__sclass_refresh(e, cls);
+		if (rc0)
+			return rc0;
 		for (int32_t i = 0; i < ps->replicas; i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)

@@ -1,0 +1,773 @@
+/*
+ * api.c - the REST handlers: create, get, list, update, patch and delete
+ * for every registered type, and the dispatch from a parsed request to
+ * them (watch streams live in watch.c, pod subresources in podsub.c).
+ *
+ * Each handler turns a request into one store mutation whose callback runs
+ * under the store's writer lock, so read-check-write is atomic: conflicts
+ * (resourceVersion, uid preconditions, existence) are decided there and
+ * answered with a Kubernetes Status.  Objects the callbacks return are
+ * validated first; a no-op update keeps the resourceVersion.
+ *
+ * Ownership: the request is borrowed; the answer body is malloc'd and owned
+ * by the response until http.c hands it to libmicrohttpd.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "apiserver/api_int.h"
+
+/* --- answers ------------------------------------------------------------ */
+
+void mu__resp_json(mu__resp_t *rs, int code, json_t *v)
+{
+	rs->code = code;
+	rs->ctype = "application/json";
+	rs->body = v ? json_dumps(v, JSON_COMPACT) : NULL;
+	rs->len = rs->body ? strlen(rs->body) : 0;
+	json_decref(v);
+	if (!rs->body) {
+		rs->code = 500;
+		rs->body = strdup("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+				  "\"message\":\"out of memory\",\"reason\":\"InternalError\",\"code\":500}");
+		rs->len = rs->body ? strlen(rs->body) : 0;
+	}
+}
+
+/* A Status with details (name, kind, group, causes from e). */
+void mu__resp_err(mu__resp_t *rs, int code, const char *reason, const mu__rtype_t *t,
+		  const char *name, const mu__verr_t *e, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
+			       "metadata", "status", "Failure", "message", msg, "reason", reason, "code", code);
+	if (st && (t || name || e)) {
+		json_t *d = json_object();
+		if (name)
+			json_object_set_new(d, "name", json_string(name));
+		if (t) {
+			json_object_set_new(d, "group", json_string(t->group));
+			json_object_set_new(d, "kind", json_string(e ? t->kind : t->plural));
+		}
+		if (e && e->n) {
+			json_t *causes = json_array();
+			for (int i = 0; i < e->n; i++)
+				json_array_append_new(causes, json_pack("{s:s, s:s, s:s}", "reason", e->c[i].reason,
+									"message", e->c[i].msg, "field", e->c[i].field));
+			json_object_set_new(d, "causes", causes);
+		}
+		json_object_set_new(st, "details", d);
+	}
+	mu__resp_json(rs, code, st);
+}
+
+void mu__resp_status(mu__resp_t *rs, int code, const char *reason, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	mu__resp_err(rs, code, reason, NULL, NULL, NULL, "%s", msg);
+}
+
+/* 201/200 Status Success (binding, eviction). */
+void mu__resp_success(mu__resp_t *rs, int code)
+{
+	mu__resp_json(rs, code, json_pack("{s:s, s:s, s:{}, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
+					  "metadata", "status", "Success", "code", code));
+}
+
+void mu__resp_invalid(mu__resp_t *rs, const mu__rtype_t *t, const char *name, const mu__verr_t *e)
+{
+	char msg[1536] = "";
+	for (int i = 0; i < e->n; i++) {
+		size_t l = strlen(msg);
+		snprintf(msg + l, sizeof msg - l, "%s%s: %s", i ? ", " : "", e->c[i].field, e->c[i].msg);
+	}
+	if (e->n > 1)
+		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: [%s]", t->kind, name, msg);
+	else
+		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: %s", t->kind, name, msg);
+}
+
+/* The answer for an object version: the object, or a one-row Table. */
+void mu__resp_obj(mu__resp_t *rs, const mu__req_t *rq, int code, mu__obj_t *o)
+{
+	int n;
+	if (mu__accept_table(rq->accept)) {
+		mu__resp_json(rs, code, mu__table(&mu__rtypes(&n)[o->rt], &o, 1, rq->q.include_object, true));
+		return;
+	}
+	rs->code = code;
+	rs->ctype = "application/json";
+	rs->body = malloc(o->len + 1);
+	if (!rs->body) {
+		mu__resp_status(rs, 500, "InternalError", "out of memory");
+		return;
+	}
+	memcpy(rs->body, o->json, o->len + 1);
+	rs->len = o->len;
+}
+
+/* Maps a store error to an answer. */
+void mu__resp_store_err(mu__resp_t *rs, int rc, const mu__rtype_t *t, const char *name)
+{
+	switch (rc) {
+	case MU_ENOENT:
+		mu__resp_err(rs, 404, "NotFound", t, name, NULL, "%s%s%s \"%s\" not found", t->plural,
+			     *t->group ? "." : "", t->group, name);
+		break;
+	case MU_EEXIST:
+		mu__resp_err(rs, 409, "AlreadyExists", t, name, NULL, "%s%s%s \"%s\" already exists",
+			     t->plural, *t->group ? "." : "", t->group, name);
+		break;
+	case MU_ELIMIT:
+		mu__resp_status(rs, 500, "InternalError", "a limit of the server was exceeded");
+		break;
+	case MU_ENOMEM:
+		mu__resp_status(rs, 500, "InternalError", "out of memory");
+		break;
+	default:
+		mu__resp_status(rs, 500, "InternalError", "storage error: %s", mu_strerror(rc));
+		break;
+	}
+}
+
+/* --- create ------------------------------------------------------------- */
+
+void mu__uid(mu_apiserver_t *s, char out[37])
+{
+	pthread_mutex_lock(&s->rnd_mu);
+	uint64_t a = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
+	uint64_t b = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
+	pthread_mutex_unlock(&s->rnd_mu);
+	a ^= a >> 29;
+	b ^= b >> 31;
+	snprintf(out, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16 & 0xffff),
+		 (unsigned)(a & 0xfff), (unsigned)((b >> 48 & 0x3fff) | 0x8000),
+		 (unsigned long long)(b & 0xffffffffffffull));
+}
+
+void mu__name_suffix(mu_apiserver_t *s, char out[6])
+{
+	static const char alpha[] = "bcdfghjklmnpqrstvwxz2456789";
+	pthread_mutex_lock(&s->rnd_mu);
+	uint64_t a = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
+	pthread_mutex_unlock(&s->rnd_mu);
+	a ^= a >> 33;
+	for (int i = 0; i < 5; i++, a /= 27)
+		out[i] = alpha[a % 27];
+	out[5] = '\0';
+}
+
+void mu__timestamp(char *buf, size_t len, bool micro)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	mu__rfc3339(tv.tv_sec, tv.tv_usec, micro, buf, len);
+}
+
+/* Server-set metadata, defaults and validation of a new object.  Returns
+ * MU_OK, or MU_EINVAL with causes in e. */
+int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu__verr_t *e)
+{
+	json_t *md = json_object_get(obj, "metadata");
+	char uid[37], ts[40];
+	mu__uid(s, uid);
+	mu__timestamp(ts, sizeof ts, false);
+	static const char *const drop[] = {"resourceVersion", "deletionTimestamp",
+					   "deletionGracePeriodSeconds", "managedFields", "selfLink"};
+	for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
+		json_object_del(md, drop[i]);
+	json_object_set_new(md, "uid", json_string(uid));
+	json_object_set_new(md, "creationTimestamp", json_string(ts));
+	json_object_set_new(md, "generation", json_integer(1));
+	if (!t->namespaced)
+		json_object_del(md, "namespace");
+	if ((t->subs & MU__SUB_STATUS) && strcmp(t->kind, "Node") && strcmp(t->kind, "Namespace"))
+		json_object_del(obj, "status");
+	if (t->defaults)
+		t->defaults(obj);
+	mu__validate(t, obj, NULL, e);
+	return e->n ? MU_EINVAL : MU_OK;
+}
+
+static int create_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (cur)
+		return MU_EEXIST;
+	*out = json_incref(ctx);
+	return MU__MUT_PUT;
+}
+
+int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t **res)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	mu__verr_t e = {0};
+	if (mu__prepare_create(s, t, obj, &e) != MU_OK)
+		return MU_EINVAL;
+	return mu__store_apply(tx, rt, mu__jstr(obj, "metadata.namespace"), mu__jstr(obj, "metadata.name"),
+			       create_fn, obj, false, res);
+}
+
+/* Checks apiVersion and kind of a body against the endpoint's type. */
+bool mu__check_kind(const mu__rtype_t *t, const json_t *obj, mu__resp_t *rs)
+{
+	char av[96];
+	mu__rtype_apiversion(t, av, sizeof av);
+	const char *k = json_string_value(json_object_get(obj, "kind"));
+	const char *a = json_string_value(json_object_get(obj, "apiVersion"));
+	if (!k || !a) {
+		mu__resp_status(rs, 400, "BadRequest", "Object 'Kind' or 'apiVersion' is missing in the request body");
+		return false;
+	}
+	if (strcmp(k, t->kind) || strcmp(a, av)) {
+		mu__resp_status(rs, 400, "BadRequest", "the body is a %s %s, but the endpoint serves %s %s",
+				a, k, av, t->kind);
+		return false;
+	}
+	if (!json_is_object(json_object_get(obj, "metadata"))) {
+		mu__resp_status(rs, 400, "BadRequest", "metadata is missing in the request body");
+		return false;
+	}
+	return true;
+}
+
+/* Makes the body's namespace agree with the URL's (400 when they differ). */
+bool mu__fix_namespace(const mu__rtype_t *t, json_t *obj, const char *url_ns, mu__resp_t *rs)
+{
+	if (!t->namespaced)
+		return true;
+	json_t *md = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	if (ns && *ns && strcmp(ns, url_ns)) {
+		mu__resp_status(rs, 400, "BadRequest",
+				"the namespace of the provided object does not match the namespace sent on the request");
+		return false;
+	}
+	json_object_set_new(md, "namespace", json_string(url_ns));
+	return true;
+}
+
+bool mu__namespace_exists(mu_apiserver_t *s, const char *ns, mu__resp_t *rs)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, ns);
+	if (!o) {
+		int n;
+		mu__resp_store_err(rs, MU_ENOENT, &mu__rtypes(&n)[MU__RT_NAMESPACES], ns);
+		return false;
+	}
+	mu__obj_unref(o);
+	return true;
+}
+
+/* POST to a collection; also server-side apply's create path. */
+void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *obj)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	if (!mu__check_kind(t, obj, rs) || !mu__fix_namespace(t, obj, rq->route.ns, rs))
+		return;
+	if (t->namespaced && !mu__namespace_exists(s, rq->route.ns, rs))
+		return;
+	json_t *md = json_object_get(obj, "metadata");
+	const char *gen = json_string_value(json_object_get(md, "generateName"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	bool generated = (!name || !*name) && gen && *gen;
+	mu__verr_t e = {0};
+	for (int attempt = 0; attempt < 5; attempt++) {
+		if (generated) {
+			char sfx[6], nm[300];
+			mu__name_suffix(s, sfx);
+			snprintf(nm, sizeof nm, "%.240s%s", gen, sfx);
+			json_object_set_new(md, "name", json_string(nm));
+		}
+		memset(&e, 0, sizeof e);
+		if (mu__prepare_create(s, t, obj, &e) != MU_OK) {
+			name = json_string_value(json_object_get(md, "name"));
+			mu__resp_invalid(rs, t, name ? name : "", &e);
+			return;
+		}
+		name = json_string_value(json_object_get(md, "name"));
+		mu__obj_t *res = NULL;
+		int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
+		if (rc == MU_EEXIST && generated)
+			continue;
+		if (rc < 0) {
+			mu__resp_store_err(rs, rc, t, name);
+			return;
+		}
+		mu__resp_obj(rs, rq, 201, res);
+		mu__obj_unref(res);
+		return;
+	}
+	mu__resp_store_err(rs, MU_EEXIST, t, name);
+}
+
+/* --- update and patch --------------------------------------------------- */
+
+/* Copies server-owned metadata from old to new, keeps what a write through
+ * this endpoint may not change (status on the main resource, all but
+ * status on /status), bumps generation on spec changes, validates.  Returns
+ * MU__MUT_PUT, MU__MUT_KEEP (no change), MU__MUT_DEL (a deleting object
+ * lost its last finalizer) or a negative error with e filled. */
+int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bool status_sub,
+		      mu__verr_t *e)
+{
+	json_t *nw = *newp;
+	if (status_sub) {
+		json_t *merged = json_deep_copy(old);
+		if (!merged)
+			return MU_ENOMEM;
+		json_t *st = json_object_get(nw, "status");
+		if (st)
+			json_object_set(merged, "status", st);
+		else
+			json_object_del(merged, "status");
+		json_decref(nw);
+		*newp = nw = merged;
+	} else if (t->subs & MU__SUB_STATUS) {
+		json_t *st = json_object_get(old, "status");
+		if (st)
+			json_object_set(nw, "status", st);
+		else
+			json_object_del(nw, "status");
+	}
+	json_t *md = json_object_get(nw, "metadata");
+	const json_t *omd = json_object_get(old, "metadata");
+	if (!json_is_object(md)) {
+		mu__verr_add(e, "metadata", "FieldValueRequired", "Required value");
+		return MU_EINVAL;
+	}
+	static const char *const keep[] = {"uid", "creationTimestamp", "deletionTimestamp",
+					   "deletionGracePeriodSeconds", "namespace", "name"};
+	for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
+		json_t *v = json_object_get(omd, keep[i]);
+		if (v)
+			json_object_set(md, keep[i], v);
+		else
+			json_object_del(md, keep[i]);
+	}
+	json_object_del(md, "managedFields");
+	json_object_set(md, "resourceVersion", json_object_get(omd, "resourceVersion"));
+	json_int_t gen = json_integer_value(json_object_get(omd, "generation"));
+	if (!json_equal(json_object_get(nw, "spec"), json_object_get(old, "spec")))
+		gen++;
+	json_object_set_new(md, "generation", json_integer(gen ? gen : 1));
+	if (json_equal(nw, old))
+		return MU__MUT_KEEP;
+	mu__validate(t, nw, old, e);
+	if (e->n)
+		return MU_EINVAL;
+	if (json_object_get(md, "deletionTimestamp") && json_array_size(json_object_get(md, "finalizers")) == 0 &&
+	    json_array_size(json_object_get(omd, "finalizers")) > 0)
+		return MU__MUT_DEL;
+	return MU__MUT_PUT;
+}
+
+typedef struct upd_ctx {
+	const mu__rtype_t *t;
+	const mu__req_t *rq;
+	json_t *body;       /* PUT: the new object; PATCH: the patch */
+	int ptype;          /* MU__CT_* for PATCH, -1 for PUT */
+	mu__verr_t e;
+	int err;            /* 409 conflict detail */
+	char msg[256];
+} upd_ctx_t;
+
+/* Applies the patch of c to a copy of cur. */
+static json_t *patched(upd_ctx_t *c, const json_t *cur, int *rc)
+{
+	json_t *t = json_deep_copy(cur);
+	if (!t) {
+		*rc = MU_ENOMEM;
+		return NULL;
+	}
+	if (c->ptype == MU__CT_STRATEGIC || (c->ptype == MU__CT_APPLY && c->t->builtin))
+		*rc = mu__strategic_patch(t, c->body);
+	else
+		*rc = mu__merge_patch(t, c->body);
+	if (*rc != MU_OK) {
+		snprintf(c->msg, sizeof c->msg, "the patch could not be applied: %s", mu_strerror(*rc));
+		json_decref(t);
+		return NULL;
+	}
+	return t;
+}
+
+static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	upd_ctx_t *c = ctx;
+	if (!cur)
+		return MU_ENOENT;
+	json_t *old = mu__obj_parse(cur);
+	if (!old)
+		return MU_ENOMEM;
+	int rc = MU_OK;
+	json_t *nw = c->ptype < 0 ? json_deep_copy(c->body) : patched(c, old, &rc);
+	if (!nw) {
+		json_decref(old);
+		return rc == MU_OK ? MU_ENOMEM : MU_EPARSE;
+	}
+	const char *want = mu__jstr(nw, "metadata.resourceVersion");
+	char have[32];
+	snprintf(have, sizeof have, "%lld", (long long)cur->rv);
+	const char *nm = mu__jstr(nw, "metadata.name");
+	if (c->ptype >= 0 && nm && strcmp(nm, cur->name)) {
+		snprintf(c->msg, sizeof c->msg, "the patch may not change metadata.name");
+		rc = MU_EPARSE;
+	} else if (want && *want && strcmp(want, have)) {
+		c->err = 409;
+		rc = MU_ESTATE;
+	} else {
+		rc = mu__finish_update(c->t, old, &nw, !strcmp(c->rq->route.sub, "status"), &c->e);
+	}
+	json_decref(old);
+	if (rc == MU__MUT_PUT)
+		*out = nw;
+	else
+		json_decref(nw);
+	return rc;
+}
+
+/* Answers the result of an update-like mutation. */
+static void update_answer(const mu__req_t *rq, mu__resp_t *rs, upd_ctx_t *c, int rc, mu__obj_t *res)
+{
+	const char *name = rq->route.name;
+	if (rc == MU_EINVAL)
+		mu__resp_invalid(rs, c->t, name, &c->e);
+	else if (rc == MU_ESTATE)
+		mu__resp_err(rs, 409, "Conflict", c->t, name, NULL,
+			     "Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; "
+			     "please apply your changes to the latest version and try again",
+			     c->t->plural, *c->t->group ? "." : "", c->t->group, name);
+	else if (rc == MU_EPARSE)
+		mu__resp_status(rs, c->msg[0] ? 422 : 400, c->msg[0] ? "Invalid" : "BadRequest", "%s",
+				c->msg[0] ? c->msg : "malformed request");
+	else if (rc < 0)
+		mu__resp_store_err(rs, rc, c->t, name);
+	else if (res)
+		mu__resp_obj(rs, rq, 200, res);
+	else
+		mu__resp_status(rs, 200, "", "deleted");
+}
+
+void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *body)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	if (!mu__check_kind(t, body, rs) || !mu__fix_namespace(t, body, rq->route.ns, rs))
+		return;
+	const char *bn = mu__jstr(body, "metadata.name");
+	if (!bn || strcmp(bn, rq->route.name)) {
+		mu__resp_status(rs, 400, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)",
+				bn ? bn : "", rq->route.name);
+		return;
+	}
+	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = -1};
+	mu__obj_t *res = NULL;
+	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
+	update_answer(rq, rs, &c, rc, res);
+	mu__obj_unref(res);
+}
+
+void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *body)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	int ct = mu__content_type(rq->ctype);
+	if (ct == MU__CT_STRATEGIC && !t->builtin) {
+		mu__resp_status(rs, 415, "UnsupportedMediaType",
+				"strategic merge patch is not supported for %s.%s: use application/merge-patch+json",
+				t->plural, t->group);
+		return;
+	}
+	if (ct != MU__CT_MERGE && ct != MU__CT_STRATEGIC && ct != MU__CT_APPLY) {
+		mu__resp_status(rs, 415, "UnsupportedMediaType",
+				"the patch type %s is not supported: use application/merge-patch+json, "
+				"application/strategic-merge-patch+json or application/apply-patch+yaml",
+				rq->ctype ? rq->ctype : "(none)");
+		return;
+	}
+	if (ct == MU__CT_APPLY) {
+		/* server-side apply: create when absent, else merge */
+		mu__obj_t *cur = mu__store_get(s->store, rt, rq->route.ns, rq->route.name);
+		if (!cur) {
+			const char *bn = mu__jstr(body, "metadata.name");
+			if (!bn || strcmp(bn, rq->route.name)) {
+				mu__resp_status(rs, 400, "BadRequest", "metadata.name must be %s", rq->route.name);
+				return;
+			}
+			mu__do_create(s, rq, rs, rt, body);
+			return;
+		}
+		mu__obj_unref(cur);
+	}
+	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = ct};
+	mu__obj_t *res = NULL;
+	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
+	update_answer(rq, rs, &c, rc, res);
+	mu__obj_unref(res);
+}
+
+/* --- get and list ------------------------------------------------------- */
+
+bool mu__filter_match(void *ctx, const mu__obj_t *o)
+{
+	mu__filter_t *f = ctx;
+	if (f->ns && *f->ns && strcmp(f->ns, o->ns))
+		return false;
+	return mu__sel_match_labels(f->ls, o) && mu__sel_match_fields(f->fs, o);
+}
+
+int mu__filter_init(mu__filter_t *f, const mu__rtype_t *t, const mu__req_t *rq, mu__resp_t *rs)
+{
+	char err[256];
+	memset(f, 0, sizeof *f);
+	f->ns = rq->route.ns;
+	if (mu__sel_parse(rq->q.label_sel, false, &f->ls, err, sizeof err) != MU_OK ||
+	    mu__sel_parse(rq->q.field_sel, true, &f->fs, err, sizeof err) != MU_OK ||
+	    mu__sel_check_fields(f->fs, t, err, sizeof err) != MU_OK) {
+		mu__filter_release(f);
+		mu__resp_status(rs, 400, "BadRequest", "unable to parse requirement: %s", err);
+		return MU_EPARSE;
+	}
+	return MU_OK;
+}
+
+void mu__filter_release(mu__filter_t *f)
+{
+	mu__sel_free(f->ls);
+	mu__sel_free(f->fs);
+	f->ls = f->fs = NULL;
+}
+
+/* Continue tokens: base64 of {"rv":N,"start":KEY}. */
+static char *make_continue(int64_t rv, const char *key)
+{
+	json_t *j = json_pack("{s:s, s:I, s:s}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rv, "start", key);
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	char *b = s ? mu__b64enc(s, strlen(s)) : NULL;
+	free(s);
+	return b;
+}
+
+static int read_continue(const char *tok, char *key, size_t cap)
+{
+	char raw[1024];
+	size_t n;
+	if (mu__b64dec(tok, raw, sizeof raw, &n) != MU_OK)
+		return MU_EPARSE;
+	json_t *j = json_loadb(raw, n, 0, NULL);
+	const char *k = json_string_value(json_object_get(j, "start"));
+	int rc = k && strlen(k) < cap ? MU_OK : MU_EPARSE;
+	if (rc == MU_OK)
+		snprintf(key, cap, "%s", k);
+	json_decref(j);
+	return rc;
+}
+
+/* Builds "{kind:XList, apiVersion, metadata, items:[...]}" by joining the
+ * stored JSON texts, without parsing them. */
+static char *list_body(const mu__rtype_t *t, const mu__page_t *pg, const char *cont, size_t *len)
+{
+	char av[96], head[2048];
+	mu__rtype_apiversion(t, av, sizeof av);
+	int hl = snprintf(head, sizeof head, "{\"kind\":\"%sList\",\"apiVersion\":\"%s\",\"metadata\":"
+			  "{\"resourceVersion\":\"%lld\"", t->kind, av, (long long)pg->rv);
+	if (cont)
+		hl += snprintf(head + hl, sizeof head - (size_t)hl, ",\"continue\":\"%s\",\"remainingItemCount\":%zu",
+			       cont, pg->remaining);
+	hl += snprintf(head + hl, sizeof head - (size_t)hl, "},\"items\":[");
+	size_t total = (size_t)hl + 3;
+	for (size_t i = 0; i < pg->n; i++)
+		total += pg->objs[i]->len + 1;
+	char *b = malloc(total), *p = b;
+	if (!b)
+		return NULL;
+	memcpy(p, head, (size_t)hl);
+	p += hl;
+	for (size_t i = 0; i < pg->n; i++) {
+		if (i)
+			*p++ = ',';
+		memcpy(p, pg->objs[i]->json, pg->objs[i]->len);
+		p += pg->objs[i]->len;
+	}
+	memcpy(p, "]}", 3);
+	*len = (size_t)(p + 2 - b);
+	return b;
+}
+
+void mu__do_list(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	mu__filter_t f;
+	if (mu__filter_init(&f, t, rq, rs) != MU_OK)
+		return;
+	char after[600] = "";
+	if (rq->q.cont[0] && read_continue(rq->q.cont, after, sizeof after) != MU_OK) {
+		mu__filter_release(&f);
+		mu__resp_status(rs, 400, "BadRequest", "continue key is not valid");
+		return;
+	}
+	if (!strcmp(rq->q.rv_match, "Exact") && rq->q.has_rv &&
+	    strtoll(rq->q.rv, NULL, 10) != mu__store_rv(s->store)) {
+		mu__filter_release(&f);
+		mu__resp_status(rs, 410, "Expired", "too old resource version: %s (%lld)", rq->q.rv,
+				(long long)mu__store_rv(s->store));
+		return;
+	}
+	int64_t limit = rq->q.has_limit ? rq->q.limit : s->o.list_limit;
+	if (limit > s->o.list_limit)
+		limit = s->o.list_limit;
+	mu__page_t pg;
+	int rc = mu__store_list(s->store, rt, rq->route.ns, after[0] ? after : NULL, (size_t)limit,
+				mu__filter_match, &f, &pg);
+	mu__filter_release(&f);
+	if (rc != MU_OK) {
+		mu__resp_store_err(rs, rc, t, NULL);
+		return;
+	}
+	char *cont = pg.next ? make_continue(pg.rv, pg.next) : NULL;
+	if (mu__accept_table(rq->accept)) {
+		json_t *tab = mu__table(t, pg.objs, pg.n, rq->q.include_object, true);
+		json_t *md = json_object_get(tab, "metadata");
+		char rv[32];
+		snprintf(rv, sizeof rv, "%lld", (long long)pg.rv);
+		json_object_set_new(md, "resourceVersion", json_string(rv));
+		if (cont)
+			json_object_set_new(md, "continue", json_string(cont));
+		mu__resp_json(rs, 200, tab);
+	} else {
+		rs->code = 200;
+		rs->ctype = "application/json";
+		rs->body = list_body(t, &pg, cont, &rs->len);
+		if (!rs->body)
+			mu__resp_status(rs, 500, "InternalError", "out of memory");
+	}
+	free(cont);
+	mu__page_release(&pg);
+}
+
+void mu__do_get(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
+{
+	int n;
+	mu__obj_t *o = mu__store_get(s->store, rt, rq->route.ns, rq->route.name);
+	if (!o) {
+		mu__resp_store_err(rs, MU_ENOENT, &mu__rtypes(&n)[rt], rq->route.name);
+		return;
+	}
+	mu__resp_obj(rs, rq, 200, o);
+	mu__obj_unref(o);
+}
+
+/* --- dispatch ----------------------------------------------------------- */
+
+/* Decodes the body of a write (400/413/415 answered here). */
+static json_t *write_body(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
+{
+	char err[512];
+	int ct = mu__content_type(rq->ctype);
+	if (ct == MU__CT_OTHER || ct == MU__CT_YAML || ct == MU__CT_JSONPATCH) {
+		mu__resp_status(rs, 415, "UnsupportedMediaType", "the body must be JSON (Content-Type %s)",
+				rq->ctype ? rq->ctype : "");
+		return NULL;
+	}
+	if (rq->body_len > s->o.max_body) {
+		mu__resp_status(rs, 413, "RequestEntityTooLarge", "the request body is larger than %zu bytes",
+				s->o.max_body);
+		return NULL;
+	}
+	json_t *o = mu__json_body(rq->body, rq->body_len, s->o.max_body, err, sizeof err);
+	if (!o)
+		mu__resp_status(rs, 400, "BadRequest", "%s", err);
+	return o;
+}
+
+/* Which methods and subresources a route allows. */
+static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__route_t *r = &rq->route;
+	const char *m = rq->method;
+	bool named = r->name[0] != '\0';
+	const char *sub = r->sub;
+	if (*sub && !((!strcmp(sub, "status") && (t->subs & MU__SUB_STATUS)) ||
+		      (!strcmp(sub, "binding") && (t->subs & MU__SUB_BINDING)) ||
+		      (!strcmp(sub, "eviction") && (t->subs & MU__SUB_EVICTION)))) {
+		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
+		return;
+	}
+	if (!strcmp(m, "GET") && rq->q.watch) {
+		mu__do_watch(s, rq, rs, rt);
+		return;
+	}
+	if (!strcmp(m, "GET") || !strcmp(m, "HEAD")) {
+		if (named)
+			mu__do_get(s, rq, rs, rt);
+		else
+			mu__do_list(s, rq, rs, rt);
+		return;
+	}
+	if (!strcmp(m, "DELETE")) {
+		if (*sub)
+			mu__resp_status(rs, 405, "MethodNotAllowed", "DELETE is not allowed on %s", sub);
+		else if (named)
+			mu__do_delete(s, rq, rs, rt);
+		else
+			mu__do_delete_collection(s, rq, rs, rt);
+		return;
+	}
+	bool post = !strcmp(m, "POST"), put = !strcmp(m, "PUT"), patch = !strcmp(m, "PATCH");
+	if (!post && !put && !patch) {
+		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed", m);
+		return;
+	}
+	bool ok = post ? (!named && !*sub) || (named && (!strcmp(sub, "binding") || !strcmp(sub, "eviction")))
+		       : named && (!*sub || !strcmp(sub, "status"));
+	if (!ok) {
+		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", m);
+		return;
+	}
+	json_t *body = write_body(s, rq, rs);
+	if (!body)
+		return;
+	if (post && !named)
+		mu__do_create(s, rq, rs, rt, body);
+	else if (post && !strcmp(sub, "binding"))
+		mu__do_binding(s, rq, rs, body);
+	else if (post)
+		mu__do_eviction(s, rq, rs, body);
+	else if (put)
+		mu__do_update(s, rq, rs, rt, body);
+	else
+		mu__do_patch(s, rq, rs, rt, body);
+	json_decref(body);
+}
+
+void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
+{
+	memset(rs, 0, sizeof *rs);
+	if (mu__discovery(s, rq, rs))
+		return;
+	const mu__route_t *r = &rq->route;
+	int rt = r->kind == MU__R_RESOURCE ? mu__rtype_find(r->core ? "" : r->group, r->version, r->plural) : -1;
+	int n;
+	if (rt < 0 || (r->ns[0] && !mu__rtypes(&n)[rt].namespaced)) {
+		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
+		return;
+	}
+	resource(s, rq, rs, rt);
+}

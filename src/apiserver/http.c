@@ -1,0 +1,241 @@
+/*
+ * http.c - libmicrohttpd glue: one thread per connection, request bodies
+ * gathered up to the size limit (413 beyond, decided from Content-Length
+ * before reading when it is given), bearer-token authentication, the
+ * request target parsed by request.c from the raw URI (libmicrohttpd's URI
+ * log callback hands it over before decoding), and answers: a buffer, or a
+ * watch streamed with chunked encoding through mu__watch_read().
+ *
+ * Per-request state (conn_t) is allocated in the URI callback and freed in
+ * the completion callback; a watch is owned by its MHD response and freed
+ * with it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <microhttpd.h>
+
+#include "apiserver/api_int.h"
+
+typedef struct conn {
+	char *target;      /* raw request target, with the query */
+	char *body;
+	size_t len, cap;
+	bool started, too_big;
+} conn_t;
+
+static void *uri_cb(void *cls, const char *uri, struct MHD_Connection *con)
+{
+	(void)cls;
+	(void)con;
+	conn_t *c = calloc(1, sizeof *c);
+	if (c)
+		c->target = strdup(uri ? uri : "/");
+	return c;
+}
+
+static void completed_cb(void *cls, struct MHD_Connection *con, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)con;
+	(void)toe;
+	conn_t *c = *con_cls;
+	if (!c)
+		return;
+	free(c->target);
+	free(c->body);
+	free(c);
+	*con_cls = NULL;
+}
+
+static ssize_t watch_cb(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	ssize_t n = mu__watch_read(cls, buf, max);
+	return n > 0 ? n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void watch_free_cb(void *cls)
+{
+	mu__watch_free(cls);
+}
+
+/* Queues rs on con; takes ownership of rs's body or watch. */
+static enum MHD_Result send_resp(mu_apiserver_t *s, struct MHD_Connection *con, mu__resp_t *rs,
+				 const char *method)
+{
+	struct MHD_Response *r;
+	if (rs->watch) {
+		if (!s->tls_cert_pem) {
+			const union MHD_ConnectionInfo *ci =
+				MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+			if (ci)
+				mu__watch_set_conn(rs->watch, ci->connect_fd);
+		}
+		r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, watch_cb, rs->watch,
+						      watch_free_cb);
+		if (!r)
+			mu__watch_free(rs->watch);
+	} else {
+		if (!strcmp(method, "HEAD")) {
+			free(rs->body);
+			rs->body = NULL;
+			rs->len = 0;
+		}
+		r = MHD_create_response_from_buffer(rs->len, rs->body ? rs->body : (void *)"",
+						    rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+		if (!r)
+			free(rs->body);
+	}
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", rs->ctype ? rs->ctype : "application/json");
+	MHD_add_response_header(r, "Cache-Control", "no-cache, private");
+	enum MHD_Result ret = MHD_queue_response(con, (unsigned)rs->code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* Constant-time comparison of the Authorization header with the token. */
+static bool authorized(const mu_apiserver_t *s, struct MHD_Connection *con, const mu__route_t *r)
+{
+	if (!s->o.token || r->kind == MU__R_VERSION || r->kind == MU__R_HEALTH)
+		return true;
+	const char *h = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
+	if (!h || strncmp(h, "Bearer ", 7))
+		return false;
+	h += 7;
+	size_t a = strlen(h), b = strlen(s->o.token);
+	unsigned diff = (unsigned)(a ^ b);
+	for (size_t i = 0; i < a && i < b; i++)
+		diff |= (unsigned)(h[i] ^ s->o.token[i]);
+	return diff == 0;
+}
+
+/* Runs a complete request. */
+static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, conn_t *c,
+				const char *method)
+{
+	mu__req_t rq;
+	mu__resp_t rs;
+	memset(&rq, 0, sizeof rq);
+	memset(&rs, 0, sizeof rs);
+	char err[256];
+	rq.method = method;
+	if (c->too_big) {
+		mu__resp_status(&rs, 413, "RequestEntityTooLarge", "the request body is larger than %zu bytes",
+				s->o.max_body);
+	} else if (mu__parse_target(c->target, &rq.route, &rq.q, err, sizeof err) != MU_OK) {
+		mu__resp_status(&rs, 400, "BadRequest", "%s", err);
+	} else if (!authorized(s, con, &rq.route)) {
+		mu__resp_status(&rs, 401, "Unauthorized", "Unauthorized");
+	} else {
+		rq.accept = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Accept");
+		rq.ctype = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Type");
+		rq.body = c->body ? c->body : "";
+		rq.body_len = c->len;
+		mu__handle(s, &rq, &rs);
+	}
+	if (!s->o.quiet)
+		fprintf(stderr, "muster up: %s %.200s %d\n", method, c->target, rs.code);
+	return send_resp(s, con, &rs, method);
+}
+
+static enum MHD_Result request_cb(void *cls, struct MHD_Connection *con, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	(void)url;
+	(void)version;
+	mu_apiserver_t *s = cls;
+	conn_t *c = *con_cls;
+	if (!c)
+		return MHD_NO;
+	if (!c->started) {
+		c->started = true;
+		const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > s->o.max_body) {
+			/* answered before the body is read; libmicrohttpd then
+			 * closes the connection */
+			c->too_big = true;
+			return dispatch(s, con, c, method);
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+		*upload_size = 0;
+		if (c->too_big)
+			return MHD_YES;
+		if (c->len + n > s->o.max_body) {
+			c->too_big = true;
+			free(c->body);
+			c->body = NULL;
+			c->len = c->cap = 0;
+			return MHD_YES;
+		}
+		if (c->len + n + 1 > c->cap) {
+			size_t nc = c->cap ? c->cap : 4096;
+			while (nc < c->len + n + 1)
+				nc *= 2;
+			char *nb = realloc(c->body, nc);
+			if (!nb)
+				return MHD_NO;
+			c->body = nb;
+			c->cap = nc;
+		}
+		memcpy(c->body + c->len, upload, n);
+		c->len += n;
+		c->body[c->len] = '\0';
+		return MHD_YES;
+	}
+	return dispatch(s, con, c, method);
+}
+
+int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err, size_t errlen)
+{
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+	if (s->tls_cert_pem)
+		flags |= MHD_USE_TLS;
+	if (!s->o.quiet)
+		flags |= MHD_USE_ERROR_LOG;
+	if (s->tls_cert_pem)
+		s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, request_cb, s,
+					  MHD_OPTION_SOCK_ADDR, addr,
+					  MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
+					  MHD_OPTION_CONNECTION_TIMEOUT, 300u,
+					  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)256 * 1024,
+					  MHD_OPTION_URI_LOG_CALLBACK, uri_cb, NULL,
+					  MHD_OPTION_NOTIFY_COMPLETED, completed_cb, NULL,
+					  MHD_OPTION_HTTPS_MEM_KEY, s->tls_key_pem,
+					  MHD_OPTION_HTTPS_MEM_CERT, s->tls_cert_pem,
+					  MHD_OPTION_END);
+	else
+		s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, request_cb, s,
+					  MHD_OPTION_SOCK_ADDR, addr,
+					  MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
+					  MHD_OPTION_CONNECTION_TIMEOUT, 300u,
+					  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)256 * 1024,
+					  MHD_OPTION_URI_LOG_CALLBACK, uri_cb, NULL,
+					  MHD_OPTION_NOTIFY_COMPLETED, completed_cb, NULL,
+					  MHD_OPTION_END);
+	if (!s->mhd) {
+		snprintf(err, errlen, "cannot listen on %s (address in use, or bad TLS files?)", s->o.listen);
+		return MU_EIO;
+	}
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = di ? di->port : ntohs(addr->sin_port);
+	return MU_OK;
+}
+
+void mu__http_stop(mu_apiserver_t *s)
+{
+	if (s->mhd)
+		MHD_stop_daemon(s->mhd);
+	s->mhd = NULL;
+}

@@ -1,0 +1,348 @@
+/*
+ * jobctl.c - a minimal batch/v1 Job controller.
+ *
+ * For a Job that is not suspended and not finished it keeps `parallelism`
+ * pods (fewer when few completions remain) made from the template, with
+ * the job-name and controller-uid labels and a controlling owner
+ * reference (the Job's muster.io/duration annotation is copied to pods that
+ * lack one).  Suspending a Job deletes its active pods, which is how Kueue
+ * pauses it.  It counts active, ready, succeeded and failed pods into the
+ * status, marks the Job Complete when enough pods succeeded, or Failed past
+ * backoffLimit failures, and deletes a deleted Job's pods.
+ *
+ * Level-triggered: changes mark jobs dirty (mu__jobctl_event) and
+ * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
+ * the controller thread; a reconcile creates at most MU__TX_MAX / 2 pods and
+ * marks the job dirty again to finish later.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/api_int.h"
+
+#define MAX_DIRTY 4096
+
+struct mu__jobctl {
+	mu_apiserver_t *s;
+	char *dirty[MAX_DIRTY];  /* "ns/name" */
+	int ndirty;
+	bool all;                /* too many to track: reconcile every job */
+	char *gone[64];          /* uids of deleted jobs whose pods go */
+	int ngone;
+};
+
+int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
+{
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return MU_ENOMEM;
+	(*out)->s = s;
+	return MU_OK;
+}
+
+void mu__jobctl_free(mu__jobctl_t *jc)
+{
+	if (!jc)
+		return;
+	for (int i = 0; i < jc->ndirty; i++)
+		free(jc->dirty[i]);
+	for (int i = 0; i < jc->ngone; i++)
+		free(jc->gone[i]);
+	free(jc);
+}
+
+static void mark(mu__jobctl_t *jc, const char *ns, const char *name)
+{
+	char key[600];
+	snprintf(key, sizeof key, "%s/%s", ns, name);
+	for (int i = 0; i < jc->ndirty; i++)
+		if (!strcmp(jc->dirty[i], key))
+			return;
+	if (jc->ndirty == MAX_DIRTY) {
+		jc->all = true;
+		return;
+	}
+	jc->dirty[jc->ndirty] = strdup(key);
+	if (jc->dirty[jc->ndirty])
+		jc->ndirty++;
+}
+
+void mu__jobctl_resync(mu__jobctl_t *jc)
+{
+	jc->all = true;
+}
+
+void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev)
+{
+	const mu__obj_t *o = ev->obj;
+	if (o->rt == MU__RT_JOBS) {
+		if (ev->type != MU__EV_DELETED) {
+			mark(jc, o->ns, o->name);
+		} else if (jc->ngone < 64) {
+			json_t *j = mu__obj_parse(o);
+			const char *uid = mu__jstr(j, "metadata.uid");
+			if (uid && (jc->gone[jc->ngone] = strdup(uid)))
+				jc->ngone++;
+			json_decref(j);
+		}
+	} else if (o->rt == MU__RT_PODS) {
+		const char *job = mu__obj_label(o, "batch.kubernetes.io/job-name");
+		if (!job)
+			job = mu__obj_label(o, "job-name");
+		if (job)
+			mark(jc, o->ns, job);
+	}
+}
+
+/* --- reconcile ---------------------------------------------------------- */
+
+typedef struct counts {
+	int active, ready, succeeded, failed;
+} counts_t;
+
+typedef struct uid_filter {
+	const char *uid;
+} uid_filter_t;
+
+static bool owned(void *ctx, const mu__obj_t *o)
+{
+	const char *v = mu__obj_label(o, "batch.kubernetes.io/controller-uid");
+	if (!v)
+		v = mu__obj_label(o, "controller-uid");
+	return v && !strcmp(v, ((uid_filter_t *)ctx)->uid);
+}
+
+/* The job's pods (references) in *pg. */
+static int job_pods(mu__jobctl_t *jc, const char *ns, const char *uid, mu__page_t *pg)
+{
+	uid_filter_t f = {uid};
+	return mu__store_list(jc->s->store, MU__RT_PODS, ns, NULL, 1000000, owned, &f, pg);
+}
+
+static bool is_active(const mu__obj_t *p)
+{
+	const char *ph = mu__obj_field(p, "status.phase");
+	return !p->deleting && !(ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")));
+}
+
+static counts_t count(const mu__page_t *pg)
+{
+	counts_t c = {0, 0, 0, 0};
+	for (size_t i = 0; i < pg->n; i++) {
+		const char *ph = mu__obj_field(pg->objs[i], "status.phase");
+		if (ph && !strcmp(ph, "Succeeded"))
+			c.succeeded++;
+		else if (ph && !strcmp(ph, "Failed"))
+			c.failed++;
+		else if (!pg->objs[i]->deleting) {
+			c.active++;
+			c.ready += ph && !strcmp(ph, "Running");
+		}
+	}
+	return c;
+}
+
+/* A pod from the job's template. */
+static json_t *pod_from(mu__jobctl_t *jc, const json_t *job)
+{
+	const char *name = mu__jstr(job, "metadata.name"), *uid = mu__jstr(job, "metadata.uid");
+	json_t *tpl = mu__jget(job, "spec.template");
+	if (!name || !uid || !json_is_object(tpl))
+		return NULL;
+	char sfx[6], pn[300];
+	mu__name_suffix(jc->s, sfx);
+	snprintf(pn, sizeof pn, "%.240s-%s", name, sfx);
+	json_t *md = json_deep_copy(json_object_get(tpl, "metadata"));
+	if (!json_is_object(md)) {
+		json_decref(md);
+		md = json_object();
+	}
+	json_object_set_new(md, "name", json_string(pn));
+	json_object_set_new(md, "generateName", json_sprintf("%s-", name));
+	json_object_set_new(md, "namespace", json_string(mu__jstr(job, "metadata.namespace")));
+	json_object_set_new(md, "ownerReferences",
+			    json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", "batch/v1", "kind", "Job",
+				      "name", name, "uid", uid, "controller", 1, "blockOwnerDeletion", 1));
+	const char *dur = json_string_value(json_object_get(mu__jget(job, "metadata.annotations"), "muster.io/duration"));
+	if (dur) {
+		if (!json_is_object(json_object_get(md, "annotations")))
+			json_object_set_new(md, "annotations", json_object());
+		if (!json_object_get(json_object_get(md, "annotations"), "muster.io/duration"))
+			json_object_set_new(json_object_get(md, "annotations"), "muster.io/duration", json_string(dur));
+	}
+	return json_pack("{s:s, s:s, s:o, s:O}", "apiVersion", "v1", "kind", "Pod", "metadata", md, "spec",
+			 json_object_get(tpl, "spec"));
+}
+
+static bool cond_true(const json_t *job, const char *type)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__jget(job, "status.conditions"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const char *st = json_string_value(json_object_get(c, "status"));
+		if (t && st && !strcmp(t, type) && !strcmp(st, "True"))
+			return true;
+	}
+	return false;
+}
+
+typedef struct status_ctx {
+	counts_t c;
+	bool suspended, complete, failed;
+} status_ctx_t;
+
+/* Writes the job's status; KEEP when nothing changed. */
+static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	status_ctx_t *c = ctx;
+	if (!cur)
+		return MU__MUT_KEEP;
+	json_t *o = mu__obj_parse(cur), *before = json_deep_copy(o);
+	if (!o || !before) {
+		json_decref(o);
+		json_decref(before);
+		return MU_ENOMEM;
+	}
+	char ts[40];
+	mu__timestamp(ts, sizeof ts, false);
+	mu__jset(o, "status.active", json_integer(c->c.active));
+	mu__jset(o, "status.ready", json_integer(c->c.ready));
+	mu__jset(o, "status.succeeded", json_integer(c->c.succeeded));
+	mu__jset(o, "status.failed", json_integer(c->c.failed));
+	if (c->suspended) {
+		mu__set_condition(o, "Suspended", "True", "JobSuspended", "Job suspended");
+	} else {
+		if (cond_true(o, "Suspended"))
+			mu__set_condition(o, "Suspended", "False", "JobResumed", "Job resumed");
+		if (!mu__jget(o, "status.startTime"))
+			mu__jset(o, "status.startTime", json_string(ts));
+	}
+	if (c->complete && !cond_true(o, "Complete")) {
+		mu__set_condition(o, "SuccessCriteriaMet", "True", "CompletionsReached", "Reached expected number of succeeded pods");
+		mu__set_condition(o, "Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods");
+		mu__jset(o, "status.completionTime", json_string(ts));
+	}
+	if (c->failed && !cond_true(o, "Failed")) {
+		mu__set_condition(o, "FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+		mu__set_condition(o, "Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+	}
+	/* conditions keep their times unless their status changes */
+	bool same = json_equal(o, before);
+	json_decref(before);
+	if (same) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* Brings one job to its desired state.  Bounded: MU__TX_MAX / 2 pods. */
+static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
+{
+	mu__obj_t *jo = mu__store_get(jc->s->store, MU__RT_JOBS, ns, name);
+	json_t *job = jo ? mu__obj_parse(jo) : NULL;
+	mu__obj_unref(jo);
+	const char *uid = mu__jstr(job, "metadata.uid");
+	mu__page_t pg;
+	if (!job || !uid || job_pods(jc, ns, uid, &pg) != MU_OK) {
+		json_decref(job);
+		return;
+	}
+	status_ctx_t sc = {count(&pg), json_is_true(mu__jget(job, "spec.suspend")), false, false};
+	const json_t *comp = mu__jget(job, "spec.completions");
+	json_int_t par = json_integer_value(mu__jget(job, "spec.parallelism"));
+	json_int_t backoff = mu__jget(job, "spec.backoffLimit") ? json_integer_value(mu__jget(job, "spec.backoffLimit")) : 6;
+	bool finished = cond_true(job, "Complete") || cond_true(job, "Failed");
+	sc.complete = cond_true(job, "Complete") ||
+		      (json_is_integer(comp) ? sc.c.succeeded >= json_integer_value(comp)
+					     : sc.c.succeeded > 0 && sc.c.active == 0);
+	sc.failed = !sc.complete && (cond_true(job, "Failed") || sc.c.failed > backoff);
+	bool stop = sc.suspended || sc.complete || sc.failed || finished;
+	mu__wtx_t *tx;
+	mu__store_begin(jc->s->store, &tx);
+	int writes = 0;
+	if (stop) {
+		for (size_t i = 0; i < pg.n && writes < MU__TX_MAX - 1; i++)
+			if (is_active(pg.objs[i])) {
+				mu__delete_in(tx, MU__RT_PODS, ns, pg.objs[i]->name, -1, NULL, NULL, false, NULL);
+				writes++;
+			}
+		if (sc.suspended)
+			sc.c.active = 0;
+	} else {
+		json_int_t want = par;
+		if (json_is_integer(comp) && json_integer_value(comp) - sc.c.succeeded < want)
+			want = json_integer_value(comp) - sc.c.succeeded;
+		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 2; k++) {
+			json_t *pod = pod_from(jc, job);
+			if (pod && mu__create(jc->s, tx, MU__RT_PODS, pod, NULL) >= 0) {
+				sc.c.active++;
+				writes++;
+			}
+			json_decref(pod);
+		}
+		if (sc.c.active < want)
+			mark(jc, ns, name);
+	}
+	mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL);
+	mu__store_commit(tx);
+	mu__page_release(&pg);
+	json_decref(job);
+}
+
+/* Deletes the pods of a deleted job (background cascading deletion). */
+static void cascade(mu__jobctl_t *jc, const char *uid)
+{
+	mu__page_t pg;
+	uid_filter_t f = {uid};
+	for (int guard = 0; guard < 4096; guard++) {
+		if (mu__store_list(jc->s->store, MU__RT_PODS, NULL, NULL, MU__TX_MAX, owned, &f, &pg) != MU_OK)
+			return;
+		size_t n = pg.n;
+		mu__wtx_t *tx;
+		mu__store_begin(jc->s->store, &tx);
+		for (size_t i = 0; i < pg.n; i++)
+			mu__delete_now(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name);
+		mu__store_commit(tx);
+		mu__page_release(&pg);
+		if (n < MU__TX_MAX)
+			return;
+	}
+}
+
+void mu__jobctl_sync(mu__jobctl_t *jc)
+{
+	for (int i = 0; i < jc->ngone; i++) {
+		cascade(jc, jc->gone[i]);
+		free(jc->gone[i]);
+	}
+	jc->ngone = 0;
+	if (jc->all) {
+		jc->all = false;
+		for (int i = 0; i < jc->ndirty; i++)
+			free(jc->dirty[i]);
+		jc->ndirty = 0;
+		mu__page_t pg;
+		if (mu__store_list(jc->s->store, MU__RT_JOBS, NULL, NULL, 1000000, NULL, NULL, &pg) == MU_OK) {
+			for (size_t i = 0; i < pg.n; i++)
+				reconcile(jc, pg.objs[i]->ns, pg.objs[i]->name);
+			mu__page_release(&pg);
+		}
+	}
+	/* reconcile may mark jobs again: take the current list first */
+	int n = jc->ndirty;
+	char *work[MAX_DIRTY];
+	memcpy(work, jc->dirty, (size_t)n * sizeof *work);
+	jc->ndirty = 0;
+	for (int i = 0; i < n; i++) {
+		char *slash = strchr(work[i], '/');
+		if (slash) {
+			*slash = '\0';
+			reconcile(jc, work[i], slash + 1);
+		}
+		free(work[i]);
+	}
+}

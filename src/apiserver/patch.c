@@ -1,0 +1,381 @@
+/*
+ * patch.c - request bodies and patches.
+ *
+ * mu__json_body() decodes a body with limits (size, duplicate keys, an
+ * object at the top).  mu__merge_patch() is RFC 7386 JSON merge patch.
+ * mu__strategic_patch() is Kubernetes' strategic merge patch for the
+ * built-in kinds, without their Go schemas: lists whose field name is known
+ * to carry a merge key (containers, env, volumes by name, conditions by
+ * type, ...) merge element by element, `finalizers` merge as a set, and
+ * every other list is replaced.  The directives kubectl sends are
+ * understood: `$patch: replace|delete|merge`, `$setElementOrder/<list>`,
+ * `$retainKeys` and `$deleteFromPrimitiveList/<list>`.
+ *
+ * Both patches change the target in place; they recurse once per nesting
+ * level of the patch and stop at MAX_DEPTH.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "apiserver/apiserver_int.h"
+
+#define MAX_DEPTH 64
+
+json_t *mu__json_body(const char *body, size_t len, size_t max, char *err, size_t errlen)
+{
+	if (len > max) {
+		snprintf(err, errlen, "the request body is larger than %zu bytes", max);
+		return NULL;
+	}
+	if (len == 0) {
+		snprintf(err, errlen, "the request body is empty");
+		return NULL;
+	}
+	json_error_t je;
+	json_t *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o) {
+		snprintf(err, errlen, "the request body is not valid JSON: line %d column %d: %s",
+			 je.line, je.column, je.text);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "the request body must be a JSON object");
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* --- RFC 7386 ----------------------------------------------------------- */
+
+/* Merges patch into *target (replacing it when needed); depth-bounded. */
+static int merge(json_t **target, const json_t *patch, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return MU_ELIMIT;
+	if (!json_is_object(patch)) {
+		json_t *c = json_deep_copy(patch);
+		if (!c)
+			return MU_ENOMEM;
+		json_decref(*target);
+		*target = c;
+		return MU_OK;
+	}
+	if (!json_is_object(*target)) {
+		json_decref(*target);
+		if (!(*target = json_object()))
+			return MU_ENOMEM;
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)patch, k, v) {
+		if (json_is_null(v)) {
+			json_object_del(*target, k);
+			continue;
+		}
+		json_t *cur = json_incref(json_object_get(*target, k));
+		int rc = merge(&cur, v, depth + 1);
+		if (rc == MU_OK && json_object_set(*target, k, cur))
+			rc = MU_ENOMEM;
+		json_decref(cur);
+		if (rc != MU_OK)
+			return rc;
+	}
+	return MU_OK;
+}
+
+int mu__merge_patch(json_t *target, const json_t *patch)
+{
+	if (!json_is_object(target) || !json_is_object(patch))
+		return MU_EINVAL;
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)patch, k, v) {
+		if (json_is_null(v)) {
+			json_object_del(target, k);
+			continue;
+		}
+		json_t *cur = json_incref(json_object_get(target, k));
+		int rc = merge(&cur, v, 1);
+		if (rc == MU_OK && json_object_set(target, k, cur))
+			rc = MU_ENOMEM;
+		json_decref(cur);
+		if (rc != MU_OK)
+			return rc;
+	}
+	return MU_OK;
+}
+
+/* --- strategic merge ---------------------------------------------------- */
+
+/* The merge key of a list field of the built-in kinds, or NULL. */
+static const char *merge_key(const char *field)
+{
+	static const char *const keys[][2] = {
+		{"containers", "name"}, {"initContainers", "name"}, {"ephemeralContainers", "name"},
+		{"env", "name"}, {"volumes", "name"}, {"imagePullSecrets", "name"},
+		{"resourceClaims", "name"}, {"hostAliases", "ip"}, {"ports", "containerPort"},
+		{"volumeMounts", "mountPath"}, {"volumeDevices", "devicePath"},
+		{"conditions", "type"}, {"addresses", "type"}, {"ownerReferences", "uid"},
+		{"topologySpreadConstraints", "topologyKey"}, {"containerStatuses", "name"},
+		{"initContainerStatuses", "name"},
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (!strcmp(keys[i][0], field))
+			return keys[i][1];
+	return NULL;
+}
+
+static bool is_set_list(const char *field)
+{
+	return !strcmp(field, "finalizers");
+}
+
+/* A deep copy of v without directive keys ("$..."); NULL on OOM. */
+static json_t *strip(const json_t *v, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return NULL;
+	if (json_is_object(v)) {
+		json_t *o = json_object();
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)v, k, x) {
+			if (k[0] == '$' || json_is_null(x))
+				continue;
+			json_t *c = strip(x, depth + 1);
+			if (!c || json_object_set_new(o, k, c)) {
+				json_decref(o);
+				return NULL;
+			}
+		}
+		return o;
+	}
+	if (json_is_array(v)) {
+		json_t *a = json_array();
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x) {
+			if (json_is_object(x) && json_object_get(x, "$patch"))
+				continue;
+			json_t *c = strip(x, depth + 1);
+			if (!c || json_array_append_new(a, c)) {
+				json_decref(a);
+				return NULL;
+			}
+		}
+		return a;
+	}
+	return json_deep_copy(v);
+}
+
+static int smp_obj(json_t *target, const json_t *patch, int depth);
+
+/* Index in list of the element whose key field equals that of elem. */
+static long find_keyed(const json_t *list, const char *key, const json_t *elem)
+{
+	const json_t *kv = json_object_get(elem, key);
+	size_t i;
+	json_t *x;
+	if (!kv)
+		return -1;
+	json_array_foreach(list, i, x)
+		if (json_equal(json_object_get(x, key), kv))
+			return (long)i;
+	return -1;
+}
+
+/* Merges a keyed list: patch elements update, add or ($patch: delete)
+ * remove target elements; {$patch: replace} replaces the list. */
+static int merge_keyed(json_t *list, const json_t *patch, const char *key, int depth)
+{
+	size_t i;
+	json_t *pe;
+	json_array_foreach(patch, i, pe) {
+		if (!json_is_object(pe))
+			return MU_EINVAL;
+		const char *d = json_string_value(json_object_get(pe, "$patch"));
+		if (d && !strcmp(d, "replace")) {
+			json_t *c = strip(patch, depth);
+			if (!c)
+				return MU_ELIMIT;
+			json_array_clear(list);
+			json_array_extend(list, c);
+			json_decref(c);
+			return MU_OK;
+		}
+	}
+	json_array_foreach(patch, i, pe) {
+		const char *d = json_string_value(json_object_get(pe, "$patch"));
+		long at = find_keyed(list, key, pe);
+		if (d && !strcmp(d, "delete")) {
+			while (at >= 0) {
+				json_array_remove(list, (size_t)at);
+				at = find_keyed(list, key, pe);
+			}
+			continue;
+		}
+		if (d && strcmp(d, "merge"))
+			return MU_EINVAL;
+		if (at >= 0) {
+			int rc = smp_obj(json_array_get(list, (size_t)at), pe, depth + 1);
+			if (rc != MU_OK)
+				return rc;
+		} else {
+			json_t *c = strip(pe, depth);
+			if (!c || json_array_append_new(list, c))
+				return MU_ELIMIT;
+		}
+	}
+	return MU_OK;
+}
+
+/* $setElementOrder/<field>: puts the listed elements first, in order. */
+static void set_order(json_t *list, const json_t *order, const char *key)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *o;
+	if (!out)
+		return;
+	json_array_foreach(order, i, o) {
+		long at = key ? find_keyed(list, key, o) : -1;
+		if (!key) {
+			size_t j;
+			json_t *x;
+			json_array_foreach(list, j, x)
+				if (json_equal(x, o)) {
+					at = (long)j;
+					break;
+				}
+		}
+		if (at >= 0) {
+			json_array_append(out, json_array_get(list, (size_t)at));
+			json_array_remove(list, (size_t)at);
+		}
+	}
+	json_array_extend(out, list);
+	json_array_clear(list);
+	json_array_extend(list, out);
+	json_decref(out);
+}
+
+/* One field of a strategic patch. */
+static int smp_field(json_t *target, const char *k, const json_t *v, int depth)
+{
+	json_t *cur = json_object_get(target, k);
+	if (json_is_null(v)) {
+		json_object_del(target, k);
+		return MU_OK;
+	}
+	if (json_is_object(v) && json_is_object(cur)) {
+		const char *d = json_string_value(json_object_get(v, "$patch"));
+		if (d && !strcmp(d, "delete")) {
+			json_object_del(target, k);
+			return MU_OK;
+		}
+		return smp_obj(cur, v, depth + 1);
+	}
+	if (json_is_array(v) && json_is_array(cur)) {
+		const char *mk = merge_key(k);
+		if (mk)
+			return merge_keyed(cur, v, mk, depth + 1);
+		if (is_set_list(k)) {
+			size_t i;
+			json_t *x;
+			json_array_foreach(v, i, x) {
+				size_t j;
+				json_t *y;
+				bool have = false;
+				json_array_foreach(cur, j, y)
+					have = have || json_equal(x, y);
+				if (!have)
+					json_array_append(cur, x);
+			}
+			return MU_OK;
+		}
+	}
+	if (json_is_object(v)) {
+		const char *d = json_string_value(json_object_get(v, "$patch"));
+		if (d && !strcmp(d, "delete")) {
+			json_object_del(target, k);
+			return MU_OK;
+		}
+	}
+	json_t *c = strip(v, depth);
+	if (!c || json_object_set_new(target, k, c))
+		return MU_ELIMIT;
+	return MU_OK;
+}
+
+static int smp_obj(json_t *target, const json_t *patch, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return MU_ELIMIT;
+	if (!json_is_object(target) || !json_is_object(patch))
+		return MU_EINVAL;
+	const char *d = json_string_value(json_object_get(patch, "$patch"));
+	if (d && !strcmp(d, "replace")) {
+		json_t *c = strip(patch, depth);
+		if (!c)
+			return MU_ELIMIT;
+		json_object_clear(target);
+		json_object_update(target, c);
+		json_decref(c);
+		return MU_OK;
+	}
+	if (d && strcmp(d, "merge"))
+		return MU_EINVAL;
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)patch, k, v) {
+		if (k[0] == '$')
+			continue;
+		int rc = smp_field(target, k, v, depth);
+		if (rc != MU_OK)
+			return rc;
+	}
+	/* directives that apply after the fields */
+	json_object_foreach((json_t *)patch, k, v) {
+		if (k[0] != '$')
+			continue;
+		if (!strncmp(k, "$setElementOrder/", 17)) {
+			json_t *list = json_object_get(target, k + 17);
+			if (json_is_array(list) && json_is_array(v))
+				set_order(list, v, merge_key(k + 17));
+		} else if (!strncmp(k, "$deleteFromPrimitiveList/", 25)) {
+			json_t *list = json_object_get(target, k + 25);
+			size_t i;
+			json_t *x;
+			json_array_foreach(v, i, x)
+				for (size_t j = json_array_size(list); j-- > 0;)
+					if (json_equal(json_array_get(list, j), x))
+						json_array_remove(list, j);
+		} else if (!strcmp(k, "$retainKeys")) {
+			if (!json_is_array(v))
+				return MU_EINVAL;
+			const char *tk;
+			json_t *tv, *tmp;
+			json_object_foreach_safe(target, tmp, tk, tv) {
+				size_t i;
+				json_t *x;
+				bool keep = false;
+				json_array_foreach(v, i, x)
+					keep = keep || (json_is_string(x) && !strcmp(json_string_value(x), tk));
+				if (!keep)
+					json_object_del(target, tk);
+			}
+		} else if (strcmp(k, "$patch")) {
+			return MU_EINVAL;
+		}
+	}
+	return MU_OK;
+}
+
+int mu__strategic_patch(json_t *target, const json_t *patch)
+{
+	const char *d = json_string_value(json_object_get(patch, "$patch"));
+	if (d && !strcmp(d, "delete"))
+		return MU_EINVAL;
+	return smp_obj(target, patch, 0);
+}

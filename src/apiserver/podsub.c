@@ -1,0 +1,417 @@
+/*
+ * podsub.c - deletion, and the pod subresources a scheduler uses.
+ *
+ * Deletion follows Kubernetes: a pod that is bound to a node and still
+ * running is deleted gracefully (it gets deletionTimestamp and
+ * deletionGracePeriodSeconds; its simulated kubelet finishes the job), an
+ * object with finalizers waits for them to go, everything else goes at
+ * once.  Deleting a namespace deletes what is in it.
+ *
+ * `binding` sets spec.nodeName and the PodScheduled condition (409 when the
+ * pod is already bound, is being deleted or has scheduling gates, or when a
+ * uid precondition fails); `eviction` marks the pod with a DisruptionTarget
+ * condition and deletes it as DELETE would, in one transaction.  There are
+ * no PodDisruptionBudgets, so an eviction is never refused with 429.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/api_int.h"
+
+typedef struct del_ctx {
+	int64_t grace;       /* < 0: the object's default */
+	const char *uid, *rv;
+	char msg[256];
+} del_ctx_t;
+
+static bool pod_finished(const json_t *o)
+{
+	const char *ph = mu__jstr(o, "status.phase");
+	return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
+}
+
+/* Precondition checks shared by delete and eviction. */
+static bool preconditions_ok(const mu__obj_t *cur, const json_t *o, const char *uid, const char *rv,
+			     char *msg, size_t len)
+{
+	const char *have = mu__jstr(o, "metadata.uid");
+	if (uid && *uid && (!have || strcmp(uid, have))) {
+		snprintf(msg, len, "Precondition failed: UID in precondition: %s, UID in object meta: %s", uid,
+			 have ? have : "");
+		return false;
+	}
+	if (rv && *rv && strtoll(rv, NULL, 10) != cur->rv) {
+		snprintf(msg, len, "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %lld",
+			 rv, (long long)cur->rv);
+		return false;
+	}
+	return true;
+}
+
+static int delete_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	del_ctx_t *c = ctx;
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	if (!preconditions_ok(cur, o, c->uid, c->rv, c->msg, sizeof c->msg)) {
+		json_decref(o);
+		return MU_ESTATE;
+	}
+	bool fin = json_array_size(mu__jget(o, "metadata.finalizers")) > 0;
+	int64_t grace = 0;
+	if (cur->rt == MU__RT_PODS) {
+		const json_t *tg = mu__jget(o, "spec.terminationGracePeriodSeconds");
+		grace = c->grace >= 0 ? c->grace : json_is_integer(tg) ? json_integer_value(tg) : 30;
+		const char *node = mu__jstr(o, "spec.nodeName");
+		if (!node || !*node || pod_finished(o))
+			grace = 0;
+	}
+	if (grace == 0 && !fin) {
+		json_decref(o);
+		return MU__MUT_DEL;
+	}
+	const json_t *had = mu__jget(o, "metadata.deletionGracePeriodSeconds");
+	if (cur->deleting && (!json_is_integer(had) || json_integer_value(had) <= grace)) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	char ts[40];
+	mu__rfc3339(mu__now_s() + grace, 0, false, ts, sizeof ts);
+	mu__jset(o, "metadata.deletionTimestamp", json_string(ts));
+	mu__jset(o, "metadata.deletionGracePeriodSeconds", json_integer(grace));
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+int mu__delete_in(mu__wtx_t *tx, int rt, const char *ns, const char *name, int64_t grace,
+		  const char *uid, const char *rv, bool dry, mu__obj_t **res)
+{
+	del_ctx_t c = {grace, uid, rv, ""};
+	return mu__store_apply(tx, rt, ns, name, delete_fn, &c, dry, res);
+}
+
+static int now_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	(void)out;
+	return cur ? MU__MUT_DEL : MU_ENOENT;
+}
+
+int mu__delete_now(mu__wtx_t *tx, int rt, const char *ns, const char *name)
+{
+	return mu__store_apply(tx, rt, ns, name, now_fn, NULL, false, NULL);
+}
+
+/* Reads DeleteOptions from the query and an optional body. */
+static int delete_opts(const mu__req_t *rq, mu__resp_t *rs, json_t **body, int64_t *grace)
+{
+	*body = NULL;
+	*grace = rq->q.has_grace ? rq->q.grace : -1;
+	if (rq->body_len == 0)
+		return MU_OK;
+	char err[256];
+	*body = mu__json_body(rq->body, rq->body_len, 1 << 20, err, sizeof err);
+	if (!*body) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", err);
+		return MU_EPARSE;
+	}
+	const json_t *g = json_object_get(*body, "gracePeriodSeconds");
+	if (json_is_integer(g) && json_integer_value(g) >= 0)
+		*grace = json_integer_value(g);
+	return MU_OK;
+}
+
+/* Deletes everything in namespace ns, in bounded transactions. */
+static int empty_namespace(mu_apiserver_t *s, const char *ns)
+{
+	int n;
+	const mu__rtype_t *t = mu__rtypes(&n);
+	for (int rt = 0; rt < n; rt++) {
+		if (!t[rt].namespaced)
+			continue;
+		for (;;) {
+			mu__page_t pg;
+			if (mu__store_list(s->store, rt, ns, NULL, MU__TX_MAX, NULL, NULL, &pg) != MU_OK)
+				return MU_ENOMEM;
+			if (pg.n == 0) {
+				mu__page_release(&pg);
+				break;
+			}
+			mu__wtx_t *tx;
+			mu__store_begin(s->store, &tx);
+			for (size_t i = 0; i < pg.n; i++)
+				mu__delete_now(tx, rt, ns, pg.objs[i]->name);
+			int rc = mu__store_commit(tx);
+			mu__page_release(&pg);
+			if (rc != MU_OK)
+				return rc;
+		}
+	}
+	return MU_OK;
+}
+
+void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const char *name = rq->route.name;
+	json_t *body;
+	int64_t grace;
+	if (delete_opts(rq, rs, &body, &grace) != MU_OK)
+		return;
+	if (rt == MU__RT_NAMESPACES) {
+		static const char *const keep[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
+		for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
+			if (!strcmp(name, keep[i])) {
+				json_decref(body);
+				mu__resp_err(rs, 403, "Forbidden", t, name, NULL,
+					     "namespaces \"%s\" is forbidden: this namespace may not be deleted", name);
+				return;
+			}
+		mu__obj_t *cur = mu__store_get(s->store, rt, NULL, name);
+		if (cur && !rq->q.dry_run)
+			empty_namespace(s, name);
+		mu__obj_unref(cur);
+	}
+	bool dry = rq->q.dry_run || json_array_size(json_object_get(body, "dryRun")) > 0;
+	del_ctx_t c = {grace, mu__jstr(body, "preconditions.uid"), mu__jstr(body, "preconditions.resourceVersion"), ""};
+	mu__obj_t *res = NULL;
+	int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, delete_fn, &c, dry, &res);
+	json_decref(body);
+	if (rc == MU_ESTATE)
+		mu__resp_err(rs, 409, "Conflict", t, name, NULL, "%s", c.msg);
+	else if (rc < 0)
+		mu__resp_store_err(rs, rc, t, name);
+	else
+		mu__resp_obj(rs, rq, 200, res);
+	mu__obj_unref(res);
+}
+
+void mu__do_delete_collection(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	if (rt == MU__RT_NAMESPACES) {
+		mu__resp_status(rs, 405, "MethodNotAllowed", "deleting all namespaces is not allowed");
+		return;
+	}
+	mu__filter_t f;
+	if (mu__filter_init(&f, t, rq, rs) != MU_OK)
+		return;
+	json_t *body;
+	int64_t grace;
+	if (delete_opts(rq, rs, &body, &grace) != MU_OK) {
+		mu__filter_release(&f);
+		return;
+	}
+	json_decref(body);
+	size_t deleted = 0;
+	char after[600] = "";
+	for (int round = 0; round < 4096; round++) {
+		mu__page_t pg;
+		if (mu__store_list(s->store, rt, rq->route.ns, after[0] ? after : NULL, MU__TX_MAX,
+				   mu__filter_match, &f, &pg) != MU_OK)
+			break;
+		mu__wtx_t *tx;
+		mu__store_begin(s->store, &tx);
+		for (size_t i = 0; i < pg.n; i++)
+			if (mu__delete_in(tx, rt, pg.objs[i]->ns, pg.objs[i]->name, grace, NULL, NULL,
+					  rq->q.dry_run, NULL) >= 0)
+				deleted++;
+		mu__store_commit(tx);
+		bool more = pg.next != NULL;
+		if (more)
+			snprintf(after, sizeof after, "%s", pg.next);
+		mu__page_release(&pg);
+		if (!more)
+			break;
+	}
+	mu__filter_release(&f);
+	json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:i, s:{s:s, s:s, s:I}}", "kind", "Status", "apiVersion",
+			       "v1", "metadata", "status", "Success", "code", 200, "details", "kind", t->plural,
+			       "group", t->group, "retryAfterSeconds", (json_int_t)0);
+	json_object_set_new(st, "message", json_sprintf("deleted %zu %s", deleted, t->plural));
+	mu__resp_json(rs, 200, st);
+}
+
+/* --- binding ------------------------------------------------------------ */
+
+typedef struct bind_ctx {
+	const char *node, *uid;
+	const json_t *annotations;
+	char msg[256];
+} bind_ctx_t;
+
+/* Sets (or replaces) condition `type` of a pod's status. */
+void mu__set_condition(json_t *o, const char *type, const char *status, const char *reason,
+		       const char *message)
+{
+	json_t *conds = mu__jget(o, "status.conditions");
+	if (!json_is_array(conds)) {
+		mu__jset(o, "status.conditions", json_array());
+		conds = mu__jget(o, "status.conditions");
+	}
+	if (!conds)
+		return;
+	char ts[40];
+	mu__timestamp(ts, sizeof ts, false);
+	size_t i;
+	json_t *c, *found = NULL;
+	json_array_foreach(conds, i, c) {
+		const char *ty = json_string_value(json_object_get(c, "type"));
+		if (ty && !strcmp(ty, type))
+			found = c;
+	}
+	if (!found) {
+		found = json_object();
+		json_array_append_new(conds, found);
+		json_object_set_new(found, "type", json_string(type));
+	}
+	const char *was = json_string_value(json_object_get(found, "status"));
+	if (!was || strcmp(was, status))
+		json_object_set_new(found, "lastTransitionTime", json_string(ts));
+	json_object_set_new(found, "status", json_string(status));
+	json_object_set_new(found, "lastProbeTime", json_null());
+	if (reason)
+		json_object_set_new(found, "reason", json_string(reason));
+	else
+		json_object_del(found, "reason");
+	if (message)
+		json_object_set_new(found, "message", json_string(message));
+	else
+		json_object_del(found, "message");
+}
+
+static int bind_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	bind_ctx_t *c = ctx;
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	const char *node = mu__jstr(o, "spec.nodeName");
+	if (!preconditions_ok(cur, o, c->uid, NULL, c->msg, sizeof c->msg)) {
+	} else if (cur->deleting) {
+		snprintf(c->msg, sizeof c->msg, "pod %s is being deleted, cannot be assigned to a host", cur->name);
+	} else if (node && *node) {
+		snprintf(c->msg, sizeof c->msg, "Operation cannot be fulfilled on pods/binding \"%s\": "
+			 "pod %s is already assigned to node \"%s\"", cur->name, cur->name, node);
+	} else if (json_array_size(mu__jget(o, "spec.schedulingGates"))) {
+		snprintf(c->msg, sizeof c->msg, "pod %s has non-empty .spec.schedulingGates", cur->name);
+	} else {
+		mu__jset(o, "spec.nodeName", json_string(c->node));
+		if (json_object_size(c->annotations)) {
+			if (!json_is_object(mu__jget(o, "metadata.annotations")))
+				mu__jset(o, "metadata.annotations", json_object());
+			json_object_update(mu__jget(o, "metadata.annotations"), (json_t *)c->annotations);
+		}
+		mu__set_condition(o, "PodScheduled", "True", NULL, NULL);
+		*out = o;
+		return MU__MUT_PUT;
+	}
+	json_decref(o);
+	return MU_ESTATE;
+}
+
+void mu__do_binding(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[MU__RT_PODS];
+	const char *k = json_string_value(json_object_get(body, "kind"));
+	const char *bn = mu__jstr(body, "metadata.name");
+	const char *node = mu__jstr(body, "target.name");
+	if (!k || strcmp(k, "Binding")) {
+		mu__resp_status(rs, 400, "BadRequest", "the body must be a v1 Binding");
+		return;
+	}
+	if (bn && *bn && strcmp(bn, rq->route.name)) {
+		mu__resp_status(rs, 400, "BadRequest", "the name of the binding (%s) does not match the pod (%s)",
+				bn, rq->route.name);
+		return;
+	}
+	if (!node || !mu__valid_dns_subdomain(node)) {
+		mu__verr_t e = {0};
+		mu__verr_add(&e, "target.name", node ? "FieldValueInvalid" : "FieldValueRequired",
+			     "must be the name of a node");
+		mu__resp_err(rs, 422, "Invalid", t, rq->route.name, &e,
+			     "Binding \"%s\" is invalid: target.name: must be the name of a node", rq->route.name);
+		return;
+	}
+	bind_ctx_t c = {node, mu__jstr(body, "metadata.uid"), mu__jget(body, "metadata.annotations"), ""};
+	int rc = mu__store_mutate(s->store, MU__RT_PODS, rq->route.ns, rq->route.name, bind_fn, &c,
+				  rq->q.dry_run, NULL);
+	if (rc == MU_ESTATE)
+		mu__resp_err(rs, 409, "Conflict", t, rq->route.name, NULL, "%s", c.msg);
+	else if (rc < 0)
+		mu__resp_store_err(rs, rc, t, rq->route.name);
+	else
+		mu__resp_success(rs, 201);
+}
+
+/* --- eviction ----------------------------------------------------------- */
+
+static int disrupt_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	del_ctx_t *c = ctx;
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	if (!preconditions_ok(cur, o, c->uid, c->rv, c->msg, sizeof c->msg)) {
+		json_decref(o);
+		return MU_ESTATE;
+	}
+	if (cur->deleting) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	mu__set_condition(o, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[MU__RT_PODS];
+	const char *k = json_string_value(json_object_get(body, "kind"));
+	const char *av = json_string_value(json_object_get(body, "apiVersion"));
+	const char *bn = mu__jstr(body, "metadata.name");
+	if (!k || strcmp(k, "Eviction") || !av || (strcmp(av, "policy/v1") && strcmp(av, "policy/v1beta1"))) {
+		mu__resp_status(rs, 400, "BadRequest", "the body must be a policy/v1 Eviction");
+		return;
+	}
+	if (bn && *bn && strcmp(bn, rq->route.name)) {
+		mu__resp_status(rs, 400, "BadRequest", "name in URL does not match name in Eviction object");
+		return;
+	}
+	const json_t *g = mu__jget(body, "deleteOptions.gracePeriodSeconds");
+	int64_t grace = json_is_integer(g) && json_integer_value(g) >= 0 ? json_integer_value(g) : -1;
+	del_ctx_t dc = {grace, mu__jstr(body, "deleteOptions.preconditions.uid"),
+			mu__jstr(body, "deleteOptions.preconditions.resourceVersion"), ""};
+	mu__wtx_t *tx;
+	mu__store_begin(s->store, &tx);
+	/* the preconditions are checked by the first step, so the second,
+	 * which sees the first's new version, cannot fail on them */
+	int rc = mu__store_apply(tx, MU__RT_PODS, rq->route.ns, rq->route.name, disrupt_fn, &dc,
+				 rq->q.dry_run, NULL);
+	bool was_deleting = rc == MU__MUT_KEEP;
+	del_ctx_t plain = {grace, NULL, NULL, ""};
+	if (rc >= 0 && !was_deleting && !rq->q.dry_run)
+		rc = mu__store_apply(tx, MU__RT_PODS, rq->route.ns, rq->route.name, delete_fn, &plain, false, NULL);
+	int crc = mu__store_commit(tx);
+	if (rc == MU_ESTATE)
+		mu__resp_err(rs, 409, "Conflict", t, rq->route.name, NULL, "%s", dc.msg);
+	else if (rc < 0)
+		mu__resp_store_err(rs, rc, t, rq->route.name);
+	else if (crc != MU_OK)
+		mu__resp_store_err(rs, crc, t, rq->route.name);
+	else
+		mu__resp_success(rs, was_deleting ? 200 : 201);
+}

@@ -1,0 +1,654 @@
+/*
+ * resources.c - the registry of resource types the control plane serves,
+ * their table columns (what `kubectl get` prints), and small helpers shared
+ * by the other files: time in RFC 3339, ages, and dotted JSON paths.
+ *
+ * The registry is a constant array; a type's index in it is its `rt`
+ * everywhere else (MU__RT_* names the positions).  Adding a type is adding
+ * an entry here, its row function, and its validation in validate.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "apiserver/apiserver_int.h"
+
+/* --- helpers ------------------------------------------------------------ */
+
+int64_t mu__now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
+int64_t mu__mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void mu__rfc3339(int64_t secs, long usec, bool micro, char *buf, size_t len)
+{
+	time_t t = (time_t)secs;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	if (micro)
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+	else
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int64_t mu__parse_rfc3339(const char *s)
+{
+	int y, mo, d, h, mi, se, n = 0;
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 ||
+	    n != 19 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return -1;
+	const char *p = s + n;
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	int64_t off = 0;
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int oh, om, k = 0;
+		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) != 2 || k != 5)
+			return -1;
+		off = (oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
+		p += 6;
+	} else {
+		return -1;
+	}
+	if (*p)
+		return -1;
+	return days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+}
+
+/* As k8s.io/apimachinery/pkg/util/duration.HumanDuration. */
+void mu__age(int64_t secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	int64_t m = secs / 60, h = secs / 3600, d = h / 24, y = d / 365;
+	if (secs < 120)
+		snprintf(buf, len, "%llds", (long long)secs);
+	else if (m < 10)
+		snprintf(buf, len, "%lldm%llds", (long long)m, (long long)(secs % 60));
+	else if (m < 180)
+		snprintf(buf, len, "%lldm", (long long)m);
+	else if (h < 8)
+		snprintf(buf, len, "%lldh%lldm", (long long)h, (long long)(m % 60));
+	else if (h < 48)
+		snprintf(buf, len, "%lldh", (long long)h);
+	else if (h < 192)
+		snprintf(buf, len, "%lldd%lldh", (long long)d, (long long)(h % 24));
+	else if (y < 2)
+		snprintf(buf, len, "%lldd", (long long)d);
+	else if (y < 8)
+		snprintf(buf, len, "%lldy%lldd", (long long)y, (long long)(d % 365));
+	else
+		snprintf(buf, len, "%lldy", (long long)y);
+}
+
+json_t *mu__jget(const json_t *o, const char *path)
+{
+	char seg[128];
+	while (o && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof seg || !json_is_object(o))
+			return NULL;
+		memcpy(seg, path, n);
+		seg[n] = '\0';
+		o = json_object_get(o, seg);
+		path += n + (dot != NULL);
+	}
+	return (json_t *)o;
+}
+
+const char *mu__jstr(const json_t *o, const char *path)
+{
+	return json_string_value(mu__jget(o, path));
+}
+
+int mu__jset(json_t *o, const char *path, json_t *v)
+{
+	char seg[128];
+	if (!v)
+		return MU_ENOMEM;
+	for (;;) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof seg || !json_is_object(o)) {
+			json_decref(v);
+			return MU_EINVAL;
+		}
+		memcpy(seg, path, n);
+		seg[n] = '\0';
+		if (!dot)
+			return json_object_set_new(o, seg, v) ? MU_ENOMEM : MU_OK;
+		json_t *next = json_object_get(o, seg);
+		if (!json_is_object(next)) {
+			next = json_object();
+			if (!next || json_object_set_new(o, seg, next)) {
+				json_decref(v);
+				return MU_ENOMEM;
+			}
+		}
+		o = next;
+		path = dot + 1;
+	}
+}
+
+/* --- table rows --------------------------------------------------------- */
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* A string cell; "" when the object lacks the field, so that every row has
+ * one cell per column whatever the object holds. */
+static void cell_str(json_t *cells, const char *s)
+{
+	json_array_append_new(cells, json_string(s ? s : ""));
+}
+
+static void cell_s(json_t *cells, const char *s)
+{
+	cell_str(cells, s && *s ? s : "<none>");
+}
+
+static void cell_i(json_t *cells, json_int_t v)
+{
+	json_array_append_new(cells, json_integer(v));
+}
+
+static void cell_age(json_t *cells, const json_t *obj, const char *path, int64_t now)
+{
+	char buf[32] = "<unknown>";
+	int64_t t = mu__parse_rfc3339(mu__jstr(obj, path));
+	if (t >= 0)
+		mu__age(now - t, buf, sizeof buf);
+	cell_str(cells, buf);
+}
+
+static const char *cond_status(const json_t *obj, const char *type)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__jget(obj, "status.conditions"), i, c)
+		if (json_is_string(json_object_get(c, "type")) &&
+		    !strcmp(json_string_value(json_object_get(c, "type")), type))
+			return json_string_value(json_object_get(c, "status"));
+	return NULL;
+}
+
+static void row_pod(const json_t *o, int64_t now, json_t *cells)
+{
+	size_t i, ready = 0, total = json_array_size(mu__jget(o, "spec.containers"));
+	json_int_t restarts = 0;
+	json_t *cs;
+	json_array_foreach(mu__jget(o, "status.containerStatuses"), i, cs) {
+		ready += json_is_true(json_object_get(cs, "ready"));
+		restarts += json_integer_value(json_object_get(cs, "restartCount"));
+	}
+	char rd[48];
+	snprintf(rd, sizeof rd, "%zu/%zu", ready, total);
+	const char *phase = mu__jstr(o, "status.phase");
+	const char *reason = mu__jstr(o, "status.reason");
+	const char *st = phase ? phase : "Pending";
+	if (mu__jget(o, "metadata.deletionTimestamp"))
+		st = "Terminating";
+	else if (reason && *reason)
+		st = reason;
+	else if (phase && !strcmp(phase, "Succeeded"))
+		st = "Completed";
+	else if (phase && !strcmp(phase, "Failed"))
+		st = "Error";
+	else if (json_array_size(mu__jget(o, "spec.schedulingGates")))
+		st = "SchedulingGated";
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, rd);
+	cell_str(cells, st);
+	cell_i(cells, restarts);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+	cell_s(cells, mu__jstr(o, "status.podIP"));
+	cell_s(cells, mu__jstr(o, "spec.nodeName"));
+	cell_s(cells, mu__jstr(o, "status.nominatedNodeName"));
+	cell_s(cells, NULL);
+}
+
+static void row_node(const json_t *o, int64_t now, json_t *cells)
+{
+	const char *ready = cond_status(o, "Ready");
+	char st[64];
+	snprintf(st, sizeof st, "%s%s", ready && !strcmp(ready, "True") ? "Ready" : "NotReady",
+		 json_is_true(mu__jget(o, "spec.unschedulable")) ? ",SchedulingDisabled" : "");
+	char roles[256] = "";
+	const char *k;
+	json_t *v;
+	json_object_foreach(mu__jget(o, "metadata.labels"), k, v)
+		if (!strncmp(k, "node-role.kubernetes.io/", 24) && strlen(roles) + strlen(k) < sizeof roles - 2)
+			snprintf(roles + strlen(roles), sizeof roles - strlen(roles), "%s%s",
+				 *roles ? "," : "", k + 24);
+	const char *ip = NULL;
+	size_t i;
+	json_array_foreach(mu__jget(o, "status.addresses"), i, v)
+		if (!strcmp(nz(json_string_value(json_object_get(v, "type"))), "InternalIP"))
+			ip = json_string_value(json_object_get(v, "address"));
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, st);
+	cell_s(cells, roles);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+	cell_s(cells, mu__jstr(o, "status.nodeInfo.kubeletVersion"));
+	cell_s(cells, ip);
+	cell_s(cells, NULL);
+	cell_s(cells, mu__jstr(o, "status.nodeInfo.osImage"));
+	cell_s(cells, mu__jstr(o, "status.nodeInfo.kernelVersion"));
+	cell_s(cells, mu__jstr(o, "status.nodeInfo.containerRuntimeVersion"));
+}
+
+static void row_namespace(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, mu__jstr(o, "status.phase"));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_event(const json_t *o, int64_t now, json_t *cells)
+{
+	const char *last = mu__jstr(o, "lastTimestamp") ? "lastTimestamp"
+			   : mu__jstr(o, "eventTime") ? "eventTime" : "metadata.creationTimestamp";
+	char obj[600], kind[64];
+	snprintf(kind, sizeof kind, "%s", nz(mu__jstr(o, "involvedObject.kind")));
+	for (char *p = kind; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	snprintf(obj, sizeof obj, "%s/%s", kind, nz(mu__jstr(o, "involvedObject.name")));
+	cell_age(cells, o, last, now);
+	cell_s(cells, mu__jstr(o, "type"));
+	cell_s(cells, mu__jstr(o, "reason"));
+	cell_str(cells, obj);
+	cell_str(cells, nz(mu__jstr(o, "message")));
+	cell_s(cells, mu__jstr(o, "involvedObject.fieldPath"));
+	cell_s(cells, (mu__jstr(o, "source.component") ? mu__jstr(o, "source.component") : mu__jstr(o, "reportingComponent")));
+	cell_age(cells, o, mu__jstr(o, "firstTimestamp") ? "firstTimestamp" : last, now);
+	cell_i(cells, (json_integer_value(json_object_get(o, "count")) ? json_integer_value(json_object_get(o, "count")) : 1));
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+}
+
+static void row_lease(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, mu__jstr(o, "spec.holderIdentity"));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+/* Job status word as kubectl 1.32 prints it. */
+static const char *job_status(const json_t *o)
+{
+	static const char *const order[] = {"Failed", "Complete", "Suspended", "FailureTarget", "SuccessCriteriaMet"};
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+		const char *s = cond_status(o, order[i]);
+		if (s && !strcmp(s, "True"))
+			return i == 3 ? "FailureTarget" : i == 4 ? "SuccessCriteriaMet" : order[i];
+	}
+	return "Running";
+}
+
+static void row_job(const json_t *o, int64_t now, json_t *cells)
+{
+	char comp[64], dur[32] = "", sel[512] = "";
+	json_int_t succ = json_integer_value(mu__jget(o, "status.succeeded"));
+	const json_t *c = mu__jget(o, "spec.completions");
+	json_int_t par = mu__jget(o, "spec.parallelism") ? json_integer_value(mu__jget(o, "spec.parallelism")) : 1;
+	if (json_is_integer(c))
+		snprintf(comp, sizeof comp, "%lld/%lld", (long long)succ, (long long)json_integer_value(c));
+	else if (par > 1)
+		snprintf(comp, sizeof comp, "%lld/1 of %lld", (long long)succ, (long long)par);
+	else
+		snprintf(comp, sizeof comp, "%lld/1", (long long)succ);
+	int64_t st = mu__parse_rfc3339(mu__jstr(o, "status.startTime"));
+	int64_t ct = mu__parse_rfc3339(mu__jstr(o, "status.completionTime"));
+	if (st >= 0)
+		mu__age((ct >= 0 ? ct : now) - st, dur, sizeof dur);
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, job_status(o));
+	cell_str(cells, comp);
+	cell_str(cells, dur);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+	char names[512] = "", images[1024] = "";
+	size_t i;
+	json_t *ct2;
+	json_array_foreach(mu__jget(o, "spec.template.spec.containers"), i, ct2) {
+		size_t ln = strlen(names), li = strlen(images);
+		snprintf(names + ln, sizeof names - ln, "%s%s", i ? "," : "",
+			 nz(json_string_value(json_object_get(ct2, "name"))));
+		snprintf(images + li, sizeof images - li, "%s%s", i ? "," : "",
+			 nz(json_string_value(json_object_get(ct2, "image"))));
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach(mu__jget(o, "spec.selector.matchLabels"), k, v) {
+		size_t l = strlen(sel);
+		snprintf(sel + l, sizeof sel - l, "%s%s=%s", l ? "," : "", k, nz(json_string_value(v)));
+	}
+	cell_s(cells, names);
+	cell_s(cells, images);
+	cell_s(cells, sel);
+}
+
+static void qty_cell(json_t *cells, const json_t *o, const char *path)
+{
+	const json_t *v = mu__jget(o, path);
+	char buf[64] = "";
+	if (json_is_string(v))
+		snprintf(buf, sizeof buf, "%s", json_string_value(v));
+	else if (json_is_number(v))
+		snprintf(buf, sizeof buf, "%g", json_number_value(v));
+	cell_s(cells, buf);
+}
+
+static void row_queue(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, mu__jstr(o, "spec.parent"));
+	cell_i(cells, json_integer_value(mu__jget(o, "spec.priority")));
+	qty_cell(cells, o, "spec.resources.gpu.deserved");
+	qty_cell(cells, o, "spec.resources.gpu.limit");
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_podgroup(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, mu__jstr(o, "spec.queue"));
+	cell_i(cells, json_integer_value(mu__jget(o, "spec.minMember")));
+	cell_s(cells, mu__jstr(o, "status.phase"));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_topology(const json_t *o, int64_t now, json_t *cells)
+{
+	char lv[1024] = "";
+	size_t i;
+	json_t *l;
+	json_array_foreach(mu__jget(o, "spec.levels"), i, l) {
+		size_t n = strlen(lv);
+		snprintf(lv + n, sizeof lv - n, "%s%s", i ? "," : "",
+			 nz(json_string_value(json_object_get(l, "nodeLabel"))));
+	}
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, lv);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_xpodgroup(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, mu__jstr(o, "status.phase"));
+	cell_i(cells, json_integer_value(mu__jget(o, "spec.minMember")));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.running")));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.succeeded")));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.failed")));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_nrt(const json_t *o, int64_t now, json_t *cells)
+{
+	const char *policy = NULL;
+	size_t i;
+	json_t *a;
+	json_array_foreach(json_object_get(o, "attributes"), i, a)
+		if (!strcmp(nz(json_string_value(json_object_get(a, "name"))), "topologyManagerPolicy"))
+			policy = json_string_value(json_object_get(a, "value"));
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_i(cells, (json_int_t)json_array_size(json_object_get(o, "zones")));
+	cell_s(cells, policy);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+/* --- the registry ------------------------------------------------------- */
+
+#define NAMECOL {"Name", "string", "name", "Name must be unique within a namespace.", 0}
+#define AGECOL {"Age", "string", "", "Time since creation.", 0}
+#define N(a) ((int)(sizeof(a) / sizeof *(a)))
+
+static const mu__col_t pod_cols[] = {
+	NAMECOL,
+	{"Ready", "string", "", "Ready containers of all containers.", 0},
+	{"Status", "string", "", "The phase, or why the pod is in it.", 0},
+	{"Restarts", "integer", "", "Container restarts.", 0},
+	AGECOL,
+	{"IP", "string", "", "The pod's IP address.", 1},
+	{"Node", "string", "", "The node the pod is bound to.", 1},
+	{"Nominated Node", "string", "", "Node nominated by preemption.", 1},
+	{"Readiness Gates", "string", "", "Readiness gates.", 1},
+};
+static const mu__col_t node_cols[] = {
+	NAMECOL,
+	{"Status", "string", "", "Ready or NotReady, and SchedulingDisabled.", 0},
+	{"Roles", "string", "", "node-role.kubernetes.io labels.", 0},
+	AGECOL,
+	{"Version", "string", "", "Kubelet version.", 0},
+	{"Internal-IP", "string", "", "Internal address.", 1},
+	{"External-IP", "string", "", "External address.", 1},
+	{"OS-Image", "string", "", "OS image.", 1},
+	{"Kernel-Version", "string", "", "Kernel version.", 1},
+	{"Container-Runtime", "string", "", "Container runtime.", 1},
+};
+static const mu__col_t ns_cols[] = {
+	NAMECOL, {"Status", "string", "", "The namespace phase.", 0}, AGECOL,
+};
+static const mu__col_t event_cols[] = {
+	{"Last Seen", "string", "", "When the event last happened.", 0},
+	{"Type", "string", "", "Normal or Warning.", 0},
+	{"Reason", "string", "", "Why the event happened.", 0},
+	{"Object", "string", "", "The object the event is about.", 0},
+	{"Message", "string", "", "What happened.", 0},
+	{"Subobject", "string", "", "Field path in the object.", 1},
+	{"Source", "string", "", "The component that reported it.", 1},
+	{"First Seen", "string", "", "When it first happened.", 1},
+	{"Count", "integer", "", "How often it happened.", 1},
+	{"Name", "string", "name", "The event's name.", 1},
+};
+static const mu__col_t lease_cols[] = {
+	NAMECOL, {"Holder", "string", "", "Who holds the lease.", 0}, AGECOL,
+};
+static const mu__col_t job_cols[] = {
+	NAMECOL,
+	{"Status", "string", "", "Running, Complete, Failed or Suspended.", 0},
+	{"Completions", "string", "", "Succeeded of desired completions.", 0},
+	{"Duration", "string", "", "How long the job ran.", 0},
+	AGECOL,
+	{"Containers", "string", "", "Container names.", 1},
+	{"Images", "string", "", "Container images.", 1},
+	{"Selector", "string", "", "The pod selector.", 1},
+};
+static const mu__col_t queue_cols[] = {
+	NAMECOL,
+	{"Parent", "string", "", "The parent queue.", 0},
+	{"Priority", "integer", "", "Higher is served first among siblings.", 0},
+	{"GPU Deserved", "string", "", "Deserved GPUs.", 0},
+	{"GPU Limit", "string", "", "GPU limit.", 0},
+	AGECOL,
+};
+static const mu__col_t podgroup_cols[] = {
+	NAMECOL,
+	{"Queue", "string", "", "The queue.", 0},
+	{"Min Member", "integer", "", "Pods that must start together.", 0},
+	{"Phase", "string", "", "The group's phase.", 0},
+	AGECOL,
+};
+static const mu__col_t topology_cols[] = {
+	NAMECOL, {"Levels", "string", "", "Node labels, outermost first.", 0}, AGECOL,
+};
+static const mu__col_t xpodgroup_cols[] = {
+	NAMECOL,
+	{"Phase", "string", "", "The group's phase.", 0},
+	{"MinMember", "integer", "", "Pods that must start together.", 0},
+	{"Running", "integer", "", "Running pods.", 0},
+	{"Succeeded", "integer", "", "Succeeded pods.", 1},
+	{"Failed", "integer", "", "Failed pods.", 1},
+	AGECOL,
+};
+static const mu__col_t nrt_cols[] = {
+	NAMECOL,
+	{"Zones", "integer", "", "NUMA zones.", 0},
+	{"Policy", "string", "", "Topology manager policy.", 0},
+	AGECOL,
+};
+
+static const char *const pod_fields[] = {
+	"spec.nodeName", "spec.schedulerName", "status.phase", "spec.restartPolicy",
+	"spec.serviceAccountName", "status.podIP", "status.nominatedNodeName",
+	"spec.hostNetwork", NULL,
+};
+static const char *const node_fields[] = {"spec.unschedulable", NULL};
+static const char *const ns_fields[] = {"status.phase", NULL};
+static const char *const event_fields[] = {
+	"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+	"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+	"involvedObject.fieldPath", "reason", "reportingComponent", "type", "source.component",
+	NULL,
+};
+static const char *const job_fields[] = {"status.succeeded", NULL};
+
+static const mu__rtype_t types[MU__RT_COUNT] = {
+	[MU__RT_NAMESPACES] = {"", "v1", "namespaces", "namespace", "Namespace", {"ns"}, false,
+			       true, false, MU__SUB_STATUS, ns_fields, ns_cols, N(ns_cols),
+			       row_namespace, mu__validate_namespace, mu__defaults_namespace},
+	[MU__RT_NODES] = {"", "v1", "nodes", "node", "Node", {"no"}, false, true, false,
+			  MU__SUB_STATUS, node_fields, node_cols, N(node_cols), row_node,
+			  mu__validate_node, NULL},
+	[MU__RT_PODS] = {"", "v1", "pods", "pod", "Pod", {"po"}, true, true, false,
+			 MU__SUB_STATUS | MU__SUB_BINDING | MU__SUB_EVICTION, pod_fields, pod_cols,
+			 N(pod_cols), row_pod, mu__validate_pod, mu__defaults_pod},
+	[MU__RT_EVENTS] = {"", "v1", "events", "event", "Event", {"ev"}, true, true, false, 0,
+			   event_fields, event_cols, N(event_cols), row_event, mu__validate_event, NULL},
+	[MU__RT_LEASES] = {"coordination.k8s.io", "v1", "leases", "lease", "Lease", {NULL}, true,
+			   true, false, 0, NULL, lease_cols, N(lease_cols), row_lease,
+			   mu__validate_lease, NULL},
+	[MU__RT_JOBS] = {"batch", "v1", "jobs", "job", "Job", {NULL}, true, true, true,
+			 MU__SUB_STATUS, job_fields, job_cols, N(job_cols), row_job,
+			 mu__validate_job, mu__defaults_job},
+	[MU__RT_QUEUES] = {"muster.io", "v1alpha1", "queues", "queue", "Queue", {"mq"}, false,
+			   false, true, MU__SUB_STATUS, NULL, queue_cols, N(queue_cols), row_queue,
+			   mu__validate_queue, NULL},
+	[MU__RT_PODGROUPS] = {"muster.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", {"mpg"},
+			      true, false, true, MU__SUB_STATUS, NULL, podgroup_cols,
+			      N(podgroup_cols), row_podgroup, mu__validate_podgroup, NULL},
+	[MU__RT_TOPOLOGIES] = {"muster.io", "v1alpha1", "topologies", "topology", "Topology",
+			       {"mtopo"}, false, false, true, 0, NULL, topology_cols,
+			       N(topology_cols), row_topology, mu__validate_topology, NULL},
+	[MU__RT_XPODGROUPS] = {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup",
+			       "PodGroup", {"pg", "pgs"}, true, false, true, MU__SUB_STATUS, NULL,
+			       xpodgroup_cols, N(xpodgroup_cols), row_xpodgroup,
+			       mu__validate_podgroup, NULL},
+	[MU__RT_NRTS] = {"topology.node.k8s.io", "v1alpha2", "noderesourcetopologies",
+			 "noderesourcetopology", "NodeResourceTopology", {"node-res-topo"}, false,
+			 false, false, 0, NULL, nrt_cols, N(nrt_cols), row_nrt, mu__validate_nrt,
+			 NULL},
+};
+
+const mu__rtype_t *mu__rtypes(int *n)
+{
+	*n = MU__RT_COUNT;
+	return types;
+}
+
+int mu__rtype_find(const char *group, const char *version, const char *plural)
+{
+	for (int i = 0; i < MU__RT_COUNT; i++)
+		if (!strcmp(types[i].group, group) && !strcmp(types[i].version, version) &&
+		    !strcmp(types[i].plural, plural))
+			return i;
+	return -1;
+}
+
+int mu__rtype_by_kind(const char *group, const char *kind)
+{
+	for (int i = 0; i < MU__RT_COUNT; i++)
+		if (!strcmp(types[i].group, group) && !strcmp(types[i].kind, kind))
+			return i;
+	return -1;
+}
+
+void mu__rtype_apiversion(const mu__rtype_t *t, char *buf, size_t len)
+{
+	if (*t->group)
+		snprintf(buf, len, "%s/%s", t->group, t->version);
+	else
+		snprintf(buf, len, "%s", t->version);
+}
+
+/* --- base64 (kubeconfig data, continue tokens) -------------------------- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *mu__b64enc(const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+		*o++ = b64[v >> 18 & 63];
+		*o++ = b64[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? b64[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+int mu__b64dec(const char *s, char *out, size_t cap, size_t *outlen)
+{
+	size_t n = 0;
+	unsigned acc = 0;
+	int bits = 0;
+	for (; *s && *s != '='; s++) {
+		const char *at = strchr(b64, *s);
+		if (!at || !*s)
+			return MU_EPARSE;
+		acc = (acc << 6 | (unsigned)(at - b64)) & 0xffffff;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n + 1 >= cap)
+				return MU_EPARSE;
+			out[n++] = (char)(acc >> bits & 0xff);
+		}
+	}
+	while (*s == '=')
+		s++;
+	if (*s)
+		return MU_EPARSE;
+	out[n] = '\0';
+	*outlen = n;
+	return MU_OK;
+}

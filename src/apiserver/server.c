@@ -1,0 +1,275 @@
+/*
+ * server.c - the life of a mu_apiserver_t: options, start (store, default
+ * namespaces, simulated nodes, controllers, listener), the controller
+ * thread, the kubeconfig, and an orderly stop.
+ *
+ * The controller thread follows the store's change stream like any watch
+ * and feeds each change to the Job controller and the simulated kubelets;
+ * between changes it runs their timers.  If it ever falls behind the watch
+ * ring it re-reads everything (both controllers are level-triggered and
+ * idempotent).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apiserver/api_int.h"
+
+void mu_apiserver_opts_defaults(mu_apiserver_opts_t *o)
+{
+	memset(o, 0, sizeof *o);
+	o->listen = "127.0.0.1:6443";
+	o->data_dir = "muster-data";
+	o->max_body = 3 * 1024 * 1024;
+	o->max_watchers = 256;
+	o->max_connections = 512;
+	o->watch_cache = 100000;
+	o->list_limit = 100000;
+	o->heartbeat_s = 60;
+	o->fsync = 1;
+}
+
+/* Reads a whole (small) file; NULL with a message on error. */
+static char *slurp(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	char *buf = malloc(1 << 20);
+	size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+	fclose(f);
+	if (!buf || n == 0) {
+		free(buf);
+		snprintf(err, errlen, "cannot read %s (empty or too large)", path);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* "HOST:PORT" into addr; HOST an IPv4 literal or localhost. */
+static int parse_listen(const char *l, struct sockaddr_in *addr, char *host, size_t hostlen)
+{
+	const char *colon = strrchr(l, ':');
+	if (!colon || (size_t)(colon - l) >= hostlen)
+		return MU_EINVAL;
+	memcpy(host, l, (size_t)(colon - l));
+	host[colon - l] = '\0';
+	if (!strcmp(host, "localhost"))
+		snprintf(host, hostlen, "127.0.0.1");
+	char *end;
+	long port = strtol(colon + 1, &end, 10);
+	if (*end || colon[1] == '\0' || port < 0 || port > 65535)
+		return MU_EINVAL;
+	memset(addr, 0, sizeof *addr);
+	addr->sin_family = AF_INET;
+	addr->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &addr->sin_addr) == 1 ? MU_OK : MU_EINVAL;
+}
+
+static void seed(mu_apiserver_t *s)
+{
+	int fd = open("/dev/urandom", O_RDONLY);
+	uint64_t v = 0;
+	if (fd < 0 || read(fd, &v, sizeof v) != (ssize_t)sizeof v) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
+	}
+	if (fd >= 0)
+		close(fd);
+	s->rnd = v | 1;
+}
+
+/* Creates default, kube-system, kube-public and kube-node-lease. */
+static int default_namespaces(mu_apiserver_t *s)
+{
+	static const char *const names[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
+	mu__wtx_t *tx;
+	mu__store_begin(s->store, &tx);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		mu__obj_t *o = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, names[i]);
+		if (o) {
+			mu__obj_unref(o);
+			continue;
+		}
+		json_t *ns = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
+				       "metadata", "name", names[i]);
+		mu__create(s, tx, MU__RT_NAMESPACES, ns, NULL);
+		json_decref(ns);
+	}
+	return mu__store_commit(tx);
+}
+
+static void *ctl_main(void *arg)
+{
+	mu_apiserver_t *s = arg;
+	int64_t cursor = mu__store_rv(s->store);
+	mu__jobctl_resync(s->jc);
+	mu__sim_resync(s->sim, mu__mono_ms());
+	mu__wev_t evs[128];
+	for (;;) {
+		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
+		int wait = next < 5 ? 5 : next > 500 ? 500 : (int)next;
+		int n = mu__store_wait(s->store, &cursor, evs, 128, wait);
+		if (n == MU_ESTATE)
+			break;
+		if (n == MU_ERANGE) {
+			cursor = mu__store_rv(s->store);
+			mu__jobctl_resync(s->jc);
+			mu__sim_resync(s->sim, mu__mono_ms());
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			mu__jobctl_event(s->jc, &evs[i]);
+			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
+		}
+		mu__wev_release(evs, n > 0 ? n : 0);
+		mu__jobctl_sync(s->jc);
+	}
+	return NULL;
+}
+
+/* Copies the options and reads the TLS files. */
+static int setup(mu_apiserver_t *s, const mu_apiserver_opts_t *o, struct sockaddr_in *addr, char *err,
+		 size_t errlen)
+{
+	s->o = *o;
+	char host[64];
+	if (parse_listen(o->listen, addr, host, sizeof host) != MU_OK) {
+		snprintf(err, errlen, "--listen %s: expected IPV4:PORT, for example 127.0.0.1:6443", o->listen);
+		return MU_EINVAL;
+	}
+	bool loopback = (ntohl(addr->sin_addr.s_addr) >> 24) == 127;
+	if ((o->tls_cert != NULL) != (o->tls_key != NULL)) {
+		snprintf(err, errlen, "TLS needs both a certificate and a key");
+		return MU_EINVAL;
+	}
+	if (!loopback && (!o->tls_cert || !o->token)) {
+		snprintf(err, errlen, "listening on %s (not loopback) needs TLS and a token", host);
+		return MU_EINVAL;
+	}
+	s->listen_host = strdup(host);
+	if (o->tls_cert) {
+		if (!(s->tls_cert_pem = slurp(o->tls_cert, err, errlen)) ||
+		    !(s->tls_key_pem = slurp(o->tls_key, err, errlen)))
+			return MU_EIO;
+	}
+	if (s->o.max_body == 0)
+		s->o.max_body = 3 * 1024 * 1024;
+	if (s->o.max_watchers <= 0)
+		s->o.max_watchers = 256;
+	if (s->o.max_connections <= 0)
+		s->o.max_connections = 512;
+	if (s->o.list_limit <= 0)
+		s->o.list_limit = 100000;
+	if (s->o.heartbeat_s <= 0)
+		s->o.heartbeat_s = 60;
+	return s->listen_host ? MU_OK : MU_ENOMEM;
+}
+
+int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	err[0] = '\0';
+	mu_apiserver_t *s = calloc(1, sizeof *s);
+	if (!s)
+		return MU_ENOMEM;
+	pthread_mutex_init(&s->rnd_mu, NULL);
+	atomic_init(&s->watchers, 0);
+	atomic_init(&s->stopping, false);
+	seed(s);
+	struct sockaddr_in addr;
+	int rc = setup(s, o, &addr, err, errlen);
+	mu__store_opts_t so = {o->data_dir, o->watch_cache, o->fsync};
+	if (rc == MU_OK)
+		rc = mu__store_open(&so, &s->store, err, errlen);
+	if (rc == MU_OK && (rc = default_namespaces(s)) != MU_OK)
+		snprintf(err, errlen, "cannot write to the store: %s", mu_strerror(rc));
+	if (rc == MU_OK)
+		rc = mu__jobctl_new(s, &s->jc);
+	if (rc == MU_OK)
+		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
+	if (rc == MU_OK && pthread_create(&s->ctl, NULL, ctl_main, s) != 0) {
+		snprintf(err, errlen, "cannot start the controller thread");
+		rc = MU_ENOMEM;
+	}
+	s->ctl_started = rc == MU_OK;
+	if (rc == MU_OK)
+		rc = mu__http_start(s, &addr, err, errlen);
+	if (rc != MU_OK) {
+		if (!err[0])
+			snprintf(err, errlen, "%s", mu_strerror(rc));
+		mu_apiserver_stop(s);
+		return rc;
+	}
+	*out = s;
+	return MU_OK;
+}
+
+int mu_apiserver_port(const mu_apiserver_t *s)
+{
+	return s->port;
+}
+
+void mu_apiserver_stop(mu_apiserver_t *s)
+{
+	if (!s)
+		return;
+	atomic_store(&s->stopping, true);
+	if (s->store)
+		mu__store_shutdown(s->store);
+	mu__http_stop(s);
+	if (s->ctl_started)
+		pthread_join(s->ctl, NULL);
+	mu__sim_free(s->sim);
+	mu__jobctl_free(s->jc);
+	mu__store_close(s->store);
+	free(s->listen_host);
+	free(s->tls_cert_pem);
+	free(s->tls_key_pem);
+	pthread_mutex_destroy(&s->rnd_mu);
+	free(s);
+}
+
+int mu_apiserver_write_kubeconfig(const mu_apiserver_t *s, const char *path)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return MU_EIO;
+	}
+	fprintf(f, "apiVersion: v1\nkind: Config\nclusters:\n- name: muster\n  cluster:\n"
+		   "    server: %s://%s:%d\n", s->tls_cert_pem ? "https" : "http", s->listen_host, s->port);
+	if (s->tls_cert_pem) {
+		char *ca = mu__b64enc(s->tls_cert_pem, strlen(s->tls_cert_pem));
+		fprintf(f, "    certificate-authority-data: %s\n", ca ? ca : "");
+		free(ca);
+	}
+	fprintf(f, "contexts:\n- name: muster\n  context:\n    cluster: muster\n    user: muster\n"
+		   "    namespace: default\ncurrent-context: muster\nusers:\n- name: muster\n  user:");
+	if (s->o.token)
+		fprintf(f, "\n    token: %s\n", s->o.token);
+	else
+		fprintf(f, " {}\n");
+	bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+	ok = fclose(f) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return MU_EIO;
+	}
+	return MU_OK;
+}

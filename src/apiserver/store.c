@@ -1,0 +1,946 @@
+/*
+ * store.c - durable object storage for the control plane.
+ *
+ * The truth is a SQLite database in WAL mode (DIR/muster.db): one row per
+ * object (resource, namespace, name, resourceVersion, JSON body) and the
+ * global resourceVersion counter, written in the same transaction as every
+ * change.  A write is acknowledged only after its COMMIT returns, so a
+ * `kill -9` loses nothing acknowledged (with fsync on, neither does a power
+ * cut).  The database is opened in exclusive locking mode: one server per
+ * data directory.
+ *
+ * Reads never touch SQLite: every object is also held in memory as an
+ * immutable, reference-counted version (mu__obj_t) in a hash table per
+ * resource type, with a key-sorted view rebuilt lazily for lists.  Recent
+ * changes sit in a ring indexed by resourceVersion (versions are dense: one
+ * per change), from which watches resume; a watch from before the ring is
+ * answered 410 Expired.
+ *
+ * Locks: `wmu` serializes writers (and SQLite); `mu` guards the tables, the
+ * ring and the current version for readers.  Writers read the tables
+ * without `mu`, since only writers change them and they hold `wmu`; they
+ * take `mu` only to publish a committed transaction.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "apiserver/apiserver_int.h"
+
+/* --- object versions ---------------------------------------------------- */
+
+/* Appends "k\0v\0" to kv at *off. */
+static void kv_put(char *kv, size_t *off, const char *k, const char *v)
+{
+	size_t lk = strlen(k) + 1, lv = strlen(v) + 1;
+	memcpy(kv + *off, k, lk);
+	memcpy(kv + *off + lk, v, lv);
+	*off += lk + lv;
+}
+
+/* Text of a scalar JSON value for field selectors, into buf; NULL if the
+ * value is not a scalar. */
+static const char *scalar_text(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_true(v))
+		return "true";
+	if (json_is_false(v))
+		return "false";
+	if (json_is_integer(v)) {
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+		return buf;
+	}
+	return NULL;
+}
+
+/* Builds a version around text (owned, taken even on failure). */
+static mu__obj_t *obj_build(int rt, const json_t *o, int64_t rv, char *text)
+{
+	int nt;
+	const mu__rtype_t *t = &mu__rtypes(&nt)[rt];
+	mu__obj_t *ob = calloc(1, sizeof *ob);
+	if (!ob || !text) {
+		free(ob);
+		free(text);
+		return NULL;
+	}
+	ob->json = text;
+	ob->len = strlen(text);
+	ob->rt = rt;
+	ob->rv = rv;
+	atomic_init(&ob->refs, 1);
+	const char *name = mu__jstr(o, "metadata.name");
+	const char *ns = t->namespaced ? mu__jstr(o, "metadata.namespace") : NULL;
+	ob->name = strdup(name ? name : "");
+	ob->ns = strdup(ns ? ns : "");
+	ob->deleting = mu__jget(o, "metadata.deletionTimestamp") != NULL &&
+		       !json_is_null(mu__jget(o, "metadata.deletionTimestamp"));
+	size_t kl = strlen(ob->ns) + strlen(ob->name) + 2;
+	ob->key = malloc(kl);
+	if (ob->key)
+		snprintf(ob->key, kl, "%s%s%s", ob->ns, *ob->ns ? "/" : "", ob->name);
+	/* labels and fields, measured then copied */
+	const json_t *labels = mu__jget(o, "metadata.labels");
+	size_t need = 1;
+	const char *k;
+	json_t *v;
+	char nb[32];
+	json_object_foreach((json_t *)labels, k, v)
+		if (json_is_string(v))
+			need += strlen(k) + strlen(json_string_value(v)) + 2;
+	for (int i = 0; t->fields && t->fields[i]; i++) {
+		const char *s = scalar_text(mu__jget(o, t->fields[i]), nb, sizeof nb);
+		if (s)
+			need += strlen(t->fields[i]) + strlen(s) + 2;
+	}
+	ob->kv = malloc(need);
+	if (!ob->name || !ob->ns || !ob->key || !ob->kv) {
+		mu__obj_unref(ob);
+		return NULL;
+	}
+	size_t off = 0;
+	json_object_foreach((json_t *)labels, k, v)
+		if (json_is_string(v)) {
+			kv_put(ob->kv, &off, k, json_string_value(v));
+			ob->nlabels++;
+		}
+	for (int i = 0; t->fields && t->fields[i]; i++) {
+		const char *s = scalar_text(mu__jget(o, t->fields[i]), nb, sizeof nb);
+		if (s) {
+			kv_put(ob->kv, &off, t->fields[i], s);
+			ob->nfields++;
+		}
+	}
+	ob->kv[off] = '\0';
+	return ob;
+}
+
+mu__obj_t *mu__obj_new(int rt, const json_t *o, int64_t rv)
+{
+	return obj_build(rt, o, rv, json_dumps(o, JSON_COMPACT));
+}
+
+mu__obj_t *mu__obj_ref(mu__obj_t *o)
+{
+	if (o)
+		atomic_fetch_add(&o->refs, 1);
+	return o;
+}
+
+void mu__obj_unref(mu__obj_t *o)
+{
+	if (!o || atomic_fetch_sub(&o->refs, 1) != 1)
+		return;
+	free(o->json);
+	free(o->name);
+	free(o->ns);
+	free(o->key);
+	free(o->kv);
+	free(o);
+}
+
+json_t *mu__obj_parse(const mu__obj_t *o)
+{
+	return json_loadb(o->json, o->len, 0, NULL);
+}
+
+/* Walks the kv pairs from pair `from`, count pairs, for key. */
+static const char *kv_find(const mu__obj_t *o, int from, int count, const char *key)
+{
+	const char *p = o->kv;
+	for (int i = 0; i < from + count; i++) {
+		const char *val = p + strlen(p) + 1;
+		if (i >= from && !strcmp(p, key))
+			return val;
+		p = val + strlen(val) + 1;
+	}
+	return NULL;
+}
+
+const char *mu__obj_label(const mu__obj_t *o, const char *key)
+{
+	return kv_find(o, 0, o->nlabels, key);
+}
+
+const char *mu__obj_field(const mu__obj_t *o, const char *key)
+{
+	if (!strcmp(key, "metadata.name"))
+		return o->name;
+	if (!strcmp(key, "metadata.namespace"))
+		return o->ns;
+	return kv_find(o, o->nlabels, o->nfields, key);
+}
+
+/* --- per-type tables ---------------------------------------------------- */
+
+typedef struct cell {
+	char *key;
+	mu__obj_t *cur;
+} cell_t;
+
+typedef struct table {
+	cell_t **slots;      /* open addressing, linear probing */
+	size_t cap, n;
+	cell_t **sorted;     /* every cell, by key, valid unless dirty */
+	size_t nsorted;
+	bool dirty;
+	cell_t **grave;      /* removed cells the sorted view may still hold */
+	size_t ngrave, grave_cap;
+} table_t;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static cell_t *table_find(const table_t *t, const char *key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = hash_str(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->slots[i])
+			return NULL;
+		if (!strcmp(t->slots[i]->key, key))
+			return t->slots[i];
+	}
+}
+
+static int table_grow(table_t *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64;
+	cell_t **ns = calloc(ncap, sizeof *ns);
+	if (!ns)
+		return MU_ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slots[i])
+			continue;
+		size_t j = hash_str(t->slots[i]->key) & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return MU_OK;
+}
+
+static int table_insert(table_t *t, cell_t *c)
+{
+	if ((t->n + 1) * 4 > t->cap * 3 && table_grow(t) != MU_OK)
+		return MU_ENOMEM;
+	size_t i = hash_str(c->key) & (t->cap - 1);
+	while (t->slots[i])
+		i = (i + 1) & (t->cap - 1);
+	t->slots[i] = c;
+	t->n++;
+	t->dirty = true;
+	return MU_OK;
+}
+
+/* Removes c by backward-shift deletion; c goes to the graveyard (freed at
+ * the next rebuild of the sorted view), or is freed at once when the grave
+ * cannot grow (the view is then rebuilt before any use, see table_sorted). */
+static void table_remove(table_t *t, cell_t *c)
+{
+	size_t i = hash_str(c->key) & (t->cap - 1);
+	while (t->slots[i] != c)
+		i = (i + 1) & (t->cap - 1);
+	t->slots[i] = NULL;
+	for (size_t j = (i + 1) & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1)) {
+		size_t h = hash_str(t->slots[j]->key) & (t->cap - 1);
+		/* move slots[j] into the hole when its home is not in (i, j] */
+		bool between = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+		if (!between) {
+			t->slots[i] = t->slots[j];
+			t->slots[j] = NULL;
+			i = j;
+		}
+	}
+	t->n--;
+	t->dirty = true;
+	if (t->ngrave == t->grave_cap) {
+		size_t nc = t->grave_cap ? t->grave_cap * 2 : 64;
+		cell_t **ng = realloc(t->grave, nc * sizeof *ng);
+		if (ng) {
+			t->grave = ng;
+			t->grave_cap = nc;
+		}
+	}
+	if (t->ngrave < t->grave_cap) {
+		t->grave[t->ngrave++] = c;
+	} else {
+		free(t->sorted);
+		t->sorted = NULL;
+		t->nsorted = 0;
+		free(c->key);
+		free(c);
+	}
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+	return strcmp((*(cell_t *const *)a)->key, (*(cell_t *const *)b)->key);
+}
+
+/* Brings the sorted view up to date: O(n log n) after a create or delete. */
+static int table_sorted(table_t *t)
+{
+	if (!t->dirty && (t->sorted || !t->n))
+		return MU_OK;
+	cell_t **s = malloc((t->n ? t->n : 1) * sizeof *s);
+	if (!s)
+		return MU_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i])
+			s[k++] = t->slots[i];
+	qsort(s, k, sizeof *s, cell_cmp);
+	free(t->sorted);
+	t->sorted = s;
+	t->nsorted = k;
+	for (size_t i = 0; i < t->ngrave; i++) {
+		free(t->grave[i]->key);
+		free(t->grave[i]);
+	}
+	t->ngrave = 0;
+	t->dirty = false;
+	return MU_OK;
+}
+
+static void table_free(table_t *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i]) {
+			mu__obj_unref(t->slots[i]->cur);
+			free(t->slots[i]->key);
+			free(t->slots[i]);
+		}
+	for (size_t i = 0; i < t->ngrave; i++) {
+		free(t->grave[i]->key);
+		free(t->grave[i]);
+	}
+	free(t->grave);
+	free(t->slots);
+	free(t->sorted);
+}
+
+/* --- the store ---------------------------------------------------------- */
+
+typedef struct staged {
+	int rt, type;
+	mu__obj_t *obj, *prev;
+} staged_t;
+
+struct mu__wtx {
+	mu__store_t *st;
+	staged_t w[MU__TX_MAX];
+	int n;
+	bool open, failed;
+};
+
+struct mu__store {
+	sqlite3 *db;
+	sqlite3_stmt *ins, *del, *setrv;
+	pthread_mutex_t wmu, mu;
+	pthread_cond_t cond;
+	table_t tab[MU__RT_COUNT];
+	int64_t rv;          /* last published version */
+	int64_t base;        /* the version at open: the ring starts after it */
+	mu__wev_t *ring;
+	int64_t ring_cap;
+	bool stopping;
+	mu__wtx_t tx;
+};
+
+static void res_key(int rt, char *buf, size_t len)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	snprintf(buf, len, "%s/%s", t->group, t->plural);
+}
+
+static int res_lookup(const char *key)
+{
+	int n;
+	const mu__rtype_t *t = mu__rtypes(&n);
+	char buf[160];
+	for (int i = 0; i < n; i++) {
+		res_key(i, buf, sizeof buf);
+		if (!strcmp(buf, key))
+			return i;
+	}
+	(void)t;
+	return -1;
+}
+
+static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	char *m = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &m) == SQLITE_OK)
+		return MU_OK;
+	snprintf(err, errlen, "%s: %s", sql, m ? m : sqlite3_errmsg(db));
+	sqlite3_free(m);
+	return MU_EIO;
+}
+
+/* Puts a loaded object into its table (open time: no locks needed). */
+static int load_one(mu__store_t *st, int rt, json_t *o, int64_t rv, const char *text)
+{
+	char *copy = strdup(text);
+	mu__obj_t *ob = obj_build(rt, o, rv, copy);
+	cell_t *c = ob ? calloc(1, sizeof *c) : NULL;
+	if (!c || !(c->key = strdup(ob->key))) {
+		free(c);
+		mu__obj_unref(ob);
+		return MU_ENOMEM;
+	}
+	c->cur = ob;
+	if (table_insert(&st->tab[rt], c) != MU_OK) {
+		free(c->key);
+		free(c);
+		mu__obj_unref(ob);
+		return MU_ENOMEM;
+	}
+	return MU_OK;
+}
+
+/* Reads every object and the version counter into memory. */
+static int load_all(mu__store_t *st, char *err, size_t errlen)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(st->db, "SELECT res, rv, body FROM objects", -1, &q, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "store: %s", sqlite3_errmsg(st->db));
+		return MU_EIO;
+	}
+	int rc = MU_OK, step;
+	int64_t maxrv = 0;
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		int rt = res_lookup((const char *)sqlite3_column_text(q, 0));
+		int64_t rv = sqlite3_column_int64(q, 1);
+		const char *body = (const char *)sqlite3_column_text(q, 2);
+		if (rt < 0 || !body)
+			continue; /* a type this build does not serve */
+		json_t *o = json_loads(body, 0, NULL);
+		if (!o) {
+			snprintf(err, errlen, "store: a stored object is not JSON");
+			rc = MU_EIO;
+			break;
+		}
+		rc = load_one(st, rt, o, rv, body);
+		json_decref(o);
+		if (rc != MU_OK)
+			break;
+		if (rv > maxrv)
+			maxrv = rv;
+	}
+	if (rc == MU_OK && step != SQLITE_DONE) {
+		snprintf(err, errlen, "store: %s", sqlite3_errmsg(st->db));
+		rc = MU_EIO;
+	}
+	sqlite3_finalize(q);
+	if (rc != MU_OK)
+		return rc;
+	if (sqlite3_prepare_v2(st->db, "SELECT v FROM meta WHERE k = 'rv'", -1, &q, NULL) != SQLITE_OK)
+		return MU_EIO;
+	int64_t rv = 0;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		rv = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	st->rv = st->base = rv > maxrv ? rv : maxrv;
+	return MU_OK;
+}
+
+/* Opens the database and applies the schema and pragmas. */
+static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t errlen)
+{
+	if (mkdir(o->dir, 0700) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", o->dir, strerror(errno));
+		return MU_EIO;
+	}
+	char path[4096];
+	snprintf(path, sizeof path, "%s/muster.db", o->dir);
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		return MU_EIO;
+	}
+	sqlite3_busy_timeout(st->db, 100);
+	char sync[64];
+	snprintf(sync, sizeof sync, "PRAGMA synchronous=%s", o->fsync ? "FULL" : "NORMAL");
+	int rc = exec_sql(st->db, "PRAGMA locking_mode=EXCLUSIVE", err, errlen);
+	if (rc == MU_OK)
+		rc = exec_sql(st->db, "PRAGMA journal_mode=WAL", err, errlen);
+	if (rc == MU_OK)
+		rc = exec_sql(st->db, sync, err, errlen);
+	if (rc == MU_OK)
+		rc = exec_sql(st->db,
+			      "BEGIN IMMEDIATE;"
+			      "CREATE TABLE IF NOT EXISTS objects(res TEXT NOT NULL, ns TEXT NOT NULL,"
+			      " name TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,"
+			      " PRIMARY KEY(res, ns, name)) WITHOUT ROWID;"
+			      "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);"
+			      "INSERT OR IGNORE INTO meta(k, v) VALUES('rv', 0);"
+			      "COMMIT", err, errlen);
+	if (rc != MU_OK && strstr(err, "locked")) {
+		snprintf(err, errlen, "%s is in use by another server", path);
+		return MU_ESTATE;
+	}
+	if (rc != MU_OK)
+		return rc;
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO objects(res, ns, name, rv, body) VALUES(?,?,?,?,?)",
+			       -1, &st->ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "DELETE FROM objects WHERE res = ? AND ns = ? AND name = ?",
+			       -1, &st->del, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "UPDATE meta SET v = ? WHERE k = 'rv'", -1, &st->setrv, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "store: %s", sqlite3_errmsg(st->db));
+		return MU_EIO;
+	}
+	return MU_OK;
+}
+
+int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	mu__store_t *st = calloc(1, sizeof *st);
+	if (!st)
+		return MU_ENOMEM;
+	st->ring_cap = o->ring > 0 ? o->ring : 10000;
+	st->ring = calloc((size_t)st->ring_cap, sizeof *st->ring);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&st->wmu, NULL);
+	pthread_mutex_init(&st->mu, NULL);
+	st->tx.st = st;
+	int rc = st->ring ? open_db(st, o, err, errlen) : MU_ENOMEM;
+	if (rc == MU_OK)
+		rc = load_all(st, err, errlen);
+	if (rc != MU_OK) {
+		mu__store_close(st);
+		return rc;
+	}
+	*out = st;
+	return MU_OK;
+}
+
+void mu__store_shutdown(mu__store_t *st)
+{
+	pthread_mutex_lock(&st->mu);
+	st->stopping = true;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->mu);
+}
+
+void mu__store_close(mu__store_t *st)
+{
+	if (!st)
+		return;
+	sqlite3_finalize(st->ins);
+	sqlite3_finalize(st->del);
+	sqlite3_finalize(st->setrv);
+	sqlite3_close(st->db);
+	for (int i = 0; i < MU__RT_COUNT; i++)
+		table_free(&st->tab[i]);
+	if (st->ring) {
+		for (int64_t i = 0; i < st->ring_cap; i++)
+			mu__wev_release(&st->ring[i], 1);
+		free(st->ring);
+	}
+	pthread_cond_destroy(&st->cond);
+	pthread_mutex_destroy(&st->wmu);
+	pthread_mutex_destroy(&st->mu);
+	free(st);
+}
+
+int64_t mu__store_rv(mu__store_t *st)
+{
+	pthread_mutex_lock(&st->mu);
+	int64_t rv = st->rv;
+	pthread_mutex_unlock(&st->mu);
+	return rv;
+}
+
+static int64_t oldest_locked(const mu__store_t *st)
+{
+	int64_t o = st->rv - st->ring_cap;
+	return o > st->base ? o : st->base;
+}
+
+int64_t mu__store_oldest(mu__store_t *st)
+{
+	pthread_mutex_lock(&st->mu);
+	int64_t o = oldest_locked(st);
+	pthread_mutex_unlock(&st->mu);
+	return o;
+}
+
+static void make_key(int rt, const char *ns, const char *name, char *buf, size_t len)
+{
+	int n;
+	if (mu__rtypes(&n)[rt].namespaced)
+		snprintf(buf, len, "%s/%s", ns ? ns : "", name);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
+mu__obj_t *mu__store_get(mu__store_t *st, int rt, const char *ns, const char *name)
+{
+	char key[600];
+	make_key(rt, ns, name, key, sizeof key);
+	pthread_mutex_lock(&st->mu);
+	cell_t *c = table_find(&st->tab[rt], key);
+	mu__obj_t *o = c ? mu__obj_ref(c->cur) : NULL;
+	pthread_mutex_unlock(&st->mu);
+	return o;
+}
+
+size_t mu__store_count(mu__store_t *st, int rt)
+{
+	pthread_mutex_lock(&st->mu);
+	size_t n = st->tab[rt].n;
+	pthread_mutex_unlock(&st->mu);
+	return n;
+}
+
+/* First index of sorted whose key is > after (or >= from when after is
+ * NULL), by binary search. */
+static size_t lower(const table_t *t, const char *from, bool strict)
+{
+	size_t lo = 0, hi = t->nsorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->sorted[mid]->key, from);
+		if (c < 0 || (strict && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int mu__store_list(mu__store_t *st, int rt, const char *ns, const char *after,
+		   size_t limit, mu__filter_fn_t filter, void *fctx, mu__page_t *out)
+{
+	memset(out, 0, sizeof *out);
+	char prefix[80] = "";
+	if (ns && *ns)
+		snprintf(prefix, sizeof prefix, "%s/", ns);
+	size_t plen = strlen(prefix);
+	pthread_mutex_lock(&st->mu);
+	table_t *t = &st->tab[rt];
+	int rc = table_sorted(t);
+	size_t cap = limit < t->n ? limit : t->n;
+	out->objs = malloc((cap ? cap : 1) * sizeof *out->objs);
+	if (rc != MU_OK || !out->objs) {
+		pthread_mutex_unlock(&st->mu);
+		free(out->objs);
+		out->objs = NULL;
+		return MU_ENOMEM;
+	}
+	out->rv = st->rv;
+	size_t i = lower(t, prefix, false);
+	if (after && strcmp(after, prefix) >= 0)
+		i = lower(t, after, true);
+	for (; i < t->nsorted; i++) {
+		cell_t *c = t->sorted[i];
+		if (plen && strncmp(c->key, prefix, plen))
+			break;
+		if (filter && !filter(fctx, c->cur))
+			continue;
+		if (out->n == limit) {
+			/* one more matches: the page is cut; count the rest */
+			out->next = strdup(out->objs[out->n - 1]->key);
+			for (; i < t->nsorted; i++) {
+				if (plen && strncmp(t->sorted[i]->key, prefix, plen))
+					break;
+				if (!filter || filter(fctx, t->sorted[i]->cur))
+					out->remaining++;
+			}
+			break;
+		}
+		out->objs[out->n++] = mu__obj_ref(c->cur);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return MU_OK;
+}
+
+void mu__page_release(mu__page_t *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		mu__obj_unref(p->objs[i]);
+	free(p->objs);
+	free(p->next);
+	memset(p, 0, sizeof *p);
+}
+
+/* --- writes ------------------------------------------------------------- */
+
+int mu__store_begin(mu__store_t *st, mu__wtx_t **out)
+{
+	pthread_mutex_lock(&st->wmu);
+	st->tx.n = 0;
+	st->tx.open = false;
+	st->tx.failed = false;
+	*out = &st->tx;
+	return MU_OK;
+}
+
+/* The latest version of key in this transaction or the table. */
+static mu__obj_t *tx_current(mu__wtx_t *tx, int rt, const char *key)
+{
+	for (int i = tx->n - 1; i >= 0; i--)
+		if (tx->w[i].rt == rt && !strcmp(tx->w[i].obj->key, key))
+			return tx->w[i].type == MU__EV_DELETED ? NULL : tx->w[i].obj;
+	cell_t *c = table_find(&tx->st->tab[rt], key);
+	return c ? c->cur : NULL;
+}
+
+/* Writes (or deletes) one row.  Returns MU_OK or MU_EIO. */
+static int sql_write(mu__wtx_t *tx, int rt, const mu__obj_t *ob, bool del)
+{
+	mu__store_t *st = tx->st;
+	if (!tx->open) {
+		if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+			return MU_EIO;
+		tx->open = true;
+	}
+	char res[160];
+	res_key(rt, res, sizeof res);
+	sqlite3_stmt *q = del ? st->del : st->ins;
+	sqlite3_reset(q);
+	sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, ob->ns, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, ob->name, -1, SQLITE_STATIC);
+	if (!del) {
+		sqlite3_bind_int64(q, 4, ob->rv);
+		sqlite3_bind_text(q, 5, ob->json, (int)ob->len, SQLITE_STATIC);
+	}
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_DONE ? MU_OK : MU_EIO;
+}
+
+/* The version to publish for a deletion: cur with the deletion's rv. */
+static mu__obj_t *tombstone(const mu__obj_t *cur, int64_t rv)
+{
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return NULL;
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", (long long)rv);
+	mu__jset(o, "metadata.resourceVersion", json_string(buf));
+	mu__obj_t *t = mu__obj_new(cur->rt, o, rv);
+	json_decref(o);
+	return t;
+}
+
+int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
+		    mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
+{
+	if (res)
+		*res = NULL;
+	if (tx->failed)
+		return MU_EIO;
+	if (tx->n >= MU__TX_MAX)
+		return MU_ELIMIT;
+	char key[600];
+	make_key(rt, ns, name, key, sizeof key);
+	mu__obj_t *cur = tx_current(tx, rt, key);
+	json_t *out = NULL;
+	int rc = fn(ctx, cur, &out);
+	if (rc < 0 || rc == MU__MUT_KEEP) {
+		json_decref(out);
+		if (rc == MU__MUT_KEEP && res)
+			*res = mu__obj_ref(cur);
+		return rc;
+	}
+	int64_t rv = tx->st->rv + tx->n + 1;
+	mu__obj_t *ob;
+	if (rc == MU__MUT_PUT) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%lld", (long long)rv);
+		mu__jset(out, "metadata.resourceVersion", json_string(buf));
+		ob = mu__obj_new(rt, out, rv);
+	} else {
+		ob = cur ? tombstone(cur, rv) : NULL;
+		if (!cur) {
+			json_decref(out);
+			return MU_ENOENT;
+		}
+	}
+	json_decref(out);
+	if (!ob)
+		return MU_ENOMEM;
+	if (strcmp(ob->key, key) != 0) {
+		mu__obj_unref(ob); /* the callback renamed the object */
+		return MU_EINVAL;
+	}
+	if (dry) {
+		if (res)
+			*res = ob;
+		else
+			mu__obj_unref(ob);
+		return rc;
+	}
+	if (sql_write(tx, rt, ob, rc == MU__MUT_DEL) != MU_OK) {
+		tx->failed = true;
+		mu__obj_unref(ob);
+		return MU_EIO;
+	}
+	staged_t *w = &tx->w[tx->n++];
+	w->rt = rt;
+	w->type = rc == MU__MUT_DEL ? MU__EV_DELETED : cur ? MU__EV_MODIFIED : MU__EV_ADDED;
+	w->obj = ob;
+	w->prev = mu__obj_ref(cur);
+	if (res)
+		*res = mu__obj_ref(ob);
+	return rc;
+}
+
+/* Applies one committed change to the table and the ring (under mu). */
+static void publish(mu__store_t *st, staged_t *w)
+{
+	table_t *t = &st->tab[w->rt];
+	cell_t *c = table_find(t, w->obj->key);
+	if (w->type == MU__EV_DELETED) {
+		if (c) {
+			mu__obj_unref(c->cur);
+			c->cur = NULL;
+			table_remove(t, c);
+		}
+	} else if (c) {
+		mu__obj_unref(c->cur);
+		c->cur = mu__obj_ref(w->obj);
+	} else {
+		c = calloc(1, sizeof *c);
+		if (c && (c->key = strdup(w->obj->key)) != NULL &&
+		    table_insert(t, c) == MU_OK) {
+			c->cur = mu__obj_ref(w->obj);
+		} else if (c) {
+			/* out of memory: the object is durable and comes back at
+			 * the next start; readers miss it until then */
+			free(c->key);
+			free(c);
+		}
+	}
+	st->rv = w->obj->rv;
+	mu__wev_t *slot = &st->ring[st->rv % st->ring_cap];
+	mu__wev_release(slot, 1);
+	slot->type = w->type;
+	slot->obj = w->obj;
+	slot->prev = w->prev;
+}
+
+int mu__store_commit(mu__wtx_t *tx)
+{
+	mu__store_t *st = tx->st;
+	int rc = tx->failed ? MU_EIO : MU_OK;
+	if (tx->open && rc == MU_OK) {
+		sqlite3_reset(st->setrv);
+		sqlite3_bind_int64(st->setrv, 1, st->rv + tx->n);
+		if (sqlite3_step(st->setrv) != SQLITE_DONE ||
+		    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+			rc = MU_EIO;
+		sqlite3_reset(st->setrv);
+	}
+	if (tx->open && rc != MU_OK)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	if (rc == MU_OK && tx->n) {
+		pthread_mutex_lock(&st->mu);
+		for (int i = 0; i < tx->n; i++)
+			publish(st, &tx->w[i]);
+		pthread_cond_broadcast(&st->cond);
+		pthread_mutex_unlock(&st->mu);
+	} else {
+		for (int i = 0; i < tx->n; i++) {
+			mu__obj_unref(tx->w[i].obj);
+			mu__obj_unref(tx->w[i].prev);
+		}
+	}
+	tx->n = 0;
+	tx->open = false;
+	pthread_mutex_unlock(&st->wmu);
+	return rc;
+}
+
+int mu__store_mutate(mu__store_t *st, int rt, const char *ns, const char *name,
+		     mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
+{
+	mu__wtx_t *tx;
+	mu__store_begin(st, &tx);
+	int rc = mu__store_apply(tx, rt, ns, name, fn, ctx, dry, res);
+	int crc = mu__store_commit(tx);
+	if (rc >= 0 && crc != MU_OK) {
+		if (res) {
+			mu__obj_unref(*res);
+			*res = NULL;
+		}
+		return crc;
+	}
+	return rc;
+}
+
+/* --- watch -------------------------------------------------------------- */
+
+int mu__store_wait(mu__store_t *st, int64_t *cursor, mu__wev_t *evs, int max,
+		   int timeout_ms)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&st->mu);
+	int n = 0;
+	for (;;) {
+		if (st->stopping) {
+			n = MU_ESTATE;
+			break;
+		}
+		if (*cursor < oldest_locked(st)) {
+			n = MU_ERANGE;
+			break;
+		}
+		if (*cursor < st->rv) {
+			while (n < max && *cursor < st->rv) {
+				mu__wev_t *e = &st->ring[(*cursor + 1) % st->ring_cap];
+				evs[n].type = e->type;
+				evs[n].obj = mu__obj_ref(e->obj);
+				evs[n].prev = mu__obj_ref(e->prev);
+				n++;
+				(*cursor)++;
+			}
+			break;
+		}
+		if (pthread_cond_timedwait(&st->cond, &st->mu, &dl) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&st->mu);
+	return n;
+}
+
+void mu__wev_release(mu__wev_t *evs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		mu__obj_unref(evs[i].obj);
+		mu__obj_unref(evs[i].prev);
+		evs[i].obj = evs[i].prev = NULL;
+	}
+}

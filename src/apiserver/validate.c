@@ -1,0 +1,659 @@
+/*
+ * validate.c - what makes an object valid, and the defaults filled on
+ * create.  Each check appends a cause (field path, StatusCause reason,
+ * message) to a mu__verr_t; a request with causes is answered 422 Invalid
+ * with all of them.  Rules follow Kubernetes where it matters to clients:
+ * DNS names, label syntax, required fields, quantities, enumerations and
+ * immutable fields.  muster Queues are checked by the same loader that
+ * reads cluster files, so the rules cannot drift apart.
+ *
+ * Every check is bounded by the size of the object (at most the body
+ * limit); nothing here allocates beyond short-lived JSON copies.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/apiserver_int.h"
+#include "muster/load.h"
+#include "muster/resource.h"
+#include "sim/load_util.h"
+
+void mu__verr_add(mu__verr_t *e, const char *field, const char *reason, const char *fmt, ...)
+{
+	if (e->n >= MU__VERR_MAX)
+		return;
+	snprintf(e->c[e->n].field, sizeof e->c[e->n].field, "%s", field);
+	snprintf(e->c[e->n].reason, sizeof e->c[e->n].reason, "%s", reason);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->c[e->n].msg, sizeof e->c[e->n].msg, fmt, ap);
+	va_end(ap);
+	e->n++;
+}
+
+#define REQ "FieldValueRequired"
+#define INV "FieldValueInvalid"
+#define DUP "FieldValueDuplicate"
+#define UNS "FieldValueNotSupported"
+#define FORB "FieldValueForbidden"
+#define TOOLONG "FieldValueTooLong"
+
+/* --- names and labels --------------------------------------------------- */
+
+bool mu__valid_dns_label(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+			return false;
+	return true;
+}
+
+bool mu__valid_dns_subdomain(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 253)
+		return false;
+	const char *p = s;
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t l = dot ? (size_t)(dot - p) : strlen(p);
+		char part[64];
+		if (l == 0 || l > 63)
+			return false;
+		memcpy(part, p, l);
+		part[l] = '\0';
+		if (!mu__valid_dns_label(part))
+			return false;
+		if (!dot)
+			return true;
+		p = dot + 1;
+	}
+}
+
+/* A label value or the name part of a key: [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most 63. */
+static bool valid_label_name(const char *s, size_t n, bool allow_empty)
+{
+	if (n == 0)
+		return allow_empty;
+	if (n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/* A qualified name: [prefix/]name with prefix a DNS subdomain. */
+static bool valid_qualified(const char *k)
+{
+	const char *slash = strchr(k, '/');
+	if (!slash)
+		return valid_label_name(k, strlen(k), false);
+	char prefix[254];
+	size_t pl = (size_t)(slash - k);
+	if (pl == 0 || pl > 253)
+		return false;
+	memcpy(prefix, k, pl);
+	prefix[pl] = '\0';
+	return mu__valid_dns_subdomain(prefix) && valid_label_name(slash + 1, strlen(slash + 1), false);
+}
+
+static void check_string_map(const json_t *m, const char *field, bool label_values, mu__verr_t *e)
+{
+	if (!m || json_is_null(m))
+		return;
+	if (!json_is_object(m)) {
+		mu__verr_add(e, field, INV, "must be a map of strings");
+		return;
+	}
+	const char *k;
+	json_t *v;
+	size_t total = 0;
+	json_object_foreach((json_t *)m, k, v) {
+		char f[128];
+		snprintf(f, sizeof f, "%s[%.80s]", field, k);
+		if (!valid_qualified(k))
+			mu__verr_add(e, f, INV, "name part must consist of alphanumeric characters, '-', '_' or '.', "
+				     "and must start and end with an alphanumeric character (with an optional DNS subdomain prefix and '/')");
+		if (!json_is_string(v)) {
+			mu__verr_add(e, f, INV, "must be a string");
+			continue;
+		}
+		const char *s = json_string_value(v);
+		total += strlen(k) + strlen(s);
+		if (label_values && !valid_label_name(s, strlen(s), true))
+			mu__verr_add(e, f, INV, "a valid label must be an empty string or consist of alphanumeric "
+				     "characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63)");
+	}
+	if (!label_values && total > 256 * 1024)
+		mu__verr_add(e, field, TOOLONG, "may not be more than 262144 bytes");
+}
+
+void mu__validate(const mu__rtype_t *t, const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	if (!json_is_object(md)) {
+		mu__verr_add(e, "metadata", REQ, "Required value");
+		return;
+	}
+	const char *name = json_string_value(json_object_get(md, "name"));
+	bool is_ns = !*t->group && !strcmp(t->kind, "Namespace");
+	if (!name || !*name)
+		mu__verr_add(e, "metadata.name", REQ, "name or generateName is required");
+	else if (is_ns ? !mu__valid_dns_label(name) : !mu__valid_dns_subdomain(name))
+		mu__verr_add(e, "metadata.name", INV,
+			     "a lowercase RFC 1123 %s must consist of lower case alphanumeric characters, '-' or '.', "
+			     "and must start and end with an alphanumeric character",
+			     is_ns ? "label" : "subdomain");
+	check_string_map(json_object_get(md, "labels"), "metadata.labels", true, e);
+	check_string_map(json_object_get(md, "annotations"), "metadata.annotations", false, e);
+	const json_t *fin = json_object_get(md, "finalizers");
+	if (fin && !json_is_null(fin) && !json_is_array(fin))
+		mu__verr_add(e, "metadata.finalizers", INV, "must be a list of strings");
+	size_t i;
+	json_t *or;
+	json_array_foreach(json_object_get(md, "ownerReferences"), i, or) {
+		char f[64];
+		snprintf(f, sizeof f, "metadata.ownerReferences[%zu]", i);
+		if (!json_is_string(json_object_get(or, "apiVersion")) || !json_is_string(json_object_get(or, "kind")) ||
+		    !json_is_string(json_object_get(or, "name")) || !json_is_string(json_object_get(or, "uid")))
+			mu__verr_add(e, f, REQ, "apiVersion, kind, name and uid are required");
+	}
+	if (old) {
+		const char *ou = mu__jstr(old, "metadata.uid"), *nu = json_string_value(json_object_get(md, "uid"));
+		if (nu && ou && strcmp(nu, ou))
+			mu__verr_add(e, "metadata.uid", INV, "field is immutable");
+	}
+	if (t->validate)
+		t->validate(obj, old, e);
+}
+
+/* --- shared pieces ------------------------------------------------------ */
+
+/* A quantity given as a string or a number; returns false if invalid. */
+static bool valid_quantity(const json_t *v)
+{
+	int64_t q;
+	char buf[64];
+	if (json_is_integer(v))
+		return json_integer_value(v) >= 0;
+	if (json_is_real(v))
+		return json_real_value(v) >= 0;
+	if (!json_is_string(v))
+		return false;
+	snprintf(buf, sizeof buf, "%s", json_string_value(v));
+	return strlen(json_string_value(v)) < sizeof buf && mu_quantity_parse(buf, 1000, &q) == MU_OK;
+}
+
+static void check_quantities(const json_t *m, const char *field, mu__verr_t *e)
+{
+	if (!m || json_is_null(m))
+		return;
+	if (!json_is_object(m)) {
+		mu__verr_add(e, field, INV, "must be a map of resource names to quantities");
+		return;
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)m, k, v) {
+		char f[160];
+		snprintf(f, sizeof f, "%s[%.80s]", field, k);
+		if (!valid_quantity(v))
+			mu__verr_add(e, f, INV, "must be a quantity such as 500m, 2 or 64Gi, at least 0");
+	}
+}
+
+/* An optional integer field in [min, max]. */
+static void check_int(const json_t *o, const char *path, json_int_t min, json_int_t max, mu__verr_t *e)
+{
+	const json_t *v = mu__jget(o, path);
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		mu__verr_add(e, path, INV, "must be an integer from %lld to %lld", (long long)min, (long long)max);
+}
+
+static void check_containers(const json_t *ps, const char *base, bool required, mu__verr_t *e)
+{
+	static const char *const lists[] = {"initContainers", "containers"};
+	const char *seen[256];
+	int nseen = 0;
+	for (int l = 0; l < 2; l++) {
+		char field[160];
+		snprintf(field, sizeof field, "%s.%s", base, lists[l]);
+		const json_t *cs = json_object_get(ps, lists[l]);
+		if (l == 1 && required && json_array_size(cs) == 0) {
+			mu__verr_add(e, field, REQ, "Required value");
+			continue;
+		}
+		if (cs && !json_is_null(cs) && !json_is_array(cs)) {
+			mu__verr_add(e, field, INV, "must be a list");
+			continue;
+		}
+		size_t i;
+		json_t *c;
+		json_array_foreach(cs, i, c) {
+			char f[200];
+			snprintf(f, sizeof f, "%s[%zu]", field, i);
+			const char *name = json_string_value(json_object_get(c, "name"));
+			char ff[220];
+			snprintf(ff, sizeof ff, "%s.name", f);
+			if (!name)
+				mu__verr_add(e, ff, REQ, "Required value");
+			else if (!mu__valid_dns_label(name))
+				mu__verr_add(e, ff, INV, "%.64s: a lowercase RFC 1123 label", name);
+			for (int k = 0; name && k < nseen; k++)
+				if (!strcmp(seen[k], name))
+					mu__verr_add(e, ff, DUP, "Duplicate value: \"%.64s\"", name);
+			if (name && nseen < 256)
+				seen[nseen++] = name;
+			snprintf(ff, sizeof ff, "%s.image", f);
+			const char *img = json_string_value(json_object_get(c, "image"));
+			if (!img || !*img)
+				mu__verr_add(e, ff, REQ, "Required value");
+			snprintf(ff, sizeof ff, "%s.resources.requests", f);
+			check_quantities(mu__jget(c, "resources.requests"), ff, e);
+			snprintf(ff, sizeof ff, "%s.resources.limits", f);
+			check_quantities(mu__jget(c, "resources.limits"), ff, e);
+		}
+	}
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+static void check_enum(const json_t *o, const char *path, const char *const *set, mu__verr_t *e)
+{
+	const json_t *v = mu__jget(o, path);
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_string(v) || !one_of(json_string_value(v), set)) {
+		char list[256] = "";
+		for (const char *const *s = set; *s; s++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"",
+				 s == set ? "" : ", ", *s);
+		mu__verr_add(e, path, UNS, "Unsupported value: supported values: %s", list);
+	}
+}
+
+static void check_tolerations(const json_t *ps, const char *base, mu__verr_t *e)
+{
+	static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", "", NULL};
+	static const char *const ops[] = {"Equal", "Exists", "", NULL};
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(ps, "tolerations"), i, t) {
+		char f[200];
+		snprintf(f, sizeof f, "%s.tolerations[%zu].effect", base, i);
+		if (json_is_string(json_object_get(t, "effect")) &&
+		    !one_of(json_string_value(json_object_get(t, "effect")), effects))
+			mu__verr_add(e, f, UNS, "Unsupported value: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+		snprintf(f, sizeof f, "%s.tolerations[%zu].operator", base, i);
+		if (json_is_string(json_object_get(t, "operator")) &&
+		    !one_of(json_string_value(json_object_get(t, "operator")), ops))
+			mu__verr_add(e, f, UNS, "Unsupported value: supported values: \"Equal\", \"Exists\"");
+	}
+}
+
+/* --- kinds -------------------------------------------------------------- */
+
+/* A copy of a pod spec with the fields an update may change blanked. */
+static json_t *pod_spec_frozen(const json_t *spec)
+{
+	json_t *c = json_deep_copy(spec);
+	if (!c)
+		return NULL;
+	json_object_del(c, "activeDeadlineSeconds");
+	json_object_del(c, "tolerations");
+	json_object_del(c, "schedulingGates");
+	static const char *const lists[] = {"containers", "initContainers"};
+	for (int l = 0; l < 2; l++) {
+		size_t i;
+		json_t *ct;
+		json_array_foreach(json_object_get(c, lists[l]), i, ct)
+			json_object_del(ct, "image");
+	}
+	return c;
+}
+
+void mu__validate_pod(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	static const char *const restart[] = {"Always", "OnFailure", "Never", NULL};
+	const json_t *spec = json_object_get(obj, "spec");
+	if (!json_is_object(spec)) {
+		mu__verr_add(e, "spec", REQ, "Required value");
+		return;
+	}
+	check_containers(spec, "spec", true, e);
+	check_enum(obj, "spec.restartPolicy", restart, e);
+	check_tolerations(spec, "spec", e);
+	check_int(obj, "spec.terminationGracePeriodSeconds", 0, 1000000000, e);
+	check_int(obj, "spec.activeDeadlineSeconds", 1, 1000000000, e);
+	check_int(obj, "spec.priority", -2147483647 - 1, 2147483647, e);
+	const char *node = mu__jstr(obj, "spec.nodeName");
+	if (node && *node && !mu__valid_dns_subdomain(node))
+		mu__verr_add(e, "spec.nodeName", INV, "must be a node name");
+	const json_t *ann = mu__jget(obj, "metadata.annotations");
+	const char *dur = json_string_value(json_object_get(ann, "muster.io/duration"));
+	mu_time_t ms;
+	if (dur && mu__parse_duration(dur, &ms) != MU_OK)
+		mu__verr_add(e, "metadata.annotations[muster.io/duration]", INV,
+			     "must be a duration such as 30s, 5m or 1h30m");
+	if (old) {
+		json_t *a = pod_spec_frozen(spec), *b = pod_spec_frozen(json_object_get(old, "spec"));
+		if (a && b && !json_equal(a, b))
+			mu__verr_add(e, "spec", FORB, "pod updates may not change fields other than "
+				     "`spec.containers[*].image`, `spec.initContainers[*].image`, "
+				     "`spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to "
+				     "existing tolerations) or `spec.schedulingGates` (only removals)");
+		json_decref(a);
+		json_decref(b);
+	}
+}
+
+void mu__validate_node(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
+	(void)old;
+	check_quantities(mu__jget(obj, "status.capacity"), "status.capacity", e);
+	check_quantities(mu__jget(obj, "status.allocatable"), "status.allocatable", e);
+	size_t i;
+	json_t *t;
+	json_array_foreach(mu__jget(obj, "spec.taints"), i, t) {
+		char f[64];
+		snprintf(f, sizeof f, "spec.taints[%zu].key", i);
+		const char *k = json_string_value(json_object_get(t, "key"));
+		if (!k || !valid_qualified(k))
+			mu__verr_add(e, f, k ? INV : REQ, k ? "must be a qualified name" : "Required value");
+		snprintf(f, sizeof f, "spec.taints[%zu].effect", i);
+		const char *ef = json_string_value(json_object_get(t, "effect"));
+		if (!ef || !one_of(ef, effects))
+			mu__verr_add(e, f, ef ? UNS : REQ, "supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+	}
+}
+
+void mu__validate_namespace(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)obj;
+	(void)old;
+	(void)e;
+}
+
+void mu__validate_event(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	static const char *const types[] = {"Normal", "Warning", NULL};
+	(void)old;
+	const json_t *io = json_object_get(obj, "involvedObject");
+	if (!json_is_object(io)) {
+		mu__verr_add(e, "involvedObject", REQ, "Required value");
+		return;
+	}
+	const char *ins = json_string_value(json_object_get(io, "namespace"));
+	const char *ns = mu__jstr(obj, "metadata.namespace");
+	if (ins && *ins && ns && strcmp(ins, ns))
+		mu__verr_add(e, "involvedObject.namespace", INV, "does not match event.namespace");
+	check_enum(obj, "type", types, e);
+	const char *r = json_string_value(json_object_get(obj, "reason"));
+	if (r && strlen(r) > 128)
+		mu__verr_add(e, "reason", TOOLONG, "must have at most 128 characters");
+	check_int(obj, "count", 0, 2147483647, e);
+}
+
+void mu__validate_lease(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	check_int(obj, "spec.leaseDurationSeconds", 1, 2147483647, e);
+	check_int(obj, "spec.leaseTransitions", 0, 2147483647, e);
+	static const char *const times[] = {"spec.acquireTime", "spec.renewTime"};
+	for (int i = 0; i < 2; i++) {
+		const json_t *v = mu__jget(obj, times[i]);
+		if (v && !json_is_null(v) && mu__parse_rfc3339(json_string_value(v)) < 0)
+			mu__verr_add(e, times[i], INV, "must be an RFC 3339 time");
+	}
+}
+
+void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	static const char *const restart[] = {"OnFailure", "Never", NULL};
+	const json_t *tpl = mu__jget(obj, "spec.template.spec");
+	if (!json_is_object(tpl)) {
+		mu__verr_add(e, "spec.template.spec", REQ, "Required value");
+		return;
+	}
+	check_containers(tpl, "spec.template.spec", true, e);
+	check_tolerations(tpl, "spec.template.spec", e);
+	const char *rp = json_string_value(json_object_get(tpl, "restartPolicy"));
+	if (!rp)
+		mu__verr_add(e, "spec.template.spec.restartPolicy", REQ, "Required value: OnFailure or Never");
+	else
+		check_enum(obj, "spec.template.spec.restartPolicy", restart, e);
+	check_int(obj, "spec.parallelism", 0, 1000000, e);
+	check_int(obj, "spec.completions", 0, 1000000, e);
+	check_int(obj, "spec.backoffLimit", 0, 2147483647, e);
+	const json_t *s = mu__jget(obj, "spec.suspend");
+	if (s && !json_is_null(s) && !json_is_boolean(s))
+		mu__verr_add(e, "spec.suspend", INV, "must be true or false");
+	const json_t *sel = mu__jget(obj, "spec.selector.matchLabels");
+	const json_t *labels = mu__jget(obj, "spec.template.metadata.labels");
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)sel, k, v)
+		if (!json_equal(json_object_get(labels, k), v))
+			mu__verr_add(e, "spec.template.metadata.labels", INV, "`selector` does not match template `labels`");
+	if (old) {
+		if (!json_equal(mu__jget(obj, "spec.template"), mu__jget(old, "spec.template")) &&
+		    !json_is_true(mu__jget(old, "spec.suspend")))
+			mu__verr_add(e, "spec.template", INV, "field is immutable");
+		if (!json_equal(mu__jget(obj, "spec.selector"), mu__jget(old, "spec.selector")))
+			mu__verr_add(e, "spec.selector", INV, "field is immutable");
+		if (!json_equal(mu__jget(obj, "spec.completions"), mu__jget(old, "spec.completions")))
+			mu__verr_add(e, "spec.completions", INV, "field is immutable");
+	}
+}
+
+/* Queues go through the cluster-file loader: a JSON object is YAML. */
+void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	char *text = json_dumps(obj, JSON_COMPACT);
+	if (!text)
+		return;
+	mu_specs_t s;
+	mu_diag_t d;
+	mu_specs_init(&s);
+	int rc = mu_load_yaml("queue", text, strlen(text), &s, &d);
+	if (rc == MU_OK && s.nqueues != 1)
+		mu__verr_add(e, "spec", INV, "not a queue");
+	mu_specs_release(&s);
+	free(text);
+	if (rc == MU_OK)
+		return;
+	/* "queue:LINE:COL: field: what" -> field and what */
+	const char *p = d.msg;
+	if (!strncmp(p, "queue:", 6)) {
+		p += 6;
+		p += strspn(p, "0123456789:");
+		p += *p == ' ';
+	}
+	const char *colon = strstr(p, ": ");
+	char field[128] = "spec";
+	if (colon && (size_t)(colon - p) < sizeof field && !memchr(p, ' ', (size_t)(colon - p))) {
+		memcpy(field, p, (size_t)(colon - p));
+		field[colon - p] = '\0';
+		p = colon + 2;
+	}
+	mu__verr_add(e, field, INV, "%s", p);
+}
+
+void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	check_int(obj, "spec.minMember", 0, 1000000, e);
+	check_int(obj, "spec.scheduleTimeoutSeconds", 0, 2147483647, e);
+	check_quantities(mu__jget(obj, "spec.minResources"), "spec.minResources", e);
+	const json_t *q = mu__jget(obj, "spec.queue");
+	if (q && !json_is_null(q) && !json_is_string(q))
+		mu__verr_add(e, "spec.queue", INV, "must be a queue name");
+}
+
+void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	const json_t *lv = mu__jget(obj, "spec.levels");
+	if (!json_is_array(lv) || json_array_size(lv) == 0 || json_array_size(lv) > 16) {
+		mu__verr_add(e, "spec.levels", REQ, "Required value: 1 to 16 levels of {nodeLabel: KEY}");
+		return;
+	}
+	size_t i;
+	json_t *l;
+	json_array_foreach(lv, i, l) {
+		char f[64];
+		snprintf(f, sizeof f, "spec.levels[%zu].nodeLabel", i);
+		const char *k = json_string_value(json_object_get(l, "nodeLabel"));
+		if (!k || !valid_qualified(k)) {
+			mu__verr_add(e, f, k ? INV : REQ, "must be a label key");
+			continue;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (json_equal(json_object_get(json_array_get(lv, j), "nodeLabel"),
+				       json_object_get(l, "nodeLabel")))
+				mu__verr_add(e, f, DUP, "Duplicate value: \"%.64s\"", k);
+	}
+}
+
+void mu__validate_nrt(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	const json_t *zones = json_object_get(obj, "zones");
+	if (zones && !json_is_array(zones)) {
+		mu__verr_add(e, "zones", INV, "must be a list");
+		return;
+	}
+	size_t i, k;
+	json_t *z, *r;
+	json_array_foreach(zones, i, z) {
+		char f[96];
+		snprintf(f, sizeof f, "zones[%zu].name", i);
+		if (!json_is_string(json_object_get(z, "name")))
+			mu__verr_add(e, f, REQ, "Required value");
+		json_array_foreach(json_object_get(z, "resources"), k, r) {
+			static const char *const q[] = {"capacity", "allocatable", "available"};
+			for (int j = 0; j < 3; j++) {
+				const json_t *v = json_object_get(r, q[j]);
+				snprintf(f, sizeof f, "zones[%zu].resources[%zu].%s", i, k, q[j]);
+				if (v && !valid_quantity(v))
+					mu__verr_add(e, f, INV, "must be a quantity");
+			}
+		}
+	}
+}
+
+/* --- defaults ----------------------------------------------------------- */
+
+static void set_default(json_t *o, const char *path, json_t *v)
+{
+	if (!mu__jget(o, path))
+		mu__jset(o, path, v);
+	else
+		json_decref(v);
+}
+
+/* QoS class as the kubelet computes it, from requests and limits. */
+static const char *qos_class(const json_t *spec)
+{
+	bool any = false, guaranteed = true;
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(spec, "containers"), i, c) {
+		const json_t *req = mu__jget(c, "resources.requests"), *lim = mu__jget(c, "resources.limits");
+		if (json_object_size(req) || json_object_size(lim))
+			any = true;
+		static const char *const core[] = {"cpu", "memory"};
+		for (int k = 0; k < 2; k++) {
+			const json_t *l = json_object_get(lim, core[k]), *r = json_object_get(req, core[k]);
+			if (!l || (r && !json_equal(l, r)))
+				guaranteed = false;
+		}
+	}
+	return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
+}
+
+void mu__defaults_pod(json_t *o)
+{
+	set_default(o, "spec.schedulerName", json_string("default-scheduler"));
+	set_default(o, "spec.restartPolicy", json_string("Always"));
+	set_default(o, "spec.terminationGracePeriodSeconds", json_integer(30));
+	set_default(o, "spec.dnsPolicy", json_string("ClusterFirst"));
+	set_default(o, "spec.priority", json_integer(0));
+	set_default(o, "status.phase", json_string("Pending"));
+	set_default(o, "status.qosClass", json_string(qos_class(json_object_get(o, "spec"))));
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__jget(o, "spec.containers"), i, c) {
+		const char *img = json_string_value(json_object_get(c, "image"));
+		bool latest = img && (!strchr(img, ':') || strstr(img, ":latest"));
+		if (!json_object_get(c, "imagePullPolicy"))
+			json_object_set_new(c, "imagePullPolicy", json_string(latest ? "Always" : "IfNotPresent"));
+		if (!json_object_get(c, "terminationMessagePath"))
+			json_object_set_new(c, "terminationMessagePath", json_string("/dev/termination-log"));
+	}
+}
+
+void mu__defaults_job(json_t *o)
+{
+	const char *uid = mu__jstr(o, "metadata.uid");
+	const char *name = mu__jstr(o, "metadata.name");
+	if (!mu__jget(o, "spec.parallelism"))
+		mu__jset(o, "spec.parallelism", json_integer(1));
+	if (!mu__jget(o, "spec.completions") && json_integer_value(mu__jget(o, "spec.parallelism")) == 1)
+		mu__jset(o, "spec.completions", json_integer(1));
+	set_default(o, "spec.backoffLimit", json_integer(6));
+	set_default(o, "spec.suspend", json_false());
+	set_default(o, "spec.completionMode", json_string("NonIndexed"));
+	if (!uid || !name || json_is_true(mu__jget(o, "spec.manualSelector")))
+		return;
+	static const char *const keys[] = {"batch.kubernetes.io/controller-uid", "controller-uid",
+					   "batch.kubernetes.io/job-name", "job-name"};
+	for (int i = 0; i < 4; i++) {
+		char path[96];
+		snprintf(path, sizeof path, "spec.template.metadata.labels");
+		json_t *l = mu__jget(o, path);
+		if (!json_is_object(l)) {
+			mu__jset(o, path, json_object());
+			l = mu__jget(o, path);
+		}
+		if (l)
+			json_object_set_new(l, keys[i], json_string(i < 2 ? uid : name));
+	}
+	if (!mu__jget(o, "spec.selector")) {
+		json_t *ml = json_object();
+		json_object_set_new(ml, "batch.kubernetes.io/controller-uid", json_string(uid));
+		mu__jset(o, "spec.selector.matchLabels", ml);
+	}
+	set_default(o, "spec.manualSelector", json_false());
+}
+
+void mu__defaults_namespace(json_t *o)
+{
+	set_default(o, "status.phase", json_string("Active"));
+	json_t *f = json_array();
+	json_array_append_new(f, json_string("kubernetes"));
+	set_default(o, "spec.finalizers", f);
+	const char *name = mu__jstr(o, "metadata.name");
+	if (name) {
+		if (!json_is_object(mu__jget(o, "metadata.labels")))
+			mu__jset(o, "metadata.labels", json_object());
+		json_object_set_new(mu__jget(o, "metadata.labels"), "kubernetes.io/metadata.name", json_string(name));
+	}
+}

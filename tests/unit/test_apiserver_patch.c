@@ -1,0 +1,122 @@
+/*
+ * test_apiserver_patch.c - JSON merge patch (the RFC 7386 examples),
+ * strategic merge patch (keyed lists, directives, kubectl's apply patch),
+ * and body decoding limits.
+ */
+#include <stdlib.h>
+
+#include "apiserver/apiserver_int.h"
+#include "check.h"
+
+/* Applies patch text to target text; returns the result text (free) or
+ * NULL when the patch fails. */
+static char *apply(const char *target, const char *patch, bool strategic)
+{
+	json_t *t = json_loads(target, 0, NULL), *p = json_loads(patch, 0, NULL);
+	int rc = strategic ? mu__strategic_patch(t, p) : mu__merge_patch(t, p);
+	char *out = rc == MU_OK ? json_dumps(t, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(t);
+	json_decref(p);
+	return out;
+}
+
+#define PATCH(t, target, patch, strategic, want)                         \
+	do {                                                              \
+		char *got_ = apply(target, patch, strategic);             \
+		CHECK_STR(t, got_, want);                                 \
+		free(got_);                                               \
+	} while (0)
+
+static void test_merge(mu_t_t *t)
+{
+	PATCH(t, "{\"a\":\"b\"}", "{\"a\":\"c\"}", false, "{\"a\":\"c\"}");
+	PATCH(t, "{\"a\":\"b\"}", "{\"b\":\"c\"}", false, "{\"a\":\"b\",\"b\":\"c\"}");
+	PATCH(t, "{\"a\":\"b\"}", "{\"a\":null}", false, "{}");
+	PATCH(t, "{\"a\":[{\"b\":\"c\"}]}", "{\"a\":[1]}", false, "{\"a\":[1]}");
+	PATCH(t, "{}", "{\"a\":{\"bb\":{\"ccc\":null}}}", false, "{\"a\":{\"bb\":{}}}");
+	PATCH(t, "{\"a\":\"foo\"}", "{\"a\":{\"b\":1}}", false, "{\"a\":{\"b\":1}}");
+	PATCH(t, "{\"spec\":{\"suspend\":true,\"parallelism\":2}}", "{\"spec\":{\"suspend\":false}}", false,
+	      "{\"spec\":{\"parallelism\":2,\"suspend\":false}}");
+	/* depth bound */
+	char deep[4096] = "";
+	for (int i = 0; i < 100; i++)
+		strcat(deep, "{\"a\":");
+	strcat(deep, "1");
+	for (int i = 0; i < 100; i++)
+		strcat(deep, "}");
+	char *r = apply("{}", deep, false);
+	CHECK(t, r == NULL);
+	free(r);
+}
+
+static void test_strategic(mu_t_t *t)
+{
+	const char *pod = "{\"spec\":{\"containers\":[{\"name\":\"a\",\"image\":\"x:1\"},{\"name\":\"b\",\"image\":\"y:1\"}]},"
+			  "\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"},{\"type\":\"PodScheduled\",\"status\":\"True\"}]}}";
+	/* containers merge by name */
+	PATCH(t, pod, "{\"spec\":{\"containers\":[{\"name\":\"b\",\"image\":\"y:2\"}]}}", true,
+	      "{\"spec\":{\"containers\":[{\"image\":\"x:1\",\"name\":\"a\"},{\"image\":\"y:2\",\"name\":\"b\"}]},"
+	      "\"status\":{\"conditions\":[{\"status\":\"True\",\"type\":\"Ready\"},{\"status\":\"True\",\"type\":\"PodScheduled\"}]}}");
+	/* conditions merge by type; a new one is appended */
+	PATCH(t, pod, "{\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\"},{\"type\":\"X\",\"status\":\"True\"}]}}", true,
+	      "{\"spec\":{\"containers\":[{\"image\":\"x:1\",\"name\":\"a\"},{\"image\":\"y:1\",\"name\":\"b\"}]},"
+	      "\"status\":{\"conditions\":[{\"status\":\"True\",\"type\":\"Ready\"},{\"reason\":\"Unschedulable\",\"status\":\"False\",\"type\":\"PodScheduled\"},{\"status\":\"True\",\"type\":\"X\"}]}}");
+	/* a merge patch would have replaced the list */
+	PATCH(t, "{\"c\":[{\"type\":\"A\"},{\"type\":\"B\"}]}", "{\"c\":[{\"type\":\"B\",\"s\":1}]}", false,
+	      "{\"c\":[{\"s\":1,\"type\":\"B\"}]}");
+	/* $patch: delete removes an element, $patch: replace a list */
+	PATCH(t, pod, "{\"spec\":{\"containers\":[{\"name\":\"a\",\"$patch\":\"delete\"}]},\"status\":null}", true,
+	      "{\"spec\":{\"containers\":[{\"image\":\"y:1\",\"name\":\"b\"}]}}");
+	PATCH(t, pod, "{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"z\"},{\"$patch\":\"replace\"}]},\"status\":null}", true,
+	      "{\"spec\":{\"containers\":[{\"image\":\"z\",\"name\":\"c\"}]}}");
+	/* $setElementOrder, as kubectl apply sends it */
+	PATCH(t, pod, "{\"$setElementOrder/containers\":[{\"name\":\"b\"},{\"name\":\"a\"}],\"status\":null}", true,
+	      "{\"spec\":{\"containers\":[{\"image\":\"x:1\",\"name\":\"a\"},{\"image\":\"y:1\",\"name\":\"b\"}]}}");
+	PATCH(t, pod, "{\"spec\":{\"$setElementOrder/containers\":[{\"name\":\"b\"},{\"name\":\"a\"}]},\"status\":null}", true,
+	      "{\"spec\":{\"containers\":[{\"image\":\"y:1\",\"name\":\"b\"},{\"image\":\"x:1\",\"name\":\"a\"}]}}");
+	/* finalizers merge as a set; $deleteFromPrimitiveList removes */
+	PATCH(t, "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]}}", "{\"metadata\":{\"finalizers\":[\"b\",\"c\"]}}", true,
+	      "{\"metadata\":{\"finalizers\":[\"a\",\"b\",\"c\"]}}");
+	PATCH(t, "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]}}", "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"a\"]}}", true,
+	      "{\"metadata\":{\"finalizers\":[\"b\"]}}");
+	/* $retainKeys */
+	PATCH(t, "{\"s\":{\"a\":1,\"b\":2}}", "{\"s\":{\"$retainKeys\":[\"b\"],\"b\":3}}", true, "{\"s\":{\"b\":3}}");
+	/* lists without a merge key are replaced; maps merge; null deletes */
+	PATCH(t, "{\"spec\":{\"tolerations\":[{\"key\":\"a\"}],\"m\":{\"x\":1}}}", "{\"spec\":{\"tolerations\":[{\"key\":\"b\"}],\"m\":{\"y\":2,\"x\":null}}}", true,
+	      "{\"spec\":{\"m\":{\"y\":2},\"tolerations\":[{\"key\":\"b\"}]}}");
+	/* bad directives */
+	char *r = apply("{}", "{\"$patch\":\"delete\"}", true);
+	CHECK(t, r == NULL);
+	free(r);
+	r = apply("{\"a\":{}}", "{\"a\":{\"$bogus\":1}}", true);
+	CHECK(t, r == NULL);
+	free(r);
+	r = apply("{\"containers\":[]}", "{\"containers\":[1]}", true);
+	CHECK(t, r == NULL);
+	free(r);
+}
+
+static void test_body(mu_t_t *t)
+{
+	char err[256];
+	json_t *o = mu__json_body("{\"a\":1}", 7, 100, err, sizeof err);
+	CHECK(t, o != NULL);
+	json_decref(o);
+	CHECK(t, mu__json_body("{\"a\":1}", 7, 5, err, sizeof err) == NULL);
+	CHECK(t, strstr(err, "larger") != NULL);
+	CHECK(t, mu__json_body("[1]", 3, 100, err, sizeof err) == NULL);
+	CHECK(t, mu__json_body("{\"a\":1,\"a\":2}", 13, 100, err, sizeof err) == NULL);
+	CHECK(t, mu__json_body("{\"a\":", 5, 100, err, sizeof err) == NULL);
+	CHECK(t, strstr(err, "not valid JSON") != NULL);
+	CHECK(t, mu__json_body("", 0, 100, err, sizeof err) == NULL);
+	CHECK(t, mu__json_body("{\"a\":\"\\u0000\"}", 14, 100, err, sizeof err) == NULL);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_merge);
+	MU_RUN(&t, test_strategic);
+	MU_RUN(&t, test_body);
+	return mu_t_done(&t);
+}

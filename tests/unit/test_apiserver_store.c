@@ -1,0 +1,218 @@
+/*
+ * test_apiserver_store.c - the control plane's store: create, get, list
+ * order with limit and continue keys, updates and deletes through mutation
+ * callbacks, transactions, the watch ring (events, expiry) and durability
+ * across close and reopen.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "apiserver/apiserver_int.h"
+#include "check.h"
+
+static char dir[64];
+
+static int put_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (cur && ctx == NULL)
+		return MU_EEXIST;
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:{s:s}}", "apiVersion", "v1", "kind", "Pod",
+			 "metadata", "name", (const char *)(ctx ? ctx : "x"), "namespace", "default", "labels",
+			 "app", "web", "spec", "nodeName", "n1");
+	return MU__MUT_PUT;
+}
+
+static int del_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	(void)out;
+	return cur ? MU__MUT_DEL : MU_ENOENT;
+}
+
+static mu__store_t *open_store(int ring)
+{
+	mu__store_opts_t o = {dir, ring, 0};
+	mu__store_t *st = NULL;
+	char err[256];
+	if (mu__store_open(&o, &st, err, sizeof err) != MU_OK)
+		fprintf(stderr, "open: %s\n", err);
+	return st;
+}
+
+/* Creates pod `name` in default (the callback names it "x"... so use ctx). */
+static int create(mu__store_t *st, const char *name)
+{
+	return mu__store_mutate(st, MU__RT_PODS, "default", name, put_fn, (void *)name, false, NULL);
+}
+
+static void test_crud(mu_t_t *t)
+{
+	mu__store_t *st = open_store(100);
+	CHECK(t, st != NULL);
+	if (!st)
+		return;
+	CHECK_EQ_INT(t, mu__store_rv(st), 0);
+	CHECK_EQ_INT(t, create(st, "b"), MU__MUT_PUT);
+	CHECK_EQ_INT(t, create(st, "a"), MU__MUT_PUT);
+	CHECK_EQ_INT(t, create(st, "c"), MU__MUT_PUT);
+	CHECK_EQ_INT(t, mu__store_rv(st), 3);
+	mu__obj_t *o = mu__store_get(st, MU__RT_PODS, "default", "a");
+	CHECK(t, o != NULL);
+	if (o) {
+		CHECK_EQ_INT(t, o->rv, 2);
+		CHECK_STR(t, o->key, "default/a");
+		CHECK_STR(t, mu__obj_label(o, "app"), "web");
+		CHECK_STR(t, mu__obj_field(o, "spec.nodeName"), "n1");
+		CHECK(t, strstr(o->json, "\"resourceVersion\":\"2\"") != NULL);
+		mu__obj_unref(o);
+	}
+	CHECK(t, mu__store_get(st, MU__RT_PODS, "other", "a") == NULL);
+	/* pages in key order */
+	mu__page_t pg;
+	CHECK_EQ_INT(t, mu__store_list(st, MU__RT_PODS, "default", NULL, 2, NULL, NULL, &pg), MU_OK);
+	CHECK_EQ_INT(t, pg.n, 2);
+	CHECK_STR(t, pg.objs[0]->name, "a");
+	CHECK_STR(t, pg.objs[1]->name, "b");
+	CHECK_STR(t, pg.next, "default/b");
+	CHECK_EQ_INT(t, pg.remaining, 1);
+	char next[64];
+	snprintf(next, sizeof next, "%s", pg.next);
+	mu__page_release(&pg);
+	CHECK_EQ_INT(t, mu__store_list(st, MU__RT_PODS, NULL, next, 2, NULL, NULL, &pg), MU_OK);
+	CHECK_EQ_INT(t, pg.n, 1);
+	CHECK(t, pg.n == 1 && !strcmp(pg.objs[0]->name, "c"));
+	CHECK(t, pg.next == NULL);
+	mu__page_release(&pg);
+	/* delete */
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "b", del_fn, NULL, false, NULL), MU__MUT_DEL);
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "b", del_fn, NULL, false, NULL), MU_ENOENT);
+	CHECK_EQ_INT(t, mu__store_count(st, MU__RT_PODS), 2);
+	/* create twice */
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "x", put_fn, NULL, false, NULL), MU__MUT_PUT);
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "x", put_fn, NULL, false, NULL), MU_EEXIST);
+	/* dry run writes nothing */
+	int64_t rv = mu__store_rv(st);
+	mu__obj_t *res = NULL;
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "d", put_fn, "d", true, &res), MU__MUT_PUT);
+	CHECK(t, res != NULL);
+	mu__obj_unref(res);
+	CHECK_EQ_INT(t, mu__store_rv(st), rv);
+	CHECK(t, mu__store_get(st, MU__RT_PODS, "default", "d") == NULL);
+	mu__store_close(st);
+	/* reopen: everything and the version are back */
+	st = open_store(100);
+	CHECK(t, st != NULL);
+	if (!st)
+		return;
+	CHECK_EQ_INT(t, mu__store_rv(st), rv);
+	CHECK_EQ_INT(t, mu__store_count(st, MU__RT_PODS), 3);
+	o = mu__store_get(st, MU__RT_PODS, "default", "c");
+	CHECK(t, o && o->rv == 3);
+	mu__obj_unref(o);
+	CHECK(t, mu__store_get(st, MU__RT_PODS, "default", "b") == NULL);
+	/* watches from before the reopen are expired */
+	int64_t cur = 1;
+	mu__wev_t ev[4];
+	CHECK_EQ_INT(t, mu__store_wait(st, &cur, ev, 4, 10), MU_ERANGE);
+	mu__store_close(st);
+}
+
+static void test_watch_ring(mu_t_t *t)
+{
+	mu__store_t *st = open_store(4);
+	if (!st) {
+		CHECK(t, 0);
+		return;
+	}
+	int64_t base = mu__store_rv(st);
+	int64_t cur = base;
+	mu__wev_t ev[8];
+	CHECK_EQ_INT(t, mu__store_wait(st, &cur, ev, 8, 10), 0); /* timeout */
+	create(st, "w1");
+	create(st, "w2");
+	CHECK_EQ_INT(t, mu__store_wait(st, &cur, ev, 8, 10), 2);
+	CHECK_EQ_INT(t, ev[0].type, MU__EV_ADDED);
+	CHECK_STR(t, ev[1].obj->name, "w2");
+	CHECK_EQ_INT(t, cur, base + 2);
+	mu__wev_release(ev, 2);
+	mu__store_mutate(st, MU__RT_PODS, "default", "w1", del_fn, NULL, false, NULL);
+	CHECK_EQ_INT(t, mu__store_wait(st, &cur, ev, 8, 10), 1);
+	CHECK_EQ_INT(t, ev[0].type, MU__EV_DELETED);
+	CHECK(t, ev[0].prev != NULL);
+	CHECK_EQ_INT(t, ev[0].obj->rv, base + 3);
+	mu__wev_release(ev, 1);
+	/* a watcher that falls 4 changes behind is expired */
+	int64_t old = cur;
+	for (int i = 0; i < 5; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "z%d", i);
+		create(st, n);
+	}
+	CHECK_EQ_INT(t, mu__store_wait(st, &old, ev, 8, 10), MU_ERANGE);
+	mu__store_shutdown(st);
+	int64_t now = mu__store_rv(st);
+	CHECK_EQ_INT(t, mu__store_wait(st, &now, ev, 8, 10), MU_ESTATE);
+	mu__store_close(st);
+}
+
+static void test_tx(mu_t_t *t)
+{
+	mu__store_t *st = open_store(1000);
+	if (!st) {
+		CHECK(t, 0);
+		return;
+	}
+	int64_t rv = mu__store_rv(st);
+	mu__wtx_t *tx;
+	mu__store_begin(st, &tx);
+	int rc = MU_OK;
+	char name[32];
+	for (int i = 0; i <= MU__TX_MAX && rc >= 0; i++) {
+		snprintf(name, sizeof name, "t%03d", i);
+		rc = mu__store_apply(tx, MU__RT_PODS, "default", name, put_fn, name, false, NULL);
+	}
+	CHECK_EQ_INT(t, rc, MU_ELIMIT);
+	/* staged writes are invisible until the commit */
+	CHECK(t, mu__store_get(st, MU__RT_PODS, "default", "t000") == NULL);
+	/* the same key twice in one transaction sees the staged version */
+	CHECK_EQ_INT(t, mu__store_commit(tx), MU_OK);
+	CHECK_EQ_INT(t, mu__store_rv(st), rv + MU__TX_MAX);
+	mu__obj_t *o = mu__store_get(st, MU__RT_PODS, "default", "t000");
+	CHECK(t, o != NULL);
+	mu__obj_unref(o);
+	mu__store_begin(st, &tx);
+	CHECK_EQ_INT(t, mu__store_apply(tx, MU__RT_PODS, "default", "t000", del_fn, NULL, false, NULL), MU__MUT_DEL);
+	CHECK_EQ_INT(t, mu__store_apply(tx, MU__RT_PODS, "default", "t000", del_fn, NULL, false, NULL), MU_ENOENT);
+	CHECK_EQ_INT(t, mu__store_commit(tx), MU_OK);
+	mu__store_close(st);
+}
+
+static void test_second_server(mu_t_t *t)
+{
+	mu__store_t *a = open_store(10);
+	mu__store_opts_t o = {dir, 10, 0};
+	mu__store_t *b = NULL;
+	char err[256] = "";
+	int rc = mu__store_open(&o, &b, err, sizeof err);
+	CHECK(t, rc != MU_OK);
+	CHECK(t, strstr(err, "in use") != NULL);
+	mu__store_close(b);
+	mu__store_close(a);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	snprintf(dir, sizeof dir, "/tmp/mu-store-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	MU_RUN(&t, test_crud);
+	MU_RUN(&t, test_watch_ring);
+	MU_RUN(&t, test_tx);
+	MU_RUN(&t, test_second_server);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	return mu_t_done(&t);
+}

@@ -1,0 +1,137 @@
+/*
+ * test_apiserver_validate.c - object validation (names, labels, pods,
+ * nodes, jobs, leases, events, queues through the cluster-file loader,
+ * pod groups, topologies) and the defaults filled on create.
+ */
+#include <stdlib.h>
+
+#include "apiserver/apiserver_int.h"
+#include "check.h"
+
+/* Validates text as type rt (old may be NULL); returns the cause count
+ * and copies the first cause's field into field. */
+static int causes(int rt, const char *text, const char *old, char *field, size_t len)
+{
+	int n;
+	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	json_t *o = json_loads(text, 0, NULL), *ol = old ? json_loads(old, 0, NULL) : NULL;
+	mu__verr_t e;
+	memset(&e, 0, sizeof e);
+	if (!o)
+		return -1;
+	mu__validate(t, o, ol, &e);
+	snprintf(field, len, "%s", e.n ? e.c[0].field : "");
+	json_decref(o);
+	json_decref(ol);
+	return e.n;
+}
+
+#define POD(meta, spec) "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{" meta "},\"spec\":{" spec "}}"
+#define OKC "\"containers\":[{\"name\":\"a\",\"image\":\"b\"}]"
+
+static void test_names(mu_t_t *t)
+{
+	CHECK(t, mu__valid_dns_label("a-1"));
+	CHECK(t, !mu__valid_dns_label("A"));
+	CHECK(t, !mu__valid_dns_label("-a"));
+	CHECK(t, !mu__valid_dns_label("a.b"));
+	CHECK(t, mu__valid_dns_subdomain("a.b-c.d"));
+	CHECK(t, !mu__valid_dns_subdomain("a..b"));
+	CHECK(t, !mu__valid_dns_subdomain(""));
+	char f[128];
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"ok\"", OKC), NULL, f, sizeof f), 0);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"Bad\"", OKC), NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "metadata.name");
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"ok\",\"labels\":{\"a/b/c\":\"x\"}", OKC), NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "metadata.labels[a/b/c]");
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"ok\",\"labels\":{\"muster.io/q\":\"-x\"}", OKC), NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"ok\",\"labels\":{\"k\":1}", OKC), NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_NAMESPACES, "{\"metadata\":{\"name\":\"a.b\"}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, "{\"metadata\":1}", NULL, f, sizeof f), 1);
+}
+
+static void test_pods(mu_t_t *t)
+{
+	char f[128];
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\"", "\"containers\":[]"), NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "spec.containers");
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\"", "\"containers\":[{\"name\":\"a\"}]"), NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "spec.containers[0].image");
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\"", "\"containers\":[{\"name\":\"a\",\"image\":\"b\"},{\"name\":\"a\",\"image\":\"b\"}]"), NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\"", "\"containers\":[{\"name\":\"a\",\"image\":\"b\",\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]"), NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "spec.containers[0].resources.requests[cpu]");
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\"", OKC ",\"restartPolicy\":\"Sometimes\""), NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\",\"annotations\":{\"muster.io/duration\":\"soon\"}", OKC), NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\",\"annotations\":{\"muster.io/duration\":\"1h30m\"}", OKC), NULL, f, sizeof f), 0);
+	/* updates may change images, not the rest of the spec */
+	const char *old = POD("\"name\":\"p\"", OKC);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\"", "\"containers\":[{\"name\":\"a\",\"image\":\"c\"}]"), old, f, sizeof f), 0);
+	CHECK_EQ_INT(t, causes(MU__RT_PODS, POD("\"name\":\"p\"", OKC ",\"nodeName\":\"n1\""), old, f, sizeof f), 1);
+	CHECK_STR(t, f, "spec");
+}
+
+static void test_kinds(mu_t_t *t)
+{
+	char f[128];
+	CHECK_EQ_INT(t, causes(MU__RT_NODES, "{\"metadata\":{\"name\":\"n\"},\"status\":{\"capacity\":{\"cpu\":\"x\"}}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_NODES, "{\"metadata\":{\"name\":\"n\"},\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":\"Never\"}]}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_LEASES, "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":0}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_LEASES, "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"renewTime\":\"2024-01-01T00:00:00.123456Z\"}}", NULL, f, sizeof f), 0);
+	CHECK_EQ_INT(t, causes(MU__RT_LEASES, "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"renewTime\":\"yesterday\"}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_EVENTS, "{\"metadata\":{\"name\":\"e\",\"namespace\":\"a\"},\"involvedObject\":{\"namespace\":\"b\"}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_EVENTS, "{\"metadata\":{\"name\":\"e\"}}", NULL, f, sizeof f), 1);
+	const char *job = "{\"metadata\":{\"name\":\"j\"},\"spec\":{\"template\":{\"spec\":{\"restartPolicy\":\"Always\"," OKC "}}}}";
+	CHECK_EQ_INT(t, causes(MU__RT_JOBS, job, NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "spec.template.spec.restartPolicy");
+	CHECK_EQ_INT(t, causes(MU__RT_QUEUES, "{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":\"Queue\",\"metadata\":{\"name\":\"q\"},\"spec\":{\"resources\":{\"gpu\":{\"deserved\":8,\"limit\":4}}}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_QUEUES, "{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":\"Queue\",\"metadata\":{\"name\":\"q\"},\"spec\":{\"resources\":{\"gpu\":{\"deserved\":8}}}}", NULL, f, sizeof f), 0);
+	CHECK_EQ_INT(t, causes(MU__RT_XPODGROUPS, "{\"metadata\":{\"name\":\"g\"},\"spec\":{\"minMember\":-1}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_TOPOLOGIES, "{\"metadata\":{\"name\":\"t\"},\"spec\":{\"levels\":[{\"nodeLabel\":\"a\"},{\"nodeLabel\":\"a\"}]}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_TOPOLOGIES, "{\"metadata\":{\"name\":\"t\"},\"spec\":{}}", NULL, f, sizeof f), 1);
+	CHECK_EQ_INT(t, causes(MU__RT_NRTS, "{\"metadata\":{\"name\":\"n\"},\"zones\":[{\"name\":\"z\",\"resources\":[{\"name\":\"cpu\",\"capacity\":\"-1\"}]}]}", NULL, f, sizeof f), 1);
+}
+
+static void test_defaults(mu_t_t *t)
+{
+	json_t *p = json_loads(POD("\"name\":\"p\"", "\"containers\":[{\"name\":\"a\",\"image\":\"b\",\"resources\":{\"requests\":{\"cpu\":\"500m\"},\"limits\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]"), 0, NULL);
+	mu__defaults_pod(p);
+	CHECK_STR(t, mu__jstr(p, "spec.schedulerName"), "default-scheduler");
+	CHECK_STR(t, mu__jstr(p, "status.phase"), "Pending");
+	CHECK_STR(t, mu__jstr(p, "status.qosClass"), "Burstable");
+	json_decref(p);
+	json_t *j = json_loads("{\"metadata\":{\"name\":\"j\",\"uid\":\"u1\"},\"spec\":{\"template\":{\"spec\":{}}}}", 0, NULL);
+	mu__defaults_job(j);
+	CHECK_EQ_INT(t, json_integer_value(mu__jget(j, "spec.parallelism")), 1);
+	CHECK_EQ_INT(t, json_integer_value(mu__jget(j, "spec.backoffLimit")), 6);
+	CHECK_STR(t, json_string_value(json_object_get(mu__jget(j, "spec.selector.matchLabels"), "batch.kubernetes.io/controller-uid")), "u1");
+	CHECK_STR(t, json_string_value(json_object_get(mu__jget(j, "spec.template.metadata.labels"), "job-name")), "j");
+	json_decref(j);
+	char buf[32];
+	mu__age(30, buf, sizeof buf);
+	CHECK_STR(t, buf, "30s");
+	mu__age(400, buf, sizeof buf);
+	CHECK_STR(t, buf, "6m40s");
+	mu__age(3 * 86400 + 7200, buf, sizeof buf);
+	CHECK_STR(t, buf, "3d2h");
+	CHECK_EQ_INT(t, mu__parse_rfc3339("1970-01-02T00:00:01Z"), 86401);
+	CHECK_EQ_INT(t, mu__parse_rfc3339("1970-01-01T01:00:00+01:00"), 0);
+	CHECK_EQ_INT(t, mu__parse_rfc3339("1970-01-01"), -1);
+	char b64[64];
+	size_t n;
+	char *enc = mu__b64enc("hello!?", 7);
+	CHECK_STR(t, enc, "aGVsbG8hPw==");
+	CHECK_EQ_INT(t, mu__b64dec(enc, b64, sizeof b64, &n), MU_OK);
+	CHECK_STR(t, b64, "hello!?");
+	free(enc);
+	CHECK_EQ_INT(t, mu__b64dec("a$", b64, sizeof b64, &n), MU_EPARSE);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_names);
+	MU_RUN(&t, test_pods);
+	MU_RUN(&t, test_kinds);
+	MU_RUN(&t, test_defaults);
+	return mu_t_done(&t);
+}
