@@ -137,12 +137,6 @@ void mu__resv_note_bind(mu_engine_t *e, mu__job_t *j, int32_t nid,
 
 /* --- The shadow computation ------------------------------------------------ */
 
-typedef struct sev {
-	mu_time_t t;
-	int32_t slot;        /* index into the scratch node arrays */
-	mu_res_t freed;
-} sev_t;
-
 typedef struct shadow {
 	mu_engine_t *e;
 	const mu__job_t *j;
@@ -157,8 +151,6 @@ typedef struct shadow {
 	int32_t *dom;        /* per slot: domain at the required level, -1 */
 	int32_t *dom_cap;    /* per domain of that level: pods that fit */
 	int32_t ndoms;
-	sev_t *ev;
-	int32_t nev, evcap;
 } shadow_t;
 
 static void shadow_release(shadow_t *s)
@@ -170,7 +162,6 @@ static void shadow_release(shadow_t *s)
 	free(s->ready);
 	free(s->dom);
 	free(s->dom_cap);
-	free(s->ev);
 }
 
 /* Pods of the job's shape that fit in v. */
@@ -190,12 +181,6 @@ static int32_t pods_in(const mu_res_t *req, const mu_res_t *v)
 			k = q;
 	}
 	return (int32_t)(k < 0 ? 0 : k);
-}
-
-static int cmp_sev(const void *a, const void *b)
-{
-	const sev_t *x = a, *y = b;
-	return (x->t > y->t) - (x->t < y->t);
 }
 
 /* Candidate nodes: the job's first pod set's class (with the largest
@@ -230,35 +215,47 @@ static int shadow_nodes(shadow_t *s, const mu__sclass_t *c)
 	return MU_OK;
 }
 
-/* Expected ends of the running pods on candidate nodes, sorted. */
-static int shadow_events(shadow_t *s)
+/* A running pod's expected end: what the shadow replays. */
+struct mu__end {
+	mu_time_t t;
+	int32_t job, pod;
+};
+
+static int cmp_end(const void *a, const void *b)
 {
-	mu_engine_t *e = s->e;
+	const struct mu__end *x = a, *y = b;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Builds, once per cycle, the expected ends of all running pods, sorted.
+ * Jobs that start later in the cycle are missing: the shadow then thinks
+ * their capacity stays taken, which only errs on the late side.
+ * O(running pods log running pods). */
+static int ends_build(mu_engine_t *e)
+{
+	if (e->ends_stamp == e->cycle_stamp)
+		return MU_OK;
+	e->nends = 0;
 	for (int32_t q = 0; q < e->nqueues; q++) {
 		const mu__queue_t *qq = &e->queues[q];
 		for (int32_t i = 0; i < qq->nrunning; i++) {
-			const mu__job_t *v = &e->jobs[qq->running[i]];
+			int32_t vid = qq->running[i];
+			const mu__job_t *v = &e->jobs[vid];
 			mu_time_t end = v->start + mu__job_estimate(e, v, NULL);
 			if (end <= e->now) /* overdue: any moment now */
 				end = e->now + 1;
-			for (int32_t p = 0; p < v->npods; p++) {
-				int32_t nid = v->pods[p].node;
-				if (nid < 0 || s->slot_of[nid] < 0)
-					continue;
-				int rc = mu__grow((void **)&s->ev, &s->evcap, s->nev + 1,
-						  sizeof *s->ev);
-				if (rc)
-					return rc;
-				sev_t *ev = &s->ev[s->nev++];
-				ev->t = end;
-				ev->slot = s->slot_of[nid];
-				ev->freed = v->podsets[mu__pod_podset(v, p)].req;
-				ev->freed.v[MU_RES_GPU_MILLI] += ev->freed.v[MU_RES_GPU] * 1000;
-			}
+			int rc = mu__grow((void **)&e->ends, &e->ends_cap, e->nends + v->nbound,
+					  sizeof *e->ends);
+			if (rc)
+				return rc;
+			for (int32_t p = 0; p < v->npods; p++)
+				if (v->pods[p].node >= 0)
+					e->ends[e->nends++] = (struct mu__end){end, vid, p};
 		}
 	}
-	if (s->nev > 1)
-		qsort(s->ev, (size_t)s->nev, sizeof *s->ev, cmp_sev);
+	if (e->nends > 1)
+		qsort(e->ends, (size_t)e->nends, sizeof *e->ends, cmp_end);
+	e->ends_stamp = e->cycle_stamp;
 	return MU_OK;
 }
 
@@ -371,7 +368,7 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	if (rc == MU_OK)
 		rc = shadow_domains(&s);
 	if (rc == MU_OK)
-		rc = shadow_events(&s);
+		rc = ends_build(e);
 	if (rc) {
 		shadow_release(&s);
 		return rc;
@@ -384,12 +381,20 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	mu_time_t at = MU_TIME_NONE;
 	if (shadow_fits(&s, &domain))
 		at = e->now;
-	for (int32_t k = 0; at == MU_TIME_NONE && k < s.nev; k++) {
-		sev_t *ev = &s.ev[k];
-		for (int r = 0; r < MU_RES_MAX; r++)
-			s.vfree[ev->slot].v[r] += ev->freed.v[r];
-		shadow_setcap(&s, ev->slot, pods_in(&s.req, &s.vfree[ev->slot]), ev->t);
-		if ((k + 1 == s.nev || s.ev[k + 1].t != ev->t) && shadow_fits(&s, &domain))
+	for (int32_t k = 0; at == MU_TIME_NONE && k < e->nends; k++) {
+		const struct mu__end *ev = &e->ends[k];
+		const mu__job_t *v = &e->jobs[ev->job];
+		int32_t nid = v->pods[ev->pod].node;
+		int32_t slot = nid >= 0 ? s.slot_of[nid] : -1;
+		if (slot >= 0) {
+			mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
+			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
+			for (int r = 0; r < MU_RES_MAX; r++)
+				s.vfree[slot].v[r] += freed.v[r];
+			shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), ev->t);
+		}
+		if ((k + 1 == e->nends || e->ends[k + 1].t != ev->t) &&
+		    shadow_fits(&s, &domain))
 			at = ev->t;
 	}
 	if (at != MU_TIME_NONE) {

@@ -190,6 +190,40 @@ static mu_res_t job_unbound_acct(const mu__job_t *j)
 	return a;
 }
 
+static uint8_t align_key(const mu__podset_t *ps)
+{
+	return (uint8_t)(ps->align | ps->want_nic << 2 | ps->pin_cpus << 3);
+}
+
+/* Whether class c is known to have no node for a pod of ps: a request at
+ * least as large failed since capacity last grew.  O(resources). */
+static bool nofit_known(const mu_engine_t *e, const mu__sclass_t *c,
+			const mu__podset_t *ps)
+{
+	if (c->nofit_gen != e->release_gen || c->nofit_align != align_key(ps))
+		return false;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (ps->req.v[r] < c->nofit_req.v[r])
+			return false;
+	return true;
+}
+
+/* Remembers that no node of class c fits ps's request (the smallest such
+ * request wins), with the per-filter counts of the explanation. */
+static void nofit_note(const mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+		       const mu_reason_t *r)
+{
+	if (c->nofit_gen == e->release_gen && c->nofit_align == align_key(ps)) {
+		for (int k = 0; k < MU_RES_MAX; k++)
+			if (ps->req.v[k] > c->nofit_req.v[k])
+				return; /* a smaller request is known already */
+	}
+	c->nofit_gen = e->release_gen;
+	c->nofit_req = ps->req;
+	c->nofit_align = align_key(ps);
+	memcpy(c->nofit_fail, r->fail, sizeof c->nofit_fail);
+}
+
 /* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc
  * (NULL: anywhere), logging them in e->txn.  Fills r for the first pod set
  * that ran out of room; once a pod set fails its identical pods are not
@@ -210,10 +244,23 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		int rc = mu__sclass_refresh(e, c);
 		if (rc)
 			return rc;
-		int32_t nid = mu__best_node_in(e, c, ps, sc);
+		bool cacheable = !sc;
+		int32_t nid = cacheable && nofit_known(e, c, ps) ? -1 :
+			mu__best_node_in(e, c, ps, sc);
 		if (nid < 0) {
-			if (r->podset < 0)
-				explain_fit(e, c, ps, psi, r);
+			if (r->podset < 0) {
+				if (cacheable && nofit_known(e, c, ps)) {
+					memcpy(r->fail, c->nofit_fail, sizeof r->fail);
+					r->podset = psi;
+					r->nodes_total = e->nlive;
+				} else {
+					explain_fit(e, c, ps, psi, r);
+					/* Reservations only add restrictions: a pure
+					 * resource failure holds whatever they are. */
+					if (cacheable && !r->fail[MU_F_RESERVED])
+						nofit_note(e, c, ps, r);
+				}
+			}
 			if (psi < 64)
 				failed |= (uint64_t)1 << psi;
 			continue;

@@ -113,6 +113,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->relist);
 	free(e->moves);
 	free(e->mvl);
+	free(e->ends);
 	mu__strtab_release(&e->strs);
 	mu__strmap_release(&e->node_names);
 	mu__strmap_release(&e->queue_names);

@@ -138,6 +138,12 @@ typedef struct mu__sclass {
 	uint8_t *member;      /* by node id: passes the static filters */
 	int32_t member_cap;
 	int32_t fail[MU_F_COUNT];
+	/* No node fits a request >= nofit_req (same alignment) until
+	 * release_gen moves past nofit_gen: skip the scan, reuse the counts. */
+	uint64_t nofit_gen;
+	mu_res_t nofit_req;
+	uint8_t nofit_align;
+	int32_t nofit_fail[MU_F_COUNT];
 } mu__sclass_t;
 
 /* --- Topology domains ---------------------------------------------------- */
@@ -295,6 +301,10 @@ struct mu_engine {
 	int32_t nevl, evl_cap;
 	int32_t nover_quota;        /* leaves over quota at cycle start */
 	uint64_t cycle_stamp;       /* tags this cycle's reservations */
+	struct mu__end *ends;       /* running pods by expected end, built
+	                             * once per cycle for reservations */
+	int32_t nends, ends_cap;
+	uint64_t ends_stamp;
 	int32_t nresv;              /* reservations made this cycle */
 	mu_time_t now;              /* time of the current cycle */
 	int32_t placing;            /* job being placed, or -1 */

@@ -388,8 +388,18 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 			return rc;
 		e->relist[e->nrelist++] = x->job;
 	}
+	/* Capacity grew only where a victim left and J did not land; else a
+	 * job that failed before would fail again, and need not be retried. */
+	bool grew = false;
+	for (int32_t i = 0; i < e->nevl && !grew; i++) {
+		bool taken = false;
+		for (int32_t t = 0; t < e->ntxn && !taken; t++)
+			taken = j->pods[e->txn[t]].node == e->evl[i].was.node;
+		grew = !taken;
+	}
 	e->nevl = 0;
-	e->release_gen++; /* victims' other pods freed room elsewhere */
+	if (grew)
+		e->release_gen++;
 	return MU_OK;
 }
 
