@@ -255,9 +255,13 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 					r->nodes_total = e->nlive;
 				} else {
 					explain_fit(e, c, ps, psi, r);
-					/* Reservations only add restrictions: a pure
-					 * resource failure holds whatever they are. */
-					if (cacheable && !r->fail[MU_F_RESERVED])
+					/* Only a failure on committed state may be
+					 * remembered: a gang's own tentative pods are
+					 * given back without bumping release_gen.
+					 * Reservations only add restrictions, so a
+					 * pure resource failure holds whatever they
+					 * are. */
+					if (cacheable && e->ntxn == 0 && !r->fail[MU_F_RESERVED])
 						nofit_note(e, c, ps, r);
 				}
 			}
