@@ -1,8 +1,10 @@
 /*
  * fuzz_csv.c - libFuzzer target for the CSV loaders: the input is loaded as
- * a CSV trace (NUL-terminated copy), then validated and released.  The
- * input's size picks the Philly options (defaults for half the sizes), so
- * that windows, max_jobs and gang splitting get fuzzed too.
+ * a CSV trace (NUL-terminated copy), then validated, loaded once more
+ * through mu_load_buffer() (after which validation must find repeated
+ * names), and released.  The input's size picks the Philly options
+ * (defaults for half the sizes), so that windows, max_jobs and gang
+ * splitting get fuzzed too.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,8 +32,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mu_specs_t s;
 	mu_diag_t d;
 	mu_specs_init(&s);
-	if (mu_load_csv("fuzz.csv", buf, size, &o, &s, &d) == MU_OK)
+	if (mu_load_csv("fuzz.csv", buf, size, &o, &s, &d) == MU_OK) {
 		mu_specs_validate(&s, &d);
+		/* again through the format sniffing and the queue merging, into
+		 * the same set: names now repeat, which validation must catch */
+		if (mu_load_buffer("fuzz.txt", buf, size, &o, &s, &d) == MU_OK &&
+		    s.njobs + s.nnodes > 0 && mu_specs_validate(&s, &d) == MU_OK)
+			abort();
+	}
 	mu_specs_release(&s);
 	free(buf);
 	return 0;

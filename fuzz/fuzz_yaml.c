@@ -2,7 +2,9 @@
  * fuzz_yaml.c - libFuzzer target for the YAML loader: the input is loaded
  * as YAML (NUL-terminated copy), the specs it produced are checked against
  * the loader's promises (names set, pod sets non-empty, GPU requests either
- * whole or a share, diag text terminated), then validated and released.  A
+ * whole or a share, pinned CPUs whole, node topologies in range, diag text
+ * terminated), then validated (which attaches NodeResourceTopology
+ * documents to their nodes) and checked again, and released.  A
  * broken promise aborts, so that the fuzzer reports it like a crash.
  */
 #include <stdint.h>
@@ -31,6 +33,44 @@ static void check_jobs(const mu_specs_t *s)
 				abort();
 		}
 	}
+}
+
+/* Aborts unless a node's topology is one the engine accepts: ranges,
+ * and every GPU and NIC on a NUMA node that exists. */
+static void check_node_topo(const mu_node_topo_spec_t *t)
+{
+	if (t->nnuma < 0 || t->nnuma > MU_MAX_NUMA || t->nnics < 0 ||
+	    t->nnics > MU_MAX_NICS)
+		abort();
+	for (int g = 0; g < MU_MAX_GPUS; g++)
+		if (t->gpu_numa[g] < -1 || t->gpu_numa[g] >= t->nnuma ||
+		    t->gpu_group[g] < -1 || t->gpu_group[g] >= MU_MAX_GPUS)
+			abort();
+	for (int i = 0; i < t->nnics; i++)
+		if (t->nic_numa[i] < -1 || t->nic_numa[i] >= t->nnuma)
+			abort();
+}
+
+/* Aborts unless pod sets that pin CPUs ask for whole CPUs, and
+ * topologies have 1 to MU_MAX_LEVELS levels. */
+static void check_topology(const mu_specs_t *s)
+{
+	for (size_t i = 0; i < s->njobs; i++)
+		for (size_t k = 0; k < s->jobs[i].npodsets; k++) {
+			const mu_podset_spec_t *ps = &s->jobs[i].podsets[k];
+			int64_t cpu = ps->req.v[MU_RES_CPU];
+			if ((ps->pin_cpus && (cpu <= 0 || cpu % 1000 ||
+					      cpu / 1000 > MU_MAX_CPUS)) ||
+			    ps->align < MU_ALIGN_NONE || ps->align > MU_ALIGN_LINK)
+				abort();
+		}
+	for (size_t i = 0; i < s->ntopologies; i++)
+		if (s->topologies[i].nlevels < 1 ||
+		    s->topologies[i].nlevels > MU_MAX_LEVELS)
+			abort();
+	for (size_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].topo)
+			check_node_topo(s->nodes[i].topo);
 }
 
 /* Aborts unless node and queue specs keep theirs. */
@@ -69,8 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	check_jobs(&s);
 	check_nodes_queues(&s);
-	if (rc == MU_OK)
-		mu_specs_validate(&s, &d);
+	check_topology(&s);
+	if (rc == MU_OK && mu_specs_validate(&s, &d) == MU_OK)
+		check_topology(&s); /* now with NodeResourceTopology attached */
 	mu_specs_release(&s);
 	free(buf);
 	return 0;

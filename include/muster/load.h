@@ -3,8 +3,9 @@
  *
  * Formats (documented in docs/formats.md):
  *   - YAML: Kubernetes-style documents.  core/v1 Node, muster.io/v1alpha1
- *     NodePool, Queue, Workload and Scenario, and batch/v1 Job with muster's
- *     labels and annotations.
+ *     NodePool, Queue, Workload, Topology and Scenario, batch/v1 Job with
+ *     muster's labels and annotations, scheduling.k8s.io/v1 PriorityClass
+ *     and topology.node.k8s.io/v1alpha2 NodeResourceTopology.
  *   - CSV: muster's compact trace, the openb node and pod lists, and the
  *     Philly trace, told apart by their header line.
  *
@@ -50,8 +51,14 @@ int mu_load_yaml(const char *name, const char *buf, size_t len,
 int mu_load_csv(const char *name, const char *buf, size_t len,
 		const mu_load_opts_t *opts, mu_specs_t *into, mu_diag_t *diag);
 
-/* Checks cross references once everything is loaded: every job's queue and
- * every queue's parent exist, names are unique. */
-int mu_specs_validate(const mu_specs_t *s, mu_diag_t *diag);
+/* Settles and checks cross references once everything is loaded: names
+ * are unique (nodes, queues, jobs, topologies, priority classes); every
+ * job's queue and every queue's parent exist; jobs that name a priority
+ * class get its value (and jobs that give no priority the globalDefault
+ * class's, when there is one); NodeResourceTopology documents are attached
+ * to their nodes; every topology request names a defined topology and its
+ * levels; scenario steps name defined jobs and nodes.  Settling is
+ * idempotent, so validating again after loading more is fine. */
+int mu_specs_validate(mu_specs_t *s, mu_diag_t *diag);
 
 #endif

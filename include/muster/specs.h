@@ -3,7 +3,7 @@
  *
  * Loaders fill a mu_specs_t.  All strings and nested arrays that its specs
  * point to live in its arena and are freed together by mu_specs_release().
- * The three top-level arrays grow with realloc; pointers into them are only
+ * The top-level arrays grow with realloc; pointers into them are only
  * stable once loading is done.
  */
 #ifndef MUSTER_SPECS_H
@@ -33,6 +33,14 @@ typedef struct mu_expect_job {
 	const char **nodes;   /* multiset of nodes of bound pods; NULL = any */
 	size_t nnodes;
 	bool check_nodes;     /* true when `nodes` was given (even empty) */
+	/* Multiset of the bound pods' node and devices, each in the canonical
+	 * form "NODE:gpus=0-1;numa=0;nic=0;cpus=0-3" (fields that are empty
+	 * left out; see docs/scenarios.md).  devnodes[i] is the node part of
+	 * devices[i]. */
+	const char **devices;
+	const char **devnodes;
+	size_t ndevices;
+	bool check_devices;   /* true when `devices` was given (even empty) */
 	const char *pending;  /* expected mu_why_name(), "" = must not be
 	                       * pending, NULL = not checked */
 	const char *message;  /* substring of the explain message, or NULL */
@@ -58,6 +66,35 @@ typedef struct mu_scenario_spec {
 	size_t nsteps;
 } mu_scenario_spec_t;
 
+/* --- Priority classes and late references -------------------------------- */
+
+/* A scheduling.k8s.io/v1 PriorityClass. */
+typedef struct mu_priority_class_spec {
+	const char *name;
+	int32_t value;
+	bool global_default;  /* the priority of jobs that name no class */
+} mu_priority_class_spec_t;
+
+typedef enum mu_spec_ref_kind {
+	/* jobs[job].priority comes from the PriorityClass `name`; with name
+	 * NULL (no priority and no class given) from the globalDefault class
+	 * when there is one, else it keeps its job type's default. */
+	MU_REF_PRIORITY = 0,
+	/* The node called `name` gets `topo` (a NodeResourceTopology). */
+	MU_REF_NODE_TOPO = 1,
+} mu_spec_ref_kind_t;
+
+/* Something a loader read that names an object of another document or
+ * file.  mu_specs_validate() settles them once everything is loaded, so
+ * documents may come in any order. */
+typedef struct mu_spec_ref {
+	mu_spec_ref_kind_t kind;
+	size_t job;                      /* MU_REF_PRIORITY: index in jobs */
+	const char *name;
+	const mu_node_topo_spec_t *topo; /* MU_REF_NODE_TOPO, in the arena */
+	const char *where;               /* "FILE:LINE:COL" for messages */
+} mu_spec_ref_t;
+
 /* --- The set ------------------------------------------------------------- */
 
 typedef struct mu_specs {
@@ -70,6 +107,10 @@ typedef struct mu_specs {
 	size_t njobs, jobs_cap;
 	mu_topology_spec_t *topologies;
 	size_t ntopologies, topologies_cap;
+	mu_priority_class_spec_t *pclasses;
+	size_t npclasses, pclasses_cap;
+	mu_spec_ref_t *refs;          /* settled by mu_specs_validate() */
+	size_t nrefs, refs_cap;
 	mu_scenario_spec_t *scenario; /* NULL unless a Scenario was loaded */
 } mu_specs_t;
 
@@ -81,6 +122,8 @@ mu_node_spec_t *mu_specs_add_node(mu_specs_t *s);
 mu_queue_spec_t *mu_specs_add_queue(mu_specs_t *s);
 mu_job_spec_t *mu_specs_add_job(mu_specs_t *s);
 mu_topology_spec_t *mu_specs_add_topology(mu_specs_t *s);
+mu_priority_class_spec_t *mu_specs_add_priority_class(mu_specs_t *s);
+mu_spec_ref_t *mu_specs_add_ref(mu_specs_t *s);
 /* Looks up by name (linear); NULL if absent. */
 const mu_queue_spec_t *mu_specs_find_queue(const mu_specs_t *s, const char *name);
 

@@ -2,10 +2,10 @@
  * csv.c - the strict CSV reader, header sniffing, UTC timestamps, and the
  * name -> index hash map (see csv.h).
  *
- * The reader never copies the input: it walks it once, writing the fields of
- * the current row, unquoted, into one scratch buffer that it owns.  Work per
- * row is linear in the row's bytes; memory is bounded by MU__CSV_MAX_FIELDS
- * fields of MU__CSV_MAX_FIELD bytes.
+ * The reader walks the caller's buffer once, without copying it whole: the
+ * fields of the current row go, unquoted, into one scratch buffer it owns.
+ * Work per row is linear in the row's bytes; memory is bounded by
+ * MU__CSV_MAX_FIELDS fields of MU__CSV_MAX_FIELD bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>

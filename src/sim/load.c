@@ -1,7 +1,10 @@
 /*
  * load.c - the front of the loaders: trace options, format dispatch
  * (mu_load_buffer), reading files (mu_load_file), and mu_specs_validate(),
- * the cross-reference checks run once every file is loaded.
+ * the cross-reference checks run once every file is loaded.  Validation
+ * also settles what loaders left as late references (mu_spec_ref_t):
+ * priorities from PriorityClass documents and NodeResourceTopology
+ * documents attached to their nodes, so documents may come in any order.
  *
  * mu_load_buffer() also merges queues: a CSV trace creates the queues it
  * names implicitly (marked auto_created) when they are missing, and when a
@@ -355,6 +358,10 @@ static int check_scenario(const mu_scenario_spec_t *sc, const mu__namemap_t *nm,
 			if (rc == MU_OK)
 				rc = check_refs(e->nodes, e->nnodes, nm, i + 1,
 						"expect nodes", "node", diag);
+			if (rc == MU_OK)
+				rc = check_refs(e->devnodes, e->ndevices, nm,
+						i + 1, "expect devices", "node",
+						diag);
 		}
 		if (rc != MU_OK)
 			return rc;
@@ -362,12 +369,205 @@ static int check_scenario(const mu_scenario_spec_t *sc, const mu__namemap_t *nm,
 	return MU_OK;
 }
 
-int mu_specs_validate(const mu_specs_t *s, mu_diag_t *diag)
+/* --- Late references: priority classes, node topologies ------------------ */
+
+/* "defined WHAT: a, b, c" from names[i] (stride apart), shortened to fit
+ * len, or "no WHAT are defined". */
+static const char *name_list(const void *base, size_t n, size_t stride,
+			     const char *what, char *buf, size_t len)
 {
-	mu__namemap_t nm, qm, jm;
+	if (n == 0) {
+		snprintf(buf, len, "no %s are defined", what);
+		return buf;
+	}
+	size_t o = (size_t)snprintf(buf, len, "defined %s: ", what);
+	for (size_t i = 0; i < n && o < len; i++) {
+		const char *nm = *(const char *const *)
+			((const char *)base + i * stride);
+		if (o + strlen(nm) + 8 >= len) {
+			snprintf(buf + o, len - o, "...");
+			break;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", nm,
+				      i + 1 < n ? ", " : "");
+	}
+	return buf;
+}
+
+/* The globalDefault priority class, or NULL; two of them are an error. */
+static int global_default(const mu_specs_t *s,
+			  const mu_priority_class_spec_t **out, mu_diag_t *diag)
+{
+	*out = NULL;
+	for (size_t i = 0; i < s->npclasses; i++) {
+		if (!s->pclasses[i].global_default)
+			continue;
+		if (*out)
+			return vdiag(diag, MU_EINVAL, "priority classes \"%s\" "
+				     "and \"%s\" are both globalDefault; at "
+				     "most one may be", (*out)->name,
+				     s->pclasses[i].name);
+		*out = &s->pclasses[i];
+	}
+	return MU_OK;
+}
+
+/* Sets a job's priority from its reference r. */
+static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
+			    const mu__namemap_t *pm,
+			    const mu_priority_class_spec_t *def,
+			    mu_diag_t *diag)
+{
+	size_t k;
+	char list[600];
+	if (r->job >= s->njobs)
+		return vdiag(diag, MU_EINVAL, "%s: a priority reference names "
+			     "no job", r->where);
+	mu_job_spec_t *j = &s->jobs[r->job];
+	if (!r->name) {
+		if (def)
+			j->priority = def->value;
+		return MU_OK;
+	}
+	if (mu__namemap_get(pm, r->name, &k) != MU_OK)
+		return vdiag(diag, MU_ENOENT, "%s: job \"%s\": priority class "
+			     "\"%s\" is not defined (kind: PriorityClass, "
+			     "apiVersion: scheduling.k8s.io/v1); %s", r->where,
+			     j->name, r->name,
+			     name_list(s->pclasses, s->npclasses,
+				       sizeof *s->pclasses, "priority classes",
+				       list, sizeof list));
+	j->priority = s->pclasses[k].value;
+	return MU_OK;
+}
+
+/* Attaches a NodeResourceTopology to its node; seen holds the nodes that
+ * already got one in this pass. */
+static int resolve_node_topo(mu_specs_t *s, const mu_spec_ref_t *r,
+			     const mu__namemap_t *nm, mu__namemap_t *seen,
+			     mu_diag_t *diag)
+{
+	size_t k;
+	if (!r->name || !r->topo || mu__namemap_get(nm, r->name, &k) != MU_OK)
+		return vdiag(diag, MU_ENOENT, "%s: NodeResourceTopology \"%s\": "
+			     "no node of that name is defined (a Node, or a "
+			     "node of a NodePool)", r->where,
+			     r->name ? r->name : "");
+	int rc = mu__namemap_put(seen, r->name, k, NULL);
+	if (rc == MU_EEXIST)
+		return vdiag(diag, rc, "%s: NodeResourceTopology \"%s\" is "
+			     "given twice", r->where, r->name);
+	if (rc)
+		return vdiag(diag, rc, "out of memory");
+	mu_node_spec_t *n = &s->nodes[k];
+	int64_t gpus = 0;
+	for (int g = 0; g < MU_MAX_GPUS; g++)
+		gpus += r->topo->gpu_numa[g] >= 0;
+	if (gpus && gpus != n->alloc.v[MU_RES_GPU])
+		return vdiag(diag, MU_EINVAL, "%s: NodeResourceTopology \"%s\" "
+			     "lists %lld GPUs, but the node has %lld",
+			     r->where, r->name, (long long)gpus,
+			     (long long)n->alloc.v[MU_RES_GPU]);
+	n->topo = r->topo;
+	return MU_OK;
+}
+
+/* Settles every late reference.  O(refs) with the maps. */
+static int resolve_refs(mu_specs_t *s, const mu__namemap_t *nm,
+			const mu__namemap_t *pm, mu_diag_t *diag)
+{
+	const mu_priority_class_spec_t *def;
+	mu__namemap_t seen;
+	int rc = global_default(s, &def, diag);
+	mu__namemap_init(&seen);
+	for (size_t i = 0; i < s->nrefs && rc == MU_OK; i++) {
+		const mu_spec_ref_t *r = &s->refs[i];
+		if (r->kind == MU_REF_PRIORITY)
+			rc = resolve_priority(s, r, pm, def, diag);
+		else
+			rc = resolve_node_topo(s, r, nm, &seen, diag);
+	}
+	mu__namemap_release(&seen);
+	return rc;
+}
+
+/* The index of level key in t, or -1. */
+static int level_of(const mu_topology_spec_t *t, const char *key)
+{
+	for (size_t l = 0; key && l < t->nlevels; l++)
+		if (!strcmp(t->levels[l], key))
+			return (int)l;
+	return -1;
+}
+
+/* Checks one level key of job j's request against topology t. */
+static int check_level(const mu_job_spec_t *j, const mu_topology_spec_t *t,
+		       const char *what, const char *key, int *out,
+		       mu_diag_t *diag)
+{
+	char list[600];
+	*out = level_of(t, key);
+	if (!key || *out >= 0)
+		return MU_OK;
+	return vdiag(diag, MU_ENOENT, "job \"%s\": topology %s level \"%s\" "
+		     "is not a level of topology \"%s\"; %s", j->name,
+		     what, key, t->name,
+		     name_list(t->levels, t->nlevels, sizeof *t->levels,
+			       "levels", list, sizeof list));
+}
+
+/* Every job's topology request names a defined topology (the first one
+ * when it names none) and levels of it, with slices inside the required
+ * level.  O(jobs x levels) with the map. */
+static int check_job_topo(const mu_specs_t *s, const mu__namemap_t *tm,
+			  mu_diag_t *diag)
+{
+	char list[600];
+	for (size_t i = 0; i < s->njobs; i++) {
+		const mu_job_spec_t *j = &s->jobs[i];
+		const mu_topo_req_t *q = &j->topo;
+		size_t k = 0;
+		if (!q->topology && !q->required && !q->preferred &&
+		    q->slice_size <= 0)
+			continue;
+		if (q->topology ? mu__namemap_get(tm, q->topology, &k) != MU_OK :
+				  s->ntopologies == 0)
+			return vdiag(diag, MU_ENOENT, "job \"%s\": topology "
+				     "\"%s\" is not defined (kind: Topology); %s",
+				     j->name, q->topology ? q->topology :
+				     "(the default, the first one defined)",
+				     name_list(s->topologies, s->ntopologies,
+					       sizeof *s->topologies,
+					       "topologies", list, sizeof list));
+		const mu_topology_spec_t *t = &s->topologies[k];
+		int req, pref, slice;
+		int rc = check_level(j, t, "required", q->required, &req, diag);
+		if (rc == MU_OK)
+			rc = check_level(j, t, "preferred", q->preferred, &pref,
+					 diag);
+		if (rc == MU_OK)
+			rc = check_level(j, t, "slice", q->slice_level, &slice,
+					 diag);
+		if (rc == MU_OK && q->slice_level && slice < req)
+			rc = vdiag(diag, MU_EINVAL, "job \"%s\": the slice level "
+				   "\"%s\" is outside the required level "
+				   "\"%s\"; a slice must fit inside the gang's "
+				   "domain", j->name, q->slice_level,
+				   q->required);
+		if (rc != MU_OK)
+			return rc;
+	}
+	return MU_OK;
+}
+
+int mu_specs_validate(mu_specs_t *s, mu_diag_t *diag)
+{
+	mu__namemap_t nm, qm, jm, tm, pm;
 	mu__namemap_init(&nm);
 	mu__namemap_init(&qm);
 	mu__namemap_init(&jm);
+	mu__namemap_init(&tm);
+	mu__namemap_init(&pm);
 	int rc = index_names(s->nodes, s->nnodes, sizeof *s->nodes, "node", &nm,
 			     diag);
 	if (rc == MU_OK)
@@ -377,13 +577,25 @@ int mu_specs_validate(const mu_specs_t *s, mu_diag_t *diag)
 		rc = index_names(s->jobs, s->njobs, sizeof *s->jobs, "job", &jm,
 				 diag);
 	if (rc == MU_OK)
+		rc = index_names(s->topologies, s->ntopologies,
+				 sizeof *s->topologies, "topology", &tm, diag);
+	if (rc == MU_OK)
+		rc = index_names(s->pclasses, s->npclasses, sizeof *s->pclasses,
+				 "priority class", &pm, diag);
+	if (rc == MU_OK)
+		rc = resolve_refs(s, &nm, &pm, diag);
+	if (rc == MU_OK)
 		rc = check_parents(s, &qm, diag);
 	if (rc == MU_OK)
 		rc = check_job_queues(s, &qm, diag);
+	if (rc == MU_OK)
+		rc = check_job_topo(s, &tm, diag);
 	if (rc == MU_OK)
 		rc = check_scenario(s->scenario, &nm, &jm, diag);
 	mu__namemap_release(&nm);
 	mu__namemap_release(&qm);
 	mu__namemap_release(&jm);
+	mu__namemap_release(&tm);
+	mu__namemap_release(&pm);
 	return rc;
 }

@@ -310,7 +310,7 @@ static int compact_job(lc_t *c, char *v[C_NCOLS], mu_job_spec_t *j,
 	if (rc != MU_OK)
 		return rc;
 	j->min_member = (int32_t)mm;
-	j->priority = (int32_t)prio;
+	j->priority = v[C_PRIORITY] ? (int32_t)prio : mu__type_priority(j->type);
 	j->preemptible = j->type == MU_JOB_TRAIN || j->type == MU_JOB_BATCH;
 	if (v[C_PREEMPTIBLE] && mu__parse_bool(v[C_PREEMPTIBLE],
 					       &j->preemptible) != MU_OK) {

@@ -31,4 +31,26 @@ bool mu__valid_name(const char *s);
 /* Quotes s for messages, truncated to a sane length: writes into buf. */
 const char *mu__quote(const char *s, char *buf, size_t len);
 
+/* The priority of a job of type t that gives neither a priority nor a
+ * priority class: train 0, batch 0, inference 100, interactive 1000. */
+int32_t mu__type_priority(mu_job_type_t t);
+
+/* --- Device strings of scenario expectations (docs/scenarios.md) --------
+ * "NODE:gpus=0-1;numa=0;nic=0;cpus=0-3": a bound pod's node, GPU devices,
+ * NUMA node, NIC index and pinned CPUs.  The canonical form lists the
+ * fields in that order, leaves out the empty ones (no GPUs, numa or nic
+ * -1, no CPUs) and the ':' when none is left, and writes sets as
+ * cpulists. */
+#define MU__DEVSTR_MAX 4096 /* room for any canonical device string */
+
+/* Writes the canonical string into buf (always NUL-terminated). */
+void mu__devstr_format(const char *node, uint64_t gpus, int numa, int nic,
+		       const mu_cpuset_t *cpus, char *buf, size_t len);
+/* Reads s (fields in any order, each at most once; GPU and CPU sets as
+ * cpulists) and writes its canonical form into buf; *node_len gets the
+ * length of the node part.  MU_EPARSE or MU_ERANGE with *why naming the
+ * problem. */
+int mu__devstr_norm(const char *s, char *buf, size_t len, size_t *node_len,
+		    const char **why);
+
 #endif

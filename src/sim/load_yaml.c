@@ -393,6 +393,9 @@ static const ykind_t ykinds[] = {
 	{"Workload", "muster.io/v1alpha1", mu__y_workload},
 	{"Job", "batch/v1", mu__y_job},
 	{"Scenario", "muster.io/v1alpha1", mu__y_scenario},
+	{"Topology", "muster.io/v1alpha1", mu__y_topology},
+	{"PriorityClass", "scheduling.k8s.io/v1", mu__y_priority_class},
+	{"NodeResourceTopology", "topology.node.k8s.io/v1alpha2", mu__y_nrt},
 };
 
 /* Converts one document's tree: skips an empty document, checks the
@@ -423,7 +426,9 @@ static int convert_doc(mu__yload_t *L, const mu__ynode_t *root)
 	char qk[80], qa[80];
 	return mu__diag(L->diag, MU_EINVAL, L->file, kind->line, kind->col,
 			 "unknown kind %s (apiVersion %s); expected one of: Node, "
-			 "NodePool, Queue, Workload, Job (batch/v1), Scenario",
+			 "NodePool, Queue, Workload, Job (batch/v1), Scenario, "
+			 "Topology, PriorityClass (scheduling.k8s.io/v1), "
+			 "NodeResourceTopology (topology.node.k8s.io/v1alpha2)",
 			 mu__quote(kind->s, qk, sizeof qk),
 			 mu__quote(av, qa, sizeof qa));
 }

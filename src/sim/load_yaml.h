@@ -5,7 +5,9 @@
  * (scalars, mappings, sequences, each with its line and column) that lives
  * in a per-document arena, then hands the root to the converter of its kind.
  * The converters (load_yaml_kinds.c for Node, NodePool, Queue and Scenario,
- * load_yaml_pod.c for Workload and batch/v1 Job) read the tree with the
+ * load_yaml_pod.c for Workload and batch/v1 Job, load_yaml_topo.c for
+ * Topology, PriorityClass and the topology parts of other kinds,
+ * load_yaml_nrt.c for NodeResourceTopology) read the tree with the
  * typed getters of load_yaml_get.c, which report every problem as
  * "FILE:LINE:COL: field.path: what was wrong", and append specs to the set.
  */
@@ -83,6 +85,9 @@ int mu__y_int(mu__yload_t *L, const mu__ynode_t *n, int64_t min, int64_t max,
 	      int64_t *out);
 int mu__y_bool(mu__yload_t *L, const mu__ynode_t *n, bool *out);
 int mu__y_dur(mu__yload_t *L, const mu__ynode_t *n, mu_time_t *out);
+/* A finite number in [min, max]. */
+int mu__y_num(mu__yload_t *L, const mu__ynode_t *n, double min, double max,
+	      double *out);
 /* A Kubernetes quantity times scale (mu_quantity_parse). */
 int mu__y_qty(mu__yload_t *L, const mu__ynode_t *n, int64_t scale,
 	      int64_t *out);
@@ -111,6 +116,10 @@ int mu__y_labels_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 /* Taints of a Node or NodePool (key and effect required). */
 int mu__y_taints_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 		    mu_taint_t **out, size_t *nout);
+/* Appends a late reference (mu_spec_ref_t) of the given kind, noting n's
+ * position for messages.  name is copied. */
+int mu__y_ref(mu__yload_t *L, const mu__ynode_t *n, mu_spec_ref_kind_t kind,
+	      size_t job, const char *name, const mu_node_topo_spec_t *topo);
 /* Allocates n zeroed elements of size sz in into->arena (n may be 0);
  * NULL only when out of memory. */
 void *mu__y_alloc(mu__yload_t *L, size_t n, size_t sz);
@@ -127,5 +136,23 @@ int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root);
 int mu__y_scenario(mu__yload_t *L, const mu__ynode_t *root);
 int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root);
 int mu__y_job(mu__yload_t *L, const mu__ynode_t *root);
+int mu__y_topology(mu__yload_t *L, const mu__ynode_t *root);
+int mu__y_priority_class(mu__yload_t *L, const mu__ynode_t *root);
+int mu__y_nrt(mu__yload_t *L, const mu__ynode_t *root);
+
+/* --- Topology parts of other kinds (load_yaml_topo.c) -------------------- */
+
+/* Reads a NodePool's spec.nodeTopology mapping m (NULL: none) for nodes
+ * with `gpus` devices into *out, allocated in the arena. */
+int mu__y_node_topo(mu__yload_t *L, const mu__ynode_t *m, int64_t gpus,
+		    const mu_node_topo_spec_t **out);
+/* Reads a Workload's spec.topology mapping m (NULL: none) into *out. */
+int mu__y_topo_req(mu__yload_t *L, const mu__ynode_t *m, mu_topo_req_t *out);
+/* Reads the muster.io/topology* annotations of a batch/v1 Job (an: the
+ * annotations mapping, may be NULL) into *out. */
+int mu__y_topo_req_annotations(mu__yload_t *L, const mu__ynode_t *an,
+			       mu_topo_req_t *out);
+/* Reads an `align` value (none, numa, link) at n. */
+int mu__y_align(mu__yload_t *L, const mu__ynode_t *n, mu_align_t *out);
 
 #endif

@@ -7,6 +7,7 @@
  * copied to the spec set's arena; the tree itself is freed after each
  * document.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/load_yaml.h"
@@ -280,5 +281,39 @@ int mu__y_taints_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 	}
 	*out = v;
 	*nout = seq->n;
+	return MU_OK;
+}
+
+int mu__y_num(mu__yload_t *L, const mu__ynode_t *n, double min, double max,
+	      double *out)
+{
+	int rc = mu__y_want_scalar(L, n);
+	if (rc != MU_OK)
+		return rc;
+	if ((rc = mu__parse_num(n->s, min, max, out)) != MU_OK) {
+		char q[80];
+		return mu__y_err(L, n, NULL, rc, "expected a number from %g to "
+				 "%g, got %s", min, max, got(n, q, sizeof q));
+	}
+	return MU_OK;
+}
+
+int mu__y_ref(mu__yload_t *L, const mu__ynode_t *n, mu_spec_ref_kind_t kind,
+	      size_t job, const char *name, const mu_node_topo_spec_t *topo)
+{
+	char where[320];
+	snprintf(where, sizeof where, "%s:%ld:%ld", L->file, n ? n->line : 0,
+		 n ? n->col : 0);
+	mu_spec_ref_t *r = mu_specs_add_ref(L->into);
+	if (!r)
+		return mu__y_oom(L);
+	r->kind = kind;
+	r->job = job;
+	r->topo = topo;
+	if ((name && !(r->name = mu_arena_strdup(&L->into->arena, name))) ||
+	    !(r->where = mu_arena_strdup(&L->into->arena, where))) {
+		L->into->nrefs--;
+		return mu__y_oom(L);
+	}
 	return MU_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * load_yaml_kinds.c - the cluster-side YAML kinds: v1 Node, and muster's
- * NodePool, Queue and Scenario (muster.io/v1alpha1).
+ * NodePool (with its nodeTopology, read by load_yaml_topo.c), Queue and
+ * Scenario (muster.io/v1alpha1).
  *
  * Each converter reads one document's tree (load_yaml.h), builds its spec
  * in a local struct with strings in the set's arena, and appends it to the
@@ -261,7 +262,9 @@ static int pool_read(mu__yload_t *L, const mu__ynode_t *meta,
 	    (rc = mu__y_taints_at(L, spec, "taints", &t->taints, &t->ntaints)) ||
 	    (rc = mu__y_bool_at(L, spec, "unschedulable", &t->unschedulable)) ||
 	    (rc = mu__y_map_at(L, spec, "allocatable", false, &res)) ||
-	    (rc = node_alloc(L, res, t)))
+	    (rc = node_alloc(L, res, t)) ||
+	    (rc = mu__y_node_topo(L, mu__y_get(spec, "nodeTopology"),
+				  t->alloc.v[MU_RES_GPU], &t->topo)))
 		return rc;
 	if (gpu_model && *gpu_model &&
 	    (rc = pool_gpu_label(L, spec, p, gpu_model)))
@@ -472,6 +475,43 @@ static int expect_pending(mu__yload_t *L, const mu__ynode_t *v,
 			 "pending\"), got \"%.60s\"", names, v->s);
 }
 
+/* Reads `devices`: device strings, each kept in canonical form with its
+ * node part.  Linear in the strings' length. */
+static int expect_devices(mu__yload_t *L, const mu__ynode_t *f,
+			  mu_expect_job_t *e)
+{
+	char buf[MU__DEVSTR_MAX];
+	int rc;
+	e->check_devices = true;
+	if (mu__y_null(f))
+		return MU_OK;
+	if ((rc = mu__y_want_seq(L, f)))
+		return rc;
+	e->devices = mu__y_alloc(L, f->n, sizeof *e->devices);
+	e->devnodes = mu__y_alloc(L, f->n, sizeof *e->devnodes);
+	if (!e->devices || !e->devnodes)
+		return mu__y_oom(L);
+	for (const mu__ynode_t *c = f->head; c; c = c->next) {
+		const char *why;
+		size_t nl;
+		if ((rc = mu__y_want_scalar(L, c)))
+			return rc;
+		if ((rc = mu__devstr_norm(c->s, buf, sizeof buf, &nl, &why))) {
+			char q[80];
+			return mu__y_err(L, c, NULL, rc, "%s; expected a string "
+					 "such as \"n0:gpus=0,1;numa=0;nic=0;"
+					 "cpus=0-3\", got %s", why,
+					 mu__quote(c->s, q, sizeof q));
+		}
+		size_t i = e->ndevices++;
+		e->devices[i] = mu_arena_strdup(&L->into->arena, buf);
+		e->devnodes[i] = mu_arena_strndup(&L->into->arena, buf, nl);
+		if (!e->devices[i] || !e->devnodes[i])
+			return mu__y_oom(L);
+	}
+	return MU_OK;
+}
+
 /* Reads one `expect` entry: the job's name is the key. */
 static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 {
@@ -505,10 +545,14 @@ static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 		} else if (!strcmp(k, "message")) {
 			if (!mu__y_null(f) && (rc = mu__y_str(L, f, &e->message)))
 				return rc;
+		} else if (!strcmp(k, "devices")) {
+			if ((rc = expect_devices(L, f, e)))
+				return rc;
 		} else {
 			return mu__y_err(L, f, NULL, MU_EINVAL,
 					 "unknown expectation; expected bound, "
-					 "nodes, pending, message or evicted");
+					 "nodes, devices, pending, message or "
+					 "evicted");
 		}
 	}
 	return MU_OK;

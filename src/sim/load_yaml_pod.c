@@ -7,7 +7,11 @@
  * whose containers are combined as Kubernetes does: requests fall back to
  * limits, regular containers and sidecars add up, and the pod asks for the
  * larger of that sum and its biggest init container.  Node selectors,
- * required node affinity, tolerations and allowed GPU models come along.
+ * required node affinity, tolerations and allowed GPU models come along,
+ * and so do alignment inside the node (align, NIC, pinned CPUs), the gang's
+ * topology request, run-time estimate and limit, and the priority: given,
+ * from a PriorityClass (resolved by mu_specs_validate()), or the job
+ * type's default.
  */
 #include <stdio.h>
 #include <string.h>
@@ -436,29 +440,100 @@ static int job_type(mu__yload_t *L, const mu__ynode_t *n, mu_job_type_t *t)
 			 "interactive or batch, got \"%.60s\"", n->s);
 }
 
-/* The checks and defaults common to both kinds once pod sets are read:
- * minMember within the pods, the load's pod limit; then appends. */
-static int job_finish(mu__yload_t *L, const mu__ynode_t *meta,
-		      const mu__ynode_t *mm, mu_job_spec_t *j, bool pre_given)
+/* What both kinds read besides the spec, for job_finish(). */
+typedef struct jextra {
+	const mu__ynode_t *mm;     /* minMember (for messages), or NULL */
+	const mu__ynode_t *prio;   /* an explicit priority, or NULL */
+	const mu__ynode_t *pclass; /* priorityClassName, or NULL */
+	bool pre_given;            /* preemptible was given */
+} jextra_t;
+
+/* Reads the priority class name at x->pclass (if any): a job gives a
+ * priority or a class, not both. */
+static int job_pclass(mu__yload_t *L, const jextra_t *x, const char **name)
 {
+	*name = NULL;
+	if (!x->pclass)
+		return MU_OK;
+	if (x->prio)
+		return mu__y_err(L, x->pclass, NULL, MU_EINVAL, "give a priority "
+				 "or a priority class, not both");
+	return mu__y_name(L, x->pclass, name);
+}
+
+/* The checks and defaults common to both kinds once pod sets are read:
+ * minMember within the pods, the load's pod limit, the type's default
+ * priority; then appends, with a late reference for the priority when it
+ * was not given (a class, or a globalDefault class, may set it). */
+static int job_finish(mu__yload_t *L, const mu__ynode_t *meta,
+		      mu_job_spec_t *j, const jextra_t *x)
+{
+	const char *pclass;
 	int64_t pods = 0;
+	int rc = job_pclass(L, x, &pclass);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < j->npodsets; i++)
 		pods += j->podsets[i].replicas;
-	if (!pre_given)
+	if (!x->pre_given)
 		j->preemptible = j->type == MU_JOB_TRAIN || j->type == MU_JOB_BATCH;
+	if (!x->prio)
+		j->priority = mu__type_priority(j->type);
 	if (j->min_member > pods)
-		return mu__y_err(L, mm, NULL, MU_ERANGE,
+		return mu__y_err(L, x->mm, NULL, MU_ERANGE,
 				 "%d is more than the job's %lld pods",
 				 (int)j->min_member, (long long)pods);
 	if (pods > MU__Y_MAX_PODS - L->pods)
 		return mu__y_err(L, meta, NULL, MU_ELIMIT,
 				 "more than %d pods in all", MU__Y_MAX_PODS);
+	if (!x->prio && (rc = mu__y_ref(L, x->pclass ? x->pclass : meta,
+					MU_REF_PRIORITY, L->into->njobs,
+					pclass, NULL)))
+		return rc;
 	mu_job_spec_t *slot = mu_specs_add_job(L->into);
-	if (!slot)
+	if (!slot) {
+		if (!x->prio)
+			L->into->nrefs--;
 		return mu__y_oom(L);
+	}
 	*slot = *j;
 	L->pods += pods;
 	return MU_OK;
+}
+
+/* Exclusive CPUs are whole CPUs: checks a pinning pod set's request. */
+static int pin_check(mu__yload_t *L, const mu__ynode_t *at,
+		     const mu_podset_spec_t *ps)
+{
+	int64_t cpu = ps->req.v[MU_RES_CPU];
+	if (!ps->pin_cpus || (cpu > 0 && cpu % 1000 == 0 &&
+			      cpu / 1000 <= MU_MAX_CPUS))
+		return MU_OK;
+	if (cpu <= 0)
+		return mu__y_err(L, at, NULL, MU_EINVAL, "pinned CPUs need a cpu "
+				 "request of whole CPUs; the pod asks for none");
+	if (cpu % 1000)
+		return mu__y_err(L, at, NULL, MU_EINVAL, "pinned CPUs are whole "
+				 "CPUs, but the pod asks for %lld.%03lld; ask for "
+				 "a multiple of 1000m", (long long)(cpu / 1000),
+				 (long long)(cpu % 1000));
+	return mu__y_err(L, at, NULL, MU_ERANGE, "at most %d pinned CPUs, the "
+			 "pod asks for %lld", MU_MAX_CPUS,
+			 (long long)(cpu / 1000));
+}
+
+/* Reads a pod set's alignment from mapping m under the given keys (align,
+ * NIC, pinned CPUs) and checks the request for pinning. */
+static int podset_align(mu__yload_t *L, const mu__ynode_t *m,
+			const char *const keys[3], mu_podset_spec_t *ps)
+{
+	const mu__ynode_t *a = mu__y_get(m, keys[0]);
+	int rc;
+	if ((a && (rc = mu__y_align(L, a, &ps->align))) ||
+	    (rc = mu__y_bool_at(L, m, keys[1], &ps->want_nic)) ||
+	    (rc = mu__y_bool_at(L, m, keys[2], &ps->pin_cpus)))
+		return rc;
+	return pin_check(L, mu__y_get(m, keys[2]), ps);
 }
 
 /* Reads one Workload pod set; i is its index (for the default name). */
@@ -467,6 +542,7 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 {
 	static const char *const direct[] = {"requests", "nodeSelector",
 					     "affinity", "tolerations"};
+	static const char *const akeys[3] = {"align", "nic", "pinCPUs"};
 	const mu__ynode_t *tmpl, *rq;
 	int64_t replicas = 1;
 	char def[32];
@@ -493,13 +569,16 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 						 "give either template or "
 						 "requests, nodeSelector, "
 						 "affinity and tolerations");
-		return pod_template(L, tmpl, ps);
+		if ((rc = pod_template(L, tmpl, ps)))
+			return rc;
+		return podset_align(L, c, akeys, ps);
 	}
 	req_t r = {.set = 0};
 	if ((rc = mu__y_map_at(L, c, "requests", false, &rq)) ||
-	    (rc = req_read(L, rq, &r)) || (rc = sel_all(L, c, ps)))
+	    (rc = req_read(L, rq, &r)) || (rc = sel_all(L, c, ps)) ||
+	    (rc = req_final(L, rq ? rq : c, &r, ps)))
 		return rc;
-	return req_final(L, rq ? rq : c, &r, ps);
+	return podset_align(L, c, akeys, ps);
 }
 
 /* Reads spec.podSets; pod set names must be unique within the job. */
@@ -528,12 +607,24 @@ static int wl_podsets(mu__yload_t *L, const mu__ynode_t *spec, mu_job_spec_t *j)
 	return MU_OK;
 }
 
+/* Reads a Workload's run-time fields: estimate, limit, speed-up. */
+static int wl_runtime(mu__yload_t *L, const mu__ynode_t *spec, mu_job_spec_t *j)
+{
+	const mu__ynode_t *sx = mu__y_get(spec, "speedupExp");
+	int rc;
+	if ((rc = mu__y_dur_at(L, spec, "runtimeEstimate", &j->runtime_estimate)) ||
+	    (rc = mu__y_dur_at(L, spec, "runtimeLimit", &j->runtime_limit)) ||
+	    (sx && (rc = mu__y_num(L, sx, 0, 4, &j->speedup_exp))))
+		return rc;
+	return MU_OK;
+}
+
 int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root)
 {
 	mu_job_spec_t j = {.type = MU_JOB_TRAIN};
 	const mu__ynode_t *meta, *spec, *t;
 	int64_t prio = 0, mm = 0;
-	bool pre_given;
+	jextra_t x;
 	int rc;
 	if ((rc = mu__y_map_at(L, root, "metadata", true, &meta)) ||
 	    (rc = mu__y_name_at(L, meta, "name", true, &j.name)) ||
@@ -545,12 +636,17 @@ int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = mu__y_int_at(L, spec, "minMember", 0, MU__Y_MAX_PODS, &mm)) ||
 	    (rc = mu__y_dur_at(L, spec, "submitTime", &j.submit)) ||
 	    (rc = mu__y_dur_at(L, spec, "duration", &j.duration)) ||
+	    (rc = wl_runtime(L, spec, &j)) ||
+	    (rc = mu__y_topo_req(L, mu__y_get(spec, "topology"), &j.topo)) ||
 	    (rc = wl_podsets(L, spec, &j)))
 		return rc;
 	j.priority = (int32_t)prio;
 	j.min_member = (int32_t)mm;
-	pre_given = mu__y_get(spec, "preemptible") != NULL;
-	return job_finish(L, meta, mu__y_get(spec, "minMember"), &j, pre_given);
+	x.mm = mu__y_get(spec, "minMember");
+	x.prio = mu__y_get(spec, "priority");
+	x.pclass = mu__y_get(spec, "priorityClassName");
+	x.pre_given = mu__y_get(spec, "preemptible") != NULL;
+	return job_finish(L, meta, &j, &x);
 }
 
 /* Reads muster.io/gpu-models: names separated by commas. */
@@ -586,9 +682,23 @@ static int job_gpu_models(mu__yload_t *L, const mu__ynode_t *n,
 	}
 }
 
+/* Reads the run-time annotations of a batch/v1 Job. */
+static int job_runtime(mu__yload_t *L, const mu__ynode_t *an, mu_job_spec_t *j)
+{
+	const mu__ynode_t *sx = mu__y_get(an, "muster.io/speedup-exp");
+	int rc;
+	if ((rc = mu__y_dur_at(L, an, "muster.io/runtime-estimate",
+			       &j->runtime_estimate)) ||
+	    (rc = mu__y_dur_at(L, an, "muster.io/runtime-limit",
+			       &j->runtime_limit)) ||
+	    (sx && (rc = mu__y_num(L, sx, 0, 4, &j->speedup_exp))))
+		return rc;
+	return MU_OK;
+}
+
 /* Reads the muster.io annotations of a batch/v1 Job. */
 static int job_annotations(mu__yload_t *L, const mu__ynode_t *meta,
-			   mu_job_spec_t *j, bool *pre_given)
+			   mu_job_spec_t *j, jextra_t *x)
 {
 	const mu__ynode_t *an, *t, *g;
 	int64_t prio = 0, mm = 0;
@@ -603,21 +713,50 @@ static int job_annotations(mu__yload_t *L, const mu__ynode_t *meta,
 			       &mm)) ||
 	    (rc = mu__y_dur_at(L, an, "muster.io/submit-time", &j->submit)) ||
 	    (rc = mu__y_dur_at(L, an, "muster.io/duration", &j->duration)) ||
+	    (rc = job_runtime(L, an, j)) ||
+	    (rc = mu__y_topo_req_annotations(L, an, &j->topo)) ||
 	    ((g = mu__y_get(an, "muster.io/gpu-models")) &&
 	     (rc = job_gpu_models(L, g, &j->podsets[0]))))
 		return rc;
 	j->priority = (int32_t)prio;
 	j->min_member = (int32_t)mm;
-	*pre_given = mu__y_get(an, "muster.io/preemptible") != NULL;
+	x->mm = mu__y_get(an, "muster.io/min-member");
+	x->prio = mu__y_get(an, "muster.io/priority");
+	x->pre_given = mu__y_get(an, "muster.io/preemptible") != NULL;
+	return MU_OK;
+}
+
+/* Reads the Job's spec: parallelism, activeDeadlineSeconds (a run-time
+ * limit; the smaller one wins when an annotation gives one too), the pod
+ * template and its priority class. */
+static int job_spec(mu__yload_t *L, const mu__ynode_t *spec, mu_job_spec_t *j,
+		    jextra_t *x)
+{
+	const mu__ynode_t *tmpl, *ts;
+	int64_t par = 1, ads = 0;
+	int rc;
+	if ((rc = mu__y_int_at(L, spec, "parallelism", 1, PODSET_MAX_REPLICAS,
+			       &par)) ||
+	    (rc = mu__y_int_at(L, spec, "activeDeadlineSeconds", 1,
+			       INT64_C(3153600000), &ads)) ||
+	    (rc = mu__y_map_at(L, spec, "template", true, &tmpl)) ||
+	    (rc = pod_template(L, tmpl, &j->podsets[0])))
+		return rc;
+	j->podsets[0].replicas = (int32_t)par;
+	if (ads && (!j->runtime_limit || ads * 1000 < j->runtime_limit))
+		j->runtime_limit = ads * 1000;
+	ts = mu__y_get(tmpl, "spec");
+	x->pclass = mu__y_get(ts, "priorityClassName");
 	return MU_OK;
 }
 
 int mu__y_job(mu__yload_t *L, const mu__ynode_t *root)
 {
+	static const char *const akeys[3] = {"muster.io/align", "muster.io/nic",
+					     "muster.io/pin-cpus"};
 	mu_job_spec_t j = {.type = MU_JOB_TRAIN, .npodsets = 1};
-	const mu__ynode_t *meta, *labels, *q, *spec, *tmpl;
-	int64_t par = 1;
-	bool pre_given;
+	const mu__ynode_t *meta, *labels, *q, *spec;
+	jextra_t x = {.mm = NULL};
 	int rc;
 	if (!(j.podsets = mu__y_alloc(L, 1, sizeof *j.podsets)) ||
 	    !(j.podsets[0].name = mu_arena_strdup(&L->into->arena, "main")))
@@ -633,15 +772,11 @@ int mu__y_job(mu__yload_t *L, const mu__ynode_t *root)
 				 "kueue.x-k8s.io/queue-name) naming the job's "
 				 "queue is missing");
 	if ((rc = mu__y_name(L, q, &j.queue)) ||
-	    (rc = job_annotations(L, meta, &j, &pre_given)) ||
+	    (rc = job_annotations(L, meta, &j, &x)) ||
 	    (rc = mu__y_map_at(L, root, "spec", true, &spec)) ||
-	    (rc = mu__y_int_at(L, spec, "parallelism", 1, PODSET_MAX_REPLICAS,
-			       &par)) ||
-	    (rc = mu__y_map_at(L, spec, "template", true, &tmpl)) ||
-	    (rc = pod_template(L, tmpl, &j.podsets[0])))
+	    (rc = job_spec(L, spec, &j, &x)) ||
+	    (rc = podset_align(L, mu__y_get(meta, "annotations"), akeys,
+			       &j.podsets[0])))
 		return rc;
-	j.podsets[0].replicas = (int32_t)par;
-	return job_finish(L, meta, mu__y_get(mu__y_get(meta, "annotations"),
-					     "muster.io/min-member"), &j,
-			  pre_given);
+	return job_finish(L, meta, &j, &x);
 }

@@ -1,12 +1,14 @@
 /*
  * scenario.c - runs one scenario (docs/scenarios.md) against a fresh engine.
  *
- * The runner builds the cluster from the specs (queues parents first, then
- * nodes), then walks the steps in order.  At each step it submits the jobs
+ * The runner builds the cluster from the specs (topologies, queues parents
+ * first, then nodes), then walks the steps in order.  At each step it submits the jobs
  * whose submit time has come, removes nodes, finishes jobs, and runs the
  * step's cycles; after every cycle it checks the step's expectations against
  * the engine's queries and the cycle's decisions, and after every repeated
- * cycle it checks that a steady state makes no binds or evictions.  Failed
+ * cycle it checks that a steady state makes no binds or evictions.  When an
+ * expectation checks devices, it also records every bind decision (node,
+ * GPUs, NUMA node, NIC, pinned CPUs), keeping the latest per pod.  Failed
  * checks print one line each; malformed scenarios (an unknown job or node,
  * steps out of time order) stop the run with a diagnostic.
  */
@@ -16,6 +18,14 @@
 #include "muster/engine.h"
 #include "muster/scenario.h"
 #include "sim/load_util.h"
+
+/* The devices of a pod's latest bind decision. */
+typedef struct scn_dev {
+	mu_id_t node;       /* -1: never bound */
+	uint64_t gpus;
+	int8_t numa, nic;
+	mu_cpuset_t cpus;
+} scn_dev_t;
 
 /* A job waiting for its submit time. */
 typedef struct scn_due {
@@ -38,6 +48,10 @@ typedef struct scn {
 	size_t next;         /* first entry of order not yet submitted */
 	long *xjob;          /* per expectation of the step: spec job index */
 	int32_t *evicted;    /* per expectation of the step: pods evicted */
+	long *spec_of;       /* per engine job id: spec job index */
+	size_t *pod0;        /* per spec job: its first pod in dev, or NULL
+	                      * when no expectation checks devices */
+	scn_dev_t *dev;      /* per pod of every spec job */
 	mu_decisions_t dec;  /* the current cycle's decisions */
 	size_t step;         /* 0-based index of the current step */
 	int32_t cycle;       /* 1-based cycle within the step */
@@ -133,7 +147,14 @@ static int scn_setup(scn_t *r)
 	if (rc != MU_OK)
 		return mu__diag(r->diag, rc, r->file, 0, 0, "engine: %s",
 				mu_strerror(rc));
-	rc = scn_add_queues(r);
+	for (size_t i = 0; i < r->s->ntopologies && rc == MU_OK; i++) {
+		rc = mu_engine_topology_upsert(r->e, &r->s->topologies[i]);
+		if (rc != MU_OK)
+			mu__diag(r->diag, rc, r->file, 0, 0, "topology \"%s\": %s",
+				 r->s->topologies[i].name, mu_strerror(rc));
+	}
+	if (rc == MU_OK)
+		rc = scn_add_queues(r);
 	for (size_t i = 0; i < r->s->nnodes && rc == MU_OK; i++) {
 		rc = mu_engine_node_upsert(r->e, &r->s->nodes[i], NULL);
 		if (rc != MU_OK)
@@ -151,6 +172,34 @@ static int scn_cmp_due(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Allocates the per-pod device records when some expectation checks
+ * devices.  Memory is linear in the pods of all jobs. */
+static int scn_alloc_devs(scn_t *r)
+{
+	bool want = false;
+	for (size_t i = 0; i < r->sc->nsteps; i++)
+		for (size_t k = 0; k < r->sc->steps[i].nexpect; k++)
+			want |= r->sc->steps[i].expect[k].check_devices;
+	if (!want)
+		return MU_OK;
+	size_t n = r->s->njobs ? r->s->njobs : 1, pods = 0;
+	r->pod0 = malloc(n * sizeof *r->pod0);
+	r->spec_of = malloc(n * sizeof *r->spec_of);
+	if (!r->pod0 || !r->spec_of)
+		return MU_ENOMEM;
+	for (size_t i = 0; i < r->s->njobs; i++) {
+		r->pod0[i] = pods;
+		r->spec_of[i] = -1;
+		pods += (size_t)mu_job_spec_pods(&r->s->jobs[i]);
+	}
+	r->dev = malloc((pods ? pods : 1) * sizeof *r->dev);
+	if (!r->dev)
+		return MU_ENOMEM;
+	for (size_t p = 0; p < pods; p++)
+		r->dev[p].node = -1;
+	return MU_OK;
+}
+
 /* Allocates the per-job arrays and sorts the jobs by arrival. */
 static int scn_alloc(scn_t *r)
 {
@@ -164,7 +213,8 @@ static int scn_alloc(scn_t *r)
 			nexp = r->sc->steps[i].nexpect;
 	r->evicted = calloc(nexp, sizeof *r->evicted);
 	r->xjob = calloc(nexp, sizeof *r->xjob);
-	if (!r->ids || !r->finished || !r->order || !r->evicted || !r->xjob)
+	if (!r->ids || !r->finished || !r->order || !r->evicted || !r->xjob ||
+	    scn_alloc_devs(r) != MU_OK)
 		return mu__diag(r->diag, MU_ENOMEM, r->file, 0, 0, "out of memory");
 	for (size_t i = 0; i < r->s->njobs; i++) {
 		r->ids[i] = -1;
@@ -187,6 +237,8 @@ static int scn_submit_due(scn_t *r, mu_time_t now)
 			return mu__diag(r->diag, rc, r->file, 0, 0,
 					"job \"%s\": submit failed: %s", j->name,
 					mu_strerror(rc));
+		if (r->spec_of && r->ids[i] >= 0 && (size_t)r->ids[i] < r->s->njobs)
+			r->spec_of[r->ids[i]] = (long)i;
 	}
 	return MU_OK;
 }
@@ -253,17 +305,48 @@ static void scn_print_list(FILE *f, const char *const *v, size_t n)
 	fputc(']', f);
 }
 
-/* Compares the sorted node names of job k's bound pods with the expected
- * multiset.  Work is O(pods log pods); the name arrays are freed here. */
+/* Compares got (n strings, sorted here) with the expected multiset want
+ * and counts one check; `field` names it in the failure line.  O((n +
+ * nwant) log). */
+static void scn_multiset(scn_t *r, const char *job, const char *field,
+			 const char **got, size_t n, const char *const *want,
+			 size_t nwant)
+{
+	const char **w = malloc((nwant ? nwant : 1) * sizeof *w);
+	if (!w) {
+		scn_fail_head(r);
+		fprintf(r->out, "job \"%s\": out of memory comparing %s\n", job,
+			field);
+		return;
+	}
+	if (nwant)
+		memcpy(w, want, nwant * sizeof *w);
+	qsort(got, n, sizeof *got, scn_cmp_name);
+	qsort(w, nwant, sizeof *w, scn_cmp_name);
+	bool same = n == nwant;
+	for (size_t i = 0; same && i < n; i++)
+		same = strcmp(got[i], w[i]) == 0;
+	if (same) {
+		r->passed++;
+	} else {
+		scn_fail_head(r);
+		fprintf(r->out, "job \"%s\": %s ", job, field);
+		scn_print_list(r->out, got, n);
+		fprintf(r->out, ", expected ");
+		scn_print_list(r->out, w, nwant);
+		fputc('\n', r->out);
+	}
+	free(w);
+}
+
+/* Compares the node names of job k's bound pods with the expected
+ * multiset.  Work is O(pods log pods); the name array is freed here. */
 static void scn_check_nodes(scn_t *r, const mu_expect_job_t *x, long k)
 {
 	const mu_job_spec_t *j = &r->s->jobs[k];
 	size_t np = (size_t)mu_job_spec_pods(j), n = 0;
 	const char **got = malloc((np ? np : 1) * sizeof *got);
-	const char **want = malloc((x->nnodes ? x->nnodes : 1) * sizeof *want);
-	if (!got || !want) {
-		free(got);
-		free(want);
+	if (!got) {
 		scn_fail_head(r);
 		fprintf(r->out, "job \"%s\": out of memory comparing nodes\n", x->job);
 		return;
@@ -277,25 +360,72 @@ static void scn_check_nodes(scn_t *r, const mu_expect_job_t *x, long k)
 				got[n++] = name ? name : "?";
 		}
 	}
-	if (x->nnodes)
-		memcpy(want, x->nodes, x->nnodes * sizeof *want);
-	qsort(got, n, sizeof *got, scn_cmp_name);
-	qsort(want, x->nnodes, sizeof *want, scn_cmp_name);
-	bool same = n == x->nnodes;
-	for (size_t i = 0; same && i < n; i++)
-		same = strcmp(got[i], want[i]) == 0;
-	if (same) {
-		r->passed++;
-	} else {
-		scn_fail_head(r);
-		fprintf(r->out, "job \"%s\": nodes ", x->job);
-		scn_print_list(r->out, got, n);
-		fprintf(r->out, ", expected ");
-		scn_print_list(r->out, want, x->nnodes);
-		fputc('\n', r->out);
-	}
+	scn_multiset(r, x->job, "nodes", got, n, x->nodes, x->nnodes);
 	free(got);
-	free(want);
+}
+
+/* Records the cycle's bind decisions in r->dev, the latest per pod (a
+ * pod that is moved or rebound gets its new devices).  O(decisions x pod
+ * sets). */
+static void scn_note_binds(scn_t *r)
+{
+	for (size_t i = 0; r->dev && i < r->dec.n; i++) {
+		const mu_decision_t *d = &r->dec.v[i];
+		if (d->kind != MU_DEC_BIND || d->job < 0 ||
+		    (size_t)d->job >= r->s->njobs || r->spec_of[d->job] < 0)
+			continue;
+		long k = r->spec_of[d->job];
+		const mu_job_spec_t *j = &r->s->jobs[k];
+		if (d->podset < 0 || (size_t)d->podset >= j->npodsets ||
+		    d->pod < 0 || d->pod >= j->podsets[d->podset].replicas)
+			continue;
+		size_t idx = r->pod0[k] + (size_t)d->pod;
+		for (int32_t ps = 0; ps < d->podset; ps++)
+			idx += (size_t)j->podsets[ps].replicas;
+		r->dev[idx] = (scn_dev_t){d->node, d->gpus, d->numa, d->nic,
+					  d->cpus};
+	}
+}
+
+/* Compares the devices of job k's bound pods (as the latest bind of each
+ * gave them) with the expected multiset.  O(pods log pods); the strings
+ * are freed here. */
+static void scn_check_devices(scn_t *r, const mu_expect_job_t *x, long k)
+{
+	const mu_job_spec_t *j = &r->s->jobs[k];
+	size_t np = (size_t)mu_job_spec_pods(j), n = 0, idx = r->pod0[k];
+	char **got = calloc(np ? np : 1, sizeof *got);
+	char buf[MU__DEVSTR_MAX];
+	bool oom = !got;
+	for (size_t ps = 0; !oom && ps < j->npodsets; ps++) {
+		for (int32_t p = 0; p < j->podsets[ps].replicas; p++, idx++) {
+			mu_id_t nd = r->finished[k] ? -1 :
+				mu_engine_pod_node(r->e, r->ids[k], (int32_t)ps, p);
+			if (nd < 0)
+				continue;
+			const scn_dev_t *v = &r->dev[idx];
+			const char *name = mu_engine_node_name(r->e, nd);
+			if (v->node == nd)
+				mu__devstr_format(name ? name : "?", v->gpus,
+						  v->numa, v->nic, &v->cpus, buf,
+						  sizeof buf);
+			else
+				snprintf(buf, sizeof buf, "%s", name ? name : "?");
+			if (!(got[n++] = strdup(buf)))
+				oom = true;
+		}
+	}
+	if (oom) {
+		scn_fail_head(r);
+		fprintf(r->out, "job \"%s\": out of memory comparing devices\n",
+			x->job);
+	} else {
+		scn_multiset(r, x->job, "devices", (const char **)got, n,
+			     x->devices, x->ndevices);
+	}
+	for (size_t i = 0; got && i < n; i++)
+		free(got[i]);
+	free(got);
 }
 
 /* Formats the job's last reason into a malloc'ed string (NULL on OOM). */
@@ -383,6 +513,8 @@ static void scn_check_one(scn_t *r, const mu_expect_job_t *x, long k,
 	}
 	if (x->check_nodes)
 		scn_check_nodes(r, x, k);
+	if (x->check_devices)
+		scn_check_devices(r, x, k);
 	if (x->pending)
 		scn_check_pending(r, x, &in);
 	if (x->message)
@@ -469,6 +601,7 @@ static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
 			return mu__diag(r->diag, rc, r->file, 0, 0,
 					"step %zu cycle %d: the engine failed: %s",
 					r->step + 1, (int)r->cycle, mu_strerror(rc));
+		scn_note_binds(r);
 		scn_check_step(r, st);
 		if (r->cycle > 1)
 			scn_check_stable(r, was_waiting);
@@ -511,6 +644,9 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 	free(r.order);
 	free(r.evicted);
 	free(r.xjob);
+	free(r.spec_of);
+	free(r.pod0);
+	free(r.dev);
 	if (passed)
 		*passed += r.passed;
 	if (failed)

@@ -3,7 +3,8 @@
  *
  * The arena hands out zeroed, aligned memory from big blocks and frees them
  * all at once; a spec set keeps its nested strings and arrays there, and its
- * three top-level arrays in realloc'ed memory.
+ * top-level arrays (nodes, queues, jobs, topologies, priority classes and
+ * late references) in realloc'ed memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,8 @@ void mu_specs_release(mu_specs_t *s)
 	free(s->queues);
 	free(s->jobs);
 	free(s->topologies);
+	free(s->pclasses);
+	free(s->refs);
 	mu_arena_release(&s->arena);
 	memset(s, 0, sizeof *s);
 }
@@ -137,4 +140,16 @@ mu_topology_spec_t *mu_specs_add_topology(mu_specs_t *s)
 {
 	return specs_push((void **)&s->topologies, &s->ntopologies,
 			  &s->topologies_cap, sizeof *s->topologies);
+}
+
+mu_priority_class_spec_t *mu_specs_add_priority_class(mu_specs_t *s)
+{
+	return specs_push((void **)&s->pclasses, &s->npclasses,
+			  &s->pclasses_cap, sizeof *s->pclasses);
+}
+
+mu_spec_ref_t *mu_specs_add_ref(mu_specs_t *s)
+{
+	return specs_push((void **)&s->refs, &s->nrefs, &s->refs_cap,
+			  sizeof *s->refs);
 }

@@ -265,8 +265,9 @@ static void test_compact_defaults(mu_t_t *t)
 			     "b,q,2,1,,,,,,,,,,\n"
 			     "c,q,2,1,,,,,,,,inference,,\n"
 			     "d,q,2,1,,,,,,,,batch,,\n"
-			     "e,q,2,1,,,,,,,,inference,yes,\n", NULL, &s, &d), 0);
-	CHECK_EQ_INT(t, s.njobs, 5);
+			     "e,q,2,1,,,,,,,,inference,yes,\n"
+			     "f,q,2,1,,,,,,,,interactive,,\n", NULL, &s, &d), 0);
+	CHECK_EQ_INT(t, s.njobs, 6);
 	for (size_t i = 0; i < 2 && i < s.njobs; i++) {
 		const mu_job_spec_t *j = &s.jobs[i];
 		CHECK_EQ_INT(t, j->type, MU_JOB_TRAIN);
@@ -282,9 +283,13 @@ static void test_compact_defaults(mu_t_t *t)
 	}
 	CHECK_EQ_INT(t, s.jobs[0].podsets[0].replicas, 3);
 	CHECK(t, !s.jobs[2].preemptible);
+	CHECK_EQ_INT(t, s.jobs[2].priority, 100); /* inference */
 	CHECK(t, s.jobs[3].preemptible);
+	CHECK_EQ_INT(t, s.jobs[3].priority, 0);
 	CHECK_EQ_INT(t, s.jobs[3].type, MU_JOB_BATCH);
 	CHECK(t, s.jobs[4].preemptible);
+	CHECK_EQ_INT(t, s.jobs[5].priority, 1000); /* interactive */
+	CHECK(t, !s.jobs[5].preemptible);
 	mu_specs_release(&s);
 }
 

@@ -501,13 +501,14 @@ static void test_workload_full(mu_t_t *t)
 
 static void test_workload_defaults(mu_t_t *t)
 {
-	static const struct { const char *type; int want; bool pre; } types[] = {
-		{"", MU_JOB_TRAIN, true},
-		{"  type: train\n", MU_JOB_TRAIN, true},
-		{"  type: batch\n", MU_JOB_BATCH, true},
-		{"  type: inference\n", MU_JOB_INFERENCE, false},
-		{"  type: interactive\n", MU_JOB_INTERACTIVE, false},
-		{"  type: train\n  preemptible: false\n", MU_JOB_TRAIN, false},
+	/* prio: the type's default priority (none given) */
+	static const struct { const char *type; int want; bool pre; int prio; } types[] = {
+		{"", MU_JOB_TRAIN, true, 0},
+		{"  type: train\n", MU_JOB_TRAIN, true, 0},
+		{"  type: batch\n", MU_JOB_BATCH, true, 0},
+		{"  type: inference\n", MU_JOB_INFERENCE, false, 100},
+		{"  type: interactive\n", MU_JOB_INTERACTIVE, false, 1000},
+		{"  type: train\n  preemptible: false\n", MU_JOB_TRAIN, false, 0},
 	};
 	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
 		char y[512];
@@ -521,7 +522,7 @@ static void test_workload_defaults(mu_t_t *t)
 			const mu_job_spec_t *j = &s.jobs[0];
 			CHECK_EQ_INT(t, j->type, types[i].want);
 			CHECK_EQ_INT(t, j->preemptible, types[i].pre);
-			CHECK_EQ_INT(t, j->priority, 0);
+			CHECK_EQ_INT(t, j->priority, types[i].prio);
 			CHECK_EQ_INT(t, j->min_member, 0);
 			CHECK_EQ_INT(t, j->submit, 0);
 			CHECK_EQ_INT(t, j->duration, 0);
@@ -1007,7 +1008,7 @@ static void test_scenario_errors(mu_t_t *t)
 {
 	ERR_HAS(t, SC_HEAD "    - expect:\n        a: {boundd: 1}\n", MU_EINVAL,
 		"t.yaml:7:21: spec.steps[0].expect.a.boundd: unknown expectation; "
-		"expected bound, nodes, pending, message or evicted");
+		"expected bound, nodes, devices, pending, message or evicted");
 	ERR_HAS(t, SC_HEAD "    - expect:\n        a: {pending: true}\n", MU_EINVAL,
 		"spec.steps[0].expect.a.pending: expected a reason (Unschedulable, "
 		"Gang, QueueLimit, ");
