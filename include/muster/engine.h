@@ -151,8 +151,9 @@ typedef struct mu_engine_config {
 	mu_time_t starvation_after; /* a queue's first job that has waited
 	                             * this long blocks the jobs behind it;
 	                             * 0 = never */
-	int32_t max_victim_nodes;   /* nodes examined per preempting pod;
-	                             * 0 = all */
+	int32_t max_victim_nodes;   /* nodes with candidate victims examined
+	                             * per preempting pod, from a rotating
+	                             * start; 0 = all */
 	mu_backfill_t backfill;     /* what may start behind a blocked job */
 	int32_t reservations;       /* MU_BACKFILL_RESERVE: blocked jobs that
 	                             * get a reservation (1 = EASY) */
@@ -164,8 +165,8 @@ typedef struct mu_engine_config {
 } mu_engine_config_t;
 
 /* Defaults: binpack, preemption and reclaim on, 60 s minimum runtime, no
- * cool-down, no starvation guard (reservations protect big jobs), all
- * nodes examined, reservations for the top 4 blocked jobs, 1 hour default
+ * cool-down, no starvation guard (reservations protect big jobs), victims
+ * sought on up to 100 workable nodes per pod, reservations for the top 4 blocked jobs, 1 hour default
  * runtime estimate, consolidation on (moves at most as many GPUs as they
  * free, 64 pods and 64 GPU-hours an hour). */
 void mu_engine_config_defaults(mu_engine_config_t *cfg);

@@ -30,6 +30,7 @@ void mu_engine_config_defaults(mu_engine_config_t *cfg)
 	cfg->reclaim = true;
 	cfg->min_runtime = 60 * 1000;
 	cfg->starvation_after = 0;
+	cfg->max_victim_nodes = 100;
 	cfg->backfill = MU_BACKFILL_RESERVE;
 	cfg->reservations = 4;
 	cfg->default_runtime = 3600 * 1000;

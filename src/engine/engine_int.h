@@ -300,6 +300,7 @@ struct mu_engine {
 	mu__evict_t *evl;           /* pods evicted by the current attempt */
 	int32_t nevl, evl_cap;
 	int32_t nover_quota;        /* leaves over quota at cycle start */
+	uint32_t victim_cursor;     /* where a capped victim search resumes */
 	uint64_t cycle_stamp;       /* tags this cycle's reservations */
 	struct mu__end *ends;       /* running pods by expected end, built
 	                             * once per cycle for reservations */

@@ -310,18 +310,26 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 	pcost_t bc = {0}, cost;
 	const int32_t *ids = sc ? sc->nodes : cls->nodes;
 	int32_t nids = sc ? sc->n : cls->nnodes;
-	for (int32_t i = 0; i < nids; i++) {
+	/* With a cap, start where the last search stopped, so that every node
+	 * gets its turn, and stop after that many nodes with a workable plan
+	 * (nodes without victims do not count). */
+	int32_t start = e->cfg.max_victim_nodes && nids ? (int32_t)(e->victim_cursor % (uint32_t)nids) : 0;
+	for (int32_t k = 0; k < nids; k++) {
+		int32_t i = (start + k) % nids;
 		int32_t nid = ids[i];
 		if (e->nodes[nid].npods == 0 || (sc && !cls->member[nid]))
 			continue;
-		if (e->cfg.max_victim_nodes && examined++ >= e->cfg.max_victim_nodes)
-			break;
 		if (gather(c, nid) != MU_OK)
 			return -2;
-		if (c->nv && node_plan(c, nid, ps, &cost) >= 0 &&
-		    (best < 0 || cost_less(&cost, &bc))) {
+		if (!c->nv || node_plan(c, nid, ps, &cost) < 0)
+			continue;
+		if (best < 0 || cost_less(&cost, &bc)) {
 			best = nid;
 			bc = cost;
+		}
+		if (e->cfg.max_victim_nodes && ++examined >= e->cfg.max_victim_nodes) {
+			e->victim_cursor = (uint32_t)i + 1;
+			break;
 		}
 	}
 	if (best < 0)
