@@ -105,8 +105,8 @@ static int resv_mode(const mu_engine_t *e, const mu__job_t *j, const mu__node_t 
 		return 1;
 	if (res_le(&ps->req, &n->slack))
 		return 2;
-	if (j->preemptible)
-		return 3;
+	if (j->preemptible && (e->cfg.preemption || e->cfg.reclaim))
+		return 3; /* the reserved job will evict it when due */
 	return 0;
 }
 

@@ -452,6 +452,8 @@ fail:
 	j->failed = true;
 	j->fail_gen = e->release_gen;
 	j->fail_alloc_gen = e->alloc_gen;
+	if (e->order_next < j->retry_at) /* LAS: victims appear by themselves */
+		j->retry_at = e->order_next;
 	return MU_OK;
 }
 

@@ -248,7 +248,9 @@ typedef struct mu__job {
 	int32_t rpos;        /* index in its queue's running list */
 	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
-	mu_time_t retry_at;  /* a victim refused for time turns eligible */
+	mu_time_t retry_at;  /* a victim refused for time turns eligible;
+	                      * under LAS also when a running job drops a
+	                      * level */
 	/* Topology constraint, resolved at submit; topo -1 = none. */
 	int32_t topo, req_level, pref_level, slice_size, slice_level;
 	/* Runtime estimates and backfill (backfill.c). */
@@ -301,6 +303,8 @@ struct mu_engine {
 	int32_t nevl, evl_cap;
 	int32_t nover_quota;        /* leaves over quota at cycle start */
 	uint32_t victim_cursor;     /* where a capped victim search resumes */
+	mu_time_t order_next;       /* LAS: when a running job next drops a
+	                             * level (cached failures expire then) */
 	uint64_t cycle_stamp;       /* tags this cycle's reservations */
 	struct mu__end *ends;       /* running pods by expected end, built
 	                             * once per cycle for reservations */

@@ -93,8 +93,24 @@ static void sort_jobs(const mu_engine_t *e, int32_t *v, int32_t n, int32_t *tmp)
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
+/* When running job j's attained service next crosses a level, or
+ * INT64_MAX when it is at the last level already. */
+static mu_time_t las_next_cross(const mu_engine_t *e, const mu__job_t *j)
+{
+	double base = (e->cfg.las_base_gpu_hours > 0 ? e->cfg.las_base_gpu_hours : 1) * 3.6e6;
+	double gpus = (double)j->acct_gpu_total / 1000.0;
+	if (gpus <= 0)
+		return INT64_MAX;
+	double a = attained_now(e, j), t = base;
+	for (int32_t level = 0; level < MU__LAS_LEVELS - 1; level++, t *= 10)
+		if (a < t)
+			return e->now + (mu_time_t)((t - a) / gpus) + 1;
+	return INT64_MAX;
+}
+
 void mu__order_refresh(mu_engine_t *e)
 {
+	e->order_next = INT64_MAX;
 	if (e->cfg.order == MU_ORDER_PRIORITY)
 		return;
 	for (int32_t q = 0; q < e->nqueues; q++) {
@@ -102,6 +118,11 @@ void mu__order_refresh(mu_engine_t *e)
 		for (int32_t i = 0; i < qq->nrunning; i++) {
 			mu__job_t *j = &e->jobs[qq->running[i]];
 			j->eprio = mu__order_eprio(e, j);
+			if (e->cfg.order == MU_ORDER_LAS) {
+				mu_time_t t = las_next_cross(e, j);
+				if (t < e->order_next)
+					e->order_next = t;
+			}
 		}
 		for (int32_t i = 0; i < qq->npending; i++) {
 			mu__job_t *j = &e->jobs[qq->pending[i]];

@@ -411,11 +411,19 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 	return MU_OK;
 }
 
-/* Fills r with the fair-share numbers when J's queue is at its share. */
+/* Fills r with the fair-share numbers when J's queue is at its share and
+ * some other queue uses what reclaim could take. */
 static void explain_fair(const pctx_t *c, mu_reason_t *r)
 {
 	const mu_engine_t *e = c->e;
-	const mu__queue_t *q = &e->queues[e->jobs[c->jid].queue];
+	int32_t jq = e->jobs[c->jid].queue;
+	const mu__queue_t *q = &e->queues[jq];
+	bool others = false;
+	for (int32_t i = 0; i < e->nqueues && !others; i++)
+		others = i != jq && !e->queues[i].nchildren &&
+			 e->queues[i].used.v[c->gpu_dominant ? MU_RES_GPU : MU_RES_CPU] > 0;
+	if (!others)
+		return;
 	for (int res = 0; res < e->nres; res++) {
 		if (!dom_res(c, res) || !c->need.v[res] ||
 		    q->used.v[res] + c->need.v[res] <= q->fair.v[res])

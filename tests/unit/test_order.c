@@ -133,11 +133,31 @@ static void test_las_preempts_the_served(mu_t_t *t)
 	mu_engine_free(f.e);
 }
 
+/* A job that waited since before the runner dropped a level must not stay
+ * cached as failed: it preempts once the runner has had more service. */
+static void test_las_waiter_not_starved(mu_t_t *t)
+{
+	ofx_t f;
+	ofx_init(&f, MU_ORDER_LAS);
+	mu_id_t a = ofx_job(&f, 8, 0, 0);
+	ofx_cycle(&f, 0);
+	mu_id_t b = ofx_job(&f, 8, 0, 1 * S);
+	ofx_cycle(&f, 1 * S); /* both at level 0: b waits */
+	CHECK_EQ_INT(t, ofx_bound(&f, b), 0);
+	for (int k = 1; k <= 18 && ofx_bound(&f, b) == 0; k++)
+		ofx_cycle(&f, k * 600 * S);
+	CHECK_EQ_INT(t, ofx_bound(&f, b), 1);
+	CHECK_EQ_INT(t, ofx_bound(&f, a), 0);
+	mu_decisions_release(&f.d);
+	mu_engine_free(f.e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_sjf);
 	MU_RUN(&t, test_priority_order_is_fifo);
 	MU_RUN(&t, test_las_preempts_the_served);
+	MU_RUN(&t, test_las_waiter_not_starved);
 	return mu_t_done(&t);
 }

@@ -321,6 +321,7 @@ static void test_starvation_guard(mu_t_t *t)
 	mu_engine_config_defaults(&cfg);
 	cfg.starvation_after = 10 * MIN;
 	cfg.preemption = cfg.reclaim = false;
+	cfg.backfill = MU_BACKFILL_GREEDY; /* the guard alone, no reservations */
 	mu_engine_new(&cfg, &f.e);
 	for (int i = 0; i < 2; i++) {
 		mu_node_spec_t n;
