@@ -25,6 +25,7 @@ static const cmd_t commands[] = {
 	{"queues", mu_cmd_queues, "the queue tree: quota, fair share, usage, jobs"},
 	{"up", mu_cmd_up, "a local control plane (Kubernetes API subset) with simulated nodes"},
 	{"node", mu_cmd_node, "fail or recover a simulated node of `muster up`"},
+	{"eval-philly", mu_cmd_eval_philly, "evaluate backfill and JCT policies on the Philly trace"},
 	{"eval-queues", mu_cmd_eval_queues, "evaluate fair share, weights and reclaim on synthetic loads"},
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},
 };

@@ -1,0 +1,73 @@
+#!/bin/sh
+# eval_philly.sh - black-box tests of `muster eval-philly`: usage errors,
+# a missing trace, an empty window, a run on a tiny trace written here
+# (tables, JSON and HTML), and, when ../shared/data is there, the --quick
+# protocol on the real trace.  When python3 is there the JSON is parsed.
+# Usage: sh tests/e2e/eval_philly.sh PATH_TO_MUSTER.  Ends with
+# "N passed, N failed".
+set -u
+M=${1:-build/muster}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+P=0; F=0
+ok() { P=$((P + 1)); }
+bad() { F=$((F + 1)); echo "FAIL $*"; }
+# expect NAME WANT_EXIT CMD...: runs CMD, checks its exit code (WANT may
+# be "01": 0 or 1).
+expect() {
+	name=$1; want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	case "$want" in
+	01) [ "$got" -le 1 ] && ok || { bad "$name: exit $got, expected 0 or 1"; sed 's/^/  /' "$T/err" | head -5; } ;;
+	*) [ "$got" -eq "$want" ] && ok || { bad "$name: exit $got, expected $want"; sed 's/^/  /' "$T/err" | head -5; } ;;
+	esac
+}
+has() { # has NAME FILE TEXT
+	if grep -qF -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; fi
+}
+# json_runs NAME FILE N: the JSON parses and holds N runs.
+json_runs() {
+	command -v python3 >/dev/null 2>&1 || return 0
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"]) == int(sys.argv[2]); assert len(d["experiments"]["jct"]) == 5' "$2" "$3" 2>"$T/py"; then ok; else bad "$1: JSON"; head -3 "$T/py"; fi
+}
+
+expect help 0 "$M" eval-philly --help
+has help "$T/out" "--report FILE"
+expect main-help 0 "$M" --help
+has main-help "$T/out" "eval-philly"
+expect unknown-option 2 "$M" eval-philly --frob 1
+has unknown-option "$T/err" "unknown option"
+expect bad-load 2 "$M" eval-philly --load x
+expect missing-trace 2 "$M" eval-philly --trace "$T/none.csv"
+has missing-trace "$T/err" "none.csv"
+
+# A tiny trace: a 16-GPU gang among 1-GPU jobs over three hours.
+{
+	echo "timestamp,duration,num_gpus,gpu_time,cluster"
+	for h in 00 01 02; do
+		for m in 00 10 20 30 40 50; do
+			echo "2017-10-01 $h:$m:00,1800,1,1800,a"
+			echo "2017-10-01 $h:$m:30,5400,2,10800,b"
+		done
+		echo "2017-10-01 $h:15:00,3600,16,57600,c"
+	done
+} >"$T/tiny.csv"
+expect empty-window 2 "$M" eval-philly --trace "$T/tiny.csv" --days 0.1 --from 30d
+has empty-window "$T/err" "no job"
+expect tiny 01 "$M" eval-philly --trace "$T/tiny.csv" --days 0.125 --json "$T/tiny.json" \
+	--report "$T/tiny.html"
+has tiny "$T/out" "backfill and large jobs"
+has tiny "$T/out" "Tiresias"
+has tiny-html "$T/tiny.html" "<svg"
+json_runs tiny-json "$T/tiny.json" 10
+
+if [ -r ../shared/data/philly/philly.csv ]; then
+	expect quick 01 "$M" eval-philly --quick --json "$T/q.json"
+	has quick "$T/out" "offered load 0.900"
+	json_runs quick-json "$T/q.json" 10
+else
+	echo "skipped: ../shared/data not found"
+fi
+echo "e2e eval_philly.sh: $P passed, $F failed"
+[ "$F" -eq 0 ]
