@@ -14,12 +14,12 @@ CC      ?= cc
 OPT     ?= -O2 -g
 WARN    = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc
-LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lpthread
+LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lcurl -lpthread
 B       = build
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
 
-LIB_SRC  = $(sort $(wildcard src/engine/*.c src/sim/*.c src/apiserver/*.c src/agent/*.c))
+LIB_SRC  = $(sort $(wildcard src/engine/*.c src/sim/*.c src/apiserver/*.c src/agent/*.c src/kube/*.c))
 CLI_SRC  = $(sort $(wildcard src/cli/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC = $(sort $(wildcard fuzz/fuzz_*.c))
@@ -33,6 +33,7 @@ UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/asan/tests/%)
 REPLAY_BIN   = $(FUZZ_SRC:fuzz/%.c=$(B)/asan/replay/%)
 FUZZ_BIN     = $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 BENCH_BIN    = $(BENCH_SRC:bench/%.c=$(B)/rel/bench/%)
+ASAN_BENCH_BIN = $(BENCH_SRC:bench/%.c=$(B)/asan/bench/%)
 
 .PHONY: all deps demo test test-build bench fuzz clean
 all: $(B)/muster
@@ -65,8 +66,11 @@ $(B)/asan/tests/%: tests/unit/%.c tests/unit/check.h $(B)/asan/libmuster.a
 $(B)/asan/replay/%: fuzz/%.c fuzz/replay_main.c $(B)/asan/libmuster.a
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< fuzz/replay_main.c $(B)/asan/libmuster.a $(LIBS)
+$(B)/asan/bench/%: bench/%.c $(B)/asan/libmuster.a
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< $(B)/asan/libmuster.a $(LIBS)
 
-test-build: $(B)/asan/muster $(UNIT_BIN) $(REPLAY_BIN)
+test-build: $(B)/asan/muster $(UNIT_BIN) $(REPLAY_BIN) $(ASAN_BENCH_BIN)
 
 test: deps
 	@$(MAKE) --no-print-directory test-build

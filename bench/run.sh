@@ -1,13 +1,20 @@
 #!/bin/sh
 # run.sh - benchmarks that print figures (never pass/fail on time).
 #
-# Usage: sh bench/run.sh BUILD_DIR.  Runs each bench/bench_* binary, then
-# times whole simulations of the real traces in ../shared/data when they are
-# there (skipped otherwise), reporting wall time and peak RSS.
+# Usage: sh bench/run.sh BUILD_DIR.  Runs `muster bench` (every shape of
+# docs/evaluation.md "Speed and memory": JSON lines, and the HTML report
+# BUILD_DIR/bench/report.html with the targets and the scaling plot), then
+# each bench/bench_* binary, then times whole simulations of the real
+# traces in ../shared/data when they are there (skipped otherwise),
+# reporting wall time and peak RSS.
 set -u
 B=${1:-build}
 M=$B/muster
 D=../shared/data
+mkdir -p "$B/bench"
+"$M" bench --report "$B/bench/report.html" --json "$B/bench/results.json" ||
+	echo "bench: muster bench failed"
+echo "bench: report in $B/bench/report.html"
 for b in "$B"/rel/bench/bench_*; do
 	[ -x "$b" ] && "$b"
 done

@@ -27,6 +27,7 @@ static const cmd_t commands[] = {
 	{"node", mu_cmd_node, "fail or recover a simulated node of `muster up`"},
 	{"eval-philly", mu_cmd_eval_philly, "evaluate backfill and JCT policies on the Philly trace"},
 	{"eval-queues", mu_cmd_eval_queues, "evaluate fair share, weights and reclaim on synthetic loads"},
+	{"bench", mu_cmd_bench, "speed and memory at scale: decisions per second, cycle time, RSS"},
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},
 };
 
