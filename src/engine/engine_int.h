@@ -144,6 +144,13 @@ typedef struct mu__sclass {
 	mu_res_t nofit_req;
 	uint8_t nofit_align;
 	int32_t nofit_fail[MU_F_COUNT];
+	/* Consolidation found no plan for nomove_pods pods >= nomove_req;
+	 * valid while release_gen is nomove_gen and before nomove_until (when
+	 * a victim refused for its minimum runtime turns eligible). */
+	uint64_t nomove_gen;
+	mu_res_t nomove_req;
+	int32_t nomove_pods;
+	mu_time_t nomove_until;
 } mu__sclass_t;
 
 /* --- Topology domains ---------------------------------------------------- */

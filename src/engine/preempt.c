@@ -697,6 +697,36 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 	return MU_OK;
 }
 
+/* Whether consolidation is known to fail for `pods` pods of req in cls. */
+static bool nomove_known(const mu_engine_t *e, const mu__sclass_t *cls,
+			 const mu_res_t *req, int32_t pods, mu_time_t now)
+{
+	if (cls->nomove_gen != e->release_gen || now >= cls->nomove_until ||
+	    pods < cls->nomove_pods)
+		return false;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (req->v[r] < cls->nomove_req.v[r])
+			return false;
+	return true;
+}
+
+/* Remembers a failed consolidation (the smallest failing shape wins). */
+static void nomove_note(const mu_engine_t *e, mu__sclass_t *cls, const mu_res_t *req,
+			int32_t pods, mu_time_t until)
+{
+	if (cls->nomove_gen == e->release_gen && pods >= cls->nomove_pods) {
+		bool smaller = false;
+		for (int r = 0; r < MU_RES_MAX; r++)
+			smaller |= req->v[r] < cls->nomove_req.v[r];
+		if (!smaller)
+			return;
+	}
+	cls->nomove_gen = e->release_gen;
+	cls->nomove_req = *req;
+	cls->nomove_pods = pods;
+	cls->nomove_until = until;
+}
+
 int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
 			mu_decisions_t *out, bool *ok)
 {
@@ -706,6 +736,10 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	(void)r;
 	if (j->topo >= 0)
 		return MU_OK; /* moves do not know domains yet */
+	mu__sclass_t *cls = &e->classes[j->podsets[0].sclass];
+	int32_t unbound = j->npods - j->nbound;
+	if (j->npodsets == 1 && nomove_known(e, cls, &j->podsets[0].req, unbound, now))
+		return MU_OK;
 	for (int32_t p = 0; p < j->npodsets; p++) {
 		const mu__podset_t *ps = &j->podsets[p];
 		for (int32_t i = 0; i < ps->replicas; i++)
@@ -729,6 +763,11 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 		*ok = rc == MU_OK;
 	} else if (rc == MU_OK) {
 		rc = move_rollback(&c);
+		/* Until capacity is released, a refused victim ages in, or
+		 * the hourly budget may have room again. */
+		mu_time_t until = c.retry_at < now + 300 * 1000 ? c.retry_at : now + 300 * 1000;
+		if (rc == MU_OK && j->npodsets == 1)
+			nomove_note(e, cls, &j->podsets[0].req, unbound, until);
 	}
 	free(c.v);
 	return rc;
