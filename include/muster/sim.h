@@ -30,6 +30,19 @@ typedef struct mu_sim_config {
 	 * alive, for queries such as explain; may be NULL. */
 	void (*at_end)(void *ctx, const mu_engine_t *e, mu_time_t now);
 	void *at_end_ctx;
+	/* Called after every cycle with its decisions, which the engine has
+	 * applied and the simulator has not yet; may be NULL.  d is only
+	 * valid during the call. */
+	void (*on_decisions)(void *ctx, const mu_engine_t *e,
+			     const mu_decisions_t *d, mu_time_t now);
+	void *on_decisions_ctx;
+	/* Called for each job that runs after a cycle changed its pods (it
+	 * started, restarted, grew, shrank or moved), before its completion
+	 * is scheduled: the job then runs that many times slower until its
+	 * pods change again.  Values are clamped to [0.001, 1000]; NaN and
+	 * a NULL hook mean 1. */
+	double (*slowdown)(void *ctx, const mu_engine_t *e, mu_id_t job);
+	void *slowdown_ctx;
 } mu_sim_config_t;
 
 void mu_sim_config_defaults(mu_sim_config_t *c);

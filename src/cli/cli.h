@@ -18,6 +18,7 @@ int mu_cmd_node(int argc, char **argv);
 int mu_cmd_eval_queues(int argc, char **argv);
 int mu_cmd_eval_philly(int argc, char **argv);
 int mu_cmd_bench(int argc, char **argv);
+int mu_cmd_eval_topology(int argc, char **argv);
 
 /* Exit codes. */
 enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };

@@ -26,6 +26,7 @@ static const cmd_t commands[] = {
 	{"up", mu_cmd_up, "a local control plane (Kubernetes API subset) with simulated nodes"},
 	{"node", mu_cmd_node, "fail or recover a simulated node of `muster up`"},
 	{"eval-philly", mu_cmd_eval_philly, "evaluate backfill and JCT policies on the Philly trace"},
+	{"eval-topology", mu_cmd_eval_topology, "evaluate topology-aware gang placement on a real Clos network"},
 	{"eval-queues", mu_cmd_eval_queues, "evaluate fair share, weights and reclaim on synthetic loads"},
 	{"bench", mu_cmd_bench, "speed and memory at scale: decisions per second, cycle time, RSS"},
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},

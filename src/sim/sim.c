@@ -216,6 +216,16 @@ static double sim_rate(const sim_job_t *j)
 	return x >= 1.0 ? 1.0 : pow(x, e);
 }
 
+/* The configured slowdown of job j in its current placement, clamped to
+ * [0.001, 1000]; 1 without a hook or for NaN. */
+static double sim_slowdown(const sim_t *s, const sim_job_t *j)
+{
+	if (!s->cfg->slowdown)
+		return 1;
+	double f = s->cfg->slowdown(s->cfg->slowdown_ctx, s->eng, j->id);
+	return isnan(f) ? 1 : f < 1e-3 ? 1e-3 : f > 1e3 ? 1e3 : f;
+}
+
 /* Brings a job up to date after this cycle changed its pods: progress made
  * at the old speed, a restart's checkpoint cost, start or suspension, and
  * its new completion time.  O(log jobs). */
@@ -243,7 +253,7 @@ static int sim_settle(sim_t *s, sim_job_t *j)
 	if (j->moved)
 		j->moves++;
 	j->running = now_running;
-	j->rate = now_running ? sim_rate(j) : 0;
+	j->rate = now_running ? sim_rate(j) / sim_slowdown(s, j) : 0;
 	j->settled = s->now;
 	j->epoch++;
 	j->dirty = j->moved = false;
@@ -265,6 +275,8 @@ static int sim_cycle(sim_t *s)
 	s->cycles++;
 	if (rc)
 		return rc;
+	if (s->cfg->on_decisions)
+		s->cfg->on_decisions(s->cfg->on_decisions_ctx, s->eng, &s->dec, s->now);
 	s->ndirty = 0;
 	for (size_t i = 0; i < s->dec.n; i++) {
 		const mu_decision_t *d = &s->dec.v[i];
