@@ -12,13 +12,16 @@ int mu_cmd_simulate(int argc, char **argv);
 int mu_cmd_scenario(int argc, char **argv);
 int mu_cmd_explain(int argc, char **argv);
 int mu_cmd_queues(int argc, char **argv);
-int mu_cmd_agent(int argc, char **argv);
 int mu_cmd_up(int argc, char **argv);
 int mu_cmd_node(int argc, char **argv);
+int mu_cmd_eval(int argc, char **argv);
 int mu_cmd_eval_queues(int argc, char **argv);
-int mu_cmd_eval_philly(int argc, char **argv);
+int mu_cmd_agent(int argc, char **argv);
 int mu_cmd_bench(int argc, char **argv);
+int mu_cmd_scheduler(int argc, char **argv);
+int mu_cmd_kexplain(int argc, char **argv);
 int mu_cmd_eval_topology(int argc, char **argv);
+int mu_cmd_eval_philly(int argc, char **argv);
 
 /* Exit codes. */
 enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };

@@ -25,11 +25,14 @@ static const cmd_t commands[] = {
 	{"queues", mu_cmd_queues, "the queue tree: quota, fair share, usage, jobs"},
 	{"up", mu_cmd_up, "a local control plane (Kubernetes API subset) with simulated nodes"},
 	{"node", mu_cmd_node, "fail or recover a simulated node of `muster up`"},
-	{"eval-philly", mu_cmd_eval_philly, "evaluate backfill and JCT policies on the Philly trace"},
-	{"eval-topology", mu_cmd_eval_topology, "evaluate topology-aware gang placement on a real Clos network"},
+	{"eval", mu_cmd_eval, "reproduce the FGD paper's openb experiment (muster eval openb)"},
 	{"eval-queues", mu_cmd_eval_queues, "evaluate fair share, weights and reclaim on synthetic loads"},
-	{"bench", mu_cmd_bench, "speed and memory at scale: decisions per second, cycle time, RSS"},
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},
+	{"bench", mu_cmd_bench, "time the engine at scale: decisions/s, cycle time, memory"},
+	{"scheduler", mu_cmd_scheduler, "the Kubernetes scheduler daemon (leader-elected; see docs/kubernetes.md)"},
+	{"kexplain", mu_cmd_kexplain, "why a pod or Job of a live cluster waits, or where it runs"},
+	{"eval-topology", mu_cmd_eval_topology, "evaluate topology-aware gang placement on a real Clos network"},
+	{"eval-philly", mu_cmd_eval_philly, "evaluate backfill, large-job waits and JCT on the Philly trace"},
 };
 
 static void usage(FILE *f)

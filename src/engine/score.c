@@ -60,7 +60,14 @@ const mu_score_ops_t mu_score_spread = {"spread", score_spread, NULL};
 const mu_score_ops_t *mu_score_find(const char *name)
 {
 	static const mu_score_ops_t *const all[] = {&mu_score_binpack,
-						    &mu_score_spread};
+						    &mu_score_spread,
+						    &mu_score_random,
+						    &mu_score_dotprod,
+						    &mu_score_clustering,
+						    &mu_score_packing,
+						    &mu_score_bestfit,
+						    &mu_score_fgd,
+						    &mu_score_muster};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		if (strcmp(all[i]->name, name) == 0)
 			return all[i];

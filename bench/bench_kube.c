@@ -1,0 +1,315 @@
+/*
+ * bench_kube.c - `muster scheduler` end to end through `muster up`:
+ * binds per second and the time from a pod's creation to its bind (p50,
+ * p99), for single pods and for gangs.
+ *
+ * In one process: a `muster up` server (no fsync) with N simulated nodes
+ * (8 GPUs, 64 CPUs each), the scheduler daemon in a thread (no leader
+ * election, 4 writers), a watcher that notes when each pod is first seen
+ * bound, and 4 creator threads over kept-alive connections that create the
+ * single pods (100m CPU) and then the gangs (a muster PodGroup of 16 and
+ * its 16 one-GPU pods).  Times are the client's: a pod's latency runs from
+ * just before its create request (and, separately, from the server's answer
+ * to it) to the watch event that shows it bound.  MUSTER_BENCH_WORKERS and
+ * MUSTER_BENCH_LOG set the daemon's writers and log level.
+ *
+ * With --backlog the scheduler starts only once every pod exists, so its
+ * binds per second are measured on their own (draining the backlog).
+ *
+ * Default: 1,000 nodes, 5,000 pods, 50 gangs (well under 2 minutes).
+ * --full: 5,000 nodes, 50,000 pods, 500 gangs.  --nodes/--pods/--gangs N
+ * override.  Every wait is bounded (the run gives up after --timeout s).
+ * Prints one JSON line per figure.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "kube/kube_int.h"
+#include "muster/apiserver.h"
+#include "muster/kube.h"
+
+#define CREATORS 4
+#define GANG 16
+
+typedef struct bench {
+	int nodes, pods, gangs, total;
+	double *t_create, *t_bound;  /* mono seconds; 0 = not yet */
+	double *t_ack;               /* when the create was answered */
+	atomic_int next;             /* next pod to create */
+	atomic_int nbound;
+	atomic_int stop;
+	mu__kauth_t auth;
+	volatile sig_atomic_t dstop;
+	mu_kube_opts_t o;
+	char err[512];
+} bench_t;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Pod index from its name: s-N, or gG-K. */
+static int pod_index(const bench_t *b, const char *name)
+{
+	int g, k;
+	if (sscanf(name, "s-%d", &k) == 1 && k >= 0 && k < b->pods)
+		return k;
+	if (sscanf(name, "g%d-%d", &g, &k) == 2 && g >= 0 && g < b->gangs && k >= 0 && k < GANG)
+		return b->pods + g * GANG + k;
+	return -1;
+}
+
+static int on_event(void *arg, char *line, size_t len)
+{
+	bench_t *b = arg;
+	json_t *ev = json_loadb(line, len, 0, NULL);
+	const char *node = mu__kjs(ev, "object.spec.nodeName"), *name = mu__kjs(ev, "object.metadata.name");
+	int i = name && node && *node ? pod_index(b, name) : -1;
+	if (i >= 0 && b->t_bound[i] == 0) {
+		b->t_bound[i] = now_s();
+		atomic_fetch_add(&b->nbound, 1);
+	}
+	json_decref(ev);
+	return atomic_load(&b->stop);
+}
+
+static void *watcher(void *arg)
+{
+	bench_t *b = arg;
+	mu__kc_t *c;
+	if (mu__kc_new(&b->auth, &c))
+		return NULL;
+	while (!atomic_load(&b->stop)) {
+		long st;
+		mu__kc_stream(c, "/api/v1/pods?watch=true&timeoutSeconds=3600", 3600000L, on_event, b, &b->stop,
+			      &st);
+	}
+	mu__kc_free(c);
+	return NULL;
+}
+
+static void *creator(void *arg)
+{
+	bench_t *b = arg;
+	mu__kc_t *c;
+	char body[1024];
+	if (mu__kc_new(&b->auth, &c))
+		return NULL;
+	for (int i; !atomic_load(&b->stop) && (i = atomic_fetch_add(&b->next, 1)) < b->total;) {
+		if (i < b->pods)
+			snprintf(body, sizeof body, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+				 "\"s-%d\"},\"spec\":{\"schedulerName\":\"muster\",\"containers\":[{\"name\":\"c\","
+				 "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":"
+				 "\"128Mi\"}}}]}}", i);
+		else
+			snprintf(body, sizeof body, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+				 "\"g%d-%d\",\"labels\":{\"muster.io/pod-group\":\"g%d\"}},\"spec\":{\"schedulerName\":"
+				 "\"muster\",\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"limits\":"
+				 "{\"nvidia.com/gpu\":\"1\"}}}]}}", (i - b->pods) / GANG, (i - b->pods) % GANG,
+				 (i - b->pods) / GANG);
+		b->t_create[i] = now_s();
+		mu__kresp_t r;
+		mu__kc_do(c, "POST", "/api/v1/namespaces/default/pods", "application/json", body, 30000, &r);
+		b->t_ack[i] = now_s();
+		if (r.status != 201)
+			fprintf(stderr, "bench_kube: create %d: HTTP %ld %.200s\n", i, r.status, r.body ? r.body : "");
+		mu__kresp_release(&r);
+	}
+	mu__kc_free(c);
+	return NULL;
+}
+
+static void *daemon_thread(void *arg)
+{
+	bench_t *b = arg;
+	if (mu_kube_run(&b->o, b->err, sizeof b->err))
+		fprintf(stderr, "bench_kube: scheduler: %s\n", b->err);
+	return NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* p50 and p99 (ms) of the latencies of pods [from, to): from the create
+ * request sent (from[]) to the bind seen. */
+static void latency(const bench_t *b, const double *from, int lo, int hi, const char *what)
+{
+	double *v = malloc((size_t)(hi - lo + 1) * sizeof *v);
+	int n = 0;
+	for (int i = lo; v && i < hi; i++)
+		if (b->t_bound[i] > 0 && from[i] > 0)
+			v[n++] = (b->t_bound[i] - from[i]) * 1000;
+	if (n) {
+		qsort(v, (size_t)n, sizeof *v, cmp_d);
+		printf("{\"bench\": \"kube_%s\", \"pods\": %d, \"p50_ms\": %.1f, \"p99_ms\": %.1f, "
+		       "\"max_ms\": %.1f}\n", what, n, v[n / 2], v[(int)((double)n * 0.99)], v[n - 1]);
+	}
+	free(v);
+}
+
+/* Writes the cluster file and starts the server. */
+static mu_apiserver_t *start_server(const bench_t *b, const char *dir)
+{
+	char cluster[512], err[512];
+	snprintf(cluster, sizeof cluster, "%s/cluster.yaml", dir);
+	FILE *f = fopen(cluster, "w");
+	if (!f)
+		return NULL;
+	fprintf(f, "apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: n}\nspec:\n  count: %d\n"
+		   "  namePrefix: n-\n  gpuModel: A100\n  allocatable: {cpu: \"64\", memory: 512Gi, "
+		   "nvidia.com/gpu: \"8\", pods: \"110\"}\n  topology:\n    - {label: muster.io/rack, every: 16, "
+		   "prefix: rack-}\n", b->nodes);
+	fclose(f);
+	mu_apiserver_opts_t o;
+	mu_apiserver_opts_defaults(&o);
+	char data[512];
+	snprintf(data, sizeof data, "%s/data", dir);
+	o.listen = "127.0.0.1:0";
+	o.data_dir = data;
+	o.cluster_file = cluster;
+	o.fsync = 0;
+	o.quiet = 1;
+	o.watch_cache = 400000;
+	mu_apiserver_t *s = NULL;
+	if (mu_apiserver_start(&o, &s, err, sizeof err) != MU_OK)
+		fprintf(stderr, "bench_kube: server: %s\n", err);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	bench_t *b = calloc(1, sizeof *b);
+	int timeout = 110;
+	bool backlog = false;
+	b->nodes = 1000, b->pods = 5000, b->gangs = 50;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--full"))
+			b->nodes = 5000, b->pods = 50000, b->gangs = 500, timeout = 600;
+		else if (!strcmp(argv[i], "--backlog"))
+			backlog = true;
+		else if (i + 1 < argc && !strcmp(argv[i], "--nodes"))
+			b->nodes = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--pods"))
+			b->pods = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--gangs"))
+			b->gangs = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--timeout"))
+			timeout = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: bench_kube [--full] [--backlog] [--nodes N] [--pods N] [--gangs N] "
+				"[--timeout S]\n");
+			return 2;
+		}
+	}
+	b->total = b->pods + b->gangs * GANG;
+	b->t_create = calloc((size_t)b->total + 1, sizeof *b->t_create);
+	b->t_bound = calloc((size_t)b->total + 1, sizeof *b->t_bound);
+	b->t_ack = calloc((size_t)b->total + 1, sizeof *b->t_ack);
+	char dir[] = "/tmp/muster-bench-kube-XXXXXX", kc[600], err[512];
+	if (!mkdtemp(dir))
+		return 1;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	double t0 = now_s();
+	mu_apiserver_t *s = start_server(b, dir);
+	if (!s)
+		return 1;
+	printf("{\"bench\": \"kube_setup\", \"nodes\": %d, \"server_start_s\": %.2f}\n", b->nodes, now_s() - t0);
+	snprintf(kc, sizeof kc, "%s/kubeconfig", dir);
+	mu_kube_config_t cfg;
+	if (mu_apiserver_write_kubeconfig(s, kc) || mu_kube_config_load(kc, NULL, &cfg, err, sizeof err)) {
+		fprintf(stderr, "bench_kube: kubeconfig: %s\n", err);
+		return 1;
+	}
+	mu__kauth_init(&b->auth, &cfg);
+	mu_kube_opts_defaults(&b->o);
+	b->o.cfg = &cfg;
+	b->o.leader_elect = false;
+	b->o.log_level = getenv("MUSTER_BENCH_LOG") ? atoi(getenv("MUSTER_BENCH_LOG")) : 0;
+	if (getenv("MUSTER_BENCH_WORKERS"))
+		b->o.workers = atoi(getenv("MUSTER_BENCH_WORKERS"));
+	b->o.stop = &b->dstop;
+	pthread_t dth, wth, cth[CREATORS];
+	if (!backlog)
+		pthread_create(&dth, NULL, daemon_thread, b);
+	pthread_create(&wth, NULL, watcher, b);
+	/* the gangs' PodGroups first, so that no gang pod waits for one */
+	mu__kc_t *c;
+	mu__kc_new(&b->auth, &c);
+	for (int g = 0; g < b->gangs; g++) {
+		char body[256];
+		mu__kresp_t r;
+		snprintf(body, sizeof body, "{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":\"PodGroup\",\"metadata\":"
+			 "{\"name\":\"g%d\"},\"spec\":{\"minMember\":%d}}", g, GANG);
+		mu__kc_do(c, "POST", "/apis/muster.io/v1alpha1/namespaces/default/podgroups", NULL, body, 30000, &r);
+		mu__kresp_release(&r);
+	}
+	mu__kc_free(c);
+	sleep(1); /* the daemon lists the nodes */
+	double start = now_s(), dstart = 0;
+	for (int i = 0; i < CREATORS; i++)
+		pthread_create(&cth[i], NULL, creator, b);
+	if (backlog) {
+		for (int i = 0; i < CREATORS; i++)
+			pthread_join(cth[i], NULL);
+		dstart = now_s();
+		pthread_create(&dth, NULL, daemon_thread, b);
+	}
+	while (atomic_load(&b->nbound) < b->total && now_s() - start < timeout) {
+		struct timespec ts = {0, 50000000L};
+		nanosleep(&ts, NULL);
+	}
+	double created = 0, first = 1e300, last = 0;
+	for (int i = 0; i < b->total; i++) {
+		created = b->t_create[i] > created ? b->t_create[i] : created;
+		if (b->t_create[i] > 0 && b->t_create[i] < first)
+			first = b->t_create[i];
+		if (b->t_bound[i] > last)
+			last = b->t_bound[i];
+	}
+	int nb = atomic_load(&b->nbound);
+	printf("{\"bench\": \"kube_end_to_end\", \"nodes\": %d, \"pods\": %d, \"gangs\": %d, \"bound\": %d, "
+	       "\"create_s\": %.2f, \"creates_per_s\": %.0f, \"bind_span_s\": %.2f, \"binds_per_s\": %.0f}\n",
+	       b->nodes, b->pods, b->gangs, nb, created - first, b->total / (created - first), last - first,
+	       nb / (last - first));
+	if (backlog)
+		printf("{\"bench\": \"kube_backlog\", \"pods\": %d, \"bound\": %d, \"drain_s\": %.2f, "
+		       "\"binds_per_s\": %.0f}\n", b->total, nb, last - dstart, nb / (last - dstart));
+	else
+		latency(b, b->t_create, 0, b->pods, "single_create_to_bind");
+	if (!backlog) {
+		latency(b, b->t_create, b->pods, b->total, "gang_create_to_bind");
+		latency(b, b->t_ack, 0, b->total, "created_to_bind");
+	}
+	atomic_store(&b->stop, 1);
+	b->dstop = 1;
+	for (int i = 0; i < CREATORS && !backlog; i++)
+		pthread_join(cth[i], NULL);
+	pthread_join(wth, NULL);
+	pthread_join(dth, NULL);
+	mu__kauth_release(&b->auth);
+	mu_kube_config_release(&cfg);
+	mu_apiserver_stop(s);
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "bench_kube: could not remove %s\n", dir);
+	int rc = nb == b->total ? 0 : 1;
+	free(b->t_create);
+	free(b->t_bound);
+	free(b->t_ack);
+	free(b);
+	curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,105 @@
+/*
+ * kube.h - muster on Kubernetes: the API client's credentials, the
+ * scheduler daemon and `explain` against a live cluster.
+ *
+ * The daemon (`muster scheduler`) lists and watches nodes, pods, batch/v1
+ * Jobs, muster's Queues, PodGroups and Topologies, coscheduling PodGroups
+ * and NodeResourceTopologies, feeds the changes into one mu_engine_t, runs
+ * mu_engine_cycle() when something changed, and writes the decisions back:
+ * bindings (with the devices as annotations), evictions, Job suspend and
+ * resume, the PodScheduled condition, events, and Queue and PodGroup
+ * status.  Only the holder of a coordination.k8s.io Lease schedules.  See
+ * docs/kubernetes.md for the protocol and src/kube/ for the parts.
+ */
+#ifndef MUSTER_KUBE_H
+#define MUSTER_KUBE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "muster/engine.h"
+#include "muster/error.h"
+
+/* Where the API server is and how to authenticate: from a kubeconfig or
+ * from a pod's service account.  Every string is owned (malloc'ed). */
+typedef struct mu_kube_config {
+	char *server;          /* "https://host:port" or "http://..." */
+	char *ns;              /* the context's namespace, or "default" */
+	char *token;           /* a bearer token, or NULL */
+	char *token_file;      /* re-read at most once a minute, or NULL */
+	char *ca_file;         /* PEM file, or NULL */
+	char *ca_pem;          /* PEM text (certificate-authority-data) */
+	char *cert_file, *cert_pem; /* client certificate */
+	char *key_file, *key_pem;   /* client key */
+	bool insecure;         /* insecure-skip-tls-verify */
+} mu_kube_config_t;
+
+/* Reads a kubeconfig (YAML or JSON): the context `context` (NULL: the
+ * current-context), its cluster and user.  Relative file names are taken
+ * from the kubeconfig's directory.  On error returns MU_EIO, MU_EPARSE or
+ * MU_ENOENT with a message in err. */
+int mu_kube_config_load(const char *path, const char *context,
+			mu_kube_config_t *out, char *err, size_t errlen);
+/* In-cluster credentials: the server from KUBERNETES_SERVICE_HOST and
+ * _PORT, token, CA and namespace under dir (NULL: the service account's
+ * /var/run/secrets/kubernetes.io/serviceaccount). */
+int mu_kube_config_in_cluster(const char *dir, mu_kube_config_t *out,
+			      char *err, size_t errlen);
+/* What the CLI uses: in_cluster, else kubeconfig, else $KUBECONFIG (its
+ * first file), else ~/.kube/config. */
+int mu_kube_config_resolve(const char *kubeconfig, const char *context,
+			   bool in_cluster, mu_kube_config_t *out, char *err,
+			   size_t errlen);
+void mu_kube_config_release(mu_kube_config_t *c);
+
+/* --- The daemon ---------------------------------------------------------- */
+
+typedef struct mu_kube_opts {
+	const mu_kube_config_t *cfg;  /* required */
+	const char *scheduler_name;   /* pods' spec.schedulerName: "muster" */
+	const char *id;               /* this replica's identity (lease holder) */
+	const char *lease_namespace;  /* "kube-system" */
+	const char *lease_name;       /* "muster-scheduler" */
+	int lease_duration_s;         /* 15 */
+	int renew_deadline_s;         /* 10 */
+	int retry_period_s;           /* 2 */
+	bool leader_elect;            /* true */
+	const char *metrics_listen;   /* "127.0.0.1:PORT" or NULL: no server */
+	int cycle_ms;                 /* at most one cycle per this long: 20 */
+	int idle_cycle_ms;            /* a cycle at least this often: 5000 */
+	int workers;                  /* threads writing binds etc.: 8 */
+	const char *default_queue;    /* queue of pods naming none: "default" */
+	bool log_json;                /* structured logs as JSON lines */
+	int log_level;                /* 0 errors, 1 info (default), 2 debug */
+	mu_engine_config_t engine;    /* policies (consolidation is off) */
+	/* Set (by a signal handler) to stop: the daemon finishes its writes
+	 * in flight, releases the lease and returns. */
+	volatile sig_atomic_t *stop;
+} mu_kube_opts_t;
+
+void mu_kube_opts_defaults(mu_kube_opts_t *o);
+
+/* Runs the scheduler until *o->stop is set or the lease is lost.  Returns
+ * MU_OK after a stop, MU_ESTATE when leadership was lost, another error
+ * (with a message in err) when it could not start. */
+int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen);
+
+/* Prints why a pod (NAME, NAMESPACE/NAME, pod/NAME) or a Job (job/NAME,
+ * job/NAMESPACE/NAME) is where it is, read through the API: phase, group
+ * or queue, node and devices, the scheduler's PodScheduled message (the
+ * engine's explanation) and the scheduler's events.  Returns MU_OK,
+ * MU_ENOENT when the object does not exist, or MU_EIO. */
+int mu_kube_explain(const mu_kube_config_t *cfg, const char *what, FILE *out,
+		    char *err, size_t errlen);
+
+/* Asks a running scheduler (its --metrics address, "http://HOST:PORT",
+ * IPv4) for the engine's live view of the same pod or Job: its group,
+ * queue, state, priority, the pending reason and the expected start (from
+ * a reservation or from aggregate capacity).  `what` as for
+ * mu_kube_explain(); ns is the namespace when `what` names none. */
+int mu_kube_explain_live(const char *scheduler, const char *what,
+			 const char *ns, FILE *out, char *err, size_t errlen);
+
+#endif

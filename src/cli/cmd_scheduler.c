@@ -1,0 +1,185 @@
+/*
+ * cmd_scheduler.c - `muster scheduler`: the Kubernetes scheduler daemon
+ * (include/muster/kube.h, docs/kubernetes.md).
+ *
+ * Reads credentials from a kubeconfig (--kubeconfig, else $KUBECONFIG, else
+ * ~/.kube/config) or the pod's service account (--in-cluster), then runs
+ * mu_kube_run() until SIGINT or SIGTERM, which only set the one flag
+ * below.  Exit codes: 0 after a signal, 1 when the lease was lost or the
+ * daemon failed, 2 for bad usage.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "muster/kube.h"
+
+static volatile sig_atomic_t sched_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sched_stop = 1;
+}
+
+static void sched_usage(FILE *f)
+{
+	fputs("usage: muster scheduler [--kubeconfig FILE | --in-cluster] [options]\n"
+	      "\n"
+	      "Schedules the pods whose spec.schedulerName is muster's name on a Kubernetes\n"
+	      "cluster (or `muster up`): gangs, queues with fair share, Job admission,\n"
+	      "preemption.  Only the holder of the lease schedules.  See docs/kubernetes.md.\n"
+	      "\n"
+	      "  --kubeconfig FILE        credentials (default $KUBECONFIG, then ~/.kube/config)\n"
+	      "  --context NAME           kubeconfig context (default: current-context)\n"
+	      "  --in-cluster             use the pod's service account\n"
+	      "  --scheduler-name NAME    pods' spec.schedulerName to serve (default muster)\n"
+	      "  --metrics HOST:PORT      serve /metrics, /healthz, /readyz (port 0 = any)\n"
+	      "  --id NAME                this replica's identity (default: hostname-pid)\n"
+	      "  --lease-namespace NS     namespace of the lease (default kube-system)\n"
+	      "  --lease-name NAME        the lease (default muster-scheduler)\n"
+	      "  --lease-duration S       lease duration (default 15; renew deadline 2/3 of it)\n"
+	      "  --retry-period S         lease retry period (default 2)\n"
+	      "  --no-leader-elect        schedule without a lease (one replica only!)\n"
+	      "  --cycle-ms MS            at most one cycle per MS when things change (default 20)\n"
+	      "  --workers N              threads writing binds and status (default 8)\n"
+	      "  --default-queue NAME     queue of pods that name none (default default)\n"
+	      "  --policy NAME            scoring policy: binpack (default), spread, ...\n"
+	      "  --no-preemption          no preemption inside a queue\n"
+	      "  --no-reclaim             no reclaim between queues\n"
+	      "  --min-runtime S          a job runs this long before it can be preempted (60)\n"
+	      "  --log-json               structured logs as JSON lines\n"
+	      "  -v, --verbose            debug logs\n"
+	      "  -h, --help               print this help\n",
+	      f);
+}
+
+/* A positive integer option value; -1 when bad. */
+static long pos_arg(const char *opt, const char *v, long max)
+{
+	char *end;
+	errno = 0;
+	long x = v ? strtol(v, &end, 10) : -1;
+	if (!v || errno || *end || end == v || x < 0 || x > max) {
+		fprintf(stderr, "muster scheduler: %s: expected an integer from 0 to %ld\n", opt, max);
+		return -1;
+	}
+	return x;
+}
+
+/* Applies one option at argv[*i]; MU_EXIT_USAGE when bad, -1 if unknown. */
+static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const char **kc,
+		     const char **ctx, bool *in_cluster)
+{
+	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	long x;
+	const char **sv = !strcmp(a, "--kubeconfig") ? kc : !strcmp(a, "--context") ? ctx :
+			  !strcmp(a, "--scheduler-name") ? &o->scheduler_name :
+			  !strcmp(a, "--metrics") ? &o->metrics_listen : !strcmp(a, "--id") ? &o->id :
+			  !strcmp(a, "--lease-namespace") ? &o->lease_namespace :
+			  !strcmp(a, "--lease-name") ? &o->lease_name :
+			  !strcmp(a, "--default-queue") ? &o->default_queue : NULL;
+	int *iv = !strcmp(a, "--lease-duration") ? &o->lease_duration_s :
+		  !strcmp(a, "--retry-period") ? &o->retry_period_s : !strcmp(a, "--cycle-ms") ? &o->cycle_ms :
+		  !strcmp(a, "--workers") ? &o->workers : NULL;
+	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime")) {
+		if (!v) {
+			fprintf(stderr, "muster scheduler: %s needs a value\n", a);
+			return MU_EXIT_USAGE;
+		}
+		(*i)++;
+		if (sv) {
+			*sv = v;
+		} else if (iv) {
+			if ((x = pos_arg(a, v, 86400000)) < 0)
+				return MU_EXIT_USAGE;
+			*iv = (int)x;
+		} else if (!strcmp(a, "--policy")) {
+			if (!(o->engine.score = mu_score_find(v))) {
+				fprintf(stderr, "muster scheduler: unknown policy %s\n", v);
+				return MU_EXIT_USAGE;
+			}
+		} else {
+			if ((x = pos_arg(a, v, 86400 * 365)) < 0)
+				return MU_EXIT_USAGE;
+			o->engine.min_runtime = x * 1000;
+		}
+		return MU_EXIT_OK;
+	}
+	if (!strcmp(a, "--in-cluster"))
+		*in_cluster = true;
+	else if (!strcmp(a, "--no-leader-elect"))
+		o->leader_elect = false;
+	else if (!strcmp(a, "--no-preemption"))
+		o->engine.preemption = false;
+	else if (!strcmp(a, "--no-reclaim"))
+		o->engine.reclaim = false;
+	else if (!strcmp(a, "--log-json"))
+		o->log_json = true;
+	else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+		o->log_level = 2;
+	else
+		return -1;
+	return MU_EXIT_OK;
+}
+
+int mu_cmd_scheduler(int argc, char **argv)
+{
+	mu_kube_opts_t o;
+	mu_kube_opts_defaults(&o);
+	const char *kc = NULL, *ctx = NULL;
+	bool in_cluster = false;
+	char idbuf[300];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			sched_usage(stdout);
+			return MU_EXIT_OK;
+		}
+		int r = sched_opt(argc, argv, &i, &o, &kc, &ctx, &in_cluster);
+		if (r < 0) {
+			fprintf(stderr, "muster scheduler: unknown option %s\n\n", argv[i]);
+			sched_usage(stderr);
+			return MU_EXIT_USAGE;
+		}
+		if (r)
+			return r;
+	}
+	if (o.lease_duration_s < 3 || o.retry_period_s < 1 || o.cycle_ms < 1) {
+		fprintf(stderr, "muster scheduler: the lease needs at least 3 s, retries 1 s, cycles 1 ms\n");
+		return MU_EXIT_USAGE;
+	}
+	o.renew_deadline_s = o.lease_duration_s * 2 / 3;
+	if (!o.id) {
+		char host[256] = "muster";
+		gethostname(host, sizeof host - 1);
+		snprintf(idbuf, sizeof idbuf, "%s-%ld", host, (long)getpid());
+		o.id = idbuf;
+	}
+	mu_kube_config_t cfg;
+	char err[512] = "";
+	if (mu_kube_config_resolve(kc, ctx, in_cluster, &cfg, err, sizeof err)) {
+		fprintf(stderr, "muster scheduler: %s\n", err);
+		return MU_EXIT_USAGE;
+	}
+	o.cfg = &cfg;
+	o.stop = &sched_stop;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	int rc = mu_kube_run(&o, err, sizeof err);
+	mu_kube_config_release(&cfg);
+	if (rc == MU_ESTATE)
+		return MU_EXIT_FAIL;
+	if (rc) {
+		fprintf(stderr, "muster scheduler: %s\n", *err ? err : mu_strerror(rc));
+		return MU_EXIT_FAIL;
+	}
+	return MU_EXIT_OK;
+}

@@ -1,0 +1,434 @@
+/*
+ * score_frag.c - GPU fragmentation: the workload mix, the FGD paper's
+ * measure of a node's fragmentation, and the two policies built on it.
+ *
+ * The measure (Weng et al., "Beware of Fragmentation", USENIX ATC'23) asks,
+ * for every pod shape m of the target workload, how much of a node's free
+ * GPU capacity m could not use there:
+ *   - all of it when m asks for no GPU, or cannot run on the node at all
+ *     (too little free CPU, a GPU model m may not use, fewer whole free
+ *     GPUs than m asks for, no device with m's share free);
+ *   - otherwise the free capacity of the devices that hold less than
+ *     min(m's request, one GPU): partly used devices for whole-GPU shapes,
+ *     devices with less than the share free for share shapes.
+ * A node's fragmentation F is the popularity-weighted sum over the shapes.
+ * With shapes grouped by GPU request and models and sorted by CPU,
+ *   F = free - sum over groups that can run of W(free CPU) x U(request)
+ * where W is the weight of the group's shapes needing at most the node's
+ * free CPU (a binary search) and U the capacity of the devices that hold
+ * the request.  That is O(groups x (log shapes + devices)) per node.
+ *
+ * `fgd` scores a node by minus the growth of F that placing the pod causes,
+ * trying every device for a share.  `muster` places pods that take whole
+ * GPUs or only CPU by a refined measure in which free CPU is a capacity
+ * rather than a threshold (see group_used): FGD counts all of a node's
+ * free GPUs as usable by a shape as soon as one pod of it fits, so it does
+ * not see GPUs stranded because the CPU left can feed only some of them.
+ * Shares are placed as FGD places them (see muster_cpu_aware).
+ */
+#include <math.h>
+
+#include "engine/engine_int.h"
+
+/* Shapes with one GPU request and model set; their types are sorted by CPU
+ * (see mu__mix_index for the cumulative sums). */
+typedef struct mix_group {
+	int32_t gpus, milli;
+	uint64_t models;
+	int32_t first, n;
+} mix_group_t;
+
+struct mu__mix_index {
+	mix_group_t *groups;
+	int32_t ngroups;
+	double *cum;      /* by type: weight of its group's types up to it */
+	double *cum_inv;  /* the same sums of weight / cpu (cpu > 0) */
+};
+
+/* A node as the measure sees it: free CPU, whole free devices, and the
+ * free share of partly used devices, largest first. */
+typedef struct fnode {
+	int64_t cpu;
+	int32_t nfull, npart;
+	int16_t part[MU_MAX_GPUS];
+	int64_t total;    /* free milli-GPU */
+	uint64_t model;   /* the node's model bit in the mix; 0 none */
+} fnode_t;
+
+/* --- The workload mix ---------------------------------------------------- */
+
+void mu_workload_mix_init(mu_workload_mix_t *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void mu_workload_mix_release(mu_workload_mix_t *m)
+{
+	if (!m)
+		return;
+	free(m->types);
+	for (int32_t i = 0; i < m->nmodels; i++)
+		free(m->models[i]);
+	if (m->index) {
+		free(m->index->groups);
+		free(m->index->cum);
+		free(m->index->cum_inv);
+		free(m->index);
+	}
+	memset(m, 0, sizeof *m);
+}
+
+/* The bit of model name in m, adding the name when new; 0 with *rc set
+ * to MU_ERANGE or MU_ENOMEM on failure.  O(models). */
+static uint64_t mix_model_bit(mu_workload_mix_t *m, const char *name, int *rc)
+{
+	for (int32_t i = 0; i < m->nmodels; i++)
+		if (strcmp(m->models[i], name) == 0)
+			return (uint64_t)1 << i;
+	if (m->nmodels == MU_MIX_MAX_MODELS) {
+		*rc = MU_ERANGE;
+		return 0;
+	}
+	size_t len = strlen(name) + 1;
+	char *copy = malloc(len);
+	if (!copy) {
+		*rc = MU_ENOMEM;
+		return 0;
+	}
+	memcpy(copy, name, len);
+	m->models[m->nmodels] = copy;
+	return (uint64_t)1 << m->nmodels++;
+}
+
+int mu_workload_mix_add(mu_workload_mix_t *m, const mu_res_t *req,
+			const char *const *models, size_t nmodels,
+			int64_t count)
+{
+	if (!m || !req || count < 0 || m->index)
+		return MU_EINVAL;
+	int64_t gpus = req->v[MU_RES_GPU], milli = req->v[MU_RES_GPU_MILLI];
+	if (req->v[MU_RES_CPU] < 0 || gpus < 0 || gpus > MU_MAX_GPUS ||
+	    (gpus == 0 && (milli < 0 || milli > 1000)))
+		return MU_ERANGE;
+	mu_pod_type_t t = {.cpu = req->v[MU_RES_CPU], .count = count};
+	if (gpus > 0)
+		t.gpus = (int32_t)gpus;
+	else
+		t.gpu_milli = (int32_t)milli;
+	if (t.gpu_milli == 1000) { /* a full share is one whole GPU */
+		t.gpus = 1;
+		t.gpu_milli = 0;
+	}
+	for (size_t i = 0; i < nmodels; i++) {
+		int rc = MU_OK;
+		if (!models[i])
+			return MU_EINVAL;
+		t.models |= mix_model_bit(m, models[i], &rc);
+		if (rc)
+			return rc;
+	}
+	int rc = mu__grow((void **)&m->types, &m->cap, m->ntypes + 1,
+			  sizeof *m->types);
+	if (rc)
+		return rc;
+	m->types[m->ntypes++] = t;
+	m->pods += count;
+	return MU_OK;
+}
+
+/* Shape order: GPU request, models, then CPU. */
+static int cmp_type(const void *a, const void *b)
+{
+	const mu_pod_type_t *x = a, *y = b;
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? -1 : 1;
+	if (x->gpu_milli != y->gpu_milli)
+		return x->gpu_milli < y->gpu_milli ? -1 : 1;
+	if (x->models != y->models)
+		return x->models < y->models ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static bool same_group(const mu_pod_type_t *x, const mu_pod_type_t *y)
+{
+	return x->gpus == y->gpus && x->gpu_milli == y->gpu_milli &&
+	       x->models == y->models;
+}
+
+/* Sets the weights and builds the groups and cumulative sums of a sorted,
+ * merged mix.  O(types). */
+static int mix_index(mu_workload_mix_t *m)
+{
+	size_t n = (size_t)(m->ntypes ? m->ntypes : 1);
+	struct mu__mix_index *ix = calloc(1, sizeof *ix);
+	if (!ix)
+		return MU_ENOMEM;
+	ix->groups = malloc(n * sizeof *ix->groups);
+	ix->cum = malloc(n * sizeof *ix->cum);
+	ix->cum_inv = malloc(n * sizeof *ix->cum_inv);
+	if (!ix->groups || !ix->cum || !ix->cum_inv) {
+		free(ix->groups);
+		free(ix->cum);
+		free(ix->cum_inv);
+		free(ix);
+		return MU_ENOMEM;
+	}
+	for (int32_t i = 0; i < m->ntypes; i++) {
+		mu_pod_type_t *t = &m->types[i];
+		t->weight = m->pods ? (double)t->count / (double)m->pods : 0;
+		bool first = i == 0 || !same_group(t, &m->types[i - 1]);
+		if (first)
+			ix->groups[ix->ngroups++] = (mix_group_t){
+				t->gpus, t->gpu_milli, t->models, i, 0};
+		ix->groups[ix->ngroups - 1].n++;
+		ix->cum[i] = (first ? 0 : ix->cum[i - 1]) + t->weight;
+		ix->cum_inv[i] = (first ? 0 : ix->cum_inv[i - 1]) +
+				 (t->cpu > 0 ? t->weight / (double)t->cpu : 0);
+	}
+	m->index = ix;
+	return MU_OK;
+}
+
+int mu_workload_mix_finish(mu_workload_mix_t *m)
+{
+	if (!m || m->index)
+		return MU_EINVAL;
+	if (m->ntypes > 1)
+		qsort(m->types, (size_t)m->ntypes, sizeof *m->types, cmp_type);
+	int32_t k = 0;
+	for (int32_t i = 0; i < m->ntypes; i++) {
+		if (k > 0 && same_group(&m->types[k - 1], &m->types[i]) &&
+		    m->types[k - 1].cpu == m->types[i].cpu)
+			m->types[k - 1].count += m->types[i].count;
+		else
+			m->types[k++] = m->types[i];
+	}
+	m->ntypes = k;
+	return mix_index(m);
+}
+
+/* --- The measure ------------------------------------------------------- */
+
+/* Types of g needing at most x millicores.  O(log n). */
+static int32_t group_upto(const mu_workload_mix_t *m, const mix_group_t *g,
+			  double x)
+{
+	int32_t lo = 0, hi = g->n;
+	while (lo < hi) {
+		int32_t mid = (lo + hi) / 2;
+		if ((double)m->types[g->first + mid].cpu <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* GPU capacity (milli) the shapes of g could use on s by GPUs alone: the
+ * whole free devices, if there are enough of them, for a whole-GPU shape;
+ * every device holding the share for a share shape.  O(devices). */
+static int64_t group_gpu(const mix_group_t *g, const fnode_t *s)
+{
+	if (g->gpus)
+		return s->nfull < g->gpus ? 0 : 1000 * (int64_t)s->nfull;
+	int64_t u = 1000 * (int64_t)s->nfull;
+	for (int32_t i = 0; i < s->npart && s->part[i] >= g->milli; i++)
+		u += s->part[i];
+	return u;
+}
+
+/* Weighted GPU capacity the shapes of g could use on s, given u by GPUs.
+ * FGD (cpu_capacity false): u for each shape whose CPU fits.  With
+ * cpu_capacity, a shape needing cpu_m takes at most free CPU / cpu_m pods
+ * of `per` milli-GPU each, so it uses min(u, cpu / cpu_m x per): shapes
+ * needing up to t = cpu x per / u use u, those between t and the free CPU
+ * are CPU-bound.  Two binary searches and the cumulative sums. */
+static double group_used(const mu_workload_mix_t *m, const mix_group_t *g,
+			 const fnode_t *s, int64_t u, bool cpu_capacity)
+{
+	const double *cum = m->index->cum + g->first;
+	const double *inv = m->index->cum_inv + g->first;
+	double c = (double)s->cpu;
+	int32_t nc = group_upto(m, g, c);
+	if (!cpu_capacity)
+		return nc ? (double)u * cum[nc - 1] : 0;
+	double per = g->gpus ? 1000.0 * g->gpus : g->milli;
+	double t = c * per / (double)u;
+	int32_t nt = t < c ? group_upto(m, g, t) : nc;
+	double used = nt ? (double)u * cum[nt - 1] : 0;
+	if (nc > nt)
+		used += c * per * (inv[nc - 1] - (nt ? inv[nt - 1] : 0));
+	return used;
+}
+
+/* F(s) in milli-GPU for mix m (a NULL or empty mix is one whole-GPU shape:
+ * F is then the free share of partly used devices).  O(groups x (log
+ * types + partly used devices)). */
+static double frag_of(const mu_workload_mix_t *m, const fnode_t *s,
+		      bool cpu_capacity)
+{
+	if (!m || !m->index || m->index->ngroups == 0)
+		return (double)(s->total - 1000 * (int64_t)s->nfull);
+	const struct mu__mix_index *ix = m->index;
+	double used = 0;
+	for (int32_t i = 0; i < ix->ngroups; i++) {
+		const mix_group_t *g = &ix->groups[i];
+		if (!g->gpus && !g->milli)
+			continue; /* CPU-only shapes use no GPU */
+		if (g->models && !(g->models & s->model))
+			continue;
+		int64_t u = group_gpu(g, s);
+		if (u > 0)
+			used += group_used(m, g, s, u, cpu_capacity);
+	}
+	return (double)s->total - used;
+}
+
+/* Inserts a partly free device (1..999) into s, keeping the order. */
+static void fnode_add_part(fnode_t *s, int16_t f)
+{
+	int32_t i = s->npart++;
+	while (i > 0 && s->part[i - 1] < f) {
+		s->part[i] = s->part[i - 1];
+		i--;
+	}
+	s->part[i] = f;
+}
+
+/* The node of view v as the measure sees it.  O(devices x partly used
+ * devices). */
+static void fnode_from_view(const mu_workload_mix_t *m, const mu_node_view_t *v,
+			    fnode_t *s)
+{
+	s->cpu = v->free->v[MU_RES_CPU];
+	s->nfull = s->npart = 0;
+	s->total = 0;
+	s->model = 0;
+	int n = v->ngpu < MU_MAX_GPUS ? v->ngpu : MU_MAX_GPUS;
+	for (int g = 0; g < n; g++) {
+		int16_t f = v->gpu_free[g];
+		s->total += f > 0 ? f : 0;
+		if (f >= 1000)
+			s->nfull++;
+		else if (f > 0)
+			fnode_add_part(s, f);
+	}
+	if (m && v->gpu_model)
+		for (int32_t i = 0; i < m->nmodels; i++)
+			if (strcmp(m->models[i], v->gpu_model) == 0)
+				s->model = (uint64_t)1 << i;
+}
+
+/* s after taking milli from a device with f free (f >= milli). */
+static void fnode_take_share(fnode_t *s, int16_t f, int16_t milli)
+{
+	if (f >= 1000) {
+		s->nfull--;
+	} else {
+		int32_t i = 0;
+		while (i < s->npart - 1 && s->part[i] != f)
+			i++;
+		memmove(&s->part[i], &s->part[i + 1],
+			(size_t)(s->npart - i - 1) * sizeof *s->part);
+		s->npart--;
+	}
+	if (f - milli > 0)
+		fnode_add_part(s, (int16_t)(f - milli));
+	s->total -= milli;
+}
+
+double mu_gpu_frag(const mu_workload_mix_t *m, const mu_node_view_t *node)
+{
+	fnode_t s;
+	fnode_from_view(m, node, &s);
+	return frag_of(m, &s, false);
+}
+
+/* --- Descent policies ---------------------------------------------------- */
+
+/* The best way to place req on a node for a measure: the growth of the
+ * node's F, and the device for a share (-1 otherwise). */
+typedef struct placement {
+	double cost;
+	int dev;
+} placement_t;
+
+/* Tries every distinct way to place req on the node of view v (one per
+ * distinct free share that holds a share pod; the one whole-GPU or
+ * CPU-only placement otherwise) and keeps the least growth of F.  Ties go
+ * to the device with less free, then the lower index.  O(devices) measures
+ * of the node. */
+static placement_t best_placement(const mu_workload_mix_t *m,
+				  const mu_node_view_t *v, const mu_res_t *req,
+				  bool cpu_capacity)
+{
+	fnode_t before, after;
+	fnode_from_view(m, v, &before);
+	double f0 = frag_of(m, &before, cpu_capacity);
+	after = before;
+	after.cpu -= req->v[MU_RES_CPU];
+	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
+	placement_t best = {INFINITY, -1};
+	if (req->v[MU_RES_GPU] > 0 || milli <= 0) {
+		after.nfull -= (int32_t)req->v[MU_RES_GPU];
+		after.total -= 1000 * req->v[MU_RES_GPU];
+		best.cost = frag_of(m, &after, cpu_capacity) - f0;
+		return best;
+	}
+	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++) {
+		int16_t f = v->gpu_free[g];
+		bool seen = f < milli;
+		for (int h = 0; h < g && !seen; h++)
+			seen = v->gpu_free[h] == f;
+		if (seen)
+			continue;
+		fnode_t s = after;
+		fnode_take_share(&s, f, milli);
+		double c = frag_of(m, &s, cpu_capacity) - f0;
+		if (c < best.cost ||
+		    (c == best.cost && f < v->gpu_free[best.dev])) {
+			best.cost = c;
+			best.dev = g;
+		}
+	}
+	return best;
+}
+
+static double score_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
+			const mu_res_t *req)
+{
+	return -best_placement(ctx->state, n, req, false).cost;
+}
+
+static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
+		    const mu_res_t *req)
+{
+	return best_placement(ctx->state, n, req, false).dev;
+}
+
+/* muster: a pod that takes whole GPUs or only CPU is placed by the growth
+ * of the CPU-aware measure; a share by FGD's.  CPU is what whole-GPU and
+ * CPU-only pods take in bulk, and the CPU-aware measure is the one that
+ * sees GPUs stranded by it.  A share takes a few cores and a slice of one
+ * device; what matters is which slice it fills, and the CPU-aware measure
+ * would already write off the partly used devices of nodes with little
+ * CPU left, which are the ones a share should fill. */
+static bool muster_cpu_aware(const mu_res_t *req)
+{
+	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0;
+}
+
+static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
+			   const mu_res_t *req)
+{
+	return -best_placement(ctx->state, n, req, muster_cpu_aware(req)).cost;
+}
+
+static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
+		       const mu_res_t *req)
+{
+	return best_placement(ctx->state, n, req, muster_cpu_aware(req)).dev;
+}
+
+const mu_score_ops_t mu_score_fgd = {"fgd", score_fgd, pick_fgd};
+const mu_score_ops_t mu_score_muster = {"muster", score_muster, pick_muster};

@@ -1,0 +1,198 @@
+/*
+ * daemon.c - `muster scheduler`: the loop that ties the parts together.
+ *
+ * Start: credentials, the work queue and its writers, /metrics, then the
+ * lease (only the leader goes on), then the reflectors.  The loop:
+ *   1. drain watch events (at most 4096 at a time) into the view;
+ *   2. apply the outcomes of binds and evictions;
+ *   3. once every resource has been listed, and at most every cycle_ms
+ *      when something changed (at least every idle_cycle_ms anyway): sync
+ *      the dirty groups with the engine, run mu_engine_cycle(), turn its
+ *      decisions into writes;
+ *   4. every 2 s, write Queue and PodGroup status that changed;
+ *   5. answer a pending /explain question (metrics.c) from the engine.
+ * It stops when *opts->stop is set (SIGTERM) or the lease is lost: the
+ * reflectors stop, binds and evictions already decided are written, the
+ * lease is released, and everything is freed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+
+#include "kube/daemon_int.h"
+
+#define BATCH 4096
+
+void mu_kube_opts_defaults(mu_kube_opts_t *o)
+{
+	memset(o, 0, sizeof *o);
+	o->scheduler_name = "muster";
+	o->id = NULL;
+	o->lease_namespace = "kube-system";
+	o->lease_name = "muster-scheduler";
+	o->lease_duration_s = 15;
+	o->renew_deadline_s = 10;
+	o->retry_period_s = 2;
+	o->leader_elect = true;
+	o->cycle_ms = 20;
+	o->idle_cycle_ms = 5000;
+	o->workers = 8;
+	o->default_queue = "default";
+	o->log_level = 1;
+	mu_engine_config_defaults(&o->engine);
+	o->engine.consolidate = false;
+}
+
+/* Runs one cycle: sync, decide, write. */
+static void cycle(mu__kd_t *d)
+{
+	mu_time_t now = mu__k_now_ms();
+	int64_t t0 = mu__k_mono_ms();
+	mu__kd_sync(d, now);
+	d->dec.n = 0;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	int rc = mu_engine_cycle(d->e, now, &d->dec);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (rc) {
+		mu__klog(&d->log, 0, "cycle failed: %s", mu_strerror(rc));
+		return;
+	}
+	mu__kd_apply(d, &d->dec, now);
+	double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	mu__kd_metrics_cycle(d, ms);
+	size_t binds = 0;
+	for (size_t i = 0; i < d->dec.n; i++)
+		binds += d->dec.v[i].kind == MU_DEC_BIND;
+	if (binds)
+		mu__klog(&d->log, 2, "cycle: %zu decisions, %zu binds, %.2f ms engine, %lld ms in all",
+			 d->dec.n, binds, ms, (long long)(mu__k_mono_ms() - t0));
+}
+
+/* The loop; returns when asked to stop or the lease is lost. */
+static void loop(mu__kd_t *d)
+{
+	mu__kev_t *buf = malloc(BATCH * sizeof *buf);
+	const long long all = (1LL << MU__KR_COUNT) - 1;
+	if (!buf)
+		return;
+	while (!*d->o->stop && !atomic_load(&d->lost)) {
+		int64_t since = mu__k_mono_ms() - d->last_cycle;
+		int wait = d->changed && d->all_synced ? (int)(d->o->cycle_ms - since) : 200;
+		if (wait < 0)
+			wait = 0;
+		size_t n = mu__kq_pop(&d->evq, buf, BATCH, wait);
+		for (size_t i = 0; i < n; i++)
+			mu__kd_event(d, &buf[i]);
+		mu__kd_outcomes(d);
+		mu__kd_explain_serve(d);
+		if (!d->all_synced && atomic_load(&d->synced) == all) {
+			d->all_synced = true;
+			d->changed = true;
+			pthread_mutex_lock(&d->m.mu);
+			d->m.ready = true;
+			pthread_mutex_unlock(&d->m.mu);
+			mu__klog(&d->log, 1, "every resource listed: scheduling | pods=%zu nodes=%zu",
+				 d->pods.n, d->nodes.n);
+		}
+		if (!d->all_synced)
+			continue;
+		since = mu__k_mono_ms() - d->last_cycle;
+		if ((d->changed && since >= d->o->cycle_ms) || since >= d->o->idle_cycle_ms) {
+			d->changed = false;
+			cycle(d);
+			d->last_cycle = mu__k_mono_ms();
+		}
+		if (mu__k_mono_ms() - d->last_status >= 2000) {
+			mu__kd_status(d);
+			d->last_status = mu__k_mono_ms();
+		}
+	}
+	free(buf);
+}
+
+/* Everything that stops and frees, in order; safe on a partial start. */
+static void teardown(mu__kd_t *d)
+{
+	atomic_store(&d->stop, 1);
+	mu__krefl_stop(d->refl);
+	mu__kev_t ev;
+	while (mu__kq_pop(&d->evq, &ev, 1, 0))
+		json_decref(ev.obj);
+	mu__kwq_stop(d);
+	mu__klease_release(d);
+	mu__kms_stop(d);
+	mu__kd_state_release(d);
+	mu__kq_release(&d->evq);
+	mu__kauth_release(&d->auth);
+	free(d->m.queues);
+	free(d->ex.answer);
+	pthread_mutex_destroy(&d->m.mu);
+	pthread_mutex_destroy(&d->ex.mu);
+	pthread_cond_destroy(&d->ex.cv);
+	pthread_mutex_destroy(&d->log.mu);
+}
+
+int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
+{
+	mu__kd_t *d = calloc(1, sizeof *d);
+	if (!d)
+		return MU_ENOMEM;
+	d->o = o;
+	d->log.json = o->log_json;
+	d->log.level = o->log_level;
+	pthread_mutex_init(&d->log.mu, NULL);
+	pthread_mutex_init(&d->m.mu, NULL);
+	pthread_mutex_init(&d->ex.mu, NULL);
+	pthread_cond_init(&d->ex.cv, NULL);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	int rc = mu__kauth_init(&d->auth, o->cfg);
+	if (rc == MU_OK)
+		rc = mu__kq_init(&d->evq, 65536);
+	if (rc == MU_OK)
+		rc = mu__kd_state_init(d);
+	if (rc == MU_OK)
+		rc = mu__kwq_start(d);
+	if (rc == MU_OK && o->metrics_listen)
+		rc = mu__kms_start(d, o->metrics_listen, err, errlen);
+	else if (rc)
+		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc));
+	if (rc == MU_OK && o->leader_elect) {
+		mu__klog(&d->log, 1, "waiting for the lease %s/%s | id=%s", o->lease_namespace,
+			 o->lease_name, o->id);
+		rc = mu__klease_acquire(d);
+		if (rc == MU_OK && *o->stop)
+			rc = MU_ESTATE;
+		if (rc == MU_ESTATE) { /* stopped while waiting */
+			teardown(d);
+			free(d);
+			curl_global_cleanup();
+			return MU_OK;
+		}
+		if (rc)
+			snprintf(err, errlen, "leader election: %s", mu_strerror(rc));
+	}
+	if (rc == MU_OK) {
+		pthread_mutex_lock(&d->m.mu);
+		d->m.leader = true;
+		pthread_mutex_unlock(&d->m.mu);
+		mu__klog(&d->log, 1, "leading: listing and watching %s | id=%s server=%s", o->cfg->server,
+			 o->id, o->cfg->server);
+		mu__krefl_opts_t ro = {&d->auth, &d->evq, &d->stop, &d->log, NULL, 600, 500, &d->synced};
+		rc = mu__krefl_start(&ro, &d->refl);
+		if (rc)
+			snprintf(err, errlen, "cannot start the watches: %s", mu_strerror(rc));
+	}
+	if (rc == MU_OK)
+		loop(d);
+	bool lost = atomic_load(&d->lost);
+	if (lost)
+		mu__klog(&d->log, 0, "lost the lease: stopping | id=%s", o->id);
+	else if (rc == MU_OK)
+		mu__klog(&d->log, 1, "stopping: writing the binds in flight");
+	teardown(d);
+	free(d);
+	curl_global_cleanup();
+	return rc ? rc : lost ? MU_ESTATE : MU_OK;
+}

@@ -1,0 +1,302 @@
+/*
+ * daemon_int.h - the daemon object and the view it keeps of the cluster,
+ * shared by state.c, jobs.c, apply.c, daemon.c, leader.c and metrics.c.
+ *
+ * Threads: reflectors (one per resource) only push to d->evq; workers only
+ * run HTTP requests from d->work and push outcomes to d->results; the
+ * metrics server reads d->m under d->m.mu; the lease thread owns its lease
+ * state and sets d->lost.  Everything else (the engine, pods, groups,
+ * nodes, queues) belongs to the main loop thread alone.
+ */
+#ifndef MUSTER_KUBE_DAEMON_INT_H
+#define MUSTER_KUBE_DAEMON_INT_H
+
+#include "kube/kube_int.h"
+
+/* --- a string-keyed hash map of pointers (keys owned by the values) ----- */
+
+typedef struct mu__kment {
+	const char *key;
+	void *val;
+	struct mu__kment *next;
+} mu__kment_t;
+
+typedef struct mu__kmap {
+	mu__kment_t **tab;
+	size_t cap, n;
+} mu__kmap_t;
+
+void *mu__kmap_get(const mu__kmap_t *m, const char *key);
+/* Sets key (which must stay valid while present) to val. */
+int mu__kmap_put(mu__kmap_t *m, const char *key, void *val);
+void *mu__kmap_del(mu__kmap_t *m, const char *key);
+void mu__kmap_release(mu__kmap_t *m);
+/* Calls fn on every value; fn must not change the map. */
+void mu__kmap_each(const mu__kmap_t *m, void (*fn)(void *arg, void *val), void *arg);
+
+/* --- the view ---------------------------------------------------------------- */
+
+typedef struct mu__kgroup mu__kgroup_t;
+
+typedef struct mu__kpod {
+	char *key;              /* "ns/name" */
+	char *ns, *name, *uid;
+	char *node;             /* spec.nodeName, or NULL */
+	char *owner_job;        /* controlling batch/v1 Job, or NULL */
+	char *queue;            /* queue label, or NULL */
+	char *group_label, *xgroup_label;
+	bool ours;              /* schedulerName is ours */
+	bool deleting, gated, terminal;
+	int64_t created_ms, started_ms;
+	mu__kshape_t *shape;    /* its request and constraints (refcounted) */
+	mu__kgroup_t *g;        /* the group it is a member of */
+	int32_t ps, idx;        /* its pod in g's engine job, or -1 */
+	int32_t slot;           /* Job admission: its slot, or -1 */
+	char *an_node;          /* a bind decided and in flight, or NULL */
+	mu_decision_t dev;      /* its devices (decided, or read back) */
+	bool evicting;          /* an eviction was sent */
+	char *msg;              /* the PodScheduled message last written */
+	bool seen;              /* during a re-list */
+	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
+} mu__kpod_t;
+
+typedef enum mu__kgkind {
+	MU__KG_SINGLE = 0,      /* one pod */
+	MU__KG_GANG = 1,        /* a muster or coscheduling PodGroup */
+	MU__KG_JOB = 2,         /* a queue-labelled batch/v1 Job (admission) */
+	MU__KG_EXTERNAL = 3,    /* a pod another scheduler bound */
+} mu__kgkind_t;
+
+/* Job admission: one planned pod of the Job. */
+typedef struct mu__kslot {
+	char *node;             /* planned node, NULL when not placed */
+	mu_decision_t dev;
+	mu__kpod_t *pod;        /* the pod that took it, or NULL */
+} mu__kslot_t;
+
+struct mu__kgroup {
+	char *key;              /* "s:ns/name" "m:ns/G" "x:ns/G" "j:ns/J" "e:ns/name" */
+	mu__kgkind_t kind;
+	char *ns, *name;
+	mu__kpod_t **pods;      /* members */
+	int32_t npods, cap;
+	/* GANG */
+	bool has_pg;            /* the PodGroup object exists */
+	int32_t min_member;
+	int32_t sub_min;        /* the min_member its engine job has */
+	char *pg_queue;
+	/* JOB: every batch/v1 Job has a group "j:ns/J" holding its object */
+	json_t *job;            /* the latest Job object */
+	bool admission;         /* queue-labelled: muster admits it */
+	bool gang_job;          /* not queue-labelled, pods ours: a gang */
+	bool pg_requested;      /* the PodGroup controller created its group */
+	int64_t spec_gen;       /* metadata.generation submitted */
+	int32_t replicas;       /* pods submitted */
+	bool admitted;          /* not suspended, with muster.io/admitted */
+	mu__kslot_t *slots;
+	int32_t nslots;
+	/* the engine */
+	mu_id_t ej;             /* current engine job, or -1 */
+	int32_t gen;            /* submissions so far (for unique names) */
+	mu__kpod_t **epods;     /* SINGLE/GANG: engine pod order -> pod */
+	int32_t nepods;
+	int32_t *ps_first;      /* first index in epods of each pod set */
+	int32_t nps;
+	bool dirty;             /* membership changed: sync before a cycle */
+	bool seen;              /* its Job or PodGroup, during a re-list */
+	bool listed_dirty;      /* in d->dirty */
+	char *msg;              /* last pending message (Job events, waits) */
+	mu_reason_t last;       /* last pending reason formatted */
+	bool has_last;
+	char *status_sig;       /* last PodGroup status written */
+	int64_t created_ms;
+};
+
+typedef struct mu__knode {
+	char *name;
+	json_t *obj;            /* the latest Node */
+	char *sig;              /* mu__knode_sig() of what the engine has */
+	mu_node_topo_spec_t *topo; /* from its NodeResourceTopology, or NULL */
+	mu_arena_t topo_arena;
+	bool in_engine;
+	bool seen;
+} mu__knode_t;
+
+/* One HTTP write, run by a worker. */
+typedef enum mu__kwkind {
+	MU__KW_BIND = 0,
+	MU__KW_EVICT,
+	MU__KW_WRITE,           /* status, events, patches: outcome logged */
+} mu__kwkind_t;
+
+typedef struct mu__kwork {
+	mu__kwkind_t kind;
+	char *method, *path, *ctype, *body;
+	char *pod_key;          /* BIND/EVICT: whose outcome goes back */
+	char *node;             /* BIND: the node */
+	struct mu__kwork *next;
+	int tries;
+	long status;            /* outcome */
+	char *answer;           /* outcome body (errors only) */
+	int64_t not_before;     /* mono ms: retry after a 429 */
+} mu__kwork_t;
+
+typedef struct mu__kwq {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	mu__kwork_t *hi_head, *hi_tail;  /* binds and evictions */
+	mu__kwork_t *lo_head, *lo_tail;  /* status and events */
+	size_t nhi, nlo, lo_cap;
+	mu__kwork_t *done;               /* outcomes for the main loop */
+	int busy;                        /* requests being run */
+	bool closing;
+} mu__kwq_t;
+
+/* Counters and gauges for /metrics, under m.mu. */
+typedef struct mu__kmetrics {
+	pthread_mutex_t mu;
+	uint64_t binds, bind_errors, evictions, cycles, admissions, suspensions;
+	double cycle_ms_sum, cycle_ms_last;
+	uint64_t cycle_hist[12];         /* <=1,2,5,10,20,50,100,200,500,1000,5000,+Inf ms */
+	uint64_t e2e_hist[12];           /* pod first seen to bind confirmed */
+	double e2e_sum;
+	char *queues;                    /* preformatted per-queue lines */
+	bool leader, ready;
+} mu__kmetrics_t;
+
+/* One /explain question from the HTTP thread to the main loop, which owns
+ * the engine: the asker sets key and asked, the loop sets answer. */
+typedef struct mu__kexq {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char key[700];          /* "pod NS/NAME" or "job NS/NAME" */
+	bool asked;
+	char *answer;           /* JSON, owned until the asker takes it */
+} mu__kexq_t;
+
+typedef struct mu__kmserver mu__kmserver_t;
+typedef struct mu__klease mu__klease_t;
+
+typedef struct mu__kd {
+	const mu_kube_opts_t *o;
+	mu__klog_t log;
+	mu__kauth_t auth;
+	atomic_int stop;        /* every thread stops */
+	atomic_int lost;        /* the lease was lost */
+	mu__kq_t evq;
+	mu__krefl_t *refl;
+	atomic_llong synced;
+	mu_engine_t *e;
+	mu__kshapes_t shapes;
+	mu__kmap_t pods, groups, nodes;
+	mu__kmap_t mpgs, xpgs;  /* "ns/name" -> json_t PodGroup (owned ref) */
+	mu__kgroup_t **ej_group; /* engine job id -> group */
+	int32_t ej_cap;
+	mu__kgroup_t **dirty;   /* groups to sync before the next cycle */
+	int32_t ndirty, dirty_cap;
+	json_t *queue_objs;     /* name -> Queue objects waiting for a parent */
+	bool changed;           /* something changed since the last cycle */
+	bool all_synced;
+	int64_t last_cycle;     /* mono ms */
+	int64_t last_status;    /* mono ms of the last queue status pass */
+	mu_decisions_t dec;
+	mu__kwq_t wq;
+	pthread_t *workers;
+	int nworkers;
+	mu__kmetrics_t m;
+	mu__kexq_t ex;
+	mu__kmserver_t *ms;
+	mu__klease_t *lease;
+	char default_queue[256];
+	uint64_t evseq;         /* makes event names unique */
+	json_t *queue_names;    /* Queue objects seen: name -> last status */
+} mu__kd_t;
+
+/* --- state.c --------------------------------------------------------------- */
+
+int mu__kd_state_init(mu__kd_t *d);
+void mu__kd_state_release(mu__kd_t *d);
+/* Applies one watch event to the view (and the engine where it is
+ * incremental: nodes, queues, topologies); groups it touches are marked
+ * dirty.  Takes ev's reference. */
+void mu__kd_event(mu__kd_t *d, mu__kev_t *ev);
+/* Syncs every dirty group with the engine (submit, re-plan, finish).
+ * O(members of the dirty groups). */
+void mu__kd_sync(mu__kd_t *d, mu_time_t now);
+void mu__kd_mark_dirty(mu__kd_t *d, mu__kgroup_t *g);
+mu__kgroup_t *mu__kd_group(mu__kd_t *d, const char *key, mu__kgkind_t kind,
+			   const char *ns, const char *name);
+/* Finishes g's engine job, if any. */
+void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
+/* Drops g when it has no members and nothing keeps it. */
+void mu__kd_group_gc(mu__kd_t *d, mu__kgroup_t *g);
+/* Records ej as g's engine job. */
+int mu__kd_set_ej(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej);
+/* The engine job name of g's next submission ("KEY~GEN"). */
+void mu__kd_ej_name(mu__kgroup_t *g, char *buf, size_t len);
+/* Regroups the pods controlled by Job ns/job (the Job was seen or its
+ * kind of group changed).  O(pods). */
+void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
+/* A pod's queue: its label, its group's, or the default. */
+const char *mu__kd_queue_of(mu__kd_t *d, const mu__kgroup_t *g);
+
+/* --- jobs.c ------------------------------------------------------------------ */
+
+/* A batch/v1 Job changed (obj NULL: deleted). */
+void mu__kd_job_event(mu__kd_t *d, const char *key, json_t *obj, bool deleted);
+/* Syncs a Job admission group with the engine and its pods. */
+void mu__kd_job_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
+/* Engine decisions for a Job admission group. */
+void mu__kd_job_bind(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
+void mu__kd_job_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
+/* After a cycle: un-suspends Jobs whose engine job is now running and
+ * hands planned slots to waiting pods. */
+void mu__kd_job_after_cycle(mu__kd_t *d, mu__kgroup_t *g);
+/* The PodGroup controller: a Job whose pods are ours becomes a gang. */
+void mu__kd_pgctl(mu__kd_t *d, const json_t *job);
+
+/* --- apply.c ----------------------------------------------------------------- */
+
+int mu__kwq_start(mu__kd_t *d);
+/* Stops the workers once the queued binds and evictions are written. */
+void mu__kwq_stop(mu__kd_t *d);
+/* Queues a request (strings copied).  kind MU__KW_WRITE is dropped when
+ * the low-priority queue is full. */
+void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method,
+		  const char *path, const char *ctype, json_t *body,
+		  const char *pod_key, const char *node);
+/* Applies the outcomes of finished binds and evictions. */
+void mu__kd_outcomes(mu__kd_t *d);
+/* Turns a cycle's decisions into writes. */
+void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now);
+/* Sends the binding of pod to node with the devices of dev. */
+void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node,
+		 const mu_decision_t *dev);
+/* Writes an Event about an object. */
+void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api,
+			const char *ns, const char *name, const char *uid,
+			const char *type, const char *reason, const char *msg);
+/* Sets the PodScheduled=False condition (and a FailedScheduling event)
+ * when msg differs from the last one written. */
+void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg);
+/* Queue and PodGroup status, at most every 2 s. */
+void mu__kd_status(mu__kd_t *d);
+
+/* --- leader.c and metrics.c ------------------------------------------------- */
+
+/* Acquires the lease (blocking until then or stop); starts renewing it in
+ * a thread that sets d->lost when it cannot renew in time. */
+int mu__klease_acquire(mu__kd_t *d);
+/* Stops renewing; releases the lease (holder cleared) when still held. */
+void mu__klease_release(mu__kd_t *d);
+
+int mu__kms_start(mu__kd_t *d, const char *listen, char *err, size_t errlen);
+void mu__kms_stop(mu__kd_t *d);
+/* Records one cycle's time and refreshes the per-queue gauges. */
+void mu__kd_metrics_cycle(mu__kd_t *d, double ms);
+void mu__kd_metrics_hist(uint64_t *h, double ms);
+/* Answers a pending /explain question from the engine's view (main loop
+ * only).  O(1). */
+void mu__kd_explain_serve(mu__kd_t *d);
+
+#endif

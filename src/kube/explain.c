@@ -1,0 +1,218 @@
+/*
+ * explain.c - `muster kexplain`: why a pod or a Job of a live cluster is
+ * where it is, read through the API only.
+ *
+ * For a pod: its phase, scheduler, group (pod group label or Job), node and
+ * devices (the annotations the scheduler wrote with the binding), the
+ * PodScheduled condition (whose message is the engine's explanation, as
+ * mu_reason_format() prints it) and the scheduler's events.  For a Job:
+ * its queue, whether muster admitted it, how many pods run, and the events
+ * (Admitted, Preempted, FailedScheduling with the reason).  Bounded: one
+ * GET of the object and one list of its events.  mu_kube_explain_live()
+ * adds the engine's view from a running scheduler's /explain (queue,
+ * state, reason, expected start), over the small loopback client of
+ * apiserver.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+
+#include "kube/kube_int.h"
+#include "muster/apiserver.h"
+
+/* Prints the events about kind/name in ns, oldest first. */
+static void events(mu__kc_t *c, FILE *out, const char *ns, const char *kind, const char *name)
+{
+	char sel[700], path[1400];
+	snprintf(sel, sizeof sel, "involvedObject.kind=%s,involvedObject.name=%s", kind, name);
+	char *esc = curl_easy_escape(NULL, sel, 0);
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events?fieldSelector=%s", ns, esc ? esc : "");
+	curl_free(esc);
+	long st;
+	json_t *list = NULL;
+	mu__kc_json(c, "GET", path, NULL, NULL, 15000, &st, &list);
+	size_t i, n = 0;
+	json_t *ev;
+	fprintf(out, "events:\n");
+	json_array_foreach(json_object_get(list, "items"), i, ev) {
+		const char *t = mu__kjs(ev, "lastTimestamp");
+		fprintf(out, "  %-20s %-7s %-17s %s\n", t ? t : "", mu__kjs(ev, "type") ? mu__kjs(ev, "type") : "",
+			mu__kjs(ev, "reason") ? mu__kjs(ev, "reason") : "",
+			mu__kjs(ev, "message") ? mu__kjs(ev, "message") : "");
+		n++;
+	}
+	if (!n)
+		fprintf(out, "  (none)\n");
+	json_decref(list);
+}
+
+static void explain_pod(mu__kc_t *c, FILE *out, const json_t *pod)
+{
+	mu__kpodinfo_t in;
+	mu__kpod_info(pod, &in);
+	fprintf(out, "pod %s/%s\n", in.ns, in.name);
+	fprintf(out, "  phase:      %s%s\n", in.phase, in.deleting ? " (being deleted)" : "");
+	fprintf(out, "  scheduler:  %s\n", in.scheduler);
+	if (in.group_label)
+		fprintf(out, "  gang:       pod group %s (muster.io)\n", in.group_label);
+	else if (in.xgroup_label)
+		fprintf(out, "  gang:       pod group %s (scheduling.x-k8s.io)\n", in.xgroup_label);
+	else if (in.owner_job)
+		fprintf(out, "  job:        %s\n", in.owner_job);
+	if (in.queue)
+		fprintf(out, "  queue:      %s\n", in.queue);
+	if (in.node) {
+		mu_decision_t d;
+		char cpus[256] = "";
+		mu__kdev_parse(pod, &d);
+		fprintf(out, "  node:       %s\n", in.node);
+		if (d.gpus) {
+			fprintf(out, "  gpus:       %s", json_string_value(json_object_get(mu__kj(pod,
+				"metadata.annotations"), "muster.io/gpus")));
+			if (d.gpu_milli)
+				fprintf(out, " (%d milli-GPU)", (int)d.gpu_milli);
+			fprintf(out, "\n");
+		}
+		if (d.numa >= 0)
+			fprintf(out, "  numa:       %d\n", (int)d.numa);
+		if (d.nic >= 0)
+			fprintf(out, "  nic:        %d\n", (int)d.nic);
+		if (mu_cpuset_count(&d.cpus)) {
+			mu_cpuset_format(&d.cpus, cpus, sizeof cpus);
+			fprintf(out, "  cpus:       %s\n", cpus);
+		}
+	}
+	size_t i;
+	json_t *cond;
+	json_array_foreach(mu__kj(pod, "status.conditions"), i, cond) {
+		const char *t = mu__kjs(cond, "type");
+		if (t && !strcmp(t, "PodScheduled")) {
+			const char *m = mu__kjs(cond, "message");
+			fprintf(out, "  scheduled:  %s%s%s\n", mu__kjs(cond, "status") ? mu__kjs(cond, "status") : "?",
+				m ? ": " : "", m ? m : "");
+		}
+	}
+	events(c, out, in.ns, "Pod", in.name);
+}
+
+static void explain_job(mu__kc_t *c, FILE *out, const json_t *job)
+{
+	const char *ns = mu__kjs(job, "metadata.namespace"), *name = mu__kjs(job, "metadata.name");
+	const char *q = mu__kmap(job, "metadata.labels", "muster.io/queue");
+	const char *adm = mu__kmap(job, "metadata.annotations", "muster.io/admitted");
+	fprintf(out, "job %s/%s\n", ns ? ns : "default", name ? name : "?");
+	fprintf(out, "  queue:      %s\n", q ? q : "(none: not queued by muster)");
+	fprintf(out, "  suspended:  %s\n", json_is_true(mu__kj(job, "spec.suspend")) ? "yes" : "no");
+	fprintf(out, "  admitted:   %s\n", adm && !strcmp(adm, "true") ? "yes, by muster" : "no");
+	fprintf(out, "  pods:       parallelism %lld, active %lld, succeeded %lld, failed %lld\n",
+		(long long)mu__kji(job, "spec.parallelism", 1), (long long)mu__kji(job, "status.active", 0),
+		(long long)mu__kji(job, "status.succeeded", 0), (long long)mu__kji(job, "status.failed", 0));
+	events(c, out, ns ? ns : "default", "Job", name ? name : "");
+}
+
+/* Splits "job/NS/NAME", "pod/NAME", "NS/NAME"... into its parts. */
+static bool split_what(const char *what, const char *def_ns, char *ns, size_t nslen, char *name,
+		       size_t namelen)
+{
+	bool job = false;
+	const char *w = what;
+	if (!strncmp(w, "job/", 4) || !strncmp(w, "jobs/", 5)) {
+		job = true;
+		w = strchr(w, '/') + 1;
+	} else if (!strncmp(w, "pod/", 4) || !strncmp(w, "pods/", 5)) {
+		w = strchr(w, '/') + 1;
+	}
+	const char *slash = strchr(w, '/');
+	if (slash && (size_t)(slash - w) < nslen) {
+		snprintf(ns, nslen, "%.*s", (int)(slash - w), w);
+		snprintf(name, namelen, "%s", slash + 1);
+	} else {
+		snprintf(ns, nslen, "%s", def_ns ? def_ns : "default");
+		snprintf(name, namelen, "%s", w);
+	}
+	return job;
+}
+
+int mu_kube_explain_live(const char *scheduler, const char *what, const char *def_ns, FILE *out,
+			 char *err, size_t errlen)
+{
+	char ns[256], name[512], host[64], path[1200];
+	int port;
+	bool job = split_what(what, def_ns, ns, sizeof ns, name, sizeof name);
+	if (mu_apiclient_parse_url(scheduler, host, sizeof host, &port)) {
+		snprintf(err, errlen, "--scheduler: expected http://HOST:PORT, got %s", scheduler);
+		return MU_EINVAL;
+	}
+	snprintf(path, sizeof path, "/explain?%s=%s%%2F%s", job ? "job" : "pod", ns, name);
+	mu_apiclient_resp_t r;
+	int rc = mu_apiclient_do(host, port, "GET", path, NULL, NULL, NULL, 5000, &r);
+	json_t *o = rc == MU_OK ? json_loads(r.body, 0, NULL) : NULL;
+	if (rc || r.status != 200 || !o) {
+		snprintf(err, errlen, "the scheduler at %s: %s", scheduler,
+			 rc ? mu_strerror(rc) : r.body ? r.body : "no answer");
+		free(r.body);
+		json_decref(o);
+		return MU_EIO;
+	}
+	const char *msg = mu__kjs(o, "message"), *start = mu__kjs(o, "expectedStart");
+	fprintf(out, "engine (live, from %s):\n", scheduler);
+	fprintf(out, "  group:      %s (engine job %s)\n", mu__kjs(o, "group") ? mu__kjs(o, "group") : "?",
+		mu__kjs(o, "job") ? mu__kjs(o, "job") : "none");
+	if (mu__kjs(o, "queue"))
+		fprintf(out, "  queue:      %s, priority %lld%s\n", mu__kjs(o, "queue"),
+			(long long)mu__kji(o, "priority", 0),
+			json_is_true(json_object_get(o, "preemptible")) ? ", preemptible" : "");
+	fprintf(out, "  state:      %s, %lld of %lld pods bound (minMember %lld)\n",
+		mu__kjs(o, "state") ? mu__kjs(o, "state") : "?", (long long)mu__kji(o, "bound", 0),
+		(long long)mu__kji(o, "pods", 0), (long long)mu__kji(o, "minMember", 0));
+	if (msg && *msg)
+		fprintf(out, "  why:        %s\n", msg);
+	if (start && *start)
+		fprintf(out, "  expected:   to start at %s (from %s)\n", start, mu__kjs(o, "expectedStartFrom"));
+	free(r.body);
+	json_decref(o);
+	return MU_OK;
+}
+
+int mu_kube_explain(const mu_kube_config_t *cfg, const char *what, FILE *out, char *err,
+		    size_t errlen)
+{
+	char ns[256], name[512], path[1200];
+	bool job = split_what(what, cfg->ns, ns, sizeof ns, name, sizeof name);
+	mu__kauth_t auth;
+	mu__kc_t *c = NULL;
+	int rc = mu__kauth_init(&auth, cfg);
+	if (rc == MU_OK)
+		rc = mu__kc_new(&auth, &c);
+	if (rc) {
+		snprintf(err, errlen, "%s", mu_strerror(rc));
+		return rc;
+	}
+	snprintf(path, sizeof path, job ? "/apis/batch/v1/namespaces/%s/jobs/%s" : "/api/v1/namespaces/%s/pods/%s",
+		 ns, name);
+	long st;
+	json_t *obj = NULL;
+	rc = mu__kc_json(c, "GET", path, NULL, NULL, 15000, &st, &obj);
+	if (rc == MU_OK && st == 200 && obj) {
+		if (job)
+			explain_job(c, out, obj);
+		else
+			explain_pod(c, out, obj);
+	} else if (rc == MU_OK && st == 404) {
+		snprintf(err, errlen, "%s %s/%s not found", job ? "job" : "pod", ns, name);
+		rc = MU_ENOENT;
+	} else {
+		snprintf(err, errlen, "GET %s: %s", path, rc ? mu_strerror(rc) : "unexpected answer");
+		if (!rc) {
+			char tmp[64];
+			snprintf(tmp, sizeof tmp, " (HTTP %ld)", st);
+			strncat(err, tmp, errlen - strlen(err) - 1);
+		}
+		rc = MU_EIO;
+	}
+	json_decref(obj);
+	mu__kc_free(c);
+	mu__kauth_release(&auth);
+	return rc;
+}

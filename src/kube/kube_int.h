@@ -1,0 +1,276 @@
+/*
+ * kube_int.h - the pieces of the Kubernetes daemon and how they share data.
+ *
+ *   util.c       JSON paths, times, base64, files, structured logs
+ *   kubeconfig.c kubeconfig and in-cluster credentials
+ *   client.c     the HTTP client over libcurl: one easy handle per thread,
+ *                kept alive; requests and streamed watches
+ *   reflector.c  list-then-watch threads, one per resource, feeding a
+ *                bounded event queue
+ *   objects.c    Kubernetes objects to engine specs (pods through a cache
+ *                of pod shapes read by the YAML loader, nodes, queues,
+ *                topologies, NodeResourceTopologies, Jobs)
+ *   adapt.c      the engine calls the daemon needs that the engine's API
+ *                does not have yet (a pod bound outside a cycle)
+ *   state.c      the daemon's view: pods, groups (the engine's jobs), nodes
+ *   jobs.c       batch/v1 Job admission and the PodGroup controller
+ *   apply.c      decisions to actions; the work queue and its threads
+ *   daemon.c     the loop; leader.c the lease; metrics.c /metrics
+ *   explain.c    `muster kexplain`
+ *
+ * There is no file-scope mutable state: everything hangs off one daemon
+ * object (mu__kd_t), whose parts are guarded as their comments say.
+ */
+#ifndef MUSTER_KUBE_INT_H
+#define MUSTER_KUBE_INT_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "muster/kube.h"
+#include "muster/specs.h"
+
+/* --- util.c --------------------------------------------------------------- */
+
+/* The value at a dotted path ("metadata.labels"), or NULL.  Keys that
+ * contain dots cannot be reached this way: use json_object_get. */
+json_t *mu__kj(const json_t *o, const char *path);
+/* The string at path, or NULL when absent or not a string. */
+const char *mu__kjs(const json_t *o, const char *path);
+/* The integer at path, or def. */
+int64_t mu__kji(const json_t *o, const char *path, int64_t def);
+/* A label or annotation value: map[key] as a string, or NULL. */
+const char *mu__kmap(const json_t *o, const char *map_path, const char *key);
+
+int64_t mu__k_now_ms(void);  /* wall clock, ms since the epoch */
+int64_t mu__k_mono_ms(void); /* monotonic, ms */
+/* RFC 3339 ("2024-01-02T03:04:05Z", fractions and offsets allowed) to ms
+ * since the epoch; MU_EPARSE. */
+int mu__k_parse_time(const char *s, int64_t *ms);
+/* ms since the epoch as RFC 3339 UTC, with microseconds when micro. */
+void mu__k_fmt_time(int64_t ms, bool micro, char *buf, size_t len);
+/* Decodes base64 (padding optional, blanks skipped); NULL on bad input.
+ * The result is NUL-terminated; *len (may be NULL) gets its length. */
+char *mu__k_b64dec(const char *s, size_t *len);
+/* A whole file, NUL-terminated; NULL on error (errno set). */
+char *mu__k_readfile(const char *path, size_t *len);
+
+/* Logs: one line per message, text or JSON ("ts", "level", "msg" and
+ * key/value pairs given as "k=v" words of fmt's output after " | "). */
+typedef struct mu__klog {
+	bool json;
+	int level;               /* 0 error, 1 info, 2 debug */
+	pthread_mutex_t mu;
+} mu__klog_t;
+
+void mu__klog(mu__klog_t *l, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* --- client.c ------------------------------------------------------------- */
+
+/* Credentials shared by every connection: the token is re-read from its
+ * file at most once a minute (service-account tokens rotate). */
+typedef struct mu__kauth {
+	const mu_kube_config_t *cfg;
+	pthread_mutex_t mu;
+	char *token;             /* current bearer token, owned */
+	int64_t read_ms;         /* when token_file was last read */
+} mu__kauth_t;
+
+int mu__kauth_init(mu__kauth_t *a, const mu_kube_config_t *cfg);
+void mu__kauth_release(mu__kauth_t *a);
+
+typedef struct mu__kc mu__kc_t; /* one connection; one thread at a time */
+
+typedef struct mu__kresp {
+	long status;             /* HTTP status; 0 when no answer came */
+	char *body;              /* NUL-terminated, owned */
+	size_t len;
+} mu__kresp_t;
+
+int mu__kc_new(mu__kauth_t *a, mu__kc_t **out);
+void mu__kc_free(mu__kc_t *c);
+/* One request; the answer is read whole (at most 512 MiB).  MU_EIO when
+ * no answer came (out->status 0, out->body has curl's message). */
+int mu__kc_do(mu__kc_t *c, const char *method, const char *path,
+	      const char *ctype, const char *body, long timeout_ms,
+	      mu__kresp_t *out);
+void mu__kresp_release(mu__kresp_t *r);
+/* The same with a JSON answer: *obj gets the parsed body (or NULL). */
+int mu__kc_json(mu__kc_t *c, const char *method, const char *path,
+		const char *ctype, const char *body, long timeout_ms,
+		long *status, json_t **obj);
+
+/* Called for each line of a streamed answer; a non-zero return stops it. */
+typedef int (*mu__kline_fn)(void *arg, char *line, size_t len);
+/* Streams path (a watch), calling fn per line until the server ends it,
+ * fn or *stop asks to stop (checked at least every second), or timeout_ms
+ * passes.  *status gets the HTTP status. */
+int mu__kc_stream(mu__kc_t *c, const char *path, long timeout_ms,
+		  mu__kline_fn fn, void *arg, atomic_int *stop, long *status);
+
+/* --- reflector.c ---------------------------------------------------------- */
+
+typedef enum mu__kres {
+	MU__KR_NODES = 0,
+	MU__KR_NRTS,
+	MU__KR_TOPOS,
+	MU__KR_QUEUES,
+	MU__KR_MPGS,   /* muster.io PodGroups */
+	MU__KR_XPGS,   /* scheduling.x-k8s.io PodGroups */
+	MU__KR_JOBS,
+	MU__KR_PODS,
+	MU__KR_COUNT
+} mu__kres_t;
+
+/* The collection path of a resource ("/api/v1/pods"). */
+const char *mu__kres_path(mu__kres_t r);
+const char *mu__kres_name(mu__kres_t r);
+
+typedef enum mu__kevt {
+	MU__KE_ADDED = 0,
+	MU__KE_MODIFIED,
+	MU__KE_DELETED,
+	MU__KE_SYNC_BEGIN,  /* a (re-)list starts: objects not seen again... */
+	MU__KE_SYNC_ITEM,   /* ...in its items... */
+	MU__KE_SYNC_END,    /* ...by its end are gone */
+} mu__kevt_t;
+
+typedef struct mu__kev {
+	mu__kres_t res;
+	mu__kevt_t type;
+	json_t *obj;        /* owned reference; NULL for SYNC_BEGIN/END */
+} mu__kev_t;
+
+/* A bounded multi-producer queue of events.  Producers block when it is
+ * full (back-pressure on the watches), until stop. */
+typedef struct mu__kq {
+	pthread_mutex_t mu;
+	pthread_cond_t nonempty, nonfull;
+	mu__kev_t *v;
+	size_t cap, head, n;
+} mu__kq_t;
+
+int mu__kq_init(mu__kq_t *q, size_t cap);
+void mu__kq_release(mu__kq_t *q);
+/* Pushes ev (taking its reference); false when stopped first. */
+bool mu__kq_push(mu__kq_t *q, mu__kev_t ev, atomic_int *stop);
+/* Waits up to wait_ms for events, then moves up to max of them to out;
+ * returns how many. */
+size_t mu__kq_pop(mu__kq_t *q, mu__kev_t *out, size_t max, int wait_ms);
+
+typedef struct mu__krefl mu__krefl_t;
+
+typedef struct mu__krefl_opts {
+	mu__kauth_t *auth;
+	mu__kq_t *q;
+	atomic_int *stop;
+	mu__klog_t *log;
+	const char *pod_field_selector; /* e.g. NULL: all pods */
+	int resync_s;                   /* full re-list period; 0 = never */
+	int page;                       /* list page size (500) */
+	atomic_llong *synced_mask;      /* bit per resource, set after its
+	                                 * first list */
+} mu__krefl_opts_t;
+
+/* Starts one thread per resource. */
+int mu__krefl_start(const mu__krefl_opts_t *o, mu__krefl_t **out);
+/* Joins them (after *stop was set) and frees. */
+void mu__krefl_stop(mu__krefl_t *r);
+
+/* --- objects.c ------------------------------------------------------------ */
+
+/* What a pod's request and constraints read as, shared by every pod whose
+ * scheduling-relevant fields are equal (refcounted; owned by the cache). */
+typedef struct mu__kshape {
+	char *key;              /* the canonical JSON the shape was read from */
+	uint64_t hash;
+	int32_t refs;
+	int err;                /* MU_OK, or why it cannot be read */
+	char *msg;              /* the loader's message when err */
+	mu_specs_t specs;       /* one job with one pod set */
+	struct mu__kshape *next; /* hash chain */
+} mu__kshape_t;
+
+typedef struct mu__kshapes {
+	mu__kshape_t **tab;
+	size_t cap, n;
+} mu__kshapes_t;
+
+void mu__kshapes_release(mu__kshapes_t *c);
+/* The shape of pod (a core/v1 Pod object), new or shared; one reference
+ * for the caller.  With `bound` (a pod another scheduler bound) only its
+ * resources count.  NULL only when out of memory. */
+mu__kshape_t *mu__kshape_get(mu__kshapes_t *c, const json_t *pod, bool bound);
+void mu__kshape_put(mu__kshapes_t *c, mu__kshape_t *s);
+/* The job spec of a shape (podsets[0] is the pod). */
+static inline const mu_job_spec_t *mu__kshape_job(const mu__kshape_t *s)
+{
+	return s->err ? NULL : &s->specs.jobs[0];
+}
+/* Whether two pod-set specs are the same shape (requests, selectors,
+ * tolerations, models, alignment). */
+bool mu__kpodset_equal(const mu_podset_spec_t *a, const mu_podset_spec_t *b);
+
+/* The scalar facts of a Pod the daemon keeps. */
+typedef struct mu__kpodinfo {
+	const char *ns, *name, *uid, *node, *scheduler, *phase;
+	const char *group_label;   /* muster.io/pod-group */
+	const char *xgroup_label;  /* scheduling.x-k8s.io/pod-group */
+	const char *queue;         /* muster.io/queue (or kueue's) label */
+	const char *owner_job;     /* a controlling batch/v1 Job, or NULL */
+	bool deleting;             /* deletionTimestamp set */
+	bool gated;                /* schedulingGates not empty */
+	bool terminal;             /* Succeeded or Failed */
+	int64_t created_ms;        /* creationTimestamp, 0 if none */
+	int64_t started_ms;        /* status.startTime, 0 if none */
+} mu__kpodinfo_t;
+
+/* Reads the facts of a Pod; the strings point into obj.  MU_EPARSE when
+ * it has no name. */
+int mu__kpod_info(const json_t *obj, mu__kpodinfo_t *out);
+
+/* A node spec built from a Node (and its NodeResourceTopology, may be
+ * NULL), in arena.  A node that is not Ready counts as unschedulable.
+ * MU_EPARSE (msg) when a field cannot be read. */
+int mu__knode_spec(const json_t *node, const mu_node_topo_spec_t *topo,
+		   mu_arena_t *arena, mu_node_spec_t *out, char *msg,
+		   size_t len);
+/* The part of a Node that matters for scheduling, as canonical JSON (to
+ * skip heartbeats that change nothing); owned. */
+char *mu__knode_sig(const json_t *node);
+/* Reads a NodeResourceTopology into *out (nic names in arena). */
+int mu__knrt_spec(const json_t *nrt, mu_arena_t *arena,
+		  mu_node_topo_spec_t *out, char *msg, size_t len);
+/* A muster Queue through the cluster-file loader, into specs. */
+int mu__kqueue_spec(const json_t *q, mu_specs_t *specs, char *msg,
+		    size_t len);
+/* A muster Topology ({levels: [{nodeLabel: KEY}]}) into arena. */
+int mu__ktopo_spec(const json_t *t, mu_arena_t *arena,
+		   mu_topology_spec_t *out, char *msg, size_t len);
+/* A batch/v1 Job through the cluster-file loader, into specs (one job). */
+int mu__kjob_spec(const json_t *job, mu_specs_t *specs, char *msg,
+		  size_t len);
+/* The devices of a bind as annotations: muster.io/gpus ("0,1"),
+ * muster.io/gpu-milli, muster.io/numa, muster.io/nic, muster.io/cpus.
+ * Returns a new object (empty when there is nothing to say). */
+json_t *mu__kdev_annotations(const mu_decision_t *d);
+/* Reads them back from a pod's annotations into d's device fields
+ * (gpus, gpu_milli, numa, nic, cpus); absent ones stay empty. */
+void mu__kdev_parse(const json_t *pod, mu_decision_t *d);
+
+/* --- adapt.c -------------------------------------------------------------- */
+
+/* Records that pod `pod` of podset ps of job is bound to node with the
+ * devices of d (gpus, gpu_milli, numa, nic, cpus): what the proposed
+ * mu_engine_pod_bound() will do.  Exact devices when they are free, else
+ * the engine's choice; a job that reaches minMember becomes running at
+ * `start`.  MU_ENOENT, MU_EINVAL, MU_ESTATE (already bound). */
+int mu__kengine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t ps,
+			  int32_t pod, mu_id_t node, const mu_decision_t *d,
+			  mu_time_t start);
+
+#endif

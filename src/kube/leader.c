@@ -1,0 +1,187 @@
+/*
+ * leader.c - leader election with a coordination.k8s.io/v1 Lease, as
+ * client-go's leaderelection does it.
+ *
+ * Every retry period: GET the Lease (404: create it, holding it).  If we
+ * hold it, renew it (PUT with the last resourceVersion, renewTime now).  If
+ * another replica holds it, take it over only when its record has not
+ * changed for leaseDurationSeconds by our own clock (we never compare the
+ * other replica's timestamps with ours); a 409 on PUT or POST means another
+ * replica was faster.  Once leading, a thread keeps renewing; if no renew
+ * succeeds within the renew deadline it sets d->lost and the daemon stops,
+ * so two replicas never both schedule.  On a clean stop the holder is
+ * cleared so that a standby takes over at once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/daemon_int.h"
+
+struct mu__klease {
+	mu__kc_t *c;
+	char path[1024], coll[512];
+	char rv[64];
+	char seen_rv[64];      /* the other holder's record we watch age */
+	int64_t seen_at;       /* mono ms when seen_rv was first seen */
+	int64_t renewed_at;    /* mono ms of our last successful renew */
+	int32_t transitions;
+	char acquired[40];
+	bool leading;
+	pthread_t th;
+	bool started;
+};
+
+/* The Lease object to write. */
+static json_t *lease_body(mu__kd_t *d, mu__klease_t *l, const char *holder)
+{
+	char now[40];
+	mu__k_fmt_time(mu__k_now_ms(), true, now, sizeof now);
+	if (!*l->acquired)
+		snprintf(l->acquired, sizeof l->acquired, "%s", now);
+	json_t *o = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:i,s:s,s:s,s:i}}", "apiVersion",
+			      "coordination.k8s.io/v1", "kind", "Lease", "metadata", "name",
+			      d->o->lease_name, "namespace", d->o->lease_namespace, "spec", "holderIdentity",
+			      holder, "leaseDurationSeconds", d->o->lease_duration_s, "acquireTime",
+			      l->acquired, "renewTime", now, "leaseTransitions", (int)l->transitions);
+	if (*l->rv)
+		json_object_set_new(json_object_get(o, "metadata"), "resourceVersion", json_string(l->rv));
+	return o;
+}
+
+/* One attempt to get or keep the lease; true when we hold it after. */
+static bool try_lease(mu__kd_t *d, mu__klease_t *l)
+{
+	long st;
+	json_t *cur = NULL;
+	mu__kc_json(l->c, "GET", l->path, NULL, NULL, 5000, &st, &cur);
+	const char *id = d->o->id;
+	bool ok = false;
+	if (st == 404) {
+		l->rv[0] = l->acquired[0] = '\0';
+		l->transitions = 0;
+		json_t *b = lease_body(d, l, id);
+		char *text = json_dumps(b, JSON_COMPACT);
+		json_t *ans = NULL;
+		mu__kc_json(l->c, "POST", l->coll, "application/json", text, 5000, &st, &ans);
+		ok = st == 201 || st == 200;
+		if (ok)
+			snprintf(l->rv, sizeof l->rv, "%s", mu__kjs(ans, "metadata.resourceVersion") ?
+				 mu__kjs(ans, "metadata.resourceVersion") : "");
+		free(text);
+		json_decref(b);
+		json_decref(ans);
+	} else if (st == 200) {
+		const char *holder = mu__kjs(cur, "spec.holderIdentity");
+		const char *rv = mu__kjs(cur, "metadata.resourceVersion");
+		int64_t dur = mu__kji(cur, "spec.leaseDurationSeconds", d->o->lease_duration_s);
+		bool mine = holder && !strcmp(holder, id);
+		if (rv && strcmp(rv, l->seen_rv)) {
+			snprintf(l->seen_rv, sizeof l->seen_rv, "%s", rv);
+			l->seen_at = mu__k_mono_ms();
+		}
+		bool free_ = !holder || !*holder || mu__k_mono_ms() - l->seen_at >= dur * 1000;
+		if (mine || free_) {
+			snprintf(l->rv, sizeof l->rv, "%s", rv ? rv : "");
+			l->transitions = (int32_t)mu__kji(cur, "spec.leaseTransitions", 0) + !mine;
+			const char *acq = mu__kjs(cur, "spec.acquireTime");
+			snprintf(l->acquired, sizeof l->acquired, "%s", mine && acq ? acq : "");
+			json_t *b = lease_body(d, l, id), *ans = NULL;
+			char *text = json_dumps(b, JSON_COMPACT);
+			mu__kc_json(l->c, "PUT", l->path, "application/json", text, 5000, &st, &ans);
+			ok = st == 200;
+			if (ok && mu__kjs(ans, "metadata.resourceVersion")) {
+				snprintf(l->rv, sizeof l->rv, "%s", mu__kjs(ans, "metadata.resourceVersion"));
+				snprintf(l->seen_rv, sizeof l->seen_rv, "%s", l->rv);
+			}
+			free(text);
+			json_decref(b);
+			json_decref(ans);
+		}
+	}
+	json_decref(cur);
+	if (ok)
+		l->renewed_at = mu__k_mono_ms();
+	return ok;
+}
+
+static void nap_ms(mu__kd_t *d, int64_t ms)
+{
+	while (ms > 0 && !atomic_load(&d->stop) && !*d->o->stop) {
+		int64_t s = ms < 100 ? ms : 100;
+		struct timespec ts = {0, (long)s * 1000000L};
+		nanosleep(&ts, NULL);
+		ms -= s;
+	}
+}
+
+/* The renew thread: gives up after the renew deadline. */
+static void *renew(void *arg)
+{
+	mu__kd_t *d = arg;
+	mu__klease_t *l = d->lease;
+	while (!atomic_load(&d->stop) && !*d->o->stop) {
+		nap_ms(d, d->o->retry_period_s * 1000LL);
+		if (atomic_load(&d->stop) || *d->o->stop)
+			break;
+		if (!try_lease(d, l) &&
+		    mu__k_mono_ms() - l->renewed_at >= d->o->renew_deadline_s * 1000LL) {
+			l->leading = false;
+			atomic_store(&d->lost, 1);
+			pthread_mutex_lock(&d->m.mu);
+			d->m.leader = false;
+			pthread_mutex_unlock(&d->m.mu);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int mu__klease_acquire(mu__kd_t *d)
+{
+	mu__klease_t *l = calloc(1, sizeof *l);
+	if (!l || mu__kc_new(&d->auth, &l->c)) {
+		free(l);
+		return MU_ENOMEM;
+	}
+	d->lease = l;
+	snprintf(l->coll, sizeof l->coll, "/apis/coordination.k8s.io/v1/namespaces/%s/leases",
+		 d->o->lease_namespace);
+	snprintf(l->path, sizeof l->path, "%s/%s", l->coll, d->o->lease_name);
+	l->seen_at = mu__k_mono_ms();
+	while (!*d->o->stop && !atomic_load(&d->stop)) {
+		if (try_lease(d, l)) {
+			l->leading = true;
+			if (pthread_create(&l->th, NULL, renew, d))
+				return MU_ENOMEM;
+			l->started = true;
+			return MU_OK;
+		}
+		nap_ms(d, d->o->retry_period_s * 1000LL);
+	}
+	return MU_ESTATE;
+}
+
+void mu__klease_release(mu__kd_t *d)
+{
+	mu__klease_t *l = d->lease;
+	if (!l)
+		return;
+	if (l->started)
+		pthread_join(l->th, NULL);
+	if (l->leading && !atomic_load(&d->lost)) {
+		/* clear the holder so that a standby need not wait */
+		json_t *b = lease_body(d, l, ""), *ans = NULL;
+		json_object_set_new(json_object_get(b, "spec"), "leaseDurationSeconds", json_integer(1));
+		char *text = json_dumps(b, JSON_COMPACT);
+		long st;
+		mu__kc_json(l->c, "PUT", l->path, "application/json", text, 5000, &st, &ans);
+		free(text);
+		json_decref(b);
+		json_decref(ans);
+	}
+	mu__kc_free(l->c);
+	free(l);
+	d->lease = NULL;
+}

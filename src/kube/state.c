@@ -1,0 +1,1086 @@
+/*
+ * state.c - the daemon's view of the cluster and how it feeds the engine.
+ *
+ * Watch events update the view incrementally: a Node (or its
+ * NodeResourceTopology) is upserted into the engine only when what the
+ * engine sees of it changed (heartbeats are skipped); Queues and Topologies
+ * go straight in; a Pod joins a group:
+ *   - `muster.io/pod-group: G` -> the muster PodGroup G ("m:ns/G"),
+ *   - `scheduling.x-k8s.io/pod-group: G` -> the coscheduling PodGroup G,
+ *   - a controlling batch/v1 Job that carries a queue label -> that Job's
+ *     admission group ("j:ns/J", see jobs.c),
+ *   - a controlling Job for which the PodGroup controller made a muster
+ *     PodGroup J -> that gang,
+ *   - else the pod alone ("s:ns/name").
+ * Pods of other schedulers that are bound count against their nodes
+ * ("e:ns/name", in the hidden queue muster.io/external).
+ * A group whose members changed is marked dirty; before the next cycle
+ * mu__kd_sync() brings its engine job up to date: nothing when the members
+ * are the ones submitted, else the old job is finished and a new one
+ * submitted ("KEY~GEN") with the live members, pods already bound (or with
+ * a bind in flight) replayed as bound.  Nothing is rebuilt from scratch:
+ * work is proportional to what changed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/daemon_int.h"
+
+#define EXTERNAL_QUEUE "muster.io/external"
+
+/* --- the hash map ------------------------------------------------------------ */
+
+static uint64_t khash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+void *mu__kmap_get(const mu__kmap_t *m, const char *key)
+{
+	if (!m->cap)
+		return NULL;
+	for (mu__kment_t *e = m->tab[khash(key) & (m->cap - 1)]; e; e = e->next)
+		if (!strcmp(e->key, key))
+			return e->val;
+	return NULL;
+}
+
+int mu__kmap_put(mu__kmap_t *m, const char *key, void *val)
+{
+	if (m->n + 1 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		mu__kment_t **nt = calloc(ncap, sizeof *nt);
+		if (!nt)
+			return MU_ENOMEM;
+		for (size_t i = 0; i < m->cap; i++)
+			for (mu__kment_t *e = m->tab[i], *nx; e; e = nx) {
+				nx = e->next;
+				size_t b = khash(e->key) & (ncap - 1);
+				e->next = nt[b];
+				nt[b] = e;
+			}
+		free(m->tab);
+		m->tab = nt;
+		m->cap = ncap;
+	}
+	size_t b = khash(key) & (m->cap - 1);
+	for (mu__kment_t *e = m->tab[b]; e; e = e->next)
+		if (!strcmp(e->key, key)) {
+			e->key = key;
+			e->val = val;
+			return MU_OK;
+		}
+	mu__kment_t *e = malloc(sizeof *e);
+	if (!e)
+		return MU_ENOMEM;
+	*e = (mu__kment_t){key, val, m->tab[b]};
+	m->tab[b] = e;
+	m->n++;
+	return MU_OK;
+}
+
+void *mu__kmap_del(mu__kmap_t *m, const char *key)
+{
+	if (!m->cap)
+		return NULL;
+	for (mu__kment_t **pp = &m->tab[khash(key) & (m->cap - 1)]; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->key, key)) {
+			mu__kment_t *e = *pp;
+			void *v = e->val;
+			*pp = e->next;
+			free(e);
+			m->n--;
+			return v;
+		}
+	return NULL;
+}
+
+void mu__kmap_each(const mu__kmap_t *m, void (*fn)(void *arg, void *val), void *arg)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		for (mu__kment_t *e = m->tab[i], *nx; e; e = nx) {
+			nx = e->next;
+			fn(arg, e->val);
+		}
+}
+
+void mu__kmap_release(mu__kmap_t *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		for (mu__kment_t *e = m->tab[i], *nx; e; e = nx) {
+			nx = e->next;
+			free(e);
+		}
+	free(m->tab);
+	memset(m, 0, sizeof *m);
+}
+
+/* --- groups ------------------------------------------------------------------ */
+
+mu__kgroup_t *mu__kd_group(mu__kd_t *d, const char *key, mu__kgkind_t kind,
+			   const char *ns, const char *name)
+{
+	mu__kgroup_t *g = mu__kmap_get(&d->groups, key);
+	if (g)
+		return g;
+	g = calloc(1, sizeof *g);
+	if (!g || !(g->key = strdup(key)) || !(g->ns = strdup(ns)) || !(g->name = strdup(name)) ||
+	    mu__kmap_put(&d->groups, g->key, g)) {
+		if (g) {
+			free(g->key);
+			free(g->ns);
+			free(g->name);
+		}
+		free(g);
+		return NULL;
+	}
+	g->kind = kind;
+	g->ej = -1;
+	g->min_member = 1;
+	return g;
+}
+
+void mu__kd_mark_dirty(mu__kd_t *d, mu__kgroup_t *g)
+{
+	d->changed = true;
+	g->dirty = true;
+	if (g->listed_dirty)
+		return;
+	if (d->ndirty == d->dirty_cap) {
+		int32_t cap = d->dirty_cap ? d->dirty_cap * 2 : 256;
+		mu__kgroup_t **nv = realloc(d->dirty, (size_t)cap * sizeof *nv);
+		if (!nv)
+			return;
+		d->dirty = nv;
+		d->dirty_cap = cap;
+	}
+	d->dirty[d->ndirty++] = g;
+	g->listed_dirty = true;
+}
+
+int mu__kd_set_ej(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej)
+{
+	if (ej >= d->ej_cap) {
+		int32_t cap = d->ej_cap ? d->ej_cap : 1024;
+		while (cap <= ej)
+			cap *= 2;
+		mu__kgroup_t **nv = realloc(d->ej_group, (size_t)cap * sizeof *nv);
+		if (!nv)
+			return MU_ENOMEM;
+		memset(nv + d->ej_cap, 0, (size_t)(cap - d->ej_cap) * sizeof *nv);
+		d->ej_group = nv;
+		d->ej_cap = cap;
+	}
+	d->ej_group[ej] = g;
+	g->ej = ej;
+	g->gen++;
+	return MU_OK;
+}
+
+void mu__kd_ej_name(mu__kgroup_t *g, char *buf, size_t len)
+{
+	if (g->gen)
+		snprintf(buf, len, "%s~%d", g->key + 2, g->gen);
+	else
+		snprintf(buf, len, "%s", g->key + 2);
+}
+
+void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
+{
+	if (g->ej < 0)
+		return;
+	mu_job_info_t ji;
+	if (mu_engine_job_info(d->e, g->ej, &ji) == MU_OK && ji.state != MU_JOB_FINISHED)
+		mu_engine_job_finish(d->e, g->ej, now);
+	d->ej_group[g->ej] = NULL;
+	g->ej = -1;
+	for (int32_t i = 0; i < g->nepods; i++)
+		if (g->epods[i]) {
+			g->epods[i]->ps = -1;
+			g->epods[i]->idx = -1;
+		}
+	g->nepods = 0;
+	g->nps = 0;
+	g->has_last = false;
+	d->changed = true;
+}
+
+static void group_free(mu__kgroup_t *g)
+{
+	for (int32_t i = 0; i < g->nslots; i++)
+		free(g->slots[i].node);
+	free(g->slots);
+	json_decref(g->job);
+	free(g->pods);
+	free(g->epods);
+	free(g->ps_first);
+	free(g->pg_queue);
+	free(g->msg);
+	free(g->status_sig);
+	free(g->key);
+	free(g->ns);
+	free(g->name);
+	free(g);
+}
+
+void mu__kd_group_gc(mu__kd_t *d, mu__kgroup_t *g)
+{
+	if (g->npods || g->has_pg || g->job || g->ej >= 0 || g->listed_dirty)
+		return;
+	mu__kmap_del(&d->groups, g->key);
+	group_free(g);
+}
+
+static void group_add(mu__kgroup_t *g, mu__kpod_t *p)
+{
+	if (g->npods == g->cap) {
+		int32_t cap = g->cap ? g->cap * 2 : 4;
+		mu__kpod_t **nv = realloc(g->pods, (size_t)cap * sizeof *nv);
+		if (!nv)
+			return;
+		g->pods = nv;
+		g->cap = cap;
+	}
+	g->pods[g->npods++] = p;
+	p->g = g;
+}
+
+/* Takes p out of its group (and its slot or engine position). */
+static void group_remove(mu__kd_t *d, mu__kpod_t *p)
+{
+	mu__kgroup_t *g = p->g;
+	if (!g)
+		return;
+	for (int32_t i = 0; i < g->npods; i++)
+		if (g->pods[i] == p) {
+			g->pods[i] = g->pods[--g->npods];
+			break;
+		}
+	if (p->slot >= 0 && p->slot < g->nslots && g->slots[p->slot].pod == p)
+		g->slots[p->slot].pod = NULL;
+	if (p->ps >= 0 && g->nps > p->ps) {
+		int32_t at = g->ps_first[p->ps] + p->idx;
+		if (at < g->nepods && g->epods[at] == p)
+			g->epods[at] = NULL;
+	}
+	p->slot = p->ps = p->idx = -1;
+	p->g = NULL;
+	mu__kd_mark_dirty(d, g);
+}
+
+/* --- pods ----------------------------------------------------------------------- */
+
+/* The key of the group pod p belongs to, into buf. */
+static mu__kgkind_t pod_group_key(mu__kd_t *d, const mu__kpod_t *p, char *buf, size_t len)
+{
+	if (!p->ours) {
+		snprintf(buf, len, "e:%s", p->key);
+		return MU__KG_EXTERNAL;
+	}
+	if (p->group_label) {
+		snprintf(buf, len, "m:%s/%s", p->ns, p->group_label);
+		return MU__KG_GANG;
+	}
+	if (p->xgroup_label) {
+		snprintf(buf, len, "x:%s/%s", p->ns, p->xgroup_label);
+		return MU__KG_GANG;
+	}
+	if (p->owner_job) {
+		/* unknown Job: wait for it in its group; admission: there */
+		snprintf(buf, len, "j:%s/%s", p->ns, p->owner_job);
+		mu__kgroup_t *g = mu__kmap_get(&d->groups, buf);
+		if (!g || !g->job || g->admission)
+			return MU__KG_JOB;
+		if (g->gang_job) {
+			snprintf(buf, len, "m:%s/%s", p->ns, p->owner_job);
+			return MU__KG_GANG;
+		}
+	}
+	snprintf(buf, len, "s:%s", p->key);
+	return MU__KG_SINGLE;
+}
+
+/* Replaces *dst with a copy of src (NULL allowed); true if it changed. */
+static bool set_str(char **dst, const char *src)
+{
+	if ((!*dst && !src) || (*dst && src && !strcmp(*dst, src)))
+		return false;
+	free(*dst);
+	*dst = src ? strdup(src) : NULL;
+	return true;
+}
+
+static void pod_free(mu__kd_t *d, mu__kpod_t *p)
+{
+	mu__kshape_put(&d->shapes, p->shape);
+	free(p->key);
+	free(p->ns);
+	free(p->name);
+	free(p->uid);
+	free(p->node);
+	free(p->owner_job);
+	free(p->queue);
+	free(p->group_label);
+	free(p->xgroup_label);
+	free(p->an_node);
+	free(p->msg);
+	free(p);
+}
+
+static void pod_delete(mu__kd_t *d, const char *key)
+{
+	mu__kpod_t *p = mu__kmap_del(&d->pods, key);
+	if (!p)
+		return;
+	mu__kgroup_t *g = p->g;
+	group_remove(d, p);
+	pod_free(d, p);
+	if (g && !g->npods && g->ej < 0)
+		mu__kd_group_gc(d, g);
+}
+
+/* Places p in the group its labels and owner say (moving it if needed). */
+static void pod_regroup(mu__kd_t *d, mu__kpod_t *p)
+{
+	char key[1024];
+	if (p->ours || p->node) {
+		mu__kgkind_t kind = pod_group_key(d, p, key, sizeof key);
+		if (p->g && !strcmp(p->g->key, key))
+			return;
+		group_remove(d, p);
+		const char *gname = kind == MU__KG_GANG || kind == MU__KG_JOB ? strchr(key + 2, '/') + 1 : p->name;
+		mu__kgroup_t *g = mu__kd_group(d, key, kind, p->ns, gname);
+		if (!g)
+			return;
+		if (!g->created_ms || (p->created_ms && p->created_ms < g->created_ms))
+			g->created_ms = p->created_ms;
+		group_add(g, p);
+		mu__kd_mark_dirty(d, g);
+	} else {
+		group_remove(d, p);
+	}
+}
+
+void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job)
+{
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			if (p->owner_job && !strcmp(p->owner_job, job) && !strcmp(p->ns, ns))
+				pod_regroup(d, p);
+		}
+}
+
+/* A Pod was added or changed: its facts are copied (the object is not
+ * kept), its shape looked up once, its group marked dirty when what the
+ * engine sees changed.  O(1) expected, O(pods) when it changes group. */
+static void pod_upsert(mu__kd_t *d, json_t *obj)
+{
+	mu__kpodinfo_t in;
+	char key[600];
+	if (mu__kpod_info(obj, &in))
+		return;
+	snprintf(key, sizeof key, "%s/%s", in.ns, in.name);
+	mu__kpod_t *p = mu__kmap_get(&d->pods, key);
+	bool ours = !strcmp(in.scheduler, d->o->scheduler_name);
+	bool relevant = ours || (in.node && !in.terminal);
+	if (!relevant) {
+		if (p)
+			pod_delete(d, key);
+		return;
+	}
+	if (p && in.uid && p->uid && strcmp(in.uid, p->uid)) {
+		pod_delete(d, key); /* a new pod under an old name */
+		p = NULL;
+	}
+	if (!p) {
+		p = calloc(1, sizeof *p);
+		if (!p || !(p->key = strdup(key)) || !(p->ns = strdup(in.ns)) ||
+		    !(p->name = strdup(in.name)) || mu__kmap_put(&d->pods, p->key, p)) {
+			if (p)
+				pod_free(d, p);
+			return;
+		}
+		p->ps = p->idx = p->slot = -1;
+		p->dev.numa = p->dev.nic = -1;
+		p->pending_since = mu__k_mono_ms();
+	}
+	int moved = (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
+		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->group_label, in.group_label) +
+		    (int)set_str(&p->xgroup_label, in.xgroup_label);
+	int live_changed = (int)set_str(&p->node, in.node) + (p->deleting != in.deleting) +
+			   (p->gated != in.gated) + (p->terminal != in.terminal) + (p->ours != ours);
+	p->ours = ours;
+	p->deleting = in.deleting;
+	p->gated = in.gated;
+	p->terminal = in.terminal;
+	p->created_ms = in.created_ms;
+	p->started_ms = in.started_ms;
+	p->seen = true;
+	if (p->node) {
+		mu__kdev_parse(obj, &p->dev);
+		if (p->an_node) { /* our bind went through */
+			free(p->an_node);
+			p->an_node = NULL;
+		}
+	}
+	if (!p->shape) { /* ours, or bound by another scheduler */
+		p->shape = mu__kshape_get(&d->shapes, obj, !ours);
+		live_changed = 1;
+	}
+	if (moved || !p->g)
+		pod_regroup(d, p);
+	else if (live_changed)
+		mu__kd_mark_dirty(d, p->g);
+}
+
+/* --- nodes -------------------------------------------------------------------- */
+
+/* Marks the groups with pods on node name dirty (it went away). */
+static void node_groups_dirty(void *arg, void *val)
+{
+	void **a = arg;
+	mu__kpod_t *p = val;
+	const char *name = a[1];
+	if (p->g && ((p->node && !strcmp(p->node, name)) || (p->an_node && !strcmp(p->an_node, name))))
+		mu__kd_mark_dirty(a[0], p->g);
+}
+
+/* Upserts node n into the engine from its object and topology. */
+static void node_feed(mu__kd_t *d, mu__knode_t *n)
+{
+	mu_arena_t a;
+	mu_node_spec_t s;
+	char msg[256];
+	mu_arena_init(&a);
+	int rc = mu__knode_spec(n->obj, n->topo, &a, &s, msg, sizeof msg);
+	if (rc == MU_OK && (rc = mu_engine_node_upsert(d->e, &s, NULL)) != MU_OK)
+		snprintf(msg, sizeof msg, "%s", mu_strerror(rc));
+	mu_arena_release(&a);
+	if (rc) {
+		mu__klog(&d->log, 0, "node %s: cannot use it: %s | node=%s", n->name, msg, n->name);
+		return;
+	}
+	if (!n->in_engine && d->all_synced) {
+		/* pods bound there before it was known (not at start-up, when
+		 * every list is in before the first sync) */
+		void *arg[2] = {d, n->name};
+		mu__kmap_each(&d->pods, node_groups_dirty, arg);
+	}
+	n->in_engine = true;
+	d->changed = true;
+}
+
+static mu__knode_t *node_get(mu__kd_t *d, const char *name)
+{
+	mu__knode_t *n = mu__kmap_get(&d->nodes, name);
+	if (n)
+		return n;
+	n = calloc(1, sizeof *n);
+	if (!n || !(n->name = strdup(name)) || mu__kmap_put(&d->nodes, n->name, n)) {
+		if (n)
+			free(n->name);
+		free(n);
+		return NULL;
+	}
+	mu_arena_init(&n->topo_arena);
+	return n;
+}
+
+/* A Node changed: kept (a reference) and fed to the engine only when its
+ * signature changed; a deleted node's groups are re-synced (O(pods)). */
+static void node_event(mu__kd_t *d, json_t *obj, bool deleted)
+{
+	const char *name = mu__kjs(obj, "metadata.name");
+	if (!name)
+		return;
+	mu__knode_t *n = deleted ? mu__kmap_get(&d->nodes, name) : node_get(d, name);
+	if (!n)
+		return;
+	n->seen = true;
+	if (deleted) {
+		void *arg[2] = {d, (void *)name};
+		mu__kmap_each(&d->pods, node_groups_dirty, arg);
+		if (n->in_engine)
+			mu_engine_node_remove(d->e, n->name, mu__k_now_ms());
+		mu__kmap_del(&d->nodes, n->name);
+		json_decref(n->obj);
+		free(n->sig);
+		free(n->topo);
+		mu_arena_release(&n->topo_arena);
+		free(n->name);
+		free(n);
+		d->changed = true;
+		return;
+	}
+	char *sig = mu__knode_sig(obj);
+	json_decref(n->obj);
+	n->obj = json_incref(obj);
+	if (sig && n->sig && !strcmp(sig, n->sig) && n->in_engine) {
+		free(sig);
+		return; /* a heartbeat */
+	}
+	free(n->sig);
+	n->sig = sig;
+	node_feed(d, n);
+}
+
+static void nrt_event(mu__kd_t *d, json_t *obj, bool deleted)
+{
+	const char *name = mu__kjs(obj, "metadata.name");
+	mu__knode_t *n = name ? node_get(d, name) : NULL;
+	if (!n)
+		return;
+	free(n->topo);
+	n->topo = NULL;
+	mu_arena_release(&n->topo_arena);
+	if (!deleted) {
+		char msg[256];
+		n->topo = calloc(1, sizeof *n->topo);
+		if (n->topo && mu__knrt_spec(obj, &n->topo_arena, n->topo, msg, sizeof msg)) {
+			mu__klog(&d->log, 0, "noderesourcetopology %s: %s | node=%s", name, msg, name);
+			free(n->topo);
+			n->topo = NULL;
+		}
+	}
+	if (n->obj)
+		node_feed(d, n);
+}
+
+/* --- queues, topologies, pod groups ------------------------------------------- */
+
+/* Upserts the queues waiting in d->queue_objs whose parent is known. */
+static void queues_feed(mu__kd_t *d)
+{
+	for (bool progress = true; progress;) {
+		progress = false;
+		const char *name;
+		json_t *q;
+		void *tmp;
+		json_object_foreach_safe(d->queue_objs, tmp, name, q) {
+			mu_specs_t s;
+			char msg[512];
+			mu_specs_init(&s);
+			int rc = mu__kqueue_spec(q, &s, msg, sizeof msg);
+			if (rc == MU_OK)
+				rc = mu_engine_queue_upsert(d->e, &s.queues[0]);
+			if (rc != MU_ENOENT) {
+				if (rc)
+					mu__klog(&d->log, 0, "queue %s: %s | queue=%s", name,
+						 *msg ? msg : mu_strerror(rc), name);
+				progress = progress || rc == MU_OK;
+				json_object_del(d->queue_objs, name);
+				d->changed = true;
+			}
+			mu_specs_release(&s);
+		}
+	}
+}
+
+static void queue_event(mu__kd_t *d, json_t *obj, bool deleted)
+{
+	const char *name = mu__kjs(obj, "metadata.name");
+	if (!name)
+		return;
+	if (deleted) {
+		mu__klog(&d->log, 1, "queue %s deleted: its jobs keep it until they end | queue=%s", name, name);
+		json_object_del(d->queue_names, name);
+		return;
+	}
+	if (!json_object_get(d->queue_names, name))
+		json_object_set_new(d->queue_names, name, json_null());
+	json_object_set(d->queue_objs, name, obj);
+	queues_feed(d);
+	/* groups waiting for this queue */
+	for (size_t i = 0; i < d->groups.cap; i++)
+		for (mu__kment_t *e = d->groups.tab[i]; e; e = e->next) {
+			mu__kgroup_t *g = e->val;
+			if (g->ej < 0 && g->npods)
+				mu__kd_mark_dirty(d, g);
+		}
+}
+
+static void topo_event(mu__kd_t *d, json_t *obj, bool deleted)
+{
+	mu_arena_t a;
+	mu_topology_spec_t t;
+	char msg[256];
+	if (deleted)
+		return; /* the engine keeps topologies */
+	mu_arena_init(&a);
+	int rc = mu__ktopo_spec(obj, &a, &t, msg, sizeof msg);
+	if (rc == MU_OK && (rc = mu_engine_topology_upsert(d->e, &t)) != MU_OK)
+		snprintf(msg, sizeof msg, "%s", mu_strerror(rc));
+	if (rc)
+		mu__klog(&d->log, 0, "topology: %s", msg);
+	mu_arena_release(&a);
+	d->changed = true;
+}
+
+/* A muster or coscheduling PodGroup changed. */
+static void pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster)
+{
+	const char *name = mu__kjs(obj, "metadata.name"), *ns = mu__kjs(obj, "metadata.namespace");
+	char key[600];
+	if (!name)
+		return;
+	snprintf(key, sizeof key, "%c:%s/%s", muster ? 'm' : 'x', ns ? ns : "default", name);
+	mu__kgroup_t *g = mu__kd_group(d, key, MU__KG_GANG, ns ? ns : "default", name);
+	if (!g)
+		return;
+	mu__kmap_t *m = muster ? &d->mpgs : &d->xpgs;
+	json_t *old = mu__kmap_del(m, g->key);
+	json_decref(old);
+	g->has_pg = !deleted;
+	g->seen = true;
+	if (!deleted) {
+		mu__kmap_put(m, g->key, json_incref(obj));
+		int64_t mm = mu__kji(obj, "spec.minMember", 1);
+		g->min_member = mm < 1 ? 1 : mm > 1000000 ? 1000000 : (int32_t)mm;
+		set_str(&g->pg_queue, mu__kjs(obj, "spec.queue"));
+	}
+	mu__kd_mark_dirty(d, g);
+}
+
+/* --- events and re-lists ------------------------------------------------------- */
+
+static void resource_event(mu__kd_t *d, mu__kres_t res, json_t *obj, bool deleted)
+{
+	switch (res) {
+	case MU__KR_NODES: node_event(d, obj, deleted); break;
+	case MU__KR_NRTS: nrt_event(d, obj, deleted); break;
+	case MU__KR_TOPOS: topo_event(d, obj, deleted); break;
+	case MU__KR_QUEUES: queue_event(d, obj, deleted); break;
+	case MU__KR_MPGS: pg_event(d, obj, deleted, true); break;
+	case MU__KR_XPGS: pg_event(d, obj, deleted, false); break;
+	case MU__KR_JOBS: {
+		char key[600];
+		mu__kgroup_t *g;
+		snprintf(key, sizeof key, "j:%s/%s", mu__kjs(obj, "metadata.namespace") ?
+			 mu__kjs(obj, "metadata.namespace") : "default",
+			 mu__kjs(obj, "metadata.name") ? mu__kjs(obj, "metadata.name") : "");
+		mu__kd_job_event(d, key, obj, deleted);
+		if ((g = mu__kmap_get(&d->groups, key)))
+			g->seen = true;
+		break;
+	}
+	case MU__KR_PODS:
+		if (deleted) {
+			char key[600];
+			mu__kpodinfo_t in;
+			if (mu__kpod_info(obj, &in) == MU_OK) {
+				snprintf(key, sizeof key, "%s/%s", in.ns, in.name);
+				pod_delete(d, key);
+			}
+		} else {
+			pod_upsert(d, obj);
+		}
+		break;
+	case MU__KR_COUNT: break;
+	}
+}
+
+/* Clears the seen marks of a resource before a re-list. */
+static void unsee(void *arg, void *val)
+{
+	(void)arg;
+	((mu__kpod_t *)val)->seen = false;
+}
+
+static void unsee_node(void *arg, void *val)
+{
+	(void)arg;
+	((mu__knode_t *)val)->seen = false;
+}
+
+/* Whether group g stands for an object of resource res. */
+static bool group_of(const mu__kgroup_t *g, mu__kres_t res)
+{
+	return res == MU__KR_JOBS ? g->job != NULL :
+	       res == MU__KR_MPGS ? g->has_pg && g->key[0] == 'm' :
+	       res == MU__KR_XPGS ? g->has_pg && g->key[0] == 'x' : false;
+}
+
+/* After a re-list of Jobs or PodGroups: those not seen are gone. */
+static void relist_end_groups(mu__kd_t *d, mu__kres_t res)
+{
+	json_t *gone = json_array();
+	for (size_t i = 0; gone && i < d->groups.cap; i++)
+		for (mu__kment_t *e = d->groups.tab[i]; e; e = e->next) {
+			mu__kgroup_t *g = e->val;
+			if (group_of(g, res) && !g->seen)
+				json_array_append_new(gone, json_pack("{s:{s:s,s:s}}", "metadata", "namespace",
+								      g->ns, "name", g->name));
+		}
+	size_t i;
+	json_t *o;
+	json_array_foreach(gone, i, o)
+		resource_event(d, res, o, true);
+	json_decref(gone);
+}
+
+static void unsee_groups(mu__kd_t *d, mu__kres_t res)
+{
+	for (size_t i = 0; i < d->groups.cap; i++)
+		for (mu__kment_t *e = d->groups.tab[i]; e; e = e->next)
+			if (group_of(e->val, res))
+				((mu__kgroup_t *)e->val)->seen = false;
+}
+
+/* After a re-list: what was not seen is gone. */
+static void relist_end(mu__kd_t *d, mu__kres_t res)
+{
+	char **gone = NULL;
+	size_t n = 0;
+	mu__kmap_t *m = res == MU__KR_PODS ? &d->pods : res == MU__KR_NODES ? &d->nodes : NULL;
+	if (res == MU__KR_JOBS || res == MU__KR_MPGS || res == MU__KR_XPGS)
+		relist_end_groups(d, res);
+	if (!m)
+		return;
+	gone = calloc(m->n + 1, sizeof *gone);
+	for (size_t i = 0; gone && i < m->cap; i++)
+		for (mu__kment_t *e = m->tab[i]; e; e = e->next) {
+			bool seen = res == MU__KR_PODS ? ((mu__kpod_t *)e->val)->seen
+						       : ((mu__knode_t *)e->val)->seen;
+			if (!seen)
+				gone[n++] = strdup(e->key);
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (res == MU__KR_PODS) {
+			pod_delete(d, gone[i]);
+		} else {
+			json_t *o = json_pack("{s:{s:s}}", "metadata", "name", gone[i]);
+			node_event(d, o, true);
+			json_decref(o);
+		}
+		free(gone[i]);
+	}
+	free(gone);
+}
+
+void mu__kd_event(mu__kd_t *d, mu__kev_t *ev)
+{
+	switch (ev->type) {
+	case MU__KE_SYNC_BEGIN:
+		if (ev->res == MU__KR_PODS)
+			mu__kmap_each(&d->pods, unsee, NULL);
+		else if (ev->res == MU__KR_NODES)
+			mu__kmap_each(&d->nodes, unsee_node, NULL);
+		else
+			unsee_groups(d, ev->res);
+		break;
+	case MU__KE_SYNC_END:
+		relist_end(d, ev->res);
+		break;
+	case MU__KE_ADDED:
+	case MU__KE_MODIFIED:
+	case MU__KE_SYNC_ITEM:
+		resource_event(d, ev->res, ev->obj, false);
+		break;
+	case MU__KE_DELETED:
+		resource_event(d, ev->res, ev->obj, true);
+		break;
+	}
+	json_decref(ev->obj);
+	ev->obj = NULL;
+}
+
+/* --- syncing groups with the engine ---------------------------------------------- */
+
+const char *mu__kd_queue_of(mu__kd_t *d, const mu__kgroup_t *g)
+{
+	if (g->kind == MU__KG_EXTERNAL)
+		return EXTERNAL_QUEUE;
+	if (g->pg_queue)
+		return g->pg_queue;
+	for (int32_t i = 0; i < g->npods; i++)
+		if (g->pods[i]->queue)
+			return g->pods[i]->queue;
+	return d->default_queue;
+}
+
+/* Whether p takes part in its group's engine job: not ended, not evicted
+ * by us, not gated, readable, and on a node the engine knows.  A bound pod
+ * being deleted still holds its room until it is gone. */
+static bool pod_live(mu__kd_t *d, const mu__kpod_t *p)
+{
+	if (p->terminal || p->evicting || p->gated)
+		return false;
+	if (!p->shape || p->shape->err)
+		return false;
+	const char *node = p->node ? p->node : p->an_node;
+	if (p->deleting && !node)
+		return false;
+	return !node || mu_engine_node_find(d->e, node) >= 0;
+}
+
+/* Whether the engine has live pod p where the cluster (or our bind in
+ * flight) has it: bound to the same node, or unbound. */
+static bool pod_agrees(mu__kd_t *d, const mu__kgroup_t *g, const mu__kpod_t *p)
+{
+	const char *node = p->node ? p->node : p->an_node;
+	mu_id_t at = mu_engine_pod_node(d->e, g->ej, p->ps, p->idx);
+	return node ? at == mu_engine_node_find(d->e, node) : at < 0;
+}
+
+static int cmp_pod(const void *a, const void *b)
+{
+	const mu__kpod_t *x = *(mu__kpod_t *const *)a, *y = *(mu__kpod_t *const *)b;
+	if (x->created_ms != y->created_ms)
+		return x->created_ms < y->created_ms ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Groups the n live pods by shape into pod sets: sets[] (copies of the
+ * shapes' pod sets, replicas counted) and set_of[i] for pod i.  The caller
+ * owns both arrays (n entries each).  O(n x distinct shapes). */
+static int32_t plan_podsets(mu__kpod_t **live, int32_t n, mu_podset_spec_t *sets,
+			    int32_t *set_of)
+{
+	int32_t nsets = 0;
+	for (int32_t i = 0; i < n; i++) {
+		const mu_podset_spec_t *ps = &mu__kshape_job(live[i]->shape)->podsets[0];
+		int32_t s = 0;
+		while (s < nsets && !mu__kpodset_equal(&sets[s], ps))
+			s++;
+		if (s == nsets) {
+			sets[nsets] = *ps;
+			sets[nsets++].replicas = 0;
+		}
+		sets[s].replicas++;
+		set_of[i] = s;
+	}
+	return nsets;
+}
+
+/* Maps g's engine pods to its live pods (in order within each pod set)
+ * and replays the bound ones into engine job ej.  g owns epods and
+ * ps_first.  O(n). */
+static int record_pods(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej, mu__kpod_t **live, int32_t n,
+		       const mu_podset_spec_t *sets, int32_t nsets, const int32_t *set_of, mu_time_t now)
+{
+	free(g->epods);
+	free(g->ps_first);
+	g->epods = calloc((size_t)n, sizeof *g->epods);
+	g->ps_first = calloc((size_t)nsets + 1, sizeof *g->ps_first);
+	int32_t *count = calloc((size_t)nsets, sizeof *count);
+	if (!g->epods || !g->ps_first || !count) {
+		free(count);
+		return MU_ENOMEM;
+	}
+	g->nepods = n;
+	g->nps = nsets;
+	for (int32_t s = 1; s <= nsets; s++)
+		g->ps_first[s] = g->ps_first[s - 1] + sets[s - 1].replicas;
+	for (int32_t i = 0; i < n; i++) {
+		mu__kpod_t *p = live[i];
+		p->ps = set_of[i];
+		p->idx = count[set_of[i]]++;
+		g->epods[g->ps_first[p->ps] + p->idx] = p;
+		const char *node = p->node ? p->node : p->an_node;
+		if (!node)
+			continue;
+		int r = mu__kengine_pod_bound(d->e, ej, p->ps, p->idx, mu_engine_node_find(d->e, node),
+					      &p->dev, p->started_ms ? p->started_ms : now);
+		if (r)
+			mu__klog(&d->log, 0, "pod %s: cannot record it on %s: %s | pod=%s", p->key, node,
+				 mu_strerror(r), p->key);
+	}
+	free(count);
+	return MU_OK;
+}
+
+/* Submits the engine job of g's n live pods (sorted), named "KEY~GEN",
+ * with the job-level fields of the first pod's shape, the group's queue
+ * and minMember, and replays the pods already bound.  The engine copies
+ * the spec; the temporary arrays are freed here.  O(n x shapes). */
+static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t n,
+		       mu_time_t now)
+{
+	mu_podset_spec_t *sets = calloc((size_t)n, sizeof *sets);
+	int32_t *set_of = calloc((size_t)n, sizeof *set_of);
+	char (*names)[16] = calloc((size_t)n, sizeof *names);
+	char jname[1100];
+	int rc = sets && set_of && names ? MU_OK : MU_ENOMEM;
+	mu_id_t ej = -1;
+	if (rc == MU_OK) {
+		int32_t nsets = plan_podsets(live, n, sets, set_of);
+		mu_job_spec_t j = *mu__kshape_job(live[0]->shape);
+		for (int32_t s = 0; s < nsets; s++) {
+			snprintf(names[s], sizeof names[0], "ps%d", (int)s);
+			sets[s].name = names[s];
+		}
+		mu__kd_ej_name(g, jname, sizeof jname);
+		j.name = jname;
+		j.queue = mu__kd_queue_of(d, g);
+		j.podsets = sets;
+		j.npodsets = (size_t)nsets;
+		j.min_member = g->kind == MU__KG_GANG ? (g->min_member < n ? g->min_member : n) : 0;
+		g->sub_min = g->min_member;
+		j.submit = g->created_ms ? g->created_ms : now;
+		j.duration = 0;
+		if (g->kind == MU__KG_EXTERNAL) {
+			j.preemptible = false;
+			memset(&j.topo, 0, sizeof j.topo);
+		}
+		if ((rc = mu_engine_job_submit(d->e, &j, now, &ej)) == MU_OK &&
+		    (rc = mu__kd_set_ej(d, g, ej)) == MU_OK)
+			rc = record_pods(d, g, ej, live, n, sets, nsets, set_of, now);
+	}
+	free(names);
+	free(sets);
+	free(set_of);
+	return rc;
+}
+
+/* The message of a gang that cannot be submitted yet, to its pods. */
+static void group_wait(mu__kd_t *d, mu__kgroup_t *g, const char *msg)
+{
+	for (int32_t i = 0; i < g->npods; i++)
+		if (g->pods[i]->ours && !g->pods[i]->node && pod_live(d, g->pods[i]))
+			mu__kd_pod_pending(d, g->pods[i], msg);
+}
+
+/* Brings one SINGLE, GANG or EXTERNAL group's engine job up to date. */
+static void group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
+{
+	mu__kpod_t **live = calloc((size_t)g->npods + 1, sizeof *live);
+	int32_t n = 0, placed = 0;
+	bool same = g->ej >= 0;
+	char msg[512];
+	if (!live)
+		return;
+	for (int32_t i = 0; i < g->npods; i++) {
+		mu__kpod_t *p = g->pods[i];
+		if (p->ours && p->shape && p->shape->err && !p->node)
+			mu__kd_pod_pending(d, p, p->shape->msg ? p->shape->msg : "the pod cannot be read");
+		if (!pod_live(d, p))
+			continue;
+		live[n++] = p;
+		placed += p->node || p->an_node;
+		same = same && p->ps >= 0 && pod_agrees(d, g, p);
+	}
+	same = same && n == g->nepods && (g->kind != MU__KG_GANG || g->sub_min == g->min_member);
+	if (same) {
+		free(live);
+		return;
+	}
+	mu__kd_finish(d, g, now);
+	const char *q = n ? mu__kd_queue_of(d, g) : NULL;
+	if (n == 0) {
+		/* nothing to schedule */
+	} else if (g->kind == MU__KG_GANG && !g->has_pg) {
+		snprintf(msg, sizeof msg, "pod group %s/%s not found: the gang waits for it", g->ns, g->name);
+		group_wait(d, g, msg);
+	} else if (g->kind == MU__KG_GANG && n < g->min_member && placed == 0) {
+		snprintf(msg, sizeof msg, "pod group %s/%s has %d pods, less than its minMember %d",
+			 g->ns, g->name, (int)n, (int)g->min_member);
+		group_wait(d, g, msg);
+	} else if (mu_engine_queue_find(d->e, q) < 0) {
+		snprintf(msg, sizeof msg, "queue %s does not exist", q);
+		group_wait(d, g, msg);
+	} else {
+		qsort(live, (size_t)n, sizeof *live, cmp_pod);
+		int rc = submit_pods(d, g, live, n, now);
+		if (rc) {
+			snprintf(msg, sizeof msg, "muster cannot schedule it: %s", mu_strerror(rc));
+			group_wait(d, g, msg);
+			mu__klog(&d->log, 0, "group %s: submit failed: %s | group=%s", g->key,
+				 mu_strerror(rc), g->key);
+		}
+	}
+	free(live);
+}
+
+/* Syncs the dirty groups and frees those nothing keeps.  O(members of the
+ * dirty groups) per pass, at most 4 passes. */
+void mu__kd_sync(mu__kd_t *d, mu_time_t now)
+{
+	/* Syncing may mark more groups dirty (Job pods moving); bounded by
+	 * the number of groups, since each is synced once per pass. */
+	for (int pass = 0; pass < 4 && d->ndirty; pass++) {
+		mu__kgroup_t **v = d->dirty;
+		int32_t n = d->ndirty;
+		d->dirty = NULL;
+		d->ndirty = d->dirty_cap = 0;
+		for (int32_t i = 0; i < n; i++)
+			v[i]->listed_dirty = false;
+		for (int32_t i = 0; i < n; i++) {
+			mu__kgroup_t *g = v[i];
+			if (!g->dirty)
+				continue;
+			g->dirty = false;
+			if (g->kind == MU__KG_JOB)
+				mu__kd_job_sync(d, g, now);
+			else
+				group_sync(d, g, now);
+			mu__kd_group_gc(d, g);
+		}
+		free(v);
+	}
+}
+
+/* --- lifecycle --------------------------------------------------------------------- */
+
+int mu__kd_state_init(mu__kd_t *d)
+{
+	mu_engine_config_t cfg = d->o->engine;
+	cfg.consolidate = false; /* a moved pod would be a deleted pod */
+	int rc = mu_engine_new(&cfg, &d->e);
+	if (rc)
+		return rc;
+	d->queue_objs = json_object();
+	d->queue_names = json_object();
+	snprintf(d->default_queue, sizeof d->default_queue, "%s",
+		 d->o->default_queue ? d->o->default_queue : "default");
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = EXTERNAL_QUEUE;
+	q.priority = INT32_MAX;
+	if ((rc = mu_engine_queue_upsert(d->e, &q)))
+		return rc;
+	q.name = d->default_queue;
+	q.priority = 0;
+	return d->queue_objs && d->queue_names ? mu_engine_queue_upsert(d->e, &q) : MU_ENOMEM;
+}
+
+static void free_pod_cb(void *arg, void *val) { pod_free(arg, val); }
+static void free_group_cb(void *arg, void *val) { (void)arg; group_free(val); }
+static void free_json_cb(void *arg, void *val) { (void)arg; json_decref(val); }
+
+static void free_node_cb(void *arg, void *val)
+{
+	(void)arg;
+	mu__knode_t *n = val;
+	json_decref(n->obj);
+	free(n->sig);
+	free(n->topo);
+	mu_arena_release(&n->topo_arena);
+	free(n->name);
+	free(n);
+}
+
+void mu__kd_state_release(mu__kd_t *d)
+{
+	mu__kmap_each(&d->pods, free_pod_cb, d);
+	mu__kmap_each(&d->groups, free_group_cb, NULL);
+	mu__kmap_each(&d->nodes, free_node_cb, NULL);
+	mu__kmap_each(&d->mpgs, free_json_cb, NULL);
+	mu__kmap_each(&d->xpgs, free_json_cb, NULL);
+	mu__kmap_release(&d->pods);
+	mu__kmap_release(&d->groups);
+	mu__kmap_release(&d->nodes);
+	mu__kmap_release(&d->mpgs);
+	mu__kmap_release(&d->xpgs);
+	mu__kshapes_release(&d->shapes);
+	json_decref(d->queue_objs);
+	json_decref(d->queue_names);
+	free(d->ej_group);
+	free(d->dirty);
+	mu_decisions_release(&d->dec);
+	mu_engine_free(d->e);
+}

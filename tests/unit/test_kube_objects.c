@@ -1,0 +1,475 @@
+/*
+ * test_kube_objects.c - Kubernetes objects as the daemon reads them: the
+ * real Pod, Node, Job, Event, Lease, Status and WatchEvent fixtures of
+ * ../shared/data/k8s (every field set, most of them unknown to muster,
+ * which must be ignored), pods to engine specs through the shape cache,
+ * pod-group labels and Job owners, device annotations, times, and the
+ * engine adapter that replays a bound pod.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "kube/daemon_int.h"
+#include "muster/engine.h"
+
+#define FIX "../shared/data/k8s/"
+
+static json_t *fixture(const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof path, FIX "%s", name);
+	json_t *o = json_load_file(path, 0, NULL);
+	if (!o)
+		fprintf(stderr, "cannot read %s\n", path);
+	return o;
+}
+
+/* Replaces every "operator" and "effect" placeholder with valid values
+ * (the fixtures fill enums with "operatorValue"), and drops matchFields. */
+static void fix_enums(json_t *o)
+{
+	if (json_is_object(o)) {
+		const char *k;
+		json_t *v;
+		void *tmp;
+		json_object_foreach_safe(o, tmp, k, v) {
+			if (!strcmp(k, "operator") && json_is_string(v))
+				json_object_set_new(o, k, json_string("Exists"));
+			else if (!strcmp(k, "effect") && json_is_string(v))
+				json_object_set_new(o, k, json_string("NoSchedule"));
+			else if (!strcmp(k, "matchFields"))
+				json_object_del(o, k);
+			else if (!strcmp(k, "values") && json_is_array(v))
+				json_object_del(o, k);
+			else if (!strcmp(k, "value") && json_is_string(v))
+				json_object_del(o, k);
+			else
+				fix_enums(v);
+		}
+	} else if (json_is_array(o)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(o, i, v)
+			fix_enums(v);
+	}
+}
+
+static void test_pod_fixture(mu_t_t *t)
+{
+	json_t *pod = fixture("core.v1.Pod.json");
+	CHECK(t, pod != NULL);
+	if (!pod)
+		return;
+	mu__kpodinfo_t in;
+	CHECK_EQ_INT(t, mu__kpod_info(pod, &in), MU_OK);
+	CHECK_STR(t, in.name, "nameValue");
+	CHECK_STR(t, in.ns, "namespaceValue");
+	CHECK_STR(t, in.node, "nodeNameValue");
+	CHECK_STR(t, in.scheduler, "schedulerNameValue");
+	CHECK(t, in.deleting && in.gated && !in.terminal);
+	CHECK(t, in.owner_job == NULL); /* owner kind is kindValue */
+	int64_t ms;
+	CHECK_EQ_INT(t, mu__k_parse_time("2008-01-01T01:01:01Z", &ms), MU_OK);
+	CHECK_EQ_INT(t, in.created_ms, ms);
+	/* As is, it uses matchFields, which muster does not read: a clear
+	 * error (and its enums are placeholders). */
+	mu__kshapes_t c = {0};
+	mu__kshape_t *s = mu__kshape_get(&c, pod, false);
+	CHECK(t, s && s->err != MU_OK && s->msg && strstr(s->msg, "matchFields"));
+	mu__kshape_put(&c, s);
+	/* With valid enums, every other field (hundreds) is ignored. */
+	fix_enums(pod);
+	s = mu__kshape_get(&c, pod, false);
+	CHECK(t, s && s->err == MU_OK);
+	if (s && !s->err) {
+		const mu_job_spec_t *j = mu__kshape_job(s);
+		CHECK_EQ_INT(t, j->priority, 25); /* spec.priority */
+		CHECK_EQ_INT(t, j->podsets[0].nnode_selector, 1);
+		CHECK_STR(t, j->podsets[0].node_selector[0].key, "nodeSelectorKey");
+		CHECK_EQ_INT(t, j->podsets[0].ntolerations, 1);
+		CHECK_EQ_INT(t, j->podsets[0].tolerations[0].op, MU_TOL_EXISTS);
+		CHECK_EQ_INT(t, j->podsets[0].naffinity, 1);
+	}
+	mu__kshape_put(&c, s);
+	CHECK_EQ_INT(t, c.n, 0);
+	mu__kshapes_release(&c);
+	json_decref(pod);
+}
+
+static void test_node_fixture(mu_t_t *t)
+{
+	json_t *node = fixture("core.v1.Node.json");
+	CHECK(t, node != NULL);
+	if (!node)
+		return;
+	mu_arena_t a;
+	mu_node_spec_t n;
+	char msg[256] = "";
+	mu_arena_init(&a);
+	CHECK(t, mu__knode_spec(node, NULL, &a, &n, msg, sizeof msg) == MU_EPARSE);
+	CHECK(t, strstr(msg, "spec.taints[0]") != NULL);
+	fix_enums(node);
+	CHECK_EQ_INT(t, mu__knode_spec(node, NULL, &a, &n, msg, sizeof msg), MU_OK);
+	CHECK_STR(t, n.name, "nameValue");
+	CHECK(t, n.unschedulable);
+	CHECK_EQ_INT(t, n.nlabels, 1);
+	CHECK_EQ_INT(t, n.ntaints, 1);
+	CHECK_EQ_INT(t, n.alloc.v[MU_RES_PODS], 110); /* allocatableKey only */
+	char *sig = mu__knode_sig(node);
+	CHECK(t, sig && strstr(sig, "labelsKey"));
+	/* a heartbeat changes nothing the engine sees */
+	json_object_set_new(json_array_get(mu__kj(node, "status.conditions"), 0), "lastHeartbeatTime",
+			    json_string("2030-01-01T00:00:00Z"));
+	char *sig2 = mu__knode_sig(node);
+	CHECK(t, sig && sig2 && !strcmp(sig, sig2));
+	free(sig);
+	free(sig2);
+	mu_arena_release(&a);
+	json_decref(node);
+}
+
+static void test_other_fixtures(mu_t_t *t)
+{
+	json_t *job = fixture("batch.v1.Job.json"), *ev = fixture("core.v1.Event.json");
+	json_t *lease = fixture("coordination.k8s.io.v1.Lease.json");
+	json_t *st = fixture("core.v1.Status.json"), *we = fixture("core.v1.WatchEvent.json");
+	CHECK(t, job && ev && lease && st && we);
+	if (!job || !ev || !lease || !st || !we)
+		goto out;
+	CHECK_EQ_INT(t, mu__kji(job, "spec.parallelism", 0), 1);
+	CHECK(t, json_is_boolean(mu__kj(job, "spec.suspend")));
+	CHECK_EQ_INT(t, mu__kji(job, "status.active", 0), 4);
+	CHECK(t, mu__kjs(job, "spec.template.spec.schedulerName") != NULL);
+	/* without a queue label it is not for muster's admission */
+	mu_specs_t s;
+	char msg[512];
+	mu_specs_init(&s);
+	CHECK(t, mu__kjob_spec(job, &s, msg, sizeof msg) != MU_OK && strstr(msg, "muster.io/queue"));
+	mu_specs_release(&s);
+	CHECK_STR(t, mu__kjs(ev, "involvedObject.name"), "nameValue");
+	CHECK_STR(t, mu__kjs(lease, "spec.holderIdentity"), "holderIdentityValue");
+	CHECK_EQ_INT(t, mu__kji(lease, "spec.leaseDurationSeconds", 0), 2);
+	int64_t ms, base;
+	CHECK_EQ_INT(t, mu__k_parse_time(mu__kjs(lease, "spec.renewTime"), &ms), MU_OK);
+	CHECK_EQ_INT(t, mu__k_parse_time("2004-01-01T01:01:01Z", &base), MU_OK);
+	CHECK_EQ_INT(t, ms - base, 0); /* microseconds below a millisecond */
+	CHECK_EQ_INT(t, mu__kji(st, "code", 0), 6);
+	CHECK_STR(t, mu__kjs(st, "reason"), "reasonValue");
+	CHECK_STR(t, mu__kjs(we, "type"), "typeValue");
+	CHECK(t, json_is_object(mu__kj(we, "object")));
+out:
+	json_decref(job);
+	json_decref(ev);
+	json_decref(lease);
+	json_decref(st);
+	json_decref(we);
+}
+
+static json_t *pod_json(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	if (!o)
+		fprintf(stderr, "bad test JSON: %s\n", text);
+	return o;
+}
+
+/* A copy of pod p whose affinity uses matchFields (as DaemonSet pods do). */
+static json_t *with_match_fields(json_t *p)
+{
+	json_t *q = json_deep_copy(p);
+	json_t *aff = mu__kj(q, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
+	json_t *t0 = json_array_get(json_object_get(aff, "nodeSelectorTerms"), 0);
+	/* matchFields, which muster does not read, no longer matters once bound */
+	json_object_set_new(t0, "matchFields", json_pack("[{s:s,s:s,s:[s]}]", "key", "metadata.name",
+							 "operator", "In", "values", "n0"));
+	return q;
+}
+
+static void test_pod_requests(mu_t_t *t)
+{
+	mu__kshapes_t c = {0};
+	json_t *p = pod_json("{\"metadata\":{\"name\":\"p\",\"annotations\":{\"muster.io/type\":\"interactive\","
+			     "\"other\":\"x\"}},\"spec\":{\"initContainers\":[{\"name\":\"side\","
+			     "\"restartPolicy\":\"Always\",\"resources\":{\"requests\":{\"cpu\":\"500m\"}}},"
+			     "{\"name\":\"init\",\"resources\":{\"requests\":{\"cpu\":\"8\"}}}],"
+			     "\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"1\","
+			     "\"memory\":\"1Gi\"},\"limits\":{\"nvidia.com/gpu\":\"2\"}}},{\"name\":\"b\","
+			     "\"resources\":{\"limits\":{\"cpu\":\"2\"}}}],\"nodeSelector\":{\"pool\":\"a\"},"
+			     "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+			     "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"rack\",\"operator\":\"In\","
+			     "\"values\":[\"r1\",\"r2\"]}]}]}}},\"unknownField\":{\"deep\":[1,2,3]}}}");
+	mu__kshape_t *s = mu__kshape_get(&c, p, false);
+	CHECK(t, s && s->err == MU_OK);
+	if (s && !s->err) {
+		const mu_job_spec_t *j = mu__kshape_job(s);
+		const mu_podset_spec_t *ps = &j->podsets[0];
+		/* sum 3 + sidecar 0.5 = 3.5 < init 8 + sidecar 0.5 = 8.5 */
+		CHECK_EQ_INT(t, ps->req.v[MU_RES_CPU], 8500);
+		CHECK_EQ_INT(t, ps->req.v[MU_RES_MEM], 1 << 30);
+		CHECK_EQ_INT(t, ps->req.v[MU_RES_GPU], 2);
+		CHECK_EQ_INT(t, j->type, MU_JOB_INTERACTIVE);
+		CHECK_EQ_INT(t, j->priority, 1000);
+		CHECK(t, !j->preemptible);
+		CHECK_EQ_INT(t, ps->naffinity, 1);
+		CHECK_EQ_INT(t, ps->affinity[0].reqs[0].nvalues, 2);
+	}
+	/* the same scheduling fields share one shape; names do not matter */
+	json_t *q = json_deep_copy(p);
+	json_object_set_new(json_object_get(q, "metadata"), "name", json_string("q"));
+	json_object_set_new(mu__kj(q, "metadata.annotations"), "other", json_string("y"));
+	mu__kshape_t *s2 = mu__kshape_get(&c, q, false);
+	CHECK(t, s2 == s && s->refs == 2);
+	mu__kshape_put(&c, s2);
+	/* a different request is another shape */
+	json_object_set_new(mu__kj(json_array_get(mu__kj(q, "spec.containers"), 0), "resources.limits"),
+			    "nvidia.com/gpu", json_string("500m"));
+	mu__kshape_t *s3 = mu__kshape_get(&c, q, false);
+	CHECK(t, s3 && s3 != s && s3->err == MU_OK);
+	if (s3 && !s3->err && s && !s->err) {
+		CHECK_EQ_INT(t, mu__kshape_job(s3)->podsets[0].req.v[MU_RES_GPU_MILLI], 500);
+		CHECK(t, !mu__kpodset_equal(&mu__kshape_job(s)->podsets[0], &mu__kshape_job(s3)->podsets[0]));
+		CHECK(t, mu__kpodset_equal(&mu__kshape_job(s)->podsets[0], &mu__kshape_job(s)->podsets[0]));
+	}
+	/* a bad quantity is an error the pod's condition can carry */
+	json_object_set_new(mu__kj(json_array_get(mu__kj(q, "spec.containers"), 0), "resources.limits"),
+			    "nvidia.com/gpu", json_string("lots"));
+	mu__kshape_t *s4 = mu__kshape_get(&c, q, false);
+	CHECK(t, s4 && s4->err != MU_OK && s4->msg && strstr(s4->msg, "nvidia.com/gpu"));
+	/* bound by another scheduler: only its resources count */
+	json_t *ext = with_match_fields(p);
+	mu__kshape_t *s5 = mu__kshape_get(&c, ext, true);
+	CHECK(t, s5 && s5->err == MU_OK && s5 != s);
+	if (s5 && !s5->err) {
+		CHECK_EQ_INT(t, mu__kshape_job(s5)->podsets[0].naffinity, 0);
+		CHECK_EQ_INT(t, mu__kshape_job(s5)->podsets[0].req.v[MU_RES_CPU], 8500);
+	}
+	mu__kshape_put(&c, s5);
+	json_decref(ext);
+	mu__kshape_put(&c, s);
+	mu__kshape_put(&c, s3);
+	mu__kshape_put(&c, s4);
+	CHECK_EQ_INT(t, c.n, 0);
+	mu__kshapes_release(&c);
+	json_decref(p);
+	json_decref(q);
+}
+
+static void test_pod_groups(mu_t_t *t)
+{
+	mu__kpodinfo_t in;
+	json_t *p = pod_json("{\"metadata\":{\"name\":\"w-0\",\"namespace\":\"ml\",\"labels\":{"
+			     "\"scheduling.x-k8s.io/pod-group\":\"g1\",\"kueue.x-k8s.io/queue-name\":\"team\"},"
+			     "\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":\"j\","
+			     "\"uid\":\"u\",\"controller\":true}],\"creationTimestamp\":\"2024-05-06T07:08:09.5+02:00\"},"
+			     "\"spec\":{\"schedulerName\":\"muster\",\"containers\":[{\"name\":\"c\"}]},"
+			     "\"status\":{\"phase\":\"Succeeded\"}}");
+	CHECK_EQ_INT(t, mu__kpod_info(p, &in), MU_OK);
+	CHECK_STR(t, in.xgroup_label, "g1");
+	CHECK(t, in.group_label == NULL);
+	CHECK_STR(t, in.queue, "team");
+	CHECK_STR(t, in.owner_job, "j");
+	CHECK(t, in.terminal && !in.deleting && !in.gated && !in.node);
+	int64_t ms;
+	CHECK_EQ_INT(t, mu__k_parse_time("2024-05-06T05:08:09.5Z", &ms), MU_OK);
+	CHECK_EQ_INT(t, in.created_ms, ms);
+	json_object_set_new(mu__kj(p, "metadata.labels"), "muster.io/pod-group", json_string("m1"));
+	json_object_set_new(mu__kj(p, "metadata.labels"), "muster.io/queue", json_string("mine"));
+	CHECK_EQ_INT(t, mu__kpod_info(p, &in), MU_OK);
+	CHECK_STR(t, in.group_label, "m1");
+	CHECK_STR(t, in.queue, "mine");
+	json_object_set_new(json_array_get(mu__kj(p, "metadata.ownerReferences"), 0), "controller",
+			    json_false());
+	CHECK_EQ_INT(t, mu__kpod_info(p, &in), MU_OK);
+	CHECK(t, in.owner_job == NULL);
+	json_decref(p);
+	p = pod_json("{\"metadata\":{\"namespace\":\"x\"}}");
+	CHECK_EQ_INT(t, mu__kpod_info(p, &in), MU_EPARSE);
+	json_decref(p);
+}
+
+static void test_devices_and_times(mu_t_t *t)
+{
+	mu_decision_t d = {.gpus = 0x0c, .gpu_milli = 0, .numa = 1, .nic = 3};
+	memset(&d.cpus, 0, sizeof d.cpus);
+	CHECK_EQ_INT(t, mu_cpuset_parse("4-7,64", &d.cpus), MU_OK);
+	json_t *an = mu__kdev_annotations(&d);
+	CHECK_STR(t, json_string_value(json_object_get(an, "muster.io/gpus")), "2,3");
+	CHECK_STR(t, json_string_value(json_object_get(an, "muster.io/cpus")), "4-7,64");
+	json_t *pod = json_pack("{s:{s:O}}", "metadata", "annotations", an);
+	mu_decision_t back;
+	mu__kdev_parse(pod, &back);
+	CHECK_EQ_INT(t, back.gpus, 0x0c);
+	CHECK_EQ_INT(t, back.numa, 1);
+	CHECK_EQ_INT(t, back.nic, 3);
+	CHECK_EQ_INT(t, mu_cpuset_count(&back.cpus), 5);
+	json_decref(pod);
+	json_decref(an);
+	mu_decision_t none = {.numa = -1, .nic = -1};
+	an = mu__kdev_annotations(&none);
+	CHECK_EQ_INT(t, json_object_size(an), 0);
+	json_decref(an);
+	char buf[64];
+	int64_t ms;
+	mu__k_fmt_time(1700000000123LL, true, buf, sizeof buf);
+	CHECK_STR(t, buf, "2023-11-14T22:13:20.123000Z");
+	CHECK_EQ_INT(t, mu__k_parse_time(buf, &ms), MU_OK);
+	CHECK_EQ_INT(t, ms, 1700000000123LL);
+	CHECK(t, mu__k_parse_time("2023-11-14 22:13", &ms) != MU_OK);
+	CHECK(t, mu__k_parse_time("2023-13-14T22:13:20Z", &ms) != MU_OK);
+}
+
+/* The adapter: a pod bound elsewhere is replayed exactly, and the job
+ * runs once minMember pods are bound. */
+static void test_adapter(mu_t_t *t)
+{
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(NULL, &e), MU_OK);
+	mu_node_spec_t n = {.name = "n0"};
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = (int64_t)1 << 38;
+	n.alloc.v[MU_RES_GPU] = 8;
+	n.alloc.v[MU_RES_PODS] = 110;
+	mu_id_t nid;
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, &nid), MU_OK);
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_podset_spec_t ps = {.name = "main", .replicas = 2};
+	ps.req.v[MU_RES_GPU] = 2;
+	mu_job_spec_t j = {.name = "j", .queue = "q", .podsets = &ps, .npodsets = 1, .preemptible = true};
+	mu_id_t jid;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &jid), MU_OK);
+	mu_decision_t d = {.gpus = 0x30, .numa = -1, .nic = -1};
+	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_OK);
+	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_ESTATE);
+	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, jid, 0, 1, nid, &d, 5), MU_OK); /* taken: engine picks */
+	mu_job_info_t ji;
+	CHECK_EQ_INT(t, mu_engine_job_info(e, jid, &ji), MU_OK);
+	CHECK_EQ_INT(t, ji.state, MU_JOB_RUNNING);
+	CHECK_EQ_INT(t, ji.bound, 2);
+	CHECK_EQ_INT(t, ji.start, 5);
+	mu_res_t alloc, used;
+	mu_engine_totals(e, &alloc, &used);
+	CHECK_EQ_INT(t, used.v[MU_RES_GPU], 4000);
+	/* the next cycle binds nothing more and keeps the devices apart */
+	mu_decisions_t out;
+	mu_decisions_init(&out);
+	mu_podset_spec_t ps2 = {.name = "main", .replicas = 1};
+	ps2.req.v[MU_RES_GPU] = 4;
+	mu_job_spec_t j2 = {.name = "j2", .queue = "q", .podsets = &ps2, .npodsets = 1, .preemptible = true};
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j2, 0, NULL), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 10, &out), MU_OK);
+	int binds = 0;
+	for (size_t i = 0; i < out.n; i++)
+		if (out.v[i].kind == MU_DEC_BIND) {
+			binds++;
+			CHECK_EQ_INT(t, out.v[i].gpus & 0x30, 0);
+		}
+	CHECK_EQ_INT(t, binds, 1);
+	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, 99, 0, 0, nid, &d, 5), MU_ENOENT);
+	mu_decisions_release(&out);
+	mu_engine_free(e);
+}
+
+static void test_loader_kinds(mu_t_t *t)
+{
+	char msg[512];
+	mu_specs_t s;
+	mu_specs_init(&s);
+	json_t *q = pod_json("{\"metadata\":{\"name\":\"team-a\"},\"spec\":{\"resources\":{\"gpu\":"
+			     "{\"deserved\":16}}},\"status\":{\"anything\":1}}");
+	CHECK_EQ_INT(t, mu__kqueue_spec(q, &s, msg, sizeof msg), MU_OK);
+	CHECK_EQ_INT(t, s.nqueues, 1);
+	CHECK_EQ_INT(t, s.queues[0].deserved.v[MU_RES_GPU], 16000);
+	json_decref(q);
+	mu_arena_t a;
+	mu_arena_init(&a);
+	mu_topology_spec_t topo;
+	json_t *tp = pod_json("{\"metadata\":{\"name\":\"default\"},\"spec\":{\"levels\":[{\"nodeLabel\":"
+			      "\"muster.io/block\"},{\"nodeLabel\":\"muster.io/rack\"}]}}");
+	CHECK_EQ_INT(t, mu__ktopo_spec(tp, &a, &topo, msg, sizeof msg), MU_OK);
+	CHECK_EQ_INT(t, topo.nlevels, 2);
+	CHECK_STR(t, topo.levels[1], "muster.io/rack");
+	json_decref(tp);
+	json_t *nrt = pod_json("{\"metadata\":{\"name\":\"n0\"},\"zones\":[{\"name\":\"node-0\",\"type\":"
+			       "\"Node\",\"attributes\":[{\"name\":\"muster.io/cpus\",\"value\":\"0-7\"},"
+			       "{\"name\":\"muster.io/gpus\",\"value\":\"0,1\"}]},{\"name\":\"node-1\","
+			       "\"type\":\"Node\",\"attributes\":[{\"name\":\"muster.io/cpus\",\"value\":"
+			       "\"8-15\"},{\"name\":\"muster.io/gpus\",\"value\":\"2,3\"}]}]}");
+	mu_node_topo_spec_t nt;
+	CHECK_EQ_INT(t, mu__knrt_spec(nrt, &a, &nt, msg, sizeof msg), MU_OK);
+	CHECK_EQ_INT(t, nt.nnuma, 2);
+	CHECK_EQ_INT(t, nt.gpu_numa[3], 1);
+	json_decref(nrt);
+	json_t *job = pod_json("{\"metadata\":{\"name\":\"j\",\"labels\":{\"muster.io/queue\":\"team-a\"},"
+			       "\"annotations\":{\"muster.io/min-member\":\"2\"}},\"spec\":{\"parallelism\":4,"
+			       "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"
+			       "{\"nvidia.com/gpu\":\"8\"}}}]}}}}");
+	CHECK_EQ_INT(t, mu__kjob_spec(job, &s, msg, sizeof msg), MU_OK);
+	CHECK_EQ_INT(t, s.njobs, 1);
+	CHECK_EQ_INT(t, s.jobs[0].min_member, 2);
+	CHECK_EQ_INT(t, s.jobs[0].podsets[0].replicas, 4);
+	CHECK_STR(t, s.jobs[0].queue, "team-a");
+	json_decref(job);
+	mu_arena_release(&a);
+	mu_specs_release(&s);
+}
+
+/* The event queue is bounded: a full queue refuses once asked to stop;
+ * the map keeps what was put. */
+static void test_queue_and_map(mu_t_t *t)
+{
+	mu__kq_t q;
+	atomic_int stop;
+	atomic_init(&stop, 0);
+	CHECK_EQ_INT(t, mu__kq_init(&q, 4), MU_OK);
+	for (int i = 0; i < 4; i++)
+		CHECK(t, mu__kq_push(&q, (mu__kev_t){MU__KR_PODS, MU__KE_ADDED, json_integer(i)}, &stop));
+	atomic_store(&stop, 1);
+	CHECK(t, !mu__kq_push(&q, (mu__kev_t){MU__KR_PODS, MU__KE_ADDED, json_integer(9)}, &stop));
+	mu__kev_t out[8];
+	size_t n = mu__kq_pop(&q, out, 3, 0);
+	CHECK_EQ_INT(t, n, 3);
+	CHECK_EQ_INT(t, json_integer_value(out[0].obj), 0);
+	CHECK_EQ_INT(t, json_integer_value(out[2].obj), 2);
+	for (size_t i = 0; i < n; i++)
+		json_decref(out[i].obj);
+	CHECK_EQ_INT(t, mu__kq_pop(&q, out, 8, 10), 1);
+	json_decref(out[0].obj);
+	CHECK_EQ_INT(t, mu__kq_pop(&q, out, 8, 10), 0);
+	mu__kq_release(&q);
+	mu__kmap_t m = {0};
+	char keys[300][16];
+	for (int i = 0; i < 300; i++) {
+		snprintf(keys[i], sizeof keys[i], "k%d", i);
+		CHECK_EQ_INT(t, mu__kmap_put(&m, keys[i], keys[i]), MU_OK);
+	}
+	CHECK_EQ_INT(t, m.n, 300);
+	CHECK(t, mu__kmap_get(&m, "k123") == keys[123]);
+	CHECK(t, mu__kmap_del(&m, "k5") == keys[5]);
+	CHECK(t, mu__kmap_get(&m, "k5") == NULL && m.n == 299);
+	mu__kmap_release(&m);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	FILE *probe = fopen(FIX "core.v1.Pod.json", "r");
+	if (probe) {
+		fclose(probe);
+		MU_RUN(&t, test_pod_fixture);
+		MU_RUN(&t, test_node_fixture);
+		MU_RUN(&t, test_other_fixtures);
+	} else {
+		printf("skipped: ../shared/data not found (fixture tests)\n");
+	}
+	MU_RUN(&t, test_pod_requests);
+	MU_RUN(&t, test_pod_groups);
+	MU_RUN(&t, test_devices_and_times);
+	MU_RUN(&t, test_adapter);
+	MU_RUN(&t, test_loader_kinds);
+	MU_RUN(&t, test_queue_and_map);
+	return mu_t_done(&t);
+}
