@@ -268,8 +268,16 @@ static void ev_header(FILE *f, const mu_eval_report_t *r)
 	mu__html_text(f, r->workload, 80);
 	fprintf(f, "</h1><p class=\"sub\">%lld nodes, %s GPUs, %s pods in the "
 		"trace, tune %.2f; runs took %s. Protocol of the FGD paper (USENIX "
-		"ATC'23); see docs/evaluation.md.</p></header>\n",
+		"ATC'23); see docs/evaluation.md.</p>\n",
 		(long long)r->nodes, gpus, pods, r->tune, run);
+	if (r->nodes_file && r->pods_file) {
+		fputs("<p class=\"sub\">Nodes: ", f);
+		mu__html_text(f, r->nodes_file, 200);
+		fputs("; pods: ", f);
+		mu__html_text(f, r->pods_file, 200);
+		fputs(".</p>\n", f);
+	}
+	fputs("</header>\n", f);
 }
 
 int mu_eval_write_html(const mu_eval_report_t *r, FILE *f)
