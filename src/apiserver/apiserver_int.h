@@ -20,6 +20,7 @@
 #ifndef MUSTER_APISERVER_INT_H
 #define MUSTER_APISERVER_INT_H
 
+#include "apiserver/jpath.h"
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -98,9 +99,6 @@ void mu__rfc3339(int64_t secs, long usec, bool micro, char *buf, size_t len);
 int64_t mu__parse_rfc3339(const char *s);
 /* kubectl's short age: "45s", "5m", "3h12m", "4d". */
 void mu__age(int64_t secs, char *buf, size_t len);
-/* The string at a dotted path ("spec.nodeName"), or NULL. */
-const char *mu__jstr(const json_t *o, const char *path);
-json_t *mu__jget(const json_t *o, const char *path);
 /* Base64: encoding returns a malloc'd string; decoding writes at most cap
  * bytes (NUL-terminated) and fails on bad input (MU_EPARSE). */
 char *mu__b64enc(const void *data, size_t n);

@@ -10,22 +10,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "apiserver/jpath.h"
 #include "kube/kube_int.h"
 
+/* One implementation of dotted paths serves both modules. */
 json_t *mu__kj(const json_t *o, const char *path)
 {
-	char key[128];
-	while (o && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof key || !json_is_object(o))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path += n + (dot != NULL);
-	}
-	return (json_t *)o;
+	return mu__jget(o, path);
 }
 
 const char *mu__kjs(const json_t *o, const char *path)
