@@ -54,7 +54,13 @@ typedef struct mu_score_ops {
 	 * Must depend only on ctx, that node and req. */
 	int (*pick_device)(const mu_score_ctx_t *ctx, const mu_node_view_t *node,
 			   const mu_res_t *req);
+	/* MU_SCORE_* flags.  Without MU_SCORE_RANDOM a node's score for a
+	 * request is taken to change only when the node does, and the engine
+	 * keeps nodes in a heap by score instead of scanning them all. */
+	unsigned flags;
 } mu_score_ops_t;
+
+#define MU_SCORE_RANDOM 1u /* score reads ctx->random: never cached */
 
 extern const mu_score_ops_t mu_score_binpack; /* most-allocated, GPU first */
 extern const mu_score_ops_t mu_score_spread;  /* least-allocated */
@@ -162,6 +168,9 @@ typedef struct mu_engine_config {
 	double move_ratio;          /* GPUs moved per GPU gained, at most */
 	int32_t move_pods_per_hour; /* disruption budget: pods moved */
 	double move_gpu_hours_per_hour; /* ... and GPU-hours of work moved */
+	bool scan_all;              /* score every node for every pod, never
+	                             * from the heap (for tests and benches:
+	                             * the answers are the same) */
 } mu_engine_config_t;
 
 /* Defaults: binpack, preemption and reclaim on, 60 s minimum runtime, no

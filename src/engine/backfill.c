@@ -70,6 +70,7 @@ void mu__history_add(mu_engine_t *e, const mu__job_t *j, mu_time_t ran)
 	if (ran <= 0)
 		return;
 	mu__queue_t *q = &e->queues[j->queue];
+	mu__ends_history(e, j->queue);
 	double *h = &q->hist[j->bucket];
 	*h = *h > 0 ? *h + MU__EMA * ((double)ran - *h) : (double)ran;
 	q->hist_all = q->hist_all > 0 ? q->hist_all + MU__EMA * ((double)ran - q->hist_all)
@@ -215,50 +216,6 @@ static int shadow_nodes(shadow_t *s, const mu__sclass_t *c)
 	return MU_OK;
 }
 
-/* A running pod's expected end: what the shadow replays. */
-struct mu__end {
-	mu_time_t t;
-	int32_t job, pod;
-};
-
-static int cmp_end(const void *a, const void *b)
-{
-	const struct mu__end *x = a, *y = b;
-	return (x->t > y->t) - (x->t < y->t);
-}
-
-/* Builds, once per cycle, the expected ends of all running pods, sorted.
- * Jobs that start later in the cycle are missing: the shadow then thinks
- * their capacity stays taken, which only errs on the late side.
- * O(running pods log running pods). */
-static int ends_build(mu_engine_t *e)
-{
-	if (e->ends_stamp == e->cycle_stamp)
-		return MU_OK;
-	e->nends = 0;
-	for (int32_t q = 0; q < e->nqueues; q++) {
-		const mu__queue_t *qq = &e->queues[q];
-		for (int32_t i = 0; i < qq->nrunning; i++) {
-			int32_t vid = qq->running[i];
-			const mu__job_t *v = &e->jobs[vid];
-			mu_time_t end = v->start + mu__job_estimate(e, v, NULL);
-			if (end <= e->now) /* overdue: any moment now */
-				end = e->now + 1;
-			int rc = mu__grow((void **)&e->ends, &e->ends_cap, e->nends + v->nbound,
-					  sizeof *e->ends);
-			if (rc)
-				return rc;
-			for (int32_t p = 0; p < v->npods; p++)
-				if (v->pods[p].node >= 0)
-					e->ends[e->nends++] = (struct mu__end){end, vid, p};
-		}
-	}
-	if (e->nends > 1)
-		qsort(e->ends, (size_t)e->nends, sizeof *e->ends, cmp_end);
-	e->ends_stamp = e->cycle_stamp;
-	return MU_OK;
-}
-
 /* Whether the job fits now in the replayed capacity; *domain gets the
  * domain that holds it (-1 when no level is required). */
 static bool shadow_fits(const shadow_t *s, int32_t *domain)
@@ -368,7 +325,7 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	if (rc == MU_OK)
 		rc = shadow_domains(&s);
 	if (rc == MU_OK)
-		rc = ends_build(e);
+		rc = mu__ends_build(e);
 	if (rc) {
 		shadow_release(&s);
 		return rc;
@@ -381,26 +338,31 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	mu_time_t at = MU_TIME_NONE;
 	if (shadow_fits(&s, &domain))
 		at = e->now;
+	/* Replay the ends in order; overdue ones end at now + 1.  Stale
+	 * entries (pods released since) are skipped. */
 	for (int32_t k = 0; at == MU_TIME_NONE && k < e->nends; k++) {
-		const struct mu__end *ev = &e->ends[k];
-		const mu__job_t *v = &e->jobs[ev->job];
-		int32_t nid = v->pods[ev->pod].node;
-		int32_t slot = nid >= 0 ? s.slot_of[nid] : -1;
-		if (slot >= 0) {
-			mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
-			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
-			for (int r = 0; r < MU_RES_MAX; r++)
-				s.vfree[slot].v[r] += freed.v[r];
-			shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), ev->t);
+		const mu__end_t *ev = &e->ends[k];
+		mu_time_t t = ev->t > e->now ? ev->t : e->now + 1;
+		if (mu__end_valid(e, ev)) {
+			const mu__job_t *v = &e->jobs[ev->job];
+			int32_t slot = s.slot_of[v->pods[ev->pod].node];
+			if (slot >= 0) {
+				mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
+				freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
+				for (int r = 0; r < MU_RES_MAX; r++)
+					s.vfree[slot].v[r] += freed.v[r];
+				shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), t);
+			}
 		}
-		if ((k + 1 == e->nends || e->ends[k + 1].t != ev->t) &&
+		mu_time_t tn = k + 1 < e->nends ? e->ends[k + 1].t : 0;
+		if ((k + 1 == e->nends || (tn > e->now ? tn : e->now + 1) != t) &&
 		    shadow_fits(&s, &domain))
-			at = ev->t;
+			at = t;
 	}
 	if (at != MU_TIME_NONE) {
 		shadow_commit(&s, jid, at, domain);
 		j->expected_start = at;
-		j->reserved = true;
+		j->resv_stamp = e->cycle_stamp;
 		e->nresv++;
 	}
 	shadow_release(&s);
@@ -441,7 +403,7 @@ static int32_t agg_events(const mu_engine_t *e, aev_t **out)
 		}
 		for (int32_t i = 0; i < qq->npending; i++) {
 			const mu__job_t *v = &e->jobs[qq->pending[i]];
-			if (!v->reserved)
+			if (!mu__job_reserved(e, v))
 				continue;
 			int64_t cpu = 0;
 			for (int32_t p = 0; p < v->npodsets; p++)
@@ -464,7 +426,7 @@ mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j)
 {
 	if (j->state != MU_JOB_PENDING && j->nbound == j->npods)
 		return MU_TIME_NONE;
-	if (j->reserved)
+	if (mu__job_reserved(e, j))
 		return j->expected_start;
 	aev_t *ev;
 	int32_t n = agg_events(e, &ev);
@@ -477,7 +439,7 @@ mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j)
 		const mu__queue_t *qq = &e->queues[q];
 		for (int32_t i = 0; i < qq->npending; i++) {
 			const mu__job_t *r = &e->jobs[qq->pending[i]];
-			if (!r->reserved)
+			if (!mu__job_reserved(e, r))
 				continue;
 			held_gpu += r->acct_gpu_total - r->acct_bound.v[MU_RES_GPU];
 			for (int32_t p = 0; p < r->npodsets; p++)

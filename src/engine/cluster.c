@@ -161,6 +161,7 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 		n->removed = false;
 		e->nlive++;
 	}
+	mu__node_touch(e, nid);
 	e->node_gen++;
 	e->release_gen++;
 	if (id)
@@ -307,6 +308,7 @@ void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
 			n->free.v[r] -= req->v[r];
 	n->free.v[MU_RES_GPU_MILLI] -= req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
+	mu__node_touch(e, (int32_t)(n - e->nodes));
 	if (e->ntopos)
 		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
 }
@@ -338,7 +340,9 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 	pod->milli = 0;
 	pod->numa = pod->nic = -1;
 	memset(&pod->cpus, 0, sizeof pod->cpus);
-	if (e && e->ntopos) /* e is NULL for scratch copies */
+	if (e) /* e is NULL for scratch copies */
+		mu__node_touch(e, (int32_t)(n - e->nodes));
+	if (e && e->ntopos)
 		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
 }
 

@@ -37,7 +37,9 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	mu__pod_t *p = &j->pods[pod];
 	if (was)
 		*p = *was;
+	p->end_id = 0; /* a fresh end entry at the next merge */
 	mu__node_take(e, n, ps, p, was != NULL);
+	mu__ends_note_bind(e, (int32_t)(j - e->jobs), pod);
 	n->refs[n->npods] = (mu__podref_t){(int32_t)(j - e->jobs), pod};
 	p->npos = n->npods++;
 	p->node = nid;
@@ -62,6 +64,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	n->refs[p->npos] = last;
 	e->jobs[last.job].pods[last.pod].npos = p->npos;
 	p->node = -1;
+	p->end_id = 0; /* its end entry goes stale */
 	j->nbound--;
 	acct_add(&j->acct_bound, &ps->acct, -1);
 	acct_add(&e->total_used, &ps->acct, -1);
@@ -93,6 +96,8 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 	mu__queue_t *q = &e->queues[j->queue];
 	if (j->state == MU_JOB_RUNNING) {
 		mu__order_stop(e, j, e->now);
+		if (j->preemptible && j->eprio <= q->min_victim_prio)
+			q->mvp_valid = false;
 		int32_t last = q->running[--q->nrunning];
 		q->running[j->rpos] = last;
 		e->jobs[last].rpos = j->rpos;
@@ -122,9 +127,14 @@ uint64_t mu__random(mu_engine_t *e)
 	return z ^ (z >> 31);
 }
 
-int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
+int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 			 const mu__podset_t *ps, const mu__scope_t *sc)
 {
+	if (!sc && !e->cfg.scan_all && !(e->score->flags & MU_SCORE_RANDOM)) {
+		int32_t nid = mu__best_node_indexed(e, c, ps);
+		if (nid != -2)
+			return nid;
+	}
 	const mu_res_t *req = &ps->req;
 	int32_t best = -1;
 	double best_score = 0;
@@ -142,7 +152,8 @@ int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
 		if (e->placing >= 0 && !mu__resv_allows(e, &e->jobs[e->placing], nid, ps))
 			continue;
 		mu__node_view(n, &v);
-		ctx.random = mu__random(e);
+		if (e->score->flags & MU_SCORE_RANDOM)
+			ctx.random = mu__random(e);
 		double s = e->score->score(&ctx, &v, req);
 		if (best < 0 || s > best_score || (s == best_score && nid < best)) {
 			best = nid;
@@ -152,7 +163,7 @@ int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
 	return best;
 }
 
-int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c, const mu__podset_t *ps)
+int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps)
 {
 	return mu__best_node_in(e, c, ps, NULL);
 }
@@ -363,6 +374,38 @@ static bool free_covers(const mu_engine_t *e, const mu_res_t *acct)
 	return true;
 }
 
+/* Whether the free resources of the nodes of j's class add up to what its
+ * unbound pods request: moving pods gathers capacity, it cannot create it.
+ * Single-pod-set jobs only (others: true).  O(class nodes) when anything
+ * was bound or freed since the class was last summed, else O(resources). */
+static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
+{
+	if (j->npodsets != 1)
+		return true;
+	const mu__podset_t *ps = &j->podsets[0];
+	mu__sclass_t *c = &e->classes[ps->sclass];
+	if (c->fsum_alloc != e->alloc_gen || c->fsum_release != e->release_gen ||
+	    c->gen != e->node_gen) {
+		memset(&c->fsum, 0, sizeof c->fsum);
+		for (int32_t i = 0; i < c->nnodes; i++)
+			for (int r = 0; r < MU_RES_MAX; r++)
+				c->fsum.v[r] += e->nodes[c->nodes[i]].free.v[r];
+		c->fsum_alloc = e->alloc_gen;
+		c->fsum_release = e->release_gen;
+	}
+	int64_t unbound = j->npods - j->nbound;
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		int64_t want = ps->req.v[r] * unbound;
+		if (r == MU_RES_GPU_MILLI)
+			want += ps->req.v[MU_RES_GPU] * 1000 * unbound;
+		else if (r == MU_RES_GPU)
+			continue; /* whole free devices: moves can make more */
+		if (want > c->fsum.v[r])
+			return false;
+	}
+	return true;
+}
+
 /* Marks j admitted (on its first pods) and emits the binds in e->txn. */
 static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 		     mu_reason_t *r, mu_decisions_t *out)
@@ -439,7 +482,8 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		if (ok)
 			return job_admit(e, jid, now, &r, out);
 	}
-	if (e->cfg.consolidate && r.why != MU_WHY_TOPOLOGY && free_covers(e, &acct)) {
+	if (e->cfg.consolidate && r.why != MU_WHY_TOPOLOGY && free_covers(e, &acct) &&
+	    class_free_covers(e, j)) {
 		bool ok = false;
 		int rc = mu__consolidate_try(e, jid, now, &r, out, &ok);
 		if (rc)
@@ -457,8 +501,24 @@ fail:
 	return MU_OK;
 }
 
+/* The lowest effective priority among q's preemptible running jobs, into
+ * q->min_victim_prio, when a job that may have held it left (set_running
+ * lowers it as jobs start).  O(q's running jobs) then, else O(1). */
+static void queue_victim_prio(mu_engine_t *e, mu__queue_t *q)
+{
+	if (q->mvp_valid)
+		return;
+	q->min_victim_prio = INT32_MAX;
+	for (int32_t i = 0; i < q->nrunning; i++) {
+		const mu__job_t *j = &e->jobs[q->running[i]];
+		if (j->preemptible && j->eprio < q->min_victim_prio)
+			q->min_victim_prio = j->eprio;
+	}
+	q->mvp_valid = true;
+}
+
 /* Sets the per-cycle counters: untried jobs per subtree, victim bounds.
- * O(queues x depth + running jobs). */
+ * O(queues x depth), plus queue_victim_prio() where jobs stopped. */
 static void cycle_init_queues(mu_engine_t *e)
 {
 	e->nover_quota = 0;
@@ -467,12 +527,7 @@ static void cycle_init_queues(mu_engine_t *e)
 		qq->cursor = 0;
 		qq->remaining = 0;
 		qq->blocked_at = -1;
-		qq->min_victim_prio = INT32_MAX;
-		for (int32_t i = 0; i < qq->nrunning; i++) {
-			const mu__job_t *j = &e->jobs[qq->running[i]];
-			if (j->preemptible && j->eprio < qq->min_victim_prio)
-				qq->min_victim_prio = j->eprio;
-		}
+		queue_victim_prio(e, qq);
 		qq->over_quota = false;
 		for (int r = 0; r < e->nres && !qq->nchildren; r++)
 			if (r != MU_RES_PODS && qq->used.v[r] > qq->deserved.v[r])
@@ -484,20 +539,31 @@ static void cycle_init_queues(mu_engine_t *e)
 			e->queues[a].remaining += e->queues[q].npending;
 }
 
-/* True if queue a is served before its sibling b. */
-static bool queue_before(const mu_engine_t *e, int32_t a, int32_t b)
+/* mu__queue_share() of q, cached until its usage or the fair shares
+ * change.  O(1) when cached. */
+static double queue_share(mu_engine_t *e, mu__queue_t *q)
 {
-	const mu__queue_t *x = &e->queues[a], *y = &e->queues[b];
+	if (q->share_at != e->share_epoch) {
+		q->share = mu__queue_share(e, q);
+		q->share_at = e->share_epoch;
+	}
+	return q->share;
+}
+
+/* True if queue a is served before its sibling b. */
+static bool queue_before(mu_engine_t *e, int32_t a, int32_t b)
+{
+	mu__queue_t *x = &e->queues[a], *y = &e->queues[b];
 	if (x->priority != y->priority)
 		return x->priority > y->priority;
-	double sx = mu__queue_share(e, x), sy = mu__queue_share(e, y);
+	double sx = queue_share(e, x), sy = queue_share(e, y);
 	if (sx != sy)
 		return sx < sy;
 	return a < b;
 }
 
 /* The leaf queue whose next job goes now, or -1.  O(queues). */
-static int32_t cycle_pick_leaf(const mu_engine_t *e)
+static int32_t cycle_pick_leaf(mu_engine_t *e)
 {
 	int32_t best = -1;
 	for (int32_t q = 0; q < e->nqueues; q++)
@@ -588,19 +654,13 @@ static void cycle_block_all(mu_engine_t *e)
 			cycle_block(e, q);
 }
 
-/* Clears last cycle's reservations and expected starts.  O(pending). */
+/* Starts a cycle: last cycle's reservations lapse with its stamp.  O(1). */
 static void cycle_reset_backfill(mu_engine_t *e, mu_time_t now)
 {
 	e->now = now;
 	e->cycle_stamp++;
 	e->nresv = 0;
 	e->placing = -1;
-	for (int32_t q = 0; q < e->nqueues; q++)
-		for (int32_t i = 0; i < e->queues[q].npending; i++) {
-			mu__job_t *j = &e->jobs[e->queues[q].pending[i]];
-			j->reserved = false;
-			j->expected_start = MU_TIME_NONE;
-		}
 }
 
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
@@ -612,10 +672,18 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 	cycle_reset_backfill(e, now);
 	mu__order_refresh(e);
 	cycle_init_queues(e);
+	int32_t leaf = -1;
+	uint64_t seen_alloc = 0, seen_release = 0;
 	for (;;) {
-		int32_t leaf = cycle_pick_leaf(e);
+		/* While nothing was bound or freed, shares stand still and the
+		 * leaf that went last still goes first while it has jobs. */
+		if (leaf < 0 || e->queues[leaf].remaining <= 0 ||
+		    e->alloc_gen != seen_alloc || e->release_gen != seen_release)
+			leaf = cycle_pick_leaf(e);
 		if (leaf < 0)
 			break;
+		seen_alloc = e->alloc_gen;
+		seen_release = e->release_gen;
 		mu__queue_t *q = &e->queues[leaf];
 		int32_t pos = q->cursor++;
 		int32_t jid = q->pending[pos];

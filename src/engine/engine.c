@@ -58,6 +58,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 	e->nres = MU_RES_NAMED0;
 	e->node_gen = 1;
 	e->release_gen = 1;
+	e->share_epoch = 1;
 	e->placing = -1;
 	*out = e;
 	return MU_OK;
@@ -99,6 +100,7 @@ void mu_engine_free(mu_engine_t *e)
 		free(c->models);
 		free(c->nodes);
 		free(c->member);
+		mu__sclass_index_release(c);
 	}
 	for (int32_t i = 0; i < e->ntopos; i++)
 		mu__topo_release(&e->topos[i]);
@@ -115,6 +117,8 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->moves);
 	free(e->mvl);
 	free(e->ends);
+	free(e->chlog);
+	free(e->ends_add);
 	mu__strtab_release(&e->strs);
 	mu__strmap_release(&e->node_names);
 	mu__strmap_release(&e->queue_names);
@@ -186,7 +190,7 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->moves = j->moves;
 	out->estimate = mu__job_estimate(e, j, &out->estimate_src);
 	out->expected_start = mu__expected_start(e, j);
-	out->reserved = j->reserved;
+	out->reserved = mu__job_reserved(e, j);
 	out->last = j->last;
 	return MU_OK;
 }

@@ -68,6 +68,7 @@ typedef struct mu__ntopo {
 
 typedef struct mu__node {
 	const char *name;  /* owned by e->node_names */
+	uint32_t ver;      /* bumped on every change of what is free */
 	int32_t *labels;   /* (key, value) id pairs, sorted by key */
 	int32_t nlabels;
 	mu__taint_t *taints;
@@ -100,6 +101,29 @@ typedef struct mu__podref {
 } mu__podref_t;
 
 /* --- Static classes: constraints shared by identical pod sets ---------- */
+
+/* One node of a score index: its score when its version was ver. */
+typedef struct mu__hent {
+	double score;
+	int32_t node;
+	uint32_t ver;
+} mu__hent_t;
+
+/* A max-heap of a class's fitting nodes by score for one request shape
+ * (nodeindex.c).  Entries whose ver is not the node's are stale. */
+typedef struct mu__nindex {
+	bool live, built;
+	uint8_t align;        /* alignment flags of the request */
+	uint64_t key;         /* hash of req and align */
+	mu_res_t req;
+	uint64_t cls_gen;     /* class node list it was built from */
+	uint64_t pos;         /* change-log position read up to */
+	uint64_t last_use;
+	mu__hent_t *heap;
+	int32_t n, cap;
+} mu__nindex_t;
+
+#define MU__NINDEX_MAX 64 /* indexes per class (request shapes), LRU */
 
 typedef struct mu__selreq {
 	int32_t key;
@@ -147,10 +171,18 @@ typedef struct mu__sclass {
 	/* Consolidation found no plan for nomove_pods pods >= nomove_req;
 	 * valid while release_gen is nomove_gen and before nomove_until (when
 	 * a victim refused for its minimum runtime turns eligible). */
-	uint64_t nomove_gen;
-	mu_res_t nomove_req;
-	int32_t nomove_pods;
-	mu_time_t nomove_until;
+	struct mu__nomove {
+		uint64_t gen;
+		mu_res_t req;
+		int32_t pods;
+		mu_time_t until;
+	} nomove[4];          /* a few failing shapes (preempt.c) */
+	uint32_t nomove_next; /* the slot to overwrite next */
+	mu__nindex_t *idx;    /* MU__NINDEX_MAX score indexes, or NULL */
+	/* Free resources summed over its nodes (request units), valid while
+	 * alloc_gen and release_gen are fsum_alloc and fsum_release. */
+	mu_res_t fsum;
+	uint64_t fsum_alloc, fsum_release;
 } mu__sclass_t;
 
 /* --- Topology domains ---------------------------------------------------- */
@@ -207,6 +239,11 @@ typedef struct mu__queue {
 	int32_t min_victim_prio; /* lowest priority of its preemptible
 	                          * running jobs (a lower bound) */
 	bool over_quota;      /* leaf using more than deserved somewhere */
+	bool mvp_valid;       /* min_victim_prio is current (cycle.c) */
+	bool ends_retime;     /* history moved: re-time its ends (ends.c) */
+	double share;         /* mu__queue_share(), cached while share_at
+	                       * is e->share_epoch */
+	uint64_t share_at;
 } mu__queue_t;
 
 typedef struct mu__pod {
@@ -215,6 +252,7 @@ typedef struct mu__pod {
 	int16_t milli;   /* share taken, for a GPU-share pod */
 	int8_t numa;     /* NUMA node it is aligned to, or -1 */
 	int8_t nic;      /* NIC it holds, or -1 */
+	uint32_t end_id; /* its entry in e->ends (ends.c), 0 none */
 	uint64_t gpus;   /* devices taken */
 	mu_cpuset_t cpus; /* CPUs pinned for it (empty: shared pool) */
 } mu__pod_t;
@@ -263,11 +301,17 @@ typedef struct mu__job {
 	/* Runtime estimates and backfill (backfill.c). */
 	mu_time_t declared_est, declared_limit;
 	int32_t bucket;            /* job shape for history: by GPUs */
-	mu_time_t expected_start;  /* MU_TIME_NONE: unknown */
-	bool reserved;
+	mu_time_t expected_start;  /* valid while reserved (resv_stamp) */
+	uint64_t resv_stamp;       /* e->cycle_stamp when it got a
+	                            * reservation: reserved this cycle */
 	int32_t backfill_for;      /* reservation it runs against, or -1 */
 	int32_t nbackfilled;       /* running jobs with backfill_for == it */
 	int32_t moves;
+	/* gather() scratch (preempt.c), valid while gather_stamp is the
+	 * engine's: victims of this job listed so far on the node. */
+	uint64_t gather_stamp;
+	int32_t gather_surplus;
+	bool gather_whole;
 } mu__job_t;
 
 /* A pod evicted by a preemption attempt, to restore on rollback. */
@@ -313,10 +357,14 @@ struct mu_engine {
 	mu_time_t order_next;       /* LAS: when a running job next drops a
 	                             * level (cached failures expire then) */
 	uint64_t cycle_stamp;       /* tags this cycle's reservations */
-	struct mu__end *ends;       /* running pods by expected end, built
-	                             * once per cycle for reservations */
+	struct mu__end *ends;       /* running pods by expected end, kept
+	                             * sorted across cycles (ends.c) */
 	int32_t nends, ends_cap;
-	uint64_t ends_stamp;
+	bool ends_live;             /* ends is kept up to date */
+	uint32_t ends_id;           /* last entry id given */
+	int32_t *ends_add;          /* (job, pod) bound since the last merge */
+	int32_t nends_add, ends_add_cap;
+	int32_t nends_retime;       /* queues whose history moved */
 	int32_t nresv;              /* reservations made this cycle */
 	mu_time_t now;              /* time of the current cycle */
 	int32_t placing;            /* job being placed, or -1 */
@@ -328,6 +376,15 @@ struct mu_engine {
 	int32_t nrelist, relist_cap;
 	int32_t *txn;               /* pods placed by the current attempt */
 	int32_t ntxn, txn_cap;
+	/* Score indexes (nodeindex.c): nodes changed, in order; chlog[0] is
+	 * change number chlog_base. */
+	int32_t *chlog;
+	int32_t nchlog, chlog_cap;
+	uint64_t chlog_base;
+	int32_t nindexes;           /* live indexes over all classes */
+	uint64_t idx_clock;         /* LRU clock of the indexes */
+	uint64_t share_epoch;       /* bumped when fair shares are set */
+	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
 };
 
 /* --- Cross-file internals ------------------------------------------------- */
@@ -409,11 +466,23 @@ typedef struct mu__scope {
 	int32_t n;
 } mu__scope_t;
 
+/* Score indexes (nodeindex.c). */
+/* Notes that node nid's free resources changed: bumps its version and logs
+ * it for the indexes.  O(1) amortized. */
+void mu__node_touch(mu_engine_t *e, int32_t nid);
+/* The best node of class c (refreshed) for one pod of ps, from the index
+ * of its request shape; -2 when the caller must scan instead (out of
+ * memory, or many top nodes held by reservations).  Only for policies
+ * without MU_SCORE_RANDOM.  O(changes since last use x log nodes). */
+int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
+			      const mu__podset_t *ps);
+void mu__sclass_index_release(mu__sclass_t *c);
+
 /* The best node of class c for one pod, or -1.  O(class nodes). */
-int32_t mu__best_node(mu_engine_t *e, const mu__sclass_t *c,
+int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c,
 		      const mu__podset_t *ps);
 /* The same among the scope's nodes that are in class c.  O(scope). */
-int32_t mu__best_node_in(mu_engine_t *e, const mu__sclass_t *c,
+int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 			 const mu__podset_t *ps, const mu__scope_t *sc);
 /* Places unbound pods [p0, p1) of j within sc, logged in e->txn. */
 int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
@@ -434,7 +503,29 @@ static inline bool mu__dom_res(bool gpu_job, int r)
 	return gpu_job ? r == MU_RES_GPU : (r == MU_RES_CPU || r == MU_RES_MEM);
 }
 
+/* Expected ends of running pods (ends.c). */
+typedef struct mu__end {
+	mu_time_t t;      /* start + estimate (may be before now) */
+	int32_t job, pod;
+	uint32_t id;      /* matches the pod's end_id while current */
+} mu__end_t;
+
+/* Brings e->ends up to date: sorted by t, every bound pod of a running
+ * job listed; may hold stale entries (see mu__end_valid).  O(R + A log A)
+ * for A changes, O(R log R) the first time. */
+int mu__ends_build(mu_engine_t *e);
+bool mu__end_valid(const mu_engine_t *e, const mu__end_t *ev);
+/* Queues a bound pod for the list.  O(1). */
+void mu__ends_note_bind(mu_engine_t *e, int32_t job, int32_t pod);
+/* Notes that queue q's run-time history moved.  O(1). */
+void mu__ends_history(mu_engine_t *e, int32_t q);
+
 /* Runtime estimates and reservations (backfill.c). */
+/* Whether j holds a reservation made this cycle. */
+static inline bool mu__job_reserved(const mu_engine_t *e, const mu__job_t *j)
+{
+	return j->resv_stamp == e->cycle_stamp;
+}
 /* The shape a job's run time is remembered under: log2 of its GPUs. */
 int32_t mu__shape_bucket(const mu__job_t *j);
 mu_time_t mu__job_estimate(const mu_engine_t *e, const mu__job_t *j,

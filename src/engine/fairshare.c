@@ -175,5 +175,6 @@ int mu__fairshare(mu_engine_t *e)
 	}
 	int rc = fs_divide(e, roots, nroots, &e->total_alloc);
 	free(roots);
+	e->share_epoch++; /* cached shares are stale */
 	return rc;
 }

@@ -115,6 +115,7 @@ void mu__order_refresh(mu_engine_t *e)
 		return;
 	for (int32_t q = 0; q < e->nqueues; q++) {
 		mu__queue_t *qq = &e->queues[q];
+		qq->mvp_valid = false; /* effective priorities move */
 		for (int32_t i = 0; i < qq->nrunning; i++) {
 			mu__job_t *j = &e->jobs[qq->running[i]];
 			j->eprio = mu__order_eprio(e, j);

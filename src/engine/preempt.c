@@ -177,24 +177,31 @@ static int gather(pctx_t *c, int32_t nid)
 	mu_engine_t *e = c->e;
 	const mu__node_t *n = &e->nodes[nid];
 	c->nv = 0;
+	uint64_t stamp = ++e->gather_stamp; /* tags this call's per-job counts */
 	for (int32_t i = 0; i < n->npods; i++) {
 		int32_t vid = n->refs[i].job, pod = n->refs[i].pod;
-		const mu__job_t *v = &e->jobs[vid];
-		bool whole_seen = false;
-		int32_t surplus_seen = 0;
-		for (int32_t k = 0; k < c->nv; k++) {
-			whole_seen |= c->v[k].job == vid && c->v[k].pod < 0;
-			surplus_seen += c->v[k].job == vid && c->v[k].pod >= 0;
+		mu__job_t *v = &e->jobs[vid];
+		if (v->gather_stamp != stamp) {
+			v->gather_stamp = stamp;
+			v->gather_whole = false;
+			v->gather_surplus = 0;
 		}
-		bool surplus = !c->moving && v->nbound - surplus_seen > v->min_member;
-		if (!surplus && whole_seen)
+		bool surplus = !c->moving && v->nbound - v->gather_surplus > v->min_member;
+		if (!surplus && v->gather_whole)
 			continue;
-		if (!victim_ok(c, vid, surplus ? pod : -1))
+		if (!victim_ok(c, vid, surplus ? pod : -1)) {
+			if (!surplus)
+				v->gather_whole = true; /* refused as a whole */
 			continue;
+		}
 		int rc = mu__grow((void **)&c->v, &c->vcap, c->nv + 1, sizeof *c->v);
 		if (rc)
 			return rc;
 		const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, pod)];
+		if (surplus)
+			v->gather_surplus++;
+		else
+			v->gather_whole = true;
 		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio,
 					   surplus ? ps->acct.v[MU_RES_GPU] :
 						     v->acct_bound.v[MU_RES_GPU],
@@ -450,14 +457,13 @@ static bool could_preempt(const pctx_t *c)
 		return true;
 	if (j->nbackfilled > 0)
 		return true; /* jobs started in the hole of its reservation */
-	if (!e->cfg.reclaim || e->nover_quota == 0 ||
-	    (e->nover_quota == 1 && q->over_quota))
-		return false;
-	for (int r = 0; r < e->nres; r++)
+	bool reclaim = e->cfg.reclaim && e->nover_quota > 0 &&
+		       !(e->nover_quota == 1 && q->over_quota);
+	for (int r = 0; reclaim && r < e->nres; r++)
 		if (dom_res(c, r) && c->need.v[r] &&
 		    q->used.v[r] + c->need.v[r] > q->fair.v[r])
-			return false;
-	return true;
+			reclaim = false;
+	return reclaim;
 }
 
 /* Places J's unbound pods within scope sc (NULL: anywhere), evicting where
@@ -697,34 +703,42 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 	return MU_OK;
 }
 
-/* Whether consolidation is known to fail for `pods` pods of req in cls. */
-static bool nomove_known(const mu_engine_t *e, const mu__sclass_t *cls,
-			 const mu_res_t *req, int32_t pods, mu_time_t now)
+#define NOMOVE_SLOTS ((int)(sizeof ((mu__sclass_t *)0)->nomove / sizeof ((mu__sclass_t *)0)->nomove[0]))
+
+/* Whether failed entry m covers `pods` pods of req: as many or more pods,
+ * each at least as large, since capacity last grew.  O(resources). */
+static bool nomove_covers(const mu_engine_t *e, const struct mu__nomove *m,
+			  const mu_res_t *req, int32_t pods, mu_time_t now)
 {
-	if (cls->nomove_gen != e->release_gen || now >= cls->nomove_until ||
-	    pods < cls->nomove_pods)
+	if (m->gen != e->release_gen || now >= m->until || pods < m->pods)
 		return false;
 	for (int r = 0; r < MU_RES_MAX; r++)
-		if (req->v[r] < cls->nomove_req.v[r])
+		if (req->v[r] < m->req.v[r])
 			return false;
 	return true;
 }
 
-/* Remembers a failed consolidation (the smallest failing shape wins). */
+/* Whether consolidation is known to fail for `pods` pods of req in cls. */
+static bool nomove_known(const mu_engine_t *e, const mu__sclass_t *cls,
+			 const mu_res_t *req, int32_t pods, mu_time_t now)
+{
+	for (int k = 0; k < NOMOVE_SLOTS; k++)
+		if (nomove_covers(e, &cls->nomove[k], req, pods, now))
+			return true;
+	return false;
+}
+
+/* Remembers a failed consolidation in a free or the oldest slot. */
 static void nomove_note(const mu_engine_t *e, mu__sclass_t *cls, const mu_res_t *req,
 			int32_t pods, mu_time_t until)
 {
-	if (cls->nomove_gen == e->release_gen && pods >= cls->nomove_pods) {
-		bool smaller = false;
-		for (int r = 0; r < MU_RES_MAX; r++)
-			smaller |= req->v[r] < cls->nomove_req.v[r];
-		if (!smaller)
-			return;
-	}
-	cls->nomove_gen = e->release_gen;
-	cls->nomove_req = *req;
-	cls->nomove_pods = pods;
-	cls->nomove_until = until;
+	int slot = -1;
+	for (int k = 0; k < NOMOVE_SLOTS && slot < 0; k++)
+		if (cls->nomove[k].gen != e->release_gen)
+			slot = k;
+	if (slot < 0)
+		slot = (int)(cls->nomove_next++ % (uint32_t)NOMOVE_SLOTS);
+	cls->nomove[slot] = (struct mu__nomove){e->release_gen, *req, pods, until};
 }
 
 int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,

@@ -124,6 +124,7 @@ void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct, int sig
 {
 	for (; q >= 0; q = e->queues[q].parent) {
 		mu__queue_t *qq = &e->queues[q];
+		qq->share_at = 0; /* its cached share is stale */
 		for (int r = 0; r < MU_RES_MAX; r++) {
 			qq->used.v[r] += sign * acct->v[r];
 			if (!preemptible)

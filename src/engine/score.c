@@ -54,8 +54,8 @@ static double score_spread(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 	return -(10.0 * gpu + 0.5 * (cpu + mem));
 }
 
-const mu_score_ops_t mu_score_binpack = {"binpack", score_binpack, NULL};
-const mu_score_ops_t mu_score_spread = {"spread", score_spread, NULL};
+const mu_score_ops_t mu_score_binpack = {"binpack", score_binpack, NULL, 0};
+const mu_score_ops_t mu_score_spread = {"spread", score_spread, NULL, 0};
 
 const mu_score_ops_t *mu_score_find(const char *name)
 {

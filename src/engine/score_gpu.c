@@ -156,8 +156,8 @@ static double score_clustering(const mu_score_ctx_t *ctx,
 	return tier + tie(ctx, 0.5);
 }
 
-const mu_score_ops_t mu_score_random = {"random", score_random, pick_random};
-const mu_score_ops_t mu_score_dotprod = {"dotprod", score_dotprod, NULL};
-const mu_score_ops_t mu_score_clustering = {"clustering", score_clustering, NULL};
-const mu_score_ops_t mu_score_packing = {"packing", score_packing, NULL};
-const mu_score_ops_t mu_score_bestfit = {"bestfit", score_bestfit, NULL};
+const mu_score_ops_t mu_score_random = {"random", score_random, pick_random, MU_SCORE_RANDOM};
+const mu_score_ops_t mu_score_dotprod = {"dotprod", score_dotprod, NULL, MU_SCORE_RANDOM};
+const mu_score_ops_t mu_score_clustering = {"clustering", score_clustering, NULL, MU_SCORE_RANDOM};
+const mu_score_ops_t mu_score_packing = {"packing", score_packing, NULL, MU_SCORE_RANDOM};
+const mu_score_ops_t mu_score_bestfit = {"bestfit", score_bestfit, NULL, MU_SCORE_RANDOM};

@@ -253,7 +253,7 @@ static int pick_last(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 
 static void test_pick_device_hook(mu_t_t *t)
 {
-	static const mu_score_ops_t last = {"last", score_zero, pick_last};
+	static const mu_score_ops_t last = {"last", score_zero, pick_last, 0};
 	mu_engine_config_t cfg;
 	mu_engine_config_defaults(&cfg);
 	cfg.score = &last;

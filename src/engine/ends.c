@@ -1,0 +1,160 @@
+/*
+ * ends.c - running pods by expected end, kept sorted across cycles, for the
+ * reservations' shadow replay (backfill.c).
+ *
+ * A pod's expected end is its job's start plus its run-time estimate.  The
+ * list is sorted by that time once, then kept: binds are queued and merged
+ * in (sorted among themselves) the next time a reservation needs the list;
+ * a released pod's entry goes stale (its pod's end_id no longer matches) and
+ * is skipped, then dropped at the next merge; when a queue's run-time
+ * history moves, the entries of its jobs that go by history are re-timed.
+ * So a reservation costs O(running pods) for the merge, not a sort.
+ * Overdue pods (end before now) are treated as ending at now + 1 by the
+ * reader: clamping keeps the order.
+ */
+#include "engine/engine_int.h"
+
+static int cmp_end(const void *a, const void *b)
+{
+	const mu__end_t *x = a, *y = b;
+	if (x->t != y->t)
+		return (x->t > y->t) - (x->t < y->t);
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+bool mu__end_valid(const mu_engine_t *e, const mu__end_t *ev)
+{
+	const mu__job_t *v = &e->jobs[ev->job];
+	return v->state == MU_JOB_RUNNING && v->pods && v->pods[ev->pod].end_id == ev->id &&
+	       v->pods[ev->pod].node >= 0;
+}
+
+void mu__ends_note_bind(mu_engine_t *e, int32_t job, int32_t pod)
+{
+	if (!e->ends_live)
+		return;
+	if (e->nends_add > 2 * e->nends + 4096 ||
+	    mu__grow((void **)&e->ends_add, &e->ends_add_cap, e->nends_add + 2,
+		     sizeof *e->ends_add) != MU_OK) {
+		e->ends_live = false; /* rebuild from scratch when needed */
+		return;
+	}
+	e->ends_add[e->nends_add++] = job;
+	e->ends_add[e->nends_add++] = pod;
+}
+
+void mu__ends_history(mu_engine_t *e, int32_t q)
+{
+	if (e->ends_live && !e->queues[q].ends_retime) {
+		e->queues[q].ends_retime = true;
+		e->nends_retime++;
+	}
+}
+
+/* An entry for pod of running job jid, with a fresh id. */
+static mu__end_t end_new(mu_engine_t *e, int32_t jid, int32_t pod)
+{
+	mu__job_t *v = &e->jobs[jid];
+	uint32_t id = ++e->ends_id;
+	v->pods[pod].end_id = id;
+	return (mu__end_t){v->start + mu__job_estimate(e, v, NULL), jid, pod, id};
+}
+
+/* Whether ev's job goes by its queue's history, which just moved. */
+static bool end_retime(const mu_engine_t *e, const mu__end_t *ev)
+{
+	const mu__job_t *v = &e->jobs[ev->job];
+	return e->queues[v->queue].ends_retime && v->declared_est <= 0 &&
+	       v->declared_limit <= 0;
+}
+
+/* Rebuilds the list from the running jobs.  O(R log R). */
+static int ends_full(mu_engine_t *e)
+{
+	e->nends = 0;
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int32_t i = 0; i < qq->nrunning; i++) {
+			int32_t vid = qq->running[i];
+			const mu__job_t *v = &e->jobs[vid];
+			int rc = mu__grow((void **)&e->ends, &e->ends_cap,
+					  e->nends + v->nbound, sizeof *e->ends);
+			if (rc)
+				return rc;
+			for (int32_t p = 0; p < v->npods; p++)
+				if (v->pods[p].node >= 0)
+					e->ends[e->nends++] = end_new(e, vid, p);
+		}
+	}
+	if (e->nends > 1)
+		qsort(e->ends, (size_t)e->nends, sizeof *e->ends, cmp_end);
+	return MU_OK;
+}
+
+/* Merges the queued binds and the re-timed entries into the list, dropping
+ * stale entries.  O(R + A log A) for A entries added or re-timed. */
+static int ends_merge(mu_engine_t *e)
+{
+	int32_t nx = 0, cap = e->nends_add / 2;
+	for (int32_t k = 0; e->nends_retime && k < e->nends; k++)
+		cap += end_retime(e, &e->ends[k]);
+	mu__end_t *x = malloc((size_t)(cap ? cap : 1) * sizeof *x);
+	if (!x)
+		return MU_ENOMEM;
+	int32_t keep = 0;
+	for (int32_t k = 0; k < e->nends; k++) {
+		mu__end_t ev = e->ends[k];
+		if (!mu__end_valid(e, &ev))
+			continue;
+		if (e->nends_retime && end_retime(e, &ev))
+			x[nx++] = end_new(e, ev.job, ev.pod);
+		else
+			e->ends[keep++] = ev;
+	}
+	for (int32_t k = 0; k < e->nends_add; k += 2) {
+		int32_t jid = e->ends_add[k], pod = e->ends_add[k + 1];
+		const mu__job_t *v = &e->jobs[jid];
+		if (v->state == MU_JOB_RUNNING && v->pods && v->pods[pod].node >= 0 &&
+		    v->pods[pod].end_id == 0)
+			x[nx++] = end_new(e, jid, pod);
+	}
+	if (nx > 1)
+		qsort(x, (size_t)nx, sizeof *x, cmp_end);
+	int rc = mu__grow((void **)&e->ends, &e->ends_cap, keep + nx, sizeof *e->ends);
+	if (rc) {
+		free(x);
+		return rc;
+	}
+	/* Merge from the back, in place. */
+	int32_t i = keep - 1, j = nx - 1, o = keep + nx - 1;
+	while (j >= 0) {
+		if (i >= 0 && cmp_end(&e->ends[i], &x[j]) > 0)
+			e->ends[o--] = e->ends[i--];
+		else
+			e->ends[o--] = x[j--];
+	}
+	e->nends = keep + nx;
+	free(x);
+	return MU_OK;
+}
+
+int mu__ends_build(mu_engine_t *e)
+{
+	int rc;
+	if (!e->ends_live) {
+		for (int32_t jid = 0; jid < e->njobs; jid++) /* forget old ids */
+			for (int32_t p = 0; e->jobs[jid].pods && p < e->jobs[jid].npods; p++)
+				e->jobs[jid].pods[p].end_id = 0;
+		rc = ends_full(e);
+	} else if (e->nends_add || e->nends_retime) {
+		rc = ends_merge(e);
+	} else {
+		return MU_OK;
+	}
+	e->nends_add = 0;
+	for (int32_t q = 0; e->nends_retime && q < e->nqueues; q++)
+		e->queues[q].ends_retime = false;
+	e->nends_retime = 0;
+	e->ends_live = rc == MU_OK;
+	return rc;
+}
