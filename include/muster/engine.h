@@ -302,6 +302,16 @@ typedef struct mu_decisions {
 void mu_decisions_init(mu_decisions_t *d);
 void mu_decisions_release(mu_decisions_t *d);
 
+/* Records that pod `pod` of pod set `podset` of job `job` is already bound
+ * to `node` (after a restart, or bound by another scheduler), started at
+ * `start`.  When `devices` (may be NULL) names devices that are free there
+ * for this pod, exactly those are taken, else the engine picks them.  The
+ * job becomes running once minMember pods are bound.  MU_ENOENT for an
+ * unknown job or node, MU_ESTATE if the job finished or the pod is bound,
+ * MU_EINVAL for a bad pod set or index.  O(devices + resources). */
+int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t pod,
+			mu_id_t node, const mu_decision_t *devices, mu_time_t start);
+
 /*
  * Runs one scheduling cycle at time `now` and appends its decisions to out
  * (which it does not clear).  Binds are applied to the engine's state.  Every

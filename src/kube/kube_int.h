@@ -10,8 +10,6 @@
  *   objects.c    Kubernetes objects to engine specs (pods through a cache
  *                of pod shapes read by the YAML loader, nodes, queues,
  *                topologies, NodeResourceTopologies, Jobs)
- *   adapt.c      the engine calls the daemon needs that the engine's API
- *                does not have yet (a pod bound outside a cycle)
  *   state.c      the daemon's view: pods, groups (the engine's jobs), nodes
  *   jobs.c       batch/v1 Job admission and the PodGroup controller
  *   apply.c      decisions to actions; the work queue and its threads
@@ -261,16 +259,5 @@ json_t *mu__kdev_annotations(const mu_decision_t *d);
 /* Reads them back from a pod's annotations into d's device fields
  * (gpus, gpu_milli, numa, nic, cpus); absent ones stay empty. */
 void mu__kdev_parse(const json_t *pod, mu_decision_t *d);
-
-/* --- adapt.c -------------------------------------------------------------- */
-
-/* Records that pod `pod` of podset ps of job is bound to node with the
- * devices of d (gpus, gpu_milli, numa, nic, cpus): what the proposed
- * mu_engine_pod_bound() will do.  Exact devices when they are free, else
- * the engine's choice; a job that reaches minMember becomes running at
- * `start`.  MU_ENOENT, MU_EINVAL, MU_ESTATE (already bound). */
-int mu__kengine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t ps,
-			  int32_t pod, mu_id_t node, const mu_decision_t *d,
-			  mu_time_t start);
 
 #endif

@@ -884,7 +884,7 @@ static int record_pods(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej, mu__kpod_t **li
 		const char *node = p->node ? p->node : p->an_node;
 		if (!node)
 			continue;
-		int r = mu__kengine_pod_bound(d->e, ej, p->ps, p->idx, mu_engine_node_find(d->e, node),
+		int r = mu_engine_pod_bound(d->e, ej, p->ps, p->idx, mu_engine_node_find(d->e, node),
 					      &p->dev, p->started_ms ? p->started_ms : now);
 		if (r)
 			mu__klog(&d->log, 0, "pod %s: cannot record it on %s: %s | pod=%s", p->key, node,

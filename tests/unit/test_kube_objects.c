@@ -4,7 +4,7 @@
  * ../shared/data/k8s (every field set, most of them unknown to muster,
  * which must be ignored), pods to engine specs through the shape cache,
  * pod-group labels and Job owners, device annotations, times, and the
- * engine adapter that replays a bound pod.
+ * engine call that replays a bound pod (mu_engine_pod_bound).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -319,7 +319,7 @@ static void test_devices_and_times(mu_t_t *t)
 	CHECK(t, mu__k_parse_time("2023-13-14T22:13:20Z", &ms) != MU_OK);
 }
 
-/* The adapter: a pod bound elsewhere is replayed exactly, and the job
+/* mu_engine_pod_bound(): a pod bound elsewhere is replayed exactly, and the job
  * runs once minMember pods are bound. */
 static void test_adapter(mu_t_t *t)
 {
@@ -342,9 +342,9 @@ static void test_adapter(mu_t_t *t)
 	mu_id_t jid;
 	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &jid), MU_OK);
 	mu_decision_t d = {.gpus = 0x30, .numa = -1, .nic = -1};
-	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_OK);
-	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_ESTATE);
-	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, jid, 0, 1, nid, &d, 5), MU_OK); /* taken: engine picks */
+	CHECK_EQ_INT(t, mu_engine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_ESTATE);
+	CHECK_EQ_INT(t, mu_engine_pod_bound(e, jid, 0, 1, nid, &d, 5), MU_OK); /* taken: engine picks */
 	mu_job_info_t ji;
 	CHECK_EQ_INT(t, mu_engine_job_info(e, jid, &ji), MU_OK);
 	CHECK_EQ_INT(t, ji.state, MU_JOB_RUNNING);
@@ -368,7 +368,7 @@ static void test_adapter(mu_t_t *t)
 			CHECK_EQ_INT(t, out.v[i].gpus & 0x30, 0);
 		}
 	CHECK_EQ_INT(t, binds, 1);
-	CHECK_EQ_INT(t, mu__kengine_pod_bound(e, 99, 0, 0, nid, &d, 5), MU_ENOENT);
+	CHECK_EQ_INT(t, mu_engine_pod_bound(e, 99, 0, 0, nid, &d, 5), MU_ENOENT);
 	mu_decisions_release(&out);
 	mu_engine_free(e);
 }

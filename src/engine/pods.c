@@ -1,19 +1,11 @@
 /*
- * adapt.c - the one engine call the daemon needs that engine.h does not
- * offer yet: "this pod is already bound there" (after a restart, for a pod
- * bound by an earlier leader, or by another scheduler).
- *
- * It is written against the engine's private layout (engine_int.h) exactly
- * as the proposed public call would be, so that it can move into
- * src/engine unchanged as
- *     int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset,
- *                             int32_t pod, mu_id_t node,
- *                             const mu_decision_t *devices, mu_time_t start);
- * and this file be deleted.  Work: O(devices + resources), plus the
- * engine's own bind bookkeeping.
+ * pods.c - pods that are bound already: "this pod of this job runs on that
+ * node, with these devices".  The daemon calls it after a restart for pods
+ * an earlier leader bound, and for pods bound by another scheduler, so that
+ * the engine's accounting matches the cluster without scheduling them.
+ * Work: O(devices + resources), plus the engine's bind bookkeeping.
  */
 #include "engine/engine_int.h"
-#include "kube/kube_int.h"
 
 /* Whether the devices named in d are free on n for a pod of ps. */
 static bool devices_free(const mu__node_t *n, const mu__podset_t *ps,
@@ -44,8 +36,8 @@ static bool devices_free(const mu__node_t *n, const mu__podset_t *ps,
 	return true;
 }
 
-int mu__kengine_pod_bound(mu_engine_t *e, mu_id_t jid, int32_t ps, int32_t pod,
-			  mu_id_t nid, const mu_decision_t *d, mu_time_t start)
+int mu_engine_pod_bound(mu_engine_t *e, mu_id_t jid, int32_t ps, int32_t pod,
+			mu_id_t nid, const mu_decision_t *d, mu_time_t start)
 {
 	if (jid < 0 || jid >= e->njobs || nid < 0 || nid >= e->nnodes ||
 	    e->nodes[nid].removed)
