@@ -321,6 +321,16 @@ int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t pod
  */
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out);
 
+/* Makes the reservations the last cycle owes.  A cycle reserves nodes for
+ * its first cfg.reservations blocked jobs, but makes each reservation only
+ * when a later job is about to be tried (it holds nodes against later jobs
+ * only), so the last blocked jobs of a cycle are not reserved yet.  Call
+ * this before reading expected starts with mu_engine_job_info() to get the
+ * reservation-based ones; if anything was bound, freed or changed since the
+ * cycle, it does nothing (the aggregate estimate applies).  O(reservations
+ * x (class nodes + running pods)). */
+int mu_engine_settle(mu_engine_t *e);
+
 /* The name of a topology's level, for messages; NULL if out of range. */
 const char *mu_engine_topology_level(const mu_engine_t *e, int32_t topo,
 				     int32_t level);

@@ -466,6 +466,20 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	int32_t placed = job_place(e, j, need, &r);
 	if (placed < 0)
 		return placed;
+	if (placed >= need && e->nowed) {
+		/* Placed while reservations are owed (and none made, see
+		 * mu_engine_cycle): undo, make them, and place again under
+		 * them.  A job that does not fit without them does not fit with
+		 * them either, so a failure needs no second try. */
+		mu__txn_truncate(e, j, 0);
+		int rc = mu__resv_settle(e);
+		if (rc)
+			return rc;
+		r = (mu_reason_t){.podset = -1, .limit_queue = -1, .limit_res = -1,
+				  .fs_queue = -1, .blocked_by = -1, .nodes_total = e->nlive};
+		if ((placed = job_place(e, j, need, &r)) < 0)
+			return placed;
+	}
 	if (placed >= need)
 		return job_admit(e, jid, now, &r, out);
 	mu__txn_truncate(e, j, 0);
@@ -660,7 +674,52 @@ static void cycle_reset_backfill(mu_engine_t *e, mu_time_t now)
 	e->now = now;
 	e->cycle_stamp++;
 	e->nresv = 0;
+	e->nowed = 0;
 	e->placing = -1;
+}
+
+/* Makes the reservations owed so far, in the order they were owed, until
+ * cfg.reservations are made.  Called before anything they could restrict
+ * (a pod placed, victims or moves sought), so nothing changed since they
+ * were owed and they come out as if made at once.  O(reservations x
+ * (class nodes + running pods)). */
+int mu__resv_settle(mu_engine_t *e)
+{
+	int32_t n = e->nowed;
+	e->nowed = 0;
+	for (int32_t i = 0; i < n && e->nresv < e->cfg.reservations; i++) {
+		int rc = mu__resv_make(e, e->owed[i]);
+		if (rc)
+			return rc;
+	}
+	return MU_OK;
+}
+
+/* Owes blocked job jid a reservation.  A reservation only holds nodes
+ * against jobs tried after it, so it is made lazily (mu__resv_settle()),
+ * for the owed jobs in order while fewer than cfg.reservations were made:
+ * as if each were made at once, since nothing changes in between. */
+static int resv_owe(mu_engine_t *e, int32_t jid)
+{
+	if (e->nresv >= e->cfg.reservations)
+		return MU_OK;
+	int rc = mu__grow((void **)&e->owed, &e->owed_cap, e->nowed + 1, sizeof *e->owed);
+	if (rc)
+		return rc;
+	e->owed[e->nowed++] = jid;
+	return MU_OK;
+}
+
+int mu_engine_settle(mu_engine_t *e)
+{
+	if (!e->nowed)
+		return MU_OK;
+	if (e->owed_alloc != e->alloc_gen || e->owed_release != e->release_gen ||
+	    e->owed_node != e->node_gen) {
+		e->nowed = 0; /* things moved since: the estimates say it */
+		return MU_OK;
+	}
+	return mu__resv_settle(e);
 }
 
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
@@ -697,6 +756,11 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		bool cached = j->failed && j->fail_gen == e->release_gen &&
 			      (!preempting || (j->fail_alloc_gen == e->alloc_gen &&
 					       now < j->retry_at));
+		/* Owed reservations are made before anything that they could
+		 * restrict.  With none made yet, job_try_inner() makes them only
+		 * once the job would place a pod or seek victims. */
+		if (!cached && e->nowed && e->nresv && (rc = mu__resv_settle(e)) != MU_OK)
+			return rc;
 		if (!cached && (rc = job_try(e, jid, now, out)) != MU_OK)
 			return rc;
 		if (pos == 0 && j->nbound == 0 && job_starves(e, jid, now))
@@ -705,8 +769,7 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 			if (e->cfg.backfill == MU_BACKFILL_NONE) {
 				cycle_block_all(e);
 			} else if (e->cfg.backfill == MU_BACKFILL_RESERVE &&
-				   e->nresv < e->cfg.reservations && fit_failure(j) &&
-				   (rc = mu__resv_make(e, jid)) != MU_OK) {
+				   fit_failure(j) && (rc = resv_owe(e, jid)) != MU_OK) {
 				return rc;
 			}
 		}
@@ -715,6 +778,9 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		if (e->jobs[e->relist[i]].state != MU_JOB_FINISHED &&
 		    (rc = mu__queue_pending_insert(e, e->relist[i])) != MU_OK)
 			return rc;
+	e->owed_alloc = e->alloc_gen;
+	e->owed_release = e->release_gen;
+	e->owed_node = e->node_gen;
 	e->nrelist = 0;
 	return cycle_finish(e, out);
 }

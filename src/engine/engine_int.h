@@ -366,6 +366,11 @@ struct mu_engine {
 	int32_t nends_add, ends_add_cap;
 	int32_t nends_retime;       /* queues whose history moved */
 	int32_t nresv;              /* reservations made this cycle */
+	int32_t *owed;              /* blocked jobs whose reservation is made
+	                             * only before the next job is tried, or
+	                             * by mu_engine_settle() (cycle.c) */
+	int32_t nowed, owed_cap;
+	uint64_t owed_alloc, owed_release, owed_node; /* state they are for */
 	mu_time_t now;              /* time of the current cycle */
 	int32_t placing;            /* job being placed, or -1 */
 	struct mu__move *moves;     /* recent moves, for the budget */
@@ -540,6 +545,9 @@ bool mu__resv_allows(const mu_engine_t *e, const mu__job_t *j, int32_t nid,
 /* Accounts a bind of a pod of ps of j on nid against the reservation. */
 void mu__resv_note_bind(mu_engine_t *e, mu__job_t *j, int32_t nid,
 			const mu__podset_t *ps);
+/* Makes the reservations owed so far this cycle (cycle.c); callers do it
+ * before placing pods or evicting under them. */
+int mu__resv_settle(mu_engine_t *e);
 /* Reserves for blocked job jid: when and where it should start.
  * O(running pods + class nodes log). */
 int mu__resv_make(mu_engine_t *e, int32_t jid);

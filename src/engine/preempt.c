@@ -565,7 +565,9 @@ int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
 	j->retry_at = INT64_MAX;
 	if (!could_preempt(&c))
 		return MU_OK;
-	int rc = preempt_scoped(&c, need, ok);
+	int rc = e->nowed ? mu__resv_settle(e) : MU_OK; /* victims under them */
+	if (rc == MU_OK)
+		rc = preempt_scoped(&c, need, ok);
 	if (rc == MU_OK && *ok && e->nevl)
 		rc = commit(&c, out);
 	j->retry_at = c.retry_at;
@@ -754,6 +756,11 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	int32_t unbound = j->npods - j->nbound;
 	if (j->npodsets == 1 && nomove_known(e, cls, &j->podsets[0].req, unbound, now))
 		return MU_OK;
+	if (e->nowed) { /* moves are planned under the owed reservations */
+		int rc0 = mu__resv_settle(e);
+		if (rc0)
+			return rc0;
+	}
 	for (int32_t p = 0; p < j->npodsets; p++) {
 		const mu__podset_t *ps = &j->podsets[p];
 		for (int32_t i = 0; i < ps->replicas; i++)

@@ -402,6 +402,8 @@ void mu__kd_explain_serve(mu__kd_t *d)
 		snprintf(key, sizeof key, "j:%s", d->ex.key + 4);
 		g = mu__kmap_get(&d->groups, key);
 	}
+	if (g)
+		(void)mu_engine_settle(d->e); /* reservation-based starts; else aggregate */
 	char *a = g ? explain_group(d, g) : strdup("{\"error\":\"not known to the scheduler\"}");
 	if (a) {
 		size_t n = strlen(a);

@@ -387,8 +387,12 @@ static int sim_loop(sim_t *s, mu_diag_t *diag)
 	}
 	if (c->progress)
 		c->progress(c->progress_ctx, 1.0);
-	if (c->at_end)
+	if (c->at_end) {
+		int rc = mu_engine_settle(s->eng); /* reservation-based starts */
+		if (rc)
+			return rc;
 		c->at_end(c->at_end_ctx, s->eng, c->horizon > 0 ? c->horizon : s->now);
+	}
 	return MU_OK;
 }
 
