@@ -152,6 +152,8 @@ typedef struct shadow {
 	int32_t *dom;        /* per slot: domain at the required level, -1 */
 	int32_t *dom_cap;    /* per domain of that level: pods that fit */
 	int32_t ndoms;
+	int64_t total;       /* pods that fit, over all slots */
+	bool dom_full;       /* some domain holds the whole job */
 } shadow_t;
 
 static void shadow_release(shadow_t *s)
@@ -221,12 +223,10 @@ static int shadow_nodes(shadow_t *s, const mu__sclass_t *c)
 static bool shadow_fits(const shadow_t *s, int32_t *domain)
 {
 	*domain = -1;
-	if (s->ndoms == 0) {
-		int64_t total = 0;
-		for (int32_t i = 0; i < s->n; i++)
-			total += s->cap[i];
-		return total >= s->need;
-	}
+	if (s->ndoms == 0)
+		return s->total >= s->need;
+	if (!s->dom_full)
+		return false;
 	for (int32_t d = 0; d < s->ndoms; d++)
 		if (s->dom_cap[d] >= s->need) {
 			*domain = d;
@@ -256,12 +256,17 @@ static int shadow_domains(shadow_t *s)
 	return MU_OK;
 }
 
+/* Sets slot i's pod count to cap at time t, keeping the totals: O(1). */
 static void shadow_setcap(shadow_t *s, int32_t i, int32_t cap, mu_time_t t)
 {
 	if (cap > s->cap[i])
 		s->ready[i] = t;
-	if (s->dom[i] >= 0)
+	s->total += cap - s->cap[i];
+	if (s->dom[i] >= 0) {
 		s->dom_cap[s->dom[i]] += cap - s->cap[i];
+		if (s->dom_cap[s->dom[i]] >= s->need)
+			s->dom_full = true;
+	}
 	s->cap[i] = cap;
 }
 
@@ -354,9 +359,10 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 				shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), t);
 			}
 		}
-		mu_time_t tn = k + 1 < e->nends ? e->ends[k + 1].t : 0;
-		if ((k + 1 == e->nends || (tn > e->now ? tn : e->now + 1) != t) &&
-		    shadow_fits(&s, &domain))
+		/* Checked after every end (O(1)): many ends share a time (all
+		 * the overdue ones), and the first of them that makes room
+		 * decides; the reserved nodes are those that had room by then. */
+		if (shadow_fits(&s, &domain))
 			at = t;
 	}
 	if (at != MU_TIME_NONE) {

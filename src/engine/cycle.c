@@ -40,6 +40,9 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	p->end_id = 0; /* a fresh end entry at the next merge */
 	mu__node_take(e, n, ps, p, was != NULL);
 	mu__ends_note_bind(e, (int32_t)(j - e->jobs), pod);
+	mu_time_t st = j->state == MU_JOB_RUNNING ? j->start : e->now;
+	if (n->npods == 0 || st < n->min_start)
+		n->min_start = st;
 	n->refs[n->npods] = (mu__podref_t){(int32_t)(j - e->jobs), pod};
 	p->npos = n->npods++;
 	p->node = nid;

@@ -90,6 +90,8 @@ typedef struct mu__node {
 	int32_t resv_job;   /* the job holding it */
 	mu_res_t resv_used; /* requests of the pods reserved here */
 	mu_res_t slack;     /* what may still be taken without delaying them */
+	mu_time_t min_start; /* no job with a pod here started before this
+	                      * (a lower bound; gather() makes it exact) */
 	int32_t npods;     /* bound pods, listed in refs */
 	struct mu__podref *refs;
 	int32_t refs_cap;

@@ -64,6 +64,8 @@ int mu_engine_pod_bound(mu_engine_t *e, mu_id_t jid, int32_t ps, int32_t pod,
 	int rc = mu__pod_bind(e, j, p, nid, exact ? &was : NULL);
 	if (rc)
 		return rc;
+	if (start < n->min_start) /* it ran before the engine saw it */
+		n->min_start = start;
 	if (j->state == MU_JOB_PENDING && j->nbound >= j->min_member) {
 		mu__backfill_forget(e, j);
 		rc = mu__job_set_running(e, jid, start);

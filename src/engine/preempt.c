@@ -175,12 +175,15 @@ static int cmp_victim(const void *a, const void *b)
 static int gather(pctx_t *c, int32_t nid)
 {
 	mu_engine_t *e = c->e;
-	const mu__node_t *n = &e->nodes[nid];
+	mu__node_t *n = &e->nodes[nid];
 	c->nv = 0;
 	uint64_t stamp = ++e->gather_stamp; /* tags this call's per-job counts */
+	mu_time_t min_start = INT64_MAX;
 	for (int32_t i = 0; i < n->npods; i++) {
 		int32_t vid = n->refs[i].job, pod = n->refs[i].pod;
 		mu__job_t *v = &e->jobs[vid];
+		if (v->state == MU_JOB_RUNNING && v->start < min_start)
+			min_start = v->start;
 		if (v->gather_stamp != stamp) {
 			v->gather_stamp = stamp;
 			v->gather_whole = false;
@@ -207,6 +210,10 @@ static int gather(pctx_t *c, int32_t nid)
 						     v->acct_bound.v[MU_RES_GPU],
 					   v->start};
 	}
+	/* Only running jobs' pods are here outside an attempt, so this is
+	 * exact; during one, J's own tentative pods are newer anyway. */
+	if (min_start != INT64_MAX)
+		n->min_start = min_start;
 	if (c->nv > 1)
 		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_victim);
 	return MU_OK;
@@ -326,6 +333,12 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 		int32_t nid = ids[i];
 		if (e->nodes[nid].npods == 0 || (sc && !cls->member[nid]))
 			continue;
+		mu_time_t old = e->nodes[nid].min_start + e->cfg.min_runtime;
+		if (c->now < old) { /* every pod here is too young to go */
+			if (old < c->retry_at)
+				c->retry_at = old;
+			continue;
+		}
 		if (gather(c, nid) != MU_OK)
 			return -2;
 		if (!c->nv || node_plan(c, nid, ps, &cost) < 0)
@@ -463,7 +476,25 @@ static bool could_preempt(const pctx_t *c)
 		if (dom_res(c, r) && c->need.v[r] &&
 		    q->used.v[r] + c->need.v[r] > q->fair.v[r])
 			reclaim = false;
-	return reclaim;
+	/* reclaim_ok()'s no-reversal rule needs, for some other leaf V with
+	 * running jobs, J's side after placing to be no more satisfied than
+	 * V's side before losing anything, in every dominant resource.
+	 * O(queues x (depth + resources)). */
+	for (int32_t v = 0; reclaim && v < e->nqueues; v++) {
+		const mu__queue_t *vq = &e->queues[v];
+		if (v == j->queue || vq->nchildren || !vq->nrunning)
+			continue;
+		int32_t sa, sv;
+		lca_sides(e, j->queue, v, &sa, &sv);
+		const mu__queue_t *A = &e->queues[sa], *V = &e->queues[sv];
+		bool ok = true;
+		for (int r = 0; ok && r < e->nres; r++)
+			ok = !dom_res(c, r) || ratio(A->used.v[r] + c->need.v[r], A->fair.v[r]) <=
+					       ratio(V->used.v[r], V->fair.v[r]);
+		if (ok)
+			return true;
+	}
+	return false;
 }
 
 /* Places J's unbound pods within scope sc (NULL: anywhere), evicting where
