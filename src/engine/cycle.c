@@ -149,9 +149,9 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 		int32_t nid = ids[i];
 		if (sc && !c->member[nid])
 			continue;
-		const mu__node_t *n = &e->nodes[nid];
-		if (mu__node_fit(e, n, ps) != MU_F_COUNT)
+		if (!mu__fits(e, nid, ps))
 			continue;
+		const mu__node_t *n = &e->nodes[nid];
 		if (e->placing >= 0 && !mu__resv_allows(e, &e->jobs[e->placing], nid, ps))
 			continue;
 		mu__node_view(n, &v);

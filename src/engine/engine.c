@@ -118,6 +118,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->mvl);
 	free(e->ends);
 	free(e->chlog);
+	free(e->nfree);
 	free(e->owed);
 	free(e->ends_add);
 	mu__strtab_release(&e->strs);

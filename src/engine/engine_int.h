@@ -104,6 +104,24 @@ typedef struct mu__podref {
 
 /* --- Static classes: constraints shared by identical pod sets ---------- */
 
+/* A node's free resources, compact, for a quick first fit test over many
+ * nodes (nodeindex.c keeps it in step with mu__node_t.free). */
+typedef struct mu__nfree {
+	int64_t cpu, mem;
+	int32_t gpu;      /* whole free devices */
+	int32_t milli;    /* the largest free share of one device */
+	int64_t pods;
+} mu__nfree_t;
+
+/* Whether a pod of request req may fit in f (resources only: a true
+ * answer still needs mu__node_fit()). */
+static inline bool mu__nfree_fits(const mu__nfree_t *f, const mu_res_t *req)
+{
+	return f->cpu >= req->v[MU_RES_CPU] && f->mem >= req->v[MU_RES_MEM] &&
+	       f->gpu >= req->v[MU_RES_GPU] && f->milli >= req->v[MU_RES_GPU_MILLI] &&
+	       f->pods >= req->v[MU_RES_PODS];
+}
+
 /* One node of a score index: its score when its version was ver. */
 typedef struct mu__hent {
 	double score;
@@ -389,6 +407,9 @@ struct mu_engine {
 	int32_t nchlog, chlog_cap;
 	uint64_t chlog_base;
 	int32_t nindexes;           /* live indexes over all classes */
+	mu__nfree_t *nfree;         /* by node id, kept by mu__node_touch() */
+	int32_t nfree_cap;
+	bool nfree_off;             /* it could not be kept: do not use it */
 	uint64_t idx_clock;         /* LRU clock of the indexes */
 	uint64_t share_epoch;       /* bumped when fair shares are set */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
@@ -474,6 +495,24 @@ typedef struct mu__scope {
 } mu__scope_t;
 
 /* Score indexes (nodeindex.c). */
+/* Whether node nid surely has no room for req, by e->nfree.  O(1). */
+static inline bool mu__nfree_no(const mu_engine_t *e, int32_t nid, const mu_res_t *req)
+{
+	return !e->nfree_off && nid < e->nfree_cap && !mu__nfree_fits(&e->nfree[nid], req);
+}
+
+/* Whether a pod of ps fits on node nid: mu__node_fit() == MU_F_COUNT, from
+ * e->nfree alone when no named resource or alignment is involved.  O(1)
+ * then, else O(resources + devices). */
+static inline bool mu__fits(const mu_engine_t *e, int32_t nid, const mu__podset_t *ps)
+{
+	if (mu__nfree_no(e, nid, &ps->req))
+		return false;
+	if (!e->nfree_off && nid < e->nfree_cap && !ps->aligned && e->nres <= MU_RES_NAMED0)
+		return true;
+	return mu__node_fit(e, &e->nodes[nid], ps) == MU_F_COUNT;
+}
+
 /* Notes that node nid's free resources changed: bumps its version and logs
  * it for the indexes.  O(1) amortized. */
 void mu__node_touch(mu_engine_t *e, int32_t nid);

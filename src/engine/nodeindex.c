@@ -49,9 +49,29 @@ static void log_trim(mu_engine_t *e)
 	e->chlog_base += (uint64_t)drop;
 }
 
+/* Copies node nid's free resources into e->nfree.  O(devices). */
+static void nfree_set(mu_engine_t *e, int32_t nid)
+{
+	const mu__node_t *n = &e->nodes[nid];
+	mu__nfree_t *f = &e->nfree[nid];
+	f->cpu = n->free.v[MU_RES_CPU];
+	f->mem = n->free.v[MU_RES_MEM];
+	f->gpu = (int32_t)n->free.v[MU_RES_GPU];
+	f->pods = n->free.v[MU_RES_PODS];
+	f->milli = 0;
+	for (int g = 0; g < n->ngpu; g++)
+		if (n->gpu_free[g] > f->milli)
+			f->milli = n->gpu_free[g];
+}
+
 void mu__node_touch(mu_engine_t *e, int32_t nid)
 {
 	e->nodes[nid].ver++;
+	if (nid < e->nfree_cap ||
+	    mu__grow((void **)&e->nfree, &e->nfree_cap, nid + 1, sizeof *e->nfree) == MU_OK)
+		nfree_set(e, nid);
+	else
+		e->nfree_off = true; /* out of memory: no quick test from now on */
 	if (!e->nindexes)
 		return;
 	if (e->nchlog >= 2 * e->nlive + 1024)
@@ -134,7 +154,7 @@ static bool index_score(mu_engine_t *e, int32_t nid, const mu__podset_t *ps,
 			mu__hent_t *ent)
 {
 	const mu__node_t *n = &e->nodes[nid];
-	if (mu__node_fit(e, n, ps) != MU_F_COUNT)
+	if (!mu__fits(e, nid, ps))
 		return false;
 	mu_node_view_t v;
 	mu__node_view(n, &v);
