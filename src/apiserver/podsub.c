@@ -49,9 +49,12 @@ static bool preconditions_ok(const mu__obj_t *cur, const json_t *o, const char *
 	return true;
 }
 
-static int delete_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+/* Parses the stored object for a delete or an eviction and checks the
+ * request's preconditions.  Returns MU_OK with *out (the caller's to
+ * decref), or MU_ENOENT, MU_ENOMEM, or MU_ESTATE with c->msg filled. */
+static int del_parse(del_ctx_t *c, const mu__obj_t *cur, json_t **out)
 {
-	del_ctx_t *c = ctx;
+	*out = NULL;
 	if (!cur)
 		return MU_ENOENT;
 	json_t *o = mu__obj_parse(cur);
@@ -61,6 +64,17 @@ static int delete_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(o);
 		return MU_ESTATE;
 	}
+	*out = o;
+	return MU_OK;
+}
+
+static int delete_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	del_ctx_t *c = ctx;
+	json_t *o;
+	int rc0 = del_parse(c, cur, &o);
+	if (rc0)
+		return rc0;
 	bool fin = json_array_size(mu__jget(o, "metadata.finalizers")) > 0;
 	int64_t grace = 0;
 	if (cur->rt == MU__RT_PODS) {
@@ -358,15 +372,10 @@ void mu__do_binding(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json
 static int disrupt_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	del_ctx_t *c = ctx;
-	if (!cur)
-		return MU_ENOENT;
-	json_t *o = mu__obj_parse(cur);
-	if (!o)
-		return MU_ENOMEM;
-	if (!preconditions_ok(cur, o, c->uid, c->rv, c->msg, sizeof c->msg)) {
-		json_decref(o);
-		return MU_ESTATE;
-	}
+	json_t *o;
+	int rc0 = del_parse(c, cur, &o);
+	if (rc0)
+		return rc0;
 	if (cur->deleting) {
 		json_decref(o);
 		return MU__MUT_KEEP;

@@ -151,27 +151,6 @@ static const char page_css[] =
 	"th:first-child,td:first-child,td.t,th.t{text-align:left}\n"
 	"th{font-weight:600;color:#4b5563;font-size:12px;background:#f9fafb}\n";
 
-static void put_dur(FILE *f, double s)
-{
-	char b[32];
-	mu__fmt_duration(b, sizeof b, s);
-	fputs(b, f);
-}
-
-static void put_pct(FILE *f, double r)
-{
-	char b[32];
-	mu__fmt_pct(b, sizeof b, r, 1);
-	fputs(b, f);
-}
-
-static void put_count(FILE *f, int64_t v)
-{
-	char b[32];
-	mu__fmt_count(b, sizeof b, v);
-	fputs(b, f);
-}
-
 /* The first cells of a row: the policy and where estimates came from. */
 static void row_head(FILE *f, const mu_philly_run_t *r)
 {
@@ -192,15 +171,15 @@ static void html_protocol(FILE *f, const mu_philly_eval_t *ev)
 		o->from_s >= 0 ? "fixed" : "the busiest by capped GPU-hours of arrivals",
 		(int)o->gpus_per_node, (int)o->gpus_per_node);
 	if (o->cap > 0)
-		put_dur(f, (double)o->cap / 1000);
+		mu__put_dur(f, (double)o->cap / 1000);
 	else
 		fputs("nothing", f);
 	fputs("; checkpoint cost ", f);
-	put_dur(f, (double)o->checkpoint_cost / 1000);
+	mu__put_dur(f, (double)o->checkpoint_cost / 1000);
 	fprintf(f, " per suspension or move; seed %llu.</p>\n<table>\n<tbody>\n",
 		(unsigned long long)o->seed);
 	fputs("<tr><td>jobs</td><td>", f);
-	put_count(f, w->jobs);
+	mu__put_count(f, w->jobs);
 	fprintf(f, " (%lld capped, %lld of &ge; %d GPUs, %lld of 1 GPU, largest %d GPUs)"
 		"</td></tr>\n<tr><td>GPU-hours offered</td><td>%.0f (%.0f before the cap)"
 		"</td></tr>\n", (long long)w->capped, (long long)w->large_jobs,
@@ -210,7 +189,7 @@ static void html_protocol(FILE *f, const mu_philly_eval_t *ev)
 		"<tr><td>offered load</td><td>%.3f at this size; arrival times &times; %.4f "
 		"&rarr; %.3f over ", (int)w->nodes, (int)o->gpus_per_node,
 		(long long)w->gpus, w->offered_raw, w->scale, w->offered);
-	put_dur(f, (double)w->span / 1000);
+	mu__put_dur(f, (double)w->span / 1000);
 	fputs("</td></tr>\n</tbody>\n</table>\n</section>\n", f);
 }
 
@@ -224,16 +203,16 @@ static void table_backfill(FILE *f, const mu_philly_eval_t *ev, const size_t *ro
 		const mu_philly_run_t *r = &ev->runs[rows[i]];
 		row_head(f, r);
 		fputs("<td>", f);
-		put_pct(f, r->util_window);
+		mu__put_pct(f, r->util_window);
 		const double d[] = {r->large.mean_s, r->large.p99_s, r->one.mean_s, r->wait_mean_s};
 		for (size_t k = 0; k < sizeof d / sizeof *d; k++) {
 			fputs("</td><td>", f);
-			put_dur(f, d[k]);
+			mu__put_dur(f, d[k]);
 		}
 		fputs("</td><td>", f);
-		put_count(f, r->preemptions);
+		mu__put_count(f, r->preemptions);
 		fputs("</td><td>", f);
-		put_count(f, r->moves);
+		mu__put_count(f, r->moves);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
@@ -252,15 +231,15 @@ static void table_jct(FILE *f, const mu_philly_eval_t *ev, const size_t *rows, s
 				    r->large.jct_mean_s};
 		for (size_t k = 0; k < sizeof d / sizeof *d; k++) {
 			fputs("<td>", f);
-			put_dur(f, d[k]);
+			mu__put_dur(f, d[k]);
 			fputs("</td>", f);
 		}
 		fputs("<td>", f);
-		put_pct(f, r->util_window);
+		mu__put_pct(f, r->util_window);
 		const int64_t c[] = {r->preemptions, r->jobs_preempted, r->moves};
 		for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
 			fputs("</td><td>", f);
-			put_count(f, c[k]);
+			mu__put_count(f, c[k]);
 		}
 		fputs("</td></tr>\n", f);
 	}

@@ -68,27 +68,6 @@ static const char mu__page_css[] =
 
 /* --- small formatting helpers ------------------------------------------ */
 
-static void put_dur(FILE *f, double s)
-{
-	char b[48];
-	mu__fmt_duration(b, sizeof b, s);
-	fputs(b, f);
-}
-
-static void put_count(FILE *f, int64_t v)
-{
-	char b[32];
-	mu__fmt_count(b, sizeof b, v);
-	fputs(b, f);
-}
-
-static void put_pct(FILE *f, double ratio)
-{
-	char b[48];
-	mu__fmt_pct(b, sizeof b, ratio, 1);
-	fputs(b, f);
-}
-
 /* GPU-hours: whole numbers with separators from 100 up, else 1 decimal
  * (2 below 1). */
 static void fmt_gpuh(char *b, size_t n, double h)
@@ -105,7 +84,7 @@ static void fmt_gpuh(char *b, size_t n, double h)
 static void put_gpus(FILE *f, int64_t milli)
 {
 	if (milli % 1000 == 0)
-		put_count(f, milli / 1000);
+		mu__put_count(f, milli / 1000);
 	else
 		fprintf(f, "%.3g", (double)milli / 1000.0);
 }
@@ -197,14 +176,14 @@ static void html_header(FILE *f, const mu_sim_result_t *r, const char *title)
 	fputs("<header>\n<h1>", f);
 	mu__html_text(f, title, 0);
 	fputs("</h1>\n<p class=\"sub\">Simulation of ", f);
-	put_count(f, s->jobs);
+	mu__put_count(f, s->jobs);
 	fputs(s->jobs == 1 ? " job on " : " jobs on ", f);
-	put_count(f, s->total_gpus);
+	mu__put_count(f, s->total_gpus);
 	fputs(s->total_gpus == 1 ? " GPU &middot; " : " GPUs &middot; ", f);
-	put_count(f, (int64_t)r->nqueues);
+	mu__put_count(f, (int64_t)r->nqueues);
 	fputs(r->nqueues == 1 ? " queue &middot; makespan " :
 	      " queues &middot; makespan ", f);
-	put_dur(f, s->makespan_s);
+	mu__put_dur(f, s->makespan_s);
 	fputs("</p>\n</header>\n<div class=\"kpis\">\n", f);
 
 	mu__fmt_pct(a, sizeof a, s->gpu_utilization, 1);
@@ -282,13 +261,13 @@ static void html_summary(FILE *f, const mu_sim_summary_t *s)
 	      "</th><th>p50</th><th>p95</th><th>p99</th></tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < 2; i++) {
 		fprintf(f, "<tr><td>%s</td><td>", lat[i].name);
-		put_dur(f, lat[i].avg);
+		mu__put_dur(f, lat[i].avg);
 		fputs("</td><td>", f);
-		put_dur(f, lat[i].p50);
+		mu__put_dur(f, lat[i].p50);
 		fputs("</td><td>", f);
-		put_dur(f, lat[i].p95);
+		mu__put_dur(f, lat[i].p95);
 		fputs("</td><td>", f);
-		put_dur(f, lat[i].p99);
+		mu__put_dur(f, lat[i].p99);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n</div>\n</section>\n", f);
@@ -562,15 +541,15 @@ static void html_dist(FILE *f, const mu_sim_result_t *r, bool jct)
 	hist_fill(&h, r, jct);
 	fprintf(f, "<section>\n<h2>%s distribution</h2>\n<p class=\"cap\">",
 		jct ? "Job completion time" : "Wait time");
-	put_count(f, h.n);
+	mu__put_count(f, h.n);
 	fprintf(f, " of ");
-	put_count(f, (int64_t)r->njobs);
+	mu__put_count(f, (int64_t)r->njobs);
 	fprintf(f, " jobs %s", jct ? "completed" : "started");
 	if (h.n && h.count[0]) {
 		fputs(", ", f);
-		put_count(f, h.count[0]);
+		mu__put_count(f, h.count[0]);
 		fputs(" (", f);
-		put_pct(f, (double)h.count[0] / (double)h.n);
+		mu__put_pct(f, (double)h.count[0] / (double)h.n);
 		fputs(") within 1s", f);
 	}
 	fprintf(f, ". %s Bins are quarter decades on a log scale; dashed lines "
@@ -636,9 +615,9 @@ static void queue_row(FILE *f, const char *cls, const char *name, int64_t jobs,
 	fprintf(f, "<tr%s><td class=\"t\">", cls);
 	mu__html_text(f, name, 80);
 	fputs("</td><td>", f);
-	put_count(f, jobs);
+	mu__put_count(f, jobs);
 	fprintf(f, "</td><td>%s</td><td>", h);
-	put_pct(f, share);
+	mu__put_pct(f, share);
 	fputs("</td></tr>\n", f);
 }
 
@@ -710,18 +689,18 @@ static void tstat_row(FILE *f, const char *cls, const char *name,
 		      const mu__tstat_t *t)
 {
 	fprintf(f, "<tr%s><td>%s</td><td>", cls, name);
-	put_count(f, t->n);
+	mu__put_count(f, t->n);
 	fputs("</td><td>", f);
-	put_count(f, t->started);
+	mu__put_count(f, t->started);
 	fputs("</td><td>", f);
-	put_count(f, t->completed);
+	mu__put_count(f, t->completed);
 	fprintf(f, "</td><td>%.3g</td><td>",
 		t->n ? (double)t->gpu_milli / 1000.0 / (double)t->n : 0.0);
-	put_dur(f, t->started ? t->wait / (double)t->started : NAN);
+	mu__put_dur(f, t->started ? t->wait / (double)t->started : NAN);
 	fputs("</td><td>", f);
-	put_dur(f, t->completed ? t->jct / (double)t->completed : NAN);
+	mu__put_dur(f, t->completed ? t->jct / (double)t->completed : NAN);
 	fputs("</td><td>", f);
-	put_count(f, t->preemptions);
+	mu__put_count(f, t->preemptions);
 	fputs("</td></tr>\n", f);
 }
 
@@ -780,14 +759,14 @@ static void html_longest(FILE *f, const mu_sim_result_t *r)
 			mu_job_type_name(j->type));
 		put_gpus(f, j->gpu_milli);
 		fputs("</td><td>", f);
-		put_count(f, j->pods);
+		mu__put_count(f, j->pods);
 		fputs("</td><td>", f);
-		put_dur(f, j->submit_s);
+		mu__put_dur(f, j->submit_s);
 		fputs("</td><td>", f);
-		put_dur(f, val[i]);
+		mu__put_dur(f, val[i]);
 		fputs("</td><td>", f);
 		if (isfinite(job_jct(j)))
-			put_dur(f, job_jct(j));
+			mu__put_dur(f, job_jct(j));
 		else
 			fputs("not finished", f);
 		fputs("</td></tr>\n", f);

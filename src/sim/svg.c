@@ -175,6 +175,27 @@ void mu__fmt_pct(char *buf, size_t n, double ratio, int decimals)
 		snprintf(buf, n, "%.*f%%", decimals, ratio * 100);
 }
 
+void mu__put_dur(FILE *f, double seconds)
+{
+	char b[48];
+	mu__fmt_duration(b, sizeof b, seconds);
+	fputs(b, f);
+}
+
+void mu__put_count(FILE *f, int64_t v)
+{
+	char b[32];
+	mu__fmt_count(b, sizeof b, v);
+	fputs(b, f);
+}
+
+void mu__put_pct(FILE *f, double ratio)
+{
+	char b[48];
+	mu__fmt_pct(b, sizeof b, ratio, 1);
+	fputs(b, f);
+}
+
 /* --- scales and ticks -------------------------------------------------- */
 
 double mu__svg_nice_step(double span, int target)
