@@ -61,6 +61,7 @@ typedef struct mu_score_ops {
 } mu_score_ops_t;
 
 #define MU_SCORE_RANDOM 1u /* score reads ctx->random: never cached */
+#define MU_SCORE_MIX 2u    /* ctx->state must be a finished mu_workload_mix_t */
 
 extern const mu_score_ops_t mu_score_binpack; /* most-allocated, GPU first */
 extern const mu_score_ops_t mu_score_spread;  /* least-allocated */

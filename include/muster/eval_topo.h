@@ -1,5 +1,5 @@
 /*
- * eval_topo.h - `muster eval-topology`: does topology-aware gang placement
+ * eval_topo.h - `muster eval topology`: does topology-aware gang placement
  * pay off on a real Clos network?
  *
  * The network is Alibaba's Lingjun topology (a CSV of hosts and their DSW

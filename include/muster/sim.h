@@ -111,4 +111,11 @@ double mu_percentile(double *v, size_t n, double pct);
 int mu_sim_write_json(const mu_sim_result_t *r, FILE *f);
 int mu_sim_write_html(const mu_sim_result_t *r, const char *title, FILE *f);
 
+/* Builds m (initialized by the caller, released by the caller) from the
+ * pod sets of every job in sp, weighted by replicas, and finishes it: the
+ * workload that policies with MU_SCORE_MIX (fgd, muster) measure GPU
+ * fragmentation against.  MU_ERANGE past MU_MIX_MAX_MODELS GPU models,
+ * MU_ENOMEM.  O(pod sets log pod sets). */
+int mu_sim_workload_mix(const mu_specs_t *sp, mu_workload_mix_t *m);
+
 #endif

@@ -15,6 +15,7 @@ int mu_cmd_queues(int argc, char **argv);
 int mu_cmd_up(int argc, char **argv);
 int mu_cmd_node(int argc, char **argv);
 int mu_cmd_eval(int argc, char **argv);
+int mu_cmd_eval_openb(int argc, char **argv);
 int mu_cmd_eval_queues(int argc, char **argv);
 int mu_cmd_agent(int argc, char **argv);
 int mu_cmd_bench(int argc, char **argv);

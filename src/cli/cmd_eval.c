@@ -381,7 +381,7 @@ static void release_report(mu_eval_report_t *r)
 	free(r->series);
 }
 
-int mu_cmd_eval(int argc, char **argv)
+int mu_cmd_eval_openb(int argc, char **argv)
 {
 	eval_cli_t c;
 	int rc = eval_parse(&c, argc, argv);

@@ -1,5 +1,5 @@
 /*
- * cmd_eval_philly.c - `muster eval-philly`: backfill and JCT on the
+ * cmd_eval_philly.c - `muster eval philly`: backfill and JCT on the
  * Microsoft Philly trace (protocol in docs/evaluation.md, "Philly:
  * backfill and JCT").
  *
@@ -32,7 +32,7 @@ typedef struct evp_cli {
 static void evp_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: muster eval-philly [options]\n\n"
+		"usage: muster eval philly [options]\n\n"
 		"Replays the busiest window of the Microsoft Philly trace on a cluster sized\n"
 		"for a target offered load, one queue, and compares (docs/evaluation.md):\n"
 		"  1. backfill and large jobs: FIFO, priority without reservations, EASY\n"
@@ -111,12 +111,12 @@ static int evp_parse(evp_cli_t *c, int argc, char **argv)
 		}
 		int rc = i + 1 < argc ? evp_option(c, a, argv[i + 1]) : MU_EINVAL;
 		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval-philly: %s option '%s' (see --help)\n",
+			fprintf(stderr, "muster eval philly: %s option '%s' (see --help)\n",
 				i + 1 < argc ? "unknown" : "missing value or unknown", a);
 			return MU_EXIT_USAGE;
 		}
 		if (rc) {
-			fprintf(stderr, "muster eval-philly: bad value for %s: '%s' (see --help)\n",
+			fprintf(stderr, "muster eval philly: bad value for %s: '%s' (see --help)\n",
 				a, argv[i + 1]);
 			return MU_EXIT_USAGE;
 		}
@@ -146,7 +146,7 @@ static void print_protocol(const evp_cli_t *c, const mu_philly_eval_t *ev, size_
 {
 	const mu_philly_window_t *w = &ev->win;
 	char a[32], b[32];
-	printf("muster eval-philly: %s, %zu jobs with GPUs\n", c->trace, loaded);
+	printf("muster eval philly: %s, %zu jobs with GPUs\n", c->trace, loaded);
 	printf("window: trace hours %.1f to %.1f (day %.2f to %.2f after the first row)%s\n",
 	       w->from_s / 3600.0, w->to_s / 3600.0, w->from_s / 86400.0, w->to_s / 86400.0,
 	       c->o.from_s >= 0 ? "" : ", the busiest by capped GPU-hours of arrivals");
@@ -245,7 +245,7 @@ static int write_out(const char *path, const mu_philly_eval_t *ev,
 	}
 	int rc = fn(ev, f);
 	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster eval-philly: %s: write failed\n", path);
+		fprintf(stderr, "muster eval philly: %s: write failed\n", path);
 		return MU_EXIT_FAIL;
 	}
 	if (!quiet)
@@ -270,7 +270,7 @@ static int evp_run(evp_cli_t *c, const mu_specs_t *all, mu_philly_eval_t *ev)
 		code = rc ? MU_EXIT_FAIL : MU_EXIT_OK;
 	}
 	if (rc)
-		fprintf(stderr, "muster eval-philly: %s\n", diag.msg[0] ? diag.msg : mu_strerror(rc));
+		fprintf(stderr, "muster eval philly: %s\n", diag.msg[0] ? diag.msg : mu_strerror(rc));
 	mu_specs_release(&sp);
 	return code;
 }
@@ -293,7 +293,7 @@ int mu_cmd_eval_philly(int argc, char **argv)
 	mu_load_opts_defaults(&lo);
 	lo.gpus_per_node = c.o.gpus_per_node;
 	if (mu_load_file(c.trace, &lo, &all, &diag) != MU_OK) {
-		fprintf(stderr, "muster eval-philly: %s\n", diag.msg);
+		fprintf(stderr, "muster eval philly: %s\n", diag.msg);
 		mu_specs_release(&all);
 		return MU_EXIT_USAGE;
 	}

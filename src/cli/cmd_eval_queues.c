@@ -1,5 +1,5 @@
 /*
- * cmd_eval_queues.c - `muster eval-queues`: the evaluation of the queueing
+ * cmd_eval_queues.c - `muster eval queues`: the evaluation of the queueing
  * policy (fair share between equal queues, over-quota weights, reclaim
  * latency) on synthetic clusters and workloads built in memory.
  *
@@ -39,7 +39,7 @@ typedef struct evq_all {
 static void evq_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: muster eval-queues [options]\n\n"
+		"usage: muster eval queues [options]\n\n"
 		"Evaluates queueing, fair share and preemption on synthetic workloads\n"
 		"(protocol and figures in docs/evaluation.md):\n"
 		"  fairness   4 saturated queues with equal deserved quotas: each one's\n"
@@ -122,12 +122,12 @@ static int evq_parse(evq_cli_t *c, int argc, char **argv)
 		}
 		int rc = i + 1 < argc ? evq_option(c, a, argv[i + 1]) : MU_EINVAL;
 		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval-queues: %s option '%s' (see --help)\n",
+			fprintf(stderr, "muster eval queues: %s option '%s' (see --help)\n",
 				i + 1 < argc ? "unknown" : "missing value or unknown", a);
 			return MU_EXIT_USAGE;
 		}
 		if (rc) {
-			fprintf(stderr, "muster eval-queues: bad value for %s: '%s' (see --help)\n",
+			fprintf(stderr, "muster eval queues: bad value for %s: '%s' (see --help)\n",
 				a, argv[i + 1]);
 			return MU_EXIT_USAGE;
 		}
@@ -210,7 +210,7 @@ static int run_shares(const evq_cli_t *c, evq_all_t *all)
 	}
 	return MU_OK;
 fail:
-	fprintf(stderr, "muster eval-queues: %s\n", diag.msg[0] ? diag.msg : mu_strerror(rc));
+	fprintf(stderr, "muster eval queues: %s\n", diag.msg[0] ? diag.msg : mu_strerror(rc));
 	return rc;
 }
 
@@ -232,7 +232,7 @@ static int run_reclaim(const evq_cli_t *c, evq_all_t *all)
 		mu__evq_reclaim_t *r = &all->rec[i];
 		int rc = mu__evq_reclaim(&c->o, nodes[i], minrt[i], r, &diag);
 		if (rc) {
-			fprintf(stderr, "muster eval-queues: %s\n",
+			fprintf(stderr, "muster eval queues: %s\n",
 				diag.msg[0] ? diag.msg : mu_strerror(rc));
 			return rc;
 		}
@@ -296,7 +296,7 @@ static int write_json(const char *path, const evq_cli_t *c, const evq_all_t *all
 	}
 	fprintf(f, "]\n}\n");
 	if (fclose(f) != 0) {
-		fprintf(stderr, "muster eval-queues: %s: write failed\n", path);
+		fprintf(stderr, "muster eval queues: %s: write failed\n", path);
 		return MU_EXIT_FAIL;
 	}
 	return MU_EXIT_OK;
@@ -319,7 +319,7 @@ int mu_cmd_eval_queues(int argc, char **argv)
 	memset(&all, 0, sizeof all);
 	double t0 = wall_s();
 	if (!c.quiet)
-		printf("muster eval-queues: seed %llu, %d nodes x 8 GPUs, %.4gh simulated\n",
+		printf("muster eval queues: seed %llu, %d nodes x 8 GPUs, %.4gh simulated\n",
 		       (unsigned long long)c.o.seed, (int)c.o.nodes,
 		       (double)c.o.span / 3.6e6);
 	if (run_shares(&c, &all) != MU_OK || run_reclaim(&c, &all) != MU_OK)

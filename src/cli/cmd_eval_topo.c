@@ -1,5 +1,5 @@
 /*
- * cmd_eval_topo.c - `muster eval-topology`: topology-aware gang placement
+ * cmd_eval_topo.c - `muster eval topology`: topology-aware gang placement
  * against a topology-blind baseline on the Lingjun Clos network, with the
  * Philly trace's multi-GPU jobs (include/muster/eval_topo.h; protocol in
  * docs/evaluation.md).
@@ -31,7 +31,7 @@ typedef struct etopo_cli {
 static void etopo_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: muster eval-topology [options]\n\n"
+		"usage: muster eval topology [options]\n\n"
 		"Replays the multi-GPU jobs of the Philly trace, arrivals compressed to a\n"
 		"target load, on the Lingjun Clos network (one 8-GPU node per host), and\n"
 		"compares topology-aware placement with a topology-blind engine:\n"
@@ -99,12 +99,12 @@ static int etopo_parse(etopo_cli_t *c, int argc, char **argv)
 		}
 		int rc = i + 1 < argc ? etopo_option(c, a, argv[i + 1]) : MU_EINVAL;
 		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval-topology: %s option '%s' (see --help)\n",
+			fprintf(stderr, "muster eval topology: %s option '%s' (see --help)\n",
 				i + 1 < argc ? "unknown" : "missing value or unknown", a);
 			return MU_EXIT_USAGE;
 		}
 		if (rc) {
-			fprintf(stderr, "muster eval-topology: bad value for %s: '%s' "
+			fprintf(stderr, "muster eval topology: bad value for %s: '%s' "
 				"(see --help)\n", a, argv[i + 1]);
 			return MU_EXIT_USAGE;
 		}
@@ -137,9 +137,9 @@ static int etopo_setup(const etopo_cli_t *c, mu_etopo_net_t *net, mu_specs_t *sp
 	if (rc == MU_OK)
 		rc = mu_etopo_workload(sp, net, &c->o, w, &diag);
 	if (rc == MU_OK && (rc = mu_etopo_cluster(net, c->o.seed, sp)) != MU_OK)
-		mu__diag(&diag, rc, "eval-topology", 0, 0, "%s", mu_strerror(rc));
+		mu__diag(&diag, rc, "eval topology", 0, 0, "%s", mu_strerror(rc));
 	if (rc) {
-		fprintf(stderr, "muster eval-topology: %s\n", diag.msg[0] ? diag.msg :
+		fprintf(stderr, "muster eval topology: %s\n", diag.msg[0] ? diag.msg :
 			mu_strerror(rc));
 		return rc == MU_ENOMEM ? MU_EXIT_FAIL : MU_EXIT_USAGE;
 	}
@@ -233,7 +233,7 @@ static int write_report(const char *path, const mu_etopo_report_t *r,
 	}
 	int rc = w(r, f);
 	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster eval-topology: %s: write failed\n", path);
+		fprintf(stderr, "muster eval topology: %s: write failed\n", path);
 		return MU_EXIT_FAIL;
 	}
 	return MU_EXIT_OK;
@@ -249,7 +249,7 @@ static int etopo_runs(const etopo_cli_t *c, mu_etopo_net_t *net, mu_specs_t *sp,
 		mu_diag_t diag = {{0}};
 		int rc = mu_etopo_run(sp, net, (mu_etopo_policy_t)p, c->o.seed, &res[p], &diag);
 		if (rc) {
-			fprintf(stderr, "muster eval-topology: %s\n", diag.msg[0] ? diag.msg :
+			fprintf(stderr, "muster eval topology: %s\n", diag.msg[0] ? diag.msg :
 				mu_strerror(rc));
 			return MU_EXIT_FAIL;
 		}

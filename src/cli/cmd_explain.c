@@ -157,6 +157,7 @@ static int run_with_hook(mu_simopts_t *o, int argc, char **argv, void (*usage)(F
 		mu_sim_result_release(&r);
 	}
 	mu_specs_release(&sp);
+	mu_simopts_release(o);
 	return rc;
 }
 

@@ -142,5 +142,6 @@ int mu_cmd_simulate(int argc, char **argv)
 		printf("report: %s\n", o.report);
 	mu_sim_result_release(&r);
 	mu_specs_release(&sp);
+	mu_simopts_release(&o);
 	return rc;
 }

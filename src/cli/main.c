@@ -15,8 +15,30 @@
 typedef struct cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *help;
+	const char *help; /* NULL: an old spelling, not listed */
 } cmd_t;
+
+/* The old spellings of `muster eval NAME`: they run it, with a note. */
+static int eval_alias(int argc, char **argv, int (*run)(int, char **), const char *name)
+{
+	fprintf(stderr, "muster: note: '%s' is now 'muster eval %s'\n", argv[0], name);
+	return run(argc, argv);
+}
+
+static int old_eval_queues(int argc, char **argv)
+{
+	return eval_alias(argc, argv, mu_cmd_eval_queues, "queues");
+}
+
+static int old_eval_topology(int argc, char **argv)
+{
+	return eval_alias(argc, argv, mu_cmd_eval_topology, "topology");
+}
+
+static int old_eval_philly(int argc, char **argv)
+{
+	return eval_alias(argc, argv, mu_cmd_eval_philly, "philly");
+}
 
 static const cmd_t commands[] = {
 	{"simulate", mu_cmd_simulate, "run a workload on a simulated cluster and report"},
@@ -25,14 +47,14 @@ static const cmd_t commands[] = {
 	{"queues", mu_cmd_queues, "the queue tree: quota, fair share, usage, jobs"},
 	{"up", mu_cmd_up, "a local control plane (Kubernetes API subset) with simulated nodes"},
 	{"node", mu_cmd_node, "fail or recover a simulated node of `muster up`"},
-	{"eval", mu_cmd_eval, "reproduce the FGD paper's openb experiment (muster eval openb)"},
-	{"eval-queues", mu_cmd_eval_queues, "evaluate fair share, weights and reclaim on synthetic loads"},
+	{"eval", mu_cmd_eval, "evaluations: openb, philly, topology, queues (muster eval --help)"},
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},
 	{"bench", mu_cmd_bench, "time the engine at scale: decisions/s, cycle time, memory"},
 	{"scheduler", mu_cmd_scheduler, "the Kubernetes scheduler daemon (leader-elected; see docs/kubernetes.md)"},
 	{"kexplain", mu_cmd_kexplain, "why a pod or Job of a live cluster waits, or where it runs"},
-	{"eval-topology", mu_cmd_eval_topology, "evaluate topology-aware gang placement on a real Clos network"},
-	{"eval-philly", mu_cmd_eval_philly, "evaluate backfill, large-job waits and JCT on the Philly trace"},
+	{"eval-queues", old_eval_queues, NULL},
+	{"eval-topology", old_eval_topology, NULL},
+	{"eval-philly", old_eval_philly, NULL},
 };
 
 static void usage(FILE *f)
@@ -41,7 +63,8 @@ static void usage(FILE *f)
 		   "muster is a batch scheduler for AI/ML workloads: job queueing, fair share,\n"
 		   "gang scheduling and GPU packing.  Commands:\n\n");
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		if (commands[i].help)
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "  %-10s %s\n", "version", "print the version");
 	fprintf(f, "\nRun 'muster <command> --help' for a command's options.\n");
 }

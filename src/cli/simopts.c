@@ -15,6 +15,7 @@ void mu_simopts_init(mu_simopts_t *o, const char *cmd)
 	o->cmd = cmd;
 	mu_sim_config_defaults(&o->cfg);
 	mu_load_opts_defaults(&o->load);
+	mu_workload_mix_init(&o->mix);
 }
 
 void mu_simopts_help(FILE *f)
@@ -23,7 +24,10 @@ void mu_simopts_help(FILE *f)
 		"  --cluster FILE          nodes and queues (repeatable)\n"
 		"  --workload FILE         jobs, and maybe queues (repeatable)\n"
 		"  --seed N                permutes simultaneous arrivals (default 1)\n"
-		"  --policy NAME           scoring policy: binpack (default) or spread\n"
+		"  --policy NAME           scoring policy: binpack (default), spread, random,\n"
+		"                          dotprod, clustering, packing, bestfit, fgd or\n"
+		"                          muster (fgd and muster measure fragmentation\n"
+		"                          against the workload's own pod shapes)\n"
 		"  --cycle-interval DUR    cycle every DUR (e.g. 10s); default: at every event\n"
 		"  --no-preemption         higher priorities never evict lower ones\n"
 		"  --no-reclaim            queues never take back resources from others\n"
@@ -189,7 +193,7 @@ int mu_simopts_parse(mu_simopts_t *o, int argc, char **argv, void (*help)(FILE *
 	return 0;
 }
 
-int mu_simopts_load(const mu_simopts_t *o, mu_specs_t *sp)
+int mu_simopts_load(mu_simopts_t *o, mu_specs_t *sp)
 {
 	mu_diag_t diag = {{0}};
 	for (int i = 0; i < o->ncluster + o->nworkload; i++) {
@@ -207,5 +211,21 @@ int mu_simopts_load(const mu_simopts_t *o, mu_specs_t *sp)
 		fprintf(stderr, "muster %s: no nodes in the cluster files\n", o->cmd);
 		return MU_EXIT_USAGE;
 	}
+	const mu_score_ops_t *ops = o->cfg.engine.score;
+	if (ops && (ops->flags & MU_SCORE_MIX)) {
+		int rc = mu_sim_workload_mix(sp, &o->mix);
+		if (rc) {
+			fprintf(stderr, "muster %s: the workload's pod shapes for --policy %s: %s\n",
+				o->cmd, ops->name, rc == MU_ERANGE ? "more than 63 GPU models" :
+				mu_strerror(rc));
+			return MU_EXIT_USAGE;
+		}
+		o->cfg.engine.score_state = &o->mix;
+	}
 	return MU_EXIT_OK;
+}
+
+void mu_simopts_release(mu_simopts_t *o)
+{
+	mu_workload_mix_release(&o->mix);
 }

@@ -19,6 +19,7 @@ typedef struct mu_simopts {
 	bool quiet;
 	mu_sim_config_t cfg;
 	mu_load_opts_t load;
+	mu_workload_mix_t mix; /* the workload's, for MU_SCORE_MIX policies */
 } mu_simopts_t;
 
 void mu_simopts_init(mu_simopts_t *o, const char *cmd);
@@ -28,7 +29,10 @@ int mu_simopts_parse(mu_simopts_t *o, int argc, char **argv,
 		     void (*help)(FILE *f));
 /* The option lines every such command accepts. */
 void mu_simopts_help(FILE *f);
-/* Loads and validates all files; returns an exit code (2 on bad input). */
-int mu_simopts_load(const mu_simopts_t *o, mu_specs_t *sp);
+/* Loads and validates all files, and builds o->mix from the workload when
+ * the policy needs one; returns an exit code (2 on bad input). */
+int mu_simopts_load(mu_simopts_t *o, mu_specs_t *sp);
+/* Frees what load built (the mix). */
+void mu_simopts_release(mu_simopts_t *o);
 
 #endif

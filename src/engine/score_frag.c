@@ -430,5 +430,5 @@ static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 	return best_placement(ctx->state, n, req, muster_cpu_aware(req)).dev;
 }
 
-const mu_score_ops_t mu_score_fgd = {"fgd", score_fgd, pick_fgd, 0};
-const mu_score_ops_t mu_score_muster = {"muster", score_muster, pick_muster, 0};
+const mu_score_ops_t mu_score_fgd = {"fgd", score_fgd, pick_fgd, MU_SCORE_MIX};
+const mu_score_ops_t mu_score_muster = {"muster", score_muster, pick_muster, MU_SCORE_MIX};

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "muster/eval.h"
+#include "muster/sim.h"
 #include "sim/load_util.h"
 
 /* --- Input --------------------------------------------------------------- */
@@ -55,13 +56,6 @@ static int input_add_pods(mu_eval_input_t *in, const mu_specs_t *pods)
 	for (size_t j = 0; j < pods->njobs; j++) {
 		for (size_t p = 0; p < pods->jobs[j].npodsets; p++) {
 			const mu_podset_spec_t *ps = &pods->jobs[j].podsets[p];
-			if (ps->replicas <= 0)
-				continue;
-			int rc = mu_workload_mix_add(&in->mix, &ps->req,
-						     ps->gpu_models, ps->ngpu_models,
-						     ps->replicas);
-			if (rc)
-				return rc;
 			for (int32_t r = 0; r < ps->replicas; r++) {
 				mu_eval_pod_t *e = &in->pods[in->npods++];
 				e->ps = ps;
@@ -70,7 +64,7 @@ static int input_add_pods(mu_eval_input_t *in, const mu_specs_t *pods)
 			}
 		}
 	}
-	return mu_workload_mix_finish(&in->mix);
+	return mu_sim_workload_mix(pods, &in->mix);
 }
 
 int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,

@@ -1,5 +1,5 @@
 /*
- * eval_philly.c - the Philly evaluations behind `muster eval-philly`
+ * eval_philly.c - the Philly evaluations behind `muster eval philly`
  * (protocol in include/muster/eval_philly.h and docs/evaluation.md).
  *
  * From a whole Philly load, mu_philly_pick() finds the busiest window with

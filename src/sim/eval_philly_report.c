@@ -1,5 +1,5 @@
 /*
- * eval_philly_report.c - the writers of `muster eval-philly`: every figure
+ * eval_philly_report.c - the writers of `muster eval philly`: every figure
  * of an evaluation (mu_philly_eval_t) as one JSON object, and a
  * self-contained HTML page (inline CSS and SVG, nothing fetched) with the
  * protocol, one table per experiment, a bar chart per metric across the
@@ -432,11 +432,11 @@ int mu_philly_write_html(const mu_philly_eval_t *ev, FILE *f)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-	      "'none'; style-src 'unsafe-inline'\">\n<title>muster eval-philly</title>\n"
+	      "'none'; style-src 'unsafe-inline'\">\n<title>muster eval philly</title>\n"
 	      "<style>\n", f);
 	fputs(page_css, f);
 	mu__svg_css(f);
-	fputs("</style>\n</head>\n<body>\n<main>\n<h1>muster eval-philly</h1>\n"
+	fputs("</style>\n</head>\n<body>\n<main>\n<h1>muster eval philly</h1>\n"
 	      "<p class=\"cap\">Backfill, large jobs and job completion time on the "
 	      "Microsoft Philly trace (docs/evaluation.md, &ldquo;Philly: backfill and "
 	      "JCT&rdquo;).", f);

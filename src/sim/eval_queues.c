@@ -1,6 +1,6 @@
 /*
  * eval_queues.c - synthetic workloads and the queueing-policy experiments
- * behind `muster eval-queues` (protocol in docs/evaluation.md).
+ * behind `muster eval queues` (protocol in docs/evaluation.md).
  *
  * The generator draws, from a seeded splitmix64 stream, Poisson arrivals
  * whose mean load (GPUs x duration per unit of time) matches a target, with

@@ -2,7 +2,7 @@
  * eval_queues.h - the evaluation of muster's queueing policy: synthetic
  * clusters and workloads built in memory, and three experiments run in the
  * simulator (fair share between equal queues, over-quota weights, reclaim
- * latency).  `muster eval-queues` prints them; docs/evaluation.md gives the
+ * latency).  `muster eval queues` prints them; docs/evaluation.md gives the
  * protocol.  Everything is deterministic for a seed.
  */
 #ifndef MUSTER_SIM_EVAL_QUEUES_H

@@ -1,5 +1,5 @@
 /*
- * eval_topo.c - the network, cluster and workload of `muster eval-topology`
+ * eval_topo.c - the network, cluster and workload of `muster eval topology`
  * (include/muster/eval_topo.h; protocol in docs/evaluation.md).
  *
  * The topology CSV is read with the strict reader of csv.h into hosts with
@@ -422,7 +422,7 @@ int mu_etopo_workload(mu_specs_t *sp, const mu_etopo_net_t *net,
 {
 	memset(w, 0, sizeof *w);
 	if (!(o->load > 0) || o->load > 100)
-		return mu__diag(diag, MU_EINVAL, "eval-topology", 0, 0,
+		return mu__diag(diag, MU_EINVAL, "eval topology", 0, 0,
 				"the load must be above 0 and at most 100");
 	work_filter(sp, o, w);
 	mu_time_t t0 = 0, t1 = 0;
@@ -430,7 +430,7 @@ int mu_etopo_workload(mu_specs_t *sp, const mu_etopo_net_t *net,
 		submit_range(sp, &t0, &t1);
 	double gpus = (double)net->nhosts * net->gpus_per_host;
 	if (w->jobs < 2 || t1 <= t0 || !(w->gpu_s > 0))
-		return mu__diag(diag, MU_EINVAL, "eval-topology", 0, 0, "the trace has "
+		return mu__diag(diag, MU_EINVAL, "eval topology", 0, 0, "the trace has "
 				"%lld jobs of %d GPUs or more over %.0f s: too few to "
 				"set a load", (long long)w->jobs, (int)o->min_gpus,
 				(double)(t1 - t0) / 1000.0);

@@ -1,5 +1,5 @@
 /*
- * eval_topo_report.c - the writers of `muster eval-topology`: one JSON
+ * eval_topo_report.c - the writers of `muster eval topology`: one JSON
  * object with every figure, and a self-contained HTML page (inline CSS
  * and SVG, nothing fetched) with the protocol, the table, one bar chart
  * per headline metric and a histogram of ToRs spanned per gang for each
@@ -395,7 +395,7 @@ int mu_etopo_write_html(const mu_etopo_report_t *r, FILE *f)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-	      "'none'; style-src 'unsafe-inline'\">\n<title>muster eval-topology</title>\n"
+	      "'none'; style-src 'unsafe-inline'\">\n<title>muster eval topology</title>\n"
 	      "<style>\n", f);
 	fputs(page_css, f);
 	mu__svg_css(f);

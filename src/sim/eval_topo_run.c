@@ -1,5 +1,5 @@
 /*
- * eval_topo_run.c - one policy's run of `muster eval-topology`: the
+ * eval_topo_run.c - one policy's run of `muster eval topology`: the
  * topology requests it sets, the simulator hooks that watch placements and
  * slow jobs down, and the reduction of a run to the metrics of
  * mu_etopo_result_t (include/muster/eval_topo.h).
@@ -397,7 +397,7 @@ int mu_etopo_run(mu_specs_t *sp, const mu_etopo_net_t *net, mu_etopo_policy_t p,
 	memset(out, 0, sizeof *out);
 	out->policy = p;
 	if (p < 0 || p >= MU_ETOPO_NPOLICIES)
-		return mu__diag(diag, MU_EINVAL, "eval-topology", 0, 0, "unknown policy");
+		return mu__diag(diag, MU_EINVAL, "eval topology", 0, 0, "unknown policy");
 	watch_t w;
 	int rc = watch_init(&w, sp, net);
 	mu_sim_result_t r;
@@ -409,7 +409,7 @@ int mu_etopo_run(mu_specs_t *sp, const mu_etopo_net_t *net, mu_etopo_policy_t p,
 		rc = mu_sim_run(sp, &cfg, &r, diag);
 	}
 	if (rc == MU_OK && w.err)
-		rc = mu__diag(diag, w.err, "eval-topology", 0, 0, "%s: placements "
+		rc = mu__diag(diag, w.err, "eval topology", 0, 0, "%s: placements "
 			      "could not be followed: %s", mu_etopo_policy_name(p),
 			      mu_strerror(w.err));
 	if (rc == MU_OK) {
@@ -426,7 +426,7 @@ int mu_etopo_run(mu_specs_t *sp, const mu_etopo_net_t *net, mu_etopo_policy_t p,
 		rc = reduce_times(&r, out);
 	}
 	if (rc == MU_ENOMEM)
-		mu__diag(diag, rc, "eval-topology", 0, 0, "out of memory");
+		mu__diag(diag, rc, "eval topology", 0, 0, "out of memory");
 	mu_sim_result_release(&r);
 	watch_release(&w);
 	return rc;

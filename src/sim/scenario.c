@@ -17,6 +17,7 @@
 
 #include "muster/engine.h"
 #include "muster/scenario.h"
+#include "muster/sim.h"
 #include "sim/load_util.h"
 
 /* The devices of a pod's latest bind decision. */
@@ -56,6 +57,7 @@ typedef struct scn {
 	size_t step;         /* 0-based index of the current step */
 	int32_t cycle;       /* 1-based cycle within the step */
 	int passed, failed;
+	mu_workload_mix_t mix; /* the scenario's jobs, for MU_SCORE_MIX policies */
 } scn_t;
 
 /* Writes t (ms) as seconds, "30s" or "1.5s", into buf. */
@@ -140,8 +142,17 @@ static int scn_setup(scn_t *r)
 		cfg.score = mu_score_find(r->sc->policy);
 		if (!cfg.score)
 			return mu__diag(r->diag, MU_EINVAL, r->file, 0, 0,
-					"policy \"%s\": unknown scoring policy (expected binpack or spread)",
-					r->sc->policy);
+					"policy \"%s\": unknown scoring policy (expected binpack, "
+					"spread, random, dotprod, clustering, packing, bestfit, fgd "
+					"or muster)", r->sc->policy);
+		if (cfg.score->flags & MU_SCORE_MIX) { /* against its own jobs */
+			int rc = mu_sim_workload_mix(r->s, &r->mix);
+			if (rc)
+				return mu__diag(r->diag, rc, r->file, 0, 0, "policy \"%s\": "
+						"the jobs' pod shapes: %s", r->sc->policy,
+						mu_strerror(rc));
+			cfg.score_state = &r->mix;
+		}
 	}
 	int rc = mu_engine_new(&cfg, &r->e);
 	if (rc != MU_OK)
@@ -615,6 +626,7 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 {
 	scn_t r;
 	memset(&r, 0, sizeof r);
+	mu_workload_mix_init(&r.mix);
 	r.s = s;
 	r.sc = s->scenario;
 	r.file = file ? file : "scenario";
@@ -639,6 +651,7 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 	mu_decisions_release(&r.dec);
 	if (r.e)
 		mu_engine_free(r.e);
+	mu_workload_mix_release(&r.mix);
 	free(r.ids);
 	free(r.finished);
 	free(r.order);

@@ -660,3 +660,18 @@ void mu_sim_result_release(mu_sim_result_t *r)
 	free(r->queues);
 	memset(r, 0, sizeof *r);
 }
+
+int mu_sim_workload_mix(const mu_specs_t *sp, mu_workload_mix_t *m)
+{
+	for (size_t j = 0; j < sp->njobs; j++)
+		for (size_t p = 0; p < sp->jobs[j].npodsets; p++) {
+			const mu_podset_spec_t *ps = &sp->jobs[j].podsets[p];
+			if (ps->replicas <= 0)
+				continue;
+			int rc = mu_workload_mix_add(m, &ps->req, ps->gpu_models,
+						     ps->ngpu_models, ps->replicas);
+			if (rc)
+				return rc;
+		}
+	return mu_workload_mix_finish(m);
+}

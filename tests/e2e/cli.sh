@@ -75,5 +75,20 @@ has tiny-completed "$T/t.json" '"completed": 2'
 if grep -q '"name": "toobig".*"start_s": null' "$T/t.json" || \
    tr -d '\n' <"$T/t.json" | grep -q '"name": "toobig"[^}]*"start_s": null'; then ok; else bad "toobig started"; fi
 
+# GPU-share policies: fgd measures fragmentation against the workload's own
+# pod shapes, so it runs on any workload; an unknown policy is refused.
+cat >"$T/share.csv" <<'C'
+name,queue,submit_s,duration_s,pods,gpu,gpu_milli
+half,q,0,100,1,0,500
+quarter,q,0,100,1,0,250
+whole,q,0,100,1,1,0
+C
+expect fgd 0 "$M" simulate --cluster "$T/c.yaml" --workload "$T/share.csv" --policy fgd \
+	--json "$T/fgd.json" --quiet
+has fgd-completed "$T/fgd.json" '"completed": 3'
+expect muster-policy 0 "$M" simulate --cluster "$T/c.yaml" --workload "$T/share.csv" \
+	--policy muster --quiet
+expect bad-policy 2 "$M" simulate --cluster "$T/c.yaml" --workload "$T/share.csv" --policy frob
+
 echo "e2e cli: $P passed, $F failed"
 [ "$F" -eq 0 ]

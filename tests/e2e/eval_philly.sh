@@ -1,5 +1,5 @@
 #!/bin/sh
-# eval_philly.sh - black-box tests of `muster eval-philly`: usage errors,
+# eval_philly.sh - black-box tests of `muster eval philly`: usage errors,
 # a missing trace, an empty window, a run on a tiny trace written here
 # (tables, JSON and HTML), and, when ../shared/data is there, the --quick
 # protocol on the real trace.  When python3 is there the JSON is parsed.
@@ -32,14 +32,28 @@ json_runs() {
 	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"]) == int(sys.argv[2]); assert len(d["experiments"]["jct"]) == 5' "$2" "$3" 2>"$T/py"; then ok; else bad "$1: JSON"; head -3 "$T/py"; fi
 }
 
-expect help 0 "$M" eval-philly --help
+expect help 0 "$M" eval philly --help
 has help "$T/out" "--report FILE"
 expect main-help 0 "$M" --help
-has main-help "$T/out" "eval-philly"
-expect unknown-option 2 "$M" eval-philly --frob 1
+has main-help "$T/out" "openb, philly, topology, queues"
+# One `muster eval` lists its evaluations; unknown names and old spellings.
+expect eval-help 0 "$M" eval --help
+has eval-help "$T/out" "philly"
+has eval-help-openb "$T/out" "openb"
+has eval-help-topology "$T/out" "topology"
+has eval-help-queues "$T/out" "queues"
+expect eval-none 2 "$M" eval
+expect eval-unknown 2 "$M" eval frob
+has eval-unknown "$T/err" "expected one of: openb philly topology queues"
+expect eval-openb-help 0 "$M" eval openb --help
+has eval-openb-help "$T/out" "--seeds"
+expect old-spelling 0 "$M" eval-philly --help
+has old-spelling "$T/err" "is now 'muster eval philly'"
+has old-spelling-usage "$T/out" "usage: muster eval philly"
+expect unknown-option 2 "$M" eval philly --frob 1
 has unknown-option "$T/err" "unknown option"
-expect bad-load 2 "$M" eval-philly --load x
-expect missing-trace 2 "$M" eval-philly --trace "$T/none.csv"
+expect bad-load 2 "$M" eval philly --load x
+expect missing-trace 2 "$M" eval philly --trace "$T/none.csv"
 has missing-trace "$T/err" "none.csv"
 
 # A tiny trace: a 16-GPU gang among 1-GPU jobs over three hours.
@@ -53,9 +67,9 @@ has missing-trace "$T/err" "none.csv"
 		echo "2017-10-01 $h:15:00,3600,16,57600,c"
 	done
 } >"$T/tiny.csv"
-expect empty-window 2 "$M" eval-philly --trace "$T/tiny.csv" --days 0.1 --from 30d
+expect empty-window 2 "$M" eval philly --trace "$T/tiny.csv" --days 0.1 --from 30d
 has empty-window "$T/err" "no job"
-expect tiny 01 "$M" eval-philly --trace "$T/tiny.csv" --days 0.125 --json "$T/tiny.json" \
+expect tiny 01 "$M" eval philly --trace "$T/tiny.csv" --days 0.125 --json "$T/tiny.json" \
 	--report "$T/tiny.html"
 has tiny "$T/out" "backfill and large jobs"
 has tiny "$T/out" "Tiresias"
@@ -63,7 +77,7 @@ has tiny-html "$T/tiny.html" "<svg"
 json_runs tiny-json "$T/tiny.json" 10
 
 if [ -r ../shared/data/philly/philly.csv ]; then
-	expect quick 01 "$M" eval-philly --quick --json "$T/q.json"
+	expect quick 01 "$M" eval philly --quick --json "$T/q.json"
 	has quick "$T/out" "offered load 0.900"
 	json_runs quick-json "$T/q.json" 10
 else
