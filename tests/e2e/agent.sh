@@ -4,27 +4,8 @@
 # in JSON and YAML, exit codes and error messages.  When python3 is there,
 # the JSON is also parsed and its structure checked.
 # Usage: sh tests/e2e/agent.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
-set -u
-M=${1:-build/muster}
+E2E_NAME=agent; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 D=tests/data/sysfs
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-P=0; F=0
-ok() { P=$((P + 1)); }
-bad() { F=$((F + 1)); echo "FAIL $*"; }
-# expect NAME WANT_EXIT CMD...: runs CMD, checks its exit code.
-expect() {
-	name=$1; want=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else bad "$name: exit $got, expected $want"; sed 's/^/  /' "$T/err" | head -5; fi
-}
-has() { # has NAME FILE TEXT
-	if grep -qF -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; fi
-}
-hasnt() { # hasnt NAME FILE TEXT
-	if grep -qF -- "$3" "$2"; then bad "$1: '$3' in $2"; else ok; fi
-}
 
 expect help 0 "$M" agent --help
 has help "$T/out" "agent discover"
@@ -123,5 +104,4 @@ if [ -w /dev/full ]; then
 	expect write-error 1 sh -c "\"$M\" agent discover --sysfs $D/dgx8 --node-name x >/dev/full"
 fi
 
-echo "e2e agent: $P passed, $F failed"
-[ "$F" -eq 0 ]
+done_

@@ -9,39 +9,16 @@
 # Usage: sh tests/e2e/apiserver.sh PATH_TO_MUSTER.  Ends with
 # "e2e apiserver: N passed, N failed".  Every wait is a bounded loop; the
 # server is always killed on exit.
-set -u
-M=${1:-build/muster}
-KC=/usr/bin/kubectl
-T=$(mktemp -d)
+E2E_NAME=apiserver; . "$(dirname "$0")/lib/common.sh"
 SPID=""
 TPID=""
-P=0; F=0
-cleanup() {
+on_exit() {
 	[ -n "$SPID" ] && kill -9 "$SPID" 2>/dev/null
 	[ -n "$TPID" ] && kill -9 "$TPID" 2>/dev/null
 	for p in $(cat "$T"/loader.*.pid 2>/dev/null); do kill "$p" 2>/dev/null; done
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-ok() { P=$((P + 1)); }
-bad() { F=$((F + 1)); echo "FAIL $*"; }
-done_() {
-	echo "e2e apiserver: $P passed, $F failed"
-	[ "$F" -eq 0 ]
-	exit $?
-}
-if [ ! -x "$KC" ] || ! command -v curl >/dev/null 2>&1; then
-	echo "apiserver.sh: needs $KC and curl (scripts/install-deps.sh installs curl)"
-	bad "kubectl or curl missing"
-	done_
-fi
+need_kubectl
 
-# has NAME FILE TEXT / hasnt NAME FILE TEXT
-has() { if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in output"; sed 's/^/  /' "$2" | head -8; fi; }
-hasnt() { if grep -q -- "$3" "$2"; then bad "$1: '$3' in output"; sed 's/^/  /' "$2" | head -8; else ok; fi; }
-# k ARGS...: kubectl against the server, output in $T/out (stderr too).
-k() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@" >"$T/out" 2>&1; }
 # code METHOD PATH [CTYPE BODY]: HTTP status of a raw request; body in $T/body.
 code() {
 	if [ $# -ge 4 ]; then
@@ -52,17 +29,6 @@ code() {
 }
 want() { # want NAME GOT EXPECTED
 	if [ "$2" = "$3" ]; then ok; else bad "$1: HTTP $2, expected $3"; head -c 300 "$T/body"; echo; fi
-}
-# wait_for NAME TRIES CMD...: retries CMD every 0.2 s.
-wait_for() {
-	name=$1; n=$2; shift 2
-	i=0
-	while [ "$i" -lt "$n" ]; do
-		if "$@" >/dev/null 2>&1; then ok; return 0; fi
-		sleep 0.2; i=$((i + 1))
-	done
-	bad "$name: timed out"
-	return 1
 }
 
 # start [PORT]: runs the server on the data dir, waits for /readyz.

@@ -3,23 +3,7 @@
 # quick run of two shapes with --json and --report (structure only, never
 # timing).  Usage: sh tests/e2e/bench.sh PATH_TO_MUSTER.  Ends with
 # "N passed, N failed".
-set -u
-M=${1:-build/muster}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-P=0; F=0
-ok() { P=$((P + 1)); }
-bad() { F=$((F + 1)); echo "FAIL $*"; }
-# expect NAME WANT_EXIT CMD...: runs CMD, checks its exit code.
-expect() {
-	name=$1; want=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else bad "$name: exit $got, expected $want"; sed 's/^/  /' "$T/err" | head -5; fi
-}
-has() { # has NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; fi
-}
+E2E_NAME=bench.sh; . "$(dirname "$0")/lib/common.sh"
 
 expect help 0 "$M" bench --help
 has help "$T/out" "gang-topology"
@@ -43,5 +27,4 @@ has report "$T/b.html" "<table>"
 has report "$T/b.html" "Quick run"
 expect unwritable 1 "$M" bench --quick --quiet --shape basic --json /nonexistent/dir/x.json
 
-echo "e2e bench.sh: $P passed, $F failed"
-[ "$F" -eq 0 ]
+done_

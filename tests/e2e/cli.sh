@@ -2,23 +2,7 @@
 # cli.sh - black-box tests of the muster command: help, version, simulate
 # on the bundled examples (JSON keys, determinism, report), and exit codes.
 # Usage: sh tests/e2e/cli.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
-set -u
-M=${1:-build/muster}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-P=0; F=0
-ok() { P=$((P + 1)); }
-bad() { F=$((F + 1)); echo "FAIL $*"; }
-# expect NAME WANT_EXIT CMD...: runs CMD, checks its exit code.
-expect() {
-	name=$1; want=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else bad "$name: exit $got, expected $want"; sed 's/^/  /' "$T/err" | head -5; fi
-}
-has() { # has NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; fi
-}
+E2E_NAME=cli; . "$(dirname "$0")/lib/common.sh"
 
 expect help 0 "$M" --help
 has help "$T/out" "simulate"
@@ -90,5 +74,4 @@ expect muster-policy 0 "$M" simulate --cluster "$T/c.yaml" --workload "$T/share.
 	--policy muster --quiet
 expect bad-policy 2 "$M" simulate --cluster "$T/c.yaml" --workload "$T/share.csv" --policy frob
 
-echo "e2e cli: $P passed, $F failed"
-[ "$F" -eq 0 ]
+done_

@@ -5,27 +5,7 @@
 # protocol on the real trace.  When python3 is there the JSON is parsed.
 # Usage: sh tests/e2e/eval_philly.sh PATH_TO_MUSTER.  Ends with
 # "N passed, N failed".
-set -u
-M=${1:-build/muster}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-P=0; F=0
-ok() { P=$((P + 1)); }
-bad() { F=$((F + 1)); echo "FAIL $*"; }
-# expect NAME WANT_EXIT CMD...: runs CMD, checks its exit code (WANT may
-# be "01": 0 or 1).
-expect() {
-	name=$1; want=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	case "$want" in
-	01) [ "$got" -le 1 ] && ok || { bad "$name: exit $got, expected 0 or 1"; sed 's/^/  /' "$T/err" | head -5; } ;;
-	*) [ "$got" -eq "$want" ] && ok || { bad "$name: exit $got, expected $want"; sed 's/^/  /' "$T/err" | head -5; } ;;
-	esac
-}
-has() { # has NAME FILE TEXT
-	if grep -qF -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; fi
-}
+E2E_NAME=eval_philly.sh; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 # json_runs NAME FILE N: the JSON parses and holds N runs.
 json_runs() {
 	command -v python3 >/dev/null 2>&1 || return 0
@@ -83,5 +63,4 @@ if [ -r ../shared/data/philly/philly.csv ]; then
 else
 	echo "skipped: ../shared/data not found"
 fi
-echo "e2e eval_philly.sh: $P passed, $F failed"
-[ "$F" -eq 0 ]
+done_

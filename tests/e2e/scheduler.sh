@@ -12,42 +12,10 @@
 # Usage: sh tests/e2e/scheduler.sh PATH_TO_MUSTER.  Ends with
 # "e2e scheduler: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
-set -u
-M=${1:-build/muster}
-KC=/usr/bin/kubectl
-T=$(mktemp -d)
+E2E_NAME=scheduler; . "$(dirname "$0")/lib/common.sh"
 UPID=""; APID=""; BPID=""
-P=0; F=0
-cleanup() {
-	for p in $APID $BPID $UPID; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-ok() { P=$((P + 1)); }
-bad() { F=$((F + 1)); echo "FAIL $*"; }
-done_() {
-	echo "e2e scheduler: $P passed, $F failed"
-	[ "$F" -eq 0 ]
-	exit $?
-}
-if [ ! -x "$KC" ] || ! command -v curl >/dev/null 2>&1; then
-	bad "kubectl or curl missing"
-	done_
-fi
-k() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@" >"$T/out" 2>&1; }
-has() { if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in output"; sed 's/^/  /' "$2" | head -12; fi; }
-# wait_for NAME TRIES CMD...: retries CMD every 0.2 s.
-wait_for() {
-	name=$1; n=$2; shift 2
-	i=0
-	while [ "$i" -lt "$n" ]; do
-		if "$@" >/dev/null 2>&1; then ok; return 0; fi
-		sleep 0.2; i=$((i + 1))
-	done
-	bad "$name: timed out"
-	return 1
-}
+on_exit() { for p in $APID $BPID $UPID; do kill -9 "$p" 2>/dev/null; done; }
+need_kubectl
 # nodes_of SELECTOR: the node of every pod matching, one per line ("" unbound).
 nodes_of() { "$KC" --kubeconfig "$T/data/kubeconfig" get pods -l "$1" -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' 2>/dev/null; }
 bound() { nodes_of "$1" | grep -c .; }

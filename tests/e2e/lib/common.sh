@@ -1,0 +1,62 @@
+# common.sh - what every end-to-end script shares: the muster under test,
+# a scratch directory removed on exit, pass/fail counters, the checks
+# (expect, has, hasnt, wait_for), kubectl against a `muster up` data
+# directory, and the closing line that tests/run.sh adds up.
+#
+# A script sets E2E_NAME (the name in its closing line), and E2E_FIXED=1
+# if its has/hasnt texts are fixed strings rather than basic regexes, then
+# sources this file with its own arguments:
+#     E2E_NAME=cli; . "$(dirname "$0")/lib/common.sh"
+# It may define on_exit() to stop what it started; it ends with done_.
+set -u
+M=${1:-build/muster}
+KC=${KC:-/usr/bin/kubectl}
+T=$(mktemp -d)
+P=0; F=0
+on_exit() { :; }
+trap 'on_exit; rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM
+ok() { P=$((P + 1)); }
+bad() { F=$((F + 1)); echo "FAIL $*"; }
+# done_: prints "e2e NAME: N passed, N failed" and exits 0 only if none failed.
+done_() {
+	echo "e2e $E2E_NAME: $P passed, $F failed"
+	[ "$F" -eq 0 ]
+	exit $?
+}
+# expect NAME WANT_EXIT CMD...: runs CMD with stdout in $T/out and stderr in
+# $T/err, and checks its exit code (WANT may be "01": 0 or 1).
+expect() {
+	name=$1; want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	case "$want" in
+	01) [ "$got" -le 1 ] && ok || { bad "$name: exit $got, expected 0 or 1"; sed 's/^/  /' "$T/err" | head -5; } ;;
+	*) [ "$got" -eq "$want" ] && ok || { bad "$name: exit $got, expected $want"; sed 's/^/  /' "$T/err" | head -5; } ;;
+	esac
+}
+# has NAME FILE TEXT / hasnt NAME FILE TEXT: TEXT is (not) in FILE.
+e2e_grep() { if [ "${E2E_FIXED:-0}" = 1 ]; then grep -qF -- "$1" "$2"; else grep -q -- "$1" "$2"; fi; }
+has() { if e2e_grep "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; sed 's/^/  /' "$2" 2>/dev/null | head -8; fi; }
+hasnt() { if e2e_grep "$3" "$2"; then bad "$1: '$3' in $2"; sed 's/^/  /' "$2" | head -8; else ok; fi; }
+# wait_for NAME TRIES CMD...: retries CMD every 0.2 s; counts one check.
+wait_for() {
+	name=$1; n=$2; shift 2
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		if "$@" >/dev/null 2>&1; then ok; return 0; fi
+		sleep 0.2; i=$((i + 1))
+	done
+	bad "$name: timed out"
+	return 1
+}
+# k ARGS...: kubectl against the `muster up` of $T/data, output in $T/out.
+k() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@" >"$T/out" 2>&1; }
+# need_kubectl: fails the script at once when kubectl or curl is missing.
+need_kubectl() {
+	if [ ! -x "$KC" ] || ! command -v curl >/dev/null 2>&1; then
+		echo "$E2E_NAME: needs $KC and curl (scripts/install-deps.sh installs them)"
+		bad "kubectl or curl missing"
+		done_
+	fi
+}
