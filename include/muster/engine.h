@@ -378,7 +378,9 @@ typedef struct mu_job_info {
 	mu_time_t expected_start; /* pending: when it should start, or
 	                           * MU_TIME_NONE when unknown */
 	bool reserved;          /* expected_start comes from a reservation
-	                         * (else from aggregate capacity) */
+	                         * (else from aggregate capacity); the last
+	                         * blocked jobs of a cycle are reserved only
+	                         * after mu_engine_settle() */
 	mu_reason_t last;       /* last pending reason */
 } mu_job_info_t;
 
