@@ -691,6 +691,8 @@ int mu__resv_settle(mu_engine_t *e)
 	int32_t n = e->nowed;
 	e->nowed = 0;
 	for (int32_t i = 0; i < n && e->nresv < e->cfg.reservations; i++) {
+		if (e->jobs[e->owed[i]].state != MU_JOB_PENDING)
+			continue; /* finished since (mu_engine_settle) */
 		int rc = mu__resv_make(e, e->owed[i]);
 		if (rc)
 			return rc;

@@ -74,4 +74,37 @@ expect muster-policy 0 "$M" simulate --cluster "$T/c.yaml" --workload "$T/share.
 	--policy muster --quiet
 expect bad-policy 2 "$M" simulate --cluster "$T/c.yaml" --workload "$T/share.csv" --policy frob
 
+# A mix names at most 63 GPU models: fgd says so, binpack does not care.
+i=0
+while [ $i -lt 64 ]; do
+	printf 'apiVersion: muster.io/v1alpha1\nkind: Workload\nmetadata: {name: j%d}\nspec:\n  queue: team-a\n  podSets:\n    - requests: {cpu: "1", nvidia.com/gpu: "1"}\n      gpuModels: [M%d]\n---\n' $i $i
+	i=$((i + 1))
+done >"$T/models.yaml"
+expect fgd-models 2 "$M" simulate --cluster examples/cluster-small.yaml --workload "$T/models.yaml" --policy fgd
+has fgd-models "$T/err" "more than 63 GPU models"
+expect binpack-models 0 "$M" simulate --cluster examples/cluster-small.yaml --workload "$T/models.yaml" --quiet
+
+# muster eval openb on a tiny trace: 4 nodes of 2 GPUs, whole and shared pods.
+printf 'sn,cpu_milli,memory_mib,gpu,model\n' >"$T/nodes.csv"
+for i in 0 1 2 3; do printf 'n%d,32000,131072,2,T4\n' $i >>"$T/nodes.csv"; done
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n' >"$T/pods.csv"
+for i in 0 1 2 3 4 5; do
+	printf 'p%d,4000,8192,1,1000,,LS,Running,0,10,0\nq%d,2000,4096,1,300,,LS,Running,0,10,0\n' $i $i >>"$T/pods.csv"
+done
+expect eval-openb-paper 2 "$M" eval openb --nodes "$T/nodes.csv" --pods "$T/pods.csv" \
+	--policy fgd --paper "$T/none.csv"
+has eval-openb-paper "$T/err" "none.csv: cannot open"
+expect eval-openb 0 "$M" eval openb --nodes "$T/nodes.csv" --pods "$T/pods.csv" \
+	--policies fgd,bestfit --seeds 1-2 --json "$T/openb.json"
+has eval-openb "$T/out" "4 nodes, 8 GPUs, 12 pods"
+has eval-openb-fgd "$T/out" "^  fgd "
+has eval-openb-json "$T/openb.json" '"alloc"'
+# The old eval-* spellings: the same stdout as the new, a note on stderr.
+for o in philly topology queues; do
+	"$M" eval $o --help >"$T/new" 2>/dev/null
+	expect "eval-$o alias" 0 "$M" eval-$o --help
+	if cmp -s "$T/out" "$T/new"; then ok; else bad "eval-$o --help: stdout differs from eval $o --help"; fi
+	has "eval-$o alias note" "$T/err" "is now 'muster eval $o'"
+done
+
 done_

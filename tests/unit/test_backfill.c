@@ -196,6 +196,13 @@ static void test_settle_lazy(mu_t_t *t)
 	mu_engine_job_finish(f.e, b, 3 * S); /* things moved: no reservation */
 	CHECK_EQ_INT(t, mu_engine_settle(f.e), MU_OK);
 	CHECK(t, !bfx_info(&f, g).reserved);
+	/* A job owed a reservation that is withdrawn (it never had pods, so
+	 * nothing else moved) is skipped. */
+	f.d.n = 0;
+	mu_engine_cycle(f.e, 4 * S, &f.d);
+	CHECK(t, !bfx_info(&f, g).reserved);
+	CHECK_EQ_INT(t, mu_engine_job_finish(f.e, g, 4 * S), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_settle(f.e), MU_OK);
 	(void)a;
 	bfx_free(&f);
 }
