@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sim/bench_int.h"
+#include "sim/svg.h"
 
 void mu_bench_opts_defaults(mu_bench_opts_t *o)
 {
@@ -117,22 +118,6 @@ mu_bench_result_t *mu_bench_results_add(mu_bench_results_t *rs, const char *shap
 	return r;
 }
 
-/* Writes s as a JSON string (the records hold short ASCII text). */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 void mu_bench_json(FILE *f, const mu_bench_result_t *r)
 {
 	bool first = true;
@@ -154,7 +139,7 @@ void mu_bench_json(FILE *f, const mu_bench_result_t *r)
 		else if (d->t == F_DBL)
 			fprintf(f, d->fmt, *(const double *)p);
 		else
-			json_str(f, p);
+			mu__json_str(f, p);
 	}
 	fputs("}\n", f);
 }

@@ -24,22 +24,6 @@ static const char *const short_names[MU_PHILLY_NPOLICIES] = {
 
 /* --- JSON ------------------------------------------------------------------ */
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static const char *backfill_name(mu_backfill_t b)
 {
 	return b == MU_BACKFILL_NONE ? "none" : b == MU_BACKFILL_GREEDY ? "greedy" : "reserve";
@@ -102,7 +86,7 @@ int mu_philly_write_json(const mu_philly_eval_t *ev, FILE *f)
 	const mu_philly_window_t *w = &ev->win;
 	size_t rows[MU_PHILLY_NRUNS], n;
 	fputs("{\n  \"trace\": ", f);
-	json_str(f, ev->trace);
+	mu__json_str(f, ev->trace ? ev->trace : "");
 	fprintf(f, ",\n  \"protocol\": {\"days\": %.6g, \"load\": %.6g, \"cap_s\": %.3f, "
 		"\"step_s\": %.3f, \"fixed_from\": %s, \"checkpoint_cost_s\": %.3f, "
 		"\"gpus_per_node\": %d, \"seed\": %llu, \"queues\": 1, \"large_gpus\": %d},\n",

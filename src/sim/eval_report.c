@@ -42,21 +42,6 @@ int mu_eval_series_mean(mu_eval_series_t *s)
 
 /* --- JSON ---------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void json_curve(FILE *f, const double *v, int32_t n)
 {
 	fputc('[', f);
@@ -72,9 +57,9 @@ static void json_series(FILE *f, const mu_eval_report_t *r,
 	bool many = s->nruns > 1;
 	int32_t n = s->runs[0].npoints;
 	fputs("{\"workload\":", f);
-	json_str(f, r->workload);
+	mu__json_str(f, r->workload);
 	fputs(",\"policy\":", f);
-	json_str(f, s->policy);
+	mu__json_str(f, s->policy);
 	fprintf(f, ",\"tune\":%g,\"gpus\":%lld,\"seed\":%s", r->tune,
 		(long long)r->gpus, many ? "[" : "");
 	for (size_t i = 0; i < s->nruns; i++)

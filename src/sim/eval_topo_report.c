@@ -20,31 +20,6 @@
 
 /* --- JSON --------------------------------------------------------------------- */
 
-/* s as a JSON string: quotes, backslashes and control characters escaped,
- * invalid UTF-8 as U+FFFD; NULL as null. */
-static void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t l = mu__utf8_seq(s);
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else if (l == 0)
-			fputs("\\ufffd", f);
-		else
-			fwrite(s, 1, l, f);
-		s += l ? l : 1;
-	}
-	fputc('"', f);
-}
-
 /* "KEY": v with format fmt, or null when v is not finite. */
 static void json_num(FILE *f, const char *key, const char *fmt, double v)
 {
@@ -82,7 +57,7 @@ static void json_workload(FILE *f, const mu_etopo_workload_t *w)
 static void json_result(FILE *f, const mu_etopo_result_t *r)
 {
 	fputs("    {\"policy\": ", f);
-	json_str(f, mu_etopo_policy_name(r->policy));
+	mu__json_str(f, mu_etopo_policy_name(r->policy));
 	fprintf(f, ", \"jobs\": %lld, \"started\": %lld, \"completed\": %lld, "
 		"\"gangs\": %lld, \"within_tightest\": %lld,\n     ", (long long)r->jobs,
 		(long long)r->started, (long long)r->completed, (long long)r->gangs,
@@ -138,9 +113,9 @@ int mu_etopo_write_json(const mu_etopo_report_t *r, FILE *f)
 {
 	const mu_etopo_net_t *n = r->net;
 	fputs("{\n  \"topology\": ", f);
-	json_str(f, r->topology_file);
+	mu__json_str(f, r->topology_file);
 	fputs(", \"trace\": ", f);
-	json_str(f, r->trace_file);
+	mu__json_str(f, r->trace_file);
 	fprintf(f, ",\n  \"hosts\": %d, \"gpus_per_host\": %d, \"dsws\": %d, \"psws\": %d, "
 		"\"tors\": %d, \"largest\": {\"dsw\": %d, \"psw\": %d, \"tor\": %d},\n",
 		(int)n->nhosts, (int)n->gpus_per_host, (int)n->ndoms[0], (int)n->ndoms[1],

@@ -16,39 +16,6 @@
 #include "muster/sim.h"
 #include "sim/svg.h"
 
-/* Writes s as a JSON string (NULL as null). */
-static void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t l = mu__utf8_seq(s);
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-		} else if (c == '\n') {
-			fputs("\\n", f);
-		} else if (c == '\t') {
-			fputs("\\t", f);
-		} else if (c == '\r') {
-			fputs("\\r", f);
-		} else if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-		} else if (l == 0) {
-			fputs("\\ufffd", f);
-		} else {
-			fwrite(s, 1, l, f);
-			s += l;
-			continue;
-		}
-		s++;
-	}
-	fputc('"', f);
-}
 
 /* Writes v with printf format fmt, or null when v is not finite. */
 static void json_num(FILE *f, const char *fmt, double v)
@@ -101,11 +68,11 @@ static void write_jobs(FILE *f, const mu_sim_result_t *r)
 	for (size_t i = 0; i < r->njobs && !ferror(f); i++) {
 		const mu_sim_job_t *j = &r->jobs[i];
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-		json_str(f, j->name);
+		mu__json_str(f, j->name);
 		fputs(", \"queue\": ", f);
-		json_str(f, j->queue);
+		mu__json_str(f, j->queue);
 		fputs(", \"type\": ", f);
-		json_str(f, mu_job_type_name(j->type));
+		mu__json_str(f, mu_job_type_name(j->type));
 		fputs(", \"submit_s\": ", f);
 		json_num(f, "%.3f", j->submit_s);
 		fputs(", \"start_s\": ", f);
@@ -126,7 +93,7 @@ static void write_queues(FILE *f, const mu_sim_result_t *r)
 	for (size_t i = 0; i < r->nqueues && !ferror(f); i++) {
 		const mu_sim_queue_t *q = &r->queues[i];
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-		json_str(f, q->name);
+		mu__json_str(f, q->name);
 		fputs(", \"gpu_seconds\": ", f);
 		json_num(f, "%.3f", q->gpu_seconds);
 		fputs(", \"share\": ", f);

@@ -175,6 +175,39 @@ void mu__fmt_pct(char *buf, size_t n, double ratio, int decimals)
 		snprintf(buf, n, "%.*f%%", decimals, ratio * 100);
 }
 
+void mu__json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t l = mu__utf8_seq(s);
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c == '\r') {
+			fputs("\\r", f);
+		} else if (c < 0x20) {
+			fprintf(f, "\\u%04x", c);
+		} else if (l == 0) {
+			fputs("\\ufffd", f);
+		} else {
+			fwrite(s, 1, l, f);
+			s += l;
+			continue;
+		}
+		s++;
+	}
+	fputc('"', f);
+}
+
 void mu__put_dur(FILE *f, double seconds)
 {
 	char b[48];

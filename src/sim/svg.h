@@ -45,6 +45,9 @@ void mu__fmt_count(char *buf, size_t n, int64_t v);
 /* A ratio as a percentage with `decimals` decimals: "87.3%"; "-" when not
  * finite. */
 void mu__fmt_pct(char *buf, size_t n, double ratio, int decimals);
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * invalid UTF-8 as U+FFFD; NULL as null. */
+void mu__json_str(FILE *f, const char *s);
 /* The same three written to f (a percentage with one decimal). */
 void mu__put_dur(FILE *f, double seconds);
 void mu__put_count(FILE *f, int64_t v);
