@@ -6,9 +6,10 @@
  * jobs of many shapes (whole GPUs, GPU shares, CPU only, gangs), finishes
  * and node changes - one with cfg.scan_all (score every node for every
  * pod) and one without (heaps).  Every cycle's decisions must be equal, in
- * order, field by field.  Run for the deterministic binpack and spread
- * (indexed) and for random and bestfit, which read ctx->random and so must
- * never be indexed: the same seed must draw the same bits either way.
+ * order, field by field.  Run for the deterministic binpack, spread, fgd
+ * and muster (indexed) and for random and bestfit, which read ctx->random
+ * and so must never be indexed: the same seed must draw the same bits
+ * either way.
  */
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +49,8 @@ static void twin_node(twin_t *w, int i, int gpus, int64_t cpu)
 		mu_engine_node_upsert(w->e[k], &n, NULL);
 }
 
-static void twin_init(twin_t *w, const mu_score_ops_t *ops, uint64_t seed)
+static void twin_init_state(twin_t *w, const mu_score_ops_t *ops, uint64_t seed,
+			    const void *state)
 {
 	memset(w, 0, sizeof *w);
 	w->rng = seed;
@@ -56,6 +58,7 @@ static void twin_init(twin_t *w, const mu_score_ops_t *ops, uint64_t seed)
 		mu_engine_config_t cfg;
 		mu_engine_config_defaults(&cfg);
 		cfg.score = ops;
+		cfg.score_state = state;
 		cfg.seed = seed;
 		cfg.min_runtime = 0;
 		cfg.scan_all = k == 0;
@@ -148,10 +151,11 @@ static void twin_free(twin_t *w)
 	}
 }
 
-static void check_policy(mu_t_t *t, const mu_score_ops_t *ops, uint64_t seed)
+static void check_policy_state(mu_t_t *t, const mu_score_ops_t *ops, uint64_t seed,
+			       const void *state)
 {
 	twin_t w;
-	twin_init(&w, ops, seed);
+	twin_init_state(&w, ops, seed, state);
 	long binds;
 	int diff = twin_run(&w, 400, &binds);
 	if (diff >= 0)
@@ -160,6 +164,34 @@ static void check_policy(mu_t_t *t, const mu_score_ops_t *ops, uint64_t seed)
 	CHECK_EQ_INT(t, diff, -1);
 	CHECK(t, binds > 200);
 	twin_free(&w);
+}
+
+static void check_policy(mu_t_t *t, const mu_score_ops_t *ops, uint64_t seed)
+{
+	check_policy_state(t, ops, seed, NULL);
+}
+
+/* fgd and muster are indexed too; their score reads the workload mix
+ * (here the shapes twin_submit draws) besides the node. */
+static void test_fragmentation_policies_same(mu_t_t *t)
+{
+	mu_workload_mix_t mix;
+	mu_workload_mix_init(&mix);
+	for (int c = 1; c <= 8; c++) {
+		mu_res_t r = {{0}};
+		r.v[MU_RES_CPU] = 500 * c;
+		r.v[MU_RES_GPU] = c % 4 + 1;
+		mu_workload_mix_add(&mix, &r, NULL, 0, 3);
+		memset(&r, 0, sizeof r);
+		r.v[MU_RES_CPU] = 500 * c;
+		r.v[MU_RES_GPU_MILLI] = 250 * (c % 3 + 1);
+		mu_workload_mix_add(&mix, &r, NULL, 0, 2);
+	}
+	CHECK_EQ_INT(t, mu_workload_mix_finish(&mix), MU_OK);
+	CHECK(t, (mu_score_fgd.flags & MU_SCORE_RANDOM) == 0);
+	check_policy_state(t, &mu_score_fgd, 5, &mix);
+	check_policy_state(t, &mu_score_muster, 6, &mix);
+	mu_workload_mix_release(&mix);
 }
 
 static void test_binpack_same(mu_t_t *t)
@@ -187,5 +219,6 @@ int main(void)
 	MU_RUN(&t, test_binpack_same);
 	MU_RUN(&t, test_spread_same);
 	MU_RUN(&t, test_random_policy_same);
+	MU_RUN(&t, test_fragmentation_policies_same);
 	return mu_t_done(&t);
 }
