@@ -151,7 +151,9 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 		e->nodes[nid].removed = true;
 	}
 	mu__node_t *n = &e->nodes[nid];
-	if ((rc = node_set_alloc(e, n, &alloc)) != MU_OK)
+	rc = node_set_alloc(e, n, &alloc);
+	mu__node_touch(e, nid); /* even if a later step fails, free changed */
+	if (rc != MU_OK)
 		return rc;
 	if ((rc = node_set_static(e, n, s)) != MU_OK)
 		return rc;
