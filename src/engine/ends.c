@@ -14,6 +14,7 @@
  */
 #include "engine/engine_int.h"
 
+/* Ends by time, then by entry id (a stable, total order). */
 static int cmp_end(const void *a, const void *b)
 {
 	const mu__end_t *x = a, *y = b;
@@ -22,6 +23,8 @@ static int cmp_end(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Whether ev is still current: its pod is bound, its job running, and the
+ * pod's end_id is ev's.  O(1). */
 bool mu__end_valid(const mu_engine_t *e, const mu__end_t *ev)
 {
 	const mu__job_t *v = &e->jobs[ev->job];
@@ -29,6 +32,8 @@ bool mu__end_valid(const mu_engine_t *e, const mu__end_t *ev)
 	       v->pods[ev->pod].node >= 0;
 }
 
+/* Queues a bound pod for the next merge; when the queue grows past twice
+ * the list, the list is dropped and rebuilt when next needed.  O(1). */
 void mu__ends_note_bind(mu_engine_t *e, int32_t job, int32_t pod)
 {
 	if (!e->ends_live)
@@ -43,6 +48,7 @@ void mu__ends_note_bind(mu_engine_t *e, int32_t job, int32_t pod)
 	e->ends_add[e->nends_add++] = pod;
 }
 
+/* Marks queue q's entries for re-timing at the next merge.  O(1). */
 void mu__ends_history(mu_engine_t *e, int32_t q)
 {
 	if (e->ends_live && !e->queues[q].ends_retime) {
@@ -138,6 +144,8 @@ static int ends_merge(mu_engine_t *e)
 	return MU_OK;
 }
 
+/* See engine_int.h: a full build the first time (or after the add queue
+ * overflowed), else a merge when anything changed, else nothing. */
 int mu__ends_build(mu_engine_t *e)
 {
 	int rc;

@@ -94,6 +94,7 @@ static inline bool hent_better(const mu__hent_t *a, const mu__hent_t *b)
 	return a->score > b->score || (a->score == b->score && a->node < b->node);
 }
 
+/* Moves h[i] down to its place in the heap h[0..n).  O(log n). */
 static void sift_down(mu__hent_t *h, int32_t n, int32_t i)
 {
 	mu__hent_t x = h[i];
@@ -111,6 +112,7 @@ static void sift_down(mu__hent_t *h, int32_t n, int32_t i)
 	h[i] = x;
 }
 
+/* Moves h[i] up to its place.  O(log i). */
 static void sift_up(mu__hent_t *h, int32_t i)
 {
 	mu__hent_t x = h[i];
@@ -124,6 +126,8 @@ static void sift_up(mu__hent_t *h, int32_t i)
 	h[i] = x;
 }
 
+/* Adds a copy of ent to x's heap (which owns its array).  MU_ENOMEM.
+ * O(log n) amortized. */
 static int heap_push(mu__nindex_t *x, const mu__hent_t *ent)
 {
 	int rc = mu__grow((void **)&x->heap, &x->cap, x->n + 1, sizeof *x->heap);
@@ -134,6 +138,7 @@ static int heap_push(mu__nindex_t *x, const mu__hent_t *ent)
 	return MU_OK;
 }
 
+/* Drops the top of x's heap (which must not be empty).  O(log n). */
 static void heap_pop(mu__nindex_t *x)
 {
 	x->heap[0] = x->heap[--x->n];
@@ -143,6 +148,7 @@ static void heap_pop(mu__nindex_t *x)
 
 /* --- Indexes --------------------------------------------------------------- */
 
+/* The request's alignment flags, part of an index's key. */
 static uint8_t index_align(const mu__podset_t *ps)
 {
 	return (uint8_t)(ps->align | ps->want_nic << 2 | ps->pin_cpus << 3 |
@@ -291,6 +297,7 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 	return best;
 }
 
+/* Frees c's indexes and their heaps (engine teardown). */
 void mu__sclass_index_release(mu__sclass_t *c)
 {
 	for (int32_t k = 0; c->idx && k < MU__NINDEX_MAX; k++)
