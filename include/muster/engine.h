@@ -303,15 +303,6 @@ typedef struct mu_decisions {
 void mu_decisions_init(mu_decisions_t *d);
 void mu_decisions_release(mu_decisions_t *d);
 
-/* Records that pod `pod` of pod set `podset` of job `job` is already bound
- * to `node` (after a restart, or bound by another scheduler), started at
- * `start`.  When `devices` (may be NULL) names devices that are free there
- * for this pod, exactly those are taken, else the engine picks them.  The
- * job becomes running once minMember pods are bound.  MU_ENOENT for an
- * unknown job or node, MU_ESTATE if the job finished or the pod is bound,
- * MU_EINVAL for a bad pod set or index.  O(devices + resources). */
-int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t pod,
-			mu_id_t node, const mu_decision_t *devices, mu_time_t start);
 
 /*
  * Runs one scheduling cycle at time `now` and appends its decisions to out
@@ -409,5 +400,34 @@ mu_id_t mu_engine_pod_node(const mu_engine_t *e, mu_id_t job, int32_t podset,
 			   int32_t pod);
 /* Cluster totals: allocatable and in use, accounting units. */
 void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);
+
+/* --- Pods bound outside the cycle (pods.c) ------------------------------- */
+
+/* Records that pod `pod` of pod set `podset` of job is already bound to
+ * node (after a restart, by an earlier leader, or by another scheduler).
+ * devices gives the GPUs, NUMA node, NIC and pinned CPUs it holds (the
+ * fields of a MU_DEC_BIND; gpu_milli comes from the request); they must be
+ * exactly what one pod of the set takes and free on the node.  NULL, or a
+ * value naming no device, lets the engine choose them as a cycle would.
+ * The node's free resources need not cover the pod: the cluster says it
+ * runs there.  A pending job that reaches minMember runs from `start`.
+ * MU_ENOENT: unknown job or node (or a removed one).  MU_EINVAL: pod set
+ * or pod out of range, or devices that cannot be this pod's (a GPU, NUMA
+ * node, NIC or CPU the node lacks, the wrong GPU count, or a NUMA node,
+ * NIC or CPUs the pod set does not ask for).  MU_ESTATE: the job finished,
+ * the pod is bound already, or a named device is held by another pod.
+ * On error nothing changed.  O(GPUs + CPU words + resources). */
+int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset,
+			int32_t pod, mu_id_t node, const mu_decision_t *devices,
+			mu_time_t start);
+
+/* Takes back a bind that did not go through: the pod's resources and
+ * devices are freed and the pod waits to be placed again.  A running job
+ * left with fewer than minMember pods bound is pending again (its other
+ * pods stay bound).  MU_ENOENT: unknown job; MU_EINVAL: pod set or pod out
+ * of range; MU_ESTATE: the job finished or the pod is not bound.  On error
+ * nothing changed.  O(resources + pending jobs of its queue). */
+int mu_engine_pod_unbind(mu_engine_t *e, mu_id_t job, int32_t podset,
+			 int32_t pod, mu_time_t now);
 
 #endif

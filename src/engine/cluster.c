@@ -620,7 +620,8 @@ int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)
 			      sizeof *c->member);
 	if (rc)
 		return rc;
-	memset(c->member, 0, (size_t)e->nnodes);
+	if (e->nnodes) /* no nodes yet: member may still be NULL */
+		memset(c->member, 0, (size_t)e->nnodes);
 	memset(c->fail, 0, sizeof c->fail);
 	c->nnodes = 0;
 	for (int32_t i = 0; i < e->nnodes; i++) {

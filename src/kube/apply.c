@@ -373,10 +373,25 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 	}
 }
 
-/* One finished bind or eviction.  A failed bind is undone by re-syncing
- * the pod's group (its engine job finished and submitted again, the pods
- * that are bound replayed); so is an eviction that finally failed (after
- * its 429 retries), which puts the pod back as holding its room. */
+/* Takes back in the engine the bind of pod p (of a SINGLE/GANG group) to
+ * node that did not go through.  False when the engine does not have p
+ * bound there (its group was re-planned, or the pod moved meanwhile).
+ * O(resources). */
+static bool unbind(mu__kd_t *d, const mu__kpod_t *p, const char *node)
+{
+	const mu__kgroup_t *g = p->g;
+	if (g->ej < 0 || p->ps < 0 || !node)
+		return false;
+	mu_id_t nid = mu_engine_node_find(d->e, node);
+	return nid >= 0 && mu_engine_pod_node(d->e, g->ej, p->ps, p->idx) == nid &&
+	       mu_engine_pod_unbind(d->e, g->ej, p->ps, p->idx, mu__k_now_ms()) == MU_OK;
+}
+
+/* One finished bind or eviction.  A failed bind is taken back in the
+ * engine (mu_engine_pod_unbind), which places the pod again; an eviction
+ * that finally failed (after its 429 retries) puts the pod back as holding
+ * its room by re-syncing its group (its engine job finished and submitted
+ * again, the pods that are bound replayed). */
 static void outcome(mu__kd_t *d, mu__kwork_t *w)
 {
 	mu__kpod_t *p = w->pod_key ? mu__kmap_get(&d->pods, w->pod_key) : NULL;
@@ -431,8 +446,9 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 			p->g->slots[p->slot].pod = NULL;
 			p->slot = -1;
 		}
-		/* re-plan without this bind: finish and submit again */
-		if (p->g->kind != MU__KG_JOB)
+		/* the engine takes the bind back and places the pod again; if
+		 * it no longer has the pod there, re-plan the whole group */
+		if (p->g->kind != MU__KG_JOB && !unbind(d, p, w->node))
 			mu__kd_finish(d, p->g, mu__k_now_ms());
 		mu__kd_mark_dirty(d, p->g);
 	}

@@ -82,12 +82,17 @@ static void loop(mu__kd_t *d)
 		int wait = d->changed && d->all_synced ? (int)(d->o->cycle_ms - since) : 200;
 		if (wait < 0)
 			wait = 0;
+		/* Read before the pop: a reflector queues a list's events,
+		 * then marks it listed; so when the pop drains the queue, the
+		 * events of every list marked here are in this batch, and no
+		 * cycle runs before them (say, without the nodes). */
+		long long listed = atomic_load(&d->synced);
 		size_t n = mu__kq_pop(&d->evq, buf, BATCH, wait);
 		for (size_t i = 0; i < n; i++)
 			mu__kd_event(d, &buf[i]);
 		mu__kd_outcomes(d);
 		mu__kd_explain_serve(d);
-		if (!d->all_synced && atomic_load(&d->synced) == all) {
+		if (!d->all_synced && listed == all && n < BATCH) {
 			d->all_synced = true;
 			d->changed = true;
 			pthread_mutex_lock(&d->m.mu);

@@ -230,6 +230,13 @@ mu__kgroup_t *mu__kd_group(mu__kd_t *d, const char *key, mu__kgkind_t kind,
 void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
 /* Drops g when it has no members and nothing keeps it. */
 void mu__kd_group_gc(mu__kd_t *d, mu__kgroup_t *g);
+/* Records in engine job ej that live pod p (engine pod idx of pod set ps)
+ * is bound to node nid: with the devices its annotations name, else (none,
+ * or ones the engine refuses as not its own or not free) with devices the
+ * engine chooses, which is logged.  Returns mu_engine_pod_bound()'s code.
+ * O(devices). */
+int mu__kd_pod_bound(mu__kd_t *d, mu_id_t ej, int32_t ps, int32_t idx, mu_id_t nid,
+		     const mu__kpod_t *p, mu_time_t now);
 /* Records ej as g's engine job. */
 int mu__kd_set_ej(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej);
 /* The engine job name of g's next submission ("KEY~GEN"). */

@@ -208,8 +208,7 @@ static void track_pods(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 			if (s == g->nslots)
 				continue; /* more pods than planned: not muster's to hold */
 			mu_id_t nid = mu_engine_node_find(d->e, node);
-			if (nid < 0 || mu_engine_pod_bound(d->e, g->ej, 0, s, nid, &p->dev,
-							     p->started_ms ? p->started_ms : now))
+			if (nid < 0 || mu__kd_pod_bound(d, g->ej, 0, s, nid, p, now))
 				continue;
 			g->slots[s].node = strdup(node);
 			g->slots[s].dev = p->dev;

@@ -16,6 +16,8 @@
  *   daemon.c     the loop; leader.c the lease; metrics.c /metrics
  *   explain.c    `muster kexplain`
  *
+ * The daemon uses the engine only through include/muster/engine.h.
+ *
  * There is no file-scope mutable state: everything hangs off one daemon
  * object (mu__kd_t), whose parts are guarded as their comments say.
  */

@@ -857,6 +857,24 @@ static int32_t plan_podsets(mu__kpod_t **live, int32_t n, mu_podset_spec_t *sets
 	return nsets;
 }
 
+int mu__kd_pod_bound(mu__kd_t *d, mu_id_t ej, int32_t ps, int32_t idx, mu_id_t nid,
+		     const mu__kpod_t *p, mu_time_t now)
+{
+	mu_time_t start = p->started_ms ? p->started_ms : now;
+	int rc = mu_engine_pod_bound(d->e, ej, ps, idx, nid, &p->dev, start);
+	if (rc != MU_EINVAL && rc != MU_ESTATE)
+		return rc;
+	/* Devices annotated by an older plan, or by hand: the pod is there
+	 * all the same, so it counts, on devices the engine chooses.  When
+	 * the devices were not the trouble this fails as before. */
+	if (mu_engine_pod_bound(d->e, ej, ps, idx, nid, NULL, start) != MU_OK)
+		return rc;
+	mu__klog(&d->log, 1, "pod %s: the devices it is annotated with on %s are %s; "
+		 "recorded on devices muster chose | pod=%s", p->key, mu_engine_node_name(d->e, nid),
+		 rc == MU_ESTATE ? "held by another pod" : "not a pod of its shape's", p->key);
+	return MU_OK;
+}
+
 /* Maps g's engine pods to its live pods (in order within each pod set)
  * and replays the bound ones into engine job ej.  g owns epods and
  * ps_first.  O(n). */
@@ -884,8 +902,7 @@ static int record_pods(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej, mu__kpod_t **li
 		const char *node = p->node ? p->node : p->an_node;
 		if (!node)
 			continue;
-		int r = mu_engine_pod_bound(d->e, ej, p->ps, p->idx, mu_engine_node_find(d->e, node),
-					      &p->dev, p->started_ms ? p->started_ms : now);
+		int r = mu__kd_pod_bound(d, ej, p->ps, p->idx, mu_engine_node_find(d->e, node), p, now);
 		if (r)
 			mu__klog(&d->log, 0, "pod %s: cannot record it on %s: %s | pod=%s", p->key, node,
 				 mu_strerror(r), p->key);

@@ -466,6 +466,29 @@ static void test_failure_cache(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* A cycle before any node is known: the job waits, unschedulable (the
+ * daemon can run one before its node list is in). */
+static void test_no_nodes(mu_t_t *t)
+{
+	mu_engine_t *e = engine_with(0, 8, NULL);
+	mu_podset_spec_t p;
+	mu_job_spec_t a = job("a", "q", &p, 1, 1);
+	mu_id_t ia;
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &a, 0, &ia), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 1, &d), MU_OK);
+	CHECK_EQ_INT(t, count_kind(&d, MU_DEC_PENDING, ia), 1);
+	CHECK_EQ_INT(t, count_kind(&d, MU_DEC_BIND, -1), 0);
+	mu_node_spec_t n = node("n0", 64, 8);
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, NULL), MU_OK);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 2, &d), MU_OK);
+	CHECK_EQ_INT(t, count_kind(&d, MU_DEC_BIND, ia), 1);
+	mu_decisions_release(&d);
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -481,5 +504,6 @@ int main(void)
 	MU_RUN(&t, test_min_member);
 	MU_RUN(&t, test_bad_specs);
 	MU_RUN(&t, test_failure_cache);
+	MU_RUN(&t, test_no_nodes);
 	return mu_t_done(&t);
 }

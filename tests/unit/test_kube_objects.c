@@ -3,8 +3,9 @@
  * real Pod, Node, Job, Event, Lease, Status and WatchEvent fixtures of
  * ../shared/data/k8s (every field set, most of them unknown to muster,
  * which must be ignored), pods to engine specs through the shape cache,
- * pod-group labels and Job owners, device annotations, times, and the
- * engine call that replays a bound pod (mu_engine_pod_bound).
+ * pod-group labels and Job owners, device annotations and times.  (Pods
+ * replayed as bound are the engine's mu_engine_pod_bound(), tested in
+ * test_engine_pods.c.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -319,60 +320,6 @@ static void test_devices_and_times(mu_t_t *t)
 	CHECK(t, mu__k_parse_time("2023-13-14T22:13:20Z", &ms) != MU_OK);
 }
 
-/* mu_engine_pod_bound(): a pod bound elsewhere is replayed exactly, and the job
- * runs once minMember pods are bound. */
-static void test_adapter(mu_t_t *t)
-{
-	mu_engine_t *e;
-	CHECK_EQ_INT(t, mu_engine_new(NULL, &e), MU_OK);
-	mu_node_spec_t n = {.name = "n0"};
-	n.alloc.v[MU_RES_CPU] = 64000;
-	n.alloc.v[MU_RES_MEM] = (int64_t)1 << 38;
-	n.alloc.v[MU_RES_GPU] = 8;
-	n.alloc.v[MU_RES_PODS] = 110;
-	mu_id_t nid;
-	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, &nid), MU_OK);
-	mu_queue_spec_t q;
-	mu_queue_spec_defaults(&q);
-	q.name = "q";
-	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
-	mu_podset_spec_t ps = {.name = "main", .replicas = 2};
-	ps.req.v[MU_RES_GPU] = 2;
-	mu_job_spec_t j = {.name = "j", .queue = "q", .podsets = &ps, .npodsets = 1, .preemptible = true};
-	mu_id_t jid;
-	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &jid), MU_OK);
-	mu_decision_t d = {.gpus = 0x30, .numa = -1, .nic = -1};
-	CHECK_EQ_INT(t, mu_engine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_OK);
-	CHECK_EQ_INT(t, mu_engine_pod_bound(e, jid, 0, 0, nid, &d, 5), MU_ESTATE);
-	CHECK_EQ_INT(t, mu_engine_pod_bound(e, jid, 0, 1, nid, &d, 5), MU_OK); /* taken: engine picks */
-	mu_job_info_t ji;
-	CHECK_EQ_INT(t, mu_engine_job_info(e, jid, &ji), MU_OK);
-	CHECK_EQ_INT(t, ji.state, MU_JOB_RUNNING);
-	CHECK_EQ_INT(t, ji.bound, 2);
-	CHECK_EQ_INT(t, ji.start, 5);
-	mu_res_t alloc, used;
-	mu_engine_totals(e, &alloc, &used);
-	CHECK_EQ_INT(t, used.v[MU_RES_GPU], 4000);
-	/* the next cycle binds nothing more and keeps the devices apart */
-	mu_decisions_t out;
-	mu_decisions_init(&out);
-	mu_podset_spec_t ps2 = {.name = "main", .replicas = 1};
-	ps2.req.v[MU_RES_GPU] = 4;
-	mu_job_spec_t j2 = {.name = "j2", .queue = "q", .podsets = &ps2, .npodsets = 1, .preemptible = true};
-	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j2, 0, NULL), MU_OK);
-	CHECK_EQ_INT(t, mu_engine_cycle(e, 10, &out), MU_OK);
-	int binds = 0;
-	for (size_t i = 0; i < out.n; i++)
-		if (out.v[i].kind == MU_DEC_BIND) {
-			binds++;
-			CHECK_EQ_INT(t, out.v[i].gpus & 0x30, 0);
-		}
-	CHECK_EQ_INT(t, binds, 1);
-	CHECK_EQ_INT(t, mu_engine_pod_bound(e, 99, 0, 0, nid, &d, 5), MU_ENOENT);
-	mu_decisions_release(&out);
-	mu_engine_free(e);
-}
-
 static void test_loader_kinds(mu_t_t *t)
 {
 	char msg[512];
@@ -468,7 +415,6 @@ int main(void)
 	MU_RUN(&t, test_pod_requests);
 	MU_RUN(&t, test_pod_groups);
 	MU_RUN(&t, test_devices_and_times);
-	MU_RUN(&t, test_adapter);
 	MU_RUN(&t, test_loader_kinds);
 	MU_RUN(&t, test_queue_and_map);
 	return mu_t_done(&t);
