@@ -207,8 +207,13 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *q);
 int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *j, mu_time_t now,
 			 mu_id_t *id);
 /* A job's pods all finished (or it was deleted): its resources are freed and
- * the job leaves the engine.  Its id is not reused. */
+ * the job leaves the engine.  Its id is not reused.  A running job's run
+ * time feeds its queue's run-time history (the estimates of backfill). */
 int mu_engine_job_finish(mu_engine_t *e, mu_id_t job, mu_time_t now);
+/* The same for a job taken out to be submitted again (its spec or its
+ * members changed): its run so far is not a run time, and the history is
+ * left alone.  MU_ENOENT, MU_ESTATE as mu_engine_job_finish(). */
+int mu_engine_job_withdraw(mu_engine_t *e, mu_id_t job, mu_time_t now);
 
 /* --- Scheduling ---------------------------------------------------------- */
 

@@ -790,7 +790,10 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 	return cycle_finish(e, out);
 }
 
-int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
+/* Ends job jid at now: frees its pods and takes it out of its queue; with
+ * record, a running job's run time goes into its queue's history.
+ * O(pods + pending jobs of its queue). */
+static int job_end(mu_engine_t *e, mu_id_t jid, mu_time_t now, bool record)
 {
 	if (jid < 0 || jid >= e->njobs)
 		return MU_ENOENT;
@@ -799,7 +802,7 @@ int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
 	if (j->state == MU_JOB_FINISHED)
 		return MU_ESTATE;
 	bool had = j->nbound > 0;
-	if (j->state == MU_JOB_RUNNING)
+	if (record && j->state == MU_JOB_RUNNING)
 		mu__history_add(e, j, now - j->start);
 	for (int32_t p = 0; p < j->npods; p++)
 		mu__pod_release(e, j, p, false);
@@ -812,4 +815,14 @@ int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
 	free(j->pods);
 	j->pods = NULL;
 	return MU_OK;
+}
+
+int mu_engine_job_finish(mu_engine_t *e, mu_id_t jid, mu_time_t now)
+{
+	return job_end(e, jid, now, true);
+}
+
+int mu_engine_job_withdraw(mu_engine_t *e, mu_id_t jid, mu_time_t now)
+{
+	return job_end(e, jid, now, false);
 }

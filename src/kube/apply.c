@@ -405,7 +405,7 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 			p->evicting = false;
 			if (p->g) {
 				if (p->g->kind != MU__KG_JOB)
-					mu__kd_finish(d, p->g, mu__k_now_ms());
+					mu__kd_finish(d, p->g, mu__k_now_ms(), false);
 				mu__kd_mark_dirty(d, p->g);
 			}
 		}
@@ -449,7 +449,7 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 		/* the engine takes the bind back and places the pod again; if
 		 * it no longer has the pod there, re-plan the whole group */
 		if (p->g->kind != MU__KG_JOB && !unbind(d, p, w->node))
-			mu__kd_finish(d, p->g, mu__k_now_ms());
+			mu__kd_finish(d, p->g, mu__k_now_ms(), false);
 		mu__kd_mark_dirty(d, p->g);
 	}
 }

@@ -226,8 +226,10 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now);
 void mu__kd_mark_dirty(mu__kd_t *d, mu__kgroup_t *g);
 mu__kgroup_t *mu__kd_group(mu__kd_t *d, const char *key, mu__kgkind_t kind,
 			   const char *ns, const char *name);
-/* Finishes g's engine job, if any. */
-void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
+/* Ends g's engine job, if any: finished when its work is done (its run
+ * time then feeds the queue's history), else withdrawn to be planned
+ * again (mu_engine_job_withdraw). */
+void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now, bool done);
 /* Drops g when it has no members and nothing keeps it. */
 void mu__kd_group_gc(mu__kd_t *d, mu__kgroup_t *g);
 /* Records in engine job ej that live pod p (engine pod idx of pod set ps)

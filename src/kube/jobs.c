@@ -270,7 +270,7 @@ void mu__kd_job_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 			if (!g->pods[i]->node)
 				mu__kd_pod_pending(d, g->pods[i], "waiting for its Job to be seen");
 		if (!g->admission) {
-			mu__kd_finish(d, g, now);
+			mu__kd_finish(d, g, now, false);
 			clear_slots(g);
 			g->admitted = false;
 		}
@@ -281,7 +281,7 @@ void mu__kd_job_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 	bool marked = ann && !strcmp(ann, "true");
 	int32_t n = job_pods(job);
 	if (job_done(job) || n <= 0) {
-		mu__kd_finish(d, g, now);
+		mu__kd_finish(d, g, now, true);
 		clear_slots(g);
 		return;
 	}
@@ -296,14 +296,14 @@ void mu__kd_job_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 	}
 	if (suspend && g->admitted) { /* paused by someone: wait again */
 		g->admitted = false;
-		mu__kd_finish(d, g, now);
+		mu__kd_finish(d, g, now, false);
 		clear_slots(g);
 	}
 	if (!suspend)
 		g->admitted = true;
 	if (g->ej >= 0 && (g->replicas != n || g->spec_gen != mu__kji(job, "metadata.generation", 0)) &&
 	    !g->admitted) {
-		mu__kd_finish(d, g, now); /* re-plan a waiting Job */
+		mu__kd_finish(d, g, now, false); /* re-plan a waiting Job */
 		clear_slots(g);
 	}
 	if (g->ej < 0)

@@ -189,13 +189,13 @@ void mu__kd_ej_name(mu__kgroup_t *g, char *buf, size_t len)
 		snprintf(buf, len, "%s", g->key + 2);
 }
 
-void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
+void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now, bool done)
 {
 	if (g->ej < 0)
 		return;
 	mu_job_info_t ji;
 	if (mu_engine_job_info(d->e, g->ej, &ji) == MU_OK && ji.state != MU_JOB_FINISHED)
-		mu_engine_job_finish(d->e, g->ej, now);
+		(done ? mu_engine_job_finish : mu_engine_job_withdraw)(d->e, g->ej, now);
 	d->ej_group[g->ej] = NULL;
 	g->ej = -1;
 	for (int32_t i = 0; i < g->nepods; i++)
@@ -986,7 +986,7 @@ static void group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 		free(live);
 		return;
 	}
-	mu__kd_finish(d, g, now);
+	mu__kd_finish(d, g, now, n == 0); /* no live pod left: its work is done */
 	const char *q = n ? mu__kd_queue_of(d, g) : NULL;
 	if (n == 0) {
 		/* nothing to schedule */

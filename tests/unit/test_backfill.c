@@ -118,6 +118,15 @@ static void test_estimates(mu_t_t *t)
 	CHECK_EQ_INT(t, i.estimate, 100 * S);
 	mu_id_t c = bfx_job(&f, 1, 1, 42 * S, true, 100 * S);
 	CHECK_EQ_INT(t, bfx_info(&f, c).estimate_src, MU_EST_DECLARED);
+	/* A job withdrawn to be planned again is not a run: the history
+	 * (100 s so far) stays as it was. */
+	bfx_cycle(&f, 100 * S);
+	CHECK_EQ_INT(t, mu_engine_job_withdraw(f.e, b, 110 * S), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_job_withdraw(f.e, b, 110 * S), MU_ESTATE);
+	mu_id_t d = bfx_job(&f, 1, 1, 0, true, 110 * S);
+	CHECK_EQ_INT(t, bfx_info(&f, d).estimate, 100 * S);
+	mu_engine_job_finish(f.e, c, 400 * S); /* a run of 300 s does count */
+	CHECK(t, bfx_info(&f, d).estimate > 100 * S);
 	CHECK_STR(t, mu_estimate_src_name(MU_EST_HISTORY), "history");
 	bfx_free(&f);
 }
