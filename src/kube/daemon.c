@@ -39,6 +39,7 @@ void mu_kube_opts_defaults(mu_kube_opts_t *o)
 	o->idle_cycle_ms = 5000;
 	o->workers = 8;
 	o->default_queue = "default";
+	o->gang_rollback_ms = 60000;
 	o->log_level = 1;
 	mu_engine_config_defaults(&o->engine);
 	o->engine.consolidate = false;
@@ -109,6 +110,7 @@ static void loop(mu__kd_t *d)
 			cycle(d);
 			d->last_cycle = mu__k_mono_ms();
 		}
+		mu__kd_gang_rollback(d);
 		if (mu__k_mono_ms() - d->last_status >= 2000) {
 			mu__kd_status(d);
 			d->last_status = mu__k_mono_ms();
