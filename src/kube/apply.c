@@ -69,6 +69,7 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 	snprintf(msg, sizeof msg, "preempted by muster%s%s%s", by ? " to make room for " : "",
 		 by ? by->key + 2 : "", dec->suspend ? " (the whole gang is suspended)" : "");
 	mu__kd_evict(d, p, "Preempted", msg);
+	mu__kd_leaving_note(d, p);
 	mu__kd_mark_dirty(d, g);
 }
 
@@ -89,7 +90,7 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			} else {
 				mu__kpod_t *p = dec_pod(g, x);
 				if (p && !p->node)
-					mu__kd_bind(d, p, mu_engine_node_name(d->e, x->node), x);
+					mu__kd_bind_or_hold(d, p, mu_engine_node_name(d->e, x->node), x);
 			}
 			break;
 		case MU_DEC_EVICT:

@@ -92,6 +92,7 @@ static void loop(mu__kd_t *d)
 		for (size_t i = 0; i < n; i++)
 			mu__kd_event(d, &buf[i]);
 		mu__kd_outcomes(d);
+		mu__kd_held_release(d);
 		mu__kd_explain_serve(d);
 		if (!d->all_synced && listed == all && n < BATCH) {
 			d->all_synced = true;
@@ -130,6 +131,7 @@ static void teardown(mu__kd_t *d)
 	mu__kwq_stop(d);
 	mu__klease_release(d);
 	mu__kms_stop(d);
+	mu__kd_release_free(d);
 	mu__kd_state_release(d);
 	mu__kq_release(&d->evq);
 	mu__kauth_release(&d->auth);

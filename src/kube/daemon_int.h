@@ -202,6 +202,11 @@ typedef struct mu__kd {
 	int64_t last_cycle;     /* mono ms */
 	int64_t last_status;    /* mono ms of the last queue status pass */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
+	/* release.c: pods leaving their node ("ns/name"), binds held for them */
+	char **leaving;
+	int32_t nleaving, leaving_cap;
+	struct mu__khold *held;
+	int32_t nheld, held_cap;
 	mu_decisions_t dec;
 	mu__kwq_t wq;
 	pthread_t *workers;
@@ -318,6 +323,24 @@ void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *ms
 void mu__kd_outcomes(mu__kd_t *d);
 /* Turns a cycle's decisions into writes. */
 void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now);
+
+/* --- release.c: binds that wait for leaving pods ------------------------------ */
+
+/* A bind held until the pods leaving its node are gone. */
+typedef struct mu__khold {
+	char *pod_key, *node;
+	mu_decision_t dev;
+} mu__khold_t;
+
+/* Notes that bound pod p is leaving its node (evicted or deleted). */
+void mu__kd_leaving_note(mu__kd_t *d, const mu__kpod_t *p);
+/* Binds p to node at once, or, when a pod leaving that node holds one of
+ * its devices, holds the bind (p counts as placed) until it is gone. */
+void mu__kd_bind_or_hold(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision_t *dev);
+/* Writes the held binds whose nodes are free now; drops those whose pods
+ * moved on.  O(held x leaving). */
+void mu__kd_held_release(mu__kd_t *d);
+void mu__kd_release_free(mu__kd_t *d);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

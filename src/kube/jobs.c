@@ -177,7 +177,7 @@ static void fill_slots(mu__kd_t *d, mu__kgroup_t *g)
 		}
 		g->slots[s].pod = p;
 		p->slot = s;
-		mu__kd_bind(d, p, g->slots[s].node, &g->slots[s].dev);
+		mu__kd_bind_or_hold(d, p, g->slots[s].node, &g->slots[s].dev);
 	}
 }
 

@@ -95,7 +95,10 @@ static void roll_back(mu__kd_t *d, mu__kgroup_t *g, int64_t now)
 	for (int32_t i = 0; i < g->npods; i++) {
 		mu__kpod_t *p = g->pods[i];
 		if (!p->terminal && (p->node || p->an_node) && !p->deleting && !p->evicting)
+		{
 			mu__kd_evict(d, p, "GangRolledBack", msg);
+			mu__kd_leaving_note(d, p);
+		}
 	}
 	bool muster = g->key[0] == 'm';
 	const json_t *pg = mu__kmap_get(muster ? &d->mpgs : &d->xpgs, g->key);

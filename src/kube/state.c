@@ -335,6 +335,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	int live_changed = (int)set_str(&p->node, in.node) + (p->deleting != in.deleting) +
 			   (p->gated != in.gated) + (p->terminal != in.terminal) + (p->ours != ours);
 	p->ours = ours;
+	if (in.deleting && !p->deleting)
+		mu__kd_leaving_note(d, p); /* bound: it keeps its node until gone */
 	p->deleting = in.deleting;
 	p->gated = in.gated;
 	p->terminal = in.terminal;

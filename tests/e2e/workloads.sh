@@ -10,7 +10,9 @@
 #     room is rolled back after --gang-rollback: its bound pods are evicted
 #     with a GangRolledBack event, and no GPU stays held;
 #   - a gang one of whose pods has already finished is never rolled back
-#     (KAI-Scheduler issue #1968).
+#     (KAI-Scheduler issue #1968);
+#   - releasing: a pod that preempts another is bound only once its victim
+#     (which takes 4 s to shut down, muster.io/stop-after) is gone.
 # Usage: sh tests/e2e/workloads.sh PATH_TO_MUSTER.  Ends with
 # "e2e workloads: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
@@ -187,4 +189,28 @@ wait_for scheduler-ready-third 100 ready
 sleep 6
 if is_bound c-1; then ok; else bad "a gang with a finished pod was rolled back"; fi
 hasnt no-rollback-of-completing "$T/sched.log" "gang default/c had"
+kc delete -f "$T/c.yaml" --wait=false >/dev/null 2>&1
+cnone() { [ "$(kc get pods -l app=c -o name | grep -c .)" -eq 0 ] && [ "$(kc get pods -l app=other -o name | grep -c .)" -eq 0 ]; }
+wait_for completing-cleanup 75 cnone
+
+# --- releasing: a claimant waits for its victim to leave -------------------
+# "lo" takes all 8 GPUs of every node and needs 4 s to shut down; "hi"
+# preempts one of them and is bound only once that one is gone.
+{
+	for n in 0 1 2 3; do printf -- '---
+'; pod "lo-$n" 8 "app: lo" 'muster.io/priority: "1", muster.io/stop-after: "4s"'; done
+} >"$T/lo.yaml"
+lobound() { [ "$(kc get pods -l app=lo -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .)" -eq 4 ]; }
+kc apply -f "$T/lo.yaml" >/dev/null
+wait_for victims-bound 75 lobound
+pod hi 8 "app: hi" 'muster.io/priority: "100"' >"$T/hi.yaml"
+kc apply -f "$T/hi.yaml" >/dev/null
+leaving() { [ -n "$(kc get pods -l app=lo -o jsonpath='{.items[*].metadata.deletionTimestamp}')" ]; }
+wait_for victim-leaving 50 leaving
+if is_bound hi; then bad "the claimant was bound while its victim still held the GPUs"; else ok; fi
+kc get pod hi -o jsonpath='{.status.conditions}' >"$T/out" 2>&1
+has claimant-says-why "$T/out" "waiting for default/lo-"
+wait_for claimant-bound-after-release 75 is_bound hi
+lo_left=$(kc get pods -l app=lo -o name | grep -c .)
+if [ "$lo_left" -eq 3 ]; then ok; else bad "releasing: $lo_left victims left, expected 3 (one evicted)"; fi
 done_
