@@ -48,6 +48,7 @@ typedef struct mu__kpod {
 	char *group_label, *xgroup_label;
 	bool ours;              /* schedulerName is ours */
 	bool deleting, gated, terminal;
+	bool failed;            /* terminal, Failed */
 	int64_t created_ms, started_ms;
 	mu__kshape_t *shape;    /* its request and constraints (refcounted) */
 	mu__kgroup_t *g;        /* the group it is a member of */
@@ -112,6 +113,7 @@ struct mu__kgroup {
 	char *status_sig;       /* last PodGroup status written */
 	int64_t created_ms;
 	int64_t stale_since;    /* mono ms since it is a stale gang, or 0 */
+	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
 };
 
 typedef struct mu__knode {

@@ -46,7 +46,8 @@ int mu__kpod_info(const json_t *o, mu__kpodinfo_t *p)
 	p->phase = mu__kjs(o, "status.phase");
 	if (!p->phase)
 		p->phase = "Pending";
-	p->terminal = !strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed");
+	p->failed = !strcmp(p->phase, "Failed");
+	p->terminal = p->failed || !strcmp(p->phase, "Succeeded");
 	p->deleting = mu__kj(o, "metadata.deletionTimestamp") &&
 		      !json_is_null(mu__kj(o, "metadata.deletionTimestamp"));
 	p->gated = json_array_size(mu__kj(o, "spec.schedulingGates")) > 0;

@@ -340,6 +340,7 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	p->deleting = in.deleting;
 	p->gated = in.gated;
 	p->terminal = in.terminal;
+	p->failed = in.failed;
 	p->created_ms = in.created_ms;
 	p->started_ms = in.started_ms;
 	p->seen = true;
@@ -564,6 +565,8 @@ void mu__kd_pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster)
 		int64_t mm = mu__kji(obj, "spec.minMember", 1);
 		g->min_member = mm < 1 ? 1 : mm > 1000000 ? 1000000 : (int32_t)mm;
 		set_str(&g->pg_queue, mu__kjs(obj, "spec.queue"));
+		const char *pol = mu__kmap(obj, "metadata.annotations", "muster.io/on-pod-failure");
+		g->keep_on_failure = pol && !strcmp(pol, "ignore");
 	}
 	mu__kd_mark_dirty(d, g);
 }

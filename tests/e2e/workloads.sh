@@ -12,7 +12,10 @@
 #   - a gang one of whose pods has already finished is never rolled back
 #     (KAI-Scheduler issue #1968);
 #   - releasing: a pod that preempts another is bound only once its victim
-#     (which takes 4 s to shut down, muster.io/stop-after) is gone.
+#     (which takes 4 s to shut down, muster.io/stop-after) is gone;
+#   - gang restart: a gang that loses a pod to a failed node has its other
+#     pods stopped so that it restarts together, unless its PodGroup says
+#     muster.io/on-pod-failure: ignore.
 # Usage: sh tests/e2e/workloads.sh PATH_TO_MUSTER.  Ends with
 # "e2e workloads: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
@@ -213,4 +216,38 @@ has claimant-says-why "$T/out" "waiting for default/lo-"
 wait_for claimant-bound-after-release 75 is_bound hi
 lo_left=$(kc get pods -l app=lo -o name | grep -c .)
 if [ "$lo_left" -eq 3 ]; then ok; else bad "releasing: $lo_left victims left, expected 3 (one evicted)"; fi
+kc delete -f "$T/lo.yaml" -f "$T/hi.yaml" --wait=false >/dev/null 2>&1
+lhnone() { [ "$(kc get pods -l 'app in (lo,hi)' -o name | grep -c .)" -eq 0 ]; }
+wait_for releasing-cleanup 75 lhnone
+
+# --- gang restart: a lost pod stops its gang; "ignore" keeps it -----------
+# gang r (2 pods, 8 GPUs each) and gang k (2 pods, annotated ignore) share
+# the 4 nodes; gpu-0 and gpu-1 then fail, each taking one pod of each gang
+# or two of one: either way a gang that lost a pod is restarted, unless it
+# says ignore.  (The scheduler runs with the default --gang-rollback of
+# 60 s here: the "ignore" gang, left below its minMember, would otherwise
+# be rolled back as a stale gang.)
+{
+	printf 'apiVersion: muster.io/v1alpha1\nkind: PodGroup\nmetadata: {name: r}\nspec: {minMember: 2, queue: team-a}\n'
+	printf -- '---\napiVersion: muster.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: k\n'
+	printf '  annotations: {muster.io/on-pod-failure: ignore}\nspec: {minMember: 2, queue: team-a}\n'
+	for i in 0 1; do printf -- '---\n'; pod "r-$i" 8 "muster.io/pod-group: r, app: r"; done
+	for i in 0 1; do printf -- '---\n'; pod "k-$i" 8 "muster.io/pod-group: k, app: k"; done
+} >"$T/r.yaml"
+sched
+wait_for scheduler-ready-fourth 100 ready
+allbound() { [ "$(kc get pods -l 'app in (r,k)' -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .)" -eq 4 ]; }
+kc apply -f "$T/r.yaml" >/dev/null
+wait_for restart-gangs-bound 75 allbound
+rnode=$(node_of r-0); knode=$(node_of k-0)
+"$M" node fail "$rnode" --server "$S" >/dev/null 2>&1 && ok || bad "muster node fail $rnode"
+[ "$knode" != "$rnode" ] && { "$M" node fail "$knode" --server "$S" >/dev/null 2>&1 && ok || bad "muster node fail $knode"; }
+failed_r0() { [ "$(kc get pod r-0 -o jsonpath='{.status.phase}')" = Failed ]; }
+wait_for lost-pod-failed 75 failed_r0
+r1gone() { gone r-1 || [ -n "$(kc get pod r-1 -o jsonpath='{.metadata.deletionTimestamp}')" ]; }
+wait_for gang-restarted 75 r1gone
+kc get events --field-selector involvedObject.name=r >"$T/out" 2>&1
+has restart-event "$T/out" "GangRestart"
+sleep 2
+if is_bound k-1 && ! gone k-1 && [ -z "$(kc get pod k-1 -o jsonpath='{.metadata.deletionTimestamp}')" ]; then ok; else bad "the gang annotated ignore was restarted"; fi
 done_
