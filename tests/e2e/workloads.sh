@@ -13,6 +13,8 @@
 #     (KAI-Scheduler issue #1968);
 #   - releasing: a pod that preempts another is bound only once its victim
 #     (which takes 4 s to shut down, muster.io/stop-after) is gone;
+#   - a pod with preemptionPolicy: Never evicts no one, however high its
+#     priority;
 #   - gang restart: a gang that loses a pod to a failed node has its other
 #     pods stopped so that it restarts together, unless its PodGroup says
 #     muster.io/on-pod-failure: ignore.
@@ -216,8 +218,15 @@ has claimant-says-why "$T/out" "waiting for default/lo-"
 wait_for claimant-bound-after-release 75 is_bound hi
 lo_left=$(kc get pods -l app=lo -o name | grep -c .)
 if [ "$lo_left" -eq 3 ]; then ok; else bad "releasing: $lo_left victims left, expected 3 (one evicted)"; fi
-kc delete -f "$T/lo.yaml" -f "$T/hi.yaml" --wait=false >/dev/null 2>&1
-lhnone() { [ "$(kc get pods -l 'app in (lo,hi)' -o name | grep -c .)" -eq 0 ]; }
+# preemptionPolicy: Never: higher priority, but it evicts no one.
+pod np 8 "app: np" 'muster.io/priority: "100"' | sed 's/^spec:$/spec:\n  preemptionPolicy: Never/' >"$T/np.yaml"
+kc apply -f "$T/np.yaml" >/dev/null
+sleep 3
+if is_bound np; then bad "a pod with preemptionPolicy Never was bound on a full cluster"; else ok; fi
+lo_leaving=$(kc get pods -l app=lo -o jsonpath='{range .items[*]}{.metadata.deletionTimestamp}{"\n"}{end}' | grep -c .)
+if [ "$lo_leaving" -eq 0 ]; then ok; else bad "preemptionPolicy Never: $lo_leaving pods evicted for it"; fi
+kc delete -f "$T/lo.yaml" -f "$T/hi.yaml" -f "$T/np.yaml" --wait=false >/dev/null 2>&1
+lhnone() { [ "$(kc get pods -l 'app in (lo,hi,np)' -o name | grep -c .)" -eq 0 ]; }
 wait_for releasing-cleanup 75 lhnone
 
 # --- gang restart: a lost pod stops its gang; "ignore" keeps it -----------
