@@ -105,6 +105,13 @@ static void loop(mu__kd_t *d)
 		}
 		if (!d->all_synced)
 			continue;
+		if (!mu__kd_may_act(d)) {
+			/* the lease thread may still be waiting on the server */
+			mu__klog(&d->log, 0, "the lease could not be renewed within the renew deadline: "
+					     "stopping before another replica may take it");
+			atomic_store(&d->lost, 1);
+			break;
+		}
 		since = mu__k_mono_ms() - d->last_cycle;
 		if ((d->changed && since >= d->o->cycle_ms) || since >= d->o->idle_cycle_ms) {
 			d->changed = false;
@@ -149,6 +156,7 @@ int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
 	if (!d)
 		return MU_ENOMEM;
 	d->o = o;
+	atomic_store(&d->lease_until, o->leader_elect ? 0 : INT64_MAX);
 	d->log.json = o->log_json;
 	d->log.level = o->log_level;
 	pthread_mutex_init(&d->log.mu, NULL);

@@ -187,6 +187,11 @@ typedef struct mu__kd {
 	mu__kauth_t auth;
 	atomic_int stop;        /* every thread stops */
 	atomic_int lost;        /* the lease was lost */
+	/* Until when (mono ms) this replica may schedule and write: the start
+	 * of its last successful lease renew plus the renew deadline, which is
+	 * shorter than the lease (INT64_MAX without leader election).  Read
+	 * by the main loop and the writers; written by the lease thread. */
+	_Atomic int64_t lease_until;
 	mu__kq_t evq;
 	mu__krefl_t *refl;
 	atomic_llong synced;
@@ -292,6 +297,13 @@ void mu__kd_job_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
 void mu__kd_job_after_cycle(mu__kd_t *d, mu__kgroup_t *g);
 /* The PodGroup controller: a Job whose pods are ours becomes a gang. */
 void mu__kd_pgctl(mu__kd_t *d, const json_t *job);
+
+/* Whether this replica may still act: its lease cannot have passed to
+ * another replica yet.  O(1). */
+static inline bool mu__kd_may_act(mu__kd_t *d)
+{
+	return mu__k_mono_ms() < atomic_load(&d->lease_until);
+}
 
 /* --- write.c: the write path ------------------------------------------------ */
 
