@@ -6,6 +6,7 @@
 #                   bad input, fuzz corpus replay, end to end)
 #   make bench      benchmarks, printing figures
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each (clang)
+#   make soak       the chaos soak for an hour (SOAK_SECONDS, SOAK_SEED)
 #
 # Missing Debian packages are installed (as root) or named by
 # scripts/install-deps.sh before anything is built.
@@ -35,7 +36,7 @@ FUZZ_BIN     = $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 BENCH_BIN    = $(BENCH_SRC:bench/%.c=$(B)/rel/bench/%)
 ASAN_BENCH_BIN = $(BENCH_SRC:bench/%.c=$(B)/asan/bench/%)
 
-.PHONY: all deps demo test test-build bench fuzz clean
+.PHONY: all deps demo test test-build bench fuzz soak clean
 all: $(B)/muster
 
 deps:
@@ -75,6 +76,12 @@ test-build: $(B)/asan/muster $(UNIT_BIN) $(REPLAY_BIN) $(ASAN_BENCH_BIN)
 test: deps
 	@$(MAKE) --no-print-directory test-build
 	@sh tests/run.sh $(B)/asan
+
+# --- the chaos soak for an hour (a shorter one runs in make test) --------
+soak: deps
+	@$(MAKE) --no-print-directory test-build
+	SOAK_SECONDS=$${SOAK_SECONDS:-3600} SOAK_SEED=$${SOAK_SEED:-random} SOAK_OUT=$(B)/soak \
+	    sh tests/e2e/soak.sh $(B)/asan/muster
 
 # --- demo ----------------------------------------------------------------
 demo: deps
