@@ -134,7 +134,8 @@ static bool split_what(const char *what, const char *def_ns, char *ns, size_t ns
 	return job;
 }
 
-int mu_kube_explain_live(const char *scheduler, const char *what, const char *def_ns, FILE *out,
+int mu_kube_explain_live(const char *scheduler, const char *token, const char *what,
+			 const char *def_ns, FILE *out,
 			 char *err, size_t errlen)
 {
 	char ns[256], name[512], host[64], path[1200];
@@ -146,7 +147,7 @@ int mu_kube_explain_live(const char *scheduler, const char *what, const char *de
 	}
 	snprintf(path, sizeof path, "/explain?%s=%s%%2F%s", job ? "job" : "pod", ns, name);
 	mu_apiclient_resp_t r;
-	int rc = mu_apiclient_do(host, port, "GET", path, NULL, NULL, NULL, 5000, &r);
+	int rc = mu_apiclient_do(host, port, "GET", path, NULL, NULL, token, 5000, &r);
 	json_t *o = rc == MU_OK ? json_loads(r.body, 0, NULL) : NULL;
 	if (rc || r.status != 200 || !o) {
 		snprintf(err, errlen, "the scheduler at %s: %s", scheduler,
