@@ -92,7 +92,7 @@ static void loop(mu__kd_t *d)
 			mu__kd_event(d, &buf[i]);
 		mu__kd_outcomes(d);
 		mu__kd_explain_serve(d);
-		mu__kui_tick(d);
+		mu__kui_tick(d, n > 0);
 		if (!d->all_synced && listed == all && n < BATCH) {
 			d->all_synced = true;
 			d->changed = true;

@@ -316,7 +316,8 @@ void mu__kd_explain_serve(mu__kd_t *d);
 
 /* Creates d->ui over the daemon's view (d->token guards its API). */
 int mu__kui_start(mu__kd_t *d);
-/* On the main loop: lets the UI take a snapshot when one is due. */
-void mu__kui_tick(mu__kd_t *d);
+/* On the main loop: lets the UI take a snapshot when one is due;
+ * changed: watch events were applied since the last call. */
+void mu__kui_tick(mu__kd_t *d, bool changed);
 
 #endif

@@ -232,11 +232,11 @@ int mu__kui_start(mu__kd_t *d)
 	return mu_web_new(&p, &o, &d->ui);
 }
 
-void mu__kui_tick(mu__kd_t *d)
+void mu__kui_tick(mu__kd_t *d, bool changed)
 {
 	if (!d->ui)
 		return;
-	if (d->last_cycle != d->ui_cycle) { /* a cycle ran: the view changed */
+	if (changed || d->last_cycle != d->ui_cycle) { /* events, or a cycle ran */
 		d->ui_cycle = d->last_cycle;
 		mu_web_poke(d->ui);
 	}

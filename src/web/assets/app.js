@@ -10,7 +10,7 @@
   const $ = (sel, el) => (el || document).querySelector(sel);
   const main = $("#main");
   const tip = $("#tip");
-  const state = { token: "", view: "", seq: 0, busy: false, again: false, last: 0, heat: null };
+  const state = { gen: 0, token: "", view: "", seq: 0, busy: false, again: false, last: 0, heat: null };
   const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
 
   /* --- token, theme -------------------------------------------------------- */
@@ -74,10 +74,14 @@
   const jobLink = (key, label) => `<a href="#/job/${encodeURIComponent(key)}">${esc(label)}</a>`;
   const nodeLink = (n) => (n ? `<a href="#/node/${encodeURIComponent(n)}">${esc(n)}</a>` : `<span class="muted">–</span>`);
 
+  /* Reads an endpoint; an answer that arrives after the view changed is
+   * dropped (throws "stale"), so a late refresh never draws over a new view. */
   async function api(path) {
+    const gen = state.gen;
     const r = await fetch("/ui/api/" + path, { headers: state.token ? { Authorization: "Bearer " + state.token } : {} });
     if (r.status === 401) { askToken(); throw new Error("token needed"); }
     const body = await r.json().catch(() => ({ error: "bad answer (" + r.status + ")" }));
+    if (gen !== state.gen) throw new Error("stale");
     if (!r.ok) { const e = new Error(body.error || "HTTP " + r.status); e.status = r.status; throw e; }
     return body;
   }
@@ -357,6 +361,7 @@
       if (key) this.key = key;
       let d;
       try { d = await api("job?key=" + encodeURIComponent(this.key)); } catch (e) {
+        if (e.message === "stale") throw e;
         main.innerHTML = `<h1>Job</h1><div class="panel error">${esc(e.message)}</div><p><a href="#/jobs">← all jobs</a></p>`;
         return;
       }
@@ -386,6 +391,7 @@
       if (name) this.name = name;
       let d;
       try { d = await api("node?name=" + encodeURIComponent(this.name)); } catch (e) {
+        if (e.message === "stale") throw e;
         main.innerHTML = `<h1>Node</h1><div class="panel error">${esc(e.message)}</div>`;
         return;
       }
@@ -552,6 +558,7 @@
     const arg = parts.length > 1 ? decodeURIComponent(parts.slice(1).join("/")) : null;
     const v = views[name] || views.queues;
     state.view = name;
+    state.gen++;
     document.querySelectorAll("nav a").forEach((a) => {
       const on = a.dataset.view === name || (name === "job" && a.dataset.view === "jobs") || (name === "node" && a.dataset.view === "cluster");
       if (on) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
@@ -563,6 +570,7 @@
       document.body.dataset.loadMs = (performance.now() - t0).toFixed(1);
       if (!document.body.dataset.firstMs) document.body.dataset.firstMs = performance.now().toFixed(1);
     }).catch((e) => {
+      if (e.message === "stale") return;
       if (e.message !== "token needed") main.innerHTML = `<div class="panel error">${esc(e.message)}</div>`;
       document.body.dataset.ready = "error";
     });
