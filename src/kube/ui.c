@@ -147,13 +147,12 @@ static void add_group(void *arg, void *val)
 /* The heat-map states of a node's devices (see the top of the file). */
 static void gpu_states(const mu_node_info_t *ni, mu_web_node_t *n)
 {
-	int used = 0, freeg = 0, resv = ni->reserved_gpus;
+	int used = 0, resv = ni->reserved_gpus;
 	n->ngpu = ni->ngpu < MU_WEB_MAX_GPUS ? ni->ngpu : MU_WEB_MAX_GPUS;
 	for (int g = 0; g < n->ngpu; g++) {
 		int16_t f = ni->gpu_free[g];
 		n->gpu[g] = f <= 0 ? MU_WEB_GPU_USED : f < 1000 ? MU_WEB_GPU_FRAG : MU_WEB_GPU_FREE;
 		used += f < 1000;
-		freeg += f >= 1000;
 	}
 	for (int g = 0; g < n->ngpu; g++) {
 		if (n->gpu[g] != MU_WEB_GPU_FREE)
