@@ -2,6 +2,9 @@
 #
 #   make            release build of build/muster
 #   make demo       simulate the bundled example and write an HTML report
+#   make demo-ui    a simulated cluster with `muster up` and `muster scheduler`
+#                   and a workload that keeps arriving; prints the live UI's
+#                   address (http://127.0.0.1:10259/ui/#token=...)
 #   make test       ASan+UBSan build, then every test (unit, scenario,
 #                   bad input, fuzz corpus replay, end to end)
 #   make bench      benchmarks, printing figures
@@ -38,7 +41,7 @@ FUZZ_BIN     = $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 BENCH_BIN    = $(BENCH_SRC:bench/%.c=$(B)/rel/bench/%)
 ASAN_BENCH_BIN = $(BENCH_SRC:bench/%.c=$(B)/asan/bench/%)
 
-.PHONY: all deps demo test test-build bench fuzz clean
+.PHONY: all deps demo demo-ui test test-build bench fuzz clean
 all: $(B)/muster
 
 deps:
@@ -97,6 +100,12 @@ demo: deps
 	./$(B)/muster simulate --cluster examples/demo/cluster.yaml \
 	    --workload examples/demo/workload.yaml --workload examples/demo/jobs.csv \
 	    --seed 1 --json $(B)/demo/result.json --report $(B)/demo/report.html
+	@echo "For the live web UI on a running simulated cluster: make demo-ui"
+
+DEMO_PORT ?= 10259
+demo-ui: deps
+	@$(MAKE) --no-print-directory $(B)/muster
+	@sh scripts/demo-ui.sh ./$(B)/muster $(DEMO_PORT)
 
 # --- benchmarks ----------------------------------------------------------
 $(B)/rel/bench/%: bench/%.c $(B)/rel/libmuster.a

@@ -2,15 +2,16 @@
  * api.c - the UI's JSON endpoints, answered from one published snapshot.
  *
  *   summary            counts for the header
- *   queues?res=        the queue tree, and each queue's usage of one
- *                      resource (gpu, cpu, mem) over the history ring
+ *   queues?res=&points= the queue tree, and each queue's usage of one
+ *                      resource (gpu, cpu, mem) over the history ring, in
+ *                      at most `points` means (360: 4 min at 1 a minute)
  *   jobs?queue=&state=&ns=&type=&q=&sort=&order=&offset=&limit=
  *                      one page of jobs (limit 1..500) and the facets
  *   job?key=           one job: pods with devices, events, preemptions
  *   nodes?rack=&offset=&limit=   one page of nodes
  *   node?name=         one node and its pods
  *   heatmap            every node's GPUs, one digit each, by rack
- *   cluster            totals and utilisation/fragmentation history
+ *   cluster?points=    totals and utilisation/fragmentation history
  *   events?job=&limit= recent events, newest first
  *   fleet              clusters and placements (a dispatcher), or why not
  *
@@ -168,23 +169,85 @@ static void ep_summary(mu_web_t *w, const mu_web_snap_t *s, mu_web_resp_t *r)
 	send_json(r, o);
 }
 
-/* The history points, oldest first: calls fn for each (under w->mu). */
-static json_t *hist_times(mu_web_t *w, uint64_t *first, uint64_t *n)
+/* The history as at most `points` buckets of `*per` consecutive points
+ * (the last bucket may be shorter), oldest first: the time of each
+ * bucket's last point.  *first and *n give the points kept (under w->mu). */
+static json_t *hist_times(mu_web_t *w, long points, uint64_t *first, uint64_t *n, uint64_t *per)
 {
 	uint64_t cap = (uint64_t)w->o.hist_points;
 	*n = w->nhist < cap ? w->nhist : cap;
 	*first = w->nhist - *n;
+	*per = (*n + (uint64_t)points - 1) / (uint64_t)points;
+	if (*per < 1)
+		*per = 1;
 	json_t *t = json_array();
-	for (uint64_t i = 0; i < *n; i++)
-		json_array_append_new(t, json_integer(w->hist[(*first + i) % cap].at_ms));
+	for (uint64_t i = 0; i < *n; i += *per) {
+		uint64_t last = i + *per < *n ? i + *per - 1 : *n - 1;
+		json_array_append_new(t, json_integer(w->hist[(*first + last) % cap].at_ms));
+	}
 	return t;
+}
+
+/* The mean of get(point) over each bucket of hist_times(). */
+static json_t *hist_series(mu_web_t *w, uint64_t first, uint64_t n, uint64_t per,
+			   double (*get)(const mu__whist_t *h, const void *ctx), const void *ctx)
+{
+	uint64_t cap = (uint64_t)w->o.hist_points;
+	json_t *a = json_array();
+	for (uint64_t i = 0; i < n; i += per) {
+		double sum = 0;
+		uint64_t k = 0;
+		for (; k < per && i + k < n; k++)
+			sum += get(&w->hist[(first + i + k) % cap], ctx);
+		json_array_append_new(a, json_real(sum / (double)k));
+	}
+	return a;
+}
+
+typedef struct qget {
+	int32_t id;
+	int res;
+} qget_t;
+
+static double get_queue(const mu__whist_t *h, const void *ctx)
+{
+	const qget_t *q = ctx;
+	for (int32_t k = 0; k < h->nq && q->id >= 0; k++)
+		if (h->qid[k] == q->id)
+			return h->qused[k][q->res];
+	return 0;
+}
+
+static double get_total(const mu__whist_t *h, const void *ctx)
+{
+	(void)ctx;
+	return h->gpu_total;
+}
+
+static double get_used(const mu__whist_t *h, const void *ctx)
+{
+	(void)ctx;
+	return h->gpu_used;
+}
+
+static double get_frag(const mu__whist_t *h, const void *ctx)
+{
+	(void)ctx;
+	return h->gpu_frag;
+}
+
+static double get_resv(const mu__whist_t *h, const void *ctx)
+{
+	(void)ctx;
+	return h->gpu_reserved;
 }
 
 static void ep_queues(mu_web_t *w, const mu_web_snap_t *s, mu_web_arg_fn arg, void *ctx,
 		      mu_web_resp_t *r)
 {
 	int res = enum_arg(arg, ctx, "res", res_names, 3, 0, r);
-	if (res < 0)
+	long points;
+	if (res < 0 || !int_arg(arg, ctx, "points", 360, 2, 100000, &points, r))
 		return;
 	json_t *qs = json_array();
 	for (size_t i = 0; i < s->nq; i++) {
@@ -199,23 +262,14 @@ static void ep_queues(mu_web_t *w, const mu_web_snap_t *s, mu_web_arg_fn arg, vo
 	}
 	json_t *series = json_object();
 	pthread_mutex_lock(&w->mu);
-	uint64_t first, n, cap = (uint64_t)w->o.hist_points;
-	json_t *t = hist_times(w, &first, &n);
+	uint64_t first, n, per;
+	json_t *t = hist_times(w, points, &first, &n, &per);
 	for (size_t i = 0; i < s->nq; i++) {
-		int32_t id = -1;
+		qget_t g = {-1, res};
 		for (int32_t k = 0; k < w->nqnames; k++)
 			if (!strcmp(w->qnames[k], s->q[i].name))
-				id = k;
-		json_t *a = json_array();
-		for (uint64_t p = 0; p < n; p++) {
-			const mu__whist_t *h = &w->hist[(first + p) % cap];
-			double v = 0;
-			for (int32_t k = 0; k < h->nq && id >= 0; k++)
-				if (h->qid[k] == id)
-					v = h->qused[k][res];
-			json_array_append_new(a, json_real(v));
-		}
-		json_object_set_new(series, s->q[i].name, a);
+				g.id = k;
+		json_object_set_new(series, s->q[i].name, hist_series(w, first, n, per, get_queue, &g));
 	}
 	pthread_mutex_unlock(&w->mu);
 	send_json(r, json_pack("{s:s,s:o,s:{s:o,s:o}}", "resource", res_names[res], "queues", qs,
@@ -434,8 +488,12 @@ static void ep_heatmap(const mu_web_snap_t *s, mu_web_resp_t *r)
 			       (json_int_t)s->at_ms));
 }
 
-static void ep_cluster(mu_web_t *w, const mu_web_snap_t *s, mu_web_resp_t *r)
+static void ep_cluster(mu_web_t *w, const mu_web_snap_t *s, mu_web_arg_fn arg, void *ctx,
+		       mu_web_resp_t *r)
 {
+	long points;
+	if (!int_arg(arg, ctx, "points", 360, 2, 100000, &points, r))
+		return;
 	json_t *levels = json_array();
 	if (s->nn && s->n[0].levels)
 		json_array_append_new(levels, json_string(s->n[0].levels));
@@ -444,17 +502,13 @@ static void ep_cluster(mu_web_t *w, const mu_web_snap_t *s, mu_web_resp_t *r)
 		cpu += s->n[i].cpu_alloc, cpu_used += s->n[i].cpu_used;
 		mem += s->n[i].mem_alloc, mem_used += s->n[i].mem_used;
 	}
-	json_t *used = json_array(), *frag = json_array(), *resv = json_array(), *tot = json_array();
 	pthread_mutex_lock(&w->mu);
-	uint64_t first, n, cap = (uint64_t)w->o.hist_points;
-	json_t *t = hist_times(w, &first, &n);
-	for (uint64_t i = 0; i < n; i++) {
-		const mu__whist_t *h = &w->hist[(first + i) % cap];
-		json_array_append_new(tot, json_real(h->gpu_total));
-		json_array_append_new(used, json_real(h->gpu_used));
-		json_array_append_new(frag, json_real(h->gpu_frag));
-		json_array_append_new(resv, json_real(h->gpu_reserved));
-	}
+	uint64_t first, n, per;
+	json_t *t = hist_times(w, points, &first, &n, &per);
+	json_t *tot = hist_series(w, first, n, per, get_total, NULL);
+	json_t *used = hist_series(w, first, n, per, get_used, NULL);
+	json_t *frag = hist_series(w, first, n, per, get_frag, NULL);
+	json_t *resv = hist_series(w, first, n, per, get_resv, NULL);
 	pthread_mutex_unlock(&w->mu);
 	send_json(r, json_pack("{s:i,s:[I,I,I,I,I],s:f,s:f,s:f,s:f,s:o,s:{s:o,s:o,s:o,s:o,s:o}}",
 			       "nodes", (int)s->nn, "gpus", (json_int_t)s->gpu_state[0],
@@ -534,7 +588,7 @@ void mu__api_get(mu_web_t *w, mu_web_snap_t *s, const char *path, mu_web_arg_fn 
 	else if (!strcmp(path, "heatmap"))
 		ep_heatmap(s, r);
 	else if (!strcmp(path, "cluster"))
-		ep_cluster(w, s, r);
+		ep_cluster(w, s, arg, ctx, r);
 	else if (!strcmp(path, "events"))
 		ep_events(w, arg, ctx, r);
 	else if (!strcmp(path, "fleet"))

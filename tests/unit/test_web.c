@@ -206,6 +206,11 @@ static void test_events_history(mu_t_t *t)
 	CHECK(t, strstr(r.body, "\"t\":[1060000,1120000,1180000]") != NULL);
 	CHECK(t, strstr(r.body, "\"a\":[1.0,1.0,1.0]") != NULL);
 	mu_web_resp_release(&r);
+	const char *d[] = {"points=2", NULL}; /* buckets of 2: means, last times */
+	CHECK_EQ_INT(t, get(w, "/ui/api/cluster", d, NULL, &r), 200);
+	CHECK(t, strstr(r.body, "\"t\":[1120000,1180000]") != NULL);
+	CHECK(t, strstr(r.body, "\"total\":[12.0,12.0]") != NULL);
+	mu_web_resp_release(&r);
 	CHECK_EQ_INT(t, get(w, "/ui/api/cluster", NULL, NULL, &r), 200);
 	CHECK(t, strstr(r.body, "\"used\":[3.0,3.0,3.0]") != NULL);
 	mu_web_resp_release(&r);
