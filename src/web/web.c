@@ -7,7 +7,9 @@
  * something in the last 30 s (or holds a stream), at most every
  * refresh_ms after mu_web_poke() said the view changed, and every idle_ms
  * anyway; with no client, only every hist_ms, which is also when a
- * history point is recorded.
+ * history point is recorded.  Snapshots are spaced at least ten times
+ * as far apart as the last one took, so the UI never takes more than a
+ * tenth of the host's loop.
  * Events: a job that appears is Submitted; pending -> running Scheduled;
  * running -> pending Preempted; a new pending reason Waiting; a job that
  * disappears or finishes Finished.  The first snapshot makes no events.
@@ -209,8 +211,11 @@ void mu_web_tick(mu_web_t *w, int64_t now_ms)
 	bool active = now_ms - atomic_load(&w->last_req) < 30000;
 	bool hist_due = !w->last_hist || now_ms - w->last_hist >= w->o.hist_ms;
 	int64_t since = now_ms - w->last_snap;
+	/* A big view costs the host's loop: keep snapshots to at most a
+	 * tenth of its time. */
+	int64_t gap = w->o.refresh_ms > 10 * w->snap_cost ? w->o.refresh_ms : 10 * w->snap_cost;
 	bool due = !w->cur || hist_due ||
-		   (active && since >= w->o.refresh_ms && (atomic_load(&w->poked) || since >= w->o.idle_ms));
+		   (active && since >= gap && (atomic_load(&w->poked) || since >= w->o.idle_ms));
 	if (!due)
 		return;
 	atomic_store(&w->poked, 0);
@@ -218,17 +223,22 @@ void mu_web_tick(mu_web_t *w, int64_t now_ms)
 	if (!s)
 		return;
 	s->at_ms = now_ms;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int rc = w->p.snapshot(w->p.ctx, s);
 	if (rc == MU_OK && w->p.fleet) {
 		rc = w->p.fleet(w->p.ctx, s);
 		s->has_fleet = true;
 	}
+	if (rc == MU_OK)
+		mu__snap_seal(s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	w->snap_cost = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	w->last_snap = now_ms;
 	if (rc != MU_OK) {
 		mu__snap_unref(s);
 		return;
 	}
-	mu__snap_seal(s);
 	pthread_mutex_lock(&w->mu);
 	s->seq = ++w->seq;
 	if (w->cur)

@@ -89,6 +89,7 @@ struct mu_web {
 	mu_web_snap_t *cur;     /* published, or NULL */
 	uint64_t seq;
 	int64_t last_snap, last_hist;
+	int64_t snap_cost;      /* ms the last snapshot took (host thread) */
 	atomic_llong last_req;  /* epoch ms of the last API request */
 	atomic_int poked;
 	mu__wevent_t ev[MU__WEV_CAP];

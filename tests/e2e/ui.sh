@@ -130,8 +130,9 @@ code fleet-none 200 "/ui/api/fleet" -H "$TOK"
 has fleet-none-msg "$T/body" '"fleet":false'
 code paged 200 "/ui/api/jobs?limit=2&sort=name&order=asc" -H "$TOK"
 has paged-first "$T/body" '"total":4,"offset":0,"limit":2,"items":[{"key":"j:default/huge-a"'
-code job-devices 200 "/ui/api/job?key=j:default/train-a" -H "$TOK"
-has job-devices-gpus "$T/body" '"gpus":[0,1,2,3,4,5,6,7]'
+# the Job's pods appear once its controller made them and they were bound
+devices_shown() { curl -sf -H "$TOK" "$U/ui/api/job?key=j:default/train-a" | grep -qF '"gpus":[0,1,2,3,4,5,6,7]'; }
+wait_for job-devices-gpus 100 devices_shown
 code stream 200 "/ui/api/stream" -H "$TOK" --max-time 2
 has stream-tick "$T/body" "event: tick"
 

@@ -258,7 +258,10 @@
       const walk = (p, depth) => (byParent[p] || []).sort((a, b) => a.name.localeCompare(b.name)).forEach((q) => { rows.push([q, depth]); walk(q.name, depth + 1); });
       walk("", 0);
       d.queues.forEach((q) => { if (!rows.some((r) => r[0] === q)) rows.push([q, 0]); });
-      const scale = [0, 1, 2].map((r) => Math.max(1e-9, ...d.queues.map((q) => Math.max(q.used[r], q.fair[r], q.deserved[r]))));
+      /* bars share one scale per resource, set by the leaf queues (a parent's
+       * bar may run full: its numbers are beside it) */
+      const leafs = d.queues.filter((q) => !byParent[q.name]);
+      const scale = [0, 1, 2].map((r) => Math.max(1e-9, ...(leafs.length ? leafs : d.queues).map((q) => Math.max(q.used[r], q.fair[r], q.deserved[r]))));
       $("#qt thead").innerHTML = `<tr><th>Queue</th><th class="num">Priority</th>${RES.map((r) => `<th>${r.l}: used / fair share / deserved</th>`).join("")}<th class="num">Pending</th><th class="num">Running</th></tr>`;
       $("#qt tbody").innerHTML = rows.map(([q, depth]) => {
         const cells = RES.map((r, i) => {
