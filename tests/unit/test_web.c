@@ -217,6 +217,45 @@ static void test_events_history(mu_t_t *t)
 	mu_web_free(w);
 }
 
+/* A dispatcher's provider: the fleet callback's clusters and placements. */
+static int fake_fleet(void *ctx, mu_web_snap_t *s)
+{
+	(void)ctx;
+	mu_web_cluster_t c = {.name = "east", .state = "ready", .gpus = 64, .gpus_used = 8,
+			      .pending = 1, .running = 2};
+	int rc = mu_web_snap_add_cluster(s, &c);
+	c.name = "west";
+	c.state = "unreachable";
+	if (!rc)
+		rc = mu_web_snap_add_cluster(s, &c);
+	mu_web_placement_t p = {.job_key = "j:ns/job-000", .cluster = "east"};
+	if (!rc)
+		rc = mu_web_snap_add_placement(s, &p);
+	return rc;
+}
+
+static void test_fleet(mu_t_t *t)
+{
+	fake_t f = {2, 1, 0};
+	mu_web_provider_t p = {&f, fake_snap, fake_fleet};
+	mu_web_opts_t o;
+	mu_web_opts_defaults(&o);
+	mu_web_t *w = NULL;
+	CHECK_EQ_INT(t, mu_web_new(&p, &o, &w), MU_OK);
+	mu_web_tick(w, 1000000);
+	mu_web_resp_t r;
+	CHECK_EQ_INT(t, get(w, "/ui/api/fleet", NULL, NULL, &r), 200);
+	CHECK(t, strstr(r.body, "\"fleet\":true") != NULL);
+	CHECK(t, strstr(r.body, "\"name\":\"west\",\"state\":\"unreachable\"") != NULL);
+	CHECK(t, strstr(r.body, "\"placements\":{\"total\":1,\"items\":[{\"job\":\"j:ns/job-000\","
+			  "\"cluster\":\"east\"}]}") != NULL);
+	mu_web_resp_release(&r);
+	CHECK_EQ_INT(t, get(w, "/ui/api/summary", NULL, NULL, &r), 200);
+	CHECK(t, strstr(r.body, "\"fleet\":true") != NULL);
+	mu_web_resp_release(&r);
+	mu_web_free(w);
+}
+
 static void test_token_stream(mu_t_t *t)
 {
 	CHECK(t, mu_web_auth_ok(NULL, NULL));
@@ -259,6 +298,7 @@ int main(void)
 	MU_RUN(&t, test_bad_args);
 	MU_RUN(&t, test_job_nodes_heatmap);
 	MU_RUN(&t, test_events_history);
+	MU_RUN(&t, test_fleet);
 	MU_RUN(&t, test_token_stream);
 	return mu_t_done(&t);
 }
