@@ -18,6 +18,13 @@ const med = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
       await p.goto(U + "/ui/" + hash);
       await p.waitFor(`document.body.dataset.ready === ${JSON.stringify(name)}`, 30000);
       first.push(+(await p.eval("document.body.dataset.firstMs")));
+      /* where the time went: the slowest data request's end, and the script's */
+      const rt = await p.eval(`(() => { const e = performance.getEntriesByType("resource");
+        const api = e.filter(x => x.name.includes("/ui/api/") && !x.name.includes("stream"));
+        const js = e.find(x => x.name.endsWith("/ui/app.js"));
+        return { api_end: Math.max(0, ...api.map(x => x.responseEnd)), api_ms: Math.max(0, ...api.map(x => x.duration)),
+                 js_end: js ? js.responseEnd : 0 }; })()`);
+      (first.rt = first.rt || []).push(rt);
       if (name === "cluster") {
         draw.push(+(await p.eval("document.querySelector('#heat').dataset.drawMs")));
         info = await p.eval("document.querySelector('#heatinfo').textContent");
@@ -28,7 +35,8 @@ const med = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
       if (p.errors.length) console.log(JSON.stringify({ bench: "ui-page-" + name, errors: p.errors }));
       await p.close();
     }
-    const o = { bench: "ui-page-" + name, first_ready_ms_median: med(first), runs: first };
+    const o = { bench: "ui-page-" + name, first_ready_ms_median: med(first), runs: first,
+      data_request_ms_median: med(first.rt.map((r) => r.api_ms)), script_loaded_ms_median: med(first.rt.map((r) => r.js_end)) };
     if (draw.length) Object.assign(o, { heatmap_draw_ms_median: med(draw), timer_lag_ms_max: draw.lag, info });
     console.log(JSON.stringify(o));
   }
