@@ -180,7 +180,10 @@
     if (!t.length) { el.innerHTML = `<div class="empty">No history yet: a point is kept every ${opts.step || "minute"}.</div>`; return; }
     const n = t.length, tops = new Array(n).fill(0);
     const stacks = series.map((s) => s.values.map((v, i) => (tops[i] += v || 0)));
-    const max = Math.max(1e-9, opts.max || 0, ...tops);
+    /* a round top and 1-2-5 steps, so the axis reads 0, 5, 10, 15, 20 */
+    const top = Math.max(1e-9, opts.max || 0, ...tops), p10 = Math.pow(10, Math.floor(Math.log10(top / 6)));
+    const ystep = [1, 2, 2.5, 5, 10].map((m) => m * p10).find((s) => top / s <= 6);
+    const max = ystep * Math.ceil(top / ystep - 1e-9);
     const t0 = t[0], t1 = Math.max(t[n - 1], t0 + 1);
     const x = (ms) => L + ((ms - t0) / (t1 - t0)) * (W - L - R);
     const y = (v) => T + (1 - v / max) * (H - T - B);
@@ -199,8 +202,8 @@
       lines += `<path d="${d}" fill="none" stroke="${ln.color}" stroke-width="1.5" stroke-dasharray="${ln.dash || ""}"/>`;
     });
     let axis = "";
-    for (let g = 0; g <= 4; g++) {
-      const v = (max * g) / 4;
+    for (let g = 0; g * ystep <= max + 1e-9; g++) {
+      const v = g * ystep;
       axis += `<line class="axis" x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}"/><text x="${L - 6}" y="${y(v) + 4}" text-anchor="end">${esc(fmt(v))}</text>`;
     }
     for (let g = 0; g <= 4; g++) {
