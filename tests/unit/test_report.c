@@ -487,6 +487,8 @@ static void test_json_structure(mu_t_t *t)
 	CHECK(t, fabs(jnum(jat(j, "jobs", 0, "submit_s")) - r.jobs[0].submit_s) < 1e-3);
 	CHECK(t, jstarts(jat(j, "jobs", 1, "type"), "\"inference\""));
 	CHECK(t, fabs(jnum(jat(j, "queues", 0, "share")) - 0.4) < 1e-9);
+	CHECK(t, jat(j, "queues", 0, "deserved_gpus") != NULL);
+	CHECK(t, jat(j, "queues", 0, "fair_gpu_seconds") != NULL);
 	CHECK(t, fabs(jnum(jat(j, "queues", 1, "gpu_seconds")) - 3600.0 * 512 * 0.3) < 1e-3);
 	CHECK_EQ_INT(t, jnum(jat(j, "queues", 2, "jobs")), r.queues[2].jobs);
 	CHECK_EQ_INT(t, jnum(jat(j, "samples", 3, "running_jobs")),
