@@ -94,6 +94,7 @@ static void loop(mu__kd_t *d)
 		mu__kd_outcomes(d);
 		mu__kd_held_release(d);
 		mu__kd_explain_serve(d);
+		mu__kui_tick(d, n > 0);
 		if (!d->all_synced && listed == all && n < BATCH) {
 			d->all_synced = true;
 			d->changed = true;
@@ -150,6 +151,27 @@ static void teardown(mu__kd_t *d)
 	pthread_mutex_destroy(&d->log.mu);
 }
 
+/* d->token: the one given, else 32 random hex digits (/dev/urandom). */
+static int token_init(mu__kd_t *d)
+{
+	if (d->o->token) {
+		if (strlen(d->o->token) >= sizeof d->token)
+			return MU_EINVAL;
+		snprintf(d->token, sizeof d->token, "%s", d->o->token);
+		return MU_OK;
+	}
+	unsigned char r[16];
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t n = f ? fread(r, 1, sizeof r, f) : 0;
+	if (f)
+		fclose(f);
+	if (n != sizeof r)
+		return MU_EIO;
+	for (size_t i = 0; i < sizeof r; i++)
+		snprintf(d->token + 2 * i, 3, "%02x", r[i]);
+	return MU_OK;
+}
+
 int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
 {
 	mu__kd_t *d = calloc(1, sizeof *d);
@@ -171,6 +193,8 @@ int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
 		rc = mu__kd_state_init(d);
 	if (rc == MU_OK)
 		rc = mu__kwq_start(d);
+	if (rc == MU_OK)
+		rc = token_init(d);
 	if (rc == MU_OK && o->metrics_listen)
 		rc = mu__kms_start(d, o->metrics_listen, err, errlen);
 	else if (rc)

@@ -225,6 +225,10 @@ typedef struct mu__kd {
 	char default_queue[256];
 	uint64_t evseq;         /* makes event names unique */
 	json_t *queue_names;    /* Queue objects seen: name -> last status */
+	/* The live UI (ui.c) and the listener's bearer token. */
+	struct mu_web *ui;      /* NULL without --metrics */
+	char token[256];        /* "" = none */
+	int64_t ui_cycle;       /* d->last_cycle at the UI's last tick */
 } mu__kd_t;
 
 /* --- events.c: events in, dirty groups synced ------------------------------- */
@@ -382,5 +386,13 @@ void mu__kd_metrics_hist(uint64_t *h, double ms);
 /* Answers a pending /explain question from the engine's view (main loop
  * only).  O(1). */
 void mu__kd_explain_serve(mu__kd_t *d);
+
+/* --- ui.c: the live web UI's provider ------------------------------------- */
+
+/* Creates d->ui over the daemon's view (d->token guards its API). */
+int mu__kui_start(mu__kd_t *d);
+/* On the main loop: lets the UI take a snapshot when one is due;
+ * changed: watch events were applied since the last call. */
+void mu__kui_tick(mu__kd_t *d, bool changed);
 
 #endif
