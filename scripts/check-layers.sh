@@ -30,21 +30,23 @@ BEGIN {
 	owner["apiserver"] = "apiserver"
 	owner["kube"] = "kube"
 	owner["web"] = "web"
+	owner["fleet"] = "fleet"
 	owner["dispatch"] = "dispatch"
 	# The rooms each room may lean on (besides itself), floor by floor.
 	may["util"] = ""
 	may["engine"] = "util"
 	may["load"] = "util engine"
 	may["sim"] = "util engine load"
+	may["fleet"] = "util engine load"
 	may["report"] = "util engine load sim"
-	may["eval"] = "util engine load sim report"
-	may["bench"] = "util engine load sim report"
+	may["eval"] = "util engine load sim report fleet"
+	may["bench"] = "util engine load sim report fleet"
 	may["agent"] = "util engine load"
 	may["apiserver"] = "util engine load"
 	may["web"] = "util engine load"
 	may["kube"] = "util engine load web"
-	may["dispatch"] = "util engine load web kube"
-	may["cli"] = "util engine load sim report eval bench agent apiserver web kube dispatch"
+	may["dispatch"] = "util engine load web kube fleet"
+	may["cli"] = "util engine load sim fleet report eval bench agent apiserver web kube dispatch"
 	files = 0; bad = 0
 }
 {
