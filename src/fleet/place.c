@@ -76,6 +76,85 @@ static bool too_big(const mu__cluster_t *c, const mu_job_spec_t *j,
 	return false;
 }
 
+/* --- failed shapes within one pass ----------------------------------------
+ * Inside a pass capacity only shrinks (jobs are sent, none end), so a job
+ * of a simple shape (one pod set with no node constraints, no cluster
+ * selector or locality) that fitted nowhere means every later job of the
+ * same shape, queue and burst right fails too: it is skipped at O(1). */
+
+#define MEMO_SLOTS 4096
+
+typedef struct shape_key {
+	int64_t gpu, milli, cpu, mem;
+	int32_t replicas, min_member, queue;
+	int32_t used;  /* 0: empty slot; else 1 + burst right */
+} shape_key_t;
+
+typedef struct memo {
+	shape_key_t slot[MEMO_SLOTS];
+	int8_t why[MEMO_SLOTS];      /* the failure of the first of a shape */
+	bool blocked[MEMO_SLOTS];    /* and whether the burst wait held it */
+	int32_t n;
+} memo_t;
+
+/* Whether q has a limit or a cap: then its jobs' failures are its own. */
+static bool queue_bounded(const mu__hubq_t *q)
+{
+	if (q->ncaps)
+		return true;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (q->limit.v[r] != MU_RES_UNLIMITED)
+			return true;
+	return false;
+}
+
+/* Fills k for a job of simple shape; false if the job is not simple.  The
+ * queue is part of the key only when it has a limit or a cap. */
+static bool shape_of(const mu_fleet_t *f, const mu__fjob_t *fj, bool burst,
+		     shape_key_t *k)
+{
+	const mu_job_spec_t *j = fj->spec.job;
+	if (j->npodsets != 1 || fj->spec.ncluster_selector || fj->spec.nlocality ||
+	    j->topo.required || j->topo.preferred)
+		return false;
+	const mu_podset_spec_t *p = &j->podsets[0];
+	if (p->next || p->nnode_selector || p->naffinity || p->ntolerations ||
+	    p->ngpu_models || p->align || p->want_nic || p->pin_cpus)
+		return false;
+	*k = (shape_key_t){p->req.v[MU_RES_GPU], p->req.v[MU_RES_GPU_MILLI],
+			   p->req.v[MU_RES_CPU], p->req.v[MU_RES_MEM], p->replicas,
+			   j->min_member,
+			   queue_bounded(&f->queues[fj->queue]) ? fj->queue : -1, 1 + burst};
+	return true;
+}
+
+static uint32_t shape_hash(const shape_key_t *k)
+{
+	uint64_t h = 1469598103934665603ull;
+	const int64_t v[8] = {k->gpu, k->milli, k->cpu, k->mem, k->replicas,
+			      k->min_member, k->queue, k->used};
+	for (int i = 0; i < 8; i++)
+		h = (h ^ (uint64_t)v[i]) * 1099511628211ull;
+	return (uint32_t)(h ^ (h >> 29));
+}
+
+/* The slot of k in m, or -1; with fj, inserts k with fj's failure when
+ * missing (while there is room). */
+static int32_t memo_find(memo_t *m, const shape_key_t *k, const mu__fjob_t *fj)
+{
+	uint32_t i = shape_hash(k) & (MEMO_SLOTS - 1);
+	for (; m->slot[i].used; i = (i + 1) & (MEMO_SLOTS - 1))
+		if (!memcmp(&m->slot[i], k, sizeof *k))
+			return (int32_t)i;
+	if (fj && m->n < MEMO_SLOTS / 2) {
+		m->slot[i] = *k;
+		m->why[i] = fj->why;
+		m->blocked[i] = fj->burst_blocked;
+		m->n++;
+	}
+	return -1;
+}
+
 /* What kept clusters out, for the reason of a job that went nowhere. */
 typedef struct tally {
 	int32_t selected, not_ready, burst, capped, big, full, tried;
@@ -230,8 +309,12 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 {
 	cand_t *cands = malloc((size_t)(f->nclusters ? f->nclusters : 1) * sizeof *cands);
-	if (!cands)
+	memo_t *memo = calloc(1, sizeof *memo);
+	if (!cands || !memo) {
+		free(cands);
+		free(memo);
 		return MU_ENOMEM;
+	}
 	mu__hubq_prepare(f);
 	int rc = MU_OK;
 	int32_t cur = -1;
@@ -255,10 +338,24 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 		if (fj->fail_epoch == f->epoch &&
 		    !(fj->burst_blocked && burst_ok(f, fj, now)))
 			continue;
+		shape_key_t key;
+		bool simple = shape_of(f, fj, burst_ok(f, fj, now), &key);
+		int32_t hit = simple ? memo_find(memo, &key, NULL) : -1;
+		if (hit >= 0) {
+			fj->fail_epoch = f->epoch; /* as the one it is shaped like */
+			fj->why = memo->why[hit];
+			fj->burst_blocked = memo->blocked[hit];
+			fj->closest = -1;
+			continue;
+		}
+		size_t before = out->n;
 		if ((rc = try_job(f, j, now, cands, out)) != MU_OK)
 			break;
+		if (simple && out->n == before)
+			memo_find(memo, &key, fj);
 	}
 	free(cands);
+	free(memo);
 	return rc;
 }
 

@@ -246,10 +246,14 @@ static void test_burst_after_wait_or_priority(mu_t_t *t)
 	cfg.burst_after = 10 * MIN;
 	cfg.burst_priority = 100;
 	mu_fleet_t *f = fleet3(&cfg);
-	mu_podset_spec_t p1, p2, p3, p4;
+	mu_podset_spec_t p1, p2, p3, p4, p5;
 	mu_job_spec_t fb = job("fill-big", "team", &p1, 8, 8);
 	mu_job_spec_t fs = job("fill-small", "team", &p2, 2, 8);
 	mu_job_spec_t w = job("waiter", "team", &p3, 1, 8);
+	/* the same shape: skipped within a pass, with the same reason */
+	mu_job_spec_t w2 = job("waiter-2", "team", &p5, 1, 8);
+	mu_fleet_job_spec_t s5 = {.job = &w2};
+	mu_id_t i5;
 	mu_job_spec_t v = job("vip", "team", &p4, 1, 8);
 	v.priority = 100;
 	mu_fleet_job_spec_t s1 = {.job = &fb}, s2 = {.job = &fs}, s3 = {.job = &w}, s4 = {.job = &v};
@@ -257,11 +261,13 @@ static void test_burst_after_wait_or_priority(mu_t_t *t)
 	mu_fleet_job_submit(f, &s1, 0, NULL);
 	mu_fleet_job_submit(f, &s2, 0, NULL);
 	mu_fleet_job_submit(f, &s3, 0, &i3);
+	mu_fleet_job_submit(f, &s5, 0, &i5);
 	mu_fleet_decisions_t d;
 	mu_fleet_decisions_init(&d);
 	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
 	CHECK_EQ_INT(t, where(f, i3), -1);
 	CHECK_EQ_INT(t, why(f, i3), MU_FW_BURST_WAIT);
+	CHECK_EQ_INT(t, why(f, i5), MU_FW_BURST_WAIT);
 	/* a priority class bursts at once */
 	mu_fleet_job_submit(f, &s4, MIN, &i4);
 	CHECK_EQ_INT(t, mu_fleet_dispatch(f, MIN, &d), MU_OK);
@@ -273,6 +279,7 @@ static void test_burst_after_wait_or_priority(mu_t_t *t)
 	CHECK_EQ_INT(t, where(f, i3), -1);
 	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 10 * MIN, &d), MU_OK);
 	CHECK_EQ_INT(t, where(f, i3), cloud);
+	CHECK_EQ_INT(t, where(f, i5), cloud);
 	mu_fleet_decisions_release(&d);
 	mu_fleet_free(f);
 }
