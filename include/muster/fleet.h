@@ -17,7 +17,7 @@
  *
  * Like the engine, the fleet does no I/O and reads no clock: `now` is an
  * argument.  The daemon (`muster dispatch`), the evaluation and the bench
- * drive it with events.  (src/fleet: fleet.c, hubq.c, place.c)
+ * drive it with events.  (src/fleet: fleet.c, hubq.c, place.c, explain.c)
  */
 #ifndef MUSTER_FLEET_H
 #define MUSTER_FLEET_H
@@ -225,5 +225,12 @@ typedef struct mu_fleet_explain {
  * room for mu_fleet_nclusters().  O(clusters x (whatif + running jobs)). */
 int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t job, mu_time_t now,
 			 mu_fleet_explain_t *out);
+
+/* Writes x (from mu_fleet_job_explain() at now) as one line into buf
+ * (always NUL-terminated): "small: too big; big: no fit (0/8 nodes are
+ * available: 8 insufficient nvidia.com/gpu; expected to fit in 58m); ...".
+ * Returns the length it wanted, as snprintf does.  O(clusters). */
+int mu_fleet_explain_format(const mu_fleet_t *f, const mu_fleet_explain_t *x,
+			    mu_time_t now, char *buf, size_t len);
 
 #endif

@@ -2,7 +2,8 @@
  * fleet_int.h - the fleet's own structures, shared by the files of
  * src/fleet: hubq.c (hub queues, their order, limits and caps) at the
  * bottom, fleet.c (clusters, jobs, their lifecycle) above it, place.c (the
- * dispatch pass and explain) on top.
+ * dispatch pass and explain) on top; explain.c (explain as text) beside
+ * place.c, reading the structures only.
  */
 #ifndef MUSTER_FLEET_FLEET_INT_H
 #define MUSTER_FLEET_FLEET_INT_H

@@ -229,6 +229,15 @@ static void test_fits_nowhere_holds_nothing(mu_t_t *t)
 	CHECK_EQ_INT(t, x[big].whatif.expected_start, 60 * MIN);
 	CHECK_STR(t, x[mu_fleet_cluster_find(f, "small")].why, "too big");
 	CHECK_STR(t, x[mu_fleet_cluster_find(f, "cloud")].why, "burst wait");
+	char line[1024];
+	int want = mu_fleet_explain_format(f, x, 0, line, sizeof line);
+	CHECK(t, want > 0 && (size_t)want < sizeof line);
+	CHECK(t, strstr(line, "small: too big; big: no fit (0/8 nodes are available") != NULL);
+	CHECK(t, strstr(line, "expected to fit in 1h") != NULL);
+	CHECK(t, strstr(line, "cloud: burst wait") != NULL);
+	char tiny[8];
+	CHECK_EQ_INT(t, mu_fleet_explain_format(f, x, 0, tiny, sizeof tiny), want);
+	CHECK_EQ_INT(t, strlen(tiny), 7);
 	/* fill ends: wait goes to big (private) */
 	CHECK_EQ_INT(t, mu_fleet_job_finish(f, i_f, 30 * MIN), MU_OK);
 	d.n = 0;
