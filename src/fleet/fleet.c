@@ -5,8 +5,9 @@
  * Each cluster's model is an mu_engine_t with one queue, "fleet", with no
  * preemption, reclaim or consolidation: the hub only sends a job where it
  * fits as things are, and the job then runs in the model as it will run
- * on the cluster.  A job sent again (after a requeue) is named
- * NAME.gGENERATION in the model, since an engine never reuses a name.
+ * on the cluster.  In a model a job is named NAME.jID.gGENERATION: hub
+ * names need not be unique, and an engine never reuses a name, so a job
+ * sent again after a requeue needs a new one.
  */
 #include <stdlib.h>
 #include <string.h>

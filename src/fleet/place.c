@@ -189,7 +189,8 @@ static const char *gate(const mu_fleet_t *f, const mu__fjob_t *fj, int32_t c,
 	return NULL;
 }
 
-/* Places job j on cluster c's model for real: submitted as NAME.gGEN and
+/* Places job j on cluster c's model for real: submitted as NAME.jID.gGEN
+ * (unique whatever the callers' names) and
  * bound by a cycle there (nothing else waits in a model, so the cycle
  * places only it, as the what-if did).  *ok false if it did not start. */
 static int commit(mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now, bool *ok)
@@ -198,7 +199,7 @@ static int commit(mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now, bool *ok)
 	mu__cluster_t *k = &f->clusters[c];
 	mu_job_spec_t s = *fj->spec.job;
 	char name[512];
-	snprintf(name, sizeof name, "%s.g%u", s.name, fj->gen + 1);
+	snprintf(name, sizeof name, "%.400s.j%d.g%u", s.name, j, fj->gen + 1);
 	s.name = name;
 	s.queue = MU__FLEET_QUEUE;
 	s.submit = now;

@@ -439,6 +439,19 @@ static void test_requeue_and_lost_cluster(mu_t_t *t)
 static void test_bad_input(mu_t_t *t)
 {
 	mu_fleet_t *f = fleet3(NULL);
+	/* two hub jobs of one name (two namespaces, say) both run */
+	mu_podset_spec_t pa, pb;
+	mu_job_spec_t ja = job("same", "team", &pa, 1, 1), jb = job("same", "team", &pb, 1, 1);
+	mu_fleet_job_spec_t fa = {.job = &ja}, fb = {.job = &jb};
+	mu_id_t ia, ib;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_job_submit(f, &fb, 0, &ib);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 2);
+	CHECK_EQ_INT(t, where(f, ia), where(f, ib));
+	mu_fleet_decisions_release(&d);
 	mu_cluster_spec_t c = {.name = "small"};
 	CHECK_EQ_INT(t, mu_fleet_cluster_add(f, &c, NULL), MU_EEXIST);
 	c.name = "";
