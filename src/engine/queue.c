@@ -307,6 +307,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	j->eprio = mu__order_eprio(e, j);
 	j->type = s->type;
 	j->preemptible = s->preemptible;
+	j->never_preempt = s->never_preempt;
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;
 	j->start = MU_TIME_NONE;
 	j->state = MU_JOB_PENDING;
