@@ -23,7 +23,7 @@ B       = build
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
 
-LIB_SRC  = $(sort $(wildcard src/util/*.c src/engine/*.c src/load/*.c src/sim/*.c src/report/*.c src/eval/*.c src/bench/*.c src/apiserver/*.c src/agent/*.c src/kube/*.c src/web/*.c))
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/engine/*.c src/load/*.c src/sim/*.c src/report/*.c src/eval/*.c src/bench/*.c src/apiserver/*.c src/agent/*.c src/kube/*.c src/web/*.c src/fleet/*.c src/dispatch/*.c))
 # The live UI's assets, embedded as a generated C file (no network loads).
 WEB_ASSETS = $(sort $(wildcard src/web/assets/*))
 GEN_SRC  = $(B)/gen/web_assets.c

@@ -423,6 +423,27 @@ int mu_engine_node_info(const mu_engine_t *e, mu_id_t node, mu_node_info_t *out)
 /* Cluster totals: allocatable and in use, accounting units. */
 void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);
 
+/* --- What if (whatif.c) --------------------------------------------------- */
+
+/* The answer to "would this job start here now?". */
+typedef struct mu_whatif {
+	bool fits;               /* its gang (minMember pods) is placed now */
+	mu_reason_t reason;      /* when it does not: as a pending decision's */
+	mu_time_t expected_start; /* when it does not and want_start: from
+	                          * aggregate capacity as running jobs end
+	                          * (MU_TIME_NONE: never, or not asked) */
+} mu_whatif_t;
+
+/* Places job spec s as a cycle would place it at now (its queue's limits,
+ * then pod by pod, under its topology constraint), without preemption,
+ * and takes every bind back: the engine is left as it was, and the job is
+ * neither submitted nor named (s->name need not be unique).  s stays the
+ * caller's.  MU_EINVAL / MU_ERANGE / MU_ENOENT for a spec that
+ * mu_engine_job_submit() would refuse, MU_ENOMEM.  O(pods x class nodes),
+ * plus O(running jobs log running jobs) with want_start. */
+int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			 bool want_start, mu_whatif_t *out);
+
 /* --- Pods bound outside the cycle (pods.c) ------------------------------- */
 
 /* Records that pod `pod` of pod set `podset` of job is already bound to

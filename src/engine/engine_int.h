@@ -472,6 +472,13 @@ int mu__topo_resolve(mu_engine_t *e, const mu_topo_req_t *rq, mu__job_t *j);
 void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct,
 			int sign, bool preemptible);
 int mu__queue_pending_insert(mu_engine_t *e, int32_t job);
+/* Fills slot jid of e->jobs (grown by the caller) from spec s: checks it,
+ * resolves its queue, pod sets, classes and topology; nothing is listed or
+ * named.  On error the slot holds nothing.  O(pod sets + pods). */
+int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
+		  mu_time_t now);
+/* Frees what mu__job_build() allocated in j. */
+void mu__job_unbuild(mu__job_t *j);
 void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
 /* The queue at its limit if acct were added to q, or -1; fills r. */
 int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,

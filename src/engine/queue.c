@@ -289,8 +289,8 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 	return MU_OK;
 }
 
-int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
-			 mu_id_t *id)
+int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
+		  mu_time_t now)
 {
 	int rc = job_spec_check(s);
 	if (rc)
@@ -300,12 +300,6 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 		return MU_ENOENT;
 	if (e->queues[q].nchildren)
 		return MU_EINVAL; /* jobs go to leaf queues */
-	if (mu__strmap_get(&e->job_names, s->name) >= 0)
-		return MU_EEXIST;
-	rc = mu__grow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1, sizeof *e->jobs);
-	if (rc)
-		return rc;
-	int32_t jid = e->njobs;
 	mu__job_t *j = &e->jobs[jid];
 	memset(j, 0, sizeof *j);
 	j->queue = q;
@@ -327,9 +321,40 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	j->bucket = mu__shape_bucket(j);
 	if ((rc = mu__topo_resolve(e, &s->topo, j)) != MU_OK)
 		goto fail;
+	return MU_OK;
+fail:
+	mu__job_unbuild(j);
+	return rc;
+}
+
+void mu__job_unbuild(mu__job_t *j)
+{
+	for (int32_t p = 0; p < j->npodsets; p++)
+		free(j->podsets[p].name);
+	free(j->podsets);
+	free(j->pods);
+	j->podsets = NULL;
+	j->pods = NULL;
+	j->npodsets = 0;
+}
+
+int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			 mu_id_t *id)
+{
+	int rc = mu__grow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1, sizeof *e->jobs);
+	if (rc)
+		return rc;
+	int32_t jid = e->njobs;
+	if ((rc = mu__job_build(e, jid, s, now)) != MU_OK)
+		return rc;
+	mu__job_t *j = &e->jobs[jid];
+	if (mu__strmap_get(&e->job_names, s->name) >= 0) {
+		mu__job_unbuild(j);
+		return MU_EEXIST;
+	}
 	if (!(j->name = mu__strmap_put(&e->job_names, s->name, jid))) {
-		rc = MU_ENOMEM;
-		goto fail;
+		mu__job_unbuild(j);
+		return MU_ENOMEM;
 	}
 	e->njobs++;
 	if ((rc = mu__queue_pending_insert(e, jid)) != MU_OK)
@@ -337,10 +362,4 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	if (id)
 		*id = jid;
 	return MU_OK;
-fail:
-	for (int32_t p = 0; p < j->npodsets; p++)
-		free(j->podsets[p].name);
-	free(j->podsets);
-	free(j->pods);
-	return rc;
 }
