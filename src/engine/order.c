@@ -11,10 +11,38 @@
  * a level keep FIFO order, which bounds the churn.  Service counts a job's
  * full GPU size while it runs (an elastic job running short is charged as
  * if whole: slightly pessimistic for it).
+ *
+ * JCT (the default) is LAS for preemptible jobs, on levels of
+ * jct_base_gpu_hours (100: only jobs that have had much go down), with
+ * guards against the thrashing that makes Tiresias slow for big gangs:
+ * after every start a job keeps a minimum run (jct_min_run, and at least
+ * 20 times the restart cost) before its level lets a job of its own
+ * priority preempt it; gangs (more than jct_gang_pods pods) are never
+ * victims of the order, since they restart only where all their pods fit
+ * at once; and jct_max_preemptions can cap how often one job yields.
+ * Non-preemptible jobs, and every job of a FIFO queue, stay at level 0:
+ * their order is priority, then arrival.  Priorities always come first:
+ * effective priority = priority x levels - level.
  */
 #include "engine/engine_int.h"
 
 #define MU__LAS_LEVELS 4
+#define MU__JCT_RESTART_FACTOR 20 /* minimum run, in restart costs */
+
+static const char *const order_names[] = {"priority", "sjf", "las", "jct"};
+
+const char *mu_order_name(mu_order_t o)
+{
+	return o >= MU_ORDER_PRIORITY && o <= MU_ORDER_JCT ? order_names[o] : NULL;
+}
+
+int mu_order_find(const char *s)
+{
+	for (int o = MU_ORDER_PRIORITY; s && o <= MU_ORDER_JCT; o++)
+		if (!strcmp(s, order_names[o]))
+			return o;
+	return -1;
+}
 
 /* GPU-ms of service j has had, including its current run. */
 static double attained_now(const mu_engine_t *e, const mu__job_t *j)
@@ -25,10 +53,30 @@ static double attained_now(const mu_engine_t *e, const mu__job_t *j)
 	return a;
 }
 
-static int32_t las_level(const mu_engine_t *e, const mu__job_t *j)
+/* Whether j's order has levels: LAS for every job; JCT for preemptible
+ * jobs of queues that do not ask for FIFO. */
+static bool has_levels(const mu_engine_t *e, const mu__job_t *j)
 {
-	double base = (e->cfg.las_base_gpu_hours > 0 ? e->cfg.las_base_gpu_hours : 1) * 3.6e6;
-	double a = attained_now(e, j);
+	if (e->queues[j->queue].order == MU_QORDER_FIFO)
+		return false;
+	if (e->cfg.order == MU_ORDER_LAS)
+		return true;
+	return e->cfg.order == MU_ORDER_JCT && j->preemptible;
+}
+
+/* GPU-ms where the first level ends. */
+static double level_base(const mu_engine_t *e)
+{
+	double h = e->cfg.order == MU_ORDER_JCT ? e->cfg.jct_base_gpu_hours :
+		   e->cfg.las_base_gpu_hours;
+	return (h > 0 ? h : 1) * 3.6e6;
+}
+
+int32_t mu__order_level(const mu_engine_t *e, const mu__job_t *j)
+{
+	if (!has_levels(e, j))
+		return 0;
+	double base = level_base(e), a = attained_now(e, j);
 	int32_t level = 0;
 	for (double t = base; level < MU__LAS_LEVELS - 1 && a >= t; t *= 10)
 		level++;
@@ -37,9 +85,9 @@ static int32_t las_level(const mu_engine_t *e, const mu__job_t *j)
 
 int32_t mu__order_eprio(const mu_engine_t *e, const mu__job_t *j)
 {
-	if (e->cfg.order != MU_ORDER_LAS)
+	if (e->cfg.order != MU_ORDER_LAS && e->cfg.order != MU_ORDER_JCT)
 		return j->priority;
-	return j->priority * MU__LAS_LEVELS - las_level(e, j);
+	return j->priority * MU__LAS_LEVELS - mu__order_level(e, j);
 }
 
 void mu__order_stop(mu_engine_t *e, mu__job_t *j, mu_time_t now)
@@ -47,6 +95,33 @@ void mu__order_stop(mu_engine_t *e, mu__job_t *j, mu_time_t now)
 	if (j->state == MU_JOB_RUNNING && now > j->start)
 		j->attained += (double)j->acct_gpu_total / 1000.0 * (double)(now - j->start);
 	(void)e;
+}
+
+/* The minimum run after a start before the JCT order may preempt. */
+static mu_time_t jct_min_run(const mu_engine_t *e)
+{
+	mu_time_t r = e->cfg.jct_min_run, c = e->cfg.restart_cost;
+	if (c > 0 && c < INT64_MAX / MU__JCT_RESTART_FACTOR && c * MU__JCT_RESTART_FACTOR > r)
+		r = c * MU__JCT_RESTART_FACTOR;
+	return r;
+}
+
+bool mu__order_victim_ok(const mu_engine_t *e, const mu__job_t *v,
+			 const mu__job_t *j, mu_time_t now, mu_time_t *retry)
+{
+	if (e->cfg.order != MU_ORDER_JCT || v->priority < j->priority)
+		return true; /* a real priority, or Tiresias unguarded */
+	if (e->cfg.jct_max_preemptions > 0 && v->preemptions >= e->cfg.jct_max_preemptions)
+		return false;
+	if (v->npods > e->cfg.jct_gang_pods)
+		return false; /* a gang restarts only where all its pods fit */
+	mu_time_t run = jct_min_run(e);
+	if (now - v->start < run) {
+		if (v->start + run < *retry)
+			*retry = v->start + run;
+		return false;
+	}
+	return true;
 }
 
 bool mu__job_before(const mu_engine_t *e, int32_t a, int32_t b)
@@ -94,12 +169,12 @@ static void sort_jobs(const mu_engine_t *e, int32_t *v, int32_t n, int32_t *tmp)
 }
 
 /* When running job j's attained service next crosses a level, or
- * INT64_MAX when it is at the last level already. */
+ * INT64_MAX when it is at the last level already (or has none). */
 static mu_time_t las_next_cross(const mu_engine_t *e, const mu__job_t *j)
 {
-	double base = (e->cfg.las_base_gpu_hours > 0 ? e->cfg.las_base_gpu_hours : 1) * 3.6e6;
+	double base = level_base(e);
 	double gpus = (double)j->acct_gpu_total / 1000.0;
-	if (gpus <= 0)
+	if (gpus <= 0 || !has_levels(e, j))
 		return INT64_MAX;
 	double a = attained_now(e, j), t = base;
 	for (int32_t level = 0; level < MU__LAS_LEVELS - 1; level++, t *= 10)
@@ -108,31 +183,40 @@ static mu_time_t las_next_cross(const mu_engine_t *e, const mu__job_t *j)
 	return INT64_MAX;
 }
 
+/* Updates the effective priorities of q's jobs, lowering e->order_next to
+ * the next moment one changes by itself; re-sorts the pending list when
+ * an order changed.  O(q's jobs), plus the sort. */
+static void order_refresh_queue(mu_engine_t *e, mu__queue_t *q)
+{
+	q->mvp_valid = false; /* effective priorities move */
+	for (int32_t i = 0; i < q->nrunning; i++) {
+		mu__job_t *j = &e->jobs[q->running[i]];
+		j->eprio = mu__order_eprio(e, j);
+		mu_time_t t = las_next_cross(e, j);
+		if (t < e->order_next)
+			e->order_next = t;
+	}
+	bool moved = e->cfg.order == MU_ORDER_SJF; /* estimates move */
+	for (int32_t i = 0; i < q->npending; i++) {
+		mu__job_t *j = &e->jobs[q->pending[i]];
+		int32_t ep = mu__order_eprio(e, j);
+		moved |= ep != j->eprio;
+		j->eprio = ep;
+	}
+	if (moved) {
+		int32_t *tmp = malloc((size_t)(q->npending ? q->npending : 1) * sizeof *tmp);
+		if (tmp) /* else (out of memory) the old order stays */
+			sort_jobs(e, q->pending, q->npending, tmp);
+		free(tmp);
+	}
+}
+
 void mu__order_refresh(mu_engine_t *e)
 {
 	e->order_next = INT64_MAX;
 	if (e->cfg.order == MU_ORDER_PRIORITY)
 		return;
-	for (int32_t q = 0; q < e->nqueues; q++) {
-		mu__queue_t *qq = &e->queues[q];
-		qq->mvp_valid = false; /* effective priorities move */
-		for (int32_t i = 0; i < qq->nrunning; i++) {
-			mu__job_t *j = &e->jobs[qq->running[i]];
-			j->eprio = mu__order_eprio(e, j);
-			if (e->cfg.order == MU_ORDER_LAS) {
-				mu_time_t t = las_next_cross(e, j);
-				if (t < e->order_next)
-					e->order_next = t;
-			}
-		}
-		for (int32_t i = 0; i < qq->npending; i++) {
-			mu__job_t *j = &e->jobs[qq->pending[i]];
-			j->eprio = mu__order_eprio(e, j);
-		}
-		int32_t *tmp = malloc((size_t)(qq->npending ? qq->npending : 1) * sizeof *tmp);
-		if (!tmp)
-			continue; /* out of memory: keep the old order */
-		sort_jobs(e, qq->pending, qq->npending, tmp);
-		free(tmp);
-	}
+	for (int32_t q = 0; q < e->nqueues; q++)
+		if (!e->queues[q].nchildren)
+			order_refresh_queue(e, &e->queues[q]);
 }
