@@ -365,6 +365,15 @@ const char *mu_engine_topology_level(const mu_engine_t *e, int32_t topo,
 int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		     size_t len);
 
+/* Writes one line on where job id stands in its queue's order and why
+ * (always NUL-terminated): the order and the job's level (attained GPU
+ * time); for a waiting job its place among the queue's waiting jobs and
+ * why it is behind the one before it and ahead of the one after it; for a
+ * running job whether the order may preempt it (minimum run, gangs).
+ * Returns the length it wanted, as snprintf does, or MU_ENOENT.
+ * O(pending jobs of its queue). */
+int mu_engine_order_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
+
 /* --- Queries ------------------------------------------------------------- */
 
 typedef enum mu_job_state {

@@ -52,6 +52,8 @@ static void sched_usage(FILE *f)
 	      "  --no-preemption          no preemption inside a queue\n"
 	      "  --no-reclaim             no reclaim between queues\n"
 	      "  --min-runtime S          a job runs this long before it can be preempted (60)\n"
+	      "  --order ORDER            jobs in a queue: jct (default), priority, sjf or las\n"
+	      "                           (a Queue with spec.order: fifo keeps arrival order)\n"
 	      "  --log-json               structured logs as JSON lines\n"
 	      "  -v, --verbose            debug logs\n"
 	      "  -h, --help               print this help\n",
@@ -86,7 +88,8 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 	int *iv = !strcmp(a, "--lease-duration") ? &o->lease_duration_s :
 		  !strcmp(a, "--retry-period") ? &o->retry_period_s : !strcmp(a, "--cycle-ms") ? &o->cycle_ms :
 		  !strcmp(a, "--workers") ? &o->workers : NULL;
-	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime")) {
+	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime") ||
+	    !strcmp(a, "--order")) {
 		if (!v) {
 			fprintf(stderr, "muster scheduler: %s needs a value\n", a);
 			return MU_EXIT_USAGE;
@@ -98,6 +101,13 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 			if ((x = pos_arg(a, v, 86400000)) < 0)
 				return MU_EXIT_USAGE;
 			*iv = (int)x;
+		} else if (!strcmp(a, "--order")) {
+			int ord = mu_order_find(v);
+			if (ord < 0) {
+				fprintf(stderr, "muster scheduler: unknown order %s (jct, priority, sjf or las)\n", v);
+				return MU_EXIT_USAGE;
+			}
+			o->engine.order = (mu_order_t)ord;
 		} else if (!strcmp(a, "--policy")) {
 			if (!(o->engine.score = mu_score_find(v))) {
 				fprintf(stderr, "muster scheduler: unknown policy %s\n", v);

@@ -24,6 +24,9 @@
  * their order is priority, then arrival.  Priorities always come first:
  * effective priority = priority x levels - level.
  */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "engine/engine_int.h"
 
 #define MU__LAS_LEVELS 4
@@ -219,4 +222,139 @@ void mu__order_refresh(mu_engine_t *e)
 	for (int32_t q = 0; q < e->nqueues; q++)
 		if (!e->queues[q].nchildren)
 			order_refresh_queue(e, &e->queues[q]);
+}
+
+/* --- Explain --------------------------------------------------------------- */
+
+/* Appends to buf at *off, never past len; keeps counting as snprintf. */
+static void oput(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void oput(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t room = *off < len ? len - *off : 0;
+	int n = vsnprintf(room ? buf + *off : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off += (size_t)n;
+}
+
+/* Why job x is served before job y of its queue. */
+static void put_why(const mu_engine_t *e, const mu__job_t *x, const mu__job_t *y,
+		    char *buf, size_t len, size_t *off)
+{
+	if (x->priority != y->priority) {
+		oput(buf, len, off, "priority %d > %d", (int)x->priority, (int)y->priority);
+	} else if (x->eprio != y->eprio) {
+		oput(buf, len, off, "less GPU time had: level %d (%.3g GPU-hours) < level %d (%.3g GPU-hours)",
+		     (int)mu__order_level(e, x), attained_now(e, x) / 3.6e6,
+		     (int)mu__order_level(e, y), attained_now(e, y) / 3.6e6);
+	} else if (e->cfg.order == MU_ORDER_SJF &&
+		   mu__job_estimate(e, x, NULL) != mu__job_estimate(e, y, NULL)) {
+		oput(buf, len, off, "shorter estimate (%.0f s < %.0f s)",
+		     (double)mu__job_estimate(e, x, NULL) / 1000.0,
+		     (double)mu__job_estimate(e, y, NULL) / 1000.0);
+	} else if (x->submit != y->submit) {
+		oput(buf, len, off, "same level, submitted %.0f s earlier",
+		     (double)(y->submit - x->submit) / 1000.0);
+	} else {
+		oput(buf, len, off, "same level and submit time, arrived first");
+	}
+}
+
+/* The order j's queue uses, and j's level in it. */
+static void put_level(const mu_engine_t *e, const mu__job_t *j, char *buf, size_t len,
+		      size_t *off)
+{
+	const mu__queue_t *q = &e->queues[j->queue];
+	if (q->order == MU_QORDER_FIFO) {
+		oput(buf, len, off, "fifo queue: priority, then arrival");
+		return;
+	}
+	const char *name = mu_order_name(e->cfg.order);
+	if (!has_levels(e, j)) {
+		oput(buf, len, off, "%s order: %s", name ? name : "?",
+		     e->cfg.order == MU_ORDER_SJF ? "priority, then shortest estimate" :
+		     j->preemptible ? "priority, then arrival" :
+		     "non-preemptible, so no levels: priority, then arrival");
+		return;
+	}
+	double base = level_base(e) / 3.6e6;
+	int32_t level = mu__order_level(e, j);
+	oput(buf, len, off, "%s order: level %d, %.3g GPU-hours had (levels from %.3g, %.3g, %.3g GPU-hours)",
+	     name ? name : "?", (int)level, attained_now(e, j) / 3.6e6, base, base * 10, base * 100);
+}
+
+/* Whether the order may preempt running job j now, and if not why. */
+static void put_victim(const mu_engine_t *e, const mu__job_t *j, char *buf, size_t len,
+		       size_t *off)
+{
+	if (!j->preemptible || !has_levels(e, j))
+		return;
+	if (e->cfg.order == MU_ORDER_LAS) {
+		oput(buf, len, off, "; a job of a lower level may preempt it");
+		return;
+	}
+	mu_time_t run = jct_min_run(e);
+	if (j->npods > e->cfg.jct_gang_pods)
+		oput(buf, len, off, "; a gang of %d pods: the order never preempts it", (int)j->npods);
+	else if (e->cfg.jct_max_preemptions > 0 && j->preemptions >= e->cfg.jct_max_preemptions)
+		oput(buf, len, off, "; preempted %d times already: the order no longer preempts it",
+		     (int)j->preemptions);
+	else if (e->now - j->start < run)
+		oput(buf, len, off, "; kept running by its minimum run for another %.0f s",
+		     (double)(j->start + run - e->now) / 1000.0);
+	else
+		oput(buf, len, off, "; a job of a lower level may preempt it");
+}
+
+int mu_engine_order_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (id < 0 || id >= e->njobs)
+		return MU_ENOENT;
+	const mu__job_t *j = &e->jobs[id];
+	const mu__queue_t *q = &e->queues[j->queue];
+	size_t off = 0;
+	if (j->state == MU_JOB_FINISHED) {
+		oput(buf, len, &off, "finished");
+		return (int)off;
+	}
+	put_level(e, j, buf, len, &off);
+	int32_t pos = -1, waiting = 0;
+	for (int32_t i = 0; i < q->npending; i++) {
+		if (e->jobs[q->pending[i]].state != MU_JOB_PENDING)
+			continue;
+		if (q->pending[i] == id)
+			pos = waiting;
+		waiting++;
+	}
+	if (j->state == MU_JOB_RUNNING || pos < 0) {
+		oput(buf, len, &off, "; running");
+		put_victim(e, j, buf, len, &off);
+		return (int)off;
+	}
+	oput(buf, len, &off, "; %d of %d waiting in queue \"%s\"", (int)pos + 1, (int)waiting,
+	     q->name);
+	int32_t ahead = -1, behind = -1, k = 0;
+	for (int32_t i = 0; i < q->npending; i++) {
+		if (e->jobs[q->pending[i]].state != MU_JOB_PENDING)
+			continue;
+		if (k == pos - 1)
+			ahead = q->pending[i];
+		if (k == pos + 1)
+			behind = q->pending[i];
+		k++;
+	}
+	if (ahead >= 0) {
+		oput(buf, len, &off, "; behind \"%s\": ", e->jobs[ahead].name);
+		put_why(e, &e->jobs[ahead], j, buf, len, &off);
+	}
+	if (behind >= 0) {
+		oput(buf, len, &off, "; ahead of \"%s\": ", e->jobs[behind].name);
+		put_why(e, j, &e->jobs[behind], buf, len, &off);
+	}
+	return (int)off;
 }
