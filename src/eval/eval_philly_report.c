@@ -394,18 +394,20 @@ static void chart_tradeoff(FILE *f, const mu_philly_eval_t *ev)
 						  MU_PHILLY_TIRESIAS, MU_PHILLY_ARRIVAL};
 	static const char *const cls[] = {"s1", "s2", "s3", "s4", "s0"};
 	const char *names[5];
-	double xmax = 1, ymax = 0;
+	double xmax = 1, ymax = 0, ymin = INFINITY;
 	const mu_philly_run_t *b[4];
 	for (size_t i = 0; i < 4; i++) {
 		b[i] = mu_philly_find(ev, base[i], base[i] == MU_PHILLY_SJF);
 		if (b[i]) {
 			xmax = fmax(xmax, log10(1.0 + (double)b[i]->preemptions));
 			ymax = fmax(ymax, b[i]->jct_mean_s / 3600);
+			ymin = fmin(ymin, b[i]->jct_mean_s / 3600);
 		}
 	}
 	for (size_t i = 0; i < ev->nsweep; i++) {
 		xmax = fmax(xmax, log10(1.0 + (double)ev->sweep[i].preemptions));
 		ymax = fmax(ymax, ev->sweep[i].jct_mean_s / 3600);
+		ymin = fmin(ymin, ev->sweep[i].jct_mean_s / 3600);
 	}
 	size_t nt = 1;
 	while (nt < 6 && tv[nt - 1] < xmax)
@@ -413,7 +415,9 @@ static void chart_tradeoff(FILE *f, const mu_philly_eval_t *ev)
 	mu__svg_axis_t ax = {MU__SVG_NUM, "pods evicted (log scale)", 0, tv, tl, nt, true};
 	mu__svg_axis_t ay = {MU__SVG_NUM, "mean JCT (hours)", 0, NULL, NULL, 0, true};
 	mu__svg_plot_t p;
-	mu__svg_plot_init(&p, W, CDF_H, 0, tv[nt - 1], 0, ymax > 0 ? ymax * 1.1 : 1);
+	/* the differences matter here, not the distance from 0 */
+	double y0 = isfinite(ymin) ? floor(ymin * 0.9 * 4) / 4 : 0;
+	mu__svg_plot_init(&p, W, CDF_H, 0, tv[nt - 1], y0, ymax > y0 ? ymax * 1.05 : y0 + 1);
 	const char *title = "Trade-off: mean JCT against evictions, by the first JCT level";
 	fputs("<h3>", f);
 	mu__html_text(f, title, 0);
