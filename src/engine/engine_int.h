@@ -296,6 +296,8 @@ typedef struct mu__job {
 	int32_t priority;
 	int32_t eprio;       /* effective priority: order and preemption */
 	double attained;     /* GPU-ms run in finished runs (LAS, JCT) */
+	mu_time_t level_until; /* running: its eprio holds until then ... */
+	mu_time_t level_start; /* ... for the run that started then (order.c) */
 	mu_job_type_t type;
 	bool preemptible;
 	mu_job_state_t state;

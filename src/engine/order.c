@@ -194,14 +194,19 @@ static void order_refresh_queue(mu_engine_t *e, mu__queue_t *q)
 	q->mvp_valid = false; /* effective priorities move */
 	for (int32_t i = 0; i < q->nrunning; i++) {
 		mu__job_t *j = &e->jobs[q->running[i]];
-		j->eprio = mu__order_eprio(e, j);
-		mu_time_t t = las_next_cross(e, j);
-		if (t < e->order_next)
-			e->order_next = t;
+		if (j->level_start != j->start || e->now >= j->level_until) {
+			j->eprio = mu__order_eprio(e, j); /* a level was crossed */
+			j->level_until = las_next_cross(e, j);
+			j->level_start = j->start;
+		}
+		if (j->level_until < e->order_next)
+			e->order_next = j->level_until;
 	}
 	bool moved = e->cfg.order == MU_ORDER_SJF; /* estimates move */
 	for (int32_t i = 0; i < q->npending; i++) {
 		mu__job_t *j = &e->jobs[q->pending[i]];
+		if (j->state == MU_JOB_PENDING && j->attained <= 0 && !moved)
+			continue; /* never ran: level 0 since it was submitted */
 		int32_t ep = mu__order_eprio(e, j);
 		moved |= ep != j->eprio;
 		j->eprio = ep;
