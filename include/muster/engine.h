@@ -139,13 +139,41 @@ typedef enum mu_order {
 	MU_ORDER_LAS = 2,      /* Tiresias-style discretized least attained
 	                        * service: jobs that have had less GPU time go
 	                        * first and may preempt those that had more */
+	MU_ORDER_JCT = 3,      /* the default: least attained service for
+	                        * preemptible jobs, with guards against
+	                        * thrashing (docs/policy.md): a minimum run
+	                        * after every start that covers the restart
+	                        * cost, gangs never victims of the order,
+	                        * and an optional cap on preemptions */
 } mu_order_t;
+
+/* "priority", "sjf", "las", "jct"; NULL if out of range. */
+const char *mu_order_name(mu_order_t o);
+/* The order named s, or -1. */
+int mu_order_find(const char *s);
 
 typedef struct mu_engine_config {
 	const mu_score_ops_t *score; /* NULL: mu_score_binpack */
 	mu_order_t order;            /* job order inside a queue */
 	double las_base_gpu_hours;   /* LAS levels start at 1x, 10x, 100x this
 	                              * much attained GPU time (default 1) */
+	/* MU_ORDER_JCT (docs/policy.md, "Job order inside a queue"). */
+	double jct_base_gpu_hours;   /* levels at 1x, 10x, 100x this much
+	                              * attained GPU time (100): the trade-off
+	                              * knob, from JCT-first (10) to arrival
+	                              * order (large) */
+	mu_time_t jct_min_run;       /* after each start a job runs this long
+	                              * before its level lets a job of the same
+	                              * priority preempt it */
+	mu_time_t restart_cost;      /* work a preempted job loses (its
+	                              * checkpoint interval, say); the minimum
+	                              * run is at least 20 times it, so a
+	                              * preemption wastes at most 5% of a run */
+	int32_t jct_max_preemptions; /* a job preempted this often is no longer
+	                              * a victim of the order (0 = no cap) */
+	int32_t jct_gang_pods;       /* jobs of more pods than this are not
+	                              * victims of the order: a gang restarts
+	                              * only where all its pods fit at once */
 	const void *score_state;     /* passed to the policy as ctx->state */
 	uint64_t seed;               /* for policies that draw random numbers */
 	bool preemption;   /* in a queue, a higher priority evicts lower ones */
@@ -336,6 +364,15 @@ const char *mu_engine_topology_level(const mu_engine_t *e, int32_t topo,
  * Returns the length it wanted, as snprintf does. */
 int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		     size_t len);
+
+/* Writes one line on where job id stands in its queue's order and why
+ * (always NUL-terminated): the order and the job's level (attained GPU
+ * time); for a waiting job its place among the queue's waiting jobs and
+ * why it is behind the one before it and ahead of the one after it; for a
+ * running job whether the order may preempt it (minimum run, gangs).
+ * Returns the length it wanted, as snprintf does, or MU_ENOENT.
+ * O(pending jobs of its queue). */
+int mu_engine_order_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
 
 /* --- Queries ------------------------------------------------------------- */
 

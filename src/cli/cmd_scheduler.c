@@ -59,6 +59,8 @@ static void sched_usage(FILE *f)
 	      "  --min-runtime S          a job runs this long before it can be preempted (60)\n"
 	      "  --gang-rollback DUR      evict a gang's bound pods after it stays below its\n"
 	      "                           minMember this long (60s; never: -1)\n"
+	      "  --order ORDER            jobs in a queue: jct (default), priority, sjf or las\n"
+	      "                           (a Queue with spec.order: fifo keeps arrival order)\n"
 	      "  --log-json               structured logs as JSON lines\n"
 	      "  -v, --verbose            debug logs\n"
 	      "  -h, --help               print this help\n",
@@ -95,7 +97,7 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 		  !strcmp(a, "--workers") ? &o->workers : NULL;
 	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime") ||
 	    !strcmp(a, "--token-file") || !strcmp(a, "--ui-history-step") ||
-	    !strcmp(a, "--gang-rollback")) {
+	    !strcmp(a, "--gang-rollback") || !strcmp(a, "--order")) {
 		if (!v) {
 			fprintf(stderr, "muster scheduler: %s needs a value\n", a);
 			return MU_EXIT_USAGE;
@@ -129,6 +131,13 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 			} else {
 				o->gang_rollback_ms = ms;
 			}
+		} else if (!strcmp(a, "--order")) {
+			int ord = mu_order_find(v);
+			if (ord < 0) {
+				fprintf(stderr, "muster scheduler: unknown order %s (jct, priority, sjf or las)\n", v);
+				return MU_EXIT_USAGE;
+			}
+			o->engine.order = (mu_order_t)ord;
 		} else if (!strcmp(a, "--policy")) {
 			if (!(o->engine.score = mu_score_find(v))) {
 				fprintf(stderr, "muster scheduler: unknown policy %s\n", v);

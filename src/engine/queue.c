@@ -61,6 +61,8 @@ static int queue_spec_check(const mu_queue_spec_t *s)
 {
 	if (!s || !s->name || !*s->name)
 		return MU_EINVAL;
+	if (s->order != MU_QORDER_DEFAULT && s->order != MU_QORDER_FIFO)
+		return MU_EINVAL;
 	for (int r = 0; r < MU_RES_MAX; r++) {
 		if (s->deserved.v[r] < 0 || s->limit.v[r] < 0 || s->weight[r] < 0)
 			return MU_ERANGE;
@@ -112,6 +114,13 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 	}
 	mu__queue_t *qq = &e->queues[q];
 	qq->priority = s->priority;
+	if (qq->order != s->order) {
+		qq->order = s->order;
+		qq->mvp_valid = false;
+		for (int32_t i = 0; i < qq->nrunning; i++)
+			e->jobs[qq->running[i]].level_until = 0; /* levels change */
+		e->release_gen++; /* its jobs' levels change with it */
+	}
 	qq->deserved = s->deserved;
 	qq->limit = s->limit;
 	memcpy(qq->weight, s->weight, sizeof qq->weight);
@@ -304,10 +313,10 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	memset(j, 0, sizeof *j);
 	j->queue = q;
 	j->priority = s->priority;
-	j->eprio = mu__order_eprio(e, j);
 	j->type = s->type;
 	j->preemptible = s->preemptible;
 	j->never_preempt = s->never_preempt;
+	j->eprio = mu__order_eprio(e, j);
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;
 	j->start = MU_TIME_NONE;
 	j->state = MU_JOB_PENDING;

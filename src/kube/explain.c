@@ -177,6 +177,8 @@ int mu_kube_explain_live(const char *scheduler, const char *token, const char *w
 		(long long)mu__kji(o, "pods", 0), (long long)mu__kji(o, "minMember", 0));
 	if (msg && *msg)
 		fprintf(out, "  why:        %s\n", msg);
+	if (mu__kjs(o, "order") && *mu__kjs(o, "order"))
+		fprintf(out, "  order:      %s\n", mu__kjs(o, "order"));
 	if (start && *start)
 		fprintf(out, "  expected:   to start at %s (from %s)\n", start, mu__kjs(o, "expectedStartFrom"));
 	json_decref(o);

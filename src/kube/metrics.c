@@ -392,20 +392,21 @@ static char *explain_group(mu__kd_t *d, const mu__kgroup_t *g)
 		return s;
 	}
 	static const char *const st[] = {"pending", "running", "finished"};
-	char msg[1024] = "", start[40] = "", submit[40];
+	char msg[1024] = "", start[40] = "", submit[40], ord[1024];
 	if (ji.state == MU_JOB_PENDING || ji.bound < ji.pods)
 		mu_reason_format(d->e, &ji.last, msg, sizeof msg);
+	mu_engine_order_explain(d->e, g->ej, ord, sizeof ord);
 	if (ji.expected_start != MU_TIME_NONE)
 		mu__k_fmt_time(ji.expected_start, false, start, sizeof start);
 	mu__k_fmt_time(ji.submit, false, submit, sizeof submit);
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I}",
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s}",
 			      "group", g->key, "job", ji.name, "queue", ji.queue, "state", st[ji.state],
 			      "pods", (int)ji.pods, "bound", (int)ji.bound, "minMember", (int)ji.min_member,
-			      "priority", (int)ji.effective_priority, "preemptible", ji.preemptible,
+			      "priority", (int)ji.priority, "preemptible", ji.preemptible,
 			      "preemptions", (int)ji.preemptions, "message", msg, "submitted", submit,
 			      "expectedStart", start, "expectedStartFrom",
 			      *start ? (ji.reserved ? "reservation" : "aggregate capacity") : "",
-			      "estimateSeconds", (json_int_t)(ji.estimate / 1000));
+			      "estimateSeconds", (json_int_t)(ji.estimate / 1000), "order", ord);
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;

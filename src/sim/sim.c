@@ -611,7 +611,10 @@ static int sim_result(sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out)
 /* Creates the engine and loads the cluster into it. */
 static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 {
-	int rc = mu_engine_new(&s->cfg->engine, &s->eng);
+	mu_engine_config_t ec = s->cfg->engine;
+	if (ec.restart_cost <= 0) /* the engine weighs what a preemption costs */
+		ec.restart_cost = s->cfg->checkpoint_cost;
+	int rc = mu_engine_new(&ec, &s->eng);
 	if (rc)
 		return mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
 	if ((rc = sim_add_queues(s, sp, diag)) != MU_OK)

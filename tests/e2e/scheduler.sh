@@ -195,6 +195,7 @@ has kexplain-job "$T/out" "admitted:   no"
 has kexplain-job-why "$T/out" "FailedScheduling"
 has kexplain-live "$T/out" "state:      pending, 0 of 2 pods bound"
 has kexplain-live-queue "$T/out" "queue:      team-a"
+has kexplain-live-order "$T/out" "order:      jct order"
 k delete pod hold-0 hold-1 --wait=false
 wait_for job-admitted 75 suspended false
 wait_for job-pods-bound 75 is_bound app=train 2
