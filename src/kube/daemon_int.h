@@ -192,6 +192,10 @@ typedef struct mu__kd {
 	 * shorter than the lease (INT64_MAX without leader election).  Read
 	 * by the main loop and the writers; written by the lease thread. */
 	_Atomic int64_t lease_until;
+	/* The lease term this replica leads in, "NS/NAME:HOLDER:TRANSITIONS"
+	 * (set once, before leading; "" without leader election): carried by
+	 * binds and evictions as muster.io/lease-term. */
+	char lease_term[600];
 	mu__kq_t evq;
 	mu__krefl_t *refl;
 	atomic_llong synced;

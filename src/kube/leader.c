@@ -14,7 +14,14 @@
  * can delay): the main loop runs no cycle, and the writers send nothing,
  * once the start of the last successful renew is a renew deadline old
  * (mu__kd_may_act; d->lease_until), which is before another replica can
- * take the lease over (lease duration > renew deadline).  On a clean stop the holder is
+ * take the lease over (lease duration > renew deadline).
+ *
+ * Timing alone cannot fence a replica that was paused between its check
+ * and its write, or whose write a network held back: binds and evictions
+ * also carry the lease term they were decided under (annotation
+ * muster.io/lease-term: NS/NAME:HOLDER:TRANSITIONS).  `muster up` refuses
+ * a write whose term is no longer the lease's (409); a real kube-apiserver
+ * ignores the annotation (docs/kubernetes.md).  On a clean stop the holder is
  * cleared so that a standby takes over at once.
  */
 #include <stdio.h>
@@ -103,9 +110,13 @@ static bool try_lease(mu__kd_t *d, mu__klease_t *l)
 		bool free_ = !holder || !*holder || mu__k_mono_ms() - l->seen_at >= dur * 1000;
 		if (mine || free_) {
 			snprintf(l->rv, sizeof l->rv, "%s", rv ? rv : "");
-			l->transitions = (int32_t)mu__kji(cur, "spec.leaseTransitions", 0) + !mine;
+			/* A term goes on only in the process that holds it: a
+			 * restarted replica with the same identity starts a new one,
+			 * so that writes of its former run are fenced off. */
+			bool cont = mine && l->leading;
+			l->transitions = (int32_t)mu__kji(cur, "spec.leaseTransitions", 0) + !cont;
 			const char *acq = mu__kjs(cur, "spec.acquireTime");
-			snprintf(l->acquired, sizeof l->acquired, "%s", mine && acq ? acq : "");
+			snprintf(l->acquired, sizeof l->acquired, "%s", cont && acq ? acq : "");
 			json_t *b = lease_body(d, l, id), *ans = NULL;
 			char *text = json_dumps(b, JSON_COMPACT);
 			mu__kc_json(l->c, "PUT", l->path, "application/json", text, lease_timeout(d, l), &st, &ans);
@@ -173,6 +184,8 @@ int mu__klease_acquire(mu__kd_t *d)
 	while (!*d->o->stop && !atomic_load(&d->stop)) {
 		if (try_lease(d, l)) {
 			l->leading = true;
+			snprintf(d->lease_term, sizeof d->lease_term, "%s/%s:%s:%d", d->o->lease_namespace,
+				 d->o->lease_name, d->o->id ? d->o->id : "", (int)l->transitions);
 			if (pthread_create(&l->th, NULL, renew, d))
 				return MU_ENOMEM;
 			l->started = true;

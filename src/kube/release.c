@@ -13,6 +13,9 @@
  * condition says what it waits for, and the Binding is written once the
  * leaving pods are gone.
  *
+ * A pod whose own bind is still in flight when it is evicted counts as
+ * leaving the node it is being bound to: the bind may still land.
+ *
  * A bind conflicts with a leaving pod on the same node that holds any of
  * its GPU devices; a bind that takes no GPU, and every bind beside a
  * leaving pod whose devices are not known (another scheduler's), waits
@@ -29,8 +32,8 @@
 
 void mu__kd_leaving_note(mu__kd_t *d, const mu__kpod_t *p)
 {
-	if (!p->node || p->terminal)
-		return;
+	if ((!p->node && !p->an_node) || p->terminal)
+		return; /* a pod whose bind is in flight may land: it counts */
 	for (int32_t i = 0; i < d->nleaving; i++)
 		if (!strcmp(d->leaving[i], p->key))
 			return;
@@ -57,12 +60,13 @@ static bool node_busy(mu__kd_t *d, const char *node, uint64_t gpus, const mu__kp
 	int32_t k = 0;
 	for (int32_t i = 0; i < d->nleaving; i++) {
 		const mu__kpod_t *p = mu__kmap_get(&d->pods, d->leaving[i]);
-		if (!p || !p->node || p->terminal || !(p->deleting || p->evicting)) {
+		const char *at = p ? (p->node ? p->node : p->an_node) : NULL;
+		if (!at || p->terminal || !(p->deleting || p->evicting)) {
 			free(d->leaving[i]);
 			continue;
 		}
 		d->leaving[k++] = d->leaving[i];
-		if (!busy && !strcmp(p->node, node) && (!gpus || !p->dev.gpus || (p->dev.gpus & gpus))) {
+		if (!busy && !strcmp(at, node) && (!gpus || !p->dev.gpus || (p->dev.gpus & gpus))) {
 			busy = true;
 			*who = p;
 		}

@@ -231,6 +231,8 @@ void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision
 	p->an_node = strdup(node);
 	p->dev = *dev;
 	json_t *an = mu__kdev_annotations(dev);
+	if (*d->lease_term)
+		json_object_set_new(an, "muster.io/lease-term", json_string(d->lease_term));
 	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s,s:s?,s:o},s:{s:s,s:s}}", "apiVersion", "v1",
 				 "kind", "Binding", "metadata", "name", p->name, "namespace", p->ns,
 				 "uid", p->uid, "annotations", an, "target", "kind", "Node", "name", node);
@@ -287,6 +289,9 @@ void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *ms
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/eviction", p->ns, p->name);
 	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "policy/v1", "kind", "Eviction",
 				 "metadata", "name", p->name, "namespace", p->ns);
+	if (*d->lease_term)
+		json_object_set_new(json_object_get(body, "metadata"), "annotations",
+				    json_pack("{s:s}", "muster.io/lease-term", d->lease_term));
 	mu__kd_write(d, MU__KW_EVICT, "POST", path, "application/json", body, p->key, NULL);
 	json_decref(body);
 	mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Normal", reason, msg);

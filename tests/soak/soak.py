@@ -236,6 +236,7 @@ class Watch:
     def run(self):
         dec = json.JSONDecoder()
         while not self.stop:
+            self.fn("RELIST", None)   # what follows lists everything again
             self.p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                       stdin=subprocess.DEVNULL)
             buf = ""
@@ -285,6 +286,8 @@ class Checker:
         self.gang_low = {}        # gang -> monotonic time since it is low
         self.gangs = {}           # gang name -> minMember
         self.disturbed = set()    # gangs the churn touched
+        self.epoch = 0            # pods watch (re)starts: a pod not listed
+                                  # again since is gone (its DELETED was missed)
 
     def count(self, cls, n=1):
         self.checks[cls] = self.checks.get(cls, 0) + n
@@ -296,6 +299,10 @@ class Checker:
             log("VIOLATION %s: %s" % (cls, msg))
 
     def pod_event(self, typ, o):
+        if typ == "RELIST":
+            with self.lock:
+                self.epoch += 1
+            return
         md, spec, st = o.get("metadata", {}), o.get("spec", {}), o.get("status", {})
         uid = md.get("uid")
         key = "%s/%s" % (md.get("namespace"), md.get("name"))
@@ -317,7 +324,7 @@ class Checker:
                     self.bad("bound-once", "pod %s (uid %s) bound to %s, then to %s" % (key, uid, first, node))
             self.by_key[key] = uid
             self.pods[uid] = {
-                "key": key, "node": node, "phase": st.get("phase") or "Pending",
+                "epoch": self.epoch, "key": key, "node": node, "phase": st.get("phase") or "Pending",
                 "deleting": bool(md.get("deletionTimestamp")),
                 "gpus": [int(x) for x in gpus.split(",") if x.strip().isdigit()],
                 "want": int(((spec.get("containers") or [{}])[0].get("resources", {}).get("limits", {})
@@ -329,7 +336,8 @@ class Checker:
                 self.check_node(node)
 
     def holding(self, p):
-        return p["node"] and p["phase"] not in ("Succeeded", "Failed")
+        return (p["node"] and p["phase"] not in ("Succeeded", "Failed")
+                and p["epoch"] == self.epoch)
 
     def check_node(self, node):
         seen, total = {}, 0
@@ -346,7 +354,7 @@ class Checker:
             self.bad("gpu-once", "%s holds %d GPUs of %d" % (node, total, GPUS))
 
     def lease_event(self, typ, o):
-        if o.get("metadata", {}).get("name") != "muster-scheduler":
+        if typ == "RELIST" or o.get("metadata", {}).get("name") != "muster-scheduler":
             return
         holder = o.get("spec", {}).get("holderIdentity") or ""
         with self.lock:
@@ -355,7 +363,7 @@ class Checker:
                 self.history.append((round(time.monotonic() - T0, 2), "lease", typ, holder))
 
     def event_event(self, typ, o):
-        if typ != "ADDED":
+        if typ != "ADDED" or o is None:
             return
         reason = o.get("reason")
         inv = o.get("involvedObject", {})
@@ -370,7 +378,7 @@ class Checker:
         """gang-min: a gang low for longer than the rollback time (+ slack)."""
         with self.lock:
             for g, mm in self.gangs.items():
-                pods = [p for p in self.pods.values() if p["gang"] == g]
+                pods = [p for p in self.pods.values() if p["gang"] == g and p["epoch"] == self.epoch]
                 if g in self.disturbed or any(p["phase"] in ("Succeeded", "Failed") for p in pods):
                     self.gang_low.pop(g, None)
                     continue
