@@ -255,6 +255,15 @@ typedef enum mu_filter {
 	MU_F_COUNT
 } mu_filter_t;
 
+/* The reclaim rule that refused (mu_reason_t.fs_rule). */
+enum {
+	MU_RULE_NONE = 0,
+	MU_RULE_CLAIMANT_FAIR = 1, /* the job's queue would exceed its fair
+	                            * share and its deserved quota */
+	MU_RULE_VICTIM_QUOTA = 2   /* the other queues hold only what their
+	                            * deserved quota (or fair share) protects */
+};
+
 typedef struct mu_reason {
 	mu_why_t why;
 	int32_t podset;                /* the pod set that failed, or -1 */
@@ -266,7 +275,9 @@ typedef struct mu_reason {
 	                                * OVER_QUOTA), or -1 */
 	int32_t limit_res;             /* resource slot at its limit */
 	int64_t limit_used, limit_max, limit_req;
-	/* Why reclaim could not help: the queue at its fair share, or -1. */
+	/* Why reclaim could not help (fs_rule, MU_RULE_*): the queue and its
+	 * numbers, or fs_queue -1. */
+	int32_t fs_rule;
 	int32_t fs_queue;
 	int32_t fs_res;
 	int64_t fs_used, fs_req, fs_fair, fs_deserved;

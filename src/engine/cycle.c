@@ -462,8 +462,20 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		need = 1; /* an admitted job grows by any number of pods */
 	mu_res_t acct = job_unbound_acct(j);
 	r.nodes_total = e->nlive;
-	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0)
+	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0) {
+		/* Lower priorities of its own queue may make room under it. */
+		bool ok = false;
+		j->retry_at = INT64_MAX;
+		mu_reason_t tmp = r;
+		if (j->preemptible || job_in_quota(e, j, &acct, &tmp)) {
+			int rc = mu__preempt_limit_try(e, jid, now, &r, out, &ok);
+			if (rc)
+				return rc;
+		}
+		if (ok)
+			return job_admit(e, jid, now, &r, out);
 		goto fail;
+	}
 	if (!j->preemptible && !job_in_quota(e, j, &acct, &r))
 		goto fail;
 	int32_t placed = job_place(e, j, need, &r);
@@ -513,6 +525,7 @@ fail:
 	j->failed = true;
 	j->fail_gen = e->release_gen;
 	j->fail_alloc_gen = e->alloc_gen;
+	j->fail_fair_gen = e->fair_gen;
 	if (e->order_next < j->retry_at) /* LAS: victims appear by themselves */
 		j->retry_at = e->order_next;
 	return MU_OK;
@@ -760,6 +773,7 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		 * since it last failed: it would fail again. */
 		bool cached = j->failed && j->fail_gen == e->release_gen &&
 			      (!preempting || (j->fail_alloc_gen == e->alloc_gen &&
+					       j->fail_fair_gen == e->fair_gen &&
 					       now < j->retry_at));
 		/* Owed reservations are made before anything that they could
 		 * restrict.  With none made yet, job_try_inner() makes them only

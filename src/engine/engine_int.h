@@ -313,6 +313,7 @@ typedef struct mu__job {
 	int32_t rpos;        /* index in its queue's running list */
 	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
+	uint64_t fail_fair_gen;  /* e->fair_gen when it last failed */
 	mu_time_t retry_at;  /* a victim refused for time turns eligible;
 	                      * under LAS also when a running job drops a
 	                      * level */
@@ -412,6 +413,8 @@ struct mu_engine {
 	bool nfree_off;             /* it could not be kept: do not use it */
 	uint64_t idx_clock;         /* LRU clock of the indexes */
 	uint64_t share_epoch;       /* bumped when fair shares are set */
+	uint64_t fair_gen;          /* bumped when a fair share changed */
+	bool fair_changed;          /* scratch of mu__fairshare() */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
 };
 
@@ -622,5 +625,10 @@ int mu__fairshare(mu_engine_t *e);
  * MU_OK with *placed set. */
 int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 		    mu_reason_t *r, mu_decisions_t *out, bool *placed);
+/* Preemption to fit under a limit: jid's queue path would exceed a limit,
+ * so lower-priority jobs of its own queue may make room under it (and on
+ * a node).  Same contract as mu__preempt_try(). */
+int mu__preempt_limit_try(mu_engine_t *e, int32_t jid, mu_time_t now,
+			  mu_reason_t *r, mu_decisions_t *out, bool *placed);
 
 #endif

@@ -148,8 +148,12 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 			avail = fs_waterfill(it + i, g - i, avail);
 			i = g;
 		}
-		for (int32_t i = 0; i < n; i++)
-			e->queues[it[i].q].fair.v[r] = (int64_t)it[i].got;
+		for (int32_t i = 0; i < n; i++) {
+			int64_t *f = &e->queues[it[i].q].fair.v[r];
+			if (*f != (int64_t)it[i].got)
+				e->fair_changed = true; /* cached refusals lapse */
+			*f = (int64_t)it[i].got;
+		}
 	}
 	free(it);
 	for (int32_t i = 0; i < n; i++) {
@@ -173,8 +177,11 @@ int mu__fairshare(mu_engine_t *e)
 			roots[nroots++] = q;
 		}
 	}
+	e->fair_changed = false;
 	int rc = fs_divide(e, roots, nroots, &e->total_alloc);
 	free(roots);
+	if (e->fair_changed)
+		e->fair_gen++;
 	e->share_epoch++; /* cached shares are stale */
 	return rc;
 }
