@@ -291,6 +291,8 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	*kind = VK_PREEMPT;
 	if (c->moving) /* whole jobs of no higher priority, any queue */
 		return pod < 0 && v->eprio <= j->eprio && j->topo < 0;
+	if (j->state == MU_JOB_RUNNING && pod < 0)
+		return false; /* growing past its minimum stops no gang */
 	if (v->backfill_for == c->jid && !c->limit) {
 		*kind = VK_FREE;
 		return true; /* it started in the hole of j's reservation */
@@ -704,9 +706,10 @@ static void explain_fair(const pctx_t *c, mu_reason_t *r)
 /* Whether the victim side sv is above what protects it (deserved quota, or
  * fair share when J's side sa is only within its fair share), so that the
  * pair could be a reclaim at all.  O(resources). */
-static bool side_reclaimable(const pctx_t *c, const mu__queue_t *A, const mu__queue_t *V)
+static bool side_reclaimable(pctx_t *c, const mu__queue_t *A, const mu__queue_t *V)
 {
 	bool des = true, fair = true, vdes = false, vfair = false;
+	int vr = -1;
 	for (int r = 0; r < c->e->nres; r++) {
 		if (!dom_res(c, r))
 			continue;
@@ -719,8 +722,19 @@ static bool side_reclaimable(const pctx_t *c, const mu__queue_t *A, const mu__qu
 			if (V->used.v[r] > V->fair.v[r])
 				vfair = true;
 		}
+		if (V->used.v[r] > 0 && vr < 0)
+			vr = r;
 	}
-	return (des && vdes) || (fair && vfair);
+	if ((des && vdes) || (fair && vfair))
+		return true;
+	if ((des || fair) && vr >= 0 && c->rq < 0) { /* the victim side's rule */
+		c->rq = (int32_t)(V - c->e->queues);
+		c->rres = vr;
+		c->rused = V->used.v[vr];
+		c->rfair = V->fair.v[vr];
+		c->rdes = V->deserved.v[vr];
+	}
+	return false;
 }
 
 /* A cheap test before any search: is there any job J could evict at all?
@@ -728,7 +742,7 @@ static bool side_reclaimable(const pctx_t *c, const mu__queue_t *A, const mu__qu
  * queues against the reclaim rules at the level where J's path and each
  * other leaf's meet (no state of an earlier moment is trusted, so a queue
  * that crossed its quota during this cycle counts).  O(queues x depth). */
-static bool could_preempt(const pctx_t *c)
+static bool could_preempt(pctx_t *c)
 {
 	const mu_engine_t *e = c->e;
 	const mu__job_t *j = &e->jobs[c->jid];
@@ -801,11 +815,117 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 	return placed;
 }
 
+/* Tries candidate k of c->v alone for a gang: evicts it, places as many
+ * of J's pods as find room, keeps the result (*ok) when at least need
+ * landed, else restores everything.  O(pods x class nodes). */
+static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t need, bool *ok)
+{
+	mu_engine_t *e = c->e;
+	mu__job_t *j = &e->jobs[c->jid];
+	const mu__job_t *v = &e->jobs[c->v[k].job];
+	e->ntxn = 0;
+	e->nevl = 0;
+	int32_t placed = 0;
+	for (int32_t p = 0; p < v->npods; p++) {
+		int rc = evict_pod(c, c->v[k].job, p);
+		if (rc)
+			return rc;
+	}
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		mu__podset_t *ps = &j->podsets[p];
+		mu__sclass_t *cls = &e->classes[ps->sclass];
+		int rc = mu__sclass_refresh(e, cls);
+		if (rc)
+			return rc;
+		for (int32_t i = 0; i < ps->replicas; i++) {
+			int32_t pod = ps->first + i;
+			if (j->pods[pod].node >= 0 || (c->limit && !limit_room(c, &ps->acct)))
+				continue;
+			int32_t nid = mu__best_node_in(e, cls, ps, sc);
+			if (nid < 0)
+				break;
+			rc = mu__grow((void **)&e->txn, &e->txn_cap, e->ntxn + 1, sizeof *e->txn);
+			if (rc == MU_OK)
+				rc = mu__pod_bind(e, j, pod, nid, NULL);
+			if (rc)
+				return rc;
+			e->txn[e->ntxn++] = pod;
+			placed++;
+		}
+	}
+	if (placed >= need) {
+		*ok = true;
+		return MU_OK;
+	}
+	return rollback(c);
+}
+
+static int cmp_single(const void *a, const void *b)
+{
+	const victim_t *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	if (x->start != y->start)
+		return x->start > y->start ? -1 : 1;
+	return x->job - y->job;
+}
+
+/* For a gang that needs several pods to start: the cheapest single running
+ * job whose eviction lets the minimum land (as KAI and Volcano evict job
+ * by job; the node-by-node search would take a victim per pod).  Own-queue
+ * victims only when `own`.  O(running jobs x depth) to list, then at most
+ * GANG_TRIES placements. */
+#define GANG_TRIES 16
+static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own, bool *ok)
+{
+	mu_engine_t *e = c->e;
+	c->nv = 0;
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int32_t i = 0; i < qq->nrunning; i++) {
+			int32_t vid = qq->running[i];
+			const mu__job_t *v = &e->jobs[vid];
+			int kind = VK_PREEMPT;
+			if (!victim_ok(c, vid, -1, &kind) || (kind == VK_PREEMPT) != own)
+				continue;
+			int rc = mu__grow((void **)&c->v, &c->vcap, c->nv + 1, sizeof *c->v);
+			if (rc)
+				return rc;
+			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU],
+						   v->start, kind};
+		}
+	}
+	if (c->nv > 1)
+		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_single);
+	int64_t free_gpu = e->total_alloc.v[MU_RES_GPU] - e->total_used.v[MU_RES_GPU];
+	for (int32_t k = 0, tries = 0; k < c->nv && tries < GANG_TRIES && !*ok; k++) {
+		if (c->gpu_dominant && c->v[k].gpu + free_gpu < c->need.v[MU_RES_GPU])
+			continue; /* cannot free enough */
+		if (!plan_ok(c, &k, 1))
+			continue;
+		tries++;
+		int rc = gang_try_one(c, sc, k, need, ok);
+		if (rc)
+			return rc;
+	}
+	return MU_OK;
+}
+
 /* One attempt within scope sc: keeps the result when at least need pods
- * are placed (*ok), else restores everything. */
+ * are placed (*ok), else restores everything.  A gang first tries single
+ * victims of other queues, then the node-by-node search, then single
+ * victims of its own queue (borrowed capacity goes first). */
 static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 {
 	mu_engine_t *e = c->e;
+	bool gang = need > 1 && !c->moving;
+	int rc = gang ? gang_single(c, sc, need, false, ok) : MU_OK;
+	if (rc || *ok)
+		return rc;
 	e->ntxn = 0;
 	e->nevl = 0;
 	mu_res_t need_before = c->need;
@@ -817,7 +937,10 @@ static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 		return MU_OK;
 	}
 	c->need = need_before;
-	return rollback(c);
+	rc = rollback(c);
+	if (rc == MU_OK && gang)
+		rc = gang_single(c, sc, need, true, ok);
+	return rc;
 }
 
 /* Without a required topology level the gang may land anywhere; with one,
@@ -887,8 +1010,10 @@ static int preempt_run(mu_engine_t *e, int32_t jid, mu_time_t now, bool limit,
 	if (e->cfg.reclaim && !limit)
 		explain_fair(&c, r);
 	j->retry_at = INT64_MAX;
-	if (!could_preempt(&c))
+	if (!could_preempt(&c)) {
+		explain_rule(&c, r);
 		return MU_OK;
+	}
 	int rc = e->nowed ? mu__resv_settle(e) : MU_OK; /* victims under them */
 	if (rc == MU_OK)
 		rc = preempt_scoped(&c, need, ok);
