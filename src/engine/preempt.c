@@ -53,6 +53,8 @@ typedef struct victim {
 	int64_t gpu;        /* accounting GPUs it frees cluster-wide */
 	mu_time_t start;
 	int kind;           /* VK_* */
+	int32_t dev;        /* whole GPU devices it can free on the node, at
+	                     * most (for pruning) */
 } victim_t;
 
 typedef struct pcost {
@@ -237,13 +239,17 @@ static bool plan_ok(pctx_t *c, const int32_t *s, int32_t k)
 	const mu_engine_t *e = c->e;
 	qdelta_t all[64], before[64];
 	int32_t na = 0, nb = 0, order[PLAN_MAXV];
+	all[0].q = before[0].q = -1; /* (entries are read only below na, nb) */
 	bool cross = false;
 	if (k > PLAN_MAXV)
 		return false;
+	for (int32_t i = 0; i < k && !cross; i++)
+		cross = c->v[s[i]].kind == VK_RECLAIM;
+	if (!cross && !c->limit)
+		return true; /* preemption alone: nothing to judge */
 	for (int32_t i = 0; i < k; i++) {
 		mu_res_t u = victim_unit(e, &c->v[s[i]]);
 		delta_add(e, all, &na, 64, e->jobs[c->v[s[i]].job].queue, &u);
-		cross |= c->v[s[i]].kind == VK_RECLAIM;
 	}
 	if (c->limit && !claimant_within(c, -1, 2, c->pod_acct, all, na))
 		return false;
@@ -314,7 +320,7 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	}
 	int32_t ja, va;
 	lca_sides(e, j->queue, vq, &ja, &va);
-	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM};
+	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0};
 	mu_res_t unit = victim_unit(e, &x);
 	return victim_above(c, vq, va, false, &unit, NULL, 0);
 }
@@ -371,18 +377,29 @@ static int gather(pctx_t *c, int32_t nid)
 			v->gather_surplus++;
 		else
 			v->gather_whole = true;
+		int32_t dev = 0;
+		for (int32_t p = surplus ? pod : 0; p < (surplus ? pod + 1 : v->npods); p++)
+			if (v->pods[p].node == nid) {
+				int64_t g = v->podsets[mu__pod_podset(v, p)].acct.v[MU_RES_GPU];
+				dev += (int32_t)((g + 999) / 1000);
+			}
 		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio,
 					   surplus ? ps->acct.v[MU_RES_GPU] :
 						     v->acct_bound.v[MU_RES_GPU],
-					   v->start, kind};
+					   v->start, kind, dev};
 	}
 	/* Only running jobs' pods are here outside an attempt, so this is
 	 * exact; during one, J's own tentative pods are newer anyway. */
 	if (min_start != INT64_MAX)
 		n->min_start = min_start;
+	return MU_OK;
+}
+
+/* Sorts the gathered candidates for node_plan(). */
+static void gather_sort(pctx_t *c)
+{
 	if (c->nv > 1)
 		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_victim);
-	return MU_OK;
 }
 
 /* Whether set s[0..k) holds the whole job `job`. */
@@ -468,45 +485,101 @@ static void offer(pctx_t *c, int32_t nid, const mu__podset_t *ps, const int32_t 
 	*bc = cost;
 }
 
+/* Whether pod p of job `job` is freed already by a surplus entry among
+ * the first k candidates (surplus entries sort before their whole job). */
+static bool freed_before(const pctx_t *c, int32_t k, int32_t job, int32_t p)
+{
+	for (int32_t i = 0; i < k; i++)
+		if (c->v[i].job == job && c->v[i].pod == p)
+			return true;
+	return false;
+}
+
+/* The shortest prefix of the sorted candidates whose leaving makes req fit
+ * on nid, or -1: one scratch copy, freed victim by victim.  O(nv x pods
+ * of the victims). */
+static int32_t prefix_fit(const pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t nv)
+{
+	mu__node_t copy = c->e->nodes[nid];
+	mu__ntopo_t topo;
+	if (copy.topo) {
+		topo = *copy.topo;
+		copy.topo = &topo;
+	}
+	for (int32_t k = 0; k < nv; k++) {
+		const victim_t *x = &c->v[k];
+		const mu__job_t *v = &c->e->jobs[x->job];
+		for (int32_t p = 0; p < v->npods; p++) {
+			if (v->pods[p].node != nid || (x->pod >= 0 && p != x->pod) ||
+			    (x->pod < 0 && freed_before(c, k, x->job, p)))
+				continue;
+			mu__pod_t tmp = v->pods[p];
+			mu__node_give(NULL, &copy, &v->podsets[mu__pod_podset(v, p)], &tmp);
+		}
+		if (mu__node_fit(c->e, &copy, ps) == MU_F_COUNT)
+			return k + 1;
+	}
+	return -1;
+}
+
 /* The cheapest victim set on nid that makes req fit, into best[0..*bk)
  * (*bk 0: none).  Tries every single victim and every pair, then the
  * greedy prefix of the sorted candidates made minimal by dropping what is
- * not needed; at most PLAN_FITS fit tests. */
+ * not needed; at most PLAN_FITS fit tests, and none where the devices the
+ * victims could free cannot cover the pod's whole GPUs. */
 static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *best,
 		      int32_t *bk, pcost_t *bc)
 {
 	int32_t budget = PLAN_FITS, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV, s[PLAN_MAXV];
+	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU], sum = 0;
+	int32_t max1 = 0, max2 = 0;
 	*bk = 0;
-	for (int32_t i = 0; i < nv && budget > 0; i++) {
+	for (int32_t i = 0; i < nv; i++) {
+		sum += c->v[i].dev;
+		if (c->v[i].dev > max1) {
+			max2 = max1;
+			max1 = c->v[i].dev;
+		} else if (c->v[i].dev > max2) {
+			max2 = c->v[i].dev;
+		}
+	}
+	if (sum < need)
+		return; /* all of them together free too few devices */
+	for (int32_t i = 0; i < nv && budget > 0 && max1 >= need; i++) {
 		s[0] = i;
-		offer(c, nid, ps, s, 1, best, bk, bc, &budget);
+		if (c->v[i].dev >= need)
+			offer(c, nid, ps, s, 1, best, bk, bc, &budget);
 	}
 	if (*bk)
 		return;
-	for (int32_t i = 0; i < nv && budget > 0; i++)
+	for (int32_t i = 0; i < nv && budget > 0 && max1 + max2 >= need; i++)
 		for (int32_t j = i + 1; j < nv && budget > 0; j++) {
 			s[0] = i;
 			s[1] = j;
-			offer(c, nid, ps, s, 2, best, bk, bc, &budget);
+			if (c->v[i].dev + c->v[j].dev >= need)
+				offer(c, nid, ps, s, 2, best, bk, bc, &budget);
 		}
 	if (*bk || nv < 3)
 		return;
-	int32_t k = 0; /* greedy prefix */
-	while (k < nv && budget-- > 0) {
-		s[k] = k;
-		k++;
-		if (set_fits(c, nid, ps, s, k))
-			break;
-	}
-	if (k < 3 || !set_fits(c, nid, ps, s, k))
+	int32_t k = prefix_fit(c, nid, ps, nv); /* greedy prefix */
+	budget -= k < 0 ? nv : k;
+	if (k < 3)
 		return;
+	for (int32_t i = 0; i < k; i++)
+		s[i] = i;
+	int64_t ksum = 0;
+	for (int32_t i = 0; i < k; i++)
+		ksum += c->v[i].dev;
 	for (int32_t i = k - 1; i >= 0 && budget > 0; i--) { /* drop the unneeded */
 		int32_t t[PLAN_MAXV], m = 0;
+		if (ksum - c->v[s[i]].dev < need)
+			continue; /* needed for the devices alone */
 		for (int32_t x = 0; x < k; x++)
 			if (x != i)
 				t[m++] = s[x];
 		budget--;
 		if (set_fits(c, nid, ps, t, m)) {
+			ksum -= c->v[s[i]].dev;
 			memcpy(s, t, (size_t)m * sizeof *t);
 			k = m;
 		}
@@ -550,6 +623,61 @@ static int evict_plan(pctx_t *c, const int32_t *s, int32_t k)
 	return MU_OK;
 }
 
+/* A lower bound of the cost of any victim set on nid that frees the
+ * devices req needs: every component is one no plan can beat, so a node
+ * whose bound is not below the best plan so far can be skipped.
+ * O(candidates x the devices needed). */
+static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
+{
+	pcost_t lb = {1, 0, 0, INT32_MAX, 0, INT64_MIN};
+	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
+	bool surplus = false;
+	int64_t got = 0;
+	int32_t used[PLAN_MAXV] = {0}, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV;
+	for (int32_t i = 0; i < nv; i++) {
+		const victim_t *x = &c->v[i];
+		lb.inq = x->kind != VK_PREEMPT ? 0 : lb.inq;
+		surplus |= x->pod >= 0;
+		lb.prio = x->prio < lb.prio ? x->prio : lb.prio;
+	}
+	while (got < need || lb.pods == 0) { /* fewest candidates by devices */
+		int32_t m = -1;
+		for (int32_t i = 0; i < nv; i++)
+			if (!used[i] && (m < 0 || c->v[i].dev > c->v[m].dev))
+				m = i;
+		if (m < 0)
+			break;
+		used[m] = 1;
+		got += c->v[m].dev;
+		lb.pods++;
+	}
+	lb.jobs = surplus ? 0 : lb.pods;
+	lb.inq = lb.inq ? lb.pods : 0; /* all of its own queue: every victim */
+	/* The fewest GPUs that many candidates hold, and the latest that the
+	 * earliest start among that many can be (the pods-th latest start). */
+	int64_t g[PLAN_MAXV], t0[PLAN_MAXV];
+	for (int32_t i = 0; i < nv; i++) {
+		g[i] = c->v[i].gpu;
+		t0[i] = c->v[i].start;
+	}
+	for (int32_t k = 0; k < lb.pods && k < nv; k++) {
+		int32_t m = k, y = k;
+		for (int32_t i = k + 1; i < nv; i++) {
+			m = g[i] < g[m] ? i : m;
+			y = t0[i] > t0[y] ? i : y;
+		}
+		int64_t t = g[k];
+		g[k] = g[m];
+		g[m] = t;
+		lb.gpu += g[k];
+		t = t0[k];
+		t0[k] = t0[y];
+		t0[y] = t;
+		lb.young = t0[k];
+	}
+	return lb;
+}
+
 /* Finds the cheapest node of class cls where evictions make req fit, and
  * evicts them.  Returns the node, -1 if none, or a negative error - 1. */
 static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_t *ps,
@@ -580,6 +708,17 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 		int32_t s[PLAN_MAXV], n = 0;
 		if (!c->nv)
 			continue;
+		if (best >= 0) {
+			pcost_t lb = plan_bound(c, nid, ps);
+			if (!cost_less(&lb, &bc)) { /* cannot beat the best so far */
+				if (e->cfg.max_victim_nodes && ++examined >= e->cfg.max_victim_nodes) {
+					e->victim_cursor = (uint32_t)i + 1;
+					break;
+				}
+				continue;
+			}
+		}
+		gather_sort(c);
 		node_plan(c, nid, ps, s, &n, &cost);
 		if (!n)
 			continue;
@@ -596,6 +735,7 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 		return -1;
 	if (gather(c, best) != MU_OK)
 		return -2;
+	gather_sort(c);
 	node_plan(c, best, ps, set, &k, &cost);
 	if (!k)
 		return -1;
@@ -896,7 +1036,7 @@ static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own,
 			if (rc)
 				return rc;
 			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU],
-						   v->start, kind};
+						   v->start, kind, 0};
 		}
 	}
 	if (c->nv > 1)
