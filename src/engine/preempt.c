@@ -230,6 +230,28 @@ static bool reclaim_rule(pctx_t *c, const victim_t *x, const qdelta_t *before, i
 	       victim_above(c, vq, va, true, &unit, before, nb); /* (F) */
 }
 
+/* The order in which the victims of set s[0..k) are judged and evicted:
+ * J's own and free victims first, then the reclaim victims by GPUs, the
+ * largest last (each is judged with the ones before it gone).  O(k^2). */
+static void plan_order(const pctx_t *c, const int32_t *s, int32_t k, int32_t *order)
+{
+	int32_t m = 0;
+	for (int32_t i = 0; i < k; i++)
+		if (c->v[s[i]].kind != VK_RECLAIM)
+			order[m++] = s[i];
+	int32_t first = m;
+	for (int32_t i = 0; i < k; i++) {
+		if (c->v[s[i]].kind != VK_RECLAIM)
+			continue;
+		int32_t at = m++;
+		while (at > first && c->v[order[at - 1]].gpu > c->v[s[i]].gpu) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = s[i];
+	}
+}
+
 /* Whether the victim set s[0..k) (indices into c->v) is allowed as a
  * whole: the reclaim rules judged in order (J's own victims first, then
  * the smallest), and in limit mode J's path within its limits after they
@@ -255,21 +277,7 @@ static bool plan_ok(pctx_t *c, const int32_t *s, int32_t k)
 		return false;
 	if (!cross)
 		return true;
-	int32_t m = 0; /* J's own and free victims first, then by GPUs */
-	for (int32_t i = 0; i < k; i++)
-		if (c->v[s[i]].kind != VK_RECLAIM)
-			order[m++] = s[i];
-	int32_t first = m;
-	for (int32_t i = 0; i < k; i++) {
-		if (c->v[s[i]].kind != VK_RECLAIM)
-			continue;
-		int32_t at = m++;
-		while (at > first && c->v[order[at - 1]].gpu > c->v[s[i]].gpu) {
-			order[at] = order[at - 1];
-			at--;
-		}
-		order[at] = s[i];
-	}
+	plan_order(c, s, k, order);
 	for (int32_t i = 0; i < k; i++) {
 		const victim_t *x = &c->v[order[i]];
 		if (x->kind == VK_RECLAIM && !reclaim_rule(c, x, before, nb, all, na))
@@ -606,9 +614,12 @@ static int evict_pod(pctx_t *c, int32_t vid, int32_t p)
 	return MU_OK;
 }
 
-/* Evicts the victims of set s[0..k) gathered for a node. */
-static int evict_plan(pctx_t *c, const int32_t *s, int32_t k)
+/* Evicts the victims of set s[0..k) gathered for a node, in the order
+ * they were judged in. */
+static int evict_plan(pctx_t *c, const int32_t *s0, int32_t k)
 {
+	int32_t s[PLAN_MAXV];
+	plan_order(c, s0, k, s);
 	for (int32_t i = 0; i < k; i++) {
 		const victim_t *x = &c->v[s[i]];
 		const mu__job_t *v = &c->e->jobs[x->job];
@@ -798,14 +809,34 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 			return rc;
 		e->relist[e->nrelist++] = x->job;
 	}
-	/* Capacity grew only where a victim left and J did not land; else a
-	 * job that failed before would fail again, and need not be retried. */
+	/* Capacity grew where victims freed more than J took; else a job that
+	 * failed before would fail again, and need not be retried.
+	 * O(evictions x (evictions + J's pods)). */
 	bool grew = false;
 	for (int32_t i = 0; i < e->nevl && !grew; i++) {
-		bool taken = false;
-		for (int32_t t = 0; t < e->ntxn && !taken; t++)
-			taken = j->pods[e->txn[t]].node == e->evl[i].was.node;
-		grew = !taken;
+		int32_t nid = e->evl[i].was.node;
+		bool seen = false;
+		for (int32_t k = 0; k < i && !seen; k++)
+			seen = e->evl[k].was.node == nid;
+		if (seen)
+			continue; /* this node was summed already */
+		mu_res_t left = {{0}};
+		for (int32_t k = i; k < e->nevl; k++) {
+			if (e->evl[k].was.node != nid)
+				continue;
+			const mu__job_t *v = &e->jobs[e->evl[k].job];
+			const mu_res_t *a = &v->podsets[mu__pod_podset(v, e->evl[k].pod)].acct;
+			for (int r = 0; r < MU_RES_MAX; r++)
+				left.v[r] += a->v[r];
+		}
+		for (int32_t t = 0; t < e->ntxn; t++)
+			if (j->pods[e->txn[t]].node == nid) {
+				const mu_res_t *a = &j->podsets[mu__pod_podset(j, e->txn[t])].acct;
+				for (int r = 0; r < MU_RES_MAX; r++)
+					left.v[r] -= a->v[r];
+			}
+		for (int r = 0; r < MU_RES_MAX; r++)
+			grew |= r != MU_RES_PODS && left.v[r] > 0;
 	}
 	e->nevl = 0;
 	if (grew)
