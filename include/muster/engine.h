@@ -169,6 +169,11 @@ typedef struct mu_engine_config {
 	double move_ratio;          /* GPUs moved per GPU gained, at most */
 	int32_t move_pods_per_hour; /* disruption budget: pods moved */
 	double move_gpu_hours_per_hour; /* ... and GPU-hours of work moved */
+	mu_time_t usage_half_life;  /* time-decayed fairness: a queue's usage
+	                             * is averaged with this half-life and
+	                             * lowers its over-quota weight (Slurm's
+	                             * 2^(-usage/share)); 0 = off, only the
+	                             * instantaneous share counts */
 	bool scan_all;              /* score every node for every pod, never
 	                             * from the heap (for tests and benches:
 	                             * the answers are the same) */
@@ -400,6 +405,10 @@ typedef struct mu_queue_info {
 	mu_res_t fair;          /* fair share at the last cycle */
 	mu_res_t demand;        /* used + pending requests, at the last cycle */
 	int32_t pending_jobs, running_jobs;
+	double decayed_gpu;     /* usage_half_life: its GPU usage averaged
+	                         * with that half-life (milli-GPU) */
+	double decay_factor;    /* what its over-quota weight is multiplied
+	                         * by (1 when decay is off) */
 } mu_queue_info_t;
 
 int32_t mu_engine_njobs(const mu_engine_t *e);   /* ids ever given */

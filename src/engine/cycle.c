@@ -743,7 +743,7 @@ int mu_engine_settle(mu_engine_t *e)
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
-	int rc = mu__fairshare(e);
+	int rc = mu__fairshare(e, now);
 	if (rc)
 		return rc;
 	cycle_reset_backfill(e, now);

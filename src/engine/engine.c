@@ -59,6 +59,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 	e->node_gen = 1;
 	e->release_gen = 1;
 	e->share_epoch = 1;
+	e->decay_at = MU_TIME_NONE;
 	e->placing = -1;
 	*out = e;
 	return MU_OK;
@@ -214,6 +215,8 @@ int mu_engine_queue_info(const mu_engine_t *e, mu_id_t id, mu_queue_info_t *out)
 	out->demand = q->demand;
 	out->pending_jobs = q->npending;
 	out->running_jobs = q->nrunning;
+	out->decayed_gpu = q->decayed;
+	out->decay_factor = e->cfg.usage_half_life > 0 ? q->decay_factor : 1.0;
 	return MU_OK;
 }
 

@@ -249,6 +249,9 @@ typedef struct mu__queue {
 	mu_res_t fair;        /* fair share (accounting), set every cycle */
 	mu_res_t demand;      /* used + pending requests, capped by limit */
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
+	double decayed;       /* GPU usage (milli) averaged with
+	                       * cfg.usage_half_life (fairshare.c) */
+	double decay_factor;  /* 2^(-usage share / weight share), 1 if off */
 	double hist[16];      /* EMA of run times (ms) per job shape */
 	double hist_all;      /* ... of all its jobs; 0 = none yet */
 	/* Per-cycle scratch. */
@@ -415,6 +418,7 @@ struct mu_engine {
 	uint64_t share_epoch;       /* bumped when fair shares are set */
 	uint64_t fair_gen;          /* bumped when a fair share changed */
 	bool fair_changed;          /* scratch of mu__fairshare() */
+	mu_time_t decay_at;         /* when decayed usage was last updated */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
 };
 
@@ -618,7 +622,7 @@ bool mu__job_before(const mu_engine_t *e, int32_t a, int32_t b);
 
 /* Fair share (fairshare.c): demand and fair share of every queue, top
  * down.  O(queues log queues + pending jobs). */
-int mu__fairshare(mu_engine_t *e);
+int mu__fairshare(mu_engine_t *e, mu_time_t now);
 
 /* Preemption and reclaim (preempt.c): tries to place job jid by evicting
  * victims; on success commits evictions and binds into out and returns
