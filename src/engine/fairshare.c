@@ -215,7 +215,8 @@ int mu__fairshare(mu_engine_t *e, mu_time_t now)
 {
 	fs_decay(e, now);
 	int32_t nroots = 0;
-	int32_t *roots = malloc((size_t)(e->nqueues ? e->nqueues : 1) * sizeof *roots);
+	size_t cap = e->nqueues > 0 ? (size_t)e->nqueues : 1;
+	int32_t *roots = malloc(cap * sizeof *roots);
 	if (!roots)
 		return MU_ENOMEM;
 	for (int32_t q = 0; q < e->nqueues; q++) {
