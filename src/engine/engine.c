@@ -115,6 +115,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->txn);
 	free(e->evl);
 	free(e->relist);
+	free(e->grow);
 	free(e->moves);
 	free(e->mvl);
 	free(e->ends);

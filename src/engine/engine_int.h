@@ -403,6 +403,8 @@ struct mu_engine {
 	int32_t nmvl, mvl_cap;
 	int32_t *relist;            /* victims to put back after the loop */
 	int32_t nrelist, relist_cap;
+	int32_t *grow;              /* elastic jobs to grow after the loop */
+	int32_t ngrow, grow_cap;
 	int32_t *txn;               /* pods placed by the current attempt */
 	int32_t ntxn, txn_cap;
 	/* Score indexes (nodeindex.c): nodes changed, in order; chlog[0] is
@@ -604,6 +606,19 @@ int mu__resv_make(mu_engine_t *e, int32_t jid);
  * first); MU_TIME_NONE if never.  O((running + pending) log running): for
  * queries, not for every cycle. */
 mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j);
+
+/* Emits the binds logged in e->txn for job jid (cycle.c). */
+int mu__job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out);
+
+/* Elastic growth in turns (elastic.c).  mu__elastic_cap(): the end of the
+ * pod range an elastic job places when tried (its first `need` unbound
+ * pods; every pod for other jobs).  mu__elastic_note(): after an admitted
+ * try, remembers a job that still has pods to grow.  mu__elastic_grow():
+ * at the end of the cycle, hands the remembered jobs one pod at a time,
+ * always to the one whose queue has the lowest dominant share. */
+int32_t mu__elastic_cap(const mu_engine_t *e, const mu__job_t *j, int32_t need);
+int mu__elastic_note(mu_engine_t *e, int32_t jid);
+int mu__elastic_grow(mu_engine_t *e, mu_decisions_t *out);
 
 /* Consolidation (preempt.c): moves preemptible pods so jid fits. */
 int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now,
