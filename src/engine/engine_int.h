@@ -610,7 +610,7 @@ mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j);
 /* Emits the binds logged in e->txn for job jid (cycle.c). */
 int mu__job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out);
 
-/* Elastic growth in turns (elastic.c).  mu__elastic_cap(): the end of the
+/* Elastic growth in turns (queue.c).  mu__elastic_cap(): the end of the
  * pod range an elastic job places when tried (its first `need` unbound
  * pods; every pod for other jobs).  mu__elastic_note(): after an admitted
  * try, remembers a job that still has pods to grow.  mu__elastic_grow():
