@@ -303,8 +303,10 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 		return false;
 	}
 	*kind = VK_PREEMPT;
-	if (c->moving) /* whole jobs of no higher priority, any queue */
-		return pod < 0 && v->eprio <= j->eprio && j->topo < 0;
+	if (c->moving) /* whole jobs, or single pods of elastic jobs, of no
+			* higher priority, any queue */
+		return (pod < 0 || v->min_member < v->npods) && v->eprio <= j->eprio &&
+		       j->topo < 0;
 	if (j->state == MU_JOB_RUNNING && pod < 0)
 		return false; /* growing past its minimum stops no gang */
 	if (v->backfill_for == c->jid && !c->limit) {
@@ -368,7 +370,10 @@ static int gather(pctx_t *c, int32_t nid)
 			v->gather_whole = false;
 			v->gather_surplus = 0;
 		}
-		bool surplus = !c->moving && v->nbound - v->gather_surplus > v->min_member;
+		/* Pod by pod: surplus pods of elastic jobs, and when moving any
+		 * pod of an elastic job (it is placed again at once). */
+		bool surplus = c->moving ? v->min_member < v->npods :
+					   v->nbound - v->gather_surplus > v->min_member;
 		if (!surplus && v->gather_whole)
 			continue;
 		int kind = VK_PREEMPT;
