@@ -170,8 +170,12 @@ int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q)
 {
 	double s = 0;
+	/* GPU-dominant: a queue that uses or wants GPUs is judged on GPUs
+	 * alone, so a small CPU quota used up does not rank it as satisfied. */
+	bool gpu = q->used.v[MU_RES_GPU] > 0 || q->demand.v[MU_RES_GPU] > 0;
 	for (int r = 0; r < e->nres; r++) {
-		if (r == MU_RES_PODS || r == MU_RES_GPU_MILLI || !q->used.v[r])
+		if (r == MU_RES_PODS || r == MU_RES_GPU_MILLI || !q->used.v[r] ||
+		    (gpu && r != MU_RES_GPU))
 			continue;
 		double x;
 		if (q->fair.v[r] > 0)
