@@ -467,7 +467,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		bool ok = false;
 		j->retry_at = INT64_MAX;
 		mu_reason_t tmp = r;
-		if (j->preemptible || job_in_quota(e, j, &acct, &tmp)) {
+		if (!j->never_preempt && (j->preemptible || job_in_quota(e, j, &acct, &tmp))) {
 			int rc = mu__preempt_limit_try(e, jid, now, &r, out, &ok);
 			if (rc)
 				return rc;
