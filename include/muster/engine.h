@@ -265,8 +265,11 @@ enum {
 	MU_RULE_NONE = 0,
 	MU_RULE_CLAIMANT_FAIR = 1, /* the job's queue would exceed its fair
 	                            * share and its deserved quota */
-	MU_RULE_VICTIM_QUOTA = 2   /* the other queues hold only what their
+	MU_RULE_VICTIM_QUOTA = 2,  /* the other queues hold only what their
 	                            * deserved quota (or fair share) protects */
+	MU_RULE_MIN_RUNTIME = 3    /* the victims have not run min_runtime
+	                            * yet: fs_used is the minimum, fs_req the
+	                            * time until one may go (ms) */
 };
 
 typedef struct mu_reason {

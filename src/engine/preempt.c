@@ -1197,6 +1197,14 @@ static int preempt_run(mu_engine_t *e, int32_t jid, mu_time_t now, bool limit,
 		rc = commit(&c, out);
 	if (rc == MU_OK && !*ok)
 		explain_rule(&c, r);
+	if (rc == MU_OK && !*ok && r->fs_queue < 0 && c.retry_at != INT64_MAX &&
+	    c.retry_at > now) { /* only time stood in the way */
+		r->fs_rule = MU_RULE_MIN_RUNTIME;
+		r->fs_queue = j->queue;
+		r->fs_res = MU_RES_GPU;
+		r->fs_used = e->cfg.min_runtime;
+		r->fs_req = c.retry_at - now;
+	}
 	j->retry_at = c.retry_at;
 	free(c.v);
 	return rc;
