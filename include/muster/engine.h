@@ -426,6 +426,23 @@ mu_id_t mu_engine_queue_find(const mu_engine_t *e, const char *name);
 /* The node a pod is bound to, or -1. */
 mu_id_t mu_engine_pod_node(const mu_engine_t *e, mu_id_t job, int32_t podset,
 			   int32_t pod);
+/* What one node holds (nodeinfo.c), for views of the cluster. */
+typedef struct mu_node_info {
+	const char *name;
+	const char *gpu_model;  /* NULL when none */
+	bool unschedulable;
+	int ngpu;
+	mu_res_t alloc, free;   /* as mu_node_view_t's */
+	int16_t gpu_free[MU_MAX_GPUS]; /* free milli-GPU of each device */
+	int32_t pods;           /* bound pods */
+	int32_t reserved_gpus;  /* whole GPUs held by this cycle's backfill
+	                         * reservations, 0 when none */
+	mu_time_t reserved_at;  /* when the earliest is due, or MU_TIME_NONE */
+} mu_node_info_t;
+
+/* MU_ENOENT for an unknown or removed node.  O(devices). */
+int mu_engine_node_info(const mu_engine_t *e, mu_id_t node, mu_node_info_t *out);
+
 /* Cluster totals: allocatable and in use, accounting units. */
 void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);
 
