@@ -7,6 +7,8 @@
 #                   address (http://127.0.0.1:10259/ui/#token=...)
 #   make test       ASan+UBSan build, then every test (unit, scenario,
 #                   bad input, fuzz corpus replay, end to end)
+#   make test-oracle  the reclaim/fair-share oracle over 5,000 seeds
+#                   (make test runs 300)
 #   make bench      benchmarks, printing figures
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each (clang)
 #   make soak       the chaos soak for an hour (SOAK_SECONDS, SOAK_SEED)
@@ -42,7 +44,7 @@ FUZZ_BIN     = $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 BENCH_BIN    = $(BENCH_SRC:bench/%.c=$(B)/rel/bench/%)
 ASAN_BENCH_BIN = $(BENCH_SRC:bench/%.c=$(B)/asan/bench/%)
 
-.PHONY: all deps demo demo-ui test test-build bench fuzz soak clean
+.PHONY: all deps demo demo-ui test test-build test-oracle bench fuzz soak clean
 all: $(B)/muster
 
 deps:
@@ -93,6 +95,10 @@ test-build: $(B)/asan/muster $(UNIT_BIN) $(REPLAY_BIN) $(ASAN_BENCH_BIN)
 test: deps
 	@$(MAKE) --no-print-directory test-build
 	@sh tests/run.sh $(B)/asan
+
+test-oracle: deps
+	@$(MAKE) --no-print-directory $(B)/asan/tests/test_oracle
+	MUSTER_ORACLE_SEEDS=5000 $(B)/asan/tests/test_oracle
 
 # --- the chaos soak for an hour (a shorter one runs in make test) --------
 soak: deps

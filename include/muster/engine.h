@@ -197,6 +197,11 @@ typedef struct mu_engine_config {
 	double move_ratio;          /* GPUs moved per GPU gained, at most */
 	int32_t move_pods_per_hour; /* disruption budget: pods moved */
 	double move_gpu_hours_per_hour; /* ... and GPU-hours of work moved */
+	mu_time_t usage_half_life;  /* time-decayed fairness: a queue's usage
+	                             * is averaged with this half-life and
+	                             * lowers its over-quota weight (Slurm's
+	                             * 2^(-usage/share)); 0 = off, only the
+	                             * instantaneous share counts */
 	bool scan_all;              /* score every node for every pod, never
 	                             * from the heap (for tests and benches:
 	                             * the answers are the same) */
@@ -283,6 +288,18 @@ typedef enum mu_filter {
 	MU_F_COUNT
 } mu_filter_t;
 
+/* The reclaim rule that refused (mu_reason_t.fs_rule). */
+enum {
+	MU_RULE_NONE = 0,
+	MU_RULE_CLAIMANT_FAIR = 1, /* the job's queue would exceed its fair
+	                            * share and its deserved quota */
+	MU_RULE_VICTIM_QUOTA = 2,  /* the other queues hold only what their
+	                            * deserved quota (or fair share) protects */
+	MU_RULE_MIN_RUNTIME = 3    /* the victims have not run min_runtime
+	                            * yet: fs_used is the minimum, fs_req the
+	                            * time until one may go (ms) */
+};
+
 typedef struct mu_reason {
 	mu_why_t why;
 	int32_t podset;                /* the pod set that failed, or -1 */
@@ -294,7 +311,9 @@ typedef struct mu_reason {
 	                                * OVER_QUOTA), or -1 */
 	int32_t limit_res;             /* resource slot at its limit */
 	int64_t limit_used, limit_max, limit_req;
-	/* Why reclaim could not help: the queue at its fair share, or -1. */
+	/* Why reclaim could not help (fs_rule, MU_RULE_*): the queue and its
+	 * numbers, or fs_queue -1. */
+	int32_t fs_rule;
 	int32_t fs_queue;
 	int32_t fs_res;
 	int64_t fs_used, fs_req, fs_fair, fs_deserved;
@@ -426,6 +445,10 @@ typedef struct mu_queue_info {
 	mu_res_t fair;          /* fair share at the last cycle */
 	mu_res_t demand;        /* used + pending requests, at the last cycle */
 	int32_t pending_jobs, running_jobs;
+	double decayed_gpu;     /* usage_half_life: its GPU usage averaged
+	                         * with that half-life (milli-GPU) */
+	double decay_factor;    /* what its over-quota weight is multiplied
+	                         * by (1 when decay is off) */
 } mu_queue_info_t;
 
 int32_t mu_engine_njobs(const mu_engine_t *e);   /* ids ever given */

@@ -25,7 +25,9 @@ int mu__evq_add_nodes(mu_specs_t *sp, int32_t n);
 typedef struct mu__evq_gen {
 	const char *queue;    /* copied into sp's arena */
 	uint64_t seed;
-	mu_time_t until;      /* Poisson arrivals in [0, until) */
+	mu_time_t start;      /* the backlog arrives then, and the arrivals
+	                       * in [start, until) (0) */
+	mu_time_t until;      /* Poisson arrivals in [start, until) */
 	double offered_gpus;  /* target load of the arrivals: GPUs kept busy */
 	double backlog_gpus;  /* GPUs of extra jobs all submitted at time 0 */
 	double median_s, sigma, min_s, max_s;
@@ -56,6 +58,16 @@ typedef struct mu__evq_opts {
 	int32_t windows;          /* time windows for the windowed Jain (6) */
 	mu_time_t cycle_interval; /* reclaim experiment's cycle period (1 s) */
 	mu_time_t reclaim_at;     /* when the idle queue submits (30 s) */
+	double skew;              /* fairness: q1 is offered this many times
+	                           * the others' load, and starts alone (1) */
+	mu_time_t late;           /* fairness: q2.. start this late, and shares
+	                           * are counted from then on (0) */
+	bool control;             /* the control run: preemption and reclaim
+	                           * off */
+	mu_time_t grace;          /* eviction grace period of the simulator
+	                           * (mu_sim_config_t.evict_grace) (0) */
+	bool odd;                 /* reclaim: A asks for pods of 3, 5, 6 and 7
+	                           * GPUs, not whole nodes (false) */
 } mu__evq_opts_t;
 
 void mu__evq_opts_defaults(mu__evq_opts_t *o);
@@ -86,7 +98,9 @@ typedef struct mu__evq_fair {
 
 /* Fairness: four queues with equal deserved quotas (a quarter of the
  * cluster each), each offered opts->load times its share plus a backlog,
- * for opts->span.  O(windows x one run). */
+ * for opts->span; q1 offered opts->skew times that, and the others
+ * starting at opts->late (shares and windows counted from then).
+ * O(windows x one run). */
 int mu__evq_fairness(const mu__evq_opts_t *o, mu__evq_fair_t *out,
 		     mu_diag_t *diag);
 
@@ -102,7 +116,9 @@ typedef struct mu__evq_reclaim {
 	bool held;             /* A came to hold it */
 	double latency_s;      /* from A's submission until it held it */
 	int64_t cycles;        /* cycles run from A's submission until then */
-	double bound_s;        /* min_runtime + one cycle */
+	double bound_s;        /* min_runtime + one cycle + grace */
+	mu_time_t grace;       /* eviction grace period */
+	bool odd, control;     /* A's shapes; preemption and reclaim off */
 	double engine_ms;      /* engine wall time over those cycles: the
 	                        * difference of two runs cut before and after
 	                        * them (least of 3 each), so indicative */

@@ -21,6 +21,11 @@ typedef struct mu_sim_config {
 	                             * at every time something happens */
 	mu_engine_config_t engine;  /* policy, preemption, reclaim settings */
 	mu_time_t checkpoint_cost;  /* work lost by each suspension, ms */
+	mu_time_t evict_grace;      /* pods take this long to leave: a job
+	                             * placed by evicting others starts running
+	                             * this long after the cycle (a Kubernetes
+	                             * pod's terminationGracePeriodSeconds is
+	                             * 30 s by default); 0 = at once */
 	mu_time_t sample_interval;  /* ms between time-series samples; 0: auto
 	                             * (about 500 samples over the run) */
 	mu_time_t horizon;          /* stop at this time; 0: run to the end */

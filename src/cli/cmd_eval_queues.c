@@ -22,17 +22,21 @@
 typedef struct evq_cli {
 	mu__evq_opts_t o;
 	int64_t big_nodes;   /* the large reclaim run's nodes; 0 = none */
+	mu_time_t grace;     /* eviction grace of the odd-claim reclaim runs */
 	const char *json;
 	const char *only;    /* fairness, weighted or reclaim; NULL = all */
 	bool quiet;
 } evq_cli_t;
 
-/* Everything measured, for the JSON file. */
+#define EVQ_NREC 6 /* reclaim runs */
+
+/* Everything measured, for the JSON file.  Each figure has its control
+ * run beside it: preemption and reclaim off. */
 typedef struct evq_all {
-	mu__evq_fair_t fair, weighted;
-	mu__evq_reclaim_t rec[3];
+	mu__evq_fair_t fair, weighted, fair_ctl, weighted_ctl;
+	mu__evq_reclaim_t rec[EVQ_NREC];
 	int nrec;
-	bool fair_ok, weighted_ok, rec_ok[3];
+	bool fair_ok, weighted_ok, rec_ok[EVQ_NREC];
 	bool ran_fair, ran_weighted;
 } evq_all_t;
 
@@ -42,13 +46,17 @@ static void evq_usage(FILE *f)
 		"usage: muster eval queues [options]\n\n"
 		"Evaluates queueing, fair share and preemption on synthetic workloads\n"
 		"(protocol and figures in docs/evaluation.md):\n"
-		"  fairness   4 saturated queues with equal deserved quotas: each one's\n"
-		"             share of GPU time and Jain's index (target >= 0.99)\n"
+		"  fairness   4 queues with equal deserved quotas; q1 is offered --skew\n"
+		"             times the others' load and runs alone for the first window:\n"
+		"             each one's share of GPU time from then on and Jain's index\n"
+		"             (target >= 0.99)\n"
 		"  weighted   3 saturated queues, no quota, over-quota weights 1:2:3:\n"
 		"             shares against 1/6, 2/6, 3/6 (target within 5%%)\n"
 		"  reclaim    an idle queue claims its deserved half of a cluster that\n"
 		"             another fills: time and cycles until it holds it\n"
-		"             (target <= min-runtime + one cycle)\n\n"
+		"             (target <= min-runtime + one cycle + grace)\n"
+		"Each experiment also runs as a control with preemption and reclaim off,\n"
+		"which must come out measurably worse.\n\n"
 		"  --seed N              workload and simulation seed (1)\n"
 		"  --nodes N             8-GPU nodes for fairness and weighted (64, even)\n"
 		"  --span DUR            simulated time of fairness and weighted (24h)\n"
@@ -57,6 +65,9 @@ static void evq_usage(FILE *f)
 		"  --cycle-interval DUR  reclaim: cycle period (1s)\n"
 		"  --reclaim-at DUR      reclaim: when the idle queue submits (30s)\n"
 		"  --reclaim-nodes N     reclaim: nodes of the extra large run (500; 0 = none)\n"
+		"  --skew X              fairness: q1's load over the others' (3)\n"
+		"  --grace DUR           eviction grace period of the reclaim runs with\n"
+		"                        odd-sized claims (30s, Kubernetes' default)\n"
 		"  --only NAME           run one experiment: fairness, weighted or reclaim\n"
 		"  --json FILE           write every figure as JSON\n"
 		"  --quiet               print nothing but errors\n"
@@ -81,6 +92,10 @@ static int evq_option(evq_cli_t *c, const char *a, const char *v)
 	} else if (!strcmp(a, "--reclaim-nodes")) {
 		rc = mu__parse_int(v, 0, 100000, &c->big_nodes);
 		rc = rc ? rc : c->big_nodes % 2 ? MU_ERANGE : MU_OK;
+	} else if (!strcmp(a, "--skew")) {
+		rc = mu__parse_num(v, 1, 100, &c->o.skew);
+	} else if (!strcmp(a, "--grace")) {
+		rc = mu__parse_duration(v, &c->grace);
 	} else if (!strcmp(a, "--load")) {
 		rc = mu__parse_num(v, 0.01, 100, &c->o.load);
 	} else if (!strcmp(a, "--span")) {
@@ -109,7 +124,9 @@ static int evq_option(evq_cli_t *c, const char *a, const char *v)
 static int evq_parse(evq_cli_t *c, int argc, char **argv)
 {
 	mu__evq_opts_defaults(&c->o);
+	c->o.skew = 3;
 	c->big_nodes = 500;
+	c->grace = 30000;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -133,6 +150,7 @@ static int evq_parse(evq_cli_t *c, int argc, char **argv)
 		}
 		i++;
 	}
+	c->o.late = c->o.span / (c->o.windows > 1 ? c->o.windows : 2);
 	return 0;
 }
 
@@ -162,8 +180,9 @@ static void print_shares(const mu__evq_fair_t *f, const mu__evq_opts_t *o)
 /* Prints one reclaim run. */
 static void print_reclaim(const mu__evq_reclaim_t *r, bool ok)
 {
-	printf("  %4d nodes, min-runtime %3llds: ", (int)r->nodes,
-	       (long long)(r->min_runtime / 1000));
+	printf("  %4d nodes, min-runtime %3llds%s%s%s: ", (int)r->nodes,
+	       (long long)(r->min_runtime / 1000), r->odd ? ", 3-7 GPU pods" : "",
+	       r->grace ? ", grace" : "", r->control ? ", CONTROL (no reclaim)" : "");
 	if (r->held)
 		printf("A holds %.0f GPUs after %.1f s (%lld cycle%s, engine %.2f ms), "
 		       "%lld pods evicted; bound %.0f s: %s\n", r->deserved_gpus,
@@ -171,8 +190,38 @@ static void print_reclaim(const mu__evq_reclaim_t *r, bool ok)
 		       r->engine_ms,
 		       (long long)r->preemptions, r->bound_s, verdict(ok));
 	else
-		printf("A never held its %.0f GPUs within min-runtime + 10 minutes: %s\n",
-		       r->deserved_gpus, verdict(ok));
+		printf("A never held its %.0f GPUs within min-runtime + 10 minutes%s: %s\n",
+		       r->deserved_gpus, r->control ? " (the control must fail)" : "",
+		       verdict(ok));
+}
+
+/* Whether the control run is measurably worse than the policy's: a worst
+ * window or a largest deviation at least 0.01 (1 point) worse. */
+static bool control_worse(const mu__evq_fair_t *f, const mu__evq_fair_t *ctl)
+{
+	return ctl->jain_win_min <= f->jain_win_min - 0.01 ||
+	       ctl->max_dev >= f->max_dev + 0.01;
+}
+
+/* Runs one shares experiment and its control; prints both. */
+static int shares_pair(const evq_cli_t *c, bool weighted, mu__evq_fair_t *f,
+		       mu__evq_fair_t *ctl, mu_diag_t *diag)
+{
+	mu__evq_opts_t o = c->o;
+	if (weighted) {
+		o.skew = 1;
+		o.late = 0;
+	}
+	int rc = weighted ? mu__evq_weighted(&o, f, diag) : mu__evq_fairness(&o, f, diag);
+	o.control = true;
+	if (rc == MU_OK)
+		rc = weighted ? mu__evq_weighted(&o, ctl, diag) : mu__evq_fairness(&o, ctl, diag);
+	if (rc == MU_OK && !c->quiet) {
+		print_shares(f, &o);
+		printf("  control, preemption and reclaim off:\n");
+		print_shares(ctl, &o);
+	}
+	return rc;
 }
 
 /* Runs the fairness and weighted experiments that were asked for. */
@@ -181,30 +230,37 @@ static int run_shares(const evq_cli_t *c, evq_all_t *all)
 	mu_diag_t diag = {{0}};
 	int rc = MU_OK;
 	if (!c->only || !strcmp(c->only, "fairness")) {
-		if ((rc = mu__evq_fairness(&c->o, &all->fair, &diag)) != MU_OK)
+		if (!c->quiet)
+			printf("fairness: 4 queues, deserved %.0f GPUs each; q1 offered %.1fx its share\n"
+			       "  from 0, the others %.1fx from %.4gh; shares counted from then\n",
+			       2.0 * c->o.nodes, c->o.load * c->o.skew, c->o.load,
+			       (double)c->o.late / 3.6e6);
+		if ((rc = shares_pair(c, false, &all->fair, &all->fair_ctl, &diag)) != MU_OK)
 			goto fail;
 		all->ran_fair = true;
-		all->fair_ok = all->fair.jain >= JAIN_TARGET;
+		bool worse = control_worse(&all->fair, &all->fair_ctl);
+		all->fair_ok = all->fair.jain >= JAIN_TARGET && worse;
 		if (!c->quiet) {
-			printf("fairness: 4 queues, deserved %.0f GPUs each, offered %.1fx their share\n",
-			       2.0 * c->o.nodes, c->o.load);
-			print_shares(&all->fair, &c->o);
-			printf("  Jain %.4f >= %.2f: %s\n", all->fair.jain, JAIN_TARGET,
-			       verdict(all->fair_ok));
+			printf("  Jain %.4f >= %.2f, control worst window %.4f against %.4f "
+			       "(measurably worse: %s): %s\n", all->fair.jain, JAIN_TARGET,
+			       all->fair_ctl.jain_win_min, all->fair.jain_win_min,
+			       worse ? "yes" : "no", verdict(all->fair_ok));
 			fflush(stdout);
 		}
 	}
 	if (!c->only || !strcmp(c->only, "weighted")) {
-		if ((rc = mu__evq_weighted(&c->o, &all->weighted, &diag)) != MU_OK)
+		if (!c->quiet)
+			printf("weighted: 3 queues, no deserved quota, over-quota weights 1:2:3\n");
+		if ((rc = shares_pair(c, true, &all->weighted, &all->weighted_ctl, &diag)) != MU_OK)
 			goto fail;
 		all->ran_weighted = true;
+		bool worse = control_worse(&all->weighted, &all->weighted_ctl);
 		all->weighted_ok = all->weighted.max_dev <= WEIGHT_TOL;
 		if (!c->quiet) {
-			printf("weighted: 3 queues, no deserved quota, over-quota weights 1:2:3\n");
-			print_shares(&all->weighted, &c->o);
-			printf("  largest |share/target - 1| %.1f%% <= %.0f%%: %s\n",
-			       all->weighted.max_dev * 100, WEIGHT_TOL * 100,
-			       verdict(all->weighted_ok));
+			printf("  largest |share/target - 1| %.1f%% <= %.0f%%: %s; control %.1f%% "
+			       "(measurably worse: %s)\n", all->weighted.max_dev * 100,
+			       WEIGHT_TOL * 100, verdict(all->weighted_ok),
+			       all->weighted_ctl.max_dev * 100, worse ? "yes" : "no");
 			fflush(stdout);
 		}
 	}
@@ -215,12 +271,16 @@ fail:
 }
 
 /* Runs the reclaim experiment: min-runtime 0 and 60 s on the fairness
- * cluster's size, and min-runtime 0 on the large cluster. */
+ * cluster's size; 60 s with odd-sized claims and an eviction grace period,
+ * and its control (preemption and reclaim off); min-runtime 0 on the large
+ * cluster. */
 static int run_reclaim(const evq_cli_t *c, evq_all_t *all)
 {
-	const int32_t nodes[3] = {c->o.nodes, c->o.nodes, (int32_t)c->big_nodes};
-	const mu_time_t minrt[3] = {0, 60000, 0};
-	int n = c->big_nodes ? 3 : 2;
+	typedef struct { int32_t nodes; mu_time_t minrt; bool odd, control; } run_t;
+	const run_t runs[] = {{c->o.nodes, 0, false, false}, {c->o.nodes, 60000, false, false},
+			      {c->o.nodes, 60000, true, false}, {c->o.nodes, 60000, true, true},
+			      {(int32_t)c->big_nodes, 0, false, false}};
+	int n = c->big_nodes ? 5 : 4;
 	if (c->only && strcmp(c->only, "reclaim"))
 		return MU_OK;
 	if (!c->quiet)
@@ -230,14 +290,20 @@ static int run_reclaim(const evq_cli_t *c, evq_all_t *all)
 	for (int i = 0; i < n; i++) {
 		mu_diag_t diag = {{0}};
 		mu__evq_reclaim_t *r = &all->rec[i];
-		int rc = mu__evq_reclaim(&c->o, nodes[i], minrt[i], r, &diag);
+		mu__evq_opts_t o = c->o;
+		o.odd = runs[i].odd;
+		o.control = runs[i].control;
+		o.grace = runs[i].odd ? c->grace : 0;
+		int rc = mu__evq_reclaim(&o, runs[i].nodes, runs[i].minrt, r, &diag);
 		if (rc) {
 			fprintf(stderr, "muster eval queues: %s\n",
 				diag.msg[0] ? diag.msg : mu_strerror(rc));
 			return rc;
 		}
 		all->nrec = i + 1;
-		all->rec_ok[i] = r->held && r->latency_s <= r->bound_s;
+		/* A control passes when it is worse: A does not get its due. */
+		bool met = r->held && r->latency_s <= r->bound_s;
+		all->rec_ok[i] = runs[i].control ? !met : met;
 		if (!c->quiet) {
 			print_reclaim(r, all->rec_ok[i]);
 			fflush(stdout);
@@ -277,10 +343,14 @@ static int write_json(const char *path, const evq_cli_t *c, const evq_all_t *all
 	fprintf(f, "{\n  \"seed\": %llu, \"nodes\": %d, \"span_s\": %.0f, \"load\": %.3f, "
 		"\"windows\": %d,\n", (unsigned long long)c->o.seed, (int)c->o.nodes,
 		(double)c->o.span / 1000, c->o.load, (int)c->o.windows);
-	if (all->ran_fair)
+	if (all->ran_fair) {
 		json_shares(f, "fairness", &all->fair, all->fair_ok);
-	if (all->ran_weighted)
+		json_shares(f, "fairness_control", &all->fair_ctl, all->fair_ok);
+	}
+	if (all->ran_weighted) {
 		json_shares(f, "weighted", &all->weighted, all->weighted_ok);
+		json_shares(f, "weighted_control", &all->weighted_ctl, all->weighted_ok);
+	}
 	fprintf(f, "  \"reclaim\": [");
 	for (int i = 0; i < all->nrec; i++) {
 		const mu__evq_reclaim_t *r = &all->rec[i];
@@ -288,11 +358,14 @@ static int write_json(const char *path, const evq_cli_t *c, const evq_all_t *all
 			"\"cycle_interval_s\": %.3f, \"at_s\": %.3f, \"deserved_gpus\": %.0f, "
 			"\"held\": %s, \"latency_s\": %.3f, \"cycles\": %lld, "
 			"\"engine_ms\": %.3f, \"preemptions\": %lld, \"bound_s\": %.3f, "
+			"\"grace_s\": %.3f, \"odd\": %s, \"control\": %s, "
 			"\"ok\": %s}", i ? "," : "", (int)r->nodes,
 			(double)r->min_runtime / 1000, (double)r->cycle_interval / 1000,
 			(double)r->at / 1000, r->deserved_gpus, r->held ? "true" : "false",
 			r->latency_s, (long long)r->cycles, r->engine_ms,
-			(long long)r->preemptions, r->bound_s, all->rec_ok[i] ? "true" : "false");
+			(long long)r->preemptions, r->bound_s, (double)r->grace / 1000,
+			r->odd ? "true" : "false", r->control ? "true" : "false",
+			all->rec_ok[i] ? "true" : "false");
 	}
 	fprintf(f, "]\n}\n");
 	if (fclose(f) != 0) {

@@ -29,8 +29,10 @@ static void queues_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: muster queues --cluster FILE --workload FILE [--at DUR] [options]\n\n"
-		"Simulates up to --at (default: the end) and prints the queue tree: GPUs\n"
-		"deserved, fair share, used and limit, and pending and running jobs.\n\n"
+		"Simulates up to --at (default: the end) and prints the queue tree: for\n"
+		"GPUs, CPU, memory and pods, what each queue deserves, its fair share,\n"
+		"its use and its limit; pending and running jobs; and with\n"
+		"--usage-half-life its decayed GPU usage and the factor on its weight.\n\n"
 		"  --at DUR                the moment to look at (e.g. 2h)\n");
 	mu_simopts_help(f);
 }
@@ -95,48 +97,79 @@ static void explain_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 	}
 }
 
-static void gpus(char *buf, size_t len, int64_t milli)
+/* Writes an accounting amount of resource r: GPUs and CPUs as numbers,
+ * memory in GiB, pods as a count; "-" for no limit. */
+static void amount(char *buf, size_t len, int r, int64_t v)
 {
-	if (milli == MU_RES_UNLIMITED)
+	if (v == MU_RES_UNLIMITED)
 		snprintf(buf, len, "-");
+	else if (r == MU_RES_MEM && v >= (int64_t)1 << 40)
+		snprintf(buf, len, "%.1fTi", (double)v / (1024.0 * 1024 * 1024 * 1024));
+	else if (r == MU_RES_MEM)
+		snprintf(buf, len, "%.1fGi", (double)v / (1024.0 * 1024 * 1024));
+	else if (r == MU_RES_PODS)
+		snprintf(buf, len, "%lld", (long long)v);
 	else
-		snprintf(buf, len, "%g", (double)milli / 1000.0);
+		snprintf(buf, len, "%g", (double)v / 1000.0);
 }
 
-/* Prints queue q and its subtree, indented by depth. */
-static void print_queue(const mu_engine_t *e, mu_id_t q)
+/* Prints queue q's row for resource r and its subtree, indented by
+ * depth; the GPU table also has the jobs and the decayed usage. */
+static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
 {
 	mu_queue_info_t qi;
 	mu_engine_queue_info(e, q, &qi);
 	char name[64], d[24], f[24], u[24], l[24];
 	snprintf(name, sizeof name, "%*s%s", 2 * qi.depth, "", qi.name);
-	gpus(d, sizeof d, qi.deserved.v[MU_RES_GPU]);
-	gpus(f, sizeof f, qi.fair.v[MU_RES_GPU]);
-	gpus(u, sizeof u, qi.used.v[MU_RES_GPU]);
-	gpus(l, sizeof l, qi.limit.v[MU_RES_GPU]);
-	printf("%-24s %8s %8s %8s %8s %8d %8d %8d\n", name, d, f, u, l, qi.priority,
-	       qi.pending_jobs, qi.running_jobs);
+	amount(d, sizeof d, r, qi.deserved.v[r]);
+	amount(f, sizeof f, r, r == MU_RES_PODS ? MU_RES_UNLIMITED : qi.fair.v[r]);
+	amount(u, sizeof u, r, qi.used.v[r]);
+	amount(l, sizeof l, r, qi.limit.v[r]);
+	if (r != MU_RES_GPU)
+		printf("%-24s %8s %8s %8s %8s\n", name, d, f, u, l);
+	else if (!decay)
+		printf("%-24s %8s %8s %8s %8s %8d %8d %8d\n", name, d, f, u, l, qi.priority,
+		       qi.pending_jobs, qi.running_jobs);
+	else
+		printf("%-24s %8s %8s %8s %8s %8d %8d %8d %8.3g %8.3f\n", name, d, f, u, l,
+		       qi.priority, qi.pending_jobs, qi.running_jobs, qi.decayed_gpu / 1000.0,
+		       qi.decay_factor);
 	for (mu_id_t c = 0; c < mu_engine_nqueues(e); c++) {
 		mu_queue_info_t ci;
 		mu_engine_queue_info(e, c, &ci);
 		if (ci.parent == q)
-			print_queue(e, c);
+			print_queue(e, c, r, decay);
 	}
 }
 
 static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 {
-	(void)vctx;
+	/* The decay columns show when --usage-half-life is on. */
+	const mu_simopts_t *o = vctx;
+	const bool on = o->cfg.engine.usage_half_life > 0, *decay = &on;
 	char at[32];
 	fmt_dur(at, sizeof at, now);
-	printf("queues at %s (GPUs; fair share as of the last cycle)\n", at);
-	printf("%-24s %8s %8s %8s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR",
-	       "USED", "LIMIT", "PRIO", "PENDING", "RUNNING");
-	for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
-		mu_queue_info_t qi;
-		mu_engine_queue_info(e, q, &qi);
-		if (qi.parent < 0)
-			print_queue(e, q);
+	static const int res[] = {MU_RES_GPU, MU_RES_CPU, MU_RES_MEM, MU_RES_PODS};
+	static const char *const title[] = {"GPUs", "CPU (cores)", "memory", "pods"};
+	printf("queues at %s (fair share as of the last cycle; \"-\": no limit)\n", at);
+	for (int k = 0; k < 4; k++) {
+		printf("\n%s\n", title[k]);
+		if (res[k] == MU_RES_GPU && *decay)
+			printf("%-24s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "QUEUE", "DESERVED",
+			       "FAIR", "USED", "LIMIT", "PRIO", "PENDING", "RUNNING", "DECAYED",
+			       "FACTOR");
+		else if (res[k] == MU_RES_GPU)
+			printf("%-24s %8s %8s %8s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR",
+			       "USED", "LIMIT", "PRIO", "PENDING", "RUNNING");
+		else
+			printf("%-24s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR", "USED",
+			       "LIMIT");
+		for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
+			mu_queue_info_t qi;
+			mu_engine_queue_info(e, q, &qi);
+			if (qi.parent < 0)
+				print_queue(e, q, res[k], *decay);
+		}
 	}
 }
 
@@ -188,7 +221,7 @@ int mu_cmd_queues(int argc, char **argv)
 {
 	mu_simopts_t o;
 	mu_simopts_init(&o, "queues");
-	int rc = run_with_hook(&o, argc, argv, queues_usage, queues_at_end, NULL);
+	int rc = run_with_hook(&o, argc, argv, queues_usage, queues_at_end, &o);
 	if (rc == MU_EXIT_OK && o.positional) {
 		fprintf(stderr, "muster queues: unexpected argument '%s'\n", o.positional);
 		return MU_EXIT_USAGE;

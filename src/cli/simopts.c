@@ -35,6 +35,9 @@ void mu_simopts_help(FILE *f)
 		"  --reclaim-cooldown DUR  a queue loses jobs to reclaim at most once per DUR (0)\n"
 		"  --starvation-after DUR  a queue's head job waiting longer blocks the jobs\n"
 		"                          behind it (default 0 = never)\n"
+		"  --usage-half-life DUR   time-decayed fairness: queues that used much\n"
+		"                          lately get less above their deserved quota\n"
+		"                          (default 0 = off)\n"
 		"  --checkpoint-cost DUR   work a suspended or moved job loses each time (0)\n"
 		"  --backfill MODE         reserve (default): the top blocked jobs hold\n"
 		"                          reservations and others start only where they\n"
@@ -108,6 +111,8 @@ static int parse_valued(mu_simopts_t *o, const char *a, const char *v, bool *kno
 		rc = mu__parse_duration(v, &ec->reclaim_cooldown);
 	} else if (!strcmp(a, "--starvation-after")) {
 		rc = mu__parse_duration(v, &ec->starvation_after);
+	} else if (!strcmp(a, "--usage-half-life")) {
+		rc = mu__parse_duration(v, &ec->usage_half_life);
 	} else if (!strcmp(a, "--backfill")) {
 		if (!strcmp(v, "reserve"))
 			ec->backfill = MU_BACKFILL_RESERVE;

@@ -309,11 +309,11 @@ static int32_t job_place(mu_engine_t *e, mu__job_t *j, int32_t need,
 	e->ntxn = 0;
 	if (j->topo >= 0)
 		return mu__place_topo(e, j, need, r);
-	return mu__place_range(e, j, 0, j->npods, NULL, r);
+	return mu__place_range(e, j, 0, mu__elastic_cap(e, j, need), NULL, r);
 }
 
 /* Emits the binds logged in e->txn. */
-static int job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
+int mu__job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
 {
 	mu__job_t *j = &e->jobs[jid];
 	for (int32_t t = 0; t < e->ntxn; t++) {
@@ -414,7 +414,7 @@ static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 		     mu_reason_t *r, mu_decisions_t *out)
 {
 	mu__job_t *j = &e->jobs[jid];
-	int rc = job_commit(e, jid, out);
+	int rc = mu__job_commit(e, jid, out);
 	if (rc == MU_OK && j->state == MU_JOB_PENDING)
 		rc = mu__job_set_running(e, jid, now);
 	if (rc)
@@ -462,8 +462,20 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		need = 1; /* an admitted job grows by any number of pods */
 	mu_res_t acct = job_unbound_acct(j);
 	r.nodes_total = e->nlive;
-	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0)
+	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0) {
+		/* Lower priorities of its own queue may make room under it. */
+		bool ok = false;
+		j->retry_at = INT64_MAX;
+		mu_reason_t tmp = r;
+		if (!j->never_preempt && (j->preemptible || job_in_quota(e, j, &acct, &tmp))) {
+			int rc = mu__preempt_limit_try(e, jid, now, &r, out, &ok);
+			if (rc)
+				return rc;
+		}
+		if (ok)
+			return job_admit(e, jid, now, &r, out);
 		goto fail;
+	}
 	if (!j->preemptible && !job_in_quota(e, j, &acct, &r))
 		goto fail;
 	int32_t placed = job_place(e, j, need, &r);
@@ -483,8 +495,10 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		if ((placed = job_place(e, j, need, &r)) < 0)
 			return placed;
 	}
-	if (placed >= need)
-		return job_admit(e, jid, now, &r, out);
+	if (placed >= need) {
+		int rc = job_admit(e, jid, now, &r, out);
+		return rc ? rc : mu__elastic_note(e, jid);
+	}
 	mu__txn_truncate(e, j, 0);
 	if (r.why != MU_WHY_TOPOLOGY)
 		r.why = placed ? MU_WHY_GANG : MU_WHY_UNSCHEDULABLE;
@@ -513,6 +527,7 @@ fail:
 	j->failed = true;
 	j->fail_gen = e->release_gen;
 	j->fail_alloc_gen = e->alloc_gen;
+	j->fail_fair_gen = e->fair_gen;
 	if (e->order_next < j->retry_at) /* LAS: victims appear by themselves */
 		j->retry_at = e->order_next;
 	return MU_OK;
@@ -730,7 +745,7 @@ int mu_engine_settle(mu_engine_t *e)
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
-	int rc = mu__fairshare(e);
+	int rc = mu__fairshare(e, now);
 	if (rc)
 		return rc;
 	cycle_reset_backfill(e, now);
@@ -760,6 +775,7 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		 * since it last failed: it would fail again. */
 		bool cached = j->failed && j->fail_gen == e->release_gen &&
 			      (!preempting || (j->fail_alloc_gen == e->alloc_gen &&
+					       j->fail_fair_gen == e->fair_gen &&
 					       now < j->retry_at));
 		/* Owed reservations are made before anything that they could
 		 * restrict.  With none made yet, job_try_inner() makes them only
@@ -779,6 +795,8 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 			}
 		}
 	}
+	if ((rc = mu__elastic_grow(e, out)) != MU_OK) /* surplus pods, in turns */
+		return rc;
 	for (int32_t i = 0; i < e->nrelist; i++) /* preempted, back in line */
 		if (e->jobs[e->relist[i]].state != MU_JOB_FINISHED &&
 		    (rc = mu__queue_pending_insert(e, e->relist[i])) != MU_OK)

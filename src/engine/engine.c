@@ -63,6 +63,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 	e->node_gen = 1;
 	e->release_gen = 1;
 	e->share_epoch = 1;
+	e->decay_at = MU_TIME_NONE;
 	e->placing = -1;
 	*out = e;
 	return MU_OK;
@@ -118,6 +119,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->txn);
 	free(e->evl);
 	free(e->relist);
+	free(e->grow);
 	free(e->moves);
 	free(e->mvl);
 	free(e->ends);
@@ -218,6 +220,8 @@ int mu_engine_queue_info(const mu_engine_t *e, mu_id_t id, mu_queue_info_t *out)
 	out->demand = q->demand;
 	out->pending_jobs = q->npending;
 	out->running_jobs = q->nrunning;
+	out->decayed_gpu = q->decayed;
+	out->decay_factor = e->cfg.usage_half_life > 0 ? q->decay_factor : 1.0;
 	return MU_OK;
 }
 

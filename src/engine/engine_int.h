@@ -250,6 +250,9 @@ typedef struct mu__queue {
 	mu_res_t fair;        /* fair share (accounting), set every cycle */
 	mu_res_t demand;      /* used + pending requests, capped by limit */
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
+	double decayed;       /* GPU usage (milli) averaged with
+	                       * cfg.usage_half_life (fairshare.c) */
+	double decay_factor;  /* 2^(-usage share / weight share), 1 if off */
 	double hist[16];      /* EMA of run times (ms) per job shape */
 	double hist_all;      /* ... of all its jobs; 0 = none yet */
 	/* Per-cycle scratch. */
@@ -317,6 +320,7 @@ typedef struct mu__job {
 	int32_t rpos;        /* index in its queue's running list */
 	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
+	uint64_t fail_fair_gen;  /* e->fair_gen when it last failed */
 	mu_time_t retry_at;  /* a victim refused for time turns eligible;
 	                      * under LAS also when a running job drops a
 	                      * level */
@@ -403,6 +407,8 @@ struct mu_engine {
 	int32_t nmvl, mvl_cap;
 	int32_t *relist;            /* victims to put back after the loop */
 	int32_t nrelist, relist_cap;
+	int32_t *grow;              /* elastic jobs to grow after the loop */
+	int32_t ngrow, grow_cap;
 	int32_t *txn;               /* pods placed by the current attempt */
 	int32_t ntxn, txn_cap;
 	/* Score indexes (nodeindex.c): nodes changed, in order; chlog[0] is
@@ -416,6 +422,9 @@ struct mu_engine {
 	bool nfree_off;             /* it could not be kept: do not use it */
 	uint64_t idx_clock;         /* LRU clock of the indexes */
 	uint64_t share_epoch;       /* bumped when fair shares are set */
+	uint64_t fair_gen;          /* bumped when a fair share changed */
+	bool fair_changed;          /* scratch of mu__fairshare() */
+	mu_time_t decay_at;         /* when decayed usage was last updated */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
 };
 
@@ -609,6 +618,19 @@ int mu__resv_make(mu_engine_t *e, int32_t jid);
  * queries, not for every cycle. */
 mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j);
 
+/* Emits the binds logged in e->txn for job jid (cycle.c). */
+int mu__job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out);
+
+/* Elastic growth in turns (queue.c).  mu__elastic_cap(): the end of the
+ * pod range an elastic job places when tried (its first `need` unbound
+ * pods; every pod for other jobs).  mu__elastic_note(): after an admitted
+ * try, remembers a job that still has pods to grow.  mu__elastic_grow():
+ * at the end of the cycle, hands the remembered jobs one pod at a time,
+ * always to the one whose queue has the lowest dominant share. */
+int32_t mu__elastic_cap(const mu_engine_t *e, const mu__job_t *j, int32_t need);
+int mu__elastic_note(mu_engine_t *e, int32_t jid);
+int mu__elastic_grow(mu_engine_t *e, mu_decisions_t *out);
+
 /* Consolidation (preempt.c): moves preemptible pods so jid fits. */
 int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 			mu_reason_t *r, mu_decisions_t *out, bool *placed);
@@ -635,12 +657,17 @@ int32_t mu__order_level(const mu_engine_t *e, const mu__job_t *j);
 
 /* Fair share (fairshare.c): demand and fair share of every queue, top
  * down.  O(queues log queues + pending jobs). */
-int mu__fairshare(mu_engine_t *e);
+int mu__fairshare(mu_engine_t *e, mu_time_t now);
 
 /* Preemption and reclaim (preempt.c): tries to place job jid by evicting
  * victims; on success commits evictions and binds into out and returns
  * MU_OK with *placed set. */
 int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 		    mu_reason_t *r, mu_decisions_t *out, bool *placed);
+/* Preemption to fit under a limit: jid's queue path would exceed a limit,
+ * so lower-priority jobs of its own queue may make room under it (and on
+ * a node).  Same contract as mu__preempt_try(). */
+int mu__preempt_limit_try(mu_engine_t *e, int32_t jid, mu_time_t now,
+			  mu_reason_t *r, mu_decisions_t *out, bool *placed);
 
 #endif

@@ -68,8 +68,15 @@ static void put_fair(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 	fmt_amount(req, sizeof req, r->fs_res, r->fs_req);
 	fmt_amount(fair, sizeof fair, r->fs_res, r->fs_fair);
 	fmt_amount(des, sizeof des, r->fs_res, r->fs_deserved);
-	put(buf, len, off, "; queue \"%s\" is at its fair share of %s: %s used + %s requested > %s fair share (%s deserved), so it cannot reclaim",
-	    e->queues[r->fs_queue].name, e->res_names[r->fs_res], used, req, fair, des);
+	if (r->fs_rule == MU_RULE_MIN_RUNTIME)
+		put(buf, len, off, "; its victims must run %.0fs first: one may go in %.0fs",
+		    (double)r->fs_used / 1000.0, (double)r->fs_req / 1000.0);
+	else if (r->fs_rule == MU_RULE_VICTIM_QUOTA)
+		put(buf, len, off, "; reclaim refused: queue \"%s\" holds only what protects it: %s %s used <= %s deserved or %s fair share",
+		    e->queues[r->fs_queue].name, e->res_names[r->fs_res], used, des, fair);
+	else
+		put(buf, len, off, "; queue \"%s\" is at its fair share of %s: %s used + %s requested > %s fair share (%s deserved), so it cannot reclaim",
+		    e->queues[r->fs_queue].name, e->res_names[r->fs_res], used, req, fair, des);
 }
 
 /* Quota reasons: a limit, or no in-quota room for a non-preemptible job. */

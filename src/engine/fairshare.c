@@ -10,8 +10,17 @@
  *   2. the surplus goes to higher-priority children first, and among equal
  *      priorities by over-quota weight, water-filling: no child gets more
  *      than it demands, and what one cannot use flows to the others.
+ * With cfg.usage_half_life, fairness also looks back: every queue's GPU
+ * usage is averaged with that half-life, and at each level a child's
+ * over-quota weight is multiplied by 2^(-u/s), where u is its share of
+ * its siblings' decayed usage and s its share of their weights (Slurm's
+ * classic fair-share factor, applied to the part above deserved only).
+ * A team that used much recently gets less of the surplus; deserved
+ * quotas are untouched.  Half-life 0 keeps factor 1: today's behaviour.
  * Cost: O(pending jobs) for demand, O(q log q) per level for the shares.
  */
+#include <math.h>
+
 #include "engine/engine_int.h"
 
 /* Resources that fair share divides (not pods, not the request-only
@@ -124,7 +133,10 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 			const mu__queue_t *q = &e->queues[kids[i]];
 			double d = (double)q->demand.v[r];
 			double g = (double)q->deserved.v[r] < d ? (double)q->deserved.v[r] : d;
-			it[i] = (fs_item_t){kids[i], d - g, q->weight[r], g, q->priority};
+			double w = q->weight[r];
+			if (r == MU_RES_GPU && e->cfg.usage_half_life > 0)
+				w *= q->decay_factor;
+			it[i] = (fs_item_t){kids[i], d - g, w, g, q->priority};
 			base += g;
 		}
 		double avail = (double)cap->v[r];
@@ -148,8 +160,12 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 			avail = fs_waterfill(it + i, g - i, avail);
 			i = g;
 		}
-		for (int32_t i = 0; i < n; i++)
-			e->queues[it[i].q].fair.v[r] = (int64_t)it[i].got;
+		for (int32_t i = 0; i < n; i++) {
+			int64_t *f = &e->queues[it[i].q].fair.v[r];
+			if (*f != (int64_t)it[i].got)
+				e->fair_changed = true; /* cached refusals lapse */
+			*f = (int64_t)it[i].got;
+		}
 	}
 	free(it);
 	for (int32_t i = 0; i < n; i++) {
@@ -161,10 +177,46 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 	return MU_OK;
 }
 
-int mu__fairshare(mu_engine_t *e)
+/* Ages every queue's decayed GPU usage to now and sets the factors of the
+ * children of each parent (-1: the roots).  O(queues x children). */
+static void fs_decay(mu_engine_t *e, mu_time_t now)
 {
+	mu_time_t h = e->cfg.usage_half_life;
+	if (h <= 0)
+		return;
+	double dt = e->decay_at == MU_TIME_NONE || now < e->decay_at ? 0 :
+		    (double)(now - e->decay_at);
+	double keep = pow(0.5, dt / (double)h);
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		mu__queue_t *qq = &e->queues[q];
+		qq->decayed = qq->decayed * keep +
+			      (double)qq->used.v[MU_RES_GPU] * (1.0 - keep);
+	}
+	e->decay_at = now;
+	for (int32_t p = -1; p < e->nqueues; p++) {
+		double u = 0, w = 0;
+		for (int32_t q = 0; q < e->nqueues; q++)
+			if (e->queues[q].parent == p) {
+				u += e->queues[q].decayed;
+				w += e->queues[q].weight[MU_RES_GPU];
+			}
+		for (int32_t q = 0; q < e->nqueues; q++) {
+			mu__queue_t *qq = &e->queues[q];
+			if (qq->parent != p)
+				continue;
+			double us = u > 0 ? qq->decayed / u : 0;
+			double ws = w > 0 ? qq->weight[MU_RES_GPU] / w : 0;
+			qq->decay_factor = ws > 0 ? pow(2.0, -us / ws) : 1.0;
+		}
+	}
+}
+
+int mu__fairshare(mu_engine_t *e, mu_time_t now)
+{
+	fs_decay(e, now);
 	int32_t nroots = 0;
-	int32_t *roots = malloc((size_t)(e->nqueues ? e->nqueues : 1) * sizeof *roots);
+	size_t cap = e->nqueues > 0 ? (size_t)e->nqueues : 1;
+	int32_t *roots = malloc(cap * sizeof *roots);
 	if (!roots)
 		return MU_ENOMEM;
 	for (int32_t q = 0; q < e->nqueues; q++) {
@@ -173,8 +225,11 @@ int mu__fairshare(mu_engine_t *e)
 			roots[nroots++] = q;
 		}
 	}
+	e->fair_changed = false;
 	int rc = fs_divide(e, roots, nroots, &e->total_alloc);
 	free(roots);
+	if (e->fair_changed)
+		e->fair_gen++;
 	e->share_epoch++; /* cached shares are stale */
 	return rc;
 }

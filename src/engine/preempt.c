@@ -3,24 +3,47 @@
  *
  * When a job does not fit as things are, its pods are placed one by one
  * again; a pod that fits nowhere looks, node by node, for the cheapest set
- * of victims on that node whose eviction makes it fit.  Victims are whole
- * gangs, or single surplus pods of elastic jobs (tried first).  Cost is
- * lexicographic: the highest victim priority, then whole jobs stopped, then
- * GPUs evicted, then the youngest victims first.  Every eviction and
- * placement is logged; unless the whole gang fits in the end, everything is
- * restored exactly (same nodes, same devices) and nothing is emitted.
+ * of victims on that node whose eviction makes it fit (node_plan(): every
+ * single victim, then every pair, then the greedy prefix made minimal, at
+ * most PLAN_FITS fit tests per node).  Victims are whole gangs, or single
+ * surplus pods of elastic jobs.  Cost is lexicographic: victims of J's own
+ * queue (borrowed capacity of other queues goes first), whole jobs
+ * stopped, GPUs evicted, the highest victim priority, pods, then the
+ * youngest set.  Every eviction and placement is logged; unless the gang's
+ * minimum fits in the end, everything is restored exactly and nothing is
+ * emitted.
  *
- * Who may be a victim of job J:
+ * Who may be a victim of job J (docs/policy.md states the rules with
+ * worked examples):
  *   - a running, preemptible job that has run min_runtime;
- *   - in J's queue: only a strictly lower priority (preemption);
- *   - in another queue (reclaim): J's queue path must stay within its fair
- *     share, the victim's queue path must stay at or above its deserved
- *     quota (in-quota usage is never reclaimed), and below their common
- *     ancestor J's side must not end up more satisfied than the victim's
- *     (no reversal); the victim's queue must be out of its cool-down.
- * Work per preempting pod is O(class nodes x pods per node).
+ *   - in J's queue: only a strictly lower priority (preemption), also to
+ *     make room under J's queue's limit (mu__preempt_limit_try());
+ *   - in another queue (reclaim), judged on the resources J's claim needs
+ *     (GPUs for a GPU job, else CPU and memory), with J's claim being the
+ *     pods it needs to start (minMember) and J's usage counted after its
+ *     own victims leave, by either of KAI-Scheduler's two strategies:
+ *       (D) deserved quota: J's queue path stays within its deserved
+ *           quota, and the victim's path is above its deserved quota
+ *           before the victim leaves;
+ *       (F) fair share: J's queue path stays within its fair share, and
+ *           the victim's path is above its fair share (and its deserved
+ *           quota) before the victim leaves.
+ *     A victim that straddles its queue's deserved line (part of it
+ *     within) is reclaimable, as in KAI; a queue at or below its deserved
+ *     quota loses nothing.  Both sides are checked from the queue up to
+ *     the child of the lowest common ancestor.  The victim's queue must be
+ *     out of its cool-down.
+ * Work per preempting pod is O(nodes with victims x PLAN_FITS x pods per
+ * node), bounded further by max_victim_nodes.
  */
 #include "engine/engine_int.h"
+
+enum { VK_FREE, VK_RECLAIM, VK_PREEMPT }; /* victim kinds, in cost order */
+
+/* Fit tests per node when seeking its cheapest victim set. */
+#define PLAN_FITS 256
+/* Candidates per node that pairs and minimisation look at. */
+#define PLAN_MAXV 64
 
 /* A candidate eviction on one node. */
 typedef struct victim {
@@ -29,24 +52,40 @@ typedef struct victim {
 	int32_t prio;
 	int64_t gpu;        /* accounting GPUs it frees cluster-wide */
 	mu_time_t start;
+	int kind;           /* VK_* */
+	int32_t dev;        /* whole GPU devices it can free on the node, at
+	                     * most (for pruning) */
 } victim_t;
 
 typedef struct pcost {
-	int32_t prio, jobs;
+	int32_t inq, jobs;
 	int64_t gpu;
-	mu_time_t young;    /* latest start among victims (larger is better) */
+	int32_t prio, pods;
+	mu_time_t young;    /* earliest start among victims (later is better) */
 } pcost_t;
+
+/* Removed usage per queue while a plan is judged. */
+typedef struct qdelta {
+	int32_t q;
+	mu_res_t v;
+} qdelta_t;
 
 typedef struct pctx {
 	mu_engine_t *e;
 	int32_t jid;
 	mu_time_t now;
-	mu_res_t need;      /* accounting of J's pods still unbound */
+	mu_res_t need;      /* accounting of J's claim still unplaced */
+	int32_t need_pods;  /* pods J needs to start (or 1 to grow) */
 	bool gpu_dominant;
+	bool limit;         /* making room under J's queue's limit */
 	mu_time_t retry_at; /* when a victim refused for time turns eligible */
 	bool moving;        /* consolidation: victims are moved, not stopped */
+	const mu_res_t *pod_acct; /* the pod being placed (limit mode) */
 	victim_t *v;
 	int32_t nv, vcap;
+	/* The first refusal by a reclaim rule, for explain. */
+	int32_t rq, rres;
+	int64_t rused, rfair, rdes;
 } pctx_t;
 
 static bool dom_res(const pctx_t *c, int r)
@@ -84,54 +123,175 @@ static void lca_sides(const mu_engine_t *e, int32_t a, int32_t b, int32_t *sa,
 	*sb = pb;
 }
 
-static double ratio(int64_t used, int64_t fair)
+/* What victim x frees in accounting units (cluster-wide). */
+static mu_res_t victim_unit(const mu_engine_t *e, const victim_t *x)
 {
-	return fair > 0 ? (double)used / (double)fair : (used > 0 ? 1e18 : 0);
+	const mu__job_t *v = &e->jobs[x->job];
+	return x->pod >= 0 ? v->podsets[mu__pod_podset(v, x->pod)].acct : v->acct_bound;
 }
 
-/* Whether removing `unit` (accounting) of job V's queue may serve J by
- * reclaim.  O(depth x resources). */
-static bool reclaim_ok(pctx_t *c, const mu__job_t *v, const mu_res_t *unit)
+/* Adds unit to q and its ancestors in the delta table d (at most cap
+ * entries; *n in use).  O(depth x n). */
+static void delta_add(const mu_engine_t *e, qdelta_t *d, int32_t *n, int32_t cap,
+		      int32_t q, const mu_res_t *unit)
+{
+	for (; q >= 0; q = e->queues[q].parent) {
+		int32_t k = 0;
+		while (k < *n && d[k].q != q)
+			k++;
+		if (k == *n) {
+			if (*n >= cap)
+				return;
+			d[k].q = q;
+			memset(&d[k].v, 0, sizeof d[k].v);
+			(*n)++;
+		}
+		for (int r = 0; r < MU_RES_MAX; r++)
+			d[k].v.v[r] += unit->v[r];
+	}
+}
+
+static int64_t delta_of(const qdelta_t *d, int32_t n, int32_t q, int r)
+{
+	for (int32_t k = 0; k < n; k++)
+		if (d[k].q == q)
+			return d[k].v.v[r];
+	return 0;
+}
+
+/* Whether J's queue path from jq up to side ja stays within `bound`
+ * (0: deserved, 1: fair share, 2: limit, to the root) with `claim` added,
+ * after the usage in d leaves.  O(depth x (resources + n)). */
+static bool claimant_within(const pctx_t *c, int32_t ja, int bound, const mu_res_t *claim,
+			    const qdelta_t *d, int32_t n)
 {
 	const mu_engine_t *e = c->e;
-	int32_t jq = e->jobs[c->jid].queue, vq = v->queue, ja, va;
-	if (e->cfg.reclaim_cooldown > 0 &&
-	    e->queues[vq].last_reclaimed != MU_TIME_NONE &&
-	    c->now - e->queues[vq].last_reclaimed < e->cfg.reclaim_cooldown) {
-		mu_time_t at = e->queues[vq].last_reclaimed + e->cfg.reclaim_cooldown;
-		c->retry_at = at < c->retry_at ? at : c->retry_at;
-		return false;
-	}
-	lca_sides(e, jq, vq, &ja, &va);
-	for (int32_t q = vq;; q = e->queues[q].parent) { /* in-quota kept */
+	for (int32_t q = e->jobs[c->jid].queue; q >= 0; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
-		for (int r = 0; r < e->nres; r++)
-			if (unit->v[r] && dom_res(c, r) &&
-			    qq->used.v[r] - unit->v[r] < qq->deserved.v[r])
+		const mu_res_t *b = bound == 0 ? &qq->deserved : bound == 1 ? &qq->fair : &qq->limit;
+		for (int r = 0; r < e->nres; r++) {
+			if (!claim->v[r] || (bound != 2 && !dom_res(c, r)) ||
+			    (bound == 2 && b->v[r] == MU_RES_UNLIMITED))
+				continue;
+			if (qq->used.v[r] - delta_of(d, n, q, r) + claim->v[r] > b->v[r])
 				return false;
-		if (q == va)
-			break;
-	}
-	for (int32_t q = jq;; q = e->queues[q].parent) { /* within fair share */
-		const mu__queue_t *qq = &e->queues[q];
-		for (int r = 0; r < e->nres; r++)
-			if (dom_res(c, r) && c->need.v[r] &&
-			    qq->used.v[r] + c->need.v[r] > qq->fair.v[r])
-				return false;
+		}
 		if (q == ja)
 			break;
 	}
-	const mu__queue_t *A = &e->queues[ja], *V = &e->queues[va];
-	for (int r = 0; r < e->nres; r++) /* no reversal */
-		if (dom_res(c, r) &&
-		    ratio(A->used.v[r] + c->need.v[r], A->fair.v[r]) >
-		    ratio(V->used.v[r] - unit->v[r], V->fair.v[r]))
-			return false;
 	return true;
 }
 
-/* Whether pod `pod` of job V (-1: the whole job) may be evicted for J. */
-static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod)
+/* Whether the victim path from vq up to side va is above its deserved
+ * quota (fair: and above its fair share) on the claim's resources that
+ * unit holds, with the usage in d gone already.  Notes the first refusal
+ * for explain.  O(depth x (resources + n)). */
+static bool victim_above(pctx_t *c, int32_t vq, int32_t va, bool fair,
+			 const mu_res_t *unit, const qdelta_t *d, int32_t n)
+{
+	const mu_engine_t *e = c->e;
+	for (int32_t q = vq;; q = e->queues[q].parent) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int r = 0; r < e->nres; r++) {
+			if (!unit->v[r] || !dom_res(c, r))
+				continue;
+			int64_t used = qq->used.v[r] - delta_of(d, n, q, r);
+			if (used <= qq->deserved.v[r] || (fair && used <= qq->fair.v[r])) {
+				if (c->rq < 0) {
+					c->rq = q;
+					c->rres = r;
+					c->rused = used;
+					c->rfair = qq->fair.v[r];
+					c->rdes = qq->deserved.v[r];
+				}
+				return false;
+			}
+		}
+		if (q == va)
+			break;
+	}
+	return true;
+}
+
+/* Whether reclaiming victim x (of another queue) for J is allowed, with
+ * the usage in `before` gone already and the usage in `all` (every victim
+ * of the plan) gone before J lands. */
+static bool reclaim_rule(pctx_t *c, const victim_t *x, const qdelta_t *before, int32_t nb,
+			 const qdelta_t *all, int32_t na)
+{
+	const mu_engine_t *e = c->e;
+	int32_t jq = e->jobs[c->jid].queue, vq = e->jobs[x->job].queue, ja, va;
+	lca_sides(e, jq, vq, &ja, &va);
+	mu_res_t unit = victim_unit(e, x);
+	if (claimant_within(c, ja, 0, &c->need, all, na) &&
+	    victim_above(c, vq, va, false, &unit, before, nb))
+		return true; /* (D) */
+	return claimant_within(c, ja, 1, &c->need, all, na) &&
+	       victim_above(c, vq, va, true, &unit, before, nb); /* (F) */
+}
+
+/* The order in which the victims of set s[0..k) are judged and evicted:
+ * J's own and free victims first, then the reclaim victims by GPUs, the
+ * largest last (each is judged with the ones before it gone).  O(k^2). */
+static void plan_order(const pctx_t *c, const int32_t *s, int32_t k, int32_t *order)
+{
+	int32_t m = 0;
+	for (int32_t i = 0; i < k; i++)
+		if (c->v[s[i]].kind != VK_RECLAIM)
+			order[m++] = s[i];
+	int32_t first = m;
+	for (int32_t i = 0; i < k; i++) {
+		if (c->v[s[i]].kind != VK_RECLAIM)
+			continue;
+		int32_t at = m++;
+		while (at > first && c->v[order[at - 1]].gpu > c->v[s[i]].gpu) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = s[i];
+	}
+}
+
+/* Whether the victim set s[0..k) (indices into c->v) is allowed as a
+ * whole: the reclaim rules judged in order (J's own victims first, then
+ * the smallest), and in limit mode J's path within its limits after they
+ * leave.  O(k^2 x depth). */
+static bool plan_ok(pctx_t *c, const int32_t *s, int32_t k)
+{
+	const mu_engine_t *e = c->e;
+	qdelta_t all[64], before[64];
+	int32_t na = 0, nb = 0, order[PLAN_MAXV];
+	all[0].q = before[0].q = -1; /* (entries are read only below na, nb) */
+	bool cross = false;
+	if (k > PLAN_MAXV)
+		return false;
+	for (int32_t i = 0; i < k && !cross; i++)
+		cross = c->v[s[i]].kind == VK_RECLAIM;
+	if (!cross && !c->limit)
+		return true; /* preemption alone: nothing to judge */
+	for (int32_t i = 0; i < k; i++) {
+		mu_res_t u = victim_unit(e, &c->v[s[i]]);
+		delta_add(e, all, &na, 64, e->jobs[c->v[s[i]].job].queue, &u);
+	}
+	if (c->limit && !claimant_within(c, -1, 2, c->pod_acct, all, na))
+		return false;
+	if (!cross)
+		return true;
+	plan_order(c, s, k, order);
+	for (int32_t i = 0; i < k; i++) {
+		const victim_t *x = &c->v[order[i]];
+		if (x->kind == VK_RECLAIM && !reclaim_rule(c, x, before, nb, all, na))
+			return false;
+		mu_res_t u = victim_unit(e, x);
+		delta_add(e, before, &nb, 64, e->jobs[x->job].queue, &u);
+	}
+	return true;
+}
+
+/* Whether pod `pod` of job V (-1: the whole job) may be a candidate for J,
+ * and of what kind.  Reclaim candidates are judged alone here (is the
+ * victim's path above its deserved quota at all); plan_ok() judges sets. */
+static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 {
 	const mu_engine_t *e = c->e;
 	const mu__job_t *v = &e->jobs[vid], *j = &e->jobs[c->jid];
@@ -142,24 +302,45 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod)
 			c->retry_at = v->start + e->cfg.min_runtime;
 		return false;
 	}
-	if (c->moving) /* whole jobs of no higher priority, any queue */
-		return pod < 0 && v->eprio <= j->eprio && j->topo < 0;
-	if (v->backfill_for == c->jid)
+	*kind = VK_PREEMPT;
+	if (c->moving) /* whole jobs, or single pods of elastic jobs, of no
+			* higher priority, any queue */
+		return (pod < 0 || v->min_member < v->npods) && v->eprio <= j->eprio &&
+		       j->topo < 0;
+	if (j->state == MU_JOB_RUNNING && pod < 0)
+		return false; /* growing past its minimum stops no gang */
+	if (v->backfill_for == c->jid && !c->limit) {
+		*kind = VK_FREE;
 		return true; /* it started in the hole of j's reservation */
+	}
 	if (v->queue == j->queue)
 		return e->cfg.preemption && v->eprio < j->eprio &&
 		       mu__order_victim_ok(e, v, j, c->now, &c->retry_at);
+	if (c->limit)
+		return false;
+	*kind = VK_RECLAIM;
 	if (!e->cfg.reclaim)
 		return false;
-	mu_res_t unit = v->acct_bound;
-	if (pod >= 0)
-		unit = v->podsets[mu__pod_podset(v, pod)].acct;
-	return reclaim_ok(c, v, &unit);
+	int32_t vq = v->queue;
+	if (e->cfg.reclaim_cooldown > 0 &&
+	    e->queues[vq].last_reclaimed != MU_TIME_NONE &&
+	    c->now - e->queues[vq].last_reclaimed < e->cfg.reclaim_cooldown) {
+		mu_time_t at = e->queues[vq].last_reclaimed + e->cfg.reclaim_cooldown;
+		c->retry_at = at < c->retry_at ? at : c->retry_at;
+		return false;
+	}
+	int32_t ja, va;
+	lca_sides(e, j->queue, vq, &ja, &va);
+	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0};
+	mu_res_t unit = victim_unit(e, &x);
+	return victim_above(c, vq, va, false, &unit, NULL, 0);
 }
 
 static int cmp_victim(const void *a, const void *b)
 {
 	const victim_t *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1; /* borrowed before own queue */
 	if ((x->pod >= 0) != (y->pod >= 0))
 		return x->pod >= 0 ? -1 : 1; /* surplus replicas first */
 	if (x->prio != y->prio)
@@ -190,10 +371,14 @@ static int gather(pctx_t *c, int32_t nid)
 			v->gather_whole = false;
 			v->gather_surplus = 0;
 		}
-		bool surplus = !c->moving && v->nbound - v->gather_surplus > v->min_member;
+		/* Pod by pod: surplus pods of elastic jobs, and when moving any
+		 * pod of an elastic job (it is placed again at once). */
+		bool surplus = c->moving ? v->min_member < v->npods :
+					   v->nbound - v->gather_surplus > v->min_member;
 		if (!surplus && v->gather_whole)
 			continue;
-		if (!victim_ok(c, vid, surplus ? pod : -1)) {
+		int kind = VK_PREEMPT;
+		if (!victim_ok(c, vid, surplus ? pod : -1, &kind)) {
 			if (!surplus)
 				v->gather_whole = true; /* refused as a whole */
 			continue;
@@ -206,22 +391,116 @@ static int gather(pctx_t *c, int32_t nid)
 			v->gather_surplus++;
 		else
 			v->gather_whole = true;
+		int32_t dev = 0;
+		for (int32_t p = surplus ? pod : 0; p < (surplus ? pod + 1 : v->npods); p++)
+			if (v->pods[p].node == nid) {
+				int64_t g = v->podsets[mu__pod_podset(v, p)].acct.v[MU_RES_GPU];
+				dev += (int32_t)((g + 999) / 1000);
+			}
 		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio,
 					   surplus ? ps->acct.v[MU_RES_GPU] :
 						     v->acct_bound.v[MU_RES_GPU],
-					   v->start};
+					   v->start, kind, dev};
 	}
 	/* Only running jobs' pods are here outside an attempt, so this is
 	 * exact; during one, J's own tentative pods are newer anyway. */
 	if (min_start != INT64_MAX)
 		n->min_start = min_start;
-	if (c->nv > 1)
-		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_victim);
 	return MU_OK;
 }
 
-/* Whether pod p of job `job` is already freed by a surplus victim listed
- * before index k (surplus victims sort first). */
+/* Sorts the gathered candidates for node_plan(). */
+static void gather_sort(pctx_t *c)
+{
+	if (c->nv > 1)
+		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_victim);
+}
+
+/* Whether set s[0..k) holds the whole job `job`. */
+static bool set_has_whole(const pctx_t *c, const int32_t *s, int32_t k, int32_t job)
+{
+	for (int32_t i = 0; i < k; i++)
+		if (c->v[s[i]].job == job && c->v[s[i]].pod < 0)
+			return true;
+	return false;
+}
+
+/* Whether req fits on a scratch copy of node nid once the victims of set
+ * s[0..k) have left it. */
+static bool set_fits(const pctx_t *c, int32_t nid, const mu__podset_t *ps,
+		     const int32_t *s, int32_t k)
+{
+	mu__node_t copy = c->e->nodes[nid];
+	mu__ntopo_t topo;
+	if (copy.topo) { /* the scratch copy must not touch the real devices */
+		topo = *copy.topo;
+		copy.topo = &topo;
+	}
+	for (int32_t i = 0; i < k; i++) {
+		const victim_t *x = &c->v[s[i]];
+		const mu__job_t *v = &c->e->jobs[x->job];
+		if (x->pod >= 0 && set_has_whole(c, s, k, x->job))
+			continue; /* freed with its whole job */
+		for (int32_t p = 0; p < v->npods; p++) {
+			if (v->pods[p].node != nid || (x->pod >= 0 && p != x->pod))
+				continue;
+			mu__pod_t tmp = v->pods[p];
+			mu__node_give(NULL, &copy, &v->podsets[mu__pod_podset(v, p)], &tmp);
+		}
+	}
+	return mu__node_fit(c->e, &copy, ps) == MU_F_COUNT;
+}
+
+static pcost_t set_cost(const pctx_t *c, const int32_t *s, int32_t k)
+{
+	pcost_t cost = {0, 0, 0, INT32_MIN, 0, INT64_MAX};
+	for (int32_t i = 0; i < k; i++) {
+		const victim_t *x = &c->v[s[i]];
+		cost.inq += x->kind == VK_PREEMPT;
+		cost.jobs += x->pod < 0;
+		cost.pods++;
+		cost.gpu += x->gpu;
+		if (x->prio > cost.prio)
+			cost.prio = x->prio;
+		if (x->start < cost.young)
+			cost.young = x->start;
+	}
+	return cost;
+}
+
+static bool cost_less(const pcost_t *a, const pcost_t *b)
+{
+	if (a->inq != b->inq)
+		return a->inq < b->inq;
+	if (a->jobs != b->jobs)
+		return a->jobs < b->jobs;
+	if (a->gpu != b->gpu)
+		return a->gpu < b->gpu;
+	if (a->prio != b->prio)
+		return a->prio < b->prio;
+	if (a->pods != b->pods)
+		return a->pods < b->pods;
+	return a->young > b->young; /* evict the younger set */
+}
+
+/* Offers set s[0..k) as a plan: keeps it in best/bk if it makes req fit,
+ * is allowed, and is cheaper.  Counts a fit test against *budget. */
+static void offer(pctx_t *c, int32_t nid, const mu__podset_t *ps, const int32_t *s,
+		  int32_t k, int32_t *best, int32_t *bk, pcost_t *bc, int32_t *budget)
+{
+	pcost_t cost = set_cost(c, s, k);
+	if (*bk > 0 && !cost_less(&cost, bc))
+		return;
+	(*budget)--;
+	if (!set_fits(c, nid, ps, s, k) || !plan_ok(c, s, k))
+		return;
+	memcpy(best, s, (size_t)k * sizeof *s);
+	*bk = k;
+	*bc = cost;
+}
+
+/* Whether pod p of job `job` is freed already by a surplus entry among
+ * the first k candidates (surplus entries sort before their whole job). */
 static bool freed_before(const pctx_t *c, int32_t k, int32_t job, int32_t p)
 {
 	for (int32_t i = 0; i < k; i++)
@@ -230,57 +509,100 @@ static bool freed_before(const pctx_t *c, int32_t k, int32_t job, int32_t p)
 	return false;
 }
 
-/* Gives back, on a scratch copy of node nid, what victim k frees there. */
-static void sim_free(const pctx_t *c, mu__node_t *copy, int32_t nid, int32_t k)
-{
-	const victim_t *x = &c->v[k];
-	const mu__job_t *v = &c->e->jobs[x->job];
-	for (int32_t p = 0; p < v->npods; p++) {
-		if (v->pods[p].node != nid || (x->pod >= 0 && p != x->pod) ||
-		    (x->pod < 0 && freed_before(c, k, x->job, p)))
-			continue;
-		mu__pod_t tmp = v->pods[p];
-		mu__node_give(NULL, copy, &v->podsets[mu__pod_podset(v, p)], &tmp);
-	}
-}
-
-/* How many of the sorted victims on nid must go for req to fit there, and
- * at what cost; -1 if all of them are not enough.  Works on a copy of the
- * node's free vector and devices. */
-static int32_t node_plan(const pctx_t *c, int32_t nid, const mu__podset_t *ps,
-			 pcost_t *cost)
+/* The shortest prefix of the sorted candidates whose leaving makes req fit
+ * on nid, or -1: one scratch copy, freed victim by victim.  O(nv x pods
+ * of the victims). */
+static int32_t prefix_fit(const pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t nv)
 {
 	mu__node_t copy = c->e->nodes[nid];
 	mu__ntopo_t topo;
-	if (copy.topo) { /* the scratch copy must not touch the real devices */
+	if (copy.topo) {
 		topo = *copy.topo;
 		copy.topo = &topo;
 	}
-	*cost = (pcost_t){INT32_MIN, 0, 0, INT64_MAX};
-	for (int32_t k = 0; k < c->nv; k++) {
+	for (int32_t k = 0; k < nv; k++) {
 		const victim_t *x = &c->v[k];
-		sim_free(c, &copy, nid, k);
-		if (x->prio > cost->prio)
-			cost->prio = x->prio;
-		cost->jobs += x->pod < 0;
-		cost->gpu += x->gpu;
-		if (x->start < cost->young)
-			cost->young = x->start;
+		const mu__job_t *v = &c->e->jobs[x->job];
+		for (int32_t p = 0; p < v->npods; p++) {
+			if (v->pods[p].node != nid || (x->pod >= 0 && p != x->pod) ||
+			    (x->pod < 0 && freed_before(c, k, x->job, p)))
+				continue;
+			mu__pod_t tmp = v->pods[p];
+			mu__node_give(NULL, &copy, &v->podsets[mu__pod_podset(v, p)], &tmp);
+		}
 		if (mu__node_fit(c->e, &copy, ps) == MU_F_COUNT)
 			return k + 1;
 	}
 	return -1;
 }
 
-static bool cost_less(const pcost_t *a, const pcost_t *b)
+/* The cheapest victim set on nid that makes req fit, into best[0..*bk)
+ * (*bk 0: none).  Tries every single victim and every pair, then the
+ * greedy prefix of the sorted candidates made minimal by dropping what is
+ * not needed; at most PLAN_FITS fit tests, and none where the devices the
+ * victims could free cannot cover the pod's whole GPUs. */
+static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *best,
+		      int32_t *bk, pcost_t *bc)
 {
-	if (a->prio != b->prio)
-		return a->prio < b->prio;
-	if (a->jobs != b->jobs)
-		return a->jobs < b->jobs;
-	if (a->gpu != b->gpu)
-		return a->gpu < b->gpu;
-	return a->young > b->young; /* evict the younger set */
+	int32_t budget = PLAN_FITS, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV, s[PLAN_MAXV];
+	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU], sum = 0;
+	int32_t max1 = 0, max2 = 0;
+	*bk = 0;
+	for (int32_t i = 0; i < nv; i++) {
+		sum += c->v[i].dev;
+		if (c->v[i].dev > max1) {
+			max2 = max1;
+			max1 = c->v[i].dev;
+		} else if (c->v[i].dev > max2) {
+			max2 = c->v[i].dev;
+		}
+	}
+	if (sum < need)
+		return; /* all of them together free too few devices */
+	for (int32_t i = 0; i < nv && budget > 0 && max1 >= need; i++) {
+		s[0] = i;
+		if (c->v[i].dev >= need)
+			offer(c, nid, ps, s, 1, best, bk, bc, &budget);
+	}
+	if (*bk)
+		return;
+	for (int32_t i = 0; i < nv && budget > 0 && max1 + max2 >= need; i++)
+		for (int32_t j = i + 1; j < nv && budget > 0; j++) {
+			s[0] = i;
+			s[1] = j;
+			if (c->v[i].dev + c->v[j].dev >= need)
+				offer(c, nid, ps, s, 2, best, bk, bc, &budget);
+		}
+	if (*bk || nv < 3)
+		return;
+	int32_t k = prefix_fit(c, nid, ps, nv); /* greedy prefix */
+	budget -= k < 0 ? nv : k;
+	if (k < 3)
+		return;
+	for (int32_t i = 0; i < k; i++)
+		s[i] = i;
+	int64_t ksum = 0;
+	for (int32_t i = 0; i < k; i++)
+		ksum += c->v[i].dev;
+	for (int32_t i = k - 1; i >= 0 && budget > 0; i--) { /* drop the unneeded */
+		int32_t t[PLAN_MAXV], m = 0;
+		if (ksum - c->v[s[i]].dev < need)
+			continue; /* needed for the devices alone */
+		for (int32_t x = 0; x < k; x++)
+			if (x != i)
+				t[m++] = s[x];
+		budget--;
+		if (set_fits(c, nid, ps, t, m)) {
+			ksum -= c->v[s[i]].dev;
+			memcpy(s, t, (size_t)m * sizeof *t);
+			k = m;
+		}
+	}
+	if (plan_ok(c, s, k)) {
+		memcpy(best, s, (size_t)k * sizeof *s);
+		*bk = k;
+		*bc = set_cost(c, s, k);
+	}
 }
 
 /* Evicts one pod for real, logging it for rollback. */
@@ -298,11 +620,14 @@ static int evict_pod(pctx_t *c, int32_t vid, int32_t p)
 	return MU_OK;
 }
 
-/* Evicts the first k victims gathered for a node. */
-static int evict_plan(pctx_t *c, int32_t k)
+/* Evicts the victims of set s[0..k) gathered for a node, in the order
+ * they were judged in. */
+static int evict_plan(pctx_t *c, const int32_t *s0, int32_t k)
 {
+	int32_t s[PLAN_MAXV];
+	plan_order(c, s0, k, s);
 	for (int32_t i = 0; i < k; i++) {
-		const victim_t *x = &c->v[i];
+		const victim_t *x = &c->v[s[i]];
 		const mu__job_t *v = &c->e->jobs[x->job];
 		for (int32_t p = 0; p < v->npods; p++) {
 			if (x->pod >= 0 && p != x->pod)
@@ -315,13 +640,68 @@ static int evict_plan(pctx_t *c, int32_t k)
 	return MU_OK;
 }
 
+/* A lower bound of the cost of any victim set on nid that frees the
+ * devices req needs: every component is one no plan can beat, so a node
+ * whose bound is not below the best plan so far can be skipped.
+ * O(candidates x the devices needed). */
+static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
+{
+	pcost_t lb = {1, 0, 0, INT32_MAX, 0, INT64_MIN};
+	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
+	bool surplus = false;
+	int64_t got = 0;
+	int32_t used[PLAN_MAXV] = {0}, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV;
+	for (int32_t i = 0; i < nv; i++) {
+		const victim_t *x = &c->v[i];
+		lb.inq = x->kind != VK_PREEMPT ? 0 : lb.inq;
+		surplus |= x->pod >= 0;
+		lb.prio = x->prio < lb.prio ? x->prio : lb.prio;
+	}
+	while (got < need || lb.pods == 0) { /* fewest candidates by devices */
+		int32_t m = -1;
+		for (int32_t i = 0; i < nv; i++)
+			if (!used[i] && (m < 0 || c->v[i].dev > c->v[m].dev))
+				m = i;
+		if (m < 0)
+			break;
+		used[m] = 1;
+		got += c->v[m].dev;
+		lb.pods++;
+	}
+	lb.jobs = surplus ? 0 : lb.pods;
+	lb.inq = lb.inq ? lb.pods : 0; /* all of its own queue: every victim */
+	/* The fewest GPUs that many candidates hold, and the latest that the
+	 * earliest start among that many can be (the pods-th latest start). */
+	int64_t g[PLAN_MAXV], t0[PLAN_MAXV];
+	for (int32_t i = 0; i < nv; i++) {
+		g[i] = c->v[i].gpu;
+		t0[i] = c->v[i].start;
+	}
+	for (int32_t k = 0; k < lb.pods && k < nv; k++) {
+		int32_t m = k, y = k;
+		for (int32_t i = k + 1; i < nv; i++) {
+			m = g[i] < g[m] ? i : m;
+			y = t0[i] > t0[y] ? i : y;
+		}
+		int64_t t = g[k];
+		g[k] = g[m];
+		g[m] = t;
+		lb.gpu += g[k];
+		t = t0[k];
+		t0[k] = t0[y];
+		t0[y] = t;
+		lb.young = t0[k];
+	}
+	return lb;
+}
+
 /* Finds the cheapest node of class cls where evictions make req fit, and
  * evicts them.  Returns the node, -1 if none, or a negative error - 1. */
 static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_t *ps,
 			   const mu__scope_t *sc)
 {
 	mu_engine_t *e = c->e;
-	int32_t best = -1, examined = 0;
+	int32_t best = -1, examined = 0, set[PLAN_MAXV], k = 0;
 	pcost_t bc = {0}, cost;
 	const int32_t *ids = sc ? sc->nodes : cls->nodes;
 	int32_t nids = sc ? sc->n : cls->nnodes;
@@ -329,8 +709,8 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 	 * gets its turn, and stop after that many nodes with a workable plan
 	 * (nodes without victims do not count). */
 	int32_t start = e->cfg.max_victim_nodes && nids ? (int32_t)(e->victim_cursor % (uint32_t)nids) : 0;
-	for (int32_t k = 0; k < nids; k++) {
-		int32_t i = (start + k) % nids;
+	for (int32_t i0 = 0; i0 < nids; i0++) {
+		int32_t i = (start + i0) % nids;
 		int32_t nid = ids[i];
 		if (e->nodes[nid].npods == 0 || (sc && !cls->member[nid]))
 			continue;
@@ -342,7 +722,22 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 		}
 		if (gather(c, nid) != MU_OK)
 			return -2;
-		if (!c->nv || node_plan(c, nid, ps, &cost) < 0)
+		int32_t s[PLAN_MAXV], n = 0;
+		if (!c->nv)
+			continue;
+		if (best >= 0) {
+			pcost_t lb = plan_bound(c, nid, ps);
+			if (!cost_less(&lb, &bc)) { /* cannot beat the best so far */
+				if (e->cfg.max_victim_nodes && ++examined >= e->cfg.max_victim_nodes) {
+					e->victim_cursor = (uint32_t)i + 1;
+					break;
+				}
+				continue;
+			}
+		}
+		gather_sort(c);
+		node_plan(c, nid, ps, s, &n, &cost);
+		if (!n)
 			continue;
 		if (best < 0 || cost_less(&cost, &bc)) {
 			best = nid;
@@ -357,8 +752,11 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 		return -1;
 	if (gather(c, best) != MU_OK)
 		return -2;
-	int32_t k = node_plan(c, best, ps, &cost);
-	if (evict_plan(c, k) != MU_OK)
+	gather_sort(c);
+	node_plan(c, best, ps, set, &k, &cost);
+	if (!k)
+		return -1;
+	if (evict_plan(c, set, k) != MU_OK)
 		return -2;
 	return best;
 }
@@ -417,14 +815,34 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 			return rc;
 		e->relist[e->nrelist++] = x->job;
 	}
-	/* Capacity grew only where a victim left and J did not land; else a
-	 * job that failed before would fail again, and need not be retried. */
+	/* Capacity grew where victims freed more than J took; else a job that
+	 * failed before would fail again, and need not be retried.
+	 * O(evictions x (evictions + J's pods)). */
 	bool grew = false;
 	for (int32_t i = 0; i < e->nevl && !grew; i++) {
-		bool taken = false;
-		for (int32_t t = 0; t < e->ntxn && !taken; t++)
-			taken = j->pods[e->txn[t]].node == e->evl[i].was.node;
-		grew = !taken;
+		int32_t nid = e->evl[i].was.node;
+		bool seen = false;
+		for (int32_t k = 0; k < i && !seen; k++)
+			seen = e->evl[k].was.node == nid;
+		if (seen)
+			continue; /* this node was summed already */
+		mu_res_t left = {{0}};
+		for (int32_t k = i; k < e->nevl; k++) {
+			if (e->evl[k].was.node != nid)
+				continue;
+			const mu__job_t *v = &e->jobs[e->evl[k].job];
+			const mu_res_t *a = &v->podsets[mu__pod_podset(v, e->evl[k].pod)].acct;
+			for (int r = 0; r < MU_RES_MAX; r++)
+				left.v[r] += a->v[r];
+		}
+		for (int32_t t = 0; t < e->ntxn; t++)
+			if (j->pods[e->txn[t]].node == nid) {
+				const mu_res_t *a = &j->podsets[mu__pod_podset(j, e->txn[t])].acct;
+				for (int r = 0; r < MU_RES_MAX; r++)
+					left.v[r] -= a->v[r];
+			}
+		for (int r = 0; r < MU_RES_MAX; r++)
+			grew |= r != MU_RES_PODS && left.v[r] > 0;
 	}
 	e->nevl = 0;
 	if (grew)
@@ -432,8 +850,9 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 	return MU_OK;
 }
 
-/* Fills r with the fair-share numbers when J's queue is at its share and
- * some other queue uses what reclaim could take. */
+/* Fills r with the fair-share numbers when J's queue is over its share
+ * (and its deserved quota) with its claim while some other queue uses
+ * what reclaim could take. */
 static void explain_fair(const pctx_t *c, mu_reason_t *r)
 {
 	const mu_engine_t *e = c->e;
@@ -447,8 +866,10 @@ static void explain_fair(const pctx_t *c, mu_reason_t *r)
 		return;
 	for (int res = 0; res < e->nres; res++) {
 		if (!dom_res(c, res) || !c->need.v[res] ||
-		    q->used.v[res] + c->need.v[res] <= q->fair.v[res])
+		    q->used.v[res] + c->need.v[res] <= q->fair.v[res] ||
+		    q->used.v[res] + c->need.v[res] <= q->deserved.v[res])
 			continue;
+		r->fs_rule = MU_RULE_CLAIMANT_FAIR;
 		r->fs_queue = e->jobs[c->jid].queue;
 		r->fs_res = res;
 		r->fs_used = q->used.v[res];
@@ -459,47 +880,77 @@ static void explain_fair(const pctx_t *c, mu_reason_t *r)
 	}
 }
 
+/* Whether the victim side sv is above what protects it (deserved quota, or
+ * fair share when J's side sa is only within its fair share), so that the
+ * pair could be a reclaim at all.  O(resources). */
+static bool side_reclaimable(pctx_t *c, const mu__queue_t *A, const mu__queue_t *V)
+{
+	bool des = true, fair = true, vdes = false, vfair = false;
+	int vr = -1;
+	for (int r = 0; r < c->e->nres; r++) {
+		if (!dom_res(c, r))
+			continue;
+		if (c->need.v[r] && A->used.v[r] + c->need.v[r] > A->deserved.v[r])
+			des = false;
+		if (c->need.v[r] && A->used.v[r] + c->need.v[r] > A->fair.v[r])
+			fair = false;
+		if (V->used.v[r] > V->deserved.v[r]) {
+			vdes = true;
+			if (V->used.v[r] > V->fair.v[r])
+				vfair = true;
+		}
+		if (V->used.v[r] > 0 && vr < 0)
+			vr = r;
+	}
+	if ((des && vdes) || (fair && vfair))
+		return true;
+	if ((des || fair) && vr >= 0 && c->rq < 0) { /* the victim side's rule */
+		c->rq = (int32_t)(V - c->e->queues);
+		c->rres = vr;
+		c->rused = V->used.v[vr];
+		c->rfair = V->fair.v[vr];
+		c->rdes = V->deserved.v[vr];
+	}
+	return false;
+}
+
 /* A cheap test before any search: is there any job J could evict at all?
- * Uses the per-cycle minimum victim priority of J's queue, and whether J's
- * queue is within its fair share while another queue is over quota. */
-static bool could_preempt(const pctx_t *c)
+ * Uses the lowest victim priority of J's queue, and the live usage of the
+ * queues against the reclaim rules at the level where J's path and each
+ * other leaf's meet (no state of an earlier moment is trusted, so a queue
+ * that crossed its quota during this cycle counts).  O(queues x depth). */
+static bool could_preempt(pctx_t *c)
 {
 	const mu_engine_t *e = c->e;
 	const mu__job_t *j = &e->jobs[c->jid];
 	const mu__queue_t *q = &e->queues[j->queue];
 	if (e->cfg.preemption && q->min_victim_prio < j->eprio)
 		return true;
+	if (c->limit)
+		return false;
 	if (j->nbackfilled > 0)
 		return true; /* jobs started in the hole of its reservation */
-	bool reclaim = e->cfg.reclaim && e->nover_quota > 0 &&
-		       !(e->nover_quota == 1 && q->over_quota);
-	for (int r = 0; reclaim && r < e->nres; r++)
-		if (dom_res(c, r) && c->need.v[r] &&
-		    q->used.v[r] + c->need.v[r] > q->fair.v[r])
-			reclaim = false;
-	/* reclaim_ok()'s no-reversal rule needs, for some other leaf V with
-	 * running jobs, J's side after placing to be no more satisfied than
-	 * V's side before losing anything, in every dominant resource.
-	 * O(queues x (depth + resources)). */
-	for (int32_t v = 0; reclaim && v < e->nqueues; v++) {
+	for (int32_t v = 0; e->cfg.reclaim && v < e->nqueues; v++) {
 		const mu__queue_t *vq = &e->queues[v];
 		if (v == j->queue || vq->nchildren || !vq->nrunning)
 			continue;
 		int32_t sa, sv;
 		lca_sides(e, j->queue, v, &sa, &sv);
-		const mu__queue_t *A = &e->queues[sa], *V = &e->queues[sv];
-		bool ok = true;
-		for (int r = 0; ok && r < e->nres; r++)
-			ok = !dom_res(c, r) || ratio(A->used.v[r] + c->need.v[r], A->fair.v[r]) <=
-					       ratio(V->used.v[r], V->fair.v[r]);
-		if (ok)
+		if (side_reclaimable(c, &e->queues[sa], &e->queues[sv]))
 			return true;
 	}
 	return false;
 }
 
+/* Whether one more pod of J (acct) keeps J's path within its limits. */
+static bool limit_room(const pctx_t *c, const mu_res_t *acct)
+{
+	return claimant_within(c, -1, 2, acct, NULL, 0);
+}
+
 /* Places J's unbound pods within scope sc (NULL: anywhere), evicting where
- * needed.  Returns pods placed. */
+ * needed for the first c->need_pods of them (the rest only where there is
+ * room).  Returns pods placed. */
 static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 {
 	mu_engine_t *e = c->e;
@@ -511,12 +962,14 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 		int rc0 = mu__sclass_refresh(e, cls);
 		if (rc0)
 			return rc0;
+		c->pod_acct = &ps->acct;
 		for (int32_t i = 0; i < ps->replicas; i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
-			int32_t nid = mu__best_node_in(e, cls, ps, sc);
-			if (nid < 0)
+			bool room = !c->limit || limit_room(c, &ps->acct);
+			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1;
+			if (nid < 0 && placed < c->need_pods)
 				nid = victim_node(c, cls, ps, sc);
 			if (nid == -1)
 				break;
@@ -528,19 +981,128 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 			if (rc)
 				return rc;
 			e->txn[e->ntxn++] = pod;
-			for (int r = 0; r < MU_RES_MAX; r++)
+			for (int r = 0; r < MU_RES_MAX; r++) {
 				c->need.v[r] -= ps->acct.v[r];
+				if (c->need.v[r] < 0)
+					c->need.v[r] = 0;
+			}
 			placed++;
 		}
 	}
 	return placed;
 }
 
+/* Tries candidate k of c->v alone for a gang: evicts it, places as many
+ * of J's pods as find room, keeps the result (*ok) when at least need
+ * landed, else restores everything.  O(pods x class nodes). */
+static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t need, bool *ok)
+{
+	mu_engine_t *e = c->e;
+	mu__job_t *j = &e->jobs[c->jid];
+	const mu__job_t *v = &e->jobs[c->v[k].job];
+	e->ntxn = 0;
+	e->nevl = 0;
+	int32_t placed = 0;
+	for (int32_t p = 0; p < v->npods; p++) {
+		int rc = evict_pod(c, c->v[k].job, p);
+		if (rc)
+			return rc;
+	}
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		mu__podset_t *ps = &j->podsets[p];
+		mu__sclass_t *cls = &e->classes[ps->sclass];
+		int rc = mu__sclass_refresh(e, cls);
+		if (rc)
+			return rc;
+		for (int32_t i = 0; i < ps->replicas; i++) {
+			int32_t pod = ps->first + i;
+			if (j->pods[pod].node >= 0 || (c->limit && !limit_room(c, &ps->acct)))
+				continue;
+			int32_t nid = mu__best_node_in(e, cls, ps, sc);
+			if (nid < 0)
+				break;
+			rc = mu__grow((void **)&e->txn, &e->txn_cap, e->ntxn + 1, sizeof *e->txn);
+			if (rc == MU_OK)
+				rc = mu__pod_bind(e, j, pod, nid, NULL);
+			if (rc)
+				return rc;
+			e->txn[e->ntxn++] = pod;
+			placed++;
+		}
+	}
+	if (placed >= need) {
+		*ok = true;
+		return MU_OK;
+	}
+	return rollback(c);
+}
+
+static int cmp_single(const void *a, const void *b)
+{
+	const victim_t *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	if (x->start != y->start)
+		return x->start > y->start ? -1 : 1;
+	return x->job - y->job;
+}
+
+/* For a gang that needs several pods to start: the cheapest single running
+ * job whose eviction lets the minimum land (as KAI and Volcano evict job
+ * by job; the node-by-node search would take a victim per pod).  Own-queue
+ * victims only when `own`.  O(running jobs x depth) to list, then at most
+ * GANG_TRIES placements. */
+#define GANG_TRIES 16
+static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own, bool *ok)
+{
+	mu_engine_t *e = c->e;
+	c->nv = 0;
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int32_t i = 0; i < qq->nrunning; i++) {
+			int32_t vid = qq->running[i];
+			const mu__job_t *v = &e->jobs[vid];
+			int kind = VK_PREEMPT;
+			if (!victim_ok(c, vid, -1, &kind) || (kind == VK_PREEMPT) != own)
+				continue;
+			int rc = mu__grow((void **)&c->v, &c->vcap, c->nv + 1, sizeof *c->v);
+			if (rc)
+				return rc;
+			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU],
+						   v->start, kind, 0};
+		}
+	}
+	if (c->nv > 1)
+		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_single);
+	int64_t free_gpu = e->total_alloc.v[MU_RES_GPU] - e->total_used.v[MU_RES_GPU];
+	for (int32_t k = 0, tries = 0; k < c->nv && tries < GANG_TRIES && !*ok; k++) {
+		if (c->gpu_dominant && c->v[k].gpu + free_gpu < c->need.v[MU_RES_GPU])
+			continue; /* cannot free enough */
+		if (!plan_ok(c, &k, 1))
+			continue;
+		tries++;
+		int rc = gang_try_one(c, sc, k, need, ok);
+		if (rc)
+			return rc;
+	}
+	return MU_OK;
+}
+
 /* One attempt within scope sc: keeps the result when at least need pods
- * are placed (*ok), else restores everything. */
+ * are placed (*ok), else restores everything.  A gang first tries single
+ * victims of other queues, then the node-by-node search, then single
+ * victims of its own queue (borrowed capacity goes first). */
 static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 {
 	mu_engine_t *e = c->e;
+	bool gang = need > 1 && !c->moving;
+	int rc = gang ? gang_single(c, sc, need, false, ok) : MU_OK;
+	if (rc || *ok)
+		return rc;
 	e->ntxn = 0;
 	e->nevl = 0;
 	mu_res_t need_before = c->need;
@@ -552,7 +1114,10 @@ static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 		return MU_OK;
 	}
 	c->need = need_before;
-	return rollback(c);
+	rc = rollback(c);
+	if (rc == MU_OK && gang)
+		rc = gang_single(c, sc, need, true, ok);
+	return rc;
 }
 
 /* Without a required topology level the gang may land anywhere; with one,
@@ -575,36 +1140,91 @@ static int preempt_scoped(pctx_t *c, int32_t need, bool *ok)
 	return rc;
 }
 
-int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
-		    mu_decisions_t *out, bool *ok)
+/* The claim of J: the accounting of the first `pods` of its unbound pods
+ * (its minMember when it has not started, one pod to grow). */
+static mu_res_t job_claim(const mu__job_t *j, int32_t pods)
+{
+	mu_res_t a = {{0}};
+	for (int32_t p = 0; p < j->npodsets && pods > 0; p++) {
+		const mu__podset_t *ps = &j->podsets[p];
+		for (int32_t i = 0; i < ps->replicas && pods > 0; i++)
+			if (j->pods[ps->first + i].node < 0) {
+				for (int r = 0; r < MU_RES_MAX; r++)
+					a.v[r] += ps->acct.v[r];
+				pods--;
+			}
+	}
+	return a;
+}
+
+/* Explains a refusal by a reclaim rule when nothing better was said. */
+static void explain_rule(const pctx_t *c, mu_reason_t *r)
+{
+	if (r->fs_queue >= 0 || c->rq < 0)
+		return;
+	r->fs_rule = MU_RULE_VICTIM_QUOTA;
+	r->fs_queue = c->rq;
+	r->fs_res = c->rres;
+	r->fs_used = c->rused;
+	r->fs_req = c->need.v[c->rres];
+	r->fs_fair = c->rfair;
+	r->fs_deserved = c->rdes;
+}
+
+static int preempt_run(mu_engine_t *e, int32_t jid, mu_time_t now, bool limit,
+		       mu_reason_t *r, mu_decisions_t *out, bool *ok)
 {
 	mu__job_t *j = &e->jobs[jid];
-	pctx_t c = {.e = e, .jid = jid, .now = now, .retry_at = INT64_MAX};
+	pctx_t c = {.e = e, .jid = jid, .now = now, .retry_at = INT64_MAX,
+		    .limit = limit, .rq = -1};
 	*ok = false;
-	for (int32_t p = 0; p < j->npodsets; p++) {
-		const mu__podset_t *ps = &j->podsets[p];
-		for (int32_t i = 0; i < ps->replicas; i++)
-			if (j->pods[ps->first + i].node < 0)
-				for (int res = 0; res < MU_RES_MAX; res++)
-					c.need.v[res] += ps->acct.v[res];
-	}
-	c.gpu_dominant = c.need.v[MU_RES_GPU] > 0;
-	if (e->cfg.reclaim)
-		explain_fair(&c, r);
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1;
+	c.need_pods = need;
+	c.need = job_claim(j, need);
+	c.gpu_dominant = c.need.v[MU_RES_GPU] > 0;
+	if (e->cfg.reclaim && !limit)
+		explain_fair(&c, r);
 	j->retry_at = INT64_MAX;
-	if (!could_preempt(&c))
+	if (!could_preempt(&c)) {
+		explain_rule(&c, r);
 		return MU_OK;
+	}
 	int rc = e->nowed ? mu__resv_settle(e) : MU_OK; /* victims under them */
 	if (rc == MU_OK)
 		rc = preempt_scoped(&c, need, ok);
 	if (rc == MU_OK && *ok && e->nevl)
 		rc = commit(&c, out);
+	if (rc == MU_OK && !*ok)
+		explain_rule(&c, r);
+	if (rc == MU_OK && !*ok && r->fs_queue < 0 && c.retry_at != INT64_MAX &&
+	    c.retry_at > now) { /* only time stood in the way */
+		r->fs_rule = MU_RULE_MIN_RUNTIME;
+		r->fs_queue = j->queue;
+		r->fs_res = MU_RES_GPU;
+		r->fs_used = e->cfg.min_runtime;
+		r->fs_req = c.retry_at - now;
+	}
 	j->retry_at = c.retry_at;
 	free(c.v);
 	return rc;
+}
+
+int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
+		    mu_decisions_t *out, bool *ok)
+{
+	return preempt_run(e, jid, now, false, r, out, ok);
+}
+
+int mu__preempt_limit_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t *r,
+			  mu_decisions_t *out, bool *ok)
+{
+	if (!e->cfg.preemption) {
+		*ok = false;
+		return MU_OK;
+	}
+	return preempt_run(e, jid, now, true, r, out, ok);
 }
 
 /* --- Consolidation ---------------------------------------------------------- */
@@ -780,7 +1400,8 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 			mu_decisions_t *out, bool *ok)
 {
 	mu__job_t *j = &e->jobs[jid];
-	pctx_t c = {.e = e, .jid = jid, .now = now, .retry_at = INT64_MAX, .moving = true};
+	pctx_t c = {.e = e, .jid = jid, .now = now, .retry_at = INT64_MAX, .moving = true,
+		    .rq = -1, .need_pods = j->npods};
 	*ok = false;
 	(void)r;
 	if (j->topo >= 0)

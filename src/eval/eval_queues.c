@@ -169,7 +169,8 @@ static int gen_job(mu_specs_t *sp, const mu__evq_gen_t *g, const char *queue,
 static double gen_rescale(mu_specs_t *sp, size_t first, const mu__evq_gen_t *g,
 			  double work)
 {
-	double f = g->offered_gpus * ((double)g->until / SEC) / work, done = 0;
+	double span = (double)(g->until - g->start) / SEC;
+	double f = g->offered_gpus * span / work, done = 0;
 	for (size_t i = first; i < sp->njobs; i++) {
 		mu_job_spec_t *j = &sp->jobs[i];
 		j->duration = (mu_time_t)llround((double)j->duration * f);
@@ -177,7 +178,7 @@ static double gen_rescale(mu_specs_t *sp, size_t first, const mu__evq_gen_t *g,
 		done += (double)(j->podsets[0].req.v[MU_RES_GPU] * j->podsets[0].replicas) *
 			(double)j->duration / SEC;
 	}
-	return done / ((double)g->until / SEC);
+	return done / span;
 }
 
 int mu__evq_gen_jobs(mu_specs_t *sp, const mu__evq_gen_t *g, double *offered)
@@ -185,13 +186,13 @@ int mu__evq_gen_jobs(mu_specs_t *sp, const mu__evq_gen_t *g, double *offered)
 	uint64_t s = g->seed;
 	const char *queue = mu_arena_strdup(&sp->arena, g->queue);
 	double rate = g->offered_gpus / (shape_mean_gpus(g->gangs) * dur_mean(g));
-	double backlog = 0, work = 0, t = 0;
+	double backlog = 0, work = 0, t = (double)g->start / SEC;
 	int32_t seq = 0;
 	int rc = queue ? MU_OK : MU_ENOMEM;
 	*offered = 0;
 	while (rc == MU_OK && backlog < g->backlog_gpus && seq < EVQ_MAX_JOBS) {
 		const evq_shape_t *sh = &evq_shapes[shape_draw(&s, g->gangs)];
-		rc = gen_job(sp, g, queue, seq++, sh, 0, dur_draw(&s, g));
+		rc = gen_job(sp, g, queue, seq++, sh, g->start, dur_draw(&s, g));
 		backlog += sh->gpus * sh->pods;
 	}
 	size_t first = sp->njobs;
@@ -249,7 +250,7 @@ void mu__evq_opts_defaults(mu__evq_opts_t *o)
 {
 	*o = (mu__evq_opts_t){.seed = 1, .nodes = 64, .span = 86400 * SEC,
 			      .load = 1.5, .windows = 6, .cycle_interval = SEC,
-			      .reclaim_at = 30 * SEC};
+			      .reclaim_at = 30 * SEC, .skew = 1};
 }
 
 /* The seed of queue i's generator, decorrelated from the others. */
@@ -283,8 +284,10 @@ static int shares_specs(const mu__evq_opts_t *o, const evq_qdef_t *qd, size_t nq
 		mu__evq_gen_t g;
 		mu__evq_gen_defaults(&g, qd[i].name, queue_seed(o->seed, i));
 		g.until = o->span;
-		g.offered_gpus = o->load * qd[i].target * gpus;
-		g.backlog_gpus = 2 * qd[i].target * gpus;
+		double x = i == 0 && o->skew > 0 ? o->skew : 1; /* q1: skewed */
+		g.start = i == 0 ? 0 : o->late;
+		g.offered_gpus = x * o->load * qd[i].target * gpus;
+		g.backlog_gpus = 2 * x * qd[i].target * gpus;
 		snprintf(out->q[i].name, sizeof out->q[i].name, "%s", qd[i].name);
 		out->q[i].target = qd[i].target;
 		rc = mu__evq_gen_jobs(sp, &g, &out->q[i].offered_gpus);
@@ -377,9 +380,14 @@ static int shares_run(const mu__evq_opts_t *o, const evq_qdef_t *qd, size_t nq,
 	mu_sim_config_t cfg;
 	mu_sim_config_defaults(&cfg);
 	cfg.seed = o->seed;
+	cfg.engine.preemption = cfg.engine.reclaim = !o->control;
+	cfg.evict_grace = o->grace;
 	double prev[MU__EVQ_MAXQ] = {0}, gs[MU__EVQ_MAXQ] = {0}, win[MU__EVQ_MAXQ];
+	double base[MU__EVQ_MAXQ] = {0}; /* GPU-seconds before o->late */
 	mu_sim_summary_t sum = {0};
-	int32_t nw = o->windows > 0 ? o->windows : 1;
+	int32_t nw = o->windows > 0 ? o->windows : 1, counted = 0;
+	if (rc == MU_OK && o->late > 0)
+		rc = run_gpu_s(&sp, &cfg, o->late, base, NULL, NULL, diag);
 	out->jain_win_min = 1;
 	for (int32_t k = 1; rc == MU_OK && k <= nw; k++) {
 		rc = run_gpu_s(&sp, &cfg, o->span * k / nw, gs, &sum,
@@ -388,13 +396,19 @@ static int shares_run(const mu__evq_opts_t *o, const evq_qdef_t *qd, size_t nq,
 			win[i] = gs[i] - prev[i];
 			prev[i] = gs[i];
 		}
+		if (o->span * (k - 1) / nw < o->late)
+			continue; /* before every queue had arrived */
 		double j = jain_norm(out, win);
 		out->jain_win_min = j < out->jain_win_min ? j : out->jain_win_min;
-		out->jain_win_mean += j / nw;
+		out->jain_win_mean += j;
+		counted++;
 	}
+	out->jain_win_mean /= counted > 0 ? counted : 1;
 	double total = 0;
-	for (size_t i = 0; i < nq; i++)
+	for (size_t i = 0; i < nq; i++) {
+		gs[i] -= base[i];
 		total += gs[i];
+	}
 	for (size_t i = 0; rc == MU_OK && i < nq; i++) {
 		out->q[i].gpu_hours = gs[i] / 3600;
 		out->q[i].share = total > 0 ? gs[i] / total : 0;
@@ -459,6 +473,16 @@ static int reclaim_specs(const mu__evq_opts_t *o, int32_t n, mu_specs_t *sp)
 	const evq_shape_t gang = {8, 4, 0}, pod = {8, 1, 0};
 	int32_t ngang = n / 32, npod = (int32_t)(half - 32 * ngang) / 8;
 	rc = rc == MU_OK && !qa ? MU_ENOMEM : rc;
+	if (o->odd) { /* pods of 3, 5, 6 and 7 GPUs, the last one the rest */
+		static const int32_t sz[] = {3, 5, 6, 7};
+		int32_t left = (int32_t)half;
+		for (int32_t i = 0; rc == MU_OK && left > 0; i++) {
+			evq_shape_t sh = {sz[i % 4] < left ? sz[i % 4] : left, 1, 0};
+			rc = gen_job(sp, &g, qa, i, &sh, o->reclaim_at, 10 * 3600 * SEC);
+			left -= sh.gpus;
+		}
+		return rc;
+	}
 	for (int32_t i = 0; rc == MU_OK && i < ngang + npod; i++)
 		rc = gen_job(sp, &g, qa, i, i < ngang ? &gang : &pod,
 			     o->reclaim_at, 10 * 3600 * SEC);
@@ -504,14 +528,18 @@ int mu__evq_reclaim(const mu__evq_opts_t *o, int32_t nodes, mu_time_t min_runtim
 	*out = (mu__evq_reclaim_t){.nodes = nodes, .min_runtime = min_runtime,
 				   .cycle_interval = o->cycle_interval,
 				   .at = o->reclaim_at, .deserved_gpus = 4.0 * nodes,
-				   .bound_s = (double)(min_runtime + o->cycle_interval) / SEC};
+				   .bound_s = (double)(min_runtime + o->cycle_interval +
+						       o->grace) / SEC,
+				   .grace = o->grace, .odd = o->odd, .control = o->control};
 	int rc = o->reclaim_at >= SEC ? reclaim_specs(o, nodes, &sp) : MU_EINVAL;
 	mu_sim_config_t cfg;
 	mu_sim_config_defaults(&cfg);
 	cfg.seed = o->seed;
 	cfg.cycle_interval = o->cycle_interval;
 	cfg.engine.min_runtime = min_runtime;
-	cfg.horizon = o->reclaim_at + min_runtime + EVQ_RECLAIM_WAIT;
+	cfg.engine.preemption = cfg.engine.reclaim = !o->control;
+	cfg.evict_grace = o->grace;
+	cfg.horizon = o->reclaim_at + min_runtime + o->grace + EVQ_RECLAIM_WAIT;
 	if (rc == MU_OK) {
 		mu_sim_result_t r;
 		if ((rc = mu_sim_run(&sp, &cfg, &r, diag)) == MU_OK) {

@@ -66,12 +66,13 @@ static const char *scn_time(mu_time_t t, char *buf, size_t len)
 	if (t % 1000 == 0) {
 		snprintf(buf, len, "%llds", (long long)(t / 1000));
 	} else {
-		snprintf(buf, len, "%lld.%03llds", (long long)(t / 1000),
+		snprintf(buf, len, "%lld.%03lld", (long long)(t / 1000),
 			 (long long)(t % 1000));
-		char *p = buf + strlen(buf) - 2; /* before the 's' */
+		char *p = buf + strlen(buf) - 1; /* the last decimal */
 		while (*p == '0')
 			*p-- = '\0';
-		strcat(buf, "s");
+		if (strlen(buf) + 1 < len)
+			strcat(buf, "s");
 	}
 	return buf;
 }

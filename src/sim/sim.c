@@ -28,6 +28,8 @@ typedef struct sim_job {
 	int32_t bound;       /* pods bound now */
 	int32_t moves;
 	bool dirty, moved;   /* touched by this cycle's decisions */
+	bool waits;          /* this cycle evicted others for it: it starts
+	                      * once they are gone (cfg->evict_grace) */
 	int32_t epoch;       /* bumped on suspension: stale completions */
 	int32_t preemptions;
 	mu_time_t held;      /* time its gang held resources, past runs */
@@ -237,21 +239,23 @@ static double sim_slowdown(const sim_t *s, const sim_job_t *j)
 static int sim_settle(sim_t *s, sim_job_t *j)
 {
 	bool was = j->running, now_running = j->bound > 0;
-	if (was)
+	/* When its pods really run: after its victims' grace period. */
+	mu_time_t t0 = s->now + (j->waits && !was ? s->cfg->evict_grace : 0);
+	if (was && s->now > j->settled)
 		j->remaining -= (double)(s->now - j->settled) * j->rate;
 	if ((was && !now_running) || j->moved) /* suspended, or restarted */
 		j->remaining += (double)s->cfg->checkpoint_cost;
 	if (j->remaining < 1)
 		j->remaining = 1;
 	if (was && !now_running) {
-		j->held += s->now - j->run_start;
+		j->held += s->now > j->run_start ? s->now - j->run_start : 0;
 		j->preemptions++;
 		s->running--;
 		s->pending++;
 	} else if (!was && now_running) {
 		if (j->start == MU_TIME_NONE)
-			j->start = s->now;
-		j->run_start = s->now;
+			j->start = t0;
+		j->run_start = t0;
 		s->pending--;
 		s->running++;
 	}
@@ -259,13 +263,13 @@ static int sim_settle(sim_t *s, sim_job_t *j)
 		j->moves++;
 	j->running = now_running;
 	j->rate = now_running ? sim_rate(j) / sim_slowdown(s, j) : 0;
-	j->settled = s->now;
+	j->settled = was || !now_running ? s->now : t0;
 	j->epoch++;
-	j->dirty = j->moved = false;
+	j->dirty = j->moved = j->waits = false;
 	if (!now_running || j->spec->duration <= 0)
 		return MU_OK;
 	mu_time_t left = (mu_time_t)(j->remaining / j->rate + 0.5);
-	return heap_push(&s->done, s->now + (left > 0 ? left : 1), (int32_t)(j - s->jobs),
+	return heap_push(&s->done, j->settled + (left > 0 ? left : 1), (int32_t)(j - s->jobs),
 			 j->epoch);
 }
 
@@ -315,6 +319,8 @@ static int sim_cycle(sim_t *s)
 				s->moves++;
 			} else {
 				s->preemptions++;
+				if (d->by >= 0) /* the claimant waits for it to go */
+					s->jobs[s->by_id[d->by]].waits = true;
 			}
 		} else {
 			j->bound++;
@@ -532,7 +538,8 @@ static int sim_result_queues(const sim_t *s, const mu_specs_t *sp,
 				continue;
 			out->queues[q].jobs++;
 			if (j->start != MU_TIME_NONE) {
-				mu_time_t held = j->held + (j->running ? t_end - j->run_start : 0);
+				mu_time_t held = j->held + (j->running && t_end > j->run_start ?
+							    t_end - j->run_start : 0);
 				double gs = (double)o->gpu_milli / 1000.0 * (double)held / 1000.0;
 				out->queues[q].gpu_seconds += gs;
 				total += gs;

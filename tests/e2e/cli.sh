@@ -117,4 +117,44 @@ for o in philly topology queues; do
 	has "eval-$o alias note" "$T/err" "is now 'muster eval $o'"
 done
 
+# muster queues shows every resource, and the decayed usage when asked.
+expect queues 0 "$M" queues --cluster examples/demo/cluster.yaml --workload examples/demo/workload.yaml \
+	--workload examples/demo/jobs.csv --at 2h
+for h in "^GPUs" "^CPU (cores)" "^memory" "^pods" "  research "; do
+	has "queues $h" "$T/out" "$h"
+done
+expect queues-decay 0 "$M" queues --cluster examples/demo/cluster.yaml --workload examples/demo/workload.yaml \
+	--workload examples/demo/jobs.csv --at 2h --usage-half-life 1h
+has queues-decay "$T/out" "DECAYED"
+
+# A scenario time of 1 ms prints as 0.001s (it once printed 0.001ss).
+cat >"$T/ms.yaml" <<'Y'
+apiVersion: muster.io/v1alpha1
+kind: Scenario
+metadata: {name: ms}
+spec:
+  steps:
+    - at: 1ms
+      expect:
+        j: {bound: 2}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "8", memory: 64Gi, nvidia.com/gpu: "8"}}
+---
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: q}
+spec: {}
+---
+apiVersion: muster.io/v1alpha1
+kind: Workload
+metadata: {name: j}
+spec: {queue: q, podSets: [{replicas: 1, requests: {nvidia.com/gpu: "1"}}]}
+Y
+expect scenario-ms 1 "$M" scenario "$T/ms.yaml"
+has scenario-ms "$T/out" "step 1 (at 0.001s) cycle 1"
+if grep -q "0.001ss" "$T/out"; then bad "1 ms printed as 0.001ss"; else ok; fi
+
 done_

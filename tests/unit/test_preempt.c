@@ -356,6 +356,67 @@ static void test_starvation_guard(mu_t_t *t)
 	fx_free(&f);
 }
 
+/* Time-decayed fairness: a queue that held the whole cluster for two hours
+ * gets less of the surplus than one that was idle, with a half-life of an
+ * hour; with decay off, the two split it evenly, as before.  Returns b's
+ * GPUs after b claims. */
+static int64_t decay_run(mu_t_t *t, mu_time_t half_life, mu_queue_info_t *qa,
+			 mu_queue_info_t *qb)
+{
+	fx_t f;
+	memset(&f, 0, sizeof f);
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.usage_half_life = half_life;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &f.e), MU_OK);
+	mu_decisions_init(&f.d);
+	for (int i = 0; i < 2; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "n%d", i);
+		mu_node_spec_t n;
+		memset(&n, 0, sizeof n);
+		n.name = name;
+		n.alloc.v[MU_RES_CPU] = 64000;
+		n.alloc.v[MU_RES_MEM] = 1LL << 40;
+		n.alloc.v[MU_RES_GPU] = 8;
+		n.alloc.v[MU_RES_PODS] = 110;
+		mu_engine_node_upsert(f.e, &n, NULL);
+	}
+	fx_queue(&f, "a", NULL, 0, 1);
+	fx_queue(&f, "b", NULL, 0, 1);
+	for (int i = 0; i < 16; i++)
+		fx_job(&f, "a", 1, 1, 0, true, 0, 0);
+	for (int h = 0; h <= 2; h++)
+		fx_cycle(&f, (mu_time_t)h * 3600 * 1000);
+	for (int i = 0; i < 16; i++)
+		fx_job(&f, "b", 1, 1, 0, true, 0, 2 * 3600 * 1000);
+	for (int k = 0; k < 3; k++)
+		fx_cycle(&f, 2 * 3600 * 1000 + k * 1000);
+	mu_engine_queue_info(f.e, mu_engine_queue_find(f.e, "a"), qa);
+	mu_engine_queue_info(f.e, mu_engine_queue_find(f.e, "b"), qb);
+	int64_t used = qb->used.v[MU_RES_GPU];
+	fx_free(&f);
+	return used;
+}
+
+static void test_usage_decay(mu_t_t *t)
+{
+	mu_queue_info_t a, b;
+	/* Off: 8 and 8, and b reclaims up to its fair share. */
+	CHECK_EQ_INT(t, decay_run(t, 0, &a, &b), 8000);
+	CHECK_EQ_INT(t, a.fair.v[MU_RES_GPU], 8000);
+	CHECK(t, a.decay_factor == 1.0);
+	/* Half-life 1 h: a's decayed usage is 16 x (1 - 2^-2) = 12 GPUs, all
+	 * of the decayed usage, against half the weight: factor 2^-2.  The
+	 * surplus splits 0.25 : 1, so a's fair share is 3.2 GPUs and b's 12.8,
+	 * and b reclaims 12 GPUs (whole ones up to its share). */
+	CHECK_EQ_INT(t, decay_run(t, 3600 * 1000, &a, &b), 12000);
+	CHECK(t, a.decayed_gpu > 11900 && a.decayed_gpu < 12100);
+	CHECK(t, a.decay_factor > 0.24 && a.decay_factor < 0.26);
+	CHECK(t, a.fair.v[MU_RES_GPU] > 3180 && a.fair.v[MU_RES_GPU] < 3220);
+	CHECK(t, b.fair.v[MU_RES_GPU] > 12780 && b.fair.v[MU_RES_GPU] < 12820);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -368,5 +429,6 @@ int main(void)
 	MU_RUN(&t, test_elastic_surplus_first);
 	MU_RUN(&t, test_no_oscillation);
 	MU_RUN(&t, test_starvation_guard);
+	MU_RUN(&t, test_usage_decay);
 	return mu_t_done(&t);
 }

@@ -1,0 +1,525 @@
+/*
+ * test_oracle.c - a randomized oracle for reclaim, preemption and fair share.
+ *
+ * For each seed it builds a small random cluster (2 to 4 nodes of 8 GPUs),
+ * a random queue tree (2 to 4 leaves, sometimes two of them under a
+ * parent) with random deserved quotas and over-quota weights, and random
+ * jobs (one or two pods of 1, 2, 4 or 8 GPUs, two priorities, arriving and
+ * finishing at random times).  It drives the engine through the public API
+ * only and keeps its own model of the cluster from the decisions.  A
+ * checker written apart from the engine (its fair share is found by
+ * bisection on the water level, not by the engine's sort) asserts, after
+ * every cycle:
+ *   - no node holds more GPUs than it has;
+ *   - no reclaim of in-quota usage: a job evicted for a job of another
+ *     queue came from a queue path above its deserved quota (and, when the
+ *     claimant is not within its own deserved quota, above its fair share);
+ *   - no reversal: the claimant's queue path ends within its deserved
+ *     quota, or within its fair share;
+ * and once arrivals and ends are over and two more cycles ran (liveness:
+ * what a legal reclaim or preemption could place is placed by then):
+ *   - no idle capacity while a job that fits waits;
+ *   - deserved met where there is demand: no job waits that fits within
+ *     its queue's deserved quota when a single legal victim would make room;
+ *   - no oscillation: 20 more cycles bind and evict nothing.
+ * MUSTER_ORACLE_SEEDS sets the number of seeds (default 300; `make
+ * test-oracle` runs 5,000).  A failure prints the seed.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/engine.h"
+
+#define SEC 1000
+#define MAXN 4
+#define MAXQ 5
+#define MAXJ 14
+#define TOL 2 /* milli-GPU: the engine rounds fair shares down */
+
+typedef struct oq {
+	char name[16];
+	int parent;          /* index or -1 */
+	int64_t des;         /* milli-GPU */
+	double w;
+	int64_t used, demand;
+	double fair;
+	bool leaf;
+} oq_t;
+
+typedef struct oj {
+	char name[16];
+	int q, pods, gpu, prio;
+	mu_time_t at, end;   /* end 0: never */
+	bool in, done;
+	mu_id_t id;
+	int node[2];         /* per pod: node or -1 */
+	mu_podset_spec_t ps;
+} oj_t;
+
+typedef struct world {
+	uint64_t rng;
+	int nn, nq, nj;
+	int free[MAXN];      /* whole GPUs free per node */
+	oq_t q[MAXQ];
+	oj_t j[MAXJ];
+	mu_engine_t *e;
+	mu_decisions_t d;
+	uint64_t seed;
+	int bad;             /* failures seen for this seed */
+} world_t;
+
+static uint64_t rnd(world_t *w)
+{
+	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int rn(world_t *w, int n)
+{
+	return (int)(rnd(w) % (uint64_t)n);
+}
+
+static void fail(world_t *w, const char *what, const char *who)
+{
+	if (w->bad++ < 3)
+		fprintf(stderr, "oracle seed %llu: %s (%s)\n", (unsigned long long)w->seed,
+			what, who);
+}
+
+/* MUSTER_ORACLE_SEED=N prints seed N's world and the last cycle's reasons. */
+static void dump(const world_t *w)
+{
+	for (int q = 0; q < w->nq; q++)
+		fprintf(stderr, "  queue %s parent %d deserved %lld weight %g used %lld fair %.0f\n",
+			w->q[q].name, w->q[q].parent, (long long)w->q[q].des, w->q[q].w,
+			(long long)w->q[q].used, w->q[q].fair);
+	for (int n = 0; n < w->nn; n++)
+		fprintf(stderr, "  node n%d free %d\n", n, w->free[n]);
+	for (int i = 0; i < w->nj; i++) {
+		const oj_t *j = &w->j[i];
+		mu_job_info_t info = {0};
+		if (j->in)
+			mu_engine_job_info(w->e, j->id, &info);
+		fprintf(stderr, "  job %s id %d q%d %dx%d prio %d at %lld end %lld in %d done %d nodes %d,%d engine bound %d\n",
+			j->name, (int)j->id, j->q, j->pods, j->gpu, j->prio, (long long)j->at / SEC,
+			(long long)j->end / SEC, j->in, j->done, j->node[0], j->node[1], info.bound);
+	}
+	for (size_t i = 0; i < w->d.n; i++) {
+		char buf[512];
+		if (w->d.v[i].kind != MU_DEC_PENDING)
+			continue;
+		mu_reason_format(w->e, &w->d.v[i].reason, buf, sizeof buf);
+		fprintf(stderr, "  pending job id %d: %s\n", (int)w->d.v[i].job, buf);
+	}
+}
+
+/* Usage and demand of every queue from the model. */
+static void tally(world_t *w)
+{
+	for (int q = 0; q < w->nq; q++)
+		w->q[q].used = w->q[q].demand = 0;
+	for (int i = 0; i < w->nj; i++) {
+		const oj_t *j = &w->j[i];
+		if (!j->in || j->done)
+			continue;
+		for (int p = 0; p < j->pods; p++)
+			for (int q = j->q; q >= 0; q = w->q[q].parent) {
+				if (j->node[p] >= 0)
+					w->q[q].used += j->gpu * 1000;
+				w->q[q].demand += j->gpu * 1000;
+			}
+	}
+}
+
+/* What the children of parent (-1: the roots) get of avail, by bisection on
+ * the water level: first min(deserved, demand) (scaled by deserved when
+ * they do not fit), then the rest by weight up to demand. */
+static void divide(world_t *w, int parent, double avail)
+{
+	int kids[MAXQ], n = 0;
+	for (int q = 0; q < w->nq; q++)
+		if (w->q[q].parent == parent)
+			kids[n++] = q;
+	if (!n)
+		return;
+	double base[MAXQ], sum = 0;
+	for (int i = 0; i < n; i++) {
+		const oq_t *q = &w->q[kids[i]];
+		base[i] = (double)(q->des < q->demand ? q->des : q->demand);
+		sum += base[i];
+	}
+	double lo = 0, hi = 1e12;
+	if (sum > avail) { /* overcommitted: level x deserved, capped by base */
+		for (int it = 0; it < 200; it++) {
+			double mid = (lo + hi) / 2, s = 0;
+			for (int i = 0; i < n; i++) {
+				double g = mid * (double)w->q[kids[i]].des;
+				s += g < base[i] ? g : base[i];
+			}
+			if (s > avail)
+				hi = mid;
+			else
+				lo = mid;
+		}
+		for (int i = 0; i < n; i++) {
+			double g = lo * (double)w->q[kids[i]].des;
+			w->q[kids[i]].fair = g < base[i] ? g : base[i];
+		}
+	} else {
+		double rest = avail - sum;
+		for (int it = 0; it < 200; it++) {
+			double mid = (lo + hi) / 2, s = 0;
+			for (int i = 0; i < n; i++) {
+				double want = (double)w->q[kids[i]].demand - base[i];
+				double g = mid * w->q[kids[i]].w;
+				s += g < want ? g : want;
+			}
+			if (s > rest)
+				hi = mid;
+			else
+				lo = mid;
+		}
+		for (int i = 0; i < n; i++) {
+			double want = (double)w->q[kids[i]].demand - base[i];
+			double g = lo * w->q[kids[i]].w;
+			w->q[kids[i]].fair = base[i] + (g < want ? g : want);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		divide(w, kids[i], w->q[kids[i]].fair);
+}
+
+/* The children of the lowest common ancestor on each side. */
+static void sides(const world_t *w, int a, int b, int *sa, int *sb)
+{
+	for (int x = a; x >= 0; x = w->q[x].parent)
+		for (int y = b; y >= 0; y = w->q[y].parent)
+			if (w->q[x].parent == w->q[y].parent) {
+				*sa = x;
+				*sb = y;
+				return;
+			}
+	*sa = a;
+	*sb = b;
+}
+
+/* Whether every queue on the path from q up to (and with) top is within
+ * bound: 0 deserved, 1 fair share. */
+static bool within(const world_t *w, int q, int top, int bound)
+{
+	for (;; q = w->q[q].parent) {
+		double b = bound ? w->q[q].fair + TOL : (double)w->q[q].des;
+		if ((double)w->q[q].used > b)
+			return false;
+		if (q == top)
+			return true;
+	}
+}
+
+/* Whether every queue from q up to top is above bound (0 deserved, 1 fair
+ * share and deserved). */
+static bool above(const world_t *w, int q, int top, int bound)
+{
+	for (;; q = w->q[q].parent) {
+		if (w->q[q].used <= w->q[q].des)
+			return false;
+		if (bound && (double)w->q[q].used < w->q[q].fair - TOL)
+			return false;
+		if (q == top)
+			return true;
+	}
+}
+
+static int job_of(const world_t *w, mu_id_t id)
+{
+	for (int i = 0; i < w->nj; i++)
+		if (w->j[i].in && w->j[i].id == id)
+			return i;
+	return -1;
+}
+
+/* One reclaim victim of a claimant, judged when it left. */
+typedef struct rv {
+	int claimant, vq;
+	bool des, fair;
+} rv_t;
+
+/* Applies the cycle's decisions to the model in order, judging reclaim
+ * evictions when they happen and their claimants once placed. */
+static void apply(world_t *w)
+{
+	rv_t rv[64];
+	int nrv = 0;
+	for (size_t i = 0; i < w->d.n; i++) {
+		const mu_decision_t *d = &w->d.v[i];
+		int k = job_of(w, d->job);
+		if (k < 0 || d->kind == MU_DEC_PENDING)
+			continue;
+		oj_t *j = &w->j[k];
+		int pod = d->pod;
+		if (d->kind == MU_DEC_EVICT) {
+			int c = d->by >= 0 ? job_of(w, d->by) : -1;
+			/* A job's pods leave together: judge it at its first. */
+			bool first = i == 0 || w->d.v[i - 1].kind != MU_DEC_EVICT ||
+				     w->d.v[i - 1].job != d->job || w->d.v[i - 1].by != d->by;
+			if (first && c >= 0 && w->j[c].q != j->q && !d->move && nrv < 64) {
+				int sa, sv;
+				tally(w);
+				sides(w, w->j[c].q, j->q, &sa, &sv);
+				rv[nrv++] = (rv_t){c, j->q, above(w, j->q, sv, 0), above(w, j->q, sv, 1)};
+			}
+			if (j->node[pod] >= 0)
+				w->free[j->node[pod]] += j->gpu;
+			j->node[pod] = -1;
+		} else if (d->kind == MU_DEC_BIND) {
+			if (j->node[pod] >= 0)
+				w->free[j->node[pod]] += j->gpu;
+			j->node[pod] = (int)d->node;
+			w->free[d->node] -= j->gpu;
+			if (w->free[d->node] < 0)
+				fail(w, "node over its GPUs", j->name);
+		}
+		/* After the claimant's last bind of this run: judge its victims. */
+		bool last = i + 1 == w->d.n || w->d.v[i + 1].job != d->job ||
+			    w->d.v[i + 1].kind != MU_DEC_BIND;
+		if (d->kind == MU_DEC_BIND && last) {
+			tally(w);
+			for (int r = 0; r < nrv; r++) {
+				if (rv[r].claimant != k)
+					continue;
+				int sa, sv;
+				sides(w, j->q, rv[r].vq, &sa, &sv);
+				bool ok = (rv[r].des && within(w, j->q, sa, 0)) ||
+					  (rv[r].fair && within(w, j->q, sa, 1));
+				if (!rv[r].des)
+					fail(w, "reclaimed in-quota usage", j->name);
+				else if (!ok)
+					fail(w, "reclaim reversed the order (claimant over its share)", j->name);
+				rv[r].claimant = -1;
+			}
+		}
+	}
+}
+
+static void cycle(world_t *w, mu_time_t now)
+{
+	tally(w);
+	divide(w, -1, (double)w->nn * 8000);
+	w->d.n = 0;
+	if (mu_engine_cycle(w->e, now, &w->d) != MU_OK)
+		fail(w, "cycle failed", "-");
+	const char *one = getenv("MUSTER_ORACLE_SEED");
+	for (size_t i = 0; one && strtoull(one, NULL, 10) == w->seed && i < w->d.n; i++)
+		if (w->d.v[i].kind != MU_DEC_PENDING)
+			fprintf(stderr, "  t=%llds %s job %d pod %d node %d by %d%s\n",
+				(long long)now / SEC, w->d.v[i].kind == MU_DEC_BIND ? "bind" : "evict",
+				(int)w->d.v[i].job, w->d.v[i].pod, (int)w->d.v[i].node,
+				(int)w->d.v[i].by, w->d.v[i].move ? " move" : "");
+	apply(w);
+}
+
+/* Whether job j's unbound pods fit the free GPUs, freeing victim v's pods
+ * first (v -1: none). */
+static bool fits(const world_t *w, const oj_t *j, int v)
+{
+	int fr[MAXN], need = 0;
+	memcpy(fr, w->free, sizeof fr);
+	if (v >= 0)
+		for (int p = 0; p < w->j[v].pods; p++)
+			if (w->j[v].node[p] >= 0)
+				fr[w->j[v].node[p]] += w->j[v].gpu;
+	for (int p = 0; p < j->pods; p++)
+		need += j->node[p] < 0;
+	for (int n = 0; n < w->nn && need > 0; n++)
+		need -= fr[n] / j->gpu;
+	return need <= 0;
+}
+
+static bool running(const oj_t *j)
+{
+	return j->in && !j->done && j->node[0] >= 0;
+}
+
+/* The settled-state checks. */
+static void settled(world_t *w)
+{
+	tally(w);
+	for (int i = 0; i < w->nj; i++) {
+		oj_t *j = &w->j[i];
+		if (!j->in || j->done || running(j))
+			continue;
+		if (fits(w, j, -1)) {
+			fail(w, "idle capacity while a job that fits waits", j->name);
+			continue;
+		}
+		bool in_quota = true;
+		for (int q = j->q; q >= 0; q = w->q[q].parent)
+			in_quota &= w->q[q].used + j->gpu * 1000 * j->pods <= w->q[q].des;
+		for (int v = 0; in_quota && v < w->nj; v++) {
+			if (!running(&w->j[v]) || w->j[v].q == j->q)
+				continue;
+			int sa, sv;
+			sides(w, j->q, w->j[v].q, &sa, &sv);
+			if (above(w, w->j[v].q, sv, 0) && fits(w, j, v)) {
+				fail(w, "deserved not met: a legal reclaim would place the job", j->name);
+				break;
+			}
+		}
+	}
+}
+
+static void build(world_t *w, uint64_t seed)
+{
+	memset(w, 0, sizeof *w);
+	w->seed = seed;
+	w->rng = seed * 7919 + 1;
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.min_runtime = 0;
+	cfg.starvation_after = 0;
+	cfg.backfill = MU_BACKFILL_GREEDY;
+	cfg.consolidate = false;
+	mu_engine_new(&cfg, &w->e);
+	mu_decisions_init(&w->d);
+	w->nn = 2 + rn(w, 3);
+	for (int n = 0; n < w->nn; n++) {
+		char name[16];
+		snprintf(name, sizeof name, "n%d", n);
+		mu_node_spec_t ns;
+		memset(&ns, 0, sizeof ns);
+		ns.name = name;
+		ns.alloc.v[MU_RES_CPU] = 64000;
+		ns.alloc.v[MU_RES_MEM] = 1LL << 40;
+		ns.alloc.v[MU_RES_GPU] = 8;
+		ns.alloc.v[MU_RES_PODS] = 110;
+		mu_engine_node_upsert(w->e, &ns, NULL);
+		w->free[n] = 8;
+	}
+	int leaves = 2 + rn(w, 3), parent = rn(w, 2) ? leaves : -1;
+	w->nq = leaves + (parent >= 0);
+	for (int q = 0; q < w->nq; q++) {
+		oq_t *qq = &w->q[q];
+		snprintf(qq->name, sizeof qq->name, "q%d", q);
+		qq->leaf = q < leaves;
+		qq->parent = q < 2 && parent >= 0 ? parent : -1;
+		qq->des = (int64_t)rn(w, 9) * 1000;
+		qq->w = rn(w, 3);
+	}
+	if (parent >= 0)
+		w->q[parent].des = w->q[0].des + w->q[1].des + (int64_t)rn(w, 3) * 1000;
+	for (int q = w->nq - 1; q >= 0; q--) { /* parents first */
+		mu_queue_spec_t s;
+		mu_queue_spec_defaults(&s);
+		s.name = w->q[q].name;
+		s.parent = w->q[q].parent >= 0 ? w->q[w->q[q].parent].name : NULL;
+		s.deserved.v[MU_RES_GPU] = w->q[q].des;
+		s.weight[MU_RES_GPU] = w->q[q].w;
+		mu_engine_queue_upsert(w->e, &s);
+	}
+	static const int sizes[] = {1, 2, 4, 8};
+	w->nj = 4 + rn(w, MAXJ - 3);
+	for (int i = 0; i < w->nj; i++) {
+		oj_t *j = &w->j[i];
+		snprintf(j->name, sizeof j->name, "j%d", i);
+		j->q = rn(w, leaves);
+		j->pods = rn(w, 4) ? 1 : 2;
+		j->gpu = sizes[rn(w, 4)];
+		j->prio = rn(w, 4) ? 0 : 10;
+		j->at = (mu_time_t)rn(w, 20) * 10 * SEC;
+		j->end = rn(w, 2) ? 0 : j->at + (mu_time_t)(5 + rn(w, 30)) * 10 * SEC;
+		j->node[0] = j->node[1] = -1;
+		j->id = -1;
+	}
+}
+
+static void submit(world_t *w, oj_t *j, mu_time_t now)
+{
+	memset(&j->ps, 0, sizeof j->ps);
+	j->ps.replicas = j->pods;
+	j->ps.req.v[MU_RES_CPU] = 1000;
+	j->ps.req.v[MU_RES_GPU] = j->gpu;
+	mu_job_spec_t s;
+	memset(&s, 0, sizeof s);
+	s.name = j->name;
+	s.queue = w->q[j->q].name;
+	s.priority = j->prio;
+	s.preemptible = true;
+	s.podsets = &j->ps;
+	s.npodsets = 1;
+	s.submit = now;
+	if (mu_engine_job_submit(w->e, &s, now, &j->id) != MU_OK)
+		fail(w, "submit failed", j->name);
+	j->in = true;
+}
+
+/* Runs one seed; returns the failures seen. */
+static int run_seed(uint64_t seed)
+{
+	world_t *w = calloc(1, sizeof *w);
+	if (!w)
+		return 1;
+	build(w, seed);
+	for (mu_time_t t = 0; t <= 400 * SEC; t += 10 * SEC) {
+		for (int i = 0; i < w->nj; i++) {
+			oj_t *j = &w->j[i];
+			if (!j->in && j->at == t)
+				submit(w, j, t);
+			if (j->in && !j->done && j->end && j->end == t) {
+				mu_engine_job_finish(w->e, j->id, t);
+				for (int p = 0; p < j->pods; p++)
+					if (j->node[p] >= 0) {
+						w->free[j->node[p]] += j->gpu;
+						j->node[p] = -1;
+					}
+				j->done = true;
+			}
+		}
+		cycle(w, t);
+	}
+	mu_time_t t = 1000 * SEC;
+	for (int i = 0; i < 2; i++) /* liveness: placed within two cycles */
+		cycle(w, t);
+	settled(w);
+	const char *one = getenv("MUSTER_ORACLE_SEED");
+	if (one && strtoull(one, NULL, 10) == seed)
+		dump(w);
+	for (int i = 0; i < 20; i++) {
+		cycle(w, t);
+		for (size_t k = 0; k < w->d.n; k++)
+			if (w->d.v[k].kind != MU_DEC_PENDING) {
+				fail(w, "oscillation: a bind or eviction in a settled state", "-");
+				break;
+			}
+	}
+	int bad = w->bad;
+	mu_decisions_release(&w->d);
+	mu_engine_free(w->e);
+	free(w);
+	return bad;
+}
+
+static void test_oracle_seeds(mu_t_t *t)
+{
+	const char *env = getenv("MUSTER_ORACLE_SEEDS");
+	long n = env ? strtol(env, NULL, 10) : 300, s0 = 1;
+	const char *one = getenv("MUSTER_ORACLE_SEED");
+	if (one)
+		s0 = n = strtol(one, NULL, 10);
+	int failed = 0;
+	for (long s = s0; s <= n; s++)
+		failed += run_seed((uint64_t)s) > 0;
+	printf("oracle: %ld seeds, %d failed\n", n, failed);
+	CHECK_EQ_INT(t, failed, 0);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_oracle_seeds);
+	return mu_t_done(&t);
+}
