@@ -42,6 +42,8 @@ typedef struct mu_bench_opts {
 	const char *preempt_bin; /* bench_preempt; NULL or missing: the
 	                          * preempt shape is reported as skipped */
 	uint64_t seed;
+	double scale;            /* full sizes of the varied shapes times
+	                          * this (1; the growth table uses 2 and 4) */
 } mu_bench_opts_t;
 
 /* Defaults: full sizes, isolated, data in ../shared/data, no
@@ -78,6 +80,9 @@ typedef struct mu_bench_result {
 	double idle_cycle_ms;    /* median cycle with nothing changed */
 	double cycle_ms;         /* median cycle after one finish + submit */
 	double cycle_p99_ms;
+	double engine_ms;        /* gangs4: submits and cycles, CPU time */
+	double rss_base_mb;      /* classes: the same run without classes */
+	int64_t running;         /* pods running when the cycles were timed */
 } mu_bench_result_t;
 
 /* A growable list of results, owned by the caller. */

@@ -18,7 +18,7 @@
 #include "muster/bench.h"
 #include "muster/error.h"
 
-#define MAX_SHAPES 16
+#define MAX_SHAPES 32
 
 typedef struct bench_cli {
 	mu_bench_opts_t o;
@@ -42,7 +42,16 @@ static void bench_usage(FILE *f)
 		"  preempt        bench_preempt: high-priority pods that need victims\n"
 		"  cycle          4,000 nodes, 140,000 pods (20,000 pending), 50 queues\n"
 		"  scale          10,000 nodes, 150,000 pods: peak RSS\n"
-		"  scaling        the cycle shape at 1k, 2k, 5k, 10k, 20k nodes\n\n"
+		"  scaling        the cycle shape at 1k, 2k, 5k, 10k, 20k nodes\n"
+		"  unique         5,000 nodes, 50,000 pods each with its own request\n"
+		"  backlog        5,000 mixed GPU nodes, ~6,000 varied pods pending\n"
+		"  blocked-selectors  10,000 pods no node matches among 50,000\n"
+		"  gangs4         1,000,000 pods in gangs of 4 on 5,000 nodes\n"
+		"  gang-blocked   four 4,096-pod gangs with a required block, blocked\n"
+		"  classes        5,000 host-pinned selector classes: RSS vs none\n"
+		"  reclaim-queues reclaim refused across 8 queues, 5,000 nodes\n"
+		"  openb-replay   the real openb nodes and pods, arrivals and\n"
+		"                 departures (skipped without ../shared/data)\n\n"
 		"  --shape A,B,...     run these shapes only (default: all)\n"
 		"  --quick             small sizes (seconds; for tests)\n"
 		"  --json FILE         write every record as a JSON array\n"
@@ -51,6 +60,8 @@ static void bench_usage(FILE *f)
 		"  --preempt-bin FILE  the bench_preempt binary (default: found next\n"
 		"                      to this muster, in rel/bench/ or bench/)\n"
 		"  --seed N            seed of the sampled shapes (1)\n"
+		"  --scale X           nodes and backlog of the varied shapes (unique\n"
+		"                      to openb-replay) times X (1), for growth tables\n"
 		"  --in-process        no child processes (peak RSS is cumulative)\n"
 		"  --quiet             only the JSON lines\n"
 		"  -h, --help          this help\n");
@@ -118,6 +129,15 @@ static int bench_option(bench_cli_t *c, const char *a, const char *v)
 			return MU_EXIT_USAGE;
 		}
 		c->o.seed = s;
+	} else if (!strcmp(a, "--scale")) {
+		char *end;
+		double x = strtod(v, &end);
+		if (!*v || *end || !(x > 0) || x > 64) {
+			fprintf(stderr, "muster bench: bad value for --scale: '%s' "
+				"(expected a number in (0, 64])\n", v);
+			return MU_EXIT_USAGE;
+		}
+		c->o.scale = x;
 	} else {
 		fprintf(stderr, "muster bench: unknown option '%s' (see --help)\n", a);
 		return MU_EXIT_USAGE;

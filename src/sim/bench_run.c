@@ -27,6 +27,7 @@ void mu_bench_opts_defaults(mu_bench_opts_t *o)
 	o->isolate = true;
 	o->data_dir = "../shared/data";
 	o->seed = 1;
+	o->scale = 1;
 }
 
 /* --- records ------------------------------------------------------------- */
@@ -72,6 +73,9 @@ static const field_t fields[] = {
 	FD("idle_cycle_ms", idle_cycle_ms, F_DBL, "%.3f"),
 	FD("cycle_ms", cycle_ms, F_DBL, "%.3f"),
 	FD("cycle_p99_ms", cycle_p99_ms, F_DBL, "%.3f"),
+	FD("engine_ms", engine_ms, F_DBL, "%.1f"),
+	FD("rss_base_mb", rss_base_mb, F_DBL, "%.1f"),
+	FD("running", running, F_I64, NULL),
 	FD("skipped", skipped, F_STR, NULL),
 };
 
@@ -221,7 +225,25 @@ size_t mu_bench_checks(const mu_bench_result_t *r, mu_bench_check_t *out,
 			r->cycle_ms, 10, true, "ms", "KAI: 2.35 s per cycle"});
 		n = add_check(out, n, max, (mu_bench_check_t){"build from scratch",
 			r->build_ms, 500, true, "ms", NULL});
-	} else if (!strcmp(s, "scale"))
+	} else if (!strcmp(s, "unique"))
+		n = add_check(out, n, max, (mu_bench_check_t){"decisions/s",
+			r->decisions_per_s, 5e5, false, "/s", NULL});
+	else if (!strcmp(s, "backlog") || !strcmp(s, "blocked-selectors") ||
+		 !strcmp(s, "reclaim-queues"))
+		n = add_check(out, n, max, (mu_bench_check_t){"cycle, little changed",
+			r->cycle_ms, 10, true, "ms", NULL});
+	else if (!strcmp(s, "gangs4"))
+		n = add_check(out, n, max, (mu_bench_check_t){"engine time",
+			r->engine_ms, 10000, true, "ms", NULL});
+	else if (!strcmp(s, "gang-blocked")) {
+		n = add_check(out, n, max, (mu_bench_check_t){"first cycle, gangs blocked",
+			r->cold_cycle_ms, 1000, true, "ms", NULL});
+		n = add_check(out, n, max, (mu_bench_check_t){"cycle, little changed",
+			r->cycle_ms, 1000, true, "ms", NULL});
+	} else if (!strcmp(s, "classes"))
+		n = add_check(out, n, max, (mu_bench_check_t){"RSS over no classes",
+			r->peak_rss_mb / r->rss_base_mb, 1.2, true, "x", NULL});
+	else if (!strcmp(s, "scale"))
 		n = add_check(out, n, max, (mu_bench_check_t){"peak RSS",
 			r->peak_rss_mb, 1024, true, "MiB",
 			"YuniKorn: 30-40 GB at 5k nodes, 50k pods"});
@@ -245,6 +267,14 @@ static const shape_t shapes[] = {
 	{"cycle", mu__bench_cycle},
 	{"scale", mu__bench_scale},
 	{"scaling", mu__bench_scaling},
+	{"unique", mu__bench_unique},
+	{"backlog", mu__bench_backlog},
+	{"blocked-selectors", mu__bench_selectors},
+	{"gangs4", mu__bench_gangs4},
+	{"gang-blocked", mu__bench_gang_blocked},
+	{"classes", mu__bench_classes},
+	{"reclaim-queues", mu__bench_reclaim},
+	{"openb-replay", mu__bench_openb_replay},
 };
 
 #define NSHAPES (sizeof shapes / sizeof *shapes)
@@ -253,7 +283,8 @@ const char *const *mu_bench_shapes(size_t *n)
 {
 	static const char *const names[NSHAPES] = {
 		"basic", "basic-mixed", "gang-topology", "preempt", "cycle",
-		"scale", "scaling",
+		"scale", "scaling", "unique", "backlog", "blocked-selectors",
+		"gangs4", "gang-blocked", "classes", "reclaim-queues", "openb-replay",
 	};
 	*n = NSHAPES;
 	return names;
