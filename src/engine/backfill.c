@@ -312,6 +312,27 @@ static void shadow_commit(shadow_t *s, int32_t jid, mu_time_t at, int32_t domain
 	}
 }
 
+/* Whether the job could ever fit on class c's nodes, were they empty:
+ * the replay never frees more than a node holds, so when even that falls
+ * short it cannot find a start and is skipped, with the same outcome (a
+ * required topology level only narrows this bound further).  O(1) for a
+ * class without nodes (a selector nothing matches), else at most O(class
+ * nodes). */
+static bool resv_possible(const mu_engine_t *e, const mu__sclass_t *c,
+			  const mu_res_t *req, int32_t need)
+{
+	int64_t total = 0;
+	for (int32_t i = 0; i < c->nnodes && total < need; i++) {
+		const mu__node_t *n = &e->nodes[c->nodes[i]];
+		mu_res_t room = n->alloc;
+		int64_t m = n->alloc.v[MU_RES_GPU] * 1000;
+		if (room.v[MU_RES_GPU_MILLI] < m)
+			room.v[MU_RES_GPU_MILLI] = m;
+		total += pods_in(req, &room);
+	}
+	return total >= need;
+}
+
 int mu__resv_make(mu_engine_t *e, int32_t jid)
 {
 	mu__job_t *j = &e->jobs[jid];
@@ -325,6 +346,8 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	}
 	mu__sclass_t *c = &e->classes[j->podsets[0].sclass];
 	int rc = mu__sclass_refresh(e, c);
+	if (rc == MU_OK && !resv_possible(e, c, &s.req, s.need))
+		return MU_OK; /* no start, ever: no reservation, as the replay says */
 	if (rc == MU_OK)
 		rc = shadow_nodes(&s, c);
 	if (rc == MU_OK)
