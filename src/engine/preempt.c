@@ -554,6 +554,41 @@ static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 	return rollback(c);
 }
 
+/* Whether domain scope sc could hold J's unbound pods were every victim J
+ * may evict there gone: free capacity plus those victims' requests must
+ * cover the gang's requests in aggregate (a necessary condition), so that
+ * a hopeless domain costs O(its pods), not O(pods x its nodes).  GPU
+ * shares are not counted (whole devices are). */
+static bool domain_could(pctx_t *c, const mu__scope_t *sc)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	static const int dims[] = {MU_RES_CPU, MU_RES_MEM, MU_RES_GPU, MU_RES_PODS};
+	int64_t want[4] = {0}, have[4] = {0};
+	for (int32_t p = 0; p < j->npods; p++)
+		if (j->pods[p].node < 0)
+			for (int k = 0; k < 4; k++)
+				want[k] += j->podsets[mu__pod_podset(j, p)].req.v[dims[k]];
+	for (int32_t i = 0; i < sc->n; i++) {
+		const mu__node_t *n = &e->nodes[sc->nodes[i]];
+		for (int k = 0; k < 4; k++)
+			have[k] += n->free.v[dims[k]];
+		for (int32_t q = 0; q < n->npods; q++) {
+			int32_t vid = n->refs[q].job;
+			if (!victim_ok(c, vid, -1))
+				continue;
+			const mu__job_t *v = &e->jobs[vid];
+			const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, n->refs[q].pod)];
+			for (int k = 0; k < 4; k++)
+				have[k] += ps->req.v[dims[k]];
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		if (have[k] < want[k])
+			return false;
+	return true;
+}
+
 /* Without a required topology level the gang may land anywhere; with one,
  * each domain of that level is tried in turn (victims are searched only
  * inside it).  Slices are not honoured when preempting. */
@@ -569,7 +604,8 @@ static int preempt_scoped(pctx_t *c, int32_t need, bool *ok)
 		if (t->doms[d].level != j->req_level)
 			continue;
 		mu__scope_t sc = {t->doms[d].nodes, t->doms[d].nnodes};
-		rc = attempt(c, &sc, need, ok);
+		if (domain_could(c, &sc))
+			rc = attempt(c, &sc, need, ok);
 	}
 	return rc;
 }
