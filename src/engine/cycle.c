@@ -51,6 +51,7 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	acct_add(&e->total_used, &ps->acct, +1);
 	mu__queue_add_used(e, j->queue, &ps->acct, +1, j->preemptible);
 	e->alloc_gen++;
+	e->commit_gen++;
 	return MU_OK;
 }
 
@@ -457,6 +458,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	mu__job_t *j = &e->jobs[jid];
 	mu_reason_t r = {.podset = -1, .limit_queue = -1, .limit_res = -1,
 			 .fs_queue = -1, .blocked_by = -1};
+	uint64_t commit_gen = e->commit_gen; /* put back if nothing stays */
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1; /* an admitted job grows by any number of pods */
@@ -509,10 +511,14 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 			return job_admit(e, jid, now, &r, out);
 	}
 fail:
+	/* Every tentative bind, the job's and its would-be victims', was
+	 * undone exactly: the committed state is the one it started from. */
+	e->commit_gen = commit_gen;
 	j->last = r;
 	j->failed = true;
 	j->fail_gen = e->release_gen;
 	j->fail_alloc_gen = e->alloc_gen;
+	j->fail_commit_gen = e->commit_gen;
 	if (e->order_next < j->retry_at) /* LAS: victims appear by themselves */
 		j->retry_at = e->order_next;
 	return MU_OK;
@@ -756,10 +762,11 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		mu__job_t *j = &e->jobs[jid];
 		if (j->state == MU_JOB_FINISHED || j->nbound == j->npods)
 			continue;
-		/* Nothing freed (and, with preemption, nothing new to evict)
-		 * since it last failed: it would fail again. */
+		/* Nothing freed (and, with preemption, nothing new to evict:
+		 * no bind that stayed) since it last failed: it would fail
+		 * again. */
 		bool cached = j->failed && j->fail_gen == e->release_gen &&
-			      (!preempting || (j->fail_alloc_gen == e->alloc_gen &&
+			      (!preempting || (j->fail_commit_gen == e->commit_gen &&
 					       now < j->retry_at));
 		/* Owed reservations are made before anything that they could
 		 * restrict.  With none made yet, job_try_inner() makes them only

@@ -313,6 +313,7 @@ typedef struct mu__job {
 	int32_t rpos;        /* index in its queue's running list */
 	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
+	uint64_t fail_commit_gen; /* e->commit_gen when it last failed */
 	mu_time_t retry_at;  /* a victim refused for time turns eligible;
 	                      * under LAS also when a running job drops a
 	                      * level */
@@ -370,6 +371,10 @@ struct mu_engine {
 	uint64_t rng;               /* splitmix64 state, from cfg.seed */
 	uint64_t release_gen;       /* bumped when capacity may have grown */
 	uint64_t alloc_gen;         /* bumped when pods are bound */
+	uint64_t commit_gen;        /* like alloc_gen, but a failed attempt
+	                             * that undid its binds puts it back
+	                             * (job_try_inner): it moves only when
+	                             * binds stay (cycle.c) */
 	mu__evict_t *evl;           /* pods evicted by the current attempt */
 	int32_t nevl, evl_cap;
 	int32_t nover_quota;        /* leaves over quota at cycle start */
