@@ -20,7 +20,7 @@
 #ifndef MUSTER_APISERVER_INT_H
 #define MUSTER_APISERVER_INT_H
 
-#include "apiserver/jpath.h"
+#include "muster/jpath.h"
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>

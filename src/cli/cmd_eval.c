@@ -17,7 +17,7 @@
 
 #include "cli/cli.h"
 #include "muster/eval.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 #define EVAL_MAX_POLICIES 16
 #define EVAL_MAX_SEEDS 1000

@@ -17,8 +17,8 @@
 
 #include "cli/cli.h"
 #include "muster/eval_philly.h"
-#include "sim/load_util.h"
-#include "sim/svg.h"
+#include "muster/util.h"
+#include "muster/report.h"
 
 #define EVP_DEFAULT_TRACE "../shared/data/philly/philly.csv"
 #define EVP_UTIL_SLACK 0.01 /* goal: utilization within 1 point of EASY's */

@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "sim/eval_queues.h"
-#include "sim/load_util.h"
+#include "muster/eval_queues.h"
+#include "muster/util.h"
 
 #define JAIN_TARGET 0.99  /* fairness: Jain's index of the day's shares */
 #define WEIGHT_TOL 0.05   /* weighted: |share / target - 1| at most this */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sim/eval_queues.h"
+#include "muster/eval_queues.h"
 
 #define HOUR (3600 * 1000LL)
 
