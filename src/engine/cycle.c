@@ -148,7 +148,7 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 	int32_t n_ids = sc ? sc->n : c->nnodes;
 	for (int32_t i = 0; i < n_ids; i++) {
 		int32_t nid = ids[i];
-		if (sc && !c->member[nid])
+		if (sc && !mu__sclass_has(c, nid))
 			continue;
 		if (!mu__fits(e, nid, ps))
 			continue;

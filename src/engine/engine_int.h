@@ -179,8 +179,9 @@ typedef struct mu__sclass {
 	uint64_t gen;
 	int32_t *nodes;
 	int32_t nnodes, nodes_cap;
-	uint8_t *member;      /* by node id: passes the static filters */
-	int32_t member_cap;
+	uint8_t *member;      /* bit per node id: passes the static filters
+	                       * (mu__sclass_has()) */
+	int32_t member_cap;   /* bytes */
 	int32_t fail[MU_F_COUNT];
 	/* No node fits a request >= nofit_req (same alignment) until
 	 * release_gen moves past nofit_gen: skip the scan, reuse the counts. */
@@ -198,12 +199,20 @@ typedef struct mu__sclass {
 		mu_time_t until;
 	} nomove[4];          /* a few failing shapes (preempt.c) */
 	uint32_t nomove_next; /* the slot to overwrite next */
-	mu__nindex_t *idx;    /* MU__NINDEX_MAX score indexes, or NULL */
+	mu__nindex_t *idx;    /* nidx score indexes (grown on demand up to
+	                       * MU__NINDEX_MAX), or NULL */
+	int32_t nidx;
 	/* Free resources summed over its nodes (request units), valid while
 	 * alloc_gen and release_gen are fsum_alloc and fsum_release. */
 	mu_res_t fsum;
 	uint64_t fsum_alloc, fsum_release;
 } mu__sclass_t;
+
+/* Whether node nid passes class c's static filters (as of c->gen). */
+static inline bool mu__sclass_has(const mu__sclass_t *c, int32_t nid)
+{
+	return (nid >> 3) < c->member_cap && ((c->member[nid >> 3] >> (nid & 7)) & 1);
+}
 
 /* --- Topology domains ---------------------------------------------------- */
 

@@ -27,7 +27,7 @@ static uint64_t log_min_pos(const mu_engine_t *e)
 	uint64_t min = e->chlog_base + (uint64_t)e->nchlog;
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		const mu__sclass_t *c = &e->classes[i];
-		for (int32_t k = 0; c->idx && k < MU__NINDEX_MAX; k++)
+		for (int32_t k = 0; c->idx && k < c->nidx; k++)
 			if (c->idx[k].live && c->idx[k].pos < min)
 				min = c->idx[k].pos;
 	}
@@ -182,17 +182,37 @@ static uint64_t index_key(const mu__podset_t *ps)
 	return h;
 }
 
-/* The index of class c for ps's request: an existing one, else the least
- * recently used slot, emptied.  NULL on out of memory.  O(slots). */
+/* Makes room for one more index in c: the slots double, up to
+ * MU__NINDEX_MAX, so that a class used with one request shape holds one.
+ * False when it is full or out of memory (the LRU slot is reused). */
+static bool index_grow(mu__sclass_t *c)
+{
+	if (c->nidx >= MU__NINDEX_MAX)
+		return false;
+	int32_t n = c->nidx ? 2 * c->nidx : 1;
+	if (n > MU__NINDEX_MAX)
+		n = MU__NINDEX_MAX;
+	mu__nindex_t *nv = realloc(c->idx, (size_t)n * sizeof *nv);
+	if (!nv)
+		return false;
+	memset(nv + c->nidx, 0, (size_t)(n - c->nidx) * sizeof *nv);
+	c->idx = nv;
+	c->nidx = n;
+	return true;
+}
+
+/* The index of class c for ps's request: an existing one, else a free
+ * slot (growing the slots), else the least recently used one, emptied.
+ * NULL on out of memory.  O(slots). */
 static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 			       const mu__podset_t *ps)
 {
-	if (!c->idx && !(c->idx = calloc(MU__NINDEX_MAX, sizeof *c->idx)))
+	if (!c->idx && !index_grow(c))
 		return NULL;
 	uint8_t align = index_align(ps);
 	uint64_t key = index_key(ps);
 	mu__nindex_t *victim = &c->idx[0];
-	for (int32_t k = 0; k < MU__NINDEX_MAX; k++) {
+	for (int32_t k = 0; k < c->nidx; k++) {
 		mu__nindex_t *x = &c->idx[k];
 		if (x->live && x->key == key && x->align == align &&
 		    memcmp(&x->req, &ps->req, sizeof x->req) == 0) {
@@ -202,6 +222,8 @@ static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 		if (!x->live || (victim->live && x->last_use < victim->last_use))
 			victim = x;
 	}
+	if (victim->live && index_grow(c))
+		victim = &c->idx[c->nidx / 2]; /* the first new slot */
 	if (!victim->live)
 		e->nindexes++;
 	victim->live = true;
@@ -240,7 +262,7 @@ static int index_catch_up(mu_engine_t *e, mu__sclass_t *c, mu__nindex_t *x,
 	for (uint64_t k = x->pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
 		int32_t nid = e->chlog[k];
 		mu__hent_t ent;
-		if (nid < c->member_cap && c->member[nid] &&
+		if (mu__sclass_has(c, nid) &&
 		    index_score(e, nid, ps, &ent)) {
 			int rc = heap_push(x, &ent);
 			if (rc)
@@ -300,8 +322,9 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 /* Frees c's indexes and their heaps (engine teardown). */
 void mu__sclass_index_release(mu__sclass_t *c)
 {
-	for (int32_t k = 0; c->idx && k < MU__NINDEX_MAX; k++)
+	for (int32_t k = 0; c->idx && k < c->nidx; k++)
 		free(c->idx[k].heap);
 	free(c->idx);
 	c->idx = NULL;
+	c->nidx = 0;
 }

@@ -331,7 +331,7 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 	for (int32_t k = 0; k < nids; k++) {
 		int32_t i = (start + k) % nids;
 		int32_t nid = ids[i];
-		if (e->nodes[nid].npods == 0 || (sc && !cls->member[nid]))
+		if (e->nodes[nid].npods == 0 || (sc && !mu__sclass_has(cls, nid)))
 			continue;
 		mu_time_t old = e->nodes[nid].min_start + e->cfg.min_runtime;
 		if (c->now < old) { /* every pod here is too young to go */

@@ -4,10 +4,10 @@
  * running jobs to finish in little-changed cycles, and the CPU time spent
  * in the engine.
  */
-#ifndef MUSTER_SIM_BENCH_VARIED_H
-#define MUSTER_SIM_BENCH_VARIED_H
+#ifndef MUSTER_BENCH_BENCH_VARIED_H
+#define MUSTER_BENCH_BENCH_VARIED_H
 
-#include "sim/bench_int.h"
+#include "bench/bench_int.h"
 
 typedef struct mu__vb mu__vb_t;
 

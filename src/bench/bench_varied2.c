@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/bench_int.h"
-#include "sim/bench_varied.h"
+#include "bench/bench_int.h"
+#include "bench/bench_varied.h"
 
 #define GI (1LL << 30)
 #define MI (1LL << 20)
