@@ -22,6 +22,11 @@
  *   scaling        the cycle shape at 1k, 2k, 5k, 10k and 20k nodes (one
  *                  record per size)
  *
+ * and the varied shapes (docs/evaluation.md, "Varied shapes"; sizes times
+ * opts.scale): unique, backlog, blocked-selectors, gangs4, gang-blocked
+ * (also the last record of gang-topology), classes, reclaim-queues and
+ * openb-replay (skipped without the openb data).
+ *
  * Results travel as JSON lines (mu_bench_json / mu_bench_parse), so that a
  * shape can run in a forked child (its own peak RSS) or in another program.
  */

@@ -5,7 +5,8 @@
  *
  * bench.c holds basic, basic-mixed and gang-topology; bench_cycle.c the
  * cycle, scale and scaling shapes; bench_run.c the registry, the forked
- * children, bench_preempt, JSON and the targets; bench_html.c the report.
+ * children, bench_preempt, JSON and the targets; bench_html.c the report;
+ * bench_varied.c and bench_varied2.c the varied shapes.
  */
 #ifndef MUSTER_SIM_BENCH_INT_H
 #define MUSTER_SIM_BENCH_INT_H
