@@ -139,6 +139,8 @@ typedef struct mu__nindex {
 	uint64_t cls_gen;     /* class node list it was built from */
 	uint64_t pos;         /* change-log position read up to */
 	uint64_t last_use;
+	int32_t uses;         /* lookups answered by the fit tree while not
+	                       * built: the heap is built once a shape repeats */
 	mu__hent_t *heap;
 	int32_t n, cap;
 } mu__nindex_t;
@@ -199,6 +201,8 @@ typedef struct mu__sclass {
 		mu_time_t until;
 	} nomove[4];          /* a few failing shapes (preempt.c) */
 	uint32_t nomove_next; /* the slot to overwrite next */
+	struct mu__ftree *ft; /* fit tree for new request shapes (fittree.c),
+	                       * or NULL */
 	mu__nindex_t *idx;    /* nidx score indexes (grown on demand up to
 	                       * MU__NINDEX_MAX), or NULL */
 	int32_t nidx;
@@ -537,6 +541,16 @@ void mu__node_touch(mu_engine_t *e, int32_t nid);
 int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 			      const mu__podset_t *ps);
 void mu__sclass_index_release(mu__sclass_t *c);
+
+/* Fit trees (fittree.c), for policies with MU_SCORE_PACKS or _SPREADS. */
+typedef struct mu__ftree mu__ftree_t;
+/* The best node of class c (refreshed) for one pod of ps, exactly as a
+ * scan would choose it; -2 when the tree cannot be used (out of memory, or
+ * more than 32 node capacities in the class).  O(log n) per node visited. */
+int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps);
+/* The change-log position tree f still needs (UINT64_MAX: none). */
+uint64_t mu__ftree_pos(const mu__ftree_t *f);
+void mu__ftree_free(mu__ftree_t *f);
 
 /* The best node of class c for one pod, or -1.  O(class nodes). */
 int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c,

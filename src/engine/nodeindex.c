@@ -18,6 +18,7 @@
 #include "engine/engine_int.h"
 
 #define STASH_MAX 64 /* reserved tops to skip before falling back */
+#define MU__HEAP_AFTER 16 /* tree lookups of a shape before its heap */
 
 /* --- The change log -------------------------------------------------------- */
 
@@ -30,6 +31,8 @@ static uint64_t log_min_pos(const mu_engine_t *e)
 		for (int32_t k = 0; c->idx && k < c->nidx; k++)
 			if (c->idx[k].live && c->idx[k].pos < min)
 				min = c->idx[k].pos;
+		if (mu__ftree_pos(c->ft) < min)
+			min = mu__ftree_pos(c->ft);
 	}
 	return min < e->chlog_base ? e->chlog_base : min;
 }
@@ -232,6 +235,7 @@ static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 	victim->req = ps->req;
 	victim->align = align;
 	victim->last_use = ++e->idx_clock;
+	victim->uses = 0;
 	victim->n = 0;
 	return victim;
 }
@@ -279,6 +283,15 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 	mu__nindex_t *x = index_get(e, c, ps);
 	if (!x)
 		return -2;
+	/* A shape not seen lately is answered by the fit tree; its heap is
+	 * built only once it keeps coming back. */
+	if (!x->built && x->uses < MU__HEAP_AFTER &&
+	    (e->score->flags & (MU_SCORE_PACKS | MU_SCORE_SPREADS))) {
+		x->uses++;
+		int32_t nid = mu__ftree_best(e, c, ps);
+		if (nid != -2)
+			return nid;
+	}
 	int rc;
 	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
 	if (!x->built || x->cls_gen != c->gen || x->pos < e->chlog_base ||
@@ -327,4 +340,6 @@ void mu__sclass_index_release(mu__sclass_t *c)
 	free(c->idx);
 	c->idx = NULL;
 	c->nidx = 0;
+	mu__ftree_free(c->ft);
+	c->ft = NULL;
 }
