@@ -199,7 +199,8 @@ typedef struct mu__sclass {
 		mu_res_t req;
 		int32_t pods;
 		mu_time_t until;
-	} nomove[4];          /* a few failing shapes (preempt.c) */
+	} nomove[8];          /* failing shapes, none covering another
+	                       * (preempt.c) */
 	uint32_t nomove_next; /* the slot to overwrite next */
 	struct mu__ftree *ft; /* fit tree for new request shapes (fittree.c),
 	                       * or NULL */
@@ -411,6 +412,9 @@ struct mu_engine {
 	uint64_t owed_alloc, owed_release, owed_node; /* state they are for */
 	mu_time_t now;              /* time of the current cycle */
 	int32_t placing;            /* job being placed, or -1 */
+	int64_t move_nodes_left;    /* consolidation's share of this cycle:
+	                             * nodes it may still examine (cycle.c
+	                             * sets it, preempt.c spends it) */
 	struct mu__move *moves;     /* recent moves, for the budget */
 	int32_t nmoves, moves_cap;
 	int32_t *mvl;               /* (job, pod) pairs re-placed by a move */

@@ -45,6 +45,7 @@ typedef struct pctx {
 	bool gpu_dominant;
 	mu_time_t retry_at; /* when a victim refused for time turns eligible */
 	bool moving;        /* consolidation: victims are moved, not stopped */
+	bool out_of_budget; /* a move search stopped at the cycle's budget */
 	victim_t *v;
 	int32_t nv, vcap;
 } pctx_t;
@@ -333,6 +334,10 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 		int32_t nid = ids[i];
 		if (e->nodes[nid].npods == 0 || (sc && !mu__sclass_has(cls, nid)))
 			continue;
+		if (c->moving && e->move_nodes_left-- <= 0) {
+			c->out_of_budget = true; /* the cycle's share is spent */
+			break;
+		}
 		mu_time_t old = e->nodes[nid].min_start + e->cfg.min_runtime;
 		if (c->now < old) { /* every pod here is too young to go */
 			if (old < c->retry_at)
@@ -797,11 +802,24 @@ static bool nomove_known(const mu_engine_t *e, const mu__sclass_t *cls,
 	return false;
 }
 
-/* Remembers a failed consolidation in a free or the oldest slot. */
+/* Remembers a failed consolidation: a frontier of failed shapes, none
+ * covering another.  Entries the new one covers (as many pods or more,
+ * each as large or larger, valid no longer) are dropped; then it takes a
+ * free slot, else the oldest.  O(slots x resources). */
 static void nomove_note(const mu_engine_t *e, mu__sclass_t *cls, const mu_res_t *req,
 			int32_t pods, mu_time_t until)
 {
 	int slot = -1;
+	for (int k = 0; k < NOMOVE_SLOTS; k++) {
+		struct mu__nomove *m = &cls->nomove[k];
+		if (m->gen != e->release_gen || m->pods < pods || m->until > until)
+			continue;
+		bool covered = true;
+		for (int r = 0; r < MU_RES_MAX && covered; r++)
+			covered = m->req.v[r] >= req->v[r];
+		if (covered)
+			m->gen = e->release_gen - 1; /* dropped: the new one covers it */
+	}
 	for (int k = 0; k < NOMOVE_SLOTS && slot < 0; k++)
 		if (cls->nomove[k].gen != e->release_gen)
 			slot = k;
@@ -823,6 +841,8 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	int32_t unbound = j->npods - j->nbound;
 	if (j->npodsets == 1 && nomove_known(e, cls, &j->podsets[0].req, unbound, now))
 		return MU_OK;
+	if (e->move_nodes_left <= 0)
+		return MU_OK; /* this cycle's share is spent: next cycle */
 	if (e->nowed) { /* moves are planned under the owed reservations */
 		int rc0 = mu__resv_settle(e);
 		if (rc0)
@@ -854,7 +874,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 		/* Until capacity is released, a refused victim ages in, or
 		 * the hourly budget may have room again. */
 		mu_time_t until = c.retry_at < now + 300 * 1000 ? c.retry_at : now + 300 * 1000;
-		if (rc == MU_OK && j->npodsets == 1)
+		if (rc == MU_OK && j->npodsets == 1 && !c.out_of_budget)
 			nomove_note(e, cls, &j->podsets[0].req, unbound, until);
 	}
 	free(c.v);
