@@ -177,8 +177,9 @@ typedef struct mu_engine_config {
 	int32_t move_pods_per_hour; /* disruption budget: pods moved */
 	double move_gpu_hours_per_hour; /* ... and GPU-hours of work moved */
 	bool scan_all;              /* score every node for every pod, never
-	                             * from the heap (for tests and benches:
-	                             * the answers are the same) */
+	                             * from the heaps or fit trees, and count
+	                             * every explanation afresh (for tests and
+	                             * benches: the answers are the same) */
 } mu_engine_config_t;
 
 /* Defaults: binpack, preemption and reclaim on, 60 s minimum runtime, no

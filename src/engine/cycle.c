@@ -239,6 +239,79 @@ static void nofit_note(const mu_engine_t *e, mu__sclass_t *c, const mu__podset_t
 	memcpy(c->nofit_fail, r->fail, sizeof c->nofit_fail);
 }
 
+/* The first filter node_fit() would fail for req on a node whose compact
+ * record is f (its order: CPU, memory, GPUs, GPU share, pods), or
+ * MU_F_COUNT.  Exact when no named resource or alignment is involved. */
+static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req)
+{
+	if (f->cpu < req->v[MU_RES_CPU])
+		return MU_F_CPU;
+	if (f->mem < req->v[MU_RES_MEM])
+		return MU_F_MEM;
+	if (req->v[MU_RES_GPU] > f->gpu ||
+	    (req->v[MU_RES_GPU_MILLI] > 0 && f->milli < req->v[MU_RES_GPU_MILLI]))
+		return MU_F_GPU;
+	if (f->pods < req->v[MU_RES_PODS])
+		return MU_F_PODS;
+	return MU_F_COUNT;
+}
+
+/* Whether j's last explanation (no node of c fitted pod set psi) can be
+ * carried forward to now: for each class node changed since (the change
+ * log keeps each node's record before the change), its old filter is
+ * taken out of the counts and its new one put in.  True, with r filled
+ * exactly as explain_fit() would, when still no node fits; false when a
+ * node may fit now or the carry is not possible (then place and explain
+ * as usual).  O(changes since), bounded by the class's nodes. */
+static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+		       const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
+{
+	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
+	if (e->cfg.scan_all || !j->expl_ok || j->expl_gen != c->gen || j->expl_ps != psi ||
+	    !e->nindexes ||
+	    j->expl_pos < e->chlog_base || end - j->expl_pos > (uint64_t)c->nnodes ||
+	    e->nfree_off || ps->aligned || e->nres > MU_RES_NAMED0)
+		return false;
+	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
+		     sizeof *e->expl_seen) != MU_OK)
+		return false;
+	if (e->expl_stamp == 0) /* fresh array: no stamp yet */
+		memset(e->expl_seen, 0, (size_t)e->expl_seen_cap * sizeof *e->expl_seen);
+	uint64_t stamp = ++e->expl_stamp;
+	int32_t fail[MU_F_COUNT];
+	memcpy(fail, j->expl_fail, sizeof fail);
+	for (uint64_t k = j->expl_pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
+		int32_t nid = e->chlog[k];
+		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
+			continue;
+		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
+		mu_filter_t was = nfree_filter(&e->chlog_prev[k], &ps->req);
+		mu_filter_t now = nfree_filter(&e->nfree[nid], &ps->req);
+		if (was == MU_F_COUNT || now == MU_F_COUNT)
+			return false; /* it fits now (or the record is not ours) */
+		fail[was]--;
+		fail[now]++;
+	}
+	memcpy(j->expl_fail, fail, sizeof fail);
+	j->expl_pos = end;
+	memcpy(r->fail, fail, sizeof r->fail);
+	r->podset = psi;
+	r->nodes_total = e->nlive;
+	return true;
+}
+
+/* Keeps r, an explanation of j's pod set psi on committed state with no
+ * node fitting, to be carried forward (expl_carry). */
+static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+		      int32_t psi, const mu_reason_t *r)
+{
+	j->expl_ok = e->nindexes > 0 && !e->nfree_off;
+	j->expl_ps = psi;
+	j->expl_gen = c->gen;
+	j->expl_pos = e->chlog_base + (uint64_t)e->nchlog;
+	memcpy(j->expl_fail, r->fail, sizeof j->expl_fail);
+}
+
 /* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc
  * (NULL: anywhere), logging them in e->txn.  Fills r for the first pod set
  * that ran out of room; once a pod set fails its identical pods are not
@@ -260,6 +333,15 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		if (rc)
 			return rc;
 		bool cacheable = !sc;
+		/* Carried forward: the same counts as explaining again, and no
+		 * node fits (a single pod set on committed state only). */
+		if (cacheable && r->podset < 0 && e->ntxn == 0 && j->npodsets == 1 &&
+		    !nofit_known(e, c, ps) && expl_carry(e, j, c, ps, psi, r)) {
+			nofit_note(e, c, ps, r);
+			if (psi < 64)
+				failed |= (uint64_t)1 << psi;
+			continue;
+		}
 		int32_t nid = cacheable && nofit_known(e, c, ps) ? -1 :
 			mu__best_node_in(e, c, ps, sc);
 		if (nid < 0) {
@@ -276,8 +358,11 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 					 * Reservations only add restrictions, so a
 					 * pure resource failure holds whatever they
 					 * are. */
-					if (cacheable && e->ntxn == 0 && !r->fail[MU_F_RESERVED])
+					if (cacheable && e->ntxn == 0 && !r->fail[MU_F_RESERVED]) {
 						nofit_note(e, c, ps, r);
+						if (j->npodsets == 1)
+							expl_keep(e, j, c, psi, r);
+					}
 				}
 			}
 			if (psi < 64)

@@ -118,6 +118,8 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->mvl);
 	free(e->ends);
 	free(e->chlog);
+	free(e->chlog_prev);
+	free(e->expl_seen);
 	free(e->nfree);
 	free(e->owed);
 	free(e->ends_add);

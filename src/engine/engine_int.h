@@ -328,6 +328,13 @@ typedef struct mu__job {
 	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
 	uint64_t fail_commit_gen; /* e->commit_gen when it last failed */
+	/* Its last fit explanation on committed state when no node fitted
+	 * (cycle.c): per-filter counts, valid for class generation expl_gen
+	 * and carried forward from change-log position expl_pos. */
+	bool expl_ok;
+	int32_t expl_ps;
+	uint64_t expl_pos, expl_gen;
+	int32_t expl_fail[MU_F_COUNT];
 	mu_time_t retry_at;  /* a victim refused for time turns eligible;
 	                      * under LAS also when a running job drops a
 	                      * level */
@@ -428,6 +435,14 @@ struct mu_engine {
 	int32_t *chlog;
 	int32_t nchlog, chlog_cap;
 	uint64_t chlog_base;
+	mu__nfree_t *chlog_prev;    /* by entry: the node's nfree before that
+	                             * change (explanations carried forward,
+	                             * cycle.c) */
+	int32_t chlog_prev_cap;
+	uint64_t *expl_seen;        /* by node: stamp of the last carry that
+	                             * counted it (cycle.c) */
+	int32_t expl_seen_cap;
+	uint64_t expl_stamp;
 	int32_t nindexes;           /* live indexes over all classes */
 	mu__nfree_t *nfree;         /* by node id, kept by mu__node_touch() */
 	int32_t nfree_cap;

@@ -48,6 +48,8 @@ static void log_trim(mu_engine_t *e)
 	if (e->nchlog - drop > keep) /* indexes that far behind rebuild */
 		drop = e->nchlog - keep;
 	memmove(e->chlog, e->chlog + drop, (size_t)(e->nchlog - drop) * sizeof *e->chlog);
+	memmove(e->chlog_prev, e->chlog_prev + drop,
+		(size_t)(e->nchlog - drop) * sizeof *e->chlog_prev);
 	e->nchlog -= drop;
 	e->chlog_base += (uint64_t)drop;
 }
@@ -69,6 +71,9 @@ static void nfree_set(mu_engine_t *e, int32_t nid)
 
 void mu__node_touch(mu_engine_t *e, int32_t nid)
 {
+	mu__nfree_t prev = {0};
+	if (nid < e->nfree_cap)
+		prev = e->nfree[nid];
 	e->nodes[nid].ver++;
 	if (nid < e->nfree_cap ||
 	    mu__grow((void **)&e->nfree, &e->nfree_cap, nid + 1, sizeof *e->nfree) == MU_OK)
@@ -80,12 +85,15 @@ void mu__node_touch(mu_engine_t *e, int32_t nid)
 	if (e->nchlog >= 2 * e->nlive + 1024)
 		log_trim(e);
 	if (mu__grow((void **)&e->chlog, &e->chlog_cap, e->nchlog + 1,
-		     sizeof *e->chlog) != MU_OK) {
+		     sizeof *e->chlog) != MU_OK ||
+	    mu__grow((void **)&e->chlog_prev, &e->chlog_prev_cap, e->nchlog + 1,
+		     sizeof *e->chlog_prev) != MU_OK) {
 		/* Out of memory: forget the log; every index rebuilds. */
 		e->chlog_base += (uint64_t)e->nchlog + 1;
 		e->nchlog = 0;
 		return;
 	}
+	e->chlog_prev[e->nchlog] = prev;
 	e->chlog[e->nchlog++] = nid;
 }
 

@@ -11,7 +11,10 @@
  * and so must never be indexed: the same seed must draw the same bits
  * either way.  With unique requests (every pod its own CPU and memory)
  * binpack and spread answer from the fit trees (src/engine/fittree.c)
- * instead of the heaps, and must still choose as the scan does.
+ * instead of the heaps, and must still choose as the scan does.  The
+ * pending jobs' explanations (per-filter node counts), which the indexed
+ * engine carries forward from the change log instead of recounting
+ * (cycle.c), must be equal too.
  */
 #include <stdio.h>
 #include <string.h>
@@ -114,7 +117,9 @@ static bool dec_equal(const mu_decision_t *a, const mu_decision_t *b)
 {
 	return a->kind == b->kind && a->job == b->job && a->podset == b->podset &&
 	       a->pod == b->pod && a->node == b->node && a->gpus == b->gpus &&
-	       a->gpu_milli == b->gpu_milli && a->reason.why == b->reason.why;
+	       a->gpu_milli == b->gpu_milli && a->reason.why == b->reason.why &&
+	       a->reason.podset == b->reason.podset &&
+	       memcmp(a->reason.fail, b->reason.fail, sizeof a->reason.fail) == 0;
 }
 
 /* Runs `steps` cycles of random events; returns the first step whose
