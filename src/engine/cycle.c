@@ -174,12 +174,21 @@ int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps)
 
 /* Fills r with why one pod of podset ps fits nowhere: per-filter node
  * counts, static ones from the class.  O(class nodes). */
+static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req);
+
 static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 			const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
 {
 	memcpy(r->fail, c->fail, sizeof r->fail);
+	/* From the compact records when they decide it (no named resource,
+	 * no alignment): the same filters in the same order. */
+	bool quick = !e->cfg.scan_all && !e->nfree_off && !ps->aligned &&
+		     e->nres <= MU_RES_NAMED0;
 	for (int32_t i = 0; i < c->nnodes; i++) {
-		mu_filter_t f = mu__node_fit(e, &e->nodes[c->nodes[i]], ps);
+		int32_t nid = c->nodes[i];
+		mu_filter_t f = quick && nid < e->nfree_cap ?
+			nfree_filter(&e->nfree[nid], &ps->req) :
+			mu__node_fit(e, &e->nodes[nid], ps);
 		if (f == MU_F_COUNT && e->placing >= 0 &&
 		    !mu__resv_allows(e, &e->jobs[e->placing], c->nodes[i], ps))
 			f = MU_F_RESERVED;
@@ -772,7 +781,7 @@ static void cycle_reset_backfill(mu_engine_t *e, mu_time_t now)
 	e->placing = -1;
 	/* Consolidation may examine each live node about once per cycle,
 	 * over all the jobs that try it: a bounded share of the cycle. */
-	e->move_nodes_left = (int64_t)e->nlive + 64;
+	e->move_nodes_left = (int64_t)e->nlive / 4 + 64;
 }
 
 /* Makes the reservations owed so far, in the order they were owed, until
