@@ -224,28 +224,41 @@ static uint8_t align_key(const mu__podset_t *ps)
 static bool nofit_known(const mu_engine_t *e, const mu__sclass_t *c,
 			const mu__podset_t *ps)
 {
-	if (c->nofit_gen != e->release_gen || c->nofit_align != align_key(ps))
+	const mu__sclass_memo_t *m = c->memo;
+	if (!m || m->nofit_gen != e->release_gen || m->nofit_align != align_key(ps))
 		return false;
 	for (int r = 0; r < MU_RES_MAX; r++)
-		if (ps->req.v[r] < c->nofit_req.v[r])
+		if (ps->req.v[r] < m->nofit_req.v[r])
 			return false;
 	return true;
 }
 
+/* c's memo, allocated at first use (NULL on out of memory: nothing is
+ * remembered then). */
+static mu__sclass_memo_t *class_memo(mu_engine_t *e, mu__sclass_t *c)
+{
+	if (!c->memo && (c->memo = calloc(1, sizeof *c->memo)) != NULL)
+		c->memo->nofit_gen = e->release_gen - 1; /* nothing known yet */
+	return c->memo;
+}
+
 /* Remembers that no node of class c fits ps's request (the smallest such
  * request wins), with the per-filter counts of the explanation. */
-static void nofit_note(const mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+static void nofit_note(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 		       const mu_reason_t *r)
 {
-	if (c->nofit_gen == e->release_gen && c->nofit_align == align_key(ps)) {
+	mu__sclass_memo_t *m = class_memo(e, c);
+	if (!m)
+		return;
+	if (m->nofit_gen == e->release_gen && m->nofit_align == align_key(ps)) {
 		for (int k = 0; k < MU_RES_MAX; k++)
-			if (ps->req.v[k] > c->nofit_req.v[k])
+			if (ps->req.v[k] > m->nofit_req.v[k])
 				return; /* a smaller request is known already */
 	}
-	c->nofit_gen = e->release_gen;
-	c->nofit_req = ps->req;
-	c->nofit_align = align_key(ps);
-	memcpy(c->nofit_fail, r->fail, sizeof c->nofit_fail);
+	m->nofit_gen = e->release_gen;
+	m->nofit_req = ps->req;
+	m->nofit_align = align_key(ps);
+	memcpy(m->nofit_fail, r->fail, sizeof m->nofit_fail);
 }
 
 /* The first filter node_fit() would fail for req on a node whose compact
@@ -356,7 +369,7 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		if (nid < 0) {
 			if (r->podset < 0) {
 				if (cacheable && nofit_known(e, c, ps)) {
-					memcpy(r->fail, c->nofit_fail, sizeof r->fail);
+					memcpy(r->fail, c->memo->nofit_fail, sizeof r->fail);
 					r->podset = psi;
 					r->nodes_total = e->nlive;
 				} else {
@@ -482,14 +495,18 @@ static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
 		return true;
 	const mu__podset_t *ps = &j->podsets[0];
 	mu__sclass_t *c = &e->classes[ps->sclass];
-	if (c->fsum_alloc != e->alloc_gen || c->fsum_release != e->release_gen ||
-	    c->gen != e->node_gen) {
-		memset(&c->fsum, 0, sizeof c->fsum);
+	mu__sclass_memo_t *m = class_memo(e, c);
+	if (!m)
+		return true; /* cannot tell: let the search decide */
+	if (!m->fsum_valid || m->fsum_alloc != e->alloc_gen ||
+	    m->fsum_release != e->release_gen || c->gen != e->node_gen) {
+		memset(&m->fsum, 0, sizeof m->fsum);
 		for (int32_t i = 0; i < c->nnodes; i++)
 			for (int r = 0; r < MU_RES_MAX; r++)
-				c->fsum.v[r] += e->nodes[c->nodes[i]].free.v[r];
-		c->fsum_alloc = e->alloc_gen;
-		c->fsum_release = e->release_gen;
+				m->fsum.v[r] += e->nodes[c->nodes[i]].free.v[r];
+		m->fsum_alloc = e->alloc_gen;
+		m->fsum_release = e->release_gen;
+		m->fsum_valid = true;
 	}
 	int64_t unbound = j->npods - j->nbound;
 	for (int r = 0; r < MU_RES_MAX; r++) {
@@ -498,7 +515,7 @@ static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
 			want += ps->req.v[MU_RES_GPU] * 1000 * unbound;
 		else if (r == MU_RES_GPU)
 			continue; /* whole free devices: moves can make more */
-		if (want > c->fsum.v[r])
+		if (want > m->fsum.v[r])
 			return false;
 	}
 	return true;

@@ -100,6 +100,8 @@ void mu_engine_free(mu_engine_t *e)
 		free(c->models);
 		free(c->nodes);
 		free(c->member);
+		free(c->nomove);
+		free(c->memo);
 		mu__sclass_index_release(c);
 	}
 	for (int32_t i = 0; i < e->ntopos; i++)

@@ -145,6 +145,7 @@ typedef struct mu__nindex {
 	int32_t n, cap;
 } mu__nindex_t;
 
+#define MU__NOMOVE_SLOTS 8 /* failed consolidation shapes per class */
 #define MU__NINDEX_MAX 64 /* indexes per class (request shapes), LRU */
 
 typedef struct mu__selreq {
@@ -182,41 +183,65 @@ typedef struct mu__sclass {
 	int32_t *nodes;
 	int32_t nnodes, nodes_cap;
 	uint8_t *member;      /* bit per node id: passes the static filters
-	                       * (mu__sclass_has()) */
+	                       * (mu__sclass_has()); NULL for a class of at
+	                       * most MU__MEMBER_BITS nodes */
 	int32_t member_cap;   /* bytes */
 	int32_t fail[MU_F_COUNT];
-	/* No node fits a request >= nofit_req (same alignment) until
-	 * release_gen moves past nofit_gen: skip the scan, reuse the counts. */
-	uint64_t nofit_gen;
-	mu_res_t nofit_req;
-	uint8_t nofit_align;
-	int32_t nofit_fail[MU_F_COUNT];
-	/* Consolidation found no plan for nomove_pods pods >= nomove_req;
-	 * valid while release_gen is nomove_gen and before nomove_until (when
-	 * a victim refused for its minimum runtime turns eligible). */
+	/* Memos of failures and sums (cycle.c), allocated at first use:
+	 * a class that always fits never needs them. */
+	struct mu__sclass_memo *memo;
+	/* Consolidation found no plan for `pods` pods >= req; valid while
+	 * release_gen is gen and before until (when a victim refused for its
+	 * minimum runtime turns eligible).  MU__NOMOVE_SLOTS failing shapes,
+	 * none covering another (preempt.c), allocated at the first failure:
+	 * most classes never consolidate. */
 	struct mu__nomove {
 		uint64_t gen;
 		mu_res_t req;
 		int32_t pods;
 		mu_time_t until;
-	} nomove[8];          /* failing shapes, none covering another
-	                       * (preempt.c) */
+	} *nomove;
 	uint32_t nomove_next; /* the slot to overwrite next */
 	struct mu__ftree *ft; /* fit tree for new request shapes (fittree.c),
 	                       * or NULL */
 	mu__nindex_t *idx;    /* nidx score indexes (grown on demand up to
 	                       * MU__NINDEX_MAX), or NULL */
 	int32_t nidx;
+} mu__sclass_t;
+
+#define MU__MEMBER_BITS 64 /* classes above this many nodes keep a bitset */
+
+/* What a class remembers between attempts (cycle.c). */
+typedef struct mu__sclass_memo {
+	/* No node fits a request >= nofit_req (same alignment) until
+	 * release_gen moves past nofit_gen: skip the scan, reuse the counts. */
+	uint64_t nofit_gen;
+	mu_res_t nofit_req;
+	uint8_t nofit_align;
+	int32_t nofit_fail[MU_F_COUNT];
 	/* Free resources summed over its nodes (request units), valid while
 	 * alloc_gen and release_gen are fsum_alloc and fsum_release. */
 	mu_res_t fsum;
 	uint64_t fsum_alloc, fsum_release;
-} mu__sclass_t;
+	bool fsum_valid;
+} mu__sclass_memo_t;
 
-/* Whether node nid passes class c's static filters (as of c->gen). */
+/* Whether node nid passes class c's static filters (as of c->gen): a bit
+ * test, or for a small class (no bitset) a search of its sorted nodes.
+ * O(1), or O(log 64). */
 static inline bool mu__sclass_has(const mu__sclass_t *c, int32_t nid)
 {
-	return (nid >> 3) < c->member_cap && ((c->member[nid >> 3] >> (nid & 7)) & 1);
+	if (c->member)
+		return (nid >> 3) < c->member_cap && ((c->member[nid >> 3] >> (nid & 7)) & 1);
+	int32_t lo = 0, hi = c->nnodes;
+	while (lo < hi) {
+		int32_t mid = (lo + hi) / 2;
+		if (c->nodes[mid] < nid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nnodes && c->nodes[lo] == nid;
 }
 
 /* --- Topology domains ---------------------------------------------------- */

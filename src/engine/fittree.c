@@ -135,9 +135,8 @@ static int ft_build(mu_engine_t *e, const mu__sclass_t *c, mu__ftree_t *f)
 {
 	ft_release(f);
 	f->varied = false;
-	f->g = calloc(FT_MAX_GROUPS, sizeof *f->g);
-	if (!f->g)
-		return MU_ENOMEM;
+	int32_t gcap = 0; /* groups grow as capacities appear: most classes
+	                   * have one or two */
 	int rc = MU_OK;
 	for (int32_t i = 0; rc == MU_OK && i < c->nnodes; i++) {
 		const mu__node_t *n = &e->nodes[c->nodes[i]];
@@ -149,6 +148,16 @@ static int ft_build(mu_engine_t *e, const mu__sclass_t *c, mu__ftree_t *f)
 				f->cls_gen = c->gen;
 				return MU_OK;
 			}
+			if (f->ng == gcap) { /* one more at a time: few groups */
+				mu__ftgroup_t *ng = realloc(f->g, (size_t)(gcap + 1) * sizeof *ng);
+				if (!ng) {
+					rc = MU_ENOMEM;
+					break;
+				}
+				f->g = ng;
+				gcap++;
+			}
+			memset(&f->g[f->ng], 0, sizeof *f->g);
 			k = f->ng++;
 			f->g[k].alloc = n->alloc;
 			f->g[k].ngpu = n->ngpu;

@@ -19,6 +19,7 @@
 
 #define STASH_MAX 64 /* reserved tops to skip before falling back */
 #define MU__HEAP_AFTER 16 /* tree lookups of a shape before its heap */
+#define MU__SCAN_BELOW 32 /* classes of at most this many nodes are scanned */
 
 /* --- The change log -------------------------------------------------------- */
 
@@ -288,6 +289,8 @@ static int index_catch_up(mu_engine_t *e, mu__sclass_t *c, mu__nindex_t *x,
 int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 			      const mu__podset_t *ps)
 {
+	if (c->nnodes <= MU__SCAN_BELOW)
+		return -2; /* a small class: a scan is as quick, and keeps no index */
 	mu__nindex_t *x = index_get(e, c, ps);
 	if (!x)
 		return -2;

@@ -777,7 +777,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 	return MU_OK;
 }
 
-#define NOMOVE_SLOTS ((int)(sizeof ((mu__sclass_t *)0)->nomove / sizeof ((mu__sclass_t *)0)->nomove[0]))
+#define NOMOVE_SLOTS MU__NOMOVE_SLOTS
 
 /* Whether failed entry m covers `pods` pods of req: as many or more pods,
  * each at least as large, since capacity last grew.  O(resources). */
@@ -796,7 +796,7 @@ static bool nomove_covers(const mu_engine_t *e, const struct mu__nomove *m,
 static bool nomove_known(const mu_engine_t *e, const mu__sclass_t *cls,
 			 const mu_res_t *req, int32_t pods, mu_time_t now)
 {
-	for (int k = 0; k < NOMOVE_SLOTS; k++)
+	for (int k = 0; cls->nomove && k < NOMOVE_SLOTS; k++)
 		if (nomove_covers(e, &cls->nomove[k], req, pods, now))
 			return true;
 	return false;
@@ -810,6 +810,8 @@ static void nomove_note(const mu_engine_t *e, mu__sclass_t *cls, const mu_res_t 
 			int32_t pods, mu_time_t until)
 {
 	int slot = -1;
+	if (!cls->nomove && !(cls->nomove = calloc(NOMOVE_SLOTS, sizeof *cls->nomove)))
+		return; /* out of memory: not remembered, tried again */
 	for (int k = 0; k < NOMOVE_SLOTS; k++) {
 		struct mu__nomove *m = &cls->nomove[k];
 		if (m->gen != e->release_gen || m->pods < pods || m->until > until)
