@@ -15,7 +15,8 @@
  *   gang-topology  5,000 8-GPU nodes in racks of 32 and blocks of 512;
  *                  gangs of 8 to 512 pods with a required rack or block
  *                  (one record per gang size)
- *   preempt        runs bench/bench_preempt (its "preempt" shape)
+ *   preempt        runs bench/bench_preempt (its "preempt" and
+ *                  "preempt-varied" shapes: one record each)
  *   cycle          4,000 nodes, 140,000 pods of which 20,000 pending in 50
  *                  queues: build time, and cycle time when little changed
  *   scale          10,000 nodes and 150,000 pods: peak RSS

@@ -40,6 +40,7 @@ static void bench_usage(FILE *f)
 		"  basic-mixed    openb pod shapes on 5,000 openb-shaped nodes\n"
 		"  gang-topology  gangs of 8 to 512 8-GPU pods, required rack or block\n"
 		"  preempt        bench_preempt: high-priority pods that need victims\n"
+		"                 (identical victims in one queue, then varied ones in 4)\n"
 		"  cycle          4,000 nodes, 140,000 pods (20,000 pending), 50 queues\n"
 		"  scale          10,000 nodes, 150,000 pods: peak RSS\n"
 		"  scaling        the cycle shape at 1k, 2k, 5k, 10k, 20k nodes\n"

@@ -371,16 +371,16 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	for (int32_t k = 0; at == MU_TIME_NONE && k < e->nends; k++) {
 		const mu__end_t *ev = &e->ends[k];
 		mu_time_t t = ev->t > e->now ? ev->t : e->now + 1;
-		if (mu__end_valid(e, ev)) {
+		/* Its node first (in the entry): an end on a node the job
+		 * cannot use frees nothing for it, current or stale. */
+		int32_t slot = ev->node >= 0 && ev->node < e->nnodes ? s.slot_of[ev->node] : -1;
+		if (slot >= 0 && mu__end_valid(e, ev)) {
 			const mu__job_t *v = &e->jobs[ev->job];
-			int32_t slot = s.slot_of[v->pods[ev->pod].node];
-			if (slot >= 0) {
-				mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
-				freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
-				for (int r = 0; r < MU_RES_MAX; r++)
-					s.vfree[slot].v[r] += freed.v[r];
-				shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), t);
-			}
+			mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
+			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
+			for (int r = 0; r < MU_RES_MAX; r++)
+				s.vfree[slot].v[r] += freed.v[r];
+			shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), t);
 		}
 		/* Checked after every end (O(1)): many ends share a time (all
 		 * the overdue ones), and the first of them that makes room

@@ -63,7 +63,8 @@ static mu__end_t end_new(mu_engine_t *e, int32_t jid, int32_t pod)
 	mu__job_t *v = &e->jobs[jid];
 	uint32_t id = ++e->ends_id;
 	v->pods[pod].end_id = id;
-	return (mu__end_t){v->start + mu__job_estimate(e, v, NULL), jid, pod, id};
+	return (mu__end_t){v->start + mu__job_estimate(e, v, NULL), jid, pod, id,
+			   v->pods[pod].node};
 }
 
 /* Whether ev's job goes by its queue's history, which just moved. */

@@ -626,6 +626,8 @@ typedef struct mu__end {
 	mu_time_t t;      /* start + estimate (may be before now) */
 	int32_t job, pod;
 	uint32_t id;      /* matches the pod's end_id while current */
+	int32_t node;     /* where the pod was bound when the entry was made
+	                   * (while current, where it is) */
 } mu__end_t;
 
 /* Brings e->ends up to date: sorted by t, every bound pod of a running

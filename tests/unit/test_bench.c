@@ -228,11 +228,13 @@ static void test_preempt(mu_t_t *t)
 	mu_bench_results_t rs;
 	mu_bench_results_init(&rs);
 	CHECK_EQ_INT(t, mu_bench_run("preempt", &o, &rs), MU_OK);
-	CHECK_EQ_INT(t, rs.n, 1);
-	if (rs.n == 1 && o.preempt_bin) {
+	CHECK_EQ_INT(t, rs.n, o.preempt_bin ? 2 : 1);
+	if (rs.n == 2 && o.preempt_bin) { /* uniform, then varied victims */
 		check_common(t, &rs.v[0], "preempt");
+		check_common(t, &rs.v[1], "preempt-varied");
 		CHECK(t, rs.v[0].evicted > 0 && rs.v[0].preemptors > 0);
-	} else if (rs.n == 1) {
+		CHECK(t, rs.v[1].evicted > 0 && rs.v[1].preemptors > 0);
+	} else if (rs.n == 1 && !o.preempt_bin) {
 		printf("test_bench: no bench_preempt next to $MUSTER; skipped record checked\n");
 		CHECK(t, rs.v[0].skipped[0] != '\0');
 	}
