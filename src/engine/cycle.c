@@ -796,9 +796,9 @@ static void cycle_reset_backfill(mu_engine_t *e, mu_time_t now)
 	e->nresv = 0;
 	e->nowed = 0;
 	e->placing = -1;
-	/* Consolidation may examine each live node about once per cycle,
+	/* Consolidation may examine a sixteenth of the live nodes per cycle,
 	 * over all the jobs that try it: a bounded share of the cycle. */
-	e->move_nodes_left = (int64_t)e->nlive / 4 + 64;
+	e->move_nodes_left = (int64_t)e->nlive / 16 + 64;
 }
 
 /* Makes the reservations owed so far, in the order they were owed, until
