@@ -336,6 +336,7 @@ typedef struct mu__job {
 	double attained;     /* GPU-ms run in finished runs (LAS) */
 	mu_job_type_t type;
 	bool preemptible;
+	bool never_preempt;  /* preemptionPolicy: Never */
 	mu_job_state_t state;
 	int32_t min_member; /* resolved: 1..npods */
 	int32_t npods, nbound;
@@ -588,10 +589,15 @@ void mu__sclass_index_release(mu__sclass_t *c);
 
 /* Fit trees (fittree.c), for policies with MU_SCORE_PACKS or _SPREADS. */
 typedef struct mu__ftree mu__ftree_t;
-/* The best node of class c (refreshed) for one pod of ps, exactly as a
- * scan would choose it; -2 when the tree cannot be used (out of memory, or
- * more than 32 node capacities in the class).  O(log n) per node visited. */
-int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps);
+/* Whether node nid may take a pod of ps (the caller's fit test). */
+typedef bool (*mu__ftree_ok_fn)(mu_engine_t *e, int32_t nid, const mu__podset_t *ps);
+/* The best node of class c (refreshed) for one pod of ps among those ok
+ * accepts, exactly as a scan would choose it; -2 when the tree cannot be
+ * used (out of memory, or more than 32 node capacities in the class).
+ * O(log n) per node visited.  fittree.c calls nothing of the engine but
+ * ok and the policy, so that it stays outside the core's loop. */
+int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+		       mu__ftree_ok_fn ok);
 /* The change-log position tree f still needs (UINT64_MAX: none). */
 uint64_t mu__ftree_pos(const mu__ftree_t *f);
 void mu__ftree_free(mu__ftree_t *f);

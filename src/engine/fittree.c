@@ -14,8 +14,9 @@
  * memory and GPU share, from which the score function itself gives an
  * upper bound of every score below.  A query descends best bound first and
  * prunes subtrees that cannot fit or cannot beat the best node found; the
- * leaves are scored with the policy itself and checked with the full fit
- * test and the reservations, so the answer is exactly the linear scan's:
+ * leaves are scored with the policy itself and checked by the caller's
+ * test (the full fit test and the reservations), so the answer is exactly
+ * the linear scan's:
  * the highest score, ties to the lowest node id.
  *
  * Trees catch up from the engine's change log like the heaps (O(log n) per
@@ -164,11 +165,17 @@ static int ft_build(mu_engine_t *e, const mu__sclass_t *c, mu__ftree_t *f)
 			f->g[k].rep = c->nodes[i];
 		}
 		mu__ftgroup_t *g = &f->g[k];
-		int32_t cap = g->size; /* capacity of ids while collecting */
-		rc = mu__grow((void **)&g->ids, &cap, g->n + 1, sizeof *g->ids);
-		g->size = cap;
-		if (rc == MU_OK)
-			g->ids[g->n++] = c->nodes[i]; /* c->nodes is in id order */
+		if (g->n == g->size) { /* size: capacity of ids while collecting */
+			int32_t cap = g->size ? 2 * g->size : 4;
+			int32_t *ids = realloc(g->ids, (size_t)cap * sizeof *ids);
+			if (!ids) {
+				rc = MU_ENOMEM;
+				break;
+			}
+			g->ids = ids;
+			g->size = cap;
+		}
+		g->ids[g->n++] = c->nodes[i]; /* c->nodes is in id order */
 	}
 	for (int32_t k = 0; rc == MU_OK && k < f->ng; k++)
 		rc = group_build(e, &f->g[k]);
@@ -240,6 +247,7 @@ static bool ft_ready(mu_engine_t *e, mu__sclass_t *c)
 typedef struct ftq {
 	mu_engine_t *e;
 	const mu__podset_t *ps;
+	mu__ftree_ok_fn ok;
 	mu_score_ctx_t ctx;
 	bool spread;          /* score grows with free, not with use */
 	double best_score;
@@ -280,13 +288,10 @@ static void visit_leaf(ftq_t *q, const mu__ftgroup_t *g, int32_t i)
 {
 	mu_engine_t *e = q->e;
 	int32_t nid = g->ids[i];
-	if (!mu__fits(e, nid, q->ps))
+	if (!q->ok(e, nid, q->ps))
 		return;
-	if (e->placing >= 0 && e->nresv > 0 &&
-	    !mu__resv_allows(e, &e->jobs[e->placing], nid, q->ps))
-		return;
-	mu_node_view_t v;
-	mu__node_view(&e->nodes[nid], &v);
+	const mu__node_t *n = &e->nodes[nid];
+	mu_node_view_t v = {&n->alloc, &n->free, n->ngpu, n->gpu_free, n->model_name};
 	double s = e->score->score(&q->ctx, &v, &q->ps->req);
 	if (q->best < 0 || s > q->best_score || (s == q->best_score && nid < q->best)) {
 		q->best = nid;
@@ -321,12 +326,13 @@ static void visit(ftq_t *q, const mu__ftgroup_t *g, int32_t k, int32_t lo,
 		visit(q, g, b, lo + half, half);
 }
 
-int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps)
+int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+		       mu__ftree_ok_fn ok)
 {
 	if (e->nfree_off || !ft_ready(e, c))
 		return -2;
 	mu__ftree_t *f = c->ft;
-	ftq_t q = {e, ps, {e->cfg.score_state, 0},
+	ftq_t q = {e, ps, ok, {e->cfg.score_state, 0},
 		   (e->score->flags & MU_SCORE_SPREADS) != 0, 0, -1};
 	for (int32_t k = 0; k < f->ng; k++) {
 		const mu__ftgroup_t *g = &f->g[k];

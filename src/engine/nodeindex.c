@@ -286,6 +286,15 @@ static int index_catch_up(mu_engine_t *e, mu__sclass_t *c, mu__nindex_t *x,
 	return MU_OK;
 }
 
+/* The fit trees' test of a leaf: it fits and the reservations allow it,
+ * as the scan requires. */
+static bool tree_leaf_ok(mu_engine_t *e, int32_t nid, const mu__podset_t *ps)
+{
+	return mu__fits(e, nid, ps) &&
+	       (e->placing < 0 || e->nresv == 0 ||
+		mu__resv_allows(e, &e->jobs[e->placing], nid, ps));
+}
+
 int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 			      const mu__podset_t *ps)
 {
@@ -299,7 +308,7 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 	if (!x->built && x->uses < MU__HEAP_AFTER &&
 	    (e->score->flags & (MU_SCORE_PACKS | MU_SCORE_SPREADS))) {
 		x->uses++;
-		int32_t nid = mu__ftree_best(e, c, ps);
+		int32_t nid = mu__ftree_best(e, c, ps, tree_leaf_ok);
 		if (nid != -2)
 			return nid;
 	}
