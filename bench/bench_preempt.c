@@ -16,12 +16,17 @@
  * Two shapes: single-pod 8-GPU preemptors, and 4-pod gangs of 8 GPUs per
  * pod; each once as above and once "dropped", where the suspended victims
  * are deleted after each cycle, which isolates the preemption decision
- * from the growing walk over suspended jobs.  One JSON line per run.
+ * from the growing walk over suspended jobs.  A fifth, "preempt-varied",
+ * has varied victims in several queues: four queues, each node holding
+ * one queue's pods (pinned by hostname) in one of seven splits of its 8
+ * GPUs (8; 4+4; 4+2+2; 2+2+2+2; 4+2+1+1; 2+2+2+1+1; eight 1s), of
+ * priorities 0 to 3, started at four different times; preemptors come
+ * from each queue in turn (--pods does not apply).  One JSON line per run.
  * Figures only; it never fails on time.  Exit 1 if a preemptor was not
  * placed, 2 on bad usage.
  *
  *   bench_preempt [--nodes N] [--pods N] [--preemptors N]
- *                 [--max-victim-nodes N] [--shape NAME]
+ *                 [--max-victim-nodes N] [--shape NAME[,NAME...]]
  *
  * --max-victim-nodes sets the engine's bound on nodes examined per
  * preempting pod (default 0: all), to measure what it saves.
@@ -73,11 +78,19 @@ static void pcts(double *v, int n, double *p50, double *p99)
 }
 
 /* Submits one job of `pods` pods with `gpus` GPUs each, 1 CPU per GPU. */
-static int submit(mu_engine_t *e, const char *name, int pods, int gpus,
-		  int prio, mu_time_t now, mu_id_t *id)
+/* Submits job name of `pods` pods of `gpus` GPUs at priority prio into
+ * queue (NULL: "train"), pinned to node `host` when not NULL. */
+static int submit_in(mu_engine_t *e, const char *name, int pods, int gpus,
+		     int prio, mu_time_t now, const char *queue, const char *host,
+		     mu_id_t *id)
 {
 	mu_podset_spec_t ps;
 	memset(&ps, 0, sizeof ps);
+	mu_label_t sel = {"kubernetes.io/hostname", host};
+	if (host) {
+		ps.node_selector = &sel;
+		ps.nnode_selector = 1;
+	}
 	ps.replicas = pods;
 	ps.req.v[MU_RES_CPU] = 1000LL * gpus;
 	ps.req.v[MU_RES_MEM] = (8LL << 30) * gpus;
@@ -85,19 +98,61 @@ static int submit(mu_engine_t *e, const char *name, int pods, int gpus,
 	mu_job_spec_t j;
 	memset(&j, 0, sizeof j);
 	j.name = name;
-	j.queue = "train";
+	j.queue = queue ? queue : "train";
 	j.priority = prio;
 	j.type = MU_JOB_TRAIN;
-	j.preemptible = prio == 0;
+	j.preemptible = prio < 100;
 	j.podsets = &ps;
 	j.npodsets = 1;
 	j.submit = now;
 	return mu_engine_job_submit(e, &j, now, id);
 }
 
+static int submit(mu_engine_t *e, const char *name, int pods, int gpus,
+		  int prio, mu_time_t now, mu_id_t *id)
+{
+	return submit_in(e, name, pods, gpus, prio, now, NULL, NULL, id);
+}
+
+#define VQ 4 /* queues of preempt-varied */
+
+/* preempt-varied's fill: node i belongs to queue i mod VQ and holds one
+ * of seven splits of its GPUs, pods of priorities 0..3, started in four
+ * rounds ten seconds apart.  Returns the pods submitted, or an error. */
+static int fill_varied(mu_engine_t *e, int nodes)
+{
+	static const int splits[7][9] = {{8}, {4, 4}, {4, 2, 2}, {2, 2, 2, 2},
+					 {4, 2, 1, 1}, {2, 2, 2, 1, 1},
+					 {1, 1, 1, 1, 1, 1, 1, 1}};
+	int rc = MU_OK, n = 0;
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	for (int round = 0; rc == MU_OK && round < 4; round++) {
+		for (int i = 0; rc == MU_OK && i < nodes; i++) {
+			char name[32], host[32], q[8];
+			snprintf(host, sizeof host, "node-%05d", i);
+			snprintf(q, sizeof q, "q%d", i % VQ);
+			const int *sp = splits[i % 7];
+			for (int k = 0; rc == MU_OK && k < 8 && sp[k]; k++) {
+				if ((i + k) % 4 != round)
+					continue;
+				snprintf(name, sizeof name, "low-%05d-%d", i, k);
+				rc = submit_in(e, name, 1, sp[k], (i * 7 + k) % 4,
+					       round * 10 * SEC, q, host, NULL);
+				n++;
+			}
+		}
+		d.n = 0;
+		if (rc == MU_OK)
+			rc = mu_engine_cycle(e, round * 10 * SEC, &d);
+	}
+	mu_decisions_release(&d);
+	return rc == MU_OK ? n : rc;
+}
+
 /* A new engine with the nodes, one queue and the low-priority pods all
  * running (placed by cycles at time 0).  The caller frees *out. */
-static int build(const bench_opts_t *o, mu_engine_t **out)
+static int build(const bench_opts_t *o, bool varied, mu_engine_t **out)
 {
 	mu_engine_config_t cfg;
 	mu_engine_config_defaults(&cfg);
@@ -109,7 +164,10 @@ static int build(const bench_opts_t *o, mu_engine_t **out)
 		mu_node_spec_t n;
 		memset(&n, 0, sizeof n);
 		snprintf(name, sizeof name, "node-%05d", i);
+		mu_label_t host = {"kubernetes.io/hostname", name};
 		n.name = name;
+		n.labels = &host;
+		n.nlabels = 1;
 		n.alloc.v[MU_RES_CPU] = 64000;
 		n.alloc.v[MU_RES_MEM] = 1LL << 40;
 		n.alloc.v[MU_RES_GPU] = 8;
@@ -120,17 +178,25 @@ static int build(const bench_opts_t *o, mu_engine_t **out)
 	mu_queue_spec_defaults(&q);
 	q.name = "train"; /* the team owns the cluster: high jobs are in quota */
 	q.deserved.v[MU_RES_GPU] = 8000LL * o->nodes;
-	if (rc == MU_OK)
+	if (rc == MU_OK && !varied)
 		rc = mu_engine_queue_upsert(e, &q);
+	for (int k = 0; rc == MU_OK && varied && k < VQ; k++) {
+		snprintf(name, sizeof name, "q%d", k);
+		q.name = name; /* each team owns its quarter */
+		q.deserved.v[MU_RES_GPU] = 8000LL * o->nodes / VQ;
+		rc = mu_engine_queue_upsert(e, &q);
+	}
 	int gpus = 8 * o->nodes / o->pods;
-	for (int i = 0; rc == MU_OK && i < o->pods; i++) {
+	for (int i = 0; rc == MU_OK && !varied && i < o->pods; i++) {
 		snprintf(name, sizeof name, "low-%06d", i);
 		rc = submit(e, name, 1, gpus, 0, 0, NULL);
 	}
 	mu_decisions_t d;
 	mu_decisions_init(&d);
-	if (rc == MU_OK)
+	if (rc == MU_OK && !varied)
 		rc = mu_engine_cycle(e, 0, &d);
+	if (rc == MU_OK && varied)
+		rc = fill_varied(e, o->nodes) < 0 ? MU_ESTATE : MU_OK;
 	mu_res_t alloc, used;
 	mu_engine_totals(e, &alloc, &used);
 	if (rc == MU_OK && used.v[MU_RES_GPU] != alloc.v[MU_RES_GPU]) {
@@ -184,7 +250,8 @@ static int drop_victims(mu_engine_t *e, const mu_decisions_t *d, mu_time_t now)
  * each, one simulated second apart and an hour after the fill (past the
  * minimum runtime); with `drop`, the suspended victims are deleted after
  * each cycle.  Fills r; returns an error if a job was not placed. */
-static int stream(mu_engine_t *e, int n, int pods, bool drop, bench_result_t *r)
+static int stream(mu_engine_t *e, int n, int pods, bool drop, bool varied,
+		  bench_result_t *r)
 {
 	double *us = malloc((size_t)(n ? n : 1) * sizeof *us);
 	double *cpu = malloc((size_t)(n ? n : 1) * sizeof *cpu);
@@ -197,7 +264,10 @@ static int stream(mu_engine_t *e, int n, int pods, bool drop, bench_result_t *r)
 		mu_id_t id;
 		mu_time_t now = 3600 * SEC + (mu_time_t)i * SEC;
 		snprintf(name, sizeof name, "high-%06d", i);
-		if ((rc = submit(e, name, pods, 8, 100, now, &id)) != MU_OK)
+		char q[8];
+		snprintf(q, sizeof q, "q%d", i % VQ);
+		if ((rc = submit_in(e, name, pods, 8, 100, now, varied ? q : NULL, NULL,
+				    &id)) != MU_OK)
 			break;
 		d.n = 0;
 		double t0 = clock_s(CLOCK_MONOTONIC);
@@ -232,13 +302,14 @@ static double peak_rss_mb(void)
 }
 
 /* One shape: a fresh engine, its stream, one JSON line. */
-static int run_shape(const bench_opts_t *o, const char *shape, int pods, bool drop)
+static int run_shape(const bench_opts_t *o, const char *shape, int pods, bool drop,
+		     bool varied)
 {
 	mu_engine_t *e = NULL;
 	bench_result_t r;
-	int rc = build(o, &e);
+	int rc = build(o, varied, &e);
 	if (rc == MU_OK)
-		rc = stream(e, o->preemptors, pods, drop, &r);
+		rc = stream(e, o->preemptors, pods, drop, varied, &r);
 	mu_engine_free(e);
 	if (rc != MU_OK) {
 		fprintf(stderr, "bench_preempt: %s: %s\n", shape, mu_strerror(rc));
@@ -284,6 +355,20 @@ static int parse_args(int argc, char **argv, bench_opts_t *o)
 	return 0;
 }
 
+/* Whether name is one of the comma-separated names of list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t len = c ? (size_t)(c - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p = c ? c + 1 : NULL;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	bench_opts_t o;
@@ -297,14 +382,17 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int pods;
-		bool drop;
-	} shapes[] = {{"preempt", 1, false}, {"preempt-gang", 4, false},
-		      {"preempt-dropped", 1, true}, {"preempt-gang-dropped", 4, true}};
+		bool drop, varied;
+	} shapes[] = {{"preempt", 1, false, false}, {"preempt-gang", 4, false, false},
+		      {"preempt-dropped", 1, true, false},
+		      {"preempt-gang-dropped", 4, true, false},
+		      {"preempt-varied", 1, false, true}};
 	int rc = 0, ran = 0;
 	for (size_t i = 0; rc == 0 && i < sizeof shapes / sizeof *shapes; i++) {
-		if (o.only && strcmp(o.only, shapes[i].name))
+		if (o.only && !listed(o.only, shapes[i].name))
 			continue;
-		rc = run_shape(&o, shapes[i].name, shapes[i].pods, shapes[i].drop);
+		rc = run_shape(&o, shapes[i].name, shapes[i].pods, shapes[i].drop,
+			       shapes[i].varied);
 		ran++;
 	}
 	if (!ran)

@@ -15,7 +15,8 @@
  *   gang-topology  5,000 8-GPU nodes in racks of 32 and blocks of 512;
  *                  gangs of 8 to 512 pods with a required rack or block
  *                  (one record per gang size)
- *   preempt        runs bench/bench_preempt (its "preempt" shape)
+ *   preempt        runs bench/bench_preempt (its "preempt" and
+ *                  "preempt-varied" shapes: one record each)
  *   cycle          4,000 nodes, 140,000 pods of which 20,000 pending in 50
  *                  queues: build time, and cycle time when little changed
  *   scale          10,000 nodes and 150,000 pods: peak RSS
@@ -25,6 +26,11 @@
  *                  jobs queued on the hub: dispatch decisions per second in
  *                  the first pass, refill passes after 1% of jobs end, and
  *                  the hub's peak RSS
+ *
+ * and the varied shapes (docs/evaluation.md, "Varied shapes"; sizes times
+ * opts.scale): unique, backlog, blocked-selectors, gangs4, gang-blocked
+ * (also the last record of gang-topology), classes, reclaim-queues and
+ * openb-replay (skipped without the openb data).
  *
  * Results travel as JSON lines (mu_bench_json / mu_bench_parse), so that a
  * shape can run in a forked child (its own peak RSS) or in another program.
@@ -46,6 +52,8 @@ typedef struct mu_bench_opts {
 	const char *preempt_bin; /* bench_preempt; NULL or missing: the
 	                          * preempt shape is reported as skipped */
 	uint64_t seed;
+	double scale;            /* full sizes of the varied shapes times
+	                          * this (1; the growth table uses 2 and 4) */
 } mu_bench_opts_t;
 
 /* Defaults: full sizes, isolated, data in ../shared/data, no
@@ -82,6 +90,9 @@ typedef struct mu_bench_result {
 	double idle_cycle_ms;    /* median cycle with nothing changed */
 	double cycle_ms;         /* median cycle after one finish + submit */
 	double cycle_p99_ms;
+	double engine_ms;        /* gangs4: submits and cycles, CPU time */
+	double rss_base_mb;      /* classes: the same run without classes */
+	int64_t running;         /* pods running when the cycles were timed */
 } mu_bench_result_t;
 
 /* A growable list of results, owned by the caller. */

@@ -62,6 +62,13 @@ typedef struct mu_score_ops {
 
 #define MU_SCORE_RANDOM 1u /* score reads ctx->random: never cached */
 #define MU_SCORE_MIX 2u    /* ctx->state must be a finished mu_workload_mix_t */
+/* Among nodes with the same allocatable vector and device count, the score
+ * reads only free CPU, free memory and the summed free GPU share, and never
+ * rises as one of them grows (PACKS) or never falls (SPREADS).  The engine
+ * then finds the best node for a request it has not seen in about log n
+ * (src/engine/fittree.c). */
+#define MU_SCORE_PACKS 4u
+#define MU_SCORE_SPREADS 8u
 
 extern const mu_score_ops_t mu_score_binpack; /* most-allocated, GPU first */
 extern const mu_score_ops_t mu_score_spread;  /* least-allocated */
@@ -203,8 +210,9 @@ typedef struct mu_engine_config {
 	                             * 2^(-usage/share)); 0 = off, only the
 	                             * instantaneous share counts */
 	bool scan_all;              /* score every node for every pod, never
-	                             * from the heap (for tests and benches:
-	                             * the answers are the same) */
+	                             * from the heaps or fit trees, and count
+	                             * every explanation afresh (for tests and
+	                             * benches: the answers are the same) */
 } mu_engine_config_t;
 
 /* Defaults: binpack, preemption and reclaim on, 60 s minimum runtime, no

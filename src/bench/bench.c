@@ -142,6 +142,7 @@ int mu__bench_submit(mu_engine_t *e, const mu__bench_job_t *b, mu_time_t now,
 	j.npodsets = 1;
 	j.topo.required = b->required;
 	j.submit = now;
+	j.runtime_estimate = b->est;
 	return mu_engine_job_submit(e, &j, now, id);
 }
 
@@ -151,6 +152,23 @@ int64_t mu__bench_binds(const mu_decisions_t *d)
 	for (size_t i = 0; i < d->n; i++)
 		n += d->v[i].kind == MU_DEC_BIND;
 	return n;
+}
+
+int64_t mu__bench_real(const mu_decisions_t *d)
+{
+	int64_t n = 0;
+	for (size_t i = 0; i < d->n; i++)
+		n += d->v[i].kind != MU_DEC_PENDING;
+	return n;
+}
+
+int64_t mu__bench_size(const mu_bench_opts_t *o, int64_t full, int64_t quick)
+{
+	if (o->quick)
+		return quick;
+	double s = o->scale > 0 ? o->scale : 1;
+	int64_t n = (int64_t)((double)full * s + 0.5);
+	return n > 0 ? n : 1;
 }
 
 /* Fills r's timing figures from per-decision samples. */
@@ -308,6 +326,25 @@ static const pod_row_t builtin_pods[] = {
 	{32200, 132096, 4, 0, 15},
 };
 
+void mu__bench_builtin_pod(uint64_t *rng, mu_res_t *req)
+{
+	static const size_t n = sizeof builtin_pods / sizeof *builtin_pods;
+	int64_t wsum = 0;
+	for (size_t i = 0; i < n; i++)
+		wsum += builtin_pods[i].weight;
+	int64_t x = (int64_t)(mu__bench_rand(rng) % (uint64_t)wsum);
+	size_t k = 0;
+	while (x >= builtin_pods[k].weight)
+		x -= builtin_pods[k++].weight;
+	const pod_row_t *b = &builtin_pods[k];
+	memset(req, 0, sizeof *req);
+	req->v[MU_RES_CPU] = b->cpu;
+	req->v[MU_RES_MEM] = b->mib * MI;
+	req->v[MU_RES_GPU] = b->gpus;
+	req->v[MU_RES_GPU_MILLI] = b->milli;
+	req->v[MU_RES_PODS] = 1;
+}
+
 /* The pods to sample from: pod shapes with cumulative weights. */
 typedef struct mixed {
 	pod_shape_t *shapes;
@@ -365,8 +402,8 @@ static int mixed_pods(mixed_t *m, const mu_specs_t *specs)
 /* Adds `nodes` nodes drawn from the openb node list in specs (or the
  * built-in rows, weighted); returns the cluster's GPUs in milli-GPU in
  * *gpu_milli. */
-static int mixed_nodes(mu_engine_t *e, const mu_specs_t *specs, int32_t nodes,
-		       uint64_t *rng, int64_t *gpu_milli)
+int mu__bench_mixed_nodes(mu_engine_t *e, const mu_specs_t *specs, int32_t nodes,
+			  uint64_t *rng, int64_t *gpu_milli)
 {
 	int64_t wsum = 0;
 	for (size_t i = 0; i < sizeof builtin_nodes / sizeof *builtin_nodes; i++)
@@ -405,12 +442,13 @@ static int mixed_nodes(mu_engine_t *e, const mu_specs_t *specs, int32_t nodes,
 
 /* Loads the openb node and pod lists from o->data_dir into specs; false
  * when either is missing or unreadable (the built-in tables are used). */
-static bool load_openb(const mu_bench_opts_t *o, mu_specs_t *specs)
+bool mu__bench_load_openb(const mu_bench_opts_t *o, bool gpu_nodes, mu_specs_t *specs)
 {
 	if (!o->data_dir)
 		return false;
-	static const char *const files[] = {"openb/openb_node_list_all_node.csv",
-					    "openb/openb_pod_list_default.csv"};
+	const char *const files[] = {gpu_nodes ? "openb/openb_node_list_gpu_node.csv" :
+					     "openb/openb_node_list_all_node.csv",
+				     "openb/openb_pod_list_default.csv"};
 	for (size_t i = 0; i < 2; i++) {
 		char path[4096];
 		mu_diag_t diag;
@@ -429,7 +467,7 @@ int mu__bench_basic_mixed(const mu_bench_opts_t *o, mu_bench_results_t *out)
 	int32_t nodes = o->quick ? 200 : 5000;
 	mu_specs_t specs;
 	mu_specs_init(&specs);
-	bool openb = load_openb(o, &specs);
+	bool openb = mu__bench_load_openb(o, false, &specs);
 	mixed_t m = {.rng = o->seed ^ 0x6d69786564ULL};
 	uint64_t rng = o->seed;
 	int64_t gpu_milli = 0;
@@ -438,7 +476,7 @@ int mu__bench_basic_mixed(const mu_bench_opts_t *o, mu_bench_results_t *out)
 	if (rc == MU_OK)
 		rc = mu__bench_engine(o->seed, &e);
 	if (rc == MU_OK)
-		rc = mixed_nodes(e, openb ? &specs : NULL, nodes, &rng, &gpu_milli);
+		rc = mu__bench_mixed_nodes(e, openb ? &specs : NULL, nodes, &rng, &gpu_milli);
 	if (rc == MU_OK)
 		rc = mu__bench_queue(e, "q", NULL);
 	stream_t st = {pick_mixed, &m, o->quick ? 2000 : 50000, gpu_milli, true};
@@ -460,7 +498,7 @@ int mu__bench_basic_mixed(const mu_bench_opts_t *o, mu_bench_results_t *out)
 /* --- gang-topology ------------------------------------------------------- */
 
 /* 8-GPU nodes in racks of 32 and blocks of 512, topology "net". */
-static int gang_cluster(uint64_t seed, int32_t nodes, mu_engine_t **out)
+int mu__bench_gang_cluster(uint64_t seed, int32_t nodes, mu_engine_t **out)
 {
 	int rc = mu__bench_engine(seed, out);
 	mu_engine_t *e = *out;
@@ -543,7 +581,7 @@ static int gang_size(const mu_bench_opts_t *o, int32_t nodes, int32_t pods,
 			.cap = (int64_t)nodes * 8};
 	mu__bench_samples_t s = {0};
 	g.live = calloc((size_t)rounds + 1, sizeof *g.live);
-	int rc = g.live ? gang_cluster(o->seed, nodes, &g.e) : MU_ENOMEM;
+	int rc = g.live ? mu__bench_gang_cluster(o->seed, nodes, &g.e) : MU_ENOMEM;
 	double cost = mu__bench_clock_cost_us(), us;
 	bool placed;
 	int64_t nplaced = 0;

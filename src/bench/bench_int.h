@@ -4,14 +4,16 @@
  * helpers, and the shapes' entry points.
  *
  * bench.c holds basic, basic-mixed and gang-topology; bench_cycle.c the
- * cycle, scale and scaling shapes; bench_fleet.c the fleet shape; bench_run.c the registry, the forked
- * children, bench_preempt, JSON and the targets; bench_html.c the report.
+ * cycle, scale and scaling shapes; bench_fleet.c the fleet shape; bench_run.c the
+ * registry, the forked children, bench_preempt, JSON and the targets;
+ * bench_html.c the report; bench_varied.c and bench_varied2.c the varied shapes.
  */
 #ifndef MUSTER_SIM_BENCH_INT_H
 #define MUSTER_SIM_BENCH_INT_H
 
 #include "muster/bench.h"
 #include "muster/engine.h"
+#include "muster/load.h"
 
 /* Thread CPU time in microseconds. */
 double mu__bench_cpu_us(void);
@@ -53,11 +55,30 @@ typedef struct mu__bench_job {
 	const char *const *models;       /* allowed GPU models, or NULL */
 	size_t nmodels;
 	int32_t priority;
+	mu_time_t est;                   /* runtime estimate, 0 none */
 } mu__bench_job_t;
 int mu__bench_submit(mu_engine_t *e, const mu__bench_job_t *j, mu_time_t now,
 		     mu_id_t *id);
 /* Counts the MU_DEC_BIND decisions of d. */
 int64_t mu__bench_binds(const mu_decisions_t *d);
+
+/* Adds `nodes` openb-shaped nodes drawn from specs (NULL: the built-in
+ * rows, weighted); *gpu_milli gets the cluster's GPUs in milli-GPU. */
+int mu__bench_mixed_nodes(mu_engine_t *e, const mu_specs_t *specs, int32_t nodes,
+			  uint64_t *rng, int64_t *gpu_milli);
+/* One pod request drawn from the built-in openb-like rows, weighted. */
+void mu__bench_builtin_pod(uint64_t *rng, mu_res_t *req);
+/* Loads openb's node list (all 1,523 nodes, or its 1,213 GPU nodes) and
+ * default pod list from o->data_dir into specs; false when either is
+ * missing or unreadable. */
+bool mu__bench_load_openb(const mu_bench_opts_t *o, bool gpu_nodes, mu_specs_t *specs);
+/* A new engine with `nodes` 8-GPU nodes in racks of 32 and blocks of 512
+ * (topology "net") and queue "q". */
+int mu__bench_gang_cluster(uint64_t seed, int32_t nodes, mu_engine_t **out);
+/* A full size scaled by o->scale (at least 1), or the quick size. */
+int64_t mu__bench_size(const mu_bench_opts_t *o, int64_t full, int64_t quick);
+/* Counts the decisions of d that are not MU_DEC_PENDING. */
+int64_t mu__bench_real(const mu_decisions_t *d);
 
 /* The shapes.  Each appends its records to out and returns MU_OK or an
  * error; none of them exits or prints. */
@@ -68,5 +89,13 @@ int mu__bench_cycle(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_scale(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_scaling(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_fleet(const mu_bench_opts_t *o, mu_bench_results_t *out); /* bench_fleet.c */
+int mu__bench_unique(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_backlog(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_selectors(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_gangs4(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_gang_blocked(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_classes(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_reclaim(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_openb_replay(const mu_bench_opts_t *o, mu_bench_results_t *out);
 
 #endif

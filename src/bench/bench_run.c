@@ -27,6 +27,7 @@ void mu_bench_opts_defaults(mu_bench_opts_t *o)
 	o->isolate = true;
 	o->data_dir = "../shared/data";
 	o->seed = 1;
+	o->scale = 1;
 }
 
 /* --- running ------------------------------------------------------------- */
@@ -38,15 +39,32 @@ typedef struct shape {
 
 static int run_preempt(const mu_bench_opts_t *o, mu_bench_results_t *out);
 
+/* gang-topology: the gang sizes, then the blocking phase (huge gangs
+ * that cannot start, reservations made for them; its own record, shape
+ * gang-blocked). */
+static int run_gang_topology(const mu_bench_opts_t *o, mu_bench_results_t *out)
+{
+	int rc = mu__bench_gang(o, out);
+	return rc == MU_OK ? mu__bench_gang_blocked(o, out) : rc;
+}
+
 static const shape_t shapes[] = {
 	{"basic", mu__bench_basic},
 	{"basic-mixed", mu__bench_basic_mixed},
-	{"gang-topology", mu__bench_gang},
+	{"gang-topology", run_gang_topology},
 	{"preempt", run_preempt},
 	{"cycle", mu__bench_cycle},
 	{"scale", mu__bench_scale},
 	{"scaling", mu__bench_scaling},
 	{"fleet", mu__bench_fleet},
+	{"unique", mu__bench_unique},
+	{"backlog", mu__bench_backlog},
+	{"blocked-selectors", mu__bench_selectors},
+	{"gangs4", mu__bench_gangs4},
+	{"gang-blocked", mu__bench_gang_blocked},
+	{"classes", mu__bench_classes},
+	{"reclaim-queues", mu__bench_reclaim},
+	{"openb-replay", mu__bench_openb_replay},
 };
 
 #define NSHAPES (sizeof shapes / sizeof *shapes)
@@ -55,7 +73,8 @@ const char *const *mu_bench_shapes(size_t *n)
 {
 	static const char *const names[NSHAPES] = {
 		"basic", "basic-mixed", "gang-topology", "preempt", "cycle",
-		"scale", "scaling", "fleet",
+		"scale", "scaling", "fleet", "unique", "backlog", "blocked-selectors",
+		"gangs4", "gang-blocked", "classes", "reclaim-queues", "openb-replay",
 	};
 	*n = NSHAPES;
 	return names;
@@ -171,8 +190,9 @@ static void preempt_fixup(mu_bench_result_t *r)
 	}
 }
 
-/* The preempt shape: bench_preempt's "preempt" run (decision time per
- * high-priority pod that needs victims), read from its stdout. */
+/* The preempt shape: bench_preempt's "preempt" and "preempt-varied" runs
+ * (decision time per high-priority pod that needs victims; the second with
+ * varied victims in four queues), read from its stdout. */
 static int run_preempt(const mu_bench_opts_t *o, mu_bench_results_t *out)
 {
 	const char *bin = o->preempt_bin;
@@ -184,8 +204,9 @@ static int run_preempt(const mu_bench_opts_t *o, mu_bench_results_t *out)
 			 "(make bench builds it)");
 		return MU_OK;
 	}
-	char *full[] = {(char *)bin, "--shape", "preempt", NULL};
-	char *quick[] = {(char *)bin, "--shape", "preempt", "--nodes", "100",
+	/* the uniform shape, and varied victims in several queues */
+	char *full[] = {(char *)bin, "--shape", "preempt,preempt-varied", NULL};
+	char *quick[] = {(char *)bin, "--shape", "preempt,preempt-varied", "--nodes", "100",
 			 "--pods", "400", "--preemptors", "10", NULL};
 	int fds[2];
 	if (pipe(fds) != 0)

@@ -18,7 +18,7 @@
 #include "muster/bench.h"
 #include "muster/error.h"
 
-#define MAX_SHAPES 16
+#define MAX_SHAPES 32
 
 typedef struct bench_cli {
 	mu_bench_opts_t o;
@@ -40,9 +40,19 @@ static void bench_usage(FILE *f)
 		"  basic-mixed    openb pod shapes on 5,000 openb-shaped nodes\n"
 		"  gang-topology  gangs of 8 to 512 8-GPU pods, required rack or block\n"
 		"  preempt        bench_preempt: high-priority pods that need victims\n"
+		"                 (identical victims in one queue, then varied ones in 4)\n"
 		"  cycle          4,000 nodes, 140,000 pods (20,000 pending), 50 queues\n"
 		"  scale          10,000 nodes, 150,000 pods: peak RSS\n"
 		"  scaling        the cycle shape at 1k, 2k, 5k, 10k, 20k nodes\n"
+		"  unique         5,000 nodes, 50,000 pods each with its own request\n"
+		"  backlog        5,000 mixed GPU nodes, ~6,000 varied pods pending\n"
+		"  blocked-selectors  10,000 pods no node matches among 50,000\n"
+		"  gangs4         1,000,000 pods in gangs of 4 on 5,000 nodes\n"
+		"  gang-blocked   four 4,096-pod gangs with a required block, blocked\n"
+		"  classes        5,000 host-pinned selector classes: RSS vs none\n"
+		"  reclaim-queues reclaim refused across 8 queues, 5,000 nodes\n"
+		"  openb-replay   the real openb nodes and pods, arrivals and\n"
+		"                 departures (skipped without ../shared/data)\n"
 		"  fleet          100 clusters of 1,000 nodes, 1,000,000 jobs on the hub:\n"
 		"                 dispatch decisions/s and hub memory\n\n"
 		"  --shape A,B,...     run these shapes only (default: all)\n"
@@ -53,6 +63,8 @@ static void bench_usage(FILE *f)
 		"  --preempt-bin FILE  the bench_preempt binary (default: found next\n"
 		"                      to this muster, in rel/bench/ or bench/)\n"
 		"  --seed N            seed of the sampled shapes (1)\n"
+		"  --scale X           nodes and backlog of the varied shapes (unique\n"
+		"                      to openb-replay) times X (1), for growth tables\n"
 		"  --in-process        no child processes (peak RSS is cumulative)\n"
 		"  --quiet             only the JSON lines\n"
 		"  -h, --help          this help\n");
@@ -120,6 +132,15 @@ static int bench_option(bench_cli_t *c, const char *a, const char *v)
 			return MU_EXIT_USAGE;
 		}
 		c->o.seed = s;
+	} else if (!strcmp(a, "--scale")) {
+		char *end;
+		double x = strtod(v, &end);
+		if (!*v || *end || !(x > 0) || x > 64) {
+			fprintf(stderr, "muster bench: bad value for --scale: '%s' "
+				"(expected a number in (0, 64])\n", v);
+			return MU_EXIT_USAGE;
+		}
+		c->o.scale = x;
 	} else {
 		fprintf(stderr, "muster bench: unknown option '%s' (see --help)\n", a);
 		return MU_EXIT_USAGE;

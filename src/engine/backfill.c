@@ -312,6 +312,27 @@ static void shadow_commit(shadow_t *s, int32_t jid, mu_time_t at, int32_t domain
 	}
 }
 
+/* Whether the job could ever fit on class c's nodes, were they empty:
+ * the replay never frees more than a node holds, so when even that falls
+ * short it cannot find a start and is skipped, with the same outcome (a
+ * required topology level only narrows this bound further).  O(1) for a
+ * class without nodes (a selector nothing matches), else at most O(class
+ * nodes). */
+static bool resv_possible(const mu_engine_t *e, const mu__sclass_t *c,
+			  const mu_res_t *req, int32_t need)
+{
+	int64_t total = 0;
+	for (int32_t i = 0; i < c->nnodes && total < need; i++) {
+		const mu__node_t *n = &e->nodes[c->nodes[i]];
+		mu_res_t room = n->alloc;
+		int64_t m = n->alloc.v[MU_RES_GPU] * 1000;
+		if (room.v[MU_RES_GPU_MILLI] < m)
+			room.v[MU_RES_GPU_MILLI] = m;
+		total += pods_in(req, &room);
+	}
+	return total >= need;
+}
+
 int mu__resv_make(mu_engine_t *e, int32_t jid)
 {
 	mu__job_t *j = &e->jobs[jid];
@@ -325,6 +346,8 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	}
 	mu__sclass_t *c = &e->classes[j->podsets[0].sclass];
 	int rc = mu__sclass_refresh(e, c);
+	if (rc == MU_OK && !resv_possible(e, c, &s.req, s.need))
+		return MU_OK; /* no start, ever: no reservation, as the replay says */
 	if (rc == MU_OK)
 		rc = shadow_nodes(&s, c);
 	if (rc == MU_OK)
@@ -348,16 +371,16 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	for (int32_t k = 0; at == MU_TIME_NONE && k < e->nends; k++) {
 		const mu__end_t *ev = &e->ends[k];
 		mu_time_t t = ev->t > e->now ? ev->t : e->now + 1;
-		if (mu__end_valid(e, ev)) {
+		/* Its node first (in the entry): an end on a node the job
+		 * cannot use frees nothing for it, current or stale. */
+		int32_t slot = ev->node >= 0 && ev->node < e->nnodes ? s.slot_of[ev->node] : -1;
+		if (slot >= 0 && mu__end_valid(e, ev)) {
 			const mu__job_t *v = &e->jobs[ev->job];
-			int32_t slot = s.slot_of[v->pods[ev->pod].node];
-			if (slot >= 0) {
-				mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
-				freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
-				for (int r = 0; r < MU_RES_MAX; r++)
-					s.vfree[slot].v[r] += freed.v[r];
-				shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), t);
-			}
+			mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
+			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
+			for (int r = 0; r < MU_RES_MAX; r++)
+				s.vfree[slot].v[r] += freed.v[r];
+			shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), t);
 		}
 		/* Checked after every end (O(1)): many ends share a time (all
 		 * the overdue ones), and the first of them that makes room

@@ -613,15 +613,10 @@ int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)
 {
 	if (c->gen == e->node_gen)
 		return MU_OK;
-	int rc = mu__grow((void **)&c->nodes, &c->nodes_cap, e->nnodes,
-			  sizeof *c->nodes);
-	if (rc == MU_OK)
-		rc = mu__grow((void **)&c->member, &c->member_cap, e->nnodes,
-			      sizeof *c->member);
-	if (rc)
-		return rc;
-	if (e->nnodes) /* no nodes yet: member may still be NULL */
-		memset(c->member, 0, (size_t)e->nnodes);
+	/* Sized to the class, not the cluster: a host-pinned class holds one
+	 * node, so its list is grown as nodes pass and trimmed after, and
+	 * membership is a bit per node. */
+	int rc = MU_OK;
 	memset(c->fail, 0, sizeof c->fail);
 	c->nnodes = 0;
 	for (int32_t i = 0; i < e->nnodes; i++) {
@@ -630,10 +625,34 @@ int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)
 			continue;
 		mu_filter_t f = sclass_check(e, c, n);
 		if (f == MU_F_COUNT) {
+			rc = mu__grow((void **)&c->nodes, &c->nodes_cap, c->nnodes + 1,
+				      sizeof *c->nodes);
+			if (rc)
+				return rc; /* c->gen unchanged: refreshed again */
 			c->nodes[c->nnodes++] = i;
-			c->member[i] = 1;
 		} else
 			c->fail[f]++;
+	}
+	if (c->nnodes <= MU__MEMBER_BITS) { /* searched in c->nodes instead */
+		free(c->member);
+		c->member = NULL;
+		c->member_cap = 0;
+	} else {
+		int32_t bytes = (e->nnodes + 7) / 8;
+		rc = mu__grow((void **)&c->member, &c->member_cap, bytes, sizeof *c->member);
+		if (rc)
+			return rc;
+		memset(c->member, 0, (size_t)c->member_cap);
+		for (int32_t k = 0; k < c->nnodes; k++)
+			c->member[c->nodes[k] >> 3] |= (uint8_t)(1u << (c->nodes[k] & 7));
+	}
+	if (c->nodes_cap > 2 * c->nnodes + 16) { /* shrank: give memory back */
+		int32_t cap = c->nnodes ? c->nnodes : 1;
+		int32_t *nv = realloc(c->nodes, (size_t)cap * sizeof *nv);
+		if (nv) {
+			c->nodes = nv;
+			c->nodes_cap = cap;
+		}
 	}
 	c->gen = e->node_gen;
 	return MU_OK;

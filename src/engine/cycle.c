@@ -51,6 +51,7 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	acct_add(&e->total_used, &ps->acct, +1);
 	mu__queue_add_used(e, j->queue, &ps->acct, +1, j->preemptible);
 	e->alloc_gen++;
+	e->commit_gen++;
 	return MU_OK;
 }
 
@@ -147,7 +148,7 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 	int32_t n_ids = sc ? sc->n : c->nnodes;
 	for (int32_t i = 0; i < n_ids; i++) {
 		int32_t nid = ids[i];
-		if (sc && !c->member[nid])
+		if (sc && !mu__sclass_has(c, nid))
 			continue;
 		if (!mu__fits(e, nid, ps))
 			continue;
@@ -173,12 +174,21 @@ int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps)
 
 /* Fills r with why one pod of podset ps fits nowhere: per-filter node
  * counts, static ones from the class.  O(class nodes). */
+static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req);
+
 static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 			const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
 {
 	memcpy(r->fail, c->fail, sizeof r->fail);
+	/* From the compact records when they decide it (no named resource,
+	 * no alignment): the same filters in the same order. */
+	bool quick = !e->cfg.scan_all && !e->nfree_off && !ps->aligned &&
+		     e->nres <= MU_RES_NAMED0;
 	for (int32_t i = 0; i < c->nnodes; i++) {
-		mu_filter_t f = mu__node_fit(e, &e->nodes[c->nodes[i]], ps);
+		int32_t nid = c->nodes[i];
+		mu_filter_t f = quick && nid < e->nfree_cap ?
+			nfree_filter(&e->nfree[nid], &ps->req) :
+			mu__node_fit(e, &e->nodes[nid], ps);
 		if (f == MU_F_COUNT && e->placing >= 0 &&
 		    !mu__resv_allows(e, &e->jobs[e->placing], c->nodes[i], ps))
 			f = MU_F_RESERVED;
@@ -214,28 +224,114 @@ static uint8_t align_key(const mu__podset_t *ps)
 static bool nofit_known(const mu_engine_t *e, const mu__sclass_t *c,
 			const mu__podset_t *ps)
 {
-	if (c->nofit_gen != e->release_gen || c->nofit_align != align_key(ps))
+	const mu__sclass_memo_t *m = c->memo;
+	if (!m || m->nofit_gen != e->release_gen || m->nofit_align != align_key(ps))
 		return false;
 	for (int r = 0; r < MU_RES_MAX; r++)
-		if (ps->req.v[r] < c->nofit_req.v[r])
+		if (ps->req.v[r] < m->nofit_req.v[r])
 			return false;
 	return true;
 }
 
+/* c's memo, allocated at first use (NULL on out of memory: nothing is
+ * remembered then). */
+static mu__sclass_memo_t *class_memo(mu_engine_t *e, mu__sclass_t *c)
+{
+	if (!c->memo && (c->memo = calloc(1, sizeof *c->memo)) != NULL)
+		c->memo->nofit_gen = e->release_gen - 1; /* nothing known yet */
+	return c->memo;
+}
+
 /* Remembers that no node of class c fits ps's request (the smallest such
  * request wins), with the per-filter counts of the explanation. */
-static void nofit_note(const mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+static void nofit_note(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 		       const mu_reason_t *r)
 {
-	if (c->nofit_gen == e->release_gen && c->nofit_align == align_key(ps)) {
+	mu__sclass_memo_t *m = class_memo(e, c);
+	if (!m)
+		return;
+	if (m->nofit_gen == e->release_gen && m->nofit_align == align_key(ps)) {
 		for (int k = 0; k < MU_RES_MAX; k++)
-			if (ps->req.v[k] > c->nofit_req.v[k])
+			if (ps->req.v[k] > m->nofit_req.v[k])
 				return; /* a smaller request is known already */
 	}
-	c->nofit_gen = e->release_gen;
-	c->nofit_req = ps->req;
-	c->nofit_align = align_key(ps);
-	memcpy(c->nofit_fail, r->fail, sizeof c->nofit_fail);
+	m->nofit_gen = e->release_gen;
+	m->nofit_req = ps->req;
+	m->nofit_align = align_key(ps);
+	memcpy(m->nofit_fail, r->fail, sizeof m->nofit_fail);
+}
+
+/* The first filter node_fit() would fail for req on a node whose compact
+ * record is f (its order: CPU, memory, GPUs, GPU share, pods), or
+ * MU_F_COUNT.  Exact when no named resource or alignment is involved. */
+static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req)
+{
+	if (f->cpu < req->v[MU_RES_CPU])
+		return MU_F_CPU;
+	if (f->mem < req->v[MU_RES_MEM])
+		return MU_F_MEM;
+	if (req->v[MU_RES_GPU] > f->gpu ||
+	    (req->v[MU_RES_GPU_MILLI] > 0 && f->milli < req->v[MU_RES_GPU_MILLI]))
+		return MU_F_GPU;
+	if (f->pods < req->v[MU_RES_PODS])
+		return MU_F_PODS;
+	return MU_F_COUNT;
+}
+
+/* Whether j's last explanation (no node of c fitted pod set psi) can be
+ * carried forward to now: for each class node changed since (the change
+ * log keeps each node's record before the change), its old filter is
+ * taken out of the counts and its new one put in.  True, with r filled
+ * exactly as explain_fit() would, when still no node fits; false when a
+ * node may fit now or the carry is not possible (then place and explain
+ * as usual).  O(changes since), bounded by the class's nodes. */
+static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+		       const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
+{
+	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
+	if (e->cfg.scan_all || !j->expl_ok || j->expl_gen != c->gen || j->expl_ps != psi ||
+	    !e->nindexes ||
+	    j->expl_pos < e->chlog_base || end - j->expl_pos > (uint64_t)c->nnodes ||
+	    e->nfree_off || ps->aligned || e->nres > MU_RES_NAMED0)
+		return false;
+	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
+		     sizeof *e->expl_seen) != MU_OK)
+		return false;
+	if (e->expl_stamp == 0) /* fresh array: no stamp yet */
+		memset(e->expl_seen, 0, (size_t)e->expl_seen_cap * sizeof *e->expl_seen);
+	uint64_t stamp = ++e->expl_stamp;
+	int32_t fail[MU_F_COUNT];
+	memcpy(fail, j->expl_fail, sizeof fail);
+	for (uint64_t k = j->expl_pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
+		int32_t nid = e->chlog[k];
+		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
+			continue;
+		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
+		mu_filter_t was = nfree_filter(&e->chlog_prev[k], &ps->req);
+		mu_filter_t now = nfree_filter(&e->nfree[nid], &ps->req);
+		if (was == MU_F_COUNT || now == MU_F_COUNT)
+			return false; /* it fits now (or the record is not ours) */
+		fail[was]--;
+		fail[now]++;
+	}
+	memcpy(j->expl_fail, fail, sizeof fail);
+	j->expl_pos = end;
+	memcpy(r->fail, fail, sizeof r->fail);
+	r->podset = psi;
+	r->nodes_total = e->nlive;
+	return true;
+}
+
+/* Keeps r, an explanation of j's pod set psi on committed state with no
+ * node fitting, to be carried forward (expl_carry). */
+static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+		      int32_t psi, const mu_reason_t *r)
+{
+	j->expl_ok = e->nindexes > 0 && !e->nfree_off;
+	j->expl_ps = psi;
+	j->expl_gen = c->gen;
+	j->expl_pos = e->chlog_base + (uint64_t)e->nchlog;
+	memcpy(j->expl_fail, r->fail, sizeof j->expl_fail);
 }
 
 /* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc
@@ -259,12 +355,21 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		if (rc)
 			return rc;
 		bool cacheable = !sc;
+		/* Carried forward: the same counts as explaining again, and no
+		 * node fits (a single pod set on committed state only). */
+		if (cacheable && r->podset < 0 && e->ntxn == 0 && j->npodsets == 1 &&
+		    !nofit_known(e, c, ps) && expl_carry(e, j, c, ps, psi, r)) {
+			nofit_note(e, c, ps, r);
+			if (psi < 64)
+				failed |= (uint64_t)1 << psi;
+			continue;
+		}
 		int32_t nid = cacheable && nofit_known(e, c, ps) ? -1 :
 			mu__best_node_in(e, c, ps, sc);
 		if (nid < 0) {
 			if (r->podset < 0) {
 				if (cacheable && nofit_known(e, c, ps)) {
-					memcpy(r->fail, c->nofit_fail, sizeof r->fail);
+					memcpy(r->fail, c->memo->nofit_fail, sizeof r->fail);
 					r->podset = psi;
 					r->nodes_total = e->nlive;
 				} else {
@@ -275,8 +380,11 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 					 * Reservations only add restrictions, so a
 					 * pure resource failure holds whatever they
 					 * are. */
-					if (cacheable && e->ntxn == 0 && !r->fail[MU_F_RESERVED])
+					if (cacheable && e->ntxn == 0 && !r->fail[MU_F_RESERVED]) {
 						nofit_note(e, c, ps, r);
+						if (j->npodsets == 1)
+							expl_keep(e, j, c, psi, r);
+					}
 				}
 			}
 			if (psi < 64)
@@ -387,14 +495,18 @@ static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
 		return true;
 	const mu__podset_t *ps = &j->podsets[0];
 	mu__sclass_t *c = &e->classes[ps->sclass];
-	if (c->fsum_alloc != e->alloc_gen || c->fsum_release != e->release_gen ||
-	    c->gen != e->node_gen) {
-		memset(&c->fsum, 0, sizeof c->fsum);
+	mu__sclass_memo_t *m = class_memo(e, c);
+	if (!m)
+		return true; /* cannot tell: let the search decide */
+	if (!m->fsum_valid || m->fsum_alloc != e->alloc_gen ||
+	    m->fsum_release != e->release_gen || c->gen != e->node_gen) {
+		memset(&m->fsum, 0, sizeof m->fsum);
 		for (int32_t i = 0; i < c->nnodes; i++)
 			for (int r = 0; r < MU_RES_MAX; r++)
-				c->fsum.v[r] += e->nodes[c->nodes[i]].free.v[r];
-		c->fsum_alloc = e->alloc_gen;
-		c->fsum_release = e->release_gen;
+				m->fsum.v[r] += e->nodes[c->nodes[i]].free.v[r];
+		m->fsum_alloc = e->alloc_gen;
+		m->fsum_release = e->release_gen;
+		m->fsum_valid = true;
 	}
 	int64_t unbound = j->npods - j->nbound;
 	for (int r = 0; r < MU_RES_MAX; r++) {
@@ -403,7 +515,7 @@ static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
 			want += ps->req.v[MU_RES_GPU] * 1000 * unbound;
 		else if (r == MU_RES_GPU)
 			continue; /* whole free devices: moves can make more */
-		if (want > c->fsum.v[r])
+		if (want > m->fsum.v[r])
 			return false;
 	}
 	return true;
@@ -457,6 +569,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	mu__job_t *j = &e->jobs[jid];
 	mu_reason_t r = {.podset = -1, .limit_queue = -1, .limit_res = -1,
 			 .fs_queue = -1, .blocked_by = -1};
+	uint64_t commit_gen = e->commit_gen; /* put back if nothing stays */
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1; /* an admitted job grows by any number of pods */
@@ -523,11 +636,15 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 			return job_admit(e, jid, now, &r, out);
 	}
 fail:
+	/* Every tentative bind, the job's and its would-be victims', was
+	 * undone exactly: the committed state is the one it started from. */
+	e->commit_gen = commit_gen;
 	j->last = r;
 	j->failed = true;
 	j->fail_gen = e->release_gen;
 	j->fail_alloc_gen = e->alloc_gen;
 	j->fail_fair_gen = e->fair_gen;
+	j->fail_commit_gen = e->commit_gen;
 	if (e->order_next < j->retry_at) /* LAS: victims appear by themselves */
 		j->retry_at = e->order_next;
 	return MU_OK;
@@ -694,6 +811,9 @@ static void cycle_reset_backfill(mu_engine_t *e, mu_time_t now)
 	e->nresv = 0;
 	e->nowed = 0;
 	e->placing = -1;
+	/* Consolidation may examine a sixteenth of the live nodes per cycle,
+	 * over all the jobs that try it: a bounded share of the cycle. */
+	e->move_nodes_left = (int64_t)e->nlive / 16 + 64;
 }
 
 /* Makes the reservations owed so far, in the order they were owed, until
@@ -771,10 +891,11 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		mu__job_t *j = &e->jobs[jid];
 		if (j->state == MU_JOB_FINISHED || j->nbound == j->npods)
 			continue;
-		/* Nothing freed (and, with preemption, nothing new to evict)
-		 * since it last failed: it would fail again. */
+		/* Nothing freed (and, with preemption, nothing new to evict:
+		 * no bind that stayed) since it last failed: it would fail
+		 * again. */
 		bool cached = j->failed && j->fail_gen == e->release_gen &&
-			      (!preempting || (j->fail_alloc_gen == e->alloc_gen &&
+			      (!preempting || (j->fail_commit_gen == e->commit_gen &&
 					       j->fail_fair_gen == e->fair_gen &&
 					       now < j->retry_at));
 		/* Owed reservations are made before anything that they could

@@ -63,7 +63,8 @@ static mu__end_t end_new(mu_engine_t *e, int32_t jid, int32_t pod)
 	mu__job_t *v = &e->jobs[jid];
 	uint32_t id = ++e->ends_id;
 	v->pods[pod].end_id = id;
-	return (mu__end_t){v->start + mu__job_estimate(e, v, NULL), jid, pod, id};
+	return (mu__end_t){v->start + mu__job_estimate(e, v, NULL), jid, pod, id,
+			   v->pods[pod].node};
 }
 
 /* Whether ev's job goes by its queue's history, which just moved. */
@@ -97,26 +98,92 @@ static int ends_full(mu_engine_t *e)
 	return MU_OK;
 }
 
+#define RUNS_MAX 64 /* distinct estimates merged as runs; more: a sort */
+
+/* Sorts the n re-timed entries x, taken from the sorted list in order.
+ * Entries with the same estimate moved by the same amount, so each such
+ * group is still in order: a stable partition by estimate and a merge of
+ * the groups sort them in O(n x groups) instead of O(n log n).  With more
+ * than RUNS_MAX estimates, or out of memory, it sorts.  est[i] is entry
+ * i's estimate (t - start). */
+static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t n)
+{
+	mu_time_t key[RUNS_MAX];
+	int32_t nk = 0, cnt[RUNS_MAX + 1] = {0}, pos[RUNS_MAX], at[RUNS_MAX];
+	int32_t *grp = malloc((size_t)(n ? n : 1) * sizeof *grp);
+	mu__end_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+	for (int32_t i = 0; grp && tmp && i < n && nk <= RUNS_MAX; i++) {
+		int32_t g = 0;
+		while (g < nk && key[g] != est[i])
+			g++;
+		if (g == nk && nk < RUNS_MAX)
+			key[nk++] = est[i];
+		else if (g == nk)
+			nk = RUNS_MAX + 1; /* too many: sort */
+		grp[i] = g;
+	}
+	if (!grp || !tmp || nk > RUNS_MAX) {
+		qsort(x, (size_t)n, sizeof *x, cmp_end);
+		free(grp);
+		free(tmp);
+		return;
+	}
+	for (int32_t i = 0; i < n; i++)
+		cnt[grp[i] + 1]++;
+	for (int32_t g = 0; g < nk; g++) {
+		cnt[g + 1] += cnt[g];
+		pos[g] = at[g] = cnt[g];
+	}
+	for (int32_t i = 0; i < n; i++) /* stable partition */
+		tmp[pos[grp[i]]++] = x[i];
+	for (int32_t o = 0; o < n; o++) { /* merge the groups' heads */
+		int32_t best = -1;
+		for (int32_t g = 0; g < nk; g++)
+			if (at[g] < cnt[g + 1] &&
+			    (best < 0 || cmp_end(&tmp[at[g]], &tmp[at[best]]) < 0))
+				best = g;
+		x[o] = tmp[at[best]++];
+	}
+	free(grp);
+	free(tmp);
+	/* The groups are in order by construction; checked all the same, in
+	 * O(n), so that the list is sorted whatever the estimates did. */
+	for (int32_t i = 1; i < n; i++)
+		if (cmp_end(&x[i - 1], &x[i]) > 0) {
+			qsort(x, (size_t)n, sizeof *x, cmp_end);
+			return;
+		}
+}
+
 /* Merges the queued binds and the re-timed entries into the list, dropping
- * stale entries.  O(R + A log A) for A entries added or re-timed. */
+ * stale entries.  O(R + A log A) for A entries added, plus O(T x estimates)
+ * for T entries re-timed. */
 static int ends_merge(mu_engine_t *e)
 {
 	int32_t nx = 0, cap = e->nends_add / 2;
 	for (int32_t k = 0; e->nends_retime && k < e->nends; k++)
 		cap += end_retime(e, &e->ends[k]);
 	mu__end_t *x = malloc((size_t)(cap ? cap : 1) * sizeof *x);
-	if (!x)
+	mu_time_t *est = malloc((size_t)(cap ? cap : 1) * sizeof *est);
+	if (!x || !est) {
+		free(x);
+		free(est);
 		return MU_ENOMEM;
+	}
 	int32_t keep = 0;
 	for (int32_t k = 0; k < e->nends; k++) {
 		mu__end_t ev = e->ends[k];
 		if (!mu__end_valid(e, &ev))
 			continue;
-		if (e->nends_retime && end_retime(e, &ev))
-			x[nx++] = end_new(e, ev.job, ev.pod);
-		else
+		if (e->nends_retime && end_retime(e, &ev)) {
+			x[nx] = end_new(e, ev.job, ev.pod);
+			est[nx] = x[nx].t - e->jobs[ev.job].start;
+			nx++;
+		} else {
 			e->ends[keep++] = ev;
+		}
 	}
+	int32_t nre = nx; /* re-timed, in list order */
 	for (int32_t k = 0; k < e->nends_add; k += 2) {
 		int32_t jid = e->ends_add[k], pod = e->ends_add[k + 1];
 		const mu__job_t *v = &e->jobs[jid];
@@ -124,12 +191,24 @@ static int ends_merge(mu_engine_t *e)
 		    v->pods[pod].end_id == 0)
 			x[nx++] = end_new(e, jid, pod);
 	}
-	if (nx > 1)
-		qsort(x, (size_t)nx, sizeof *x, cmp_end);
-	int rc = mu__grow((void **)&e->ends, &e->ends_cap, keep + nx, sizeof *e->ends);
+	sort_retimed(x, est, nre);
+	free(est);
+	if (nx - nre > 1)
+		qsort(x + nre, (size_t)(nx - nre), sizeof *x, cmp_end);
+	int rc = mu__grow((void **)&e->ends, &e->ends_cap, keep + 2 * nx,
+			  sizeof *e->ends);
 	if (rc) {
 		free(x);
 		return rc;
+	}
+	/* Merge the added entries into the re-timed ones: in the list's
+	 * spare room past keep + nx, then back into x. */
+	if (nre && nx > nre) {
+		mu__end_t *m = e->ends + keep + nx;
+		int32_t a = 0, b = nre, o = 0;
+		while (a < nre || b < nx)
+			m[o++] = b >= nx || (a < nre && cmp_end(&x[a], &x[b]) <= 0) ? x[a++] : x[b++];
+		memcpy(x, m, (size_t)nx * sizeof *x);
 	}
 	/* Merge from the back, in place. */
 	int32_t i = keep - 1, j = nx - 1, o = keep + nx - 1;

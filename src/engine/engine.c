@@ -105,6 +105,8 @@ void mu_engine_free(mu_engine_t *e)
 		free(c->models);
 		free(c->nodes);
 		free(c->member);
+		free(c->nomove);
+		free(c->memo);
 		mu__sclass_index_release(c);
 	}
 	for (int32_t i = 0; i < e->ntopos; i++)
@@ -124,6 +126,8 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->mvl);
 	free(e->ends);
 	free(e->chlog);
+	free(e->chlog_prev);
+	free(e->expl_seen);
 	free(e->nfree);
 	free(e->owed);
 	free(e->ends_add);

@@ -139,10 +139,13 @@ typedef struct mu__nindex {
 	uint64_t cls_gen;     /* class node list it was built from */
 	uint64_t pos;         /* change-log position read up to */
 	uint64_t last_use;
+	int32_t uses;         /* lookups answered by the fit tree while not
+	                       * built: the heap is built once a shape repeats */
 	mu__hent_t *heap;
 	int32_t n, cap;
 } mu__nindex_t;
 
+#define MU__NOMOVE_SLOTS 8 /* failed consolidation shapes per class */
 #define MU__NINDEX_MAX 64 /* indexes per class (request shapes), LRU */
 
 typedef struct mu__selreq {
@@ -179,31 +182,67 @@ typedef struct mu__sclass {
 	uint64_t gen;
 	int32_t *nodes;
 	int32_t nnodes, nodes_cap;
-	uint8_t *member;      /* by node id: passes the static filters */
-	int32_t member_cap;
+	uint8_t *member;      /* bit per node id: passes the static filters
+	                       * (mu__sclass_has()); NULL for a class of at
+	                       * most MU__MEMBER_BITS nodes */
+	int32_t member_cap;   /* bytes */
 	int32_t fail[MU_F_COUNT];
+	/* Memos of failures and sums (cycle.c), allocated at first use:
+	 * a class that always fits never needs them. */
+	struct mu__sclass_memo *memo;
+	/* Consolidation found no plan for `pods` pods >= req; valid while
+	 * release_gen is gen and before until (when a victim refused for its
+	 * minimum runtime turns eligible).  MU__NOMOVE_SLOTS failing shapes,
+	 * none covering another (preempt.c), allocated at the first failure:
+	 * most classes never consolidate. */
+	struct mu__nomove {
+		uint64_t gen;
+		mu_res_t req;
+		int32_t pods;
+		mu_time_t until;
+	} *nomove;
+	uint32_t nomove_next; /* the slot to overwrite next */
+	struct mu__ftree *ft; /* fit tree for new request shapes (fittree.c),
+	                       * or NULL */
+	mu__nindex_t *idx;    /* nidx score indexes (grown on demand up to
+	                       * MU__NINDEX_MAX), or NULL */
+	int32_t nidx;
+} mu__sclass_t;
+
+#define MU__MEMBER_BITS 64 /* classes above this many nodes keep a bitset */
+
+/* What a class remembers between attempts (cycle.c). */
+typedef struct mu__sclass_memo {
 	/* No node fits a request >= nofit_req (same alignment) until
 	 * release_gen moves past nofit_gen: skip the scan, reuse the counts. */
 	uint64_t nofit_gen;
 	mu_res_t nofit_req;
 	uint8_t nofit_align;
 	int32_t nofit_fail[MU_F_COUNT];
-	/* Consolidation found no plan for nomove_pods pods >= nomove_req;
-	 * valid while release_gen is nomove_gen and before nomove_until (when
-	 * a victim refused for its minimum runtime turns eligible). */
-	struct mu__nomove {
-		uint64_t gen;
-		mu_res_t req;
-		int32_t pods;
-		mu_time_t until;
-	} nomove[4];          /* a few failing shapes (preempt.c) */
-	uint32_t nomove_next; /* the slot to overwrite next */
-	mu__nindex_t *idx;    /* MU__NINDEX_MAX score indexes, or NULL */
 	/* Free resources summed over its nodes (request units), valid while
 	 * alloc_gen and release_gen are fsum_alloc and fsum_release. */
 	mu_res_t fsum;
 	uint64_t fsum_alloc, fsum_release;
-} mu__sclass_t;
+	bool fsum_valid;
+} mu__sclass_memo_t;
+
+/* Whether node nid passes class c's static filters (as of c->gen): a bit
+ * test, or for a small class (no bitset) a search of its sorted nodes.
+ * O(1), or O(log 64). */
+static inline bool mu__sclass_has(const mu__sclass_t *c, int32_t nid)
+{
+	if (c->member)
+		return (nid >> 3) < c->member_cap && ((c->member[nid >> 3] >> (nid & 7)) & 1);
+	int32_t lo = 0, hi = c->nnodes;
+	while (lo < hi) {
+		int32_t mid = (lo + hi) / 2;
+		if (c->nodes[mid] < nid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nnodes && c->nodes[lo] == nid;
+}
 
 /* --- Topology domains ---------------------------------------------------- */
 
@@ -321,6 +360,14 @@ typedef struct mu__job {
 	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
 	uint64_t fail_fair_gen;  /* e->fair_gen when it last failed */
+	uint64_t fail_commit_gen; /* e->commit_gen when it last failed */
+	/* Its last fit explanation on committed state when no node fitted
+	 * (cycle.c): per-filter counts, valid for class generation expl_gen
+	 * and carried forward from change-log position expl_pos. */
+	bool expl_ok;
+	int32_t expl_ps;
+	uint64_t expl_pos, expl_gen;
+	int32_t expl_fail[MU_F_COUNT];
 	mu_time_t retry_at;  /* a victim refused for time turns eligible;
 	                      * under LAS also when a running job drops a
 	                      * level */
@@ -378,6 +425,10 @@ struct mu_engine {
 	uint64_t rng;               /* splitmix64 state, from cfg.seed */
 	uint64_t release_gen;       /* bumped when capacity may have grown */
 	uint64_t alloc_gen;         /* bumped when pods are bound */
+	uint64_t commit_gen;        /* like alloc_gen, but a failed attempt
+	                             * that undid its binds puts it back
+	                             * (job_try_inner): it moves only when
+	                             * binds stay (cycle.c) */
 	mu__evict_t *evl;           /* pods evicted by the current attempt */
 	int32_t nevl, evl_cap;
 	int32_t nover_quota;        /* leaves over quota at cycle start */
@@ -401,6 +452,9 @@ struct mu_engine {
 	uint64_t owed_alloc, owed_release, owed_node; /* state they are for */
 	mu_time_t now;              /* time of the current cycle */
 	int32_t placing;            /* job being placed, or -1 */
+	int64_t move_nodes_left;    /* consolidation's share of this cycle:
+	                             * nodes it may still examine (cycle.c
+	                             * sets it, preempt.c spends it) */
 	struct mu__move *moves;     /* recent moves, for the budget */
 	int32_t nmoves, moves_cap;
 	int32_t *mvl;               /* (job, pod) pairs re-placed by a move */
@@ -416,6 +470,14 @@ struct mu_engine {
 	int32_t *chlog;
 	int32_t nchlog, chlog_cap;
 	uint64_t chlog_base;
+	mu__nfree_t *chlog_prev;    /* by entry: the node's nfree before that
+	                             * change (explanations carried forward,
+	                             * cycle.c) */
+	int32_t chlog_prev_cap;
+	uint64_t *expl_seen;        /* by node: stamp of the last carry that
+	                             * counted it (cycle.c) */
+	int32_t expl_seen_cap;
+	uint64_t expl_stamp;
 	int32_t nindexes;           /* live indexes over all classes */
 	mu__nfree_t *nfree;         /* by node id, kept by mu__node_touch() */
 	int32_t nfree_cap;
@@ -544,6 +606,21 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 			      const mu__podset_t *ps);
 void mu__sclass_index_release(mu__sclass_t *c);
 
+/* Fit trees (fittree.c), for policies with MU_SCORE_PACKS or _SPREADS. */
+typedef struct mu__ftree mu__ftree_t;
+/* Whether node nid may take a pod of ps (the caller's fit test). */
+typedef bool (*mu__ftree_ok_fn)(mu_engine_t *e, int32_t nid, const mu__podset_t *ps);
+/* The best node of class c (refreshed) for one pod of ps among those ok
+ * accepts, exactly as a scan would choose it; -2 when the tree cannot be
+ * used (out of memory, or more than 32 node capacities in the class).
+ * O(log n) per node visited.  fittree.c calls nothing of the engine but
+ * ok and the policy, so that it stays outside the core's loop. */
+int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+		       mu__ftree_ok_fn ok);
+/* The change-log position tree f still needs (UINT64_MAX: none). */
+uint64_t mu__ftree_pos(const mu__ftree_t *f);
+void mu__ftree_free(mu__ftree_t *f);
+
 /* The best node of class c for one pod, or -1.  O(class nodes). */
 int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c,
 		      const mu__podset_t *ps);
@@ -574,6 +651,8 @@ typedef struct mu__end {
 	mu_time_t t;      /* start + estimate (may be before now) */
 	int32_t job, pod;
 	uint32_t id;      /* matches the pod's end_id while current */
+	int32_t node;     /* where the pod was bound when the entry was made
+	                   * (while current, where it is) */
 } mu__end_t;
 
 /* Brings e->ends up to date: sorted by t, every bound pod of a running

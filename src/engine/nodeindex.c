@@ -18,6 +18,8 @@
 #include "engine/engine_int.h"
 
 #define STASH_MAX 64 /* reserved tops to skip before falling back */
+#define MU__HEAP_AFTER 16 /* tree lookups of a shape before its heap */
+#define MU__SCAN_BELOW 32 /* classes of at most this many nodes are scanned */
 
 /* --- The change log -------------------------------------------------------- */
 
@@ -27,9 +29,11 @@ static uint64_t log_min_pos(const mu_engine_t *e)
 	uint64_t min = e->chlog_base + (uint64_t)e->nchlog;
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		const mu__sclass_t *c = &e->classes[i];
-		for (int32_t k = 0; c->idx && k < MU__NINDEX_MAX; k++)
+		for (int32_t k = 0; c->idx && k < c->nidx; k++)
 			if (c->idx[k].live && c->idx[k].pos < min)
 				min = c->idx[k].pos;
+		if (mu__ftree_pos(c->ft) < min)
+			min = mu__ftree_pos(c->ft);
 	}
 	return min < e->chlog_base ? e->chlog_base : min;
 }
@@ -45,6 +49,8 @@ static void log_trim(mu_engine_t *e)
 	if (e->nchlog - drop > keep) /* indexes that far behind rebuild */
 		drop = e->nchlog - keep;
 	memmove(e->chlog, e->chlog + drop, (size_t)(e->nchlog - drop) * sizeof *e->chlog);
+	memmove(e->chlog_prev, e->chlog_prev + drop,
+		(size_t)(e->nchlog - drop) * sizeof *e->chlog_prev);
 	e->nchlog -= drop;
 	e->chlog_base += (uint64_t)drop;
 }
@@ -66,6 +72,9 @@ static void nfree_set(mu_engine_t *e, int32_t nid)
 
 void mu__node_touch(mu_engine_t *e, int32_t nid)
 {
+	mu__nfree_t prev = {0};
+	if (nid < e->nfree_cap)
+		prev = e->nfree[nid];
 	e->nodes[nid].ver++;
 	if (nid < e->nfree_cap ||
 	    mu__grow((void **)&e->nfree, &e->nfree_cap, nid + 1, sizeof *e->nfree) == MU_OK)
@@ -77,12 +86,15 @@ void mu__node_touch(mu_engine_t *e, int32_t nid)
 	if (e->nchlog >= 2 * e->nlive + 1024)
 		log_trim(e);
 	if (mu__grow((void **)&e->chlog, &e->chlog_cap, e->nchlog + 1,
-		     sizeof *e->chlog) != MU_OK) {
+		     sizeof *e->chlog) != MU_OK ||
+	    mu__grow((void **)&e->chlog_prev, &e->chlog_prev_cap, e->nchlog + 1,
+		     sizeof *e->chlog_prev) != MU_OK) {
 		/* Out of memory: forget the log; every index rebuilds. */
 		e->chlog_base += (uint64_t)e->nchlog + 1;
 		e->nchlog = 0;
 		return;
 	}
+	e->chlog_prev[e->nchlog] = prev;
 	e->chlog[e->nchlog++] = nid;
 }
 
@@ -182,17 +194,37 @@ static uint64_t index_key(const mu__podset_t *ps)
 	return h;
 }
 
-/* The index of class c for ps's request: an existing one, else the least
- * recently used slot, emptied.  NULL on out of memory.  O(slots). */
+/* Makes room for one more index in c: the slots double, up to
+ * MU__NINDEX_MAX, so that a class used with one request shape holds one.
+ * False when it is full or out of memory (the LRU slot is reused). */
+static bool index_grow(mu__sclass_t *c)
+{
+	if (c->nidx >= MU__NINDEX_MAX)
+		return false;
+	int32_t n = c->nidx ? 2 * c->nidx : 1;
+	if (n > MU__NINDEX_MAX)
+		n = MU__NINDEX_MAX;
+	mu__nindex_t *nv = realloc(c->idx, (size_t)n * sizeof *nv);
+	if (!nv)
+		return false;
+	memset(nv + c->nidx, 0, (size_t)(n - c->nidx) * sizeof *nv);
+	c->idx = nv;
+	c->nidx = n;
+	return true;
+}
+
+/* The index of class c for ps's request: an existing one, else a free
+ * slot (growing the slots), else the least recently used one, emptied.
+ * NULL on out of memory.  O(slots). */
 static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 			       const mu__podset_t *ps)
 {
-	if (!c->idx && !(c->idx = calloc(MU__NINDEX_MAX, sizeof *c->idx)))
+	if (!c->idx && !index_grow(c))
 		return NULL;
 	uint8_t align = index_align(ps);
 	uint64_t key = index_key(ps);
 	mu__nindex_t *victim = &c->idx[0];
-	for (int32_t k = 0; k < MU__NINDEX_MAX; k++) {
+	for (int32_t k = 0; k < c->nidx; k++) {
 		mu__nindex_t *x = &c->idx[k];
 		if (x->live && x->key == key && x->align == align &&
 		    memcmp(&x->req, &ps->req, sizeof x->req) == 0) {
@@ -202,6 +234,8 @@ static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 		if (!x->live || (victim->live && x->last_use < victim->last_use))
 			victim = x;
 	}
+	if (victim->live && index_grow(c))
+		victim = &c->idx[c->nidx / 2]; /* the first new slot */
 	if (!victim->live)
 		e->nindexes++;
 	victim->live = true;
@@ -210,6 +244,7 @@ static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 	victim->req = ps->req;
 	victim->align = align;
 	victim->last_use = ++e->idx_clock;
+	victim->uses = 0;
 	victim->n = 0;
 	return victim;
 }
@@ -240,7 +275,7 @@ static int index_catch_up(mu_engine_t *e, mu__sclass_t *c, mu__nindex_t *x,
 	for (uint64_t k = x->pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
 		int32_t nid = e->chlog[k];
 		mu__hent_t ent;
-		if (nid < c->member_cap && c->member[nid] &&
+		if (mu__sclass_has(c, nid) &&
 		    index_score(e, nid, ps, &ent)) {
 			int rc = heap_push(x, &ent);
 			if (rc)
@@ -251,12 +286,32 @@ static int index_catch_up(mu_engine_t *e, mu__sclass_t *c, mu__nindex_t *x,
 	return MU_OK;
 }
 
+/* The fit trees' test of a leaf: it fits and the reservations allow it,
+ * as the scan requires. */
+static bool tree_leaf_ok(mu_engine_t *e, int32_t nid, const mu__podset_t *ps)
+{
+	return mu__fits(e, nid, ps) &&
+	       (e->placing < 0 || e->nresv == 0 ||
+		mu__resv_allows(e, &e->jobs[e->placing], nid, ps));
+}
+
 int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 			      const mu__podset_t *ps)
 {
+	if (c->nnodes <= MU__SCAN_BELOW)
+		return -2; /* a small class: a scan is as quick, and keeps no index */
 	mu__nindex_t *x = index_get(e, c, ps);
 	if (!x)
 		return -2;
+	/* A shape not seen lately is answered by the fit tree; its heap is
+	 * built only once it keeps coming back. */
+	if (!x->built && x->uses < MU__HEAP_AFTER &&
+	    (e->score->flags & (MU_SCORE_PACKS | MU_SCORE_SPREADS))) {
+		x->uses++;
+		int32_t nid = mu__ftree_best(e, c, ps, tree_leaf_ok);
+		if (nid != -2)
+			return nid;
+	}
 	int rc;
 	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
 	if (!x->built || x->cls_gen != c->gen || x->pos < e->chlog_base ||
@@ -300,8 +355,11 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 /* Frees c's indexes and their heaps (engine teardown). */
 void mu__sclass_index_release(mu__sclass_t *c)
 {
-	for (int32_t k = 0; c->idx && k < MU__NINDEX_MAX; k++)
+	for (int32_t k = 0; c->idx && k < c->nidx; k++)
 		free(c->idx[k].heap);
 	free(c->idx);
 	c->idx = NULL;
+	c->nidx = 0;
+	mu__ftree_free(c->ft);
+	c->ft = NULL;
 }

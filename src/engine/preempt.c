@@ -81,6 +81,7 @@ typedef struct pctx {
 	mu_time_t retry_at; /* when a victim refused for time turns eligible */
 	bool moving;        /* consolidation: victims are moved, not stopped */
 	const mu_res_t *pod_acct; /* the pod being placed (limit mode) */
+	bool out_of_budget; /* a move search stopped at the cycle's budget */
 	victim_t *v;
 	int32_t nv, vcap;
 	/* The first refusal by a reclaim rule, for explain. */
@@ -712,8 +713,12 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 	for (int32_t i0 = 0; i0 < nids; i0++) {
 		int32_t i = (start + i0) % nids;
 		int32_t nid = ids[i];
-		if (e->nodes[nid].npods == 0 || (sc && !cls->member[nid]))
+		if (e->nodes[nid].npods == 0 || (sc && !mu__sclass_has(cls, nid)))
 			continue;
+		if (c->moving && e->move_nodes_left-- <= 0) {
+			c->out_of_budget = true; /* the cycle's share is spent */
+			break;
+		}
 		mu_time_t old = e->nodes[nid].min_start + e->cfg.min_runtime;
 		if (c->now < old) { /* every pod here is too young to go */
 			if (old < c->retry_at)
@@ -1120,6 +1125,41 @@ static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 	return rc;
 }
 
+/* Whether domain scope sc could hold J's unbound pods were every victim J
+ * may evict there gone: free capacity plus those victims' requests must
+ * cover the gang's requests in aggregate (a necessary condition), so that
+ * a hopeless domain costs O(its pods), not O(pods x its nodes).  GPU
+ * shares are not counted (whole devices are). */
+static bool domain_could(pctx_t *c, const mu__scope_t *sc)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	static const int dims[] = {MU_RES_CPU, MU_RES_MEM, MU_RES_GPU, MU_RES_PODS};
+	int64_t want[4] = {0}, have[4] = {0};
+	for (int32_t p = 0; p < j->npods; p++)
+		if (j->pods[p].node < 0)
+			for (int k = 0; k < 4; k++)
+				want[k] += j->podsets[mu__pod_podset(j, p)].req.v[dims[k]];
+	for (int32_t i = 0; i < sc->n; i++) {
+		const mu__node_t *n = &e->nodes[sc->nodes[i]];
+		for (int k = 0; k < 4; k++)
+			have[k] += n->free.v[dims[k]];
+		for (int32_t q = 0; q < n->npods; q++) {
+			int32_t vid = n->refs[q].job;
+			if (!victim_ok(c, vid, -1))
+				continue;
+			const mu__job_t *v = &e->jobs[vid];
+			const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, n->refs[q].pod)];
+			for (int k = 0; k < 4; k++)
+				have[k] += ps->req.v[dims[k]];
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		if (have[k] < want[k])
+			return false;
+	return true;
+}
+
 /* Without a required topology level the gang may land anywhere; with one,
  * each domain of that level is tried in turn (victims are searched only
  * inside it).  Slices are not honoured when preempting. */
@@ -1135,7 +1175,8 @@ static int preempt_scoped(pctx_t *c, int32_t need, bool *ok)
 		if (t->doms[d].level != j->req_level)
 			continue;
 		mu__scope_t sc = {t->doms[d].nodes, t->doms[d].nnodes};
-		rc = attempt(c, &sc, need, ok);
+		if (domain_could(c, &sc))
+			rc = attempt(c, &sc, need, ok);
 	}
 	return rc;
 }
@@ -1358,7 +1399,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 	return MU_OK;
 }
 
-#define NOMOVE_SLOTS ((int)(sizeof ((mu__sclass_t *)0)->nomove / sizeof ((mu__sclass_t *)0)->nomove[0]))
+#define NOMOVE_SLOTS MU__NOMOVE_SLOTS
 
 /* Whether failed entry m covers `pods` pods of req: as many or more pods,
  * each at least as large, since capacity last grew.  O(resources). */
@@ -1377,17 +1418,32 @@ static bool nomove_covers(const mu_engine_t *e, const struct mu__nomove *m,
 static bool nomove_known(const mu_engine_t *e, const mu__sclass_t *cls,
 			 const mu_res_t *req, int32_t pods, mu_time_t now)
 {
-	for (int k = 0; k < NOMOVE_SLOTS; k++)
+	for (int k = 0; cls->nomove && k < NOMOVE_SLOTS; k++)
 		if (nomove_covers(e, &cls->nomove[k], req, pods, now))
 			return true;
 	return false;
 }
 
-/* Remembers a failed consolidation in a free or the oldest slot. */
+/* Remembers a failed consolidation: a frontier of failed shapes, none
+ * covering another.  Entries the new one covers (as many pods or more,
+ * each as large or larger, valid no longer) are dropped; then it takes a
+ * free slot, else the oldest.  O(slots x resources). */
 static void nomove_note(const mu_engine_t *e, mu__sclass_t *cls, const mu_res_t *req,
 			int32_t pods, mu_time_t until)
 {
 	int slot = -1;
+	if (!cls->nomove && !(cls->nomove = calloc(NOMOVE_SLOTS, sizeof *cls->nomove)))
+		return; /* out of memory: not remembered, tried again */
+	for (int k = 0; k < NOMOVE_SLOTS; k++) {
+		struct mu__nomove *m = &cls->nomove[k];
+		if (m->gen != e->release_gen || m->pods < pods || m->until > until)
+			continue;
+		bool covered = true;
+		for (int r = 0; r < MU_RES_MAX && covered; r++)
+			covered = m->req.v[r] >= req->v[r];
+		if (covered)
+			m->gen = e->release_gen - 1; /* dropped: the new one covers it */
+	}
 	for (int k = 0; k < NOMOVE_SLOTS && slot < 0; k++)
 		if (cls->nomove[k].gen != e->release_gen)
 			slot = k;
@@ -1410,6 +1466,8 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	int32_t unbound = j->npods - j->nbound;
 	if (j->npodsets == 1 && nomove_known(e, cls, &j->podsets[0].req, unbound, now))
 		return MU_OK;
+	if (e->move_nodes_left <= 0)
+		return MU_OK; /* this cycle's share is spent: next cycle */
 	if (e->nowed) { /* moves are planned under the owed reservations */
 		int rc0 = mu__resv_settle(e);
 		if (rc0)
@@ -1441,7 +1499,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 		/* Until capacity is released, a refused victim ages in, or
 		 * the hourly budget may have room again. */
 		mu_time_t until = c.retry_at < now + 300 * 1000 ? c.retry_at : now + 300 * 1000;
-		if (rc == MU_OK && j->npodsets == 1)
+		if (rc == MU_OK && j->npodsets == 1 && !c.out_of_budget)
 			nomove_note(e, cls, &j->podsets[0].req, unbound, until);
 	}
 	free(c.v);

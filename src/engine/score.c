@@ -54,8 +54,10 @@ static double score_spread(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 	return -(10.0 * gpu + 0.5 * (cpu + mem));
 }
 
-const mu_score_ops_t mu_score_binpack = {"binpack", score_binpack, NULL, 0};
-const mu_score_ops_t mu_score_spread = {"spread", score_spread, NULL, 0};
+const mu_score_ops_t mu_score_binpack = {"binpack", score_binpack, NULL,
+					  MU_SCORE_PACKS};
+const mu_score_ops_t mu_score_spread = {"spread", score_spread, NULL,
+					 MU_SCORE_SPREADS};
 
 const mu_score_ops_t *mu_score_find(const char *name)
 {

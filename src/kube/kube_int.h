@@ -243,6 +243,11 @@ int mu__knode_spec(const json_t *node, const mu_node_topo_spec_t *topo,
 /* The part of a Node that matters for scheduling, as canonical JSON (to
  * skip heartbeats that change nothing); owned. */
 char *mu__knode_sig(const json_t *node);
+/* A new Node holding only the fields the two above read (name, labels,
+ * taints, unschedulable, allocatable, capacity, the Ready condition's type
+ * and status), sharing their values with node; both give the same answers
+ * on it.  Falls back to a new reference to node itself on out of memory. */
+json_t *mu__knode_slim(const json_t *node);
 /* Reads a NodeResourceTopology into *out (nic names in arena). */
 int mu__knrt_spec(const json_t *nrt, mu_arena_t *arena,
 		  mu_node_topo_spec_t *out, char *msg, size_t len);

@@ -438,6 +438,31 @@ int mu__knode_spec(const json_t *node, const mu_node_topo_spec_t *topo,
 	return MU_OK;
 }
 
+json_t *mu__knode_slim(const json_t *node)
+{
+	/* Only what mu__knode_spec() and mu__knode_sig() read.  A listed
+	 * Node also carries its images, managedFields, annotations, addresses
+	 * and every condition with its messages: as jansson values, tens of
+	 * kilobytes a node, which the daemon kept for each node. */
+	json_t *ready = json_array();
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__kj(node, "status.conditions"), i, c) {
+		const char *t = mu__kjs(c, "type");
+		if (t && !strcmp(t, "Ready"))
+			json_array_append_new(ready, json_pack("{s:O?,s:O?}", "type",
+				json_object_get(c, "type"), "status", json_object_get(c, "status")));
+	}
+	json_t *slim = json_pack("{s:{s:O?,s:O?},s:{s:O?,s:O?},s:{s:O?,s:O?,s:o}}",
+		"metadata", "name", mu__kj(node, "metadata.name"),
+		"labels", mu__kj(node, "metadata.labels"),
+		"spec", "taints", mu__kj(node, "spec.taints"),
+		"unschedulable", mu__kj(node, "spec.unschedulable"),
+		"status", "allocatable", mu__kj(node, "status.allocatable"),
+		"capacity", mu__kj(node, "status.capacity"), "conditions", ready);
+	return slim ? slim : json_incref((json_t *)node);
+}
+
 char *mu__knode_sig(const json_t *node)
 {
 	json_t *taints = json_array();

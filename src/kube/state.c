@@ -442,7 +442,7 @@ void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted)
 	}
 	char *sig = mu__knode_sig(obj);
 	json_decref(n->obj);
-	n->obj = json_incref(obj);
+	n->obj = mu__knode_slim(obj); /* not the whole listed Node */
 	if (sig && n->sig && !strcmp(sig, n->sig) && n->in_engine) {
 		free(sig);
 		return; /* a heartbeat */

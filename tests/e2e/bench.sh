@@ -32,6 +32,23 @@ for k in '"shape": "fleet"' '"decisions_per_s": ' '"pending": ' '"cycle_ms": ' \
 	has quick-fleet-json "$T/f.json" "$k"
 done
 has quick-fleet-table "$T/err" "dispatch decisions/s"
+
+expect bad-scale 2 "$M" bench --scale 0
+has bad-scale "$T/err" "bad value for --scale"
+
+# The varied shapes, quick: one record each (blocked-selectors two: half
+# and all of its running pods), decisions counted only when real, and
+# openb-replay skipped clearly without the data.
+V=unique,backlog,blocked-selectors,gangs4,gang-blocked,classes,reclaim-queues,openb-replay
+expect varied 0 "$M" bench --quick --quiet --shape $V --data "$T/nodata"
+n=$(grep -c '^{"shape": ' "$T/out")
+if [ "$n" -eq 9 ]; then ok; else bad "varied: $n JSON lines, expected 9"; fi
+for k in '"shape": "unique".*"decisions_per_s": ' '"shape": "backlog".*"cycle_ms": ' \
+	'"shape": "blocked-selectors".*"running": ' '"shape": "gangs4".*"engine_ms": ' \
+	'"shape": "gang-blocked".*"cold_cycle_ms": ' '"shape": "classes".*"rss_base_mb": ' \
+	'"shape": "reclaim-queues".*"queues": 8' '"shape": "openb-replay", "skipped": "openb data not found'; do
+	has varied-json "$T/out" "$k"
+done
 expect unwritable 1 "$M" bench --quick --quiet --shape basic --json /nonexistent/dir/x.json
 
 done_

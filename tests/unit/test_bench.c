@@ -66,7 +66,7 @@ static void test_shapes(mu_t_t *t)
 {
 	size_t n;
 	const char *const *names = mu_bench_shapes(&n);
-	CHECK_EQ_INT(t, n, 8);
+	CHECK_EQ_INT(t, n, 16);
 	for (size_t i = 0; i < n; i++)
 		CHECK(t, mu_bench_shape_known(names[i]));
 	CHECK(t, !mu_bench_shape_known("nope"));
@@ -116,12 +116,36 @@ static void test_basic_mixed(mu_t_t *t)
 	mu_bench_results_release(&rs);
 }
 
+/* The varied shapes: blocked-selectors times the same blocked pods with
+ * half and all of its running pods; classes compares against no classes. */
+static void test_varied(mu_t_t *t)
+{
+	mu_bench_results_t rs;
+	CHECK_EQ_INT(t, run_quick("blocked-selectors", &rs), MU_OK);
+	CHECK_EQ_INT(t, rs.n, 2);
+	if (rs.n == 2) {
+		CHECK(t, rs.v[0].pending == 400 && rs.v[1].pending == 400);
+		CHECK(t, rs.v[0].running > 0 && rs.v[1].running > rs.v[0].running);
+		CHECK(t, rs.v[1].decisions > 0 && isfinite(rs.v[1].cycle_ms));
+	}
+	mu_bench_results_release(&rs);
+	CHECK_EQ_INT(t, run_quick("classes", &rs), MU_OK);
+	CHECK(t, rs.n == 1 && rs.v[0].peak_rss_mb > 0 && rs.v[0].rss_base_mb > 0);
+	mu_bench_results_release(&rs);
+}
+
 static void test_gang(mu_t_t *t)
 {
 	mu_bench_results_t rs;
 	CHECK_EQ_INT(t, run_quick("gang-topology", &rs), MU_OK);
-	CHECK(t, rs.n >= 2);
-	for (size_t i = 0; i < rs.n; i++) {
+	CHECK(t, rs.n >= 3);
+	/* The last record is the blocking phase: four 4,096-pod gangs that
+	 * cannot start, timed while reservations are made for them. */
+	const mu_bench_result_t *b = &rs.v[rs.n - 1];
+	CHECK_STR(t, b->shape, "gang-blocked");
+	CHECK(t, b->gang_pods == 4096 && b->pending == 4 * 4096);
+	CHECK(t, isfinite(b->cold_cycle_ms) && isfinite(b->cycle_ms));
+	for (size_t i = 0; i + 1 < rs.n; i++) {
 		const mu_bench_result_t *r = &rs.v[i];
 		check_common(t, r, "gang-topology");
 		CHECK(t, r->gang_pods >= 8 && r->gang_pods <= 512);
@@ -226,11 +250,13 @@ static void test_preempt(mu_t_t *t)
 	mu_bench_results_t rs;
 	mu_bench_results_init(&rs);
 	CHECK_EQ_INT(t, mu_bench_run("preempt", &o, &rs), MU_OK);
-	CHECK_EQ_INT(t, rs.n, 1);
-	if (rs.n == 1 && o.preempt_bin) {
+	CHECK_EQ_INT(t, rs.n, o.preempt_bin ? 2 : 1);
+	if (rs.n == 2 && o.preempt_bin) { /* uniform, then varied victims */
 		check_common(t, &rs.v[0], "preempt");
+		check_common(t, &rs.v[1], "preempt-varied");
 		CHECK(t, rs.v[0].evicted > 0 && rs.v[0].preemptors > 0);
-	} else if (rs.n == 1) {
+		CHECK(t, rs.v[1].evicted > 0 && rs.v[1].preemptors > 0);
+	} else if (rs.n == 1 && !o.preempt_bin) {
 		printf("test_bench: no bench_preempt next to $MUSTER; skipped record checked\n");
 		CHECK(t, rs.v[0].skipped[0] != '\0');
 	}
@@ -330,6 +356,7 @@ int main(void)
 	MU_RUN(&t, test_basic);
 	MU_RUN(&t, test_basic_mixed);
 	MU_RUN(&t, test_gang);
+	MU_RUN(&t, test_varied);
 	MU_RUN(&t, test_cycle_scale);
 	MU_RUN(&t, test_scaling);
 	MU_RUN(&t, test_fleet);

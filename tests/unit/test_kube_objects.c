@@ -127,6 +127,19 @@ static void test_node_fixture(mu_t_t *t)
 			    json_string("2030-01-01T00:00:00Z"));
 	char *sig2 = mu__knode_sig(node);
 	CHECK(t, sig && sig2 && !strcmp(sig, sig2));
+	/* The slim copy the daemon keeps reads the same: signature and spec. */
+	json_t *slim = mu__knode_slim(node);
+	char *sig3 = mu__knode_sig(slim);
+	CHECK(t, sig3 && sig && !strcmp(sig, sig3));
+	mu_node_spec_t n2;
+	CHECK_EQ_INT(t, mu__knode_spec(slim, NULL, &a, &n2, msg, sizeof msg), MU_OK);
+	CHECK_STR(t, n2.name, n.name);
+	CHECK(t, n2.unschedulable == n.unschedulable && n2.nlabels == n.nlabels &&
+		 n2.ntaints == n.ntaints && !memcmp(&n2.alloc, &n.alloc, sizeof n.alloc));
+	CHECK(t, !json_object_get(json_object_get(slim, "metadata"), "annotations"));
+	CHECK(t, json_object_get(json_object_get(node, "metadata"), "annotations"));
+	json_decref(slim);
+	free(sig3);
 	free(sig);
 	free(sig2);
 	mu_arena_release(&a);
