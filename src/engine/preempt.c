@@ -1146,7 +1146,8 @@ static bool domain_could(pctx_t *c, const mu__scope_t *sc)
 			have[k] += n->free.v[dims[k]];
 		for (int32_t q = 0; q < n->npods; q++) {
 			int32_t vid = n->refs[q].job;
-			if (!victim_ok(c, vid, -1))
+			int kind;
+			if (!victim_ok(c, vid, -1, &kind))
 				continue;
 			const mu__job_t *v = &e->jobs[vid];
 			const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, n->refs[q].pod)];
