@@ -30,7 +30,7 @@ void mu__resp_store_err(mu__resp_t *rs, int rc, const mu__rtype_t *t, const char
 
 void mu__timestamp(char *buf, size_t len, bool micro);
 int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu__verr_t *e);
-bool mu__check_kind(const mu__rtype_t *t, const json_t *obj, mu__resp_t *rs);
+bool mu__check_kind(const mu__rtype_t *t, json_t *obj, mu__resp_t *rs);
 bool mu__fix_namespace(const mu__rtype_t *t, json_t *obj, const char *url_ns, mu__resp_t *rs);
 bool mu__namespace_exists(mu_apiserver_t *s, const char *ns, mu__resp_t *rs);
 int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bool status_sub,

@@ -51,6 +51,9 @@ typedef struct mu__col {
 
 typedef struct mu__verr mu__verr_t;
 
+/* How a kind's names are checked (kube-apiserver's per-kind name funcs). */
+enum { MU__NAME_SUBDOMAIN = 0, MU__NAME_LABEL, MU__NAME_PATH };
+
 typedef struct mu__rtype {
 	const char *group, *version, *plural, *singular, *kind;
 	const char *shortnames[3];  /* NULL-terminated */
@@ -67,6 +70,7 @@ typedef struct mu__rtype {
 	void (*validate)(const json_t *obj, const json_t *old, mu__verr_t *e);
 	/* Fills defaults on create (NULL = none). */
 	void (*defaults)(json_t *obj);
+	int name_rule;              /* MU__NAME_* */
 } mu__rtype_t;
 
 /* The registry: *n types, in a fixed order (index = rt). */
@@ -241,7 +245,7 @@ struct mu__verr {
 	struct {
 		char field[128];
 		char reason[32];   /* FieldValueRequired, FieldValueInvalid, ... */
-		char msg[256];
+		char msg[400];
 	} c[MU__VERR_MAX];
 };
 void mu__verr_add(mu__verr_t *e, const char *field, const char *reason,
@@ -277,7 +281,22 @@ int mu__merge_patch(json_t *target, const json_t *patch);
  * directives are understood.  Returns MU_OK, MU_EINVAL (bad directive) or
  * MU_ELIMIT (too deep). */
 int mu__strategic_patch(json_t *target, const json_t *patch);
-/* Parses a JSON body: at most max bytes, an object, no duplicate keys.
+/* RFC 6902 JSON patch: applies the array ops to *doc in place (*doc may be
+ * replaced by an operation on the root).  Returns MU_OK, MU_EPARSE (the
+ * patch is malformed: 400) or MU_EINVAL (an operation failed: 422), with a
+ * message naming the operation. */
+#define MU__JSONPATCH_MAX_OPS 10000
+int mu__json_patch(json_t **doc, const json_t *ops, char *err, size_t errlen);
+/* Nesting limits of stored objects: deeper bodies get 400, larger stored
+ * objects 413 (etcd's default request limit, which kube-apiserver answers
+ * with 413 too). */
+#define MU__MAX_DEPTH 128
+#define MU__MAX_OBJECT (1536 * 1024)
+/* Nesting depth of v (a scalar is 0), counting at most max + 1 levels:
+ * recursion is bounded by max. */
+int mu__json_depth(const json_t *v, int max);
+/* Parses a JSON body: at most max bytes, an object (an array for JSON
+ * patches), no duplicate keys, at most MU__MAX_DEPTH levels deep.
  * Returns the object (caller owns) or NULL with a message. */
 json_t *mu__json_body(const char *body, size_t len, size_t max, char *err, size_t errlen);
 

@@ -150,9 +150,11 @@ static json_t *pod_from(mu__jobctl_t *jc, const json_t *job)
 	json_t *tpl = mu__jget(job, "spec.template");
 	if (!name || !uid || !json_is_object(tpl))
 		return NULL;
-	char sfx[6], pn[300];
+	char sfx[6], pre[300], pn[300];
 	mu__name_suffix(jc->s, sfx);
-	snprintf(pn, sizeof pn, "%.240s-%s", name, sfx);
+	/* generateName "JOB-", cut to 58 characters as names.SimpleNameGenerator does */
+	snprintf(pre, sizeof pre, "%s-", name);
+	snprintf(pn, sizeof pn, "%.58s%s", pre, sfx);
 	json_t *md = json_deep_copy(json_object_get(tpl, "metadata"));
 	if (!json_is_object(md)) {
 		json_decref(md);

@@ -129,6 +129,11 @@ static int delete_opts(const mu__req_t *rq, mu__resp_t *rs, json_t **body, int64
 		return MU_OK;
 	char err[256];
 	*body = mu__json_body(rq->body, rq->body_len, 1 << 20, err, sizeof err);
+	if (*body && !json_is_object(*body)) {
+		json_decref(*body);
+		*body = NULL;
+		snprintf(err, sizeof err, "the request body must be a JSON object");
+	}
 	if (!*body) {
 		mu__resp_status(rs, 400, "BadRequest", "%s", err);
 		return MU_EPARSE;

@@ -391,7 +391,8 @@ static const char *const job_fields[] = {"status.succeeded", NULL};
 static const mu__rtype_t types[MU__RT_COUNT] = {
 	[MU__RT_NAMESPACES] = {"", "v1", "namespaces", "namespace", "Namespace", {"ns"}, false,
 			       true, false, MU__SUB_STATUS, ns_fields, ns_cols, N(ns_cols),
-			       row_namespace, mu__validate_namespace, mu__defaults_namespace},
+			       row_namespace, mu__validate_namespace, mu__defaults_namespace,
+			       .name_rule = MU__NAME_LABEL},
 	[MU__RT_NODES] = {"", "v1", "nodes", "node", "Node", {"no"}, false, true, false,
 			  MU__SUB_STATUS, node_fields, node_cols, N(node_cols), row_node,
 			  mu__validate_node, NULL},
