@@ -19,6 +19,7 @@
 #include <sys/time.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/schema.h"
 
 /* --- create ------------------------------------------------------------- */
 
@@ -138,6 +139,33 @@ bool mu__fix_namespace(const mu__rtype_t *t, json_t *obj, const char *url_ns, mu
 	return true;
 }
 
+/* Field validation (schema.c) of obj per the request's fieldValidation:
+ * unknown fields are pruned; with Strict the request fails (false, msg
+ * set as kube-apiserver words it), with Warn warn gets Warning header text
+ * (may be NULL to drop it). */
+static bool check_fields(const mu__rtype_t *t, const mu__req_t *rq, json_t *obj, char *msg, size_t msglen,
+			 char *warn, size_t warnlen)
+{
+	int model = mu__schema_model(t->group, t->kind);
+	if (model < 0)
+		return true;
+	mu__unknown_t u;
+	bool strict = rq->q.field_validation == MU__FV_STRICT;
+	mu__schema_check(obj, model, !strict, &u);
+	if (!u.n)
+		return true;
+	if (strict) {
+		char av[96];
+		mu__rtype_apiversion(t, av, sizeof av);
+		snprintf(msg, msglen, "%s in version \"%s\" cannot be handled as a %s: strict decoding error: %s",
+			 t->kind, t->version, t->kind, u.text);
+		return false;
+	}
+	if (rq->q.field_validation == MU__FV_WARN && warn)
+		snprintf(warn, warnlen, "%s", u.text);
+	return true;
+}
+
 bool mu__namespace_exists(mu_apiserver_t *s, const char *ns, mu__resp_t *rs)
 {
 	mu__obj_t *o = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, ns);
@@ -159,6 +187,11 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		return;
 	if (t->namespaced && !mu__namespace_exists(s, rq->route.ns, rs))
 		return;
+	char fmsg[1400], warn[sizeof rs->warning] = "";
+	if (!check_fields(t, rq, obj, fmsg, sizeof fmsg, warn, sizeof warn)) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", fmsg);
+		return;
+	}
 	json_t *md = json_object_get(obj, "metadata");
 	const char *gen = json_string_value(json_object_get(md, "generateName"));
 	const char *name = json_string_value(json_object_get(md, "name"));
@@ -189,6 +222,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 			return;
 		}
 		mu__resp_obj(rs, rq, 201, res);
+		snprintf(rs->warning, sizeof rs->warning, "%s", warn);
 		mu__obj_unref(res);
 		return;
 	}
@@ -264,7 +298,8 @@ typedef struct upd_ctx {
 	mu__verr_t e;
 	int err;            /* 409 conflict detail */
 	bool bad;           /* msg is a 400 (malformed patch), not a 422 */
-	char msg[320];
+	char msg[1400];
+	char warn[1100];    /* unknown fields dropped (fieldValidation=Warn) */
 } upd_ctx_t;
 
 /* Applies the patch of c to a copy of cur. */
@@ -315,6 +350,12 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(old);
 		return rc == MU_OK ? MU_ENOMEM : MU_EPARSE;
 	}
+	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
+		c->bad = true;
+		json_decref(nw);
+		json_decref(old);
+		return MU_EPARSE;
+	}
 	const char *want = mu__jstr(nw, "metadata.resourceVersion");
 	char have[32];
 	snprintf(have, sizeof have, "%lld", (long long)cur->rv);
@@ -357,6 +398,8 @@ static void update_answer(const mu__req_t *rq, mu__resp_t *rs, upd_ctx_t *c, int
 		mu__resp_obj(rs, rq, 200, res);
 	else
 		mu__resp_status(rs, 200, "", "deleted");
+	if (rs->code < 300)
+		snprintf(rs->warning, sizeof rs->warning, "%s", c->warn);
 }
 
 void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *body)

@@ -328,6 +328,7 @@ typedef struct mu__query {
 	bool has_limit, has_rv, has_grace;
 	int64_t limit, timeout_s, grace;
 	int include_object;  /* 0 Metadata (default), 1 None, 2 Object */
+	int field_validation; /* MU__FV_* (schema.h), Warn by default */
 	char cont[1024];
 	char label_sel[4096], field_sel[4096];
 	char rv[32], rv_match[32], propagation[32];
@@ -395,6 +396,7 @@ typedef struct mu__resp {
 	size_t len;
 	const char *ctype;
 	mu__watch_t *watch;
+	char warning[1100];  /* a Warning header's text, or "" */
 } mu__resp_t;
 
 void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);

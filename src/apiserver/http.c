@@ -96,6 +96,28 @@ static enum MHD_Result send_resp(mu_apiserver_t *s, struct MHD_Connection *con, 
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", rs->ctype ? rs->ctype : "application/json");
 	MHD_add_response_header(r, "Cache-Control", "no-cache, private");
+	if (rs->warning[0]) {
+		/* RFC 7234 warn-code 299 as kube-apiserver sends: one value per
+		 * unknown field, comma-separated */
+		char w[sizeof rs->warning * 2 + 64];
+		size_t o = 0;
+		const char *p = rs->warning;
+		while (*p && o + 16 < sizeof w) {
+			const char *end = strstr(p, ", unknown field");
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+			o += (size_t)snprintf(w + o, sizeof w - o, "%s299 - \"", o ? ", " : "");
+			for (size_t i = 0; i < n && o + 4 < sizeof w; i++) {
+				if (p[i] == '"' || p[i] == '\\')
+					w[o++] = '\\';
+				w[o++] = p[i];
+			}
+			o += (size_t)snprintf(w + o, sizeof w - o, "\"");
+			p += n;
+			if (*p)
+				p += 2;
+		}
+		MHD_add_response_header(r, "Warning", w);
+	}
 	enum MHD_Result ret = MHD_queue_response(con, (unsigned)rs->code, r);
 	MHD_destroy_response(r);
 	return ret;
