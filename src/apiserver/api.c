@@ -19,6 +19,7 @@
 #include <sys/time.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/proto.h"
 #include "apiserver/schema.h"
 
 /* --- create ------------------------------------------------------------- */
@@ -592,7 +593,18 @@ static json_t *write_body(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 	char err[512];
 	int ct = mu__content_type(rq->ctype);
 	bool patch = !strcmp(rq->method, "PATCH");
-	if (ct == MU__CT_OTHER || ct == MU__CT_YAML || (ct == MU__CT_JSONPATCH && !patch)) {
+	if (ct == MU__CT_PROTOBUF && !patch && rq->body_len <= s->o.max_body) {
+		json_t *o = mu__proto_decode(rq->body, rq->body_len, err, sizeof err);
+		if (!o)
+			mu__resp_status(rs, 415, "UnsupportedMediaType", "%s", err);
+		else if (mu__json_depth(o, MU__MAX_DEPTH) > MU__MAX_DEPTH) {
+			mu__resp_status(rs, 400, "BadRequest", "the object nests more than %d levels deep", MU__MAX_DEPTH);
+			json_decref(o);
+			o = NULL;
+		}
+		return o;
+	}
+	if (ct == MU__CT_OTHER || ct == MU__CT_YAML || ct == MU__CT_PROTOBUF || (ct == MU__CT_JSONPATCH && !patch)) {
 		mu__resp_status(rs, 415, "UnsupportedMediaType", "the body must be JSON (Content-Type %s)",
 				rq->ctype ? rq->ctype : "");
 		return NULL;

@@ -351,7 +351,8 @@ typedef struct mu__head {
 int mu__parse_head(const char *buf, size_t len, mu__head_t *h);
 const char *mu__head_get(const mu__head_t *h, const char *name);
 
-enum { MU__CT_JSON = 0, MU__CT_MERGE, MU__CT_STRATEGIC, MU__CT_APPLY, MU__CT_JSONPATCH, MU__CT_YAML, MU__CT_OTHER };
+enum { MU__CT_JSON = 0, MU__CT_MERGE, MU__CT_STRATEGIC, MU__CT_APPLY, MU__CT_JSONPATCH, MU__CT_YAML, MU__CT_PROTOBUF,
+       MU__CT_OTHER };
 int mu__content_type(const char *ct);
 /* Whether an Accept header asks for a meta.k8s.io Table. */
 bool mu__accept_table(const char *accept);

@@ -409,6 +409,7 @@ int mu__content_type(const char *ct)
 		{"application/apply-patch+yaml", MU__CT_APPLY},
 		{"application/json-patch+json", MU__CT_JSONPATCH},
 		{"application/yaml", MU__CT_YAML},
+		{"application/vnd.kubernetes.protobuf", MU__CT_PROTOBUF},
 	};
 	if (!ct || !*ct)
 		return MU__CT_JSON;
