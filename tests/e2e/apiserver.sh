@@ -4,7 +4,9 @@
 # change, label and field selectors, the binding, eviction and status calls
 # kube-scheduler makes, events and describe, get -w, custom resources, Jobs
 # with suspend, error codes (404, 409, 413, 422, 400), node failure, watch
-# expiry (410), TLS with a bearer token, and crash recovery: kill -9 under write load, restart, and a
+# expiry (410), client compatibility (long names, kind defaulting, JSON
+# patch, field validation, depth and size limits, cascade=orphan and
+# foreground, future watches, protobuf bodies), TLS with a bearer token, and crash recovery: kill -9 under write load, restart, and a
 # count of every acknowledged object.
 # Usage: sh tests/e2e/apiserver.sh PATH_TO_MUSTER.  Ends with
 # "e2e apiserver: N passed, N failed".  Every wait is a bounded loop; the
@@ -293,6 +295,88 @@ curl -s -m 3 "$S/api/v1/pods?watch=1&resourceVersion=$RV0&timeoutSeconds=1" >"$T
 if grep -q '"code":410' "$T/w3" || [ ! -s "$T/w3" ] || grep -q '"type"' "$T/w3"; then ok; else bad "watch after restart"; fi
 curl -s -m 3 "$S/api/v1/pods?watch=1&resourceVersion=$RV1&timeoutSeconds=1" >"$T/w4"
 hasnt watch-resume-current "$T/w4" '"code":410'
+
+# --- client compatibility: names, defaulting, JSON patch, field validation,
+# limits, propagation, future watches, protobuf bodies ------------------------
+LONG=$(printf 'l%.0s' $(seq 1 200))
+cat >"$T/long.yaml" <<EOT
+apiVersion: v1
+kind: Pod
+metadata: {name: $LONG}
+spec: {containers: [{name: c, image: x}]}
+EOT
+k apply -f "$T/long.yaml"; has name-200-chars "$T/out" "created"
+k run Bad_Name --image=x; has name-invalid-422 "$T/out" 'metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain'
+want name-254-422 "$(code POST /api/v1/namespaces/default/pods application/json \
+	"{\"metadata\":{\"name\":\"${LONG}${LONG}\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}")" 422
+has name-254-cause "$T/body" '"field":"metadata.name"'
+k create namespace bad.ns; has ns-label-rule "$T/out" "RFC 1123 label"
+want no-kind-201 "$(code POST /api/v1/namespaces/default/pods application/json \
+	'{"metadata":{"generateName":"gen-"},"spec":{"containers":[{"name":"c","image":"x"}]}}')" 201
+has no-kind-defaulted "$T/body" '"kind":"Pod","apiVersion":"v1"'
+has generate-name "$T/body" '"name":"gen-'
+k patch pod "$LONG" --type=json -p '[{"op":"add","path":"/metadata/labels","value":{"a/b":"1"}},{"op":"replace","path":"/metadata/labels/a~1b","value":"2"},{"op":"copy","from":"/metadata/labels/a~1b","path":"/metadata/labels/c"},{"op":"move","from":"/metadata/labels/c","path":"/metadata/labels/d"},{"op":"test","path":"/spec/containers/0/image","value":"x"}]'
+has json-patch "$T/out" "patched"
+k get pod "$LONG" -o jsonpath='{.metadata.labels}'; has json-patch-result "$T/out" '{"a/b":"2","d":"2"}'
+k patch pod "$LONG" --type=json -p '[{"op":"test","path":"/spec/containers/0/image","value":"y"}]'
+has json-patch-test-fails "$T/out" "test: the value"
+k patch pod "$LONG" --type=json -p '[{"op":"remove","path":"/metadata/labels/nope"}]'; has json-patch-remove-missing "$T/out" "does not exist"
+want json-patch-not-array "$(code PATCH "/api/v1/namespaces/default/pods/$LONG" application/json-patch+json '{"op":"add"}')" 400
+want json-patch-cr "$(code PATCH /apis/muster.io/v1alpha1/queues/team-a application/json-patch+json \
+	'[{"op":"add","path":"/metadata/labels","value":{"x":"y"}}]')" 200
+cat >"$T/typo.yaml" <<'EOT'
+apiVersion: v1
+kind: Pod
+metadata: {name: typo}
+spec: {schedulername: x, containers: [{name: c, image: x}]}
+EOT
+k create -f "$T/typo.yaml"; has strict-default "$T/out" 'strict decoding error: unknown field "spec.schedulername"'
+k create -f "$T/typo.yaml" --validate=warn; has warn-created "$T/out" "pod/typo created"
+has warn-header "$T/out" 'Warning: unknown field "spec.schedulername"'
+k get pod typo -o yaml; hasnt warn-pruned "$T/out" "schedulername"
+want ignore-201 "$(code POST '/api/v1/namespaces/default/pods?fieldValidation=Ignore' application/json \
+	'{"metadata":{"name":"typo2"},"spec":{"bogus":1,"containers":[{"name":"c","image":"x"}]}}')" 201
+hasnt ignore-pruned "$T/body" "bogus"
+want fv-bad-400 "$(code POST '/api/v1/namespaces/default/pods?fieldValidation=Loose' application/json '{}')" 400
+python3 -c "
+n = 2040
+print('{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":\"Topology\",\"metadata\":{\"name\":\"deep\"},\"spec\":' + '{\"x\":' * n + '{}' + '}' * n + '}')" >"$T/deep.json"
+want deep-400 "$(code POST /apis/muster.io/v1alpha1/topologies application/json "$(cat "$T/deep.json")")" 400
+has deep-msg "$T/body" "nests more than 128 levels"
+python3 -c "
+import json
+env = [{'name': 'E%d' % i, 'value': 'x' * 200000} for i in range(9)]
+print(json.dumps({'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'big'}, 'spec': {'containers': [{'name': 'c', 'image': 'x', 'env': env}]}}))" >"$T/big.json"
+curl -s -o "$T/body" -w '%{http_code}' -XPOST -H 'Content-Type: application/json' --data-binary @"$T/big.json" \
+	"$S/api/v1/namespaces/default/pods" >"$T/code"
+want big-413 "$(cat "$T/code")" 413
+cat >"$T/job2.yaml" <<'EOT'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: orph}
+spec: {parallelism: 2, template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}}
+EOT
+jobpods() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get pods -l job-name="$1" --no-headers 2>/dev/null | wc -l)" -eq "$2" ]; }
+k apply -f "$T/job2.yaml"; wait_for orphan-job-pods 50 jobpods orph 2
+k delete job orph --cascade=orphan; has orphan-deleted "$T/out" "deleted"
+sleep 1
+k get pods -l job-name=orph -o jsonpath='{.items[*].metadata.ownerReferences}'; hasnt orphan-no-owner "$T/out" "Job"
+wait_for orphan-pods-kept 5 jobpods orph 2
+k delete pods -l job-name=orph
+k apply -f "$T/job2.yaml"; wait_for fg-job-pods 50 jobpods orph 2
+k delete job orph --cascade=foreground; wait_for foreground-pods-gone 50 jobpods orph 0
+k apply -f "$T/job2.yaml"; wait_for raw-job-pods 50 jobpods orph 2
+curl -s -D "$T/hdr" -o /dev/null -X DELETE "$S/apis/batch/v1/namespaces/default/jobs/orph"
+has job-default-orphan-warning "$T/hdr" "child pods are preserved by default"
+want propagation-bad-422 "$(code DELETE '/api/v1/namespaces/default/pods/typo?propagationPolicy=Sideways')" 422
+curl -s -m 8 "$S/api/v1/pods?watch=1&resourceVersion=99999999" >"$T/wf"
+has watch-future-504 "$T/wf" '"code":504'
+has watch-future-msg "$T/wf" "Too large resource version: 99999999"
+k create namespace proto-ns; has protobuf-namespace "$T/out" "namespace/proto-ns created"
+k create job proto-job --image=busybox -- sleep 1; has protobuf-job "$T/out" "job.batch/proto-job created"
+k get job proto-job -o jsonpath='{.spec.template.spec.containers[0].command}'; has protobuf-job-command "$T/out" '\["sleep","1"\]'
+k get nodes -o jsonpath='{.items[0].status.nodeInfo.bootID} {.items[0].status.nodeInfo.systemUUID}'
+has node-info-ids "$T/out" '^[0-9a-f-]\{36\} [0-9a-f-]\{36\}$'
 
 # --- TLS with a bearer token (a second server) --------------------------------
 if command -v openssl >/dev/null 2>&1 && openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
