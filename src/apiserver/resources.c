@@ -395,35 +395,44 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 			       .name_rule = MU__NAME_LABEL},
 	[MU__RT_NODES] = {"", "v1", "nodes", "node", "Node", {"no"}, false, true, false,
 			  MU__SUB_STATUS, node_fields, node_cols, N(node_cols), row_node,
-			  mu__validate_node, NULL},
+			  mu__validate_node, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_PODS] = {"", "v1", "pods", "pod", "Pod", {"po"}, true, true, false,
 			 MU__SUB_STATUS | MU__SUB_BINDING | MU__SUB_EVICTION, pod_fields, pod_cols,
-			 N(pod_cols), row_pod, mu__validate_pod, mu__defaults_pod},
+			 N(pod_cols), row_pod, mu__validate_pod, mu__defaults_pod, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_EVENTS] = {"", "v1", "events", "event", "Event", {"ev"}, true, true, false, 0,
-			   event_fields, event_cols, N(event_cols), row_event, mu__validate_event, NULL},
+			   event_fields, event_cols, N(event_cols), row_event, mu__validate_event, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_LEASES] = {"coordination.k8s.io", "v1", "leases", "lease", "Lease", {NULL}, true,
 			   true, false, 0, NULL, lease_cols, N(lease_cols), row_lease,
-			   mu__validate_lease, NULL},
+			   mu__validate_lease, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_JOBS] = {"batch", "v1", "jobs", "job", "Job", {NULL}, true, true, true,
 			 MU__SUB_STATUS, job_fields, job_cols, N(job_cols), row_job,
-			 mu__validate_job, mu__defaults_job},
+			 mu__validate_job, mu__defaults_job, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_QUEUES] = {"muster.io", "v1alpha1", "queues", "queue", "Queue", {"mq"}, false,
 			   false, true, MU__SUB_STATUS, NULL, queue_cols, N(queue_cols), row_queue,
-			   mu__validate_queue, NULL},
+			   mu__validate_queue, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_PODGROUPS] = {"muster.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", {"mpg"},
 			      true, false, true, MU__SUB_STATUS, NULL, podgroup_cols,
-			      N(podgroup_cols), row_podgroup, mu__validate_podgroup, NULL},
+			      N(podgroup_cols), row_podgroup, mu__validate_podgroup, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_TOPOLOGIES] = {"muster.io", "v1alpha1", "topologies", "topology", "Topology",
 			       {"mtopo"}, false, false, true, 0, NULL, topology_cols,
-			       N(topology_cols), row_topology, mu__validate_topology, NULL},
+			       N(topology_cols), row_topology, mu__validate_topology, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_XPODGROUPS] = {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup",
 			       "PodGroup", {"pg", "pgs"}, true, false, true, MU__SUB_STATUS, NULL,
 			       xpodgroup_cols, N(xpodgroup_cols), row_xpodgroup,
-			       mu__validate_podgroup, NULL},
+			       mu__validate_podgroup, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_NRTS] = {"topology.node.k8s.io", "v1alpha2", "noderesourcetopologies",
 			 "noderesourcetopology", "NodeResourceTopology", {"node-res-topo"}, false,
 			 false, false, 0, NULL, nrt_cols, N(nrt_cols), row_nrt, mu__validate_nrt,
-			 NULL},
+			 NULL, MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

@@ -41,7 +41,7 @@ start() {
 	i=0
 	while [ "$i" -lt 150 ]; do
 		S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-		if [ -n "$S" ] && curl -sf "$S/readyz" >/dev/null 2>&1; then return 0; fi
+		if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then return 0; fi
 		if ! kill -0 "$SPID" 2>/dev/null; then break; fi
 		sleep 0.1; i=$((i + 1))
 	done
@@ -71,6 +71,21 @@ spec:
 EOF
 start
 PORT=${S##*:}
+# TLS and authentication are always on: requests check the certificate and
+# carry the token that muster up keeps in DATA (curl below is this wrapper;
+# `command curl` sends no token)
+MUSTER_TOKEN=$(cat "$T/data/token"); export MUSTER_TOKEN
+curl() { command curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $MUSTER_TOKEN" "$@"; }
+
+# --- authentication on loopback ---------------------------------------------
+for p in /healthz /readyz /livez /version; do
+	want "anonymous-$p" "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' "$S$p")" 200
+done
+want anonymous-401 "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' "$S/api/v1/pods")" 401
+has anonymous-401-status "$T/body" '"reason":"Unauthorized"'
+want wrong-token-401 "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' -H 'Authorization: Bearer nope' "$S/api")" 401
+has kubeconfig-token "$T/data/kubeconfig" "token: $MUSTER_TOKEN"
+if [ "$(stat -c %a "$T/data/token")" = 600 ] && [ "$(stat -c %a "$T/data/kubeconfig")" = 600 ]; then ok; else bad "token files not 0600"; fi
 
 # --- discovery, nodes, tables ---------------------------------------------
 k get nodes; has get-nodes "$T/out" "STATUS"; has get-nodes-ready "$T/out" "gpu-3 .*Ready"
@@ -245,11 +260,11 @@ k create --raw /api/v1/namespaces/default/pods/p3/binding -f - <<'EOF'
 {"apiVersion":"v1","kind":"Binding","metadata":{"name":"p3"},"target":{"kind":"Node","name":"gpu-2"}}
 EOF
 wait_for p3-runs 50 running p3 Running
-"$M" node fail gpu-2 --server "$S" >"$T/out" 2>&1; has node-fail "$T/out" "failed"
+"$M" node fail gpu-2 --kubeconfig "$T/data/kubeconfig" >"$T/out" 2>&1; has node-fail "$T/out" "failed"
 notready() { "$KC" --kubeconfig "$T/data/kubeconfig" get node gpu-2 2>&1 | grep -q NotReady; }
 wait_for node-notready 50 notready
 wait_for node-pods-fail 50 running p3 NodeLost
-"$M" node recover gpu-2 --server "$S" >/dev/null 2>&1
+"$M" node recover gpu-2 --kubeconfig "$T/data/kubeconfig" >/dev/null 2>&1
 ready() { "$KC" --kubeconfig "$T/data/kubeconfig" get node gpu-2 2>&1 | grep -q ' Ready'; }
 wait_for node-recovers 50 ready
 

@@ -21,7 +21,7 @@ i=0
 S=""
 while [ "$i" -lt 150 ]; do
 	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-	if [ -n "$S" ] && curl -sf "$S/readyz" >/dev/null 2>&1; then break; fi
+	if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
 	sleep 0.1; i=$((i + 1))
 done
 [ -n "$S" ] || { bad "server did not start"; cat "$T/up.err"; done_; }
