@@ -5,6 +5,7 @@
  * same question at a moment of a simulation.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -19,7 +20,8 @@ static void kexplain_usage(FILE *f)
 	      "Prints why a pod or a Job of a live cluster is where it is: phase, gang or\n"
 	      "queue, node and devices, muster's explanation (the PodScheduled message,\n"
 	      "as in `kubectl describe pod`) and muster's events.  With --scheduler (a\n"
-	      "running scheduler's --metrics address) also the engine's live view: queue,\n"
+	      "running scheduler's --metrics address, its --explain-token in\n"
+	      "$MUSTER_EXPLAIN_TOKEN) also the engine's live view: queue,\n"
 	      "state, reason and expected start.\n",
 	      f);
 }
@@ -74,7 +76,8 @@ int mu_cmd_kexplain(int argc, char **argv)
 	}
 	int rc = mu_kube_explain(&cfg, what, stdout, err, sizeof err);
 	if (rc == MU_OK && sched)
-		rc = mu_kube_explain_live(sched, what, ns ? ns : cfg.ns, stdout, err, sizeof err);
+		rc = mu_kube_explain_live(sched, getenv("MUSTER_EXPLAIN_TOKEN"), what, ns ? ns : cfg.ns, stdout, err,
+					  sizeof err);
 	mu_kube_config_release(&cfg);
 	if (rc) {
 		fprintf(stderr, "muster kexplain: %s\n", err);

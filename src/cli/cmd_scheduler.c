@@ -38,7 +38,10 @@ static void sched_usage(FILE *f)
 	      "  --context NAME           kubeconfig context (default: current-context)\n"
 	      "  --in-cluster             use the pod's service account\n"
 	      "  --scheduler-name NAME    pods' spec.schedulerName to serve (default muster)\n"
-	      "  --metrics HOST:PORT      serve /metrics, /healthz, /readyz (port 0 = any)\n"
+	      "  --metrics HOST:PORT      serve /metrics, /healthz, /readyz and /explain (port 0 =\n"
+	      "                           any; an empty HOST is 127.0.0.1, all addresses: 0.0.0.0)\n"
+	      "  --explain-token TOKEN    bearer token /explain asks for (default\n"
+	      "                           $MUSTER_EXPLAIN_TOKEN; none: /explain is refused)\n"
 	      "  --id NAME                this replica's identity (default: hostname-pid)\n"
 	      "  --lease-namespace NS     namespace of the lease (default kube-system)\n"
 	      "  --lease-name NAME        the lease (default muster-scheduler)\n"
@@ -80,6 +83,7 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 	const char **sv = !strcmp(a, "--kubeconfig") ? kc : !strcmp(a, "--context") ? ctx :
 			  !strcmp(a, "--scheduler-name") ? &o->scheduler_name :
 			  !strcmp(a, "--metrics") ? &o->metrics_listen : !strcmp(a, "--id") ? &o->id :
+			  !strcmp(a, "--explain-token") ? &o->explain_token :
 			  !strcmp(a, "--lease-namespace") ? &o->lease_namespace :
 			  !strcmp(a, "--lease-name") ? &o->lease_name :
 			  !strcmp(a, "--default-queue") ? &o->default_queue : NULL;
@@ -131,6 +135,7 @@ int mu_cmd_scheduler(int argc, char **argv)
 {
 	mu_kube_opts_t o;
 	mu_kube_opts_defaults(&o);
+	o.explain_token = getenv("MUSTER_EXPLAIN_TOKEN");
 	const char *kc = NULL, *ctx = NULL;
 	bool in_cluster = false;
 	char idbuf[300];

@@ -128,6 +128,21 @@ static char *explain(mu__kd_t *d, struct MHD_Connection *c, unsigned *code)
 	return ans ? ans : strdup("{\"error\":\"the scheduler did not answer\"}\n");
 }
 
+/* Whether the request carries "Authorization: Bearer TOKEN" (compared in
+ * constant time). */
+static bool token_ok(struct MHD_Connection *c, const char *token)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	if (!h || strncmp(h, "Bearer ", 7))
+		return false;
+	h += 7;
+	size_t a = strlen(h), b = strlen(token);
+	unsigned diff = (unsigned)(a ^ b);
+	for (size_t i = 0; i < a && i < b; i++)
+		diff |= (unsigned)(h[i] ^ token[i]);
+	return diff == 0;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
@@ -145,8 +160,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	} else if (!strcmp(url, "/healthz") || !strcmp(url, "/livez")) {
 		body = strdup("ok\n");
 	} else if (!strcmp(url, "/explain")) {
-		body = explain(d, c, &code);
 		ctype = "application/json";
+		if (!d->o->explain_token) {
+			code = 403;
+			body = strdup("{\"error\":\"/explain is off: start the scheduler with --explain-token\"}\n");
+		} else if (!token_ok(c, d->o->explain_token)) {
+			code = 401;
+			body = strdup("{\"error\":\"/explain needs Authorization: Bearer with the scheduler's --explain-token\"}\n");
+		} else {
+			body = explain(d, c, &code);
+		}
 	} else if (!strcmp(url, "/readyz")) {
 		pthread_mutex_lock(&d->m.mu);
 		bool ready = d->m.ready && d->m.leader;
@@ -180,7 +203,9 @@ int mu__kms_start(mu__kd_t *d, const char *listen, char *err, size_t errlen)
 	memcpy(host, listen, (size_t)(colon - listen));
 	host[colon - listen] = '\0';
 	long port = strtol(colon + 1, NULL, 10);
-	if (inet_pton(AF_INET, *host ? host : "0.0.0.0", &sa.sin_addr) != 1 || port < 0 || port > 65535) {
+	/* an empty host is loopback: listening on every address is asked for
+	 * by name (0.0.0.0) */
+	if (inet_pton(AF_INET, *host ? host : "127.0.0.1", &sa.sin_addr) != 1 || port < 0 || port > 65535) {
 		snprintf(err, errlen, "--metrics: expected an IPv4 HOST:PORT, got %s", listen);
 		return MU_EINVAL;
 	}

@@ -61,6 +61,8 @@ done
 MUSTER_TOKEN=$(cat "$T/data/token"); export MUSTER_TOKEN
 curl() { command curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $MUSTER_TOKEN" "$@"; }
 
+# /explain on the metrics listener asks for this token (kexplain sends it)
+MUSTER_EXPLAIN_TOKEN=e2e-explain-secret; export MUSTER_EXPLAIN_TOKEN
 # sched NAME ID: starts a replica; its pid in ${NAME}PID, log in $T/NAME.log.
 sched() {
 	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id "$2" --lease-namespace default \
@@ -196,6 +198,11 @@ if suspended true && [ "$(npods app=train)" -eq 0 ]; then ok; else bad "job: un-
 has kexplain-job "$T/out" "admitted:   no"
 has kexplain-job-why "$T/out" "FailedScheduling"
 has kexplain-live "$T/out" "state:      pending, 0 of 2 pods bound"
+want_code() { [ "$(command curl -s -o /dev/null -w '%{http_code}' "$@")" = "$WANT" ]; }
+WANT=401 wait_for explain-no-token-401 1 want_code "$(murl A)/explain?job=default/train"
+WANT=401 wait_for explain-bad-token-401 1 want_code -H "Authorization: Bearer nope" "$(murl A)/explain?job=default/train"
+MUSTER_EXPLAIN_TOKEN=wrong "$M" kexplain --kubeconfig "$T/data/kubeconfig" --scheduler "$(murl A)" job/train >"$T/out" 2>&1
+has kexplain-wrong-token "$T/out" "needs Authorization: Bearer"
 has kexplain-live-queue "$T/out" "queue:      team-a"
 k delete pod hold-0 hold-1 --wait=false
 wait_for job-admitted 75 suspended false
