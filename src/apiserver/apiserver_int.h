@@ -361,6 +361,7 @@ bool mu__accept_table(const char *accept);
 
 typedef struct mu__sim mu__sim_t;
 typedef struct mu__jobctl mu__jobctl_t;
+typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
 
 struct mu_apiserver {
 	mu_apiserver_opts_t o;
@@ -377,6 +378,7 @@ struct mu_apiserver {
 	bool ctl_started;
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
+	mu__conntab_t *conns;
 };
 
 /* A request, as the handlers see it. */

@@ -5,7 +5,7 @@
 # (@kubernetes/client-node, pinned below, installed with npm into
 # build/clients-js at test time; skipped with a message only when npm cannot
 # reach its registry).  Also the slowloris check: idle connections must not
-# keep new requests out.
+# keep new requests out (tests/clients/slowloris.py, loopback, bounded).
 # Usage: sh tests/e2e/clients.sh PATH_TO_MUSTER.  Ends with
 # "e2e clients: N passed, N failed".
 E2E_NAME=clients; . "$(dirname "$0")/lib/common.sh"
@@ -56,6 +56,23 @@ else
 	node "$ROOT/tests/clients/js_client.js" "$JSDIR" "$T/kc-js" >"$T/js" 2>&1
 	if tail -1 "$T/js" | grep -q "js client: [0-9]* passed, 0 failed"; then ok; else bad "js client"; cat "$T/js"; fi
 fi
+
+# --- slowloris: 700 connections that never finish a request (more than the
+# 512 connections a server keeps) must not keep a real request out -----------
+HOSTPORT=${S#https://}
+/usr/bin/python3 "$ROOT/tests/clients/slowloris.py" "${HOSTPORT%:*}" "${HOSTPORT##*:}" 700 12 >"$T/slow" 2>&1 &
+LPID=$!
+i=0
+while [ "$i" -lt 100 ] && ! grep -q '^open' "$T/slow"; do sleep 0.1; i=$((i + 1)); done
+has slowloris-open "$T/slow" "^open 7[0-9][0-9]"
+TOKEN=$(cat "$T/data/token")
+t0=$(date +%s)
+code=$(command curl -s -m 10 --cacert "$T/data/tls.crt" -H "Authorization: Bearer $TOKEN" -o "$T/body" -w '%{http_code}' "$S/api/v1/namespaces")
+if [ "$code" = 200 ] && [ $(($(date +%s) - t0)) -le 5 ]; then ok; else bad "slowloris: a request during 700 idle connections got HTTP $code after $(($(date +%s) - t0)) s"; fi
+"$KC" --kubeconfig "$T/data/kubeconfig" get nodes >"$T/out" 2>&1; has slowloris-kubectl "$T/out" "Ready"
+wait "$LPID"
+has slowloris-evicted "$T/slow" "closed by the server: [1-9]"
+cat "$T/slow"
 
 kill -TERM "$SPID"
 i=0
