@@ -87,7 +87,8 @@ int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t 
 	int n;
 	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
 	mu__verr_t e = {0};
-	if (mu__prepare_create(s, t, obj, &e) != MU_OK)
+	char amsg[600];
+	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK || mu__prepare_create(s, t, obj, &e) != MU_OK)
 		return MU_EINVAL;
 	return mu__store_apply(tx, rt, mu__jstr(obj, "metadata.namespace"), mu__jstr(obj, "metadata.name"),
 			       create_fn, obj, false, res);
@@ -194,6 +195,13 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		return;
 	}
 	json_t *md = json_object_get(obj, "metadata");
+	char amsg[600];
+	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK) {
+		const char *nm = json_string_value(json_object_get(md, "name"));
+		mu__resp_err(rs, 403, "Forbidden", t, nm ? nm : "", NULL, "%s \"%s\" is forbidden: %s", t->plural,
+			     nm ? nm : "", amsg);
+		return;
+	}
 	const char *gen = json_string_value(json_object_get(md, "generateName"));
 	const char *name = json_string_value(json_object_get(md, "name"));
 	bool generated = (!name || !*name) && gen && *gen;

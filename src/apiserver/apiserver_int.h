@@ -101,6 +101,10 @@ enum {
 	MU__RT_TOPOLOGIES,
 	MU__RT_XPODGROUPS,
 	MU__RT_NRTS,
+	MU__RT_CONFIGMAPS,
+	MU__RT_SECRETS,
+	MU__RT_SERVICEACCOUNTS,
+	MU__RT_PRIORITYCLASSES,
 	MU__RT_COUNT,
 };
 
@@ -272,6 +276,11 @@ void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_nrt(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_configmap(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_secret(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_priorityclass(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__defaults_secret(json_t *obj);
+void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
 void mu__defaults_job(json_t *obj);
 void mu__defaults_namespace(json_t *obj);

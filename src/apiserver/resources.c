@@ -158,6 +158,38 @@ static void row_lease(const json_t *o, int64_t now, json_t *cells)
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
+static void row_configmap(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_i(cells, (json_int_t)(json_object_size(json_object_get(o, "data")) +
+				   json_object_size(json_object_get(o, "binaryData"))));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_secret(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, mu__jstr(o, "type"));
+	cell_i(cells, (json_int_t)json_object_size(json_object_get(o, "data")));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_serviceaccount(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_i(cells, (json_int_t)json_array_size(json_object_get(o, "secrets")));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_priorityclass(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_i(cells, json_integer_value(json_object_get(o, "value")));
+	json_array_append_new(cells, json_boolean(json_is_true(json_object_get(o, "globalDefault"))));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+	cell_str(cells, mu__jstr(o, "preemptionPolicy"));
+}
+
 /* Job status word as kubectl 1.32 prints it. */
 static const char *job_status(const json_t *o)
 {
@@ -326,6 +358,21 @@ static const mu__col_t event_cols[] = {
 	{"Count", "integer", "", "How often it happened.", 1},
 	{"Name", "string", "name", "The event's name.", 1},
 };
+static const mu__col_t configmap_cols[] = {
+	NAMECOL, {"Data", "integer", "", "Number of keys.", 0}, AGECOL,
+};
+static const mu__col_t secret_cols[] = {
+	NAMECOL, {"Type", "string", "", "The secret's type.", 0}, {"Data", "integer", "", "Number of keys.", 0},
+	AGECOL,
+};
+static const mu__col_t serviceaccount_cols[] = {
+	NAMECOL, {"Secrets", "integer", "", "Number of secrets.", 0}, AGECOL,
+};
+static const mu__col_t priorityclass_cols[] = {
+	NAMECOL, {"Value", "integer", "", "The priority of pods of this class.", 0},
+	{"Global-Default", "boolean", "", "Whether pods without a class get this one.", 0}, AGECOL,
+	{"PreemptionPolicy", "string", "", "Whether its pods may preempt.", 0},
+};
 static const mu__col_t lease_cols[] = {
 	NAMECOL, {"Holder", "string", "", "Who holds the lease.", 0}, AGECOL,
 };
@@ -433,6 +480,19 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 			 "noderesourcetopology", "NodeResourceTopology", {"node-res-topo"}, false,
 			 false, false, 0, NULL, nrt_cols, N(nrt_cols), row_nrt, mu__validate_nrt,
 			 NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_CONFIGMAPS] = {"", "v1", "configmaps", "configmap", "ConfigMap", {"cm"}, true, true, false, 0,
+			       NULL, configmap_cols, N(configmap_cols), row_configmap, mu__validate_configmap,
+			       NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_SECRETS] = {"", "v1", "secrets", "secret", "Secret", {NULL}, true, true, false, 0, NULL,
+			    secret_cols, N(secret_cols), row_secret, mu__validate_secret, mu__defaults_secret,
+			    MU__NAME_SUBDOMAIN},
+	[MU__RT_SERVICEACCOUNTS] = {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", {"sa"}, true,
+				    true, false, 0, NULL, serviceaccount_cols, N(serviceaccount_cols),
+				    row_serviceaccount, NULL, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_PRIORITYCLASSES] = {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
+				    {"pc"}, false, true, false, 0, NULL, priorityclass_cols,
+				    N(priorityclass_cols), row_priorityclass, mu__validate_priorityclass,
+				    mu__defaults_priorityclass, MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

@@ -6,7 +6,8 @@
 # with suspend, error codes (404, 409, 413, 422, 400), node failure, watch
 # expiry (410), client compatibility (long names, kind defaulting, JSON
 # patch, field validation, depth and size limits, cascade=orphan and
-# foreground, future watches, protobuf bodies), TLS with a bearer token, and crash recovery: kill -9 under write load, restart, and a
+# foreground, future watches, protobuf bodies), ConfigMaps, Secrets,
+# ServiceAccounts, PriorityClasses and priority admission, TLS with a bearer token, and crash recovery: kill -9 under write load, restart, and a
 # count of every acknowledged object.
 # Usage: sh tests/e2e/apiserver.sh PATH_TO_MUSTER.  Ends with
 # "e2e apiserver: N passed, N failed".  Every wait is a bounded loop; the
@@ -392,6 +393,30 @@ k create job proto-job --image=busybox -- sleep 1; has protobuf-job "$T/out" "jo
 k get job proto-job -o jsonpath='{.spec.template.spec.containers[0].command}'; has protobuf-job-command "$T/out" '\["sleep","1"\]'
 k get nodes -o jsonpath='{.items[0].status.nodeInfo.bootID} {.items[0].status.nodeInfo.systemUUID}'
 has node-info-ids "$T/out" '^[0-9a-f-]\{36\} [0-9a-f-]\{36\}$'
+
+# --- ConfigMap, Secret, ServiceAccount, PriorityClass and priority admission -
+k create configmap cm1 --from-literal=a=b; has configmap-create "$T/out" "configmap/cm1 created"
+k get cm cm1; has configmap-table "$T/out" "cm1 .*1"
+want configmap-bad-key-422 "$(code POST /api/v1/namespaces/default/configmaps application/json \
+	'{"metadata":{"name":"cm2"},"data":{"a b":"x"}}')" 422
+k create secret generic s1 --from-literal=pw=hunter2; has secret-create "$T/out" "secret/s1 created"
+k get secret s1 -o jsonpath='{.type} {.data.pw}'; has secret-data "$T/out" "Opaque aHVudGVyMg=="
+want secret-stringdata "$(code POST /api/v1/namespaces/default/secrets application/json \
+	'{"metadata":{"name":"s2"},"stringData":{"k":"v"}}')" 201
+has secret-stringdata-folded "$T/body" '"data":{"k":"dg=="}'
+k create serviceaccount robot; has sa-create "$T/out" "serviceaccount/robot created"
+k create priorityclass high --value=1000; has pc-create "$T/out" "created"
+k create priorityclass low-default --value=5 --global-default --preemption-policy=Never; has pc-default "$T/out" "created"
+k create priorityclass second-default --value=6 --global-default; has pc-one-default "$T/out" "Only one default can exist"
+k patch priorityclass high --type=merge -p '{"value":7}'; has pc-value-immutable "$T/out" "may not be changed"
+k run prio-hi --image=x --overrides='{"spec":{"priorityClassName":"high"}}'
+k run prio-none --image=x
+k get pod prio-hi prio-none -o 'jsonpath={range .items[*]}{.spec.priority}/{.spec.priorityClassName}/{.spec.preemptionPolicy} {end}'
+has priority-admission "$T/out" "1000/high/PreemptLowerPriority 5/low-default/Never"
+k run prio-bad --image=x --overrides='{"spec":{"priorityClassName":"nope"}}'; has priority-missing-403 "$T/out" 'forbidden: no PriorityClass with name nope was found'
+k run prio-sys --image=x --overrides='{"spec":{"priorityClassName":"system-node-critical","priority":5}}'
+has priority-given-403 "$T/out" "computed 2000001000 from the given PriorityClass name"
+k delete priorityclass low-default
 
 # --- TLS with a bearer token (a second server) --------------------------------
 if command -v openssl >/dev/null 2>&1 && openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
