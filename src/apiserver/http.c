@@ -29,11 +29,13 @@
  * (a watch stays busy while it streams), idle otherwise: before its first
  * request (a TLS handshake or headers still coming, as slowloris sends
  * them) and between kept-alive requests.  When a new connection would make
- * more than max_connections, the longest-idle one is shut down, so idle
+ * more than max_connections, the longest-idle ones are shut down (a batch,
+ * so that a burst does not outrun the threads that close them), so idle
  * connections, however many, never keep a new request out; only busy ones
  * count against the hard limit (max_connections plus HEADROOM).
  */
-#define HEADROOM 64
+#define HEADROOM 256   /* connections being shut still count for libmicrohttpd */
+#define EVICT_BATCH 16 /* shut at once past the limit, ahead of a burst */
 
 struct mu__conntab {
 	pthread_mutex_t mu;
@@ -63,7 +65,7 @@ static void conn_notify(void *cls, struct MHD_Connection *con, void **socket_con
 	}
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
 	int fd = ci ? ci->connect_fd : -1;
-	struct mu__cslot *free_sl = NULL, *oldest = NULL;
+	struct mu__cslot *free_sl = NULL;
 	for (int i = 0; i < t->cap; i++) {
 		struct mu__cslot *sl = &t->slot[i];
 		if (sl->live && sl->fd == fd) { /* closed before we heard of it */
@@ -72,19 +74,27 @@ static void conn_notify(void *cls, struct MHD_Connection *con, void **socket_con
 		}
 		if (!sl->live && !free_sl)
 			free_sl = sl;
-		else if (sl->live && !sl->busy && (!oldest || sl->idle_since < oldest->idle_since))
-			oldest = sl;
+	}
+	if (t->live >= s->o.max_connections) {
+		for (int k = 0; k < EVICT_BATCH; k++) {
+			struct mu__cslot *oldest = NULL;
+			for (int i = 0; i < t->cap; i++) {
+				struct mu__cslot *sl = &t->slot[i];
+				if (sl->live && !sl->busy && (!oldest || sl->idle_since < oldest->idle_since))
+					oldest = sl;
+			}
+			if (!oldest)
+				break;
+			/* its thread sees the end of the stream and closes it */
+			shutdown(oldest->fd, SHUT_RDWR);
+			oldest->busy = true; /* not chosen twice */
+		}
 	}
 	if (free_sl) {
 		*free_sl = (struct mu__cslot){fd, true, false, mu__mono_ms()};
 		t->live++;
 	}
 	*socket_context = free_sl;
-	if (t->live > s->o.max_connections && oldest) {
-		/* its thread sees the end of the stream and closes it */
-		shutdown(oldest->fd, SHUT_RDWR);
-		oldest->busy = true; /* not chosen twice */
-	}
 	pthread_mutex_unlock(&t->mu);
 }
 
