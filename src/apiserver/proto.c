@@ -191,7 +191,7 @@ static int add(json_t *o, const mu__pfield_t *f, json_t *v)
 		}
 		const char *k = json_string_value(json_object_get(v, "key"));
 		json_t *val = json_object_get(v, "value");
-		int rc = k ? json_object_set(c, k, val ? val : json_string("")) : MU_EPARSE;
+		int rc = k ? json_object_set_new(c, k, val ? json_incref(val) : json_string("")) : MU_EPARSE;
 		json_decref(v);
 		return rc ? MU_EPARSE : MU_OK;
 	}
