@@ -35,6 +35,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
+	if (json_is_array(o)) { /* a JSON patch body */
+		json_t *d = json_loads(base_pod, 0, NULL);
+		char perr[512];
+		if (mu__json_patch(&d, o, perr, sizeof perr) != MU_OK && !memchr(perr, '\0', sizeof perr))
+			abort();
+		json_decref(d);
+		json_decref(o);
+		return 0;
+	}
 	if (!json_is_object(o))
 		abort();
 	/* patches against a fixed pod */

@@ -6,13 +6,16 @@
 # apt-get line to run and fails.  It is quick when nothing is missing, so the
 # Makefile runs it before every build.
 set -eu
-PKGS="gcc make libc6-dev libyaml-dev clang libclang-rt-14-dev time libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev curl openssl python3 chromium"
+PKGS="gcc make libc6-dev libyaml-dev clang libclang-rt-14-dev time libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev curl openssl python3 chromium kubectl python3-kubernetes nodejs"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $p"
 	fi
 done
+# npm: Debian's package, unless a nodejs build that bundles it is installed
+# (the NodeSource nodejs package conflicts with Debian's npm)
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
 	echo "install-deps: installing$missing" >&2

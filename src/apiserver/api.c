@@ -19,6 +19,8 @@
 #include <sys/time.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/proto.h"
+#include "apiserver/schema.h"
 
 /* --- create ------------------------------------------------------------- */
 
@@ -85,23 +87,32 @@ int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t 
 	int n;
 	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
 	mu__verr_t e = {0};
-	if (mu__prepare_create(s, t, obj, &e) != MU_OK)
+	char amsg[600];
+	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK || mu__prepare_create(s, t, obj, &e) != MU_OK)
 		return MU_EINVAL;
 	return mu__store_apply(tx, rt, mu__jstr(obj, "metadata.namespace"), mu__jstr(obj, "metadata.name"),
 			       create_fn, obj, false, res);
 }
 
-/* Checks apiVersion and kind of a body against the endpoint's type. */
-bool mu__check_kind(const mu__rtype_t *t, const json_t *obj, mu__resp_t *rs)
+/* Checks apiVersion and kind of a body against the endpoint's type; when
+ * either is missing it is filled in from the URL, as kube-apiserver's
+ * decoder does with the endpoint's group, version and kind as defaults. */
+bool mu__check_kind(const mu__rtype_t *t, json_t *obj, mu__resp_t *rs)
 {
 	char av[96];
 	mu__rtype_apiversion(t, av, sizeof av);
-	const char *k = json_string_value(json_object_get(obj, "kind"));
-	const char *a = json_string_value(json_object_get(obj, "apiVersion"));
-	if (!k || !a) {
-		mu__resp_status(rs, 400, "BadRequest", "Object 'Kind' or 'apiVersion' is missing in the request body");
+	const json_t *kv = json_object_get(obj, "kind"), *avv = json_object_get(obj, "apiVersion");
+	if ((kv && !json_is_string(kv)) || (avv && !json_is_string(avv))) {
+		mu__resp_status(rs, 400, "BadRequest", "kind and apiVersion must be strings");
 		return false;
 	}
+	const char *k = json_string_value(kv), *a = json_string_value(avv);
+	if (!k || !*k)
+		json_object_set_new(obj, "kind", json_string(k = t->kind));
+	if (!a || !*a)
+		json_object_set_new(obj, "apiVersion", json_string(a = av));
+	k = json_string_value(json_object_get(obj, "kind"));
+	a = json_string_value(json_object_get(obj, "apiVersion"));
 	if (strcmp(k, t->kind) || strcmp(a, av)) {
 		mu__resp_status(rs, 400, "BadRequest", "the body is a %s %s, but the endpoint serves %s %s",
 				a, k, av, t->kind);
@@ -130,6 +141,33 @@ bool mu__fix_namespace(const mu__rtype_t *t, json_t *obj, const char *url_ns, mu
 	return true;
 }
 
+/* Field validation (schema.c) of obj per the request's fieldValidation:
+ * unknown fields are pruned; with Strict the request fails (false, msg
+ * set as kube-apiserver words it), with Warn warn gets Warning header text
+ * (may be NULL to drop it). */
+static bool check_fields(const mu__rtype_t *t, const mu__req_t *rq, json_t *obj, char *msg, size_t msglen,
+			 char *warn, size_t warnlen)
+{
+	int model = mu__schema_model(t->group, t->kind);
+	if (model < 0)
+		return true;
+	mu__unknown_t u;
+	bool strict = rq->q.field_validation == MU__FV_STRICT;
+	mu__schema_check(obj, model, !strict, &u);
+	if (!u.n)
+		return true;
+	if (strict) {
+		char av[96];
+		mu__rtype_apiversion(t, av, sizeof av);
+		snprintf(msg, msglen, "%s in version \"%s\" cannot be handled as a %s: strict decoding error: %s",
+			 t->kind, t->version, t->kind, u.text);
+		return false;
+	}
+	if (rq->q.field_validation == MU__FV_WARN && warn)
+		snprintf(warn, warnlen, "%s", u.text);
+	return true;
+}
+
 bool mu__namespace_exists(mu_apiserver_t *s, const char *ns, mu__resp_t *rs)
 {
 	mu__obj_t *o = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, ns);
@@ -151,7 +189,19 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		return;
 	if (t->namespaced && !mu__namespace_exists(s, rq->route.ns, rs))
 		return;
+	char fmsg[1400], warn[sizeof rs->warning] = "";
+	if (!check_fields(t, rq, obj, fmsg, sizeof fmsg, warn, sizeof warn)) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", fmsg);
+		return;
+	}
 	json_t *md = json_object_get(obj, "metadata");
+	char amsg[600];
+	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK) {
+		const char *nm = json_string_value(json_object_get(md, "name"));
+		mu__resp_err(rs, 403, "Forbidden", t, nm ? nm : "", NULL, "%s \"%s\" is forbidden: %s", t->plural,
+			     nm ? nm : "", amsg);
+		return;
+	}
 	const char *gen = json_string_value(json_object_get(md, "generateName"));
 	const char *name = json_string_value(json_object_get(md, "name"));
 	bool generated = (!name || !*name) && gen && *gen;
@@ -160,7 +210,9 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		if (generated) {
 			char sfx[6], nm[300];
 			mu__name_suffix(s, sfx);
-			snprintf(nm, sizeof nm, "%.240s%s", gen, sfx);
+			/* names.SimpleNameGenerator: at most 58 characters of the
+			 * prefix, then 5 random ones */
+			snprintf(nm, sizeof nm, "%.58s%s", gen, sfx);
 			json_object_set_new(md, "name", json_string(nm));
 		}
 		memset(&e, 0, sizeof e);
@@ -179,6 +231,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 			return;
 		}
 		mu__resp_obj(rs, rq, 201, res);
+		snprintf(rs->warning, sizeof rs->warning, "%s", warn);
 		mu__obj_unref(res);
 		return;
 	}
@@ -253,7 +306,9 @@ typedef struct upd_ctx {
 	int ptype;          /* MU__CT_* for PATCH, -1 for PUT */
 	mu__verr_t e;
 	int err;            /* 409 conflict detail */
-	char msg[256];
+	bool bad;           /* msg is a 400 (malformed patch), not a 422 */
+	char msg[1400];
+	char warn[1100];    /* unknown fields dropped (fieldValidation=Warn) */
 } upd_ctx_t;
 
 /* Applies the patch of c to a copy of cur. */
@@ -264,12 +319,26 @@ static json_t *patched(upd_ctx_t *c, const json_t *cur, int *rc)
 		*rc = MU_ENOMEM;
 		return NULL;
 	}
-	if (c->ptype == MU__CT_STRATEGIC || (c->ptype == MU__CT_APPLY && c->t->builtin))
+	char err[200] = "";
+	if (c->ptype == MU__CT_JSONPATCH) {
+		*rc = mu__json_patch(&t, c->body, err, sizeof err);
+		if (*rc == MU_OK && !json_is_object(t)) {
+			snprintf(err, sizeof err, "the patched document is not an object");
+			*rc = MU_EINVAL;
+		}
+		if (*rc == MU_EPARSE)
+			c->bad = true;
+	} else if (c->ptype == MU__CT_STRATEGIC || (c->ptype == MU__CT_APPLY && c->t->builtin)) {
 		*rc = mu__strategic_patch(t, c->body);
-	else
+	} else {
 		*rc = mu__merge_patch(t, c->body);
+	}
+	if (*rc == MU_OK && mu__json_depth(t, MU__MAX_DEPTH) > MU__MAX_DEPTH) {
+		snprintf(err, sizeof err, "the patched object nests more than %d levels deep", MU__MAX_DEPTH);
+		*rc = MU_EINVAL;
+	}
 	if (*rc != MU_OK) {
-		snprintf(c->msg, sizeof c->msg, "the patch could not be applied: %s", mu_strerror(*rc));
+		snprintf(c->msg, sizeof c->msg, "the patch could not be applied: %s", err[0] ? err : mu_strerror(*rc));
 		json_decref(t);
 		return NULL;
 	}
@@ -289,6 +358,12 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	if (!nw) {
 		json_decref(old);
 		return rc == MU_OK ? MU_ENOMEM : MU_EPARSE;
+	}
+	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
+		c->bad = true;
+		json_decref(nw);
+		json_decref(old);
+		return MU_EPARSE;
 	}
 	const char *want = mu__jstr(nw, "metadata.resourceVersion");
 	char have[32];
@@ -322,15 +397,18 @@ static void update_answer(const mu__req_t *rq, mu__resp_t *rs, upd_ctx_t *c, int
 			     "Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; "
 			     "please apply your changes to the latest version and try again",
 			     c->t->plural, *c->t->group ? "." : "", c->t->group, name);
+	else if (rc == MU_EPARSE && (c->bad || !c->msg[0]))
+		mu__resp_status(rs, 400, "BadRequest", "%s", c->msg[0] ? c->msg : "malformed request");
 	else if (rc == MU_EPARSE)
-		mu__resp_status(rs, c->msg[0] ? 422 : 400, c->msg[0] ? "Invalid" : "BadRequest", "%s",
-				c->msg[0] ? c->msg : "malformed request");
+		mu__resp_status(rs, 422, "Invalid", "%s", c->msg);
 	else if (rc < 0)
 		mu__resp_store_err(rs, rc, c->t, name);
 	else if (res)
 		mu__resp_obj(rs, rq, 200, res);
 	else
 		mu__resp_status(rs, 200, "", "deleted");
+	if (rs->code < 300)
+		snprintf(rs->warning, sizeof rs->warning, "%s", c->warn);
 }
 
 void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *body)
@@ -363,10 +441,11 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 				t->plural, t->group);
 		return;
 	}
-	if (ct != MU__CT_MERGE && ct != MU__CT_STRATEGIC && ct != MU__CT_APPLY) {
+	if (ct != MU__CT_MERGE && ct != MU__CT_STRATEGIC && ct != MU__CT_APPLY && ct != MU__CT_JSONPATCH) {
 		mu__resp_status(rs, 415, "UnsupportedMediaType",
-				"the patch type %s is not supported: use application/merge-patch+json, "
-				"application/strategic-merge-patch+json or application/apply-patch+yaml",
+				"the patch type %s is not supported: use application/json-patch+json, "
+				"application/merge-patch+json, application/strategic-merge-patch+json or "
+				"application/apply-patch+yaml",
 				rq->ctype ? rq->ctype : "(none)");
 		return;
 	}
@@ -521,7 +600,19 @@ static json_t *write_body(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 {
 	char err[512];
 	int ct = mu__content_type(rq->ctype);
-	if (ct == MU__CT_OTHER || ct == MU__CT_YAML || ct == MU__CT_JSONPATCH) {
+	bool patch = !strcmp(rq->method, "PATCH");
+	if (ct == MU__CT_PROTOBUF && !patch && rq->body_len <= s->o.max_body) {
+		json_t *o = mu__proto_decode(rq->body, rq->body_len, err, sizeof err);
+		if (!o)
+			mu__resp_status(rs, 415, "UnsupportedMediaType", "%s", err);
+		else if (mu__json_depth(o, MU__MAX_DEPTH) > MU__MAX_DEPTH) {
+			mu__resp_status(rs, 400, "BadRequest", "the object nests more than %d levels deep", MU__MAX_DEPTH);
+			json_decref(o);
+			o = NULL;
+		}
+		return o;
+	}
+	if (ct == MU__CT_OTHER || ct == MU__CT_YAML || ct == MU__CT_PROTOBUF || (ct == MU__CT_JSONPATCH && !patch)) {
 		mu__resp_status(rs, 415, "UnsupportedMediaType", "the body must be JSON (Content-Type %s)",
 				rq->ctype ? rq->ctype : "");
 		return NULL;
@@ -532,8 +623,14 @@ static json_t *write_body(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 		return NULL;
 	}
 	json_t *o = mu__json_body(rq->body, rq->body_len, s->o.max_body, err, sizeof err);
-	if (!o)
+	if (!o) {
 		mu__resp_status(rs, 400, "BadRequest", "%s", err);
+	} else if (json_is_array(o) != (ct == MU__CT_JSONPATCH && patch)) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", json_is_array(o) ? "the request body must be a JSON object"
+							  : "a JSON patch must be an array of operations");
+		json_decref(o);
+		o = NULL;
+	}
 	return o;
 }
 

@@ -28,9 +28,15 @@ void mu__resp_invalid(mu__resp_t *rs, const mu__rtype_t *t, const char *name, co
 void mu__resp_obj(mu__resp_t *rs, const mu__req_t *rq, int code, mu__obj_t *o);
 void mu__resp_store_err(mu__resp_t *rs, int rc, const mu__rtype_t *t, const char *name);
 
+/* Admission (admission.c): the Priority plugin on pods (sets
+ * spec.priority and spec.preemptionPolicy from the PriorityClass) and one
+ * global default PriorityClass.  MU_OK, or an error with kube-apiserver's
+ * message in msg (answered 403). */
+int mu__admit(mu_apiserver_t *s, int rt, json_t *obj, char *msg, size_t len);
+
 void mu__timestamp(char *buf, size_t len, bool micro);
 int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu__verr_t *e);
-bool mu__check_kind(const mu__rtype_t *t, const json_t *obj, mu__resp_t *rs);
+bool mu__check_kind(const mu__rtype_t *t, json_t *obj, mu__resp_t *rs);
 bool mu__fix_namespace(const mu__rtype_t *t, json_t *obj, const char *url_ns, mu__resp_t *rs);
 bool mu__namespace_exists(mu_apiserver_t *s, const char *ns, mu__resp_t *rs);
 int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bool status_sub,

@@ -16,10 +16,102 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <microhttpd.h>
 
 #include "apiserver/api_int.h"
+
+/* --- idle connections --------------------------------------------------
+ *
+ * Every TCP connection has a slot from accept to close.  A connection is
+ * busy from its first complete request head until that request is answered
+ * (a watch stays busy while it streams), idle otherwise: before its first
+ * request (a TLS handshake or headers still coming, as slowloris sends
+ * them) and between kept-alive requests.  When a new connection would make
+ * more than max_connections, the longest-idle ones are shut down (a batch,
+ * so that a burst does not outrun the threads that close them), so idle
+ * connections, however many, never keep a new request out; only busy ones
+ * count against the hard limit (max_connections plus HEADROOM).
+ */
+#define HEADROOM 256   /* connections being shut still count for libmicrohttpd */
+#define EVICT_BATCH 16 /* shut at once past the limit, ahead of a burst */
+
+struct mu__conntab {
+	pthread_mutex_t mu;
+	int n, cap, live;
+	struct mu__cslot {
+		int fd;
+		bool live, busy;
+		int64_t idle_since;   /* ms, monotonic */
+	} *slot;
+};
+
+static void conn_notify(void *cls, struct MHD_Connection *con, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	mu_apiserver_t *s = cls;
+	mu__conntab_t *t = s->conns;
+	pthread_mutex_lock(&t->mu);
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		struct mu__cslot *sl = *socket_context;
+		if (sl && sl->live) {
+			sl->live = false;
+			t->live--;
+		}
+		*socket_context = NULL;
+		pthread_mutex_unlock(&t->mu);
+		return;
+	}
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+	int fd = ci ? ci->connect_fd : -1;
+	struct mu__cslot *free_sl = NULL;
+	for (int i = 0; i < t->cap; i++) {
+		struct mu__cslot *sl = &t->slot[i];
+		if (sl->live && sl->fd == fd) { /* closed before we heard of it */
+			sl->live = false;
+			t->live--;
+		}
+		if (!sl->live && !free_sl)
+			free_sl = sl;
+	}
+	if (t->live >= s->o.max_connections) {
+		for (int k = 0; k < EVICT_BATCH; k++) {
+			struct mu__cslot *oldest = NULL;
+			for (int i = 0; i < t->cap; i++) {
+				struct mu__cslot *sl = &t->slot[i];
+				if (sl->live && !sl->busy && (!oldest || sl->idle_since < oldest->idle_since))
+					oldest = sl;
+			}
+			if (!oldest)
+				break;
+			/* its thread sees the end of the stream and closes it */
+			shutdown(oldest->fd, SHUT_RDWR);
+			oldest->busy = true; /* not chosen twice */
+		}
+	}
+	if (free_sl) {
+		*free_sl = (struct mu__cslot){fd, true, false, mu__mono_ms()};
+		t->live++;
+	}
+	*socket_context = free_sl;
+	pthread_mutex_unlock(&t->mu);
+}
+
+/* Marks the connection of a request busy (true) or idle again. */
+static void conn_busy(mu_apiserver_t *s, struct MHD_Connection *con, bool busy)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct mu__cslot *sl = ci ? ci->socket_context : NULL;
+	if (!sl)
+		return;
+	pthread_mutex_lock(&s->conns->mu);
+	if (sl->live) {
+		sl->busy = busy;
+		sl->idle_since = mu__mono_ms();
+	}
+	pthread_mutex_unlock(&s->conns->mu);
+}
 
 typedef struct conn {
 	char *target;      /* raw request target, with the query */
@@ -41,12 +133,12 @@ static void *uri_cb(void *cls, const char *uri, struct MHD_Connection *con)
 static void completed_cb(void *cls, struct MHD_Connection *con, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)con;
 	(void)toe;
 	conn_t *c = *con_cls;
 	if (!c)
 		return;
+	if (c->started)
+		conn_busy(cls, con, false);
 	free(c->target);
 	free(c->body);
 	free(c);
@@ -96,6 +188,28 @@ static enum MHD_Result send_resp(mu_apiserver_t *s, struct MHD_Connection *con, 
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", rs->ctype ? rs->ctype : "application/json");
 	MHD_add_response_header(r, "Cache-Control", "no-cache, private");
+	if (rs->warning[0]) {
+		/* RFC 7234 warn-code 299 as kube-apiserver sends: one value per
+		 * unknown field, comma-separated */
+		char w[sizeof rs->warning * 2 + 64];
+		size_t o = 0;
+		const char *p = rs->warning;
+		while (*p && o + 16 < sizeof w) {
+			const char *end = strstr(p, ", unknown field");
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+			o += (size_t)snprintf(w + o, sizeof w - o, "%s299 - \"", o ? ", " : "");
+			for (size_t i = 0; i < n && o + 4 < sizeof w; i++) {
+				if (p[i] == '"' || p[i] == '\\')
+					w[o++] = '\\';
+				w[o++] = p[i];
+			}
+			o += (size_t)snprintf(w + o, sizeof w - o, "\"");
+			p += n;
+			if (*p)
+				p += 2;
+		}
+		MHD_add_response_header(r, "Warning", w);
+	}
 	enum MHD_Result ret = MHD_queue_response(con, (unsigned)rs->code, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -158,6 +272,7 @@ static enum MHD_Result request_cb(void *cls, struct MHD_Connection *con, const c
 		return MHD_NO;
 	if (!c->started) {
 		c->started = true;
+		conn_busy(s, con, true);
 		const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
 		if (cl && strtoull(cl, NULL, 10) > s->o.max_body) {
 			/* answered before the body is read; libmicrohttpd then
@@ -199,31 +314,39 @@ static enum MHD_Result request_cb(void *cls, struct MHD_Connection *con, const c
 
 int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err, size_t errlen)
 {
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+	mu__conntab_t *t = calloc(1, sizeof *t);
+	int cap = s->o.max_connections + HEADROOM;
+	if (!t || !(t->slot = calloc((size_t)cap, sizeof *t->slot))) {
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return MU_ENOMEM;
+	}
+	t->cap = cap;
+	pthread_mutex_init(&t->mu, NULL);
+	s->conns = t;
+	/* poll, not select: more than FD_SETSIZE descriptors may be open */
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD;
 	if (s->tls_cert_pem)
 		flags |= MHD_USE_TLS;
 	if (!s->o.quiet)
 		flags |= MHD_USE_ERROR_LOG;
-	if (s->tls_cert_pem)
-		s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, request_cb, s,
-					  MHD_OPTION_SOCK_ADDR, addr,
-					  MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
-					  MHD_OPTION_CONNECTION_TIMEOUT, 300u,
-					  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)256 * 1024,
-					  MHD_OPTION_URI_LOG_CALLBACK, uri_cb, NULL,
-					  MHD_OPTION_NOTIFY_COMPLETED, completed_cb, NULL,
-					  MHD_OPTION_HTTPS_MEM_KEY, s->tls_key_pem,
-					  MHD_OPTION_HTTPS_MEM_CERT, s->tls_cert_pem,
-					  MHD_OPTION_END);
-	else
-		s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, request_cb, s,
-					  MHD_OPTION_SOCK_ADDR, addr,
-					  MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
-					  MHD_OPTION_CONNECTION_TIMEOUT, 300u,
-					  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)256 * 1024,
-					  MHD_OPTION_URI_LOG_CALLBACK, uri_cb, NULL,
-					  MHD_OPTION_NOTIFY_COMPLETED, completed_cb, NULL,
-					  MHD_OPTION_END);
+	/* idle connections end after 90 s, as kube-apiserver's IdleTimeout */
+	struct MHD_OptionItem tls[] = {
+		{MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key_pem},
+		{MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert_pem},
+		{MHD_OPTION_END, 0, NULL},
+	};
+	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, request_cb, s,
+				  MHD_OPTION_SOCK_ADDR, addr,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)cap,
+				  MHD_OPTION_CONNECTION_TIMEOUT, 90u,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)256 * 1024,
+				  MHD_OPTION_THREAD_STACK_SIZE, (size_t)1024 * 1024,
+				  MHD_OPTION_URI_LOG_CALLBACK, uri_cb, NULL,
+				  MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
+				  MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
+				  MHD_OPTION_ARRAY, s->tls_cert_pem ? tls : tls + 2,
+				  MHD_OPTION_END);
 	if (!s->mhd) {
 		snprintf(err, errlen, "cannot listen on %s (address in use, or bad TLS files?)", s->o.listen);
 		return MU_EIO;
@@ -238,4 +361,10 @@ void mu__http_stop(mu_apiserver_t *s)
 	if (s->mhd)
 		MHD_stop_daemon(s->mhd);
 	s->mhd = NULL;
+	if (s->conns) {
+		pthread_mutex_destroy(&s->conns->mu);
+		free(s->conns->slot);
+		free(s->conns);
+		s->conns = NULL;
+	}
 }

@@ -113,6 +113,16 @@ static bool owned(void *ctx, const mu__obj_t *o)
 	return v && !strcmp(v, ((uid_filter_t *)ctx)->uid);
 }
 
+/* A pod the garbage collector deletes with the job: labelled by it and
+ * still listing it among its owner references (an orphaned pod keeps the
+ * labels but lost the reference). */
+static bool dependent(void *ctx, const mu__obj_t *o)
+{
+	char needle[128];
+	snprintf(needle, sizeof needle, "\"uid\":\"%.80s\"", ((uid_filter_t *)ctx)->uid);
+	return owned(ctx, o) && strstr(o->json, needle);
+}
+
 /* The job's pods (references) in *pg. */
 static int job_pods(mu__jobctl_t *jc, const char *ns, const char *uid, mu__page_t *pg)
 {
@@ -150,9 +160,11 @@ static json_t *pod_from(mu__jobctl_t *jc, const json_t *job)
 	json_t *tpl = mu__jget(job, "spec.template");
 	if (!name || !uid || !json_is_object(tpl))
 		return NULL;
-	char sfx[6], pn[300];
+	char sfx[6], pre[300], pn[300];
 	mu__name_suffix(jc->s, sfx);
-	snprintf(pn, sizeof pn, "%.240s-%s", name, sfx);
+	/* generateName "JOB-", cut to 58 characters as names.SimpleNameGenerator does */
+	snprintf(pre, sizeof pre, "%s-", name);
+	snprintf(pn, sizeof pn, "%.58s%s", pre, sfx);
 	json_t *md = json_deep_copy(json_object_get(tpl, "metadata"));
 	if (!json_is_object(md)) {
 		json_decref(md);
@@ -299,7 +311,7 @@ static void cascade(mu__jobctl_t *jc, const char *uid)
 	mu__page_t pg;
 	uid_filter_t f = {uid};
 	for (int guard = 0; guard < 4096; guard++) {
-		if (mu__store_list(jc->s->store, MU__RT_PODS, NULL, NULL, MU__TX_MAX, owned, &f, &pg) != MU_OK)
+		if (mu__store_list(jc->s->store, MU__RT_PODS, NULL, NULL, MU__TX_MAX, dependent, &f, &pg) != MU_OK)
 			return;
 		size_t n = pg.n;
 		mu__wtx_t *tx;

@@ -219,10 +219,26 @@ static json_t *node_json(const mu_node_spec_t *n)
 	if (json_array_size(taints))
 		json_object_set(spec, "taints", taints);
 	json_decref(taints);
-	json_t *info = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "kubeletVersion", "v1.32.0-muster",
-				 "kubeProxyVersion", "", "osImage", "muster simulated node", "kernelVersion",
-				 "simulated", "containerRuntimeVersion", "muster://0.1", "architecture", "amd64",
-				 "operatingSystem", "linux", "machineID", n->name);
+	/* every field of NodeSystemInfo (the official clients require them):
+	 * machineID, systemUUID and bootID derive from the name, so they stay
+	 * the same across restarts as a real machine's would */
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = n->name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	uint64_t h2 = h * 6364136223846793005ull + 1442695040888963407ull;
+	char mid[33], suuid[37], boot[37];
+	snprintf(mid, sizeof mid, "%016llx%016llx", (unsigned long long)h, (unsigned long long)h2);
+	snprintf(suuid, sizeof suuid, "%08llx-%04llx-%04llx-%04llx-%012llx", (unsigned long long)(h >> 32),
+		 (unsigned long long)(h >> 16 & 0xffff), (unsigned long long)(h & 0xffff),
+		 (unsigned long long)(h2 >> 48), (unsigned long long)(h2 & 0xffffffffffffull));
+	snprintf(boot, sizeof boot, "%08llx-%04llx-4%03llx-%04llx-%012llx", (unsigned long long)(h2 >> 32),
+		 (unsigned long long)(h2 >> 16 & 0xffff), (unsigned long long)(h2 & 0xfff),
+		 (unsigned long long)((h >> 48 & 0x3fff) | 0x8000), (unsigned long long)(h & 0xffffffffffffull));
+	json_t *info = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "kubeletVersion",
+				 "v1.32.0-muster", "kubeProxyVersion", "v1.32.0-muster", "osImage",
+				 "muster simulated node", "kernelVersion", "simulated", "containerRuntimeVersion",
+				 "muster://0.1", "architecture", "amd64", "operatingSystem", "linux", "machineID",
+				 mid, "systemUUID", suuid, "bootID", boot);
 	json_t *status = json_pack("{s:o, s:o, s:o, s:o, s:[{s:s, s:s}]}", "capacity", capacity(n), "allocatable",
 				   capacity(n), "conditions", ready_conditions(true), "nodeInfo", info, "addresses",
 				   "type", "Hostname", "address", n->name);

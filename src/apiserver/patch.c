@@ -38,12 +38,51 @@ json_t *mu__json_body(const char *body, size_t len, size_t max, char *err, size_
 			 je.line, je.column, je.text);
 		return NULL;
 	}
-	if (!json_is_object(o)) {
+	if (!json_is_object(o) && !json_is_array(o)) {
 		snprintf(err, errlen, "the request body must be a JSON object");
 		json_decref(o);
 		return NULL;
 	}
+	int d = mu__json_depth(o, MU__MAX_DEPTH);
+	if (d > MU__MAX_DEPTH) {
+		snprintf(err, errlen, "the request body nests more than %d levels deep: at most %d are accepted, "
+			 "because deeper objects cannot be read back by ordinary clients (the official Python "
+			 "client's JSON decoder stops near 1000)", MU__MAX_DEPTH, MU__MAX_DEPTH);
+		json_decref(o);
+		return NULL;
+	}
 	return o;
+}
+
+int mu__json_depth(const json_t *v, int max)
+{
+	if (!json_is_object(v) && !json_is_array(v))
+		return 0;
+	if (max < 0)
+		return 1;
+	int deepest = 0;
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *c;
+		json_object_foreach((json_t *)v, k, c) {
+			int d = mu__json_depth(c, max - 1);
+			if (d > deepest)
+				deepest = d;
+			if (deepest > max)
+				break;
+		}
+	} else {
+		size_t i;
+		json_t *c;
+		json_array_foreach(v, i, c) {
+			int d = mu__json_depth(c, max - 1);
+			if (d > deepest)
+				deepest = d;
+			if (deepest > max)
+				break;
+		}
+	}
+	return deepest + 1;
 }
 
 /* --- RFC 7386 ----------------------------------------------------------- */

@@ -129,6 +129,11 @@ static int delete_opts(const mu__req_t *rq, mu__resp_t *rs, json_t **body, int64
 		return MU_OK;
 	char err[256];
 	*body = mu__json_body(rq->body, rq->body_len, 1 << 20, err, sizeof err);
+	if (*body && !json_is_object(*body)) {
+		json_decref(*body);
+		*body = NULL;
+		snprintf(err, sizeof err, "the request body must be a JSON object");
+	}
 	if (!*body) {
 		mu__resp_status(rs, 400, "BadRequest", "%s", err);
 		return MU_EPARSE;
@@ -168,6 +173,129 @@ static int empty_namespace(mu_apiserver_t *s, const char *ns)
 	return MU_OK;
 }
 
+/* --- propagation policies ---------------------------------------------- */
+
+enum { PROP_BACKGROUND = 0, PROP_ORPHAN, PROP_FOREGROUND };
+
+/* The propagation policy of a delete: the query's, else the body's
+ * propagationPolicy, else the deprecated orphanDependents, else the kind's
+ * default: Orphan for batch/v1 Jobs (kube-apiserver keeps that default for
+ * compatibility and warns about it; kubectl always sends Background),
+ * Background for the rest.  -1 when answered (422). */
+static int propagation(const mu__req_t *rq, const json_t *body, int rt, mu__resp_t *rs)
+{
+	const char *p = rq->q.propagation[0] ? rq->q.propagation : mu__jstr(body, "propagationPolicy");
+	const json_t *od = json_object_get(body, "orphanDependents");
+	if (p && *p) {
+		if (!strcmp(p, "Orphan"))
+			return PROP_ORPHAN;
+		if (!strcmp(p, "Background"))
+			return PROP_BACKGROUND;
+		if (!strcmp(p, "Foreground"))
+			return PROP_FOREGROUND;
+		mu__resp_status(rs, 422, "Invalid", "propagationPolicy: Unsupported value: \"%.40s\": supported values: "
+				"\"Foreground\", \"Background\", \"Orphan\"", p);
+		return -1;
+	}
+	if (json_is_boolean(od))
+		return json_is_true(od) ? PROP_ORPHAN : PROP_BACKGROUND;
+	if (rt == MU__RT_JOBS) {
+		snprintf(rs->warning, sizeof rs->warning, "child pods are preserved by default when jobs are "
+			 "deleted; set propagationPolicy=Background to remove them or set "
+			 "propagationPolicy=Orphan to suppress this warning");
+		return PROP_ORPHAN;
+	}
+	return PROP_BACKGROUND;
+}
+
+typedef struct owned_ctx {
+	const char *uid;
+} owned_ctx_t;
+
+/* Whether pod o has an owner reference with uid (under the store lock). */
+static bool owned_by(void *ctx, const mu__obj_t *o)
+{
+	const owned_ctx_t *c = ctx;
+	if (!strstr(o->json, c->uid))
+		return false;
+	json_t *j = mu__obj_parse(o);
+	size_t i;
+	json_t *r;
+	bool yes = false;
+	json_array_foreach(mu__jget(j, "metadata.ownerReferences"), i, r)
+		yes |= !strcmp(json_string_value(json_object_get(r, "uid")) ? json_string_value(json_object_get(r, "uid")) : "", c->uid);
+	json_decref(j);
+	return yes;
+}
+
+/* Drops the owner reference with uid ctx from a pod. */
+static int orphan_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	json_t *refs = mu__jget(o, "metadata.ownerReferences");
+	for (size_t i = json_array_size(refs); i-- > 0;) {
+		const char *u = json_string_value(json_object_get(json_array_get(refs, i), "uid"));
+		if (u && !strcmp(u, ctx))
+			json_array_remove(refs, i);
+	}
+	if (json_array_size(refs) == 0)
+		json_object_del(json_object_get(o, "metadata"), "ownerReferences");
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+#define MAX_DEPENDENTS (MU__TX_MAX - 6)
+
+/* Deletes a Job with Orphan (its pods lose their owner reference) or
+ * Foreground (its pods are deleted first) propagation, in one transaction
+ * with the Job itself, so the Job controller never sees the pods without
+ * their Job.  At most MAX_DEPENDENTS pods (422 beyond). */
+static int delete_with_dependents(mu_apiserver_t *s, const mu__req_t *rq, int policy, del_ctx_t *c, bool dry,
+				  mu__obj_t **res, char *msg, size_t msglen)
+{
+	mu__obj_t *job = mu__store_get(s->store, MU__RT_JOBS, rq->route.ns, rq->route.name);
+	if (!job)
+		return MU_ENOENT;
+	json_t *j = mu__obj_parse(job);
+	mu__obj_unref(job);
+	const char *uid = mu__jstr(j, "metadata.uid");
+	owned_ctx_t oc = {uid ? uid : "-"};
+	mu__page_t pg;
+	int rc = mu__store_list(s->store, MU__RT_PODS, rq->route.ns, NULL, MAX_DEPENDENTS + 1, owned_by, &oc, &pg);
+	if (rc != MU_OK) {
+		json_decref(j);
+		return rc;
+	}
+	if (pg.n > MAX_DEPENDENTS) {
+		snprintf(msg, msglen, "muster up deletes a Job with propagationPolicy Orphan or Foreground only when it "
+			 "owns at most %d pods; use Background", MAX_DEPENDENTS);
+		mu__page_release(&pg);
+		json_decref(j);
+		return MU_ELIMIT;
+	}
+	mu__wtx_t *tx;
+	if ((rc = mu__store_begin(s->store, &tx)) == MU_OK) {
+		for (size_t i = 0; i < pg.n && rc >= 0; i++)
+			rc = policy == PROP_ORPHAN
+				     ? mu__store_apply(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name, orphan_fn,
+						       (void *)oc.uid, dry, NULL)
+				     : mu__delete_in(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name, c->grace, NULL,
+						     NULL, dry, NULL);
+		if (rc >= 0)
+			rc = mu__store_apply(tx, MU__RT_JOBS, rq->route.ns, rq->route.name, delete_fn, c, dry, res);
+		int crc = mu__store_commit(tx);
+		if (rc >= 0 && crc < 0)
+			rc = crc;
+	}
+	mu__page_release(&pg);
+	json_decref(j);
+	return rc;
+}
+
 void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
 	int n;
@@ -192,16 +320,29 @@ void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		mu__obj_unref(cur);
 	}
 	bool dry = rq->q.dry_run || json_array_size(json_object_get(body, "dryRun")) > 0;
+	int policy = propagation(rq, body, rt, rs);
+	if (policy < 0) {
+		json_decref(body);
+		return;
+	}
 	del_ctx_t c = {grace, mu__jstr(body, "preconditions.uid"), mu__jstr(body, "preconditions.resourceVersion"), ""};
 	mu__obj_t *res = NULL;
-	int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, delete_fn, &c, dry, &res);
+	char warn[sizeof rs->warning];
+	snprintf(warn, sizeof warn, "%s", rs->warning);
+	int rc = rt == MU__RT_JOBS && policy != PROP_BACKGROUND
+			 ? delete_with_dependents(s, rq, policy, &c, dry, &res, c.msg, sizeof c.msg)
+			 : mu__store_mutate(s->store, rt, rq->route.ns, name, delete_fn, &c, dry, &res);
 	json_decref(body);
-	if (rc == MU_ESTATE)
+	if (rc == MU_ELIMIT)
+		mu__resp_status(rs, 422, "Invalid", "%s", c.msg);
+	else if (rc == MU_ESTATE)
 		mu__resp_err(rs, 409, "Conflict", t, name, NULL, "%s", c.msg);
 	else if (rc < 0)
 		mu__resp_store_err(rs, rc, t, name);
 	else
 		mu__resp_obj(rs, rq, 200, res);
+	if (rs->code < 300)
+		snprintf(rs->warning, sizeof rs->warning, "%s", warn);
 	mu__obj_unref(res);
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "apiserver/apiserver_int.h"
+#include "apiserver/schema.h"
 
 #define MAX_SEGS 12
 
@@ -103,6 +104,19 @@ static int query_param(mu__query_t *q, const char *k, const char *v, char *err, 
 		rc = SETF(q->rv_match);
 	else if (!strcmp(k, "propagationPolicy"))
 		rc = SETF(q->propagation);
+	else if (!strcmp(k, "fieldValidation")) {
+		if (!strcmp(v, "Strict"))
+			q->field_validation = MU__FV_STRICT;
+		else if (!strcmp(v, "Ignore"))
+			q->field_validation = MU__FV_IGNORE;
+		else if (!strcmp(v, "Warn") || !*v)
+			q->field_validation = MU__FV_WARN;
+		else {
+			snprintf(err, errlen, "fieldValidation: Unsupported value: \"%.40s\": supported values: "
+				 "\"Ignore\", \"Warn\", \"Strict\"", v);
+			return MU_EPARSE;
+		}
+	}
 	else if (!strcmp(k, "includeObject")) {
 		if (!strcmp(v, "None"))
 			q->include_object = 1;
@@ -395,6 +409,7 @@ int mu__content_type(const char *ct)
 		{"application/apply-patch+yaml", MU__CT_APPLY},
 		{"application/json-patch+json", MU__CT_JSONPATCH},
 		{"application/yaml", MU__CT_YAML},
+		{"application/vnd.kubernetes.protobuf", MU__CT_PROTOBUF},
 	};
 	if (!ct || !*ct)
 		return MU__CT_JSON;

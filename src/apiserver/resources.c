@@ -158,6 +158,38 @@ static void row_lease(const json_t *o, int64_t now, json_t *cells)
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
+static void row_configmap(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_i(cells, (json_int_t)(json_object_size(json_object_get(o, "data")) +
+				   json_object_size(json_object_get(o, "binaryData"))));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_secret(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, mu__jstr(o, "type"));
+	cell_i(cells, (json_int_t)json_object_size(json_object_get(o, "data")));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_serviceaccount(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_i(cells, (json_int_t)json_array_size(json_object_get(o, "secrets")));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_priorityclass(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_i(cells, json_integer_value(json_object_get(o, "value")));
+	json_array_append_new(cells, json_boolean(json_is_true(json_object_get(o, "globalDefault"))));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+	cell_str(cells, mu__jstr(o, "preemptionPolicy"));
+}
+
 /* Job status word as kubectl 1.32 prints it. */
 static const char *job_status(const json_t *o)
 {
@@ -345,6 +377,21 @@ static const mu__col_t event_cols[] = {
 	{"Count", "integer", "", "How often it happened.", 1},
 	{"Name", "string", "name", "The event's name.", 1},
 };
+static const mu__col_t configmap_cols[] = {
+	NAMECOL, {"Data", "integer", "", "Number of keys.", 0}, AGECOL,
+};
+static const mu__col_t secret_cols[] = {
+	NAMECOL, {"Type", "string", "", "The secret's type.", 0}, {"Data", "integer", "", "Number of keys.", 0},
+	AGECOL,
+};
+static const mu__col_t serviceaccount_cols[] = {
+	NAMECOL, {"Secrets", "integer", "", "Number of secrets.", 0}, AGECOL,
+};
+static const mu__col_t priorityclass_cols[] = {
+	NAMECOL, {"Value", "integer", "", "The priority of pods of this class.", 0},
+	{"Global-Default", "boolean", "", "Whether pods without a class get this one.", 0}, AGECOL,
+	{"PreemptionPolicy", "string", "", "Whether its pods may preempt.", 0},
+};
 static const mu__col_t lease_cols[] = {
 	NAMECOL, {"Holder", "string", "", "Who holds the lease.", 0}, AGECOL,
 };
@@ -422,41 +469,64 @@ static const char *const job_fields[] = {"status.succeeded", NULL};
 static const mu__rtype_t types[MU__RT_COUNT] = {
 	[MU__RT_NAMESPACES] = {"", "v1", "namespaces", "namespace", "Namespace", {"ns"}, false,
 			       true, false, MU__SUB_STATUS, ns_fields, ns_cols, N(ns_cols),
-			       row_namespace, mu__validate_namespace, mu__defaults_namespace},
+			       row_namespace, mu__validate_namespace, mu__defaults_namespace,
+			       .name_rule = MU__NAME_LABEL},
 	[MU__RT_NODES] = {"", "v1", "nodes", "node", "Node", {"no"}, false, true, false,
 			  MU__SUB_STATUS, node_fields, node_cols, N(node_cols), row_node,
-			  mu__validate_node, NULL},
+			  mu__validate_node, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_PODS] = {"", "v1", "pods", "pod", "Pod", {"po"}, true, true, false,
 			 MU__SUB_STATUS | MU__SUB_BINDING | MU__SUB_EVICTION, pod_fields, pod_cols,
-			 N(pod_cols), row_pod, mu__validate_pod, mu__defaults_pod},
+			 N(pod_cols), row_pod, mu__validate_pod, mu__defaults_pod, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_EVENTS] = {"", "v1", "events", "event", "Event", {"ev"}, true, true, false, 0,
-			   event_fields, event_cols, N(event_cols), row_event, mu__validate_event, NULL},
+			   event_fields, event_cols, N(event_cols), row_event, mu__validate_event, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_LEASES] = {"coordination.k8s.io", "v1", "leases", "lease", "Lease", {NULL}, true,
 			   true, false, 0, NULL, lease_cols, N(lease_cols), row_lease,
-			   mu__validate_lease, NULL},
+			   mu__validate_lease, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_JOBS] = {"batch", "v1", "jobs", "job", "Job", {NULL}, true, true, true,
 			 MU__SUB_STATUS, job_fields, job_cols, N(job_cols), row_job,
-			 mu__validate_job, mu__defaults_job},
+			 mu__validate_job, mu__defaults_job, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_QUEUES] = {"muster.io", "v1alpha1", "queues", "queue", "Queue", {"mq"}, false,
 			   false, true, MU__SUB_STATUS, NULL, queue_cols, N(queue_cols), row_queue,
-			   mu__validate_queue, NULL},
+			   mu__validate_queue, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_PODGROUPS] = {"muster.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", {"mpg"},
 			      true, false, true, MU__SUB_STATUS, NULL, podgroup_cols,
-			      N(podgroup_cols), row_podgroup, mu__validate_podgroup, NULL},
+			      N(podgroup_cols), row_podgroup, mu__validate_podgroup, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_TOPOLOGIES] = {"muster.io", "v1alpha1", "topologies", "topology", "Topology",
 			       {"mtopo"}, false, false, true, 0, NULL, topology_cols,
-			       N(topology_cols), row_topology, mu__validate_topology, NULL},
+			       N(topology_cols), row_topology, mu__validate_topology, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_XPODGROUPS] = {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup",
 			       "PodGroup", {"pg", "pgs"}, true, false, true, MU__SUB_STATUS, NULL,
 			       xpodgroup_cols, N(xpodgroup_cols), row_xpodgroup,
-			       mu__validate_podgroup, NULL},
+			       mu__validate_podgroup, NULL, MU__NAME_SUBDOMAIN},
+
 	[MU__RT_NRTS] = {"topology.node.k8s.io", "v1alpha2", "noderesourcetopologies",
 			 "noderesourcetopology", "NodeResourceTopology", {"node-res-topo"}, false,
 			 false, false, 0, NULL, nrt_cols, N(nrt_cols), row_nrt, mu__validate_nrt,
-			 NULL},
+			 NULL, MU__NAME_SUBDOMAIN},
 	[MU__RT_CLUSTERS] = {"muster.io", "v1alpha1", "clusters", "cluster", "Cluster",
 			     {"mcl"}, false, false, true, MU__SUB_STATUS, NULL, cluster_cols,
-			     N(cluster_cols), row_cluster, mu__validate_cluster, NULL},
+			     N(cluster_cols), row_cluster, mu__validate_cluster, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_CONFIGMAPS] = {"", "v1", "configmaps", "configmap", "ConfigMap", {"cm"}, true, true, false, 0,
+			       NULL, configmap_cols, N(configmap_cols), row_configmap, mu__validate_configmap,
+			       NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_SECRETS] = {"", "v1", "secrets", "secret", "Secret", {NULL}, true, true, false, 0, NULL,
+			    secret_cols, N(secret_cols), row_secret, mu__validate_secret, mu__defaults_secret,
+			    MU__NAME_SUBDOMAIN},
+	[MU__RT_SERVICEACCOUNTS] = {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", {"sa"}, true,
+				    true, false, 0, NULL, serviceaccount_cols, N(serviceaccount_cols),
+				    row_serviceaccount, NULL, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_PRIORITYCLASSES] = {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
+				    {"pc"}, false, true, false, 0, NULL, priorityclass_cols,
+				    N(priorityclass_cols), row_priorityclass, mu__validate_priorityclass,
+				    mu__defaults_priorityclass, MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

@@ -125,6 +125,11 @@ void mu__resp_store_err(mu__resp_t *rs, int rc, const mu__rtype_t *t, const char
 		mu__resp_err(rs, 409, "AlreadyExists", t, name, NULL, "%s%s%s \"%s\" already exists",
 			     t->plural, *t->group ? "." : "", t->group, name);
 		break;
+	case MU_ERANGE:
+		mu__resp_status(rs, 413, "RequestEntityTooLarge",
+				"etcdserver: request is too large: the object would be larger than %d bytes, "
+				"the most etcd (and so muster) stores", MU__MAX_OBJECT);
+		break;
 	case MU_ELIMIT:
 		mu__resp_status(rs, 500, "InternalError", "a limit of the server was exceeded");
 		break;

@@ -785,6 +785,10 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 	json_decref(out);
 	if (!ob)
 		return MU_ENOMEM;
+	if (ob->len > MU__MAX_OBJECT) {
+		mu__obj_unref(ob); /* as etcd refuses a value above its request limit */
+		return MU_ERANGE;
+	}
 	if (strcmp(ob->key, key) != 0) {
 		mu__obj_unref(ob); /* the callback renamed the object */
 		return MU_EINVAL;

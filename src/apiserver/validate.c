@@ -54,26 +54,60 @@ bool mu__valid_dns_label(const char *s)
 	return true;
 }
 
+/* IsDNS1123Subdomain: at most 253 characters of dot-separated parts, each
+ * [a-z0-9]([-a-z0-9]*[a-z0-9])?.  Unlike a label, a part has no length
+ * limit of its own (kube-apiserver's regex has none), so pod names of 64 to
+ * 253 characters without dots are valid. */
 bool mu__valid_dns_subdomain(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	if (n == 0 || n > 253)
 		return false;
-	const char *p = s;
-	for (;;) {
-		const char *dot = strchr(p, '.');
-		size_t l = dot ? (size_t)(dot - p) : strlen(p);
-		char part[64];
-		if (l == 0 || l > 63)
+	for (size_t i = 0; i < n; i++) {
+		bool alnum = islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]);
+		bool edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
+		if (s[i] == '.' ? edge : !alnum && (s[i] != '-' || edge))
 			return false;
-		memcpy(part, p, l);
-		part[l] = '\0';
-		if (!mu__valid_dns_label(part))
-			return false;
-		if (!dot)
-			return true;
-		p = dot + 1;
 	}
+	return true;
+}
+
+/* ValidatePathSegmentName: any name but "." and "..", without '/' or '%'
+ * (the RBAC kinds). */
+static bool valid_path_segment(const char *s)
+{
+	return s && *s && strcmp(s, ".") && strcmp(s, "..") && !strpbrk(s, "/%");
+}
+
+/* Checks a name (or a generateName prefix, whose trailing '-' is masked as
+ * kube-apiserver's ValidateObjectMeta does) against the kind's rule. */
+static void check_name(const mu__rtype_t *t, const char *field, const char *name, bool prefix, mu__verr_t *e)
+{
+	char buf[300];
+	snprintf(buf, sizeof buf, "%s", name);
+	size_t n = strlen(buf);
+	if (prefix && n > 1 && buf[n - 1] == '-')
+		buf[n - 1] = 'a';
+	if (t->name_rule == MU__NAME_PATH) {
+		if (!valid_path_segment(buf))
+			mu__verr_add(e, field, INV, "Invalid value: \"%.100s\": may not be '.' or '..' and may not "
+				     "contain '/' or '%%'", name);
+		return;
+	}
+	bool label = t->name_rule == MU__NAME_LABEL;
+	size_t max = label ? 63 : 253;
+	if (strlen(name) > max && !prefix)
+		mu__verr_add(e, field, INV, "Invalid value: \"%.100s...\": must be no more than %zu characters",
+			     name, max);
+	else if (label ? !mu__valid_dns_label(buf) : !mu__valid_dns_subdomain(buf))
+		mu__verr_add(e, field, INV,
+			     "Invalid value: \"%.100s\": a lowercase RFC 1123 %s must consist of lower case "
+			     "alphanumeric characters, '-'%s, and must start and end with an alphanumeric character "
+			     "(e.g. '%s', regex used for validation is '%s')",
+			     name, label ? "label" : "subdomain", label ? "" : " or '.'",
+			     label ? "my-name" : "example.com",
+			     label ? "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+				   : "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 }
 
 /* A label value or the name part of a key: [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most 63. */
@@ -143,14 +177,13 @@ void mu__validate(const mu__rtype_t *t, const json_t *obj, const json_t *old, mu
 		return;
 	}
 	const char *name = json_string_value(json_object_get(md, "name"));
-	bool is_ns = !*t->group && !strcmp(t->kind, "Namespace");
+	const char *gen = json_string_value(json_object_get(md, "generateName"));
+	if (gen && *gen)
+		check_name(t, "metadata.generateName", gen, true, e);
 	if (!name || !*name)
-		mu__verr_add(e, "metadata.name", REQ, "name or generateName is required");
-	else if (is_ns ? !mu__valid_dns_label(name) : !mu__valid_dns_subdomain(name))
-		mu__verr_add(e, "metadata.name", INV,
-			     "a lowercase RFC 1123 %s must consist of lower case alphanumeric characters, '-' or '.', "
-			     "and must start and end with an alphanumeric character",
-			     is_ns ? "label" : "subdomain");
+		mu__verr_add(e, "metadata.name", REQ, "Required value: name or generateName is required");
+	else
+		check_name(t, "metadata.name", name, false, e);
 	check_string_map(json_object_get(md, "labels"), "metadata.labels", true, e);
 	check_string_map(json_object_get(md, "annotations"), "metadata.annotations", false, e);
 	const json_t *fin = json_object_get(md, "finalizers");

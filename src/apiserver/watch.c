@@ -39,6 +39,7 @@ struct mu__watch {
 	bool bookmarks, table, headers_sent, initial_end, done;
 	int include_object;
 	int64_t deadline, last_send;
+	int64_t future_until;    /* a watch from a future version waits until then (ms), or 0 */
 	mu__obj_t **init;        /* synthetic ADDED events still to send */
 	size_t ninit, init_off;
 	char *buf;
@@ -118,6 +119,22 @@ static void expired(mu__watch_t *w)
 	w->done = true;
 }
 
+/* A watch from a version the store has not reached after 3 s ends with the
+ * error kube-apiserver's watch cache gives (waitUntilFreshAndBlock): 504
+ * Timeout, "Too large resource version", retry after 1 s. */
+static void too_large(mu__watch_t *w)
+{
+	char line[640];
+	snprintf(line, sizeof line,
+		 "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+		 "\"status\":\"Failure\",\"message\":\"Timeout: Too large resource version: %lld, current: %lld\","
+		 "\"reason\":\"Timeout\",\"details\":{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
+		 "\"message\":\"Too large resource version\"}],\"retryAfterSeconds\":1},\"code\":504}}\n",
+		 (long long)w->cursor, (long long)mu__store_rv(w->s->store));
+	puts_(w, line);
+	w->done = true;
+}
+
 /* Turns a change into what this watch sees of it. */
 static void deliver(mu__watch_t *w, const mu__wev_t *ev)
 {
@@ -174,6 +191,16 @@ static void refill(mu__watch_t *w)
 			break;
 		}
 		int64_t slice = w->deadline - now < 1000 ? w->deadline - now : 1000;
+		if (w->future_until) {
+			if (mu__store_rv(w->s->store) >= w->cursor) {
+				w->future_until = 0;
+			} else if (now >= w->future_until) {
+				too_large(w);
+				break;
+			} else if (w->future_until - now < slice) {
+				slice = w->future_until - now;
+			}
+		}
 		mu__wev_t evs[BATCH];
 		int n = mu__store_wait(w->s->store, &w->cursor, evs, BATCH, (int)slice);
 		if (n == MU_ERANGE) {
@@ -286,6 +313,8 @@ void mu__do_watch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 			return;
 		}
 		w->cursor = strtoll(rq->q.rv, NULL, 10);
+		if (w->cursor > mu__store_rv(s->store))
+			w->future_until = mu__mono_ms() + 3000;
 	}
 	if (!from_rv || rq->q.send_initial)
 		rc = initial_state(w);

@@ -5,6 +5,7 @@
  * same question at a moment of a simulation.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -35,14 +37,19 @@ static void up_usage(FILE *f)
 	      "Serves the subset of the Kubernetes API that schedulers and kubectl use, with\n"
 	      "simulated nodes from the cluster file, until interrupted.  Objects are kept in\n"
 	      "DIR/muster.db (SQLite); a kubeconfig for kubectl is written to DIR/kubeconfig.\n"
+	      "It always serves HTTPS and asks every client for its token (both kept in DIR\n"
+	      "and written into the kubeconfig).\n"
 	      "\n"
 	      "  --cluster FILE       nodes (and queues) to simulate, in any cluster format\n"
 	      "  --listen HOST:PORT   address to listen on (default 127.0.0.1:6443; port 0 = any)\n"
 	      "  --data DIR           data directory (default ./muster-data)\n"
 	      "  --kubeconfig FILE    where to write the kubeconfig (default DIR/kubeconfig)\n"
-	      "  --tls-cert FILE      serve HTTPS with this PEM certificate ...\n"
-	      "  --tls-key FILE       ... and key; a bearer token is then required\n"
-	      "  --token TOKEN        the bearer token (default with TLS: a random one)\n"
+	      "  --tls-cert FILE      the PEM certificate to serve (default: DIR/tls.crt, made\n"
+	      "                       with openssl at the first start) ...\n"
+	      "  --tls-key FILE       ... and its key (default DIR/tls.key)\n"
+	      "  --token TOKEN        the bearer token every request but /healthz, /readyz,\n"
+	      "                       /livez and /version must carry (default: DIR/token,\n"
+	      "                       made at the first start; it goes into the kubeconfig)\n"
 	      "  --no-fsync           do not fsync commits (still safe against kill -9,\n"
 	      "                       not against power loss)\n"
 	      "  --heartbeat SECONDS  node status heartbeat period (default 60)\n"
@@ -67,6 +74,82 @@ static char *random_token(void)
 	for (int i = 0; t && i < 16; i++)
 		snprintf(t + 2 * i, 3, "%02x", r[i]);
 	return t;
+}
+
+/* The server's bearer token: DIR/token when it holds one (so a restart keeps
+ * the kubeconfigs that were handed out working), else a new random one
+ * written there with mode 0600.  Returns a malloc'd token or NULL. */
+static char *data_token(const char *dir)
+{
+	char path[4096], buf[128];
+	snprintf(path, sizeof path, "%s/token", dir);
+	int fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n >= 16) {
+			buf[n] = '\0';
+			buf[strcspn(buf, "\r\n")] = '\0';
+			if (strlen(buf) >= 16)
+				return strdup(buf);
+		}
+	}
+	char *t = random_token();
+	if (!t)
+		return NULL;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return t;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0) {
+		if (write(fd, t, strlen(t)) != (ssize_t)strlen(t) || write(fd, "\n", 1) != 1)
+			fprintf(stderr, "muster up: cannot write %s\n", path);
+		close(fd);
+	}
+	return t;
+}
+
+/* The server's own certificate when none is given: DIR/tls.crt and
+ * DIR/tls.key, made once with openssl (a self-signed P-256 certificate for
+ * 127.0.0.1, localhost and the --listen address, valid ten years) and
+ * reused after.  The kubeconfig carries the certificate as its CA.  Sets
+ * the paths (static buffers of the caller) or fails with a message. */
+static int data_cert(const char *dir, const char *listen, char *crt, char *key, size_t len)
+{
+	snprintf(crt, len, "%s/tls.crt", dir);
+	snprintf(key, len, "%s/tls.key", dir);
+	if (access(crt, R_OK) == 0 && access(key, R_OK) == 0)
+		return MU_EXIT_OK;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "muster up: cannot create %s: %s\n", dir, strerror(errno));
+		return MU_EXIT_FAIL;
+	}
+	char host[64] = "127.0.0.1", san[160];
+	const char *colon = listen ? strrchr(listen, ':') : NULL;
+	if (colon && (size_t)(colon - listen) < sizeof host && colon > listen)
+		snprintf(host, sizeof host, "%.*s", (int)(colon - listen), listen);
+	snprintf(san, sizeof san, "subjectAltName=IP:127.0.0.1,DNS:localhost%s%s",
+		 strcmp(host, "127.0.0.1") && strcmp(host, "0.0.0.0") ? ",IP:" : "",
+		 strcmp(host, "127.0.0.1") && strcmp(host, "0.0.0.0") ? host : "");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		umask(077);
+		execlp("openssl", "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+		       "ec_paramgen_curve:prime256v1", "-nodes", "-days", "3650", "-subj", "/CN=muster-up",
+		       "-addext", san, "-keyout", key, "-out", crt, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "muster up: cannot make a TLS certificate with openssl (Debian package openssl; "
+				"or pass --tls-cert and --tls-key)\n");
+		return MU_EXIT_FAIL;
+	}
+	return MU_EXIT_OK;
 }
 
 /* Parses a positive integer option value. */
@@ -146,9 +229,25 @@ int mu_cmd_up(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o, &kubeconfig);
 	if (rc)
 		return rc < 0 ? MU_EXIT_OK : rc;
+	/* every listener uses TLS: without --tls-cert, the server's own
+	 * certificate in DIR */
+	char crt[4096], key[4096];
+	if (!o.tls_cert && !o.tls_key) {
+		int crc = data_cert(o.data_dir, o.listen, crt, key, sizeof crt);
+		if (crc)
+			return crc;
+		o.tls_cert = crt;
+		o.tls_key = key;
+	}
+	/* authentication is always on, loopback included: without --token the
+	 * server's token lives in DIR/token and goes into the kubeconfig */
 	char *token = NULL;
-	if (o.tls_cert && !o.token) {
-		token = random_token();
+	if (!o.token) {
+		token = data_token(o.data_dir);
+		if (!token) {
+			fprintf(stderr, "muster up: cannot make a token (/dev/urandom)\n");
+			return MU_EXIT_FAIL;
+		}
 		o.token = token;
 	}
 	struct sigaction sa;

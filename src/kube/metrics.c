@@ -156,8 +156,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	} else if (!strcmp(url, "/healthz") || !strcmp(url, "/livez")) {
 		body = strdup("ok\n");
 	} else if (!strcmp(url, "/explain")) {
-		body = explain(d, c, &code);
 		ctype = "application/json";
+		body = explain(d, c, &code);
 	} else if (!strcmp(url, "/readyz")) {
 		pthread_mutex_lock(&d->m.mu);
 		bool ready = d->m.ready && d->m.leader;

@@ -4,7 +4,10 @@
 # change, label and field selectors, the binding, eviction and status calls
 # kube-scheduler makes, events and describe, get -w, custom resources, Jobs
 # with suspend, error codes (404, 409, 413, 422, 400), node failure, watch
-# expiry (410), TLS with a bearer token, and crash recovery: kill -9 under write load, restart, and a
+# expiry (410), client compatibility (long names, kind defaulting, JSON
+# patch, field validation, depth and size limits, cascade=orphan and
+# foreground, future watches, protobuf bodies), ConfigMaps, Secrets,
+# ServiceAccounts, PriorityClasses and priority admission, TLS with a bearer token, and crash recovery: kill -9 under write load, restart, and a
 # count of every acknowledged object.
 # Usage: sh tests/e2e/apiserver.sh PATH_TO_MUSTER.  Ends with
 # "e2e apiserver: N passed, N failed".  Every wait is a bounded loop; the
@@ -39,7 +42,7 @@ start() {
 	i=0
 	while [ "$i" -lt 150 ]; do
 		S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-		if [ -n "$S" ] && curl -sf "$S/readyz" >/dev/null 2>&1; then return 0; fi
+		if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then return 0; fi
 		if ! kill -0 "$SPID" 2>/dev/null; then break; fi
 		sleep 0.1; i=$((i + 1))
 	done
@@ -69,6 +72,21 @@ spec:
 EOF
 start
 PORT=${S##*:}
+# TLS and authentication are always on: requests check the certificate and
+# carry the token that muster up keeps in DATA (curl below is this wrapper;
+# `command curl` sends no token)
+MUSTER_TOKEN=$(cat "$T/data/token"); export MUSTER_TOKEN
+curl() { command curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $MUSTER_TOKEN" "$@"; }
+
+# --- authentication on loopback ---------------------------------------------
+for p in /healthz /readyz /livez /version; do
+	want "anonymous-$p" "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' "$S$p")" 200
+done
+want anonymous-401 "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' "$S/api/v1/pods")" 401
+has anonymous-401-status "$T/body" '"reason":"Unauthorized"'
+want wrong-token-401 "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' -H 'Authorization: Bearer nope' "$S/api")" 401
+has kubeconfig-token "$T/data/kubeconfig" "token: $MUSTER_TOKEN"
+if [ "$(stat -c %a "$T/data/token")" = 600 ] && [ "$(stat -c %a "$T/data/kubeconfig")" = 600 ]; then ok; else bad "token files not 0600"; fi
 
 # --- discovery, nodes, tables ---------------------------------------------
 k get nodes; has get-nodes "$T/out" "STATUS"; has get-nodes-ready "$T/out" "gpu-3 .*Ready"
@@ -243,11 +261,11 @@ k create --raw /api/v1/namespaces/default/pods/p3/binding -f - <<'EOF'
 {"apiVersion":"v1","kind":"Binding","metadata":{"name":"p3"},"target":{"kind":"Node","name":"gpu-2"}}
 EOF
 wait_for p3-runs 50 running p3 Running
-"$M" node fail gpu-2 --server "$S" >"$T/out" 2>&1; has node-fail "$T/out" "failed"
+"$M" node fail gpu-2 --kubeconfig "$T/data/kubeconfig" >"$T/out" 2>&1; has node-fail "$T/out" "failed"
 notready() { "$KC" --kubeconfig "$T/data/kubeconfig" get node gpu-2 2>&1 | grep -q NotReady; }
 wait_for node-notready 50 notready
 wait_for node-pods-fail 50 running p3 NodeLost
-"$M" node recover gpu-2 --server "$S" >/dev/null 2>&1
+"$M" node recover gpu-2 --kubeconfig "$T/data/kubeconfig" >/dev/null 2>&1
 ready() { "$KC" --kubeconfig "$T/data/kubeconfig" get node gpu-2 2>&1 | grep -q ' Ready'; }
 wait_for node-recovers 50 ready
 
@@ -293,6 +311,112 @@ curl -s -m 3 "$S/api/v1/pods?watch=1&resourceVersion=$RV0&timeoutSeconds=1" >"$T
 if grep -q '"code":410' "$T/w3" || [ ! -s "$T/w3" ] || grep -q '"type"' "$T/w3"; then ok; else bad "watch after restart"; fi
 curl -s -m 3 "$S/api/v1/pods?watch=1&resourceVersion=$RV1&timeoutSeconds=1" >"$T/w4"
 hasnt watch-resume-current "$T/w4" '"code":410'
+
+# --- client compatibility: names, defaulting, JSON patch, field validation,
+# limits, propagation, future watches, protobuf bodies ------------------------
+LONG=$(printf 'l%.0s' $(seq 1 200))
+cat >"$T/long.yaml" <<EOT
+apiVersion: v1
+kind: Pod
+metadata: {name: $LONG}
+spec: {containers: [{name: c, image: x}]}
+EOT
+k apply -f "$T/long.yaml"; has name-200-chars "$T/out" "created"
+k run Bad_Name --image=x; has name-invalid-422 "$T/out" 'metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain'
+want name-254-422 "$(code POST /api/v1/namespaces/default/pods application/json \
+	"{\"metadata\":{\"name\":\"${LONG}${LONG}\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}")" 422
+has name-254-cause "$T/body" '"field":"metadata.name"'
+k create namespace bad.ns; has ns-label-rule "$T/out" "RFC 1123 label"
+want no-kind-201 "$(code POST /api/v1/namespaces/default/pods application/json \
+	'{"metadata":{"generateName":"gen-"},"spec":{"containers":[{"name":"c","image":"x"}]}}')" 201
+has no-kind-defaulted "$T/body" '"kind":"Pod","apiVersion":"v1"'
+has generate-name "$T/body" '"name":"gen-'
+k patch pod "$LONG" --type=json -p '[{"op":"add","path":"/metadata/labels","value":{"a/b":"1"}},{"op":"replace","path":"/metadata/labels/a~1b","value":"2"},{"op":"copy","from":"/metadata/labels/a~1b","path":"/metadata/labels/c"},{"op":"move","from":"/metadata/labels/c","path":"/metadata/labels/d"},{"op":"test","path":"/spec/containers/0/image","value":"x"}]'
+has json-patch "$T/out" "patched"
+k get pod "$LONG" -o jsonpath='{.metadata.labels}'; has json-patch-result "$T/out" '{"a/b":"2","d":"2"}'
+k patch pod "$LONG" --type=json -p '[{"op":"test","path":"/spec/containers/0/image","value":"y"}]'
+has json-patch-test-fails "$T/out" "test: the value"
+k patch pod "$LONG" --type=json -p '[{"op":"remove","path":"/metadata/labels/nope"}]'; has json-patch-remove-missing "$T/out" "does not exist"
+want json-patch-not-array "$(code PATCH "/api/v1/namespaces/default/pods/$LONG" application/json-patch+json '{"op":"add"}')" 400
+want json-patch-cr "$(code PATCH /apis/muster.io/v1alpha1/queues/team-a application/json-patch+json \
+	'[{"op":"add","path":"/metadata/labels","value":{"x":"y"}}]')" 200
+cat >"$T/typo.yaml" <<'EOT'
+apiVersion: v1
+kind: Pod
+metadata: {name: typo}
+spec: {schedulername: x, containers: [{name: c, image: x}]}
+EOT
+k create -f "$T/typo.yaml"; has strict-default "$T/out" 'strict decoding error: unknown field "spec.schedulername"'
+k create -f "$T/typo.yaml" --validate=warn; has warn-created "$T/out" "pod/typo created"
+has warn-header "$T/out" 'Warning: unknown field "spec.schedulername"'
+k get pod typo -o yaml; hasnt warn-pruned "$T/out" "schedulername"
+want ignore-201 "$(code POST '/api/v1/namespaces/default/pods?fieldValidation=Ignore' application/json \
+	'{"metadata":{"name":"typo2"},"spec":{"bogus":1,"containers":[{"name":"c","image":"x"}]}}')" 201
+hasnt ignore-pruned "$T/body" "bogus"
+want fv-bad-400 "$(code POST '/api/v1/namespaces/default/pods?fieldValidation=Loose' application/json '{}')" 400
+python3 -c "
+n = 2040
+print('{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":\"Topology\",\"metadata\":{\"name\":\"deep\"},\"spec\":' + '{\"x\":' * n + '{}' + '}' * n + '}')" >"$T/deep.json"
+want deep-400 "$(code POST /apis/muster.io/v1alpha1/topologies application/json "$(cat "$T/deep.json")")" 400
+has deep-msg "$T/body" "nests more than 128 levels"
+python3 -c "
+import json
+env = [{'name': 'E%d' % i, 'value': 'x' * 200000} for i in range(9)]
+print(json.dumps({'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'big'}, 'spec': {'containers': [{'name': 'c', 'image': 'x', 'env': env}]}}))" >"$T/big.json"
+curl -s -o "$T/body" -w '%{http_code}' -XPOST -H 'Content-Type: application/json' --data-binary @"$T/big.json" \
+	"$S/api/v1/namespaces/default/pods" >"$T/code"
+want big-413 "$(cat "$T/code")" 413
+cat >"$T/job2.yaml" <<'EOT'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: orph}
+spec: {parallelism: 2, template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}}
+EOT
+jobpods() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get pods -l job-name="$1" --no-headers 2>/dev/null | wc -l)" -eq "$2" ]; }
+k apply -f "$T/job2.yaml"; wait_for orphan-job-pods 50 jobpods orph 2
+k delete job orph --cascade=orphan; has orphan-deleted "$T/out" "deleted"
+sleep 1
+k get pods -l job-name=orph -o jsonpath='{.items[*].metadata.ownerReferences}'; hasnt orphan-no-owner "$T/out" "Job"
+wait_for orphan-pods-kept 5 jobpods orph 2
+k delete pods -l job-name=orph
+k apply -f "$T/job2.yaml"; wait_for fg-job-pods 50 jobpods orph 2
+k delete job orph --cascade=foreground; wait_for foreground-pods-gone 50 jobpods orph 0
+k apply -f "$T/job2.yaml"; wait_for raw-job-pods 50 jobpods orph 2
+curl -s -D "$T/hdr" -o /dev/null -X DELETE "$S/apis/batch/v1/namespaces/default/jobs/orph"
+has job-default-orphan-warning "$T/hdr" "child pods are preserved by default"
+want propagation-bad-422 "$(code DELETE '/api/v1/namespaces/default/pods/typo?propagationPolicy=Sideways')" 422
+curl -s -m 8 "$S/api/v1/pods?watch=1&resourceVersion=99999999" >"$T/wf"
+has watch-future-504 "$T/wf" '"code":504'
+has watch-future-msg "$T/wf" "Too large resource version: 99999999"
+k create namespace proto-ns; has protobuf-namespace "$T/out" "namespace/proto-ns created"
+k create job proto-job --image=busybox -- sleep 1; has protobuf-job "$T/out" "job.batch/proto-job created"
+k get job proto-job -o jsonpath='{.spec.template.spec.containers[0].command}'; has protobuf-job-command "$T/out" '\["sleep","1"\]'
+k get nodes -o jsonpath='{.items[0].status.nodeInfo.bootID} {.items[0].status.nodeInfo.systemUUID}'
+has node-info-ids "$T/out" '^[0-9a-f-]\{36\} [0-9a-f-]\{36\}$'
+
+# --- ConfigMap, Secret, ServiceAccount, PriorityClass and priority admission -
+k create configmap cm1 --from-literal=a=b; has configmap-create "$T/out" "configmap/cm1 created"
+k get cm cm1; has configmap-table "$T/out" "cm1 .*1"
+want configmap-bad-key-422 "$(code POST /api/v1/namespaces/default/configmaps application/json \
+	'{"metadata":{"name":"cm2"},"data":{"a b":"x"}}')" 422
+k create secret generic s1 --from-literal=pw=hunter2; has secret-create "$T/out" "secret/s1 created"
+k get secret s1 -o jsonpath='{.type} {.data.pw}'; has secret-data "$T/out" "Opaque aHVudGVyMg=="
+want secret-stringdata "$(code POST /api/v1/namespaces/default/secrets application/json \
+	'{"metadata":{"name":"s2"},"stringData":{"k":"v"}}')" 201
+has secret-stringdata-folded "$T/body" '"data":{"k":"dg=="}'
+k create serviceaccount robot; has sa-create "$T/out" "serviceaccount/robot created"
+k create priorityclass high --value=1000; has pc-create "$T/out" "created"
+k create priorityclass low-default --value=5 --global-default --preemption-policy=Never; has pc-default "$T/out" "created"
+k create priorityclass second-default --value=6 --global-default; has pc-one-default "$T/out" "Only one default can exist"
+k patch priorityclass high --type=merge -p '{"value":7}'; has pc-value-immutable "$T/out" "may not be changed"
+k run prio-hi --image=x --overrides='{"spec":{"priorityClassName":"high"}}'
+k run prio-none --image=x
+k get pod prio-hi prio-none -o 'jsonpath={range .items[*]}{.spec.priority}/{.spec.priorityClassName}/{.spec.preemptionPolicy} {end}'
+has priority-admission "$T/out" "1000/high/PreemptLowerPriority 5/low-default/Never"
+k run prio-bad --image=x --overrides='{"spec":{"priorityClassName":"nope"}}'; has priority-missing-403 "$T/out" 'forbidden: no PriorityClass with name nope was found'
+k run prio-sys --image=x --overrides='{"spec":{"priorityClassName":"system-node-critical","priority":5}}'
+has priority-given-403 "$T/out" "computed 2000001000 from the given PriorityClass name"
+k delete priorityclass low-default
 
 # --- TLS with a bearer token (a second server) --------------------------------
 if command -v openssl >/dev/null 2>&1 && openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \

@@ -51,10 +51,15 @@ UPID=$!
 i=0; S=""
 while [ "$i" -lt 150 ]; do
 	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-	if [ -n "$S" ] && curl -sf "$S/readyz" >/dev/null 2>&1; then break; fi
+	if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
 	sleep 0.1; i=$((i + 1))
 done
 [ -n "$S" ] || { cat "$T/up.err"; bad "muster up did not start"; done_; }
+# TLS and authentication are always on: requests check the certificate and
+# carry the token that muster up keeps in DATA (curl below is this wrapper;
+# `command curl` sends no token)
+MUSTER_TOKEN=$(cat "$T/data/token"); export MUSTER_TOKEN
+curl() { command curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $MUSTER_TOKEN" "$@"; }
 
 printf 'e2e-token\n' >"$T/token"
 # sched NAME ID: starts a replica; its pid in ${NAME}PID, log in $T/NAME.log.
@@ -194,6 +199,12 @@ has kexplain-live-needs-token "$T/out" "needs the scheduler's token"
 has kexplain-job "$T/out" "admitted:   no"
 has kexplain-job-why "$T/out" "FailedScheduling"
 has kexplain-live "$T/out" "state:      pending, 0 of 2 pods bound"
+want_code() { [ "$(command curl -s -o /dev/null -w '%{http_code}' "$@")" = "$WANT" ]; }
+WANT=401 wait_for explain-no-token-401 1 want_code "$(murl A)/explain?job=default/train"
+WANT=401 wait_for explain-bad-token-401 1 want_code -H "Authorization: Bearer nope" "$(murl A)/explain?job=default/train"
+printf 'wrong\n' >"$T/wrong-token"
+"$M" kexplain --kubeconfig "$T/data/kubeconfig" --scheduler "$(murl A)" --token-file "$T/wrong-token" job/train >"$T/out" 2>&1
+has kexplain-wrong-token "$T/out" "needs the scheduler's token"
 has kexplain-live-queue "$T/out" "queue:      team-a"
 has kexplain-live-order "$T/out" "order:      jct order"
 k delete pod hold-0 hold-1 --wait=false
@@ -294,7 +305,7 @@ has lease-holder "$T/out" "holderIdentity: sched-b"
 k delete pods -l app=one --wait=false
 
 # --- a failed node takes no pods until it recovers ----------------------------
-"$M" node fail gpu-15 --server "$S" >"$T/out" 2>&1
+"$M" node fail gpu-15 --kubeconfig "$T/data/kubeconfig" >"$T/out" 2>&1
 cat >"$T/nf.yaml" <<'EOF'
 apiVersion: v1
 kind: Pod
@@ -309,7 +320,7 @@ k apply -f "$T/nf.yaml"
 nfwaits() { "$KC" --kubeconfig "$T/data/kubeconfig" describe pod nf | grep -q FailedScheduling; }
 wait_for failed-node-refused 50 nfwaits
 if [ "$(bound app=nf)" -eq 0 ]; then ok; else bad "a pod was bound to a failed node"; fi
-"$M" node recover gpu-15 --server "$S" >"$T/out" 2>&1
+"$M" node recover gpu-15 --kubeconfig "$T/data/kubeconfig" >"$T/out" 2>&1
 wait_for recovered-node-takes-pod 75 is_bound app=nf 1
 
 # --- the API server restarts: watches back off, re-list, scheduling goes on --
@@ -318,7 +329,7 @@ kill -TERM "$UPID"; wait "$UPID" 2>/dev/null
 "$M" up --cluster "$T/cluster.yaml" --listen "127.0.0.1:$PORT" --data "$T/data" --no-fsync --quiet \
 	>"$T/up2.out" 2>"$T/up2.err" &
 UPID=$!
-upready() { curl -sf "$S/readyz" >/dev/null 2>&1; }
+upready() { curl -sfk "$S/readyz" >/dev/null 2>&1; }
 wait_for apiserver-restarts 100 upready
 cat >"$T/after.yaml" <<'EOF'
 apiVersion: v1

@@ -104,7 +104,15 @@ static void test_body(mu_t_t *t)
 	json_decref(o);
 	CHECK(t, mu__json_body("{\"a\":1}", 7, 5, err, sizeof err) == NULL);
 	CHECK(t, strstr(err, "larger") != NULL);
-	CHECK(t, mu__json_body("[1]", 3, 100, err, sizeof err) == NULL);
+	CHECK(t, mu__json_body("1", 1, 100, err, sizeof err) == NULL);
+	o = mu__json_body("[1]", 3, 100, err, sizeof err); /* a JSON patch */
+	CHECK(t, json_is_array(o));
+	json_decref(o);
+	char deep[600];
+	memset(deep, '[', 300);
+	memset(deep + 300, ']', 300);
+	CHECK(t, mu__json_body(deep, 600, 1000, err, sizeof err) == NULL);
+	CHECK(t, strstr(err, "levels deep") != NULL);
 	CHECK(t, mu__json_body("{\"a\":1,\"a\":2}", 13, 100, err, sizeof err) == NULL);
 	CHECK(t, mu__json_body("{\"a\":", 5, 100, err, sizeof err) == NULL);
 	CHECK(t, strstr(err, "not valid JSON") != NULL);

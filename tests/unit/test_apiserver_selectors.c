@@ -142,7 +142,8 @@ static void test_heads(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__content_type("application/strategic-merge-patch+json; charset=utf-8"), MU__CT_STRATEGIC);
 	CHECK_EQ_INT(t, mu__content_type("application/merge-patch+json"), MU__CT_MERGE);
 	CHECK_EQ_INT(t, mu__content_type(NULL), MU__CT_JSON);
-	CHECK_EQ_INT(t, mu__content_type("application/vnd.kubernetes.protobuf"), MU__CT_OTHER);
+	CHECK_EQ_INT(t, mu__content_type("application/vnd.kubernetes.protobuf"), MU__CT_PROTOBUF);
+	CHECK_EQ_INT(t, mu__content_type("application/cbor"), MU__CT_OTHER);
 	CHECK(t, mu__accept_table("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"));
 	CHECK(t, !mu__accept_table("application/json"));
 }
