@@ -249,8 +249,8 @@ allbound() { [ "$(kc get pods -l 'app in (r,k)' -o jsonpath='{range .items[*]}{.
 kc apply -f "$T/r.yaml" >/dev/null
 wait_for restart-gangs-bound 75 allbound
 rnode=$(node_of r-0); knode=$(node_of k-0)
-"$M" node fail "$rnode" --server "$S" >/dev/null 2>&1 && ok || bad "muster node fail $rnode"
-[ "$knode" != "$rnode" ] && { "$M" node fail "$knode" --server "$S" >/dev/null 2>&1 && ok || bad "muster node fail $knode"; }
+"$M" node fail "$rnode" --kubeconfig "$T/data/kubeconfig" >/dev/null 2>&1 && ok || bad "muster node fail $rnode"
+[ "$knode" != "$rnode" ] && { "$M" node fail "$knode" --kubeconfig "$T/data/kubeconfig" >/dev/null 2>&1 && ok || bad "muster node fail $knode"; }
 failed_r0() { [ "$(kc get pod r-0 -o jsonpath='{.status.phase}')" = Failed ]; }
 wait_for lost-pod-failed 75 failed_r0
 r1gone() { gone r-1 || [ -n "$(kc get pod r-1 -o jsonpath='{.metadata.deletionTimestamp}')" ]; }

@@ -42,13 +42,18 @@ def check(ok, what):
 
 
 class Proxy:
-    """Forwards to the API server.  hold_leases: requests on a connection
-    whose first request is for a Lease are never forwarded.  delay: each
-    chunk from the client waits this long."""
+    """Forwards to the API server (TLS passes through untouched).
+    hold_leases: once holding, nothing is forwarded on the replica's first
+    connection, which is its lease connection (leader election runs before
+    anything else, and keeps its connection alive), nor on any connection
+    it opens after that (a renew that times out reconnects); connections
+    it opened before, its watches and its writers among them, still flow.
+    delay: each chunk from the client waits this long."""
 
     def __init__(self, target, hold_leases=False, delay=0.0):
         self.target, self.hold, self.delay = target, hold_leases, delay
         self.holding = False
+        self.nconn = 0
         self.srv = socket.socket()
         self.srv.bind(("127.0.0.1", 0))
         self.srv.listen(64)
@@ -66,7 +71,8 @@ class Proxy:
             except OSError:
                 c.close()
                 continue
-            state = {"lease": None}
+            self.nconn += 1
+            state = {"lease": self.nconn == 1 or self.holding}
             threading.Thread(target=self.up, args=(c, u, state), daemon=True).start()
             threading.Thread(target=self.down, args=(u, c), daemon=True).start()
 
@@ -76,8 +82,6 @@ class Proxy:
                 data = c.recv(65536)
                 if not data:
                     break
-                if state["lease"] is None:
-                    state["lease"] = b"coordination.k8s.io" in data.split(b"\r\n", 1)[0]
                 while state["lease"] and self.hold and self.holding:
                     time.sleep(0.05)
                 if self.delay:

@@ -31,7 +31,8 @@ events) and at the end:
                   lease at that second (with one second of slack)
   writes-kept     every pod the churn created (acknowledged by the server)
                   is still there, or was deleted by the churn or evicted by
-                  the scheduler (it left an event saying so)
+                  the scheduler (an event says so, or the Eviction API's
+                  DisruptionTarget condition was seen on it)
   converges       after the faults stop, no pod waits while a schedulable
                   node has the GPUs it asks for, and every queue with
                   single pods waiting holds at least its deserved GPUs less
@@ -323,6 +324,11 @@ class Checker:
                 if first != node:
                     self.bad("bound-once", "pod %s (uid %s) bound to %s, then to %s" % (key, uid, first, node))
             self.by_key[key] = uid
+            # the Eviction API marks its pods before it deletes them: an
+            # eviction whose event was lost still explains the pod's end
+            if any(c.get("type") == "DisruptionTarget" and c.get("status") == "True"
+                   for c in st.get("conditions") or []):
+                self.evicted.add(key)
             self.pods[uid] = {
                 "epoch": self.epoch, "key": key, "node": node, "phase": st.get("phase") or "Pending",
                 "deleting": bool(md.get("deletionTimestamp")),
@@ -591,19 +597,19 @@ def main():
                 kubectl(kc, "cordon" if rnd.random() < 0.5 else "uncordon", node)
             elif r < 0.9:
                 node = "gpu-%02d" % rnd.randrange(NODES)
-                subprocess.run([a.muster, "node", "fail", node, "--server", "http://127.0.0.1:%d" % api_port],
+                subprocess.run([a.muster, "node", "fail", node, "--kubeconfig", kc],
                                capture_output=True)
                 faults.append((round(t, 1), "node-fail " + node))
             else:
                 for i in range(NODES):
-                    subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--server",
-                                    "http://127.0.0.1:%d" % api_port], capture_output=True)
+                    subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--kubeconfig", kc],
+                                   capture_output=True)
                 kubectl(kc, "uncordon", *["gpu-%02d" % i for i in range(NODES)])
         elif t < quiet_at + 1:
             # Faults and churn stop: every node recovers and is schedulable.
             for i in range(NODES):
-                subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--server",
-                                "http://127.0.0.1:%d" % api_port], capture_output=True)
+                subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--kubeconfig", kc],
+                               capture_output=True)
             kubectl(kc, "uncordon", *["gpu-%02d" % i for i in range(NODES)])
             time.sleep(1)
         time.sleep(rnd.uniform(0.05, 0.4))
