@@ -23,6 +23,7 @@ int mu_cmd_scheduler(int argc, char **argv);
 int mu_cmd_kexplain(int argc, char **argv);
 int mu_cmd_eval_topology(int argc, char **argv);
 int mu_cmd_eval_philly(int argc, char **argv);
+int mu_cmd_eval_slurm(int argc, char **argv);
 
 /* Exit codes. */
 enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };
