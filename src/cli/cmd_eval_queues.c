@@ -3,7 +3,7 @@
  * policy (fair share between equal queues, over-quota weights, reclaim
  * latency) on synthetic clusters and workloads built in memory.
  *
- * The experiments live in src/sim/eval_queues.c; this file parses options,
+ * The experiments live in src/eval/eval_queues.c; this file parses options,
  * prints each experiment's figures with an OK / NOT MET line per target,
  * and writes them all as one JSON object with --json.  Exit 0 when every
  * target is met, 1 when one is not, 2 on bad usage.

@@ -2,7 +2,7 @@
  * eval_report.c - the openb evaluation's results as JSON and as one
  * self-contained HTML page.
  *
- * The page has inline CSS and SVG only (src/sim/svg.h): the allocation
+ * The page has inline CSS and SVG only (muster/report.h): the allocation
  * curves of every policy (mean over its seeds) drawn solid, the paper's
  * published curve of the same policy dashed in the same colour, a zoom on
  * the saturated end, the fragmentation-ratio curves the same way, and a

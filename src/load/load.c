@@ -26,12 +26,6 @@
 
 #define LOAD_MAX_FILE ((size_t)1 << 30) /* 1 GiB */
 
-void mu_load_opts_defaults(mu_load_opts_t *o)
-{
-	memset(o, 0, sizeof *o);
-	o->gpus_per_node = 8;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);

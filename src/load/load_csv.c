@@ -719,3 +719,9 @@ int mu_load_csv(const char *name, const char *buf, size_t len,
 	}
 	return rc;
 }
+
+void mu_load_opts_defaults(mu_load_opts_t *o)
+{
+	memset(o, 0, sizeof *o);
+	o->gpus_per_node = 8;
+}

@@ -1,16 +1,185 @@
 /*
- * load_yaml_get.c - typed reads of the YAML loader's tree.
+ * load_yaml_get.c - reads of the YAML loader's tree: field paths and errors,
+ * shape checks, and typed getters.  Every converter (kinds, pods, topology,
+ * NRT) and the dispatcher in load_yaml.c read through these; this file
+ * calls none of them.
  *
  * Each getter checks the shape of one node (or of one key of a mapping),
- * parses its text strictly with the load_util parsers and reports a failure
+ * parses its text strictly with the parsers of muster/util.h and reports a failure
  * with the node's position and field path.  Strings that specs keep are
  * copied to the spec set's arena; the tree itself is freed after each
  * document.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "load/load_yaml.h"
+
+/* --- Field paths and errors ---------------------------------------------- */
+
+/* Appends printf output to buf[*o..len), truncating safely. */
+static void path_app(char *buf, size_t len, size_t *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void path_app(char *buf, size_t len, size_t *o, const char *fmt, ...)
+{
+	if (*o >= len - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *o, len - *o, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*o = *o + (size_t)n < len - 1 ? *o + (size_t)n : len - 1;
+}
+
+/* Appends one key: ".key", or "[key]" when it has characters other than
+ * letters, digits, '-' and '_' (as Kubernetes field paths do). */
+static void path_key(char *buf, size_t len, size_t *o, const char *key)
+{
+	char q[72];
+	size_t k = 0;
+	bool plain = *key != '\0';
+	for (const char *p = key; *p && k < 64; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9') && c != '-' && c != '_')
+			plain = false;
+		q[k++] = c >= 32 && c < 127 ? (char)c : '?';
+	}
+	if (key[k] != '\0') {
+		q[k++] = '.';
+		q[k++] = '.';
+	}
+	q[k] = '\0';
+	if (plain)
+		path_app(buf, len, o, "%s%s", *o ? "." : "", q);
+	else
+		path_app(buf, len, o, "[%s]", q);
+}
+
+/* Writes n's path from the document root; recursion depth is the tree
+ * depth, at most MU__Y_MAX_DEPTH. */
+static void path_of(const mu__ynode_t *n, char *buf, size_t len, size_t *o)
+{
+	if (!n || !n->parent)
+		return;
+	path_of(n->parent, buf, len, o);
+	if (n->key)
+		path_key(buf, len, o, n->key);
+	else
+		path_app(buf, len, o, "[%zu]", n->idx);
+}
+
+int mu__y_err(mu__yload_t *L, const mu__ynode_t *n, const char *key, int err,
+	      const char *fmt, ...)
+{
+	char path[384], msg[640];
+	size_t o = 0;
+	path[0] = '\0';
+	path_of(n, path, sizeof path, &o);
+	if (key)
+		path_key(path, sizeof path, &o, key);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	long line = n ? n->line : 0, col = n ? n->col : 0;
+	if (o == 0)
+		return mu__diag(L->diag, err, L->file, line, col, "%s", msg);
+	return mu__diag(L->diag, err, L->file, line, col, "%s: %s", path, msg);
+}
+
+const char *mu__y_what(const mu__ynode_t *n)
+{
+	if (mu__y_null(n))
+		return "nothing";
+	switch (n->type) {
+	case MU__Y_MAP: return "a mapping";
+	case MU__Y_SEQ: return "a list";
+	case MU__Y_SCALAR: break;
+	}
+	return "a string";
+}
+
+/* --- Shape --------------------------------------------------------------- */
+
+bool mu__y_null(const mu__ynode_t *n)
+{
+	if (!n)
+		return true;
+	if (n->type != MU__Y_SCALAR || !n->plain)
+		return false;
+	return !*n->s || !strcmp(n->s, "~") || !strcmp(n->s, "null") ||
+	       !strcmp(n->s, "Null") || !strcmp(n->s, "NULL");
+}
+
+/* Linear in the mapping's size; keys are unique (checked when built). */
+const mu__ynode_t *mu__y_get(const mu__ynode_t *m, const char *key)
+{
+	if (!m || m->type != MU__Y_MAP)
+		return NULL;
+	for (const mu__ynode_t *c = m->head; c; c = c->next)
+		if (strcmp(c->key, key) == 0)
+			return mu__y_null(c) ? NULL : c;
+	return NULL;
+}
+
+/* Reports "expected WHAT, got ..." for n, quoting a scalar's text. */
+static int want_err(mu__yload_t *L, const mu__ynode_t *n, const char *what)
+{
+	char q[80];
+	if (n && n->type == MU__Y_SCALAR && !mu__y_null(n))
+		return mu__y_err(L, n, NULL, MU_EPARSE, "expected %s, got %s",
+				 what, mu__quote(n->s, q, sizeof q));
+	return mu__y_err(L, n, NULL, MU_EPARSE, "expected %s, got %s", what,
+			 mu__y_what(n));
+}
+
+int mu__y_want_map(mu__yload_t *L, const mu__ynode_t *n)
+{
+	return n && n->type == MU__Y_MAP ? MU_OK : want_err(L, n, "a mapping");
+}
+
+int mu__y_want_seq(mu__yload_t *L, const mu__ynode_t *n)
+{
+	return n && n->type == MU__Y_SEQ ? MU_OK : want_err(L, n, "a list");
+}
+
+int mu__y_want_scalar(mu__yload_t *L, const mu__ynode_t *n)
+{
+	return n && n->type == MU__Y_SCALAR ? MU_OK : want_err(L, n, "a string");
+}
+
+/* Shared by mu__y_map_at and mu__y_seq_at. */
+static int typed_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
+		    bool required, mu__ytype_t type, const mu__ynode_t **out)
+{
+	const mu__ynode_t *v = mu__y_get(m, key);
+	*out = NULL;
+	if (!v) {
+		if (!required)
+			return MU_OK;
+		return mu__y_err(L, m, key, MU_EPARSE,
+				 "required field is missing");
+	}
+	int rc = type == MU__Y_MAP ? mu__y_want_map(L, v) : mu__y_want_seq(L, v);
+	if (rc == MU_OK)
+		*out = v;
+	return rc;
+}
+
+int mu__y_map_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
+		 bool required, const mu__ynode_t **out)
+{
+	return typed_at(L, m, key, required, MU__Y_MAP, out);
+}
+
+int mu__y_seq_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
+		 bool required, const mu__ynode_t **out)
+{
+	return typed_at(L, m, key, required, MU__Y_SEQ, out);
+}
 
 int mu__y_oom(mu__yload_t *L)
 {
