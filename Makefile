@@ -19,7 +19,7 @@ B       = build
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
 
-LIB_SRC  = $(sort $(wildcard src/engine/*.c src/sim/*.c src/eval/*.c src/apiserver/*.c src/agent/*.c src/kube/*.c))
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/engine/*.c src/load/*.c src/sim/*.c src/report/*.c src/eval/*.c src/bench/*.c src/apiserver/*.c src/agent/*.c src/kube/*.c))
 CLI_SRC  = $(sort $(wildcard src/cli/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC = $(sort $(wildcard fuzz/fuzz_*.c))

@@ -2,7 +2,8 @@
 # run.sh - runs every test against one build directory and adds them up.
 #
 # Usage: tests/run.sh BUILD_DIR   (make test passes build/asan)
-# Suites: unit binaries, scenario files, bad-input cases, fuzz corpus
+# Suites: the layer map and the call loops inside rooms
+# (scripts/check-layers.sh, check-loops.sh), unit binaries, scenario files, bad-input cases, fuzz corpus
 # replay, and end-to-end CLI scripts (tests/e2e/*.sh).  Every suite prints
 # lines ending in "N passed, N failed"; this script sums them and ends with
 # one such line.  It exits non-zero if anything failed.
@@ -41,6 +42,10 @@ run_suite() {
 		F=$((F + 1))
 	fi
 }
+
+echo "== layers (docs/architecture.md)"
+run_suite layers sh scripts/check-layers.sh .
+run_suite loops sh scripts/check-loops.sh "$B"
 
 echo "== unit tests"
 for t in "$B"/tests/test_*; do

@@ -3,7 +3,8 @@
  *
  * Every library function that can fail returns an int: MU_OK (0) on success or
  * one of the negative mu_err_t codes below.  mu_strerror() turns a code into a
- * short, static, human-readable string.  Only the CLI turns errors into exit
+ * short, static, human-readable string; a mu_diag_t says where in an input
+ * and why.  (src/util/error.c)  Only the CLI turns errors into exit
  * codes; the libraries never exit.
  */
 #ifndef MUSTER_ERROR_H
@@ -24,5 +25,16 @@ typedef enum mu_err {
 
 /* Returns a static string describing err; never NULL. */
 const char *mu_strerror(int err);
+
+/* Where and why an input was refused: "FILE:LINE[:COL]: what was wrong and
+ * what was expected", filled by the loaders and parsers of every layer. */
+typedef struct mu_diag {
+	char msg[1024];
+} mu_diag_t;
+
+/* Formats "FILE:LINE:COL: msg" (":COL" left out when col <= 0, ":LINE" when
+ * line <= 0) into diag, if diag is not NULL.  Returns err for chaining. */
+int mu__diag(mu_diag_t *diag, int err, const char *file, long line, long col,
+	     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 #endif

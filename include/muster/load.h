@@ -19,10 +19,6 @@
 #include "muster/error.h"
 #include "muster/specs.h"
 
-typedef struct mu_diag {
-	char msg[1024];
-} mu_diag_t;
-
 /* Options that change how traces are turned into jobs. */
 typedef struct mu_load_opts {
 	/* Philly: GPUs per node when splitting gangs into pods (default 8). */
@@ -60,5 +56,23 @@ int mu_load_csv(const char *name, const char *buf, size_t len,
  * levels; scenario steps name defined jobs and nodes.  Settling is
  * idempotent, so validating again after loading more is fine. */
 int mu_specs_validate(mu_specs_t *s, mu_diag_t *diag);
+
+/* --- Device strings of scenario expectations (docs/scenarios.md) --------
+ * "NODE:gpus=0-1;numa=0;nic=0;cpus=0-3": a bound pod's node, GPU devices,
+ * NUMA node, NIC index and pinned CPUs.  The canonical form lists the
+ * fields in that order, leaves out the empty ones (no GPUs, numa or nic
+ * -1, no CPUs) and the ':' when none is left, and writes sets as
+ * cpulists. */
+#define MU__DEVSTR_MAX 4096 /* room for any canonical device string */
+
+/* Writes the canonical string into buf (always NUL-terminated). */
+void mu__devstr_format(const char *node, uint64_t gpus, int numa, int nic,
+		       const mu_cpuset_t *cpus, char *buf, size_t len);
+/* Reads s (fields in any order, each at most once; GPU and CPU sets as
+ * cpulists) and writes its canonical form into buf; *node_len gets the
+ * length of the node part.  MU_EPARSE or MU_ERANGE with *why naming the
+ * problem. */
+int mu__devstr_norm(const char *s, char *buf, size_t len, size_t *node_len,
+		    const char **why);
 
 #endif

@@ -4,7 +4,8 @@
  * mu_sim_run() drives the same engine the daemon uses: it submits jobs at
  * their submit time, runs scheduling cycles, finishes jobs after their
  * duration, and records metrics.  Runs are deterministic for a given seed.
- * The writers turn a result into JSON or a self-contained HTML report.
+ * The writers that turn a result into JSON or a self-contained HTML report
+ * are in the report room (muster/report.h).
  */
 #ifndef MUSTER_SIM_H
 #define MUSTER_SIM_H
@@ -105,11 +106,6 @@ void mu_sim_result_release(mu_sim_result_t *r);
 
 /* Percentile (0..100) of n values, linear interpolation; sorts v. */
 double mu_percentile(double *v, size_t n, double pct);
-
-/* Writers.  They return MU_OK, MU_EIO when writing fails, or MU_EINVAL
- * for a NULL argument. */
-int mu_sim_write_json(const mu_sim_result_t *r, FILE *f);
-int mu_sim_write_html(const mu_sim_result_t *r, const char *title, FILE *f);
 
 /* Builds m (initialized by the caller, released by the caller) from the
  * pod sets of every job in sp, weighted by replicas, and finishes it: the

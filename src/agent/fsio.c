@@ -140,3 +140,73 @@ int mu__list_dir(const char *path, mu__names_t *l)
 		qsort(l->v, (size_t)l->n, sizeof *l->v, name_cmp);
 	return MU_OK;
 }
+
+void mu__topo_note(mu_topo_t *t, const char *fmt, ...)
+{
+	size_t n = strlen(t->notes);
+	char one[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(one, sizeof one, fmt, ap);
+	va_end(ap);
+	const char *sep = n ? "; " : "";
+	if (n + strlen(sep) + strlen(one) < sizeof t->notes)
+		snprintf(t->notes + n, sizeof t->notes - n, "%s%s", sep, one);
+}
+
+int mu__disc_err(mu__disc_t *d, int err, const char *path, const char *fmt,
+		 ...)
+{
+	if (!d->diag)
+		return err;
+	int n = snprintf(d->diag->msg, sizeof d->diag->msg, "%s: ", path);
+	if (n < 0 || (size_t)n >= sizeof d->diag->msg)
+		n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->diag->msg + n, sizeof d->diag->msg - (size_t)n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int mu__disc_read(mu__disc_t *d, const char *path, bool optional)
+{
+	int rc = mu__read_file(path, d->buf, MU_TOPO_MAX_FILE, &d->len);
+	if (rc == MU_OK || (rc == MU_ENOENT && optional))
+		return rc;
+	switch (rc) {
+	case MU_ENOENT:
+		return mu__disc_err(d, rc, path, "missing");
+	case MU_EINVAL:
+		return mu__disc_err(d, rc, path, "not a regular file");
+	case MU_ELIMIT:
+		return mu__disc_err(d, rc, path, "larger than %d bytes",
+				    MU_TOPO_MAX_FILE - 1);
+	default:
+		return mu__disc_err(d, rc, path, "cannot read: %s",
+				    strerror(errno));
+	}
+}
+
+int mu__disc_bad(mu__disc_t *d, int err, const char *path, const char *what)
+{
+	char q[48];
+	size_t k = 0, i = 0, n = d->len;
+	if (err == MU_ENOMEM)
+		return mu__disc_err(d, err, path, "out of memory");
+	while (n && d->buf[n - 1] == '\n')
+		n--;
+	for (; i < n && k + 5 < sizeof q; i++) {
+		unsigned char c = (unsigned char)d->buf[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			q[k++] = (char)c;
+		else if (c == '\n')
+			k += (size_t)snprintf(q + k, sizeof q - k, "\\n");
+		else
+			k += (size_t)snprintf(q + k, sizeof q - k, "\\x%02x", c);
+	}
+	q[k] = '\0';
+	return mu__disc_err(d, err, path, "%s %s: \"%s%s\"",
+			    err == MU_ERANGE ? "out-of-range" : "not a valid",
+			    what, q, i < n ? "..." : "");
+}

@@ -20,127 +20,6 @@
 
 #include "apiserver/api_int.h"
 
-/* --- answers ------------------------------------------------------------ */
-
-void mu__resp_json(mu__resp_t *rs, int code, json_t *v)
-{
-	rs->code = code;
-	rs->ctype = "application/json";
-	rs->body = v ? json_dumps(v, JSON_COMPACT) : NULL;
-	rs->len = rs->body ? strlen(rs->body) : 0;
-	json_decref(v);
-	if (!rs->body) {
-		rs->code = 500;
-		rs->body = strdup("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-				  "\"message\":\"out of memory\",\"reason\":\"InternalError\",\"code\":500}");
-		rs->len = rs->body ? strlen(rs->body) : 0;
-	}
-}
-
-/* A Status with details (name, kind, group, causes from e). */
-void mu__resp_err(mu__resp_t *rs, int code, const char *reason, const mu__rtype_t *t,
-		  const char *name, const mu__verr_t *e, const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
-			       "metadata", "status", "Failure", "message", msg, "reason", reason, "code", code);
-	if (st && (t || name || e)) {
-		json_t *d = json_object();
-		if (name)
-			json_object_set_new(d, "name", json_string(name));
-		if (t) {
-			json_object_set_new(d, "group", json_string(t->group));
-			json_object_set_new(d, "kind", json_string(e ? t->kind : t->plural));
-		}
-		if (e && e->n) {
-			json_t *causes = json_array();
-			for (int i = 0; i < e->n; i++)
-				json_array_append_new(causes, json_pack("{s:s, s:s, s:s}", "reason", e->c[i].reason,
-									"message", e->c[i].msg, "field", e->c[i].field));
-			json_object_set_new(d, "causes", causes);
-		}
-		json_object_set_new(st, "details", d);
-	}
-	mu__resp_json(rs, code, st);
-}
-
-void mu__resp_status(mu__resp_t *rs, int code, const char *reason, const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	mu__resp_err(rs, code, reason, NULL, NULL, NULL, "%s", msg);
-}
-
-/* 201/200 Status Success (binding, eviction). */
-void mu__resp_success(mu__resp_t *rs, int code)
-{
-	mu__resp_json(rs, code, json_pack("{s:s, s:s, s:{}, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
-					  "metadata", "status", "Success", "code", code));
-}
-
-void mu__resp_invalid(mu__resp_t *rs, const mu__rtype_t *t, const char *name, const mu__verr_t *e)
-{
-	char msg[1536] = "";
-	for (int i = 0; i < e->n; i++) {
-		size_t l = strlen(msg);
-		snprintf(msg + l, sizeof msg - l, "%s%s: %s", i ? ", " : "", e->c[i].field, e->c[i].msg);
-	}
-	if (e->n > 1)
-		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: [%s]", t->kind, name, msg);
-	else
-		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: %s", t->kind, name, msg);
-}
-
-/* The answer for an object version: the object, or a one-row Table. */
-void mu__resp_obj(mu__resp_t *rs, const mu__req_t *rq, int code, mu__obj_t *o)
-{
-	int n;
-	if (mu__accept_table(rq->accept)) {
-		mu__resp_json(rs, code, mu__table(&mu__rtypes(&n)[o->rt], &o, 1, rq->q.include_object, true));
-		return;
-	}
-	rs->code = code;
-	rs->ctype = "application/json";
-	rs->body = malloc(o->len + 1);
-	if (!rs->body) {
-		mu__resp_status(rs, 500, "InternalError", "out of memory");
-		return;
-	}
-	memcpy(rs->body, o->json, o->len + 1);
-	rs->len = o->len;
-}
-
-/* Maps a store error to an answer. */
-void mu__resp_store_err(mu__resp_t *rs, int rc, const mu__rtype_t *t, const char *name)
-{
-	switch (rc) {
-	case MU_ENOENT:
-		mu__resp_err(rs, 404, "NotFound", t, name, NULL, "%s%s%s \"%s\" not found", t->plural,
-			     *t->group ? "." : "", t->group, name);
-		break;
-	case MU_EEXIST:
-		mu__resp_err(rs, 409, "AlreadyExists", t, name, NULL, "%s%s%s \"%s\" already exists",
-			     t->plural, *t->group ? "." : "", t->group, name);
-		break;
-	case MU_ELIMIT:
-		mu__resp_status(rs, 500, "InternalError", "a limit of the server was exceeded");
-		break;
-	case MU_ENOMEM:
-		mu__resp_status(rs, 500, "InternalError", "out of memory");
-		break;
-	default:
-		mu__resp_status(rs, 500, "InternalError", "storage error: %s", mu_strerror(rc));
-		break;
-	}
-}
-
 /* --- create ------------------------------------------------------------- */
 
 void mu__uid(mu_apiserver_t *s, char out[37])
@@ -166,13 +45,6 @@ void mu__name_suffix(mu_apiserver_t *s, char out[6])
 	for (int i = 0; i < 5; i++, a /= 27)
 		out[i] = alpha[a % 27];
 	out[5] = '\0';
-}
-
-void mu__timestamp(char *buf, size_t len, bool micro)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	mu__rfc3339(tv.tv_sec, tv.tv_usec, micro, buf, len);
 }
 
 /* Server-set metadata, defaults and validation of a new object.  Returns
@@ -520,36 +392,6 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 }
 
 /* --- get and list ------------------------------------------------------- */
-
-bool mu__filter_match(void *ctx, const mu__obj_t *o)
-{
-	mu__filter_t *f = ctx;
-	if (f->ns && *f->ns && strcmp(f->ns, o->ns))
-		return false;
-	return mu__sel_match_labels(f->ls, o) && mu__sel_match_fields(f->fs, o);
-}
-
-int mu__filter_init(mu__filter_t *f, const mu__rtype_t *t, const mu__req_t *rq, mu__resp_t *rs)
-{
-	char err[256];
-	memset(f, 0, sizeof *f);
-	f->ns = rq->route.ns;
-	if (mu__sel_parse(rq->q.label_sel, false, &f->ls, err, sizeof err) != MU_OK ||
-	    mu__sel_parse(rq->q.field_sel, true, &f->fs, err, sizeof err) != MU_OK ||
-	    mu__sel_check_fields(f->fs, t, err, sizeof err) != MU_OK) {
-		mu__filter_release(f);
-		mu__resp_status(rs, 400, "BadRequest", "unable to parse requirement: %s", err);
-		return MU_EPARSE;
-	}
-	return MU_OK;
-}
-
-void mu__filter_release(mu__filter_t *f)
-{
-	mu__sel_free(f->ls);
-	mu__sel_free(f->fs);
-	f->ls = f->fs = NULL;
-}
 
 /* Continue tokens: base64 of {"rv":N,"start":KEY}. */
 static char *make_continue(int64_t rv, const char *key)

@@ -1,7 +1,8 @@
 /*
  * api_int.h - what the REST handler files (api.c, watch.c, podsub.c,
- * discovery.c) share: answers, filters, and the handlers themselves.
- * Every handler borrows the request and fills the response.
+ * discovery.c) share: answers and filters (respond.c, which calls none of
+ * the handlers back), and the handlers themselves.  Every handler borrows
+ * the request and fills the response.
  */
 #ifndef MUSTER_API_INT_H
 #define MUSTER_API_INT_H

@@ -10,7 +10,12 @@
  *   patch.c      JSON merge patch and strategic merge patch
  *   request.c    socket-free parsing of request targets, queries and heads
  *   http.c       libmicrohttpd glue: bodies, auth, answers, watch streams
- *   api.c        the REST handlers; discovery.c discovery, OpenAPI, tables
+ *   api.c        the REST handlers and the dispatch to them; podsub.c pod
+ *                subresources (binding, eviction) and deletes; watch.c
+ *                watches; discovery.c discovery and OpenAPI
+ *   respond.c    answers all of those give (Status, store errors, filters,
+ *                tables); helpers.c clocks, RFC 3339, ages, base64, jset.
+ *                Both sit below the handlers and call none of them.
  *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller
  *
  * Objects are immutable once built (mu__obj_t): a write makes a new version,
@@ -20,7 +25,6 @@
 #ifndef MUSTER_APISERVER_INT_H
 #define MUSTER_APISERVER_INT_H
 
-#include "apiserver/jpath.h"
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,6 +34,7 @@
 #include <sys/types.h>
 
 #include "muster/apiserver.h"
+#include "muster/jpath.h"
 
 /* --- resource types (resources.c) --------------------------------------- */
 
@@ -89,7 +94,7 @@ enum {
 	MU__RT_COUNT,
 };
 
-/* --- time and small helpers (resources.c) ------------------------------- */
+/* --- time and small helpers (helpers.c) --------------------------------- */
 
 /* Wall-clock seconds and RFC 3339 text ("2006-01-02T15:04:05Z", or with
  * microseconds when micro is true). */
@@ -377,15 +382,15 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 /* Fills rs with a Status error (reason is the Kubernetes StatusReason). */
 void mu__resp_status(mu__resp_t *rs, int code, const char *reason, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Fills rs with a JSON value (stolen) and code. */
+/* Fills rs with a JSON value (stolen) and code (respond.c). */
 void mu__resp_json(mu__resp_t *rs, int code, json_t *v);
 /* Discovery and OpenAPI answers (discovery.c); false if not such a path. */
 bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
-/* A meta.k8s.io/v1 Table of objs. */
+/* A meta.k8s.io/v1 Table of objs (respond.c). */
 json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n,
 		  int include_object, bool headers);
 
-/* Watch streaming (api.c): fills up to max bytes of buf; 0 = end. */
+/* Watch streaming (watch.c): fills up to max bytes of buf; 0 = end. */
 ssize_t mu__watch_read(mu__watch_t *w, char *buf, size_t max);
 void mu__watch_free(mu__watch_t *w);
 void mu__watch_set_conn(mu__watch_t *w, int fd);

@@ -189,36 +189,3 @@ bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		mu__resp_json(rs, 200, doc);
 	return true;
 }
-
-/* --- tables ------------------------------------------------------------- */
-
-json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n, int include_object, bool headers)
-{
-	json_t *cols = json_array(), *rows = json_array();
-	for (int i = 0; headers && i < t->ncols; i++)
-		json_array_append_new(cols, json_pack("{s:s, s:s, s:s, s:s, s:i}", "name", t->cols[i].name,
-						       "type", t->cols[i].type, "format", t->cols[i].format,
-						       "description", t->cols[i].desc, "priority", t->cols[i].priority));
-	int64_t now = mu__now_s();
-	char av[96];
-	mu__rtype_apiversion(t, av, sizeof av);
-	for (size_t i = 0; i < n; i++) {
-		json_t *o = mu__obj_parse(objs[i]);
-		if (!o)
-			continue;
-		json_t *cells = json_array();
-		t->row(o, now, cells);
-		json_t *row = json_pack("{s:o}", "cells", cells);
-		if (include_object == 2) {
-			json_object_set(row, "object", o);
-		} else if (include_object == 0) {
-			json_t *pm = json_pack("{s:s, s:s, s:O}", "kind", "PartialObjectMetadata", "apiVersion",
-					       "meta.k8s.io/v1", "metadata", json_object_get(o, "metadata"));
-			json_object_set_new(row, "object", pm);
-		}
-		json_array_append_new(rows, row);
-		json_decref(o);
-	}
-	return json_pack("{s:s, s:s, s:{}, s:o, s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
-			 "metadata", "columnDefinitions", cols, "rows", rows);
-}

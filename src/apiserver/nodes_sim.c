@@ -27,7 +27,7 @@
 
 #include "apiserver/api_int.h"
 #include "muster/load.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 enum { ACT_START, ACT_COMPLETE, ACT_FAIL, ACT_FINALIZE, ACT_NODE_FAIL, ACT_NODE_RECOVER };
 

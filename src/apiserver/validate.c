@@ -19,7 +19,7 @@
 #include "apiserver/apiserver_int.h"
 #include "muster/load.h"
 #include "muster/resource.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 void mu__verr_add(mu__verr_t *e, const char *field, const char *reason, const char *fmt, ...)
 {

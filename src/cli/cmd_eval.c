@@ -3,7 +3,7 @@
  * trace (protocol in include/muster/eval.h and docs/evaluation.md).
  *
  * Loads the node and pod lists, runs every chosen policy for every chosen
- * seed through src/sim/eval_openb.c, prints a table of the mean allocation
+ * seed through src/eval/eval_openb.c, prints a table of the mean allocation
  * at x = 100 and at the end next to the paper's published means, and
  * writes the curves as JSON and an HTML report.  Exit 0 on success, 1 when
  * a run or a write fails, 2 on bad usage or input.
@@ -17,7 +17,7 @@
 
 #include "cli/cli.h"
 #include "muster/eval.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 #define EVAL_MAX_POLICIES 16
 #define EVAL_MAX_SEEDS 1000

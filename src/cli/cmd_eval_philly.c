@@ -3,7 +3,7 @@
  * Microsoft Philly trace (protocol in docs/evaluation.md, "Philly:
  * backfill and JCT").
  *
- * Loads the trace, lets src/sim/eval_philly.c pick the window, size the
+ * Loads the trace, lets src/eval/eval_philly.c pick the window, size the
  * cluster and run every policy, and prints the protocol, one table per
  * experiment and whether issue 5's goal is met; --json and --report write
  * every figure.  A progress line per run goes to stderr on a terminal.
@@ -17,8 +17,8 @@
 
 #include "cli/cli.h"
 #include "muster/eval_philly.h"
-#include "sim/load_util.h"
-#include "sim/svg.h"
+#include "muster/util.h"
+#include "muster/report.h"
 
 #define EVP_DEFAULT_TRACE "../shared/data/philly/philly.csv"
 #define EVP_UTIL_SLACK 0.01 /* goal: utilization within 1 point of EASY's */

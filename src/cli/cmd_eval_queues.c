@@ -3,7 +3,7 @@
  * policy (fair share between equal queues, over-quota weights, reclaim
  * latency) on synthetic clusters and workloads built in memory.
  *
- * The experiments live in src/sim/eval_queues.c; this file parses options,
+ * The experiments live in src/eval/eval_queues.c; this file parses options,
  * prints each experiment's figures with an OK / NOT MET line per target,
  * and writes them all as one JSON object with --json.  Exit 0 when every
  * target is met, 1 when one is not, 2 on bad usage.
@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "sim/eval_queues.h"
-#include "sim/load_util.h"
+#include "muster/eval_queues.h"
+#include "muster/util.h"
 
 #define JAIN_TARGET 0.99  /* fairness: Jain's index of the day's shares */
 #define WEIGHT_TOL 0.05   /* weighted: |share / target - 1| at most this */

@@ -17,8 +17,8 @@
 
 #include "cli/cli.h"
 #include "muster/eval_slurm.h"
-#include "sim/load_util.h"
-#include "sim/svg.h"
+#include "muster/util.h"
+#include "muster/report.h"
 
 #define EVS_DEFAULT_TRACE "../shared/data/philly/philly.csv"
 #define EVS_EXIT_NO_SLURM 3

@@ -17,8 +17,8 @@
 
 #include "cli/cli.h"
 #include "muster/eval_topo.h"
-#include "sim/load_util.h"
-#include "sim/svg.h"
+#include "muster/util.h"
+#include "muster/report.h"
 
 #define QUICK_JOBS 1000 /* --quick: the first this many multi-GPU jobs */
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "muster/report.h"
 #include "muster/sim.h"
 #include "cli/simopts.h"
 

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/simopts.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 void mu_simopts_init(mu_simopts_t *o, const char *cmd)
 {

@@ -6,22 +6,6 @@
 
 #include "muster/engine.h"
 
-const char *mu_strerror(int err)
-{
-	switch (err) {
-	case MU_OK: return "success";
-	case MU_ENOMEM: return "out of memory";
-	case MU_EINVAL: return "invalid argument";
-	case MU_ENOENT: return "no such object";
-	case MU_EEXIST: return "object already exists";
-	case MU_EPARSE: return "malformed input";
-	case MU_ERANGE: return "value out of range";
-	case MU_EIO: return "input/output error";
-	case MU_ESTATE: return "not valid in the current state";
-	case MU_ELIMIT: return "a fixed limit of muster was exceeded";
-	default: return "unknown error";
-	}
-}
 
 const char *mu_res_name(int slot)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "eval/slurm_int.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 #define SEC 1000LL
 #define EST_CLOSE_S 600.0 /* "within" for estimates: 10 trace minutes */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "eval/slurm_int.h"
-#include "sim/svg.h"
+#include "muster/report.h"
 
 #define W 1000.0
 #define CDF_H 300.0

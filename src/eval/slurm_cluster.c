@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "eval/slurm_int.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 extern char **environ;
 

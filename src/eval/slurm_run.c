@@ -20,8 +20,8 @@
 #include <time.h>
 
 #include "eval/slurm_int.h"
-#include "sim/load_util.h"
-#include "sim/svg.h"
+#include "muster/util.h"
+#include "muster/report.h"
 
 /* Slurm job id -> index into ev->jobs, for ids from first on. */
 typedef struct idmap {

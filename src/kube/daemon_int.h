@@ -1,6 +1,7 @@
 /*
  * daemon_int.h - the daemon object and the view it keeps of the cluster,
- * shared by state.c, jobs.c, apply.c, daemon.c, leader.c and metrics.c.
+ * shared by kmap.c, state.c, events.c, jobs.c, write.c, apply.c, daemon.c,
+ * leader.c and metrics.c.
  *
  * Threads: reflectors (one per resource) only push to d->evq; workers only
  * run HTTP requests from d->work and push outcomes to d->results; the
@@ -212,10 +213,8 @@ typedef struct mu__kd {
 	json_t *queue_names;    /* Queue objects seen: name -> last status */
 } mu__kd_t;
 
-/* --- state.c --------------------------------------------------------------- */
+/* --- events.c: events in, dirty groups synced ------------------------------- */
 
-int mu__kd_state_init(mu__kd_t *d);
-void mu__kd_state_release(mu__kd_t *d);
 /* Applies one watch event to the view (and the engine where it is
  * incremental: nodes, queues, topologies); groups it touches are marked
  * dirty.  Takes ev's reference. */
@@ -223,6 +222,11 @@ void mu__kd_event(mu__kd_t *d, mu__kev_t *ev);
 /* Syncs every dirty group with the engine (submit, re-plan, finish).
  * O(members of the dirty groups). */
 void mu__kd_sync(mu__kd_t *d, mu_time_t now);
+
+/* --- state.c: the view ------------------------------------------------------- */
+
+int mu__kd_state_init(mu__kd_t *d);
+void mu__kd_state_release(mu__kd_t *d);
 void mu__kd_mark_dirty(mu__kd_t *d, mu__kgroup_t *g);
 mu__kgroup_t *mu__kd_group(mu__kd_t *d, const char *key, mu__kgkind_t kind,
 			   const char *ns, const char *name);
@@ -249,6 +253,20 @@ void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
 /* A pod's queue: its label, its group's, or the default. */
 const char *mu__kd_queue_of(mu__kd_t *d, const mu__kgroup_t *g);
 
+/* One watch event of each kind (deleted: the object is gone). */
+void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted);
+void mu__kd_nrt_event(mu__kd_t *d, json_t *obj, bool deleted);
+void mu__kd_topo_event(mu__kd_t *d, json_t *obj, bool deleted);
+void mu__kd_queue_event(mu__kd_t *d, json_t *obj, bool deleted);
+/* A PodGroup: muster's (muster true) or the coscheduling plugin's. */
+void mu__kd_pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster);
+void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj);
+/* Forgets the pod with key "ns/name" and marks its group dirty. */
+void mu__kd_pod_delete(mu__kd_t *d, const char *key);
+/* Brings a group that is not a Job's admission group up to date with the
+ * engine (see state.c). */
+void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
+
 /* --- jobs.c ------------------------------------------------------------------ */
 
 /* A batch/v1 Job changed (obj NULL: deleted). */
@@ -264,7 +282,7 @@ void mu__kd_job_after_cycle(mu__kd_t *d, mu__kgroup_t *g);
 /* The PodGroup controller: a Job whose pods are ours becomes a gang. */
 void mu__kd_pgctl(mu__kd_t *d, const json_t *job);
 
-/* --- apply.c ----------------------------------------------------------------- */
+/* --- write.c: the write path ------------------------------------------------ */
 
 int mu__kwq_start(mu__kd_t *d);
 /* Stops the workers once the queued binds and evictions are written. */
@@ -274,10 +292,8 @@ void mu__kwq_stop(mu__kd_t *d);
 void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method,
 		  const char *path, const char *ctype, json_t *body,
 		  const char *pod_key, const char *node);
-/* Applies the outcomes of finished binds and evictions. */
-void mu__kd_outcomes(mu__kd_t *d);
-/* Turns a cycle's decisions into writes. */
-void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now);
+/* Frees a finished request and everything it owns; NULL is a no-op. */
+void mu__kwork_free(mu__kwork_t *w);
 /* Sends the binding of pod to node with the devices of dev. */
 void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node,
 		 const mu_decision_t *dev);
@@ -288,10 +304,18 @@ void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api,
 /* Sets the PodScheduled=False condition (and a FailedScheduling event)
  * when msg differs from the last one written. */
 void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg);
-/* Queue and PodGroup status, at most every 2 s. */
-void mu__kd_status(mu__kd_t *d);
+
+/* --- apply.c: decisions and outcomes ------------------------------------------ */
+
+/* Applies the outcomes of finished binds and evictions. */
+void mu__kd_outcomes(mu__kd_t *d);
+/* Turns a cycle's decisions into writes. */
+void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now);
 
 /* --- leader.c and metrics.c ------------------------------------------------- */
+
+/* Queue and PodGroup status, at most every 2 s. */
+void mu__kd_status(mu__kd_t *d);
 
 /* Acquires the lease (blocking until then or stop); starts renewing it in
  * a thread that sets d->lost when it cannot renew in time. */

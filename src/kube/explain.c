@@ -10,8 +10,7 @@
  * (Admitted, Preempted, FailedScheduling with the reason).  Bounded: one
  * GET of the object and one list of its events.  mu_kube_explain_live()
  * adds the engine's view from a running scheduler's /explain (queue,
- * state, reason, expected start), over the small loopback client of
- * apiserver.h.
+ * state, reason, expected start), over the daemon's own HTTP client.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +18,6 @@
 #include <curl/curl.h>
 
 #include "kube/kube_int.h"
-#include "muster/apiserver.h"
 
 /* Prints the events about kind/name in ns, oldest first. */
 static void events(mu__kc_t *c, FILE *out, const char *ns, const char *kind, const char *name)
@@ -137,21 +135,30 @@ static bool split_what(const char *what, const char *def_ns, char *ns, size_t ns
 int mu_kube_explain_live(const char *scheduler, const char *what, const char *def_ns, FILE *out,
 			 char *err, size_t errlen)
 {
-	char ns[256], name[512], host[64], path[1200];
-	int port;
+	char ns[256], name[512], path[1200];
 	bool job = split_what(what, def_ns, ns, sizeof ns, name, sizeof name);
-	if (mu_apiclient_parse_url(scheduler, host, sizeof host, &port)) {
+	if (strncmp(scheduler, "http://", 7) && strncmp(scheduler, "https://", 8)) {
 		snprintf(err, errlen, "--scheduler: expected http://HOST:PORT, got %s", scheduler);
 		return MU_EINVAL;
 	}
 	snprintf(path, sizeof path, "/explain?%s=%s%%2F%s", job ? "job" : "pod", ns, name);
-	mu_apiclient_resp_t r;
-	int rc = mu_apiclient_do(host, port, "GET", path, NULL, NULL, NULL, 5000, &r);
-	json_t *o = rc == MU_OK ? json_loads(r.body, 0, NULL) : NULL;
-	if (rc || r.status != 200 || !o) {
-		snprintf(err, errlen, "the scheduler at %s: %s", scheduler,
-			 rc ? mu_strerror(rc) : r.body ? r.body : "no answer");
-		free(r.body);
+	/* The scheduler's listener, through the daemon's own client: a config
+	 * whose server is that listener, with no credentials. */
+	mu_kube_config_t lc = {.server = (char *)scheduler};
+	mu__kauth_t auth;
+	mu__kc_t *c = NULL;
+	long st = 0;
+	json_t *o = NULL;
+	int rc = mu__kauth_init(&auth, &lc);
+	if (rc == MU_OK) {
+		if ((rc = mu__kc_new(&auth, &c)) == MU_OK)
+			rc = mu__kc_json(c, "GET", path, NULL, NULL, 5000, &st, &o);
+		mu__kc_free(c);
+		mu__kauth_release(&auth);
+	}
+	if (rc || st != 200 || !o) {
+		const char *m = o && mu__kjs(o, "message") ? mu__kjs(o, "message") : "no answer";
+		snprintf(err, errlen, "the scheduler at %s: %s", scheduler, rc ? mu_strerror(rc) : m);
 		json_decref(o);
 		return MU_EIO;
 	}
@@ -170,7 +177,6 @@ int mu_kube_explain_live(const char *scheduler, const char *what, const char *de
 		fprintf(out, "  why:        %s\n", msg);
 	if (start && *start)
 		fprintf(out, "  expected:   to start at %s (from %s)\n", start, mu__kjs(o, "expectedStartFrom"));
-	free(r.body);
 	json_decref(o);
 	return MU_OK;
 }

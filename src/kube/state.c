@@ -14,8 +14,9 @@
  *   - else the pod alone ("s:ns/name").
  * Pods of other schedulers that are bound count against their nodes
  * ("e:ns/name", in the hidden queue muster.io/external).
- * A group whose members changed is marked dirty; before the next cycle
- * mu__kd_sync() brings its engine job up to date: nothing when the members
+ * Events arrive through events.c.  A group whose members changed is marked
+ * dirty; before the next cycle mu__kd_sync() (events.c) has
+ * mu__kd_group_sync() bring its engine job up to date: nothing when the members
  * are the ones submitted, else the old job is finished and a new one
  * submitted ("KEY~GEN") with the live members, pods already bound (or with
  * a bind in flight) replayed as bound.  Nothing is rebuilt from scratch:
@@ -28,96 +29,6 @@
 #include "kube/daemon_int.h"
 
 #define EXTERNAL_QUEUE "muster.io/external"
-
-/* --- the hash map ------------------------------------------------------------ */
-
-static uint64_t khash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-void *mu__kmap_get(const mu__kmap_t *m, const char *key)
-{
-	if (!m->cap)
-		return NULL;
-	for (mu__kment_t *e = m->tab[khash(key) & (m->cap - 1)]; e; e = e->next)
-		if (!strcmp(e->key, key))
-			return e->val;
-	return NULL;
-}
-
-int mu__kmap_put(mu__kmap_t *m, const char *key, void *val)
-{
-	if (m->n + 1 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-		mu__kment_t **nt = calloc(ncap, sizeof *nt);
-		if (!nt)
-			return MU_ENOMEM;
-		for (size_t i = 0; i < m->cap; i++)
-			for (mu__kment_t *e = m->tab[i], *nx; e; e = nx) {
-				nx = e->next;
-				size_t b = khash(e->key) & (ncap - 1);
-				e->next = nt[b];
-				nt[b] = e;
-			}
-		free(m->tab);
-		m->tab = nt;
-		m->cap = ncap;
-	}
-	size_t b = khash(key) & (m->cap - 1);
-	for (mu__kment_t *e = m->tab[b]; e; e = e->next)
-		if (!strcmp(e->key, key)) {
-			e->key = key;
-			e->val = val;
-			return MU_OK;
-		}
-	mu__kment_t *e = malloc(sizeof *e);
-	if (!e)
-		return MU_ENOMEM;
-	*e = (mu__kment_t){key, val, m->tab[b]};
-	m->tab[b] = e;
-	m->n++;
-	return MU_OK;
-}
-
-void *mu__kmap_del(mu__kmap_t *m, const char *key)
-{
-	if (!m->cap)
-		return NULL;
-	for (mu__kment_t **pp = &m->tab[khash(key) & (m->cap - 1)]; *pp; pp = &(*pp)->next)
-		if (!strcmp((*pp)->key, key)) {
-			mu__kment_t *e = *pp;
-			void *v = e->val;
-			*pp = e->next;
-			free(e);
-			m->n--;
-			return v;
-		}
-	return NULL;
-}
-
-void mu__kmap_each(const mu__kmap_t *m, void (*fn)(void *arg, void *val), void *arg)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		for (mu__kment_t *e = m->tab[i], *nx; e; e = nx) {
-			nx = e->next;
-			fn(arg, e->val);
-		}
-}
-
-void mu__kmap_release(mu__kmap_t *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		for (mu__kment_t *e = m->tab[i], *nx; e; e = nx) {
-			nx = e->next;
-			free(e);
-		}
-	free(m->tab);
-	memset(m, 0, sizeof *m);
-}
 
 /* --- groups ------------------------------------------------------------------ */
 
@@ -331,7 +242,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p);
 }
 
-static void pod_delete(mu__kd_t *d, const char *key)
+void mu__kd_pod_delete(mu__kd_t *d, const char *key)
 {
 	mu__kpod_t *p = mu__kmap_del(&d->pods, key);
 	if (!p)
@@ -378,7 +289,7 @@ void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job)
 /* A Pod was added or changed: its facts are copied (the object is not
  * kept), its shape looked up once, its group marked dirty when what the
  * engine sees changed.  O(1) expected, O(pods) when it changes group. */
-static void pod_upsert(mu__kd_t *d, json_t *obj)
+void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 {
 	mu__kpodinfo_t in;
 	char key[600];
@@ -390,11 +301,11 @@ static void pod_upsert(mu__kd_t *d, json_t *obj)
 	bool relevant = ours || (in.node && !in.terminal);
 	if (!relevant) {
 		if (p)
-			pod_delete(d, key);
+			mu__kd_pod_delete(d, key);
 		return;
 	}
 	if (p && in.uid && p->uid && strcmp(in.uid, p->uid)) {
-		pod_delete(d, key); /* a new pod under an old name */
+		mu__kd_pod_delete(d, key); /* a new pod under an old name */
 		p = NULL;
 	}
 	if (!p) {
@@ -493,7 +404,7 @@ static mu__knode_t *node_get(mu__kd_t *d, const char *name)
 
 /* A Node changed: kept (a reference) and fed to the engine only when its
  * signature changed; a deleted node's groups are re-synced (O(pods)). */
-static void node_event(mu__kd_t *d, json_t *obj, bool deleted)
+void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted)
 {
 	const char *name = mu__kjs(obj, "metadata.name");
 	if (!name)
@@ -529,7 +440,7 @@ static void node_event(mu__kd_t *d, json_t *obj, bool deleted)
 	node_feed(d, n);
 }
 
-static void nrt_event(mu__kd_t *d, json_t *obj, bool deleted)
+void mu__kd_nrt_event(mu__kd_t *d, json_t *obj, bool deleted)
 {
 	const char *name = mu__kjs(obj, "metadata.name");
 	mu__knode_t *n = name ? node_get(d, name) : NULL;
@@ -581,7 +492,7 @@ static void queues_feed(mu__kd_t *d)
 	}
 }
 
-static void queue_event(mu__kd_t *d, json_t *obj, bool deleted)
+void mu__kd_queue_event(mu__kd_t *d, json_t *obj, bool deleted)
 {
 	const char *name = mu__kjs(obj, "metadata.name");
 	if (!name)
@@ -604,7 +515,7 @@ static void queue_event(mu__kd_t *d, json_t *obj, bool deleted)
 		}
 }
 
-static void topo_event(mu__kd_t *d, json_t *obj, bool deleted)
+void mu__kd_topo_event(mu__kd_t *d, json_t *obj, bool deleted)
 {
 	mu_arena_t a;
 	mu_topology_spec_t t;
@@ -622,7 +533,7 @@ static void topo_event(mu__kd_t *d, json_t *obj, bool deleted)
 }
 
 /* A muster or coscheduling PodGroup changed. */
-static void pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster)
+void mu__kd_pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster)
 {
 	const char *name = mu__kjs(obj, "metadata.name"), *ns = mu__kjs(obj, "metadata.namespace");
 	char key[600];
@@ -644,149 +555,6 @@ static void pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster)
 		set_str(&g->pg_queue, mu__kjs(obj, "spec.queue"));
 	}
 	mu__kd_mark_dirty(d, g);
-}
-
-/* --- events and re-lists ------------------------------------------------------- */
-
-static void resource_event(mu__kd_t *d, mu__kres_t res, json_t *obj, bool deleted)
-{
-	switch (res) {
-	case MU__KR_NODES: node_event(d, obj, deleted); break;
-	case MU__KR_NRTS: nrt_event(d, obj, deleted); break;
-	case MU__KR_TOPOS: topo_event(d, obj, deleted); break;
-	case MU__KR_QUEUES: queue_event(d, obj, deleted); break;
-	case MU__KR_MPGS: pg_event(d, obj, deleted, true); break;
-	case MU__KR_XPGS: pg_event(d, obj, deleted, false); break;
-	case MU__KR_JOBS: {
-		char key[600];
-		mu__kgroup_t *g;
-		snprintf(key, sizeof key, "j:%s/%s", mu__kjs(obj, "metadata.namespace") ?
-			 mu__kjs(obj, "metadata.namespace") : "default",
-			 mu__kjs(obj, "metadata.name") ? mu__kjs(obj, "metadata.name") : "");
-		mu__kd_job_event(d, key, obj, deleted);
-		if ((g = mu__kmap_get(&d->groups, key)))
-			g->seen = true;
-		break;
-	}
-	case MU__KR_PODS:
-		if (deleted) {
-			char key[600];
-			mu__kpodinfo_t in;
-			if (mu__kpod_info(obj, &in) == MU_OK) {
-				snprintf(key, sizeof key, "%s/%s", in.ns, in.name);
-				pod_delete(d, key);
-			}
-		} else {
-			pod_upsert(d, obj);
-		}
-		break;
-	case MU__KR_COUNT: break;
-	}
-}
-
-/* Clears the seen marks of a resource before a re-list. */
-static void unsee(void *arg, void *val)
-{
-	(void)arg;
-	((mu__kpod_t *)val)->seen = false;
-}
-
-static void unsee_node(void *arg, void *val)
-{
-	(void)arg;
-	((mu__knode_t *)val)->seen = false;
-}
-
-/* Whether group g stands for an object of resource res. */
-static bool group_of(const mu__kgroup_t *g, mu__kres_t res)
-{
-	return res == MU__KR_JOBS ? g->job != NULL :
-	       res == MU__KR_MPGS ? g->has_pg && g->key[0] == 'm' :
-	       res == MU__KR_XPGS ? g->has_pg && g->key[0] == 'x' : false;
-}
-
-/* After a re-list of Jobs or PodGroups: those not seen are gone. */
-static void relist_end_groups(mu__kd_t *d, mu__kres_t res)
-{
-	json_t *gone = json_array();
-	for (size_t i = 0; gone && i < d->groups.cap; i++)
-		for (mu__kment_t *e = d->groups.tab[i]; e; e = e->next) {
-			mu__kgroup_t *g = e->val;
-			if (group_of(g, res) && !g->seen)
-				json_array_append_new(gone, json_pack("{s:{s:s,s:s}}", "metadata", "namespace",
-								      g->ns, "name", g->name));
-		}
-	size_t i;
-	json_t *o;
-	json_array_foreach(gone, i, o)
-		resource_event(d, res, o, true);
-	json_decref(gone);
-}
-
-static void unsee_groups(mu__kd_t *d, mu__kres_t res)
-{
-	for (size_t i = 0; i < d->groups.cap; i++)
-		for (mu__kment_t *e = d->groups.tab[i]; e; e = e->next)
-			if (group_of(e->val, res))
-				((mu__kgroup_t *)e->val)->seen = false;
-}
-
-/* After a re-list: what was not seen is gone. */
-static void relist_end(mu__kd_t *d, mu__kres_t res)
-{
-	char **gone = NULL;
-	size_t n = 0;
-	mu__kmap_t *m = res == MU__KR_PODS ? &d->pods : res == MU__KR_NODES ? &d->nodes : NULL;
-	if (res == MU__KR_JOBS || res == MU__KR_MPGS || res == MU__KR_XPGS)
-		relist_end_groups(d, res);
-	if (!m)
-		return;
-	gone = calloc(m->n + 1, sizeof *gone);
-	for (size_t i = 0; gone && i < m->cap; i++)
-		for (mu__kment_t *e = m->tab[i]; e; e = e->next) {
-			bool seen = res == MU__KR_PODS ? ((mu__kpod_t *)e->val)->seen
-						       : ((mu__knode_t *)e->val)->seen;
-			if (!seen)
-				gone[n++] = strdup(e->key);
-		}
-	for (size_t i = 0; i < n; i++) {
-		if (res == MU__KR_PODS) {
-			pod_delete(d, gone[i]);
-		} else {
-			json_t *o = json_pack("{s:{s:s}}", "metadata", "name", gone[i]);
-			node_event(d, o, true);
-			json_decref(o);
-		}
-		free(gone[i]);
-	}
-	free(gone);
-}
-
-void mu__kd_event(mu__kd_t *d, mu__kev_t *ev)
-{
-	switch (ev->type) {
-	case MU__KE_SYNC_BEGIN:
-		if (ev->res == MU__KR_PODS)
-			mu__kmap_each(&d->pods, unsee, NULL);
-		else if (ev->res == MU__KR_NODES)
-			mu__kmap_each(&d->nodes, unsee_node, NULL);
-		else
-			unsee_groups(d, ev->res);
-		break;
-	case MU__KE_SYNC_END:
-		relist_end(d, ev->res);
-		break;
-	case MU__KE_ADDED:
-	case MU__KE_MODIFIED:
-	case MU__KE_SYNC_ITEM:
-		resource_event(d, ev->res, ev->obj, false);
-		break;
-	case MU__KE_DELETED:
-		resource_event(d, ev->res, ev->obj, true);
-		break;
-	}
-	json_decref(ev->obj);
-	ev->obj = NULL;
 }
 
 /* --- syncing groups with the engine ---------------------------------------------- */
@@ -963,7 +731,7 @@ static void group_wait(mu__kd_t *d, mu__kgroup_t *g, const char *msg)
 }
 
 /* Brings one SINGLE, GANG or EXTERNAL group's engine job up to date. */
-static void group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
+void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 {
 	mu__kpod_t **live = calloc((size_t)g->npods + 1, sizeof *live);
 	int32_t n = 0, placed = 0;
@@ -1011,34 +779,6 @@ static void group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 		}
 	}
 	free(live);
-}
-
-/* Syncs the dirty groups and frees those nothing keeps.  O(members of the
- * dirty groups) per pass, at most 4 passes. */
-void mu__kd_sync(mu__kd_t *d, mu_time_t now)
-{
-	/* Syncing may mark more groups dirty (Job pods moving); bounded by
-	 * the number of groups, since each is synced once per pass. */
-	for (int pass = 0; pass < 4 && d->ndirty; pass++) {
-		mu__kgroup_t **v = d->dirty;
-		int32_t n = d->ndirty;
-		d->dirty = NULL;
-		d->ndirty = d->dirty_cap = 0;
-		for (int32_t i = 0; i < n; i++)
-			v[i]->listed_dirty = false;
-		for (int32_t i = 0; i < n; i++) {
-			mu__kgroup_t *g = v[i];
-			if (!g->dirty)
-				continue;
-			g->dirty = false;
-			if (g->kind == MU__KG_JOB)
-				mu__kd_job_sync(d, g, now);
-			else
-				group_sync(d, g, now);
-			mu__kd_group_gc(d, g);
-		}
-		free(v);
-	}
 }
 
 /* --- lifecycle --------------------------------------------------------------------- */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "apiserver/jpath.h"
+#include "muster/jpath.h"
 #include "kube/kube_int.h"
 
 /* One implementation of dotted paths serves both modules. */

@@ -18,7 +18,7 @@
 #include "muster/engine.h"
 #include "muster/scenario.h"
 #include "muster/sim.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 /* The devices of a pod's latest bind decision. */
 typedef struct scn_dev {

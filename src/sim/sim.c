@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "muster/sim.h"
-#include "sim/load_util.h"
+#include "muster/util.h"
 
 /* Per-job state of a run, indexed like the sorted arrival order. */
 typedef struct sim_job {

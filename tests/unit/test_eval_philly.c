@@ -1,5 +1,5 @@
 /*
- * test_eval_philly.c - the Philly evaluation (src/sim/eval_philly.c): the
+ * test_eval_philly.c - the Philly evaluation (src/eval/eval_philly.c): the
  * window choice and the cluster sizing on a small Philly-format trace
  * built in memory, each policy's engine config, strict order under FIFO,
  * a whole evaluation of a synthetic trace with its writers, and, when

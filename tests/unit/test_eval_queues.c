@@ -1,5 +1,5 @@
 /*
- * test_eval_queues.c - the queueing-policy evaluation (src/sim/eval_queues.c):
+ * test_eval_queues.c - the queueing-policy evaluation (src/eval/eval_queues.c):
  * Jain's index on known vectors, the workload generator's determinism and
  * offered load, and small versions of the fairness and reclaim experiments
  * (a few hundred jobs on 32 and 8 nodes; no wall-clock assertions).
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sim/eval_queues.h"
+#include "muster/eval_queues.h"
 
 #define HOUR (3600 * 1000LL)
 

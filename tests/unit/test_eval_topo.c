@@ -1,5 +1,5 @@
 /*
- * test_eval_topo.c - the topology evaluation (src/sim/eval_topo*.c): the
+ * test_eval_topo.c - the topology evaluation (src/eval/eval_topo*.c): the
  * topology CSV reader, the tightest feasible tier, spans of hand-made
  * placements, the JCT model, the cluster and workload builders, a tiny
  * in-memory run where the slowdown hook must show in the JCT, the writers,

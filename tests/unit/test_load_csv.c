@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "muster/load.h"
-#include "sim/csv.h"
+#include "muster/csv.h"
 
 #define GIB ((int64_t)1 << 30)
 #define MIB ((int64_t)1 << 20)

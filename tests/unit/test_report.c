@@ -17,7 +17,7 @@
 
 #include "check.h"
 #include "muster/sim.h"
-#include "sim/svg.h"
+#include "muster/report.h"
 
 /* --- building results --------------------------------------------------- */
 

@@ -1,0 +1,72 @@
+/*
+ * util.h - small helpers that several layers share: strict parsers for
+ * integers, numbers, booleans, durations and names (every parser takes the
+ * whole string, trailing junk is an error; they return MU_OK, MU_EPARSE or
+ * MU_ERANGE and never write to *out on failure), and text formats for
+ * people and for JSON (UTF-8 aware HTML escaping, durations, counts,
+ * percentages, JSON strings).
+ *
+ * The names keep the internal mu__ prefix: they are muster's own building
+ * blocks, not part of the engine's API.  Nothing here allocates, keeps state
+ * or depends on any other room (src/util is the bottom floor).  See
+ * docs/architecture.md.
+ */
+#ifndef MUSTER_UTIL_H
+#define MUSTER_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "muster/error.h"
+
+/* --- strict parsers (src/util/parse.c) ---------------------------------- */
+
+/* A decimal integer in [min, max]. */
+int mu__parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
+/* A finite decimal number (strtod) in [min, max]. */
+int mu__parse_num(const char *s, double min, double max, double *out);
+/* true/false (also yes/no, 1/0). */
+int mu__parse_bool(const char *s, bool *out);
+/* A non-negative duration ("90", "1.5", "250ms", "5m", "1h30m", "2d") in
+ * milliseconds, at most 100 years. */
+int mu__parse_duration(const char *s, int64_t *out);
+/* A name: 1..253 chars of [A-Za-z0-9._-], starting alphanumeric. */
+bool mu__valid_name(const char *s);
+/* Quotes s for messages, truncated to a sane length: writes into buf. */
+const char *mu__quote(const char *s, char *buf, size_t len);
+
+/* --- text formats (src/util/fmt.c) ------------------------------------- */
+
+
+/* Length (1..4) of the valid UTF-8 sequence at s, or 0 when s starts with
+ * NUL or with a byte that begins no valid sequence. */
+size_t mu__utf8_seq(const char *s);
+/* Characters (valid sequences or stray bytes) in s, counting at most
+ * `stop`; O(min(len, stop)). */
+size_t mu__utf8_chars(const char *s, size_t stop);
+
+/* Writes s HTML-escaped (& < > " ' and control characters; invalid UTF-8
+ * becomes U+FFFD).  At most max_chars characters are written, the last one
+ * an ellipsis when s was longer; max_chars 0 means no limit.  NULL writes
+ * nothing. */
+void mu__html_text(FILE *f, const char *s, size_t max_chars);
+
+/* "12.5µs", "850ms", "45.2s", "12m 5s", "3h 12m", "2d 4h"; "-" when not
+ * finite. */
+void mu__fmt_duration(char *buf, size_t n, double seconds);
+/* "12,345" */
+void mu__fmt_count(char *buf, size_t n, int64_t v);
+/* A ratio as a percentage with `decimals` decimals: "87.3%"; "-" when not
+ * finite. */
+void mu__fmt_pct(char *buf, size_t n, double ratio, int decimals);
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * invalid UTF-8 as U+FFFD; NULL as null. */
+void mu__json_str(FILE *f, const char *s);
+/* The same three written to f (a percentage with one decimal). */
+void mu__put_dur(FILE *f, double seconds);
+void mu__put_count(FILE *f, int64_t v);
+void mu__put_pct(FILE *f, double ratio);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * write.c - the daemon's write path: the two request lists and the worker
+ * threads that run them, and the writers every part of the daemon uses
+ * (a Binding with the devices as annotations, an Event, a pod's
+ * PodScheduled=False condition).
+ *
+ * Binds and evictions go to a high-priority list that is never dropped;
+ * status and events to a bounded low-priority list that drops when full
+ * (they are rewritten on the next change).  Workers (their own kept-alive
+ * connections) run the requests; bind and eviction outcomes go back to
+ * the main loop through d->results (apply.c reads them).  Stopping drains
+ * the high-priority list first.  This file calls no other part of the
+ * daemon: decisions (apply.c), Jobs (jobs.c), the view (state.c) and
+ * status (metrics.c) all write through it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube/daemon_int.h"
+
+#define LO_CAP 20000   /* queued status and event writes */
+#define EVICT_TRIES 8  /* tries of an eviction answered 429 */
+
+void mu__kwork_free(mu__kwork_t *w)
+{
+	if (!w)
+		return;
+	free(w->method);
+	free(w->path);
+	free(w->ctype);
+	free(w->body);
+	free(w->pod_key);
+	free(w->node);
+	free(w->answer);
+	free(w);
+}
+
+static char *dup0(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method, const char *path,
+		  const char *ctype, json_t *body, const char *pod_key, const char *node)
+{
+	mu__kwq_t *q = &d->wq;
+	mu__kwork_t *w = calloc(1, sizeof *w);
+	if (!w)
+		return;
+	w->kind = kind;
+	w->method = dup0(method);
+	w->path = dup0(path);
+	w->ctype = dup0(ctype);
+	w->body = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	w->pod_key = dup0(pod_key);
+	w->node = dup0(node);
+	pthread_mutex_lock(&q->mu);
+	if (q->closing || (kind == MU__KW_WRITE && q->nlo >= q->lo_cap)) {
+		pthread_mutex_unlock(&q->mu);
+		mu__kwork_free(w);
+		return;
+	}
+	if (kind == MU__KW_WRITE) {
+		if (q->lo_tail)
+			q->lo_tail->next = w;
+		else
+			q->lo_head = w;
+		q->lo_tail = w;
+		q->nlo++;
+	} else {
+		if (q->hi_tail)
+			q->hi_tail->next = w;
+		else
+			q->hi_head = w;
+		q->hi_tail = w;
+		q->nhi++;
+	}
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* Takes the next request (binds first); NULL when closing and empty. */
+static mu__kwork_t *take(mu__kwq_t *q)
+{
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		mu__kwork_t *w = NULL;
+		if (q->hi_head) {
+			w = q->hi_head;
+			q->hi_head = w->next;
+			if (!q->hi_head)
+				q->hi_tail = NULL;
+			q->nhi--;
+		} else if (q->lo_head && !q->closing) {
+			w = q->lo_head;
+			q->lo_head = w->next;
+			if (!q->lo_head)
+				q->lo_tail = NULL;
+			q->nlo--;
+		}
+		if (w) {
+			w->next = NULL;
+			q->busy++;
+			pthread_mutex_unlock(&q->mu);
+			return w;
+		}
+		if (q->closing) {
+			pthread_mutex_unlock(&q->mu);
+			return NULL;
+		}
+		pthread_cond_wait(&q->cv, &q->mu);
+	}
+}
+
+/* Runs one request, retrying an eviction refused with 429. */
+static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
+{
+	for (;;) {
+		mu__kresp_t r;
+		mu__kc_do(c, w->method, w->path, w->ctype, w->body, 30000, &r);
+		w->status = r.status;
+		bool ok = r.status >= 200 && r.status < 300;
+		if (!ok) {
+			free(w->answer);
+			w->answer = r.body;
+			r.body = NULL;
+		}
+		mu__kresp_release(&r);
+		if (w->kind == MU__KW_EVICT && w->status == 429 && ++w->tries < EVICT_TRIES &&
+		    !atomic_load(&d->stop)) {
+			struct timespec ts = {0, 250000000L << (w->tries < 3 ? w->tries : 2)};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (!ok && w->kind == MU__KW_WRITE && w->status != 409 && w->status != 404)
+			mu__klog(&d->log, 1, "%s %s: HTTP %ld %.200s | status=%ld", w->method, w->path,
+				 w->status, w->answer ? w->answer : "", w->status);
+		return;
+	}
+}
+
+/* A writer thread: its own connection (kept alive), requests from the
+ * queue until it closes; bind and eviction outcomes go back to the main
+ * loop (which frees them), the rest are freed here. */
+static void *worker(void *arg)
+{
+	mu__kd_t *d = arg;
+	mu__kc_t *c = NULL;
+	if (mu__kc_new(&d->auth, &c))
+		return NULL;
+	mu__kwq_t *q = &d->wq;
+	for (mu__kwork_t *w; (w = take(q));) {
+		run_one(d, c, w);
+		pthread_mutex_lock(&q->mu);
+		q->busy--;
+		if (w->kind != MU__KW_WRITE) {
+			w->next = q->done;
+			q->done = w;
+			w = NULL;
+		}
+		pthread_mutex_unlock(&q->mu);
+		mu__kwork_free(w);
+	}
+	mu__kc_free(c);
+	return NULL;
+}
+
+int mu__kwq_start(mu__kd_t *d)
+{
+	mu__kwq_t *q = &d->wq;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	q->lo_cap = LO_CAP;
+	d->nworkers = d->o->workers > 0 ? d->o->workers : 4;
+	d->workers = calloc((size_t)d->nworkers, sizeof *d->workers);
+	if (!d->workers)
+		return MU_ENOMEM;
+	for (int i = 0; i < d->nworkers; i++)
+		if (pthread_create(&d->workers[i], NULL, worker, d)) {
+			d->nworkers = i;
+			return MU_ENOMEM;
+		}
+	return MU_OK;
+}
+
+/* Frees a list of requests that were never run. */
+static void free_list(mu__kwork_t *w)
+{
+	while (w) {
+		mu__kwork_t *n = w->next;
+		mu__kwork_free(w);
+		w = n;
+	}
+}
+
+void mu__kwq_stop(mu__kd_t *d)
+{
+	mu__kwq_t *q = &d->wq;
+	if (!d->workers)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->closing = true;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	for (int i = 0; i < d->nworkers; i++)
+		pthread_join(d->workers[i], NULL);
+	free(d->workers);
+	d->workers = NULL;
+	free_list(q->hi_head);
+	free_list(q->lo_head);
+	free_list(q->done);
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->cv);
+	memset(q, 0, sizeof *q);
+}
+
+void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision_t *dev)
+{
+	char path[1200];
+	free(p->an_node);
+	p->an_node = strdup(node);
+	p->dev = *dev;
+	json_t *an = mu__kdev_annotations(dev);
+	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s,s:s?,s:o},s:{s:s,s:s}}", "apiVersion", "v1",
+				 "kind", "Binding", "metadata", "name", p->name, "namespace", p->ns,
+				 "uid", p->uid, "annotations", an, "target", "kind", "Node", "name", node);
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/binding", p->ns, p->name);
+	mu__kd_write(d, MU__KW_BIND, "POST", path, "application/json", body, p->key, node);
+	json_decref(body);
+}
+
+void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api, const char *ns,
+			const char *name, const char *uid, const char *type, const char *reason,
+			const char *msg)
+{
+	char ts[40], path[700], ename[400];
+	int64_t now = mu__k_now_ms();
+	mu__k_fmt_time(now, false, ts, sizeof ts);
+	snprintf(ename, sizeof ename, "%.250s.%llx%04x", name, (unsigned long long)now,
+		 (unsigned)(d->evseq++ & 0xffff));
+	json_t *ev = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},"
+			       "s:s,s:s,s:i,s:s,s:s}",
+			       "apiVersion", "v1", "kind", "Event", "metadata", "name", ename, "namespace", ns,
+			       "involvedObject", "kind", kind, "apiVersion", api, "namespace", ns, "name", name,
+			       "uid", uid, "reason", reason, "message", msg, "type", type,
+			       "source", "component", d->o->scheduler_name, "firstTimestamp", ts,
+			       "lastTimestamp", ts, "count", 1, "reportingComponent", d->o->scheduler_name,
+			       "reportingInstance", d->o->id ? d->o->id : "muster");
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", ns);
+	mu__kd_write(d, MU__KW_WRITE, "POST", path, "application/json", ev, NULL, NULL);
+	json_decref(ev);
+}
+
+void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg)
+{
+	char ts[40], path[1200];
+	if (!p->ours || (p->msg && !strcmp(p->msg, msg)))
+		return;
+	free(p->msg);
+	p->msg = strdup(msg);
+	mu__k_fmt_time(mu__k_now_ms(), false, ts, sizeof ts);
+	json_t *body = json_pack("{s:{s:[{s:s,s:s,s:s,s:s,s:s}]}}", "status", "conditions", "type",
+				 "PodScheduled", "status", "False", "reason", "Unschedulable",
+				 "message", msg, "lastTransitionTime", ts);
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/status", p->ns, p->name);
+	mu__kd_write(d, MU__KW_WRITE, "PATCH", path, "application/strategic-merge-patch+json", body,
+		     NULL, NULL);
+	json_decref(body);
+	mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Warning", "FailedScheduling", msg);
+}
