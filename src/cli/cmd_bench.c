@@ -1,6 +1,6 @@
 /*
  * cmd_bench.c - `muster bench`: runs the benchmark shapes of
- * src/bench/*.c (each in its own child process, for its peak RSS),
+ * src/bench/bench*.c (each in its own child process, for its peak RSS),
  * prints one JSON line per record on stdout and a table of the issue's
  * targets (OK / MISSED) on stderr, and writes the records as a JSON array
  * (--json) and an HTML report (--report).
