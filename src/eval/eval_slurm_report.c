@@ -73,23 +73,26 @@ int mu_slurm_write_text_tables(const mu_slurm_eval_t *ev, FILE *f)
 		fprintf(f, "%s\n", (int)i == ev->best_slurm ? "  (best Slurm)" : "");
 	}
 	fprintf(f, "\nJCT, backfill and start estimates (trace time)\n");
-	fprintf(f, "  %-34s %9s %9s %9s %8s %8s %7s %10s %10s %7s %8s\n", "scheduler",
+	fprintf(f, "  %-34s %9s %9s %9s %8s %8s %7s %10s %10s %10s %7s %8s\n", "scheduler",
 		"mean JCT", "p50 JCT", "p99 JCT", "out of", "Slurm", "est.", "|err| p50",
-		"|err| p90", "within", "evicted/");
-	fprintf(f, "  %-34s %9s %9s %9s %8s %8s %7s %10s %10s %7s %8s\n", "", "", "", "",
-		"order", "bf", "jobs", "", "", "10 min", "moved");
+		"|err| p90", "mean err", "within", "evicted/");
+	fprintf(f, "  %-34s %9s %9s %9s %8s %8s %7s %10s %10s %10s %7s %8s\n", "", "", "", "",
+		"order", "bf", "jobs", "", "", "(+ late)", "10 min", "moved");
 	for (size_t i = 0; i < ev->nsides; i++) {
 		const mu_slurm_side_t *s = &ev->sides[i];
-		char c1[32], d1[32], e1[32], bf[32], ev_[32];
+		char c1[32], d1[32], e1[32], g1[40], bf[32], ev_[32];
+		g1[0] = s->est_bias_s < 0 ? '-' : '+';
+		mu__fmt_duration(g1 + 1, sizeof g1 - 1, fabs(s->est_bias_s));
 		snprintf(bf, sizeof bf, "%lld", (long long)s->by_backfill);
 		snprintf(ev_, sizeof ev_, "%lld/%lld", (long long)s->preemptions,
 			 (long long)s->moves);
-		fprintf(f, "  %-34.34s %9s %9s %9s %8lld %8s %7lld %10s %10s %6.0f%% %8s\n",
+		fprintf(f, "  %-34.34s %9s %9s %9s %8lld %8s %7lld %10s %10s %10s %6.0f%% %8s\n",
 			s->label, dur(a, sizeof a, s->jct_mean_s), dur(b, sizeof b, s->jct_p50_s),
 			dur(c1, sizeof c1, s->jct_p99_s), (long long)s->out_of_order,
 			s->is_slurm ? bf : "-", (long long)s->est_n,
 			s->est_n ? dur(d1, sizeof d1, s->est_p50_s) : "-",
-			s->est_n ? dur(e1, sizeof e1, s->est_p90_s) : "-", s->est_within * 100,
+			s->est_n ? dur(e1, sizeof e1, s->est_p90_s) : "-", s->est_n ? g1 : "-",
+			s->est_within * 100,
 			s->is_slurm ? "-" : ev_);
 	}
 	if (ev->slurm_version[0])
@@ -155,6 +158,7 @@ static void html_table(const mu_slurm_eval_t *ev, FILE *f)
 	}
 	fputs("<th>mean JCT</th><th>p99 JCT</th><th>out of order</th><th>Slurm "
 	      "Scheduler=Backfill</th><th>estimates</th><th>|err| p50</th><th>|err| p90</th>"
+	      "<th>mean err (+ late)</th>"
 	      "</tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < ev->nsides; i++) {
 		const mu_slurm_side_t *s = &ev->sides[i];
@@ -187,6 +191,8 @@ static void html_table(const mu_slurm_eval_t *ev, FILE *f)
 		mu__put_dur(f, s->est_p50_s);
 		fputs("</td><td>", f);
 		mu__put_dur(f, s->est_p90_s);
+		fputs(s->est_bias_s < 0 ? "</td><td>&minus;" : "</td><td>+", f);
+		mu__put_dur(f, fabs(s->est_bias_s));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
