@@ -243,6 +243,21 @@ static void on_decisions(void *ctx, const mu_engine_t *e, const mu_decisions_t *
 	}
 }
 
+/* The engine's time constants on the compressed clock, so that the
+ * simulator sees the trace's minimum runtime, default estimate, cool-down
+ * and disruption budget (pods per hour: an hour of the compressed clock
+ * is c trace hours; GPU-hours per hour keep their value, as both the work
+ * and the time shrink by c). */
+static void compress_config(mu_engine_config_t *e, double c)
+{
+	e->min_runtime = llround((double)e->min_runtime / c);
+	e->default_runtime = llround((double)e->default_runtime / c);
+	e->reclaim_cooldown = llround((double)e->reclaim_cooldown / c);
+	e->starvation_after = llround((double)e->starvation_after / c);
+	double pods = (double)e->move_pods_per_hour * c;
+	e->move_pods_per_hour = pods < INT32_MAX ? (int32_t)pods : INT32_MAX;
+}
+
 /* One muster run into side; preempt = the engine's defaults with
  * preemptible jobs, else nothing may be evicted or moved. */
 static int muster_run(mu_slurm_eval_t *ev, mu_specs_t *sp, bool preempt,
@@ -256,6 +271,7 @@ static int muster_run(mu_slurm_eval_t *ev, mu_specs_t *sp, bool preempt,
 		sc.engine.reclaim = false;
 		sc.engine.consolidate = false;
 	}
+	compress_config(&sc.engine, ev->opts.compress);
 	sc.checkpoint_cost = llround((double)ev->opts.checkpoint_cost / ev->opts.compress);
 	snprintf(side->label, sizeof side->label, "%s", preempt ? "muster default" :
 		 "muster, nothing evicted or moved");

@@ -143,6 +143,11 @@ static void test_reduce(mu_t_t *t)
 	mu_slurm_reduce(&ev, &m);
 	CHECK_EQ_INT(t, m.by_backfill, -1);
 	CHECK_EQ_INT(t, m.out_of_order, 1);
+	/* starting in the same second as the job ahead is not out of order */
+	recs[2].start_s = 10;
+	recs[2].end_s = 12;
+	mu_slurm_reduce(&ev, &m);
+	CHECK_EQ_INT(t, m.out_of_order, 0);
 	CHECK_EQ_INT(t, mu_slurm_class_of(1), 0);
 	CHECK_EQ_INT(t, mu_slurm_class_of(4), 1);
 	CHECK_EQ_INT(t, mu_slurm_class_of(8), 2);
