@@ -37,9 +37,9 @@ int mu_slurm_write_text_protocol(const mu_slurm_eval_t *ev, FILE *f)
 		ev->trace ? ev->trace : "-", w->from_s / 3600.0, w->to_s / 3600.0,
 		ev->opts.from_s >= 0 ? "fixed" : "the one with the most multi-node gangs", (long long)w->jobs,
 		(int)w->max_gpus);
-	fprintf(f, "cluster: %d nodes x %d GPUs, offered load %.3f; durations capped at %s\n",
-		(int)w->nodes, (int)ev->opts.gpus_per_node, w->offered,
-		dur(a, sizeof a, (double)ev->opts.cap / 1000));
+	fprintf(f, "cluster: %d nodes x %d GPUs, offered load %.3f (arrival times x %.4f); "
+		"durations capped at %s\n", (int)w->nodes, (int)ev->opts.gpus_per_node,
+		w->offered, w->scale, dur(a, sizeof a, (double)ev->opts.cap / 1000));
 	fprintf(f, "time: %.0f trace seconds per real second; arrivals over %s real (%s trace)\n",
 		ev->opts.compress, dur(a, sizeof a, ev->span_s),
 		dur(b, sizeof b, ev->span_s * ev->opts.compress));
