@@ -46,7 +46,7 @@ done
 # leftovers DIR: processes whose environment names a slurm.conf under DIR.
 leftovers() {
 	for e in /proc/[0-9]*/environ; do
-		tr '\0' '\n' <"$e" 2>/dev/null | grep -q "^SLURM_CONF=$1/" && echo "$e"
+		{ tr '\0' '\n' <"$e"; } 2>/dev/null | grep -q "^SLURM_CONF=$1/" && echo "$e"
 	done
 }
 
