@@ -71,6 +71,10 @@ typedef struct mu_kube_opts {
 	int idle_cycle_ms;            /* a cycle at least this often: 5000 */
 	int workers;                  /* threads writing binds etc.: 8 */
 	const char *default_queue;    /* queue of pods naming none: "default" */
+	/* A gang with some but fewer than minMember pods bound, none finished,
+	 * is rolled back (its bound pods evicted) after this long; negative:
+	 * never.  60000, as KAI-Scheduler's default staleness grace period. */
+	int64_t gang_rollback_ms;
 	bool log_json;                /* structured logs as JSON lines */
 	int log_level;                /* 0 errors, 1 info (default), 2 debug */
 	mu_engine_config_t engine;    /* policies (consolidation is off) */

@@ -198,6 +198,9 @@ typedef struct mu_job_spec {
 	int32_t priority;      /* higher wins */
 	mu_job_type_t type;
 	bool preemptible;
+	bool never_preempt;    /* preemptionPolicy: Never: it starts without
+	                        * evicting anyone (no preemption, reclaim or
+	                        * consolidation is tried for it) */
 	int32_t min_member;    /* pods needed to start; 0 = all pods */
 	mu_podset_spec_t *podsets;
 	size_t npodsets;

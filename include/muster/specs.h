@@ -73,6 +73,7 @@ typedef struct mu_priority_class_spec {
 	const char *name;
 	int32_t value;
 	bool global_default;  /* the priority of jobs that name no class */
+	bool never_preempt;   /* preemptionPolicy: Never (for its jobs) */
 } mu_priority_class_spec_t;
 
 typedef enum mu_spec_ref_kind {

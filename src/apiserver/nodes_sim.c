@@ -10,8 +10,9 @@
  * A pod bound to a simulated node starts Running (conditions, container
  * statuses, a Started event), and if it has the annotation
  * muster.io/duration it Succeeds that long after it started; otherwise it
- * runs until deleted.  A pod being deleted is removed at once (its
- * simulated containers stop instantly).  Annotating a node
+ * runs until deleted.  A pod being deleted is removed once its simulated
+ * containers stop: at once, or after its muster.io/stop-after duration
+ * (at most its grace period), as a real pod that takes time to shut down.  Annotating a node
  * muster.io/node-state=failed (`muster node fail`) makes it NotReady with
  * the unreachable taints and fails its pods (reason NodeLost); removing the
  * annotation recovers it.
@@ -446,6 +447,23 @@ static const char *pod_uid(const mu__obj_t *o, char *buf, size_t len)
 	return buf;
 }
 
+/* How long a deleted pod's simulated containers take to stop: its
+ * muster.io/stop-after duration, at most its deletion grace period; 0
+ * without the annotation. */
+static int64_t stop_ms(const mu__obj_t *o)
+{
+	json_t *j = mu__obj_parse(o);
+	const char *d = json_string_value(json_object_get(mu__jget(j, "metadata.annotations"), "muster.io/stop-after"));
+	const json_t *g = mu__jget(j, "metadata.deletionGracePeriodSeconds");
+	mu_time_t ms = 0;
+	if (!d || mu__parse_duration(d, &ms) != MU_OK)
+		ms = 0;
+	if (json_is_integer(g) && ms > json_integer_value(g) * 1000)
+		ms = json_integer_value(g) * 1000;
+	json_decref(j);
+	return ms;
+}
+
 /* Queues what a pod version on a simulated node needs. */
 static void pod_seen(mu__sim_t *sim, const mu__obj_t *o, bool resync, int64_t now)
 {
@@ -457,7 +475,7 @@ static void pod_seen(mu__sim_t *sim, const mu__obj_t *o, bool resync, int64_t no
 	char uid[64];
 	pod_uid(o, uid, sizeof uid);
 	if (o->deleting)
-		push(sim, now, ACT_FINALIZE, o->ns, o->name, uid);
+		push(sim, now + stop_ms(o), ACT_FINALIZE, o->ns, o->name, uid);
 	else if (terminal)
 		return;
 	else if (n->failed)

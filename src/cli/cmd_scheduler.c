@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "muster/kube.h"
+#include "muster/util.h"
 
 static volatile sig_atomic_t sched_stop;
 
@@ -52,6 +53,8 @@ static void sched_usage(FILE *f)
 	      "  --no-preemption          no preemption inside a queue\n"
 	      "  --no-reclaim             no reclaim between queues\n"
 	      "  --min-runtime S          a job runs this long before it can be preempted (60)\n"
+	      "  --gang-rollback DUR      evict a gang's bound pods after it stays below its\n"
+	      "                           minMember this long (60s; never: -1)\n"
 	      "  --log-json               structured logs as JSON lines\n"
 	      "  -v, --verbose            debug logs\n"
 	      "  -h, --help               print this help\n",
@@ -86,7 +89,8 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 	int *iv = !strcmp(a, "--lease-duration") ? &o->lease_duration_s :
 		  !strcmp(a, "--retry-period") ? &o->retry_period_s : !strcmp(a, "--cycle-ms") ? &o->cycle_ms :
 		  !strcmp(a, "--workers") ? &o->workers : NULL;
-	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime")) {
+	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime") ||
+	    !strcmp(a, "--gang-rollback")) {
 		if (!v) {
 			fprintf(stderr, "muster scheduler: %s needs a value\n", a);
 			return MU_EXIT_USAGE;
@@ -98,6 +102,17 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 			if ((x = pos_arg(a, v, 86400000)) < 0)
 				return MU_EXIT_USAGE;
 			*iv = (int)x;
+		} else if (!strcmp(a, "--gang-rollback")) {
+			mu_time_t ms;
+			if (!strcmp(v, "-1")) {
+				o->gang_rollback_ms = -1;
+			} else if (mu__parse_duration(v, &ms) != MU_OK) {
+				fprintf(stderr, "muster scheduler: --gang-rollback: expected a duration "
+						"such as 30s or 5m, or -1 for never; got %s\n", v);
+				return MU_EXIT_USAGE;
+			} else {
+				o->gang_rollback_ms = ms;
+			}
 		} else if (!strcmp(a, "--policy")) {
 			if (!(o->engine.score = mu_score_find(v))) {
 				fprintf(stderr, "muster scheduler: unknown policy %s\n", v);

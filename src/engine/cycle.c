@@ -491,7 +491,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	r.pods_needed = need;
 	r.pods_fit = placed;
 	j->retry_at = INT64_MAX;
-	if (e->cfg.preemption || e->cfg.reclaim) {
+	if ((e->cfg.preemption || e->cfg.reclaim) && !j->never_preempt) {
 		bool ok = false;
 		int rc = mu__preempt_try(e, jid, now, &r, out, &ok);
 		if (rc)
@@ -499,7 +499,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		if (ok)
 			return job_admit(e, jid, now, &r, out);
 	}
-	if (e->cfg.consolidate && r.why != MU_WHY_TOPOLOGY && free_covers(e, &acct) &&
+	if (e->cfg.consolidate && !j->never_preempt && r.why != MU_WHY_TOPOLOGY && free_covers(e, &acct) &&
 	    class_free_covers(e, j)) {
 		bool ok = false;
 		int rc = mu__consolidate_try(e, jid, now, &r, out, &ok);

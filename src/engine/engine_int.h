@@ -297,6 +297,7 @@ typedef struct mu__job {
 	double attained;     /* GPU-ms run in finished runs (LAS) */
 	mu_job_type_t type;
 	bool preemptible;
+	bool never_preempt;  /* preemptionPolicy: Never */
 	mu_job_state_t state;
 	int32_t min_member; /* resolved: 1..npods */
 	int32_t npods, nbound;

@@ -313,6 +313,7 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	j->eprio = mu__order_eprio(e, j);
 	j->type = s->type;
 	j->preemptible = s->preemptible;
+	j->never_preempt = s->never_preempt;
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;
 	j->start = MU_TIME_NONE;
 	j->state = MU_JOB_PENDING;

@@ -64,21 +64,13 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 	mu__kpod_t *p = dec_pod(g, dec);
 	if (!p || p->evicting)
 		return;
-	char path[1200], msg[512];
-	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/eviction", p->ns, p->name);
-	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "policy/v1", "kind", "Eviction",
-				 "metadata", "name", p->name, "namespace", p->ns);
-	mu__kd_write(d, MU__KW_EVICT, "POST", path, "application/json", body, p->key, NULL);
-	json_decref(body);
+	char msg[512];
 	mu__kgroup_t *by = dec->by >= 0 && dec->by < d->ej_cap ? d->ej_group[dec->by] : NULL;
 	snprintf(msg, sizeof msg, "preempted by muster%s%s%s", by ? " to make room for " : "",
 		 by ? by->key + 2 : "", dec->suspend ? " (the whole gang is suspended)" : "");
-	mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Normal", "Preempted", msg);
-	p->evicting = true;
+	mu__kd_evict(d, p, "Preempted", msg);
+	mu__kd_leaving_note(d, p);
 	mu__kd_mark_dirty(d, g);
-	pthread_mutex_lock(&d->m.mu);
-	d->m.evictions++;
-	pthread_mutex_unlock(&d->m.mu);
 }
 
 /* One pass over the decisions (O(decisions), writes queued, nothing
@@ -98,7 +90,7 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			} else {
 				mu__kpod_t *p = dec_pod(g, x);
 				if (p && !p->node)
-					mu__kd_bind(d, p, mu_engine_node_name(d->e, x->node), x);
+					mu__kd_bind_or_hold(d, p, mu_engine_node_name(d->e, x->node), x);
 			}
 			break;
 		case MU_DEC_EVICT:

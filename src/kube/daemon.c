@@ -39,6 +39,7 @@ void mu_kube_opts_defaults(mu_kube_opts_t *o)
 	o->idle_cycle_ms = 5000;
 	o->workers = 8;
 	o->default_queue = "default";
+	o->gang_rollback_ms = 60000;
 	o->log_level = 1;
 	mu_engine_config_defaults(&o->engine);
 	o->engine.consolidate = false;
@@ -91,6 +92,7 @@ static void loop(mu__kd_t *d)
 		for (size_t i = 0; i < n; i++)
 			mu__kd_event(d, &buf[i]);
 		mu__kd_outcomes(d);
+		mu__kd_held_release(d);
 		mu__kd_explain_serve(d);
 		if (!d->all_synced && listed == all && n < BATCH) {
 			d->all_synced = true;
@@ -109,6 +111,7 @@ static void loop(mu__kd_t *d)
 			cycle(d);
 			d->last_cycle = mu__k_mono_ms();
 		}
+		mu__kd_gang_rollback(d);
 		if (mu__k_mono_ms() - d->last_status >= 2000) {
 			mu__kd_status(d);
 			d->last_status = mu__k_mono_ms();
@@ -128,6 +131,7 @@ static void teardown(mu__kd_t *d)
 	mu__kwq_stop(d);
 	mu__klease_release(d);
 	mu__kms_stop(d);
+	mu__kd_release_free(d);
 	mu__kd_state_release(d);
 	mu__kq_release(&d->evq);
 	mu__kauth_release(&d->auth);

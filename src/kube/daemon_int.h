@@ -48,6 +48,7 @@ typedef struct mu__kpod {
 	char *group_label, *xgroup_label;
 	bool ours;              /* schedulerName is ours */
 	bool deleting, gated, terminal;
+	bool failed;            /* terminal, Failed */
 	int64_t created_ms, started_ms;
 	mu__kshape_t *shape;    /* its request and constraints (refcounted) */
 	mu__kgroup_t *g;        /* the group it is a member of */
@@ -111,6 +112,8 @@ struct mu__kgroup {
 	bool has_last;
 	char *status_sig;       /* last PodGroup status written */
 	int64_t created_ms;
+	int64_t stale_since;    /* mono ms since it is a stale gang, or 0 */
+	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
 };
 
 typedef struct mu__knode {
@@ -200,6 +203,12 @@ typedef struct mu__kd {
 	bool all_synced;
 	int64_t last_cycle;     /* mono ms */
 	int64_t last_status;    /* mono ms of the last queue status pass */
+	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
+	/* release.c: pods leaving their node ("ns/name"), binds held for them */
+	char **leaving;
+	int32_t nleaving, leaving_cap;
+	struct mu__khold *held;
+	int32_t nheld, held_cap;
 	mu_decisions_t dec;
 	mu__kwq_t wq;
 	pthread_t *workers;
@@ -245,8 +254,10 @@ int mu__kd_pod_bound(mu__kd_t *d, mu_id_t ej, int32_t ps, int32_t idx, mu_id_t n
 		     const mu__kpod_t *p, mu_time_t now);
 /* Records ej as g's engine job. */
 int mu__kd_set_ej(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej);
-/* The engine job name of g's next submission ("KEY~GEN"). */
-void mu__kd_ej_name(mu__kgroup_t *g, char *buf, size_t len);
+/* The engine job name of g's next submission ("KEY", then "KEY~GEN"):
+ * one the engine has not seen, also when an earlier object of the same
+ * name (another UID) used the first ones. */
+void mu__kd_ej_name(mu__kd_t *d, mu__kgroup_t *g, char *buf, size_t len);
 /* Regroups the pods controlled by Job ns/job (the Job was seen or its
  * kind of group changed).  O(pods). */
 void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
@@ -304,6 +315,9 @@ void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api,
 /* Sets the PodScheduled=False condition (and a FailedScheduling event)
  * when msg differs from the last one written. */
 void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg);
+/* Evicts p (policy/v1 Eviction, retried on 429) once, with an event
+ * (reason, msg) on the pod; the caller marks p's group dirty. */
+void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *msg);
 
 /* --- apply.c: decisions and outcomes ------------------------------------------ */
 
@@ -311,6 +325,31 @@ void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg);
 void mu__kd_outcomes(mu__kd_t *d);
 /* Turns a cycle's decisions into writes. */
 void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now);
+
+/* --- release.c: binds that wait for leaving pods ------------------------------ */
+
+/* A bind held until the pods leaving its node are gone. */
+typedef struct mu__khold {
+	char *pod_key, *node;
+	mu_decision_t dev;
+} mu__khold_t;
+
+/* Notes that bound pod p is leaving its node (evicted or deleted). */
+void mu__kd_leaving_note(mu__kd_t *d, const mu__kpod_t *p);
+/* Binds p to node at once, or, when a pod leaving that node holds one of
+ * its devices, holds the bind (p counts as placed) until it is gone. */
+void mu__kd_bind_or_hold(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision_t *dev);
+/* Writes the held binds whose nodes are free now; drops those whose pods
+ * moved on.  O(held x leaving). */
+void mu__kd_held_release(mu__kd_t *d);
+void mu__kd_release_free(mu__kd_t *d);
+
+/* --- rollback.c ---------------------------------------------------------------- */
+
+/* Evicts the bound pods of gangs that have stayed below their minMember
+ * for --gang-rollback (see rollback.c).  At most one pass a second,
+ * O(groups). */
+void mu__kd_gang_rollback(mu__kd_t *d);
 
 /* --- leader.c and metrics.c ------------------------------------------------- */
 

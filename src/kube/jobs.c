@@ -177,7 +177,7 @@ static void fill_slots(mu__kd_t *d, mu__kgroup_t *g)
 		}
 		g->slots[s].pod = p;
 		p->slot = s;
-		mu__kd_bind(d, p, g->slots[s].node, &g->slots[s].dev);
+		mu__kd_bind_or_hold(d, p, g->slots[s].node, &g->slots[s].dev);
 	}
 }
 
@@ -231,7 +231,7 @@ static void job_submit(mu__kd_t *d, mu__kgroup_t *g, int32_t n, mu_time_t now)
 		j.podsets[0].replicas = n;
 		if (j.min_member > n)
 			j.min_member = n;
-		mu__kd_ej_name(g, name, sizeof name);
+		mu__kd_ej_name(d, g, name, sizeof name);
 		j.name = name;
 		j.duration = 0;
 		const char *t = mu__kjs(g->job, "metadata.creationTimestamp");

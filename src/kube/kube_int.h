@@ -225,6 +225,7 @@ typedef struct mu__kpodinfo {
 	bool deleting;             /* deletionTimestamp set */
 	bool gated;                /* schedulingGates not empty */
 	bool terminal;             /* Succeeded or Failed */
+	bool failed;               /* Failed */
 	int64_t created_ms;        /* creationTimestamp, 0 if none */
 	int64_t started_ms;        /* status.startTime, 0 if none */
 } mu__kpodinfo_t;

@@ -7,7 +7,7 @@
  * batch/v1 Job's pod template.  So the scheduling-relevant fields of a pod
  * are cut into a small canonical Job document (containers' resources, init
  * containers' resources and restartPolicy, nodeSelector, required node
- * affinity, tolerations, muster.io/ annotations the loader reads, and the
+ * affinity, tolerations, preemptionPolicy, muster.io/ annotations the loader reads, and the
  * pod's resolved spec.priority as muster.io/priority), and the document's
  * text keys a cache of shapes: pods of one shape share one loaded spec, so
  * the loader runs once per distinct shape, not once per pod.  Shapes are
@@ -46,7 +46,8 @@ int mu__kpod_info(const json_t *o, mu__kpodinfo_t *p)
 	p->phase = mu__kjs(o, "status.phase");
 	if (!p->phase)
 		p->phase = "Pending";
-	p->terminal = !strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed");
+	p->failed = !strcmp(p->phase, "Failed");
+	p->terminal = p->failed || !strcmp(p->phase, "Succeeded");
 	p->deleting = mu__kj(o, "metadata.deletionTimestamp") &&
 		      !json_is_null(mu__kj(o, "metadata.deletionTimestamp"));
 	p->gated = json_array_size(mu__kj(o, "spec.schedulingGates")) > 0;
@@ -125,6 +126,8 @@ static char *shape_doc(const json_t *pod, bool bound)
 		json_object_set(ps, "nodeSelector", v);
 	if ((v = json_object_get(spec, "tolerations")) && json_array_size(v))
 		json_object_set(ps, "tolerations", v);
+	if (json_is_string(v = json_object_get(spec, "preemptionPolicy")))
+		json_object_set(ps, "preemptionPolicy", v);
 	if ((v = mu__kj(spec, "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")))
 		json_object_set_new(ps, "affinity", json_pack("{s:{s:O}}", "nodeAffinity",
 			"requiredDuringSchedulingIgnoredDuringExecution", v));

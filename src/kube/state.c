@@ -92,12 +92,21 @@ int mu__kd_set_ej(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej)
 	return MU_OK;
 }
 
-void mu__kd_ej_name(mu__kgroup_t *g, char *buf, size_t len)
+void mu__kd_ej_name(mu__kd_t *d, mu__kgroup_t *g, char *buf, size_t len)
 {
-	if (g->gen)
-		snprintf(buf, len, "%s~%d", g->key + 2, g->gen);
-	else
-		snprintf(buf, len, "%s", g->key + 2);
+	/* The engine keeps the names of the jobs it was given; an object
+	 * deleted and made again under the same name (a new UID) is a new
+	 * group whose generations start again, so skip the names an earlier
+	 * incarnation used.  Bounded by that key's earlier submissions. */
+	for (;;) {
+		if (g->gen)
+			snprintf(buf, len, "%s~%d", g->key + 2, g->gen);
+		else
+			snprintf(buf, len, "%s", g->key + 2);
+		if (mu_engine_job_find(d->e, buf) < 0 || g->gen == INT32_MAX)
+			return;
+		g->gen++;
+	}
 }
 
 void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now, bool done)
@@ -326,9 +335,12 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	int live_changed = (int)set_str(&p->node, in.node) + (p->deleting != in.deleting) +
 			   (p->gated != in.gated) + (p->terminal != in.terminal) + (p->ours != ours);
 	p->ours = ours;
+	if (in.deleting && !p->deleting)
+		mu__kd_leaving_note(d, p); /* bound: it keeps its node until gone */
 	p->deleting = in.deleting;
 	p->gated = in.gated;
 	p->terminal = in.terminal;
+	p->failed = in.failed;
 	p->created_ms = in.created_ms;
 	p->started_ms = in.started_ms;
 	p->seen = true;
@@ -553,6 +565,8 @@ void mu__kd_pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster)
 		int64_t mm = mu__kji(obj, "spec.minMember", 1);
 		g->min_member = mm < 1 ? 1 : mm > 1000000 ? 1000000 : (int32_t)mm;
 		set_str(&g->pg_queue, mu__kjs(obj, "spec.queue"));
+		const char *pol = mu__kmap(obj, "metadata.annotations", "muster.io/on-pod-failure");
+		g->keep_on_failure = pol && !strcmp(pol, "ignore");
 	}
 	mu__kd_mark_dirty(d, g);
 }
@@ -699,7 +713,7 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 			snprintf(names[s], sizeof names[0], "ps%d", (int)s);
 			sets[s].name = names[s];
 		}
-		mu__kd_ej_name(g, jname, sizeof jname);
+		mu__kd_ej_name(d, g, jname, sizeof jname);
 		j.name = jname;
 		j.queue = mu__kd_queue_of(d, g);
 		j.podsets = sets;

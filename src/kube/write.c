@@ -271,3 +271,20 @@ void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg)
 	json_decref(body);
 	mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Warning", "FailedScheduling", msg);
 }
+
+void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *msg)
+{
+	if (p->evicting)
+		return;
+	char path[1200];
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/eviction", p->ns, p->name);
+	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "policy/v1", "kind", "Eviction",
+				 "metadata", "name", p->name, "namespace", p->ns);
+	mu__kd_write(d, MU__KW_EVICT, "POST", path, "application/json", body, p->key, NULL);
+	json_decref(body);
+	mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Normal", reason, msg);
+	p->evicting = true;
+	pthread_mutex_lock(&d->m.mu);
+	d->m.evictions++;
+	pthread_mutex_unlock(&d->m.mu);
+}

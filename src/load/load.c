@@ -419,8 +419,10 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 			     "no job", r->where);
 	mu_job_spec_t *j = &s->jobs[r->job];
 	if (!r->name) {
-		if (def)
+		if (def) {
 			j->priority = def->value;
+			j->never_preempt |= def->never_preempt;
+		}
 		return MU_OK;
 	}
 	if (mu__namemap_get(pm, r->name, &k) != MU_OK)
@@ -432,6 +434,7 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 				       sizeof *s->pclasses, "priority classes",
 				       list, sizeof list));
 	j->priority = s->pclasses[k].value;
+	j->never_preempt |= s->pclasses[k].never_preempt;
 	return MU_OK;
 }
 

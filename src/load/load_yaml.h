@@ -104,6 +104,10 @@ int mu__y_bool_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 		  bool *out);
 int mu__y_dur_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 		 mu_time_t *out);
+/* A preemptionPolicy (n may be NULL: absent, *never left alone): "Never"
+ * sets *never, "PreemptLowerPriority" clears it; anything else is an
+ * error naming both. */
+int mu__y_preemption_policy(mu__yload_t *L, const mu__ynode_t *n, bool *never);
 
 /* --- Composite values ---------------------------------------------------- */
 

@@ -342,6 +342,21 @@ int mu__y_dur_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 	return v ? mu__y_dur(L, v, out) : MU_OK;
 }
 
+int mu__y_preemption_policy(mu__yload_t *L, const mu__ynode_t *n, bool *never)
+{
+	if (!n)
+		return MU_OK;
+	int rc = mu__y_want_scalar(L, n);
+	if (rc)
+		return rc;
+	if (!strcmp(n->s, "Never") || !strcmp(n->s, "PreemptLowerPriority")) {
+		*never = n->s[0] == 'N';
+		return MU_OK;
+	}
+	return mu__y_err(L, n, NULL, MU_EPARSE,
+			 "expected Never or PreemptLowerPriority, got \"%.60s\"", n->s);
+}
+
 /* --- Composite values ---------------------------------------------------- */
 
 /* Linear in the list's length. */

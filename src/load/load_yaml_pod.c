@@ -633,6 +633,7 @@ int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = mu__y_int_at(L, spec, "priority", INT32_MIN, INT32_MAX, &prio)) ||
 	    ((t = mu__y_get(spec, "type")) && (rc = job_type(L, t, &j.type))) ||
 	    (rc = mu__y_bool_at(L, spec, "preemptible", &j.preemptible)) ||
+	    (rc = mu__y_preemption_policy(L, mu__y_get(spec, "preemptionPolicy"), &j.never_preempt)) ||
 	    (rc = mu__y_int_at(L, spec, "minMember", 0, MU__Y_MAX_PODS, &mm)) ||
 	    (rc = mu__y_dur_at(L, spec, "submitTime", &j.submit)) ||
 	    (rc = mu__y_dur_at(L, spec, "duration", &j.duration)) ||
@@ -747,7 +748,7 @@ static int job_spec(mu__yload_t *L, const mu__ynode_t *spec, mu_job_spec_t *j,
 		j->runtime_limit = ads * 1000;
 	ts = mu__y_get(tmpl, "spec");
 	x->pclass = mu__y_get(ts, "priorityClassName");
-	return MU_OK;
+	return mu__y_preemption_policy(L, mu__y_get(ts, "preemptionPolicy"), &j->never_preempt);
 }
 
 int mu__y_job(mu__yload_t *L, const mu__ynode_t *root)

@@ -62,7 +62,8 @@ int mu__y_priority_class(mu__yload_t *L, const mu__ynode_t *root)
 		return mu__y_err(L, root, "value", MU_EPARSE,
 				 "required field is missing");
 	if ((rc = mu__y_int_at(L, root, "value", INT32_MIN, INT32_MAX, &v)) ||
-	    (rc = mu__y_bool_at(L, root, "globalDefault", &p.global_default)))
+	    (rc = mu__y_bool_at(L, root, "globalDefault", &p.global_default)) ||
+	    (rc = mu__y_preemption_policy(L, mu__y_get(root, "preemptionPolicy"), &p.never_preempt)))
 		return rc;
 	p.value = (int32_t)v;
 	mu_priority_class_spec_t *slot = mu_specs_add_priority_class(L->into);

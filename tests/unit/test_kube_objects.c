@@ -39,6 +39,8 @@ static void fix_enums(json_t *o)
 				json_object_set_new(o, k, json_string("Exists"));
 			else if (!strcmp(k, "effect") && json_is_string(v))
 				json_object_set_new(o, k, json_string("NoSchedule"));
+			else if (!strcmp(k, "preemptionPolicy") && json_is_string(v))
+				json_object_set_new(o, k, json_string("Never"));
 			else if (!strcmp(k, "matchFields"))
 				json_object_del(o, k);
 			else if (!strcmp(k, "values") && json_is_array(v))
@@ -91,6 +93,7 @@ static void test_pod_fixture(mu_t_t *t)
 		CHECK_EQ_INT(t, j->podsets[0].ntolerations, 1);
 		CHECK_EQ_INT(t, j->podsets[0].tolerations[0].op, MU_TOL_EXISTS);
 		CHECK_EQ_INT(t, j->podsets[0].naffinity, 1);
+		CHECK(t, j->never_preempt); /* spec.preemptionPolicy: Never */
 	}
 	mu__kshape_put(&c, s);
 	CHECK_EQ_INT(t, c.n, 0);
