@@ -2,10 +2,14 @@
 #
 #   make            release build of build/muster
 #   make demo       simulate the bundled example and write an HTML report
+#   make demo-ui    a simulated cluster with `muster up` and `muster scheduler`
+#                   and a workload that keeps arriving; prints the live UI's
+#                   address (http://127.0.0.1:10259/ui/#token=...)
 #   make test       ASan+UBSan build, then every test (unit, scenario,
 #                   bad input, fuzz corpus replay, end to end)
 #   make bench      benchmarks, printing figures
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each (clang)
+#   make soak       the chaos soak for an hour (SOAK_SECONDS, SOAK_SEED)
 #
 # Missing Debian packages are installed (as root) or named by
 # scripts/install-deps.sh before anything is built.
@@ -19,15 +23,18 @@ B       = build
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
 
-LIB_SRC  = $(sort $(wildcard src/util/*.c src/engine/*.c src/load/*.c src/sim/*.c src/report/*.c src/eval/*.c src/bench/*.c src/apiserver/*.c src/agent/*.c src/kube/*.c))
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/engine/*.c src/load/*.c src/sim/*.c src/report/*.c src/eval/*.c src/bench/*.c src/apiserver/*.c src/agent/*.c src/kube/*.c src/web/*.c src/fleet/*.c src/dispatch/*.c))
+# The live UI's assets, embedded as a generated C file (no network loads).
+WEB_ASSETS = $(sort $(wildcard src/web/assets/*))
+GEN_SRC  = $(B)/gen/web_assets.c
 CLI_SRC  = $(sort $(wildcard src/cli/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC = $(sort $(wildcard fuzz/fuzz_*.c))
 BENCH_SRC = $(sort $(wildcard bench/bench_*.c))
 
-REL_LIB_OBJ  = $(LIB_SRC:%.c=$(B)/rel/%.o)
+REL_LIB_OBJ  = $(LIB_SRC:%.c=$(B)/rel/%.o) $(B)/rel/gen/web_assets.o
 REL_CLI_OBJ  = $(CLI_SRC:%.c=$(B)/rel/%.o)
-ASAN_LIB_OBJ = $(LIB_SRC:%.c=$(B)/asan/%.o)
+ASAN_LIB_OBJ = $(LIB_SRC:%.c=$(B)/asan/%.o) $(B)/asan/gen/web_assets.o
 ASAN_CLI_OBJ = $(CLI_SRC:%.c=$(B)/asan/%.o)
 UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/asan/tests/%)
 REPLAY_BIN   = $(FUZZ_SRC:fuzz/%.c=$(B)/asan/replay/%)
@@ -35,11 +42,22 @@ FUZZ_BIN     = $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 BENCH_BIN    = $(BENCH_SRC:bench/%.c=$(B)/rel/bench/%)
 ASAN_BENCH_BIN = $(BENCH_SRC:bench/%.c=$(B)/asan/bench/%)
 
-.PHONY: all deps demo test test-build bench fuzz clean
+.PHONY: all deps demo demo-ui test test-build bench fuzz soak clean
 all: $(B)/muster
 
 deps:
 	@sh scripts/install-deps.sh
+
+# --- generated sources -----------------------------------------------------
+$(GEN_SRC): $(WEB_ASSETS) scripts/embed-assets.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-assets.sh $@ $(WEB_ASSETS)
+$(B)/rel/gen/web_assets.o: $(GEN_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(OPT) $(CPPFLAGS_ALL) -c $< -o $@
+$(B)/asan/gen/web_assets.o: $(GEN_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -c $< -o $@
 
 # --- release build -------------------------------------------------------
 $(B)/rel/%.o: %.c
@@ -76,6 +94,12 @@ test: deps
 	@$(MAKE) --no-print-directory test-build
 	@sh tests/run.sh $(B)/asan
 
+# --- the chaos soak for an hour (a shorter one runs in make test) --------
+soak: deps
+	@$(MAKE) --no-print-directory test-build
+	SOAK_SECONDS=$${SOAK_SECONDS:-3600} SOAK_SEED=$${SOAK_SEED:-random} SOAK_OUT=$(B)/soak \
+	    sh tests/e2e/soak.sh $(B)/asan/muster
+
 # --- demo ----------------------------------------------------------------
 demo: deps
 	@$(MAKE) --no-print-directory $(B)/muster
@@ -83,6 +107,12 @@ demo: deps
 	./$(B)/muster simulate --cluster examples/demo/cluster.yaml \
 	    --workload examples/demo/workload.yaml --workload examples/demo/jobs.csv \
 	    --seed 1 --json $(B)/demo/result.json --report $(B)/demo/report.html
+	@echo "For the live web UI on a running simulated cluster: make demo-ui"
+
+DEMO_PORT ?= 10259
+demo-ui: deps
+	@$(MAKE) --no-print-directory $(B)/muster
+	@sh scripts/demo-ui.sh ./$(B)/muster $(DEMO_PORT)
 
 # --- benchmarks ----------------------------------------------------------
 $(B)/rel/bench/%: bench/%.c $(B)/rel/libmuster.a
@@ -93,9 +123,9 @@ bench: deps
 	@sh bench/run.sh $(B)
 
 # --- fuzzing (clang + libFuzzer) ------------------------------------------
-$(B)/fuzz/%: fuzz/%.c $(LIB_SRC)
+$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(GEN_SRC)
 	@mkdir -p $(@D)
-	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) -o $@ $< $(LIB_SRC) $(LIBS)
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) -o $@ $< $(LIB_SRC) $(GEN_SRC) $(LIBS)
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p fuzz/corpus/$$n; \

@@ -4,7 +4,8 @@
 # Usage: sh bench/run.sh BUILD_DIR.  Runs `muster bench` (every shape of
 # docs/evaluation.md "Speed and memory": JSON lines, and the HTML report
 # BUILD_DIR/bench/report.html with the targets and the scaling plot), then
-# each bench/bench_* binary, then times whole simulations of the real
+# each bench/bench_* binary, the live UI's pages in headless Chromium
+# (bench_ui --serve and bench/ui_page.js), then times whole simulations of the real
 # traces in ../shared/data when they are there (skipped otherwise),
 # reporting wall time and peak RSS.
 set -u
@@ -18,6 +19,25 @@ echo "bench: report in $B/bench/report.html"
 for b in "$B"/rel/bench/bench_*; do
 	[ -x "$b" ] && "$b"
 done
+
+# The live UI's pages in headless Chromium at 5,000 nodes / 50,000 pods
+# (bench_ui --serve, bench/ui_page.js); skipped without node or chromium.
+if command -v node >/dev/null 2>&1 && [ -x /usr/bin/chromium ] && [ -x "$B/rel/bench/bench_ui" ]; then
+	"$B/rel/bench/bench_ui" --serve 300 >"$B/bench/ui-serve.out" 2>&1 &
+	ui_pid=$!
+	i=0
+	while [ $i -lt 120 ] && ! grep -q '^serving ' "$B/bench/ui-serve.out"; do sleep 1; i=$((i + 1)); done
+	ui_url=$(sed -n 's/^serving //p' "$B/bench/ui-serve.out")
+	if [ -n "$ui_url" ]; then
+		node bench/ui_page.js "$ui_url" || echo "bench: ui_page.js failed"
+	else
+		echo "bench: bench_ui --serve did not start"
+	fi
+	kill "$ui_pid" 2>/dev/null
+	wait "$ui_pid" 2>/dev/null
+else
+	echo "bench: skipped the UI page timings: needs node and /usr/bin/chromium"
+fi
 
 # sim_bench NAME ARGS...: one simulation, timed with GNU time's %e and %M.
 sim_bench() {

@@ -21,6 +21,10 @@
  *   scale          10,000 nodes and 150,000 pods: peak RSS
  *   scaling        the cycle shape at 1k, 2k, 5k, 10k and 20k nodes (one
  *                  record per size)
+ *   fleet          100 clusters of 1,000 8-GPU nodes (src/fleet), 1,000,000
+ *                  jobs queued on the hub: dispatch decisions per second in
+ *                  the first pass, refill passes after 1% of jobs end, and
+ *                  the hub's peak RSS
  *
  * Results travel as JSON lines (mu_bench_json / mu_bench_parse), so that a
  * shape can run in a forked child (its own peak RSS) or in another program.

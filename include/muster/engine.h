@@ -139,13 +139,41 @@ typedef enum mu_order {
 	MU_ORDER_LAS = 2,      /* Tiresias-style discretized least attained
 	                        * service: jobs that have had less GPU time go
 	                        * first and may preempt those that had more */
+	MU_ORDER_JCT = 3,      /* the default: least attained service for
+	                        * preemptible jobs, with guards against
+	                        * thrashing (docs/policy.md): a minimum run
+	                        * after every start that covers the restart
+	                        * cost, gangs never victims of the order,
+	                        * and an optional cap on preemptions */
 } mu_order_t;
+
+/* "priority", "sjf", "las", "jct"; NULL if out of range. */
+const char *mu_order_name(mu_order_t o);
+/* The order named s, or -1. */
+int mu_order_find(const char *s);
 
 typedef struct mu_engine_config {
 	const mu_score_ops_t *score; /* NULL: mu_score_binpack */
 	mu_order_t order;            /* job order inside a queue */
 	double las_base_gpu_hours;   /* LAS levels start at 1x, 10x, 100x this
 	                              * much attained GPU time (default 1) */
+	/* MU_ORDER_JCT (docs/policy.md, "Job order inside a queue"). */
+	double jct_base_gpu_hours;   /* levels at 1x, 10x, 100x this much
+	                              * attained GPU time (100): the trade-off
+	                              * knob, from JCT-first (10) to arrival
+	                              * order (large) */
+	mu_time_t jct_min_run;       /* after each start a job runs this long
+	                              * before its level lets a job of the same
+	                              * priority preempt it */
+	mu_time_t restart_cost;      /* work a preempted job loses (its
+	                              * checkpoint interval, say); the minimum
+	                              * run is at least 20 times it, so a
+	                              * preemption wastes at most 5% of a run */
+	int32_t jct_max_preemptions; /* a job preempted this often is no longer
+	                              * a victim of the order (0 = no cap) */
+	int32_t jct_gang_pods;       /* jobs of more pods than this are not
+	                              * victims of the order: a gang restarts
+	                              * only where all its pods fit at once */
 	const void *score_state;     /* passed to the policy as ctx->state */
 	uint64_t seed;               /* for policies that draw random numbers */
 	bool preemption;   /* in a queue, a higher priority evicts lower ones */
@@ -337,6 +365,15 @@ const char *mu_engine_topology_level(const mu_engine_t *e, int32_t topo,
 int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		     size_t len);
 
+/* Writes one line on where job id stands in its queue's order and why
+ * (always NUL-terminated): the order and the job's level (attained GPU
+ * time); for a waiting job its place among the queue's waiting jobs and
+ * why it is behind the one before it and ahead of the one after it; for a
+ * running job whether the order may preempt it (minimum run, gangs).
+ * Returns the length it wanted, as snprintf does, or MU_ENOENT.
+ * O(pending jobs of its queue). */
+int mu_engine_order_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
+
 /* --- Queries ------------------------------------------------------------- */
 
 typedef enum mu_job_state {
@@ -403,8 +440,46 @@ mu_id_t mu_engine_queue_find(const mu_engine_t *e, const char *name);
 /* The node a pod is bound to, or -1. */
 mu_id_t mu_engine_pod_node(const mu_engine_t *e, mu_id_t job, int32_t podset,
 			   int32_t pod);
+/* What one node holds (nodeinfo.c), for views of the cluster. */
+typedef struct mu_node_info {
+	const char *name;
+	const char *gpu_model;  /* NULL when none */
+	bool unschedulable;
+	int ngpu;
+	mu_res_t alloc, free;   /* as mu_node_view_t's */
+	int16_t gpu_free[MU_MAX_GPUS]; /* free milli-GPU of each device */
+	int32_t pods;           /* bound pods */
+	int32_t reserved_gpus;  /* whole GPUs held by this cycle's backfill
+	                         * reservations, 0 when none */
+	mu_time_t reserved_at;  /* when the earliest is due, or MU_TIME_NONE */
+} mu_node_info_t;
+
+/* MU_ENOENT for an unknown or removed node.  O(devices). */
+int mu_engine_node_info(const mu_engine_t *e, mu_id_t node, mu_node_info_t *out);
+
 /* Cluster totals: allocatable and in use, accounting units. */
 void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);
+
+/* --- What if (whatif.c) --------------------------------------------------- */
+
+/* The answer to "would this job start here now?". */
+typedef struct mu_whatif {
+	bool fits;               /* its gang (minMember pods) is placed now */
+	mu_reason_t reason;      /* when it does not: as a pending decision's */
+	mu_time_t expected_start; /* when it does not and want_start: from
+	                          * aggregate capacity as running jobs end
+	                          * (MU_TIME_NONE: never, or not asked) */
+} mu_whatif_t;
+
+/* Places job spec s as a cycle would place it at now (its queue's limits,
+ * then pod by pod, under its topology constraint), without preemption,
+ * and takes every bind back: the engine is left as it was, and the job is
+ * neither submitted nor named (s->name need not be unique).  s stays the
+ * caller's.  MU_EINVAL / MU_ERANGE / MU_ENOENT for a spec that
+ * mu_engine_job_submit() would refuse, MU_ENOMEM.  O(pods x class nodes),
+ * plus O(running jobs log running jobs) with want_start. */
+int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			 bool want_start, mu_whatif_t *out);
 
 /* --- Pods bound outside the cycle (pods.c) ------------------------------- */
 

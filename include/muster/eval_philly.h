@@ -16,7 +16,9 @@
  * reservations, EASY backfill and muster's default, each with runtime
  * estimates from history and with jobs declaring their true duration.
  * Experiment 2 (JCT): FIFO, shortest job first with known durations (a
- * bound), Tiresias-style least attained service, and muster's default.
+ * bound), Tiresias-style least attained service, muster's default and
+ * muster with arrival order in the queue (its default before issue 21);
+ * and the trade-off curve of muster's JCT levels.
  *
  * Everything here is deterministic for a seed and does no I/O except the
  * writers.
@@ -29,7 +31,12 @@
 #include "muster/sim.h"
 
 #define MU_PHILLY_LARGE_GPUS 16 /* a "large" job asks for at least this */
-#define MU_PHILLY_NRUNS 10      /* runs of one evaluation */
+#define MU_PHILLY_NRUNS 11      /* runs of one evaluation */
+#define MU_PHILLY_NSWEEP 6      /* runs of the JCT trade-off curve */
+
+/* The curve's knob: muster's default with its JCT levels starting at these
+ * GPU-hours (jct_base_gpu_hours), from JCT-first to arrival order. */
+extern const double mu_philly_sweep_bases[MU_PHILLY_NSWEEP];
 
 /* The policies compared, and how each one maps to an engine config. */
 typedef enum mu_philly_policy {
@@ -39,11 +46,13 @@ typedef enum mu_philly_policy {
 	MU_PHILLY_MUSTER = 3,   /* mu_engine_config_defaults() */
 	MU_PHILLY_SJF = 4,      /* shortest estimate first, greedy */
 	MU_PHILLY_TIRESIAS = 5, /* least attained service, preempting, greedy */
+	MU_PHILLY_ARRIVAL = 6,  /* muster's default before issue 21: arrival
+	                         * order in the queue (order priority) */
 	MU_PHILLY_NPOLICIES
 } mu_philly_policy_t;
 
-/* "fifo", "greedy", "easy", "muster", "sjf", "tiresias"; NULL if out of
- * range. */
+/* "fifo", "greedy", "easy", "muster", "sjf", "tiresias",
+ * "muster-arrival"; NULL if out of range. */
 const char *mu_philly_policy_name(mu_philly_policy_t p);
 /* For tables: "FIFO", "priority, no reservations", ...; NULL if out of
  * range. */
@@ -150,6 +159,7 @@ typedef struct mu_philly_run {
 	int64_t moves;            /* pods moved by consolidation */
 	int64_t jobs_preempted;   /* jobs suspended at least once */
 	int64_t cycles;
+	double jct_base_gpu_hours; /* the engine's JCT levels (muster) */
 	double engine_s;          /* wall time inside the engine */
 	double wall_s;            /* wall time of the run */
 } mu_philly_run_t;
@@ -166,13 +176,18 @@ void mu_philly_run_release(mu_philly_run_t *r);
 /* --- The whole evaluation ---------------------------------------------------- */
 
 /* Every run: FIFO, greedy, EASY and muster with history estimates, the
- * same four with declared durations, SJF (declared) and Tiresias. */
+ * same four with declared durations, SJF (declared), Tiresias, and muster
+ * with arrival order (its default before issue 21); then the trade-off
+ * curve: muster at each base of mu_philly_sweep_bases. */
 typedef struct mu_philly_eval {
 	mu_philly_opts_t opts;
 	const char *trace;        /* for the reports; the caller's */
 	mu_philly_window_t win;
 	mu_philly_run_t runs[MU_PHILLY_NRUNS];
 	size_t nruns;             /* done so far */
+	mu_philly_run_t sweep[MU_PHILLY_NSWEEP]; /* muster, history estimates,
+	                           * at each of mu_philly_sweep_bases */
+	size_t nsweep;
 	double wall_s;
 } mu_philly_eval_t;
 
@@ -195,8 +210,8 @@ const mu_philly_run_t *mu_philly_find(const mu_philly_eval_t *ev,
 
 /* The rows of each experiment's table, as indices into ev->runs: the
  * backfill experiment (history estimates, then declared) and the JCT
- * experiment (FIFO, SJF, Tiresias, muster, muster with declared
- * durations).  Return the count. */
+ * experiment (FIFO, SJF, Tiresias, muster with arrival order, muster,
+ * muster with declared durations).  Return the count. */
 size_t mu_philly_backfill_rows(const mu_philly_eval_t *ev, size_t *rows,
 			       size_t max);
 size_t mu_philly_jct_rows(const mu_philly_eval_t *ev, size_t *rows, size_t max);

@@ -66,7 +66,13 @@ typedef struct mu_kube_opts {
 	int renew_deadline_s;         /* 10 */
 	int retry_period_s;           /* 2 */
 	bool leader_elect;            /* true */
-	const char *metrics_listen;   /* "127.0.0.1:PORT" or NULL: no server */
+	const char *metrics_listen;   /* "127.0.0.1:PORT" or NULL: no server;
+	                               * an empty host is 127.0.0.1 */
+	/* Bearer token that /explain and the UI's /ui/api/ need; NULL: a
+	 * random one, logged with the UI's address.  /metrics, /healthz,
+	 * /readyz and the UI's static files stay open. */
+	const char *token;
+	int ui_history_step_ms;       /* the UI's history step: 60000 */
 	int cycle_ms;                 /* at most one cycle per this long: 20 */
 	int idle_cycle_ms;            /* a cycle at least this often: 5000 */
 	int workers;                  /* threads writing binds etc.: 8 */
@@ -102,8 +108,9 @@ int mu_kube_explain(const mu_kube_config_t *cfg, const char *what, FILE *out,
  * IPv4) for the engine's live view of the same pod or Job: its group,
  * queue, state, priority, the pending reason and the expected start (from
  * a reservation or from aggregate capacity).  `what` as for
- * mu_kube_explain(); ns is the namespace when `what` names none. */
-int mu_kube_explain_live(const char *scheduler, const char *what,
+ * mu_kube_explain(); ns is the namespace when `what` names none; token is
+ * the scheduler's bearer token (NULL: none sent). */
+int mu_kube_explain_live(const char *scheduler, const char *token, const char *what,
 			 const char *ns, FILE *out, char *err, size_t errlen);
 
 #endif

@@ -129,6 +129,13 @@ typedef struct mu_topology_spec {
 	size_t nlevels;       /* 1..MU_MAX_LEVELS */
 } mu_topology_spec_t;
 
+/* The order of jobs inside a leaf queue. */
+typedef enum mu_queue_order {
+	MU_QORDER_DEFAULT = 0, /* the engine's configured order */
+	MU_QORDER_FIFO = 1,    /* priority, then arrival: no attained-service
+	                        * levels, so the order never preempts */
+} mu_queue_order_t;
+
 typedef struct mu_queue_spec {
 	const char *name;
 	const char *parent;   /* NULL: a top-level queue */
@@ -136,6 +143,7 @@ typedef struct mu_queue_spec {
 	mu_res_t deserved;    /* accounting units; 0 = no guarantee */
 	mu_res_t limit;       /* accounting units; MU_RES_UNLIMITED = none */
 	double weight[MU_RES_MAX]; /* over-quota weight per resource, >= 0 */
+	mu_queue_order_t order; /* job order inside it (leaf queues) */
 	/* Set by the CSV trace loaders on a queue they created because the
 	 * trace names it and none was loaded (docs/formats.md).  mu_load_buffer()
 	 * drops such a queue when a file defines the same name. */

@@ -109,6 +109,12 @@ void mu__svg_rect(FILE *f, const mu__svg_plot_t *p, double x0, double y0,
 /* A dashed vertical (vertical = true, at data x = v) or horizontal (data
  * y = v) marker with a label; row (0, 1, 2...) staggers labels of markers
  * that might overlap. */
+/* n vertical markers at v[] (ascending) whose labels sit in a band of
+ * up to 3 rows above the plot (p->py is the band's bottom; keep 44 px
+ * above it), each in the lowest row where it overlaps no other label, so
+ * labels never cover bars or each other.  O(n^2), n small. */
+void mu__svg_vmarkers(FILE *f, const mu__svg_plot_t *p, const double *v,
+		      const char *const *labels, const char *const *cls, int n);
 void mu__svg_marker(FILE *f, const mu__svg_plot_t *p, bool vertical, double v,
 		    const char *label, const char *cls, int row);
 /* Text at pixel (x, y); anchor is "start", "middle" or "end"; escaped. */

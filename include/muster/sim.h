@@ -73,6 +73,9 @@ typedef struct mu_sim_queue {
 	double gpu_seconds;     /* GPU time its jobs held */
 	double share;           /* of all GPU time held, 0..1 */
 	int32_t jobs;
+	double deserved_gpus;   /* its deserved GPU quota */
+	double fair_gpu_seconds; /* its GPU fair share integrated over time
+	                         * (as the engine computed it each cycle) */
 } mu_sim_queue_t;
 
 typedef struct mu_sim_summary {

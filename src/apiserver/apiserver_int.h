@@ -91,6 +91,7 @@ enum {
 	MU__RT_TOPOLOGIES,
 	MU__RT_XPODGROUPS,
 	MU__RT_NRTS,
+	MU__RT_CLUSTERS, /* the hub's worker clusters (cluster.c) */
 	MU__RT_COUNT,
 };
 
@@ -261,6 +262,7 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_cluster(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_nrt(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__defaults_pod(json_t *obj);
 void mu__defaults_job(json_t *obj);

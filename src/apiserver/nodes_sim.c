@@ -294,6 +294,8 @@ static json_t *queue_json(const mu_queue_spec_t *q)
 	json_t *spec = json_pack("{s:i, s:o}", "priority", q->priority, "resources", res);
 	if (q->parent)
 		json_object_set_new(spec, "parent", json_string(q->parent));
+	if (q->order == MU_QORDER_FIFO)
+		json_object_set_new(spec, "order", json_string("fifo"));
 	return json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", "muster.io/v1alpha1", "kind", "Queue",
 			 "metadata", "name", q->name, "spec", spec);
 }

@@ -242,6 +242,25 @@ static void row_podgroup(const json_t *o, int64_t now, json_t *cells)
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
+static void row_cluster(const json_t *o, int64_t now, json_t *cells)
+{
+	char cost[32] = "<none>";
+	const json_t *c = mu__jget(o, "spec.costPerGPUHour");
+	if (json_is_number(c))
+		snprintf(cost, sizeof cost, "%g", json_number_value(c));
+	const char *mode = mu__jstr(o, "spec.mode");
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, mu__jstr(o, "spec.tier"));
+	cell_str(cells, mode && *mode ? mode : "push");
+	cell_s(cells, mu__jstr(o, "status.state"));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.gpus")));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.freeGPUs")));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.running")));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.queued")));
+	cell_str(cells, cost);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
 static void row_topology(const json_t *o, int64_t now, json_t *cells)
 {
 	char lv[1024] = "";
@@ -354,6 +373,18 @@ static const mu__col_t podgroup_cols[] = {
 	{"Phase", "string", "", "The group's phase.", 0},
 	AGECOL,
 };
+static const mu__col_t cluster_cols[] = {
+	NAMECOL,
+	{"Tier", "string", "", "private, edge or public.", 0},
+	{"Mode", "string", "", "push (the hub creates jobs there) or pull (an agent does).", 0},
+	{"State", "string", "", "Ready, Unreachable or Draining, as the hub sees it.", 0},
+	{"GPUs", "integer", "", "GPUs on the cluster's nodes.", 0},
+	{"Free GPUs", "integer", "", "GPUs no pod holds.", 0},
+	{"Running", "integer", "", "Jobs the hub sent there that run.", 0},
+	{"Queued", "integer", "", "Jobs on the hub that only this cluster could take.", 1},
+	{"Cost", "string", "", "Price of one GPU-hour.", 1},
+	AGECOL,
+};
 static const mu__col_t topology_cols[] = {
 	NAMECOL, {"Levels", "string", "", "Node labels, outermost first.", 0}, AGECOL,
 };
@@ -423,6 +454,9 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 			 "noderesourcetopology", "NodeResourceTopology", {"node-res-topo"}, false,
 			 false, false, 0, NULL, nrt_cols, N(nrt_cols), row_nrt, mu__validate_nrt,
 			 NULL},
+	[MU__RT_CLUSTERS] = {"muster.io", "v1alpha1", "clusters", "cluster", "Cluster",
+			     {"mcl"}, false, false, true, MU__SUB_STATUS, NULL, cluster_cols,
+			     N(cluster_cols), row_cluster, mu__validate_cluster, NULL},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

@@ -4,7 +4,7 @@
  * helpers, and the shapes' entry points.
  *
  * bench.c holds basic, basic-mixed and gang-topology; bench_cycle.c the
- * cycle, scale and scaling shapes; bench_run.c the registry, the forked
+ * cycle, scale and scaling shapes; bench_fleet.c the fleet shape; bench_run.c the registry, the forked
  * children, bench_preempt, JSON and the targets; bench_html.c the report.
  */
 #ifndef MUSTER_SIM_BENCH_INT_H
@@ -67,5 +67,6 @@ int mu__bench_gang(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_cycle(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_scale(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_scaling(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_fleet(const mu_bench_opts_t *o, mu_bench_results_t *out); /* bench_fleet.c */
 
 #endif

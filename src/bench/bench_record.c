@@ -193,6 +193,12 @@ size_t mu_bench_checks(const mu_bench_result_t *r, mu_bench_check_t *out,
 			r->cycle_ms, 10, true, "ms", "KAI: 2.35 s per cycle"});
 		n = add_check(out, n, max, (mu_bench_check_t){"build from scratch",
 			r->build_ms, 500, true, "ms", NULL});
+	} else if (!strcmp(s, "fleet")) {
+		n = add_check(out, n, max, (mu_bench_check_t){"dispatch decisions/s",
+			r->decisions_per_s, 1e4, false, "/s",
+			"Armada: 1,000 pods/s or more on average"});
+		n = add_check(out, n, max, (mu_bench_check_t){"hub peak RSS",
+			r->peak_rss_mb, 2048, true, "MiB", NULL});
 	} else if (!strcmp(s, "scale"))
 		n = add_check(out, n, max, (mu_bench_check_t){"peak RSS",
 			r->peak_rss_mb, 1024, true, "MiB",

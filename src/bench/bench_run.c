@@ -46,6 +46,7 @@ static const shape_t shapes[] = {
 	{"cycle", mu__bench_cycle},
 	{"scale", mu__bench_scale},
 	{"scaling", mu__bench_scaling},
+	{"fleet", mu__bench_fleet},
 };
 
 #define NSHAPES (sizeof shapes / sizeof *shapes)
@@ -54,7 +55,7 @@ const char *const *mu_bench_shapes(size_t *n)
 {
 	static const char *const names[NSHAPES] = {
 		"basic", "basic-mixed", "gang-topology", "preempt", "cycle",
-		"scale", "scaling",
+		"scale", "scaling", "fleet",
 	};
 	*n = NSHAPES;
 	return names;

@@ -21,8 +21,13 @@ int mu_cmd_agent(int argc, char **argv);
 int mu_cmd_bench(int argc, char **argv);
 int mu_cmd_scheduler(int argc, char **argv);
 int mu_cmd_kexplain(int argc, char **argv);
+/* Reads a bearer token from a file (surrounding blanks and newlines
+ * dropped) into buf; prints why to stderr and returns MU_EXIT_USAGE when
+ * it cannot (missing, empty, longer than len - 1). */
+int mu_cli_read_token(const char *cmd, const char *path, char *buf, size_t len);
 int mu_cmd_eval_topology(int argc, char **argv);
 int mu_cmd_eval_philly(int argc, char **argv);
+int mu_cmd_eval_fleet(int argc, char **argv);
 int mu_cmd_eval_slurm(int argc, char **argv);
 
 /* Exit codes. */

@@ -39,7 +39,10 @@ static void evp_usage(FILE *f)
 		"     backfill and muster's default, with history estimates and with jobs\n"
 		"     declaring their true duration;\n"
 		"  2. JCT: FIFO, SJF with known durations (a bound), Tiresias-style least\n"
-		"     attained service and muster's default.\n\n"
+		"     attained service, muster's default and muster with arrival order\n"
+		"     (its default before issue 21), and the trade-off curve of muster's\n"
+		"     JCT levels (jct_base_gpu_hours from 10 to 1000 GPU-hours).\n"
+		"Exits 0 when issue 5's goal (large jobs' waits, utilization) is met.\n\n"
 		"  --trace FILE            the trace (" EVP_DEFAULT_TRACE ")\n"
 		"  --days N                window length in days (7)\n"
 		"  --load X                target offered load (0.9)\n"
@@ -209,6 +212,58 @@ static void print_jct(const mu_philly_eval_t *ev)
 	}
 }
 
+/* The trade-off curve: muster at each base of its JCT levels. */
+static void print_tradeoff(const mu_philly_eval_t *ev)
+{
+	char a[32], b[32], c1[32], d[32];
+	printf("\nJCT trade-off: muster (history estimates) by its first JCT level "
+	       "(jct_base_gpu_hours; default 100)\n");
+	printf("  %-12s %9s %9s %9s %9s %6s %7s %6s\n", "first level", "mean JCT", "p50 JCT",
+	       ">=16 p99", ">=16 JCT", "util", "evicted", "jobs");
+	for (size_t i = 0; i < ev->nsweep; i++) {
+		const mu_philly_run_t *r = &ev->sweep[i];
+		char lv[32];
+		snprintf(lv, sizeof lv, "%g GPU-h", r->jct_base_gpu_hours);
+		printf("  %-12s %9s %9s %9s %9s %5.1f%% %7lld %6lld\n", lv,
+		       dur(a, sizeof a, r->jct_mean_s), dur(b, sizeof b, r->jct_p50_s),
+		       dur(c1, sizeof c1, r->large.p99_s), dur(d, sizeof d, r->large.jct_mean_s),
+		       r->util_window * 100, (long long)r->preemptions,
+		       (long long)r->jobs_preempted);
+	}
+}
+
+/* Issue 21's goals for muster's default (history estimates), printed for
+ * information: they do not decide the exit code. */
+static void print_jct_goal(const mu_philly_eval_t *ev)
+{
+	const mu_philly_run_t *m = mu_philly_find(ev, MU_PHILLY_MUSTER, false);
+	const mu_philly_run_t *t = mu_philly_find(ev, MU_PHILLY_TIRESIAS, false);
+	const mu_philly_run_t *s = mu_philly_find(ev, MU_PHILLY_SJF, true);
+	const mu_philly_run_t *f = mu_philly_find(ev, MU_PHILLY_FIFO, false);
+	const mu_philly_run_t *a = mu_philly_find(ev, MU_PHILLY_ARRIVAL, false);
+	if (!m || !t || !s || !f || !a)
+		return;
+	double best = 0;
+	for (size_t i = 0; i < ev->nruns; i++)
+		if (ev->runs[i].policy != MU_PHILLY_MUSTER && ev->runs[i].policy != MU_PHILLY_ARRIVAL)
+			best = fmax(best, ev->runs[i].util_window);
+	char x[32], y[32];
+	printf("JCT goals (issue 21, muster history): mean JCT %s vs Tiresias %s: %s;",
+	       dur(x, sizeof x, m->jct_mean_s), dur(y, sizeof y, t->jct_mean_s),
+	       m->jct_mean_s <= t->jct_mean_s ? "OK" : "not met");
+	printf(" p50 %s vs SJF %s: %s;\n", dur(x, sizeof x, m->jct_p50_s),
+	       dur(y, sizeof y, s->jct_p50_s), m->jct_p50_s <= s->jct_p50_s ? "OK" : "not met");
+	printf("  >=16 p99 wait %s vs arrival order %s: %s;", dur(x, sizeof x, m->large.p99_s),
+	       dur(y, sizeof y, a->large.p99_s), m->large.p99_s <= a->large.p99_s ? "OK" : "not met");
+	printf(" >=16 mean JCT %s vs FIFO %s: %s;\n", dur(x, sizeof x, m->large.jct_mean_s),
+	       dur(y, sizeof y, f->large.jct_mean_s),
+	       m->large.jct_mean_s <= f->large.jct_mean_s ? "OK" : "not met");
+	printf("  utilization %.1f%% vs best baseline %.1f%%: %s; evicted %lld vs Tiresias/10 %.0f: %s\n",
+	       m->util_window * 100, best * 100, m->util_window >= best ? "OK" : "not met",
+	       (long long)m->preemptions, (double)t->preemptions / 10,
+	       (double)m->preemptions * 10 <= (double)t->preemptions ? "OK" : "not met");
+}
+
 /* Issue 5's goal for one estimate source: muster's large jobs wait no
  * longer than under FIFO (mean and p99) and its utilization is within
  * EVP_UTIL_SLACK of EASY's.  Prints the verdict; true when met. */
@@ -304,7 +359,9 @@ int mu_cmd_eval_philly(int argc, char **argv)
 		if (!c.quiet) {
 			print_backfill(&ev);
 			print_jct(&ev);
+			print_tradeoff(&ev);
 			printf("\n");
+			print_jct_goal(&ev);
 		}
 		bool ok = print_goal(&ev, false, c.quiet);
 		ok = print_goal(&ev, true, c.quiet) && ok;

@@ -88,6 +88,11 @@ static void explain_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 		mu_reason_format(e, &ji.last, msg, sizeof msg);
 		printf("  reason       %s\n  message      %s\n", mu_why_name(ji.last.why), msg);
 	}
+	if (ji.state != MU_JOB_FINISHED) {
+		char ord[1024];
+		mu_engine_order_explain(e, id, ord, sizeof ord);
+		printf("  order        %s\n", ord);
+	}
 }
 
 static void gpus(char *buf, size_t len, int64_t milli)

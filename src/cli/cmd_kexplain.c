@@ -14,13 +14,14 @@ static void kexplain_usage(FILE *f)
 {
 	fputs("usage: muster kexplain [--kubeconfig FILE | --in-cluster] [--context NAME]\n"
 	      "                       [-n NAMESPACE] [--scheduler http://HOST:PORT]\n"
-	      "                       POD | NS/POD | job/NAME\n"
+	      "                       [--token-file FILE] POD | NS/POD | job/NAME\n"
 	      "\n"
 	      "Prints why a pod or a Job of a live cluster is where it is: phase, gang or\n"
 	      "queue, node and devices, muster's explanation (the PodScheduled message,\n"
 	      "as in `kubectl describe pod`) and muster's events.  With --scheduler (a\n"
 	      "running scheduler's --metrics address) also the engine's live view: queue,\n"
-	      "state, reason and expected start.\n",
+	      "state, reason and expected start; --token-file holds the scheduler's token\n"
+	      "(its --token-file).\n",
 	      f);
 }
 
@@ -28,6 +29,7 @@ int mu_cmd_kexplain(int argc, char **argv)
 {
 	const char *kc = NULL, *ctx = NULL, *ns = NULL, *what = NULL, *sched = NULL;
 	bool in_cluster = false;
+	char token[256] = "";
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -35,7 +37,8 @@ int mu_cmd_kexplain(int argc, char **argv)
 			return MU_EXIT_OK;
 		}
 		bool val = !strcmp(a, "--kubeconfig") || !strcmp(a, "--context") || !strcmp(a, "-n") ||
-			   !strcmp(a, "--namespace") || !strcmp(a, "--scheduler");
+			   !strcmp(a, "--namespace") || !strcmp(a, "--scheduler") ||
+			   !strcmp(a, "--token-file");
 		if (val && i + 1 >= argc) {
 			fprintf(stderr, "muster kexplain: %s needs a value\n", a);
 			return MU_EXIT_USAGE;
@@ -46,6 +49,10 @@ int mu_cmd_kexplain(int argc, char **argv)
 			ctx = argv[++i];
 		else if (!strcmp(a, "--scheduler"))
 			sched = argv[++i];
+		else if (!strcmp(a, "--token-file")) {
+			if (mu_cli_read_token("kexplain", argv[++i], token, sizeof token))
+				return MU_EXIT_USAGE;
+		}
 		else if (val)
 			ns = argv[++i];
 		else if (!strcmp(a, "--in-cluster"))
@@ -74,7 +81,7 @@ int mu_cmd_kexplain(int argc, char **argv)
 	}
 	int rc = mu_kube_explain(&cfg, what, stdout, err, sizeof err);
 	if (rc == MU_OK && sched)
-		rc = mu_kube_explain_live(sched, what, ns ? ns : cfg.ns, stdout, err, sizeof err);
+		rc = mu_kube_explain_live(sched, *token ? token : NULL, what, ns ? ns : cfg.ns, stdout, err, sizeof err);
 	mu_kube_config_release(&cfg);
 	if (rc) {
 		fprintf(stderr, "muster kexplain: %s\n", err);

@@ -39,7 +39,11 @@ static void sched_usage(FILE *f)
 	      "  --context NAME           kubeconfig context (default: current-context)\n"
 	      "  --in-cluster             use the pod's service account\n"
 	      "  --scheduler-name NAME    pods' spec.schedulerName to serve (default muster)\n"
-	      "  --metrics HOST:PORT      serve /metrics, /healthz, /readyz (port 0 = any)\n"
+	      "  --metrics HOST:PORT      serve /metrics, /healthz, /readyz, /explain and the\n"
+	      "                           live web UI at /ui/ (port 0 = any; no HOST = 127.0.0.1)\n"
+	      "  --token-file FILE        bearer token that /explain and the UI's data need\n"
+	      "                           (default: a random one, printed in the UI's address)\n"
+	      "  --ui-history-step S      the UI keeps 1440 points of history, one per S (60)\n"
 	      "  --id NAME                this replica's identity (default: hostname-pid)\n"
 	      "  --lease-namespace NS     namespace of the lease (default kube-system)\n"
 	      "  --lease-name NAME        the lease (default muster-scheduler)\n"
@@ -55,6 +59,8 @@ static void sched_usage(FILE *f)
 	      "  --min-runtime S          a job runs this long before it can be preempted (60)\n"
 	      "  --gang-rollback DUR      evict a gang's bound pods after it stays below its\n"
 	      "                           minMember this long (60s; never: -1)\n"
+	      "  --order ORDER            jobs in a queue: jct (default), priority, sjf or las\n"
+	      "                           (a Queue with spec.order: fifo keeps arrival order)\n"
 	      "  --log-json               structured logs as JSON lines\n"
 	      "  -v, --verbose            debug logs\n"
 	      "  -h, --help               print this help\n",
@@ -76,7 +82,7 @@ static long pos_arg(const char *opt, const char *v, long max)
 
 /* Applies one option at argv[*i]; MU_EXIT_USAGE when bad, -1 if unknown. */
 static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const char **kc,
-		     const char **ctx, bool *in_cluster)
+		     const char **ctx, bool *in_cluster, char *tok, size_t toklen)
 {
 	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	long x;
@@ -90,7 +96,8 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 		  !strcmp(a, "--retry-period") ? &o->retry_period_s : !strcmp(a, "--cycle-ms") ? &o->cycle_ms :
 		  !strcmp(a, "--workers") ? &o->workers : NULL;
 	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime") ||
-	    !strcmp(a, "--gang-rollback")) {
+	    !strcmp(a, "--token-file") || !strcmp(a, "--ui-history-step") ||
+	    !strcmp(a, "--gang-rollback") || !strcmp(a, "--order")) {
 		if (!v) {
 			fprintf(stderr, "muster scheduler: %s needs a value\n", a);
 			return MU_EXIT_USAGE;
@@ -102,6 +109,17 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 			if ((x = pos_arg(a, v, 86400000)) < 0)
 				return MU_EXIT_USAGE;
 			*iv = (int)x;
+		} else if (!strcmp(a, "--token-file")) {
+			if (mu_cli_read_token("scheduler", v, tok, toklen))
+				return MU_EXIT_USAGE;
+			o->token = tok;
+		} else if (!strcmp(a, "--ui-history-step")) {
+			if ((x = pos_arg(a, v, 86400)) < 1) {
+				if (x == 0)
+					fprintf(stderr, "muster scheduler: %s: at least 1 second\n", a);
+				return MU_EXIT_USAGE;
+			}
+			o->ui_history_step_ms = (int)x * 1000;
 		} else if (!strcmp(a, "--gang-rollback")) {
 			mu_time_t ms;
 			if (!strcmp(v, "-1")) {
@@ -113,6 +131,13 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 			} else {
 				o->gang_rollback_ms = ms;
 			}
+		} else if (!strcmp(a, "--order")) {
+			int ord = mu_order_find(v);
+			if (ord < 0) {
+				fprintf(stderr, "muster scheduler: unknown order %s (jct, priority, sjf or las)\n", v);
+				return MU_EXIT_USAGE;
+			}
+			o->engine.order = (mu_order_t)ord;
 		} else if (!strcmp(a, "--policy")) {
 			if (!(o->engine.score = mu_score_find(v))) {
 				fprintf(stderr, "muster scheduler: unknown policy %s\n", v);
@@ -142,19 +167,43 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 	return MU_EXIT_OK;
 }
 
+int mu_cli_read_token(const char *cmd, const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "muster %s: --token-file %s: %s\n", cmd, path, strerror(errno));
+		return MU_EXIT_USAGE;
+	}
+	size_t n = fread(buf, 1, len, f);
+	fclose(f);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	size_t s = 0;
+	while (s < n && (buf[s] == ' ' || buf[s] == '\t'))
+		s++;
+	if (n >= len || n == s || memchr(buf + s, '\n', n - s)) {
+		fprintf(stderr, "muster %s: --token-file %s: expected one line of 1 to %zu characters\n",
+			cmd, path, len - 1);
+		return MU_EXIT_USAGE;
+	}
+	memmove(buf, buf + s, n - s);
+	buf[n - s] = '\0';
+	return MU_EXIT_OK;
+}
+
 int mu_cmd_scheduler(int argc, char **argv)
 {
 	mu_kube_opts_t o;
 	mu_kube_opts_defaults(&o);
 	const char *kc = NULL, *ctx = NULL;
 	bool in_cluster = false;
-	char idbuf[300];
+	char idbuf[300], tok[256];
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			sched_usage(stdout);
 			return MU_EXIT_OK;
 		}
-		int r = sched_opt(argc, argv, &i, &o, &kc, &ctx, &in_cluster);
+		int r = sched_opt(argc, argv, &i, &o, &kc, &ctx, &in_cluster, tok, sizeof tok);
 		if (r < 0) {
 			fprintf(stderr, "muster scheduler: unknown option %s\n\n", argv[i]);
 			sched_usage(stderr);

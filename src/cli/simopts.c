@@ -41,9 +41,15 @@ void mu_simopts_help(FILE *f)
 		"                          cannot delay them; greedy: anything that fits;\n"
 		"                          none: strict order (FIFO)\n"
 		"  --reservations N        how many blocked jobs get one (4; 1 = EASY)\n"
-		"  --order ORDER           jobs in a queue: priority (then age; default),\n"
-		"                          sjf (shortest estimate first), or las (least\n"
-		"                          attained GPU time first, preempting, as Tiresias)\n"
+		"  --order ORDER           jobs in a queue: jct (default: least attained GPU\n"
+		"                          time first for preemptible jobs, with a minimum\n"
+		"                          run and gangs spared), priority (then age), sjf\n"
+		"                          (shortest estimate first), or las (least attained\n"
+		"                          GPU time first, preempting, as Tiresias)\n"
+		"  --jct-levels GPUH       jct: the first level of attained GPU-hours (100);\n"
+		"                          lower favours short jobs more and evicts more\n"
+		"  --jct-min-run DUR       jct: a job runs this long after each start before\n"
+		"                          its level lets it be preempted (1h)\n"
 		"  --default-runtime DUR   estimate when a job declares none and there is\n"
 		"                          no history yet (1h)\n"
 		"  --no-consolidation      never move pods to make room for a gang\n"
@@ -112,14 +118,15 @@ static int parse_valued(mu_simopts_t *o, const char *a, const char *v, bool *kno
 		else
 			rc = MU_EINVAL;
 	} else if (!strcmp(a, "--order")) {
-		if (!strcmp(v, "priority"))
-			ec->order = MU_ORDER_PRIORITY;
-		else if (!strcmp(v, "sjf"))
-			ec->order = MU_ORDER_SJF;
-		else if (!strcmp(v, "las"))
-			ec->order = MU_ORDER_LAS;
+		int ord = mu_order_find(v);
+		if (ord >= 0)
+			ec->order = (mu_order_t)ord;
 		else
 			rc = MU_EINVAL;
+	} else if (!strcmp(a, "--jct-levels")) {
+		rc = mu__parse_num(v, 1e-6, 1e12, &ec->jct_base_gpu_hours);
+	} else if (!strcmp(a, "--jct-min-run")) {
+		rc = mu__parse_duration(v, &ec->jct_min_run);
 	} else if (!strcmp(a, "--reservations")) {
 		if ((rc = mu__parse_int(v, 0, 1000, &n)) == MU_OK)
 			ec->reservations = (int32_t)n;

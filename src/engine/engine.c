@@ -35,8 +35,12 @@ void mu_engine_config_defaults(mu_engine_config_t *cfg)
 	cfg->reservations = 4;
 	cfg->default_runtime = 3600 * 1000;
 	cfg->consolidate = true;
-	cfg->order = MU_ORDER_PRIORITY;
+	cfg->order = MU_ORDER_JCT;
 	cfg->las_base_gpu_hours = 1;
+	cfg->jct_base_gpu_hours = 100;
+	cfg->jct_min_run = 3600 * 1000;
+	cfg->jct_max_preemptions = 0;
+	cfg->jct_gang_pods = 1;
 	cfg->move_ratio = 1.0;
 	cfg->move_pods_per_hour = 64;
 	cfg->move_gpu_hours_per_hour = 64;

@@ -239,6 +239,7 @@ typedef struct mu__queue {
 	int32_t priority;
 	mu_res_t deserved, limit;
 	double weight[MU_RES_MAX];
+	mu_queue_order_t order; /* leaf: FIFO, or the engine's order */
 	mu_res_t used;        /* accounting units, including descendants */
 	mu_res_t used_np;     /* the part used by non-preemptible jobs */
 	int32_t *pending;     /* leaf: jobs waiting, in service order */
@@ -294,7 +295,9 @@ typedef struct mu__job {
 	int32_t queue;
 	int32_t priority;
 	int32_t eprio;       /* effective priority: order and preemption */
-	double attained;     /* GPU-ms run in finished runs (LAS) */
+	double attained;     /* GPU-ms run in finished runs (LAS, JCT) */
+	mu_time_t level_until; /* running: its eprio holds until then ... */
+	mu_time_t level_start; /* ... for the run that started then (order.c) */
 	mu_job_type_t type;
 	bool preemptible;
 	bool never_preempt;  /* preemptionPolicy: Never */
@@ -472,6 +475,13 @@ int mu__topo_resolve(mu_engine_t *e, const mu_topo_req_t *rq, mu__job_t *j);
 void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct,
 			int sign, bool preemptible);
 int mu__queue_pending_insert(mu_engine_t *e, int32_t job);
+/* Fills slot jid of e->jobs (grown by the caller) from spec s: checks it,
+ * resolves its queue, pod sets, classes and topology; nothing is listed or
+ * named.  On error the slot holds nothing.  O(pod sets + pods). */
+int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
+		  mu_time_t now);
+/* Frees what mu__job_build() allocated in j. */
+void mu__job_unbuild(mu__job_t *j);
 void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
 /* The queue at its limit if acct were added to q, or -1; fills r. */
 int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
@@ -613,6 +623,15 @@ int32_t mu__order_eprio(const mu_engine_t *e, const mu__job_t *j);
 void mu__order_stop(mu_engine_t *e, mu__job_t *j, mu_time_t now);
 /* True if job a is served before job b in their queue. */
 bool mu__job_before(const mu_engine_t *e, int32_t a, int32_t b);
+/* Whether the order lets running job v, of lower effective priority in
+ * j's queue, be preempted by j at now: always for a lower priority; for a
+ * lower MU_ORDER_JCT level only past its minimum run and preemption cap.
+ * Lowers *retry to when a refused v turns eligible.  O(1). */
+bool mu__order_victim_ok(const mu_engine_t *e, const mu__job_t *v,
+			 const mu__job_t *j, mu_time_t now, mu_time_t *retry);
+/* j's attained-service level (0 = least served) under the order of its
+ * queue; 0 when the order has no levels.  O(levels). */
+int32_t mu__order_level(const mu_engine_t *e, const mu__job_t *j);
 
 /* Fair share (fairshare.c): demand and fair share of every queue, top
  * down.  O(queues log queues + pending jobs). */

@@ -147,7 +147,8 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod)
 	if (v->backfill_for == c->jid)
 		return true; /* it started in the hole of j's reservation */
 	if (v->queue == j->queue)
-		return e->cfg.preemption && v->eprio < j->eprio;
+		return e->cfg.preemption && v->eprio < j->eprio &&
+		       mu__order_victim_ok(e, v, j, c->now, &c->retry_at);
 	if (!e->cfg.reclaim)
 		return false;
 	mu_res_t unit = v->acct_bound;
@@ -724,6 +725,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 		if (rc)
 			return rc;
 		if (v->start != c->now) { /* the job restarts where it lands */
+			mu__order_stop(e, v, c->now); /* its service so far counts */
 			v->start = c->now;
 			v->moves++;
 		}

@@ -61,6 +61,8 @@ static int queue_spec_check(const mu_queue_spec_t *s)
 {
 	if (!s || !s->name || !*s->name)
 		return MU_EINVAL;
+	if (s->order != MU_QORDER_DEFAULT && s->order != MU_QORDER_FIFO)
+		return MU_EINVAL;
 	for (int r = 0; r < MU_RES_MAX; r++) {
 		if (s->deserved.v[r] < 0 || s->limit.v[r] < 0 || s->weight[r] < 0)
 			return MU_ERANGE;
@@ -112,6 +114,13 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 	}
 	mu__queue_t *qq = &e->queues[q];
 	qq->priority = s->priority;
+	if (qq->order != s->order) {
+		qq->order = s->order;
+		qq->mvp_valid = false;
+		for (int32_t i = 0; i < qq->nrunning; i++)
+			e->jobs[qq->running[i]].level_until = 0; /* levels change */
+		e->release_gen++; /* its jobs' levels change with it */
+	}
 	qq->deserved = s->deserved;
 	qq->limit = s->limit;
 	memcpy(qq->weight, s->weight, sizeof qq->weight);
@@ -289,8 +298,8 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 	return MU_OK;
 }
 
-int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
-			 mu_id_t *id)
+int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
+		  mu_time_t now)
 {
 	int rc = job_spec_check(s);
 	if (rc)
@@ -300,20 +309,14 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 		return MU_ENOENT;
 	if (e->queues[q].nchildren)
 		return MU_EINVAL; /* jobs go to leaf queues */
-	if (mu__strmap_get(&e->job_names, s->name) >= 0)
-		return MU_EEXIST;
-	rc = mu__grow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1, sizeof *e->jobs);
-	if (rc)
-		return rc;
-	int32_t jid = e->njobs;
 	mu__job_t *j = &e->jobs[jid];
 	memset(j, 0, sizeof *j);
 	j->queue = q;
 	j->priority = s->priority;
-	j->eprio = mu__order_eprio(e, j);
 	j->type = s->type;
 	j->preemptible = s->preemptible;
 	j->never_preempt = s->never_preempt;
+	j->eprio = mu__order_eprio(e, j);
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;
 	j->start = MU_TIME_NONE;
 	j->state = MU_JOB_PENDING;
@@ -327,9 +330,40 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	j->bucket = mu__shape_bucket(j);
 	if ((rc = mu__topo_resolve(e, &s->topo, j)) != MU_OK)
 		goto fail;
+	return MU_OK;
+fail:
+	mu__job_unbuild(j);
+	return rc;
+}
+
+void mu__job_unbuild(mu__job_t *j)
+{
+	for (int32_t p = 0; p < j->npodsets; p++)
+		free(j->podsets[p].name);
+	free(j->podsets);
+	free(j->pods);
+	j->podsets = NULL;
+	j->pods = NULL;
+	j->npodsets = 0;
+}
+
+int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			 mu_id_t *id)
+{
+	int rc = mu__grow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1, sizeof *e->jobs);
+	if (rc)
+		return rc;
+	int32_t jid = e->njobs;
+	if ((rc = mu__job_build(e, jid, s, now)) != MU_OK)
+		return rc;
+	mu__job_t *j = &e->jobs[jid];
+	if (mu__strmap_get(&e->job_names, s->name) >= 0) {
+		mu__job_unbuild(j);
+		return MU_EEXIST;
+	}
 	if (!(j->name = mu__strmap_put(&e->job_names, s->name, jid))) {
-		rc = MU_ENOMEM;
-		goto fail;
+		mu__job_unbuild(j);
+		return MU_ENOMEM;
 	}
 	e->njobs++;
 	if ((rc = mu__queue_pending_insert(e, jid)) != MU_OK)
@@ -337,10 +371,4 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	if (id)
 		*id = jid;
 	return MU_OK;
-fail:
-	for (int32_t p = 0; p < j->npodsets; p++)
-		free(j->podsets[p].name);
-	free(j->podsets);
-	free(j->pods);
-	return rc;
 }

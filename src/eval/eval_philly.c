@@ -29,12 +29,12 @@
 /* --- Policies ---------------------------------------------------------------- */
 
 static const char *const evp_names[MU_PHILLY_NPOLICIES] = {
-	"fifo", "greedy", "easy", "muster", "sjf", "tiresias",
+	"fifo", "greedy", "easy", "muster", "sjf", "tiresias", "muster-arrival",
 };
 
 static const char *const evp_labels[MU_PHILLY_NPOLICIES] = {
 	"FIFO", "priority, no reservations", "EASY backfill", "muster default",
-	"SJF (known durations)", "Tiresias (2D-LAS)",
+	"SJF (known durations)", "Tiresias (2D-LAS)", "muster, arrival order",
 };
 
 const char *mu_philly_policy_name(mu_philly_policy_t p)
@@ -55,6 +55,8 @@ const char *mu_philly_policy_label(mu_philly_policy_t p)
 int mu_philly_policy_config(mu_philly_policy_t p, mu_engine_config_t *cfg)
 {
 	mu_engine_config_defaults(cfg);
+	if (p != MU_PHILLY_MUSTER)
+		cfg->order = MU_ORDER_PRIORITY; /* baselines set their own order */
 	switch (p) {
 	case MU_PHILLY_FIFO:
 		cfg->backfill = MU_BACKFILL_NONE;
@@ -70,6 +72,9 @@ int mu_philly_policy_config(mu_philly_policy_t p, mu_engine_config_t *cfg)
 		cfg->consolidate = false;
 		break;
 	case MU_PHILLY_MUSTER:
+		break;
+	case MU_PHILLY_ARRIVAL:
+		cfg->order = MU_ORDER_PRIORITY;
 		break;
 	case MU_PHILLY_SJF:
 		cfg->order = MU_ORDER_SJF;
@@ -453,7 +458,7 @@ static void prog_fwd(void *ctx, double frac)
  * the caller's (mu_philly_run_release), also on error.  O(simulation). */
 static int run_one(mu_specs_t *sp, const mu_philly_window_t *w,
 		   const mu_philly_opts_t *o, mu_philly_policy_t p, bool declared,
-		   size_t i, size_t n, mu_philly_run_t *out, mu_diag_t *diag)
+		   double base, size_t i, size_t n, mu_philly_run_t *out, mu_diag_t *diag)
 {
 	memset(out, 0, sizeof *out);
 	out->policy = p;
@@ -462,12 +467,19 @@ static int run_one(mu_specs_t *sp, const mu_philly_window_t *w,
 	mu_sim_config_defaults(&sc);
 	if (mu_philly_policy_config(p, &sc.engine) != MU_OK)
 		return mu__diag(diag, MU_EINVAL, "policy", 0, 0, "unknown policy %d", (int)p);
+	if (base > 0)
+		sc.engine.jct_base_gpu_hours = base;
+	out->jct_base_gpu_hours = sc.engine.jct_base_gpu_hours;
 	sc.seed = o->seed;
 	sc.checkpoint_cost = o->checkpoint_cost;
 	sc.sample_interval = w->span / EVP_SAMPLES > SEC ? w->span / EVP_SAMPLES : SEC;
 	evp_prog_t pg = {.o = o, .i = i, .n = n};
-	snprintf(pg.label, sizeof pg.label, "%s, %s", mu_philly_policy_label(p),
-		 declared ? "declared durations" : "history estimates");
+	if (base > 0)
+		snprintf(pg.label, sizeof pg.label, "%s, levels from %g GPU-hours",
+			 mu_philly_policy_label(p), base);
+	else
+		snprintf(pg.label, sizeof pg.label, "%s, %s", mu_philly_policy_label(p),
+			 declared ? "declared durations" : "history estimates");
 	if (o->progress) {
 		sc.progress = prog_fwd;
 		sc.progress_ctx = &pg;
@@ -488,7 +500,7 @@ int mu_philly_run(mu_specs_t *sp, const mu_philly_window_t *w,
 		  const mu_philly_opts_t *o, mu_philly_policy_t p,
 		  bool declared, mu_philly_run_t *out, mu_diag_t *diag)
 {
-	return run_one(sp, w, o, p, declared, 0, 1, out, diag);
+	return run_one(sp, w, o, p, declared, 0, 0, 1, out, diag);
 }
 
 void mu_philly_run_release(mu_philly_run_t *r)
@@ -513,7 +525,10 @@ static const evp_plan_t evp_plan[MU_PHILLY_NRUNS] = {
 	{MU_PHILLY_FIFO, true}, {MU_PHILLY_GREEDY, true},
 	{MU_PHILLY_EASY, true}, {MU_PHILLY_MUSTER, true},
 	{MU_PHILLY_SJF, true}, {MU_PHILLY_TIRESIAS, false},
+	{MU_PHILLY_ARRIVAL, false},
 };
+
+const double mu_philly_sweep_bases[MU_PHILLY_NSWEEP] = {10, 30, 100, 200, 400, 1000};
 
 int mu_philly_eval_init(mu_philly_eval_t *ev, const mu_specs_t *all,
 			const mu_philly_opts_t *o, mu_specs_t *sp, mu_diag_t *diag)
@@ -527,10 +542,17 @@ int mu_philly_eval_runs(mu_philly_eval_t *ev, mu_specs_t *sp, mu_diag_t *diag)
 {
 	double t0 = wall_now();
 	int rc = MU_OK;
+	size_t total = MU_PHILLY_NRUNS + MU_PHILLY_NSWEEP;
 	for (size_t i = 0; i < MU_PHILLY_NRUNS && rc == MU_OK; i++) {
 		ev->nruns = i + 1;
 		rc = run_one(sp, &ev->win, &ev->opts, evp_plan[i].p, evp_plan[i].declared,
-			     i, MU_PHILLY_NRUNS, &ev->runs[i], diag);
+			     0, i, total, &ev->runs[i], diag);
+	}
+	for (size_t i = 0; i < MU_PHILLY_NSWEEP && rc == MU_OK; i++) {
+		ev->nsweep = i + 1;
+		rc = run_one(sp, &ev->win, &ev->opts, MU_PHILLY_MUSTER, false,
+			     mu_philly_sweep_bases[i], MU_PHILLY_NRUNS + i, total,
+			     &ev->sweep[i], diag);
 	}
 	ev->wall_s = wall_now() - t0;
 	return rc;
@@ -552,7 +574,9 @@ void mu_philly_eval_release(mu_philly_eval_t *ev)
 {
 	for (size_t i = 0; i < ev->nruns; i++)
 		mu_philly_run_release(&ev->runs[i]);
-	ev->nruns = 0;
+	for (size_t i = 0; i < ev->nsweep; i++)
+		mu_philly_run_release(&ev->sweep[i]);
+	ev->nruns = ev->nsweep = 0;
 }
 
 const mu_philly_run_t *mu_philly_find(const mu_philly_eval_t *ev,
@@ -577,9 +601,13 @@ static size_t add_row(const mu_philly_eval_t *ev, mu_philly_policy_t p,
 size_t mu_philly_backfill_rows(const mu_philly_eval_t *ev, size_t *rows, size_t max)
 {
 	size_t n = 0;
-	for (int d = 0; d < 2; d++)
-		for (int p = MU_PHILLY_FIFO; p <= MU_PHILLY_MUSTER; p++)
+	for (int d = 0; d < 2; d++) {
+		for (int p = MU_PHILLY_FIFO; p <= MU_PHILLY_MUSTER; p++) {
+			if (p == MU_PHILLY_MUSTER && d == 0) /* the old default first */
+				n = add_row(ev, MU_PHILLY_ARRIVAL, false, rows, n, max);
 			n = add_row(ev, (mu_philly_policy_t)p, d == 1, rows, n, max);
+		}
+	}
 	return n;
 }
 
@@ -588,6 +616,7 @@ size_t mu_philly_jct_rows(const mu_philly_eval_t *ev, size_t *rows, size_t max)
 	size_t n = add_row(ev, MU_PHILLY_FIFO, false, rows, 0, max);
 	n = add_row(ev, MU_PHILLY_SJF, true, rows, n, max);
 	n = add_row(ev, MU_PHILLY_TIRESIAS, false, rows, n, max);
+	n = add_row(ev, MU_PHILLY_ARRIVAL, false, rows, n, max);
 	n = add_row(ev, MU_PHILLY_MUSTER, false, rows, n, max);
 	return add_row(ev, MU_PHILLY_MUSTER, true, rows, n, max);
 }

@@ -19,7 +19,7 @@
 #define CDF_H 300.0  /* height of a CDF chart, px */
 
 static const char *const short_names[MU_PHILLY_NPOLICIES] = {
-	"FIFO", "greedy", "EASY", "muster", "SJF", "Tiresias",
+	"FIFO", "greedy", "EASY", "muster", "SJF", "Tiresias", "arrival",
 };
 
 /* --- JSON ------------------------------------------------------------------ */
@@ -31,7 +31,8 @@ static const char *backfill_name(mu_backfill_t b)
 
 static const char *order_name(mu_order_t o)
 {
-	return o == MU_ORDER_SJF ? "sjf" : o == MU_ORDER_LAS ? "las" : "priority";
+	const char *n = mu_order_name(o);
+	return n ? n : "?";
 }
 
 static void json_class(FILE *f, const char *key, const mu_philly_class_t *c)
@@ -49,11 +50,12 @@ static void json_run(FILE *f, const mu_philly_run_t *r)
 	mu_philly_policy_config(r->policy, &c);
 	fprintf(f, "    {\"policy\": \"%s\", \"label\": \"%s\", \"estimates\": \"%s\",\n"
 		"     \"engine\": {\"backfill\": \"%s\", \"reservations\": %d, \"order\": \"%s\", "
-		"\"las_base_gpu_hours\": %.3g, \"preemption\": %s, \"consolidate\": %s, "
+		"\"las_base_gpu_hours\": %.3g, \"jct_base_gpu_hours\": %.6g, "
+		"\"preemption\": %s, \"consolidate\": %s, "
 		"\"min_runtime_s\": %.3f},\n", mu_philly_policy_name(r->policy),
 		mu_philly_policy_label(r->policy), r->declared ? "declared" : "history",
 		backfill_name(c.backfill), (int)c.reservations, order_name(c.order),
-		c.las_base_gpu_hours, c.preemption ? "true" : "false",
+		c.las_base_gpu_hours, r->jct_base_gpu_hours, c.preemption ? "true" : "false",
 		c.consolidate ? "true" : "false", (double)c.min_runtime / 1000);
 	fprintf(f, "     \"gpu_utilization\": %.6f, \"gpu_utilization_run\": %.6f, "
 		"\"makespan_s\": %.3f, \"jobs\": %lld, \"completed\": %lld,\n"
@@ -113,7 +115,12 @@ int mu_philly_write_json(const mu_philly_eval_t *ev, FILE *f)
 	fputs(", \"jct\": ", f);
 	n = mu_philly_jct_rows(ev, rows, MU_PHILLY_NRUNS);
 	json_rows(f, rows, n);
-	fprintf(f, "},\n  \"wall_s\": %.3f\n}\n", ev->wall_s);
+	fputs("},\n  \"tradeoff\": [\n", f);
+	for (size_t i = 0; i < ev->nsweep; i++) {
+		json_run(f, &ev->sweep[i]);
+		fputs(i + 1 < ev->nsweep ? ",\n" : "\n", f);
+	}
+	fprintf(f, "  ],\n  \"wall_s\": %.3f\n}\n", ev->wall_s);
 	return ferror(f) ? MU_EIO : MU_OK;
 }
 
@@ -364,6 +371,125 @@ static void chart_cdf(FILE *f, const mu_philly_eval_t *ev, const size_t *rows,
 	mu__svg_close(f);
 }
 
+/* The trade-off curve: mean JCT against pods evicted, one point per base
+ * of muster's JCT levels (joined in base order), with the baselines as
+ * single points. */
+typedef struct tpts {
+	const mu_philly_run_t *r;
+	size_t n;
+} tpts_t;
+
+static void trade_point(const void *ctx, size_t i, double *x, double *y)
+{
+	const tpts_t *t = ctx;
+	*x = log10(1.0 + (double)t->r[i].preemptions);
+	*y = t->r[i].jct_mean_s / 3600;
+}
+
+static void chart_tradeoff(FILE *f, const mu_philly_eval_t *ev)
+{
+	static const double tv[] = {0, 1, 2, 3, 4, 5};
+	static const char *const tl[] = {"0", "9", "99", "999", "9,999", "99,999"};
+	static const mu_philly_policy_t base[] = {MU_PHILLY_FIFO, MU_PHILLY_SJF,
+						  MU_PHILLY_TIRESIAS, MU_PHILLY_ARRIVAL};
+	static const char *const cls[] = {"s1", "s2", "s3", "s4", "s0"};
+	const char *names[5];
+	double xmax = 1, ymax = 0, ymin = INFINITY;
+	const mu_philly_run_t *b[4];
+	for (size_t i = 0; i < 4; i++) {
+		b[i] = mu_philly_find(ev, base[i], base[i] == MU_PHILLY_SJF);
+		if (b[i]) {
+			xmax = fmax(xmax, log10(1.0 + (double)b[i]->preemptions));
+			ymax = fmax(ymax, b[i]->jct_mean_s / 3600);
+			ymin = fmin(ymin, b[i]->jct_mean_s / 3600);
+		}
+	}
+	for (size_t i = 0; i < ev->nsweep; i++) {
+		xmax = fmax(xmax, log10(1.0 + (double)ev->sweep[i].preemptions));
+		ymax = fmax(ymax, ev->sweep[i].jct_mean_s / 3600);
+		ymin = fmin(ymin, ev->sweep[i].jct_mean_s / 3600);
+	}
+	size_t nt = 1;
+	while (nt < 6 && tv[nt - 1] < xmax)
+		nt++;
+	mu__svg_axis_t ax = {MU__SVG_NUM, "pods evicted (log scale)", 0, tv, tl, nt, true};
+	mu__svg_axis_t ay = {MU__SVG_NUM, "mean JCT (hours)", 0, NULL, NULL, 0, true};
+	mu__svg_plot_t p;
+	/* the differences matter here, not the distance from 0 */
+	double y0 = isfinite(ymin) ? floor(ymin * 0.9 * 4) / 4 : 0;
+	mu__svg_plot_init(&p, W, CDF_H, 0, tv[nt - 1], y0, ymax > y0 ? ymax * 1.05 : y0 + 1);
+	const char *title = "Trade-off: mean JCT against evictions, by the first JCT level";
+	fputs("<h3>", f);
+	mu__html_text(f, title, 0);
+	fputs("</h3>\n", f);
+	mu__svg_open(f, W, CDF_H, title);
+	mu__svg_axes(f, &p, &ax, &ay);
+	tpts_t t = {ev->sweep, ev->nsweep};
+	if (t.n)
+		mu__svg_series(f, &p, trade_point, &t, t.n, cls[4], false);
+	for (size_t i = 0; i < ev->nsweep; i++) {
+		double x, y;
+		char lab[32];
+		trade_point(&t, i, &x, &y);
+		tpts_t one = {&ev->sweep[i], 1};
+		mu__svg_series(f, &p, trade_point, &one, 1, cls[4], false);
+		snprintf(lab, sizeof lab, "%g GPU-h", ev->sweep[i].jct_base_gpu_hours);
+		mu__svg_text(f, mu__svg_x(&p, x) + 5, mu__svg_y(&p, y) - 5, "lbl", "start", lab);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		names[i] = short_names[base[i]];
+		if (b[i]) {
+			tpts_t one = {b[i], 1};
+			mu__svg_series(f, &p, trade_point, &one, 1, cls[i], false);
+		}
+	}
+	names[4] = "muster, by first level";
+	mu__svg_legend(f, p.px + 8, 14, names, cls, 5);
+	mu__svg_close(f);
+}
+
+/* The trade-off runs as a table: the issue-21 figures at each base. */
+static void table_tradeoff(FILE *f, const mu_philly_eval_t *ev)
+{
+	fputs("<table>\n<tr><th>first level</th><th>mean JCT</th><th>p50 JCT</th>"
+	      "<th>&ge;16 p99 wait</th><th>&ge;16 mean JCT</th><th>util</th>"
+	      "<th>pods evicted</th><th>jobs preempted</th></tr>\n", f);
+	for (size_t i = 0; i < ev->nsweep; i++) {
+		const mu_philly_run_t *r = &ev->sweep[i];
+		fprintf(f, "<tr><td>%g GPU-h</td><td>", r->jct_base_gpu_hours);
+		mu__put_dur(f, r->jct_mean_s);
+		fputs("</td><td>", f);
+		mu__put_dur(f, r->jct_p50_s);
+		fputs("</td><td>", f);
+		mu__put_dur(f, r->large.p99_s);
+		fputs("</td><td>", f);
+		mu__put_dur(f, r->large.jct_mean_s);
+		fputs("</td><td>", f);
+		mu__put_pct(f, r->util_window);
+		fputs("</td><td>", f);
+		mu__put_count(f, r->preemptions);
+		fputs("</td><td>", f);
+		mu__put_count(f, r->jobs_preempted);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void html_tradeoff(FILE *f, const mu_philly_eval_t *ev)
+{
+	if (!ev->nsweep)
+		return;
+	fputs("<section>\n<h2>The JCT trade-off</h2>\n<p class=\"cap\">muster's default "
+	      "with history estimates, its least-attained-service levels starting at "
+	      "each GPU-hours value (<code>jct_base_gpu_hours</code>; the default is "
+	      "100): lower levels demote more jobs, so new jobs preempt more and finish "
+	      "sooner, at the price of evictions and some utilization.  A large value "
+	      "is the arrival order of muster before issue 21.</p>\n", f);
+	table_tradeoff(f, ev);
+	chart_tradeoff(f, ev);
+	fputs("</section>\n", f);
+}
+
 /* --- HTML: sections -------------------------------------------------------- */
 
 static void html_backfill(FILE *f, const mu_philly_eval_t *ev)
@@ -381,7 +507,7 @@ static void html_backfill(FILE *f, const mu_philly_eval_t *ev)
 	chart_bars(f, ev, rows, n, M_LARGE_MEAN, MU__SVG_DUR, "Mean wait, jobs of 16 GPUs or more");
 	chart_bars(f, ev, rows, n, M_LARGE_P99, MU__SVG_DUR, "p99 wait, jobs of 16 GPUs or more");
 	chart_bars(f, ev, rows, n, M_ONE_MEAN, MU__SVG_DUR, "Mean wait, 1-GPU jobs");
-	size_t hist = n < 4 ? n : 4; /* the history rows come first */
+	size_t hist = n < 5 ? n : 5; /* the history rows come first */
 	chart_cdf(f, ev, rows, hist, true, "Wait CDF, jobs of 16 GPUs or more (history estimates)");
 	chart_cdf(f, ev, rows, hist, false, "Wait CDF, 1-GPU jobs (history estimates)");
 	fputs("</section>\n", f);
@@ -394,7 +520,8 @@ static void html_jct(FILE *f, const mu_philly_eval_t *ev)
 	      "shortest job first with the true durations declared (a clairvoyant bound, "
 	      "no reservations); Tiresias-style discretized two-dimensional least "
 	      "attained service (levels at 1, 10 and 100 GPU-hours, preempting, no "
-	      "estimates, no reservations); muster's default.  JCT is end minus "
+	      "estimates, no reservations); muster's default before issue 21 (arrival "
+	      "order in the queue) and now.  JCT is end minus "
 	      "submit; every job runs to completion.</p>\n", f);
 	table_jct(f, ev, rows, n);
 	chart_bars(f, ev, rows, n, M_JCT_MEAN, MU__SVG_DUR, "Mean JCT");
@@ -403,7 +530,7 @@ static void html_jct(FILE *f, const mu_philly_eval_t *ev)
 	chart_bars(f, ev, rows, n, M_LARGE_JCT, MU__SVG_DUR, "Mean JCT, jobs of 16 GPUs or more");
 	chart_bars(f, ev, rows, n, M_UTIL, MU__SVG_PCT, "GPU utilization while jobs arrive");
 	chart_bars(f, ev, rows, n, M_EVICTED, MU__SVG_NUM, "Pods evicted (preemptions)");
-	size_t lines = n < 4 ? n : 4; /* one line per policy */
+	size_t lines = n < 5 ? n : 5; /* one line per policy */
 	chart_cdf(f, ev, rows, lines, true, "Wait CDF, jobs of 16 GPUs or more");
 	chart_cdf(f, ev, rows, lines, false, "Wait CDF, 1-GPU jobs");
 	fputs("</section>\n", f);
@@ -424,10 +551,11 @@ int mu_philly_write_html(const mu_philly_eval_t *ev, FILE *f)
 	      "<p class=\"cap\">Backfill, large jobs and job completion time on the "
 	      "Microsoft Philly trace (docs/evaluation.md, &ldquo;Philly: backfill and "
 	      "JCT&rdquo;).", f);
-	fprintf(f, "  %zu runs in %.1f s.</p>\n", ev->nruns, ev->wall_s);
+	fprintf(f, "  %zu runs in %.1f s.</p>\n", ev->nruns + ev->nsweep, ev->wall_s);
 	html_protocol(f, ev);
 	html_backfill(f, ev);
 	html_jct(f, ev);
+	html_tradeoff(f, ev);
 	fputs("</main>\n</body>\n</html>\n", f);
 	return ferror(f) ? MU_EIO : MU_OK;
 }

@@ -94,6 +94,7 @@ static void loop(mu__kd_t *d)
 		mu__kd_outcomes(d);
 		mu__kd_held_release(d);
 		mu__kd_explain_serve(d);
+		mu__kui_tick(d, n > 0);
 		if (!d->all_synced && listed == all && n < BATCH) {
 			d->all_synced = true;
 			d->changed = true;
@@ -105,6 +106,13 @@ static void loop(mu__kd_t *d)
 		}
 		if (!d->all_synced)
 			continue;
+		if (!mu__kd_may_act(d)) {
+			/* the lease thread may still be waiting on the server */
+			mu__klog(&d->log, 0, "the lease could not be renewed within the renew deadline: "
+					     "stopping before another replica may take it");
+			atomic_store(&d->lost, 1);
+			break;
+		}
 		since = mu__k_mono_ms() - d->last_cycle;
 		if ((d->changed && since >= d->o->cycle_ms) || since >= d->o->idle_cycle_ms) {
 			d->changed = false;
@@ -143,12 +151,34 @@ static void teardown(mu__kd_t *d)
 	pthread_mutex_destroy(&d->log.mu);
 }
 
+/* d->token: the one given, else 32 random hex digits (/dev/urandom). */
+static int token_init(mu__kd_t *d)
+{
+	if (d->o->token) {
+		if (strlen(d->o->token) >= sizeof d->token)
+			return MU_EINVAL;
+		snprintf(d->token, sizeof d->token, "%s", d->o->token);
+		return MU_OK;
+	}
+	unsigned char r[16];
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t n = f ? fread(r, 1, sizeof r, f) : 0;
+	if (f)
+		fclose(f);
+	if (n != sizeof r)
+		return MU_EIO;
+	for (size_t i = 0; i < sizeof r; i++)
+		snprintf(d->token + 2 * i, 3, "%02x", r[i]);
+	return MU_OK;
+}
+
 int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
 {
 	mu__kd_t *d = calloc(1, sizeof *d);
 	if (!d)
 		return MU_ENOMEM;
 	d->o = o;
+	atomic_store(&d->lease_until, o->leader_elect ? 0 : INT64_MAX);
 	d->log.json = o->log_json;
 	d->log.level = o->log_level;
 	pthread_mutex_init(&d->log.mu, NULL);
@@ -163,6 +193,8 @@ int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
 		rc = mu__kd_state_init(d);
 	if (rc == MU_OK)
 		rc = mu__kwq_start(d);
+	if (rc == MU_OK)
+		rc = token_init(d);
 	if (rc == MU_OK && o->metrics_listen)
 		rc = mu__kms_start(d, o->metrics_listen, err, errlen);
 	else if (rc)

@@ -187,6 +187,11 @@ typedef struct mu__kd {
 	mu__kauth_t auth;
 	atomic_int stop;        /* every thread stops */
 	atomic_int lost;        /* the lease was lost */
+	/* Until when (mono ms) this replica may schedule and write: the start
+	 * of its last successful lease renew plus the renew deadline, which is
+	 * shorter than the lease (INT64_MAX without leader election).  Read
+	 * by the main loop and the writers; written by the lease thread. */
+	_Atomic int64_t lease_until;
 	mu__kq_t evq;
 	mu__krefl_t *refl;
 	atomic_llong synced;
@@ -220,6 +225,10 @@ typedef struct mu__kd {
 	char default_queue[256];
 	uint64_t evseq;         /* makes event names unique */
 	json_t *queue_names;    /* Queue objects seen: name -> last status */
+	/* The live UI (ui.c) and the listener's bearer token. */
+	struct mu_web *ui;      /* NULL without --metrics */
+	char token[256];        /* "" = none */
+	int64_t ui_cycle;       /* d->last_cycle at the UI's last tick */
 } mu__kd_t;
 
 /* --- events.c: events in, dirty groups synced ------------------------------- */
@@ -292,6 +301,13 @@ void mu__kd_job_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
 void mu__kd_job_after_cycle(mu__kd_t *d, mu__kgroup_t *g);
 /* The PodGroup controller: a Job whose pods are ours becomes a gang. */
 void mu__kd_pgctl(mu__kd_t *d, const json_t *job);
+
+/* Whether this replica may still act: its lease cannot have passed to
+ * another replica yet.  O(1). */
+static inline bool mu__kd_may_act(mu__kd_t *d)
+{
+	return mu__k_mono_ms() < atomic_load(&d->lease_until);
+}
 
 /* --- write.c: the write path ------------------------------------------------ */
 
@@ -370,5 +386,13 @@ void mu__kd_metrics_hist(uint64_t *h, double ms);
 /* Answers a pending /explain question from the engine's view (main loop
  * only).  O(1). */
 void mu__kd_explain_serve(mu__kd_t *d);
+
+/* --- ui.c: the live web UI's provider ------------------------------------- */
+
+/* Creates d->ui over the daemon's view (d->token guards its API). */
+int mu__kui_start(mu__kd_t *d);
+/* On the main loop: lets the UI take a snapshot when one is due;
+ * changed: watch events were applied since the last call. */
+void mu__kui_tick(mu__kd_t *d, bool changed);
 
 #endif

@@ -132,7 +132,8 @@ static bool split_what(const char *what, const char *def_ns, char *ns, size_t ns
 	return job;
 }
 
-int mu_kube_explain_live(const char *scheduler, const char *what, const char *def_ns, FILE *out,
+int mu_kube_explain_live(const char *scheduler, const char *token, const char *what,
+			 const char *def_ns, FILE *out,
 			 char *err, size_t errlen)
 {
 	char ns[256], name[512], path[1200];
@@ -143,8 +144,8 @@ int mu_kube_explain_live(const char *scheduler, const char *what, const char *de
 	}
 	snprintf(path, sizeof path, "/explain?%s=%s%%2F%s", job ? "job" : "pod", ns, name);
 	/* The scheduler's listener, through the daemon's own client: a config
-	 * whose server is that listener, with no credentials. */
-	mu_kube_config_t lc = {.server = (char *)scheduler};
+	 * whose server is that listener, with its bearer token if given. */
+	mu_kube_config_t lc = {.server = (char *)scheduler, .token = (char *)token};
 	mu__kauth_t auth;
 	mu__kc_t *c = NULL;
 	long st = 0;
@@ -157,7 +158,8 @@ int mu_kube_explain_live(const char *scheduler, const char *what, const char *de
 		mu__kauth_release(&auth);
 	}
 	if (rc || st != 200 || !o) {
-		const char *m = o && mu__kjs(o, "message") ? mu__kjs(o, "message") : "no answer";
+		const char *m = o && mu__kjs(o, "message") ? mu__kjs(o, "message") :
+				o && mu__kjs(o, "error") ? mu__kjs(o, "error") : "no answer";
 		snprintf(err, errlen, "the scheduler at %s: %s", scheduler, rc ? mu_strerror(rc) : m);
 		json_decref(o);
 		return MU_EIO;
@@ -175,6 +177,8 @@ int mu_kube_explain_live(const char *scheduler, const char *what, const char *de
 		(long long)mu__kji(o, "pods", 0), (long long)mu__kji(o, "minMember", 0));
 	if (msg && *msg)
 		fprintf(out, "  why:        %s\n", msg);
+	if (mu__kjs(o, "order") && *mu__kjs(o, "order"))
+		fprintf(out, "  order:      %s\n", mu__kjs(o, "order"));
 	if (start && *start)
 		fprintf(out, "  expected:   to start at %s (from %s)\n", start, mu__kjs(o, "expectedStartFrom"));
 	json_decref(o);

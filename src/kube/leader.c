@@ -9,7 +9,12 @@
  * other replica's timestamps with ours); a 409 on PUT or POST means another
  * replica was faster.  Once leading, a thread keeps renewing; if no renew
  * succeeds within the renew deadline it sets d->lost and the daemon stops,
- * so two replicas never both schedule.  On a clean stop the holder is
+ * so two replicas never both schedule.  The deadline is also checked
+ * where it matters, not only by this thread (whose requests a hung server
+ * can delay): the main loop runs no cycle, and the writers send nothing,
+ * once the start of the last successful renew is a renew deadline old
+ * (mu__kd_may_act; d->lease_until), which is before another replica can
+ * take the lease over (lease duration > renew deadline).  On a clean stop the holder is
  * cleared so that a standby takes over at once.
  */
 #include <stdio.h>
@@ -50,12 +55,26 @@ static json_t *lease_body(mu__kd_t *d, mu__klease_t *l, const char *holder)
 	return o;
 }
 
-/* One attempt to get or keep the lease; true when we hold it after. */
+/* The timeout of a lease request: while leading, no later than the end
+ * of the current lease validity (so that a hung server cannot keep us from
+ * noticing that we must stop), at least 200 ms; else 5 s. */
+static long lease_timeout(mu__kd_t *d, const mu__klease_t *l)
+{
+	if (!l->leading)
+		return 5000;
+	int64_t left = atomic_load(&d->lease_until) - mu__k_mono_ms();
+	return left > 5000 ? 5000 : left < 200 ? 200 : (long)left;
+}
+
+/* One attempt to get or keep the lease; true when we hold it after.  A
+ * success counts from when the attempt began: the server's record cannot
+ * be older than that. */
 static bool try_lease(mu__kd_t *d, mu__klease_t *l)
 {
 	long st;
 	json_t *cur = NULL;
-	mu__kc_json(l->c, "GET", l->path, NULL, NULL, 5000, &st, &cur);
+	int64_t t0 = mu__k_mono_ms();
+	mu__kc_json(l->c, "GET", l->path, NULL, NULL, lease_timeout(d, l), &st, &cur);
 	const char *id = d->o->id;
 	bool ok = false;
 	if (st == 404) {
@@ -64,7 +83,7 @@ static bool try_lease(mu__kd_t *d, mu__klease_t *l)
 		json_t *b = lease_body(d, l, id);
 		char *text = json_dumps(b, JSON_COMPACT);
 		json_t *ans = NULL;
-		mu__kc_json(l->c, "POST", l->coll, "application/json", text, 5000, &st, &ans);
+		mu__kc_json(l->c, "POST", l->coll, "application/json", text, lease_timeout(d, l), &st, &ans);
 		ok = st == 201 || st == 200;
 		if (ok)
 			snprintf(l->rv, sizeof l->rv, "%s", mu__kjs(ans, "metadata.resourceVersion") ?
@@ -89,7 +108,7 @@ static bool try_lease(mu__kd_t *d, mu__klease_t *l)
 			snprintf(l->acquired, sizeof l->acquired, "%s", mine && acq ? acq : "");
 			json_t *b = lease_body(d, l, id), *ans = NULL;
 			char *text = json_dumps(b, JSON_COMPACT);
-			mu__kc_json(l->c, "PUT", l->path, "application/json", text, 5000, &st, &ans);
+			mu__kc_json(l->c, "PUT", l->path, "application/json", text, lease_timeout(d, l), &st, &ans);
 			ok = st == 200;
 			if (ok && mu__kjs(ans, "metadata.resourceVersion")) {
 				snprintf(l->rv, sizeof l->rv, "%s", mu__kjs(ans, "metadata.resourceVersion"));
@@ -101,8 +120,10 @@ static bool try_lease(mu__kd_t *d, mu__klease_t *l)
 		}
 	}
 	json_decref(cur);
-	if (ok)
-		l->renewed_at = mu__k_mono_ms();
+	if (ok) {
+		l->renewed_at = t0;
+		atomic_store(&d->lease_until, t0 + d->o->renew_deadline_s * 1000LL);
+	}
 	return ok;
 }
 
@@ -125,8 +146,7 @@ static void *renew(void *arg)
 		nap_ms(d, d->o->retry_period_s * 1000LL);
 		if (atomic_load(&d->stop) || *d->o->stop)
 			break;
-		if (!try_lease(d, l) &&
-		    mu__k_mono_ms() - l->renewed_at >= d->o->renew_deadline_s * 1000LL) {
+		if (!try_lease(d, l) && !mu__kd_may_act(d)) {
 			l->leading = false;
 			atomic_store(&d->lost, 1);
 			pthread_mutex_lock(&d->m.mu);

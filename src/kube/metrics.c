@@ -8,6 +8,9 @@
  * (fair share, usage, pending and running jobs).  The HTTP thread only
  * copies that under the mutex.  /readyz is 200 once the replica leads and
  * has listed everything, 503 before; /healthz is 200 while it runs.
+ * /explain and the live UI's /ui/api/ (ui.c, src/web) need the bearer
+ * token (d->token); /metrics and the health endpoints stay open.  An
+ * empty host binds 127.0.0.1.
  * Status writes are merge patches of the status subresource, sent only
  * when their content changed, at most every 2 s.
  */
@@ -20,6 +23,7 @@
 #include <time.h>
 
 #include "kube/daemon_int.h"
+#include "muster/web.h"
 
 struct mu__kmserver {
 	struct MHD_Daemon *mhd;
@@ -137,8 +141,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	char *body = NULL;
 	unsigned code = 200;
 	const char *ctype = "text/plain; charset=utf-8";
+	if (!strcmp(method, "GET") && d->ui && !strncmp(url, "/ui", 3) && (!url[3] || url[3] == '/'))
+		return (enum MHD_Result)mu_web_mhd_answer(d->ui, c, url);
 	if (strcmp(method, "GET")) {
 		code = 405;
+	} else if (!strcmp(url, "/explain") &&
+		   !mu_web_auth_ok(d->token, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"))) {
+		code = 401;
+		body = strdup("{\"error\":\"this needs the scheduler's token: Authorization: Bearer TOKEN\"}\n");
+		ctype = "application/json";
 	} else if (!strcmp(url, "/metrics")) {
 		body = render(d);
 		ctype = "text/plain; version=0.0.4; charset=utf-8";
@@ -180,7 +191,7 @@ int mu__kms_start(mu__kd_t *d, const char *listen, char *err, size_t errlen)
 	memcpy(host, listen, (size_t)(colon - listen));
 	host[colon - listen] = '\0';
 	long port = strtol(colon + 1, NULL, 10);
-	if (inet_pton(AF_INET, *host ? host : "0.0.0.0", &sa.sin_addr) != 1 || port < 0 || port > 65535) {
+	if (inet_pton(AF_INET, *host ? host : "127.0.0.1", &sa.sin_addr) != 1 || port < 0 || port > 65535) {
 		snprintf(err, errlen, "--metrics: expected an IPv4 HOST:PORT, got %s", listen);
 		return MU_EINVAL;
 	}
@@ -188,18 +199,29 @@ int mu__kms_start(mu__kd_t *d, const char *listen, char *err, size_t errlen)
 	mu__kmserver_t *s = calloc(1, sizeof *s);
 	if (!s)
 		return MU_ENOMEM;
+	int rc = mu__kui_start(d);
+	if (rc) {
+		free(s);
+		snprintf(err, errlen, "--metrics: cannot start the UI: %s", mu_strerror(rc));
+		return rc;
+	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
 				  NULL, NULL, answer, d, MHD_OPTION_SOCK_ADDR, &sa,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
 	if (!s->mhd) {
 		free(s);
+		mu_web_free(d->ui);
+		d->ui = NULL;
 		snprintf(err, errlen, "--metrics: cannot listen on %s", listen);
 		return MU_EIO;
 	}
 	d->ms = s;
 	const union MHD_DaemonInfo *inf = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	mu__klog(&d->log, 1, "metrics on http://%s:%u/metrics | listen=%s", *host ? host : "0.0.0.0",
-		 inf ? (unsigned)inf->port : (unsigned)port, listen);
+	unsigned bport = inf ? (unsigned)inf->port : (unsigned)port;
+	mu__klog(&d->log, 1, "metrics on http://%s:%u/metrics | listen=%s", *host ? host : "127.0.0.1",
+		 bport, listen);
+	mu__klog(&d->log, 1, "ui on http://%s:%u/ui/%s%s", *host ? host : "127.0.0.1", bport,
+		 d->o->token ? "" : "#token=", d->o->token ? "" : d->token);
 	return MU_OK;
 }
 
@@ -207,9 +229,12 @@ void mu__kms_stop(mu__kd_t *d)
 {
 	if (!d->ms)
 		return;
+	mu_web_shutdown(d->ui); /* ends the UI's event streams */
 	MHD_stop_daemon(d->ms->mhd);
 	free(d->ms);
 	d->ms = NULL;
+	mu_web_free(d->ui);
+	d->ui = NULL;
 }
 
 /* --- per cycle --------------------------------------------------------------- */
@@ -367,20 +392,21 @@ static char *explain_group(mu__kd_t *d, const mu__kgroup_t *g)
 		return s;
 	}
 	static const char *const st[] = {"pending", "running", "finished"};
-	char msg[1024] = "", start[40] = "", submit[40];
+	char msg[1024] = "", start[40] = "", submit[40], ord[1024];
 	if (ji.state == MU_JOB_PENDING || ji.bound < ji.pods)
 		mu_reason_format(d->e, &ji.last, msg, sizeof msg);
+	mu_engine_order_explain(d->e, g->ej, ord, sizeof ord);
 	if (ji.expected_start != MU_TIME_NONE)
 		mu__k_fmt_time(ji.expected_start, false, start, sizeof start);
 	mu__k_fmt_time(ji.submit, false, submit, sizeof submit);
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I}",
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s}",
 			      "group", g->key, "job", ji.name, "queue", ji.queue, "state", st[ji.state],
 			      "pods", (int)ji.pods, "bound", (int)ji.bound, "minMember", (int)ji.min_member,
-			      "priority", (int)ji.effective_priority, "preemptible", ji.preemptible,
+			      "priority", (int)ji.priority, "preemptible", ji.preemptible,
 			      "preemptions", (int)ji.preemptions, "message", msg, "submitted", submit,
 			      "expectedStart", start, "expectedStartFrom",
 			      *start ? (ji.reserved ? "reservation" : "aggregate capacity") : "",
-			      "estimateSeconds", (json_int_t)(ji.estimate / 1000));
+			      "estimateSeconds", (json_int_t)(ji.estimate / 1000), "order", ord);
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;

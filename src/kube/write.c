@@ -120,7 +120,14 @@ static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
 {
 	for (;;) {
 		mu__kresp_t r;
-		mu__kc_do(c, w->method, w->path, w->ctype, w->body, 30000, &r);
+		int64_t left = atomic_load(&d->lease_until) - mu__k_mono_ms();
+		if (left <= 0) { /* not the leader any more: nothing goes out */
+			w->status = 0;
+			free(w->answer);
+			w->answer = strdup("not sent: this replica's lease expired");
+			return;
+		}
+		mu__kc_do(c, w->method, w->path, w->ctype, w->body, left < 30000 ? (long)left : 30000, &r);
 		w->status = r.status;
 		bool ok = r.status >= 200 && r.status < 300;
 		if (!ok) {

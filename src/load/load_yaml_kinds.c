@@ -430,6 +430,15 @@ int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = mu__y_map_at(L, spec, "resources", false, &res)))
 		return rc;
 	q.priority = (int32_t)prio;
+	const mu__ynode_t *ord = spec ? mu__y_get(spec, "order") : NULL;
+	if (ord && (rc = mu__y_want_scalar(L, ord)))
+		return rc;
+	if (ord && !strcmp(ord->s, "fifo"))
+		q.order = MU_QORDER_FIFO;
+	else if (ord && strcmp(ord->s, "default"))
+		return mu__y_err(L, ord, NULL, MU_EINVAL, "expected \"default\" (the "
+				 "scheduler's job order) or \"fifo\" (arrival order), got "
+				 "\"%.60s\"", ord->s);
 	for (const mu__ynode_t *c = res ? res->head : NULL; c; c = c->next)
 		if ((rc = queue_res(L, c, &q, seen)))
 			return rc;

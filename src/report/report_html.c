@@ -507,7 +507,7 @@ static void hist_draw(FILE *f, const mu__hist_t *h, const double pct[3],
 	mu__svg_axis_t ax = {MU__SVG_LOGDUR, xtitle, 0, ticks, labels, 0, true};
 	mu__svg_axis_t ay = {MU__SVG_NUM, "jobs", 0, NULL, NULL, 0, true};
 	mu__svg_plot_t p;
-	char lab[64], a[48];
+	char lab[3][64], a[48];
 
 	ticks[0] = -0.25;
 	labels[ax.nticks++] = "<1s";
@@ -516,17 +516,25 @@ static void hist_draw(FILE *f, const mu__hist_t *h, const double pct[3],
 		labels[ax.nticks++] = tick_l[i];
 	}
 	ay.step = fmax(mu__svg_nice_ceil(0, &ymax, 5), 1);
-	mu__svg_plot_init(&p, MU__W, 280, -0.5, h->top, 0, ymax);
-	mu__svg_open(f, MU__W, 280, xtitle);
+	mu__svg_plot_init(&p, MU__W, 310, -0.5, h->top, 0, ymax);
+	p.py += 30; /* a band above the bars for the percentile labels */
+	p.ph -= 30;
+	mu__svg_open(f, MU__W, 310, xtitle);
 	mu__svg_axes(f, &p, &ax, &ay);
 	hist_bars(f, &p, h);
+	double mv[3];
+	const char *ml[3], *mc[3];
+	int nm = 0;
 	for (int i = 0; i < 3; i++) {
 		if (!isfinite(pct[i]))
 			continue;
 		mu__fmt_duration(a, sizeof a, pct[i]);
-		snprintf(lab, sizeof lab, "%s %s", pname[i], a);
-		mu__svg_marker(f, &p, true, hist_x(h, pct[i]), lab, pcls[i], i);
+		snprintf(lab[nm], sizeof lab[nm], "%s %s", pname[i], a);
+		mv[nm] = hist_x(h, pct[i]);
+		ml[nm] = lab[nm];
+		mc[nm++] = pcls[i];
 	}
+	mu__svg_vmarkers(f, &p, mv, ml, mc, nm);
 	mu__svg_close(f);
 }
 
@@ -607,18 +615,25 @@ static size_t queue_bars(const mu_sim_result_t *r, const size_t *idx, size_t n,
 }
 
 /* One row of the queue table; cls is trusted markup, name is escaped. */
+/* One row of the queue table: q's deserved GPUs, mean fair share and
+ * mean use over span_s beside its GPU time; q NULL for the total. */
 static void queue_row(FILE *f, const char *cls, const char *name, int64_t jobs,
-		      double gpu_s, double share)
+		      double gpu_s, double share, const mu_sim_queue_t *q, double span_s)
 {
-	char h[48];
+	char h[48], des[48] = "", fair[48] = "", used[48];
 	fmt_gpuh(h, sizeof h, gpu_s / 3600);
+	fmt_gpuh(used, sizeof used, span_s > 0 ? gpu_s / span_s : NAN);
+	if (q) {
+		fmt_gpuh(des, sizeof des, q->deserved_gpus);
+		fmt_gpuh(fair, sizeof fair, span_s > 0 ? q->fair_gpu_seconds / span_s : NAN);
+	}
 	fprintf(f, "<tr%s><td class=\"t\">", cls);
 	mu__html_text(f, name, 80);
 	fputs("</td><td>", f);
 	mu__put_count(f, jobs);
 	fprintf(f, "</td><td>%s</td><td>", h);
 	mu__put_pct(f, share);
-	fputs("</td></tr>\n", f);
+	fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", used, des, fair);
 }
 
 /* Bars and a table of the queues, largest GPU time first; O(queues x
@@ -633,7 +648,9 @@ static void html_queues(FILE *f, const mu_sim_result_t *r)
 	size_t n = top_k(r->queues, r->nqueues, key_queue, idx, val, MU__QUEUE_ROWS);
 
 	fputs("<section>\n<h2>GPU time by queue</h2>\n<p class=\"cap\">Each "
-	      "queue's share of all GPU time its jobs held.</p>\n", f);
+	      "queue's share of all GPU time its jobs held; in the table, beside it, the "
+	      "GPUs it used on average, its deserved quota, and its fair share (what the "
+	      "engine computed at each cycle, averaged over the run).</p>\n", f);
 	if (r->nqueues == 0) {
 		empty(f, "No queues.");
 		fputs("</section>\n", f);
@@ -643,17 +660,20 @@ static void html_queues(FILE *f, const mu_sim_result_t *r)
 	mu__svg_hbars(f, MU__W, bars, nb, MU__SVG_PCT, "share of GPU time (%)",
 		      "GPU time by queue");
 	fputs("<table>\n<thead><tr><th>Queue</th><th>Jobs</th><th>GPU-hours</th>"
-	      "<th>Share</th></tr></thead>\n<tbody>\n", f);
+	      "<th>Share</th><th title=\"GPU-hours over the run's length\">Mean GPUs used</th>"
+	      "<th>Deserved GPUs</th><th title=\"The engine's fair share at each cycle, averaged over "
+	      "the run\">Mean fair share (GPUs)</th></tr></thead>\n<tbody>\n", f);
+	double span = r->summary.makespan_s;
 	for (size_t i = 0; i < n; i++) {
 		const mu_sim_queue_t *q = &r->queues[idx[i]];
-		queue_row(f, "", q->name, q->jobs, q->gpu_seconds, q->share);
+		queue_row(f, "", q->name, q->jobs, q->gpu_seconds, q->share, q, span);
 	}
 	for (size_t i = 0; i < r->nqueues; i++) {
 		tot_jobs += r->queues[i].jobs;
 		tot_s += isfinite(r->queues[i].gpu_seconds) ? r->queues[i].gpu_seconds : 0;
 		tot_share += isfinite(r->queues[i].share) ? r->queues[i].share : 0;
 	}
-	queue_row(f, " class=\"total\"", "all queues", tot_jobs, tot_s, tot_share);
+	queue_row(f, " class=\"total\"", "all queues", tot_jobs, tot_s, tot_share, NULL, span);
 	fputs("</tbody>\n</table>\n", f);
 	if (r->nqueues > n)
 		fprintf(f, "<p class=\"more\">%zu smaller queues are not listed.</p>\n",

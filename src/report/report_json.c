@@ -98,6 +98,10 @@ static void write_queues(FILE *f, const mu_sim_result_t *r)
 		json_num(f, "%.3f", q->gpu_seconds);
 		fputs(", \"share\": ", f);
 		json_num(f, "%.6g", q->share);
+		fputs(", \"deserved_gpus\": ", f);
+		json_num(f, "%.6g", q->deserved_gpus);
+		fputs(", \"fair_gpu_seconds\": ", f);
+		json_num(f, "%.3f", q->fair_gpu_seconds);
 		fprintf(f, ", \"jobs\": %" PRId32 "}", q->jobs);
 	}
 	fputs(r->nqueues ? "\n  ],\n" : "],\n", f);

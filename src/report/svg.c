@@ -393,6 +393,37 @@ void mu__svg_marker(FILE *f, const mu__svg_plot_t *p, bool vertical, double v,
 	}
 }
 
+void mu__svg_vmarkers(FILE *f, const mu__svg_plot_t *p, const double *v,
+		      const char *const *labels, const char *const *cls, int n)
+{
+	double x0[16], x1[16];
+	int row[16];
+	if (n > 16)
+		n = 16;
+	for (int i = 0; i < n; i++) {
+		double x = mu__svg_x(p, v[i]), w = 6.6 * (double)strlen(labels[i]);
+		/* left of the line when it would run past the plot's right */
+		bool left = x + 5 + w > p->px + p->pw;
+		x0[i] = left ? x - 5 - w : x + 5;
+		x1[i] = x0[i] + w;
+		row[i] = 0;
+		for (int r = 0; r < 3; r++) {
+			bool clash = false;
+			for (int k = 0; k < i; k++)
+				clash |= row[k] == r && x0[i] < x1[k] + 6 && x0[k] < x1[i] + 6;
+			row[i] = r;
+			if (!clash)
+				break;
+		}
+		double ty = p->py - 6 - 14 * row[i];
+		char tcls[64];
+		snprintf(tcls, sizeof tcls, "mlabel %s", cls[i]);
+		fprintf(f, "<line class=\"marker %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\"/>\n", cls[i], x, row[i] ? p->py : ty + 3, x, p->py + p->ph);
+		mu__svg_text(f, left ? x1[i] : x0[i], ty, tcls, left ? "end" : "start", labels[i]);
+	}
+}
+
 void mu__svg_legend(FILE *f, double x, double y, const char *const *names,
 		    const char *const *classes, size_t n)
 {

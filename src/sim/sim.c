@@ -66,6 +66,11 @@ typedef struct sim {
 	mu_time_t now;
 	int64_t preemptions, moves, cycles;
 	double engine_s;
+	/* Fair share per spec queue: GPUs at the last cycle, and its integral
+	 * (GPU-seconds) up to fair_at. */
+	double *fair_now, *fair_gs;
+	mu_time_t fair_at;
+	const mu_specs_t *sp;
 } sim_t;
 
 static uint64_t splitmix64(uint64_t *s)
@@ -264,6 +269,24 @@ static int sim_settle(sim_t *s, sim_job_t *j)
 			 j->epoch);
 }
 
+/* Adds each queue's fair share since the last call to its integral, up
+ * to `to`; with `sample`, reads the new fair shares from the engine.
+ * O(queues). */
+static void sim_fair(sim_t *s, const mu_specs_t *sp, mu_time_t to, bool sample)
+{
+	if (!s->fair_now)
+		return;
+	double dt = s->fair_at ? (double)(to - s->fair_at) / 1000.0 : 0;
+	for (size_t q = 0; q < sp->nqueues; q++) {
+		s->fair_gs[q] += s->fair_now[q] * (dt > 0 ? dt : 0);
+		mu_queue_info_t qi;
+		if (sample && mu_engine_queue_info(s->eng, mu_engine_queue_find(s->eng, sp->queues[q].name),
+						   &qi) == MU_OK)
+			s->fair_now[q] = (double)qi.fair.v[MU_RES_GPU] / 1000.0;
+	}
+	s->fair_at = to;
+}
+
 /* Runs one cycle and applies its decisions: pods bound and evicted per
  * job, then each touched job settled once. */
 static int sim_cycle(sim_t *s)
@@ -275,6 +298,7 @@ static int sim_cycle(sim_t *s)
 	s->cycles++;
 	if (rc)
 		return rc;
+	sim_fair(s, s->sp, s->now, true);
 	if (s->cfg->on_decisions)
 		s->cfg->on_decisions(s->cfg->on_decisions_ctx, s->eng, &s->dec, s->now);
 	s->ndirty = 0;
@@ -516,8 +540,12 @@ static int sim_result_queues(const sim_t *s, const mu_specs_t *sp,
 			break;
 		}
 	}
-	for (size_t q = 0; q < out->nqueues; q++)
+	for (size_t q = 0; q < out->nqueues; q++) {
 		out->queues[q].share = total > 0 ? out->queues[q].gpu_seconds / total : 0;
+		int64_t des = sp->queues[q].deserved.v[MU_RES_GPU];
+		out->queues[q].deserved_gpus = des > 0 ? (double)des / 1000.0 : 0;
+		out->queues[q].fair_gpu_seconds = s->fair_gs ? s->fair_gs[q] : NAN;
+	}
 	return MU_OK;
 }
 
@@ -560,7 +588,7 @@ static int sim_result_series(const sim_t *s, mu_time_t t_first, mu_time_t t_end,
 	return MU_OK;
 }
 
-static int sim_result(const sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out)
+static int sim_result(sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out)
 {
 	mu_time_t t_first = s->njobs ? s->jobs[0].spec->submit : 0;
 	mu_time_t t_end = s->npts ? s->pts[s->npts - 1].t : t_first;
@@ -571,6 +599,7 @@ static int sim_result(const sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out
 	out->summary.moves = s->moves;
 	out->summary.cycles = s->cycles;
 	out->summary.engine_s = s->engine_s;
+	sim_fair(s, sp, t_end, false); /* the last cycle's share, to the end */
 	int rc = sim_result_jobs(s, t_first, t_end, out);
 	if (rc == MU_OK)
 		rc = sim_result_queues(s, sp, t_end, out);
@@ -582,7 +611,10 @@ static int sim_result(const sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out
 /* Creates the engine and loads the cluster into it. */
 static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 {
-	int rc = mu_engine_new(&s->cfg->engine, &s->eng);
+	mu_engine_config_t ec = s->cfg->engine;
+	if (ec.restart_cost <= 0) /* the engine weighs what a preemption costs */
+		ec.restart_cost = s->cfg->checkpoint_cost;
+	int rc = mu_engine_new(&ec, &s->eng);
 	if (rc)
 		return mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
 	if ((rc = sim_add_queues(s, sp, diag)) != MU_OK)
@@ -603,7 +635,10 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 	s->jobs = calloc(s->njobs ? s->njobs : 1, sizeof *s->jobs);
 	s->by_id = calloc(s->njobs ? s->njobs : 1, sizeof *s->by_id);
 	s->dirty = calloc(s->njobs ? s->njobs : 1, sizeof *s->dirty);
-	if (!s->jobs || !s->by_id || !s->dirty)
+	s->fair_now = calloc(sp->nqueues ? sp->nqueues : 1, sizeof *s->fair_now);
+	s->fair_gs = calloc(sp->nqueues ? sp->nqueues : 1, sizeof *s->fair_gs);
+	s->sp = sp;
+	if (!s->jobs || !s->by_id || !s->dirty || !s->fair_now || !s->fair_gs)
 		return MU_ENOMEM;
 	uint64_t seed = s->cfg->seed;
 	for (size_t i = 0; i < s->njobs; i++)
@@ -640,6 +675,8 @@ int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
 	free(s.jobs);
 	free(s.by_id);
 	free(s.dirty);
+	free(s.fair_now);
+	free(s.fair_gs);
 	free(s.done.t);
 	free(s.done.j);
 	free(s.done.ep);

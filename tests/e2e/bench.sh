@@ -25,6 +25,13 @@ has json-file "$T/b.json" '^\['
 has json-file "$T/b.json" '"shape": "cycle"'
 has report "$T/b.html" "<table>"
 has report "$T/b.html" "Quick run"
+# The fleet shape (src/fleet): dispatches, the refill passes, memory.
+expect quick-fleet 0 "$M" bench --quick --shape fleet --json "$T/f.json"
+for k in '"shape": "fleet"' '"decisions_per_s": ' '"pending": ' '"cycle_ms": ' \
+	'"peak_rss_mb": '; do
+	has quick-fleet-json "$T/f.json" "$k"
+done
+has quick-fleet-table "$T/err" "dispatch decisions/s"
 expect unwritable 1 "$M" bench --quick --quiet --shape basic --json /nonexistent/dir/x.json
 
 done_

@@ -19,6 +19,16 @@ expect simulate-bad-seed 2 "$M" simulate --cluster examples/demo/cluster.yaml --
 expect simulate-missing-file 2 "$M" simulate --cluster /nonexistent.yaml --workload examples/demo/jobs.csv
 has simulate-missing-file "$T/err" "/nonexistent.yaml"
 
+# explain shows where a job stands in its queue's order and why.
+expect explain-order 0 "$M" explain --cluster examples/demo/cluster.yaml \
+	--workload examples/demo/workload.yaml --workload examples/demo/jobs.csv --at 6h llm-pretrain-70b
+has explain-order "$T/out" 'order        jct order: level 0, 0 GPU-hours had'
+has explain-order-place "$T/out" '1 of 1 waiting in queue "research"'
+expect explain-order-fifo 0 "$M" explain --order priority --cluster examples/demo/cluster.yaml \
+	--workload examples/demo/workload.yaml --workload examples/demo/jobs.csv --at 6h llm-pretrain-70b
+has explain-order-fifo "$T/out" 'order        priority order: priority, then arrival'
+expect bad-order 2 "$M" simulate --order lifo --cluster examples/demo/cluster.yaml --workload examples/demo/jobs.csv
+
 # The demo, with JSON and a report.
 expect demo 0 "$M" simulate --cluster examples/demo/cluster.yaml --workload examples/demo/workload.yaml \
 	--workload examples/demo/jobs.csv --seed 1 --json "$T/a.json" --report "$T/a.html" --quiet

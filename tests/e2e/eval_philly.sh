@@ -9,7 +9,7 @@ E2E_NAME=eval_philly.sh; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 # json_runs NAME FILE N: the JSON parses and holds N runs.
 json_runs() {
 	command -v python3 >/dev/null 2>&1 || return 0
-	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"]) == int(sys.argv[2]); assert len(d["experiments"]["jct"]) == 5' "$2" "$3" 2>"$T/py"; then ok; else bad "$1: JSON"; head -3 "$T/py"; fi
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"]) == int(sys.argv[2]); assert len(d["experiments"]["jct"]) == 6; assert len(d["tradeoff"]) == 6' "$2" "$3" 2>"$T/py"; then ok; else bad "$1: JSON"; head -3 "$T/py"; fi
 }
 
 expect help 0 "$M" eval philly --help
@@ -53,13 +53,16 @@ expect tiny 01 "$M" eval philly --trace "$T/tiny.csv" --days 0.125 --json "$T/ti
 	--report "$T/tiny.html"
 has tiny "$T/out" "backfill and large jobs"
 has tiny "$T/out" "Tiresias"
+has tiny-tradeoff "$T/out" "JCT trade-off"
+has tiny-goals "$T/out" "JCT goals (issue 21"
+has tiny-html-tradeoff "$T/tiny.html" "Trade-off: mean JCT"
 has tiny-html "$T/tiny.html" "<svg"
-json_runs tiny-json "$T/tiny.json" 10
+json_runs tiny-json "$T/tiny.json" 11
 
 if [ -r ../shared/data/philly/philly.csv ]; then
 	expect quick 01 "$M" eval philly --quick --json "$T/q.json"
 	has quick "$T/out" "offered load 0.900"
-	json_runs quick-json "$T/q.json" 10
+	json_runs quick-json "$T/q.json" 11
 else
 	echo "skipped: ../shared/data not found"
 fi

@@ -56,10 +56,11 @@ while [ "$i" -lt 150 ]; do
 done
 [ -n "$S" ] || { cat "$T/up.err"; bad "muster up did not start"; done_; }
 
+printf 'e2e-token\n' >"$T/token"
 # sched NAME ID: starts a replica; its pid in ${NAME}PID, log in $T/NAME.log.
 sched() {
 	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id "$2" --lease-namespace default \
-		--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 6 --retry-period 1 \
+		--metrics 127.0.0.1:0 --token-file "$T/token" --min-runtime 0 --lease-duration 6 --retry-period 1 \
 		>"$T/$1.out" 2>"$T/$1.log" &
 	eval "${1}PID=\$!"
 }
@@ -188,10 +189,13 @@ sleep 2
 suspended() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get job train -o jsonpath='{.spec.suspend}')" = "$1" ]; }
 if suspended true && [ "$(npods app=train)" -eq 0 ]; then ok; else bad "job: un-suspended or pods exist before admission"; fi
 "$M" kexplain --kubeconfig "$T/data/kubeconfig" --scheduler "$(murl A)" job/train >"$T/out" 2>&1
+has kexplain-live-needs-token "$T/out" "needs the scheduler's token"
+"$M" kexplain --kubeconfig "$T/data/kubeconfig" --scheduler "$(murl A)" --token-file "$T/token" job/train >"$T/out" 2>&1
 has kexplain-job "$T/out" "admitted:   no"
 has kexplain-job-why "$T/out" "FailedScheduling"
 has kexplain-live "$T/out" "state:      pending, 0 of 2 pods bound"
 has kexplain-live-queue "$T/out" "queue:      team-a"
+has kexplain-live-order "$T/out" "order:      jct order"
 k delete pod hold-0 hold-1 --wait=false
 wait_for job-admitted 75 suspended false
 wait_for job-pods-bound 75 is_bound app=train 2

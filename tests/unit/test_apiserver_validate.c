@@ -89,6 +89,14 @@ static void test_kinds(mu_t_t *t)
 	CHECK_EQ_INT(t, causes(MU__RT_TOPOLOGIES, "{\"metadata\":{\"name\":\"t\"},\"spec\":{\"levels\":[{\"nodeLabel\":\"a\"},{\"nodeLabel\":\"a\"}]}}", NULL, f, sizeof f), 1);
 	CHECK_EQ_INT(t, causes(MU__RT_TOPOLOGIES, "{\"metadata\":{\"name\":\"t\"},\"spec\":{}}", NULL, f, sizeof f), 1);
 	CHECK_EQ_INT(t, causes(MU__RT_NRTS, "{\"metadata\":{\"name\":\"n\"},\"zones\":[{\"name\":\"z\",\"resources\":[{\"name\":\"cpu\",\"capacity\":\"-1\"}]}]}", NULL, f, sizeof f), 1);
+	/* Cluster (the hub's workers): tier, mode, the push-mode Secret, price */
+	CHECK_EQ_INT(t, causes(MU__RT_CLUSTERS, "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"tier\":\"private\",\"kubeconfigSecret\":{\"name\":\"s\"}}}", NULL, f, sizeof f), 0);
+	CHECK_EQ_INT(t, causes(MU__RT_CLUSTERS, "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"tier\":\"edge\",\"mode\":\"pull\"}}", NULL, f, sizeof f), 0);
+	CHECK_EQ_INT(t, causes(MU__RT_CLUSTERS, "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"tier\":\"private\"}}", NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "spec.kubeconfigSecret.name");
+	CHECK_EQ_INT(t, causes(MU__RT_CLUSTERS, "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"tier\":\"moon\",\"mode\":\"pull\",\"costPerGPUHour\":-2}}", NULL, f, sizeof f), 2);
+	CHECK_EQ_INT(t, causes(MU__RT_CLUSTERS, "{\"metadata\":{\"name\":\"c\"}}", NULL, f, sizeof f), 1);
+	CHECK_STR(t, f, "spec");
 }
 
 static void test_defaults(mu_t_t *t)

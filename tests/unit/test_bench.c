@@ -66,7 +66,7 @@ static void test_shapes(mu_t_t *t)
 {
 	size_t n;
 	const char *const *names = mu_bench_shapes(&n);
-	CHECK_EQ_INT(t, n, 7);
+	CHECK_EQ_INT(t, n, 8);
 	for (size_t i = 0; i < n; i++)
 		CHECK(t, mu_bench_shape_known(names[i]));
 	CHECK(t, !mu_bench_shape_known("nope"));
@@ -160,6 +160,28 @@ static void test_cycle_scale(mu_t_t *t)
 			check_cycle(t, &rs.v[0], shapes[s]);
 		mu_bench_results_release(&rs);
 	}
+}
+
+/* The fleet shape: the first pass fills the fleet and leaves most jobs
+ * queued; refill passes are timed; two targets apply. */
+static void test_fleet(mu_t_t *t)
+{
+	mu_bench_results_t rs;
+	CHECK_EQ_INT(t, run_quick("fleet", &rs), MU_OK);
+	CHECK_EQ_INT(t, rs.n, 1);
+	if (rs.n == 1) {
+		const mu_bench_result_t *r = &rs.v[0];
+		CHECK_STR(t, r->shape, "fleet");
+		CHECK_EQ_INT(t, r->nodes, 200);
+		CHECK_EQ_INT(t, r->pods, 20000);
+		CHECK(t, r->decisions > 0 && r->decisions < 20000);
+		CHECK_EQ_INT(t, r->pending, 20000 - r->decisions);
+		CHECK(t, r->decisions_per_s > 0);
+		CHECK(t, r->cycle_ms >= 0);
+		mu_bench_check_t c[4];
+		CHECK_EQ_INT(t, mu_bench_checks(r, c, 4), 2);
+	}
+	mu_bench_results_release(&rs);
 }
 
 static void test_scaling(mu_t_t *t)
@@ -310,6 +332,7 @@ int main(void)
 	MU_RUN(&t, test_gang);
 	MU_RUN(&t, test_cycle_scale);
 	MU_RUN(&t, test_scaling);
+	MU_RUN(&t, test_fleet);
 	MU_RUN(&t, test_preempt);
 	MU_RUN(&t, test_isolated);
 	return mu_t_done(&t);

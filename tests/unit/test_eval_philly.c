@@ -180,6 +180,9 @@ static void test_policy_configs(mu_t_t *t)
 	CHECK(t, c.preemption);
 	CHECK(t, c.las_base_gpu_hours == 1);
 	CHECK(t, !c.consolidate);
+	CHECK_EQ_INT(t, mu_philly_policy_config(MU_PHILLY_ARRIVAL, &c), MU_OK);
+	CHECK_EQ_INT(t, c.order, MU_ORDER_PRIORITY); /* muster before issue 21 */
+	CHECK(t, c.consolidate && c.reservations == 4);
 	CHECK_EQ_INT(t, mu_philly_policy_config(MU_PHILLY_NPOLICIES, &c), MU_EINVAL);
 	CHECK_STR(t, mu_philly_policy_name(MU_PHILLY_TIRESIAS), "tiresias");
 	CHECK(t, mu_philly_policy_label(MU_PHILLY_NPOLICIES) == NULL);
@@ -313,16 +316,25 @@ static void test_eval_synthetic(mu_t_t *t)
 	CHECK(t, fh && fh->preemptions == 0 && fh->moves == 0);
 	CHECK(t, mu_philly_find(&ev, MU_PHILLY_SJF, false) == NULL);
 	size_t rows[MU_PHILLY_NRUNS];
-	CHECK_EQ_INT(t, mu_philly_backfill_rows(&ev, rows, MU_PHILLY_NRUNS), 8);
-	CHECK_EQ_INT(t, ev.runs[rows[7]].policy, MU_PHILLY_MUSTER);
-	CHECK(t, ev.runs[rows[7]].declared);
-	CHECK_EQ_INT(t, mu_philly_jct_rows(&ev, rows, MU_PHILLY_NRUNS), 5);
+	CHECK_EQ_INT(t, mu_philly_backfill_rows(&ev, rows, MU_PHILLY_NRUNS), 9);
+	CHECK_EQ_INT(t, ev.runs[rows[3]].policy, MU_PHILLY_ARRIVAL);
+	CHECK_EQ_INT(t, ev.runs[rows[8]].policy, MU_PHILLY_MUSTER);
+	CHECK(t, ev.runs[rows[8]].declared);
+	CHECK_EQ_INT(t, mu_philly_jct_rows(&ev, rows, MU_PHILLY_NRUNS), 6);
 	CHECK_EQ_INT(t, ev.runs[rows[1]].policy, MU_PHILLY_SJF);
 	CHECK_EQ_INT(t, ev.runs[rows[2]].policy, MU_PHILLY_TIRESIAS);
+	CHECK_EQ_INT(t, ev.runs[rows[3]].policy, MU_PHILLY_ARRIVAL);
+	CHECK_EQ_INT(t, ev.nsweep, MU_PHILLY_NSWEEP);
+	for (size_t i = 0; i < ev.nsweep; i++) {
+		check_run(t, &ev.sweep[i], &ev.win);
+		CHECK(t, ev.sweep[i].jct_base_gpu_hours == mu_philly_sweep_bases[i]);
+	}
 	char *json = written(&ev, mu_philly_write_json), *html = written(&ev, mu_philly_write_html);
 	CHECK(t, json && strstr(json, "\"policy\": \"tiresias\""));
 	CHECK(t, json && strstr(json, "synthetic \\\"trace\\\".csv"));
-	CHECK(t, json && strstr(json, "\"backfill\": [0, 1, 2, 3, 4, 5, 6, 7]"));
+	CHECK(t, json && strstr(json, "\"backfill\": [0, 1, 2, 10, 3, 4, 5, 6, 7]"));
+	CHECK(t, json && strstr(json, "\"tradeoff\": [") && strstr(json, "\"jct_base_gpu_hours\": 10,"));
+	CHECK(t, html && strstr(html, "Trade-off: mean JCT against evictions"));
 	CHECK(t, html && strstr(html, "<svg") && strstr(html, "Wait CDF"));
 	CHECK(t, html && strstr(html, "synthetic &quot;trace&quot;.csv"));
 	CHECK(t, html && strstr(html, "</html>"));

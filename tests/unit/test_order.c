@@ -152,6 +152,68 @@ static void test_las_waiter_not_starved(mu_t_t *t)
 	mu_engine_free(f.e);
 }
 
+/* The default order: a job that has had 100 GPU-hours is a level down and
+ * a new job preempts it once its minimum run is over; explain says so. */
+static void test_jct_default_and_explain(mu_t_t *t)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	CHECK_EQ_INT(t, cfg.order, MU_ORDER_JCT);
+	ofx_t f;
+	ofx_init(&f, MU_ORDER_JCT);
+	mu_id_t old = ofx_job(&f, 8, 0, 0);
+	ofx_cycle(&f, 0);
+	mu_id_t fresh = ofx_job(&f, 8, 0, 3600 * S);
+	mu_id_t later = ofx_job(&f, 8, 0, 7200 * S);
+	ofx_cycle(&f, 7200 * S); /* 16 GPU-hours: same level, fresh waits */
+	CHECK_EQ_INT(t, ofx_bound(&f, fresh), 0);
+	char buf[1024];
+	CHECK(t, mu_engine_order_explain(f.e, later, buf, sizeof buf) > 0);
+	CHECK(t, strstr(buf, "2 of 2 waiting") != NULL);
+	CHECK(t, strstr(buf, "behind \"j1\": same level, submitted 3600 s earlier") != NULL);
+	mu_engine_order_explain(f.e, old, buf, sizeof buf);
+	CHECK(t, strstr(buf, "level 0, 16 GPU-hours had") != NULL);
+	ofx_cycle(&f, 13 * 3600 * S); /* 104 GPU-hours: level 1 */
+	CHECK_EQ_INT(t, ofx_bound(&f, fresh), 1);
+	CHECK_EQ_INT(t, ofx_bound(&f, old), 0);
+	mu_engine_order_explain(f.e, old, buf, sizeof buf);
+	CHECK(t, strstr(buf, "1 of 2 waiting") == NULL); /* later is ahead */
+	CHECK(t, strstr(buf, "less GPU time had: level 0") != NULL);
+	mu_engine_order_explain(f.e, fresh, buf, sizeof buf);
+	CHECK(t, strstr(buf, "kept running by its minimum run") != NULL);
+	CHECK_EQ_INT(t, mu_engine_order_explain(f.e, 99, buf, sizeof buf), MU_ENOENT);
+	CHECK(t, mu_order_find("jct") == MU_ORDER_JCT && mu_order_find("x") < 0);
+	CHECK(t, !strcmp(mu_order_name(MU_ORDER_LAS), "las") && !mu_order_name(9));
+	mu_decisions_release(&f.d);
+	mu_engine_free(f.e);
+}
+
+/* A queue with order fifo: levels never apply, nothing is preempted; a
+ * bad order value is refused. */
+static void test_fifo_queue(mu_t_t *t)
+{
+	ofx_t f;
+	ofx_init(&f, MU_ORDER_JCT);
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	q.order = MU_QORDER_FIFO;
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(f.e, &q), MU_OK);
+	mu_id_t old = ofx_job(&f, 8, 0, 0);
+	ofx_cycle(&f, 0);
+	mu_id_t fresh = ofx_job(&f, 8, 0, 3600 * S);
+	ofx_cycle(&f, 30 * 3600 * S);
+	CHECK_EQ_INT(t, ofx_bound(&f, old), 1);
+	CHECK_EQ_INT(t, ofx_bound(&f, fresh), 0);
+	char buf[256];
+	mu_engine_order_explain(f.e, fresh, buf, sizeof buf);
+	CHECK(t, strstr(buf, "fifo queue") != NULL);
+	q.order = (mu_queue_order_t)7;
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(f.e, &q), MU_EINVAL);
+	mu_decisions_release(&f.d);
+	mu_engine_free(f.e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -159,5 +221,7 @@ int main(void)
 	MU_RUN(&t, test_priority_order_is_fifo);
 	MU_RUN(&t, test_las_preempts_the_served);
 	MU_RUN(&t, test_las_waiter_not_starved);
+	MU_RUN(&t, test_jct_default_and_explain);
+	MU_RUN(&t, test_fifo_queue);
 	return mu_t_done(&t);
 }

@@ -487,6 +487,8 @@ static void test_json_structure(mu_t_t *t)
 	CHECK(t, fabs(jnum(jat(j, "jobs", 0, "submit_s")) - r.jobs[0].submit_s) < 1e-3);
 	CHECK(t, jstarts(jat(j, "jobs", 1, "type"), "\"inference\""));
 	CHECK(t, fabs(jnum(jat(j, "queues", 0, "share")) - 0.4) < 1e-9);
+	CHECK(t, jat(j, "queues", 0, "deserved_gpus") != NULL);
+	CHECK(t, jat(j, "queues", 0, "fair_gpu_seconds") != NULL);
 	CHECK(t, fabs(jnum(jat(j, "queues", 1, "gpu_seconds")) - 3600.0 * 512 * 0.3) < 1e-3);
 	CHECK_EQ_INT(t, jnum(jat(j, "queues", 2, "jobs")), r.queues[2].jobs);
 	CHECK_EQ_INT(t, jnum(jat(j, "samples", 3, "running_jobs")),
@@ -542,7 +544,7 @@ static void test_json_escaping(mu_t_t *t)
 			   "\xF0\x9F\x9A\x80 bad\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
 			   "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD end";
 	mu_sim_job_t job = {name, NULL, (mu_job_type_t)9, 0, 0, 1, 0, 1, 0, 0};
-	mu_sim_queue_t q = {name, 1, 1, 1};
+	mu_sim_queue_t q = {name, 1, 1, 1, 8, 3600};
 	mu_sim_result_t r = {0};
 	char dec[512];
 	int rc = -1;
@@ -672,6 +674,17 @@ static void test_html_empty(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_sim_write_html(NULL, "x", stdout), MU_EINVAL);
 }
 
+/* The y of the <text> element just before label in h, or -1. */
+static double label_y(const char *h, const char *label)
+{
+	const char *at = strstr(h, label), *y = NULL;
+	for (const char *p = h; at && (p = strstr(p, "<text x=\"")) && p < at; p++)
+		y = p;
+	if (!y || !(y = strstr(y, " y=\"")) || y > at)
+		return -1;
+	return atof(y + 4);
+}
+
 /* One sample, all waits zero, NaN figures and a zero-GPU cluster. */
 static void test_html_degenerate(mu_t_t *t)
 {
@@ -681,7 +694,7 @@ static void test_html_degenerate(mu_t_t *t)
 		{"j3", "q", (mu_job_type_t)7, 10, 10, 10, 0, 1, 0, 0},
 	};
 	mu_sim_sample_t smp[1] = {{10, 0.5, 0, 2}};
-	mu_sim_queue_t q[2] = {{"q", NAN, NAN, 3}, {"org", 0, 0, 0}};
+	mu_sim_queue_t q[2] = {{"q", NAN, NAN, 3, 0, NAN}, {"org", 0, 0, 0, 16, 0}};
 	mu_sim_result_t r = {0};
 	int rc = -1;
 	r.jobs = jobs;
@@ -702,6 +715,13 @@ static void test_html_degenerate(mu_t_t *t)
 		return;
 	CHECK(t, strstr(h, "<circle") != NULL); /* the single sample */
 	CHECK(t, strstr(h, "p50 0s") && strstr(h, "p95 0s"));
+	/* percentiles at one x: their labels sit in different rows, above the
+	 * bars rather than on them */
+	double y50 = label_y(h, ">p50 0s</text>"), y95 = label_y(h, ">p95 0s</text>");
+	CHECK(t, y50 > 0 && y95 > 0 && y50 != y95);
+	CHECK(t, y50 <= 50 && y95 <= 50); /* above the bars (the plot starts at y 56) */
+	CHECK(t, strstr(h, "<th>Deserved GPUs</th>") != NULL);
+	CHECK(t, strstr(h, "<td>16.0</td>") != NULL); /* org's deserved quota */
 	CHECK(t, strstr(h, "under 1s: 3 jobs (100.0%)") != NULL);
 	CHECK(t, strstr(h, ">other<") != NULL);
 	CHECK_EQ_INT(t, count_of(h, ">org<"), 1); /* in the table, not a bar */
@@ -727,7 +747,7 @@ static void test_html_large(mu_t_t *t)
 	}
 	for (int i = 0; i < 300; i++) {
 		snprintf(names[i], sizeof names[i], "team-%03d", i);
-		qs[i] = (mu_sim_queue_t){names[i], 100.0 * (i + 1), (i + 1) / 45150.0, i};
+		qs[i] = (mu_sim_queue_t){names[i], 100.0 * (i + 1), (i + 1) / 45150.0, i, i, 50.0 * i};
 	}
 	free(r.queues);
 	r.queues = qs;

@@ -1,0 +1,236 @@
+/*
+ * fleet.h - the second level: a fleet of clusters, hub queues across
+ * them, and the decision of when and where each job goes.
+ *
+ * A fleet holds clusters; each cluster is a domain modelled by its own
+ * mu_engine_t (nodes, GPU models, topology), told about the jobs the fleet
+ * sent there.  Jobs are submitted to the hub and wait in hub queues with
+ * muster's semantics (deserved quota, over-quota weight, limits,
+ * priorities) applied to the fleet's total usage, with optional caps per
+ * cluster.  mu_fleet_dispatch() walks the hub queues in fair-share order
+ * and sends a job only to a cluster where its gang fits now, node by node
+ * (mu_engine_job_whatif()); a job that fits nowhere stays queued holding no
+ * quota, with a reason.  Candidate clusters are ranked, in order, by the
+ * job's cluster selector (a filter) and data-locality labels (preferred),
+ * private before edge before public (public only after the burst wait, or
+ * for a priority class), then the tightest fit.
+ *
+ * Like the engine, the fleet does no I/O and reads no clock: `now` is an
+ * argument.  The daemon (`muster dispatch`), the evaluation and the bench
+ * drive it with events.  (src/fleet: fleet.c, hubq.c, place.c, explain.c)
+ */
+#ifndef MUSTER_FLEET_H
+#define MUSTER_FLEET_H
+
+#include "muster/engine.h"
+
+typedef struct mu_fleet mu_fleet_t;
+
+typedef enum mu_tier {
+	MU_TIER_PRIVATE = 0,
+	MU_TIER_EDGE = 1,
+	MU_TIER_PUBLIC = 2,
+} mu_tier_t;
+
+/* "private", "edge", "public"; parse: MU_EINVAL for anything else. */
+const char *mu_tier_name(mu_tier_t t);
+int mu_tier_parse(const char *s, mu_tier_t *out);
+
+typedef enum mu_cluster_state {
+	MU_CLUSTER_READY = 0,
+	MU_CLUSTER_UNREACHABLE = 1, /* no new jobs; its jobs stay, for now */
+	MU_CLUSTER_DRAINING = 2,    /* no new jobs; its jobs run out */
+} mu_cluster_state_t;
+
+const char *mu_cluster_state_name(mu_cluster_state_t s);
+
+typedef struct mu_cluster_spec {
+	const char *name;
+	mu_label_t *labels;     /* region, provider, data sets... (copied) */
+	size_t nlabels;
+	mu_tier_t tier;
+	double cost_gpu_hour;   /* price of one GPU-hour, >= 0 */
+} mu_cluster_spec_t;
+
+typedef struct mu_fleet_config {
+	mu_time_t burst_after;  /* a job may go to a public cluster once it
+	                         * has waited this long (default 10 min) */
+	int32_t burst_priority; /* ... or at once from this priority on
+	                         * (default INT32_MAX: never at once) */
+	const mu_score_ops_t *score; /* each cluster's placement (binpack) */
+	int32_t max_tries;      /* what-ifs per job per pass (0: all) */
+} mu_fleet_config_t;
+
+void mu_fleet_config_defaults(mu_fleet_config_t *cfg);
+
+/* Creates an empty fleet; cfg may be NULL.  The caller frees it. */
+int mu_fleet_new(const mu_fleet_config_t *cfg, mu_fleet_t **out);
+void mu_fleet_free(mu_fleet_t *f);
+
+/* --- Clusters and their nodes ------------------------------------------- */
+
+/* Adds a cluster (MU_EEXIST for a name in use, MU_EINVAL for a bad spec,
+ * MU_ELIMIT past MU_FLEET_MAX_CLUSTERS); *id is its index. */
+#define MU_FLEET_MAX_CLUSTERS 4096
+int mu_fleet_cluster_add(mu_fleet_t *f, const mu_cluster_spec_t *c, int32_t *id);
+int32_t mu_fleet_cluster_find(const mu_fleet_t *f, const char *name);
+int32_t mu_fleet_nclusters(const mu_fleet_t *f);
+/* Ready, unreachable or draining; only ready clusters get new jobs. */
+int mu_fleet_cluster_set_state(mu_fleet_t *f, int32_t c, mu_cluster_state_t s);
+/* The cluster's model, to feed nodes and topologies into (through
+ * mu_fleet_node_upsert() so the fleet sees capacity change) and to read. */
+const mu_engine_t *mu_fleet_cluster_engine(const mu_fleet_t *f, int32_t c);
+
+int mu_fleet_node_upsert(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n);
+int mu_fleet_node_remove(mu_fleet_t *f, int32_t c, const char *name,
+			 mu_time_t now);
+int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c,
+			     const mu_topology_spec_t *t);
+
+/* --- Hub queues ---------------------------------------------------------- */
+
+/* Adds or changes a hub queue (flat: q->parent must be NULL).  Deserved
+ * quota and limit are fleet-wide, in accounting units. */
+int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *q);
+/* Caps what queue may use on cluster c (accounting units;
+ * MU_RES_UNLIMITED slots: no cap).  MU_ENOENT for an unknown queue. */
+int mu_fleet_queue_cap(mu_fleet_t *f, const char *queue, int32_t c,
+		       const mu_res_t *cap);
+
+typedef struct mu_fleet_queue_info {
+	const char *name;
+	int32_t priority;
+	mu_res_t deserved, limit, used; /* used: fleet-wide */
+	int32_t queued, running;
+} mu_fleet_queue_info_t;
+
+int32_t mu_fleet_nqueues(const mu_fleet_t *f);
+int mu_fleet_queue_info(const mu_fleet_t *f, int32_t q, mu_fleet_queue_info_t *out);
+
+/* --- Jobs ---------------------------------------------------------------- */
+
+typedef struct mu_fleet_job_spec {
+	/* The job as one cluster would take it; its queue is a hub queue.
+	 * Kept by pointer: the caller keeps it (and the labels below) alive
+	 * until the job finishes. */
+	const mu_job_spec_t *job;
+	const mu_label_t *cluster_selector; /* clusters with all these labels */
+	size_t ncluster_selector;
+	const mu_label_t *locality;  /* clusters with all these go first */
+	size_t nlocality;
+} mu_fleet_job_spec_t;
+
+typedef enum mu_fleet_job_state {
+	MU_FJ_QUEUED = 0,     /* on the hub, holding no quota */
+	MU_FJ_DISPATCHED = 1, /* sent to one cluster, counted there */
+	MU_FJ_FINISHED = 2,
+} mu_fleet_job_state_t;
+
+/* Why a queued job is still on the hub. */
+typedef enum mu_fleet_why {
+	MU_FW_NONE = 0,
+	MU_FW_NEW = 1,          /* not tried yet */
+	MU_FW_NO_CLUSTER = 2,   /* its cluster selector matches no cluster */
+	MU_FW_NOT_READY = 3,    /* the clusters it may use are not ready */
+	MU_FW_QUEUE_LIMIT = 4,  /* its hub queue would pass its limit */
+	MU_FW_CAP = 5,          /* every cluster that could take it is at its
+	                         * queue's cap there */
+	MU_FW_NO_FIT = 6,       /* fits on no cluster now */
+	MU_FW_TOO_BIG = 7,      /* larger than any cluster it may use, even
+	                         * empty */
+	MU_FW_BURST_WAIT = 8,   /* only public clusters could take it, and it
+	                         * has not waited the burst time */
+	MU_FW_COUNT
+} mu_fleet_why_t;
+
+/* "New", "NoMatchingCluster", ...: condition reasons. */
+const char *mu_fleet_why_name(mu_fleet_why_t w);
+
+/* Submits a job to the hub (MU_ENOENT: unknown hub queue; MU_EINVAL: a
+ * spec a cluster engine would refuse).  *id is dense and not reused. */
+int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
+			mu_time_t now, mu_id_t *id);
+
+typedef struct mu_fleet_job_info {
+	const char *name;
+	mu_fleet_job_state_t state;
+	int32_t queue;
+	int32_t cluster;        /* DISPATCHED: where; else -1 */
+	uint32_t generation;    /* dispatches so far (the current one's) */
+	mu_time_t submit, dispatched;
+	int64_t gpu_milli;      /* accounting GPUs of the job */
+	mu_fleet_why_t why;     /* QUEUED: why */
+	int32_t closest;        /* NO_FIT: the cluster that held most of
+	                         * its pods when last tried, or -1 */
+} mu_fleet_job_info_t;
+
+int32_t mu_fleet_njobs(const mu_fleet_t *f);
+int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t job, mu_fleet_job_info_t *out);
+
+/* Its pods all finished (or it was deleted): its quota and its cluster's
+ * resources are freed.  MU_ESTATE if finished already. */
+int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t job, mu_time_t now);
+/* Takes a dispatched job back to the hub (it did not start in time, or
+ * its cluster was lost): freed there, queued again; the next dispatch
+ * has a new generation.  MU_ESTATE unless dispatched. */
+int mu_fleet_job_requeue(mu_fleet_t *f, mu_id_t job, mu_time_t now);
+/* Requeues every job dispatched to cluster c and marks it unreachable.
+ * Returns the number requeued, or an error. */
+int mu_fleet_cluster_lost(mu_fleet_t *f, int32_t c, mu_time_t now);
+
+/* --- Dispatching --------------------------------------------------------- */
+
+typedef struct mu_fleet_decision {
+	mu_id_t job;
+	int32_t cluster;
+	uint32_t generation;
+} mu_fleet_decision_t;
+
+typedef struct mu_fleet_decisions {
+	mu_fleet_decision_t *v;
+	size_t n, cap;
+} mu_fleet_decisions_t;
+
+void mu_fleet_decisions_init(mu_fleet_decisions_t *d);
+void mu_fleet_decisions_release(mu_fleet_decisions_t *d);
+
+/*
+ * One pass at now: hub queues in order (priority, then in-quota before
+ * over-quota, then the lower share: usage over deserved inside the quota,
+ * over-quota usage over weight above it, re-evaluated after every
+ * dispatch), jobs inside a queue by priority, submit time and arrival.
+ * Each job goes to the first candidate cluster (in policy order) where its
+ * gang fits now; the job then runs in that cluster's model and counts
+ * against its queue.  Appends one decision per dispatch to out (which it
+ * does not clear).  A job that failed is not tried again until capacity
+ * was released somewhere, its burst wait ran out or a limit rose.  Work
+ * is bounded by (queued jobs) + (jobs tried) x (candidate clusters) x
+ * (pods x class nodes).
+ */
+int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out);
+
+/* Per-cluster answer for one job, for explain. */
+typedef struct mu_fleet_explain {
+	int32_t cluster;
+	bool eligible;          /* selector, state and burst allow it */
+	const char *why;        /* static: "selector", "not ready", "burst
+	                         * wait", "cap", "fits", "no fit", "too big" */
+	mu_whatif_t whatif;     /* when eligible: the dry run, with its
+	                         * expected start (reason: mu_reason_format()
+	                         * on mu_fleet_cluster_engine()) */
+} mu_fleet_explain_t;
+
+/* Fills out[0..nclusters) for a job at now: why each cluster does or does
+ * not take it and, where it does not fit, when it is expected to.  out has
+ * room for mu_fleet_nclusters().  O(clusters x (whatif + running jobs)). */
+int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t job, mu_time_t now,
+			 mu_fleet_explain_t *out);
+
+/* Writes x (from mu_fleet_job_explain() at now) as one line into buf
+ * (always NUL-terminated): "small: too big; big: no fit (0/8 nodes are
+ * available: 8 insufficient nvidia.com/gpu; expected to fit in 58m); ...".
+ * Returns the length it wanted, as snprintf does.  O(clusters). */
+int mu_fleet_explain_format(const mu_fleet_t *f, const mu_fleet_explain_t *x,
+			    mu_time_t now, char *buf, size_t len);
+
+#endif

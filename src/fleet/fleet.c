@@ -1,0 +1,449 @@
+/*
+ * fleet.c - the fleet: clusters and their models, hub queues, and jobs
+ * from submit to finish (dispatch itself is place.c).
+ *
+ * Each cluster's model is an mu_engine_t with one queue, "fleet", with no
+ * preemption, reclaim or consolidation: the hub only sends a job where it
+ * fits as things are, and the job then runs in the model as it will run
+ * on the cluster.  In a model a job is named NAME.jID.gGENERATION: hub
+ * names need not be unique, and an engine never reuses a name, so a job
+ * sent again after a requeue needs a new one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/fleet_int.h"
+
+
+void mu_fleet_config_defaults(mu_fleet_config_t *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->burst_after = 10 * 60 * 1000;
+	cfg->burst_priority = INT32_MAX;
+}
+
+const char *mu_tier_name(mu_tier_t t)
+{
+	switch (t) {
+	case MU_TIER_PRIVATE: return "private";
+	case MU_TIER_EDGE: return "edge";
+	case MU_TIER_PUBLIC: return "public";
+	}
+	return "?";
+}
+
+int mu_tier_parse(const char *s, mu_tier_t *out)
+{
+	for (int t = MU_TIER_PRIVATE; s && t <= MU_TIER_PUBLIC; t++)
+		if (strcmp(s, mu_tier_name((mu_tier_t)t)) == 0) {
+			*out = (mu_tier_t)t;
+			return MU_OK;
+		}
+	return MU_EINVAL;
+}
+
+const char *mu_cluster_state_name(mu_cluster_state_t s)
+{
+	switch (s) {
+	case MU_CLUSTER_READY: return "Ready";
+	case MU_CLUSTER_UNREACHABLE: return "Unreachable";
+	case MU_CLUSTER_DRAINING: return "Draining";
+	}
+	return "?";
+}
+
+const char *mu_fleet_why_name(mu_fleet_why_t w)
+{
+	static const char *const names[MU_FW_COUNT] = {
+		"", "New", "NoMatchingCluster", "ClustersNotReady", "QueueLimit",
+		"ClusterCap", "NoClusterFits", "LargerThanAnyCluster", "BurstWait",
+	};
+	return w >= 0 && w < MU_FW_COUNT ? names[w] : "?";
+}
+
+int mu_fleet_new(const mu_fleet_config_t *cfg, mu_fleet_t **out)
+{
+	mu_fleet_t *f = calloc(1, sizeof *f);
+	if (!f)
+		return MU_ENOMEM;
+	if (cfg)
+		f->cfg = *cfg;
+	else
+		mu_fleet_config_defaults(&f->cfg);
+	if (f->cfg.burst_after < 0)
+		f->cfg.burst_after = 0;
+	*out = f;
+	return MU_OK;
+}
+
+static void cluster_release(mu__cluster_t *c)
+{
+	for (size_t i = 0; i < c->nlabels; i++) {
+		free((char *)c->labels[i].key);
+		free((char *)c->labels[i].value);
+	}
+	free(c->labels);
+	free(c->name);
+	mu_engine_free(c->eng);
+}
+
+void mu_fleet_free(mu_fleet_t *f)
+{
+	if (!f)
+		return;
+	for (int32_t i = 0; i < f->nclusters; i++)
+		cluster_release(&f->clusters[i]);
+	for (int32_t i = 0; i < f->nqueues; i++) {
+		free(f->queues[i].name);
+		free(f->queues[i].line);
+		free(f->queues[i].caps);
+	}
+	free(f->clusters);
+	free(f->queues);
+	free(f->jobs);
+	free(f);
+}
+
+static char *dup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+/* Fills c (zeroed) from spec s: copies, and an engine with the one queue. */
+static int cluster_init(const mu_fleet_t *f, mu__cluster_t *c,
+			const mu_cluster_spec_t *s)
+{
+	if (!(c->name = dup(s->name)))
+		return MU_ENOMEM;
+	c->labels = calloc(s->nlabels ? s->nlabels : 1, sizeof *c->labels);
+	if (!c->labels)
+		return MU_ENOMEM;
+	for (size_t i = 0; i < s->nlabels; i++, c->nlabels++) {
+		c->labels[i].key = dup(s->labels[i].key);
+		c->labels[i].value = dup(s->labels[i].value);
+		if (!c->labels[i].key || !c->labels[i].value) {
+			c->nlabels++;
+			return MU_ENOMEM;
+		}
+	}
+	c->tier = s->tier;
+	c->cost_gpu_hour = s->cost_gpu_hour;
+	mu_engine_config_t ec;
+	mu_engine_config_defaults(&ec);
+	ec.score = f->cfg.score;
+	ec.preemption = ec.reclaim = ec.consolidate = false;
+	ec.backfill = MU_BACKFILL_GREEDY;
+	int rc = mu_engine_new(&ec, &c->eng);
+	if (rc)
+		return rc;
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = MU__FLEET_QUEUE;
+	for (int r = 0; r < MU_RES_MAX; r++) /* quotas are the hub's */
+		q.deserved.v[r] = INT64_MAX / 4;
+	return mu_engine_queue_upsert(c->eng, &q);
+}
+
+int mu_fleet_cluster_add(mu_fleet_t *f, const mu_cluster_spec_t *s, int32_t *id)
+{
+	if (!s || !s->name || !*s->name || (s->nlabels && !s->labels) ||
+	    s->tier < MU_TIER_PRIVATE || s->tier > MU_TIER_PUBLIC ||
+	    !(s->cost_gpu_hour >= 0))
+		return MU_EINVAL;
+	for (size_t i = 0; i < s->nlabels; i++)
+		if (!s->labels[i].key || !s->labels[i].value)
+			return MU_EINVAL;
+	if (mu_fleet_cluster_find(f, s->name) >= 0)
+		return MU_EEXIST;
+	if (f->nclusters >= MU_FLEET_MAX_CLUSTERS)
+		return MU_ELIMIT;
+	int rc = mu__fleet_grow((void **)&f->clusters, &f->clusters_cap,
+				f->nclusters + 1, sizeof *f->clusters);
+	if (rc)
+		return rc;
+	mu__cluster_t *c = &f->clusters[f->nclusters];
+	memset(c, 0, sizeof *c);
+	if ((rc = cluster_init(f, c, s)) != MU_OK) {
+		cluster_release(c);
+		return rc;
+	}
+	if (id)
+		*id = f->nclusters;
+	f->nclusters++;
+	f->epoch++;
+	return MU_OK;
+}
+
+int32_t mu_fleet_cluster_find(const mu_fleet_t *f, const char *name)
+{
+	for (int32_t i = 0; name && i < f->nclusters; i++)
+		if (strcmp(f->clusters[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int32_t mu_fleet_nclusters(const mu_fleet_t *f)
+{
+	return f->nclusters;
+}
+
+int mu_fleet_cluster_set_state(mu_fleet_t *f, int32_t c, mu_cluster_state_t s)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	if (s < MU_CLUSTER_READY || s > MU_CLUSTER_DRAINING)
+		return MU_EINVAL;
+	if (s == MU_CLUSTER_READY && f->clusters[c].state != s)
+		f->epoch++;
+	f->clusters[c].state = s;
+	return MU_OK;
+}
+
+const mu_engine_t *mu_fleet_cluster_engine(const mu_fleet_t *f, int32_t c)
+{
+	return c >= 0 && c < f->nclusters ? f->clusters[c].eng : NULL;
+}
+
+int mu_fleet_node_upsert(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	mu__cluster_t *k = &f->clusters[c];
+	int rc = mu_engine_node_upsert(k->eng, n, NULL);
+	if (rc)
+		return rc;
+	if (n->alloc.v[MU_RES_GPU] > k->max_node_gpu)
+		k->max_node_gpu = n->alloc.v[MU_RES_GPU];
+	if (n->alloc.v[MU_RES_CPU] > k->max_node_cpu)
+		k->max_node_cpu = n->alloc.v[MU_RES_CPU];
+	f->epoch++;
+	return MU_OK;
+}
+
+int mu_fleet_node_remove(mu_fleet_t *f, int32_t c, const char *name, mu_time_t now)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	return mu_engine_node_remove(f->clusters[c].eng, name, now);
+}
+
+int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c, const mu_topology_spec_t *t)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	f->epoch++;
+	return mu_engine_topology_upsert(f->clusters[c].eng, t);
+}
+
+int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *s)
+{
+	if (!s || !s->name || !*s->name)
+		return MU_EINVAL;
+	if (s->parent)
+		return MU_EINVAL; /* hub queues are flat (docs/dispatch.md) */
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (s->deserved.v[r] < 0 || s->limit.v[r] < 0 || !(s->weight[r] >= 0))
+			return MU_ERANGE;
+	int32_t i = mu__hubq_find(f, s->name);
+	if (i < 0) {
+		int rc = mu__fleet_grow((void **)&f->queues, &f->queues_cap,
+					f->nqueues + 1, sizeof *f->queues);
+		if (rc)
+			return rc;
+		i = f->nqueues;
+		memset(&f->queues[i], 0, sizeof f->queues[i]);
+		if (!(f->queues[i].name = dup(s->name)))
+			return MU_ENOMEM;
+		f->queues[i].sorted = true;
+		f->nqueues++;
+	}
+	mu__hubq_t *q = &f->queues[i];
+	q->priority = s->priority;
+	q->deserved = s->deserved;
+	q->limit = s->limit;
+	memcpy(q->weight, s->weight, sizeof q->weight);
+	f->epoch++;
+	f->usage_gen++;
+	return MU_OK;
+}
+
+int mu_fleet_queue_cap(mu_fleet_t *f, const char *queue, int32_t c,
+		       const mu_res_t *cap)
+{
+	int32_t i = mu__hubq_find(f, queue);
+	if (i < 0 || c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	mu__hubq_t *q = &f->queues[i];
+	for (int32_t k = 0; k < q->ncaps; k++)
+		if (q->caps[k].cluster == c) {
+			q->caps[k].cap = *cap;
+			f->epoch++;
+			return MU_OK;
+		}
+	mu__cap_t *v = realloc(q->caps, (size_t)(q->ncaps + 1) * sizeof *v);
+	if (!v)
+		return MU_ENOMEM;
+	q->caps = v;
+	v[q->ncaps] = (mu__cap_t){.cluster = c, .cap = *cap};
+	/* what already runs there counts against the new cap */
+	for (int32_t j = 0; j < f->njobs; j++) {
+		const mu__fjob_t *fj = &f->jobs[j];
+		if (fj->state == MU_FJ_DISPATCHED && fj->queue == i && fj->cluster == c) {
+			mu_res_t a = mu__job_acct(fj->spec.job);
+			for (int r = 0; r < MU_RES_MAX; r++)
+				v[q->ncaps].used.v[r] += a.v[r];
+		}
+	}
+	q->ncaps++;
+	f->epoch++;
+	return MU_OK;
+}
+
+int32_t mu_fleet_nqueues(const mu_fleet_t *f)
+{
+	return f->nqueues;
+}
+
+int mu_fleet_queue_info(const mu_fleet_t *f, int32_t i, mu_fleet_queue_info_t *out)
+{
+	if (i < 0 || i >= f->nqueues)
+		return MU_ENOENT;
+	const mu__hubq_t *q = &f->queues[i];
+	*out = (mu_fleet_queue_info_t){.name = q->name, .priority = q->priority,
+		.deserved = q->deserved, .limit = q->limit, .used = q->used,
+		.queued = q->queued, .running = q->running};
+	return MU_OK;
+}
+
+int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
+			mu_time_t now, mu_id_t *id)
+{
+	if (!s || !s->job || !s->job->name || !s->job->queue || s->job->npodsets == 0 ||
+	    (s->ncluster_selector && !s->cluster_selector) ||
+	    (s->nlocality && !s->locality))
+		return MU_EINVAL;
+	int32_t q = mu__hubq_find(f, s->job->queue);
+	if (q < 0)
+		return MU_ENOENT;
+	int rc = mu__fleet_grow((void **)&f->jobs, &f->jobs_cap, f->njobs + 1,
+				sizeof *f->jobs);
+	if (rc)
+		return rc;
+	int32_t j = f->njobs;
+	mu__fjob_t *fj = &f->jobs[j];
+	*fj = (mu__fjob_t){.spec = *s, .queue = q, .state = MU_FJ_QUEUED,
+		.why = MU_FW_NEW, .cluster = -1, .closest = -1, .ejob = -1,
+		.submit = s->job->submit != MU_TIME_NONE ? s->job->submit : now,
+		.dispatched = MU_TIME_NONE, .fail_epoch = UINT64_MAX};
+	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
+		return rc;
+	f->queues[q].queued++;
+	f->njobs++;
+	if (id)
+		*id = j;
+	return MU_OK;
+}
+
+int32_t mu_fleet_njobs(const mu_fleet_t *f)
+{
+	return f->njobs;
+}
+
+int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t j, mu_fleet_job_info_t *out)
+{
+	if (j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	const mu__fjob_t *fj = &f->jobs[j];
+	mu_res_t a = mu__job_acct(fj->spec.job);
+	*out = (mu_fleet_job_info_t){.name = fj->spec.job->name,
+		.state = (mu_fleet_job_state_t)fj->state, .queue = fj->queue,
+		.cluster = fj->state == MU_FJ_DISPATCHED ? fj->cluster : -1,
+		.generation = fj->gen, .submit = fj->submit,
+		.dispatched = fj->dispatched, .gpu_milli = a.v[MU_RES_GPU],
+		.why = fj->state == MU_FJ_QUEUED ? (mu_fleet_why_t)fj->why : MU_FW_NONE,
+		.closest = fj->closest};
+	return MU_OK;
+}
+
+/* Frees a dispatched job on its cluster and its queue's usage; finish
+ * records the run, else it is withdrawn.  O(pods + queue lines). */
+static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish)
+{
+	mu__cluster_t *c = &f->clusters[fj->cluster];
+	int rc = finish ? mu_engine_job_finish(c->eng, fj->ejob, now) :
+		mu_engine_job_withdraw(c->eng, fj->ejob, now);
+	if (rc && rc != MU_ESTATE)
+		return rc;
+	mu_res_t a = mu__job_acct(fj->spec.job);
+	mu__hubq_charge(&f->queues[fj->queue], fj->cluster, &a, -1);
+	c->running--;
+	fj->ejob = -1;
+	f->epoch++;
+	f->usage_gen++;
+	return MU_OK;
+}
+
+int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t j, mu_time_t now)
+{
+	if (j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	mu__fjob_t *fj = &f->jobs[j];
+	if (fj->state == MU_FJ_FINISHED)
+		return MU_ESTATE;
+	if (fj->state == MU_FJ_DISPATCHED) {
+		int rc = job_release(f, fj, now, true);
+		if (rc)
+			return rc; /* charge(-1) counted it queued again */
+	}
+	f->queues[fj->queue].queued--;
+	fj->state = MU_FJ_FINISHED;
+	return MU_OK;
+}
+
+int mu_fleet_job_requeue(mu_fleet_t *f, mu_id_t j, mu_time_t now)
+{
+	if (j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	mu__fjob_t *fj = &f->jobs[j];
+	if (fj->state != MU_FJ_DISPATCHED)
+		return MU_ESTATE;
+	int rc = job_release(f, fj, now, false);
+	if (rc)
+		return rc;
+	fj->state = MU_FJ_QUEUED;
+	fj->why = MU_FW_NEW;
+	fj->fail_epoch = UINT64_MAX;
+	return mu__hubq_enqueue(&f->queues[fj->queue], fj, j);
+}
+
+int mu_fleet_cluster_lost(mu_fleet_t *f, int32_t c, mu_time_t now)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	f->clusters[c].state = MU_CLUSTER_UNREACHABLE;
+	int n = 0;
+	for (int32_t j = 0; j < f->njobs && f->clusters[c].running > 0; j++) {
+		if (f->jobs[j].state != MU_FJ_DISPATCHED || f->jobs[j].cluster != c)
+			continue;
+		int rc = mu_fleet_job_requeue(f, j, now);
+		if (rc)
+			return rc;
+		n++;
+	}
+	return n;
+}
+
+void mu_fleet_decisions_init(mu_fleet_decisions_t *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+void mu_fleet_decisions_release(mu_fleet_decisions_t *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,102 @@
+/*
+ * fleet_int.h - the fleet's own structures, shared by the files of
+ * src/fleet: hubq.c (hub queues, their order, limits and caps) at the
+ * bottom, fleet.c (clusters, jobs, their lifecycle) above it, place.c (the
+ * dispatch pass and explain) on top; explain.c (explain as text) beside
+ * place.c, reading the structures only.
+ */
+#ifndef MUSTER_FLEET_FLEET_INT_H
+#define MUSTER_FLEET_FLEET_INT_H
+
+#include "muster/fleet.h"
+
+/* The one queue of every cluster model. */
+#define MU__FLEET_QUEUE "fleet"
+
+/* A cluster: its labels, tier, price, state and model. */
+typedef struct mu__cluster {
+	char *name;
+	mu_label_t *labels; /* owned copies */
+	size_t nlabels;
+	mu_tier_t tier;
+	double cost_gpu_hour;
+	mu_cluster_state_t state;
+	mu_engine_t *eng;   /* the model: nodes, and the jobs sent here */
+	int64_t max_node_gpu, max_node_cpu; /* largest node, for "too big" */
+	int32_t running;    /* jobs dispatched here and not finished */
+} mu__cluster_t;
+
+/* A per-cluster cap of one hub queue. */
+typedef struct mu__cap {
+	int32_t cluster;
+	mu_res_t cap, used;
+} mu__cap_t;
+
+/* A queued job's place in line: its order key and id (16 bytes, so a
+ * million queued jobs sort without reaching back into the jobs). */
+typedef struct mu__qent {
+	int32_t prio;
+	int32_t job;
+	mu_time_t submit;
+} mu__qent_t;
+
+typedef struct mu__hubq {
+	char *name;
+	int32_t priority;
+	mu_res_t deserved, limit, used;
+	double weight[MU_RES_MAX];
+	mu__qent_t *line;   /* queued jobs (and stale entries until the
+	                     * next pass compacts them) */
+	int32_t nline, line_cap, cursor;
+	bool sorted;
+	int32_t queued, running;
+	mu__cap_t *caps;
+	int32_t ncaps;
+} mu__hubq_t;
+
+typedef struct mu__fjob {
+	mu_fleet_job_spec_t spec;
+	int32_t queue;
+	int8_t state;       /* mu_fleet_job_state_t */
+	int8_t why;         /* mu_fleet_why_t */
+	bool burst_blocked; /* a public cluster was left out for the wait */
+	int32_t cluster;
+	int32_t closest;
+	uint32_t gen;
+	mu_id_t ejob;       /* its id in the cluster's engine */
+	mu_time_t submit, dispatched;
+	uint64_t fail_epoch;
+} mu__fjob_t;
+
+struct mu_fleet {
+	mu_fleet_config_t cfg;
+	mu__cluster_t *clusters;
+	int32_t nclusters, clusters_cap;
+	mu__hubq_t *queues;
+	int32_t nqueues, queues_cap;
+	mu__fjob_t *jobs;
+	int32_t njobs, jobs_cap;
+	uint64_t epoch;     /* bumped whenever room may have appeared */
+	uint64_t usage_gen; /* bumped whenever a queue's usage moved */
+};
+
+/* hubq.c */
+int mu__fleet_grow(void **v, int32_t *cap, int32_t need, size_t elem);
+int32_t mu__hubq_find(const mu_fleet_t *f, const char *name);
+/* The accounting vector of a job spec (all pods). */
+mu_res_t mu__job_acct(const mu_job_spec_t *j);
+/* Whether q's limit holds acct more. */
+bool mu__hubq_within_limit(const mu__hubq_t *q, const mu_res_t *acct);
+/* Whether q's cap on cluster c (if any) holds acct more. */
+bool mu__hubq_within_cap(const mu__hubq_t *q, int32_t c, const mu_res_t *acct);
+/* Adds (sign +1) or takes back (-1) acct in q and its cap on c. */
+void mu__hubq_charge(mu__hubq_t *q, int32_t c, const mu_res_t *acct, int sign);
+/* Puts job j (queued) in line. */
+int mu__hubq_enqueue(mu__hubq_t *q, const mu__fjob_t *fj, int32_t j);
+/* Sorts the lines that need it and drops entries no longer queued. */
+void mu__hubq_prepare(mu_fleet_t *f);
+/* The next queue to serve: with jobs left in line, best by priority,
+ * in-quota first, lower share.  -1 when every line is walked. */
+int32_t mu__hubq_pick(const mu_fleet_t *f);
+
+#endif

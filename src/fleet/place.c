@@ -1,0 +1,390 @@
+/*
+ * place.c - the dispatch pass: when a job leaves the hub and where it goes;
+ * and explain, per cluster.
+ *
+ * For one job the candidate clusters are those that are ready, match its
+ * cluster selector, are not public before its burst wait (or priority
+ * class) allows, have room under its queue's cap there, and have the free
+ * capacity in aggregate and a node large enough for its largest pod.  They
+ * are ranked: those with all its data-locality labels first, then
+ * private, edge, public, then the tightest fit (least GPUs, or CPU for a
+ * CPU-only job, left free after it).  Each is asked, in that order,
+ * whether the gang fits now node by node (mu_engine_job_whatif()); the
+ * first that says yes gets it, and the job is placed in that cluster's
+ * model.  The top file of src/fleet: it calls hubq.c and the public
+ * calls of fleet.c; neither calls it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/fleet_int.h"
+
+/* A candidate cluster and its rank. */
+typedef struct cand {
+	int32_t c;
+	int8_t far;    /* 0: has the job's locality labels */
+	int8_t tier;
+	int64_t left;  /* free GPUs (milli) or CPU left after the job */
+} cand_t;
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const cand_t *x = a, *y = b;
+	if (x->far != y->far)
+		return x->far - y->far;
+	if (x->tier != y->tier)
+		return x->tier - y->tier;
+	if (x->left != y->left)
+		return x->left < y->left ? -1 : 1;
+	return x->c - y->c;
+}
+
+static bool has_labels(const mu__cluster_t *c, const mu_label_t *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool found = false;
+		for (size_t k = 0; k < c->nlabels && !found; k++)
+			found = strcmp(c->labels[k].key, l[i].key) == 0 &&
+				strcmp(c->labels[k].value, l[i].value) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static bool burst_ok(const mu_fleet_t *f, const mu__fjob_t *fj, mu_time_t now)
+{
+	return fj->spec.job->priority >= f->cfg.burst_priority ||
+	       now - fj->submit >= f->cfg.burst_after;
+}
+
+/* Whether the job can never fit on c, even empty: in aggregate, or a pod
+ * larger than its largest node. */
+static bool too_big(const mu__cluster_t *c, const mu_job_spec_t *j,
+		    const mu_res_t *acct)
+{
+	mu_res_t alloc;
+	mu_engine_totals(c->eng, &alloc, NULL);
+	if (acct->v[MU_RES_GPU] > alloc.v[MU_RES_GPU] ||
+	    acct->v[MU_RES_CPU] > alloc.v[MU_RES_CPU])
+		return true;
+	for (size_t p = 0; p < j->npodsets; p++)
+		if (j->podsets[p].req.v[MU_RES_GPU] > c->max_node_gpu ||
+		    j->podsets[p].req.v[MU_RES_CPU] > c->max_node_cpu)
+			return true;
+	return false;
+}
+
+/* --- failed shapes within one pass ----------------------------------------
+ * Inside a pass capacity only shrinks (jobs are sent, none end), so a job
+ * of a simple shape (one pod set with no node constraints, no cluster
+ * selector or locality) that fitted nowhere means every later job of the
+ * same shape, queue and burst right fails too: it is skipped at O(1). */
+
+#define MEMO_SLOTS 4096
+
+typedef struct shape_key {
+	int64_t gpu, milli, cpu, mem;
+	int32_t replicas, min_member, queue;
+	int32_t used;  /* 0: empty slot; else 1 + burst right */
+} shape_key_t;
+
+typedef struct memo {
+	shape_key_t slot[MEMO_SLOTS];
+	int8_t why[MEMO_SLOTS];      /* the failure of the first of a shape */
+	bool blocked[MEMO_SLOTS];    /* and whether the burst wait held it */
+	int32_t n;
+} memo_t;
+
+/* Whether q has a limit or a cap: then its jobs' failures are its own. */
+static bool queue_bounded(const mu__hubq_t *q)
+{
+	if (q->ncaps)
+		return true;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (q->limit.v[r] != MU_RES_UNLIMITED)
+			return true;
+	return false;
+}
+
+/* Fills k for a job of simple shape; false if the job is not simple.  The
+ * queue is part of the key only when it has a limit or a cap. */
+static bool shape_of(const mu_fleet_t *f, const mu__fjob_t *fj, bool burst,
+		     shape_key_t *k)
+{
+	const mu_job_spec_t *j = fj->spec.job;
+	if (j->npodsets != 1 || fj->spec.ncluster_selector || fj->spec.nlocality ||
+	    j->topo.required || j->topo.preferred)
+		return false;
+	const mu_podset_spec_t *p = &j->podsets[0];
+	if (p->next || p->nnode_selector || p->naffinity || p->ntolerations ||
+	    p->ngpu_models || p->align || p->want_nic || p->pin_cpus)
+		return false;
+	*k = (shape_key_t){p->req.v[MU_RES_GPU], p->req.v[MU_RES_GPU_MILLI],
+			   p->req.v[MU_RES_CPU], p->req.v[MU_RES_MEM], p->replicas,
+			   j->min_member,
+			   queue_bounded(&f->queues[fj->queue]) ? fj->queue : -1, 1 + burst};
+	return true;
+}
+
+static uint32_t shape_hash(const shape_key_t *k)
+{
+	uint64_t h = 1469598103934665603ull;
+	const int64_t v[8] = {k->gpu, k->milli, k->cpu, k->mem, k->replicas,
+			      k->min_member, k->queue, k->used};
+	for (int i = 0; i < 8; i++)
+		h = (h ^ (uint64_t)v[i]) * 1099511628211ull;
+	return (uint32_t)(h ^ (h >> 29));
+}
+
+/* The slot of k in m, or -1; with fj, inserts k with fj's failure when
+ * missing (while there is room). */
+static int32_t memo_find(memo_t *m, const shape_key_t *k, const mu__fjob_t *fj)
+{
+	uint32_t i = shape_hash(k) & (MEMO_SLOTS - 1);
+	for (; m->slot[i].used; i = (i + 1) & (MEMO_SLOTS - 1))
+		if (!memcmp(&m->slot[i], k, sizeof *k))
+			return (int32_t)i;
+	if (fj && m->n < MEMO_SLOTS / 2) {
+		m->slot[i] = *k;
+		m->why[i] = fj->why;
+		m->blocked[i] = fj->burst_blocked;
+		m->n++;
+	}
+	return -1;
+}
+
+/* What kept clusters out, for the reason of a job that went nowhere. */
+typedef struct tally {
+	int32_t selected, not_ready, burst, capped, big, full, tried;
+} tally_t;
+
+/* The gate of cluster c for job fj: NULL when it is a candidate (and
+ * fills *cd), else a static word saying why not; counts it in t. */
+static const char *gate(const mu_fleet_t *f, const mu__fjob_t *fj, int32_t c,
+			const mu_res_t *acct, mu_time_t now, cand_t *cd,
+			tally_t *t)
+{
+	const mu__cluster_t *k = &f->clusters[c];
+	if (!has_labels(k, fj->spec.cluster_selector, fj->spec.ncluster_selector))
+		return "selector";
+	t->selected++;
+	if (too_big(k, fj->spec.job, acct))
+		return t->big++, "too big";
+	if (k->state != MU_CLUSTER_READY)
+		return t->not_ready++, "not ready";
+	if (k->tier == MU_TIER_PUBLIC && !burst_ok(f, fj, now))
+		return t->burst++, "burst wait";
+	if (!mu__hubq_within_cap(&f->queues[fj->queue], c, acct))
+		return t->capped++, "cap";
+	mu_res_t alloc, used;
+	mu_engine_totals(k->eng, &alloc, &used);
+	int r = acct->v[MU_RES_GPU] > 0 ? MU_RES_GPU : MU_RES_CPU;
+	int64_t left = alloc.v[r] - used.v[r] - acct->v[r];
+	if (left < 0 || alloc.v[MU_RES_CPU] - used.v[MU_RES_CPU] < acct->v[MU_RES_CPU])
+		return t->full++, "no fit";
+	*cd = (cand_t){c, has_labels(k, fj->spec.locality, fj->spec.nlocality) ? 0 : 1,
+		       (int8_t)k->tier, left};
+	return NULL;
+}
+
+/* Places job j on cluster c's model for real: submitted as NAME.jID.gGEN
+ * (unique whatever the callers' names) and
+ * bound by a cycle there (nothing else waits in a model, so the cycle
+ * places only it, as the what-if did).  *ok false if it did not start. */
+static int commit(mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now, bool *ok)
+{
+	mu__fjob_t *fj = &f->jobs[j];
+	mu__cluster_t *k = &f->clusters[c];
+	mu_job_spec_t s = *fj->spec.job;
+	char name[512];
+	snprintf(name, sizeof name, "%.400s.j%d.g%u", s.name, j, fj->gen + 1);
+	s.name = name;
+	s.queue = MU__FLEET_QUEUE;
+	s.submit = now;
+	mu_id_t ej;
+	int rc = mu_engine_job_submit(k->eng, &s, now, &ej);
+	if (rc)
+		return rc;
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	rc = mu_engine_cycle(k->eng, now, &d);
+	mu_decisions_release(&d);
+	mu_job_info_t ji;
+	if (rc == MU_OK)
+		rc = mu_engine_job_info(k->eng, ej, &ji);
+	if (rc)
+		return rc;
+	*ok = ji.state == MU_JOB_RUNNING;
+	if (!*ok)
+		return mu_engine_job_withdraw(k->eng, ej, now);
+	mu_res_t a = mu__job_acct(fj->spec.job);
+	mu__hubq_charge(&f->queues[fj->queue], c, &a, +1);
+	k->running++;
+	fj->state = MU_FJ_DISPATCHED;
+	fj->cluster = c;
+	fj->ejob = ej;
+	fj->gen++;
+	fj->dispatched = now;
+	fj->why = MU_FW_NONE;
+	f->usage_gen++;
+	return MU_OK;
+}
+
+/* Why a job that went nowhere waits, from what kept clusters out. */
+static mu_fleet_why_t why_of(const tally_t *t)
+{
+	if (!t->selected)
+		return MU_FW_NO_CLUSTER;
+	if (t->big == t->selected)
+		return MU_FW_TOO_BIG;
+	if (t->tried || t->full)
+		return t->burst ? MU_FW_BURST_WAIT : MU_FW_NO_FIT;
+	if (t->burst)
+		return MU_FW_BURST_WAIT;
+	if (t->capped)
+		return MU_FW_CAP;
+	return MU_FW_NOT_READY;
+}
+
+/* Tries job j at now: limit, candidates in rank order, the first fit.
+ * cands has room for every cluster.  Appends a decision on success. */
+static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
+		   mu_fleet_decisions_t *out)
+{
+	mu__fjob_t *fj = &f->jobs[j];
+	mu_res_t acct = mu__job_acct(fj->spec.job);
+	fj->fail_epoch = f->epoch;
+	fj->closest = -1;
+	if (!mu__hubq_within_limit(&f->queues[fj->queue], &acct)) {
+		fj->why = MU_FW_QUEUE_LIMIT;
+		return MU_OK;
+	}
+	tally_t t = {0};
+	int32_t n = 0;
+	for (int32_t c = 0; c < f->nclusters; c++)
+		if (!gate(f, fj, c, &acct, now, &cands[n], &t))
+			n++;
+	fj->burst_blocked = t.burst > 0;
+	if (n > 1)
+		qsort(cands, (size_t)n, sizeof *cands, cmp_cand);
+	int32_t best_fit = -1;
+	for (int32_t i = 0; i < n; i++) {
+		if (f->cfg.max_tries > 0 && i >= f->cfg.max_tries)
+			break;
+		mu__cluster_t *k = &f->clusters[cands[i].c];
+		mu_whatif_t w;
+		mu_job_spec_t s = *fj->spec.job;
+		s.queue = MU__FLEET_QUEUE;
+		int rc = mu_engine_job_whatif(k->eng, &s, now, false, &w);
+		if (rc)
+			return rc;
+		t.tried++;
+		if (w.fits) {
+			bool ok = false;
+			if ((rc = commit(f, j, cands[i].c, now, &ok)) != MU_OK)
+				return rc;
+			if (!ok)
+				continue;
+			if (out->n == out->cap) {
+				size_t cap = out->cap ? out->cap * 2 : 64;
+				mu_fleet_decision_t *v = realloc(out->v, cap * sizeof *v);
+				if (!v)
+					return MU_ENOMEM;
+				out->v = v;
+				out->cap = cap;
+			}
+			out->v[out->n++] = (mu_fleet_decision_t){j, cands[i].c, fj->gen};
+			return MU_OK;
+		}
+		if (w.reason.pods_fit > best_fit) {
+			best_fit = w.reason.pods_fit;
+			fj->closest = cands[i].c;
+		}
+	}
+	fj->why = (int8_t)why_of(&t);
+	return MU_OK;
+}
+
+int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
+{
+	cand_t *cands = malloc((size_t)(f->nclusters ? f->nclusters : 1) * sizeof *cands);
+	memo_t *memo = calloc(1, sizeof *memo);
+	if (!cands || !memo) {
+		free(cands);
+		free(memo);
+		return MU_ENOMEM;
+	}
+	mu__hubq_prepare(f);
+	int rc = MU_OK;
+	int32_t cur = -1;
+	uint64_t seen = f->usage_gen;
+	for (;;) {
+		/* While no usage moved, shares stand still and the queue that
+		 * went last still goes first while it has jobs in line. */
+		if (cur < 0 || f->queues[cur].cursor >= f->queues[cur].nline ||
+		    f->usage_gen != seen)
+			cur = mu__hubq_pick(f);
+		if (cur < 0)
+			break;
+		seen = f->usage_gen;
+		mu__hubq_t *q = &f->queues[cur];
+		int32_t j = q->line[q->cursor++].job;
+		mu__fjob_t *fj = &f->jobs[j];
+		if (fj->state != MU_FJ_QUEUED)
+			continue;
+		/* Nothing freed since it last failed, and no new burst right:
+		 * it would fail again. */
+		if (fj->fail_epoch == f->epoch &&
+		    !(fj->burst_blocked && burst_ok(f, fj, now)))
+			continue;
+		shape_key_t key;
+		bool simple = shape_of(f, fj, burst_ok(f, fj, now), &key);
+		int32_t hit = simple ? memo_find(memo, &key, NULL) : -1;
+		if (hit >= 0) {
+			fj->fail_epoch = f->epoch; /* as the one it is shaped like */
+			fj->why = memo->why[hit];
+			fj->burst_blocked = memo->blocked[hit];
+			fj->closest = -1;
+			continue;
+		}
+		size_t before = out->n;
+		if ((rc = try_job(f, j, now, cands, out)) != MU_OK)
+			break;
+		if (simple && out->n == before)
+			memo_find(memo, &key, fj);
+	}
+	free(cands);
+	free(memo);
+	return rc;
+}
+
+int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
+			 mu_fleet_explain_t *out)
+{
+	if (j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	mu__fjob_t *fj = &f->jobs[j];
+	mu_res_t acct = mu__job_acct(fj->spec.job);
+	tally_t t = {0};
+	for (int32_t c = 0; c < f->nclusters; c++) {
+		mu_fleet_explain_t *x = &out[c];
+		memset(x, 0, sizeof *x);
+		x->cluster = c;
+		x->whatif.expected_start = MU_TIME_NONE;
+		cand_t cd;
+		x->why = gate(f, fj, c, &acct, now, &cd, &t);
+		if (x->why && strcmp(x->why, "no fit") != 0)
+			continue;
+		x->eligible = true;
+		mu_job_spec_t s = *fj->spec.job;
+		s.queue = MU__FLEET_QUEUE;
+		int rc = mu_engine_job_whatif(f->clusters[c].eng, &s, now, true,
+					      &x->whatif);
+		if (rc)
+			return rc;
+		x->why = x->whatif.fits ? "fits" : "no fit";
+	}
+	return MU_OK;
+}

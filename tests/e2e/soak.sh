@@ -1,0 +1,25 @@
+#!/bin/sh
+# soak.sh - the chaos soak (tests/soak/soak.py) for a fixed time, and the
+# regression test of the split brain it found (tests/soak/fence.py).
+# make test runs SOAK_SECONDS (default 300) with SOAK_SEED (default 1);
+# `make soak` runs an hour with a random seed.  A failing soak prints its
+# seed and keeps its fault schedule and event history in $SOAK_OUT.
+# Usage: sh tests/e2e/soak.sh PATH_TO_MUSTER.  Ends with
+# "e2e soak: N passed, N failed".
+E2E_NAME=soak; . "$(dirname "$0")/lib/common.sh"
+need_kubectl
+PY=/usr/bin/python3
+[ -x "$PY" ] || { bad "needs $PY (scripts/install-deps.sh installs it)"; done_; }
+out=${SOAK_OUT:-build/soak}
+rm -rf "$out"; mkdir -p "$out"
+if "$PY" tests/soak/fence.py "$M" >"$T/fence" 2>&1; then ok; else cat "$T/fence"; bad "fence: a replica acted after its lease could pass"; fi
+tail -n 1 "$T/fence"
+seed=${SOAK_SEED:-1}
+if [ "$seed" = random ]; then seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); fi
+if "$PY" tests/soak/soak.py "$M" --seconds "${SOAK_SECONDS:-300}" --seed "$seed" --out "$out" >"$T/soak" 2>&1; then
+	ok
+else
+	bad "soak (seed $seed): see $out/soak.log"
+fi
+grep -E 'faults by kind|pods created|peak RSS|checks,|FAILED|VIOLATION|^soak:' "$T/soak"
+done_

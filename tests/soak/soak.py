@@ -1,0 +1,726 @@
+#!/usr/bin/python3
+"""soak.py - a randomized chaos soak of muster up and muster scheduler.
+
+It starts `muster up` (with fsync) and two `muster scheduler` replicas that
+elect a leader, drives a steady churn through the real kubectl (single pods
+and gangs of mixed sizes, same-name recreates, deletes, cordons, node
+failures), and injects faults at random times drawn from a seed:
+
+  kill9-sched    kill -9 a scheduler replica, restart it 0-3 s later
+  kill9-api      kill -9 muster up, restart it on the same data 1 s later
+  stop-leader    SIGSTOP the replica holding the lease for longer than the
+                 lease, then SIGCONT it
+  proxy-drop     close every connection between the schedulers and the API
+                 server (the schedulers reach it through a small proxy here)
+  proxy-stall    stop forwarding between them for a few seconds
+  disk-full      fill the API server's data directory (a small tmpfs) for a
+                 few seconds (only as root, when a tmpfs can be mounted)
+
+Clock jumps are not injected: neither binary reads a clock that a test can
+move without a library preload, and none is installed here.
+
+Invariants, checked continuously from kubectl's own watches (pods, leases,
+events) and at the end:
+  bound-once      no pod (UID) is ever bound to a second node
+  gpu-once        no GPU index of a node is held by two live pods at once,
+                  and no node holds more GPUs than it has
+  gang-min        no gang stays with 0 < bound < minMember (none of its pods
+                  finished, nothing deleted by the churn) for longer than the
+                  scheduler's --gang-rollback plus slack
+  one-leader      every Scheduled event comes from the replica that held the
+                  lease at that second (with one second of slack)
+  writes-kept     every pod the churn created (acknowledged by the server)
+                  is still there, or was deleted by the churn or evicted by
+                  the scheduler (it left an event saying so)
+  converges       after the faults stop, no pod waits while a schedulable
+                  node has the GPUs it asks for, and every queue with
+                  single pods waiting holds at least its deserved GPUs less
+                  one pod (gangs may wait for whole nodes that only
+                  consolidation, off on Kubernetes, would free)
+  bounded         peak RSS and open fds of every process stay under limits,
+                  and RSS does not keep growing in the second half
+
+A failing run prints its seed, and the fault schedule and event history are
+written to --out, so that the run can be replayed (--seed N).  The last
+line is "soak: N passed, N failed" (one per invariant check class).
+
+Usage: tests/soak/soak.py MUSTER [--seconds 300] [--seed N] [--out DIR]
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+KUBECTL = os.environ.get("KC", "/usr/bin/kubectl")
+NODES = 16
+GPUS = 8
+QUEUES = ["team-a", "team-b", "team-c"]
+LEASE = 4          # --lease-duration of the schedulers (s)
+ROLLBACK = 10      # --gang-rollback of the schedulers (s)
+
+
+LOGF = []
+
+
+def log(msg):
+    line = "%7.1f %s\n" % (time.monotonic() - T0, msg)
+    sys.stdout.write(line)
+    sys.stdout.flush()
+    for f in LOGF:
+        f.write(line)
+        f.flush()
+
+
+T0 = time.monotonic()
+
+
+# --- processes ---------------------------------------------------------------
+
+class Proc:
+    """A long-lived child (muster up or a scheduler) that can be killed,
+    stopped and restarted; its output goes to a log file in the run's dir."""
+
+    def __init__(self, name, argv, logdir):
+        self.name, self.argv, self.logdir = name, argv, logdir
+        self.p = None
+        self.starts = 0
+        self.peak_rss = 0
+        self.peak_fds = 0
+        self.rss = []          # (t, kB)
+
+    def start(self):
+        self.starts += 1
+        out = open(os.path.join(self.logdir, "%s.log" % self.name), "ab")
+        self.p = subprocess.Popen(self.argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+        out.close()
+
+    def alive(self):
+        return self.p is not None and self.p.poll() is None
+
+    def lost_lease(self):
+        """Whether the last run's log ends with the scheduler's own "lost
+        the lease: stopping" (a designed exit, as kube-scheduler's)."""
+        try:
+            with open(os.path.join(self.logdir, "%s.log" % self.name), "rb") as f:
+                f.seek(0, 2)
+                f.seek(max(0, f.tell() - 4096))
+                return b"lost the lease: stopping" in f.read()
+        except OSError:
+            return False
+
+    def kill9(self):
+        if self.alive():
+            self.p.send_signal(signal.SIGKILL)
+            self.p.wait()
+
+    def sample(self):
+        if not self.alive():
+            return
+        pid = self.p.pid
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        kb = int(line.split()[1])
+                        self.peak_rss = max(self.peak_rss, kb)
+                        self.rss.append((time.monotonic(), kb))
+            fds = len(os.listdir("/proc/%d/fd" % pid))
+            self.peak_fds = max(self.peak_fds, fds)
+        except OSError:
+            pass
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+# --- a small TCP proxy between the schedulers and the API server -------------
+
+class Proxy:
+    """Forwards 127.0.0.1:listen to 127.0.0.1:target; drop() closes every
+    connection, stall(s) stops forwarding for s seconds."""
+
+    def __init__(self, listen, target):
+        self.target = target
+        self.lock = threading.Lock()
+        self.conns = []
+        self.stall_until = 0.0
+        self.srv = socket.socket()
+        self.srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.srv.bind(("127.0.0.1", listen))
+        self.srv.listen(256)
+        self.stop = False
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while not self.stop:
+            try:
+                c, _ = self.srv.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+                u.settimeout(None)
+            except OSError:
+                c.close()
+                continue
+            with self.lock:
+                self.conns.append((c, u))
+            threading.Thread(target=self.pipe, args=(c, u), daemon=True).start()
+            threading.Thread(target=self.pipe, args=(u, c), daemon=True).start()
+
+    def pipe(self, a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                while time.monotonic() < self.stall_until:
+                    time.sleep(0.05)
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def drop(self):
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for c, u in conns:
+            for s in (c, u):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def stall(self, seconds):
+        self.stall_until = time.monotonic() + seconds
+
+    def close(self):
+        self.stop = True
+        self.drop()
+        self.srv.close()
+
+
+# --- watching through kubectl ------------------------------------------------
+
+class Watch:
+    """Runs `kubectl get RESOURCE -A --watch -o json --output-watch-events`
+    again whenever it ends (the server restarted) and hands every event to
+    fn(type, object).  A restart re-lists: objects come again as ADDED."""
+
+    def __init__(self, kubeconfig, resource, fn):
+        self.args = [KUBECTL, "--kubeconfig", kubeconfig, "get", resource, "-A", "--watch",
+                     "-o", "json", "--output-watch-events", "--request-timeout=0"]
+        self.fn = fn
+        self.stop = False
+        self.p = None
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        dec = json.JSONDecoder()
+        while not self.stop:
+            self.p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                      stdin=subprocess.DEVNULL)
+            buf = ""
+            while True:
+                chunk = self.p.stdout.read1(65536) if hasattr(self.p.stdout, "read1") else self.p.stdout.read(4096)
+                if not chunk:
+                    break
+                buf += chunk.decode("utf-8", "replace")
+                while True:
+                    s = buf.lstrip()
+                    if not s:
+                        buf = ""
+                        break
+                    try:
+                        obj, end = dec.raw_decode(s)
+                    except ValueError:
+                        buf = s
+                        break
+                    buf = s[end:]
+                    if isinstance(obj, dict) and "type" in obj and "object" in obj:
+                        self.fn(obj["type"], obj["object"])
+            self.p.wait()
+            if not self.stop:
+                time.sleep(0.5)
+
+    def close(self):
+        self.stop = True
+        if self.p and self.p.poll() is None:
+            self.p.kill()
+
+
+# --- the invariants ----------------------------------------------------------
+
+class Checker:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.violations = {}      # class -> [messages]
+        self.checks = {}          # class -> count of checks made
+        self.first_node = {}      # uid -> node
+        self.pods = {}            # uid -> state dict
+        self.by_key = {}          # "ns/name" -> uid
+        self.gone = {}            # uid -> "ns/name" of pods deleted (DELETED seen)
+        self.holders = []         # (t, holder) lease history
+        self.sched_events = []    # (t_wall, instance, pod)
+        self.evicted = set()      # "ns/name" the scheduler evicted (events)
+        self.history = []         # every event, for the replay file
+        self.gang_low = {}        # gang -> monotonic time since it is low
+        self.gangs = {}           # gang name -> minMember
+        self.disturbed = set()    # gangs the churn touched
+
+    def count(self, cls, n=1):
+        self.checks[cls] = self.checks.get(cls, 0) + n
+
+    def bad(self, cls, msg):
+        lst = self.violations.setdefault(cls, [])
+        if len(lst) < 20:
+            lst.append(msg)
+            log("VIOLATION %s: %s" % (cls, msg))
+
+    def pod_event(self, typ, o):
+        md, spec, st = o.get("metadata", {}), o.get("spec", {}), o.get("status", {})
+        uid = md.get("uid")
+        key = "%s/%s" % (md.get("namespace"), md.get("name"))
+        if not uid:
+            return
+        node = spec.get("nodeName") or ""
+        gpus = (md.get("annotations") or {}).get("muster.io/gpus", "")
+        with self.lock:
+            self.history.append((round(time.monotonic() - T0, 2), "pod", typ, key, uid, node,
+                                 st.get("phase"), gpus, md.get("resourceVersion")))
+            if typ == "DELETED":
+                self.pods.pop(uid, None)
+                self.gone[uid] = key
+                return
+            if node:
+                self.count("bound-once")
+                first = self.first_node.setdefault(uid, node)
+                if first != node:
+                    self.bad("bound-once", "pod %s (uid %s) bound to %s, then to %s" % (key, uid, first, node))
+            self.by_key[key] = uid
+            self.pods[uid] = {
+                "key": key, "node": node, "phase": st.get("phase") or "Pending",
+                "deleting": bool(md.get("deletionTimestamp")),
+                "gpus": [int(x) for x in gpus.split(",") if x.strip().isdigit()],
+                "want": int(((spec.get("containers") or [{}])[0].get("resources", {}).get("limits", {})
+                             .get("nvidia.com/gpu", "0")) or 0),
+                "queue": (md.get("labels") or {}).get("muster.io/queue"),
+                "gang": (md.get("labels") or {}).get("muster.io/pod-group"),
+            }
+            if node:
+                self.check_node(node)
+
+    def holding(self, p):
+        return p["node"] and p["phase"] not in ("Succeeded", "Failed")
+
+    def check_node(self, node):
+        seen, total = {}, 0
+        for p in self.pods.values():
+            if p["node"] != node or not self.holding(p):
+                continue
+            total += p["want"]
+            for g in p["gpus"]:
+                if g in seen and seen[g] != p["key"]:
+                    self.bad("gpu-once", "GPU %d of %s held by %s and %s" % (g, node, seen[g], p["key"]))
+                seen[g] = p["key"]
+        self.count("gpu-once")
+        if total > GPUS:
+            self.bad("gpu-once", "%s holds %d GPUs of %d" % (node, total, GPUS))
+
+    def lease_event(self, typ, o):
+        if o.get("metadata", {}).get("name") != "muster-scheduler":
+            return
+        holder = o.get("spec", {}).get("holderIdentity") or ""
+        with self.lock:
+            if not self.holders or self.holders[-1][1] != holder:
+                self.holders.append((time.time(), holder))
+                self.history.append((round(time.monotonic() - T0, 2), "lease", typ, holder))
+
+    def event_event(self, typ, o):
+        if typ != "ADDED":
+            return
+        reason = o.get("reason")
+        inv = o.get("involvedObject", {})
+        key = "%s/%s" % (inv.get("namespace"), inv.get("name"))
+        with self.lock:
+            if reason in ("Preempted", "GangRolledBack", "GangRestart"):
+                self.evicted.add(key)
+            if reason == "Scheduled" and o.get("reportingInstance"):
+                self.sched_events.append((time.time(), o["reportingInstance"], key))
+
+    def gangs_tick(self, now):
+        """gang-min: a gang low for longer than the rollback time (+ slack)."""
+        with self.lock:
+            for g, mm in self.gangs.items():
+                pods = [p for p in self.pods.values() if p["gang"] == g]
+                if g in self.disturbed or any(p["phase"] in ("Succeeded", "Failed") for p in pods):
+                    self.gang_low.pop(g, None)
+                    continue
+                active = sum(1 for p in pods if p["node"] and not p["deleting"])
+                if 0 < active < mm:
+                    since = self.gang_low.setdefault(g, now)
+                    if now - since > ROLLBACK + 15:
+                        self.bad("gang-min", "gang %s has %d of %d pods bound for %.0f s" % (g, active, mm, now - since))
+                        self.gang_low[g] = now
+                else:
+                    self.gang_low.pop(g, None)
+                self.count("gang-min")
+
+
+# --- the run -----------------------------------------------------------------
+
+def kubectl(kc, *args, stdin=None, timeout=20):
+    try:
+        r = subprocess.run([KUBECTL, "--kubeconfig", kc] + list(args), input=stdin, capture_output=True,
+                           text=True, timeout=timeout)
+        return r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired:
+        return 124, "timeout"
+
+
+def pod_yaml(name, gpus, queue, dur, gang=None, prio=0):
+    labels = "{muster.io/queue: %s, soak: \"1\"%s}" % (queue, ", muster.io/pod-group: %s" % gang if gang else "")
+    return ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: %s\n"
+            "  annotations: {muster.io/duration: \"%ds\", muster.io/priority: \"%d\"}\n"
+            "spec:\n  schedulerName: muster\n  containers:\n"
+            "  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: \"%d\"}}}\n"
+            % (name, labels, dur, prio, gpus))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("muster")
+    ap.add_argument("--seconds", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
+    rnd = random.Random(seed)
+    work = tempfile.mkdtemp(prefix="muster-soak-")
+    out = a.out or os.path.join(work, "out")
+    os.makedirs(out, exist_ok=True)
+    LOGF.append(open(os.path.join(out, "soak.log"), "a"))
+    log("soak: seed %d, %d s, output in %s" % (seed, a.seconds, out))
+    if not os.access(KUBECTL, os.X_OK):
+        print("soak: needs %s (scripts/install-deps.sh installs it)" % KUBECTL)
+        print("soak: 0 passed, 1 failed")
+        return 1
+
+    data = os.path.join(work, "data")
+    os.makedirs(data)
+    tmpfs = False
+    if os.geteuid() == 0 and shutil.which("mount"):
+        tmpfs = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", data],
+                               capture_output=True).returncode == 0
+    cluster = os.path.join(work, "cluster.yaml")
+    with open(cluster, "w") as f:
+        f.write("apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n"
+                "  count: %d\n  namePrefix: gpu-\n  gpuModel: A100\n"
+                "  allocatable: {cpu: \"64\", memory: 512Gi, nvidia.com/gpu: \"%d\"}\n" % (NODES, GPUS))
+        for q in QUEUES:
+            f.write("---\napiVersion: muster.io/v1alpha1\nkind: Queue\nmetadata: {name: %s}\n"
+                    "spec: {resources: {gpu: {deserved: %d}}}\n" % (q, NODES * GPUS // len(QUEUES)))
+    api_port, proxy_port = free_port(), free_port()
+    up = Proc("up", [a.muster, "up", "--cluster", cluster, "--listen", "127.0.0.1:%d" % api_port,
+                     "--data", data, "--quiet"], out)
+    up.start()
+    kc = os.path.join(data, "kubeconfig")
+    for _ in range(200):
+        if os.path.exists(kc) and kubectl(kc, "get", "--raw", "/readyz", timeout=5)[0] == 0:
+            break
+        time.sleep(0.1)
+    else:
+        print("soak: muster up did not start (see %s/up.log)" % out)
+        print("soak: 0 passed, 1 failed")
+        return 1
+    # The schedulers reach the server through the proxy.
+    with open(kc) as f:
+        skc_text = f.read().replace("127.0.0.1:%d" % api_port, "127.0.0.1:%d" % proxy_port)
+    skc = os.path.join(work, "sched-kubeconfig")
+    with open(skc, "w") as f:
+        f.write(skc_text)
+    proxy = Proxy(proxy_port, api_port)
+    scheds = []
+    for i in (1, 2):
+        s = Proc("sched%d" % i, [a.muster, "scheduler", "--kubeconfig", skc, "--id", "sched%d" % i,
+                                 "--lease-namespace", "default", "--min-runtime", "0",
+                                 "--lease-duration", str(LEASE), "--retry-period", "1",
+                                 "--gang-rollback", "%ds" % ROLLBACK], out)
+        s.start()
+        scheds.append(s)
+    procs = [up] + scheds
+    chk = Checker()
+    watches = [Watch(kc, "pods", chk.pod_event), Watch(kc, "leases", chk.lease_event),
+               Watch(kc, "events", chk.event_event)]
+
+    created, deleted = {}, set()      # "ns/name" -> uid at create time
+    lease_exits = [0]
+    faults = []
+    quiet_at = a.seconds - min(60, a.seconds // 3)
+    next_fault = 8 + rnd.uniform(0, 6)
+    stopped = None
+    n = 0
+    t_start = time.monotonic()
+    last_sample = 0.0
+    while True:
+        t = time.monotonic() - t_start
+        if t >= a.seconds:
+            break
+        if t - last_sample >= 2:
+            for p in procs:
+                p.sample()
+            chk.gangs_tick(time.monotonic())
+            last_sample = t
+        # --- faults ---------------------------------------------------------
+        if stopped and time.monotonic() >= stopped[1]:
+            stopped[0].p.send_signal(signal.SIGCONT)
+            stopped = None
+        if t < quiet_at and t >= next_fault and not stopped:
+            kinds = ["kill9-sched", "kill9-api", "stop-leader", "proxy-drop", "proxy-stall"]
+            if tmpfs:
+                kinds.append("disk-full")
+            k = rnd.choice(kinds)
+            faults.append((round(t, 1), k))
+            log("fault: %s" % k)
+            if k == "kill9-sched":
+                s = rnd.choice(scheds)
+                s.kill9()
+                time.sleep(rnd.uniform(0, 3))
+                s.start()
+            elif k == "kill9-api":
+                up.kill9()
+                time.sleep(1)
+                up.start()
+            elif k == "stop-leader":
+                holder = chk.holders[-1][1] if chk.holders else ""
+                s = next((x for x in scheds if x.name == holder and x.alive()), None)
+                if s:
+                    s.p.send_signal(signal.SIGSTOP)
+                    stopped = (s, time.monotonic() + LEASE + 3)
+            elif k == "proxy-drop":
+                proxy.drop()
+            elif k == "proxy-stall":
+                proxy.stall(rnd.uniform(2, 6))
+            elif k == "disk-full":
+                filler = os.path.join(data, "filler")
+                subprocess.run(["fallocate", "-l", "250M", filler], capture_output=True)
+                time.sleep(rnd.uniform(2, 5))
+                try:
+                    os.unlink(filler)
+                except OSError:
+                    pass
+            next_fault = t + rnd.uniform(5, 15)
+        for p in procs:   # a process that died by itself is a finding, and is restarted
+            if not p.alive() and not (stopped and stopped[0] is p):
+                code = p.p.returncode if p.p else None
+                if p in scheds and code == 1 and p.lost_lease():
+                    lease_exits[0] += 1   # as kube-scheduler: it leaves when it loses the lease
+                elif p.p is not None and code not in (-9,):
+                    chk.bad("bounded", "%s exited by itself (status %s)" % (p.name, code))
+                p.start()
+        # --- churn ----------------------------------------------------------
+        if t < quiet_at:
+            n += 1
+            r = rnd.random()
+            q = rnd.choice(QUEUES)
+            if r < 0.45:
+                name = "p%d" % n
+                rc, _ = kubectl(kc, "apply", "-f", "-", stdin=pod_yaml(name, rnd.choice([1, 1, 2, 4, 8]), q,
+                                                                         rnd.randint(5, 40), prio=rnd.randint(0, 2)))
+                if rc == 0:
+                    created["default/" + name] = True
+            elif r < 0.65:
+                g = "g%d" % n
+                size = rnd.choice([2, 3, 4])
+                docs = ["apiVersion: muster.io/v1alpha1\nkind: PodGroup\nmetadata: {name: %s}\n"
+                        "spec: {minMember: %d, queue: %s}\n" % (g, size, q)]
+                dur = rnd.randint(10, 40)
+                gp = rnd.choice([4, 8])
+                for i in range(size):
+                    docs.append(pod_yaml("%s-%d" % (g, i), gp, q, dur, gang=g))
+                rc, _ = kubectl(kc, "apply", "-f", "-", stdin="---\n".join(docs))
+                if rc == 0:
+                    with chk.lock:
+                        chk.gangs[g] = size
+                    for i in range(size):
+                        created["default/%s-%d" % (g, i)] = True
+            elif r < 0.75 and created:
+                key = rnd.choice(sorted(created))
+                name = key.split("/", 1)[1]
+                with chk.lock:
+                    gang = next((p["gang"] for p in chk.pods.values() if p["key"] == key), None)
+                    if gang:
+                        chk.disturbed.add(gang)
+                rc, _ = kubectl(kc, "delete", "pod", name, "--wait=false")
+                if rc == 0:
+                    deleted.add(key)
+                    created.pop(key, None)
+                    if rnd.random() < 0.5 and not gang:   # a same-name recreate
+                        rc2, _ = kubectl(kc, "create", "-f", "-", stdin=pod_yaml(name, 1, q, 10))
+                        if rc2 == 0:
+                            deleted.discard(key)
+                            created[key] = True
+            elif r < 0.85:
+                node = "gpu-%02d" % rnd.randrange(NODES)
+                kubectl(kc, "cordon" if rnd.random() < 0.5 else "uncordon", node)
+            elif r < 0.9:
+                node = "gpu-%02d" % rnd.randrange(NODES)
+                subprocess.run([a.muster, "node", "fail", node, "--server", "http://127.0.0.1:%d" % api_port],
+                               capture_output=True)
+                faults.append((round(t, 1), "node-fail " + node))
+            else:
+                for i in range(NODES):
+                    subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--server",
+                                    "http://127.0.0.1:%d" % api_port], capture_output=True)
+                kubectl(kc, "uncordon", *["gpu-%02d" % i for i in range(NODES)])
+        elif t < quiet_at + 1:
+            # Faults and churn stop: every node recovers and is schedulable.
+            for i in range(NODES):
+                subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--server",
+                                "http://127.0.0.1:%d" % api_port], capture_output=True)
+            kubectl(kc, "uncordon", *["gpu-%02d" % i for i in range(NODES)])
+            time.sleep(1)
+        time.sleep(rnd.uniform(0.05, 0.4))
+    if stopped:
+        stopped[0].p.send_signal(signal.SIGCONT)
+
+    final = kubectl(kc, "get", "pods", "-A", "-o", "json", timeout=60)
+    final_nodes = kubectl(kc, "get", "nodes", "-o", "json", timeout=60)
+    for w in watches:
+        w.close()
+    # --- end checks -----------------------------------------------------------
+    try:
+        pods = json.loads(final[1])["items"]
+        nodes = json.loads(final_nodes[1])["items"]
+    except (ValueError, KeyError):
+        chk.bad("converges", "could not list pods and nodes at the end: %s" % final[1][:200])
+        pods, nodes = [], []
+    with open(os.path.join(out, "final-pods.json"), "w") as f:
+        f.write(final[1])
+    present = {"%s/%s" % (p["metadata"]["namespace"], p["metadata"]["name"]) for p in pods}
+    for key in created:
+        chk.count("writes-kept")
+        if key not in present and key not in chk.evicted:
+            chk.bad("writes-kept", "pod %s was created (acknowledged) and is gone, unexplained" % key)
+    free = {}
+    for nd in nodes:
+        ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                    for c in nd.get("status", {}).get("conditions", []))
+        if ready and not nd.get("spec", {}).get("unschedulable"):
+            free[nd["metadata"]["name"]] = GPUS
+    held = {q: 0 for q in QUEUES}
+    waiting = {q: 0 for q in QUEUES}
+    pending = []
+    for p in pods:
+        spec, st, md = p.get("spec", {}), p.get("status", {}), p["metadata"]
+        want = int(spec.get("containers", [{}])[0].get("resources", {}).get("limits", {}).get("nvidia.com/gpu", "0") or 0)
+        q = (md.get("labels") or {}).get("muster.io/queue")
+        if st.get("phase") in ("Succeeded", "Failed"):
+            continue
+        if spec.get("nodeName"):
+            if spec["nodeName"] in free:
+                free[spec["nodeName"]] -= want
+            if q in held:
+                held[q] += want
+        elif not md.get("deletionTimestamp"):
+            gang = (md.get("labels") or {}).get("muster.io/pod-group")
+            pending.append((md["name"], want, gang))
+            # Fair shares are judged on single pods: a gang may wait for
+            # whole nodes that only consolidation (off on Kubernetes) frees.
+            if q in waiting and not gang:
+                waiting[q] += want
+    for name, want, gang in pending:
+        if gang:
+            continue
+        chk.count("converges")
+        room = [n for n, f in free.items() if f >= want]
+        if room:
+            chk.bad("converges", "pod %s (%d GPUs) waits while %s has room" % (name, want, room[0]))
+    deserved = NODES * GPUS // len(QUEUES)
+    log("at the end: GPUs held %s, waiting %s, free per node %s" % (held, waiting, sorted(free.values())))
+    for q in QUEUES:
+        chk.count("converges")
+        if waiting[q] > 0 and held[q] < deserved - GPUS:
+            chk.bad("converges", "queue %s holds %d GPUs (deserved %d) while %d wait" % (q, held[q], deserved, waiting[q]))
+    # one-leader: every Scheduled event from the lease holder of that second
+    for tw, inst, key in chk.sched_events:
+        chk.count("one-leader")
+        holder = None
+        ok = False
+        for th, h in chk.holders:
+            if th <= tw + 1.0:
+                holder = h
+                if h == inst:
+                    ok = True
+            if th > tw + 1.0:
+                break
+        # the instance held the lease at some point within a second before
+        if not ok and holder != inst:
+            prev = [h for th, h in chk.holders if tw - 1.0 <= th <= tw + 1.0]
+            if inst not in prev:
+                chk.bad("one-leader", "%s bound %s while %s held the lease" % (inst, key, holder))
+    for p in procs:
+        chk.count("bounded")
+        if p.peak_fds > 2000:
+            chk.bad("bounded", "%s had %d open fds" % (p.name, p.peak_fds))
+        if p.peak_rss > 1024 * 1024:
+            chk.bad("bounded", "%s peaked at %d MiB" % (p.name, p.peak_rss // 1024))
+        half = [kb for tt, kb in p.rss if tt - T0 > (time.monotonic() - T0) / 2]
+        if len(half) > 4 and half[-1] > 2 * half[0] + 64 * 1024:
+            chk.bad("bounded", "%s RSS grew from %d to %d MiB in the second half" % (p.name, half[0] // 1024, half[-1] // 1024))
+    # --- tear down and report ---------------------------------------------------
+    for p in procs:
+        p.kill9()
+    proxy.close()
+    with open(os.path.join(out, "faults.json"), "w") as f:
+        json.dump({"seed": seed, "seconds": a.seconds, "faults": faults}, f, indent=1)
+    with open(os.path.join(out, "history.jsonl"), "w") as f:
+        for h in chk.history:
+            f.write(json.dumps(h) + "\n")
+    if tmpfs:
+        subprocess.run(["umount", "-l", data], capture_output=True)
+    kinds = {}
+    for _, k in faults:
+        k = k.split()[0]
+        kinds[k] = kinds.get(k, 0) + 1
+    log("faults by kind: %s" % json.dumps(kinds, sort_keys=True))
+    log("pods created %d, present at the end %d, restarts: %s; exits on a lost lease %d" % (
+        len(created), len(present), ", ".join("%s %d" % (p.name, p.starts - 1) for p in procs), lease_exits[0]))
+    for p in procs:
+        log("%s: peak RSS %d MiB, peak fds %d" % (p.name, p.peak_rss // 1024, p.peak_fds))
+    passed = failed = 0
+    for cls in ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded"]:
+        v = chk.violations.get(cls, [])
+        log("%-12s %6d checks, %d violations" % (cls, chk.checks.get(cls, 0), len(v)))
+        if v:
+            failed += 1
+        else:
+            passed += 1
+    if failed:
+        log("FAILED: replay with --seed %d (fault schedule and history in %s)" % (seed, out))
+    else:
+        shutil.rmtree(work, ignore_errors=True) if not a.out else None
+    print("soak: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

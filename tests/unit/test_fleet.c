@@ -1,0 +1,494 @@
+/*
+ * test_fleet.c - unit tests of the second level through its public API:
+ * the engine's what-if (nothing left behind), and the fleet's decision:
+ * a gang goes only where it fits node by node, the tightest fit, private
+ * before public and burst after the wait, selectors and locality, hub
+ * queue limits, caps and fair share, jobs that fit nowhere holding no
+ * quota, requeue with a new generation, and explain.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/fleet.h"
+
+#define GI (1024LL * 1024 * 1024)
+#define MIN (60 * 1000LL)
+
+static mu_node_spec_t node(const char *name, int cpus, int gpus, const char *model)
+{
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = cpus * 1000LL;
+	n.alloc.v[MU_RES_MEM] = 512 * GI;
+	n.alloc.v[MU_RES_GPU] = gpus;
+	n.alloc.v[MU_RES_PODS] = 110;
+	n.gpu_model = model;
+	return n;
+}
+
+/* A one-podset gang: replicas pods of `gpus` GPUs and 1 CPU each. */
+static mu_job_spec_t job(const char *name, const char *q, mu_podset_spec_t *ps,
+			 int replicas, int gpus)
+{
+	memset(ps, 0, sizeof *ps);
+	ps->name = "main";
+	ps->replicas = replicas;
+	ps->req.v[MU_RES_CPU] = 1000;
+	ps->req.v[MU_RES_GPU] = gpus;
+	mu_job_spec_t j;
+	memset(&j, 0, sizeof j);
+	j.name = name;
+	j.queue = q;
+	j.podsets = ps;
+	j.npodsets = 1;
+	j.submit = MU_TIME_NONE;
+	j.runtime_estimate = 60 * MIN;
+	return j;
+}
+
+/* Adds cluster `name` with `nodes` nodes of `gpus` GPUs of `model`. */
+static int32_t cluster(mu_fleet_t *f, const char *name, mu_tier_t tier,
+		       int nodes, int gpus, const char *model,
+		       mu_label_t *labels, size_t nlabels)
+{
+	mu_cluster_spec_t c = {.name = name, .labels = labels, .nlabels = nlabels,
+			       .tier = tier, .cost_gpu_hour = tier == MU_TIER_PUBLIC ? 2.5 : 0};
+	int32_t id = -1;
+	if (mu_fleet_cluster_add(f, &c, &id))
+		return -1;
+	char nm[64];
+	for (int i = 0; i < nodes; i++) {
+		snprintf(nm, sizeof nm, "%s-n%d", name, i);
+		mu_node_spec_t n = node(nm, 64, gpus, model);
+		if (mu_fleet_node_upsert(f, id, &n))
+			return -1;
+	}
+	return id;
+}
+
+static void hubq(mu_fleet_t *f, const char *name, int deserved_gpus, int limit_gpus)
+{
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = name;
+	q.deserved.v[MU_RES_GPU] = deserved_gpus * 1000LL;
+	if (limit_gpus >= 0)
+		q.limit.v[MU_RES_GPU] = limit_gpus * 1000LL;
+	mu_fleet_queue_upsert(f, &q);
+}
+
+/* The three-cluster fleet most tests use: small (2 x 8 A100), big
+ * (8 x 8 H100), cloud (public, 4 x 8 H100); one hub queue "team". */
+static mu_fleet_t *fleet3(const mu_fleet_config_t *cfg)
+{
+	mu_fleet_t *f;
+	if (mu_fleet_new(cfg, &f))
+		return NULL;
+	cluster(f, "small", MU_TIER_PRIVATE, 2, 8, "A100", NULL, 0);
+	cluster(f, "big", MU_TIER_PRIVATE, 8, 8, "H100", NULL, 0);
+	cluster(f, "cloud", MU_TIER_PUBLIC, 4, 8, "H100", NULL, 0);
+	hubq(f, "team", 0, -1);
+	return f;
+}
+
+static int32_t where(const mu_fleet_t *f, mu_id_t j)
+{
+	mu_fleet_job_info_t ji;
+	if (mu_fleet_job_info(f, j, &ji))
+		return -2;
+	return ji.cluster;
+}
+
+static mu_fleet_why_t why(const mu_fleet_t *f, mu_id_t j)
+{
+	mu_fleet_job_info_t ji;
+	mu_fleet_job_info(f, j, &ji);
+	return ji.why;
+}
+
+static void test_whatif_leaves_nothing(mu_t_t *t)
+{
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(NULL, &e), MU_OK);
+	for (int i = 0; i < 2; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "n%d", i);
+		mu_node_spec_t n = node(nm, 64, 8, NULL);
+		mu_engine_node_upsert(e, &n, NULL);
+	}
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	mu_engine_queue_upsert(e, &q);
+	mu_podset_spec_t ps;
+	mu_job_spec_t j = job("a", "q", &ps, 2, 8);
+	mu_whatif_t w;
+	/* non-preemptible with no deserved quota: refused as in a cycle */
+	CHECK_EQ_INT(t, mu_engine_job_whatif(e, &j, 0, true, &w), MU_OK);
+	CHECK(t, !w.fits);
+	CHECK_EQ_INT(t, w.reason.why, MU_WHY_OVER_QUOTA);
+	j.preemptible = true;
+	CHECK_EQ_INT(t, mu_engine_job_whatif(e, &j, 0, true, &w), MU_OK);
+	CHECK(t, w.fits);
+	mu_res_t alloc, used;
+	mu_engine_totals(e, &alloc, &used);
+	CHECK_EQ_INT(t, used.v[MU_RES_GPU], 0);
+	CHECK_EQ_INT(t, mu_engine_njobs(e), 0);
+	/* three pods of 8 GPUs: a gang of which two fit */
+	mu_podset_spec_t ps3;
+	mu_job_spec_t j3 = job("a", "q", &ps3, 3, 8);
+	j3.preemptible = true;
+	CHECK_EQ_INT(t, mu_engine_job_whatif(e, &j3, 0, true, &w), MU_OK);
+	CHECK(t, !w.fits);
+	CHECK_EQ_INT(t, w.reason.why, MU_WHY_GANG);
+	CHECK_EQ_INT(t, w.reason.pods_fit, 2);
+	CHECK_EQ_INT(t, w.expected_start, MU_TIME_NONE); /* never: too big */
+	/* the real job of the same name still goes in and binds both pods */
+	mu_id_t id;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &id), MU_OK);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &d), MU_OK);
+	mu_job_info_t ji;
+	mu_engine_job_info(e, id, &ji);
+	CHECK_EQ_INT(t, ji.state, MU_JOB_RUNNING);
+	/* now full: a one-GPU job does not fit, expected when `a` ends */
+	mu_podset_spec_t ps1;
+	mu_job_spec_t j1 = job("b", "q", &ps1, 1, 1);
+	j1.preemptible = true;
+	CHECK_EQ_INT(t, mu_engine_job_whatif(e, &j1, 10, true, &w), MU_OK);
+	CHECK(t, !w.fits);
+	CHECK_EQ_INT(t, w.expected_start, 60 * MIN);
+	/* a bad spec is refused as submit would */
+	j1.queue = "nope";
+	CHECK_EQ_INT(t, mu_engine_job_whatif(e, &j1, 10, false, &w), MU_ENOENT);
+	mu_decisions_release(&d);
+	mu_engine_free(e);
+}
+
+static void test_gang_goes_where_it_fits(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	mu_podset_spec_t p1, p2, p3;
+	mu_job_spec_t a = job("one-gpu", "team", &p1, 1, 1);
+	mu_job_spec_t b = job("gang-4x8", "team", &p2, 4, 8);
+	mu_job_spec_t c = job("gang-2x8", "team", &p3, 2, 8);
+	mu_fleet_job_spec_t fa = {.job = &a}, fb = {.job = &b}, fc = {.job = &c};
+	mu_id_t ia, ib, ic;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fa, 0, &ia), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fb, 0, &ib), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fc, 0, &ic), MU_OK);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 3);
+	/* tightest fit: the small cluster for one GPU */
+	CHECK_EQ_INT(t, where(f, ia), mu_fleet_cluster_find(f, "small"));
+	/* 32 GPUs in one gang: only the big private cluster holds it */
+	CHECK_EQ_INT(t, where(f, ib), mu_fleet_cluster_find(f, "big"));
+	/* 2 x 8: small has 15 free GPUs in aggregate but no two free
+	 * nodes; it goes to big, never to small */
+	CHECK_EQ_INT(t, where(f, ic), mu_fleet_cluster_find(f, "big"));
+	for (size_t i = 0; i < d.n; i++)
+		CHECK_EQ_INT(t, d.v[i].generation, 1);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
+static void test_fits_nowhere_holds_nothing(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	mu_podset_spec_t p1, p2, p3;
+	mu_job_spec_t huge = job("huge", "team", &p1, 9, 8);   /* > any cluster */
+	mu_job_spec_t fill = job("fill", "team", &p2, 8, 8);   /* all of big */
+	mu_job_spec_t wait = job("wait", "team", &p3, 4, 8);   /* big later, or cloud */
+	mu_fleet_job_spec_t fh = {.job = &huge}, ff = {.job = &fill}, fw = {.job = &wait};
+	mu_id_t ih, i_f, iw;
+	mu_fleet_job_submit(f, &ff, 0, &i_f);
+	mu_fleet_job_submit(f, &fh, 0, &ih);
+	mu_fleet_job_submit(f, &fw, 0, &iw);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 1);
+	CHECK_EQ_INT(t, why(f, ih), MU_FW_TOO_BIG);
+	CHECK_EQ_INT(t, where(f, ih), -1);
+	/* waits: private full, public not yet allowed */
+	CHECK_EQ_INT(t, why(f, iw), MU_FW_BURST_WAIT);
+	mu_fleet_queue_info_t qi;
+	mu_fleet_queue_info(f, 0, &qi);
+	CHECK_EQ_INT(t, qi.used.v[MU_RES_GPU], 64000); /* only `fill` counts */
+	CHECK_EQ_INT(t, qi.queued, 2);
+	/* explain: big says no fit now, expected when `fill` ends */
+	mu_fleet_explain_t x[3];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(f, iw, 0, x), MU_OK);
+	int32_t big = mu_fleet_cluster_find(f, "big");
+	CHECK_STR(t, x[big].why, "no fit");
+	CHECK_EQ_INT(t, x[big].whatif.expected_start, 60 * MIN);
+	CHECK_STR(t, x[mu_fleet_cluster_find(f, "small")].why, "too big");
+	CHECK_STR(t, x[mu_fleet_cluster_find(f, "cloud")].why, "burst wait");
+	char line[1024];
+	int want = mu_fleet_explain_format(f, x, 0, line, sizeof line);
+	CHECK(t, want > 0 && (size_t)want < sizeof line);
+	CHECK(t, strstr(line, "small: too big; big: no fit (0/8 nodes are available") != NULL);
+	CHECK(t, strstr(line, "expected to fit in 1h") != NULL);
+	CHECK(t, strstr(line, "cloud: burst wait") != NULL);
+	char tiny[8];
+	CHECK_EQ_INT(t, mu_fleet_explain_format(f, x, 0, tiny, sizeof tiny), want);
+	CHECK_EQ_INT(t, strlen(tiny), 7);
+	/* fill ends: wait goes to big (private) */
+	CHECK_EQ_INT(t, mu_fleet_job_finish(f, i_f, 30 * MIN), MU_OK);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 30 * MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, iw), big);
+	CHECK_EQ_INT(t, why(f, ih), MU_FW_TOO_BIG);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
+static void test_burst_after_wait_or_priority(mu_t_t *t)
+{
+	mu_fleet_config_t cfg;
+	mu_fleet_config_defaults(&cfg);
+	cfg.burst_after = 10 * MIN;
+	cfg.burst_priority = 100;
+	mu_fleet_t *f = fleet3(&cfg);
+	mu_podset_spec_t p1, p2, p3, p4, p5;
+	mu_job_spec_t fb = job("fill-big", "team", &p1, 8, 8);
+	mu_job_spec_t fs = job("fill-small", "team", &p2, 2, 8);
+	mu_job_spec_t w = job("waiter", "team", &p3, 1, 8);
+	/* the same shape: skipped within a pass, with the same reason */
+	mu_job_spec_t w2 = job("waiter-2", "team", &p5, 1, 8);
+	mu_fleet_job_spec_t s5 = {.job = &w2};
+	mu_id_t i5;
+	mu_job_spec_t v = job("vip", "team", &p4, 1, 8);
+	v.priority = 100;
+	mu_fleet_job_spec_t s1 = {.job = &fb}, s2 = {.job = &fs}, s3 = {.job = &w}, s4 = {.job = &v};
+	mu_id_t i3, i4;
+	mu_fleet_job_submit(f, &s1, 0, NULL);
+	mu_fleet_job_submit(f, &s2, 0, NULL);
+	mu_fleet_job_submit(f, &s3, 0, &i3);
+	mu_fleet_job_submit(f, &s5, 0, &i5);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, i3), -1);
+	CHECK_EQ_INT(t, why(f, i3), MU_FW_BURST_WAIT);
+	CHECK_EQ_INT(t, why(f, i5), MU_FW_BURST_WAIT);
+	/* a priority class bursts at once */
+	mu_fleet_job_submit(f, &s4, MIN, &i4);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, MIN, &d), MU_OK);
+	int32_t cloud = mu_fleet_cluster_find(f, "cloud");
+	CHECK_EQ_INT(t, where(f, i4), cloud);
+	CHECK_EQ_INT(t, where(f, i3), -1);
+	/* just before the wait: still waits; at it, goes public */
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 10 * MIN - 1, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, i3), -1);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 10 * MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, i3), cloud);
+	CHECK_EQ_INT(t, where(f, i5), cloud);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
+static void test_selector_and_locality(mu_t_t *t)
+{
+	mu_fleet_t *f;
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &f), MU_OK);
+	mu_label_t eu[] = {{"region", "eu"}};
+	mu_label_t us[] = {{"region", "us"}, {"data.muster.io/imagenet", "true"}};
+	int32_t ceu = cluster(f, "eu", MU_TIER_PRIVATE, 2, 8, "A100", eu, 1);
+	int32_t cus = cluster(f, "us", MU_TIER_PRIVATE, 4, 8, "A100", us, 2);
+	hubq(f, "team", 0, -1);
+	mu_podset_spec_t p1, p2, p3, p4;
+	mu_job_spec_t a = job("a", "team", &p1, 1, 1);
+	mu_job_spec_t b = job("b", "team", &p2, 1, 1);
+	mu_job_spec_t c = job("c", "team", &p3, 1, 1);
+	mu_job_spec_t dd = job("d", "team", &p4, 1, 1);
+	mu_label_t sel_us[] = {{"region", "us"}};
+	mu_label_t sel_mars[] = {{"region", "mars"}};
+	mu_label_t loc[] = {{"data.muster.io/imagenet", "true"}};
+	mu_fleet_job_spec_t fa = {.job = &a};                       /* tightest: eu */
+	mu_fleet_job_spec_t fb = {.job = &b, .cluster_selector = sel_us, .ncluster_selector = 1};
+	mu_fleet_job_spec_t fc = {.job = &c, .locality = loc, .nlocality = 1};
+	mu_fleet_job_spec_t fd = {.job = &dd, .cluster_selector = sel_mars, .ncluster_selector = 1};
+	mu_id_t ia, ib, ic, id;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_job_submit(f, &fb, 0, &ib);
+	mu_fleet_job_submit(f, &fc, 0, &ic);
+	mu_fleet_job_submit(f, &fd, 0, &id);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ia), ceu);
+	CHECK_EQ_INT(t, where(f, ib), cus);
+	CHECK_EQ_INT(t, where(f, ic), cus); /* locality beats tightest fit */
+	CHECK_EQ_INT(t, where(f, id), -1);
+	CHECK_EQ_INT(t, why(f, id), MU_FW_NO_CLUSTER);
+	CHECK_STR(t, mu_fleet_why_name(MU_FW_NO_CLUSTER), "NoMatchingCluster");
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
+static void test_queue_limit_cap_and_share(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	hubq(f, "capped", 0, 8);     /* at most 8 GPUs fleet-wide */
+	mu_res_t cap;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		cap.v[r] = MU_RES_UNLIMITED;
+	cap.v[MU_RES_GPU] = 0;       /* nothing on small */
+	CHECK_EQ_INT(t, mu_fleet_queue_cap(f, "capped", mu_fleet_cluster_find(f, "small"), &cap), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_queue_cap(f, "nope", 0, &cap), MU_ENOENT);
+	mu_podset_spec_t p1, p2;
+	mu_job_spec_t a = job("a", "capped", &p1, 1, 8);
+	mu_job_spec_t b = job("b", "capped", &p2, 1, 8);
+	mu_fleet_job_spec_t fa = {.job = &a}, fb = {.job = &b};
+	mu_id_t ia, ib;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_job_submit(f, &fb, 0, &ib);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	/* small would be tighter, but the cap keeps it off */
+	CHECK_EQ_INT(t, where(f, ia), mu_fleet_cluster_find(f, "big"));
+	CHECK_EQ_INT(t, why(f, ib), MU_FW_QUEUE_LIMIT);
+	mu_fleet_job_finish(f, ia, MIN);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ib), mu_fleet_cluster_find(f, "big"));
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+
+	/* fair share: two queues deserving 8 GPUs each share 16 GPUs of the
+	 * small cluster, though one submitted all its jobs first */
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &f), MU_OK);
+	cluster(f, "small", MU_TIER_PRIVATE, 2, 8, "A100", NULL, 0);
+	hubq(f, "x", 8, -1);
+	hubq(f, "y", 8, -1);
+	mu_podset_spec_t ps[24];
+	mu_job_spec_t js[24];
+	mu_fleet_job_spec_t fs[24];
+	char names[24][16];
+	for (int i = 0; i < 24; i++) {
+		snprintf(names[i], sizeof names[i], "j%d", i);
+		js[i] = job(names[i], i < 12 ? "x" : "y", &ps[i], 1, 1);
+		js[i].submit = i;
+		fs[i] = (mu_fleet_job_spec_t){.job = &js[i]};
+		mu_fleet_job_submit(f, &fs[i], 100, NULL);
+	}
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 100, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 16);
+	mu_fleet_queue_info_t qx, qy;
+	mu_fleet_queue_info(f, 0, &qx);
+	mu_fleet_queue_info(f, 1, &qy);
+	CHECK_EQ_INT(t, qx.used.v[MU_RES_GPU], 8000);
+	CHECK_EQ_INT(t, qy.used.v[MU_RES_GPU], 8000);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
+static void test_requeue_and_lost_cluster(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	mu_podset_spec_t p1;
+	mu_job_spec_t a = job("a", "team", &p1, 1, 8);
+	mu_fleet_job_spec_t fa = {.job = &a};
+	mu_id_t ia;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	mu_fleet_dispatch(f, 0, &d);
+	int32_t small = mu_fleet_cluster_find(f, "small");
+	CHECK_EQ_INT(t, where(f, ia), small);
+	/* the cluster is lost: requeued, sent elsewhere with generation 2 */
+	CHECK_EQ_INT(t, mu_fleet_cluster_lost(f, small, MIN), 1);
+	CHECK_EQ_INT(t, where(f, ia), -1);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 1);
+	CHECK_EQ_INT(t, d.v[0].generation, 2);
+	CHECK_EQ_INT(t, where(f, ia), mu_fleet_cluster_find(f, "big"));
+	/* the small cluster comes back empty; a requeue sends it back there
+	 * under a new name in the model (generation 3) */
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_state(f, small, MU_CLUSTER_READY), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_requeue(f, ia, 2 * MIN), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_requeue(f, ia, 2 * MIN), MU_ESTATE);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 2 * MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ia), small);
+	CHECK_EQ_INT(t, d.v[0].generation, 3);
+	/* draining: no new jobs there */
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_state(f, small, MU_CLUSTER_DRAINING), MU_OK);
+	mu_podset_spec_t p2;
+	mu_job_spec_t b = job("b", "team", &p2, 1, 1);
+	mu_fleet_job_spec_t fb = {.job = &b};
+	mu_id_t ib;
+	mu_fleet_job_submit(f, &fb, 3 * MIN, &ib);
+	mu_fleet_dispatch(f, 3 * MIN, &d);
+	CHECK_EQ_INT(t, where(f, ib), mu_fleet_cluster_find(f, "big"));
+	CHECK_EQ_INT(t, where(f, ia), small); /* what runs stays */
+	CHECK_EQ_INT(t, mu_fleet_job_finish(f, ia, 4 * MIN), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_finish(f, ia, 4 * MIN), MU_ESTATE);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
+static void test_bad_input(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	/* two hub jobs of one name (two namespaces, say) both run */
+	mu_podset_spec_t pa, pb;
+	mu_job_spec_t ja = job("same", "team", &pa, 1, 1), jb = job("same", "team", &pb, 1, 1);
+	mu_fleet_job_spec_t fa = {.job = &ja}, fb = {.job = &jb};
+	mu_id_t ia, ib;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_job_submit(f, &fb, 0, &ib);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 2);
+	CHECK_EQ_INT(t, where(f, ia), where(f, ib));
+	mu_fleet_decisions_release(&d);
+	mu_cluster_spec_t c = {.name = "small"};
+	CHECK_EQ_INT(t, mu_fleet_cluster_add(f, &c, NULL), MU_EEXIST);
+	c.name = "";
+	CHECK_EQ_INT(t, mu_fleet_cluster_add(f, &c, NULL), MU_EINVAL);
+	c.name = "x";
+	c.cost_gpu_hour = -1;
+	CHECK_EQ_INT(t, mu_fleet_cluster_add(f, &c, NULL), MU_EINVAL);
+	mu_tier_t tier;
+	CHECK_EQ_INT(t, mu_tier_parse("public", &tier), MU_OK);
+	CHECK_EQ_INT(t, tier, MU_TIER_PUBLIC);
+	CHECK_EQ_INT(t, mu_tier_parse("moon", &tier), MU_EINVAL);
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "child";
+	q.parent = "team";
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(f, &q), MU_EINVAL);
+	mu_podset_spec_t p;
+	mu_job_spec_t j = job("a", "nope", &p, 1, 1);
+	mu_fleet_job_spec_t fj = {.job = &j};
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fj, 0, NULL), MU_ENOENT);
+	fj.job = NULL;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fj, 0, NULL), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_fleet_job_finish(f, 7, 0), MU_ENOENT);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(f, 9, NULL), MU_ENOENT);
+	mu_fleet_free(f);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_whatif_leaves_nothing);
+	MU_RUN(&t, test_gang_goes_where_it_fits);
+	MU_RUN(&t, test_fits_nowhere_holds_nothing);
+	MU_RUN(&t, test_burst_after_wait_or_priority);
+	MU_RUN(&t, test_selector_and_locality);
+	MU_RUN(&t, test_queue_limit_cap_and_share);
+	MU_RUN(&t, test_requeue_and_lost_cluster);
+	MU_RUN(&t, test_bad_input);
+	return mu_t_done(&t);
+}
