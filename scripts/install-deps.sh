@@ -1,12 +1,16 @@
 #!/bin/sh
 # install-deps.sh - make sure the Debian packages muster builds with are here.
 #
+# Slurm (slurmctld, slurmd and its client commands) is here for `muster eval
+# slurm`, which runs a real Slurm on loopback to compare against; no database
+# (slurmdbd) is needed, it reads Slurm's job completion log.
+#
 # Checks each package with dpkg-query.  When some are missing it installs them
 # with apt-get if it runs as root (as in CI); otherwise it prints the exact
 # apt-get line to run and fails.  It is quick when nothing is missing, so the
 # Makefile runs it before every build.
 set -eu
-PKGS="gcc make libc6-dev libyaml-dev clang libclang-rt-14-dev time libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev curl openssl python3 chromium kubectl python3-kubernetes nodejs"
+PKGS="gcc make libc6-dev libyaml-dev clang libclang-rt-14-dev time libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev curl openssl python3 chromium kubectl python3-kubernetes nodejs slurmctld slurmd slurm-client"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

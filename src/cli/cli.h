@@ -28,6 +28,7 @@ int mu_cli_read_token(const char *cmd, const char *path, char *buf, size_t len);
 int mu_cmd_eval_topology(int argc, char **argv);
 int mu_cmd_eval_philly(int argc, char **argv);
 int mu_cmd_eval_fleet(int argc, char **argv);
+int mu_cmd_eval_slurm(int argc, char **argv);
 
 /* Exit codes. */
 enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };
