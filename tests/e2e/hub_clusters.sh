@@ -25,7 +25,7 @@ SPID=$!
 i=0; S=""
 while [ "$i" -lt 150 ]; do
 	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-	if [ -n "$S" ] && curl -sf "$S/readyz" >/dev/null 2>&1; then break; fi
+	if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
 	kill -0 "$SPID" 2>/dev/null || break
 	sleep 0.1; i=$((i + 1))
 done
@@ -65,7 +65,9 @@ k get mcl cloud -o yaml; has get-yaml "$T/out" "costPerGPUHour: 2.5"
 k get clusters -l region=eu -o name; has selector "$T/out" "cluster.muster.io/onprem-big"
 hasnt selector-other "$T/out" "cloud"
 # The hub writes status through the subresource; the table shows it.
-code=$(curl -s -o "$T/body" -w '%{http_code}' -X PATCH \
+# (TLS and a token are always on: the certificate and token muster up keeps)
+code=$(curl -s --cacert "$T/data/tls.crt" -H "Authorization: Bearer $(cat "$T/data/token")" \
+	-o "$T/body" -w '%{http_code}' -X PATCH \
 	-H 'Content-Type: application/merge-patch+json' \
 	--data-binary '{"status":{"state":"Ready","gpus":240,"freeGPUs":16,"running":28}}' \
 	"$S/apis/muster.io/v1alpha1/clusters/onprem-big/status")

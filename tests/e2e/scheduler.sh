@@ -202,11 +202,12 @@ has kexplain-live "$T/out" "state:      pending, 0 of 2 pods bound"
 want_code() { [ "$(command curl -s -o /dev/null -w '%{http_code}' "$@")" = "$WANT" ]; }
 WANT=401 wait_for explain-no-token-401 1 want_code "$(murl A)/explain?job=default/train"
 WANT=401 wait_for explain-bad-token-401 1 want_code -H "Authorization: Bearer nope" "$(murl A)/explain?job=default/train"
+"$M" kexplain --kubeconfig "$T/data/kubeconfig" --scheduler "$(murl A)" --token-file "$T/token" job/train >"$T/out" 2>&1
+has kexplain-live-queue "$T/out" "queue:      team-a"
+has kexplain-live-order "$T/out" "order:      jct order"
 printf 'wrong\n' >"$T/wrong-token"
 "$M" kexplain --kubeconfig "$T/data/kubeconfig" --scheduler "$(murl A)" --token-file "$T/wrong-token" job/train >"$T/out" 2>&1
 has kexplain-wrong-token "$T/out" "needs the scheduler's token"
-has kexplain-live-queue "$T/out" "queue:      team-a"
-has kexplain-live-order "$T/out" "order:      jct order"
 k delete pod hold-0 hold-1 --wait=false
 wait_for job-admitted 75 suspended false
 wait_for job-pods-bound 75 is_bound app=train 2
