@@ -150,6 +150,12 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 		}
 		return;
 	}
+	if (w->status == 409 && w->answer && w->node) {
+		/* a bind sent again after no answer: the first one landed */
+		char same[400];
+		snprintf(same, sizeof same, "already assigned to node \\\"%s\\\"", w->node);
+		ok = strstr(w->answer, same) != NULL;
+	}
 	pthread_mutex_lock(&d->m.mu);
 	if (ok)
 		d->m.binds++;

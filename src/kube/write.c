@@ -136,6 +136,19 @@ static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
 			r.body = NULL;
 		}
 		mu__kresp_release(&r);
+		if ((w->kind == MU__KW_BIND || w->kind == MU__KW_EVICT) && w->status == 0 &&
+		    !atomic_load(&d->stop)) {
+			/* No answer: the write may or may not have landed.  Taking
+			 * it back as failed could give its room away while it holds
+			 * it; both are idempotent on the server (a bound pod answers
+			 * 409 naming its node, a gone one 404), so it goes again until
+			 * the server answers, while this replica may act. */
+			int k = w->tries < 4 ? w->tries : 4;
+			w->tries++;
+			struct timespec ts = {0, 62500000L << k};
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (w->kind == MU__KW_EVICT && w->status == 429 && ++w->tries < EVICT_TRIES &&
 		    !atomic_load(&d->stop)) {
 			struct timespec ts = {0, 250000000L << (w->tries < 3 ? w->tries : 2)};
