@@ -43,14 +43,16 @@ UPID=$!
 i=0; S=""
 while [ "$i" -lt 150 ]; do
 	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-	if [ -n "$S" ] && curl -sf "$S/readyz" >/dev/null 2>&1; then break; fi
+	if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
 	sleep 0.1; i=$((i + 1))
 done
 [ -n "$S" ] || { cat "$T/up.err"; bad "muster up did not start"; done_; }
+# muster up speaks TLS and asks for its token: api() is curl against it.
+api() { curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $(cat "$T/data/token")" "$@"; }
 
 # job NAME QUEUE PODS GPUS_PER_POD TYPE: a queue-labelled, suspended batch/v1 Job.
 job() {
-	curl -sf -X POST -H 'Content-Type: application/json' "$S/apis/batch/v1/namespaces/default/jobs" -d "{
+	api -sf -X POST -H 'Content-Type: application/json' "$S/apis/batch/v1/namespaces/default/jobs" -d "{
 	  \"apiVersion\":\"batch/v1\",\"kind\":\"Job\",
 	  \"metadata\":{\"name\":\"$1\",\"labels\":{\"muster.io/queue\":\"$2\"},\"annotations\":{\"muster.io/type\":\"$5\"}},
 	  \"spec\":{\"suspend\":true,\"parallelism\":$3,\"completions\":$3,\"template\":{\"spec\":{
@@ -141,7 +143,8 @@ if ! command -v node >/dev/null 2>&1; then
 	bad "node missing: the browser test needs it (and chromium, from scripts/install-deps.sh)"
 else
 	mkdir -p build/ui-test
-	if node tests/e2e/ui_browser.js "$U" sekret-token-19 "$S" build/ui-test >"$T/browser.out" 2>&1; then :; fi
+	if NODE_EXTRA_CA_CERTS="$T/data/tls.crt" node tests/e2e/ui_browser.js "$U" sekret-token-19 "$S" build/ui-test \
+		"$(cat "$T/data/token")" >"$T/browser.out" 2>&1; then :; fi
 	cat "$T/browser.out"
 	P=$((P + $(grep -c '^ok ' "$T/browser.out")))
 	F=$((F + $(grep -c '^FAIL ' "$T/browser.out")))

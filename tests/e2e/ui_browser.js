@@ -1,7 +1,8 @@
 // ui_browser.js - the live UI in a real browser (headless Chromium over
 // the DevTools protocol, tests/e2e/lib/cdp.js), against a running
 // `muster scheduler` and the `muster up` it schedules for.
-// Usage: node ui_browser.js SCHEDULER_URL TOKEN API_URL OUT_DIR
+// Usage: node ui_browser.js SCHEDULER_URL TOKEN API_URL OUT_DIR API_TOKEN
+// (muster up speaks TLS: NODE_EXTRA_CA_CERTS names its certificate)
 // Checks, one line each ("ok NAME" or "FAIL NAME: why"):
 //   - the Queues view lists exactly the Queue objects of the API, with the
 //     pending and running counts of their status (written by the scheduler);
@@ -13,7 +14,7 @@
 // Ends with "browser done".
 "use strict";
 const { launch } = require("./lib/cdp.js");
-const [U, TOKEN, API, OUT] = process.argv.slice(2);
+const [U, TOKEN, API, OUT, API_TOKEN] = process.argv.slice(2);
 let page = null;
 const ok = (n) => console.log("ok " + n);
 const fail = (n, why) => console.log("FAIL " + n + ": " + why);
@@ -33,13 +34,13 @@ async function show(hash) {
   // The API's view, once the scheduler has written every queue's status.
   let queues = null;
   for (let i = 0; i < 50; i++) {
-    const q = await getJSON(API + "/apis/muster.io/v1alpha1/queues");
+    const q = await getJSON(API + "/apis/muster.io/v1alpha1/queues", API_TOKEN);
     const st = q.items.map((x) => x.status || {});
     if (st.every((s) => s.pendingJobs != null) && st.reduce((a, s) => a + s.pendingJobs + s.runningJobs, 0) === 4) { queues = q.items; break; }
     await sleep(200);
   }
-  if (!queues) { fail("queue-status", "the scheduler did not write the Queue status within 10 s"); queues = (await getJSON(API + "/apis/muster.io/v1alpha1/queues")).items; }
-  const apiJobs = (await getJSON(API + "/apis/batch/v1/namespaces/default/jobs")).items;
+  if (!queues) { fail("queue-status", "the scheduler did not write the Queue status within 10 s"); queues = (await getJSON(API + "/apis/muster.io/v1alpha1/queues", API_TOKEN)).items; }
+  const apiJobs = (await getJSON(API + "/apis/batch/v1/namespaces/default/jobs", API_TOKEN)).items;
   const explain = await getJSON(U + "/explain?job=default/huge-a", TOKEN);
 
   page = await launch({ width: 1440, height: 900 });
