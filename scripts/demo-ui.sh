@@ -26,10 +26,12 @@ UPID=$!
 S=""; i=0
 while [ $i -lt 100 ]; do
 	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$D/up.out")
-	[ -n "$S" ] && curl -sf "$S/readyz" >/dev/null 2>&1 && break
+	[ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1 && break
 	sleep 0.1; i=$((i + 1))
 done
 [ -n "$S" ] || { cat "$D/up.err"; echo "demo-ui: muster up did not start" >&2; exit 1; }
+# muster up speaks TLS and asks for its token
+api() { curl --cacert "$D/data/tls.crt" -H "Authorization: Bearer $(cat "$D/data/token")" "$@"; }
 od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$D/token"
 "$M" scheduler --kubeconfig "$D/data/kubeconfig" --no-leader-elect --metrics "127.0.0.1:$PORT" \
 	--token-file "$D/token" --ui-history-step "${DEMO_STEP:-10}" --min-runtime 20 \
@@ -56,7 +58,7 @@ job() {
 	type=train; [ "$q" = production ] && type=inference
 	[ $((n % 5)) -eq 0 ] && type=interactive && pods=1 && per=1
 	name="$q-$type-$n"
-	curl -sf -X POST -H 'Content-Type: application/json' "$S/apis/batch/v1/namespaces/default/jobs" -d "{
+	api -sf -X POST -H 'Content-Type: application/json' "$S/apis/batch/v1/namespaces/default/jobs" -d "{
 	  \"apiVersion\":\"batch/v1\",\"kind\":\"Job\",
 	  \"metadata\":{\"name\":\"$name\",\"labels\":{\"muster.io/queue\":\"$q\"},
 	    \"annotations\":{\"muster.io/type\":\"$type\",\"muster.io/runtime-estimate\":\"${secs}s\"}},
