@@ -69,4 +69,18 @@ void mu__put_dur(FILE *f, double seconds);
 void mu__put_count(FILE *f, int64_t v);
 void mu__put_pct(FILE *f, double ratio);
 
+/* --- time stamps and base64 (src/util/time.c, base64.c) ------------- */
+
+/* RFC 3339 ("2006-01-02T15:04:05Z", a fraction and an offset allowed) into
+ * milliseconds since the epoch.  MU_OK or MU_EPARSE. */
+int mu__rfc3339_parse(const char *s, int64_t *ms);
+/* us (microseconds since the epoch) as RFC 3339 in UTC, with microseconds
+ * when micro (metav1.MicroTime), else to the second (metav1.Time). */
+void mu__rfc3339_format(int64_t us, bool micro, char *buf, size_t len);
+/* Standard base64 of n bytes: a malloc'd string, NULL without memory. */
+char *mu__b64enc(const void *data, size_t n);
+/* Decodes s (line breaks skipped) into out, at most cap bytes with the
+ * NUL; MU_EPARSE on a character outside the alphabet or no room. */
+int mu__b64dec(const char *s, char *out, size_t cap, size_t *outlen);
+
 #endif

@@ -41,6 +41,7 @@
 
 #include "muster/apiserver.h"
 #include "muster/jpath.h"
+#include "muster/util.h"
 
 /* --- resource types (resources.c) --------------------------------------- */
 
@@ -114,8 +115,7 @@ enum {
 /* Wall-clock seconds and RFC 3339 text ("2006-01-02T15:04:05Z", or with
  * microseconds when micro is true). */
 int64_t mu__now_s(void);
-void mu__rfc3339(int64_t secs, long usec, bool micro, char *buf, size_t len);
-/* Parses RFC 3339 (fraction and offset accepted) into seconds; -1 if bad. */
+/* RFC 3339 (muster/util.h) in whole seconds; -1 if bad or NULL. */
 int64_t mu__parse_rfc3339(const char *s);
 /* kubectl's short age: "45s", "5m", "3h12m", "4d". */
 void mu__age(int64_t secs, char *buf, size_t len);

@@ -29,59 +29,12 @@ int64_t mu__mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void mu__rfc3339(int64_t secs, long usec, bool micro, char *buf, size_t len)
-{
-	time_t t = (time_t)secs;
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	if (micro)
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
-	else
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
-			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 int64_t mu__parse_rfc3339(const char *s)
 {
-	int y, mo, d, h, mi, se, n = 0;
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 ||
-	    n != 19 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+	int64_t ms;
+	if (!s || mu__rfc3339_parse(s, &ms) != MU_OK)
 		return -1;
-	const char *p = s + n;
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return -1;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	int64_t off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int oh, om, k = 0;
-		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) != 2 || k != 5)
-			return -1;
-		off = (oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
-		p += 6;
-	} else {
-		return -1;
-	}
-	if (*p)
-		return -1;
-	return days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+	return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
 }
 
 /* As k8s.io/apimachinery/pkg/util/duration.HumanDuration. */
@@ -137,53 +90,4 @@ int mu__jset(json_t *o, const char *path, json_t *v)
 		o = next;
 		path = dot + 1;
 	}
-}
-
-/* --- base64 (kubeconfig data, continue tokens) -------------------------- */
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *mu__b64enc(const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-			     (i + 2 < n ? p[i + 2] : 0);
-		*o++ = b64[v >> 18 & 63];
-		*o++ = b64[v >> 12 & 63];
-		*o++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? b64[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
-int mu__b64dec(const char *s, char *out, size_t cap, size_t *outlen)
-{
-	size_t n = 0;
-	unsigned acc = 0;
-	int bits = 0;
-	for (; *s && *s != '='; s++) {
-		const char *at = strchr(b64, *s);
-		if (!at || !*s)
-			return MU_EPARSE;
-		acc = (acc << 6 | (unsigned)(at - b64)) & 0xffffff;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n + 1 >= cap)
-				return MU_EPARSE;
-			out[n++] = (char)(acc >> bits & 0xff);
-		}
-	}
-	while (*s == '=')
-		s++;
-	if (*s)
-		return MU_EPARSE;
-	out[n] = '\0';
-	*outlen = n;
-	return MU_OK;
 }

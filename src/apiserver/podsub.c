@@ -94,7 +94,7 @@ static int delete_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		return MU__MUT_KEEP;
 	}
 	char ts[40];
-	mu__rfc3339(mu__now_s() + grace, 0, false, ts, sizeof ts);
+	mu__rfc3339_format((mu__now_s() + grace) * 1000000, false, ts, sizeof ts);
 	mu__jset(o, "metadata.deletionTimestamp", json_string(ts));
 	mu__jset(o, "metadata.deletionGracePeriodSeconds", json_integer(grace));
 	*out = o;

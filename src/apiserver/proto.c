@@ -144,7 +144,8 @@ static json_t *special(const uint8_t *b, size_t n, int kind)
 	case MU__PS_MICROTIME:
 		if (!ints[1] && !ints[2])
 			return json_null(); /* a zero Time: JSON omits it */
-		mu__rfc3339((int64_t)ints[1], (long)(ints[2] / 1000), kind == MU__PS_MICROTIME, buf, sizeof buf);
+		mu__rfc3339_format((int64_t)ints[1] * 1000000 + (int64_t)(ints[2] / 1000), kind == MU__PS_MICROTIME, buf,
+				   sizeof buf);
 		return json_string(buf);
 	case MU__PS_QUANTITY:
 		return runs[1] ? json_stringn((const char *)runs[1], lens[1]) : json_string("0");

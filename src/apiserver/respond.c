@@ -146,7 +146,7 @@ void mu__timestamp(char *buf, size_t len, bool micro)
 {
 	struct timeval tv;
 	gettimeofday(&tv, NULL);
-	mu__rfc3339(tv.tv_sec, tv.tv_usec, micro, buf, len);
+	mu__rfc3339_format((int64_t)tv.tv_sec * 1000000 + tv.tv_usec, micro, buf, len);
 }
 
 bool mu__filter_match(void *ctx, const mu__obj_t *o)

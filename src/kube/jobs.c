@@ -235,7 +235,7 @@ static void job_submit(mu__kd_t *d, mu__kgroup_t *g, int32_t n, mu_time_t now)
 		j.name = name;
 		j.duration = 0;
 		const char *t = mu__kjs(g->job, "metadata.creationTimestamp");
-		if (!t || mu__k_parse_time(t, &j.submit))
+		if (!t || mu__rfc3339_parse(t, &j.submit))
 			j.submit = now;
 		mu_id_t ej;
 		if (mu_engine_queue_find(d->e, j.queue) < 0) {

@@ -32,6 +32,7 @@
 
 #include "muster/kube.h"
 #include "muster/specs.h"
+#include "muster/util.h"
 
 /* --- util.c --------------------------------------------------------------- */
 
@@ -47,14 +48,7 @@ const char *mu__kmap(const json_t *o, const char *map_path, const char *key);
 
 int64_t mu__k_now_ms(void);  /* wall clock, ms since the epoch */
 int64_t mu__k_mono_ms(void); /* monotonic, ms */
-/* RFC 3339 ("2024-01-02T03:04:05Z", fractions and offsets allowed) to ms
- * since the epoch; MU_EPARSE. */
-int mu__k_parse_time(const char *s, int64_t *ms);
-/* ms since the epoch as RFC 3339 UTC, with microseconds when micro. */
-void mu__k_fmt_time(int64_t ms, bool micro, char *buf, size_t len);
-/* Decodes base64 (padding optional, blanks skipped); NULL on bad input.
- * The result is NUL-terminated; *len (may be NULL) gets its length. */
-char *mu__k_b64dec(const char *s, size_t *len);
+/* RFC 3339 time stamps and base64 are muster/util.h's. */
 /* A whole file, NUL-terminated; NULL on error (errno set). */
 char *mu__k_readfile(const char *path, size_t *len);
 

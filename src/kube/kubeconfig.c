@@ -172,8 +172,14 @@ static int data_field(const json_t *m, const char *key, char **out)
 	*out = NULL;
 	if (!s || !*s)
 		return MU_OK;
-	*out = mu__k_b64dec(s, NULL);
-	return *out ? MU_OK : MU_EPARSE;
+	size_t cap = strlen(s) / 4 * 3 + 4, n;
+	if (!(*out = malloc(cap)))
+		return MU_ENOMEM;
+	if (mu__b64dec(s, *out, cap, &n) == MU_OK)
+		return MU_OK;
+	free(*out);
+	*out = NULL;
+	return MU_EPARSE;
 }
 
 void mu_kube_config_release(mu_kube_config_t *c)

@@ -49,7 +49,7 @@ struct mu__klease {
 static json_t *lease_body(mu__kd_t *d, mu__klease_t *l, const char *holder)
 {
 	char now[40];
-	mu__k_fmt_time(mu__k_now_ms(), true, now, sizeof now);
+	mu__rfc3339_format(mu__k_now_ms() * 1000, true, now, sizeof now);
 	if (!*l->acquired)
 		snprintf(l->acquired, sizeof l->acquired, "%s", now);
 	json_t *o = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:i,s:s,s:s,s:i}}", "apiVersion",

@@ -397,8 +397,8 @@ static char *explain_group(mu__kd_t *d, const mu__kgroup_t *g)
 		mu_reason_format(d->e, &ji.last, msg, sizeof msg);
 	mu_engine_order_explain(d->e, g->ej, ord, sizeof ord);
 	if (ji.expected_start != MU_TIME_NONE)
-		mu__k_fmt_time(ji.expected_start, false, start, sizeof start);
-	mu__k_fmt_time(ji.submit, false, submit, sizeof submit);
+		mu__rfc3339_format(ji.expected_start * 1000, false, start, sizeof start);
+	mu__rfc3339_format(ji.submit * 1000, false, submit, sizeof submit);
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s}",
 			      "group", g->key, "job", ji.name, "queue", ji.queue, "state", st[ji.state],
 			      "pods", (int)ji.pods, "bound", (int)ji.bound, "minMember", (int)ji.min_member,

@@ -65,10 +65,10 @@ int mu__kpod_info(const json_t *o, mu__kpodinfo_t *p)
 			p->owner_job = mu__kjs(ref, "name");
 	}
 	const char *t = mu__kjs(o, "metadata.creationTimestamp");
-	if (t && mu__k_parse_time(t, &p->created_ms))
+	if (t && mu__rfc3339_parse(t, &p->created_ms))
 		p->created_ms = 0;
 	t = mu__kjs(o, "status.startTime");
-	if (t && mu__k_parse_time(t, &p->started_ms))
+	if (t && mu__rfc3339_parse(t, &p->started_ms))
 		p->started_ms = 0;
 	return MU_OK;
 }

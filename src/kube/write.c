@@ -260,7 +260,7 @@ void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api, const ch
 {
 	char ts[40], path[700], ename[400];
 	int64_t now = mu__k_now_ms();
-	mu__k_fmt_time(now, false, ts, sizeof ts);
+	mu__rfc3339_format(now * 1000, false, ts, sizeof ts);
 	snprintf(ename, sizeof ename, "%.250s.%llx%04x", name, (unsigned long long)now,
 		 (unsigned)(d->evseq++ & 0xffff));
 	json_t *ev = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},"
@@ -283,7 +283,7 @@ void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg)
 		return;
 	free(p->msg);
 	p->msg = strdup(msg);
-	mu__k_fmt_time(mu__k_now_ms(), false, ts, sizeof ts);
+	mu__rfc3339_format(mu__k_now_ms() * 1000, false, ts, sizeof ts);
 	json_t *body = json_pack("{s:{s:[{s:s,s:s,s:s,s:s,s:s}]}}", "status", "conditions", "type",
 				 "PodScheduled", "status", "False", "reason", "Unschedulable",
 				 "message", msg, "lastTransitionTime", ts);
