@@ -7,8 +7,8 @@
 # Usage: sh tests/e2e/hub_clusters.sh PATH_TO_MUSTER.  Ends with
 # "e2e hub_clusters: N passed, N failed".  The server is killed on exit.
 E2E_NAME=hub_clusters; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
-SPID=""
-on_exit() { [ -n "$SPID" ] && kill -9 "$SPID" 2>/dev/null; }
+UPID=""
+on_exit() { [ -n "$UPID" ] && kill -9 "$UPID" 2>/dev/null; }
 need_kubectl
 
 cat >"$T/hub.yaml" <<'EOF2'
@@ -19,17 +19,7 @@ spec:
   resources:
     gpu: {deserved: 16}
 EOF2
-"$M" up --cluster "$T/hub.yaml" --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet \
-	>"$T/up.out" 2>"$T/up.err" &
-SPID=$!
-i=0; S=""
-while [ "$i" -lt 150 ]; do
-	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-	if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
-	kill -0 "$SPID" 2>/dev/null || break
-	sleep 0.1; i=$((i + 1))
-done
-if [ -z "$S" ]; then echo "server did not start:"; cat "$T/up.err"; bad start; done_; fi
+up_start "$T/hub.yaml"
 
 k api-resources; has api-resources "$T/out" "clusters"
 has api-resources-short "$T/out" "mcl"
@@ -66,8 +56,7 @@ k get clusters -l region=eu -o name; has selector "$T/out" "cluster.muster.io/on
 hasnt selector-other "$T/out" "cloud"
 # The hub writes status through the subresource; the table shows it.
 # (TLS and a token are always on: the certificate and token muster up keeps)
-code=$(curl -s --cacert "$T/data/tls.crt" -H "Authorization: Bearer $(cat "$T/data/token")" \
-	-o "$T/body" -w '%{http_code}' -X PATCH \
+code=$(api -s -o "$T/body" -w '%{http_code}' -X PATCH \
 	-H 'Content-Type: application/merge-patch+json' \
 	--data-binary '{"status":{"state":"Ready","gpus":240,"freeGPUs":16,"running":28}}' \
 	"$S/apis/muster.io/v1alpha1/clusters/onprem-big/status")

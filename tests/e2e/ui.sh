@@ -37,18 +37,7 @@ kind: Queue
 metadata: {name: team-b}
 spec: {resources: {gpu: {deserved: 16}}}
 YAML
-"$M" up --cluster "$T/cluster.yaml" --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet \
-	>"$T/up.out" 2>"$T/up.err" &
-UPID=$!
-i=0; S=""
-while [ "$i" -lt 150 ]; do
-	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-	if [ -n "$S" ] && curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
-	sleep 0.1; i=$((i + 1))
-done
-[ -n "$S" ] || { cat "$T/up.err"; bad "muster up did not start"; done_; }
-# muster up speaks TLS and asks for its token: api() is curl against it.
-api() { curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $(cat "$T/data/token")" "$@"; }
+up_start "$T/cluster.yaml"
 
 # job NAME QUEUE PODS GPUS_PER_POD TYPE: a queue-labelled, suspended batch/v1 Job.
 job() {

@@ -53,16 +53,7 @@ kind: Queue
 metadata: {name: team-a}
 spec: {resources: {gpu: {deserved: 32}}}
 EOF
-"$M" up --cluster "$T/cluster.yaml" --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet \
-	>"$T/up.out" 2>"$T/up.err" &
-UPID=$!
-i=0; S=""
-while [ "$i" -lt 150 ]; do
-	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
-	if [ -n "$S" ] && kc get --raw /readyz >/dev/null 2>&1; then break; fi
-	sleep 0.1; i=$((i + 1))
-done
-[ -n "$S" ] || { cat "$T/up.err"; bad "muster up did not start"; done_; }
+up_start "$T/cluster.yaml"
 
 # sched [ARGS...]: (re)starts the scheduler; its log in $T/sched.log.
 sched() {

@@ -52,6 +52,24 @@ wait_for() {
 }
 # k ARGS...: kubectl against the `muster up` of $T/data, output in $T/out.
 k() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@" >"$T/out" 2>&1; }
+# up_start CLUSTER_FILE: starts `muster up` on a free loopback port with its
+# data in $T/data, and waits (15 s at most) until it answers /readyz; sets S
+# (its https:// address) and UPID, or fails the script.  api ARGS... is curl
+# against it, with its certificate and its token.
+up_start() {
+	"$M" up --cluster "$1" --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet \
+		>"$T/up.out" 2>"$T/up.err" &
+	UPID=$!
+	i=0; S=""
+	while [ "$i" -lt 150 ]; do
+		S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
+		if [ -n "$S" ] && command curl -sfk "$S/readyz" >/dev/null 2>&1; then return 0; fi
+		kill -0 "$UPID" 2>/dev/null || break
+		sleep 0.1; i=$((i + 1))
+	done
+	cat "$T/up.err"; bad "muster up did not start"; done_
+}
+api() { command curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $(cat "$T/data/token")" "$@"; }
 # need_kubectl: fails the script at once when kubectl or curl is missing.
 need_kubectl() {
 	if [ ! -x "$KC" ] || ! command -v curl >/dev/null 2>&1; then
