@@ -8,6 +8,10 @@
 #ifndef MUSTER_CLI_H
 #define MUSTER_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 int mu_cmd_simulate(int argc, char **argv);
 int mu_cmd_scenario(int argc, char **argv);
 int mu_cmd_explain(int argc, char **argv);
@@ -25,6 +29,12 @@ int mu_cmd_kexplain(int argc, char **argv);
  * dropped) into buf; prints why to stderr and returns MU_EXIT_USAGE when
  * it cannot (missing, empty, longer than len - 1). */
 int mu_cli_read_token(const char *cmd, const char *path, char *buf, size_t len);
+/* A result file: mu_cli_create() opens path for writing (NULL, said on
+ * stderr, when it cannot); mu_cli_finish() closes it and turns the
+ * writer's code rc into an exit code, saying "CMD: PATH: write failed" on
+ * failure and, when say, "wrote PATH" on success (src/cli/output.c). */
+FILE *mu_cli_create(const char *path);
+int mu_cli_finish(const char *cmd, const char *path, FILE *f, int rc, bool say);
 int mu_cmd_eval_topology(int argc, char **argv);
 int mu_cmd_eval_philly(int argc, char **argv);
 int mu_cmd_eval_fleet(int argc, char **argv);

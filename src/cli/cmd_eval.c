@@ -339,17 +339,8 @@ static void print_table(const mu_eval_report_t *r, double secs)
 /* Writes the report with the JSON or HTML writer; returns an exit code. */
 static int write_file(const char *path, const mu_eval_report_t *r, bool html)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		return MU_EXIT_FAIL;
-	}
-	int rc = html ? mu_eval_write_html(r, f) : mu_eval_write_json(r, f);
-	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster eval: %s: write failed\n", path);
-		return MU_EXIT_FAIL;
-	}
-	return MU_EXIT_OK;
+	FILE *f = mu_cli_create(path);
+	return f ? mu_cli_finish("muster eval", path, f, html ? mu_eval_write_html(r, f) : mu_eval_write_json(r, f), false) : MU_EXIT_FAIL;
 }
 
 /* Loads the node and pod files into two spec sets and builds the input. */

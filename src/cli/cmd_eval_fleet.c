@@ -163,19 +163,8 @@ static void print_results(const mu_fleet_eval_t *ev)
 static int write_out(const char *path, const mu_fleet_eval_t *ev,
 		     int (*fn)(const mu_fleet_eval_t *, FILE *), bool quiet)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		return MU_EXIT_FAIL;
-	}
-	int rc = fn(ev, f);
-	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster eval fleet: %s: write failed\n", path);
-		return MU_EXIT_FAIL;
-	}
-	if (!quiet)
-		printf("wrote %s\n", path);
-	return MU_EXIT_OK;
+	FILE *f = mu_cli_create(path);
+	return f ? mu_cli_finish("muster eval fleet", path, f, fn(ev, f), !quiet) : MU_EXIT_FAIL;
 }
 
 int mu_cmd_eval_fleet(int argc, char **argv)

@@ -293,19 +293,8 @@ static bool print_goal(const mu_philly_eval_t *ev, bool declared, bool quiet)
 static int write_out(const char *path, const mu_philly_eval_t *ev,
 		     int (*fn)(const mu_philly_eval_t *, FILE *), bool quiet)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		return MU_EXIT_FAIL;
-	}
-	int rc = fn(ev, f);
-	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster eval philly: %s: write failed\n", path);
-		return MU_EXIT_FAIL;
-	}
-	if (!quiet)
-		printf("wrote %s\n", path);
-	return MU_EXIT_OK;
+	FILE *f = mu_cli_create(path);
+	return f ? mu_cli_finish("muster eval philly", path, f, fn(ev, f), !quiet) : MU_EXIT_FAIL;
 }
 
 /* Builds the workload and runs everything into ev (which the caller

@@ -173,19 +173,8 @@ static bool evs_goal(const mu_slurm_eval_t *ev, bool quiet)
 
 static int evs_write(const char *path, const mu_slurm_eval_t *ev, bool quiet)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		return MU_EXIT_FAIL;
-	}
-	int rc = mu_slurm_write_html(ev, f);
-	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster eval slurm: %s: write failed\n", path);
-		return MU_EXIT_FAIL;
-	}
-	if (!quiet)
-		printf("wrote %s\n", path);
-	return MU_EXIT_OK;
+	FILE *f = mu_cli_create(path);
+	return f ? mu_cli_finish("muster eval slurm", path, f, mu_slurm_write_html(ev, f), !quiet) : MU_EXIT_FAIL;
 }
 
 /* Builds and runs everything into ev (the caller releases it). */

@@ -226,17 +226,8 @@ static void print_engine(const mu_etopo_result_t *res)
 static int write_report(const char *path, const mu_etopo_report_t *r,
 			int (*w)(const mu_etopo_report_t *, FILE *))
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		return MU_EXIT_FAIL;
-	}
-	int rc = w(r, f);
-	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster eval topology: %s: write failed\n", path);
-		return MU_EXIT_FAIL;
-	}
-	return MU_EXIT_OK;
+	FILE *f = mu_cli_create(path);
+	return f ? mu_cli_finish("muster eval topology", path, f, w(r, f), false) : MU_EXIT_FAIL;
 }
 
 /* Runs every policy into res; returns an exit code. */

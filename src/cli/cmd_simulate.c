@@ -93,18 +93,9 @@ static double wall_s(void)
 /* Writes the result with writer() to path; returns an exit code. */
 static int write_out(const char *path, const mu_sim_result_t *r, bool html)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		return MU_EXIT_FAIL;
-	}
-	int rc = html ? mu_sim_write_html(r, "muster simulation report", f)
-		      : mu_sim_write_json(r, f);
-	if (fclose(f) != 0 || rc != MU_OK) {
-		fprintf(stderr, "muster simulate: %s: write failed\n", path);
-		return MU_EXIT_FAIL;
-	}
-	return MU_EXIT_OK;
+	FILE *f = mu_cli_create(path);
+	return f ? mu_cli_finish("muster simulate", path, f, html ? mu_sim_write_html(r, "muster simulation report", f)
+				   : mu_sim_write_json(r, f), false) : MU_EXIT_FAIL;
 }
 
 int mu_cmd_simulate(int argc, char **argv)
