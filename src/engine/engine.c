@@ -123,6 +123,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->relist);
 	free(e->grow);
 	free(e->moves);
+	free(e->order_fresh);
 	free(e->mvl);
 	free(e->ends);
 	free(e->chlog);

@@ -303,6 +303,7 @@ typedef struct mu__queue {
 	                          * running jobs (a lower bound) */
 	bool over_quota;      /* leaf using more than deserved somewhere */
 	bool mvp_valid;       /* min_victim_prio is current (cycle.c) */
+	bool order_moved;     /* a pending job's eprio moved (order.c) */
 	bool ends_retime;     /* history moved: re-time its ends (ends.c) */
 	double share;         /* mu__queue_share(), cached while share_at
 	                       * is e->share_epoch */
@@ -435,6 +436,10 @@ struct mu_engine {
 	uint32_t victim_cursor;     /* where a capped victim search resumes */
 	mu_time_t order_next;       /* LAS: when a running job next drops a
 	                             * level (cached failures expire then) */
+	int32_t *order_fresh;       /* jobs started, stopped or restarted
+	                             * since the last order refresh */
+	int32_t nfresh, fresh_cap;
+	bool order_all;             /* the next refresh walks every queue */
 	uint64_t cycle_stamp;       /* tags this cycle's reservations */
 	struct mu__end *ends;       /* running pods by expected end, kept
 	                             * sorted across cycles (ends.c) */
@@ -722,6 +727,8 @@ void mu__order_refresh(mu_engine_t *e);
 int32_t mu__order_eprio(const mu_engine_t *e, const mu__job_t *j);
 /* Adds the GPU time of j's current run to its attained service. */
 void mu__order_stop(mu_engine_t *e, mu__job_t *j, mu_time_t now);
+/* Notes that jid started, stopped or restarted, for the next refresh. */
+void mu__order_touch(mu_engine_t *e, int32_t jid);
 /* True if job a is served before job b in their queue. */
 bool mu__job_before(const mu_engine_t *e, int32_t a, int32_t b);
 /* Whether the order lets running job v, of lower effective priority in

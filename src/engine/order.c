@@ -171,6 +171,15 @@ static void sort_jobs(const mu_engine_t *e, int32_t *v, int32_t n, int32_t *tmp)
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
+/* Re-sorts q's pending list by the effective priorities. */
+static void order_resort(const mu_engine_t *e, mu__queue_t *q)
+{
+	int32_t *tmp = malloc((size_t)(q->npending ? q->npending : 1) * sizeof *tmp);
+	if (tmp) /* else (out of memory) the old order stays */
+		sort_jobs(e, q->pending, q->npending, tmp);
+	free(tmp);
+}
+
 /* When running job j's attained service next crosses a level, or
  * INT64_MAX when it is at the last level already (or has none). */
 static mu_time_t las_next_cross(const mu_engine_t *e, const mu__job_t *j)
@@ -211,22 +220,82 @@ static void order_refresh_queue(mu_engine_t *e, mu__queue_t *q)
 		moved |= ep != j->eprio;
 		j->eprio = ep;
 	}
-	if (moved) {
-		int32_t *tmp = malloc((size_t)(q->npending ? q->npending : 1) * sizeof *tmp);
-		if (tmp) /* else (out of memory) the old order stays */
-			sort_jobs(e, q->pending, q->npending, tmp);
-		free(tmp);
-	}
+	if (moved)
+		order_resort(e, q);
 }
 
+void mu__order_touch(mu_engine_t *e, int32_t jid)
+{
+	if (e->order_all || e->cfg.order == MU_ORDER_PRIORITY)
+		return;
+	if (mu__grow((void **)&e->order_fresh, &e->fresh_cap, e->nfresh + 1,
+		     sizeof *e->order_fresh) != MU_OK) {
+		e->order_all = true; /* out of memory: the next refresh walks all */
+		return;
+	}
+	e->order_fresh[e->nfresh++] = jid;
+}
+
+/* Brings only the jobs touched since the last refresh up to date: a job
+ * that started gets its level's end, one that stopped its new level.
+ * O(touched jobs), plus a re-sort of each queue where a pending job's
+ * effective priority moved.  Every other job's level holds until
+ * e->order_next, which only a full walk raises. */
+static void order_refresh_fresh(mu_engine_t *e)
+{
+	for (int32_t i = 0; i < e->nfresh; i++) {
+		mu__job_t *j = &e->jobs[e->order_fresh[i]];
+		mu__queue_t *q = &e->queues[j->queue];
+		if (j->state == MU_JOB_RUNNING) {
+			if (j->level_start != j->start || e->now >= j->level_until) {
+				int32_t ep = mu__order_eprio(e, j);
+				if (ep != j->eprio) /* a start lowers min_victim_prio itself */
+					q->mvp_valid = false;
+				j->eprio = ep;
+				j->level_until = las_next_cross(e, j);
+				j->level_start = j->start;
+			}
+			if (j->level_until < e->order_next)
+				e->order_next = j->level_until;
+		} else if (j->state == MU_JOB_PENDING) {
+			int32_t ep = mu__order_eprio(e, j);
+			if (ep != j->eprio) {
+				j->eprio = ep;
+				q->order_moved = true;
+			}
+		}
+	}
+	for (int32_t i = 0; i < e->nfresh; i++) {
+		mu__queue_t *q = &e->queues[e->jobs[e->order_fresh[i]].queue];
+		if (q->order_moved) {
+			q->order_moved = false;
+			order_resort(e, q);
+		}
+	}
+	e->nfresh = 0;
+}
+
+/* A full walk (every leaf queue's jobs) when a level may have been
+ * crossed by time (e->now >= e->order_next), when a queue's order
+ * changed, or for SJF, whose estimates move; otherwise only the jobs
+ * touched since the last refresh, so that a cycle does not cost
+ * O(running jobs). */
 void mu__order_refresh(mu_engine_t *e)
 {
-	e->order_next = INT64_MAX;
-	if (e->cfg.order == MU_ORDER_PRIORITY)
+	if (e->cfg.order == MU_ORDER_PRIORITY) {
+		e->order_next = INT64_MAX;
 		return;
+	}
+	if (!e->order_all && e->cfg.order != MU_ORDER_SJF && e->now < e->order_next) {
+		order_refresh_fresh(e);
+		return;
+	}
+	e->order_next = INT64_MAX;
 	for (int32_t q = 0; q < e->nqueues; q++)
 		if (!e->queues[q].nchildren)
 			order_refresh_queue(e, &e->queues[q]);
+	e->nfresh = 0;
+	e->order_all = false;
 }
 
 /* --- Explain --------------------------------------------------------------- */

@@ -1389,6 +1389,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 		if (v->start != c->now) { /* the job restarts where it lands */
 			mu__order_stop(e, v, c->now); /* its service so far counts */
 			v->start = c->now;
+			mu__order_touch(e, e->mvl[2 * i]);
 			v->moves++;
 		}
 	}

@@ -131,6 +131,7 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 		qq->mvp_valid = false;
 		for (int32_t i = 0; i < qq->nrunning; i++)
 			e->jobs[qq->running[i]].level_until = 0; /* levels change */
+		e->order_all = true; /* and the pending jobs' too */
 		e->release_gen++; /* its jobs' levels change with it */
 	}
 	qq->deserved = s->deserved;
