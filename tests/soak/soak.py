@@ -16,8 +16,11 @@ failures), and injects faults at random times drawn from a seed:
   disk-full      fill the API server's data directory (a small tmpfs) for a
                  few seconds (only as root, when a tmpfs can be mounted)
 
-Clock jumps are not injected: neither binary reads a clock that a test can
-move without a library preload, and none is installed here.
+  clock-jump     step the wall clock (CLOCK_REALTIME) of muster up or of a
+                 scheduler by -120 s to +1 h, or back to true time, as an NTP
+                 step would; with libfaketime (Debian package faketime)
+                 preloaded into every process, monotonic clocks untouched.
+                 Without libfaketime the kind is left out, and the run says so.
 
 Invariants, checked continuously from kubectl's own watches (pods, leases,
 events) and at the end:
@@ -89,8 +92,9 @@ class Proc:
     """A long-lived child (muster up or a scheduler) that can be killed,
     stopped and restarted; its output goes to a log file in the run's dir."""
 
-    def __init__(self, name, argv, logdir):
+    def __init__(self, name, argv, logdir, clock=None):
         self.name, self.argv, self.logdir = name, argv, logdir
+        self.clock = clock     # a Clock, or None
         self.p = None
         self.starts = 0
         self.peak_rss = 0
@@ -100,7 +104,8 @@ class Proc:
     def start(self):
         self.starts += 1
         out = open(os.path.join(self.logdir, "%s.log" % self.name), "ab")
-        self.p = subprocess.Popen(self.argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+        env = self.clock.env() if self.clock else None
+        self.p = subprocess.Popen(self.argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL, env=env)
         out.close()
 
     def alive(self):
@@ -137,6 +142,39 @@ class Proc:
             self.peak_fds = max(self.peak_fds, fds)
         except OSError:
             pass
+
+
+class Clock:
+    """A process's wall clock, offset through libfaketime's timestamp file
+    (re-read on every call: FAKETIME_NO_CACHE).  Monotonic clocks are left
+    alone (DONT_FAKE_MONOTONIC), as an NTP step leaves them."""
+
+    LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+    def __init__(self, path):
+        self.path, self.offset = path, 0
+        self.set(0)
+
+    @classmethod
+    def available(cls):
+        return os.path.exists(cls.LIB)
+
+    def set(self, offset):
+        self.offset = offset
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%+d\n" % offset)
+        os.replace(tmp, self.path)
+
+    def env(self):
+        e = dict(os.environ)
+        e["LD_PRELOAD"] = self.LIB
+        e["FAKETIME_TIMESTAMP_FILE"] = self.path
+        e["FAKETIME_NO_CACHE"] = "1"
+        e["DONT_FAKE_MONOTONIC"] = "1"
+        # the sanitizers' runtime must come first unless told otherwise
+        e["ASAN_OPTIONS"] = (e.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
+        return e
 
 
 def free_port():
@@ -453,8 +491,13 @@ def main():
             f.write("---\napiVersion: muster.io/v1alpha1\nkind: Queue\nmetadata: {name: %s}\n"
                     "spec: {resources: {gpu: {deserved: %d}}}\n" % (q, NODES * GPUS // len(QUEUES)))
     api_port, proxy_port = free_port(), free_port()
+    clocks = Clock.available()
+    if not clocks:
+        log("soak: no libfaketime (%s): clock jumps are not injected" % Clock.LIB)
+    def clock(name):
+        return Clock(os.path.join(work, "clock-" + name)) if clocks else None
     up = Proc("up", [a.muster, "up", "--cluster", cluster, "--listen", "127.0.0.1:%d" % api_port,
-                     "--data", data, "--quiet"], out)
+                     "--data", data, "--quiet"], out, clock("up"))
     up.start()
     kc = os.path.join(data, "kubeconfig")
     for _ in range(200):
@@ -477,7 +520,7 @@ def main():
         s = Proc("sched%d" % i, [a.muster, "scheduler", "--kubeconfig", skc, "--id", "sched%d" % i,
                                  "--lease-namespace", "default", "--min-runtime", "0",
                                  "--lease-duration", str(LEASE), "--retry-period", "1",
-                                 "--gang-rollback", "%ds" % ROLLBACK], out)
+                                 "--gang-rollback", "%ds" % ROLLBACK], out, clock("sched%d" % i))
         s.start()
         scheds.append(s)
     procs = [up] + scheds
@@ -511,7 +554,14 @@ def main():
             kinds = ["kill9-sched", "kill9-api", "stop-leader", "proxy-drop", "proxy-stall"]
             if tmpfs:
                 kinds.append("disk-full")
+            if clocks:
+                kinds.append("clock-jump")
             k = rnd.choice(kinds)
+            if k == "clock-jump":
+                victim = rnd.choice(procs)
+                off = rnd.choice([0, rnd.randint(-120, -5), rnd.randint(5, 120), 3600])
+                victim.clock.set(off)
+                k = "clock-jump %s %+ds" % (victim.name, off)
             faults.append((round(t, 1), k))
             log("fault: %s" % k)
             if k == "kill9-sched":
@@ -606,7 +656,11 @@ def main():
                                    capture_output=True)
                 kubectl(kc, "uncordon", *["gpu-%02d" % i for i in range(NODES)])
         elif t < quiet_at + 1:
-            # Faults and churn stop: every node recovers and is schedulable.
+            # Faults and churn stop: every node recovers and is schedulable,
+            # and the clocks are set right, as NTP would in the end.
+            for p in procs:
+                if p.clock and p.clock.offset:
+                    p.clock.set(0)
             for i in range(NODES):
                 subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--kubeconfig", kc],
                                capture_output=True)
