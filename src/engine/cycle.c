@@ -87,6 +87,7 @@ int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now)
 		return rc;
 	j->state = MU_JOB_RUNNING;
 	j->start = now;
+	e->qgen++; /* its queue's running jobs */
 	mu__order_touch(e, jid);
 	if (j->preemptible && j->eprio < q->min_victim_prio)
 		q->min_victim_prio = j->eprio;
@@ -100,6 +101,7 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 	mu__job_t *j = &e->jobs[jid];
 	mu__queue_t *q = &e->queues[j->queue];
 	if (j->state == MU_JOB_RUNNING) {
+		e->qgen++; /* its queue's running jobs */
 		mu__order_stop(e, j, e->now);
 		mu__order_touch(e, jid);
 		if (j->preemptible && j->eprio <= q->min_victim_prio)

@@ -308,6 +308,16 @@ typedef struct mu__queue {
 	double share;         /* mu__queue_share(), cached while share_at
 	                       * is e->share_epoch */
 	uint64_t share_at;
+	/* Whether a claim of this leaf (n0, n1: its dominant resources) may
+	 * reclaim from some other leaf, valid while gen is e->qgen, with
+	 * the first refusal for explain (preempt.c). */
+	struct mu__rmemo {
+		uint64_t gen;
+		int64_t n0, n1;
+		bool gpu, ok;
+		int32_t rq, rres;
+		int64_t rused, rfair, rdes;
+	} rmemo;
 } mu__queue_t;
 
 typedef struct mu__pod {
@@ -490,6 +500,9 @@ struct mu_engine {
 	uint64_t idx_clock;         /* LRU clock of the indexes */
 	uint64_t share_epoch;       /* bumped when fair shares are set */
 	uint64_t fair_gen;          /* bumped when a fair share changed */
+	uint64_t qgen;              /* bumped when any queue's usage, running
+	                             * jobs, quota, place in the tree or fair
+	                             * share moves (memos in preempt.c) */
 	bool fair_changed;          /* scratch of mu__fairshare() */
 	mu_time_t decay_at;         /* when decayed usage was last updated */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */

@@ -228,8 +228,10 @@ int mu__fairshare(mu_engine_t *e, mu_time_t now)
 	e->fair_changed = false;
 	int rc = fs_divide(e, roots, nroots, &e->total_alloc);
 	free(roots);
-	if (e->fair_changed)
+	if (e->fair_changed) {
 		e->fair_gen++;
+		e->qgen++;
+	}
 	e->share_epoch++; /* cached shares are stale */
 	return rc;
 }

@@ -919,6 +919,45 @@ static bool side_reclaimable(pctx_t *c, const mu__queue_t *A, const mu__queue_t 
 	return false;
 }
 
+/* Whether some other leaf with running jobs passes the reclaim rules
+ * against J's claim (side_reclaimable() where their paths meet), filling
+ * c's first refusal for explain.  The answer depends only on J's queue,
+ * the claim's dominant resources and the queues' usage, running jobs,
+ * quotas and fair shares, so it is kept per leaf while e->qgen stands:
+ * the jobs of a queue that all fail cost O(queues x depth) once, not
+ * each (in a little-changed cycle every failed job is tried again).  */
+static bool reclaim_any(pctx_t *c)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	mu__queue_t *q = &e->queues[j->queue];
+	struct mu__rmemo *m = &q->rmemo;
+	int64_t n0 = c->gpu_dominant ? c->need.v[MU_RES_GPU] : c->need.v[MU_RES_CPU];
+	int64_t n1 = c->gpu_dominant ? 0 : c->need.v[MU_RES_MEM];
+	if (m->gen == e->qgen && m->gpu == c->gpu_dominant && m->n0 == n0 && m->n1 == n1) {
+		if (m->rq >= 0) { /* a refusal seen before the answer, as the loop does */
+			c->rq = m->rq;
+			c->rres = m->rres;
+			c->rused = m->rused;
+			c->rfair = m->rfair;
+			c->rdes = m->rdes;
+		}
+		return m->ok;
+	}
+	bool ok = false;
+	for (int32_t v = 0; !ok && v < e->nqueues; v++) {
+		const mu__queue_t *vq = &e->queues[v];
+		if (v == j->queue || vq->nchildren || !vq->nrunning)
+			continue;
+		int32_t sa, sv;
+		lca_sides(e, j->queue, v, &sa, &sv);
+		ok = side_reclaimable(c, &e->queues[sa], &e->queues[sv]);
+	}
+	*m = (struct mu__rmemo){e->qgen, n0, n1, c->gpu_dominant, ok, c->rq, c->rres,
+				c->rused, c->rfair, c->rdes};
+	return ok;
+}
+
 /* A cheap test before any search: is there any job J could evict at all?
  * Uses the lowest victim priority of J's queue, and the live usage of the
  * queues against the reclaim rules at the level where J's path and each
@@ -935,16 +974,7 @@ static bool could_preempt(pctx_t *c)
 		return false;
 	if (j->nbackfilled > 0)
 		return true; /* jobs started in the hole of its reservation */
-	for (int32_t v = 0; e->cfg.reclaim && v < e->nqueues; v++) {
-		const mu__queue_t *vq = &e->queues[v];
-		if (v == j->queue || vq->nchildren || !vq->nrunning)
-			continue;
-		int32_t sa, sv;
-		lca_sides(e, j->queue, v, &sa, &sv);
-		if (side_reclaimable(c, &e->queues[sa], &e->queues[sv]))
-			return true;
-	}
-	return false;
+	return e->cfg.reclaim && reclaim_any(c);
 }
 
 /* Whether one more pod of J (acct) keeps J's path within its limits. */
