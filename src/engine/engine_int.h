@@ -300,7 +300,8 @@ typedef struct mu__queue {
 	int32_t blocked_at;   /* first job not tried because the head
 	                       * starves, or -1 */
 	int32_t min_victim_prio; /* lowest priority of its preemptible
-	                          * running jobs (a lower bound) */
+	                          * running jobs (exact while mvp_valid) */
+	int32_t mvp_count;    /* how many of them have it (cycle.c) */
 	bool over_quota;      /* leaf using more than deserved somewhere */
 	bool mvp_valid;       /* min_victim_prio is current (cycle.c) */
 	bool order_moved;     /* a pending job's eprio moved (order.c) */
@@ -506,6 +507,11 @@ struct mu_engine {
 	bool fair_changed;          /* scratch of mu__fairshare() */
 	mu_time_t decay_at;         /* when decayed usage was last updated */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
+	uint64_t work;              /* jobs visited by the walks over a
+	                             * queue's running or pending jobs (order,
+	                             * victim bounds, demand, ends, gangs'
+	                             * victims): a count of work, not time,
+	                             * that tests read (test_work.c) */
 };
 
 /* --- Cross-file internals ------------------------------------------------- */

@@ -38,6 +38,7 @@ static void fs_demand(mu_engine_t *e, int32_t qid)
 	memset(&q->demand, 0, sizeof q->demand);
 	if (q->nchildren == 0) {
 		q->demand = q->used;
+		e->work += (uint64_t)q->npending;
 		for (int32_t i = 0; i < q->npending; i++) {
 			const mu__job_t *j = &e->jobs[q->pending[i]];
 			for (int32_t p = 0; p < j->npodsets; p++) {

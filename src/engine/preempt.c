@@ -1098,6 +1098,7 @@ static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own,
 	c->nv = 0;
 	for (int32_t q = 0; q < e->nqueues; q++) {
 		const mu__queue_t *qq = &e->queues[q];
+		e->work += (uint64_t)qq->nrunning;
 		for (int32_t i = 0; i < qq->nrunning; i++) {
 			int32_t vid = qq->running[i];
 			const mu__job_t *v = &e->jobs[vid];
