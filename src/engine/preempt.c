@@ -360,6 +360,10 @@ static int gather(pctx_t *c, int32_t nid)
 	mu_engine_t *e = c->e;
 	mu__node_t *n = &e->nodes[nid];
 	c->nv = 0;
+	/* At most one candidate per pod: grown once, not per candidate. */
+	int rc = mu__grow((void **)&c->v, &c->vcap, n->npods, sizeof *c->v);
+	if (rc)
+		return rc;
 	uint64_t stamp = ++e->gather_stamp; /* tags this call's per-job counts */
 	mu_time_t min_start = INT64_MAX;
 	for (int32_t i = 0; i < n->npods; i++) {
@@ -384,23 +388,26 @@ static int gather(pctx_t *c, int32_t nid)
 				v->gather_whole = true; /* refused as a whole */
 			continue;
 		}
-		int rc = mu__grow((void **)&c->v, &c->vcap, c->nv + 1, sizeof *c->v);
-		if (rc)
-			return rc;
-		const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, pod)];
 		if (surplus)
 			v->gather_surplus++;
 		else
 			v->gather_whole = true;
 		int32_t dev = 0;
-		for (int32_t p = surplus ? pod : 0; p < (surplus ? pod + 1 : v->npods); p++)
-			if (v->pods[p].node == nid) {
-				int64_t g = v->podsets[mu__pod_podset(v, p)].acct.v[MU_RES_GPU];
-				dev += (int32_t)((g + 999) / 1000);
-			}
-		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio,
-					   surplus ? ps->acct.v[MU_RES_GPU] :
-						     v->acct_bound.v[MU_RES_GPU],
+		int64_t gpu = v->acct_bound.v[MU_RES_GPU];
+		if (surplus) {
+			gpu = v->podsets[mu__pod_podset(v, pod)].acct.v[MU_RES_GPU];
+			dev = (int32_t)((gpu + 999) / 1000);
+		} else if (v->npods == 1) {
+			int64_t g = v->podsets[mu__pod_podset(v, 0)].acct.v[MU_RES_GPU];
+			dev = (int32_t)((g + 999) / 1000);
+		} else {
+			for (int32_t p = 0; p < v->npods; p++)
+				if (v->pods[p].node == nid) {
+					int64_t g = v->podsets[mu__pod_podset(v, p)].acct.v[MU_RES_GPU];
+					dev += (int32_t)((g + 999) / 1000);
+				}
+		}
+		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio, gpu,
 					   v->start, kind, dev};
 	}
 	/* Only running jobs' pods are here outside an attempt, so this is
