@@ -44,6 +44,7 @@ enum { VK_FREE, VK_RECLAIM, VK_PREEMPT }; /* victim kinds, in cost order */
 #define PLAN_FITS 256
 /* Candidates per node that pairs and minimisation look at. */
 #define PLAN_MAXV 64
+_Static_assert(PLAN_MAXV <= 64, "plan_bound() keeps a 64-bit mask of candidates");
 
 /* A candidate eviction on one node. */
 typedef struct victim {
@@ -658,7 +659,8 @@ static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
 	bool surplus = false;
 	int64_t got = 0;
-	int32_t used[PLAN_MAXV] = {0}, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV;
+	uint64_t used = 0; /* bit i: candidate i counted (PLAN_MAXV is 64) */
+	int32_t nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV;
 	for (int32_t i = 0; i < nv; i++) {
 		const victim_t *x = &c->v[i];
 		lb.inq = x->kind != VK_PREEMPT ? 0 : lb.inq;
@@ -668,11 +670,11 @@ static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 	while (got < need || lb.pods == 0) { /* fewest candidates by devices */
 		int32_t m = -1;
 		for (int32_t i = 0; i < nv; i++)
-			if (!used[i] && (m < 0 || c->v[i].dev > c->v[m].dev))
+			if (!((used >> i) & 1) && (m < 0 || c->v[i].dev > c->v[m].dev))
 				m = i;
 		if (m < 0)
 			break;
-		used[m] = 1;
+		used |= (uint64_t)1 << m;
 		got += c->v[m].dev;
 		lb.pods++;
 	}
