@@ -190,8 +190,10 @@ static int cyc_change(cyc_t *c, int32_t i, mu_time_t now)
 	return rc == MU_OK ? cyc_submit(c, false, 1, 30000000 + i, now, NULL) : rc;
 }
 
-/* Times the cold, idle and little-changed cycles into r. */
-static int cyc_measure(cyc_t *c, mu_bench_result_t *r)
+/* Times the cold, idle and little-changed cycles into r.  Never inlined,
+ * so that `valgrind --tool=callgrind --toggle-collect=cyc_measure` counts
+ * the timed cycles alone (docs/evaluation.md). */
+__attribute__((noinline)) static int cyc_measure(cyc_t *c, mu_bench_result_t *r)
 {
 	mu__bench_samples_t idle = {0}, chg = {0};
 	double cost = mu__bench_clock_cost_us(), us;

@@ -71,6 +71,8 @@ void mu__history_add(mu_engine_t *e, const mu__job_t *j, mu_time_t ran)
 		return;
 	mu__queue_t *q = &e->queues[j->queue];
 	mu__ends_history(e, j->queue);
+	if (e->cfg.order == MU_ORDER_SJF)
+		q->order_moved = true; /* its estimates move: re-sort (order.c) */
 	double *h = &q->hist[j->bucket];
 	*h = *h > 0 ? *h + MU__EMA * ((double)ran - *h) : (double)ran;
 	q->hist_all = q->hist_all > 0 ? q->hist_all + MU__EMA * ((double)ran - q->hist_all)

@@ -87,9 +87,14 @@ int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now)
 		return rc;
 	j->state = MU_JOB_RUNNING;
 	j->start = now;
+	e->qgen++; /* its queue's running jobs */
 	mu__order_touch(e, jid);
-	if (j->preemptible && j->eprio < q->min_victim_prio)
+	if (j->preemptible && j->eprio < q->min_victim_prio) {
 		q->min_victim_prio = j->eprio;
+		q->mvp_count = 1;
+	} else if (j->preemptible && j->eprio == q->min_victim_prio) {
+		q->mvp_count++;
+	}
 	j->rpos = q->nrunning;
 	q->running[q->nrunning++] = jid;
 	return MU_OK;
@@ -100,9 +105,12 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 	mu__job_t *j = &e->jobs[jid];
 	mu__queue_t *q = &e->queues[j->queue];
 	if (j->state == MU_JOB_RUNNING) {
+		e->qgen++; /* its queue's running jobs */
 		mu__order_stop(e, j, e->now);
 		mu__order_touch(e, jid);
-		if (j->preemptible && j->eprio <= q->min_victim_prio)
+		if (j->preemptible && j->eprio == q->min_victim_prio && q->mvp_count > 1)
+			q->mvp_count--; /* others hold it still */
+		else if (j->preemptible && j->eprio <= q->min_victim_prio)
 			q->mvp_valid = false;
 		int32_t last = q->running[--q->nrunning];
 		q->running[j->rpos] = last;
@@ -653,17 +661,25 @@ fail:
 }
 
 /* The lowest effective priority among q's preemptible running jobs, into
- * q->min_victim_prio, when a job that may have held it left (set_running
- * lowers it as jobs start).  O(q's running jobs) then, else O(1). */
+ * q->min_victim_prio, and how many hold it, into q->mvp_count, when the
+ * last job that held it left or effective priorities moved (set_running
+ * and set_pending keep both while they are valid).  O(q's running jobs)
+ * then, else O(1). */
 static void queue_victim_prio(mu_engine_t *e, mu__queue_t *q)
 {
 	if (q->mvp_valid)
 		return;
 	q->min_victim_prio = INT32_MAX;
+	q->mvp_count = 0;
+	e->work += (uint64_t)q->nrunning;
 	for (int32_t i = 0; i < q->nrunning; i++) {
 		const mu__job_t *j = &e->jobs[q->running[i]];
-		if (j->preemptible && j->eprio < q->min_victim_prio)
-			q->min_victim_prio = j->eprio;
+		if (!j->preemptible || j->eprio > q->min_victim_prio)
+			continue;
+		if (j->eprio < q->min_victim_prio)
+			q->mvp_count = 0;
+		q->min_victim_prio = j->eprio;
+		q->mvp_count++;
 	}
 	q->mvp_valid = true;
 }

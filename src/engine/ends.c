@@ -81,6 +81,7 @@ static int ends_full(mu_engine_t *e)
 	e->nends = 0;
 	for (int32_t q = 0; q < e->nqueues; q++) {
 		const mu__queue_t *qq = &e->queues[q];
+		e->work += (uint64_t)qq->nrunning;
 		for (int32_t i = 0; i < qq->nrunning; i++) {
 			int32_t vid = qq->running[i];
 			const mu__job_t *v = &e->jobs[vid];

@@ -300,7 +300,8 @@ typedef struct mu__queue {
 	int32_t blocked_at;   /* first job not tried because the head
 	                       * starves, or -1 */
 	int32_t min_victim_prio; /* lowest priority of its preemptible
-	                          * running jobs (a lower bound) */
+	                          * running jobs (exact while mvp_valid) */
+	int32_t mvp_count;    /* how many of them have it (cycle.c) */
 	bool over_quota;      /* leaf using more than deserved somewhere */
 	bool mvp_valid;       /* min_victim_prio is current (cycle.c) */
 	bool order_moved;     /* a pending job's eprio moved (order.c) */
@@ -308,6 +309,16 @@ typedef struct mu__queue {
 	double share;         /* mu__queue_share(), cached while share_at
 	                       * is e->share_epoch */
 	uint64_t share_at;
+	/* Whether a claim of this leaf (n0, n1: its dominant resources) may
+	 * reclaim from some other leaf, valid while gen is e->qgen, with
+	 * the first refusal for explain (preempt.c). */
+	struct mu__rmemo {
+		uint64_t gen;
+		int64_t n0, n1;
+		bool gpu, ok;
+		int32_t rq, rres;
+		int64_t rused, rfair, rdes;
+	} rmemo;
 } mu__queue_t;
 
 typedef struct mu__pod {
@@ -490,9 +501,17 @@ struct mu_engine {
 	uint64_t idx_clock;         /* LRU clock of the indexes */
 	uint64_t share_epoch;       /* bumped when fair shares are set */
 	uint64_t fair_gen;          /* bumped when a fair share changed */
+	uint64_t qgen;              /* bumped when any queue's usage, running
+	                             * jobs, quota, place in the tree or fair
+	                             * share moves (memos in preempt.c) */
 	bool fair_changed;          /* scratch of mu__fairshare() */
 	mu_time_t decay_at;         /* when decayed usage was last updated */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
+	uint64_t work;              /* jobs visited by the walks over a
+	                             * queue's running or pending jobs (order,
+	                             * victim bounds, demand, ends, gangs'
+	                             * victims): a count of work, not time,
+	                             * that tests read (test_work.c) */
 };
 
 /* --- Cross-file internals ------------------------------------------------- */

@@ -38,6 +38,7 @@ static void fs_demand(mu_engine_t *e, int32_t qid)
 	memset(&q->demand, 0, sizeof q->demand);
 	if (q->nchildren == 0) {
 		q->demand = q->used;
+		e->work += (uint64_t)q->npending;
 		for (int32_t i = 0; i < q->npending; i++) {
 			const mu__job_t *j = &e->jobs[q->pending[i]];
 			for (int32_t p = 0; p < j->npodsets; p++) {
@@ -96,7 +97,8 @@ static double fs_waterfill(fs_item_t *it, int32_t n, double avail)
 			it[k++] = it[i];
 			it[i] = t;
 		}
-	qsort(it, (size_t)k, sizeof *it, cmp_ratio);
+	if (k > 1)
+		qsort(it, (size_t)k, sizeof *it, cmp_ratio);
 	double w = 0;
 	for (int32_t i = 0; i < k; i++)
 		w += it[i].weight;
@@ -122,7 +124,8 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 {
 	if (n == 0)
 		return MU_OK;
-	fs_item_t *it = malloc((size_t)n * sizeof *it);
+	fs_item_t small[8]; /* most parents have few children: no malloc */
+	fs_item_t *it = n <= 8 ? small : malloc((size_t)n * sizeof *it);
 	if (!it)
 		return MU_ENOMEM;
 	for (int r = 0; r < MU_RES_MAX; r++) {
@@ -152,7 +155,8 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 		} else {
 			avail -= base;
 		}
-		qsort(it, (size_t)n, sizeof *it, cmp_prio);
+		if (n > 1)
+			qsort(it, (size_t)n, sizeof *it, cmp_prio);
 		for (int32_t i = 0; i < n && avail > 0;) {
 			int32_t g = i;
 			while (g < n && it[g].prio == it[i].prio)
@@ -167,7 +171,8 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 			*f = (int64_t)it[i].got;
 		}
 	}
-	free(it);
+	if (it != small)
+		free(it);
 	for (int32_t i = 0; i < n; i++) {
 		const mu__queue_t *q = &e->queues[kids[i]];
 		int rc = fs_divide(e, q->children, q->nchildren, &q->fair);
@@ -228,8 +233,10 @@ int mu__fairshare(mu_engine_t *e, mu_time_t now)
 	e->fair_changed = false;
 	int rc = fs_divide(e, roots, nroots, &e->total_alloc);
 	free(roots);
-	if (e->fair_changed)
+	if (e->fair_changed) {
 		e->fair_gen++;
+		e->qgen++;
+	}
 	e->share_epoch++; /* cached shares are stale */
 	return rc;
 }

@@ -201,6 +201,8 @@ static mu_time_t las_next_cross(const mu_engine_t *e, const mu__job_t *j)
 static void order_refresh_queue(mu_engine_t *e, mu__queue_t *q)
 {
 	q->mvp_valid = false; /* effective priorities move */
+	q->order_moved = false;
+	e->work += (uint64_t)q->nrunning + (uint64_t)q->npending;
 	for (int32_t i = 0; i < q->nrunning; i++) {
 		mu__job_t *j = &e->jobs[q->running[i]];
 		if (j->level_start != j->start || e->now >= j->level_until) {
@@ -211,7 +213,7 @@ static void order_refresh_queue(mu_engine_t *e, mu__queue_t *q)
 		if (j->level_until < e->order_next)
 			e->order_next = j->level_until;
 	}
-	bool moved = e->cfg.order == MU_ORDER_SJF; /* estimates move */
+	bool moved = e->cfg.order == MU_ORDER_SJF; /* estimates may have moved */
 	for (int32_t i = 0; i < q->npending; i++) {
 		mu__job_t *j = &e->jobs[q->pending[i]];
 		if (j->state == MU_JOB_PENDING && j->attained <= 0 && !moved)
@@ -243,6 +245,7 @@ void mu__order_touch(mu_engine_t *e, int32_t jid)
  * e->order_next, which only a full walk raises. */
 static void order_refresh_fresh(mu_engine_t *e)
 {
+	e->work += (uint64_t)e->nfresh;
 	for (int32_t i = 0; i < e->nfresh; i++) {
 		mu__job_t *j = &e->jobs[e->order_fresh[i]];
 		mu__queue_t *q = &e->queues[j->queue];
@@ -276,17 +279,20 @@ static void order_refresh_fresh(mu_engine_t *e)
 }
 
 /* A full walk (every leaf queue's jobs) when a level may have been
- * crossed by time (e->now >= e->order_next), when a queue's order
- * changed, or for SJF, whose estimates move; otherwise only the jobs
- * touched since the last refresh, so that a cycle does not cost
- * O(running jobs). */
+ * crossed by time (e->now >= e->order_next) or when a queue's order
+ * changed; otherwise only the jobs touched since the last refresh, so
+ * that a cycle does not cost O(running jobs).  SJF's estimates move only
+ * with their queue's run-time history, which marks the queue
+ * (mu__history_add() sets order_moved; the finished job that moved it is
+ * among the touched ones), so only such a queue is re-sorted: every other
+ * pending list is still in order, as inserts keep it. */
 void mu__order_refresh(mu_engine_t *e)
 {
 	if (e->cfg.order == MU_ORDER_PRIORITY) {
 		e->order_next = INT64_MAX;
 		return;
 	}
-	if (!e->order_all && e->cfg.order != MU_ORDER_SJF && e->now < e->order_next) {
+	if (!e->order_all && e->now < e->order_next) {
 		order_refresh_fresh(e);
 		return;
 	}

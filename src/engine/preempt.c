@@ -44,6 +44,7 @@ enum { VK_FREE, VK_RECLAIM, VK_PREEMPT }; /* victim kinds, in cost order */
 #define PLAN_FITS 256
 /* Candidates per node that pairs and minimisation look at. */
 #define PLAN_MAXV 64
+_Static_assert(PLAN_MAXV <= 64, "plan_bound() keeps a 64-bit mask of candidates");
 
 /* A candidate eviction on one node. */
 typedef struct victim {
@@ -360,6 +361,10 @@ static int gather(pctx_t *c, int32_t nid)
 	mu_engine_t *e = c->e;
 	mu__node_t *n = &e->nodes[nid];
 	c->nv = 0;
+	/* At most one candidate per pod: grown once, not per candidate. */
+	int rc = mu__grow((void **)&c->v, &c->vcap, n->npods, sizeof *c->v);
+	if (rc)
+		return rc;
 	uint64_t stamp = ++e->gather_stamp; /* tags this call's per-job counts */
 	mu_time_t min_start = INT64_MAX;
 	for (int32_t i = 0; i < n->npods; i++) {
@@ -384,23 +389,26 @@ static int gather(pctx_t *c, int32_t nid)
 				v->gather_whole = true; /* refused as a whole */
 			continue;
 		}
-		int rc = mu__grow((void **)&c->v, &c->vcap, c->nv + 1, sizeof *c->v);
-		if (rc)
-			return rc;
-		const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, pod)];
 		if (surplus)
 			v->gather_surplus++;
 		else
 			v->gather_whole = true;
 		int32_t dev = 0;
-		for (int32_t p = surplus ? pod : 0; p < (surplus ? pod + 1 : v->npods); p++)
-			if (v->pods[p].node == nid) {
-				int64_t g = v->podsets[mu__pod_podset(v, p)].acct.v[MU_RES_GPU];
-				dev += (int32_t)((g + 999) / 1000);
-			}
-		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio,
-					   surplus ? ps->acct.v[MU_RES_GPU] :
-						     v->acct_bound.v[MU_RES_GPU],
+		int64_t gpu = v->acct_bound.v[MU_RES_GPU];
+		if (surplus) {
+			gpu = v->podsets[mu__pod_podset(v, pod)].acct.v[MU_RES_GPU];
+			dev = (int32_t)((gpu + 999) / 1000);
+		} else if (v->npods == 1) {
+			int64_t g = v->podsets[mu__pod_podset(v, 0)].acct.v[MU_RES_GPU];
+			dev = (int32_t)((g + 999) / 1000);
+		} else {
+			for (int32_t p = 0; p < v->npods; p++)
+				if (v->pods[p].node == nid) {
+					int64_t g = v->podsets[mu__pod_podset(v, p)].acct.v[MU_RES_GPU];
+					dev += (int32_t)((g + 999) / 1000);
+				}
+		}
+		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio, gpu,
 					   v->start, kind, dev};
 	}
 	/* Only running jobs' pods are here outside an attempt, so this is
@@ -651,7 +659,8 @@ static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
 	bool surplus = false;
 	int64_t got = 0;
-	int32_t used[PLAN_MAXV] = {0}, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV;
+	uint64_t used = 0; /* bit i: candidate i counted (PLAN_MAXV is 64) */
+	int32_t nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV;
 	for (int32_t i = 0; i < nv; i++) {
 		const victim_t *x = &c->v[i];
 		lb.inq = x->kind != VK_PREEMPT ? 0 : lb.inq;
@@ -661,11 +670,11 @@ static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 	while (got < need || lb.pods == 0) { /* fewest candidates by devices */
 		int32_t m = -1;
 		for (int32_t i = 0; i < nv; i++)
-			if (!used[i] && (m < 0 || c->v[i].dev > c->v[m].dev))
+			if (!((used >> i) & 1) && (m < 0 || c->v[i].dev > c->v[m].dev))
 				m = i;
 		if (m < 0)
 			break;
-		used[m] = 1;
+		used |= (uint64_t)1 << m;
 		got += c->v[m].dev;
 		lb.pods++;
 	}
@@ -919,6 +928,45 @@ static bool side_reclaimable(pctx_t *c, const mu__queue_t *A, const mu__queue_t 
 	return false;
 }
 
+/* Whether some other leaf with running jobs passes the reclaim rules
+ * against J's claim (side_reclaimable() where their paths meet), filling
+ * c's first refusal for explain.  The answer depends only on J's queue,
+ * the claim's dominant resources and the queues' usage, running jobs,
+ * quotas and fair shares, so it is kept per leaf while e->qgen stands:
+ * the jobs of a queue that all fail cost O(queues x depth) once, not
+ * each (in a little-changed cycle every failed job is tried again).  */
+static bool reclaim_any(pctx_t *c)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	mu__queue_t *q = &e->queues[j->queue];
+	struct mu__rmemo *m = &q->rmemo;
+	int64_t n0 = c->gpu_dominant ? c->need.v[MU_RES_GPU] : c->need.v[MU_RES_CPU];
+	int64_t n1 = c->gpu_dominant ? 0 : c->need.v[MU_RES_MEM];
+	if (m->gen == e->qgen && m->gpu == c->gpu_dominant && m->n0 == n0 && m->n1 == n1) {
+		if (m->rq >= 0) { /* a refusal seen before the answer, as the loop does */
+			c->rq = m->rq;
+			c->rres = m->rres;
+			c->rused = m->rused;
+			c->rfair = m->rfair;
+			c->rdes = m->rdes;
+		}
+		return m->ok;
+	}
+	bool ok = false;
+	for (int32_t v = 0; !ok && v < e->nqueues; v++) {
+		const mu__queue_t *vq = &e->queues[v];
+		if (v == j->queue || vq->nchildren || !vq->nrunning)
+			continue;
+		int32_t sa, sv;
+		lca_sides(e, j->queue, v, &sa, &sv);
+		ok = side_reclaimable(c, &e->queues[sa], &e->queues[sv]);
+	}
+	*m = (struct mu__rmemo){e->qgen, n0, n1, c->gpu_dominant, ok, c->rq, c->rres,
+				c->rused, c->rfair, c->rdes};
+	return ok;
+}
+
 /* A cheap test before any search: is there any job J could evict at all?
  * Uses the lowest victim priority of J's queue, and the live usage of the
  * queues against the reclaim rules at the level where J's path and each
@@ -935,16 +983,7 @@ static bool could_preempt(pctx_t *c)
 		return false;
 	if (j->nbackfilled > 0)
 		return true; /* jobs started in the hole of its reservation */
-	for (int32_t v = 0; e->cfg.reclaim && v < e->nqueues; v++) {
-		const mu__queue_t *vq = &e->queues[v];
-		if (v == j->queue || vq->nchildren || !vq->nrunning)
-			continue;
-		int32_t sa, sv;
-		lca_sides(e, j->queue, v, &sa, &sv);
-		if (side_reclaimable(c, &e->queues[sa], &e->queues[sv]))
-			return true;
-	}
-	return false;
+	return e->cfg.reclaim && reclaim_any(c);
 }
 
 /* Whether one more pod of J (acct) keeps J's path within its limits. */
@@ -1068,6 +1107,7 @@ static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own,
 	c->nv = 0;
 	for (int32_t q = 0; q < e->nqueues; q++) {
 		const mu__queue_t *qq = &e->queues[q];
+		e->work += (uint64_t)qq->nrunning;
 		for (int32_t i = 0; i < qq->nrunning; i++) {
 			int32_t vid = qq->running[i];
 			const mu__job_t *v = &e->jobs[vid];

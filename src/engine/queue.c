@@ -89,6 +89,7 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 	if (rc)
 		return rc;
 	int32_t parent = -1;
+	e->qgen++; /* quotas and the tree may move */
 	if (s->parent && *s->parent) {
 		parent = mu__strmap_get(&e->queue_names, s->parent);
 		if (parent < 0)
@@ -144,6 +145,7 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct, int sign,
 			bool preemptible)
 {
+	e->qgen++;
 	for (; q >= 0; q = e->queues[q].parent) {
 		mu__queue_t *qq = &e->queues[q];
 		qq->share_at = 0; /* its cached share is stale */

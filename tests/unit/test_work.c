@@ -1,0 +1,134 @@
+/*
+ * test_work.c - a little-changed cycle must cost O(what changed), not
+ * O(running jobs), under every job order.
+ *
+ * Speed is not timed here (benchmarks do that); the engine's own count of
+ * jobs visited by its walks over a queue's running or pending jobs
+ * (e->work: order refresh, lowest victim priority, demand, expected ends,
+ * gangs' victims) is read instead.  A cluster with N running one-GPU jobs
+ * gets cycles in which one job finishes and one arrives; every such cycle
+ * must visit at most a small constant number of jobs, and the same at
+ * N = 500 and N = 4,000, for the priority, SJF, LAS and JCT orders and for
+ * a FIFO queue.  The JCT order as merged in 4e96a4e walked every running
+ * job on every cycle (bench --shape basic fell from 2M to 4,191
+ * decisions/s); this test fails on that order.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "engine/engine_int.h"
+#include "muster/engine.h"
+
+#define S 1000 /* ms */
+#define CHANGES 20 /* little-changed cycles measured */
+#define MAX_WORK 16 /* jobs one such cycle may visit */
+
+static void add_node(mu_engine_t *e, int i)
+{
+	char name[16];
+	snprintf(name, sizeof name, "n%05d", i);
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 512LL << 30;
+	n.alloc.v[MU_RES_GPU] = 8;
+	n.alloc.v[MU_RES_PODS] = 110;
+	mu_engine_node_upsert(e, &n, NULL);
+}
+
+static int submit(mu_engine_t *e, int k, mu_time_t now)
+{
+	char name[16];
+	snprintf(name, sizeof name, "j%06d", k);
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.replicas = 1;
+	ps.req.v[MU_RES_CPU] = 1000;
+	ps.req.v[MU_RES_MEM] = 1LL << 30;
+	ps.req.v[MU_RES_GPU] = 1;
+	mu_job_spec_t j;
+	memset(&j, 0, sizeof j);
+	j.name = name;
+	j.queue = "q";
+	j.type = MU_JOB_BATCH;
+	j.preemptible = true;
+	j.podsets = &ps;
+	j.npodsets = 1;
+	j.submit = now;
+	return mu_engine_job_submit(e, &j, now, NULL);
+}
+
+/* Builds N running jobs under order `order` (FIFO queue when fifo), then
+ * runs CHANGES cycles, each after one finish and one arrival; returns the
+ * most jobs one of them visited, or -1 when the setup went wrong. */
+static long most_work(mu_order_t order, bool fifo, int n)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.order = order;
+	mu_engine_t *e = NULL;
+	if (mu_engine_new(&cfg, &e) != MU_OK)
+		return -1;
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	q.order = fifo ? MU_QORDER_FIFO : MU_QORDER_DEFAULT;
+	mu_engine_queue_upsert(e, &q);
+	for (int i = 0; i < n / 4; i++) /* room for 2n one-GPU pods */
+		add_node(e, i);
+	for (int k = 0; k < n; k++)
+		submit(e, k, 0);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	long most = -1;
+	if (mu_engine_cycle(e, 0, &d) == MU_OK && (long)d.n == n) {
+		most = 0;
+		for (int c = 1; c <= CHANGES + 2 && most >= 0; c++) {
+			mu_time_t now = (mu_time_t)c * S;
+			if (mu_engine_job_finish(e, c - 1, now) != MU_OK ||
+			    submit(e, n + c, now) != MU_OK)
+				most = -1;
+			uint64_t w0 = e->work;
+			d.n = 0;
+			if (most >= 0 && mu_engine_cycle(e, now, &d) != MU_OK)
+				most = -1;
+			long w = (long)(e->work - w0);
+			if (most >= 0 && c > 2 && w > most) /* after the first full walks */
+				most = w;
+		}
+	}
+	mu_decisions_release(&d);
+	mu_engine_free(e);
+	return most;
+}
+
+static void check_order(mu_t_t *t, mu_order_t order, bool fifo)
+{
+	long small = most_work(order, fifo, 500), big = most_work(order, fifo, 4000);
+	CHECK(t, small >= 0 && big >= 0);
+	if (big > MAX_WORK || big > small + 2)
+		fprintf(stderr, "order %s%s: a little-changed cycle visited %ld jobs at "
+			"500 running, %ld at 4000 (at most %d allowed)\n",
+			mu_order_name(order), fifo ? " (fifo queue)" : "", small, big, MAX_WORK);
+	CHECK(t, big <= MAX_WORK);
+	CHECK(t, big <= small + 2);
+}
+
+static void test_priority(mu_t_t *t) { check_order(t, MU_ORDER_PRIORITY, false); }
+static void test_sjf(mu_t_t *t) { check_order(t, MU_ORDER_SJF, false); }
+static void test_las(mu_t_t *t) { check_order(t, MU_ORDER_LAS, false); }
+static void test_jct(mu_t_t *t) { check_order(t, MU_ORDER_JCT, false); }
+static void test_fifo(mu_t_t *t) { check_order(t, MU_ORDER_JCT, true); }
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_priority);
+	MU_RUN(&t, test_sjf);
+	MU_RUN(&t, test_las);
+	MU_RUN(&t, test_jct);
+	MU_RUN(&t, test_fifo);
+	return mu_t_done(&t);
+}
