@@ -293,6 +293,11 @@ typedef enum mu_filter {
 	MU_F_EXT,               /* a named extended resource */
 	MU_F_ALIGN,             /* GPUs, NIC or CPUs cannot be aligned */
 	MU_F_RESERVED,          /* held for a reserved job it would delay */
+	MU_F_SPREAD_LABEL,      /* lacks a spread constraint's topology key */
+	MU_F_SPREAD,            /* a DoNotSchedule spread would skew too much */
+	MU_F_POD_AFFINITY,      /* required pod affinity not met */
+	MU_F_POD_ANTI,          /* its required anti-affinity not met */
+	MU_F_EXISTING_ANTI,     /* a bound pod's anti-affinity refuses it */
 	MU_F_COUNT
 } mu_filter_t;
 
