@@ -1317,3 +1317,37 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 	}
 	return nf ? view_rank(e, &v, nf) : -1;
 }
+
+int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
+			 mu_id_t node, mu_filter_t *out)
+{
+	if (job < 0 || job >= e->njobs || node < 0 || node >= e->nnodes ||
+	    e->nodes[node].removed)
+		return MU_ENOENT;
+	const mu__job_t *j = &e->jobs[job];
+	if (j->state == MU_JOB_FINISHED)
+		return MU_ESTATE;
+	if (podset < 0 || podset >= j->npodsets)
+		return MU_EINVAL;
+	const mu__podset_t *ps = &j->podsets[podset];
+	mu__sclass_t *c = &e->classes[ps->sclass];
+	mu_filter_t f = mu__sclass_node_check(e, c, &e->nodes[node]);
+	if (f == MU_F_COUNT)
+		f = mu__node_fit(e, &e->nodes[node], ps);
+	if (f == MU_F_COUNT && e->placing >= 0 &&
+	    !mu__resv_allows(e, &e->jobs[e->placing], node, ps))
+		f = MU_F_RESERVED;
+	if (f == MU_F_COUNT && e->aff) {
+		mu__aview_t v;
+		int rc = aff_sync(e);
+		if (rc == MU_OK)
+			rc = mu__sclass_refresh(e, c);
+		if (rc == MU_OK)
+			rc = view_init(e, &v, c, ps);
+		if (rc)
+			return rc;
+		f = view_filter(&v, node);
+	}
+	*out = f;
+	return MU_OK;
+}

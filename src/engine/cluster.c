@@ -655,6 +655,12 @@ static mu_filter_t sclass_check(const mu_engine_t *e, const mu__sclass_t *c,
 	return MU_F_COUNT;
 }
 
+mu_filter_t mu__sclass_node_check(const mu_engine_t *e, const mu__sclass_t *c,
+				  const mu__node_t *n)
+{
+	return sclass_check(e, c, n);
+}
+
 int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)
 {
 	if (c->gen == e->node_gen)

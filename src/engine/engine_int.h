@@ -558,6 +558,10 @@ bool mu__selterm_match(const mu_engine_t *e, const mu__selterm_t *t,
 /* Whether n passes c's node selector and required node affinity. */
 bool mu__sclass_node_affine(const mu_engine_t *e, const mu__sclass_t *c,
 			    const mu__node_t *n);
+/* The first static filter (cordon, selector, affinity, taints, model) n
+ * fails for class c, or MU_F_COUNT. */
+mu_filter_t mu__sclass_node_check(const mu_engine_t *e, const mu__sclass_t *c,
+				  const mu__node_t *n);
 /* Whether c tolerates n's NoSchedule and NoExecute taints. */
 bool mu__sclass_node_tolerates(const mu__sclass_t *c, const mu__node_t *n);
 
