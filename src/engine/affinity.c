@@ -53,6 +53,7 @@ typedef struct mu__atkey {
 	int32_t key;
 	int32_t *dom;      /* by node: domain, or -1 (no label, removed) */
 	int32_t ndoms;
+	int32_t *size;     /* by domain: its nodes */
 } mu__atkey_t;
 
 typedef struct mu__actr {
@@ -426,12 +427,23 @@ static int tkey_build(mu_engine_t *e, mu__atkey_t *t, int32_t nnodes, bool *move
 			dom[n] = host && !node->removed ? nd++ : -1;
 		}
 	}
+	int32_t *size = calloc((size_t)nd + 1, sizeof *size);
+	if (!size) {
+		free(map);
+		free(dom);
+		return MU_ENOMEM;
+	}
+	for (int32_t n = 0; n < nnodes; n++)
+		if (dom[n] >= 0)
+			size[dom[n]]++;
 	*moved = t->dom == NULL;
 	for (int32_t n = 0; n < nnodes && !*moved; n++)
 		*moved = n >= e->nnodes || t->dom[n] != dom[n];
 	free(map);
 	free(t->dom);
+	free(t->size);
 	t->dom = dom;
+	t->size = size;
 	t->ndoms = nd;
 	return MU_OK;
 }
@@ -916,8 +928,10 @@ void mu__aff_free(mu_engine_t *e)
 	struct mu__affx *x = e->aff;
 	if (!x)
 		return;
-	for (int32_t t = 0; t < x->ntk; t++)
+	for (int32_t t = 0; t < x->ntk; t++) {
 		free(x->tk[t].dom);
+		free(x->tk[t].size);
+	}
 	for (int32_t i = 0; i < x->nctr; i++) {
 		mu__actr_t *c = &x->ctr[i];
 		for (int32_t k = 0; k < c->ncl; k++)
@@ -1024,7 +1038,18 @@ static void spread_count(mu_engine_t *e, mu__aview_t *v, int32_t k)
 	const mu__actr_t *ctr = &v->x->ctr[sp->ctr];
 	memset(v->cnt[k], 0, (size_t)t->ndoms * sizeof *v->cnt[k]);
 	memset(v->seen[k], 0, (size_t)t->ndoms);
-	for (int32_t n = 0; n < v->x->nnodes; n++) {
+	bool all_nodes = !sp->taints_honor &&
+		(sp->aff_ignore || (v->c->nsel == 0 && v->c->nterms == 0)) &&
+		(sp->anyway ? v->a->nsoft : v->a->nhard) == 1;
+	if (all_nodes) {
+		/* Every node with the key counts: the kept domain counts are
+		 * the answer.  O(domains). */
+		for (int32_t d = 0; d < t->ndoms; d++) {
+			v->seen[k][d] = t->size[d] > 0;
+			v->cnt[k][d] = ctr->dom[0][d];
+		}
+	}
+	for (int32_t n = 0; !all_nodes && n < v->x->nnodes; n++) {
 		int32_t d = t->dom[n];
 		if (d < 0 || !has_keys(v, n, sp->anyway))
 			continue;
@@ -1263,6 +1288,19 @@ static int32_t view_rank(mu_engine_t *e, const mu__aview_t *v, int32_t nf)
 	return best;
 }
 
+/* Whether any preference can tell feasible nodes apart: preferred node
+ * affinity, preferred pod terms, soft spread, or carried weights. */
+static bool view_prefs(const mu__aview_t *v)
+{
+	const mu__apod_t *a = v->a;
+	if (a && (a->nnp || a->npref || a->nsoft))
+		return true;
+	for (int32_t h = 0; h < v->nhits; h++)
+		if (v->x->car[v->x->hits[h]].nw)
+			return true;
+	return false;
+}
+
 int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 			  const mu__scope_t *sc, mu_reason_t *r)
 {
@@ -1287,12 +1325,15 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 		memcpy(r->fail, c->fail, sizeof r->fail);
 	mu_node_view_t nv;
 	mu_score_ctx_t ctx = {e->cfg.score_state, 0};
-	int32_t nf = 0;
+	int32_t nf = 0, best = -1;
+	double best_pol = 0;
+	bool prefs = view_prefs(&v);
 	for (int32_t i = 0; i < n_ids; i++) {
 		int32_t nid = ids[i];
 		if (sc && !mu__sclass_has(c, nid))
 			continue;
-		mu_filter_t f = mu__node_fit(e, &e->nodes[nid], ps);
+		mu_filter_t f = r ? mu__node_fit(e, &e->nodes[nid], ps) :
+			mu__fits(e, nid, ps) ? MU_F_COUNT : MU_F_CPU;
 		if (f == MU_F_COUNT && e->placing >= 0 &&
 		    !mu__resv_allows(e, &e->jobs[e->placing], nid, ps))
 			f = MU_F_RESERVED;
@@ -1308,13 +1349,23 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 		mu__node_view(&e->nodes[nid], &nv);
 		if (e->score->flags & MU_SCORE_RANDOM)
 			ctx.random = mu__random(e);
+		double pol = e->score->score(&ctx, &nv, &ps->req);
+		if (!prefs) { /* the policy alone decides */
+			if (best < 0 || pol > best_pol || (pol == best_pol && nid < best)) {
+				best = nid;
+				best_pol = pol;
+			}
+			continue;
+		}
 		x->feas[nf] = nid;
-		x->fpol[nf++] = e->score->score(&ctx, &nv, &ps->req);
+		x->fpol[nf++] = pol;
 	}
 	if (r) {
 		r->nodes_total = e->nlive;
 		return -1;
 	}
+	if (!prefs)
+		return best;
 	return nf ? view_rank(e, &v, nf) : -1;
 }
 
