@@ -5,9 +5,10 @@
 #   - anti-affinity: three app=web pods that refuse each other per host
 #     land on three different nodes (binpack alone would stack them);
 #   - the symmetry: a pod without terms stays out of the zone where a
-#     bound pod's anti-affinity refuses it;
+#     bound pod's anti-affinity refuses it (the zone of n-0, where binpack
+#     would put it);
 #   - affinity: a pod that needs an app=cache pod in its zone lands in the
-#     zone of the cache pod;
+#     zone of the cache pod (n-3's, not n-0's where binpack would put it);
 #   - spread: four pods with maxSkew 1 over zones land two per zone;
 #   - a namespaceSelector with labels (muster does not know namespaces'
 #     labels) is not ignored: the pod waits, and says why.
@@ -63,7 +64,7 @@ wait_for web-bound 100 is_bound app=web 3
 if [ "$(nodes_of app=web | sort -u | wc -l)" -eq 3 ]; then ok; else bad "web pods share a node: $(nodes_of app=web | tr '\n' ' ')"; fi
 
 # --- a bound pod's anti-affinity keeps a pod without terms away ---------------
-GUARD='  nodeSelector: {kubernetes.io/hostname: n-3}
+GUARD='  nodeSelector: {kubernetes.io/hostname: n-0}
   affinity:
     podAntiAffinity:
       requiredDuringSchedulingIgnoredDuringExecution:
@@ -72,7 +73,7 @@ GUARD='  nodeSelector: {kubernetes.io/hostname: n-3}
 pod guard "app: guard" "$GUARD" >"$T/guard.yaml"
 kc apply -f "$T/guard.yaml" >/dev/null
 wait_for guard-bound 100 is_bound app=guard 1
-GZ=$(zone_of n-3)
+GZ=$(zone_of n-0)
 { pod noisy-0 "app: noisy"; pod noisy-1 "app: noisy"; } >"$T/noisy.yaml"
 kc apply -f "$T/noisy.yaml" >/dev/null
 wait_for noisy-bound 100 is_bound app=noisy 2
@@ -81,7 +82,7 @@ for n in $(nodes_of app=noisy); do
 done
 
 # --- affinity: next to the cache, by zone ------------------------------------
-pod cache "app: cache" '  nodeSelector: {kubernetes.io/hostname: n-1}' >"$T/cache.yaml"
+pod cache "app: cache" '  nodeSelector: {kubernetes.io/hostname: n-3}' >"$T/cache.yaml"
 kc apply -f "$T/cache.yaml" >/dev/null
 wait_for cache-bound 100 is_bound app=cache 1
 FRONT='  affinity:
@@ -92,7 +93,7 @@ FRONT='  affinity:
 { pod front-0 "app: front" "$FRONT"; pod front-1 "app: front" "$FRONT"; } >"$T/front.yaml"
 kc apply -f "$T/front.yaml" >/dev/null
 wait_for front-bound 100 is_bound app=front 2
-CZ=$(zone_of n-1)
+CZ=$(zone_of n-3)
 for n in $(nodes_of app=front); do
 	if [ "$(zone_of "$n")" = "$CZ" ]; then ok; else bad "front pod on $n, not in the cache's zone $CZ"; fi
 done
