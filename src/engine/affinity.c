@@ -35,7 +35,9 @@
 
 #include "engine/engine_int.h"
 
-#define MU__AFF_MAX 16       /* terms of each kind per pod set */
+#define MU__AFF_MAX 16       /* terms of each kind per pod set (required
+                              * affinity, required anti-affinity, preferred
+                              * of each, spread, preferred node terms) */
 #define HOSTNAME "kubernetes.io/hostname"
 
 /* A compiled pod selector with its namespaces. */
@@ -109,6 +111,8 @@ struct mu__affx {
 	int32_t dcap;
 	int32_t *hits;           /* matching carried terms */
 	int32_t hits_cap;
+	const int32_t **hp;      /* their (domain, anti count) arrays */
+	int32_t hp_cap;
 };
 
 /* What one pod set asks (built at submit). */
@@ -122,14 +126,15 @@ typedef struct mu__apod {
 	int32_t nreq;
 	bool self_all;           /* the pod matches all its own such terms */
 	int32_t anti_ctr[MU__AFF_MAX], anti_tk[MU__AFF_MAX], nanti;
-	int32_t pref_ctr[MU__AFF_MAX], pref_tk[MU__AFF_MAX], pref_w[MU__AFF_MAX];
+	int32_t pref_ctr[2 * MU__AFF_MAX], pref_tk[2 * MU__AFF_MAX];
+	int32_t pref_w[2 * MU__AFF_MAX]; /* affinity and anti-affinity */
 	int32_t npref;
 	mu__aspr_t spr[MU__AFF_MAX];
 	int32_t nspr, nhard, nsoft;
 	mu__selterm_t np[MU__AFF_MAX];
 	int32_t np_w[MU__AFF_MAX], nnp;
 	/* Carried by its bound pods: term, and weight (0: required anti). */
-	int32_t car[3 * MU__AFF_MAX], car_w[3 * MU__AFF_MAX], ncar;
+	int32_t car[4 * MU__AFF_MAX], car_w[4 * MU__AFF_MAX], ncar;
 } mu__apod_t;
 
 /* --- Selectors ------------------------------------------------------------ */
@@ -891,7 +896,7 @@ int mu__aff_podset_build(mu_engine_t *e, mu__job_t *j, mu__podset_t *p,
 		const mu_pod_term_t *t = &ps->pod_terms[i];
 		*(t->weight ? &npref : t->anti ? &nanti : &nreq) += 1;
 	}
-	if (nreq > MU__AFF_MAX || nanti > MU__AFF_MAX || npref > MU__AFF_MAX ||
+	if (nreq > MU__AFF_MAX || nanti > MU__AFF_MAX || npref > 2 * MU__AFF_MAX ||
 	    ps->nspread > MU__AFF_MAX || ps->nnode_pref > MU__AFF_MAX)
 		return MU_ERANGE;
 	if (!aff_get(e) || !(p->aff = calloc(1, sizeof *p->aff)))
@@ -965,6 +970,7 @@ void mu__aff_free(mu_engine_t *e)
 	free(x->dcnt);
 	free(x->dseen);
 	free(x->hits);
+	free(x->hp);
 	free(x);
 	e->aff = NULL;
 }
@@ -1018,6 +1024,14 @@ typedef struct mu__aview {
 	int64_t *cnt[MU__AFF_MAX];   /* by constraint: domain counts */
 	uint8_t *seen[MU__AFF_MAX];  /* by constraint: eligible domains */
 	int64_t minm[MU__AFF_MAX];   /* hard constraints: global minimum */
+	/* The per-node checks, flattened (view_flatten): a node fails a
+	 * hard spread when it lacks the key or cnt[d] > lim; an
+	 * anti-affinity term or a carried one when cnt[dom[node]] > 0. */
+	struct { const int32_t *dom; const int64_t *cnt; int64_t lim; } spr[MU__AFF_MAX];
+	int32_t nspr;
+	struct { const int32_t *dom, *cnt; } anti[MU__AFF_MAX];
+	int32_t nanti;
+	int32_t nex;           /* carried: x->hp[2 h], x->hp[2 h + 1] */
 } mu__aview_t;
 
 /* Whether node n has every key of the constraints of one kind. */
@@ -1074,6 +1088,8 @@ static void spread_count(mu_engine_t *e, mu__aview_t *v, int32_t k)
 	v->minm[k] = m == INT64_MAX || nd < sp->min_domains ? 0 : m;
 }
 
+static int view_flatten(mu__aview_t *v);
+
 /* Sets up v for placing one pod of ps.  MU_ENOMEM. */
 static int view_init(mu_engine_t *e, mu__aview_t *v, const mu__sclass_t *c,
 		     const mu__podset_t *ps)
@@ -1088,7 +1104,7 @@ static int view_init(mu_engine_t *e, mu__aview_t *v, const mu__sclass_t *c,
 		return MU_ENOMEM;
 	const mu__apod_t *a = v->a;
 	if (!a)
-		return MU_OK;
+		return view_flatten(v);
 	if (a->req_ctr >= 0) {
 		const mu__actr_t *r = &x->ctr[a->req_ctr];
 		v->req_empty = true;
@@ -1115,7 +1131,7 @@ static int view_init(mu_engine_t *e, mu__aview_t *v, const mu__sclass_t *c,
 		off += x->tk[a->spr[k].tk].ndoms + 1;
 		spread_count(e, v, k);
 	}
-	return MU_OK;
+	return view_flatten(v);
 }
 
 /* The first of this plugin's filters node nid fails, or MU_F_COUNT.
@@ -1124,17 +1140,14 @@ static mu_filter_t view_filter(const mu__aview_t *v, int32_t nid)
 {
 	const struct mu__affx *x = v->x;
 	const mu__apod_t *a = v->a;
+	for (int32_t k = 0; k < v->nspr; k++) {
+		int32_t d = v->spr[k].dom[nid];
+		if (d < 0)
+			return MU_F_SPREAD_LABEL;
+		if (v->spr[k].cnt[d] > v->spr[k].lim)
+			return MU_F_SPREAD;
+	}
 	if (a) {
-		for (int32_t k = 0; k < a->nspr; k++) {
-			const mu__aspr_t *sp = &a->spr[k];
-			if (sp->anyway)
-				continue;
-			int32_t d = x->tk[sp->tk].dom[nid];
-			if (d < 0)
-				return MU_F_SPREAD_LABEL;
-			if (v->cnt[k][d] + sp->self - v->minm[k] > sp->max_skew)
-				return MU_F_SPREAD;
-		}
 		if (a->req_ctr >= 0) {
 			const mu__actr_t *r = &x->ctr[a->req_ctr];
 			bool exist = true;
@@ -1148,19 +1161,48 @@ static mu_filter_t view_filter(const mu__aview_t *v, int32_t nid)
 			if (!exist && !(v->req_empty && a->self_all))
 				return MU_F_POD_AFFINITY;
 		}
-		for (int32_t k = 0; k < a->nanti; k++) {
-			int32_t d = x->tk[a->anti_tk[k]].dom[nid];
-			if (d >= 0 && x->ctr[a->anti_ctr[k]].dom[0][d] > 0)
-				return MU_F_POD_ANTI;
-		}
 	}
-	for (int32_t h = 0; h < v->nhits; h++) {
-		const mu__acarry_t *c = &x->car[x->hits[h]];
-		int32_t d = x->tk[c->tk].dom[nid];
-		if (c->nanti && d >= 0 && c->anti[d] > 0)
+	for (int32_t k = 0; k < v->nanti; k++) {
+		int32_t d = v->anti[k].dom[nid];
+		if (d >= 0 && v->anti[k].cnt[d] > 0)
+			return MU_F_POD_ANTI;
+	}
+	for (int32_t h = 0; h < v->nex; h++) {
+		int32_t d = x->hp[2 * h][nid];
+		if (d >= 0 && x->hp[2 * h + 1][d] > 0)
 			return MU_F_EXISTING_ANTI;
 	}
 	return MU_F_COUNT;
+}
+
+/* Flattens the filters of v into direct array pointers (view_filter()).
+ * O(terms + hits).  MU_ENOMEM. */
+static int view_flatten(mu__aview_t *v)
+{
+	struct mu__affx *x = v->x;
+	const mu__apod_t *a = v->a;
+	for (int32_t k = 0; a && k < a->nspr; k++) {
+		const mu__aspr_t *sp = &a->spr[k];
+		if (sp->anyway)
+			continue;
+		v->spr[v->nspr].dom = x->tk[sp->tk].dom;
+		v->spr[v->nspr].cnt = v->cnt[k];
+		v->spr[v->nspr++].lim = sp->max_skew + v->minm[k] - sp->self;
+	}
+	for (int32_t k = 0; a && k < a->nanti; k++) {
+		v->anti[v->nanti].dom = x->tk[a->anti_tk[k]].dom;
+		v->anti[v->nanti++].cnt = x->ctr[a->anti_ctr[k]].dom[0];
+	}
+	if (mu__grow((void **)&x->hp, &x->hp_cap, 2 * v->nhits + 2, sizeof *x->hp))
+		return MU_ENOMEM;
+	for (int32_t h = 0; h < v->nhits; h++) {
+		const mu__acarry_t *c = &x->car[x->hits[h]];
+		if (!c->nanti)
+			continue;
+		x->hp[2 * v->nex] = x->tk[c->tk].dom;
+		x->hp[2 * v->nex++ + 1] = c->anti;
+	}
+	return MU_OK;
 }
 
 bool mu__aff_node_ok(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
