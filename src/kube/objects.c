@@ -155,9 +155,20 @@ doc:;
 	if (json_object_size(aff))
 		json_object_set(ps, "affinity", aff);
 	json_decref(aff);
+	/* The labels, but those that name one pod of its controller (an
+	 * index or a name): with them every pod of an indexed Job or a
+	 * StatefulSet would be a shape, and a gang as many pod sets. */
+	static const char *const per_pod[] = {"statefulset.kubernetes.io/pod-name",
+		"batch.kubernetes.io/job-completion-index", "apps.kubernetes.io/pod-index"};
 	json_t *tmeta = json_object();
-	if ((v = mu__kj(pod, "metadata.labels")) && json_object_size(v))
-		json_object_set(tmeta, "labels", v);
+	if ((v = mu__kj(pod, "metadata.labels")) && json_object_size(v)) {
+		json_t *l = json_deep_copy(v);
+		for (size_t i = 0; l && i < sizeof per_pod / sizeof *per_pod; i++)
+			json_object_del(l, per_pod[i]);
+		if (l && json_object_size(l))
+			json_object_set(tmeta, "labels", l);
+		json_decref(l);
+	}
 	json_t *doc = json_pack("{s:s,s:s,s:{s:s,s:{s:s},s:o},s:{s:{s:o,s:o}}}",
 				"apiVersion", "batch/v1", "kind", "Job", "metadata",
 				"name", "pod", "labels", "muster.io/queue", "q",
