@@ -2,7 +2,8 @@
  * fuzz_yaml.c - libFuzzer target for the YAML loader: the input is loaded
  * as YAML (NUL-terminated copy), the specs it produced are checked against
  * the loader's promises (names set, pod sets non-empty, GPU requests either
- * whole or a share, pinned CPUs whole, node topologies in range, diag text
+ * whole or a share, pinned CPUs whole, pod affinity and spread terms the
+ * engine accepts, node topologies in range, diag text
  * terminated), then validated (which attaches NodeResourceTopology
  * documents to their nodes) and checked again, and released.  A
  * broken promise aborts, so that the fuzzer reports it like a crash.
@@ -14,6 +15,32 @@
 #include "muster/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Aborts unless a pod set's terms between pods are ones the engine
+ * accepts: topology keys set, weights 0..100, skews of 1 or more,
+ * minDomains only with DoNotSchedule, at most 16 of each. */
+static void check_affinity(const mu_podset_spec_t *ps)
+{
+	if (ps->npod_terms > 64 || ps->nspread > 16 || ps->nnode_pref > 16)
+		abort();
+	for (size_t i = 0; i < ps->npod_terms; i++) {
+		const mu_pod_term_t *t = &ps->pod_terms[i];
+		if (!t->topology_key || !*t->topology_key || t->weight < 0 || t->weight > 100)
+			abort();
+		for (size_t r = 0; r < t->sel.nreqs; r++)
+			if (t->sel.reqs[r].op > MU_SEL_DOES_NOT_EXIST)
+				abort();
+	}
+	for (size_t i = 0; i < ps->nspread; i++) {
+		const mu_spread_spec_t *sp = &ps->spread[i];
+		if (!sp->topology_key || !*sp->topology_key || sp->max_skew < 1 ||
+		    sp->min_domains < 0 || (sp->min_domains && sp->schedule_anyway))
+			abort();
+	}
+	for (size_t i = 0; i < ps->nnode_pref; i++)
+		if (ps->node_pref[i].weight < 1 || ps->node_pref[i].weight > 100)
+			abort();
+}
 
 /* Aborts unless every job spec the loader appended keeps its promises. */
 static void check_jobs(const mu_specs_t *s)
@@ -31,6 +58,7 @@ static void check_jobs(const mu_specs_t *s)
 			    (r->v[MU_RES_GPU] && r->v[MU_RES_GPU_MILLI]) ||
 			    r->v[MU_RES_GPU] > MU_MAX_GPUS)
 				abort();
+			check_affinity(&j->podsets[k]);
 		}
 	}
 }

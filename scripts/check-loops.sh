@@ -19,9 +19,12 @@ B=${1:?usage: $0 BUILD_DIR}
 # jobs (cycle.c), placement may preempt or consolidate (preempt.c), which
 # places again; reservations (backfill.c), nodes and classes (cluster.c),
 # queues (queue.c), the score heaps (nodeindex.c) and topology (topo.c,
-# topoplace.c) each call back into the cycle's primitives.  These files may
+# topoplace.c) each call back into the cycle's primitives.  Pod affinity
+# and spread (affinity.c) joined it as one more step of choosing a node: the
+# cycle's node choice and its binds call it, and it filters and scores with
+# the cycle's fit, reservation and interning primitives.  These files may
 # stay in that loop; any other engine file that joins it fails.
-ALLOW="engine:align engine:backfill engine:cluster engine:cycle engine:ends engine:engine engine:nodeindex engine:order engine:preempt engine:queue engine:score engine:score_frag engine:strmap engine:topo engine:topoplace"
+ALLOW="engine:affinity engine:align engine:backfill engine:cluster engine:cycle engine:ends engine:engine engine:nodeindex engine:order engine:preempt engine:queue engine:score engine:score_frag engine:strmap engine:topo engine:topoplace"
 
 for o in $(find "$B/src" -name '*.o' | sort); do
 	f=${o#"$B"/src/}; f=${f%.o}          # room/file

@@ -293,6 +293,11 @@ typedef enum mu_filter {
 	MU_F_EXT,               /* a named extended resource */
 	MU_F_ALIGN,             /* GPUs, NIC or CPUs cannot be aligned */
 	MU_F_RESERVED,          /* held for a reserved job it would delay */
+	MU_F_SPREAD_LABEL,      /* lacks a spread constraint's topology key */
+	MU_F_SPREAD,            /* a DoNotSchedule spread would skew too much */
+	MU_F_POD_AFFINITY,      /* required pod affinity not met */
+	MU_F_POD_ANTI,          /* its required anti-affinity not met */
+	MU_F_EXISTING_ANTI,     /* a bound pod's anti-affinity refuses it */
 	MU_F_COUNT
 } mu_filter_t;
 
@@ -487,6 +492,16 @@ typedef struct mu_node_info {
 
 /* MU_ENOENT for an unknown or removed node.  O(devices). */
 int mu_engine_node_info(const mu_engine_t *e, mu_id_t node, mu_node_info_t *out);
+
+/* The first filter one pod of pod set `podset` of job would fail on node
+ * as things stand now (static filters, resources, reservations, topology
+ * spread, pod affinity and anti-affinity, bound pods' anti-affinity, in
+ * that order), or MU_F_COUNT when it would pass, into *out.  MU_ENOENT:
+ * unknown job or node (or a removed one); MU_EINVAL: podset out of range;
+ * MU_ESTATE: the job finished.  O(terms) after the first call of a
+ * cycle's state, O(nodes) when spread counts are refreshed. */
+int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
+			 mu_id_t node, mu_filter_t *out);
 
 /* Cluster totals: allocatable and in use, accounting units. */
 void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);

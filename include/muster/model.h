@@ -178,6 +178,63 @@ typedef struct mu_topo_req {
 	const char *slice_level; /* ... each within one domain of this level */
 } mu_topo_req_t;
 
+/* --- Pod affinity, anti-affinity, topology spread (affinity.c) ---------- */
+
+/* A label selector over pods: its requirements (matchLabels as In with one
+ * value, and matchExpressions with In, NotIn, Exists, DoesNotExist) are
+ * ANDed; none matches every pod.  `absent` is a missing selector, which
+ * matches no pod (as Kubernetes' nil selector). */
+typedef struct mu_pod_sel {
+	mu_sel_req_t *reqs;
+	size_t nreqs;
+	bool absent;
+} mu_pod_sel_t;
+
+/* One pod affinity or anti-affinity term (kube-scheduler's
+ * InterPodAffinity): pods matching sel in the namespaces given (none and
+ * not all_namespaces: the pod's own) count in the topology domain of
+ * their node, the value of node label topology_key. */
+typedef struct mu_pod_term {
+	bool anti;                 /* podAntiAffinity */
+	int32_t weight;            /* preferred: 1..100; 0: required */
+	mu_pod_sel_t sel;
+	const char **namespaces;
+	size_t nnamespaces;
+	bool all_namespaces;       /* namespaceSelector: {} */
+	const char *topology_key;
+	/* matchLabelKeys / mismatchLabelKeys: the pod's own value of each
+	 * key is added to sel as `key In (value)` / `key NotIn (value)`;
+	 * keys the pod lacks are ignored. */
+	const char **match_keys;
+	size_t nmatch_keys;
+	const char **mismatch_keys;
+	size_t nmismatch_keys;
+} mu_pod_term_t;
+
+/* One topology spread constraint (kube-scheduler's PodTopologySpread).
+ * Pods of the job's namespace matching sel are counted per domain. */
+typedef struct mu_spread_spec {
+	int32_t max_skew;          /* >= 1 */
+	const char *topology_key;
+	bool schedule_anyway;      /* whenUnsatisfiable: ScheduleAnyway
+	                            * (a preference); else DoNotSchedule */
+	mu_pod_sel_t sel;
+	int32_t min_domains;       /* 0: not set (DoNotSchedule only) */
+	const char **match_keys;   /* matchLabelKeys */
+	size_t nmatch_keys;
+	bool affinity_ignore;      /* nodeAffinityPolicy: Ignore (default
+	                            * Honor: only nodes matching the pod's
+	                            * node selector and affinity count) */
+	bool taints_honor;         /* nodeTaintsPolicy: Honor (default
+	                            * Ignore) */
+} mu_spread_spec_t;
+
+/* A preferred node-affinity term: weight 1..100 when term matches. */
+typedef struct mu_pref_term {
+	int32_t weight;
+	mu_sel_term_t term;
+} mu_pref_term_t;
+
 /* A set of identical pods inside a job. */
 typedef struct mu_podset_spec {
 	const char *name;
@@ -198,11 +255,23 @@ typedef struct mu_podset_spec {
 	bool want_nic;             /* a NIC on the GPUs' NUMA node */
 	bool pin_cpus;             /* exclusive CPUs (and memory) from that
 	                            * NUMA node; needs whole CPUs */
+	/* Between pods (affinity.c): the pods' labels, their pod affinity
+	 * and anti-affinity terms, spread constraints and preferred node
+	 * affinity.  All empty: no cost at all. */
+	mu_label_t *labels;
+	size_t nlabels;
+	mu_pod_term_t *pod_terms;
+	size_t npod_terms;
+	mu_spread_spec_t *spread;
+	size_t nspread;
+	mu_pref_term_t *node_pref;
+	size_t nnode_pref;
 } mu_podset_spec_t;
 
 typedef struct mu_job_spec {
 	const char *name;
 	const char *queue;
+	const char *namespace; /* for pod affinity and spread; NULL: "default" */
 	int32_t priority;      /* higher wins */
 	mu_job_type_t type;
 	bool preemptible;

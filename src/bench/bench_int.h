@@ -6,7 +6,8 @@
  * bench.c holds basic, basic-mixed and gang-topology; bench_cycle.c the
  * cycle, scale and scaling shapes; bench_fleet.c the fleet shape; bench_run.c the
  * registry, the forked children, bench_preempt, JSON and the targets;
- * bench_html.c the report; bench_varied.c and bench_varied2.c the varied shapes.
+ * bench_html.c the report; bench_varied.c and bench_varied2.c the varied shapes;
+ * bench_affinity.c the affinity shape.
  */
 #ifndef MUSTER_SIM_BENCH_INT_H
 #define MUSTER_SIM_BENCH_INT_H
@@ -97,5 +98,6 @@ int mu__bench_gang_blocked(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_classes(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_reclaim(const mu_bench_opts_t *o, mu_bench_results_t *out);
 int mu__bench_openb_replay(const mu_bench_opts_t *o, mu_bench_results_t *out);
+int mu__bench_affinity(const mu_bench_opts_t *o, mu_bench_results_t *out); /* bench_affinity.c */
 
 #endif

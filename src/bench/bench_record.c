@@ -182,6 +182,10 @@ size_t mu_bench_checks(const mu_bench_result_t *r, mu_bench_check_t *out,
 	/* No peer figure here: kube-scheduler's 810 pods/s CI floor is end to
 	 * end through an API server; compare it with docs/kubernetes.md's
 	 * daemon figures, not with this engine-only one. */
+	else if (!strcmp(s, "affinity")) /* every pod has anti-affinity or spread */
+		n = add_check(out, n, max, (mu_bench_check_t){"decisions/s",
+			r->decisions_per_s, 6000, false, "/s",
+			"kube-scheduler scheduler_perf SchedulingPodAntiAffinity 5000Nodes floor: 60 pods/s"});
 	else if (!strcmp(s, "basic-mixed"))
 		n = add_check(out, n, max, (mu_bench_check_t){"decisions/s",
 			r->decisions_per_s, 2e5, false, "/s", NULL});

@@ -65,6 +65,7 @@ static const shape_t shapes[] = {
 	{"classes", mu__bench_classes},
 	{"reclaim-queues", mu__bench_reclaim},
 	{"openb-replay", mu__bench_openb_replay},
+	{"affinity", mu__bench_affinity},
 };
 
 #define NSHAPES (sizeof shapes / sizeof *shapes)
@@ -75,6 +76,7 @@ const char *const *mu_bench_shapes(size_t *n)
 		"basic", "basic-mixed", "gang-topology", "preempt", "cycle",
 		"scale", "scaling", "fleet", "unique", "backlog", "blocked-selectors",
 		"gangs4", "gang-blocked", "classes", "reclaim-queues", "openb-replay",
+		"affinity",
 	};
 	*n = NSHAPES;
 	return names;

@@ -53,6 +53,8 @@ static void bench_usage(FILE *f)
 		"  reclaim-queues reclaim refused across 8 queues, 5,000 nodes\n"
 		"  openb-replay   the real openb nodes and pods, arrivals and\n"
 		"                 departures (skipped without ../shared/data)\n"
+		"  affinity       5,000 nodes in 10 zones, 20,000 pods each with a\n"
+		"                 required anti-affinity or a zone spread constraint\n"
 		"  fleet          100 clusters of 1,000 nodes, 1,000,000 jobs on the hub:\n"
 		"                 dispatch decisions/s and hub memory\n\n"
 		"  --shape A,B,...     run these shapes only (default: all)\n"

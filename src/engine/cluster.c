@@ -446,6 +446,41 @@ static bool strict_int(const char *s, long long *out)
 	return true;
 }
 
+int mu__selterm_fill(mu_engine_t *e, mu__selterm_t *ct, const mu_sel_term_t *st)
+{
+	ct->reqs = calloc(st->nreqs ? st->nreqs : 1, sizeof *ct->reqs);
+	if (!ct->reqs)
+		return MU_ENOMEM;
+	for (size_t r = 0; r < st->nreqs; r++) {
+		const mu_sel_req_t *sq = &st->reqs[r];
+		mu__selreq_t *cq = &ct->reqs[r];
+		cq->key = mu__intern(&e->strs, sq->key);
+		cq->op = sq->op;
+		cq->vals = calloc(sq->nvalues ? sq->nvalues : 1, sizeof *cq->vals);
+		if (!cq->vals)
+			return MU_ENOMEM;
+		ct->nreqs = (int32_t)r + 1;
+		for (size_t v = 0; v < sq->nvalues; v++)
+			cq->vals[v] = mu__intern(&e->strs, sq->values[v]);
+		cq->nvals = (int32_t)sq->nvalues;
+		long long num = 0;
+		if ((sq->op == MU_SEL_GT || sq->op == MU_SEL_LT) &&
+		    (sq->nvalues != 1 || !strict_int(sq->values[0], &num)))
+			return MU_EINVAL;
+		cq->num = num;
+	}
+	return MU_OK;
+}
+
+void mu__selterm_free(mu__selterm_t *ct)
+{
+	for (int32_t r = 0; r < ct->nreqs; r++)
+		free(ct->reqs[r].vals);
+	free(ct->reqs);
+	ct->reqs = NULL;
+	ct->nreqs = 0;
+}
+
 /* Fills a new class from the spec: interned ids for everything. */
 static int sclass_fill(mu_engine_t *e, mu__sclass_t *c, const mu_podset_spec_t *ps)
 {
@@ -463,30 +498,10 @@ static int sclass_fill(mu_engine_t *e, mu__sclass_t *c, const mu_podset_spec_t *
 	}
 	c->nsel = (int32_t)n;
 	for (size_t t = 0; t < ps->naffinity; t++) {
-		const mu_sel_term_t *st = &ps->affinity[t];
-		mu__selterm_t *ct = &c->terms[t];
-		ct->reqs = calloc(st->nreqs ? st->nreqs : 1, sizeof *ct->reqs);
-		if (!ct->reqs)
-			return MU_ENOMEM;
 		c->nterms = (int32_t)t + 1;
-		for (size_t r = 0; r < st->nreqs; r++) {
-			const mu_sel_req_t *sq = &st->reqs[r];
-			mu__selreq_t *cq = &ct->reqs[r];
-			cq->key = mu__intern(&e->strs, sq->key);
-			cq->op = sq->op;
-			cq->vals = calloc(sq->nvalues ? sq->nvalues : 1, sizeof *cq->vals);
-			if (!cq->vals)
-				return MU_ENOMEM;
-			ct->nreqs = (int32_t)r + 1;
-			for (size_t v = 0; v < sq->nvalues; v++)
-				cq->vals[v] = mu__intern(&e->strs, sq->values[v]);
-			cq->nvals = (int32_t)sq->nvalues;
-			long long num = 0;
-			if ((sq->op == MU_SEL_GT || sq->op == MU_SEL_LT) &&
-			    (sq->nvalues != 1 || !strict_int(sq->values[0], &num)))
-				return MU_EINVAL;
-			cq->num = num;
-		}
+		int rc = mu__selterm_fill(e, &c->terms[t], &ps->affinity[t]);
+		if (rc)
+			return rc;
 	}
 	for (size_t i = 0; i < ps->ntolerations; i++) {
 		const mu_toleration_t *st = &ps->tolerations[i];
@@ -573,6 +588,37 @@ static bool tolerated(const mu__sclass_t *c, const mu__taint_t *t)
 	return false;
 }
 
+bool mu__selterm_match(const mu_engine_t *e, const mu__selterm_t *t,
+		       const mu__node_t *n)
+{
+	bool all = t->nreqs > 0; /* an empty term matches nothing */
+	for (int32_t r = 0; r < t->nreqs && all; r++)
+		all = selreq_match(e, &t->reqs[r], n);
+	return all;
+}
+
+bool mu__sclass_node_affine(const mu_engine_t *e, const mu__sclass_t *c,
+			    const mu__node_t *n)
+{
+	for (int32_t i = 0; i < c->nsel; i++)
+		if (mu__node_label(n, c->sel[2 * i]) != c->sel[2 * i + 1])
+			return false;
+	bool any = c->nterms == 0;
+	for (int32_t t = 0; t < c->nterms && !any; t++)
+		any = mu__selterm_match(e, &c->terms[t], n);
+	return any;
+}
+
+bool mu__sclass_node_tolerates(const mu__sclass_t *c, const mu__node_t *n)
+{
+	for (int32_t i = 0; i < n->ntaints; i++) {
+		const mu__taint_t *t = &n->taints[i];
+		if (t->effect != MU_TAINT_PREFER_NO_SCHEDULE && !tolerated(c, t))
+			return false;
+	}
+	return true;
+}
+
 /* The first static filter node n fails for class c, or MU_F_COUNT. */
 static mu_filter_t sclass_check(const mu_engine_t *e, const mu__sclass_t *c,
 				const mu__node_t *n)
@@ -607,6 +653,12 @@ static mu_filter_t sclass_check(const mu_engine_t *e, const mu__sclass_t *c,
 			return MU_F_GPU_MODEL;
 	}
 	return MU_F_COUNT;
+}
+
+mu_filter_t mu__sclass_node_check(const mu_engine_t *e, const mu__sclass_t *c,
+				  const mu__node_t *n)
+{
+	return sclass_check(e, c, n);
 }
 
 int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c)

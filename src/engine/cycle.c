@@ -33,6 +33,8 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 			  sizeof *n->refs);
 	if (rc)
 		return rc;
+	if (e->aff) /* before the pod is listed on the node (affinity.c) */
+		mu__aff_pod(e, j, pod, nid, +1);
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
 	mu__pod_t *p = &j->pods[pod];
 	if (was)
@@ -61,6 +63,8 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	mu__pod_t *p = &j->pods[pod];
 	if (p->node < 0)
 		return;
+	if (e->aff) /* while the pod is still listed on the node */
+		mu__aff_pod(e, j, pod, p->node, -1);
 	mu__node_t *n = &e->nodes[p->node];
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
 	mu__node_give(e, n, ps, p);
@@ -144,6 +148,8 @@ uint64_t mu__random(mu_engine_t *e)
 int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 			 const mu__podset_t *ps, const mu__scope_t *sc)
 {
+	if (e->aff && mu__aff_involved(e, ps)) /* pod affinity, spread */
+		return mu__aff_best_node(e, c, ps, sc, NULL);
 	if (!sc && !e->cfg.scan_all && !(e->score->flags & MU_SCORE_RANDOM)) {
 		int32_t nid = mu__best_node_indexed(e, c, ps);
 		if (nid != -2)
@@ -364,7 +370,10 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		int rc = mu__sclass_refresh(e, c);
 		if (rc)
 			return rc;
-		bool cacheable = !sc;
+		/* Affinity and spread depend on other pods, not only on free
+		 * room: no memo of failures, explained by affinity.c. */
+		bool inv = e->aff && mu__aff_involved(e, ps);
+		bool cacheable = !sc && !inv;
 		/* Carried forward: the same counts as explaining again, and no
 		 * node fits (a single pod set on committed state only). */
 		if (cacheable && r->podset < 0 && e->ntxn == 0 && j->npodsets == 1 &&
@@ -382,6 +391,9 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 					memcpy(r->fail, c->memo->nofit_fail, sizeof r->fail);
 					r->podset = psi;
 					r->nodes_total = e->nlive;
+				} else if (inv) {
+					mu__aff_best_node(e, c, ps, NULL, r);
+					r->podset = psi;
 				} else {
 					explain_fit(e, c, ps, psi, r);
 					/* Only a failure on committed state may be
@@ -913,6 +925,7 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		 * no bind that stayed) since it last failed: it would fail
 		 * again. */
 		bool cached = j->failed && j->fail_gen == e->release_gen &&
+			      (!j->aff || j->fail_alloc_gen == e->alloc_gen) &&
 			      (!preempting || (j->fail_commit_gen == e->commit_gen &&
 					       j->fail_fair_gen == e->fair_gen &&
 					       now < j->retry_at));

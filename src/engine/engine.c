@@ -86,8 +86,10 @@ void mu_engine_free(mu_engine_t *e)
 	}
 	for (int32_t i = 0; i < e->njobs; i++) {
 		mu__job_t *j = &e->jobs[i];
-		for (int32_t p = 0; p < j->npodsets; p++)
+		for (int32_t p = 0; p < j->npodsets; p++) {
 			free(j->podsets[p].name);
+			mu__aff_podset_free(&j->podsets[p]);
+		}
 		free(j->podsets);
 		free(j->pods);
 	}
@@ -112,6 +114,7 @@ void mu_engine_free(mu_engine_t *e)
 	for (int32_t i = 0; i < e->ntopos; i++)
 		mu__topo_release(&e->topos[i]);
 	free(e->topos);
+	mu__aff_free(e);
 	for (int r = MU_RES_NAMED0; r < e->nres; r++)
 		free((char *)e->res_names[r]);
 	free(e->nodes);

@@ -342,6 +342,11 @@ typedef struct mu__podset {
 	mu_align_t align;
 	bool want_nic, pin_cpus;
 	bool aligned;    /* any of the three: placed by align.c */
+	int32_t *labels; /* the pods' labels: sorted (key, value) id pairs */
+	int32_t nlabels;
+	int32_t ns;      /* interned namespace */
+	struct mu__apod *aff; /* pod affinity, spread, preferred node
+	                       * affinity (affinity.c); NULL: none */
 } mu__podset_t;
 
 typedef struct mu__job {
@@ -355,6 +360,8 @@ typedef struct mu__job {
 	mu_job_type_t type;
 	bool preemptible;
 	bool never_preempt;  /* preemptionPolicy: Never */
+	bool aff;            /* a pod set has affinity terms: a bind of
+	                      * any pod may let it fit (cycle.c) */
 	mu_job_state_t state;
 	int32_t min_member; /* resolved: 1..npods */
 	int32_t npods, nbound;
@@ -512,6 +519,9 @@ struct mu_engine {
 	                             * victim bounds, demand, ends, gangs'
 	                             * victims): a count of work, not time,
 	                             * that tests read (test_work.c) */
+	struct mu__affx *aff;       /* pod affinity and spread counts
+	                             * (affinity.c); NULL until a job uses
+	                             * them: no cost before */
 };
 
 /* --- Cross-file internals ------------------------------------------------- */
@@ -556,6 +566,24 @@ void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
 
 /* The interned value of label key on node n, or -1. */
 int32_t mu__node_label(const mu__node_t *n, int32_t key);
+/* Compiles a node-selector term (cluster.c); MU_EINVAL for a bad Gt/Lt
+ * value, MU_ENOMEM.  On error ct may hold allocations:
+ * mu__selterm_free() frees them. */
+int mu__selterm_fill(mu_engine_t *e, mu__selterm_t *ct, const mu_sel_term_t *st);
+void mu__selterm_free(mu__selterm_t *ct);
+/* Whether node n matches term t (an empty term matches nothing). */
+bool mu__selterm_match(const mu_engine_t *e, const mu__selterm_t *t,
+		       const mu__node_t *n);
+/* Whether n passes c's node selector and required node affinity. */
+bool mu__sclass_node_affine(const mu_engine_t *e, const mu__sclass_t *c,
+			    const mu__node_t *n);
+/* The first static filter (cordon, selector, affinity, taints, model) n
+ * fails for class c, or MU_F_COUNT. */
+mu_filter_t mu__sclass_node_check(const mu_engine_t *e, const mu__sclass_t *c,
+				  const mu__node_t *n);
+/* Whether c tolerates n's NoSchedule and NoExecute taints. */
+bool mu__sclass_node_tolerates(const mu__sclass_t *c, const mu__node_t *n);
+
 
 /* Topology (topo.c). */
 /* Rebuilds t's domains when nodes' static facts changed.  O(nodes x levels). */
@@ -599,6 +627,29 @@ typedef struct mu__scope {
 	const int32_t *nodes;
 	int32_t n;
 } mu__scope_t;
+
+/* Pod affinity, anti-affinity, topology spread (affinity.c). */
+/* Fills p's labels, namespace and terms from spec ps of job spec s;
+ * MU_EINVAL / MU_ERANGE for bad terms.  Sets j->aff when it has terms. */
+int mu__aff_podset_build(mu_engine_t *e, mu__job_t *j, mu__podset_t *p,
+			 const mu_podset_spec_t *ps, const mu_job_spec_t *s);
+void mu__aff_podset_free(mu__podset_t *p);
+void mu__aff_free(mu_engine_t *e);
+/* Counts pod `pod` of j bound to (sign +1) or released from (-1) node nid
+ * in every count that matches it.  O(its labels + counts it matches). */
+void mu__aff_pod(mu_engine_t *e, const mu__job_t *j, int32_t pod, int32_t nid,
+		 int sign);
+/* Whether placing a pod of ps needs affinity.c: it has terms, or a bound
+ * pod's terms select it.  O(its labels) when counts exist, else O(1). */
+bool mu__aff_involved(mu_engine_t *e, const mu__podset_t *ps);
+/* The best node for one pod of ps among class c's nodes (or scope sc's),
+ * honouring its terms, as mu__best_node_in(); -1 none; -3 out of memory.
+ * With r set, fills r->fail per node instead (explain).  O(nodes). */
+int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+			  const mu__scope_t *sc, mu_reason_t *r);
+/* Whether one pod of ps may go on nid as its terms stand.  O(terms). */
+bool mu__aff_node_ok(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
+		     int32_t nid);
 
 /* Score indexes (nodeindex.c). */
 /* Whether node nid surely has no room for req, by e->nfree.  O(1). */

@@ -24,6 +24,11 @@ static const char *filter_text(mu_filter_t f)
 	case MU_F_EXT: return "insufficient extended resources";
 	case MU_F_ALIGN: return "node(s) could not align GPUs, NIC and CPUs";
 	case MU_F_RESERVED: return "node(s) reserved for a job ahead that it would delay";
+	case MU_F_SPREAD_LABEL: return "node(s) didn't match pod topology spread constraints (missing required label)";
+	case MU_F_SPREAD: return "node(s) didn't match pod topology spread constraints";
+	case MU_F_POD_AFFINITY: return "node(s) didn't match pod affinity rules";
+	case MU_F_POD_ANTI: return "node(s) didn't match pod anti-affinity rules";
+	case MU_F_EXISTING_ANTI: return "node(s) didn't satisfy existing pods anti-affinity rules";
 	case MU_F_COUNT: break;
 	}
 	return "unknown filter";

@@ -1015,6 +1015,9 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1;
 			if (nid < 0 && placed < c->need_pods)
 				nid = victim_node(c, cls, ps, sc);
+			if (nid >= 0 && e->aff && mu__aff_involved(e, ps) &&
+			    !mu__aff_node_ok(e, cls, ps, nid))
+				nid = -1; /* its pod affinity or spread refuses */
 			if (nid == -1)
 				break;
 			int rc = nid < -1 ? MU_ENOMEM :

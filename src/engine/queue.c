@@ -299,6 +299,8 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		int rc = mu__map_ext(e, ps->ext, ps->next, &p->req);
 		if (rc == MU_OK)
 			rc = mu__sclass_get(e, ps, &p->sclass);
+		if (rc == MU_OK)
+			rc = mu__aff_podset_build(e, j, p, ps, s);
 		if (rc)
 			return rc;
 		p->acct = mu_res_acct(&p->req);
@@ -357,8 +359,10 @@ fail:
 
 void mu__job_unbuild(mu__job_t *j)
 {
-	for (int32_t p = 0; p < j->npodsets; p++)
+	for (int32_t p = 0; p < j->npodsets; p++) {
 		free(j->podsets[p].name);
+		mu__aff_podset_free(&j->podsets[p]);
+	}
 	free(j->podsets);
 	free(j->pods);
 	j->podsets = NULL;

@@ -6,8 +6,9 @@
  * annotations) is exactly what the cluster-file loader reads from a
  * batch/v1 Job's pod template.  So the scheduling-relevant fields of a pod
  * are cut into a small canonical Job document (containers' resources, init
- * containers' resources and restartPolicy, nodeSelector, required node
- * affinity, tolerations, preemptionPolicy, muster.io/ annotations the loader reads, and the
+ * containers' resources and restartPolicy, its labels, nodeSelector, node
+ * affinity, pod affinity and anti-affinity, topology spread constraints,
+ * tolerations, preemptionPolicy, muster.io/ annotations the loader reads, and the
  * pod's resolved spec.priority as muster.io/priority), and the document's
  * text keys a cache of shapes: pods of one shape share one loaded spec, so
  * the loader runs once per distinct shape, not once per pod.  Shapes are
@@ -120,6 +121,14 @@ static char *shape_doc(const json_t *pod, bool bound)
 	json_object_set_new(ps, "containers", containers(json_object_get(spec, "containers"), false));
 	if ((v = json_object_get(spec, "initContainers")) && json_array_size(v))
 		json_object_set_new(ps, "initContainers", containers(v, true));
+	/* Labels and pod (anti-)affinity terms matter bound or not: other
+	 * pods' terms select this one, and its anti-affinity keeps others
+	 * away (affinity.c). */
+	json_t *aff = json_object();
+	const char *const pterms[] = {"podAffinity", "podAntiAffinity"};
+	for (int i = 0; i < 2; i++)
+		if ((v = json_object_get(json_object_get(spec, "affinity"), pterms[i])))
+			json_object_set(aff, pterms[i], v);
 	if (bound)
 		goto doc;
 	if ((v = json_object_get(spec, "nodeSelector")) && json_object_size(v))
@@ -128,9 +137,10 @@ static char *shape_doc(const json_t *pod, bool bound)
 		json_object_set(ps, "tolerations", v);
 	if (json_is_string(v = json_object_get(spec, "preemptionPolicy")))
 		json_object_set(ps, "preemptionPolicy", v);
-	if ((v = mu__kj(spec, "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")))
-		json_object_set_new(ps, "affinity", json_pack("{s:{s:O}}", "nodeAffinity",
-			"requiredDuringSchedulingIgnoredDuringExecution", v));
+	if ((v = mu__kj(spec, "affinity.nodeAffinity")) && json_object_size(v))
+		json_object_set(aff, "nodeAffinity", v);
+	if ((v = json_object_get(spec, "topologySpreadConstraints")) && json_array_size(v))
+		json_object_set(ps, "topologySpreadConstraints", v);
 	const json_t *pa = mu__kj(pod, "metadata.annotations");
 	for (size_t i = 0; i < sizeof shape_annotations / sizeof *shape_annotations; i++)
 		if ((v = json_object_get(pa, shape_annotations[i])))
@@ -142,10 +152,28 @@ static char *shape_doc(const json_t *pod, bool bound)
 		json_object_set_new(an, "muster.io/priority", json_string(b));
 	}
 doc:;
-	json_t *doc = json_pack("{s:s,s:s,s:{s:s,s:{s:s},s:o},s:{s:{s:o}}}",
+	if (json_object_size(aff))
+		json_object_set(ps, "affinity", aff);
+	json_decref(aff);
+	/* The labels, but those that name one pod of its controller (an
+	 * index or a name): with them every pod of an indexed Job or a
+	 * StatefulSet would be a shape, and a gang as many pod sets. */
+	static const char *const per_pod[] = {"statefulset.kubernetes.io/pod-name",
+		"batch.kubernetes.io/job-completion-index", "apps.kubernetes.io/pod-index"};
+	json_t *tmeta = json_object();
+	if ((v = mu__kj(pod, "metadata.labels")) && json_object_size(v)) {
+		json_t *l = json_deep_copy(v);
+		for (size_t i = 0; l && i < sizeof per_pod / sizeof *per_pod; i++)
+			json_object_del(l, per_pod[i]);
+		if (l && json_object_size(l))
+			json_object_set(tmeta, "labels", l);
+		json_decref(l);
+	}
+	json_t *doc = json_pack("{s:s,s:s,s:{s:s,s:{s:s},s:o},s:{s:{s:o,s:o}}}",
 				"apiVersion", "batch/v1", "kind", "Job", "metadata",
 				"name", "pod", "labels", "muster.io/queue", "q",
-				"annotations", an, "spec", "template", "spec", ps);
+				"annotations", an, "spec", "template", "metadata", tmeta,
+				"spec", ps);
 	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(doc);
 	return s;
@@ -308,6 +336,14 @@ bool mu__kpodset_equal(const mu_podset_spec_t *a, const mu_podset_spec_t *b)
 {
 	if (a == b)
 		return true;
+	/* Terms between pods: one shape each (the same document). */
+	if (a->npod_terms || b->npod_terms || a->nspread || b->nspread ||
+	    a->nnode_pref || b->nnode_pref || a->nlabels != b->nlabels)
+		return false;
+	for (size_t i = 0; i < a->nlabels; i++)
+		if (!str_eq(a->labels[i].key, b->labels[i].key) ||
+		    !str_eq(a->labels[i].value, b->labels[i].value))
+			return false;
 	if (memcmp(&a->req, &b->req, sizeof a->req) || a->next != b->next ||
 	    a->align != b->align || a->want_nic != b->want_nic || a->pin_cpus != b->pin_cpus ||
 	    !strs_eq(a->gpu_models, a->ngpu_models, b->gpu_models, b->ngpu_models))

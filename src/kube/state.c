@@ -716,6 +716,7 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 		mu__kd_ej_name(d, g, jname, sizeof jname);
 		j.name = jname;
 		j.queue = mu__kd_queue_of(d, g);
+		j.namespace = live[0]->ns; /* a group's pods share one */
 		j.podsets = sets;
 		j.npodsets = (size_t)nsets;
 		j.min_member = g->kind == MU__KG_GANG ? (g->min_member < n ? g->min_member : n) : 0;

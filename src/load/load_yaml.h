@@ -75,6 +75,11 @@ int mu__y_map_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 int mu__y_seq_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 		 bool required, const mu__ynode_t **out);
 
+/* Pod affinity and anti-affinity, preferred node affinity and topology
+ * spread constraints of mapping m (a pod spec or a Workload pod set) into
+ * ps (load_yaml_aff.c). */
+int mu__y_pod_affinity(mu__yload_t *L, const mu__ynode_t *m, mu_podset_spec_t *ps);
+
 /* --- Typed scalars (load_yaml_get.c): each reads the scalar n ---------- */
 
 /* A string copied to into->arena. */

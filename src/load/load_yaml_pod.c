@@ -396,6 +396,7 @@ static int sel_all(mu__yload_t *L, const mu__ynode_t *m, mu_podset_spec_t *ps)
 	if ((rc = mu__y_labels_at(L, m, "nodeSelector", &ps->node_selector,
 				  &ps->nnode_selector)) ||
 	    (rc = sel_affinity(L, m, ps)) ||
+	    (rc = mu__y_pod_affinity(L, m, ps)) ||
 	    (rc = mu__y_seq_at(L, m, "tolerations", false, &tols)))
 		return rc;
 	if (!tols)
@@ -412,10 +413,12 @@ static int sel_all(mu__yload_t *L, const mu__ynode_t *m, mu_podset_spec_t *ps)
 static int pod_template(mu__yload_t *L, const mu__ynode_t *tmpl,
 			mu_podset_spec_t *ps)
 {
-	const mu__ynode_t *spec;
+	const mu__ynode_t *spec, *meta;
 	req_t r;
 	int rc;
 	if ((rc = mu__y_want_map(L, tmpl)) ||
+	    (rc = mu__y_map_at(L, tmpl, "metadata", false, &meta)) ||
+	    (rc = mu__y_labels_at(L, meta, "labels", &ps->labels, &ps->nlabels)) ||
 	    (rc = mu__y_map_at(L, tmpl, "spec", true, &spec)) ||
 	    (rc = sel_all(L, spec, ps)) || (rc = req_pod(L, spec, &r)))
 		return rc;
@@ -541,7 +544,8 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 		     mu_podset_spec_t *ps)
 {
 	static const char *const direct[] = {"requests", "nodeSelector",
-					     "affinity", "tolerations"};
+					     "affinity", "tolerations", "labels",
+					     "topologySpreadConstraints"};
 	static const char *const akeys[3] = {"align", "nic", "pinCPUs"};
 	const mu__ynode_t *tmpl, *rq;
 	int64_t replicas = 1;
@@ -563,12 +567,13 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 		return rc;
 	ps->replicas = (int32_t)replicas;
 	if ((tmpl = mu__y_get(c, "template"))) {
-		for (size_t k = 0; k < 4; k++)
+		for (size_t k = 0; k < sizeof direct / sizeof *direct; k++)
 			if (mu__y_get(c, direct[k]))
 				return mu__y_err(L, c, direct[k], MU_EPARSE,
 						 "give either template or "
-						 "requests, nodeSelector, "
-						 "affinity and tolerations");
+						 "requests, labels, nodeSelector, "
+						 "affinity, topologySpreadConstraints "
+						 "and tolerations");
 		if ((rc = pod_template(L, tmpl, ps)))
 			return rc;
 		return podset_align(L, c, akeys, ps);
@@ -576,6 +581,7 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 	req_t r = {.set = 0};
 	if ((rc = mu__y_map_at(L, c, "requests", false, &rq)) ||
 	    (rc = req_read(L, rq, &r)) || (rc = sel_all(L, c, ps)) ||
+	    (rc = mu__y_labels_at(L, c, "labels", &ps->labels, &ps->nlabels)) ||
 	    (rc = req_final(L, rq ? rq : c, &r, ps)))
 		return rc;
 	return podset_align(L, c, akeys, ps);
@@ -628,6 +634,7 @@ int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root)
 	int rc;
 	if ((rc = mu__y_map_at(L, root, "metadata", true, &meta)) ||
 	    (rc = mu__y_name_at(L, meta, "name", true, &j.name)) ||
+	    (rc = mu__y_name_at(L, meta, "namespace", false, &j.namespace)) ||
 	    (rc = mu__y_map_at(L, root, "spec", true, &spec)) ||
 	    (rc = mu__y_name_at(L, spec, "queue", true, &j.queue)) ||
 	    (rc = mu__y_int_at(L, spec, "priority", INT32_MIN, INT32_MAX, &prio)) ||
@@ -764,6 +771,7 @@ int mu__y_job(mu__yload_t *L, const mu__ynode_t *root)
 		return mu__y_oom(L);
 	if ((rc = mu__y_map_at(L, root, "metadata", true, &meta)) ||
 	    (rc = mu__y_name_at(L, meta, "name", true, &j.name)) ||
+	    (rc = mu__y_name_at(L, meta, "namespace", false, &j.namespace)) ||
 	    (rc = mu__y_map_at(L, meta, "labels", false, &labels)))
 		return rc;
 	if (!(q = mu__y_get(labels, "muster.io/queue")) &&

@@ -66,7 +66,7 @@ static void test_shapes(mu_t_t *t)
 {
 	size_t n;
 	const char *const *names = mu_bench_shapes(&n);
-	CHECK_EQ_INT(t, n, 16);
+	CHECK_EQ_INT(t, n, 17);
 	for (size_t i = 0; i < n; i++)
 		CHECK(t, mu_bench_shape_known(names[i]));
 	CHECK(t, !mu_bench_shape_known("nope"));
