@@ -41,8 +41,13 @@ typedef struct mu_eval_input {
 	size_t npods;
 	int64_t gpus;                /* devices of all nodes */
 	int64_t pod_gpu_milli;       /* demand of all pods */
-	mu_workload_mix_t mix;
+	mu_workload_mix_t mix;       /* the FGD artifact's typical pods:
+	                              * the shapes covering MU_EVAL_TYPICAL
+	                              * of the pods */
 } mu_eval_input_t;
+
+#define MU_EVAL_TYPICAL 0.95 /* generate_config_and_run.py's
+                              * --pod-popularity-threshold 95 */
 
 /* Builds an input from nodes and the pods of jobs (every pod of every pod
  * set is one arrival).  MU_EINVAL with a message when there are no GPUs or

@@ -72,6 +72,7 @@ int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
 {
 	memset(in, 0, sizeof *in);
 	mu_workload_mix_init(&in->mix);
+	in->mix.top = MU_EVAL_TYPICAL;
 	in->nodes = nodes->nodes;
 	in->nnodes = nodes->nnodes;
 	for (size_t i = 0; i < nodes->nnodes; i++)
@@ -249,6 +250,7 @@ static void mirror_view(const mirror_node_t *m, mu_node_view_t *v)
 	v->ngpu = m->ngpu;
 	v->gpu_free = m->gpu_free;
 	v->gpu_model = m->model;
+	v->gpu_kinds = NULL;
 }
 
 /* Recomputes node id's fragmentation and the cluster's sum.  O(one

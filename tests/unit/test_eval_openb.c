@@ -51,7 +51,7 @@ static void vnode(vnode_t *n, int64_t cpu_total, int64_t cpu_free, int ngpu,
 		n->free.v[MU_RES_GPU_MILLI] += free_milli[g];
 		n->free.v[MU_RES_GPU] += free_milli[g] == 1000;
 	}
-	n->v = (mu_node_view_t){&n->alloc, &n->free, ngpu, n->gpu, model};
+	n->v = (mu_node_view_t){&n->alloc, &n->free, ngpu, n->gpu, model, NULL};
 }
 
 /* A finished mix of one whole-GPU shape and one 500-milli share, equally
@@ -196,22 +196,35 @@ static void test_baselines_choice(mu_t_t *t)
 	/* random: the score is the engine's random bits */
 	CHECK(t, score(&mu_score_random, NULL, 1ULL << 40, &idle, &one) <
 		 score(&mu_score_random, NULL, 1ULL << 60, &idle, &one));
-	/* dotprod and bestfit: the node with less free */
-	CHECK(t, score(&mu_score_dotprod, NULL, 0, &busy, &one) >
-		 score(&mu_score_dotprod, NULL, 0, &idle, &one));
-	CHECK(t, score(&mu_score_bestfit, NULL, 0, &busy, &one) >
-		 score(&mu_score_bestfit, NULL, 0, &idle, &one));
-	/* packing: a shared device that fits, then a busy node, then idle */
-	CHECK(t, score(&mu_score_packing, NULL, ~0ULL, &busy, &s250) <
-		 score(&mu_score_packing, NULL, 0, &shared, &s250));
-	CHECK(t, score(&mu_score_packing, NULL, ~0ULL, &idle, &one) <
-		 score(&mu_score_packing, NULL, 0, &busy, &one));
-	/* clustering: the device already holding 250s (500 used) first */
-	CHECK(t, score(&mu_score_clustering, NULL, ~0ULL, &shared, &s250) <
-		 score(&mu_score_clustering, NULL, 0, &same, &s250));
-	/* packing and clustering put CPU-only pods where GPUs are in use */
-	CHECK(t, score(&mu_score_packing, NULL, ~0ULL, &idle, &cpu) <
-		 score(&mu_score_packing, NULL, 0, &busy, &cpu));
+	/* The FGD artifact's integer scores (score_gpu.c names its plugins). */
+	/* dotprod: 100 (1 - (16/128 x 4/128 + 1/8 x 1/8) / 2) = 99.02 */
+	CHECK(t, NEAR(score(&mu_score_dotprod, NULL, 0, &busy, &one), 99));
+	CHECK(t, NEAR(score(&mu_score_dotprod, NULL, 0, &idle, &one), 98));
+	/* bestfit: 100 (1 - (12/128 / 2 + 0)) = 95.3; idle 82.8 */
+	CHECK(t, NEAR(score(&mu_score_bestfit, NULL, 0, &busy, &one), 95));
+	CHECK(t, NEAR(score(&mu_score_bestfit, NULL, 0, &idle, &one), 82));
+	/* packing: a used share of 700 free: 100 - 70/10; opening a device
+	 * of a used node: 50 - 1; an idle node of 2 GPUs: 33 - 2; no GPU: 0 */
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &shared, &s250), 93));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &busy, &s250), 49));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &busy, &one), 49));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &idle, &one), 31));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &busy, &cpu), 0));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &idle, &cpu), 0));
+	/* clustering: a band of 25 by the kinds of pods on the node, plus
+	 * 25 x (8000 - free milli) / 8000: shares only 75 + 20; shares and
+	 * 1-GPU pods 50 + 19; no pod 25 + 18; only 1-GPU pods 0 + 21 */
+	int32_t k_share[MU_MAX_GPUS + 1] = {2}, k_mixed[MU_MAX_GPUS + 1] = {1, 1};
+	int32_t k_one[MU_MAX_GPUS + 1] = {0, 1};
+	same.v.gpu_kinds = k_share;
+	shared.v.gpu_kinds = k_mixed;
+	busy.v.gpu_kinds = k_one;
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &same, &s250), 95));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &shared, &s250), 69));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &idle, &s250), 43));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &busy, &s250), 21));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &busy, &one), 96));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &busy, &cpu), 0));
 	/* random picks any device that holds the share */
 	int16_t f3[] = {100, 1000, 300};
 	vnode_t r3;
