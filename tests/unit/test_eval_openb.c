@@ -96,6 +96,40 @@ static void test_mix(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
+/* The FGD artifact's typical pods: the most popular shapes covering a
+ * share of the pods (it stops at the first shape that reaches it), the
+ * weights then shares of the kept pods. */
+static void test_mix_top(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	mu_workload_mix_init(&m);
+	m.top = 0.95;
+	mu_res_t a = req(4000, 1, 0), b = req(2000, 0, 500), c = req(8000, 0, 0);
+	mu_res_t d = req(1000, 0, 100);
+	mu_workload_mix_add(&m, &a, NULL, 0, 50);
+	mu_workload_mix_add(&m, &b, NULL, 0, 30);
+	mu_workload_mix_add(&m, &c, NULL, 0, 15);
+	mu_workload_mix_add(&m, &d, NULL, 0, 5);
+	CHECK_EQ_INT(t, mu_workload_mix_finish(&m), MU_OK);
+	CHECK_EQ_INT(t, m.ntypes, 3); /* 50 + 30 + 15 reach 95 of 100 */
+	CHECK_EQ_INT(t, m.pods, 95);
+	for (int32_t i = 0; i < m.ntypes; i++) {
+		CHECK(t, m.types[i].gpu_milli != 100);
+		if (m.types[i].gpus == 1)
+			CHECK(t, NEAR(m.types[i].weight, 50.0 / 95));
+	}
+	mu_workload_mix_release(&m);
+	/* ties in popularity: the larger CPU first */
+	mu_workload_mix_init(&m);
+	m.top = 0.5;
+	mu_workload_mix_add(&m, &b, NULL, 0, 10);
+	mu_workload_mix_add(&m, &c, NULL, 0, 10);
+	CHECK_EQ_INT(t, mu_workload_mix_finish(&m), MU_OK);
+	CHECK_EQ_INT(t, m.ntypes, 1);
+	CHECK_EQ_INT(t, m.types[0].cpu, 8000);
+	mu_workload_mix_release(&m);
+}
+
 static void test_frag_measure(mu_t_t *t)
 {
 	mu_workload_mix_t m;
@@ -143,6 +177,33 @@ static int pick(const mu_score_ops_t *ops, const void *state,
 {
 	mu_score_ctx_t ctx = {state, 12345};
 	return ops->pick_device ? ops->pick_device(&ctx, &n->v, r) : -1;
+}
+
+/* fgd scores as the artifact's FGDScore: 100 x sigmoid(-growth / 1000),
+ * truncated; a share goes to the first device of the best score. */
+static void test_fgd_points(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	mix_half_half(&m);
+	vnode_t n;
+	int16_t f[] = {1000, 1000, 1000};
+	vnode(&n, 16000, 16000, 3, f, NULL);
+	/* a whole GPU of three idle ones: F stays 0, growth 0: 50 */
+	mu_res_t one = req(1000, 1, 0);
+	CHECK(t, NEAR(score(&mu_score_fgd, &m, 0, &n, &one), 50));
+	/* 300 on idle devices: the 700 left holds the 500 share but not a
+	 * whole GPU: growth 0.5 x 700 = 350, 100 / (1 + e^0.35) = 41.3 */
+	mu_res_t s3 = req(1000, 0, 300);
+	CHECK(t, NEAR(score(&mu_score_fgd, &m, 0, &n, &s3), 41));
+	CHECK_EQ_INT(t, pick(&mu_score_fgd, &m, &n, &s3), 0);
+	/* 500 on {1000, 500, 500}: both 500s score alike; the first */
+	int16_t g[] = {1000, 500, 500};
+	vnode(&n, 16000, 16000, 3, g, NULL);
+	mu_res_t s5 = req(1000, 0, 500);
+	CHECK_EQ_INT(t, pick(&mu_score_fgd, &m, &n, &s5), 1);
+	double sc = score(&mu_score_fgd, &m, 0, &n, &s5);
+	CHECK(t, NEAR(sc, floor(sc)));
+	mu_workload_mix_release(&m);
 }
 
 /* fgd and muster keep a usable whole GPU and fill the device a share
@@ -636,6 +697,8 @@ int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_mix);
+	MU_RUN(&t, test_mix_top);
+	MU_RUN(&t, test_fgd_points);
 	MU_RUN(&t, test_frag_measure);
 	MU_RUN(&t, test_fgd_muster_choice);
 	MU_RUN(&t, test_baselines_choice);
