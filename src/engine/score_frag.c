@@ -18,13 +18,19 @@
  * free CPU (a binary search) and U the capacity of the devices that hold
  * the request.  That is O(groups x (log shapes + devices)) per node.
  *
- * `fgd` scores a node by minus the growth of F that placing the pod causes,
- * trying every device for a share.  `muster` places pods that take whole
+ * `fgd` scores a node by the growth of F that placing the pod causes,
+ * trying every device for a share (as points, below).  `muster` places pods that take whole
  * GPUs or only CPU by a refined measure in which free CPU is a capacity
  * rather than a threshold (see group_used): FGD counts all of a node's
  * free GPUs as usable by a shape as soon as one pod of it fits, so it does
  * not see GPUs stranded because the CPU left can feed only some of them.
- * Shares are placed as FGD places them (see muster_cpu_aware).
+ * Shares are placed as the artifact's FGD places them (see
+ * muster_cpu_aware).
+ *
+ * `fgd` is the paper's FGD as its simulator (hkust-adsl/kubernetes-
+ * scheduler-simulator, fgd_score.go) computes it: integer points
+ * 100 x sigmoid(-growth / 1000) truncated, the first node and device on
+ * ties, against the mix's typical pods (mu_workload_mix_t.top).
  */
 #include <math.h>
 
@@ -483,12 +489,16 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 }
 
 /* muster: a pod that takes whole GPUs or only CPU is placed by the growth
- * of the CPU-aware measure; a share by FGD's.  CPU is what whole-GPU and
- * CPU-only pods take in bulk, and the CPU-aware measure is the one that
- * sees GPUs stranded by it.  A share takes a few cores and a slice of one
- * device; what matters is which slice it fills, and the CPU-aware measure
- * would already write off the partly used devices of nodes with little
- * CPU left, which are the ones a share should fill. */
+ * of the CPU-aware measure; a share as the artifact's FGD places it (its
+ * integer points, the first node and device on ties), on muster's mix.
+ * CPU is what whole-GPU and CPU-only pods take in bulk, and the CPU-aware
+ * measure is the one that sees GPUs stranded by it.  A share takes a few
+ * cores and a slice of one device; what matters is which slice it fills,
+ * and the CPU-aware measure would already write off the partly used
+ * devices of nodes with little CPU left, which are the ones a share should
+ * fill.  FGD's coarse points make many nodes equal for a share, and the
+ * first of them wins, so shares gather on the same nodes: on a workload of
+ * shares only that is worth about a point over the real-valued growth. */
 static bool muster_cpu_aware(const mu_res_t *req)
 {
 	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0;
@@ -497,13 +507,17 @@ static bool muster_cpu_aware(const mu_res_t *req)
 static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 			   const mu_res_t *req)
 {
-	return -best_placement(ctx->state, n, req, muster_cpu_aware(req)).cost;
+	if (!muster_cpu_aware(req))
+		return fgd_placement(ctx->state, n, req).cost;
+	return -best_placement(ctx->state, n, req, true).cost;
 }
 
 static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 		       const mu_res_t *req)
 {
-	return best_placement(ctx->state, n, req, muster_cpu_aware(req)).dev;
+	if (!muster_cpu_aware(req))
+		return fgd_placement(ctx->state, n, req).dev;
+	return best_placement(ctx->state, n, req, true).dev;
 }
 
 const mu_score_ops_t mu_score_fgd = {"fgd", score_fgd, pick_fgd, MU_SCORE_MIX};
