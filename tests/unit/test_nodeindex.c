@@ -244,7 +244,18 @@ static void test_random_policy_same(mu_t_t *t)
 	CHECK(t, (mu_score_random.flags & MU_SCORE_RANDOM) != 0);
 	CHECK(t, (mu_score_binpack.flags & MU_SCORE_RANDOM) == 0);
 	check_policy(t, &mu_score_random, 11);
+}
+
+/* The FGD paper's baselines score integers and leave ties to the lower
+ * node id, so the heaps serve them; clustering reads the bound pods'
+ * kinds, which change only with the node's version. */
+static void test_paper_baselines_same(mu_t_t *t)
+{
+	CHECK(t, (mu_score_bestfit.flags & MU_SCORE_RANDOM) == 0);
 	check_policy(t, &mu_score_bestfit, 12);
+	check_policy(t, &mu_score_dotprod, 13);
+	check_policy(t, &mu_score_packing, 14);
+	check_policy(t, &mu_score_clustering, 15);
 }
 
 int main(void)
@@ -254,6 +265,7 @@ int main(void)
 	MU_RUN(&t, test_spread_same);
 	MU_RUN(&t, test_unique_requests_same);
 	MU_RUN(&t, test_random_policy_same);
+	MU_RUN(&t, test_paper_baselines_same);
 	MU_RUN(&t, test_fragmentation_policies_same);
 	return mu_t_done(&t);
 }
