@@ -6,10 +6,10 @@
  * jobs of many shapes (whole GPUs, GPU shares, CPU only, gangs), finishes
  * and node changes - one with cfg.scan_all (score every node for every
  * pod) and one without (heaps).  Every cycle's decisions must be equal, in
- * order, field by field.  Run for the deterministic binpack, spread, fgd
- * and muster (indexed) and for random and bestfit, which read ctx->random
- * and so must never be indexed: the same seed must draw the same bits
- * either way.  With unique requests (every pod its own CPU and memory)
+ * order, field by field.  Run for the deterministic binpack, spread, fgd,
+ * muster and the FGD paper's bestfit, dotprod, packing and clustering
+ * (indexed) and for random, which reads ctx->random and so must never be
+ * indexed: the same seed must draw the same bits either way.  With unique requests (every pod its own CPU and memory)
  * binpack and spread answer from the fit trees (src/engine/fittree.c)
  * instead of the heaps, and must still choose as the scan does.  The
  * pending jobs' explanations (per-filter node counts), which the indexed
