@@ -12,6 +12,9 @@
 #   make bench      benchmarks, printing figures
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each (clang)
 #   make soak       the chaos soak for an hour (SOAK_SECONDS, SOAK_SEED)
+#   make fidelity   the FGD paper's six policies against its results: ten
+#                   seeds, every shared and synthetic openb variant (make
+#                   test runs one seed on four)
 #
 # Missing Debian packages are installed (as root) or named by
 # scripts/install-deps.sh before anything is built.
@@ -44,7 +47,7 @@ FUZZ_BIN     = $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 BENCH_BIN    = $(BENCH_SRC:bench/%.c=$(B)/rel/bench/%)
 ASAN_BENCH_BIN = $(BENCH_SRC:bench/%.c=$(B)/asan/bench/%)
 
-.PHONY: all deps demo demo-ui test test-build test-oracle bench fuzz soak clean
+.PHONY: all deps demo demo-ui test test-build test-oracle bench fuzz soak fidelity clean
 all: $(B)/muster
 
 deps:
@@ -105,6 +108,11 @@ soak: deps
 	@$(MAKE) --no-print-directory test-build
 	SOAK_SECONDS=$${SOAK_SECONDS:-3600} SOAK_SEED=$${SOAK_SEED:-random} SOAK_OUT=$(B)/soak \
 	    sh tests/e2e/soak.sh $(B)/asan/muster
+
+# --- the openb fidelity check in full (make test runs a short one) --------
+fidelity: deps
+	@$(MAKE) --no-print-directory $(B)/muster
+	OPENB_SEEDS=42-51 OPENB_ALL=1 sh tests/e2e/eval_openb_fidelity.sh $(B)/muster
 
 # --- demo ----------------------------------------------------------------
 demo: deps

@@ -30,6 +30,9 @@ typedef struct mu_node_view {
 	int ngpu;                /* devices */
 	const int16_t *gpu_free; /* per device free milli-GPU (0..1000) */
 	const char *gpu_model;   /* the node's GPU model, NULL if none */
+	/* Bound pods by GPU request: [0] shares of one GPU, [k] k whole GPUs
+	 * (k <= MU_MAX_GPUS); NULL when not known.  GPU clustering reads it. */
+	const int32_t *gpu_kinds;
 } mu_node_view_t;
 
 /* What a score function gets besides the node: the policy's own state
@@ -107,6 +110,10 @@ typedef struct mu_workload_mix {
 	char *models[MU_MIX_MAX_MODELS]; /* owned copies */
 	int32_t nmodels;
 	int64_t pods;
+	/* Set before finish to keep only the most popular shapes that cover
+	 * this share of the pods, as the FGD artifact's "typical pods" do
+	 * (0.95 there); 0 keeps every shape. */
+	double top;
 	struct mu__mix_index *index; /* built by finish; owned */
 } mu_workload_mix_t;
 
@@ -118,8 +125,10 @@ void mu_workload_mix_release(mu_workload_mix_t *m);
 int mu_workload_mix_add(mu_workload_mix_t *m, const mu_res_t *req,
 			const char *const *models, size_t nmodels,
 			int64_t count);
-/* Merges equal shapes, sets their weights and builds the index the
- * policies use.  O(types log types). */
+/* Merges equal shapes, keeps the most popular ones covering m->top of the
+ * pods when top is in (0, 1) (ties: larger CPU, share, GPUs first; the
+ * weights are then shares of the kept pods), sets the weights and builds
+ * the index the policies use.  O(types log types). */
 int mu_workload_mix_finish(mu_workload_mix_t *m);
 /* The FGD paper's expected fragmentation of one node (milli-GPU): the sum
  * over shapes of weight x the free GPU capacity that shape cannot use

@@ -41,8 +41,15 @@ typedef struct mu_eval_input {
 	size_t npods;
 	int64_t gpus;                /* devices of all nodes */
 	int64_t pod_gpu_milli;       /* demand of all pods */
-	mu_workload_mix_t mix;
+	mu_workload_mix_t mix;       /* the FGD artifact's typical pods:
+	                              * the shapes covering MU_EVAL_TYPICAL
+	                              * of the pods (fgd's state, and the
+	                              * fragmentation ratio's) */
+	mu_workload_mix_t mix_all;   /* every shape: muster's state */
 } mu_eval_input_t;
+
+#define MU_EVAL_TYPICAL 0.95 /* generate_config_and_run.py's
+                              * --pod-popularity-threshold 95 */
 
 /* Builds an input from nodes and the pods of jobs (every pod of every pod
  * set is one arrival).  MU_EINVAL with a message when there are no GPUs or
@@ -108,8 +115,8 @@ typedef struct mu_eval_config {
 	void *progress_ctx;
 } mu_eval_config_t;
 
-/* Runs the protocol once.  The fgd and muster policies (and any other)
- * get &in->mix as their state.  The caller releases out with
+/* Runs the protocol once.  muster gets &in->mix_all as its state, every
+ * other policy (fgd among them) &in->mix.  The caller releases out with
  * mu_eval_run_release(), also on error.  O(arrivals x nodes x the policy's
  * cost per node). */
 int mu_eval_run(const mu_eval_input_t *in, const mu_eval_config_t *cfg,

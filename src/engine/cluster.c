@@ -290,6 +290,15 @@ static void node_take_devices(mu_engine_t *e, mu__node_t *n,
 	}
 }
 
+/* The gpu_kinds slot of a request: 0 a share, k for k whole GPUs, -1 no
+ * GPU. */
+static int gpu_kind(const mu_res_t *req)
+{
+	if (req->v[MU_RES_GPU] > 0 && req->v[MU_RES_GPU] <= MU_MAX_GPUS)
+		return (int)req->v[MU_RES_GPU];
+	return req->v[MU_RES_GPU] == 0 && req->v[MU_RES_GPU_MILLI] > 0 ? 0 : -1;
+}
+
 void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 		   mu__pod_t *pod, bool exact)
 {
@@ -304,6 +313,8 @@ void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 			mu__align_choose(n, ps, pod);
 	}
 	node_take_devices(e, n, req, pod);
+	if (gpu_kind(req) >= 0)
+		n->gpu_kinds[gpu_kind(req)]++;
 	if (ps->aligned)
 		mu__align_apply(n, ps, pod, +1);
 	for (int r = 0; r < MU_RES_MAX; r++)
@@ -320,6 +331,8 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 {
 	const mu_res_t *req = &ps->req;
 	mu_res_t before = n->free;
+	if (gpu_kind(req) >= 0)
+		n->gpu_kinds[gpu_kind(req)]--;
 	if (ps->aligned)
 		mu__align_apply(n, ps, pod, -1);
 	for (int g = 0; g < n->ngpu; g++) {
@@ -355,6 +368,7 @@ void mu__node_view(const mu__node_t *n, mu_node_view_t *v)
 	v->ngpu = n->ngpu;
 	v->gpu_free = n->gpu_free;
 	v->gpu_model = n->model_name;
+	v->gpu_kinds = n->gpu_kinds;
 }
 
 /* --- Static classes -------------------------------------------------------- */

@@ -82,6 +82,8 @@ typedef struct mu__node {
 	mu_res_t free;     /* MU_RES_GPU = whole free devices,
 	                    * MU_RES_GPU_MILLI = free milli summed */
 	int16_t gpu_free[MU_MAX_GPUS];
+	int32_t gpu_kinds[MU_MAX_GPUS + 1]; /* bound pods by GPU request, as
+	                                     * mu_node_view_t's */
 	mu__ntopo_t *topo; /* NULL: nothing known inside */
 	/* Reservations of the current cycle (valid when resv_stamp is the
 	 * engine's cycle stamp). */

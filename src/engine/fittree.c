@@ -271,7 +271,8 @@ static double bound(ftq_t *q, const mu__ftgroup_t *g, const mu__ftn_t *x)
 	free.v[MU_RES_CPU] = q->spread ? x->max_cpu : x->min_cpu;
 	free.v[MU_RES_MEM] = q->spread ? x->max_mem : x->min_mem;
 	free.v[MU_RES_GPU_MILLI] = q->spread ? x->max_milli_sum : x->min_milli_sum;
-	mu_node_view_t v = {&g->alloc, &free, g->ngpu, rep->gpu_free, rep->model_name};
+	mu_node_view_t v = {&g->alloc, &free, g->ngpu, rep->gpu_free, rep->model_name,
+			    rep->gpu_kinds};
 	return q->e->score->score(&q->ctx, &v, &q->ps->req);
 }
 
@@ -291,7 +292,8 @@ static void visit_leaf(ftq_t *q, const mu__ftgroup_t *g, int32_t i)
 	if (!q->ok(e, nid, q->ps))
 		return;
 	const mu__node_t *n = &e->nodes[nid];
-	mu_node_view_t v = {&n->alloc, &n->free, n->ngpu, n->gpu_free, n->model_name};
+	mu_node_view_t v = {&n->alloc, &n->free, n->ngpu, n->gpu_free, n->model_name,
+			    n->gpu_kinds};
 	double s = e->score->score(&q->ctx, &v, &q->ps->req);
 	if (q->best < 0 || s > q->best_score || (s == q->best_score && nid < q->best)) {
 		q->best = nid;

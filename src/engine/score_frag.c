@@ -18,13 +18,19 @@
  * free CPU (a binary search) and U the capacity of the devices that hold
  * the request.  That is O(groups x (log shapes + devices)) per node.
  *
- * `fgd` scores a node by minus the growth of F that placing the pod causes,
- * trying every device for a share.  `muster` places pods that take whole
+ * `fgd` scores a node by the growth of F that placing the pod causes,
+ * trying every device for a share (as points, below).  `muster` places pods that take whole
  * GPUs or only CPU by a refined measure in which free CPU is a capacity
  * rather than a threshold (see group_used): FGD counts all of a node's
  * free GPUs as usable by a shape as soon as one pod of it fits, so it does
  * not see GPUs stranded because the CPU left can feed only some of them.
- * Shares are placed as FGD places them (see muster_cpu_aware).
+ * Shares are placed as the artifact's FGD places them (see
+ * muster_cpu_aware).
+ *
+ * `fgd` is the paper's FGD as its simulator (hkust-adsl/kubernetes-
+ * scheduler-simulator, fgd_score.go) computes it: integer points
+ * 100 x sigmoid(-growth / 1000) truncated, the first node and device on
+ * ties, against the mix's typical pods (mu_workload_mix_t.top).
  */
 #include <math.h>
 
@@ -189,6 +195,40 @@ static int mix_index(mu_workload_mix_t *m)
 	return MU_OK;
 }
 
+/* Popularity order of the FGD artifact's SortTargetPodInDecreasingCount:
+ * more pods first, then larger CPU, per-device share, GPU count, models. */
+static int cmp_popular(const void *a, const void *b)
+{
+	const mu_pod_type_t *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu > y->cpu ? -1 : 1;
+	int32_t xm = x->gpus ? 1000 : x->gpu_milli, ym = y->gpus ? 1000 : y->gpu_milli;
+	if (xm != ym)
+		return xm > ym ? -1 : 1;
+	if (x->gpus != y->gpus)
+		return x->gpus > y->gpus ? -1 : 1;
+	return (x->models < y->models) - (x->models > y->models);
+}
+
+/* Keeps the most popular merged types until they cover m->top of the pods
+ * (the artifact's GetTypicalPods with podIncreaseStep 1: it stops at the
+ * first type that reaches the threshold).  O(types log types). */
+static void mix_trim(mu_workload_mix_t *m)
+{
+	if (!(m->top > 0 && m->top < 1) || m->ntypes < 2)
+		return;
+	qsort(m->types, (size_t)m->ntypes, sizeof *m->types, cmp_popular);
+	double want = m->top * (double)m->pods, cum = 0;
+	int32_t k = 0;
+	while (k < m->ntypes && cum < want)
+		cum += (double)m->types[k++].count;
+	m->ntypes = k;
+	m->pods = (int64_t)cum;
+	qsort(m->types, (size_t)m->ntypes, sizeof *m->types, cmp_type);
+}
+
 int mu_workload_mix_finish(mu_workload_mix_t *m)
 {
 	if (!m || m->index)
@@ -204,6 +244,7 @@ int mu_workload_mix_finish(mu_workload_mix_t *m)
 			m->types[k++] = m->types[i];
 	}
 	m->ntypes = k;
+	mix_trim(m);
 	return mix_index(m);
 }
 
@@ -394,25 +435,70 @@ static placement_t best_placement(const mu_workload_mix_t *m,
 	return best;
 }
 
+/* FGDScore's integer score of a growth of F: 100 x sigmoid(-growth in
+ * GPUs), truncated. */
+static int64_t fgd_points(double growth)
+{
+	return (int64_t)(100.0 / (1.0 + exp(growth / 1000.0)));
+}
+
+/* The FGD artifact's placement (calculateGpuShareFragExtendScore): the
+ * integer score of the one placement of a whole-GPU or CPU-only pod; for
+ * a share, the best integer score over the devices that hold it, the
+ * first such device on ties.  The pod's CPU counts as kube-scheduler's
+ * non-zero request (100 millicores when it asks for none).  O(devices)
+ * measures of the node. */
+static placement_t fgd_placement(const mu_workload_mix_t *m,
+				 const mu_node_view_t *v, const mu_res_t *req)
+{
+	fnode_t before, after;
+	fnode_from_view(m, v, &before);
+	double f0 = frag_of(m, &before, false);
+	after = before;
+	after.cpu -= req->v[MU_RES_CPU] > 0 ? req->v[MU_RES_CPU] : 100;
+	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
+	if (req->v[MU_RES_GPU] > 0 || milli <= 0) {
+		after.nfull -= (int32_t)req->v[MU_RES_GPU];
+		after.total -= 1000 * req->v[MU_RES_GPU];
+		return (placement_t){(double)fgd_points(frag_of(m, &after, false) - f0), -1};
+	}
+	placement_t best = {-1, -1};
+	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++) {
+		int16_t f = v->gpu_free[g];
+		if (f < milli)
+			continue;
+		fnode_t s = after;
+		fnode_take_share(&s, f, milli);
+		double p = (double)fgd_points(frag_of(m, &s, false) - f0);
+		if (best.dev < 0 || p > best.cost)
+			best = (placement_t){p, g};
+	}
+	return best;
+}
+
 static double score_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 			const mu_res_t *req)
 {
-	return -best_placement(ctx->state, n, req, false).cost;
+	return fgd_placement(ctx->state, n, req).cost;
 }
 
 static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 		    const mu_res_t *req)
 {
-	return best_placement(ctx->state, n, req, false).dev;
+	return fgd_placement(ctx->state, n, req).dev;
 }
 
 /* muster: a pod that takes whole GPUs or only CPU is placed by the growth
- * of the CPU-aware measure; a share by FGD's.  CPU is what whole-GPU and
- * CPU-only pods take in bulk, and the CPU-aware measure is the one that
- * sees GPUs stranded by it.  A share takes a few cores and a slice of one
- * device; what matters is which slice it fills, and the CPU-aware measure
- * would already write off the partly used devices of nodes with little
- * CPU left, which are the ones a share should fill. */
+ * of the CPU-aware measure; a share as the artifact's FGD places it (its
+ * integer points, the first node and device on ties), on muster's mix.
+ * CPU is what whole-GPU and CPU-only pods take in bulk, and the CPU-aware
+ * measure is the one that sees GPUs stranded by it.  A share takes a few
+ * cores and a slice of one device; what matters is which slice it fills,
+ * and the CPU-aware measure would already write off the partly used
+ * devices of nodes with little CPU left, which are the ones a share should
+ * fill.  FGD's coarse points make many nodes equal for a share, and the
+ * first of them wins, so shares gather on the same nodes: on a workload of
+ * shares only that is worth about a point over the real-valued growth. */
 static bool muster_cpu_aware(const mu_res_t *req)
 {
 	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0;
@@ -421,13 +507,17 @@ static bool muster_cpu_aware(const mu_res_t *req)
 static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 			   const mu_res_t *req)
 {
-	return -best_placement(ctx->state, n, req, muster_cpu_aware(req)).cost;
+	if (!muster_cpu_aware(req))
+		return fgd_placement(ctx->state, n, req).cost;
+	return -best_placement(ctx->state, n, req, true).cost;
 }
 
 static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 		       const mu_res_t *req)
 {
-	return best_placement(ctx->state, n, req, muster_cpu_aware(req)).dev;
+	if (!muster_cpu_aware(req))
+		return fgd_placement(ctx->state, n, req).dev;
+	return best_placement(ctx->state, n, req, true).dev;
 }
 
 const mu_score_ops_t mu_score_fgd = {"fgd", score_fgd, pick_fgd, MU_SCORE_MIX};

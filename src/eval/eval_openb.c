@@ -4,7 +4,8 @@
  * mu_eval_run() follows the protocol of eval.h step by step: it orders the
  * arrivals for the seed (shuffle, then extend with replacement or cut at
  * tune x the cluster's GPUs), creates a fresh engine with the policy and
- * the pods' workload mix as its state, adds the nodes and one queue, and
+ * the pods' workload mix as its state (the paper's typical pods, or every
+ * shape for muster), adds the nodes and one queue, and
  * submits the pods one at a time as one-pod jobs, running one cycle per
  * arrival: the engine's own filters, scoring and device choice place them.
  * A pod the cycle leaves pending fits nowhere and is withdrawn (skipped).
@@ -32,6 +33,7 @@ void mu_eval_input_release(mu_eval_input_t *in)
 		return;
 	free(in->pods);
 	mu_workload_mix_release(&in->mix);
+	mu_workload_mix_release(&in->mix_all);
 	memset(in, 0, sizeof *in);
 }
 
@@ -64,7 +66,8 @@ static int input_add_pods(mu_eval_input_t *in, const mu_specs_t *pods)
 			}
 		}
 	}
-	return mu_sim_workload_mix(pods, &in->mix);
+	int rc = mu_sim_workload_mix(pods, &in->mix);
+	return rc ? rc : mu_sim_workload_mix(pods, &in->mix_all);
 }
 
 int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
@@ -72,6 +75,8 @@ int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
 {
 	memset(in, 0, sizeof *in);
 	mu_workload_mix_init(&in->mix);
+	mu_workload_mix_init(&in->mix_all);
+	in->mix.top = MU_EVAL_TYPICAL;
 	in->nodes = nodes->nodes;
 	in->nnodes = nodes->nnodes;
 	for (size_t i = 0; i < nodes->nnodes; i++)
@@ -249,6 +254,7 @@ static void mirror_view(const mirror_node_t *m, mu_node_view_t *v)
 	v->ngpu = m->ngpu;
 	v->gpu_free = m->gpu_free;
 	v->gpu_model = m->model;
+	v->gpu_kinds = NULL;
 }
 
 /* Recomputes node id's fragmentation and the cluster's sum.  O(one
@@ -294,7 +300,9 @@ static int run_setup(run_state_t *s, const mu_eval_config_t *cfg)
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
 	ec.score = cfg->score ? cfg->score : &mu_score_muster;
-	ec.score_state = &s->in->mix;
+	/* The paper's policies measure against its typical pods; muster's
+	 * own measure against every shape of the workload. */
+	ec.score_state = ec.score == &mu_score_muster ? &s->in->mix_all : &s->in->mix;
 	ec.seed = cfg->seed;
 	ec.preemption = ec.reclaim = false;
 	ec.starvation_after = 0;

@@ -51,7 +51,7 @@ static void vnode(vnode_t *n, int64_t cpu_total, int64_t cpu_free, int ngpu,
 		n->free.v[MU_RES_GPU_MILLI] += free_milli[g];
 		n->free.v[MU_RES_GPU] += free_milli[g] == 1000;
 	}
-	n->v = (mu_node_view_t){&n->alloc, &n->free, ngpu, n->gpu, model};
+	n->v = (mu_node_view_t){&n->alloc, &n->free, ngpu, n->gpu, model, NULL};
 }
 
 /* A finished mix of one whole-GPU shape and one 500-milli share, equally
@@ -93,6 +93,40 @@ static void test_mix(mu_t_t *t)
 	CHECK_EQ_INT(t, m.types[m.ntypes - 1].count, 4); /* merged */
 	CHECK(t, NEAR(m.types[m.ntypes - 1].weight, 4.0 / 9));
 	CHECK_EQ_INT(t, m.types[m.ntypes - 2].gpus, 1);  /* the full share */
+	mu_workload_mix_release(&m);
+}
+
+/* The FGD artifact's typical pods: the most popular shapes covering a
+ * share of the pods (it stops at the first shape that reaches it), the
+ * weights then shares of the kept pods. */
+static void test_mix_top(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	mu_workload_mix_init(&m);
+	m.top = 0.95;
+	mu_res_t a = req(4000, 1, 0), b = req(2000, 0, 500), c = req(8000, 0, 0);
+	mu_res_t d = req(1000, 0, 100);
+	mu_workload_mix_add(&m, &a, NULL, 0, 50);
+	mu_workload_mix_add(&m, &b, NULL, 0, 30);
+	mu_workload_mix_add(&m, &c, NULL, 0, 15);
+	mu_workload_mix_add(&m, &d, NULL, 0, 5);
+	CHECK_EQ_INT(t, mu_workload_mix_finish(&m), MU_OK);
+	CHECK_EQ_INT(t, m.ntypes, 3); /* 50 + 30 + 15 reach 95 of 100 */
+	CHECK_EQ_INT(t, m.pods, 95);
+	for (int32_t i = 0; i < m.ntypes; i++) {
+		CHECK(t, m.types[i].gpu_milli != 100);
+		if (m.types[i].gpus == 1)
+			CHECK(t, NEAR(m.types[i].weight, 50.0 / 95));
+	}
+	mu_workload_mix_release(&m);
+	/* ties in popularity: the larger CPU first */
+	mu_workload_mix_init(&m);
+	m.top = 0.5;
+	mu_workload_mix_add(&m, &b, NULL, 0, 10);
+	mu_workload_mix_add(&m, &c, NULL, 0, 10);
+	CHECK_EQ_INT(t, mu_workload_mix_finish(&m), MU_OK);
+	CHECK_EQ_INT(t, m.ntypes, 1);
+	CHECK_EQ_INT(t, m.types[0].cpu, 8000);
 	mu_workload_mix_release(&m);
 }
 
@@ -143,6 +177,33 @@ static int pick(const mu_score_ops_t *ops, const void *state,
 {
 	mu_score_ctx_t ctx = {state, 12345};
 	return ops->pick_device ? ops->pick_device(&ctx, &n->v, r) : -1;
+}
+
+/* fgd scores as the artifact's FGDScore: 100 x sigmoid(-growth / 1000),
+ * truncated; a share goes to the first device of the best score. */
+static void test_fgd_points(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	mix_half_half(&m);
+	vnode_t n;
+	int16_t f[] = {1000, 1000, 1000};
+	vnode(&n, 16000, 16000, 3, f, NULL);
+	/* a whole GPU of three idle ones: F stays 0, growth 0: 50 */
+	mu_res_t one = req(1000, 1, 0);
+	CHECK(t, NEAR(score(&mu_score_fgd, &m, 0, &n, &one), 50));
+	/* 300 on idle devices: the 700 left holds the 500 share but not a
+	 * whole GPU: growth 0.5 x 700 = 350, 100 / (1 + e^0.35) = 41.3 */
+	mu_res_t s3 = req(1000, 0, 300);
+	CHECK(t, NEAR(score(&mu_score_fgd, &m, 0, &n, &s3), 41));
+	CHECK_EQ_INT(t, pick(&mu_score_fgd, &m, &n, &s3), 0);
+	/* 500 on {1000, 500, 500}: both 500s score alike; the first */
+	int16_t g[] = {1000, 500, 500};
+	vnode(&n, 16000, 16000, 3, g, NULL);
+	mu_res_t s5 = req(1000, 0, 500);
+	CHECK_EQ_INT(t, pick(&mu_score_fgd, &m, &n, &s5), 1);
+	double sc = score(&mu_score_fgd, &m, 0, &n, &s5);
+	CHECK(t, NEAR(sc, floor(sc)));
+	mu_workload_mix_release(&m);
 }
 
 /* fgd and muster keep a usable whole GPU and fill the device a share
@@ -196,22 +257,35 @@ static void test_baselines_choice(mu_t_t *t)
 	/* random: the score is the engine's random bits */
 	CHECK(t, score(&mu_score_random, NULL, 1ULL << 40, &idle, &one) <
 		 score(&mu_score_random, NULL, 1ULL << 60, &idle, &one));
-	/* dotprod and bestfit: the node with less free */
-	CHECK(t, score(&mu_score_dotprod, NULL, 0, &busy, &one) >
-		 score(&mu_score_dotprod, NULL, 0, &idle, &one));
-	CHECK(t, score(&mu_score_bestfit, NULL, 0, &busy, &one) >
-		 score(&mu_score_bestfit, NULL, 0, &idle, &one));
-	/* packing: a shared device that fits, then a busy node, then idle */
-	CHECK(t, score(&mu_score_packing, NULL, ~0ULL, &busy, &s250) <
-		 score(&mu_score_packing, NULL, 0, &shared, &s250));
-	CHECK(t, score(&mu_score_packing, NULL, ~0ULL, &idle, &one) <
-		 score(&mu_score_packing, NULL, 0, &busy, &one));
-	/* clustering: the device already holding 250s (500 used) first */
-	CHECK(t, score(&mu_score_clustering, NULL, ~0ULL, &shared, &s250) <
-		 score(&mu_score_clustering, NULL, 0, &same, &s250));
-	/* packing and clustering put CPU-only pods where GPUs are in use */
-	CHECK(t, score(&mu_score_packing, NULL, ~0ULL, &idle, &cpu) <
-		 score(&mu_score_packing, NULL, 0, &busy, &cpu));
+	/* The FGD artifact's integer scores (score_gpu.c names its plugins). */
+	/* dotprod: 100 (1 - (16/128 x 4/128 + 1/8 x 1/8) / 2) = 99.02 */
+	CHECK(t, NEAR(score(&mu_score_dotprod, NULL, 0, &busy, &one), 99));
+	CHECK(t, NEAR(score(&mu_score_dotprod, NULL, 0, &idle, &one), 98));
+	/* bestfit: 100 (1 - (12/128 / 2 + 0)) = 95.3; idle 82.8 */
+	CHECK(t, NEAR(score(&mu_score_bestfit, NULL, 0, &busy, &one), 95));
+	CHECK(t, NEAR(score(&mu_score_bestfit, NULL, 0, &idle, &one), 82));
+	/* packing: a used share of 700 free: 100 - 70/10; opening a device
+	 * of a used node: 50 - 1; an idle node of 2 GPUs: 33 - 2; no GPU: 0 */
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &shared, &s250), 93));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &busy, &s250), 49));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &busy, &one), 49));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &idle, &one), 31));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &busy, &cpu), 0));
+	CHECK(t, NEAR(score(&mu_score_packing, NULL, 0, &idle, &cpu), 0));
+	/* clustering: a band of 25 by the kinds of pods on the node, plus
+	 * 25 x (8000 - free milli) / 8000: shares only 75 + 20; shares and
+	 * 1-GPU pods 50 + 19; no pod 25 + 18; only 1-GPU pods 0 + 21 */
+	int32_t k_share[MU_MAX_GPUS + 1] = {2}, k_mixed[MU_MAX_GPUS + 1] = {1, 1};
+	int32_t k_one[MU_MAX_GPUS + 1] = {0, 1};
+	same.v.gpu_kinds = k_share;
+	shared.v.gpu_kinds = k_mixed;
+	busy.v.gpu_kinds = k_one;
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &same, &s250), 95));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &shared, &s250), 69));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &idle, &s250), 43));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &busy, &s250), 21));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &busy, &one), 96));
+	CHECK(t, NEAR(score(&mu_score_clustering, NULL, 0, &busy, &cpu), 0));
 	/* random picks any device that holds the share */
 	int16_t f3[] = {100, 1000, 300};
 	vnode_t r3;
@@ -623,6 +697,8 @@ int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_mix);
+	MU_RUN(&t, test_mix_top);
+	MU_RUN(&t, test_fgd_points);
 	MU_RUN(&t, test_frag_measure);
 	MU_RUN(&t, test_fgd_muster_choice);
 	MU_RUN(&t, test_baselines_choice);

@@ -6,10 +6,10 @@
  * jobs of many shapes (whole GPUs, GPU shares, CPU only, gangs), finishes
  * and node changes - one with cfg.scan_all (score every node for every
  * pod) and one without (heaps).  Every cycle's decisions must be equal, in
- * order, field by field.  Run for the deterministic binpack, spread, fgd
- * and muster (indexed) and for random and bestfit, which read ctx->random
- * and so must never be indexed: the same seed must draw the same bits
- * either way.  With unique requests (every pod its own CPU and memory)
+ * order, field by field.  Run for the deterministic binpack, spread, fgd,
+ * muster and the FGD paper's bestfit, dotprod, packing and clustering
+ * (indexed) and for random, which reads ctx->random and so must never be
+ * indexed: the same seed must draw the same bits either way.  With unique requests (every pod its own CPU and memory)
  * binpack and spread answer from the fit trees (src/engine/fittree.c)
  * instead of the heaps, and must still choose as the scan does.  The
  * pending jobs' explanations (per-filter node counts), which the indexed
@@ -244,7 +244,18 @@ static void test_random_policy_same(mu_t_t *t)
 	CHECK(t, (mu_score_random.flags & MU_SCORE_RANDOM) != 0);
 	CHECK(t, (mu_score_binpack.flags & MU_SCORE_RANDOM) == 0);
 	check_policy(t, &mu_score_random, 11);
+}
+
+/* The FGD paper's baselines score integers and leave ties to the lower
+ * node id, so the heaps serve them; clustering reads the bound pods'
+ * kinds, which change only with the node's version. */
+static void test_paper_baselines_same(mu_t_t *t)
+{
+	CHECK(t, (mu_score_bestfit.flags & MU_SCORE_RANDOM) == 0);
 	check_policy(t, &mu_score_bestfit, 12);
+	check_policy(t, &mu_score_dotprod, 13);
+	check_policy(t, &mu_score_packing, 14);
+	check_policy(t, &mu_score_clustering, 15);
 }
 
 int main(void)
@@ -254,6 +265,7 @@ int main(void)
 	MU_RUN(&t, test_spread_same);
 	MU_RUN(&t, test_unique_requests_same);
 	MU_RUN(&t, test_random_policy_same);
+	MU_RUN(&t, test_paper_baselines_same);
 	MU_RUN(&t, test_fragmentation_policies_same);
 	return mu_t_done(&t);
 }

@@ -1,0 +1,103 @@
+#!/bin/sh
+# eval_openb_fidelity.sh - the FGD paper's six policies (random, dotprod,
+# clustering, packing, bestfit, fgd) against the paper's own results in
+# ../shared/data/openb/fgd_analysis_allo_discrete.csv: allocation at
+# x = 130 on the shared openb variants, and on synthetic ones that
+# scripts/openb-variants.py builds from default (their names are the
+# paper's, so a variant whose figures are in the paper's file is compared;
+# the others are run to the end and checked for a sane result: every policy
+# places pods, fgd is within a point of the best baseline).
+#
+# make test: seed 42 only, on default, gpushare40, multigpu30 and the
+# synthetic gpushare100; a single seed of the paper's spreads up to about
+# 1 point around its mean, so the tolerance is 2.0.  make fidelity (or
+# OPENB_SEEDS=42-51 OPENB_ALL=1) runs the paper's ten seeds on every shared
+# variant and every synthetic one with the issue's tolerance, 1.0.
+# OPENB_TOL overrides the tolerance.  Skips, saying so, without
+# ../shared/data (or without python3 for the synthetic variants).
+# Usage: sh tests/e2e/eval_openb_fidelity.sh PATH_TO_MUSTER.
+E2E_NAME=eval_openb_fidelity.sh; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+D=../shared/data/openb
+SEEDS=${OPENB_SEEDS:-42}
+ALL=${OPENB_ALL:-0}
+case "$SEEDS" in
+*-*) TOL=${OPENB_TOL:-1.0} ;;
+*) TOL=${OPENB_TOL:-2.0} ;;
+esac
+BASE="random dotprod clustering packing bestfit fgd"
+
+if [ ! -r "$D/fgd_analysis_allo_discrete.csv" ] || [ ! -r "$D/openb_pod_list_default.csv" ]; then
+	echo "skipped: ../shared/data not found (the fidelity test needs the openb trace and the paper's results)"
+	done_
+fi
+
+# run NAME PODS: the six policies on PODS; the table in $T/NAME.txt.
+run() {
+	expect "$1" 0 "$M" eval openb --nodes "$D/openb_node_list_gpu_node.csv" \
+		--pods "$2" --policies random,dotprod,clustering,packing,bestfit,fgd \
+		--seeds "$SEEDS" --paper "$D/fgd_analysis_allo_discrete.csv"
+	cp "$T/out" "$T/$1.txt"
+}
+
+# end NAME POLICY: our allocation at x = 130 ("@end"); gap NAME POLICY:
+# ours minus the paper's there, empty when the paper has no figure.
+end() { awk -v p="$2" '$1 == p { print $5 }' "$T/$1.txt"; }
+gap() { awk -v p="$2" '$1 == p && $7 != "-" { print $7 }' "$T/$1.txt"; }
+
+# near NAME: every baseline within TOL of the paper at x = 130.
+near() {
+	for p in $BASE; do
+		g=$(gap "$1" "$p")
+		if [ -z "$g" ]; then
+			bad "$1 $p: no paper figure in the table"; sed 's/^/  /' "$T/$1.txt"; continue
+		fi
+		if awk -v g="$g" -v t="$TOL" 'BEGIN { exit !(g <= t && g >= -t) }'; then
+			ok
+		else
+			bad "$1 $p: $g points from the paper at x = 130 (tolerance $TOL)"
+		fi
+	done
+}
+
+# sane NAME: no paper figure needed: every baseline allocates more than half
+# of the GPUs and fgd is within 1.0 of the best baseline (the paper finds it
+# the best on every variant it published; on gpuspec100, where every GPU pod
+# is tied to a model, all six end within 2.5 points of each other).
+sane() {
+	best=0
+	for p in $BASE; do
+		e=$(end "$1" "$p")
+		if awk -v e="${e:-0}" 'BEGIN { exit !(e > 50 && e <= 100) }'; then ok; else bad "$1 $p: allocation '$e' at x = 130"; fi
+		best=$(awk -v a="$best" -v b="${e:-0}" 'BEGIN { print (b > a ? b : a) }')
+	done
+	f=$(end "$1" fgd)
+	if awk -v f="${f:-0}" -v b="$best" 'BEGIN { exit !(f >= b - 1.0) }'; then ok; else bad "$1: fgd $f, best baseline $best"; fi
+	if [ -n "$(gap "$1" fgd)" ]; then near "$1"; fi
+}
+
+if [ "$ALL" = 1 ]; then
+	SHARED="default cpu050 gpushare40 multigpu30 gpuspec10"
+	SYNTH="gpushare20 gpushare40 gpushare60 gpushare80 gpushare100 multigpu20 multigpu30 multigpu40 multigpu50 multigpu100 gpuspec10 gpuspec20 gpuspec25 gpuspec33 gpuspec100 cpu050 cpu100 cpu200 cpu250"
+else
+	SHARED="default gpushare40 multigpu30"
+	SYNTH="gpushare100"
+fi
+for v in $SHARED; do
+	run "$v" "$D/openb_pod_list_$v.csv"
+	near "$v"
+done
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "skipped: python3 not found (synthetic variants)"
+	done_
+fi
+mkdir -p "$T/synth"
+only=$(echo $SYNTH | tr ' ' ',')
+expect synth-build 0 python3 scripts/openb-variants.py "$D/openb_pod_list_default.csv" "$T/synth" --only "$only"
+expect synth-unknown 2 python3 scripts/openb-variants.py "$D/openb_pod_list_default.csv" "$T/synth" --only frob
+has synth-unknown "$T/err" "unknown variant"
+for v in $SYNTH; do
+	run "synth-$v" "$T/synth/openb_pod_list_$v.csv"
+	sane "synth-$v"
+done
+done_
