@@ -47,9 +47,10 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	p->npos = n->npods++;
 	p->node = nid;
 	j->nbound++;
-	acct_add(&j->acct_bound, &ps->acct, +1);
-	acct_add(&e->total_used, &ps->acct, +1);
-	mu__queue_add_used(e, j->queue, &ps->acct, +1, j->preemptible);
+	mu_res_t a = mu__pod_acct(e, ps, nid);
+	acct_add(&j->acct_bound, &a, +1);
+	acct_add(&e->total_used, &a, +1);
+	mu__queue_add_used(e, j->queue, &a, +1, j->preemptible);
 	e->alloc_gen++;
 	e->commit_gen++;
 	return MU_OK;
@@ -63,6 +64,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 		return;
 	mu__node_t *n = &e->nodes[p->node];
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
+	mu_res_t a = mu__pod_acct(e, ps, p->node);
 	mu__node_give(e, n, ps, p);
 	mu__podref_t last = n->refs[--n->npods];
 	n->refs[p->npos] = last;
@@ -70,9 +72,9 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	p->node = -1;
 	p->end_id = 0; /* its end entry goes stale */
 	j->nbound--;
-	acct_add(&j->acct_bound, &ps->acct, -1);
-	acct_add(&e->total_used, &ps->acct, -1);
-	mu__queue_add_used(e, j->queue, &ps->acct, -1, j->preemptible);
+	acct_add(&j->acct_bound, &a, -1);
+	acct_add(&e->total_used, &a, -1);
+	mu__queue_add_used(e, j->queue, &a, -1, j->preemptible);
 	if (capacity_grew)
 		e->release_gen++;
 }
@@ -456,11 +458,11 @@ int mu__job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
 static bool job_in_quota(const mu_engine_t *e, const mu__job_t *j,
 			 const mu_res_t *acct, mu_reason_t *r)
 {
-	bool gpu_job = acct->v[MU_RES_GPU] > 0;
+	int dom = mu__dom_slot(e, acct);
 	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
 		for (int res = 0; res < MU_RES_MAX; res++) {
-			if (!acct->v[res] || !mu__dom_res(gpu_job, res))
+			if (!acct->v[res] || !mu__dom_is(dom, res))
 				continue;
 			if (qq->used_np.v[res] + acct->v[res] > qq->deserved.v[res]) {
 				r->why = MU_WHY_OVER_QUOTA;
@@ -549,6 +551,46 @@ static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 			 mu_decisions_t *out);
 
+/* Flavor fallback (docs/policy.md, "Node pools"): a job that names pools
+ * and has nothing bound tries them in order.  First pass: in a pool where
+ * its claim stays within its queue's deserved quota there, with
+ * preemption and reclaim; elsewhere only on idle capacity (borrowing).
+ * Second pass, in order again: preemption and reclaim by the fair-share
+ * rule in the pools the first pass tried without them.  It stays in the
+ * first pool that admits it; when none does it is left on its preferred
+ * pool, and each pool's reason is kept for explain.  O(pools x one try). */
+static int job_try_flavors(mu_engine_t *e, int32_t jid, mu_time_t now,
+			   mu_decisions_t *out)
+{
+	mu__job_t *j = &e->jobs[jid];
+	bool never = j->never_preempt;
+	uint32_t full = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int32_t f = 0; f < j->nflav; f++) {
+			if (pass && (never || (full >> f) & 1 ||
+				     !(e->cfg.preemption || e->cfg.reclaim)))
+				continue;
+			mu__flav_set(e, j, f);
+			bool within = pass || mu__flav_within(e, j);
+			if (within)
+				full |= 1u << f;
+			j->never_preempt = never || !within;
+			int rc = job_try_inner(e, jid, now, out);
+			j->never_preempt = never;
+			if (rc)
+				return rc;
+			j->flav_last[f] = j->last;
+			if (!j->failed)
+				return MU_OK;
+		}
+	}
+	j->flav_tried = true;
+	mu_reason_t first = j->flav_last[0];
+	mu__flav_set(e, j, 0);
+	j->last = first;
+	return MU_OK;
+}
+
 /* job_try_inner() with the job marked as the one being placed, so that
  * node choices respect reservations. */
 static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
@@ -558,7 +600,8 @@ static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 	if (j->state == MU_JOB_PENDING)
 		mu__backfill_forget(e, j);
 	e->placing = jid;
-	int rc = job_try_inner(e, jid, now, out);
+	int rc = j->nflav && j->nbound == 0 ? job_try_flavors(e, jid, now, out) :
+		 job_try_inner(e, jid, now, out);
 	e->placing = -1;
 	if (j->failed && j->last.fail[MU_F_RESERVED])
 		j->failed = false; /* reservations move: try again next cycle */
@@ -867,7 +910,9 @@ int mu_engine_settle(mu_engine_t *e)
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
-	int rc = mu__fairshare(e, now);
+	int rc = e->nmaxwait ? mu__maxwait_check(e, now) : MU_OK;
+	if (rc == MU_OK)
+		rc = mu__fairshare(e, now);
 	if (rc)
 		return rc;
 	cycle_reset_backfill(e, now);

@@ -557,6 +557,39 @@ static int check_job_topo(const mu_specs_t *s, const mu__namemap_t *tm,
 	return MU_OK;
 }
 
+/* Every pool a queue or a job names is defined (a NodePool with a
+ * selector), and every pool name is unique. */
+static int check_pools(const mu_specs_t *s, mu_diag_t *diag)
+{
+	char list[600];
+	for (size_t i = 0; i < s->npools; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(s->pools[i].name, s->pools[k].name))
+				return vdiag(diag, MU_EEXIST, "pool \"%s\" is "
+					     "defined twice", s->pools[i].name);
+	for (size_t i = 0; i < s->nqueues + s->njobs; i++) {
+		bool isq = i < s->nqueues;
+		const mu_queue_spec_t *q = isq ? &s->queues[i] : NULL;
+		const mu_job_spec_t *j = isq ? NULL : &s->jobs[i - s->nqueues];
+		size_t n = isq ? q->npools : j->npools;
+		for (size_t k = 0; k < n; k++) {
+			const char *name = isq ? q->pools[k].pool : j->pools[k];
+			size_t p = 0;
+			while (p < s->npools && strcmp(s->pools[p].name, name))
+				p++;
+			if (p < s->npools)
+				continue;
+			return vdiag(diag, MU_ENOENT, "%s \"%s\": pool \"%s\" is "
+				     "not defined (kind: NodePool with "
+				     "spec.selector); %s", isq ? "queue" : "job",
+				     isq ? q->name : j->name, name,
+				     name_list(s->pools, s->npools, sizeof *s->pools,
+					       "pools", list, sizeof list));
+		}
+	}
+	return MU_OK;
+}
+
 int mu_specs_validate(mu_specs_t *s, mu_diag_t *diag)
 {
 	mu__namemap_t nm, qm, jm, tm, pm;
@@ -587,6 +620,8 @@ int mu_specs_validate(mu_specs_t *s, mu_diag_t *diag)
 		rc = check_job_queues(s, &qm, diag);
 	if (rc == MU_OK)
 		rc = check_job_topo(s, &tm, diag);
+	if (rc == MU_OK)
+		rc = check_pools(s, diag);
 	if (rc == MU_OK)
 		rc = check_scenario(s->scenario, &nm, &jm, diag);
 	mu__namemap_release(&nm);
