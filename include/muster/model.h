@@ -169,6 +169,15 @@ typedef struct mu_queue_spec {
 	size_t npools;
 	mu_time_t max_wait;   /* class of service: a job of it that waits
 	                       * longer is escalated; 0 = none */
+	/* Flavor fungibility of its jobs that name pools (Kueue's
+	 * ClusterQueue.spec.flavorFungibility; docs/policy.md): */
+	bool borrow_try_next;  /* whenCanBorrow: TryNextFlavor: a later pool's
+	                        * deserved quota before borrowing in this one
+	                        * (default MayStopSearch: borrow here) */
+	bool preempt_try_next; /* whenCanPreempt: TryNextFlavor: a later pool
+	                        * that fits without preemption before
+	                        * preempting within quota in this one (default
+	                        * MayStopSearch: reclaim here) */
 	/* Set by the CSV trace loaders on a queue they created because the
 	 * trace names it and none was loaded (docs/formats.md).  mu_load_buffer()
 	 * drops such a queue when a file defines the same name. */

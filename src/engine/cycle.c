@@ -551,43 +551,66 @@ static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 			 mu_decisions_t *out);
 
+/* One flavor attempt of job_try_flavors(): f's pod sets, with or without
+ * preemption and reclaim.  Keeps the reason; *ok when it was admitted. */
+static int flavor_try(mu_engine_t *e, int32_t jid, int32_t f, bool full,
+		      mu_time_t now, mu_decisions_t *out, bool *ok)
+{
+	mu__job_t *j = &e->jobs[jid];
+	bool never = j->never_preempt;
+	mu__flav_set(e, j, f);
+	j->never_preempt = never || !full;
+	int rc = job_try_inner(e, jid, now, out);
+	j->never_preempt = never;
+	j->flav_last[f] = j->last;
+	*ok = rc == MU_OK && !j->failed;
+	return rc;
+}
+
 /* Flavor fallback (docs/policy.md, "Node pools"): a job that names pools
- * and has nothing bound tries them in order.  First pass: in a pool where
- * its claim stays within its queue's deserved quota there, with
- * preemption and reclaim; elsewhere only on idle capacity (borrowing).
- * Second pass, in order again: preemption and reclaim by the fair-share
- * rule in the pools the first pass tried without them.  It stays in the
- * first pool that admits it; when none does it is left on its preferred
- * pool, and each pool's reason is kept for explain.  O(pools x one try). */
+ * and has nothing bound tries them in order, in up to three passes.
+ * 1. Each pool in order: where its claim stays within its queue's deserved
+ *    quota there, with preemption and reclaim (whenCanPreempt:
+ *    MayStopSearch, the default) or on idle capacity only (TryNextFlavor);
+ *    elsewhere on idle capacity, borrowing (whenCanBorrow: MayStopSearch,
+ *    the default), or not yet (TryNextFlavor).
+ * 2. The pools skipped in 1, on idle capacity (borrowing).
+ * 3. The pools not yet tried with preemption, with preemption and reclaim
+ *    by the fair-share rule.
+ * It stays in the first pool that admits it; when none does it is left on
+ * its preferred pool and each pool's reason is kept for explain.
+ * O(pools x one try). */
 static int job_try_flavors(mu_engine_t *e, int32_t jid, mu_time_t now,
 			   mu_decisions_t *out)
 {
 	mu__job_t *j = &e->jobs[jid];
-	bool never = j->never_preempt;
-	uint32_t full = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (int32_t f = 0; f < j->nflav; f++) {
-			if (pass && (never || (full >> f) & 1 ||
-				     !(e->cfg.preemption || e->cfg.reclaim)))
-				continue;
-			mu__flav_set(e, j, f);
-			bool within = pass || mu__flav_within(e, j);
-			if (within)
-				full |= 1u << f;
-			j->never_preempt = never || !within;
-			int rc = job_try_inner(e, jid, now, out);
-			j->never_preempt = never;
-			if (rc)
-				return rc;
-			j->flav_last[f] = j->last;
-			if (!j->failed)
-				return MU_OK;
-		}
+	const mu__queue_t *q = &e->queues[j->queue];
+	bool can_preempt = !j->never_preempt && (e->cfg.preemption || e->cfg.reclaim);
+	uint32_t free_done = 0, full_done = 0;
+	bool ok = false;
+	int rc = MU_OK;
+	for (int32_t f = 0; f < j->nflav && !ok && !rc; f++) {
+		mu__flav_set(e, j, f);
+		bool within = mu__flav_within(e, j);
+		bool full = within && !q->preempt_try_next && can_preempt;
+		if (!within && q->borrow_try_next)
+			continue;
+		free_done |= 1u << f;
+		if (full)
+			full_done |= 1u << f;
+		rc = flavor_try(e, jid, f, full, now, out, &ok);
 	}
+	for (int32_t f = 0; f < j->nflav && !ok && !rc; f++)
+		if (!((free_done >> f) & 1))
+			rc = flavor_try(e, jid, f, false, now, out, &ok);
+	for (int32_t f = 0; f < j->nflav && !ok && !rc && can_preempt; f++)
+		if (!((full_done >> f) & 1))
+			rc = flavor_try(e, jid, f, true, now, out, &ok);
+	if (rc || ok)
+		return rc;
 	j->flav_tried = true;
-	mu_reason_t first = j->flav_last[0];
 	mu__flav_set(e, j, 0);
-	j->last = first;
+	j->last = j->flav_last[0];
 	return MU_OK;
 }
 

@@ -291,6 +291,7 @@ typedef struct mu__queue {
 	mu_res_t demand;      /* used + pending requests, capped by limit */
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
 	mu_time_t max_wait;   /* class of service for its jobs; 0 none */
+	bool borrow_try_next, preempt_try_next; /* flavor fungibility */
 	double decayed;       /* GPU usage (milli) averaged with
 	                       * cfg.usage_half_life (fairshare.c) */
 	double decay_factor;  /* 2^(-usage share / weight share), 1 if off */

@@ -172,6 +172,8 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 		qq->weight[slots[i]] = pq->weight >= 0 ? pq->weight : s->weight[MU_RES_GPU];
 	}
 	qq->max_wait = s->max_wait > 0 ? s->max_wait : 0;
+	qq->borrow_try_next = s->borrow_try_next;
+	qq->preempt_try_next = s->preempt_try_next;
 	e->release_gen++; /* a limit may have grown */
 	return MU_OK;
 }

@@ -519,6 +519,34 @@ static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
 	return MU_OK;
 }
 
+/* Reads spec.flavorFungibility, as Kueue's ClusterQueue has it:
+ * whenCanBorrow MayStopSearch (default) or TryNextFlavor, whenCanPreempt
+ * MayStopSearch (default; Preempt is its older name) or TryNextFlavor. */
+static int queue_fungibility(mu__yload_t *L, const mu__ynode_t *spec,
+			     mu_queue_spec_t *q)
+{
+	const mu__ynode_t *m;
+	int rc = mu__y_map_at(L, spec, "flavorFungibility", false, &m);
+	if (rc || !m)
+		return rc;
+	for (const mu__ynode_t *c = m->head; c; c = c->next) {
+		bool borrow = !strcmp(c->key, "whenCanBorrow");
+		if (!borrow && strcmp(c->key, "whenCanPreempt"))
+			return mu__y_err(L, c, NULL, MU_EINVAL, "unknown field; "
+					 "expected whenCanBorrow or whenCanPreempt");
+		if ((rc = mu__y_want_scalar(L, c)))
+			return rc;
+		bool next = !strcmp(c->s, "TryNextFlavor");
+		if (!next && strcmp(c->s, "MayStopSearch") &&
+		    (borrow ? strcmp(c->s, "Borrow") : strcmp(c->s, "Preempt")))
+			return mu__y_err(L, c, NULL, MU_EINVAL, "expected "
+					 "MayStopSearch or TryNextFlavor, got "
+					 "\"%.60s\"", c->s);
+		*(borrow ? &q->borrow_try_next : &q->preempt_try_next) = next;
+	}
+	return MU_OK;
+}
+
 int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root)
 {
 	mu_queue_spec_t q;
@@ -548,7 +576,8 @@ int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root)
 		if ((rc = queue_res(L, c, &q, seen)))
 			return rc;
 	if ((rc = queue_pools(L, spec, &q)) ||
-	    (rc = mu__y_dur_at(L, spec, "maxWait", &q.max_wait)))
+	    (rc = mu__y_dur_at(L, spec, "maxWait", &q.max_wait)) ||
+	    (rc = queue_fungibility(L, spec, &q)))
 		return rc;
 	if (q.parent && !strcmp(q.parent, q.name))
 		return mu__y_err(L, spec, "parent", MU_EINVAL,
