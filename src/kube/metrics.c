@@ -326,6 +326,22 @@ static void queue_status(mu__kd_t *d)
 		json_t *st = json_pack("{s:o,s:o,s:i,s:i}", "fairShare", res_json(&qi.fair), "usage",
 				       res_json(&qi.used), "pendingJobs", (int)qi.pending_jobs,
 				       "runningJobs", (int)qi.running_jobs);
+		json_t *pools = json_object();
+		for (int32_t p = 0; p < mu_engine_npools(d->e); p++) {
+			mu_pool_info_t pi;
+			char f[32], u[32], ds[32];
+			mu_engine_pool_info(d->e, p, &pi);
+			snprintf(f, sizeof f, "%g", (double)qi.fair.v[pi.slot] / 1000.0);
+			snprintf(u, sizeof u, "%g", (double)qi.used.v[pi.slot] / 1000.0);
+			snprintf(ds, sizeof ds, "%g", (double)qi.deserved.v[pi.slot] / 1000.0);
+			json_object_set_new(pools, pi.name, json_pack("{s:{s:s},s:{s:s},s:{s:s}}",
+				"fairShare", "nvidia.com/gpu", f, "usage", "nvidia.com/gpu", u,
+				"deserved", "nvidia.com/gpu", ds));
+		}
+		if (json_object_size(pools))
+			json_object_set_new(st, "pools", pools);
+		else
+			json_decref(pools);
 		if (json_equal(st, last)) {
 			json_decref(st);
 			continue;

@@ -385,6 +385,9 @@ int mu__y_nodepool(mu__yload_t *L, const mu__ynode_t *root)
 		return rc;
 	if (made && !mu__y_get(spec, "count"))
 		return MU_OK; /* a pool of nodes defined elsewhere */
+	if (!mu__y_get(spec, "count"))
+		return mu__y_err(L, spec, NULL, MU_EPARSE, "expected spec.selector "
+				 "(a pool of nodes) or spec.count (nodes to make)");
 	if ((rc = pool_read(L, meta, spec, &p)))
 		return rc;
 	if (L->into->nnodes + (size_t)p.count > MU__Y_MAX_NODES)
