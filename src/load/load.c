@@ -567,6 +567,30 @@ static int check_pools(const mu_specs_t *s, mu_diag_t *diag)
 			if (!strcmp(s->pools[i].name, s->pools[k].name))
 				return vdiag(diag, MU_EEXIST, "pool \"%s\" is "
 					     "defined twice", s->pools[i].name);
+	for (size_t n = 0; s->npools > 1 && n < s->nnodes; n++) {
+		const mu_node_spec_t *nd = &s->nodes[n];
+		const char *first = NULL;
+		for (size_t p = 0; p < s->npools; p++) {
+			bool all = true;
+			for (size_t m = 0; m < s->pools[p].nmatch && all; m++) {
+				const mu_label_t *want = &s->pools[p].match[m];
+				bool has = false;
+				for (size_t l = 0; l < nd->nlabels && !has; l++)
+					has = !strcmp(nd->labels[l].key, want->key) &&
+					      !strcmp(nd->labels[l].value ? nd->labels[l].value : "",
+						      want->value ? want->value : "");
+				all = has;
+			}
+			if (!all)
+				continue;
+			if (first)
+				return vdiag(diag, MU_EINVAL, "node \"%s\" is in two pools, "
+					     "\"%s\" and \"%s\": every node is in at most "
+					     "one (make their selectors disjoint)", nd->name,
+					     first, s->pools[p].name);
+			first = s->pools[p].name;
+		}
+	}
 	for (size_t i = 0; i < s->nqueues + s->njobs; i++) {
 		bool isq = i < s->nqueues;
 		const mu_queue_spec_t *q = isq ? &s->queues[i] : NULL;
