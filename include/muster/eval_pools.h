@@ -30,11 +30,11 @@ typedef enum mu_evp_mode {
 const char *mu_evp_mode_name(mu_evp_mode_t m);
 
 typedef struct mu_evp_opts {
-	double days;          /* Philly window in days, before scaling (2) */
-	double load;          /* offered load on the openb GPUs (0.8) */
+	double days;          /* Philly window in days, before scaling (7) */
+	double load;          /* offered load on the openb GPUs (1.0) */
 	double home;          /* share of a team's jobs that prefer its home
 	                       * pool; the rest prefer a pool drawn by size (0.6) */
-	mu_time_t cap;        /* job durations capped at this (12 h) */
+	mu_time_t cap;        /* job durations capped at this (6 h) */
 	uint64_t seed;        /* preferences (1) */
 	void (*progress)(void *ctx, int mode, double frac);
 	void *progress_ctx;

@@ -30,10 +30,10 @@ static void usage(FILE *f)
 		"a fallback pool.  Skips (exit 0) when the data is not there.\n\n"
 		"  --nodes FILE            the openb node list (" EVPL_NODES ")\n"
 		"  --trace FILE            the Philly trace (" EVPL_TRACE ")\n"
-		"  --days N                Philly window in days, before scaling (2)\n"
-		"  --load X                offered load on the openb GPUs (0.8)\n"
+		"  --days N                Philly window in days, before scaling (7)\n"
+		"  --load X                offered load on the openb GPUs (1.0)\n"
 		"  --home X                share of a team's jobs preferring its home pool (0.6)\n"
-		"  --cap DUR               cap job durations (12h)\n"
+		"  --cap DUR               cap job durations (6h)\n"
 		"  --seed N                preferences (1)\n"
 		"  --quick                 a 6-hour window, durations capped at 2h\n"
 		"  --report FILE           an HTML report with bar charts\n"
@@ -90,7 +90,7 @@ int mu_cmd_eval_pools(int argc, char **argv)
 	if (quick) {
 		double days = o.days;
 		mu_evp_opts_quick(&o);
-		if (days != 2)
+		if (days != 7)
 			o.days = days;
 	}
 	if (access(nodes, R_OK) || access(trace, R_OK)) {

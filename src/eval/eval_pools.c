@@ -34,10 +34,10 @@ const char *mu_evp_mode_name(mu_evp_mode_t m)
 void mu_evp_opts_defaults(mu_evp_opts_t *o)
 {
 	memset(o, 0, sizeof *o);
-	o->days = 2;
-	o->load = 0.8;
+	o->days = 7;
+	o->load = 1.0;
 	o->home = 0.6;
-	o->cap = 12 * 3600 * SEC;
+	o->cap = 6 * 3600 * SEC;
 	o->seed = 1;
 }
 
