@@ -78,6 +78,8 @@ typedef struct mu_priority_class_spec {
 	int32_t value;
 	bool global_default;  /* the priority of jobs that name no class */
 	bool never_preempt;   /* preemptionPolicy: Never (for its jobs) */
+	mu_time_t max_wait;   /* class of service for its jobs that give none
+	                       * (annotation muster.io/max-wait); 0 = none */
 } mu_priority_class_spec_t;
 
 typedef enum mu_spec_ref_kind {

@@ -415,14 +415,23 @@ static char *explain_group(mu__kd_t *d, const mu__kgroup_t *g)
 	if (ji.expected_start != MU_TIME_NONE)
 		mu__rfc3339_format(ji.expected_start * 1000, false, start, sizeof start);
 	mu__rfc3339_format(ji.submit * 1000, false, submit, sizeof submit);
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s}",
+	char pools[2048] = "", service[160] = "";
+	if (ji.state == MU_JOB_PENDING)
+		mu_engine_pool_explain(d->e, g->ej, pools, sizeof pools);
+	if (ji.max_wait && ji.state != MU_JOB_FINISHED)
+		snprintf(service, sizeof service, ji.escalated ?
+			 "escalated: waited more than its maximum wait of %llds, priority raised by %d" :
+			 "maximum wait %llds: escalated if it waits longer", (long long)(ji.max_wait / 1000),
+			 MU_ESCALATE_BOOST);
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s,s:s?,s:s,s:s}",
 			      "group", g->key, "job", ji.name, "queue", ji.queue, "state", st[ji.state],
 			      "pods", (int)ji.pods, "bound", (int)ji.bound, "minMember", (int)ji.min_member,
 			      "priority", (int)ji.priority, "preemptible", ji.preemptible,
 			      "preemptions", (int)ji.preemptions, "message", msg, "submitted", submit,
 			      "expectedStart", start, "expectedStartFrom",
 			      *start ? (ji.reserved ? "reservation" : "aggregate capacity") : "",
-			      "estimateSeconds", (json_int_t)(ji.estimate / 1000), "order", ord);
+			      "estimateSeconds", (json_int_t)(ji.estimate / 1000), "order", ord,
+			      "pool", ji.pool, "pools", pools, "service", service);
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;

@@ -422,6 +422,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 		if (def) {
 			j->priority = def->value;
 			j->never_preempt |= def->never_preempt;
+			if (!j->max_wait)
+				j->max_wait = def->max_wait;
 		}
 		return MU_OK;
 	}
@@ -435,6 +437,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 				       list, sizeof list));
 	j->priority = s->pclasses[k].value;
 	j->never_preempt |= s->pclasses[k].never_preempt;
+	if (!j->max_wait) /* the class's class of service */
+		j->max_wait = s->pclasses[k].max_wait;
 	return MU_OK;
 }
 

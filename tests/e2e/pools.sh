@@ -8,6 +8,7 @@
 #     per-pool quotas (8 H100s, 16 A100s);
 #   - pods that name the pools h100 then a100 (muster.io/pools): the first
 #     lands on the H100 node, the second falls back to an A100 node;
+#   - a pod that fits no pool gives each pool's reason in its condition;
 #   - the Queue's status shows per-pool usage and fair share.
 # Usage: sh tests/e2e/pools.sh PATH_TO_MUSTER.  Ends with
 # "e2e pools: N passed, N failed".  Every wait is a bounded loop and every
@@ -74,21 +75,34 @@ ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.l
 wait_for scheduler-ready 100 ready
 
 # pod NAME: 8 GPUs in team-a, pools h100 then a100.
-pod() {
+pod8() {
 	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: {muster.io/queue: team-a}\n' "$1"
 	printf '  annotations: {muster.io/pools: "h100, a100"}\n'
 	printf 'spec:\n  schedulerName: muster\n  containers:\n'
 	printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}\n'
 }
-pod first >"$T/first.yaml"; kc apply -f "$T/first.yaml" >/dev/null
+pod8 first >"$T/first.yaml"; kc apply -f "$T/first.yaml" >/dev/null
 wait_for first-bound 150 is_bound first
 [ "$(node_of first)" = h-0 ] && ok || bad "first: on $(node_of first), expected h-0 (its preferred pool)"
-pod second >"$T/second.yaml"; kc apply -f "$T/second.yaml" >/dev/null
+pod8 second >"$T/second.yaml"; kc apply -f "$T/second.yaml" >/dev/null
 wait_for second-bound 150 is_bound second
 case "$(node_of second)" in
 a-*) ok ;;
 *) bad "second: on $(node_of second), expected an a100 node (the fallback)" ;;
 esac
+
+# A pod that fits no pool says why, pool by pool, in its condition.
+pod() {
+	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: {muster.io/queue: team-a}\n' "$1"
+	printf '  annotations: {muster.io/pools: "h100, a100"}\n'
+	printf 'spec:\n  schedulerName: muster\n  containers:\n'
+	printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "%s"}}}\n' "$2"
+}
+pod huge 16 >"$T/huge.yaml"; kc apply -f "$T/huge.yaml" >/dev/null
+why() { kc get pod huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' 2>/dev/null | grep -q "pool a100:"; }
+wait_for huge-says-why 100 why
+kc get pod huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' >"$T/out" 2>&1
+has huge-pool-h100 "$T/out" "pool h100: 0/3 nodes are available"
 
 # Queue status: per-pool usage and fair share.
 qstat() { kc get queue team-a -o jsonpath='{.status.pools.a100.usage.nvidia\.com/gpu}' 2>/dev/null | grep -qx 8; }
