@@ -218,6 +218,9 @@ typedef struct mu_engine_config {
 	                             * lowers its over-quota weight (Slurm's
 	                             * 2^(-usage/share)); 0 = off, only the
 	                             * instantaneous share counts */
+	mu_time_t interactive_max_wait; /* classes of service: the maximum
+	                             * wait of an interactive job whose job
+	                             * and queue name none (300 s); 0 = none */
 	bool scan_all;              /* score every node for every pod, never
 	                             * from the heaps or fit trees, and count
 	                             * every explanation afresh (for tests and
@@ -456,7 +459,18 @@ typedef struct mu_job_info {
 	                         * blocked jobs of a cycle are reserved only
 	                         * after mu_engine_settle() */
 	mu_reason_t last;       /* last pending reason */
+	const char *pool;       /* the pool it runs in (or, pending, its
+	                         * preferred one); NULL when it names none */
+	int32_t pool_rank;      /* that pool's place in its list (0 first) */
+	int32_t npools;         /* pools it accepts */
+	mu_time_t max_wait;     /* its class of service; 0 = none */
+	bool escalated;         /* waited past max_wait: priority raised by
+	                         * MU_ESCALATE_BOOST */
 } mu_job_info_t;
+
+/* What an escalated job's priority is raised by (docs/policy.md,
+ * "Classes of service"). */
+#define MU_ESCALATE_BOOST 1000000
 
 typedef struct mu_queue_info {
 	const char *name;
@@ -514,6 +528,36 @@ int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 
 /* Cluster totals: allocatable and in use, accounting units. */
 void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);
+
+/* --- Node pools (pools.c) ------------------------------------------------ */
+
+/* Adds or changes a node pool.  Its nodes are those whose labels match
+ * p->match; a node matching two pools is refused: MU_EINVAL (nothing
+ * changed), as is an empty selector or a bad name.  MU_ESTATE when the
+ * change would move a node that has pods bound into or out of the pool,
+ * MU_ELIMIT when the engine's named resource slots are used up (each pool
+ * takes one: its GPUs, named "nvidia.com/gpu@POOL").  Queues get deserved
+ * 0, no limit and their GPU weight there until they say otherwise.
+ * O(nodes x labels). */
+int mu_engine_pool_upsert(mu_engine_t *e, const mu_pool_spec_t *p);
+
+typedef struct mu_pool_info {
+	const char *name;
+	int32_t slot;         /* its resource slot in queue vectors */
+	int32_t nodes;        /* live nodes in it */
+	int64_t gpus, used;   /* milli-GPU: allocatable and in use */
+} mu_pool_info_t;
+
+int32_t mu_engine_npools(const mu_engine_t *e);
+/* Pool i (0 .. npools-1); MU_ENOENT out of range.  O(1). */
+int mu_engine_pool_info(const mu_engine_t *e, int32_t i, mu_pool_info_t *out);
+/* The pool of a node, or -1.  O(1). */
+int32_t mu_engine_node_pool(const mu_engine_t *e, mu_id_t node);
+/* Writes why pending job id is in none of its pools, one clause per pool
+ * in its order ("pool a100: ...; pool h100: ..."), or "" for a job that
+ * names no pools or was not tried yet.  Returns the length it wanted, as
+ * snprintf does, or MU_ENOENT. */
+int mu_engine_pool_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
 
 /* --- What if (whatif.c) --------------------------------------------------- */
 

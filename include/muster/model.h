@@ -129,6 +129,25 @@ typedef struct mu_topology_spec {
 	size_t nlevels;       /* 1..MU_MAX_LEVELS */
 } mu_topology_spec_t;
 
+/* A node pool (docs/policy.md, "Node pools"): the nodes whose labels
+ * match every (key, value) of `match` (a label selector's matchLabels).
+ * Every node belongs to at most one pool.  Quotas may be given per pool,
+ * and a job may name the pools it accepts, in order of preference. */
+typedef struct mu_pool_spec {
+	const char *name;
+	mu_label_t *match;   /* at least one */
+	size_t nmatch;
+} mu_pool_spec_t;
+
+/* A queue's GPU quota in one pool (accounting units: milli-GPU). */
+typedef struct mu_pool_quota {
+	const char *pool;
+	int64_t deserved;    /* 0 = no guarantee there */
+	int64_t limit;       /* MU_RES_UNLIMITED = none */
+	double weight;       /* over-quota weight there; < 0 = the queue's
+	                      * GPU weight */
+} mu_pool_quota_t;
+
 /* The order of jobs inside a leaf queue. */
 typedef enum mu_queue_order {
 	MU_QORDER_DEFAULT = 0, /* the engine's configured order */
@@ -144,6 +163,21 @@ typedef struct mu_queue_spec {
 	mu_res_t limit;       /* accounting units; MU_RES_UNLIMITED = none */
 	double weight[MU_RES_MAX]; /* over-quota weight per resource, >= 0 */
 	mu_queue_order_t order; /* job order inside it (leaf queues) */
+	const mu_pool_quota_t *pools; /* per-pool GPU quotas (pools must
+	                               * exist); pools not named: deserved 0,
+	                               * no limit, the GPU weight */
+	size_t npools;
+	mu_time_t max_wait;   /* class of service: a job of it that waits
+	                       * longer is escalated; 0 = none */
+	/* Flavor fungibility of its jobs that name pools (Kueue's
+	 * ClusterQueue.spec.flavorFungibility; docs/policy.md): */
+	bool borrow_try_next;  /* whenCanBorrow: TryNextFlavor: a later pool's
+	                        * deserved quota before borrowing in this one
+	                        * (default MayStopSearch: borrow here) */
+	bool preempt_try_next; /* whenCanPreempt: TryNextFlavor: a later pool
+	                        * that fits without preemption before
+	                        * preempting within quota in this one (default
+	                        * MayStopSearch: reclaim here) */
 	/* Set by the CSV trace loaders on a queue they created because the
 	 * trace names it and none was loaded (docs/formats.md).  mu_load_buffer()
 	 * drops such a queue when a file defines the same name. */
@@ -288,7 +322,15 @@ typedef struct mu_job_spec {
 	mu_time_t runtime_limit;    /* declared limit; 0 = none */
 	double speedup_exp;    /* simulation: an elastic job with b of its n pods
 	                        * runs at (b/n)^exp of full speed; 0 means 1 */
+	const char **pools;    /* acceptable node pools, preferred first
+	                        * (flavor fallback); none = any node */
+	size_t npools;         /* at most MU_MAX_JOB_POOLS */
+	mu_time_t max_wait;    /* escalated after waiting this long; 0 = its
+	                        * queue's, or the engine's default for its
+	                        * type (interactive) */
 } mu_job_spec_t;
+
+#define MU_MAX_JOB_POOLS 16
 
 /* Total pods of a job spec (sum of replicas). */
 int32_t mu_job_spec_pods(const mu_job_spec_t *j);

@@ -45,6 +45,10 @@ typedef struct mu_expect_job {
 	                       * pending, NULL = not checked */
 	const char *message;  /* substring of the explain message, or NULL */
 	int32_t evicted;      /* pods evicted in the step; -1 = not checked */
+	const char *pool;     /* the pool it runs in (or, pending, is
+	                       * preferred), NULL = not checked */
+	int8_t escalated;     /* 1 / 0: it was escalated or not; -1 = not
+	                       * checked */
 } mu_expect_job_t;
 
 typedef struct mu_scenario_step {
@@ -74,6 +78,8 @@ typedef struct mu_priority_class_spec {
 	int32_t value;
 	bool global_default;  /* the priority of jobs that name no class */
 	bool never_preempt;   /* preemptionPolicy: Never (for its jobs) */
+	mu_time_t max_wait;   /* class of service for its jobs that give none
+	                       * (annotation muster.io/max-wait); 0 = none */
 } mu_priority_class_spec_t;
 
 typedef enum mu_spec_ref_kind {
@@ -110,6 +116,8 @@ typedef struct mu_specs {
 	size_t ntopologies, topologies_cap;
 	mu_priority_class_spec_t *pclasses;
 	size_t npclasses, pclasses_cap;
+	mu_pool_spec_t *pools;        /* node pools (NodePool selector) */
+	size_t npools, pools_cap;
 	mu_spec_ref_t *refs;          /* settled by mu_specs_validate() */
 	size_t nrefs, refs_cap;
 	mu_scenario_spec_t *scenario; /* NULL unless a Scenario was loaded */
@@ -125,6 +133,7 @@ mu_job_spec_t *mu_specs_add_job(mu_specs_t *s);
 mu_topology_spec_t *mu_specs_add_topology(mu_specs_t *s);
 mu_priority_class_spec_t *mu_specs_add_priority_class(mu_specs_t *s);
 mu_spec_ref_t *mu_specs_add_ref(mu_specs_t *s);
+mu_pool_spec_t *mu_specs_add_pool(mu_specs_t *s);
 /* Looks up by name (linear); NULL if absent. */
 const mu_queue_spec_t *mu_specs_find_queue(const mu_specs_t *s, const char *name);
 

@@ -107,6 +107,7 @@ enum {
 	MU__RT_SECRETS,
 	MU__RT_SERVICEACCOUNTS,
 	MU__RT_PRIORITYCLASSES,
+	MU__RT_NODEPOOLS, /* muster.io node pools (docs/policy.md) */
 	MU__RT_COUNT,
 };
 
@@ -276,6 +277,7 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_nodepool(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_cluster(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_nrt(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_configmap(const json_t *obj, const json_t *old, mu__verr_t *e);

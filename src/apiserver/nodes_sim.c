@@ -312,6 +312,29 @@ static json_t *queue_json(const mu_queue_spec_t *q)
 		json_object_set_new(spec, "parent", json_string(q->parent));
 	if (q->order == MU_QORDER_FIFO)
 		json_object_set_new(spec, "order", json_string("fifo"));
+	if (q->npools) {
+		json_t *pools = json_object();
+		for (size_t i = 0; i < q->npools; i++) {
+			const mu_pool_quota_t *p = &q->pools[i];
+			json_t *g = json_object();
+			json_object_set_new(g, "deserved", qty(p->deserved, true));
+			if (p->limit != MU_RES_UNLIMITED)
+				json_object_set_new(g, "limit", qty(p->limit, true));
+			if (p->weight >= 0)
+				json_object_set_new(g, "overQuotaWeight", json_real(p->weight));
+			json_object_set_new(pools, p->pool, json_pack("{s:o}", "gpu", g));
+		}
+		json_object_set_new(spec, "pools", pools);
+	}
+	if (q->max_wait > 0) {
+		char w[32];
+		snprintf(w, sizeof w, "%llds", (long long)(q->max_wait / 1000));
+		json_object_set_new(spec, "maxWait", json_string(w));
+	}
+	if (q->borrow_try_next || q->preempt_try_next)
+		json_object_set_new(spec, "flavorFungibility", json_pack("{s:s,s:s}",
+			"whenCanBorrow", q->borrow_try_next ? "TryNextFlavor" : "MayStopSearch",
+			"whenCanPreempt", q->preempt_try_next ? "TryNextFlavor" : "MayStopSearch"));
 	return json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", "muster.io/v1alpha1", "kind", "Queue",
 			 "metadata", "name", q->name, "spec", spec);
 }
@@ -397,6 +420,16 @@ int mu__sim_new(mu_apiserver_t *s, const char *cluster_file, mu__sim_t **out, ch
 	for (size_t i = 0; i < sp.nqueues; i++)
 		if (!sp.queues[i].auto_created)
 			ensure(sim, &tx, MU__RT_QUEUES, queue_json(&sp.queues[i]));
+	for (size_t i = 0; i < sp.npools; i++) {
+		json_t *ml = json_object();
+		for (size_t k = 0; k < sp.pools[i].nmatch; k++)
+			json_object_set_new(ml, sp.pools[i].match[k].key,
+					    json_string(sp.pools[i].match[k].value ?
+							sp.pools[i].match[k].value : ""));
+		ensure(sim, &tx, MU__RT_NODEPOOLS, json_pack("{s:s, s:s, s:{s:s}, s:{s:{s:o}}}",
+			"apiVersion", "muster.io/v1alpha1", "kind", "NodePool", "metadata", "name",
+			sp.pools[i].name, "spec", "selector", "matchLabels", ml));
+	}
 	ensure(sim, &tx, MU__RT_TOPOLOGIES, topology_json(&sp));
 	int crc = mu__store_commit(tx);
 	mu_specs_release(&sp);

@@ -293,6 +293,20 @@ static void row_cluster(const json_t *o, int64_t now, json_t *cells)
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
+static void row_nodepool(const json_t *o, int64_t now, json_t *cells)
+{
+	char sel[1024] = "";
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)mu__jget(o, "spec.selector.matchLabels"), k, v) {
+		size_t n = strlen(sel);
+		snprintf(sel + n, sizeof sel - n, "%s%s=%s", n ? "," : "", k, nz(json_string_value(v)));
+	}
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_s(cells, sel);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
 static void row_topology(const json_t *o, int64_t now, json_t *cells)
 {
 	char lv[1024] = "";
@@ -432,6 +446,9 @@ static const mu__col_t cluster_cols[] = {
 	{"Cost", "string", "", "Price of one GPU-hour.", 1},
 	AGECOL,
 };
+static const mu__col_t nodepool_cols[] = {
+	NAMECOL, {"Selector", "string", "", "The labels its nodes carry.", 0}, AGECOL,
+};
 static const mu__col_t topology_cols[] = {
 	NAMECOL, {"Levels", "string", "", "Node labels, outermost first.", 0}, AGECOL,
 };
@@ -527,6 +544,10 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 				    {"pc"}, false, true, false, 0, NULL, priorityclass_cols,
 				    N(priorityclass_cols), row_priorityclass, mu__validate_priorityclass,
 				    mu__defaults_priorityclass, MU__NAME_SUBDOMAIN},
+	[MU__RT_NODEPOOLS] = {"muster.io", "v1alpha1", "nodepools", "nodepool", "NodePool",
+			      {"mnp"}, false, false, true, 0, NULL, nodepool_cols,
+			      N(nodepool_cols), row_nodepool, mu__validate_nodepool, NULL,
+			      MU__NAME_LABEL},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

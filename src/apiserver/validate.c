@@ -495,27 +495,31 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 	}
 }
 
-/* Queues go through the cluster-file loader: a JSON object is YAML. */
-void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e)
+/* Checks obj through the cluster-file loader (a JSON object is YAML): its
+ * first error becomes a field error; then want() says whether the set
+ * holds what the kind should make (NULL: its message). */
+static void via_loader(const json_t *obj, const char *what,
+		       const char *(*want)(const mu_specs_t *), mu__verr_t *e)
 {
-	(void)old;
 	char *text = json_dumps(obj, JSON_COMPACT);
 	if (!text)
 		return;
 	mu_specs_t s;
 	mu_diag_t d;
 	mu_specs_init(&s);
-	int rc = mu_load_yaml("queue", text, strlen(text), &s, &d);
-	if (rc == MU_OK && s.nqueues != 1)
-		mu__verr_add(e, "spec", INV, "not a queue");
+	int rc = mu_load_yaml(what, text, strlen(text), &s, &d);
+	const char *bad = rc == MU_OK ? want(&s) : NULL;
+	if (bad)
+		mu__verr_add(e, "spec", INV, "%s", bad);
 	mu_specs_release(&s);
 	free(text);
 	if (rc == MU_OK)
 		return;
-	/* "queue:LINE:COL: field: what" -> field and what */
+	/* "what:LINE:COL: field: what" -> field and what */
 	const char *p = d.msg;
-	if (!strncmp(p, "queue:", 6)) {
-		p += 6;
+	size_t wl = strlen(what);
+	if (!strncmp(p, what, wl) && p[wl] == ':') {
+		p += wl + 1;
 		p += strspn(p, "0123456789:");
 		p += *p == ' ';
 	}
@@ -527,6 +531,31 @@ void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e)
 		p = colon + 2;
 	}
 	mu__verr_add(e, field, INV, "%s", p);
+}
+
+static const char *want_queue(const mu_specs_t *s)
+{
+	return s->nqueues == 1 ? NULL : "not a queue";
+}
+
+static const char *want_pool(const mu_specs_t *s)
+{
+	if (s->nnodes)
+		return "a NodePool here selects nodes (spec.selector.matchLabels); "
+		       "spec.count makes simulated nodes only in cluster files";
+	return s->npools == 1 ? NULL : "Required value: spec.selector.matchLabels";
+}
+
+void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	via_loader(obj, "queue", want_queue, e);
+}
+
+void mu__validate_nodepool(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	via_loader(obj, "nodepool", want_pool, e);
 }
 
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e)

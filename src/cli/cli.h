@@ -21,6 +21,7 @@ int mu_cmd_node(int argc, char **argv);
 int mu_cmd_eval(int argc, char **argv);
 int mu_cmd_eval_openb(int argc, char **argv);
 int mu_cmd_eval_queues(int argc, char **argv);
+int mu_cmd_eval_pools(int argc, char **argv);
 int mu_cmd_agent(int argc, char **argv);
 int mu_cmd_bench(int argc, char **argv);
 int mu_cmd_scheduler(int argc, char **argv);

@@ -1,7 +1,7 @@
 /*
  * cmd_eval_main.c - `muster eval NAME`: one command for the external
  * evaluations, each in its own file (cmd_eval.c for openb, cmd_eval_philly.c,
- * cmd_eval_topo.c, cmd_eval_queues.c, cmd_eval_fleet.c,
+ * cmd_eval_topo.c, cmd_eval_queues.c, cmd_eval_pools.c, cmd_eval_fleet.c,
  * cmd_eval_slurm.c).  The old spellings `eval-philly`,
  * `eval-topology` and `eval-queues` still work (main.c), with a note on
  * stderr.
@@ -29,6 +29,7 @@ static const eval_cmd_t evals[] = {
 	{"philly", mu_cmd_eval_philly, "backfill, large-job waits and JCT on the Philly trace"},
 	{"topology", mu_cmd_eval_topology, "topology-aware gang placement on a real Clos network"},
 	{"queues", mu_cmd_eval_queues, "fair share, weighted shares and reclaim latency"},
+	{"pools", mu_cmd_eval_pools, "node pools: per-pool quotas with fallback vs pooled vs strict"},
 	{"fleet", mu_cmd_eval_fleet, "where jobs go across a fleet of clusters (Philly trace)"},
 	{"slurm", mu_cmd_eval_slurm, "the same jobs through a real Slurm's backfill and muster's"},
 };

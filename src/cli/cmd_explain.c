@@ -32,7 +32,8 @@ static void queues_usage(FILE *f)
 		"Simulates up to --at (default: the end) and prints the queue tree: for\n"
 		"GPUs, CPU, memory and pods, what each queue deserves, its fair share,\n"
 		"its use and its limit; pending and running jobs; and with\n"
-		"--usage-half-life its decayed GPU usage and the factor on its weight.\n\n"
+		"--usage-half-life its decayed GPU usage and the factor on its weight.\n"
+		"With node pools, first the same for each pool's GPUs.\n\n"
 		"  --at DUR                the moment to look at (e.g. 2h)\n");
 	mu_simopts_help(f);
 }
@@ -90,6 +91,24 @@ static void explain_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 		mu_reason_format(e, &ji.last, msg, sizeof msg);
 		printf("  reason       %s\n  message      %s\n", mu_why_name(ji.last.why), msg);
 	}
+	if (ji.npools && ji.pool) {
+		if (ji.state == MU_JOB_RUNNING)
+			printf("  pool         %s (%s of the %d it accepts)\n", ji.pool,
+			       ji.pool_rank ? "a fallback" : "its preferred", ji.npools);
+		char pw[2048];
+		if (ji.state == MU_JOB_PENDING &&
+		    mu_engine_pool_explain(e, id, pw, sizeof pw) > 0)
+			printf("  pools        %s\n", pw);
+	}
+	if (ji.max_wait && ji.state != MU_JOB_FINISHED) {
+		fmt_dur(ago, sizeof ago, ji.max_wait);
+		if (ji.escalated)
+			printf("  service      escalated: waited more than its maximum wait of %s, "
+			       "so its priority was raised by %d (first in its queue; it may "
+			       "preempt lower priorities there)\n", ago, MU_ESCALATE_BOOST);
+		else
+			printf("  service      maximum wait %s: escalated if it waits longer\n", ago);
+	}
 	if (ji.state != MU_JOB_FINISHED) {
 		char ord[1024];
 		mu_engine_order_explain(e, id, ord, sizeof ord);
@@ -125,7 +144,7 @@ static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
 	amount(f, sizeof f, r, r == MU_RES_PODS ? MU_RES_UNLIMITED : qi.fair.v[r]);
 	amount(u, sizeof u, r, qi.used.v[r]);
 	amount(l, sizeof l, r, qi.limit.v[r]);
-	if (r != MU_RES_GPU)
+	if (r != MU_RES_GPU) /* also a pool's GPU slot */
 		printf("%-24s %8s %8s %8s %8s\n", name, d, f, u, l);
 	else if (!decay)
 		printf("%-24s %8s %8s %8s %8s %8d %8d %8d\n", name, d, f, u, l, qi.priority,
@@ -152,6 +171,19 @@ static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 	static const int res[] = {MU_RES_GPU, MU_RES_CPU, MU_RES_MEM, MU_RES_PODS};
 	static const char *const title[] = {"GPUs", "CPU (cores)", "memory", "pods"};
 	printf("queues at %s (fair share as of the last cycle; \"-\": no limit)\n", at);
+	for (int32_t p = 0; p < mu_engine_npools(e); p++) {
+		mu_pool_info_t pi;
+		mu_engine_pool_info(e, p, &pi);
+		printf("\nGPUs in pool %s (%d nodes, %g GPUs, %g in use)\n", pi.name, pi.nodes,
+		       (double)pi.gpus / 1000.0, (double)pi.used / 1000.0);
+		printf("%-24s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR", "USED", "LIMIT");
+		for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
+			mu_queue_info_t qi;
+			mu_engine_queue_info(e, q, &qi);
+			if (qi.parent < 0)
+				print_queue(e, q, pi.slot, false);
+		}
+	}
 	for (int k = 0; k < 4; k++) {
 		printf("\n%s\n", title[k]);
 		if (res[k] == MU_RES_GPU && *decay)

@@ -75,13 +75,72 @@ oom:
 	return MU_ENOMEM;
 }
 
-/* Accounting vector of a node's allocatable (GPUs in milli). */
-static mu_res_t node_acct(const mu__node_t *n)
+/* Accounting vector of a node's allocatable (GPUs in milli; also in its
+ * pool's slot). */
+static mu_res_t node_acct(const mu_engine_t *e, const mu__node_t *n)
 {
 	mu_res_t a = n->alloc;
 	a.v[MU_RES_GPU] = (int64_t)n->ngpu * 1000;
 	a.v[MU_RES_GPU_MILLI] = 0;
+	if (n->pool >= 0)
+		a.v[e->pools[n->pool].slot] += a.v[MU_RES_GPU];
 	return a;
+}
+
+/* --- Node pools (the object itself is pools.c's) ---------------------------- */
+
+int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n)
+{
+	int32_t found = -1;
+	for (int32_t p = 0; p < e->npools; p++) {
+		const mu__pool_t *pl = &e->pools[p];
+		bool all = pl->nsel > 0;
+		for (int32_t i = 0; i < pl->nsel && all; i++)
+			all = mu__node_label(n, pl->sel[2 * i]) == pl->sel[2 * i + 1];
+		if (!all)
+			continue;
+		if (found >= 0)
+			return -2;
+		found = p;
+	}
+	return found;
+}
+
+void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np)
+{
+	if (n->pool == np)
+		return;
+	int64_t g = n->removed ? 0 : (int64_t)n->ngpu * 1000;
+	if (n->pool >= 0) {
+		e->total_alloc.v[e->pools[n->pool].slot] -= g;
+		e->pools[n->pool].nodes -= !n->removed;
+	}
+	n->pool = np;
+	if (np >= 0) {
+		e->total_alloc.v[e->pools[np].slot] += g;
+		e->pools[np].nodes += !n->removed;
+	}
+	e->node_gen++;
+	e->release_gen++;
+}
+
+mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid)
+{
+	mu_res_t a = ps->acct;
+	int32_t p = nid >= 0 ? e->nodes[nid].pool : -1;
+	if (p >= 0 && !a.v[e->pools[p].slot])
+		a.v[e->pools[p].slot] = a.v[MU_RES_GPU];
+	return a;
+}
+
+int mu__dom_slot(const mu_engine_t *e, const mu_res_t *claim)
+{
+	if (claim->v[MU_RES_GPU] <= 0)
+		return -1;
+	for (int32_t p = 0; p < e->npools; p++)
+		if (claim->v[e->pools[p].slot] > 0)
+			return e->pools[p].slot;
+	return MU_RES_GPU;
 }
 
 static void res_add(mu_res_t *a, const mu_res_t *b, int sign)
@@ -100,7 +159,7 @@ static int node_set_alloc(mu_engine_t *e, mu__node_t *n, const mu_res_t *alloc)
 	for (int g = (int)ngpu; g < n->ngpu; g++)
 		if (n->gpu_free[g] != 1000)
 			return MU_ESTATE;
-	mu_res_t old = node_acct(n);
+	mu_res_t old = node_acct(e, n);
 	mu_res_t used;
 	for (int r = 0; r < MU_RES_MAX; r++)
 		used.v[r] = n->alloc.v[r] - n->free.v[r];
@@ -118,7 +177,7 @@ static int node_set_alloc(mu_engine_t *e, mu__node_t *n, const mu_res_t *alloc)
 	n->free.v[MU_RES_GPU] = whole;
 	n->free.v[MU_RES_GPU_MILLI] = milli;
 	n->alloc.v[MU_RES_GPU_MILLI] = (int64_t)n->ngpu * 1000;
-	mu_res_t now = node_acct(n);
+	mu_res_t now = node_acct(e, n);
 	res_add(&e->total_alloc, &old, -1);
 	res_add(&e->total_alloc, &now, +1);
 	return MU_OK;
@@ -149,8 +208,26 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 		memset(&e->nodes[nid], 0, sizeof e->nodes[nid]);
 		e->nodes[nid].name = name;
 		e->nodes[nid].removed = true;
+		e->nodes[nid].pool = -1;
 	}
 	mu__node_t *n = &e->nodes[nid];
+	if (e->npools) {
+		/* Its pool, from its new labels: none may hold it twice, and a
+		 * node with pods stays where its pods are accounted. */
+		mu__node_t probe = {.labels = NULL};
+		mu_node_spec_t only = {.name = s->name, .labels = s->labels,
+				       .nlabels = s->nlabels};
+		if ((rc = node_set_static(e, &probe, &only)) != MU_OK)
+			return rc;
+		int32_t np = mu__pool_of(e, &probe);
+		free(probe.labels);
+		free(probe.taints);
+		if (np == -2)
+			return MU_EINVAL;
+		if (np != n->pool && n->npods)
+			return MU_ESTATE;
+		mu__pool_move(e, n, np);
+	}
 	rc = node_set_alloc(e, n, &alloc);
 	mu__node_touch(e, nid); /* even if a later step fails, free changed */
 	if (rc != MU_OK)
@@ -162,6 +239,8 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 	if (n->removed) {
 		n->removed = false;
 		e->nlive++;
+		if (n->pool >= 0)
+			e->pools[n->pool].nodes++;
 	}
 	mu__node_touch(e, nid);
 	e->node_gen++;
@@ -194,6 +273,8 @@ int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 	mu__node_t *n = &e->nodes[nid];
 	mu_res_t zero = {{0}};
 	node_set_alloc(e, n, &zero);
+	if (n->pool >= 0)
+		e->pools[n->pool].nodes--;
 	n->removed = true;
 	e->nlive--;
 	e->node_gen++;

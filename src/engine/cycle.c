@@ -49,9 +49,10 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	p->npos = n->npods++;
 	p->node = nid;
 	j->nbound++;
-	acct_add(&j->acct_bound, &ps->acct, +1);
-	acct_add(&e->total_used, &ps->acct, +1);
-	mu__queue_add_used(e, j->queue, &ps->acct, +1, j->preemptible);
+	mu_res_t a = mu__pod_acct(e, ps, nid);
+	acct_add(&j->acct_bound, &a, +1);
+	acct_add(&e->total_used, &a, +1);
+	mu__queue_add_used(e, j->queue, &a, +1, j->preemptible);
 	e->alloc_gen++;
 	e->commit_gen++;
 	return MU_OK;
@@ -67,6 +68,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 		mu__aff_pod(e, j, pod, p->node, -1);
 	mu__node_t *n = &e->nodes[p->node];
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
+	mu_res_t a = mu__pod_acct(e, ps, p->node);
 	mu__node_give(e, n, ps, p);
 	mu__podref_t last = n->refs[--n->npods];
 	n->refs[p->npos] = last;
@@ -74,9 +76,9 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	p->node = -1;
 	p->end_id = 0; /* its end entry goes stale */
 	j->nbound--;
-	acct_add(&j->acct_bound, &ps->acct, -1);
-	acct_add(&e->total_used, &ps->acct, -1);
-	mu__queue_add_used(e, j->queue, &ps->acct, -1, j->preemptible);
+	acct_add(&j->acct_bound, &a, -1);
+	acct_add(&e->total_used, &a, -1);
+	mu__queue_add_used(e, j->queue, &a, -1, j->preemptible);
 	if (capacity_grew)
 		e->release_gen++;
 }
@@ -476,11 +478,11 @@ int mu__job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
 static bool job_in_quota(const mu_engine_t *e, const mu__job_t *j,
 			 const mu_res_t *acct, mu_reason_t *r)
 {
-	bool gpu_job = acct->v[MU_RES_GPU] > 0;
+	int dom = mu__dom_slot(e, acct);
 	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
 		for (int res = 0; res < MU_RES_MAX; res++) {
-			if (!acct->v[res] || !mu__dom_res(gpu_job, res))
+			if (!acct->v[res] || !mu__dom_is(dom, res))
 				continue;
 			if (qq->used_np.v[res] + acct->v[res] > qq->deserved.v[res]) {
 				r->why = MU_WHY_OVER_QUOTA;
@@ -569,6 +571,69 @@ static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 			 mu_decisions_t *out);
 
+/* One flavor attempt of job_try_flavors(): f's pod sets, with or without
+ * preemption and reclaim.  Keeps the reason; *ok when it was admitted. */
+static int flavor_try(mu_engine_t *e, int32_t jid, int32_t f, bool full,
+		      mu_time_t now, mu_decisions_t *out, bool *ok)
+{
+	mu__job_t *j = &e->jobs[jid];
+	bool never = j->never_preempt;
+	mu__flav_set(e, j, f);
+	j->never_preempt = never || !full;
+	int rc = job_try_inner(e, jid, now, out);
+	j->never_preempt = never;
+	j->flav_last[f] = j->last;
+	*ok = rc == MU_OK && !j->failed;
+	return rc;
+}
+
+/* Flavor fallback (docs/policy.md, "Node pools"): a job that names pools
+ * and has nothing bound tries them in order, in up to three passes.
+ * 1. Each pool in order: where its claim stays within its queue's deserved
+ *    quota there, with preemption and reclaim (whenCanPreempt:
+ *    MayStopSearch, the default) or on idle capacity only (TryNextFlavor);
+ *    elsewhere on idle capacity, borrowing (whenCanBorrow: MayStopSearch,
+ *    the default), or not yet (TryNextFlavor).
+ * 2. The pools skipped in 1, on idle capacity (borrowing).
+ * 3. The pools not yet tried with preemption, with preemption and reclaim
+ *    by the fair-share rule.
+ * It stays in the first pool that admits it; when none does it is left on
+ * its preferred pool and each pool's reason is kept for explain.
+ * O(pools x one try). */
+static int job_try_flavors(mu_engine_t *e, int32_t jid, mu_time_t now,
+			   mu_decisions_t *out)
+{
+	mu__job_t *j = &e->jobs[jid];
+	const mu__queue_t *q = &e->queues[j->queue];
+	bool can_preempt = !j->never_preempt && (e->cfg.preemption || e->cfg.reclaim);
+	uint32_t free_done = 0, full_done = 0;
+	bool ok = false;
+	int rc = MU_OK;
+	for (int32_t f = 0; f < j->nflav && !ok && !rc; f++) {
+		mu__flav_set(e, j, f);
+		bool within = mu__flav_within(e, j);
+		bool full = within && !q->preempt_try_next && can_preempt;
+		if (!within && q->borrow_try_next)
+			continue;
+		free_done |= 1u << f;
+		if (full)
+			full_done |= 1u << f;
+		rc = flavor_try(e, jid, f, full, now, out, &ok);
+	}
+	for (int32_t f = 0; f < j->nflav && !ok && !rc; f++)
+		if (!((free_done >> f) & 1))
+			rc = flavor_try(e, jid, f, false, now, out, &ok);
+	for (int32_t f = 0; f < j->nflav && !ok && !rc && can_preempt; f++)
+		if (!((full_done >> f) & 1))
+			rc = flavor_try(e, jid, f, true, now, out, &ok);
+	if (rc || ok)
+		return rc;
+	j->flav_tried = true;
+	mu__flav_set(e, j, 0);
+	j->last = j->flav_last[0];
+	return MU_OK;
+}
+
 /* job_try_inner() with the job marked as the one being placed, so that
  * node choices respect reservations. */
 static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
@@ -578,7 +643,8 @@ static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 	if (j->state == MU_JOB_PENDING)
 		mu__backfill_forget(e, j);
 	e->placing = jid;
-	int rc = job_try_inner(e, jid, now, out);
+	int rc = j->nflav && j->nbound == 0 ? job_try_flavors(e, jid, now, out) :
+		 job_try_inner(e, jid, now, out);
 	e->placing = -1;
 	if (j->failed && j->last.fail[MU_F_RESERVED])
 		j->failed = false; /* reservations move: try again next cycle */
@@ -895,7 +961,9 @@ int mu_engine_settle(mu_engine_t *e)
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
-	int rc = mu__fairshare(e, now);
+	int rc = e->nmaxwait ? mu__maxwait_check(e, now) : MU_OK;
+	if (rc == MU_OK)
+		rc = mu__fairshare(e, now);
 	if (rc)
 		return rc;
 	cycle_reset_backfill(e, now);

@@ -44,6 +44,7 @@ void mu_engine_config_defaults(mu_engine_config_t *cfg)
 	cfg->move_ratio = 1.0;
 	cfg->move_pods_per_hour = 64;
 	cfg->move_gpu_hours_per_hour = 64;
+	cfg->interactive_max_wait = 300 * 1000;
 }
 
 int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
@@ -60,6 +61,8 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 	for (int r = 0; r < MU_RES_NAMED0; r++)
 		e->res_names[r] = mu_res_name(r);
 	e->nres = MU_RES_NAMED0;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		e->slot_pool[r] = -1;
 	e->node_gen = 1;
 	e->release_gen = 1;
 	e->share_epoch = 1;
@@ -92,6 +95,9 @@ void mu_engine_free(mu_engine_t *e)
 		}
 		free(j->podsets);
 		free(j->pods);
+		free(j->flav_pool);
+		free(j->flav_ps);
+		free(j->flav_last);
 	}
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		mu__sclass_t *c = &e->classes[i];
@@ -117,6 +123,18 @@ void mu_engine_free(mu_engine_t *e)
 	mu__aff_free(e);
 	for (int r = MU_RES_NAMED0; r < e->nres; r++)
 		free((char *)e->res_names[r]);
+	for (int32_t p = 0; p < e->npools; p++) {
+		for (int32_t i = 0; i < e->pools[p].nsel; i++) {
+			free(e->pools[p].keys[i]);
+			free(e->pools[p].vals[i]);
+		}
+		free(e->pools[p].keys);
+		free(e->pools[p].vals);
+		free(e->pools[p].sel);
+		free(e->pools[p].name);
+	}
+	free(e->pools);
+	free(e->maxwait);
 	free(e->nodes);
 	free(e->queues);
 	free(e->jobs);
@@ -208,6 +226,13 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->expected_start = mu__expected_start(e, j);
 	out->reserved = mu__job_reserved(e, j);
 	out->last = j->last;
+	if (j->nflav && j->flav >= 0) {
+		out->pool = e->pools[j->flav_pool[j->flav]].name;
+		out->pool_rank = j->flav;
+	}
+	out->npools = j->nflav;
+	out->max_wait = j->max_wait;
+	out->escalated = j->escalated;
 	return MU_OK;
 }
 

@@ -94,6 +94,7 @@ typedef struct mu__node {
 	mu_res_t slack;     /* what may still be taken without delaying them */
 	mu_time_t min_start; /* no job with a pod here started before this
 	                      * (a lower bound; gather() makes it exact) */
+	int32_t pool;      /* node pool (pools.c), -1 none */
 	int32_t npods;     /* bound pods, listed in refs */
 	struct mu__podref *refs;
 	int32_t refs_cap;
@@ -291,6 +292,8 @@ typedef struct mu__queue {
 	mu_res_t fair;        /* fair share (accounting), set every cycle */
 	mu_res_t demand;      /* used + pending requests, capped by limit */
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
+	mu_time_t max_wait;   /* class of service for its jobs; 0 none */
+	bool borrow_try_next, preempt_try_next; /* flavor fungibility */
 	double decayed;       /* GPU usage (milli) averaged with
 	                       * cfg.usage_half_life (fairshare.c) */
 	double decay_factor;  /* 2^(-usage share / weight share), 1 if off */
@@ -403,12 +406,38 @@ typedef struct mu__job {
 	int32_t backfill_for;      /* reservation it runs against, or -1 */
 	int32_t nbackfilled;       /* running jobs with backfill_for == it */
 	int32_t moves;
+	/* Flavor fallback (pools.c): the pools it accepts, in order, and per
+	 * pool and pod set the class and accounting to use there; flav is
+	 * the one its podsets hold now (-1: it names no pools). */
+	int32_t nflav, flav;
+	int32_t *flav_pool;
+	struct mu__flav *flav_ps;    /* [pool * npodsets + podset] */
+	mu_reason_t *flav_last;      /* why it failed in each, last try */
+	bool flav_tried;
+	mu_time_t max_wait;          /* class of service; 0 none */
+	bool escalated;
 	/* gather() scratch (preempt.c), valid while gather_stamp is the
 	 * engine's: victims of this job listed so far on the node. */
 	uint64_t gather_stamp;
 	int32_t gather_surplus;
 	bool gather_whole;
 } mu__job_t;
+
+/* A pod set's class and accounting in one pool (pools.c). */
+typedef struct mu__flav {
+	int32_t sclass;
+	mu_res_t acct;
+} mu__flav_t;
+
+/* A node pool (pools.c). */
+typedef struct mu__pool {
+	char *name;
+	char **keys, **vals;  /* matchLabels, owned */
+	int32_t *sel;         /* interned (key, value) pairs */
+	int32_t nsel;
+	int32_t slot;         /* its GPU accounting slot */
+	int32_t nodes;
+} mu__pool_t;
 
 /* A pod evicted by a preemption attempt, to restore on rollback. */
 typedef struct mu__evict {
@@ -524,6 +553,12 @@ struct mu_engine {
 	struct mu__affx *aff;       /* pod affinity and spread counts
 	                             * (affinity.c); NULL until a job uses
 	                             * them: no cost before */
+	mu__pool_t *pools;          /* node pools (pools.c) */
+	int32_t npools, pools_cap;
+	int32_t slot_pool[MU_RES_MAX]; /* pool of a resource slot, -1 */
+	int32_t *maxwait;           /* pending jobs with a max wait not yet
+	                             * escalated (pools.c) */
+	int32_t nmaxwait, maxwait_cap;
 };
 
 /* --- Cross-file internals ------------------------------------------------- */
@@ -722,6 +757,38 @@ static inline bool mu__dom_res(bool gpu_job, int r)
 {
 	return gpu_job ? r == MU_RES_GPU : (r == MU_RES_CPU || r == MU_RES_MEM);
 }
+
+/* The dominant resource of a claim: the pool's GPU slot for GPUs claimed
+ * in a pool (flavor fallback), MU_RES_GPU for other GPUs, -1 for CPU and
+ * memory (pools.c).  O(resources). */
+int mu__dom_slot(const mu_engine_t *e, const mu_res_t *claim);
+/* Whether slot r is the dominant resource dom (as mu__dom_slot()). */
+static inline bool mu__dom_is(int dom, int r)
+{
+	return dom >= 0 ? r == dom : (r == MU_RES_CPU || r == MU_RES_MEM);
+}
+/* A pod's accounting on node nid: its pod set's, plus its GPUs in the
+ * slot of the node's pool when the pod set does not name it already. */
+mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid);
+/* The pool of a node spec's labels (first match), -1 none, or -2 when it
+ * matches two.  O(pools x labels). */
+int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n);
+/* Moves n into pool np (or none, -1): totals and pool counts follow. */
+void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np);
+/* Sets job j's pod sets to flavor f (its classes and accounting). */
+void mu__flav_set(mu_engine_t *e, mu__job_t *j, int32_t f);
+/* Whether j's claim in its current flavor stays within the deserved quota
+ * of its pool, in its queue and every ancestor. */
+bool mu__flav_within(const mu_engine_t *e, const mu__job_t *j);
+/* Builds j's flavors from spec s (queue.c calls it after the pod sets). */
+int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s);
+void mu__flav_free(mu__job_t *j);
+/* Escalates the pending jobs whose maximum wait passed by now. */
+int mu__maxwait_check(mu_engine_t *e, mu_time_t now);
+/* Notes a pending job with a maximum wait (at submit). */
+int mu__maxwait_note(mu_engine_t *e, int32_t jid);
+/* order.c: raises j's priority by MU_ESCALATE_BOOST and re-sorts its queue. */
+void mu__order_escalate(mu_engine_t *e, int32_t jid);
 
 /* Expected ends of running pods (ends.c). */
 typedef struct mu__end {

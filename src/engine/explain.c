@@ -34,10 +34,11 @@ static const char *filter_text(mu_filter_t f)
 	return "unknown filter";
 }
 
-/* Prints an accounting amount of slot r in its natural unit. */
-static void fmt_amount(char *buf, size_t len, int r, int64_t v)
+/* Prints an accounting amount of slot r in its natural unit (a pool's
+ * slot holds milli-GPU, as MU_RES_GPU). */
+static void fmt_amount(const mu_engine_t *e, char *buf, size_t len, int r, int64_t v)
 {
-	if (r == MU_RES_GPU)
+	if (r == MU_RES_GPU || (r >= 0 && r < MU_RES_MAX && e->slot_pool[r] >= 0))
 		snprintf(buf, len, "%g", (double)v / 1000.0);
 	else if (r == MU_RES_CPU)
 		snprintf(buf, len, "%g", (double)v / 1000.0);
@@ -69,10 +70,10 @@ static void put_fair(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 	    r->fs_res >= e->nres)
 		return;
 	char used[32], req[32], fair[32], des[32];
-	fmt_amount(used, sizeof used, r->fs_res, r->fs_used);
-	fmt_amount(req, sizeof req, r->fs_res, r->fs_req);
-	fmt_amount(fair, sizeof fair, r->fs_res, r->fs_fair);
-	fmt_amount(des, sizeof des, r->fs_res, r->fs_deserved);
+	fmt_amount(e, used, sizeof used, r->fs_res, r->fs_used);
+	fmt_amount(e, req, sizeof req, r->fs_res, r->fs_req);
+	fmt_amount(e, fair, sizeof fair, r->fs_res, r->fs_fair);
+	fmt_amount(e, des, sizeof des, r->fs_res, r->fs_deserved);
 	if (r->fs_rule == MU_RULE_MIN_RUNTIME)
 		put(buf, len, off, "; its victims must run %.0fs first: one may go in %.0fs",
 		    (double)r->fs_used / 1000.0, (double)r->fs_req / 1000.0);
@@ -89,9 +90,9 @@ static void put_quota(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		      size_t len, size_t *off)
 {
 	char used[32], req[32], max[32];
-	fmt_amount(used, sizeof used, r->limit_res, r->limit_used);
-	fmt_amount(req, sizeof req, r->limit_res, r->limit_req);
-	fmt_amount(max, sizeof max, r->limit_res, r->limit_max);
+	fmt_amount(e, used, sizeof used, r->limit_res, r->limit_used);
+	fmt_amount(e, req, sizeof req, r->limit_res, r->limit_req);
+	fmt_amount(e, max, sizeof max, r->limit_res, r->limit_max);
 	const char *qn = r->limit_queue >= 0 && r->limit_queue < e->nqueues ?
 		e->queues[r->limit_queue].name : "?";
 	const char *rn = r->limit_res >= 0 && r->limit_res < e->nres ?

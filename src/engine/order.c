@@ -180,6 +180,55 @@ static void order_resort(const mu_engine_t *e, mu__queue_t *q)
 	free(tmp);
 }
 
+/* --- Classes of service: escalation after the maximum wait --------------- */
+
+void mu__order_escalate(mu_engine_t *e, int32_t jid)
+{
+	mu__job_t *j = &e->jobs[jid];
+	if (j->escalated)
+		return;
+	j->escalated = true;
+	j->priority = j->priority > INT32_MAX - MU_ESCALATE_BOOST ? INT32_MAX :
+		      j->priority + MU_ESCALATE_BOOST;
+	j->eprio = mu__order_eprio(e, j);
+	j->failed = false; /* a higher priority may preempt now */
+	mu__queue_t *q = &e->queues[j->queue];
+	q->mvp_valid = false;
+	if (j->listed)
+		order_resort(e, q);
+}
+
+int mu__maxwait_note(mu_engine_t *e, int32_t jid)
+{
+	int rc = mu__grow((void **)&e->maxwait, &e->maxwait_cap, e->nmaxwait + 1,
+			  sizeof *e->maxwait);
+	if (rc)
+		return rc;
+	e->maxwait[e->nmaxwait++] = jid;
+	return MU_OK;
+}
+
+/* Escalates every noted job still pending (never started) whose wait
+ * passed its maximum, and forgets the jobs that started, finished or were
+ * escalated.  O(noted jobs + re-sorts). */
+int mu__maxwait_check(mu_engine_t *e, mu_time_t now)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < e->nmaxwait; i++) {
+		int32_t jid = e->maxwait[i];
+		mu__job_t *j = &e->jobs[jid];
+		if (j->state != MU_JOB_PENDING || j->escalated || j->start != MU_TIME_NONE)
+			continue; /* started once: its wait is over */
+		if (now - j->submit >= j->max_wait) {
+			mu__order_escalate(e, jid);
+			continue;
+		}
+		e->maxwait[k++] = jid;
+	}
+	e->nmaxwait = k;
+	return MU_OK;
+}
+
 /* When running job j's attained service next crosses a level, or
  * INT64_MAX when it is at the last level already (or has none). */
 static mu_time_t las_next_cross(const mu_engine_t *e, const mu__job_t *j)

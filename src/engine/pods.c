@@ -100,6 +100,10 @@ int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t pod
 	if (j->pods[p].node >= 0)
 		return MU_ESTATE;
 	mu__node_t *n = &e->nodes[node];
+	if (j->nflav && j->nbound == 0) /* its pool is where it runs */
+		for (int32_t f = 0; f < j->nflav; f++)
+			if (j->flav_pool[f] == n->pool)
+				mu__flav_set(e, j, f);
 	const mu__podset_t *ps = &j->podsets[podset];
 	bool exact = devices && names_devices(devices);
 	mu__pod_t was = {.node = node, .numa = -1, .nic = -1};

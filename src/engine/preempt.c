@@ -78,6 +78,7 @@ typedef struct pctx {
 	mu_res_t need;      /* accounting of J's claim still unplaced */
 	int32_t need_pods;  /* pods J needs to start (or 1 to grow) */
 	bool gpu_dominant;
+	int dom;            /* dominant slot of the claim (mu__dom_slot) */
 	bool limit;         /* making room under J's queue's limit */
 	mu_time_t retry_at; /* when a victim refused for time turns eligible */
 	bool moving;        /* consolidation: victims are moved, not stopped */
@@ -92,7 +93,7 @@ typedef struct pctx {
 
 static bool dom_res(const pctx_t *c, int r)
 {
-	return mu__dom_res(c->gpu_dominant, r);
+	return mu__dom_is(c->dom, r);
 }
 
 /* The children of the lowest common ancestor on each side (the roots when
@@ -129,7 +130,8 @@ static void lca_sides(const mu_engine_t *e, int32_t a, int32_t b, int32_t *sa,
 static mu_res_t victim_unit(const mu_engine_t *e, const victim_t *x)
 {
 	const mu__job_t *v = &e->jobs[x->job];
-	return x->pod >= 0 ? v->podsets[mu__pod_podset(v, x->pod)].acct : v->acct_bound;
+	return x->pod >= 0 ? mu__pod_acct(e, &v->podsets[mu__pod_podset(v, x->pod)],
+					  v->pods[x->pod].node) : v->acct_bound;
 }
 
 /* Adds unit to q and its ancestors in the delta table d (at most cap
@@ -1269,6 +1271,7 @@ static int preempt_run(mu_engine_t *e, int32_t jid, mu_time_t now, bool limit,
 	c.need_pods = need;
 	c.need = job_claim(j, need);
 	c.gpu_dominant = c.need.v[MU_RES_GPU] > 0;
+	c.dom = mu__dom_slot(e, &c.need);
 	if (e->cfg.reclaim && !limit)
 		explain_fair(&c, r);
 	j->retry_at = INT64_MAX;
@@ -1526,6 +1529,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 					c.need.v[res] += ps->acct.v[res];
 	}
 	c.gpu_dominant = c.need.v[MU_RES_GPU] > 0;
+	c.dom = mu__dom_slot(e, &c.need);
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1;

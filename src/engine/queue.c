@@ -70,8 +70,19 @@ static int queue_link(mu_engine_t *e, int32_t q, int32_t p)
 
 static int queue_spec_check(const mu_queue_spec_t *s)
 {
-	if (!s || !s->name || !*s->name)
+	if (!s || !s->name || !*s->name || s->npools > MU_RES_MAX - MU_RES_NAMED0 ||
+	    (s->npools && !s->pools) || s->max_wait < 0)
 		return MU_EINVAL;
+	for (size_t i = 0; i < s->npools; i++) {
+		const mu_pool_quota_t *p = &s->pools[i];
+		if (p->deserved < 0 || p->limit < 0)
+			return MU_ERANGE;
+		if (p->limit < p->deserved)
+			return MU_EINVAL;
+		for (size_t k = 0; k < i; k++)
+			if (p->pool && s->pools[k].pool && !strcmp(p->pool, s->pools[k].pool))
+				return MU_EINVAL;
+	}
 	if (s->order != MU_QORDER_DEFAULT && s->order != MU_QORDER_FIFO)
 		return MU_EINVAL;
 	for (int r = 0; r < MU_RES_MAX; r++) {
@@ -135,9 +146,35 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 		e->order_all = true; /* and the pending jobs' too */
 		e->release_gen++; /* its jobs' levels change with it */
 	}
+	/* Per-pool quotas: looked up before anything changes. */
+	int32_t slots[MU_RES_MAX];
+	for (size_t i = 0; i < s->npools; i++) {
+		int32_t p = -1;
+		for (int32_t k = 0; s->pools[i].pool && k < e->npools; k++)
+			if (!strcmp(e->pools[k].name, s->pools[i].pool))
+				p = k;
+		if (p < 0)
+			return MU_ENOENT;
+		slots[i] = e->pools[p].slot;
+	}
 	qq->deserved = s->deserved;
 	qq->limit = s->limit;
 	memcpy(qq->weight, s->weight, sizeof qq->weight);
+	for (int32_t k = 0; k < e->npools; k++) {
+		int sl = e->pools[k].slot;
+		qq->deserved.v[sl] = 0;
+		qq->limit.v[sl] = MU_RES_UNLIMITED;
+		qq->weight[sl] = s->weight[MU_RES_GPU];
+	}
+	for (size_t i = 0; i < s->npools; i++) {
+		const mu_pool_quota_t *pq = &s->pools[i];
+		qq->deserved.v[slots[i]] = pq->deserved;
+		qq->limit.v[slots[i]] = pq->limit;
+		qq->weight[slots[i]] = pq->weight >= 0 ? pq->weight : s->weight[MU_RES_GPU];
+	}
+	qq->max_wait = s->max_wait > 0 ? s->max_wait : 0;
+	qq->borrow_try_next = s->borrow_try_next;
+	qq->preempt_try_next = s->preempt_try_next;
 	e->release_gen++; /* a limit may have grown */
 	return MU_OK;
 }
@@ -271,7 +308,106 @@ static int job_spec_check(const mu_job_spec_t *s)
 	}
 	if (pods > 10000000 || s->min_member < 0 || s->min_member > pods)
 		return MU_ERANGE;
+	if (s->npools > MU_MAX_JOB_POOLS || (s->npools && !s->pools) || s->max_wait < 0)
+		return MU_EINVAL;
+	for (size_t i = 0; i < s->npools; i++) {
+		if (!s->pools[i])
+			return MU_EINVAL;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(s->pools[i], s->pools[k]))
+				return MU_EINVAL;
+	}
 	return MU_OK;
+}
+
+/* --- Flavor fallback: a job's pod sets in each of its pools ------------------ */
+
+int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
+{
+	j->flav = -1;
+	if (!s->npools)
+		return MU_OK;
+	int32_t nf = (int32_t)s->npools, np = j->npodsets;
+	j->flav_pool = calloc((size_t)nf, sizeof *j->flav_pool);
+	j->flav_ps = calloc((size_t)(nf * np), sizeof *j->flav_ps);
+	j->flav_last = calloc((size_t)nf, sizeof *j->flav_last);
+	if (!j->flav_pool || !j->flav_ps || !j->flav_last)
+		return MU_ENOMEM;
+	j->nflav = nf;
+	for (int32_t f = 0; f < nf; f++) {
+		int32_t p = -1;
+		for (int32_t k = 0; k < e->npools; k++)
+			if (!strcmp(e->pools[k].name, s->pools[f]))
+				p = k;
+		if (p < 0)
+			return MU_ENOENT;
+		const mu__pool_t *pl = &e->pools[p];
+		j->flav_pool[f] = p;
+		for (int32_t i = 0; i < np; i++) {
+			/* The pod set's constraints plus the pool's selector. */
+			mu_podset_spec_t ps = s->podsets[i];
+			size_t n = ps.nnode_selector + (size_t)pl->nsel;
+			mu_label_t *sel = malloc(n * sizeof *sel);
+			if (!sel)
+				return MU_ENOMEM;
+			if (ps.nnode_selector)
+				memcpy(sel, ps.node_selector, ps.nnode_selector * sizeof *sel);
+			for (int32_t k = 0; k < pl->nsel; k++)
+				sel[ps.nnode_selector + (size_t)k] =
+					(mu_label_t){pl->keys[k], pl->vals[k]};
+			ps.node_selector = sel;
+			ps.nnode_selector = n;
+			mu__flav_t *fl = &j->flav_ps[f * np + i];
+			int rc = mu__sclass_get(e, &ps, &fl->sclass);
+			free(sel);
+			if (rc)
+				return rc;
+			fl->acct = j->podsets[i].acct;
+			fl->acct.v[pl->slot] = fl->acct.v[MU_RES_GPU];
+		}
+	}
+	mu__flav_set(e, j, 0);
+	return MU_OK;
+}
+
+void mu__flav_free(mu__job_t *j)
+{
+	free(j->flav_pool);
+	free(j->flav_ps);
+	free(j->flav_last);
+	j->flav_pool = NULL;
+	j->flav_ps = NULL;
+	j->flav_last = NULL;
+	j->nflav = 0;
+	j->flav = -1;
+}
+
+void mu__flav_set(mu_engine_t *e, mu__job_t *j, int32_t f)
+{
+	(void)e;
+	if (f < 0 || f >= j->nflav || j->flav == f)
+		return;
+	for (int32_t i = 0; i < j->npodsets; i++) {
+		j->podsets[i].sclass = j->flav_ps[f * j->npodsets + i].sclass;
+		j->podsets[i].acct = j->flav_ps[f * j->npodsets + i].acct;
+	}
+	j->flav = f;
+}
+
+bool mu__flav_within(const mu_engine_t *e, const mu__job_t *j)
+{
+	if (j->flav < 0)
+		return false;
+	int sl = e->pools[j->flav_pool[j->flav]].slot;
+	int64_t need = 0;
+	for (int32_t i = 0; i < j->npodsets; i++)
+		need += j->podsets[i].acct.v[sl] * j->podsets[i].replicas;
+	if (j->min_member < j->npods && j->npods > 0) /* elastic: its minimum */
+		need = need * j->min_member / j->npods;
+	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent)
+		if (e->queues[q].used.v[sl] + need > e->queues[q].deserved.v[sl])
+			return false;
+	return true;
 }
 
 /* Builds the engine's copy of a job's pod sets. */
@@ -341,8 +477,12 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;
 	j->start = MU_TIME_NONE;
 	j->state = MU_JOB_PENDING;
-	if ((rc = job_fill_podsets(e, j, s)) != MU_OK)
+	if ((rc = job_fill_podsets(e, j, s)) != MU_OK ||
+	    (rc = mu__flav_build(e, j, s)) != MU_OK)
 		goto fail;
+	j->max_wait = s->max_wait > 0 ? s->max_wait : e->queues[q].max_wait;
+	if (!j->max_wait && s->type == MU_JOB_INTERACTIVE)
+		j->max_wait = e->cfg.interactive_max_wait;
 	j->min_member = s->min_member ? s->min_member : j->npods;
 	j->declared_est = s->runtime_estimate > 0 ? s->runtime_estimate : 0;
 	j->declared_limit = s->runtime_limit > 0 ? s->runtime_limit : 0;
@@ -365,6 +505,7 @@ void mu__job_unbuild(mu__job_t *j)
 	}
 	free(j->podsets);
 	free(j->pods);
+	mu__flav_free(j);
 	j->podsets = NULL;
 	j->pods = NULL;
 	j->npodsets = 0;
@@ -390,6 +531,8 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	}
 	e->njobs++;
 	if ((rc = mu__queue_pending_insert(e, jid)) != MU_OK)
+		return rc;
+	if (j->max_wait && (rc = mu__maxwait_note(e, jid)) != MU_OK)
 		return rc;
 	if (id)
 		*id = jid;

@@ -22,11 +22,11 @@
 static bool in_quota(const mu_engine_t *e, const mu__job_t *j,
 		     const mu_res_t *acct, mu_reason_t *r)
 {
-	bool gpu_job = acct->v[MU_RES_GPU] > 0;
+	int dom = mu__dom_slot(e, acct);
 	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
 		for (int res = 0; res < MU_RES_MAX; res++) {
-			if (!acct->v[res] || !mu__dom_res(gpu_job, res))
+			if (!acct->v[res] || !mu__dom_is(dom, res))
 				continue;
 			if (qq->used_np.v[res] + acct->v[res] > qq->deserved.v[res]) {
 				*r = (mu_reason_t){.why = MU_WHY_OVER_QUOTA, .podset = -1,

@@ -38,8 +38,11 @@ static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec
 {
 	if (g->has_last && !memcmp(&g->last, &dec->reason, sizeof g->last))
 		return;
-	char msg[1024];
-	mu_reason_format(d->e, &dec->reason, msg, sizeof msg);
+	char msg[2048];
+	int n = mu_reason_format(d->e, &dec->reason, msg, sizeof msg);
+	if (n >= 0 && (size_t)n + 4 < sizeof msg && /* each pool's reason */
+	    mu_engine_pool_explain(d->e, dec->job, msg + n + 3, sizeof msg - (size_t)n - 3) > 0)
+		memcpy(msg + n, " | ", 3);
 	g->last = dec->reason;
 	g->has_last = true;
 	if (g->kind == MU__KG_JOB) {

@@ -282,6 +282,9 @@ void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted);
 void mu__kd_nrt_event(mu__kd_t *d, json_t *obj, bool deleted);
 void mu__kd_topo_event(mu__kd_t *d, json_t *obj, bool deleted);
 void mu__kd_queue_event(mu__kd_t *d, json_t *obj, bool deleted);
+/* A NodePool: upserted into the engine; queues that waited for it follow.
+ * A deleted pool stays in the engine until the scheduler restarts. */
+void mu__kd_pool_event(mu__kd_t *d, json_t *obj, bool deleted);
 /* A PodGroup: muster's (muster true) or the coscheduling plugin's. */
 void mu__kd_pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster);
 void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj);

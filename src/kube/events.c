@@ -24,6 +24,7 @@ static void resource_event(mu__kd_t *d, mu__kres_t res, json_t *obj, bool delete
 	case MU__KR_NRTS: mu__kd_nrt_event(d, obj, deleted); break;
 	case MU__KR_TOPOS: mu__kd_topo_event(d, obj, deleted); break;
 	case MU__KR_QUEUES: mu__kd_queue_event(d, obj, deleted); break;
+	case MU__KR_POOLS: mu__kd_pool_event(d, obj, deleted); break;
 	case MU__KR_MPGS: mu__kd_pg_event(d, obj, deleted, true); break;
 	case MU__KR_XPGS: mu__kd_pg_event(d, obj, deleted, false); break;
 	case MU__KR_JOBS: {

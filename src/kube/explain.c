@@ -179,6 +179,12 @@ int mu_kube_explain_live(const char *scheduler, const char *token, const char *w
 		fprintf(out, "  why:        %s\n", msg);
 	if (mu__kjs(o, "order") && *mu__kjs(o, "order"))
 		fprintf(out, "  order:      %s\n", mu__kjs(o, "order"));
+	if (mu__kjs(o, "pool"))
+		fprintf(out, "  pool:       %s\n", mu__kjs(o, "pool"));
+	if (mu__kjs(o, "pools") && *mu__kjs(o, "pools"))
+		fprintf(out, "  pools:      %s\n", mu__kjs(o, "pools"));
+	if (mu__kjs(o, "service") && *mu__kjs(o, "service"))
+		fprintf(out, "  service:    %s\n", mu__kjs(o, "service"));
 	if (start && *start)
 		fprintf(out, "  expected:   to start at %s (from %s)\n", start, mu__kjs(o, "expectedStartFrom"));
 	json_decref(o);

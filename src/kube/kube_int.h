@@ -117,6 +117,7 @@ typedef enum mu__kres {
 	MU__KR_XPGS,   /* scheduling.x-k8s.io PodGroups */
 	MU__KR_JOBS,
 	MU__KR_PODS,
+	MU__KR_POOLS,  /* muster.io NodePools (node pools) */
 	MU__KR_COUNT
 } mu__kres_t;
 
@@ -248,6 +249,9 @@ int mu__knrt_spec(const json_t *nrt, mu_arena_t *arena,
 /* A muster Queue through the cluster-file loader, into specs. */
 int mu__kqueue_spec(const json_t *q, mu_specs_t *specs, char *msg,
 		    size_t len);
+/* A muster NodePool (a selector of nodes) through the loader, into
+ * specs (one pool); a node-making NodePool (spec.count) is refused. */
+int mu__kpool_spec(const json_t *p, mu_specs_t *specs, char *msg, size_t len);
 /* A muster Topology ({levels: [{nodeLabel: KEY}]}) into arena. */
 int mu__ktopo_spec(const json_t *t, mu_arena_t *arena,
 		   mu_topology_spec_t *out, char *msg, size_t len);

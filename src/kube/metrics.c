@@ -326,6 +326,22 @@ static void queue_status(mu__kd_t *d)
 		json_t *st = json_pack("{s:o,s:o,s:i,s:i}", "fairShare", res_json(&qi.fair), "usage",
 				       res_json(&qi.used), "pendingJobs", (int)qi.pending_jobs,
 				       "runningJobs", (int)qi.running_jobs);
+		json_t *pools = json_object();
+		for (int32_t p = 0; p < mu_engine_npools(d->e); p++) {
+			mu_pool_info_t pi;
+			char f[32], u[32], ds[32];
+			mu_engine_pool_info(d->e, p, &pi);
+			snprintf(f, sizeof f, "%g", (double)qi.fair.v[pi.slot] / 1000.0);
+			snprintf(u, sizeof u, "%g", (double)qi.used.v[pi.slot] / 1000.0);
+			snprintf(ds, sizeof ds, "%g", (double)qi.deserved.v[pi.slot] / 1000.0);
+			json_object_set_new(pools, pi.name, json_pack("{s:{s:s},s:{s:s},s:{s:s}}",
+				"fairShare", "nvidia.com/gpu", f, "usage", "nvidia.com/gpu", u,
+				"deserved", "nvidia.com/gpu", ds));
+		}
+		if (json_object_size(pools))
+			json_object_set_new(st, "pools", pools);
+		else
+			json_decref(pools);
 		if (json_equal(st, last)) {
 			json_decref(st);
 			continue;
@@ -399,14 +415,23 @@ static char *explain_group(mu__kd_t *d, const mu__kgroup_t *g)
 	if (ji.expected_start != MU_TIME_NONE)
 		mu__rfc3339_format(ji.expected_start * 1000, false, start, sizeof start);
 	mu__rfc3339_format(ji.submit * 1000, false, submit, sizeof submit);
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s}",
+	char pools[2048] = "", service[160] = "";
+	if (ji.state == MU_JOB_PENDING)
+		mu_engine_pool_explain(d->e, g->ej, pools, sizeof pools);
+	if (ji.max_wait && ji.state != MU_JOB_FINISHED)
+		snprintf(service, sizeof service, ji.escalated ?
+			 "escalated: waited more than its maximum wait of %llds, priority raised by %d" :
+			 "maximum wait %llds: escalated if it waits longer", (long long)(ji.max_wait / 1000),
+			 MU_ESCALATE_BOOST);
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s,s:s?,s:s,s:s}",
 			      "group", g->key, "job", ji.name, "queue", ji.queue, "state", st[ji.state],
 			      "pods", (int)ji.pods, "bound", (int)ji.bound, "minMember", (int)ji.min_member,
 			      "priority", (int)ji.priority, "preemptible", ji.preemptible,
 			      "preemptions", (int)ji.preemptions, "message", msg, "submitted", submit,
 			      "expectedStart", start, "expectedStartFrom",
 			      *start ? (ji.reserved ? "reservation" : "aggregate capacity") : "",
-			      "estimateSeconds", (json_int_t)(ji.estimate / 1000), "order", ord);
+			      "estimateSeconds", (json_int_t)(ji.estimate / 1000), "order", ord,
+			      "pool", ji.pool, "pools", pools, "service", service);
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;

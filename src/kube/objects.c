@@ -83,6 +83,7 @@ static const char *const shape_annotations[] = {
 	"muster.io/runtime-limit", "muster.io/topology",
 	"muster.io/topology-required", "muster.io/topology-preferred",
 	"muster.io/topology-slice-level", "muster.io/topology-slice-size",
+	"muster.io/pools", "muster.io/max-wait",
 };
 
 /* Copies the `keep` fields of each container of list into a new list. */
@@ -549,6 +550,18 @@ int mu__kqueue_spec(const json_t *q, mu_specs_t *specs, char *msg, size_t len)
 	int rc = via_loader(q, "muster.io/v1alpha1", "Queue", specs, msg, len);
 	if (rc == MU_OK && specs->nqueues < 1) {
 		snprintf(msg, len, "not a queue");
+		rc = MU_EINVAL;
+	}
+	return rc;
+}
+
+int mu__kpool_spec(const json_t *p, mu_specs_t *specs, char *msg, size_t len)
+{
+	int rc = via_loader(p, "muster.io/v1alpha1", "NodePool", specs, msg, len);
+	if (rc == MU_OK && (specs->npools != 1 || specs->nnodes)) {
+		snprintf(msg, len, "a NodePool on Kubernetes selects nodes with "
+			 "spec.selector.matchLabels; spec.count (simulated nodes) is "
+			 "for cluster files and muster up");
 		rc = MU_EINVAL;
 	}
 	return rc;

@@ -527,6 +527,32 @@ void mu__kd_queue_event(mu__kd_t *d, json_t *obj, bool deleted)
 		}
 }
 
+void mu__kd_pool_event(mu__kd_t *d, json_t *obj, bool deleted)
+{
+	const char *name = mu__kjs(obj, "metadata.name");
+	if (!name)
+		return;
+	if (deleted) {
+		mu__klog(&d->log, 0, "nodepool %s deleted: the scheduler keeps it until "
+			 "it restarts | nodepool=%s", name, name);
+		return;
+	}
+	mu_specs_t s;
+	char msg[512] = "";
+	mu_specs_init(&s);
+	int rc = mu__kpool_spec(obj, &s, msg, sizeof msg);
+	if (rc == MU_OK && (rc = mu_engine_pool_upsert(d->e, &s.pools[0])) != MU_OK)
+		snprintf(msg, sizeof msg, "%s", rc == MU_EINVAL ?
+			 "a node would be in two pools (every node is in at most one)" :
+			 rc == MU_ESTATE ? "it would move a node that runs pods into or "
+			 "out of a pool" : mu_strerror(rc));
+	if (rc)
+		mu__klog(&d->log, 0, "nodepool %s: %s | nodepool=%s", name, msg, name);
+	mu_specs_release(&s);
+	queues_feed(d); /* queues that name it */
+	d->changed = true;
+}
+
 void mu__kd_topo_event(mu__kd_t *d, json_t *obj, bool deleted)
 {
 	mu_arena_t a;

@@ -422,6 +422,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 		if (def) {
 			j->priority = def->value;
 			j->never_preempt |= def->never_preempt;
+			if (!j->max_wait)
+				j->max_wait = def->max_wait;
 		}
 		return MU_OK;
 	}
@@ -435,6 +437,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 				       list, sizeof list));
 	j->priority = s->pclasses[k].value;
 	j->never_preempt |= s->pclasses[k].never_preempt;
+	if (!j->max_wait) /* the class's class of service */
+		j->max_wait = s->pclasses[k].max_wait;
 	return MU_OK;
 }
 
@@ -557,6 +561,63 @@ static int check_job_topo(const mu_specs_t *s, const mu__namemap_t *tm,
 	return MU_OK;
 }
 
+/* Every pool a queue or a job names is defined (a NodePool with a
+ * selector), and every pool name is unique. */
+static int check_pools(const mu_specs_t *s, mu_diag_t *diag)
+{
+	char list[600];
+	for (size_t i = 0; i < s->npools; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(s->pools[i].name, s->pools[k].name))
+				return vdiag(diag, MU_EEXIST, "pool \"%s\" is "
+					     "defined twice", s->pools[i].name);
+	for (size_t n = 0; s->npools > 1 && n < s->nnodes; n++) {
+		const mu_node_spec_t *nd = &s->nodes[n];
+		const char *first = NULL;
+		for (size_t p = 0; p < s->npools; p++) {
+			bool all = true;
+			for (size_t m = 0; m < s->pools[p].nmatch && all; m++) {
+				const mu_label_t *want = &s->pools[p].match[m];
+				bool has = false;
+				for (size_t l = 0; l < nd->nlabels && !has; l++)
+					has = !strcmp(nd->labels[l].key, want->key) &&
+					      !strcmp(nd->labels[l].value ? nd->labels[l].value : "",
+						      want->value ? want->value : "");
+				all = has;
+			}
+			if (!all)
+				continue;
+			if (first)
+				return vdiag(diag, MU_EINVAL, "node \"%s\" is in two pools, "
+					     "\"%s\" and \"%s\": every node is in at most "
+					     "one (make their selectors disjoint)", nd->name,
+					     first, s->pools[p].name);
+			first = s->pools[p].name;
+		}
+	}
+	for (size_t i = 0; i < s->nqueues + s->njobs; i++) {
+		bool isq = i < s->nqueues;
+		const mu_queue_spec_t *q = isq ? &s->queues[i] : NULL;
+		const mu_job_spec_t *j = isq ? NULL : &s->jobs[i - s->nqueues];
+		size_t n = isq ? q->npools : j->npools;
+		for (size_t k = 0; k < n; k++) {
+			const char *name = isq ? q->pools[k].pool : j->pools[k];
+			size_t p = 0;
+			while (p < s->npools && strcmp(s->pools[p].name, name))
+				p++;
+			if (p < s->npools)
+				continue;
+			return vdiag(diag, MU_ENOENT, "%s \"%s\": pool \"%s\" is "
+				     "not defined (kind: NodePool with "
+				     "spec.selector); %s", isq ? "queue" : "job",
+				     isq ? q->name : j->name, name,
+				     name_list(s->pools, s->npools, sizeof *s->pools,
+					       "pools", list, sizeof list));
+		}
+	}
+	return MU_OK;
+}
+
 int mu_specs_validate(mu_specs_t *s, mu_diag_t *diag)
 {
 	mu__namemap_t nm, qm, jm, tm, pm;
@@ -587,6 +648,8 @@ int mu_specs_validate(mu_specs_t *s, mu_diag_t *diag)
 		rc = check_job_queues(s, &qm, diag);
 	if (rc == MU_OK)
 		rc = check_job_topo(s, &tm, diag);
+	if (rc == MU_OK)
+		rc = check_pools(s, diag);
 	if (rc == MU_OK)
 		rc = check_scenario(s->scenario, &nm, &jm, diag);
 	mu__namemap_release(&nm);

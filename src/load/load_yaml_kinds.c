@@ -329,17 +329,66 @@ static int pool_node(mu__yload_t *L, const mu__ynode_t *at, pool_t *p,
 	return node_append(L, at, &n);
 }
 
+/* Reads spec.selector (a label selector: matchLabels only) into a pool
+ * object (docs/policy.md, "Node pools"); absent: none. */
+static int pool_selector(mu__yload_t *L, const char *name,
+			 const mu__ynode_t *spec, bool *made)
+{
+	const mu__ynode_t *sel;
+	int rc = mu__y_map_at(L, spec, "selector", false, &sel);
+	*made = false;
+	if (rc || !sel)
+		return rc;
+	if (mu__y_get(sel, "matchExpressions"))
+		return mu__y_err(L, mu__y_get(sel, "matchExpressions"), NULL,
+				 MU_EINVAL, "a pool's selector takes matchLabels "
+				 "only (matchExpressions are not supported)");
+	for (const mu__ynode_t *c = sel->head; c; c = c->next)
+		if (strcmp(c->key, "matchLabels") && strcmp(c->key, "matchExpressions"))
+			return mu__y_err(L, c, NULL, MU_EINVAL, "unknown field of a "
+					 "label selector; expected matchLabels");
+	mu_pool_spec_t ps = {.name = name};
+	if ((rc = mu__y_labels_at(L, sel, "matchLabels", &ps.match, &ps.nmatch)))
+		return rc;
+	if (!ps.nmatch)
+		return mu__y_err(L, sel, NULL, MU_EINVAL, "a pool's selector needs "
+				 "at least one label in matchLabels (an empty "
+				 "selector would hold every node)");
+	for (size_t i = 0; i < L->into->npools; i++)
+		if (!strcmp(L->into->pools[i].name, name))
+			return mu__y_err(L, sel, NULL, MU_EEXIST, "the pool \"%s\" "
+					 "is defined twice", name);
+	if (strlen(name) > 63)
+		return mu__y_err(L, sel, NULL, MU_EINVAL, "a pool name is at "
+				 "most 63 characters (it names a resource)");
+	mu_pool_spec_t *slot = mu_specs_add_pool(L->into);
+	if (!slot)
+		return mu__y_oom(L);
+	*slot = ps;
+	*made = true;
+	return MU_OK;
+}
+
 /* Expands the pool into count nodes; work and memory are linear in count
- * times the labels per node, bounded by POOL_MAX_LABELS per load. */
+ * times the labels per node, bounded by POOL_MAX_LABELS per load.  With a
+ * selector it is also (or, without count, only) a pool object. */
 int mu__y_nodepool(mu__yload_t *L, const mu__ynode_t *root)
 {
 	pool_t p = {.count = 0};
 	const mu__ynode_t *meta, *spec;
+	bool made;
 	int rc;
 	if ((rc = mu__y_map_at(L, root, "metadata", true, &meta)) ||
 	    (rc = mu__y_name_at(L, meta, "name", true, &p.tmpl.name)) ||
 	    (rc = mu__y_map_at(L, root, "spec", true, &spec)) ||
-	    (rc = pool_read(L, meta, spec, &p)))
+	    (rc = pool_selector(L, p.tmpl.name, spec, &made)))
+		return rc;
+	if (made && !mu__y_get(spec, "count"))
+		return MU_OK; /* a pool of nodes defined elsewhere */
+	if (!mu__y_get(spec, "count"))
+		return mu__y_err(L, spec, NULL, MU_EPARSE, "expected spec.selector "
+				 "(a pool of nodes) or spec.count (nodes to make)");
+	if ((rc = pool_read(L, meta, spec, &p)))
 		return rc;
 	if (L->into->nnodes + (size_t)p.count > MU__Y_MAX_NODES)
 		return mu__y_err(L, spec, "count", MU_ELIMIT,
@@ -414,6 +463,93 @@ static int queue_res(mu__yload_t *L, const mu__ynode_t *c, mu_queue_spec_t *q,
 	return MU_OK;
 }
 
+/* Reads spec.pools: per pool, its GPU quota in the shape of
+ * spec.resources (pool -> gpu -> deserved, limit, overQuotaWeight). */
+static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
+		       mu_queue_spec_t *q)
+{
+	const mu__ynode_t *m;
+	int rc = mu__y_map_at(L, spec, "pools", false, &m);
+	if (rc || !m)
+		return rc;
+	if (m->n > MU_RES_MAX - MU_RES_NAMED0)
+		return mu__y_err(L, m, NULL, MU_ELIMIT, "at most %d pools",
+				 MU_RES_MAX - MU_RES_NAMED0);
+	mu_pool_quota_t *pq = mu__y_alloc(L, m->n, sizeof *pq);
+	if (!pq)
+		return mu__y_oom(L);
+	size_t n = 0;
+	for (const mu__ynode_t *c = m->head; c; c = c->next) {
+		mu_pool_quota_t *x = &pq[n];
+		x->limit = MU_RES_UNLIMITED;
+		x->weight = -1;
+		if (!mu__valid_name(c->key))
+			return mu__y_err(L, c, NULL, MU_EINVAL, "\"%.60s\" is not "
+					 "a valid pool name", c->key);
+		if (!(x->pool = mu_arena_strdup(&L->into->arena, c->key)))
+			return mu__y_oom(L);
+		if ((rc = mu__y_want_map(L, c)))
+			return rc;
+		for (const mu__ynode_t *r = c->head; r; r = r->next) {
+			int64_t scale;
+			int slot = queue_slot(r->key, &scale);
+			if (slot != MU_RES_GPU)
+				return mu__y_err(L, r, NULL, MU_EINVAL, "per-pool "
+						 "quotas are GPU quotas (gpu or "
+						 "nvidia.com/gpu); give %.40s in "
+						 "spec.resources, queue-wide",
+						 r->key);
+			if (mu__y_null(r))
+				continue;
+			if ((rc = mu__y_want_map(L, r)))
+				return rc;
+			const mu__ynode_t *d = mu__y_get(r, "deserved");
+			const mu__ynode_t *l = mu__y_get(r, "limit");
+			const mu__ynode_t *w = mu__y_get(r, "overQuotaWeight");
+			if ((d && (rc = mu__y_qty(L, d, scale, &x->deserved))) ||
+			    (l && (rc = mu__y_qty(L, l, scale, &x->limit))) ||
+			    (w && (rc = mu__y_num(L, w, 0, 1e9, &x->weight))))
+				return rc;
+			if (x->limit < x->deserved)
+				return mu__y_err(L, l, NULL, MU_ERANGE,
+						 "limit %s is below deserved %s",
+						 l->s, d->s);
+		}
+		n++;
+	}
+	q->pools = pq;
+	q->npools = n;
+	return MU_OK;
+}
+
+/* Reads spec.flavorFungibility, as Kueue's ClusterQueue has it:
+ * whenCanBorrow MayStopSearch (default) or TryNextFlavor, whenCanPreempt
+ * MayStopSearch (default; Preempt is its older name) or TryNextFlavor. */
+static int queue_fungibility(mu__yload_t *L, const mu__ynode_t *spec,
+			     mu_queue_spec_t *q)
+{
+	const mu__ynode_t *m;
+	int rc = mu__y_map_at(L, spec, "flavorFungibility", false, &m);
+	if (rc || !m)
+		return rc;
+	for (const mu__ynode_t *c = m->head; c; c = c->next) {
+		bool borrow = !strcmp(c->key, "whenCanBorrow");
+		if (!borrow && strcmp(c->key, "whenCanPreempt"))
+			return mu__y_err(L, c, NULL, MU_EINVAL, "unknown field; "
+					 "expected whenCanBorrow or whenCanPreempt");
+		if ((rc = mu__y_want_scalar(L, c)))
+			return rc;
+		bool next = !strcmp(c->s, "TryNextFlavor");
+		if (!next && strcmp(c->s, "MayStopSearch") &&
+		    (borrow ? strcmp(c->s, "Borrow") : strcmp(c->s, "Preempt")))
+			return mu__y_err(L, c, NULL, MU_EINVAL, "expected "
+					 "MayStopSearch or TryNextFlavor, got "
+					 "\"%.60s\"", c->s);
+		*(borrow ? &q->borrow_try_next : &q->preempt_try_next) = next;
+	}
+	return MU_OK;
+}
+
 int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root)
 {
 	mu_queue_spec_t q;
@@ -442,6 +578,10 @@ int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root)
 	for (const mu__ynode_t *c = res ? res->head : NULL; c; c = c->next)
 		if ((rc = queue_res(L, c, &q, seen)))
 			return rc;
+	if ((rc = queue_pools(L, spec, &q)) ||
+	    (rc = mu__y_dur_at(L, spec, "maxWait", &q.max_wait)) ||
+	    (rc = queue_fungibility(L, spec, &q)))
+		return rc;
 	if (q.parent && !strcmp(q.parent, q.name))
 		return mu__y_err(L, spec, "parent", MU_EINVAL,
 				 "a queue cannot be its own parent");
@@ -527,6 +667,7 @@ static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 	int64_t v;
 	int rc;
 	e->bound = e->evicted = -1;
+	e->escalated = -1;
 	if (!mu__valid_name(c->key))
 		return mu__y_err(L, c, NULL, MU_EINVAL,
 				 "the key must be a job name");
@@ -557,11 +698,19 @@ static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 		} else if (!strcmp(k, "devices")) {
 			if ((rc = expect_devices(L, f, e)))
 				return rc;
+		} else if (!strcmp(k, "pool")) {
+			if (!mu__y_null(f) && (rc = mu__y_name(L, f, &e->pool)))
+				return rc;
+		} else if (!strcmp(k, "escalated")) {
+			bool b;
+			if ((rc = mu__y_bool(L, f, &b)))
+				return rc;
+			e->escalated = b ? 1 : 0;
 		} else {
 			return mu__y_err(L, f, NULL, MU_EINVAL,
 					 "unknown expectation; expected bound, "
-					 "nodes, devices, pending, message or "
-					 "evicted");
+					 "nodes, devices, pending, message, "
+					 "evicted, pool or escalated");
 		}
 	}
 	return MU_OK;

@@ -613,6 +613,9 @@ static int wl_podsets(mu__yload_t *L, const mu__ynode_t *spec, mu_job_spec_t *j)
 	return MU_OK;
 }
 
+static int job_pools_check(mu__yload_t *L, const mu__ynode_t *n,
+			   const mu_job_spec_t *j);
+
 /* Reads a Workload's run-time fields: estimate, limit, speed-up. */
 static int wl_runtime(mu__yload_t *L, const mu__ynode_t *spec, mu_job_spec_t *j)
 {
@@ -645,6 +648,9 @@ int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = mu__y_dur_at(L, spec, "submitTime", &j.submit)) ||
 	    (rc = mu__y_dur_at(L, spec, "duration", &j.duration)) ||
 	    (rc = wl_runtime(L, spec, &j)) ||
+	    (rc = mu__y_dur_at(L, spec, "maxWait", &j.max_wait)) ||
+	    (rc = mu__y_strs_at(L, spec, "pools", true, &j.pools, &j.npools)) ||
+	    (j.npools && (rc = job_pools_check(L, mu__y_get(spec, "pools"), &j))) ||
 	    (rc = mu__y_topo_req(L, mu__y_get(spec, "topology"), &j.topo)) ||
 	    (rc = wl_podsets(L, spec, &j)))
 		return rc;
@@ -657,9 +663,9 @@ int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root)
 	return job_finish(L, meta, &j, &x);
 }
 
-/* Reads muster.io/gpu-models: names separated by commas. */
-static int job_gpu_models(mu__yload_t *L, const mu__ynode_t *n,
-			  mu_podset_spec_t *ps)
+/* Reads a list of `what` separated by commas (an annotation). */
+static int comma_list(mu__yload_t *L, const mu__ynode_t *n, const char *what,
+		      const char ***out, size_t *nout)
 {
 	int rc = mu__y_want_scalar(L, n);
 	if (rc)
@@ -667,7 +673,7 @@ static int job_gpu_models(mu__yload_t *L, const mu__ynode_t *n,
 	size_t cap = 1;
 	for (const char *p = n->s; *p; p++)
 		cap += *p == ',';
-	if (!(ps->gpu_models = mu__y_alloc(L, cap, sizeof *ps->gpu_models)))
+	if (!(*out = mu__y_alloc(L, cap, sizeof **out)))
 		return mu__y_oom(L);
 	for (const char *p = n->s;;) {
 		const char *e = strchr(p, ',');
@@ -678,16 +684,56 @@ static int job_gpu_models(mu__yload_t *L, const mu__ynode_t *n,
 			len--;
 		if (!len)
 			return mu__y_err(L, n, NULL, MU_EPARSE,
-					 "expected GPU models separated by "
-					 "commas, got \"%.60s\"", n->s);
+					 "expected %s separated by "
+					 "commas, got \"%.60s\"", what, n->s);
 		const char *s = mu_arena_strndup(&L->into->arena, p, len);
 		if (!s)
 			return mu__y_oom(L);
-		ps->gpu_models[ps->ngpu_models++] = s;
+		(*out)[(*nout)++] = s;
 		if (!e)
 			return MU_OK;
 		p = e + 1;
 	}
+}
+
+/* Reads muster.io/gpu-models: names separated by commas. */
+static int job_gpu_models(mu__yload_t *L, const mu__ynode_t *n,
+			  mu_podset_spec_t *ps)
+{
+	return comma_list(L, n, "GPU models", &ps->gpu_models, &ps->ngpu_models);
+}
+
+/* Checks a job's pool list (flavor fallback): valid names, none twice, at
+ * most MU_MAX_JOB_POOLS.  n is where it was read, for messages. */
+static int job_pools_check(mu__yload_t *L, const mu__ynode_t *n,
+			   const mu_job_spec_t *j)
+{
+	if (j->npools > MU_MAX_JOB_POOLS)
+		return mu__y_err(L, n, NULL, MU_ELIMIT, "at most %d pools",
+				 MU_MAX_JOB_POOLS);
+	for (size_t i = 0; i < j->npools; i++) {
+		if (!mu__valid_name(j->pools[i]))
+			return mu__y_err(L, n, NULL, MU_EINVAL, "\"%.60s\" is not "
+					 "a valid pool name", j->pools[i]);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(j->pools[i], j->pools[k]))
+				return mu__y_err(L, n, NULL, MU_EINVAL, "the pool "
+						 "\"%s\" is named twice", j->pools[i]);
+	}
+	return MU_OK;
+}
+
+/* Reads the Job annotations of pools and classes of service:
+ * muster.io/pools (comma-separated, preferred first), muster.io/max-wait. */
+static int job_pools_ann(mu__yload_t *L, const mu__ynode_t *an, mu_job_spec_t *j)
+{
+	const mu__ynode_t *p = mu__y_get(an, "muster.io/pools");
+	int rc;
+	if ((rc = mu__y_dur_at(L, an, "muster.io/max-wait", &j->max_wait)) ||
+	    (p && (rc = comma_list(L, p, "pool names", &j->pools, &j->npools))) ||
+	    (p && (rc = job_pools_check(L, p, j))))
+		return rc;
+	return MU_OK;
 }
 
 /* Reads the run-time annotations of a batch/v1 Job. */
@@ -723,6 +769,7 @@ static int job_annotations(mu__yload_t *L, const mu__ynode_t *meta,
 	    (rc = mu__y_dur_at(L, an, "muster.io/duration", &j->duration)) ||
 	    (rc = job_runtime(L, an, j)) ||
 	    (rc = mu__y_topo_req_annotations(L, an, &j->topo)) ||
+	    (rc = job_pools_ann(L, an, j)) ||
 	    ((g = mu__y_get(an, "muster.io/gpu-models")) &&
 	     (rc = job_gpu_models(L, g, &j->podsets[0]))))
 		return rc;

@@ -52,11 +52,13 @@ int mu__y_topology(mu__yload_t *L, const mu__ynode_t *root)
 int mu__y_priority_class(mu__yload_t *L, const mu__ynode_t *root)
 {
 	mu_priority_class_spec_t p = {0};
-	const mu__ynode_t *meta;
+	const mu__ynode_t *meta, *an;
 	int64_t v = 0;
 	int rc;
 	if ((rc = mu__y_map_at(L, root, "metadata", true, &meta)) ||
-	    (rc = mu__y_name_at(L, meta, "name", true, &p.name)))
+	    (rc = mu__y_name_at(L, meta, "name", true, &p.name)) ||
+	    (rc = mu__y_map_at(L, meta, "annotations", false, &an)) ||
+	    (rc = mu__y_dur_at(L, an, "muster.io/max-wait", &p.max_wait)))
 		return rc;
 	if (!mu__y_get(root, "value"))
 		return mu__y_err(L, root, "value", MU_EPARSE,

@@ -83,6 +83,7 @@ void mu_specs_release(mu_specs_t *s)
 	free(s->queues);
 	free(s->jobs);
 	free(s->topologies);
+	free(s->pools);
 	free(s->pclasses);
 	free(s->refs);
 	mu_arena_release(&s->arena);
@@ -146,6 +147,12 @@ mu_priority_class_spec_t *mu_specs_add_priority_class(mu_specs_t *s)
 {
 	return specs_push((void **)&s->pclasses, &s->npclasses,
 			  &s->pclasses_cap, sizeof *s->pclasses);
+}
+
+mu_pool_spec_t *mu_specs_add_pool(mu_specs_t *s)
+{
+	return specs_push((void **)&s->pools, &s->npools, &s->pools_cap,
+			  sizeof *s->pools);
 }
 
 mu_spec_ref_t *mu_specs_add_ref(mu_specs_t *s)

@@ -165,6 +165,12 @@ static int scn_setup(scn_t *r)
 			mu__diag(r->diag, rc, r->file, 0, 0, "topology \"%s\": %s",
 				 r->s->topologies[i].name, mu_strerror(rc));
 	}
+	for (size_t i = 0; i < r->s->npools && rc == MU_OK; i++) {
+		rc = mu_engine_pool_upsert(r->e, &r->s->pools[i]);
+		if (rc != MU_OK)
+			mu__diag(r->diag, rc, r->file, 0, 0, "pool \"%s\": %s",
+				 r->s->pools[i].name, mu_strerror(rc));
+	}
 	if (rc == MU_OK)
 		rc = scn_add_queues(r);
 	for (size_t i = 0; i < r->s->nnodes && rc == MU_OK; i++) {
@@ -481,11 +487,57 @@ static void scn_check_pending(scn_t *r, const mu_expect_job_t *x,
 			x->job, why, (int)in->bound, (int)in->pods);
 }
 
-/* Checks `message`: the explain text of the last reason contains it. */
+/* The explain text of the last reason, followed (for a job that names
+ * pools and fits none) by each pool's reason; malloc'ed, NULL on OOM. */
+static char *scn_full_text(const scn_t *r, const mu_job_info_t *in)
+{
+	char *text = scn_reason_text(r, &in->last);
+	mu_id_t id = mu_engine_job_find(r->e, in->name ? in->name : "");
+	int want = id >= 0 ? mu_engine_pool_explain(r->e, id, NULL, 0) : 0;
+	if (!text || want <= 0)
+		return text;
+	size_t len = strlen(text);
+	char *all = realloc(text, len + 3 + (size_t)want + 1);
+	if (!all) {
+		free(text);
+		return NULL;
+	}
+	memcpy(all + len, " | ", 3);
+	mu_engine_pool_explain(r->e, id, all + len + 3, (size_t)want + 1);
+	return all;
+}
+
+/* Checks `pool` and `escalated` (classes of service). */
+static void scn_check_pool(scn_t *r, const mu_expect_job_t *x,
+			   const mu_job_info_t *in)
+{
+	if (x->pool) {
+		if (in->pool && !strcmp(in->pool, x->pool)) {
+			r->passed++;
+		} else {
+			scn_fail_head(r);
+			fprintf(r->out, "job \"%s\": in pool %s, expected %s\n",
+				x->job, in->pool ? in->pool : "(none)", x->pool);
+		}
+	}
+	if (x->escalated >= 0) {
+		if (in->escalated == (x->escalated == 1)) {
+			r->passed++;
+		} else {
+			scn_fail_head(r);
+			fprintf(r->out, "job \"%s\": %sescalated, expected %sescalated\n",
+				x->job, in->escalated ? "" : "not ",
+				x->escalated ? "" : "not ");
+		}
+	}
+}
+
+/* Checks `message`: the explain text of the last reason (and of each
+ * pool, for a job that names pools) contains it. */
 static void scn_check_message(scn_t *r, const mu_expect_job_t *x,
 			      const mu_job_info_t *in)
 {
-	char *text = scn_reason_text(r, &in->last);
+	char *text = scn_full_text(r, in);
 	if (text && strstr(text, x->message)) {
 		r->passed++;
 	} else {
@@ -531,6 +583,7 @@ static void scn_check_one(scn_t *r, const mu_expect_job_t *x, long k,
 		scn_check_pending(r, x, &in);
 	if (x->message)
 		scn_check_message(r, x, &in);
+	scn_check_pool(r, x, &in);
 	if (x->evicted >= 0) {
 		if (evicted == x->evicted) {
 			r->passed++;

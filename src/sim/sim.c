@@ -624,6 +624,10 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 	int rc = mu_engine_new(&ec, &s->eng);
 	if (rc)
 		return mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
+	for (size_t i = 0; i < sp->npools; i++)
+		if ((rc = mu_engine_pool_upsert(s->eng, &sp->pools[i])) != MU_OK)
+			return mu__diag(diag, rc, "simulate", 0, 0, "pool \"%s\": %s",
+					sp->pools[i].name, mu_strerror(rc));
 	if ((rc = sim_add_queues(s, sp, diag)) != MU_OK)
 		return rc;
 	for (size_t i = 0; i < sp->ntopologies; i++) {

@@ -276,7 +276,7 @@ static void test_nodepool_errors(mu_t_t *t)
 		"t.yaml:5:10: spec.count: expected an integer from 1 to 100000, got \"0\"");
 	ERR_HAS(t, POOL_HEAD "  count: 100001\n", MU_ERANGE, "spec.count");
 	ERR_HAS(t, POOL_HEAD "  labels: {}\n", MU_EPARSE,
-		"spec.count: required field is missing");
+		"spec: expected spec.selector (a pool of nodes) or spec.count (nodes to make)");
 	ERR_HAS(t, POOL_HEAD "  count: 2\n  topology:\n    - {label: r, every: 1}\n"
 		"    - {label: r, every: 2}\n", MU_EINVAL,
 		"spec.topology[1].label: the label r is set twice");
@@ -1008,7 +1008,7 @@ static void test_scenario_errors(mu_t_t *t)
 {
 	ERR_HAS(t, SC_HEAD "    - expect:\n        a: {boundd: 1}\n", MU_EINVAL,
 		"t.yaml:7:21: spec.steps[0].expect.a.boundd: unknown expectation; "
-		"expected bound, nodes, devices, pending, message or evicted");
+		"expected bound, nodes, devices, pending, message, evicted, pool or escalated");
 	ERR_HAS(t, SC_HEAD "    - expect:\n        a: {pending: true}\n", MU_EINVAL,
 		"spec.steps[0].expect.a.pending: expected a reason (Unschedulable, "
 		"Gang, QueueLimit, ");
