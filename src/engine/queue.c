@@ -266,6 +266,9 @@ static int job_spec_check(const mu_job_spec_t *s)
 			return MU_EINVAL; /* exclusive CPUs are whole CPUs */
 		if (ps->align < MU_ALIGN_NONE || ps->align > MU_ALIGN_LINK)
 			return MU_EINVAL;
+		if (ps->gpu_memory < 0 || (ps->gpu_memory > 0 &&
+		    (ps->req.v[MU_RES_GPU] || ps->req.v[MU_RES_GPU_MILLI])))
+			return MU_EINVAL; /* GPU memory or GPUs, not both */
 	}
 	if (pods > 10000000 || s->min_member < 0 || s->min_member > pods)
 		return MU_ERANGE;
@@ -280,13 +283,20 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		return MU_ENOMEM;
 	int32_t first = 0;
 	for (size_t i = 0; i < s->npodsets; i++) {
-		const mu_podset_spec_t *ps = &s->podsets[i];
+		mu_podset_spec_t mem;
+		mu_label_t *sel;
+		const mu_podset_spec_t *ps = &mem;
 		mu__podset_t *p = &j->podsets[i];
 		j->npodsets = (int32_t)i + 1;
+		int rc = mu__gpumem_resolve(e, &s->podsets[i], &mem, &sel);
+		if (rc)
+			return rc;
 		const char *nm = ps->name ? ps->name : "main";
 		p->name = malloc(strlen(nm) + 1);
-		if (!p->name)
+		if (!p->name) {
+			free(sel);
 			return MU_ENOMEM;
+		}
 		strcpy(p->name, nm);
 		p->replicas = ps->replicas;
 		p->first = first;
@@ -294,9 +304,10 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		p->req = ps->req;
 		if (p->req.v[MU_RES_PODS] < 1)
 			p->req.v[MU_RES_PODS] = 1;
-		int rc = mu__map_ext(e, ps->ext, ps->next, &p->req);
+		rc = mu__map_ext(e, ps->ext, ps->next, &p->req);
 		if (rc == MU_OK)
 			rc = mu__sclass_get(e, ps, &p->sclass);
+		free(sel);
 		if (rc)
 			return rc;
 		p->acct = mu_res_acct(&p->req);
