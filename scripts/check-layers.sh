@@ -20,7 +20,7 @@ find src include/muster -name '*.[ch]' | sort | awk '
 BEGIN {
 	# Public headers and the room that owns each one.
 	split("error util jpath", a); for (i in a) owner[a[i]] = "util"
-	split("engine model resource", a); for (i in a) owner[a[i]] = "engine"
+	split("engine model resource mig", a); for (i in a) owner[a[i]] = "engine"
 	split("load specs csv", a); for (i in a) owner[a[i]] = "load"
 	split("sim scenario", a); for (i in a) owner[a[i]] = "sim"
 	owner["report"] = "report"
