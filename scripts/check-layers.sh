@@ -24,7 +24,7 @@ BEGIN {
 	split("load specs csv", a); for (i in a) owner[a[i]] = "load"
 	split("sim scenario", a); for (i in a) owner[a[i]] = "sim"
 	owner["report"] = "report"
-	split("eval eval_philly eval_topo eval_queues eval_slurm eval_fleet", a); for (i in a) owner[a[i]] = "eval"
+	split("eval eval_philly eval_topo eval_queues eval_slurm eval_fleet eval_mig", a); for (i in a) owner[a[i]] = "eval"
 	owner["bench"] = "bench"
 	owner["agent"] = "agent"
 	owner["apiserver"] = "apiserver"

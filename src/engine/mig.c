@@ -9,8 +9,10 @@
  * listed: a layout that asks for them is refused as unknown.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "muster/error.h"
 #include "muster/mig.h"
 
 /* Starts as bit masks. */
@@ -127,15 +129,31 @@ static bool gpu_add(const mu_mig_model_t *m, mu_mig_gpu_t *g, int p)
 	return false;
 }
 
+/* How many GPUs to keep whole first: all that whole pods ask for when the
+ * demand fits, else their share of the demand's compute (rounded up). */
+static int plan_keep(const mu_mig_model_t *m, int ngpu, int whole,
+		     const int32_t *demand)
+{
+	if (whole <= 0)
+		return 0;
+	double mig = 0, w = (double)whole * MU_MIG_COMPUTE;
+	for (int p = 0; p < m->nprofiles; p++)
+		mig += (double)demand[p] * m->profiles[p].compute;
+	int keep = whole < ngpu ? whole : ngpu;
+	if (w + mig > (double)ngpu * MU_MIG_COMPUTE) {
+		int share = (int)((double)ngpu * w / (w + mig) + 0.999999);
+		keep = share < keep ? share : keep;
+	}
+	return keep;
+}
+
 void mu_mig_plan(const mu_mig_model_t *m, int ngpu, int whole,
 		 const int32_t *demand, mu_mig_gpu_t *out, int32_t *served,
 		 int *whole_served)
 {
-	int keep = whole < ngpu ? (whole > 0 ? whole : 0) : ngpu;
+	int keep = plan_keep(m, ngpu, whole, demand);
 	for (int i = 0; i < ngpu; i++)
 		out[i] = (mu_mig_gpu_t){.enabled = false};
-	if (whole_served)
-		*whole_served = keep;
 	int opened = keep; /* GPUs keep..opened-1 have MIG on */
 	for (int p = m->nprofiles - 1; p >= 0; p--) {
 		int32_t got = 0;
@@ -154,6 +172,10 @@ void mu_mig_plan(const mu_mig_model_t *m, int ngpu, int whole,
 		if (served)
 			served[p] = got;
 	}
+	/* GPUs no instance needed serve more whole pods */
+	int left = ngpu - opened;
+	if (whole_served)
+		*whole_served = keep + (whole - keep < left ? whole - keep : left);
 }
 
 void mu_mig_count(const mu_mig_model_t *m, const mu_mig_gpu_t *g,
@@ -162,4 +184,95 @@ void mu_mig_count(const mu_mig_model_t *m, const mu_mig_gpu_t *g,
 	for (int i = 0; i < g->n; i++)
 		if (g->prof[i] >= 0 && g->prof[i] < m->nprofiles)
 			count[g->prof[i]]++;
+}
+
+/* The node's GPU model as MIG knows it, or NULL. */
+static const mu_mig_model_t *node_model(const mu_node_spec_t *n)
+{
+	const mu_mig_model_t *m = mu_mig_model(n->gpu_model);
+	for (size_t i = 0; !m && i < n->nlabels; i++)
+		if (!strcmp(n->labels[i].key, "nvidia.com/gpu.product"))
+			m = mu_mig_model(n->labels[i].value);
+	return m;
+}
+
+/* The node's physical GPUs: nvidia.com/gpu.count, else its devices. */
+static int node_gpus(const mu_node_spec_t *n)
+{
+	for (size_t i = 0; i < n->nlabels; i++) {
+		if (strcmp(n->labels[i].key, "nvidia.com/gpu.count"))
+			continue;
+		int v = 0;
+		for (const char *p = n->labels[i].value; p && *p >= '0' && *p <= '9' && v <= MU_MAX_GPUS; p++)
+			v = v * 10 + (*p - '0');
+		if (v > 0 && v <= MU_MAX_GPUS)
+			return v;
+	}
+	return (int)n->alloc.v[MU_RES_GPU];
+}
+
+/* Adds the jobs' demand for model m's profiles into demand (nprofiles)
+ * and whole GPUs into *whole.  O(pod sets x extended resources). */
+static void job_demand(const mu_mig_model_t *m, const mu_job_spec_t *jobs,
+		       size_t njobs, int32_t *demand, int64_t *whole)
+{
+	for (size_t j = 0; j < njobs; j++) {
+		for (size_t p = 0; p < jobs[j].npodsets; p++) {
+			const mu_podset_spec_t *ps = &jobs[j].podsets[p];
+			*whole += ps->req.v[MU_RES_GPU] * ps->replicas;
+			for (size_t e = 0; e < ps->next; e++) {
+				const char *nm = ps->ext[e].name;
+				if (strncmp(nm, "nvidia.com/mig-", 15))
+					continue;
+				int k = mu_mig_profile_index(m, nm + 11);
+				if (k >= 0 && demand[k] < INT32_MAX / 2)
+					demand[k] += (int32_t)(ps->ext[e].qty * ps->replicas);
+			}
+		}
+	}
+}
+
+int mu_mig_plan_nodes(const mu_node_spec_t *nodes, size_t nnodes,
+		      const mu_job_spec_t *jobs, size_t njobs,
+		      mu_mig_node_plan_t *out, int cap)
+{
+	int n = 0;
+	for (size_t i = 0; i < nnodes; i++) {
+		const mu_mig_model_t *m = node_model(&nodes[i]);
+		int g = node_gpus(&nodes[i]);
+		if (!m || g <= 0)
+			continue;
+		if (n == cap)
+			return MU_ELIMIT;
+		out[n++] = (mu_mig_node_plan_t){.node = nodes[i].name, .model = m, .ngpu = g};
+	}
+	int64_t whole_left = -1;
+	for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+		const mu_mig_model_t *m = &models[k];
+		int32_t demand[MU_MIG_MAX_PROFILES] = {0};
+		int64_t whole = 0;
+		int pool = 0;
+		for (int i = 0; i < n; i++)
+			pool += out[i].model == m ? out[i].ngpu : 0;
+		if (!pool)
+			continue;
+		job_demand(m, jobs, njobs, demand, &whole);
+		if (whole_left < 0)
+			whole_left = whole;
+		mu_mig_gpu_t *all = calloc((size_t)pool, sizeof *all);
+		if (!all)
+			return MU_ENOMEM;
+		int ws = 0;
+		mu_mig_plan(m, pool, whole_left > INT32_MAX ? INT32_MAX : (int)whole_left,
+			    demand, all, NULL, &ws);
+		whole_left -= ws;
+		for (int i = 0, at = 0; i < n; i++) {
+			if (out[i].model != m)
+				continue;
+			memcpy(out[i].gpus, all + at, (size_t)out[i].ngpu * sizeof *all);
+			at += out[i].ngpu;
+		}
+		free(all);
+	}
+	return n;
 }
