@@ -225,8 +225,10 @@ static void job_demand(const mu_mig_model_t *m, const mu_job_spec_t *jobs,
 				if (strncmp(nm, "nvidia.com/mig-", 15))
 					continue;
 				int k = mu_mig_profile_index(m, nm + 11);
-				if (k >= 0 && demand[k] < INT32_MAX / 2)
-					demand[k] += (int32_t)(ps->ext[e].qty * ps->replicas);
+				int64_t add = ps->ext[e].qty * ps->replicas; /* both bounded by the loader */
+				if (k >= 0)
+					demand[k] = add > INT32_MAX - demand[k] ? INT32_MAX
+						    : demand[k] + (int32_t)add;
 			}
 		}
 	}
