@@ -143,4 +143,36 @@ if is_bound waiter || is_bound fancy; then bad "a pod whose claim cannot be allo
 k get resourceclaim another-h100 -o jsonpath='{.status.allocation}'
 if [ -s "$T/out" ]; then bad "another-h100 allocated: $(cat "$T/out")"; else ok; fi
 
+# Bad input: muster up refuses what kube-apiserver refuses, naming the field.
+cat >"$T/bad-slice.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: no-driver}
+spec:
+  nodeName: node-0
+  pool: {name: p, resourceSliceCount: 1}
+Y
+expect bad-slice 1 "$KC" --kubeconfig "$T/data/kubeconfig" apply -f "$T/bad-slice.yaml"
+has bad-slice "$T/err" "spec.driver: Required value"
+cat >"$T/bad-claim.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: no-class}
+spec:
+  devices:
+    requests: [{name: gpu}]
+Y
+expect bad-claim 1 "$KC" --kubeconfig "$T/data/kubeconfig" apply -f "$T/bad-claim.yaml"
+has bad-claim "$T/err" "spec.devices.requests[0].deviceClassName: Required value"
+cat >"$T/claim-edit.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: big-gpu}
+spec:
+  devices:
+    requests: [{name: other, deviceClassName: gpu.example.com}]
+Y
+expect claim-spec-immutable 1 "$KC" --kubeconfig "$T/data/kubeconfig" apply -f "$T/claim-edit.yaml"
+has claim-spec-immutable "$T/err" "field is immutable"
+
 done_
