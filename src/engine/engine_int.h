@@ -506,12 +506,6 @@ int mu__map_ext(mu_engine_t *e, const mu_ext_qty_t *ext, size_t n,
 
 /* Static classes (cluster.c). */
 int mu__sclass_get(mu_engine_t *e, const mu_podset_spec_t *ps, int32_t *id);
-/* gpumem.c: *out = *ps with a GPU memory request (ps->gpu_memory) turned
- * into a share on the smallest GPUs that hold it and a node selector on
- * their nvidia.com/gpu.memory label; *sel is the selector copy to free (NULL
- * when ps asks for no memory).  MU_EINVAL when ps also asks for GPUs. */
-int mu__gpumem_resolve(const mu_engine_t *e, const mu_podset_spec_t *ps,
-		       mu_podset_spec_t *out, mu_label_t **sel);
 /* Makes sure the class's node list is current; O(nodes) when stale. */
 int mu__sclass_refresh(mu_engine_t *e, mu__sclass_t *c);
 
