@@ -6,7 +6,7 @@
  * DeviceClass's and its own CEL selectors (the subset of cel.h), a device
  * is given to one claim at a time, and before the pod is bound the claim's
  * status gets the allocation (devices.results, the node in nodeSelector)
- * and the pod in reservedFor.
+ * and the pod joins reservedFor (a claim may be shared by several pods).
  *
  * How it joins the daemon: when an unbound pod of ours that asks for
  * claims is first seen, mu__kd_dra_allocate() finds the first node (in
@@ -329,8 +329,10 @@ static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *
 		}
 		if (!rc) {
 			json_array_extend(taken, mu__kj(alloc, "devices.results"));
-			json_array_append_new(out, json_pack("{s:s,s:o}", "claim",
-							     mu__kjs(cl[i], "metadata.name"), "allocation", alloc));
+			json_t *rf = mu__kj(cl[i], "status.reservedFor");
+			json_array_append_new(out, json_pack("{s:s,s:o,s:o}", "claim",
+							     mu__kjs(cl[i], "metadata.name"), "allocation", alloc,
+							     "reservedFor", json_is_array(rf) ? json_incref(rf) : json_array()));
 		} else {
 			json_decref(alloc);
 		}
@@ -393,9 +395,19 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 		char path[800];
 		snprintf(path, sizeof path, API "/namespaces/%s/resourceclaims/%s/status", p->ns,
 			 mu__kjs(e, "claim"));
-		json_t *body = json_pack("{s:{s:O,s:[{s:s,s:s,s:s?}]}}", "status", "allocation",
-					 json_object_get(e, "allocation"), "reservedFor", "resource", "pods",
-					 "name", p->name, "uid", p->uid);
+		/* the pods that already use the claim stay in reservedFor */
+		json_t *rf = json_array();
+		size_t k;
+		json_t *r;
+		json_array_foreach(json_object_get(e, "reservedFor"), k, r) {
+			const char *u = mu__kjs(r, "uid"), *n = mu__kjs(r, "name");
+			if (!(u && p->uid && !strcmp(u, p->uid)) && !(n && !strcmp(n, p->name)))
+				json_array_append(rf, r);
+		}
+		json_array_append_new(rf, json_pack("{s:s,s:s,s:s?}", "resource", "pods", "name", p->name,
+						    "uid", p->uid));
+		json_t *body = json_pack("{s:{s:O,s:o}}", "status", "allocation",
+					 json_object_get(e, "allocation"), "reservedFor", rf);
 		char *txt = json_dumps(body, JSON_COMPACT);
 		long st = 0;
 		json_t *ans = NULL;

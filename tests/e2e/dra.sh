@@ -6,7 +6,8 @@
 # its CEL selector picks, on the slice's node) and reserved for the pod,
 # and the pod is bound to that node; a claim that no free device matches
 # waits with the reason; a selector outside muster's CEL subset is refused
-# with the reason in the pod's message.  Translated from kube-scheduler's
+# with the reason in the pod's message; a second pod naming the same claim
+# shares it.  Translated from kube-scheduler's
 # DynamicResources plugin tests (kubernetes pkg/scheduler/framework/
 # plugins/dynamicresources: "claim allocated on the node with the slice",
 # "no device matches").
@@ -94,6 +95,24 @@ k get resourceclaim big-gpu -o jsonpath='{.status.allocation.nodeSelector.nodeSe
 has claim-node "$T/out" "node-2"
 k get resourceclaims
 has claim-state "$T/out" "allocated,reserved"
+
+# A second pod that names the same claim shares its device: it goes where
+# the claim is allocated, and both pods are in reservedFor.
+cat >"$T/sharer.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: sharer, labels: {muster.io/queue: team-a}}
+spec:
+  schedulerName: muster
+  resourceClaims: [{name: gpu, resourceClaimName: big-gpu}]
+  containers: [{name: main, image: busybox}]
+Y
+kc apply -f "$T/sharer.yaml" >/dev/null
+wait_for sharer-bound 150 is_bound sharer
+k get pod sharer -o jsonpath='{.spec.nodeName}'
+has sharer-on-claim-node "$T/out" "node-2"
+k get resourceclaim big-gpu -o jsonpath='{range .status.reservedFor[*]}{.name} {end}|{.status.allocation.devices.results[*].device}'
+has claim-reserved-for-both "$T/out" "trainer sharer |gpu-1"
 
 # A second claim for an H100: the only one is taken, so the pod waits.
 cat >"$T/more.yaml" <<'Y'
