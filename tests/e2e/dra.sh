@@ -7,10 +7,11 @@
 # and the pod is bound to that node; a claim that no free device matches
 # waits with the reason; a selector outside muster's CEL subset is refused
 # with the reason in the pod's message; a second pod naming the same claim
-# shares it.  Translated from kube-scheduler's
-# DynamicResources plugin tests (kubernetes pkg/scheduler/framework/
-# plugins/dynamicresources: "claim allocated on the node with the slice",
-# "no device matches").
+# shares it.  Modelled on TestPlugin of kube-scheduler's
+# pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go
+# (kubernetes/kubernetes), whose case "good-topology" puts the pod in an
+# allocated claim's reservedFor on the claim's node, here with structured
+# parameters (v1beta1) and the allocation muster makes itself.
 # Usage: sh tests/e2e/dra.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
 E2E_NAME=dra; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 UPID=""; SPID=""
