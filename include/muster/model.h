@@ -284,6 +284,10 @@ typedef struct mu_podset_spec {
 	size_t ntolerations;
 	const char **gpu_models;   /* allowed GPU models; none = any */
 	size_t ngpu_models;
+	int64_t gpu_memory;        /* MiB of one GPU's memory instead of a
+	                            * share (KAI's gpu-memory); 0 none.  The
+	                            * engine turns it into a share on the
+	                            * smallest GPUs that hold it (queue.c) */
 	/* Alignment inside the node: */
 	mu_align_t align;          /* where the pod's GPUs must sit */
 	bool want_nic;             /* a NIC on the GPUs' NUMA node */

@@ -108,6 +108,10 @@ enum {
 	MU__RT_SERVICEACCOUNTS,
 	MU__RT_PRIORITYCLASSES,
 	MU__RT_NODEPOOLS, /* muster.io node pools (docs/policy.md) */
+	MU__RT_RESOURCESLICES,   /* resource.k8s.io (dra.c) */
+	MU__RT_DEVICECLASSES,
+	MU__RT_RESOURCECLAIMS,
+	MU__RT_RESOURCECLAIMTEMPLATES,
 	MU__RT_COUNT,
 };
 
@@ -283,6 +287,14 @@ void mu__validate_nrt(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_configmap(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_secret(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_priorityclass(const json_t *obj, const json_t *old, mu__verr_t *e);
+/* resource.k8s.io (dra.c): rows and checks. */
+void mu__row_resourceslice(const json_t *o, int64_t now, json_t *cells);
+void mu__row_dra_named(const json_t *o, int64_t now, json_t *cells);
+void mu__row_resourceclaim(const json_t *o, int64_t now, json_t *cells);
+void mu__validate_resourceslice(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_deviceclass(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_resourceclaim(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_resourceclaimtemplate(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);

@@ -473,6 +473,15 @@ static const char *const pod_fields[] = {
 	"spec.serviceAccountName", "status.podIP", "status.nominatedNodeName",
 	"spec.hostNetwork", NULL,
 };
+static const mu__col_t slice_cols[] = {
+	NAMECOL, {"Node", "string", "", "The node the devices are on.", 0},
+	{"Driver", "string", "", "The DRA driver.", 0},
+	{"Pool", "string", "", "The pool of devices.", 0}, AGECOL,
+};
+static const mu__col_t dra_named_cols[] = {NAMECOL, AGECOL};
+static const mu__col_t claim_cols[] = {
+	NAMECOL, {"State", "string", "", "pending, allocated, allocated,reserved or deleted.", 0}, AGECOL,
+};
 static const char *const node_fields[] = {"spec.unschedulable", NULL};
 static const char *const ns_fields[] = {"status.phase", NULL};
 static const char *const event_fields[] = {
@@ -548,6 +557,23 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 			      {"mnp"}, false, false, true, 0, NULL, nodepool_cols,
 			      N(nodepool_cols), row_nodepool, mu__validate_nodepool, NULL,
 			      MU__NAME_LABEL},
+	[MU__RT_RESOURCESLICES] = {"resource.k8s.io", "v1beta1", "resourceslices", "resourceslice",
+				   "ResourceSlice", {NULL}, false, true, true, 0, NULL, slice_cols,
+				   N(slice_cols), mu__row_resourceslice, mu__validate_resourceslice, NULL,
+				   MU__NAME_SUBDOMAIN},
+	[MU__RT_DEVICECLASSES] = {"resource.k8s.io", "v1beta1", "deviceclasses", "deviceclass",
+				  "DeviceClass", {NULL}, false, true, true, 0, NULL, dra_named_cols,
+				  N(dra_named_cols), mu__row_dra_named, mu__validate_deviceclass, NULL,
+				  MU__NAME_SUBDOMAIN},
+	[MU__RT_RESOURCECLAIMS] = {"resource.k8s.io", "v1beta1", "resourceclaims", "resourceclaim",
+				   "ResourceClaim", {NULL}, true, true, true, MU__SUB_STATUS, NULL,
+				   claim_cols, N(claim_cols), mu__row_resourceclaim,
+				   mu__validate_resourceclaim, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_RESOURCECLAIMTEMPLATES] = {"resource.k8s.io", "v1beta1", "resourceclaimtemplates",
+					   "resourceclaimtemplate", "ResourceClaimTemplate", {NULL}, true,
+					   true, true, 0, NULL, dra_named_cols, N(dra_named_cols),
+					   mu__row_dra_named, mu__validate_resourceclaimtemplate, NULL,
+					   MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

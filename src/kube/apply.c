@@ -57,7 +57,7 @@ static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec
 	for (int32_t i = 0; i < g->nepods; i++) {
 		mu__kpod_t *p = g->epods[i];
 		if (p && !p->node && !p->an_node)
-			mu__kd_pod_pending(d, p, msg);
+			mu__kd_pod_pending(d, p, p->dra_msg ? p->dra_msg : msg);
 	}
 }
 
@@ -80,7 +80,6 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
  * waits), then admitted Jobs are un-suspended and their slots handed out. */
 void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 {
-	(void)now;
 	for (size_t i = 0; i < dec->n; i++) {
 		const mu_decision_t *x = &dec->v[i];
 		mu__kgroup_t *g = x->job >= 0 && x->job < d->ej_cap ? d->ej_group[x->job] : NULL;
@@ -92,8 +91,14 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 				mu__kd_job_bind(d, g, x);
 			} else {
 				mu__kpod_t *p = dec_pod(g, x);
-				if (p && !p->node)
-					mu__kd_bind_or_hold(d, p, mu_engine_node_name(d->e, x->node), x);
+				const char *node = mu_engine_node_name(d->e, x->node);
+				if (p && !p->node && p->dra && !mu__kd_dra_bind(d, p, node)) {
+					/* its claims did not fit there after all: place again */
+					mu__kd_finish(d, g, now, false);
+					mu__kd_mark_dirty(d, g);
+				} else if (p && !p->node) {
+					mu__kd_bind_or_hold(d, p, node, x);
+				}
 			}
 			break;
 		case MU_DEC_EVICT:

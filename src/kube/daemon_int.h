@@ -60,6 +60,8 @@ typedef struct mu__kpod {
 	char *msg;              /* the PodScheduled message last written */
 	bool seen;              /* during a re-list */
 	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
+	json_t *dra;            /* its namespace and resourceClaims (dra.c), or NULL */
+	char *dra_msg;          /* why its claims cannot be allocated, or NULL */
 } mu__kpod_t;
 
 typedef enum mu__kgkind {
@@ -401,5 +403,25 @@ int mu__kui_start(mu__kd_t *d);
 /* On the main loop: lets the UI take a snapshot when one is due;
  * changed: watch events were applied since the last call. */
 void mu__kui_tick(mu__kd_t *d, bool changed);
+
+/* --- DRA (dra.c) ---------------------------------------------------------- */
+
+/* Whether the pod asks for ResourceClaims. */
+bool mu__kd_dra_wants(const json_t *pod);
+/* Allocates the claims of pod (a Pod, or p->dra) on node, or on the first
+ * node of the ResourceSlices where all fit when node is NULL: *node_out
+ * (malloc'd) and *plan ([{claim, allocation}], owned).  MU_OK; MU_ENOENT
+ * (no node fits), MU_EINVAL (refused), MU_EIO (reading failed) with why in
+ * msg.  Synchronous; O(slices x devices x selectors). */
+int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char **node_out,
+			json_t **plan, char *msg, size_t len);
+/* Writes each claim's status.allocation and reservedFor (p) of plan. */
+int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, char *msg, size_t len);
+/* Sets p->dra and p->dra_msg from pod and returns a copy of pod (owned)
+ * pinned by a node selector to the node its claims fit on, or to none. */
+json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod);
+/* Allocates p's claims on node and writes them before the bind; false
+ * (p->dra_msg says why) when that fails. */
+bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
 
 #endif

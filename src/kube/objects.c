@@ -78,7 +78,8 @@ int mu__kpod_info(const json_t *o, mu__kpodinfo_t *p)
  * muster.io/min-member is the pod group's business, not a pod's). */
 static const char *const shape_annotations[] = {
 	"muster.io/priority", "muster.io/type", "muster.io/preemptible",
-	"muster.io/gpu-models", "muster.io/align", "muster.io/nic",
+	"muster.io/gpu-models", "muster.io/gpu-memory", "gpu-memory",
+	"gpu-fraction", "muster.io/align", "muster.io/nic",
 	"muster.io/pin-cpus", "muster.io/runtime-estimate",
 	"muster.io/runtime-limit", "muster.io/topology",
 	"muster.io/topology-required", "muster.io/topology-preferred",
@@ -347,6 +348,7 @@ bool mu__kpodset_equal(const mu_podset_spec_t *a, const mu_podset_spec_t *b)
 			return false;
 	if (memcmp(&a->req, &b->req, sizeof a->req) || a->next != b->next ||
 	    a->align != b->align || a->want_nic != b->want_nic || a->pin_cpus != b->pin_cpus ||
+	    a->gpu_memory != b->gpu_memory ||
 	    !strs_eq(a->gpu_models, a->ngpu_models, b->gpu_models, b->ngpu_models))
 		return false;
 	for (size_t i = 0; i < a->next; i++)

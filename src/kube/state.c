@@ -248,6 +248,8 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->xgroup_label);
 	free(p->an_node);
 	free(p->msg);
+	json_decref(p->dra);
+	free(p->dra_msg);
 	free(p);
 }
 
@@ -352,7 +354,9 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		}
 	}
 	if (!p->shape) { /* ours, or bound by another scheduler */
-		p->shape = mu__kshape_get(&d->shapes, obj, !ours);
+		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) : NULL;
+		p->shape = mu__kshape_get(&d->shapes, pinned ? pinned : obj, !ours);
+		json_decref(pinned);
 		live_changed = 1;
 	}
 	if (moved || !p->g)

@@ -352,11 +352,31 @@ static int load_compact(lc_t *c)
 
 /* --- openb node and pod lists -------------------------------------------- */
 
-/* One node per row: sn,cpu_milli,memory_mib,gpu,model. */
+/* The memory of one GPU of an openb model, in MiB as the label
+ * nvidia.com/gpu.memory carries it, or NULL when unknown.  The figures are
+ * those of the FGD paper's simulator (hkust-adsl/kubernetes-scheduler-
+ * simulator, its MapGpuTypeMemoryMiB table); G2 and G3 are anonymized in
+ * the trace and have no size there, so they get no label. */
+static const char *openb_gpu_mib(const char *model)
+{
+	static const char *const map[][2] = {
+		{"T4", "15109"}, {"V100M16", "16160"}, {"P100", "16280"},
+		{"A10", "22731"}, {"V100M32", "32510"},
+	};
+	for (size_t i = 0; model && i < sizeof map / sizeof *map; i++)
+		if (!strcmp(map[i][0], model))
+			return map[i][1];
+	return NULL;
+}
+
+/* One node per row: sn,cpu_milli,memory_mib,gpu,model.  A node with GPUs
+ * is labelled with its model (nvidia.com/gpu.product) and, when known, its
+ * GPU memory (nvidia.com/gpu.memory, openb_gpu_mib()). */
 static int load_openb_nodes(lc_t *c)
 {
+	const char *memkey = mu_arena_strdup(&c->s->arena, "nvidia.com/gpu.memory");
 	const char *key = mu_arena_strdup(&c->s->arena, "nvidia.com/gpu.product");
-	if (!key)
+	if (!key || !memkey)
 		return oom(c);
 	int rc;
 	while ((rc = mu__csv_next(&c->csv, c->diag)) == 1) {
@@ -377,12 +397,15 @@ static int load_openb_nodes(lc_t *c)
 		n.alloc.v[MU_RES_GPU] = gpu;
 		n.alloc.v[MU_RES_PODS] = LC_NODE_PODS;
 		if (n.gpu_model) {
-			n.labels = mu_arena_alloc(&c->s->arena, sizeof *n.labels);
+			const char *gm = openb_gpu_mib(n.gpu_model);
+			n.labels = mu_arena_alloc(&c->s->arena, 2 * sizeof *n.labels);
 			if (!n.labels)
 				return oom(c);
 			n.labels[0].key = key;
 			n.labels[0].value = n.gpu_model;
-			n.nlabels = 1;
+			n.labels[1].key = memkey;
+			n.labels[1].value = gm;
+			n.nlabels = gm ? 2 : 1;
 		}
 		mu_node_spec_t *slot = mu_specs_add_node(c->s);
 		if (!slot)

@@ -130,6 +130,54 @@ static bool req_combine(req_t *dst, const req_t *src, bool add)
 	return true;
 }
 
+/* Whether ps already asks for GPUs or GPU memory. */
+static bool podset_has_gpu(const mu_podset_spec_t *ps)
+{
+	return ps->req.v[MU_RES_GPU] || ps->req.v[MU_RES_GPU_MILLI] || ps->gpu_memory;
+}
+
+/* Reads KAI-Scheduler's GPU-sharing annotations from mapping an (may be
+ * NULL): gpu-memory (MiB of one GPU, also as muster.io/gpu-memory) and
+ * gpu-fraction (a share of one GPU, 0 < f <= 1, kept to milli-GPU).  The
+ * pod set must not ask for GPUs another way. */
+static int gpu_share_annotations(mu__yload_t *L, const mu__ynode_t *an,
+				 mu_podset_spec_t *ps)
+{
+	static const char *const keys[3] = {"gpu-memory", "muster.io/gpu-memory",
+					    "gpu-fraction"};
+	for (int k = 0; k < 3; k++) {
+		const mu__ynode_t *v = mu__y_get(an, keys[k]);
+		int64_t mib;
+		double f;
+		int rc;
+		if (!v)
+			continue;
+		if (podset_has_gpu(ps))
+			return mu__y_err(L, an, keys[k], MU_EINVAL, "the pod already "
+					 "asks for GPUs (nvidia.com/gpu, "
+					 "muster.io/gpu-milli, gpu-memory or "
+					 "gpu-fraction): give one of them");
+		if (k < 2) {
+			if ((rc = mu__y_int(L, v, 1, INT64_C(1) << 40, &mib)))
+				return rc;
+			ps->gpu_memory = mib;
+			continue;
+		}
+		if ((rc = mu__y_num(L, v, 0, 1, &f)))
+			return rc;
+		int64_t m = (int64_t)(f * 1000 + 0.5);
+		if (m < 1)
+			return mu__y_err(L, an, keys[k], MU_ERANGE, "expected a share "
+					 "of one GPU above 0 and at most 1 (kept "
+					 "to 0.001), got \"%.60s\"", v->s);
+		if (m == 1000)
+			ps->req.v[MU_RES_GPU] = 1;
+		else
+			ps->req.v[MU_RES_GPU_MILLI] = m;
+	}
+	return MU_OK;
+}
+
 /* Reads a container's resources: requests, falling back per resource to
  * limits as Kubernetes defaults them. */
 static int req_container(mu__yload_t *L, const mu__ynode_t *c, req_t *r)
@@ -413,16 +461,18 @@ static int sel_all(mu__yload_t *L, const mu__ynode_t *m, mu_podset_spec_t *ps)
 static int pod_template(mu__yload_t *L, const mu__ynode_t *tmpl,
 			mu_podset_spec_t *ps)
 {
-	const mu__ynode_t *spec, *meta;
+	const mu__ynode_t *spec, *meta, *an = NULL;
 	req_t r;
 	int rc;
 	if ((rc = mu__y_want_map(L, tmpl)) ||
 	    (rc = mu__y_map_at(L, tmpl, "metadata", false, &meta)) ||
 	    (rc = mu__y_labels_at(L, meta, "labels", &ps->labels, &ps->nlabels)) ||
+	    (meta && (rc = mu__y_map_at(L, meta, "annotations", false, &an))) ||
 	    (rc = mu__y_map_at(L, tmpl, "spec", true, &spec)) ||
-	    (rc = sel_all(L, spec, ps)) || (rc = req_pod(L, spec, &r)))
+	    (rc = sel_all(L, spec, ps)) || (rc = req_pod(L, spec, &r)) ||
+	    (rc = req_final(L, spec, &r, ps)))
 		return rc;
-	return req_final(L, spec, &r, ps);
+	return gpu_share_annotations(L, an, ps);
 }
 
 /* --- Jobs ---------------------------------------------------------------- */
@@ -539,6 +589,22 @@ static int podset_align(mu__yload_t *L, const mu__ynode_t *m,
 	return pin_check(L, mu__y_get(m, keys[2]), ps);
 }
 
+/* Reads a Workload pod set's gpuMemory (MiB of one GPU's memory), which
+ * replaces a GPU request. */
+static int wl_gpu_memory(mu__yload_t *L, const mu__ynode_t *c,
+			 mu_podset_spec_t *ps)
+{
+	int64_t mib = 0;
+	int rc = mu__y_int_at(L, c, "gpuMemory", 1, INT64_C(1) << 40, &mib);
+	if (rc || !mib)
+		return rc;
+	if (podset_has_gpu(ps))
+		return mu__y_err(L, c, "gpuMemory", MU_EINVAL, "give either "
+				 "gpuMemory or a GPU request, not both");
+	ps->gpu_memory = mib;
+	return MU_OK;
+}
+
 /* Reads one Workload pod set; i is its index (for the default name). */
 static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 		     mu_podset_spec_t *ps)
@@ -574,7 +640,8 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 						 "requests, labels, nodeSelector, "
 						 "affinity, topologySpreadConstraints "
 						 "and tolerations");
-		if ((rc = pod_template(L, tmpl, ps)))
+		if ((rc = pod_template(L, tmpl, ps)) ||
+		    (rc = wl_gpu_memory(L, c, ps)))
 			return rc;
 		return podset_align(L, c, akeys, ps);
 	}
@@ -582,7 +649,8 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 	if ((rc = mu__y_map_at(L, c, "requests", false, &rq)) ||
 	    (rc = req_read(L, rq, &r)) || (rc = sel_all(L, c, ps)) ||
 	    (rc = mu__y_labels_at(L, c, "labels", &ps->labels, &ps->nlabels)) ||
-	    (rc = req_final(L, rq ? rq : c, &r, ps)))
+	    (rc = req_final(L, rq ? rq : c, &r, ps)) ||
+	    (rc = wl_gpu_memory(L, c, ps)))
 		return rc;
 	return podset_align(L, c, akeys, ps);
 }
@@ -831,6 +899,8 @@ int mu__y_job(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = job_annotations(L, meta, &j, &x)) ||
 	    (rc = mu__y_map_at(L, root, "spec", true, &spec)) ||
 	    (rc = job_spec(L, spec, &j, &x)) ||
+	    (rc = gpu_share_annotations(L, mu__y_get(meta, "annotations"),
+					&j.podsets[0])) ||
 	    (rc = podset_align(L, mu__y_get(meta, "annotations"), akeys,
 			       &j.podsets[0])))
 		return rc;

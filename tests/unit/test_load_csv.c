@@ -376,10 +376,12 @@ static void test_openb_nodes(mu_t_t *t)
 	CHECK_EQ_INT(t, n->alloc.v[MU_RES_GPU_MILLI], 0);
 	CHECK_EQ_INT(t, n->alloc.v[MU_RES_PODS], 1024);
 	CHECK_STR(t, n->gpu_model, "P100");
-	CHECK_EQ_INT(t, n->nlabels, 1);
-	if (n->nlabels == 1) {
+	CHECK_EQ_INT(t, n->nlabels, 2); /* the model and its GPU memory */
+	if (n->nlabels == 2) {
 		CHECK_STR(t, n->labels[0].key, "nvidia.com/gpu.product");
 		CHECK_STR(t, n->labels[0].value, "P100");
+		CHECK_STR(t, n->labels[1].key, "nvidia.com/gpu.memory");
+		CHECK_STR(t, n->labels[1].value, "16280");
 	}
 	CHECK(t, !n->unschedulable);
 	for (int i = 1; i < 3; i++) {

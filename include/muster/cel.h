@@ -1,0 +1,65 @@
+/*
+ * cel.h - the subset of CEL that Kubernetes DRA device selectors use in
+ * practice (resource.k8s.io DeviceSelector.cel.expression), evaluated
+ * against one device.
+ *
+ * Understood: `device.driver`; `device.attributes["DOMAIN"].NAME` (int,
+ * bool, string or version values); `device.capacity["DOMAIN"].NAME`
+ * (quantities); string, integer and boolean literals; `quantity("40Gi")`
+ * and `semver("1.2.3")`; `==` `!=` `<` `<=` `>` `>=`; `q.compareTo(x)`,
+ * `q.isGreaterThan(x)`, `q.isLessThan(x)` on quantities and versions;
+ * `&&`, `||`, `!` and parentheses.  Anything else (other functions,
+ * macros, `in`, arithmetic, lists, maps, ternaries) is refused by
+ * mu_cel_check() with the reason and the offset where it stops.
+ * An expression is at most MU_CEL_MAX_LEN bytes and MU_CEL_MAX_DEPTH
+ * levels deep.  The parser keeps no state between calls.
+ */
+#ifndef MUSTER_CEL_H
+#define MUSTER_CEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MU_CEL_MAX_LEN 10240  /* kube-apiserver's limit on a selector */
+#define MU_CEL_MAX_DEPTH 32
+
+typedef enum mu_cel_type {
+	MU_CEL_INT = 1,
+	MU_CEL_BOOL = 2,
+	MU_CEL_STRING = 3,
+	MU_CEL_VERSION = 4, /* s holds "MAJOR.MINOR.PATCH" */
+	MU_CEL_QUANTITY = 5, /* i in milli-units */
+} mu_cel_type_t;
+
+/* A device attribute or capacity, its name qualified: "DOMAIN/NAME". */
+typedef struct mu_cel_attr {
+	const char *name;
+	mu_cel_type_t type;
+	int64_t i;      /* INT; QUANTITY (milli) */
+	bool b;         /* BOOL */
+	const char *s;  /* STRING, VERSION */
+} mu_cel_attr_t;
+
+typedef struct mu_cel_device {
+	const char *driver;
+	const mu_cel_attr_t *attrs; /* attributes */
+	size_t nattrs;
+	const mu_cel_attr_t *caps;  /* capacities (QUANTITY) */
+	size_t ncaps;
+} mu_cel_device_t;
+
+/* Checks that expr is in the subset and yields a bool.  Returns MU_OK, or
+ * MU_EPARSE (malformed) / MU_EINVAL (valid CEL outside the subset, or not
+ * a bool) with why (for explain) in err. */
+int mu_cel_check(const char *expr, char *err, size_t errlen);
+
+/* Evaluates expr against dev: *match is its value.  A missing attribute
+ * or capacity, or comparing values of different types, is a run-time
+ * error as in CEL (MU_ENOENT / MU_EINVAL with why in err), except where
+ * `&&` or `||` do not need that side.  Errors of mu_cel_check() come back
+ * as they do there.  O(length of expr x attributes). */
+int mu_cel_eval(const char *expr, const mu_cel_device_t *dev, bool *match,
+		char *err, size_t errlen);
+
+#endif

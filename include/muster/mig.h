@@ -1,0 +1,105 @@
+/*
+ * mig.h - NVIDIA Multi-Instance GPU layouts: the profiles of MIG-capable
+ * GPU models, whether a layout of one GPU is valid, and a layout for a
+ * pending demand (docs/policy.md, "MIG").
+ *
+ * A MIG-capable GPU (A100, H100) has 7 compute slices and 8 memory slices.
+ * A profile such as 3g.40gb takes 3 compute slices and a run of memory
+ * slices that may start only at given places (NVIDIA's MIG user guide,
+ * "Supported MIG profiles"; `nvidia-smi mig -lgipp` prints the same
+ * placements).  A layout is valid when no two instances share a memory
+ * slice and their compute slices add up to at most 7.
+ */
+#ifndef MUSTER_MIG_H
+#define MUSTER_MIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "muster/model.h"
+
+#define MU_MIG_MAX_PROFILES 8
+#define MU_MIG_MAX_INST 8   /* instances on one GPU (7 x 1g at most) */
+#define MU_MIG_SLOTS 8      /* memory slices */
+#define MU_MIG_COMPUTE 7    /* compute slices */
+
+typedef struct mu_mig_profile {
+	const char *name;  /* "1g.10gb", as in nvidia.com/mig-1g.10gb */
+	int8_t compute;    /* compute slices */
+	int8_t size;       /* memory slices */
+	uint8_t starts;    /* bit s: the instance may start at memory slice s */
+} mu_mig_profile_t;
+
+typedef struct mu_mig_model {
+	const char *name;  /* "A100-40GB", "A100-80GB", "H100-80GB" */
+	const mu_mig_profile_t *profiles; /* smallest first */
+	int nprofiles;
+} mu_mig_model_t;
+
+/* One GPU's layout: MIG off (a whole GPU), or a list of instances. */
+typedef struct mu_mig_gpu {
+	bool enabled;
+	int n;                         /* instances */
+	int8_t prof[MU_MIG_MAX_INST];  /* profile index in the model */
+	int8_t start[MU_MIG_MAX_INST]; /* first memory slice */
+} mu_mig_gpu_t;
+
+/* The model named name (case-insensitive; "A100-SXM4-80GB" style product
+ * names match by their memory too), or NULL when it has no MIG. */
+const mu_mig_model_t *mu_mig_model(const char *name);
+
+/* The index of profile name ("1g.10gb" or "mig-1g.10gb") in m, or -1. */
+int mu_mig_profile_index(const mu_mig_model_t *m, const char *name);
+
+/* Whether g is a valid layout of one GPU of model m.  O(instances). */
+bool mu_mig_valid(const mu_mig_model_t *m, const mu_mig_gpu_t *g);
+
+/*
+ * Decides the layouts of ngpu GPUs of model m for a demand: `whole` pods
+ * that want a whole GPU (MIG off) and demand[p] instances of each profile
+ * p (m->nprofiles entries).  GPUs for the whole pods are kept first: all
+ * they ask for when the demand fits, else their share of the demand's
+ * compute slices (so neither kind starves the other); the instances are
+ * then packed largest first into as few GPUs as possible, each at the
+ * highest start that is free, which keeps the low slices for the profiles
+ * that may start only there.  GPUs left over stay whole and serve more
+ * whole pods.
+ * Writes out[0..ngpu-1] and, when served is not NULL, how many instances
+ * of each profile got a place, and *whole_served.  O(ngpu x instances x 8).
+ */
+void mu_mig_plan(const mu_mig_model_t *m, int ngpu, int whole,
+		 const int32_t *demand, mu_mig_gpu_t *out, int32_t *served,
+		 int *whole_served);
+
+/* Counts g's instances of each profile into count (m->nprofiles). */
+void mu_mig_count(const mu_mig_model_t *m, const mu_mig_gpu_t *g,
+		  int32_t *count);
+
+/* The layout muster decides for one node (mu_mig_plan_nodes). */
+typedef struct mu_mig_node_plan {
+	const char *node;            /* the spec's name */
+	const mu_mig_model_t *model;
+	int ngpu;                    /* physical GPUs */
+	mu_mig_gpu_t gpus[MU_MAX_GPUS];
+} mu_mig_node_plan_t;
+
+/*
+ * Plans the MIG layouts of every node whose GPU model is MIG-capable
+ * (mu_mig_model() of its gpu_model or nvidia.com/gpu.product label) for
+ * the demand of jobs: nvidia.com/mig-PROFILE extended requests are
+ * instances, nvidia.com/gpu requests whole GPUs (pod count x GPUs).
+ * A node's physical GPU count is its nvidia.com/gpu.count label (what GPU
+ * Feature Discovery writes when some GPUs are split), else its GPUs.  The
+ * nodes of one model form one pool, planned with mu_mig_plan(), in the
+ * order of the specs; a profile name is demand for every model that has
+ * it (1g.10gb exists on A100-40GB and A100-80GB), and whole GPUs kept on
+ * one pool are not asked of the next.  Node constraints of the pods (selectors, gangs) are not looked
+ * at.  Writes up to cap plans into out; returns how many, or MU_ELIMIT.
+ * O(nodes x GPUs x instances).
+ */
+int mu_mig_plan_nodes(const mu_node_spec_t *nodes, size_t nnodes,
+		      const mu_job_spec_t *jobs, size_t njobs,
+		      mu_mig_node_plan_t *out, int cap);
+
+#endif

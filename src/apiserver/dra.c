@@ -1,0 +1,155 @@
+/*
+ * dra.c - the resource.k8s.io kinds that Dynamic Resource Allocation
+ * needs, as Kubernetes 1.32 serves them (v1beta1; kubectl 1.32 speaks
+ * it): ResourceSlice and DeviceClass (cluster-scoped), ResourceClaim (with
+ * its status, which the scheduler writes) and ResourceClaimTemplate.
+ *
+ * This file holds their table rows (the columns `kubectl get` prints) and
+ * the subset of kube-apiserver's validation that catches a malformed
+ * object early: the required fields and their one-of rules, names of
+ * requests, and an immutable claim spec.  CEL selectors are stored as
+ * given (kube-apiserver compiles them; muster's scheduler says why it
+ * refuses one it does not understand, docs/kubernetes.md).
+ */
+#include <string.h>
+
+#include "apiserver/apiserver_int.h"
+#include "muster/jpath.h"
+
+#define INV "FieldValueInvalid"
+#define REQ "FieldValueRequired"
+#define TOOMANY "FieldValueTooMany"
+#define FORB "FieldValueForbidden"
+#define MAX_DEVICES 128   /* devices per ResourceSlice (resource.k8s.io) */
+#define MAX_REQUESTS 32   /* requests per claim */
+
+static void cell(json_t *cells, const char *s)
+{
+	json_array_append_new(cells, json_string(s && *s ? s : "<none>"));
+}
+
+static void cell_age(json_t *cells, const json_t *o, int64_t now)
+{
+	char buf[32] = "<unknown>";
+	int64_t t = mu__parse_rfc3339(mu__jstr(o, "metadata.creationTimestamp"));
+	if (t >= 0)
+		mu__age(now - t, buf, sizeof buf);
+	json_array_append_new(cells, json_string(buf));
+}
+
+void mu__row_resourceslice(const json_t *o, int64_t now, json_t *cells)
+{
+	json_array_append_new(cells, json_string(mu__jstr(o, "metadata.name") ? mu__jstr(o, "metadata.name") : ""));
+	cell(cells, mu__jstr(o, "spec.nodeName"));
+	cell(cells, mu__jstr(o, "spec.driver"));
+	cell(cells, mu__jstr(o, "spec.pool.name"));
+	cell_age(cells, o, now);
+}
+
+void mu__row_dra_named(const json_t *o, int64_t now, json_t *cells)
+{
+	json_array_append_new(cells, json_string(mu__jstr(o, "metadata.name") ? mu__jstr(o, "metadata.name") : ""));
+	cell_age(cells, o, now);
+}
+
+/* kubectl's STATE of a claim: pending, allocated, allocated,reserved;
+ * deleted when it is being deleted. */
+void mu__row_resourceclaim(const json_t *o, int64_t now, json_t *cells)
+{
+	json_array_append_new(cells, json_string(mu__jstr(o, "metadata.name") ? mu__jstr(o, "metadata.name") : ""));
+	bool alloc = mu__jget(o, "status.allocation") != NULL;
+	bool resv = json_array_size(mu__jget(o, "status.reservedFor")) > 0;
+	const char *st = alloc && resv ? "allocated,reserved" : alloc ? "allocated" : "pending";
+	if (mu__jget(o, "metadata.deletionTimestamp"))
+		st = "deleted";
+	json_array_append_new(cells, json_string(st));
+	cell_age(cells, o, now);
+}
+
+void mu__validate_resourceslice(const json_t *o, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	const json_t *spec = json_object_get(o, "spec");
+	if (!mu__jstr(spec, "driver") || !*mu__jstr(spec, "driver"))
+		mu__verr_add(e, "spec.driver", REQ, "Required value");
+	if (!mu__jstr(spec, "pool.name") || !*mu__jstr(spec, "pool.name"))
+		mu__verr_add(e, "spec.pool.name", REQ, "Required value");
+	const json_t *cnt = mu__jget(spec, "pool.resourceSliceCount");
+	if (!json_is_integer(cnt) || json_integer_value(cnt) < 1)
+		mu__verr_add(e, "spec.pool.resourceSliceCount", INV, "Invalid value: must be greater than zero");
+	int where = (mu__jstr(spec, "nodeName") && *mu__jstr(spec, "nodeName")) +
+		    (json_object_get(spec, "nodeSelector") != NULL) +
+		    json_is_true(json_object_get(spec, "allNodes"));
+	if (where != 1)
+		mu__verr_add(e, "spec", where ? INV : REQ, "%s: exactly one of `nodeName`, `nodeSelector`, "
+			     "`allNodes`, `perDeviceNodeSelection` is required",
+			     where ? "Invalid value: {\"nodeName\",\"nodeSelector\",\"allNodes\"}" : "Required value");
+	const json_t *devs = json_object_get(spec, "devices");
+	if (json_array_size(devs) > MAX_DEVICES)
+		mu__verr_add(e, "spec.devices", TOOMANY, "Too many: %zu: must have at most %d items",
+			     json_array_size(devs), MAX_DEVICES);
+	size_t i;
+	json_t *d;
+	json_array_foreach(devs, i, d) {
+		const char *n = mu__jstr(d, "name");
+		char f[64];
+		snprintf(f, sizeof f, "spec.devices[%zu].name", i);
+		if (!n || !*n)
+			mu__verr_add(e, f, REQ, "Required value");
+		else if (!mu__valid_dns_label(n))
+			mu__verr_add(e, f, INV, "Invalid value: \"%.63s\": a lowercase RFC 1123 label", n);
+	}
+}
+
+void mu__validate_deviceclass(const json_t *o, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	size_t i;
+	json_t *s;
+	json_array_foreach(mu__jget(o, "spec.selectors"), i, s) {
+		const char *x = mu__jstr(s, "cel.expression");
+		if (!x || !*x) {
+			char f[64];
+			snprintf(f, sizeof f, "spec.selectors[%zu].cel.expression", i);
+			mu__verr_add(e, f, REQ, "Required value");
+		}
+	}
+}
+
+/* The device requests of a claim spec at path p (spec or spec.spec). */
+static void claim_spec(const json_t *spec, const char *p, mu__verr_t *e)
+{
+	const json_t *reqs = mu__jget(spec, "devices.requests");
+	char f[96];
+	if (json_array_size(reqs) > MAX_REQUESTS) {
+		snprintf(f, sizeof f, "%s.devices.requests", p);
+		mu__verr_add(e, f, TOOMANY, "Too many: must have at most %d items", MAX_REQUESTS);
+	}
+	size_t i;
+	json_t *r;
+	json_array_foreach(reqs, i, r) {
+		const char *n = mu__jstr(r, "name"), *cls = mu__jstr(r, "deviceClassName");
+		snprintf(f, sizeof f, "%s.devices.requests[%zu].name", p, i);
+		if (!n || !*n)
+			mu__verr_add(e, f, REQ, "Required value");
+		else if (!mu__valid_dns_label(n))
+			mu__verr_add(e, f, INV, "Invalid value: \"%.63s\": a lowercase RFC 1123 label", n);
+		snprintf(f, sizeof f, "%s.devices.requests[%zu].deviceClassName", p, i);
+		if (!json_object_get(r, "firstAvailable") && (!cls || !*cls))
+			mu__verr_add(e, f, REQ, "Required value");
+	}
+}
+
+void mu__validate_resourceclaim(const json_t *o, const json_t *old, mu__verr_t *e)
+{
+	claim_spec(json_object_get(o, "spec"), "spec", e);
+	if (old && !json_equal(json_object_get(o, "spec"), json_object_get(old, "spec")))
+		mu__verr_add(e, "spec", INV, "Invalid value: field is immutable");
+}
+
+void mu__validate_resourceclaimtemplate(const json_t *o, const json_t *old, mu__verr_t *e)
+{
+	claim_spec(mu__jget(o, "spec.spec"), "spec.spec", e);
+	if (old && !json_equal(json_object_get(o, "spec"), json_object_get(old, "spec")))
+		mu__verr_add(e, "spec", INV, "Invalid value: field is immutable");
+}

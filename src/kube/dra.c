@@ -1,0 +1,477 @@
+/*
+ * dra.c - Dynamic Resource Allocation for pods with spec.resourceClaims,
+ * as kube-scheduler's DynamicResources plugin does it for structured
+ * parameters (resource.k8s.io/v1beta1): devices are taken from the
+ * ResourceSlices of a node, each request's devices must match its
+ * DeviceClass's and its own CEL selectors (the subset of cel.h), a device
+ * is given to one claim at a time, and before the pod is bound the claim's
+ * status gets the allocation (devices.results, the node in nodeSelector)
+ * and the pod joins reservedFor (a claim may be shared by several pods).
+ *
+ * How it joins the daemon: when an unbound pod of ours that asks for
+ * claims is first seen, mu__kd_dra_allocate() finds the first node (in
+ * slice order) where all of its claims can be allocated, and the pod is
+ * shaped with a node selector on that node's kubernetes.io/hostname; when
+ * none can, it is shaped so that it fits nowhere and its pending message
+ * says why (p->dra_msg).  At bind time mu__kd_dra_reserve() allocates
+ * again on the node the engine chose (the devices may have gone
+ * meanwhile) and writes the claims' status; the bind goes out only after.
+ * Reads and writes here are synchronous (one client per call): only pods
+ * with claims pay for them.
+ *
+ * Not done (docs/kubernetes.md, "DRA"): resourceClaimTemplateName (the
+ * claim controller that makes claims from templates does not run in
+ * muster up), slices with a nodeSelector, allocationMode All across
+ * nodes, constraints (matchAttribute), adminAccess, firstAvailable, and
+ * device config.  Each is refused with its reason.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/daemon_int.h"
+#include "muster/cel.h"
+#include "muster/resource.h"
+
+#define API "/apis/resource.k8s.io/v1beta1"
+#define MAX_ATTRS 64
+
+/* What one allocation pass reads once. */
+typedef struct dra_view {
+	json_t *slices, *classes, *claims; /* the lists' items */
+} dra_view_t;
+
+bool mu__kd_dra_wants(const json_t *pod)
+{
+	return json_array_size(mu__kj(pod, "spec.resourceClaims")) > 0;
+}
+
+/* GETs path's items into *items (owned); MU_EIO with why in msg. */
+static int get_items(mu__kc_t *c, const char *path, json_t **items, char *msg, size_t len)
+{
+	long st = 0;
+	json_t *o = NULL;
+	mu__kc_json(c, "GET", path, NULL, NULL, 10000, &st, &o);
+	if (st != 200 || !o) {
+		snprintf(msg, len, "reading %s: HTTP %ld", path, st);
+		json_decref(o);
+		return MU_EIO;
+	}
+	*items = json_incref(json_object_get(o, "items"));
+	json_decref(o);
+	if (!*items)
+		*items = json_array();
+	return MU_OK;
+}
+
+static void view_release(dra_view_t *v)
+{
+	json_decref(v->slices);
+	json_decref(v->classes);
+	json_decref(v->claims);
+}
+
+static int view_read(mu__kc_t *c, dra_view_t *v, char *msg, size_t len)
+{
+	memset(v, 0, sizeof *v);
+	int rc = get_items(c, API "/resourceslices", &v->slices, msg, len);
+	if (!rc)
+		rc = get_items(c, API "/deviceclasses", &v->classes, msg, len);
+	if (!rc)
+		rc = get_items(c, API "/resourceclaims", &v->claims, msg, len);
+	return rc;
+}
+
+/* The item of list named name (and namespace ns unless NULL), or NULL. */
+static json_t *find(const json_t *list, const char *ns, const char *name)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(list, i, o) {
+		const char *n = mu__kjs(o, "metadata.name"), *s = mu__kjs(o, "metadata.namespace");
+		if (n && !strcmp(n, name) && (!ns || (s && !strcmp(s, ns))))
+			return o;
+	}
+	return NULL;
+}
+
+/* Whether (driver, pool, device) is in an allocation's results. */
+static bool in_results(const json_t *results, const char *drv, const char *pool, const char *dev)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r) {
+		const char *a = mu__kjs(r, "driver"), *b = mu__kjs(r, "pool"), *c = mu__kjs(r, "device");
+		if (a && b && c && !strcmp(a, drv) && !strcmp(b, pool) && !strcmp(c, dev))
+			return true;
+	}
+	return false;
+}
+
+/* Whether another claim (not skip) holds the device. */
+static bool device_used(const dra_view_t *v, const json_t *skip, const char *drv,
+			const char *pool, const char *dev)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(v->claims, i, c) {
+		if (skip && json_equal(json_object_get(c, "metadata"), json_object_get(skip, "metadata")))
+			continue;
+		if (in_results(mu__kj(c, "status.allocation.devices.results"), drv, pool, dev))
+			return true;
+	}
+	return false;
+}
+
+/* Builds the CEL view of a slice device (attributes qualified by the
+ * driver when they are not).  Names point into arena (len bytes). */
+static void cel_device(const char *drv, const json_t *d, mu_cel_attr_t *at, mu_cel_attr_t *cp,
+		       mu_cel_device_t *out, char *arena, size_t len)
+{
+	size_t used = 0;
+	const char *k;
+	json_t *x;
+	*out = (mu_cel_device_t){.driver = drv, .attrs = at, .caps = cp};
+	for (int pass = 0; pass < 2; pass++) {
+		json_object_foreach(mu__kj(d, pass ? "basic.capacity" : "basic.attributes"), k, x) {
+			size_t *n = pass ? &out->ncaps : &out->nattrs;
+			mu_cel_attr_t *a = pass ? &cp[*n] : &at[*n];
+			int w = snprintf(arena + used, len - used, "%s%s%s", strchr(k, '/') ? "" : drv,
+					 strchr(k, '/') ? "" : "/", k);
+			if (*n >= MAX_ATTRS || w < 0 || (size_t)w >= len - used)
+				continue;
+			*a = (mu_cel_attr_t){.name = arena + used};
+			used += (size_t)w + 1;
+			const json_t *v;
+			if (pass) {
+				const char *q = mu__kjs(x, "value");
+				if (!q || mu_quantity_parse(q, 1000, &a->i) != MU_OK)
+					continue;
+				a->type = MU_CEL_QUANTITY;
+			} else if (json_is_integer(v = json_object_get(x, "int"))) {
+				a->type = MU_CEL_INT;
+				a->i = json_integer_value(v);
+			} else if (json_is_boolean(v = json_object_get(x, "bool"))) {
+				a->type = MU_CEL_BOOL;
+				a->b = json_is_true(v);
+			} else if (json_is_string(v = json_object_get(x, "string"))) {
+				a->type = MU_CEL_STRING;
+				a->s = json_string_value(v);
+			} else if (json_is_string(v = json_object_get(x, "version"))) {
+				a->type = MU_CEL_VERSION;
+				a->s = json_string_value(v);
+			} else {
+				continue;
+			}
+			(*n)++;
+		}
+	}
+}
+
+/* Whether device d of driver drv passes every selector of sels (a
+ * selectors array); a refused or failing expression sets msg and returns
+ * -1 when refused (the whole allocation stops), 0 when it does not match. */
+static int selectors_pass(const json_t *sels, const char *drv, const json_t *d, const char *what,
+			  char *msg, size_t len)
+{
+	mu_cel_attr_t at[MAX_ATTRS], cp[MAX_ATTRS];
+	mu_cel_device_t dev;
+	char arena[8192], err[300];
+	cel_device(drv, d, at, cp, &dev, arena, sizeof arena);
+	size_t i;
+	json_t *s;
+	json_array_foreach(sels, i, s) {
+		const char *x = mu__kjs(s, "cel.expression");
+		if (!x) {
+			snprintf(msg, len, "%s: a selector without cel.expression is not supported", what);
+			return -1;
+		}
+		if (mu_cel_check(x, err, sizeof err) != MU_OK) {
+			snprintf(msg, len, "%s: selector %.200s: %s", what, x, err);
+			return -1;
+		}
+		bool m = false;
+		if (mu_cel_eval(x, &dev, &m, err, sizeof err) != MU_OK || !m)
+			return 0; /* a run-time error does not match, as a missing attribute */
+	}
+	return 1;
+}
+
+/* Allocates one claim on node into *alloc (a new allocation object),
+ * taking devices not in taken (results so far for this pod) nor held by
+ * other claims.  0 done, 1 does not fit there (why in msg), -1 refused. */
+static int claim_on(const dra_view_t *v, const json_t *claim, const char *node, json_t *taken,
+		    json_t **alloc, char *msg, size_t len)
+{
+	const char *cname = mu__kjs(claim, "metadata.name");
+	json_t *results = json_array();
+	size_t i;
+	json_t *rq;
+	if (json_array_size(mu__kj(claim, "spec.devices.constraints"))) {
+		snprintf(msg, len, "claim %s: constraints are not supported", cname);
+		json_decref(results);
+		return -1;
+	}
+	json_array_foreach(mu__kj(claim, "spec.devices.requests"), i, rq) {
+		const char *rname = mu__kjs(rq, "name"), *cls = mu__kjs(rq, "deviceClassName");
+		const char *mode = mu__kjs(rq, "allocationMode");
+		json_int_t want = json_is_integer(json_object_get(rq, "count")) ?
+				  json_integer_value(json_object_get(rq, "count")) : 1;
+		char what[300];
+		snprintf(what, sizeof what, "claim %s request %s", cname, rname ? rname : "?");
+		const json_t *dc = cls ? find(v->classes, NULL, cls) : NULL;
+		int refuse = !cls || json_is_true(json_object_get(rq, "adminAccess")) ||
+			     (mode && strcmp(mode, "ExactCount"));
+		if (refuse || !dc) {
+			snprintf(msg, len, "%s: %s", what, !cls ? "firstAvailable is not supported"
+				 : refuse ? "allocationMode All and adminAccess are not supported"
+				 : "its DeviceClass does not exist");
+			json_decref(results);
+			return refuse || !cls ? -1 : 1;
+		}
+		json_int_t got = 0;
+		size_t k;
+		json_t *sl;
+		json_array_foreach(v->slices, k, sl) {
+			const char *sn = mu__kjs(sl, "spec.nodeName");
+			const char *drv = mu__kjs(sl, "spec.driver"), *pool = mu__kjs(sl, "spec.pool.name");
+			if (!drv || !pool || (!json_is_true(mu__kj(sl, "spec.allNodes")) &&
+					      (!sn || strcmp(sn, node))))
+				continue;
+			size_t m;
+			json_t *d;
+			json_array_foreach(mu__kj(sl, "spec.devices"), m, d) {
+				const char *dn = mu__kjs(d, "name");
+				if (got == want || !dn || in_results(taken, drv, pool, dn) ||
+				    in_results(results, drv, pool, dn) || device_used(v, claim, drv, pool, dn))
+					continue;
+				int a = selectors_pass(mu__kj(dc, "spec.selectors"), drv, d, what, msg, len);
+				if (a > 0)
+					a = selectors_pass(json_object_get(rq, "selectors"), drv, d, what, msg, len);
+				if (a < 0) {
+					json_decref(results);
+					return -1;
+				}
+				if (a)
+					json_array_append_new(results, json_pack("{s:s,s:s,s:s,s:s}", "request", rname,
+						"driver", drv, "pool", pool, "device", dn));
+				got += a;
+			}
+		}
+		if (got < want) {
+			snprintf(msg, len, "%s: %lld of %lld matching devices free on %s", what, (long long)got,
+				 (long long)want, node);
+			json_decref(results);
+			return 1;
+		}
+	}
+	*alloc = json_pack("{s:{s:o,s:[]},s:{s:[{s:[{s:s,s:s,s:[s]}]}]}}", "devices", "results", results,
+			   "config", "nodeSelector", "nodeSelectorTerms", "matchFields", "key", "metadata.name",
+			   "operator", "In", "values", node);
+	return 0;
+}
+
+/* The claims the pod names, in order, into claims (borrowed from v);
+ * -1 with why in msg when one is refused or missing. */
+static int pod_claims(const dra_view_t *v, const json_t *pod, const json_t **claims, size_t cap,
+		      size_t *n, char *msg, size_t len)
+{
+	const char *ns = mu__kjs(pod, "metadata.namespace");
+	size_t i;
+	json_t *rc;
+	*n = 0;
+	json_array_foreach(mu__kj(pod, "spec.resourceClaims"), i, rc) {
+		const char *cn = mu__kjs(rc, "resourceClaimName");
+		if (!cn) {
+			snprintf(msg, len, "resourceClaims[%zu]: resourceClaimTemplateName is not supported "
+				 "(muster up runs no claim controller): create the ResourceClaim and "
+				 "give resourceClaimName", i);
+			return -1;
+		}
+		const json_t *c = find(v->claims, ns ? ns : "default", cn);
+		if (!c) {
+			snprintf(msg, len, "resourceclaim \"%s\" not found", cn);
+			return 1;
+		}
+		if (*n == cap) {
+			snprintf(msg, len, "more than %zu claims", cap);
+			return -1;
+		}
+		claims[(*n)++] = c;
+	}
+	return 0;
+}
+
+/* The node an allocated claim is bound to (its nodeSelector), or NULL. */
+static const char *claim_node(const json_t *c)
+{
+	const json_t *v = mu__kj(c, "status.allocation.nodeSelector.nodeSelectorTerms");
+	v = json_array_get(mu__kj(json_array_get(v, 0), "matchFields"), 0);
+	return json_string_value(json_array_get(json_object_get(v, "values"), 0));
+}
+
+/* Allocates all of the pod's claims on node: *plan = [{claim, allocation}]
+ * (allocations of claims already allocated are kept).  0, 1 (not there) or
+ * -1 (refused). */
+static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *node,
+		  json_t **plan, char *msg, size_t len)
+{
+	json_t *taken = json_array(), *out = json_array();
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		json_t *alloc = json_incref(mu__kj(cl[i], "status.allocation"));
+		const char *at = alloc ? claim_node(cl[i]) : NULL;
+		if (alloc && at && strcmp(at, node)) {
+			snprintf(msg, len, "claim %s is allocated on %s", mu__kjs(cl[i], "metadata.name"), at);
+			rc = 1;
+		} else if (!alloc) {
+			rc = claim_on(v, cl[i], node, taken, &alloc, msg, len);
+		}
+		if (!rc) {
+			json_array_extend(taken, mu__kj(alloc, "devices.results"));
+			json_t *rf = mu__kj(cl[i], "status.reservedFor");
+			json_array_append_new(out, json_pack("{s:s,s:o,s:o}", "claim",
+							     mu__kjs(cl[i], "metadata.name"), "allocation", alloc,
+							     "reservedFor", json_is_array(rf) ? json_incref(rf) : json_array()));
+		} else {
+			json_decref(alloc);
+		}
+	}
+	json_decref(taken);
+	if (rc)
+		json_decref(out);
+	else
+		*plan = out;
+	return rc;
+}
+
+int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char **node_out,
+			json_t **plan, char *msg, size_t len)
+{
+	mu__kc_t *c = NULL;
+	dra_view_t v = {0};
+	const json_t *cl[16];
+	size_t n = 0;
+	int rc = mu__kc_new(&d->auth, &c);
+	*node_out = NULL;
+	*plan = NULL;
+	if (rc == MU_OK && (rc = view_read(c, &v, msg, len)) == MU_OK) {
+		int r = pod_claims(&v, pod, cl, 16, &n, msg, len);
+		rc = r ? (r < 0 ? MU_EINVAL : MU_ENOENT) : MU_ENOENT;
+		if (!r)
+			snprintf(msg, len, "no ResourceSlice is on %s", node ? node : "any node");
+		size_t i;
+		json_t *sl;
+		json_array_foreach(r ? NULL : v.slices, i, sl) {
+			const char *sn = node ? node : mu__kjs(sl, "spec.nodeName");
+			if (!sn)
+				continue;
+			int x = pod_on(&v, cl, n, sn, plan, msg, len);
+			if (x < 0) {
+				rc = MU_EINVAL;
+				break;
+			}
+			if (x == 0) {
+				*node_out = strdup(sn);
+				rc = *node_out ? MU_OK : MU_ENOMEM;
+				break;
+			}
+			if (node)
+				break;
+		}
+	}
+	view_release(&v);
+	mu__kc_free(c);
+	return rc;
+}
+
+int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, char *msg, size_t len)
+{
+	mu__kc_t *c = NULL;
+	int rc = mu__kc_new(&d->auth, &c);
+	size_t i;
+	json_t *e;
+	json_array_foreach(rc ? NULL : plan, i, e) {
+		char path[800];
+		snprintf(path, sizeof path, API "/namespaces/%s/resourceclaims/%s/status", p->ns,
+			 mu__kjs(e, "claim"));
+		/* the pods that already use the claim stay in reservedFor */
+		json_t *rf = json_array();
+		size_t k;
+		json_t *r;
+		json_array_foreach(json_object_get(e, "reservedFor"), k, r) {
+			const char *u = mu__kjs(r, "uid"), *n = mu__kjs(r, "name");
+			if (!(u && p->uid && !strcmp(u, p->uid)) && !(n && !strcmp(n, p->name)))
+				json_array_append(rf, r);
+		}
+		json_array_append_new(rf, json_pack("{s:s,s:s,s:s?}", "resource", "pods", "name", p->name,
+						    "uid", p->uid));
+		json_t *body = json_pack("{s:{s:O,s:o}}", "status", "allocation",
+					 json_object_get(e, "allocation"), "reservedFor", rf);
+		char *txt = json_dumps(body, JSON_COMPACT);
+		long st = 0;
+		json_t *ans = NULL;
+		mu__kc_json(c, "PATCH", path, "application/merge-patch+json", txt, 10000, &st, &ans);
+		free(txt);
+		json_decref(body);
+		json_decref(ans);
+		if (st != 200) {
+			snprintf(msg, len, "writing the allocation of claim %s: HTTP %ld", mu__kjs(e, "claim"), st);
+			rc = MU_EIO;
+			break;
+		}
+	}
+	mu__kc_free(c);
+	return rc;
+}
+
+json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
+{
+	char msg[600] = "", *node = NULL;
+	json_t *plan = NULL, *copy = json_deep_copy(pod);
+	json_decref(p->dra);
+	free(p->dra_msg);
+	p->dra_msg = NULL;
+	p->dra = json_pack("{s:{s:s?},s:{s:O}}", "metadata", "namespace", mu__kjs(pod, "metadata.namespace"),
+			   "spec", "resourceClaims", mu__kj(pod, "spec.resourceClaims"));
+	int rc = mu__kd_dra_allocate(d, pod, NULL, &node, &plan, msg, sizeof msg);
+	json_t *sel = json_object();
+	if (rc == MU_OK) {
+		json_object_set_new(sel, "kubernetes.io/hostname", json_string(node));
+	} else {
+		/* fits nowhere; the reason goes out as the pending message */
+		json_object_set_new(sel, "muster.io/dra-unallocatable", json_string("true"));
+		char full[700];
+		snprintf(full, sizeof full, "0 nodes can allocate its resource claims: %s", msg);
+		p->dra_msg = strdup(full);
+		mu__klog(&d->log, 1, "dra %s: %s | pod=%s", p->key, msg, p->key);
+	}
+	json_t *ns = mu__kj(copy, "spec.nodeSelector");
+	if (json_is_object(ns))
+		json_object_update(ns, sel);
+	else if (json_is_object(json_object_get(copy, "spec")))
+		json_object_set(json_object_get(copy, "spec"), "nodeSelector", sel);
+	json_decref(sel);
+	json_decref(plan);
+	free(node);
+	return copy;
+}
+
+bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node)
+{
+	char msg[600] = "", *at = NULL;
+	json_t *plan = NULL;
+	int rc = mu__kd_dra_allocate(d, p->dra, node, &at, &plan, msg, sizeof msg);
+	if (rc == MU_OK)
+		rc = mu__kd_dra_reserve(d, p, plan, msg, sizeof msg);
+	json_decref(plan);
+	free(at);
+	if (rc == MU_OK)
+		return true;
+	mu__klog(&d->log, 1, "dra %s on %s: %s | pod=%s", p->key, node, msg, p->key);
+	char full[700];
+	snprintf(full, sizeof full, "its resource claims cannot be allocated on %s: %s", node, msg);
+	free(p->dra_msg);
+	p->dra_msg = strdup(full);
+	return false;
+}

@@ -1,0 +1,547 @@
+/*
+ * cel.c - the CEL subset of DRA device selectors (include/muster/cel.h):
+ * one recursive-descent pass that checks and evaluates at once.
+ *
+ * With no device (mu_cel_check) attribute values have an unknown type and
+ * only the shape is checked; with a device (mu_cel_eval) every value is
+ * computed.  A run-time error (a missing attribute, mismatched types) is a
+ * value of its own that `&&` and `||` absorb when the other side decides,
+ * as CEL's commutative logical operators do.  The text is read once, left
+ * to right: O(length) steps, each attribute lookup O(attributes).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "muster/cel.h"
+#include "muster/error.h"
+#include "muster/resource.h"
+
+enum {
+	V_ERR = 0,    /* a run-time error (why in p->rmsg) */
+	V_INT = MU_CEL_INT,
+	V_BOOL = MU_CEL_BOOL,
+	V_STR = MU_CEL_STRING,
+	V_VER = MU_CEL_VERSION,
+	V_QTY = MU_CEL_QUANTITY,
+	V_DYN,        /* check mode: an attribute of unknown type */
+	V_DEVICE,     /* `device` */
+	V_ATTRS,      /* device.attributes */
+	V_CAPS,       /* device.capacity */
+	V_ATTRDOM,    /* device.attributes["DOMAIN"]: s is the domain */
+	V_CAPDOM,
+};
+
+typedef struct val {
+	int t;
+	int64_t i;
+	bool b;
+	const char *s; /* NUL-terminated: the device's, or the pool's */
+} val_t;
+
+typedef struct cel {
+	const char *start, *p;
+	const mu_cel_device_t *dev; /* NULL: check only */
+	int depth;
+	int err;                     /* MU_EPARSE / MU_EINVAL once refused */
+	char *msg;
+	size_t msglen;
+	char rmsg[200];              /* the first run-time error */
+	char pool[MU_CEL_MAX_LEN + 1]; /* decoded string literals */
+	size_t pooln;
+} cel_t;
+
+static void refuse(cel_t *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Records the first refusal, with the offset where it happened. */
+static void refuse(cel_t *c, int err, const char *fmt, ...)
+{
+	if (c->err)
+		return;
+	c->err = err;
+	char m[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	if (c->msg && c->msglen)
+		snprintf(c->msg, c->msglen, "CEL at offset %d: %s", (int)(c->p - c->start), m);
+}
+
+/* A run-time error value (why kept if it is the first). */
+static val_t rerr(cel_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static val_t rerr(cel_t *c, const char *fmt, ...)
+{
+	if (!c->rmsg[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(c->rmsg, sizeof c->rmsg, fmt, ap);
+		va_end(ap);
+	}
+	return (val_t){.t = V_ERR};
+}
+
+static void skip(cel_t *c)
+{
+	while (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')
+		c->p++;
+}
+
+/* Consumes the token tok when it comes next. */
+static bool eat(cel_t *c, const char *tok)
+{
+	skip(c);
+	size_t n = strlen(tok);
+	if (strncmp(c->p, tok, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
+static bool is_id(char ch, bool first)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+	       (!first && ch >= '0' && ch <= '9');
+}
+
+/* Reads an identifier into buf (at most len - 1 bytes); false if none. */
+static bool ident(cel_t *c, char *buf, size_t len)
+{
+	skip(c);
+	size_t n = 0;
+	if (!is_id(*c->p, true))
+		return false;
+	while (is_id(*c->p, false)) {
+		if (n + 1 >= len) {
+			refuse(c, MU_EPARSE, "identifier longer than %zu bytes", len - 1);
+			return false;
+		}
+		buf[n++] = *c->p++;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+/* Reads a string literal ("..." or '...', escapes \\ \" \' only) into the
+ * pool; NULL when refused. */
+static const char *string_lit(cel_t *c)
+{
+	skip(c);
+	char q = *c->p;
+	if (q != '"' && q != '\'')
+		return NULL;
+	c->p++;
+	char *out = c->pool + c->pooln;
+	while (*c->p && *c->p != q) {
+		char ch = *c->p++;
+		if (ch == '\\') {
+			ch = *c->p++;
+			if (ch != '\\' && ch != '"' && ch != '\'') {
+				c->p--;
+				refuse(c, MU_EINVAL, "only the escapes \\\\, \\\" and \\' are supported");
+				return NULL;
+			}
+		}
+		c->pool[c->pooln++] = ch; /* the pool is as long as any text */
+	}
+	if (*c->p != q) {
+		refuse(c, MU_EPARSE, "unterminated string");
+		return NULL;
+	}
+	c->p++;
+	c->pool[c->pooln++] = '\0';
+	return out;
+}
+
+static val_t expr(cel_t *c);
+
+/* Whether s is a version "MAJOR.MINOR.PATCH" (digits), into v[3]. */
+static bool semver_parse(const char *s, int64_t v[3])
+{
+	for (int k = 0; k < 3; k++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v[k] = 0;
+		while (*s >= '0' && *s <= '9') {
+			if (v[k] > INT64_MAX / 10 - 10)
+				return false;
+			v[k] = v[k] * 10 + (*s++ - '0');
+		}
+		if (k < 2 && *s++ != '.')
+			return false;
+	}
+	return *s == '\0' || *s == '-' || *s == '+';
+}
+
+/* quantity("...") or semver("..."): the call's argument, already opened. */
+static val_t conv_call(cel_t *c, bool qty)
+{
+	const char *s = string_lit(c);
+	if (!s) {
+		refuse(c, MU_EINVAL, "%s() takes one string literal", qty ? "quantity" : "semver");
+		return (val_t){.t = V_ERR};
+	}
+	if (!eat(c, ")")) {
+		refuse(c, MU_EPARSE, "expected ')'");
+		return (val_t){.t = V_ERR};
+	}
+	if (qty) {
+		int64_t v;
+		if (mu_quantity_parse(s, 1000, &v) != MU_OK) {
+			refuse(c, MU_EINVAL, "quantity(\"%.40s\"): not a quantity", s);
+			return (val_t){.t = V_ERR};
+		}
+		return (val_t){.t = V_QTY, .i = v};
+	}
+	int64_t v[3];
+	if (!semver_parse(s, v)) {
+		refuse(c, MU_EINVAL, "semver(\"%.40s\"): not MAJOR.MINOR.PATCH", s);
+		return (val_t){.t = V_ERR};
+	}
+	return (val_t){.t = V_VER, .s = s};
+}
+
+/* A number literal (decimal integers only). */
+static val_t int_lit(cel_t *c)
+{
+	int64_t v = 0;
+	bool neg = *c->p == '-';
+	if (neg)
+		c->p++;
+	if (*c->p < '0' || *c->p > '9') {
+		refuse(c, MU_EPARSE, "expected a number");
+		return (val_t){.t = V_ERR};
+	}
+	while (*c->p >= '0' && *c->p <= '9') {
+		if (v > (INT64_MAX - 9) / 10) {
+			refuse(c, MU_EINVAL, "integer out of range");
+			return (val_t){.t = V_ERR};
+		}
+		v = v * 10 + (*c->p++ - '0');
+	}
+	if (*c->p == '.' || *c->p == 'e' || *c->p == 'E' || *c->p == 'u' || *c->p == 'x') {
+		refuse(c, MU_EINVAL, "only decimal integers are supported (no doubles, "
+		       "unsigned or hex literals)");
+		return (val_t){.t = V_ERR};
+	}
+	return (val_t){.t = V_INT, .i = neg ? -v : v};
+}
+
+static val_t primary(cel_t *c)
+{
+	char id[64];
+	skip(c);
+	if (eat(c, "(")) {
+		val_t v = expr(c);
+		if (!c->err && !eat(c, ")"))
+			refuse(c, MU_EPARSE, "expected ')'");
+		return v;
+	}
+	if (*c->p == '"' || *c->p == '\'') {
+		const char *s = string_lit(c);
+		return s ? (val_t){.t = V_STR, .s = s} : (val_t){.t = V_ERR};
+	}
+	if ((*c->p >= '0' && *c->p <= '9') || (*c->p == '-' && c->p[1] >= '0' && c->p[1] <= '9'))
+		return int_lit(c);
+	const char *at = c->p;
+	if (!ident(c, id, sizeof id)) {
+		if (!c->err && *c->p)
+			refuse(c, MU_EPARSE, "unexpected '%c'", *c->p);
+		else if (!c->err)
+			refuse(c, MU_EPARSE, "unexpected end of the expression");
+		return (val_t){.t = V_ERR};
+	}
+	if (!strcmp(id, "true") || !strcmp(id, "false"))
+		return (val_t){.t = V_BOOL, .b = id[0] == 't'};
+	if (!strcmp(id, "device"))
+		return (val_t){.t = V_DEVICE};
+	if ((!strcmp(id, "quantity") || !strcmp(id, "semver")) && eat(c, "("))
+		return conv_call(c, id[0] == 'q');
+	c->p = at;
+	refuse(c, MU_EINVAL, "'%s' is not supported (the subset knows device, quantity(), "
+	       "semver(), literals, comparisons, &&, || and !)", id);
+	return (val_t){.t = V_ERR};
+}
+
+/* The attribute or capacity DOMAIN/NAME of the device as a value. */
+static val_t lookup(cel_t *c, bool cap, const char *dom, const char *name)
+{
+	if (!c->dev)
+		return (val_t){.t = cap ? V_QTY : V_DYN};
+	const mu_cel_attr_t *a = cap ? c->dev->caps : c->dev->attrs;
+	size_t n = cap ? c->dev->ncaps : c->dev->nattrs, dl = strlen(dom);
+	for (size_t k = 0; k < n; k++) {
+		const char *q = a[k].name;
+		if (q && !strncmp(q, dom, dl) && q[dl] == '/' && !strcmp(q + dl + 1, name)) {
+			if (cap)
+				return (val_t){.t = V_QTY, .i = a[k].i};
+			return (val_t){.t = (int)a[k].type, .i = a[k].i, .b = a[k].b, .s = a[k].s};
+		}
+	}
+	return rerr(c, "device has no %s \"%s/%s\"", cap ? "capacity" : "attribute", dom, name);
+}
+
+/* Compares quantities or versions a and b: -1, 0, 1; 2 when they cannot be
+ * compared (types differ, or unknown in check mode). */
+static int cmp3(const val_t *a, const val_t *b)
+{
+	if (a->t != b->t)
+		return 2;
+	if (a->t == V_QTY || a->t == V_INT)
+		return (a->i > b->i) - (a->i < b->i);
+	if (a->t == V_VER) {
+		int64_t x[3], y[3];
+		if (!semver_parse(a->s, x) || !semver_parse(b->s, y))
+			return 2;
+		for (int k = 0; k < 3; k++)
+			if (x[k] != y[k])
+				return x[k] < y[k] ? -1 : 1;
+		return 0;
+	}
+	return 2;
+}
+
+/* recv.NAME(arg): compareTo, isGreaterThan, isLessThan. */
+static val_t method(cel_t *c, val_t recv, const char *name)
+{
+	int kind = !strcmp(name, "compareTo") ? 0 : !strcmp(name, "isGreaterThan") ? 1
+		 : !strcmp(name, "isLessThan") ? 2 : -1;
+	if (kind < 0) {
+		refuse(c, MU_EINVAL, "method %s() is not supported (compareTo, isGreaterThan, "
+		       "isLessThan are)", name);
+		return (val_t){.t = V_ERR};
+	}
+	val_t arg = expr(c);
+	if (!c->err && !eat(c, ")"))
+		refuse(c, MU_EPARSE, "expected ')'");
+	if (c->err)
+		return (val_t){.t = V_ERR};
+	int rt = kind ? V_BOOL : V_INT;
+	if (recv.t == V_ERR || arg.t == V_ERR)
+		return (val_t){.t = V_ERR};
+	if (!c->dev)
+		return (val_t){.t = rt};
+	int r = cmp3(&recv, &arg);
+	if (r == 2)
+		return rerr(c, "no such overload: %s() needs two quantities or two versions", name);
+	if (!kind)
+		return (val_t){.t = V_INT, .i = r};
+	return (val_t){.t = V_BOOL, .b = kind == 1 ? r > 0 : r < 0};
+}
+
+/* One step after a value: .field, .method(...), ["key"]. */
+static bool member_step(cel_t *c, val_t *v)
+{
+	char id[64];
+	if (eat(c, "[")) {
+		const char *key = string_lit(c);
+		if (!key || !eat(c, "]")) {
+			refuse(c, MU_EINVAL, "an index must be a string literal in [\"...\"]");
+			return false;
+		}
+		if (v->t == V_ATTRS || v->t == V_CAPS) {
+			*v = (val_t){.t = v->t == V_ATTRS ? V_ATTRDOM : V_CAPDOM, .s = key};
+		} else if (v->t == V_ATTRDOM || v->t == V_CAPDOM) {
+			*v = lookup(c, v->t == V_CAPDOM, v->s, key);
+		} else {
+			refuse(c, MU_EINVAL, "only device.attributes and device.capacity can be indexed");
+			return false;
+		}
+		return true;
+	}
+	if (!eat(c, "."))
+		return false;
+	if (!ident(c, id, sizeof id)) {
+		refuse(c, MU_EPARSE, "expected a name after '.'");
+		return false;
+	}
+	if (eat(c, "(")) {
+		*v = method(c, *v, id);
+		return !c->err;
+	}
+	if (v->t == V_DEVICE) {
+		if (!strcmp(id, "driver"))
+			*v = c->dev ? (val_t){.t = V_STR, .s = c->dev->driver ? c->dev->driver : ""}
+				    : (val_t){.t = V_STR};
+		else if (!strcmp(id, "attributes") || !strcmp(id, "capacity"))
+			*v = (val_t){.t = id[0] == 'a' ? V_ATTRS : V_CAPS};
+		else
+			refuse(c, MU_EINVAL, "device.%s is not supported (driver, attributes, "
+			       "capacity are)", id);
+	} else if (v->t == V_ATTRDOM || v->t == V_CAPDOM) {
+		*v = lookup(c, v->t == V_CAPDOM, v->s, id);
+	} else if (v->t != V_ERR) {
+		refuse(c, MU_EINVAL, "field .%s is not supported here", id);
+	}
+	return !c->err;
+}
+
+static val_t member(cel_t *c)
+{
+	val_t v = primary(c);
+	while (!c->err && member_step(c, &v))
+		;
+	if (!c->err && v.t >= V_DEVICE)
+		refuse(c, MU_EINVAL, "device, device.attributes and device.capacity must be "
+		       "followed by a domain and a name");
+	return v;
+}
+
+static val_t unary(cel_t *c)
+{
+	if (eat(c, "!")) {
+		if (++c->depth > MU_CEL_MAX_DEPTH) {
+			refuse(c, MU_ELIMIT, "nested deeper than %d", MU_CEL_MAX_DEPTH);
+			return (val_t){.t = V_ERR};
+		}
+		val_t v = unary(c);
+		c->depth--;
+		if (c->err || v.t == V_ERR || v.t == V_DYN)
+			return v.t == V_DYN ? (val_t){.t = V_BOOL} : v;
+		if (v.t != V_BOOL)
+			return c->dev ? rerr(c, "no such overload: !") :
+			       (refuse(c, MU_EINVAL, "! needs a bool"), v);
+		return (val_t){.t = V_BOOL, .b = !v.b};
+	}
+	return member(c);
+}
+
+/* The relation op of a and b. */
+static val_t relate(cel_t *c, const char *op, val_t a, val_t b)
+{
+	if (a.t == V_ERR || b.t == V_ERR)
+		return (val_t){.t = V_ERR};
+	if (a.t == V_QTY || a.t == V_VER || b.t == V_QTY || b.t == V_VER) {
+		refuse(c, MU_EINVAL, "compare quantities and versions with compareTo(), "
+		       "isGreaterThan() or isLessThan(), not %s", op);
+		return (val_t){.t = V_ERR};
+	}
+	if (a.t == V_DYN || b.t == V_DYN || !c->dev)
+		return (val_t){.t = V_BOOL};
+	bool eq = op[0] == '=' || op[0] == '!';
+	if (a.t != b.t || (!eq && a.t == V_BOOL))
+		return rerr(c, "no such overload: %s between these types", op);
+	int r = a.t == V_STR ? strcmp(a.s ? a.s : "", b.s ? b.s : "")
+	      : a.t == V_BOOL ? (a.b != b.b) : (a.i > b.i) - (a.i < b.i);
+	r = (r > 0) - (r < 0);
+	bool out = !strcmp(op, "==") ? r == 0 : !strcmp(op, "!=") ? r != 0
+		 : !strcmp(op, "<") ? r < 0 : !strcmp(op, "<=") ? r <= 0
+		 : !strcmp(op, ">") ? r > 0 : r >= 0;
+	return (val_t){.t = V_BOOL, .b = out};
+}
+
+static val_t relation(cel_t *c)
+{
+	static const char *const ops[] = {"==", "!=", "<=", ">=", "<", ">"};
+	val_t a = unary(c);
+	if (c->err)
+		return a;
+	skip(c);
+	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+		if (!eat(c, ops[k]))
+			continue;
+		val_t b = unary(c);
+		return c->err ? b : relate(c, ops[k], a, b);
+	}
+	if (eat(c, "in ") || eat(c, "+") || eat(c, "-") || eat(c, "*") || eat(c, "/") ||
+	    eat(c, "%") || eat(c, "?"))
+		refuse(c, MU_EINVAL, "operators other than comparisons, &&, || and ! are not "
+		       "supported");
+	return a;
+}
+
+/* Logic of && (and) or || (!and) over CEL's error absorption. */
+static val_t logic(cel_t *c, bool and, val_t a, val_t b)
+{
+	int at = a.t == V_DYN ? V_BOOL : a.t, bt = b.t == V_DYN ? V_BOOL : b.t;
+	if ((at != V_BOOL && at != V_ERR) || (bt != V_BOOL && bt != V_ERR)) {
+		if (!c->dev)
+			refuse(c, MU_EINVAL, "%s needs bools", and ? "&&" : "||");
+		return c->dev ? rerr(c, "no such overload: %s", and ? "&&" : "||") : (val_t){.t = V_ERR};
+	}
+	if (!c->dev)
+		return (val_t){.t = V_BOOL};
+	bool decides = !and; /* the value that decides alone */
+	if ((at == V_BOOL && a.b == decides) || (bt == V_BOOL && b.b == decides))
+		return (val_t){.t = V_BOOL, .b = decides};
+	if (at == V_ERR || bt == V_ERR)
+		return (val_t){.t = V_ERR};
+	return (val_t){.t = V_BOOL, .b = !decides};
+}
+
+static val_t and_expr(cel_t *c)
+{
+	val_t a = relation(c);
+	while (!c->err && eat(c, "&&"))
+		a = logic(c, true, a, relation(c));
+	return a;
+}
+
+static val_t expr(cel_t *c)
+{
+	if (++c->depth > MU_CEL_MAX_DEPTH) {
+		refuse(c, MU_ELIMIT, "nested deeper than %d", MU_CEL_MAX_DEPTH);
+		return (val_t){.t = V_ERR};
+	}
+	val_t a = and_expr(c);
+	while (!c->err && eat(c, "||"))
+		a = logic(c, false, a, and_expr(c));
+	c->depth--;
+	return a;
+}
+
+/* Runs the whole text with dev (NULL: check). */
+static int run(const char *text, const mu_cel_device_t *dev, val_t *out, char *err,
+	       size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	if (!text || strlen(text) > MU_CEL_MAX_LEN) {
+		if (err && errlen)
+			snprintf(err, errlen, "CEL: expected an expression of at most %d bytes",
+				 MU_CEL_MAX_LEN);
+		return MU_EINVAL;
+	}
+	cel_t *c = calloc(1, sizeof *c);
+	if (!c)
+		return MU_ENOMEM;
+	c->start = c->p = text;
+	c->dev = dev;
+	c->msg = err;
+	c->msglen = errlen;
+	*out = expr(c);
+	skip(c);
+	if (!c->err && *c->p && (strchr("?+-*/%[", *c->p) || !strncmp(c->p, "in ", 3)))
+		refuse(c, MU_EINVAL, "operator '%.2s' is not supported (comparisons, &&, || "
+		       "and ! are)", c->p);
+	else if (!c->err && *c->p)
+		refuse(c, MU_EPARSE, "unexpected '%c'", *c->p);
+	if (!c->err && out->t != V_BOOL && out->t != V_DYN && out->t != V_ERR)
+		refuse(c, MU_EINVAL, "the expression must yield a bool");
+	int rc = c->err;
+	if (!rc && out->t == V_ERR) {
+		rc = strstr(c->rmsg, "has no") ? MU_ENOENT : MU_EINVAL;
+		if (err && errlen)
+			snprintf(err, errlen, "CEL: %s", c->rmsg);
+	}
+	free(c);
+	return rc;
+}
+
+int mu_cel_check(const char *expr_text, char *err, size_t errlen)
+{
+	val_t v;
+	return run(expr_text, NULL, &v, err, errlen);
+}
+
+int mu_cel_eval(const char *expr_text, const mu_cel_device_t *dev, bool *match,
+		char *err, size_t errlen)
+{
+	val_t v;
+	static const mu_cel_device_t none = {0};
+	int rc = run(expr_text, dev ? dev : &none, &v, err, errlen);
+	*match = rc == MU_OK && v.t == V_BOOL && v.b;
+	return rc;
+}
