@@ -3,6 +3,8 @@
  *
  *   resources.c  the registry of resource types (group, version, plural,
  *                kind, scope, short names, table columns, selectable fields)
+ *   crdreg.c     built-in types plus the custom types CRDs make (crd.h);
+ *                crd.c CRDs and their structural schemas
  *   store.c      SQLite storage, the in-memory object index, the global
  *                resourceVersion and the watch ring
  *   selectors.c  label and field selectors
