@@ -80,7 +80,6 @@ typedef struct mu__rtype {
 	/* Fills defaults on create (NULL = none). */
 	void (*defaults)(json_t *obj);
 	int name_rule;              /* MU__NAME_* */
-	const void *ext;            /* a custom type's mu__crdtype_t (crd.h), else NULL */
 } mu__rtype_t;
 
 /* The registry: *n types, in a fixed order (index = rt). */
@@ -89,6 +88,9 @@ const mu__rtype_t *mu__rtypes(int *n);
 int mu__rtype_find(const char *group, const char *version, const char *plural);
 /* Index of a type by group and kind (any version), or -1. */
 int mu__rtype_by_kind(const char *group, const char *kind);
+/* Whether t is an entry of the built-in registry (else a custom type of
+ * crdreg.c, whose mu__crdtype_t starts with it). */
+bool mu__rtype_builtin(const mu__rtype_t *t);
 /* "v1" or "group/version". */
 void mu__rtype_apiversion(const mu__rtype_t *t, char *buf, size_t len);
 

@@ -25,7 +25,7 @@
 #define MU__RT_MAX (MU__RT_COUNT + MU__CRD_MAX)
 
 typedef struct mu__crdtype {
-	mu__rtype_t t;            /* t.ext points back here; strings point into crd */
+	mu__rtype_t t;            /* first: mu__crdtype() casts back; strings point into crd */
 	json_t *crd;              /* the CRD as registered (owned, never changed) */
 	int nver, storage;        /* versions; the index of the storage version */
 	struct {

@@ -71,7 +71,7 @@ int mu__types_end(const mu__types_t *r)
 
 const mu__crdtype_t *mu__crdtype(const mu__rtype_t *t)
 {
-	return t ? t->ext : NULL;
+	return t && !mu__rtype_builtin(t) ? (const mu__crdtype_t *)(const void *)t : NULL;
 }
 
 bool mu__type_served(const mu__types_t *r, int rt)
@@ -186,7 +186,6 @@ static mu__crdtype_t *build(const json_t *crd, char *err, size_t errlen)
 	c->t.namespaced = scope && !strcmp(scope, "Namespaced");
 	c->t.has_spec = true;
 	c->t.name_rule = MU__NAME_SUBDOMAIN;
-	c->t.ext = c;
 	size_t i;
 	json_t *sn;
 	int k = 0;

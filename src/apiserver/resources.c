@@ -559,6 +559,12 @@ int mu__rtype_find(const char *group, const char *version, const char *plural)
 	return -1;
 }
 
+bool mu__rtype_builtin(const mu__rtype_t *t)
+{
+	uintptr_t p = (uintptr_t)t;
+	return p >= (uintptr_t)&types[0] && p < (uintptr_t)&types[MU__RT_COUNT];
+}
+
 int mu__rtype_by_kind(const char *group, const char *kind)
 {
 	for (int i = 0; i < MU__RT_COUNT; i++)

@@ -194,8 +194,8 @@ json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n, int in
 		if (!o)
 			continue;
 		json_t *cells = json_array();
-		if (t->ext)
-			mu__crd_row(t->ext, o, now, cells);
+		if (mu__crdtype(t))
+			mu__crd_row(mu__crdtype(t), o, now, cells);
 		else
 			t->row(o, now, cells);
 		json_t *row = json_pack("{s:o}", "cells", cells);
