@@ -307,6 +307,9 @@ int mu__merge_patch(json_t *target, const json_t *patch);
  * directives are understood.  Returns MU_OK, MU_EINVAL (bad directive) or
  * MU_ELIMIT (too deep). */
 int mu__strategic_patch(json_t *target, const json_t *patch);
+/* The strategic merge key of a list field of the built-in kinds
+ * ("containers" -> "name"), or NULL. */
+const char *mu__merge_key(const char *field);
 /* RFC 6902 JSON patch: applies the array ops to *doc in place (*doc may be
  * replaced by an operation on the root).  Returns MU_OK, MU_EPARSE (the
  * patch is malformed: 400) or MU_EINVAL (an operation failed: 422), with a
@@ -437,6 +440,9 @@ void mu__resp_status(mu__resp_t *rs, int code, const char *reason, const char *f
 void mu__resp_json(mu__resp_t *rs, int code, json_t *v);
 /* Discovery and OpenAPI answers (discovery.c); false if not such a path. */
 bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
+/* /openapi/v3 (the index of group-versions) and /openapi/v3/api/V,
+ * /openapi/v3/apis/G/V (openapi.c). */
+void mu__openapi_v3(mu_apiserver_t *s, const mu__route_t *r, mu__resp_t *rs);
 /* A meta.k8s.io/v1 Table of objs (respond.c). */
 json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n,
 		  int include_object, bool headers);

@@ -5,8 +5,8 @@
  * (APIVersions), /apis (APIGroupList), /apis/G (APIGroup), /api/v1 and
  * /apis/G/V (APIResourceList with verbs, short names and subresources),
  * /openapi/v2 (an empty protobuf document, which `kubectl apply` accepts
- * and then falls back to its built-in schemas), /openapi/v3 (404), and the
- * health endpoints.  Legacy (not aggregated) discovery is served: client-go
+ * and then falls back to its built-in schemas), /openapi/v3 (openapi.c),
+ * and the health endpoints.  Legacy (not aggregated) discovery is served: client-go
  * falls back to it when the answer's Content-Type is plain JSON.
  *
  * mu__table() renders object versions as a meta.k8s.io/v1 Table with the
@@ -198,6 +198,9 @@ bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		rs->code = 200;
 		rs->ctype = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 		rs->body = strdup("");
+		return true;
+	case MU__R_OPENAPI_V3:
+		mu__openapi_v3(s, r, rs);
 		return true;
 	case MU__R_HEALTH:
 		rs->code = 200;

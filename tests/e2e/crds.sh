@@ -98,6 +98,15 @@ has "field selected" "$T/out" "widget.example.com/w3"
 hasnt "field not selected" "$T/out" "w1"
 expect "unknown field selector" 1 k get widgets --field-selector spec.size=3
 
+# kubectl explain reads /openapi/v3: built-in kinds and the CRD's schema
+expect "explain a CRD field" 0 k explain widgets.spec.size
+has "explain type" "$T/out" "FIELD: size <integer>"
+expect "explain a built-in kind" 0 k explain pods.spec.containers.env
+has "explain list" "$T/out" "FIELD: env <[]EnvVar>"
+has "explain nested" "$T/out" "valueFrom	<EnvVarSource>"
+expect "openapi index" 0 k get --raw /openapi/v3
+has "index lists the CRD" "$T/out" '"apis/example.com/v1":{"serverRelativeURL":"/openapi/v3/apis/example.com/v1?hash='
+
 # across a restart the type is served again from the stored CRD
 kill "$UPID"; wait "$UPID" 2>/dev/null
 up_start "$ROOT/examples/cluster-small.yaml"
