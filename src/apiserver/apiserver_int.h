@@ -51,6 +51,7 @@ enum {
 	MU__SUB_STATUS = 1,
 	MU__SUB_BINDING = 2,
 	MU__SUB_EVICTION = 4,
+	MU__SUB_TOKEN = 8,    /* serviceaccounts/token (TokenRequest, rbac.c) */
 };
 
 typedef struct mu__col {
@@ -113,6 +114,11 @@ enum {
 	MU__RT_SERVICEACCOUNTS,
 	MU__RT_PRIORITYCLASSES,
 	MU__RT_CRDS,     /* apiextensions.k8s.io CustomResourceDefinitions (crd.c) */
+	MU__RT_ROLES,    /* rbac.authorization.k8s.io (rbac.c evaluates them) */
+	MU__RT_CLUSTERROLES,
+	MU__RT_ROLEBINDINGS,
+	MU__RT_CLUSTERROLEBINDINGS,
+	MU__RT_SSARS,    /* authorization.k8s.io SelfSubjectAccessReviews: create only, not stored */
 	MU__RT_COUNT,
 };
 
@@ -290,6 +296,7 @@ void mu__validate_nrt(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_configmap(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_secret(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_priorityclass(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
@@ -411,9 +418,20 @@ struct mu_apiserver {
 	mu__types_t *types;   /* crdreg.c: what is served */
 };
 
+/* Who a request comes from (rbac.c). */
+#define MU__USER_GROUPS 8
+typedef struct mu__user {
+	char name[256];
+	char groups[MU__USER_GROUPS][128];
+	int ngroups;
+	bool admin;           /* system:masters, or no authentication configured */
+} mu__user_t;
+
 /* A request, as the handlers see it. */
 typedef struct mu__req {
 	const char *method;
+	const char *path;         /* the URL path (non-resource authorization) */
+	const mu__user_t *user;   /* authenticated; NULL inside the server */
 	mu__route_t route;
 	mu__query_t q;
 	const char *accept, *ctype;
@@ -457,6 +475,18 @@ struct sockaddr_in;
 int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err, size_t errlen);
 /* Stops listening and joins every connection thread. */
 void mu__http_stop(mu_apiserver_t *s);
+
+/* Authentication and RBAC (rbac.c).  mu__authn: the user behind an
+ * Authorization header (false: 401); mu__authz: whether u may make rq
+ * (false: 403 with kube-apiserver's message in msg); mu__rbac_route:
+ * answers SelfSubjectAccessReviews and TokenRequests (false when rq is
+ * neither); mu__rbac_bootstrap: kube-apiserver's bootstrap roles. */
+bool mu__authn(mu_apiserver_t *s, const char *authz_header, mu__user_t *u);
+bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char *msg, size_t len);
+bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
+void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
+void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
+int mu__rbac_bootstrap(mu_apiserver_t *s);
 
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);

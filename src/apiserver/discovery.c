@@ -108,13 +108,19 @@ static json_t *resource_entry(const mu__rtype_t *t, const char *sub)
 	char name[128];
 	snprintf(name, sizeof name, "%s%s%s", t->plural, sub ? "/" : "", sub ? sub : "");
 	const char *kind = t->kind;
-	if (sub && !strcmp(sub, "binding"))
+	if (sub && !strcmp(sub, "token"))
+		kind = "TokenRequest";
+	else if (sub && !strcmp(sub, "binding"))
 		kind = "Binding";
 	else if (sub && !strcmp(sub, "eviction"))
 		kind = "Eviction";
 	json_t *r = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name, "singularName", sub ? "" : t->singular,
 			      "namespaced", t->namespaced, "kind", kind, "verbs",
-			      strings(!sub ? verbs : !strcmp(sub, "status") ? sverbs : cverbs));
+			      strings(!sub && strcmp(t->plural, "selfsubjectaccessreviews") ? verbs
+				      : sub && !strcmp(sub, "status") ? sverbs : cverbs));
+	if (sub && !strcmp(sub, "token"))
+		json_object_set_new(r, "group", json_string("authentication.k8s.io")),
+			json_object_set_new(r, "version", json_string("v1"));
 	if (sub && !strcmp(sub, "eviction"))
 		json_object_set_new(r, "group", json_string("policy")), json_object_set_new(r, "version", json_string("v1"));
 	if (!sub && t->shortnames[0])
@@ -140,6 +146,8 @@ static json_t *resource_list(const mu__types_t *r, const char *group, const char
 			json_array_append_new(res, resource_entry(t, "binding"));
 		if (t->subs & MU__SUB_EVICTION)
 			json_array_append_new(res, resource_entry(t, "eviction"));
+		if (t->subs & MU__SUB_TOKEN)
+			json_array_append_new(res, resource_entry(t, "token"));
 	}
 	if (json_array_size(res) == 0) {
 		json_decref(res);

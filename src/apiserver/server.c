@@ -196,7 +196,9 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	mu__store_opts_t so = {o->data_dir, o->watch_cache, o->fsync, s->types};
 	if (rc == MU_OK)
 		rc = mu__store_open(&so, &s->store, err, errlen);
-	if (rc == MU_OK && (rc = default_namespaces(s)) != MU_OK)
+	if (rc == MU_OK && (rc = default_namespaces(s)) == MU_OK)
+		rc = mu__rbac_bootstrap(s);
+	if (rc != MU_OK && s->store)
 		snprintf(err, errlen, "cannot write to the store: %s", mu_strerror(rc));
 	if (rc == MU_OK)
 		rc = mu__jobctl_new(s, &s->jc);
