@@ -119,6 +119,7 @@ enum {
 	MU__RT_ROLEBINDINGS,
 	MU__RT_CLUSTERROLEBINDINGS,
 	MU__RT_SSARS,    /* authorization.k8s.io SelfSubjectAccessReviews: create only, not stored */
+	MU__RT_PDBS,     /* policy/v1 PodDisruptionBudgets (pdb.c) */
 	MU__RT_COUNT,
 };
 
@@ -297,6 +298,7 @@ void mu__validate_configmap(const json_t *obj, const json_t *old, mu__verr_t *e)
 void mu__validate_secret(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_priorityclass(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
@@ -487,6 +489,11 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 int mu__rbac_bootstrap(mu_apiserver_t *s);
+
+/* Whether the PodDisruptionBudgets of pod (pdb.c) let it be evicted now:
+ * MU_OK, MU_ESTATE (429: msg and a DisruptionBudget cause in e) or
+ * MU_ELIMIT (more than one budget: 500, msg). */
+int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e);
 
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);

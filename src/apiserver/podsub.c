@@ -620,6 +620,22 @@ void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, jso
 			mu__jstr(body, "deleteOptions.preconditions.resourceVersion"), ""};
 	mu__wtx_t *tx;
 	mu__store_begin(s->store, &tx);
+	/* the budgets are checked under the writer lock: no other eviction
+	 * can pass between the count and the delete */
+	mu__obj_t *cur = mu__store_get(s->store, MU__RT_PODS, rq->route.ns, rq->route.name);
+	json_t *pod = cur ? mu__obj_parse(cur) : NULL;
+	mu__verr_t pe = {0};
+	int prc = pod && !cur->deleting ? mu__pdb_allows(s, pod, why, sizeof why, &pe) : MU_OK;
+	json_decref(pod);
+	mu__obj_unref(cur);
+	if (prc != MU_OK) {
+		mu__store_commit(tx);
+		if (prc == MU_ESTATE)
+			mu__resp_err(rs, 429, "TooManyRequests", t, rq->route.name, &pe, "%s", why);
+		else
+			mu__resp_status(rs, 500, "InternalError", "%s", why);
+		return;
+	}
 	/* the preconditions are checked by the first step, so the second,
 	 * which sees the first's new version, cannot fail on them */
 	int rc = mu__store_apply(tx, MU__RT_PODS, rq->route.ns, rq->route.name, disrupt_fn, &dc,

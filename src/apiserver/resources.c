@@ -350,6 +350,14 @@ static void row_binding(const json_t *o, int64_t now, json_t *cells)
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
+static void row_pdb(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	qty_cell(cells, o, "spec.minAvailable");
+	qty_cell(cells, o, "spec.maxUnavailable");
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
 static void row_crd(const json_t *o, int64_t now, json_t *cells)
 {
 	(void)now;
@@ -483,6 +491,11 @@ static const mu__col_t binding_cols[] = {
 	NAMECOL, {"Role", "string", "", "The role it grants.", 0}, AGECOL,
 };
 
+static const mu__col_t pdb_cols[] = {
+	NAMECOL, {"Min Available", "string", "", "Pods that must stay available.", 0},
+	{"Max Unavailable", "string", "", "Pods that may be unavailable.", 0}, AGECOL,
+};
+
 static const char *const pod_fields[] = {
 	"spec.nodeName", "spec.schedulerName", "status.phase", "spec.restartPolicy",
 	"spec.serviceAccountName", "status.podIP", "status.nominatedNodeName",
@@ -574,6 +587,9 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 					"clusterrolebinding", "ClusterRoleBinding", {NULL}, false, true, false, 0, NULL,
 					binding_cols, N(binding_cols), row_binding, mu__validate_rbac, NULL,
 					MU__NAME_PATH},
+	[MU__RT_PDBS] = {"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
+			 {"pdb"}, true, true, true, MU__SUB_STATUS, NULL, pdb_cols, N(pdb_cols), row_pdb,
+			 mu__validate_pdb, NULL, MU__NAME_SUBDOMAIN},
 	[MU__RT_SSARS] = {"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "", "SelfSubjectAccessReview",
 			  {NULL}, false, true, false, 0, NULL, crd_cols, 1, row_created, NULL, NULL,
 			  MU__NAME_SUBDOMAIN},

@@ -191,3 +191,32 @@ void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e)
 				     "\"ServiceAccount\", \"User\", \"Group\"", sk ? sk : "");
 	}
 }
+
+/* Checks a PodDisruptionBudget: at most one of minAvailable and
+ * maxUnavailable, each a count >= 0 or a percentage. */
+void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	const json_t *min = mu__jget(obj, "spec.minAvailable"), *max = mu__jget(obj, "spec.maxUnavailable");
+	if (min && max)
+		mu__verr_add(e, "spec", "FieldValueInvalid", "Invalid value: minAvailable and maxUnavailable cannot be "
+			     "both set");
+	const json_t *v[2] = {min, max};
+	static const char *const f[2] = {"spec.minAvailable", "spec.maxUnavailable"};
+	for (int i = 0; i < 2; i++) {
+		if (!v[i])
+			continue;
+		long x = -1;
+		if (json_is_integer(v[i]))
+			x = (long)json_integer_value(v[i]);
+		else if (json_string_value(v[i])) {
+			char *end;
+			x = strtol(json_string_value(v[i]), &end, 10);
+			if (end == json_string_value(v[i]) || strcmp(end, "%"))
+				x = -1;
+		}
+		if (x < 0 || (json_is_string(v[i]) && x > 100))
+			mu__verr_add(e, f[i], "FieldValueInvalid", "Invalid value: must be a non-negative integer or a "
+				     "percentage between 0%% and 100%%");
+	}
+}
