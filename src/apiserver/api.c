@@ -564,6 +564,61 @@ static char *list_body(const mu__rtype_t *t, const mu__page_t *pg, const char *c
 	return b;
 }
 
+/* The resourceVersion and resourceVersionMatch of a list, as kube-apiserver
+ * checks them (ValidateListOptions: 422) and serves them from its watch
+ * cache: a version the store has not reached is waited for up to 3 s, then
+ * 504 "Too large resource version"; Exact serves only the current version
+ * (no history is kept: 410 for an older one).  False when answered. */
+static bool list_rv_ok(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
+{
+	const char *m = rq->q.rv_match;
+	const char *inv = "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch";
+	if (*m && strcmp(m, "Exact") && strcmp(m, "NotOlderThan")) {
+		mu__resp_status(rs, 422, "Invalid", "%s: Unsupported value: \"%s\": supported values: \"Exact\", "
+				"\"NotOlderThan\"", inv, m);
+		return false;
+	}
+	if (*m && !rq->q.has_rv) {
+		mu__resp_status(rs, 422, "Invalid", "%s: Forbidden: resourceVersionMatch is forbidden unless "
+				"resourceVersion is provided", inv);
+		return false;
+	}
+	if (!strcmp(m, "Exact") && !strcmp(rq->q.rv, "0")) {
+		mu__resp_status(rs, 422, "Invalid", "%s: Forbidden: resourceVersionMatch \"exact\" is forbidden for "
+				"resourceVersion \"0\"", inv);
+		return false;
+	}
+	if (!rq->q.has_rv || !strcmp(rq->q.rv, "0") || !rq->q.rv[0])
+		return true;
+	char *end;
+	long long want = strtoll(rq->q.rv, &end, 10);
+	if (*end || want < 0) {
+		mu__resp_status(rs, 400, "BadRequest", "invalid resource version \"%s\"", rq->q.rv);
+		return false;
+	}
+	int64_t deadline = mu__mono_ms() + 3000;
+	while (mu__store_rv(s->store) < want && mu__mono_ms() < deadline) {
+		int64_t cur = mu__store_rv(s->store);
+		mu__wev_t ev;
+		int n = mu__store_wait(s->store, &cur, &ev, 1, (int)(deadline - mu__mono_ms()));
+		if (n > 0)
+			mu__wev_release(&ev, n);
+		else if (n < 0)
+			break;
+	}
+	int64_t now = mu__store_rv(s->store);
+	if (now < want) {
+		mu__resp_status(rs, 504, "Timeout", "Timeout: Too large resource version: %lld, current: %lld", want,
+				(long long)now);
+		return false;
+	}
+	if (!strcmp(m, "Exact") && want != now) {
+		mu__resp_status(rs, 410, "Expired", "too old resource version: %s (%lld)", rq->q.rv, (long long)now);
+		return false;
+	}
+	return true;
+}
+
 void mu__do_list(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
 	const mu__rtype_t *t = mu__type(s->types, rt);
@@ -576,11 +631,8 @@ void mu__do_list(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 		mu__resp_status(rs, 400, "BadRequest", "continue key is not valid");
 		return;
 	}
-	if (!strcmp(rq->q.rv_match, "Exact") && rq->q.has_rv &&
-	    strtoll(rq->q.rv, NULL, 10) != mu__store_rv(s->store)) {
+	if (!list_rv_ok(s, rq, rs)) {
 		mu__filter_release(&f);
-		mu__resp_status(rs, 410, "Expired", "too old resource version: %s (%lld)", rq->q.rv,
-				(long long)mu__store_rv(s->store));
 		return;
 	}
 	int64_t limit = rq->q.has_limit ? rq->q.limit : s->o.list_limit;
@@ -679,6 +731,11 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 		      (!strcmp(sub, "binding") && (t->subs & MU__SUB_BINDING)) ||
 		      (!strcmp(sub, "eviction") && (t->subs & MU__SUB_EVICTION)))) {
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
+		return;
+	}
+	if (!strcmp(m, "GET") && rq->q.watch && rq->q.rv_match[0]) {
+		mu__resp_status(rs, 422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+				"Forbidden: resourceVersionMatch is forbidden for watch");
 		return;
 	}
 	if (!strcmp(m, "GET") && rq->q.watch) {

@@ -48,8 +48,13 @@ static bool same(const char *a, const char *b)
 
 static void add_group(mu__user_t *u, const char *g)
 {
-	if (u->ngroups < MU__USER_GROUPS)
-		snprintf(u->groups[u->ngroups++], sizeof u->groups[0], "%s", g);
+	if (u->ngroups >= MU__USER_GROUPS)
+		return;
+	size_t l = strlen(g);
+	if (l >= sizeof u->groups[0])
+		l = sizeof u->groups[0] - 1; /* cut, as no group name is this long */
+	memcpy(u->groups[u->ngroups], g, l);
+	u->groups[u->ngroups++][l] = '\0';
 }
 
 /* Splits one line of a static token file into u; false if malformed. */
@@ -121,8 +126,8 @@ static bool sa_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
 	if (ok) {
 		snprintf(u->name, sizeof u->name, "system:serviceaccount:%s:%s", ns, sa);
 		add_group(u, "system:serviceaccounts");
-		char g[160];
-		snprintf(g, sizeof g, "system:serviceaccounts:%s", ns);
+		char g[128];
+		snprintf(g, sizeof g, "system:serviceaccounts:%.63s", ns);
 		add_group(u, g);
 	}
 	mu__obj_unref(acct);
