@@ -120,6 +120,7 @@ enum {
 	MU__RT_CLUSTERROLEBINDINGS,
 	MU__RT_SSARS,    /* authorization.k8s.io SelfSubjectAccessReviews: create only, not stored */
 	MU__RT_PDBS,     /* policy/v1 PodDisruptionBudgets (pdb.c) */
+	MU__RT_SSRS,     /* authentication.k8s.io SelfSubjectReviews: create only, not stored */
 	MU__RT_COUNT,
 };
 

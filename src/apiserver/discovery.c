@@ -116,7 +116,8 @@ static json_t *resource_entry(const mu__rtype_t *t, const char *sub)
 		kind = "Eviction";
 	json_t *r = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name, "singularName", sub ? "" : t->singular,
 			      "namespaced", t->namespaced, "kind", kind, "verbs",
-			      strings(!sub && strcmp(t->plural, "selfsubjectaccessreviews") ? verbs
+			      strings(!sub && strcmp(t->plural, "selfsubjectaccessreviews") &&
+						      strcmp(t->plural, "selfsubjectreviews") ? verbs
 				      : sub && !strcmp(sub, "status") ? sverbs : cverbs));
 	if (sub && !strcmp(sub, "token"))
 		json_object_set_new(r, "group", json_string("authentication.k8s.io")),

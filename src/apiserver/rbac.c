@@ -436,10 +436,21 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		    !strcmp(r->plural, "selfsubjectaccessreviews");
 	bool token = r->kind == MU__R_RESOURCE && r->core && !strcmp(r->plural, "serviceaccounts") &&
 		     !strcmp(r->sub, "token") && r->name[0];
-	if (!ssar && !token)
+	bool ssr = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authentication.k8s.io") &&
+		   !strcmp(r->plural, "selfsubjectreviews");
+	if (!ssar && !token && !ssr)
 		return false;
-	if (strcmp(rq->method, "POST") || (ssar && (r->name[0] || r->ns[0]))) {
+	if (strcmp(rq->method, "POST") || ((ssar || ssr) && (r->name[0] || r->ns[0]))) {
 		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", rq->method);
+		return true;
+	}
+	if (ssr) { /* SelfSubjectReview: who am I (`kubectl auth whoami`); its body holds nothing */
+		json_t *groups = json_array();
+		for (int i = 0; i < rq->user->ngroups; i++)
+			json_array_append_new(groups, json_string(rq->user->groups[i]));
+		mu__resp_json(rs, 201, json_pack("{s:s, s:s, s:{}, s:{s:{s:s, s:o}}}", "kind", "SelfSubjectReview",
+						 "apiVersion", "authentication.k8s.io/v1", "metadata", "status",
+						 "userInfo", "username", rq->user->name, "groups", groups));
 		return true;
 	}
 	char err[300] = "";
@@ -502,7 +513,9 @@ int mu__rbac_bootstrap(mu_apiserver_t *s)
 				     "\"/livez\",\"/openapi\",\"/openapi/*\",\"/readyz\",\"/version\",\"/version/\"],"
 				     "\"verbs\":[\"get\"]}", "system:authenticated"},
 		{"system:basic-user", "{\"apiGroups\":[\"authorization.k8s.io\"],\"resources\":"
-				      "[\"selfsubjectaccessreviews\",\"selfsubjectrulesreviews\"],\"verbs\":[\"create\"]}",
+				      "[\"selfsubjectaccessreviews\",\"selfsubjectrulesreviews\"],\"verbs\":[\"create\"]},"
+				      "{\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":[\"selfsubjectreviews\"],"
+				      "\"verbs\":[\"create\"]}",
 		 "system:authenticated"},
 	};
 	char buf[2048];

@@ -590,6 +590,8 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 	[MU__RT_PDBS] = {"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
 			 {"pdb"}, true, true, true, MU__SUB_STATUS, NULL, pdb_cols, N(pdb_cols), row_pdb,
 			 mu__validate_pdb, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_SSRS] = {"authentication.k8s.io", "v1", "selfsubjectreviews", "", "SelfSubjectReview", {NULL},
+			 false, true, false, 0, NULL, crd_cols, 1, row_created, NULL, NULL, MU__NAME_SUBDOMAIN},
 	[MU__RT_SSARS] = {"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "", "SelfSubjectAccessReview",
 			  {NULL}, false, true, false, 0, NULL, crd_cols, 1, row_created, NULL, NULL,
 			  MU__NAME_SUBDOMAIN},

@@ -82,6 +82,9 @@ has "yes" "$T/out" "yes"
 expect "can-i no" 1 ku $A auth can-i delete pods -n default
 has "no" "$T/out" "no"
 expect "can-i as admin" 0 k auth can-i '*' '*'
+expect "whoami" 0 ku $A auth whoami
+has "whoami user" "$T/out" "alice"
+has "whoami groups" "$T/out" "[team-a devs system:authenticated]"
 
 # --- deploy/rbac.yaml's service account runs the scheduler --------------------------
 expect "apply deploy/rbac.yaml" 0 k apply -f "$ROOT/deploy/rbac.yaml"
