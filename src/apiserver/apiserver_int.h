@@ -24,6 +24,9 @@
  *   respond.c    answers all of those give (Status, store errors, filters,
  *                tables); helpers.c clocks, RFC 3339, ages, base64, jset.
  *                Both sit below the handlers and call none of them.
+ *   openapi.c    /openapi/v3 for kubectl explain
+ *   rbac.c       authentication (tokens), RBAC, SelfSubjectAccessReview,
+ *                TokenRequest; pdb.c PodDisruptionBudgets for evictions
  *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller
  *
  * Objects are immutable once built (mu__obj_t): a write makes a new version,
