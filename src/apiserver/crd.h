@@ -42,6 +42,7 @@ typedef struct mu__crdtype {
 	char listkind[128];
 	char singular[128];       /* spec.names.singular, else the kind in lower case */
 	atomic_bool served;       /* false once its CRD is deleted */
+	unsigned long seq;        /* registration number: changes with every new spec */
 	struct mu__crdtype *retired; /* older versions of this slot */
 } mu__crdtype_t;
 

@@ -20,6 +20,7 @@ struct mu__types {
 	pthread_mutex_t mu;
 	_Atomic(mu__crdtype_t *) slot[MU__CRD_MAX];
 	atomic_int n; /* slots in use */
+	unsigned long seq; /* registrations so far (under mu) */
 };
 
 int mu__types_new(mu__types_t **out)
@@ -256,6 +257,7 @@ int mu__types_put(mu__types_t *r, const json_t *crd, char *err, size_t errlen)
 		return MU_EINVAL;
 	}
 	c->retired = old;
+	c->seq = ++r->seq;
 	if (rt < 0) {
 		int slot = atomic_load(&r->n);
 		atomic_store_explicit(&r->slot[slot], c, memory_order_release);

@@ -20,7 +20,8 @@
  *     verifier looks for them on the PATCH operation before it lets the
  *     server validate fields.
  *
- * Documents are built per request, bounded by the registry's size.
+ * Documents are built per request, bounded by the registry's size; the
+ * index is not: it hashes names and registration numbers only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,14 +244,30 @@ static json_t *gv_doc(const mu__types_t *r, const char *g, const char *v)
 			 "version", "v1.32.0", "paths", paths, "components", "schemas", schemas);
 }
 
-/* FNV-1a of a document's text, as the hash kubectl caches it by. */
-static unsigned long long doc_hash(const json_t *doc)
+static unsigned long long fnv(unsigned long long h, const char *p)
 {
-	char *t = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
-	unsigned long long h = 1469598103934665603ull;
-	for (const char *p = t; p && *p; p++)
+	for (; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	free(t);
+	return h;
+}
+
+/* The hash kubectl caches the document of g/v by: it changes whenever
+ * what the document is built from does (the generated registry, the
+ * types served there, each CRD's registration), without building it. */
+static unsigned long long gv_hash(const mu__types_t *r, const char *g, const char *v)
+{
+	unsigned long long h = fnv(fnv(fnv(1469598103934665603ull, mu__schema_source), g), v);
+	for (int i = 0; i < mu__types_end(r); i++) {
+		const mu__rtype_t *t = mu__type(r, i);
+		if (!t || strcmp(t->group, g) || !mu__type_served(r, i))
+			continue;
+		const mu__crdtype_t *c = mu__crdtype(t);
+		if (c ? mu__crd_version(c, v) < 0 : strcmp(t->version, v) != 0)
+			continue;
+		char seq[32];
+		snprintf(seq, sizeof seq, "/%lu", c ? c->seq : 0ul);
+		h = fnv(fnv(h, t->plural), seq);
+	}
 	return h;
 }
 
@@ -274,9 +291,7 @@ static json_t *index_doc(const mu__types_t *r)
 				snprintf(key, sizeof key, "api/%s", ver);
 			if (json_object_get(paths, key))
 				continue;
-			json_t *d = gv_doc(r, t->group, ver);
-			snprintf(url, sizeof url, "/openapi/v3/%s?hash=%016llX", key, doc_hash(d));
-			json_decref(d);
+			snprintf(url, sizeof url, "/openapi/v3/%s?hash=%016llX", key, gv_hash(r, t->group, ver));
 			json_object_set_new(paths, key, json_pack("{s:s}", "serverRelativeURL", url));
 		}
 	}
