@@ -3,6 +3,8 @@
  *
  *   resources.c  the registry of resource types (group, version, plural,
  *                kind, scope, short names, table columns, selectable fields)
+ *   crdreg.c     built-in types plus the custom types CRDs make (crd.h);
+ *                crd.c CRDs and their structural schemas
  *   store.c      SQLite storage, the in-memory object index, the global
  *                resourceVersion and the watch ring
  *   selectors.c  label and field selectors
@@ -22,6 +24,9 @@
  *   respond.c    answers all of those give (Status, store errors, filters,
  *                tables); helpers.c clocks, RFC 3339, ages, base64, jset.
  *                Both sit below the handlers and call none of them.
+ *   openapi.c    /openapi/v3 for kubectl explain
+ *   rbac.c       authentication (tokens), RBAC, SelfSubjectAccessReview,
+ *                TokenRequest; pdb.c PodDisruptionBudgets for evictions
  *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller
  *
  * Objects are immutable once built (mu__obj_t): a write makes a new version,
@@ -49,6 +54,7 @@ enum {
 	MU__SUB_STATUS = 1,
 	MU__SUB_BINDING = 2,
 	MU__SUB_EVICTION = 4,
+	MU__SUB_TOKEN = 8,    /* serviceaccounts/token (TokenRequest, rbac.c) */
 };
 
 typedef struct mu__col {
@@ -86,6 +92,9 @@ const mu__rtype_t *mu__rtypes(int *n);
 int mu__rtype_find(const char *group, const char *version, const char *plural);
 /* Index of a type by group and kind (any version), or -1. */
 int mu__rtype_by_kind(const char *group, const char *kind);
+/* Whether t is an entry of the built-in registry (else a custom type of
+ * crdreg.c, whose mu__crdtype_t starts with it). */
+bool mu__rtype_builtin(const mu__rtype_t *t);
 /* "v1" or "group/version". */
 void mu__rtype_apiversion(const mu__rtype_t *t, char *buf, size_t len);
 
@@ -112,6 +121,14 @@ enum {
 	MU__RT_DEVICECLASSES,
 	MU__RT_RESOURCECLAIMS,
 	MU__RT_RESOURCECLAIMTEMPLATES,
+	MU__RT_CRDS,     /* apiextensions.k8s.io CustomResourceDefinitions (crd.c) */
+	MU__RT_ROLES,    /* rbac.authorization.k8s.io (rbac.c evaluates them) */
+	MU__RT_CLUSTERROLES,
+	MU__RT_ROLEBINDINGS,
+	MU__RT_CLUSTERROLEBINDINGS,
+	MU__RT_SSARS,    /* authorization.k8s.io SelfSubjectAccessReviews: create only, not stored */
+	MU__RT_PDBS,     /* policy/v1 PodDisruptionBudgets (pdb.c) */
+	MU__RT_SSRS,     /* authentication.k8s.io SelfSubjectReviews: create only, not stored */
 	MU__RT_COUNT,
 };
 
@@ -136,6 +153,7 @@ int mu__jset(json_t *o, const char *path, json_t *v);
 typedef struct mu__obj {
 	atomic_int refs;
 	int rt;
+	const mu__rtype_t *type; /* the type it was stored as (lives as long as the server) */
 	int64_t rv;
 	char *ns;      /* "" for cluster-scoped */
 	char *name;
@@ -147,9 +165,9 @@ typedef struct mu__obj {
 	bool deleting; /* metadata.deletionTimestamp is set */
 } mu__obj_t;
 
-/* Builds a version from a JSON object (borrowed): serializes it and
- * extracts labels and the type's fields.  NULL on OOM. */
-mu__obj_t *mu__obj_new(int rt, const json_t *o, int64_t rv);
+/* Builds a version of type t (index rt) from a JSON object (borrowed):
+ * serializes it and extracts labels and the type's fields.  NULL on OOM. */
+mu__obj_t *mu__obj_new(int rt, const mu__rtype_t *t, const json_t *o, int64_t rv);
 mu__obj_t *mu__obj_ref(mu__obj_t *o);
 void mu__obj_unref(mu__obj_t *o);
 /* A parsed copy of the object (caller owns), or NULL. */
@@ -161,11 +179,13 @@ const char *mu__obj_field(const mu__obj_t *o, const char *key);
 /* --- the store (store.c) ------------------------------------------------ */
 
 typedef struct mu__store mu__store_t;
+typedef struct mu__types mu__types_t; /* crdreg.c: built-in and custom types */
 
 typedef struct mu__store_opts {
 	const char *dir;
 	int ring;     /* watch cache size */
 	int fsync;
+	mu__types_t *types; /* borrowed; CRDs found at open are registered there */
 } mu__store_opts_t;
 
 int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size_t errlen);
@@ -295,6 +315,8 @@ void mu__validate_resourceslice(const json_t *obj, const json_t *old, mu__verr_t
 void mu__validate_deviceclass(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_resourceclaim(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_resourceclaimtemplate(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
@@ -312,6 +334,9 @@ int mu__merge_patch(json_t *target, const json_t *patch);
  * directives are understood.  Returns MU_OK, MU_EINVAL (bad directive) or
  * MU_ELIMIT (too deep). */
 int mu__strategic_patch(json_t *target, const json_t *patch);
+/* The strategic merge key of a list field of the built-in kinds
+ * ("containers" -> "name"), or NULL. */
+const char *mu__merge_key(const char *field);
 /* RFC 6902 JSON patch: applies the array ops to *doc in place (*doc may be
  * replaced by an operation on the root).  Returns MU_OK, MU_EPARSE (the
  * patch is malformed: 400) or MU_EINVAL (an operation failed: 422), with a
@@ -410,11 +435,23 @@ struct mu_apiserver {
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
 	mu__conntab_t *conns;
+	mu__types_t *types;   /* crdreg.c: what is served */
 };
+
+/* Who a request comes from (rbac.c). */
+#define MU__USER_GROUPS 8
+typedef struct mu__user {
+	char name[256];
+	char groups[MU__USER_GROUPS][128];
+	int ngroups;
+	bool admin;           /* system:masters, or no authentication configured */
+} mu__user_t;
 
 /* A request, as the handlers see it. */
 typedef struct mu__req {
 	const char *method;
+	const char *path;         /* the URL path (non-resource authorization) */
+	const mu__user_t *user;   /* authenticated; NULL inside the server */
 	mu__route_t route;
 	mu__query_t q;
 	const char *accept, *ctype;
@@ -441,6 +478,9 @@ void mu__resp_status(mu__resp_t *rs, int code, const char *reason, const char *f
 void mu__resp_json(mu__resp_t *rs, int code, json_t *v);
 /* Discovery and OpenAPI answers (discovery.c); false if not such a path. */
 bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
+/* /openapi/v3 (the index of group-versions) and /openapi/v3/api/V,
+ * /openapi/v3/apis/G/V (openapi.c). */
+void mu__openapi_v3(mu_apiserver_t *s, const mu__route_t *r, mu__resp_t *rs);
 /* A meta.k8s.io/v1 Table of objs (respond.c). */
 json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n,
 		  int include_object, bool headers);
@@ -455,6 +495,23 @@ struct sockaddr_in;
 int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err, size_t errlen);
 /* Stops listening and joins every connection thread. */
 void mu__http_stop(mu_apiserver_t *s);
+
+/* Authentication and RBAC (rbac.c).  mu__authn: the user behind an
+ * Authorization header (false: 401); mu__authz: whether u may make rq
+ * (false: 403 with kube-apiserver's message in msg); mu__rbac_route:
+ * answers SelfSubjectAccessReviews and TokenRequests (false when rq is
+ * neither); mu__rbac_bootstrap: kube-apiserver's bootstrap roles. */
+bool mu__authn(mu_apiserver_t *s, const char *authz_header, mu__user_t *u);
+bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char *msg, size_t len);
+bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
+void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
+void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
+int mu__rbac_bootstrap(mu_apiserver_t *s);
+
+/* Whether the PodDisruptionBudgets of pod (pdb.c) let it be evicted now:
+ * MU_OK, MU_ESTATE (429: msg and a DisruptionBudget cause in e) or
+ * MU_ELIMIT (more than one budget: 500, msg). */
+int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e);
 
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);

@@ -148,7 +148,7 @@ int mu__merge_patch(json_t *target, const json_t *patch)
 /* --- strategic merge ---------------------------------------------------- */
 
 /* The merge key of a list field of the built-in kinds, or NULL. */
-static const char *merge_key(const char *field)
+const char *mu__merge_key(const char *field)
 {
 	static const char *const keys[][2] = {
 		{"containers", "name"}, {"initContainers", "name"}, {"ephemeralContainers", "name"},
@@ -316,7 +316,7 @@ static int smp_field(json_t *target, const char *k, const json_t *v, int depth)
 		return smp_obj(cur, v, depth + 1);
 	}
 	if (json_is_array(v) && json_is_array(cur)) {
-		const char *mk = merge_key(k);
+		const char *mk = mu__merge_key(k);
 		if (mk)
 			return merge_keyed(cur, v, mk, depth + 1);
 		if (is_set_list(k)) {
@@ -381,7 +381,7 @@ static int smp_obj(json_t *target, const json_t *patch, int depth)
 		if (!strncmp(k, "$setElementOrder/", 17)) {
 			json_t *list = json_object_get(target, k + 17);
 			if (json_is_array(list) && json_is_array(v))
-				set_order(list, v, merge_key(k + 17));
+				set_order(list, v, mu__merge_key(k + 17));
 		} else if (!strncmp(k, "$deleteFromPrimitiveList/", 25)) {
 			json_t *list = json_object_get(target, k + 25);
 			size_t i;

@@ -219,8 +219,18 @@ static int classify(mu__route_t *r, char segs[][256], int n)
 	} else if (!strcmp(segs[0], "openapi") && n >= 2) {
 		if (!strcmp(segs[1], "v2") && n == 2)
 			r->kind = MU__R_OPENAPI_V2;
-		else if (!strcmp(segs[1], "v3"))
+		else if (!strcmp(segs[1], "v3") && n == 2)
 			r->kind = MU__R_OPENAPI_V3;
+		else if (!strcmp(segs[1], "v3") && n == 4 && !strcmp(segs[2], "api")) {
+			r->kind = MU__R_OPENAPI_V3; /* /openapi/v3/api/V */
+			r->core = true;
+			return copy_seg(r->version, sizeof r->version, segs[3]);
+		} else if (!strcmp(segs[1], "v3") && n == 5 && !strcmp(segs[2], "apis")) {
+			r->kind = MU__R_OPENAPI_V3; /* /openapi/v3/apis/G/V */
+			if (copy_seg(r->group, sizeof r->group, segs[3]) != MU_OK)
+				return MU_EPARSE;
+			return copy_seg(r->version, sizeof r->version, segs[4]);
+		}
 	} else if (!strcmp(segs[0], "api")) {
 		r->core = true;
 		if (n == 1)

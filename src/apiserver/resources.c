@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "apiserver/apiserver_int.h"
+#include "apiserver/crd.h"
 
 /* --- table rows --------------------------------------------------------- */
 
@@ -347,6 +348,37 @@ static void row_nrt(const json_t *o, int64_t now, json_t *cells)
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
+static void row_created(const json_t *o, int64_t now, json_t *cells)
+{
+	(void)now;
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, mu__jstr(o, "metadata.creationTimestamp"));
+}
+
+static void row_binding(const json_t *o, int64_t now, json_t *cells)
+{
+	char role[300];
+	snprintf(role, sizeof role, "%s/%s", nz(mu__jstr(o, "roleRef.kind")), nz(mu__jstr(o, "roleRef.name")));
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, role);
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_pdb(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	qty_cell(cells, o, "spec.minAvailable");
+	qty_cell(cells, o, "spec.maxUnavailable");
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
+static void row_crd(const json_t *o, int64_t now, json_t *cells)
+{
+	(void)now;
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, mu__jstr(o, "metadata.creationTimestamp"));
+}
+
 /* --- the registry ------------------------------------------------------- */
 
 #define NAMECOL {"Name", "string", "name", "Name must be unique within a namespace.", 0}
@@ -468,6 +500,19 @@ static const mu__col_t nrt_cols[] = {
 	AGECOL,
 };
 
+static const mu__col_t crd_cols[] = {
+	NAMECOL, {"Created At", "date", "", "When the definition was created.", 0},
+};
+
+static const mu__col_t binding_cols[] = {
+	NAMECOL, {"Role", "string", "", "The role it grants.", 0}, AGECOL,
+};
+
+static const mu__col_t pdb_cols[] = {
+	NAMECOL, {"Min Available", "string", "", "Pods that must stay available.", 0},
+	{"Max Unavailable", "string", "", "Pods that may be unavailable.", 0}, AGECOL,
+};
+
 static const char *const pod_fields[] = {
 	"spec.nodeName", "spec.schedulerName", "status.phase", "spec.restartPolicy",
 	"spec.serviceAccountName", "status.podIP", "status.nominatedNodeName",
@@ -547,7 +592,7 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 			    secret_cols, N(secret_cols), row_secret, mu__validate_secret, mu__defaults_secret,
 			    MU__NAME_SUBDOMAIN},
 	[MU__RT_SERVICEACCOUNTS] = {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", {"sa"}, true,
-				    true, false, 0, NULL, serviceaccount_cols, N(serviceaccount_cols),
+				    true, false, MU__SUB_TOKEN, NULL, serviceaccount_cols, N(serviceaccount_cols),
 				    row_serviceaccount, NULL, NULL, MU__NAME_SUBDOMAIN},
 	[MU__RT_PRIORITYCLASSES] = {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
 				    {"pc"}, false, true, false, 0, NULL, priorityclass_cols,
@@ -574,6 +619,29 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 					   true, true, 0, NULL, dra_named_cols, N(dra_named_cols),
 					   mu__row_dra_named, mu__validate_resourceclaimtemplate, NULL,
 					   MU__NAME_SUBDOMAIN},
+	[MU__RT_CRDS] = {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
+			 "CustomResourceDefinition", {"crd", "crds"}, false, true, true, MU__SUB_STATUS, NULL, crd_cols,
+			 N(crd_cols), row_crd, mu__validate_crd, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_ROLES] = {"rbac.authorization.k8s.io", "v1", "roles", "role", "Role", {NULL}, true, true, false, 0,
+			  NULL, crd_cols, N(crd_cols), row_created, mu__validate_rbac, NULL, MU__NAME_PATH},
+	[MU__RT_CLUSTERROLES] = {"rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole",
+				 {NULL}, false, true, false, 0, NULL, crd_cols, N(crd_cols), row_created,
+				 mu__validate_rbac, NULL, MU__NAME_PATH},
+	[MU__RT_ROLEBINDINGS] = {"rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", "RoleBinding",
+				 {NULL}, true, true, false, 0, NULL, binding_cols, N(binding_cols), row_binding,
+				 mu__validate_rbac, NULL, MU__NAME_PATH},
+	[MU__RT_CLUSTERROLEBINDINGS] = {"rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+					"clusterrolebinding", "ClusterRoleBinding", {NULL}, false, true, false, 0, NULL,
+					binding_cols, N(binding_cols), row_binding, mu__validate_rbac, NULL,
+					MU__NAME_PATH},
+	[MU__RT_PDBS] = {"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
+			 {"pdb"}, true, true, true, MU__SUB_STATUS, NULL, pdb_cols, N(pdb_cols), row_pdb,
+			 mu__validate_pdb, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_SSRS] = {"authentication.k8s.io", "v1", "selfsubjectreviews", "", "SelfSubjectReview", {NULL},
+			 false, true, false, 0, NULL, crd_cols, 1, row_created, NULL, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_SSARS] = {"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "", "SelfSubjectAccessReview",
+			  {NULL}, false, true, false, 0, NULL, crd_cols, 1, row_created, NULL, NULL,
+			  MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)
@@ -589,6 +657,12 @@ int mu__rtype_find(const char *group, const char *version, const char *plural)
 		    !strcmp(types[i].plural, plural))
 			return i;
 	return -1;
+}
+
+bool mu__rtype_builtin(const mu__rtype_t *t)
+{
+	uintptr_t p = (uintptr_t)t;
+	return p >= (uintptr_t)&types[0] && p < (uintptr_t)&types[MU__RT_COUNT];
 }
 
 int mu__rtype_by_kind(const char *group, const char *kind)

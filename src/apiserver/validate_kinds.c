@@ -149,3 +149,74 @@ void mu__validate_priorityclass(const json_t *obj, const json_t *old, mu__verr_t
 	if (old && pp && mu__jstr(old, "preemptionPolicy") && strcmp(pp, mu__jstr(old, "preemptionPolicy")))
 		mu__verr_add(e, "preemptionPolicy", INV, "field is immutable");
 }
+
+/* Roles, ClusterRoles and their bindings (rbac.authorization.k8s.io/v1):
+ * rules have verbs; a roleRef names a Role or ClusterRole and never changes;
+ * subjects are Users, Groups or ServiceAccounts. */
+
+void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	bool binding = kind && strstr(kind, "Binding");
+	if (!binding) {
+		size_t i;
+		json_t *r;
+		json_array_foreach(json_object_get(obj, "rules"), i, r) {
+			char f[64];
+			snprintf(f, sizeof f, "rules[%zu].verbs", i);
+			if (!json_array_size(json_object_get(r, "verbs")))
+				mu__verr_add(e, f, "FieldValueRequired", "Required value: verbs must contain at least one "
+					     "value");
+		}
+		return;
+	}
+	const json_t *ref = json_object_get(obj, "roleRef");
+	const char *rk = json_string_value(json_object_get(ref, "kind"));
+	if (!rk || (strcmp(rk, "ClusterRole") && (strcmp(rk, "Role") || !strcmp(kind, "ClusterRoleBinding"))))
+		mu__verr_add(e, "roleRef.kind", "FieldValueNotSupported", "Unsupported value: \"%.60s\": supported "
+			     "values: %s", rk ? rk : "", strcmp(kind, "ClusterRoleBinding") ? "\"Role\", \"ClusterRole\""
+										   : "\"ClusterRole\"");
+	if (!json_string_value(json_object_get(ref, "name")) || !*json_string_value(json_object_get(ref, "name")))
+		mu__verr_add(e, "roleRef.name", "FieldValueRequired", "Required value");
+	if (old && !json_equal(ref, json_object_get(old, "roleRef")))
+		mu__verr_add(e, "roleRef", "FieldValueInvalid", "Invalid value: cannot change roleRef");
+	size_t i;
+	json_t *sj;
+	json_array_foreach(json_object_get(obj, "subjects"), i, sj) {
+		const char *sk = json_string_value(json_object_get(sj, "kind"));
+		char f[64];
+		snprintf(f, sizeof f, "subjects[%zu].kind", i);
+		if (!sk || (strcmp(sk, "User") && strcmp(sk, "Group") && strcmp(sk, "ServiceAccount")))
+			mu__verr_add(e, f, "FieldValueNotSupported", "Unsupported value: \"%.60s\": supported values: "
+				     "\"ServiceAccount\", \"User\", \"Group\"", sk ? sk : "");
+	}
+}
+
+/* Checks a PodDisruptionBudget: at most one of minAvailable and
+ * maxUnavailable, each a count >= 0 or a percentage. */
+void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	const json_t *min = mu__jget(obj, "spec.minAvailable"), *max = mu__jget(obj, "spec.maxUnavailable");
+	if (min && max)
+		mu__verr_add(e, "spec", "FieldValueInvalid", "Invalid value: minAvailable and maxUnavailable cannot be "
+			     "both set");
+	const json_t *v[2] = {min, max};
+	static const char *const f[2] = {"spec.minAvailable", "spec.maxUnavailable"};
+	for (int i = 0; i < 2; i++) {
+		if (!v[i])
+			continue;
+		long x = -1;
+		if (json_is_integer(v[i]))
+			x = (long)json_integer_value(v[i]);
+		else if (json_string_value(v[i])) {
+			char *end;
+			x = strtol(json_string_value(v[i]), &end, 10);
+			if (end == json_string_value(v[i]) || strcmp(end, "%"))
+				x = -1;
+		}
+		if (x < 0 || (json_is_string(v[i]) && x > 100))
+			mu__verr_add(e, f[i], "FieldValueInvalid", "Invalid value: must be a non-negative integer or a "
+				     "percentage between 0%% and 100%%");
+	}
+}

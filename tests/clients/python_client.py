@@ -114,6 +114,47 @@ def main():
     core.delete_namespaced_pod("py-pod", ns)
     check("deleted", status_of(core.read_namespaced_pod, "py-pod", ns) == 404)
 
+    # a CustomResourceDefinition makes a served type: defaults, 422, selectors, watch
+    ext = client.ApiextensionsV1Api()
+    custom = client.CustomObjectsApi()
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gadgets.py.example.com"},
+           "spec": {"group": "py.example.com", "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                      "spec": {"type": "object", "properties": {
+                                          "size": {"type": "integer", "default": 3, "maximum": 10}}}}}}}]}}
+    made = ext.create_custom_resource_definition(crd)
+    conds = {c.type: c.status for c in (made.status.conditions or [])}
+    check("crd_established", conds.get("Established") == "True", str(conds))
+    g = custom.create_namespaced_custom_object("py.example.com", "v1", ns, "gadgets",
+                                               {"apiVersion": "py.example.com/v1", "kind": "Gadget",
+                                                "metadata": {"name": "g1", "labels": {"k": "v"}}, "spec": {}})
+    check("crd_default", g["spec"].get("size") == 3, str(g))
+    check("crd_invalid", status_of(custom.create_namespaced_custom_object, "py.example.com", "v1", ns, "gadgets",
+                                   {"apiVersion": "py.example.com/v1", "kind": "Gadget",
+                                    "metadata": {"name": "g2"}, "spec": {"size": 11}}) == 422)
+    lst = custom.list_namespaced_custom_object("py.example.com", "v1", ns, "gadgets", label_selector="k=v")
+    check("crd_list", [i["metadata"]["name"] for i in lst["items"]] == ["g1"], str(lst))
+    seen = set()
+    for ev in w.stream(custom.list_namespaced_custom_object, "py.example.com", "v1", ns, "gadgets",
+                       timeout_seconds=2):
+        seen.add((ev["type"], ev["object"]["metadata"]["name"]))
+        if ("ADDED", "g1") in seen:
+            w.stop()
+    check("crd_watch", ("ADDED", "g1") in seen, str(seen))
+    ext.delete_custom_resource_definition("gadgets.py.example.com")
+    check("crd_deleted", status_of(custom.get_namespaced_custom_object, "py.example.com", "v1", ns, "gadgets",
+                                   "g1") == 404)
+
+    # SelfSubjectAccessReview: the kubeconfig's user may do everything
+    authz = client.AuthorizationV1Api()
+    rev = authz.create_self_subject_access_review(client.V1SelfSubjectAccessReview(
+        spec=client.V1SelfSubjectAccessReviewSpec(resource_attributes=client.V1ResourceAttributes(
+            verb="delete", resource="nodes"))))
+    check("ssar", rev.status.allowed is True, str(rev.status))
+
     if len(sys.argv) > 3 and sys.argv[2] == "--bench":
         n = int(sys.argv[3])
         t0 = time.monotonic()

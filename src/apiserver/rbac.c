@@ -1,0 +1,533 @@
+/*
+ * rbac.c - who a request comes from and what they may do.
+ *
+ * Authentication (bearer tokens; only when the server has a token, which
+ * `muster up` always gives it):
+ *   - the server's token (DIR/token): user "admin", group system:masters;
+ *   - a line of DIR/tokens.csv, kube-apiserver's static token file format
+ *     (token,user,uid,"group1,group2"), read at start;
+ *   - a service account token from the TokenRequest API (POST
+ *     serviceaccounts/NAME/token, `kubectl create token NAME`): kept as a
+ *     kubernetes.io/service-account-token Secret NAME-token-xxxxx, valid
+ *     while that Secret and the ServiceAccount exist; the user is
+ *     system:serviceaccount:NS:NAME with groups system:serviceaccounts and
+ *     system:serviceaccounts:NS.
+ * Every authenticated user is also in system:authenticated.
+ *
+ * Authorization is RBAC as kube-apiserver evaluates it: the rules of the
+ * ClusterRoles bound by ClusterRoleBindings, and of the Roles and
+ * ClusterRoles bound by RoleBindings in the request's namespace, whose
+ * subjects name the user, one of its groups or its service account; a rule
+ * matches the verb, API group, resource (or resource/subresource, "*",
+ * "*\/sub"), resource name, or non-resource URL (with a trailing "*").
+ * system:masters may do everything.  The bootstrap policy kube-apiserver
+ * reconciles at start is created when absent: cluster-admin,
+ * system:discovery and system:basic-user with their bindings.
+ *
+ * Cost: an admin request costs nothing; any other reads the bindings and
+ * roles that apply (their count bounds it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/api_int.h"
+#include "apiserver/crd.h"
+#include "apiserver/proto.h"
+
+/* --- authentication ----------------------------------------------------- */
+
+static bool same(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned d = (unsigned)(la ^ lb);
+	for (size_t i = 0; i < la && i < lb; i++)
+		d |= (unsigned)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+static void add_group(mu__user_t *u, const char *g)
+{
+	if (u->ngroups >= MU__USER_GROUPS)
+		return;
+	size_t l = strlen(g);
+	if (l >= sizeof u->groups[0])
+		l = sizeof u->groups[0] - 1; /* cut, as no group name is this long */
+	memcpy(u->groups[u->ngroups], g, l);
+	u->groups[u->ngroups++][l] = '\0';
+}
+
+/* Splits one line of a static token file into u; false if malformed. */
+static bool token_line(char *line, const char *bearer, mu__user_t *u)
+{
+	char *f[4] = {0};
+	int n = 0;
+	char *p = line;
+	while (n < 4 && p) {
+		if (*p == '"') {
+			f[n++] = ++p;
+			p = strchr(p, '"');
+			if (!p)
+				return false;
+			*p++ = '\0';
+			p = *p == ',' ? p + 1 : NULL;
+		} else {
+			f[n++] = p;
+			p = strchr(p, ',');
+			if (p)
+				*p++ = '\0';
+		}
+	}
+	if (n < 3 || !same(f[0], bearer))
+		return false;
+	snprintf(u->name, sizeof u->name, "%s", f[1]);
+	for (char *g = f[3] ? strtok(f[3], ",") : NULL; g; g = strtok(NULL, ","))
+		add_group(u, g);
+	return true;
+}
+
+/* Looks bearer up in DIR/tokens.csv. */
+static bool static_token(const mu_apiserver_t *s, const char *bearer, mu__user_t *u)
+{
+	if (!s->o.data_dir)
+		return false;
+	char path[4096], line[2048];
+	snprintf(path, sizeof path, "%s/tokens.csv", s->o.data_dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool found = false;
+	for (int i = 0; !found && i < 10000 && fgets(line, sizeof line, f); i++) {
+		line[strcspn(line, "\r\n")] = '\0';
+		found = line[0] && line[0] != '#' && token_line(line, bearer, u);
+	}
+	fclose(f);
+	return found;
+}
+
+/* A service account token: "musa.NS.SECRET.RANDOM", valid while its Secret
+ * holds it and its ServiceAccount exists. */
+static bool sa_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
+{
+	char ns[64], sec[254];
+	if (strncmp(bearer, "musa.", 5) || sscanf(bearer + 5, "%63[^.].%253[^.].", ns, sec) != 2)
+		return false;
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_SECRETS, ns, sec);
+	json_t *j = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	const char *tok = mu__jstr(j, "data.token");
+	const char *sa = json_string_value(json_object_get(mu__jget(j, "metadata.annotations"),
+							    "kubernetes.io/service-account.name"));
+	char raw[512];
+	size_t n;
+	bool ok = tok && sa && mu__b64dec(tok, raw, sizeof raw, &n) == MU_OK && same(raw, bearer);
+	mu__obj_t *acct = ok ? mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, ns, sa) : NULL;
+	ok = ok && acct;
+	if (ok) {
+		snprintf(u->name, sizeof u->name, "system:serviceaccount:%s:%s", ns, sa);
+		add_group(u, "system:serviceaccounts");
+		char g[128];
+		snprintf(g, sizeof g, "system:serviceaccounts:%.63s", ns);
+		add_group(u, g);
+	}
+	mu__obj_unref(acct);
+	json_decref(j);
+	return ok;
+}
+
+bool mu__authn(mu_apiserver_t *s, const char *authz_header, mu__user_t *u)
+{
+	memset(u, 0, sizeof *u);
+	if (!s->o.token) {
+		snprintf(u->name, sizeof u->name, "admin"); /* no authentication configured */
+		u->admin = true;
+		return true;
+	}
+	if (!authz_header || strncmp(authz_header, "Bearer ", 7))
+		return false;
+	const char *b = authz_header + 7;
+	bool ok;
+	if (same(b, s->o.token)) {
+		snprintf(u->name, sizeof u->name, "admin");
+		add_group(u, "system:masters");
+		ok = true;
+	} else {
+		ok = sa_token(s, b, u) || static_token(s, b, u);
+	}
+	if (!ok)
+		return false;
+	add_group(u, "system:authenticated");
+	for (int i = 0; i < u->ngroups; i++)
+		u->admin = u->admin || !strcmp(u->groups[i], "system:masters");
+	return true;
+}
+
+/* --- authorization ------------------------------------------------------ */
+
+/* What a request asks to do. */
+typedef struct attrs {
+	const char *verb, *group, *resource, *sub, *ns, *name, *path;
+	bool resource_req;
+} attrs_t;
+
+static bool has(const json_t *arr, const char *v, bool star)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(arr, i, x) {
+		const char *s = json_string_value(x);
+		if (s && (!strcmp(s, v) || (star && !strcmp(s, "*"))))
+			return true;
+	}
+	return false;
+}
+
+static bool rule_allows(const json_t *r, const attrs_t *a)
+{
+	if (!has(json_object_get(r, "verbs"), a->verb, true))
+		return false;
+	if (!a->resource_req) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(json_object_get(r, "nonResourceURLs"), i, x) {
+			const char *p = json_string_value(x);
+			size_t l = p ? strlen(p) : 0;
+			if (p && (!strcmp(p, a->path) || (l && p[l - 1] == '*' && !strncmp(p, a->path, l - 1))))
+				return true;
+		}
+		return false;
+	}
+	if (!has(json_object_get(r, "apiGroups"), a->group, true))
+		return false;
+	char full[200], star[100];
+	snprintf(full, sizeof full, "%s%s%s", a->resource, *a->sub ? "/" : "", a->sub);
+	snprintf(star, sizeof star, "*/%s", a->sub);
+	const json_t *res = json_object_get(r, "resources");
+	if (!has(res, full, false) && !has(res, "*", false) && !(*a->sub && has(res, star, false)))
+		return false;
+	const json_t *names = json_object_get(r, "resourceNames");
+	return !json_array_size(names) || (*a->name && has(names, a->name, false));
+}
+
+static bool subject_is(const json_t *subj, const mu__user_t *u, const char *binding_ns)
+{
+	const char *k = json_string_value(json_object_get(subj, "kind"));
+	const char *n = json_string_value(json_object_get(subj, "name"));
+	if (!k || !n)
+		return false;
+	if (!strcmp(k, "User"))
+		return !strcmp(n, u->name);
+	if (!strcmp(k, "Group")) {
+		for (int i = 0; i < u->ngroups; i++)
+			if (!strcmp(u->groups[i], n))
+				return true;
+		return false;
+	}
+	if (!strcmp(k, "ServiceAccount")) {
+		const char *ns = json_string_value(json_object_get(subj, "namespace"));
+		char full[400];
+		snprintf(full, sizeof full, "system:serviceaccount:%s:%s", ns && *ns ? ns : binding_ns, n);
+		return !strcmp(full, u->name);
+	}
+	return false;
+}
+
+/* Whether the role a binding refers to (a ClusterRole, or a Role in ns)
+ * has a rule that allows a. */
+static bool role_allows(mu_apiserver_t *s, const json_t *ref, const char *ns, const attrs_t *a)
+{
+	const char *kind = json_string_value(json_object_get(ref, "kind"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+	if (!kind || !name)
+		return false;
+	bool cluster = !strcmp(kind, "ClusterRole");
+	mu__obj_t *o = mu__store_get(s->store, cluster ? MU__RT_CLUSTERROLES : MU__RT_ROLES, cluster ? NULL : ns, name);
+	json_t *r = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	bool ok = false;
+	size_t i;
+	json_t *rule;
+	json_array_foreach(json_object_get(r, "rules"), i, rule)
+		ok = ok || rule_allows(rule, a);
+	json_decref(r);
+	return ok;
+}
+
+/* Whether a binding of type rt (in ns, NULL for cluster bindings) grants a. */
+static bool bindings_allow(mu_apiserver_t *s, int rt, const char *ns, const mu__user_t *u, const attrs_t *a)
+{
+	char after[600] = "";
+	for (int round = 0; round < 64; round++) {
+		mu__page_t pg;
+		if (mu__store_list(s->store, rt, ns, after[0] ? after : NULL, 500, NULL, NULL, &pg) != MU_OK)
+			return false;
+		bool ok = false;
+		for (size_t i = 0; i < pg.n && !ok; i++) {
+			json_t *b = mu__obj_parse(pg.objs[i]);
+			size_t j;
+			json_t *subj;
+			bool me = false;
+			json_array_foreach(json_object_get(b, "subjects"), j, subj)
+				me = me || subject_is(subj, u, pg.objs[i]->ns);
+			ok = me && role_allows(s, json_object_get(b, "roleRef"), pg.objs[i]->ns, a);
+			json_decref(b);
+		}
+		bool more = pg.next != NULL;
+		if (more)
+			snprintf(after, sizeof after, "%s", pg.next);
+		mu__page_release(&pg);
+		if (ok)
+			return true;
+		if (!more)
+			return false;
+	}
+	return false;
+}
+
+static bool allowed(mu_apiserver_t *s, const mu__user_t *u, const attrs_t *a)
+{
+	if (u->admin)
+		return true;
+	if (bindings_allow(s, MU__RT_CLUSTERROLEBINDINGS, NULL, u, a))
+		return true;
+	return a->resource_req && *a->ns && bindings_allow(s, MU__RT_ROLEBINDINGS, a->ns, u, a);
+}
+
+static const char *verb_of(const mu__req_t *rq)
+{
+	const char *m = rq->method;
+	bool named = rq->route.name[0] != '\0';
+	if (!strcmp(m, "GET") || !strcmp(m, "HEAD"))
+		return rq->q.watch ? "watch" : named ? "get" : "list";
+	if (!strcmp(m, "POST"))
+		return "create";
+	if (!strcmp(m, "PUT"))
+		return "update";
+	if (!strcmp(m, "PATCH"))
+		return "patch";
+	if (!strcmp(m, "DELETE"))
+		return named ? "delete" : "deletecollection";
+	return "";
+}
+
+/* Kube-apiserver's message for a denied request. */
+static void forbidden(const mu__user_t *u, const attrs_t *a, char *msg, size_t len)
+{
+	if (!a->resource_req) {
+		snprintf(msg, len, "forbidden: User \"%s\" cannot %s path \"%s\"", u->name, a->verb, a->path);
+		return;
+	}
+	char res[200], where[200];
+	snprintf(res, sizeof res, "%s%s%s", a->resource, *a->sub ? "/" : "", a->sub);
+	if (*a->ns)
+		snprintf(where, sizeof where, "in the namespace \"%s\"", a->ns);
+	else
+		snprintf(where, sizeof where, "at the cluster scope");
+	char head[400], qual[200]; /* the group-qualified resource, as schema.GroupResource prints it */
+	snprintf(qual, sizeof qual, "%s%s%s", a->resource, *a->group ? "." : "", a->group);
+	if (*a->name)
+		snprintf(head, sizeof head, "%s \"%s\" is forbidden", qual, a->name);
+	else
+		snprintf(head, sizeof head, "%s is forbidden", qual);
+	snprintf(msg, len, "%s: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" %s", head, u->name,
+		 a->verb, res, a->group, where);
+}
+
+bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char *msg, size_t len)
+{
+	if (u->admin)
+		return true;
+	const mu__route_t *r = &rq->route;
+	attrs_t a = {verb_of(rq), r->core ? "" : r->group, r->plural, r->sub, r->ns, r->name,
+		     rq->path ? rq->path : "/", r->kind == MU__R_RESOURCE};
+	if (!a.resource_req)
+		a.verb = !strcmp(rq->method, "HEAD") ? "get" : !strcmp(rq->method, "GET") ? "get" : "post";
+	if (a.resource_req && !strcmp(a.verb, "create") && *a.name && !*a.sub)
+		a.name = ""; /* a create names no existing object */
+	if (allowed(s, u, &a))
+		return true;
+	forbidden(u, &a, msg, len);
+	return false;
+}
+
+/* --- SelfSubjectAccessReview, TokenRequest ------------------------------ */
+
+void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
+{
+	const json_t *ra = mu__jget(body, "spec.resourceAttributes");
+	const json_t *na = mu__jget(body, "spec.nonResourceAttributes");
+	if (!json_is_object(ra) == !json_is_object(na)) {
+		mu__resp_status(rs, 422, "Invalid", "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: "
+				"spec: Invalid value: exactly one of nonResourceAttributes or resourceAttributes must be "
+				"specified");
+		return;
+	}
+	const char *v = json_string_value(json_object_get(ra ? ra : na, "verb"));
+	attrs_t a = {v ? v : "", "", "", "", "", "", "/", ra != NULL};
+	if (ra) {
+		const char *f[] = {"group", "resource", "subresource", "namespace", "name"};
+		const char **dst[] = {&a.group, &a.resource, &a.sub, &a.ns, &a.name};
+		for (int i = 0; i < 5; i++) {
+			const char *x = json_string_value(json_object_get(ra, f[i]));
+			*dst[i] = x ? x : "";
+		}
+	} else {
+		const char *p = json_string_value(json_object_get(na, "path"));
+		a.path = p ? p : "/";
+	}
+	bool ok = allowed(s, rq->user, &a);
+	json_t *out = json_deep_copy(body);
+	json_object_set_new(out, "status", ok ? json_pack("{s:b, s:s}", "allowed", 1, "reason", "allowed by RBAC")
+					      : json_pack("{s:b}", "allowed", 0));
+	mu__resp_json(rs, 201, out);
+}
+
+void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
+{
+	const char *ns = rq->route.ns, *sa = rq->route.name;
+	mu__obj_t *acct = mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, ns, sa);
+	if (!acct) {
+		mu__resp_status(rs, 404, "NotFound", "serviceaccounts \"%s\" not found", sa);
+		return;
+	}
+	json_t *aj = mu__obj_parse(acct);
+	mu__obj_unref(acct);
+	char sfx[6], name[300], tok[512], rnd[40];
+	mu__name_suffix(s, sfx);
+	snprintf(name, sizeof name, "%.240s-token-%s", sa, sfx);
+	char u1[37], u2[37];
+	mu__uid(s, u1);
+	mu__uid(s, u2);
+	snprintf(rnd, sizeof rnd, "%.8s%.4s%.8s%.4s", u1, u1 + 9, u2, u2 + 24);
+	snprintf(tok, sizeof tok, "musa.%s.%s.%s", ns, name, rnd);
+	char *b64 = mu__b64enc(tok, strlen(tok));
+	json_t *sec = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:s, s:{s:s}}", "apiVersion", "v1", "kind",
+				"Secret", "metadata", "name", name, "namespace", ns, "annotations",
+				"kubernetes.io/service-account.name", sa, "kubernetes.io/service-account.uid",
+				mu__jstr(aj, "metadata.uid") ? mu__jstr(aj, "metadata.uid") : "", "type",
+				"kubernetes.io/service-account-token", "data", "token", b64 ? b64 : "");
+	free(b64);
+	json_decref(aj);
+	mu__wtx_t *tx;
+	int rc = rq->q.dry_run ? MU_OK : mu__store_begin(s->store, &tx);
+	if (rc == MU_OK && !rq->q.dry_run) {
+		rc = mu__create(s, tx, MU__RT_SECRETS, sec, NULL);
+		int rc2 = mu__store_commit(tx);
+		rc = rc < 0 ? rc : rc2;
+	}
+	json_decref(sec);
+	if (rc < 0) {
+		mu__resp_status(rs, 500, "InternalError", "cannot store the token: %s", mu_strerror(rc));
+		return;
+	}
+	json_t *out = json_is_object(body) ? json_deep_copy(body) : json_object();
+	json_object_set_new(out, "kind", json_string("TokenRequest"));
+	json_object_set_new(out, "apiVersion", json_string("authentication.k8s.io/v1"));
+	char exp[40];
+	mu__rfc3339_format((mu__now_s() + 10 * 365 * 86400) * 1000000, false, exp, sizeof exp);
+	json_object_set_new(out, "status", json_pack("{s:s, s:s}", "token", tok, "expirationTimestamp", exp));
+	mu__resp_json(rs, 201, out);
+}
+
+bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
+{
+	const mu__route_t *r = &rq->route;
+	bool ssar = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authorization.k8s.io") &&
+		    !strcmp(r->plural, "selfsubjectaccessreviews");
+	bool token = r->kind == MU__R_RESOURCE && r->core && !strcmp(r->plural, "serviceaccounts") &&
+		     !strcmp(r->sub, "token") && r->name[0];
+	bool ssr = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authentication.k8s.io") &&
+		   !strcmp(r->plural, "selfsubjectreviews");
+	if (!ssar && !token && !ssr)
+		return false;
+	if (strcmp(rq->method, "POST") || ((ssar || ssr) && (r->name[0] || r->ns[0]))) {
+		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", rq->method);
+		return true;
+	}
+	if (ssr) { /* SelfSubjectReview: who am I (`kubectl auth whoami`); its body holds nothing */
+		json_t *groups = json_array();
+		for (int i = 0; i < rq->user->ngroups; i++)
+			json_array_append_new(groups, json_string(rq->user->groups[i]));
+		mu__resp_json(rs, 201, json_pack("{s:s, s:s, s:{}, s:{s:{s:s, s:o}}}", "kind", "SelfSubjectReview",
+						 "apiVersion", "authentication.k8s.io/v1", "metadata", "status",
+						 "userInfo", "username", rq->user->name, "groups", groups));
+		return true;
+	}
+	char err[300] = "";
+	bool proto = mu__content_type(rq->ctype) == MU__CT_PROTOBUF;
+	json_t *body;
+	if (proto && token)
+		body = json_object(); /* its fields (audiences, expirationSeconds) are not honoured */
+	else if (proto)
+		body = mu__proto_decode(rq->body, rq->body_len, err, sizeof err);
+	else
+		body = mu__json_body(rq->body, rq->body_len, s->o.max_body, err, sizeof err);
+	if (!body) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", err);
+		return true;
+	}
+	if (ssar)
+		mu__do_ssar(s, rq, rs, body);
+	else
+		mu__do_token_request(s, rq, rs, body);
+	json_decref(body);
+	return true;
+}
+
+/* --- the bootstrap policy ----------------------------------------------- */
+
+static int put_if_absent(mu_apiserver_t *s, int rt, const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	if (!o)
+		return MU_EPARSE;
+	int rc = MU_OK;
+	mu__obj_t *cur = mu__store_get(s->store, rt, NULL, mu__jstr(o, "metadata.name"));
+	if (!cur) {
+		mu__wtx_t *tx;
+		rc = mu__store_begin(s->store, &tx);
+		if (rc == MU_OK) {
+			rc = mu__create(s, tx, rt, o, NULL);
+			int rc2 = mu__store_commit(tx);
+			rc = rc < 0 ? rc : rc2;
+		}
+	}
+	mu__obj_unref(cur);
+	json_decref(o);
+	return rc < 0 ? rc : MU_OK;
+}
+
+#define CR "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"%s\"," \
+	   "\"labels\":{\"kubernetes.io/bootstrapping\":\"rbac-defaults\"}},\"rules\":[%s]}"
+#define CRB "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRoleBinding\",\"metadata\":" \
+	    "{\"name\":\"%s\",\"labels\":{\"kubernetes.io/bootstrapping\":\"rbac-defaults\"}},\"roleRef\":" \
+	    "{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"%s\"},\"subjects\":" \
+	    "[{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Group\",\"name\":\"%s\"}]}"
+
+int mu__rbac_bootstrap(mu_apiserver_t *s)
+{
+	static const char *const roles[][3] = {
+		{"cluster-admin", "{\"apiGroups\":[\"*\"],\"resources\":[\"*\"],\"verbs\":[\"*\"]},"
+				  "{\"nonResourceURLs\":[\"*\"],\"verbs\":[\"*\"]}", "system:masters"},
+		{"system:discovery", "{\"nonResourceURLs\":[\"/api\",\"/api/*\",\"/apis\",\"/apis/*\",\"/healthz\","
+				     "\"/livez\",\"/openapi\",\"/openapi/*\",\"/readyz\",\"/version\",\"/version/\"],"
+				     "\"verbs\":[\"get\"]}", "system:authenticated"},
+		{"system:basic-user", "{\"apiGroups\":[\"authorization.k8s.io\"],\"resources\":"
+				      "[\"selfsubjectaccessreviews\",\"selfsubjectrulesreviews\"],\"verbs\":[\"create\"]},"
+				      "{\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":[\"selfsubjectreviews\"],"
+				      "\"verbs\":[\"create\"]}",
+		 "system:authenticated"},
+	};
+	char buf[2048];
+	for (size_t i = 0; i < sizeof roles / sizeof *roles; i++) {
+		snprintf(buf, sizeof buf, CR, roles[i][0], roles[i][1]);
+		int rc = put_if_absent(s, MU__RT_CLUSTERROLES, buf);
+		snprintf(buf, sizeof buf, CRB, roles[i][0], roles[i][0], roles[i][2]);
+		if (rc == MU_OK)
+			rc = put_if_absent(s, MU__RT_CLUSTERROLEBINDINGS, buf);
+		if (rc != MU_OK)
+			return rc;
+	}
+	return MU_OK;
+}
+

@@ -1,0 +1,156 @@
+#!/bin/sh
+# crds.sh - CustomResourceDefinitions on `muster up`, through kubectl: a CRD
+# makes a served type (discovery, api-resources, short names, printer
+# columns), its objects are pruned, defaulted and validated against the
+# structural schema (422 with kube-apiserver's messages; unknown fields per
+# --validate), the status subresource, label and field selectors, watch,
+# survival across a restart, and deletion of the CRD with its objects.
+# Then deploy/crds/ and every real CRD of ../shared/data/k8s/workloads
+# apply, and each sample there is stored, validated and watched (skipped,
+# saying so, when that data directory is absent).
+# Usage: sh tests/e2e/crds.sh PATH_TO_MUSTER.  Ends with
+# "e2e crds: N passed, N failed".
+E2E_NAME=crds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DATA=$ROOT/../shared/data/k8s/workloads
+UPID=""; WPID=""
+on_exit() { [ -n "$WPID" ] && kill $WPID 2>/dev/null; [ -n "$UPID" ] && kill "$UPID" 2>/dev/null; wait 2>/dev/null; }
+need_kubectl
+up_start "$ROOT/examples/cluster-small.yaml"
+
+cat >"$T/crd.yaml" <<'EOF'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    selectableFields: [{jsonPath: .spec.color}]
+    additionalPrinterColumns:
+    - {name: Color, type: string, jsonPath: .spec.color}
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [color]
+            properties:
+              color: {type: string, enum: [red, blue]}
+              size: {type: integer, minimum: 1, maximum: 10, default: 3}
+              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          status:
+            type: object
+            properties:
+              phase: {type: string}
+EOF
+expect "apply the CRD" 0 k apply -f "$T/crd.yaml"
+has "created" "$T/out" "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"
+expect "established" 0 k wait --for condition=established --timeout=10s crd/widgets.example.com
+expect "api-resources" 0 k api-resources --api-group=example.com
+has "widgets served" "$T/out" "wd           example.com/v1   true         Widget"
+
+cat >"$T/w1.yaml" <<'EOF'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w1, labels: {team: a}}
+spec: {color: red, extra: {free: {form: 1}}}
+EOF
+"$KC" --kubeconfig "$T/data/kubeconfig" get widgets --watch-only --output-watch-events >"$T/watch" 2>&1 &
+WPID=$!
+sleep 1
+expect "create a widget" 0 k apply -f "$T/w1.yaml"
+expect "get it" 0 k get wd w1 -o jsonpath='{.spec.size} {.spec.extra.free.form}'
+has "defaulted and preserved" "$T/out" "3 1"
+expect "printer columns" 0 k get widgets
+has "columns" "$T/out" "NAME   COLOR   SIZE   AGE"
+has "row" "$T/out" "w1     red     3"
+
+sed 's/name: w1/name: w2/; s/color: red/color: green, size: 11/' "$T/w1.yaml" >"$T/w2.yaml"
+expect "invalid widget" 1 k apply -f "$T/w2.yaml"
+has "422 enum" "$T/out" 'spec.color: Unsupported value: "green": supported values: "red", "blue"'
+has "422 maximum" "$T/out" "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"
+sed 's/name: w1/name: w3/; s/team: a/team: b/; s/color: red/color: blue, colour: blue/' "$T/w1.yaml" >"$T/w3.yaml"
+expect "unknown field (strict)" 1 k apply -f "$T/w3.yaml"
+has "strict" "$T/out" 'strict decoding error: unknown field "spec.colour"'
+expect "unknown field (warn)" 0 k apply --validate=warn -f "$T/w3.yaml"
+has "warned" "$T/out" 'unknown field "spec.colour"'
+expect "pruned" 0 k get widget w3 -o jsonpath='{.spec}'
+hasnt "colour pruned" "$T/out" "colour"
+
+expect "status subresource" 0 k patch widget w1 --subresource=status --type=merge -p '{"status":{"phase":"Ready"}}'
+expect "main resource ignores status" 0 k patch widget w1 --type=merge -p '{"status":{"phase":"Lost"},"spec":{"size":4}}'
+expect "status kept" 0 k get widget w1 -o jsonpath='{.status.phase} {.spec.size} {.metadata.generation}'
+has "status and generation" "$T/out" "Ready 4 2"
+expect "label selector" 0 k get widgets -l team=a -o name
+has "selected" "$T/out" "widget.example.com/w1"
+hasnt "not selected" "$T/out" "w3"
+expect "field selector" 0 k get widgets --field-selector spec.color=blue -o name
+has "field selected" "$T/out" "widget.example.com/w3"
+hasnt "field not selected" "$T/out" "w1"
+expect "unknown field selector" 1 k get widgets --field-selector spec.size=3
+
+# kubectl explain reads /openapi/v3: built-in kinds and the CRD's schema
+expect "explain a CRD field" 0 k explain widgets.spec.size
+has "explain type" "$T/out" "FIELD: size <integer>"
+expect "explain a built-in kind" 0 k explain pods.spec.containers.env
+has "explain list" "$T/out" "FIELD: env <[]EnvVar>"
+has "explain nested" "$T/out" "valueFrom	<EnvVarSource>"
+expect "openapi index" 0 k get --raw /openapi/v3
+has "index lists the CRD" "$T/out" '"apis/example.com/v1":{"serverRelativeURL":"/openapi/v3/apis/example.com/v1?hash='
+
+# across a restart the type is served again from the stored CRD
+kill "$UPID"; wait "$UPID" 2>/dev/null
+up_start "$ROOT/examples/cluster-small.yaml"
+expect "served after restart" 0 k get widget w1 -o jsonpath='{.status.phase}'
+has "kept" "$T/out" "Ready"
+expect "delete the CRD" 0 k delete crd widgets.example.com
+expect "type gone" 1 k get --raw /apis/example.com/v1/namespaces/default/widgets
+has "404" "$T/out" "NotFound"
+kill "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null; WPID=""
+grep -q "^ADDED *w1 *red" "$T/watch" && ok || { bad "watch: no ADDED w1"; cat "$T/watch"; }
+grep -q "^MODIFIED *w1 *red *4" "$T/watch" && ok || { bad "watch: no MODIFIED w1"; cat "$T/watch"; }
+
+# muster's own CRDs: muster serves those kinds itself, the CRDs are stored
+expect "deploy/crds apply" 0 k apply -f "$ROOT/deploy/crds/"
+has "queues CRD" "$T/out" "customresourcedefinition.apiextensions.k8s.io/queues.muster.io created"
+expect "deploy/examples/queues.yaml" 0 k apply -f "$ROOT/deploy/examples/queues.yaml"
+
+# the real CRDs and samples of the workload projects
+if [ ! -d "$DATA/crds" ]; then
+	echo "crds.sh: SKIPPED the real CRDs: $DATA is absent (it is in the shared data directory, not the repository)"
+	done_
+fi
+# server-side apply, as their projects document: the largest are over the
+# 256 KiB kubectl.kubernetes.io/last-applied-configuration annotation limit
+expect "real CRDs apply" 0 k apply --server-side -f "$DATA/crds/"
+n=$(grep -c "serverside-applied" "$T/out")
+[ "$n" -eq "$(ls "$DATA"/crds/*.yaml | wc -l)" ] && ok || { bad "applied $n CRDs"; cat "$T/out"; }
+expect "client-side apply of a large CRD" 1 k apply -f "$DATA/crds/ray.io_rayjobs.yaml"
+has "annotation limit" "$T/out" "metadata.annotations"
+expect "kubeflow namespace" 0 k create namespace kubeflow
+# the resourceVersion before the samples: watches from it replay their creation
+RV=$(api -s "$S/api/v1/namespaces?limit=1" | sed -n 's/^{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"\([0-9]*\)".*/\1/p')
+for f in "$DATA"/samples/*.yaml; do
+	expect "sample $(basename "$f")" 0 k apply -f "$f"
+	expect "stored $(basename "$f")" 0 k get -f "$f" -o name
+done
+expect "jobset defaulted" 0 k get jobset paralleljobs -o jsonpath='{.spec.replicatedJobs[0].replicas}'
+has "replicas default" "$T/out" "1"
+sed 's/replicas: 1$/replicas: one/' "$DATA/samples/pytorchjob.yaml" | sed 's/name: pytorch-simple/name: bad/' >"$T/bad.yaml"
+expect "invalid PyTorchJob" 1 k apply -f "$T/bad.yaml"
+has "type checked" "$T/out" "in body must be of type integer"
+for gvr in jobset.x-k8s.io/v1alpha2/jobsets leaderworkerset.x-k8s.io/v1/leaderworkersets \
+	kubeflow.org/v1/mpijobs kubeflow.org/v1/pytorchjobs ray.io/v1/rayjobs; do
+	api -sN "$S/apis/$gvr?watch=1&resourceVersion=$RV&timeoutSeconds=2" >"$T/watch2" 2>&1
+	has "watched $gvr" "$T/watch2" '{"type":"ADDED","object":{"apiVersion":"'"${gvr%/*}"'"'
+done
+done_
