@@ -51,6 +51,7 @@ static const cmd_t commands[] = {
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},
 	{"bench", mu_cmd_bench, "time the engine at scale: decisions/s, cycle time, memory"},
 	{"scheduler", mu_cmd_scheduler, "the Kubernetes scheduler daemon (leader-elected; see docs/kubernetes.md)"},
+	{"dispatch", mu_cmd_dispatch, "the hub daemon: one queue for a fleet of clusters (see docs/dispatch.md)"},
 	{"kexplain", mu_cmd_kexplain, "why a pod or Job of a live cluster waits, or where it runs"},
 	{"eval-queues", old_eval_queues, NULL},
 	{"eval-topology", old_eval_topology, NULL},

@@ -1,0 +1,44 @@
+/*
+ * dispatch.h - the second level's daemon: `muster dispatch` runs against a
+ * hub's Kubernetes API (muster up, or a real cluster), which is its only
+ * store.  It reads the hub's Cluster objects (clusters.muster.io) and
+ * their kubeconfig Secrets, lists each worker's Nodes into a model per
+ * cluster (src/fleet), queues the hub's queue-labelled batch/v1 Jobs
+ * (held suspended) in the hub's Queues, and sends each job to exactly one
+ * worker where its gang fits now: the dispatch is recorded on the hub Job
+ * (cluster and generation) before the copy is created on the worker, and
+ * copies that are not the current dispatch are deleted.  Status flows
+ * back to the hub Job's annotations and the Cluster's status.  See
+ * docs/dispatch.md.  (src/dispatch: run.c, hub.c, worker.c, dutil.c)
+ */
+#ifndef MUSTER_DISPATCH_H
+#define MUSTER_DISPATCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "muster/kube.h"
+
+typedef struct mu_dispatch_opts {
+	const mu_kube_config_t *hub;  /* required: the hub's API */
+	const char *id;               /* this replica's identity */
+	int interval_ms;              /* one pass at least this often: 100 */
+	int64_t start_timeout_ms;     /* a copy with no pod bound after this
+	                               * long is withdrawn: 300000 */
+	int64_t cluster_lost_ms;      /* a worker unreachable this long has
+	                               * its jobs requeued: 60000 */
+	int64_t burst_after_ms;       /* public clusters after this wait: 600000 */
+	int32_t burst_priority;       /* ... or from this priority (INT32_MAX) */
+	int request_timeout_ms;       /* one API request: 5000 */
+	bool quiet;                   /* errors only */
+	volatile sig_atomic_t *stop;  /* set to stop */
+} mu_dispatch_opts_t;
+
+void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o);
+
+/* Runs the hub daemon until *o->stop is set.  Returns MU_OK after a stop,
+ * another error (with a message in err) when it could not start. */
+int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * dispatch_int.h - the hub daemon's own structures, shared by the files
+ * of src/dispatch: dutil.c (requests, logs, clocks) at the bottom, hub.c
+ * (the hub's Clusters, Queues and Jobs in; annotations, status and events
+ * out) and worker.c (a worker's Nodes and copies in; copies created and
+ * deleted) above it, run.c (the pass: dispatch, exactly once, timeouts,
+ * lost clusters) on top.
+ *
+ * One thread owns everything: a pass lists, decides and writes in turn.
+ */
+#ifndef MUSTER_DISPATCH_INT_H
+#define MUSTER_DISPATCH_INT_H
+
+#include <jansson.h>
+
+#include "muster/dispatch.h"
+#include "muster/fleet.h"
+#include "muster/specs.h"
+
+/* Labels and annotations the hub daemon reads and writes. */
+#define MU__D_QUEUE "muster.io/queue"
+#define MU__D_SEL "muster.io/cluster-selector"  /* "k=v,k=v" */
+#define MU__D_LOC "muster.io/data-locality"     /* "k=v,k=v" */
+#define MU__D_CLUSTER "muster.io/cluster"       /* hub Job: where */
+#define MU__D_GEN "muster.io/dispatch-generation"
+#define MU__D_PHASE "muster.io/dispatch-phase"  /* Queued, Dispatched, ... */
+#define MU__D_REASON "muster.io/dispatch-reason"
+#define MU__D_MSG "muster.io/dispatch-message"
+#define MU__D_PODS "muster.io/dispatch-pods"    /* "bound=N,running=N,..." */
+#define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
+#define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
+#define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
+
+/* A worker cluster: a Cluster object on the hub. */
+typedef struct mu__dcl {
+	char *name;
+	bool pull;
+	mu_tier_t tier;
+	char *secret_ns, *secret_name;
+	char *secret_rv;          /* the Secret version its config came from */
+	mu_kube_config_t cfg;
+	mu_kube_client_t *kc;     /* NULL without a usable kubeconfig */
+	int32_t fid;              /* its fleet cluster */
+	char *err;                /* why it cannot be used, or NULL */
+	bool seen;                /* in the last Cluster list */
+	bool draining;
+	bool reachable;           /* the last poll answered */
+	bool lost;                /* its jobs were requeued */
+	int64_t last_ok;          /* mono ms of the last answer */
+	json_t *nodes;            /* name -> slim Node text it has */
+	int64_t gpus;             /* whole GPUs of its nodes */
+	int32_t running, waiting; /* copies started / not started */
+	char *status_sig;         /* status last written */
+} mu__dcl_t;
+
+typedef enum mu__djstate {
+	MU__DJ_NEW = 0,           /* not in the fleet (bad spec, unknown queue) */
+	MU__DJ_QUEUED,
+	MU__DJ_DISPATCHED,
+	MU__DJ_WITHDRAWING,       /* its copy's deletion is not confirmed */
+	MU__DJ_DONE,
+} mu__djstate_t;
+
+/* A hub Job. */
+typedef struct mu__djob {
+	char *key;                /* "ns/name" */
+	char *ns, *name, *uid;
+	json_t *obj;              /* the latest hub object */
+	mu_specs_t specs;         /* its job spec (and selector labels) */
+	mu_fleet_job_spec_t fs;
+	mu_id_t fid;              /* fleet job, or -1 */
+	mu__djstate_t state;
+	int32_t cl;               /* DISPATCHED/WITHDRAWING/DONE: cluster */
+	uint32_t gen;             /* last dispatch generation recorded */
+	int64_t dispatched;       /* mono ms */
+	bool started;             /* a pod of its copy was bound */
+	bool copy_seen;           /* its copy was listed on the worker */
+	bool listed;              /* ... in the last poll of its cluster */
+	char phase[16];           /* Succeeded, Failed, ... */
+	char pods[96];            /* "bound=N,running=N,succeeded=N,failed=N" */
+	char *reason, *msg;       /* why it waits (written when changed) */
+	char *ann_sig;            /* annotations last written */
+	int why;                  /* QUEUED: the fleet's reason explained last */
+	bool seen;
+} mu__djob_t;
+
+typedef struct mu__dd {
+	const mu_dispatch_opts_t *o;
+	mu_kube_client_t *hub;
+	mu_fleet_t *fleet;
+	mu__dcl_t *cls;
+	int32_t ncls, cls_cap;
+	mu__djob_t **jobs;
+	int32_t njobs, jobs_cap;
+	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */
+	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
+	int32_t by_fid_cap;
+	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	mu_fleet_decisions_t dec;
+	bool jobs_listed;         /* this pass's hub Job list succeeded */
+	int64_t t0;               /* mono ms at start: the fleet's clock 0 */
+	int64_t last_status;
+	uint64_t dispatched, withdrawn, requeued, deleted_stale, created;
+	uint64_t evseq;           /* makes event names unique */
+} mu__dd_t;
+
+/* --- dutil.c ---------------------------------------------------------------- */
+
+int64_t mu__d_mono_ms(void);
+/* The fleet's clock: ms since the daemon started. */
+mu_time_t mu__d_now(const mu__dd_t *d);
+void mu__dlog(const mu__dd_t *d, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* One request with an optional JSON body; returns the HTTP status (0: no
+ * answer) and the parsed answer in *out (if not NULL; may be NULL). */
+long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
+	      const char *path, const char *ctype, const json_t *body,
+	      json_t **out);
+/* A label or annotation of o, or NULL. */
+const char *mu__dmeta(const json_t *o, const char *map, const char *key);
+/* Parses "k=v,k=v" into labels in arena (*n of them); MU_EINVAL for a
+ * term without "=". */
+int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n);
+
+/* --- hub.c ------------------------------------------------------------------ */
+
+/* Lists the hub's Clusters into d->cls (and the fleet); loads kubeconfig
+ * Secrets that changed. */
+int mu__dhub_clusters(mu__dd_t *d);
+/* Lists the hub's Queues into the fleet. */
+int mu__dhub_queues(mu__dd_t *d);
+/* Lists the hub's queue-labelled Jobs: new ones parsed and submitted (or
+ * adopted where their annotations say they were dispatched), gone ones
+ * finished.  Sets d->jobs_listed. */
+int mu__dhub_jobs(mu__dd_t *d);
+/* Writes j's dispatch annotations when they changed; returns the status. */
+long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
+/* Writes every Cluster's status when it changed (at most once a second). */
+void mu__dhub_cluster_status(mu__dd_t *d);
+/* An Event on hub Job j. */
+void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type,
+		    const char *reason, const char *msg);
+mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid);
+int32_t mu__dhub_cluster_by_fid(const mu__dd_t *d, int32_t fid);
+
+/* --- worker.c --------------------------------------------------------------- */
+
+/* Lists cluster c's Nodes into its model and its copies (Jobs and pods
+ * labelled with a hub uid): stale copies deleted, the current ones'
+ * status read into their hub jobs.  false when the worker did not answer. */
+bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c);
+/* Creates j's copy on its cluster (a 409 for the same generation counts
+ * as created).  Returns the HTTP status. */
+long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);
+/* Deletes j's copy on cluster c (background propagation). */
+long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, const char *ns, const char *name);
+
+#endif

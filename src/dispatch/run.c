@@ -1,0 +1,289 @@
+/*
+ * run.c - the hub daemon's loop: one pass at least every --interval reads
+ * the hub (Clusters, Queues, Jobs), polls every push-mode worker (Nodes,
+ * copies), settles what the polls showed (copies to create, starts that
+ * timed out, withdrawals confirmed, lost clusters), asks the fleet where
+ * the queued jobs go (mu_fleet_dispatch) and writes what changed back.
+ *
+ * Exactly once.  A dispatch is recorded on the hub Job (cluster and a new
+ * generation, muster.io/cluster and muster.io/dispatch-generation) before
+ * its copy is created, and a copy is created under the hub Job's own name,
+ * so a worker holds at most one copy of a job (a second create answers
+ * 409).  A copy whose hub uid, cluster or generation is not the hub Job's
+ * current dispatch is deleted whenever its worker answers.  A restarted
+ * daemon adopts what the annotations record (mu_fleet_job_adopt) and
+ * creates a recorded copy that is missing; it never dispatches a recorded
+ * job again.  A job that did not start within --start-timeout is
+ * withdrawn: it goes back to the hub only once a poll no longer lists its
+ * copy.  A worker unreachable for --cluster-lost-after has its jobs
+ * requeued (mu_fleet_cluster_lost); its copies there are stale by then and
+ * are deleted when it answers again.  (During a partition such a stale
+ * copy may still run on the lost worker: nothing can reach it to stop it,
+ * as with MultiKueue's lost workers.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dispatch/dispatch_int.h"
+
+void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o)
+{
+	memset(o, 0, sizeof *o);
+	o->id = "muster-dispatch";
+	o->interval_ms = 100;
+	o->start_timeout_ms = 300000;
+	o->cluster_lost_ms = 60000;
+	o->burst_after_ms = 600000;
+	o->burst_priority = INT32_MAX;
+	o->request_timeout_ms = 5000;
+}
+
+/* Back to the hub: the fleet requeues j (its copy is gone or stale). */
+static void requeue(mu__dd_t *d, mu__djob_t *j, const char *reason, const char *msg)
+{
+	if (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_WITHDRAWING)
+		mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
+	mu__dlog(d, 1, "job %s: back to the hub (%s)", j->key, reason);
+	mu__dhub_event(d, j, "Warning", reason, msg);
+	j->state = MU__DJ_QUEUED;
+	j->cl = -1;
+	j->why = -1;
+	j->phase[0] = j->pods[0] = '\0';
+	d->requeued++;
+}
+
+/* Cluster c has not answered for --cluster-lost-after: its jobs go back
+ * to the hub. */
+static void cluster_lost(mu__dd_t *d, mu__dcl_t *c)
+{
+	int32_t ci = (int32_t)(c - d->cls);
+	int n = mu_fleet_cluster_lost(d->fleet, c->fid, mu__d_now(d));
+	c->lost = true;
+	char msg[600];
+	snprintf(msg, sizeof msg, "cluster %s did not answer for %lld ms", c->name,
+		 (long long)(mu__d_mono_ms() - c->last_ok));
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->cl != ci || (j->state != MU__DJ_DISPATCHED && j->state != MU__DJ_WITHDRAWING))
+			continue;
+		j->state = MU__DJ_QUEUED; /* the fleet requeued it already */
+		requeue(d, j, "ClusterLost", msg);
+	}
+	mu__dlog(d, 0, "cluster %s: lost, %d jobs requeued", c->name, n);
+}
+
+/* Polls every worker and sets each cluster's state in the fleet. */
+static void poll_all(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	for (int32_t i = 0; i < d->ncls; i++) {
+		mu__dcl_t *c = &d->cls[i];
+		bool ok = c->kc && !c->pull && mu__dwork_poll(d, c);
+		if (ok) {
+			if (!c->reachable)
+				mu__dlog(d, 1, "cluster %s: reachable", c->name);
+			c->reachable = true;
+			c->last_ok = t;
+			c->lost = false;
+		} else {
+			if (c->reachable)
+				mu__dlog(d, 0, "cluster %s: unreachable", c->name);
+			c->reachable = false;
+			if (!c->lost && t - c->last_ok >= d->o->cluster_lost_ms)
+				cluster_lost(d, c);
+		}
+		mu_fleet_cluster_set_state(d->fleet, c->fid, !ok ? MU_CLUSTER_UNREACHABLE :
+					   c->draining ? MU_CLUSTER_DRAINING : MU_CLUSTER_READY);
+	}
+}
+
+/* What the polls showed, job by job: copies to create (recorded, not
+ * there), starts that timed out, withdrawals confirmed. */
+static void settle(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->cl < 0 || !d->cls[j->cl].reachable)
+			continue;
+		if (j->state == MU__DJ_WITHDRAWING && !j->listed) {
+			requeue(d, j, "Withdrawn", "its copy's deletion is confirmed");
+			continue;
+		}
+		if (j->state != MU__DJ_DISPATCHED)
+			continue;
+		if (!j->listed && j->copy_seen) {
+			requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
+			continue;
+		}
+		if (!j->listed)
+			mu__dwork_create(d, j);
+		if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
+			char msg[600];
+			snprintf(msg, sizeof msg, "no pod of it was bound on %s within %lld ms; "
+				 "withdrawing it", d->cls[j->cl].name, (long long)d->o->start_timeout_ms);
+			mu__dhub_event(d, j, "Warning", "StartTimeout", msg);
+			mu__dwork_delete(d, &d->cls[j->cl], j->ns, j->name);
+			j->state = MU__DJ_WITHDRAWING;
+			d->withdrawn++;
+		}
+	}
+}
+
+/* One dispatch: recorded on the hub, then created on the worker. */
+static void send(mu__dd_t *d, const mu_fleet_decision_t *x)
+{
+	mu__djob_t *j = x->job < d->by_fid_cap ? d->by_fid[x->job] : NULL;
+	int32_t ci = mu__dhub_cluster_by_fid(d, x->cluster);
+	if (!j || ci < 0) {
+		mu_fleet_job_requeue(d->fleet, x->job, mu__d_now(d));
+		return;
+	}
+	j->gen++;
+	j->cl = ci;
+	j->state = MU__DJ_DISPATCHED;
+	j->dispatched = mu__d_mono_ms();
+	j->started = j->copy_seen = j->listed = false;
+	snprintf(j->phase, sizeof j->phase, "Dispatched");
+	j->pods[0] = '\0';
+	if (mu__dhub_annotate(d, j) != 200) {
+		/* not recorded: nothing may be created */
+		mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
+		j->state = MU__DJ_QUEUED;
+		j->cl = -1;
+		return;
+	}
+	d->dispatched++;
+	mu__dwork_create(d, j);
+	char msg[300];
+	snprintf(msg, sizeof msg, "sent to cluster %s (generation %u)", d->cls[ci].name, j->gen);
+	mu__dhub_event(d, j, "Normal", "Dispatched", msg);
+}
+
+/* Why each queued job waits, explained when the fleet's reason changed. */
+static void explain_waiting(mu__dd_t *d)
+{
+	int32_t nc = mu_fleet_nclusters(d->fleet);
+	mu_fleet_explain_t *x = calloc((size_t)nc + 1, sizeof *x);
+	if (!x)
+		return;
+	mu_time_t now = mu__d_now(d);
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		mu_fleet_job_info_t fi;
+		if (j->state != MU__DJ_QUEUED || mu_fleet_job_info(d->fleet, j->fid, &fi) ||
+		    fi.why == MU_FW_NEW || (int)fi.why == j->why)
+			continue;
+		j->why = (int)fi.why;
+		char line[4096] = "";
+		if (nc > 0 && mu_fleet_job_explain(d->fleet, j->fid, now, x) == MU_OK)
+			mu_fleet_explain_format(d->fleet, x, now, line, sizeof line);
+		free(j->reason);
+		free(j->msg);
+		j->reason = strdup(mu_fleet_why_name(fi.why));
+		j->msg = strdup(nc ? line : "no clusters");
+		mu__dhub_event(d, j, "Normal", j->reason, j->msg);
+	}
+	free(x);
+}
+
+/* One pass: read, poll, settle, dispatch, write back. */
+static void pass(mu__dd_t *d)
+{
+	if (mu__dhub_clusters(d) || mu__dhub_queues(d) || mu__dhub_jobs(d)) {
+		mu__dlog(d, 0, "the hub did not answer; retrying");
+		return;
+	}
+	poll_all(d);
+	settle(d);
+	d->dec.n = 0;
+	if (mu_fleet_dispatch(d->fleet, mu__d_now(d), &d->dec) == MU_OK)
+		for (size_t i = 0; i < d->dec.n; i++)
+			send(d, &d->dec.v[i]);
+	explain_waiting(d);
+	for (int32_t i = 0; i < d->njobs; i++)
+		mu__dhub_annotate(d, d->jobs[i]);
+	mu__dhub_cluster_status(d);
+}
+
+static void dd_release(mu__dd_t *d)
+{
+	for (int32_t i = 0; i < d->ncls; i++) {
+		mu__dcl_t *c = &d->cls[i];
+		mu_kube_client_free(c->kc);
+		mu_kube_config_release(&c->cfg);
+		free(c->name);
+		free(c->secret_ns);
+		free(c->secret_name);
+		free(c->secret_rv);
+		free(c->err);
+		free(c->status_sig);
+		json_decref(c->nodes);
+	}
+	free(d->cls);
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		free(j->key);
+		free(j->ns);
+		free(j->name);
+		free(j->uid);
+		json_decref(j->obj);
+		mu_specs_release(&j->specs);
+		free(j->reason);
+		free(j->msg);
+		free(j->ann_sig);
+		free(j);
+	}
+	free(d->jobs);
+	free(d->by_fid);
+	json_decref(d->by_key);
+	json_decref(d->by_uid);
+	json_decref(d->queue_rv);
+	mu_fleet_decisions_release(&d->dec);
+	mu_fleet_free(d->fleet);
+	mu_kube_client_free(d->hub);
+}
+
+int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
+{
+	mu__dd_t d;
+	memset(&d, 0, sizeof d);
+	d.o = o;
+	d.t0 = mu__d_mono_ms();
+	mu_fleet_config_t fc;
+	mu_fleet_config_defaults(&fc);
+	fc.burst_after = o->burst_after_ms;
+	fc.burst_priority = o->burst_priority;
+	d.by_key = json_object();
+	d.by_uid = json_object();
+	d.queue_rv = json_object();
+	mu_fleet_decisions_init(&d.dec);
+	int rc = mu_fleet_new(&fc, &d.fleet);
+	if (rc == MU_OK)
+		rc = mu_kube_client_new(o->hub, &d.hub);
+	if (rc || !d.by_key || !d.by_uid || !d.queue_rv) {
+		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc ? rc : MU_ENOMEM));
+		dd_release(&d);
+		return rc ? rc : MU_ENOMEM;
+	}
+	mu__dlog(&d, 1, "dispatching for the hub %s as %s", o->hub->server, o->id);
+	while (!*o->stop) {
+		int64_t t = mu__d_mono_ms();
+		pass(&d);
+		int64_t left = t + o->interval_ms - mu__d_mono_ms();
+		while (left > 0 && !*o->stop) {
+			int64_t s = left < 50 ? left : 50;
+			struct timespec ts = {0, (long)s * 1000000L};
+			nanosleep(&ts, NULL);
+			left -= s;
+		}
+	}
+	mu__dlog(&d, 1, "stopped: %llu dispatched, %llu copies created, %llu withdrawn, "
+		 "%llu requeued, %llu stale copies deleted", (unsigned long long)d.dispatched,
+		 (unsigned long long)d.created, (unsigned long long)d.withdrawn,
+		 (unsigned long long)d.requeued, (unsigned long long)d.deleted_stale);
+	dd_release(&d);
+	return MU_OK;
+}
