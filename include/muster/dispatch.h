@@ -9,7 +9,8 @@
  * (cluster and generation) before the copy is created on the worker, and
  * copies that are not the current dispatch are deleted.  Status flows
  * back to the hub Job's annotations and the Cluster's status.  See
- * docs/dispatch.md.  (src/dispatch: run.c, hub.c, worker.c, dutil.c)
+ * docs/dispatch.md.  (src/dispatch: run.c, hub.c, worker.c, agent.c,
+ * dutil.c)
  */
 #ifndef MUSTER_DISPATCH_H
 #define MUSTER_DISPATCH_H
@@ -40,5 +41,28 @@ void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o);
 /* Runs the hub daemon until *o->stop is set.  Returns MU_OK after a stop,
  * another error (with a message in err) when it could not start. */
 int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen);
+
+/* --- Pull mode: the agent in a worker ------------------------------------- */
+
+typedef struct mu_dispatch_agent_opts {
+	const mu_kube_config_t *hub;     /* required: the hub's API */
+	const mu_kube_config_t *worker;  /* required: this cluster's API */
+	const char *cluster;             /* its Cluster's name on the hub */
+	int interval_ms;                 /* one pass at least this often: 200 */
+	int request_timeout_ms;          /* 5000 */
+	bool quiet;
+	volatile sig_atomic_t *stop;
+} mu_dispatch_agent_opts_t;
+
+void mu_dispatch_agent_opts_defaults(mu_dispatch_agent_opts_t *o);
+
+/* Runs `muster dispatch agent` until *o->stop: every pass it writes the
+ * worker's Nodes and a heartbeat to the hub (ConfigMap
+ * muster-system/muster-cluster-NAME), creates the copies of the hub Jobs
+ * labelled muster.io/cluster=NAME, deletes copies that are not the
+ * current dispatch, and reports each copy's phase and pods on its hub Job
+ * (muster.io/agent-status).  The hub needs no credentials for the worker.
+ * Returns MU_OK after a stop. */
+int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t errlen);
 
 #endif

@@ -5,7 +5,8 @@
  * Reads the hub's credentials from a kubeconfig (--kubeconfig, else
  * $KUBECONFIG, else ~/.kube/config) or the pod's service account
  * (--in-cluster), then runs mu_dispatch_run() until SIGINT or SIGTERM,
- * which only set the one flag below.  Exit codes: 0 after a signal, 1 when
+ * which only set the one flag below.  `muster dispatch agent` runs
+ * mu_dispatch_agent_run() (pull mode) the same way.  Exit codes: 0 after a signal, 1 when
  * the daemon failed, 2 for bad usage.
  */
 #include <signal.h>
@@ -28,6 +29,7 @@ static void on_dispatch_signal(int sig)
 static void dispatch_usage(FILE *f)
 {
 	fputs("usage: muster dispatch [--kubeconfig FILE | --in-cluster] [options]\n"
+	      "       muster dispatch agent --help    (pull mode, in a worker)\n"
 	      "\n"
 	      "The hub daemon of a fleet of clusters: queues the hub's queue-labelled\n"
 	      "batch/v1 Jobs (held suspended) in the hub's Queues and sends each one to\n"
@@ -108,8 +110,110 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	return 0;
 }
 
+static void agent_usage(FILE *f)
+{
+	fputs("usage: muster dispatch agent --hub-kubeconfig FILE --cluster NAME\n"
+	      "                             [--kubeconfig FILE | --in-cluster] [options]\n"
+	      "\n"
+	      "Pull mode: runs beside a worker cluster (its Cluster on the hub has mode: pull)\n"
+	      "and calls the hub, which needs no credentials for the worker.  Creates the\n"
+	      "copies of the hub Jobs sent to this cluster, deletes stale ones, and reports\n"
+	      "the worker's Nodes, a heartbeat and each copy's status to the hub.\n"
+	      "\n"
+	      "  --hub-kubeconfig FILE      the hub's credentials (required)\n"
+	      "  --cluster NAME             this cluster's Cluster on the hub (required)\n"
+	      "  --kubeconfig FILE          the worker's credentials (default $KUBECONFIG,\n"
+	      "                             then ~/.kube/config)\n"
+	      "  --in-cluster               the worker through the pod's service account\n"
+	      "  --interval DUR             one pass at least this often (default 200ms)\n"
+	      "  --request-timeout DUR      one API request (default 5s)\n"
+	      "  --quiet                    log errors only\n",
+	      f);
+}
+
+/* `muster dispatch agent ...` (argv[0] is "agent"). */
+static int cmd_agent(int argc, char **argv)
+{
+	mu_dispatch_agent_opts_t o;
+	mu_dispatch_agent_opts_defaults(&o);
+	const char *hubkc = NULL, *kc = NULL;
+	bool in_cluster = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			agent_usage(stdout);
+			return MU_EXIT_OK;
+		}
+		if (!strcmp(a, "--in-cluster") || !strcmp(a, "--quiet")) {
+			*(a[2] == 'i' ? &in_cluster : &o.quiet) = true;
+			continue;
+		}
+		bool known = !strcmp(a, "--hub-kubeconfig") || !strcmp(a, "--cluster") ||
+			     !strcmp(a, "--kubeconfig") || !strcmp(a, "--interval") ||
+			     !strcmp(a, "--request-timeout");
+		if (!known) {
+			fprintf(stderr, "muster dispatch agent: unknown option %s\n\n", a);
+			agent_usage(stderr);
+			return MU_EXIT_USAGE;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "muster dispatch agent: %s needs a value\n", a);
+			return MU_EXIT_USAGE;
+		}
+		const char *v = argv[++i];
+		int64_t ms;
+		if (!strcmp(a, "--hub-kubeconfig"))
+			hubkc = v;
+		else if (!strcmp(a, "--cluster"))
+			o.cluster = v;
+		else if (!strcmp(a, "--kubeconfig"))
+			kc = v;
+		else if (mu__parse_duration(v, &ms)) {
+			fprintf(stderr, "muster dispatch agent: %s %s: expected a duration\n", a, v);
+			return MU_EXIT_USAGE;
+		} else if (!strcmp(a, "--interval"))
+			o.interval_ms = ms < 1 ? 1 : ms > 60000 ? 60000 : (int)ms;
+		else
+			o.request_timeout_ms = ms < 100 ? 100 : ms > 600000 ? 600000 : (int)ms;
+	}
+	if (!hubkc || !o.cluster) {
+		fprintf(stderr, "muster dispatch agent: --hub-kubeconfig and --cluster are required\n");
+		return MU_EXIT_USAGE;
+	}
+	mu_kube_config_t hub, worker;
+	char err[512] = "";
+	if (mu_kube_config_load(hubkc, NULL, &hub, err, sizeof err)) {
+		fprintf(stderr, "muster dispatch agent: --hub-kubeconfig: %s\n", err);
+		return MU_EXIT_USAGE;
+	}
+	if (mu_kube_config_resolve(kc, NULL, in_cluster, &worker, err, sizeof err)) {
+		fprintf(stderr, "muster dispatch agent: %s\n", err);
+		mu_kube_config_release(&hub);
+		return MU_EXIT_USAGE;
+	}
+	o.hub = &hub;
+	o.worker = &worker;
+	o.stop = &dispatch_stop;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_dispatch_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	int rc = mu_dispatch_agent_run(&o, err, sizeof err);
+	mu_kube_config_release(&hub);
+	mu_kube_config_release(&worker);
+	if (rc) {
+		fprintf(stderr, "muster dispatch agent: %s\n", *err ? err : mu_strerror(rc));
+		return MU_EXIT_FAIL;
+	}
+	return MU_EXIT_OK;
+}
+
 int mu_cmd_dispatch(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "agent"))
+		return cmd_agent(argc - 1, argv + 1);
 	mu_dispatch_opts_t o;
 	mu_dispatch_opts_defaults(&o);
 	const char *kc = NULL, *ctx = NULL;

@@ -4,7 +4,8 @@
  * (the hub's Clusters, Queues and Jobs in; annotations, status and events
  * out) and worker.c (a worker's Nodes and copies in; copies created and
  * deleted) above it, run.c (the pass: dispatch, exactly once, timeouts,
- * lost clusters) on top.
+ * lost clusters) on top; agent.c (`muster dispatch agent`, pull mode)
+ * beside run.c, over worker.c's helpers.
  *
  * One thread owns everything: a pass lists, decides and writes in turn.
  */
@@ -30,6 +31,9 @@
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
+#define MU__D_AGENT "muster.io/agent-status"    /* hub Job, by an agent:
+                                                 * "GEN PHASE bound=N,..." */
+#define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
@@ -51,6 +55,10 @@ typedef struct mu__dcl {
 	int64_t gpus;             /* whole GPUs of its nodes */
 	int32_t running, waiting; /* copies started / not started */
 	char *status_sig;         /* status last written */
+	/* pull mode: the agent's heartbeat ConfigMap */
+	char *beat_rv;            /* its last resourceVersion seen */
+	int64_t beat_at;          /* mono ms when it changed */
+	uint64_t beats;           /* changes seen */
 } mu__dcl_t;
 
 typedef enum mu__djstate {
@@ -80,6 +88,7 @@ typedef struct mu__djob {
 	char pods[96];            /* "bound=N,running=N,succeeded=N,failed=N" */
 	char *reason, *msg;       /* why it waits (written when changed) */
 	char *ann_sig;            /* annotations last written */
+	uint64_t withdraw_beat;   /* pull: the cluster's beats at withdrawal */
 	int why;                  /* QUEUED: the fleet's reason explained last */
 	bool seen;
 } mu__djob_t;
@@ -122,6 +131,16 @@ const char *mu__dmeta(const json_t *o, const char *map, const char *key);
  * term without "=". */
 int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n);
 
+/* The copy of a hub Job for a worker (owned): the hub Job's labels,
+ * annotations and spec, unsuspended and admitted (muster.io/admitted),
+ * labelled with the hub uid and generation g, without what the hub's Job
+ * controller added (selector, controller labels) or the hub's own
+ * annotations. */
+json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t g);
+/* A Node cut to what the models read (name, labels, taints, cordon,
+ * allocatable, the Ready condition); owned. */
+json_t *mu__dnode_min(const json_t *n);
+
 /* --- hub.c ------------------------------------------------------------------ */
 
 /* Lists the hub's Clusters into d->cls (and the fleet); loads kubeconfig
@@ -149,6 +168,20 @@ int32_t mu__dhub_cluster_by_fid(const mu__dd_t *d, int32_t fid);
  * labelled with a hub uid): stale copies deleted, the current ones'
  * status read into their hub jobs.  false when the worker did not answer. */
 bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c);
+/* The same for a pull-mode cluster, from what its agent wrote on the hub:
+ * the ConfigMap muster-system/muster-cluster-NAME (nodes, heartbeat) and
+ * each hub Job's muster.io/agent-status.  false when the heartbeat is
+ * older than 3 s. */
+bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c);
+/* Pod counts of a pod list by "UID/GEN" (labels of the copies' pods):
+ * [bound, running, succeeded, failed]; owned. */
+json_t *mu__dpods_count(const json_t *l);
+/* The counts of uid/gen as "bound=N,running=N,succeeded=N,failed=N"
+ * into buf; returns whether a pod was bound or ended. */
+bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf,
+		    size_t len);
+/* A copy's end from its Job's conditions: "Succeeded", "Failed" or NULL. */
+const char *mu__dcopy_done(const json_t *w);
 /* Creates j's copy on its cluster (a 409 for the same generation counts
  * as created).  Returns the HTTP status. */
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);

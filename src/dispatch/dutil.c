@@ -98,3 +98,75 @@ int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n)
 	*out = v;
 	return MU_OK;
 }
+
+
+json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t g)
+{
+	char gen[16];
+	snprintf(gen, sizeof gen, "%u", g);
+	json_t *labels = json_deep_copy(mu__jget(hub, "metadata.labels"));
+	json_object_del(labels, MU__D_CLUSTER);
+	json_t *ann = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(mu__jget(hub, "metadata.annotations"), k, v)
+		if (strncmp(k, "muster.io/dispatch-", 19) && strcmp(k, MU__D_CLUSTER) &&
+		    strcmp(k, MU__D_SEL) && strcmp(k, MU__D_LOC) &&
+		    strcmp(k, "kubectl.kubernetes.io/last-applied-configuration"))
+			json_object_set(ann, k, v);
+	json_object_set_new(labels, MU__D_HUBUID, json_string(uid));
+	json_object_set_new(ann, MU__D_GEN, json_string(gen));
+	json_object_set_new(ann, MU__D_HUBJOB, json_string(key));
+	json_object_set_new(ann, "muster.io/admitted", json_string("true"));
+	json_t *spec = json_deep_copy(json_object_get(hub, "spec"));
+	json_object_set_new(spec, "suspend", json_false());
+	json_object_del(spec, "selector");
+	json_object_del(spec, "manualSelector");
+	json_t *tm = mu__jget(spec, "template.metadata");
+	if (!tm) {
+		tm = json_object();
+		json_object_set_new(json_object_get(spec, "template"), "metadata", tm);
+	}
+	json_t *tl = json_object_get(tm, "labels");
+	if (!tl) {
+		tl = json_object();
+		json_object_set_new(tm, "labels", tl);
+	}
+	static const char *const drop[] = {"controller-uid", "job-name",
+		"batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name", NULL};
+	for (int i = 0; drop[i]; i++)
+		json_object_del(tl, drop[i]);
+	json_object_set_new(tl, MU__D_HUBUID, json_string(uid));
+	json_object_set_new(tl, MU__D_GEN, json_string(gen));
+	return json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:o},s:o}", "apiVersion", "batch/v1", "kind",
+			 "Job", "metadata", "name", mu__jstr(hub, "metadata.name"), "namespace", mu__jstr(hub, "metadata.namespace") ? mu__jstr(hub, "metadata.namespace") : "default", "labels", labels,
+			 "annotations", ann, "spec", spec);
+}
+
+
+json_t *mu__dnode_min(const json_t *n)
+{
+	json_t *conds = json_array();
+	size_t i;
+	json_t *cd;
+	json_array_foreach(mu__jget(n, "status.conditions"), i, cd) {
+		const char *t = json_string_value(json_object_get(cd, "type"));
+		if (t && !strcmp(t, "Ready"))
+			json_array_append_new(conds, json_pack("{s:s,s:O}", "type", "Ready", "status",
+						  json_object_get(cd, "status")));
+	}
+	json_t *o = json_pack("{s:{s:s*},s:{},s:{s:o}}", "metadata", "name",
+			      mu__jstr(n, "metadata.name"), "spec", "status", "conditions", conds);
+	if (!o)
+		return NULL;
+	const json_t *v;
+	if ((v = mu__jget(n, "metadata.labels")))
+		json_object_set(json_object_get(o, "metadata"), "labels", (json_t *)v);
+	if ((v = mu__jget(n, "spec.taints")))
+		json_object_set(json_object_get(o, "spec"), "taints", (json_t *)v);
+	if ((v = mu__jget(n, "spec.unschedulable")))
+		json_object_set(json_object_get(o, "spec"), "unschedulable", (json_t *)v);
+	if ((v = mu__jget(n, "status.allocatable")))
+		json_object_set(json_object_get(o, "status"), "allocatable", (json_t *)v);
+	return o;
+}

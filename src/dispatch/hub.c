@@ -159,7 +159,7 @@ int mu__dhub_clusters(mu__dd_t *d)
 		const char *drain = mu__dmeta(o, "annotations", MU__D_DRAIN);
 		c->draining = drain && !strcmp(drain, "true");
 		if (c->pull) {
-			set_err(c, "pull mode: `muster dispatch agent` is not built yet");
+			set_err(c, NULL); /* its agent reports through the hub */
 			continue;
 		}
 		const char *sn = mu__jstr(o, "spec.kubeconfigSecret.name");
@@ -502,13 +502,20 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j)
 	json_object_set_new(a, MU__D_REASON, waits && j->reason ? json_string(j->reason) : json_null());
 	json_object_set_new(a, MU__D_MSG, waits && j->msg ? json_string(j->msg) : json_null());
 	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
+	/* the label is what an agent lists (pull mode): off while withdrawing */
+	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
+	json_t *lab = json_pack("{s:o}", MU__D_CLUSTER, assigned ? json_string(d->cls[j->cl].name) :
+				json_null());
+	json_object_set(a, "l", json_object_get(lab, MU__D_CLUSTER));
 	char *sig = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
+	json_object_del(a, "l");
 	if (sig && j->ann_sig && !strcmp(sig, j->ann_sig)) {
 		free(sig);
 		json_decref(a);
+		json_decref(lab);
 		return 200;
 	}
-	json_t *b = json_pack("{s:{s:o}}", "metadata", "annotations", a);
+	json_t *b = json_pack("{s:{s:o,s:o}}", "metadata", "annotations", a, "labels", lab);
 	char path[1024];
 	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
 	long st = mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json", b, NULL);
@@ -572,13 +579,14 @@ void mu__dhub_cluster_status(mu__dd_t *d)
 			continue;
 		mu_res_t alloc, used;
 		mu_engine_totals(mu_fleet_cluster_engine(d->fleet, c->fid), &alloc, &used);
-		const char *state = c->draining ? "Draining" : c->reachable && c->kc ? "Ready" :
+		const char *state = c->draining ? "Draining" : c->reachable && (c->kc || c->pull) ? "Ready" :
 			"Unreachable";
 		json_t *s = json_pack("{s:s,s:I,s:I,s:i,s:i,s:s}", "state", state, "gpus",
 				      (json_int_t)c->gpus, "freeGPUs",
 				      (json_int_t)((alloc.v[MU_RES_GPU] - used.v[MU_RES_GPU]) / 1000),
 				      "running", (int)c->running, "queued", closest ? (int)closest[i] : 0,
-				      "message", c->err ? c->err : "");
+				      "message", c->err ? c->err : c->pull && !c->reachable ?
+				      "no heartbeat from its agent (muster dispatch agent)" : "");
 		char *sig = json_dumps(s, JSON_COMPACT | JSON_SORT_KEYS);
 		if (sig && (!c->status_sig || strcmp(sig, c->status_sig))) {
 			char path[600];

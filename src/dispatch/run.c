@@ -80,7 +80,7 @@ static void poll_all(mu__dd_t *d)
 	int64_t t = mu__d_mono_ms();
 	for (int32_t i = 0; i < d->ncls; i++) {
 		mu__dcl_t *c = &d->cls[i];
-		bool ok = c->kc && !c->pull && mu__dwork_poll(d, c);
+		bool ok = c->pull ? mu__dpull_poll(d, c) : c->kc && mu__dwork_poll(d, c);
 		if (ok) {
 			if (!c->reachable)
 				mu__dlog(d, 1, "cluster %s: reachable", c->name);
@@ -108,7 +108,9 @@ static void settle(mu__dd_t *d)
 		mu__djob_t *j = d->jobs[i];
 		if (j->cl < 0 || !d->cls[j->cl].reachable)
 			continue;
-		if (j->state == MU__DJ_WITHDRAWING && !j->listed) {
+		const mu__dcl_t *c = &d->cls[j->cl];
+		if (j->state == MU__DJ_WITHDRAWING && !j->listed &&
+		    (!c->pull || c->beats >= j->withdraw_beat + 2)) {
 			requeue(d, j, "Withdrawn", "its copy's deletion is confirmed");
 			continue;
 		}
@@ -118,14 +120,18 @@ static void settle(mu__dd_t *d)
 			requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
 			continue;
 		}
-		if (!j->listed)
+		if (!j->listed && !c->pull)
 			mu__dwork_create(d, j);
 		if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
 			char msg[600];
 			snprintf(msg, sizeof msg, "no pod of it was bound on %s within %lld ms; "
 				 "withdrawing it", d->cls[j->cl].name, (long long)d->o->start_timeout_ms);
 			mu__dhub_event(d, j, "Warning", "StartTimeout", msg);
-			mu__dwork_delete(d, &d->cls[j->cl], j->ns, j->name);
+			/* pull mode: the agent deletes it once the label is off, and
+			 * two heartbeats later its report is known to be current */
+			if (!c->pull)
+				mu__dwork_delete(d, &d->cls[j->cl], j->ns, j->name);
+			j->withdraw_beat = c->beats;
 			j->state = MU__DJ_WITHDRAWING;
 			d->withdrawn++;
 		}
@@ -220,6 +226,7 @@ static void dd_release(mu__dd_t *d)
 		free(c->secret_rv);
 		free(c->err);
 		free(c->status_sig);
+		free(c->beat_rv);
 		json_decref(c->nodes);
 	}
 	free(d->cls);

@@ -117,8 +117,7 @@ typedef struct pc {
 	int bound, running, succeeded, failed;
 } pc_t;
 
-/* Counts the pods of the list l by hub uid (current generation only). */
-static json_t *pods_count(const json_t *l)
+json_t *mu__dpods_count(const json_t *l)
 {
 	json_t *m = json_object();
 	size_t i;
@@ -147,21 +146,8 @@ static json_t *pods_count(const json_t *l)
 	return m;
 }
 
-/* A current copy's status into its hub job j. */
-static void copy_status(mu__dd_t *d, mu__djob_t *j, const json_t *w, const json_t *pods)
+const char *mu__dcopy_done(const json_t *w)
 {
-	char key[300];
-	snprintf(key, sizeof key, "%s/%u", j->uid, j->gen);
-	json_t *a = json_object_get(pods, key);
-	pc_t p = {(int)json_integer_value(json_array_get(a, 0)),
-		  (int)json_integer_value(json_array_get(a, 1)),
-		  (int)json_integer_value(json_array_get(a, 2)),
-		  (int)json_integer_value(json_array_get(a, 3))};
-	snprintf(j->pods, sizeof j->pods, "bound=%d,running=%d,succeeded=%d,failed=%d", p.bound,
-		 p.running, p.succeeded, p.failed);
-	if (p.bound + p.succeeded + p.failed > 0 && !j->started) {
-		j->started = true;
-	}
 	const char *done = NULL;
 	size_t i;
 	json_t *cd;
@@ -171,6 +157,29 @@ static void copy_status(mu__dd_t *d, mu__djob_t *j, const json_t *w, const json_
 		if (t && s && !strcmp(s, "True") && (!strcmp(t, "Complete") || !strcmp(t, "Failed")))
 			done = !strcmp(t, "Complete") ? "Succeeded" : "Failed";
 	}
+	return done;
+}
+
+bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf, size_t len)
+{
+	char key[300];
+	snprintf(key, sizeof key, "%s/%u", uid, gen);
+	json_t *a = json_object_get(pods, key);
+	pc_t p = {(int)json_integer_value(json_array_get(a, 0)),
+		  (int)json_integer_value(json_array_get(a, 1)),
+		  (int)json_integer_value(json_array_get(a, 2)),
+		  (int)json_integer_value(json_array_get(a, 3))};
+	snprintf(buf, len, "bound=%d,running=%d,succeeded=%d,failed=%d", p.bound, p.running,
+		 p.succeeded, p.failed);
+	return p.bound + p.succeeded + p.failed > 0;
+}
+
+/* What a copy says (pods line, started, done) into its hub job j. */
+static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool started,
+		       const char *done)
+{
+	snprintf(j->pods, sizeof j->pods, "%s", pods);
+	j->started |= started;
 	if (j->state == MU__DJ_DISPATCHED) {
 		const char *ph = done ? done : j->started ? "Running" : "Dispatched";
 		snprintf(j->phase, sizeof j->phase, "%s", ph);
@@ -201,7 +210,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	for (int32_t i = 0; i < d->njobs; i++)
 		if (d->jobs[i]->cl == ci)
 			d->jobs[i]->listed = false;
-	json_t *pods = pods_count(pl);
+	json_t *pods = mu__dpods_count(pl);
 	c->running = c->waiting = 0;
 	size_t i;
 	json_t *w;
@@ -225,7 +234,9 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 			continue;
 		}
 		j->listed = j->copy_seen = true;
-		copy_status(d, j, w, pods);
+		char line[96];
+		bool started = mu__dpods_line(pods, j->uid, j->gen, line, sizeof line);
+		job_report(d, j, line, started, mu__dcopy_done(w));
 		if (j->state == MU__DJ_DISPATCHED)
 			*(j->started ? &c->running : &c->waiting) += 1;
 	}
@@ -236,57 +247,12 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	return true;
 }
 
-/* The copy of hub job j for its cluster: the hub Job's labels, template
- * and spec, unsuspended and admitted, without what the hub's Job
- * controller added (selector, controller labels). */
-static json_t *copy_of(const mu__djob_t *j)
-{
-	char gen[16];
-	snprintf(gen, sizeof gen, "%u", j->gen);
-	json_t *labels = json_deep_copy(mu__jget(j->obj, "metadata.labels"));
-	json_t *ann = json_object();
-	const char *k;
-	json_t *v;
-	json_object_foreach(mu__jget(j->obj, "metadata.annotations"), k, v)
-		if (strncmp(k, "muster.io/dispatch-", 19) && strcmp(k, MU__D_CLUSTER) &&
-		    strcmp(k, MU__D_SEL) && strcmp(k, MU__D_LOC) &&
-		    strcmp(k, "kubectl.kubernetes.io/last-applied-configuration"))
-			json_object_set(ann, k, v);
-	json_object_set_new(labels, MU__D_HUBUID, json_string(j->uid));
-	json_object_set_new(ann, MU__D_GEN, json_string(gen));
-	json_object_set_new(ann, MU__D_HUBJOB, json_string(j->key));
-	json_object_set_new(ann, "muster.io/admitted", json_string("true"));
-	json_t *spec = json_deep_copy(json_object_get(j->obj, "spec"));
-	json_object_set_new(spec, "suspend", json_false());
-	json_object_del(spec, "selector");
-	json_object_del(spec, "manualSelector");
-	json_t *tm = mu__jget(spec, "template.metadata");
-	if (!tm) {
-		tm = json_object();
-		json_object_set_new(json_object_get(spec, "template"), "metadata", tm);
-	}
-	json_t *tl = json_object_get(tm, "labels");
-	if (!tl) {
-		tl = json_object();
-		json_object_set_new(tm, "labels", tl);
-	}
-	static const char *const drop[] = {"controller-uid", "job-name",
-		"batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name", NULL};
-	for (int i = 0; drop[i]; i++)
-		json_object_del(tl, drop[i]);
-	json_object_set_new(tl, MU__D_HUBUID, json_string(j->uid));
-	json_object_set_new(tl, MU__D_GEN, json_string(gen));
-	return json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:o},s:o}", "apiVersion", "batch/v1", "kind",
-			 "Job", "metadata", "name", j->name, "namespace", j->ns, "labels", labels,
-			 "annotations", ann, "spec", spec);
-}
-
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j)
 {
 	mu__dcl_t *c = &d->cls[j->cl];
 	if (!c->kc)
 		return 0;
-	json_t *body = copy_of(j), *ans = NULL;
+	json_t *body = mu__dcopy(j->obj, j->uid, j->key, j->gen), *ans = NULL;
 	char path[1024];
 	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs", j->ns);
 	long st = mu__dreq(d, c->kc, "POST", path, NULL, body, &ans);
@@ -320,4 +286,52 @@ long mu__dwork_create(mu__dd_t *d, mu__djob_t *j)
 	json_decref(ans);
 	json_decref(body);
 	return st;
+}
+
+/* --- pull mode ------------------------------------------------------------------ */
+
+bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
+{
+	char path[600];
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/muster-cluster-%s", MU__D_NS,
+		 c->name);
+	json_t *cm = NULL;
+	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &cm);
+	const char *rv = mu__jstr(cm, "metadata.resourceVersion");
+	int64_t t = mu__d_mono_ms();
+	if (st == 200 && rv && (!c->beat_rv || strcmp(rv, c->beat_rv))) {
+		free(c->beat_rv);
+		c->beat_rv = strdup(rv);
+		c->beat_at = t;
+		c->beats++;
+		json_t *nl = json_loads(mu__jstr(cm, "data.nodes") ? mu__jstr(cm, "data.nodes") : "",
+					0, NULL);
+		if (nl)
+			nodes_sync(d, c, nl);
+		json_decref(nl);
+	}
+	json_decref(cm);
+	if (st != 200 || t - c->beat_at > 3000)
+		return false;
+	int32_t ci = (int32_t)(c - d->cls);
+	c->running = c->waiting = 0;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->cl != ci || j->state < MU__DJ_DISPATCHED)
+			continue;
+		/* "GEN PHASE PODS" from the agent, for this generation only */
+		const char *a = mu__dmeta(j->obj, "annotations", MU__D_AGENT);
+		char phase[32] = "", pods[96] = "";
+		unsigned gen = 0;
+		j->listed = a && sscanf(a, "%u %31s %95s", &gen, phase, pods) == 3 && gen == j->gen &&
+			    strcmp(phase, "Deleted");
+		if (!j->listed)
+			continue;
+		j->copy_seen = true;
+		bool done = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
+		job_report(d, j, pods, strcmp(phase, "Pending") != 0, done ? phase : NULL);
+		if (j->state == MU__DJ_DISPATCHED)
+			*(j->started ? &c->running : &c->waiting) += 1;
+	}
+	return true;
 }

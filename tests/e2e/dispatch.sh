@@ -1,8 +1,9 @@
 #!/bin/sh
 # dispatch.sh - end-to-end tests of `muster dispatch`, the hub daemon
 # (docs/dispatch.md): a hub `muster up` and three worker `muster up`s
-# (small: 2 x 8 GPUs, private; big: 4 x 8, private; cloud: 2 x 8, public),
-# each worker with its own `muster scheduler`, and the dispatcher, all
+# (small: 2 x 8 GPUs, private; big: 4 x 8, private; cloud: 2 x 8, public,
+# in pull mode through `muster dispatch agent`), each worker with its own
+# `muster scheduler`, and the dispatcher, all
 # driven by kubectl against the hub.  Checked: the Clusters become Ready
 # with their GPUs; bad input gets a clear message (a broken kubeconfig, a
 # missing Secret, an unknown cluster selector, a job larger than any
@@ -114,7 +115,7 @@ for n in small big cloud; do
 	PIDS="$PIDS $!"
 done
 h create namespace muster-system
-for n in small big cloud; do
+for n in small big; do
 	h -n muster-system create secret generic "$n-kc" --from-file=kubeconfig="$T/$n/kubeconfig"
 done
 printf 'apiVersion: v1\nkind: Config\nclusters: []\n' >"$T/broken.kc"
@@ -132,8 +133,8 @@ spec: {tier: private, kubeconfigSecret: {name: big-kc}}
 ---
 apiVersion: muster.io/v1alpha1
 kind: Cluster
-metadata: {name: cloud, labels: {region: us}}
-spec: {tier: public, costPerGPUHour: 3, kubeconfigSecret: {name: cloud-kc}}
+metadata: {name: cloud, labels: {region: us, provider: acme}}
+spec: {tier: public, costPerGPUHour: 3, mode: pull}
 ---
 apiVersion: muster.io/v1alpha1
 kind: Cluster
@@ -147,11 +148,16 @@ spec: {tier: private, kubeconfigSecret: {name: nosuch-kc}}
 EOF
 if h apply -f "$T/clusters.yaml"; then ok; else bad "clusters: $(cat "$T/out")"; fi
 dispatcher
+# cloud is in pull mode: its agent calls the hub, which has no kubeconfig for it
+"$M" dispatch agent --hub-kubeconfig "$T/hub/kubeconfig" --kubeconfig "$T/cloud/kubeconfig" \
+	--cluster cloud --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
+PIDS="$PIDS $!"
 
 # --- clusters: Ready with their GPUs; bad kubeconfigs say why -------------
 state_is() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get cluster "$1" -o jsonpath='{.status.state}' 2>/dev/null)" = "$2" ]; }
 for n in small big cloud; do wait_for "ready-$n" 100 state_is "$n" Ready; done
 h get clusters; tr -s ' ' <"$T/out" >"$T/o2"; has get-big "$T/o2" "big private push Ready 32 32"
+has get-cloud "$T/o2" "cloud public pull Ready 16 16"
 has get-broken "$T/out" "Unreachable"
 h get cluster broken -o jsonpath='{.status.message}'; has broken-message "$T/out" "kubeconfig Secret muster-system/broken-kc"
 h get cluster nosecret -o jsonpath='{.status.message}'; has nosecret-message "$T/out" "muster-system/nosuch-kc: HTTP 404"
@@ -184,6 +190,9 @@ sleep 3
 wait_for burst-to-cloud 60 ann_is burst cluster cloud
 dt=$(($(date +%s) - t0))
 [ "$dt" -ge 5 ] && ok || bad "burst after ${dt}s, before the 6 s wait"
+agent_says() { ann burst agent-status | grep -q "^1 Succeeded bound=1"; }
+wait_for pull-status-back 100 agent_says
+[ "$(w cloud get job burst -o name)" = job.batch/burst ] && ok || bad "pull: no copy of burst on cloud"
 for i in 1 2 3 4 5 6; do hasnt "fill$i-not-cloud" "$(ann "fill$i" cluster >"$T/m"; echo "$T/m")" cloud; done
 
 # --- 200 mixed jobs: all complete, each on exactly one cluster --------------
