@@ -33,13 +33,20 @@ typedef struct mu_dispatch_opts {
 	int32_t burst_priority;       /* ... or from this priority (INT32_MAX) */
 	int request_timeout_ms;       /* one API request: 5000 */
 	bool quiet;                   /* errors only */
+	bool leader_elect;            /* only the Lease's holder acts: true */
+	const char *lease_namespace;  /* "kube-system" */
+	const char *lease_name;       /* "muster-dispatch" */
+	int lease_duration_s;         /* 15 (renew deadline 2/3 of it) */
+	int retry_period_s;           /* 2 */
 	volatile sig_atomic_t *stop;  /* set to stop */
 } mu_dispatch_opts_t;
 
 void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o);
 
-/* Runs the hub daemon until *o->stop is set.  Returns MU_OK after a stop,
- * another error (with a message in err) when it could not start. */
+/* Runs the hub daemon until *o->stop is set: with leader election, only
+ * once it holds the Lease, and only while it may act.  Returns MU_OK after
+ * a stop, MU_ESTATE when the lease was lost, another error (with a message
+ * in err) when it could not start. */
 int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen);
 
 /* --- Pull mode: the agent in a worker ------------------------------------- */

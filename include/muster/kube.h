@@ -75,6 +75,28 @@ int mu_kube_client_do(mu_kube_client_t *c, const char *method, const char *path,
 		      const char *ctype, const char *body, long timeout_ms,
 		      long *status, char **answer);
 
+/* --- Leader election for other daemons (the hub's, src/dispatch) -------- */
+
+/* A coordination.k8s.io/v1 Lease held as `muster scheduler` holds its own
+ * (src/kube/leader.c): renewed by a thread every retry period; lost when
+ * no renew succeeds within the renew deadline (2/3 of the duration). */
+typedef struct mu_kube_lease mu_kube_lease_t;
+
+typedef struct mu_kube_lease_opts {
+	const mu_kube_config_t *cfg;  /* the API (outlives the lease) */
+	const char *ns, *name, *id;   /* the Lease and this replica */
+	int duration_s, retry_period_s;
+	volatile sig_atomic_t *stop;  /* gives up waiting when set */
+} mu_kube_lease_opts_t;
+
+/* Blocks until the lease is held (MU_OK, *out set) or *stop (MU_ESTATE). */
+int mu_kube_lease_acquire(const mu_kube_lease_opts_t *o, mu_kube_lease_t **out);
+/* Whether the holder may still act: not lost, within the renew deadline
+ * of its last successful renew.  O(1). */
+bool mu_kube_lease_valid(const mu_kube_lease_t *l);
+/* Stops renewing and clears the holder (a standby takes over at once). */
+void mu_kube_lease_release(mu_kube_lease_t *l);
+
 /* --- The daemon ---------------------------------------------------------- */
 
 typedef struct mu_kube_opts {

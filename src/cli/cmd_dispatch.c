@@ -50,6 +50,11 @@ static void dispatch_usage(FILE *f)
 	      "                             this long (default 10m)\n"
 	      "  --burst-priority N         ... or at once from this priority on (default never)\n"
 	      "  --request-timeout DUR      one API request (default 5s)\n"
+	      "  --lease-namespace NS       namespace of the lease (default kube-system)\n"
+	      "  --lease-name NAME          the lease (default muster-dispatch)\n"
+	      "  --lease-duration DUR       lease duration (default 15s; renew deadline 2/3)\n"
+	      "  --retry-period DUR         lease retry period (default 2s)\n"
+	      "  --no-leader-elect          dispatch without a lease (one replica only!)\n"
 	      "  --quiet                    log errors only\n",
 	      f);
 }
@@ -61,7 +66,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	const char *a = argv[*i];
 	static const char *const with_value[] = {"--kubeconfig", "--context", "--id", "--interval",
 		"--start-timeout", "--cluster-lost-after", "--burst-after", "--burst-priority",
-		"--request-timeout", NULL};
+		"--request-timeout", "--lease-namespace", "--lease-name", "--lease-duration",
+		"--retry-period", NULL};
 	bool val = false;
 	for (int k = 0; with_value[k]; k++)
 		val |= !strcmp(a, with_value[k]);
@@ -70,6 +76,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 			*in_cluster = true;
 		else if (!strcmp(a, "--quiet"))
 			o->quiet = true;
+		else if (!strcmp(a, "--no-leader-elect"))
+			o->leader_elect = false;
 		else
 			return -1;
 		return 0;
@@ -81,7 +89,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	const char *v = argv[++*i];
 	int64_t ms = 0, n = 0;
 	bool dur = strcmp(a, "--kubeconfig") && strcmp(a, "--context") && strcmp(a, "--id") &&
-		   strcmp(a, "--burst-priority");
+		   strcmp(a, "--burst-priority") && strncmp(a, "--lease-name", 12) &&
+		   strcmp(a, "--lease-namespace");
 	if (dur && mu__parse_duration(v, &ms)) {
 		fprintf(stderr, "muster dispatch: %s %s: expected a duration (250ms, 30s, 5m)\n", a, v);
 		return MU_EXIT_USAGE;
@@ -100,6 +109,14 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 		o->cluster_lost_ms = ms;
 	else if (!strcmp(a, "--burst-after"))
 		o->burst_after_ms = ms;
+	else if (!strcmp(a, "--lease-namespace"))
+		o->lease_namespace = v;
+	else if (!strcmp(a, "--lease-name"))
+		o->lease_name = v;
+	else if (!strcmp(a, "--lease-duration"))
+		o->lease_duration_s = ms < 3000 ? 3 : ms > 3600000 ? 3600 : (int)(ms / 1000);
+	else if (!strcmp(a, "--retry-period"))
+		o->retry_period_s = ms < 1000 ? 1 : ms > 600000 ? 600 : (int)(ms / 1000);
 	else if (!strcmp(a, "--request-timeout"))
 		o->request_timeout_ms = ms < 100 ? 100 : ms > 600000 ? 600000 : (int)ms;
 	else if (mu__parse_int(v, INT32_MIN, INT32_MAX, &n)) {
@@ -248,6 +265,8 @@ int mu_cmd_dispatch(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	int rc = mu_dispatch_run(&o, err, sizeof err);
 	mu_kube_config_release(&cfg);
+	if (rc == MU_ESTATE)
+		return MU_EXIT_FAIL; /* the lease was lost: logged */
 	if (rc) {
 		fprintf(stderr, "muster dispatch: %s\n", *err ? err : mu_strerror(rc));
 		return MU_EXIT_FAIL;

@@ -96,6 +96,7 @@ typedef struct mu__djob {
 typedef struct mu__dd {
 	const mu_dispatch_opts_t *o;
 	mu_kube_client_t *hub;
+	mu_kube_lease_t *lease;   /* NULL without leader election */
 	mu_fleet_t *fleet;
 	mu__dcl_t *cls;
 	int32_t ncls, cls_cap;

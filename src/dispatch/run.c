@@ -38,6 +38,11 @@ void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o)
 	o->burst_after_ms = 600000;
 	o->burst_priority = INT32_MAX;
 	o->request_timeout_ms = 5000;
+	o->leader_elect = true;
+	o->lease_namespace = "kube-system";
+	o->lease_name = "muster-dispatch";
+	o->lease_duration_s = 15;
+	o->retry_period_s = 2;
 }
 
 /* Back to the hub: the fleet requeues j (its copy is gone or stale). */
@@ -204,6 +209,8 @@ static void pass(mu__dd_t *d)
 	}
 	poll_all(d);
 	settle(d);
+	if (d->lease && !mu_kube_lease_valid(d->lease))
+		return; /* no new dispatch once the lease may have passed on */
 	d->dec.n = 0;
 	if (mu_fleet_dispatch(d->fleet, mu__d_now(d), &d->dec) == MU_OK)
 		for (size_t i = 0; i < d->dec.n; i++)
@@ -251,6 +258,7 @@ static void dd_release(mu__dd_t *d)
 	mu_fleet_decisions_release(&d->dec);
 	mu_fleet_free(d->fleet);
 	mu_kube_client_free(d->hub);
+	mu_kube_lease_release(d->lease);
 }
 
 int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
@@ -275,8 +283,24 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		dd_release(&d);
 		return rc ? rc : MU_ENOMEM;
 	}
+	if (o->leader_elect) {
+		mu__dlog(&d, 1, "waiting for the lease %s/%s as %s", o->lease_namespace, o->lease_name,
+			 o->id);
+		mu_kube_lease_opts_t lo = {o->hub, o->lease_namespace, o->lease_name, o->id,
+					   o->lease_duration_s, o->retry_period_s, o->stop};
+		if (mu_kube_lease_acquire(&lo, &d.lease) != MU_OK) {
+			dd_release(&d);
+			return MU_OK; /* stopped while waiting */
+		}
+	}
 	mu__dlog(&d, 1, "dispatching for the hub %s as %s", o->hub->server, o->id);
+	rc = MU_OK;
 	while (!*o->stop) {
+		if (d.lease && !mu_kube_lease_valid(d.lease)) {
+			mu__dlog(&d, 0, "lost the lease: stopping");
+			rc = MU_ESTATE;
+			break;
+		}
 		int64_t t = mu__d_mono_ms();
 		pass(&d);
 		int64_t left = t + o->interval_ms - mu__d_mono_ms();
@@ -292,5 +316,5 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		 (unsigned long long)d.created, (unsigned long long)d.withdrawn,
 		 (unsigned long long)d.requeued, (unsigned long long)d.deleted_stale);
 	dd_release(&d);
-	return MU_OK;
+	return rc;
 }

@@ -14,7 +14,8 @@
 # that never starts is withdrawn after --start-timeout (one copy at a
 # time); a worker whose API server is killed has its jobs requeued
 # elsewhere after --cluster-lost-after, and once it is back its stale
-# copies are deleted.
+# copies are deleted; a standby dispatcher waits for the lease and takes
+# over when the leader stops.
 # Usage: sh tests/e2e/dispatch.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
@@ -88,7 +89,8 @@ EOF
 }
 dispatcher() {
 	"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --interval 100ms --burst-after 6s \
-		--start-timeout 8s --cluster-lost-after 4s --request-timeout 1s \
+		--start-timeout 8s --cluster-lost-after 4s --request-timeout 1s --id d1 \
+		--lease-namespace muster-system --lease-duration 4s --retry-period 1s \
 		>>"$T/d.out" 2>>"$T/d.log" &
 	DPID=$!
 }
@@ -223,17 +225,17 @@ where 'm-.*' | sort >"$T/where"
 # --- kill -9 the dispatcher while it dispatches: no duplicates ---------------
 : >"$T/k.yaml"
 i=0
-while [ "$i" -lt 80 ]; do job "k-$i" 1 1 1s >>"$T/k.yaml"; i=$((i + 1)); done
+while [ "$i" -lt 150 ]; do job "k-$i" 1 1 1s >>"$T/k.yaml"; i=$((i + 1)); done
 h apply -f "$T/k.yaml"
 some() { [ "$(where 'k-.*' | wc -l)" -ge 3 ]; }
 wait_for kill-some 100 some
 kill -9 "$DPID"; wait "$DPID" 2>/dev/null
 n=$(where 'k-.*' | wc -l)
-echo "  killed the dispatcher with $n of 80 copies created"
+echo "  killed the dispatcher with $n of 150 copies created"
 dispatcher
-wait_for kill-complete 600 all_done k- 80
+wait_for kill-complete 600 all_done k- 150
 where 'k-.*' | sort >"$T/where"
-[ "$(wc -l <"$T/where")" -eq 80 ] && ok || bad "kill -9: $(wc -l <"$T/where") copies for 80 jobs"
+[ "$(wc -l <"$T/where")" -eq 150 ] && ok || bad "kill -9: $(wc -l <"$T/where") copies for 150 jobs"
 [ -z "$(uniq -d "$T/where")" ] && ok || bad "kill -9: on two clusters: $(uniq -d "$T/where" | head -3)"
 gens=$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o \
 	'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-generation}{"\n"}{end}' | sort -u | tr '\n' ' ')
@@ -269,6 +271,19 @@ wait_for stale-copy-deleted 100 stale_gone
 grep -q "stale copy default/lost" "$T/d.log" && ok || bad "no stale copy deleted in the log"
 h delete job lost
 
+# --- leader election: a standby waits, and takes over on SIGTERM ------------
+"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --interval 100ms --id d2 \
+	--lease-namespace muster-system --lease-duration 4s --retry-period 1s >"$T/d2.out" 2>"$T/d2.log" &
+D2PID=$!; PIDS="$PIDS $D2PID"
+sleep 2
+grep -q "waiting for the lease" "$T/d2.log" && ! grep -q "dispatching for" "$T/d2.log" && ok ||
+	bad "standby: $(cat "$T/d2.log")"
 kill "$DPID"; wait "$DPID" 2>/dev/null; DPID=""
+leads() { grep -q "dispatching for" "$T/d2.log"; }
+wait_for standby-takes-over 50 leads
+job after 1 1 1s >"$T/x.yaml"; h apply -f "$T/x.yaml"
+wait_for standby-dispatches 100 ann_is after dispatch-phase Succeeded
+kill "$D2PID"; wait "$D2PID" 2>/dev/null
+cat "$T/d2.log" >>"$T/d.log"
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
 done_
