@@ -33,6 +33,7 @@ typedef struct mu_dispatch_opts {
 	int32_t burst_priority;       /* ... or from this priority (INT32_MAX) */
 	int request_timeout_ms;       /* one API request: 5000 */
 	bool quiet;                   /* errors only */
+	const char *metrics_listen;   /* "HOST:PORT" for /metrics, or NULL */
 	bool leader_elect;            /* only the Lease's holder acts: true */
 	const char *lease_namespace;  /* "kube-system" */
 	const char *lease_name;       /* "muster-dispatch" */

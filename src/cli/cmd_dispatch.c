@@ -41,6 +41,7 @@ static void dispatch_usage(FILE *f)
 	      "  --context NAME             kubeconfig context (default: current-context)\n"
 	      "  --in-cluster               use the pod's service account\n"
 	      "  --id NAME                  this replica's identity (default muster-dispatch)\n"
+	      "  --metrics HOST:PORT        serve /metrics, /healthz, /readyz (port 0 = any)\n"
 	      "  --interval DUR             one pass at least this often (default 100ms)\n"
 	      "  --start-timeout DUR        withdraw a job none of whose pods was bound this\n"
 	      "                             long after it was sent (default 5m)\n"
@@ -67,7 +68,7 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	static const char *const with_value[] = {"--kubeconfig", "--context", "--id", "--interval",
 		"--start-timeout", "--cluster-lost-after", "--burst-after", "--burst-priority",
 		"--request-timeout", "--lease-namespace", "--lease-name", "--lease-duration",
-		"--retry-period", NULL};
+		"--retry-period", "--metrics", NULL};
 	bool val = false;
 	for (int k = 0; with_value[k]; k++)
 		val |= !strcmp(a, with_value[k]);
@@ -90,7 +91,7 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	int64_t ms = 0, n = 0;
 	bool dur = strcmp(a, "--kubeconfig") && strcmp(a, "--context") && strcmp(a, "--id") &&
 		   strcmp(a, "--burst-priority") && strncmp(a, "--lease-name", 12) &&
-		   strcmp(a, "--lease-namespace");
+		   strcmp(a, "--lease-namespace") && strcmp(a, "--metrics");
 	if (dur && mu__parse_duration(v, &ms)) {
 		fprintf(stderr, "muster dispatch: %s %s: expected a duration (250ms, 30s, 5m)\n", a, v);
 		return MU_EXIT_USAGE;
@@ -109,6 +110,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 		o->cluster_lost_ms = ms;
 	else if (!strcmp(a, "--burst-after"))
 		o->burst_after_ms = ms;
+	else if (!strcmp(a, "--metrics"))
+		o->metrics_listen = v;
 	else if (!strcmp(a, "--lease-namespace"))
 		o->lease_namespace = v;
 	else if (!strcmp(a, "--lease-name"))

@@ -5,7 +5,8 @@
  * out) and worker.c (a worker's Nodes and copies in; copies created and
  * deleted) above it, run.c (the pass: dispatch, exactly once, timeouts,
  * lost clusters) on top; agent.c (`muster dispatch agent`, pull mode)
- * beside run.c, over worker.c's helpers.
+ * beside run.c, over worker.c's helpers; metrics.c (/metrics) under
+ * run.c.
  *
  * One thread owns everything: a pass lists, decides and writes in turn.
  */
@@ -112,6 +113,10 @@ typedef struct mu__dd {
 	int64_t last_status;
 	uint64_t dispatched, withdrawn, requeued, deleted_stale, created;
 	uint64_t evseq;           /* makes event names unique */
+	uint64_t passes;
+	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
+	double pass_ms_sum;
+	struct mu__dms *ms;       /* /metrics, or NULL */
 } mu__dd_t;
 
 /* --- dutil.c ---------------------------------------------------------------- */
@@ -141,6 +146,14 @@ json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t 
 /* A Node cut to what the models read (name, labels, taints, cordon,
  * allocatable, the Ready condition); owned. */
 json_t *mu__dnode_min(const json_t *n);
+
+/* --- metrics.c -------------------------------------------------------------- */
+
+/* Serves /metrics, /healthz and /readyz on listen (IPv4 HOST:PORT). */
+int mu__dms_start(mu__dd_t *d, const char *listen, char *err, size_t errlen);
+void mu__dms_stop(mu__dd_t *d);
+/* Counts a pass of pass_ms and renders the metrics for the server. */
+void mu__dmetrics_pass(mu__dd_t *d, double pass_ms);
 
 /* --- hub.c ------------------------------------------------------------------ */
 

@@ -200,29 +200,38 @@ static void explain_waiting(mu__dd_t *d)
 	free(x);
 }
 
-/* One pass: read, poll, settle, dispatch, write back. */
+/* One pass: read, poll, settle, dispatch, write back.  The time of each
+ * step adds up in d->spent (logged at the stop: where the time goes). */
 static void pass(mu__dd_t *d)
 {
+	int64_t t = mu__d_mono_ms(), u;
 	if (mu__dhub_clusters(d) || mu__dhub_queues(d) || mu__dhub_jobs(d)) {
 		mu__dlog(d, 0, "the hub did not answer; retrying");
 		return;
 	}
+	d->spent[0] += (u = mu__d_mono_ms()) - t;
 	poll_all(d);
 	settle(d);
+	d->spent[1] += (t = mu__d_mono_ms()) - u;
 	if (d->lease && !mu_kube_lease_valid(d->lease))
 		return; /* no new dispatch once the lease may have passed on */
 	d->dec.n = 0;
-	if (mu_fleet_dispatch(d->fleet, mu__d_now(d), &d->dec) == MU_OK)
+	int rc = mu_fleet_dispatch(d->fleet, mu__d_now(d), &d->dec);
+	d->spent[2] += (u = mu__d_mono_ms()) - t;
+	if (rc == MU_OK)
 		for (size_t i = 0; i < d->dec.n; i++)
 			send(d, &d->dec.v[i]);
+	d->spent[3] += (t = mu__d_mono_ms()) - u;
 	explain_waiting(d);
 	for (int32_t i = 0; i < d->njobs; i++)
 		mu__dhub_annotate(d, d->jobs[i]);
 	mu__dhub_cluster_status(d);
+	d->spent[4] += mu__d_mono_ms() - t;
 }
 
 static void dd_release(mu__dd_t *d)
 {
+	mu__dms_stop(d);
 	for (int32_t i = 0; i < d->ncls; i++) {
 		mu__dcl_t *c = &d->cls[i];
 		mu_kube_client_free(c->kc);
@@ -283,6 +292,10 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		dd_release(&d);
 		return rc ? rc : MU_ENOMEM;
 	}
+	if (o->metrics_listen && (rc = mu__dms_start(&d, o->metrics_listen, err, errlen)) != MU_OK) {
+		dd_release(&d);
+		return rc;
+	}
 	if (o->leader_elect) {
 		mu__dlog(&d, 1, "waiting for the lease %s/%s as %s", o->lease_namespace, o->lease_name,
 			 o->id);
@@ -303,6 +316,7 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		}
 		int64_t t = mu__d_mono_ms();
 		pass(&d);
+		mu__dmetrics_pass(&d, (double)(mu__d_mono_ms() - t));
 		int64_t left = t + o->interval_ms - mu__d_mono_ms();
 		while (left > 0 && !*o->stop) {
 			int64_t s = left < 50 ? left : 50;
@@ -315,6 +329,10 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		 "%llu requeued, %llu stale copies deleted", (unsigned long long)d.dispatched,
 		 (unsigned long long)d.created, (unsigned long long)d.withdrawn,
 		 (unsigned long long)d.requeued, (unsigned long long)d.deleted_stale);
+	mu__dlog(&d, 1, "time: %llu passes; hub reads %lld ms, worker polls %lld ms, fleet "
+		 "decisions %lld ms, sends (record, create) %lld ms, write-back %lld ms",
+		 (unsigned long long)d.passes, (long long)d.spent[0], (long long)d.spent[1],
+		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4]);
 	dd_release(&d);
 	return rc;
 }

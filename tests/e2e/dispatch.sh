@@ -91,7 +91,7 @@ dispatcher() {
 	"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --interval 100ms --burst-after 6s \
 		--start-timeout 8s --cluster-lost-after 4s --request-timeout 1s --id d1 \
 		--lease-namespace muster-system --lease-duration 4s --retry-period 1s \
-		>>"$T/d.out" 2>>"$T/d.log" &
+		--metrics 127.0.0.1:0 >>"$T/d.out" 2>>"$T/d.log" &
 	DPID=$!
 }
 # copies NAME: on how many workers a Job NAME exists.
@@ -172,7 +172,14 @@ wait_for huge-waits 50 ann_is huge dispatch-reason LargerThanAnyCluster
 has huge-why "$(ann huge dispatch-message >"$T/m"; echo "$T/m")" "big: too big; broken: too big; cloud: too big; nosecret: too big; small: too big"
 wait_for mars-waits 50 ann_is mars dispatch-reason NoMatchingCluster
 expect kexplain-huge 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/huge
-has kexplain-why "$T/out" "LargerThanAnyCluster"
+has kexplain-why "$T/out" "waits:      LargerThanAnyCluster: big: too big"
+expect kexplain-gang 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/gang
+has kexplain-where "$T/out" "on cluster big (dispatch generation 1)"
+murl=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/d.log" | tail -n 1)
+command curl -sf "$murl/metrics" >"$T/metrics"
+has metrics-dispatched "$T/metrics" "muster_dispatch_dispatched_total 1"
+has metrics-gpus "$T/metrics" 'muster_dispatch_cluster_gpus{cluster="big"} 32'
+has metrics-waiting "$T/metrics" 'muster_dispatch_jobs{state="queued"} 2'
 wait_for gang-done 100 ann_is gang dispatch-phase Succeeded
 [ "$(copies gang)" = 1 ] && ok || bad "gang: $(copies gang) copies"
 [ "$(ann huge cluster)" = "" ] && [ "$(copies huge)" = 0 ] && ok || bad "huge was sent somewhere"
@@ -225,17 +232,17 @@ where 'm-.*' | sort >"$T/where"
 # --- kill -9 the dispatcher while it dispatches: no duplicates ---------------
 : >"$T/k.yaml"
 i=0
-while [ "$i" -lt 150 ]; do job "k-$i" 1 1 1s >>"$T/k.yaml"; i=$((i + 1)); done
+while [ "$i" -lt 100 ]; do job "k-$i" 1 1 1s >>"$T/k.yaml"; i=$((i + 1)); done
 h apply -f "$T/k.yaml"
 some() { [ "$(where 'k-.*' | wc -l)" -ge 3 ]; }
 wait_for kill-some 100 some
 kill -9 "$DPID"; wait "$DPID" 2>/dev/null
 n=$(where 'k-.*' | wc -l)
-echo "  killed the dispatcher with $n of 150 copies created"
+echo "  killed the dispatcher with $n of 100 copies created"
 dispatcher
-wait_for kill-complete 600 all_done k- 150
+wait_for kill-complete 600 all_done k- 100
 where 'k-.*' | sort >"$T/where"
-[ "$(wc -l <"$T/where")" -eq 150 ] && ok || bad "kill -9: $(wc -l <"$T/where") copies for 150 jobs"
+[ "$(wc -l <"$T/where")" -eq 100 ] && ok || bad "kill -9: $(wc -l <"$T/where") copies for 100 jobs"
 [ -z "$(uniq -d "$T/where")" ] && ok || bad "kill -9: on two clusters: $(uniq -d "$T/where" | head -3)"
 gens=$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o \
 	'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-generation}{"\n"}{end}' | sort -u | tr '\n' ' ')
