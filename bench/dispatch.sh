@@ -22,7 +22,7 @@ start() {
 	PIDS="$PIDS $!"
 	i=0
 	while [ "$i" -lt 300 ]; do
-		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out")
+		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out" 2>/dev/null)
 		[ -n "$s" ] && curl -sfk "$s/readyz" >/dev/null 2>&1 && { eval "${1}_S=$s"; return 0; }
 		sleep 0.1; i=$((i + 1))
 	done

@@ -1,14 +1,16 @@
 /*
  * dispatch_int.h - the hub daemon's own structures, shared by the files
- * of src/dispatch: dutil.c (requests, logs, clocks) at the bottom, hub.c
- * (the hub's Clusters, Queues and Jobs in; annotations, status and events
- * out) and worker.c (a worker's Nodes and copies in; copies created and
- * deleted) above it, run.c (the pass: dispatch, exactly once, timeouts,
- * lost clusters) on top; agent.c (`muster dispatch agent`, pull mode)
- * beside run.c, over worker.c's helpers; metrics.c (/metrics) under
- * run.c.
+ * of src/dispatch: dutil.c (requests, logs, clocks, the copy of a hub
+ * Job) at the bottom, hub.c (the hub's Clusters, Queues and Jobs in;
+ * annotations, status and events out) above it, worker.c (a worker's
+ * Nodes and copies in; copies created and deleted; pull mode's reports)
+ * above hub.c, run.c (the pass: dispatch, exactly once, timeouts, lost
+ * clusters) on top; agent.c (`muster dispatch agent`, pull mode) beside
+ * run.c, over worker.c's helpers; metrics.c (/metrics) under run.c.
  *
- * One thread owns everything: a pass lists, decides and writes in turn.
+ * One thread owns everything, except while a pass sends many dispatches:
+ * then sender threads (run.c) each write only their own jobs, over their
+ * own connections, and read the clusters, which nothing changes meanwhile.
  */
 #ifndef MUSTER_DISPATCH_INT_H
 #define MUSTER_DISPATCH_INT_H
@@ -112,7 +114,6 @@ typedef struct mu__dd {
 	int64_t t0;               /* mono ms at start: the fleet's clock 0 */
 	int64_t last_status;
 	uint64_t dispatched, withdrawn, requeued, deleted_stale, created;
-	uint64_t evseq;           /* makes event names unique */
 	uint64_t passes;
 	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
 	double pass_ms_sum;
@@ -168,11 +169,15 @@ int mu__dhub_queues(mu__dd_t *d);
 int mu__dhub_jobs(mu__dd_t *d);
 /* Writes j's dispatch annotations when they changed; returns the status. */
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
+/* The same over connection hub (a sender thread's; j is its alone). */
+long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* Writes every Cluster's status when it changed (at most once a second). */
 void mu__dhub_cluster_status(mu__dd_t *d);
 /* An Event on hub Job j. */
 void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type,
 		    const char *reason, const char *msg);
+void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j,
+		       const char *type, const char *reason, const char *msg);
 mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid);
 int32_t mu__dhub_cluster_by_fid(const mu__dd_t *d, int32_t fid);
 
@@ -199,6 +204,8 @@ const char *mu__dcopy_done(const json_t *w);
 /* Creates j's copy on its cluster (a 409 for the same generation counts
  * as created).  Returns the HTTP status. */
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);
+/* The same over connection kc to j's cluster (a sender thread's). */
+long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
 /* Deletes j's copy on cluster c (background propagation). */
 long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, const char *ns, const char *name);
 

@@ -488,6 +488,11 @@ int mu__dhub_jobs(mu__dd_t *d)
 
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j)
 {
+	return mu__dhub_annotate_on(d, d->hub, j);
+}
+
+long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
+{
 	const char *phase = j->state == MU__DJ_NEW ? "Invalid" :
 		j->state == MU__DJ_QUEUED ? "Queued" :
 		j->state == MU__DJ_WITHDRAWING ? "Withdrawing" : j->phase;
@@ -518,7 +523,7 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j)
 	json_t *b = json_pack("{s:{s:o,s:o}}", "metadata", "annotations", a, "labels", lab);
 	char path[1024];
 	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
-	long st = mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json", b, NULL);
+	long st = mu__dreq(d, hub, "PATCH", path, "application/merge-patch+json", b, NULL);
 	json_decref(b);
 	if (st == 200) {
 		free(j->ann_sig);
@@ -533,13 +538,20 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j)
 void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type, const char *reason,
 		    const char *msg)
 {
+	mu__dhub_event_on(d, d->hub, j, type, reason, msg);
+}
+
+void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j, const char *type,
+		       const char *reason, const char *msg)
+{
 	char now[40], path[600];
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, true, now, sizeof now);
 	static const char hex[] = "0123456789abcdef";
 	char name[400], sfx[17];
-	uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)ts.tv_sec ^ d->evseq++;
+	uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)ts.tv_sec ^
+		     ((uint64_t)(uintptr_t)j << 20) ^ j->gen;
 	for (int i = 0; i < 16; i++, x >>= 4)
 		sfx[i] = hex[x & 15];
 	sfx[16] = '\0';
@@ -553,7 +565,7 @@ void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type, const char *re
 			      "source", "component", "muster-dispatch", "firstTimestamp", now,
 			      "lastTimestamp", now, "count", 1);
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", j->ns);
-	mu__dreq(d, d->hub, "POST", path, NULL, e, NULL);
+	mu__dreq(d, hub, "POST", path, NULL, e, NULL);
 	json_decref(e);
 }
 

@@ -21,6 +21,7 @@
  * copy may still run on the lost worker: nothing can reach it to stop it,
  * as with MultiKueue's lost workers.)
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,14 +144,16 @@ static void settle(mu__dd_t *d)
 	}
 }
 
-/* One dispatch: recorded on the hub, then created on the worker. */
-static void send(mu__dd_t *d, const mu_fleet_decision_t *x)
+/* One dispatch's bookkeeping before anything is written: the next
+ * generation, the cluster, the state.  NULL (and the fleet's dispatch
+ * taken back) when the decision names a job or cluster that is gone. */
+static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 {
 	mu__djob_t *j = x->job < d->by_fid_cap ? d->by_fid[x->job] : NULL;
 	int32_t ci = mu__dhub_cluster_by_fid(d, x->cluster);
 	if (!j || ci < 0) {
 		mu_fleet_job_requeue(d->fleet, x->job, mu__d_now(d));
-		return;
+		return NULL;
 	}
 	j->gen++;
 	j->cl = ci;
@@ -159,18 +162,116 @@ static void send(mu__dd_t *d, const mu_fleet_decision_t *x)
 	j->started = j->copy_seen = j->listed = false;
 	snprintf(j->phase, sizeof j->phase, "Dispatched");
 	j->pods[0] = '\0';
-	if (mu__dhub_annotate(d, j) != 200) {
-		/* not recorded: nothing may be created */
-		mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
-		j->state = MU__DJ_QUEUED;
-		j->cl = -1;
-		return;
+	return j;
+}
+
+/* A sender: its own connections (the hub, each cluster lazily) and its
+ * share of the dispatches (every step-th from first).  It touches only
+ * its own jobs and its slots of rec and made. */
+typedef struct sender {
+	mu__dd_t *d;
+	mu_kube_client_t *hub;
+	mu_kube_client_t **kc;
+	bool own;               /* its connections are its own (a thread's) */
+	mu__djob_t **jobs;
+	long *rec, *made;       /* per dispatch: the record's, the create's status */
+	size_t n, first, step;
+} sender_t;
+
+/* Each dispatch in turn: recorded on the hub (cluster and generation),
+ * and only then created on the worker (push mode), then an Event. */
+static void *send_run(void *arg)
+{
+	sender_t *s = arg;
+	for (size_t i = s->first; i < s->n; i += s->step) {
+		mu__djob_t *j = s->jobs[i];
+		if (!j)
+			continue;
+		s->rec[i] = mu__dhub_annotate_on(s->d, s->hub, j);
+		if (s->rec[i] != 200)
+			continue; /* not recorded: nothing may be created */
+		mu__dcl_t *c = &s->d->cls[j->cl];
+		if (!c->pull) {
+			if (s->own && !s->kc[j->cl] && c->kc)
+				mu_kube_client_new(&c->cfg, &s->kc[j->cl]);
+			s->made[i] = mu__dwork_create_on(s->d, s->own ? s->kc[j->cl] : c->kc, j);
+		}
+		char msg[300];
+		snprintf(msg, sizeof msg, "sent to cluster %s (generation %u)", c->name, j->gen);
+		mu__dhub_event_on(s->d, s->hub, j, "Normal", "Dispatched", msg);
 	}
-	d->dispatched++;
-	mu__dwork_create(d, j);
-	char msg[300];
-	snprintf(msg, sizeof msg, "sent to cluster %s (generation %u)", d->cls[ci].name, j->gen);
-	mu__dhub_event(d, j, "Normal", "Dispatched", msg);
+	return NULL;
+}
+
+#define MU__D_SENDERS 8
+
+/* Sends the pass's decisions: a few at once on the daemon's connections,
+ * many through MU__D_SENDERS threads with connections of their own (the
+ * record-then-create order holds per job).  A job whose record failed
+ * goes back to the fleet.  O(decisions) requests. */
+static void send_all(mu__dd_t *d)
+{
+	size_t n = d->dec.n;
+	if (!n)
+		return;
+	mu__djob_t **jobs = calloc(n, sizeof *jobs);
+	long *rec = calloc(n, sizeof *rec), *made = calloc(n, sizeof *made);
+	int k = n < 16 ? 1 : MU__D_SENDERS;
+	sender_t *s = calloc((size_t)k, sizeof *s);
+	pthread_t *th = calloc((size_t)k, sizeof *th);
+	if (!jobs || !rec || !made || !s || !th)
+		k = 0;
+	for (size_t i = 0; k && i < n; i++)
+		jobs[i] = prepare(d, &d->dec.v[i]);
+	for (int t = 0; t < k; t++) {
+		s[t] = (sender_t){d, d->hub, NULL, k > 1, jobs, rec, made, n, (size_t)t, (size_t)k};
+		if (k > 1) {
+			mu_kube_client_t *hc = NULL;
+			s[t].kc = calloc((size_t)d->ncls + 1, sizeof *s[t].kc);
+			if (s[t].kc && mu_kube_client_new(d->o->hub, &hc) == MU_OK)
+				s[t].hub = hc;
+			bool started = hc && s[t].kc && !pthread_create(&th[t], NULL, send_run, &s[t]);
+			if (!started) { /* this share runs here, on the daemon's own */
+				mu_kube_client_free(hc);
+				s[t].hub = d->hub;
+				s[t].own = false;
+				send_run(&s[t]);
+			}
+			th[t] = started ? th[t] : 0;
+		} else {
+			send_run(&s[t]);
+		}
+	}
+	for (int t = 0; t < k; t++) {
+		if (k > 1 && th[t])
+			pthread_join(th[t], NULL);
+		if (s[t].hub != d->hub)
+			mu_kube_client_free(s[t].hub);
+		for (int32_t c = 0; s[t].kc && c < d->ncls; c++)
+			mu_kube_client_free(s[t].kc[c]);
+		free(s[t].kc);
+	}
+	for (size_t i = 0; i < n; i++) {
+		mu__djob_t *j = jobs ? jobs[i] : NULL;
+		if (!j)
+			continue;
+		if (rec[i] != 200) {
+			mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
+			j->state = MU__DJ_QUEUED;
+			j->cl = -1;
+			continue;
+		}
+		d->dispatched++;
+		d->created += made[i] == 200 || made[i] == 201;
+	}
+	if (k == 0) /* out of memory: every decision goes back */
+		for (size_t i = 0; i < n; i++)
+			mu_fleet_job_requeue(d->fleet, d->dec.v[i].job, mu__d_now(d));
+	free(jobs);
+	free(rec);
+	free(made);
+	free(s);
+	free(th);
 }
 
 /* Why each queued job waits, explained when the fleet's reason changed. */
@@ -219,8 +320,7 @@ static void pass(mu__dd_t *d)
 	int rc = mu_fleet_dispatch(d->fleet, mu__d_now(d), &d->dec);
 	d->spent[2] += (u = mu__d_mono_ms()) - t;
 	if (rc == MU_OK)
-		for (size_t i = 0; i < d->dec.n; i++)
-			send(d, &d->dec.v[i]);
+		send_all(d);
 	d->spent[3] += (t = mu__d_mono_ms()) - u;
 	explain_waiting(d);
 	for (int32_t i = 0; i < d->njobs; i++)

@@ -249,28 +249,36 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j)
 {
-	mu__dcl_t *c = &d->cls[j->cl];
-	if (!c->kc)
+	long st = mu__dwork_create_on(d, d->cls[j->cl].kc, j);
+	if (st == 200 || st == 201)
+		d->created++;
+	return st;
+}
+
+long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
+{
+	const mu__dcl_t *c = &d->cls[j->cl];
+	if (!kc)
 		return 0;
 	json_t *body = mu__dcopy(j->obj, j->uid, j->key, j->gen), *ans = NULL;
 	char path[1024];
 	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs", j->ns);
-	long st = mu__dreq(d, c->kc, "POST", path, NULL, body, &ans);
+	long st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
 	if (st == 404) { /* its namespace, then once more */
 		json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
 				       "metadata", "name", j->ns);
-		mu__dreq(d, c->kc, "POST", "/api/v1/namespaces", NULL, ns, NULL);
+		mu__dreq(d, kc, "POST", "/api/v1/namespaces", NULL, ns, NULL);
 		json_decref(ns);
 		json_decref(ans);
 		ans = NULL;
-		st = mu__dreq(d, c->kc, "POST", path, NULL, body, &ans);
+		st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
 	}
 	if (st == 409) { /* ours from before a restart, or a stale one */
 		char gp[1200], g[16];
 		snprintf(gp, sizeof gp, "%s/%s", path, j->name);
 		snprintf(g, sizeof g, "%u", j->gen);
 		json_t *cur = NULL;
-		if (mu__dreq(d, c->kc, "GET", gp, NULL, NULL, &cur) == 200) {
+		if (mu__dreq(d, kc, "GET", gp, NULL, NULL, &cur) == 200) {
 			const char *uid = mu__dmeta(cur, "labels", MU__D_HUBUID);
 			const char *gen = mu__dmeta(cur, "annotations", MU__D_GEN);
 			if (uid && gen && !strcmp(uid, j->uid) && !strcmp(gen, g))
@@ -281,8 +289,6 @@ long mu__dwork_create(mu__dd_t *d, mu__djob_t *j)
 	if (st != 201 && st != 200)
 		mu__dlog(d, 0, "cluster %s: create job %s: HTTP %ld %s", c->name, j->key, st,
 			 mu__jstr(ans, "message") ? mu__jstr(ans, "message") : "");
-	else
-		d->created++;
 	json_decref(ans);
 	json_decref(body);
 	return st;

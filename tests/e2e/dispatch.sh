@@ -51,7 +51,7 @@ start() {
 	eval "${1}_PID=\$!"; PIDS="$PIDS $!"
 	i=0
 	while [ "$i" -lt 150 ]; do
-		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out")
+		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out" 2>/dev/null)
 		if [ -n "$s" ] && command curl -sfk "$s/readyz" >/dev/null 2>&1; then
 			eval "${1}_S=$s"; return 0
 		fi
