@@ -169,6 +169,8 @@ int mu__dhub_queues(mu__dd_t *d);
 int mu__dhub_jobs(mu__dd_t *d);
 /* Writes j's dispatch annotations when they changed; returns the status. */
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
+/* Whether j's annotations differ from those last written.  O(1) JSON. */
+bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
 /* The same over connection hub (a sender thread's; j is its alone). */
 long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* Writes every Cluster's status when it changed (at most once a second). */

@@ -491,7 +491,9 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j)
 	return mu__dhub_annotate_on(d, d->hub, j);
 }
 
-long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
+/* j's dispatch annotations (and, under "l", its muster.io/cluster label)
+ * as the hub Job should have them, and their text; owned. */
+static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 {
 	const char *phase = j->state == MU__DJ_NEW ? "Invalid" :
 		j->state == MU__DJ_QUEUED ? "Queued" :
@@ -509,17 +511,31 @@ long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
-	json_t *lab = json_pack("{s:o}", MU__D_CLUSTER, assigned ? json_string(d->cls[j->cl].name) :
-				json_null());
-	json_object_set(a, "l", json_object_get(lab, MU__D_CLUSTER));
-	char *sig = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
-	json_object_del(a, "l");
+	json_object_set_new(a, "l", assigned ? json_string(d->cls[j->cl].name) : json_null());
+	*sig = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
+	return a;
+}
+
+bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j)
+{
+	char *sig = NULL;
+	json_decref(ann_of(d, j, &sig));
+	bool due = !sig || !j->ann_sig || strcmp(sig, j->ann_sig);
+	free(sig);
+	return due;
+}
+
+long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
+{
+	char *sig = NULL;
+	json_t *a = ann_of(d, j, &sig);
 	if (sig && j->ann_sig && !strcmp(sig, j->ann_sig)) {
 		free(sig);
 		json_decref(a);
-		json_decref(lab);
 		return 200;
 	}
+	json_t *lab = json_pack("{s:O}", MU__D_CLUSTER, json_object_get(a, "l"));
+	json_object_del(a, "l");
 	json_t *b = json_pack("{s:{s:o,s:o}}", "metadata", "annotations", a, "labels", lab);
 	char path[1024];
 	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);

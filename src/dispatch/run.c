@@ -166,84 +166,77 @@ static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 }
 
 /* A sender: its own connections (the hub, each cluster lazily) and its
- * share of the dispatches (every step-th from first).  It touches only
- * its own jobs and its slots of rec and made. */
-typedef struct sender {
+ * share of the work (every step-th item from first), done by fn.  It
+ * touches only its own jobs and its slots of rec and made. */
+typedef struct sender sender_t;
+struct sender {
 	mu__dd_t *d;
 	mu_kube_client_t *hub;
 	mu_kube_client_t **kc;
 	bool own;               /* its connections are its own (a thread's) */
 	mu__djob_t **jobs;
-	long *rec, *made;       /* per dispatch: the record's, the create's status */
+	long *rec, *made;       /* per item: the record's, the create's status */
 	size_t n, first, step;
-} sender_t;
+	void (*fn)(sender_t *s, size_t i);
+};
 
-/* Each dispatch in turn: recorded on the hub (cluster and generation),
- * and only then created on the worker (push mode), then an Event. */
-static void *send_run(void *arg)
+static void *sender_run(void *arg)
 {
 	sender_t *s = arg;
-	for (size_t i = s->first; i < s->n; i += s->step) {
-		mu__djob_t *j = s->jobs[i];
-		if (!j)
-			continue;
-		s->rec[i] = mu__dhub_annotate_on(s->d, s->hub, j);
-		if (s->rec[i] != 200)
-			continue; /* not recorded: nothing may be created */
-		mu__dcl_t *c = &s->d->cls[j->cl];
-		if (!c->pull) {
-			if (s->own && !s->kc[j->cl] && c->kc)
-				mu_kube_client_new(&c->cfg, &s->kc[j->cl]);
-			s->made[i] = mu__dwork_create_on(s->d, s->own ? s->kc[j->cl] : c->kc, j);
-		}
-		char msg[300];
-		snprintf(msg, sizeof msg, "sent to cluster %s (generation %u)", c->name, j->gen);
-		mu__dhub_event_on(s->d, s->hub, j, "Normal", "Dispatched", msg);
-	}
+	for (size_t i = s->first; i < s->n; i += s->step)
+		if (s->jobs[i])
+			s->fn(s, i);
 	return NULL;
+}
+
+/* A connection of s to cluster ci: its own, made on first use, or the
+ * daemon's. */
+static mu_kube_client_t *sender_kc(sender_t *s, int32_t ci)
+{
+	mu__dcl_t *c = &s->d->cls[ci];
+	if (!s->own)
+		return c->kc;
+	if (!s->kc[ci] && c->kc)
+		mu_kube_client_new(&c->cfg, &s->kc[ci]);
+	return s->kc[ci];
 }
 
 #define MU__D_SENDERS 8
 
-/* Sends the pass's decisions: a few at once on the daemon's connections,
- * many through MU__D_SENDERS threads with connections of their own (the
- * record-then-create order holds per job).  A job whose record failed
- * goes back to the fleet.  O(decisions) requests. */
-static void send_all(mu__dd_t *d)
+/* Runs fn on jobs[0..n) (NULL entries skipped): on the daemon's own
+ * connections when there are few, else through MU__D_SENDERS threads with
+ * connections of their own.  false when out of memory (nothing ran). */
+static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *made,
+		    void (*fn)(sender_t *s, size_t i))
 {
-	size_t n = d->dec.n;
-	if (!n)
-		return;
-	mu__djob_t **jobs = calloc(n, sizeof *jobs);
-	long *rec = calloc(n, sizeof *rec), *made = calloc(n, sizeof *made);
 	int k = n < 16 ? 1 : MU__D_SENDERS;
 	sender_t *s = calloc((size_t)k, sizeof *s);
 	pthread_t *th = calloc((size_t)k, sizeof *th);
-	if (!jobs || !rec || !made || !s || !th)
-		k = 0;
-	for (size_t i = 0; k && i < n; i++)
-		jobs[i] = prepare(d, &d->dec.v[i]);
+	if (!s || !th) {
+		free(s);
+		free(th);
+		return false;
+	}
 	for (int t = 0; t < k; t++) {
-		s[t] = (sender_t){d, d->hub, NULL, k > 1, jobs, rec, made, n, (size_t)t, (size_t)k};
+		s[t] = (sender_t){d, d->hub, NULL, false, jobs, rec, made, n, (size_t)t, (size_t)k, fn};
+		mu_kube_client_t *hc = NULL;
 		if (k > 1) {
-			mu_kube_client_t *hc = NULL;
 			s[t].kc = calloc((size_t)d->ncls + 1, sizeof *s[t].kc);
-			if (s[t].kc && mu_kube_client_new(d->o->hub, &hc) == MU_OK)
+			if (s[t].kc && mu_kube_client_new(d->o->hub, &hc) == MU_OK) {
 				s[t].hub = hc;
-			bool started = hc && s[t].kc && !pthread_create(&th[t], NULL, send_run, &s[t]);
-			if (!started) { /* this share runs here, on the daemon's own */
-				mu_kube_client_free(hc);
-				s[t].hub = d->hub;
-				s[t].own = false;
-				send_run(&s[t]);
+				s[t].own = true;
 			}
-			th[t] = started ? th[t] : 0;
-		} else {
-			send_run(&s[t]);
+		}
+		if (!s[t].own || pthread_create(&th[t], NULL, sender_run, &s[t])) {
+			/* this share runs here, on the daemon's own connections */
+			mu_kube_client_free(hc);
+			s[t].hub = d->hub;
+			s[t].own = false;
+			sender_run(&s[t]);
 		}
 	}
 	for (int t = 0; t < k; t++) {
-		if (k > 1 && th[t])
+		if (s[t].own)
 			pthread_join(th[t], NULL);
 		if (s[t].hub != d->hub)
 			mu_kube_client_free(s[t].hub);
@@ -251,8 +244,49 @@ static void send_all(mu__dd_t *d)
 			mu_kube_client_free(s[t].kc[c]);
 		free(s[t].kc);
 	}
+	free(s);
+	free(th);
+	return true;
+}
+
+/* One dispatch: recorded on the hub (cluster and generation), and only
+ * then created on the worker (push mode), then an Event. */
+static void send_one(sender_t *s, size_t i)
+{
+	mu__djob_t *j = s->jobs[i];
+	s->rec[i] = mu__dhub_annotate_on(s->d, s->hub, j);
+	if (s->rec[i] != 200)
+		return; /* not recorded: nothing may be created */
+	mu__dcl_t *c = &s->d->cls[j->cl];
+	if (!c->pull)
+		s->made[i] = mu__dwork_create_on(s->d, sender_kc(s, j->cl), j);
+	char msg[300];
+	snprintf(msg, sizeof msg, "sent to cluster %s (generation %u)", c->name, j->gen);
+	mu__dhub_event_on(s->d, s->hub, j, "Normal", "Dispatched", msg);
+}
+
+/* Sends the pass's decisions (par_run; the record-then-create order holds
+ * per job).  A job whose record failed goes back to the fleet.
+ * O(decisions) requests. */
+static void send_all(mu__dd_t *d)
+{
+	size_t n = d->dec.n;
+	if (!n)
+		return;
+	mu__djob_t **jobs = calloc(n, sizeof *jobs);
+	long *rec = calloc(n, sizeof *rec), *made = calloc(n, sizeof *made);
+	bool ok = jobs && rec && made;
+	for (size_t i = 0; ok && i < n; i++)
+		jobs[i] = prepare(d, &d->dec.v[i]);
+	if (ok && !par_run(d, jobs, n, rec, made, send_one))
+		for (size_t i = 0; i < n; i++)
+			rec[i] = 0; /* nothing was sent */
 	for (size_t i = 0; i < n; i++) {
-		mu__djob_t *j = jobs ? jobs[i] : NULL;
+		mu__djob_t *j = ok ? jobs[i] : NULL;
+		if (!ok) {
+			mu_fleet_job_requeue(d->fleet, d->dec.v[i].job, mu__d_now(d));
+			continue;
+		}
 		if (!j)
 			continue;
 		if (rec[i] != 200) {
@@ -264,14 +298,31 @@ static void send_all(mu__dd_t *d)
 		d->dispatched++;
 		d->created += made[i] == 200 || made[i] == 201;
 	}
-	if (k == 0) /* out of memory: every decision goes back */
-		for (size_t i = 0; i < n; i++)
-			mu_fleet_job_requeue(d->fleet, d->dec.v[i].job, mu__d_now(d));
 	free(jobs);
 	free(rec);
 	free(made);
-	free(s);
-	free(th);
+}
+
+static void annotate_one(sender_t *s, size_t i)
+{
+	mu__dhub_annotate_on(s->d, s->hub, s->jobs[i]);
+}
+
+/* Writes the annotations that changed (par_run when many did). */
+static void write_back(mu__dd_t *d)
+{
+	mu__djob_t **due = calloc((size_t)d->njobs + 1, sizeof *due);
+	size_t n = 0;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		if (!due)
+			mu__dhub_annotate(d, d->jobs[i]);
+		else if (mu__dhub_annotate_due(d, d->jobs[i]))
+			due[n++] = d->jobs[i];
+	}
+	if (due && n && !par_run(d, due, n, NULL, NULL, annotate_one))
+		for (size_t i = 0; i < n; i++)
+			mu__dhub_annotate(d, due[i]);
+	free(due);
 }
 
 /* Why each queued job waits, explained when the fleet's reason changed. */
@@ -323,8 +374,7 @@ static void pass(mu__dd_t *d)
 		send_all(d);
 	d->spent[3] += (t = mu__d_mono_ms()) - u;
 	explain_waiting(d);
-	for (int32_t i = 0; i < d->njobs; i++)
-		mu__dhub_annotate(d, d->jobs[i]);
+	write_back(d);
 	mu__dhub_cluster_status(d);
 	d->spent[4] += mu__d_mono_ms() - t;
 }
