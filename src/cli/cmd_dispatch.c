@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "muster/dispatch.h"
@@ -40,7 +41,7 @@ static void dispatch_usage(FILE *f)
 	      "                             ~/.kube/config)\n"
 	      "  --context NAME             kubeconfig context (default: current-context)\n"
 	      "  --in-cluster               use the pod's service account\n"
-	      "  --id NAME                  this replica's identity (default muster-dispatch)\n"
+	      "  --id NAME                  this replica's identity (default hostname-pid)\n"
 	      "  --metrics HOST:PORT        serve /metrics, /healthz, /readyz (port 0 = any)\n"
 	      "  --interval DUR             one pass at least this often (default 100ms)\n"
 	      "  --start-timeout DUR        withdraw a job none of whose pods was bound this\n"
@@ -236,6 +237,7 @@ int mu_cmd_dispatch(int argc, char **argv)
 		return cmd_agent(argc - 1, argv + 1);
 	mu_dispatch_opts_t o;
 	mu_dispatch_opts_defaults(&o);
+	o.id = NULL; /* hostname-pid unless --id */
 	const char *kc = NULL, *ctx = NULL;
 	bool in_cluster = false;
 	for (int i = 1; i < argc; i++) {
@@ -251,6 +253,13 @@ int mu_cmd_dispatch(int argc, char **argv)
 		}
 		if (r)
 			return r;
+	}
+	char idbuf[300];
+	if (!o.id) { /* two replicas must not share an identity */
+		char host[256] = "muster-dispatch";
+		gethostname(host, sizeof host - 1);
+		snprintf(idbuf, sizeof idbuf, "%s-%ld", host, (long)getpid());
+		o.id = idbuf;
 	}
 	mu_kube_config_t cfg;
 	char err[512] = "";
