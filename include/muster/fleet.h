@@ -174,6 +174,13 @@ int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t job, mu_time_t now);
  * its cluster was lost): freed there, queued again; the next dispatch
  * has a new generation.  MU_ESTATE unless dispatched. */
 int mu_fleet_job_requeue(mu_fleet_t *f, mu_id_t job, mu_time_t now);
+/* Records that queued job j already runs on cluster c with dispatch
+ * generation gen (a daemon's record from before a restart): it is placed
+ * in c's model (pending there when it does not fit as the model stands)
+ * and counted against its queue, without a decision.  MU_ESTATE unless
+ * queued.  O(one engine cycle of c's model). */
+int mu_fleet_job_adopt(mu_fleet_t *f, mu_id_t job, int32_t c, uint32_t gen,
+		       mu_time_t now);
 /* Requeues every job dispatched to cluster c and marks it unreachable.
  * Returns the number requeued, or an error. */
 int mu_fleet_cluster_lost(mu_fleet_t *f, int32_t c, mu_time_t now);

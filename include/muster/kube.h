@@ -42,6 +42,11 @@ typedef struct mu_kube_config {
  * MU_ENOENT with a message in err. */
 int mu_kube_config_load(const char *path, const char *context,
 			mu_kube_config_t *out, char *err, size_t errlen);
+/* The same from a kubeconfig's text (a Secret's data); path names it in
+ * messages, and relative file names are taken from its directory. */
+int mu_kube_config_parse(const char *path, const char *buf, size_t len,
+			 const char *context, mu_kube_config_t *out, char *err,
+			 size_t errlen);
 /* In-cluster credentials: the server from KUBERNETES_SERVICE_HOST and
  * _PORT, token, CA and namespace under dir (NULL: the service account's
  * /var/run/secrets/kubernetes.io/serviceaccount). */
@@ -53,6 +58,44 @@ int mu_kube_config_resolve(const char *kubeconfig, const char *context,
 			   bool in_cluster, mu_kube_config_t *out, char *err,
 			   size_t errlen);
 void mu_kube_config_release(mu_kube_config_t *c);
+
+/* --- A plain API client (for the hub daemon, src/dispatch) ------------- */
+
+/* One keep-alive connection to an API server with cfg's credentials (cfg
+ * must outlive it); one thread at a time. */
+typedef struct mu_kube_client mu_kube_client_t;
+
+int mu_kube_client_new(const mu_kube_config_t *cfg, mu_kube_client_t **out);
+void mu_kube_client_free(mu_kube_client_t *c);
+/* One request (body and ctype may be NULL); *status gets the HTTP status
+ * (0: no answer) and *answer (if not NULL) the body, NUL-terminated, which
+ * the caller frees.  MU_EIO when no answer came within timeout_ms (the
+ * answer then holds the transport's message). */
+int mu_kube_client_do(mu_kube_client_t *c, const char *method, const char *path,
+		      const char *ctype, const char *body, long timeout_ms,
+		      long *status, char **answer);
+
+/* --- Leader election for other daemons (the hub's, src/dispatch) -------- */
+
+/* A coordination.k8s.io/v1 Lease held as `muster scheduler` holds its own
+ * (src/kube/leader.c): renewed by a thread every retry period; lost when
+ * no renew succeeds within the renew deadline (2/3 of the duration). */
+typedef struct mu_kube_lease mu_kube_lease_t;
+
+typedef struct mu_kube_lease_opts {
+	const mu_kube_config_t *cfg;  /* the API (outlives the lease) */
+	const char *ns, *name, *id;   /* the Lease and this replica */
+	int duration_s, retry_period_s;
+	volatile sig_atomic_t *stop;  /* gives up waiting when set */
+} mu_kube_lease_opts_t;
+
+/* Blocks until the lease is held (MU_OK, *out set) or *stop (MU_ESTATE). */
+int mu_kube_lease_acquire(const mu_kube_lease_opts_t *o, mu_kube_lease_t **out);
+/* Whether the holder may still act: not lost, within the renew deadline
+ * of its last successful renew.  O(1). */
+bool mu_kube_lease_valid(const mu_kube_lease_t *l);
+/* Stops renewing and clears the holder (a standby takes over at once). */
+void mu_kube_lease_release(mu_kube_lease_t *l);
 
 /* --- The daemon ---------------------------------------------------------- */
 

@@ -25,6 +25,7 @@ int mu_cmd_eval_pools(int argc, char **argv);
 int mu_cmd_agent(int argc, char **argv);
 int mu_cmd_bench(int argc, char **argv);
 int mu_cmd_scheduler(int argc, char **argv);
+int mu_cmd_dispatch(int argc, char **argv);
 int mu_cmd_kexplain(int argc, char **argv);
 int mu_cmd_mig(int argc, char **argv);
 /* Reads a bearer token from a file (surrounding blanks and newlines

@@ -52,6 +52,7 @@ static const cmd_t commands[] = {
 	{"bench", mu_cmd_bench, "time the engine at scale: decisions/s, cycle time, memory"},
 	{"scheduler", mu_cmd_scheduler, "the Kubernetes scheduler daemon (leader-elected; see docs/kubernetes.md)"},
 	{"mig", mu_cmd_mig, "MIG layouts for the pending demand (mig-parted config), and their evaluation"},
+	{"dispatch", mu_cmd_dispatch, "the hub daemon: one queue for a fleet of clusters (see docs/dispatch.md)"},
 	{"kexplain", mu_cmd_kexplain, "why a pod or Job of a live cluster waits, or where it runs"},
 	{"eval-queues", old_eval_queues, NULL},
 	{"eval-topology", old_eval_topology, NULL},

@@ -6,7 +6,8 @@
  * devices (the annotations the scheduler wrote with the binding), the
  * PodScheduled condition (whose message is the engine's explanation, as
  * mu_reason_format() prints it) and the scheduler's events.  For a Job:
- * its queue, whether muster admitted it, how many pods run, and the events
+ * its queue, whether muster admitted it, how many pods run, on a hub where
+ * `muster dispatch` sent it or why it waits there, and the events
  * (Admitted, Preempted, FailedScheduling with the reason).  Bounded: one
  * GET of the object and one list of its events.  mu_kube_explain_live()
  * adds the engine's view from a running scheduler's /explain (queue,
@@ -94,6 +95,28 @@ static void explain_pod(mu__kc_t *c, FILE *out, const json_t *pod)
 	events(c, out, in.ns, "Pod", in.name);
 }
 
+/* On a hub (`muster dispatch`, docs/dispatch.md): where the Job went,
+ * or why it waits there.  Nothing for a Job the hub never saw. */
+static void hub_lines(FILE *out, const json_t *job)
+{
+	const char *ph = mu__kmap(job, "metadata.annotations", "muster.io/dispatch-phase");
+	if (!ph)
+		return;
+	const char *cl = mu__kmap(job, "metadata.annotations", "muster.io/cluster");
+	const char *gen = mu__kmap(job, "metadata.annotations", "muster.io/dispatch-generation");
+	const char *pods = mu__kmap(job, "metadata.annotations", "muster.io/dispatch-pods");
+	const char *why = mu__kmap(job, "metadata.annotations", "muster.io/dispatch-reason");
+	const char *msg = mu__kmap(job, "metadata.annotations", "muster.io/dispatch-message");
+	fprintf(out, "  hub:        %s", ph);
+	if (cl)
+		fprintf(out, " on cluster %s (dispatch generation %s)", cl, gen ? gen : "?");
+	fprintf(out, "\n");
+	if (pods)
+		fprintf(out, "  there:      %s\n", pods);
+	if (why)
+		fprintf(out, "  waits:      %s: %s\n", why, msg ? msg : "");
+}
+
 static void explain_job(mu__kc_t *c, FILE *out, const json_t *job)
 {
 	const char *ns = mu__kjs(job, "metadata.namespace"), *name = mu__kjs(job, "metadata.name");
@@ -106,6 +129,7 @@ static void explain_job(mu__kc_t *c, FILE *out, const json_t *job)
 	fprintf(out, "  pods:       parallelism %lld, active %lld, succeeded %lld, failed %lld\n",
 		(long long)mu__kji(job, "spec.parallelism", 1), (long long)mu__kji(job, "status.active", 0),
 		(long long)mu__kji(job, "status.succeeded", 0), (long long)mu__kji(job, "status.failed", 0));
+	hub_lines(out, job);
 	events(c, out, ns ? ns : "default", "Job", name ? name : "");
 }
 

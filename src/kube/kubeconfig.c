@@ -234,8 +234,18 @@ int mu_kube_config_load(const char *path, const char *context,
 		snprintf(err, errlen, "cannot read %s", path);
 		return MU_EIO;
 	}
-	json_t *root = yaml_to_json(buf, len, err, errlen);
+	int rc = mu_kube_config_parse(path, buf, len, context, out, err, errlen);
 	free(buf);
+	return rc;
+}
+
+int mu_kube_config_parse(const char *path, const char *buf, size_t len,
+			 const char *context, mu_kube_config_t *out, char *err,
+			 size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	*err = '\0';
+	json_t *root = yaml_to_json(buf, len, err, errlen);
 	if (!root || !json_is_object(root)) {
 		if (!*err)
 			snprintf(err, errlen, "%s: not a kubeconfig", path);

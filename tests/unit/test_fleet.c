@@ -436,6 +436,49 @@ static void test_requeue_and_lost_cluster(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* A daemon's record from before a restart: a queued job is adopted on the
+ * cluster it names, with its generation, and holds that cluster's room and
+ * its queue's quota without a decision; the next dispatch goes on from
+ * that generation. */
+static void test_adopt(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	int32_t small = mu_fleet_cluster_find(f, "small");
+	mu_podset_spec_t p1, p2;
+	mu_job_spec_t a = job("a", "team", &p1, 2, 8); /* fills small */
+	mu_job_spec_t b = job("b", "team", &p2, 1, 8);
+	mu_fleet_job_spec_t fa = {.job = &a}, fb = {.job = &b};
+	mu_id_t ia, ib;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_job_submit(f, &fb, 0, &ib);
+	CHECK_EQ_INT(t, mu_fleet_job_adopt(f, ia, small, 4, 0), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_adopt(f, ia, small, 4, 0), MU_ESTATE);
+	CHECK_EQ_INT(t, mu_fleet_job_adopt(f, ib, 99, 1, 0), MU_ENOENT);
+	mu_fleet_job_info_t ji;
+	mu_fleet_job_info(f, ia, &ji);
+	CHECK_EQ_INT(t, ji.state, MU_FJ_DISPATCHED);
+	CHECK_EQ_INT(t, ji.cluster, small);
+	CHECK_EQ_INT(t, (int)ji.generation, 4);
+	mu_fleet_queue_info_t qi;
+	mu_fleet_queue_info(f, 0, &qi);
+	CHECK_EQ_INT(t, qi.used.v[MU_RES_GPU], 16000);
+	/* small is full in the model: b goes to big, and no decision names a */
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 1);
+	CHECK_EQ_INT(t, d.v[0].job, ib);
+	CHECK_EQ_INT(t, where(f, ib), mu_fleet_cluster_find(f, "big"));
+	/* requeued, a goes out again with generation 5 */
+	CHECK_EQ_INT(t, mu_fleet_job_requeue(f, ia, 2 * MIN), MU_OK);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 2 * MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 1);
+	CHECK_EQ_INT(t, (int)d.v[0].generation, 5);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 static void test_bad_input(mu_t_t *t)
 {
 	mu_fleet_t *f = fleet3(NULL);
@@ -489,6 +532,7 @@ int main(void)
 	MU_RUN(&t, test_selector_and_locality);
 	MU_RUN(&t, test_queue_limit_cap_and_share);
 	MU_RUN(&t, test_requeue_and_lost_cluster);
+	MU_RUN(&t, test_adopt);
 	MU_RUN(&t, test_bad_input);
 	return mu_t_done(&t);
 }

@@ -1,0 +1,82 @@
+#!/bin/sh
+# dispatch.sh - end-to-end dispatch rate on loopback: a hub `muster up`,
+# three worker `muster up`s (each NODES nodes of 8 GPUs) with their own
+# `muster scheduler`, and `muster dispatch` (push mode).  N one-pod
+# one-GPU Jobs are created on the hub first (not timed); then the
+# dispatcher starts, and the time is taken until every job's pod is bound
+# on a worker (polled on the workers' APIs every 100 ms).  Prints jobs/s
+# dispatched and bound, and the dispatcher's own account of where its time
+# went.  Prints figures only; never fails on time.
+# Usage: sh bench/dispatch.sh [MUSTER] [N] [NODES]   (build/muster 1000 64)
+set -u
+M=${1:-build/muster}
+N=${2:-1000}
+NODES=${3:-64}
+KC=${KC:-/usr/bin/kubectl}
+T=$(mktemp -d)
+PIDS=""
+trap 'for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+start() {
+	"$M" up --cluster "$T/$1.yaml" --listen 127.0.0.1:0 --data "$T/$1" --no-fsync --quiet \
+		>"$T/$1.up.out" 2>&1 &
+	PIDS="$PIDS $!"
+	i=0
+	while [ "$i" -lt 300 ]; do
+		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out" 2>/dev/null)
+		[ -n "$s" ] && curl -sfk "$s/readyz" >/dev/null 2>&1 && { eval "${1}_S=$s"; return 0; }
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "bench dispatch: muster up $1 did not start"; exit 1
+}
+q='apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: team-a}
+spec: {resources: {gpu: {deserved: 100000}}}'
+echo "$q" >"$T/hub.yaml"
+for n in w1 w2 w3; do
+	printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  count: %s\n  namePrefix: %s-\n  gpuModel: A100\n  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}\n---\n%s\n' \
+		"$NODES" "$n" "$q" >"$T/$n.yaml"
+done
+for n in hub w1 w2 w3; do start "$n"; done
+for n in w1 w2 w3; do
+	"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
+		>"$T/$n.s.log" 2>&1 &
+	PIDS="$PIDS $!"
+done
+h() { "$KC" --kubeconfig "$T/hub/kubeconfig" "$@" >/dev/null; }
+h create namespace muster-system
+for n in w1 w2 w3; do
+	h -n muster-system create secret generic "$n" --from-file=kubeconfig="$T/$n/kubeconfig"
+	printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: %s}\nspec: {tier: private, kubeconfigSecret: {name: %s}}\n' \
+		"$n" "$n" | h apply -f -
+done
+i=0
+while [ "$i" -lt "$N" ]; do
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: j-%d, labels: {muster.io/queue: team-a}}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n---\n' "$i"
+	i=$((i + 1))
+done >"$T/jobs.yaml"
+h create -f "$T/jobs.yaml"
+echo "bench dispatch: $N jobs on the hub, 3 workers x $NODES nodes x 8 GPUs"
+# bound: pods with a node, on all workers.
+bound() {
+	c=0
+	for n in w1 w2 w3; do
+		k=$(curl -s --cacert "$T/$n/tls.crt" -H "Authorization: Bearer $(cat "$T/$n/token")" \
+			"$(eval echo "\$${n}_S")/api/v1/pods?labelSelector=muster.io%2Fhub-uid" |
+			grep -o '"nodeName":"[^"]*"' | wc -l)
+		c=$((c + k))
+	done
+	echo "$c"
+}
+t0=$(date +%s.%N)
+"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --no-leader-elect --interval 20ms >"$T/d.log" 2>&1 &
+DP=$!; PIDS="$PIDS $DP"
+i=0
+while [ "$i" -lt 6000 ]; do
+	[ "$(bound)" -ge "$N" ] && break
+	sleep 0.1; i=$((i + 1))
+done
+t1=$(date +%s.%N)
+kill "$DP"; wait "$DP" 2>/dev/null
+awk -v a="$t0" -v b="$t1" -v n="$N" 'BEGIN { printf "bench dispatch: %d jobs dispatched and bound in %.2f s: %.0f jobs/s\n", n, b - a, n / (b - a) }'
+grep -E "stopped:|time:" "$T/d.log" | sed 's/^/bench dispatch: /'

@@ -1,0 +1,65 @@
+/*
+ * fuzz_dispatch.c - what the hub daemon (src/dispatch) reads from objects
+ * anyone may write on the hub: the kubeconfig a Cluster's Secret holds
+ * (mu_kube_config_parse), a hub Job's "KEY=VALUE,..." selector annotation
+ * (mu__dlabels), and a hub Job or Node as JSON turned into a worker's
+ * copy (mu__dcopy) and a cut-down Node (mu__dnode_min).  Input: the three
+ * parts separated by "\n===\n" (missing parts are empty).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch/dispatch_int.h"
+
+/* The next part of [*p, end) up to the separator; advances *p. */
+static char *part(const char **p, const char *end)
+{
+	const char *sep = "\n===\n";
+	const char *q = *p;
+	const char *hit = NULL;
+	for (const char *s = q; s + 5 <= end; s++)
+		if (!memcmp(s, sep, 5)) {
+			hit = s;
+			break;
+		}
+	const char *stop = hit ? hit : end;
+	char *out = malloc((size_t)(stop - q) + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, q, (size_t)(stop - q));
+	out[stop - q] = '\0';
+	*p = hit ? hit + 5 : end;
+	return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *p = (const char *)data, *end = p + size;
+	char *kc = part(&p, end), *sel = part(&p, end), *obj = part(&p, end);
+	if (kc) {
+		mu_kube_config_t cfg;
+		char err[512];
+		if (mu_kube_config_parse("secret ns/name", kc, strlen(kc), NULL, &cfg, err,
+					 sizeof err) == MU_OK)
+			mu_kube_config_release(&cfg);
+	}
+	if (sel) {
+		mu_specs_t s;
+		mu_specs_init(&s);
+		mu_label_t *l;
+		size_t n;
+		mu__dlabels(sel, &s.arena, &l, &n);
+		mu_specs_release(&s);
+	}
+	json_t *o = obj ? json_loads(obj, 0, NULL) : NULL;
+	if (o) {
+		json_decref(mu__dcopy(o, "uid-1", "ns/name", 1));
+		json_decref(mu__dnode_min(o));
+		json_decref(o);
+	}
+	free(kc);
+	free(sel);
+	free(obj);
+	return 0;
+}

@@ -1,0 +1,214 @@
+/*
+ * dispatch_int.h - the hub daemon's own structures, shared by the files
+ * of src/dispatch: dutil.c (requests, logs, clocks, the copy of a hub
+ * Job) at the bottom, hub.c (the hub's Clusters, Queues and Jobs in;
+ * annotations, status and events out) above it, worker.c (a worker's
+ * Nodes and copies in; copies created and deleted; pull mode's reports)
+ * above hub.c, run.c (the pass: dispatch, exactly once, timeouts, lost
+ * clusters) on top; agent.c (`muster dispatch agent`, pull mode) beside
+ * run.c, over worker.c's helpers; metrics.c (/metrics) under run.c.
+ *
+ * One thread owns everything, except while a pass sends many dispatches:
+ * then sender threads (run.c) each write only their own jobs, over their
+ * own connections, and read the clusters, which nothing changes meanwhile.
+ */
+#ifndef MUSTER_DISPATCH_INT_H
+#define MUSTER_DISPATCH_INT_H
+
+#include <jansson.h>
+
+#include "muster/dispatch.h"
+#include "muster/fleet.h"
+#include "muster/specs.h"
+
+/* Labels and annotations the hub daemon reads and writes. */
+#define MU__D_QUEUE "muster.io/queue"
+#define MU__D_SEL "muster.io/cluster-selector"  /* "k=v,k=v" */
+#define MU__D_LOC "muster.io/data-locality"     /* "k=v,k=v" */
+#define MU__D_CLUSTER "muster.io/cluster"       /* hub Job: where */
+#define MU__D_GEN "muster.io/dispatch-generation"
+#define MU__D_PHASE "muster.io/dispatch-phase"  /* Queued, Dispatched, ... */
+#define MU__D_REASON "muster.io/dispatch-reason"
+#define MU__D_MSG "muster.io/dispatch-message"
+#define MU__D_PODS "muster.io/dispatch-pods"    /* "bound=N,running=N,..." */
+#define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
+#define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
+#define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
+#define MU__D_AGENT "muster.io/agent-status"    /* hub Job, by an agent:
+                                                 * "GEN PHASE bound=N,..." */
+#define MU__D_NS "muster-system"                /* agents' ConfigMaps */
+
+/* A worker cluster: a Cluster object on the hub. */
+typedef struct mu__dcl {
+	char *name;
+	bool pull;
+	mu_tier_t tier;
+	char *secret_ns, *secret_name;
+	char *secret_rv;          /* the Secret version its config came from */
+	mu_kube_config_t cfg;
+	mu_kube_client_t *kc;     /* NULL without a usable kubeconfig */
+	int32_t fid;              /* its fleet cluster */
+	char *err;                /* why it cannot be used, or NULL */
+	bool seen;                /* in the last Cluster list */
+	bool draining;
+	bool reachable;           /* the last poll answered */
+	bool lost;                /* its jobs were requeued */
+	int64_t last_ok;          /* mono ms of the last answer */
+	json_t *nodes;            /* name -> slim Node text it has */
+	int64_t gpus;             /* whole GPUs of its nodes */
+	int32_t running, waiting; /* copies started / not started */
+	char *status_sig;         /* status last written */
+	/* pull mode: the agent's heartbeat ConfigMap */
+	char *beat_rv;            /* its last resourceVersion seen */
+	int64_t beat_at;          /* mono ms when it changed */
+	uint64_t beats;           /* changes seen */
+} mu__dcl_t;
+
+typedef enum mu__djstate {
+	MU__DJ_NEW = 0,           /* not in the fleet (bad spec, unknown queue) */
+	MU__DJ_QUEUED,
+	MU__DJ_DISPATCHED,
+	MU__DJ_WITHDRAWING,       /* its copy's deletion is not confirmed */
+	MU__DJ_DONE,
+} mu__djstate_t;
+
+/* A hub Job. */
+typedef struct mu__djob {
+	char *key;                /* "ns/name" */
+	char *ns, *name, *uid;
+	json_t *obj;              /* the latest hub object */
+	mu_specs_t specs;         /* its job spec (and selector labels) */
+	mu_fleet_job_spec_t fs;
+	mu_id_t fid;              /* fleet job, or -1 */
+	mu__djstate_t state;
+	int32_t cl;               /* DISPATCHED/WITHDRAWING/DONE: cluster */
+	uint32_t gen;             /* last dispatch generation recorded */
+	int64_t dispatched;       /* mono ms */
+	bool started;             /* a pod of its copy was bound */
+	bool copy_seen;           /* its copy was listed on the worker */
+	bool listed;              /* ... in the last poll of its cluster */
+	char phase[16];           /* Succeeded, Failed, ... */
+	char pods[96];            /* "bound=N,running=N,succeeded=N,failed=N" */
+	char *reason, *msg;       /* why it waits (written when changed) */
+	char *ann_sig;            /* annotations last written */
+	uint64_t withdraw_beat;   /* pull: the cluster's beats at withdrawal */
+	int why;                  /* QUEUED: the fleet's reason explained last */
+	bool seen;
+} mu__djob_t;
+
+typedef struct mu__dd {
+	const mu_dispatch_opts_t *o;
+	mu_kube_client_t *hub;
+	mu_kube_lease_t *lease;   /* NULL without leader election */
+	mu_fleet_t *fleet;
+	mu__dcl_t *cls;
+	int32_t ncls, cls_cap;
+	mu__djob_t **jobs;
+	int32_t njobs, jobs_cap;
+	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */
+	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
+	int32_t by_fid_cap;
+	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	mu_fleet_decisions_t dec;
+	bool jobs_listed;         /* this pass's hub Job list succeeded */
+	int64_t t0;               /* mono ms at start: the fleet's clock 0 */
+	int64_t last_status;
+	uint64_t dispatched, withdrawn, requeued, deleted_stale, created;
+	uint64_t passes;
+	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
+	double pass_ms_sum;
+	struct mu__dms *ms;       /* /metrics, or NULL */
+} mu__dd_t;
+
+/* --- dutil.c ---------------------------------------------------------------- */
+
+int64_t mu__d_mono_ms(void);
+/* The fleet's clock: ms since the daemon started. */
+mu_time_t mu__d_now(const mu__dd_t *d);
+void mu__dlog(const mu__dd_t *d, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* One request with an optional JSON body; returns the HTTP status (0: no
+ * answer) and the parsed answer in *out (if not NULL; may be NULL). */
+long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
+	      const char *path, const char *ctype, const json_t *body,
+	      json_t **out);
+/* A label or annotation of o, or NULL. */
+const char *mu__dmeta(const json_t *o, const char *map, const char *key);
+/* Parses "k=v,k=v" into labels in arena (*n of them); MU_EINVAL for a
+ * term without "=". */
+int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n);
+
+/* The copy of a hub Job for a worker (owned): the hub Job's labels,
+ * annotations and spec, unsuspended and admitted (muster.io/admitted),
+ * labelled with the hub uid and generation g, without what the hub's Job
+ * controller added (selector, controller labels) or the hub's own
+ * annotations. */
+json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t g);
+/* A Node cut to what the models read (name, labels, taints, cordon,
+ * allocatable, the Ready condition); owned. */
+json_t *mu__dnode_min(const json_t *n);
+
+/* --- metrics.c -------------------------------------------------------------- */
+
+/* Serves /metrics, /healthz and /readyz on listen (IPv4 HOST:PORT). */
+int mu__dms_start(mu__dd_t *d, const char *listen, char *err, size_t errlen);
+void mu__dms_stop(mu__dd_t *d);
+/* Counts a pass of pass_ms and renders the metrics for the server. */
+void mu__dmetrics_pass(mu__dd_t *d, double pass_ms);
+
+/* --- hub.c ------------------------------------------------------------------ */
+
+/* Lists the hub's Clusters into d->cls (and the fleet); loads kubeconfig
+ * Secrets that changed. */
+int mu__dhub_clusters(mu__dd_t *d);
+/* Lists the hub's Queues into the fleet. */
+int mu__dhub_queues(mu__dd_t *d);
+/* Lists the hub's queue-labelled Jobs: new ones parsed and submitted (or
+ * adopted where their annotations say they were dispatched), gone ones
+ * finished.  Sets d->jobs_listed. */
+int mu__dhub_jobs(mu__dd_t *d);
+/* Writes j's dispatch annotations when they changed; returns the status. */
+long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
+/* Whether j's annotations differ from those last written.  O(1) JSON. */
+bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
+/* The same over connection hub (a sender thread's; j is its alone). */
+long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
+/* Writes every Cluster's status when it changed (at most once a second). */
+void mu__dhub_cluster_status(mu__dd_t *d);
+/* An Event on hub Job j. */
+void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type,
+		    const char *reason, const char *msg);
+void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j,
+		       const char *type, const char *reason, const char *msg);
+mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid);
+int32_t mu__dhub_cluster_by_fid(const mu__dd_t *d, int32_t fid);
+
+/* --- worker.c --------------------------------------------------------------- */
+
+/* Lists cluster c's Nodes into its model and its copies (Jobs and pods
+ * labelled with a hub uid): stale copies deleted, the current ones'
+ * status read into their hub jobs.  false when the worker did not answer. */
+bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c);
+/* The same for a pull-mode cluster, from what its agent wrote on the hub:
+ * the ConfigMap muster-system/muster-cluster-NAME (nodes, heartbeat) and
+ * each hub Job's muster.io/agent-status.  false when the heartbeat is
+ * older than 3 s. */
+bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c);
+/* Pod counts of a pod list by "UID/GEN" (labels of the copies' pods):
+ * [bound, running, succeeded, failed]; owned. */
+json_t *mu__dpods_count(const json_t *l);
+/* The counts of uid/gen as "bound=N,running=N,succeeded=N,failed=N"
+ * into buf; returns whether a pod was bound or ended. */
+bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf,
+		    size_t len);
+/* A copy's end from its Job's conditions: "Succeeded", "Failed" or NULL. */
+const char *mu__dcopy_done(const json_t *w);
+/* Creates j's copy on its cluster (a 409 for the same generation counts
+ * as created).  Returns the HTTP status. */
+long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);
+/* The same over connection kc to j's cluster (a sender thread's). */
+long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
+/* Deletes j's copy on cluster c (background propagation). */
+long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, const char *ns, const char *name);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * dutil.c - what every file of the hub daemon shares: the clocks, logs,
+ * one JSON request, and reading labels, annotations and "k=v,k=v" lists.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dispatch/dispatch_int.h"
+#include "muster/jpath.h"
+
+int64_t mu__d_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+mu_time_t mu__d_now(const mu__dd_t *d)
+{
+	return mu__d_mono_ms() - d->t0;
+}
+
+void mu__dlog(const mu__dd_t *d, int level, const char *fmt, ...)
+{
+	if (level > 0 && d->o->quiet)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	char line[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	struct tm tm;
+	gmtime_r(&ts.tv_sec, &tm);
+	fprintf(stderr, "%02d:%02d:%02d.%03ld %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		ts.tv_nsec / 1000000, level ? "info " : "error", line);
+}
+
+long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
+	      const char *path, const char *ctype, const json_t *body,
+	      json_t **out)
+{
+	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	char *ans = NULL;
+	long st = 0;
+	mu_kube_client_do(c, method, path, body ? (ctype ? ctype : "application/json") : NULL,
+			  text, d->o->request_timeout_ms, &st, &ans);
+	free(text);
+	if (out) {
+		*out = ans && *ans ? json_loads(ans, 0, NULL) : NULL;
+		if (!*out && st == 0 && ans)
+			*out = json_pack("{s:s}", "message", ans);
+	}
+	free(ans);
+	return st;
+}
+
+const char *mu__dmeta(const json_t *o, const char *map, const char *key)
+{
+	const json_t *m = json_object_get(json_object_get(o, "metadata"), map);
+	return json_string_value(json_object_get(m, key));
+}
+
+int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!s || !*s)
+		return MU_OK;
+	size_t cap = 1;
+	for (const char *p = s; *p; p++)
+		cap += *p == ',';
+	mu_label_t *v = mu_arena_alloc(a, cap * sizeof *v);
+	if (!v)
+		return MU_ENOMEM;
+	const char *p = s;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char term[512];
+		snprintf(term, sizeof term, "%.*s", (int)(len < 511 ? len : 511), p);
+		char *eq = strchr(term, '=');
+		if (!eq || eq == term)
+			return MU_EINVAL;
+		*eq = '\0';
+		v[*n].key = mu_arena_strdup(a, term);
+		v[*n].value = mu_arena_strdup(a, eq + 1);
+		if (!v[*n].key || !v[*n].value)
+			return MU_ENOMEM;
+		(*n)++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	*out = v;
+	return MU_OK;
+}
+
+
+json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t g)
+{
+	char gen[16];
+	snprintf(gen, sizeof gen, "%u", g);
+	json_t *labels = json_deep_copy(mu__jget(hub, "metadata.labels"));
+	json_object_del(labels, MU__D_CLUSTER);
+	json_t *ann = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(mu__jget(hub, "metadata.annotations"), k, v)
+		if (strncmp(k, "muster.io/dispatch-", 19) && strcmp(k, MU__D_CLUSTER) &&
+		    strcmp(k, MU__D_SEL) && strcmp(k, MU__D_LOC) &&
+		    strcmp(k, "kubectl.kubernetes.io/last-applied-configuration"))
+			json_object_set(ann, k, v);
+	json_object_set_new(labels, MU__D_HUBUID, json_string(uid));
+	json_object_set_new(ann, MU__D_GEN, json_string(gen));
+	json_object_set_new(ann, MU__D_HUBJOB, json_string(key));
+	json_object_set_new(ann, "muster.io/admitted", json_string("true"));
+	json_t *spec = json_deep_copy(json_object_get(hub, "spec"));
+	json_object_set_new(spec, "suspend", json_false());
+	json_object_del(spec, "selector");
+	json_object_del(spec, "manualSelector");
+	json_t *tm = mu__jget(spec, "template.metadata");
+	if (!tm) {
+		tm = json_object();
+		json_object_set_new(json_object_get(spec, "template"), "metadata", tm);
+	}
+	json_t *tl = json_object_get(tm, "labels");
+	if (!tl) {
+		tl = json_object();
+		json_object_set_new(tm, "labels", tl);
+	}
+	static const char *const drop[] = {"controller-uid", "job-name",
+		"batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name", NULL};
+	for (int i = 0; drop[i]; i++)
+		json_object_del(tl, drop[i]);
+	json_object_set_new(tl, MU__D_HUBUID, json_string(uid));
+	json_object_set_new(tl, MU__D_GEN, json_string(gen));
+	return json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:o},s:o}", "apiVersion", "batch/v1", "kind",
+			 "Job", "metadata", "name", mu__jstr(hub, "metadata.name"), "namespace", mu__jstr(hub, "metadata.namespace") ? mu__jstr(hub, "metadata.namespace") : "default", "labels", labels,
+			 "annotations", ann, "spec", spec);
+}
+
+
+json_t *mu__dnode_min(const json_t *n)
+{
+	json_t *conds = json_array();
+	size_t i;
+	json_t *cd;
+	json_array_foreach(mu__jget(n, "status.conditions"), i, cd) {
+		const char *t = json_string_value(json_object_get(cd, "type"));
+		if (t && !strcmp(t, "Ready"))
+			json_array_append_new(conds, json_pack("{s:s,s:O}", "type", "Ready", "status",
+						  json_object_get(cd, "status")));
+	}
+	json_t *o = json_pack("{s:{s:s*},s:{},s:{s:o}}", "metadata", "name",
+			      mu__jstr(n, "metadata.name"), "spec", "status", "conditions", conds);
+	if (!o)
+		return NULL;
+	const json_t *v;
+	if ((v = mu__jget(n, "metadata.labels")))
+		json_object_set(json_object_get(o, "metadata"), "labels", (json_t *)v);
+	if ((v = mu__jget(n, "spec.taints")))
+		json_object_set(json_object_get(o, "spec"), "taints", (json_t *)v);
+	if ((v = mu__jget(n, "spec.unschedulable")))
+		json_object_set(json_object_get(o, "spec"), "unschedulable", (json_t *)v);
+	if ((v = mu__jget(n, "status.allocatable")))
+		json_object_set(json_object_get(o, "status"), "allocatable", (json_t *)v);
+	return o;
+}

@@ -1,0 +1,635 @@
+/*
+ * hub.c - the hub side of the daemon: the hub's Clusters (with their
+ * kubeconfig Secrets), Queues and queue-labelled batch/v1 Jobs are read
+ * into the fleet, and what the hub learns goes back to the hub's objects:
+ * a Job's dispatch annotations (cluster, generation, phase, pods, why it
+ * waits), Events, and each Cluster's status.
+ *
+ * A hub Job's annotations are the daemon's only record: the cluster and
+ * generation are written before its copy is created anywhere (run.c), so
+ * a restarted daemon adopts what its predecessor dispatched
+ * (mu_fleet_job_adopt) instead of dispatching it again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dispatch/dispatch_int.h"
+#include "muster/jpath.h"
+#include "muster/load.h"
+#include "muster/util.h"
+
+/* --- clusters ---------------------------------------------------------------- */
+
+static char *sdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void set_err(mu__dcl_t *c, const char *msg)
+{
+	free(c->err);
+	c->err = sdup(msg);
+}
+
+/* Loads c's kubeconfig from its Secret when the Secret changed; on error
+ * c->err says what is wrong and c has no client.  O(one request). */
+static void load_secret(mu__dd_t *d, mu__dcl_t *c)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/secrets/%s", c->secret_ns,
+		 c->secret_name);
+	json_t *s = NULL;
+	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &s);
+	char msg[1200];
+	const char *rv = mu__jstr(s, "metadata.resourceVersion");
+	if (st == 200 && rv && c->secret_rv && !strcmp(rv, c->secret_rv)) {
+		json_decref(s);
+		return;
+	}
+	mu_kube_client_free(c->kc);
+	c->kc = NULL;
+	mu_kube_config_release(&c->cfg);
+	free(c->secret_rv);
+	c->secret_rv = st == 200 ? sdup(rv) : NULL;
+	const char *b64 = mu__jstr(s, "data.kubeconfig");
+	if (st != 200) {
+		snprintf(msg, sizeof msg, "kubeconfig Secret %s/%s: HTTP %ld", c->secret_ns,
+			 c->secret_name, st);
+		set_err(c, msg);
+	} else if (!b64) {
+		snprintf(msg, sizeof msg, "kubeconfig Secret %s/%s: no data key \"kubeconfig\"",
+			 c->secret_ns, c->secret_name);
+		set_err(c, msg);
+	} else {
+		size_t cap = strlen(b64) + 1, n = 0;
+		char *text = malloc(cap);
+		char err[512] = "";
+		char name[600];
+		snprintf(name, sizeof name, "secret %s/%s", c->secret_ns, c->secret_name);
+		int rc = text ? mu__b64dec(b64, text, cap, &n) : MU_ENOMEM;
+		if (rc == MU_OK)
+			rc = mu_kube_config_parse(name, text, n, NULL, &c->cfg, err, sizeof err);
+		else
+			snprintf(err, sizeof err, "data.kubeconfig is not base64");
+		free(text);
+		if (rc == MU_OK && mu_kube_client_new(&c->cfg, &c->kc) == MU_OK) {
+			set_err(c, NULL);
+			mu__dlog(d, 1, "cluster %s: kubeconfig loaded (%s)", c->name, c->cfg.server);
+		} else {
+			snprintf(msg, sizeof msg, "kubeconfig Secret %s/%s: %s", c->secret_ns,
+				 c->secret_name, *err ? err : "cannot be used");
+			set_err(c, msg);
+		}
+	}
+	if (c->err)
+		mu__dlog(d, 0, "cluster %s: %s", c->name, c->err);
+	json_decref(s);
+}
+
+/* The cluster named name, added to d->cls and the fleet when new. */
+static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
+{
+	const char *name = mu__jstr(o, "metadata.name");
+	for (int32_t i = 0; i < d->ncls; i++)
+		if (!strcmp(d->cls[i].name, name))
+			return &d->cls[i];
+	mu_tier_t tier;
+	if (mu_tier_parse(mu__jstr(o, "spec.tier"), &tier))
+		return NULL;
+	if (d->ncls == d->cls_cap) {
+		int32_t cap = d->cls_cap ? d->cls_cap * 2 : 8;
+		mu__dcl_t *v = realloc(d->cls, (size_t)cap * sizeof *v);
+		if (!v)
+			return NULL;
+		d->cls = v;
+		d->cls_cap = cap;
+	}
+	mu_specs_t tmp;
+	mu_specs_init(&tmp);
+	const json_t *lm = mu__jget(o, "metadata.labels");
+	mu_label_t *l = mu_arena_alloc(&tmp.arena, (json_object_size(lm) + 1) * sizeof *l);
+	size_t nl = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)lm, k, v)
+		if (l && json_is_string(v))
+			l[nl++] = (mu_label_t){k, json_string_value(v)};
+	const json_t *cost = mu__jget(o, "spec.costPerGPUHour");
+	mu_cluster_spec_t cs = {.name = name, .labels = l, .nlabels = nl, .tier = tier,
+		.cost_gpu_hour = json_is_number(cost) ? json_number_value(cost) : 0};
+	int32_t fid;
+	int rc = mu_fleet_cluster_add(d->fleet, &cs, &fid);
+	mu_specs_release(&tmp);
+	if (rc)
+		return NULL;
+	mu__dcl_t *c = &d->cls[d->ncls++];
+	memset(c, 0, sizeof *c);
+	c->name = strdup(name);
+	c->tier = tier;
+	c->fid = fid;
+	c->nodes = json_object();
+	c->last_ok = mu__d_mono_ms();
+	/* no new jobs until its first poll answers */
+	mu_fleet_cluster_set_state(d->fleet, fid, MU_CLUSTER_UNREACHABLE);
+	mu__dlog(d, 1, "cluster %s: added (%s)", name, mu_tier_name(tier));
+	return c;
+}
+
+int mu__dhub_clusters(mu__dd_t *d)
+{
+	json_t *l = NULL;
+	long st = mu__dreq(d, d->hub, "GET", "/apis/muster.io/v1alpha1/clusters", NULL, NULL, &l);
+	if (st != 200) {
+		json_decref(l);
+		return MU_EIO;
+	}
+	for (int32_t i = 0; i < d->ncls; i++)
+		d->cls[i].seen = false;
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(l, "items"), i, o) {
+		mu__dcl_t *c = cluster_get(d, o);
+		if (!c)
+			continue;
+		c->seen = true;
+		const char *mode = mu__jstr(o, "spec.mode");
+		c->pull = mode && !strcmp(mode, "pull");
+		const char *drain = mu__dmeta(o, "annotations", MU__D_DRAIN);
+		c->draining = drain && !strcmp(drain, "true");
+		if (c->pull) {
+			set_err(c, NULL); /* its agent reports through the hub */
+			continue;
+		}
+		const char *sn = mu__jstr(o, "spec.kubeconfigSecret.name");
+		const char *sns = mu__jstr(o, "spec.kubeconfigSecret.namespace");
+		if (!sns)
+			sns = "muster-system";
+		if (!c->secret_name || strcmp(c->secret_name, sn ? sn : "") ||
+		    strcmp(c->secret_ns, sns)) {
+			free(c->secret_name);
+			free(c->secret_ns);
+			free(c->secret_rv);
+			c->secret_rv = NULL;
+			c->secret_name = strdup(sn ? sn : "");
+			c->secret_ns = strdup(sns);
+		}
+		load_secret(d, c);
+	}
+	for (int32_t k = 0; k < d->ncls; k++)
+		if (!d->cls[k].seen)
+			d->cls[k].draining = true; /* deleted: its jobs run out */
+	json_decref(l);
+	return MU_OK;
+}
+
+/* --- queues -------------------------------------------------------------------- */
+
+/* One hub Queue into the fleet through the cluster-file loader. */
+static void queue_load(mu__dd_t *d, const json_t *o)
+{
+	json_t *c = json_deep_copy(o);
+	json_object_set_new(c, "apiVersion", json_string("muster.io/v1alpha1"));
+	json_object_set_new(c, "kind", json_string("Queue"));
+	json_object_del(c, "status");
+	char *text = json_dumps(c, JSON_COMPACT);
+	json_decref(c);
+	mu_specs_t s;
+	mu_specs_init(&s);
+	mu_diag_t dg = {""};
+	int rc = text ? mu_load_yaml("queue", text, strlen(text), &s, &dg) : MU_ENOMEM;
+	free(text);
+	if (rc == MU_OK && s.nqueues == 1) {
+		mu_queue_spec_t q = s.queues[0];
+		q.parent = NULL; /* hub queues are flat (docs/dispatch.md) */
+		rc = mu_fleet_queue_upsert(d->fleet, &q);
+	}
+	if (rc)
+		mu__dlog(d, 0, "queue %s: %s %s", mu__jstr(o, "metadata.name"), mu_strerror(rc),
+			 dg.msg);
+	mu_specs_release(&s);
+}
+
+int mu__dhub_queues(mu__dd_t *d)
+{
+	json_t *l = NULL;
+	long st = mu__dreq(d, d->hub, "GET", "/apis/muster.io/v1alpha1/queues", NULL, NULL, &l);
+	if (st != 200) {
+		json_decref(l);
+		return MU_EIO;
+	}
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(l, "items"), i, o) {
+		const char *name = mu__jstr(o, "metadata.name");
+		const char *rv = mu__jstr(o, "metadata.resourceVersion");
+		const char *had = json_string_value(json_object_get(d->queue_rv, name ? name : ""));
+		if (!name || (had && rv && !strcmp(had, rv)))
+			continue;
+		queue_load(d, o);
+		json_object_set_new(d->queue_rv, name, json_string(rv ? rv : ""));
+	}
+	json_decref(l);
+	return MU_OK;
+}
+
+/* --- jobs ----------------------------------------------------------------------- */
+
+mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid)
+{
+	json_t *v = uid ? json_object_get(d->by_uid, uid) : NULL;
+	return v ? d->jobs[json_integer_value(v)] : NULL;
+}
+
+int32_t mu__dhub_cluster_by_fid(const mu__dd_t *d, int32_t fid)
+{
+	for (int32_t i = 0; i < d->ncls; i++)
+		if (d->cls[i].fid == fid)
+			return i;
+	return -1;
+}
+
+static int32_t cluster_by_name(const mu__dd_t *d, const char *name)
+{
+	for (int32_t i = 0; name && i < d->ncls; i++)
+		if (!strcmp(d->cls[i].name, name))
+			return i;
+	return -1;
+}
+
+static void set_why(mu__djob_t *j, const char *reason, const char *msg)
+{
+	free(j->reason);
+	free(j->msg);
+	j->reason = sdup(reason);
+	j->msg = sdup(msg);
+}
+
+/* Reads j's spec (the Job through the cluster-file loader) and its
+ * selector and locality annotations into j->fs; false (with j's reason
+ * set) when they cannot be read. */
+static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
+{
+	json_t *c = json_deep_copy(j->obj);
+	json_object_set_new(c, "apiVersion", json_string("batch/v1"));
+	json_object_set_new(c, "kind", json_string("Job"));
+	json_object_del(c, "status");
+	char *text = json_dumps(c, JSON_COMPACT);
+	json_decref(c);
+	mu_diag_t dg = {""};
+	int rc = text ? mu_load_yaml(j->key, text, strlen(text), &j->specs, &dg) : MU_ENOMEM;
+	free(text);
+	if (rc || j->specs.njobs != 1) {
+		set_why(j, "InvalidJob", dg.msg);
+		return false;
+	}
+	mu_job_spec_t *js = &j->specs.jobs[0];
+	int64_t created = 0;
+	const char *ct = mu__jstr(j->obj, "metadata.creationTimestamp");
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t wall = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	js->submit = ct && !mu__rfc3339_parse(ct, &created) && created <= wall ?
+		now - (wall - created) : now;
+	mu_label_t *sel, *loc;
+	size_t nsel, nloc;
+	if (mu__dlabels(mu__dmeta(j->obj, "annotations", MU__D_SEL), &j->specs.arena, &sel,
+			&nsel) ||
+	    mu__dlabels(mu__dmeta(j->obj, "annotations", MU__D_LOC), &j->specs.arena, &loc,
+			&nloc)) {
+		set_why(j, "InvalidJob", "annotations " MU__D_SEL " and " MU__D_LOC
+			" are lists of KEY=VALUE separated by commas");
+		return false;
+	}
+	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
+		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc};
+	(void)d;
+	return true;
+}
+
+/* Puts j in the fleet: adopted where its annotations say an earlier run
+ * dispatched it, else queued.  Unknown queues wait for the queue. */
+static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
+{
+	const char *cl = mu__dmeta(j->obj, "annotations", MU__D_CLUSTER);
+	const char *ph = mu__dmeta(j->obj, "annotations", MU__D_PHASE);
+	int32_t ci = cluster_by_name(d, cl);
+	if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) {
+		j->state = MU__DJ_DONE;
+		j->cl = ci;
+		snprintf(j->phase, sizeof j->phase, "%s", ph);
+		return;
+	}
+	int rc = mu_fleet_job_submit(d->fleet, &j->fs, now, &j->fid);
+	if (rc == MU_ENOENT) {
+		char m[600];
+		snprintf(m, sizeof m, "hub queue %s does not exist", j->fs.job->queue);
+		set_why(j, "UnknownQueue", m);
+		return;
+	}
+	if (rc) {
+		set_why(j, "InvalidJob", mu_strerror(rc));
+		return;
+	}
+	j->state = MU__DJ_QUEUED;
+	j->why = -1;
+	if (j->fid >= d->by_fid_cap) {
+		int32_t cap = d->by_fid_cap ? d->by_fid_cap : 256;
+		while (cap <= j->fid)
+			cap *= 2;
+		mu__djob_t **v = realloc(d->by_fid, (size_t)cap * sizeof *v);
+		if (!v) {
+			set_why(j, "InvalidJob", "out of memory");
+			return;
+		}
+		memset(v + d->by_fid_cap, 0, (size_t)(cap - d->by_fid_cap) * sizeof *v);
+		d->by_fid = v;
+		d->by_fid_cap = cap;
+	}
+	d->by_fid[j->fid] = j;
+	if (ci >= 0 && mu_fleet_job_adopt(d->fleet, j->fid, d->cls[ci].fid, j->gen, now) == MU_OK) {
+		j->state = MU__DJ_DISPATCHED;
+		j->cl = ci;
+		j->dispatched = mu__d_mono_ms();
+		snprintf(j->phase, sizeof j->phase, "%s", ph ? ph : "Dispatched");
+		mu__dlog(d, 1, "job %s: adopted on %s (generation %u)", j->key, cl, j->gen);
+	}
+}
+
+/* A new hub Job: parsed, entered, held suspended. */
+static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu_time_t now)
+{
+	mu__djob_t *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	if (d->njobs == d->jobs_cap) {
+		int32_t cap = d->jobs_cap ? d->jobs_cap * 2 : 256;
+		mu__djob_t **v = realloc(d->jobs, (size_t)cap * sizeof *v);
+		if (!v) {
+			free(j);
+			return NULL;
+		}
+		d->jobs = v;
+		d->jobs_cap = cap;
+	}
+	j->ns = strdup(mu__jstr(o, "metadata.namespace") ? mu__jstr(o, "metadata.namespace") : "default");
+	j->name = strdup(mu__jstr(o, "metadata.name"));
+	j->uid = strdup(mu__jstr(o, "metadata.uid") ? mu__jstr(o, "metadata.uid") : "");
+	size_t kl = strlen(j->ns) + strlen(j->name) + 2;
+	j->key = malloc(kl);
+	snprintf(j->key, kl, "%s/%s", j->ns, j->name);
+	j->obj = json_incref(o);
+	j->fid = -1;
+	j->cl = -1;
+	mu_specs_init(&j->specs);
+	const char *g = mu__dmeta(o, "annotations", MU__D_GEN);
+	int64_t gen = 0;
+	if (g && mu__parse_int(g, 0, UINT32_MAX - 1, &gen))
+		gen = 0;
+	j->gen = (uint32_t)gen;
+	d->jobs[d->njobs] = j;
+	json_object_set_new(d->by_key, j->key, json_integer(d->njobs));
+	json_object_set_new(d->by_uid, j->uid, json_integer(d->njobs));
+	d->njobs++;
+	if (job_parse(d, j, now))
+		job_enter(d, j, now);
+	else
+		mu__dlog(d, 0, "job %s: %s", j->key, j->msg ? j->msg : "cannot be read");
+	const json_t *susp = mu__jget(o, "spec.suspend");
+	if (!json_is_true(susp) && j->state != MU__DJ_DISPATCHED && j->state != MU__DJ_DONE) {
+		char path[1024];
+		snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
+		json_t *b = json_pack("{s:{s:b}}", "spec", "suspend", 1);
+		mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json", b, NULL);
+		json_decref(b);
+	}
+	return j;
+}
+
+static void job_free(mu__djob_t *j)
+{
+	free(j->key);
+	free(j->ns);
+	free(j->name);
+	free(j->uid);
+	json_decref(j->obj);
+	mu_specs_release(&j->specs);
+	free(j->reason);
+	free(j->msg);
+	free(j->ann_sig);
+	free(j);
+}
+
+/* Drops the jobs a complete list did not show (deleted on the hub): their
+ * quota is freed; their copies are deleted by the next poll of their
+ * cluster (no hub Job has their uid any more).  O(jobs). */
+static void jobs_gone(mu__dd_t *d, mu_time_t now)
+{
+	int32_t w = 0;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->seen) {
+			d->jobs[w] = j;
+			json_object_set_new(d->by_key, j->key, json_integer(w));
+			json_object_set_new(d->by_uid, j->uid, json_integer(w));
+			w++;
+			continue;
+		}
+		if (j->fid >= 0 && (j->state == MU__DJ_QUEUED || j->state == MU__DJ_DISPATCHED ||
+				    j->state == MU__DJ_WITHDRAWING))
+			mu_fleet_job_finish(d->fleet, j->fid, now);
+		json_object_del(d->by_key, j->key);
+		json_object_del(d->by_uid, j->uid);
+		if (j->fid >= 0 && j->fid < d->by_fid_cap)
+			d->by_fid[j->fid] = NULL;
+		mu__dlog(d, 1, "job %s: deleted on the hub", j->key);
+		job_free(j);
+	}
+	d->njobs = w;
+}
+
+int mu__dhub_jobs(mu__dd_t *d)
+{
+	d->jobs_listed = false;
+	json_t *l = NULL;
+	long st = mu__dreq(d, d->hub, "GET", "/apis/batch/v1/jobs?labelSelector=muster.io%2Fqueue",
+			   NULL, NULL, &l);
+	if (st != 200) {
+		json_decref(l);
+		return MU_EIO;
+	}
+	mu_time_t now = mu__d_now(d);
+	for (int32_t i = 0; i < d->njobs; i++)
+		d->jobs[i]->seen = false;
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(l, "items"), i, o) {
+		const char *uid = mu__jstr(o, "metadata.uid");
+		const char *name = mu__jstr(o, "metadata.name");
+		if (!name || !uid)
+			continue;
+		mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
+		if (!j && !(j = job_new(d, o, now)))
+			continue;
+		j->seen = true;
+		json_decref(j->obj);
+		j->obj = json_incref(o);
+		if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
+			job_enter(d, j, now);
+	}
+	json_decref(l);
+	jobs_gone(d, now);
+	d->jobs_listed = true;
+	return MU_OK;
+}
+
+/* --- writes ----------------------------------------------------------------------- */
+
+long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j)
+{
+	return mu__dhub_annotate_on(d, d->hub, j);
+}
+
+/* j's dispatch annotations (and, under "l", its muster.io/cluster label)
+ * as the hub Job should have them, and their text; owned. */
+static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
+{
+	const char *phase = j->state == MU__DJ_NEW ? "Invalid" :
+		j->state == MU__DJ_QUEUED ? "Queued" :
+		j->state == MU__DJ_WITHDRAWING ? "Withdrawing" : j->phase;
+	bool where = j->cl >= 0 && j->state >= MU__DJ_DISPATCHED;
+	char gen[16];
+	snprintf(gen, sizeof gen, "%u", j->gen);
+	json_t *a = json_object();
+	json_object_set_new(a, MU__D_CLUSTER, where ? json_string(d->cls[j->cl].name) : json_null());
+	json_object_set_new(a, MU__D_GEN, j->gen ? json_string(gen) : json_null());
+	json_object_set_new(a, MU__D_PHASE, json_string(*phase ? phase : "Dispatched"));
+	bool waits = j->state == MU__DJ_QUEUED || j->state == MU__DJ_NEW;
+	json_object_set_new(a, MU__D_REASON, waits && j->reason ? json_string(j->reason) : json_null());
+	json_object_set_new(a, MU__D_MSG, waits && j->msg ? json_string(j->msg) : json_null());
+	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
+	/* the label is what an agent lists (pull mode): off while withdrawing */
+	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
+	json_object_set_new(a, "l", assigned ? json_string(d->cls[j->cl].name) : json_null());
+	*sig = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
+	return a;
+}
+
+bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j)
+{
+	char *sig = NULL;
+	json_decref(ann_of(d, j, &sig));
+	bool due = !sig || !j->ann_sig || strcmp(sig, j->ann_sig);
+	free(sig);
+	return due;
+}
+
+long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
+{
+	char *sig = NULL;
+	json_t *a = ann_of(d, j, &sig);
+	if (sig && j->ann_sig && !strcmp(sig, j->ann_sig)) {
+		free(sig);
+		json_decref(a);
+		return 200;
+	}
+	json_t *lab = json_pack("{s:O}", MU__D_CLUSTER, json_object_get(a, "l"));
+	json_object_del(a, "l");
+	json_t *b = json_pack("{s:{s:o,s:o}}", "metadata", "annotations", a, "labels", lab);
+	char path[1024];
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
+	long st = mu__dreq(d, hub, "PATCH", path, "application/merge-patch+json", b, NULL);
+	json_decref(b);
+	if (st == 200) {
+		free(j->ann_sig);
+		j->ann_sig = sig;
+	} else {
+		free(sig);
+		mu__dlog(d, 0, "job %s: annotations: HTTP %ld", j->key, st);
+	}
+	return st;
+}
+
+void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type, const char *reason,
+		    const char *msg)
+{
+	mu__dhub_event_on(d, d->hub, j, type, reason, msg);
+}
+
+void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j, const char *type,
+		       const char *reason, const char *msg)
+{
+	char now[40], path[600];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, true, now, sizeof now);
+	static const char hex[] = "0123456789abcdef";
+	char name[400], sfx[17];
+	uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)ts.tv_sec ^
+		     ((uint64_t)(uintptr_t)j << 20) ^ j->gen;
+	for (int i = 0; i < 16; i++, x >>= 4)
+		sfx[i] = hex[x & 15];
+	sfx[16] = '\0';
+	snprintf(name, sizeof name, "%.200s.%s", j->name, sfx);
+	json_t *e = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,"
+			      "s:{s:s},s:s,s:s,s:i}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", name,
+			      "namespace", j->ns, "involvedObject", "apiVersion", "batch/v1",
+			      "kind", "Job", "name", j->name, "namespace", j->ns, "uid", j->uid,
+			      "type", type, "reason", reason, "message", msg ? msg : "",
+			      "source", "component", "muster-dispatch", "firstTimestamp", now,
+			      "lastTimestamp", now, "count", 1);
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", j->ns);
+	mu__dreq(d, hub, "POST", path, NULL, e, NULL);
+	json_decref(e);
+}
+
+void mu__dhub_cluster_status(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	if (t - d->last_status < 1000)
+		return;
+	d->last_status = t;
+	int32_t *closest = calloc((size_t)d->ncls + 1, sizeof *closest);
+	for (int32_t i = 0; closest && i < d->njobs; i++) {
+		mu_fleet_job_info_t fi;
+		if (d->jobs[i]->state == MU__DJ_QUEUED &&
+		    !mu_fleet_job_info(d->fleet, d->jobs[i]->fid, &fi) && fi.closest >= 0) {
+			int32_t c = mu__dhub_cluster_by_fid(d, fi.closest);
+			if (c >= 0)
+				closest[c]++;
+		}
+	}
+	for (int32_t i = 0; i < d->ncls; i++) {
+		mu__dcl_t *c = &d->cls[i];
+		if (!c->seen)
+			continue;
+		mu_res_t alloc, used;
+		mu_engine_totals(mu_fleet_cluster_engine(d->fleet, c->fid), &alloc, &used);
+		const char *state = c->draining ? "Draining" : c->reachable && (c->kc || c->pull) ? "Ready" :
+			"Unreachable";
+		json_t *s = json_pack("{s:s,s:I,s:I,s:i,s:i,s:s}", "state", state, "gpus",
+				      (json_int_t)c->gpus, "freeGPUs",
+				      (json_int_t)((alloc.v[MU_RES_GPU] - used.v[MU_RES_GPU]) / 1000),
+				      "running", (int)c->running, "queued", closest ? (int)closest[i] : 0,
+				      "message", c->err ? c->err : c->pull && !c->reachable ?
+				      "no heartbeat from its agent (muster dispatch agent)" : "");
+		char *sig = json_dumps(s, JSON_COMPACT | JSON_SORT_KEYS);
+		if (sig && (!c->status_sig || strcmp(sig, c->status_sig))) {
+			char path[600];
+			snprintf(path, sizeof path, "/apis/muster.io/v1alpha1/clusters/%s/status", c->name);
+			json_t *b = json_pack("{s:O}", "status", s);
+			long st = mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json", b, NULL);
+			json_decref(b);
+			if (st == 200) {
+				free(c->status_sig);
+				c->status_sig = sig;
+				sig = NULL;
+			}
+		}
+		free(sig);
+		json_decref(s);
+	}
+	free(closest);
+}

@@ -1,0 +1,488 @@
+/*
+ * run.c - the hub daemon's loop: one pass at least every --interval reads
+ * the hub (Clusters, Queues, Jobs), polls every push-mode worker (Nodes,
+ * copies), settles what the polls showed (copies to create, starts that
+ * timed out, withdrawals confirmed, lost clusters), asks the fleet where
+ * the queued jobs go (mu_fleet_dispatch) and writes what changed back.
+ *
+ * Exactly once.  A dispatch is recorded on the hub Job (cluster and a new
+ * generation, muster.io/cluster and muster.io/dispatch-generation) before
+ * its copy is created, and a copy is created under the hub Job's own name,
+ * so a worker holds at most one copy of a job (a second create answers
+ * 409).  A copy whose hub uid, cluster or generation is not the hub Job's
+ * current dispatch is deleted whenever its worker answers.  A restarted
+ * daemon adopts what the annotations record (mu_fleet_job_adopt) and
+ * creates a recorded copy that is missing; it never dispatches a recorded
+ * job again.  A job that did not start within --start-timeout is
+ * withdrawn: it goes back to the hub only once a poll no longer lists its
+ * copy.  A worker unreachable for --cluster-lost-after has its jobs
+ * requeued (mu_fleet_cluster_lost); its copies there are stale by then and
+ * are deleted when it answers again.  (During a partition such a stale
+ * copy may still run on the lost worker: nothing can reach it to stop it,
+ * as with MultiKueue's lost workers.)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dispatch/dispatch_int.h"
+
+void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o)
+{
+	memset(o, 0, sizeof *o);
+	o->id = "muster-dispatch";
+	o->interval_ms = 100;
+	o->start_timeout_ms = 300000;
+	o->cluster_lost_ms = 60000;
+	o->burst_after_ms = 600000;
+	o->burst_priority = INT32_MAX;
+	o->request_timeout_ms = 5000;
+	o->leader_elect = true;
+	o->lease_namespace = "kube-system";
+	o->lease_name = "muster-dispatch";
+	o->lease_duration_s = 15;
+	o->retry_period_s = 2;
+}
+
+/* Back to the hub: the fleet requeues j (its copy is gone or stale). */
+static void requeue(mu__dd_t *d, mu__djob_t *j, const char *reason, const char *msg)
+{
+	if (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_WITHDRAWING)
+		mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
+	mu__dlog(d, 1, "job %s: back to the hub (%s)", j->key, reason);
+	mu__dhub_event(d, j, "Warning", reason, msg);
+	j->state = MU__DJ_QUEUED;
+	j->cl = -1;
+	j->why = -1;
+	j->phase[0] = j->pods[0] = '\0';
+	d->requeued++;
+}
+
+/* Cluster c has not answered for --cluster-lost-after: its jobs go back
+ * to the hub. */
+static void cluster_lost(mu__dd_t *d, mu__dcl_t *c)
+{
+	int32_t ci = (int32_t)(c - d->cls);
+	int n = mu_fleet_cluster_lost(d->fleet, c->fid, mu__d_now(d));
+	c->lost = true;
+	char msg[600];
+	snprintf(msg, sizeof msg, "cluster %s did not answer for %lld ms", c->name,
+		 (long long)(mu__d_mono_ms() - c->last_ok));
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->cl != ci || (j->state != MU__DJ_DISPATCHED && j->state != MU__DJ_WITHDRAWING))
+			continue;
+		j->state = MU__DJ_QUEUED; /* the fleet requeued it already */
+		requeue(d, j, "ClusterLost", msg);
+	}
+	mu__dlog(d, 0, "cluster %s: lost, %d jobs requeued", c->name, n);
+}
+
+/* Polls every worker and sets each cluster's state in the fleet. */
+static void poll_all(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	for (int32_t i = 0; i < d->ncls; i++) {
+		mu__dcl_t *c = &d->cls[i];
+		bool ok = c->pull ? mu__dpull_poll(d, c) : c->kc && mu__dwork_poll(d, c);
+		if (ok) {
+			if (!c->reachable)
+				mu__dlog(d, 1, "cluster %s: reachable", c->name);
+			c->reachable = true;
+			c->last_ok = t;
+			c->lost = false;
+		} else {
+			if (c->reachable)
+				mu__dlog(d, 0, "cluster %s: unreachable", c->name);
+			c->reachable = false;
+			if (!c->lost && t - c->last_ok >= d->o->cluster_lost_ms)
+				cluster_lost(d, c);
+		}
+		mu_fleet_cluster_set_state(d->fleet, c->fid, !ok ? MU_CLUSTER_UNREACHABLE :
+					   c->draining ? MU_CLUSTER_DRAINING : MU_CLUSTER_READY);
+	}
+}
+
+/* What the polls showed, job by job: copies to create (recorded, not
+ * there), starts that timed out, withdrawals confirmed. */
+static void settle(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->cl < 0 || !d->cls[j->cl].reachable)
+			continue;
+		const mu__dcl_t *c = &d->cls[j->cl];
+		if (j->state == MU__DJ_WITHDRAWING && !j->listed &&
+		    (!c->pull || c->beats >= j->withdraw_beat + 2)) {
+			requeue(d, j, "Withdrawn", "its copy's deletion is confirmed");
+			continue;
+		}
+		if (j->state != MU__DJ_DISPATCHED)
+			continue;
+		if (!j->listed && j->copy_seen) {
+			requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
+			continue;
+		}
+		if (!j->listed && !c->pull)
+			mu__dwork_create(d, j);
+		if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
+			char msg[600];
+			snprintf(msg, sizeof msg, "no pod of it was bound on %s within %lld ms; "
+				 "withdrawing it", d->cls[j->cl].name, (long long)d->o->start_timeout_ms);
+			mu__dhub_event(d, j, "Warning", "StartTimeout", msg);
+			/* pull mode: the agent deletes it once the label is off, and
+			 * two heartbeats later its report is known to be current */
+			if (!c->pull)
+				mu__dwork_delete(d, &d->cls[j->cl], j->ns, j->name);
+			j->withdraw_beat = c->beats;
+			j->state = MU__DJ_WITHDRAWING;
+			d->withdrawn++;
+		}
+	}
+}
+
+/* One dispatch's bookkeeping before anything is written: the next
+ * generation, the cluster, the state.  NULL (and the fleet's dispatch
+ * taken back) when the decision names a job or cluster that is gone. */
+static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
+{
+	mu__djob_t *j = x->job < d->by_fid_cap ? d->by_fid[x->job] : NULL;
+	int32_t ci = mu__dhub_cluster_by_fid(d, x->cluster);
+	if (!j || ci < 0) {
+		mu_fleet_job_requeue(d->fleet, x->job, mu__d_now(d));
+		return NULL;
+	}
+	j->gen++;
+	j->cl = ci;
+	j->state = MU__DJ_DISPATCHED;
+	j->dispatched = mu__d_mono_ms();
+	j->started = j->copy_seen = j->listed = false;
+	snprintf(j->phase, sizeof j->phase, "Dispatched");
+	j->pods[0] = '\0';
+	return j;
+}
+
+/* A sender: its own connections (the hub, each cluster lazily) and its
+ * share of the work (every step-th item from first), done by fn.  It
+ * touches only its own jobs and its slots of rec and made. */
+typedef struct sender sender_t;
+struct sender {
+	mu__dd_t *d;
+	mu_kube_client_t *hub;
+	mu_kube_client_t **kc;
+	bool own;               /* its connections are its own (a thread's) */
+	mu__djob_t **jobs;
+	long *rec, *made;       /* per item: the record's, the create's status */
+	size_t n, first, step;
+	void (*fn)(sender_t *s, size_t i);
+};
+
+static void *sender_run(void *arg)
+{
+	sender_t *s = arg;
+	for (size_t i = s->first; i < s->n; i += s->step)
+		if (s->jobs[i])
+			s->fn(s, i);
+	return NULL;
+}
+
+/* A connection of s to cluster ci: its own, made on first use, or the
+ * daemon's. */
+static mu_kube_client_t *sender_kc(sender_t *s, int32_t ci)
+{
+	mu__dcl_t *c = &s->d->cls[ci];
+	if (!s->own)
+		return c->kc;
+	if (!s->kc[ci] && c->kc)
+		mu_kube_client_new(&c->cfg, &s->kc[ci]);
+	return s->kc[ci];
+}
+
+#define MU__D_SENDERS 8
+
+/* Runs fn on jobs[0..n) (NULL entries skipped): on the daemon's own
+ * connections when there are few, else through MU__D_SENDERS threads with
+ * connections of their own.  false when out of memory (nothing ran). */
+static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *made,
+		    void (*fn)(sender_t *s, size_t i))
+{
+	int k = n < 16 ? 1 : MU__D_SENDERS;
+	sender_t *s = calloc((size_t)k, sizeof *s);
+	pthread_t *th = calloc((size_t)k, sizeof *th);
+	if (!s || !th) {
+		free(s);
+		free(th);
+		return false;
+	}
+	for (int t = 0; t < k; t++) {
+		s[t] = (sender_t){d, d->hub, NULL, false, jobs, rec, made, n, (size_t)t, (size_t)k, fn};
+		mu_kube_client_t *hc = NULL;
+		if (k > 1) {
+			s[t].kc = calloc((size_t)d->ncls + 1, sizeof *s[t].kc);
+			if (s[t].kc && mu_kube_client_new(d->o->hub, &hc) == MU_OK) {
+				s[t].hub = hc;
+				s[t].own = true;
+			}
+		}
+		if (!s[t].own || pthread_create(&th[t], NULL, sender_run, &s[t])) {
+			/* this share runs here, on the daemon's own connections */
+			mu_kube_client_free(hc);
+			s[t].hub = d->hub;
+			s[t].own = false;
+			sender_run(&s[t]);
+		}
+	}
+	for (int t = 0; t < k; t++) {
+		if (s[t].own)
+			pthread_join(th[t], NULL);
+		if (s[t].hub != d->hub)
+			mu_kube_client_free(s[t].hub);
+		for (int32_t c = 0; s[t].kc && c < d->ncls; c++)
+			mu_kube_client_free(s[t].kc[c]);
+		free(s[t].kc);
+	}
+	free(s);
+	free(th);
+	return true;
+}
+
+/* One dispatch: recorded on the hub (cluster and generation), and only
+ * then created on the worker (push mode), then an Event. */
+static void send_one(sender_t *s, size_t i)
+{
+	mu__djob_t *j = s->jobs[i];
+	s->rec[i] = mu__dhub_annotate_on(s->d, s->hub, j);
+	if (s->rec[i] != 200)
+		return; /* not recorded: nothing may be created */
+	mu__dcl_t *c = &s->d->cls[j->cl];
+	if (!c->pull)
+		s->made[i] = mu__dwork_create_on(s->d, sender_kc(s, j->cl), j);
+	char msg[300];
+	snprintf(msg, sizeof msg, "sent to cluster %s (generation %u)", c->name, j->gen);
+	mu__dhub_event_on(s->d, s->hub, j, "Normal", "Dispatched", msg);
+}
+
+/* Sends the pass's decisions (par_run; the record-then-create order holds
+ * per job).  A job whose record failed goes back to the fleet.
+ * O(decisions) requests. */
+static void send_all(mu__dd_t *d)
+{
+	size_t n = d->dec.n;
+	if (!n)
+		return;
+	mu__djob_t **jobs = calloc(n, sizeof *jobs);
+	long *rec = calloc(n, sizeof *rec), *made = calloc(n, sizeof *made);
+	bool ok = jobs && rec && made;
+	for (size_t i = 0; ok && i < n; i++)
+		jobs[i] = prepare(d, &d->dec.v[i]);
+	if (ok && !par_run(d, jobs, n, rec, made, send_one))
+		for (size_t i = 0; i < n; i++)
+			rec[i] = 0; /* nothing was sent */
+	for (size_t i = 0; i < n; i++) {
+		mu__djob_t *j = ok ? jobs[i] : NULL;
+		if (!ok) {
+			mu_fleet_job_requeue(d->fleet, d->dec.v[i].job, mu__d_now(d));
+			continue;
+		}
+		if (!j)
+			continue;
+		if (rec[i] != 200) {
+			mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
+			j->state = MU__DJ_QUEUED;
+			j->cl = -1;
+			continue;
+		}
+		d->dispatched++;
+		d->created += made[i] == 200 || made[i] == 201;
+	}
+	free(jobs);
+	free(rec);
+	free(made);
+}
+
+static void annotate_one(sender_t *s, size_t i)
+{
+	mu__dhub_annotate_on(s->d, s->hub, s->jobs[i]);
+}
+
+/* Writes the annotations that changed (par_run when many did). */
+static void write_back(mu__dd_t *d)
+{
+	mu__djob_t **due = calloc((size_t)d->njobs + 1, sizeof *due);
+	size_t n = 0;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		if (!due)
+			mu__dhub_annotate(d, d->jobs[i]);
+		else if (mu__dhub_annotate_due(d, d->jobs[i]))
+			due[n++] = d->jobs[i];
+	}
+	if (due && n && !par_run(d, due, n, NULL, NULL, annotate_one))
+		for (size_t i = 0; i < n; i++)
+			mu__dhub_annotate(d, due[i]);
+	free(due);
+}
+
+/* Why each queued job waits, explained when the fleet's reason changed. */
+static void explain_waiting(mu__dd_t *d)
+{
+	int32_t nc = mu_fleet_nclusters(d->fleet);
+	mu_fleet_explain_t *x = calloc((size_t)nc + 1, sizeof *x);
+	if (!x)
+		return;
+	mu_time_t now = mu__d_now(d);
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		mu_fleet_job_info_t fi;
+		if (j->state != MU__DJ_QUEUED || mu_fleet_job_info(d->fleet, j->fid, &fi) ||
+		    fi.why == MU_FW_NEW || (int)fi.why == j->why)
+			continue;
+		j->why = (int)fi.why;
+		char line[4096] = "";
+		if (nc > 0 && mu_fleet_job_explain(d->fleet, j->fid, now, x) == MU_OK)
+			mu_fleet_explain_format(d->fleet, x, now, line, sizeof line);
+		free(j->reason);
+		free(j->msg);
+		j->reason = strdup(mu_fleet_why_name(fi.why));
+		j->msg = strdup(nc ? line : "no clusters");
+		mu__dhub_event(d, j, "Normal", j->reason, j->msg);
+	}
+	free(x);
+}
+
+/* One pass: read, poll, settle, dispatch, write back.  The time of each
+ * step adds up in d->spent (logged at the stop: where the time goes). */
+static void pass(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms(), u;
+	if (mu__dhub_clusters(d) || mu__dhub_queues(d) || mu__dhub_jobs(d)) {
+		mu__dlog(d, 0, "the hub did not answer; retrying");
+		return;
+	}
+	d->spent[0] += (u = mu__d_mono_ms()) - t;
+	poll_all(d);
+	settle(d);
+	d->spent[1] += (t = mu__d_mono_ms()) - u;
+	if (d->lease && !mu_kube_lease_valid(d->lease))
+		return; /* no new dispatch once the lease may have passed on */
+	d->dec.n = 0;
+	int rc = mu_fleet_dispatch(d->fleet, mu__d_now(d), &d->dec);
+	d->spent[2] += (u = mu__d_mono_ms()) - t;
+	if (rc == MU_OK)
+		send_all(d);
+	d->spent[3] += (t = mu__d_mono_ms()) - u;
+	explain_waiting(d);
+	write_back(d);
+	mu__dhub_cluster_status(d);
+	d->spent[4] += mu__d_mono_ms() - t;
+}
+
+static void dd_release(mu__dd_t *d)
+{
+	mu__dms_stop(d);
+	for (int32_t i = 0; i < d->ncls; i++) {
+		mu__dcl_t *c = &d->cls[i];
+		mu_kube_client_free(c->kc);
+		mu_kube_config_release(&c->cfg);
+		free(c->name);
+		free(c->secret_ns);
+		free(c->secret_name);
+		free(c->secret_rv);
+		free(c->err);
+		free(c->status_sig);
+		free(c->beat_rv);
+		json_decref(c->nodes);
+	}
+	free(d->cls);
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		free(j->key);
+		free(j->ns);
+		free(j->name);
+		free(j->uid);
+		json_decref(j->obj);
+		mu_specs_release(&j->specs);
+		free(j->reason);
+		free(j->msg);
+		free(j->ann_sig);
+		free(j);
+	}
+	free(d->jobs);
+	free(d->by_fid);
+	json_decref(d->by_key);
+	json_decref(d->by_uid);
+	json_decref(d->queue_rv);
+	mu_fleet_decisions_release(&d->dec);
+	mu_fleet_free(d->fleet);
+	mu_kube_client_free(d->hub);
+	mu_kube_lease_release(d->lease);
+}
+
+int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
+{
+	mu__dd_t d;
+	memset(&d, 0, sizeof d);
+	d.o = o;
+	d.t0 = mu__d_mono_ms();
+	mu_fleet_config_t fc;
+	mu_fleet_config_defaults(&fc);
+	fc.burst_after = o->burst_after_ms;
+	fc.burst_priority = o->burst_priority;
+	d.by_key = json_object();
+	d.by_uid = json_object();
+	d.queue_rv = json_object();
+	mu_fleet_decisions_init(&d.dec);
+	int rc = mu_fleet_new(&fc, &d.fleet);
+	if (rc == MU_OK)
+		rc = mu_kube_client_new(o->hub, &d.hub);
+	if (rc || !d.by_key || !d.by_uid || !d.queue_rv) {
+		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc ? rc : MU_ENOMEM));
+		dd_release(&d);
+		return rc ? rc : MU_ENOMEM;
+	}
+	if (o->metrics_listen && (rc = mu__dms_start(&d, o->metrics_listen, err, errlen)) != MU_OK) {
+		dd_release(&d);
+		return rc;
+	}
+	if (o->leader_elect) {
+		mu__dlog(&d, 1, "waiting for the lease %s/%s as %s", o->lease_namespace, o->lease_name,
+			 o->id);
+		mu_kube_lease_opts_t lo = {o->hub, o->lease_namespace, o->lease_name, o->id,
+					   o->lease_duration_s, o->retry_period_s, o->stop};
+		if (mu_kube_lease_acquire(&lo, &d.lease) != MU_OK) {
+			dd_release(&d);
+			return MU_OK; /* stopped while waiting */
+		}
+	}
+	mu__dlog(&d, 1, "dispatching for the hub %s as %s", o->hub->server, o->id);
+	rc = MU_OK;
+	while (!*o->stop) {
+		if (d.lease && !mu_kube_lease_valid(d.lease)) {
+			mu__dlog(&d, 0, "lost the lease: stopping");
+			rc = MU_ESTATE;
+			break;
+		}
+		int64_t t = mu__d_mono_ms();
+		pass(&d);
+		mu__dmetrics_pass(&d, (double)(mu__d_mono_ms() - t));
+		int64_t left = t + o->interval_ms - mu__d_mono_ms();
+		while (left > 0 && !*o->stop) {
+			int64_t s = left < 50 ? left : 50;
+			struct timespec ts = {0, (long)s * 1000000L};
+			nanosleep(&ts, NULL);
+			left -= s;
+		}
+	}
+	mu__dlog(&d, 1, "stopped: %llu dispatched, %llu copies created, %llu withdrawn, "
+		 "%llu requeued, %llu stale copies deleted", (unsigned long long)d.dispatched,
+		 (unsigned long long)d.created, (unsigned long long)d.withdrawn,
+		 (unsigned long long)d.requeued, (unsigned long long)d.deleted_stale);
+	mu__dlog(&d, 1, "time: %llu passes; hub reads %lld ms, worker polls %lld ms, fleet "
+		 "decisions %lld ms, sends (record, create) %lld ms, write-back %lld ms",
+		 (unsigned long long)d.passes, (long long)d.spent[0], (long long)d.spent[1],
+		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4]);
+	dd_release(&d);
+	return rc;
+}

@@ -1,0 +1,343 @@
+/*
+ * worker.c - the worker side of the daemon in push mode: each pass lists a
+ * worker's Nodes (into that cluster's model in the fleet), and its copies
+ * of hub Jobs with their pods (labelled muster.io/hub-uid).  A copy that
+ * is not the current dispatch of its hub Job (no such hub Job, another
+ * cluster, or another generation) is deleted; the current ones' status
+ * (phase; pods bound, running, succeeded, failed) goes to their hub job.
+ * Copies are created here too: unsuspended, marked admitted
+ * (muster.io/admitted, as muster's own Job admission does it), and
+ * carrying the hub Job's uid and the dispatch generation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch/dispatch_int.h"
+#include "muster/jpath.h"
+#include "muster/load.h"
+
+/* --- nodes ------------------------------------------------------------------ */
+
+/* What the model needs of a Node, as a v1 Node document for the loader:
+ * name, labels, taints and allocatable; a node that is not Ready or is
+ * cordoned gets a NoSchedule taint.  Owned text. */
+static char *node_slim(const json_t *n)
+{
+	json_t *taints = json_deep_copy(mu__jget(n, "spec.taints"));
+	if (!json_is_array(taints)) {
+		json_decref(taints);
+		taints = json_array();
+	}
+	bool ready = false;
+	size_t i;
+	json_t *cd;
+	json_array_foreach(mu__jget(n, "status.conditions"), i, cd) {
+		const char *t = json_string_value(json_object_get(cd, "type"));
+		const char *s = json_string_value(json_object_get(cd, "status"));
+		if (t && s && !strcmp(t, "Ready"))
+			ready = !strcmp(s, "True");
+	}
+	if (!ready || json_is_true(mu__jget(n, "spec.unschedulable")))
+		json_array_append_new(taints, json_pack("{s:s,s:s}", "key",
+				      "node.kubernetes.io/unschedulable", "effect", "NoSchedule"));
+	json_t *labels = mu__jget(n, "metadata.labels");
+	json_t *alloc = mu__jget(n, "status.allocatable");
+	json_t *o = json_pack("{s:s,s:s,s:{s:s,s:O},s:{s:o},s:{s:O}}", "apiVersion", "v1", "kind",
+			      "Node", "metadata", "name", mu__jstr(n, "metadata.name"), "labels",
+			      labels ? labels : json_object(), "spec", "taints", taints, "status",
+			      "allocatable", alloc ? alloc : json_object());
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	return text;
+}
+
+/* Brings c's model up to date with the Node list l.  O(nodes). */
+static void nodes_sync(mu__dd_t *d, mu__dcl_t *c, const json_t *l)
+{
+	mu_time_t now = mu__d_now(d);
+	json_t *seen = json_object();
+	int64_t gpus = 0;
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(l, "items"), i, n) {
+		const char *name = mu__jstr(n, "metadata.name");
+		char *text = name ? node_slim(n) : NULL;
+		if (!text)
+			continue;
+		json_t *gv = json_object_get(mu__jget(n, "status.allocatable"), "nvidia.com/gpu");
+		const char *g = json_string_value(gv);
+		gpus += g ? atoll(g) : json_integer_value(gv);
+		json_object_set_new(seen, name, json_true());
+		const char *had = json_string_value(json_object_get(c->nodes, name));
+		if (had && !strcmp(had, text)) {
+			free(text);
+			continue;
+		}
+		mu_specs_t s;
+		mu_specs_init(&s);
+		mu_diag_t dg = {""};
+		int rc = mu_load_yaml(name, text, strlen(text), &s, &dg);
+		if (rc == MU_OK && s.nnodes == 1)
+			rc = mu_fleet_node_upsert(d->fleet, c->fid, &s.nodes[0]);
+		if (rc)
+			mu__dlog(d, 0, "cluster %s: node %s: %s %s", c->name, name, mu_strerror(rc), dg.msg);
+		else
+			json_object_set_new(c->nodes, name, json_string(text));
+		mu_specs_release(&s);
+		free(text);
+	}
+	const char *k;
+	json_t *v, *tmp;
+	json_object_foreach_safe(c->nodes, tmp, k, v) {
+		if (json_object_get(seen, k))
+			continue;
+		mu_fleet_node_remove(d->fleet, c->fid, k, now);
+		json_object_del(c->nodes, k);
+	}
+	json_decref(seen);
+	c->gpus = gpus;
+}
+
+/* --- copies ----------------------------------------------------------------- */
+
+long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, const char *ns, const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s?propagationPolicy=Background",
+		 ns, name);
+	long st = mu__dreq(d, c->kc, "DELETE", path, NULL, NULL, NULL);
+	if (st != 200 && st != 202 && st != 404)
+		mu__dlog(d, 0, "cluster %s: delete job %s/%s: HTTP %ld", c->name, ns, name, st);
+	return st;
+}
+
+/* Pod counts of one hub uid on a worker. */
+typedef struct pc {
+	int bound, running, succeeded, failed;
+} pc_t;
+
+json_t *mu__dpods_count(const json_t *l)
+{
+	json_t *m = json_object();
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(l, "items"), i, p) {
+		const char *uid = mu__dmeta(p, "labels", MU__D_HUBUID);
+		const char *gen = mu__dmeta(p, "labels", MU__D_GEN);
+		if (!uid || !gen)
+			continue;
+		char key[300];
+		snprintf(key, sizeof key, "%s/%s", uid, gen);
+		json_t *a = json_object_get(m, key);
+		if (!a) {
+			a = json_pack("[i,i,i,i]", 0, 0, 0, 0);
+			json_object_set_new(m, key, a);
+		}
+		const char *ph = mu__jstr(p, "status.phase");
+		const char *node = mu__jstr(p, "spec.nodeName");
+		int idx[4] = {node && *node, ph && !strcmp(ph, "Running"),
+			      ph && !strcmp(ph, "Succeeded"), ph && !strcmp(ph, "Failed")};
+		for (int k = 0; k < 4; k++)
+			if (idx[k])
+				json_array_set_new(a, (size_t)k,
+						   json_integer(json_integer_value(json_array_get(a, (size_t)k)) + 1));
+	}
+	return m;
+}
+
+const char *mu__dcopy_done(const json_t *w)
+{
+	const char *done = NULL;
+	size_t i;
+	json_t *cd;
+	json_array_foreach(mu__jget(w, "status.conditions"), i, cd) {
+		const char *t = json_string_value(json_object_get(cd, "type"));
+		const char *s = json_string_value(json_object_get(cd, "status"));
+		if (t && s && !strcmp(s, "True") && (!strcmp(t, "Complete") || !strcmp(t, "Failed")))
+			done = !strcmp(t, "Complete") ? "Succeeded" : "Failed";
+	}
+	return done;
+}
+
+bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf, size_t len)
+{
+	char key[300];
+	snprintf(key, sizeof key, "%s/%u", uid, gen);
+	json_t *a = json_object_get(pods, key);
+	pc_t p = {(int)json_integer_value(json_array_get(a, 0)),
+		  (int)json_integer_value(json_array_get(a, 1)),
+		  (int)json_integer_value(json_array_get(a, 2)),
+		  (int)json_integer_value(json_array_get(a, 3))};
+	snprintf(buf, len, "bound=%d,running=%d,succeeded=%d,failed=%d", p.bound, p.running,
+		 p.succeeded, p.failed);
+	return p.bound + p.succeeded + p.failed > 0;
+}
+
+/* What a copy says (pods line, started, done) into its hub job j. */
+static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool started,
+		       const char *done)
+{
+	snprintf(j->pods, sizeof j->pods, "%s", pods);
+	j->started |= started;
+	if (j->state == MU__DJ_DISPATCHED) {
+		const char *ph = done ? done : j->started ? "Running" : "Dispatched";
+		snprintf(j->phase, sizeof j->phase, "%s", ph);
+	}
+	if (done && j->state == MU__DJ_DISPATCHED) {
+		mu_fleet_job_finish(d->fleet, j->fid, mu__d_now(d));
+		j->state = MU__DJ_DONE;
+		mu__dlog(d, 1, "job %s: %s on %s", j->key, done, d->cls[j->cl].name);
+	}
+}
+
+bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
+{
+	json_t *nl = NULL, *jl = NULL, *pl = NULL;
+	bool ok = mu__dreq(d, c->kc, "GET", "/api/v1/nodes", NULL, NULL, &nl) == 200 &&
+		  mu__dreq(d, c->kc, "GET", "/apis/batch/v1/jobs?labelSelector=muster.io%2Fhub-uid",
+			   NULL, NULL, &jl) == 200 &&
+		  mu__dreq(d, c->kc, "GET", "/api/v1/pods?labelSelector=muster.io%2Fhub-uid", NULL,
+			   NULL, &pl) == 200;
+	if (!ok) {
+		json_decref(nl);
+		json_decref(jl);
+		json_decref(pl);
+		return false;
+	}
+	nodes_sync(d, c, nl);
+	int32_t ci = (int32_t)(c - d->cls);
+	for (int32_t i = 0; i < d->njobs; i++)
+		if (d->jobs[i]->cl == ci)
+			d->jobs[i]->listed = false;
+	json_t *pods = mu__dpods_count(pl);
+	c->running = c->waiting = 0;
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(jl, "items"), i, w) {
+		const char *uid = mu__dmeta(w, "labels", MU__D_HUBUID);
+		const char *gen = mu__dmeta(w, "annotations", MU__D_GEN);
+		const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
+		mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
+		char g[16] = "";
+		if (j)
+			snprintf(g, sizeof g, "%u", j->gen);
+		bool current = j && j->state >= MU__DJ_DISPATCHED && j->cl == ci && gen &&
+			       !strcmp(gen, g);
+		if (!current) {
+			if (d->jobs_listed && ns && name && !mu__jget(w, "metadata.deletionTimestamp")) {
+				mu__dlog(d, 1, "cluster %s: stale copy %s/%s (generation %s) deleted",
+					 c->name, ns, name, gen ? gen : "?");
+				mu__dwork_delete(d, c, ns, name);
+				d->deleted_stale++;
+			}
+			continue;
+		}
+		j->listed = j->copy_seen = true;
+		char line[96];
+		bool started = mu__dpods_line(pods, j->uid, j->gen, line, sizeof line);
+		job_report(d, j, line, started, mu__dcopy_done(w));
+		if (j->state == MU__DJ_DISPATCHED)
+			*(j->started ? &c->running : &c->waiting) += 1;
+	}
+	json_decref(pods);
+	json_decref(nl);
+	json_decref(jl);
+	json_decref(pl);
+	return true;
+}
+
+long mu__dwork_create(mu__dd_t *d, mu__djob_t *j)
+{
+	long st = mu__dwork_create_on(d, d->cls[j->cl].kc, j);
+	if (st == 200 || st == 201)
+		d->created++;
+	return st;
+}
+
+long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
+{
+	const mu__dcl_t *c = &d->cls[j->cl];
+	if (!kc)
+		return 0;
+	json_t *body = mu__dcopy(j->obj, j->uid, j->key, j->gen), *ans = NULL;
+	char path[1024];
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs", j->ns);
+	long st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
+	if (st == 404) { /* its namespace, then once more */
+		json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
+				       "metadata", "name", j->ns);
+		mu__dreq(d, kc, "POST", "/api/v1/namespaces", NULL, ns, NULL);
+		json_decref(ns);
+		json_decref(ans);
+		ans = NULL;
+		st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
+	}
+	if (st == 409) { /* ours from before a restart, or a stale one */
+		char gp[1200], g[16];
+		snprintf(gp, sizeof gp, "%s/%s", path, j->name);
+		snprintf(g, sizeof g, "%u", j->gen);
+		json_t *cur = NULL;
+		if (mu__dreq(d, kc, "GET", gp, NULL, NULL, &cur) == 200) {
+			const char *uid = mu__dmeta(cur, "labels", MU__D_HUBUID);
+			const char *gen = mu__dmeta(cur, "annotations", MU__D_GEN);
+			if (uid && gen && !strcmp(uid, j->uid) && !strcmp(gen, g))
+				st = 201;
+		}
+		json_decref(cur);
+	}
+	if (st != 201 && st != 200)
+		mu__dlog(d, 0, "cluster %s: create job %s: HTTP %ld %s", c->name, j->key, st,
+			 mu__jstr(ans, "message") ? mu__jstr(ans, "message") : "");
+	json_decref(ans);
+	json_decref(body);
+	return st;
+}
+
+/* --- pull mode ------------------------------------------------------------------ */
+
+bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
+{
+	char path[600];
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/muster-cluster-%s", MU__D_NS,
+		 c->name);
+	json_t *cm = NULL;
+	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &cm);
+	const char *rv = mu__jstr(cm, "metadata.resourceVersion");
+	int64_t t = mu__d_mono_ms();
+	if (st == 200 && rv && (!c->beat_rv || strcmp(rv, c->beat_rv))) {
+		free(c->beat_rv);
+		c->beat_rv = strdup(rv);
+		c->beat_at = t;
+		c->beats++;
+		json_t *nl = json_loads(mu__jstr(cm, "data.nodes") ? mu__jstr(cm, "data.nodes") : "",
+					0, NULL);
+		if (nl)
+			nodes_sync(d, c, nl);
+		json_decref(nl);
+	}
+	json_decref(cm);
+	if (st != 200 || t - c->beat_at > 3000)
+		return false;
+	int32_t ci = (int32_t)(c - d->cls);
+	c->running = c->waiting = 0;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->cl != ci || j->state < MU__DJ_DISPATCHED)
+			continue;
+		/* "GEN PHASE PODS" from the agent, for this generation only */
+		const char *a = mu__dmeta(j->obj, "annotations", MU__D_AGENT);
+		char phase[32] = "", pods[96] = "";
+		unsigned gen = 0;
+		j->listed = a && sscanf(a, "%u %31s %95s", &gen, phase, pods) == 3 && gen == j->gen &&
+			    strcmp(phase, "Deleted");
+		if (!j->listed)
+			continue;
+		j->copy_seen = true;
+		bool done = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
+		job_report(d, j, pods, strcmp(phase, "Pending") != 0, done ? phase : NULL);
+		if (j->state == MU__DJ_DISPATCHED)
+			*(j->started ? &c->running : &c->waiting) += 1;
+	}
+	return true;
+}

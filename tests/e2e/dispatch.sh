@@ -1,0 +1,296 @@
+#!/bin/sh
+# dispatch.sh - end-to-end tests of `muster dispatch`, the hub daemon
+# (docs/dispatch.md): a hub `muster up` and three worker `muster up`s
+# (small: 2 x 8 GPUs, private; big: 4 x 8, private; cloud: 2 x 8, public,
+# in pull mode through `muster dispatch agent`), each worker with its own
+# `muster scheduler`, and the dispatcher, all
+# driven by kubectl against the hub.  Checked: the Clusters become Ready
+# with their GPUs; bad input gets a clear message (a broken kubeconfig, a
+# missing Secret, an unknown cluster selector, a job larger than any
+# cluster); a gang that fits only the big cluster goes there; burst to the
+# public cluster happens only after --burst-after; 200 mixed jobs all
+# complete, each on exactly one cluster; kill -9 of the dispatcher in the
+# middle of a dispatch burst leaves no duplicate after the restart; a job
+# that never starts is withdrawn after --start-timeout (one copy at a
+# time); a worker whose API server is killed has its jobs requeued
+# elsewhere after --cluster-lost-after, and once it is back its stale
+# copies are deleted; a standby dispatcher waits for the lease and takes
+# over when the leader stops.
+# Usage: sh tests/e2e/dispatch.sh PATH_TO_MUSTER.  Ends with
+# "e2e dispatch: N passed, N failed".  Every wait is a bounded loop and
+# every process started here is killed on exit.
+E2E_NAME=dispatch; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+PIDS=""
+on_exit() { for p in $PIDS $DPID; do kill -9 "$p" 2>/dev/null; done; }
+DPID=""
+need_kubectl
+
+# pool NAME COUNT: a worker's cluster file (COUNT nodes of 8 A100s).
+pool() {
+	cat <<EOF
+apiVersion: muster.io/v1alpha1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  count: $2
+  namePrefix: $1-
+  gpuModel: A100
+  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}
+---
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: team-a}
+spec: {resources: {gpu: {deserved: 64}}}
+EOF
+}
+# start NAME [PORT]: a `muster up` with data in $T/NAME (port 0: any);
+# sets NAME_S to its address.
+start() {
+	"$M" up --cluster "$T/$1.yaml" --listen "127.0.0.1:${2:-0}" --data "$T/$1" --no-fsync --quiet \
+		>"$T/$1.up.out" 2>"$T/$1.up.err" &
+	eval "${1}_PID=\$!"; PIDS="$PIDS $!"
+	i=0
+	while [ "$i" -lt 150 ]; do
+		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out" 2>/dev/null)
+		if [ -n "$s" ] && command curl -sfk "$s/readyz" >/dev/null 2>&1; then
+			eval "${1}_S=$s"; return 0
+		fi
+		sleep 0.1; i=$((i + 1))
+	done
+	cat "$T/$1.up.err"; bad "muster up $1 did not start"; done_
+}
+# h ARGS: kubectl against the hub; w NAME ARGS: against worker NAME.
+h() { "$KC" --kubeconfig "$T/hub/kubeconfig" "$@" >"$T/out" 2>&1; }
+w() { n=$1; shift; "$KC" --kubeconfig "$T/$n/kubeconfig" "$@" 2>/dev/null; }
+# ann JOB KEY: a hub Job's annotation muster.io/KEY.
+ann() { "$KC" --kubeconfig "$T/hub/kubeconfig" get job "$1" -o "jsonpath={.metadata.annotations.muster\.io/$2}" 2>/dev/null; }
+ann_is() { [ "$(ann "$1" "$2")" = "$3" ]; }
+# job NAME PODS GPUS DURATION [EXTRA_ANNOTATIONS] [SCHEDULER]: a hub Job.
+job() {
+	cat <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $1
+  labels: {muster.io/queue: team-a}
+  annotations: {muster.io/duration: $4 ${5:-}}
+spec:
+  suspend: true
+  parallelism: $2
+  completions: $2
+  template:
+    spec:
+      schedulerName: ${6:-muster}
+      restartPolicy: Never
+      containers:
+      - {name: c, image: x, resources: {limits: {nvidia.com/gpu: "$3"}}}
+---
+EOF
+}
+dispatcher() {
+	"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --interval 100ms --burst-after 6s \
+		--start-timeout 8s --cluster-lost-after 4s --request-timeout 1s --id d1 \
+		--lease-namespace muster-system --lease-duration 4s --retry-period 1s \
+		--metrics 127.0.0.1:0 >>"$T/d.out" 2>>"$T/d.log" &
+	DPID=$!
+}
+# copies NAME: on how many workers a Job NAME exists.
+copies() {
+	c=0
+	for n in small big cloud; do
+		w "$n" get job "$1" -o name | grep -q . && c=$((c + 1))
+	done
+	echo "$c"
+}
+
+cat >"$T/hub.yaml" <<'EOF'
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: team-a}
+spec: {resources: {gpu: {deserved: 64}}}
+EOF
+pool small 2 >"$T/small.yaml"; pool big 4 >"$T/big.yaml"; pool cloud 2 >"$T/cloud.yaml"
+for n in hub small big cloud; do start "$n"; done
+for n in small big cloud; do
+	"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
+		>"$T/$n.s.out" 2>"$T/$n.s.log" &
+	PIDS="$PIDS $!"
+done
+h create namespace muster-system
+for n in small big; do
+	h -n muster-system create secret generic "$n-kc" --from-file=kubeconfig="$T/$n/kubeconfig"
+done
+printf 'apiVersion: v1\nkind: Config\nclusters: []\n' >"$T/broken.kc"
+h -n muster-system create secret generic broken-kc --from-file=kubeconfig="$T/broken.kc"
+cat >"$T/clusters.yaml" <<'EOF'
+apiVersion: muster.io/v1alpha1
+kind: Cluster
+metadata: {name: small, labels: {region: eu}}
+spec: {tier: private, kubeconfigSecret: {name: small-kc}}
+---
+apiVersion: muster.io/v1alpha1
+kind: Cluster
+metadata: {name: big, labels: {region: us}}
+spec: {tier: private, kubeconfigSecret: {name: big-kc}}
+---
+apiVersion: muster.io/v1alpha1
+kind: Cluster
+metadata: {name: cloud, labels: {region: us, provider: acme}}
+spec: {tier: public, costPerGPUHour: 3, mode: pull}
+---
+apiVersion: muster.io/v1alpha1
+kind: Cluster
+metadata: {name: broken}
+spec: {tier: private, kubeconfigSecret: {name: broken-kc}}
+---
+apiVersion: muster.io/v1alpha1
+kind: Cluster
+metadata: {name: nosecret}
+spec: {tier: private, kubeconfigSecret: {name: nosuch-kc}}
+EOF
+if h apply -f "$T/clusters.yaml"; then ok; else bad "clusters: $(cat "$T/out")"; fi
+dispatcher
+# cloud is in pull mode: its agent calls the hub, which has no kubeconfig for it
+"$M" dispatch agent --hub-kubeconfig "$T/hub/kubeconfig" --kubeconfig "$T/cloud/kubeconfig" \
+	--cluster cloud --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
+PIDS="$PIDS $!"
+
+# --- clusters: Ready with their GPUs; bad kubeconfigs say why -------------
+state_is() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get cluster "$1" -o jsonpath='{.status.state}' 2>/dev/null)" = "$2" ]; }
+for n in small big cloud; do wait_for "ready-$n" 100 state_is "$n" Ready; done
+h get clusters; tr -s ' ' <"$T/out" >"$T/o2"; has get-big "$T/o2" "big private push Ready 32 32"
+has get-cloud "$T/o2" "cloud public pull Ready 16 16"
+has get-broken "$T/out" "Unreachable"
+h get cluster broken -o jsonpath='{.status.message}'; has broken-message "$T/out" "kubeconfig Secret muster-system/broken-kc"
+h get cluster nosecret -o jsonpath='{.status.message}'; has nosecret-message "$T/out" "muster-system/nosuch-kc: HTTP 404"
+
+# --- where jobs go, and why they wait ----------------------------------------
+{ job gang 4 8 2s; job huge 5 8 2s; job mars 1 1 2s ', muster.io/cluster-selector: region=mars'; } >"$T/a.yaml"
+h apply -f "$T/a.yaml"
+wait_for gang-to-big 50 ann_is gang cluster big
+wait_for huge-waits 50 ann_is huge dispatch-reason LargerThanAnyCluster
+has huge-why "$(ann huge dispatch-message >"$T/m"; echo "$T/m")" "big: too big; broken: too big; cloud: too big; nosecret: too big; small: too big"
+wait_for mars-waits 50 ann_is mars dispatch-reason NoMatchingCluster
+expect kexplain-huge 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/huge
+has kexplain-why "$T/out" "waits:      LargerThanAnyCluster: big: too big"
+expect kexplain-gang 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/gang
+has kexplain-where "$T/out" "on cluster big (dispatch generation 1)"
+murl=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/d.log" | tail -n 1)
+command curl -sf "$murl/metrics" >"$T/metrics"
+has metrics-dispatched "$T/metrics" "muster_dispatch_dispatched_total 1"
+has metrics-gpus "$T/metrics" 'muster_dispatch_cluster_gpus{cluster="big"} 32'
+has metrics-waiting "$T/metrics" 'muster_dispatch_jobs{state="queued"} 2'
+wait_for gang-done 100 ann_is gang dispatch-phase Succeeded
+[ "$(copies gang)" = 1 ] && ok || bad "gang: $(copies gang) copies"
+[ "$(ann huge cluster)" = "" ] && [ "$(copies huge)" = 0 ] && ok || bad "huge was sent somewhere"
+h delete job huge mars
+
+# --- burst: the public cluster only after --burst-after ---------------------
+: >"$T/b.yaml"
+for i in 1 2 3 4 5 6; do job "fill$i" 1 8 12s >>"$T/b.yaml"; done
+h apply -f "$T/b.yaml"
+ran() { [ "$(ann "$1" dispatch-phase)" = Running ]; }
+for i in 1 2 3 4 5 6; do wait_for "fill$i-runs" 100 ran "fill$i"; done
+job burst 1 8 1s >"$T/c.yaml"; h apply -f "$T/c.yaml"
+t0=$(date +%s)
+wait_for burst-waits 30 ann_is burst dispatch-reason BurstWait
+sleep 3
+[ "$(ann burst cluster)" = "" ] && ok || bad "burst went to $(ann burst cluster) before the wait"
+wait_for burst-to-cloud 60 ann_is burst cluster cloud
+dt=$(($(date +%s) - t0))
+[ "$dt" -ge 5 ] && ok || bad "burst after ${dt}s, before the 6 s wait"
+agent_says() { ann burst agent-status | grep -q "^1 Succeeded bound=1"; }
+wait_for pull-status-back 100 agent_says
+[ "$(w cloud get job burst -o name)" = job.batch/burst ] && ok || bad "pull: no copy of burst on cloud"
+for i in 1 2 3 4 5 6; do hasnt "fill$i-not-cloud" "$(ann "fill$i" cluster >"$T/m"; echo "$T/m")" cloud; done
+
+# --- 200 mixed jobs: all complete, each on exactly one cluster --------------
+: >"$T/mix.yaml"
+i=0
+while [ "$i" -lt 200 ]; do
+	g=$((1 << (i % 4))); p=$((1 + (i / 4) % 2))
+	job "m-$i" "$p" "$g" 1s >>"$T/mix.yaml"
+	i=$((i + 1))
+done
+t0=$(date +%s)
+if h apply -f "$T/mix.yaml"; then ok; else bad "mix: $(head -3 "$T/out")"; fi
+# phases PREFIX: the dispatch phase of every hub Job whose name starts with PREFIX.
+phases() {
+	"$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o \
+		'jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.muster\.io/dispatch-phase}{"\n"}{end}' \
+		2>/dev/null | grep "^$1"
+}
+all_done() { [ "$(phases "$1" | grep -c ' Succeeded$')" -eq "$2" ]; }
+wait_for mix-complete 900 all_done m- 200
+echo "  200 jobs dispatched and completed in $(($(date +%s) - t0)) s"
+# where NAME_PREFIX: every worker copy, one "NAME" line per copy.
+where() { for n in small big cloud; do w "$n" get jobs -o name | sed -n "s|^job.batch/\($1\)|\1|p"; done; }
+where 'm-.*' | sort >"$T/where"
+[ "$(wc -l <"$T/where")" -eq 200 ] && ok || bad "mix: $(wc -l <"$T/where") copies for 200 jobs"
+[ -z "$(uniq -d "$T/where")" ] && ok || bad "mix: on two clusters: $(uniq -d "$T/where" | head -3)"
+
+# --- kill -9 the dispatcher while it dispatches: no duplicates ---------------
+: >"$T/k.yaml"
+i=0
+while [ "$i" -lt 100 ]; do job "k-$i" 1 1 1s >>"$T/k.yaml"; i=$((i + 1)); done
+h apply -f "$T/k.yaml"
+some() { [ "$(where 'k-.*' | wc -l)" -ge 3 ]; }
+wait_for kill-some 100 some
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+n=$(where 'k-.*' | wc -l)
+echo "  killed the dispatcher with $n of 100 copies created"
+dispatcher
+wait_for kill-complete 600 all_done k- 100
+where 'k-.*' | sort >"$T/where"
+[ "$(wc -l <"$T/where")" -eq 100 ] && ok || bad "kill -9: $(wc -l <"$T/where") copies for 100 jobs"
+[ -z "$(uniq -d "$T/where")" ] && ok || bad "kill -9: on two clusters: $(uniq -d "$T/where" | head -3)"
+gens=$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o \
+	'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-generation}{"\n"}{end}' | sort -u | tr '\n' ' ')
+[ "$gens" = "1 " ] && ok || bad "kill -9: generations $gens (a job was dispatched twice)"
+
+# --- a job that never starts is withdrawn after --start-timeout ---------------
+job never 1 8 1s "" nobody >"$T/n.yaml"; h apply -f "$T/n.yaml"
+gen_ge() { [ "$(ann "$1" dispatch-generation)" -ge "$2" ] 2>/dev/null; }
+most_one() { i=0; while [ "$i" -lt 60 ]; do [ "$(copies never)" -le 1 ] || return 1; gen_ge never 2 && return 0; sleep 0.3; i=$((i + 1)); done; return 1; }
+if most_one; then ok; else bad "start timeout: two copies at once, or no redispatch"; fi
+h get events --field-selector involvedObject.name=never; has start-timeout-event "$T/out" "StartTimeout"
+h delete job never
+gone() { [ "$(copies "$1")" = 0 ]; }
+wait_for never-copy-deleted 50 gone never
+
+# --- a lost worker: its jobs requeued elsewhere; back: stale copies deleted ---
+job lost 2 8 60s >"$T/l.yaml"; h apply -f "$T/l.yaml"
+wait_for lost-on-small 100 ann_is lost cluster small
+wait_for lost-runs 100 ann_is lost dispatch-phase Running
+port=${small_S##*:}
+kill -9 "$small_PID"; wait "$small_PID" 2>/dev/null
+t0=$(date +%s)
+elsewhere() { c=$(ann lost cluster); [ -n "$c" ] && [ "$c" != small ]; }
+wait_for lost-requeued 150 elsewhere
+dt=$(($(date +%s) - t0))
+[ "$dt" -le 12 ] && ok || bad "lost: requeued after ${dt}s"
+wait_for lost-unreachable 50 state_is small Unreachable
+start small "$port"
+wait_for small-ready-again 100 state_is small Ready
+stale_gone() { ! w small get job lost -o name | grep -q .; }
+wait_for stale-copy-deleted 100 stale_gone
+[ "$(copies lost)" = 1 ] && ok || bad "lost: $(copies lost) copies"
+grep -q "stale copy default/lost" "$T/d.log" && ok || bad "no stale copy deleted in the log"
+h delete job lost
+
+# --- leader election: a standby waits, and takes over on SIGTERM ------------
+"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --interval 100ms --id d2 \
+	--lease-namespace muster-system --lease-duration 4s --retry-period 1s >"$T/d2.out" 2>"$T/d2.log" &
+D2PID=$!; PIDS="$PIDS $D2PID"
+sleep 2
+grep -q "waiting for the lease" "$T/d2.log" && ! grep -q "dispatching for" "$T/d2.log" && ok ||
+	bad "standby: $(cat "$T/d2.log")"
+kill "$DPID"; wait "$DPID" 2>/dev/null; DPID=""
+leads() { grep -q "dispatching for" "$T/d2.log"; }
+wait_for standby-takes-over 50 leads
+job after 1 1 1s >"$T/x.yaml"; h apply -f "$T/x.yaml"
+wait_for standby-dispatches 100 ann_is after dispatch-phase Succeeded
+kill "$D2PID"; wait "$D2PID" 2>/dev/null
+cat "$T/d2.log" >>"$T/d.log"
+grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
+done_
