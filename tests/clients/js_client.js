@@ -91,6 +91,28 @@ async function main() {
 
 	await core.deleteNamespacedPod({name: 'js-pod', namespace});
 	check('deleted', await code(core.readNamespacedPod({name: 'js-pod', namespace})) === 404);
+
+	// a CustomResourceDefinition makes a served type: defaults, 422, deletion
+	const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+	const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+	const crd = await ext.createCustomResourceDefinition({body: {
+		apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+		metadata: {name: 'gizmos.js.example.com'},
+		spec: {group: 'js.example.com', scope: 'Namespaced', names: {plural: 'gizmos', kind: 'Gizmo'},
+			versions: [{name: 'v1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object',
+				properties: {spec: {type: 'object', properties: {
+					size: {type: 'integer', _default: 3, maximum: 10}}}}}}}]}}}); // the model's name for "default"
+	check('crd_established', (crd.status.conditions || []).some((c) => c.type === 'Established' && c.status === 'True'),
+		JSON.stringify(crd.status));
+	const gz = await custom.createNamespacedCustomObject({group: 'js.example.com', version: 'v1', namespace,
+		plural: 'gizmos', body: {apiVersion: 'js.example.com/v1', kind: 'Gizmo', metadata: {name: 'z1'}, spec: {}}});
+	check('crd_default', gz.spec.size === 3, JSON.stringify(gz));
+	check('crd_invalid', await code(custom.createNamespacedCustomObject({group: 'js.example.com', version: 'v1',
+		namespace, plural: 'gizmos', body: {apiVersion: 'js.example.com/v1', kind: 'Gizmo', metadata: {name: 'z2'},
+			spec: {size: 11}}})) === 422);
+	await ext.deleteCustomResourceDefinition({name: 'gizmos.js.example.com'});
+	check('crd_deleted', await code(custom.getNamespacedCustomObject({group: 'js.example.com', version: 'v1',
+		namespace, plural: 'gizmos', name: 'z1'})) === 404);
 	console.log('js client: ' + passed + ' passed, ' + failed + ' failed');
 	process.exit(failed ? 1 : 0);
 }
