@@ -16,8 +16,11 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
 
 #include "cli/cli.h"
 #include "muster/apiserver.h"
@@ -111,11 +114,71 @@ static char *data_token(const char *dir)
 	return t;
 }
 
+/* Writes PEM text through fn to path, made 0600; false on failure. */
+static bool pem_write(const char *path, int (*fn)(BIO *, void *), void *x)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return false;
+	FILE *f = fdopen(fd, "w");
+	BIO *b = f ? BIO_new_fp(f, BIO_NOCLOSE) : NULL;
+	bool ok = b && fn(b, x) == 1;
+	BIO_free(b);
+	if (f)
+		ok = fclose(f) == 0 && ok;
+	else
+		close(fd);
+	return ok;
+}
+
+static int pem_key(BIO *b, void *k)
+{
+	return PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL);
+}
+
+static int pem_crt(BIO *b, void *x)
+{
+	return PEM_write_bio_X509(b, x);
+}
+
+/* A self-signed P-256 certificate for san, valid from an hour ago (as
+ * client-go's self-signed certificates are, so that a client whose clock
+ * is a little behind still accepts it) for ten years.  Writes crt and key
+ * (0600); true on success.  Owns and frees everything it makes. */
+static bool make_cert(const char *san, const char *crt, const char *key)
+{
+	EVP_PKEY *pk = EVP_EC_gen("P-256");
+	X509 *x = X509_new();
+	X509_EXTENSION *ext = NULL;
+	bool ok = pk && x && X509_set_version(x, 2) &&
+		  ASN1_INTEGER_set(X509_get_serialNumber(x), (long)(time(NULL) & 0x7fffffff)) &&
+		  X509_gmtime_adj(X509_getm_notBefore(x), -3600) &&
+		  X509_gmtime_adj(X509_getm_notAfter(x), 3650L * 86400) && X509_set_pubkey(x, pk);
+	X509_NAME *nm = ok ? X509_get_subject_name(x) : NULL;
+	ok = ok && nm &&
+	     X509_NAME_add_entry_by_txt(nm, "CN", MBSTRING_ASC, (const unsigned char *)"muster-up", -1, -1, 0) &&
+	     X509_set_issuer_name(x, nm);
+	if (ok) {
+		X509V3_CTX ctx;
+		X509V3_set_ctx_nodb(&ctx);
+		X509V3_set_ctx(&ctx, x, x, NULL, NULL, 0);
+		ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name, san);
+		ok = ext && X509_add_ext(x, ext, -1);
+	}
+	ok = ok && X509_sign(x, pk, EVP_sha256()) > 0 && pem_write(key, pem_key, pk) &&
+	     pem_write(crt, pem_crt, x);
+	X509_EXTENSION_free(ext);
+	X509_free(x);
+	EVP_PKEY_free(pk);
+	return ok;
+}
+
 /* The server's own certificate when none is given: DIR/tls.crt and
- * DIR/tls.key, made once with openssl (a self-signed P-256 certificate for
- * 127.0.0.1, localhost and the --listen address, valid ten years) and
- * reused after.  The kubeconfig carries the certificate as its CA.  Sets
- * the paths (static buffers of the caller) or fails with a message. */
+ * DIR/tls.key, made once (a self-signed P-256 certificate for 127.0.0.1,
+ * localhost and the --listen address, valid from an hour ago for ten
+ * years) and reused after.  The kubeconfig carries the certificate as its
+ * CA.  Sets the paths (static buffers of the caller) or fails with a
+ * message. */
 static int data_cert(const char *dir, const char *listen, char *crt, char *key, size_t len)
 {
 	snprintf(crt, len, "%s/tls.crt", dir);
@@ -130,26 +193,14 @@ static int data_cert(const char *dir, const char *listen, char *crt, char *key, 
 	const char *colon = listen ? strrchr(listen, ':') : NULL;
 	if (colon && (size_t)(colon - listen) < sizeof host && colon > listen)
 		snprintf(host, sizeof host, "%.*s", (int)(colon - listen), listen);
-	snprintf(san, sizeof san, "subjectAltName=IP:127.0.0.1,DNS:localhost%s%s",
+	snprintf(san, sizeof san, "IP:127.0.0.1,DNS:localhost%s%s",
 		 strcmp(host, "127.0.0.1") && strcmp(host, "0.0.0.0") ? ",IP:" : "",
 		 strcmp(host, "127.0.0.1") && strcmp(host, "0.0.0.0") ? host : "");
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		umask(077);
-		execlp("openssl", "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-		       "ec_paramgen_curve:prime256v1", "-nodes", "-days", "3650", "-subj", "/CN=muster-up",
-		       "-addext", san, "-keyout", key, "-out", crt, (char *)NULL);
-		_exit(127);
-	}
-	int st = 0;
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "muster up: cannot make a TLS certificate with openssl (Debian package openssl; "
-				"or pass --tls-cert and --tls-key)\n");
+	if (!make_cert(san, crt, key)) {
+		unlink(crt);
+		unlink(key);
+		fprintf(stderr, "muster up: cannot make a TLS certificate for %s in %s "
+				"(pass --tls-cert and --tls-key)\n", san, dir);
 		return MU_EXIT_FAIL;
 	}
 	return MU_EXIT_OK;
