@@ -332,6 +332,11 @@ typedef struct mu_reason {
 	int32_t topo_level;
 	int32_t topo_domains, topo_tried, topo_best;
 	int32_t topo_id;               /* the topology */
+	/* GANG, when part_needed > 0: the pod set (index) that could not
+	 * place its own minimum (a part of the gang), and the most of its
+	 * pods that fit. */
+	int32_t part, part_needed, part_fit;
+	mu_id_t part_job;              /* the job, to name the pod set */
 } mu_reason_t;
 
 typedef struct mu_decision {

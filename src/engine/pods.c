@@ -115,7 +115,7 @@ int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t pod
 		return rc;
 	if (start < n->min_start) /* it ran before the engine saw it */
 		n->min_start = start;
-	if (j->state == MU_JOB_PENDING && j->nbound >= j->min_member) {
+	if (j->state == MU_JOB_PENDING && j->nbound >= j->min_member && mu__parts_ok(e, j, NULL)) {
 		mu__backfill_forget(e, j);
 		if ((rc = mu__job_set_running(e, job, start)) != MU_OK) {
 			mu__pod_release(e, j, p, false); /* nothing changed */
@@ -142,7 +142,7 @@ int mu_engine_pod_unbind(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t po
 		return rc;
 	e->now = now;
 	mu__pod_release(e, j, p, true);
-	if (j->state == MU_JOB_RUNNING && j->nbound < j->min_member) {
+	if (j->state == MU_JOB_RUNNING && (j->nbound < j->min_member || !mu__parts_ok(e, j, NULL))) {
 		mu__job_set_pending(e, job);
 		mu__backfill_forget(e, j);
 		j->failed = false;

@@ -306,7 +306,7 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	*kind = VK_PREEMPT;
 	if (c->moving) /* whole jobs, or single pods of elastic jobs, of no
 			* higher priority, any queue */
-		return (pod < 0 || v->min_member < v->npods) && v->eprio <= j->eprio &&
+		return (pod < 0 || (v->min_member < v->npods && !v->parts)) && v->eprio <= j->eprio &&
 		       j->topo < 0;
 	if (j->state == MU_JOB_RUNNING && pod < 0)
 		return false; /* growing past its minimum stops no gang */
@@ -374,8 +374,8 @@ static int gather(pctx_t *c, int32_t nid)
 		}
 		/* Pod by pod: surplus pods of elastic jobs, and when moving any
 		 * pod of an elastic job (it is placed again at once). */
-		bool surplus = c->moving ? v->min_member < v->npods :
-					   v->nbound - v->gather_surplus > v->min_member;
+		bool surplus = !v->parts && (c->moving ? v->min_member < v->npods :
+					     v->nbound - v->gather_surplus > v->min_member);
 		if (!surplus && v->gather_whole)
 			continue;
 		int kind = VK_PREEMPT;
@@ -968,13 +968,16 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 		if (rc0)
 			return rc0;
 		c->pod_acct = &ps->acct;
+		int32_t in_part = 0; /* its pods bound, for its own minimum */
+		for (int32_t i = 0; i < ps->replicas; i++)
+			in_part += j->pods[ps->first + i].node >= 0;
 		for (int32_t i = 0; i < ps->replicas; i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
 			bool room = !c->limit || limit_room(c, &ps->acct);
 			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1;
-			if (nid < 0 && placed < c->need_pods)
+			if (nid < 0 && (placed < c->need_pods || in_part < ps->min_member))
 				nid = victim_node(c, cls, ps, sc);
 			if (nid == -1)
 				break;
@@ -992,6 +995,7 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 					c->need.v[r] = 0;
 			}
 			placed++;
+			in_part++;
 		}
 	}
 	return placed;
@@ -1035,7 +1039,7 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 			placed++;
 		}
 	}
-	if (placed >= need) {
+	if (placed >= need && mu__parts_ok(e, j, NULL)) {
 		*ok = true;
 		return MU_OK;
 	}
@@ -1114,7 +1118,7 @@ static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 	int32_t placed = place_with_victims(c, sc);
 	if (placed < 0)
 		return placed;
-	if (placed >= need) {
+	if (placed >= need && mu__parts_ok(e, &e->jobs[c->jid], NULL)) {
 		*ok = true;
 		return MU_OK;
 	}
@@ -1491,7 +1495,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	int rc = placed < 0 ? placed : MU_OK;
 	bool all = false;
 	double gpuh = 0;
-	if (rc == MU_OK && placed >= need && e->nevl > 0)
+	if (rc == MU_OK && placed >= need && mu__parts_ok(e, j, NULL) && e->nevl > 0)
 		rc = replace_victims(&c, &all);
 	if (rc == MU_OK && all && move_budget(&c, &gpuh)) {
 		rc = move_commit(&c, gpuh, out);

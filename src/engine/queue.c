@@ -250,7 +250,7 @@ static int job_spec_check(const mu_job_spec_t *s)
 	int64_t pods = 0;
 	for (size_t i = 0; i < s->npodsets; i++) {
 		const mu_podset_spec_t *ps = &s->podsets[i];
-		if (ps->replicas < 1)
+		if (ps->replicas < 1 || ps->min_member < 0 || ps->min_member > ps->replicas)
 			return MU_ERANGE;
 		pods += ps->replicas;
 		for (int r = 0; r < MU_RES_MAX; r++)
@@ -272,6 +272,25 @@ static int job_spec_check(const mu_job_spec_t *s)
 	return MU_OK;
 }
 
+/* A job's resolved minimum (model.h, mu_job_spec_t.min_member): with
+ * parts, never below the sum of their minimums; 0 means every pod, or
+ * with parts every part's minimum and all the pods of the other sets.
+ * O(pod sets). */
+static int32_t job_min(const mu__job_t *j, const mu_job_spec_t *s)
+{
+	if (!j->parts)
+		return s->min_member ? s->min_member : j->npods;
+	int32_t own = 0, dflt = 0;
+	for (int32_t i = 0; i < j->npodsets; i++) {
+		own += j->podsets[i].min_member;
+		dflt += j->podsets[i].min_member ? j->podsets[i].min_member :
+			j->podsets[i].replicas;
+	}
+	if (!s->min_member)
+		return dflt;
+	return s->min_member > own ? s->min_member : own;
+}
+
 /* Builds the engine's copy of a job's pod sets. */
 static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 {
@@ -289,6 +308,8 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 			return MU_ENOMEM;
 		strcpy(p->name, nm);
 		p->replicas = ps->replicas;
+		p->min_member = ps->min_member;
+		j->parts |= ps->min_member > 0;
 		p->first = first;
 		first += ps->replicas;
 		p->req = ps->req;
@@ -339,7 +360,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	j->state = MU_JOB_PENDING;
 	if ((rc = job_fill_podsets(e, j, s)) != MU_OK)
 		goto fail;
-	j->min_member = s->min_member ? s->min_member : j->npods;
+	j->min_member = job_min(j, s);
 	j->declared_est = s->runtime_estimate > 0 ? s->runtime_estimate : 0;
 	j->declared_limit = s->runtime_limit > 0 ? s->runtime_limit : 0;
 	j->expected_start = MU_TIME_NONE;
