@@ -348,6 +348,7 @@ typedef struct mu__job {
 	mu_job_state_t state;
 	int32_t min_member; /* resolved: 1..npods */
 	bool parts;         /* some pod set has a minimum of its own */
+	int32_t disrupt_allowed; /* pods a disruption budget lets go; -1 none */
 	int32_t npods, nbound;
 	mu__podset_t *podsets;
 	int32_t npodsets;

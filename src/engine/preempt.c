@@ -55,9 +55,12 @@ typedef struct victim {
 	int kind;           /* VK_* */
 	int32_t dev;        /* whole GPU devices it can free on the node, at
 	                     * most (for pruning) */
+	int32_t pdb;        /* 1 when its eviction exceeds its job's
+	                     * disruption budget */
 } victim_t;
 
 typedef struct pcost {
+	int32_t pdb;        /* victims beyond their disruption budget */
 	int32_t inq, jobs;
 	int64_t gpu;
 	int32_t prio, pods;
@@ -332,14 +335,25 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	}
 	int32_t ja, va;
 	lca_sides(e, j->queue, vq, &ja, &va);
-	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0};
+	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0, 0};
 	mu_res_t unit = victim_unit(e, &x);
 	return victim_above(c, vq, va, false, &unit, NULL, 0);
+}
+
+/* Whether evicting victim x (a whole job, or one surplus pod) takes more
+ * pods than its job's disruption budget allows. */
+static int32_t over_budget(const mu__job_t *v, int32_t pod)
+{
+	if (v->disrupt_allowed < 0)
+		return 0;
+	return (pod >= 0 ? 1 : v->nbound) > v->disrupt_allowed;
 }
 
 static int cmp_victim(const void *a, const void *b)
 {
 	const victim_t *x = a, *y = b;
+	if (x->pdb != y->pdb)
+		return x->pdb < y->pdb ? -1 : 1; /* within budgets first */
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1; /* borrowed before own queue */
 	if ((x->pod >= 0) != (y->pod >= 0))
@@ -401,7 +415,8 @@ static int gather(pctx_t *c, int32_t nid)
 		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio,
 					   surplus ? ps->acct.v[MU_RES_GPU] :
 						     v->acct_bound.v[MU_RES_GPU],
-					   v->start, kind, dev};
+					   v->start, kind, dev,
+					   over_budget(v, surplus ? pod : -1)};
 	}
 	/* Only running jobs' pods are here outside an attempt, so this is
 	 * exact; during one, J's own tentative pods are newer anyway. */
@@ -454,9 +469,10 @@ static bool set_fits(const pctx_t *c, int32_t nid, const mu__podset_t *ps,
 
 static pcost_t set_cost(const pctx_t *c, const int32_t *s, int32_t k)
 {
-	pcost_t cost = {0, 0, 0, INT32_MIN, 0, INT64_MAX};
+	pcost_t cost = {0, 0, 0, 0, INT32_MIN, 0, INT64_MAX};
 	for (int32_t i = 0; i < k; i++) {
 		const victim_t *x = &c->v[s[i]];
+		cost.pdb += x->pdb;
 		cost.inq += x->kind == VK_PREEMPT;
 		cost.jobs += x->pod < 0;
 		cost.pods++;
@@ -471,6 +487,8 @@ static pcost_t set_cost(const pctx_t *c, const int32_t *s, int32_t k)
 
 static bool cost_less(const pcost_t *a, const pcost_t *b)
 {
+	if (a->pdb != b->pdb) /* fewest budget violations, as kube-scheduler */
+		return a->pdb < b->pdb;
 	if (a->inq != b->inq)
 		return a->inq < b->inq;
 	if (a->jobs != b->jobs)
@@ -647,7 +665,7 @@ static int evict_plan(pctx_t *c, const int32_t *s0, int32_t k)
  * O(candidates x the devices needed). */
 static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 {
-	pcost_t lb = {1, 0, 0, INT32_MAX, 0, INT64_MIN};
+	pcost_t lb = {0, 1, 0, 0, INT32_MAX, 0, INT64_MIN};
 	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
 	bool surplus = false;
 	int64_t got = 0;
@@ -1049,6 +1067,8 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 static int cmp_single(const void *a, const void *b)
 {
 	const victim_t *x = a, *y = b;
+	if (x->pdb != y->pdb)
+		return x->pdb < y->pdb ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->gpu != y->gpu)
@@ -1082,7 +1102,7 @@ static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own,
 			if (rc)
 				return rc;
 			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU],
-						   v->start, kind, 0};
+						   v->start, kind, 0, over_budget(v, -1)};
 		}
 	}
 	if (c->nv > 1)

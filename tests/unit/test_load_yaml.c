@@ -1042,6 +1042,12 @@ static void test_scenario_errors(mu_t_t *t)
 		"t.yaml:7:11: spec.steps[1].at: steps must be in time order");
 	ERR_HAS(t, SC_HEAD "    - finish: [\"a b\"]\n", MU_EINVAL,
 		"spec.steps[0].finish[0]: expected a name");
+	ERR_HAS(t, SC_HEAD "    - disruptionsAllowed: {a: -2}\n", MU_ERANGE,
+		"spec.steps[0].disruptionsAllowed.a: expected an integer from -1 to 10000000");
+	ERR_HAS(t, SC_HEAD "    - disruptionsAllowed: [a]\n", MU_EPARSE,
+		"spec.steps[0].disruptionsAllowed: expected a mapping");
+	ERR_HAS(t, SC_HEAD "    - disruptionsAllowed: {\"a b\": 1}\n", MU_EINVAL,
+		"the key must be a job name");
 	ERR_HAS(t, "apiVersion: muster.io/v1alpha1\nkind: Scenario\n"
 		"metadata: {name: s}\nspec:\n  steps: []\n", MU_EPARSE,
 		"spec.steps: a scenario needs at least one step");
