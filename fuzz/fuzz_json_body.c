@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < e.n; i++)
 		if (!memchr(e.c[i].msg, '\0', sizeof e.c[i].msg) || !memchr(e.c[i].field, '\0', sizeof e.c[i].field))
 			abort();
-	mu__obj_t *ob = mu__obj_new(rt, o, 1);
+	mu__obj_t *ob = mu__obj_new(rt, &types[rt], o, 1);
 	if (ob) {
 		if (ob->nlabels < 0 || ob->nfields < 0 || strlen(ob->json) != ob->len)
 			abort();

@@ -19,6 +19,7 @@
 #include <sys/time.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
 #include "apiserver/proto.h"
 #include "apiserver/schema.h"
 
@@ -70,7 +71,11 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 		json_object_del(obj, "status");
 	if (t->defaults)
 		t->defaults(obj);
+	if (t->validate == mu__validate_crd)
+		mu__crd_status(obj, NULL);
 	mu__validate(t, obj, NULL, e);
+	if (mu__crdtype(t))
+		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, obj, e);
 	return e->n ? MU_EINVAL : MU_OK;
 }
 
@@ -84,8 +89,7 @@ static int create_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 
 int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t **res)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	mu__verr_t e = {0};
 	char amsg[600];
 	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK || mu__prepare_create(s, t, obj, &e) != MU_OK)
@@ -113,6 +117,10 @@ bool mu__check_kind(const mu__rtype_t *t, json_t *obj, mu__resp_t *rs)
 		json_object_set_new(obj, "apiVersion", json_string(a = av));
 	k = json_string_value(json_object_get(obj, "kind"));
 	a = json_string_value(json_object_get(obj, "apiVersion"));
+	const mu__crdtype_t *c = mu__crdtype(t);
+	size_t gl = strlen(t->group);
+	if (c && !strcmp(k, t->kind) && !strncmp(a, t->group, gl) && a[gl] == '/' && mu__crd_version(c, a + gl + 1) >= 0)
+		json_object_set_new(obj, "apiVersion", json_string(a = av)); /* conversion "None" */
 	if (strcmp(k, t->kind) || strcmp(a, av)) {
 		mu__resp_status(rs, 400, "BadRequest", "the body is a %s %s, but the endpoint serves %s %s",
 				a, k, av, t->kind);
@@ -149,11 +157,15 @@ static bool check_fields(const mu__rtype_t *t, const mu__req_t *rq, json_t *obj,
 			 char *warn, size_t warnlen)
 {
 	int model = mu__schema_model(t->group, t->kind);
-	if (model < 0)
+	const mu__crdtype_t *c = mu__crdtype(t);
+	if (model < 0 && !c)
 		return true;
 	mu__unknown_t u;
 	bool strict = rq->q.field_validation == MU__FV_STRICT;
-	mu__schema_check(obj, model, !strict, &u);
+	if (c)
+		mu__crd_prune(c, mu__crd_version(c, rq->route.version), obj, !strict, &u);
+	else
+		mu__schema_check(obj, model, !strict, &u);
 	if (!u.n)
 		return true;
 	if (strict) {
@@ -180,11 +192,29 @@ bool mu__namespace_exists(mu_apiserver_t *s, const char *ns, mu__resp_t *rs)
 	return true;
 }
 
+/* After a CustomResourceDefinition was written (res, not a dry run):
+ * serves the type it defines at once, as its Established condition says,
+ * and warns (a Warning header) about what muster up does not enforce. */
+static void crd_written(mu_apiserver_t *s, const mu__req_t *rq, int rt, const mu__obj_t *res, mu__resp_t *rs)
+{
+	if (rt != MU__RT_CRDS || !res || rq->q.dry_run || rs->code >= 300)
+		return;
+	json_t *o = mu__obj_parse(res);
+	char err[300] = "";
+	if (!o || mu__types_put(s->types, o, err, sizeof err) < 0)
+		snprintf(rs->warning, sizeof rs->warning, "the definition is stored but not served: %s",
+			 err[0] ? err : "out of memory");
+	else if (strstr(res->json, "\"x-kubernetes-validations\""))
+		snprintf(rs->warning, sizeof rs->warning, "muster up does not evaluate x-kubernetes-validations "
+			 "(CEL) rules: objects of %s are checked against the rest of the schema only",
+			 mu__jstr(o, "metadata.name"));
+	json_decref(o);
+}
+
 /* POST to a collection; also server-side apply's create path. */
 void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *obj)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	if (!mu__check_kind(t, obj, rs) || !mu__fix_namespace(t, obj, rq->route.ns, rs))
 		return;
 	if (t->namespaced && !mu__namespace_exists(s, rq->route.ns, rs))
@@ -232,6 +262,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		}
 		mu__resp_obj(rs, rq, 201, res);
 		snprintf(rs->warning, sizeof rs->warning, "%s", warn);
+		crd_written(s, rq, rt, res, rs);
 		mu__obj_unref(res);
 		return;
 	}
@@ -288,9 +319,13 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 	if (!json_equal(json_object_get(nw, "spec"), json_object_get(old, "spec")))
 		gen++;
 	json_object_set_new(md, "generation", json_integer(gen ? gen : 1));
+	if (t->validate == mu__validate_crd)
+		mu__crd_status(nw, old);
 	if (json_equal(nw, old))
 		return MU__MUT_KEEP;
 	mu__validate(t, nw, old, e);
+	if (mu__crdtype(t))
+		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, nw, e);
 	if (e->n)
 		return MU_EINVAL;
 	if (json_object_get(md, "deletionTimestamp") && json_array_size(json_object_get(md, "finalizers")) == 0 &&
@@ -413,8 +448,7 @@ static void update_answer(const mu__req_t *rq, mu__resp_t *rs, upd_ctx_t *c, int
 
 void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *body)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	if (!mu__check_kind(t, body, rs) || !mu__fix_namespace(t, body, rq->route.ns, rs))
 		return;
 	const char *bn = mu__jstr(body, "metadata.name");
@@ -427,13 +461,13 @@ void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	mu__obj_t *res = NULL;
 	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
 	update_answer(rq, rs, &c, rc, res);
+	crd_written(s, rq, rt, res, rs);
 	mu__obj_unref(res);
 }
 
 void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *body)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	int ct = mu__content_type(rq->ctype);
 	if (ct == MU__CT_STRATEGIC && !t->builtin) {
 		mu__resp_status(rs, 415, "UnsupportedMediaType",
@@ -467,6 +501,7 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 	mu__obj_t *res = NULL;
 	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
 	update_answer(rq, rs, &c, rc, res);
+	crd_written(s, rq, rt, res, rs);
 	mu__obj_unref(res);
 }
 
@@ -531,8 +566,7 @@ static char *list_body(const mu__rtype_t *t, const mu__page_t *pg, const char *c
 
 void mu__do_list(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	mu__filter_t f;
 	if (mu__filter_init(&f, t, rq, rs) != MU_OK)
 		return;
@@ -583,10 +617,9 @@ void mu__do_list(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 
 void mu__do_get(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
-	int n;
 	mu__obj_t *o = mu__store_get(s->store, rt, rq->route.ns, rq->route.name);
 	if (!o) {
-		mu__resp_store_err(rs, MU_ENOENT, &mu__rtypes(&n)[rt], rq->route.name);
+		mu__resp_store_err(rs, MU_ENOENT, mu__type(s->types, rt), rq->route.name);
 		return;
 	}
 	mu__resp_obj(rs, rq, 200, o);
@@ -637,8 +670,7 @@ static json_t *write_body(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 /* Which methods and subresources a route allows. */
 static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	const mu__route_t *r = &rq->route;
 	const char *m = rq->method;
 	bool named = r->name[0] != '\0';
@@ -702,9 +734,9 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 	if (mu__discovery(s, rq, rs))
 		return;
 	const mu__route_t *r = &rq->route;
-	int rt = r->kind == MU__R_RESOURCE ? mu__rtype_find(r->core ? "" : r->group, r->version, r->plural) : -1;
-	int n;
-	if (rt < 0 || (r->ns[0] && !mu__rtypes(&n)[rt].namespaced)) {
+	int rt = r->kind == MU__R_RESOURCE ? mu__type_find(s->types, r->core ? "" : r->group, r->version, r->plural)
+					    : -1;
+	if (rt < 0 || (r->ns[0] && !mu__type(s->types, rt)->namespaced)) {
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
 		return;
 	}

@@ -78,6 +78,7 @@ typedef struct mu__rtype {
 	/* Fills defaults on create (NULL = none). */
 	void (*defaults)(json_t *obj);
 	int name_rule;              /* MU__NAME_* */
+	const void *ext;            /* a custom type's mu__crdtype_t (crd.h), else NULL */
 } mu__rtype_t;
 
 /* The registry: *n types, in a fixed order (index = rt). */
@@ -107,6 +108,7 @@ enum {
 	MU__RT_SECRETS,
 	MU__RT_SERVICEACCOUNTS,
 	MU__RT_PRIORITYCLASSES,
+	MU__RT_CRDS,     /* apiextensions.k8s.io CustomResourceDefinitions (crd.c) */
 	MU__RT_COUNT,
 };
 
@@ -131,6 +133,7 @@ int mu__jset(json_t *o, const char *path, json_t *v);
 typedef struct mu__obj {
 	atomic_int refs;
 	int rt;
+	const mu__rtype_t *type; /* the type it was stored as (lives as long as the server) */
 	int64_t rv;
 	char *ns;      /* "" for cluster-scoped */
 	char *name;
@@ -142,9 +145,9 @@ typedef struct mu__obj {
 	bool deleting; /* metadata.deletionTimestamp is set */
 } mu__obj_t;
 
-/* Builds a version from a JSON object (borrowed): serializes it and
- * extracts labels and the type's fields.  NULL on OOM. */
-mu__obj_t *mu__obj_new(int rt, const json_t *o, int64_t rv);
+/* Builds a version of type t (index rt) from a JSON object (borrowed):
+ * serializes it and extracts labels and the type's fields.  NULL on OOM. */
+mu__obj_t *mu__obj_new(int rt, const mu__rtype_t *t, const json_t *o, int64_t rv);
 mu__obj_t *mu__obj_ref(mu__obj_t *o);
 void mu__obj_unref(mu__obj_t *o);
 /* A parsed copy of the object (caller owns), or NULL. */
@@ -156,11 +159,13 @@ const char *mu__obj_field(const mu__obj_t *o, const char *key);
 /* --- the store (store.c) ------------------------------------------------ */
 
 typedef struct mu__store mu__store_t;
+typedef struct mu__types mu__types_t; /* crdreg.c: built-in and custom types */
 
 typedef struct mu__store_opts {
 	const char *dir;
 	int ring;     /* watch cache size */
 	int fsync;
+	mu__types_t *types; /* borrowed; CRDs found at open are registered there */
 } mu__store_opts_t;
 
 int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size_t errlen);
@@ -396,6 +401,7 @@ struct mu_apiserver {
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
 	mu__conntab_t *conns;
+	mu__types_t *types;   /* crdreg.c: what is served */
 };
 
 /* A request, as the handlers see it. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
 
 #define K8S_MINOR "32"
 
@@ -36,42 +37,65 @@ static json_t *version_doc(void)
 			 "platform", "linux/amd64");
 }
 
-/* The distinct groups other than core, in registry order. */
-static int groups(const char **out, int max)
+/* The distinct served groups other than core, in registry order.  O(types^2). */
+static int groups(const mu__types_t *r, const char **out, int max)
 {
-	int n, k = 0;
-	const mu__rtype_t *t = mu__rtypes(&n);
-	for (int i = 0; i < n; i++) {
-		if (!*t[i].group)
+	int k = 0;
+	for (int i = 0; i < mu__types_end(r); i++) {
+		const mu__rtype_t *t = mu__type(r, i);
+		if (!t || !*t->group || !mu__type_served(r, i))
 			continue;
 		bool seen = false;
 		for (int j = 0; j < k; j++)
-			seen = seen || !strcmp(out[j], t[i].group);
+			seen = seen || !strcmp(out[j], t->group);
 		if (!seen && k < max)
-			out[k++] = t[i].group;
+			out[k++] = t->group;
 	}
 	return k;
 }
 
-/* The version a group serves (one per group here). */
-static const char *group_version(const char *g)
+/* Whether type i serves version v. */
+static bool serves(const mu__types_t *r, int i, const char *v)
 {
-	int n;
-	const mu__rtype_t *t = mu__rtypes(&n);
-	for (int i = 0; i < n; i++)
-		if (!strcmp(t[i].group, g))
-			return t[i].version;
-	return NULL;
+	const mu__rtype_t *t = mu__type(r, i);
+	const mu__crdtype_t *c = mu__crdtype(t);
+	return t && mu__type_served(r, i) && (c ? mu__crd_version(c, v) >= 0 : !strcmp(t->version, v));
 }
 
-static json_t *group_doc(const char *g)
+/* Adds version v to the APIGroup's versions unless there. */
+static void add_version(json_t *vers, const char *g, const char *v)
 {
-	char gv[128];
-	const char *v = group_version(g);
+	size_t j;
+	json_t *x;
+	json_array_foreach(vers, j, x)
+		if (!strcmp(json_string_value(json_object_get(x, "version")), v))
+			return;
+	char gv[400];
 	snprintf(gv, sizeof gv, "%s/%s", g, v);
-	json_t *ver = json_pack("{s:s, s:s}", "groupVersion", gv, "version", v);
-	return json_pack("{s:s, s:s, s:s, s:[O], s:o}", "kind", "APIGroup", "apiVersion", "v1", "name", g,
-			 "versions", ver, "preferredVersion", ver);
+	json_array_append_new(vers, json_pack("{s:s, s:s}", "groupVersion", gv, "version", v));
+}
+
+/* The APIGroup of g: every version a type of it serves, the first type's
+ * (storage) version preferred; NULL if g is not served. */
+static json_t *group_doc(const mu__types_t *r, const char *g)
+{
+	json_t *vers = json_array();
+	for (int i = 0; i < mu__types_end(r); i++) {
+		const mu__rtype_t *t = mu__type(r, i);
+		if (!t || strcmp(t->group, g) || !mu__type_served(r, i))
+			continue;
+		const mu__crdtype_t *c = mu__crdtype(t);
+		add_version(vers, g, t->version);
+		for (int v = 0; c && v < c->nver; v++)
+			if (c->v[v].served)
+				add_version(vers, g, c->v[v].name);
+	}
+	if (!json_array_size(vers)) {
+		json_decref(vers);
+		return NULL;
+	}
+	return json_pack("{s:s, s:s, s:s, s:o, s:O}", "kind", "APIGroup", "apiVersion", "v1", "name", g,
+			 "versions", vers, "preferredVersion", json_array_get(vers, 0));
 }
 
 static json_t *resource_entry(const mu__rtype_t *t, const char *sub)
@@ -97,24 +121,25 @@ static json_t *resource_entry(const mu__rtype_t *t, const char *sub)
 		json_object_set_new(r, "shortNames", strings(t->shortnames));
 	if (!sub && (!strcmp(t->plural, "pods") || !strcmp(t->plural, "jobs")))
 		json_object_set_new(r, "categories", strings(all));
+	if (!sub && mu__crdtype(t) && mu__crdtype(t)->categories[0])
+		json_object_set_new(r, "categories", strings(mu__crdtype(t)->categories));
 	return r;
 }
 
-static json_t *resource_list(const char *group, const char *version)
+static json_t *resource_list(const mu__types_t *r, const char *group, const char *version)
 {
-	int n;
-	const mu__rtype_t *t = mu__rtypes(&n);
 	json_t *res = json_array();
-	for (int i = 0; i < n; i++) {
-		if (strcmp(t[i].group, group) || strcmp(t[i].version, version))
+	for (int i = 0; i < mu__types_end(r); i++) {
+		const mu__rtype_t *t = mu__type(r, i);
+		if (!t || strcmp(t->group, group) || !serves(r, i, version))
 			continue;
-		json_array_append_new(res, resource_entry(&t[i], NULL));
-		if (t[i].subs & MU__SUB_STATUS)
-			json_array_append_new(res, resource_entry(&t[i], "status"));
-		if (t[i].subs & MU__SUB_BINDING)
-			json_array_append_new(res, resource_entry(&t[i], "binding"));
-		if (t[i].subs & MU__SUB_EVICTION)
-			json_array_append_new(res, resource_entry(&t[i], "eviction"));
+		json_array_append_new(res, resource_entry(t, NULL));
+		if (t->subs & MU__SUB_STATUS)
+			json_array_append_new(res, resource_entry(t, "status"));
+		if (t->subs & MU__SUB_BINDING)
+			json_array_append_new(res, resource_entry(t, "binding"));
+		if (t->subs & MU__SUB_EVICTION)
+			json_array_append_new(res, resource_entry(t, "eviction"));
 	}
 	if (json_array_size(res) == 0) {
 		json_decref(res);
@@ -126,13 +151,13 @@ static json_t *resource_list(const char *group, const char *version)
 			 "groupVersion", gv, "resources", res);
 }
 
-static json_t *api_groups(void)
+static json_t *api_groups(const mu__types_t *r)
 {
-	const char *g[16];
-	int k = groups(g, 16);
+	const char *g[MU__RT_MAX];
+	int k = groups(r, g, MU__RT_MAX);
 	json_t *arr = json_array();
 	for (int i = 0; i < k; i++) {
-		json_t *d = group_doc(g[i]);
+		json_t *d = group_doc(r, g[i]);
 		json_object_del(d, "kind");
 		json_object_del(d, "apiVersion");
 		json_array_append_new(arr, d);
@@ -161,13 +186,13 @@ bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 				"serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0", "serverAddress", addr);
 		break;
 	case MU__R_APIS:
-		doc = api_groups();
+		doc = api_groups(s->types);
 		break;
 	case MU__R_GROUP:
-		doc = group_version(r->group) ? group_doc(r->group) : NULL;
+		doc = group_doc(s->types, r->group);
 		break;
 	case MU__R_GV:
-		doc = resource_list(r->core ? "" : r->group, r->version);
+		doc = resource_list(s->types, r->core ? "" : r->group, r->version);
 		break;
 	case MU__R_OPENAPI_V2:
 		rs->code = 200;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
 
 typedef struct del_ctx {
 	int64_t grace;       /* < 0: the object's default */
@@ -144,33 +145,61 @@ static int delete_opts(const mu__req_t *rq, mu__resp_t *rs, json_t **body, int64
 	return MU_OK;
 }
 
-/* Deletes everything in namespace ns, in bounded transactions. */
+/* Deletes every object of type rt in ns (NULL: all), in transactions of
+ * at most MU__TX_MAX writes. */
+static int delete_all(mu_apiserver_t *s, int rt, const char *ns)
+{
+	for (;;) {
+		mu__page_t pg;
+		if (mu__store_list(s->store, rt, ns, NULL, MU__TX_MAX, NULL, NULL, &pg) != MU_OK)
+			return MU_ENOMEM;
+		if (pg.n == 0) {
+			mu__page_release(&pg);
+			return MU_OK;
+		}
+		mu__wtx_t *tx;
+		mu__store_begin(s->store, &tx);
+		for (size_t i = 0; i < pg.n; i++)
+			mu__delete_now(tx, rt, pg.objs[i]->ns, pg.objs[i]->name);
+		int rc = mu__store_commit(tx);
+		mu__page_release(&pg);
+		if (rc != MU_OK)
+			return rc;
+	}
+}
+
+/* Deletes everything in namespace ns (custom objects too). */
 static int empty_namespace(mu_apiserver_t *s, const char *ns)
 {
-	int n;
-	const mu__rtype_t *t = mu__rtypes(&n);
-	for (int rt = 0; rt < n; rt++) {
-		if (!t[rt].namespaced)
+	for (int rt = 0; rt < mu__types_end(s->types); rt++) {
+		const mu__rtype_t *t = mu__type(s->types, rt);
+		if (!t || !t->namespaced)
 			continue;
-		for (;;) {
-			mu__page_t pg;
-			if (mu__store_list(s->store, rt, ns, NULL, MU__TX_MAX, NULL, NULL, &pg) != MU_OK)
-				return MU_ENOMEM;
-			if (pg.n == 0) {
-				mu__page_release(&pg);
-				break;
-			}
-			mu__wtx_t *tx;
-			mu__store_begin(s->store, &tx);
-			for (size_t i = 0; i < pg.n; i++)
-				mu__delete_now(tx, rt, ns, pg.objs[i]->name);
-			int rc = mu__store_commit(tx);
-			mu__page_release(&pg);
-			if (rc != MU_OK)
-				return rc;
-		}
+		int rc = delete_all(s, rt, ns);
+		if (rc != MU_OK)
+			return rc;
 	}
 	return MU_OK;
+}
+
+/* Before a CustomResourceDefinition goes: its type stops being served and
+ * its objects are deleted, as the apiextensions finalizer
+ * customresourcecleanup.apiextensions.k8s.io does before it lets the CRD
+ * go (done here at once, not in the background). */
+static int crd_cleanup(mu_apiserver_t *s, const char *name)
+{
+	mu__obj_t *cur = mu__store_get(s->store, MU__RT_CRDS, NULL, name);
+	json_t *o = cur ? mu__obj_parse(cur) : NULL;
+	mu__obj_unref(cur);
+	const char *g = mu__jstr(o, "spec.group"), *p = mu__jstr(o, "spec.names.plural");
+	char res[400];
+	snprintf(res, sizeof res, "%s/%s", g ? g : "", p ? p : "");
+	int rt = g && p ? mu__type_by_res(s->types, res) : -1;
+	json_decref(o);
+	if (rt < MU__RT_COUNT)
+		return MU_OK; /* none, or a type muster serves itself */
+	mu__types_unserve(s->types, rt);
+	return delete_all(s, rt, NULL);
 }
 
 /* --- propagation policies ---------------------------------------------- */
@@ -298,8 +327,7 @@ static int delete_with_dependents(mu_apiserver_t *s, const mu__req_t *rq, int po
 
 void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	const char *name = rq->route.name;
 	json_t *body;
 	int64_t grace;
@@ -319,6 +347,8 @@ void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 			empty_namespace(s, name);
 		mu__obj_unref(cur);
 	}
+	if (rt == MU__RT_CRDS && !rq->q.dry_run)
+		crd_cleanup(s, name);
 	bool dry = rq->q.dry_run || json_array_size(json_object_get(body, "dryRun")) > 0;
 	int policy = propagation(rq, body, rt, rs);
 	if (policy < 0) {
@@ -348,8 +378,7 @@ void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 
 void mu__do_delete_collection(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	if (rt == MU__RT_NAMESPACES) {
 		mu__resp_status(rs, 405, "MethodNotAllowed", "deleting all namespaces is not allowed");
 		return;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "apiserver/apiserver_int.h"
+#include "apiserver/crd.h"
 
 /* --- table rows --------------------------------------------------------- */
 
@@ -333,6 +334,13 @@ static void row_nrt(const json_t *o, int64_t now, json_t *cells)
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
+static void row_crd(const json_t *o, int64_t now, json_t *cells)
+{
+	(void)now;
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_str(cells, mu__jstr(o, "metadata.creationTimestamp"));
+}
+
 /* --- the registry ------------------------------------------------------- */
 
 #define NAMECOL {"Name", "string", "name", "Name must be unique within a namespace.", 0}
@@ -451,6 +459,10 @@ static const mu__col_t nrt_cols[] = {
 	AGECOL,
 };
 
+static const mu__col_t crd_cols[] = {
+	NAMECOL, {"Created At", "date", "", "When the definition was created.", 0},
+};
+
 static const char *const pod_fields[] = {
 	"spec.nodeName", "spec.schedulerName", "status.phase", "spec.restartPolicy",
 	"spec.serviceAccountName", "status.podIP", "status.nominatedNodeName",
@@ -527,6 +539,9 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 				    {"pc"}, false, true, false, 0, NULL, priorityclass_cols,
 				    N(priorityclass_cols), row_priorityclass, mu__validate_priorityclass,
 				    mu__defaults_priorityclass, MU__NAME_SUBDOMAIN},
+	[MU__RT_CRDS] = {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
+			 "CustomResourceDefinition", {"crd", "crds"}, false, true, true, MU__SUB_STATUS, NULL, crd_cols,
+			 N(crd_cols), row_crd, mu__validate_crd, NULL, MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

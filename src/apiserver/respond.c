@@ -17,6 +17,7 @@
 #include <sys/time.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
 
 void mu__resp_json(mu__resp_t *rs, int code, json_t *v)
 {
@@ -97,9 +98,8 @@ void mu__resp_invalid(mu__resp_t *rs, const mu__rtype_t *t, const char *name, co
 /* The answer for an object version: the object, or a one-row Table. */
 void mu__resp_obj(mu__resp_t *rs, const mu__req_t *rq, int code, mu__obj_t *o)
 {
-	int n;
 	if (mu__accept_table(rq->accept)) {
-		mu__resp_json(rs, code, mu__table(&mu__rtypes(&n)[o->rt], &o, 1, rq->q.include_object, true));
+		mu__resp_json(rs, code, mu__table(o->type, &o, 1, rq->q.include_object, true));
 		return;
 	}
 	rs->code = code;
@@ -194,7 +194,10 @@ json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n, int in
 		if (!o)
 			continue;
 		json_t *cells = json_array();
-		t->row(o, now, cells);
+		if (t->ext)
+			mu__crd_row(t->ext, o, now, cells);
+		else
+			t->row(o, now, cells);
 		json_t *row = json_pack("{s:o}", "cells", cells);
 		if (include_object == 2) {
 			json_object_set(row, "object", o);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
 
 void mu_apiserver_opts_defaults(mu_apiserver_opts_t *o)
 {
@@ -190,7 +191,9 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	seed(s);
 	struct sockaddr_in addr;
 	int rc = setup(s, o, &addr, err, errlen);
-	mu__store_opts_t so = {o->data_dir, o->watch_cache, o->fsync};
+	if (rc == MU_OK)
+		rc = mu__types_new(&s->types);
+	mu__store_opts_t so = {o->data_dir, o->watch_cache, o->fsync, s->types};
 	if (rc == MU_OK)
 		rc = mu__store_open(&so, &s->store, err, errlen);
 	if (rc == MU_OK && (rc = default_namespaces(s)) != MU_OK)
@@ -234,6 +237,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__sim_free(s->sim);
 	mu__jobctl_free(s->jc);
 	mu__store_close(s->store);
+	mu__types_free(s->types); /* after the store: its objects point at the types */
 	free(s->listen_host);
 	free(s->tls_cert_pem);
 	free(s->tls_key_pem);

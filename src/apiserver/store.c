@@ -31,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "apiserver/apiserver_int.h"
+#include "apiserver/crd.h"
 
 /* --- object versions ---------------------------------------------------- */
 
@@ -61,10 +62,8 @@ static const char *scalar_text(const json_t *v, char *buf, size_t len)
 }
 
 /* Builds a version around text (owned, taken even on failure). */
-static mu__obj_t *obj_build(int rt, const json_t *o, int64_t rv, char *text)
+static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64_t rv, char *text)
 {
-	int nt;
-	const mu__rtype_t *t = &mu__rtypes(&nt)[rt];
 	mu__obj_t *ob = calloc(1, sizeof *ob);
 	if (!ob || !text) {
 		free(ob);
@@ -74,6 +73,7 @@ static mu__obj_t *obj_build(int rt, const json_t *o, int64_t rv, char *text)
 	ob->json = text;
 	ob->len = strlen(text);
 	ob->rt = rt;
+	ob->type = t;
 	ob->rv = rv;
 	atomic_init(&ob->refs, 1);
 	const char *name = mu__jstr(o, "metadata.name");
@@ -122,9 +122,9 @@ static mu__obj_t *obj_build(int rt, const json_t *o, int64_t rv, char *text)
 	return ob;
 }
 
-mu__obj_t *mu__obj_new(int rt, const json_t *o, int64_t rv)
+mu__obj_t *mu__obj_new(int rt, const mu__rtype_t *t, const json_t *o, int64_t rv)
 {
-	return obj_build(rt, o, rv, json_dumps(o, JSON_COMPACT));
+	return obj_build(rt, t, o, rv, json_dumps(o, JSON_COMPACT));
 }
 
 mu__obj_t *mu__obj_ref(mu__obj_t *o)
@@ -354,7 +354,8 @@ struct mu__store {
 	sqlite3_stmt *ins, *del, *setrv;
 	pthread_mutex_t wmu, mu;
 	pthread_cond_t cond;
-	table_t tab[MU__RT_COUNT];
+	table_t tab[MU__RT_MAX];
+	mu__types_t *types;
 	int64_t rv;          /* last published version */
 	int64_t base;        /* the version at open: the ring starts after it */
 	mu__wev_t *ring;
@@ -363,25 +364,10 @@ struct mu__store {
 	mu__wtx_t tx;
 };
 
-static void res_key(int rt, char *buf, size_t len)
+static void res_key(const mu__store_t *st, int rt, char *buf, size_t len)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(st->types, rt);
 	snprintf(buf, len, "%s/%s", t->group, t->plural);
-}
-
-static int res_lookup(const char *key)
-{
-	int n;
-	const mu__rtype_t *t = mu__rtypes(&n);
-	char buf[160];
-	for (int i = 0; i < n; i++) {
-		res_key(i, buf, sizeof buf);
-		if (!strcmp(buf, key))
-			return i;
-	}
-	(void)t;
-	return -1;
 }
 
 static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -398,7 +384,7 @@ static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
 static int load_one(mu__store_t *st, int rt, json_t *o, int64_t rv, const char *text)
 {
 	char *copy = strdup(text);
-	mu__obj_t *ob = obj_build(rt, o, rv, copy);
+	mu__obj_t *ob = obj_build(rt, mu__type(st->types, rt), o, rv, copy);
 	cell_t *c = ob ? calloc(1, sizeof *c) : NULL;
 	if (!c || !(c->key = strdup(ob->key))) {
 		free(c);
@@ -415,10 +401,34 @@ static int load_one(mu__store_t *st, int rt, json_t *o, int64_t rv, const char *
 	return MU_OK;
 }
 
+/* Registers the custom types of the stored CRDs, so that their objects
+ * load.  A CRD that no longer registers (a limit) leaves its objects
+ * unloaded but stored. */
+static int load_crds(mu__store_t *st, char *err, size_t errlen)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(st->db, "SELECT body FROM objects WHERE res = 'apiextensions.k8s.io/"
+			       "customresourcedefinitions'", -1, &q, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "store: %s", sqlite3_errmsg(st->db));
+		return MU_EIO;
+	}
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		json_t *o = json_loads((const char *)sqlite3_column_text(q, 0), 0, NULL);
+		char e2[200];
+		if (o && !mu__jget(o, "metadata.deletionTimestamp"))
+			mu__types_put(st->types, o, e2, sizeof e2);
+		json_decref(o);
+	}
+	sqlite3_finalize(q);
+	return MU_OK;
+}
+
 /* Reads every object and the version counter into memory. */
 static int load_all(mu__store_t *st, char *err, size_t errlen)
 {
 	sqlite3_stmt *q;
+	if (st->types && load_crds(st, err, errlen) != MU_OK)
+		return MU_EIO;
 	if (sqlite3_prepare_v2(st->db, "SELECT res, rv, body FROM objects", -1, &q, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "store: %s", sqlite3_errmsg(st->db));
 		return MU_EIO;
@@ -426,7 +436,7 @@ static int load_all(mu__store_t *st, char *err, size_t errlen)
 	int rc = MU_OK, step;
 	int64_t maxrv = 0;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		int rt = res_lookup((const char *)sqlite3_column_text(q, 0));
+		int rt = mu__type_by_res(st->types, (const char *)sqlite3_column_text(q, 0));
 		int64_t rv = sqlite3_column_int64(q, 1);
 		const char *body = (const char *)sqlite3_column_text(q, 2);
 		if (rt < 0 || !body)
@@ -525,6 +535,7 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 	pthread_mutex_init(&st->wmu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	st->tx.st = st;
+	st->types = o->types;
 	int rc = st->ring ? open_db(st, o, err, errlen) : MU_ENOMEM;
 	if (rc == MU_OK)
 		rc = load_all(st, err, errlen);
@@ -552,7 +563,7 @@ void mu__store_close(mu__store_t *st)
 	sqlite3_finalize(st->del);
 	sqlite3_finalize(st->setrv);
 	sqlite3_close(st->db);
-	for (int i = 0; i < MU__RT_COUNT; i++)
+	for (int i = 0; i < MU__RT_MAX; i++)
 		table_free(&st->tab[i]);
 	if (st->ring) {
 		for (int64_t i = 0; i < st->ring_cap; i++)
@@ -587,10 +598,9 @@ int64_t mu__store_oldest(mu__store_t *st)
 	return o;
 }
 
-static void make_key(int rt, const char *ns, const char *name, char *buf, size_t len)
+static void make_key(const mu__store_t *st, int rt, const char *ns, const char *name, char *buf, size_t len)
 {
-	int n;
-	if (mu__rtypes(&n)[rt].namespaced)
+	if (mu__type(st->types, rt)->namespaced)
 		snprintf(buf, len, "%s/%s", ns ? ns : "", name);
 	else
 		snprintf(buf, len, "%s", name);
@@ -599,7 +609,7 @@ static void make_key(int rt, const char *ns, const char *name, char *buf, size_t
 mu__obj_t *mu__store_get(mu__store_t *st, int rt, const char *ns, const char *name)
 {
 	char key[600];
-	make_key(rt, ns, name, key, sizeof key);
+	make_key(st, rt, ns, name, key, sizeof key);
 	pthread_mutex_lock(&st->mu);
 	cell_t *c = table_find(&st->tab[rt], key);
 	mu__obj_t *o = c ? mu__obj_ref(c->cur) : NULL;
@@ -718,7 +728,7 @@ static int sql_write(mu__wtx_t *tx, int rt, const mu__obj_t *ob, bool del)
 		tx->open = true;
 	}
 	char res[160];
-	res_key(rt, res, sizeof res);
+	res_key(st, rt, res, sizeof res);
 	sqlite3_stmt *q = del ? st->del : st->ins;
 	sqlite3_reset(q);
 	sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
@@ -743,7 +753,7 @@ static mu__obj_t *tombstone(const mu__obj_t *cur, int64_t rv)
 	char buf[32];
 	snprintf(buf, sizeof buf, "%lld", (long long)rv);
 	mu__jset(o, "metadata.resourceVersion", json_string(buf));
-	mu__obj_t *t = mu__obj_new(cur->rt, o, rv);
+	mu__obj_t *t = mu__obj_new(cur->rt, cur->type, o, rv);
 	json_decref(o);
 	return t;
 }
@@ -758,7 +768,7 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 	if (tx->n >= MU__TX_MAX)
 		return MU_ELIMIT;
 	char key[600];
-	make_key(rt, ns, name, key, sizeof key);
+	make_key(tx->st, rt, ns, name, key, sizeof key);
 	mu__obj_t *cur = tx_current(tx, rt, key);
 	json_t *out = NULL;
 	int rc = fn(ctx, cur, &out);
@@ -774,7 +784,7 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 		char buf[32];
 		snprintf(buf, sizeof buf, "%lld", (long long)rv);
 		mu__jset(out, "metadata.resourceVersion", json_string(buf));
-		ob = mu__obj_new(rt, out, rv);
+		ob = mu__obj_new(rt, mu__type(tx->st->types, rt), out, rv);
 	} else {
 		ob = cur ? tombstone(cur, rv) : NULL;
 		if (!cur) {

@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
 
 #define BOOKMARK_MS 10000
 #define BATCH 64
@@ -33,6 +34,7 @@
 struct mu__watch {
 	mu_apiserver_t *s;
 	int rt;
+	const mu__rtype_t *t;
 	char ns[64];
 	mu__filter_t f;
 	int64_t cursor;
@@ -72,12 +74,11 @@ static int puts_(mu__watch_t *w, const char *s)
 /* Appends one event for object version o. */
 static int emit(mu__watch_t *w, const char *type, mu__obj_t *o)
 {
-	int n;
 	char head[64];
 	snprintf(head, sizeof head, "{\"type\":\"%s\",\"object\":", type);
 	int rc = puts_(w, head);
 	if (w->table) {
-		json_t *tab = mu__table(&mu__rtypes(&n)[w->rt], &o, 1, w->include_object, !w->headers_sent);
+		json_t *tab = mu__table(o->type, &o, 1, w->include_object, !w->headers_sent);
 		char *text = tab ? json_dumps(tab, JSON_COMPACT) : NULL;
 		json_decref(tab);
 		if (!text)
@@ -95,8 +96,7 @@ static int emit(mu__watch_t *w, const char *type, mu__obj_t *o)
 
 static void bookmark(mu__watch_t *w, bool initial_end)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[w->rt];
+	const mu__rtype_t *t = w->t;
 	char av[96], line[512];
 	mu__rtype_apiversion(t, av, sizeof av);
 	snprintf(line, sizeof line,
@@ -266,8 +266,7 @@ static int initial_state(mu__watch_t *w)
 
 void mu__do_watch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
-	int n;
-	const mu__rtype_t *t = &mu__rtypes(&n)[rt];
+	const mu__rtype_t *t = mu__type(s->types, rt);
 	if (atomic_fetch_add(&s->watchers, 1) >= s->o.max_watchers) {
 		atomic_fetch_sub(&s->watchers, 1);
 		mu__resp_status(rs, 429, "TooManyRequests", "too many watches (at most %d)", s->o.max_watchers);
@@ -281,6 +280,7 @@ void mu__do_watch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 	}
 	w->s = s;
 	w->rt = rt;
+	w->t = t;
 	w->fd = -1;
 	snprintf(w->ns, sizeof w->ns, "%s", rq->route.ns);
 	if (mu__filter_init(&w->f, t, rq, rs) != MU_OK) {

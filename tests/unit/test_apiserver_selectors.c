@@ -12,7 +12,8 @@ static mu__obj_t *pod(void)
 			      "apiVersion", "v1", "kind", "Pod", "metadata", "name", "p1", "namespace", "ns1",
 			      "labels", "app", "web", "tier", "front", "gen", "7", "spec", "nodeName", "n1",
 			      "schedulerName", "muster", "status", "phase", "Running");
-	mu__obj_t *o = mu__obj_new(MU__RT_PODS, j, 5);
+	int n;
+	mu__obj_t *o = mu__obj_new(MU__RT_PODS, &mu__rtypes(&n)[MU__RT_PODS], j, 5);
 	json_decref(j);
 	return o;
 }

@@ -31,7 +31,7 @@ static int del_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 
 static mu__store_t *open_store(int ring)
 {
-	mu__store_opts_t o = {dir, ring, 0};
+	mu__store_opts_t o = {dir, ring, 0, NULL};
 	mu__store_t *st = NULL;
 	char err[256];
 	if (mu__store_open(&o, &st, err, sizeof err) != MU_OK)
@@ -190,7 +190,7 @@ static void test_tx(mu_t_t *t)
 static void test_second_server(mu_t_t *t)
 {
 	mu__store_t *a = open_store(10);
-	mu__store_opts_t o = {dir, 10, 0};
+	mu__store_opts_t o = {dir, 10, 0, NULL};
 	mu__store_t *b = NULL;
 	char err[256] = "";
 	int rc = mu__store_open(&o, &b, err, sizeof err);

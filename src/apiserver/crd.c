@@ -1,0 +1,754 @@
+/*
+ * crd.c - CustomResourceDefinitions and the structural schemas of the
+ * custom types they make, as kube-apiserver's apiextensions does it:
+ *
+ *   - a CRD is checked (names, group, scope, versions, one storage
+ *     version, a structural openAPIV3Schema per version) and gets the
+ *     status its controllers would write (NamesAccepted, Established,
+ *     acceptedNames, storedVersions);
+ *   - a custom object is pruned of the fields its schema does not specify
+ *     (unless x-kubernetes-preserve-unknown-fields; apiVersion, kind and
+ *     metadata are kept at the root and in x-kubernetes-embedded-resource
+ *     objects), nulls of non-nullable fields are dropped, defaults filled;
+ *   - then validated: type (x-kubernetes-int-or-string, nullable),
+ *     required, enum, minimum/maximum (exclusive), minLength/maxLength,
+ *     pattern, min/maxItems, min/maxProperties, x-kubernetes-list-type
+ *     set and map, allOf/anyOf/oneOf/not.
+ *
+ * Not evaluated: x-kubernetes-validations (CEL rules), format, and
+ * multipleOf; patterns are POSIX extended regular expressions (RE2's
+ * common subset), and a pattern POSIX cannot compile, longer than 1,024
+ * bytes or with back-references is not checked.
+ * Every walk is bounded by the object's (or schema's) size and by
+ * MU__MAX_DEPTH levels.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/crd.h"
+
+#define REQ "FieldValueRequired"
+#define INV "FieldValueInvalid"
+#define TYP "FieldValueTypeInvalid"
+#define UNS "FieldValueNotSupported"
+#define DUP "FieldValueDuplicate"
+#define LONG "FieldValueTooLong"
+#define MANY "FieldValueTooMany"
+#define FORB "FieldValueForbidden"
+
+/* --- paths and values --------------------------------------------------- */
+
+typedef struct path {
+	char b[512];
+	size_t n;
+} path_t;
+
+/* Appends ".key" (or "key" at the root) or "[i]"; returns the old length. */
+static size_t push_key(path_t *p, const char *k)
+{
+	size_t was = p->n;
+	int w = snprintf(p->b + p->n, sizeof p->b - p->n, "%s%s", p->n ? "." : "", k);
+	if (w > 0 && (size_t)w < sizeof p->b - p->n)
+		p->n += (size_t)w;
+	p->b[p->n] = '\0';
+	return was;
+}
+
+static size_t push_idx(path_t *p, size_t i)
+{
+	size_t was = p->n;
+	int w = snprintf(p->b + p->n, sizeof p->b - p->n, "[%zu]", i);
+	if (w > 0 && (size_t)w < sizeof p->b - p->n)
+		p->n += (size_t)w;
+	p->b[p->n] = '\0';
+	return was;
+}
+
+static void pop(path_t *p, size_t was)
+{
+	p->n = was;
+	p->b[was] = '\0';
+}
+
+/* A value as kube-apiserver quotes it in messages: strings quoted, the
+ * rest as JSON, cut to fit buf. */
+static const char *show(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v)) {
+		snprintf(buf, len, "\"%.100s\"", json_string_value(v));
+		return buf;
+	}
+	char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	snprintf(buf, len, "%.100s", t ? t : "null");
+	free(t);
+	return buf;
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "object";
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_INTEGER: return "integer";
+	case JSON_REAL: return "number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "boolean";
+	default: return "null";
+	}
+}
+
+static bool flag(const json_t *s, const char *k)
+{
+	return json_is_true(json_object_get(s, k));
+}
+
+/* --- pruning and defaults ----------------------------------------------- */
+
+typedef struct prune_ctx {
+	bool prune;
+	mu__unknown_t *u;
+} prune_ctx_t;
+
+static void note(mu__unknown_t *u, const char *path)
+{
+	size_t l = strlen(u->text);
+	if (l + 40 < sizeof u->text)
+		snprintf(u->text + l, sizeof u->text - l, "%sunknown field \"%s\"", u->n ? ", " : "", path);
+	u->n++;
+}
+
+static void prune_value(prune_ctx_t *c, json_t *v, const json_t *s, path_t *p, int depth, bool root);
+
+/* The schema of key k of an object whose schema is s: its property, or
+ * additionalProperties; *keep is set when anything goes (no schema). */
+static const json_t *child_schema(const json_t *s, const char *k, bool *keep)
+{
+	const json_t *props = json_object_get(s, "properties");
+	const json_t *sub = json_object_get(props, k);
+	*keep = false;
+	if (sub)
+		return sub;
+	const json_t *ap = json_object_get(s, "additionalProperties");
+	if (json_is_object(ap))
+		return ap;
+	*keep = json_is_true(ap) || flag(s, "x-kubernetes-preserve-unknown-fields");
+	return NULL;
+}
+
+static void prune_object(prune_ctx_t *c, json_t *v, const json_t *s, path_t *p, int depth, bool root)
+{
+	bool embedded = root || flag(s, "x-kubernetes-embedded-resource");
+	const char *k;
+	json_t *it, *tmp;
+	json_object_foreach_safe(v, tmp, k, it) {
+		if (embedded && (!strcmp(k, "apiVersion") || !strcmp(k, "kind") || !strcmp(k, "metadata")))
+			continue;
+		bool keep;
+		const json_t *sub = child_schema(s, k, &keep);
+		if (sub && json_is_null(it) && !flag(sub, "nullable")) {
+			json_object_del(v, k); /* a null of a non-nullable field is dropped, then defaulted */
+		} else if (!sub && !keep) {
+			size_t was = push_key(p, k);
+			note(c->u, p->b);
+			pop(p, was);
+			if (c->prune)
+				json_object_del(v, k);
+		}
+	}
+	json_t *pv;
+	json_object_foreach(json_object_get(s, "properties"), k, pv) {
+		json_t *d = json_object_get(pv, "default");
+		if (d && !json_object_get(v, k))
+			json_object_set_new(v, k, json_deep_copy(d));
+	}
+	json_object_foreach(v, k, it) {
+		if (embedded && (!strcmp(k, "apiVersion") || !strcmp(k, "kind") || !strcmp(k, "metadata")))
+			continue;
+		bool keep;
+		const json_t *sub = child_schema(s, k, &keep);
+		if (sub) {
+			size_t was = push_key(p, k);
+			prune_value(c, it, sub, p, depth + 1, false);
+			pop(p, was);
+		}
+	}
+}
+
+static void prune_value(prune_ctx_t *c, json_t *v, const json_t *s, path_t *p, int depth, bool root)
+{
+	if (!json_is_object(s) || depth > MU__MAX_DEPTH)
+		return;
+	if (json_is_object(v)) {
+		prune_object(c, v, s, p, depth, root);
+	} else if (json_is_array(v)) {
+		const json_t *items = json_object_get(s, "items");
+		size_t i;
+		json_t *it;
+		json_array_foreach(v, i, it) {
+			size_t was = push_idx(p, i);
+			prune_value(c, it, items, p, depth + 1, false);
+			pop(p, was);
+		}
+	}
+}
+
+void mu__crd_prune(const mu__crdtype_t *c, int vi, json_t *obj, bool prune, mu__unknown_t *u)
+{
+	memset(u, 0, sizeof *u);
+	if (vi < 0 || vi >= c->nver || !c->v[vi].schema)
+		return;
+	prune_ctx_t pc = {prune, u};
+	path_t p = {"", 0};
+	prune_value(&pc, obj, c->v[vi].schema, &p, 0, true);
+}
+
+/* --- validation --------------------------------------------------------- */
+
+static void check(const json_t *v, const json_t *s, path_t *p, int depth, bool root, mu__verr_t *e);
+
+static bool type_ok(const json_t *v, const json_t *s)
+{
+	if (flag(s, "x-kubernetes-int-or-string"))
+		return json_is_integer(v) || json_is_string(v);
+	const char *ty = json_string_value(json_object_get(s, "type"));
+	if (!ty || !*ty)
+		return true;
+	if (!strcmp(ty, "object"))
+		return json_is_object(v);
+	if (!strcmp(ty, "array"))
+		return json_is_array(v);
+	if (!strcmp(ty, "string"))
+		return json_is_string(v);
+	if (!strcmp(ty, "integer"))
+		return json_is_integer(v) || (json_is_real(v) && json_real_value(v) == (double)(long long)json_real_value(v));
+	if (!strcmp(ty, "number"))
+		return json_is_number(v);
+	if (!strcmp(ty, "boolean"))
+		return json_is_boolean(v);
+	return true;
+}
+
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void check_string(const char *sv, const json_t *v, const json_t *s, path_t *p, mu__verr_t *e)
+{
+	char vb[128];
+	const json_t *mx = json_object_get(s, "maxLength"), *mn = json_object_get(s, "minLength");
+	size_t len = utf8_len(sv);
+	if (json_is_integer(mx) && (json_int_t)len > json_integer_value(mx))
+		mu__verr_add(e, p->b, LONG, "Too long: may not be longer than %lld", (long long)json_integer_value(mx));
+	if (json_is_integer(mn) && (json_int_t)len < json_integer_value(mn))
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should be at least %lld chars long",
+			     show(v, vb, sizeof vb), p->b, (long long)json_integer_value(mn));
+	const char *pat = json_string_value(json_object_get(s, "pattern"));
+	regex_t re;
+	/* back-references can make POSIX matching exponential: not checked */
+	bool backref = false;
+	for (const char *q = pat; q && *q && !backref; q++)
+		backref = q[0] == '\\' && q[1] >= '1' && q[1] <= '9';
+	if (pat && !backref && strlen(pat) <= 1024 && strlen(sv) < 65536 &&
+	    regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) == 0) {
+		if (regexec(&re, sv, 0, NULL, 0) != 0)
+			mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should match '%.200s'",
+				     show(v, vb, sizeof vb), p->b, pat);
+		regfree(&re);
+	}
+}
+
+static void check_number(const json_t *v, const json_t *s, path_t *p, mu__verr_t *e)
+{
+	char vb[128];
+	double x = json_number_value(v);
+	const json_t *mx = json_object_get(s, "maximum"), *mn = json_object_get(s, "minimum");
+	bool xmax = flag(s, "exclusiveMaximum"), xmin = flag(s, "exclusiveMinimum");
+	if (json_is_number(mx) && (xmax ? x >= json_number_value(mx) : x > json_number_value(mx)))
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should be less than %s%g",
+			     show(v, vb, sizeof vb), p->b, xmax ? "" : "or equal to ", json_number_value(mx));
+	if (json_is_number(mn) && (xmin ? x <= json_number_value(mn) : x < json_number_value(mn)))
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should be greater than %s%g",
+			     show(v, vb, sizeof vb), p->b, xmin ? "" : "or equal to ", json_number_value(mn));
+}
+
+/* Whether list items a and b have equal values for every map key. */
+static bool same_keys(const json_t *a, const json_t *b, const json_t *keys)
+{
+	size_t i;
+	json_t *k;
+	json_array_foreach(keys, i, k) {
+		const char *kn = json_string_value(k);
+		if (!kn || !json_equal(json_object_get(a, kn), json_object_get(b, kn)))
+			return false;
+	}
+	return true;
+}
+
+static void check_array(const json_t *v, const json_t *s, path_t *p, int depth, mu__verr_t *e)
+{
+	char vb[128];
+	size_t n = json_array_size(v);
+	const json_t *mx = json_object_get(s, "maxItems"), *mn = json_object_get(s, "minItems");
+	if (json_is_integer(mx) && (json_int_t)n > json_integer_value(mx))
+		mu__verr_add(e, p->b, MANY, "Too many: %zu: must have at most %lld items", n,
+			     (long long)json_integer_value(mx));
+	if (json_is_integer(mn) && (json_int_t)n < json_integer_value(mn))
+		mu__verr_add(e, p->b, INV, "Invalid value: %zu: %s in body should have at least %lld items", n, p->b,
+			     (long long)json_integer_value(mn));
+	const char *lt = json_string_value(json_object_get(s, "x-kubernetes-list-type"));
+	const json_t *keys = json_object_get(s, "x-kubernetes-list-map-keys");
+	bool set = lt && !strcmp(lt, "set"), map = lt && !strcmp(lt, "map") && json_array_size(keys);
+	for (size_t i = 0; (set || map) && n <= 4096 && i < n; i++)
+		for (size_t j = 0; j < i; j++) {
+			const json_t *a = json_array_get(v, i), *b = json_array_get(v, j);
+			if (set ? json_equal(a, b) : same_keys(a, b, keys)) {
+				size_t was = push_idx(p, i);
+				mu__verr_add(e, p->b, DUP, "Duplicate value: %s", show(a, vb, sizeof vb));
+				pop(p, was);
+				break;
+			}
+		}
+	const json_t *items = json_object_get(s, "items");
+	size_t i;
+	json_t *it;
+	if (json_is_object(items))
+		json_array_foreach(v, i, it) {
+			size_t was = push_idx(p, i);
+			check(it, items, p, depth + 1, false, e);
+			pop(p, was);
+		}
+}
+
+static void check_object(const json_t *v, const json_t *s, path_t *p, int depth, bool root, mu__verr_t *e)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(s, "required"), i, r) {
+		const char *k = json_string_value(r);
+		if (k && !json_object_get(v, k)) {
+			size_t was = push_key(p, k);
+			mu__verr_add(e, p->b, REQ, "Required value");
+			pop(p, was);
+		}
+	}
+	const json_t *mx = json_object_get(s, "maxProperties"), *mn = json_object_get(s, "minProperties");
+	size_t n = json_object_size(v);
+	if (json_is_integer(mx) && (json_int_t)n > json_integer_value(mx))
+		mu__verr_add(e, p->b, MANY, "Too many: %zu: must have at most %lld items", n,
+			     (long long)json_integer_value(mx));
+	if (json_is_integer(mn) && (json_int_t)n < json_integer_value(mn))
+		mu__verr_add(e, p->b, INV, "Invalid value: %zu: %s in body should have at least %lld properties", n,
+			     p->b, (long long)json_integer_value(mn));
+	bool embedded = root || flag(s, "x-kubernetes-embedded-resource");
+	const char *k;
+	json_t *it;
+	json_object_foreach((json_t *)v, k, it) {
+		if (embedded && (!strcmp(k, "apiVersion") || !strcmp(k, "kind") || !strcmp(k, "metadata")))
+			continue;
+		bool keep;
+		const json_t *sub = child_schema(s, k, &keep);
+		if (sub) {
+			size_t was = push_key(p, k);
+			check(it, sub, p, depth + 1, false, e);
+			pop(p, was);
+		}
+	}
+}
+
+/* How many of the schemas in the array sub v satisfies. */
+static int passing(const json_t *v, const json_t *subs, path_t *p, int depth, int *total)
+{
+	int ok = 0;
+	size_t i;
+	json_t *sc;
+	*total = 0;
+	json_array_foreach(subs, i, sc) {
+		mu__verr_t tmp = {0};
+		check(v, sc, p, depth + 1, false, &tmp);
+		ok += tmp.n == 0;
+		(*total)++;
+	}
+	return ok;
+}
+
+static void check_combinators(const json_t *v, const json_t *s, path_t *p, int depth, mu__verr_t *e)
+{
+	size_t i;
+	json_t *sc;
+	json_array_foreach(json_object_get(s, "allOf"), i, sc)
+		check(v, sc, p, depth + 1, false, e);
+	int total, ok = passing(v, json_object_get(s, "anyOf"), p, depth, &total);
+	if (total && !ok)
+		mu__verr_add(e, p->b, INV, "Invalid value: \"\": %s in body must match at least one schema (anyOf)",
+			     p->b);
+	ok = passing(v, json_object_get(s, "oneOf"), p, depth, &total);
+	if (total && ok != 1)
+		mu__verr_add(e, p->b, INV, "Invalid value: \"\": %s in body must match exactly one schema (oneOf)",
+			     p->b);
+	const json_t *not = json_object_get(s, "not");
+	if (json_is_object(not)) {
+		mu__verr_t tmp = {0};
+		check(v, not, p, depth + 1, false, &tmp);
+		if (!tmp.n)
+			mu__verr_add(e, p->b, INV, "Invalid value: \"\": %s in body must not match the schema (not)",
+				     p->b);
+	}
+}
+
+static void check(const json_t *v, const json_t *s, path_t *p, int depth, bool root, mu__verr_t *e)
+{
+	char vb[128];
+	if (!json_is_object(s) || depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX)
+		return;
+	if (json_is_null(v)) {
+		if (!flag(s, "nullable") && json_object_get(s, "type"))
+			mu__verr_add(e, p->b, TYP, "Invalid value: \"null\": %s in body must be of type %s: \"null\"",
+				     p->b, json_string_value(json_object_get(s, "type")));
+		return;
+	}
+	if (!type_ok(v, s)) {
+		const char *want = flag(s, "x-kubernetes-int-or-string")
+					   ? "integer,string"
+					   : json_string_value(json_object_get(s, "type"));
+		mu__verr_add(e, p->b, TYP, "Invalid value: \"%s\": %s in body must be of type %s: %s", type_name(v),
+			     p->b, want, show(v, vb, sizeof vb));
+		return;
+	}
+	const json_t *en = json_object_get(s, "enum");
+	if (json_array_size(en)) {
+		bool found = false;
+		size_t i;
+		json_t *x;
+		json_array_foreach(en, i, x)
+			found = found || json_equal(x, v);
+		if (!found) {
+			char list[400] = "";
+			json_array_foreach(en, i, x) {
+				size_t l = strlen(list);
+				snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", show(x, vb, sizeof vb));
+			}
+			mu__verr_add(e, p->b, UNS, "Unsupported value: %s: supported values: %s",
+				     show(v, vb, sizeof vb), list);
+		}
+	}
+	if (json_is_string(v))
+		check_string(json_string_value(v), v, s, p, e);
+	else if (json_is_number(v))
+		check_number(v, s, p, e);
+	else if (json_is_array(v))
+		check_array(v, s, p, depth, e);
+	else if (json_is_object(v))
+		check_object(v, s, p, depth, root, e);
+	check_combinators(v, s, p, depth, e);
+}
+
+void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, mu__verr_t *e)
+{
+	if (vi < 0 || vi >= c->nver || !c->v[vi].schema)
+		return;
+	path_t p = {"", 0};
+	check(obj, c->v[vi].schema, &p, 0, true, e);
+}
+
+/* --- structural schemas ------------------------------------------------- */
+
+static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__verr_t *e)
+{
+	if (depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX)
+		return;
+	if (!json_is_object(s)) {
+		mu__verr_add(e, p->b, INV, "Invalid value: must be a schema object");
+		return;
+	}
+	static const char *const forbidden[] = {"$ref", "$schema", "definitions", "dependencies", "id",
+						"patternProperties", "additionalItems"};
+	for (size_t i = 0; i < sizeof forbidden / sizeof *forbidden; i++)
+		if (json_object_get(s, forbidden[i])) {
+			size_t was = push_key(p, forbidden[i]);
+			mu__verr_add(e, p->b, FORB, "Forbidden: %s is not supported", forbidden[i]);
+			pop(p, was);
+		}
+	if (flag(s, "uniqueItems")) {
+		size_t was = push_key(p, "uniqueItems");
+		mu__verr_add(e, p->b, FORB, "Forbidden: uniqueItems cannot be set to true since the runtime "
+			     "complexity becomes quadratic");
+		pop(p, was);
+	}
+	const json_t *ty = json_object_get(s, "type");
+	bool ios = flag(s, "x-kubernetes-int-or-string"), pres = flag(s, "x-kubernetes-preserve-unknown-fields");
+	if (ty && !json_is_string(ty)) {
+		size_t was = push_key(p, "type");
+		mu__verr_add(e, p->b, INV, "Invalid value: must be a string");
+		pop(p, was);
+	}
+	if (typed && !ios && !pres && (!json_is_string(ty) || !*json_string_value(ty))) {
+		size_t was = push_key(p, "type");
+		mu__verr_add(e, p->b, REQ, "Required value: must not be empty for specified object fields");
+		pop(p, was);
+	}
+	if (json_object_get(s, "properties") && json_is_object(json_object_get(s, "additionalProperties")))
+		mu__verr_add(e, p->b, FORB, "Forbidden: additionalProperties and properties are mutual exclusive");
+	const char *k;
+	json_t *sub;
+	json_object_foreach(json_object_get(s, "properties"), k, sub) {
+		size_t was = push_key(p, "properties"), w2 = p->n;
+		(void)w2;
+		char key[300];
+		snprintf(key, sizeof key, "[%.280s]", k);
+		size_t l = strlen(p->b);
+		snprintf(p->b + l, sizeof p->b - l, "%s", key);
+		p->n = strlen(p->b);
+		schema_walk(sub, p, depth + 1, typed, e);
+		pop(p, was);
+	}
+	static const char *const one[] = {"items", "additionalProperties", "not"};
+	for (size_t i = 0; i < 3; i++) {
+		sub = json_object_get(s, one[i]);
+		if (json_is_object(sub)) {
+			size_t was = push_key(p, one[i]);
+			schema_walk(sub, p, depth + 1, typed && i < 2, e);
+			pop(p, was);
+		}
+	}
+	static const char *const many[] = {"allOf", "anyOf", "oneOf"};
+	for (size_t i = 0; i < 3; i++) {
+		size_t j;
+		json_array_foreach(json_object_get(s, many[i]), j, sub) {
+			size_t was = push_key(p, many[i]);
+			push_idx(p, j);
+			schema_walk(sub, p, depth + 1, false, e);
+			pop(p, was);
+		}
+	}
+}
+
+void mu__crd_check_schema(const json_t *schema, const char *path, mu__verr_t *e)
+{
+	path_t p;
+	snprintf(p.b, sizeof p.b, "%s", path);
+	p.n = strlen(p.b);
+	schema_walk(schema, &p, 0, true, e);
+	const char *ty = json_string_value(json_object_get(schema, "type"));
+	if (json_is_object(schema) && (!ty || strcmp(ty, "object"))) {
+		size_t was = push_key(&p, "type");
+		mu__verr_add(e, p.b, INV, "Invalid value: \"%s\": must be object at the root", ty ? ty : "");
+		pop(&p, was);
+	}
+}
+
+/* --- the CRD itself ----------------------------------------------------- */
+
+static void check_names(const json_t *names, mu__verr_t *e)
+{
+	static const char *const label[] = {"plural", "singular"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = json_string_value(json_object_get(names, label[i]));
+		char f[64];
+		snprintf(f, sizeof f, "spec.names.%s", label[i]);
+		if (!v || !*v) {
+			if (!i)
+				mu__verr_add(e, f, REQ, "Required value");
+		} else if (!mu__valid_dns_label(v)) {
+			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": a lowercase RFC 1123 label must consist of "
+				     "lower case alphanumeric characters or '-', and must start and end with an "
+				     "alphanumeric character", v);
+		}
+	}
+	const char *kind = json_string_value(json_object_get(names, "kind"));
+	if (!kind || !*kind)
+		mu__verr_add(e, "spec.names.kind", REQ, "Required value");
+	const char *lk = json_string_value(json_object_get(names, "listKind"));
+	if (lk && kind && !strcmp(lk, kind))
+		mu__verr_add(e, "spec.names.listKind", INV, "Invalid value: \"%.100s\": kind and listKind may not "
+			     "be the same", lk);
+}
+
+static void check_versions(const json_t *vers, mu__verr_t *e)
+{
+	size_t i, j;
+	json_t *v, *w;
+	int storage = 0;
+	if (!json_array_size(vers))
+		mu__verr_add(e, "spec.versions", INV, "Invalid value: null: must have exactly one version marked as "
+			     "storage version");
+	json_array_foreach(vers, i, v) {
+		char f[160];
+		const char *nm = json_string_value(json_object_get(v, "name"));
+		snprintf(f, sizeof f, "spec.versions[%zu].name", i);
+		if (!nm || !mu__valid_dns_label(nm))
+			mu__verr_add(e, f, INV, "Invalid value: \"%.60s\": a DNS-1035 label must consist of lower case "
+				     "alphanumeric characters or '-'", nm ? nm : "");
+		json_array_foreach(vers, j, w)
+			if (j < i && nm && json_string_value(json_object_get(w, "name")) &&
+			    !strcmp(nm, json_string_value(json_object_get(w, "name"))))
+				mu__verr_add(e, f, DUP, "Duplicate value: \"%.60s\"", nm);
+		storage += json_is_true(json_object_get(v, "storage"));
+		const json_t *sc = mu__jget(v, "schema.openAPIV3Schema");
+		snprintf(f, sizeof f, "spec.versions[%zu].schema.openAPIV3Schema", i);
+		if (!sc)
+			mu__verr_add(e, f, REQ, "Required value: schemas are required");
+		else
+			mu__crd_check_schema(sc, f, e);
+	}
+	if (json_array_size(vers) && storage != 1)
+		mu__verr_add(e, "spec.versions", INV, "Invalid value: must have exactly one version marked as storage "
+			     "version");
+}
+
+void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	const json_t *spec = json_object_get(obj, "spec");
+	const char *g = json_string_value(json_object_get(spec, "group"));
+	const char *plural = mu__jstr(spec, "names.plural");
+	const char *name = mu__jstr(obj, "metadata.name");
+	if (!g || !*g)
+		mu__verr_add(e, "spec.group", REQ, "Required value");
+	else if (!mu__valid_dns_subdomain(g) || !strchr(g, '.'))
+		mu__verr_add(e, "spec.group", INV, "Invalid value: \"%.100s\": should be a domain with at least one dot",
+			     g);
+	check_names(json_object_get(spec, "names"), e);
+	char want[600];
+	snprintf(want, sizeof want, "%s.%s", plural ? plural : "", g ? g : "");
+	if (name && plural && g && strcmp(name, want))
+		mu__verr_add(e, "metadata.name", INV, "Invalid value: \"%.100s\": must be spec.names.plural+\".\"+spec.group",
+			     name);
+	const char *scope = json_string_value(json_object_get(spec, "scope"));
+	if (!scope || (strcmp(scope, "Namespaced") && strcmp(scope, "Cluster")))
+		mu__verr_add(e, "spec.scope", UNS, "Unsupported value: \"%.60s\": supported values: \"Cluster\", "
+			     "\"Namespaced\"", scope ? scope : "");
+	if (json_array_size(json_object_get(spec, "versions")) > MU__CRD_VERSIONS)
+		mu__verr_add(e, "spec.versions", MANY, "Too many: muster up serves at most %d versions of a CRD",
+			     MU__CRD_VERSIONS);
+	check_versions(json_object_get(spec, "versions"), e);
+	if (old) {
+		const json_t *os = json_object_get(old, "spec");
+		if (!json_equal(json_object_get(os, "scope"), json_object_get(spec, "scope")))
+			mu__verr_add(e, "spec.scope", INV, "Invalid value: \"%.60s\": field is immutable",
+				     scope ? scope : "");
+		if (!json_equal(mu__jget(os, "names.kind"), mu__jget(spec, "names.kind")))
+			mu__verr_add(e, "spec.names.kind", INV, "Invalid value: field is immutable in muster up");
+	}
+}
+
+void mu__crd_status(json_t *obj, const json_t *old)
+{
+	json_t *st = json_object();
+	json_t *stored = json_array();
+	size_t i;
+	json_t *v;
+	json_array_foreach(mu__jget(old, "status.storedVersions"), i, v)
+		json_array_append(stored, v);
+	json_array_foreach(mu__jget(obj, "spec.versions"), i, v) {
+		if (!json_is_true(json_object_get(v, "storage")))
+			continue;
+		bool have = false;
+		size_t j;
+		json_t *w;
+		json_array_foreach(stored, j, w)
+			have = have || json_equal(w, json_object_get(v, "name"));
+		if (!have)
+			json_array_append(stored, json_object_get(v, "name"));
+	}
+	json_t *names = json_deep_copy(mu__jget(obj, "spec.names"));
+	if (names && !json_object_get(names, "singular") && json_string_value(json_object_get(names, "kind"))) {
+		char lower[256];
+		snprintf(lower, sizeof lower, "%s", json_string_value(json_object_get(names, "kind")));
+		for (char *q = lower; *q; q++)
+			if (*q >= 'A' && *q <= 'Z')
+				*q = (char)(*q - 'A' + 'a');
+		json_object_set_new(names, "singular", json_string(lower));
+	}
+	if (names && !json_object_get(names, "listKind") && json_string_value(json_object_get(names, "kind")))
+		json_object_set_new(names, "listKind",
+				    json_sprintf("%sList", json_string_value(json_object_get(names, "kind"))));
+	json_object_set_new(st, "acceptedNames", names ? names : json_object());
+	json_object_set_new(st, "storedVersions", stored);
+	json_object_set_new(obj, "status", st);
+	/* the conditions keep their transition time from the stored version */
+	const char *since = NULL;
+	size_t j;
+	json_t *c;
+	json_array_foreach(mu__jget(old, "status.conditions"), j, c)
+		if (json_string_value(json_object_get(c, "lastTransitionTime")))
+			since = json_string_value(json_object_get(c, "lastTransitionTime"));
+	char ts[40];
+	if (!since) {
+		mu__rfc3339_format(mu__now_s() * 1000000, false, ts, sizeof ts);
+		since = ts;
+	}
+	json_object_set_new(st, "conditions",
+			    json_pack("[{s:s, s:s, s:s, s:s, s:s}, {s:s, s:s, s:s, s:s, s:s}]", "type", "NamesAccepted",
+				      "status", "True", "lastTransitionTime", since, "reason", "NoConflicts", "message",
+				      "no conflicts found", "type", "Established", "status", "True",
+				      "lastTransitionTime", since, "reason", "InitialNamesAccepted", "message",
+				      "the initial names have been accepted"));
+}
+
+/* --- tables ------------------------------------------------------------- */
+
+/* The value at a simple JSONPath (".a.b", ".a[0].b") of obj, or NULL. */
+static const json_t *jsonpath(const json_t *obj, const char *jp)
+{
+	const json_t *v = obj;
+	const char *q = jp;
+	while (v && *q) {
+		if (*q == '.') {
+			q++;
+			char key[128];
+			size_t n = strcspn(q, ".[");
+			if (n >= sizeof key)
+				return NULL;
+			memcpy(key, q, n);
+			key[n] = '\0';
+			v = json_object_get(v, key);
+			q += n;
+		} else if (*q == '[') {
+			char *end;
+			long i = strtol(q + 1, &end, 10);
+			if (*end != ']' || i < 0)
+				return NULL;
+			v = json_array_get(v, (size_t)i);
+			q = end + 1;
+		} else {
+			return NULL;
+		}
+	}
+	return v;
+}
+
+void mu__crd_row(const mu__crdtype_t *c, const json_t *obj, int64_t now, json_t *cells)
+{
+	for (int i = 0; i < c->t.ncols; i++) {
+		const char *jp = c->colpath[i];
+		if (i == 0) {
+			const char *nm = mu__jstr(obj, "metadata.name");
+			json_array_append_new(cells, json_string(nm ? nm : ""));
+			continue;
+		}
+		const json_t *v = jp ? jsonpath(obj, jp) : json_object_get(json_object_get(obj, "metadata"),
+									   "creationTimestamp");
+		if (!jp || !strcmp(jp, ".metadata.creationTimestamp") || !strcmp(c->t.cols[i].type, "date")) {
+			char buf[32] = "<unknown>";
+			int64_t t = mu__parse_rfc3339(json_string_value(v));
+			if (t >= 0)
+				mu__age(now - t, buf, sizeof buf);
+			json_array_append_new(cells, json_string(json_is_string(v) ? buf : "<unknown>"));
+		} else if (v && !json_is_object(v) && !json_is_array(v)) {
+			json_array_append_new(cells, json_deep_copy(v));
+		} else if (v) {
+			char *t = json_dumps(v, JSON_COMPACT);
+			json_array_append_new(cells, json_string(t ? t : ""));
+			free(t);
+		} else {
+			json_array_append_new(cells, json_null());
+		}
+	}
+	(void)now;
+}

@@ -1,0 +1,103 @@
+/*
+ * crd.h - CustomResourceDefinitions (apiextensions.k8s.io/v1): the types a
+ * CRD makes (crdreg.c, the registry of built-in and custom types the
+ * server serves) and the structural schemas their objects are pruned,
+ * defaulted and validated against (crd.c).
+ *
+ * A custom type's index (rt) is MU__RT_COUNT + its slot.  A slot, once
+ * given to a group/plural, keeps it for the server's life; a CRD update
+ * that changes what the type is (names, versions, schemas) publishes a new
+ * mu__crdtype_t in the slot and keeps the old one until the registry is
+ * freed, since readers hold pointers to it without locks.
+ */
+#ifndef MUSTER_APISERVER_CRD_H
+#define MUSTER_APISERVER_CRD_H
+
+#include <stdatomic.h>
+
+#include "apiserver/apiserver_int.h"
+#include "apiserver/schema.h"
+
+#define MU__CRD_MAX 256     /* custom types a server serves */
+#define MU__CRD_VERSIONS 8  /* versions of one CRD */
+#define MU__CRD_COLS 16     /* printer columns of one CRD */
+#define MU__CRD_FIELDS 8    /* selectable fields of one CRD */
+#define MU__RT_MAX (MU__RT_COUNT + MU__CRD_MAX)
+
+typedef struct mu__crdtype {
+	mu__rtype_t t;            /* t.ext points back here; strings point into crd */
+	json_t *crd;              /* the CRD as registered (owned, never changed) */
+	int nver, storage;        /* versions; the index of the storage version */
+	struct {
+		const char *name;
+		bool served;
+		const json_t *schema; /* openAPIV3Schema (borrowed from crd) */
+	} v[MU__CRD_VERSIONS];
+	const char *shortnames[3];
+	const char *categories[4];
+	mu__col_t cols[MU__CRD_COLS + 2];
+	const char *colpath[MU__CRD_COLS + 2]; /* JSONPath of each column, NULL for Name/Age */
+	const char *fields[MU__CRD_FIELDS + 1];
+	char fieldbuf[MU__CRD_FIELDS][128];
+	char listkind[128];
+	char singular[128];       /* spec.names.singular, else the kind in lower case */
+	atomic_bool served;       /* false once its CRD is deleted */
+	struct mu__crdtype *retired; /* older versions of this slot */
+} mu__crdtype_t;
+
+/* --- the registry (crdreg.c) -------------------------------------------- */
+
+typedef struct mu__types mu__types_t;
+
+int mu__types_new(mu__types_t **out);
+/* Frees every custom type: call after the store (whose objects point at
+ * them) is closed. */
+void mu__types_free(mu__types_t *r);
+/* The type of rt (built-in or custom), or NULL when rt is no type.  O(1). */
+const mu__rtype_t *mu__type(const mu__types_t *r, int rt);
+/* One past the highest rt in use (iterate and skip mu__type_served()). */
+int mu__types_end(const mu__types_t *r);
+/* Whether rt is served now (built-in types always are). */
+bool mu__type_served(const mu__types_t *r, int rt);
+/* The served type of group/version/plural (any served version of a CRD), or
+ * -1.  O(types). */
+int mu__type_find(const mu__types_t *r, const char *group, const char *version, const char *plural);
+/* The type stored under "group/plural" (the store's key), served or not,
+ * or -1. */
+int mu__type_by_res(const mu__types_t *r, const char *res);
+/* Serves the type a CRD object (borrowed; validated) defines; returns its rt,
+ * the built-in rt when the CRD names a type muster serves itself (its
+ * schema is then not used), or a negative error with a message (MU_ELIMIT
+ * past MU__CRD_MAX types). */
+int mu__types_put(mu__types_t *r, const json_t *crd, char *err, size_t errlen);
+/* Stops serving the custom type rt (its CRD is being deleted). */
+void mu__types_unserve(mu__types_t *r, int rt);
+/* The custom type behind t, or NULL for a built-in type. */
+const mu__crdtype_t *mu__crdtype(const mu__rtype_t *t);
+/* The index of version v of a custom type, or -1 when it is not served. */
+int mu__crd_version(const mu__crdtype_t *c, const char *v);
+
+/* --- CRDs and structural schemas (crd.c) -------------------------------- */
+
+/* Checks a CRD object as kube-apiserver's apiextensions validation does
+ * (names, group, scope, versions, exactly one storage version, a
+ * structural schema per version); old is the stored version on update. */
+void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e);
+/* A CRD's status as the apiextensions controllers set it: NamesAccepted
+ * and Established, acceptedNames, storedVersions (kept from old). */
+void mu__crd_status(json_t *obj, const json_t *old);
+/* Prunes obj (a custom object of version vi) of fields its schema does not
+ * know (unless x-kubernetes-preserve-unknown-fields), noting them in u, and
+ * fills defaults.  Bounded by the object's size and MU__MAX_DEPTH. */
+void mu__crd_prune(const mu__crdtype_t *c, int vi, json_t *obj, bool prune, mu__unknown_t *u);
+/* Validates obj against the schema of version vi (types, required, enum,
+ * bounds, lengths, patterns, list types); causes go to e. */
+void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, mu__verr_t *e);
+/* Checks that a schema is structural (every node has a type, or is
+ * x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields; no
+ * forbidden keywords); causes at path go to e. */
+void mu__crd_check_schema(const json_t *schema, const char *path, mu__verr_t *e);
+/* A table row for a custom object: Name, the printer columns, Age. */
+void mu__crd_row(const mu__crdtype_t *c, const json_t *obj, int64_t now, json_t *cells);
+
+#endif
