@@ -58,6 +58,7 @@ typedef struct mu__kpod {
 	mu_decision_t dev;      /* its devices (decided, or read back) */
 	bool evicting;          /* an eviction was sent */
 	char *msg;              /* the PodScheduled message last written */
+	json_t *labels;         /* metadata.labels (own ref), or NULL */
 	bool seen;              /* during a re-list */
 	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
 } mu__kpod_t;
@@ -114,6 +115,7 @@ struct mu__kgroup {
 	int64_t created_ms;
 	int64_t stale_since;    /* mono ms since it is a stale gang, or 0 */
 	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
+	bool pdb_set;           /* its engine job was given a budget (pdb.c) */
 };
 
 typedef struct mu__knode {
@@ -203,6 +205,7 @@ typedef struct mu__kd {
 	mu__kshapes_t shapes;
 	mu__kmap_t pods, groups, nodes;
 	mu__kmap_t mpgs, xpgs;  /* "ns/name" -> json_t PodGroup (owned ref) */
+	mu__kmap_t pdbs;        /* "ns/name" -> json_t PodDisruptionBudget (pdb.c) */
 	mu__kgroup_t **ej_group; /* engine job id -> group */
 	int32_t ej_cap;
 	mu__kgroup_t **dirty;   /* groups to sync before the next cycle */
@@ -363,6 +366,26 @@ void mu__kd_bind_or_hold(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_
  * moved on.  O(held x leaving). */
 void mu__kd_held_release(mu__kd_t *d);
 void mu__kd_release_free(mu__kd_t *d);
+
+/* --- pdb.c: PodDisruptionBudgets and the victim choice ------------------------ */
+
+/* A PodDisruptionBudget changed (deleted: it is gone); the groups of its
+ * namespace get their allowance again.  O(groups x their pods). */
+void mu__kd_pdb_event(mu__kd_t *d, json_t *obj, bool deleted);
+/* A re-list of PDBs starts: forgets them all (the list brings them back). */
+void mu__kd_pdb_forget(mu__kd_t *d);
+/* ... and ends: every group gets its allowance again.  O(groups x pods
+ * x PDBs). */
+void mu__kd_pdb_relisted(mu__kd_t *d);
+/* Tells the engine how many of g's pods the budgets covering them let go
+ * (the least status.disruptionsAllowed among the PDBs whose selector
+ * matches one of its pods; -1 when none does).  O(pods x PDBs); nothing
+ * without PDBs. */
+void mu__kd_pdb_group(mu__kd_t *d, mu__kgroup_t *g);
+/* Whether label selector sel (metav1.LabelSelector) matches labels; a
+ * NULL selector matches nothing, an empty one everything.  O(terms). */
+bool mu__kd_selector_match(const json_t *sel, const json_t *labels);
+void mu__kd_pdb_release(mu__kd_t *d);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

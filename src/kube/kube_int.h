@@ -117,6 +117,7 @@ typedef enum mu__kres {
 	MU__KR_XPGS,   /* scheduling.x-k8s.io PodGroups */
 	MU__KR_JOBS,
 	MU__KR_PODS,
+	MU__KR_PDBS,   /* policy/v1 PodDisruptionBudgets */
 	MU__KR_COUNT
 } mu__kres_t;
 

@@ -33,11 +33,13 @@ static const char *const paths[MU__KR_COUNT] = {
 	[MU__KR_XPGS] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
 	[MU__KR_JOBS] = "/apis/batch/v1/jobs",
 	[MU__KR_PODS] = "/api/v1/pods",
+	[MU__KR_PDBS] = "/apis/policy/v1/poddisruptionbudgets",
 };
 
 static const char *const names[MU__KR_COUNT] = {
 	"nodes", "noderesourcetopologies", "topologies", "queues",
 	"podgroups.muster.io", "podgroups.scheduling.x-k8s.io", "jobs", "pods",
+	"poddisruptionbudgets",
 };
 
 const char *mu__kres_path(mu__kres_t r) { return paths[r]; }

@@ -248,6 +248,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->xgroup_label);
 	free(p->an_node);
 	free(p->msg);
+	json_decref(p->labels);
 	free(p);
 }
 
@@ -344,6 +345,12 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	p->created_ms = in.created_ms;
 	p->started_ms = in.started_ms;
 	p->seen = true;
+	json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
+	if (!((!p->labels && !labels) || (p->labels && labels && json_equal(p->labels, labels)))) {
+		json_decref(p->labels);
+		p->labels = json_incref(labels);
+		live_changed += d->pdbs.n > 0; /* its budgets may differ */
+	}
 	if (p->node) {
 		mu__kdev_parse(obj, &p->dev);
 		if (p->an_node) { /* our bind went through */
@@ -846,6 +853,7 @@ void mu__kd_state_release(mu__kd_t *d)
 	mu__kmap_release(&d->groups);
 	mu__kmap_release(&d->nodes);
 	mu__kmap_release(&d->mpgs);
+	mu__kd_pdb_release(d);
 	mu__kmap_release(&d->xpgs);
 	mu__kshapes_release(&d->shapes);
 	json_decref(d->queue_objs);

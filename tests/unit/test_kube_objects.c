@@ -416,6 +416,39 @@ static void test_queue_and_map(mu_t_t *t)
 	mu__kmap_release(&m);
 }
 
+/* PDB label selectors: matchLabels and the four operators; a null
+ * selector matches nothing, an empty one everything (policy/v1). */
+static void test_selector(mu_t_t *t)
+{
+	json_t *l = json_pack("{s:s,s:s}", "app", "train", "tier", "gpu");
+	json_t *sel = json_loads("{\"matchLabels\":{\"app\":\"train\"},"
+				 "\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"In\","
+				 "\"values\":[\"gpu\",\"cpu\"]},{\"key\":\"x\",\"operator\":"
+				 "\"DoesNotExist\"}]}", 0, NULL);
+	CHECK(t, mu__kd_selector_match(sel, l));
+	json_object_set_new(l, "x", json_string("1"));
+	CHECK(t, !mu__kd_selector_match(sel, l)); /* DoesNotExist fails */
+	json_decref(sel);
+	sel = json_loads("{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"NotIn\","
+			 "\"values\":[\"gpu\"]}]}", 0, NULL);
+	CHECK(t, !mu__kd_selector_match(sel, l));
+	json_decref(sel);
+	sel = json_loads("{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"Exists\"}],"
+			 "\"matchLabels\":{\"app\":\"serve\"}}", 0, NULL);
+	CHECK(t, !mu__kd_selector_match(sel, l)); /* matchLabels differ */
+	json_decref(sel);
+	sel = json_loads("{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"Gt\","
+			 "\"values\":[\"0\"]}]}", 0, NULL);
+	CHECK(t, !mu__kd_selector_match(sel, l)); /* not a label selector operator */
+	json_decref(sel);
+	sel = json_object();
+	CHECK(t, mu__kd_selector_match(sel, l));
+	CHECK(t, mu__kd_selector_match(sel, NULL));
+	CHECK(t, !mu__kd_selector_match(NULL, l));
+	json_decref(sel);
+	json_decref(l);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -433,5 +466,6 @@ int main(void)
 	MU_RUN(&t, test_devices_and_times);
 	MU_RUN(&t, test_loader_kinds);
 	MU_RUN(&t, test_queue_and_map);
+	MU_RUN(&t, test_selector);
 	return mu_t_done(&t);
 }
