@@ -109,6 +109,7 @@ enum {
 	MU__RT_SERVICEACCOUNTS,
 	MU__RT_PRIORITYCLASSES,
 	MU__RT_CRDS,     /* apiextensions.k8s.io CustomResourceDefinitions (crd.c) */
+	MU__RT_PDBS,     /* policy/v1 PodDisruptionBudgets (podsub.c reads them) */
 	MU__RT_COUNT,
 };
 
@@ -286,6 +287,7 @@ void mu__validate_nrt(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_configmap(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_secret(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_priorityclass(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);

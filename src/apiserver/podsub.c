@@ -10,8 +10,14 @@
  * `binding` sets spec.nodeName and the PodScheduled condition (409 when the
  * pod is already bound, is being deleted or has scheduling gates, or when a
  * uid precondition fails); `eviction` marks the pod with a DisruptionTarget
- * condition and deletes it as DELETE would, in one transaction.  There are
- * no PodDisruptionBudgets, so an eviction is never refused with 429.
+ * condition and deletes it as DELETE would, in one transaction.  A
+ * policy/v1 PodDisruptionBudget of the pod's namespace whose selector
+ * matches the pod is checked first, as kube-apiserver's eviction REST does:
+ * with status.disruptionsAllowed 0 (or not written yet) the eviction is
+ * refused with 429, else the budget's allowance is decremented in the same
+ * transaction; more than one matching budget is a 500.  Nothing here
+ * computes disruptionsAllowed: that is the disruption controller's job,
+ * which muster up does not run (a client writes the status).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -594,6 +600,52 @@ static int disrupt_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
+/* The PodDisruptionBudget covering pod ns/name, into out: 1 when one
+ * does, 0 when none, -1 when more than one.  O(PDBs of the namespace). */
+static int pdb_of(mu_apiserver_t *s, const char *ns, const char *name, char *out, size_t len)
+{
+	mu__obj_t *po = mu__store_get(s->store, MU__RT_PODS, ns, name);
+	json_t *pod = po ? mu__obj_parse(po) : NULL;
+	mu__obj_unref(po);
+	if (!pod)
+		return 0;
+	const json_t *labels = mu__jget(pod, "metadata.labels");
+	mu__page_t pg;
+	int found = 0;
+	if (mu__store_list(s->store, MU__RT_PDBS, ns, NULL, 10000, NULL, NULL, &pg) == MU_OK) {
+		for (size_t i = 0; i < pg.n && found >= 0; i++) {
+			json_t *b = mu__obj_parse(pg.objs[i]);
+			if (b && mu_label_selector_match(mu__jget(b, "spec.selector"), labels)) {
+				found = found ? -1 : 1;
+				snprintf(out, len, "%s", pg.objs[i]->name);
+			}
+			json_decref(b);
+		}
+		mu__page_release(&pg);
+	}
+	json_decref(pod);
+	return found;
+}
+
+/* Takes one disruption from a budget; when it allows none, sets
+ * *(bool *)ctx and keeps it. */
+static int pdb_take_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	json_t *o = cur ? mu__obj_parse(cur) : NULL;
+	if (!o)
+		return MU_ENOENT;
+	json_t *st = json_object_get(o, "status");
+	json_int_t n = json_integer_value(json_object_get(st, "disruptionsAllowed"));
+	if (!json_is_object(st) || n < 1) {
+		json_decref(o);
+		*(bool *)ctx = true;
+		return MU__MUT_KEEP;
+	}
+	json_object_set_new(st, "disruptionsAllowed", json_integer(n - 1));
+	*out = o;
+	return MU__MUT_PUT;
+}
+
 void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
 {
 	int n;
@@ -618,12 +670,30 @@ void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, jso
 	int64_t grace = json_is_integer(g) && json_integer_value(g) >= 0 ? json_integer_value(g) : -1;
 	del_ctx_t dc = {grace, mu__jstr(body, "deleteOptions.preconditions.uid"),
 			mu__jstr(body, "deleteOptions.preconditions.resourceVersion"), ""};
+	char pdb[300] = "";
+	int npdb = pdb_of(s, rq->route.ns, rq->route.name, pdb, sizeof pdb);
+	if (npdb < 0) {
+		mu__resp_status(rs, 500, "InternalError", "This pod has more than one PodDisruptionBudget, "
+				"which the eviction subresource does not support.");
+		return;
+	}
 	mu__wtx_t *tx;
 	mu__store_begin(s->store, &tx);
+	/* the budget first: a refusal changes nothing */
+	bool refused = false;
+	int rc = npdb ? mu__store_apply(tx, MU__RT_PDBS, rq->route.ns, pdb, pdb_take_fn, &refused,
+					rq->q.dry_run, NULL) : MU_OK;
+	if (refused) {
+		mu__store_commit(tx);
+		mu__resp_status(rs, 429, "TooManyRequests", "Cannot evict pod as it would violate the pod's "
+				"disruption budget.");
+		return;
+	}
 	/* the preconditions are checked by the first step, so the second,
 	 * which sees the first's new version, cannot fail on them */
-	int rc = mu__store_apply(tx, MU__RT_PODS, rq->route.ns, rq->route.name, disrupt_fn, &dc,
-				 rq->q.dry_run, NULL);
+	if (rc >= 0)
+		rc = mu__store_apply(tx, MU__RT_PODS, rq->route.ns, rq->route.name, disrupt_fn, &dc,
+				     rq->q.dry_run, NULL);
 	bool was_deleting = rc == MU__MUT_KEEP;
 	del_ctx_t plain = {grace, NULL, NULL, ""};
 	if (rc >= 0 && !was_deleting && !rq->q.dry_run)

@@ -191,6 +191,26 @@ static void row_priorityclass(const json_t *o, int64_t now, json_t *cells)
 	cell_str(cells, mu__jstr(o, "preemptionPolicy"));
 }
 
+/* minAvailable / maxUnavailable: an integer or a percentage, else N/A. */
+static void cell_intstr(json_t *cells, const json_t *v)
+{
+	char buf[32];
+	if (json_is_integer(v))
+		snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+	else
+		snprintf(buf, sizeof buf, "%.30s", json_is_string(v) ? json_string_value(v) : "N/A");
+	cell_str(cells, buf);
+}
+
+static void row_pdb(const json_t *o, int64_t now, json_t *cells)
+{
+	cell_str(cells, mu__jstr(o, "metadata.name"));
+	cell_intstr(cells, mu__jget(o, "spec.minAvailable"));
+	cell_intstr(cells, mu__jget(o, "spec.maxUnavailable"));
+	cell_i(cells, json_integer_value(mu__jget(o, "status.disruptionsAllowed")));
+	cell_age(cells, o, "metadata.creationTimestamp", now);
+}
+
 /* Job status word as kubectl 1.32 prints it. */
 static const char *job_status(const json_t *o)
 {
@@ -400,6 +420,11 @@ static const mu__col_t priorityclass_cols[] = {
 	{"Global-Default", "boolean", "", "Whether pods without a class get this one.", 0}, AGECOL,
 	{"PreemptionPolicy", "string", "", "Whether its pods may preempt.", 0},
 };
+static const mu__col_t pdb_cols[] = {
+	NAMECOL, {"Min Available", "string", "", "Pods that must stay available.", 0},
+	{"Max Unavailable", "string", "", "Pods that may be unavailable.", 0},
+	{"Allowed Disruptions", "integer", "", "Evictions allowed now.", 0}, AGECOL,
+};
 static const mu__col_t lease_cols[] = {
 	NAMECOL, {"Holder", "string", "", "Who holds the lease.", 0}, AGECOL,
 };
@@ -542,6 +567,9 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 	[MU__RT_CRDS] = {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
 			 "CustomResourceDefinition", {"crd", "crds"}, false, true, true, MU__SUB_STATUS, NULL, crd_cols,
 			 N(crd_cols), row_crd, mu__validate_crd, NULL, MU__NAME_SUBDOMAIN},
+	[MU__RT_PDBS] = {"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
+			 {"pdb"}, true, true, true, MU__SUB_STATUS, NULL, pdb_cols, N(pdb_cols), row_pdb,
+			 mu__validate_pdb, NULL, MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

@@ -127,6 +127,28 @@ void mu__defaults_priorityclass(json_t *obj)
 		json_object_set_new(obj, "preemptionPolicy", json_string("PreemptLowerPriority"));
 }
 
+/* policy/v1 PodDisruptionBudget: minAvailable or maxUnavailable (not both),
+ * each a non-negative integer or a percentage. */
+void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	const json_t *min = mu__jget(obj, "spec.minAvailable"), *max = mu__jget(obj, "spec.maxUnavailable");
+	if (min && max)
+		mu__verr_add(e, "spec", INV, "Invalid value: minAvailable and maxUnavailable cannot be both set");
+	const json_t *v[2] = {min, max};
+	const char *f[2] = {"spec.minAvailable", "spec.maxUnavailable"};
+	for (int i = 0; i < 2; i++) {
+		const char *s = json_string_value(v[i]);
+		size_t n = s ? strlen(s) : 0;
+		if (v[i] && !(json_is_integer(v[i]) && json_integer_value(v[i]) >= 0) &&
+		    !(s && n > 1 && s[n - 1] == '%' && strspn(s, "0123456789") == n - 1))
+			mu__verr_add(e, f[i], INV, "Invalid value: must be a non-negative integer or a percentage");
+	}
+	const json_t *sel = mu__jget(obj, "spec.selector");
+	if (sel && !json_is_object(sel))
+		mu__verr_add(e, "spec.selector", INV, "Invalid value: must be a label selector");
+}
+
 void mu__validate_priorityclass(const json_t *obj, const json_t *old, mu__verr_t *e)
 {
 	const json_t *v = json_object_get(obj, "value");

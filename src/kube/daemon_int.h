@@ -382,9 +382,6 @@ void mu__kd_pdb_relisted(mu__kd_t *d);
  * matches one of its pods; -1 when none does).  O(pods x PDBs); nothing
  * without PDBs. */
 void mu__kd_pdb_group(mu__kd_t *d, mu__kgroup_t *g);
-/* Whether label selector sel (metav1.LabelSelector) matches labels; a
- * NULL selector matches nothing, an empty one everything.  O(terms). */
-bool mu__kd_selector_match(const json_t *sel, const json_t *labels);
 void mu__kd_pdb_release(mu__kd_t *d);
 
 /* --- rollback.c ---------------------------------------------------------------- */

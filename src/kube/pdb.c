@@ -18,57 +18,7 @@
 #include <string.h>
 
 #include "kube/daemon_int.h"
-
-/* Whether the string array vals holds s. */
-static bool in_values(const json_t *vals, const char *s)
-{
-	size_t i;
-	const json_t *v;
-	json_array_foreach(vals, i, v)
-		if (json_is_string(v) && s && !strcmp(json_string_value(v), s))
-			return true;
-	return false;
-}
-
-/* One matchExpressions term (In, NotIn, Exists, DoesNotExist); an unknown
- * operator matches nothing, as the API server would have refused it. */
-static bool expr_match(const json_t *x, const json_t *labels)
-{
-	const char *key = json_string_value(json_object_get(x, "key"));
-	const char *op = json_string_value(json_object_get(x, "operator"));
-	const json_t *vals = json_object_get(x, "values");
-	if (!key || !op)
-		return false;
-	const char *have = json_string_value(json_object_get(labels, key));
-	if (!strcmp(op, "In"))
-		return have && in_values(vals, have);
-	if (!strcmp(op, "NotIn"))
-		return !have || !in_values(vals, have);
-	if (!strcmp(op, "Exists"))
-		return have != NULL;
-	if (!strcmp(op, "DoesNotExist"))
-		return have == NULL;
-	return false;
-}
-
-bool mu__kd_selector_match(const json_t *sel, const json_t *labels)
-{
-	if (!json_is_object(sel))
-		return false;
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)json_object_get(sel, "matchLabels"), k, v) {
-		const char *have = json_string_value(json_object_get(labels, k));
-		if (!have || !json_is_string(v) || strcmp(have, json_string_value(v)))
-			return false;
-	}
-	size_t i;
-	const json_t *x;
-	json_array_foreach(json_object_get(sel, "matchExpressions"), i, x)
-		if (!expr_match(x, labels))
-			return false;
-	return true;
-}
+#include "muster/jpath.h"
 
 /* The allowance PDB `pdb` gives the pods it covers (disruptionsAllowed,
  * 0 when the controller has not written it yet, as the Eviction API
@@ -97,7 +47,7 @@ static void pdb_scan(void *arg, void *val)
 	const json_t *sel = json_object_get(json_object_get(pdb, "spec"), "selector");
 	for (int32_t i = 0; i < s->g->npods; i++) {
 		const mu__kpod_t *p = s->g->pods[i];
-		if (!mu__kd_selector_match(sel, p->labels))
+		if (!mu_label_selector_match(sel, p->labels))
 			continue;
 		int32_t a = pdb_allowed(pdb);
 		if (s->allowed < 0 || a < s->allowed)

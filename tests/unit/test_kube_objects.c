@@ -425,26 +425,26 @@ static void test_selector(mu_t_t *t)
 				 "\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"In\","
 				 "\"values\":[\"gpu\",\"cpu\"]},{\"key\":\"x\",\"operator\":"
 				 "\"DoesNotExist\"}]}", 0, NULL);
-	CHECK(t, mu__kd_selector_match(sel, l));
+	CHECK(t, mu_label_selector_match(sel, l));
 	json_object_set_new(l, "x", json_string("1"));
-	CHECK(t, !mu__kd_selector_match(sel, l)); /* DoesNotExist fails */
+	CHECK(t, !mu_label_selector_match(sel, l)); /* DoesNotExist fails */
 	json_decref(sel);
 	sel = json_loads("{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"NotIn\","
 			 "\"values\":[\"gpu\"]}]}", 0, NULL);
-	CHECK(t, !mu__kd_selector_match(sel, l));
+	CHECK(t, !mu_label_selector_match(sel, l));
 	json_decref(sel);
 	sel = json_loads("{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"Exists\"}],"
 			 "\"matchLabels\":{\"app\":\"serve\"}}", 0, NULL);
-	CHECK(t, !mu__kd_selector_match(sel, l)); /* matchLabels differ */
+	CHECK(t, !mu_label_selector_match(sel, l)); /* matchLabels differ */
 	json_decref(sel);
 	sel = json_loads("{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"Gt\","
 			 "\"values\":[\"0\"]}]}", 0, NULL);
-	CHECK(t, !mu__kd_selector_match(sel, l)); /* not a label selector operator */
+	CHECK(t, !mu_label_selector_match(sel, l)); /* not a label selector operator */
 	json_decref(sel);
 	sel = json_object();
-	CHECK(t, mu__kd_selector_match(sel, l));
-	CHECK(t, mu__kd_selector_match(sel, NULL));
-	CHECK(t, !mu__kd_selector_match(NULL, l));
+	CHECK(t, mu_label_selector_match(sel, l));
+	CHECK(t, mu_label_selector_match(sel, NULL));
+	CHECK(t, !mu_label_selector_match(NULL, l));
 	json_decref(sel);
 	json_decref(l);
 }
