@@ -801,6 +801,24 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 	return rc;
 }
 
+/* A workload group's part with fewer live pods than its own minimum (its
+ * controller has not made them yet), into msg; false when none.  Such a
+ * gang waits as one below its minMember does.  O(parts x n). */
+static bool part_short(const mu__kgroup_t *g, mu__kpod_t **live, int32_t n, char *msg, size_t len)
+{
+	for (int k = 0; g->wl && k < g->wl->nparts; k++) {
+		int32_t have = 0;
+		for (int32_t i = 0; i < n; i++)
+			have += live[i]->wl_part && !strcmp(live[i]->wl_part, g->wl->parts[k].name);
+		if (have < g->wl->parts[k].min) {
+			snprintf(msg, len, "%s has %d pods of its part %s, less than its minimum %d",
+				 g->wl_key, (int)have, g->wl->parts[k].name, (int)g->wl->parts[k].min);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The message of a gang that cannot be submitted yet, to its pods. */
 static void group_wait(mu__kd_t *d, mu__kgroup_t *g, const char *msg)
 {
@@ -843,6 +861,8 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 	} else if (g->kind == MU__KG_GANG && n < g->min_member && placed == 0) {
 		snprintf(msg, sizeof msg, "pod group %s/%s has %d pods, less than its minMember %d",
 			 g->ns, g->name, (int)n, (int)g->min_member);
+		group_wait(d, g, msg);
+	} else if (g->wl && placed == 0 && part_short(g, live, n, msg, sizeof msg)) {
 		group_wait(d, g, msg);
 	} else if (mu_engine_queue_find(d->e, q) < 0) {
 		snprintf(msg, sizeof msg, "queue %s does not exist", q);
