@@ -80,7 +80,8 @@ short() {
 	if [ "$(nbound)" -eq 0 ]; then ok; else bad "$1: $(nbound) pods bound while the gang was one short"; fi
 }
 done_kind() {
-	wait_for "$1-gang-bound" 100 allbound
+	wait_for "$1-gang-bound" 150 allbound ||
+		{ kc get pods -l app=kinds -o wide 2>&1 | head -8; tail -n 5 "$T/sched.log"; }
 	kc delete pods -l app=kinds --wait=false >/dev/null 2>&1
 	wait_for "$1-cleanup" 100 none
 }
