@@ -441,8 +441,9 @@ void mu__kd_pdb_release(mu__kd_t *d);
 /* A workload object of kind k changed (deleted: gone); its groups take
  * what it says.  O(groups). */
 void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted);
-/* Gives a new workload group what its object says, if it is known. */
-void mu__kd_wl_attach(mu__kd_t *d, mu__kgroup_t *g, const mu__kpod_t *p);
+/* Gives a workload group (g->wl_key set) what its object says, if it is
+ * known (before its sync; events.c). */
+void mu__kd_wl_attach(mu__kd_t *d, mu__kgroup_t *g);
 void mu__kd_wl_release(mu__kd_t *d);
 
 /* --- rollback.c ---------------------------------------------------------------- */

@@ -187,8 +187,11 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 			g->dirty = false;
 			if (g->kind == MU__KG_JOB)
 				mu__kd_job_sync(d, g, now);
-			else
+			else {
+				if (g->wl_key && !g->wl)
+					mu__kd_wl_attach(d, g);
 				mu__kd_group_sync(d, g, now);
+			}
 			mu__kd_pdb_group(d, g);
 			mu__kd_group_gc(d, g);
 		}

@@ -288,8 +288,8 @@ static void pod_regroup(mu__kd_t *d, mu__kpod_t *p)
 		mu__kgroup_t *g = mu__kd_group(d, key, kind, p->ns, gname);
 		if (!g)
 			return;
-		if (key[0] == 'w' && !g->wl_key)
-			mu__kd_wl_attach(d, g, p);
+		if (key[0] == 'w' && !g->wl_key && p->wl_key)
+			g->wl_key = strdup(p->wl_key); /* wl.c attaches its object */
 		if (!g->created_ms || (p->created_ms && p->created_ms < g->created_ms))
 			g->created_ms = p->created_ms;
 		group_add(g, p);
@@ -932,7 +932,6 @@ void mu__kd_state_release(mu__kd_t *d)
 	mu__kmap_release(&d->nodes);
 	mu__kmap_release(&d->mpgs);
 	mu__kd_pdb_release(d);
-	mu__kd_wl_release(d);
 	mu__kmap_release(&d->xpgs);
 	mu__kshapes_release(&d->shapes);
 	json_decref(d->queue_objs);

@@ -51,13 +51,12 @@ static int key_kind(const char *key)
 	return -1;
 }
 
-void mu__kd_wl_attach(mu__kd_t *d, mu__kgroup_t *g, const mu__kpod_t *p)
+void mu__kd_wl_attach(mu__kd_t *d, mu__kgroup_t *g)
 {
-	if (!p->wl_key || !(g->wl_key = strdup(p->wl_key)))
-		return;
-	int k = key_kind(g->wl_key);
-	if (k >= 0)
-		wl_apply(d, g, (mu__wlkind_t)k, mu__kmap_get(&d->wls, g->wl_key));
+	int k = g->wl_key ? key_kind(g->wl_key) : -1;
+	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
+	if (obj)
+		wl_apply(d, g, (mu__wlkind_t)k, obj);
 }
 
 typedef struct wscan {

@@ -49,6 +49,8 @@ for f in "$W"/crds/*.yaml; do
 	kc create -f "$f" >"$T/out" 2>&1 || { bad "CRD $(basename "$f"): $(head -c 300 "$T/out")"; }
 done
 ok
+# as on a real cluster: the scheduler starts once the kinds are served
+kc wait --for=condition=Established crd --all --timeout=60s >"$T/out" 2>&1 && ok || bad "CRDs not established: $(head -c 300 "$T/out")"
 "$M" scheduler --kubeconfig "$T/data/kubeconfig" --id k --lease-namespace default \
 	--metrics 127.0.0.1:0 --lease-duration 4 --retry-period 1 >"$T/sched.out" 2>>"$T/sched.log" &
 SPID=$!
