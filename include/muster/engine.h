@@ -349,6 +349,11 @@ typedef struct mu_reason {
 	int32_t topo_level;
 	int32_t topo_domains, topo_tried, topo_best;
 	int32_t topo_id;               /* the topology */
+	/* GANG, when part_needed > 0: the pod set (index) that could not
+	 * place its own minimum (a part of the gang), and the most of its
+	 * pods that fit. */
+	int32_t part, part_needed, part_fit;
+	mu_id_t part_job;              /* the job, to name the pod set */
 } mu_reason_t;
 
 typedef struct mu_decision {
@@ -608,5 +613,16 @@ int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset,
  * nothing changed.  O(resources + pending jobs of its queue). */
 int mu_engine_pod_unbind(mu_engine_t *e, mu_id_t job, int32_t podset,
 			 int32_t pod, mu_time_t now);
+
+/* How many of job's pods a disruption budget lets go now (a
+ * PodDisruptionBudget's status.disruptionsAllowed for the pods it
+ * covers), or -1 for no budget (the default).  Victims are then chosen
+ * with the fewest budget violations first, as kube-scheduler picks its
+ * preemption node: a victim violates when its eviction takes more pods
+ * than allowed (a whole job: its bound pods; a surplus pod: one).  Such a
+ * victim is still taken when nothing else makes room; the eviction itself
+ * then meets the budget (a 429 the caller retries).  MU_ENOENT: unknown
+ * job; MU_ERANGE: allowed < -1.  O(1). */
+int mu_engine_job_disruptions(mu_engine_t *e, mu_id_t job, int32_t allowed);
 
 #endif

@@ -273,6 +273,11 @@ typedef struct mu_pref_term {
 typedef struct mu_podset_spec {
 	const char *name;
 	int32_t replicas;       /* >= 1 */
+	int32_t min_member;     /* a part's own minimum: the gang starts only
+	                         * with at least this many of this set's pods
+	                         * (a JobSet's replicated job, a KAI SubGroup,
+	                         * a leader and its workers); 0 = none of its
+	                         * own, 0..replicas */
 	mu_res_t req;           /* per pod, request units (see resource.h) */
 	mu_ext_qty_t *ext;
 	size_t next;
@@ -316,7 +321,11 @@ typedef struct mu_job_spec {
 	bool never_preempt;    /* preemptionPolicy: Never: it starts without
 	                        * evicting anyone (no preemption, reclaim or
 	                        * consolidation is tried for it) */
-	int32_t min_member;    /* pods needed to start; 0 = all pods */
+	int32_t min_member;    /* pods needed to start; 0 = all pods, or when
+	                        * a pod set has a minimum of its own, the
+	                        * sum over pod sets of that minimum (or of
+	                        * all its pods if it has none); never less
+	                        * than the sum of the pod sets' minimums */
 	mu_podset_spec_t *podsets;
 	size_t npodsets;
 	mu_topo_req_t topo;    /* gang topology constraint; zeroed = none */

@@ -57,6 +57,12 @@ typedef struct mu_scenario_step {
 	size_t nfinish;
 	const char **remove_nodes; /* nodes removed just before the cycle */
 	size_t nremove_nodes;
+	/* disruptionsAllowed: per job, how many of its pods a disruption
+	 * budget lets go from this step on (-1: no budget), set before the
+	 * cycle (mu_engine_job_disruptions). */
+	const char **budget_jobs;
+	int32_t *budget_allowed;
+	size_t nbudgets;
 	int32_t cycles;        /* cycles to run (>= 1); expectations hold after each */
 	mu_expect_job_t *expect;
 	size_t nexpect;

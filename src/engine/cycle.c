@@ -433,15 +433,66 @@ void mu__txn_truncate(mu_engine_t *e, mu__job_t *j, int32_t keep)
 		mu__pod_release(e, j, e->txn[--e->ntxn], false);
 }
 
+bool mu__parts_ok(const mu_engine_t *e, const mu__job_t *j, mu_reason_t *r)
+{
+	if (!j->parts)
+		return true;
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		const mu__podset_t *ps = &j->podsets[p];
+		int32_t bound = 0;
+		for (int32_t i = 0; i < ps->replicas; i++)
+			bound += j->pods[ps->first + i].node >= 0;
+		if (bound >= ps->min_member)
+			continue;
+		if (r) {
+			r->part = p;
+			r->part_needed = ps->min_member;
+			r->part_fit = bound;
+			r->part_job = (mu_id_t)(j - e->jobs);
+		}
+		return false;
+	}
+	return true;
+}
+
+/* Places the first min_member pods of every part of j, then the rest, so
+ * that one part's surplus cannot take the room another part's minimum
+ * needs.  Returns pods placed or a negative error.  O(pods x nodes). */
+static int32_t place_parts(mu_engine_t *e, mu__job_t *j, mu_reason_t *r)
+{
+	int32_t placed = 0;
+	for (int32_t p = 0; p < j->npodsets; p++) {
+		const mu__podset_t *ps = &j->podsets[p];
+		if (!ps->min_member)
+			continue;
+		int32_t n = mu__place_range(e, j, ps->first, ps->first + ps->min_member, NULL, r);
+		if (n < 0)
+			return n;
+		placed += n;
+	}
+	int32_t n = mu__place_range(e, j, 0, j->npods, NULL, r);
+	return n < 0 ? n : placed + n;
+}
+
 /* Places as many unbound pods of j as fit, honouring its topology
- * constraint (topoplace.c).  Returns pods placed or a negative error. */
+ * constraint (topoplace.c) and placing its parts' minimums first.
+ * Returns pods placed or a negative error; *short_part is set when the
+ * count would do but a part is below its own minimum (r says which). */
 static int32_t job_place(mu_engine_t *e, mu__job_t *j, int32_t need,
-			 mu_reason_t *r)
+			 mu_reason_t *r, bool *short_part)
 {
 	e->ntxn = 0;
+	*short_part = false;
+	int32_t placed;
 	if (j->topo >= 0)
-		return mu__place_topo(e, j, need, r);
-	return mu__place_range(e, j, 0, mu__elastic_cap(e, j, need), NULL, r);
+		placed = mu__place_topo(e, j, need, r);
+	else if (j->parts)
+		placed = place_parts(e, j, r);
+	else
+		return mu__place_range(e, j, 0, mu__elastic_cap(e, j, need), NULL, r);
+	if (placed >= need && !mu__parts_ok(e, j, r))
+		*short_part = true;
+	return placed;
 }
 
 /* Emits the binds logged in e->txn. */
@@ -679,10 +730,11 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	}
 	if (!j->preemptible && !job_in_quota(e, j, &acct, &r))
 		goto fail;
-	int32_t placed = job_place(e, j, need, &r);
+	bool short_part;
+	int32_t placed = job_place(e, j, need, &r, &short_part);
 	if (placed < 0)
 		return placed;
-	if (placed >= need && e->nowed) {
+	if (placed >= need && !short_part && e->nowed) {
 		/* Placed while reservations are owed (and none made, see
 		 * mu_engine_cycle): undo, make them, and place again under
 		 * them.  A job that does not fit without them does not fit with
@@ -693,16 +745,16 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 			return rc;
 		r = (mu_reason_t){.podset = -1, .limit_queue = -1, .limit_res = -1,
 				  .fs_queue = -1, .blocked_by = -1, .nodes_total = e->nlive};
-		if ((placed = job_place(e, j, need, &r)) < 0)
+		if ((placed = job_place(e, j, need, &r, &short_part)) < 0)
 			return placed;
 	}
-	if (placed >= need) {
+	if (placed >= need && !short_part) {
 		int rc = job_admit(e, jid, now, &r, out);
 		return rc ? rc : mu__elastic_note(e, jid);
 	}
 	mu__txn_truncate(e, j, 0);
 	if (r.why != MU_WHY_TOPOLOGY)
-		r.why = placed ? MU_WHY_GANG : MU_WHY_UNSCHEDULABLE;
+		r.why = placed || short_part ? MU_WHY_GANG : MU_WHY_UNSCHEDULABLE;
 	r.pods_needed = need;
 	r.pods_fit = placed;
 	j->retry_at = INT64_MAX;

@@ -341,6 +341,7 @@ typedef struct mu__podset {
 	char *name;
 	int32_t replicas;
 	int32_t first;   /* index of its first pod in job->pods */
+	int32_t min_member; /* its own minimum (a part of a gang); 0 = none */
 	mu_res_t req;    /* per pod, request units, ext slots mapped */
 	mu_res_t acct;   /* per pod, accounting units */
 	int32_t sclass;
@@ -369,6 +370,8 @@ typedef struct mu__job {
 	                      * any pod may let it fit (cycle.c) */
 	mu_job_state_t state;
 	int32_t min_member; /* resolved: 1..npods */
+	bool parts;         /* some pod set has a minimum of its own */
+	int32_t disrupt_allowed; /* pods a disruption budget lets go; -1 none */
 	int32_t npods, nbound;
 	mu__podset_t *podsets;
 	int32_t npodsets;
@@ -744,6 +747,11 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 			const mu__scope_t *sc, mu_reason_t *r);
 /* Releases the pods placed after the first `keep` entries of e->txn. */
 void mu__txn_truncate(mu_engine_t *e, mu__job_t *j, int32_t keep);
+/* Whether every pod set of j with a minimum of its own (a part of the
+ * gang) has at least that many pods bound.  When one has not and r is not
+ * NULL, names it in r (part, part_needed, part_fit).  O(1) for a job
+ * without parts, else O(pods). */
+bool mu__parts_ok(const mu_engine_t *e, const mu__job_t *j, mu_reason_t *r);
 /* Places j under its topology constraint (topoplace.c). */
 int32_t mu__place_topo(mu_engine_t *e, mu__job_t *j, int32_t need,
 		       mu_reason_t *r);

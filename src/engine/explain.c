@@ -161,7 +161,16 @@ int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 		    filter_text((mu_filter_t)best));
 		sep = ", ";
 	}
-	if (r->why == MU_WHY_GANG)
+	if (r->why == MU_WHY_GANG && r->part_needed > 0) {
+		const mu__job_t *pj = r->part_job >= 0 && r->part_job < e->njobs ?
+			&e->jobs[r->part_job] : NULL;
+		if (pj && r->part >= 0 && r->part < pj->npodsets)
+			put(buf, len, &off, "; gang part \"%s\" needs %d pods, at most %d fit",
+			    pj->podsets[r->part].name, r->part_needed, r->part_fit);
+		else
+			put(buf, len, &off, "; gang part %d needs %d pods, at most %d fit",
+			    r->part, r->part_needed, r->part_fit);
+	} else if (r->why == MU_WHY_GANG)
 		put(buf, len, &off, "; gang needs %d pods, at most %d fit",
 		    r->pods_needed, r->pods_fit);
 	else if (r->pods_needed > 1)

@@ -10,6 +10,8 @@
  * the cycle keeps (node free vectors and devices, job, queue and cluster
  * usage, the running and pending lists) through its own helpers
  * (mu__pod_bind / mu__pod_release in cycle.c, mu__queue_* in queue.c).
+ * mu_engine_job_disruptions() sets how many of a job's pods a disruption
+ * budget lets go, which the victim choice reads (preempt.c).
  */
 #include "engine/engine_int.h"
 
@@ -119,7 +121,7 @@ int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t pod
 		return rc;
 	if (start < n->min_start) /* it ran before the engine saw it */
 		n->min_start = start;
-	if (j->state == MU_JOB_PENDING && j->nbound >= j->min_member) {
+	if (j->state == MU_JOB_PENDING && j->nbound >= j->min_member && mu__parts_ok(e, j, NULL)) {
 		mu__backfill_forget(e, j);
 		if ((rc = mu__job_set_running(e, job, start)) != MU_OK) {
 			mu__pod_release(e, j, p, false); /* nothing changed */
@@ -146,11 +148,21 @@ int mu_engine_pod_unbind(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t po
 		return rc;
 	e->now = now;
 	mu__pod_release(e, j, p, true);
-	if (j->state == MU_JOB_RUNNING && j->nbound < j->min_member) {
+	if (j->state == MU_JOB_RUNNING && (j->nbound < j->min_member || !mu__parts_ok(e, j, NULL))) {
 		mu__job_set_pending(e, job);
 		mu__backfill_forget(e, j);
 		j->failed = false;
 		memset(&j->last, 0, sizeof j->last);
 	}
+	return MU_OK;
+}
+
+int mu_engine_job_disruptions(mu_engine_t *e, mu_id_t job, int32_t allowed)
+{
+	if (!e || job < 0 || job >= e->njobs)
+		return MU_ENOENT;
+	if (allowed < -1)
+		return MU_ERANGE;
+	e->jobs[job].disrupt_allowed = allowed;
 	return MU_OK;
 }

@@ -56,9 +56,12 @@ typedef struct victim {
 	int kind;           /* VK_* */
 	int32_t dev;        /* whole GPU devices it can free on the node, at
 	                     * most (for pruning) */
+	int32_t pdb;        /* 1 when its eviction exceeds its job's
+	                     * disruption budget */
 } victim_t;
 
 typedef struct pcost {
+	int32_t pdb;        /* victims beyond their disruption budget */
 	int32_t inq, jobs;
 	int64_t gpu;
 	int32_t prio, pods;
@@ -309,7 +312,7 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	*kind = VK_PREEMPT;
 	if (c->moving) /* whole jobs, or single pods of elastic jobs, of no
 			* higher priority, any queue */
-		return (pod < 0 || v->min_member < v->npods) && v->eprio <= j->eprio &&
+		return (pod < 0 || (v->min_member < v->npods && !v->parts)) && v->eprio <= j->eprio &&
 		       j->topo < 0;
 	if (j->state == MU_JOB_RUNNING && pod < 0)
 		return false; /* growing past its minimum stops no gang */
@@ -335,14 +338,25 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	}
 	int32_t ja, va;
 	lca_sides(e, j->queue, vq, &ja, &va);
-	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0};
+	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0, 0};
 	mu_res_t unit = victim_unit(e, &x);
 	return victim_above(c, vq, va, false, &unit, NULL, 0);
+}
+
+/* Whether evicting victim x (a whole job, or one surplus pod) takes more
+ * pods than its job's disruption budget allows. */
+static int32_t over_budget(const mu__job_t *v, int32_t pod)
+{
+	if (v->disrupt_allowed < 0)
+		return 0;
+	return (pod >= 0 ? 1 : v->nbound) > v->disrupt_allowed;
 }
 
 static int cmp_victim(const void *a, const void *b)
 {
 	const victim_t *x = a, *y = b;
+	if (x->pdb != y->pdb)
+		return x->pdb < y->pdb ? -1 : 1; /* within budgets first */
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1; /* borrowed before own queue */
 	if ((x->pod >= 0) != (y->pod >= 0))
@@ -381,8 +395,8 @@ static int gather(pctx_t *c, int32_t nid)
 		}
 		/* Pod by pod: surplus pods of elastic jobs, and when moving any
 		 * pod of an elastic job (it is placed again at once). */
-		bool surplus = c->moving ? v->min_member < v->npods :
-					   v->nbound - v->gather_surplus > v->min_member;
+		bool surplus = !v->parts && (c->moving ? v->min_member < v->npods :
+					     v->nbound - v->gather_surplus > v->min_member);
 		if (!surplus && v->gather_whole)
 			continue;
 		int kind = VK_PREEMPT;
@@ -411,7 +425,8 @@ static int gather(pctx_t *c, int32_t nid)
 				}
 		}
 		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio, gpu,
-					   v->start, kind, dev};
+					   v->start, kind, dev,
+					   over_budget(v, surplus ? pod : -1)};
 	}
 	/* Only running jobs' pods are here outside an attempt, so this is
 	 * exact; during one, J's own tentative pods are newer anyway. */
@@ -464,9 +479,10 @@ static bool set_fits(const pctx_t *c, int32_t nid, const mu__podset_t *ps,
 
 static pcost_t set_cost(const pctx_t *c, const int32_t *s, int32_t k)
 {
-	pcost_t cost = {0, 0, 0, INT32_MIN, 0, INT64_MAX};
+	pcost_t cost = {0, 0, 0, 0, INT32_MIN, 0, INT64_MAX};
 	for (int32_t i = 0; i < k; i++) {
 		const victim_t *x = &c->v[s[i]];
+		cost.pdb += x->pdb;
 		cost.inq += x->kind == VK_PREEMPT;
 		cost.jobs += x->pod < 0;
 		cost.pods++;
@@ -481,6 +497,8 @@ static pcost_t set_cost(const pctx_t *c, const int32_t *s, int32_t k)
 
 static bool cost_less(const pcost_t *a, const pcost_t *b)
 {
+	if (a->pdb != b->pdb) /* fewest budget violations, as kube-scheduler */
+		return a->pdb < b->pdb;
 	if (a->inq != b->inq)
 		return a->inq < b->inq;
 	if (a->jobs != b->jobs)
@@ -657,7 +675,7 @@ static int evict_plan(pctx_t *c, const int32_t *s0, int32_t k)
  * O(candidates x the devices needed). */
 static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 {
-	pcost_t lb = {1, 0, 0, INT32_MAX, 0, INT64_MIN};
+	pcost_t lb = {0, 1, 0, 0, INT32_MAX, 0, INT64_MIN};
 	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
 	bool surplus = false;
 	int64_t got = 0;
@@ -1009,13 +1027,16 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 		if (rc0)
 			return rc0;
 		c->pod_acct = &ps->acct;
+		int32_t in_part = 0; /* its pods bound, for its own minimum */
+		for (int32_t i = 0; i < ps->replicas; i++)
+			in_part += j->pods[ps->first + i].node >= 0;
 		for (int32_t i = 0; i < ps->replicas; i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
 			bool room = !c->limit || limit_room(c, &ps->acct);
 			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1;
-			if (nid < 0 && placed < c->need_pods)
+			if (nid < 0 && (placed < c->need_pods || in_part < ps->min_member))
 				nid = victim_node(c, cls, ps, sc);
 			if (nid >= 0 && e->aff && mu__aff_involved(e, ps) &&
 			    !mu__aff_node_ok(e, cls, ps, nid))
@@ -1036,6 +1057,7 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 					c->need.v[r] = 0;
 			}
 			placed++;
+			in_part++;
 		}
 	}
 	return placed;
@@ -1079,7 +1101,7 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 			placed++;
 		}
 	}
-	if (placed >= need) {
+	if (placed >= need && mu__parts_ok(e, j, NULL)) {
 		*ok = true;
 		return MU_OK;
 	}
@@ -1089,6 +1111,8 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 static int cmp_single(const void *a, const void *b)
 {
 	const victim_t *x = a, *y = b;
+	if (x->pdb != y->pdb)
+		return x->pdb < y->pdb ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->gpu != y->gpu)
@@ -1123,7 +1147,7 @@ static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own,
 			if (rc)
 				return rc;
 			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU],
-						   v->start, kind, 0};
+						   v->start, kind, 0, over_budget(v, -1)};
 		}
 	}
 	if (c->nv > 1)
@@ -1159,7 +1183,7 @@ static int attempt(pctx_t *c, const mu__scope_t *sc, int32_t need, bool *ok)
 	int32_t placed = place_with_victims(c, sc);
 	if (placed < 0)
 		return placed;
-	if (placed >= need) {
+	if (placed >= need && mu__parts_ok(e, &e->jobs[c->jid], NULL)) {
 		*ok = true;
 		return MU_OK;
 	}
@@ -1538,7 +1562,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	int rc = placed < 0 ? placed : MU_OK;
 	bool all = false;
 	double gpuh = 0;
-	if (rc == MU_OK && placed >= need && e->nevl > 0)
+	if (rc == MU_OK && placed >= need && mu__parts_ok(e, j, NULL) && e->nevl > 0)
 		rc = replace_victims(&c, &all);
 	if (rc == MU_OK && all && move_budget(&c, &gpuh)) {
 		rc = move_commit(&c, gpuh, out);

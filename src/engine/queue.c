@@ -293,7 +293,7 @@ static int job_spec_check(const mu_job_spec_t *s)
 	int64_t pods = 0;
 	for (size_t i = 0; i < s->npodsets; i++) {
 		const mu_podset_spec_t *ps = &s->podsets[i];
-		if (ps->replicas < 1)
+		if (ps->replicas < 1 || ps->min_member < 0 || ps->min_member > ps->replicas)
 			return MU_ERANGE;
 		pods += ps->replicas;
 		for (int r = 0; r < MU_RES_MAX; r++)
@@ -496,6 +496,25 @@ static int gpumem_resolve(const mu_engine_t *e, const mu_podset_spec_t *ps,
 	return MU_OK;
 }
 
+/* A job's resolved minimum (model.h, mu_job_spec_t.min_member): with
+ * parts, never below the sum of their minimums; 0 means every pod, or
+ * with parts every part's minimum and all the pods of the other sets.
+ * O(pod sets). */
+static int32_t job_min(const mu__job_t *j, const mu_job_spec_t *s)
+{
+	if (!j->parts)
+		return s->min_member ? s->min_member : j->npods;
+	int32_t own = 0, dflt = 0;
+	for (int32_t i = 0; i < j->npodsets; i++) {
+		own += j->podsets[i].min_member;
+		dflt += j->podsets[i].min_member ? j->podsets[i].min_member :
+			j->podsets[i].replicas;
+	}
+	if (!s->min_member)
+		return dflt;
+	return s->min_member > own ? s->min_member : own;
+}
+
 /* Builds the engine's copy of a job's pod sets. */
 static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 {
@@ -520,6 +539,8 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		}
 		strcpy(p->name, nm);
 		p->replicas = ps->replicas;
+		p->min_member = ps->min_member;
+		j->parts |= ps->min_member > 0;
 		p->first = first;
 		first += ps->replicas;
 		p->req = ps->req;
@@ -567,6 +588,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	j->type = s->type;
 	j->preemptible = s->preemptible;
 	j->never_preempt = s->never_preempt;
+	j->disrupt_allowed = -1;
 	j->eprio = mu__order_eprio(e, j);
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;
 	j->start = MU_TIME_NONE;
@@ -577,7 +599,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	j->max_wait = s->max_wait > 0 ? s->max_wait : e->queues[q].max_wait;
 	if (!j->max_wait && s->type == MU_JOB_INTERACTIVE)
 		j->max_wait = e->cfg.interactive_max_wait;
-	j->min_member = s->min_member ? s->min_member : j->npods;
+	j->min_member = job_min(j, s);
 	j->declared_est = s->runtime_estimate > 0 ? s->runtime_estimate : 0;
 	j->declared_limit = s->runtime_limit > 0 ? s->runtime_limit : 0;
 	j->expected_start = MU_TIME_NONE;

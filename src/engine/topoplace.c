@@ -182,7 +182,7 @@ int32_t mu__place_topo(mu_engine_t *e, mu__job_t *j, int32_t need, mu_reason_t *
 			return n;
 		for (int32_t i = 0; i < n && i < MU__TOPO_TRIES; i++, tried++) {
 			int32_t placed = place_gang_in(e, j, t, l, c[i].d, r);
-			if (placed >= need && placed > 0) {
+			if (placed >= need && placed > 0 && mu__parts_ok(e, j, NULL)) {
 				free(c);
 				return placed;
 			}

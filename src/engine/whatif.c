@@ -69,13 +69,14 @@ static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
 	e->ntxn = 0;
 	int32_t placed = j->topo >= 0 ? mu__place_topo(e, j, need, r) :
 		mu__place_range(e, j, 0, j->npods, NULL, r);
+	bool parts = placed >= need && mu__parts_ok(e, j, r);
 	e->placing = placing;
 	mu__txn_truncate(e, j, 0);
 	if (e->ends_live && e->nends_add > ends_mark)
 		e->nends_add = ends_mark;
 	if (placed < 0)
 		return placed;
-	if (placed >= need) {
+	if (placed >= need && parts) {
 		out->fits = true;
 		return MU_OK;
 	}

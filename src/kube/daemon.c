@@ -140,6 +140,7 @@ static void teardown(mu__kd_t *d)
 	mu__klease_release(d);
 	mu__kms_stop(d);
 	mu__kd_release_free(d);
+	mu__kd_wl_release(d);
 	mu__kd_state_release(d);
 	mu__kq_release(&d->evq);
 	mu__kauth_release(&d->auth);

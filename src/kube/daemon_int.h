@@ -35,6 +35,50 @@ void mu__kmap_release(mu__kmap_t *m);
 /* Calls fn on every value; fn must not change the map. */
 void mu__kmap_each(const mu__kmap_t *m, void (*fn)(void *arg, void *val), void *arg);
 
+/* --- kinds.c: the workload kinds --------------------------------------------- */
+
+typedef enum mu__wlkind {
+	MU__WL_JOBSET = 0,      /* jobset.x-k8s.io/v1alpha2 JobSet */
+	MU__WL_LWS,             /* leaderworkerset.x-k8s.io/v1 LeaderWorkerSet */
+	MU__WL_PYTORCH,         /* kubeflow.org/v1 PyTorchJob */
+	MU__WL_MPI,             /* kubeflow.org/v1 MPIJob */
+	MU__WL_RAY,             /* ray.io/v1 RayCluster (a RayJob's too) */
+	MU__WL_VOLCANO_PG,      /* scheduling.volcano.sh/v1beta1 PodGroup */
+	MU__WL_KAI_PG,          /* scheduling.run.ai/v2alpha2 PodGroup */
+	MU__WL_COUNT
+} mu__wlkind_t;
+
+#define MU__WL_MAX_PARTS 16
+
+/* Which workload, group and part a pod belongs to. */
+typedef struct mu__kwpod {
+	mu__wlkind_t kind;
+	char wl[400];           /* the object: "KIND:NS/NAME" */
+	char group[700];        /* the group key: "w:NS/KIND/NAME[/SUB]" */
+	char name[300];         /* the group's name (NAME, or SUB) */
+	char part[64];          /* lower-cased role or sub-group, "" none */
+} mu__kwpod_t;
+
+/* What a workload object says about its gang. */
+typedef struct mu__kwinfo {
+	int32_t min_member;     /* pods needed (per group for LeaderWorkerSet) */
+	char queue[256];        /* "" when it names none */
+	int nparts;
+	struct { char name[64]; int32_t min; } parts[MU__WL_MAX_PARTS];
+} mu__kwinfo_t;
+
+/* The kind's name in keys ("JobSet"). */
+const char *mu__kw_kind(mu__wlkind_t k);
+/* Whether pod belongs to a workload of a known kind (labels, annotations,
+ * owner reference), and which.  O(labels). */
+bool mu__kw_pod(const json_t *pod, mu__kwpod_t *out);
+/* Reads a workload object of kind k: its parts with their minimums, its
+ * minimum (the kind's field, never below the parts' sum) and its queue
+ * (label muster.io/queue, then kueue.x-k8s.io/queue-name, then the kind's
+ * own field).  MU_EINVAL when it has no parts where it needs some,
+ * MU_ELIMIT past MU__WL_MAX_PARTS.  O(parts). */
+int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w);
+
 /* --- the view ---------------------------------------------------------------- */
 
 typedef struct mu__kgroup mu__kgroup_t;
@@ -58,6 +102,10 @@ typedef struct mu__kpod {
 	mu_decision_t dev;      /* its devices (decided, or read back) */
 	bool evicting;          /* an eviction was sent */
 	char *msg;              /* the PodScheduled message last written */
+	json_t *labels;         /* metadata.labels (own ref), or NULL */
+	char *wl_group;         /* a workload kind's group key (kinds.c), or NULL */
+	char *wl_key, *wl_name; /* ... its object's key and the group's name */
+	char *wl_part;          /* ... its part ("" none) */
 	bool seen;              /* during a re-list */
 	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
 	json_t *dra;            /* its namespace and resourceClaims (dra.c), or NULL */
@@ -116,6 +164,11 @@ struct mu__kgroup {
 	int64_t created_ms;
 	int64_t stale_since;    /* mono ms since it is a stale gang, or 0 */
 	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
+	bool pdb_set;           /* its engine job was given a budget (pdb.c) */
+	/* A workload kind's group ("w:..."): its object's key and what it
+	 * says (kinds.c), NULL until the object is seen. */
+	char *wl_key;
+	mu__kwinfo_t *wl;
 };
 
 typedef struct mu__knode {
@@ -205,6 +258,8 @@ typedef struct mu__kd {
 	mu__kshapes_t shapes;
 	mu__kmap_t pods, groups, nodes;
 	mu__kmap_t mpgs, xpgs;  /* "ns/name" -> json_t PodGroup (owned ref) */
+	mu__kmap_t pdbs;        /* "ns/name" -> json_t PodDisruptionBudget (pdb.c) */
+	mu__kmap_t wls;         /* "KIND:ns/name" -> json_t workload object (kinds.c) */
 	mu__kgroup_t **ej_group; /* engine job id -> group */
 	int32_t ej_cap;
 	mu__kgroup_t **dirty;   /* groups to sync before the next cycle */
@@ -368,6 +423,33 @@ void mu__kd_bind_or_hold(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_
  * moved on.  O(held x leaving). */
 void mu__kd_held_release(mu__kd_t *d);
 void mu__kd_release_free(mu__kd_t *d);
+
+/* --- pdb.c: PodDisruptionBudgets and the victim choice ------------------------ */
+
+/* A PodDisruptionBudget changed (deleted: it is gone); the groups of its
+ * namespace get their allowance again.  O(groups x their pods). */
+void mu__kd_pdb_event(mu__kd_t *d, json_t *obj, bool deleted);
+/* A re-list of PDBs starts: forgets them all (the list brings them back). */
+void mu__kd_pdb_forget(mu__kd_t *d);
+/* ... and ends: every group gets its allowance again.  O(groups x pods
+ * x PDBs). */
+void mu__kd_pdb_relisted(mu__kd_t *d);
+/* Tells the engine how many of g's pods the budgets covering them let go
+ * (the least status.disruptionsAllowed among the PDBs whose selector
+ * matches one of its pods; -1 when none does).  O(pods x PDBs); nothing
+ * without PDBs. */
+void mu__kd_pdb_group(mu__kd_t *d, mu__kgroup_t *g);
+void mu__kd_pdb_release(mu__kd_t *d);
+
+/* --- wl.c: workload objects in the view ---------------------------------- */
+
+/* A workload object of kind k changed (deleted: gone); its groups take
+ * what it says.  O(groups). */
+void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted);
+/* Gives a workload group (g->wl_key set) what its object says, if it is
+ * known (before its sync; events.c). */
+void mu__kd_wl_attach(mu__kd_t *d, mu__kgroup_t *g);
+void mu__kd_wl_release(mu__kd_t *d);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

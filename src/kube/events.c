@@ -50,7 +50,12 @@ static void resource_event(mu__kd_t *d, mu__kres_t res, json_t *obj, bool delete
 			mu__kd_pod_upsert(d, obj);
 		}
 		break;
+	case MU__KR_PDBS: mu__kd_pdb_event(d, obj, deleted); break;
 	case MU__KR_COUNT: break;
+	default:
+		if (res >= MU__KR_WL0 && res < MU__KR_COUNT)
+			mu__kd_wl_event(d, (mu__wlkind_t)(res - MU__KR_WL0), obj, deleted);
+		break;
 	}
 }
 
@@ -109,6 +114,8 @@ static void relist_end(mu__kd_t *d, mu__kres_t res)
 	mu__kmap_t *m = res == MU__KR_PODS ? &d->pods : res == MU__KR_NODES ? &d->nodes : NULL;
 	if (res == MU__KR_JOBS || res == MU__KR_MPGS || res == MU__KR_XPGS)
 		relist_end_groups(d, res);
+	if (res == MU__KR_PDBS)
+		mu__kd_pdb_relisted(d);
 	if (!m)
 		return;
 	gone = calloc(m->n + 1, sizeof *gone);
@@ -140,6 +147,8 @@ void mu__kd_event(mu__kd_t *d, mu__kev_t *ev)
 			mu__kmap_each(&d->pods, unsee, NULL);
 		else if (ev->res == MU__KR_NODES)
 			mu__kmap_each(&d->nodes, unsee_node, NULL);
+		else if (ev->res == MU__KR_PDBS)
+			mu__kd_pdb_forget(d);
 		else
 			unsee_groups(d, ev->res);
 		break;
@@ -179,8 +188,12 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 			g->dirty = false;
 			if (g->kind == MU__KG_JOB)
 				mu__kd_job_sync(d, g, now);
-			else
+			else {
+				if (g->wl_key && !g->wl)
+					mu__kd_wl_attach(d, g);
 				mu__kd_group_sync(d, g, now);
+			}
+			mu__kd_pdb_group(d, g);
 			mu__kd_group_gc(d, g);
 		}
 		free(v);

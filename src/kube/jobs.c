@@ -127,8 +127,12 @@ void mu__kd_job_event(mu__kd_t *d, const char *key, json_t *obj, bool deleted)
 	const char *sched = mu__kjs(obj, "spec.template.spec.schedulerName");
 	/* a queue-labelled Job whose pods another scheduler places is left
 	 * to that scheduler (and its admission controller) */
-	g->admission = !deleted && queue_label(obj) && sched && !strcmp(sched, d->o->scheduler_name);
-	g->gang_job = !deleted && !g->admission && sched && !strcmp(sched, d->o->scheduler_name) &&
+	/* a JobSet's Jobs are parts of the JobSet's gang (kinds.c) */
+	bool of_jobset = mu__kmap(obj, "metadata.labels", "jobset.sigs.k8s.io/jobset-name") != NULL;
+	g->admission = !deleted && !of_jobset && queue_label(obj) && sched &&
+		       !strcmp(sched, d->o->scheduler_name);
+	g->gang_job = !deleted && !of_jobset && !g->admission && sched &&
+		      !strcmp(sched, d->o->scheduler_name) &&
 		      mu__kji(obj, "spec.parallelism", 1) > 1 && !job_done(obj);
 	if (g->gang_job)
 		mu__kd_pgctl(d, obj);

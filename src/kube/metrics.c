@@ -389,7 +389,7 @@ void mu__kd_status(mu__kd_t *d)
 	for (size_t i = 0; i < d->groups.cap; i++)
 		for (mu__kment_t *e = d->groups.tab[i]; e; e = e->next) {
 			mu__kgroup_t *g = e->val;
-			if (g->kind == MU__KG_GANG && g->has_pg)
+			if (g->kind == MU__KG_GANG && g->has_pg && g->key[0] != 'w')
 				pg_status(d, g);
 		}
 }

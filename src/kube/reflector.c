@@ -34,12 +34,22 @@ static const char *const paths[MU__KR_COUNT] = {
 	[MU__KR_JOBS] = "/apis/batch/v1/jobs",
 	[MU__KR_PODS] = "/api/v1/pods",
 	[MU__KR_POOLS] = "/apis/muster.io/v1alpha1/nodepools",
+	[MU__KR_PDBS] = "/apis/policy/v1/poddisruptionbudgets",
+	[MU__KR_WL0] = "/apis/jobset.x-k8s.io/v1alpha2/jobsets",
+	[MU__KR_WL0 + 1] = "/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets",
+	[MU__KR_WL0 + 2] = "/apis/kubeflow.org/v1/pytorchjobs",
+	[MU__KR_WL0 + 3] = "/apis/kubeflow.org/v1/mpijobs",
+	[MU__KR_WL0 + 4] = "/apis/ray.io/v1/rayclusters",
+	[MU__KR_WL0 + 5] = "/apis/scheduling.volcano.sh/v1beta1/podgroups",
+	[MU__KR_WL0 + 6] = "/apis/scheduling.run.ai/v2alpha2/podgroups",
 };
 
 static const char *const names[MU__KR_COUNT] = {
 	"nodes", "noderesourcetopologies", "topologies", "queues",
 	"podgroups.muster.io", "podgroups.scheduling.x-k8s.io", "jobs", "pods",
 	"nodepools",
+	"poddisruptionbudgets", "jobsets", "leaderworkersets", "pytorchjobs", "mpijobs",
+	"rayclusters", "podgroups.scheduling.volcano.sh", "podgroups.scheduling.run.ai",
 };
 
 const char *mu__kres_path(mu__kres_t r) { return paths[r]; }

@@ -130,8 +130,9 @@ static void roll_back(mu__kd_t *d, mu__kgroup_t *g, int64_t now)
 	}
 	bool muster = g->key[0] == 'm';
 	const json_t *pg = mu__kmap_get(muster ? &d->mpgs : &d->xpgs, g->key);
-	mu__kd_event_write(d, "PodGroup", muster ? "muster.io/v1alpha1" : "scheduling.x-k8s.io/v1alpha1",
-			   g->ns, g->name, mu__kjs(pg, "metadata.uid"), "Warning", reason, msg);
+	if (g->key[0] != 'w') /* a workload kind's group: the events on its pods say it */
+		mu__kd_event_write(d, "PodGroup", muster ? "muster.io/v1alpha1" : "scheduling.x-k8s.io/v1alpha1",
+				   g->ns, g->name, mu__kjs(pg, "metadata.uid"), "Warning", reason, msg);
 	mu__klog(&d->log, 1, "%s | group=%s", msg, g->key);
 	g->stale_since = 0;
 	mu__kd_mark_dirty(d, g);

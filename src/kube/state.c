@@ -139,6 +139,8 @@ static void group_free(mu__kgroup_t *g)
 	free(g->epods);
 	free(g->ps_first);
 	free(g->pg_queue);
+	free(g->wl_key);
+	free(g->wl);
 	free(g->msg);
 	free(g->status_sig);
 	free(g->key);
@@ -205,6 +207,10 @@ static mu__kgkind_t pod_group_key(mu__kd_t *d, const mu__kpod_t *p, char *buf, s
 		snprintf(buf, len, "m:%s/%s", p->ns, p->group_label);
 		return MU__KG_GANG;
 	}
+	if (p->wl_group) { /* a workload kind's (kinds.c) */
+		snprintf(buf, len, "%s", p->wl_group);
+		return MU__KG_GANG;
+	}
 	if (p->xgroup_label) {
 		snprintf(buf, len, "x:%s/%s", p->ns, p->xgroup_label);
 		return MU__KG_GANG;
@@ -250,6 +256,11 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->msg);
 	json_decref(p->dra);
 	free(p->dra_msg);
+	free(p->wl_group);
+	free(p->wl_key);
+	free(p->wl_name);
+	free(p->wl_part);
+	json_decref(p->labels);
 	free(p);
 }
 
@@ -274,10 +285,13 @@ static void pod_regroup(mu__kd_t *d, mu__kpod_t *p)
 		if (p->g && !strcmp(p->g->key, key))
 			return;
 		group_remove(d, p);
-		const char *gname = kind == MU__KG_GANG || kind == MU__KG_JOB ? strchr(key + 2, '/') + 1 : p->name;
+		const char *gname = key[0] == 'w' ? p->wl_name :
+			kind == MU__KG_GANG || kind == MU__KG_JOB ? strchr(key + 2, '/') + 1 : p->name;
 		mu__kgroup_t *g = mu__kd_group(d, key, kind, p->ns, gname);
 		if (!g)
 			return;
+		if (key[0] == 'w' && !g->wl_key && p->wl_key)
+			g->wl_key = strdup(p->wl_key); /* wl.c attaches its object */
 		if (!g->created_ms || (p->created_ms && p->created_ms < g->created_ms))
 			g->created_ms = p->created_ms;
 		group_add(g, p);
@@ -331,7 +345,13 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		p->dev.numa = p->dev.nic = -1;
 		p->pending_since = mu__k_mono_ms();
 	}
-	int moved = (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
+	mu__kwpod_t wp;
+	bool wl = ours && mu__kw_pod(obj, &wp);
+	int moved = (int)set_str(&p->wl_group, wl ? wp.group : NULL) +
+		    (int)set_str(&p->wl_part, wl ? wp.part : NULL);
+	set_str(&p->wl_key, wl ? wp.wl : NULL);
+	set_str(&p->wl_name, wl ? wp.name : NULL);
+	moved += (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
 		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->group_label, in.group_label) +
 		    (int)set_str(&p->xgroup_label, in.xgroup_label);
 	int live_changed = (int)set_str(&p->node, in.node) + (p->deleting != in.deleting) +
@@ -346,6 +366,12 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	p->created_ms = in.created_ms;
 	p->started_ms = in.started_ms;
 	p->seen = true;
+	json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
+	if (!((!p->labels && !labels) || (p->labels && labels && json_equal(p->labels, labels)))) {
+		json_decref(p->labels);
+		p->labels = json_incref(labels);
+		live_changed += d->pdbs.n > 0; /* its budgets may differ */
+	}
 	if (p->node) {
 		mu__kdev_parse(obj, &p->dev);
 		if (p->an_node) { /* our bind went through */
@@ -647,7 +673,16 @@ static int cmp_pod(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Groups the n live pods by shape into pod sets: sets[] (copies of the
+/* The first of the pods before `upto` in pod set s, or -1. */
+static int32_t set_first(const int32_t *set_of, int32_t upto, int32_t s)
+{
+	for (int32_t i = 0; i < upto; i++)
+		if (set_of[i] == s)
+			return i;
+	return -1;
+}
+
+/* Groups the n live pods by shape (and a workload's part) into pod sets: sets[] (copies of the
  * shapes' pod sets, replicas counted) and set_of[i] for pod i.  The caller
  * owns both arrays (n entries each).  O(n x distinct shapes). */
 static int32_t plan_podsets(mu__kpod_t **live, int32_t n, mu_podset_spec_t *sets,
@@ -656,8 +691,11 @@ static int32_t plan_podsets(mu__kpod_t **live, int32_t n, mu_podset_spec_t *sets
 	int32_t nsets = 0;
 	for (int32_t i = 0; i < n; i++) {
 		const mu_podset_spec_t *ps = &mu__kshape_job(live[i]->shape)->podsets[0];
+		const char *part = live[i]->wl_part ? live[i]->wl_part : "";
 		int32_t s = 0;
-		while (s < nsets && !mu__kpodset_equal(&sets[s], ps))
+		while (s < nsets && (!mu__kpodset_equal(&sets[s], ps) ||
+				     strcmp(live[set_first(set_of, i, s)]->wl_part ?
+					    live[set_first(set_of, i, s)]->wl_part : "", part)))
 			s++;
 		if (s == nsets) {
 			sets[nsets] = *ps;
@@ -667,6 +705,30 @@ static int32_t plan_podsets(mu__kpod_t **live, int32_t n, mu_podset_spec_t *sets
 		set_of[i] = s;
 	}
 	return nsets;
+}
+
+/* A workload group's parts: each part's minimum (what its object says)
+ * goes to its pod sets in order, as much as each holds.  Returns the sum
+ * given.  O(sets x parts). */
+static int32_t part_mins(const mu__kgroup_t *g, mu__kpod_t **live, int32_t n,
+			 mu_podset_spec_t *sets, int32_t nsets, const int32_t *set_of)
+{
+	int32_t sum = 0;
+	if (!g->wl)
+		return 0;
+	for (int k = 0; k < g->wl->nparts; k++) {
+		int32_t left = g->wl->parts[k].min;
+		for (int32_t s = 0; s < nsets && left > 0; s++) {
+			int32_t i = set_first(set_of, n, s);
+			if (i < 0 || !live[i]->wl_part || strcmp(live[i]->wl_part, g->wl->parts[k].name))
+				continue;
+			int32_t m = left < sets[s].replicas ? left : sets[s].replicas;
+			sets[s].min_member = m;
+			left -= m;
+			sum += m;
+		}
+	}
+	return sum;
 }
 
 int mu__kd_pod_bound(mu__kd_t *d, mu_id_t ej, int32_t ps, int32_t idx, mu_id_t nid,
@@ -750,6 +812,9 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 		j.podsets = sets;
 		j.npodsets = (size_t)nsets;
 		j.min_member = g->kind == MU__KG_GANG ? (g->min_member < n ? g->min_member : n) : 0;
+		int32_t own = part_mins(g, live, n, sets, nsets, set_of);
+		if (j.min_member && own > j.min_member)
+			j.min_member = own;
 		g->sub_min = g->min_member;
 		j.submit = g->created_ms ? g->created_ms : now;
 		j.duration = 0;
@@ -765,6 +830,24 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 	free(sets);
 	free(set_of);
 	return rc;
+}
+
+/* A workload group's part with fewer live pods than its own minimum (its
+ * controller has not made them yet), into msg; false when none.  Such a
+ * gang waits as one below its minMember does.  O(parts x n). */
+static bool part_short(const mu__kgroup_t *g, mu__kpod_t **live, int32_t n, char *msg, size_t len)
+{
+	for (int k = 0; g->wl && k < g->wl->nparts; k++) {
+		int32_t have = 0;
+		for (int32_t i = 0; i < n; i++)
+			have += live[i]->wl_part && !strcmp(live[i]->wl_part, g->wl->parts[k].name);
+		if (have < g->wl->parts[k].min) {
+			snprintf(msg, len, "%s has %d pods of its part %s, less than its minimum %d",
+				 g->wl_key, (int)have, g->wl->parts[k].name, (int)g->wl->parts[k].min);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The message of a gang that cannot be submitted yet, to its pods. */
@@ -809,6 +892,8 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 	} else if (g->kind == MU__KG_GANG && n < g->min_member && placed == 0) {
 		snprintf(msg, sizeof msg, "pod group %s/%s has %d pods, less than its minMember %d",
 			 g->ns, g->name, (int)n, (int)g->min_member);
+		group_wait(d, g, msg);
+	} else if (g->wl && placed == 0 && part_short(g, live, n, msg, sizeof msg)) {
 		group_wait(d, g, msg);
 	} else if (mu_engine_queue_find(d->e, q) < 0) {
 		snprintf(msg, sizeof msg, "queue %s does not exist", q);
@@ -877,6 +962,7 @@ void mu__kd_state_release(mu__kd_t *d)
 	mu__kmap_release(&d->groups);
 	mu__kmap_release(&d->nodes);
 	mu__kmap_release(&d->mpgs);
+	mu__kd_pdb_release(d);
 	mu__kmap_release(&d->xpgs);
 	mu__kshapes_release(&d->shapes);
 	json_decref(d->queue_objs);

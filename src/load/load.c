@@ -345,6 +345,9 @@ static int check_scenario(const mu_scenario_spec_t *sc, const mu__namemap_t *nm,
 		if (rc == MU_OK)
 			rc = check_refs(st->remove_nodes, st->nremove_nodes, nm,
 					i + 1, "removeNodes", "node", diag);
+		if (rc == MU_OK)
+			rc = check_refs(st->budget_jobs, st->nbudgets, jm, i + 1,
+					"disruptionsAllowed", "job", diag);
 		for (size_t k = 0; rc == MU_OK && k < st->nexpect; k++) {
 			const mu_expect_job_t *e = &st->expect[k];
 			rc = check_refs(&e->job, 1, jm, i + 1, "expect", "job",

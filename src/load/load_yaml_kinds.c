@@ -716,6 +716,30 @@ static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 	return MU_OK;
 }
 
+/* Reads a step's disruptionsAllowed: a mapping of job names to pods a
+ * disruption budget lets go (-1 to 1000000; -1 = no budget). */
+static int step_budgets(mu__yload_t *L, const mu__ynode_t *c, mu_scenario_step_t *s)
+{
+	const mu__ynode_t *m;
+	int rc = mu__y_map_at(L, c, "disruptionsAllowed", false, &m);
+	if (rc || !m || !m->n)
+		return rc;
+	if (!(s->budget_jobs = mu__y_alloc(L, m->n, sizeof *s->budget_jobs)) ||
+	    !(s->budget_allowed = mu__y_alloc(L, m->n, sizeof *s->budget_allowed)))
+		return mu__y_oom(L);
+	for (const mu__ynode_t *f = m->head; f; f = f->next) {
+		int64_t v;
+		if (!mu__valid_name(f->key))
+			return mu__y_err(L, f, NULL, MU_EINVAL, "the key must be a job name");
+		if ((rc = mu__y_int(L, f, -1, EXPECT_MAX, &v)))
+			return rc;
+		if (!(s->budget_jobs[s->nbudgets] = mu_arena_strdup(&L->into->arena, f->key)))
+			return mu__y_oom(L);
+		s->budget_allowed[s->nbudgets++] = (int32_t)v;
+	}
+	return MU_OK;
+}
+
 /* Reads one step; prev_at is the previous step's time (0 for the first),
  * which is also the default. */
 static int step_read(mu__yload_t *L, const mu__ynode_t *c, mu_time_t prev_at,
@@ -731,6 +755,7 @@ static int step_read(mu__yload_t *L, const mu__ynode_t *c, mu_time_t prev_at,
 	    (rc = mu__y_strs_at(L, c, "finish", true, &s->finish, &s->nfinish)) ||
 	    (rc = mu__y_strs_at(L, c, "removeNodes", true, &s->remove_nodes,
 				&s->nremove_nodes)) ||
+	    (rc = step_budgets(L, c, s)) ||
 	    (rc = mu__y_map_at(L, c, "expect", false, &ex)))
 		return rc;
 	s->cycles = (int32_t)cycles;

@@ -526,8 +526,16 @@ static int job_finish(mu__yload_t *L, const mu__ynode_t *meta,
 	int rc = job_pclass(L, x, &pclass);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < j->npodsets; i++)
+	int64_t parts = 0;
+	for (size_t i = 0; i < j->npodsets; i++) {
 		pods += j->podsets[i].replicas;
+		parts += j->podsets[i].min_member;
+	}
+	if (j->min_member && j->min_member < parts)
+		return mu__y_err(L, x->mm, NULL, MU_ERANGE,
+				 "%d is less than the %lld its pod sets' own "
+				 "minMember need together", (int)j->min_member,
+				 (long long)parts);
 	if (!x->pre_given)
 		j->preemptible = j->type == MU_JOB_TRAIN || j->type == MU_JOB_BATCH;
 	if (!x->prio)
@@ -605,6 +613,22 @@ static int wl_gpu_memory(mu__yload_t *L, const mu__ynode_t *c,
 	return MU_OK;
 }
 
+/* Reads a pod set's own minimum (minMember: a part of the gang), which
+ * must be within its replicas. */
+static int podset_min(mu__yload_t *L, const mu__ynode_t *c, mu_podset_spec_t *ps)
+{
+	int64_t mm = 0;
+	int rc = mu__y_int_at(L, c, "minMember", 0, MU__Y_MAX_PODS, &mm);
+	if (rc)
+		return rc;
+	if (mm > ps->replicas)
+		return mu__y_err(L, mu__y_get(c, "minMember"), NULL, MU_ERANGE,
+				 "%lld is more than the pod set's %d replicas",
+				 (long long)mm, (int)ps->replicas);
+	ps->min_member = (int32_t)mm;
+	return MU_OK;
+}
+
 /* Reads one Workload pod set; i is its index (for the default name). */
 static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 		     mu_podset_spec_t *ps)
@@ -632,6 +656,8 @@ static int wl_podset(mu__yload_t *L, const mu__ynode_t *c, size_t i,
 				&ps->ngpu_models)))
 		return rc;
 	ps->replicas = (int32_t)replicas;
+	if ((rc = podset_min(L, c, ps)))
+		return rc;
 	if ((tmpl = mu__y_get(c, "template"))) {
 		for (size_t k = 0; k < sizeof direct / sizeof *direct; k++)
 			if (mu__y_get(c, direct[k]))

@@ -261,8 +261,9 @@ static int scn_submit_due(scn_t *r, mu_time_t now)
 	return MU_OK;
 }
 
-/* Applies a step's events before its cycles: node removals, then
- * finished jobs.  Unknown names are errors in the scenario. */
+/* Applies a step's events before its cycles: node removals, finished
+ * jobs, then disruption budgets.  Unknown names are errors in the
+ * scenario. */
 static int scn_step_events(scn_t *r, const mu_scenario_step_t *st)
 {
 	for (size_t i = 0; i < st->nremove_nodes; i++) {
@@ -287,6 +288,17 @@ static int scn_step_events(scn_t *r, const mu_scenario_step_t *st)
 					r->finished[k] ? "already finished" :
 					mu_strerror(rc));
 		r->finished[k] = true;
+	}
+	for (size_t i = 0; i < st->nbudgets; i++) {
+		long k = scn_job_index(r, st->budget_jobs[i]);
+		int rc = k < 0 ? MU_ENOENT : r->ids[k] < 0 ? MU_ESTATE :
+			 mu_engine_job_disruptions(r->e, r->ids[k], st->budget_allowed[i]);
+		if (rc != MU_OK)
+			return mu__diag(r->diag, rc, r->file, 0, 0,
+					"step %zu: disruptionsAllowed: job \"%s\": %s",
+					r->step + 1, st->budget_jobs[i],
+					k < 0 ? "no such job" :
+					r->ids[k] < 0 ? "not submitted yet" : mu_strerror(rc));
 	}
 	return MU_OK;
 }

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "kube/daemon_int.h"
 #include "muster/engine.h"
+#include "muster/jpath.h"
 
 #define FIX "../shared/data/k8s/"
 
@@ -430,6 +431,103 @@ static void test_queue_and_map(mu_t_t *t)
 	mu__kmap_release(&m);
 }
 
+/* PDB label selectors: matchLabels and the four operators; a null
+ * selector matches nothing, an empty one everything (policy/v1). */
+static void test_selector(mu_t_t *t)
+{
+	json_t *l = json_pack("{s:s,s:s}", "app", "train", "tier", "gpu");
+	json_t *sel = json_loads("{\"matchLabels\":{\"app\":\"train\"},"
+				 "\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"In\","
+				 "\"values\":[\"gpu\",\"cpu\"]},{\"key\":\"x\",\"operator\":"
+				 "\"DoesNotExist\"}]}", 0, NULL);
+	CHECK(t, mu_label_selector_match(sel, l));
+	json_object_set_new(l, "x", json_string("1"));
+	CHECK(t, !mu_label_selector_match(sel, l)); /* DoesNotExist fails */
+	json_decref(sel);
+	sel = json_loads("{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"NotIn\","
+			 "\"values\":[\"gpu\"]}]}", 0, NULL);
+	CHECK(t, !mu_label_selector_match(sel, l));
+	json_decref(sel);
+	sel = json_loads("{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"Exists\"}],"
+			 "\"matchLabels\":{\"app\":\"serve\"}}", 0, NULL);
+	CHECK(t, !mu_label_selector_match(sel, l)); /* matchLabels differ */
+	json_decref(sel);
+	sel = json_loads("{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"Gt\","
+			 "\"values\":[\"0\"]}]}", 0, NULL);
+	CHECK(t, !mu_label_selector_match(sel, l)); /* not a label selector operator */
+	json_decref(sel);
+	sel = json_object();
+	CHECK(t, mu_label_selector_match(sel, l));
+	CHECK(t, mu_label_selector_match(sel, NULL));
+	CHECK(t, !mu_label_selector_match(NULL, l));
+	json_decref(sel);
+	json_decref(l);
+}
+
+/* The workload kinds (kinds.c): the group, object and part of a pod from
+ * what each controller writes, and the minimums and queue of each object
+ * (shaped as the samples of ../shared/data/k8s/workloads). */
+static void test_kinds(mu_t_t *t)
+{
+	mu__kwpod_t wp;
+	mu__kwinfo_t w;
+	json_t *o = json_loads("{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\",\"labels\":{"
+			       "\"leaderworkerset.sigs.k8s.io/name\":\"l\",\"leaderworkerset.sigs.k8s.io/"
+			       "group-index\":\"2\",\"leaderworkerset.sigs.k8s.io/worker-index\":\"3\"}}}",
+			       0, NULL);
+	CHECK(t, mu__kw_pod(o, &wp) && wp.kind == MU__WL_LWS);
+	CHECK_STR(t, wp.group, "w:ns/LeaderWorkerSet/l/2");
+	CHECK_STR(t, wp.wl, "LeaderWorkerSet:ns/l");
+	CHECK_STR(t, wp.part, "workers");
+	json_decref(o);
+	/* a Kubeflow label without a Kubeflow owner is no workload's */
+	o = json_loads("{\"metadata\":{\"name\":\"p\",\"labels\":{\"training.kubeflow.org/job-name\":"
+		       "\"j\",\"training.kubeflow.org/replica-type\":\"Master\"}}}", 0, NULL);
+	CHECK(t, !mu__kw_pod(o, &wp));
+	json_object_set_new(json_object_get(o, "metadata"), "ownerReferences",
+			    json_loads("[{\"kind\":\"PyTorchJob\",\"name\":\"j\"}]", 0, NULL));
+	CHECK(t, mu__kw_pod(o, &wp) && wp.kind == MU__WL_PYTORCH);
+	CHECK_STR(t, wp.group, "w:default/PyTorchJob/j");
+	CHECK_STR(t, wp.part, "master");
+	json_decref(o);
+	/* PyTorchJob (samples/pytorchjob.yaml): Master 1 + Worker 1 */
+	o = json_loads("{\"metadata\":{\"name\":\"j\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"q\"}},"
+		       "\"spec\":{\"pytorchReplicaSpecs\":{\"Master\":{\"replicas\":1},\"Worker\":{}}}}",
+		       0, NULL);
+	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_PYTORCH, &w), MU_OK);
+	CHECK_EQ_INT(t, w.min_member, 2);
+	CHECK_EQ_INT(t, w.nparts, 2);
+	CHECK_STR(t, w.queue, "q");
+	json_decref(o);
+	/* JobSet (samples/jobset.yaml): workers 4 in parallel + driver 1 */
+	o = json_loads("{\"spec\":{\"replicatedJobs\":[{\"name\":\"workers\",\"template\":{\"spec\":"
+		       "{\"parallelism\":4}}},{\"name\":\"driver\",\"replicas\":2}]}}", 0, NULL);
+	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_JOBSET, &w), MU_OK);
+	CHECK_EQ_INT(t, w.min_member, 6);
+	CHECK_STR(t, w.parts[0].name, "workers");
+	CHECK_EQ_INT(t, w.parts[0].min, 4);
+	CHECK_STR(t, w.queue, "");
+	json_decref(o);
+	/* RayCluster: the head and each group's minReplicas (elastic above) */
+	o = json_loads("{\"spec\":{\"workerGroupSpecs\":[{\"groupName\":\"small\",\"minReplicas\":1,"
+		       "\"maxReplicas\":5}]}}", 0, NULL);
+	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_RAY, &w), MU_OK);
+	CHECK_EQ_INT(t, w.min_member, 2);
+	json_decref(o);
+	/* KAI PodGroup: minMember below its SubGroups' sum is raised to it;
+	 * the queue is spec.queue */
+	o = json_loads("{\"spec\":{\"minMember\":1,\"queue\":\"k\",\"subGroups\":[{\"name\":\"a\","
+		       "\"minMember\":2},{\"name\":\"b\",\"minMember\":1}]}}", 0, NULL);
+	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_KAI_PG, &w), MU_OK);
+	CHECK_EQ_INT(t, w.min_member, 3);
+	CHECK_STR(t, w.queue, "k");
+	json_decref(o);
+	/* a JobSet without replicated jobs cannot be read */
+	o = json_loads("{\"spec\":{}}", 0, NULL);
+	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_JOBSET, &w), MU_EINVAL);
+	json_decref(o);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -447,5 +545,7 @@ int main(void)
 	MU_RUN(&t, test_devices_and_times);
 	MU_RUN(&t, test_loader_kinds);
 	MU_RUN(&t, test_queue_and_map);
+	MU_RUN(&t, test_selector);
+	MU_RUN(&t, test_kinds);
 	return mu_t_done(&t);
 }

@@ -639,6 +639,13 @@ static void test_workload_errors(mu_t_t *t)
 		"got \"two\"");
 	ERR_HAS(t, WL_HEAD "  minMember: 5\n  podSets: [{replicas: 4}]\n",
 		MU_ERANGE, "t.yaml:6:14: spec.minMember: 5 is more than the job's 4 pods");
+	ERR_HAS(t, WL_HEAD "  podSets: [{replicas: 2, minMember: 3}]\n",
+		MU_ERANGE, "spec.podSets[0].minMember: 3 is more than the pod set's 2 replicas");
+	ERR_HAS(t, WL_HEAD "  podSets: [{replicas: 2, minMember: -1}]\n",
+		MU_ERANGE, "spec.podSets[0].minMember: expected an integer");
+	ERR_HAS(t, WL_HEAD "  minMember: 2\n  podSets: [{name: a, replicas: 2, minMember: 2},"
+		" {name: b, replicas: 2, minMember: 1}]\n", MU_ERANGE,
+		"spec.minMember: 2 is less than the 3 its pod sets' own minMember need together");
 	ERR_HAS(t, "apiVersion: muster.io/v1alpha1\nkind: Workload\n"
 		"metadata: {name: w}\nspec:\n  podSets: [{}]\n", MU_EPARSE,
 		"t.yaml:5:3: spec.queue: required field is missing");
@@ -1035,6 +1042,12 @@ static void test_scenario_errors(mu_t_t *t)
 		"t.yaml:7:11: spec.steps[1].at: steps must be in time order");
 	ERR_HAS(t, SC_HEAD "    - finish: [\"a b\"]\n", MU_EINVAL,
 		"spec.steps[0].finish[0]: expected a name");
+	ERR_HAS(t, SC_HEAD "    - disruptionsAllowed: {a: -2}\n", MU_ERANGE,
+		"spec.steps[0].disruptionsAllowed.a: expected an integer from -1 to 10000000");
+	ERR_HAS(t, SC_HEAD "    - disruptionsAllowed: [a]\n", MU_EPARSE,
+		"spec.steps[0].disruptionsAllowed: expected a mapping");
+	ERR_HAS(t, SC_HEAD "    - disruptionsAllowed: {\"a b\": 1}\n", MU_EINVAL,
+		"the key must be a job name");
 	ERR_HAS(t, "apiVersion: muster.io/v1alpha1\nkind: Scenario\n"
 		"metadata: {name: s}\nspec:\n  steps: []\n", MU_EPARSE,
 		"spec.steps: a scenario needs at least one step");

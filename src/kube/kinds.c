@@ -1,0 +1,203 @@
+/*
+ * kinds.c - the workload kinds AI clusters run, grouped as KAI-Scheduler's
+ * pod grouper groups them: which workload a pod belongs to (from the labels
+ * and annotations its controller writes, and its owner reference), which
+ * part of it (a role, a replicated job, a sub-group), and what the
+ * workload object says about the gang: its minimum, its parts' minimums
+ * and its queue.
+ *
+ * A pod of a known kind joins the group "w:NS/KIND/NAME" (a LeaderWorkerSet:
+ * one group per leader and its workers, "w:NS/LeaderWorkerSet/NAME/GROUP");
+ * the object it waits for is "KIND:NS/NAME".  Pure functions of the JSON:
+ * no I/O, no state.  Each reads only the fields docs/kubernetes.md lists.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/daemon_int.h"
+#include "muster/jpath.h"
+
+/* The kinds' names in keys, in mu__wlkind_t order (their collections are
+ * watched from reflector.c, MU__KR_WL0 on). */
+static const struct {
+	const char *kind;
+} kinds[MU__WL_COUNT] = {
+	[MU__WL_JOBSET] = {"JobSet"},
+	[MU__WL_LWS] = {"LeaderWorkerSet"},
+	[MU__WL_PYTORCH] = {"PyTorchJob"},
+	[MU__WL_MPI] = {"MPIJob"},
+	[MU__WL_RAY] = {"RayCluster"},
+	[MU__WL_VOLCANO_PG] = {"VolcanoPodGroup"},
+	[MU__WL_KAI_PG] = {"KaiPodGroup"},
+};
+
+const char *mu__kw_kind(mu__wlkind_t k) { return k < MU__WL_COUNT ? kinds[k].kind : "?"; }
+
+/* Whether pod's controlling owner reference has kind `kind`. */
+static bool owned_by(const json_t *pod, const char *kind)
+{
+	size_t i;
+	const json_t *r;
+	json_array_foreach(mu__jget(pod, "metadata.ownerReferences"), i, r) {
+		const char *k = json_string_value(json_object_get(r, "kind"));
+		if (k && !strcmp(k, kind))
+			return true;
+	}
+	return false;
+}
+
+/* Fills out for a pod of kind k named `name`, part `part` ("" none), with
+ * an extra group suffix sub (NULL none).  Names too long are refused. */
+static bool set_ref(mu__kwpod_t *out, mu__wlkind_t k, const char *ns, const char *name,
+		    const char *sub, const char *part)
+{
+	out->kind = k;
+	int a = snprintf(out->wl, sizeof out->wl, "%s:%s/%s", kinds[k].kind, ns, name);
+	int b = sub ? snprintf(out->group, sizeof out->group, "w:%s/%s/%s/%s", ns, kinds[k].kind, name, sub)
+		    : snprintf(out->group, sizeof out->group, "w:%s/%s/%s", ns, kinds[k].kind, name);
+	int c = snprintf(out->part, sizeof out->part, "%s", part ? part : "");
+	if (a < 0 || (size_t)a >= sizeof out->wl || b < 0 || (size_t)b >= sizeof out->group ||
+	    c < 0 || (size_t)c >= sizeof out->part)
+		return false;
+	for (char *p = out->part; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	snprintf(out->name, sizeof out->name, "%s", sub ? sub : name);
+	return true;
+}
+
+bool mu__kw_pod(const json_t *pod, mu__kwpod_t *out)
+{
+	const char *ns = mu__kjs(pod, "metadata.namespace");
+	const char *v;
+	memset(out, 0, sizeof *out);
+	if (!ns)
+		ns = "default";
+	if ((v = mu__kmap(pod, "metadata.labels", "jobset.sigs.k8s.io/jobset-name")))
+		return set_ref(out, MU__WL_JOBSET, ns, v, NULL,
+			       mu__kmap(pod, "metadata.labels", "jobset.sigs.k8s.io/replicatedjob-name"));
+	if ((v = mu__kmap(pod, "metadata.labels", "leaderworkerset.sigs.k8s.io/name"))) {
+		const char *gi = mu__kmap(pod, "metadata.labels", "leaderworkerset.sigs.k8s.io/group-index");
+		const char *wi = mu__kmap(pod, "metadata.labels", "leaderworkerset.sigs.k8s.io/worker-index");
+		char sub[300];
+		snprintf(sub, sizeof sub, "%s", gi ? gi : "0");
+		return set_ref(out, MU__WL_LWS, ns, v, sub, wi && strcmp(wi, "0") ? "workers" : "leader");
+	}
+	if ((v = mu__kmap(pod, "metadata.labels", "training.kubeflow.org/job-name"))) {
+		const char *rt = mu__kmap(pod, "metadata.labels", "training.kubeflow.org/replica-type");
+		if (owned_by(pod, "PyTorchJob"))
+			return set_ref(out, MU__WL_PYTORCH, ns, v, NULL, rt);
+		if (owned_by(pod, "MPIJob"))
+			return set_ref(out, MU__WL_MPI, ns, v, NULL, rt);
+	}
+	if ((v = mu__kmap(pod, "metadata.labels", "ray.io/cluster"))) {
+		const char *nt = mu__kmap(pod, "metadata.labels", "ray.io/node-type");
+		const char *grp = mu__kmap(pod, "metadata.labels", "ray.io/group");
+		return set_ref(out, MU__WL_RAY, ns, v, NULL, nt && !strcmp(nt, "head") ? "head" : grp);
+	}
+	if ((v = mu__kmap(pod, "metadata.annotations", "scheduling.k8s.io/group-name")))
+		return set_ref(out, MU__WL_VOLCANO_PG, ns, v, NULL,
+			       mu__kmap(pod, "metadata.annotations", "volcano.sh/task-spec"));
+	if ((v = mu__kmap(pod, "metadata.annotations", "pod-group-name")))
+		return set_ref(out, MU__WL_KAI_PG, ns, v, NULL,
+			       mu__kmap(pod, "metadata.labels", "kai.scheduler/subgroup-name"));
+	return false;
+}
+
+/* Adds part `name` with minimum min to w (lower-cased); false when full. */
+static bool add_part(mu__kwinfo_t *w, const char *name, int64_t min)
+{
+	if (w->nparts >= MU__WL_MAX_PARTS || !name)
+		return false;
+	snprintf(w->parts[w->nparts].name, sizeof w->parts[0].name, "%s", name);
+	for (char *p = w->parts[w->nparts].name; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	w->parts[w->nparts++].min = min < 0 ? 0 : min > 1000000 ? 1000000 : (int32_t)min;
+	return true;
+}
+
+/* The Kubeflow replica specs at path (a map of role -> {replicas}). */
+static int kubeflow_parts(const json_t *obj, const char *path, mu__kwinfo_t *w)
+{
+	const char *role;
+	json_t *spec;
+	json_object_foreach(mu__jget(obj, path), role, spec)
+		if (!add_part(w, role, mu__kji(spec, "replicas", 1)))
+			return MU_ELIMIT;
+	return w->nparts ? MU_OK : MU_EINVAL;
+}
+
+static int read_parts(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w)
+{
+	size_t i;
+	const json_t *x;
+	const char *key;
+	json_t *val;
+	switch (k) {
+	case MU__WL_JOBSET:
+		json_array_foreach(mu__jget(obj, "spec.replicatedJobs"), i, x)
+			if (!add_part(w, mu__kjs(x, "name"), mu__kji(x, "replicas", 1) *
+				      mu__kji(x, "template.spec.parallelism", 1)))
+				return MU_ELIMIT;
+		return w->nparts ? MU_OK : MU_EINVAL;
+	case MU__WL_LWS: {
+		int64_t size = mu__kji(obj, "spec.leaderWorkerTemplate.size", 1);
+		add_part(w, "leader", 1);
+		if (size > 1)
+			add_part(w, "workers", size - 1);
+		return MU_OK;
+	}
+	case MU__WL_PYTORCH:
+		return kubeflow_parts(obj, "spec.pytorchReplicaSpecs", w);
+	case MU__WL_MPI:
+		return kubeflow_parts(obj, "spec.mpiReplicaSpecs", w);
+	case MU__WL_RAY:
+		add_part(w, "head", 1);
+		json_array_foreach(mu__jget(obj, "spec.workerGroupSpecs"), i, x)
+			if (!add_part(w, mu__kjs(x, "groupName"), mu__kji(x, "minReplicas", 0)))
+				return MU_ELIMIT;
+		return MU_OK;
+	case MU__WL_VOLCANO_PG:
+		json_object_foreach(mu__jget(obj, "spec.minTaskMember"), key, val)
+			if (!add_part(w, key, json_integer_value(val)))
+				return MU_ELIMIT;
+		return MU_OK;
+	case MU__WL_KAI_PG:
+		json_array_foreach(mu__jget(obj, "spec.subGroups"), i, x)
+			if (!add_part(w, mu__kjs(x, "name"), mu__kji(x, "minMember", 1)))
+				return MU_ELIMIT;
+		return MU_OK;
+	case MU__WL_COUNT:
+		break;
+	}
+	return MU_EINVAL;
+}
+
+int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w)
+{
+	memset(w, 0, sizeof *w);
+	int rc = read_parts(obj, k, w);
+	if (rc)
+		return rc;
+	int64_t sum = 0;
+	for (int i = 0; i < w->nparts; i++)
+		sum += w->parts[i].min;
+	int64_t mm = sum;
+	if (k == MU__WL_VOLCANO_PG || k == MU__WL_KAI_PG)
+		mm = mu__kji(obj, "spec.minMember", sum ? sum : 1);
+	else if (k == MU__WL_PYTORCH || k == MU__WL_MPI)
+		mm = mu__kji(obj, "spec.runPolicy.schedulingPolicy.minAvailable", sum);
+	if (mm < sum)
+		mm = sum; /* never below its parts (KAI asks for equality) */
+	w->min_member = mm < 1 ? 1 : mm > 1000000 ? 1000000 : (int32_t)mm;
+	const char *q = mu__kmap(obj, "metadata.labels", "muster.io/queue");
+	if (!q)
+		q = mu__kmap(obj, "metadata.labels", "kueue.x-k8s.io/queue-name");
+	if (!q && (k == MU__WL_VOLCANO_PG || k == MU__WL_KAI_PG))
+		q = mu__kjs(obj, "spec.queue");
+	if (!q && (k == MU__WL_PYTORCH || k == MU__WL_MPI))
+		q = mu__kjs(obj, "spec.runPolicy.schedulingPolicy.queue");
+	snprintf(w->queue, sizeof w->queue, "%s", q ? q : "");
+	return MU_OK;
+}

@@ -1,0 +1,205 @@
+#!/bin/sh
+# kinds.sh - the workload kinds AI clusters run, end to end (issue 15), with
+# the real CustomResourceDefinitions and samples of ../shared/data/k8s/
+# workloads, the real kubectl and `muster up`.  muster up runs no controller
+# for these kinds, so the test plays each one: it creates the workload
+# object (the project's sample, with a queue label or the kind's queue
+# field), then the pods the controller would, with its names, labels,
+# annotations and owner reference.  For each kind the gang is first one pod
+# short of what its object asks for (nothing binds), then complete (every
+# pod binds):
+#   JobSet (4 workers + 1 driver), LeaderWorkerSet (one group: a leader and
+#   3 workers), PyTorchJob (master + worker), MPIJob (launcher + 2 workers),
+#   RayJob's RayCluster (head + the small-group's minReplicas 1), Volcano
+#   PodGroup (minMember 3, spec.queue) and a Volcano Job's pods through the
+#   PodGroup its controller makes (minTaskMember), KAI PodGroup (two
+#   SubGroups).
+# Without ../shared/data it prints that it skipped.
+# Usage: sh tests/e2e/kinds.sh PATH_TO_MUSTER.  Ends with
+# "e2e kinds: N passed, N failed".
+E2E_NAME=kinds; . "$(dirname "$0")/lib/common.sh"
+W="$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/k8s/workloads"
+if [ ! -d "$W/crds" ]; then
+	echo "skipped: ../shared/data/k8s/workloads not found (no CRDs or samples)"
+	done_
+fi
+UPID=""; SPID=""
+on_exit() { for p in $SPID $UPID; do kill -9 "$p" 2>/dev/null; done; }
+need_kubectl
+kc() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@"; }
+
+cat >"$T/cluster.yaml" <<'YAML'
+apiVersion: muster.io/v1alpha1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  count: 4
+  namePrefix: gpu-
+  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}
+---
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: team-a}
+spec: {}
+YAML
+up_start "$T/cluster.yaml"
+# create, not apply: the big CRDs do not fit in the last-applied annotation
+# (256 KiB), on a real cluster too
+for f in "$W"/crds/*.yaml; do
+	kc create -f "$f" >"$T/out" 2>&1 || { bad "CRD $(basename "$f"): $(head -c 300 "$T/out")"; }
+done
+ok
+# as on a real cluster: the scheduler starts once the kinds are served
+kc wait --for=condition=Established crd --all --timeout=60s >"$T/out" 2>&1 && ok || bad "CRDs not established: $(head -c 300 "$T/out")"
+"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id k --lease-namespace default \
+	--metrics 127.0.0.1:0 --lease-duration 4 --retry-period 1 >"$T/sched.out" 2>>"$T/sched.log" &
+SPID=$!
+ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
+wait_for scheduler-ready 150 ready
+
+# obj FILE: creates a workload object; echoes its uid.
+obj() { kc create -f "$1" -o jsonpath='{.metadata.uid}'; }
+# pod NAME LABELS ANNOTATIONS API KIND OWNER UID: one 1-GPU pod of ours, as
+# the kind's controller makes it.
+pod() {
+	{
+		printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: {app: kinds%s}\n' "$1" "${2:+, $2}"
+		[ -n "$3" ] && printf '  annotations: {%s}\n' "$3"
+		printf '  ownerReferences: [{apiVersion: %s, kind: %s, name: %s, uid: %s, controller: true}]\n' "$4" "$5" "$6" "$7"
+		printf 'spec:\n  schedulerName: muster\n  containers:\n'
+		printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "1"}}}\n'
+	} >"$T/pod.yaml"
+	kc create -f "$T/pod.yaml" >"$T/out" 2>&1 || bad "pod $1: $(cat "$T/out")"
+}
+nbound() { kc get pods -l app=kinds -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .; }
+npods() { kc get pods -l app=kinds -o name | grep -c .; }
+allbound() { [ "$(nbound)" -eq "$(npods)" ] && [ "$(npods)" -gt 0 ]; }
+none() { [ "$(npods)" -eq 0 ]; }
+# check KIND: after the short gang had time, nothing may be bound; then
+# LAST (a command creating the last pod) completes it.
+short() {
+	sleep 2.5
+	if [ "$(nbound)" -eq 0 ]; then ok; else bad "$1: $(nbound) pods bound while the gang was one short"; fi
+}
+done_kind() {
+	wait_for "$1-gang-bound" 150 allbound ||
+		{ kc get pods -l app=kinds -o wide 2>&1 | head -8; tail -n 5 "$T/sched.log"; }
+	kc delete pods -l app=kinds --wait=false >/dev/null 2>&1
+	wait_for "$1-cleanup" 100 none
+}
+
+# --- JobSet: pods of its Jobs, labelled by the JobSet controller ------------
+sed 's/^metadata:$/metadata:\n  labels: {kueue.x-k8s.io\/queue-name: team-a}/' "$W/samples/jobset.yaml" >"$T/js.yaml"
+uid=$(obj "$T/js.yaml") || bad "JobSet sample not created"
+js() { pod "paralleljobs-$1-0-$2" "jobset.sigs.k8s.io/jobset-name: paralleljobs, jobset.sigs.k8s.io/replicatedjob-name: $1" "" batch/v1 Job "paralleljobs-$1-0" "$uid"; }
+for i in 0 1 2 3; do js workers "$i"; done
+short jobset
+js driver 0
+done_kind jobset
+
+# --- LeaderWorkerSet: a group is its leader and size-1 workers ---------------
+sed 's/^  name: leaderworkerset-sample$/  name: leaderworkerset-sample\n  namespace: default/; s/^metadata:$/metadata:\n  annotations: {}/' "$W/samples/leaderworkerset.yaml" |
+	sed 's/^  labels:$/  labels:\n    muster.io\/queue: team-a/' >"$T/lws.yaml"
+uid=$(obj "$T/lws.yaml") || bad "LeaderWorkerSet sample not created"
+lws() { pod "leaderworkerset-sample-0$1" "leaderworkerset.sigs.k8s.io/name: leaderworkerset-sample, leaderworkerset.sigs.k8s.io/group-index: \"0\", leaderworkerset.sigs.k8s.io/worker-index: \"$2\"" "" leaderworkerset.x-k8s.io/v1 LeaderWorkerSet leaderworkerset-sample "$uid"; }
+lws "" 0; lws -1 1; lws -2 2
+short lws
+lws -3 3
+done_kind lws
+
+# --- PyTorchJob ---------------------------------------------------------------
+sed 's/^  namespace: kubeflow$/  labels: {muster.io\/queue: team-a}/' "$W/samples/pytorchjob.yaml" >"$T/pt.yaml"
+uid=$(obj "$T/pt.yaml") || bad "PyTorchJob sample not created"
+pt() { pod "pytorch-simple-$1-0" "training.kubeflow.org/job-name: pytorch-simple, training.kubeflow.org/replica-type: $1" "" kubeflow.org/v1 PyTorchJob pytorch-simple "$uid"; }
+pt worker
+short pytorchjob
+pt master
+done_kind pytorchjob
+
+# --- MPIJob: a launcher and its workers ---------------------------------------
+sed 's/^metadata:$/metadata:\n  labels: {muster.io\/queue: team-a}/' "$W/samples/mpijob.yaml" >"$T/mpi.yaml"
+uid=$(obj "$T/mpi.yaml") || bad "MPIJob sample not created"
+mw=$(kc get mpijob tensorflow-mnist -o jsonpath='{.spec.mpiReplicaSpecs.Worker.replicas}')
+mpi() { pod "tensorflow-mnist-$1" "training.kubeflow.org/job-name: tensorflow-mnist, training.kubeflow.org/replica-type: $2" "" kubeflow.org/v1 MPIJob tensorflow-mnist "$uid"; }
+i=0; while [ "$i" -lt "${mw:-1}" ]; do mpi "worker-$i" worker; i=$((i + 1)); done
+short mpijob
+mpi launcher launcher
+done_kind mpijob
+
+# --- RayJob: the RayCluster it makes (head + worker groups' minReplicas) -----
+uid=$(sed 's/^metadata:$/metadata:\n  labels: {muster.io\/queue: team-a}/' "$W/samples/rayjob.yaml" | kc create -f - -o jsonpath='{.metadata.uid}') || bad "RayJob sample not created"
+kc get rayjob rayjob-sample -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+rc = {"apiVersion": "ray.io/v1", "kind": "RayCluster",
+      "metadata": {"name": "rayjob-sample-raycluster", "labels": {"muster.io/queue": "team-a"},
+                   "ownerReferences": [{"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "rayjob-sample",
+                                        "uid": j["metadata"]["uid"], "controller": True}]},
+      "spec": j["spec"]["rayClusterSpec"]}
+print(json.dumps(rc))' >"$T/rc.json"
+ruid=$(obj "$T/rc.json") || bad "RayCluster not created"
+ray() { pod "rayjob-sample-raycluster-$1" "ray.io/cluster: rayjob-sample-raycluster, ray.io/node-type: $2, ray.io/group: $3" "" ray.io/v1 RayCluster rayjob-sample-raycluster "$ruid"; }
+ray head head headgroup
+short rayjob
+ray small-group-worker-a worker small-group
+done_kind rayjob
+
+# --- Volcano PodGroup, and a Volcano Job through the PodGroup it makes ------
+cat >"$T/vpg.yaml" <<'YAML'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: vpg}
+spec: {minMember: 3, queue: team-a}
+YAML
+uid=$(obj "$T/vpg.yaml") || bad "Volcano PodGroup not created"
+vp() { pod "vpg-$1" "" "scheduling.k8s.io/group-name: vpg" scheduling.volcano.sh/v1beta1 PodGroup vpg "$uid"; }
+vp 0; vp 1
+short volcano-podgroup
+vp 2
+done_kind volcano-podgroup
+cat >"$T/vj.yaml" <<'YAML'
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vj}
+spec:
+  minAvailable: 3
+  schedulerName: muster
+  queue: team-a
+  tasks:
+  - name: ps
+    replicas: 1
+    template: {spec: {containers: [{name: main, image: busybox}]}}
+  - name: worker
+    replicas: 2
+    template: {spec: {containers: [{name: main, image: busybox}]}}
+YAML
+juid=$(obj "$T/vj.yaml") || bad "Volcano Job not created"
+printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: vj-%s\n' "$juid" >"$T/vjpg.yaml"
+printf '  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: vj, uid: %s, controller: true}]\n' "$juid" >>"$T/vjpg.yaml"
+printf 'spec: {minMember: 3, queue: team-a, minTaskMember: {ps: 1, worker: 2}}\n' >>"$T/vjpg.yaml"
+obj "$T/vjpg.yaml" >/dev/null || bad "the Volcano Job's PodGroup not created"
+vj() { pod "vj-$1-$2" "volcano.sh/job-name: vj" "scheduling.k8s.io/group-name: vj-$juid, volcano.sh/task-spec: $1" batch.volcano.sh/v1alpha1 Job vj "$juid"; }
+vj worker 0; vj worker 1
+short volcano-job
+vj ps 0
+done_kind volcano-job
+
+# --- KAI PodGroup with two SubGroups -------------------------------------------
+cat >"$T/kpg.yaml" <<'YAML'
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: kpg}
+spec:
+  minMember: 3
+  queue: team-a
+  subGroups:
+  - {name: decoders, minMember: 2}
+  - {name: prefills, minMember: 1}
+YAML
+uid=$(obj "$T/kpg.yaml") || bad "KAI PodGroup not created"
+kp() { pod "kpg-$1" "kai.scheduler/subgroup-name: $2" "pod-group-name: kpg" scheduling.run.ai/v2alpha2 PodGroup kpg "$uid"; }
+kp d0 decoders; kp d1 decoders; kp d2 decoders
+short kai-podgroup
+kp p0 prefills
+done_kind kai-podgroup
+done_
