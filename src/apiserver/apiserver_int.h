@@ -511,7 +511,10 @@ int mu__rbac_bootstrap(mu_apiserver_t *s);
 /* Whether the PodDisruptionBudgets of pod (pdb.c) let it be evicted now:
  * MU_OK, MU_ESTATE (429: msg and a DisruptionBudget cause in e) or
  * MU_ELIMIT (more than one budget: 500, msg). */
-int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e);
+int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e,
+		   char *take, size_t take_len);
+/* A store mutation that takes one disruption from a budget's status. */
+int mu__pdb_take_fn(void *ctx, const mu__obj_t *cur, json_t **out);
 
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);

@@ -15,9 +15,13 @@
  *     the pod's disruption budget.", with a DisruptionBudget cause.
  *
  * kube-apiserver decides from the PDB's status, which its disruption
- * controller keeps; here the same numbers are counted from the pods at the
- * time of the eviction, under the store's writer lock (evictions cannot
- * race past a budget).  The status is not written (see docs/apiserver.md).
+ * controller keeps: disruptionsAllowed 0 refuses, otherwise one is taken
+ * from it in the same update.  muster up runs no disruption controller, so
+ * a budget whose status has disruptionsAllowed (a client played that
+ * controller) is decided that way, and the caller takes one from it in the
+ * eviction's transaction; a budget without it is decided from the same
+ * numbers counted from the pods at the time of the eviction.  Both happen
+ * under the store's writer lock (evictions cannot race past a budget).
  * Cost: the pods and PDBs of one namespace.
  */
 #include <stdio.h>
@@ -107,8 +111,11 @@ static bool count_pod(void *ctx, const mu__obj_t *o)
 	return false; /* counted, not listed */
 }
 
-int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e)
+int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e,
+		   char *take, size_t take_len)
 {
+	if (take_len)
+		take[0] = 0;
 	const char *ns = mu__jstr(pod, "metadata.namespace");
 	mu__page_t pg;
 	if (!ns || mu__store_list(s->store, MU__RT_PDBS, ns, NULL, 1000, NULL, NULL, &pg) != MU_OK)
@@ -136,6 +143,22 @@ int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, 
 	}
 	if (!pdb)
 		return MU_OK;
+	const json_t *da = mu__jget(pdb, "status.disruptionsAllowed");
+	if (json_is_integer(da)) { /* a controller's status: as kube-apiserver */
+		int rc = MU_OK;
+		if (json_integer_value(da) <= 0) {
+			snprintf(msg, len, "Cannot evict pod as it would violate the pod's disruption budget.");
+			mu__verr_add(e, "", "DisruptionBudget", "The disruption budget %s needs %lld healthy pods and has "
+				     "%lld currently", mu__jstr(pdb, "metadata.name"),
+				     (long long)json_integer_value(mu__jget(pdb, "status.desiredHealthy")),
+				     (long long)json_integer_value(mu__jget(pdb, "status.currentHealthy")));
+			rc = MU_ESTATE;
+		} else {
+			snprintf(take, take_len, "%s", mu__jstr(pdb, "metadata.name"));
+		}
+		json_decref(pdb);
+		return rc;
+	}
 	char text[4096];
 	selector_text(mu__jget(pdb, "spec.selector"), text, sizeof text);
 	count_t c = {0};
@@ -159,4 +182,21 @@ int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, 
 	mu__sel_free(c.sel);
 	json_decref(pdb);
 	return rc;
+}
+
+int mu__pdb_take_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	json_t *o = cur ? mu__obj_parse(cur) : NULL;
+	if (!o)
+		return MU_ENOENT;
+	json_t *st = json_object_get(o, "status");
+	json_t *da = json_object_get(st, "disruptionsAllowed");
+	if (!json_is_integer(da) || json_integer_value(da) < 1) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	json_object_set_new(st, "disruptionsAllowed", json_integer(json_integer_value(da) - 1));
+	*out = o;
+	return MU__MUT_PUT;
 }

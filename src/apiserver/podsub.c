@@ -625,7 +625,8 @@ void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, jso
 	mu__obj_t *cur = mu__store_get(s->store, MU__RT_PODS, rq->route.ns, rq->route.name);
 	json_t *pod = cur ? mu__obj_parse(cur) : NULL;
 	mu__verr_t pe = {0};
-	int prc = pod && !cur->deleting ? mu__pdb_allows(s, pod, why, sizeof why, &pe) : MU_OK;
+	char take[320] = "";
+	int prc = pod && !cur->deleting ? mu__pdb_allows(s, pod, why, sizeof why, &pe, take, sizeof take) : MU_OK;
 	json_decref(pod);
 	mu__obj_unref(cur);
 	if (prc != MU_OK) {
@@ -641,6 +642,12 @@ void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, jso
 	int rc = mu__store_apply(tx, MU__RT_PODS, rq->route.ns, rq->route.name, disrupt_fn, &dc,
 				 rq->q.dry_run, NULL);
 	bool was_deleting = rc == MU__MUT_KEEP;
+	if (rc >= 0 && !was_deleting && take[0]) { /* the budget's status pays for it */
+		int trc = mu__store_apply(tx, MU__RT_PDBS, rq->route.ns, take, mu__pdb_take_fn, NULL,
+					  rq->q.dry_run, NULL);
+		if (trc < 0)
+			rc = trc;
+	}
 	del_ctx_t plain = {grace, NULL, NULL, ""};
 	if (rc >= 0 && !was_deleting && !rq->q.dry_run)
 		rc = mu__store_apply(tx, MU__RT_PODS, rq->route.ns, rq->route.name, delete_fn, &plain, false, NULL);

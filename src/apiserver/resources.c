@@ -369,6 +369,7 @@ static void row_pdb(const json_t *o, int64_t now, json_t *cells)
 	cell_str(cells, mu__jstr(o, "metadata.name"));
 	qty_cell(cells, o, "spec.minAvailable");
 	qty_cell(cells, o, "spec.maxUnavailable");
+	cell_i(cells, json_integer_value(mu__jget(o, "status.disruptionsAllowed")));
 	cell_age(cells, o, "metadata.creationTimestamp", now);
 }
 
@@ -510,7 +511,8 @@ static const mu__col_t binding_cols[] = {
 
 static const mu__col_t pdb_cols[] = {
 	NAMECOL, {"Min Available", "string", "", "Pods that must stay available.", 0},
-	{"Max Unavailable", "string", "", "Pods that may be unavailable.", 0}, AGECOL,
+	{"Max Unavailable", "string", "", "Pods that may be unavailable.", 0},
+	{"Allowed Disruptions", "integer", "", "Evictions allowed now (status).", 0}, AGECOL,
 };
 
 static const char *const pod_fields[] = {
