@@ -12,7 +12,8 @@
 # complete, each on exactly one cluster; kill -9 of the dispatcher in the
 # middle of a dispatch burst leaves no duplicate after the restart; a job
 # that never starts is withdrawn after --start-timeout (one copy at a
-# time); a worker whose API server is killed has its jobs requeued
+# time); draining a cluster sends nothing new there and leaves what
+# runs; a worker whose API server is killed has its jobs requeued
 # elsewhere after --cluster-lost-after, and once it is back its stale
 # copies are deleted; a standby dispatcher waits for the lease and takes
 # over when the leader stops.
@@ -232,7 +233,7 @@ where 'm-.*' | sort >"$T/where"
 # --- kill -9 the dispatcher while it dispatches: no duplicates ---------------
 : >"$T/k.yaml"
 i=0
-while [ "$i" -lt 100 ]; do job "k-$i" 1 1 1s >>"$T/k.yaml"; i=$((i + 1)); done
+while [ "$i" -lt 100 ]; do job "k-$i" 1 4 1s >>"$T/k.yaml"; i=$((i + 1)); done
 h apply -f "$T/k.yaml"
 some() { [ "$(where 'k-.*' | wc -l)" -ge 3 ]; }
 wait_for kill-some 100 some
@@ -257,6 +258,20 @@ h get events --field-selector involvedObject.name=never; has start-timeout-event
 h delete job never
 gone() { [ "$(copies "$1")" = 0 ]; }
 wait_for never-copy-deleted 50 gone never
+
+# --- draining a cluster: no new jobs there, what runs stays --------------------
+job keep 1 8 20s ', muster.io/cluster-selector: region=eu' >"$T/r.yaml"; h apply -f "$T/r.yaml"
+wait_for keep-runs 100 ann_is keep dispatch-phase Running
+h annotate cluster small muster.io/drain=true
+wait_for small-draining 50 state_is small Draining
+job eu 1 1 1s ', muster.io/cluster-selector: region=eu' >"$T/e.yaml"; h apply -f "$T/e.yaml"
+wait_for eu-waits 50 ann_is eu dispatch-reason ClustersNotReady
+[ "$(ann keep dispatch-phase)" = Running ] && [ "$(ann keep cluster)" = small ] && ok ||
+	bad "drain disturbed keep: $(ann keep dispatch-phase) on $(ann keep cluster)"
+h annotate cluster small muster.io/drain-
+wait_for eu-after-drain 100 ann_is eu dispatch-phase Succeeded
+h delete job keep eu
+wait_for keep-copy-deleted 50 gone keep
 
 # --- a lost worker: its jobs requeued elsewhere; back: stale copies deleted ---
 job lost 2 8 60s >"$T/l.yaml"; h apply -f "$T/l.yaml"
