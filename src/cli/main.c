@@ -47,7 +47,7 @@ static const cmd_t commands[] = {
 	{"queues", mu_cmd_queues, "the queue tree: quota, fair share, usage, jobs"},
 	{"up", mu_cmd_up, "a local control plane (Kubernetes API subset) with simulated nodes"},
 	{"node", mu_cmd_node, "fail or recover a simulated node of `muster up`"},
-	{"eval", mu_cmd_eval, "evaluations: openb, philly, topology, queues, fleet, slurm (muster eval --help)"},
+	{"eval", mu_cmd_eval, "evaluations: openb, philly, topology, queues, pools, fleet, slurm (muster eval --help)"},
 	{"agent", mu_cmd_agent, "node agent: discover this host's NUMA, GPU and NIC topology"},
 	{"bench", mu_cmd_bench, "time the engine at scale: decisions/s, cycle time, memory"},
 	{"scheduler", mu_cmd_scheduler, "the Kubernetes scheduler daemon (leader-elected; see docs/kubernetes.md)"},
