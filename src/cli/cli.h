@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 
 int mu_cmd_simulate(int argc, char **argv);
@@ -45,5 +46,9 @@ int mu_cmd_eval_slurm(int argc, char **argv);
 
 /* Exit codes. */
 enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };
+
+/* daemon.c: the stop flag of SIGINT/SIGTERM, and a lease identity. */
+volatile sig_atomic_t *mu__cli_stop_on_signals(void);
+const char *mu__cli_daemon_id(const char *prefix, char *buf, size_t len);
 
 #endif

@@ -19,14 +19,6 @@
 #include "muster/dispatch.h"
 #include "muster/util.h"
 
-static volatile sig_atomic_t dispatch_stop;
-
-static void on_dispatch_signal(int sig)
-{
-	(void)sig;
-	dispatch_stop = 1;
-}
-
 static void dispatch_usage(FILE *f)
 {
 	fputs("usage: muster dispatch [--kubeconfig FILE | --in-cluster] [options]\n"
@@ -214,13 +206,7 @@ static int cmd_agent(int argc, char **argv)
 	}
 	o.hub = &hub;
 	o.worker = &worker;
-	o.stop = &dispatch_stop;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_dispatch_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	o.stop = mu__cli_stop_on_signals();
 	int rc = mu_dispatch_agent_run(&o, err, sizeof err);
 	mu_kube_config_release(&hub);
 	mu_kube_config_release(&worker);
@@ -255,12 +241,8 @@ int mu_cmd_dispatch(int argc, char **argv)
 			return r;
 	}
 	char idbuf[300];
-	if (!o.id) { /* two replicas must not share an identity */
-		char host[256] = "muster-dispatch";
-		gethostname(host, sizeof host - 1);
-		snprintf(idbuf, sizeof idbuf, "%s-%ld", host, (long)getpid());
-		o.id = idbuf;
-	}
+	if (!o.id) /* two replicas must not share an identity */
+		o.id = mu__cli_daemon_id("muster-dispatch", idbuf, sizeof idbuf);
 	mu_kube_config_t cfg;
 	char err[512] = "";
 	if (mu_kube_config_resolve(kc, ctx, in_cluster, &cfg, err, sizeof err)) {
@@ -268,13 +250,7 @@ int mu_cmd_dispatch(int argc, char **argv)
 		return MU_EXIT_USAGE;
 	}
 	o.hub = &cfg;
-	o.stop = &dispatch_stop;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_dispatch_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	o.stop = mu__cli_stop_on_signals();
 	int rc = mu_dispatch_run(&o, err, sizeof err);
 	mu_kube_config_release(&cfg);
 	if (rc == MU_ESTATE)

@@ -19,14 +19,6 @@
 #include "muster/kube.h"
 #include "muster/util.h"
 
-static volatile sig_atomic_t sched_stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	sched_stop = 1;
-}
-
 static void sched_usage(FILE *f)
 {
 	fputs("usage: muster scheduler [--kubeconfig FILE | --in-cluster] [options]\n"
@@ -217,12 +209,8 @@ int mu_cmd_scheduler(int argc, char **argv)
 		return MU_EXIT_USAGE;
 	}
 	o.renew_deadline_s = o.lease_duration_s * 2 / 3;
-	if (!o.id) {
-		char host[256] = "muster";
-		gethostname(host, sizeof host - 1);
-		snprintf(idbuf, sizeof idbuf, "%s-%ld", host, (long)getpid());
-		o.id = idbuf;
-	}
+	if (!o.id)
+		o.id = mu__cli_daemon_id("muster", idbuf, sizeof idbuf);
 	mu_kube_config_t cfg;
 	char err[512] = "";
 	if (mu_kube_config_resolve(kc, ctx, in_cluster, &cfg, err, sizeof err)) {
@@ -230,13 +218,7 @@ int mu_cmd_scheduler(int argc, char **argv)
 		return MU_EXIT_USAGE;
 	}
 	o.cfg = &cfg;
-	o.stop = &sched_stop;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	o.stop = mu__cli_stop_on_signals();
 	int rc = mu_kube_run(&o, err, sizeof err);
 	mu_kube_config_release(&cfg);
 	if (rc == MU_ESTATE)

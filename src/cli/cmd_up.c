@@ -25,14 +25,6 @@
 #include "cli/cli.h"
 #include "muster/apiserver.h"
 
-static volatile sig_atomic_t up_stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	up_stop = 1;
-}
-
 static void up_usage(FILE *f)
 {
 	fputs("usage: muster up [--cluster FILE] [--listen 127.0.0.1:PORT] [--data DIR] [options]\n"
@@ -304,13 +296,7 @@ int mu_cmd_up(int argc, char **argv)
 		}
 		o.token = token;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	volatile sig_atomic_t *up_stop = mu__cli_stop_on_signals();
 	mu_apiserver_t *s;
 	char err[1024];
 	if (mu_apiserver_start(&o, &s, err, sizeof err) != MU_OK) {
@@ -333,7 +319,7 @@ int mu_cmd_up(int argc, char **argv)
 	       mu_apiserver_port(s), o.data_dir);
 	printf("  export KUBECONFIG=%s\n  kubectl get nodes\nStop with Ctrl-C.\n", kubeconfig);
 	fflush(stdout);
-	while (!up_stop) {
+	while (!*up_stop) {
 		struct timespec ts = {0, 100 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
