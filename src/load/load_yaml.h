@@ -120,6 +120,11 @@ int mu__y_preemption_policy(mu__yload_t *L, const mu__ynode_t *n, bool *never);
 int mu__y_strs_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 		  bool names, const char ***out, size_t *nout);
 /* A string-to-string mapping as labels, copied; absent = none. */
+/* Reads one matchExpressions entry at e into r (strings are L's): the
+ * operators of a node selector (node: In, NotIn, Exists, DoesNotExist, Gt,
+ * Lt) or of a pod label selector (the first four), with the values each
+ * needs.  O(values). */
+int mu__y_sel_req(mu__yload_t *L, const mu__ynode_t *e, bool node, mu_sel_req_t *r);
 int mu__y_labels_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
 		    mu_label_t **out, size_t *nout);
 /* Taints of a Node or NodePool (key and effect required). */

@@ -17,54 +17,6 @@
 
 #define AFF_MAX_TERMS 16 /* terms of each kind (the engine's bound) */
 
-static const char *const ops[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
-
-/* Reads one matchExpressions entry; Gt and Lt only when node is set (a
- * node selector; a pod selector has only the first four). */
-static int expr(mu__yload_t *L, const mu__ynode_t *e, bool node, mu_sel_req_t *r)
-{
-	const mu__ynode_t *op, *vals;
-	int rc;
-	if ((rc = mu__y_want_map(L, e)) ||
-	    (rc = mu__y_str_at(L, e, "key", true, &r->key)) ||
-	    (rc = mu__y_seq_at(L, e, "values", false, &vals)))
-		return rc;
-	if (!*r->key)
-		return mu__y_err(L, e, "key", MU_EPARSE, "must not be empty");
-	if (!(op = mu__y_get(e, "operator")))
-		return mu__y_err(L, e, "operator", MU_EPARSE, "required field is missing");
-	if ((rc = mu__y_want_scalar(L, op)))
-		return rc;
-	size_t i, nops = node ? 6 : 4;
-	for (i = 0; i < nops; i++)
-		if (!strcmp(op->s, ops[i]))
-			break;
-	if (i == nops)
-		return mu__y_err(L, op, NULL, MU_EINVAL, "expected In, NotIn, Exists%s, "
-				 "got \"%.60s\"", node ? ", DoesNotExist, Gt or Lt" :
-				 " or DoesNotExist", op->s);
-	r->op = (mu_sel_op_t)i;
-	if (vals) {
-		if (!(r->values = mu__y_alloc(L, vals->n, sizeof *r->values)))
-			return mu__y_oom(L);
-		for (const mu__ynode_t *v = vals->head; v; v = v->next)
-			if ((rc = mu__y_str(L, v, &r->values[r->nvalues++])))
-				return rc;
-	}
-	bool want = r->op == MU_SEL_IN || r->op == MU_SEL_NOT_IN;
-	int64_t x;
-	if (want && !r->nvalues)
-		return mu__y_err(L, vals ? vals : e, vals ? NULL : "values", MU_EINVAL,
-				 "%s needs at least one value", ops[r->op]);
-	if ((r->op == MU_SEL_EXISTS || r->op == MU_SEL_DOES_NOT_EXIST) && r->nvalues)
-		return mu__y_err(L, vals, NULL, MU_EINVAL, "%s takes no values", ops[r->op]);
-	if ((r->op == MU_SEL_GT || r->op == MU_SEL_LT) &&
-	    (r->nvalues != 1 || mu__parse_int(r->values[0], INT64_MIN, INT64_MAX, &x)))
-		return mu__y_err(L, vals ? vals : e, vals ? NULL : "values", MU_EINVAL,
-				 "%s needs exactly one integer value", ops[r->op]);
-	return MU_OK;
-}
-
 /* Reads a labelSelector at n (NULL: absent, which matches no pod). */
 static int pod_sel(mu__yload_t *L, const mu__ynode_t *n, mu_pod_sel_t *s)
 {
@@ -94,7 +46,7 @@ static int pod_sel(mu__yload_t *L, const mu__ynode_t *n, mu_pod_sel_t *s)
 		r->op = MU_SEL_IN;
 	}
 	for (const mu__ynode_t *c = me ? me->head : NULL; c; c = c->next)
-		if ((rc = expr(L, c, false, &s->reqs[s->nreqs++])))
+		if ((rc = mu__y_sel_req(L, c, false, &s->reqs[s->nreqs++])))
 			return rc;
 	return MU_OK;
 }
@@ -188,7 +140,7 @@ static int node_pref(mu__yload_t *L, const mu__ynode_t *na, mu_podset_spec_t *ps
 		if (!(p->term.reqs = mu__y_alloc(L, exprs->n ? exprs->n : 1, sizeof *p->term.reqs)))
 			return mu__y_oom(L);
 		for (const mu__ynode_t *e = exprs->head; e; e = e->next)
-			if ((rc = expr(L, e, true, &p->term.reqs[p->term.nreqs++])))
+			if ((rc = mu__y_sel_req(L, e, true, &p->term.reqs[p->term.nreqs++])))
 				return rc;
 	}
 	return MU_OK;

@@ -321,8 +321,7 @@ static int sel_values(mu__yload_t *L, const mu__ynode_t *e, mu_sel_req_t *r)
 	return MU_OK;
 }
 
-/* Reads one matchExpressions entry. */
-static int sel_req(mu__yload_t *L, const mu__ynode_t *e, mu_sel_req_t *r)
+int mu__y_sel_req(mu__yload_t *L, const mu__ynode_t *e, bool node, mu_sel_req_t *r)
 {
 	const mu__ynode_t *op, *vals;
 	int rc;
@@ -337,14 +336,13 @@ static int sel_req(mu__yload_t *L, const mu__ynode_t *e, mu_sel_req_t *r)
 				 "required field is missing");
 	if ((rc = mu__y_want_scalar(L, op)))
 		return rc;
-	size_t i;
-	for (i = 0; i < sizeof sel_ops / sizeof *sel_ops; i++)
+	size_t i, nops = node ? sizeof sel_ops / sizeof *sel_ops : 4;
+	for (i = 0; i < nops; i++)
 		if (!strcmp(op->s, sel_ops[i]))
 			break;
-	if (i == sizeof sel_ops / sizeof *sel_ops)
-		return mu__y_err(L, op, NULL, MU_EINVAL,
-				 "expected In, NotIn, Exists, DoesNotExist, Gt "
-				 "or Lt, got \"%.60s\"", op->s);
+	if (i == nops)
+		return mu__y_err(L, op, NULL, MU_EINVAL, "expected In, NotIn, Exists%s, got \"%.60s\"",
+				 node ? ", DoesNotExist, Gt or Lt" : " or DoesNotExist", op->s);
 	r->op = (mu_sel_op_t)i;
 	if (vals) {
 		if (!(r->values = mu__y_alloc(L, vals->n, sizeof *r->values)))
@@ -393,7 +391,7 @@ static int sel_affinity(mu__yload_t *L, const mu__ynode_t *m,
 		if (!(st->reqs = mu__y_alloc(L, exprs->n, sizeof *st->reqs)))
 			return mu__y_oom(L);
 		for (const mu__ynode_t *e = exprs->head; e; e = e->next)
-			if ((rc = sel_req(L, e, &st->reqs[st->nreqs++])))
+			if ((rc = mu__y_sel_req(L, e, true, &st->reqs[st->nreqs++])))
 				return rc;
 	}
 	return MU_OK;
