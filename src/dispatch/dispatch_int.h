@@ -181,6 +181,8 @@ void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type,
 void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j,
 		       const char *type, const char *reason, const char *msg);
 mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid);
+/* Frees a hub job record and everything it owns. */
+void mu__djob_free(mu__djob_t *j);
 int32_t mu__dhub_cluster_by_fid(const mu__dd_t *d, int32_t fid);
 
 /* --- worker.c --------------------------------------------------------------- */

@@ -407,7 +407,7 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu_time_t now)
 	return j;
 }
 
-static void job_free(mu__djob_t *j)
+void mu__djob_free(mu__djob_t *j)
 {
 	free(j->key);
 	free(j->ns);
@@ -444,7 +444,7 @@ static void jobs_gone(mu__dd_t *d, mu_time_t now)
 		if (j->fid >= 0 && j->fid < d->by_fid_cap)
 			d->by_fid[j->fid] = NULL;
 		mu__dlog(d, 1, "job %s: deleted on the hub", j->key);
-		job_free(j);
+		mu__djob_free(j);
 	}
 	d->njobs = w;
 }

@@ -396,19 +396,8 @@ static void dd_release(mu__dd_t *d)
 		json_decref(c->nodes);
 	}
 	free(d->cls);
-	for (int32_t i = 0; i < d->njobs; i++) {
-		mu__djob_t *j = d->jobs[i];
-		free(j->key);
-		free(j->ns);
-		free(j->name);
-		free(j->uid);
-		json_decref(j->obj);
-		mu_specs_release(&j->specs);
-		free(j->reason);
-		free(j->msg);
-		free(j->ann_sig);
-		free(j);
-	}
+	for (int32_t i = 0; i < d->njobs; i++)
+		mu__djob_free(d->jobs[i]);
 	free(d->jobs);
 	free(d->by_fid);
 	json_decref(d->by_key);

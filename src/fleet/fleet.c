@@ -429,34 +429,8 @@ int mu_fleet_job_adopt(mu_fleet_t *f, mu_id_t j, int32_t c, uint32_t gen,
 	mu__fjob_t *fj = &f->jobs[j];
 	if (fj->state != MU_FJ_QUEUED)
 		return MU_ESTATE;
-	mu__cluster_t *k = &f->clusters[c];
-	mu_job_spec_t s = *fj->spec.job;
-	char name[512];
-	snprintf(name, sizeof name, "%.400s.j%d.g%u", s.name, j, gen);
-	s.name = name;
-	s.queue = MU__FLEET_QUEUE;
-	s.submit = now;
-	mu_id_t ej;
-	int rc = mu_engine_job_submit(k->eng, &s, now, &ej);
-	if (rc)
-		return rc;
-	mu_decisions_t d;
-	mu_decisions_init(&d);
-	rc = mu_engine_cycle(k->eng, now, &d); /* places it where it fits */
-	mu_decisions_release(&d);
-	if (rc)
-		return rc;
-	mu_res_t a = mu__job_acct(fj->spec.job);
-	mu__hubq_charge(&f->queues[fj->queue], c, &a, +1);
-	k->running++;
-	fj->state = MU_FJ_DISPATCHED;
-	fj->cluster = c;
-	fj->ejob = ej;
-	fj->gen = gen;
-	fj->dispatched = now;
-	fj->why = MU_FW_NONE;
-	f->usage_gen++;
-	return MU_OK;
+	bool ok;
+	return mu__fleet_commit(f, (int32_t)j, c, gen, now, false, &ok);
 }
 
 int mu_fleet_cluster_lost(mu_fleet_t *f, int32_t c, mu_time_t now)

@@ -93,6 +93,14 @@ bool mu__hubq_within_cap(const mu__hubq_t *q, int32_t c, const mu_res_t *acct);
 void mu__hubq_charge(mu__hubq_t *q, int32_t c, const mu_res_t *acct, int sign);
 /* Puts job j (queued) in line. */
 int mu__hubq_enqueue(mu__hubq_t *q, const mu__fjob_t *fj, int32_t j);
+/* Places job j on cluster c's model for real (place.c): submitted as
+ * NAME.jID.gGEN (unique whatever the callers' names) and bound by a cycle
+ * there (nothing else waits in a model, so the cycle places only it, as
+ * the what-if did), then recorded as dispatched with generation gen.
+ * With must_run, a job that did not start is withdrawn and *ok is false;
+ * without (adopting a copy that already runs), it is recorded either way. */
+int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
+		     bool must_run, bool *ok);
 /* Sorts the lines that need it and drops entries no longer queued. */
 void mu__hubq_prepare(mu_fleet_t *f);
 /* The next queue to serve: with jobs left in line, best by priority,

@@ -189,17 +189,14 @@ static const char *gate(const mu_fleet_t *f, const mu__fjob_t *fj, int32_t c,
 	return NULL;
 }
 
-/* Places job j on cluster c's model for real: submitted as NAME.jID.gGEN
- * (unique whatever the callers' names) and
- * bound by a cycle there (nothing else waits in a model, so the cycle
- * places only it, as the what-if did).  *ok false if it did not start. */
-static int commit(mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now, bool *ok)
+int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
+		     bool must_run, bool *ok)
 {
 	mu__fjob_t *fj = &f->jobs[j];
 	mu__cluster_t *k = &f->clusters[c];
 	mu_job_spec_t s = *fj->spec.job;
 	char name[512];
-	snprintf(name, sizeof name, "%.400s.j%d.g%u", s.name, j, fj->gen + 1);
+	snprintf(name, sizeof name, "%.400s.j%d.g%u", s.name, j, gen);
 	s.name = name;
 	s.queue = MU__FLEET_QUEUE;
 	s.submit = now;
@@ -209,14 +206,14 @@ static int commit(mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now, bool *ok)
 		return rc;
 	mu_decisions_t d;
 	mu_decisions_init(&d);
-	rc = mu_engine_cycle(k->eng, now, &d);
+	rc = mu_engine_cycle(k->eng, now, &d); /* places it where it fits */
 	mu_decisions_release(&d);
 	mu_job_info_t ji;
-	if (rc == MU_OK)
+	if (rc == MU_OK && must_run)
 		rc = mu_engine_job_info(k->eng, ej, &ji);
 	if (rc)
 		return rc;
-	*ok = ji.state == MU_JOB_RUNNING;
+	*ok = !must_run || ji.state == MU_JOB_RUNNING;
 	if (!*ok)
 		return mu_engine_job_withdraw(k->eng, ej, now);
 	mu_res_t a = mu__job_acct(fj->spec.job);
@@ -225,7 +222,7 @@ static int commit(mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now, bool *ok)
 	fj->state = MU_FJ_DISPATCHED;
 	fj->cluster = c;
 	fj->ejob = ej;
-	fj->gen++;
+	fj->gen = gen;
 	fj->dispatched = now;
 	fj->why = MU_FW_NONE;
 	f->usage_gen++;
@@ -283,7 +280,7 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 		t.tried++;
 		if (w.fits) {
 			bool ok = false;
-			if ((rc = commit(f, j, cands[i].c, now, &ok)) != MU_OK)
+			if ((rc = mu__fleet_commit(f, j, cands[i].c, f->jobs[j].gen + 1, now, true, &ok)) != MU_OK)
 				return rc;
 			if (!ok)
 				continue;
