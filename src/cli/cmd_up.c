@@ -43,7 +43,7 @@ static void up_usage(FILE *f)
 	      "  --data DIR           data directory (default ./muster-data)\n"
 	      "  --kubeconfig FILE    where to write the kubeconfig (default DIR/kubeconfig)\n"
 	      "  --tls-cert FILE      the PEM certificate to serve (default: DIR/tls.crt, made\n"
-	      "                       with openssl at the first start) ...\n"
+	      "                       at the first start, valid from an hour before) ...\n"
 	      "  --tls-key FILE       ... and its key (default DIR/tls.key)\n"
 	      "  --token TOKEN        the bearer token every request but /healthz, /readyz,\n"
 	      "                       /livez and /version must carry (default: DIR/token,\n"

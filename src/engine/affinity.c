@@ -516,20 +516,27 @@ static void ctr_add(struct mu__affx *x, mu__actr_t *c, int32_t nid, int sign)
 	}
 }
 
+/* The index list of kind (0 counters, 1 carried terms) for ps's label l,
+ * or for l = -1 the list of those that select any pod; NULL when no list
+ * has that label.  O(1) expected. */
+static const mu__alist_t *label_list(struct mu__affx *x, int kind, const mu__podset_t *ps,
+				     int32_t l)
+{
+	if (l < 0)
+		return kind ? &x->any_car : &x->any_ctr;
+	int32_t k = index_list(x, hkey(kind, ps->labels[2 * l], ps->labels[2 * l + 1]), false);
+	return k < 0 ? NULL : &x->lists[k];
+}
+
 /* Counts one pod of ps (namespace ns) on nid in the counters and carried
  * terms; only_fresh limits it to those not counted yet. */
 static void count_pod(struct mu__affx *x, const mu__podset_t *ps, int32_t ns,
 		      int32_t nid, int sign, bool only_fresh)
 {
 	for (int32_t l = -1; l < ps->nlabels; l++) {
-		const mu__alist_t *li = &x->any_ctr;
-		if (l >= 0) {
-			int32_t k = index_list(x, hkey(0, ps->labels[2 * l],
-						       ps->labels[2 * l + 1]), false);
-			if (k < 0)
-				continue;
-			li = &x->lists[k];
-		}
+		const mu__alist_t *li = label_list(x, 0, ps, l);
+		if (!li)
+			continue;
 		for (int32_t i = 0; i < li->n; i++) {
 			mu__actr_t *c = &x->ctr[li->v[i]];
 			if ((!only_fresh || c->fresh) && ctr_match(c, ps, ns))
@@ -983,14 +990,9 @@ static int32_t carried_hits(struct mu__affx *x, const mu__podset_t *ps)
 {
 	int32_t n = 0;
 	for (int32_t l = -1; l < ps->nlabels; l++) {
-		const mu__alist_t *li = &x->any_car;
-		if (l >= 0) {
-			int32_t k = index_list(x, hkey(1, ps->labels[2 * l],
-						       ps->labels[2 * l + 1]), false);
-			if (k < 0)
-				continue;
-			li = &x->lists[k];
-		}
+		const mu__alist_t *li = label_list(x, 1, ps, l);
+		if (!li)
+			continue;
 		for (int32_t i = 0; i < li->n; i++) {
 			const mu__acarry_t *c = &x->car[li->v[i]];
 			if ((!c->nanti && !c->nw) ||

@@ -501,3 +501,72 @@ int mu__y_ref(mu__yload_t *L, const mu__ynode_t *n, mu_spec_ref_kind_t kind,
 	}
 	return MU_OK;
 }
+
+/* --- matchExpressions (node and pod selectors share one reader) ------------ */
+
+static const char *const sel_ops[] = {"In", "NotIn", "Exists", "DoesNotExist",
+				      "Gt", "Lt"};
+
+/* Checks the values of one requirement against its operator. */
+static int sel_values(mu__yload_t *L, const mu__ynode_t *e, mu_sel_req_t *r)
+{
+	const mu__ynode_t *vals = mu__y_get(e, "values");
+	int64_t x;
+	switch (r->op) {
+	case MU_SEL_IN:
+	case MU_SEL_NOT_IN:
+		if (r->nvalues == 0)
+			return mu__y_err(L, e, "values", MU_EINVAL,
+					 "%s needs at least one value",
+					 sel_ops[r->op]);
+		break;
+	case MU_SEL_EXISTS:
+	case MU_SEL_DOES_NOT_EXIST:
+		if (r->nvalues)
+			return mu__y_err(L, vals, NULL, MU_EINVAL,
+					 "%s takes no values", sel_ops[r->op]);
+		break;
+	case MU_SEL_GT:
+	case MU_SEL_LT:
+		if (r->nvalues != 1 ||
+		    mu__parse_int(r->values[0], INT64_MIN, INT64_MAX, &x))
+			return mu__y_err(L, vals ? vals : e, vals ? NULL : "values",
+					 MU_EINVAL, "%s needs exactly one "
+					 "integer value", sel_ops[r->op]);
+		break;
+	}
+	return MU_OK;
+}
+
+int mu__y_sel_req(mu__yload_t *L, const mu__ynode_t *e, bool node, mu_sel_req_t *r)
+{
+	const mu__ynode_t *op, *vals;
+	int rc;
+	if ((rc = mu__y_want_map(L, e)) ||
+	    (rc = mu__y_str_at(L, e, "key", true, &r->key)) ||
+	    (rc = mu__y_seq_at(L, e, "values", false, &vals)))
+		return rc;
+	if (!*r->key)
+		return mu__y_err(L, e, "key", MU_EPARSE, "must not be empty");
+	if (!(op = mu__y_get(e, "operator")))
+		return mu__y_err(L, e, "operator", MU_EPARSE,
+				 "required field is missing");
+	if ((rc = mu__y_want_scalar(L, op)))
+		return rc;
+	size_t i, nops = node ? sizeof sel_ops / sizeof *sel_ops : 4;
+	for (i = 0; i < nops; i++)
+		if (!strcmp(op->s, sel_ops[i]))
+			break;
+	if (i == nops)
+		return mu__y_err(L, op, NULL, MU_EINVAL, "expected In, NotIn, Exists%s, got \"%.60s\"",
+				 node ? ", DoesNotExist, Gt or Lt" : " or DoesNotExist", op->s);
+	r->op = (mu_sel_op_t)i;
+	if (vals) {
+		if (!(r->values = mu__y_alloc(L, vals->n, sizeof *r->values)))
+			return mu__y_oom(L);
+		for (const mu__ynode_t *v = vals->head; v; v = v->next)
+			if ((rc = mu__y_str(L, v, &r->values[r->nvalues++])))
+				return rc;
+	}
+	return sel_values(L, e, r);
+}
