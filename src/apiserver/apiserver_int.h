@@ -27,7 +27,8 @@
  *   openapi.c    /openapi/v3 for kubectl explain
  *   rbac.c       authentication (tokens), RBAC, SelfSubjectAccessReview,
  *                TokenRequest; pdb.c PodDisruptionBudgets for evictions
- *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller
+ *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller;
+ *                claimctl.c the resource claim controller
  *
  * Objects are immutable once built (mu__obj_t): a write makes a new version,
  * and readers hold references, so lists and watches copy nothing under locks
@@ -417,6 +418,7 @@ bool mu__accept_table(const char *accept);
 
 typedef struct mu__sim mu__sim_t;
 typedef struct mu__jobctl mu__jobctl_t;
+typedef struct mu__claimctl mu__claimctl_t;
 typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
 
 struct mu_apiserver {
@@ -434,6 +436,7 @@ struct mu_apiserver {
 	bool ctl_started;
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
+	mu__claimctl_t *cc;   /* claimctl.c: ResourceClaims from templates, unreserve */
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
 };
@@ -547,6 +550,15 @@ void mu__jobctl_resync(mu__jobctl_t *jc);
 void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev);
 /* Reconciles the jobs marked by events (and all after a resync). */
 void mu__jobctl_sync(mu__jobctl_t *jc);
+
+/* The resource claim controller (claimctl.c): claims from templates,
+ * reservedFor cleaned, unreserved claims deallocated. */
+int mu__claimctl_new(mu_apiserver_t *s, mu__claimctl_t **out);
+void mu__claimctl_free(mu__claimctl_t *cc);
+void mu__claimctl_resync(mu__claimctl_t *cc);
+void mu__claimctl_event(mu__claimctl_t *cc, const mu__wev_t *ev);
+/* Reconciles the pods and claims marked by events (all after a resync). */
+void mu__claimctl_sync(mu__claimctl_t *cc);
 
 int64_t mu__mono_ms(void);
 

@@ -116,6 +116,7 @@ static void *ctl_main(void *arg)
 	mu_apiserver_t *s = arg;
 	int64_t cursor = mu__store_rv(s->store);
 	mu__jobctl_resync(s->jc);
+	mu__claimctl_resync(s->cc);
 	mu__sim_resync(s->sim, mu__mono_ms());
 	mu__wev_t evs[128];
 	for (;;) {
@@ -127,15 +128,18 @@ static void *ctl_main(void *arg)
 		if (n == MU_ERANGE) {
 			cursor = mu__store_rv(s->store);
 			mu__jobctl_resync(s->jc);
+			mu__claimctl_resync(s->cc);
 			mu__sim_resync(s->sim, mu__mono_ms());
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
 			mu__jobctl_event(s->jc, &evs[i]);
+			mu__claimctl_event(s->cc, &evs[i]);
 			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
+		mu__claimctl_sync(s->cc);
 	}
 	return NULL;
 }
@@ -203,6 +207,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	if (rc == MU_OK)
 		rc = mu__jobctl_new(s, &s->jc);
 	if (rc == MU_OK)
+		rc = mu__claimctl_new(s, &s->cc);
+	if (rc == MU_OK)
 		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
 	if (rc == MU_OK && pthread_create(&s->ctl, NULL, ctl_main, s) != 0) {
 		snprintf(err, errlen, "cannot start the controller thread");
@@ -238,6 +244,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 		pthread_join(s->ctl, NULL);
 	mu__sim_free(s->sim);
 	mu__jobctl_free(s->jc);
+	mu__claimctl_free(s->cc);
 	mu__store_close(s->store);
 	mu__types_free(s->types); /* after the store: its objects point at the types */
 	free(s->listen_host);

@@ -120,6 +120,7 @@ static void loop(mu__kd_t *d)
 			d->last_cycle = mu__k_mono_ms();
 		}
 		mu__kd_gang_rollback(d);
+		mu__kd_dra_retry(d, mu__k_mono_ms());
 		if (mu__k_mono_ms() - d->last_status >= 2000) {
 			mu__kd_status(d);
 			d->last_status = mu__k_mono_ms();

@@ -110,6 +110,7 @@ typedef struct mu__kpod {
 	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
 	json_t *dra;            /* its namespace and resourceClaims (dra.c), or NULL */
 	char *dra_msg;          /* why its claims cannot be allocated, or NULL */
+	bool dra_refused;       /* ... because something is not supported: no retry */
 } mu__kpod_t;
 
 typedef enum mu__kgkind {
@@ -136,6 +137,7 @@ struct mu__kgroup {
 	bool has_pg;            /* the PodGroup object exists */
 	int32_t min_member;
 	int32_t sub_min;        /* the min_member its engine job has */
+	bool reshaped;          /* a pod's shape changed (dra.c): submit again */
 	char *pg_queue;
 	/* JOB: every batch/v1 Job has a group "j:ns/J" holding its object */
 	json_t *job;            /* the latest Job object */
@@ -269,6 +271,8 @@ typedef struct mu__kd {
 	bool all_synced;
 	int64_t last_cycle;     /* mono ms */
 	int64_t last_status;    /* mono ms of the last queue status pass */
+	bool dra_seen;          /* a pod with ResourceClaims was seen (dra.c) */
+	int64_t dra_retry_ms;   /* mono ms of the last DRA retry pass */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
@@ -505,5 +509,9 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod);
 /* Allocates p's claims on node and writes them before the bind; false
  * (p->dra_msg says why) when that fails. */
 bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
+/* Every 2 s: pods of ours whose claims could not be allocated (or whose
+ * bind found the devices gone) are pinned again from p->dra, at most 32 a
+ * pass, since devices free up when claims are deallocated.  O(pods). */
+void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms);
 
 #endif

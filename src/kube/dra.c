@@ -16,14 +16,20 @@
  * says why (p->dra_msg).  At bind time mu__kd_dra_reserve() allocates
  * again on the node the engine chose (the devices may have gone
  * meanwhile) and writes the claims' status; the bind goes out only after.
+ * A pod whose claims fit nowhere (or whose bind found its devices gone) is
+ * pinned again every 2 s (mu__kd_dra_retry), since muster up's claim
+ * controller (apiserver/claimctl.c, on a real cluster
+ * kube-controller-manager's) deallocates a claim when its pods are gone.
+ * A resourceClaimTemplateName is read through the pod's
+ * status.resourceClaimStatuses, where that controller records the claim it
+ * made; until then the pod waits and says so.
  * Reads and writes here are synchronous (one client per call): only pods
  * with claims pay for them.
  *
- * Not done (docs/kubernetes.md, "DRA"): resourceClaimTemplateName (the
- * claim controller that makes claims from templates does not run in
- * muster up), slices with a nodeSelector, allocationMode All across
- * nodes, constraints (matchAttribute), adminAccess, firstAvailable, and
- * device config.  Each is refused with its reason.
+ * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector,
+ * allocationMode All across nodes, constraints (matchAttribute),
+ * adminAccess, firstAvailable, and device config.  Each is refused with its
+ * reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,8 +277,25 @@ static int claim_on(const dra_view_t *v, const json_t *claim, const char *node, 
 	return 0;
 }
 
-/* The claims the pod names, in order, into claims (borrowed from v);
- * -1 with why in msg when one is refused or missing. */
+/* The claim name a template pod claim got from the resource claim
+ * controller (the pod's status.resourceClaimStatuses), or NULL. */
+static const char *made_claim(const json_t *pod, const char *pc)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(mu__kj(pod, "status.resourceClaimStatuses"), i, e) {
+		const char *n = mu__kjs(e, "name");
+		if (n && pc && !strcmp(n, pc))
+			return mu__kjs(e, "resourceClaimName");
+	}
+	return NULL;
+}
+
+/* The claims the pod names, in order, into claims (borrowed from v): a
+ * resourceClaimName, or for a resourceClaimTemplateName the claim the
+ * controller made and recorded in the pod's status (kube-scheduler waits
+ * for it the same way).  -1 with why in msg when one is refused, 1 when one
+ * is missing. */
 static int pod_claims(const dra_view_t *v, const json_t *pod, const json_t **claims, size_t cap,
 		      size_t *n, char *msg, size_t len)
 {
@@ -282,10 +305,15 @@ static int pod_claims(const dra_view_t *v, const json_t *pod, const json_t **cla
 	*n = 0;
 	json_array_foreach(mu__kj(pod, "spec.resourceClaims"), i, rc) {
 		const char *cn = mu__kjs(rc, "resourceClaimName");
+		const char *tn = mu__kjs(rc, "resourceClaimTemplateName");
+		if (!cn && tn && !(cn = made_claim(pod, mu__kjs(rc, "name")))) {
+			snprintf(msg, len, "waiting for the resource claim controller to create the claim "
+				 "of pod claim \"%s\" from template \"%s\"", mu__kjs(rc, "name") ? mu__kjs(rc, "name") : "?", tn);
+			return 1;
+		}
 		if (!cn) {
-			snprintf(msg, len, "resourceClaims[%zu]: resourceClaimTemplateName is not supported "
-				 "(muster up runs no claim controller): create the ResourceClaim and "
-				 "give resourceClaimName", i);
+			snprintf(msg, len, "resourceClaims[%zu]: neither resourceClaimName nor "
+				 "resourceClaimTemplateName is given", i);
 			return -1;
 		}
 		const json_t *c = find(v->claims, ns ? ns : "default", cn);
@@ -429,22 +457,29 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 {
 	char msg[600] = "", *node = NULL;
 	json_t *plan = NULL, *copy = json_deep_copy(pod);
+	json_t *keep = json_deep_copy(pod); /* pod may be p->dra itself */
+	char *old_msg = p->dra_msg;
 	json_decref(p->dra);
-	free(p->dra_msg);
 	p->dra_msg = NULL;
-	p->dra = json_pack("{s:{s:s?},s:{s:O}}", "metadata", "namespace", mu__kjs(pod, "metadata.namespace"),
-			   "spec", "resourceClaims", mu__kj(pod, "spec.resourceClaims"));
+	p->dra_refused = false;
+	p->dra = keep; /* the whole pod: a retry shapes it again */
+	pod = keep;
+	d->dra_seen = true;
 	int rc = mu__kd_dra_allocate(d, pod, NULL, &node, &plan, msg, sizeof msg);
 	json_t *sel = json_object();
 	if (rc == MU_OK) {
 		json_object_set_new(sel, "kubernetes.io/hostname", json_string(node));
 	} else {
-		/* fits nowhere; the reason goes out as the pending message */
+		/* fits nowhere; the reason goes out as the pending message.  A
+		 * refusal (MU_EINVAL) stands until the pod changes: no retry. */
 		json_object_set_new(sel, "muster.io/dra-unallocatable", json_string("true"));
 		char full[700];
 		snprintf(full, sizeof full, "0 nodes can allocate its resource claims: %s", msg);
+		bool again = old_msg && !strcmp(old_msg, full);
 		p->dra_msg = strdup(full);
-		mu__klog(&d->log, 1, "dra %s: %s | pod=%s", p->key, msg, p->key);
+		p->dra_refused = rc == MU_EINVAL;
+		if (!again) /* a retry that finds the same says nothing new */
+			mu__klog(&d->log, 1, "dra %s: %s | pod=%s", p->key, msg, p->key);
 	}
 	json_t *ns = mu__kj(copy, "spec.nodeSelector");
 	if (json_is_object(ns))
@@ -454,6 +489,7 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	json_decref(sel);
 	json_decref(plan);
 	free(node);
+	free(old_msg);
 	return copy;
 }
 
@@ -475,3 +511,4 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node)
 	p->dra_msg = strdup(full);
 	return false;
 }
+

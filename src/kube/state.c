@@ -384,6 +384,15 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		p->shape = mu__kshape_get(&d->shapes, pinned ? pinned : obj, !ours);
 		json_decref(pinned);
 		live_changed = 1;
+	} else if (ours && !p->node && p->dra && p->dra_msg) {
+		/* the claim controller recorded a claim made from a template */
+		const json_t *a = mu__kj(obj, "status.resourceClaimStatuses");
+		const json_t *b = mu__kj(p->dra, "status.resourceClaimStatuses");
+		if ((a || b) && !(a && b && json_equal(a, b))) {
+			json_decref(p->dra);
+			p->dra = json_deep_copy(obj);
+			d->dra_retry_ms = 0; /* at the next pass */
+		}
 	}
 	if (moved || !p->g)
 		pod_regroup(d, p);
@@ -877,7 +886,9 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 		placed += p->node || p->an_node;
 		same = same && p->ps >= 0 && pod_agrees(d, g, p);
 	}
-	same = same && n == g->nepods && (g->kind != MU__KG_GANG || g->sub_min == g->min_member);
+	same = same && n == g->nepods && (g->kind != MU__KG_GANG || g->sub_min == g->min_member) &&
+	       !g->reshaped;
+	g->reshaped = false;
 	if (same) {
 		free(live);
 		return;
@@ -909,6 +920,44 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 		}
 	}
 	free(live);
+}
+
+/* --- DRA retries ------------------------------------------------------------------- */
+
+/* One pod's retry (mu__kmap_each callback): pods of ours with claims that
+ * could not be allocated, at most DRA_RETRY_MAX a pass (dra.c pins). */
+#define DRA_RETRY_MAX 32
+static void retry_one(void *arg, void *val)
+{
+	void **a = arg;
+	mu__kd_t *d = a[0];
+	int *budget = a[1];
+	mu__kpod_t *p = val;
+	if (*budget <= 0 || !p->ours || !p->dra || !p->dra_msg || p->dra_refused || p->node || p->an_node ||
+	    p->deleting || p->terminal)
+		return;
+	(*budget)--;
+	json_t *pinned = mu__kd_dra_pin(d, p, p->dra);
+	if (!p->dra_msg) { /* its claims fit somewhere now: shape it there */
+		mu__kshape_put(&d->shapes, p->shape);
+		p->shape = mu__kshape_get(&d->shapes, pinned, false);
+		if (p->g) {
+			p->g->reshaped = true;
+			mu__kd_mark_dirty(d, p->g);
+		}
+		mu__klog(&d->log, 1, "dra %s: its claims can be allocated now | pod=%s", p->key, p->key);
+	}
+	json_decref(pinned);
+}
+
+void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
+{
+	if (!d->dra_seen || now_ms - d->dra_retry_ms < 2000)
+		return;
+	d->dra_retry_ms = now_ms;
+	int budget = DRA_RETRY_MAX;
+	void *arg[2] = {d, &budget};
+	mu__kmap_each(&d->pods, retry_one, arg);
 }
 
 /* --- lifecycle --------------------------------------------------------------------- */

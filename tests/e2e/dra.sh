@@ -7,7 +7,9 @@
 # and the pod is bound to that node; a claim that no free device matches
 # waits with the reason; a selector outside muster's CEL subset is refused
 # with the reason in the pod's message; a second pod naming the same claim
-# shares it.  Modelled on TestPlugin of kube-scheduler's
+# shares it; deleting the pods deallocates the claim and the waiting pod
+# gets the device; a ResourceClaimTemplate gives a pod its own claim, which
+# goes with the pod.  Modelled on TestPlugin of kube-scheduler's
 # pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go
 # (kubernetes/kubernetes), whose case "good-topology" puts the pod in an
 # allocated claim's reservedFor on the claim's node, here with structured
@@ -162,6 +164,55 @@ wait_for fancy-refused 150 msg_has fancy "startsWith() is not supported"
 if is_bound waiter || is_bound fancy; then bad "a pod whose claim cannot be allocated was bound"; else ok; fi
 k get resourceclaim another-h100 -o jsonpath='{.status.allocation}'
 if [ -s "$T/out" ]; then bad "another-h100 allocated: $(cat "$T/out")"; else ok; fi
+
+# Release: when the pods that reserved a claim are gone, muster up's claim
+# controller (as kube-controller-manager's resourceclaim controller) drops
+# them from reservedFor and deallocates the claim, and the scheduler tries
+# the waiting pod again: it gets the freed H100.
+kc delete pod trainer sharer --grace-period=0 --force >/dev/null 2>&1
+claim_free() { [ -z "$(kc get resourceclaim big-gpu -o jsonpath='{.status.allocation}{.status.reservedFor}')" ]; }
+wait_for claim-deallocated 60 claim_free
+wait_for waiter-bound-after-release 60 is_bound waiter
+k get resourceclaim another-h100 -o jsonpath='{.status.allocation.devices.results[0].device} {.status.reservedFor[0].name}'
+has freed-device-reused "$T/out" "gpu-1 waiter"
+
+# A claim from a ResourceClaimTemplate: the controller makes POD-CLAIM-xxxxx
+# with the pod as controlling owner and records it in the pod's
+# status.resourceClaimStatuses; the pod is bound with it; when the pod is
+# gone, the claim is deleted.
+cat >"$T/tpl.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaimTemplate
+metadata: {name: a100}
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          deviceClassName: gpu.example.com
+          selectors:
+            - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: templated, labels: {muster.io/queue: team-a}}
+spec:
+  schedulerName: muster
+  resourceClaims: [{name: accel, resourceClaimTemplateName: a100}]
+  containers: [{name: main, image: busybox, resources: {claims: [{name: accel}]}}]
+Y
+kc apply -f "$T/tpl.yaml" >"$T/out" 2>&1 || { cat "$T/out"; bad "kubectl apply of the template and its pod"; }
+wait_for templated-bound 60 is_bound templated
+k get pod templated -o jsonpath='{.status.resourceClaimStatuses[0].name} {.status.resourceClaimStatuses[0].resourceClaimName}'
+has claim-status-recorded "$T/out" "accel templated-accel-"
+made=$(kc get pod templated -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+k get resourceclaim "$made" -o jsonpath='{.metadata.annotations.resource\.kubernetes\.io/pod-claim-name} {.metadata.ownerReferences[0].kind} {.metadata.ownerReferences[0].name} {.metadata.ownerReferences[0].controller} {.status.allocation.devices.results[0].device} {.status.reservedFor[0].name}'
+has made-claim "$T/out" "accel Pod templated true gpu-0 templated"
+n=$(kc get resourceclaims -o name | grep -c "templated-accel-")
+if [ "$n" = 1 ]; then ok; else bad "expected one claim made for the pod, got $n"; fi
+kc delete pod templated --grace-period=0 --force >/dev/null 2>&1
+made_gone() { ! kc get resourceclaim "$made" >/dev/null 2>&1; }
+wait_for made-claim-deleted 60 made_gone
 
 # Bad input: muster up refuses what kube-apiserver refuses, naming the field.
 cat >"$T/bad-slice.yaml" <<'Y'

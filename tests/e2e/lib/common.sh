@@ -14,7 +14,7 @@ KC=${KC:-/usr/bin/kubectl}
 T=$(mktemp -d)
 P=0; F=0
 on_exit() { :; }
-trap 'on_exit; rm -rf "$T"' EXIT
+trap 'on_exit; [ -n "${E2E_KEEP:-}" ] && cp -r "$T" "$E2E_KEEP"; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
 ok() { P=$((P + 1)); }
 bad() { F=$((F + 1)); echo "FAIL $*"; }
