@@ -8,6 +8,8 @@
 # sources this file with its own arguments:
 #     E2E_NAME=cli; . "$(dirname "$0")/lib/common.sh"
 # It may define on_exit() to stop what it started; it ends with done_.
+# With E2E_KEEP=DIR set, the scratch directory (logs, data) is copied to DIR
+# on exit, to read after a failure.
 set -u
 M=${1:-build/muster}
 KC=${KC:-/usr/bin/kubectl}
