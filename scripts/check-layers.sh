@@ -21,7 +21,7 @@ BEGIN {
 	# Public headers and the room that owns each one.
 	split("error util jpath", a); for (i in a) owner[a[i]] = "util"
 	split("engine model resource mig", a); for (i in a) owner[a[i]] = "engine"
-	split("load specs csv cel", a); for (i in a) owner[a[i]] = "load"
+	split("load specs csv cel dra", a); for (i in a) owner[a[i]] = "load"
 	split("sim scenario", a); for (i in a) owner[a[i]] = "sim"
 	owner["report"] = "report"
 	split("eval eval_philly eval_topo eval_queues eval_slurm eval_fleet eval_pools eval_mig", a); for (i in a) owner[a[i]] = "eval"

@@ -36,11 +36,10 @@
 #include <string.h>
 
 #include "kube/daemon_int.h"
-#include "muster/cel.h"
+#include "muster/dra.h"
 #include "muster/resource.h"
 
 #define API "/apis/resource.k8s.io/v1beta1"
-#define MAX_ATTRS 64
 
 /* What one allocation pass reads once. */
 typedef struct dra_view {
@@ -101,182 +100,6 @@ static json_t *find(const json_t *list, const char *ns, const char *name)
 	return NULL;
 }
 
-/* Whether (driver, pool, device) is in an allocation's results. */
-static bool in_results(const json_t *results, const char *drv, const char *pool, const char *dev)
-{
-	size_t i;
-	json_t *r;
-	json_array_foreach(results, i, r) {
-		const char *a = mu__kjs(r, "driver"), *b = mu__kjs(r, "pool"), *c = mu__kjs(r, "device");
-		if (a && b && c && !strcmp(a, drv) && !strcmp(b, pool) && !strcmp(c, dev))
-			return true;
-	}
-	return false;
-}
-
-/* Whether another claim (not skip) holds the device. */
-static bool device_used(const dra_view_t *v, const json_t *skip, const char *drv,
-			const char *pool, const char *dev)
-{
-	size_t i;
-	json_t *c;
-	json_array_foreach(v->claims, i, c) {
-		if (skip && json_equal(json_object_get(c, "metadata"), json_object_get(skip, "metadata")))
-			continue;
-		if (in_results(mu__kj(c, "status.allocation.devices.results"), drv, pool, dev))
-			return true;
-	}
-	return false;
-}
-
-/* Builds the CEL view of a slice device (attributes qualified by the
- * driver when they are not).  Names point into arena (len bytes). */
-static void cel_device(const char *drv, const json_t *d, mu_cel_attr_t *at, mu_cel_attr_t *cp,
-		       mu_cel_device_t *out, char *arena, size_t len)
-{
-	size_t used = 0;
-	const char *k;
-	json_t *x;
-	*out = (mu_cel_device_t){.driver = drv, .attrs = at, .caps = cp};
-	for (int pass = 0; pass < 2; pass++) {
-		json_object_foreach(mu__kj(d, pass ? "basic.capacity" : "basic.attributes"), k, x) {
-			size_t *n = pass ? &out->ncaps : &out->nattrs;
-			mu_cel_attr_t *a = pass ? &cp[*n] : &at[*n];
-			int w = snprintf(arena + used, len - used, "%s%s%s", strchr(k, '/') ? "" : drv,
-					 strchr(k, '/') ? "" : "/", k);
-			if (*n >= MAX_ATTRS || w < 0 || (size_t)w >= len - used)
-				continue;
-			*a = (mu_cel_attr_t){.name = arena + used};
-			used += (size_t)w + 1;
-			const json_t *v;
-			if (pass) {
-				const char *q = mu__kjs(x, "value");
-				if (!q || mu_quantity_parse(q, 1000, &a->i) != MU_OK)
-					continue;
-				a->type = MU_CEL_QUANTITY;
-			} else if (json_is_integer(v = json_object_get(x, "int"))) {
-				a->type = MU_CEL_INT;
-				a->i = json_integer_value(v);
-			} else if (json_is_boolean(v = json_object_get(x, "bool"))) {
-				a->type = MU_CEL_BOOL;
-				a->b = json_is_true(v);
-			} else if (json_is_string(v = json_object_get(x, "string"))) {
-				a->type = MU_CEL_STRING;
-				a->s = json_string_value(v);
-			} else if (json_is_string(v = json_object_get(x, "version"))) {
-				a->type = MU_CEL_VERSION;
-				a->s = json_string_value(v);
-			} else {
-				continue;
-			}
-			(*n)++;
-		}
-	}
-}
-
-/* Whether device d of driver drv passes every selector of sels (a
- * selectors array); a refused or failing expression sets msg and returns
- * -1 when refused (the whole allocation stops), 0 when it does not match. */
-static int selectors_pass(const json_t *sels, const char *drv, const json_t *d, const char *what,
-			  char *msg, size_t len)
-{
-	mu_cel_attr_t at[MAX_ATTRS], cp[MAX_ATTRS];
-	mu_cel_device_t dev;
-	char arena[8192], err[300];
-	cel_device(drv, d, at, cp, &dev, arena, sizeof arena);
-	size_t i;
-	json_t *s;
-	json_array_foreach(sels, i, s) {
-		const char *x = mu__kjs(s, "cel.expression");
-		if (!x) {
-			snprintf(msg, len, "%s: a selector without cel.expression is not supported", what);
-			return -1;
-		}
-		if (mu_cel_check(x, err, sizeof err) != MU_OK) {
-			snprintf(msg, len, "%s: selector %.200s: %s", what, x, err);
-			return -1;
-		}
-		bool m = false;
-		if (mu_cel_eval(x, &dev, &m, err, sizeof err) != MU_OK || !m)
-			return 0; /* a run-time error does not match, as a missing attribute */
-	}
-	return 1;
-}
-
-/* Allocates one claim on node into *alloc (a new allocation object),
- * taking devices not in taken (results so far for this pod) nor held by
- * other claims.  0 done, 1 does not fit there (why in msg), -1 refused. */
-static int claim_on(const dra_view_t *v, const json_t *claim, const char *node, json_t *taken,
-		    json_t **alloc, char *msg, size_t len)
-{
-	const char *cname = mu__kjs(claim, "metadata.name");
-	json_t *results = json_array();
-	size_t i;
-	json_t *rq;
-	if (json_array_size(mu__kj(claim, "spec.devices.constraints"))) {
-		snprintf(msg, len, "claim %s: constraints are not supported", cname);
-		json_decref(results);
-		return -1;
-	}
-	json_array_foreach(mu__kj(claim, "spec.devices.requests"), i, rq) {
-		const char *rname = mu__kjs(rq, "name"), *cls = mu__kjs(rq, "deviceClassName");
-		const char *mode = mu__kjs(rq, "allocationMode");
-		json_int_t want = json_is_integer(json_object_get(rq, "count")) ?
-				  json_integer_value(json_object_get(rq, "count")) : 1;
-		char what[300];
-		snprintf(what, sizeof what, "claim %s request %s", cname, rname ? rname : "?");
-		const json_t *dc = cls ? find(v->classes, NULL, cls) : NULL;
-		int refuse = !cls || json_is_true(json_object_get(rq, "adminAccess")) ||
-			     (mode && strcmp(mode, "ExactCount"));
-		if (refuse || !dc) {
-			snprintf(msg, len, "%s: %s", what, !cls ? "firstAvailable is not supported"
-				 : refuse ? "allocationMode All and adminAccess are not supported"
-				 : "its DeviceClass does not exist");
-			json_decref(results);
-			return refuse || !cls ? -1 : 1;
-		}
-		json_int_t got = 0;
-		size_t k;
-		json_t *sl;
-		json_array_foreach(v->slices, k, sl) {
-			const char *sn = mu__kjs(sl, "spec.nodeName");
-			const char *drv = mu__kjs(sl, "spec.driver"), *pool = mu__kjs(sl, "spec.pool.name");
-			if (!drv || !pool || (!json_is_true(mu__kj(sl, "spec.allNodes")) &&
-					      (!sn || strcmp(sn, node))))
-				continue;
-			size_t m;
-			json_t *d;
-			json_array_foreach(mu__kj(sl, "spec.devices"), m, d) {
-				const char *dn = mu__kjs(d, "name");
-				if (got == want || !dn || in_results(taken, drv, pool, dn) ||
-				    in_results(results, drv, pool, dn) || device_used(v, claim, drv, pool, dn))
-					continue;
-				int a = selectors_pass(mu__kj(dc, "spec.selectors"), drv, d, what, msg, len);
-				if (a > 0)
-					a = selectors_pass(json_object_get(rq, "selectors"), drv, d, what, msg, len);
-				if (a < 0) {
-					json_decref(results);
-					return -1;
-				}
-				if (a)
-					json_array_append_new(results, json_pack("{s:s,s:s,s:s,s:s}", "request", rname,
-						"driver", drv, "pool", pool, "device", dn));
-				got += a;
-			}
-		}
-		if (got < want) {
-			snprintf(msg, len, "%s: %lld of %lld matching devices free on %s", what, (long long)got,
-				 (long long)want, node);
-			json_decref(results);
-			return 1;
-		}
-	}
-	*alloc = json_pack("{s:{s:o,s:[]},s:{s:[{s:[{s:s,s:s,s:[s]}]}]}}", "devices", "results", results,
-			   "config", "nodeSelector", "nodeSelectorTerms", "matchFields", "key", "metadata.name",
-			   "operator", "In", "values", node);
-	return 0;
-}
-
 /* The claim name a template pod claim got from the resource claim
  * controller (the pod's status.resourceClaimStatuses), or NULL. */
 static const char *made_claim(const json_t *pod, const char *pc)
@@ -330,47 +153,24 @@ static int pod_claims(const dra_view_t *v, const json_t *pod, const json_t **cla
 	return 0;
 }
 
-/* The node an allocated claim is bound to (its nodeSelector), or NULL. */
-static const char *claim_node(const json_t *c)
-{
-	const json_t *v = mu__kj(c, "status.allocation.nodeSelector.nodeSelectorTerms");
-	v = json_array_get(mu__kj(json_array_get(v, 0), "matchFields"), 0);
-	return json_string_value(json_array_get(json_object_get(v, "values"), 0));
-}
-
-/* Allocates all of the pod's claims on node: *plan = [{claim, allocation}]
- * (allocations of claims already allocated are kept).  0, 1 (not there) or
- * -1 (refused). */
+/* Allocates all of the pod's claims on node (load/dra.c): *plan =
+ * [{claim, allocation, reservedFor}] (allocations of claims already
+ * allocated are kept).  0, 1 (not there) or -1 (refused). */
 static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *node,
 		  json_t **plan, char *msg, size_t len)
 {
-	json_t *taken = json_array(), *out = json_array();
-	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		json_t *alloc = json_incref(mu__kj(cl[i], "status.allocation"));
-		const char *at = alloc ? claim_node(cl[i]) : NULL;
-		if (alloc && at && strcmp(at, node)) {
-			snprintf(msg, len, "claim %s is allocated on %s", mu__kjs(cl[i], "metadata.name"), at);
-			rc = 1;
-		} else if (!alloc) {
-			rc = claim_on(v, cl[i], node, taken, &alloc, msg, len);
-		}
-		if (!rc) {
-			json_array_extend(taken, mu__kj(alloc, "devices.results"));
-			json_t *rf = mu__kj(cl[i], "status.reservedFor");
-			json_array_append_new(out, json_pack("{s:s,s:o,s:o}", "claim",
-							     mu__kjs(cl[i], "metadata.name"), "allocation", alloc,
-							     "reservedFor", json_is_array(rf) ? json_incref(rf) : json_array()));
-		} else {
-			json_decref(alloc);
-		}
-	}
-	json_decref(taken);
+	mu_dra_view_t mv = {v->slices, v->classes, v->claims};
+	int rc = mu_dra_allocate(&mv, cl, n, node, plan, msg, len);
+	if (rc == MU_ENOENT)
+		return 1;
 	if (rc)
-		json_decref(out);
-	else
-		*plan = out;
-	return rc;
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *rf = mu__kj(cl[i], "status.reservedFor");
+		json_object_set_new(json_array_get(*plan, i), "reservedFor",
+				    json_is_array(rf) ? json_incref(rf) : json_array());
+	}
+	return 0;
 }
 
 int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char **node_out,

@@ -1,0 +1,32 @@
+/*
+ * fuzz_dra.c - the DRA device allocator (mu_dra_allocate) with untrusted
+ * objects, as the scheduler reads them from an API server.  Input: a JSON
+ * object {"slices": [...], "classes": [...], "claims": [...]}; every claim
+ * (at most MU_DRA_MAX_CLAIMS) is allocated on node "node-1".  Bad JSON is
+ * ignored; whatever parses must not crash, leak or run unbounded.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "muster/dra.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	json_t *in = json_loadb((const char *)data, size, 0, NULL);
+	if (!json_is_object(in)) {
+		json_decref(in);
+		return 0;
+	}
+	mu_dra_view_t v = {json_object_get(in, "slices"), json_object_get(in, "classes"),
+			   json_object_get(in, "claims")};
+	const json_t *cl[MU_DRA_MAX_CLAIMS];
+	size_t n = 0;
+	for (size_t i = 0; i < json_array_size(v.claims) && n < MU_DRA_MAX_CLAIMS; i++)
+		cl[n++] = json_array_get(v.claims, i);
+	json_t *plan = NULL;
+	char msg[512];
+	mu_dra_allocate(&v, cl, n, "node-1", &plan, msg, sizeof msg);
+	json_decref(plan);
+	json_decref(in);
+	return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * dra.h - allocating the devices of DRA ResourceClaims (resource.k8s.io
+ * v1beta1, structured parameters) on one node, as the structured allocator
+ * of Kubernetes (k8s.io/dynamic-resource-allocation/structured) that
+ * kube-scheduler's DynamicResources plugin calls.
+ *
+ * Inputs are the objects as JSON (borrowed): the ResourceSlices, the
+ * DeviceClasses and every ResourceClaim (their status.allocation says which
+ * devices are taken).  Pools are read as the real allocator reads them: only
+ * a pool's slices of its newest generation count, a pool with fewer slices
+ * than its resourceSliceCount is incomplete, and a device name twice in a
+ * pool makes it invalid.  The search backtracks over requests and claims
+ * (a first choice that starves a later request is undone), within a bound
+ * of MU_DRA_MAX_STEPS device tries.
+ *
+ * Understood: ExactCount (count, default 1) and All allocation modes; CEL
+ * selectors of the class and the request (cel.h); constraints with
+ * matchAttribute.  Refused with a reason: adminAccess, firstAvailable, and
+ * slices with a nodeSelector (node-local and allNodes slices are read).
+ */
+#ifndef MUSTER_DRA_H
+#define MUSTER_DRA_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define MU_DRA_MAX_CLAIMS 16
+#define MU_DRA_MAX_STEPS 100000
+
+typedef struct mu_dra_view {
+	const json_t *slices;  /* array of ResourceSlice */
+	const json_t *classes; /* array of DeviceClass */
+	const json_t *claims;  /* array of ResourceClaim: their allocations are taken */
+} mu_dra_view_t;
+
+/* Allocates claims[0..n) on node.  A claim already allocated keeps its
+ * allocation (it must be usable on node).  *plan (owned by the caller)
+ * becomes [{"claim": NAME, "allocation": {...}}], one per claim, each
+ * allocation as kube-scheduler writes it: devices.results (request,
+ * driver, pool, device), devices.config [], and a nodeSelector on node when
+ * a device is node-local.  Returns MU_OK; MU_ENOENT when they do not fit on
+ * node; MU_EINVAL when a claim asks for what is not supported or a pool is
+ * invalid; why in msg.  Work: at most MU_DRA_MAX_STEPS device tries. */
+int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,
+		    json_t **plan, char *msg, size_t len);
+
+/* The node an allocated claim is fixed to (the first value of its
+ * nodeSelector's metadata.name field term), or NULL. */
+const char *mu_dra_claim_node(const json_t *claim);
+
+#endif

@@ -1,0 +1,616 @@
+/*
+ * dra.c - the device allocator for DRA ResourceClaims (include/muster/dra.h):
+ * which devices of which ResourceSlices a set of claims gets on one node,
+ * read as Kubernetes' structured allocator reads them.
+ *
+ * It works in three steps.  pools_read() gathers the node's devices: the
+ * slices on the node (spec.nodeName) or on every node (spec.allNodes), only
+ * each pool's newest generation, noting pools that are incomplete (fewer
+ * slices than resourceSliceCount) or invalid (a device name twice).
+ * slots_make() turns every request of every claim to allocate into slots
+ * (one per device it needs) with the candidate devices that pass the
+ * class's and the request's CEL selectors.  search() then fills the slots
+ * depth first, undoing a choice when a later slot finds nothing, as the real
+ * allocator backtracks; constraints (matchAttribute) are checked as devices
+ * are chosen.  Everything here is pure: JSON in, JSON out, no I/O.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "muster/cel.h"
+#include "muster/dra.h"
+#include "muster/error.h"
+#include "muster/resource.h"
+
+#define MAX_ATTRS 64
+#define MAX_SLOTS 256
+#define MAX_CONS 32
+
+typedef struct dev {
+	const char *driver, *pool, *name;
+	const json_t *obj;  /* the slice's device entry */
+	bool local;         /* from a slice of this node (not allNodes) */
+	bool taken;         /* another claim's allocation holds it */
+	bool used;          /* chosen in this search */
+} adev_t;
+
+typedef struct pool {
+	const char *driver, *name;
+	json_int_t gen;
+	long slices, want; /* slices at gen, resourceSliceCount */
+	const char *dup;   /* a device name twice, or NULL */
+} pool_t;
+
+typedef struct slot {
+	int claim;          /* index into the claims */
+	const json_t *req;  /* the request */
+	int *cand;          /* candidate devices, in order */
+	int ncand;
+	int first;          /* the first slot of its request (for order) */
+	int cons[MAX_CONS]; /* constraints that cover it */
+	int ncons;
+	int chosen;         /* device index, or -1 */
+} slot_t;
+
+typedef struct cons {
+	const char *attr;   /* "DOMAIN/NAME" */
+	const json_t *val;  /* the value fixed by the first device, or NULL */
+	int n;              /* devices chosen under it */
+} cons_t;
+
+typedef struct alloc {
+	const mu_dra_view_t *v;
+	const json_t *const *claims;
+	size_t nclaims;
+	const char *node;
+	pool_t *pools;
+	int npools;
+	adev_t *devs;
+	int ndevs;
+	slot_t slots[MAX_SLOTS];
+	int nslots;
+	cons_t cons[MAX_CONS];
+	int ncons;
+	long steps;
+	int deep;           /* the furthest slot that found no device */
+	char *msg;
+	size_t len;
+} alloc_t;
+
+static const json_t *jget(const json_t *o, const char *path)
+{
+	char key[64];
+	while (o && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = json_object_get(o, key);
+		path += n + (dot != NULL);
+	}
+	return o;
+}
+
+static const char *jstr(const json_t *o, const char *path)
+{
+	return json_string_value(jget(o, path));
+}
+
+const char *mu_dra_claim_node(const json_t *c)
+{
+	const json_t *v = jget(c, "status.allocation.nodeSelector.nodeSelectorTerms");
+	v = json_array_get(jget(json_array_get(v, 0), "matchFields"), 0);
+	return json_string_value(json_array_get(json_object_get(v, "values"), 0));
+}
+
+/* --- pools -------------------------------------------------------------- */
+
+static pool_t *pool_of(alloc_t *a, const char *drv, const char *name)
+{
+	for (int i = 0; i < a->npools; i++)
+		if (!strcmp(a->pools[i].driver, drv) && !strcmp(a->pools[i].name, name))
+			return &a->pools[i];
+	return NULL;
+}
+
+/* Whether slice s is read for this node: its own, or allNodes. */
+static bool on_node(const alloc_t *a, const json_t *s)
+{
+	const char *sn = jstr(s, "spec.nodeName");
+	return json_is_true(jget(s, "spec.allNodes")) || (sn && !strcmp(sn, a->node));
+}
+
+/* Whether a device (driver, pool, name) is in an allocation's results. */
+static bool in_results(const json_t *results, const char *drv, const char *pool, const char *dev)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r) {
+		const char *x = jstr(r, "driver"), *y = jstr(r, "pool"), *z = jstr(r, "device");
+		if (x && y && z && !strcmp(x, drv) && !strcmp(y, pool) && !strcmp(z, dev))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a claim other than those being allocated holds the device. */
+static bool taken_by_other(const alloc_t *a, const char *drv, const char *pool, const char *dev)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(a->v->claims, i, c) {
+		bool ours = false;
+		const char *cn = jstr(c, "metadata.name"), *cs = jstr(c, "metadata.namespace");
+		for (size_t k = 0; k < a->nclaims && !ours && cn; k++) {
+			const char *kn = jstr(a->claims[k], "metadata.name");
+			const char *ks = jstr(a->claims[k], "metadata.namespace");
+			ours = kn && !strcmp(kn, cn) && ((!ks && !cs) || (ks && cs && !strcmp(ks, cs))) &&
+			       !jget(a->claims[k], "status.allocation");
+		}
+		if (!ours && in_results(jget(c, "status.allocation.devices.results"), drv, pool, dev))
+			return true;
+	}
+	return false;
+}
+
+/* Gathers the node's pools (newest generation only) and their devices.
+ * O(slices x devices) plus the taken test per device. */
+static int pools_read(alloc_t *a)
+{
+	size_t ns = json_array_size(a->v->slices), nd = 0, i;
+	json_t *s;
+	a->pools = calloc(ns + 1, sizeof *a->pools);
+	if (!a->pools)
+		return MU_ENOMEM;
+	json_array_foreach(a->v->slices, i, s) {
+		const char *drv = jstr(s, "spec.driver"), *pn = jstr(s, "spec.pool.name");
+		if (!drv || !pn || !on_node(a, s))
+			continue;
+		json_int_t gen = json_integer_value(jget(s, "spec.pool.generation"));
+		pool_t *p = pool_of(a, drv, pn);
+		if (!p) {
+			p = &a->pools[a->npools++];
+			*p = (pool_t){.driver = drv, .name = pn, .gen = gen};
+		}
+		if (gen > p->gen)
+			*p = (pool_t){.driver = drv, .name = pn, .gen = gen};
+		if (gen == p->gen) {
+			p->slices++;
+			p->want = (long)json_integer_value(jget(s, "spec.pool.resourceSliceCount"));
+			nd += json_array_size(jget(s, "spec.devices"));
+		}
+	}
+	a->devs = calloc(nd + 1, sizeof *a->devs);
+	if (!a->devs)
+		return MU_ENOMEM;
+	json_array_foreach(a->v->slices, i, s) {
+		const char *drv = jstr(s, "spec.driver"), *pn = jstr(s, "spec.pool.name");
+		pool_t *p = drv && pn && on_node(a, s) ? pool_of(a, drv, pn) : NULL;
+		if (!p || json_integer_value(jget(s, "spec.pool.generation")) != p->gen)
+			continue;
+		size_t k;
+		json_t *d;
+		json_array_foreach(jget(s, "spec.devices"), k, d) {
+			const char *dn = jstr(d, "name");
+			if (!dn)
+				continue;
+			for (int j = 0; j < a->ndevs && !p->dup; j++)
+				if (!strcmp(a->devs[j].pool, pn) && !strcmp(a->devs[j].driver, drv) &&
+				    !strcmp(a->devs[j].name, dn))
+					p->dup = dn;
+			a->devs[a->ndevs++] = (adev_t){drv, pn, dn, d, !json_is_true(jget(s, "spec.allNodes")),
+						       taken_by_other(a, drv, pn, dn), false};
+		}
+	}
+	return MU_OK;
+}
+
+/* --- candidates ----------------------------------------------------------- */
+
+/* The CEL view of a device; attribute names qualified by the driver's
+ * domain when they are not.  Names point into arena (len bytes). */
+static void cel_device(const char *drv, const json_t *d, mu_cel_attr_t *at, mu_cel_attr_t *cp,
+		       mu_cel_device_t *out, char *arena, size_t len)
+{
+	size_t used = 0;
+	const char *k;
+	json_t *x;
+	*out = (mu_cel_device_t){.driver = drv, .attrs = at, .caps = cp};
+	for (int pass = 0; pass < 2; pass++) {
+		json_object_foreach((json_t *)jget(d, pass ? "basic.capacity" : "basic.attributes"), k, x) {
+			size_t *n = pass ? &out->ncaps : &out->nattrs;
+			mu_cel_attr_t *at1 = pass ? &cp[*n] : &at[*n];
+			bool q = strchr(k, '/') != NULL;
+			int w = snprintf(arena + used, len - used, "%s%s%s", q ? "" : drv, q ? "" : "/", k);
+			if (*n >= MAX_ATTRS || w < 0 || (size_t)w >= len - used)
+				continue;
+			*at1 = (mu_cel_attr_t){.name = arena + used};
+			used += (size_t)w + 1;
+			const json_t *v;
+			if (pass) {
+				const char *qs = jstr(x, "value");
+				if (!qs || mu_quantity_parse(qs, 1000, &at1->i) != MU_OK)
+					continue;
+				at1->type = MU_CEL_QUANTITY;
+			} else if (json_is_integer(v = json_object_get(x, "int"))) {
+				at1->type = MU_CEL_INT;
+				at1->i = json_integer_value(v);
+			} else if (json_is_boolean(v = json_object_get(x, "bool"))) {
+				at1->type = MU_CEL_BOOL;
+				at1->b = json_is_true(v);
+			} else if (json_is_string(v = json_object_get(x, "string"))) {
+				at1->type = MU_CEL_STRING;
+				at1->s = json_string_value(v);
+			} else if (json_is_string(v = json_object_get(x, "version"))) {
+				at1->type = MU_CEL_VERSION;
+				at1->s = json_string_value(v);
+			} else {
+				continue;
+			}
+			(*n)++;
+		}
+	}
+}
+
+/* Whether device d passes every selector of sels: 1, 0, or -1 (refused,
+ * why in msg).  A run-time error does not match, as in kube for a missing
+ * attribute. */
+static int selectors_pass(alloc_t *a, const json_t *sels, const adev_t *d, const char *what)
+{
+	mu_cel_attr_t at[MAX_ATTRS], cp[MAX_ATTRS];
+	mu_cel_device_t dev;
+	char arena[8192], err[300];
+	cel_device(d->driver, d->obj, at, cp, &dev, arena, sizeof arena);
+	size_t i;
+	json_t *s;
+	json_array_foreach(sels, i, s) {
+		const char *x = jstr(s, "cel.expression");
+		if (!x) {
+			snprintf(a->msg, a->len, "%s: a selector without cel.expression is not supported", what);
+			return -1;
+		}
+		if (mu_cel_check(x, err, sizeof err) != MU_OK) {
+			snprintf(a->msg, a->len, "%s: selector %.200s: %s", what, x, err);
+			return -1;
+		}
+		bool m = false;
+		if (mu_cel_eval(x, &dev, &m, err, sizeof err) != MU_OK || !m)
+			return 0;
+	}
+	return 1;
+}
+
+static const json_t *class_of(const alloc_t *a, const char *name)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(a->v->classes, i, c) {
+		const char *n = jstr(c, "metadata.name");
+		if (n && !strcmp(n, name))
+			return c;
+	}
+	return NULL;
+}
+
+/* The candidates of one request into *out (owned): devices that pass its
+ * class's and its own selectors.  MU_OK, MU_ENOENT (no class), MU_EINVAL. */
+static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out, int *n)
+{
+	const char *cls = jstr(rq, "deviceClassName");
+	*out = NULL;
+	*n = 0;
+	if (!cls || !*cls) {
+		snprintf(a->msg, a->len, "%s: %s", what, json_object_get(rq, "firstAvailable") ?
+			 "firstAvailable is not supported" : "missing device class name");
+		return MU_EINVAL;
+	}
+	if (json_is_true(json_object_get(rq, "adminAccess"))) {
+		snprintf(a->msg, a->len, "%s: adminAccess is not supported", what);
+		return MU_EINVAL;
+	}
+	const json_t *dc = class_of(a, cls);
+	if (!dc) {
+		snprintf(a->msg, a->len, "%s: could not retrieve device class %s", what, cls);
+		return MU_ENOENT;
+	}
+	*out = malloc(((size_t)a->ndevs + 1) * sizeof **out);
+	if (!*out)
+		return MU_ENOMEM;
+	for (int i = 0; i < a->ndevs; i++) {
+		int ok = selectors_pass(a, jget(dc, "spec.selectors"), &a->devs[i], what);
+		if (ok > 0)
+			ok = selectors_pass(a, json_object_get(rq, "selectors"), &a->devs[i], what);
+		if (ok < 0)
+			return MU_EINVAL;
+		if (ok)
+			(*out)[(*n)++] = i;
+	}
+	return MU_OK;
+}
+
+/* --- slots and constraints ------------------------------------------------ */
+
+/* Whether constraint k of claim covers request name rn. */
+static bool covers(const json_t *k, const char *rn)
+{
+	const json_t *rs = json_object_get(k, "requests");
+	if (!json_array_size(rs))
+		return true;
+	size_t i;
+	json_t *r;
+	json_array_foreach(rs, i, r)
+		if (json_is_string(r) && rn && !strcmp(json_string_value(r), rn))
+			return true;
+	return false;
+}
+
+/* The constraints of claim ci into a->cons; *base is where they start. */
+static int claim_cons(alloc_t *a, int ci, int *base)
+{
+	const json_t *claim = a->claims[ci];
+	*base = a->ncons;
+	size_t i;
+	json_t *k;
+	json_array_foreach(jget(claim, "spec.devices.constraints"), i, k) {
+		const char *attr = jstr(k, "matchAttribute");
+		if (!attr) {
+			snprintf(a->msg, a->len, "claim %s: constraint %zu: only matchAttribute is supported",
+				 jstr(claim, "metadata.name"), i);
+			return MU_EINVAL;
+		}
+		if (a->ncons == MAX_CONS) {
+			snprintf(a->msg, a->len, "more than %d constraints", MAX_CONS);
+			return MU_EINVAL;
+		}
+		a->cons[a->ncons++] = (cons_t){attr, NULL, 0};
+	}
+	return MU_OK;
+}
+
+/* Adds the slots of one request: count of them (ExactCount), or one per
+ * candidate (All; every pool it reads must be complete). */
+static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
+{
+	const json_t *claim = a->claims[ci];
+	const char *rn = jstr(rq, "name"), *mode = jstr(rq, "allocationMode");
+	char what[300];
+	snprintf(what, sizeof what, "claim %s, request %s", jstr(claim, "metadata.name"), rn ? rn : "?");
+	int *cand, ncand, rc = candidates(a, rq, what, &cand, &ncand);
+	if (rc) {
+		free(cand);
+		return rc;
+	}
+	bool all = mode && !strcmp(mode, "All");
+	if (mode && !all && strcmp(mode, "ExactCount")) {
+		snprintf(a->msg, a->len, "%s: unknown allocationMode %s", what, mode);
+		free(cand);
+		return MU_EINVAL;
+	}
+	json_int_t count = json_is_integer(json_object_get(rq, "count")) ?
+			   json_integer_value(json_object_get(rq, "count")) : 1;
+	if (all) {
+		for (int i = 0; i < a->npools; i++) {
+			pool_t *p = &a->pools[i];
+			bool reads = false;
+			for (int k = 0; k < ncand && !reads; k++)
+				reads = !strcmp(a->devs[cand[k]].pool, p->name) && !strcmp(a->devs[cand[k]].driver, p->driver);
+			if (reads && p->slices < p->want) {
+				snprintf(a->msg, a->len, "%s: asks for all devices, but resource pool %s/%s is "
+					 "currently being updated", what, p->driver, p->name);
+				free(cand);
+				return MU_ENOENT;
+			}
+		}
+		count = ncand;
+		if (!ncand) {
+			snprintf(a->msg, a->len, "%s: asks for all devices, but none matches on %s", what, a->node);
+			free(cand);
+			return MU_ENOENT;
+		}
+	}
+	if (count < 1 || a->nslots + count > MAX_SLOTS) {
+		snprintf(a->msg, a->len, "%s: count %lld is not between 1 and %d", what, (long long)count,
+			 MAX_SLOTS - a->nslots);
+		free(cand);
+		return MU_EINVAL;
+	}
+	int first = a->nslots;
+	for (json_int_t k = 0; k < count; k++) {
+		slot_t *s = &a->slots[a->nslots++];
+		*s = (slot_t){.claim = ci, .req = rq, .cand = k ? NULL : cand, .ncand = ncand, .first = first,
+			      .chosen = -1};
+		size_t j;
+		json_t *c;
+		json_array_foreach(jget(claim, "spec.devices.constraints"), j, c)
+			if (covers(c, rn))
+				s->cons[s->ncons++] = cbase + (int)j;
+	}
+	return MU_OK;
+}
+
+/* The value of a device's attribute "DOMAIN/NAME" (unqualified names in
+ * the slice belong to the driver's domain), or NULL. */
+static const json_t *attr_of(const adev_t *d, const char *qn)
+{
+	const char *k;
+	json_t *x;
+	size_t dl = strlen(d->driver);
+	json_object_foreach((json_t *)jget(d->obj, "basic.attributes"), k, x) {
+		if (!strcmp(k, qn))
+			return x;
+		if (!strchr(k, '/') && !strncmp(qn, d->driver, dl) && qn[dl] == '/' && !strcmp(qn + dl + 1, k))
+			return x;
+	}
+	return NULL;
+}
+
+/* Whether device di fits slot s's constraints; fixes their values. */
+static bool cons_take(alloc_t *a, const slot_t *s, int di)
+{
+	for (int k = 0; k < s->ncons; k++) {
+		cons_t *c = &a->cons[s->cons[k]];
+		const json_t *v = attr_of(&a->devs[di], c->attr);
+		if (!v || (c->val && !json_equal(c->val, v)))
+			return false;
+	}
+	for (int k = 0; k < s->ncons; k++) {
+		cons_t *c = &a->cons[s->cons[k]];
+		if (!c->n++)
+			c->val = attr_of(&a->devs[di], c->attr);
+	}
+	return true;
+}
+
+static void cons_drop(alloc_t *a, const slot_t *s)
+{
+	for (int k = 0; k < s->ncons; k++) {
+		cons_t *c = &a->cons[s->cons[k]];
+		if (!--c->n)
+			c->val = NULL;
+	}
+}
+
+/* Fills slots i.. depth first; true when all are filled.  A slot of a
+ * request after its first takes devices after the previous slot's, so a
+ * set of devices is tried once, not in every order. */
+static bool search(alloc_t *a, int i)
+{
+	if (i == a->nslots)
+		return true;
+	if (i > a->deep)
+		a->deep = i;
+	slot_t *s = &a->slots[i];
+	const slot_t *f = &a->slots[s->first];
+	int from = 0;
+	if (i > s->first)
+		for (int k = 0; k < f->ncand; k++)
+			if (f->cand[k] == a->slots[i - 1].chosen)
+				from = k + 1;
+	for (int k = from; k < f->ncand; k++) {
+		int di = f->cand[k];
+		adev_t *d = &a->devs[di];
+		if (d->taken || d->used || ++a->steps > MU_DRA_MAX_STEPS)
+			continue;
+		if (!cons_take(a, s, di))
+			continue;
+		d->used = true;
+		s->chosen = di;
+		if (search(a, i + 1))
+			return true;
+		d->used = false;
+		s->chosen = -1;
+		cons_drop(a, s);
+	}
+	return false;
+}
+
+/* --- the whole -------------------------------------------------------------- */
+
+/* The allocation of claim ci from the filled slots. */
+static json_t *result_of(const alloc_t *a, int ci)
+{
+	json_t *results = json_array();
+	bool local = false;
+	for (int i = 0; i < a->nslots; i++) {
+		const slot_t *s = &a->slots[i];
+		if (s->claim != ci)
+			continue;
+		const adev_t *d = &a->devs[s->chosen];
+		local |= d->local;
+		json_array_append_new(results, json_pack("{s:s?,s:s,s:s,s:s}", "request", jstr(s->req, "name"),
+							 "driver", d->driver, "pool", d->pool, "device", d->name));
+	}
+	json_t *al = json_pack("{s:{s:o,s:[]}}", "devices", "results", results, "config");
+	if (local)
+		json_object_set_new(al, "nodeSelector", json_pack("{s:[{s:[{s:s,s:s,s:[s]}]}]}",
+			"nodeSelectorTerms", "matchFields", "key", "metadata.name", "operator", "In",
+			"values", a->node));
+	return al;
+}
+
+/* Builds the slots of the claims not yet allocated; MU_OK or an error. */
+static int slots_make(alloc_t *a)
+{
+	for (size_t ci = 0; ci < a->nclaims; ci++) {
+		const json_t *c = a->claims[ci];
+		if (jget(c, "status.allocation")) {
+			const char *at = mu_dra_claim_node(c);
+			if (at && strcmp(at, a->node)) {
+				snprintf(a->msg, a->len, "claim %s is allocated on %s", jstr(c, "metadata.name"), at);
+				return MU_ENOENT;
+			}
+			continue;
+		}
+		int cbase, rc = claim_cons(a, (int)ci, &cbase);
+		size_t i;
+		json_t *rq;
+		json_array_foreach(rc ? NULL : jget(c, "spec.devices.requests"), i, rq)
+			if ((rc = request_slots(a, (int)ci, rq, cbase)))
+				break;
+		if (rc)
+			return rc;
+	}
+	for (int i = 0; i < a->npools; i++)
+		if (a->pools[i].dup) {
+			snprintf(a->msg, a->len, "pool %s is invalid: duplicate device name %s", a->pools[i].name,
+				 a->pools[i].dup);
+			return MU_EINVAL;
+		}
+	return MU_OK;
+}
+
+/* Why the search failed, at the furthest slot it reached: its request's
+ * matching devices that are free, against the devices it needs. */
+static void short_msg(alloc_t *a)
+{
+	const slot_t *s = &a->slots[a->deep], *f = &a->slots[s->first];
+	int want = 0, free_ = 0;
+	for (int i = s->first; i < a->nslots && a->slots[i].first == s->first; i++)
+		want++;
+	for (int k = 0; k < f->ncand; k++)
+		free_ += !a->devs[f->cand[k]].taken;
+	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s",
+		 jstr(a->claims[s->claim], "metadata.name"), jstr(s->req, "name") ? jstr(s->req, "name") : "?",
+		 free_, want, a->node, free_ >= want ? " (taken by the claims' other requests or "
+		 "refused by a constraint)" : "");
+}
+
+int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,
+		    json_t **plan, char *msg, size_t len)
+{
+	alloc_t *a = calloc(1, sizeof *a);
+	*plan = NULL;
+	if (!a)
+		return MU_ENOMEM;
+	*a = (alloc_t){.v = v, .claims = claims, .nclaims = n, .node = node, .msg = msg, .len = len};
+	int rc = n > MU_DRA_MAX_CLAIMS ? MU_EINVAL : pools_read(a);
+	if (n > MU_DRA_MAX_CLAIMS)
+		snprintf(msg, len, "more than %d claims", MU_DRA_MAX_CLAIMS);
+	if (!rc)
+		rc = slots_make(a);
+	if (!rc && !search(a, 0)) {
+		rc = MU_ENOENT;
+		if (a->steps > MU_DRA_MAX_STEPS)
+			snprintf(msg, len, "no allocation found on %s within %d device tries", node, MU_DRA_MAX_STEPS);
+		else if (a->nslots)
+			short_msg(a);
+	}
+	if (!rc) {
+		*plan = json_array();
+		for (size_t ci = 0; ci < n; ci++) {
+			const json_t *al = jget(claims[ci], "status.allocation");
+			json_array_append_new(*plan, json_pack("{s:s?,s:o}", "claim", jstr(claims[ci], "metadata.name"),
+				"allocation", al ? json_deep_copy(al) : result_of(a, (int)ci)));
+		}
+	}
+	for (int i = 0; i < a->nslots; i++)
+		if (a->slots[i].first == i)
+			free(a->slots[i].cand);
+	free(a->pools);
+	free(a->devs);
+	free(a);
+	return rc;
+}

@@ -1,0 +1,503 @@
+/*
+ * test_dra.c - unit tests of the DRA device allocator (dra.h), translated
+ * case by case from TestAllocator in Kubernetes'
+ * staging/src/k8s.io/dynamic-resource-allocation/structured/allocator_test.go
+ * (kubernetes/kubernetes): the same slices, classes and claims, written
+ * as v1beta1 JSON, and the same expected results.  Each test names the
+ * case it translates.  Cases of features muster refuses (admin access,
+ * prioritized lists, slices with a node selector) check the refusal.
+ *
+ * As in the source, a class selects its driver with the CEL expression
+ * device.driver == "DRIVER", a claim's requests ask for one device of a
+ * class unless a count is given, and the node is node-1.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/dra.h"
+#include "muster/error.h"
+
+/* A slice of devices (a JSON array text) on node ("" = allNodes). */
+static json_t *slice(const char *name, const char *node, const char *pool, const char *drv, int gen,
+		     int count, const char *devices)
+{
+	json_t *s = json_pack("{s:s,s:{s:s},s:{s:s,s:{s:s,s:i,s:i},s:o}}", "kind", "ResourceSlice", "metadata",
+			      "name", name, "spec", "driver", drv, "pool", "name", pool, "generation", gen,
+			      "resourceSliceCount", count, "devices", json_loads(devices, 0, NULL));
+	if (*node)
+		json_object_set_new(json_object_get(s, "spec"), "nodeName", json_string(node));
+	else
+		json_object_set_new(json_object_get(s, "spec"), "allNodes", json_true());
+	return s;
+}
+
+static json_t *one(const char *name, const char *node, const char *pool, const char *drv)
+{
+	return slice(name, node, pool, drv, 1, 1, "[{\"name\":\"device-1\",\"basic\":{}}]");
+}
+
+static json_t *class_(const char *name, const char *drv)
+{
+	char e[128];
+	snprintf(e, sizeof e, "device.driver == \"%s\"", drv);
+	return json_pack("{s:{s:s},s:{s:[{s:{s:s}}]}}", "metadata", "name", name, "spec", "selectors", "cel",
+			 "expression", e);
+}
+
+/* A claim with requests and constraints given as JSON texts. */
+static json_t *claim(const char *name, const char *requests, const char *constraints)
+{
+	json_t *c = json_pack("{s:{s:s,s:s},s:{s:{s:o}}}", "metadata", "name", name, "namespace", "default",
+			      "spec", "devices", "requests", json_loads(requests, 0, NULL));
+	if (constraints)
+		json_object_set_new(json_object_get(json_object_get(c, "spec"), "devices"), "constraints",
+				    json_loads(constraints, 0, NULL));
+	return c;
+}
+
+/* A claim that holds devices (driver/pool/device triples "d p x;..."). */
+static json_t *holder(const char *devs)
+{
+	json_t *res = json_array();
+	char buf[256], *save = NULL;
+	snprintf(buf, sizeof buf, "%s", devs);
+	for (char *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+		char d[64], p[64], x[64];
+		if (sscanf(t, "%63s %63s %63s", d, p, x) == 3)
+			json_array_append_new(res, json_pack("{s:s,s:s,s:s,s:s}", "request", "r", "driver", d,
+							     "pool", p, "device", x));
+	}
+	return json_pack("{s:{s:s,s:s},s:{},s:{s:{s:{s:o}}}}", "metadata", "name", "holder", "namespace",
+			 "default", "spec", "status", "allocation", "devices", "results", res);
+}
+
+typedef struct tcase {
+	json_t *slices, *classes, *claims;
+	size_t nalloc; /* the first nalloc claims are allocated */
+} tcase_t;
+
+static void tc_init(tcase_t *c)
+{
+	*c = (tcase_t){json_array(), json_array(), json_array(), 0};
+}
+
+static void tc_release(tcase_t *c)
+{
+	json_decref(c->slices);
+	json_decref(c->classes);
+	json_decref(c->claims);
+}
+
+/* Runs the allocator on node-1; out gets "CLAIM:REQ/DRIVER/POOL/DEV,...
+ * [local];..." or "ERR:<rc>:<msg>". */
+static int run(tcase_t *c, char *out, size_t len)
+{
+	const json_t *cl[MU_DRA_MAX_CLAIMS];
+	for (size_t i = 0; i < c->nalloc; i++)
+		cl[i] = json_array_get(c->claims, i);
+	mu_dra_view_t v = {c->slices, c->classes, c->claims};
+	json_t *plan = NULL;
+	char msg[512] = "";
+	int rc = mu_dra_allocate(&v, cl, c->nalloc, "node-1", &plan, msg, sizeof msg);
+	size_t used = 0;
+	out[0] = '\0';
+	if (rc) {
+		snprintf(out, len, "ERR:%d:%s", rc, msg);
+		return rc;
+	}
+	size_t i, k;
+	json_t *e, *r;
+	json_array_foreach(plan, i, e) {
+		used += (size_t)snprintf(out + used, len - used, "%s%s:", i ? ";" : "",
+					 json_string_value(json_object_get(e, "claim")));
+		json_t *al = json_object_get(e, "allocation");
+		json_array_foreach(json_object_get(json_object_get(al, "devices"), "results"), k, r)
+			used += (size_t)snprintf(out + used, len - used, "%s%s/%s/%s/%s", k ? "," : "",
+				json_string_value(json_object_get(r, "request")),
+				json_string_value(json_object_get(r, "driver")),
+				json_string_value(json_object_get(r, "pool")),
+				json_string_value(json_object_get(r, "device")));
+		if (json_object_get(al, "nodeSelector"))
+			used += (size_t)snprintf(out + used, len - used, " local");
+	}
+	json_decref(plan);
+	return rc;
+}
+
+#define REQ(name, cls) "{\"name\":\"" name "\",\"deviceClassName\":\"" cls "\"}"
+#define MEM_REQ(name, q) \
+	"{\"name\":\"" name "\",\"deviceClassName\":\"class-a\",\"selectors\":[{\"cel\":{\"expression\":" \
+	"\"device.capacity[\\\"driver-a\\\"].memory.compareTo(quantity(\\\"" q "\\\")) >= 0\"}}]}"
+#define MEMDEV(name, q) "{\"name\":\"" name "\",\"basic\":{\"capacity\":{\"memory\":{\"value\":\"" q "\"}}}}"
+
+/* "simple", "other-node", "several-different-drivers". */
+static void test_simple(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	tc_release(&c);
+
+	/* other-node: only node-1's slice of driver-b is on our node */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-b"));
+	json_array_append_new(c.slices, one("slice-2", "node-2", "pool-2", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.classes, class_("class-b", "driver-b"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"device-1\"},{\"name\":\"device-2\"}]"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-b"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	json_array_append_new(c.claims, claim("claim-1", "[" REQ("req-0", "class-b") "]", NULL));
+	c.nalloc = 2;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local;claim-1:req-0/driver-b/pool-1/device-1 local");
+	tc_release(&c);
+}
+
+/* "small-and-large", "small-and-large-backtrack-requests",
+ * "small-and-large-backtrack-claims": a first choice that starves a later
+ * request is undone. */
+static void test_backtrack(mu_t_t *t)
+{
+	static const char *const orders[2] = {"[" MEMDEV("device-1", "1Gi") "," MEMDEV("device-2", "2Gi") "]",
+					      "[" MEMDEV("device-2", "2Gi") "," MEMDEV("device-1", "1Gi") "]"};
+	char out[1024];
+	for (int o = 0; o < 2; o++) {
+		tcase_t c;
+		tc_init(&c);
+		json_array_append_new(c.classes, class_("class-a", "driver-a"));
+		json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1, orders[o]));
+		json_array_append_new(c.claims, claim("claim-0", "[" MEM_REQ("req-0", "1Gi") "," MEM_REQ("req-1", "2Gi") "]",
+						      NULL));
+		c.nalloc = 1;
+		run(&c, out, sizeof out);
+		CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-1/driver-a/pool-1/device-2 local");
+		tc_release(&c);
+	}
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1, orders[1]));
+	json_array_append_new(c.claims, claim("claim-0", "[" MEM_REQ("req-0", "1Gi") "]", NULL));
+	json_array_append_new(c.claims, claim("claim-1", "[" MEM_REQ("req-1", "2Gi") "]", NULL));
+	c.nalloc = 2;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local;claim-1:req-1/driver-a/pool-1/device-2 local");
+	tc_release(&c);
+}
+
+/* "devices-split-across-different-slices", "obsolete-slice",
+ * "duplicate-slice", "no-slices", "not-enough-suitable-devices". */
+static void test_pools(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.slices, one("slice-2", "node-1", "pool-2", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0",
+		"[{\"name\":\"req-0\",\"count\":2,\"allocationMode\":\"ExactCount\",\"deviceClassName\":\"class-a\"}]",
+		NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-0/driver-a/pool-2/device-1 local");
+	tc_release(&c);
+
+	/* obsolete-slice: the newer generation wins (its device differs here,
+	 * so that the test sees which slice was read) */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1-obsolete", "node-1", "pool-1", "driver-a", 1, 1,
+					      "[{\"name\":\"device-old\"}]"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 2, 1,
+					      "[{\"name\":\"device-1\"}]"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 2, "[{\"name\":\"device-1\"}]"));
+	json_array_append_new(c.slices, slice("slice-1-2", "node-1", "pool-1", "driver-a", 1, 2, "[{\"name\":\"device-1\"}]"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
+	CHECK(t, strstr(out, "pool pool-1 is invalid: duplicate device name device-1") != NULL);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "," REQ("req-1", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "claim-0, request req-1: 1 of 1 matching devices free on node-1") != NULL);
+	tc_release(&c);
+}
+
+/* "no-classes", "unknown-class", "empty-class", "admin-access-disabled",
+ * "no-claims-to-allocate", "empty". */
+static void test_classes(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "could not retrieve device class class-a") != NULL);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
+	CHECK(t, strstr(out, "claim claim-0, request req-0: missing device class name") != NULL);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0",
+		"[{\"name\":\"req-0\",\"deviceClassName\":\"class-a\",\"adminAccess\":true}]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
+	CHECK(t, strstr(out, "adminAccess is not supported") != NULL);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_OK);
+	CHECK_STR(t, out, "");
+	tc_release(&c);
+}
+
+/* "all-devices-single", "all-devices-many", "all-devices-of-the-incomplete-pool",
+ * "all-devices-plus-another", "all-devices-plus-another-reversed",
+ * "all-devices-many-plus-another", "all-devices-no-solution",
+ * "all-devices-slice-without-devices", "all-devices-some-allocated". */
+static void test_all(mu_t_t *t)
+{
+	static const char *const all_a = "[{\"name\":\"req-0\",\"allocationMode\":\"All\",\"deviceClassName\":\"class-a\"}]";
+	static const char *const one_b = "[{\"name\":\"req-0\",\"allocationMode\":\"ExactCount\",\"count\":1,"
+					 "\"deviceClassName\":\"class-b\"}]";
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-2", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", all_a, NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-0/driver-a/pool-2/device-1 local");
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 2, "[{\"name\":\"device-1\"}]"));
+	json_array_append_new(c.claims, claim("claim-0", all_a, NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "claim claim-0, request req-0: asks for all devices, but resource pool "
+			     "driver-a/pool-1 is currently being updated") != NULL);
+	tc_release(&c);
+
+	for (int rev = 0; rev < 2; rev++) {
+		tc_init(&c);
+		json_array_append_new(c.classes, class_("class-a", "driver-a"));
+		json_array_append_new(c.classes, class_("class-b", "driver-b"));
+		json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+						      "[{\"name\":\"device-1\"},{\"name\":\"device-2\"}]"));
+		json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-b"));
+		json_array_append_new(c.claims, rev ? claim("claim-1", one_b, NULL) : claim("claim-0", all_a, NULL));
+		json_array_append_new(c.claims, rev ? claim("claim-0", all_a, NULL) : claim("claim-1", one_b, NULL));
+		c.nalloc = 2;
+		run(&c, out, sizeof out);
+		CHECK_STR(t, out, rev ? "claim-1:req-0/driver-b/pool-1/device-1 local;claim-0:req-0/driver-a/pool-1/device-1,"
+					"req-0/driver-a/pool-1/device-2 local"
+				      : "claim-0:req-0/driver-a/pool-1/device-1,req-0/driver-a/pool-1/device-2 local;"
+					"claim-1:req-0/driver-b/pool-1/device-1 local");
+		tc_release(&c);
+	}
+
+	/* no solution: one device, an ExactCount and an All claim on it */
+	for (int rev = 0; rev < 2; rev++) {
+		tc_init(&c);
+		json_array_append_new(c.classes, class_("class-a", "driver-a"));
+		json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+		const char *exact = "[{\"name\":\"req-0\",\"count\":1,\"deviceClassName\":\"class-a\"}]";
+		json_array_append_new(c.claims, claim(rev ? "claim-0" : "claim-1", rev ? all_a : exact, NULL));
+		json_array_append_new(c.claims, claim(rev ? "claim-1" : "claim-0", rev ? exact : all_a, NULL));
+		c.nalloc = 2;
+		CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+		tc_release(&c);
+	}
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1, "[]"));
+	json_array_append_new(c.claims, claim("claim-0", all_a, NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	/* some allocated: device-1 is held by another claim */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+					      "[{\"name\":\"device-1\"},{\"name\":\"device-2\"}]"));
+	json_array_append_new(c.claims, claim("claim-0", all_a, NULL));
+	json_array_append_new(c.claims, holder("driver-a pool-1 device-1"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+}
+
+/* "already-allocated-devices", and a claim already allocated elsewhere. */
+static void test_allocated(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	json_array_append_new(c.claims, holder("driver-a pool-1 device-1;driver-a pool-1 device-2"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "0 of 1 matching devices free on node-1") != NULL);
+	tc_release(&c);
+
+	/* a claim allocated on node-2 cannot be used on node-1 */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_t *cl = claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL);
+	json_object_set_new(cl, "status", json_pack("{s:{s:{s:[]},s:{s:[{s:[{s:s,s:s,s:[s]}]}]}}}", "allocation",
+		"devices", "results", "nodeSelector", "nodeSelectorTerms", "matchFields", "key", "metadata.name",
+		"operator", "In", "values", "node-2"));
+	json_array_append_new(c.claims, cl);
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "claim claim-0 is allocated on node-2") != NULL);
+	tc_release(&c);
+}
+
+/* "with-constraint", "with-constraint-non-existent-attribute",
+ * "with-constraint-not-matching-int-attribute", and backtracking to meet a
+ * constraint. */
+static void test_constraints(mu_t_t *t)
+{
+	static const char *const attrs = "{\"driverVersion\":{\"version\":\"1.0.0\"},\"numa\":{\"int\":1},"
+					 "\"stringAttribute\":{\"string\":\"stringAttributeValue\"},"
+					 "\"boolAttribute\":{\"bool\":true}}";
+	char devs[1024], out[1024];
+	snprintf(devs, sizeof devs, "[{\"name\":\"device-1\",\"basic\":{\"attributes\":%s}},"
+		 "{\"name\":\"device-2\",\"basic\":{\"attributes\":%s}}]", attrs, attrs);
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1, devs));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "," REQ("req-1", "class-a") "]",
+		"[{\"matchAttribute\":\"driver-a/numa\"},{\"matchAttribute\":\"driver-a/driverVersion\"},"
+		"{\"matchAttribute\":\"driver-a/stringAttribute\"},{\"matchAttribute\":\"driver-a/boolAttribute\"}]"));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-1/driver-a/pool-1/device-2 local");
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]",
+					      "[{\"matchAttribute\":\"driver-a/NonExistentAttribute\"}]"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"device-1\",\"basic\":{\"attributes\":{\"numa\":{\"int\":1}}}},"
+		"{\"name\":\"device-2\",\"basic\":{\"attributes\":{\"numa\":{\"int\":2}}}}]"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"count\":2,\"deviceClassName\":\"class-a\"}]",
+					      "[{\"matchAttribute\":\"driver-a/numa\"}]"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	/* muster's own: the first device's NUMA has no partner, the search
+	 * moves on to the pair on NUMA 2 */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"gpu-0\",\"basic\":{\"attributes\":{\"numa\":{\"int\":1}}}},"
+		"{\"name\":\"gpu-1\",\"basic\":{\"attributes\":{\"numa\":{\"int\":2}}}},"
+		"{\"name\":\"gpu-2\",\"basic\":{\"attributes\":{\"numa\":{\"int\":2}}}}]"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"count\":2,\"deviceClassName\":\"class-a\"}]",
+					      "[{\"matchAttribute\":\"driver-a/numa\"}]"));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/gpu-1,req-0/driver-a/pool-1/gpu-2 local");
+	tc_release(&c);
+}
+
+/* allNodes slices give an allocation without a node selector; a slice with
+ * a nodeSelector is not read (refused in the docs: network-attached
+ * devices need the node's labels). */
+static void test_all_nodes(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1");
+	tc_release(&c);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_simple);
+	MU_RUN(&t, test_backtrack);
+	MU_RUN(&t, test_pools);
+	MU_RUN(&t, test_classes);
+	MU_RUN(&t, test_all);
+	MU_RUN(&t, test_allocated);
+	MU_RUN(&t, test_constraints);
+	MU_RUN(&t, test_all_nodes);
+	return mu_t_done(&t);
+}
