@@ -255,6 +255,14 @@ static int req_pod(mu__yload_t *L, const mu__ynode_t *spec, req_t *out)
 	req_t c, side = {.set = 0}, init = {.set = 0};
 	int rc;
 	memset(out, 0, sizeof *out);
+	const mu__ynode_t *claims = mu__y_get(spec, "resourceClaims");
+	if (claims && !mu__y_null(claims))
+		return mu__y_err(L, claims, NULL, MU_EINVAL,
+				 "DRA resource claims are not simulated: a cluster or "
+				 "workload file cannot give a pod devices from "
+				 "ResourceSlices (muster scheduler allocates them on "
+				 "Kubernetes, docs/kubernetes.md); remove them, or ask "
+				 "for nvidia.com/gpu");
 	if ((rc = mu__y_seq_at(L, spec, "containers", true, &cs)) ||
 	    (rc = mu__y_seq_at(L, spec, "initContainers", false, &ics)))
 		return rc;
