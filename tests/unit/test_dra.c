@@ -274,6 +274,20 @@ static void test_classes(mu_t_t *t)
 	CHECK(t, strstr(out, "could not retrieve device class class-a") != NULL);
 	tc_release(&c);
 
+	tc_init(&c); /* unknown-class */
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "unknown-class") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "could not retrieve device class unknown-class") != NULL);
+	tc_release(&c);
+
+	tc_init(&c); /* empty: nothing at all */
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_OK);
+	CHECK_STR(t, out, "");
+	tc_release(&c);
+
 	tc_init(&c);
 	json_array_append_new(c.classes, class_("class-a", "driver-a"));
 	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
@@ -302,8 +316,9 @@ static void test_classes(mu_t_t *t)
 }
 
 /* "all-devices-single", "all-devices-many", "all-devices-of-the-incomplete-pool",
- * "all-devices-plus-another", "all-devices-plus-another-reversed",
- * "all-devices-many-plus-another", "all-devices-no-solution",
+ * "all-devices-many-plus-another" and its reverse (a two-device pool:
+ * "all-devices-plus-another" is the same with one), "all-devices-no-solution"
+ * and its reverse,
  * "all-devices-slice-without-devices", "all-devices-some-allocated". */
 static void test_all(mu_t_t *t)
 {
@@ -312,7 +327,16 @@ static void test_all(mu_t_t *t)
 					 "\"deviceClassName\":\"class-b\"}]";
 	char out[1024];
 	tcase_t c;
-	tc_init(&c);
+	tc_init(&c); /* all-devices-single */
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", all_a, NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	tc_release(&c);
+
+	tc_init(&c); /* all-devices-many */
 	json_array_append_new(c.classes, class_("class-a", "driver-a"));
 	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
 	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-2", "driver-a"));
