@@ -388,6 +388,8 @@ typedef struct mu__query {
 	char cont[1024];
 	char label_sel[4096], field_sel[4096];
 	char rv[32], rv_match[32], propagation[32];
+	char field_manager[160];
+	bool force;           /* force=true (server-side apply) */
 } mu__query_t;
 
 /* Splits a request target ("/api/v1/pods?limit=5") into route and query,
@@ -455,6 +457,7 @@ typedef struct mu__req {
 	mu__route_t route;
 	mu__query_t q;
 	const char *accept, *ctype;
+	const char *user_agent;   /* may be NULL */
 	const char *body;
 	size_t body_len;
 } mu__req_t;
