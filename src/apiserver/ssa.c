@@ -504,40 +504,58 @@ static void find_conflicts(const json_t *a, const json_t *o, const json_t *app, 
 	}
 }
 
-/* Writes c->text and c->e from c->paths, as kube's NewConflictError. */
+typedef struct conflict_line {
+	char mgr[300], path[600];
+} conflict_line_t;
+
+static int line_cmp(const void *a, const void *b)
+{
+	const conflict_line_t *x = a, *y = b;
+	int d = strcmp(x->mgr, y->mgr);
+	return d ? d : strcmp(x->path, y->path);
+}
+
+/* Writes c->text and c->e from c->paths, as kube's NewConflictError:
+ * grouped by manager, sorted by manager and path. */
 static void describe(conflicts_t *c, const json_t *mf)
 {
-	size_t i;
+	size_t n = json_array_size(c->paths), i;
+	conflict_line_t *ls = calloc(n ? n : 1, sizeof *ls);
+	if (!ls) {
+		snprintf(c->text, sizeof c->text, "Apply failed with %d conflicts", c->n);
+		return;
+	}
 	json_t *p;
-	char path[600], mgr[300];
-	int l = c->n == 1 ? snprintf(c->text, sizeof c->text, "Apply failed with 1 conflict: ")
-			  : snprintf(c->text, sizeof c->text, "Apply failed with %d conflicts: ", c->n);
-	int last = -1;
 	json_array_foreach(c->paths, i, p) {
 		int who = (int)json_integer_value(json_array_get(p, 0));
-		print_manager(json_array_get(mf, (size_t)who), mgr, sizeof mgr);
-		path[0] = '\0';
+		print_manager(json_array_get(mf, (size_t)who), ls[i].mgr, sizeof ls[i].mgr);
 		size_t j;
 		json_t *k;
 		json_array_foreach(json_array_get(p, 1), j, k)
-			path_add(path, sizeof path, json_string_value(k));
+			path_add(ls[i].path, sizeof ls[i].path, json_string_value(k));
+	}
+	qsort(ls, n, sizeof *ls, line_cmp);
+	int l = c->n == 1 ? snprintf(c->text, sizeof c->text, "Apply failed with 1 conflict: ")
+			  : snprintf(c->text, sizeof c->text, "Apply failed with %d conflicts: ", c->n);
+	for (i = 0; i < n; i++) {
 		if (c->e->n < MU__VERR_MAX) {
 			snprintf(c->e->c[c->e->n].reason, sizeof c->e->c[0].reason, "FieldManagerConflict");
-			snprintf(c->e->c[c->e->n].field, sizeof c->e->c[0].field, "%.127s", path);
-			snprintf(c->e->c[c->e->n].msg, sizeof c->e->c[0].msg, "conflict with %.299s", mgr);
+			snprintf(c->e->c[c->e->n].field, sizeof c->e->c[0].field, "%.127s", ls[i].path);
+			snprintf(c->e->c[c->e->n].msg, sizeof c->e->c[0].msg, "conflict with %.299s", ls[i].mgr);
 			c->e->n++;
 		}
 		if (l < 0 || (size_t)l >= sizeof c->text)
 			continue;
 		if (c->n == 1)
-			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "conflict with %s: %s", mgr, path);
-		else if (who != last)
+			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "conflict with %s: %s", ls[i].mgr,
+				      ls[i].path);
+		else if (i == 0 || strcmp(ls[i].mgr, ls[i - 1].mgr))
 			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "%sconflicts with %s:\n- %s",
-				      last < 0 ? "" : "\n", mgr, path);
+				      i ? "\n" : "", ls[i].mgr, ls[i].path);
 		else
-			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "\n- %s", path);
-		last = who;
+			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "\n- %s", ls[i].path);
 	}
+	free(ls);
 }
 
 /* Removes path elems from set s, pruning containers left empty. */
