@@ -419,6 +419,7 @@ bool mu__accept_table(const char *accept);
 
 typedef struct mu__sim mu__sim_t;
 typedef struct mu__jobctl mu__jobctl_t;
+typedef struct mu__gc mu__gc_t;
 typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
 
 struct mu_apiserver {
@@ -436,6 +437,7 @@ struct mu_apiserver {
 	bool ctl_started;
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
+	mu__gc_t *gc;         /* gc.c: the garbage collector */
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
 };
@@ -550,6 +552,15 @@ void mu__jobctl_resync(mu__jobctl_t *jc);
 void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev);
 /* Reconciles the jobs marked by events (and all after a resync). */
 void mu__jobctl_sync(mu__jobctl_t *jc);
+
+/* The garbage collector (gc.c): ownerReferences, the orphan and
+ * foregroundDeletion finalizers. */
+int mu__gc_new(mu_apiserver_t *s, mu__gc_t **out);
+void mu__gc_free(mu__gc_t *g);
+void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev);
+void mu__gc_sync(mu__gc_t *g);
+/* Whether work is waiting (the controller thread then wakes sooner). */
+bool mu__gc_busy(const mu__gc_t *g);
 
 int64_t mu__mono_ms(void);
 
