@@ -39,6 +39,9 @@
 
 #define MAX_DEPTH (MU__MAX_DEPTH + 4)
 #define MAX_MANAGERS 64
+/* Longer keyed lists are owned whole (atomic): finding an element by its
+ * key is linear, so element-wise ownership would cost the square. */
+#define MAX_KEYED 256
 
 /* --- building field sets ------------------------------------------------ */
 
@@ -95,7 +98,7 @@ static json_t *fs_val(const char *name, const json_t *v, int shape, int model, i
 		return fs_obj(v, model, shape == MU__SS_MAP, depth + 1);
 	const char *mk = name ? mu__merge_key(name) : NULL;
 	bool set = name && !strcmp(name, "finalizers");
-	if (!json_is_array(v) || (!mk && !set) || json_array_size(v) == 0)
+	if (!json_is_array(v) || (!mk && !set) || json_array_size(v) == 0 || json_array_size(v) > MAX_KEYED)
 		return json_object();
 	json_t *n = json_object();
 	size_t i;
