@@ -857,7 +857,7 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 {
 	memset(rs, 0, sizeof *rs);
-	if (mu__discovery(s, rq, rs))
+	if (mu__discovery(s, rq, rs) || mu__events_v1(s, rq, rs))
 		return;
 	const mu__route_t *r = &rq->route;
 	int rt = r->kind == MU__R_RESOURCE ? mu__type_find(s->types, r->core ? "" : r->group, r->version, r->plural)

@@ -129,6 +129,7 @@ enum {
 	MU__RT_SSARS,    /* authorization.k8s.io SelfSubjectAccessReviews: create only, not stored */
 	MU__RT_PDBS,     /* policy/v1 PodDisruptionBudgets (pdb.c) */
 	MU__RT_SSRS,     /* authentication.k8s.io SelfSubjectReviews: create only, not stored */
+	MU__RT_EVENTS_V1, /* events.k8s.io/v1 Events: core Events seen through events.c, not stored */
 	MU__RT_COUNT,
 };
 
@@ -494,6 +495,14 @@ json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n,
 ssize_t mu__watch_read(mu__watch_t *w, char *buf, size_t max);
 void mu__watch_free(mu__watch_t *w);
 void mu__watch_set_conn(mu__watch_t *w, int fd);
+/* Converts every object the watch sends (events.c: core/v1 Events to
+ * events.k8s.io/v1): fn returns a malloc'd text, or NULL to send as is. */
+typedef char *(*mu__watch_conv_t)(const char *json, size_t len, size_t *outlen);
+void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn);
+/* events.k8s.io/v1 Events (events.c): answers rq and returns true when it
+ * is a request for them, else false. */
+bool mu__events_v1(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
+char *mu__event_json_to_v1(const char *json, size_t len, size_t *outlen);
 
 /* The HTTP listener (http.c): starts serving s on addr, sets s->port. */
 struct sockaddr_in;
