@@ -857,8 +857,22 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 {
 	memset(rs, 0, sizeof *rs);
-	if (mu__discovery(s, rq, rs) || mu__events_v1(s, rq, rs))
+	if (mu__discovery(s, rq, rs))
 		return;
+	mu__req_t core;
+	char *text;
+	int ev = mu__events_v1_in(s, rq, &core, &text, rs);
+	if (ev) {
+		/* events.k8s.io/v1: the core request, answered in that group */
+		if (ev > 0)
+			mu__handle(s, &core, rs);
+		free(text);
+		if (ev > 0 && rs->watch)
+			mu__watch_set_convert(rs->watch, mu__event_json_to_v1);
+		else if (ev > 0)
+			mu__events_v1_out(rs);
+		return;
+	}
 	const mu__route_t *r = &rq->route;
 	int rt = r->kind == MU__R_RESOURCE ? mu__type_find(s->types, r->core ? "" : r->group, r->version, r->plural)
 					    : -1;

@@ -499,9 +499,12 @@ void mu__watch_set_conn(mu__watch_t *w, int fd);
  * events.k8s.io/v1): fn returns a malloc'd text, or NULL to send as is. */
 typedef char *(*mu__watch_conv_t)(const char *json, size_t len, size_t *outlen);
 void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn);
-/* events.k8s.io/v1 Events (events.c): answers rq and returns true when it
- * is a request for them, else false. */
-bool mu__events_v1(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
+/* events.k8s.io/v1 Events (events.c).  mu__events_v1_in: 0 when rq is not
+ * for them; 1 with *q the core/v1 request to handle instead (its body, in
+ * *text, the caller frees after handling); -1 when answered in rs.
+ * mu__events_v1_out converts the core answer (not a watch) back. */
+int mu__events_v1_in(mu_apiserver_t *s, const mu__req_t *rq, mu__req_t *q, char **text, mu__resp_t *rs);
+void mu__events_v1_out(mu__resp_t *rs);
 char *mu__event_json_to_v1(const char *json, size_t len, size_t *outlen);
 
 /* The HTTP listener (http.c): starts serving s on addr, sets s->port. */

@@ -171,61 +171,61 @@ static json_t *patched(const mu__req_t *rq, mu__resp_t *rs, json_t *cur)
 	return cur;
 }
 
-bool mu__events_v1(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
+int mu__events_v1_in(mu_apiserver_t *s, const mu__req_t *rq, mu__req_t *q, char **text, mu__resp_t *rs)
 {
 	const mu__route_t *r = &rq->route;
+	*text = NULL;
 	if (r->kind != MU__R_RESOURCE || r->core || strcmp(r->group, "events.k8s.io") || strcmp(r->version, "v1") ||
 	    strcmp(r->plural, "events"))
-		return false;
-	mu__req_t q = *rq;
-	q.route.core = true;
-	q.route.group[0] = '\0';
-	rename_selector(q.q.field_sel, sizeof q.q.field_sel);
-	char *text = NULL;
+		return 0;
+	*q = *rq;
+	q->route.core = true;
+	q->route.group[0] = '\0';
+	rename_selector(q->q.field_sel, sizeof q->q.field_sel);
 	bool write = !strcmp(rq->method, "POST") || !strcmp(rq->method, "PUT") || !strcmp(rq->method, "PATCH");
 	if (write && !strcmp(rq->method, "PATCH")) {
 		int ct = mu__content_type(rq->ctype);
 		if (ct == MU__CT_APPLY) {
 			mu__resp_status(rs, 415, "UnsupportedMediaType", "muster up does not serve server-side apply of "
 					"events.k8s.io/v1 Events: apply them as core/v1 Events, or use a merge patch");
-			return true;
+			return -1;
 		}
 		if (ct != MU__CT_MERGE && ct != MU__CT_STRATEGIC && ct != MU__CT_JSONPATCH) {
 			mu__resp_status(rs, 415, "UnsupportedMediaType", "the patch type %s is not supported",
 					rq->ctype ? rq->ctype : "(none)");
-			return true;
+			return -1;
 		}
 		mu__obj_t *o = mu__store_get(s->store, MU__RT_EVENTS, r->ns, r->name);
 		if (!o) {
 			mu__resp_status(rs, 404, "NotFound", "events.events.k8s.io \"%s\" not found", r->name);
-			return true;
+			return -1;
 		}
 		json_t *cur = mu__obj_parse(o);
 		mu__obj_unref(o);
-		text = cur ? body_to_core(rq, rs, patched, cur) : NULL;
-		q.method = "PUT";
-		q.ctype = "application/json";
+		*text = cur ? body_to_core(rq, rs, patched, cur) : NULL;
+		q->method = "PUT";
+		q->ctype = "application/json";
 	} else if (write && rq->body_len) {
-		text = body_to_core(rq, rs, NULL, NULL);
+		*text = body_to_core(rq, rs, NULL, NULL);
 	}
-	if (write && !text && rs->code)
-		return true;
-	if (text) {
-		q.body = text;
-		q.body_len = strlen(text);
+	if (write && !*text && rs->code)
+		return -1;
+	if (*text) {
+		q->body = *text;
+		q->body_len = strlen(*text);
 	}
-	mu__handle(s, &q, rs);
-	free(text);
-	if (rs->watch) {
-		mu__watch_set_convert(rs->watch, mu__event_json_to_v1);
-	} else if (rs->body && rs->ctype && !strcmp(rs->ctype, "application/json")) {
-		size_t n;
-		char *b = answer_to_v1(rs->body, rs->len, &n);
-		if (b) {
-			free(rs->body);
-			rs->body = b;
-			rs->len = n;
-		}
+	return 1;
+}
+
+void mu__events_v1_out(mu__resp_t *rs)
+{
+	if (rs->watch || !rs->body || !rs->ctype || strcmp(rs->ctype, "application/json"))
+		return;
+	size_t n;
+	char *b = answer_to_v1(rs->body, rs->len, &n);
+	if (b) {
+		free(rs->body);
+		rs->body = b;
+		rs->len = n;
 	}
-	return true;
 }
