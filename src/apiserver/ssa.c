@@ -268,6 +268,16 @@ static void path_add(char *path, size_t cap, const char *key)
 	}
 }
 
+/* Whether value v at path element key merges element by element (a map
+ * or struct, a keyed or set list), so that owning it whole as a leaf (an
+ * empty one applied) changes none of what is in it. */
+static bool granular(const char *key, const json_t *v)
+{
+	if (json_is_object(v))
+		return true;
+	return json_is_array(v) && key[0] == 'f' && (mu__merge_key(key + 2) || !strcmp(key + 2, "finalizers"));
+}
+
 /* --- set operations ----------------------------------------------------- */
 
 /* dst |= src. */
@@ -496,7 +506,7 @@ static void find_conflicts(const json_t *a, const json_t *o, const json_t *app, 
 		json_t *ac = child(app, k), *cc = child(cur, k);
 		json_array_append_new(elems, json_string(k));
 		if (is_leaf(v) || depth >= MAX_DEPTH) {
-			if (!(ac == cc || (ac && cc && json_equal(ac, cc)))) {
+			if (!(ac == cc || (ac && cc && json_equal(ac, cc)) || (granular(k, ac) && granular(k, cc)))) {
 				json_array_append_new(c->paths, json_pack("[i, o]", who, json_copy(elems)));
 				c->n++;
 			}
@@ -588,7 +598,7 @@ static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os
 		if (!strcmp(k, ".") || !val)
 			continue;
 		json_t *ac = a ? json_object_get(a, k) : NULL;
-		if (ac && is_leaf(ac))
+		if (ac && is_leaf(ac) && !granular(k, child(val, k)))
 			continue;
 		json_t *oc[MAX_MANAGERS];
 		bool any = false;
