@@ -5,7 +5,11 @@
  * running is deleted gracefully (it gets deletionTimestamp and
  * deletionGracePeriodSeconds; its simulated kubelet finishes the job), an
  * object with finalizers waits for them to go, everything else goes at
- * once.  Deleting a namespace deletes what is in it.
+ * once.  Deleting a namespace deletes what is in it.  propagationPolicy
+ * Orphan and Foreground give the object (pods and namespaces excepted) the
+ * `orphan` or `foregroundDeletion` finalizer with a deletionTimestamp, and
+ * the garbage collector (gc.c) does the rest; Background deletes at once
+ * and the collector deletes the dependents afterwards.
  *
  * `binding` sets spec.nodeName and the PodScheduled condition (409 when the
  * pod is already bound, is being deleted or has scheduling gates, or when a
