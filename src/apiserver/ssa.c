@@ -143,16 +143,15 @@ static json_t *fs_obj(const json_t *v, int model, bool is_map, int depth)
 	return n;
 }
 
-/* A copy of obj without what no manager owns: apiVersion, kind, the
+/* A view of obj without what no manager owns: apiVersion, kind, the
  * server's metadata, and status (main resource of a kind with a status
- * subresource) or all but status (the status subresource). */
+ * subresource) or all but status (the status subresource).  Shallow: it
+ * shares obj's values, and is only read. */
 static json_t *tracked(const json_t *obj, const mu__mgr_t *m)
 {
-	json_t *c = json_deep_copy(obj);
+	json_t *c = json_is_object(obj) ? json_copy((json_t *)obj) : json_object();
 	if (!c)
 		return NULL;
-	json_object_del(c, "apiVersion");
-	json_object_del(c, "kind");
 	if (m->status_sub) {
 		json_t *st = json_incref(json_object_get(c, "status"));
 		json_object_clear(c);
@@ -160,16 +159,25 @@ static json_t *tracked(const json_t *obj, const mu__mgr_t *m)
 			json_object_set_new(c, "status", st);
 		return c;
 	}
+	json_object_del(c, "apiVersion");
+	json_object_del(c, "kind");
 	if (m->reset_status)
 		json_object_del(c, "status");
 	json_t *md = json_object_get(c, "metadata");
+	if (!json_is_object(md))
+		return c;
+	md = json_copy(md);
 	static const char *const drop[] = {"name", "namespace", "uid", "resourceVersion", "generation",
 					   "creationTimestamp", "managedFields", "selfLink",
 					   "deletionTimestamp", "deletionGracePeriodSeconds"};
 	for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
 		json_object_del(md, drop[i]);
-	if (json_object_size(md) == 0)
+	if (!md || json_object_size(md) == 0) {
+		json_decref(md);
 		json_object_del(c, "metadata");
+	} else {
+		json_object_set_new(c, "metadata", md);
+	}
 	return c;
 }
 
@@ -437,7 +445,7 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 		json_decref(tn);
 		json_decref(to);
 	} else {
-		ch = json_deep_copy(live);
+		ch = json_incref(live); /* a create: every field is the writer's */
 	}
 	/* the other managers' sets lose fields that are gone; with the
 	 * status subresource, only status fields are compared */
@@ -452,9 +460,11 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	}
 	if (ch) {
 		json_t *own = own_entry(mf, m, "Update");
-		json_t *set = json_deep_copy(json_object_get(own, "fieldsV1"));
-		set_union(set, ch, 0);
-		entry_set(own, set, m);
+		json_t *had = json_object_get(own, "fieldsV1");
+		json_t *set = json_object_size(had) ? json_deep_copy(had) : NULL;
+		if (set)
+			set_union(set, ch, 0);
+		entry_set(own, set ? set : json_incref(ch), m);
 	}
 	json_decref(ch);
 	json_decref(live);
