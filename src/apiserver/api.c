@@ -22,6 +22,7 @@
 #include "apiserver/crd.h"
 #include "apiserver/proto.h"
 #include "apiserver/schema.h"
+#include "apiserver/ssa.h"
 
 /* --- create ------------------------------------------------------------- */
 
@@ -224,6 +225,13 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		mu__resp_status(rs, 400, "BadRequest", "%s", fmsg);
 		return;
 	}
+	mu__mgr_t mgr;
+	if (mu__mgr_init(&mgr, rq, t, fmsg, sizeof fmsg) != MU_OK) {
+		mu__resp_status(rs, 422, "Invalid", "CreateOptions.meta.k8s.io \"\" is invalid: %s", fmsg);
+		return;
+	}
+	bool apply = !strcmp(rq->method, "PATCH");
+	json_t *applied = apply ? json_deep_copy(obj) : NULL;
 	json_t *md = json_object_get(obj, "metadata");
 	char amsg[600];
 	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK) {
@@ -249,8 +257,13 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		if (mu__prepare_create(s, t, obj, &e) != MU_OK) {
 			name = json_string_value(json_object_get(md, "name"));
 			mu__resp_invalid(rs, t, name ? name : "", &e);
+			json_decref(applied);
 			return;
 		}
+		if (apply)
+			mu__mf_apply_create(obj, applied, &mgr);
+		else
+			mu__mf_record(NULL, obj, &mgr);
 		name = json_string_value(json_object_get(md, "name"));
 		mu__obj_t *res = NULL;
 		int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
@@ -258,14 +271,17 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 			continue;
 		if (rc < 0) {
 			mu__resp_store_err(rs, rc, t, name);
+			json_decref(applied);
 			return;
 		}
 		mu__resp_obj(rs, rq, 201, res);
 		snprintf(rs->warning, sizeof rs->warning, "%s", warn);
 		crd_written(s, rq, rt, res, rs);
 		mu__obj_unref(res);
+		json_decref(applied);
 		return;
 	}
+	json_decref(applied);
 	mu__resp_store_err(rs, MU_EEXIST, t, name);
 }
 
@@ -313,7 +329,11 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 		else
 			json_object_del(md, keep[i]);
 	}
-	json_object_del(md, "managedFields");
+	json_t *mf = json_object_get(omd, "managedFields");
+	if (mf)
+		json_object_set(md, "managedFields", mf);
+	else
+		json_object_del(md, "managedFields");
 	json_object_set(md, "resourceVersion", json_object_get(omd, "resourceVersion"));
 	json_int_t gen = json_integer_value(json_object_get(omd, "generation"));
 	if (!json_equal(json_object_get(nw, "spec"), json_object_get(old, "spec")))
@@ -340,6 +360,8 @@ typedef struct upd_ctx {
 	json_t *body;       /* PUT: the new object; PATCH: the patch */
 	int ptype;          /* MU__CT_* for PATCH, -1 for PUT */
 	mu__verr_t e;
+	mu__mgr_t mgr;      /* who writes (managedFields) */
+	bool conflict;      /* an apply conflict: msg and causes in e */
 	int err;            /* 409 conflict detail */
 	bool bad;           /* msg is a 400 (malformed patch), not a 422 */
 	char msg[1400];
@@ -363,7 +385,7 @@ static json_t *patched(upd_ctx_t *c, const json_t *cur, int *rc)
 		}
 		if (*rc == MU_EPARSE)
 			c->bad = true;
-	} else if (c->ptype == MU__CT_STRATEGIC || (c->ptype == MU__CT_APPLY && c->t->builtin)) {
+	} else if (c->ptype == MU__CT_STRATEGIC) {
 		*rc = mu__strategic_patch(t, c->body);
 	} else {
 		*rc = mu__merge_patch(t, c->body);
@@ -389,10 +411,18 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	if (!old)
 		return MU_ENOMEM;
 	int rc = MU_OK;
-	json_t *nw = c->ptype < 0 ? json_deep_copy(c->body) : patched(c, old, &rc);
+	bool apply = c->ptype == MU__CT_APPLY;
+	json_t *nw = NULL;
+	if (apply) {
+		rc = mu__ssa_apply(old, c->body, &c->mgr, &nw, c->msg, sizeof c->msg, &c->e);
+		if (rc == MU_ESTATE)
+			c->conflict = true;
+	} else {
+		nw = c->ptype < 0 ? json_deep_copy(c->body) : patched(c, old, &rc);
+	}
 	if (!nw) {
 		json_decref(old);
-		return rc == MU_OK ? MU_ENOMEM : MU_EPARSE;
+		return rc == MU_ESTATE ? rc : rc == MU_OK ? MU_ENOMEM : MU_EPARSE;
 	}
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
@@ -411,7 +441,20 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		c->err = 409;
 		rc = MU_ESTATE;
 	} else {
+		json_t *mf = apply ? json_incref(mu__jget(nw, "metadata.managedFields")) : NULL;
 		rc = mu__finish_update(c->t, old, &nw, !strcmp(c->rq->route.sub, "status"), &c->e);
+		if (apply && (rc == MU__MUT_PUT || rc == MU__MUT_KEEP)) {
+			json_t *omf = mu__jget(old, "metadata.managedFields");
+			if (mf)
+				json_object_set(json_object_get(nw, "metadata"), "managedFields", mf);
+			else
+				json_object_del(json_object_get(nw, "metadata"), "managedFields");
+			if (rc == MU__MUT_KEEP && !json_equal(mf ? mf : json_null(), omf ? omf : json_null()))
+				rc = MU__MUT_PUT;
+		} else if (rc == MU__MUT_PUT) {
+			mu__mf_record(old, nw, &c->mgr);
+		}
+		json_decref(mf);
 	}
 	json_decref(old);
 	if (rc == MU__MUT_PUT)
@@ -427,6 +470,8 @@ static void update_answer(const mu__req_t *rq, mu__resp_t *rs, upd_ctx_t *c, int
 	const char *name = rq->route.name;
 	if (rc == MU_EINVAL)
 		mu__resp_invalid(rs, c->t, name, &c->e);
+	else if (rc == MU_ESTATE && c->conflict)
+		mu__resp_err(rs, 409, "Conflict", NULL, NULL, &c->e, "%s", c->msg);
 	else if (rc == MU_ESTATE)
 		mu__resp_err(rs, 409, "Conflict", c->t, name, NULL,
 			     "Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; "
@@ -458,6 +503,10 @@ void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		return;
 	}
 	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = -1};
+	if (mu__mgr_init(&c.mgr, rq, t, c.msg, sizeof c.msg) != MU_OK) {
+		mu__resp_status(rs, 422, "Invalid", "UpdateOptions.meta.k8s.io \"\" is invalid: %s", c.msg);
+		return;
+	}
 	mu__obj_t *res = NULL;
 	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
 	update_answer(rq, rs, &c, rc, res);
@@ -483,8 +532,29 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 				rq->ctype ? rq->ctype : "(none)");
 		return;
 	}
+	const char *inv = "PatchOptions.meta.k8s.io \"\" is invalid";
+	if (ct == MU__CT_APPLY && !rq->q.field_manager[0]) {
+		mu__resp_status(rs, 422, "Invalid", "%s: fieldManager: Required value: is required for apply patch", inv);
+		return;
+	}
+	if (ct != MU__CT_APPLY && rq->q.force) {
+		mu__resp_status(rs, 422, "Invalid", "%s: force: Forbidden: may not be specified for non-apply patch",
+				inv);
+		return;
+	}
+	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = ct};
+	if (mu__mgr_init(&c.mgr, rq, t, c.msg, sizeof c.msg) != MU_OK) {
+		mu__resp_status(rs, 422, "Invalid", "%s: %s", inv, c.msg);
+		return;
+	}
 	if (ct == MU__CT_APPLY) {
-		/* server-side apply: create when absent, else merge */
+		/* server-side apply: create when absent, else apply (ssa.c) */
+		if (!mu__check_kind(t, body, rs) || !mu__fix_namespace(t, body, rq->route.ns, rs))
+			return;
+		if (!check_fields(t, rq, body, c.msg, sizeof c.msg, c.warn, sizeof c.warn)) {
+			mu__resp_status(rs, 400, "BadRequest", "%s", c.msg);
+			return;
+		}
 		mu__obj_t *cur = mu__store_get(s->store, rt, rq->route.ns, rq->route.name);
 		if (!cur) {
 			const char *bn = mu__jstr(body, "metadata.name");
@@ -497,7 +567,6 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 		}
 		mu__obj_unref(cur);
 	}
-	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = ct};
 	mu__obj_t *res = NULL;
 	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
 	update_answer(rq, rs, &c, rc, res);
@@ -790,6 +859,20 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 	memset(rs, 0, sizeof *rs);
 	if (mu__discovery(s, rq, rs))
 		return;
+	mu__req_t core;
+	char *text;
+	int ev = mu__events_v1_in(s, rq, &core, &text, rs);
+	if (ev) {
+		/* events.k8s.io/v1: the core request, answered in that group */
+		if (ev > 0)
+			mu__handle(s, &core, rs);
+		free(text);
+		if (ev > 0 && rs->watch)
+			mu__watch_set_convert(rs->watch, mu__event_json_to_v1);
+		else if (ev > 0)
+			mu__events_v1_out(rs);
+		return;
+	}
 	const mu__route_t *r = &rq->route;
 	int rt = r->kind == MU__R_RESOURCE ? mu__type_find(s->types, r->core ? "" : r->group, r->version, r->plural)
 					    : -1;

@@ -130,6 +130,7 @@ enum {
 	MU__RT_SSARS,    /* authorization.k8s.io SelfSubjectAccessReviews: create only, not stored */
 	MU__RT_PDBS,     /* policy/v1 PodDisruptionBudgets (pdb.c) */
 	MU__RT_SSRS,     /* authentication.k8s.io SelfSubjectReviews: create only, not stored */
+	MU__RT_EVENTS_V1, /* events.k8s.io/v1 Events: core Events seen through events.c, not stored */
 	MU__RT_COUNT,
 };
 
@@ -389,6 +390,8 @@ typedef struct mu__query {
 	char cont[1024];
 	char label_sel[4096], field_sel[4096];
 	char rv[32], rv_match[32], propagation[32];
+	char field_manager[160];
+	bool force;           /* force=true (server-side apply) */
 } mu__query_t;
 
 /* Splits a request target ("/api/v1/pods?limit=5") into route and query,
@@ -419,6 +422,7 @@ bool mu__accept_table(const char *accept);
 typedef struct mu__sim mu__sim_t;
 typedef struct mu__jobctl mu__jobctl_t;
 typedef struct mu__claimctl mu__claimctl_t;
+typedef struct mu__gc mu__gc_t;
 typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
 
 struct mu_apiserver {
@@ -437,6 +441,7 @@ struct mu_apiserver {
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
 	mu__claimctl_t *cc;   /* claimctl.c: ResourceClaims from templates, unreserve */
+	mu__gc_t *gc;         /* gc.c: the garbage collector */
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
 };
@@ -458,6 +463,7 @@ typedef struct mu__req {
 	mu__route_t route;
 	mu__query_t q;
 	const char *accept, *ctype;
+	const char *user_agent;   /* may be NULL */
 	const char *body;
 	size_t body_len;
 } mu__req_t;
@@ -492,6 +498,17 @@ json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n,
 ssize_t mu__watch_read(mu__watch_t *w, char *buf, size_t max);
 void mu__watch_free(mu__watch_t *w);
 void mu__watch_set_conn(mu__watch_t *w, int fd);
+/* Converts every object the watch sends (events.c: core/v1 Events to
+ * events.k8s.io/v1): fn returns a malloc'd text, or NULL to send as is. */
+typedef char *(*mu__watch_conv_t)(const char *json, size_t len, size_t *outlen);
+void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn);
+/* events.k8s.io/v1 Events (events.c).  mu__events_v1_in: 0 when rq is not
+ * for them; 1 with *q the core/v1 request to handle instead (its body, in
+ * *text, the caller frees after handling); -1 when answered in rs.
+ * mu__events_v1_out converts the core answer (not a watch) back. */
+int mu__events_v1_in(mu_apiserver_t *s, const mu__req_t *rq, mu__req_t *q, char **text, mu__resp_t *rs);
+void mu__events_v1_out(mu__resp_t *rs);
+char *mu__event_json_to_v1(const char *json, size_t len, size_t *outlen);
 
 /* The HTTP listener (http.c): starts serving s on addr, sets s->port. */
 struct sockaddr_in;
@@ -559,6 +576,14 @@ void mu__claimctl_resync(mu__claimctl_t *cc);
 void mu__claimctl_event(mu__claimctl_t *cc, const mu__wev_t *ev);
 /* Reconciles the pods and claims marked by events (all after a resync). */
 void mu__claimctl_sync(mu__claimctl_t *cc);
+/* The garbage collector (gc.c): ownerReferences, the orphan and
+ * foregroundDeletion finalizers. */
+int mu__gc_new(mu_apiserver_t *s, mu__gc_t **out);
+void mu__gc_free(mu__gc_t *g);
+void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev);
+void mu__gc_sync(mu__gc_t *g);
+/* Whether work is waiting (the controller thread then wakes sooner). */
+bool mu__gc_busy(const mu__gc_t *g);
 
 int64_t mu__mono_ms(void);
 

@@ -254,6 +254,7 @@ static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, c
 		rq.user = &user;
 		rq.accept = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Accept");
 		rq.ctype = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Type");
+		rq.user_agent = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "User-Agent");
 		rq.body = c->body ? c->body : "";
 		rq.body_len = c->len;
 		if (!mu__authz(s, &user, &rq, msg, sizeof msg))

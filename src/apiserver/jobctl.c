@@ -273,10 +273,15 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 					     : sc.c.succeeded > 0 && sc.c.active == 0);
 	sc.failed = !sc.complete && (cond_true(job, "Failed") || sc.c.failed > backoff);
 	bool stop = sc.suspended || sc.complete || sc.failed || finished;
+	/* a Job being deleted (orphan or foregroundDeletion finalizers, gc.c)
+	 * makes no pods and keeps the ones it has */
+	bool leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
 	mu__wtx_t *tx;
 	mu__store_begin(jc->s->store, &tx);
 	int writes = 0;
-	if (stop) {
+	if (leaving) {
+		/* nothing to do: the garbage collector works on it */
+	} else if (stop) {
 		for (size_t i = 0; i < pg.n && writes < MU__TX_MAX - 1; i++)
 			if (is_active(pg.objs[i])) {
 				mu__delete_in(tx, MU__RT_PODS, ns, pg.objs[i]->name, -1, NULL, NULL, false, NULL);

@@ -5,7 +5,11 @@
  * running is deleted gracefully (it gets deletionTimestamp and
  * deletionGracePeriodSeconds; its simulated kubelet finishes the job), an
  * object with finalizers waits for them to go, everything else goes at
- * once.  Deleting a namespace deletes what is in it.
+ * once.  Deleting a namespace deletes what is in it.  propagationPolicy
+ * Orphan and Foreground give the object (pods and namespaces excepted) the
+ * `orphan` or `foregroundDeletion` finalizer with a deletionTimestamp, and
+ * the garbage collector (gc.c) does the rest; Background deletes at once
+ * and the collector deletes the dependents afterwards.
  *
  * `binding` sets spec.nodeName and the PodScheduled condition (409 when the
  * pod is already bound, is being deleted or has scheduling gates, or when a
@@ -237,92 +241,46 @@ static int propagation(const mu__req_t *rq, const json_t *body, int rt, mu__resp
 	return PROP_BACKGROUND;
 }
 
-typedef struct owned_ctx {
-	const char *uid;
-} owned_ctx_t;
+typedef struct fin_ctx {
+	del_ctx_t *d;
+	const char *finalizer;   /* "orphan" or "foregroundDeletion" */
+} fin_ctx_t;
 
-/* Whether pod o has an owner reference with uid (under the store lock). */
-static bool owned_by(void *ctx, const mu__obj_t *o)
+/* Marks an object for deletion with Orphan or Foreground propagation, as
+ * kube-apiserver does: the policy's finalizer and deletionTimestamp (grace
+ * 0); the garbage collector (gc.c) orphans or deletes the dependents and
+ * then removes the finalizer, which lets the object go. */
+static int finalize_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
-	const owned_ctx_t *c = ctx;
-	if (!strstr(o->json, c->uid))
-		return false;
-	json_t *j = mu__obj_parse(o);
+	fin_ctx_t *f = ctx;
+	json_t *o;
+	int rc0 = del_parse(f->d, cur, &o);
+	if (rc0)
+		return rc0;
+	json_t *fin = mu__jget(o, "metadata.finalizers");
 	size_t i;
-	json_t *r;
-	bool yes = false;
-	json_array_foreach(mu__jget(j, "metadata.ownerReferences"), i, r)
-		yes |= !strcmp(json_string_value(json_object_get(r, "uid")) ? json_string_value(json_object_get(r, "uid")) : "", c->uid);
-	json_decref(j);
-	return yes;
-}
-
-/* Drops the owner reference with uid ctx from a pod. */
-static int orphan_fn(void *ctx, const mu__obj_t *cur, json_t **out)
-{
-	if (!cur)
-		return MU_ENOENT;
-	json_t *o = mu__obj_parse(cur);
-	if (!o)
-		return MU_ENOMEM;
-	json_t *refs = mu__jget(o, "metadata.ownerReferences");
-	for (size_t i = json_array_size(refs); i-- > 0;) {
-		const char *u = json_string_value(json_object_get(json_array_get(refs, i), "uid"));
-		if (u && !strcmp(u, ctx))
-			json_array_remove(refs, i);
+	json_t *x;
+	bool have = false;
+	json_array_foreach(fin, i, x)
+		have = have || (json_is_string(x) && !strcmp(json_string_value(x), f->finalizer));
+	if (have && cur->deleting) {
+		json_decref(o);
+		return MU__MUT_KEEP;
 	}
-	if (json_array_size(refs) == 0)
-		json_object_del(json_object_get(o, "metadata"), "ownerReferences");
+	if (!json_is_array(fin)) {
+		mu__jset(o, "metadata.finalizers", json_array());
+		fin = mu__jget(o, "metadata.finalizers");
+	}
+	if (!have)
+		json_array_append_new(fin, json_string(f->finalizer));
+	if (!cur->deleting) {
+		char ts[40];
+		mu__timestamp(ts, sizeof ts, false);
+		mu__jset(o, "metadata.deletionTimestamp", json_string(ts));
+		mu__jset(o, "metadata.deletionGracePeriodSeconds", json_integer(0));
+	}
 	*out = o;
 	return MU__MUT_PUT;
-}
-
-#define MAX_DEPENDENTS (MU__TX_MAX - 6)
-
-/* Deletes a Job with Orphan (its pods lose their owner reference) or
- * Foreground (its pods are deleted first) propagation, in one transaction
- * with the Job itself, so the Job controller never sees the pods without
- * their Job.  At most MAX_DEPENDENTS pods (422 beyond). */
-static int delete_with_dependents(mu_apiserver_t *s, const mu__req_t *rq, int policy, del_ctx_t *c, bool dry,
-				  mu__obj_t **res, char *msg, size_t msglen)
-{
-	mu__obj_t *job = mu__store_get(s->store, MU__RT_JOBS, rq->route.ns, rq->route.name);
-	if (!job)
-		return MU_ENOENT;
-	json_t *j = mu__obj_parse(job);
-	mu__obj_unref(job);
-	const char *uid = mu__jstr(j, "metadata.uid");
-	owned_ctx_t oc = {uid ? uid : "-"};
-	mu__page_t pg;
-	int rc = mu__store_list(s->store, MU__RT_PODS, rq->route.ns, NULL, MAX_DEPENDENTS + 1, owned_by, &oc, &pg);
-	if (rc != MU_OK) {
-		json_decref(j);
-		return rc;
-	}
-	if (pg.n > MAX_DEPENDENTS) {
-		snprintf(msg, msglen, "muster up deletes a Job with propagationPolicy Orphan or Foreground only when it "
-			 "owns at most %d pods; use Background", MAX_DEPENDENTS);
-		mu__page_release(&pg);
-		json_decref(j);
-		return MU_ELIMIT;
-	}
-	mu__wtx_t *tx;
-	if ((rc = mu__store_begin(s->store, &tx)) == MU_OK) {
-		for (size_t i = 0; i < pg.n && rc >= 0; i++)
-			rc = policy == PROP_ORPHAN
-				     ? mu__store_apply(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name, orphan_fn,
-						       (void *)oc.uid, dry, NULL)
-				     : mu__delete_in(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name, c->grace, NULL,
-						     NULL, dry, NULL);
-		if (rc >= 0)
-			rc = mu__store_apply(tx, MU__RT_JOBS, rq->route.ns, rq->route.name, delete_fn, c, dry, res);
-		int crc = mu__store_commit(tx);
-		if (rc >= 0 && crc < 0)
-			rc = crc;
-	}
-	mu__page_release(&pg);
-	json_decref(j);
-	return rc;
 }
 
 void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
@@ -359,8 +317,9 @@ void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	mu__obj_t *res = NULL;
 	char warn[sizeof rs->warning];
 	snprintf(warn, sizeof warn, "%s", rs->warning);
-	int rc = rt == MU__RT_JOBS && policy != PROP_BACKGROUND
-			 ? delete_with_dependents(s, rq, policy, &c, dry, &res, c.msg, sizeof c.msg)
+	fin_ctx_t fc = {&c, policy == PROP_ORPHAN ? "orphan" : "foregroundDeletion"};
+	int rc = policy != PROP_BACKGROUND && rt != MU__RT_PODS && rt != MU__RT_NAMESPACES
+			 ? mu__store_mutate(s->store, rt, rq->route.ns, name, finalize_fn, &fc, dry, &res)
 			 : mu__store_mutate(s->store, rt, rq->route.ns, name, delete_fn, &c, dry, &res);
 	json_decref(body);
 	if (rc == MU_ELIMIT)

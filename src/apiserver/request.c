@@ -104,6 +104,10 @@ static int query_param(mu__query_t *q, const char *k, const char *v, char *err, 
 		rc = SETF(q->rv_match);
 	else if (!strcmp(k, "propagationPolicy"))
 		rc = SETF(q->propagation);
+	else if (!strcmp(k, "fieldManager"))
+		rc = SETF(q->field_manager);
+	else if (!strcmp(k, "force"))
+		q->force = truthy(v);
 	else if (!strcmp(k, "fieldValidation")) {
 		if (!strcmp(v, "Strict"))
 			q->field_validation = MU__FV_STRICT;

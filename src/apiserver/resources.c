@@ -644,6 +644,9 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 	[MU__RT_SSARS] = {"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "", "SelfSubjectAccessReview",
 			  {NULL}, false, true, false, 0, NULL, crd_cols, 1, row_created, NULL, NULL,
 			  MU__NAME_SUBDOMAIN},
+	[MU__RT_EVENTS_V1] = {"events.k8s.io", "v1", "events", "event", "Event", {"ev"}, true, true, false, 0,
+			      event_fields, event_cols, N(event_cols), row_event, mu__validate_event, NULL,
+			      MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

@@ -122,6 +122,8 @@ static void *ctl_main(void *arg)
 	for (;;) {
 		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
 		int wait = next < 5 ? 5 : next > 500 ? 500 : (int)next;
+		if (wait > 100 && mu__gc_busy(s->gc))
+			wait = 100;
 		int n = mu__store_wait(s->store, &cursor, evs, 128, wait);
 		if (n == MU_ESTATE)
 			break;
@@ -136,10 +138,12 @@ static void *ctl_main(void *arg)
 			mu__jobctl_event(s->jc, &evs[i]);
 			mu__claimctl_event(s->cc, &evs[i]);
 			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
+			mu__gc_event(s->gc, &evs[i]);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
 		mu__claimctl_sync(s->cc);
+		mu__gc_sync(s->gc);
 	}
 	return NULL;
 }
@@ -209,6 +213,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	if (rc == MU_OK)
 		rc = mu__claimctl_new(s, &s->cc);
 	if (rc == MU_OK)
+		rc = mu__gc_new(s, &s->gc);
+	if (rc == MU_OK)
 		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
 	if (rc == MU_OK && pthread_create(&s->ctl, NULL, ctl_main, s) != 0) {
 		snprintf(err, errlen, "cannot start the controller thread");
@@ -245,6 +251,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__sim_free(s->sim);
 	mu__jobctl_free(s->jc);
 	mu__claimctl_free(s->cc);
+	mu__gc_free(s->gc);
 	mu__store_close(s->store);
 	mu__types_free(s->types); /* after the store: its objects point at the types */
 	free(s->listen_host);

@@ -47,7 +47,13 @@ struct mu__watch {
 	char *buf;
 	size_t len, off, cap;
 	int fd;                  /* the client socket for close checks, or -1 */
+	mu__watch_conv_t convert; /* or NULL (events.c) */
 };
+
+void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn)
+{
+	w->convert = fn;
+}
 
 static int put(mu__watch_t *w, const char *s, size_t n)
 {
@@ -87,7 +93,10 @@ static int emit(mu__watch_t *w, const char *type, mu__obj_t *o)
 		rc |= puts_(w, text);
 		free(text);
 	} else {
-		rc |= put(w, o->json, o->len);
+		size_t n;
+		char *c = w->convert ? w->convert(o->json, o->len, &n) : NULL;
+		rc |= c ? put(w, c, n) : put(w, o->json, o->len);
+		free(c);
 	}
 	rc |= puts_(w, "}\n");
 	w->last_send = mu__mono_ms();

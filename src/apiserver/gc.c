@@ -1,0 +1,337 @@
+/*
+ * gc.c - the garbage collector of muster up, after kube-controller-manager's
+ * (pkg/controller/garbagecollector): dependents name their owners in
+ * metadata.ownerReferences (kind, name and uid; the owner is in the
+ * dependent's namespace or cluster-scoped), and
+ *   - when an owner is deleted, every dependent whose owners are now all
+ *     gone (absent, or present with another uid) is deleted in the
+ *     background, and a dependent that still has another owner loses the
+ *     dangling reference;
+ *   - an owner deleted with propagationPolicy Orphan carries the `orphan`
+ *     finalizer: its dependents lose their reference to it, then the
+ *     finalizer goes and with it the owner;
+ *   - an owner deleted with Foreground carries `foregroundDeletion`: its
+ *     dependents are deleted, and the finalizer goes once no dependent with
+ *     blockOwnerDeletion=true is left.
+ * Unlike kube's, this collector learns about owners from the changes it
+ * sees while running (an owner deleted while muster up was down is not
+ * noticed), and does not delete a dependent created with an owner that
+ * never existed.
+ *
+ * It runs on the controller thread (server.c): mu__gc_event() notes work
+ * from store changes, mu__gc_sync() does it.  Work per sync is bounded by
+ * MAX_WORK owners and a store scan per owner; what is left waits for the
+ * next sync.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/api_int.h"
+#include "apiserver/crd.h"
+
+#define MAX_PENDING 4096
+#define MAX_WORK 16
+#define MAX_REFERENCED 1000000
+
+struct mu__gc {
+	mu_apiserver_t *s;
+	json_t *referenced;  /* uid -> true: uids some ownerReference names */
+	json_t *gone;        /* [[uid, ns], ...]: deleted owners with dependents */
+	json_t *finalizing;  /* {"rt/ns/name": true}: owners with orphan or foregroundDeletion */
+};
+
+int mu__gc_new(mu_apiserver_t *s, mu__gc_t **out)
+{
+	mu__gc_t *g = calloc(1, sizeof *g);
+	if (!g)
+		return MU_ENOMEM;
+	g->s = s;
+	g->referenced = json_object();
+	g->gone = json_array();
+	g->finalizing = json_object();
+	if (!g->referenced || !g->gone || !g->finalizing) {
+		mu__gc_free(g);
+		return MU_ENOMEM;
+	}
+	*out = g;
+	return MU_OK;
+}
+
+void mu__gc_free(mu__gc_t *g)
+{
+	if (!g)
+		return;
+	json_decref(g->referenced);
+	json_decref(g->gone);
+	json_decref(g->finalizing);
+	free(g);
+}
+
+static bool has_finalizer(const json_t *o, const char *f)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(mu__jget(o, "metadata.finalizers"), i, x)
+		if (json_is_string(x) && !strcmp(json_string_value(x), f))
+			return true;
+	return false;
+}
+
+void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
+{
+	const mu__obj_t *o = ev->obj;
+	bool refs = strstr(o->json, "\"ownerReferences\"") != NULL;
+	bool fin = o->deleting && (strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\""));
+	if (!refs && !fin && ev->type != MU__EV_DELETED)
+		return;
+	json_t *j = mu__obj_parse(o);
+	if (!j)
+		return;
+	size_t i;
+	json_t *r;
+	json_array_foreach(mu__jget(j, "metadata.ownerReferences"), i, r) {
+		const char *u = mu__jstr(r, "uid");
+		if (u && *u && json_object_size(g->referenced) < MAX_REFERENCED)
+			json_object_set_new(g->referenced, u, json_true());
+	}
+	const char *uid = mu__jstr(j, "metadata.uid");
+	if (ev->type == MU__EV_DELETED && uid && json_object_get(g->referenced, uid)) {
+		if (json_array_size(g->gone) < MAX_PENDING)
+			json_array_append_new(g->gone, json_pack("[s, s]", uid, o->ns));
+		json_object_del(g->referenced, uid);
+	}
+	if (ev->type != MU__EV_DELETED && (has_finalizer(j, "orphan") || has_finalizer(j, "foregroundDeletion")) &&
+	    json_object_size(g->finalizing) < MAX_PENDING) {
+		char key[400];
+		snprintf(key, sizeof key, "%d/%s/%s", o->rt, o->ns, o->name);
+		json_object_set_new(g->finalizing, key, json_true());
+	}
+	json_decref(j);
+}
+
+/* --- owners and dependents ---------------------------------------------- */
+
+/* Whether the owner that reference r of a dependent in namespace ns names
+ * exists with the uid the reference gives.  An owner of a kind muster up
+ * does not serve counts as existing (kube cannot resolve it either and
+ * leaves the dependent alone). */
+static bool owner_exists(mu_apiserver_t *s, const json_t *r, const char *ns)
+{
+	const char *av = mu__jstr(r, "apiVersion"), *kind = mu__jstr(r, "kind"), *name = mu__jstr(r, "name");
+	const char *uid = mu__jstr(r, "uid");
+	if (!av || !kind || !name || !uid)
+		return true;
+	const char *slash = strchr(av, '/');
+	size_t gl = slash ? (size_t)(slash - av) : 0;
+	for (int rt = 0; rt < mu__types_end(s->types); rt++) {
+		const mu__rtype_t *t = mu__type(s->types, rt);
+		if (!t || strcmp(t->kind, kind) || strlen(t->group) != gl || strncmp(t->group, av, gl))
+			continue;
+		mu__obj_t *o = mu__store_get(s->store, rt, t->namespaced ? ns : NULL, name);
+		json_t *j = o ? mu__obj_parse(o) : NULL;
+		const char *have = mu__jstr(j, "metadata.uid");
+		bool yes = have && !strcmp(have, uid);
+		json_decref(j);
+		mu__obj_unref(o);
+		return yes;
+	}
+	return true;
+}
+
+typedef struct dep_filter {
+	char needle[128];
+} dep_filter_t;
+
+static bool may_depend(void *ctx, const mu__obj_t *o)
+{
+	return strstr(o->json, ((dep_filter_t *)ctx)->needle) != NULL;
+}
+
+/* The reference to uid in dependent j, or NULL. */
+static json_t *ref_to(const json_t *j, const char *uid)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(mu__jget(j, "metadata.ownerReferences"), i, r) {
+		const char *u = mu__jstr(r, "uid");
+		if (u && !strcmp(u, uid))
+			return r;
+	}
+	return NULL;
+}
+
+/* Drops the owner reference to uid (ctx) from a dependent. */
+static int unref_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	json_t *refs = mu__jget(o, "metadata.ownerReferences");
+	bool changed = false;
+	for (size_t i = json_array_size(refs); i-- > 0;) {
+		const char *u = mu__jstr(json_array_get(refs, i), "uid");
+		if (u && !strcmp(u, ctx)) {
+			json_array_remove(refs, i);
+			changed = true;
+		}
+	}
+	if (!changed) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	if (json_array_size(refs) == 0)
+		json_object_del(json_object_get(o, "metadata"), "ownerReferences");
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+enum { ACT_COLLECT, ACT_ORPHAN, ACT_FOREGROUND };
+
+/* Acts on the dependents of owner uid (namespace ns, "" when the owner is
+ * cluster-scoped): collect (owner gone), orphan, or delete (foreground).
+ * Returns how many dependents with blockOwnerDeletion are still there. */
+/* Acts on dependent d of owner uid in tx; 1 when it blocks a foreground
+ * deletion (blockOwnerDeletion), else 0. */
+static int one_dependent(mu_apiserver_t *s, mu__wtx_t *tx, int rt, const mu__obj_t *d, const char *uid, int act)
+{
+	json_t *j = mu__obj_parse(d);
+	json_t *r = ref_to(j, uid);
+	int blocking = 0;
+	if (!r) {
+		json_decref(j);
+		return 0;
+	}
+	if (act == ACT_ORPHAN) {
+		mu__store_apply(tx, rt, d->ns, d->name, unref_fn, (void *)uid, false, NULL);
+	} else if (act == ACT_FOREGROUND) {
+		blocking = json_is_true(json_object_get(r, "blockOwnerDeletion"));
+		if (!d->deleting)
+			mu__delete_in(tx, rt, d->ns, d->name, -1, NULL, NULL, false, NULL);
+	} else {
+		size_t k;
+		json_t *o;
+		bool other = false;
+		json_array_foreach(mu__jget(j, "metadata.ownerReferences"), k, o)
+			if (o != r && owner_exists(s, o, d->ns))
+				other = true;
+		if (other)
+			mu__store_apply(tx, rt, d->ns, d->name, unref_fn, (void *)uid, false, NULL);
+		else if (!d->deleting)
+			mu__delete_in(tx, rt, d->ns, d->name, -1, NULL, NULL, false, NULL);
+	}
+	json_decref(j);
+	return blocking;
+}
+
+static int dependents(mu__gc_t *g, const char *uid, const char *ns, int act)
+{
+	mu_apiserver_t *s = g->s;
+	dep_filter_t f;
+	snprintf(f.needle, sizeof f.needle, "\"uid\":\"%.80s\"", uid);
+	int blocking = 0;
+	for (int rt = 0; rt < mu__types_end(s->types); rt++) {
+		const mu__rtype_t *t = mu__type(s->types, rt);
+		if (!t || rt == MU__RT_SSARS || (*ns && !t->namespaced))
+			continue;
+		char after[600] = "";
+		for (;;) {
+			mu__page_t pg;
+			if (mu__store_list(s->store, rt, *ns ? ns : NULL, after[0] ? after : NULL, MU__TX_MAX,
+					   may_depend, &f, &pg) != MU_OK)
+				break;
+			mu__wtx_t *tx;
+			mu__store_begin(s->store, &tx);
+			for (size_t i = 0; i < pg.n; i++)
+				blocking += one_dependent(s, tx, rt, pg.objs[i], uid, act);
+			mu__store_commit(tx);
+			bool more = pg.next != NULL;
+			if (more)
+				snprintf(after, sizeof after, "%s", pg.next);
+			mu__page_release(&pg);
+			if (!more)
+				break;
+		}
+	}
+	return blocking;
+}
+
+/* Removes finalizer ctx from an owner; deletes it when that was the last
+ * one (it is being deleted). */
+static int unfinalize_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	json_t *fin = mu__jget(o, "metadata.finalizers");
+	for (size_t i = json_array_size(fin); i-- > 0;)
+		if (!strcmp(json_string_value(json_array_get(fin, i)) ? json_string_value(json_array_get(fin, i)) : "",
+			    ctx))
+			json_array_remove(fin, i);
+	if (json_array_size(fin) == 0) {
+		json_decref(o);
+		return MU__MUT_DEL;
+	}
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* Works on one owner with orphan or foregroundDeletion; true when done. */
+static bool finalize(mu__gc_t *g, const char *key)
+{
+	char ns[64], name[254];
+	const char *a = strchr(key, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+	if (!b || (size_t)(b - a - 1) >= sizeof ns || strlen(b + 1) >= sizeof name)
+		return true;
+	int rt = atoi(key);
+	snprintf(ns, sizeof ns, "%.*s", (int)(b - a - 1), a + 1);
+	snprintf(name, sizeof name, "%s", b + 1);
+	mu__obj_t *o = mu__store_get(g->s->store, rt, *ns ? ns : NULL, name);
+	json_t *j = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	const char *uid = mu__jstr(j, "metadata.uid");
+	bool done = true;
+	if (j && uid && mu__jget(j, "metadata.deletionTimestamp")) {
+		const char *f = has_finalizer(j, "orphan") ? "orphan"
+			      : has_finalizer(j, "foregroundDeletion") ? "foregroundDeletion" : NULL;
+		if (f) {
+			int left = dependents(g, uid, ns, !strcmp(f, "orphan") ? ACT_ORPHAN : ACT_FOREGROUND);
+			if (left == 0)
+				mu__store_mutate(g->s->store, rt, *ns ? ns : NULL, name, unfinalize_fn, (void *)f,
+						 false, NULL);
+			done = false; /* look again: the next finalizer, or the blockers */
+		}
+	}
+	json_decref(j);
+	return done;
+}
+
+void mu__gc_sync(mu__gc_t *g)
+{
+	int work = 0;
+	while (json_array_size(g->gone) > 0 && work++ < MAX_WORK) {
+		json_t *e = json_incref(json_array_get(g->gone, 0));
+		json_array_remove(g->gone, 0);
+		const char *uid = json_string_value(json_array_get(e, 0)), *ns = json_string_value(json_array_get(e, 1));
+		if (uid && ns && dependents(g, uid, ns, ACT_COLLECT) > 0 && json_array_size(g->gone) < MAX_PENDING)
+			json_array_append(g->gone, e);
+		json_decref(e);
+	}
+	const char *k;
+	json_t *v, *tmp;
+	json_object_foreach_safe(g->finalizing, tmp, k, v) {
+		if (work++ >= MAX_WORK)
+			break;
+		if (finalize(g, k))
+			json_object_del(g->finalizing, k);
+	}
+}
+
+bool mu__gc_busy(const mu__gc_t *g)
+{
+	return json_array_size(g->gone) > 0 || json_object_size(g->finalizing) > 0;
+}

@@ -1,0 +1,737 @@
+/*
+ * ssa.c - field ownership (metadata.managedFields) and server-side apply,
+ * as kube-apiserver's field manager (k8s.io/apiserver/pkg/endpoints/
+ * handlers/fieldmanager over sigs.k8s.io/structured-merge-diff) does them.
+ *
+ * A field set is kept in the FieldsV1 form it is served in: a JSON object
+ * whose keys are path elements ("f:<field>", "k:<merge key as JSON>" for an
+ * element of a keyed list, "v:<value as JSON>" for an element of a set
+ * list, "." for the container itself) and whose values are the sub-sets; a
+ * node without children (other than ".") is a leaf.  Which lists are keyed
+ * comes from the strategic merge keys (patch.c: containers by name, ...),
+ * which maps get "." from the kind's schema (schema.h); custom objects have
+ * no schema here, so their lists are atomic and their maps carry no ".".
+ *
+ * Every write records ownership: a create owns every field of the stored
+ * object (after defaulting, as kube decodes with defaults), an update or a
+ * patch (operation Update) takes the fields whose values it changed away
+ * from the other managers, and fields that disappear leave every set.  An
+ * apply (operation Apply) owns exactly the fields of the applied
+ * configuration: a field another manager owns with a different value is a
+ * conflict (409 with one FieldManagerConflict cause per field) unless
+ * forced, when the field changes owner; a field the manager applied before
+ * and no longer applies is removed from the object unless another manager
+ * owns it.  Not recorded: writes of muster up's own controllers (the
+ * simulated kubelets, the Job controller), which kube records under their
+ * own manager names.
+ *
+ * Ownership: every function borrows its inputs; results are new JSON
+ * values the caller owns.  Work is bounded by the size of the objects and
+ * sets; recursion by their nesting (MU__MAX_DEPTH).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/ssa.h"
+#include "apiserver/api_int.h"
+#include "apiserver/schema.h"
+
+#define MAX_DEPTH (MU__MAX_DEPTH + 4)
+#define MAX_MANAGERS 64
+/* Longer keyed lists are owned whole (atomic): finding an element by its
+ * key is linear, so element-wise ownership would cost the square. */
+#define MAX_KEYED 256
+
+/* --- building field sets ------------------------------------------------ */
+
+/* The schema field `name` of model, or NULL. */
+static const mu__sfield_t *sfield(int model, const char *name)
+{
+	if (model < 0 || model >= mu__nsmodels)
+		return NULL;
+	const mu__smodel_t *m = &mu__smodels[model];
+	for (int i = 0; i < m->n; i++)
+		if (!strcmp(mu__sfields[m->first + i].name, name))
+			return &mu__sfields[m->first + i];
+	return NULL;
+}
+
+static json_t *fs_obj(const json_t *v, int model, bool is_map, int depth);
+
+/* Sets key pre+text (pre is "f:", "k:" or "v:") of set n to sub (stolen). */
+static void put(json_t *n, const char *pre, const char *text, json_t *sub)
+{
+	size_t l = strlen(text);
+	char *k = malloc(l + 3);
+	if (!k) {
+		json_decref(sub);
+		return;
+	}
+	memcpy(k, pre, 2);
+	memcpy(k + 2, text, l + 1);
+	json_object_set_new(n, k, sub);
+	free(k);
+}
+
+/* The key of a keyed-list element: "{\"name\":\"c\"}" (malloc'd), or
+ * NULL when the element lacks its key. */
+static char *elem_key(const json_t *e, const char *mk)
+{
+	const json_t *kv = json_object_get(e, mk);
+	if (!kv || json_is_object(kv) || json_is_array(kv))
+		return NULL;
+	json_t *o = json_object();
+	json_object_set(o, mk, (json_t *)kv);
+	char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return s;
+}
+
+/* The set of field `name` whose value is v (schema shape and model of the
+ * field given). */
+static json_t *fs_val(const char *name, const json_t *v, int shape, int model, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return json_object();
+	if (json_is_object(v))
+		return fs_obj(v, model, shape == MU__SS_MAP, depth + 1);
+	const char *mk = name ? mu__merge_key(name) : NULL;
+	bool set = name && !strcmp(name, "finalizers");
+	if (!json_is_array(v) || (!mk && !set) || json_array_size(v) == 0 || json_array_size(v) > MAX_KEYED)
+		return json_object();
+	json_t *n = json_object();
+	size_t i;
+	json_t *e;
+	json_array_foreach(v, i, e) {
+		char *k = mk ? elem_key(e, mk) : json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (!k) { /* not keyed after all: the list is atomic */
+			json_object_clear(n);
+			return n;
+		}
+		json_t *sub = mk ? fs_obj(e, model, false, depth + 1) : json_object();
+		if (mk)
+			json_object_set_new(sub, ".", json_object());
+		put(n, mk ? "k:" : "v:", k, sub);
+		free(k);
+	}
+	return n;
+}
+
+/* The set of object v: of a map (is_map: "." and its entries, whose
+ * model is model) or of a struct (model: its schema, or -1). */
+static json_t *fs_obj(const json_t *v, int model, bool is_map, int depth)
+{
+	json_t *n = json_object();
+	if (depth > MAX_DEPTH || json_object_size(v) == 0)
+		return n;
+	if (is_map)
+		json_object_set_new(n, ".", json_object());
+	const char *k;
+	json_t *x;
+	json_object_foreach((json_t *)v, k, x) {
+		int shape = MU__SS_SCALAR, m = -1;
+		if (is_map) {
+			m = model;
+		} else {
+			const mu__sfield_t *f = sfield(model, k);
+			if (f)
+				shape = f->shape, m = f->model;
+		}
+		put(n, "f:", k, fs_val(is_map ? NULL : k, x, shape, m, depth));
+	}
+	return n;
+}
+
+/* A view of obj without what no manager owns: apiVersion, kind, the
+ * server's metadata, and status (main resource of a kind with a status
+ * subresource) or all but status (the status subresource).  Shallow: it
+ * shares obj's values, and is only read. */
+static json_t *tracked(const json_t *obj, const mu__mgr_t *m)
+{
+	json_t *c = json_is_object(obj) ? json_copy((json_t *)obj) : json_object();
+	if (!c)
+		return NULL;
+	if (m->status_sub) {
+		json_t *st = json_incref(json_object_get(c, "status"));
+		json_object_clear(c);
+		if (st)
+			json_object_set_new(c, "status", st);
+		return c;
+	}
+	json_object_del(c, "apiVersion");
+	json_object_del(c, "kind");
+	if (m->reset_status)
+		json_object_del(c, "status");
+	json_t *md = json_object_get(c, "metadata");
+	if (!json_is_object(md))
+		return c;
+	md = json_copy(md);
+	static const char *const drop[] = {"name", "namespace", "uid", "resourceVersion", "generation",
+					   "creationTimestamp", "managedFields", "selfLink",
+					   "deletionTimestamp", "deletionGracePeriodSeconds"};
+	for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
+		json_object_del(md, drop[i]);
+	if (!md || json_object_size(md) == 0) {
+		json_decref(md);
+		json_object_del(c, "metadata");
+	} else {
+		json_object_set_new(c, "metadata", md);
+	}
+	return c;
+}
+
+json_t *mu__fieldset(const json_t *obj, const mu__mgr_t *m)
+{
+	json_t *c = tracked(obj, m);
+	json_t *s = c ? fs_obj(c, m->model, false, 0) : json_object();
+	json_decref(c);
+	return s;
+}
+
+/* --- walking objects along sets ----------------------------------------- */
+
+static bool is_leaf(const json_t *n)
+{
+	size_t sz = json_object_size(n);
+	return sz == 0 || (sz == 1 && json_object_get(n, "."));
+}
+
+/* The index in array a of the element path element key names, or -1. */
+static long elem_index(const json_t *a, const char *key)
+{
+	if (!json_is_array(a) || (key[0] != 'k' && key[0] != 'v') || key[1] != ':')
+		return -1;
+	json_t *want = json_loads(key + 2, JSON_DECODE_ANY, NULL);
+	if (!want)
+		return -1;
+	long at = -1;
+	size_t i;
+	json_t *e;
+	json_array_foreach(a, i, e) {
+		bool match;
+		if (key[0] == 'v') {
+			match = json_equal(e, want);
+		} else {
+			const char *f;
+			json_t *fv;
+			match = json_is_object(e) && json_is_object(want);
+			json_object_foreach(want, f, fv)
+				match = match && json_equal(json_object_get(e, f), fv);
+		}
+		if (match) {
+			at = (long)i;
+			break;
+		}
+	}
+	json_decref(want);
+	return at;
+}
+
+/* The child of value c at path element key, or NULL. */
+static json_t *child(const json_t *c, const char *key)
+{
+	if (key[0] == 'f' && key[1] == ':')
+		return json_is_object(c) ? json_object_get(c, key + 2) : NULL;
+	long at = elem_index(c, key);
+	return at < 0 ? NULL : json_array_get(c, (size_t)at);
+}
+
+static void del_child(json_t *c, const char *key)
+{
+	if (key[0] == 'f' && key[1] == ':') {
+		if (json_is_object(c))
+			json_object_del(c, key + 2);
+		return;
+	}
+	long at = elem_index(c, key);
+	if (at >= 0)
+		json_array_remove(c, (size_t)at);
+}
+
+/* Appends path element key to path as kube prints field paths
+ * (".spec.containers[name=\"c\"].image", "[=\"v\"]" for set members). */
+static void path_add(char *path, size_t cap, const char *key)
+{
+	size_t l = strlen(path);
+	if (key[0] == 'f')
+		snprintf(path + l, cap - l, ".%s", key + 2);
+	else if (key[0] == 'v')
+		snprintf(path + l, cap - l, "[=%s]", key + 2);
+	else {
+		json_t *o = json_loads(key + 2, 0, NULL);
+		const char *f;
+		json_t *v;
+		int n = 0;
+		l += (size_t)snprintf(path + l, cap - l, "[");
+		json_object_foreach(o, f, v) {
+			char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			if (l < cap)
+				l += (size_t)snprintf(path + l, cap - l, "%s%s=%s", n++ ? "," : "", f, s ? s : "");
+			free(s);
+		}
+		if (l < cap)
+			snprintf(path + l, cap - l, "]");
+		json_decref(o);
+	}
+}
+
+/* Whether value v at path element key merges element by element (a map
+ * or struct, a keyed or set list), so that owning it whole as a leaf (an
+ * empty one applied) changes none of what is in it. */
+static bool granular(const char *key, const json_t *v)
+{
+	if (json_is_object(v))
+		return true;
+	return json_is_array(v) && key[0] == 'f' && (mu__merge_key(key + 2) || !strcmp(key + 2, "finalizers"));
+}
+
+/* --- set operations ----------------------------------------------------- */
+
+/* dst |= src. */
+static void set_union(json_t *dst, const json_t *src, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)src, k, v) {
+		json_t *d = json_object_get(dst, k);
+		if (!d)
+			json_object_set_new(dst, k, json_deep_copy(v));
+		else if (depth < MAX_DEPTH)
+			set_union(d, v, depth + 1);
+	}
+}
+
+/* Removes from s the leaves of rm (and rm's "." markers), pruning
+ * containers left empty. */
+static void set_subtract(json_t *s, const json_t *rm, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)rm, k, v) {
+		json_t *d = json_object_get(s, k);
+		if (!d)
+			continue;
+		if (is_leaf(v) || depth >= MAX_DEPTH) {
+			json_object_del(s, k);
+			continue;
+		}
+		set_subtract(d, v, depth + 1);
+		if (json_object_size(d) == 0)
+			json_object_del(s, k);
+	}
+}
+
+/* Keeps in s only what is in live (the set of the stored object). */
+static void set_intersect(json_t *s, const json_t *live, int depth)
+{
+	const char *k;
+	json_t *v, *tmp;
+	json_object_foreach_safe(s, tmp, k, v) {
+		json_t *l = json_object_get(live, k);
+		if (!l) {
+			json_object_del(s, k);
+			continue;
+		}
+		if (is_leaf(v) || depth >= MAX_DEPTH)
+			continue;
+		set_intersect(v, l, depth + 1);
+		if (json_object_size(v) == 0)
+			json_object_del(s, k);
+	}
+}
+
+/* The part of set s (of new value nv) whose values differ from ov. */
+static json_t *changed(const json_t *s, const json_t *nv, const json_t *ov, int depth)
+{
+	if (!ov)
+		return json_deep_copy(s);
+	if (is_leaf(s) || depth >= MAX_DEPTH)
+		return json_equal(nv, ov) ? NULL : json_deep_copy(s);
+	json_t *out = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)s, k, v) {
+		if (!strcmp(k, "."))
+			continue;
+		json_t *c = changed(v, child(nv, k), child(ov, k), depth + 1);
+		if (c)
+			json_object_set_new(out, k, c);
+	}
+	if (json_object_size(out) == 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* --- managedFields entries ---------------------------------------------- */
+
+static bool entry_is(const json_t *e, const char *mgr, const char *op, const char *sub)
+{
+	const char *m = mu__jstr(e, "manager"), *o = mu__jstr(e, "operation"), *s = mu__jstr(e, "subresource");
+	return m && o && !strcmp(m, mgr) && !strcmp(o, op) && !strcmp(s ? s : "", sub ? sub : "");
+}
+
+/* Whether entry e records writes to the part of the object m writes. */
+static bool same_sub(const json_t *e, const mu__mgr_t *m)
+{
+	const char *s = mu__jstr(e, "subresource");
+	return (s && !strcmp(s, "status")) == m->status_sub;
+}
+
+/* A copy of obj's managedFields that are well formed (an array). */
+static json_t *entries_of(const json_t *obj)
+{
+	json_t *mf = mu__jget(obj, "metadata.managedFields");
+	json_t *c = json_is_array(mf) ? json_deep_copy(mf) : json_array();
+	for (size_t i = json_array_size(c); i-- > 0;)
+		if (!json_is_object(json_object_get(json_array_get(c, i), "fieldsV1")))
+			json_array_remove(c, i);
+	return c;
+}
+
+/* The entry of (m, op) in mf, made (with an empty set) when absent. */
+static json_t *own_entry(json_t *mf, const mu__mgr_t *m, const char *op)
+{
+	const char *sub = m->status_sub ? "status" : "";
+	size_t i;
+	json_t *e;
+	json_array_foreach(mf, i, e)
+		if (entry_is(e, m->name, op, sub))
+			return e;
+	e = json_pack("{s:s, s:s, s:s, s:s, s:{}}", "manager", m->name, "operation", op, "apiVersion",
+		      m->api_version, "fieldsType", "FieldsV1", "fieldsV1");
+	if (*sub)
+		json_object_set_new(e, "subresource", json_string(sub));
+	json_array_append_new(mf, e);
+	return e;
+}
+
+/* Sets the entry's set and apiVersion; its time changes with the set. */
+static void entry_set(json_t *e, json_t *set, const mu__mgr_t *m)
+{
+	if (!json_equal(json_object_get(e, "fieldsV1"), set) || !json_object_get(e, "time")) {
+		char ts[40];
+		mu__timestamp(ts, sizeof ts, false);
+		json_object_set_new(e, "time", json_string(ts));
+	}
+	json_object_set_new(e, "apiVersion", json_string(m->api_version));
+	json_object_set_new(e, "fieldsV1", set);
+}
+
+/* Drops entries with empty sets; stores mf (stolen) in obj, in kube's
+ * order (Apply entries and then Update entries, each in order of use). */
+static void entries_store(json_t *obj, json_t *mf)
+{
+	for (size_t i = json_array_size(mf); i-- > 0;)
+		if (json_object_size(json_object_get(json_array_get(mf, i), "fieldsV1")) == 0)
+			json_array_remove(mf, i);
+	json_t *md = json_object_get(obj, "metadata");
+	if (json_array_size(mf) == 0)
+		json_object_del(md, "managedFields");
+	else
+		json_object_set(md, "managedFields", mf);
+	json_decref(mf);
+}
+
+void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
+{
+	json_t *live = mu__fieldset(nw, m);
+	json_t *ch;
+	if (old) {
+		json_t *tn = tracked(nw, m), *to = tracked(old, m);
+		ch = changed(live, tn, to, 0);
+		json_decref(tn);
+		json_decref(to);
+	} else {
+		ch = json_incref(live); /* a create: every field is the writer's */
+	}
+	/* the other managers' sets lose fields that are gone; with the
+	 * status subresource, only status fields are compared */
+	json_t *mf = entries_of(old ? old : nw);
+	size_t i;
+	json_t *e;
+	json_array_foreach(mf, i, e) {
+		if (same_sub(e, m))
+			set_intersect(json_object_get(e, "fieldsV1"), live, 0);
+		if (ch && !entry_is(e, m->name, "Update", m->status_sub ? "status" : ""))
+			set_subtract(json_object_get(e, "fieldsV1"), ch, 0);
+	}
+	if (ch) {
+		json_t *own = own_entry(mf, m, "Update");
+		json_t *had = json_object_get(own, "fieldsV1");
+		json_t *set = json_object_size(had) ? json_deep_copy(had) : NULL;
+		if (set)
+			set_union(set, ch, 0);
+		entry_set(own, set ? set : json_incref(ch), m);
+	}
+	json_decref(ch);
+	json_decref(live);
+	entries_store(nw, mf);
+}
+
+void mu__mf_apply_create(json_t *obj, const json_t *applied, const mu__mgr_t *m)
+{
+	json_t *mf = json_array();
+	json_t *own = own_entry(mf, m, "Apply");
+	entry_set(own, mu__fieldset(applied, m), m);
+	entries_store(obj, mf);
+}
+
+/* --- apply -------------------------------------------------------------- */
+
+typedef struct conflicts {
+	mu__verr_t *e;
+	int n;
+	json_t *paths;   /* [[manager index, [path elements...]], ...] */
+	char text[1400];
+} conflicts_t;
+
+/* The manager as kube prints it in a conflict: "\"m\"" for Apply,
+ * "\"m\" using v1" for Update (with " with subresource \"status\""). */
+static void print_manager(const json_t *e, char *out, size_t cap)
+{
+	const char *m = mu__jstr(e, "manager"), *s = mu__jstr(e, "subresource"), *op = mu__jstr(e, "operation");
+	int l = snprintf(out, cap, "\"%s\"", m ? m : "");
+	if (s && *s && l >= 0 && (size_t)l < cap)
+		l += snprintf(out + l, cap - (size_t)l, " with subresource \"%s\"", s);
+	if (op && !strcmp(op, "Update") && l >= 0 && (size_t)l < cap) {
+		const char *av = mu__jstr(e, "apiVersion"), *t = mu__jstr(e, "time");
+		snprintf(out + l, cap - (size_t)l, " using %s%s%s", av ? av : "", t ? " at " : "", t ? t : "");
+	}
+}
+
+/* Finds the leaves of applied set a that other's set o also holds with a
+ * different live value (cur) than the applied one (app). */
+static void find_conflicts(const json_t *a, const json_t *o, const json_t *app, const json_t *cur, json_t *elems,
+			   int who, conflicts_t *c, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)a, k, v) {
+		json_t *ov = json_object_get(o, k);
+		if (!ov || !strcmp(k, "."))
+			continue;
+		json_t *ac = child(app, k), *cc = child(cur, k);
+		json_array_append_new(elems, json_string(k));
+		if (is_leaf(v) || depth >= MAX_DEPTH) {
+			if (!(ac == cc || (ac && cc && json_equal(ac, cc)) || (granular(k, ac) && granular(k, cc)))) {
+				json_array_append_new(c->paths, json_pack("[i, o]", who, json_copy(elems)));
+				c->n++;
+			}
+		} else {
+			find_conflicts(v, ov, ac, cc, elems, who, c, depth + 1);
+		}
+		json_array_remove(elems, json_array_size(elems) - 1);
+	}
+}
+
+typedef struct conflict_line {
+	char mgr[300], path[600];
+} conflict_line_t;
+
+static int line_cmp(const void *a, const void *b)
+{
+	const conflict_line_t *x = a, *y = b;
+	int d = strcmp(x->mgr, y->mgr);
+	return d ? d : strcmp(x->path, y->path);
+}
+
+/* Writes c->text and c->e from c->paths, as kube's NewConflictError:
+ * grouped by manager, sorted by manager and path. */
+static void describe(conflicts_t *c, const json_t *mf)
+{
+	size_t n = json_array_size(c->paths), i;
+	conflict_line_t *ls = calloc(n ? n : 1, sizeof *ls);
+	if (!ls) {
+		snprintf(c->text, sizeof c->text, "Apply failed with %d conflicts", c->n);
+		return;
+	}
+	json_t *p;
+	json_array_foreach(c->paths, i, p) {
+		int who = (int)json_integer_value(json_array_get(p, 0));
+		print_manager(json_array_get(mf, (size_t)who), ls[i].mgr, sizeof ls[i].mgr);
+		size_t j;
+		json_t *k;
+		json_array_foreach(json_array_get(p, 1), j, k)
+			path_add(ls[i].path, sizeof ls[i].path, json_string_value(k));
+	}
+	qsort(ls, n, sizeof *ls, line_cmp);
+	int l = c->n == 1 ? snprintf(c->text, sizeof c->text, "Apply failed with 1 conflict: ")
+			  : snprintf(c->text, sizeof c->text, "Apply failed with %d conflicts: ", c->n);
+	for (i = 0; i < n; i++) {
+		if (c->e->n < MU__VERR_MAX) {
+			snprintf(c->e->c[c->e->n].reason, sizeof c->e->c[0].reason, "FieldManagerConflict");
+			snprintf(c->e->c[c->e->n].field, sizeof c->e->c[0].field, "%.127s", ls[i].path);
+			snprintf(c->e->c[c->e->n].msg, sizeof c->e->c[0].msg, "conflict with %.299s", ls[i].mgr);
+			c->e->n++;
+		}
+		if (l < 0 || (size_t)l >= sizeof c->text)
+			continue;
+		if (c->n == 1)
+			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "conflict with %s: %s", ls[i].mgr,
+				      ls[i].path);
+		else if (i == 0 || strcmp(ls[i].mgr, ls[i - 1].mgr))
+			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "%sconflicts with %s:\n- %s",
+				      i ? "\n" : "", ls[i].mgr, ls[i].path);
+		else
+			l += snprintf(c->text + l, sizeof c->text - (size_t)l, "\n- %s", ls[i].path);
+	}
+	free(ls);
+}
+
+/* Removes path elems from set s, pruning containers left empty. */
+static void set_remove_path(json_t *s, const json_t *elems, size_t at)
+{
+	const char *k = json_string_value(json_array_get(elems, at));
+	json_t *n = k ? json_object_get(s, k) : NULL;
+	if (!n)
+		return;
+	if (at + 1 == json_array_size(elems)) {
+		json_object_del(s, k);
+		return;
+	}
+	set_remove_path(n, elems, at + 1);
+	if (json_object_size(n) == 0)
+		json_object_del(s, k);
+}
+
+/* Removes from value val what the applier owned (set p) and no longer
+ * applies (set a, NULL: nothing under here), unless one of the other sets
+ * os[0..no) holds it. */
+static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os, int no, json_t *val, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)p, k, v) {
+		if (!strcmp(k, ".") || !val)
+			continue;
+		json_t *ac = a ? json_object_get(a, k) : NULL;
+		if (ac && is_leaf(ac) && !granular(k, child(val, k)))
+			continue;
+		json_t *oc[MAX_MANAGERS];
+		bool any = false;
+		for (int i = 0; i < no; i++)
+			any |= (oc[i] = os[i] ? json_object_get(os[i], k) : NULL) != NULL;
+		if (!ac && !any)
+			del_child(val, k);
+		else if (depth < MAX_DEPTH)
+			remove_unapplied(v, ac, oc, no, child(val, k), depth + 1);
+	}
+}
+
+/* The object applied onto old: merged (strategic for built-in kinds,
+ * RFC 7386 for the rest), then without what the manager stopped applying. */
+static json_t *merged(const json_t *old, const json_t *app, const json_t *prev, const json_t *aset,
+		      const json_t *mf, const mu__mgr_t *m, int *rc)
+{
+	json_t *nw = json_deep_copy(old);
+	if (!nw) {
+		*rc = MU_ENOMEM;
+		return NULL;
+	}
+	*rc = m->builtin ? mu__strategic_patch(nw, app) : mu__merge_patch(nw, app);
+	if (*rc != MU_OK) {
+		json_decref(nw);
+		return NULL;
+	}
+	if (prev) {
+		json_t *os[MAX_MANAGERS];
+		int no = 0;
+		size_t i;
+		json_t *e;
+		json_array_foreach(mf, i, e)
+			if (no < MAX_MANAGERS && !entry_is(e, m->name, "Apply", m->status_sub ? "status" : ""))
+				os[no++] = json_object_get(e, "fieldsV1");
+		remove_unapplied(prev, aset, os, no, nw, 0);
+	}
+	return nw;
+}
+
+int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, json_t **out, char *msg,
+		  size_t msglen, mu__verr_t *e)
+{
+	*out = NULL;
+	json_t *mf = entries_of(old);
+	if (json_array_size(mf) > MAX_MANAGERS) {
+		snprintf(msg, msglen, "the object has more than %d field managers", MAX_MANAGERS);
+		json_decref(mf);
+		return MU_ELIMIT;
+	}
+	json_t *aset = mu__fieldset(applied, m);
+	json_t *app = tracked(applied, m), *cur = tracked(old, m);
+	conflicts_t c = {.e = e, .paths = json_array()};
+	size_t i;
+	json_t *en;
+	json_array_foreach(mf, i, en) {
+		if (entry_is(en, m->name, "Apply", m->status_sub ? "status" : ""))
+			continue;
+		json_t *elems = json_array();
+		find_conflicts(aset, json_object_get(en, "fieldsV1"), app, cur, elems, (int)i, &c, 0);
+		json_decref(elems);
+	}
+	int rc = MU_OK;
+	if (c.n && !m->force) {
+		describe(&c, mf);
+		snprintf(msg, msglen, "%s", c.text);
+		rc = MU_ESTATE;
+	} else {
+		json_array_foreach(c.paths, i, en) {
+			json_t *owner = json_array_get(mf, (size_t)json_integer_value(json_array_get(en, 0)));
+			set_remove_path(json_object_get(owner, "fieldsV1"), json_array_get(en, 1), 0);
+		}
+		json_t *own = own_entry(mf, m, "Apply");
+		json_t *prev = json_object_size(json_object_get(own, "fieldsV1")) ? json_object_get(own, "fieldsV1")
+										    : NULL;
+		json_t *nw = merged(old, applied, prev, aset, mf, m, &rc);
+		if (nw) {
+			entry_set(own, json_incref(aset), m);
+			json_t *live = mu__fieldset(nw, m);
+			json_array_foreach(mf, i, en)
+				if (en != own && same_sub(en, m))
+					set_intersect(json_object_get(en, "fieldsV1"), live, 0);
+			json_decref(live);
+			entries_store(nw, json_incref(mf));
+			*out = nw;
+		} else {
+			snprintf(msg, msglen, "the applied configuration could not be merged: %s", mu_strerror(rc));
+		}
+	}
+	json_decref(c.paths);
+	json_decref(app);
+	json_decref(cur);
+	json_decref(aset);
+	json_decref(mf);
+	return rc;
+}
+
+int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *msg, size_t msglen)
+{
+	memset(m, 0, sizeof *m);
+	const char *fm = rq->q.field_manager;
+	if (!*fm && rq->user_agent) {
+		/* kube's default: the user agent up to its first '/' */
+		size_t n = strcspn(rq->user_agent, "/");
+		snprintf(m->name, sizeof m->name, "%.*s", (int)(n < 128 ? n : 128), rq->user_agent);
+	} else {
+		snprintf(m->name, sizeof m->name, "%.131s", fm);
+	}
+	if (strlen(fm) > 128) {
+		snprintf(msg, msglen, "fieldManager: Too long: may not be more than 128 bytes");
+		return MU_EINVAL;
+	}
+	for (const char *p = fm; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			snprintf(msg, msglen, "fieldManager: Invalid value: \"%.128s\": must only contain printable "
+				 "characters", fm);
+			return MU_EINVAL;
+		}
+	mu__rtype_apiversion(t, m->api_version, sizeof m->api_version);
+	m->status_sub = !strcmp(rq->route.sub, "status");
+	m->reset_status = (t->subs & MU__SUB_STATUS) && strcmp(t->kind, "Node") && strcmp(t->kind, "Namespace");
+	m->builtin = t->builtin;
+	m->model = mu__schema_model(t->group, t->kind);
+	m->force = rq->q.force;
+	return MU_OK;
+}

@@ -1,0 +1,43 @@
+/*
+ * ssa.h - field ownership (metadata.managedFields) and server-side apply
+ * (ssa.c), for the REST handlers.
+ */
+#ifndef MUSTER_APISERVER_SSA_H
+#define MUSTER_APISERVER_SSA_H
+
+#include "apiserver/apiserver_int.h"
+
+/* Who writes and how: the field manager of a request. */
+typedef struct mu__mgr {
+	char name[132];          /* fieldManager, else the user agent up to '/' */
+	char api_version[96];    /* of the endpoint */
+	bool status_sub;         /* a write to the status subresource */
+	bool reset_status;       /* the main resource does not write status */
+	bool builtin;            /* strategic merge for apply */
+	bool force;              /* force=true: conflicts change owner */
+	int model;               /* schema model of the kind, or -1 */
+} mu__mgr_t;
+
+/* Fills m from the request and its type.  MU_OK, or MU_EINVAL with a
+ * message (an invalid fieldManager: 422). */
+int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *msg, size_t msglen);
+
+/* The FieldsV1 set of every field of obj that a manager can own. */
+json_t *mu__fieldset(const json_t *obj, const mu__mgr_t *m);
+
+/* Records a create (old NULL) or an update from old to nw by m (operation
+ * Update) in nw's metadata.managedFields (nw's own managedFields are
+ * replaced by old's, updated). */
+void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m);
+
+/* Records the creation of obj by an apply of configuration applied. */
+void mu__mf_apply_create(json_t *obj, const json_t *applied, const mu__mgr_t *m);
+
+/* Server-side apply of configuration applied onto old (operation Apply):
+ * MU_OK with *out (the new object with managedFields; caller owns),
+ * MU_ESTATE on conflicts (msg as kube words it, one FieldManagerConflict
+ * cause per field in e), or another error with msg. */
+int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, json_t **out, char *msg,
+		  size_t msglen, mu__verr_t *e);
+
+#endif

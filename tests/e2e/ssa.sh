@@ -1,0 +1,168 @@
+#!/bin/sh
+# ssa.sh - server-side apply and field ownership end to end (issue 16),
+# with the real kubectl and the official Python client against `muster up`:
+#   - every write records metadata.managedFields in FieldsV1 form (kubectl
+#     create -> manager kubectl-create, operation Update; apply
+#     --server-side -> manager kubectl, operation Apply);
+#   - a second field manager that applies a field another owns with a
+#     different value gets 409 "Apply failed with 1 conflict: conflict with
+#     ..." (kubectl exits 1), and --force-conflicts takes the field over;
+#   - the same value is shared; a field a manager stops applying is removed
+#     unless another manager owns it; keyed lists (containers by name) are
+#     owned element by element and named in conflicts as kube prints them;
+#   - fieldManager is required for apply and force only allowed with it
+#     (422); the Python client's server_side_apply conflicts and forces.
+# Usage: sh tests/e2e/ssa.sh PATH_TO_MUSTER.  Ends with
+# "e2e ssa: N passed, N failed".  Every process started here is killed on
+# exit.
+E2E_NAME=ssa; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+UPID=""
+on_exit() { [ -n "$UPID" ] && kill -9 "$UPID" 2>/dev/null; }
+need_kubectl
+kc() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@"; }
+mf() { kc get "$@" -o jsonpath='{range .metadata.managedFields[*]}{.manager}/{.operation}={.fieldsV1}{"\n"}{end}'; }
+
+cat >"$T/cluster.yaml" <<'YAML'
+apiVersion: muster.io/v1alpha1
+kind: NodePool
+metadata: {name: cpu}
+spec:
+  count: 1
+  namePrefix: n-
+  allocatable: {cpu: "8", memory: 32Gi}
+YAML
+up_start "$T/cluster.yaml"
+
+# --- an Update manager records what it wrote ------------------------------
+kc create configmap made --from-literal=k=v >/dev/null
+mf cm made >"$T/out"
+has create-manager "$T/out" 'kubectl-create/Update={"f:data":{".":{},"f:k":{}}}'
+
+# --- two appliers, a conflict, force, sharing and removal -----------------
+cat >"$T/a1.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, labels: {app: web, tier: front}}
+data: {x: "1", w: "2"}
+YAML
+cat >"$T/b1.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, labels: {app: web}}
+data: {x: "7"}
+YAML
+cat >"$T/b2.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, labels: {app: web}}
+data: {x: "1"}
+YAML
+cat >"$T/a2.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, labels: {app: web}}
+data: {x: "1"}
+YAML
+expect apply-a1 0 kc apply --server-side --field-manager=alice -f "$T/a1.yaml"
+has apply-a1-out "$T/out" "configmap/cfg serverside-applied"
+mf cm cfg >"$T/out"
+has apply-owner "$T/out" 'alice/Apply={"f:data":{".":{},"f:w":{},"f:x":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}}}}'
+expect conflict 1 kc apply --server-side --field-manager=bob -f "$T/b1.yaml"
+has conflict-msg "$T/err" 'Apply failed with 1 conflict: conflict with "alice": .data.x'
+[ "$(kc get cm cfg -o jsonpath='{.data.x}')" = 1 ] && ok || bad "a conflicting apply changed the object"
+# the 409 Status, as kube-apiserver words it, with one cause per field
+api -s -o "$T/body" -w '%{http_code}' -X PATCH -H 'Content-Type: application/apply-patch+yaml' \
+	--data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"},"data":{"x":"7","w":"3"}}' \
+	"$S/api/v1/namespaces/default/configmaps/cfg?fieldManager=bob" >"$T/code"
+has conflict-409 "$T/code" 409
+has conflict-2 "$T/body" '"message":"Apply failed with 2 conflicts: conflicts with \"alice\":\n- .data.w\n- .data.x"'
+has conflict-cause "$T/body" '{"reason":"FieldManagerConflict","message":"conflict with \"alice\"","field":".data.x"}'
+expect force 0 kc apply --server-side --field-manager=bob --force-conflicts -f "$T/b1.yaml"
+[ "$(kc get cm cfg -o jsonpath='{.data.x}')" = 7 ] && ok || bad "force did not write the field"
+mf cm cfg >"$T/out"
+has force-moved "$T/out" 'bob/Apply={"f:data":{".":{},"f:x":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}'
+has force-lost "$T/out" 'alice/Apply={"f:data":{".":{},"f:w":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}}}}'
+# now alice re-applies the value bob set back and forth: bob owns x
+expect conflict-back 1 kc apply --server-side --field-manager=alice -f "$T/a1.yaml"
+has conflict-back-msg "$T/err" 'conflict with "bob": .data.x'
+# bob applies alice's value: both may own x (shared, no conflict)
+expect share-b 0 kc apply --server-side --field-manager=bob -f "$T/b2.yaml"
+expect share-a 0 kc apply --server-side --field-manager=alice -f "$T/a1.yaml"
+# alice stops applying w and tier: removed; x and app stay (bob owns them)
+expect remove 0 kc apply --server-side --field-manager=alice -f "$T/a2.yaml"
+kc get cm cfg -o jsonpath='{.data}|{.metadata.labels}' >"$T/out"
+has removed "$T/out" '{"x":"1"}|{"app":"web"}'
+# bob stops applying everything but the name: x and app stay, alice owns them
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n' >"$T/b3.yaml"
+expect shrink 0 kc apply --server-side --field-manager=bob -f "$T/b3.yaml"
+kc get cm cfg -o jsonpath='{.data}|{.metadata.labels}' >"$T/out"
+has kept-by-other "$T/out" '{"x":"1"}|{"app":"web"}'
+mf cm cfg >"$T/out"
+hasnt bob-gone "$T/out" 'bob/'
+
+# --- an Update takes fields from an applier -------------------------------
+kc patch cm cfg --type=merge -p '{"data":{"x":"5"}}' >/dev/null
+mf cm cfg >"$T/out"
+has patch-owner "$T/out" 'kubectl-patch/Update={"f:data":{"f:x":{}}}'
+expect conflict-update 1 kc apply --server-side --field-manager=alice -f "$T/a2.yaml"
+has conflict-update-msg "$T/err" 'Apply failed with 1 conflict: conflict with "kubectl-patch" using v1 at '
+
+# --- keyed lists: containers are owned element by element -----------------
+cat >"$T/pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: p, labels: {app: p}}
+spec:
+  schedulerName: nobody
+  containers:
+  - {name: a, image: busybox}
+  - {name: b, image: busybox}
+YAML
+expect pod-apply 0 kc apply --server-side -f "$T/pod.yaml"
+mf pod p >"$T/out"
+has pod-keys "$T/out" '"k:{\"name\":\"a\"}":{".":{},"f:image":{},"f:name":{}}'
+kc set image pod/p b=nginx >/dev/null
+expect pod-conflict 1 kc apply --server-side -f "$T/pod.yaml"
+has pod-conflict-path "$T/err" '.spec.containers[name="b"].image'
+
+# --- request checks -------------------------------------------------------
+code=$(api -s -o "$T/body" -w '%{http_code}' -X PATCH -H 'Content-Type: application/apply-patch+yaml' \
+	--data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"}}' \
+	"$S/api/v1/namespaces/default/configmaps/cfg")
+[ "$code" = 422 ] && ok || bad "apply without fieldManager: HTTP $code"
+has no-manager "$T/body" 'fieldManager: Required value: is required for apply patch'
+code=$(api -s -o "$T/body" -w '%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
+	--data-binary '{}' "$S/api/v1/namespaces/default/configmaps/cfg?force=true")
+[ "$code" = 422 ] && ok || bad "force on a merge patch: HTTP $code"
+has force-non-apply "$T/body" 'force: Forbidden: may not be specified for non-apply patch'
+
+# --- the Python client ----------------------------------------------------
+if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
+	/usr/bin/python3 - "$T/data/kubeconfig" >"$T/py" 2>&1 <<'PY'
+import json, sys
+from kubernetes import client, config
+from kubernetes.dynamic import DynamicClient
+config.load_kube_config(config_file=sys.argv[1])
+core = client.CoreV1Api()
+core.create_namespaced_config_map("default", {"metadata": {"name": "py"}, "data": {"a": "1"}})
+m = core.read_namespaced_config_map("py", "default").metadata.managed_fields
+print("create", m[0].manager, m[0].operation, json.dumps(m[0].fields_v1, sort_keys=True))
+cms = DynamicClient(client.ApiClient()).resources.get(api_version="v1", kind="ConfigMap")
+# this client's server_side_apply sends a body it is given serialized
+body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "py"}, "data": {"a": "2"}})
+try:
+    cms.server_side_apply(body=body, name="py", namespace="default", field_manager="py-apply")
+    print("no conflict")
+except Exception as e:
+    print("conflict", e.status, json.loads(e.body)["details"]["causes"][0]["field"])
+r = cms.server_side_apply(body=body, name="py", namespace="default", field_manager="py-apply",
+                          force_conflicts=True)
+print("forced", r.data.a, sorted((x.manager, x.operation) for x in r.metadata.managedFields))
+PY
+	has py-create "$T/py" 'create OpenAPI-Generator Update {"f:data": {".": {}, "f:a": {}}}'
+	has py-conflict "$T/py" 'conflict 409 .data.a'
+	has py-force "$T/py" "forced 2 [('OpenAPI-Generator', 'Update'), ('py-apply', 'Apply')]"
+else
+	bad "python3-kubernetes is missing (scripts/install-deps.sh installs it)"
+fi
+done_
