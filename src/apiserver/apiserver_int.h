@@ -426,6 +426,7 @@ struct mu_apiserver {
 	mu__store_t *store;
 	struct MHD_Daemon *mhd;
 	char *tls_cert_pem, *tls_key_pem;
+	char *client_ca_pem;  /* client certificates are verified against it */
 	atomic_int watchers;
 	atomic_bool stopping;
 	pthread_mutex_t rnd_mu;
@@ -497,11 +498,16 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 void mu__http_stop(mu_apiserver_t *s);
 
 /* Authentication and RBAC (rbac.c).  mu__authn: the user behind an
- * Authorization header (false: 401); mu__authz: whether u may make rq
+ * Authorization header, or the client certificate's user cert when it has
+ * one (NULL or an empty name: none) (false: 401); mu__authz: whether u may make rq
  * (false: 403 with kube-apiserver's message in msg); mu__rbac_route:
  * answers SelfSubjectAccessReviews and TokenRequests (false when rq is
  * neither); mu__rbac_bootstrap: kube-apiserver's bootstrap roles. */
-bool mu__authn(mu_apiserver_t *s, const char *authz_header, mu__user_t *u);
+bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *cert, mu__user_t *u);
+/* x509.c: the user a verified client certificate names (false, u zeroed,
+ * when there is none or it does not verify against the client CA). */
+struct MHD_Connection;
+bool mu__x509_user(const mu_apiserver_t *s, struct MHD_Connection *con, mu__user_t *u);
 bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char *msg, size_t len);
 bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);

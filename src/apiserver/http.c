@@ -219,7 +219,9 @@ static enum MHD_Result send_resp(mu_apiserver_t *s, struct MHD_Connection *con, 
  * anyone, as kube-apiserver's system:public-info-viewer allows. */
 static bool authenticated(mu_apiserver_t *s, struct MHD_Connection *con, const mu__route_t *r, mu__user_t *u)
 {
-	if (mu__authn(s, MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization"), u))
+	mu__user_t cert;
+	mu__x509_user(s, con, &cert);
+	if (mu__authn(s, MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization"), &cert, u))
 		return true;
 	if (r->kind != MU__R_VERSION && r->kind != MU__R_HEALTH)
 		return false;
@@ -340,6 +342,7 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 	struct MHD_OptionItem tls[] = {
 		{MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key_pem},
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert_pem},
+		{s->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, s->client_ca_pem},
 		{MHD_OPTION_END, 0, NULL},
 	};
 	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, request_cb, s,
@@ -351,7 +354,7 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 				  MHD_OPTION_URI_LOG_CALLBACK, uri_cb, NULL,
 				  MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
 				  MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
-				  MHD_OPTION_ARRAY, s->tls_cert_pem ? tls : tls + 2,
+				  MHD_OPTION_ARRAY, s->tls_cert_pem ? tls : tls + 3,
 				  MHD_OPTION_END);
 	if (!s->mhd) {
 		snprintf(err, errlen, "cannot listen on %s (address in use, or bad TLS files?)", s->o.listen);
