@@ -255,6 +255,11 @@ typedef struct mu__wev {
  * the ring (410 Expired), MU_ESTATE when the store shuts down. */
 int mu__store_wait(mu__store_t *st, int64_t *cursor, mu__wev_t *evs, int max,
 		   int timeout_ms);
+/* The same for the changes of type rt only: the thread wakes only for
+ * them (a watch of one type is not woken by every change of the others),
+ * and *cursor moves past the other types' changes. */
+int mu__store_wait_rt(mu__store_t *st, int rt, int64_t *cursor, mu__wev_t *evs, int max,
+		      int timeout_ms);
 void mu__wev_release(mu__wev_t *evs, int n);
 
 /* --- selectors (selectors.c) -------------------------------------------- */
