@@ -487,6 +487,12 @@ bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 /* /openapi/v3 (the index of group-versions) and /openapi/v3/api/V,
  * /openapi/v3/apis/G/V (openapi.c). */
 void mu__openapi_v3(mu_apiserver_t *s, const mu__route_t *r, mu__resp_t *rs);
+/* The OpenAPI 3 document of group g ("" core), version v (caller owns);
+ * NULL when nothing is served there (openapi.c). */
+json_t *mu__openapi_gv_doc(const mu__types_t *r, const char *g, const char *v);
+/* /openapi/v2: the Swagger 2.0 document, JSON or protobuf as the Accept
+ * header asks (openapi_v2.c). */
+void mu__openapi_v2(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 /* A meta.k8s.io/v1 Table of objs (respond.c). */
 json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n,
 		  int include_object, bool headers);

@@ -106,6 +106,18 @@ has "explain list" "$T/out" "FIELD: env <[]EnvVar>"
 has "explain nested" "$T/out" "valueFrom	<EnvVarSource>"
 expect "openapi index" 0 k get --raw /openapi/v3
 has "index lists the CRD" "$T/out" '"apis/example.com/v1":{"serverRelativeURL":"/openapi/v3/apis/example.com/v1?hash='
+# /openapi/v2 from the same schemas: JSON, and the protobuf document that
+# client-go's OpenAPISchema() asks for and kubectl explain's v2 output reads
+expect "openapi v2 (JSON)" 0 k get --raw /openapi/v2
+has "swagger 2.0" "$T/out" '"swagger":"2.0"'
+has "v2 CRD definition" "$T/out" '"com.example.v1.Widget":{'
+has "v2 refs" "$T/out" '"$ref":"#/definitions/io.k8s.api.v1.PodSpec"'
+has "v2 body parameter" "$T/out" '"in":"body"'
+expect "explain a CRD field (v2)" 0 k explain widgets.spec.size --output plaintext-openapiv2
+has "v2 explain type" "$T/out" "FIELD:    size <integer>"
+expect "explain a built-in kind (v2)" 0 k explain pods.spec.containers --output plaintext-openapiv2
+has "v2 explain list" "$T/out" "RESOURCE: containers <[]Object>"
+has "v2 explain fields" "$T/out" "imagePullPolicy	<string>"
 
 # across a restart the type is served again from the stored CRD
 kill "$UPID"; wait "$UPID" 2>/dev/null
