@@ -23,7 +23,7 @@ CC      ?= cc
 OPT     ?= -O2 -g
 WARN    = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc
-LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lcurl -lcrypto -lpthread
+LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lgnutls -lcurl -lcrypto -lpthread
 B       = build
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60

@@ -1,7 +1,8 @@
 /*
  * fuzz_cel.c - the DRA selector CEL subset (mu_cel_check, mu_cel_eval) with
  * untrusted expressions, evaluated against a fixed device with every kind
- * of attribute and a capacity.  Input: the expression (a NUL ends it).
+ * of attribute and a capacity; and the same text as a CRD validation rule
+ * (mu_cel_rule_check, mu_cel_rule_eval) on a small document.  Input: the expression (a NUL ends it).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,46 @@ static const mu_cel_attr_t attrs[] = {
 };
 static const mu_cel_attr_t caps[] = {{"d.com/m", MU_CEL_QUANTITY, 1000000, false, NULL}};
 
+/* A document for validation rules: self = {n: 7, s: "x", l: [7], m: {n: 7}, d: 1.5}. */
+typedef struct node {
+	int kind;
+	const char *const *keys;
+	const struct node *vals;
+	size_t n;
+} node_t;
+
+static int d_kind(const void *n, int64_t *i, bool *b, const char **s)
+{
+	*i = 7;
+	*b = true;
+	*s = "x";
+	return ((const node_t *)n)->kind;
+}
+
+static const void *d_field(const void *map, const char *name)
+{
+	const node_t *x = map;
+	for (size_t k = 0; x->keys && k < x->n; k++)
+		if (!strcmp(x->keys[k], name))
+			return &x->vals[k];
+	return NULL;
+}
+
+static size_t d_size(const void *n)
+{
+	return ((const node_t *)n)->n;
+}
+
+static const node_t leaf[] = {{MU_CEL_NODE_INT, NULL, NULL, 0}};
+static const char *const mkeys[] = {"n"};
+static const char *const skeys[] = {"n", "s", "l", "m", "d"};
+static const node_t svals[] = {
+	{MU_CEL_NODE_INT, NULL, NULL, 0}, {MU_CEL_NODE_STRING, NULL, NULL, 0},
+	{MU_CEL_NODE_LIST, NULL, leaf, 1}, {MU_CEL_NODE_MAP, mkeys, leaf, 1}, {MU_CEL_NODE_DOUBLE, NULL, NULL, 0},
+};
+static const node_t self = {MU_CEL_NODE_MAP, skeys, svals, 5};
+static const mu_cel_doc_t doc = {d_kind, d_field, d_size};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1);
@@ -29,6 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mu_cel_device_t dev = {"d.com", attrs, 4, caps, 1};
 	mu_cel_check(s, err, sizeof err);
 	mu_cel_eval(s, &dev, &m, err, sizeof err);
+	mu_cel_rule_check(s, err, sizeof err);
+	mu_cel_rule_eval(s, &doc, &self, &m, err, sizeof err);
 	free(s);
 	return 0;
 }

@@ -29,6 +29,11 @@ typedef struct mu_apiserver_opts {
 	const char *tls_cert;     /* PEM files; both or neither (plain HTTP) */
 	const char *tls_key;
 	const char *token;        /* bearer token every request must carry; NULL = none */
+	const char *client_ca;    /* PEM CA whose client certificates name users (CN) and
+				     groups (O), as kube-apiserver's --client-ca-file; NULL = none */
+	const char *ca_cert;      /* PEM CA the kubeconfig trusts; NULL = tls_cert */
+	const char *client_cert;  /* PEM client certificate and key for the kubeconfig's */
+	const char *client_key;   /* user; NULL = the token */
 	size_t max_body;          /* bytes of a request body; larger is 413 */
 	int max_watchers;         /* concurrent watches; more get 429 */
 	int max_connections;      /* concurrent connections */
@@ -52,7 +57,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out,
 int mu_apiserver_port(const mu_apiserver_t *s);
 
 /* Writes a kubeconfig for kubectl that points at the server (with the CA
- * certificate and token when TLS is on).  Returns MU_OK or MU_EIO. */
+ * certificate, and the client certificate or else the token, when TLS is
+ * on).  Returns MU_OK or MU_EIO. */
 int mu_apiserver_write_kubeconfig(const mu_apiserver_t *s, const char *path);
 
 /* Stops listening, ends every watch, waits for the threads, closes the

@@ -1,7 +1,7 @@
 /*
  * cel.h - the subset of CEL that Kubernetes DRA device selectors use in
  * practice (resource.k8s.io DeviceSelector.cel.expression), evaluated
- * against one device.
+ * against one device; and the subset of CRD validation rules below.
  *
  * Understood: `device.driver`; `device.attributes["DOMAIN"].NAME` (int,
  * bool, string or version values); `device.capacity["DOMAIN"].NAME`
@@ -48,6 +48,40 @@ typedef struct mu_cel_device {
 	const mu_cel_attr_t *caps;  /* capacities (QUANTITY) */
 	size_t ncaps;
 } mu_cel_device_t;
+
+/* --- CRD validation rules (x-kubernetes-validations) ---------------------
+ * The subset: `self` (the value the rule's schema node validates) and its
+ * fields (`self.spec.replicas`), `has(self.a.b)`, `size(x)` and `x.size()`
+ * of strings (code points), lists and maps, string, integer and boolean
+ * literals, `==` `!=` `<` `<=` `>` `>=`, `&&`, `||`, `!` and parentheses.
+ * A missing field is a run-time error (as in CEL) that `&&`/`||` absorb
+ * when the other side decides.  Refused by mu_cel_rule_check(): oldSelf
+ * (transition rules), indexing, macros, other functions, arithmetic. */
+
+/* What a document node is (the doc callbacks answer with these). */
+enum {
+	MU_CEL_NODE_NULL = 0, MU_CEL_NODE_INT, MU_CEL_NODE_BOOL, MU_CEL_NODE_STRING,
+	MU_CEL_NODE_DOUBLE, MU_CEL_NODE_LIST, MU_CEL_NODE_MAP,
+};
+
+/* The document a rule reads, through callbacks (the caller's JSON). */
+typedef struct mu_cel_doc {
+	/* what n is; an int into *i, a bool into *b, a string into *s (kept
+	 * by the document while the rule runs) */
+	int (*kind)(const void *n, int64_t *i, bool *b, const char **s);
+	const void *(*field)(const void *map, const char *name); /* NULL: absent */
+	size_t (*size)(const void *n);                         /* list or map entries */
+} mu_cel_doc_t;
+
+/* Checks that a validation rule is in the subset (MU_OK, or MU_EPARSE /
+ * MU_EINVAL with why in err). */
+int mu_cel_rule_check(const char *expr, char *err, size_t errlen);
+
+/* Evaluates a validation rule with self: *ok is its value (false on any
+ * error: MU_ENOENT for a missing field, MU_EINVAL otherwise, why in err).
+ * O(length of expr x field lookups). */
+int mu_cel_rule_eval(const char *expr, const mu_cel_doc_t *doc, const void *self, bool *ok,
+		     char *err, size_t errlen);
 
 /* Checks that expr is in the subset and yields a bool.  Returns MU_OK, or
  * MU_EPARSE (malformed) / MU_EINVAL (valid CEL outside the subset, or not

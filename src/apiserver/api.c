@@ -195,7 +195,8 @@ bool mu__namespace_exists(mu_apiserver_t *s, const char *ns, mu__resp_t *rs)
 
 /* After a CustomResourceDefinition was written (res, not a dry run):
  * serves the type it defines at once, as its Established condition says,
- * and warns (a Warning header) about what muster up does not enforce. */
+ * and warns (a Warning header) about the CEL rules muster up does not
+ * evaluate (crd_cel.c). */
 static void crd_written(mu_apiserver_t *s, const mu__req_t *rq, int rt, const mu__obj_t *res, mu__resp_t *rs)
 {
 	if (rt != MU__RT_CRDS || !res || rq->q.dry_run || rs->code >= 300)
@@ -205,10 +206,8 @@ static void crd_written(mu_apiserver_t *s, const mu__req_t *rq, int rt, const mu
 	if (!o || mu__types_put(s->types, o, err, sizeof err) < 0)
 		snprintf(rs->warning, sizeof rs->warning, "the definition is stored but not served: %s",
 			 err[0] ? err : "out of memory");
-	else if (strstr(res->json, "\"x-kubernetes-validations\""))
-		snprintf(rs->warning, sizeof rs->warning, "muster up does not evaluate x-kubernetes-validations "
-			 "(CEL) rules: objects of %s are checked against the rest of the schema only",
-			 mu__jstr(o, "metadata.name"));
+	else
+		mu__crd_cel_warnings(o, rs->warning, sizeof rs->warning);
 	json_decref(o);
 }
 

@@ -257,6 +257,11 @@ typedef struct mu__wev {
  * the ring (410 Expired), MU_ESTATE when the store shuts down. */
 int mu__store_wait(mu__store_t *st, int64_t *cursor, mu__wev_t *evs, int max,
 		   int timeout_ms);
+/* The same for the changes of type rt only: the thread wakes only for
+ * them (a watch of one type is not woken by every change of the others),
+ * and *cursor moves past the other types' changes. */
+int mu__store_wait_rt(mu__store_t *st, int rt, int64_t *cursor, mu__wev_t *evs, int max,
+		      int timeout_ms);
 void mu__wev_release(mu__wev_t *evs, int n);
 
 /* --- selectors (selectors.c) -------------------------------------------- */
@@ -432,6 +437,7 @@ struct mu_apiserver {
 	mu__store_t *store;
 	struct MHD_Daemon *mhd;
 	char *tls_cert_pem, *tls_key_pem;
+	char *client_ca_pem;  /* client certificates are verified against it */
 	atomic_int watchers;
 	atomic_bool stopping;
 	pthread_mutex_t rnd_mu;
@@ -490,6 +496,12 @@ bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 /* /openapi/v3 (the index of group-versions) and /openapi/v3/api/V,
  * /openapi/v3/apis/G/V (openapi.c). */
 void mu__openapi_v3(mu_apiserver_t *s, const mu__route_t *r, mu__resp_t *rs);
+/* The OpenAPI 3 document of group g ("" core), version v (caller owns);
+ * NULL when nothing is served there (openapi.c). */
+json_t *mu__openapi_gv_doc(const mu__types_t *r, const char *g, const char *v);
+/* /openapi/v2: the Swagger 2.0 document, JSON or protobuf as the Accept
+ * header asks (openapi_v2.c). */
+void mu__openapi_v2(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 /* A meta.k8s.io/v1 Table of objs (respond.c). */
 json_t *mu__table(const mu__rtype_t *t, mu__obj_t *const *objs, size_t n,
 		  int include_object, bool headers);
@@ -517,11 +529,16 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 void mu__http_stop(mu_apiserver_t *s);
 
 /* Authentication and RBAC (rbac.c).  mu__authn: the user behind an
- * Authorization header (false: 401); mu__authz: whether u may make rq
+ * Authorization header, or the client certificate's user cert when it has
+ * one (NULL or an empty name: none) (false: 401); mu__authz: whether u may make rq
  * (false: 403 with kube-apiserver's message in msg); mu__rbac_route:
  * answers SelfSubjectAccessReviews and TokenRequests (false when rq is
  * neither); mu__rbac_bootstrap: kube-apiserver's bootstrap roles. */
-bool mu__authn(mu_apiserver_t *s, const char *authz_header, mu__user_t *u);
+bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *cert, mu__user_t *u);
+/* x509.c: the user a verified client certificate names (false, u zeroed,
+ * when there is none or it does not verify against the client CA). */
+struct MHD_Connection;
+bool mu__x509_user(const mu_apiserver_t *s, struct MHD_Connection *con, mu__user_t *u);
 bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char *msg, size_t len);
 bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);

@@ -13,10 +13,10 @@
  *   - then validated: type (x-kubernetes-int-or-string, nullable),
  *     required, enum, minimum/maximum (exclusive), minLength/maxLength,
  *     pattern, min/maxItems, min/maxProperties, x-kubernetes-list-type
- *     set and map, allOf/anyOf/oneOf/not.
+ *     set and map, allOf/anyOf/oneOf/not, and the CEL rules of
+ *     x-kubernetes-validations within muster's subset (crd_cel.c).
  *
- * Not evaluated: x-kubernetes-validations (CEL rules), format, and
- * multipleOf; patterns are POSIX extended regular expressions (RE2's
+ * Not evaluated: format and multipleOf; patterns are POSIX extended regular expressions (RE2's
  * common subset), and a pattern POSIX cannot compile, longer than 1,024
  * bytes or with back-references is not checked.
  * Every walk is bounded by the object's (or schema's) size and by
@@ -447,6 +447,7 @@ static void check(const json_t *v, const json_t *s, path_t *p, int depth, bool r
 	else if (json_is_object(v))
 		check_object(v, s, p, depth, root, e);
 	check_combinators(v, s, p, depth, e);
+	mu__crd_cel_check(v, s, p->b, e);
 }
 
 void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, mu__verr_t *e)
@@ -493,6 +494,7 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 		mu__verr_add(e, p->b, REQ, "Required value: must not be empty for specified object fields");
 		pop(p, was);
 	}
+	mu__crd_cel_schema(s, p->b, e, NULL, 0);
 	if (json_object_get(s, "properties") && json_is_object(json_object_get(s, "additionalProperties")))
 		mu__verr_add(e, p->b, FORB, "Forbidden: additionalProperties and properties are mutual exclusive");
 	const char *k;

@@ -46,6 +46,21 @@ typedef struct mu__crdtype {
 	struct mu__crdtype *retired; /* older versions of this slot */
 } mu__crdtype_t;
 
+/* --- CEL validation rules (crd_cel.c) ------------------------------------ */
+
+/* Runs the x-kubernetes-validations rules of schema node s on v (the value
+ * at path), adding a cause to e for each that does not hold. */
+void mu__crd_cel_check(const json_t *v, const json_t *s, const char *path, mu__verr_t *e);
+/* Checks the rules of schema node s (at path): a cause in e for each that
+ * is not CEL; text appended to warn (may be NULL) for each that muster does
+ * not evaluate. */
+void mu__crd_cel_schema(const json_t *s, const char *path, mu__verr_t *e, char *warn, size_t warnlen);
+/* The warning of a (valid) CRD: the rules of its schemas muster does not
+ * evaluate, appended to warn ("" when none).  Bounded by the schemas. */
+void mu__crd_cel_warnings(const json_t *crd, char *warn, size_t warnlen);
+/* Whether muster evaluates rule (an entry of x-kubernetes-validations). */
+bool mu__crd_cel_evaluated(const json_t *rule);
+
 /* --- the registry (crdreg.c) -------------------------------------------- */
 
 typedef struct mu__types mu__types_t;

@@ -4,8 +4,7 @@
  * /version (the kubectl dispatcher picks its minor version from it), /api
  * (APIVersions), /apis (APIGroupList), /apis/G (APIGroup), /api/v1 and
  * /apis/G/V (APIResourceList with verbs, short names and subresources),
- * /openapi/v2 (an empty protobuf document, which `kubectl apply` accepts
- * and then falls back to its built-in schemas), /openapi/v3 (openapi.c),
+ * /openapi/v2 (openapi_v2.c), /openapi/v3 (openapi.c),
  * and the health endpoints.  Legacy (not aggregated) discovery is served: client-go
  * falls back to it when the answer's Content-Type is plain JSON.
  *
@@ -204,9 +203,7 @@ bool mu__discovery(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		doc = resource_list(s->types, r->core ? "" : r->group, r->version);
 		break;
 	case MU__R_OPENAPI_V2:
-		rs->code = 200;
-		rs->ctype = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
-		rs->body = strdup("");
+		mu__openapi_v2(s, rq, rs);
 		return true;
 	case MU__R_OPENAPI_V3:
 		mu__openapi_v3(s, r, rs);

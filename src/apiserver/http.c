@@ -44,6 +44,8 @@ struct mu__conntab {
 		int fd;
 		bool live, busy;
 		int64_t idle_since;   /* ms, monotonic */
+		const void *cert_ses; /* the TLS session whose client certificate ... */
+		mu__user_t cert;      /* ... names this user (checked once per connection) */
 	} *slot;
 };
 
@@ -91,7 +93,7 @@ static void conn_notify(void *cls, struct MHD_Connection *con, void **socket_con
 		}
 	}
 	if (free_sl) {
-		*free_sl = (struct mu__cslot){fd, true, false, mu__mono_ms()};
+		*free_sl = (struct mu__cslot){.fd = fd, .live = true, .idle_since = mu__mono_ms()};
 		t->live++;
 	}
 	*socket_context = free_sl;
@@ -215,11 +217,41 @@ static enum MHD_Result send_resp(mu_apiserver_t *s, struct MHD_Connection *con, 
 	return ret;
 }
 
+/* The user of the connection's client certificate (x509.c), verified once
+ * per connection: a TLS session's certificate does not change, and its
+ * check cost milliseconds per request.  The cache is keyed by the session,
+ * so a slot handed to a new connection never answers for an old one. */
+static void x509_cached(mu_apiserver_t *s, struct MHD_Connection *con, mu__user_t *u)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const union MHD_ConnectionInfo *ti = MHD_get_connection_info(con, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	struct mu__cslot *sl = ci ? ci->socket_context : NULL;
+	const void *ses = ti ? ti->tls_session : NULL;
+	if (sl && ses) {
+		pthread_mutex_lock(&s->conns->mu);
+		bool hit = sl->cert_ses == ses;
+		if (hit)
+			*u = sl->cert;
+		pthread_mutex_unlock(&s->conns->mu);
+		if (hit)
+			return;
+	}
+	mu__x509_user(s, con, u);
+	if (sl && ses) {
+		pthread_mutex_lock(&s->conns->mu);
+		sl->cert_ses = ses;
+		sl->cert = *u;
+		pthread_mutex_unlock(&s->conns->mu);
+	}
+}
+
 /* Authenticates the request (rbac.c); health and version are open to
  * anyone, as kube-apiserver's system:public-info-viewer allows. */
 static bool authenticated(mu_apiserver_t *s, struct MHD_Connection *con, const mu__route_t *r, mu__user_t *u)
 {
-	if (mu__authn(s, MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization"), u))
+	mu__user_t cert;
+	x509_cached(s, con, &cert);
+	if (mu__authn(s, MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization"), &cert, u))
 		return true;
 	if (r->kind != MU__R_VERSION && r->kind != MU__R_HEALTH)
 		return false;
@@ -341,6 +373,7 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 	struct MHD_OptionItem tls[] = {
 		{MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key_pem},
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert_pem},
+		{s->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, s->client_ca_pem},
 		{MHD_OPTION_END, 0, NULL},
 	};
 	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, request_cb, s,
@@ -352,7 +385,7 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 				  MHD_OPTION_URI_LOG_CALLBACK, uri_cb, NULL,
 				  MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
 				  MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
-				  MHD_OPTION_ARRAY, s->tls_cert_pem ? tls : tls + 2,
+				  MHD_OPTION_ARRAY, s->tls_cert_pem ? tls : tls + 3,
 				  MHD_OPTION_END);
 	if (!s->mhd) {
 		snprintf(err, errlen, "cannot listen on %s (address in use, or bad TLS files?)", s->o.listen);

@@ -244,6 +244,11 @@ static json_t *gv_doc(const mu__types_t *r, const char *g, const char *v)
 			 "version", "v1.32.0", "paths", paths, "components", "schemas", schemas);
 }
 
+json_t *mu__openapi_gv_doc(const mu__types_t *r, const char *g, const char *v)
+{
+	return gv_doc(r, g, v);
+}
+
 static unsigned long long fnv(unsigned long long h, const char *p)
 {
 	for (; *p; p++)

@@ -1,7 +1,7 @@
 /*
  * rbac.c - who a request comes from and what they may do.
  *
- * Authentication (bearer tokens; only when the server has a token, which
+ * Authentication (bearer tokens and client certificates; only when the server has a token, which
  * `muster up` always gives it):
  *   - the server's token (DIR/token): user "admin", group system:masters;
  *   - a line of DIR/tokens.csv, kube-apiserver's static token file format
@@ -12,6 +12,8 @@
  *     while that Secret and the ServiceAccount exist; the user is
  *     system:serviceaccount:NS:NAME with groups system:serviceaccounts and
  *     system:serviceaccounts:NS.
+ *   - before any token, a client certificate signed by the server's client
+ *     CA (x509.c): CommonName the user, each Organization a group.
  * Every authenticated user is also in system:authenticated.
  *
  * Authorization is RBAC as kube-apiserver evaluates it: the rules of the
@@ -135,27 +137,24 @@ static bool sa_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
 	return ok;
 }
 
-bool mu__authn(mu_apiserver_t *s, const char *authz_header, mu__user_t *u)
+bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *cert, mu__user_t *u)
 {
 	memset(u, 0, sizeof *u);
-	if (!s->o.token) {
+	const char *b = authz_header && !strncmp(authz_header, "Bearer ", 7) ? authz_header + 7 : NULL;
+	if (cert && cert->name[0]) {
+		*u = *cert; /* x509 first, as kube-apiserver's union of authenticators */
+	} else if (!s->o.token) {
 		snprintf(u->name, sizeof u->name, "admin"); /* no authentication configured */
 		u->admin = true;
 		return true;
-	}
-	if (!authz_header || strncmp(authz_header, "Bearer ", 7))
+	} else if (!b) {
 		return false;
-	const char *b = authz_header + 7;
-	bool ok;
-	if (same(b, s->o.token)) {
+	} else if (same(b, s->o.token)) {
 		snprintf(u->name, sizeof u->name, "admin");
 		add_group(u, "system:masters");
-		ok = true;
-	} else {
-		ok = sa_token(s, b, u) || static_token(s, b, u);
-	}
-	if (!ok)
+	} else if (!sa_token(s, b, u) && !static_token(s, b, u)) {
 		return false;
+	}
 	add_group(u, "system:authenticated");
 	for (int i = 0; i < u->ngroups; i++)
 		u->admin = u->admin || !strcmp(u->groups[i], "system:masters");

@@ -172,6 +172,12 @@ static int setup(mu_apiserver_t *s, const mu_apiserver_opts_t *o, struct sockadd
 		if (!(s->tls_cert_pem = slurp(o->tls_cert, err, errlen)) ||
 		    !(s->tls_key_pem = slurp(o->tls_key, err, errlen)))
 			return MU_EIO;
+		if (o->client_ca && !(s->client_ca_pem = slurp(o->client_ca, err, errlen)))
+			return MU_EIO;
+	}
+	if ((o->client_cert != NULL) != (o->client_key != NULL)) {
+		snprintf(err, errlen, "a client certificate needs both a certificate and a key");
+		return MU_EINVAL;
 	}
 	if (s->o.max_body == 0)
 		s->o.max_body = 3 * 1024 * 1024;
@@ -257,8 +263,24 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	free(s->listen_host);
 	free(s->tls_cert_pem);
 	free(s->tls_key_pem);
+	free(s->client_ca_pem);
 	pthread_mutex_destroy(&s->rnd_mu);
 	free(s);
+}
+
+/* Writes "NAME: BASE64\n" to f: the PEM text of file path, or pem when
+ * path is NULL.  False when the file cannot be read. */
+static bool pem_field(FILE *f, const char *name, const char *path, const char *pem)
+{
+	char err[256];
+	char *text = path ? slurp(path, err, sizeof err) : NULL;
+	const char *p = path ? text : pem;
+	char *b = p ? mu__b64enc(p, strlen(p)) : NULL;
+	if (b)
+		fprintf(f, "%s: %s\n", name, b);
+	free(b);
+	free(text);
+	return b != NULL;
 }
 
 int mu_apiserver_write_kubeconfig(const mu_apiserver_t *s, const char *path)
@@ -274,18 +296,21 @@ int mu_apiserver_write_kubeconfig(const mu_apiserver_t *s, const char *path)
 	}
 	fprintf(f, "apiVersion: v1\nkind: Config\nclusters:\n- name: muster\n  cluster:\n"
 		   "    server: %s://%s:%d\n", s->tls_cert_pem ? "https" : "http", s->listen_host, s->port);
-	if (s->tls_cert_pem) {
-		char *ca = mu__b64enc(s->tls_cert_pem, strlen(s->tls_cert_pem));
-		fprintf(f, "    certificate-authority-data: %s\n", ca ? ca : "");
-		free(ca);
-	}
+	bool ok = true;
+	if (s->tls_cert_pem)
+		ok = pem_field(f, "    certificate-authority-data", s->o.ca_cert, s->tls_cert_pem);
 	fprintf(f, "contexts:\n- name: muster\n  context:\n    cluster: muster\n    user: muster\n"
 		   "    namespace: default\ncurrent-context: muster\nusers:\n- name: muster\n  user:");
-	if (s->o.token)
+	if (s->tls_cert_pem && s->o.client_cert) {
+		fputc('\n', f);
+		ok = ok && pem_field(f, "    client-certificate-data", s->o.client_cert, NULL) &&
+		     pem_field(f, "    client-key-data", s->o.client_key, NULL);
+	} else if (s->o.token) {
 		fprintf(f, "\n    token: %s\n", s->o.token);
-	else
+	} else {
 		fprintf(f, " {}\n");
-	bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+	}
+	ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
 	ok = fclose(f) == 0 && ok;
 	if (!ok || rename(tmp, path) != 0) {
 		unlink(tmp);

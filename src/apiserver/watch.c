@@ -211,7 +211,7 @@ static void refill(mu__watch_t *w)
 			}
 		}
 		mu__wev_t evs[BATCH];
-		int n = mu__store_wait(w->s->store, &w->cursor, evs, BATCH, (int)slice);
+		int n = mu__store_wait_rt(w->s->store, w->rt, &w->cursor, evs, BATCH, (int)slice);
 		if (n == MU_ERANGE) {
 			expired(w);
 		} else if (n < 0) {

@@ -51,4 +51,13 @@ enum { MU_EXIT_OK = 0, MU_EXIT_FAIL = 1, MU_EXIT_USAGE = 2 };
 volatile sig_atomic_t *mu__cli_stop_on_signals(void);
 const char *mu__cli_daemon_id(const char *prefix, char *buf, size_t len);
 
+/* up_certs.c: muster up's CA, serving and client certificates in dir
+ * (made at the first start, reused after; the serving ones only when
+ * serving), their paths in *p.  MU_EXIT_OK, or MU_EXIT_FAIL with a message
+ * on stderr. */
+typedef struct mu__up_certs {
+	char ca[4096], tls_crt[4096], tls_key[4096], admin_crt[4096], admin_key[4096];
+} mu__up_certs_t;
+int mu__cli_up_certs(const char *dir, const char *listen, bool serving, mu__up_certs_t *p);
+
 #endif

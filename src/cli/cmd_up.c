@@ -18,10 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509v3.h>
-
 #include "cli/cli.h"
 #include "muster/apiserver.h"
 
@@ -32,8 +28,11 @@ static void up_usage(FILE *f)
 	      "Serves the subset of the Kubernetes API that schedulers and kubectl use, with\n"
 	      "simulated nodes from the cluster file, until interrupted.  Objects are kept in\n"
 	      "DIR/muster.db (SQLite); a kubeconfig for kubectl is written to DIR/kubeconfig.\n"
-	      "It always serves HTTPS and asks every client for its token (both kept in DIR\n"
-	      "and written into the kubeconfig): that token is the administrator's; more\n"
+	      "It always serves HTTPS and authenticates every client.  At the first start it\n"
+	      "makes its own CA (DIR/ca.crt), which signs its serving certificate (DIR/tls.crt)\n"
+	      "and the kubeconfig's client certificate (DIR/admin.crt: user admin, group\n"
+	      "system:masters); a client certificate the CA signed names its user (CN) and\n"
+	      "groups (O).  Bearer tokens work too: DIR/token is the administrator's; more\n"
 	      "users can be listed in DIR/tokens.csv (token,user,uid,\"group1,group2\"), and\n"
 	      "`kubectl create token SA` makes service account tokens.  Other users may do\n"
 	      "what the RBAC Roles and ClusterRoles bound to them grant.\n"
@@ -43,11 +42,10 @@ static void up_usage(FILE *f)
 	      "  --data DIR           data directory (default ./muster-data)\n"
 	      "  --kubeconfig FILE    where to write the kubeconfig (default DIR/kubeconfig)\n"
 	      "  --tls-cert FILE      the PEM certificate to serve (default: DIR/tls.crt, made\n"
-	      "                       at the first start, valid from an hour before) ...\n"
+	      "                       at the first start, signed by DIR/ca.crt) ...\n"
 	      "  --tls-key FILE       ... and its key (default DIR/tls.key)\n"
-	      "  --token TOKEN        the bearer token every request but /healthz, /readyz,\n"
-	      "                       /livez and /version must carry (default: DIR/token,\n"
-	      "                       made at the first start; it goes into the kubeconfig)\n"
+	      "  --token TOKEN        the administrator's bearer token (default: DIR/token,\n"
+	      "                       made at the first start)\n"
 	      "  --no-fsync           do not fsync commits (still safe against kill -9,\n"
 	      "                       not against power loss)\n"
 	      "  --heartbeat SECONDS  node status heartbeat period (default 60)\n"
@@ -104,98 +102,6 @@ static char *data_token(const char *dir)
 		close(fd);
 	}
 	return t;
-}
-
-/* Writes PEM text through fn to path, made 0600; false on failure. */
-static bool pem_write(const char *path, int (*fn)(BIO *, void *), void *x)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return false;
-	FILE *f = fdopen(fd, "w");
-	BIO *b = f ? BIO_new_fp(f, BIO_NOCLOSE) : NULL;
-	bool ok = b && fn(b, x) == 1;
-	BIO_free(b);
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	else
-		close(fd);
-	return ok;
-}
-
-static int pem_key(BIO *b, void *k)
-{
-	return PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL);
-}
-
-static int pem_crt(BIO *b, void *x)
-{
-	return PEM_write_bio_X509(b, x);
-}
-
-/* A self-signed P-256 certificate for san, valid from an hour ago (as
- * client-go's self-signed certificates are, so that a client whose clock
- * is a little behind still accepts it) for ten years.  Writes crt and key
- * (0600); true on success.  Owns and frees everything it makes. */
-static bool make_cert(const char *san, const char *crt, const char *key)
-{
-	EVP_PKEY *pk = EVP_EC_gen("P-256");
-	X509 *x = X509_new();
-	X509_EXTENSION *ext = NULL;
-	bool ok = pk && x && X509_set_version(x, 2) &&
-		  ASN1_INTEGER_set(X509_get_serialNumber(x), (long)(time(NULL) & 0x7fffffff)) &&
-		  X509_gmtime_adj(X509_getm_notBefore(x), -3600) &&
-		  X509_gmtime_adj(X509_getm_notAfter(x), 3650L * 86400) && X509_set_pubkey(x, pk);
-	X509_NAME *nm = ok ? X509_get_subject_name(x) : NULL;
-	ok = ok && nm &&
-	     X509_NAME_add_entry_by_txt(nm, "CN", MBSTRING_ASC, (const unsigned char *)"muster-up", -1, -1, 0) &&
-	     X509_set_issuer_name(x, nm);
-	if (ok) {
-		X509V3_CTX ctx;
-		X509V3_set_ctx_nodb(&ctx);
-		X509V3_set_ctx(&ctx, x, x, NULL, NULL, 0);
-		ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name, san);
-		ok = ext && X509_add_ext(x, ext, -1);
-	}
-	ok = ok && X509_sign(x, pk, EVP_sha256()) > 0 && pem_write(key, pem_key, pk) &&
-	     pem_write(crt, pem_crt, x);
-	X509_EXTENSION_free(ext);
-	X509_free(x);
-	EVP_PKEY_free(pk);
-	return ok;
-}
-
-/* The server's own certificate when none is given: DIR/tls.crt and
- * DIR/tls.key, made once (a self-signed P-256 certificate for 127.0.0.1,
- * localhost and the --listen address, valid from an hour ago for ten
- * years) and reused after.  The kubeconfig carries the certificate as its
- * CA.  Sets the paths (static buffers of the caller) or fails with a
- * message. */
-static int data_cert(const char *dir, const char *listen, char *crt, char *key, size_t len)
-{
-	snprintf(crt, len, "%s/tls.crt", dir);
-	snprintf(key, len, "%s/tls.key", dir);
-	if (access(crt, R_OK) == 0 && access(key, R_OK) == 0)
-		return MU_EXIT_OK;
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		fprintf(stderr, "muster up: cannot create %s: %s\n", dir, strerror(errno));
-		return MU_EXIT_FAIL;
-	}
-	char host[64] = "127.0.0.1", san[160];
-	const char *colon = listen ? strrchr(listen, ':') : NULL;
-	if (colon && (size_t)(colon - listen) < sizeof host && colon > listen)
-		snprintf(host, sizeof host, "%.*s", (int)(colon - listen), listen);
-	snprintf(san, sizeof san, "IP:127.0.0.1,DNS:localhost%s%s",
-		 strcmp(host, "127.0.0.1") && strcmp(host, "0.0.0.0") ? ",IP:" : "",
-		 strcmp(host, "127.0.0.1") && strcmp(host, "0.0.0.0") ? host : "");
-	if (!make_cert(san, crt, key)) {
-		unlink(crt);
-		unlink(key);
-		fprintf(stderr, "muster up: cannot make a TLS certificate for %s in %s "
-				"(pass --tls-cert and --tls-key)\n", san, dir);
-		return MU_EXIT_FAIL;
-	}
-	return MU_EXIT_OK;
 }
 
 /* Parses a positive integer option value. */
@@ -276,15 +182,20 @@ int mu_cmd_up(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? MU_EXIT_OK : rc;
 	/* every listener uses TLS: without --tls-cert, the server's own
-	 * certificate in DIR */
-	char crt[4096], key[4096];
+	 * certificate in DIR, signed by its own CA (up_certs.c), which also
+	 * signs the kubeconfig's client certificate */
+	mu__up_certs_t certs;
+	int crc = mu__cli_up_certs(o.data_dir, o.listen, !o.tls_cert && !o.tls_key, &certs);
+	if (crc)
+		return crc;
 	if (!o.tls_cert && !o.tls_key) {
-		int crc = data_cert(o.data_dir, o.listen, crt, key, sizeof crt);
-		if (crc)
-			return crc;
-		o.tls_cert = crt;
-		o.tls_key = key;
+		o.tls_cert = certs.tls_crt;
+		o.tls_key = certs.tls_key;
+		o.ca_cert = certs.ca;
 	}
+	o.client_ca = certs.ca;
+	o.client_cert = certs.admin_crt;
+	o.client_key = certs.admin_key;
 	/* authentication is always on, loopback included: without --token the
 	 * server's token lives in DIR/token and goes into the kubeconfig */
 	char *token = NULL;

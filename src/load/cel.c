@@ -1,6 +1,7 @@
 /*
- * cel.c - the CEL subset of DRA device selectors (include/muster/cel.h):
- * one recursive-descent pass that checks and evaluates at once.
+ * cel.c - the CEL subset of DRA device selectors and of CRD validation
+ * rules (include/muster/cel.h): one recursive-descent pass that checks and
+ * evaluates at once.
  *
  * With no device (mu_cel_check) attribute values have an unknown type and
  * only the shape is checked; with a device (mu_cel_eval) every value is
@@ -31,18 +32,24 @@ enum {
 	V_CAPS,       /* device.capacity */
 	V_ATTRDOM,    /* device.attributes["DOMAIN"]: s is the domain */
 	V_CAPDOM,
+	V_NODE,       /* a rule's list or map: n is the document's node */
 };
 
 typedef struct val {
 	int t;
 	int64_t i;
 	bool b;
-	const char *s; /* NUL-terminated: the device's, or the pool's */
+	const char *s; /* NUL-terminated: the device's, the document's or the pool's */
+	const void *n; /* V_NODE */
 } val_t;
 
 typedef struct cel {
 	const char *start, *p;
-	const mu_cel_device_t *dev; /* NULL: check only */
+	const mu_cel_device_t *dev; /* device selectors; NULL: check only */
+	const mu_cel_doc_t *doc;    /* validation rules: self is read through it */
+	const void *self;
+	bool rule;                   /* a validation rule (self), not a selector */
+	bool eval;                   /* evaluating (a device or a document), not checking */
 	int depth;
 	int err;                     /* MU_EPARSE / MU_EINVAL once refused */
 	char *msg;
@@ -229,6 +236,114 @@ static val_t int_lit(cel_t *c)
 	return (val_t){.t = V_INT, .i = neg ? -v : v};
 }
 
+/* --- validation rules: self ------------------------------------------- */
+
+/* The value of document node n. */
+static val_t node_val(cel_t *c, const void *n)
+{
+	int64_t i = 0;
+	bool b = false;
+	const char *str = NULL;
+	switch (c->doc->kind(n, &i, &b, &str)) {
+	case MU_CEL_NODE_INT: return (val_t){.t = V_INT, .i = i};
+	case MU_CEL_NODE_BOOL: return (val_t){.t = V_BOOL, .b = b};
+	case MU_CEL_NODE_STRING: return (val_t){.t = V_STR, .s = str ? str : ""};
+	case MU_CEL_NODE_LIST:
+	case MU_CEL_NODE_MAP: return (val_t){.t = V_NODE, .n = n};
+	case MU_CEL_NODE_DOUBLE: return rerr(c, "double values are not supported");
+	default: return rerr(c, "a null value");
+	}
+}
+
+/* v.name: a field of a map (a run-time error when absent, as in CEL). */
+static val_t node_field(cel_t *c, val_t v, const char *name)
+{
+	if (!c->eval || v.t == V_ERR)
+		return v.t == V_ERR ? v : (val_t){.t = V_DYN};
+	if (v.t != V_NODE || c->doc->kind(v.n, &(int64_t){0}, &(bool){0}, &(const char *){0}) != MU_CEL_NODE_MAP)
+		return rerr(c, "no such key: %s (not an object)", name);
+	const void *f = c->doc->field(v.n, name);
+	return f ? node_val(c, f) : rerr(c, "no such key: %s", name);
+}
+
+/* The number of UTF-8 code points of s (CEL counts those). */
+static int64_t utf8_count(const char *s)
+{
+	int64_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* size(v) and v.size(): of a string, list or map. */
+static val_t size_of(cel_t *c, val_t v)
+{
+	if (v.t == V_ERR)
+		return v;
+	if (!c->eval) {
+		if (v.t != V_DYN && v.t != V_STR)
+			refuse(c, MU_EINVAL, "size() takes a string, list or map");
+		return (val_t){.t = V_INT};
+	}
+	if (v.t == V_STR)
+		return (val_t){.t = V_INT, .i = utf8_count(v.s)};
+	if (v.t == V_NODE)
+		return (val_t){.t = V_INT, .i = (int64_t)c->doc->size(v.n)};
+	return rerr(c, "no such overload: size");
+}
+
+/* has(self.a.b...): whether the last field is present (the call opened). */
+static val_t has_call(cel_t *c)
+{
+	char id[64], last[64];
+	if (!ident(c, id, sizeof id) || strcmp(id, "self")) {
+		refuse(c, MU_EINVAL, "has() takes a field of self, as in has(self.field)");
+		return (val_t){.t = V_ERR};
+	}
+	val_t v = c->eval ? node_val(c, c->self) : (val_t){.t = V_DYN};
+	bool any = false;
+	while (!c->err && eat(c, ".")) {
+		if (any)
+			v = node_field(c, v, last);
+		if (!ident(c, last, sizeof last))
+			refuse(c, MU_EPARSE, "expected a name after '.'");
+		any = true;
+	}
+	if (!c->err && !any)
+		refuse(c, MU_EINVAL, "has() takes a field of self, as in has(self.field)");
+	if (!c->err && !eat(c, ")"))
+		refuse(c, MU_EPARSE, "expected ')'");
+	if (c->err || v.t == V_ERR)
+		return (val_t){.t = V_ERR};
+	if (!c->eval)
+		return (val_t){.t = V_BOOL};
+	if (v.t != V_NODE)
+		return rerr(c, "has(): .%s of a value that is not an object", last);
+	return (val_t){.t = V_BOOL, .b = c->doc->field(v.n, last) != NULL};
+}
+
+/* The identifiers of a validation rule: self, has(), size(). */
+static val_t rule_ident(cel_t *c, const char *id, const char *at)
+{
+	if (!strcmp(id, "self"))
+		return c->eval ? node_val(c, c->self) : (val_t){.t = V_DYN};
+	if (!strcmp(id, "has") && eat(c, "("))
+		return has_call(c);
+	if (!strcmp(id, "size") && eat(c, "(")) {
+		val_t v = expr(c);
+		if (!c->err && !eat(c, ")"))
+			refuse(c, MU_EPARSE, "expected ')'");
+		return c->err ? v : size_of(c, v);
+	}
+	c->p = at;
+	if (!strcmp(id, "oldSelf"))
+		refuse(c, MU_EINVAL, "transition rules (oldSelf) are not supported");
+	else
+		refuse(c, MU_EINVAL, "'%s' is not supported (the subset knows self, its fields, has(), "
+		       "size(), literals, comparisons, &&, || and !)", id);
+	return (val_t){.t = V_ERR};
+}
+
 static val_t primary(cel_t *c)
 {
 	char id[64];
@@ -255,6 +370,8 @@ static val_t primary(cel_t *c)
 	}
 	if (!strcmp(id, "true") || !strcmp(id, "false"))
 		return (val_t){.t = V_BOOL, .b = id[0] == 't'};
+	if (c->rule)
+		return rule_ident(c, id, at);
 	if (!strcmp(id, "device"))
 		return (val_t){.t = V_DEVICE};
 	if ((!strcmp(id, "quantity") || !strcmp(id, "semver")) && eat(c, "("))
@@ -321,7 +438,7 @@ static val_t method(cel_t *c, val_t recv, const char *name)
 	int rt = kind ? V_BOOL : V_INT;
 	if (recv.t == V_ERR || arg.t == V_ERR)
 		return (val_t){.t = V_ERR};
-	if (!c->dev)
+	if (!c->eval)
 		return (val_t){.t = rt};
 	int r = cmp3(&recv, &arg);
 	if (r == 2)
@@ -335,6 +452,10 @@ static val_t method(cel_t *c, val_t recv, const char *name)
 static bool member_step(cel_t *c, val_t *v)
 {
 	char id[64];
+	if (c->rule && eat(c, "[")) {
+		refuse(c, MU_EINVAL, "indexing is not supported (select fields with .name)");
+		return false;
+	}
 	if (eat(c, "[")) {
 		const char *key = string_lit(c);
 		if (!key || !eat(c, "]")) {
@@ -357,11 +478,19 @@ static bool member_step(cel_t *c, val_t *v)
 		refuse(c, MU_EPARSE, "expected a name after '.'");
 		return false;
 	}
+	if (c->rule && !strcmp(id, "size") && eat(c, "(")) {
+		if (!eat(c, ")"))
+			refuse(c, MU_EPARSE, "expected ')'");
+		*v = size_of(c, *v);
+		return !c->err;
+	}
 	if (eat(c, "(")) {
 		*v = method(c, *v, id);
 		return !c->err;
 	}
-	if (v->t == V_DEVICE) {
+	if (c->rule) {
+		*v = node_field(c, *v, id);
+	} else if (v->t == V_DEVICE) {
 		if (!strcmp(id, "driver"))
 			*v = c->dev ? (val_t){.t = V_STR, .s = c->dev->driver ? c->dev->driver : ""}
 				    : (val_t){.t = V_STR};
@@ -383,7 +512,7 @@ static val_t member(cel_t *c)
 	val_t v = primary(c);
 	while (!c->err && member_step(c, &v))
 		;
-	if (!c->err && v.t >= V_DEVICE)
+	if (!c->err && v.t >= V_DEVICE && v.t != V_NODE)
 		refuse(c, MU_EINVAL, "device, device.attributes and device.capacity must be "
 		       "followed by a domain and a name");
 	return v;
@@ -401,7 +530,7 @@ static val_t unary(cel_t *c)
 		if (c->err || v.t == V_ERR || v.t == V_DYN)
 			return v.t == V_DYN ? (val_t){.t = V_BOOL} : v;
 		if (v.t != V_BOOL)
-			return c->dev ? rerr(c, "no such overload: !") :
+			return c->eval ? rerr(c, "no such overload: !") :
 			       (refuse(c, MU_EINVAL, "! needs a bool"), v);
 		return (val_t){.t = V_BOOL, .b = !v.b};
 	}
@@ -418,8 +547,10 @@ static val_t relate(cel_t *c, const char *op, val_t a, val_t b)
 		       "isGreaterThan() or isLessThan(), not %s", op);
 		return (val_t){.t = V_ERR};
 	}
-	if (a.t == V_DYN || b.t == V_DYN || !c->dev)
+	if (a.t == V_DYN || b.t == V_DYN || !c->eval)
 		return (val_t){.t = V_BOOL};
+	if (a.t == V_NODE || b.t == V_NODE)
+		return rerr(c, "no such overload: %s between lists or maps", op);
 	bool eq = op[0] == '=' || op[0] == '!';
 	if (a.t != b.t || (!eq && a.t == V_BOOL))
 		return rerr(c, "no such overload: %s between these types", op);
@@ -457,11 +588,11 @@ static val_t logic(cel_t *c, bool and, val_t a, val_t b)
 {
 	int at = a.t == V_DYN ? V_BOOL : a.t, bt = b.t == V_DYN ? V_BOOL : b.t;
 	if ((at != V_BOOL && at != V_ERR) || (bt != V_BOOL && bt != V_ERR)) {
-		if (!c->dev)
+		if (!c->eval)
 			refuse(c, MU_EINVAL, "%s needs bools", and ? "&&" : "||");
-		return c->dev ? rerr(c, "no such overload: %s", and ? "&&" : "||") : (val_t){.t = V_ERR};
+		return c->eval ? rerr(c, "no such overload: %s", and ? "&&" : "||") : (val_t){.t = V_ERR};
 	}
-	if (!c->dev)
+	if (!c->eval)
 		return (val_t){.t = V_BOOL};
 	bool decides = !and; /* the value that decides alone */
 	if ((at == V_BOOL && a.b == decides) || (bt == V_BOOL && b.b == decides))
@@ -492,9 +623,16 @@ static val_t expr(cel_t *c)
 	return a;
 }
 
-/* Runs the whole text with dev (NULL: check). */
-static int run(const char *text, const mu_cel_device_t *dev, val_t *out, char *err,
-	       size_t errlen)
+/* What one run reads: a device, a rule's document, or nothing (check). */
+typedef struct input {
+	const mu_cel_device_t *dev;
+	const mu_cel_doc_t *doc;
+	const void *self;
+	bool rule;
+} input_t;
+
+/* Runs the whole text on in. */
+static int run(const char *text, const input_t *in, val_t *out, char *err, size_t errlen)
 {
 	if (err && errlen)
 		err[0] = '\0';
@@ -508,7 +646,11 @@ static int run(const char *text, const mu_cel_device_t *dev, val_t *out, char *e
 	if (!c)
 		return MU_ENOMEM;
 	c->start = c->p = text;
-	c->dev = dev;
+	c->dev = in->dev;
+	c->doc = in->doc;
+	c->self = in->self;
+	c->rule = in->rule;
+	c->eval = in->dev || in->doc;
 	c->msg = err;
 	c->msglen = errlen;
 	*out = expr(c);
@@ -521,8 +663,10 @@ static int run(const char *text, const mu_cel_device_t *dev, val_t *out, char *e
 	if (!c->err && out->t != V_BOOL && out->t != V_DYN && out->t != V_ERR)
 		refuse(c, MU_EINVAL, "the expression must yield a bool");
 	int rc = c->err;
+	if (!rc && out->t == V_DYN && c->eval)
+		rc = MU_EINVAL;
 	if (!rc && out->t == V_ERR) {
-		rc = strstr(c->rmsg, "has no") ? MU_ENOENT : MU_EINVAL;
+		rc = strstr(c->rmsg, "has no") || strstr(c->rmsg, "no such key") ? MU_ENOENT : MU_EINVAL;
 		if (err && errlen)
 			snprintf(err, errlen, "CEL: %s", c->rmsg);
 	}
@@ -533,7 +677,8 @@ static int run(const char *text, const mu_cel_device_t *dev, val_t *out, char *e
 int mu_cel_check(const char *expr_text, char *err, size_t errlen)
 {
 	val_t v;
-	return run(expr_text, NULL, &v, err, errlen);
+	input_t in = {0};
+	return run(expr_text, &in, &v, err, errlen);
 }
 
 int mu_cel_eval(const char *expr_text, const mu_cel_device_t *dev, bool *match,
@@ -541,7 +686,25 @@ int mu_cel_eval(const char *expr_text, const mu_cel_device_t *dev, bool *match,
 {
 	val_t v;
 	static const mu_cel_device_t none = {0};
-	int rc = run(expr_text, dev ? dev : &none, &v, err, errlen);
+	input_t in = {.dev = dev ? dev : &none};
+	int rc = run(expr_text, &in, &v, err, errlen);
 	*match = rc == MU_OK && v.t == V_BOOL && v.b;
+	return rc;
+}
+
+int mu_cel_rule_check(const char *expr_text, char *err, size_t errlen)
+{
+	val_t v;
+	input_t in = {.rule = true};
+	return run(expr_text, &in, &v, err, errlen);
+}
+
+int mu_cel_rule_eval(const char *expr_text, const mu_cel_doc_t *doc, const void *self, bool *ok,
+		     char *err, size_t errlen)
+{
+	val_t v;
+	input_t in = {.doc = doc, .self = self, .rule = true};
+	int rc = doc && self ? run(expr_text, &in, &v, err, errlen) : MU_EINVAL;
+	*ok = rc == MU_OK && v.t == V_BOOL && v.b;
 	return rc;
 }

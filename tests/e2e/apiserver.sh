@@ -85,7 +85,7 @@ done
 want anonymous-401 "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' "$S/api/v1/pods")" 401
 has anonymous-401-status "$T/body" '"reason":"Unauthorized"'
 want wrong-token-401 "$(command curl -s --cacert "$T/data/tls.crt" -o "$T/body" -w '%{http_code}' -H 'Authorization: Bearer nope' "$S/api")" 401
-has kubeconfig-token "$T/data/kubeconfig" "token: $MUSTER_TOKEN"
+has kubeconfig-client-cert "$T/data/kubeconfig" "client-certificate-data: "
 # A client whose wall clock is 10 minutes behind still accepts the server's
 # certificate: it is valid from an hour before it was made, as client-go's
 # self-signed certificates are (the chaos soak's clock jumps found this).
@@ -97,7 +97,8 @@ if [ -r "$FT" ]; then
 else
 	echo "skipped client-clock-behind: needs libfaketime (Debian package faketime)"
 fi
-if [ "$(stat -c %a "$T/data/token")" = 600 ] && [ "$(stat -c %a "$T/data/kubeconfig")" = 600 ]; then ok; else bad "token files not 0600"; fi
+if [ "$(stat -c %a "$T/data/token")" = 600 ] && [ "$(stat -c %a "$T/data/kubeconfig")" = 600 ] &&
+	[ "$(stat -c %a "$T/data/ca.key")" = 600 ] && [ "$(stat -c %a "$T/data/admin.key")" = 600 ]; then ok; else bad "token or key files not 0600"; fi
 
 # --- discovery, nodes, tables ---------------------------------------------
 k get nodes; has get-nodes "$T/out" "STATUS"; has get-nodes-ready "$T/out" "gpu-3 .*Ready"

@@ -4,7 +4,8 @@
 # columns), its objects are pruned, defaulted and validated against the
 # structural schema (422 with kube-apiserver's messages; unknown fields per
 # --validate), the status subresource, label and field selectors, watch,
-# survival across a restart, and deletion of the CRD with its objects.
+# survival across a restart, and deletion of the CRD with its objects;
+# CEL validation rules in muster's subset; /openapi/v2 with kubectl explain.
 # Then deploy/crds/ and every real CRD of ../shared/data/k8s/workloads
 # apply, and each sample there is stored, validated and watched (skipped,
 # saying so, when that data directory is absent).
@@ -106,6 +107,81 @@ has "explain list" "$T/out" "FIELD: env <[]EnvVar>"
 has "explain nested" "$T/out" "valueFrom	<EnvVarSource>"
 expect "openapi index" 0 k get --raw /openapi/v3
 has "index lists the CRD" "$T/out" '"apis/example.com/v1":{"serverRelativeURL":"/openapi/v3/apis/example.com/v1?hash='
+# CEL validation rules (x-kubernetes-validations) in muster's subset: self
+# and its fields, has(), size(), comparisons, && || !; kube-apiserver's
+# messages; a rule that is not CEL refuses the CRD; a transition rule
+# (oldSelf) is not evaluated and the create says so in a Warning
+cat >"$T/gadget.yaml" <<'EOF'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.minReplicas <= self.maxReplicas"
+              message: "minReplicas must not exceed maxReplicas"
+            - rule: "!has(self.label) || (size(self.label) <= 8 && self.label != 'bad')"
+            - rule: "self.mode == oldSelf.mode"
+              message: mode is immutable
+            properties:
+              minReplicas: {type: integer}
+              maxReplicas: {type: integer}
+              label: {type: string}
+              mode: {type: string}
+              ports:
+                type: array
+                items: {type: integer}
+                x-kubernetes-validations:
+                - {rule: "size(self) <= 2", message: at most two ports}
+EOF
+expect "CRD with CEL rules" 0 k apply -f "$T/gadget.yaml"
+has "transition rule warned" "$T/out" 'muster up does not evaluate spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[2].rule: "self.mode == oldSelf.mode"'
+expect "gadget CRD established" 0 k wait --for condition=established --timeout=10s crd/gadgets.example.com
+gadget() { printf 'apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: %s}\nspec: %s\n' "$1" "$2" >"$T/g.yaml"; k apply -f "$T/g.yaml"; }
+gadget g-ok '{minReplicas: 1, maxReplicas: 3, label: fine, ports: [80, 443]}'
+has "valid gadget" "$T/out" "gadget.example.com/g-ok created"
+gadget g-minmax '{minReplicas: 5, maxReplicas: 3}'
+has "rule message" "$T/out" 'The Gadget "g-minmax" is invalid: spec: Invalid value: "object": minReplicas must not exceed maxReplicas'
+gadget g-label '{minReplicas: 1, maxReplicas: 3, label: waytoolonglabel}'
+has "failed rule" "$T/out" "spec: Invalid value: \"object\": failed rule: !has(self.label) || (size(self.label) <= 8 && self.label != 'bad')"
+gadget g-badlabel '{minReplicas: 1, maxReplicas: 3, label: bad}'
+has "string comparison" "$T/out" 'The Gadget "g-badlabel" is invalid'
+gadget g-ports '{minReplicas: 1, maxReplicas: 3, ports: [1, 2, 3]}'
+has "rule on a list" "$T/out" 'spec.ports: Invalid value: "array": at most two ports'
+gadget g-missing '{maxReplicas: 3}'
+has "missing field" "$T/out" 'no such key: minReplicas evaluating rule: self.minReplicas <= self.maxReplicas'
+expect "only the valid gadget" 0 k get gadgets -o name
+has "g-ok stored" "$T/out" "gadget.example.com/g-ok"
+hasnt "no invalid gadget" "$T/out" "g-minmax"
+sed 's/gadgets/gizmos/g; s/Gadget/Gizmo/; s/gadget/gizmo/; s/self.minReplicas <= self.maxReplicas/self.minReplicas <= /' \
+	"$T/gadget.yaml" >"$T/gizmo.yaml"
+expect "a rule that is not CEL" 1 k apply -f "$T/gizmo.yaml"
+has "compilation failed" "$T/out" 'x-kubernetes-validations[0].rule: Invalid value: "self.minReplicas <= ": compilation failed: CEL at offset 20: unexpected end of the expression'
+
+# /openapi/v2 from the same schemas: JSON, and the protobuf document that
+# client-go's OpenAPISchema() asks for and kubectl explain's v2 output reads
+expect "openapi v2 (JSON)" 0 k get --raw /openapi/v2
+has "swagger 2.0" "$T/out" '"swagger":"2.0"'
+has "v2 CRD definition" "$T/out" '"com.example.v1.Widget":{'
+has "v2 refs" "$T/out" '"$ref":"#/definitions/io.k8s.api.v1.PodSpec"'
+has "v2 body parameter" "$T/out" '"in":"body"'
+expect "explain a CRD field (v2)" 0 k explain widgets.spec.size --output plaintext-openapiv2
+has "v2 explain type" "$T/out" "FIELD:    size <integer>"
+expect "explain a built-in kind (v2)" 0 k explain pods.spec.containers --output plaintext-openapiv2
+has "v2 explain list" "$T/out" "RESOURCE: containers <[]Object>"
+has "v2 explain fields" "$T/out" "imagePullPolicy	<string>"
 
 # across a restart the type is served again from the stored CRD
 kill "$UPID"; wait "$UPID" 2>/dev/null

@@ -21,8 +21,9 @@ alice-token-0123456789,alice,1001,"team-a,devs"
 bob-token-0123456789,bob,1002
 EOF
 up_start "$ROOT/examples/cluster-small.yaml"
-# ku USER ARGS...: kubectl as a user of tokens.csv (or with a token)
-ku() { tok=$1; shift; "$KC" --kubeconfig "$T/data/kubeconfig" --token "$tok" "$@" >"$T/out" 2>&1; }
+# ku TOKEN ARGS...: kubectl as a user of tokens.csv (or with a token)
+token_kubeconfig none "$T/tok-kubeconfig"
+ku() { tok=$1; shift; "$KC" --kubeconfig "$T/tok-kubeconfig" --token "$tok" "$@" >"$T/out" 2>&1; }
 
 # --- anonymous and bad tokens ---------------------------------------------------
 code() { command curl -s -o /dev/null -w '%{http_code}' --cacert "$T/data/tls.crt" "$@"; }
@@ -109,7 +110,7 @@ for q in "create pods" "update nodes" "get secrets" "update leases -n default" "
 done
 expect "the account cannot read secrets" 1 ku "$SA" get secrets -n muster-system
 has "sa 403" "$T/out" 'User "system:serviceaccount:muster-system:muster-scheduler" cannot list resource "secrets"'
-sed "s/^    token: .*/    token: $SA/" "$T/data/kubeconfig" >"$T/sa-kubeconfig"
+token_kubeconfig "$SA" "$T/sa-kubeconfig"
 "$M" scheduler --kubeconfig "$T/sa-kubeconfig" --id rbac-test --lease-namespace muster-system \
 	--min-runtime 0 --lease-duration 6 --retry-period 1 >"$T/sched.out" 2>"$T/sched.log" &
 SPID=$!

@@ -1,7 +1,8 @@
 /*
  * test_apiserver_store.c - the control plane's store: create, get, list
  * order with limit and continue keys, updates and deletes through mutation
- * callbacks, transactions, the watch ring (events, expiry) and durability
+ * callbacks, transactions, the watch ring (events, expiry, waits for one
+ * type) and durability
  * across close and reopen.
  */
 #include <stdlib.h>
@@ -155,6 +156,52 @@ static void test_watch_ring(mu_t_t *t)
 	mu__store_close(st);
 }
 
+static int node_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)cur;
+	*out = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Node", "metadata", "name",
+			 (const char *)ctx);
+	return MU__MUT_PUT;
+}
+
+/* A wait for one type returns only its changes, steps over the others'
+ * (and times out on them rather than waking), and never moves a cursor
+ * from the future back. */
+static void test_wait_type(mu_t_t *t)
+{
+	mu__store_t *st = open_store(100);
+	if (!st) {
+		CHECK(t, 0);
+		return;
+	}
+	int64_t base = mu__store_rv(st), cur = base;
+	mu__wev_t ev[8];
+	mu__store_mutate(st, MU__RT_NODES, NULL, "n1", node_fn, "n1", false, NULL);
+	create(st, "p1");
+	mu__store_mutate(st, MU__RT_NODES, NULL, "n2", node_fn, "n2", false, NULL);
+	create(st, "p2");
+	CHECK_EQ_INT(t, mu__store_wait_rt(st, MU__RT_PODS, &cur, ev, 8, 10), 2);
+	CHECK_STR(t, ev[0].obj->name, "p1");
+	CHECK_STR(t, ev[1].obj->name, "p2");
+	CHECK_EQ_INT(t, cur, base + 4);
+	mu__wev_release(ev, 2);
+	mu__store_mutate(st, MU__RT_NODES, NULL, "n3", node_fn, "n3", false, NULL);
+	CHECK_EQ_INT(t, mu__store_wait_rt(st, MU__RT_PODS, &cur, ev, 8, 10), 0);
+	CHECK_EQ_INT(t, cur, base + 5); /* past the node */
+	int64_t nodes = base;
+	CHECK_EQ_INT(t, mu__store_wait_rt(st, MU__RT_NODES, &nodes, ev, 2, 10), 2);
+	CHECK_STR(t, ev[1].obj->name, "n2");
+	CHECK_EQ_INT(t, nodes, base + 3);
+	mu__wev_release(ev, 2);
+	CHECK_EQ_INT(t, mu__store_wait_rt(st, MU__RT_NODES, &nodes, ev, 8, 10), 1);
+	CHECK_STR(t, ev[0].obj->name, "n3");
+	mu__wev_release(ev, 1);
+	int64_t future = base + 50;
+	CHECK_EQ_INT(t, mu__store_wait_rt(st, MU__RT_PODS, &future, ev, 8, 10), 0);
+	CHECK_EQ_INT(t, future, base + 50);
+	mu__store_close(st);
+}
+
 static void test_tx(mu_t_t *t)
 {
 	mu__store_t *st = open_store(1000);
@@ -208,6 +255,7 @@ int main(void)
 		return 1;
 	MU_RUN(&t, test_crud);
 	MU_RUN(&t, test_watch_ring);
+	MU_RUN(&t, test_wait_type);
 	MU_RUN(&t, test_tx);
 	MU_RUN(&t, test_second_server);
 	char cmd[128];

@@ -1,7 +1,8 @@
 /*
  * test_cel.c - unit tests of the DRA selector CEL subset (cel.h): the
  * selectors of the Kubernetes DRA docs and examples evaluated on devices,
- * CEL's error absorption by && and ||, and refusals with their reasons.
+ * CEL's error absorption by && and ||, and refusals with their reasons;
+ * and the subset of CRD validation rules on a small document.
  */
 #include <string.h>
 
@@ -88,11 +89,96 @@ static void test_refused(mu_t_t *t)
 	CHECK_EQ_INT(t, refused("", "unexpected end"), MU_EPARSE);
 }
 
+/* --- validation rules: a small document for self -------------------------- */
+
+typedef struct tnode {
+	int kind;
+	int64_t i;
+	const char *s;
+	const char *const *keys;      /* a map's keys, or NULL for a list */
+	const struct tnode *vals;
+	size_t n;
+} tnode_t;
+
+static int t_kind(const void *n, int64_t *i, bool *b, const char **s)
+{
+	const tnode_t *x = n;
+	*i = x->i;
+	*b = x->i != 0;
+	*s = x->s;
+	return x->kind;
+}
+
+static const void *t_field(const void *map, const char *name)
+{
+	const tnode_t *x = map;
+	for (size_t k = 0; x->keys && k < x->n; k++)
+		if (!strcmp(x->keys[k], name))
+			return &x->vals[k];
+	return NULL;
+}
+
+static size_t t_size(const void *n)
+{
+	return ((const tnode_t *)n)->n;
+}
+
+static const mu_cel_doc_t tdoc = {t_kind, t_field, t_size};
+static const tnode_t ports[] = {{MU_CEL_NODE_INT, 80, 0, 0, 0, 0}, {MU_CEL_NODE_INT, 443, 0, 0, 0, 0}};
+static const char *const okeys[] = {"on"};
+static const tnode_t ovals[] = {{MU_CEL_NODE_BOOL, 1, 0, 0, 0, 0}};
+static const char *const skeys[] = {"min", "max", "name", "ports", "opts", "ratio"};
+static const tnode_t svals[] = {
+	{MU_CEL_NODE_INT, 1, 0, 0, 0, 0},
+	{MU_CEL_NODE_INT, 3, 0, 0, 0, 0},
+	{MU_CEL_NODE_STRING, 0, "caf\xc3\xa9", 0, 0, 0}, /* 4 code points, 5 bytes */
+	{MU_CEL_NODE_LIST, 0, 0, NULL, ports, 2},
+	{MU_CEL_NODE_MAP, 0, 0, okeys, ovals, 1},
+	{MU_CEL_NODE_DOUBLE, 0, 0, 0, 0, 0},
+};
+static const tnode_t self = {MU_CEL_NODE_MAP, 0, 0, skeys, svals, 6};
+
+/* 1 true, 0 false, or the negative error. */
+static int rule(const char *e)
+{
+	bool ok = false;
+	char err[256];
+	int rc = mu_cel_rule_eval(e, &tdoc, &self, &ok, err, sizeof err);
+	return rc ? rc : ok;
+}
+
+static void test_rules(mu_t_t *t)
+{
+	CHECK_EQ_INT(t, rule("self.min <= self.max"), 1);
+	CHECK_EQ_INT(t, rule("self.min > self.max"), 0);
+	CHECK_EQ_INT(t, rule("size(self.name) == 4 && self.name.size() == 4"), 1);
+	CHECK_EQ_INT(t, rule("size(self.ports) == 2 && size(self) == 6 && self.opts.size() == 1"), 1);
+	CHECK_EQ_INT(t, rule("has(self.opts) && has(self.opts.on) && !has(self.opts.off)"), 1);
+	CHECK_EQ_INT(t, rule("self.opts.on == true && self.name != 'x'"), 1);
+	CHECK_EQ_INT(t, rule("!has(self.replicas) || self.replicas > 1"), 1); /* || absorbs the missing key */
+	CHECK_EQ_INT(t, rule("self.replicas > 1"), MU_ENOENT);
+	CHECK_EQ_INT(t, rule("self.ratio > 1"), MU_EINVAL);       /* doubles are refused at run time */
+	CHECK_EQ_INT(t, rule("has(self.name.x)"), MU_EINVAL);     /* a string has no fields */
+	CHECK_EQ_INT(t, rule("self.ports == self.ports"), MU_EINVAL);
+	char err[256];
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.a.b <= self.c && has(self.d) || !(size(self.e) > 2)", err, sizeof err),
+		     MU_OK);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self == oldSelf", err, sizeof err), MU_EINVAL);
+	CHECK(t, strstr(err, "transition rules (oldSelf) are not supported") != NULL);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.items.all(x, x > 0)", err, sizeof err), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.a in ['x']", err, sizeof err), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.a <= ", err, sizeof err), MU_EPARSE);
+	CHECK_EQ_INT(t, mu_cel_rule_check("has(other.a)", err, sizeof err), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_cel_rule_check("device.driver == 'x'", err, sizeof err), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_cel_check("self.a == 1", err, sizeof err), MU_EINVAL); /* not in selectors */
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_match);
 	MU_RUN(&t, test_errors_absorbed);
 	MU_RUN(&t, test_refused);
+	MU_RUN(&t, test_rules);
 	return mu_t_done(&t);
 }

@@ -71,6 +71,13 @@ up_start() {
 	done
 	cat "$T/up.err"; bad "muster up did not start"; done_
 }
+# token_kubeconfig TOKEN FILE: the kubeconfig of $T/data with its client
+# certificate replaced by TOKEN (kubectl sends both when it has both, and
+# kube-apiserver authenticates the certificate first).
+token_kubeconfig() {
+	sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $1/" \
+		-e "s/^    token: .*/    token: $1/" "$T/data/kubeconfig" >"$2"
+}
 api() { command curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $(cat "$T/data/token")" "$@"; }
 # need_kubectl: fails the script at once when kubectl or curl is missing.
 need_kubectl() {
