@@ -1,7 +1,8 @@
 #!/bin/sh
 # soak.sh - the chaos soak (tests/soak/soak.py) for a fixed time, and the
 # regression test of the split brain it found (tests/soak/fence.py).
-# make test runs SOAK_SECONDS (default 300) with SOAK_SEED (default 1);
+# make test runs SOAK_SECONDS (default 300) with SOAK_SEED (default 1) and
+# the multi-cluster dispatcher with SOAK_DISPATCH (default 2) workers;
 # `make soak` runs an hour with a random seed.  A failing soak prints its
 # seed and keeps its fault schedule and event history in $SOAK_OUT.
 # Usage: sh tests/e2e/soak.sh PATH_TO_MUSTER.  Ends with
@@ -19,10 +20,11 @@ if "$PY" tests/soak/fence.py "$M" >"$T/fence" 2>&1; then ok; else cat "$T/fence"
 tail -n 1 "$T/fence"
 seed=${SOAK_SEED:-1}
 if [ "$seed" = random ]; then seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); fi
-if "$PY" tests/soak/soak.py "$M" --seconds "${SOAK_SECONDS:-300}" --seed "$seed" --out "$out" >"$T/soak" 2>&1; then
+if "$PY" tests/soak/soak.py "$M" --seconds "${SOAK_SECONDS:-300}" --seed "$seed" \
+	--dispatch "${SOAK_DISPATCH:-2}" --out "$out" >"$T/soak" 2>&1; then
 	ok
 else
 	bad "soak (seed $seed): see $out/soak.log"
 fi
-grep -E 'faults by kind|pods created|peak RSS|checks,|FAILED|VIOLATION|^soak:' "$T/soak"
+grep -E 'faults by kind|pods created|hub jobs|peak RSS|checks,|FAILED|VIOLATION|^soak:' "$T/soak"
 done_
