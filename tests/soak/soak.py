@@ -284,27 +284,63 @@ class Proxy:
 # --- watching through kubectl ------------------------------------------------
 
 class Watch:
-    """Runs `kubectl get RESOURCE -A --watch -o json --output-watch-events`
-    again whenever it ends (the server restarted) and hands every event to
-    fn(type, object).  A restart re-lists: objects come again as ADDED."""
+    """Follows one resource through the API server's own history: lists it
+    (`kubectl get --raw PATH`: every object comes as ADDED, after a
+    RELIST), then watches from the list's resourceVersion (`kubectl get
+    --raw PATH?watch=1&resourceVersion=RV`, streamed), and when the watch
+    ends (the server restarted, or the connection dropped) watches again
+    from the last resourceVersion it saw, so that a change made while it
+    was away (an eviction in the first second after a restart) still comes
+    as its own event.  Only when the server no longer has that version (410
+    Expired: it lost undelivered history to a kill -9) does it list again.
+    Hands every event to fn(type, object)."""
+
+    PATHS = {"pods": "/api/v1/pods", "leases": "/apis/coordination.k8s.io/v1/leases",
+             "events": "/api/v1/events"}
 
     def __init__(self, kubeconfig, resource, fn):
-        self.args = [KUBECTL, "--kubeconfig", kubeconfig, "get", resource, "-A", "--watch",
-                     "-o", "json", "--output-watch-events", "--request-timeout=0"]
-        self.fn = fn
+        self.kc, self.resource, self.fn = kubeconfig, resource, fn
         self.stop = False
         self.p = None
+        self.rv = None
+        self.relists = 0
+        self.hold = False      # a test holds the watch back between connections
+        self.held = False
         threading.Thread(target=self.run, daemon=True).start()
+
+    def relist(self):
+        rc, text = kubectl(self.kc, "get", "--raw", self.PATHS[self.resource], timeout=30)
+        if rc:
+            return False
+        try:
+            lst = json.loads(text)
+            items, rv = lst["items"], lst["metadata"]["resourceVersion"]
+        except (ValueError, KeyError):
+            return False
+        self.relists += 1
+        self.fn("RELIST", None)   # what follows lists everything again
+        for o in items:
+            self.fn("ADDED", o)
+        self.rv = rv
+        return True
 
     def run(self):
         dec = json.JSONDecoder()
         while not self.stop:
-            self.fn("RELIST", None)   # what follows lists everything again
-            self.p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                      stdin=subprocess.DEVNULL)
+            while self.hold and not self.stop:
+                self.held = True
+                time.sleep(0.05)
+            self.held = False
+            if self.rv is None and not self.relist():
+                time.sleep(0.3)
+                continue
+            self.p = subprocess.Popen([KUBECTL, "--kubeconfig", self.kc, "get", "--raw",
+                                       "%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
+                                       % (self.PATHS[self.resource], self.rv), "--request-timeout=0"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
             buf = ""
             while True:
-                chunk = self.p.stdout.read1(65536) if hasattr(self.p.stdout, "read1") else self.p.stdout.read(4096)
+                chunk = self.p.stdout.read1(65536)
                 if not chunk:
                     break
                 buf += chunk.decode("utf-8", "replace")
@@ -319,11 +355,20 @@ class Watch:
                         buf = s
                         break
                     buf = s[end:]
-                    if isinstance(obj, dict) and "type" in obj and "object" in obj:
-                        self.fn(obj["type"], obj["object"])
+                    if not isinstance(obj, dict) or "type" not in obj:
+                        continue
+                    o = obj.get("object") or {}
+                    if obj["type"] == "ERROR":
+                        self.rv = None     # 410 Expired, or another error: list again
+                        continue
+                    rv = (o.get("metadata") or {}).get("resourceVersion")
+                    if rv:
+                        self.rv = rv
+                    if obj["type"] != "BOOKMARK":
+                        self.fn(obj["type"], o)
             self.p.wait()
             if not self.stop:
-                time.sleep(0.5)
+                time.sleep(0.2)
 
     def close(self):
         self.stop = True
@@ -342,6 +387,7 @@ class Checker:
         self.pods = {}            # uid -> state dict
         self.by_key = {}          # "ns/name" -> uid
         self.gone = {}            # uid -> "ns/name" of pods deleted (DELETED seen)
+        self.deleted_rv = {}      # "ns/name" -> resourceVersion of its last DELETED
         self.holders = []         # (t, holder) lease history
         self.sched_events = []    # (t_wall, instance, pod)
         self.evicted = set()      # "ns/name" the scheduler evicted (events)
@@ -379,6 +425,7 @@ class Checker:
             if typ == "DELETED":
                 self.pods.pop(uid, None)
                 self.gone[uid] = key
+                self.deleted_rv[key] = md.get("resourceVersion")
                 return
             if node:
                 self.count("bound-once")
@@ -1002,6 +1049,8 @@ def main():
     for w in watches:
         w.close()
     jobs_done = fleet.final() if fleet else 0
+    log("watches listed again (410 Expired, after a kill -9 lost history): %s" % ", ".join(
+        "%s %d" % (w.resource, w.relists - 1) for w in watches))
     # --- end checks -----------------------------------------------------------
     try:
         pods = json.loads(final[1])["items"]
@@ -1015,7 +1064,10 @@ def main():
     for key in created:
         chk.count("writes-kept")
         if key not in present and key not in chk.evicted:
-            chk.bad("writes-kept", "pod %s was created (acknowledged) and is gone, unexplained" % key)
+            rv = chk.deleted_rv.get(key)
+            chk.bad("writes-kept", "pod %s was created (acknowledged) and is gone, unexplained (%s)" % (
+                key, "the watch saw it DELETED at resourceVersion %s, never evicted" % rv if rv
+                else "no DELETED event for it"))
     free = {}
     for nd in nodes:
         ready = any(c.get("type") == "Ready" and c.get("status") == "True"
