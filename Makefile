@@ -11,7 +11,7 @@
 #                   (make test runs 300)
 #   make bench      benchmarks, printing figures
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each (clang)
-#   make soak       the chaos soak for an hour (SOAK_SECONDS, SOAK_SEED)
+#   make soak       the chaos soak for an hour (SOAK_SECONDS, SOAK_SEED, SOAK_DISPATCH)
 #   make fidelity   the FGD paper's six policies against its results: ten
 #                   seeds, every shared and synthetic openb variant (make
 #                   test runs one seed on four)
@@ -106,7 +106,7 @@ test-oracle: deps
 # --- the chaos soak for an hour (a shorter one runs in make test) --------
 soak: deps
 	@$(MAKE) --no-print-directory test-build
-	SOAK_SECONDS=$${SOAK_SECONDS:-3600} SOAK_SEED=$${SOAK_SEED:-random} SOAK_OUT=$(B)/soak \
+	SOAK_SECONDS=$${SOAK_SECONDS:-3600} SOAK_SEED=$${SOAK_SEED:-random} SOAK_DISPATCH=$${SOAK_DISPATCH:-3} SOAK_OUT=$(B)/soak \
 	    sh tests/e2e/soak.sh $(B)/asan/muster
 
 # --- the openb fidelity check in full (make test runs a short one) --------

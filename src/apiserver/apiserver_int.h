@@ -197,6 +197,11 @@ void mu__store_close(mu__store_t *st);
 int64_t mu__store_rv(mu__store_t *st);
 /* The oldest version a watch can start from (older is 410). */
 int64_t mu__store_oldest(mu__store_t *st);
+/* Where a watch of type rt from version `from` starts: `from`, or the
+ * version at open when `from` is older, the ring still starts there, and
+ * nothing of type rt changed between `from` and the open (each type's last
+ * change is kept across restarts), so that it is not 410. */
+int64_t mu__store_resume(mu__store_t *st, int rt, int64_t from);
 /* New reference to the current version, or NULL. */
 mu__obj_t *mu__store_get(mu__store_t *st, int rt, const char *ns, const char *name);
 /* Number of objects of a type. */

@@ -14,7 +14,13 @@
  * resource type, with a key-sorted view rebuilt lazily for lists.  Recent
  * changes sit in a ring indexed by resourceVersion (versions are dense: one
  * per change), from which watches resume; a watch from before the ring is
- * answered 410 Expired.
+ * answered 410 Expired.  The ring starts empty at each open, but the
+ * version of each type's last change is kept durably (a row
+ * "rv:GROUP/PLURAL" in meta, written in the same transaction), so that a
+ * watch from before the open, when nothing of its type changed between its
+ * version and the open, resumes after a restart (as kube-apiserver serves
+ * it from etcd's history) instead of listing again and missing what was
+ * deleted while it was away.
  *
  * Locks: `wmu` serializes writers (and SQLite); `mu` guards the tables, the
  * ring and the current version for readers.  Writers read the tables
@@ -355,7 +361,7 @@ struct mu__wtx {
 
 struct mu__store {
 	sqlite3 *db;
-	sqlite3_stmt *ins, *del, *setrv;
+	sqlite3_stmt *ins, *del, *setrv, *setlast;
 	pthread_mutex_t wmu, mu;
 	pthread_cond_t cond;                /* any change */
 	pthread_cond_t rtcond[MU__RT_MAX];  /* a change of that type */
@@ -364,6 +370,7 @@ struct mu__store {
 	mu__types_t *types;
 	int64_t rv;          /* last published version */
 	int64_t base;        /* the version at open: the ring starts after it */
+	int64_t last[MU__RT_MAX]; /* each type's last change up to base (from the rv: rows) */
 	mu__wev_t *ring;
 	int64_t ring_cap;
 	bool stopping;
@@ -429,6 +436,26 @@ static int load_crds(mu__store_t *st, char *err, size_t errlen)
 	return MU_OK;
 }
 
+/* Reads the version of each type's last change ("rv:GROUP/PLURAL" rows);
+ * a type without one (a database from before them) counts as changed at
+ * the version at open, so that a watch from before it is 410 as ever. */
+static int load_last(mu__store_t *st)
+{
+	for (int i = 0; i < MU__RT_MAX; i++)
+		st->last[i] = st->base;
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(st->db, "SELECT k, v FROM meta WHERE k LIKE 'rv:%'", -1, &q, NULL) != SQLITE_OK)
+		return MU_EIO;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int rt = mu__type_by_res(st->types, (const char *)sqlite3_column_text(q, 0) + 3);
+		int64_t v = sqlite3_column_int64(q, 1);
+		if (rt >= 0 && rt < MU__RT_MAX && v <= st->base)
+			st->last[rt] = v;
+	}
+	sqlite3_finalize(q);
+	return MU_OK;
+}
+
 /* Reads every object and the version counter into memory. */
 static int load_all(mu__store_t *st, char *err, size_t errlen)
 {
@@ -474,7 +501,7 @@ static int load_all(mu__store_t *st, char *err, size_t errlen)
 		rv = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
 	st->rv = st->base = rv > maxrv ? rv : maxrv;
-	return MU_OK;
+	return load_last(st);
 }
 
 /* Opens the database and applies the schema and pragmas. */
@@ -518,7 +545,9 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 			       -1, &st->ins, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "DELETE FROM objects WHERE res = ? AND ns = ? AND name = ?",
 			       -1, &st->del, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(st->db, "UPDATE meta SET v = ? WHERE k = 'rv'", -1, &st->setrv, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(st->db, "UPDATE meta SET v = ? WHERE k = 'rv'", -1, &st->setrv, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO meta(k, v) VALUES(?, ?)", -1, &st->setlast,
+			       NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "store: %s", sqlite3_errmsg(st->db));
 		return MU_EIO;
 	}
@@ -572,6 +601,7 @@ void mu__store_close(mu__store_t *st)
 	sqlite3_finalize(st->ins);
 	sqlite3_finalize(st->del);
 	sqlite3_finalize(st->setrv);
+	sqlite3_finalize(st->setlast);
 	sqlite3_close(st->db);
 	for (int i = 0; i < MU__RT_MAX; i++)
 		table_free(&st->tab[i]);
@@ -837,6 +867,44 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 	return rc;
 }
 
+int64_t mu__store_resume(mu__store_t *st, int rt, int64_t from)
+{
+	pthread_mutex_lock(&st->mu);
+	int64_t o = oldest_locked(st);
+	/* the ring still holds every change since the open, and nothing of
+	 * this type changed between from and the open */
+	if (from < o && o == st->base && rt >= 0 && rt < MU__RT_MAX && from >= st->last[rt])
+		from = o;
+	pthread_mutex_unlock(&st->mu);
+	return from;
+}
+
+/* Writes the "rv:GROUP/PLURAL" row of each type the transaction changes
+ * (its last version in it).  Work: the transaction's writes, squared at
+ * worst (MU__TX_MAX bounds them).  Returns MU_OK or MU_EIO. */
+static int write_last(mu__wtx_t *tx)
+{
+	mu__store_t *st = tx->st;
+	for (int i = tx->n - 1; i >= 0; i--) {
+		bool later = false;
+		for (int j = i + 1; j < tx->n && !later; j++)
+			later = tx->w[j].rt == tx->w[i].rt;
+		if (later)
+			continue;
+		char k[170];
+		snprintf(k, sizeof k, "rv:");
+		res_key(st, tx->w[i].rt, k + 3, sizeof k - 3);
+		sqlite3_reset(st->setlast);
+		sqlite3_bind_text(st->setlast, 1, k, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st->setlast, 2, tx->w[i].obj->rv);
+		int rc = sqlite3_step(st->setlast);
+		sqlite3_reset(st->setlast);
+		if (rc != SQLITE_DONE)
+			return MU_EIO;
+	}
+	return MU_OK;
+}
+
 /* Applies one committed change to the table and the ring (under mu). */
 static void publish(mu__store_t *st, staged_t *w)
 {
@@ -879,7 +947,7 @@ int mu__store_commit(mu__wtx_t *tx)
 	if (tx->open && rc == MU_OK) {
 		sqlite3_reset(st->setrv);
 		sqlite3_bind_int64(st->setrv, 1, st->rv + tx->n);
-		if (sqlite3_step(st->setrv) != SQLITE_DONE ||
+		if (sqlite3_step(st->setrv) != SQLITE_DONE || write_last(tx) != MU_OK ||
 		    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 			rc = MU_EIO;
 		sqlite3_reset(st->setrv);

@@ -321,7 +321,7 @@ void mu__do_watch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 			mu__resp_status(rs, 400, "BadRequest", "invalid resource version \"%s\"", rq->q.rv);
 			return;
 		}
-		w->cursor = strtoll(rq->q.rv, NULL, 10);
+		w->cursor = mu__store_resume(s->store, rt, strtoll(rq->q.rv, NULL, 10));
 		if (w->cursor > mu__store_rv(s->store))
 			w->future_until = mu__mono_ms() + 3000;
 	}

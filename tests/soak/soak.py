@@ -22,6 +22,21 @@ failures), and injects faults at random times drawn from a seed:
                  preloaded into every process, monotonic clocks untouched.
                  Without libfaketime the kind is left out, and the run says so.
 
+With --dispatch N it also runs the multi-cluster dispatcher: a hub `muster
+up`, N worker `muster up`s each with its own scheduler, and two `muster
+dispatch` replicas electing a leader on the hub; the churn also submits
+queue-labelled Jobs to the hub, and the faults include
+
+  kill9-dispatch kill -9 a dispatcher replica, restart it 0-2 s later
+  stop-dispatch  SIGSTOP a dispatcher replica for 2-8 s (past its lease)
+  kill9-wsched   kill -9 a worker's scheduler, restart it 0-3 s later
+  stop-wsched    SIGSTOP a worker's scheduler for 3-20 s (its jobs may pass
+                 the dispatcher's --start-timeout and be withdrawn)
+  kill9-worker   kill -9 a worker's API server, restart it 0.5-2 s later
+  lose-worker    kill -9 a worker's API server for longer than the
+                 dispatcher's --cluster-lost-after (its jobs are requeued
+                 elsewhere; its stale copies deleted once it is back)
+
 Invariants, checked continuously from kubectl's own watches (pods, leases,
 events) and at the end:
   bound-once      no pod (UID) is ever bound to a second node
@@ -43,12 +58,24 @@ events) and at the end:
                   consolidation, off on Kubernetes, would free)
   bounded         peak RSS and open fds of every process stay under limits,
                   and RSS does not keep growing in the second half
+and with --dispatch, from each worker's own pod watch (not the dispatcher's
+word):
+  one-cluster     no hub Job has Running pods on two workers at once, and
+                  no Job has copies on two workers at the end; the one
+                  overlap allowed is a job the hub requeued from a cluster it
+                  had lost (no answer for --cluster-lost-after, a slow
+                  restart too: the dispatcher logs ClusterLost), whose stale
+                  copy runs until the dispatcher can delete it, as with
+                  MultiKueue
+  every-job-runs  every hub Job the churn created ran on a worker (pods
+                  Running or Succeeded there) and the hub says Succeeded
 
 A failing run prints its seed, and the fault schedule and event history are
 written to --out, so that the run can be replayed (--seed N).  The last
 line is "soak: N passed, N failed" (one per invariant check class).
 
 Usage: tests/soak/soak.py MUSTER [--seconds 300] [--seed N] [--out DIR]
+                           [--dispatch N] [--faults KIND,KIND]
 """
 import argparse
 import json
@@ -260,27 +287,63 @@ class Proxy:
 # --- watching through kubectl ------------------------------------------------
 
 class Watch:
-    """Runs `kubectl get RESOURCE -A --watch -o json --output-watch-events`
-    again whenever it ends (the server restarted) and hands every event to
-    fn(type, object).  A restart re-lists: objects come again as ADDED."""
+    """Follows one resource through the API server's own history: lists it
+    (`kubectl get --raw PATH`: every object comes as ADDED, after a
+    RELIST), then watches from the list's resourceVersion (`kubectl get
+    --raw PATH?watch=1&resourceVersion=RV`, streamed), and when the watch
+    ends (the server restarted, or the connection dropped) watches again
+    from the last resourceVersion it saw, so that a change made while it
+    was away (an eviction in the first second after a restart) still comes
+    as its own event.  Only when the server no longer has that version (410
+    Expired: it lost undelivered history to a kill -9) does it list again.
+    Hands every event to fn(type, object)."""
+
+    PATHS = {"pods": "/api/v1/pods", "leases": "/apis/coordination.k8s.io/v1/leases",
+             "events": "/api/v1/events"}
 
     def __init__(self, kubeconfig, resource, fn):
-        self.args = [KUBECTL, "--kubeconfig", kubeconfig, "get", resource, "-A", "--watch",
-                     "-o", "json", "--output-watch-events", "--request-timeout=0"]
-        self.fn = fn
+        self.kc, self.resource, self.fn = kubeconfig, resource, fn
         self.stop = False
         self.p = None
+        self.rv = None
+        self.relists = 0
+        self.hold = False      # a test holds the watch back between connections
+        self.held = False
         threading.Thread(target=self.run, daemon=True).start()
+
+    def relist(self):
+        rc, text = kubectl(self.kc, "get", "--raw", self.PATHS[self.resource], timeout=30)
+        if rc:
+            return False
+        try:
+            lst = json.loads(text)
+            items, rv = lst["items"], lst["metadata"]["resourceVersion"]
+        except (ValueError, KeyError):
+            return False
+        self.relists += 1
+        self.fn("RELIST", None)   # what follows lists everything again
+        for o in items:
+            self.fn("ADDED", o)
+        self.rv = rv
+        return True
 
     def run(self):
         dec = json.JSONDecoder()
         while not self.stop:
-            self.fn("RELIST", None)   # what follows lists everything again
-            self.p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                      stdin=subprocess.DEVNULL)
+            while self.hold and not self.stop:
+                self.held = True
+                time.sleep(0.05)
+            self.held = False
+            if self.rv is None and not self.relist():
+                time.sleep(0.3)
+                continue
+            self.p = subprocess.Popen([KUBECTL, "--kubeconfig", self.kc, "get", "--raw",
+                                       "%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
+                                       % (self.PATHS[self.resource], self.rv), "--request-timeout=0"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
             buf = ""
             while True:
-                chunk = self.p.stdout.read1(65536) if hasattr(self.p.stdout, "read1") else self.p.stdout.read(4096)
+                chunk = self.p.stdout.read1(65536)
                 if not chunk:
                     break
                 buf += chunk.decode("utf-8", "replace")
@@ -295,11 +358,20 @@ class Watch:
                         buf = s
                         break
                     buf = s[end:]
-                    if isinstance(obj, dict) and "type" in obj and "object" in obj:
-                        self.fn(obj["type"], obj["object"])
+                    if not isinstance(obj, dict) or "type" not in obj:
+                        continue
+                    o = obj.get("object") or {}
+                    if obj["type"] == "ERROR":
+                        self.rv = None     # 410 Expired, or another error: list again
+                        continue
+                    rv = (o.get("metadata") or {}).get("resourceVersion")
+                    if rv:
+                        self.rv = rv
+                    if obj["type"] != "BOOKMARK":
+                        self.fn(obj["type"], o)
             self.p.wait()
             if not self.stop:
-                time.sleep(0.5)
+                time.sleep(0.2)
 
     def close(self):
         self.stop = True
@@ -318,6 +390,7 @@ class Checker:
         self.pods = {}            # uid -> state dict
         self.by_key = {}          # "ns/name" -> uid
         self.gone = {}            # uid -> "ns/name" of pods deleted (DELETED seen)
+        self.deleted_rv = {}      # "ns/name" -> resourceVersion of its last DELETED
         self.holders = []         # (t, holder) lease history
         self.sched_events = []    # (t_wall, instance, pod)
         self.evicted = set()      # "ns/name" the scheduler evicted (events)
@@ -352,9 +425,15 @@ class Checker:
         with self.lock:
             self.history.append((round(time.monotonic() - T0, 2), "pod", typ, key, uid, node,
                                  st.get("phase"), gpus, md.get("resourceVersion")))
+            # the Eviction API marks its pods before it deletes them: an
+            # eviction whose event was lost still explains the pod's end
+            if any(c.get("type") == "DisruptionTarget" and c.get("status") == "True"
+                   for c in st.get("conditions") or []):
+                self.evicted.add(key)
             if typ == "DELETED":
                 self.pods.pop(uid, None)
                 self.gone[uid] = key
+                self.deleted_rv[key] = md.get("resourceVersion")
                 return
             if node:
                 self.count("bound-once")
@@ -362,11 +441,6 @@ class Checker:
                 if first != node:
                     self.bad("bound-once", "pod %s (uid %s) bound to %s, then to %s" % (key, uid, first, node))
             self.by_key[key] = uid
-            # the Eviction API marks its pods before it deletes them: an
-            # eviction whose event was lost still explains the pod's end
-            if any(c.get("type") == "DisruptionTarget" and c.get("status") == "True"
-                   for c in st.get("conditions") or []):
-                self.evicted.add(key)
             self.pods[uid] = {
                 "epoch": self.epoch, "key": key, "node": node, "phase": st.get("phase") or "Pending",
                 "deleting": bool(md.get("deletionTimestamp")),
@@ -437,6 +511,306 @@ class Checker:
                 self.count("gang-min")
 
 
+# --- the multi-cluster part (--dispatch) -------------------------------------
+
+class Fleet:
+    """A hub `muster up`, worker `muster up`s each with its own scheduler,
+    and two `muster dispatch` replicas electing a leader on the hub.  The
+    churn submits queue-labelled Jobs to the hub; the faults kill and stop
+    the dispatchers, the workers' schedulers and the workers' API servers
+    (briefly, or for longer than --cluster-lost-after).  Each worker's pods
+    are watched on the worker itself, so that "no job runs on two clusters"
+    is judged from the workers' own histories, not from the dispatcher's."""
+
+    WNODES = 2          # nodes of 8 GPUs per worker
+    LOST_AFTER = 5      # --cluster-lost-after (s)
+    START_TIMEOUT = 15  # --start-timeout (s)
+
+    def __init__(self, muster, work, out, nworkers, chk):
+        self.muster, self.work, self.out, self.chk = muster, work, out, chk
+        self.workers = ["w%d" % (i + 1) for i in range(nworkers)]
+        self.ports = {}
+        self.ups = {}
+        self.scheds = {}
+        self.dispatchers = []
+        self.down = {}          # Proc -> monotonic time to start it again
+        self.jobs = {}          # hub job name -> gpus (acknowledged creates)
+        self.deleted = set()    # hub jobs the churn deleted
+        self.lock = threading.Lock()
+        self.epoch = {}         # worker -> watch (re)starts
+        self.wpods = {}         # (worker, uid) -> (job, running, epoch)
+        self.ran = {}           # job -> set of workers where a pod of it ran
+        self.watches = []
+        self.lease_exits = 0
+        self.overlaps = []      # (wall time, job, workers) seen running at once
+
+    def kc(self, name):
+        return os.path.join(self.work, name, "kubeconfig")
+
+    def up(self, name, cluster_text):
+        path = os.path.join(self.work, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(cluster_text)
+        os.makedirs(os.path.join(self.work, name), exist_ok=True)
+        self.ports[name] = free_port()
+        p = Proc(name, [self.muster, "up", "--cluster", path, "--listen", "127.0.0.1:%d" % self.ports[name],
+                        "--data", os.path.join(self.work, name), "--no-fsync", "--quiet"], self.out)
+        p.start()
+        return p
+
+    def ready(self, name):
+        for _ in range(300):
+            if os.path.exists(self.kc(name)) and kubectl(self.kc(name), "get", "--raw", "/readyz", timeout=5)[0] == 0:
+                return True
+            time.sleep(0.1)
+        return False
+
+    def start(self):
+        queues = "".join("---\napiVersion: muster.io/v1alpha1\nkind: Queue\nmetadata: {name: %s}\n"
+                         "spec: {resources: {gpu: {deserved: %d}}}\n" % (q, self.WNODES * 8) for q in QUEUES)
+        self.hub = self.up("hub", queues)
+        for w in self.workers:
+            self.ups[w] = self.up(w, "apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: gpu}\n"
+                                  "spec:\n  count: %d\n  namePrefix: %s-\n  gpuModel: A100\n"
+                                  "  allocatable: {cpu: \"64\", memory: 512Gi, nvidia.com/gpu: \"8\"}\n%s"
+                                  % (self.WNODES, w, queues))
+        for name in ["hub"] + self.workers:
+            if not self.ready(name):
+                return "muster up %s did not start (see %s/%s.log)" % (name, self.out, name)
+        hkc = self.kc("hub")
+        kubectl(hkc, "create", "namespace", "muster-system")
+        docs = []
+        for w in self.workers:
+            rc, msg = kubectl(hkc, "-n", "muster-system", "create", "secret", "generic", w + "-kc",
+                              "--from-file=kubeconfig=" + self.kc(w))
+            if rc:
+                return "secret for %s: %s" % (w, msg)
+            docs.append("apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: %s}\n"
+                        "spec: {tier: private, kubeconfigSecret: {name: %s-kc}}\n" % (w, w))
+        rc, msg = kubectl(hkc, "apply", "-f", "-", stdin="---\n".join(docs))
+        if rc:
+            return "clusters: %s" % msg
+        for w in self.workers:
+            s = Proc(w + "-sched", [self.muster, "scheduler", "--kubeconfig", self.kc(w), "--no-leader-elect",
+                                    "--min-runtime", "0"], self.out)
+            s.start()
+            self.scheds[w] = s
+        for i in (1, 2):
+            d = Proc("dispatch%d" % i, [self.muster, "dispatch", "--kubeconfig", hkc, "--id", "d%d" % i,
+                                        "--interval", "200ms", "--start-timeout", "%ds" % self.START_TIMEOUT,
+                                        "--cluster-lost-after", "%ds" % self.LOST_AFTER, "--request-timeout", "2s",
+                                        "--lease-namespace", "muster-system", "--lease-duration", "4s",
+                                        "--retry-period", "1s"], self.out)
+            d.start()
+            self.dispatchers.append(d)
+        for w in self.workers:
+            self.epoch[w] = 0
+            self.watches.append(Watch(self.kc(w), "pods", lambda typ, o, w=w: self.pod_event(w, typ, o)))
+        return None
+
+    def procs(self):
+        return [self.hub] + [self.ups[w] for w in self.workers] + [self.scheds[w] for w in self.workers] + \
+            self.dispatchers
+
+    # --- the workers' own history ------------------------------------------
+
+    def pod_event(self, w, typ, o):
+        with self.lock:
+            if typ == "RELIST":
+                self.epoch[w] += 1
+                return
+            md, st = o.get("metadata", {}), o.get("status", {})
+            labels = md.get("labels") or {}
+            job = labels.get("batch.kubernetes.io/job-name") or labels.get("job-name")
+            uid = md.get("uid")
+            if not job or not uid:
+                return
+            self.chk.history.append((round(time.monotonic() - T0, 2), "wpod", w, typ, job, md.get("name"), uid,
+                                     (o.get("spec") or {}).get("nodeName"), st.get("phase"),
+                                     md.get("resourceVersion")))
+            if typ == "DELETED":
+                self.wpods.pop((w, uid), None)
+                return
+            phase = st.get("phase")
+            running = phase == "Running" and not md.get("deletionTimestamp")
+            if phase in ("Running", "Succeeded"):
+                self.ran.setdefault(job, set()).add(w)
+            self.wpods[(w, uid)] = (job, running, self.epoch[w])
+            if running:
+                self.check_job(job)
+
+    def check_job(self, job):
+        """multi-cluster: job runs on at most one cluster at a time.  An
+        overlap is noted here and judged at the end (final): it is allowed
+        only after the hub requeued the job from a cluster it had lost (no
+        answer for --cluster-lost-after: a slow restart counts too), whose
+        copy may run until the dispatcher can delete it, as MultiKueue's."""
+        where = {w for (w, _), (j, run, ep) in self.wpods.items() if j == job and run and ep == self.epoch[w]}
+        self.chk.count("one-cluster")
+        if len(where) > 1:
+            self.overlaps.append((time.time(), job, sorted(where)))
+
+    def requeued(self):
+        """job -> wall times (s) of the dispatchers' "back to the hub
+        (ClusterLost)" lines."""
+        out = {}
+        for d in self.dispatchers:
+            try:
+                with open(os.path.join(self.out, d.name + ".log")) as f:
+                    for line in f:
+                        if "back to the hub (ClusterLost)" not in line:
+                            continue
+                        hms, rest = line.split(" ", 1)
+                        job = rest.split("job default/", 1)[1].split(":", 1)[0]
+                        h, m, sec = hms.split(":")
+                        out.setdefault(job, []).append(int(h) * 3600 + int(m) * 60 + float(sec))
+            except (OSError, ValueError, IndexError):
+                continue
+        return out
+
+    # --- churn and faults ----------------------------------------------------
+
+    def submit(self, n, rnd):
+        name = "d%d" % n
+        pods, gpus = rnd.choice([1, 1, 2]), rnd.choice([1, 2, 4, 8])
+        q = rnd.choice(QUEUES)
+        y = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  labels: {muster.io/queue: %s}\n"
+             "  annotations: {muster.io/duration: \"%ds\"}\nspec:\n  suspend: true\n  parallelism: %d\n"
+             "  completions: %d\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n"
+             "      containers:\n      - {name: c, image: x, resources: {limits: {nvidia.com/gpu: \"%d\"}}}\n"
+             % (name, q, rnd.randint(3, 15), pods, pods, gpus))
+        rc, _ = kubectl(self.kc("hub"), "apply", "-f", "-", stdin=y)
+        if rc == 0:
+            self.jobs[name] = pods * gpus
+
+    KINDS = ["kill9-dispatch", "stop-dispatch", "kill9-worker", "lose-worker", "kill9-wsched", "stop-wsched"]
+
+    def fault(self, k, rnd, now):
+        """Injects fault k; returns its description."""
+        if k == "kill9-dispatch":
+            d = rnd.choice(self.dispatchers)
+            d.kill9()
+            self.down[d] = now + rnd.uniform(0, 2)
+            return "%s %s" % (k, d.name)
+        if k == "stop-dispatch":
+            d = rnd.choice([x for x in self.dispatchers if x.alive()] or self.dispatchers)
+            if d.alive():
+                d.p.send_signal(signal.SIGSTOP)
+                self.down[d] = now + rnd.uniform(2, 8)
+            return "%s %s" % (k, d.name)
+        w = rnd.choice(self.workers)
+        if k in ("kill9-worker", "lose-worker"):
+            p = self.ups[w]
+            if p in self.down:
+                return "%s %s (already down)" % (k, w)
+            p.kill9()
+            back = now + (rnd.uniform(0.5, 2) if k == "kill9-worker" else self.LOST_AFTER + rnd.uniform(3, 8))
+            self.down[p] = back
+            return "%s %s" % (k, w)
+        s = self.scheds[w]
+        if s in self.down:
+            return "%s %s (already down)" % (k, w)
+        if k == "kill9-wsched":
+            s.kill9()
+            self.down[s] = now + rnd.uniform(0, 3)
+        else:
+            s.p.send_signal(signal.SIGSTOP)
+            self.down[s] = now + rnd.uniform(3, self.START_TIMEOUT + 5)
+        return "%s %s" % (k, w)
+
+    def tick(self, now):
+        """Restarts or continues what a fault took down once its time has
+        come; a process that died by itself is a finding, and restarted."""
+        for p, when in list(self.down.items()):
+            if now < when:
+                continue
+            del self.down[p]
+            if p.alive():
+                p.p.send_signal(signal.SIGCONT)
+            else:
+                p.start()
+        for p in self.procs():
+            if p in self.down or p.alive():
+                continue
+            code = p.p.returncode if p.p else None
+            if p in self.dispatchers and code == 1 and p.lost_lease():
+                self.lease_exits += 1
+            elif code != -9:
+                self.chk.bad("bounded", "%s exited by itself (status %s)" % (p.name, code))
+            p.start()
+
+    def settle(self):
+        """The faults stop: everything runs again."""
+        for p in list(self.down):
+            if p.alive():
+                p.p.send_signal(signal.SIGCONT)
+            else:
+                p.start()
+        self.down.clear()
+
+    # --- at the end ----------------------------------------------------------
+
+    def final(self):
+        """every-job-runs: every hub Job the churn created (and did not
+        delete) ran on a worker (its pods Running or Succeeded there, from
+        the worker's own history) and the hub says Succeeded; and no job
+        has a copy on two workers at the end."""
+        rc, text = kubectl(self.kc("hub"), "get", "jobs", "-o", "json", timeout=60)
+        try:
+            hub = {j["metadata"]["name"]: j for j in json.loads(text)["items"]}
+        except (ValueError, KeyError):
+            self.chk.bad("every-job-runs", "could not list the hub's Jobs: %s" % text[:200])
+            hub = {}
+        done = 0
+        for name in sorted(self.jobs):
+            self.chk.count("every-job-runs")
+            if name not in hub:
+                self.chk.bad("every-job-runs", "hub job %s was created (acknowledged) and is gone" % name)
+                continue
+            ann = hub[name]["metadata"].get("annotations") or {}
+            phase = ann.get("muster.io/dispatch-phase", "")
+            with self.lock:
+                ran = sorted(self.ran.get(name, ()))
+            if not ran:
+                self.chk.bad("every-job-runs", "hub job %s never ran on a worker (phase %s, %s)"
+                             % (name, phase or "-", ann.get("muster.io/dispatch-reason", "")))
+            elif phase != "Succeeded":
+                self.chk.bad("every-job-runs", "hub job %s ran on %s but the hub says %s" % (name, ran, phase or "-"))
+            else:
+                done += 1
+        lost = self.requeued()
+        excused = 0
+        for tw, job, where in self.overlaps:
+            sod = tw % 86400
+            if any(0 <= (sod - t) % 86400 <= 600 for t in lost.get(job, [])):
+                excused += 1
+            else:
+                self.chk.bad("one-cluster", "job %s runs on %s at once" % (job, ", ".join(where)))
+        log("one-cluster: %d overlaps, %d of them after the hub requeued the job from a lost cluster"
+            % (len(self.overlaps), excused))
+        copies = {}
+        for w in self.workers:
+            rc, text = kubectl(self.kc(w), "get", "jobs", "-o", "json", timeout=60)
+            try:
+                for j in json.loads(text)["items"]:
+                    copies.setdefault(j["metadata"]["name"], []).append(w)
+            except (ValueError, KeyError):
+                self.chk.bad("one-cluster", "could not list %s's Jobs: %s" % (w, text[:200]))
+        for name, ws in sorted(copies.items()):
+            self.chk.count("one-cluster")
+            if len(ws) > 1:
+                self.chk.bad("one-cluster", "job %s has copies on %s at the end" % (name, ", ".join(ws)))
+        return done
+
+    def close(self):
+        for wt in self.watches:
+            wt.close()
+        for p in self.procs():
+            if p.alive():
+                p.p.send_signal(signal.SIGCONT)
+            p.kill9()
+
+
 # --- the run -----------------------------------------------------------------
 
 def kubectl(kc, *args, stdin=None, timeout=20):
@@ -463,6 +837,10 @@ def main():
     ap.add_argument("--seconds", type=int, default=300)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--dispatch", type=int, default=0, metavar="N",
+                    help="also run the multi-cluster dispatcher with N worker clusters")
+    ap.add_argument("--faults", default=None, metavar="KIND,KIND",
+                    help="inject only these kinds of fault (default: every kind available)")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
     rnd = random.Random(seed)
@@ -525,6 +903,19 @@ def main():
         scheds.append(s)
     procs = [up] + scheds
     chk = Checker()
+    fleet = None
+    if a.dispatch:
+        fleet = Fleet(a.muster, work, out, a.dispatch, chk)
+        err = fleet.start()
+        if err:
+            log("soak: the fleet did not start: %s" % err)
+            fleet.close()
+            for p in procs:
+                p.kill9()
+            proxy.close()
+            print("soak: 0 passed, 1 failed")
+            return 1
+        log("soak: a hub, %d workers and two dispatchers" % a.dispatch)
     watches = [Watch(kc, "pods", chk.pod_event), Watch(kc, "leases", chk.lease_event),
                Watch(kc, "events", chk.event_event)]
 
@@ -542,7 +933,7 @@ def main():
         if t >= a.seconds:
             break
         if t - last_sample >= 2:
-            for p in procs:
+            for p in procs + (fleet.procs() if fleet else []):
                 p.sample()
             chk.gangs_tick(time.monotonic())
             last_sample = t
@@ -556,7 +947,13 @@ def main():
                 kinds.append("disk-full")
             if clocks:
                 kinds.append("clock-jump")
+            if fleet:
+                kinds += Fleet.KINDS
+            if a.faults:
+                kinds = [x for x in kinds if x in a.faults.split(",")] or ["none"]
             k = rnd.choice(kinds)
+            if k in Fleet.KINDS:
+                k = fleet.fault(k, rnd, time.monotonic())
             if k == "clock-jump":
                 victim = rnd.choice(procs)
                 off = rnd.choice([0, rnd.randint(-120, -5), rnd.randint(5, 120), 3600])
@@ -600,9 +997,13 @@ def main():
                 elif p.p is not None and code not in (-9,):
                     chk.bad("bounded", "%s exited by itself (status %s)" % (p.name, code))
                 p.start()
+        if fleet:
+            fleet.tick(time.monotonic())
         # --- churn ----------------------------------------------------------
         if t < quiet_at:
             n += 1
+            if fleet and rnd.random() < 0.25:
+                fleet.submit(n, rnd)
             r = rnd.random()
             q = rnd.choice(QUEUES)
             if r < 0.45:
@@ -665,6 +1066,8 @@ def main():
                 subprocess.run([a.muster, "node", "recover", "gpu-%02d" % i, "--kubeconfig", kc],
                                capture_output=True)
             kubectl(kc, "uncordon", *["gpu-%02d" % i for i in range(NODES)])
+            if fleet:
+                fleet.settle()
             time.sleep(1)
         time.sleep(rnd.uniform(0.05, 0.4))
     if stopped:
@@ -674,6 +1077,9 @@ def main():
     final_nodes = kubectl(kc, "get", "nodes", "-o", "json", timeout=60)
     for w in watches:
         w.close()
+    jobs_done = fleet.final() if fleet else 0
+    log("watches listed again (410 Expired, after a kill -9 lost history): %s" % ", ".join(
+        "%s %d" % (w.resource, w.relists - 1) for w in watches))
     # --- end checks -----------------------------------------------------------
     try:
         pods = json.loads(final[1])["items"]
@@ -687,7 +1093,10 @@ def main():
     for key in created:
         chk.count("writes-kept")
         if key not in present and key not in chk.evicted:
-            chk.bad("writes-kept", "pod %s was created (acknowledged) and is gone, unexplained" % key)
+            rv = chk.deleted_rv.get(key)
+            chk.bad("writes-kept", "pod %s was created (acknowledged) and is gone, unexplained (%s)" % (
+                key, "the watch saw it DELETED at resourceVersion %s, never evicted" % rv if rv
+                else "no DELETED event for it"))
     free = {}
     for nd in nodes:
         ready = any(c.get("type") == "Ready" and c.get("status") == "True"
@@ -745,7 +1154,8 @@ def main():
             prev = [h for th, h in chk.holders if tw - 1.0 <= th <= tw + 1.0]
             if inst not in prev:
                 chk.bad("one-leader", "%s bound %s while %s held the lease" % (inst, key, holder))
-    for p in procs:
+    allprocs = procs + (fleet.procs() if fleet else [])
+    for p in allprocs:
         chk.count("bounded")
         if p.peak_fds > 2000:
             chk.bad("bounded", "%s had %d open fds" % (p.name, p.peak_fds))
@@ -757,6 +1167,8 @@ def main():
     # --- tear down and report ---------------------------------------------------
     for p in procs:
         p.kill9()
+    if fleet:
+        fleet.close()
     proxy.close()
     with open(os.path.join(out, "faults.json"), "w") as f:
         json.dump({"seed": seed, "seconds": a.seconds, "faults": faults}, f, indent=1)
@@ -771,11 +1183,17 @@ def main():
         kinds[k] = kinds.get(k, 0) + 1
     log("faults by kind: %s" % json.dumps(kinds, sort_keys=True))
     log("pods created %d, present at the end %d, restarts: %s; exits on a lost lease %d" % (
-        len(created), len(present), ", ".join("%s %d" % (p.name, p.starts - 1) for p in procs), lease_exits[0]))
-    for p in procs:
+        len(created), len(present), ", ".join("%s %d" % (p.name, p.starts - 1) for p in allprocs),
+        lease_exits[0] + (fleet.lease_exits if fleet else 0)))
+    if fleet:
+        log("hub jobs created %d, completed (Succeeded on the hub, ran on a worker) %d" % (len(fleet.jobs), jobs_done))
+    for p in allprocs:
         log("%s: peak RSS %d MiB, peak fds %d" % (p.name, p.peak_rss // 1024, p.peak_fds))
     passed = failed = 0
-    for cls in ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded"]:
+    classes = ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded"]
+    if fleet:
+        classes += ["one-cluster", "every-job-runs"]
+    for cls in classes:
         v = chk.violations.get(cls, [])
         log("%-12s %6d checks, %d violations" % (cls, chk.checks.get(cls, 0), len(v)))
         if v:

@@ -99,6 +99,11 @@ static void test_crud(mu_t_t *t)
 	mu__obj_unref(res);
 	CHECK_EQ_INT(t, mu__store_rv(st), rv);
 	CHECK(t, mu__store_get(st, MU__RT_PODS, "default", "d") == NULL);
+	/* the last change of each type is kept: pods at podrv, a ConfigMap after */
+	int64_t podrv = rv;
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_CONFIGMAPS, "default", "cm", put_fn, "cm", false, NULL),
+		     MU__MUT_PUT);
+	rv = mu__store_rv(st);
 	mu__store_close(st);
 	/* reopen: everything and the version are back */
 	st = open_store(100);
@@ -115,6 +120,21 @@ static void test_crud(mu_t_t *t)
 	int64_t cur = 1;
 	mu__wev_t ev[4];
 	CHECK_EQ_INT(t, mu__store_wait(st, &cur, ev, 4, 10), MU_ERANGE);
+	/* ... unless nothing of their type changed between them and the reopen */
+	CHECK_EQ_INT(t, mu__store_resume(st, MU__RT_PODS, podrv), rv);
+	CHECK_EQ_INT(t, mu__store_resume(st, MU__RT_PODS, podrv - 1), podrv - 1);
+	CHECK_EQ_INT(t, mu__store_resume(st, MU__RT_CONFIGMAPS, podrv), podrv);
+	CHECK_EQ_INT(t, mu__store_resume(st, MU__RT_PODS, rv + 5), rv + 5);
+	cur = mu__store_resume(st, MU__RT_PODS, podrv);
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "e", put_fn, "e", false, NULL), MU__MUT_PUT);
+	int n = mu__store_wait(st, &cur, ev, 4, 10);
+	CHECK_EQ_INT(t, n, 1);
+	if (n == 1) {
+		CHECK(t, ev[0].type == MU__EV_ADDED && ev[0].obj && !strcmp(ev[0].obj->name, "e"));
+		mu__wev_release(ev, 1);
+	}
+	/* what changed after the reopen is in the ring: a resume still starts at the reopen */
+	CHECK_EQ_INT(t, mu__store_resume(st, MU__RT_PODS, podrv), rv);
 	mu__store_close(st);
 }
 
