@@ -311,9 +311,9 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	}
 	*kind = VK_PREEMPT;
 	if (c->moving) /* whole jobs, or single pods of elastic jobs, of no
-			* higher priority, any queue */
-		return (pod < 0 || (v->min_member < v->npods && !v->parts)) && v->eprio <= j->eprio &&
-		       j->topo < 0;
+			* higher priority, any queue, that something recreates */
+		return !v->no_move && (pod < 0 || (v->min_member < v->npods && !v->parts)) &&
+		       v->eprio <= j->eprio && j->topo < 0;
 	if (j->state == MU_JOB_RUNNING && pod < 0)
 		return false; /* growing past its minimum stops no gang */
 	if (v->backfill_for == c->jid && !c->limit) {
@@ -1345,6 +1345,7 @@ int mu__preempt_limit_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_
 struct mu__move {
 	mu_time_t t;
 	int32_t pods;
+	int64_t gpus;       /* milli-GPUs moved */
 	double gpu_hours;
 };
 
@@ -1386,9 +1387,9 @@ static int replace_victims(pctx_t *c, bool *all)
 }
 
 /* Whether the planned moves stay within the budgets: GPUs moved at most
- * move_ratio times the GPUs gained, and the pods and GPU-hours of work
- * moved in the last hour.  *gpuh gets this plan's GPU-hours. */
-static bool move_budget(pctx_t *c, double *gpuh)
+ * move_ratio times the GPUs gained, and the pods, GPUs and GPU-hours of
+ * work moved in the last hour.  *gpuh gets this plan's GPU-hours. */
+static bool move_budget(pctx_t *c, double *gpuh, int64_t *gpus_moved)
 {
 	mu_engine_t *e = c->e;
 	const mu__job_t *j = &e->jobs[c->jid];
@@ -1402,9 +1403,11 @@ static bool move_budget(pctx_t *c, double *gpuh)
 	}
 	for (int32_t t = 0; t < e->ntxn; t++)
 		gained += j->podsets[mu__pod_podset(j, e->txn[t])].acct.v[MU_RES_GPU];
+	*gpus_moved = moved;
 	if ((double)moved > e->cfg.move_ratio * (double)gained)
 		return false;
 	int32_t k = 0, pods = 0;
+	int64_t gpus = 0;
 	double hours = 0;
 	for (int32_t i = 0; i < e->nmoves; i++) /* keep the last hour */
 		if (c->now - e->moves[i].t < 3600 * 1000)
@@ -1412,8 +1415,11 @@ static bool move_budget(pctx_t *c, double *gpuh)
 	e->nmoves = k;
 	for (int32_t i = 0; i < e->nmoves; i++) {
 		pods += e->moves[i].pods;
+		gpus += e->moves[i].gpus;
 		hours += e->moves[i].gpu_hours;
 	}
+	if (e->cfg.move_gpus_per_hour > 0 && gpus + moved > (int64_t)e->cfg.move_gpus_per_hour * 1000)
+		return false;
 	return pods + e->nevl <= e->cfg.move_pods_per_hour &&
 	       hours + *gpuh <= e->cfg.move_gpu_hours_per_hour;
 }
@@ -1429,7 +1435,7 @@ static int move_rollback(pctx_t *c)
 }
 
 /* Emits the moves: each evicted pod, then its bind on the new node. */
-static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
+static int move_commit(pctx_t *c, double gpuh, int64_t gpus, mu_decisions_t *out)
 {
 	mu_engine_t *e = c->e;
 	for (int32_t i = 0; i < e->nevl; i++) {
@@ -1466,7 +1472,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 	int rc = mu__grow((void **)&e->moves, &e->moves_cap, e->nmoves + 1, sizeof *e->moves);
 	if (rc)
 		return rc;
-	e->moves[e->nmoves++] = (struct mu__move){c->now, e->nevl, gpuh};
+	e->moves[e->nmoves++] = (struct mu__move){c->now, e->nevl, gpus, gpuh};
 	e->nevl = e->nmvl = 0;
 	return MU_OK;
 }
@@ -1562,10 +1568,11 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	int rc = placed < 0 ? placed : MU_OK;
 	bool all = false;
 	double gpuh = 0;
+	int64_t gmoved = 0;
 	if (rc == MU_OK && placed >= need && mu__parts_ok(e, j, NULL) && e->nevl > 0)
 		rc = replace_victims(&c, &all);
-	if (rc == MU_OK && all && move_budget(&c, &gpuh)) {
-		rc = move_commit(&c, gpuh, out);
+	if (rc == MU_OK && all && move_budget(&c, &gpuh, &gmoved)) {
+		rc = move_commit(&c, gpuh, gmoved, out);
 		*ok = rc == MU_OK;
 	} else if (rc == MU_OK) {
 		rc = move_rollback(&c);
