@@ -88,6 +88,8 @@ typedef struct mu__kpod {
 	char *ns, *name, *uid;
 	char *node;             /* spec.nodeName, or NULL */
 	char *owner_job;        /* controlling batch/v1 Job, or NULL */
+	char *ctrl;             /* "KIND/NAME" of a controller that recreates
+	                         * it when evicted (move.c), or NULL */
 	char *queue;            /* queue label, or NULL */
 	char *group_label, *xgroup_label;
 	bool ours;              /* schedulerName is ours */
@@ -275,6 +277,10 @@ typedef struct mu__kd {
 	int32_t nleaving, leaving_cap;
 	struct mu__khold *held;
 	int32_t nheld, held_cap;
+	/* move.c: places held for the replacements of moved pods */
+	struct mu__kmove *moves;
+	int32_t nmoves, moves_cap;
+	uint64_t move_seq;      /* makes placeholder job names unique */
 	mu_decisions_t dec;
 	mu__kwq_t wq;
 	pthread_t *workers;
@@ -423,6 +429,30 @@ void mu__kd_bind_or_hold(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_
  * moved on.  O(held x leaving). */
 void mu__kd_held_release(mu__kd_t *d);
 void mu__kd_release_free(mu__kd_t *d);
+
+/* --- move.c: consolidation through eviction and re-creation ------------------ */
+
+/* Whether the pod of `in` has a controlling owner that makes a new pod
+ * when it is evicted (Job, ReplicaSet, StatefulSet, the Kubeflow jobs,
+ * RayCluster); if so "KIND/NAME" goes to buf.  O(1). */
+bool mu__kd_move_ctrl(const mu__kpodinfo_t *in, char *buf, size_t len);
+/* The engine moved pod p (being evicted, of queue) to node with the
+ * devices of dec: a place is held there for the pod its controller makes
+ * next. */
+void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const char *node,
+		      const mu_decision_t *dec);
+/* Holds the planned places in the engine (a placeholder job bound there)
+ * once the moved pods' groups are synced; drops those held longer than
+ * --move-hold.  Called at the end of each sync; true when a place was
+ * held for the first time (a replacement may be waiting).  O(places). */
+bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now);
+/* Whether p is an unbound pod of ours that a held place waits for. */
+bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
+/* Pod p (unbound, of a recreating controller) takes a held place of its
+ * controller and shape, if there is one: the placeholder goes and p is
+ * bound there (or its bind held for the leaving pods).  O(places). */
+bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
+void mu__kd_move_free(mu__kd_t *d);
 
 /* --- pdb.c: PodDisruptionBudgets and the victim choice ------------------------ */
 

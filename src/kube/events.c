@@ -170,6 +170,21 @@ void mu__kd_event(mu__kd_t *d, mu__kev_t *ev)
 
 /* Syncs the dirty groups and frees those nothing keeps.  O(members of the
  * dirty groups) per pass, at most 4 passes. */
+/* Replacements that came before their places were held (a StatefulSet
+ * makes one as soon as the old pod is gone): their groups are synced
+ * again, which claims the places (move.c), before the cycle could put
+ * them elsewhere.  O(pods), only when a place was first held; places are
+ * few (the move budget). */
+static void move_waiting(mu__kd_t *d, mu_time_t now)
+{
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			if (d->nmoves && mu__kd_move_waiting(d, p))
+				mu__kd_group_sync(d, p->g, now);
+		}
+}
+
 void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 {
 	/* Syncing may mark more groups dirty (Job pods moving); bounded by
@@ -198,4 +213,6 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 		}
 		free(v);
 	}
+	if (d->nmoves && mu__kd_move_hold(d, now))
+		move_waiting(d, now);
 }

@@ -219,6 +219,8 @@ typedef struct mu__kpodinfo {
 	const char *xgroup_label;  /* scheduling.x-k8s.io/pod-group */
 	const char *queue;         /* muster.io/queue (or kueue's) label */
 	const char *owner_job;     /* a controlling batch/v1 Job, or NULL */
+	const char *ctrl_kind;     /* the controlling owner's kind, or NULL */
+	const char *ctrl_name;     /* ... and its name */
 	bool deleting;             /* deletionTimestamp set */
 	bool gated;                /* schedulingGates not empty */
 	bool terminal;             /* Succeeded or Failed */

@@ -249,6 +249,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->uid);
 	free(p->node);
 	free(p->owner_job);
+	free(p->ctrl);
 	free(p->queue);
 	free(p->group_label);
 	free(p->xgroup_label);
@@ -351,6 +352,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		    (int)set_str(&p->wl_part, wl ? wp.part : NULL);
 	set_str(&p->wl_key, wl ? wp.wl : NULL);
 	set_str(&p->wl_name, wl ? wp.name : NULL);
+	char ctrl[600];
+	set_str(&p->ctrl, mu__kd_move_ctrl(&in, ctrl, sizeof ctrl) ? ctrl : NULL);
 	moved += (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
 		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->group_label, in.group_label) +
 		    (int)set_str(&p->xgroup_label, in.xgroup_label);
@@ -818,6 +821,9 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 		g->sub_min = g->min_member;
 		j.submit = g->created_ms ? g->created_ms : now;
 		j.duration = 0;
+		j.no_move = g->kind == MU__KG_EXTERNAL; /* moved only if recreated */
+		for (int32_t i = 0; i < n && !j.no_move; i++)
+			j.no_move = !live[i]->ctrl;
 		if (g->kind == MU__KG_EXTERNAL) {
 			j.preemptible = false;
 			memset(&j.topo, 0, sizeof j.topo);
@@ -871,6 +877,8 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 		mu__kpod_t *p = g->pods[i];
 		if (p->ours && p->shape && p->shape->err && !p->node)
 			mu__kd_pod_pending(d, p, p->shape->msg ? p->shape->msg : "the pod cannot be read");
+		if (d->nmoves && p->ours && p->ctrl && !p->node && !p->an_node && pod_live(d, p))
+			mu__kd_move_claim(d, p, now); /* a replacement takes its place */
 		if (!pod_live(d, p))
 			continue;
 		live[n++] = p;
@@ -915,8 +923,7 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 
 int mu__kd_state_init(mu__kd_t *d)
 {
-	mu_engine_config_t cfg = d->o->engine;
-	cfg.consolidate = false; /* a moved pod would be a deleted pod */
+	mu_engine_config_t cfg = d->o->engine; /* moves: move.c */
 	int rc = mu_engine_new(&cfg, &d->e);
 	if (rc)
 		return rc;
