@@ -13,6 +13,7 @@
  *   state.c      the daemon's view: pods, groups (the engine's jobs), nodes
  *   jobs.c       batch/v1 Job admission and the PodGroup controller
  *   apply.c      decisions to actions; the work queue and its threads
+ *   move.c       consolidation: places held for moved pods' replacements
  *   daemon.c     the loop; leader.c the lease; metrics.c /metrics
  *   explain.c    `muster kexplain`
  *
