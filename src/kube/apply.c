@@ -45,6 +45,10 @@ static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec
 		memcpy(msg + n, " | ", 3);
 	g->last = dec->reason;
 	g->has_last = true;
+	if (g->wl_susp) {
+		mu__kd_wl_pending(d, g, msg);
+		return;
+	}
 	if (g->kind == MU__KG_JOB) {
 		if (g->admitted || (g->msg && !strcmp(g->msg, msg)))
 			return;
@@ -89,7 +93,9 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			continue;
 		switch (x->kind) {
 		case MU_DEC_BIND:
-			if (g->kind == MU__KG_JOB) {
+			if (g->wl_hold && g->nps == 0) {
+				mu__kd_wl_admit(d, g, x); /* its template job was placed */
+			} else if (g->kind == MU__KG_JOB) {
 				mu__kd_job_bind(d, g, x);
 			} else {
 				mu__kpod_t *p = dec_pod(g, x);

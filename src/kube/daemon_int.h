@@ -79,6 +79,25 @@ bool mu__kw_pod(const json_t *pod, mu__kwpod_t *out);
  * MU_ELIMIT past MU__WL_MAX_PARTS.  O(parts). */
 int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w);
 
+/* Suspend until admitted (wl.c), as Kueue does it: the kinds that can be
+ * created suspended (JobSet spec.suspend, PyTorchJob and MPIJob
+ * spec.runPolicy.suspend), whether obj is, and the pod templates of its
+ * parts (pointing into obj): up to max, returned as the count, MU_ELIMIT
+ * past max, MU_EINVAL when a part has no name or template.  O(parts). */
+typedef struct mu__kwtmpl {
+	const char *part;
+	int64_t count;          /* pods of this part */
+	const json_t *tmpl;     /* its pod template ({metadata, spec}) */
+} mu__kwtmpl_t;
+bool mu__kw_suspendable(mu__wlkind_t k);
+bool mu__kw_suspended(const json_t *obj, mu__wlkind_t k);
+int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int max);
+/* The merge patch that lifts the suspension, the API group path and the
+ * plural of a suspendable kind. */
+const char *mu__kw_unsuspend_patch(mu__wlkind_t k);
+const char *mu__kw_collection(mu__wlkind_t k);
+const char *mu__kw_plural(mu__wlkind_t k);
+
 /* --- the view ---------------------------------------------------------------- */
 
 typedef struct mu__kgroup mu__kgroup_t;
@@ -171,6 +190,10 @@ struct mu__kgroup {
 	 * says (kinds.c), NULL until the object is seen. */
 	char *wl_key;
 	mu__kwinfo_t *wl;
+	/* Suspend until admitted (wl.c): its object is suspended and names a
+	 * queue; a job of its pod templates holds the room once placed; the
+	 * unsuspend was sent. */
+	bool wl_susp, wl_hold, wl_admitted;
 };
 
 typedef struct mu__knode {
@@ -480,6 +503,19 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted);
  * known (before its sync; events.c). */
 void mu__kd_wl_attach(mu__kd_t *d, mu__kgroup_t *g);
 void mu__kd_wl_release(mu__kd_t *d);
+/* Syncs a group whose object is suspended until muster admits it, or was
+ * admitted and waits for its pods: an engine job of the object's pod
+ * templates is submitted, and kept (holding its room) until the group has
+ * minMember pods.  False when the group is to be synced as any other
+ * (mu__kd_group_sync).  O(parts + members). */
+bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
+/* A pod of g's template job was placed (dec): the place is kept as a
+ * slot for a pod of that part, and the object is unsuspended (a merge
+ * patch) with an Admitted event, once. */
+void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
+/* Why g's suspended object is not admitted yet, as an event on it when
+ * the message changes. */
+void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

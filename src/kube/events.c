@@ -206,7 +206,8 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 			else {
 				if (g->wl_key && !g->wl)
 					mu__kd_wl_attach(d, g);
-				mu__kd_group_sync(d, g, now);
+				if (!(g->wl_susp || g->wl_hold) || !mu__kd_wl_sync(d, g, now))
+					mu__kd_group_sync(d, g, now);
 			}
 			mu__kd_pdb_group(d, g);
 			mu__kd_group_gc(d, g);
