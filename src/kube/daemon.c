@@ -143,6 +143,7 @@ static void teardown(mu__kd_t *d)
 	mu__kms_stop(d);
 	mu__kd_release_free(d);
 	mu__kd_move_free(d);
+	mu__kd_ns_release(d);
 	mu__kd_wl_release(d);
 	mu__kd_state_release(d);
 	mu__kq_release(&d->evq);

@@ -130,6 +130,8 @@ typedef struct mu__kpod {
 	bool seen;              /* during a re-list */
 	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
 	json_t *dra;            /* its namespace and resourceClaims (dra.c), or NULL */
+	json_t *nsobj;          /* the pod, when its terms select namespaces by
+	                         * label (nsel.c), or NULL */
 	char *dra_msg;          /* why its claims cannot be allocated, or NULL */
 } mu__kpod_t;
 
@@ -285,6 +287,8 @@ typedef struct mu__kd {
 	mu__kmap_t mpgs, xpgs;  /* "ns/name" -> json_t PodGroup (owned ref) */
 	mu__kmap_t pdbs;        /* "ns/name" -> json_t PodDisruptionBudget (pdb.c) */
 	mu__kmap_t wls;         /* "KIND:ns/name" -> json_t workload object (kinds.c) */
+	mu__kmap_t nss;         /* namespace name -> {metadata: {name, labels}} (nsel.c) */
+	uint64_t nss_gen, nss_done; /* namespace label changes, and those the pods saw */
 	mu__kgroup_t **ej_group; /* engine job id -> group */
 	int32_t ej_cap;
 	mu__kgroup_t **dirty;   /* groups to sync before the next cycle */
@@ -476,6 +480,19 @@ bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
  * bound there (or its bind held for the leaving pods).  O(places). */
 bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
 void mu__kd_move_free(mu__kd_t *d);
+
+/* --- nsel.c: namespaceSelector in pod affinity terms ------------------------- */
+
+/* Whether pod has a pod affinity term whose namespaceSelector has labels. */
+bool mu__kd_nssel_wants(const json_t *pod);
+/* A copy of pod (owned) whose such terms list the namespaces their
+ * selectors match now, joined to their `namespaces`.  NULL on out of
+ * memory.  O(terms x namespaces). */
+json_t *mu__kd_nssel_pin(const mu__kd_t *d, const json_t *pod);
+/* A Namespace changed (deleted: gone): its labels are kept; d->nss_gen
+ * moves when they changed. */
+void mu__kd_ns_event(mu__kd_t *d, json_t *obj, bool deleted);
+void mu__kd_ns_release(mu__kd_t *d);
 
 /* --- pdb.c: PodDisruptionBudgets and the victim choice ------------------------ */
 

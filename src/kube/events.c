@@ -51,6 +51,7 @@ static void resource_event(mu__kd_t *d, mu__kres_t res, json_t *obj, bool delete
 		}
 		break;
 	case MU__KR_PDBS: mu__kd_pdb_event(d, obj, deleted); break;
+	case MU__KR_NSS: mu__kd_ns_event(d, obj, deleted); break;
 	case MU__KR_COUNT: break;
 	default:
 		if (res >= MU__KR_WL0 && res < MU__KR_COUNT)
@@ -185,8 +186,37 @@ static void move_waiting(mu__kd_t *d, mu_time_t now)
 		}
 }
 
+/* A Namespace's labels changed: the pods whose terms select namespaces
+ * by label are read again (nsel.c); a pod whose shape changed has its
+ * group planned again.  O(pods) per change of namespace labels. */
+static void nss_reshape(mu__kd_t *d, mu_time_t now)
+{
+	d->nss_done = d->nss_gen;
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			if (!p->nsobj)
+				continue;
+			json_t *pin = mu__kd_nssel_pin(d, p->nsobj);
+			mu__kshape_t *s = pin ? mu__kshape_get(&d->shapes, pin, !p->ours) : NULL;
+			json_decref(pin);
+			if (!s || s == p->shape) {
+				mu__kshape_put(&d->shapes, s);
+				continue;
+			}
+			mu__kshape_put(&d->shapes, p->shape);
+			p->shape = s;
+			if (p->g && p->g->kind != MU__KG_JOB)
+				mu__kd_finish(d, p->g, now, false);
+			if (p->g)
+				mu__kd_mark_dirty(d, p->g);
+		}
+}
+
 void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 {
+	if (d->nss_gen != d->nss_done)
+		nss_reshape(d, now);
 	/* Syncing may mark more groups dirty (Job pods moving); bounded by
 	 * the number of groups, since each is synced once per pass. */
 	for (int pass = 0; pass < 4 && d->ndirty; pass++) {

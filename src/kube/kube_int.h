@@ -120,6 +120,7 @@ typedef enum mu__kres {
 	MU__KR_PODS,
 	MU__KR_POOLS,  /* muster.io NodePools (node pools) */
 	MU__KR_PDBS,   /* policy/v1 PodDisruptionBudgets */
+	MU__KR_NSS,    /* v1 Namespaces (their labels, nsel.c) */
 	MU__KR_WL0,    /* the workload kinds (kinds.c), in mu__kwkind_t order */
 	MU__KR_COUNT = MU__KR_WL0 + 7
 } mu__kres_t;

@@ -256,6 +256,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->an_node);
 	free(p->msg);
 	json_decref(p->dra);
+	json_decref(p->nsobj);
 	free(p->dra_msg);
 	free(p->wl_group);
 	free(p->wl_key);
@@ -384,7 +385,13 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	}
 	if (!p->shape) { /* ours, or bound by another scheduler */
 		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) : NULL;
-		p->shape = mu__kshape_get(&d->shapes, pinned ? pinned : obj, !ours);
+		json_t *src = pinned ? pinned : obj, *nsp = NULL;
+		if (mu__kd_nssel_wants(src) && (nsp = mu__kd_nssel_pin(d, src))) {
+			json_decref(p->nsobj); /* read again when namespaces change */
+			p->nsobj = json_incref(src);
+		}
+		p->shape = mu__kshape_get(&d->shapes, nsp ? nsp : src, !ours);
+		json_decref(nsp);
 		json_decref(pinned);
 		live_changed = 1;
 	}
