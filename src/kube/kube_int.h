@@ -14,6 +14,7 @@
  *   jobs.c       batch/v1 Job admission and the PodGroup controller
  *   apply.c      decisions to actions; the work queue and its threads
  *   move.c       consolidation: places held for moved pods' replacements
+ *   nsel.c       namespaceSelector terms from the Namespaces' labels
  *   daemon.c     the loop; leader.c the lease; metrics.c /metrics
  *   explain.c    `muster kexplain`
  *
