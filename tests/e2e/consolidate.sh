@@ -12,7 +12,10 @@
 #     the gang binds on the two nodes cleared for it;
 #   - the place is held: a pod that arrives before the replacement and
 #     would fit there waits;
-#   - the moved pod's eviction event says it was moved.
+#   - the moved pod's eviction event says it was moved;
+#   - the same with a batch/v1 Job's pod, whose replacement muster up's
+#     own Job controller makes (a new name): it lands on the planned node
+#     and a second gang binds.
 # Usage: sh tests/e2e/consolidate.sh PATH_TO_MUSTER.  Ends with
 # "e2e consolidate: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
@@ -111,6 +114,55 @@ n0=$(node_of g-0); n1=$(node_of g-1)
 if [ "$n0" != "$n1" ] && [ "$n0" != "$planned" ] && [ "$n1" != "$planned" ]; then ok; else
 	bad "gang on $n0 and $n1, the moved pod on $planned"; fi
 if is_bound intruder; then bad "intruder bound on $(node_of intruder)"; else ok; fi
+if [ "$(kc get pod bare -o jsonpath='{.metadata.uid}:{.spec.nodeName}')" = "$buid:$bnode" ]; then ok; else
+	bad "the bare pod moved or was replaced"; fi
+
+# --- a Job's pod: muster up's Job controller makes the replacement ---------
+kc delete pod intruder g-0 g-1 --wait=false >/dev/null 2>&1
+kc delete podgroup g >/dev/null 2>&1
+for x in intruder g-0 g-1; do wait_for "$x-gone" 75 gone "$x"; done
+pod f3 3 >"$T/f3.yaml"; kc apply -f "$T/f3.yaml" >/dev/null
+wait_for f3-bound 50 is_bound f3
+cat >"$T/jb.yaml" <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: jb}
+spec:
+  template:
+    metadata: {annotations: {muster.io/preemptible: "true"}}
+    spec:
+      schedulerName: muster
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 1
+      containers: [{name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "1", cpu: "1"}}}]
+YAML
+kc apply -f "$T/jb.yaml" >/dev/null
+jbpod() { kc get pods -l job-name=jb -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName} {.metadata.deletionTimestamp}{"\n"}{end}' 2>/dev/null; }
+jb1() { jbpod | awk 'NF == 2' | grep -q .; }
+wait_for job-pod-bound 100 jb1
+jfirst=$(jbpod | awk 'NF == 2 {print $1; exit}'); jnode=$(node_of "$jfirst")
+if [ "$jnode" = "$(node_of f3)" ]; then ok; else bad "setup: jb's pod on $jnode, f3 on $(node_of f3)"; fi
+kc delete pod f3 --wait=false >/dev/null
+wait_for f3-gone 75 gone f3
+{
+	printf 'apiVersion: muster.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g2}\nspec: {minMember: 2, queue: team-a}\n'
+	for i in 0 1; do
+		printf -- '---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: g2-%s\n' "$i"
+		printf '  labels: {muster.io/pod-group: g2}\nspec:\n  schedulerName: muster\n  containers:\n'
+		printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "4", cpu: "1"}}}\n'
+	done
+} >"$T/g2.yaml"
+kc apply -f "$T/g2.yaml" >/dev/null
+wait_for job-pod-moved 100 leaving "$jfirst"
+jplanned() { grep -q "pod default/$jfirst: moved to gpu-" "$T/sched.log"; }
+wait_for job-place-held 50 jplanned
+jp=$(sed -n "s/.*pod default\/$jfirst: moved to \(gpu-[0-9]*\);.*/\1/p" "$T/sched.log" | head -n 1)
+jnew() { jbpod | awk -v f="$jfirst" 'NF == 2 && $1 != f' | grep -q .; }
+wait_for job-replacement-bound 150 jnew
+jsecond=$(jbpod | awk -v f="$jfirst" 'NF == 2 && $1 != f {print $1; exit}')
+if [ -n "$jp" ] && [ "$(node_of "$jsecond")" = "$jp" ]; then ok; else bad "the Job's new pod $jsecond on $(node_of "$jsecond"), planned $jp"; fi
+wait_for gang2-bound-0 100 is_bound g2-0
+wait_for gang2-bound-1 100 is_bound g2-1
 if [ "$(kc get pod bare -o jsonpath='{.metadata.uid}:{.spec.nodeName}')" = "$buid:$bnode" ]; then ok; else
 	bad "the bare pod moved or was replaced"; fi
 
