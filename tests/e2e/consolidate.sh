@@ -61,7 +61,7 @@ pod() {
 	--consolidate --move-hold 60s >"$T/sched.out" 2>>"$T/sched.log" &
 SPID=$!
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
-wait_for scheduler-ready 100 ready
+wait_for scheduler-ready 300 ready # up to 60 s on a loaded machine
 
 # --- fragment: w-1 (ReplicaSet) on one node, the younger bare pod on another
 RS=6b0f3a52-1d1e-4c3b-9d55-000000000001
