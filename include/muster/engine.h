@@ -212,6 +212,7 @@ typedef struct mu_engine_config {
 	bool consolidate;           /* move preemptible pods to fit a gang */
 	double move_ratio;          /* GPUs moved per GPU gained, at most */
 	int32_t move_pods_per_hour; /* disruption budget: pods moved */
+	int32_t move_gpus_per_hour; /* ... GPUs moved (0 = no such cap) */
 	double move_gpu_hours_per_hour; /* ... and GPU-hours of work moved */
 	mu_time_t usage_half_life;  /* time-decayed fairness: a queue's usage
 	                             * is averaged with this half-life and

@@ -126,7 +126,14 @@ typedef struct mu_kube_opts {
 	int64_t gang_rollback_ms;
 	bool log_json;                /* structured logs as JSON lines */
 	int log_level;                /* 0 errors, 1 info (default), 2 debug */
-	mu_engine_config_t engine;    /* policies (consolidation is off) */
+	/* Policies.  Consolidation (engine.consolidate) is off unless asked
+	 * for; it moves only pods a controller recreates (src/kube/move.c),
+	 * within engine.move_ratio, move_pods_per_hour and move_gpus_per_hour
+	 * (32 by default here). */
+	mu_engine_config_t engine;
+	/* How long the place planned for a moved pod's replacement is held
+	 * for it (300000). */
+	int64_t move_hold_ms;
 	/* Set (by a signal handler) to stop: the daemon finishes its writes
 	 * in flight, releases the lease and returns. */
 	volatile sig_atomic_t *stop;

@@ -321,6 +321,8 @@ typedef struct mu_job_spec {
 	bool never_preempt;    /* preemptionPolicy: Never: it starts without
 	                        * evicting anyone (no preemption, reclaim or
 	                        * consolidation is tried for it) */
+	bool no_move;          /* never moved by consolidation (on Kubernetes:
+	                        * a pod that no controller would recreate) */
 	int32_t min_member;    /* pods needed to start; 0 = all pods, or when
 	                        * a pod set has a minimum of its own, the
 	                        * sum over pod sets of that minimum (or of

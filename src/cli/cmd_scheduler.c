@@ -51,6 +51,15 @@ static void sched_usage(FILE *f)
 	      "  --min-runtime S          a job runs this long before it can be preempted (60)\n"
 	      "  --gang-rollback DUR      evict a gang's bound pods after it stays below its\n"
 	      "                           minMember this long (60s; never: -1)\n"
+	      "  --consolidate            move pods that a controller recreates (Job, ReplicaSet,\n"
+	      "                           StatefulSet, Kubeflow jobs, RayCluster; never bare pods)\n"
+	      "                           to make room for a gang: evict, then bind the\n"
+	      "                           replacement where the plan says (off by default)\n"
+	      "  --move-ratio R           GPUs moved per GPU gained, at most (1)\n"
+	      "  --move-gpus-per-hour N   GPUs moved in any hour, at most (32; 0 = no cap)\n"
+	      "  --move-pods-per-hour N   pods moved in any hour, at most (64)\n"
+	      "  --move-hold DUR          how long a moved pod's place waits for its\n"
+	      "                           replacement (5m)\n"
 	      "  --order ORDER            jobs in a queue: jct (default), priority, sjf or las\n"
 	      "                           (a Queue with spec.order: fifo keeps arrival order)\n"
 	      "  --log-json               structured logs as JSON lines\n"
@@ -86,10 +95,13 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 			  !strcmp(a, "--default-queue") ? &o->default_queue : NULL;
 	int *iv = !strcmp(a, "--lease-duration") ? &o->lease_duration_s :
 		  !strcmp(a, "--retry-period") ? &o->retry_period_s : !strcmp(a, "--cycle-ms") ? &o->cycle_ms :
-		  !strcmp(a, "--workers") ? &o->workers : NULL;
+		  !strcmp(a, "--workers") ? &o->workers :
+		  !strcmp(a, "--move-gpus-per-hour") ? &o->engine.move_gpus_per_hour :
+		  !strcmp(a, "--move-pods-per-hour") ? &o->engine.move_pods_per_hour : NULL;
 	if (sv || iv || !strcmp(a, "--policy") || !strcmp(a, "--min-runtime") ||
 	    !strcmp(a, "--token-file") || !strcmp(a, "--ui-history-step") ||
-	    !strcmp(a, "--gang-rollback") || !strcmp(a, "--order")) {
+	    !strcmp(a, "--gang-rollback") || !strcmp(a, "--order") || !strcmp(a, "--move-ratio") ||
+	    !strcmp(a, "--move-hold")) {
 		if (!v) {
 			fprintf(stderr, "muster scheduler: %s needs a value\n", a);
 			return MU_EXIT_USAGE;
@@ -123,6 +135,23 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 			} else {
 				o->gang_rollback_ms = ms;
 			}
+		} else if (!strcmp(a, "--move-ratio")) {
+			char *end;
+			double r = strtod(v, &end);
+			if (*end || end == v || !(r > 0 && r <= 1e6)) {
+				fprintf(stderr, "muster scheduler: --move-ratio: expected a number above 0 "
+						"(GPUs moved per GPU gained), got %s\n", v);
+				return MU_EXIT_USAGE;
+			}
+			o->engine.move_ratio = r;
+		} else if (!strcmp(a, "--move-hold")) {
+			mu_time_t ms;
+			if (mu__parse_duration(v, &ms) != MU_OK || ms <= 0) {
+				fprintf(stderr, "muster scheduler: --move-hold: expected a duration such as "
+						"90s or 5m, got %s\n", v);
+				return MU_EXIT_USAGE;
+			}
+			o->move_hold_ms = ms;
 		} else if (!strcmp(a, "--order")) {
 			int ord = mu_order_find(v);
 			if (ord < 0) {
@@ -150,6 +179,8 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 		o->engine.preemption = false;
 	else if (!strcmp(a, "--no-reclaim"))
 		o->engine.reclaim = false;
+	else if (!strcmp(a, "--consolidate"))
+		o->engine.consolidate = true;
 	else if (!strcmp(a, "--log-json"))
 		o->log_json = true;
 	else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))

@@ -366,6 +366,7 @@ typedef struct mu__job {
 	mu_job_type_t type;
 	bool preemptible;
 	bool never_preempt;  /* preemptionPolicy: Never */
+	bool no_move;        /* never moved by consolidation */
 	bool aff;            /* a pod set has affinity terms: a bind of
 	                      * any pod may let it fit (cycle.c) */
 	mu_job_state_t state;

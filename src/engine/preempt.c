@@ -311,9 +311,9 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	}
 	*kind = VK_PREEMPT;
 	if (c->moving) /* whole jobs, or single pods of elastic jobs, of no
-			* higher priority, any queue */
-		return (pod < 0 || (v->min_member < v->npods && !v->parts)) && v->eprio <= j->eprio &&
-		       j->topo < 0;
+			* higher priority, any queue, that something recreates */
+		return !v->no_move && (pod < 0 || (v->min_member < v->npods && !v->parts)) &&
+		       v->eprio <= j->eprio && j->topo < 0;
 	if (j->state == MU_JOB_RUNNING && pod < 0)
 		return false; /* growing past its minimum stops no gang */
 	if (v->backfill_for == c->jid && !c->limit) {
@@ -1012,6 +1012,106 @@ static bool limit_room(const pctx_t *c, const mu_res_t *acct)
 	return claimant_within(c, -1, 2, acct, NULL, 0);
 }
 
+/* Gives back the evictions logged since mark (latest first).  O(pods). */
+static int undo_evictions(pctx_t *c, int32_t mark)
+{
+	mu_engine_t *e = c->e;
+	for (int32_t i = e->nevl - 1; i >= mark; i--) {
+		const mu__evict_t *x = &e->evl[i];
+		int rc = mu__pod_bind(e, &e->jobs[x->job], x->pod, x->was.node, &x->was);
+		if (rc)
+			return rc;
+	}
+	e->nevl = mark;
+	return MU_OK;
+}
+
+/* Whether a pod of ps fits on nid and its terms (and bound pods' terms)
+ * allow it there. */
+static bool aff_fits(mu_engine_t *e, mu__sclass_t *cls, const mu__podset_t *ps, int32_t nid)
+{
+	return mu__fits(e, nid, ps) && mu__aff_node_ok(e, cls, ps, nid);
+}
+
+/* After aff_victim_node() made room on nid with the evictions since mark:
+ * gives back every victim (a whole job at a time, the last evicted, of
+ * the highest priority, first) without which the pod still fits and its
+ * terms still allow nid, as kube-scheduler reprieves victims.  O(victims
+ * x terms). */
+static int reprieve(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps, int32_t nid,
+		    int32_t mark)
+{
+	mu_engine_t *e = c->e;
+	int32_t b = e->nevl;
+	while (b > mark) {
+		int32_t a = b - 1, job = e->evl[a].job;
+		while (a > mark && e->evl[a - 1].job == job)
+			a--;
+		mu__job_t *v = &e->jobs[job];
+		for (int32_t i = a; i < b; i++) {
+			int rc = mu__pod_bind(e, v, e->evl[i].pod, e->evl[i].was.node, &e->evl[i].was);
+			if (rc)
+				return rc;
+		}
+		if (aff_fits(e, cls, ps, nid)) { /* not needed: it stays */
+			memmove(&e->evl[a], &e->evl[b], (size_t)(e->nevl - b) * sizeof *e->evl);
+			e->nevl -= b - a;
+		} else {
+			for (int32_t i = a; i < b; i++)
+				mu__pod_release(e, v, e->evl[i].pod, false);
+		}
+		b = a;
+	}
+	return MU_OK;
+}
+
+/* Preemption for pod affinity terms, as kube-scheduler's preemption
+ * removes a node's lower-priority pods and runs its filters again: on a
+ * node where a pod of ps is refused (by its required terms, a bound pod's
+ * anti-affinity, or room), evicts candidate victims of its own queue
+ * (preemption by priority, never reclaim), cheapest first, until the pod
+ * fits and the terms allow it there, then reprieves those not needed.
+ * The first node where that works is taken; victims on other nodes are
+ * not sought (neither does kube-scheduler).  Returns the node, -1 if
+ * none, -2 on error.  O(nodes x victims x terms), at most
+ * max_victim_nodes nodes with candidates. */
+static int32_t aff_victim_node(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
+			       const mu__scope_t *sc)
+{
+	mu_engine_t *e = c->e;
+	const int32_t *ids = sc ? sc->nodes : cls->nodes;
+	int32_t nids = sc ? sc->n : cls->nnodes, examined = 0;
+	for (int32_t i = 0; i < nids; i++) {
+		int32_t nid = ids[i];
+		if (e->nodes[nid].npods == 0 || (sc && !mu__sclass_has(cls, nid)))
+			continue;
+		if (gather(c, nid) != MU_OK)
+			return -2;
+		if (!c->nv)
+			continue;
+		gather_sort(c);
+		int32_t mark = e->nevl;
+		bool ok = false;
+		for (int32_t k = 0; k < c->nv && !ok; k++) {
+			const victim_t *x = &c->v[k];
+			if (x->kind == VK_RECLAIM)
+				continue;
+			const mu__job_t *v = &e->jobs[x->job];
+			for (int32_t p = 0; p < v->npods; p++)
+				if ((x->pod < 0 || p == x->pod) && evict_pod(c, x->job, p) != MU_OK)
+					return -2;
+			ok = aff_fits(e, cls, ps, nid);
+		}
+		if (ok)
+			return reprieve(c, cls, ps, nid, mark) == MU_OK ? nid : -2;
+		if (undo_evictions(c, mark) != MU_OK)
+			return -2;
+		if (e->cfg.max_victim_nodes && ++examined >= e->cfg.max_victim_nodes)
+			break;
+	}
+	return -1;
+}
+
 /* Places J's unbound pods within scope sc (NULL: anywhere), evicting where
  * needed for the first c->need_pods of them (the rest only where there is
  * room).  Returns pods placed. */
@@ -1035,12 +1135,21 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 			if (j->pods[pod].node >= 0)
 				continue;
 			bool room = !c->limit || limit_room(c, &ps->acct);
-			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1;
-			if (nid < 0 && (placed < c->need_pods || in_part < ps->min_member))
+			bool want = placed < c->need_pods || in_part < ps->min_member;
+			bool aff = e->aff && mu__aff_involved(e, ps);
+			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1, mark = e->nevl;
+			if (nid < 0 && want)
 				nid = victim_node(c, cls, ps, sc);
-			if (nid >= 0 && e->aff && mu__aff_involved(e, ps) &&
-			    !mu__aff_node_ok(e, cls, ps, nid))
-				nid = -1; /* its pod affinity or spread refuses */
+			if (nid >= 0 && aff && !mu__aff_node_ok(e, cls, ps, nid)) {
+				/* its pod affinity or spread refuses: those evictions
+				 * go back, and victims the terms need are sought */
+				int rc = undo_evictions(c, mark);
+				if (rc)
+					return rc;
+				nid = -1;
+			}
+			if (nid == -1 && want && aff && room && !c->moving && !c->limit)
+				nid = aff_victim_node(c, cls, ps, sc);
 			if (nid == -1)
 				break;
 			int rc = nid < -1 ? MU_ENOMEM :
@@ -1345,6 +1454,7 @@ int mu__preempt_limit_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_
 struct mu__move {
 	mu_time_t t;
 	int32_t pods;
+	int64_t gpus;       /* milli-GPUs moved */
 	double gpu_hours;
 };
 
@@ -1386,9 +1496,9 @@ static int replace_victims(pctx_t *c, bool *all)
 }
 
 /* Whether the planned moves stay within the budgets: GPUs moved at most
- * move_ratio times the GPUs gained, and the pods and GPU-hours of work
- * moved in the last hour.  *gpuh gets this plan's GPU-hours. */
-static bool move_budget(pctx_t *c, double *gpuh)
+ * move_ratio times the GPUs gained, and the pods, GPUs and GPU-hours of
+ * work moved in the last hour.  *gpuh gets this plan's GPU-hours. */
+static bool move_budget(pctx_t *c, double *gpuh, int64_t *gpus_moved)
 {
 	mu_engine_t *e = c->e;
 	const mu__job_t *j = &e->jobs[c->jid];
@@ -1402,9 +1512,11 @@ static bool move_budget(pctx_t *c, double *gpuh)
 	}
 	for (int32_t t = 0; t < e->ntxn; t++)
 		gained += j->podsets[mu__pod_podset(j, e->txn[t])].acct.v[MU_RES_GPU];
+	*gpus_moved = moved;
 	if ((double)moved > e->cfg.move_ratio * (double)gained)
 		return false;
 	int32_t k = 0, pods = 0;
+	int64_t gpus = 0;
 	double hours = 0;
 	for (int32_t i = 0; i < e->nmoves; i++) /* keep the last hour */
 		if (c->now - e->moves[i].t < 3600 * 1000)
@@ -1412,8 +1524,11 @@ static bool move_budget(pctx_t *c, double *gpuh)
 	e->nmoves = k;
 	for (int32_t i = 0; i < e->nmoves; i++) {
 		pods += e->moves[i].pods;
+		gpus += e->moves[i].gpus;
 		hours += e->moves[i].gpu_hours;
 	}
+	if (e->cfg.move_gpus_per_hour > 0 && gpus + moved > (int64_t)e->cfg.move_gpus_per_hour * 1000)
+		return false;
 	return pods + e->nevl <= e->cfg.move_pods_per_hour &&
 	       hours + *gpuh <= e->cfg.move_gpu_hours_per_hour;
 }
@@ -1429,7 +1544,7 @@ static int move_rollback(pctx_t *c)
 }
 
 /* Emits the moves: each evicted pod, then its bind on the new node. */
-static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
+static int move_commit(pctx_t *c, double gpuh, int64_t gpus, mu_decisions_t *out)
 {
 	mu_engine_t *e = c->e;
 	for (int32_t i = 0; i < e->nevl; i++) {
@@ -1466,7 +1581,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 	int rc = mu__grow((void **)&e->moves, &e->moves_cap, e->nmoves + 1, sizeof *e->moves);
 	if (rc)
 		return rc;
-	e->moves[e->nmoves++] = (struct mu__move){c->now, e->nevl, gpuh};
+	e->moves[e->nmoves++] = (struct mu__move){c->now, e->nevl, gpus, gpuh};
 	e->nevl = e->nmvl = 0;
 	return MU_OK;
 }
@@ -1562,10 +1677,11 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 	int rc = placed < 0 ? placed : MU_OK;
 	bool all = false;
 	double gpuh = 0;
+	int64_t gmoved = 0;
 	if (rc == MU_OK && placed >= need && mu__parts_ok(e, j, NULL) && e->nevl > 0)
 		rc = replace_victims(&c, &all);
-	if (rc == MU_OK && all && move_budget(&c, &gpuh)) {
-		rc = move_commit(&c, gpuh, out);
+	if (rc == MU_OK && all && move_budget(&c, &gpuh, &gmoved)) {
+		rc = move_commit(&c, gpuh, gmoved, out);
 		*ok = rc == MU_OK;
 	} else if (rc == MU_OK) {
 		rc = move_rollback(&c);

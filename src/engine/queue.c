@@ -588,6 +588,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	j->type = s->type;
 	j->preemptible = s->preemptible;
 	j->never_preempt = s->never_preempt;
+	j->no_move = s->no_move;
 	j->disrupt_allowed = -1;
 	j->eprio = mu__order_eprio(e, j);
 	j->submit = s->submit != MU_TIME_NONE ? s->submit : now;

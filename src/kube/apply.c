@@ -45,6 +45,10 @@ static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec
 		memcpy(msg + n, " | ", 3);
 	g->last = dec->reason;
 	g->has_last = true;
+	if (g->wl_susp) {
+		mu__kd_wl_pending(d, g, msg);
+		return;
+	}
 	if (g->kind == MU__KG_JOB) {
 		if (g->admitted || (g->msg && !strcmp(g->msg, msg)))
 			return;
@@ -69,8 +73,10 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 		return;
 	char msg[512];
 	mu__kgroup_t *by = dec->by >= 0 && dec->by < d->ej_cap ? d->ej_group[dec->by] : NULL;
-	snprintf(msg, sizeof msg, "preempted by muster%s%s%s", by ? " to make room for " : "",
-		 by ? by->key + 2 : "", dec->suspend ? " (the whole gang is suspended)" : "");
+	snprintf(msg, sizeof msg, "%s by muster%s%s%s", dec->move ? "moved" : "preempted",
+		 by ? " to make room for " : "", by ? by->key + 2 : "",
+		 dec->suspend ? " (the whole gang is suspended)" :
+		 dec->move ? " (its controller's next pod gets a place held on another node)" : "");
 	mu__kd_evict(d, p, "Preempted", msg);
 	mu__kd_leaving_note(d, p);
 	mu__kd_mark_dirty(d, g);
@@ -87,12 +93,16 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			continue;
 		switch (x->kind) {
 		case MU_DEC_BIND:
-			if (g->kind == MU__KG_JOB) {
+			if (g->wl_hold && g->nps == 0) {
+				mu__kd_wl_admit(d, g, x); /* its template job was placed */
+			} else if (g->kind == MU__KG_JOB) {
 				mu__kd_job_bind(d, g, x);
 			} else {
 				mu__kpod_t *p = dec_pod(g, x);
 				const char *node = mu_engine_node_name(d->e, x->node);
-				if (p && !p->node && p->dra && !mu__kd_dra_bind(d, p, node)) {
+				if (x->move && p && p->evicting) {
+					mu__kd_move_plan(d, p, mu__kd_queue_of(d, g), node, x); /* its replacement's place */
+				} else if (p && !p->node && p->dra && !mu__kd_dra_bind(d, p, node)) {
 					/* its claims did not fit there after all: place again */
 					mu__kd_finish(d, g, now, false);
 					mu__kd_mark_dirty(d, g);

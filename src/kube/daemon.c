@@ -42,7 +42,9 @@ void mu_kube_opts_defaults(mu_kube_opts_t *o)
 	o->gang_rollback_ms = 60000;
 	o->log_level = 1;
 	mu_engine_config_defaults(&o->engine);
-	o->engine.consolidate = false;
+	o->engine.consolidate = false; /* --consolidate */
+	o->engine.move_gpus_per_hour = 32;
+	o->move_hold_ms = 300000;
 }
 
 /* Runs one cycle: sync, decide, write. */
@@ -141,6 +143,8 @@ static void teardown(mu__kd_t *d)
 	mu__klease_release(d);
 	mu__kms_stop(d);
 	mu__kd_release_free(d);
+	mu__kd_move_free(d);
+	mu__kd_ns_release(d);
 	mu__kd_wl_release(d);
 	mu__kd_state_release(d);
 	mu__kq_release(&d->evq);

@@ -79,6 +79,25 @@ bool mu__kw_pod(const json_t *pod, mu__kwpod_t *out);
  * MU_ELIMIT past MU__WL_MAX_PARTS.  O(parts). */
 int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w);
 
+/* Suspend until admitted (wl.c), as Kueue does it: the kinds that can be
+ * created suspended (JobSet spec.suspend, PyTorchJob and MPIJob
+ * spec.runPolicy.suspend), whether obj is, and the pod templates of its
+ * parts (pointing into obj): up to max, returned as the count, MU_ELIMIT
+ * past max, MU_EINVAL when a part has no name or template.  O(parts). */
+typedef struct mu__kwtmpl {
+	const char *part;
+	int64_t count;          /* pods of this part */
+	const json_t *tmpl;     /* its pod template ({metadata, spec}) */
+} mu__kwtmpl_t;
+bool mu__kw_suspendable(mu__wlkind_t k);
+bool mu__kw_suspended(const json_t *obj, mu__wlkind_t k);
+int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int max);
+/* The merge patch that lifts the suspension, the API group path and the
+ * plural of a suspendable kind. */
+const char *mu__kw_unsuspend_patch(mu__wlkind_t k);
+const char *mu__kw_collection(mu__wlkind_t k);
+const char *mu__kw_plural(mu__wlkind_t k);
+
 /* --- the view ---------------------------------------------------------------- */
 
 typedef struct mu__kgroup mu__kgroup_t;
@@ -88,6 +107,8 @@ typedef struct mu__kpod {
 	char *ns, *name, *uid;
 	char *node;             /* spec.nodeName, or NULL */
 	char *owner_job;        /* controlling batch/v1 Job, or NULL */
+	char *ctrl;             /* "KIND/NAME" of a controller that recreates
+	                         * it when evicted (move.c), or NULL */
 	char *queue;            /* queue label, or NULL */
 	char *group_label, *xgroup_label;
 	bool ours;              /* schedulerName is ours */
@@ -109,6 +130,8 @@ typedef struct mu__kpod {
 	bool seen;              /* during a re-list */
 	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
 	json_t *dra;            /* its namespace and resourceClaims (dra.c), or NULL */
+	json_t *nsobj;          /* the pod, when its terms select namespaces by
+	                         * label (nsel.c), or NULL */
 	char *dra_msg;          /* why its claims cannot be allocated, or NULL */
 	bool dra_refused;       /* ... because something is not supported: no retry */
 } mu__kpod_t;
@@ -171,6 +194,10 @@ struct mu__kgroup {
 	 * says (kinds.c), NULL until the object is seen. */
 	char *wl_key;
 	mu__kwinfo_t *wl;
+	/* Suspend until admitted (wl.c): its object is suspended and names a
+	 * queue; a job of its pod templates holds the room once placed; the
+	 * unsuspend was sent. */
+	bool wl_susp, wl_hold, wl_admitted;
 };
 
 typedef struct mu__knode {
@@ -262,6 +289,8 @@ typedef struct mu__kd {
 	mu__kmap_t mpgs, xpgs;  /* "ns/name" -> json_t PodGroup (owned ref) */
 	mu__kmap_t pdbs;        /* "ns/name" -> json_t PodDisruptionBudget (pdb.c) */
 	mu__kmap_t wls;         /* "KIND:ns/name" -> json_t workload object (kinds.c) */
+	mu__kmap_t nss;         /* namespace name -> {metadata: {name, labels}} (nsel.c) */
+	uint64_t nss_gen, nss_done; /* namespace label changes, and those the pods saw */
 	mu__kgroup_t **ej_group; /* engine job id -> group */
 	int32_t ej_cap;
 	mu__kgroup_t **dirty;   /* groups to sync before the next cycle */
@@ -279,6 +308,10 @@ typedef struct mu__kd {
 	int32_t nleaving, leaving_cap;
 	struct mu__khold *held;
 	int32_t nheld, held_cap;
+	/* move.c: places held for the replacements of moved pods */
+	struct mu__kmove *moves;
+	int32_t nmoves, moves_cap;
+	uint64_t move_seq;      /* makes placeholder job names unique */
 	mu_decisions_t dec;
 	mu__kwq_t wq;
 	pthread_t *workers;
@@ -428,6 +461,43 @@ void mu__kd_bind_or_hold(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_
 void mu__kd_held_release(mu__kd_t *d);
 void mu__kd_release_free(mu__kd_t *d);
 
+/* --- move.c: consolidation through eviction and re-creation ------------------ */
+
+/* Whether the pod of `in` has a controlling owner that makes a new pod
+ * when it is evicted (Job, ReplicaSet, StatefulSet, the Kubeflow jobs,
+ * RayCluster); if so "KIND/NAME" goes to buf.  O(1). */
+bool mu__kd_move_ctrl(const mu__kpodinfo_t *in, char *buf, size_t len);
+/* The engine moved pod p (being evicted, of queue) to node with the
+ * devices of dec: a place is held there for the pod its controller makes
+ * next. */
+void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const char *node,
+		      const mu_decision_t *dec);
+/* Holds the planned places in the engine (a placeholder job bound there)
+ * once the moved pods' groups are synced; drops those held longer than
+ * --move-hold.  Called at the end of each sync; true when a place was
+ * held for the first time (a replacement may be waiting).  O(places). */
+bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now);
+/* Whether p is an unbound pod of ours that a held place waits for. */
+bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
+/* Pod p (unbound, of a recreating controller) takes a held place of its
+ * controller and shape, if there is one: the placeholder goes and p is
+ * bound there (or its bind held for the leaving pods).  O(places). */
+bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
+void mu__kd_move_free(mu__kd_t *d);
+
+/* --- nsel.c: namespaceSelector in pod affinity terms ------------------------- */
+
+/* Whether pod has a pod affinity term whose namespaceSelector has labels. */
+bool mu__kd_nssel_wants(const json_t *pod);
+/* A copy of pod (owned) whose such terms list the namespaces their
+ * selectors match now, joined to their `namespaces`.  NULL on out of
+ * memory.  O(terms x namespaces). */
+json_t *mu__kd_nssel_pin(const mu__kd_t *d, const json_t *pod);
+/* A Namespace changed (deleted: gone): its labels are kept; d->nss_gen
+ * moves when they changed. */
+void mu__kd_ns_event(mu__kd_t *d, json_t *obj, bool deleted);
+void mu__kd_ns_release(mu__kd_t *d);
+
 /* --- pdb.c: PodDisruptionBudgets and the victim choice ------------------------ */
 
 /* A PodDisruptionBudget changed (deleted: it is gone); the groups of its
@@ -454,6 +524,19 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted);
  * known (before its sync; events.c). */
 void mu__kd_wl_attach(mu__kd_t *d, mu__kgroup_t *g);
 void mu__kd_wl_release(mu__kd_t *d);
+/* Syncs a group whose object is suspended until muster admits it, or was
+ * admitted and waits for its pods: an engine job of the object's pod
+ * templates is submitted, and kept (holding its room) until the group has
+ * minMember pods.  False when the group is to be synced as any other
+ * (mu__kd_group_sync).  O(parts + members). */
+bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
+/* A pod of g's template job was placed (dec): the place is kept as a
+ * slot for a pod of that part, and the object is unsuspended (a merge
+ * patch) with an Admitted event, once. */
+void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
+/* Why g's suspended object is not admitted yet, as an event on it when
+ * the message changes. */
+void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

@@ -51,6 +51,7 @@ static void resource_event(mu__kd_t *d, mu__kres_t res, json_t *obj, bool delete
 		}
 		break;
 	case MU__KR_PDBS: mu__kd_pdb_event(d, obj, deleted); break;
+	case MU__KR_NSS: mu__kd_ns_event(d, obj, deleted); break;
 	case MU__KR_COUNT: break;
 	default:
 		if (res >= MU__KR_WL0 && res < MU__KR_COUNT)
@@ -170,8 +171,52 @@ void mu__kd_event(mu__kd_t *d, mu__kev_t *ev)
 
 /* Syncs the dirty groups and frees those nothing keeps.  O(members of the
  * dirty groups) per pass, at most 4 passes. */
+/* Replacements that came before their places were held (a StatefulSet
+ * makes one as soon as the old pod is gone): their groups are synced
+ * again, which claims the places (move.c), before the cycle could put
+ * them elsewhere.  O(pods), only when a place was first held; places are
+ * few (the move budget). */
+static void move_waiting(mu__kd_t *d, mu_time_t now)
+{
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			if (d->nmoves && mu__kd_move_waiting(d, p))
+				mu__kd_group_sync(d, p->g, now);
+		}
+}
+
+/* A Namespace's labels changed: the pods whose terms select namespaces
+ * by label are read again (nsel.c); a pod whose shape changed has its
+ * group planned again.  O(pods) per change of namespace labels. */
+static void nss_reshape(mu__kd_t *d, mu_time_t now)
+{
+	d->nss_done = d->nss_gen;
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			if (!p->nsobj)
+				continue;
+			json_t *pin = mu__kd_nssel_pin(d, p->nsobj);
+			mu__kshape_t *s = pin ? mu__kshape_get(&d->shapes, pin, !p->ours) : NULL;
+			json_decref(pin);
+			if (!s || s == p->shape) {
+				mu__kshape_put(&d->shapes, s);
+				continue;
+			}
+			mu__kshape_put(&d->shapes, p->shape);
+			p->shape = s;
+			if (p->g && p->g->kind != MU__KG_JOB)
+				mu__kd_finish(d, p->g, now, false);
+			if (p->g)
+				mu__kd_mark_dirty(d, p->g);
+		}
+}
+
 void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 {
+	if (d->nss_gen != d->nss_done)
+		nss_reshape(d, now);
 	/* Syncing may mark more groups dirty (Job pods moving); bounded by
 	 * the number of groups, since each is synced once per pass. */
 	for (int pass = 0; pass < 4 && d->ndirty; pass++) {
@@ -191,11 +236,14 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now)
 			else {
 				if (g->wl_key && !g->wl)
 					mu__kd_wl_attach(d, g);
-				mu__kd_group_sync(d, g, now);
+				if (!(g->wl_susp || g->wl_hold) || !mu__kd_wl_sync(d, g, now))
+					mu__kd_group_sync(d, g, now);
 			}
 			mu__kd_pdb_group(d, g);
 			mu__kd_group_gc(d, g);
 		}
 		free(v);
 	}
+	if (d->nmoves && mu__kd_move_hold(d, now))
+		move_waiting(d, now);
 }

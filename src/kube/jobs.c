@@ -238,6 +238,7 @@ static void job_submit(mu__kd_t *d, mu__kgroup_t *g, int32_t n, mu_time_t now)
 		mu__kd_ej_name(d, g, name, sizeof name);
 		j.name = name;
 		j.duration = 0;
+		j.no_move = true; /* slots are planned per Job, not moved (move.c) */
 		const char *t = mu__kjs(g->job, "metadata.creationTimestamp");
 		if (!t || mu__rfc3339_parse(t, &j.submit))
 			j.submit = now;

@@ -201,3 +201,67 @@ int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w)
 	snprintf(w->queue, sizeof w->queue, "%s", q ? q : "");
 	return MU_OK;
 }
+
+bool mu__kw_suspendable(mu__wlkind_t k)
+{
+	return k == MU__WL_JOBSET || k == MU__WL_PYTORCH || k == MU__WL_MPI;
+}
+
+bool mu__kw_suspended(const json_t *obj, mu__wlkind_t k)
+{
+	if (k == MU__WL_JOBSET)
+		return json_is_true(mu__jget(obj, "spec.suspend"));
+	if (k == MU__WL_PYTORCH || k == MU__WL_MPI)
+		return json_is_true(mu__jget(obj, "spec.runPolicy.suspend"));
+	return false;
+}
+
+int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int max)
+{
+	int n = 0;
+	size_t i;
+	const json_t *x;
+	const char *role;
+	json_t *spec;
+	if (k == MU__WL_JOBSET) {
+		json_array_foreach(mu__jget(obj, "spec.replicatedJobs"), i, x) {
+			if (n >= max)
+				return MU_ELIMIT;
+			out[n].part = mu__kjs(x, "name");
+			out[n].count = mu__kji(x, "replicas", 1) * mu__kji(x, "template.spec.parallelism", 1);
+			out[n].tmpl = mu__jget(x, "template.spec.template");
+			n++;
+		}
+	} else if (k == MU__WL_PYTORCH || k == MU__WL_MPI) {
+		json_object_foreach(mu__jget(obj, k == MU__WL_MPI ? "spec.mpiReplicaSpecs" :
+						  "spec.pytorchReplicaSpecs"), role, spec) {
+			if (n >= max)
+				return MU_ELIMIT;
+			out[n].part = role;
+			out[n].count = mu__kji(spec, "replicas", 1);
+			out[n].tmpl = json_object_get(spec, "template");
+			n++;
+		}
+	}
+	for (int j = 0; j < n; j++)
+		if (!out[j].part || !json_is_object(out[j].tmpl) || out[j].count < 0 ||
+		    out[j].count > 100000)
+			return MU_EINVAL;
+	return n;
+}
+
+const char *mu__kw_unsuspend_patch(mu__wlkind_t k)
+{
+	return k == MU__WL_JOBSET ? "{\"spec\":{\"suspend\":false}}" :
+	       "{\"spec\":{\"runPolicy\":{\"suspend\":false}}}";
+}
+
+const char *mu__kw_collection(mu__wlkind_t k)
+{
+	return k == MU__WL_JOBSET ? "/apis/jobset.x-k8s.io/v1alpha2" : "/apis/kubeflow.org/v1";
+}
+
+const char *mu__kw_plural(mu__wlkind_t k)
+{
+	return k == MU__WL_JOBSET ? "jobsets" : k == MU__WL_MPI ? "mpijobs" : "pytorchjobs";
+}

@@ -13,6 +13,8 @@
  *   state.c      the daemon's view: pods, groups (the engine's jobs), nodes
  *   jobs.c       batch/v1 Job admission and the PodGroup controller
  *   apply.c      decisions to actions; the work queue and its threads
+ *   move.c       consolidation: places held for moved pods' replacements
+ *   nsel.c       namespaceSelector terms from the Namespaces' labels
  *   daemon.c     the loop; leader.c the lease; metrics.c /metrics
  *   explain.c    `muster kexplain`
  *
@@ -119,6 +121,7 @@ typedef enum mu__kres {
 	MU__KR_PODS,
 	MU__KR_POOLS,  /* muster.io NodePools (node pools) */
 	MU__KR_PDBS,   /* policy/v1 PodDisruptionBudgets */
+	MU__KR_NSS,    /* v1 Namespaces (their labels, nsel.c) */
 	MU__KR_WL0,    /* the workload kinds (kinds.c), in mu__kwkind_t order */
 	MU__KR_COUNT = MU__KR_WL0 + 7
 } mu__kres_t;
@@ -219,6 +222,8 @@ typedef struct mu__kpodinfo {
 	const char *xgroup_label;  /* scheduling.x-k8s.io/pod-group */
 	const char *queue;         /* muster.io/queue (or kueue's) label */
 	const char *owner_job;     /* a controlling batch/v1 Job, or NULL */
+	const char *ctrl_kind;     /* the controlling owner's kind, or NULL */
+	const char *ctrl_name;     /* ... and its name */
 	bool deleting;             /* deletionTimestamp set */
 	bool gated;                /* schedulingGates not empty */
 	bool terminal;             /* Succeeded or Failed */

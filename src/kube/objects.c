@@ -61,8 +61,11 @@ int mu__kpod_info(const json_t *o, mu__kpodinfo_t *p)
 	json_t *ref;
 	json_array_foreach(mu__kj(o, "metadata.ownerReferences"), i, ref) {
 		const char *kind = mu__kjs(ref, "kind"), *api = mu__kjs(ref, "apiVersion");
-		if (json_is_true(json_object_get(ref, "controller")) && kind && api &&
-		    !strcmp(kind, "Job") && !strcmp(api, "batch/v1"))
+		if (!json_is_true(json_object_get(ref, "controller")) || !kind || !api)
+			continue;
+		p->ctrl_kind = kind;
+		p->ctrl_name = mu__kjs(ref, "name");
+		if (!strcmp(kind, "Job") && !strcmp(api, "batch/v1"))
 			p->owner_job = mu__kjs(ref, "name");
 	}
 	const char *t = mu__kjs(o, "metadata.creationTimestamp");

@@ -249,12 +249,14 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->uid);
 	free(p->node);
 	free(p->owner_job);
+	free(p->ctrl);
 	free(p->queue);
 	free(p->group_label);
 	free(p->xgroup_label);
 	free(p->an_node);
 	free(p->msg);
 	json_decref(p->dra);
+	json_decref(p->nsobj);
 	free(p->dra_msg);
 	free(p->wl_group);
 	free(p->wl_key);
@@ -351,6 +353,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		    (int)set_str(&p->wl_part, wl ? wp.part : NULL);
 	set_str(&p->wl_key, wl ? wp.wl : NULL);
 	set_str(&p->wl_name, wl ? wp.name : NULL);
+	char ctrl[600];
+	set_str(&p->ctrl, mu__kd_move_ctrl(&in, ctrl, sizeof ctrl) ? ctrl : NULL);
 	moved += (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
 		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->group_label, in.group_label) +
 		    (int)set_str(&p->xgroup_label, in.xgroup_label);
@@ -381,7 +385,13 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	}
 	if (!p->shape) { /* ours, or bound by another scheduler */
 		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) : NULL;
-		p->shape = mu__kshape_get(&d->shapes, pinned ? pinned : obj, !ours);
+		json_t *src = pinned ? pinned : obj, *nsp = NULL;
+		if (mu__kd_nssel_wants(src) && (nsp = mu__kd_nssel_pin(d, src))) {
+			json_decref(p->nsobj); /* read again when namespaces change */
+			p->nsobj = json_incref(src);
+		}
+		p->shape = mu__kshape_get(&d->shapes, nsp ? nsp : src, !ours);
+		json_decref(nsp);
 		json_decref(pinned);
 		live_changed = 1;
 	} else if (ours && !p->node && p->dra && p->dra_msg) {
@@ -827,6 +837,9 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 		g->sub_min = g->min_member;
 		j.submit = g->created_ms ? g->created_ms : now;
 		j.duration = 0;
+		j.no_move = g->kind == MU__KG_EXTERNAL; /* moved only if recreated */
+		for (int32_t i = 0; i < n && !j.no_move; i++)
+			j.no_move = !live[i]->ctrl;
 		if (g->kind == MU__KG_EXTERNAL) {
 			j.preemptible = false;
 			memset(&j.topo, 0, sizeof j.topo);
@@ -880,6 +893,8 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 		mu__kpod_t *p = g->pods[i];
 		if (p->ours && p->shape && p->shape->err && !p->node)
 			mu__kd_pod_pending(d, p, p->shape->msg ? p->shape->msg : "the pod cannot be read");
+		if (d->nmoves && p->ours && p->ctrl && !p->node && !p->an_node && pod_live(d, p))
+			mu__kd_move_claim(d, p, now); /* a replacement takes its place */
 		if (!pod_live(d, p))
 			continue;
 		live[n++] = p;
@@ -964,8 +979,7 @@ void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
 
 int mu__kd_state_init(mu__kd_t *d)
 {
-	mu_engine_config_t cfg = d->o->engine;
-	cfg.consolidate = false; /* a moved pod would be a deleted pod */
+	mu_engine_config_t cfg = d->o->engine; /* moves: move.c */
 	int rc = mu_engine_new(&cfg, &d->e);
 	if (rc)
 		return rc;

@@ -8,12 +8,80 @@
  * minimums, its queue.  Until its object is seen, a workload's group waits
  * ("not found", as a gang waits for its PodGroup).  O(groups) per object
  * event; nothing per cycle.
+ *
+ * Suspend until admitted, as Kueue does it: a JobSet, PyTorchJob or MPIJob
+ * created suspended that names a queue (its label muster.io/queue or
+ * kueue.x-k8s.io/queue-name, or the Kubeflow queue field) has no pods
+ * yet, so its group is made from the object: an engine job of its pod
+ * templates (each part's template, replicas x parallelism pods), a gang of
+ * its minimum.  While it does not fit, the object stays suspended and gets
+ * a FailedScheduling event with the engine's reason; once the cycle places
+ * it, muster lifts the suspension (a merge patch) with an Admitted event,
+ * and the placed job keeps holding its room until the controller has made
+ * minMember pods; then the pods are scheduled as any gang's.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kube/daemon_int.h"
+
+/* Keeps the place of one template pod as a slot (dev.podset says its
+ * part's pod set).  O(1) amortized. */
+static void slot_add(mu__kgroup_t *g, const char *node, const mu_decision_t *dec)
+{
+	mu__kslot_t *nv = realloc(g->slots, ((size_t)g->nslots + 1) * sizeof *nv);
+	if (!nv)
+		return; /* that pod is placed by the cycle instead */
+	g->slots = nv;
+	mu__kslot_t *s = &g->slots[g->nslots];
+	memset(s, 0, sizeof *s);
+	if (!(s->node = strdup(node)))
+		return;
+	s->dev = *dec;
+	g->nslots++;
+}
+
+/* Drops g's slots. */
+static void slots_clear(mu__kgroup_t *g)
+{
+	for (int32_t i = 0; i < g->nslots; i++)
+		free(g->slots[i].node);
+	free(g->slots);
+	g->slots = NULL;
+	g->nslots = 0;
+}
+
+/* Hands the template's places to g's pods: each unbound pod of a part
+ * takes a slot of that part's pod set (part order as in the object,
+ * skipping parts of no pods) and is bound there, so the room held since
+ * admission goes to the pods without a cycle in between.  O(pods x
+ * slots). */
+static void slots_take(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k)
+{
+	mu__kwtmpl_t t[MU__WL_MAX_PARTS];
+	int n = mu__kw_templates(obj, k, t, MU__WL_MAX_PARTS), ps = 0;
+	for (int i = 0; i < n; i++) {
+		if (t[i].count == 0)
+			continue;
+		for (int32_t m = 0; m < g->npods; m++) {
+			mu__kpod_t *p = g->pods[m];
+			if (!p->ours || p->node || p->an_node || p->terminal || p->deleting || !p->wl_part ||
+			    strcasecmp(p->wl_part, t[i].part))
+				continue;
+			for (int32_t s = 0; s < g->nslots; s++)
+				if (g->slots[s].node && g->slots[s].dev.podset == ps) {
+					mu__kd_bind_or_hold(d, p, g->slots[s].node, &g->slots[s].dev);
+					free(g->slots[s].node);
+					g->slots[s].node = NULL;
+					break;
+				}
+		}
+		ps++;
+	}
+	slots_clear(g);
+}
 
 /* Gives g what obj (kind k) says; an object that cannot be read leaves g
  * waiting, with the reason logged. */
@@ -74,6 +142,31 @@ static void group_take(void *arg, void *val)
 		wl_apply(s->d, g, s->kind, s->obj);
 }
 
+/* A suspendable object: its group made (or told) whether muster is to
+ * admit it.  Deleted: a template job holding room goes.  O(1). */
+static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const char *ns,
+			    const char *name, const json_t *obj)
+{
+	char gkey[700];
+	mu__kwinfo_t w;
+	snprintf(gkey, sizeof gkey, "w:%s/%s/%s", ns, mu__kw_kind(k), name);
+	bool want = obj && mu__kw_suspended(obj, k) && mu__kw_read(obj, k, &w) == MU_OK && w.queue[0];
+	mu__kgroup_t *g = mu__kmap_get(&d->groups, gkey);
+	if (!g && want)
+		g = mu__kd_group(d, gkey, MU__KG_GANG, ns, name);
+	if (!g)
+		return;
+	if (!g->wl_key)
+		g->wl_key = strdup(key);
+	g->wl_susp = want && !g->wl_admitted;
+	if (!obj && g->wl_hold) {
+		mu__kd_finish(d, g, mu__k_now_ms(), false);
+		slots_clear(g);
+		g->wl_hold = false;
+	}
+	mu__kd_mark_dirty(d, g);
+}
+
 void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 {
 	const char *ns = mu__kjs(obj, "metadata.namespace"), *name = mu__kjs(obj, "metadata.name");
@@ -92,9 +185,158 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 			mine = NULL;
 		}
 	}
+	if (mu__kw_suspendable(k))
+		wl_suspend_note(d, k, key, ns ? ns : "default", name, mine);
 	wscan_t s = {d, key, k, mine};
 	mu__kmap_each(&d->groups, group_take, &s);
 	d->changed = true;
+}
+
+/* Submits g's engine job made of its object's pod templates: one pod set
+ * per part (its template's shape, its count of pods, all needed), a gang
+ * of the object's minimum.  The job has no pods in the view: its binds
+ * only hold room.  O(parts). */
+static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k,
+			    mu_time_t now, char *msg, size_t len)
+{
+	mu__kwtmpl_t t[MU__WL_MAX_PARTS];
+	mu_podset_spec_t sets[MU__WL_MAX_PARTS];
+	mu__kshape_t *shapes[MU__WL_MAX_PARTS];
+	char names[MU__WL_MAX_PARTS][16], jname[1100];
+	int n = mu__kw_templates(obj, k, t, MU__WL_MAX_PARTS), ns = 0, rc = MU_OK;
+	int32_t sum = 0;
+	if (n <= 0) {
+		snprintf(msg, len, "%s: its parts' pod templates cannot be read", g->wl_key);
+		return n < 0 ? n : MU_EINVAL;
+	}
+	for (int i = 0; i < n && rc == MU_OK; i++) {
+		if (t[i].count == 0)
+			continue;
+		json_t *md = json_object_get(t[i].tmpl, "metadata");
+		json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:O?,s:O?},s:O?}", "apiVersion", "v1", "kind", "Pod",
+					"metadata", "name", g->name, "namespace", g->ns,
+					"labels", json_object_get(md, "labels"),
+					"annotations", json_object_get(md, "annotations"),
+					"spec", json_object_get(t[i].tmpl, "spec"));
+		shapes[ns] = pod ? mu__kshape_get(&d->shapes, pod, false) : NULL;
+		json_decref(pod);
+		if (!shapes[ns]) {
+			rc = MU_ENOMEM;
+			break;
+		}
+		ns++;
+		if (shapes[ns - 1]->err) {
+			snprintf(msg, len, "%s: the pod template of %s: %s", g->wl_key, t[i].part,
+				 shapes[ns - 1]->msg ? shapes[ns - 1]->msg : "cannot be read");
+			rc = shapes[ns - 1]->err;
+			break;
+		}
+		sets[ns - 1] = mu__kshape_job(shapes[ns - 1])->podsets[0];
+		sets[ns - 1].replicas = (int32_t)t[i].count;
+		sets[ns - 1].min_member = (int32_t)t[i].count;
+		snprintf(names[ns - 1], sizeof names[0], "ps%d", ns - 1);
+		sets[ns - 1].name = names[ns - 1];
+		sum += (int32_t)t[i].count;
+	}
+	if (rc == MU_OK && ns == 0) {
+		snprintf(msg, len, "%s has no pods to make", g->wl_key);
+		rc = MU_EINVAL;
+	}
+	mu_id_t ej = -1;
+	if (rc == MU_OK) {
+		mu_job_spec_t j = *mu__kshape_job(shapes[0]);
+		mu__kd_ej_name(d, g, jname, sizeof jname);
+		j.name = jname;
+		j.queue = mu__kd_queue_of(d, g);
+		j.namespace = g->ns;
+		j.podsets = sets;
+		j.npodsets = (size_t)ns;
+		j.min_member = g->min_member > sum ? g->min_member : sum;
+		if (j.min_member > sum)
+			j.min_member = sum;
+		j.submit = now;
+		j.duration = 0;
+		j.no_move = true;
+		if (mu_engine_queue_find(d->e, j.queue) < 0) {
+			snprintf(msg, len, "queue %s does not exist", j.queue);
+			rc = MU_ENOENT;
+		} else if ((rc = mu_engine_job_submit(d->e, &j, now, &ej)) == MU_OK &&
+			   (rc = mu__kd_set_ej(d, g, ej)) == MU_OK) {
+			g->nepods = g->nps = 0; /* no pods: binds hold room */
+		} else {
+			snprintf(msg, len, "muster cannot schedule it: %s", mu_strerror(rc));
+		}
+	}
+	for (int i = 0; i < ns; i++)
+		mu__kshape_put(&d->shapes, shapes[i]);
+	return rc;
+}
+
+bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
+{
+	int k = g->wl_key ? key_kind(g->wl_key) : -1;
+	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
+	if (g->wl_susp) {
+		char msg[700];
+		if (g->ej >= 0 || !obj)
+			return true; /* submitted: the cycle decides */
+		if (submit_templates(d, g, obj, (mu__wlkind_t)k, now, msg, sizeof msg) != MU_OK)
+			mu__kd_wl_pending(d, g, msg);
+		else
+			g->wl_hold = true;
+		return true;
+	}
+	int32_t pods = 0; /* admitted: hold the room until its pods exist */
+	for (int32_t i = 0; i < g->npods; i++)
+		pods += g->pods[i]->ours && !g->pods[i]->terminal && !g->pods[i]->deleting;
+	if (g->ej >= 0 && pods < g->min_member && obj)
+		return true;
+	mu__kd_finish(d, g, now, false); /* the room goes to the pods at once */
+	if (obj)
+		slots_take(d, g, obj, (mu__wlkind_t)k);
+	slots_clear(g);
+	g->wl_hold = false;
+	return false;
+}
+
+void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
+{
+	int k = g->wl_key ? key_kind(g->wl_key) : -1;
+	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
+	const char *node = mu_engine_node_name(d->e, dec->node);
+	if (node)
+		slot_add(g, node, dec);
+	if (g->wl_admitted || !obj)
+		return;
+	char path[1200], msg[300];
+	snprintf(path, sizeof path, "%s/namespaces/%s/%s/%s", mu__kw_collection((mu__wlkind_t)k), g->ns,
+		 mu__kw_plural((mu__wlkind_t)k), g->name);
+	json_t *body = json_loads(mu__kw_unsuspend_patch((mu__wlkind_t)k), 0, NULL);
+	if (!body)
+		return;
+	mu__kd_write(d, MU__KW_WRITE, "PATCH", path, "application/merge-patch+json", body, NULL, NULL);
+	json_decref(body);
+	g->wl_admitted = true;
+	g->wl_susp = false;
+	snprintf(msg, sizeof msg, "admitted by muster: its gang of %d pods fits; unsuspended",
+		 (int)g->min_member);
+	mu__kd_event_write(d, mu__kw_kind((mu__wlkind_t)k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+			   mu__kjs(obj, "metadata.uid"), "Normal", "Admitted", msg);
+	mu__klog(&d->log, 1, "%s admitted: unsuspended | group=%s", g->wl_key, g->key);
+}
+
+void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg)
+{
+	int k = g->wl_key ? key_kind(g->wl_key) : -1;
+	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
+	char text[2200];
+	snprintf(text, sizeof text, "suspended until muster admits it: %s", msg);
+	if (!obj || (g->msg && !strcmp(g->msg, text)))
+		return;
+	free(g->msg);
+	g->msg = strdup(text);
+	mu__kd_event_write(d, mu__kw_kind((mu__wlkind_t)k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+			   mu__kjs(obj, "metadata.uid"), "Warning", "FailedScheduling", text);
 }
 
 static void wl_free_cb(void *arg, void *val)

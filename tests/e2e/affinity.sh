@@ -10,8 +10,10 @@
 #   - affinity: a pod that needs an app=cache pod in its zone lands in the
 #     zone of the cache pod (n-3's, not n-0's where binpack would put it);
 #   - spread: four pods with maxSkew 1 over zones land two per zone;
-#   - a namespaceSelector with labels (muster does not know namespaces'
-#     labels) is not ignored: the pod waits, and says why.
+#   - namespaceSelector: a pod that wants a cache pod in a namespace
+#     labelled team=a lands in the zone of that namespace's cache pod, not
+#     the default namespace's; one that wants team=b waits until a
+#     namespace is relabelled team=b (muster watches Namespaces).
 # Usage: sh tests/e2e/affinity.sh PATH_TO_MUSTER.  Ends with
 # "e2e affinity: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
@@ -113,16 +115,30 @@ for z in zone-0 zone-1; do
 	if [ "$c" -eq 2 ]; then ok; else bad "$z holds $c spread pods, expected 2"; fi
 done
 
-# --- what muster cannot evaluate waits, and says why --------------------------
-NSSEL='  affinity:
-    podAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-      - labelSelector: {matchLabels: {app: cache}}
-        namespaceSelector: {matchLabels: {team: a}}
-        topologyKey: zone'
-pod nssel "app: nssel" "$NSSEL" >"$T/nssel.yaml"
+# --- namespaceSelector: namespaces chosen by their labels --------------------
+# nsa (team=a) holds a cache pod on n-1 (zone-0); the default namespace's
+# cache pod is on n-3 (zone-1).  A pod that wants a cache pod in a team=a
+# namespace lands in zone-0; one that wants a team=b namespace's waits
+# until nsa is relabelled team=b.
+kc create namespace nsa >/dev/null && kc label namespace nsa team=a >/dev/null && ok || bad "namespace nsa"
+kc create namespace nsb >/dev/null && kc label namespace nsb team=c >/dev/null && ok || bad "namespace nsb"
+pod cachea "app: cache" '  nodeSelector: {kubernetes.io/hostname: n-1}' | sed 's/^  name: cachea$/  name: cachea\n  namespace: nsa/' >"$T/cachea.yaml"
+kc apply -f "$T/cachea.yaml" >/dev/null
+cachea() { [ -n "$(kc -n nsa get pod cachea -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]; }
+wait_for cachea-bound 100 cachea
+nssel() { printf '  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n'
+	printf '      - labelSelector: {matchLabels: {app: cache}}\n        namespaceSelector: {matchLabels: {team: %s}}\n' "$1"
+	printf '        topologyKey: zone'; }
+pod nssel "app: nssel" "$(nssel a)" >"$T/nssel.yaml"
 kc apply -f "$T/nssel.yaml" >/dev/null
-nswaits() { kc describe pod nssel 2>/dev/null | grep -q "namespaceSelector"; }
-wait_for nssel-says-why 100 nswaits
-if [ "$(bound app=nssel)" -eq 0 ]; then ok; else bad "a pod with a namespaceSelector was bound"; fi
+wait_for nssel-bound 100 is_bound app=nssel 1
+AZ=$(zone_of n-1)
+if [ "$(zone_of "$(nodes_of app=nssel)")" = "$AZ" ]; then ok; else bad "nssel on $(nodes_of app=nssel), not in $AZ (the team=a cache's zone)"; fi
+pod nsselb "app: nsselb" "$(nssel b)" >"$T/nsselb.yaml"
+kc apply -f "$T/nsselb.yaml" >/dev/null
+sleep 1.5
+if [ "$(bound app=nsselb)" -eq 0 ]; then ok; else bad "nsselb bound with no team=b namespace holding a cache pod"; fi
+kc label namespace nsa team=b --overwrite >/dev/null
+wait_for nsselb-bound-after-relabel 100 is_bound app=nsselb 1
+if [ "$(zone_of "$(nodes_of app=nsselb)")" = "$AZ" ]; then ok; else bad "nsselb on $(nodes_of app=nsselb), not in $AZ"; fi
 done_

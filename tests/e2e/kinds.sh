@@ -14,6 +14,13 @@
 #   PodGroup (minMember 3, spec.queue) and a Volcano Job's pods through the
 #   PodGroup its controller makes (minTaskMember), KAI PodGroup (two
 #   SubGroups).
+# Suspend until admitted, as Kueue does it: a JobSet created suspended whose
+# gang fits (4 pods of 8 GPUs, the whole cluster) is unsuspended by muster
+# with an Admitted event; a PyTorchJob created suspended meanwhile stays
+# suspended with the reason in a FailedScheduling event, because the
+# admitted JobSet holds the room until its pods come; once the JobSet's
+# pods (made by this test, playing its controller) have bound and gone,
+# the PyTorchJob is admitted in turn.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e kinds: N passed, N failed".
@@ -67,7 +74,7 @@ pod() {
 		[ -n "$3" ] && printf '  annotations: {%s}\n' "$3"
 		printf '  ownerReferences: [{apiVersion: %s, kind: %s, name: %s, uid: %s, controller: true}]\n' "$4" "$5" "$6" "$7"
 		printf 'spec:\n  schedulerName: muster\n  containers:\n'
-		printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "1"}}}\n'
+		printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "%s"}}}\n' "${GPUS:-1}"
 	} >"$T/pod.yaml"
 	kc create -f "$T/pod.yaml" >"$T/out" 2>&1 || bad "pod $1: $(cat "$T/out")"
 }
@@ -202,4 +209,73 @@ kp d0 decoders; kp d1 decoders; kp d2 decoders
 short kai-podgroup
 kp p0 prefills
 done_kind kai-podgroup
+
+# --- suspend until admitted: JobSet, then PyTorchJob ---------------------------
+# tmpl GPUS: a pod template of one 8-GPU container (lines of YAML at depth $2).
+cat >"$T/sjs.yaml" <<'YAML'
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: sjs
+  labels: {kueue.x-k8s.io/queue-name: team-a}
+spec:
+  suspend: true
+  replicatedJobs:
+  - name: workers
+    replicas: 1
+    template:
+      spec:
+        parallelism: 3
+        completions: 3
+        template:
+          spec:
+            schedulerName: muster
+            containers: [{name: w, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+  - name: driver
+    template:
+      spec:
+        template:
+          spec:
+            schedulerName: muster
+            containers: [{name: d, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+YAML
+cat >"$T/spt.yaml" <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: spt
+  labels: {muster.io/queue: team-a}
+spec:
+  runPolicy: {suspend: true}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          schedulerName: muster
+          containers: [{name: pytorch, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          schedulerName: muster
+          containers: [{name: pytorch, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+YAML
+uid=$(obj "$T/sjs.yaml") || bad "suspended JobSet not created"
+jsfree() { [ "$(kc get jobset sjs -o jsonpath='{.spec.suspend}')" = false ]; }
+wait_for jobset-admitted-unsuspended 100 jsfree
+kc get events --field-selector involvedObject.name=sjs >"$T/ev" 2>&1
+has jobset-admitted-event "$T/ev" "admitted by muster"
+obj "$T/spt.yaml" >/dev/null || bad "suspended PyTorchJob not created"
+ptwhy() { kc get events --field-selector involvedObject.name=spt 2>/dev/null | grep -q "suspended until muster admits it"; }
+wait_for pytorchjob-says-why 100 ptwhy
+if [ "$(kc get pytorchjob spt -o jsonpath='{.spec.runPolicy.suspend}')" = true ]; then ok; else
+	bad "the PyTorchJob was admitted while the admitted JobSet held the room"; fi
+# the JobSet controller (this test) makes its pods: the gang binds
+sjs() { GPUS=8 pod "sjs-$1-0-$2" "jobset.sigs.k8s.io/jobset-name: sjs, jobset.sigs.k8s.io/replicatedjob-name: $1" "" batch/v1 Job "sjs-$1-0" "$uid"; }
+sjs workers 0; sjs workers 1; sjs workers 2; sjs driver 0
+done_kind suspended-jobset
+kc delete jobset sjs >/dev/null 2>&1
+ptfree() { [ "$(kc get pytorchjob spt -o jsonpath='{.spec.runPolicy.suspend}')" = false ]; }
+wait_for pytorchjob-admitted-once-room 100 ptfree
 done_

@@ -18,16 +18,21 @@ typedef struct bfx {
 	mu_podset_spec_t ps[32];
 	char names[32][16];
 	int n;
+	bool no_move;    /* the next job is never moved */
+	int32_t gpus_per_hour; /* the move budget in GPUs an hour (0: none) */
 } bfx_t;
 
 static void bfx_init(bfx_t *f, int nodes, mu_backfill_t mode, const mu_score_ops_t *ops)
 {
+	int32_t gph = f->gpus_per_hour;
 	memset(f, 0, sizeof *f);
+	f->gpus_per_hour = gph;
 	mu_engine_config_t cfg;
 	mu_engine_config_defaults(&cfg);
 	cfg.backfill = mode;
 	cfg.min_runtime = 0;
 	cfg.score = ops;
+	cfg.move_gpus_per_hour = f->gpus_per_hour;
 	mu_engine_new(&cfg, &f->e);
 	mu_decisions_init(&f->d);
 	for (int i = 0; i < nodes; i++) {
@@ -63,6 +68,8 @@ static mu_id_t bfx_job(bfx_t *f, int pods, int gpus, mu_time_t est, bool preempt
 	j.name = f->names[i];
 	j.queue = "q";
 	j.preemptible = preemptible;
+	j.no_move = f->no_move;
+	f->no_move = false;
 	j.podsets = &f->ps[i];
 	j.npodsets = 1;
 	j.submit = now;
@@ -104,7 +111,7 @@ static void bfx_free(bfx_t *f)
 
 static void test_estimates(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 1, MU_BACKFILL_RESERVE, NULL);
 	mu_id_t a = bfx_job(&f, 1, 1, 0, true, 0);
 	mu_job_info_t i = bfx_info(&f, a);
@@ -145,7 +152,7 @@ static mu_id_t setup_reservation(bfx_t *f, mu_id_t *a, mu_id_t *b)
 
 static void test_reservation_and_backfill(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 2, MU_BACKFILL_RESERVE, NULL);
 	mu_id_t a, b;
 	mu_id_t g = setup_reservation(&f, &a, &b);
@@ -174,7 +181,7 @@ static void test_reservation_and_backfill(mu_t_t *t)
 
 static void test_greedy_lets_it_through(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 2, MU_BACKFILL_GREEDY, NULL);
 	mu_id_t a, b;
 	setup_reservation(&f, &a, &b);
@@ -188,7 +195,7 @@ static void test_greedy_lets_it_through(mu_t_t *t)
  * while nothing changed since the cycle. */
 static void test_settle_lazy(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 2, MU_BACKFILL_RESERVE, NULL);
 	mu_id_t a = bfx_job(&f, 1, 8, 100 * S, false, 0);
 	mu_id_t b = bfx_job(&f, 1, 4, 1000 * S, false, 0);
@@ -218,7 +225,7 @@ static void test_settle_lazy(mu_t_t *t)
 
 static void test_preemptible_backfill_evicted_when_due(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 2, MU_BACKFILL_RESERVE, NULL);
 	mu_id_t a, b;
 	mu_id_t g = setup_reservation(&f, &a, &b);
@@ -236,7 +243,7 @@ static void test_preemptible_backfill_evicted_when_due(mu_t_t *t)
 
 static void test_fifo_blocks_everything(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 2, MU_BACKFILL_NONE, NULL);
 	mu_id_t a, b;
 	setup_reservation(&f, &a, &b);
@@ -250,7 +257,7 @@ static void test_fifo_blocks_everything(mu_t_t *t)
 
 static void test_consolidation(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 2, MU_BACKFILL_GREEDY, &mu_score_spread);
 	mu_id_t x = bfx_job(&f, 1, 4, 0, true, 0);
 	mu_id_t y = bfx_job(&f, 1, 4, 0, true, 0);
@@ -274,7 +281,7 @@ static void test_consolidation(mu_t_t *t)
 
 static void test_consolidation_rejected(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 2, MU_BACKFILL_GREEDY, &mu_score_spread);
 	mu_id_t x = bfx_job(&f, 1, 4, 0, true, 0);
 	mu_id_t y = bfx_job(&f, 1, 6, 0, true, 0);
@@ -295,7 +302,7 @@ static void test_consolidation_rejected(mu_t_t *t)
 
 static void test_move_ratio(mu_t_t *t)
 {
-	bfx_t f;
+	bfx_t f = {0};
 	bfx_init(&f, 3, MU_BACKFILL_GREEDY, &mu_score_spread);
 	/* Each node 6 busy: a 2-GPU pod fits anywhere; consolidation for a
 	 * 4-GPU pod would move 6 GPUs to gain 4: over the 1:1 ratio. */
@@ -307,6 +314,53 @@ static void test_move_ratio(mu_t_t *t)
 	CHECK_EQ_INT(t, bfx_info(&f, four).bound, 0);
 	CHECK_EQ_INT(t, bfx_count(&f, MU_DEC_EVICT, -1), 0);
 	bfx_free(&f);
+}
+
+/* A job marked no_move (on Kubernetes: a pod nothing recreates) is never
+ * moved: the other one is, and when both are, nothing moves. */
+static void test_no_move(mu_t_t *t)
+{
+	for (int both = 0; both < 2; both++) {
+		bfx_t f = {0};
+		bfx_init(&f, 2, MU_BACKFILL_GREEDY, &mu_score_spread);
+		f.no_move = true;
+		mu_id_t x = bfx_job(&f, 1, 4, 0, true, 0);
+		f.no_move = both;
+		mu_id_t y = bfx_job(&f, 1, 4, 0, true, 0);
+		bfx_cycle(&f, 0);
+		mu_id_t xn = mu_engine_pod_node(f.e, x, 0, 0);
+		mu_id_t big = bfx_job(&f, 1, 8, 0, true, 10 * S);
+		bfx_cycle(&f, 10 * S);
+		CHECK_EQ_INT(t, bfx_info(&f, big).bound, both ? 0 : 1);
+		CHECK_EQ_INT(t, bfx_count(&f, MU_DEC_EVICT, x), 0);
+		CHECK_EQ_INT(t, bfx_count(&f, MU_DEC_EVICT, y), both ? 0 : 1);
+		CHECK_EQ_INT(t, mu_engine_pod_node(f.e, x, 0, 0), xn);
+		CHECK_EQ_INT(t, bfx_info(&f, x).moves, 0);
+		bfx_free(&f);
+	}
+}
+
+/* The GPUs-an-hour budget: moving 4 GPUs under a cap of 3 is refused;
+ * under a cap of 4 it goes, and a second move within the hour is
+ * refused. */
+static void test_move_gpus_per_hour(mu_t_t *t)
+{
+	for (int cap = 3; cap <= 4; cap++) {
+		bfx_t f = {.gpus_per_hour = cap};
+		bfx_init(&f, 4, MU_BACKFILL_GREEDY, &mu_score_spread);
+		for (int i = 0; i < 4; i++)
+			bfx_job(&f, 1, 4, 0, true, 0);
+		bfx_cycle(&f, 0);
+		mu_id_t big = bfx_job(&f, 1, 8, 0, true, 10 * S);
+		bfx_cycle(&f, 10 * S);
+		CHECK_EQ_INT(t, bfx_info(&f, big).bound, cap == 4);
+		CHECK_EQ_INT(t, bfx_count(&f, MU_DEC_EVICT, -1), cap == 4);
+		mu_id_t big2 = bfx_job(&f, 1, 8, 0, true, 20 * S);
+		bfx_cycle(&f, 20 * S);
+		CHECK_EQ_INT(t, bfx_info(&f, big2).bound, 0);
+		CHECK_EQ_INT(t, bfx_count(&f, MU_DEC_EVICT, -1), 0);
+		bfx_free(&f);
+	}
 }
 
 int main(void)
@@ -321,5 +375,7 @@ int main(void)
 	MU_RUN(&t, test_consolidation);
 	MU_RUN(&t, test_consolidation_rejected);
 	MU_RUN(&t, test_move_ratio);
+	MU_RUN(&t, test_no_move);
+	MU_RUN(&t, test_move_gpus_per_hour);
 	return mu_t_done(&t);
 }

@@ -1,0 +1,246 @@
+/*
+ * move.c - consolidation on Kubernetes: moving a pod is evicting it and
+ * binding the pod its controller makes in its place.
+ *
+ * With --consolidate the engine may move pods to make room for a gang
+ * (preempt.c, mu__consolidate_try): it decides an eviction and a bind of
+ * the same pod on another node.  On a cluster the evicted pod is gone; its
+ * controller (a Job, ReplicaSet, StatefulSet, a Kubeflow job, a
+ * RayCluster) makes a new one, under a new name or the same one, with a
+ * new UID.  So, as KAI-Scheduler makes sure of a re-placement before it
+ * evicts, muster holds the planned place for that replacement:
+ *
+ *   1. apply.c sees the move's bind of a pod being evicted and calls
+ *      mu__kd_move_plan(): a place is noted (controller, namespace, shape,
+ *      node, devices).
+ *   2. Once the moved pod's group is synced (its engine job re-submitted
+ *      without it), mu__kd_move_hold() binds a placeholder engine job of
+ *      the pod's shape there, not preemptible and never moved, in the
+ *      pod's queue: nothing else takes the room.
+ *   3. When a pod of the same controller and shape, unbound, joins a
+ *      group (or is waiting when the place is first held),
+ *      mu__kd_move_claim() withdraws the placeholder and binds the pod
+ *      there (held while the pods leaving that node shut down,
+ *      release.c).  Only a held place is claimed: its room is known free.
+ *   4. A place not claimed within --move-hold is given up.
+ *
+ * Pods without such a controller (bare pods, pods of other schedulers,
+ * Job admission groups, whose slots are planned per Job) are marked
+ * no_move in the engine (state.c, jobs.c), so they are never moved.  The
+ * budgets (GPUs moved per GPU gained, pods and GPUs moved an hour) are the
+ * engine's (mu_engine_config_t move_*).
+ *
+ * Everything here runs on the main loop; a place is a few strings and a
+ * shape reference.  Each function is O(places), plus one pass over the
+ * pods when a place is first held; places are bounded by the move budget.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/daemon_int.h"
+
+/* One held place. */
+struct mu__kmove {
+	char *ns, *ctrl;        /* the moved pod's namespace and controller */
+	char *victim;           /* the moved pod, "ns/name" */
+	char *node;             /* where its replacement goes */
+	char *queue;
+	mu_decision_t dev;      /* ... on these devices */
+	mu__kshape_t *shape;    /* the moved pod's shape (a reference) */
+	mu_id_t ej;             /* the placeholder engine job, or -1 */
+	int64_t until;          /* mono ms: given up after this */
+};
+
+/* The kinds whose controllers make a new pod for an evicted one. */
+static const char *const recreating[] = {
+	"Job", "ReplicaSet", "StatefulSet", "PyTorchJob", "MPIJob", "TFJob",
+	"XGBoostJob", "PaddleJob", "JAXJob", "RayCluster",
+};
+
+bool mu__kd_move_ctrl(const mu__kpodinfo_t *in, char *buf, size_t len)
+{
+	if (!in->ctrl_kind || !in->ctrl_name)
+		return false;
+	for (size_t i = 0; i < sizeof recreating / sizeof *recreating; i++)
+		if (!strcmp(in->ctrl_kind, recreating[i])) {
+			snprintf(buf, len, "%s/%s", in->ctrl_kind, in->ctrl_name);
+			return true;
+		}
+	return false;
+}
+
+/* Frees place m's strings, gives its placeholder back, and removes it
+ * (the last place takes its index). */
+static void drop(mu__kd_t *d, int32_t i, mu_time_t now)
+{
+	struct mu__kmove *m = &d->moves[i];
+	if (m->ej >= 0)
+		mu_engine_job_withdraw(d->e, m->ej, now);
+	mu__kshape_put(&d->shapes, m->shape);
+	free(m->ns);
+	free(m->ctrl);
+	free(m->victim);
+	free(m->node);
+	free(m->queue);
+	d->moves[i] = d->moves[--d->nmoves];
+	d->changed = true;
+}
+
+void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const char *node,
+		      const mu_decision_t *dec)
+{
+	if (!p->ctrl || !p->shape || !node) {
+		mu__klog(&d->log, 0, "pod %s: moved to %s but nothing recreates it; no place held | pod=%s",
+			 p->key, node ? node : "?", p->key);
+		return;
+	}
+	if (d->nmoves == d->moves_cap) {
+		int32_t cap = d->moves_cap ? d->moves_cap * 2 : 8;
+		struct mu__kmove *nv = realloc(d->moves, (size_t)cap * sizeof *nv);
+		if (!nv)
+			return; /* the replacement is placed as any pod */
+		d->moves = nv;
+		d->moves_cap = cap;
+	}
+	struct mu__kmove *m = &d->moves[d->nmoves];
+	memset(m, 0, sizeof *m);
+	m->ns = strdup(p->ns);
+	m->ctrl = strdup(p->ctrl);
+	m->victim = strdup(p->key);
+	m->node = strdup(node);
+	m->queue = strdup(queue);
+	if (!m->ns || !m->ctrl || !m->victim || !m->node || !m->queue) {
+		free(m->ns);
+		free(m->ctrl);
+		free(m->victim);
+		free(m->node);
+		free(m->queue);
+		return;
+	}
+	m->dev = *dec;
+	m->shape = p->shape;
+	m->shape->refs++;
+	m->ej = -1;
+	m->until = mu__k_mono_ms() + d->o->move_hold_ms;
+	d->nmoves++;
+	mu__klog(&d->log, 1, "pod %s: moved to %s; the place is held for the pod %s makes next "
+		 "| pod=%s node=%s", p->key, node, p->ctrl, p->key, node);
+}
+
+/* Binds a placeholder job of m's shape on its node, in its queue.
+ * MU_OK; otherwise the place cannot be held (the room was taken, the
+ * node or queue went). */
+static int hold(mu__kd_t *d, struct mu__kmove *m, mu_time_t now)
+{
+	const mu_job_spec_t *s = mu__kshape_job(m->shape);
+	mu_id_t nid = mu_engine_node_find(d->e, m->node);
+	if (!s || nid < 0)
+		return MU_ENOENT;
+	char name[900];
+	mu_job_spec_t j = *s;
+	mu_podset_spec_t ps = s->podsets[0];
+	ps.replicas = 1;
+	ps.min_member = 0;
+	snprintf(name, sizeof name, "muster.io/move:%s~%llu", m->victim,
+		 (unsigned long long)++d->move_seq);
+	j.name = name;
+	j.queue = mu_engine_queue_find(d->e, m->queue) >= 0 ? m->queue : d->default_queue;
+	j.namespace = m->ns;
+	j.podsets = &ps;
+	j.npodsets = 1;
+	j.min_member = 0;
+	j.preemptible = false;
+	j.no_move = true;
+	j.submit = now;
+	j.duration = 0;
+	memset(&j.topo, 0, sizeof j.topo);
+	mu_id_t ej;
+	int rc = mu_engine_job_submit(d->e, &j, now, &ej);
+	if (rc)
+		return rc;
+	if ((rc = mu_engine_pod_bound(d->e, ej, 0, 0, nid, &m->dev, now)) != MU_OK) {
+		mu_engine_job_withdraw(d->e, ej, now);
+		return rc;
+	}
+	m->ej = ej;
+	return MU_OK;
+}
+
+bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now)
+{
+	bool held = false;
+	int64_t mono = mu__k_mono_ms();
+	for (int32_t i = 0; i < d->nmoves;) {
+		struct mu__kmove *m = &d->moves[i];
+		if (mono > m->until) {
+			mu__klog(&d->log, 1, "the place on %s held for the replacement of %s (%s) is given "
+				 "up: no pod came within --move-hold | pod=%s node=%s", m->node, m->victim,
+				 m->ctrl, m->victim, m->node);
+			drop(d, i, now);
+			continue;
+		}
+		/* Held once the moved pod is out of its group's engine job. */
+		const mu__kpod_t *v = mu__kmap_get(&d->pods, m->victim);
+		bool out = !v || !v->g || v->ps < 0;
+		bool fresh = m->ej < 0 && out;
+		int rc = fresh ? hold(d, m, now) : MU_OK;
+		if (rc) {
+			mu__klog(&d->log, 0, "cannot hold the place on %s for the replacement of %s: %s "
+				 "| pod=%s node=%s", m->node, m->victim, mu_strerror(rc), m->victim, m->node);
+			drop(d, i, now);
+			continue;
+		}
+		held |= fresh;
+		i++;
+	}
+	return held;
+}
+
+/* The held place pod p may take, or -1.  O(places). */
+static int32_t place_for(const mu__kd_t *d, const mu__kpod_t *p)
+{
+	const mu_job_spec_t *ps = mu__kshape_job(p->shape);
+	if (!ps || !p->ctrl)
+		return -1;
+	for (int32_t i = 0; i < d->nmoves; i++) {
+		const struct mu__kmove *m = &d->moves[i];
+		const mu_job_spec_t *ms = mu__kshape_job(m->shape);
+		if (m->ej >= 0 && !strcmp(m->ctrl, p->ctrl) && !strcmp(m->ns, p->ns) &&
+		    strcmp(m->victim, p->key) && ms &&
+		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0])))
+			return i;
+	}
+	return -1;
+}
+
+bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p)
+{
+	return p->ours && p->ctrl && !p->node && !p->an_node && p->g && place_for(d, p) >= 0;
+}
+
+bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now)
+{
+	int32_t i = place_for(d, p);
+	if (i < 0)
+		return false;
+	struct mu__kmove *m = &d->moves[i];
+	char node[300], victim[600];
+	mu_decision_t dev = m->dev;
+	snprintf(node, sizeof node, "%s", m->node);
+	snprintf(victim, sizeof victim, "%s", m->victim);
+	drop(d, i, now); /* the placeholder gives the room back first */
+	mu__klog(&d->log, 1, "pod %s takes the place held on %s for %s | pod=%s node=%s", p->key, node,
+		 victim, p->key, node);
+	mu__kd_bind_or_hold(d, p, node, &dev);
+	return true;
+}
+
+void mu__kd_move_free(mu__kd_t *d)
+{
+	while (d->nmoves)
+		drop(d, d->nmoves - 1, 0);
+	free(d->moves);
+	d->moves = NULL;
+	d->moves_cap = 0;
+}
