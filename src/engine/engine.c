@@ -141,6 +141,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->classes);
 	free(e->txn);
 	free(e->evl);
+	free(e->vsum);
 	free(e->relist);
 	free(e->grow);
 	free(e->moves);

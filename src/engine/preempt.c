@@ -725,6 +725,80 @@ static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 	return lb;
 }
 
+/* Whether every candidate of summary s, all of one other queue, is a
+ * reclaim victim that victim_ok() refuses for J: reclaim off, or the
+ * victims' queue path at or below its deserved GPUs (each candidate frees
+ * GPUs).  The refusal is noted for explain as victim_ok()'s first would
+ * be.  False where victim_ok() could note a time (cool-down) or list a
+ * candidate of another kind.  O(depth). */
+static bool reclaim_refused(pctx_t *c, const mu__vsum_t *s)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	int32_t vq = s->queue, ja, va;
+	if (c->moving || c->limit || vq < 0 || vq == j->queue || j->state == MU_JOB_RUNNING ||
+	    j->nbackfilled)
+		return false;
+	if (!e->cfg.reclaim)
+		return true;
+	const mu__queue_t *q = &e->queues[vq];
+	if (e->cfg.reclaim_cooldown > 0 && q->last_reclaimed != MU_TIME_NONE &&
+	    c->now - q->last_reclaimed < e->cfg.reclaim_cooldown)
+		return false;
+	if (c->dom != MU_RES_GPU || s->gmin <= 0)
+		return false;
+	lca_sides(e, j->queue, vq, &ja, &va);
+	mu_res_t unit;
+	memset(&unit, 0, sizeof unit);
+	unit.v[MU_RES_GPU] = 1;
+	return !victim_above(c, vq, va, false, &unit, NULL, 0);
+}
+
+/* Whether node nid may be passed over on its summary (vsum.c) alone,
+ * with the same outcome as walking it: it has no candidate, or its
+ * candidates are reclaim victims that J may not take; or (an
+ * uncapped search under priority order, where passing over a node has no
+ * side effect: no candidate refused for its age, no reclaim refusal that
+ * explain would report first) its candidates cannot free the devices the
+ * pod needs, or the cheapest plan they allow cannot beat *bc (NULL: no
+ * plan yet).  That plan's cost is a lower bound in every component: at
+ * least ceil(need / most devices one candidate frees) victims, each of at
+ * least the fewest GPUs one eviction takes, of the lowest priority and
+ * the latest start; in-queue victims only when every candidate is of J's
+ * queue.  Sets the node's min_start as gather() would.  O(1) on a fresh
+ * summary, else O(pods on the node). */
+static bool summary_skip(pctx_t *c, int32_t nid, const mu__podset_t *ps, const pcost_t *bc)
+{
+	mu_engine_t *e = c->e;
+	const mu__vsum_t *s = mu__vsum_get(e, nid);
+	if (!s)
+		return false;
+	const mu__job_t *j = &e->jobs[c->jid];
+	bool young = s->ncand && c->now - s->max_start < e->cfg.min_runtime;
+	if (s->ncand && !young && reclaim_refused(c, s)) { /* as gather() finding none */
+		if (s->min_start != INT64_MAX)
+			e->nodes[nid].min_start = s->min_start;
+		return true;
+	}
+	bool quiet = c->moving || c->limit || !e->cfg.reclaim || s->queue == j->queue ||
+		     (e->cfg.reclaim_cooldown <= 0 && c->rq >= 0);
+	if (s->ncand && ((e->cfg.order == MU_ORDER_JCT && s->maxprio >= j->priority) ||
+			 e->cfg.max_victim_nodes || young || !quiet))
+		return false;
+	if (s->min_start != INT64_MAX)
+		e->nodes[nid].min_start = s->min_start;
+	int64_t need = ps->req.v[MU_RES_GPU] - e->nodes[nid].free.v[MU_RES_GPU];
+	if (!s->ncand || need > s->devsum)
+		return true;
+	if (!bc)
+		return false;
+	int32_t p = need > 0 ? (int32_t)((need + s->maxdev - 1) / s->maxdev) : 1;
+	bool inq = c->moving || c->limit || (s->queue == j->queue && !j->nbackfilled);
+	pcost_t lb = {0, inq ? p : 0, s->surplus ? 0 : p, p * s->gmin, s->minprio, p,
+		      s->max_start};
+	return !cost_less(&lb, bc);
+}
+
 /* Finds the cheapest node of class cls where evictions make req fit, and
  * evicts them.  Returns the node, -1 if none, or a negative error - 1. */
 static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_t *ps,
@@ -754,6 +828,8 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 				c->retry_at = old;
 			continue;
 		}
+		if (summary_skip(c, nid, ps, best >= 0 ? &bc : NULL))
+			continue;
 		if (gather(c, nid) != MU_OK)
 			return -2;
 		int32_t s[PLAN_MAXV], n = 0;
@@ -1459,6 +1535,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 		if (v->start != c->now) { /* the job restarts where it lands */
 			mu__order_stop(e, v, c->now); /* its service so far counts */
 			v->start = c->now;
+			mu__vsum_touch_job(e, v);
 			mu__order_touch(e, e->mvl[2 * i]);
 			v->moves++;
 		}
