@@ -259,6 +259,22 @@ static void plan_order(const pctx_t *c, const int32_t *s, int32_t k, int32_t *or
 	}
 }
 
+/* Whether set s[0..k) holds the whole job `job`. */
+static bool set_has_whole(const pctx_t *c, const int32_t *s, int32_t k, int32_t job)
+{
+	for (int32_t i = 0; i < k; i++)
+		if (c->v[s[i]].job == job && c->v[s[i]].pod < 0)
+			return true;
+	return false;
+}
+
+/* Whether candidate x of set s[0..k) is a surplus pod whose whole job is
+ * in the set too: its usage leaves once, with the job. */
+static bool dup_pod(const pctx_t *c, const int32_t *s, int32_t k, int32_t x)
+{
+	return c->v[x].pod >= 0 && set_has_whole(c, s, k, c->v[x].job);
+}
+
 /* Whether the victim set s[0..k) (indices into c->v) is allowed as a
  * whole: the reclaim rules judged in order (J's own victims first, then
  * the smallest), and in limit mode J's path within its limits after they
@@ -277,6 +293,8 @@ static bool plan_ok(pctx_t *c, const int32_t *s, int32_t k)
 	if (!cross && !c->limit)
 		return true; /* preemption alone: nothing to judge */
 	for (int32_t i = 0; i < k; i++) {
+		if (dup_pod(c, s, k, s[i]))
+			continue; /* its whole job is in the set: counted there */
 		mu_res_t u = victim_unit(e, &c->v[s[i]]);
 		delta_add(e, all, &na, 64, e->jobs[c->v[s[i]].job].queue, &u);
 	}
@@ -287,6 +305,8 @@ static bool plan_ok(pctx_t *c, const int32_t *s, int32_t k)
 	plan_order(c, s, k, order);
 	for (int32_t i = 0; i < k; i++) {
 		const victim_t *x = &c->v[order[i]];
+		if (dup_pod(c, s, k, order[i]))
+			continue; /* leaves with its whole job, judged there */
 		if (x->kind == VK_RECLAIM && !reclaim_rule(c, x, before, nb, all, na))
 			return false;
 		mu_res_t u = victim_unit(e, x);
@@ -440,15 +460,6 @@ static void gather_sort(pctx_t *c)
 {
 	if (c->nv > 1)
 		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_victim);
-}
-
-/* Whether set s[0..k) holds the whole job `job`. */
-static bool set_has_whole(const pctx_t *c, const int32_t *s, int32_t k, int32_t job)
-{
-	for (int32_t i = 0; i < k; i++)
-		if (c->v[s[i]].job == job && c->v[s[i]].pod < 0)
-			return true;
-	return false;
 }
 
 /* Whether req fits on a scratch copy of node nid once the victims of set
