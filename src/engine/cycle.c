@@ -716,9 +716,12 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1; /* an admitted job grows by any number of pods */
-	mu_res_t acct = job_unbound_acct(j);
+	mu_res_t acct = job_unbound_acct(j), lacct = acct;
+	if (mu__elastic_cap(e, j, need) < j->npods && !j->parts && j->topo < 0)
+		for (int res = 0; res < MU_RES_MAX; res++) /* it places only `need` */
+			lacct.v[res] = j->podsets[0].acct.v[res] * need;
 	r.nodes_total = e->nlive;
-	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0) {
+	if (mu__queue_limit_check(e, j->queue, &lacct, &r) >= 0) {
 		/* Lower priorities of its own queue may make room under it. */
 		bool ok = false;
 		j->retry_at = INT64_MAX;
