@@ -1099,6 +1099,16 @@ static bool limit_room(const pctx_t *c, const mu_res_t *acct)
 	return claimant_within(c, -1, 2, acct, NULL, 0);
 }
 
+/* Whether J is an elastic job that takes in an attempt only the pods it
+ * claims (c->need_pods); it grows in turns after the cycle's loop
+ * (queue.c), as when placed without victims (mu__elastic_cap()). */
+static bool elastic_claim(const pctx_t *c)
+{
+	const mu__job_t *j = &c->e->jobs[c->jid];
+	return !c->moving && !j->parts && j->topo < 0 &&
+	       mu__elastic_cap(c->e, j, c->need_pods) < j->npods;
+}
+
 /* Places J's unbound pods within scope sc (NULL: anywhere), evicting where
  * needed for the first c->need_pods of them (the rest only where there is
  * room).  Returns pods placed. */
@@ -1107,7 +1117,8 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 	mu_engine_t *e = c->e;
 	mu__job_t *j = &e->jobs[c->jid];
 	int32_t placed = 0;
-	for (int32_t p = 0; p < j->npodsets; p++) {
+	bool elastic = elastic_claim(c); /* it takes only the pods it claims */
+	for (int32_t p = 0; p < j->npodsets && !(elastic && placed >= c->need_pods); p++) {
 		mu__podset_t *ps = &j->podsets[p];
 		mu__sclass_t *cls = &e->classes[ps->sclass];
 		int rc0 = mu__sclass_refresh(e, cls);
@@ -1117,7 +1128,7 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 		int32_t in_part = 0; /* its pods bound, for its own minimum */
 		for (int32_t i = 0; i < ps->replicas; i++)
 			in_part += j->pods[ps->first + i].node >= 0;
-		for (int32_t i = 0; i < ps->replicas; i++) {
+		for (int32_t i = 0; i < ps->replicas && !(elastic && placed >= c->need_pods); i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
@@ -1161,6 +1172,7 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 	e->ntxn = 0;
 	e->nevl = 0;
 	int32_t placed = 0;
+	bool elastic = elastic_claim(c); /* it takes only the pods it claims */
 	for (int32_t p = 0; p < v->npods; p++) {
 		int rc = evict_pod(c, c->v[k].job, p);
 		if (rc)
@@ -1172,7 +1184,7 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 		int rc = mu__sclass_refresh(e, cls);
 		if (rc)
 			return rc;
-		for (int32_t i = 0; i < ps->replicas; i++) {
+		for (int32_t i = 0; i < ps->replicas && !(elastic && placed >= need); i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0 || (c->limit && !limit_room(c, &ps->acct)))
 				continue;
