@@ -1099,6 +1099,44 @@ static bool limit_room(const pctx_t *c, const mu_res_t *acct)
 	return claimant_within(c, -1, 2, acct, NULL, 0);
 }
 
+/* Limit mode, when no node-centric plan exists: the victims need not sit
+ * where J lands.  Evicts J's queue's candidates (whole jobs, lower
+ * priority, in victim order) until one more pod of J is under the limit
+ * and fits some node of class cls; returns that node, or -1 (the
+ * evictions stay logged: the attempt's rollback undoes them).  O(queue's
+ * running jobs x log + their pods + nodes per try). */
+static int32_t limit_victims_anywhere(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
+				      const mu__scope_t *sc)
+{
+	mu_engine_t *e = c->e;
+	const mu__queue_t *q = &e->queues[e->jobs[c->jid].queue];
+	int rc = mu__grow((void **)&c->v, &c->vcap, q->nrunning, sizeof *c->v);
+	if (rc)
+		return -2;
+	c->nv = 0;
+	for (int32_t i = 0; i < q->nrunning; i++) {
+		int32_t vid = q->running[i], kind = VK_PREEMPT;
+		const mu__job_t *v = &e->jobs[vid];
+		if (!victim_ok(c, vid, -1, &kind))
+			continue;
+		c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU], v->start,
+					   kind, 0, over_budget(v, -1)};
+	}
+	gather_sort(c);
+	for (int32_t k = 0; k < c->nv; k++) {
+		const mu__job_t *v = &e->jobs[c->v[k].job];
+		for (int32_t p = 0; p < v->npods; p++)
+			if ((rc = evict_pod(c, c->v[k].job, p)) != MU_OK)
+				return -2;
+		if (!limit_room(c, &ps->acct))
+			continue;
+		int32_t nid = mu__best_node_in(e, cls, ps, sc);
+		if (nid >= 0)
+			return nid;
+	}
+	return -1;
+}
+
 /* Whether J is an elastic job that takes in an attempt only the pods it
  * claims (c->need_pods); it grows in turns after the cycle's loop
  * (queue.c), as when placed without victims (mu__elastic_cap()). */
@@ -1134,8 +1172,11 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 				continue;
 			bool room = !c->limit || limit_room(c, &ps->acct);
 			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1;
-			if (nid < 0 && (placed < c->need_pods || in_part < ps->min_member))
+			if (nid < 0 && (placed < c->need_pods || in_part < ps->min_member)) {
 				nid = victim_node(c, cls, ps, sc);
+				if (nid == -1 && c->limit && !room)
+					nid = limit_victims_anywhere(c, cls, ps, sc);
+			}
 			if (nid >= 0 && e->aff && mu__aff_involved(e, ps) &&
 			    !mu__aff_node_ok(e, cls, ps, nid))
 				nid = -1; /* its pod affinity or spread refuses */
