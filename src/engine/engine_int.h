@@ -297,9 +297,11 @@ typedef struct mu__queue {
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
 	mu_time_t max_wait;   /* class of service for its jobs; 0 none */
 	bool borrow_try_next, preempt_try_next; /* flavor fungibility */
-	double decayed;       /* GPU usage (milli) averaged with
-	                       * cfg.usage_half_life (fairshare.c) */
-	double decay_factor;  /* 2^(-usage share / weight share), 1 if off */
+	double decayed[MU_RES_MAX];      /* usage per resource averaged
+	                                  * with cfg.usage_half_life
+	                                  * (fairshare.c) */
+	double decay_factor[MU_RES_MAX]; /* 2^(-usage share / weight
+	                                  * share), 1 if off */
 	double hist[16];      /* EMA of run times (ms) per job shape */
 	double hist_all;      /* ... of all its jobs; 0 = none yet */
 	/* Per-cycle scratch. */
