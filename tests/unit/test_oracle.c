@@ -146,13 +146,20 @@ static void tally(world_t *w)
 		const oj_t *j = &w->j[i];
 		if (!j->in || j->done)
 			continue;
-		for (int p = 0; p < j->pods; p++)
-			for (int q = j->q; q >= 0; q = w->q[q].parent) {
+		for (int p = 0; p < j->pods; p++) {
+			for (int q = j->q; q >= 0; q = w->q[q].parent)
 				if (j->node[p] >= 0)
 					w->q[q].used += j->gpu * 1000;
-				w->q[q].demand += j->gpu * 1000;
-			}
+			w->q[j->q].demand += j->gpu * 1000;
+		}
 	}
+	/* A parent's demand is its children's, each capped by its limit
+	 * (jobs sit in leaves; parents come after their children). */
+	for (int q = 0; q < w->nq; q++)
+		if (w->q[q].parent >= 0) {
+			const oq_t *c = &w->q[q];
+			w->q[c->parent].demand += c->demand < c->lim ? c->demand : c->lim;
+		}
 }
 
 /* A queue's demand as its share sees it: capped by its limit. */
