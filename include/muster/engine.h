@@ -491,6 +491,10 @@ typedef struct mu_queue_info {
 	                         * with that half-life (milli-GPU) */
 	double decay_factor;    /* what its over-quota weight is multiplied
 	                         * by (1 when decay is off) */
+	double decayed[MU_RES_MAX];       /* the same per resource (accounting
+	                                   * units; CPU, memory and every
+	                                   * resource the fair share divides) */
+	double decay_factors[MU_RES_MAX]; /* the factor per resource */
 } mu_queue_info_t;
 
 int32_t mu_engine_njobs(const mu_engine_t *e);   /* ids ever given */

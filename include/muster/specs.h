@@ -72,6 +72,7 @@ typedef struct mu_scenario_spec {
 	const char *name;
 	const char *description;
 	const char *policy;   /* scoring policy name, NULL = default */
+	mu_time_t usage_half_life; /* the engine's usage_half_life; 0 off */
 	mu_scenario_step_t *steps;
 	size_t nsteps;
 } mu_scenario_spec_t;

@@ -32,7 +32,8 @@ static void queues_usage(FILE *f)
 		"Simulates up to --at (default: the end) and prints the queue tree: for\n"
 		"GPUs, CPU, memory and pods, what each queue deserves, its fair share,\n"
 		"its use and its limit; pending and running jobs; and with\n"
-		"--usage-half-life its decayed GPU usage and the factor on its weight.\n"
+		"--usage-half-life its decayed usage and the factor on its weight, for\n"
+		"GPUs, CPU and memory (pods are not divided by the fair share).\n"
 		"With node pools, first the same for each pool's GPUs.\n\n"
 		"  --at DUR                the moment to look at (e.g. 2h)\n");
 	mu_simopts_help(f);
@@ -133,7 +134,9 @@ static void amount(char *buf, size_t len, int r, int64_t v)
 }
 
 /* Prints queue q's row for resource r and its subtree, indented by
- * depth; the GPU table also has the jobs and the decayed usage. */
+ * depth; the GPU table also has the jobs; with decay on, the tables of the
+ * resources the fair share divides (all but pods) have the decayed usage
+ * and the factor on the weight. */
 static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
 {
 	mu_queue_info_t qi;
@@ -144,7 +147,12 @@ static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
 	amount(f, sizeof f, r, r == MU_RES_PODS ? MU_RES_UNLIMITED : qi.fair.v[r]);
 	amount(u, sizeof u, r, qi.used.v[r]);
 	amount(l, sizeof l, r, qi.limit.v[r]);
-	if (r != MU_RES_GPU) /* also a pool's GPU slot */
+	char du[24];
+	amount(du, sizeof du, r, (int64_t)qi.decayed[r]);
+	if (r != MU_RES_GPU && decay && r != MU_RES_PODS)
+		printf("%-24s %8s %8s %8s %8s %8s %8.3f\n", name, d, f, u, l, du,
+		       qi.decay_factors[r]);
+	else if (r != MU_RES_GPU) /* also a pool's GPU slot */
 		printf("%-24s %8s %8s %8s %8s\n", name, d, f, u, l);
 	else if (!decay)
 		printf("%-24s %8s %8s %8s %8s %8d %8d %8d\n", name, d, f, u, l, qi.priority,
@@ -193,6 +201,9 @@ static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 		else if (res[k] == MU_RES_GPU)
 			printf("%-24s %8s %8s %8s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR",
 			       "USED", "LIMIT", "PRIO", "PENDING", "RUNNING");
+		else if (*decay && res[k] != MU_RES_PODS)
+			printf("%-24s %8s %8s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR",
+			       "USED", "LIMIT", "DECAYED", "FACTOR");
 		else
 			printf("%-24s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR", "USED",
 			       "LIMIT");

@@ -41,6 +41,7 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 		*p = *was;
 	p->end_id = 0; /* a fresh end entry at the next merge */
 	mu__node_take(e, n, ps, p, was != NULL);
+	mu__node_dirty(e, n);
 	mu__ends_note_bind(e, (int32_t)(j - e->jobs), pod);
 	mu_time_t st = j->state == MU_JOB_RUNNING ? j->start : e->now;
 	if (n->npods == 0 || st < n->min_start)
@@ -70,6 +71,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, pod)];
 	mu_res_t a = mu__pod_acct(e, ps, p->node);
 	mu__node_give(e, n, ps, p);
+	mu__node_dirty(e, n);
 	mu__podref_t last = n->refs[--n->npods];
 	n->refs[p->npos] = last;
 	e->jobs[last.job].pods[last.pod].npos = p->npos;
@@ -93,6 +95,7 @@ int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now)
 		return rc;
 	j->state = MU_JOB_RUNNING;
 	j->start = now;
+	mu__vsum_touch_job(e, j);
 	e->qgen++; /* its queue's running jobs */
 	mu__order_touch(e, jid);
 	if (j->preemptible && j->eprio < q->min_victim_prio) {
@@ -123,6 +126,7 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 		e->jobs[last].rpos = j->rpos;
 	}
 	j->state = MU_JOB_PENDING;
+	mu__vsum_touch_job(e, j);
 }
 
 int mu__dec_push(mu_decisions_t *out, const mu_decision_t *d)
@@ -712,9 +716,12 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	int32_t need = j->min_member - j->nbound;
 	if (need < 1)
 		need = 1; /* an admitted job grows by any number of pods */
-	mu_res_t acct = job_unbound_acct(j);
+	mu_res_t acct = job_unbound_acct(j), lacct = acct;
+	if (mu__elastic_cap(e, j, need) < j->npods && !j->parts && j->topo < 0)
+		for (int res = 0; res < MU_RES_MAX; res++) /* it places only `need` */
+			lacct.v[res] = j->podsets[0].acct.v[res] * need;
 	r.nodes_total = e->nlive;
-	if (mu__queue_limit_check(e, j->queue, &acct, &r) >= 0) {
+	if (mu__queue_limit_check(e, j->queue, &lacct, &r) >= 0) {
 		/* Lower priorities of its own queue may make room under it. */
 		bool ok = false;
 		j->retry_at = INT64_MAX;

@@ -141,6 +141,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->classes);
 	free(e->txn);
 	free(e->evl);
+	free(e->vsum);
 	free(e->relist);
 	free(e->grow);
 	free(e->moves);
@@ -253,8 +254,12 @@ int mu_engine_queue_info(const mu_engine_t *e, mu_id_t id, mu_queue_info_t *out)
 	out->demand = q->demand;
 	out->pending_jobs = q->npending;
 	out->running_jobs = q->nrunning;
-	out->decayed_gpu = q->decayed;
-	out->decay_factor = e->cfg.usage_half_life > 0 ? q->decay_factor : 1.0;
+	out->decayed_gpu = q->decayed[MU_RES_GPU];
+	out->decay_factor = e->cfg.usage_half_life > 0 ? q->decay_factor[MU_RES_GPU] : 1.0;
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		out->decayed[r] = q->decayed[r];
+		out->decay_factors[r] = e->cfg.usage_half_life > 0 ? q->decay_factor[r] : 1.0;
+	}
 	return MU_OK;
 }
 

@@ -95,6 +95,9 @@ typedef struct mu__node {
 	mu_time_t min_start; /* no job with a pod here started before this
 	                      * (a lower bound; gather() makes it exact) */
 	int32_t pool;      /* node pool (pools.c), -1 none */
+	uint64_t pgen;     /* stamp of the last change among the pods here:
+	                    * a bind, a release, a start or stop of a job
+	                    * with a pod here (mu__node_dirty(), vsum.c) */
 	int32_t npods;     /* bound pods, listed in refs */
 	struct mu__podref *refs;
 	int32_t refs_cap;
@@ -294,9 +297,11 @@ typedef struct mu__queue {
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
 	mu_time_t max_wait;   /* class of service for its jobs; 0 none */
 	bool borrow_try_next, preempt_try_next; /* flavor fungibility */
-	double decayed;       /* GPU usage (milli) averaged with
-	                       * cfg.usage_half_life (fairshare.c) */
-	double decay_factor;  /* 2^(-usage share / weight share), 1 if off */
+	double decayed[MU_RES_MAX];      /* usage per resource averaged
+	                                  * with cfg.usage_half_life
+	                                  * (fairshare.c) */
+	double decay_factor[MU_RES_MAX]; /* 2^(-usage share / weight
+	                                  * share), 1 if off */
 	double hist[16];      /* EMA of run times (ms) per job shape */
 	double hist_all;      /* ... of all its jobs; 0 = none yet */
 	/* Per-cycle scratch. */
@@ -549,6 +554,9 @@ struct mu_engine {
 	bool fair_changed;          /* scratch of mu__fairshare() */
 	mu_time_t decay_at;         /* when decayed usage was last updated */
 	uint64_t gather_stamp;      /* tags one gather() call (preempt.c) */
+	uint64_t pgen_next;         /* last stamp given to a node's pgen */
+	struct mu__vsum *vsum;      /* per node: its victim summary (vsum.c) */
+	int32_t vsum_cap;
 	uint64_t work;              /* jobs visited by the walks over a
 	                             * queue's running or pending jobs (order,
 	                             * victim bounds, demand, ends, gangs'
@@ -903,5 +911,47 @@ int mu__preempt_try(mu_engine_t *e, int32_t jid, mu_time_t now,
  * a node).  Same contract as mu__preempt_try(). */
 int mu__preempt_limit_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 			  mu_reason_t *r, mu_decisions_t *out, bool *placed);
+
+/* --- Victim summaries (vsum.c) ------------------------------------------- */
+
+/* What a node's running, preemptible jobs ("candidates": the only jobs
+ * any claimant may evict) hold there, independent of the claimant.  It
+ * lets the victim search skip a node without walking its pods, when even
+ * the best plan the summary allows cannot fit or cannot beat the best
+ * plan found so far.  Valid while pgen is the node's pgen. */
+typedef struct mu__vsum {
+	uint64_t pgen;        /* the node's pgen when computed; 0 never */
+	mu_time_t min_start;  /* earliest start of a running job here
+	                       * (any), INT64_MAX none: gather()'s */
+	mu_time_t max_start;  /* latest start of a candidate */
+	int64_t devsum;       /* whole devices all candidates could free */
+	int64_t gmin;         /* fewest accounting GPUs one candidate
+	                       * eviction (a whole job, or one surplus pod)
+	                       * takes */
+	int32_t ncand;        /* candidate jobs */
+	int32_t maxdev;       /* most devices one candidate could free */
+	int32_t minprio;      /* lowest effective priority of a candidate */
+	int32_t maxprio;      /* highest priority (as submitted) of one */
+	int32_t queue;        /* the candidates' one queue, or -1 (mixed) */
+	bool surplus;         /* a candidate may lose single pods (elastic) */
+} mu__vsum_t;
+
+/* Marks that the pods on n changed (bind, release, a job's start or
+ * stop): its summary is stale. */
+static inline void mu__node_dirty(mu_engine_t *e, mu__node_t *n)
+{
+	n->pgen = ++e->pgen_next;
+}
+/* Marks stale every node where job j has a bound pod. O(j's pods). */
+static inline void mu__vsum_touch_job(mu_engine_t *e, const mu__job_t *j)
+{
+	for (int32_t p = 0; p < j->npods; p++)
+		if (j->pods[p].node >= 0)
+			mu__node_dirty(e, &e->nodes[j->pods[p].node]);
+}
+/* Node nid's summary, recomputed first when stale (O(pods on nid)); NULL
+ * when memory ran out (the caller walks the node instead).  The engine
+ * owns it; valid until the next change of the engine. */
+const mu__vsum_t *mu__vsum_get(mu_engine_t *e, int32_t nid);
 
 #endif

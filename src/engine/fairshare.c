@@ -137,8 +137,8 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 			double d = (double)q->demand.v[r];
 			double g = (double)q->deserved.v[r] < d ? (double)q->deserved.v[r] : d;
 			double w = q->weight[r];
-			if (r == MU_RES_GPU && e->cfg.usage_half_life > 0)
-				w *= q->decay_factor;
+			if (e->cfg.usage_half_life > 0)
+				w *= q->decay_factor[r];
 			it[i] = (fs_item_t){kids[i], d - g, w, g, q->priority};
 			base += g;
 		}
@@ -182,8 +182,30 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 	return MU_OK;
 }
 
-/* Ages every queue's decayed GPU usage to now and sets the factors of the
- * children of each parent (-1: the roots).  O(queues x children). */
+/* Sets the decay factors on resource r of parent p's children (-1: the
+ * roots): 2^(-their share of the siblings' decayed usage / their share of
+ * the weights).  O(queues). */
+static void fs_decay_kids(mu_engine_t *e, int32_t p, int r)
+{
+	double u = 0, w = 0;
+	for (int32_t q = 0; q < e->nqueues; q++)
+		if (e->queues[q].parent == p) {
+			u += e->queues[q].decayed[r];
+			w += e->queues[q].weight[r];
+		}
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		mu__queue_t *qq = &e->queues[q];
+		if (qq->parent != p)
+			continue;
+		double us = u > 0 ? qq->decayed[r] / u : 0;
+		double ws = w > 0 ? qq->weight[r] / w : 0;
+		qq->decay_factor[r] = ws > 0 ? pow(2.0, -us / ws) : 1.0;
+	}
+}
+
+/* Ages every queue's decayed usage of every divided resource to now and
+ * sets, per resource, the factors of the children of each parent (-1: the
+ * roots).  O(resources x queues x children). */
 static void fs_decay(mu_engine_t *e, mu_time_t now)
 {
 	mu_time_t h = e->cfg.usage_half_life;
@@ -192,27 +214,17 @@ static void fs_decay(mu_engine_t *e, mu_time_t now)
 	double dt = e->decay_at == MU_TIME_NONE || now < e->decay_at ? 0 :
 		    (double)(now - e->decay_at);
 	double keep = pow(0.5, dt / (double)h);
-	for (int32_t q = 0; q < e->nqueues; q++) {
-		mu__queue_t *qq = &e->queues[q];
-		qq->decayed = qq->decayed * keep +
-			      (double)qq->used.v[MU_RES_GPU] * (1.0 - keep);
-	}
 	e->decay_at = now;
-	for (int32_t p = -1; p < e->nqueues; p++) {
-		double u = 0, w = 0;
-		for (int32_t q = 0; q < e->nqueues; q++)
-			if (e->queues[q].parent == p) {
-				u += e->queues[q].decayed;
-				w += e->queues[q].weight[MU_RES_GPU];
-			}
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		if (!fs_divided(e, r))
+			continue;
 		for (int32_t q = 0; q < e->nqueues; q++) {
 			mu__queue_t *qq = &e->queues[q];
-			if (qq->parent != p)
-				continue;
-			double us = u > 0 ? qq->decayed / u : 0;
-			double ws = w > 0 ? qq->weight[MU_RES_GPU] / w : 0;
-			qq->decay_factor = ws > 0 ? pow(2.0, -us / ws) : 1.0;
+			qq->decayed[r] = qq->decayed[r] * keep +
+					 (double)qq->used.v[r] * (1.0 - keep);
 		}
+		for (int32_t p = -1; p < e->nqueues; p++)
+			fs_decay_kids(e, p, r);
 	}
 }
 

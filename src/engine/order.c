@@ -191,6 +191,7 @@ void mu__order_escalate(mu_engine_t *e, int32_t jid)
 	j->priority = j->priority > INT32_MAX - MU_ESCALATE_BOOST ? INT32_MAX :
 		      j->priority + MU_ESCALATE_BOOST;
 	j->eprio = mu__order_eprio(e, j);
+	mu__vsum_touch_job(e, j); /* its nodes' victim summaries */
 	j->failed = false; /* a higher priority may preempt now */
 	mu__queue_t *q = &e->queues[j->queue];
 	q->mvp_valid = false;
@@ -255,7 +256,10 @@ static void order_refresh_queue(mu_engine_t *e, mu__queue_t *q)
 	for (int32_t i = 0; i < q->nrunning; i++) {
 		mu__job_t *j = &e->jobs[q->running[i]];
 		if (j->level_start != j->start || e->now >= j->level_until) {
-			j->eprio = mu__order_eprio(e, j); /* a level was crossed */
+			int32_t ep = mu__order_eprio(e, j); /* a level was crossed */
+			if (ep != j->eprio)
+				mu__vsum_touch_job(e, j); /* its nodes' victim summaries */
+			j->eprio = ep;
 			j->level_until = las_next_cross(e, j);
 			j->level_start = j->start;
 		}
@@ -301,8 +305,10 @@ static void order_refresh_fresh(mu_engine_t *e)
 		if (j->state == MU_JOB_RUNNING) {
 			if (j->level_start != j->start || e->now >= j->level_until) {
 				int32_t ep = mu__order_eprio(e, j);
-				if (ep != j->eprio) /* a start lowers min_victim_prio itself */
+				if (ep != j->eprio) { /* a start lowers min_victim_prio itself */
 					q->mvp_valid = false;
+					mu__vsum_touch_job(e, j);
+				}
 				j->eprio = ep;
 				j->level_until = las_next_cross(e, j);
 				j->level_start = j->start;

@@ -259,6 +259,22 @@ static void plan_order(const pctx_t *c, const int32_t *s, int32_t k, int32_t *or
 	}
 }
 
+/* Whether set s[0..k) holds the whole job `job`. */
+static bool set_has_whole(const pctx_t *c, const int32_t *s, int32_t k, int32_t job)
+{
+	for (int32_t i = 0; i < k; i++)
+		if (c->v[s[i]].job == job && c->v[s[i]].pod < 0)
+			return true;
+	return false;
+}
+
+/* Whether candidate x of set s[0..k) is a surplus pod whose whole job is
+ * in the set too: its usage leaves once, with the job. */
+static bool dup_pod(const pctx_t *c, const int32_t *s, int32_t k, int32_t x)
+{
+	return c->v[x].pod >= 0 && set_has_whole(c, s, k, c->v[x].job);
+}
+
 /* Whether the victim set s[0..k) (indices into c->v) is allowed as a
  * whole: the reclaim rules judged in order (J's own victims first, then
  * the smallest), and in limit mode J's path within its limits after they
@@ -277,6 +293,8 @@ static bool plan_ok(pctx_t *c, const int32_t *s, int32_t k)
 	if (!cross && !c->limit)
 		return true; /* preemption alone: nothing to judge */
 	for (int32_t i = 0; i < k; i++) {
+		if (dup_pod(c, s, k, s[i]))
+			continue; /* its whole job is in the set: counted there */
 		mu_res_t u = victim_unit(e, &c->v[s[i]]);
 		delta_add(e, all, &na, 64, e->jobs[c->v[s[i]].job].queue, &u);
 	}
@@ -287,6 +305,8 @@ static bool plan_ok(pctx_t *c, const int32_t *s, int32_t k)
 	plan_order(c, s, k, order);
 	for (int32_t i = 0; i < k; i++) {
 		const victim_t *x = &c->v[order[i]];
+		if (dup_pod(c, s, k, order[i]))
+			continue; /* leaves with its whole job, judged there */
 		if (x->kind == VK_RECLAIM && !reclaim_rule(c, x, before, nb, all, na))
 			return false;
 		mu_res_t u = victim_unit(e, x);
@@ -440,15 +460,6 @@ static void gather_sort(pctx_t *c)
 {
 	if (c->nv > 1)
 		qsort(c->v, (size_t)c->nv, sizeof *c->v, cmp_victim);
-}
-
-/* Whether set s[0..k) holds the whole job `job`. */
-static bool set_has_whole(const pctx_t *c, const int32_t *s, int32_t k, int32_t job)
-{
-	for (int32_t i = 0; i < k; i++)
-		if (c->v[s[i]].job == job && c->v[s[i]].pod < 0)
-			return true;
-	return false;
 }
 
 /* Whether req fits on a scratch copy of node nid once the victims of set
@@ -725,6 +736,80 @@ static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 	return lb;
 }
 
+/* Whether every candidate of summary s, all of one other queue, is a
+ * reclaim victim that victim_ok() refuses for J: reclaim off, or the
+ * victims' queue path at or below its deserved GPUs (each candidate frees
+ * GPUs).  The refusal is noted for explain as victim_ok()'s first would
+ * be.  False where victim_ok() could note a time (cool-down) or list a
+ * candidate of another kind.  O(depth). */
+static bool reclaim_refused(pctx_t *c, const mu__vsum_t *s)
+{
+	mu_engine_t *e = c->e;
+	const mu__job_t *j = &e->jobs[c->jid];
+	int32_t vq = s->queue, ja, va;
+	if (c->moving || c->limit || vq < 0 || vq == j->queue || j->state == MU_JOB_RUNNING ||
+	    j->nbackfilled)
+		return false;
+	if (!e->cfg.reclaim)
+		return true;
+	const mu__queue_t *q = &e->queues[vq];
+	if (e->cfg.reclaim_cooldown > 0 && q->last_reclaimed != MU_TIME_NONE &&
+	    c->now - q->last_reclaimed < e->cfg.reclaim_cooldown)
+		return false;
+	if (c->dom != MU_RES_GPU || s->gmin <= 0)
+		return false;
+	lca_sides(e, j->queue, vq, &ja, &va);
+	mu_res_t unit;
+	memset(&unit, 0, sizeof unit);
+	unit.v[MU_RES_GPU] = 1;
+	return !victim_above(c, vq, va, false, &unit, NULL, 0);
+}
+
+/* Whether node nid may be passed over on its summary (vsum.c) alone,
+ * with the same outcome as walking it: it has no candidate, or its
+ * candidates are reclaim victims that J may not take; or (an
+ * uncapped search under priority order, where passing over a node has no
+ * side effect: no candidate refused for its age, no reclaim refusal that
+ * explain would report first) its candidates cannot free the devices the
+ * pod needs, or the cheapest plan they allow cannot beat *bc (NULL: no
+ * plan yet).  That plan's cost is a lower bound in every component: at
+ * least ceil(need / most devices one candidate frees) victims, each of at
+ * least the fewest GPUs one eviction takes, of the lowest priority and
+ * the latest start; in-queue victims only when every candidate is of J's
+ * queue.  Sets the node's min_start as gather() would.  O(1) on a fresh
+ * summary, else O(pods on the node). */
+static bool summary_skip(pctx_t *c, int32_t nid, const mu__podset_t *ps, const pcost_t *bc)
+{
+	mu_engine_t *e = c->e;
+	const mu__vsum_t *s = mu__vsum_get(e, nid);
+	if (!s)
+		return false;
+	const mu__job_t *j = &e->jobs[c->jid];
+	bool young = s->ncand && c->now - s->max_start < e->cfg.min_runtime;
+	if (s->ncand && !young && reclaim_refused(c, s)) { /* as gather() finding none */
+		if (s->min_start != INT64_MAX)
+			e->nodes[nid].min_start = s->min_start;
+		return true;
+	}
+	bool quiet = c->moving || c->limit || !e->cfg.reclaim || s->queue == j->queue ||
+		     (e->cfg.reclaim_cooldown <= 0 && c->rq >= 0);
+	if (s->ncand && ((e->cfg.order == MU_ORDER_JCT && s->maxprio >= j->priority) ||
+			 e->cfg.max_victim_nodes || young || !quiet))
+		return false;
+	if (s->min_start != INT64_MAX)
+		e->nodes[nid].min_start = s->min_start;
+	int64_t need = ps->req.v[MU_RES_GPU] - e->nodes[nid].free.v[MU_RES_GPU];
+	if (!s->ncand || need > s->devsum)
+		return true;
+	if (!bc)
+		return false;
+	int32_t p = need > 0 ? (int32_t)((need + s->maxdev - 1) / s->maxdev) : 1;
+	bool inq = c->moving || c->limit || (s->queue == j->queue && !j->nbackfilled);
+	pcost_t lb = {0, inq ? p : 0, s->surplus ? 0 : p, p * s->gmin, s->minprio, p,
+		      s->max_start};
+	return !cost_less(&lb, bc);
+}
+
 /* Finds the cheapest node of class cls where evictions make req fit, and
  * evicts them.  Returns the node, -1 if none, or a negative error - 1. */
 static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_t *ps,
@@ -754,6 +839,8 @@ static int32_t victim_node(pctx_t *c, const mu__sclass_t *cls, const mu__podset_
 				c->retry_at = old;
 			continue;
 		}
+		if (summary_skip(c, nid, ps, best >= 0 ? &bc : NULL))
+			continue;
 		if (gather(c, nid) != MU_OK)
 			return -2;
 		int32_t s[PLAN_MAXV], n = 0;
@@ -1112,6 +1199,54 @@ static int32_t aff_victim_node(pctx_t *c, mu__sclass_t *cls, const mu__podset_t 
 	return -1;
 }
 
+/* Limit mode, when no node-centric plan exists: the victims need not sit
+ * where J lands.  Evicts J's queue's candidates (whole jobs, lower
+ * priority, in victim order) until one more pod of J is under the limit
+ * and fits some node of class cls; returns that node, or -1 (the
+ * evictions stay logged: the attempt's rollback undoes them).  O(queue's
+ * running jobs x log + their pods + nodes per try). */
+static int32_t limit_victims_anywhere(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
+				      const mu__scope_t *sc)
+{
+	mu_engine_t *e = c->e;
+	const mu__queue_t *q = &e->queues[e->jobs[c->jid].queue];
+	int rc = mu__grow((void **)&c->v, &c->vcap, q->nrunning, sizeof *c->v);
+	if (rc)
+		return -2;
+	c->nv = 0;
+	for (int32_t i = 0; i < q->nrunning; i++) {
+		int32_t vid = q->running[i], kind = VK_PREEMPT;
+		const mu__job_t *v = &e->jobs[vid];
+		if (!victim_ok(c, vid, -1, &kind))
+			continue;
+		c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU], v->start,
+					   kind, 0, over_budget(v, -1)};
+	}
+	gather_sort(c);
+	for (int32_t k = 0; k < c->nv; k++) {
+		const mu__job_t *v = &e->jobs[c->v[k].job];
+		for (int32_t p = 0; p < v->npods; p++)
+			if ((rc = evict_pod(c, c->v[k].job, p)) != MU_OK)
+				return -2;
+		if (!limit_room(c, &ps->acct))
+			continue;
+		int32_t nid = mu__best_node_in(e, cls, ps, sc);
+		if (nid >= 0)
+			return nid;
+	}
+	return -1;
+}
+
+/* Whether J is an elastic job that takes in an attempt only the pods it
+ * claims (c->need_pods); it grows in turns after the cycle's loop
+ * (queue.c), as when placed without victims (mu__elastic_cap()). */
+static bool elastic_claim(const pctx_t *c)
+{
+	const mu__job_t *j = &c->e->jobs[c->jid];
+	return !c->moving && !j->parts && j->topo < 0 &&
+	       mu__elastic_cap(c->e, j, c->need_pods) < j->npods;
+}
+
 /* Places J's unbound pods within scope sc (NULL: anywhere), evicting where
  * needed for the first c->need_pods of them (the rest only where there is
  * room).  Returns pods placed. */
@@ -1120,7 +1255,8 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 	mu_engine_t *e = c->e;
 	mu__job_t *j = &e->jobs[c->jid];
 	int32_t placed = 0;
-	for (int32_t p = 0; p < j->npodsets; p++) {
+	bool elastic = elastic_claim(c); /* it takes only the pods it claims */
+	for (int32_t p = 0; p < j->npodsets && !(elastic && placed >= c->need_pods); p++) {
 		mu__podset_t *ps = &j->podsets[p];
 		mu__sclass_t *cls = &e->classes[ps->sclass];
 		int rc0 = mu__sclass_refresh(e, cls);
@@ -1130,7 +1266,7 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 		int32_t in_part = 0; /* its pods bound, for its own minimum */
 		for (int32_t i = 0; i < ps->replicas; i++)
 			in_part += j->pods[ps->first + i].node >= 0;
-		for (int32_t i = 0; i < ps->replicas; i++) {
+		for (int32_t i = 0; i < ps->replicas && !(elastic && placed >= c->need_pods); i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
@@ -1138,8 +1274,11 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 			bool want = placed < c->need_pods || in_part < ps->min_member;
 			bool aff = e->aff && mu__aff_involved(e, ps);
 			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1, mark = e->nevl;
-			if (nid < 0 && want)
+			if (nid < 0 && want) {
 				nid = victim_node(c, cls, ps, sc);
+				if (nid == -1 && c->limit && !room)
+					nid = limit_victims_anywhere(c, cls, ps, sc);
+			}
 			if (nid >= 0 && aff && !mu__aff_node_ok(e, cls, ps, nid)) {
 				/* its pod affinity or spread refuses: those evictions
 				 * go back, and victims the terms need are sought */
@@ -1183,6 +1322,7 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 	e->ntxn = 0;
 	e->nevl = 0;
 	int32_t placed = 0;
+	bool elastic = elastic_claim(c); /* it takes only the pods it claims */
 	for (int32_t p = 0; p < v->npods; p++) {
 		int rc = evict_pod(c, c->v[k].job, p);
 		if (rc)
@@ -1194,7 +1334,7 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 		int rc = mu__sclass_refresh(e, cls);
 		if (rc)
 			return rc;
-		for (int32_t i = 0; i < ps->replicas; i++) {
+		for (int32_t i = 0; i < ps->replicas && !(elastic && placed >= need); i++) {
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0 || (c->limit && !limit_room(c, &ps->acct)))
 				continue;
@@ -1574,6 +1714,7 @@ static int move_commit(pctx_t *c, double gpuh, int64_t gpus, mu_decisions_t *out
 		if (v->start != c->now) { /* the job restarts where it lands */
 			mu__order_stop(e, v, c->now); /* its service so far counts */
 			v->start = c->now;
+			mu__vsum_touch_job(e, v);
 			mu__order_touch(e, e->mvl[2 * i]);
 			v->moves++;
 		}

@@ -126,7 +126,8 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 		e->queues[q].name = name;
 		e->queues[q].parent = -1;
 		e->queues[q].last_reclaimed = MU_TIME_NONE;
-		e->queues[q].decay_factor = 1.0;
+		for (int r = 0; r < MU_RES_MAX; r++)
+			e->queues[q].decay_factor[r] = 1.0;
 		if ((rc = queue_link(e, q, parent)) != MU_OK)
 			return rc;
 	} else if (e->queues[q].parent != parent) {

@@ -788,6 +788,7 @@ int mu__y_scenario(mu__yload_t *L, const mu__ynode_t *root)
 	if ((rc = mu__y_map_at(L, root, "spec", true, &spec)) ||
 	    (rc = mu__y_str_at(L, spec, "description", false, &sc.description)) ||
 	    (rc = mu__y_str_at(L, spec, "policy", false, &sc.policy)) ||
+	    (rc = mu__y_dur_at(L, spec, "usageHalfLife", &sc.usage_half_life)) ||
 	    (rc = mu__y_seq_at(L, spec, "steps", true, &steps)))
 		return rc;
 	if (steps->n == 0)

@@ -139,6 +139,7 @@ static int scn_setup(scn_t *r)
 {
 	mu_engine_config_t cfg;
 	mu_engine_config_defaults(&cfg);
+	cfg.usage_half_life = r->sc->usage_half_life;
 	if (r->sc->policy && *r->sc->policy) {
 		cfg.score = mu_score_find(r->sc->policy);
 		if (!cfg.score)

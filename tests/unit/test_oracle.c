@@ -3,22 +3,35 @@
  *
  * For each seed it builds a small random cluster (2 to 4 nodes of 8 GPUs),
  * a random queue tree (2 to 4 leaves, sometimes two of them under a
- * parent) with random deserved quotas and over-quota weights, and random
- * jobs (one or two pods of 1, 2, 4 or 8 GPUs, two priorities, arriving and
- * finishing at random times).  It drives the engine through the public API
- * only and keeps its own model of the cluster from the decisions.  A
- * checker written apart from the engine (its fair share is found by
- * bisection on the water level, not by the engine's sort) asserts, after
- * every cycle:
+ * parent) with random deserved quotas, over-quota weights and, on a third
+ * of the leaves, a GPU limit (at least the deserved quota), and random
+ * jobs (one pod, or gangs of 2 to 4 pods, of 1, 2, 4 or 8 GPUs; a third of
+ * the gangs elastic, with a minMember below their size; two priorities;
+ * arriving and finishing at random times).  A quarter of the seeds turn
+ * consolidation on.  It drives the engine through the public API only and
+ * keeps its own model of the cluster from the decisions.  A checker written
+ * apart from the engine (its fair share is found by bisection on the water
+ * level, with demand capped by the limit, not by the engine's sort)
+ * asserts, after every cycle:
  *   - no node holds more GPUs than it has;
+ *   - gangs: a job has no pod bound or at least its minimum;
+ *   - limits: no queue uses more than its limit;
  *   - no reclaim of in-quota usage: a job evicted for a job of another
  *     queue came from a queue path above its deserved quota (and, when the
  *     claimant is not within its own deserved quota, above its fair share);
  *   - no reversal: the claimant's queue path ends within its deserved
- *     quota, or within its fair share;
+ *     quota, or within its fair share, judged after the binds of its
+ *     attempt (an elastic claimant claims its minimum; it grows later);
+ *   - consolidation: a moved pod lands again in the same cycle (moved, not
+ *     stopped), and the GPUs moved for a claimant are at most the GPUs it
+ *     gained (move_ratio 1);
  * and once arrivals and ends are over and two more cycles ran (liveness:
  * what a legal reclaim or preemption could place is placed by then):
- *   - no idle capacity while a job that fits waits;
+ *   - no idle capacity while a job whose minimum fits (nodes and limit)
+ *     waits, or while an elastic job could grow by a pod;
+ *   - preemption within the limit: no job waits at its queue's limit while
+ *     one lower-priority job of its own queue, leaving, would make room on
+ *     the nodes and under the limit;
  *   - deserved met where there is demand: no job waits that fits within
  *     its queue's deserved quota when a single legal victim would make room;
  *   - no oscillation: 20 more cycles bind and evict nothing.
@@ -37,12 +50,14 @@
 #define MAXN 4
 #define MAXQ 5
 #define MAXJ 14
+#define MAXP 4 /* pods per job */
 #define TOL 2 /* milli-GPU: the engine rounds fair shares down */
 
 typedef struct oq {
 	char name[16];
 	int parent;          /* index or -1 */
 	int64_t des;         /* milli-GPU */
+	int64_t lim;         /* milli-GPU; INT64_MAX: none */
 	double w;
 	int64_t used, demand;
 	double fair;
@@ -51,11 +66,12 @@ typedef struct oq {
 
 typedef struct oj {
 	char name[16];
-	int q, pods, gpu, prio;
+	int q, pods, min, gpu, prio; /* min: pods it needs to run (elastic
+	                               * when below pods) */
 	mu_time_t at, end;   /* end 0: never */
 	bool in, done;
 	mu_id_t id;
-	int node[2];         /* per pod: node or -1 */
+	int node[MAXP];      /* per pod: node or -1 */
 	mu_podset_spec_t ps;
 } oj_t;
 
@@ -68,6 +84,7 @@ typedef struct world {
 	mu_engine_t *e;
 	mu_decisions_t d;
 	uint64_t seed;
+	bool consolidate;    /* the engine may move pods */
 	int bad;             /* failures seen for this seed */
 } world_t;
 
@@ -95,8 +112,9 @@ static void fail(world_t *w, const char *what, const char *who)
 static void dump(const world_t *w)
 {
 	for (int q = 0; q < w->nq; q++)
-		fprintf(stderr, "  queue %s parent %d deserved %lld weight %g used %lld fair %.0f\n",
-			w->q[q].name, w->q[q].parent, (long long)w->q[q].des, w->q[q].w,
+		fprintf(stderr, "  queue %s parent %d deserved %lld limit %lld weight %g used %lld fair %.0f\n",
+			w->q[q].name, w->q[q].parent, (long long)w->q[q].des,
+			w->q[q].lim == INT64_MAX ? -1LL : (long long)w->q[q].lim, w->q[q].w,
 			(long long)w->q[q].used, w->q[q].fair);
 	for (int n = 0; n < w->nn; n++)
 		fprintf(stderr, "  node n%d free %d\n", n, w->free[n]);
@@ -105,9 +123,10 @@ static void dump(const world_t *w)
 		mu_job_info_t info = {0};
 		if (j->in)
 			mu_engine_job_info(w->e, j->id, &info);
-		fprintf(stderr, "  job %s id %d q%d %dx%d prio %d at %lld end %lld in %d done %d nodes %d,%d engine bound %d\n",
-			j->name, (int)j->id, j->q, j->pods, j->gpu, j->prio, (long long)j->at / SEC,
-			(long long)j->end / SEC, j->in, j->done, j->node[0], j->node[1], info.bound);
+		fprintf(stderr, "  job %s id %d q%d %dx%d min %d prio %d at %lld end %lld in %d done %d nodes %d,%d,%d,%d engine bound %d\n",
+			j->name, (int)j->id, j->q, j->pods, j->gpu, j->min, j->prio,
+			(long long)j->at / SEC, (long long)j->end / SEC, j->in, j->done, j->node[0],
+			j->node[1], j->node[2], j->node[3], info.bound);
 	}
 	for (size_t i = 0; i < w->d.n; i++) {
 		char buf[512];
@@ -127,18 +146,32 @@ static void tally(world_t *w)
 		const oj_t *j = &w->j[i];
 		if (!j->in || j->done)
 			continue;
-		for (int p = 0; p < j->pods; p++)
-			for (int q = j->q; q >= 0; q = w->q[q].parent) {
+		for (int p = 0; p < j->pods; p++) {
+			for (int q = j->q; q >= 0; q = w->q[q].parent)
 				if (j->node[p] >= 0)
 					w->q[q].used += j->gpu * 1000;
-				w->q[q].demand += j->gpu * 1000;
-			}
+			w->q[j->q].demand += j->gpu * 1000;
+		}
 	}
+	/* A parent's demand is its children's, each capped by its limit
+	 * (jobs sit in leaves; parents come after their children). */
+	for (int q = 0; q < w->nq; q++)
+		if (w->q[q].parent >= 0) {
+			const oq_t *c = &w->q[q];
+			w->q[c->parent].demand += c->demand < c->lim ? c->demand : c->lim;
+		}
+}
+
+/* A queue's demand as its share sees it: capped by its limit. */
+static int64_t dem(const oq_t *q)
+{
+	return q->demand < q->lim ? q->demand : q->lim;
 }
 
 /* What the children of parent (-1: the roots) get of avail, by bisection on
  * the water level: first min(deserved, demand) (scaled by deserved when
- * they do not fit), then the rest by weight up to demand. */
+ * they do not fit), then the rest by weight up to demand (demand capped by
+ * the queue's limit). */
 static void divide(world_t *w, int parent, double avail)
 {
 	int kids[MAXQ], n = 0;
@@ -150,7 +183,7 @@ static void divide(world_t *w, int parent, double avail)
 	double base[MAXQ], sum = 0;
 	for (int i = 0; i < n; i++) {
 		const oq_t *q = &w->q[kids[i]];
-		base[i] = (double)(q->des < q->demand ? q->des : q->demand);
+		base[i] = (double)(q->des < dem(q) ? q->des : dem(q));
 		sum += base[i];
 	}
 	double lo = 0, hi = 1e12;
@@ -175,7 +208,7 @@ static void divide(world_t *w, int parent, double avail)
 		for (int it = 0; it < 200; it++) {
 			double mid = (lo + hi) / 2, s = 0;
 			for (int i = 0; i < n; i++) {
-				double want = (double)w->q[kids[i]].demand - base[i];
+				double want = (double)dem(&w->q[kids[i]]) - base[i];
 				double g = mid * w->q[kids[i]].w;
 				s += g < want ? g : want;
 			}
@@ -185,7 +218,7 @@ static void divide(world_t *w, int parent, double avail)
 				lo = mid;
 		}
 		for (int i = 0; i < n; i++) {
-			double want = (double)w->q[kids[i]].demand - base[i];
+			double want = (double)dem(&w->q[kids[i]]) - base[i];
 			double g = lo * w->q[kids[i]].w;
 			w->q[kids[i]].fair = base[i] + (g < want ? g : want);
 		}
@@ -255,6 +288,9 @@ static void apply(world_t *w)
 {
 	rv_t rv[64];
 	int nrv = 0;
+	bool moved[MAXJ][MAXP];
+	int64_t mgpu[MAXJ] = {0}, gained[MAXJ] = {0}; /* per claimant */
+	memset(moved, 0, sizeof moved);
 	for (size_t i = 0; i < w->d.n; i++) {
 		const mu_decision_t *d = &w->d.v[i];
 		int k = job_of(w, d->job);
@@ -276,7 +312,19 @@ static void apply(world_t *w)
 			if (j->node[pod] >= 0)
 				w->free[j->node[pod]] += j->gpu;
 			j->node[pod] = -1;
+			if (d->move) {
+				moved[k][pod] = true;
+				if (c >= 0)
+					mgpu[c] += j->gpu;
+				else
+					fail(w, "a move names no claimant", j->name);
+			}
 		} else if (d->kind == MU_DEC_BIND) {
+			if (!d->move)
+				gained[k] += j->gpu;
+			else if (!moved[k][pod])
+				fail(w, "a move binds a pod that was not moved", j->name);
+			moved[k][pod] = false;
 			if (j->node[pod] >= 0)
 				w->free[j->node[pod]] += j->gpu;
 			j->node[pod] = (int)d->node;
@@ -304,6 +352,48 @@ static void apply(world_t *w)
 			}
 		}
 	}
+	/* Consolidation: a moved pod lands again in the same cycle, and the
+	 * GPUs moved for a claimant are at most the GPUs it gained. */
+	for (int k = 0; k < w->nj; k++) {
+		for (int p = 0; p < MAXP; p++)
+			if (moved[k][p])
+				fail(w, "a moved pod did not land again (stopped, not moved)", w->j[k].name);
+		if (mgpu[k] > gained[k])
+			fail(w, "moved more GPUs than the claimant gained", w->j[k].name);
+	}
+}
+
+static int bound(const oj_t *j)
+{
+	int n = 0;
+	for (int p = 0; p < j->pods; p++)
+		n += j->node[p] >= 0;
+	return n;
+}
+
+/* Whether adding `add` milli-GPU to queue q's path keeps every queue on
+ * it within its limit (after `less` leaves it). */
+static bool under_limit(const world_t *w, int q, int64_t add, int64_t less)
+{
+	for (; q >= 0; q = w->q[q].parent)
+		if (w->q[q].lim != INT64_MAX && w->q[q].used - less + add > w->q[q].lim)
+			return false;
+	return true;
+}
+
+/* The rules that hold after every cycle: a job runs with at least its
+ * minimum or with nothing (gang), and no queue exceeds its limit. */
+static void invariants(world_t *w)
+{
+	tally(w);
+	for (int i = 0; i < w->nj; i++) {
+		int b = bound(&w->j[i]);
+		if (b > 0 && b < w->j[i].min)
+			fail(w, "a job runs below its minimum", w->j[i].name);
+	}
+	for (int q = 0; q < w->nq; q++)
+		if (w->q[q].lim != INT64_MAX && w->q[q].used > w->q[q].lim)
+			fail(w, "a queue above its limit", w->q[q].name);
 }
 
 static void cycle(world_t *w, mu_time_t now)
@@ -321,20 +411,19 @@ static void cycle(world_t *w, mu_time_t now)
 				(int)w->d.v[i].job, w->d.v[i].pod, (int)w->d.v[i].node,
 				(int)w->d.v[i].by, w->d.v[i].move ? " move" : "");
 	apply(w);
+	invariants(w);
 }
 
-/* Whether job j's unbound pods fit the free GPUs, freeing victim v's pods
- * first (v -1: none). */
-static bool fits(const world_t *w, const oj_t *j, int v)
+/* Whether `need` more pods of job j fit the free GPUs, freeing victim v's
+ * pods first (v -1: none). */
+static bool fits(const world_t *w, const oj_t *j, int v, int need)
 {
-	int fr[MAXN], need = 0;
+	int fr[MAXN];
 	memcpy(fr, w->free, sizeof fr);
 	if (v >= 0)
 		for (int p = 0; p < w->j[v].pods; p++)
 			if (w->j[v].node[p] >= 0)
 				fr[w->j[v].node[p]] += w->j[v].gpu;
-	for (int p = 0; p < j->pods; p++)
-		need += j->node[p] < 0;
 	for (int n = 0; n < w->nn && need > 0; n++)
 		need -= fr[n] / j->gpu;
 	return need <= 0;
@@ -342,7 +431,13 @@ static bool fits(const world_t *w, const oj_t *j, int v)
 
 static bool running(const oj_t *j)
 {
-	return j->in && !j->done && j->node[0] >= 0;
+	return j->in && !j->done && bound(j) > 0;
+}
+
+/* The GPUs (milli) running job v holds. */
+static int64_t held(const oj_t *v)
+{
+	return (int64_t)bound(v) * v->gpu * 1000;
 }
 
 /* The settled-state checks. */
@@ -351,21 +446,40 @@ static void settled(world_t *w)
 	tally(w);
 	for (int i = 0; i < w->nj; i++) {
 		oj_t *j = &w->j[i];
-		if (!j->in || j->done || running(j))
+		if (!j->in || j->done)
 			continue;
-		if (fits(w, j, -1)) {
+		if (running(j)) { /* elastic: no idle capacity it could grow into */
+			if (bound(j) < j->pods && fits(w, j, -1, 1) &&
+			    under_limit(w, j->q, j->gpu * 1000, 0))
+				fail(w, "idle capacity while an elastic job could grow", j->name);
+			continue;
+		}
+		int64_t claim = (int64_t)j->gpu * 1000 * j->min;
+		bool lim_ok = under_limit(w, j->q, claim, 0);
+		if (fits(w, j, -1, j->min) && lim_ok) {
 			fail(w, "idle capacity while a job that fits waits", j->name);
 			continue;
 		}
-		bool in_quota = true;
+		/* Preemption within the queue's own limit: a lower-priority job of
+		 * its own queue whose leaving makes room on the nodes and under
+		 * the limit is evicted. */
+		for (int v = 0; !lim_ok && v < w->nj; v++) {
+			const oj_t *x = &w->j[v];
+			if (running(x) && x->q == j->q && x->prio < j->prio &&
+			    fits(w, j, v, j->min) && under_limit(w, j->q, claim, held(x))) {
+				fail(w, "a lower-priority job of its own queue holds the limit", j->name);
+				break;
+			}
+		}
+		bool in_quota = lim_ok;
 		for (int q = j->q; q >= 0; q = w->q[q].parent)
-			in_quota &= w->q[q].used + j->gpu * 1000 * j->pods <= w->q[q].des;
+			in_quota &= w->q[q].used + claim <= w->q[q].des;
 		for (int v = 0; in_quota && v < w->nj; v++) {
 			if (!running(&w->j[v]) || w->j[v].q == j->q)
 				continue;
 			int sa, sv;
 			sides(w, j->q, w->j[v].q, &sa, &sv);
-			if (above(w, w->j[v].q, sv, 0) && fits(w, j, v)) {
+			if (above(w, w->j[v].q, sv, 0) && fits(w, j, v, j->min)) {
 				fail(w, "deserved not met: a legal reclaim would place the job", j->name);
 				break;
 			}
@@ -383,7 +497,8 @@ static void build(world_t *w, uint64_t seed)
 	cfg.min_runtime = 0;
 	cfg.starvation_after = 0;
 	cfg.backfill = MU_BACKFILL_GREEDY;
-	cfg.consolidate = false;
+	w->consolidate = rn(w, 4) == 0;
+	cfg.consolidate = w->consolidate;
 	mu_engine_new(&cfg, &w->e);
 	mu_decisions_init(&w->d);
 	w->nn = 2 + rn(w, 3);
@@ -409,6 +524,9 @@ static void build(world_t *w, uint64_t seed)
 		qq->parent = q < 2 && parent >= 0 ? parent : -1;
 		qq->des = (int64_t)rn(w, 9) * 1000;
 		qq->w = rn(w, 3);
+		/* a limit is at least the deserved quota (the engine refuses less) */
+		qq->lim = qq->leaf && !rn(w, 3) ?
+			  (qq->des > 1000 ? qq->des : 1000) + (int64_t)rn(w, 8) * 1000 : INT64_MAX;
 	}
 	if (parent >= 0)
 		w->q[parent].des = w->q[0].des + w->q[1].des + (int64_t)rn(w, 3) * 1000;
@@ -419,6 +537,8 @@ static void build(world_t *w, uint64_t seed)
 		s.parent = w->q[q].parent >= 0 ? w->q[w->q[q].parent].name : NULL;
 		s.deserved.v[MU_RES_GPU] = w->q[q].des;
 		s.weight[MU_RES_GPU] = w->q[q].w;
+		if (w->q[q].lim != INT64_MAX)
+			s.limit.v[MU_RES_GPU] = w->q[q].lim;
 		mu_engine_queue_upsert(w->e, &s);
 	}
 	static const int sizes[] = {1, 2, 4, 8};
@@ -427,12 +547,14 @@ static void build(world_t *w, uint64_t seed)
 		oj_t *j = &w->j[i];
 		snprintf(j->name, sizeof j->name, "j%d", i);
 		j->q = rn(w, leaves);
-		j->pods = rn(w, 4) ? 1 : 2;
+		j->pods = rn(w, 4) ? 1 : 2 + rn(w, MAXP - 1);
+		j->min = j->pods > 1 && !rn(w, 3) ? 1 + rn(w, j->pods - 1) : j->pods;
 		j->gpu = sizes[rn(w, 4)];
 		j->prio = rn(w, 4) ? 0 : 10;
 		j->at = (mu_time_t)rn(w, 20) * 10 * SEC;
 		j->end = rn(w, 2) ? 0 : j->at + (mu_time_t)(5 + rn(w, 30)) * 10 * SEC;
-		j->node[0] = j->node[1] = -1;
+		for (int p = 0; p < MAXP; p++)
+			j->node[p] = -1;
 		j->id = -1;
 	}
 }
@@ -448,12 +570,14 @@ static void submit(world_t *w, oj_t *j, mu_time_t now)
 	s.name = j->name;
 	s.queue = w->q[j->q].name;
 	s.priority = j->prio;
+	s.min_member = j->min < j->pods ? j->min : 0;
 	s.preemptible = true;
 	s.podsets = &j->ps;
 	s.npodsets = 1;
 	s.submit = now;
-	if (mu_engine_job_submit(w->e, &s, now, &j->id) != MU_OK)
-		fail(w, "submit failed", j->name);
+	int rc = mu_engine_job_submit(w->e, &s, now, &j->id);
+	if (rc != MU_OK)
+		fail(w, mu_strerror(rc), j->name);
 	j->in = true;
 }
 
