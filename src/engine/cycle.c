@@ -74,6 +74,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	n->refs[p->npos] = last;
 	e->jobs[last.job].pods[last.pod].npos = p->npos;
 	p->node = -1;
+	e->ends_stale += p->end_id != 0;
 	p->end_id = 0; /* its end entry goes stale */
 	j->nbound--;
 	acct_add(&j->acct_bound, &a, -1);
@@ -93,6 +94,8 @@ int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now)
 		return rc;
 	j->state = MU_JOB_RUNNING;
 	j->start = now;
+	if (e->ends_sweep && j->nbound > 0) /* pods kept while it was pending */
+		mu__ends_restart(e, jid);
 	e->qgen++; /* its queue's running jobs */
 	mu__order_touch(e, jid);
 	if (j->preemptible && j->eprio < q->min_victim_prio) {
@@ -122,6 +125,8 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 		q->running[j->rpos] = last;
 		e->jobs[last].rpos = j->rpos;
 	}
+	if (j->nbound > 0) /* its end entries lapse while it is pending */
+		e->ends_sweep = true;
 	j->state = MU_JOB_PENDING;
 }
 

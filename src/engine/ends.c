@@ -6,9 +6,14 @@
  * list is sorted by that time once, then kept: binds are queued and merged
  * in (sorted among themselves) the next time a reservation needs the list;
  * a released pod's entry goes stale (its pod's end_id no longer matches) and
- * is skipped, then dropped at the next merge; when a queue's run-time
- * history moves, the entries of its jobs that go by history are re-timed.
- * So a reservation costs O(running pods) for the merge, not a sort.
+ * is skipped by the reader, then dropped at the first merge after a quarter
+ * of the list went stale; when a queue's run-time history moves (every job
+ * that finishes), the entries of its jobs that go by history are re-timed
+ * from what the entry holds (start, queue, shape), with no look-up of the
+ * job.  So a little-changed cycle's reservation costs one sequential pass
+ * over the list, not a sort and not a random read per running pod.
+ * Entries with the same time are ordered by their tie, given at creation
+ * and again, in list order, at each re-timing.
  * Overdue pods (end before now) are treated as ending at now + 1 by the
  * reader: clamping keeps the order.
  */
@@ -20,7 +25,7 @@ static int cmp_end(const void *a, const void *b)
 	const mu__end_t *x = a, *y = b;
 	if (x->t != y->t)
 		return (x->t > y->t) - (x->t < y->t);
-	return (x->id > y->id) - (x->id < y->id);
+	return (x->tie > y->tie) - (x->tie < y->tie);
 }
 
 /* Whether ev is still current: its pod is bound, its job running, and the
@@ -33,12 +38,13 @@ bool mu__end_valid(const mu_engine_t *e, const mu__end_t *ev)
 }
 
 /* Queues a bound pod for the next merge; when the queue grows past twice
- * the list, the list is dropped and rebuilt when next needed.  O(1). */
+ * the current entries, the list is dropped and rebuilt when next needed.
+ * O(1). */
 void mu__ends_note_bind(mu_engine_t *e, int32_t job, int32_t pod)
 {
 	if (!e->ends_live)
 		return;
-	if (e->nends_add > 2 * e->nends + 4096 ||
+	if (e->nends_add > 2 * e->nends_valid + 4096 ||
 	    mu__grow((void **)&e->ends_add, &e->ends_add_cap, e->nends_add + 2,
 		     sizeof *e->ends_add) != MU_OK) {
 		e->ends_live = false; /* rebuild from scratch when needed */
@@ -57,22 +63,37 @@ void mu__ends_history(mu_engine_t *e, int32_t q)
 	}
 }
 
-/* An entry for pod of running job jid, with a fresh id. */
+void mu__ends_restart(mu_engine_t *e, int32_t jid)
+{
+	if (!e->ends_live)
+		return;
+	mu_time_t start = e->jobs[jid].start;
+	/* Current entries only: a stale one keeps the start its place in
+	 * the list was computed from, so re-timing keeps the list ordered. */
+	for (int32_t k = 0; k < e->nends; k++)
+		if (e->ends[k].job == jid && mu__end_valid(e, &e->ends[k]))
+			e->ends[k].start = start;
+}
+
+/* An entry for pod of running job jid, with a fresh id and tie. */
 static mu__end_t end_new(mu_engine_t *e, int32_t jid, int32_t pod)
 {
 	mu__job_t *v = &e->jobs[jid];
 	uint32_t id = ++e->ends_id;
+	e->work++; /* a look-up of the job (test_work.c counts them) */
 	v->pods[pod].end_id = id;
-	return (mu__end_t){v->start + mu__job_estimate(e, v, NULL), jid, pod, id,
-			   v->pods[pod].node};
+	return (mu__end_t){.t = v->start + mu__job_estimate(e, v, NULL), .start = v->start,
+			   .tie = ++e->ends_tie, .job = jid, .pod = pod, .id = id,
+			   .node = v->pods[pod].node, .queue = v->queue,
+			   .bucket = (int16_t)v->bucket,
+			   .fixed = v->declared_est > 0 || v->declared_limit > 0};
 }
 
-/* Whether ev's job goes by its queue's history, which just moved. */
+/* Whether ev's job goes by its queue's history, which just moved.  From
+ * the entry alone (a job's queue, shape and declarations do not change). */
 static bool end_retime(const mu_engine_t *e, const mu__end_t *ev)
 {
-	const mu__job_t *v = &e->jobs[ev->job];
-	return e->queues[v->queue].ends_retime && v->declared_est <= 0 &&
-	       v->declared_limit <= 0;
+	return !ev->fixed && e->queues[ev->queue].ends_retime;
 }
 
 /* Rebuilds the list from the running jobs.  O(R log R). */
@@ -96,6 +117,9 @@ static int ends_full(mu_engine_t *e)
 	}
 	if (e->nends > 1)
 		qsort(e->ends, (size_t)e->nends, sizeof *e->ends, cmp_end);
+	e->ends_stale = 0;
+	e->ends_sweep = false;
+	e->nends_valid = e->nends;
 	return MU_OK;
 }
 
@@ -156,12 +180,15 @@ static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t n)
 		}
 }
 
-/* Merges the queued binds and the re-timed entries into the list, dropping
- * stale entries.  O(R + A log A) for A entries added, plus O(T x estimates)
- * for T entries re-timed. */
+/* Merges the queued binds and the re-timed entries into the list; drops
+ * stale entries when a quarter of the list went stale since the last
+ * sweep.  O(R) sequential, plus O(A log A) for A entries added, O(T x
+ * estimates) for T entries re-timed, and a look-up per entry when it
+ * sweeps (amortised over the releases that made them stale). */
 static int ends_merge(mu_engine_t *e)
 {
 	int32_t nx = 0, cap = e->nends_add / 2;
+	bool sweep = e->ends_sweep || e->ends_stale > e->nends / 4;
 	for (int32_t k = 0; e->nends_retime && k < e->nends; k++)
 		cap += end_retime(e, &e->ends[k]);
 	mu__end_t *x = malloc((size_t)(cap ? cap : 1) * sizeof *x);
@@ -172,14 +199,26 @@ static int ends_merge(mu_engine_t *e)
 		return MU_ENOMEM;
 	}
 	int32_t keep = 0;
+	if (sweep) {
+		e->work += (uint64_t)e->nends; /* a look-up per entry */
+		e->ends_stale = 0;
+		e->ends_sweep = false;
+	}
 	for (int32_t k = 0; k < e->nends; k++) {
 		mu__end_t ev = e->ends[k];
-		if (!mu__end_valid(e, &ev))
+		if (sweep && !mu__end_valid(e, &ev)) {
+			mu__pod_t *p = e->jobs[ev.job].pods;
+			if (p && p[ev.pod].end_id == ev.id)
+				p[ev.pod].end_id = 0; /* not running: gone for good */
 			continue;
+		}
 		if (e->nends_retime && end_retime(e, &ev)) {
-			x[nx] = end_new(e, ev.job, ev.pod);
-			est[nx] = x[nx].t - e->jobs[ev.job].start;
-			nx++;
+			/* Stale ones too (skipped by the reader): ties stay in
+			 * list order among the current ones. */
+			est[nx] = mu__queue_estimate(e, ev.queue, ev.bucket, NULL);
+			ev.t = ev.start + est[nx];
+			ev.tie = ++e->ends_tie;
+			x[nx++] = ev;
 		} else {
 			e->ends[keep++] = ev;
 		}
@@ -220,6 +259,7 @@ static int ends_merge(mu_engine_t *e)
 			e->ends[o--] = x[j--];
 	}
 	e->nends = keep + nx;
+	e->nends_valid = e->nends - e->ends_stale;
 	free(x);
 	return MU_OK;
 }

@@ -1459,6 +1459,7 @@ static int move_commit(pctx_t *c, double gpuh, mu_decisions_t *out)
 		if (v->start != c->now) { /* the job restarts where it lands */
 			mu__order_stop(e, v, c->now); /* its service so far counts */
 			v->start = c->now;
+			mu__ends_restart(e, e->mvl[2 * i]);
 			mu__order_touch(e, e->mvl[2 * i]);
 			v->moves++;
 		}
