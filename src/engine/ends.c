@@ -129,15 +129,14 @@ static int ends_full(mu_engine_t *e)
  * Entries with the same estimate moved by the same amount, so each such
  * group is still in order: a stable partition by estimate and a merge of
  * the groups sort them in O(n x groups) instead of O(n log n).  With more
- * than RUNS_MAX estimates, or out of memory, it sorts.  est[i] is entry
- * i's estimate (t - start). */
-static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t n)
+ * than RUNS_MAX estimates it sorts.  est[i] is entry i's estimate
+ * (t - start); grp (n) and tmp (n) are scratch. */
+static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t *grp,
+			 mu__end_t *tmp, int32_t n)
 {
 	mu_time_t key[RUNS_MAX];
 	int32_t nk = 0, cnt[RUNS_MAX + 1] = {0}, pos[RUNS_MAX], at[RUNS_MAX];
-	int32_t *grp = malloc((size_t)(n ? n : 1) * sizeof *grp);
-	mu__end_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-	for (int32_t i = 0; grp && tmp && i < n && nk <= RUNS_MAX; i++) {
+	for (int32_t i = 0; i < n && nk <= RUNS_MAX; i++) {
 		int32_t g = 0;
 		while (g < nk && key[g] != est[i])
 			g++;
@@ -147,10 +146,8 @@ static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t n)
 			nk = RUNS_MAX + 1; /* too many: sort */
 		grp[i] = g;
 	}
-	if (!grp || !tmp || nk > RUNS_MAX) {
+	if (nk > RUNS_MAX) {
 		qsort(x, (size_t)n, sizeof *x, cmp_end);
-		free(grp);
-		free(tmp);
 		return;
 	}
 	for (int32_t i = 0; i < n; i++)
@@ -169,8 +166,6 @@ static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t n)
 				best = g;
 		x[o] = tmp[at[best]++];
 	}
-	free(grp);
-	free(tmp);
 	/* The groups are in order by construction; checked all the same, in
 	 * O(n), so that the list is sorted whatever the estimates did. */
 	for (int32_t i = 1; i < n; i++)
@@ -180,50 +175,122 @@ static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t n)
 		}
 }
 
+/* Drops stale entry ev in a sweep; its pod, if still pointing at it (its
+ * job is not running), forgets it for good, as a merge always did. */
+static void end_drop(mu_engine_t *e, const mu__end_t *ev)
+{
+	mu__pod_t *p = e->jobs[ev->job].pods;
+	if (p && p[ev->pod].end_id == ev->id)
+		p[ev->pod].end_id = 0;
+}
+
+static int cmp_tie(const void *a, const void *b)
+{
+	const mu__end_t *x = a, *y = b;
+	return (x->tie > y->tie) - (x->tie < y->tie);
+}
+
+/* Puts each run of equal times in the first n entries back in tie order
+ * (entries re-timed in place took new, larger ties).  O(n), plus a sort
+ * of a run found out of order. */
+static void ties_fix(mu__end_t *v, int32_t n)
+{
+	for (int32_t k = 0; k < n;) {
+		int32_t r = k + 1;
+		bool sorted = true;
+		for (; r < n && v[r].t == v[k].t; r++)
+			sorted = sorted && v[r - 1].tie < v[r].tie;
+		if (!sorted)
+			qsort(v + k, (size_t)(r - k), sizeof *v, cmp_tie);
+		k = r;
+	}
+}
+
+/* Re-times entry ev (stale ones too, skipped by the reader: ties stay in
+ * list order among the current ones).  When its time stays, it keeps its
+ * place (true); else it goes to e->ends_x[*nx], with its estimate in
+ * e->ends_est.  Returns MU_OK or an error. */
+static int end_move(mu_engine_t *e, mu__end_t *ev, int32_t *nx, bool *stays)
+{
+	mu_time_t est = mu__queue_estimate(e, ev->queue, ev->bucket, NULL);
+	ev->tie = ++e->ends_tie;
+	*stays = ev->start + est == ev->t;
+	if (*stays)
+		return MU_OK;
+	int rc = mu__grow((void **)&e->ends_x, &e->ends_x_cap, *nx + 1, sizeof *e->ends_x);
+	if (rc == MU_OK)
+		rc = mu__grow((void **)&e->ends_est, &e->ends_est_cap, *nx + 1,
+			      sizeof *e->ends_est);
+	if (rc)
+		return rc;
+	e->ends_x[*nx] = *ev;
+	e->ends_x[*nx].t = ev->start + est;
+	e->ends_est[(*nx)++] = est;
+	return MU_OK;
+}
+
+/* Takes the entries whose time moved out of the list (in list order, into
+ * e->ends_x) and, in a sweep, the stale ones; the rest stay in order at
+ * the front, re-timed ones among them with new ties.  Returns the entries
+ * taken or a negative error.  One sequential pass (two when ties moved). */
+static int32_t ends_take(mu_engine_t *e, bool sweep)
+{
+	int32_t nx = 0, keep = 0;
+	bool tied = false;
+	for (int32_t k = 0; k < e->nends; k++) {
+		mu__end_t *ev = &e->ends[k];
+		if (sweep && !mu__end_valid(e, ev)) {
+			end_drop(e, ev);
+			continue;
+		}
+		bool stays = true;
+		if (e->nends_retime && end_retime(e, ev)) {
+			int rc = end_move(e, ev, &nx, &stays);
+			if (rc)
+				return rc;
+			tied = tied || stays;
+		}
+		if (stays) {
+			if (keep != k)
+				e->ends[keep] = *ev;
+			keep++;
+		}
+	}
+	e->nends = keep;
+	if (tied)
+		ties_fix(e->ends, keep);
+	return nx;
+}
+
 /* Merges the queued binds and the re-timed entries into the list; drops
  * stale entries when a quarter of the list went stale since the last
  * sweep.  O(R) sequential, plus O(A log A) for A entries added, O(T x
  * estimates) for T entries re-timed, and a look-up per entry when it
- * sweeps (amortised over the releases that made them stale). */
+ * sweeps (amortised over the releases that made them stale).  Scratch
+ * arrays are kept in the engine between merges. */
 static int ends_merge(mu_engine_t *e)
 {
-	int32_t nx = 0, cap = e->nends_add / 2;
 	bool sweep = e->ends_sweep || e->ends_stale > e->nends / 4;
-	for (int32_t k = 0; e->nends_retime && k < e->nends; k++)
-		cap += end_retime(e, &e->ends[k]);
-	mu__end_t *x = malloc((size_t)(cap ? cap : 1) * sizeof *x);
-	mu_time_t *est = malloc((size_t)(cap ? cap : 1) * sizeof *est);
-	if (!x || !est) {
-		free(x);
-		free(est);
-		return MU_ENOMEM;
-	}
-	int32_t keep = 0;
 	if (sweep) {
 		e->work += (uint64_t)e->nends; /* a look-up per entry */
 		e->ends_stale = 0;
 		e->ends_sweep = false;
 	}
-	for (int32_t k = 0; k < e->nends; k++) {
-		mu__end_t ev = e->ends[k];
-		if (sweep && !mu__end_valid(e, &ev)) {
-			mu__pod_t *p = e->jobs[ev.job].pods;
-			if (p && p[ev.pod].end_id == ev.id)
-				p[ev.pod].end_id = 0; /* not running: gone for good */
-			continue;
-		}
-		if (e->nends_retime && end_retime(e, &ev)) {
-			/* Stale ones too (skipped by the reader): ties stay in
-			 * list order among the current ones. */
-			est[nx] = mu__queue_estimate(e, ev.queue, ev.bucket, NULL);
-			ev.t = ev.start + est[nx];
-			ev.tie = ++e->ends_tie;
-			x[nx++] = ev;
-		} else {
-			e->ends[keep++] = ev;
-		}
-	}
-	int32_t nre = nx; /* re-timed, in list order */
+	int32_t nx = ends_take(e, sweep);
+	if (nx < 0)
+		return nx;
+	int32_t keep = e->nends, nre = nx; /* re-timed, in list order */
+	int rc = mu__grow((void **)&e->ends_x, &e->ends_x_cap, nx + e->nends_add / 2 + 1,
+			  sizeof *e->ends_x);
+	if (rc == MU_OK)
+		rc = mu__grow((void **)&e->ends_tmp, &e->ends_tmp_cap, nx + 1,
+			      sizeof *e->ends_tmp);
+	if (rc == MU_OK)
+		rc = mu__grow((void **)&e->ends_grp, &e->ends_grp_cap, nx + 1,
+			      sizeof *e->ends_grp);
+	if (rc)
+		return rc;
+	mu__end_t *x = e->ends_x;
 	for (int32_t k = 0; k < e->nends_add; k += 2) {
 		int32_t jid = e->ends_add[k], pod = e->ends_add[k + 1];
 		const mu__job_t *v = &e->jobs[jid];
@@ -231,20 +298,17 @@ static int ends_merge(mu_engine_t *e)
 		    v->pods[pod].end_id == 0)
 			x[nx++] = end_new(e, jid, pod);
 	}
-	sort_retimed(x, est, nre);
-	free(est);
+	sort_retimed(x, e->ends_est, e->ends_grp, e->ends_tmp, nre);
 	if (nx - nre > 1)
 		qsort(x + nre, (size_t)(nx - nre), sizeof *x, cmp_end);
-	int rc = mu__grow((void **)&e->ends, &e->ends_cap, keep + 2 * nx,
-			  sizeof *e->ends);
-	if (rc) {
-		free(x);
+	rc = mu__grow((void **)&e->ends, &e->ends_cap, keep + nx, sizeof *e->ends);
+	if (rc == MU_OK)
+		rc = mu__grow((void **)&e->ends_tmp, &e->ends_tmp_cap, nx, sizeof *e->ends_tmp);
+	if (rc)
 		return rc;
-	}
-	/* Merge the added entries into the re-timed ones: in the list's
-	 * spare room past keep + nx, then back into x. */
+	/* Merge the added entries into the re-timed ones, through tmp. */
 	if (nre && nx > nre) {
-		mu__end_t *m = e->ends + keep + nx;
+		mu__end_t *m = e->ends_tmp;
 		int32_t a = 0, b = nre, o = 0;
 		while (a < nre || b < nx)
 			m[o++] = b >= nx || (a < nre && cmp_end(&x[a], &x[b]) <= 0) ? x[a++] : x[b++];
@@ -260,7 +324,6 @@ static int ends_merge(mu_engine_t *e)
 	}
 	e->nends = keep + nx;
 	e->nends_valid = e->nends - e->ends_stale;
-	free(x);
 	return MU_OK;
 }
 

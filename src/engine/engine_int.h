@@ -505,6 +505,11 @@ struct mu_engine {
 	bool ends_sweep;            /* a job went pending with pods bound:
 	                             * the next merge drops stale entries */
 	int32_t *ends_add;          /* (job, pod) bound since the last merge */
+	struct mu__end *ends_x, *ends_tmp; /* merge scratch, kept (ends.c) */
+	int32_t ends_x_cap, ends_tmp_cap;
+	mu_time_t *ends_est;
+	int32_t *ends_grp;
+	int32_t ends_est_cap, ends_grp_cap;
 	int32_t nends_add, ends_add_cap;
 	int32_t nends_retime;       /* queues whose history moved */
 	int32_t nresv;              /* reservations made this cycle */
