@@ -580,16 +580,19 @@ static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
 		return true; /* cannot tell: let the search decide */
 	if (!m->fsum_valid || m->fsum_alloc != e->alloc_gen ||
 	    m->fsum_release != e->release_gen || c->gen != e->node_gen) {
+		/* Slots past e->nres are zero in every vector: not summed. */
 		memset(&m->fsum, 0, sizeof m->fsum);
-		for (int32_t i = 0; i < c->nnodes; i++)
-			for (int r = 0; r < MU_RES_MAX; r++)
-				m->fsum.v[r] += e->nodes[c->nodes[i]].free.v[r];
+		for (int32_t i = 0; i < c->nnodes; i++) {
+			const int64_t *f = e->nodes[c->nodes[i]].free.v;
+			for (int r = 0; r < e->nres; r++)
+				m->fsum.v[r] += f[r];
+		}
 		m->fsum_alloc = e->alloc_gen;
 		m->fsum_release = e->release_gen;
 		m->fsum_valid = true;
 	}
 	int64_t unbound = j->npods - j->nbound;
-	for (int r = 0; r < MU_RES_MAX; r++) {
+	for (int r = 0; r < e->nres; r++) {
 		int64_t want = ps->req.v[r] * unbound;
 		if (r == MU_RES_GPU_MILLI)
 			want += ps->req.v[MU_RES_GPU] * 1000 * unbound;
