@@ -184,6 +184,7 @@ static void end_drop(mu_engine_t *e, const mu__end_t *ev)
 		p[ev->pod].end_id = 0;
 }
 
+/* Entries by tie alone (for a run of equal times). */
 static int cmp_tie(const void *a, const void *b)
 {
 	const mu__end_t *x = a, *y = b;
