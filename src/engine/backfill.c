@@ -36,16 +36,29 @@ mu_time_t mu__job_estimate(const mu_engine_t *e, const mu__job_t *j,
 {
 	mu_estimate_src_t s;
 	mu_time_t est;
-	const mu__queue_t *q = &e->queues[j->queue];
 	if (j->declared_est > 0) {
 		s = MU_EST_DECLARED;
 		est = j->declared_est;
 	} else if (j->declared_limit > 0) {
 		s = MU_EST_LIMIT;
 		est = j->declared_limit;
-	} else if (q->hist[j->bucket] > 0) {
+	} else {
+		return mu__queue_estimate(e, j->queue, j->bucket, src);
+	}
+	if (src)
+		*src = s;
+	return est;
+}
+
+mu_time_t mu__queue_estimate(const mu_engine_t *e, int32_t qi, int32_t b,
+			     mu_estimate_src_t *src)
+{
+	mu_estimate_src_t s;
+	mu_time_t est;
+	const mu__queue_t *q = &e->queues[qi];
+	if (q->hist[b] > 0) {
 		s = MU_EST_HISTORY;
-		est = (mu_time_t)q->hist[j->bucket];
+		est = (mu_time_t)q->hist[b];
 	} else if (q->hist_all > 0) {
 		s = MU_EST_HISTORY;
 		est = (mu_time_t)q->hist_all;
@@ -140,10 +153,26 @@ void mu__resv_note_bind(mu_engine_t *e, mu__job_t *j, int32_t nid,
 
 /* --- The shadow computation ------------------------------------------------ */
 
+/* The resources a request asks for, so that counting pods that fit looks
+ * at those only (a request names a few of MU_RES_MAX). */
+typedef struct rlist {
+	int32_t n;
+	int8_t r[MU_RES_MAX];
+} rlist_t;
+
+static void rlist_of(const mu_res_t *req, rlist_t *l)
+{
+	l->n = 0;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		if (req->v[r] > 0)
+			l->r[l->n++] = (int8_t)r;
+}
+
 typedef struct shadow {
 	mu_engine_t *e;
 	const mu__job_t *j;
 	mu_res_t req;        /* per pod: the largest of its pod sets */
+	rlist_t rl;          /* the resources req asks for */
 	int32_t need;        /* pods to place */
 	int32_t n;           /* candidate nodes */
 	int32_t *nid;        /* slot -> node id */
@@ -169,19 +198,14 @@ static void shadow_release(shadow_t *s)
 	free(s->dom_cap);
 }
 
-/* Pods of the job's shape that fit in v. */
-static int32_t pods_in(const mu_res_t *req, const mu_res_t *v)
+/* Pods of the job's shape (req, asking for the resources l) that fit in
+ * v: the least quotient over those.  O(resources asked). */
+static int32_t pods_in(const rlist_t *l, const mu_res_t *req, const mu_res_t *v)
 {
 	int64_t k = INT32_MAX;
-	for (int r = 0; r < MU_RES_MAX; r++) {
-		if (r == MU_RES_GPU_MILLI || req->v[r] <= 0)
-			continue;
+	for (int32_t i = 0; i < l->n; i++) {
+		int r = l->r[i];
 		int64_t q = v->v[r] > 0 ? v->v[r] / req->v[r] : 0;
-		if (q < k)
-			k = q;
-	}
-	if (req->v[MU_RES_GPU_MILLI] > 0) {
-		int64_t q = v->v[MU_RES_GPU_MILLI] > 0 ? v->v[MU_RES_GPU_MILLI] / req->v[MU_RES_GPU_MILLI] : 0;
 		if (q < k)
 			k = q;
 	}
@@ -321,7 +345,7 @@ static void shadow_commit(shadow_t *s, int32_t jid, mu_time_t at, int32_t domain
  * class without nodes (a selector nothing matches), else at most O(class
  * nodes). */
 static bool resv_possible(const mu_engine_t *e, const mu__sclass_t *c,
-			  const mu_res_t *req, int32_t need)
+			  const rlist_t *l, const mu_res_t *req, int32_t need)
 {
 	int64_t total = 0;
 	for (int32_t i = 0; i < c->nnodes && total < need; i++) {
@@ -330,7 +354,7 @@ static bool resv_possible(const mu_engine_t *e, const mu__sclass_t *c,
 		int64_t m = n->alloc.v[MU_RES_GPU] * 1000;
 		if (room.v[MU_RES_GPU_MILLI] < m)
 			room.v[MU_RES_GPU_MILLI] = m;
-		total += pods_in(req, &room);
+		total += pods_in(l, req, &room);
 	}
 	return total >= need;
 }
@@ -346,9 +370,10 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 		for (int32_t i = 0; i < j->podsets[p].replicas; i++)
 			s.need += j->pods[j->podsets[p].first + i].node < 0;
 	}
+	rlist_of(&s.req, &s.rl);
 	mu__sclass_t *c = &e->classes[j->podsets[0].sclass];
 	int rc = mu__sclass_refresh(e, c);
-	if (rc == MU_OK && !resv_possible(e, c, &s.req, s.need))
+	if (rc == MU_OK && !resv_possible(e, c, &s.rl, &s.req, s.need))
 		return MU_OK; /* no start, ever: no reservation, as the replay says */
 	if (rc == MU_OK)
 		rc = shadow_nodes(&s, c);
@@ -362,7 +387,7 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	}
 	for (int32_t i = 0; i < s.n; i++) {
 		s.cap[i] = 0;
-		shadow_setcap(&s, i, pods_in(&s.req, &s.vfree[i]), e->now);
+		shadow_setcap(&s, i, pods_in(&s.rl, &s.req, &s.vfree[i]), e->now);
 	}
 	int32_t domain;
 	mu_time_t at = MU_TIME_NONE;
@@ -382,7 +407,7 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
 			for (int r = 0; r < MU_RES_MAX; r++)
 				s.vfree[slot].v[r] += freed.v[r];
-			shadow_setcap(&s, slot, pods_in(&s.req, &s.vfree[slot]), t);
+			shadow_setcap(&s, slot, pods_in(&s.rl, &s.req, &s.vfree[slot]), t);
 		}
 		/* Checked after every end (O(1)): many ends share a time (all
 		 * the overdue ones), and the first of them that makes room

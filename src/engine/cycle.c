@@ -76,6 +76,7 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	n->refs[p->npos] = last;
 	e->jobs[last.job].pods[last.pod].npos = p->npos;
 	p->node = -1;
+	e->ends_stale += p->end_id != 0;
 	p->end_id = 0; /* its end entry goes stale */
 	j->nbound--;
 	acct_add(&j->acct_bound, &a, -1);
@@ -96,6 +97,8 @@ int mu__job_set_running(mu_engine_t *e, int32_t jid, mu_time_t now)
 	j->state = MU_JOB_RUNNING;
 	j->start = now;
 	mu__vsum_touch_job(e, j);
+	if (e->ends_sweep && j->nbound > 0) /* pods kept while it was pending */
+		mu__ends_restart(e, jid);
 	e->qgen++; /* its queue's running jobs */
 	mu__order_touch(e, jid);
 	if (j->preemptible && j->eprio < q->min_victim_prio) {
@@ -125,6 +128,8 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 		q->running[j->rpos] = last;
 		e->jobs[last].rpos = j->rpos;
 	}
+	if (j->nbound > 0) /* its end entries lapse while it is pending */
+		e->ends_sweep = true;
 	j->state = MU_JOB_PENDING;
 	mu__vsum_touch_job(e, j);
 }
@@ -579,16 +584,19 @@ static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
 		return true; /* cannot tell: let the search decide */
 	if (!m->fsum_valid || m->fsum_alloc != e->alloc_gen ||
 	    m->fsum_release != e->release_gen || c->gen != e->node_gen) {
+		/* Slots past e->nres are zero in every vector: not summed. */
 		memset(&m->fsum, 0, sizeof m->fsum);
-		for (int32_t i = 0; i < c->nnodes; i++)
-			for (int r = 0; r < MU_RES_MAX; r++)
-				m->fsum.v[r] += e->nodes[c->nodes[i]].free.v[r];
+		for (int32_t i = 0; i < c->nnodes; i++) {
+			const int64_t *f = e->nodes[c->nodes[i]].free.v;
+			for (int r = 0; r < e->nres; r++)
+				m->fsum.v[r] += f[r];
+		}
 		m->fsum_alloc = e->alloc_gen;
 		m->fsum_release = e->release_gen;
 		m->fsum_valid = true;
 	}
 	int64_t unbound = j->npods - j->nbound;
-	for (int r = 0; r < MU_RES_MAX; r++) {
+	for (int r = 0; r < e->nres; r++) {
 		int64_t want = ps->req.v[r] * unbound;
 		if (r == MU_RES_GPU_MILLI)
 			want += ps->req.v[MU_RES_GPU] * 1000 * unbound;

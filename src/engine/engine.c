@@ -154,6 +154,10 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->nfree);
 	free(e->owed);
 	free(e->ends_add);
+	free(e->ends_x);
+	free(e->ends_tmp);
+	free(e->ends_est);
+	free(e->ends_grp);
 	mu__strtab_release(&e->strs);
 	mu__strmap_release(&e->node_names);
 	mu__strmap_release(&e->queue_names);

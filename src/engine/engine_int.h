@@ -504,7 +504,18 @@ struct mu_engine {
 	int32_t nends, ends_cap;
 	bool ends_live;             /* ends is kept up to date */
 	uint32_t ends_id;           /* last entry id given */
+	uint64_t ends_tie;          /* last entry tie given */
+	int32_t ends_stale;         /* entries gone stale since the last
+	                             * sweep (a pod with an entry released) */
+	int32_t nends_valid;        /* current entries at the last merge */
+	bool ends_sweep;            /* a job went pending with pods bound:
+	                             * the next merge drops stale entries */
 	int32_t *ends_add;          /* (job, pod) bound since the last merge */
+	struct mu__end *ends_x, *ends_tmp; /* merge scratch, kept (ends.c) */
+	int32_t ends_x_cap, ends_tmp_cap;
+	mu_time_t *ends_est;
+	int32_t *ends_grp;
+	int32_t ends_est_cap, ends_grp_cap;
 	int32_t nends_add, ends_add_cap;
 	int32_t nends_retime;       /* queues whose history moved */
 	int32_t nresv;              /* reservations made this cycle */
@@ -560,7 +571,9 @@ struct mu_engine {
 	uint64_t work;              /* jobs visited by the walks over a
 	                             * queue's running or pending jobs (order,
 	                             * victim bounds, demand, ends, gangs'
-	                             * victims): a count of work, not time,
+	                             * victims) and jobs looked up by the
+	                             * expected ends' list (ends.c): a count
+	                             * of work, not time,
 	                             * that tests read (test_work.c) */
 	struct mu__affx *aff;       /* pod affinity and spread counts
 	                             * (affinity.c); NULL until a job uses
@@ -810,10 +823,16 @@ void mu__order_escalate(mu_engine_t *e, int32_t jid);
 /* Expected ends of running pods (ends.c). */
 typedef struct mu__end {
 	mu_time_t t;      /* start + estimate (may be before now) */
+	mu_time_t start;  /* the job's start (kept by mu__ends_restart) */
+	uint64_t tie;     /* order among equal t: given at creation and at
+	                   * each re-timing, in list order */
 	int32_t job, pod;
 	uint32_t id;      /* matches the pod's end_id while current */
 	int32_t node;     /* where the pod was bound when the entry was made
 	                   * (while current, where it is) */
+	int32_t queue;    /* the job's queue and shape bucket, so that a */
+	int16_t bucket;   /* re-timing needs no look-up of the job */
+	bool fixed;       /* declared estimate or limit: never re-timed */
 } mu__end_t;
 
 /* Brings e->ends up to date: sorted by t, every bound pod of a running
@@ -825,6 +844,9 @@ bool mu__end_valid(const mu_engine_t *e, const mu__end_t *ev);
 void mu__ends_note_bind(mu_engine_t *e, int32_t job, int32_t pod);
 /* Notes that queue q's run-time history moved.  O(1). */
 void mu__ends_history(mu_engine_t *e, int32_t q);
+/* Notes that running job jid restarted (a move): its entries' start
+ * follows.  O(entries), rare. */
+void mu__ends_restart(mu_engine_t *e, int32_t jid);
 
 /* Runtime estimates and reservations (backfill.c). */
 /* Whether j holds a reservation made this cycle. */
@@ -836,6 +858,10 @@ static inline bool mu__job_reserved(const mu_engine_t *e, const mu__job_t *j)
 int32_t mu__shape_bucket(const mu__job_t *j);
 mu_time_t mu__job_estimate(const mu_engine_t *e, const mu__job_t *j,
 			   mu_estimate_src_t *src);
+/* The estimate of a job of queue q and shape bucket b that declares no run
+ * time or limit (history, else the default).  O(1). */
+mu_time_t mu__queue_estimate(const mu_engine_t *e, int32_t q, int32_t b,
+			     mu_estimate_src_t *src);
 void mu__history_add(mu_engine_t *e, const mu__job_t *j, mu_time_t ran);
 /* Drops j's link to the reservation it backfilled (it stopped running). */
 void mu__backfill_forget(mu_engine_t *e, mu__job_t *j);

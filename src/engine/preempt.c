@@ -1715,6 +1715,7 @@ static int move_commit(pctx_t *c, double gpuh, int64_t gpus, mu_decisions_t *out
 			mu__order_stop(e, v, c->now); /* its service so far counts */
 			v->start = c->now;
 			mu__vsum_touch_job(e, v);
+			mu__ends_restart(e, e->mvl[2 * i]);
 			mu__order_touch(e, e->mvl[2 * i]);
 			v->moves++;
 		}

@@ -12,6 +12,13 @@
  * a FIFO queue.  The JCT order as merged in 4e96a4e walked every running
  * job on every cycle (bench --shape basic fell from 2M to 4,191
  * decisions/s); this test fails on that order.c.
+ *
+ * The same holds for the reservations' list of expected ends (ends.c),
+ * with a blocked 8-GPU job holding a reservation on a full cluster: every
+ * finish moves its queue's run-time history, so every entry of the list is
+ * re-timed each cycle, and that must be done from the entries alone, not
+ * by a look-up of each running job (which made the backlog shape's cycle
+ * cost O(running pods) in random reads).
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +45,7 @@ static void add_node(mu_engine_t *e, int i)
 	mu_engine_node_upsert(e, &n, NULL);
 }
 
-static int submit(mu_engine_t *e, int k, mu_time_t now)
+static int submit_gpus(mu_engine_t *e, int k, mu_time_t now, int gpus, bool preemptible)
 {
 	char name[16];
 	snprintf(name, sizeof name, "j%06d", k);
@@ -47,17 +54,22 @@ static int submit(mu_engine_t *e, int k, mu_time_t now)
 	ps.replicas = 1;
 	ps.req.v[MU_RES_CPU] = 1000;
 	ps.req.v[MU_RES_MEM] = 1LL << 30;
-	ps.req.v[MU_RES_GPU] = 1;
+	ps.req.v[MU_RES_GPU] = gpus;
 	mu_job_spec_t j;
 	memset(&j, 0, sizeof j);
 	j.name = name;
 	j.queue = "q";
 	j.type = MU_JOB_BATCH;
-	j.preemptible = true;
+	j.preemptible = preemptible;
 	j.podsets = &ps;
 	j.npodsets = 1;
 	j.submit = now;
 	return mu_engine_job_submit(e, &j, now, NULL);
+}
+
+static int submit(mu_engine_t *e, int k, mu_time_t now)
+{
+	return submit_gpus(e, k, now, 1, true);
 }
 
 /* Builds N running jobs under order `order` (FIFO queue when fifo), then
@@ -116,6 +128,66 @@ static void check_order(mu_t_t *t, mu_order_t order, bool fifo)
 	CHECK(t, big <= small + 2);
 }
 
+/* A full cluster of N one-GPU jobs (no preemption or moves) and a
+ * blocked 8-GPU job, which holds a reservation every cycle; then
+ * CHANGES cycles after one finish and one arrival each.  Returns the most
+ * jobs one of them visited, or -1 when the setup went wrong or no list of
+ * ends was kept (no reservation). */
+static long resv_work(int n)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.preemption = cfg.reclaim = cfg.consolidate = false;
+	mu_engine_t *e = NULL;
+	if (mu_engine_new(&cfg, &e) != MU_OK)
+		return -1;
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	mu_engine_queue_upsert(e, &q);
+	for (int i = 0; i < n / 8; i++) /* room for exactly n one-GPU pods */
+		add_node(e, i);
+	for (int k = 0; k < n; k++)
+		submit_gpus(e, k, 0, 1, true);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	long most = -1;
+	if (mu_engine_cycle(e, 0, &d) == MU_OK && (long)d.n == n &&
+	    submit_gpus(e, n, S / 2, 8, true) == MU_OK) {
+		most = 0;
+		for (int c = 1; c <= CHANGES + 2 && most >= 0; c++) {
+			mu_time_t now = (mu_time_t)c * S;
+			/* one a node (binpacked in order): no node empties */
+			if (mu_engine_job_finish(e, (c - 1) * 8, now) != MU_OK ||
+			    submit_gpus(e, n + c, now, 1, true) != MU_OK)
+				most = -1;
+			uint64_t w0 = e->work;
+			d.n = 0;
+			if (most >= 0 && mu_engine_cycle(e, now, &d) != MU_OK)
+				most = -1;
+			long w = (long)(e->work - w0);
+			if (most >= 0 && c > 2 && w > most)
+				most = w;
+		}
+		if (e->nends < n / 2 || e->jobs[n].state != MU_JOB_PENDING)
+			most = -1; /* the reservation was never made */
+	}
+	mu_decisions_release(&d);
+	mu_engine_free(e);
+	return most;
+}
+
+static void test_resv(mu_t_t *t)
+{
+	long small = resv_work(512), big = resv_work(4096);
+	CHECK(t, small >= 0 && big >= 0);
+	if (big > MAX_WORK || big > small + 2)
+		fprintf(stderr, "reservation: a little-changed cycle visited %ld jobs at "
+			"512 running, %ld at 4096 (at most %d allowed)\n", small, big, MAX_WORK);
+	CHECK(t, big <= MAX_WORK);
+	CHECK(t, big <= small + 2);
+}
+
 static void test_priority(mu_t_t *t) { check_order(t, MU_ORDER_PRIORITY, false); }
 static void test_sjf(mu_t_t *t) { check_order(t, MU_ORDER_SJF, false); }
 static void test_las(mu_t_t *t) { check_order(t, MU_ORDER_LAS, false); }
@@ -130,5 +202,6 @@ int main(void)
 	MU_RUN(&t, test_las);
 	MU_RUN(&t, test_jct);
 	MU_RUN(&t, test_fifo);
+	MU_RUN(&t, test_resv);
 	return mu_t_done(&t);
 }
