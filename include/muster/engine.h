@@ -548,7 +548,10 @@ int mu_engine_pool_upsert(mu_engine_t *e, const mu_pool_spec_t *p);
 
 typedef struct mu_pool_info {
 	const char *name;
-	int32_t slot;         /* its resource slot in queue vectors */
+	int32_t slot;         /* its GPU slot in queue vectors */
+	int32_t rslot[MU_POOL_NRES]; /* its slot per resource (mu_pool_res_t;
+	                              * [MU_POOL_GPU] == slot), -1 when no
+	                              * queue gives a quota of it there */
 	int32_t nodes;        /* live nodes in it */
 	int64_t gpus, used;   /* milli-GPU: allocatable and in use */
 } mu_pool_info_t;

@@ -139,13 +139,24 @@ typedef struct mu_pool_spec {
 	size_t nmatch;
 } mu_pool_spec_t;
 
-/* A queue's GPU quota in one pool (accounting units: milli-GPU). */
+/* The resource a per-pool quota is about (GPUs when left 0). */
+typedef enum mu_pool_res {
+	MU_POOL_GPU = 0,  /* milli-GPU */
+	MU_POOL_CPU = 1,  /* millicores */
+	MU_POOL_MEM = 2,  /* bytes */
+	MU_POOL_PODS = 3, /* pods */
+	MU_POOL_NRES = 4,
+} mu_pool_res_t;
+
+/* A queue's quota of one resource in one pool (accounting units, as
+ * mu_pool_res_t says).  A pool and resource appear at most once. */
 typedef struct mu_pool_quota {
 	const char *pool;
 	int64_t deserved;    /* 0 = no guarantee there */
 	int64_t limit;       /* MU_RES_UNLIMITED = none */
 	double weight;       /* over-quota weight there; < 0 = the queue's
-	                      * GPU weight */
+	                      * weight of that resource */
+	mu_pool_res_t res;   /* 0: GPUs */
 } mu_pool_quota_t;
 
 /* The order of jobs inside a leaf queue. */
@@ -163,7 +174,7 @@ typedef struct mu_queue_spec {
 	mu_res_t limit;       /* accounting units; MU_RES_UNLIMITED = none */
 	double weight[MU_RES_MAX]; /* over-quota weight per resource, >= 0 */
 	mu_queue_order_t order; /* job order inside it (leaf queues) */
-	const mu_pool_quota_t *pools; /* per-pool GPU quotas (pools must
+	const mu_pool_quota_t *pools; /* per-pool quotas (pools must
 	                               * exist); pools not named: deserved 0,
 	                               * no limit, the GPU weight */
 	size_t npools;

@@ -134,16 +134,16 @@ static void amount(char *buf, size_t len, int r, int64_t v)
 
 /* Prints queue q's row for resource r and its subtree, indented by
  * depth; the GPU table also has the jobs and the decayed usage. */
-static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
+static void print_queue(const mu_engine_t *e, mu_id_t q, int r, int unit, bool decay)
 {
 	mu_queue_info_t qi;
 	mu_engine_queue_info(e, q, &qi);
 	char name[64], d[24], f[24], u[24], l[24];
 	snprintf(name, sizeof name, "%*s%s", 2 * qi.depth, "", qi.name);
-	amount(d, sizeof d, r, qi.deserved.v[r]);
-	amount(f, sizeof f, r, r == MU_RES_PODS ? MU_RES_UNLIMITED : qi.fair.v[r]);
-	amount(u, sizeof u, r, qi.used.v[r]);
-	amount(l, sizeof l, r, qi.limit.v[r]);
+	amount(d, sizeof d, unit, qi.deserved.v[r]);
+	amount(f, sizeof f, unit, unit == MU_RES_PODS ? MU_RES_UNLIMITED : qi.fair.v[r]);
+	amount(u, sizeof u, unit, qi.used.v[r]);
+	amount(l, sizeof l, unit, qi.limit.v[r]);
 	if (r != MU_RES_GPU) /* also a pool's GPU slot */
 		printf("%-24s %8s %8s %8s %8s\n", name, d, f, u, l);
 	else if (!decay)
@@ -157,7 +157,7 @@ static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
 		mu_queue_info_t ci;
 		mu_engine_queue_info(e, c, &ci);
 		if (ci.parent == q)
-			print_queue(e, c, r, decay);
+			print_queue(e, c, r, unit, decay);
 	}
 }
 
@@ -176,12 +176,19 @@ static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 		mu_engine_pool_info(e, p, &pi);
 		printf("\nGPUs in pool %s (%d nodes, %g GPUs, %g in use)\n", pi.name, pi.nodes,
 		       (double)pi.gpus / 1000.0, (double)pi.used / 1000.0);
-		printf("%-24s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR", "USED", "LIMIT");
-		for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
-			mu_queue_info_t qi;
-			mu_engine_queue_info(e, q, &qi);
-			if (qi.parent < 0)
-				print_queue(e, q, pi.slot, false);
+		for (int k = 0; k < MU_POOL_NRES; k++) {
+			if (pi.rslot[k] < 0)
+				continue;
+			if (k)
+				printf("\n%s in pool %s\n", title[k], pi.name);
+			printf("%-24s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR", "USED",
+			       "LIMIT");
+			for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
+				mu_queue_info_t qi;
+				mu_engine_queue_info(e, q, &qi);
+				if (qi.parent < 0)
+					print_queue(e, q, pi.rslot[k], res[k], false);
+			}
 		}
 	}
 	for (int k = 0; k < 4; k++) {
@@ -200,7 +207,7 @@ static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 			mu_queue_info_t qi;
 			mu_engine_queue_info(e, q, &qi);
 			if (qi.parent < 0)
-				print_queue(e, q, res[k], *decay);
+				print_queue(e, q, res[k], res[k], *decay);
 		}
 	}
 }

@@ -62,7 +62,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 		e->res_names[r] = mu_res_name(r);
 	e->nres = MU_RES_NAMED0;
 	for (int r = 0; r < MU_RES_MAX; r++)
-		e->slot_pool[r] = -1;
+		e->slot_pool[r] = e->slot_base[r] = -1;
 	e->node_gen = 1;
 	e->release_gen = 1;
 	e->share_epoch = 1;

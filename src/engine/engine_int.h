@@ -439,6 +439,9 @@ typedef struct mu__pool {
 	int32_t *sel;         /* interned (key, value) pairs */
 	int32_t nsel;
 	int32_t slot;         /* its GPU accounting slot */
+	int32_t rslot[MU_POOL_NRES]; /* its slot per resource, -1 none yet
+	                              * ([MU_POOL_GPU] == slot; the others
+	                              * made by the first quota of them) */
 	int32_t nodes;
 } mu__pool_t;
 
@@ -559,6 +562,8 @@ struct mu_engine {
 	mu__pool_t *pools;          /* node pools (pools.c) */
 	int32_t npools, pools_cap;
 	int32_t slot_pool[MU_RES_MAX]; /* pool of a resource slot, -1 */
+	int32_t slot_base[MU_RES_MAX]; /* a pool slot's resource (MU_RES_GPU,
+	                                * _CPU, _MEM or _PODS) */
 	int32_t *maxwait;           /* pending jobs with a max wait not yet
 	                             * escalated (pools.c) */
 	int32_t nmaxwait, maxwait_cap;
@@ -766,14 +771,23 @@ static inline bool mu__dom_res(bool gpu_job, int r)
 	return gpu_job ? r == MU_RES_GPU : (r == MU_RES_CPU || r == MU_RES_MEM);
 }
 
-/* The dominant resource of a claim: the pool's GPU slot for GPUs claimed
- * in a pool (flavor fallback), MU_RES_GPU for other GPUs, -1 for CPU and
- * memory (pools.c).  O(resources). */
+/* The dominant resources of a claim, as a bit mask of slots: the pool's
+ * GPU slot for GPUs claimed in a pool (flavor fallback), MU_RES_GPU for
+ * other GPUs; for a claim without GPUs its CPU and memory, in the slots of
+ * the pool it is claimed in where that pool has them (cluster.c).
+ * O(pools). */
 int mu__dom_slot(const mu_engine_t *e, const mu_res_t *claim);
-/* Whether slot r is the dominant resource dom (as mu__dom_slot()). */
+/* Whether slot r is one of the dominant resources dom (mu__dom_slot()). */
 static inline bool mu__dom_is(int dom, int r)
 {
-	return dom >= 0 ? r == dom : (r == MU_RES_CPU || r == MU_RES_MEM);
+	return r >= 0 && r < 31 && ((unsigned)dom >> r & 1u);
+}
+/* The base resource of pool resource k (mu_pool_res_t). */
+static inline int mu__pool_base(int k)
+{
+	static const int base[MU_POOL_NRES] = {MU_RES_GPU, MU_RES_CPU, MU_RES_MEM,
+					       MU_RES_PODS};
+	return base[k];
 }
 /* A pod's accounting on node nid: its pod set's, plus its GPUs in the
  * slot of the node's pool when the pod set does not name it already. */

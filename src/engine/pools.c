@@ -99,8 +99,12 @@ static int pool_add(mu_engine_t *e, const mu_pool_spec_t *p, int32_t *out)
 	memset(pl, 0, sizeof *pl);
 	pl->name = name;
 	pl->slot = e->nres++;
+	pl->rslot[MU_POOL_GPU] = pl->slot;
+	for (int k = 1; k < MU_POOL_NRES; k++)
+		pl->rslot[k] = -1;
 	e->res_names[pl->slot] = rname;
 	e->slot_pool[pl->slot] = e->npools;
+	e->slot_base[pl->slot] = MU_RES_GPU;
 	for (int32_t q = 0; q < e->nqueues; q++) {
 		mu__queue_t *qq = &e->queues[q];
 		qq->deserved.v[pl->slot] = 0;
@@ -148,6 +152,8 @@ int mu_engine_pool_upsert(mu_engine_t *e, const mu_pool_spec_t *p)
 			goto out;
 		e->pools[e->npools] = scratch;
 		e->pools[e->npools].slot = -1;
+		for (int k = 0; k < MU_POOL_NRES; k++)
+			e->pools[e->npools].rslot[k] = -1;
 		e->npools++;
 	}
 	if (rc)
@@ -204,6 +210,7 @@ int mu_engine_pool_info(const mu_engine_t *e, int32_t i, mu_pool_info_t *out)
 				.nodes = pl->nodes,
 				.gpus = e->total_alloc.v[pl->slot],
 				.used = e->total_used.v[pl->slot]};
+	memcpy(out->rslot, pl->rslot, sizeof out->rslot);
 	return MU_OK;
 }
 

@@ -463,8 +463,8 @@ static int queue_res(mu__yload_t *L, const mu__ynode_t *c, mu_queue_spec_t *q,
 	return MU_OK;
 }
 
-/* Reads spec.pools: per pool, its GPU quota in the shape of
- * spec.resources (pool -> gpu -> deserved, limit, overQuotaWeight). */
+/* Reads spec.pools: per pool, its quotas in the shape of spec.resources
+ * (pool -> gpu|cpu|memory|pods -> deserved, limit, overQuotaWeight). */
 static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
 		       mu_queue_spec_t *q)
 {
@@ -475,32 +475,44 @@ static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
 	if (m->n > MU_RES_MAX - MU_RES_NAMED0)
 		return mu__y_err(L, m, NULL, MU_ELIMIT, "at most %d pools",
 				 MU_RES_MAX - MU_RES_NAMED0);
-	mu_pool_quota_t *pq = mu__y_alloc(L, m->n, sizeof *pq);
+	mu_pool_quota_t *pq = mu__y_alloc(L, m->n * MU_POOL_NRES, sizeof *pq);
 	if (!pq)
 		return mu__y_oom(L);
 	size_t n = 0;
 	for (const mu__ynode_t *c = m->head; c; c = c->next) {
-		mu_pool_quota_t *x = &pq[n];
-		x->limit = MU_RES_UNLIMITED;
-		x->weight = -1;
 		if (!mu__valid_name(c->key))
 			return mu__y_err(L, c, NULL, MU_EINVAL, "\"%.60s\" is not "
 					 "a valid pool name", c->key);
-		if (!(x->pool = mu_arena_strdup(&L->into->arena, c->key)))
+		const char *pool = mu_arena_strdup(&L->into->arena, c->key);
+		if (!pool)
 			return mu__y_oom(L);
 		if ((rc = mu__y_want_map(L, c)))
 			return rc;
+		bool seen[MU_POOL_NRES] = {false};
+		size_t first = n;
 		for (const mu__ynode_t *r = c->head; r; r = r->next) {
 			int64_t scale;
 			int slot = queue_slot(r->key, &scale);
-			if (slot != MU_RES_GPU)
+			int k = slot == MU_RES_GPU ? MU_POOL_GPU : slot == MU_RES_CPU ?
+				MU_POOL_CPU : slot == MU_RES_MEM ? MU_POOL_MEM :
+				slot == MU_RES_PODS ? MU_POOL_PODS : -1;
+			if (k < 0)
 				return mu__y_err(L, r, NULL, MU_EINVAL, "per-pool "
-						 "quotas are GPU quotas (gpu or "
-						 "nvidia.com/gpu); give %.40s in "
-						 "spec.resources, queue-wide",
+						 "quotas take gpu (or nvidia.com/gpu), "
+						 "cpu, memory or pods; not %.40s",
 						 r->key);
+			if (seen[k])
+				return mu__y_err(L, r, NULL, MU_EINVAL, "the pool's "
+						 "GPU quota is given twice (gpu and "
+						 "nvidia.com/gpu)");
+			seen[k] = true;
 			if (mu__y_null(r))
 				continue;
+			mu_pool_quota_t *x = &pq[n];
+			x->pool = pool;
+			x->res = (mu_pool_res_t)k;
+			x->limit = MU_RES_UNLIMITED;
+			x->weight = -1;
 			if ((rc = mu__y_want_map(L, r)))
 				return rc;
 			const mu__ynode_t *d = mu__y_get(r, "deserved");
@@ -514,8 +526,12 @@ static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
 				return mu__y_err(L, l, NULL, MU_ERANGE,
 						 "limit %s is below deserved %s",
 						 l->s, d->s);
+			n++;
 		}
-		n++;
+		if (n == first)
+			/* named with no figures: deserved 0 in it, no limit */
+			pq[n++] = (mu_pool_quota_t){.pool = pool, .limit = MU_RES_UNLIMITED,
+						    .weight = -1};
 	}
 	q->pools = pq;
 	q->npools = n;
