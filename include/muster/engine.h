@@ -469,8 +469,9 @@ typedef struct mu_job_info {
 	int32_t pool_rank;      /* that pool's place in its list (0 first) */
 	int32_t npools;         /* pools it accepts */
 	mu_time_t max_wait;     /* its class of service; 0 = none */
-	bool escalated;         /* waited past max_wait: priority raised by
-	                         * MU_ESCALATE_BOOST */
+	bool escalated;         /* waited past max_wait (escalation says what
+	                         * it got) */
+	mu_escalation_t escalation; /* its rule: boost, reserve or preempt */
 } mu_job_info_t;
 
 /* What an escalated job's priority is raised by (docs/policy.md,
@@ -566,6 +567,11 @@ int32_t mu_engine_node_pool(const mu_engine_t *e, mu_id_t node);
  * names no pools or was not tried yet.  Returns the length it wanted, as
  * snprintf does, or MU_ENOENT. */
 int mu_engine_pool_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
+/* Writes job id's class of service: its maximum wait and rule, and, once
+ * escalated, what the rule gave it ("escalated (reserve): waited more
+ * than ..."); "" for a job without a maximum wait or finished.  Returns
+ * the length it wanted, as snprintf; MU_ENOENT for an unknown id. */
+int mu_engine_service_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
 
 /* --- What if (whatif.c) --------------------------------------------------- */
 

@@ -159,6 +159,20 @@ typedef struct mu_pool_quota {
 	mu_pool_res_t res;   /* 0: GPUs */
 } mu_pool_quota_t;
 
+/* What a job that waited past its maximum wait gets (docs/policy.md,
+ * "Classes of service"). */
+typedef enum mu_escalation {
+	MU_ESC_DEFAULT = 0, /* a job: its class's, else its queue's; a queue
+	                     * or class: boost */
+	MU_ESC_BOOST = 1,   /* priority + MU_ESCALATE_BOOST: first in its
+	                     * queue, and it may preempt lower priorities */
+	MU_ESC_RESERVE = 2, /* a reservation of the nodes it will start on,
+	                     * whatever the backfill mode; no priority change */
+	MU_ESC_PREEMPT = 3, /* permission to preempt preemptible jobs of its
+	                     * own queue whatever their priority (not other
+	                     * escalated ones); no priority change */
+} mu_escalation_t;
+
 /* The order of jobs inside a leaf queue. */
 typedef enum mu_queue_order {
 	MU_QORDER_DEFAULT = 0, /* the engine's configured order */
@@ -180,6 +194,7 @@ typedef struct mu_queue_spec {
 	size_t npools;
 	mu_time_t max_wait;   /* class of service: a job of it that waits
 	                       * longer is escalated; 0 = none */
+	mu_escalation_t escalation; /* how (MU_ESC_DEFAULT: boost) */
 	/* Flavor fungibility of its jobs that name pools (Kueue's
 	 * ClusterQueue.spec.flavorFungibility; docs/policy.md): */
 	bool borrow_try_next;  /* whenCanBorrow: TryNextFlavor: a later pool's
@@ -352,6 +367,7 @@ typedef struct mu_job_spec {
 	mu_time_t max_wait;    /* escalated after waiting this long; 0 = its
 	                        * queue's, or the engine's default for its
 	                        * type (interactive) */
+	mu_escalation_t escalation; /* how; MU_ESC_DEFAULT: its queue's */
 } mu_job_spec_t;
 
 #define MU_MAX_JOB_POOLS 16

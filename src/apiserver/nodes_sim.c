@@ -337,6 +337,11 @@ static json_t *queue_json(const mu_queue_spec_t *q)
 		snprintf(w, sizeof w, "%llds", (long long)(q->max_wait / 1000));
 		json_object_set_new(spec, "maxWait", json_string(w));
 	}
+	if (q->escalation >= MU_ESC_BOOST && q->escalation <= MU_ESC_PREEMPT) {
+		static const char *const esc[] = {"boost", "reserve", "preempt"};
+		json_object_set_new(spec, "escalation",
+				    json_string(esc[q->escalation - MU_ESC_BOOST]));
+	}
 	if (q->borrow_try_next || q->preempt_try_next)
 		json_object_set_new(spec, "flavorFungibility", json_pack("{s:s,s:s}",
 			"whenCanBorrow", q->borrow_try_next ? "TryNextFlavor" : "MayStopSearch",

@@ -100,15 +100,9 @@ static void explain_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 		    mu_engine_pool_explain(e, id, pw, sizeof pw) > 0)
 			printf("  pools        %s\n", pw);
 	}
-	if (ji.max_wait && ji.state != MU_JOB_FINISHED) {
-		fmt_dur(ago, sizeof ago, ji.max_wait);
-		if (ji.escalated)
-			printf("  service      escalated: waited more than its maximum wait of %s, "
-			       "so its priority was raised by %d (first in its queue; it may "
-			       "preempt lower priorities there)\n", ago, MU_ESCALATE_BOOST);
-		else
-			printf("  service      maximum wait %s: escalated if it waits longer\n", ago);
-	}
+	char svc[512];
+	if (mu_engine_service_explain(e, id, svc, sizeof svc) > 0)
+		printf("  service      %s\n", svc);
 	if (ji.state != MU_JOB_FINISHED) {
 		char ord[1024];
 		mu_engine_order_explain(e, id, ord, sizeof ord);

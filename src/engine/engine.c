@@ -135,6 +135,7 @@ void mu_engine_free(mu_engine_t *e)
 	}
 	free(e->pools);
 	free(e->maxwait);
+	free(e->escres);
 	free(e->nodes);
 	free(e->queues);
 	free(e->jobs);
@@ -233,6 +234,7 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->npools = j->nflav;
 	out->max_wait = j->max_wait;
 	out->escalated = j->escalated;
+	out->escalation = j->esc;
 	return MU_OK;
 }
 

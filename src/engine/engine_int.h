@@ -293,6 +293,7 @@ typedef struct mu__queue {
 	mu_res_t demand;      /* used + pending requests, capped by limit */
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
 	mu_time_t max_wait;   /* class of service for its jobs; 0 none */
+	mu_escalation_t esc;  /* and its rule (never MU_ESC_DEFAULT) */
 	bool borrow_try_next, preempt_try_next; /* flavor fungibility */
 	double decayed;       /* GPU usage (milli) averaged with
 	                       * cfg.usage_half_life (fairshare.c) */
@@ -418,6 +419,7 @@ typedef struct mu__job {
 	mu_reason_t *flav_last;      /* why it failed in each, last try */
 	bool flav_tried;
 	mu_time_t max_wait;          /* class of service; 0 none */
+	mu_escalation_t esc;         /* its rule (never MU_ESC_DEFAULT) */
 	bool escalated;
 	/* gather() scratch (preempt.c), valid while gather_stamp is the
 	 * engine's: victims of this job listed so far on the node. */
@@ -564,6 +566,9 @@ struct mu_engine {
 	int32_t slot_pool[MU_RES_MAX]; /* pool of a resource slot, -1 */
 	int32_t slot_base[MU_RES_MAX]; /* a pool slot's resource (MU_RES_GPU,
 	                                * _CPU, _MEM or _PODS) */
+	int32_t *escres;            /* escalated jobs of the rule reserve, maybe
+	                             * started since (cycle.c prunes them) */
+	int32_t nescres, escres_cap;
 	int32_t *maxwait;           /* pending jobs with a max wait not yet
 	                             * escalated (pools.c) */
 	int32_t nmaxwait, maxwait_cap;

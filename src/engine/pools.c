@@ -15,6 +15,10 @@
 #include <stdio.h>
 
 #include "engine/engine_int.h"
+#include "muster/util.h"
+
+#define MU__STR2(x) #x
+#define MU__STR(x) MU__STR2(x)
 
 /* A malloc'd copy of s (strdup is not C11). */
 static char *dup_str(const char *s)
@@ -241,4 +245,33 @@ int mu_engine_pool_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t l
 			off += (size_t)n;
 	}
 	return (int)off;
+}
+
+int mu_engine_service_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len)
+{
+	if (id < 0 || id >= e->njobs)
+		return MU_ENOENT;
+	const mu__job_t *j = &e->jobs[id];
+	if (len)
+		buf[0] = 0;
+	if (!j->max_wait || j->state == MU_JOB_FINISHED)
+		return 0;
+	static const char *const name[] = {"boost", "boost", "reserve", "preempt"};
+	const char *rule = name[j->esc >= MU_ESC_BOOST && j->esc <= MU_ESC_PREEMPT ? j->esc : 1];
+	char w[48];
+	mu__fmt_duration(w, sizeof w, (double)j->max_wait / 1000.0);
+	if (!j->escalated)
+		return snprintf(buf, len, "maximum wait %s: escalated if it waits "
+				"longer (rule %s)", w, rule);
+	const char *what = j->esc == MU_ESC_RESERVE ?
+		"it holds a reservation of the nodes it will start on, whatever "
+		"the backfill mode (jobs behind it may not delay it); its "
+		"priority is unchanged" :
+		j->esc == MU_ESC_PREEMPT ?
+		"it may preempt any preemptible job of its own queue that is "
+		"not escalated, whatever its priority; its priority is unchanged" :
+		"its priority was raised by " MU__STR(MU_ESCALATE_BOOST) " (first "
+		"in its queue; it may preempt lower priorities there)";
+	return snprintf(buf, len, "escalated (%s): waited more than its maximum "
+			"wait of %s, so %s", rule, w, what);
 }

@@ -78,7 +78,8 @@ static int queue_spec_check(const mu_queue_spec_t *s)
 {
 	if (!s || !s->name || !*s->name ||
 	    s->npools > MU_POOL_NRES * (MU_RES_MAX - MU_RES_NAMED0) ||
-	    (s->npools && !s->pools) || s->max_wait < 0)
+	    (s->npools && !s->pools) || s->max_wait < 0 ||
+	    s->escalation < MU_ESC_DEFAULT || s->escalation > MU_ESC_PREEMPT)
 		return MU_EINVAL;
 	for (size_t i = 0; i < s->npools; i++) {
 		const mu_pool_quota_t *p = &s->pools[i];
@@ -265,6 +266,7 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 		qq->weight[slots[i]] = pq->weight >= 0 ? pq->weight : w;
 	}
 	qq->max_wait = s->max_wait > 0 ? s->max_wait : 0;
+	qq->esc = s->escalation ? s->escalation : MU_ESC_BOOST;
 	qq->borrow_try_next = s->borrow_try_next;
 	qq->preempt_try_next = s->preempt_try_next;
 	e->release_gen++; /* a limit may have grown */
@@ -403,7 +405,8 @@ static int job_spec_check(const mu_job_spec_t *s)
 	}
 	if (pods > 10000000 || s->min_member < 0 || s->min_member > pods)
 		return MU_ERANGE;
-	if (s->npools > MU_MAX_JOB_POOLS || (s->npools && !s->pools) || s->max_wait < 0)
+	if (s->npools > MU_MAX_JOB_POOLS || (s->npools && !s->pools) || s->max_wait < 0 ||
+	    s->escalation < MU_ESC_DEFAULT || s->escalation > MU_ESC_PREEMPT)
 		return MU_EINVAL;
 	for (size_t i = 0; i < s->npools; i++) {
 		if (!s->pools[i])
@@ -693,6 +696,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	    (rc = mu__flav_build(e, j, s)) != MU_OK)
 		goto fail;
 	j->max_wait = s->max_wait > 0 ? s->max_wait : e->queues[q].max_wait;
+	j->esc = s->escalation ? s->escalation : e->queues[q].esc;
 	if (!j->max_wait && s->type == MU_JOB_INTERACTIVE)
 		j->max_wait = e->cfg.interactive_max_wait;
 	j->min_member = job_min(j, s);

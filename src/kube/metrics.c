@@ -441,14 +441,10 @@ static char *explain_group(mu__kd_t *d, const mu__kgroup_t *g)
 	if (ji.expected_start != MU_TIME_NONE)
 		mu__rfc3339_format(ji.expected_start * 1000, false, start, sizeof start);
 	mu__rfc3339_format(ji.submit * 1000, false, submit, sizeof submit);
-	char pools[2048] = "", service[160] = "";
+	char pools[2048] = "", service[512] = "";
 	if (ji.state == MU_JOB_PENDING)
 		mu_engine_pool_explain(d->e, g->ej, pools, sizeof pools);
-	if (ji.max_wait && ji.state != MU_JOB_FINISHED)
-		snprintf(service, sizeof service, ji.escalated ?
-			 "escalated: waited more than its maximum wait of %llds, priority raised by %d" :
-			 "maximum wait %llds: escalated if it waits longer", (long long)(ji.max_wait / 1000),
-			 MU_ESCALATE_BOOST);
+	mu_engine_service_explain(d->e, g->ej, service, sizeof service);
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s,s:s?,s:s,s:s}",
 			      "group", g->key, "job", ji.name, "queue", ji.queue, "state", st[ji.state],
 			      "pods", (int)ji.pods, "bound", (int)ji.bound, "minMember", (int)ji.min_member,

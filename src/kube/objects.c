@@ -84,7 +84,7 @@ static const char *const shape_annotations[] = {
 	"muster.io/runtime-limit", "muster.io/topology",
 	"muster.io/topology-required", "muster.io/topology-preferred",
 	"muster.io/topology-slice-level", "muster.io/topology-slice-size",
-	"muster.io/pools", "muster.io/max-wait",
+	"muster.io/pools", "muster.io/max-wait", "muster.io/escalation",
 };
 
 /* Copies the `keep` fields of each container of list into a new list. */

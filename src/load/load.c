@@ -427,6 +427,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 			j->never_preempt |= def->never_preempt;
 			if (!j->max_wait)
 				j->max_wait = def->max_wait;
+			if (!j->escalation)
+				j->escalation = def->escalation;
 		}
 		return MU_OK;
 	}
@@ -442,6 +444,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 	j->never_preempt |= s->pclasses[k].never_preempt;
 	if (!j->max_wait) /* the class's class of service */
 		j->max_wait = s->pclasses[k].max_wait;
+	if (!j->escalation)
+		j->escalation = s->pclasses[k].escalation;
 	return MU_OK;
 }
 

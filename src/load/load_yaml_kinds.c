@@ -596,6 +596,7 @@ int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root)
 			return rc;
 	if ((rc = queue_pools(L, spec, &q)) ||
 	    (rc = mu__y_dur_at(L, spec, "maxWait", &q.max_wait)) ||
+	    (rc = mu__y_escalation_at(L, spec, "escalation", &q.escalation)) ||
 	    (rc = queue_fungibility(L, spec, &q)))
 		return rc;
 	if (q.parent && !strcmp(q.parent, q.name))
