@@ -135,8 +135,12 @@ typedef struct mu_topology_spec {
  * and a job may name the pools it accepts, in order of preference. */
 typedef struct mu_pool_spec {
 	const char *name;
-	mu_label_t *match;   /* at least one */
+	mu_label_t *match;   /* matchLabels */
 	size_t nmatch;
+	mu_sel_req_t *exprs; /* matchExpressions: In, NotIn, Exists,
+	                      * DoesNotExist (a label selector's); together
+	                      * with match at least one requirement */
+	size_t nexprs;
 } mu_pool_spec_t;
 
 /* The resource a per-pool quota is about (GPUs when left 0). */

@@ -102,9 +102,21 @@ int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n)
 	int32_t found = -1;
 	for (int32_t p = 0; p < e->npools; p++) {
 		const mu__pool_t *pl = &e->pools[p];
-		bool all = pl->nsel > 0;
+		bool all = pl->nsel + pl->nexprs > 0;
 		for (int32_t i = 0; i < pl->nsel && all; i++)
 			all = mu__node_label(n, pl->sel[2 * i]) == pl->sel[2 * i + 1];
+		for (int32_t i = 0; i < pl->nexprs && all; i++) {
+			int32_t v = mu__node_label(n, pl->ekey[i]);
+			bool in = false;
+			for (int32_t k = pl->eoff[i]; k < pl->eoff[i + 1] && !in; k++)
+				in = v >= 0 && pl->eval[k] == v;
+			switch (pl->eop[i]) {
+			case MU_SEL_IN: all = in; break;
+			case MU_SEL_NOT_IN: all = !in; break; /* absent: not in */
+			case MU_SEL_EXISTS: all = v >= 0; break;
+			default: all = v < 0; break; /* DoesNotExist */
+			}
+		}
 		if (!all)
 			continue;
 		if (found >= 0)

@@ -124,13 +124,7 @@ void mu_engine_free(mu_engine_t *e)
 	for (int r = MU_RES_NAMED0; r < e->nres; r++)
 		free((char *)e->res_names[r]);
 	for (int32_t p = 0; p < e->npools; p++) {
-		for (int32_t i = 0; i < e->pools[p].nsel; i++) {
-			free(e->pools[p].keys[i]);
-			free(e->pools[p].vals[i]);
-		}
-		free(e->pools[p].keys);
-		free(e->pools[p].vals);
-		free(e->pools[p].sel);
+		mu__pool_sel_free(&e->pools[p]);
 		free(e->pools[p].name);
 	}
 	free(e->pools);

@@ -440,6 +440,10 @@ typedef struct mu__pool {
 	char **keys, **vals;  /* matchLabels, owned */
 	int32_t *sel;         /* interned (key, value) pairs */
 	int32_t nsel;
+	mu_sel_req_t *exprs;  /* matchExpressions, owned (for pod sets) */
+	int32_t nexprs;
+	int32_t *ekey, *eop;  /* per expression: interned key, mu_sel_op_t */
+	int32_t *eoff, *eval; /* its interned values: eval[eoff[i]..eoff[i+1]) */
 	int32_t slot;         /* its GPU accounting slot */
 	int32_t rslot[MU_POOL_NRES]; /* its slot per resource, -1 none yet
 	                              * ([MU_POOL_GPU] == slot; the others
@@ -800,6 +804,8 @@ mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid)
 /* The pool of a node spec's labels (first match), -1 none, or -2 when it
  * matches two.  O(pools x labels). */
 int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n);
+/* Frees pool pl's selector (matchLabels and matchExpressions; pools.c). */
+void mu__pool_sel_free(mu__pool_t *pl);
 /* Moves n into pool np (or none, -1): totals and pool counts follow. */
 void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np);
 /* Sets job j's pod sets to flavor f (its classes and accounting). */

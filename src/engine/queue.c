@@ -420,6 +420,41 @@ static int job_spec_check(const mu_job_spec_t *s)
 
 /* --- Flavor fallback: a job's pod sets in each of its pools ------------------ */
 
+/* Adds pool pl's matchExpressions to every required node-affinity term of
+ * ps (one term of them alone when it has none): a node must be in the pool
+ * and match one of its terms.  The arrays (*terms, *reqs) are the caller's
+ * to free; ps points at them.  O(terms x requirements). */
+static int flav_terms(const mu__pool_t *pl, mu_podset_spec_t *ps,
+		      mu_sel_term_t **terms, mu_sel_req_t **reqs)
+{
+	if (!pl->nexprs)
+		return MU_OK;
+	size_t nt = ps->naffinity ? ps->naffinity : 1, nr = 0;
+	for (size_t t = 0; t < ps->naffinity; t++)
+		nr += ps->affinity[t].nreqs;
+	nr += nt * (size_t)pl->nexprs;
+	*terms = calloc(nt, sizeof **terms);
+	*reqs = calloc(nr, sizeof **reqs);
+	if (!*terms || !*reqs)
+		return MU_ENOMEM;
+	size_t at = 0;
+	for (size_t t = 0; t < nt; t++) {
+		mu_sel_term_t *c = &(*terms)[t];
+		c->reqs = *reqs + at;
+		if (ps->naffinity) {
+			memcpy(c->reqs, ps->affinity[t].reqs,
+			       ps->affinity[t].nreqs * sizeof *c->reqs);
+			c->nreqs = ps->affinity[t].nreqs;
+		}
+		memcpy(c->reqs + c->nreqs, pl->exprs, (size_t)pl->nexprs * sizeof *c->reqs);
+		c->nreqs += (size_t)pl->nexprs;
+		at += c->nreqs;
+	}
+	ps->affinity = *terms;
+	ps->naffinity = nt;
+	return MU_OK;
+}
+
 int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 {
 	j->flav = -1;
@@ -455,9 +490,15 @@ int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 					(mu_label_t){pl->keys[k], pl->vals[k]};
 			ps.node_selector = sel;
 			ps.nnode_selector = n;
+			mu_sel_term_t *terms = NULL;
+			mu_sel_req_t *reqs = NULL;
+			int rc = flav_terms(pl, &ps, &terms, &reqs);
 			mu__flav_t *fl = &j->flav_ps[f * np + i];
-			int rc = mu__sclass_get(e, &ps, &fl->sclass);
+			if (rc == MU_OK)
+				rc = mu__sclass_get(e, &ps, &fl->sclass);
 			free(sel);
+			free(terms);
+			free(reqs);
 			if (rc)
 				return rc;
 			fl->acct = j->podsets[i].acct;

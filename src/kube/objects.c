@@ -562,7 +562,7 @@ int mu__kpool_spec(const json_t *p, mu_specs_t *specs, char *msg, size_t len)
 	int rc = via_loader(p, "muster.io/v1alpha1", "NodePool", specs, msg, len);
 	if (rc == MU_OK && (specs->npools != 1 || specs->nnodes)) {
 		snprintf(msg, len, "a NodePool on Kubernetes selects nodes with "
-			 "spec.selector.matchLabels; spec.count (simulated nodes) is "
+			 "spec.selector; spec.count (simulated nodes) is "
 			 "for cluster files and muster up");
 		rc = MU_EINVAL;
 	}

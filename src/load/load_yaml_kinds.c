@@ -329,8 +329,9 @@ static int pool_node(mu__yload_t *L, const mu__ynode_t *at, pool_t *p,
 	return node_append(L, at, &n);
 }
 
-/* Reads spec.selector (a label selector: matchLabels only) into a pool
- * object (docs/policy.md, "Node pools"); absent: none. */
+/* Reads spec.selector (a label selector: matchLabels and matchExpressions
+ * with In, NotIn, Exists, DoesNotExist) into a pool object
+ * (docs/policy.md, "Node pools"); absent: none.  O(requirements). */
 static int pool_selector(mu__yload_t *L, const char *name,
 			 const mu__ynode_t *spec, bool *made)
 {
@@ -339,21 +340,26 @@ static int pool_selector(mu__yload_t *L, const char *name,
 	*made = false;
 	if (rc || !sel)
 		return rc;
-	if (mu__y_get(sel, "matchExpressions"))
-		return mu__y_err(L, mu__y_get(sel, "matchExpressions"), NULL,
-				 MU_EINVAL, "a pool's selector takes matchLabels "
-				 "only (matchExpressions are not supported)");
 	for (const mu__ynode_t *c = sel->head; c; c = c->next)
 		if (strcmp(c->key, "matchLabels") && strcmp(c->key, "matchExpressions"))
 			return mu__y_err(L, c, NULL, MU_EINVAL, "unknown field of a "
-					 "label selector; expected matchLabels");
+					 "label selector; expected matchLabels or "
+					 "matchExpressions");
 	mu_pool_spec_t ps = {.name = name};
-	if ((rc = mu__y_labels_at(L, sel, "matchLabels", &ps.match, &ps.nmatch)))
+	const mu__ynode_t *me;
+	if ((rc = mu__y_labels_at(L, sel, "matchLabels", &ps.match, &ps.nmatch)) ||
+	    (rc = mu__y_seq_at(L, sel, "matchExpressions", false, &me)))
 		return rc;
-	if (!ps.nmatch)
+	if (me && me->n && !(ps.exprs = mu__y_alloc(L, me->n, sizeof *ps.exprs)))
+		return mu__y_oom(L);
+	for (const mu__ynode_t *c = me ? me->head : NULL; c; c = c->next)
+		if ((rc = mu__y_sel_req(L, c, false, &ps.exprs[ps.nexprs++])))
+			return rc;
+	if (!ps.nmatch && !ps.nexprs)
 		return mu__y_err(L, sel, NULL, MU_EINVAL, "a pool's selector needs "
-				 "at least one label in matchLabels (an empty "
-				 "selector would hold every node)");
+				 "at least one requirement in matchLabels or "
+				 "matchExpressions (an empty selector would hold "
+				 "every node)");
 	for (size_t i = 0; i < L->into->npools; i++)
 		if (!strcmp(L->into->pools[i].name, name))
 			return mu__y_err(L, sel, NULL, MU_EEXIST, "the pool \"%s\" "
