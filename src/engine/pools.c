@@ -209,6 +209,7 @@ int mu_engine_pool_upsert(mu_engine_t *e, const mu_pool_spec_t *p)
 	 * changes pool. */
 	mu__pool_t scratch, saved;
 	memset(&scratch, 0, sizeof scratch);
+	memset(&saved, 0, sizeof saved);
 	if ((rc = pool_fill(e, &scratch, p)) != MU_OK)
 		return rc;
 	int32_t was_n = e->npools;

@@ -54,6 +54,7 @@ int mu__kpod_info(const json_t *o, mu__kpodinfo_t *p)
 	p->gated = json_array_size(mu__kj(o, "spec.schedulingGates")) > 0;
 	p->group_label = mu__kmap(o, "metadata.labels", "muster.io/pod-group");
 	p->xgroup_label = mu__kmap(o, "metadata.labels", "scheduling.x-k8s.io/pod-group");
+	p->pclass = mu__kjs(o, "spec.priorityClassName");
 	p->queue = mu__kmap(o, "metadata.labels", "muster.io/queue");
 	if (!p->queue)
 		p->queue = mu__kmap(o, "metadata.labels", "kueue.x-k8s.io/queue-name");

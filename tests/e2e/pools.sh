@@ -9,6 +9,8 @@
 #   - pods that name the pools h100 then a100 (muster.io/pools): the first
 #     lands on the H100 node, the second falls back to an A100 node;
 #   - a pod that fits no pool gives each pool's reason in its condition;
+#   - a PriorityClass's muster.io/max-wait and muster.io/escalation apply
+#     to the pods that name it (the scheduler watches PriorityClasses);
 #   - the Queue's status shows per-pool usage and fair share, and the web
 #     UI's queues API each pool's GPUs and the queue's use in it.
 # Usage: sh tests/e2e/pools.sh PATH_TO_MUSTER.  Ends with
@@ -67,6 +69,17 @@ printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: bad}\ns
 k apply -f "$T/bad.yaml"; has nodepool-no-selector "$T/out" "spec.selector"
 printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: bad}\nspec: {selector: {matchExpressions: [{key: a, operator: Gt, values: ["1"]}]}}\n' >"$T/bad2.yaml"
 k apply -f "$T/bad2.yaml"; has nodepool-bad-operator "$T/out" "operator"
+
+# A PriorityClass with a class of service (read by the scheduler's watch).
+cat >"$T/pc.yaml" <<'YAML'
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: short-wait
+  annotations: {muster.io/max-wait: 2s, muster.io/escalation: preempt}
+value: 100
+YAML
+k apply -f "$T/pc.yaml"; has priorityclass-create "$T/out" "priorityclass.scheduling.k8s.io/short-wait created"
 
 "$M" scheduler --kubeconfig "$T/data/kubeconfig" --id p --lease-namespace default \
 	--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 4 --retry-period 1 \
@@ -129,4 +142,12 @@ assert team and team[0]["used"] == 8 and team[0]["deserved"] == 16
 PY
 }
 wait_for ui-pools 100 uipools
+
+# A pod of the class short-wait that fits nowhere: explain gives the
+# class's maximum wait and rule, then, after 2 s, its escalation.
+pod waiter 16 | sed 's/^spec:/spec:\n  priorityClassName: short-wait/' >"$T/waiter.yaml"
+kc apply -f "$T/waiter.yaml" >/dev/null
+svc() { curl -s -H "Authorization: Bearer $TOKN" "$U/explain?pod=default/waiter" >"$T/ex.json" 2>&1; grep -q "$1" "$T/ex.json"; }
+wait_for pc-max-wait 100 svc 'maximum wait 2s: escalated if it waits longer (rule preempt)\|escalated (preempt)'
+wait_for pc-escalated 100 svc 'escalated (preempt): waited more than its maximum wait of 2s'
 done_
