@@ -126,6 +126,32 @@ int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n)
 	return found;
 }
 
+void mu__pool_sel_free(mu__pool_t *pl)
+{
+	for (int32_t i = 0; i < pl->nsel; i++) {
+		free(pl->keys[i]);
+		free(pl->vals[i]);
+	}
+	for (int32_t i = 0; i < pl->nexprs; i++) {
+		for (size_t k = 0; k < pl->exprs[i].nvalues; k++)
+			free((char *)pl->exprs[i].values[k]);
+		free((char *)pl->exprs[i].key);
+		free(pl->exprs[i].values);
+	}
+	free(pl->keys);
+	free(pl->vals);
+	free(pl->sel);
+	free(pl->exprs);
+	free(pl->ekey);
+	free(pl->eop);
+	free(pl->eoff);
+	free(pl->eval);
+	pl->keys = pl->vals = NULL;
+	pl->sel = pl->ekey = pl->eop = pl->eoff = pl->eval = NULL;
+	pl->exprs = NULL;
+	pl->nsel = pl->nexprs = 0;
+}
+
 void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np)
 {
 	if (n->pool == np)

@@ -804,7 +804,8 @@ mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid)
 /* The pool of a node spec's labels (first match), -1 none, or -2 when it
  * matches two.  O(pools x labels). */
 int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n);
-/* Frees pool pl's selector (matchLabels and matchExpressions; pools.c). */
+/* Frees pool pl's selector (matchLabels and matchExpressions; cluster.c,
+ * so that engine.c and pools.c both call it without a loop). */
 void mu__pool_sel_free(mu__pool_t *pl);
 /* Moves n into pool np (or none, -1): totals and pool counts follow. */
 void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np);

@@ -29,32 +29,6 @@ static char *dup_str(const char *s)
 	return c;
 }
 
-void mu__pool_sel_free(mu__pool_t *pl)
-{
-	for (int32_t i = 0; i < pl->nsel; i++) {
-		free(pl->keys[i]);
-		free(pl->vals[i]);
-	}
-	for (int32_t i = 0; i < pl->nexprs; i++) {
-		for (size_t k = 0; k < pl->exprs[i].nvalues; k++)
-			free((char *)pl->exprs[i].values[k]);
-		free((char *)pl->exprs[i].key);
-		free(pl->exprs[i].values);
-	}
-	free(pl->keys);
-	free(pl->vals);
-	free(pl->sel);
-	free(pl->exprs);
-	free(pl->ekey);
-	free(pl->eop);
-	free(pl->eoff);
-	free(pl->eval);
-	pl->keys = pl->vals = NULL;
-	pl->sel = pl->ekey = pl->eop = pl->eoff = pl->eval = NULL;
-	pl->exprs = NULL;
-	pl->nsel = pl->nexprs = 0;
-}
-
 /* Moves the selector of src into dst (dst's own is not freed). */
 static void sel_move(mu__pool_t *dst, const mu__pool_t *src)
 {
