@@ -470,8 +470,9 @@ typedef struct mu_job_info {
 	int32_t pool_rank;      /* that pool's place in its list (0 first) */
 	int32_t npools;         /* pools it accepts */
 	mu_time_t max_wait;     /* its class of service; 0 = none */
-	bool escalated;         /* waited past max_wait: priority raised by
-	                         * MU_ESCALATE_BOOST */
+	bool escalated;         /* waited past max_wait (escalation says what
+	                         * it got) */
+	mu_escalation_t escalation; /* its rule: boost, reserve or preempt */
 } mu_job_info_t;
 
 /* What an escalated job's priority is raised by (docs/policy.md,
@@ -553,7 +554,10 @@ int mu_engine_pool_upsert(mu_engine_t *e, const mu_pool_spec_t *p);
 
 typedef struct mu_pool_info {
 	const char *name;
-	int32_t slot;         /* its resource slot in queue vectors */
+	int32_t slot;         /* its GPU slot in queue vectors */
+	int32_t rslot[MU_POOL_NRES]; /* its slot per resource (mu_pool_res_t;
+	                              * [MU_POOL_GPU] == slot), -1 when no
+	                              * queue gives a quota of it there */
 	int32_t nodes;        /* live nodes in it */
 	int64_t gpus, used;   /* milli-GPU: allocatable and in use */
 } mu_pool_info_t;
@@ -568,6 +572,11 @@ int32_t mu_engine_node_pool(const mu_engine_t *e, mu_id_t node);
  * names no pools or was not tried yet.  Returns the length it wanted, as
  * snprintf does, or MU_ENOENT. */
 int mu_engine_pool_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
+/* Writes job id's class of service: its maximum wait and rule, and, once
+ * escalated, what the rule gave it ("escalated (reserve): waited more
+ * than ..."); "" for a job without a maximum wait or finished.  Returns
+ * the length it wanted, as snprintf; MU_ENOENT for an unknown id. */
+int mu_engine_service_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_t len);
 
 /* --- What if (whatif.c) --------------------------------------------------- */
 

@@ -135,18 +135,47 @@ typedef struct mu_topology_spec {
  * and a job may name the pools it accepts, in order of preference. */
 typedef struct mu_pool_spec {
 	const char *name;
-	mu_label_t *match;   /* at least one */
+	mu_label_t *match;   /* matchLabels */
 	size_t nmatch;
+	mu_sel_req_t *exprs; /* matchExpressions: In, NotIn, Exists,
+	                      * DoesNotExist (a label selector's); together
+	                      * with match at least one requirement */
+	size_t nexprs;
 } mu_pool_spec_t;
 
-/* A queue's GPU quota in one pool (accounting units: milli-GPU). */
+/* The resource a per-pool quota is about (GPUs when left 0). */
+typedef enum mu_pool_res {
+	MU_POOL_GPU = 0,  /* milli-GPU */
+	MU_POOL_CPU = 1,  /* millicores */
+	MU_POOL_MEM = 2,  /* bytes */
+	MU_POOL_PODS = 3, /* pods */
+	MU_POOL_NRES = 4,
+} mu_pool_res_t;
+
+/* A queue's quota of one resource in one pool (accounting units, as
+ * mu_pool_res_t says).  A pool and resource appear at most once. */
 typedef struct mu_pool_quota {
 	const char *pool;
 	int64_t deserved;    /* 0 = no guarantee there */
 	int64_t limit;       /* MU_RES_UNLIMITED = none */
 	double weight;       /* over-quota weight there; < 0 = the queue's
-	                      * GPU weight */
+	                      * weight of that resource */
+	mu_pool_res_t res;   /* 0: GPUs */
 } mu_pool_quota_t;
+
+/* What a job that waited past its maximum wait gets (docs/policy.md,
+ * "Classes of service"). */
+typedef enum mu_escalation {
+	MU_ESC_DEFAULT = 0, /* a job: its class's, else its queue's; a queue
+	                     * or class: boost */
+	MU_ESC_BOOST = 1,   /* priority + MU_ESCALATE_BOOST: first in its
+	                     * queue, and it may preempt lower priorities */
+	MU_ESC_RESERVE = 2, /* a reservation of the nodes it will start on,
+	                     * whatever the backfill mode; no priority change */
+	MU_ESC_PREEMPT = 3, /* permission to preempt preemptible jobs of its
+	                     * own queue whatever their priority (not other
+	                     * escalated ones); no priority change */
+} mu_escalation_t;
 
 /* The order of jobs inside a leaf queue. */
 typedef enum mu_queue_order {
@@ -163,12 +192,13 @@ typedef struct mu_queue_spec {
 	mu_res_t limit;       /* accounting units; MU_RES_UNLIMITED = none */
 	double weight[MU_RES_MAX]; /* over-quota weight per resource, >= 0 */
 	mu_queue_order_t order; /* job order inside it (leaf queues) */
-	const mu_pool_quota_t *pools; /* per-pool GPU quotas (pools must
+	const mu_pool_quota_t *pools; /* per-pool quotas (pools must
 	                               * exist); pools not named: deserved 0,
 	                               * no limit, the GPU weight */
 	size_t npools;
 	mu_time_t max_wait;   /* class of service: a job of it that waits
 	                       * longer is escalated; 0 = none */
+	mu_escalation_t escalation; /* how (MU_ESC_DEFAULT: boost) */
 	/* Flavor fungibility of its jobs that name pools (Kueue's
 	 * ClusterQueue.spec.flavorFungibility; docs/policy.md): */
 	bool borrow_try_next;  /* whenCanBorrow: TryNextFlavor: a later pool's
@@ -343,6 +373,7 @@ typedef struct mu_job_spec {
 	mu_time_t max_wait;    /* escalated after waiting this long; 0 = its
 	                        * queue's, or the engine's default for its
 	                        * type (interactive) */
+	mu_escalation_t escalation; /* how; MU_ESC_DEFAULT: its queue's */
 } mu_job_spec_t;
 
 #define MU_MAX_JOB_POOLS 16

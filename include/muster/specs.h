@@ -87,6 +87,8 @@ typedef struct mu_priority_class_spec {
 	bool never_preempt;   /* preemptionPolicy: Never (for its jobs) */
 	mu_time_t max_wait;   /* class of service for its jobs that give none
 	                       * (annotation muster.io/max-wait); 0 = none */
+	mu_escalation_t escalation; /* for its jobs that give none (annotation
+	                             * muster.io/escalation); 0 = the queue's */
 } mu_priority_class_spec_t;
 
 typedef enum mu_spec_ref_kind {

@@ -57,6 +57,16 @@ typedef struct mu_web_queue {
 	int32_t pending, running;
 } mu_web_queue_t;
 
+/* A node pool's GPUs (queue NULL), or one queue's GPU quota, fair share
+ * and use in it (docs/policy.md, "Node pools"). */
+typedef struct mu_web_pool {
+	const char *pool;
+	const char *queue;       /* NULL: the pool's totals */
+	int32_t nodes;           /* the pool's live nodes (totals only) */
+	double gpus;             /* the pool's GPUs (totals only) */
+	double used, deserved, fair, limit; /* GPUs; limit < 0: none */
+} mu_web_pool_t;
+
 typedef struct mu_web_job {
 	const char *key;         /* unique, as used in URLs ("j:ns/name") */
 	const char *name, *ns, *queue;
@@ -112,6 +122,7 @@ typedef struct mu_web_snap mu_web_snap_t;
 
 /* Appends to a snapshot being filled (copies every string).  MU_ENOMEM. */
 int mu_web_snap_add_queue(mu_web_snap_t *s, const mu_web_queue_t *q);
+int mu_web_snap_add_pool(mu_web_snap_t *s, const mu_web_pool_t *p);
 int mu_web_snap_add_job(mu_web_snap_t *s, const mu_web_job_t *j);
 int mu_web_snap_add_pod(mu_web_snap_t *s, const mu_web_pod_t *p);
 int mu_web_snap_add_node(mu_web_snap_t *s, const mu_web_node_t *n);

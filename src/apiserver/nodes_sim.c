@@ -316,13 +316,19 @@ static json_t *queue_json(const mu_queue_spec_t *q)
 		json_t *pools = json_object();
 		for (size_t i = 0; i < q->npools; i++) {
 			const mu_pool_quota_t *p = &q->pools[i];
+			int k = p->res >= 0 && p->res < MU_POOL_NRES ? (int)p->res : 0;
+			bool milli = p->res == MU_POOL_GPU || p->res == MU_POOL_CPU;
+			static const char *const rn[MU_POOL_NRES] = {"gpu", "cpu", "memory", "pods"};
 			json_t *g = json_object();
-			json_object_set_new(g, "deserved", qty(p->deserved, true));
+			json_object_set_new(g, "deserved", qty(p->deserved, milli));
 			if (p->limit != MU_RES_UNLIMITED)
-				json_object_set_new(g, "limit", qty(p->limit, true));
+				json_object_set_new(g, "limit", qty(p->limit, milli));
 			if (p->weight >= 0)
 				json_object_set_new(g, "overQuotaWeight", json_real(p->weight));
-			json_object_set_new(pools, p->pool, json_pack("{s:o}", "gpu", g));
+			json_t *pm = json_object_get(pools, p->pool);
+			if (!pm)
+				json_object_set_new(pools, p->pool, pm = json_object());
+			json_object_set_new(pm, rn[k], g);
 		}
 		json_object_set_new(spec, "pools", pools);
 	}
@@ -330,6 +336,11 @@ static json_t *queue_json(const mu_queue_spec_t *q)
 		char w[32];
 		snprintf(w, sizeof w, "%llds", (long long)(q->max_wait / 1000));
 		json_object_set_new(spec, "maxWait", json_string(w));
+	}
+	if (q->escalation >= MU_ESC_BOOST && q->escalation <= MU_ESC_PREEMPT) {
+		static const char *const esc[] = {"boost", "reserve", "preempt"};
+		json_object_set_new(spec, "escalation",
+				    json_string(esc[q->escalation - MU_ESC_BOOST]));
 	}
 	if (q->borrow_try_next || q->preempt_try_next)
 		json_object_set_new(spec, "flavorFungibility", json_pack("{s:s,s:s}",

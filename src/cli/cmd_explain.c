@@ -101,15 +101,9 @@ static void explain_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 		    mu_engine_pool_explain(e, id, pw, sizeof pw) > 0)
 			printf("  pools        %s\n", pw);
 	}
-	if (ji.max_wait && ji.state != MU_JOB_FINISHED) {
-		fmt_dur(ago, sizeof ago, ji.max_wait);
-		if (ji.escalated)
-			printf("  service      escalated: waited more than its maximum wait of %s, "
-			       "so its priority was raised by %d (first in its queue; it may "
-			       "preempt lower priorities there)\n", ago, MU_ESCALATE_BOOST);
-		else
-			printf("  service      maximum wait %s: escalated if it waits longer\n", ago);
-	}
+	char svc[512];
+	if (mu_engine_service_explain(e, id, svc, sizeof svc) > 0)
+		printf("  service      %s\n", svc);
 	if (ji.state != MU_JOB_FINISHED) {
 		char ord[1024];
 		mu_engine_order_explain(e, id, ord, sizeof ord);
@@ -134,22 +128,23 @@ static void amount(char *buf, size_t len, int r, int64_t v)
 }
 
 /* Prints queue q's row for resource r and its subtree, indented by
- * depth; the GPU table also has the jobs; with decay on, the tables of the
+ * depth (r a resource or a pool's slot, shown in the units of resource
+ * unit); the GPU table also has the jobs; with decay on, the tables of the
  * resources the fair share divides (all but pods) have the decayed usage
  * and the factor on the weight. */
-static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
+static void print_queue(const mu_engine_t *e, mu_id_t q, int r, int unit, bool decay)
 {
 	mu_queue_info_t qi;
 	mu_engine_queue_info(e, q, &qi);
 	char name[64], d[24], f[24], u[24], l[24];
 	snprintf(name, sizeof name, "%*s%s", 2 * qi.depth, "", qi.name);
-	amount(d, sizeof d, r, qi.deserved.v[r]);
-	amount(f, sizeof f, r, r == MU_RES_PODS ? MU_RES_UNLIMITED : qi.fair.v[r]);
-	amount(u, sizeof u, r, qi.used.v[r]);
-	amount(l, sizeof l, r, qi.limit.v[r]);
+	amount(d, sizeof d, unit, qi.deserved.v[r]);
+	amount(f, sizeof f, unit, unit == MU_RES_PODS ? MU_RES_UNLIMITED : qi.fair.v[r]);
+	amount(u, sizeof u, unit, qi.used.v[r]);
+	amount(l, sizeof l, unit, qi.limit.v[r]);
 	char du[24];
-	amount(du, sizeof du, r, (int64_t)qi.decayed[r]);
-	if (r != MU_RES_GPU && decay && r != MU_RES_PODS)
+	amount(du, sizeof du, unit, (int64_t)qi.decayed[r]);
+	if (r != MU_RES_GPU && decay && unit != MU_RES_PODS)
 		printf("%-24s %8s %8s %8s %8s %8s %8.3f\n", name, d, f, u, l, du,
 		       qi.decay_factors[r]);
 	else if (r != MU_RES_GPU) /* also a pool's GPU slot */
@@ -165,7 +160,7 @@ static void print_queue(const mu_engine_t *e, mu_id_t q, int r, bool decay)
 		mu_queue_info_t ci;
 		mu_engine_queue_info(e, c, &ci);
 		if (ci.parent == q)
-			print_queue(e, c, r, decay);
+			print_queue(e, c, r, unit, decay);
 	}
 }
 
@@ -184,12 +179,19 @@ static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 		mu_engine_pool_info(e, p, &pi);
 		printf("\nGPUs in pool %s (%d nodes, %g GPUs, %g in use)\n", pi.name, pi.nodes,
 		       (double)pi.gpus / 1000.0, (double)pi.used / 1000.0);
-		printf("%-24s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR", "USED", "LIMIT");
-		for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
-			mu_queue_info_t qi;
-			mu_engine_queue_info(e, q, &qi);
-			if (qi.parent < 0)
-				print_queue(e, q, pi.slot, false);
+		for (int k = 0; k < MU_POOL_NRES; k++) {
+			if (pi.rslot[k] < 0)
+				continue;
+			if (k)
+				printf("\n%s in pool %s\n", title[k], pi.name);
+			printf("%-24s %8s %8s %8s %8s\n", "QUEUE", "DESERVED", "FAIR", "USED",
+			       "LIMIT");
+			for (mu_id_t q = 0; q < mu_engine_nqueues(e); q++) {
+				mu_queue_info_t qi;
+				mu_engine_queue_info(e, q, &qi);
+				if (qi.parent < 0)
+					print_queue(e, q, pi.rslot[k], res[k], false);
+			}
 		}
 	}
 	for (int k = 0; k < 4; k++) {
@@ -211,7 +213,7 @@ static void queues_at_end(void *vctx, const mu_engine_t *e, mu_time_t now)
 			mu_queue_info_t qi;
 			mu_engine_queue_info(e, q, &qi);
 			if (qi.parent < 0)
-				print_queue(e, q, res[k], *decay);
+				print_queue(e, q, res[k], res[k], *decay);
 		}
 	}
 }

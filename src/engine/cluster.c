@@ -75,15 +75,23 @@ oom:
 	return MU_ENOMEM;
 }
 
+/* What node n adds to pool resource k's slot (accounting units). */
+static int64_t node_pool_amount(const mu__node_t *n, int k)
+{
+	int b = mu__pool_base(k);
+	return b == MU_RES_GPU ? (int64_t)n->ngpu * 1000 : n->alloc.v[b];
+}
+
 /* Accounting vector of a node's allocatable (GPUs in milli; also in its
- * pool's slot). */
+ * pool's slots). */
 static mu_res_t node_acct(const mu_engine_t *e, const mu__node_t *n)
 {
 	mu_res_t a = n->alloc;
 	a.v[MU_RES_GPU] = (int64_t)n->ngpu * 1000;
 	a.v[MU_RES_GPU_MILLI] = 0;
-	if (n->pool >= 0)
-		a.v[e->pools[n->pool].slot] += a.v[MU_RES_GPU];
+	for (int k = 0; n->pool >= 0 && k < MU_POOL_NRES; k++)
+		if (e->pools[n->pool].rslot[k] >= 0)
+			a.v[e->pools[n->pool].rslot[k]] += node_pool_amount(n, k);
 	return a;
 }
 
@@ -94,9 +102,21 @@ int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n)
 	int32_t found = -1;
 	for (int32_t p = 0; p < e->npools; p++) {
 		const mu__pool_t *pl = &e->pools[p];
-		bool all = pl->nsel > 0;
+		bool all = pl->nsel + pl->nexprs > 0;
 		for (int32_t i = 0; i < pl->nsel && all; i++)
 			all = mu__node_label(n, pl->sel[2 * i]) == pl->sel[2 * i + 1];
+		for (int32_t i = 0; i < pl->nexprs && all; i++) {
+			int32_t v = mu__node_label(n, pl->ekey[i]);
+			bool in = false;
+			for (int32_t k = pl->eoff[i]; k < pl->eoff[i + 1] && !in; k++)
+				in = v >= 0 && pl->eval[k] == v;
+			switch (pl->eop[i]) {
+			case MU_SEL_IN: all = in; break;
+			case MU_SEL_NOT_IN: all = !in; break; /* absent: not in */
+			case MU_SEL_EXISTS: all = v >= 0; break;
+			default: all = v < 0; break; /* DoesNotExist */
+			}
+		}
 		if (!all)
 			continue;
 		if (found >= 0)
@@ -106,20 +126,48 @@ int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n)
 	return found;
 }
 
+void mu__pool_sel_free(mu__pool_t *pl)
+{
+	for (int32_t i = 0; i < pl->nsel; i++) {
+		free(pl->keys[i]);
+		free(pl->vals[i]);
+	}
+	for (int32_t i = 0; i < pl->nexprs; i++) {
+		for (size_t k = 0; k < pl->exprs[i].nvalues; k++)
+			free((char *)pl->exprs[i].values[k]);
+		free((char *)pl->exprs[i].key);
+		free(pl->exprs[i].values);
+	}
+	free(pl->keys);
+	free(pl->vals);
+	free(pl->sel);
+	free(pl->exprs);
+	free(pl->ekey);
+	free(pl->eop);
+	free(pl->eoff);
+	free(pl->eval);
+	pl->keys = pl->vals = NULL;
+	pl->sel = pl->ekey = pl->eop = pl->eoff = pl->eval = NULL;
+	pl->exprs = NULL;
+	pl->nsel = pl->nexprs = 0;
+}
+
 void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np)
 {
 	if (n->pool == np)
 		return;
-	int64_t g = n->removed ? 0 : (int64_t)n->ngpu * 1000;
-	if (n->pool >= 0) {
-		e->total_alloc.v[e->pools[n->pool].slot] -= g;
+	for (int k = 0; k < MU_POOL_NRES; k++) {
+		int64_t g = n->removed ? 0 : node_pool_amount(n, k);
+		if (n->pool >= 0 && e->pools[n->pool].rslot[k] >= 0)
+			e->total_alloc.v[e->pools[n->pool].rslot[k]] -= g;
+		if (np >= 0 && e->pools[np].rslot[k] >= 0)
+			e->total_alloc.v[e->pools[np].rslot[k]] += g;
+	}
+	if (n->pool >= 0)
 		e->pools[n->pool].nodes -= !n->removed;
-	}
 	n->pool = np;
-	if (np >= 0) {
-		e->total_alloc.v[e->pools[np].slot] += g;
+	if (np >= 0)
 		e->pools[np].nodes += !n->removed;
-	}
 	e->node_gen++;
 	e->release_gen++;
 }
@@ -128,19 +176,34 @@ mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid)
 {
 	mu_res_t a = ps->acct;
 	int32_t p = nid >= 0 ? e->nodes[nid].pool : -1;
-	if (p >= 0 && !a.v[e->pools[p].slot])
-		a.v[e->pools[p].slot] = a.v[MU_RES_GPU];
+	for (int k = 0; p >= 0 && k < MU_POOL_NRES; k++) {
+		int sl = e->pools[p].rslot[k];
+		if (sl >= 0 && !a.v[sl])
+			a.v[sl] = a.v[mu__pool_base(k)];
+	}
 	return a;
 }
 
 int mu__dom_slot(const mu_engine_t *e, const mu_res_t *claim)
 {
-	if (claim->v[MU_RES_GPU] <= 0)
-		return -1;
-	for (int32_t p = 0; p < e->npools; p++)
-		if (claim->v[e->pools[p].slot] > 0)
-			return e->pools[p].slot;
-	return MU_RES_GPU;
+	if (claim->v[MU_RES_GPU] > 0) {
+		for (int32_t p = 0; p < e->npools; p++)
+			if (claim->v[e->pools[p].slot] > 0)
+				return 1 << e->pools[p].slot;
+		return 1 << MU_RES_GPU;
+	}
+	int cpu = MU_RES_CPU, mem = MU_RES_MEM;
+	for (int32_t p = 0; p < e->npools; p++) {
+		const int32_t *rs = e->pools[p].rslot;
+		bool in = (rs[MU_POOL_CPU] >= 0 && claim->v[rs[MU_POOL_CPU]] > 0) ||
+			  (rs[MU_POOL_MEM] >= 0 && claim->v[rs[MU_POOL_MEM]] > 0);
+		if (!in)
+			continue;
+		cpu = rs[MU_POOL_CPU] >= 0 ? rs[MU_POOL_CPU] : cpu;
+		mem = rs[MU_POOL_MEM] >= 0 ? rs[MU_POOL_MEM] : mem;
+		break;
+	}
+	return 1 << cpu | 1 << mem;
 }
 
 static void res_add(mu_res_t *a, const mu_res_t *b, int sign)

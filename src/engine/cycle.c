@@ -979,8 +979,15 @@ static void cycle_reset_backfill(mu_engine_t *e, mu_time_t now)
 	e->move_nodes_left = (int64_t)e->nlive / 16 + 64;
 }
 
+/* Whether j is owed a reservation by its class of service (escalated with
+ * the rule reserve): beyond cfg.reservations, in any backfill mode. */
+static bool resv_by_service(const mu__job_t *j)
+{
+	return j->escalated && j->esc == MU_ESC_RESERVE;
+}
+
 /* Makes the reservations owed so far, in the order they were owed, until
- * cfg.reservations are made.  Called before anything they could restrict
+ * cfg.reservations are made (and those of escalated jobs, beyond).  Called before anything they could restrict
  * (a pod placed, victims or moves sought), so nothing changed since they
  * were owed and they come out as if made at once.  O(reservations x
  * (class nodes + running pods)). */
@@ -988,9 +995,12 @@ int mu__resv_settle(mu_engine_t *e)
 {
 	int32_t n = e->nowed;
 	e->nowed = 0;
-	for (int32_t i = 0; i < n && e->nresv < e->cfg.reservations; i++) {
-		if (e->jobs[e->owed[i]].state != MU_JOB_PENDING)
-			continue; /* finished since (mu_engine_settle) */
+	for (int32_t i = 0; i < n; i++) {
+		if (e->jobs[e->owed[i]].state != MU_JOB_PENDING ||
+		    e->jobs[e->owed[i]].resv_stamp == e->cycle_stamp)
+			continue; /* finished since (mu_engine_settle), or made */
+		if (e->nresv >= e->cfg.reservations && !resv_by_service(&e->jobs[e->owed[i]]))
+			continue;
 		int rc = mu__resv_make(e, e->owed[i]);
 		if (rc)
 			return rc;
@@ -1004,8 +1014,11 @@ int mu__resv_settle(mu_engine_t *e)
  * as if each were made at once, since nothing changes in between. */
 static int resv_owe(mu_engine_t *e, int32_t jid)
 {
-	if (e->nresv >= e->cfg.reservations)
+	if (e->nresv >= e->cfg.reservations && !resv_by_service(&e->jobs[jid]))
 		return MU_OK;
+	for (int32_t i = 0; i < e->nowed; i++)
+		if (e->owed[i] == jid)
+			return MU_OK; /* owed already (cycle_owe_service) */
 	int rc = mu__grow((void **)&e->owed, &e->owed_cap, e->nowed + 1, sizeof *e->owed);
 	if (rc)
 		return rc;
@@ -1025,6 +1038,28 @@ int mu_engine_settle(mu_engine_t *e)
 	return mu__resv_settle(e);
 }
 
+/* Owes the escalated jobs of the rule reserve that are still blocked a
+ * reservation before any job is tried, so that it holds against every job
+ * of the cycle, not only those tried after them; forgets those that
+ * started or ended.  O(such jobs x owed). */
+static int cycle_owe_service(mu_engine_t *e)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < e->nescres; i++) {
+		int32_t jid = e->escres[i];
+		const mu__job_t *j = &e->jobs[jid];
+		if (j->state != MU_JOB_PENDING || j->nbound || j->start != MU_TIME_NONE)
+			continue; /* its wait is over */
+		e->escres[k++] = jid;
+		int rc = fit_failure(j) && e->cfg.backfill != MU_BACKFILL_NONE ?
+			 resv_owe(e, jid) : MU_OK;
+		if (rc)
+			return rc;
+	}
+	e->nescres = k;
+	return MU_OK;
+}
+
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
@@ -1034,6 +1069,8 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 	if (rc)
 		return rc;
 	cycle_reset_backfill(e, now);
+	if (e->nescres && (rc = cycle_owe_service(e)) != MU_OK)
+		return rc;
 	mu__order_refresh(e);
 	cycle_init_queues(e);
 	int32_t leaf = -1;
@@ -1076,7 +1113,8 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		if (j->nbound == 0 && j->failed) {
 			if (e->cfg.backfill == MU_BACKFILL_NONE) {
 				cycle_block_all(e);
-			} else if (e->cfg.backfill == MU_BACKFILL_RESERVE &&
+			} else if ((e->cfg.backfill == MU_BACKFILL_RESERVE ||
+				    resv_by_service(j)) &&
 				   fit_failure(j) && (rc = resv_owe(e, jid)) != MU_OK) {
 				return rc;
 			}

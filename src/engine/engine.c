@@ -62,7 +62,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 		e->res_names[r] = mu_res_name(r);
 	e->nres = MU_RES_NAMED0;
 	for (int r = 0; r < MU_RES_MAX; r++)
-		e->slot_pool[r] = -1;
+		e->slot_pool[r] = e->slot_base[r] = -1;
 	e->node_gen = 1;
 	e->release_gen = 1;
 	e->share_epoch = 1;
@@ -124,17 +124,12 @@ void mu_engine_free(mu_engine_t *e)
 	for (int r = MU_RES_NAMED0; r < e->nres; r++)
 		free((char *)e->res_names[r]);
 	for (int32_t p = 0; p < e->npools; p++) {
-		for (int32_t i = 0; i < e->pools[p].nsel; i++) {
-			free(e->pools[p].keys[i]);
-			free(e->pools[p].vals[i]);
-		}
-		free(e->pools[p].keys);
-		free(e->pools[p].vals);
-		free(e->pools[p].sel);
+		mu__pool_sel_free(&e->pools[p]);
 		free(e->pools[p].name);
 	}
 	free(e->pools);
 	free(e->maxwait);
+	free(e->escres);
 	free(e->nodes);
 	free(e->queues);
 	free(e->jobs);
@@ -238,6 +233,7 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->npools = j->nflav;
 	out->max_wait = j->max_wait;
 	out->escalated = j->escalated;
+	out->escalation = j->esc;
 	return MU_OK;
 }
 

@@ -296,6 +296,7 @@ typedef struct mu__queue {
 	mu_res_t demand;      /* used + pending requests, capped by limit */
 	mu_time_t last_reclaimed; /* when it last lost a job to reclaim */
 	mu_time_t max_wait;   /* class of service for its jobs; 0 none */
+	mu_escalation_t esc;  /* and its rule (never MU_ESC_DEFAULT) */
 	bool borrow_try_next, preempt_try_next; /* flavor fungibility */
 	double decayed[MU_RES_MAX];      /* usage per resource averaged
 	                                  * with cfg.usage_half_life
@@ -424,6 +425,7 @@ typedef struct mu__job {
 	mu_reason_t *flav_last;      /* why it failed in each, last try */
 	bool flav_tried;
 	mu_time_t max_wait;          /* class of service; 0 none */
+	mu_escalation_t esc;         /* its rule (never MU_ESC_DEFAULT) */
 	bool escalated;
 	/* gather() scratch (preempt.c), valid while gather_stamp is the
 	 * engine's: victims of this job listed so far on the node. */
@@ -444,7 +446,14 @@ typedef struct mu__pool {
 	char **keys, **vals;  /* matchLabels, owned */
 	int32_t *sel;         /* interned (key, value) pairs */
 	int32_t nsel;
+	mu_sel_req_t *exprs;  /* matchExpressions, owned (for pod sets) */
+	int32_t nexprs;
+	int32_t *ekey, *eop;  /* per expression: interned key, mu_sel_op_t */
+	int32_t *eoff, *eval; /* its interned values: eval[eoff[i]..eoff[i+1]) */
 	int32_t slot;         /* its GPU accounting slot */
+	int32_t rslot[MU_POOL_NRES]; /* its slot per resource, -1 none yet
+	                              * ([MU_POOL_GPU] == slot; the others
+	                              * made by the first quota of them) */
 	int32_t nodes;
 } mu__pool_t;
 
@@ -581,6 +590,11 @@ struct mu_engine {
 	mu__pool_t *pools;          /* node pools (pools.c) */
 	int32_t npools, pools_cap;
 	int32_t slot_pool[MU_RES_MAX]; /* pool of a resource slot, -1 */
+	int32_t slot_base[MU_RES_MAX]; /* a pool slot's resource (MU_RES_GPU,
+	                                * _CPU, _MEM or _PODS) */
+	int32_t *escres;            /* escalated jobs of the rule reserve, maybe
+	                             * started since (cycle.c prunes them) */
+	int32_t nescres, escres_cap;
 	int32_t *maxwait;           /* pending jobs with a max wait not yet
 	                             * escalated (pools.c) */
 	int32_t nmaxwait, maxwait_cap;
@@ -788,14 +802,23 @@ static inline bool mu__dom_res(bool gpu_job, int r)
 	return gpu_job ? r == MU_RES_GPU : (r == MU_RES_CPU || r == MU_RES_MEM);
 }
 
-/* The dominant resource of a claim: the pool's GPU slot for GPUs claimed
- * in a pool (flavor fallback), MU_RES_GPU for other GPUs, -1 for CPU and
- * memory (pools.c).  O(resources). */
+/* The dominant resources of a claim, as a bit mask of slots: the pool's
+ * GPU slot for GPUs claimed in a pool (flavor fallback), MU_RES_GPU for
+ * other GPUs; for a claim without GPUs its CPU and memory, in the slots of
+ * the pool it is claimed in where that pool has them (cluster.c).
+ * O(pools). */
 int mu__dom_slot(const mu_engine_t *e, const mu_res_t *claim);
-/* Whether slot r is the dominant resource dom (as mu__dom_slot()). */
+/* Whether slot r is one of the dominant resources dom (mu__dom_slot()). */
 static inline bool mu__dom_is(int dom, int r)
 {
-	return dom >= 0 ? r == dom : (r == MU_RES_CPU || r == MU_RES_MEM);
+	return r >= 0 && r < 31 && ((unsigned)dom >> r & 1u);
+}
+/* The base resource of pool resource k (mu_pool_res_t). */
+static inline int mu__pool_base(int k)
+{
+	static const int base[MU_POOL_NRES] = {MU_RES_GPU, MU_RES_CPU, MU_RES_MEM,
+					       MU_RES_PODS};
+	return base[k];
 }
 /* A pod's accounting on node nid: its pod set's, plus its GPUs in the
  * slot of the node's pool when the pod set does not name it already. */
@@ -803,6 +826,9 @@ mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid)
 /* The pool of a node spec's labels (first match), -1 none, or -2 when it
  * matches two.  O(pools x labels). */
 int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n);
+/* Frees pool pl's selector (matchLabels and matchExpressions; cluster.c,
+ * so that engine.c and pools.c both call it without a loop). */
+void mu__pool_sel_free(mu__pool_t *pl);
 /* Moves n into pool np (or none, -1): totals and pool counts follow. */
 void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np);
 /* Sets job j's pod sets to flavor f (its classes and accounting). */

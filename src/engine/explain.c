@@ -35,10 +35,12 @@ static const char *filter_text(mu_filter_t f)
 }
 
 /* Prints an accounting amount of slot r in its natural unit (a pool's
- * slot holds milli-GPU, as MU_RES_GPU). */
+ * slot holds the units of its resource, e->slot_base). */
 static void fmt_amount(const mu_engine_t *e, char *buf, size_t len, int r, int64_t v)
 {
-	if (r == MU_RES_GPU || (r >= 0 && r < MU_RES_MAX && e->slot_pool[r] >= 0))
+	if (r >= 0 && r < MU_RES_MAX && e->slot_pool[r] >= 0)
+		r = e->slot_base[r];
+	if (r == MU_RES_GPU)
 		snprintf(buf, len, "%g", (double)v / 1000.0);
 	else if (r == MU_RES_CPU)
 		snprintf(buf, len, "%g", (double)v / 1000.0);

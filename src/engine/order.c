@@ -188,6 +188,19 @@ void mu__order_escalate(mu_engine_t *e, int32_t jid)
 	if (j->escalated)
 		return;
 	j->escalated = true;
+	if (j->esc == MU_ESC_RESERVE) {
+		/* cycle.c owes it a reservation at the start of every cycle
+		 * while it is blocked (its last failure stands) */
+		if (mu__grow((void **)&e->escres, &e->escres_cap, e->nescres + 1,
+			     sizeof *e->escres) == MU_OK)
+			e->escres[e->nescres++] = jid;
+		return;
+	}
+	j->failed = false; /* it may preempt differently now */
+	if (j->esc == MU_ESC_PREEMPT) { /* preempt.c lets it evict in its queue */
+		e->queues[j->queue].mvp_valid = false;
+		return;
+	}
 	j->priority = j->priority > INT32_MAX - MU_ESCALATE_BOOST ? INT32_MAX :
 		      j->priority + MU_ESCALATE_BOOST;
 	j->eprio = mu__order_eprio(e, j);

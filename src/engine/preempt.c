@@ -94,6 +94,22 @@ typedef struct pctx {
 	int64_t rused, rfair, rdes;
 } pctx_t;
 
+/* Whether escalated job j may evict v of its own queue whatever their
+ * priorities: the class-of-service rule preempt, never against another
+ * escalated job (docs/policy.md, "Classes of service"). */
+static bool esc_may_evict(const mu__job_t *j, const mu__job_t *v)
+{
+	return j->escalated && j->esc == MU_ESC_PREEMPT && !v->escalated;
+}
+
+/* Whether v, escalated with the rule preempt, is kept from preemption by
+ * priority in its own queue: evicting it would undo its escalation at the
+ * next cycle, and it would evict its evictor back. */
+static bool esc_kept(const mu__job_t *v)
+{
+	return v->escalated && v->esc == MU_ESC_PREEMPT;
+}
+
 static bool dom_res(const pctx_t *c, int r)
 {
 	return mu__dom_is(c->dom, r);
@@ -341,8 +357,10 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 		return true; /* it started in the hole of j's reservation */
 	}
 	if (v->queue == j->queue)
-		return e->cfg.preemption && v->eprio < j->eprio &&
-		       mu__order_victim_ok(e, v, j, c->now, &c->retry_at);
+		return e->cfg.preemption &&
+		       ((v->eprio < j->eprio && !esc_kept(v) &&
+			 mu__order_victim_ok(e, v, j, c->now, &c->retry_at)) ||
+			esc_may_evict(j, v));
 	if (c->limit)
 		return false;
 	*kind = VK_RECLAIM;
@@ -1084,7 +1102,8 @@ static bool could_preempt(pctx_t *c)
 	const mu_engine_t *e = c->e;
 	const mu__job_t *j = &e->jobs[c->jid];
 	const mu__queue_t *q = &e->queues[j->queue];
-	if (e->cfg.preemption && q->min_victim_prio < j->eprio)
+	if (e->cfg.preemption && (q->min_victim_prio < j->eprio ||
+	    (j->escalated && j->esc == MU_ESC_PREEMPT && q->nrunning)))
 		return true;
 	if (c->limit)
 		return false;

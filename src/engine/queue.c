@@ -21,6 +21,8 @@
  * share on the smallest GPUs that hold it when its job is built
  * (gpumem_resolve below).
  */
+#include <stdio.h>
+
 #include "engine/engine_int.h"
 
 /* Sets depth of q's subtree; O(subtree). */
@@ -74,17 +76,20 @@ static int queue_link(mu_engine_t *e, int32_t q, int32_t p)
 
 static int queue_spec_check(const mu_queue_spec_t *s)
 {
-	if (!s || !s->name || !*s->name || s->npools > MU_RES_MAX - MU_RES_NAMED0 ||
-	    (s->npools && !s->pools) || s->max_wait < 0)
+	if (!s || !s->name || !*s->name ||
+	    s->npools > MU_POOL_NRES * (MU_RES_MAX - MU_RES_NAMED0) ||
+	    (s->npools && !s->pools) || s->max_wait < 0 ||
+	    s->escalation < MU_ESC_DEFAULT || s->escalation > MU_ESC_PREEMPT)
 		return MU_EINVAL;
 	for (size_t i = 0; i < s->npools; i++) {
 		const mu_pool_quota_t *p = &s->pools[i];
 		if (p->deserved < 0 || p->limit < 0)
 			return MU_ERANGE;
-		if (p->limit < p->deserved)
+		if (p->limit < p->deserved || p->res < 0 || p->res >= MU_POOL_NRES)
 			return MU_EINVAL;
 		for (size_t k = 0; k < i; k++)
-			if (p->pool && s->pools[k].pool && !strcmp(p->pool, s->pools[k].pool))
+			if (p->pool && s->pools[k].pool && p->res == s->pools[k].res &&
+			    !strcmp(p->pool, s->pools[k].pool))
 				return MU_EINVAL;
 	}
 	if (s->order != MU_QORDER_DEFAULT && s->order != MU_QORDER_FIFO)
@@ -95,6 +100,78 @@ static int queue_spec_check(const mu_queue_spec_t *s)
 		if (s->limit.v[r] < s->deserved.v[r])
 			return MU_EINVAL;
 	}
+	return MU_OK;
+}
+
+/* Adds v (accounting units) in slot sl to every pod of job j bound on a
+ * node of pool p: the job's, its queues' and the cluster's usage. */
+static void pool_slot_bound(mu_engine_t *e, mu__job_t *j, int32_t p, int sl, int b)
+{
+	for (int32_t i = 0; i < j->npodsets; i++) {
+		const mu__podset_t *ps = &j->podsets[i];
+		for (int32_t k = 0; k < ps->replicas; k++) {
+			int32_t nid = j->pods[ps->first + k].node;
+			if (nid < 0 || e->nodes[nid].pool != p)
+				continue;
+			mu_res_t a = {.v = {0}};
+			a.v[sl] = ps->acct.v[b];
+			j->acct_bound.v[sl] += a.v[sl];
+			e->total_used.v[sl] += a.v[sl];
+			mu__queue_add_used(e, j->queue, &a, +1, j->preemptible);
+		}
+	}
+}
+
+/* Pool p's slot of resource k (mu_pool_res_t), made when no queue gave a
+ * quota of it there before: the pool's nodes add their allocatable there,
+ * the pods bound on them their accounting, and the jobs that name p claim
+ * it there; every queue gets deserved 0, no limit and its weight of the
+ * resource.  MU_ELIMIT when the named slots are used up.
+ * O(queues + nodes + pods + job flavors). */
+static int pool_res_slot(mu_engine_t *e, int32_t p, int k, int32_t *out)
+{
+	mu__pool_t *pl = &e->pools[p];
+	if ((*out = pl->rslot[k]) >= 0)
+		return MU_OK;
+	if (e->nres >= MU_RES_MAX)
+		return MU_ELIMIT;
+	const char *pre = k == MU_POOL_CPU ? "cpu" : k == MU_POOL_MEM ? "memory" : "pods";
+	size_t len = strlen(pre) + strlen(pl->name) + 2;
+	char *nm = malloc(len);
+	if (!nm)
+		return MU_ENOMEM;
+	snprintf(nm, len, "%s@%s", pre, pl->name);
+	int b = mu__pool_base(k), sl = e->nres++;
+	e->res_names[sl] = nm;
+	e->slot_pool[sl] = p;
+	e->slot_base[sl] = b;
+	*out = pl->rslot[k] = sl;
+	for (int32_t q = 0; q < e->nqueues; q++) {
+		e->queues[q].deserved.v[sl] = 0;
+		e->queues[q].limit.v[sl] = MU_RES_UNLIMITED;
+		e->queues[q].weight[sl] = e->queues[q].weight[b];
+	}
+	for (int32_t n = 0; n < e->nnodes; n++)
+		if (e->nodes[n].pool == p && !e->nodes[n].removed)
+			e->total_alloc.v[sl] += e->nodes[n].alloc.v[b];
+	for (int32_t jid = 0; jid < e->njobs; jid++) {
+		mu__job_t *j = &e->jobs[jid];
+		if (j->nbound)
+			pool_slot_bound(e, j, p, sl, b);
+		for (int32_t f = 0; f < j->nflav; f++) {
+			if (j->flav_pool[f] != p)
+				continue;
+			for (int32_t i = 0; i < j->npodsets; i++) {
+				mu__flav_t *fl = &j->flav_ps[f * j->npodsets + i];
+				fl->acct.v[sl] = fl->acct.v[b];
+				if (j->flav == f)
+					j->podsets[i].acct.v[sl] = fl->acct.v[b];
+			}
+		}
+	}
+	e->node_gen++;
+	e->release_gen++;
+	e->qgen++;
 	return MU_OK;
 }
 
@@ -152,7 +229,7 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 		e->release_gen++; /* its jobs' levels change with it */
 	}
 	/* Per-pool quotas: looked up before anything changes. */
-	int32_t slots[MU_RES_MAX];
+	int32_t slots[MU_POOL_NRES * MU_RES_MAX];
 	for (size_t i = 0; i < s->npools; i++) {
 		int32_t p = -1;
 		for (int32_t k = 0; s->pools[i].pool && k < e->npools; k++)
@@ -160,24 +237,37 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *s)
 				p = k;
 		if (p < 0)
 			return MU_ENOENT;
-		slots[i] = e->pools[p].slot;
 	}
+	for (size_t i = 0; i < s->npools; i++) {
+		int32_t p = -1;
+		for (int32_t k = 0; k < e->npools; k++)
+			if (!strcmp(e->pools[k].name, s->pools[i].pool))
+				p = k;
+		if ((rc = pool_res_slot(e, p, (int)s->pools[i].res, &slots[i])) != MU_OK)
+			return rc;
+	}
+	qq = &e->queues[q];
 	qq->deserved = s->deserved;
 	qq->limit = s->limit;
 	memcpy(qq->weight, s->weight, sizeof qq->weight);
-	for (int32_t k = 0; k < e->npools; k++) {
-		int sl = e->pools[k].slot;
-		qq->deserved.v[sl] = 0;
-		qq->limit.v[sl] = MU_RES_UNLIMITED;
-		qq->weight[sl] = s->weight[MU_RES_GPU];
-	}
+	for (int32_t k = 0; k < e->npools; k++)
+		for (int r = 0; r < MU_POOL_NRES; r++) {
+			int sl = e->pools[k].rslot[r];
+			if (sl < 0)
+				continue;
+			qq->deserved.v[sl] = 0;
+			qq->limit.v[sl] = MU_RES_UNLIMITED;
+			qq->weight[sl] = s->weight[mu__pool_base(r)];
+		}
 	for (size_t i = 0; i < s->npools; i++) {
 		const mu_pool_quota_t *pq = &s->pools[i];
+		double w = s->weight[mu__pool_base((int)pq->res)];
 		qq->deserved.v[slots[i]] = pq->deserved;
 		qq->limit.v[slots[i]] = pq->limit;
-		qq->weight[slots[i]] = pq->weight >= 0 ? pq->weight : s->weight[MU_RES_GPU];
+		qq->weight[slots[i]] = pq->weight >= 0 ? pq->weight : w;
 	}
 	qq->max_wait = s->max_wait > 0 ? s->max_wait : 0;
+	qq->esc = s->escalation ? s->escalation : MU_ESC_BOOST;
 	qq->borrow_try_next = s->borrow_try_next;
 	qq->preempt_try_next = s->preempt_try_next;
 	e->release_gen++; /* a limit may have grown */
@@ -316,7 +406,8 @@ static int job_spec_check(const mu_job_spec_t *s)
 	}
 	if (pods > 10000000 || s->min_member < 0 || s->min_member > pods)
 		return MU_ERANGE;
-	if (s->npools > MU_MAX_JOB_POOLS || (s->npools && !s->pools) || s->max_wait < 0)
+	if (s->npools > MU_MAX_JOB_POOLS || (s->npools && !s->pools) || s->max_wait < 0 ||
+	    s->escalation < MU_ESC_DEFAULT || s->escalation > MU_ESC_PREEMPT)
 		return MU_EINVAL;
 	for (size_t i = 0; i < s->npools; i++) {
 		if (!s->pools[i])
@@ -329,6 +420,41 @@ static int job_spec_check(const mu_job_spec_t *s)
 }
 
 /* --- Flavor fallback: a job's pod sets in each of its pools ------------------ */
+
+/* Adds pool pl's matchExpressions to every required node-affinity term of
+ * ps (one term of them alone when it has none): a node must be in the pool
+ * and match one of its terms.  The arrays (*terms, *reqs) are the caller's
+ * to free; ps points at them.  O(terms x requirements). */
+static int flav_terms(const mu__pool_t *pl, mu_podset_spec_t *ps,
+		      mu_sel_term_t **terms, mu_sel_req_t **reqs)
+{
+	if (!pl->nexprs)
+		return MU_OK;
+	size_t nt = ps->naffinity ? ps->naffinity : 1, nr = 0;
+	for (size_t t = 0; t < ps->naffinity; t++)
+		nr += ps->affinity[t].nreqs;
+	nr += nt * (size_t)pl->nexprs;
+	*terms = calloc(nt, sizeof **terms);
+	*reqs = calloc(nr, sizeof **reqs);
+	if (!*terms || !*reqs)
+		return MU_ENOMEM;
+	size_t at = 0;
+	for (size_t t = 0; t < nt; t++) {
+		mu_sel_term_t *c = &(*terms)[t];
+		c->reqs = *reqs + at;
+		if (ps->naffinity) {
+			memcpy(c->reqs, ps->affinity[t].reqs,
+			       ps->affinity[t].nreqs * sizeof *c->reqs);
+			c->nreqs = ps->affinity[t].nreqs;
+		}
+		memcpy(c->reqs + c->nreqs, pl->exprs, (size_t)pl->nexprs * sizeof *c->reqs);
+		c->nreqs += (size_t)pl->nexprs;
+		at += c->nreqs;
+	}
+	ps->affinity = *terms;
+	ps->naffinity = nt;
+	return MU_OK;
+}
 
 int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 {
@@ -365,13 +491,21 @@ int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 					(mu_label_t){pl->keys[k], pl->vals[k]};
 			ps.node_selector = sel;
 			ps.nnode_selector = n;
+			mu_sel_term_t *terms = NULL;
+			mu_sel_req_t *reqs = NULL;
+			int rc = flav_terms(pl, &ps, &terms, &reqs);
 			mu__flav_t *fl = &j->flav_ps[f * np + i];
-			int rc = mu__sclass_get(e, &ps, &fl->sclass);
+			if (rc == MU_OK)
+				rc = mu__sclass_get(e, &ps, &fl->sclass);
 			free(sel);
+			free(terms);
+			free(reqs);
 			if (rc)
 				return rc;
 			fl->acct = j->podsets[i].acct;
-			fl->acct.v[pl->slot] = fl->acct.v[MU_RES_GPU];
+			for (int k = 0; k < MU_POOL_NRES; k++)
+				if (pl->rslot[k] >= 0)
+					fl->acct.v[pl->rslot[k]] = fl->acct.v[mu__pool_base(k)];
 		}
 	}
 	mu__flav_set(e, j, 0);
@@ -406,15 +540,21 @@ bool mu__flav_within(const mu_engine_t *e, const mu__job_t *j)
 {
 	if (j->flav < 0)
 		return false;
-	int sl = e->pools[j->flav_pool[j->flav]].slot;
-	int64_t need = 0;
+	mu_res_t need = {.v = {0}};
 	for (int32_t i = 0; i < j->npodsets; i++)
-		need += j->podsets[i].acct.v[sl] * j->podsets[i].replicas;
-	if (j->min_member < j->npods && j->npods > 0) /* elastic: its minimum */
-		need = need * j->min_member / j->npods;
-	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent)
-		if (e->queues[q].used.v[sl] + need > e->queues[q].deserved.v[sl])
-			return false;
+		for (int r = 0; r < MU_RES_MAX; r++)
+			need.v[r] += j->podsets[i].acct.v[r] * j->podsets[i].replicas;
+	int dom = mu__dom_slot(e, &need);
+	for (int sl = 0; sl < MU_RES_MAX; sl++) {
+		if (!mu__dom_is(dom, sl))
+			continue;
+		int64_t n = need.v[sl];
+		if (j->min_member < j->npods && j->npods > 0) /* elastic: its minimum */
+			n = n * j->min_member / j->npods;
+		for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent)
+			if (e->queues[q].used.v[sl] + n > e->queues[q].deserved.v[sl])
+				return false;
+	}
 	return true;
 }
 
@@ -599,6 +739,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 	    (rc = mu__flav_build(e, j, s)) != MU_OK)
 		goto fail;
 	j->max_wait = s->max_wait > 0 ? s->max_wait : e->queues[q].max_wait;
+	j->esc = s->escalation ? s->escalation : e->queues[q].esc;
 	if (!j->max_wait && s->type == MU_JOB_INTERACTIVE)
 		j->max_wait = e->cfg.interactive_max_wait;
 	j->min_member = job_min(j, s);

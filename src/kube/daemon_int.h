@@ -110,6 +110,7 @@ typedef struct mu__kpod {
 	char *ctrl;             /* "KIND/NAME" of a controller that recreates
 	                         * it when evicted (move.c), or NULL */
 	char *queue;            /* queue label, or NULL */
+	char *pclass;           /* spec.priorityClassName, or NULL */
 	char *group_label, *xgroup_label;
 	bool ours;              /* schedulerName is ours */
 	bool deleting, gated, terminal;
@@ -296,6 +297,8 @@ typedef struct mu__kd {
 	mu__kgroup_t **dirty;   /* groups to sync before the next cycle */
 	int32_t ndirty, dirty_cap;
 	json_t *queue_objs;     /* name -> Queue objects waiting for a parent */
+	json_t *pclasses;       /* PriorityClass name -> {"maxWait": ms,
+	                         * "escalation": mu_escalation_t} */
 	bool changed;           /* something changed since the last cycle */
 	bool all_synced;
 	int64_t last_cycle;     /* mono ms */
@@ -379,6 +382,9 @@ void mu__kd_queue_event(mu__kd_t *d, json_t *obj, bool deleted);
 /* A NodePool: upserted into the engine; queues that waited for it follow.
  * A deleted pool stays in the engine until the scheduler restarts. */
 void mu__kd_pool_event(mu__kd_t *d, json_t *obj, bool deleted);
+/* A PriorityClass: its class of service (muster.io/max-wait and
+ * muster.io/escalation annotations) for the pods that name it. */
+void mu__kd_pc_event(mu__kd_t *d, json_t *obj, bool deleted);
 /* A PodGroup: muster's (muster true) or the coscheduling plugin's. */
 void mu__kd_pg_event(mu__kd_t *d, json_t *obj, bool deleted, bool muster);
 void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj);

@@ -52,6 +52,7 @@ static void resource_event(mu__kd_t *d, mu__kres_t res, json_t *obj, bool delete
 		break;
 	case MU__KR_PDBS: mu__kd_pdb_event(d, obj, deleted); break;
 	case MU__KR_NSS: mu__kd_ns_event(d, obj, deleted); break;
+	case MU__KR_PCS: mu__kd_pc_event(d, obj, deleted); break;
 	case MU__KR_COUNT: break;
 	default:
 		if (res >= MU__KR_WL0 && res < MU__KR_COUNT)

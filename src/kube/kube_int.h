@@ -122,6 +122,8 @@ typedef enum mu__kres {
 	MU__KR_POOLS,  /* muster.io NodePools (node pools) */
 	MU__KR_PDBS,   /* policy/v1 PodDisruptionBudgets */
 	MU__KR_NSS,    /* v1 Namespaces (their labels, nsel.c) */
+	MU__KR_PCS,    /* scheduling.k8s.io/v1 PriorityClasses (classes of
+	                * service: muster.io/max-wait, muster.io/escalation) */
 	MU__KR_WL0,    /* the workload kinds (kinds.c), in mu__kwkind_t order */
 	MU__KR_COUNT = MU__KR_WL0 + 7
 } mu__kres_t;
@@ -221,6 +223,7 @@ typedef struct mu__kpodinfo {
 	const char *group_label;   /* muster.io/pod-group */
 	const char *xgroup_label;  /* scheduling.x-k8s.io/pod-group */
 	const char *queue;         /* muster.io/queue (or kueue's) label */
+	const char *pclass;        /* spec.priorityClassName, or NULL */
 	const char *owner_job;     /* a controlling batch/v1 Job, or NULL */
 	const char *ctrl_kind;     /* the controlling owner's kind, or NULL */
 	const char *ctrl_name;     /* ... and its name */

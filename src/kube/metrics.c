@@ -314,6 +314,38 @@ static json_t *res_json(const mu_res_t *r)
 	return json_pack("{s:s,s:s,s:s}", "nvidia.com/gpu", g, "cpu", c, "memory", m);
 }
 
+/* A quantity of pool resource k in Kubernetes' notation. */
+static json_t *pool_qty(int k, int64_t v)
+{
+	char b[32];
+	if (k == MU_POOL_GPU)
+		snprintf(b, sizeof b, "%g", (double)v / 1000.0);
+	else if (k == MU_POOL_CPU)
+		snprintf(b, sizeof b, "%lldm", (long long)v);
+	else
+		snprintf(b, sizeof b, "%lld", (long long)v);
+	return json_string(b);
+}
+
+/* A queue's fair share, usage and deserved quota in one pool, for each
+ * resource the pool has a slot of (GPUs always). */
+static json_t *pool_status(const mu_queue_info_t *qi, const mu_pool_info_t *pi)
+{
+	static const char *const rn[MU_POOL_NRES] = {"nvidia.com/gpu", "cpu", "memory",
+						     "pods"};
+	json_t *f = json_object(), *u = json_object(), *ds = json_object();
+	for (int k = 0; k < MU_POOL_NRES; k++) {
+		int sl = pi->rslot[k];
+		if (sl < 0)
+			continue;
+		if (k != MU_POOL_PODS)
+			json_object_set_new(f, rn[k], pool_qty(k, qi->fair.v[sl]));
+		json_object_set_new(u, rn[k], pool_qty(k, qi->used.v[sl]));
+		json_object_set_new(ds, rn[k], pool_qty(k, qi->deserved.v[sl]));
+	}
+	return json_pack("{s:o,s:o,s:o}", "fairShare", f, "usage", u, "deserved", ds);
+}
+
 /* Queue status: fair share, usage, jobs; only when changed. */
 static void queue_status(mu__kd_t *d)
 {
@@ -329,14 +361,8 @@ static void queue_status(mu__kd_t *d)
 		json_t *pools = json_object();
 		for (int32_t p = 0; p < mu_engine_npools(d->e); p++) {
 			mu_pool_info_t pi;
-			char f[32], u[32], ds[32];
 			mu_engine_pool_info(d->e, p, &pi);
-			snprintf(f, sizeof f, "%g", (double)qi.fair.v[pi.slot] / 1000.0);
-			snprintf(u, sizeof u, "%g", (double)qi.used.v[pi.slot] / 1000.0);
-			snprintf(ds, sizeof ds, "%g", (double)qi.deserved.v[pi.slot] / 1000.0);
-			json_object_set_new(pools, pi.name, json_pack("{s:{s:s},s:{s:s},s:{s:s}}",
-				"fairShare", "nvidia.com/gpu", f, "usage", "nvidia.com/gpu", u,
-				"deserved", "nvidia.com/gpu", ds));
+			json_object_set_new(pools, pi.name, pool_status(&qi, &pi));
 		}
 		if (json_object_size(pools))
 			json_object_set_new(st, "pools", pools);
@@ -415,14 +441,10 @@ static char *explain_group(mu__kd_t *d, const mu__kgroup_t *g)
 	if (ji.expected_start != MU_TIME_NONE)
 		mu__rfc3339_format(ji.expected_start * 1000, false, start, sizeof start);
 	mu__rfc3339_format(ji.submit * 1000, false, submit, sizeof submit);
-	char pools[2048] = "", service[160] = "";
+	char pools[2048] = "", service[512] = "";
 	if (ji.state == MU_JOB_PENDING)
 		mu_engine_pool_explain(d->e, g->ej, pools, sizeof pools);
-	if (ji.max_wait && ji.state != MU_JOB_FINISHED)
-		snprintf(service, sizeof service, ji.escalated ?
-			 "escalated: waited more than its maximum wait of %llds, priority raised by %d" :
-			 "maximum wait %llds: escalated if it waits longer", (long long)(ji.max_wait / 1000),
-			 MU_ESCALATE_BOOST);
+	mu_engine_service_explain(d->e, g->ej, service, sizeof service);
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:i,s:s,s:s,s:s,s:s,s:I,s:s,s:s?,s:s,s:s}",
 			      "group", g->key, "job", ji.name, "queue", ji.queue, "state", st[ji.state],
 			      "pods", (int)ji.pods, "bound", (int)ji.bound, "minMember", (int)ji.min_member,

@@ -54,6 +54,7 @@ int mu__kpod_info(const json_t *o, mu__kpodinfo_t *p)
 	p->gated = json_array_size(mu__kj(o, "spec.schedulingGates")) > 0;
 	p->group_label = mu__kmap(o, "metadata.labels", "muster.io/pod-group");
 	p->xgroup_label = mu__kmap(o, "metadata.labels", "scheduling.x-k8s.io/pod-group");
+	p->pclass = mu__kjs(o, "spec.priorityClassName");
 	p->queue = mu__kmap(o, "metadata.labels", "muster.io/queue");
 	if (!p->queue)
 		p->queue = mu__kmap(o, "metadata.labels", "kueue.x-k8s.io/queue-name");
@@ -87,7 +88,7 @@ static const char *const shape_annotations[] = {
 	"muster.io/runtime-limit", "muster.io/topology",
 	"muster.io/topology-required", "muster.io/topology-preferred",
 	"muster.io/topology-slice-level", "muster.io/topology-slice-size",
-	"muster.io/pools", "muster.io/max-wait",
+	"muster.io/pools", "muster.io/max-wait", "muster.io/escalation",
 };
 
 /* Copies the `keep` fields of each container of list into a new list. */
@@ -565,7 +566,7 @@ int mu__kpool_spec(const json_t *p, mu_specs_t *specs, char *msg, size_t len)
 	int rc = via_loader(p, "muster.io/v1alpha1", "NodePool", specs, msg, len);
 	if (rc == MU_OK && (specs->npools != 1 || specs->nnodes)) {
 		snprintf(msg, len, "a NodePool on Kubernetes selects nodes with "
-			 "spec.selector.matchLabels; spec.count (simulated nodes) is "
+			 "spec.selector; spec.count (simulated nodes) is "
 			 "for cluster files and muster up");
 		rc = MU_EINVAL;
 	}

@@ -36,6 +36,7 @@ static const char *const paths[MU__KR_COUNT] = {
 	[MU__KR_POOLS] = "/apis/muster.io/v1alpha1/nodepools",
 	[MU__KR_PDBS] = "/apis/policy/v1/poddisruptionbudgets",
 	[MU__KR_NSS] = "/api/v1/namespaces",
+	[MU__KR_PCS] = "/apis/scheduling.k8s.io/v1/priorityclasses",
 	[MU__KR_WL0] = "/apis/jobset.x-k8s.io/v1alpha2/jobsets",
 	[MU__KR_WL0 + 1] = "/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets",
 	[MU__KR_WL0 + 2] = "/apis/kubeflow.org/v1/pytorchjobs",
@@ -49,7 +50,8 @@ static const char *const names[MU__KR_COUNT] = {
 	"nodes", "noderesourcetopologies", "topologies", "queues",
 	"podgroups.muster.io", "podgroups.scheduling.x-k8s.io", "jobs", "pods",
 	"nodepools",
-	"poddisruptionbudgets", "namespaces", "jobsets", "leaderworkersets", "pytorchjobs", "mpijobs",
+	"poddisruptionbudgets", "namespaces", "priorityclasses", "jobsets", "leaderworkersets", "pytorchjobs",
+	"mpijobs",
 	"rayclusters", "podgroups.scheduling.volcano.sh", "podgroups.scheduling.run.ai",
 };
 

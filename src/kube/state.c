@@ -251,6 +251,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->owner_job);
 	free(p->ctrl);
 	free(p->queue);
+	free(p->pclass);
 	free(p->group_label);
 	free(p->xgroup_label);
 	free(p->an_node);
@@ -356,7 +357,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	char ctrl[600];
 	set_str(&p->ctrl, mu__kd_move_ctrl(&in, ctrl, sizeof ctrl) ? ctrl : NULL);
 	moved += (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
-		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->group_label, in.group_label) +
+		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->pclass, in.pclass) +
+		    (int)set_str(&p->group_label, in.group_label) +
 		    (int)set_str(&p->xgroup_label, in.xgroup_label);
 	int live_changed = (int)set_str(&p->node, in.node) + (p->deleting != in.deleting) +
 			   (p->gated != in.gated) + (p->terminal != in.terminal) + (p->ours != ours);
@@ -602,6 +604,34 @@ void mu__kd_pool_event(mu__kd_t *d, json_t *obj, bool deleted)
 	d->changed = true;
 }
 
+void mu__kd_pc_event(mu__kd_t *d, json_t *obj, bool deleted)
+{
+	const char *name = mu__kjs(obj, "metadata.name");
+	if (!name)
+		return;
+	if (deleted) {
+		json_object_del(d->pclasses, name);
+		return;
+	}
+	const char *w = mu__kmap(obj, "metadata.annotations", "muster.io/max-wait");
+	const char *x = mu__kmap(obj, "metadata.annotations", "muster.io/escalation");
+	int64_t ms = 0;
+	int esc = !x ? 0 : !strcmp(x, "boost") ? MU_ESC_BOOST : !strcmp(x, "reserve") ?
+		  MU_ESC_RESERVE : !strcmp(x, "preempt") ? MU_ESC_PREEMPT : -1;
+	if ((w && mu__parse_duration(w, &ms) != MU_OK) || esc < 0) {
+		mu__klog(&d->log, 0, "priorityclass %s: %s | priorityclass=%s", name,
+			 esc < 0 ? "muster.io/escalation: expected boost, reserve or preempt" :
+			 "muster.io/max-wait: expected a duration such as 5m", name);
+		json_object_del(d->pclasses, name);
+		return;
+	}
+	if (!w && !x)
+		json_object_del(d->pclasses, name);
+	else
+		json_object_set_new(d->pclasses, name, json_pack("{s:I,s:i}", "maxWait",
+								 (json_int_t)ms, "escalation", esc));
+}
+
 void mu__kd_topo_event(mu__kd_t *d, json_t *obj, bool deleted)
 {
 	mu_arena_t a;
@@ -820,6 +850,14 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 	if (rc == MU_OK) {
 		int32_t nsets = plan_podsets(live, n, sets, set_of);
 		mu_job_spec_t j = *mu__kshape_job(live[0]->shape);
+		/* The class of service of its PriorityClass, for what the pod
+		 * does not give itself (muster.io/max-wait, -escalation). */
+		json_t *pc = live[0]->pclass ? json_object_get(d->pclasses, live[0]->pclass) : NULL;
+		if (pc && !j.max_wait)
+			j.max_wait = json_integer_value(json_object_get(pc, "maxWait"));
+		if (pc && !j.escalation)
+			j.escalation = (mu_escalation_t)json_integer_value(json_object_get(pc,
+											 "escalation"));
 		for (int32_t s = 0; s < nsets; s++) {
 			snprintf(names[s], sizeof names[0], "ps%d", (int)s);
 			sets[s].name = names[s];
@@ -985,6 +1023,7 @@ int mu__kd_state_init(mu__kd_t *d)
 		return rc;
 	d->queue_objs = json_object();
 	d->queue_names = json_object();
+	d->pclasses = json_object();
 	snprintf(d->default_queue, sizeof d->default_queue, "%s",
 		 d->o->default_queue ? d->o->default_queue : "default");
 	mu_queue_spec_t q;
@@ -1030,6 +1069,7 @@ void mu__kd_state_release(mu__kd_t *d)
 	mu__kshapes_release(&d->shapes);
 	json_decref(d->queue_objs);
 	json_decref(d->queue_names);
+	json_decref(d->pclasses);
 	free(d->ej_group);
 	free(d->dirty);
 	mu_decisions_release(&d->dec);

@@ -56,6 +56,37 @@ static int add_queues(mu__kd_t *d, mu_web_snap_t *s)
 	return MU_OK;
 }
 
+/* Each node pool's GPUs, and every queue's GPU quota, fair share and use
+ * in it (queues without any there are left out). */
+static int add_pools(mu__kd_t *d, mu_web_snap_t *s)
+{
+	int32_t nq = mu_engine_nqueues(d->e);
+	for (int32_t p = 0; p < mu_engine_npools(d->e); p++) {
+		mu_pool_info_t pi;
+		if (mu_engine_pool_info(d->e, p, &pi))
+			continue;
+		mu_web_pool_t w = {.pool = pi.name, .nodes = pi.nodes, .gpus = pi.gpus / 1000.0,
+				   .used = pi.used / 1000.0, .limit = -1};
+		int rc = mu_web_snap_add_pool(s, &w);
+		for (int32_t i = 0; rc == MU_OK && i < nq; i++) {
+			mu_queue_info_t qi;
+			if (mu_engine_queue_info(d->e, i, &qi) || !strcmp(qi.name, EXTERNAL_QUEUE))
+				continue;
+			int64_t lim = qi.limit.v[pi.slot];
+			mu_web_pool_t q = {.pool = pi.name, .queue = qi.name,
+					   .used = qi.used.v[pi.slot] / 1000.0,
+					   .deserved = qi.deserved.v[pi.slot] / 1000.0,
+					   .fair = qi.fair.v[pi.slot] / 1000.0,
+					   .limit = lim >= INT64_MAX / 4 ? -1 : lim / 1000.0};
+			if (q.used > 0 || q.deserved > 0 || q.fair > 0 || q.limit >= 0)
+				rc = mu_web_snap_add_pool(s, &q);
+		}
+		if (rc)
+			return rc;
+	}
+	return MU_OK;
+}
+
 typedef struct walk {
 	mu__kd_t *d;
 	mu_web_snap_t *s;
@@ -213,6 +244,8 @@ static int snapshot(void *ctx, mu_web_snap_t *s)
 	wk.rc = mu_web_snap_set_title(s, "muster scheduler");
 	if (!wk.rc)
 		wk.rc = add_queues(d, s);
+	if (!wk.rc)
+		wk.rc = add_pools(d, s);
 	if (!wk.rc)
 		mu__kmap_each(&d->groups, add_group, &wk);
 	if (!wk.rc)

@@ -427,6 +427,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 			j->never_preempt |= def->never_preempt;
 			if (!j->max_wait)
 				j->max_wait = def->max_wait;
+			if (!j->escalation)
+				j->escalation = def->escalation;
 		}
 		return MU_OK;
 	}
@@ -442,6 +444,8 @@ static int resolve_priority(mu_specs_t *s, const mu_spec_ref_t *r,
 	j->never_preempt |= s->pclasses[k].never_preempt;
 	if (!j->max_wait) /* the class's class of service */
 		j->max_wait = s->pclasses[k].max_wait;
+	if (!j->escalation)
+		j->escalation = s->pclasses[k].escalation;
 	return MU_OK;
 }
 
@@ -564,6 +568,38 @@ static int check_job_topo(const mu_specs_t *s, const mu__namemap_t *tm,
 	return MU_OK;
 }
 
+/* The value of node nd's label key, or NULL when it has none. */
+static const char *node_label(const mu_node_spec_t *nd, const char *key)
+{
+	for (size_t l = 0; l < nd->nlabels; l++)
+		if (!strcmp(nd->labels[l].key, key))
+			return nd->labels[l].value ? nd->labels[l].value : "";
+	return NULL;
+}
+
+/* Whether pool p's selector (matchLabels and matchExpressions) holds nd,
+ * as the engine's membership rule.  O(requirements x labels). */
+static bool pool_holds(const mu_pool_spec_t *p, const mu_node_spec_t *nd)
+{
+	for (size_t m = 0; m < p->nmatch; m++) {
+		const char *v = node_label(nd, p->match[m].key);
+		if (!v || strcmp(v, p->match[m].value ? p->match[m].value : ""))
+			return false;
+	}
+	for (size_t i = 0; i < p->nexprs; i++) {
+		const mu_sel_req_t *r = &p->exprs[i];
+		const char *v = node_label(nd, r->key);
+		bool in = false;
+		for (size_t k = 0; v && k < r->nvalues && !in; k++)
+			in = !strcmp(v, r->values[k]);
+		bool ok = r->op == MU_SEL_IN ? in : r->op == MU_SEL_NOT_IN ? !in :
+			  r->op == MU_SEL_EXISTS ? v != NULL : v == NULL;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* Every pool a queue or a job names is defined (a NodePool with a
  * selector), and every pool name is unique. */
 static int check_pools(const mu_specs_t *s, mu_diag_t *diag)
@@ -578,17 +614,7 @@ static int check_pools(const mu_specs_t *s, mu_diag_t *diag)
 		const mu_node_spec_t *nd = &s->nodes[n];
 		const char *first = NULL;
 		for (size_t p = 0; p < s->npools; p++) {
-			bool all = true;
-			for (size_t m = 0; m < s->pools[p].nmatch && all; m++) {
-				const mu_label_t *want = &s->pools[p].match[m];
-				bool has = false;
-				for (size_t l = 0; l < nd->nlabels && !has; l++)
-					has = !strcmp(nd->labels[l].key, want->key) &&
-					      !strcmp(nd->labels[l].value ? nd->labels[l].value : "",
-						      want->value ? want->value : "");
-				all = has;
-			}
-			if (!all)
+			if (!pool_holds(&s->pools[p], nd))
 				continue;
 			if (first)
 				return vdiag(diag, MU_EINVAL, "node \"%s\" is in two pools, "

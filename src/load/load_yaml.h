@@ -113,6 +113,11 @@ int mu__y_dur_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
  * sets *never, "PreemptLowerPriority" clears it; anything else is an
  * error naming both. */
 int mu__y_preemption_policy(mu__yload_t *L, const mu__ynode_t *n, bool *never);
+/* A class of service's escalation rule at key of m: boost, reserve or
+ * preempt (absent: *out left alone); anything else is an error naming
+ * the three. */
+int mu__y_escalation_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
+			mu_escalation_t *out);
 
 /* --- Composite values ---------------------------------------------------- */
 

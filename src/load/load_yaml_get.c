@@ -357,6 +357,26 @@ int mu__y_preemption_policy(mu__yload_t *L, const mu__ynode_t *n, bool *never)
 			 "expected Never or PreemptLowerPriority, got \"%.60s\"", n->s);
 }
 
+int mu__y_escalation_at(mu__yload_t *L, const mu__ynode_t *m, const char *key,
+			mu_escalation_t *out)
+{
+	const mu__ynode_t *n = mu__y_get(m, key);
+	if (!n)
+		return MU_OK;
+	int rc = mu__y_want_scalar(L, n);
+	if (rc)
+		return rc;
+	static const char *const names[] = {"boost", "reserve", "preempt"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(n->s, names[i])) {
+			*out = (mu_escalation_t)(MU_ESC_BOOST + i);
+			return MU_OK;
+		}
+	return mu__y_err(L, n, NULL, MU_EPARSE, "expected boost, reserve or "
+			 "preempt (what a job that waited past its maximum wait "
+			 "gets), got \"%.60s\"", n->s);
+}
+
 /* --- Composite values ---------------------------------------------------- */
 
 /* Linear in the list's length. */

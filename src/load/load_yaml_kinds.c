@@ -329,8 +329,9 @@ static int pool_node(mu__yload_t *L, const mu__ynode_t *at, pool_t *p,
 	return node_append(L, at, &n);
 }
 
-/* Reads spec.selector (a label selector: matchLabels only) into a pool
- * object (docs/policy.md, "Node pools"); absent: none. */
+/* Reads spec.selector (a label selector: matchLabels and matchExpressions
+ * with In, NotIn, Exists, DoesNotExist) into a pool object
+ * (docs/policy.md, "Node pools"); absent: none.  O(requirements). */
 static int pool_selector(mu__yload_t *L, const char *name,
 			 const mu__ynode_t *spec, bool *made)
 {
@@ -339,21 +340,26 @@ static int pool_selector(mu__yload_t *L, const char *name,
 	*made = false;
 	if (rc || !sel)
 		return rc;
-	if (mu__y_get(sel, "matchExpressions"))
-		return mu__y_err(L, mu__y_get(sel, "matchExpressions"), NULL,
-				 MU_EINVAL, "a pool's selector takes matchLabels "
-				 "only (matchExpressions are not supported)");
 	for (const mu__ynode_t *c = sel->head; c; c = c->next)
 		if (strcmp(c->key, "matchLabels") && strcmp(c->key, "matchExpressions"))
 			return mu__y_err(L, c, NULL, MU_EINVAL, "unknown field of a "
-					 "label selector; expected matchLabels");
+					 "label selector; expected matchLabels or "
+					 "matchExpressions");
 	mu_pool_spec_t ps = {.name = name};
-	if ((rc = mu__y_labels_at(L, sel, "matchLabels", &ps.match, &ps.nmatch)))
+	const mu__ynode_t *me;
+	if ((rc = mu__y_labels_at(L, sel, "matchLabels", &ps.match, &ps.nmatch)) ||
+	    (rc = mu__y_seq_at(L, sel, "matchExpressions", false, &me)))
 		return rc;
-	if (!ps.nmatch)
+	if (me && me->n && !(ps.exprs = mu__y_alloc(L, me->n, sizeof *ps.exprs)))
+		return mu__y_oom(L);
+	for (const mu__ynode_t *c = me ? me->head : NULL; c; c = c->next)
+		if ((rc = mu__y_sel_req(L, c, false, &ps.exprs[ps.nexprs++])))
+			return rc;
+	if (!ps.nmatch && !ps.nexprs)
 		return mu__y_err(L, sel, NULL, MU_EINVAL, "a pool's selector needs "
-				 "at least one label in matchLabels (an empty "
-				 "selector would hold every node)");
+				 "at least one requirement in matchLabels or "
+				 "matchExpressions (an empty selector would hold "
+				 "every node)");
 	for (size_t i = 0; i < L->into->npools; i++)
 		if (!strcmp(L->into->pools[i].name, name))
 			return mu__y_err(L, sel, NULL, MU_EEXIST, "the pool \"%s\" "
@@ -463,8 +469,8 @@ static int queue_res(mu__yload_t *L, const mu__ynode_t *c, mu_queue_spec_t *q,
 	return MU_OK;
 }
 
-/* Reads spec.pools: per pool, its GPU quota in the shape of
- * spec.resources (pool -> gpu -> deserved, limit, overQuotaWeight). */
+/* Reads spec.pools: per pool, its quotas in the shape of spec.resources
+ * (pool -> gpu|cpu|memory|pods -> deserved, limit, overQuotaWeight). */
 static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
 		       mu_queue_spec_t *q)
 {
@@ -475,32 +481,44 @@ static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
 	if (m->n > MU_RES_MAX - MU_RES_NAMED0)
 		return mu__y_err(L, m, NULL, MU_ELIMIT, "at most %d pools",
 				 MU_RES_MAX - MU_RES_NAMED0);
-	mu_pool_quota_t *pq = mu__y_alloc(L, m->n, sizeof *pq);
+	mu_pool_quota_t *pq = mu__y_alloc(L, m->n * MU_POOL_NRES, sizeof *pq);
 	if (!pq)
 		return mu__y_oom(L);
 	size_t n = 0;
 	for (const mu__ynode_t *c = m->head; c; c = c->next) {
-		mu_pool_quota_t *x = &pq[n];
-		x->limit = MU_RES_UNLIMITED;
-		x->weight = -1;
 		if (!mu__valid_name(c->key))
 			return mu__y_err(L, c, NULL, MU_EINVAL, "\"%.60s\" is not "
 					 "a valid pool name", c->key);
-		if (!(x->pool = mu_arena_strdup(&L->into->arena, c->key)))
+		const char *pool = mu_arena_strdup(&L->into->arena, c->key);
+		if (!pool)
 			return mu__y_oom(L);
 		if ((rc = mu__y_want_map(L, c)))
 			return rc;
+		bool seen[MU_POOL_NRES] = {false};
+		size_t first = n;
 		for (const mu__ynode_t *r = c->head; r; r = r->next) {
 			int64_t scale;
 			int slot = queue_slot(r->key, &scale);
-			if (slot != MU_RES_GPU)
+			int k = slot == MU_RES_GPU ? MU_POOL_GPU : slot == MU_RES_CPU ?
+				MU_POOL_CPU : slot == MU_RES_MEM ? MU_POOL_MEM :
+				slot == MU_RES_PODS ? MU_POOL_PODS : -1;
+			if (k < 0)
 				return mu__y_err(L, r, NULL, MU_EINVAL, "per-pool "
-						 "quotas are GPU quotas (gpu or "
-						 "nvidia.com/gpu); give %.40s in "
-						 "spec.resources, queue-wide",
+						 "quotas take gpu (or nvidia.com/gpu), "
+						 "cpu, memory or pods; not %.40s",
 						 r->key);
+			if (seen[k])
+				return mu__y_err(L, r, NULL, MU_EINVAL, "the pool's "
+						 "GPU quota is given twice (gpu and "
+						 "nvidia.com/gpu)");
+			seen[k] = true;
 			if (mu__y_null(r))
 				continue;
+			mu_pool_quota_t *x = &pq[n];
+			x->pool = pool;
+			x->res = (mu_pool_res_t)k;
+			x->limit = MU_RES_UNLIMITED;
+			x->weight = -1;
 			if ((rc = mu__y_want_map(L, r)))
 				return rc;
 			const mu__ynode_t *d = mu__y_get(r, "deserved");
@@ -514,8 +532,12 @@ static int queue_pools(mu__yload_t *L, const mu__ynode_t *spec,
 				return mu__y_err(L, l, NULL, MU_ERANGE,
 						 "limit %s is below deserved %s",
 						 l->s, d->s);
+			n++;
 		}
-		n++;
+		if (n == first)
+			/* named with no figures: deserved 0 in it, no limit */
+			pq[n++] = (mu_pool_quota_t){.pool = pool, .limit = MU_RES_UNLIMITED,
+						    .weight = -1};
 	}
 	q->pools = pq;
 	q->npools = n;
@@ -580,6 +602,7 @@ int mu__y_queue(mu__yload_t *L, const mu__ynode_t *root)
 			return rc;
 	if ((rc = queue_pools(L, spec, &q)) ||
 	    (rc = mu__y_dur_at(L, spec, "maxWait", &q.max_wait)) ||
+	    (rc = mu__y_escalation_at(L, spec, "escalation", &q.escalation)) ||
 	    (rc = queue_fungibility(L, spec, &q)))
 		return rc;
 	if (q.parent && !strcmp(q.parent, q.name))

@@ -682,6 +682,7 @@ int mu__y_workload(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = mu__y_dur_at(L, spec, "duration", &j.duration)) ||
 	    (rc = wl_runtime(L, spec, &j)) ||
 	    (rc = mu__y_dur_at(L, spec, "maxWait", &j.max_wait)) ||
+	    (rc = mu__y_escalation_at(L, spec, "escalation", &j.escalation)) ||
 	    (rc = mu__y_strs_at(L, spec, "pools", true, &j.pools, &j.npools)) ||
 	    (j.npools && (rc = job_pools_check(L, mu__y_get(spec, "pools"), &j))) ||
 	    (rc = mu__y_topo_req(L, mu__y_get(spec, "topology"), &j.topo)) ||
@@ -757,12 +758,14 @@ static int job_pools_check(mu__yload_t *L, const mu__ynode_t *n,
 }
 
 /* Reads the Job annotations of pools and classes of service:
- * muster.io/pools (comma-separated, preferred first), muster.io/max-wait. */
+ * muster.io/pools (comma-separated, preferred first), muster.io/max-wait,
+ * muster.io/escalation. */
 static int job_pools_ann(mu__yload_t *L, const mu__ynode_t *an, mu_job_spec_t *j)
 {
 	const mu__ynode_t *p = mu__y_get(an, "muster.io/pools");
 	int rc;
 	if ((rc = mu__y_dur_at(L, an, "muster.io/max-wait", &j->max_wait)) ||
+	    (rc = mu__y_escalation_at(L, an, "muster.io/escalation", &j->escalation)) ||
 	    (p && (rc = comma_list(L, p, "pool names", &j->pools, &j->npools))) ||
 	    (p && (rc = job_pools_check(L, p, j))))
 		return rc;

@@ -58,7 +58,8 @@ int mu__y_priority_class(mu__yload_t *L, const mu__ynode_t *root)
 	if ((rc = mu__y_map_at(L, root, "metadata", true, &meta)) ||
 	    (rc = mu__y_name_at(L, meta, "name", true, &p.name)) ||
 	    (rc = mu__y_map_at(L, meta, "annotations", false, &an)) ||
-	    (rc = mu__y_dur_at(L, an, "muster.io/max-wait", &p.max_wait)))
+	    (rc = mu__y_dur_at(L, an, "muster.io/max-wait", &p.max_wait)) ||
+	    (rc = mu__y_escalation_at(L, an, "muster.io/escalation", &p.escalation)))
 		return rc;
 	if (!mu__y_get(root, "value"))
 		return mu__y_err(L, root, "value", MU_EPARSE,

@@ -501,23 +501,31 @@ static void scn_check_pending(scn_t *r, const mu_expect_job_t *x,
 }
 
 /* The explain text of the last reason, followed (for a job that names
- * pools and fits none) by each pool's reason; malloc'ed, NULL on OOM. */
+ * pools and fits none) by each pool's reason, and by its class of service
+ * (a job with a maximum wait); malloc'ed, NULL on OOM. */
 static char *scn_full_text(const scn_t *r, const mu_job_info_t *in)
 {
 	char *text = scn_reason_text(r, &in->last);
 	mu_id_t id = mu_engine_job_find(r->e, in->name ? in->name : "");
-	int want = id >= 0 ? mu_engine_pool_explain(r->e, id, NULL, 0) : 0;
-	if (!text || want <= 0)
-		return text;
-	size_t len = strlen(text);
-	char *all = realloc(text, len + 3 + (size_t)want + 1);
-	if (!all) {
-		free(text);
-		return NULL;
+	for (int k = 0; k < 2 && text && id >= 0; k++) {
+		int want = k ? mu_engine_service_explain(r->e, id, NULL, 0) :
+			       mu_engine_pool_explain(r->e, id, NULL, 0);
+		if (want <= 0)
+			continue;
+		size_t len = strlen(text);
+		char *all = realloc(text, len + 3 + (size_t)want + 1);
+		if (!all) {
+			free(text);
+			return NULL;
+		}
+		memcpy(all + len, " | ", 3);
+		if (k)
+			mu_engine_service_explain(r->e, id, all + len + 3, (size_t)want + 1);
+		else
+			mu_engine_pool_explain(r->e, id, all + len + 3, (size_t)want + 1);
+		text = all;
 	}
-	memcpy(all + len, " | ", 3);
-	mu_engine_pool_explain(r->e, id, all + len + 3, (size_t)want + 1);
-	return all;
+	return text;
 }
 
 /* Checks `pool` and `escalated` (classes of service). */

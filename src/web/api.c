@@ -260,6 +260,18 @@ static void ep_queues(mu_web_t *w, const mu_web_snap_t *s, mu_web_arg_fn arg, vo
 						    "pending", (int)q->pending, "running",
 						    (int)q->running));
 	}
+	json_t *pools = json_array();
+	for (size_t i = 0; i < s->npo; i++) {
+		const mu_web_pool_t *p = &s->po[i];
+		json_t *o = json_pack("{s:s,s:s?,s:f,s:f,s:f,s:f}", "pool", p->pool, "queue",
+				      p->queue, "used", p->used, "deserved", p->deserved,
+				      "fair", p->fair, "limit", p->limit);
+		if (!p->queue) {
+			json_object_set_new(o, "nodes", json_integer(p->nodes));
+			json_object_set_new(o, "gpus", json_real(p->gpus));
+		}
+		json_array_append_new(pools, o);
+	}
 	json_t *series = json_object();
 	pthread_mutex_lock(&w->mu);
 	uint64_t first, n, per;
@@ -272,8 +284,8 @@ static void ep_queues(mu_web_t *w, const mu_web_snap_t *s, mu_web_arg_fn arg, vo
 		json_object_set_new(series, s->q[i].name, hist_series(w, first, n, per, get_queue, &g));
 	}
 	pthread_mutex_unlock(&w->mu);
-	send_json(r, json_pack("{s:s,s:o,s:{s:o,s:o}}", "resource", res_names[res], "queues", qs,
-			       "history", "t", t, "series", series));
+	send_json(r, json_pack("{s:s,s:o,s:o,s:{s:o,s:o}}", "resource", res_names[res], "queues",
+			       qs, "pools", pools, "history", "t", t, "series", series));
 }
 
 /* Sorting jobs without qsort_r: a key per job. */

@@ -88,6 +88,21 @@ int mu_web_snap_add_queue(mu_web_snap_t *s, const mu_web_queue_t *q)
 	return MU_OK;
 }
 
+int mu_web_snap_add_pool(mu_web_snap_t *s, const mu_web_pool_t *p)
+{
+	if (grow((void **)&s->po, &s->cappo, s->npo, sizeof *s->po))
+		return MU_ENOMEM;
+	bool oom = false;
+	mu_web_pool_t *d = &s->po[s->npo];
+	*d = *p;
+	d->pool = pool_str(s, p->pool ? p->pool : "", &oom);
+	d->queue = pool_str(s, p->queue, &oom);
+	if (oom)
+		return MU_ENOMEM;
+	s->npo++;
+	return MU_OK;
+}
+
 int mu_web_snap_add_job(mu_web_snap_t *s, const mu_web_job_t *j)
 {
 	if (grow((void **)&s->j, &s->capj, s->nj, sizeof *s->j))
@@ -231,6 +246,7 @@ void mu__snap_unref(mu_web_snap_t *s)
 		free(b);
 	}
 	free(s->q);
+	free(s->po);
 	free(s->j);
 	free(s->p);
 	free(s->n);

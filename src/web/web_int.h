@@ -33,6 +33,8 @@ struct mu_web_snap {
 	char *title;
 	mu_web_queue_t *q;
 	size_t nq, capq;
+	mu_web_pool_t *po;      /* node pools, and queues in them */
+	size_t npo, cappo;
 	mu_web_job_t *j;        /* sorted by key once published */
 	size_t nj, capj;
 	mu_web_pod_t *p;        /* sorted by job key once published */

@@ -3,13 +3,16 @@
 # and `muster scheduler`, driven by the real kubectl:
 #   - `muster up` serves NodePool (muster.io/v1alpha1), made from the
 #     cluster file's selector pools, and refuses a bad one with a field
-#     error (no selector; a selector with matchExpressions);
+#     error (no selector; a selector operator that is not a label selector's);
 #   - two pools (h100: 1 node, a100: 2 nodes, 8 GPUs each) and a queue with
 #     per-pool quotas (8 H100s, 16 A100s);
 #   - pods that name the pools h100 then a100 (muster.io/pools): the first
 #     lands on the H100 node, the second falls back to an A100 node;
 #   - a pod that fits no pool gives each pool's reason in its condition;
-#   - the Queue's status shows per-pool usage and fair share.
+#   - a PriorityClass's muster.io/max-wait and muster.io/escalation apply
+#     to the pods that name it (the scheduler watches PriorityClasses);
+#   - the Queue's status shows per-pool usage and fair share, and the web
+#     UI's queues API each pool's GPUs and the queue's use in it.
 # Usage: sh tests/e2e/pools.sh PATH_TO_MUSTER.  Ends with
 # "e2e pools: N passed, N failed".  Every wait is a bounded loop and every
 # process started here is killed on exit.
@@ -64,8 +67,19 @@ YAML
 k apply -f "$T/a100.yaml"; has nodepool-create "$T/out" "nodepool.muster.io/a100 created"
 printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: bad}\nspec: {}\n' >"$T/bad.yaml"
 k apply -f "$T/bad.yaml"; has nodepool-no-selector "$T/out" "spec.selector"
-printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: bad}\nspec: {selector: {matchExpressions: [{key: a, operator: Exists}]}}\n' >"$T/bad2.yaml"
-k apply -f "$T/bad2.yaml"; has nodepool-expressions "$T/out" "matchLabels only"
+printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: bad}\nspec: {selector: {matchExpressions: [{key: a, operator: Gt, values: ["1"]}]}}\n' >"$T/bad2.yaml"
+k apply -f "$T/bad2.yaml"; has nodepool-bad-operator "$T/out" "operator"
+
+# A PriorityClass with a class of service (read by the scheduler's watch).
+cat >"$T/pc.yaml" <<'YAML'
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: short-wait
+  annotations: {muster.io/max-wait: 2s, muster.io/escalation: preempt}
+value: 100
+YAML
+k apply -f "$T/pc.yaml"; has priorityclass-create "$T/out" "priorityclass.scheduling.k8s.io/short-wait created"
 
 "$M" scheduler --kubeconfig "$T/data/kubeconfig" --id p --lease-namespace default \
 	--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 4 --retry-period 1 \
@@ -110,4 +124,30 @@ wait_for queue-pool-status 100 qstat
 k get queue team-a -o jsonpath='{.status.pools}'
 has queue-pool-h100 "$T/out" '"h100":{'
 has queue-pool-fair "$T/out" '"fairShare":{"nvidia.com/gpu":"8"}'
+
+# The web UI's queues API (its token is in the log line that gives its
+# address) has each pool's GPUs and team-a's use in it.
+U=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1)
+TOKN=$(sed -n 's/.*ui on .*#token=\([0-9a-f]*\).*/\1/p' "$T/sched.log" | tail -n 1)
+uipools() {
+	curl -s -H "Authorization: Bearer $TOKN" "$U/ui/api/queues" >"$T/uiq.json" 2>&1
+	python3 - "$T/uiq.json" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["pools"]
+tot = [r for r in rows if r["pool"] == "a100" and r.get("queue") is None]
+team = [r for r in rows if r["pool"] == "a100" and r.get("queue") == "team-a"]
+assert tot and tot[0]["gpus"] == 16 and tot[0]["nodes"] == 2 and tot[0]["used"] == 8
+assert team and team[0]["used"] == 8 and team[0]["deserved"] == 16
+PY
+}
+wait_for ui-pools 100 uipools
+
+# A pod of the class short-wait that fits nowhere: explain gives the
+# class's maximum wait and rule, then, after 2 s, its escalation.
+pod waiter 16 | sed 's/^spec:/spec:\n  priorityClassName: short-wait/' >"$T/waiter.yaml"
+kc apply -f "$T/waiter.yaml" >/dev/null
+svc() { curl -s -H "Authorization: Bearer $TOKN" "$U/explain?pod=default/waiter" >"$T/ex.json" 2>&1; grep -q "$1" "$T/ex.json"; }
+wait_for pc-max-wait 100 svc 'maximum wait 2s: escalated if it waits longer (rule preempt)\|escalated (preempt)'
+wait_for pc-escalated 100 svc 'escalated (preempt): waited more than its maximum wait of 2s'
 done_

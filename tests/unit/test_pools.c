@@ -101,7 +101,7 @@ static void test_usage_and_state(mu_t_t *t)
 	mu_queue_spec_t q;
 	mu_queue_spec_defaults(&q);
 	q.name = "q";
-	mu_pool_quota_t pq[1] = {{"nope", 8000, MU_RES_UNLIMITED, -1}};
+	mu_pool_quota_t pq[1] = {{"nope", 8000, MU_RES_UNLIMITED, -1, MU_POOL_GPU}};
 	q.pools = pq;
 	q.npools = 1;
 	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_ENOENT); /* unknown pool */
@@ -206,6 +206,68 @@ static void test_escalation(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* A per-pool CPU quota given while pods run in the pool: the new slot
+ * counts the pool's CPUs and the pods already bound there, so that their
+ * release leaves it at 0; a pending job that names the pool claims it. */
+static void test_cpu_slot_late(mu_t_t *t)
+{
+	mu_engine_t *e;
+	mu_engine_new(NULL, &e);
+	node(e, "a0", "A100", 8);
+	node(e, "h0", "H100", 8);
+	pool(e, "a100", "gpu", "A100");
+	pool(e, "h100", "gpu", "H100");
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	const char *h[1] = {"h100"};
+	mu_id_t j1 = job(e, "j1", "q", 8, h, 1, 0);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	mu_engine_cycle(e, 0, &d);
+	mu_id_t j2 = job(e, "j2", "q", 1, h, 1, 10); /* waits: h0 is full */
+	mu_pool_info_t pi;
+	mu_engine_pool_info(e, 1, &pi);
+	CHECK_EQ_INT(t, pi.rslot[MU_POOL_CPU], -1);
+	mu_pool_quota_t pq[2] = {{.pool = "h100", .deserved = 32000,
+				  .limit = MU_RES_UNLIMITED, .weight = -1,
+				  .res = MU_POOL_CPU},
+				 {.pool = "h100", .deserved = 1,
+				  .limit = 0, .weight = -1, .res = MU_POOL_PODS}};
+	q.pools = pq;
+	q.npools = 2;
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_EINVAL); /* limit < deserved */
+	pq[1].deserved = 0;
+	pq[1].limit = 1;
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_engine_pool_info(e, 1, &pi);
+	int cs = pi.rslot[MU_POOL_CPU], ps = pi.rslot[MU_POOL_PODS];
+	CHECK(t, cs >= 0 && ps >= 0 && pi.rslot[MU_POOL_MEM] < 0);
+	mu_queue_info_t qi;
+	mu_engine_queue_info(e, mu_engine_queue_find(e, "q"), &qi);
+	CHECK_EQ_INT(t, qi.used.v[cs], 1000); /* j1's pod, bound before */
+	CHECK_EQ_INT(t, qi.deserved.v[cs], 32000);
+	CHECK_EQ_INT(t, qi.used.v[ps], 1);
+	/* j1 ends: its release takes back what the new slots counted */
+	mu_engine_job_finish(e, j1, 20);
+	mu_engine_queue_info(e, mu_engine_queue_find(e, "q"), &qi);
+	CHECK_EQ_INT(t, qi.used.v[cs], 0);
+	CHECK_EQ_INT(t, qi.used.v[ps], 0);
+	mu_engine_cycle(e, 20, &d);
+	mu_job_info_t ji;
+	mu_engine_job_info(e, j2, &ji);
+	CHECK_EQ_INT(t, ji.state, MU_JOB_RUNNING);
+	mu_engine_queue_info(e, mu_engine_queue_find(e, "q"), &qi);
+	CHECK_EQ_INT(t, qi.used.v[cs], 1000);
+	CHECK_EQ_INT(t, qi.used.v[ps], 1);
+	mu_engine_job_finish(e, j2, 30);
+	mu_engine_queue_info(e, mu_engine_queue_find(e, "q"), &qi);
+	CHECK_EQ_INT(t, qi.used.v[cs], 0);
+	mu_decisions_release(&d);
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -213,5 +275,6 @@ int main(void)
 	MU_RUN(&t, test_usage_and_state);
 	MU_RUN(&t, test_bound_outside_takes_pool);
 	MU_RUN(&t, test_escalation);
+	MU_RUN(&t, test_cpu_slot_late);
 	return mu_t_done(&t);
 }

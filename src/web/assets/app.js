@@ -245,6 +245,7 @@
       if (first) {
         main.innerHTML = `<h1>Queues</h1><p class="sub">Deserved quota, fair share and what each queue uses now; pending and running jobs. Bars: used (blue), fair share (solid mark), deserved (dashed mark).</p>
           <div class="panel"><table id="qt"><thead></thead><tbody></tbody></table></div>
+          <div class="panel" id="qpools" hidden><h2>Node pools</h2><p class="sub">GPUs per pool, and each queue's GPUs in it: used / fair share / deserved, and its limit there.</p><table id="pt"><thead></thead><tbody></tbody></table></div>
           <div class="panel"><div class="filters"><h2>Usage over the last 24 hours</h2>
           <label>resource <select id="qres">${RES.map((r, i) => `<option value="${i}">${r.l}</option>`).join("")}</select></label></div>
           <div id="qchart"></div></div>`;
@@ -276,6 +277,13 @@
           `<td class="num"><a class="qpending" href="#/jobs?queue=${encodeURIComponent(q.name)}&state=pending">${q.pending}</a></td>` +
           `<td class="num"><a class="qrunning" href="#/jobs?queue=${encodeURIComponent(q.name)}&state=running">${q.running}</a></td></tr>`;
       }).join("") || `<tr><td colspan="7" class="empty">No queues yet.</td></tr>`;
+      const pools = d.pools || [];
+      $("#qpools").hidden = !pools.length;
+      const gf = RES[0].f;
+      $("#pt thead").innerHTML = `<tr><th>Pool</th><th>Queue</th><th>GPUs: used / fair share / deserved</th><th class="num">Limit</th></tr>`;
+      $("#pt tbody").innerHTML = pools.map((p) => p.queue
+        ? `<tr data-pool="${esc(p.pool)}" data-queue="${esc(p.queue)}"><td></td><td><a class="qname" href="#/jobs?queue=${encodeURIComponent(p.queue)}">${esc(p.queue)}</a></td><td><span class="treecell">${quotaBar(p.used, p.fair, p.deserved, Math.max(1e-9, p.used, p.fair, p.deserved))}<span class="mono">${gf(p.used)} / ${gf(p.fair)} / ${gf(p.deserved)}</span></span></td><td class="num">${p.limit >= 0 ? gf(p.limit) : "none"}</td></tr>`
+        : `<tr data-pool="${esc(p.pool)}"><td><b>${esc(p.pool)}</b></td><td class="muted">${p.nodes} nodes</td><td class="mono">${gf(p.used)} of ${gf(p.gpus)} in use</td><td></td></tr>`).join("");
       const leaves = d.queues.filter((q) => !byParent[q.name]);
       const series = leaves.map((q, i) => ({ name: q.name, values: d.history.series[q.name] || [], color: PALETTE[i % PALETTE.length] }));
       stacked($("#qchart"), d.history.t, series, RES[this.res].f, { label: "usage per queue", height: 240 });
