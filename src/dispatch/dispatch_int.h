@@ -112,6 +112,9 @@ typedef struct mu__dd {
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
 	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	json_t *pcls;             /* PriorityClass name -> value (the hub's) */
+	json_t *pcls_default;     /* the globalDefault class's value, or NULL */
+	int64_t pcls_at;          /* mono ms of the last list (0: never) */
 	mu_fleet_decisions_t dec;
 	bool jobs_listed;         /* this pass's hub Job list succeeded */
 	int64_t t0;               /* mono ms at start: the fleet's clock 0 */
@@ -166,6 +169,10 @@ void mu__dmetrics_pass(mu__dd_t *d, double pass_ms);
 int mu__dhub_clusters(mu__dd_t *d);
 /* Lists the hub's Queues into the fleet. */
 int mu__dhub_queues(mu__dd_t *d);
+/* Lists the hub's PriorityClasses (at most once a second): the values of
+ * the classes hub Jobs name, and the burst class's
+ * (--burst-priority-class).  A failed list keeps the last one. */
+void mu__dhub_pclasses(mu__dd_t *d);
 /* Lists the hub's queue-labelled Jobs: new ones parsed and submitted (or
  * adopted where their annotations say they were dispatched), gone ones
  * finished.  Sets d->jobs_listed. */

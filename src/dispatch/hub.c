@@ -234,6 +234,72 @@ int mu__dhub_queues(mu__dd_t *d)
 	return MU_OK;
 }
 
+/* --- priority classes ------------------------------------------------------------ */
+
+static void set_why(mu__djob_t *j, const char *reason, const char *msg);
+
+void mu__dhub_pclasses(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	if (d->pcls_at && t - d->pcls_at < 1000)
+		return;
+	d->pcls_at = t;
+	json_t *l = NULL;
+	long st = mu__dreq(d, d->hub, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", NULL,
+			   NULL, &l);
+	if (st != 200) {
+		mu__dlog(d, 0, "priority classes: HTTP %ld (keeping the last list)", st);
+		json_decref(l);
+		return;
+	}
+	json_object_clear(d->pcls);
+	json_decref(d->pcls_default);
+	d->pcls_default = NULL;
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(l, "items"), i, o) {
+		const char *name = mu__jstr(o, "metadata.name");
+		json_t *v = json_object_get(o, "value");
+		if (!name || !json_is_integer(v))
+			continue;
+		json_object_set(d->pcls, name, v);
+		if (json_is_true(json_object_get(o, "globalDefault")))
+			d->pcls_default = json_incref(v);
+	}
+	json_decref(l);
+	const char *bc = d->o->burst_priority_class;
+	json_t *bv = bc ? json_object_get(d->pcls, bc) : NULL;
+	if (bc && !bv)
+		mu__dlog(d, 0, "--burst-priority-class %s: no such PriorityClass on the hub", bc);
+	json_int_t p = d->o->burst_priority;
+	if (bv && json_integer_value(bv) < p)
+		p = json_integer_value(bv);
+	mu_fleet_set_burst_priority(d->fleet, (int32_t)p);
+}
+
+/* Settles the priority of j's job: the value of the PriorityClass its pod
+ * template names (or the hub's globalDefault class's when it names none
+ * and gives no priority), as the hub's admission would.  false with j's
+ * reason UnknownPriorityClass when the class does not exist (yet). */
+static bool job_priority(mu__dd_t *d, mu__djob_t *j)
+{
+	for (size_t i = 0; i < j->specs.nrefs; i++) {
+		const mu_spec_ref_t *r = &j->specs.refs[i];
+		if (r->kind != MU_REF_PRIORITY || r->job != 0)
+			continue;
+		json_t *v = r->name ? json_object_get(d->pcls, r->name) : d->pcls_default;
+		if (v) {
+			j->specs.jobs[0].priority = (int32_t)json_integer_value(v);
+		} else if (r->name) {
+			char m[600];
+			snprintf(m, sizeof m, "PriorityClass %.200s does not exist on the hub", r->name);
+			set_why(j, "UnknownPriorityClass", m);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* --- jobs ----------------------------------------------------------------------- */
 
 mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid)
@@ -304,8 +370,7 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	}
 	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
 		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc};
-	(void)d;
-	return true;
+	return job_priority(d, j);
 }
 
 /* Puts j in the fleet: adopted where its annotations say an earlier run
@@ -480,6 +545,9 @@ int mu__dhub_jobs(mu__dd_t *d)
 		json_decref(j->obj);
 		j->obj = json_incref(o);
 		if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
+			job_enter(d, j, now);
+		else if (j->state == MU__DJ_NEW && j->reason &&
+			 !strcmp(j->reason, "UnknownPriorityClass") && job_priority(d, j))
 			job_enter(d, j, now);
 	}
 	json_decref(l);

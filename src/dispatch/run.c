@@ -365,6 +365,7 @@ static void explain_waiting(mu__dd_t *d)
 static void pass(mu__dd_t *d)
 {
 	int64_t t = mu__d_mono_ms(), u;
+	mu__dhub_pclasses(d);
 	if (mu__dhub_clusters(d) || mu__dhub_queues(d) || mu__dhub_jobs(d)) {
 		mu__dlog(d, 0, "the hub did not answer; retrying");
 		return;
@@ -411,6 +412,8 @@ static void dd_release(mu__dd_t *d)
 	json_decref(d->by_key);
 	json_decref(d->by_uid);
 	json_decref(d->queue_rv);
+	json_decref(d->pcls);
+	json_decref(d->pcls_default);
 	mu_fleet_decisions_release(&d->dec);
 	mu_fleet_free(d->fleet);
 	mu_kube_client_free(d->hub);
@@ -430,11 +433,12 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	d.by_key = json_object();
 	d.by_uid = json_object();
 	d.queue_rv = json_object();
+	d.pcls = json_object();
 	mu_fleet_decisions_init(&d.dec);
 	int rc = mu_fleet_new(&fc, &d.fleet);
 	if (rc == MU_OK)
 		rc = mu_kube_client_new(o->hub, &d.hub);
-	if (rc || !d.by_key || !d.by_uid || !d.queue_rv) {
+	if (rc || !d.by_key || !d.by_uid || !d.queue_rv || !d.pcls) {
 		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc ? rc : MU_ENOMEM));
 		dd_release(&d);
 		return rc ? rc : MU_ENOMEM;
