@@ -31,6 +31,8 @@ typedef struct mu_dispatch_opts {
 	                               * its jobs requeued: 60000 */
 	int64_t burst_after_ms;       /* public clusters after this wait: 600000 */
 	int32_t burst_priority;       /* ... or from this priority (INT32_MAX) */
+	const char *burst_priority_class; /* ... or from this hub PriorityClass's
+	                               * value (the lower of the two), or NULL */
 	int request_timeout_ms;       /* one API request: 5000 */
 	bool quiet;                   /* errors only */
 	const char *metrics_listen;   /* "HOST:PORT" for /metrics, or NULL */

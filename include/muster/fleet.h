@@ -66,6 +66,10 @@ void mu_fleet_config_defaults(mu_fleet_config_t *cfg);
 /* Creates an empty fleet; cfg may be NULL.  The caller frees it. */
 int mu_fleet_new(const mu_fleet_config_t *cfg, mu_fleet_t **out);
 void mu_fleet_free(mu_fleet_t *f);
+/* Changes the priority from which jobs may go to public clusters at once
+ * (cfg.burst_priority; the daemon sets it from a PriorityClass read on the
+ * hub).  Jobs that failed are tried again.  O(1). */
+void mu_fleet_set_burst_priority(mu_fleet_t *f, int32_t p);
 
 /* --- Clusters and their nodes ------------------------------------------- */
 

@@ -94,6 +94,11 @@ int mu_kube_lease_acquire(const mu_kube_lease_opts_t *o, mu_kube_lease_t **out);
 /* Whether the holder may still act: not lost, within the renew deadline
  * of its last successful renew.  O(1). */
 bool mu_kube_lease_valid(const mu_kube_lease_t *l);
+/* The term the holder acts under, "NS/NAME:HOLDER:TRANSITIONS": what
+ * writes carry as the annotation muster.io/lease-term so that `muster up`
+ * refuses them once another replica took the lease over (fencing,
+ * docs/kubernetes.md).  Owned by l.  O(1). */
+const char *mu_kube_lease_term(const mu_kube_lease_t *l);
 /* Stops renewing and clears the holder (a standby takes over at once). */
 void mu_kube_lease_release(mu_kube_lease_t *l);
 

@@ -566,6 +566,14 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 		}
 		mu__obj_unref(cur);
 	}
+	/* a patch made under a lease term is fenced like a binding: refused
+	 * once that lease has another holder or term (only the patch's own
+	 * annotation counts, not one an earlier write left on the object) */
+	char why[900];
+	if (ct != MU__CT_JSONPATCH && !mu__lease_term_current(s, body, why, sizeof why)) {
+		mu__resp_err(rs, 409, "Conflict", t, rq->route.name, NULL, "%s", why);
+		return;
+	}
 	mu__obj_t *res = NULL;
 	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
 	update_answer(rq, rs, &c, rc, res);

@@ -34,6 +34,11 @@ void mu__resp_store_err(mu__resp_t *rs, int rc, const mu__rtype_t *t, const char
  * message in msg (answered 403). */
 int mu__admit(mu_apiserver_t *s, int rt, json_t *obj, char *msg, size_t len);
 
+/* Whether a write made under the lease term in obj's annotation
+ * muster.io/lease-term (NS/NAME:HOLDER:TRANSITIONS) may go through (yes
+ * without one); msg says why not (podsub.c). */
+bool mu__lease_term_current(mu_apiserver_t *s, const json_t *obj, char *msg, size_t len);
+
 void mu__timestamp(char *buf, size_t len, bool micro);
 int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu__verr_t *e);
 bool mu__check_kind(const mu__rtype_t *t, json_t *obj, mu__resp_t *rs);

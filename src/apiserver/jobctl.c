@@ -8,7 +8,9 @@
  * lack one).  Suspending a Job deletes its active pods, which is how Kueue
  * pauses it.  It counts active, ready, succeeded and failed pods into the
  * status, marks the Job Complete when enough pods succeeded, or Failed past
- * backoffLimit failures, and deletes a deleted Job's pods.
+ * backoffLimit failures, and deletes a deleted Job's pods.  A Job whose
+ * spec.managedBy names another controller (not kubernetes.io/job-controller)
+ * is left alone, pods and status, as Kubernetes' controller does.
  *
  * Level-triggered: changes mark jobs dirty (mu__jobctl_event) and
  * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
@@ -260,6 +262,14 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 	const char *uid = mu__jstr(job, "metadata.uid");
 	mu__page_t pg;
 	if (!job || !uid || job_pods(jc, ns, uid, &pg) != MU_OK) {
+		json_decref(job);
+		return;
+	}
+	const char *by = mu__jstr(job, "spec.managedBy");
+	if (by && strcmp(by, "kubernetes.io/job-controller")) {
+		/* another controller owns it (spec.managedBy, as Kubernetes'
+		 * Job controller leaves such a Job alone since 1.32) */
+		mu__page_release(&pg);
 		json_decref(job);
 		return;
 	}

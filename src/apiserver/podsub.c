@@ -467,8 +467,10 @@ static int bind_fn(void *ctx, const mu__obj_t *cur, json_t **out)
  * has that holder and that many transitions.  A scheduler replica that
  * was paused, or whose write the network held back, after another took
  * its lease over is fenced off here (an extension of muster up's: a real
- * kube-apiserver ignores the annotation).  msg says why not.  O(1) reads. */
-static bool lease_term_current(mu_apiserver_t *s, const json_t *obj, char *msg, size_t len)
+ * kube-apiserver ignores the annotation).  msg says why not.  O(1) reads.
+ * Also asked of a PATCH whose own body carries the annotation (api.c):
+ * the hub daemon's dispatch records (src/dispatch). */
+bool mu__lease_term_current(mu_apiserver_t *s, const json_t *obj, char *msg, size_t len)
 {
 	const char *term = json_string_value(json_object_get(mu__jget(obj, "metadata.annotations"),
 							      "muster.io/lease-term"));
@@ -520,7 +522,7 @@ void mu__do_binding(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json
 		return;
 	}
 	char why[900];
-	if (!lease_term_current(s, body, why, sizeof why)) {
+	if (!mu__lease_term_current(s, body, why, sizeof why)) {
 		mu__resp_err(rs, 409, "Conflict", t, rq->route.name, NULL, "%s", why);
 		return;
 	}
@@ -569,7 +571,7 @@ void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, jso
 		return;
 	}
 	char why[900];
-	if (!lease_term_current(s, body, why, sizeof why)) {
+	if (!mu__lease_term_current(s, body, why, sizeof why)) {
 		mu__resp_err(rs, 409, "Conflict", t, rq->route.name, NULL, "%s", why);
 		return;
 	}

@@ -43,6 +43,8 @@ static void dispatch_usage(FILE *f)
 	      "  --burst-after DUR          a job may go to a public cluster after waiting\n"
 	      "                             this long (default 10m)\n"
 	      "  --burst-priority N         ... or at once from this priority on (default never)\n"
+	      "  --burst-priority-class NAME ... or at once from this hub PriorityClass's\n"
+	      "                             value on (the lower of the two)\n"
 	      "  --request-timeout DUR      one API request (default 5s)\n"
 	      "  --lease-namespace NS       namespace of the lease (default kube-system)\n"
 	      "  --lease-name NAME          the lease (default muster-dispatch)\n"
@@ -60,7 +62,7 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	const char *a = argv[*i];
 	static const char *const with_value[] = {"--kubeconfig", "--context", "--id", "--interval",
 		"--start-timeout", "--cluster-lost-after", "--burst-after", "--burst-priority",
-		"--request-timeout", "--lease-namespace", "--lease-name", "--lease-duration",
+		"--burst-priority-class", "--request-timeout", "--lease-namespace", "--lease-name", "--lease-duration",
 		"--retry-period", "--metrics", NULL};
 	bool val = false;
 	for (int k = 0; with_value[k]; k++)
@@ -83,7 +85,7 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	const char *v = argv[++*i];
 	int64_t ms = 0, n = 0;
 	bool dur = strcmp(a, "--kubeconfig") && strcmp(a, "--context") && strcmp(a, "--id") &&
-		   strcmp(a, "--burst-priority") && strncmp(a, "--lease-name", 12) &&
+		   strncmp(a, "--burst-priority", 16) && strncmp(a, "--lease-name", 12) &&
 		   strcmp(a, "--lease-namespace") && strcmp(a, "--metrics");
 	if (dur && mu__parse_duration(v, &ms)) {
 		fprintf(stderr, "muster dispatch: %s %s: expected a duration (250ms, 30s, 5m)\n", a, v);
@@ -105,6 +107,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 		o->burst_after_ms = ms;
 	else if (!strcmp(a, "--metrics"))
 		o->metrics_listen = v;
+	else if (!strcmp(a, "--burst-priority-class"))
+		o->burst_priority_class = v;
 	else if (!strcmp(a, "--lease-namespace"))
 		o->lease_namespace = v;
 	else if (!strcmp(a, "--lease-name"))

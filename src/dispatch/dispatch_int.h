@@ -37,6 +37,8 @@
 #define MU__D_AGENT "muster.io/agent-status"    /* hub Job, by an agent:
                                                  * "GEN PHASE bound=N,..." */
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
+#define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
+#define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
 
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
@@ -91,6 +93,7 @@ typedef struct mu__djob {
 	char pods[96];            /* "bound=N,running=N,succeeded=N,failed=N" */
 	char *reason, *msg;       /* why it waits (written when changed) */
 	char *ann_sig;            /* annotations last written */
+	char *status_sig;         /* status (conditions) last written */
 	uint64_t withdraw_beat;   /* pull: the cluster's beats at withdrawal */
 	int why;                  /* QUEUED: the fleet's reason explained last */
 	bool seen;
@@ -109,6 +112,9 @@ typedef struct mu__dd {
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
 	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	json_t *pcls;             /* PriorityClass name -> value (the hub's) */
+	json_t *pcls_default;     /* the globalDefault class's value, or NULL */
+	int64_t pcls_at;          /* mono ms of the last list (0: never) */
 	mu_fleet_decisions_t dec;
 	bool jobs_listed;         /* this pass's hub Job list succeeded */
 	int64_t t0;               /* mono ms at start: the fleet's clock 0 */
@@ -163,6 +169,10 @@ void mu__dmetrics_pass(mu__dd_t *d, double pass_ms);
 int mu__dhub_clusters(mu__dd_t *d);
 /* Lists the hub's Queues into the fleet. */
 int mu__dhub_queues(mu__dd_t *d);
+/* Lists the hub's PriorityClasses (at most once a second): the values of
+ * the classes hub Jobs name, and the burst class's
+ * (--burst-priority-class).  A failed list keeps the last one. */
+void mu__dhub_pclasses(mu__dd_t *d);
 /* Lists the hub's queue-labelled Jobs: new ones parsed and submitted (or
  * adopted where their annotations say they were dispatched), gone ones
  * finished.  Sets d->jobs_listed. */
@@ -173,6 +183,19 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
 bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
 /* The same over connection hub (a sender thread's; j is its alone). */
 long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
+/* Whether j's status (the condition Dispatched; for a Job whose
+ * spec.managedBy is muster.io/dispatch also its copy's counts and end)
+ * differs from that last written. */
+bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j);
+/* Writes it (strategic merge of /status over connection hub) when it
+ * changed; returns the HTTP status. */
+long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
+/* Whether the dispatcher owns j's status (spec.managedBy). */
+bool mu__dhub_managed(const mu__djob_t *j);
+/* A fenced write before a create that no record preceded (a restarted
+ * leader re-creating a missing copy): the lease term patched onto hub Job
+ * j; 200 when the hub accepted it (always without leader election). */
+long mu__dhub_fence(mu__dd_t *d, mu_kube_client_t *hub, const mu__djob_t *j);
 /* Writes every Cluster's status when it changed (at most once a second). */
 void mu__dhub_cluster_status(mu__dd_t *d);
 /* An Event on hub Job j. */

@@ -111,7 +111,7 @@ json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t 
 	json_t *v;
 	json_object_foreach(mu__jget(hub, "metadata.annotations"), k, v)
 		if (strncmp(k, "muster.io/dispatch-", 19) && strcmp(k, MU__D_CLUSTER) &&
-		    strcmp(k, MU__D_SEL) && strcmp(k, MU__D_LOC) &&
+		    strcmp(k, MU__D_SEL) && strcmp(k, MU__D_LOC) && strcmp(k, MU__D_TERM) &&
 		    strcmp(k, "kubectl.kubernetes.io/last-applied-configuration"))
 			json_object_set(ann, k, v);
 	json_object_set_new(labels, MU__D_HUBUID, json_string(uid));
@@ -122,6 +122,9 @@ json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t 
 	json_object_set_new(spec, "suspend", json_false());
 	json_object_del(spec, "selector");
 	json_object_del(spec, "manualSelector");
+	/* the worker's own Job controller runs the copy (as MultiKueue
+	 * drops managedBy from its workers' copies) */
+	json_object_del(spec, "managedBy");
 	json_t *tm = mu__jget(spec, "template.metadata");
 	if (!tm) {
 		tm = json_object();

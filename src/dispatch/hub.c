@@ -234,6 +234,72 @@ int mu__dhub_queues(mu__dd_t *d)
 	return MU_OK;
 }
 
+/* --- priority classes ------------------------------------------------------------ */
+
+static void set_why(mu__djob_t *j, const char *reason, const char *msg);
+
+void mu__dhub_pclasses(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	if (d->pcls_at && t - d->pcls_at < 1000)
+		return;
+	d->pcls_at = t;
+	json_t *l = NULL;
+	long st = mu__dreq(d, d->hub, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", NULL,
+			   NULL, &l);
+	if (st != 200) {
+		mu__dlog(d, 0, "priority classes: HTTP %ld (keeping the last list)", st);
+		json_decref(l);
+		return;
+	}
+	json_object_clear(d->pcls);
+	json_decref(d->pcls_default);
+	d->pcls_default = NULL;
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(l, "items"), i, o) {
+		const char *name = mu__jstr(o, "metadata.name");
+		json_t *v = json_object_get(o, "value");
+		if (!name || !json_is_integer(v))
+			continue;
+		json_object_set(d->pcls, name, v);
+		if (json_is_true(json_object_get(o, "globalDefault")))
+			d->pcls_default = json_incref(v);
+	}
+	json_decref(l);
+	const char *bc = d->o->burst_priority_class;
+	json_t *bv = bc ? json_object_get(d->pcls, bc) : NULL;
+	if (bc && !bv)
+		mu__dlog(d, 0, "--burst-priority-class %s: no such PriorityClass on the hub", bc);
+	json_int_t p = d->o->burst_priority;
+	if (bv && json_integer_value(bv) < p)
+		p = json_integer_value(bv);
+	mu_fleet_set_burst_priority(d->fleet, (int32_t)p);
+}
+
+/* Settles the priority of j's job: the value of the PriorityClass its pod
+ * template names (or the hub's globalDefault class's when it names none
+ * and gives no priority), as the hub's admission would.  false with j's
+ * reason UnknownPriorityClass when the class does not exist (yet). */
+static bool job_priority(mu__dd_t *d, mu__djob_t *j)
+{
+	for (size_t i = 0; i < j->specs.nrefs; i++) {
+		const mu_spec_ref_t *r = &j->specs.refs[i];
+		if (r->kind != MU_REF_PRIORITY || r->job != 0)
+			continue;
+		json_t *v = r->name ? json_object_get(d->pcls, r->name) : d->pcls_default;
+		if (v) {
+			j->specs.jobs[0].priority = (int32_t)json_integer_value(v);
+		} else if (r->name) {
+			char m[600];
+			snprintf(m, sizeof m, "PriorityClass %.200s does not exist on the hub", r->name);
+			set_why(j, "UnknownPriorityClass", m);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* --- jobs ----------------------------------------------------------------------- */
 
 mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid)
@@ -304,8 +370,7 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	}
 	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
 		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc};
-	(void)d;
-	return true;
+	return job_priority(d, j);
 }
 
 /* Puts j in the fleet: adopted where its annotations say an earlier run
@@ -357,6 +422,8 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	}
 }
 
+static void seed_sigs(const mu__dd_t *d, mu__djob_t *j);
+
 /* A new hub Job: parsed, entered, held suspended. */
 static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu_time_t now)
 {
@@ -396,6 +463,7 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu_time_t now)
 		job_enter(d, j, now);
 	else
 		mu__dlog(d, 0, "job %s: %s", j->key, j->msg ? j->msg : "cannot be read");
+	seed_sigs(d, j);
 	const json_t *susp = mu__jget(o, "spec.suspend");
 	if (!json_is_true(susp) && j->state != MU__DJ_DISPATCHED && j->state != MU__DJ_DONE) {
 		char path[1024];
@@ -418,6 +486,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->reason);
 	free(j->msg);
 	free(j->ann_sig);
+	free(j->status_sig);
 	free(j);
 }
 
@@ -476,6 +545,9 @@ int mu__dhub_jobs(mu__dd_t *d)
 		json_decref(j->obj);
 		j->obj = json_incref(o);
 		if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
+			job_enter(d, j, now);
+		else if (j->state == MU__DJ_NEW && j->reason &&
+			 !strcmp(j->reason, "UnknownPriorityClass") && job_priority(d, j))
 			job_enter(d, j, now);
 	}
 	json_decref(l);
@@ -536,6 +608,10 @@ long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 	}
 	json_t *lab = json_pack("{s:O}", MU__D_CLUSTER, json_object_get(a, "l"));
 	json_object_del(a, "l");
+	/* the lease term (not in the signature: a new leader need not rewrite
+	 * every job): `muster up` refuses the patch once the term is over */
+	if (d->lease)
+		json_object_set_new(a, MU__D_TERM, json_string(mu_kube_lease_term(d->lease)));
 	json_t *b = json_pack("{s:{s:o,s:o}}", "metadata", "annotations", a, "labels", lab);
 	char path[1024];
 	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
@@ -546,9 +622,187 @@ long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 		j->ann_sig = sig;
 	} else {
 		free(sig);
-		mu__dlog(d, 0, "job %s: annotations: HTTP %ld", j->key, st);
+		mu__dlog(d, 0, "job %s: annotations: HTTP %ld%s", j->key, st,
+			 st == 409 && d->lease ? " (fenced: the lease term is over?)" : "");
 	}
 	return st;
+}
+
+long mu__dhub_fence(mu__dd_t *d, mu_kube_client_t *hub, const mu__djob_t *j)
+{
+	if (!d->lease)
+		return 200;
+	json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MU__D_TERM,
+			      mu_kube_lease_term(d->lease));
+	char path[1024];
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
+	long st = mu__dreq(d, hub, "PATCH", path, "application/merge-patch+json", b, NULL);
+	json_decref(b);
+	if (st != 200)
+		mu__dlog(d, 0, "job %s: lease term %s not accepted (HTTP %ld): no create",
+			 j->key, mu_kube_lease_term(d->lease), st);
+	return st;
+}
+
+/* --- status: conditions on the hub Job ----------------------------------------- */
+
+bool mu__dhub_managed(const mu__djob_t *j)
+{
+	const char *m = mu__jstr(j->obj, "spec.managedBy");
+	return m && !strcmp(m, MU__D_MANAGER);
+}
+
+/* One condition {type, status, reason, message} appended to a. */
+static void cond_add(json_t *a, const char *type, bool on, const char *reason, const char *msg)
+{
+	json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s}", "type", type, "status",
+					   on ? "True" : "False", "reason", reason, "message",
+					   msg ? msg : ""));
+}
+
+/* j's status as the hub shows it, without times (the caller adds them):
+ * the condition Dispatched (True on a cluster, else False with why it
+ * waits), and for a Job managed by the dispatcher (spec.managedBy) its
+ * copy's pod counts and Complete or Failed.  Owned. */
+static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
+{
+	json_t *cs = json_array(), *st = json_pack("{s:o}", "conditions", cs);
+	bool on = j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE;
+	char m[700];
+	if (on && j->cl >= 0)
+		snprintf(m, sizeof m, "on cluster %s (generation %u)", d->cls[j->cl].name, j->gen);
+	else if (j->state == MU__DJ_WITHDRAWING)
+		snprintf(m, sizeof m, "its copy is being withdrawn");
+	else
+		snprintf(m, sizeof m, "%.690s", j->msg ? j->msg : "queued on the hub");
+	const char *why = on ? "Dispatched" : j->state == MU__DJ_WITHDRAWING ? "Withdrawing" :
+		j->state == MU__DJ_NEW ? (j->reason ? j->reason : "Invalid") :
+		j->reason ? j->reason : "Queued";
+	cond_add(cs, "Dispatched", on, why, m);
+	if (!mu__dhub_managed(j))
+		return st;
+	int b = 0, r = 0, ok = 0, bad = 0;
+	if (on && sscanf(j->pods, "bound=%d,running=%d,succeeded=%d,failed=%d", &b, &r, &ok, &bad) != 4)
+		b = r = ok = bad = 0;
+	json_object_set_new(st, "active", json_integer(b - ok - bad > 0 ? b - ok - bad : 0));
+	json_object_set_new(st, "ready", json_integer(r));
+	json_object_set_new(st, "succeeded", json_integer(ok));
+	json_object_set_new(st, "failed", json_integer(bad));
+	if (on && !strcmp(j->phase, "Succeeded")) {
+		cond_add(cs, "SuccessCriteriaMet", true, "CompletionsReached", "its copy completed");
+		cond_add(cs, "Complete", true, "CompletionsReached", "its copy completed");
+	} else if (on && !strcmp(j->phase, "Failed")) {
+		cond_add(cs, "FailureTarget", true, "CopyFailed", "its copy failed on the worker");
+		cond_add(cs, "Failed", true, "CopyFailed", "its copy failed on the worker");
+	}
+	return st;
+}
+
+/* What the hub object already shows: j's annotations and status are not
+ * written again when they say what this daemon would write (a restarted
+ * or new leader does not rewrite every job).  O(annotations +
+ * conditions). */
+static void seed_sigs(const mu__dd_t *d, mu__djob_t *j)
+{
+	char *sig = NULL;
+	json_t *want = ann_of(d, j, &sig), *have = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(want, k, v) {
+		const char *cur = !strcmp(k, "l") ? mu__dmeta(j->obj, "labels", MU__D_CLUSTER) :
+			mu__dmeta(j->obj, "annotations", k);
+		json_object_set_new(have, k, cur ? json_string(cur) : json_null());
+	}
+	if (sig && json_equal(want, have)) {
+		free(j->ann_sig);
+		j->ann_sig = sig;
+		sig = NULL;
+	}
+	free(sig);
+	json_decref(want);
+	json_decref(have);
+	want = status_of(d, j);
+	have = json_deep_copy(want);
+	json_object_foreach(want, k, v) {
+		if (strcmp(k, "conditions")) {
+			json_t *cur = mu__jget(j->obj, "status");
+			json_object_set(have, k, json_object_get(cur, k) ? json_object_get(cur, k) : json_null());
+		}
+	}
+	size_t i, n;
+	json_t *c, *o;
+	json_array_foreach(json_object_get(have, "conditions"), i, c) {
+		bool found = false;
+		json_array_foreach(mu__jget(j->obj, "status.conditions"), n, o) {
+			if (!json_equal(json_object_get(o, "type"), json_object_get(c, "type")))
+				continue;
+			found = true;
+			static const char *const f[] = {"status", "reason", "message"};
+			for (int x = 0; x < 3; x++)
+				json_object_set(c, f[x], json_object_get(o, f[x]) ? json_object_get(o, f[x]) :
+						json_null());
+		}
+		if (!found)
+			json_object_set_new(c, "status", json_null());
+	}
+	if (json_equal(want, have)) {
+		free(j->status_sig);
+		j->status_sig = json_dumps(want, JSON_COMPACT);
+	}
+	json_decref(want);
+	json_decref(have);
+}
+
+bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j)
+{
+	json_t *st = status_of(d, j);
+	char *sig = json_dumps(st, JSON_COMPACT);
+	json_decref(st);
+	bool due = !sig || !j->status_sig || strcmp(sig, j->status_sig);
+	free(sig);
+	return due;
+}
+
+long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
+{
+	json_t *st = status_of(d, j);
+	char *sig = json_dumps(st, JSON_COMPACT);
+	if (!sig || (j->status_sig && !strcmp(sig, j->status_sig))) {
+		free(sig);
+		json_decref(st);
+		return sig ? 200 : 0;
+	}
+	char now[40];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000, false, now, sizeof now);
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(st, "conditions"), i, c) {
+		json_object_set_new(c, "lastProbeTime", json_string(now));
+		json_object_set_new(c, "lastTransitionTime", json_string(now));
+	}
+	if (mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE)) {
+		if (!mu__jget(j->obj, "status.startTime"))
+			json_object_set_new(st, "startTime", json_string(now));
+		if (!strcmp(j->phase, "Succeeded") && !mu__jget(j->obj, "status.completionTime"))
+			json_object_set_new(st, "completionTime", json_string(now));
+	}
+	json_t *b = json_pack("{s:o}", "status", st);
+	char path[1024];
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s/status", j->ns, j->name);
+	/* strategic merge: conditions merge by type, so the hub Job
+	 * controller's own (Suspended) stay */
+	long code = mu__dreq(d, hub, "PATCH", path, "application/strategic-merge-patch+json", b, NULL);
+	json_decref(b);
+	if (code == 200) {
+		free(j->status_sig);
+		j->status_sig = sig;
+	} else {
+		free(sig);
+		mu__dlog(d, 0, "job %s: status: HTTP %ld", j->key, code);
+	}
+	return code;
 }
 
 void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type, const char *reason,

@@ -126,7 +126,7 @@ static void settle(mu__dd_t *d)
 			requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
 			continue;
 		}
-		if (!j->listed && !c->pull)
+		if (!j->listed && !c->pull && mu__dhub_fence(d, d->hub, j) == 200)
 			mu__dwork_create(d, j);
 		if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
 			char msg[600];
@@ -249,20 +249,19 @@ static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *m
 	return true;
 }
 
-/* One dispatch: recorded on the hub (cluster and generation), and only
- * then created on the worker (push mode), then an Event. */
+/* One dispatch: recorded on the hub (cluster and generation, under the
+ * lease term, which the hub refuses once the term is over), and only then
+ * created on the worker (push mode).  The condition Dispatched follows in
+ * the write-back. */
 static void send_one(sender_t *s, size_t i)
 {
 	mu__djob_t *j = s->jobs[i];
 	s->rec[i] = mu__dhub_annotate_on(s->d, s->hub, j);
 	if (s->rec[i] != 200)
-		return; /* not recorded: nothing may be created */
+		return; /* not recorded (or fenced): nothing may be created */
 	mu__dcl_t *c = &s->d->cls[j->cl];
 	if (!c->pull)
 		s->made[i] = mu__dwork_create_on(s->d, sender_kc(s, j->cl), j);
-	char msg[300];
-	snprintf(msg, sizeof msg, "sent to cluster %s (generation %u)", c->name, j->gen);
-	mu__dhub_event_on(s->d, s->hub, j, "Normal", "Dispatched", msg);
 }
 
 /* Sends the pass's decisions (par_run; the record-then-create order holds
@@ -303,25 +302,34 @@ static void send_all(mu__dd_t *d)
 	free(made);
 }
 
+/* The annotations, then the status (conditions), of one job, each only
+ * when it changed. */
 static void annotate_one(sender_t *s, size_t i)
 {
 	mu__dhub_annotate_on(s->d, s->hub, s->jobs[i]);
+	mu__dhub_status_on(s->d, s->hub, s->jobs[i]);
 }
 
-/* Writes the annotations that changed (par_run when many did). */
+/* Writes the annotations and statuses that changed (par_run when many
+ * did).  O(jobs) comparisons, requests only for the changes. */
 static void write_back(mu__dd_t *d)
 {
 	mu__djob_t **due = calloc((size_t)d->njobs + 1, sizeof *due);
 	size_t n = 0;
 	for (int32_t i = 0; i < d->njobs; i++) {
-		if (!due)
-			mu__dhub_annotate(d, d->jobs[i]);
-		else if (mu__dhub_annotate_due(d, d->jobs[i]))
-			due[n++] = d->jobs[i];
+		mu__djob_t *j = d->jobs[i];
+		if (!due) {
+			mu__dhub_annotate(d, j);
+			mu__dhub_status_on(d, d->hub, j);
+		} else if (mu__dhub_annotate_due(d, j) || mu__dhub_status_due(d, j)) {
+			due[n++] = j;
+		}
 	}
 	if (due && n && !par_run(d, due, n, NULL, NULL, annotate_one))
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			mu__dhub_annotate(d, due[i]);
+			mu__dhub_status_on(d, d->hub, due[i]);
+		}
 	free(due);
 }
 
@@ -357,6 +365,7 @@ static void explain_waiting(mu__dd_t *d)
 static void pass(mu__dd_t *d)
 {
 	int64_t t = mu__d_mono_ms(), u;
+	mu__dhub_pclasses(d);
 	if (mu__dhub_clusters(d) || mu__dhub_queues(d) || mu__dhub_jobs(d)) {
 		mu__dlog(d, 0, "the hub did not answer; retrying");
 		return;
@@ -403,6 +412,8 @@ static void dd_release(mu__dd_t *d)
 	json_decref(d->by_key);
 	json_decref(d->by_uid);
 	json_decref(d->queue_rv);
+	json_decref(d->pcls);
+	json_decref(d->pcls_default);
 	mu_fleet_decisions_release(&d->dec);
 	mu_fleet_free(d->fleet);
 	mu_kube_client_free(d->hub);
@@ -422,11 +433,12 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	d.by_key = json_object();
 	d.by_uid = json_object();
 	d.queue_rv = json_object();
+	d.pcls = json_object();
 	mu_fleet_decisions_init(&d.dec);
 	int rc = mu_fleet_new(&fc, &d.fleet);
 	if (rc == MU_OK)
 		rc = mu_kube_client_new(o->hub, &d.hub);
-	if (rc || !d.by_key || !d.by_uid || !d.queue_rv) {
+	if (rc || !d.by_key || !d.by_uid || !d.queue_rv || !d.pcls) {
 		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc ? rc : MU_ENOMEM));
 		dd_release(&d);
 		return rc ? rc : MU_ENOMEM;

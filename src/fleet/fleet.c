@@ -23,6 +23,14 @@ void mu_fleet_config_defaults(mu_fleet_config_t *cfg)
 	cfg->burst_priority = INT32_MAX;
 }
 
+void mu_fleet_set_burst_priority(mu_fleet_t *f, int32_t p)
+{
+	if (f->cfg.burst_priority == p)
+		return;
+	f->cfg.burst_priority = p;
+	f->epoch++;
+}
+
 const char *mu_tier_name(mu_tier_t t)
 {
 	switch (t) {

@@ -275,6 +275,7 @@ void mu__klease_release(mu__kd_t *d)
 struct mu_kube_lease {
 	mu__kauth_t auth;
 	mu__klease_t *l;
+	char term[800];         /* NS/NAME:HOLDER:TRANSITIONS while held */
 	_Atomic int64_t until;
 	atomic_int lost;
 };
@@ -296,8 +297,15 @@ int mu_kube_lease_acquire(const mu_kube_lease_opts_t *o, mu_kube_lease_t **out)
 		mu_kube_lease_release(kl);
 		return rc;
 	}
+	snprintf(kl->term, sizeof kl->term, "%s/%s:%s:%d", o->ns, o->name, o->id ? o->id : "",
+		 (int)kl->l->transitions);
 	*out = kl;
 	return MU_OK;
+}
+
+const char *mu_kube_lease_term(const mu_kube_lease_t *kl)
+{
+	return kl->term;
 }
 
 bool mu_kube_lease_valid(const mu_kube_lease_t *kl)

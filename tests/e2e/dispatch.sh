@@ -16,13 +16,23 @@
 # runs; a worker whose API server is killed has its jobs requeued
 # elsewhere after --cluster-lost-after, and once it is back its stale
 # copies are deleted; a standby dispatcher waits for the lease and takes
-# over when the leader stops.
+# over when the leader stops, and the old leader's lease term is fenced
+# off (a patch under it is refused).  The dispatcher and the pull-mode
+# agent run with the service accounts of deploy/dispatch-rbac.yaml and
+# deploy/dispatch-agent-rbac.yaml (so that a missing right fails a check);
+# hub Jobs carry the condition Dispatched, and one whose spec.managedBy is
+# muster.io/dispatch gets its copy's status (kubectl wait
+# --for=condition=complete on the hub).
 # Usage: sh tests/e2e/dispatch.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
 E2E_NAME=dispatch; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PIDS=""
-on_exit() { for p in $PIDS $DPID; do kill -9 "$p" 2>/dev/null; done; }
+on_exit() {
+	for p in $PIDS $DPID; do kill -9 "$p" 2>/dev/null; done
+	[ -n "${E2E_KEEP:-}" ] && cp "$T"/*.log "$T"/*.err "$E2E_KEEP"/ 2>/dev/null
+}
 DPID=""
 need_kubectl
 
@@ -66,7 +76,7 @@ w() { n=$1; shift; "$KC" --kubeconfig "$T/$n/kubeconfig" "$@" 2>/dev/null; }
 # ann JOB KEY: a hub Job's annotation muster.io/KEY.
 ann() { "$KC" --kubeconfig "$T/hub/kubeconfig" get job "$1" -o "jsonpath={.metadata.annotations.muster\.io/$2}" 2>/dev/null; }
 ann_is() { [ "$(ann "$1" "$2")" = "$3" ]; }
-# job NAME PODS GPUS DURATION [EXTRA_ANNOTATIONS] [SCHEDULER]: a hub Job.
+# job NAME PODS GPUS DURATION [EXTRA_ANNOTATIONS] [SCHEDULER] [MANAGED_BY]: a hub Job.
 job() {
 	cat <<EOF
 apiVersion: batch/v1
@@ -76,6 +86,7 @@ metadata:
   labels: {muster.io/queue: team-a}
   annotations: {muster.io/duration: $4 ${5:-}}
 spec:
+  ${7:+managedBy: $7}
   suspend: true
   parallelism: $2
   completions: $2
@@ -88,10 +99,22 @@ spec:
 ---
 EOF
 }
+# cond JOB TYPE FIELD: a hub Job's condition TYPE's FIELD (status, reason).
+cond() { "$KC" --kubeconfig "$T/hub/kubeconfig" get job "$1" -o "jsonpath={.status.conditions[?(@.type==\"$2\")].$3}" 2>/dev/null; }
+cond_is() { [ "$(cond "$1" "$2" "$3")" = "$4" ]; }
+# sa_kc CLUSTER ACCOUNT: a kubeconfig for CLUSTER as service account
+# muster-system/ACCOUNT (its token from kubectl create token), in
+# $T/CLUSTER-ACCOUNT.kc.
+sa_kc() {
+	tok=$("$KC" --kubeconfig "$T/$1/kubeconfig" create token "$2" -n muster-system 2>"$T/err") ||
+		{ bad "token for $2 on $1: $(cat "$T/err")"; return 1; }
+	sed "s/^    token: .*/    token: $tok/" "$T/$1/kubeconfig" >"$T/$1-$2.kc"
+}
 dispatcher() {
-	"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --interval 100ms --burst-after 6s \
+	"$M" dispatch --kubeconfig "$T/hub-muster-dispatch.kc" --interval 100ms --burst-after 6s \
 		--start-timeout 8s --cluster-lost-after 4s --request-timeout 1s --id d1 \
-		--lease-namespace muster-system --lease-duration 4s --retry-period 1s \
+		--burst-priority-class urgent \
+		--lease-namespace muster-system --lease-duration 10s --retry-period 1s \
 		--metrics 127.0.0.1:0 >>"$T/d.out" 2>>"$T/d.log" &
 	DPID=$!
 }
@@ -118,6 +141,16 @@ for n in small big cloud; do
 	PIDS="$PIDS $!"
 done
 h create namespace muster-system
+printf 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: urgent}\nvalue: 1000\n' >"$T/pc.yaml"
+expect "priority class urgent" 0 h apply -f "$T/pc.yaml"
+# ... and on the workers: the copies' pods name it there
+for n in small big cloud; do w "$n" apply -f "$T/pc.yaml" >/dev/null && ok || bad "urgent on $n"; done
+# the dispatcher and the agent run as the accounts deploy/ grants
+expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
+sa_kc hub muster-dispatch; sa_kc hub muster-dispatch-agent
+expect "apply deploy/dispatch-agent-rbac.yaml" 0 w cloud apply -f "$ROOT/deploy/dispatch-agent-rbac.yaml"
+sa_kc cloud muster-dispatch-agent
+expect "the account cannot read other Secrets" 1 "$KC" --kubeconfig "$T/hub-muster-dispatch.kc" get secrets -n default
 for n in small big; do
 	h -n muster-system create secret generic "$n-kc" --from-file=kubeconfig="$T/$n/kubeconfig"
 done
@@ -152,7 +185,8 @@ EOF
 if h apply -f "$T/clusters.yaml"; then ok; else bad "clusters: $(cat "$T/out")"; fi
 dispatcher
 # cloud is in pull mode: its agent calls the hub, which has no kubeconfig for it
-"$M" dispatch agent --hub-kubeconfig "$T/hub/kubeconfig" --kubeconfig "$T/cloud/kubeconfig" \
+"$M" dispatch agent --hub-kubeconfig "$T/hub-muster-dispatch-agent.kc" \
+	--kubeconfig "$T/cloud-muster-dispatch-agent.kc" \
 	--cluster cloud --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
 PIDS="$PIDS $!"
 
@@ -172,6 +206,11 @@ wait_for gang-to-big 50 ann_is gang cluster big
 wait_for huge-waits 50 ann_is huge dispatch-reason LargerThanAnyCluster
 has huge-why "$(ann huge dispatch-message >"$T/m"; echo "$T/m")" "big: too big; broken: too big; cloud: too big; nosecret: too big; small: too big"
 wait_for mars-waits 50 ann_is mars dispatch-reason NoMatchingCluster
+# status as conditions: Dispatched True where it went, False with why
+expect gang-condition 0 h wait --for=condition=Dispatched job/gang --timeout=10s
+has gang-condition-where "$(cond gang Dispatched message >"$T/m"; echo "$T/m")" "on cluster big (generation 1)"
+wait_for huge-condition 50 cond_is huge Dispatched reason LargerThanAnyCluster
+[ "$(cond huge Dispatched status)" = False ] && ok || bad "huge: Dispatched is $(cond huge Dispatched status)"
 expect kexplain-huge 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/huge
 has kexplain-why "$T/out" "waits:      LargerThanAnyCluster: big: too big"
 expect kexplain-gang 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/gang
@@ -185,18 +224,33 @@ wait_for gang-done 100 ann_is gang dispatch-phase Succeeded
 [ "$(copies gang)" = 1 ] && ok || bad "gang: $(copies gang) copies"
 [ "$(ann huge cluster)" = "" ] && [ "$(copies huge)" = 0 ] && ok || bad "huge was sent somewhere"
 h delete job huge mars
+# spec.managedBy: the hub's Job controller leaves it; its status is the copy's
+job managed 2 1 1s "" muster muster.io/dispatch >"$T/mg.yaml"; h apply -f "$T/mg.yaml"
+expect managed-complete 0 h wait --for=condition=complete job/managed --timeout=60s
+h get job managed -o jsonpath='{.status.succeeded} {.status.active} {.status.completionTime}'
+case "$(cat "$T/out")" in "2 0 20"*) ok ;; *) bad "managed status: $(cat "$T/out")" ;; esac
+c=$(ann managed cluster); [ -n "$c" ] && [ -z "$(w "$c" get job managed -o 'jsonpath={.spec.managedBy}')" ] && ok ||
+	bad "managed: the copy on '$c' kept spec.managedBy"
 
 # --- burst: the public cluster only after --burst-after ---------------------
 : >"$T/b.yaml"
-for i in 1 2 3 4 5 6; do job "fill$i" 1 8 12s >>"$T/b.yaml"; done
+for i in 1 2 3 4 5 6; do job "fill$i" 1 8 25s >>"$T/b.yaml"; done
 h apply -f "$T/b.yaml"
 ran() { [ "$(ann "$1" dispatch-phase)" = Running ]; }
 for i in 1 2 3 4 5 6; do wait_for "fill$i-runs" 100 ran "fill$i"; done
 job burst 1 8 1s >"$T/c.yaml"; h apply -f "$T/c.yaml"
 t0=$(date +%s)
 wait_for burst-waits 30 ann_is burst dispatch-reason BurstWait
-sleep 3
-[ "$(ann burst cluster)" = "" ] && ok || bad "burst went to $(ann burst cluster) before the wait"
+# burst by PriorityClass name (--burst-priority-class urgent): at once
+job hurry 1 8 1s | sed 's/restartPolicy: Never/restartPolicy: Never\n      priorityClassName: urgent/' >"$T/u.yaml"
+job nocls 1 1 1s | sed 's/restartPolicy: Never/restartPolicy: Never\n      priorityClassName: nosuch/' >>"$T/u.yaml"
+h apply -f "$T/u.yaml"
+wait_for hurry-to-cloud 15 ann_is hurry cluster cloud
+wait_for nocls-waits 25 cond_is nocls Dispatched reason UnknownPriorityClass
+has nocls-why "$(cond nocls Dispatched message >"$T/m"; echo "$T/m")" "PriorityClass nosuch does not exist on the hub"
+[ "$(($(date +%s) - t0))" -ge 5 ] || [ "$(ann burst cluster)" = "" ] && ok ||
+	bad "burst went to $(ann burst cluster) before the wait"
+h delete job nocls
 wait_for burst-to-cloud 60 ann_is burst cluster cloud
 dt=$(($(date +%s) - t0))
 [ "$dt" -ge 5 ] && ok || bad "burst after ${dt}s, before the 6 s wait"
@@ -245,9 +299,16 @@ wait_for kill-complete 600 all_done k- 100
 where 'k-.*' | sort >"$T/where"
 [ "$(wc -l <"$T/where")" -eq 100 ] && ok || bad "kill -9: $(wc -l <"$T/where") copies for 100 jobs"
 [ -z "$(uniq -d "$T/where")" ] && ok || bad "kill -9: on two clusters: $(uniq -d "$T/where" | head -3)"
-gens=$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o \
-	'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-generation}{"\n"}{end}' | sort -u | tr '\n' ' ')
-[ "$gens" = "1 " ] && ok || bad "kill -9: generations $gens (a job was dispatched twice)"
+# every job was dispatched once (generation 1), unless a record's answer
+# was lost (a timeout under load: that record may have been written, so
+# the next dispatch takes the next generation; no copy was made for it)
+"$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o \
+	'jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.muster\.io/dispatch-generation}{"\n"}{end}' >"$T/gens"
+twice=""
+while read -r name gen; do
+	[ "$gen" = 1 ] || grep -q "job default/$name: annotations: HTTP" "$T/d.log" || twice="$twice $name:$gen"
+done <"$T/gens"
+[ -z "$twice" ] && ok || bad "kill -9: dispatched twice:$twice"
 
 # --- a job that never starts is withdrawn after --start-timeout ---------------
 job never 1 8 1s "" nobody >"$T/n.yaml"; h apply -f "$T/n.yaml"
@@ -294,7 +355,7 @@ grep -q "stale copy default/lost" "$T/d.log" && ok || bad "no stale copy deleted
 h delete job lost
 
 # --- leader election: a standby waits, and takes over on SIGTERM ------------
-"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --interval 100ms --id d2 \
+"$M" dispatch --kubeconfig "$T/hub-muster-dispatch.kc" --interval 100ms --id d2 \
 	--lease-namespace muster-system --lease-duration 4s --retry-period 1s >"$T/d2.out" 2>"$T/d2.log" &
 D2PID=$!; PIDS="$PIDS $D2PID"
 sleep 2
@@ -305,7 +366,23 @@ leads() { grep -q "dispatching for" "$T/d2.log"; }
 wait_for standby-takes-over 50 leads
 job after 1 1 1s >"$T/x.yaml"; h apply -f "$T/x.yaml"
 wait_for standby-dispatches 100 ann_is after dispatch-phase Succeeded
+# fencing: the record carries d2's term; a write under d1's is refused
+case "$(ann after lease-term)" in muster-system/muster-dispatch:d2:*) ok ;; *) bad "term: $(ann after lease-term)" ;; esac
+expect fenced 1 h patch job after --type=merge -p \
+	'{"metadata":{"annotations":{"muster.io/lease-term":"muster-system/muster-dispatch:d1:0"}}}'
+has fenced-why "$T/out" "fenced: made under lease muster-system/muster-dispatch term 0 of d1"
+expect current-term 0 h patch job after --type=merge -p \
+	"{\"metadata\":{\"annotations\":{\"muster.io/lease-term\":\"$(ann after lease-term)\"}}}"
 kill "$D2PID"; wait "$D2PID" 2>/dev/null
 cat "$T/d2.log" >>"$T/d.log"
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
+hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
+hasnt "no 403 for the agent" "$T/agent.log" "HTTP 403\|forbidden"
+# the Deployments run what the CLI has
+for f in dispatch-deployment dispatch-agent-deployment; do
+	for a in $(sed -n 's/^ *- \(--[a-z-]*\).*/\1/p' "$ROOT/deploy/$f.yaml"); do
+		{ "$M" dispatch --help 2>&1; "$M" dispatch agent --help 2>&1; } | grep -q -- "  $a" &&
+			ok || bad "$f.yaml: $a is not an option of muster dispatch"
+	done
+done
 done_

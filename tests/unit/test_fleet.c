@@ -293,6 +293,39 @@ static void test_burst_after_wait_or_priority(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* The daemon lowers the burst priority when it reads the burst
+ * PriorityClass's value (--burst-priority-class): a job that waited for
+ * the burst wait is tried again at once (the epoch moved). */
+static void test_burst_priority_set(mu_t_t *t)
+{
+	mu_fleet_config_t cfg;
+	mu_fleet_config_defaults(&cfg);
+	mu_fleet_t *f = fleet3(&cfg);
+	mu_podset_spec_t p1, p2, p3;
+	mu_job_spec_t fb = job("fill-big", "team", &p1, 8, 8);
+	mu_job_spec_t fs = job("fill-small", "team", &p2, 2, 8);
+	mu_job_spec_t w = job("waiter", "team", &p3, 1, 8);
+	fb.priority = fs.priority = 100; /* the fills go first */
+	w.priority = 50;
+	mu_fleet_job_spec_t s1 = {.job = &fb}, s2 = {.job = &fs}, s3 = {.job = &w};
+	mu_id_t i3;
+	mu_fleet_job_submit(f, &s1, 0, NULL);
+	mu_fleet_job_submit(f, &s2, 0, NULL);
+	mu_fleet_job_submit(f, &s3, 0, &i3);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, why(f, i3), MU_FW_BURST_WAIT);
+	mu_fleet_set_burst_priority(f, 51);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 1, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, i3), -1);
+	mu_fleet_set_burst_priority(f, 50);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 2, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, i3), mu_fleet_cluster_find(f, "cloud"));
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 static void test_selector_and_locality(mu_t_t *t)
 {
 	mu_fleet_t *f;
@@ -529,6 +562,7 @@ int main(void)
 	MU_RUN(&t, test_gang_goes_where_it_fits);
 	MU_RUN(&t, test_fits_nowhere_holds_nothing);
 	MU_RUN(&t, test_burst_after_wait_or_priority);
+	MU_RUN(&t, test_burst_priority_set);
 	MU_RUN(&t, test_selector_and_locality);
 	MU_RUN(&t, test_queue_limit_cap_and_share);
 	MU_RUN(&t, test_requeue_and_lost_cluster);
