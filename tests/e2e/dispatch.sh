@@ -108,7 +108,10 @@ cond_is() { [ "$(cond "$1" "$2" "$3")" = "$4" ]; }
 sa_kc() {
 	tok=$("$KC" --kubeconfig "$T/$1/kubeconfig" create token "$2" -n muster-system 2>"$T/err") ||
 		{ bad "token for $2 on $1: $(cat "$T/err")"; return 1; }
-	sed "s/^    token: .*/    token: $tok/" "$T/$1/kubeconfig" >"$T/$1-$2.kc"
+	# the service account's token instead of the admin client certificate
+	# (kubectl sends both when it has both, and the certificate wins)
+	sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $tok/" \
+		-e "s/^    token: .*/    token: $tok/" "$T/$1/kubeconfig" >"$T/$1-$2.kc"
 }
 dispatcher() {
 	"$M" dispatch --kubeconfig "$T/hub-muster-dispatch.kc" --interval 100ms --burst-after 6s \
