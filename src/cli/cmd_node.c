@@ -1,7 +1,7 @@
 /*
  * cmd_node.c - `muster node fail|recover NAME [--kubeconfig FILE]`: injects
  * a failure into (or recovers) a simulated node of `muster up`, over HTTPS
- * with the kubeconfig's CA and token (libcurl).
+ * with the kubeconfig's CA and client certificate or token (libcurl).
  *
  * It PATCHes the node's muster.io/node-state annotation; the simulated
  * kubelet then marks the node NotReady with the unreachable taints and
@@ -25,7 +25,7 @@ static void node_usage(FILE *f)
 	      "Fails or recovers a simulated node of `muster up`: a failed node turns\n"
 	      "NotReady, gets the node.kubernetes.io/unreachable taints, and its pods fail.\n"
 	      "\n"
-	      "  --kubeconfig FILE  the server, its CA and token (default $KUBECONFIG, else\n"
+	      "  --kubeconfig FILE  the server, its CA, client certificate or token (default $KUBECONFIG, else\n"
 	      "                     ./muster-data/kubeconfig, which `muster up` writes)\n"
 	      "  --server URL       another server address than the kubeconfig's\n"
 	      "  --token TOKEN      another bearer token than the kubeconfig's\n",
@@ -62,6 +62,21 @@ static long patch(const mu_kube_config_t *c, const char *path, const char *body,
 		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
 	else if (c->ca_file)
 		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+	/* the client certificate of the kubeconfig, as muster up writes it */
+	struct curl_blob cert = {c->cert_pem, c->cert_pem ? strlen(c->cert_pem) : 0, CURL_BLOB_COPY};
+	struct curl_blob key = {c->key_pem, c->key_pem ? strlen(c->key_pem) : 0, CURL_BLOB_COPY};
+	if (c->cert_pem) {
+		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
+		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+	} else if (c->cert_file) {
+		curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
+	}
+	if (c->key_pem) {
+		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
+		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+	} else if (c->key_file) {
+		curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
+	}
 	if (c->insecure) {
 		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);

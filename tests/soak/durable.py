@@ -40,6 +40,9 @@ def conf(kc):
                 server = line.split(None, 1)[1]
             elif line.startswith("token:"):
                 token = line.split(None, 1)[1]
+    if token is None:  # the kubeconfig has a client certificate: the admin token file
+        with open(os.path.join(os.path.dirname(kc), "token")) as f:
+            token = f.read().strip()
     host, port = server.split("://", 1)[1].rsplit(":", 1)
     return host, int(port), token
 
