@@ -269,22 +269,27 @@ static void reconcile_pod(mu__claimctl_t *cc, const char *ns, const char *name)
 
 /* --- claims: reservedFor, deallocation, deletion ------------------------ */
 
-/* Whether a pod reservation still counts: the pod exists with that uid and
- * has not finished. */
-static bool pod_holds(mu__claimctl_t *cc, const char *ns, const json_t *ref)
+/* Whether pod ns/name is there (with uid, when given) and not finished. */
+static bool pod_live(mu__claimctl_t *cc, const char *ns, const char *name, const char *uid)
 {
-	const char *res = mu__jstr(ref, "resource"), *grp = mu__jstr(ref, "apiGroup");
-	if (!res || strcmp(res, "pods") || (grp && *grp))
-		return true; /* not a pod: someone else's to manage */
-	const char *name = mu__jstr(ref, "name"), *uid = mu__jstr(ref, "uid");
 	mu__obj_t *po = name ? mu__store_get(cc->s->store, MU__RT_PODS, ns, name) : NULL;
 	json_t *pod = po ? mu__obj_parse(po) : NULL;
 	mu__obj_unref(po);
 	const char *pu = mu__jstr(pod, "metadata.uid"), *ph = mu__jstr(pod, "status.phase");
-	bool holds = pod && (!uid || (pu && !strcmp(pu, uid))) &&
-		     !(ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")));
+	bool live = pod && (!uid || (pu && !strcmp(pu, uid))) &&
+		    !(ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")));
 	json_decref(pod);
-	return holds;
+	return live;
+}
+
+/* Whether a reservation still counts: another kind's is someone else's to
+ * manage; a pod's while the pod lives. */
+static bool pod_holds(mu__claimctl_t *cc, const char *ns, const json_t *ref)
+{
+	const char *res = mu__jstr(ref, "resource"), *grp = mu__jstr(ref, "apiGroup");
+	if (!res || strcmp(res, "pods") || (grp && *grp))
+		return true;
+	return pod_live(cc, ns, mu__jstr(ref, "name"), mu__jstr(ref, "uid"));
 }
 
 /* Removes the reservations in ctx (an array) from the current version of
@@ -356,13 +361,7 @@ static void reconcile_claim(mu__claimctl_t *cc, const char *ns, const char *name
 			json_array_append(drop, r);
 	size_t left = json_array_size(rf) - json_array_size(drop);
 	const json_t *own = maker(claim);
-	bool gone_owner = false;
-	if (own) {
-		json_t *ref = json_pack("{s:s,s:s?,s:s?}", "resource", "pods", "name", mu__jstr(own, "name"),
-					"uid", mu__jstr(own, "uid"));
-		gone_owner = !pod_holds(cc, ns, ref);
-		json_decref(ref);
-	}
+	bool gone_owner = own && !pod_live(cc, ns, mu__jstr(own, "name"), mu__jstr(own, "uid"));
 	bool change = json_array_size(drop) || (!left && mu__jget(claim, "status.allocation"));
 	mu__wtx_t *tx;
 	mu__store_begin(cc->s->store, &tx);

@@ -21,6 +21,7 @@
 #include "muster/cel.h"
 #include "muster/dra.h"
 #include "muster/error.h"
+#include "muster/jpath.h"
 #include "muster/resource.h"
 
 #define MAX_ATTRS 64
@@ -78,31 +79,10 @@ typedef struct alloc {
 	size_t len;
 } alloc_t;
 
-static const json_t *jget(const json_t *o, const char *path)
-{
-	char key[64];
-	while (o && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof key)
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path += n + (dot != NULL);
-	}
-	return o;
-}
-
-static const char *jstr(const json_t *o, const char *path)
-{
-	return json_string_value(jget(o, path));
-}
-
 const char *mu_dra_claim_node(const json_t *c)
 {
-	const json_t *v = jget(c, "status.allocation.nodeSelector.nodeSelectorTerms");
-	v = json_array_get(jget(json_array_get(v, 0), "matchFields"), 0);
+	const json_t *v = mu__jget(c, "status.allocation.nodeSelector.nodeSelectorTerms");
+	v = json_array_get(mu__jget(json_array_get(v, 0), "matchFields"), 0);
 	return json_string_value(json_array_get(json_object_get(v, "values"), 0));
 }
 
@@ -119,8 +99,8 @@ static pool_t *pool_of(alloc_t *a, const char *drv, const char *name)
 /* Whether slice s is read for this node: its own, or allNodes. */
 static bool on_node(const alloc_t *a, const json_t *s)
 {
-	const char *sn = jstr(s, "spec.nodeName");
-	return json_is_true(jget(s, "spec.allNodes")) || (sn && !strcmp(sn, a->node));
+	const char *sn = mu__jstr(s, "spec.nodeName");
+	return json_is_true(mu__jget(s, "spec.allNodes")) || (sn && !strcmp(sn, a->node));
 }
 
 /* Whether a device (driver, pool, name) is in an allocation's results. */
@@ -129,7 +109,7 @@ static bool in_results(const json_t *results, const char *drv, const char *pool,
 	size_t i;
 	json_t *r;
 	json_array_foreach(results, i, r) {
-		const char *x = jstr(r, "driver"), *y = jstr(r, "pool"), *z = jstr(r, "device");
+		const char *x = mu__jstr(r, "driver"), *y = mu__jstr(r, "pool"), *z = mu__jstr(r, "device");
 		if (x && y && z && !strcmp(x, drv) && !strcmp(y, pool) && !strcmp(z, dev))
 			return true;
 	}
@@ -143,14 +123,14 @@ static bool taken_by_other(const alloc_t *a, const char *drv, const char *pool, 
 	json_t *c;
 	json_array_foreach(a->v->claims, i, c) {
 		bool ours = false;
-		const char *cn = jstr(c, "metadata.name"), *cs = jstr(c, "metadata.namespace");
+		const char *cn = mu__jstr(c, "metadata.name"), *cs = mu__jstr(c, "metadata.namespace");
 		for (size_t k = 0; k < a->nclaims && !ours && cn; k++) {
-			const char *kn = jstr(a->claims[k], "metadata.name");
-			const char *ks = jstr(a->claims[k], "metadata.namespace");
+			const char *kn = mu__jstr(a->claims[k], "metadata.name");
+			const char *ks = mu__jstr(a->claims[k], "metadata.namespace");
 			ours = kn && !strcmp(kn, cn) && ((!ks && !cs) || (ks && cs && !strcmp(ks, cs))) &&
-			       !jget(a->claims[k], "status.allocation");
+			       !mu__jget(a->claims[k], "status.allocation");
 		}
-		if (!ours && in_results(jget(c, "status.allocation.devices.results"), drv, pool, dev))
+		if (!ours && in_results(mu__jget(c, "status.allocation.devices.results"), drv, pool, dev))
 			return true;
 	}
 	return false;
@@ -166,10 +146,10 @@ static int pools_read(alloc_t *a)
 	if (!a->pools)
 		return MU_ENOMEM;
 	json_array_foreach(a->v->slices, i, s) {
-		const char *drv = jstr(s, "spec.driver"), *pn = jstr(s, "spec.pool.name");
+		const char *drv = mu__jstr(s, "spec.driver"), *pn = mu__jstr(s, "spec.pool.name");
 		if (!drv || !pn || !on_node(a, s))
 			continue;
-		json_int_t gen = json_integer_value(jget(s, "spec.pool.generation"));
+		json_int_t gen = json_integer_value(mu__jget(s, "spec.pool.generation"));
 		pool_t *p = pool_of(a, drv, pn);
 		if (!p) {
 			p = &a->pools[a->npools++];
@@ -179,29 +159,29 @@ static int pools_read(alloc_t *a)
 			*p = (pool_t){.driver = drv, .name = pn, .gen = gen};
 		if (gen == p->gen) {
 			p->slices++;
-			p->want = (long)json_integer_value(jget(s, "spec.pool.resourceSliceCount"));
-			nd += json_array_size(jget(s, "spec.devices"));
+			p->want = (long)json_integer_value(mu__jget(s, "spec.pool.resourceSliceCount"));
+			nd += json_array_size(mu__jget(s, "spec.devices"));
 		}
 	}
 	a->devs = calloc(nd + 1, sizeof *a->devs);
 	if (!a->devs)
 		return MU_ENOMEM;
 	json_array_foreach(a->v->slices, i, s) {
-		const char *drv = jstr(s, "spec.driver"), *pn = jstr(s, "spec.pool.name");
+		const char *drv = mu__jstr(s, "spec.driver"), *pn = mu__jstr(s, "spec.pool.name");
 		pool_t *p = drv && pn && on_node(a, s) ? pool_of(a, drv, pn) : NULL;
-		if (!p || json_integer_value(jget(s, "spec.pool.generation")) != p->gen)
+		if (!p || json_integer_value(mu__jget(s, "spec.pool.generation")) != p->gen)
 			continue;
 		size_t k;
 		json_t *d;
-		json_array_foreach(jget(s, "spec.devices"), k, d) {
-			const char *dn = jstr(d, "name");
+		json_array_foreach(mu__jget(s, "spec.devices"), k, d) {
+			const char *dn = mu__jstr(d, "name");
 			if (!dn)
 				continue;
 			for (int j = 0; j < a->ndevs && !p->dup; j++)
 				if (!strcmp(a->devs[j].pool, pn) && !strcmp(a->devs[j].driver, drv) &&
 				    !strcmp(a->devs[j].name, dn))
 					p->dup = dn;
-			a->devs[a->ndevs++] = (adev_t){drv, pn, dn, d, !json_is_true(jget(s, "spec.allNodes")),
+			a->devs[a->ndevs++] = (adev_t){drv, pn, dn, d, !json_is_true(mu__jget(s, "spec.allNodes")),
 						       taken_by_other(a, drv, pn, dn), false};
 		}
 	}
@@ -220,7 +200,7 @@ static void cel_device(const char *drv, const json_t *d, mu_cel_attr_t *at, mu_c
 	json_t *x;
 	*out = (mu_cel_device_t){.driver = drv, .attrs = at, .caps = cp};
 	for (int pass = 0; pass < 2; pass++) {
-		json_object_foreach((json_t *)jget(d, pass ? "basic.capacity" : "basic.attributes"), k, x) {
+		json_object_foreach(mu__jget(d, pass ? "basic.capacity" : "basic.attributes"), k, x) {
 			size_t *n = pass ? &out->ncaps : &out->nattrs;
 			mu_cel_attr_t *at1 = pass ? &cp[*n] : &at[*n];
 			bool q = strchr(k, '/') != NULL;
@@ -231,7 +211,7 @@ static void cel_device(const char *drv, const json_t *d, mu_cel_attr_t *at, mu_c
 			used += (size_t)w + 1;
 			const json_t *v;
 			if (pass) {
-				const char *qs = jstr(x, "value");
+				const char *qs = mu__jstr(x, "value");
 				if (!qs || mu_quantity_parse(qs, 1000, &at1->i) != MU_OK)
 					continue;
 				at1->type = MU_CEL_QUANTITY;
@@ -267,7 +247,7 @@ static int selectors_pass(alloc_t *a, const json_t *sels, const adev_t *d, const
 	size_t i;
 	json_t *s;
 	json_array_foreach(sels, i, s) {
-		const char *x = jstr(s, "cel.expression");
+		const char *x = mu__jstr(s, "cel.expression");
 		if (!x) {
 			snprintf(a->msg, a->len, "%s: a selector without cel.expression is not supported", what);
 			return -1;
@@ -288,7 +268,7 @@ static const json_t *class_of(const alloc_t *a, const char *name)
 	size_t i;
 	json_t *c;
 	json_array_foreach(a->v->classes, i, c) {
-		const char *n = jstr(c, "metadata.name");
+		const char *n = mu__jstr(c, "metadata.name");
 		if (n && !strcmp(n, name))
 			return c;
 	}
@@ -299,7 +279,7 @@ static const json_t *class_of(const alloc_t *a, const char *name)
  * class's and its own selectors.  MU_OK, MU_ENOENT (no class), MU_EINVAL. */
 static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out, int *n)
 {
-	const char *cls = jstr(rq, "deviceClassName");
+	const char *cls = mu__jstr(rq, "deviceClassName");
 	*out = NULL;
 	*n = 0;
 	if (!cls || !*cls) {
@@ -320,7 +300,7 @@ static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out,
 	if (!*out)
 		return MU_ENOMEM;
 	for (int i = 0; i < a->ndevs; i++) {
-		int ok = selectors_pass(a, jget(dc, "spec.selectors"), &a->devs[i], what);
+		int ok = selectors_pass(a, mu__jget(dc, "spec.selectors"), &a->devs[i], what);
 		if (ok > 0)
 			ok = selectors_pass(a, json_object_get(rq, "selectors"), &a->devs[i], what);
 		if (ok < 0)
@@ -354,11 +334,11 @@ static int claim_cons(alloc_t *a, int ci, int *base)
 	*base = a->ncons;
 	size_t i;
 	json_t *k;
-	json_array_foreach(jget(claim, "spec.devices.constraints"), i, k) {
-		const char *attr = jstr(k, "matchAttribute");
+	json_array_foreach(mu__jget(claim, "spec.devices.constraints"), i, k) {
+		const char *attr = mu__jstr(k, "matchAttribute");
 		if (!attr) {
 			snprintf(a->msg, a->len, "claim %s: constraint %zu: only matchAttribute is supported",
-				 jstr(claim, "metadata.name"), i);
+				 mu__jstr(claim, "metadata.name"), i);
 			return MU_EINVAL;
 		}
 		if (a->ncons == MAX_CONS) {
@@ -375,9 +355,9 @@ static int claim_cons(alloc_t *a, int ci, int *base)
 static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 {
 	const json_t *claim = a->claims[ci];
-	const char *rn = jstr(rq, "name"), *mode = jstr(rq, "allocationMode");
+	const char *rn = mu__jstr(rq, "name"), *mode = mu__jstr(rq, "allocationMode");
 	char what[300];
-	snprintf(what, sizeof what, "claim %s, request %s", jstr(claim, "metadata.name"), rn ? rn : "?");
+	snprintf(what, sizeof what, "claim %s, request %s", mu__jstr(claim, "metadata.name"), rn ? rn : "?");
 	int *cand, ncand, rc = candidates(a, rq, what, &cand, &ncand);
 	if (rc) {
 		free(cand);
@@ -424,7 +404,7 @@ static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 			      .chosen = -1};
 		size_t j;
 		json_t *c;
-		json_array_foreach(jget(claim, "spec.devices.constraints"), j, c)
+		json_array_foreach(mu__jget(claim, "spec.devices.constraints"), j, c)
 			if (covers(c, rn))
 				s->cons[s->ncons++] = cbase + (int)j;
 	}
@@ -438,7 +418,7 @@ static const json_t *attr_of(const adev_t *d, const char *qn)
 	const char *k;
 	json_t *x;
 	size_t dl = strlen(d->driver);
-	json_object_foreach((json_t *)jget(d->obj, "basic.attributes"), k, x) {
+	json_object_foreach(mu__jget(d->obj, "basic.attributes"), k, x) {
 		if (!strcmp(k, qn))
 			return x;
 		if (!strchr(k, '/') && !strncmp(qn, d->driver, dl) && qn[dl] == '/' && !strcmp(qn + dl + 1, k))
@@ -520,7 +500,7 @@ static json_t *result_of(const alloc_t *a, int ci)
 			continue;
 		const adev_t *d = &a->devs[s->chosen];
 		local |= d->local;
-		json_array_append_new(results, json_pack("{s:s?,s:s,s:s,s:s}", "request", jstr(s->req, "name"),
+		json_array_append_new(results, json_pack("{s:s?,s:s,s:s,s:s}", "request", mu__jstr(s->req, "name"),
 							 "driver", d->driver, "pool", d->pool, "device", d->name));
 	}
 	json_t *al = json_pack("{s:{s:o,s:[]}}", "devices", "results", results, "config");
@@ -536,10 +516,10 @@ static int slots_make(alloc_t *a)
 {
 	for (size_t ci = 0; ci < a->nclaims; ci++) {
 		const json_t *c = a->claims[ci];
-		if (jget(c, "status.allocation")) {
+		if (mu__jget(c, "status.allocation")) {
 			const char *at = mu_dra_claim_node(c);
 			if (at && strcmp(at, a->node)) {
-				snprintf(a->msg, a->len, "claim %s is allocated on %s", jstr(c, "metadata.name"), at);
+				snprintf(a->msg, a->len, "claim %s is allocated on %s", mu__jstr(c, "metadata.name"), at);
 				return MU_ENOENT;
 			}
 			continue;
@@ -547,7 +527,7 @@ static int slots_make(alloc_t *a)
 		int cbase, rc = claim_cons(a, (int)ci, &cbase);
 		size_t i;
 		json_t *rq;
-		json_array_foreach(rc ? NULL : jget(c, "spec.devices.requests"), i, rq)
+		json_array_foreach(rc ? NULL : mu__jget(c, "spec.devices.requests"), i, rq)
 			if ((rc = request_slots(a, (int)ci, rq, cbase)))
 				break;
 		if (rc)
@@ -573,7 +553,7 @@ static void short_msg(alloc_t *a)
 	for (int k = 0; k < f->ncand; k++)
 		free_ += !a->devs[f->cand[k]].taken;
 	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s",
-		 jstr(a->claims[s->claim], "metadata.name"), jstr(s->req, "name") ? jstr(s->req, "name") : "?",
+		 mu__jstr(a->claims[s->claim], "metadata.name"), mu__jstr(s->req, "name") ? mu__jstr(s->req, "name") : "?",
 		 free_, want, a->node, free_ >= want ? " (taken by the claims' other requests or "
 		 "refused by a constraint)" : "");
 }
@@ -601,8 +581,8 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 	if (!rc) {
 		*plan = json_array();
 		for (size_t ci = 0; ci < n; ci++) {
-			const json_t *al = jget(claims[ci], "status.allocation");
-			json_array_append_new(*plan, json_pack("{s:s?,s:o}", "claim", jstr(claims[ci], "metadata.name"),
+			const json_t *al = mu__jget(claims[ci], "status.allocation");
+			json_array_append_new(*plan, json_pack("{s:s?,s:o}", "claim", mu__jstr(claims[ci], "metadata.name"),
 				"allocation", al ? json_deep_copy(al) : result_of(a, (int)ci)));
 		}
 	}
