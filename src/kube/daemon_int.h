@@ -135,6 +135,7 @@ typedef struct mu__kpod {
 	                         * label (nsel.c), or NULL */
 	char *dra_msg;          /* why its claims cannot be allocated, or NULL */
 	bool dra_refused;       /* ... because something is not supported: no retry */
+	uint32_t dra_round;     /* the retry round it was last tried in (state.c) */
 } mu__kpod_t;
 
 typedef enum mu__kgkind {
@@ -305,6 +306,7 @@ typedef struct mu__kd {
 	int64_t last_status;    /* mono ms of the last queue status pass */
 	bool dra_seen;          /* a pod with ResourceClaims was seen (dra.c) */
 	int64_t dra_retry_ms;   /* mono ms of the last DRA retry pass */
+	uint32_t dra_round;     /* the DRA retry round (from 1; pods start at 0) */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
@@ -600,7 +602,7 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod);
 bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
 /* Every 2 s: pods of ours whose claims could not be allocated (or whose
  * bind found the devices gone) are pinned again from p->dra, at most 32 a
- * pass, since devices free up when claims are deallocated.  O(pods). */
+ * pass in rounds (each waiting pod once a round), since devices free up when claims are deallocated.  O(pods). */
 void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms);
 
 #endif

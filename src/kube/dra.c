@@ -265,6 +265,8 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	p->dra = keep; /* the whole pod: a retry shapes it again */
 	pod = keep;
 	d->dra_seen = true;
+	if (!d->dra_round)
+		d->dra_round = 1; /* pods start at 0: due in the first round */
 	int rc = mu__kd_dra_allocate(d, pod, NULL, &node, &plan, msg, sizeof msg);
 	json_t *sel = json_object();
 	if (rc == MU_OK) {

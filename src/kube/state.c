@@ -404,6 +404,7 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 			json_decref(p->dra);
 			p->dra = json_deep_copy(obj);
 			d->dra_retry_ms = 0; /* at the next pass */
+			p->dra_round = 0;    /* whatever the round */
 		}
 	}
 	if (moved || !p->g)
@@ -978,7 +979,9 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 /* --- DRA retries ------------------------------------------------------------------- */
 
 /* One pod's retry (mu__kmap_each callback): pods of ours with claims that
- * could not be allocated, at most DRA_RETRY_MAX a pass (dra.c pins). */
+ * could not be allocated, at most DRA_RETRY_MAX a pass (dra.c pins).  A
+ * pod tried in the current round (p->dra_round) waits for the next, so
+ * that with more waiting pods than a pass takes, every one gets its turn. */
 #define DRA_RETRY_MAX 32
 static void retry_one(void *arg, void *val)
 {
@@ -987,9 +990,10 @@ static void retry_one(void *arg, void *val)
 	int *budget = a[1];
 	mu__kpod_t *p = val;
 	if (*budget <= 0 || !p->ours || !p->dra || !p->dra_msg || p->dra_refused || p->node || p->an_node ||
-	    p->deleting || p->terminal)
+	    p->deleting || p->terminal || p->dra_round == d->dra_round)
 		return;
 	(*budget)--;
+	p->dra_round = d->dra_round;
 	json_t *pinned = mu__kd_dra_pin(d, p, p->dra);
 	if (!p->dra_msg) { /* its claims fit somewhere now: shape it there */
 		mu__kshape_put(&d->shapes, p->shape);
@@ -1011,6 +1015,8 @@ void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
 	int budget = DRA_RETRY_MAX;
 	void *arg[2] = {d, &budget};
 	mu__kmap_each(&d->pods, retry_one, arg);
+	if (budget > 0) /* everyone waiting had a turn: a new round */
+		d->dra_round++;
 }
 
 /* --- lifecycle --------------------------------------------------------------------- */
