@@ -602,7 +602,8 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod);
 bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
 /* Every 2 s: pods of ours whose claims could not be allocated (or whose
  * bind found the devices gone) are pinned again from p->dra, at most 32 a
- * pass in rounds (each waiting pod once a round), since devices free up when claims are deallocated.  O(pods). */
+ * pass, in rounds (each waiting pod once a round), since devices free up
+ * when claims are deallocated.  O(pods). */
 void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms);
 
 #endif
