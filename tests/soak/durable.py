@@ -178,7 +178,8 @@ def main():
             full_for = rnd.uniform(0.3, 2.0)
             kill_full = rnd.random() < 0.5
             time.sleep(full_for if kill_full else full_for)
-            if not kill_full:
+            if not kill_full and os.path.exists(filler):
+                # fallocate finds nothing to take when the disk is already full
                 os.unlink(filler)
                 time.sleep(rnd.uniform(0.2, 1.0))
             proc[0].send_signal(signal.SIGKILL)
