@@ -1011,17 +1011,21 @@ int mu__resv_settle(mu_engine_t *e)
 /* Owes blocked job jid a reservation.  A reservation only holds nodes
  * against jobs tried after it, so it is made lazily (mu__resv_settle()),
  * for the owed jobs in order while fewer than cfg.reservations were made:
- * as if each were made at once, since nothing changes in between. */
+ * as if each were made at once, since nothing changes in between.
+ * O(1) amortized. */
 static int resv_owe(mu_engine_t *e, int32_t jid)
 {
 	if (e->nresv >= e->cfg.reservations && !resv_by_service(&e->jobs[jid]))
 		return MU_OK;
-	for (int32_t i = 0; i < e->nowed; i++)
-		if (e->owed[i] == jid)
-			return MU_OK; /* owed already (cycle_owe_service) */
+	int32_t at = e->jobs[jid].owed_pos;
+	if (at >= 0 && at < e->nowed && e->owed[at] == jid)
+		return MU_OK; /* owed already (cycle_owe_service); O(1), as a
+			       * scan of the list made a cycle with many
+			       * blocked jobs quadratic */
 	int rc = mu__grow((void **)&e->owed, &e->owed_cap, e->nowed + 1, sizeof *e->owed);
 	if (rc)
 		return rc;
+	e->jobs[jid].owed_pos = e->nowed;
 	e->owed[e->nowed++] = jid;
 	return MU_OK;
 }

@@ -413,6 +413,8 @@ typedef struct mu__job {
 	mu_time_t expected_start;  /* valid while reserved (resv_stamp) */
 	uint64_t resv_stamp;       /* e->cycle_stamp when it got a
 	                            * reservation: reserved this cycle */
+	int32_t owed_pos;          /* its place in e->owed while owed (valid
+	                            * when e->owed[owed_pos] is it) */
 	int32_t backfill_for;      /* reservation it runs against, or -1 */
 	int32_t nbackfilled;       /* running jobs with backfill_for == it */
 	int32_t moves;
@@ -577,6 +579,9 @@ struct mu_engine {
 	uint64_t pgen_next;         /* last stamp given to a node's pgen */
 	struct mu__vsum *vsum;      /* per node: its victim summary (vsum.c) */
 	int32_t vsum_cap;
+	uint64_t victim_walks;      /* nodes whose pods the victim search
+	                             * walked (preempt.c gather()): a count
+	                             * that tests read (test_vsum.c) */
 	uint64_t work;              /* jobs visited by the walks over a
 	                             * queue's running or pending jobs (order,
 	                             * victim bounds, demand, ends, gangs'

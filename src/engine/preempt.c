@@ -81,7 +81,8 @@ typedef struct pctx {
 	mu_res_t need;      /* accounting of J's claim still unplaced */
 	int32_t need_pods;  /* pods J needs to start (or 1 to grow) */
 	bool gpu_dominant;
-	int dom;            /* dominant slot of the claim (mu__dom_slot) */
+	int dom;            /* dominant slots of the claim, a bit mask
+	                     * (mu__dom_slot) */
 	bool limit;         /* making room under J's queue's limit */
 	mu_time_t retry_at; /* when a victim refused for time turns eligible */
 	bool moving;        /* consolidation: victims are moved, not stopped */
@@ -421,6 +422,7 @@ static int gather(pctx_t *c, int32_t nid)
 		return rc;
 	uint64_t stamp = ++e->gather_stamp; /* tags this call's per-job counts */
 	mu_time_t min_start = INT64_MAX;
+	e->victim_walks++;
 	for (int32_t i = 0; i < n->npods; i++) {
 		int32_t vid = n->refs[i].job, pod = n->refs[i].pod;
 		mu__job_t *v = &e->jobs[vid];
@@ -774,8 +776,8 @@ static bool reclaim_refused(pctx_t *c, const mu__vsum_t *s)
 	if (e->cfg.reclaim_cooldown > 0 && q->last_reclaimed != MU_TIME_NONE &&
 	    c->now - q->last_reclaimed < e->cfg.reclaim_cooldown)
 		return false;
-	if (c->dom != MU_RES_GPU || s->gmin <= 0)
-		return false;
+	if (c->dom != 1 << MU_RES_GPU || s->gmin <= 0)
+		return false; /* only plain GPU claims (dom is a mask) */
 	lca_sides(e, j->queue, vq, &ja, &va);
 	mu_res_t unit;
 	memset(&unit, 0, sizeof unit);
