@@ -1220,12 +1220,108 @@ static int32_t aff_victim_node(pctx_t *c, mu__sclass_t *cls, const mu__podset_t 
 	return -1;
 }
 
+/* Limit fallback's fit tests per pod: sets of candidates tried for real. */
+#define LIMIT_FITS 64
+
+/* Limit fallback: evicts the candidates s[0..k) (whole jobs) and says
+ * where one more pod of J then lands: a node of class cls when J's path
+ * is under its limits and the pod fits there, else -1 (-2 on error).  The
+ * evictions are given back unless keep and a node was found.  O(their
+ * pods + one node search). */
+static int32_t limit_set_try(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
+			     const mu__scope_t *sc, const int32_t *s, int32_t k, bool keep)
+{
+	mu_engine_t *e = c->e;
+	int32_t mark = e->nevl;
+	for (int32_t i = 0; i < k; i++) {
+		const mu__job_t *v = &e->jobs[c->v[s[i]].job];
+		for (int32_t p = 0; p < v->npods; p++)
+			if (evict_pod(c, c->v[s[i]].job, p) != MU_OK)
+				return -2;
+	}
+	int32_t nid = limit_room(c, &ps->acct) ? mu__best_node_in(e, cls, ps, sc) : -1;
+	if ((!keep || nid < 0) && undo_evictions(c, mark) != MU_OK)
+		return -2;
+	return nid;
+}
+
+/* Offers candidates s[0..k) to the limit fallback: kept in best/bk/bc
+ * when cheaper than the best so far, under the limits once they leave (by
+ * arithmetic, free) and, at the cost of one of *budget's fit tests,
+ * leaving room for the pod on some node.  Returns -2 on error. */
+static int limit_offer(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
+		       const mu__scope_t *sc, const int32_t *s, int32_t k, int32_t *best,
+		       int32_t *bk, pcost_t *bc, int32_t *budget)
+{
+	mu_engine_t *e = c->e;
+	pcost_t cost = set_cost(c, s, k);
+	if (*bk > 0 && !cost_less(&cost, bc))
+		return MU_OK;
+	qdelta_t d[16];
+	int32_t nd = 0;
+	for (int32_t i = 0; i < k; i++) {
+		const mu__job_t *v = &e->jobs[c->v[s[i]].job];
+		delta_add(e, d, &nd, 16, v->queue, &v->acct_bound);
+	}
+	if (!claimant_within(c, -1, 2, &ps->acct, d, nd))
+		return MU_OK; /* still over a limit */
+	(*budget)--;
+	int32_t nid = limit_set_try(c, cls, ps, sc, s, k, false);
+	if (nid < -1)
+		return -2;
+	if (nid >= 0) {
+		memcpy(best, s, (size_t)k * sizeof *s);
+		*bk = k;
+		*bc = cost;
+	}
+	return MU_OK;
+}
+
+/* After the greedy prefix of the limit fallback made room (its evictions
+ * logged since mark, a job at a time): gives back, from the next-to-last
+ * evicted job down to the first (as Kueue's minimalPreemptions adds
+ * workloads back), every job without which the pod is still under the
+ * limits and fits a node.  Returns that node, or -2 on error.  O(victims
+ * x (their pods + one node search)). */
+static int32_t limit_reprieve(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
+			      const mu__scope_t *sc, int32_t mark)
+{
+	mu_engine_t *e = c->e;
+	int32_t b = e->nevl; /* the last job's entries [a, b) stay */
+	while (b > mark && e->evl[b - 1].job == e->evl[e->nevl - 1].job)
+		b--;
+	while (b > mark) {
+		int32_t a = b - 1, job = e->evl[a].job;
+		while (a > mark && e->evl[a - 1].job == job)
+			a--;
+		mu__job_t *v = &e->jobs[job];
+		for (int32_t i = a; i < b; i++)
+			if (mu__pod_bind(e, v, e->evl[i].pod, e->evl[i].was.node, &e->evl[i].was))
+				return -2;
+		if (limit_room(c, &ps->acct) && mu__best_node_in(e, cls, ps, sc) >= 0) {
+			memmove(&e->evl[a], &e->evl[b], (size_t)(e->nevl - b) * sizeof *e->evl);
+			e->nevl -= b - a; /* not needed: it stays */
+		} else {
+			for (int32_t i = a; i < b; i++)
+				mu__pod_release(e, v, e->evl[i].pod, false);
+		}
+		b = a;
+	}
+	int32_t nid = mu__best_node_in(e, cls, ps, sc);
+	return nid >= 0 ? nid : -2;
+}
+
 /* Limit mode, when no node-centric plan exists: the victims need not sit
- * where J lands.  Evicts J's queue's candidates (whole jobs, lower
- * priority, in victim order) until one more pod of J is under the limit
- * and fits some node of class cls; returns that node, or -1 (the
- * evictions stay logged: the attempt's rollback undoes them).  O(queue's
- * running jobs x log + their pods + nodes per try). */
+ * where J lands.  Among J's queue's candidates (whole jobs of lower
+ * priority), finds the cheapest set (as node plans are costed: fewest
+ * jobs, then fewest GPUs, then the lowest priority) after which one more
+ * pod of J is under the limit and fits some node of class cls: every
+ * single candidate, then every pair, within LIMIT_FITS fit tests; else
+ * the greedy prefix in victim order made minimal (limit_reprieve()).
+ * Evicts it and returns that node, or -1 (the evictions stay logged: the
+ * attempt's rollback undoes them), -2 on error.  O(queue's running jobs x
+ * log + LIMIT_FITS x (pods of two jobs + a node search) + the prefix's
+ * jobs x (their pods + a node search)). */
 static int32_t limit_victims_anywhere(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
 				      const mu__scope_t *sc)
 {
@@ -1244,16 +1340,34 @@ static int32_t limit_victims_anywhere(pctx_t *c, mu__sclass_t *cls, const mu__po
 					   kind, 0, over_budget(v, -1)};
 	}
 	gather_sort(c);
+	int32_t nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV, budget = LIMIT_FITS;
+	int32_t s[2], best[2], bk = 0;
+	pcost_t bc = {0};
+	for (int32_t i = 0; i < nv && budget > 0; i++) {
+		s[0] = i;
+		if (limit_offer(c, cls, ps, sc, s, 1, best, &bk, &bc, &budget) != MU_OK)
+			return -2;
+	}
+	for (int32_t i = 0; i < nv && budget > 0 && !bk; i++)
+		for (int32_t j = i + 1; j < nv && budget > 0; j++) {
+			s[0] = i;
+			s[1] = j;
+			if (limit_offer(c, cls, ps, sc, s, 2, best, &bk, &bc, &budget) != MU_OK)
+				return -2;
+		}
+	if (bk) {
+		int32_t nid = limit_set_try(c, cls, ps, sc, best, bk, true);
+		if (nid != -1)
+			return nid;
+	}
+	int32_t mark = e->nevl;
 	for (int32_t k = 0; k < c->nv; k++) {
 		const mu__job_t *v = &e->jobs[c->v[k].job];
 		for (int32_t p = 0; p < v->npods; p++)
 			if ((rc = evict_pod(c, c->v[k].job, p)) != MU_OK)
 				return -2;
-		if (!limit_room(c, &ps->acct))
-			continue;
-		int32_t nid = mu__best_node_in(e, cls, ps, sc);
-		if (nid >= 0)
-			return nid;
+		if (limit_room(c, &ps->acct) && mu__best_node_in(e, cls, ps, sc) >= 0)
+			return limit_reprieve(c, cls, ps, sc, mark);
 	}
 	return -1;
 }
