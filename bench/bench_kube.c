@@ -16,18 +16,29 @@
  * With --backlog the scheduler starts only once every pod exists, so its
  * binds per second are measured on their own (draining the backlog).
  *
+ * With --scheduler PATH the daemon is not a thread but its own process,
+ * `PATH scheduler --kubeconfig K --no-leader-elect` (PATH is a muster
+ * binary, e.g. build/muster), so that its memory can be measured apart
+ * from the API server's: once every pod is bound (or the run gives up),
+ * the bench prints the process's resident set (VmRSS) and its peak (VmHWM)
+ * from /proc/PID/status, then stops it with SIGTERM.
+ *
  * Default: 1,000 nodes, 5,000 pods, 50 gangs (well under 2 minutes).
  * --full: 5,000 nodes, 50,000 pods, 500 gangs.  --nodes/--pods/--gangs N
  * override.  Every wait is bounded (the run gives up after --timeout s).
  * Prints one JSON line per figure.
  */
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <curl/curl.h>
 
 #include "kube/kube_int.h"
@@ -48,7 +59,13 @@ typedef struct bench {
 	volatile sig_atomic_t dstop;
 	mu_kube_opts_t o;
 	char err[512];
+	const char *exe;             /* --scheduler: a muster binary to spawn */
+	const char *kc;              /* the kubeconfig the spawned one reads */
+	const char *dir;             /* scratch directory (its log) */
+	pid_t pid;                   /* the spawned scheduler; 0 = none */
 } bench_t;
+
+extern char **environ;
 
 static double now_s(void)
 {
@@ -136,6 +153,63 @@ static void *daemon_thread(void *arg)
 	return NULL;
 }
 
+/* Starts the scheduler: a thread running mu_kube_run(), or with --scheduler
+ * the process `EXE scheduler --kubeconfig KC --no-leader-elect`, its output
+ * in DIR/scheduler.log.  Returns 0, or -1 when it could not start. */
+static int scheduler_start(bench_t *b, pthread_t *th)
+{
+	if (!b->exe)
+		return pthread_create(th, NULL, daemon_thread, b) ? -1 : 0;
+	char log[700];
+	snprintf(log, sizeof log, "%s/scheduler.log", b->dir);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	char *argv[] = {(char *)b->exe, "scheduler", "--kubeconfig", (char *)b->kc, "--no-leader-elect", NULL};
+	int rc = posix_spawn(&b->pid, b->exe, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		fprintf(stderr, "bench_kube: could not start %s: %s\n", b->exe, strerror(rc));
+		b->pid = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* The spawned scheduler's VmRSS and VmHWM (kB) from /proc/PID/status;
+ * -1 where not found. */
+static void scheduler_rss(const bench_t *b, long *rss, long *hwm)
+{
+	char path[64], line[256];
+	*rss = *hwm = -1;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)b->pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "VmRSS:", 6))
+			*rss = atol(line + 6);
+		else if (!strncmp(line, "VmHWM:", 6))
+			*hwm = atol(line + 6);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Stops the scheduler (SIGTERM to the process, or the thread's stop flag)
+ * and waits for it. */
+static void scheduler_stop(bench_t *b, pthread_t th)
+{
+	if (!b->exe) {
+		b->dstop = 1;
+		pthread_join(th, NULL);
+		return;
+	}
+	if (b->pid > 0) {
+		kill(b->pid, SIGTERM);
+		waitpid(b->pid, NULL, 0);
+	}
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -207,9 +281,11 @@ int main(int argc, char **argv)
 			b->gangs = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--timeout"))
 			timeout = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--scheduler"))
+			b->exe = argv[++i];
 		else {
 			fprintf(stderr, "usage: bench_kube [--full] [--backlog] [--nodes N] [--pods N] [--gangs N] "
-				"[--timeout S]\n");
+				"[--timeout S] [--scheduler MUSTER]\n");
 			return 2;
 		}
 	}
@@ -232,6 +308,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_kube: kubeconfig: %s\n", err);
 		return 1;
 	}
+	b->kc = kc;
+	b->dir = dir;
 	mu__kauth_init(&b->auth, &cfg);
 	mu_kube_opts_defaults(&b->o);
 	b->o.cfg = &cfg;
@@ -241,8 +319,8 @@ int main(int argc, char **argv)
 		b->o.workers = atoi(getenv("MUSTER_BENCH_WORKERS"));
 	b->o.stop = &b->dstop;
 	pthread_t dth, wth, cth[CREATORS];
-	if (!backlog)
-		pthread_create(&dth, NULL, daemon_thread, b);
+	if (!backlog && scheduler_start(b, &dth))
+		return 1;
 	pthread_create(&wth, NULL, watcher, b);
 	/* the gangs' PodGroups first, so that no gang pod waits for one */
 	mu__kc_t *c;
@@ -264,7 +342,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < CREATORS; i++)
 			pthread_join(cth[i], NULL);
 		dstart = now_s();
-		pthread_create(&dth, NULL, daemon_thread, b);
+		if (scheduler_start(b, &dth))
+			return 1;
 	}
 	while (atomic_load(&b->nbound) < b->total && now_s() - start < timeout) {
 		struct timespec ts = {0, 50000000L};
@@ -292,12 +371,18 @@ int main(int argc, char **argv)
 		latency(b, b->t_create, b->pods, b->total, "gang_create_to_bind");
 		latency(b, b->t_ack, 0, b->total, "created_to_bind");
 	}
+	if (b->exe) {
+		long rss, hwm;
+		scheduler_rss(b, &rss, &hwm);
+		printf("{\"bench\": \"kube_scheduler_rss\", \"nodes\": %d, \"pods\": %d, \"bound\": %d, "
+		       "\"rss_mb\": %.1f, \"peak_rss_mb\": %.1f}\n", b->nodes, b->total, nb, rss / 1024.0,
+		       hwm / 1024.0);
+	}
 	atomic_store(&b->stop, 1);
-	b->dstop = 1;
 	for (int i = 0; i < CREATORS && !backlog; i++)
 		pthread_join(cth[i], NULL);
 	pthread_join(wth, NULL);
-	pthread_join(dth, NULL);
+	scheduler_stop(b, dth);
 	mu__kauth_release(&b->auth);
 	mu_kube_config_release(&cfg);
 	mu_apiserver_stop(s);

@@ -261,13 +261,23 @@ int mu_engine_queue_upsert(mu_engine_t *e, const mu_queue_spec_t *q);
 int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *j, mu_time_t now,
 			 mu_id_t *id);
 /* A job's pods all finished (or it was deleted): its resources are freed and
- * the job leaves the engine.  Its id is not reused.  A running job's run
- * time feeds its queue's run-time history (the estimates of backfill). */
+ * the job leaves the engine.  Its id is not reused unless the caller hands
+ * it back with mu_engine_job_forget().  A running job's run time feeds its
+ * queue's run-time history (the estimates of backfill). */
 int mu_engine_job_finish(mu_engine_t *e, mu_id_t job, mu_time_t now);
 /* The same for a job taken out to be submitted again (its spec or its
  * members changed): its run so far is not a run time, and the history is
  * left alone.  MU_ENOENT, MU_ESTATE as mu_engine_job_finish(). */
 int mu_engine_job_withdraw(mu_engine_t *e, mu_id_t job, mu_time_t now);
+/* Hands back a finished (or withdrawn) job: its pod sets and its name are
+ * freed (the name may be submitted again), and its id is given to a later
+ * submit, so the job records follow the live jobs rather than every job
+ * ever submitted.  For callers that keep nothing by the id afterwards (the
+ * scheduler daemon does; the simulator keeps its records by id and does not
+ * call it).  After it mu_engine_job_info() answers MU_ENOENT for the id
+ * until it is reused.  MU_ENOENT when unknown or forgotten already,
+ * MU_ESTATE when not finished, MU_ENOMEM.  O(1) plus the job's pod sets. */
+int mu_engine_job_forget(mu_engine_t *e, mu_id_t job);
 
 /* --- Scheduling ---------------------------------------------------------- */
 
@@ -498,7 +508,7 @@ typedef struct mu_queue_info {
 	double decay_factors[MU_RES_MAX]; /* the factor per resource */
 } mu_queue_info_t;
 
-int32_t mu_engine_njobs(const mu_engine_t *e);   /* ids ever given */
+int32_t mu_engine_njobs(const mu_engine_t *e);   /* ids given (forgotten ones are given again) */
 int32_t mu_engine_nnodes(const mu_engine_t *e);
 int32_t mu_engine_nqueues(const mu_engine_t *e);
 int mu_engine_job_info(const mu_engine_t *e, mu_id_t job, mu_job_info_t *out);

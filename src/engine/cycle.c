@@ -1173,3 +1173,23 @@ int mu_engine_job_withdraw(mu_engine_t *e, mu_id_t jid, mu_time_t now)
 {
 	return job_end(e, jid, now, false);
 }
+
+int mu_engine_job_forget(mu_engine_t *e, mu_id_t jid)
+{
+	if (jid < 0 || jid >= e->njobs || e->jobs[jid].forgotten)
+		return MU_ENOENT;
+	mu__job_t *j = &e->jobs[jid];
+	if (j->state != MU_JOB_FINISHED)
+		return MU_ESTATE;
+	int rc = mu__grow((void **)&e->free_jobs, &e->free_jobs_cap, e->nfree_jobs + 1,
+			  sizeof *e->free_jobs);
+	if (rc)
+		return rc;
+	mu__job_unbuild(j);
+	mu__strmap_del(&e->job_names, j->name);
+	j->name = NULL;
+	j->npods = j->nbound = 0;
+	j->forgotten = true;
+	e->free_jobs[e->nfree_jobs++] = jid;
+	return MU_OK;
+}

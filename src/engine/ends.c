@@ -29,11 +29,13 @@ static int cmp_end(const void *a, const void *b)
 }
 
 /* Whether ev is still current: its pod is bound, its job running, and the
- * pod's end_id is ev's.  O(1). */
+ * pod's end_id is ev's (a forgotten job's id may have been given to a
+ * smaller job since: the pod index is checked too).  O(1). */
 bool mu__end_valid(const mu_engine_t *e, const mu__end_t *ev)
 {
 	const mu__job_t *v = &e->jobs[ev->job];
-	return v->state == MU_JOB_RUNNING && v->pods && v->pods[ev->pod].end_id == ev->id &&
+	return v->state == MU_JOB_RUNNING && v->pods && ev->pod < v->npods &&
+	       v->pods[ev->pod].end_id == ev->id &&
 	       v->pods[ev->pod].node >= 0;
 }
 

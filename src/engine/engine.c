@@ -129,6 +129,7 @@ void mu_engine_free(mu_engine_t *e)
 	}
 	free(e->pools);
 	free(e->maxwait);
+	free(e->free_jobs);
 	free(e->escres);
 	free(e->nodes);
 	free(e->queues);
@@ -202,7 +203,7 @@ int32_t mu_engine_nqueues(const mu_engine_t *e) { return e->nqueues; }
 
 int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 {
-	if (id < 0 || id >= e->njobs)
+	if (id < 0 || id >= e->njobs || e->jobs[id].forgotten)
 		return MU_ENOENT;
 	const mu__job_t *j = &e->jobs[id];
 	memset(out, 0, sizeof *out);

@@ -30,6 +30,9 @@ int32_t mu__strmap_get(const mu__strmap_t *m, const char *key);
 /* Sets key to val (copying key).  Returns the stored key copy or NULL on
  * OOM. */
 const char *mu__strmap_put(mu__strmap_t *m, const char *key, int32_t val);
+/* Removes key and frees its copy (backward shift, no tombstones); false
+ * when absent.  O(1) expected. */
+bool mu__strmap_del(mu__strmap_t *m, const char *key);
 
 /* Interned strings: id <-> string. */
 typedef struct mu__strtab {
@@ -362,7 +365,8 @@ typedef struct mu__podset {
 } mu__podset_t;
 
 typedef struct mu__job {
-	const char *name; /* owned by e->job_names */
+	const char *name; /* owned by e->job_names; NULL once forgotten */
+	bool forgotten;   /* finished and handed back (mu_engine_job_forget) */
 	int32_t queue;
 	int32_t priority;
 	int32_t eprio;       /* effective priority: order and preemption */
@@ -484,6 +488,8 @@ struct mu_engine {
 
 	mu__job_t *jobs;
 	int32_t njobs, jobs_cap;
+	int32_t *free_jobs;         /* forgotten job ids, reused by submit */
+	int32_t nfree_jobs, free_jobs_cap;
 
 	mu__sclass_t *classes;
 	int32_t nclasses, classes_cap;

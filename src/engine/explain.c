@@ -113,8 +113,8 @@ int mu_reason_format(const mu_engine_t *e, const mu_reason_t *r, char *buf,
 	size_t off = 0;
 	if (len)
 		buf[0] = '\0';
-	const char *other = r->blocked_by >= 0 && r->blocked_by < e->njobs ?
-		e->jobs[r->blocked_by].name : "?";
+	const char *other = r->blocked_by >= 0 && r->blocked_by < e->njobs &&
+		e->jobs[r->blocked_by].name ? e->jobs[r->blocked_by].name : "?";
 	switch (r->why) {
 	case MU_WHY_QUEUE_LIMIT:
 	case MU_WHY_OVER_QUOTA:

@@ -776,19 +776,32 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	int rc = mu__grow((void **)&e->jobs, &e->jobs_cap, e->njobs + 1, sizeof *e->jobs);
 	if (rc)
 		return rc;
-	int32_t jid = e->njobs;
-	if ((rc = mu__job_build(e, jid, s, now)) != MU_OK)
+	/* A forgotten id first: the records follow the live jobs. */
+	bool reuse = e->nfree_jobs > 0;
+	int32_t jid = reuse ? e->free_jobs[e->nfree_jobs - 1] : e->njobs;
+	mu__job_t keep = e->jobs[jid]; /* a forgotten record, if the build fails */
+	if ((rc = mu__job_build(e, jid, s, now)) != MU_OK) {
+		if (reuse)
+			e->jobs[jid] = keep;
 		return rc;
+	}
 	mu__job_t *j = &e->jobs[jid];
 	if (mu__strmap_get(&e->job_names, s->name) >= 0) {
 		mu__job_unbuild(j);
+		if (reuse)
+			e->jobs[jid] = keep;
 		return MU_EEXIST;
 	}
 	if (!(j->name = mu__strmap_put(&e->job_names, s->name, jid))) {
 		mu__job_unbuild(j);
+		if (reuse)
+			e->jobs[jid] = keep;
 		return MU_ENOMEM;
 	}
-	e->njobs++;
+	if (reuse)
+		e->nfree_jobs--;
+	else
+		e->njobs++;
 	if ((rc = mu__queue_pending_insert(e, jid)) != MU_OK)
 		return rc;
 	if (j->max_wait && (rc = mu__maxwait_note(e, jid)) != MU_OK)

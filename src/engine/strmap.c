@@ -1,8 +1,9 @@
 /*
  * strmap.c - a string -> int32 hash map with open addressing and linear
  * probing, and the string interning table built on it.  Keys are copied and
- * owned by the map.  Nothing is ever deleted: names of removed objects stay,
- * which keeps ids stable.
+ * owned by the map.  Names of removed nodes and queues stay, which keeps
+ * their ids stable; a job's name goes when the job is forgotten
+ * (mu__strmap_del, backward-shift deletion).
  */
 #include "engine/engine_int.h"
 
@@ -88,6 +89,35 @@ const char *mu__strmap_put(mu__strmap_t *m, const char *key, int32_t val)
 	m->vals[i] = val;
 	m->n++;
 	return k;
+}
+
+bool mu__strmap_del(mu__strmap_t *m, const char *key)
+{
+	if (!m->cap)
+		return false;
+	uint32_t mask = m->cap - 1, i = strmap_hash(key) & mask;
+	for (; m->keys[i]; i = (i + 1) & mask)
+		if (strcmp(m->keys[i], key) == 0)
+			break;
+	if (!m->keys[i])
+		return false;
+	free(m->keys[i]);
+	/* Shift later entries of the run back into the hole unless their
+	 * home slot lies cyclically in (hole, their slot]. */
+	for (uint32_t j = i;;) {
+		j = (j + 1) & mask;
+		if (!m->keys[j])
+			break;
+		uint32_t k = strmap_hash(m->keys[j]) & mask;
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->keys[i] = m->keys[j];
+		m->vals[i] = m->vals[j];
+		i = j;
+	}
+	m->keys[i] = NULL;
+	m->n--;
+	return true;
 }
 
 void mu__strtab_release(mu__strtab_t *t)

@@ -10,11 +10,17 @@
  *      the dirty groups with the engine, run mu_engine_cycle(), turn its
  *      decisions into writes;
  *   4. every 2 s, write Queue and PodGroup status that changed;
- *   5. answer a pending /explain question (metrics.c) from the engine.
+ *   5. answer a pending /explain question (metrics.c) from the engine;
+ *   6. after the first full list, then at most every TRIM_MS, give the
+ *      heap's free pages back to the system (malloc_trim): the lists'
+ *      jansson values are parsed on the reflectors' threads, so their
+ *      freed memory stays in those threads' malloc arenas otherwise.
  * It stops when *opts->stop is set (SIGTERM) or the lease is lost: the
  * reflectors stop, binds and evictions already decided are written, the
  * lease is released, and everything is freed.
  */
+#define _GNU_SOURCE /* malloc_trim */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +29,13 @@
 #include "kube/daemon_int.h"
 
 #define BATCH 4096
+/* Events the reflectors may queue ahead of the loop.  A list's pages are
+ * parsed faster than the loop takes them in: at 65,536 a re-list of 58,000
+ * pods sat in the queue whole, about 3 KB of jansson values each (most of
+ * the daemon's peak memory); a reflector waits while it is full. */
+#define EVQ_CAP 4096
+/* At most one malloc_trim() per TRIM_MS (it walks the free chunks). */
+#define TRIM_MS 30000
 
 void mu_kube_opts_defaults(mu_kube_opts_t *o)
 {
@@ -127,6 +140,10 @@ static void loop(mu__kd_t *d)
 			mu__kd_status(d);
 			d->last_status = mu__k_mono_ms();
 		}
+		if (!d->last_trim || mu__k_mono_ms() - d->last_trim >= TRIM_MS) {
+			malloc_trim(0);
+			d->last_trim = mu__k_mono_ms();
+		}
 	}
 	free(buf);
 }
@@ -194,7 +211,7 @@ int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	int rc = mu__kauth_init(&d->auth, o->cfg);
 	if (rc == MU_OK)
-		rc = mu__kq_init(&d->evq, 65536);
+		rc = mu__kq_init(&d->evq, EVQ_CAP);
 	if (rc == MU_OK)
 		rc = mu__kd_state_init(d);
 	if (rc == MU_OK)

@@ -116,6 +116,9 @@ void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now, bool done)
 	mu_job_info_t ji;
 	if (mu_engine_job_info(d->e, g->ej, &ji) == MU_OK && ji.state != MU_JOB_FINISHED)
 		(done ? mu_engine_job_finish : mu_engine_job_withdraw)(d->e, g->ej, now);
+	/* Nothing here keeps the id past this point: the engine may give it
+	 * to the next job, so its records follow the live pods. */
+	mu_engine_job_forget(d->e, g->ej);
 	d->ej_group[g->ej] = NULL;
 	g->ej = -1;
 	for (int32_t i = 0; i < g->nepods; i++)

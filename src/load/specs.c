@@ -16,6 +16,10 @@ struct mu_arena_block {
 	max_align_t align[]; /* the data */
 };
 
+/* Blocks start small and double up to MU__ARENA_BLOCK: a spec set of one
+ * pod (the scheduler daemon keeps one per pod shape, hundreds of them)
+ * holds about a kilobyte, not a 64 KB block. */
+#define MU__ARENA_FIRST 1024
 #define MU__ARENA_BLOCK (64 * 1024)
 
 void mu_arena_init(mu_arena_t *a)
@@ -34,14 +38,17 @@ void mu_arena_release(mu_arena_t *a)
 	memset(a, 0, sizeof *a);
 }
 
-/* O(1) amortized; a request larger than a block gets a block of its own. */
+/* O(1) amortized; a request larger than a block gets a block of its own.
+ * Each new block is twice the last (MU__ARENA_FIRST to MU__ARENA_BLOCK). */
 void *mu_arena_alloc(mu_arena_t *a, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
 	if (size == 0)
 		size = 16;
 	if (!a->head || a->size - a->used < size) {
-		size_t bsize = size > MU__ARENA_BLOCK ? size : MU__ARENA_BLOCK;
+		size_t grow = !a->head ? MU__ARENA_FIRST :
+			      a->size >= MU__ARENA_BLOCK / 2 ? MU__ARENA_BLOCK : a->size * 2;
+		size_t bsize = size > grow ? size : grow;
 		mu_arena_block_t *b = malloc(sizeof *b + bsize);
 		if (!b)
 			return NULL;

@@ -19,6 +19,11 @@
  * re-timed each cycle, and that must be done from the entries alone, not
  * by a look-up of each running job (which made the backlog shape's cycle
  * cost O(running pods) in random reads).
+ *
+ * Memory follows the live jobs (test_forget): over thousands of job
+ * lifetimes, an engine whose finished jobs are handed back with
+ * mu_engine_job_forget() keeps as many job records and names as jobs were
+ * live at once, and decides exactly as an engine that keeps them all.
  */
 #include <stdio.h>
 #include <string.h>
@@ -188,6 +193,133 @@ static void test_resv(mu_t_t *t)
 	CHECK(t, big <= small + 2);
 }
 
+/* --- forget: records follow the live jobs --------------------------------- */
+
+#define CHURN 6000 /* job lifetimes */
+#define LIVE 40    /* jobs live at once, at most (plus the one arriving) */
+
+/* The k-th job of the churn: 1 to 3 pods of 1 to 8 GPUs, so that some
+ * block and hold reservations while smaller ones go around them. */
+static int churn_submit(mu_engine_t *e, int k, mu_time_t now)
+{
+	char name[16];
+	snprintf(name, sizeof name, "c%06d", k);
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.replicas = 1 + k % 3;
+	ps.req.v[MU_RES_CPU] = 1000;
+	ps.req.v[MU_RES_MEM] = 1LL << 30;
+	ps.req.v[MU_RES_GPU] = 1 + (k * 7) % 8;
+	mu_job_spec_t j;
+	memset(&j, 0, sizeof j);
+	j.name = name;
+	j.queue = "q";
+	j.type = MU_JOB_BATCH;
+	j.runtime_estimate = (mu_time_t)(5 + k % 11) * S;
+	j.podsets = &ps;
+	j.npodsets = 1;
+	j.submit = now;
+	return mu_engine_job_submit(e, &j, now, NULL);
+}
+
+static mu_engine_t *churn_engine(void)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	mu_engine_t *e = NULL;
+	if (mu_engine_new(&cfg, &e) != MU_OK)
+		return NULL;
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	mu_engine_queue_upsert(e, &q);
+	for (int i = 0; i < 16; i++)
+		add_node(e, i);
+	return e;
+}
+
+/* Whether decisions a (of engine ea) and b (of eb) say the same, job
+ * names in place of ids. */
+static bool same_decisions(const mu_engine_t *ea, const mu_decisions_t *a,
+			   const mu_engine_t *eb, const mu_decisions_t *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const mu_decision_t *x = &a->v[i], *y = &b->v[i];
+		mu_job_info_t jx, jy;
+		if (mu_engine_job_info(ea, x->job, &jx) || mu_engine_job_info(eb, y->job, &jy) ||
+		    strcmp(jx.name, jy.name) || x->kind != y->kind || x->podset != y->podset ||
+		    x->pod != y->pod || x->node != y->node || x->gpus != y->gpus ||
+		    x->reason.why != y->reason.why)
+			return false;
+	}
+	return true;
+}
+
+/* CHURN jobs go through two engines, one step each: the oldest live job
+ * finishes once LIVE are live, one arrives, a cycle runs.  Engine a
+ * forgets every job it finishes; b keeps them.  Their decisions must be
+ * the same at every step, and a must end with at most LIVE + 1 records
+ * and names while b holds CHURN. */
+static void test_forget(mu_t_t *t)
+{
+	mu_engine_t *a = churn_engine(), *b = churn_engine();
+	mu_id_t live_a[CHURN], live_b[CHURN];
+	int head = 0, n = 0, same = 1, ok = 1, ran = 0;
+	mu_decisions_t da, db;
+	mu_decisions_init(&da);
+	mu_decisions_init(&db);
+	CHECK(t, a && b);
+	for (int k = 0; a && b && k < CHURN && ok && same; k++) {
+		mu_time_t now = (mu_time_t)k * S;
+		if (n - head >= LIVE) {
+			ok &= mu_engine_job_finish(a, live_a[head], now) == MU_OK &&
+			      mu_engine_job_forget(a, live_a[head]) == MU_OK &&
+			      mu_engine_job_finish(b, live_b[head], now) == MU_OK;
+			head++;
+		}
+		ok &= churn_submit(a, k, now) == MU_OK && churn_submit(b, k, now) == MU_OK;
+		char name[16];
+		snprintf(name, sizeof name, "c%06d", k);
+		live_a[n] = mu_engine_job_find(a, name);
+		live_b[n] = mu_engine_job_find(b, name);
+		n++;
+		da.n = db.n = 0;
+		ok &= mu_engine_cycle(a, now, &da) == MU_OK && mu_engine_cycle(b, now, &db) == MU_OK;
+		same = same_decisions(a, &da, b, &db);
+		if (!same)
+			fprintf(stderr, "forget: decisions differ at step %d\n", k);
+		ran = k + 1;
+	}
+	CHECK(t, ok && same && ran == CHURN);
+	if (a && b) {
+		if (a->njobs > LIVE + 1 || (int)a->job_names.n > LIVE + 1)
+			fprintf(stderr, "forget: %d job records and %u names kept after %d lifetimes "
+				"(at most %d live)\n", a->njobs, a->job_names.n, CHURN, LIVE + 1);
+		CHECK(t, a->njobs <= LIVE + 1);
+		CHECK(t, (int)a->job_names.n <= LIVE + 1);
+		CHECK(t, b->njobs == CHURN); /* without forget, every record stays */
+		/* a forgotten name may come again; an unknown or live id may not
+		 * be forgotten */
+		mu_job_info_t ji;
+		CHECK(t, mu_engine_job_find(a, "c000000") < 0);
+		CHECK(t, churn_submit(a, 0, (mu_time_t)CHURN * S) == MU_OK);
+		CHECK(t, churn_submit(b, 0, (mu_time_t)CHURN * S) == MU_EEXIST);
+		CHECK(t, mu_engine_job_forget(a, mu_engine_job_find(a, "c000000")) == MU_ESTATE);
+		CHECK(t, mu_engine_job_forget(a, -1) == MU_ENOENT);
+		mu_id_t last = live_a[n - 1];
+		CHECK(t, mu_engine_job_finish(a, last, (mu_time_t)CHURN * S) == MU_OK);
+		CHECK(t, mu_engine_job_forget(a, last) == MU_OK);
+		CHECK(t, mu_engine_job_forget(a, last) == MU_ENOENT);
+		CHECK(t, mu_engine_job_info(a, last, &ji) == MU_ENOENT);
+	}
+	mu_decisions_release(&da);
+	mu_decisions_release(&db);
+	mu_engine_free(a);
+	mu_engine_free(b);
+}
+
 static void test_priority(mu_t_t *t) { check_order(t, MU_ORDER_PRIORITY, false); }
 static void test_sjf(mu_t_t *t) { check_order(t, MU_ORDER_SJF, false); }
 static void test_las(mu_t_t *t) { check_order(t, MU_ORDER_LAS, false); }
@@ -203,5 +335,6 @@ int main(void)
 	MU_RUN(&t, test_jct);
 	MU_RUN(&t, test_fifo);
 	MU_RUN(&t, test_resv);
+	MU_RUN(&t, test_forget);
 	return mu_t_done(&t);
 }
