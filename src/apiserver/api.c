@@ -76,7 +76,7 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 		mu__crd_status(obj, NULL);
 	mu__validate(t, obj, NULL, e);
 	if (mu__crdtype(t))
-		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, obj, e);
+		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, obj, NULL, e);
 	return e->n ? MU_EINVAL : MU_OK;
 }
 
@@ -360,7 +360,7 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 		return MU__MUT_KEEP;
 	mu__validate(t, nw, old, e);
 	if (mu__crdtype(t))
-		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, nw, e);
+		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, nw, old, e);
 	if (e->n)
 		return MU_EINVAL;
 	if (json_object_get(md, "deletionTimestamp") && json_array_size(json_object_get(md, "finalizers")) == 0 &&
