@@ -105,6 +105,10 @@ has "explain type" "$T/out" "FIELD: size <integer>"
 expect "explain a built-in kind" 0 k explain pods.spec.containers.env
 has "explain list" "$T/out" "FIELD: env <[]EnvVar>"
 has "explain nested" "$T/out" "valueFrom	<EnvVarSource>"
+# the descriptions of the built-in kinds' fields, as kube-apiserver serves them
+expect "explain pod.spec" 0 k explain pod.spec
+has "model description" "$T/out" "PodSpec is a description of a pod."
+has "field description" "$T/out" "Optional duration in seconds the pod may be active on the node relative to"
 expect "openapi index" 0 k get --raw /openapi/v3
 has "index lists the CRD" "$T/out" '"apis/example.com/v1":{"serverRelativeURL":"/openapi/v3/apis/example.com/v1?hash='
 # CEL validation rules (x-kubernetes-validations) in muster's subset: self
@@ -212,6 +216,7 @@ has "v2 explain type" "$T/out" "FIELD:    size <integer>"
 expect "explain a built-in kind (v2)" 0 k explain pods.spec.containers --output plaintext-openapiv2
 has "v2 explain list" "$T/out" "RESOURCE: containers <[]Object>"
 has "v2 explain fields" "$T/out" "imagePullPolicy	<string>"
+has "v2 explain description" "$T/out" "List of containers belonging to the pod."
 
 # across a restart the type is served again from the stored CRD
 kill "$UPID"; wait "$UPID" 2>/dev/null
