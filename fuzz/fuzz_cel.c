@@ -2,7 +2,8 @@
  * fuzz_cel.c - the DRA selector CEL subset (mu_cel_check, mu_cel_eval) with
  * untrusted expressions, evaluated against a fixed device with every kind
  * of attribute and a capacity; and the same text as a CRD validation rule
- * (mu_cel_rule_check, mu_cel_rule_eval) on a small document.  Input: the expression (a NUL ends it).
+ * (mu_cel_rule_check, mu_cel_rule_eval, with oldSelf mu_cel_rule_eval_old)
+ * on a small document, lists walkable by all() and exists().  Input: the expression (a NUL ends it).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,7 +57,18 @@ static const node_t svals[] = {
 	{MU_CEL_NODE_LIST, NULL, leaf, 1}, {MU_CEL_NODE_MAP, mkeys, leaf, 1}, {MU_CEL_NODE_DOUBLE, NULL, NULL, 0},
 };
 static const node_t self = {MU_CEL_NODE_MAP, skeys, svals, 5};
-static const mu_cel_doc_t doc = {d_kind, d_field, d_size};
+static const void *d_elem(const void *list, size_t i)
+{
+	const node_t *x = list;
+	return i < x->n ? &x->vals[i] : NULL;
+}
+
+static bool d_equal(const void *a, const void *b)
+{
+	return a == b;
+}
+
+static const mu_cel_doc_t doc = {d_kind, d_field, d_size, d_elem, d_equal};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -72,6 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mu_cel_eval(s, &dev, &m, err, sizeof err);
 	mu_cel_rule_check(s, err, sizeof err);
 	mu_cel_rule_eval(s, &doc, &self, &m, err, sizeof err);
+	bool tr;
+	mu_cel_rule_compile(s, &tr, err, sizeof err);
+	mu_cel_rule_eval_old(s, &doc, &self, &svals[3], &m, err, sizeof err);
 	free(s);
 	return 0;
 }

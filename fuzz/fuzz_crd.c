@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				free(text);
 			}
 			mu__verr_t e2 = {0};
-			mu__crd_validate(c, 0, obj, &e2);
+			mu__crd_validate(c, 0, obj, NULL, &e2);
 			check_verr(&e2);
 			json_t *cells = json_array();
 			mu__crd_row(c, obj, 0, cells);

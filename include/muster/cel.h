@@ -51,12 +51,19 @@ typedef struct mu_cel_device {
 
 /* --- CRD validation rules (x-kubernetes-validations) ---------------------
  * The subset: `self` (the value the rule's schema node validates) and its
- * fields (`self.spec.replicas`), `has(self.a.b)`, `size(x)` and `x.size()`
- * of strings (code points), lists and maps, string, integer and boolean
- * literals, `==` `!=` `<` `<=` `>` `>=`, `&&`, `||`, `!` and parentheses.
- * A missing field is a run-time error (as in CEL) that `&&`/`||` absorb
- * when the other side decides.  Refused by mu_cel_rule_check(): oldSelf
- * (transition rules), indexing, macros, other functions, arithmetic. */
+ * fields (`self.spec.replicas`), `oldSelf` (the value before an update: a
+ * transition rule), `has(self.a.b)` (also of oldSelf and of a macro's
+ * variable), `size(x)` and `x.size()` of strings (code points), lists and
+ * maps, `list.all(x, body)` and `list.exists(x, body)`, `x in [literal,
+ * ...]`, string, integer and boolean literals, `==` `!=` `<` `<=` `>`
+ * `>=` (`==` and `!=` also between lists and maps, deeply), `&&`, `||`,
+ * `!` and parentheses.  A missing field is a run-time error (as in CEL)
+ * that `&&`/`||` absorb when the other side decides.  Refused by
+ * mu_cel_rule_check(): indexing, other macros and functions, `in` over a
+ * list that is not a literal, arithmetic, ternaries. */
+
+#define MU_CEL_MAX_VARS 4        /* all()/exists() nested */
+#define MU_CEL_MAX_VISITS 100000 /* elements all()/exists() visit in one rule */
 
 /* What a document node is (the doc callbacks answer with these). */
 enum {
@@ -71,11 +78,22 @@ typedef struct mu_cel_doc {
 	int (*kind)(const void *n, int64_t *i, bool *b, const char **s);
 	const void *(*field)(const void *map, const char *name); /* NULL: absent */
 	size_t (*size)(const void *n);                         /* list or map entries */
+	const void *(*elem)(const void *list, size_t i);       /* NULL: no all()/exists() */
+	bool (*equal)(const void *a, const void *b);           /* deep; NULL: lists and maps do not compare */
 } mu_cel_doc_t;
 
 /* Checks that a validation rule is in the subset (MU_OK, or MU_EPARSE /
  * MU_EINVAL with why in err). */
 int mu_cel_rule_check(const char *expr, char *err, size_t errlen);
+
+/* mu_cel_rule_check(), and whether the rule reads oldSelf (*transition:
+ * kube evaluates such a rule only on an update that has the old value). */
+int mu_cel_rule_compile(const char *expr, bool *transition, char *err, size_t errlen);
+
+/* mu_cel_rule_eval() with oldSelf (old; NULL: a rule that reads it fails
+ * with a run-time error). */
+int mu_cel_rule_eval_old(const char *expr, const mu_cel_doc_t *doc, const void *self, const void *old,
+			 bool *ok, char *err, size_t errlen);
 
 /* Evaluates a validation rule with self: *ok is its value (false on any
  * error: MU_ENOENT for a missing field, MU_EINVAL otherwise, why in err).

@@ -76,7 +76,7 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 		mu__crd_status(obj, NULL);
 	mu__validate(t, obj, NULL, e);
 	if (mu__crdtype(t))
-		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, obj, e);
+		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, obj, NULL, e);
 	return e->n ? MU_EINVAL : MU_OK;
 }
 
@@ -88,15 +88,25 @@ static int create_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t **res)
+int mu__create_by(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, const char *manager, mu__obj_t **res)
 {
 	const mu__rtype_t *t = mu__type(s->types, rt);
 	mu__verr_t e = {0};
 	char amsg[600];
 	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK || mu__prepare_create(s, t, obj, &e) != MU_OK)
 		return MU_EINVAL;
+	if (manager) {
+		mu__mgr_t m;
+		mu__mgr_controller(&m, t, manager, false);
+		mu__mf_record(NULL, obj, &m);
+	}
 	return mu__store_apply(tx, rt, mu__jstr(obj, "metadata.namespace"), mu__jstr(obj, "metadata.name"),
 			       create_fn, obj, false, res);
+}
+
+int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t **res)
+{
+	return mu__create_by(s, tx, rt, obj, NULL, res);
 }
 
 /* Checks apiVersion and kind of a body against the endpoint's type; when
@@ -328,11 +338,17 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 		else
 			json_object_del(md, keep[i]);
 	}
-	json_t *mf = json_object_get(omd, "managedFields");
-	if (mf)
-		json_object_set(md, "managedFields", mf);
-	else
-		json_object_del(md, "managedFields");
+	/* managedFields as kube's field manager takes them: a write may set
+	 * them directly (a non-empty list; [{}] resets them), an empty or
+	 * malformed list or none keeps the stored ones, and so does every
+	 * write to a subresource */
+	if (status_sub || !mu__mf_given(json_object_get(md, "managedFields"))) {
+		json_t *mf = json_object_get(omd, "managedFields");
+		if (mf)
+			json_object_set(md, "managedFields", mf);
+		else
+			json_object_del(md, "managedFields");
+	}
 	json_object_set(md, "resourceVersion", json_object_get(omd, "resourceVersion"));
 	json_int_t gen = json_integer_value(json_object_get(omd, "generation"));
 	if (!json_equal(json_object_get(nw, "spec"), json_object_get(old, "spec")))
@@ -344,7 +360,7 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 		return MU__MUT_KEEP;
 	mu__validate(t, nw, old, e);
 	if (mu__crdtype(t))
-		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, nw, e);
+		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, nw, old, e);
 	if (e->n)
 		return MU_EINVAL;
 	if (json_object_get(md, "deletionTimestamp") && json_array_size(json_object_get(md, "finalizers")) == 0 &&

@@ -346,6 +346,11 @@ int mu__merge_patch(json_t *target, const json_t *patch);
  * directives are understood.  Returns MU_OK, MU_EINVAL (bad directive) or
  * MU_ELIMIT (too deep). */
 int mu__strategic_patch(json_t *target, const json_t *patch);
+/* The merge of server-side apply for built-in kinds: strategic merge of
+ * the applied configuration, its keyed lists matched by the list-map keys
+ * of kube's OpenAPI (a container's ports by containerPort and protocol,
+ * where the strategic merge key is containerPort alone). */
+int mu__apply_merge(json_t *target, const json_t *applied);
 /* The strategic merge key of a list field of the built-in kinds
  * ("containers" -> "name"), or NULL. */
 const char *mu__merge_key(const char *field);
@@ -565,6 +570,10 @@ void mu__name_suffix(mu_apiserver_t *s, char out[6]);
 /* Creating objects from inside the server (controllers): fills uid,
  * creationTimestamp, defaults; validates.  *res may be NULL. */
 int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t **res);
+/* The same, recording in metadata.managedFields that field manager
+ * `manager` (a kube component: "kubelet", "kube-controller-manager") made
+ * it with operation Update, as kube-apiserver records its clients. */
+int mu__create_by(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, const char *manager, mu__obj_t **res);
 /* Sets (or replaces) status condition `type` of o; lastTransitionTime
  * changes only when the status does.  reason and message may be NULL. */
 void mu__set_condition(json_t *o, const char *type, const char *status, const char *reason,

@@ -257,7 +257,7 @@ static void reconcile_pod(mu__claimctl_t *cc, const char *ns, const char *name)
 		mu__store_begin(cc->s->store, &tx);
 		bool ok = true;
 		json_array_foreach(make, i, rc)
-			ok &= mu__create(cc->s, tx, MU__RT_RESOURCECLAIMS, rc, NULL) >= 0;
+			ok &= mu__create_by(cc->s, tx, MU__RT_RESOURCECLAIMS, rc, "kube-controller-manager", NULL) >= 0;
 		if (ok) /* a claim that could not be made is not recorded: tried again */
 			mu__store_apply(tx, MU__RT_PODS, ns, name, statuses_fn, statuses, false, NULL);
 		mu__store_commit(tx);

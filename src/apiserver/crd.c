@@ -207,7 +207,11 @@ void mu__crd_prune(const mu__crdtype_t *c, int vi, json_t *obj, bool prune, mu__
 
 /* --- validation --------------------------------------------------------- */
 
-static void check(const json_t *v, const json_t *s, path_t *p, int depth, bool root, mu__verr_t *e);
+/* v is validated against schema s; ov is the value at the same place
+ * before an update (NULL: a create, or not there before), for transition
+ * rules. */
+static void check(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, bool root,
+		  mu__verr_t *e);
 
 static bool type_ok(const json_t *v, const json_t *s)
 {
@@ -291,7 +295,7 @@ static bool same_keys(const json_t *a, const json_t *b, const json_t *keys)
 	return true;
 }
 
-static void check_array(const json_t *v, const json_t *s, path_t *p, int depth, mu__verr_t *e)
+static void check_array(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, mu__verr_t *e)
 {
 	char vb[128];
 	size_t n = json_array_size(v);
@@ -320,13 +324,24 @@ static void check_array(const json_t *v, const json_t *s, path_t *p, int depth, 
 	json_t *it;
 	if (json_is_object(items))
 		json_array_foreach(v, i, it) {
+			/* old elements correlate as kube's do: by key in a map
+			 * list, by value in a set, not at all otherwise */
+			const json_t *oit = NULL;
+			size_t j;
+			json_t *o;
+			json_array_foreach(map || set ? ov : NULL, j, o)
+				if (set ? json_equal(o, it) : same_keys(o, it, keys)) {
+					oit = o;
+					break;
+				}
 			size_t was = push_idx(p, i);
-			check(it, items, p, depth + 1, false, e);
+			check(it, oit, items, p, depth + 1, false, e);
 			pop(p, was);
 		}
 }
 
-static void check_object(const json_t *v, const json_t *s, path_t *p, int depth, bool root, mu__verr_t *e)
+static void check_object(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, bool root,
+			 mu__verr_t *e)
 {
 	size_t i;
 	json_t *r;
@@ -356,14 +371,14 @@ static void check_object(const json_t *v, const json_t *s, path_t *p, int depth,
 		const json_t *sub = child_schema(s, k, &keep);
 		if (sub) {
 			size_t was = push_key(p, k);
-			check(it, sub, p, depth + 1, false, e);
+			check(it, json_object_get(ov, k), sub, p, depth + 1, false, e);
 			pop(p, was);
 		}
 	}
 }
 
 /* How many of the schemas in the array sub v satisfies. */
-static int passing(const json_t *v, const json_t *subs, path_t *p, int depth, int *total)
+static int passing(const json_t *v, const json_t *ov, const json_t *subs, path_t *p, int depth, int *total)
 {
 	int ok = 0;
 	size_t i;
@@ -371,38 +386,40 @@ static int passing(const json_t *v, const json_t *subs, path_t *p, int depth, in
 	*total = 0;
 	json_array_foreach(subs, i, sc) {
 		mu__verr_t tmp = {0};
-		check(v, sc, p, depth + 1, false, &tmp);
+		check(v, ov, sc, p, depth + 1, false, &tmp);
 		ok += tmp.n == 0;
 		(*total)++;
 	}
 	return ok;
 }
 
-static void check_combinators(const json_t *v, const json_t *s, path_t *p, int depth, mu__verr_t *e)
+static void check_combinators(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth,
+			      mu__verr_t *e)
 {
 	size_t i;
 	json_t *sc;
 	json_array_foreach(json_object_get(s, "allOf"), i, sc)
-		check(v, sc, p, depth + 1, false, e);
-	int total, ok = passing(v, json_object_get(s, "anyOf"), p, depth, &total);
+		check(v, ov, sc, p, depth + 1, false, e);
+	int total, ok = passing(v, ov, json_object_get(s, "anyOf"), p, depth, &total);
 	if (total && !ok)
 		mu__verr_add(e, p->b, INV, "Invalid value: \"\": %s in body must match at least one schema (anyOf)",
 			     p->b);
-	ok = passing(v, json_object_get(s, "oneOf"), p, depth, &total);
+	ok = passing(v, ov, json_object_get(s, "oneOf"), p, depth, &total);
 	if (total && ok != 1)
 		mu__verr_add(e, p->b, INV, "Invalid value: \"\": %s in body must match exactly one schema (oneOf)",
 			     p->b);
 	const json_t *not = json_object_get(s, "not");
 	if (json_is_object(not)) {
 		mu__verr_t tmp = {0};
-		check(v, not, p, depth + 1, false, &tmp);
+		check(v, ov, not, p, depth + 1, false, &tmp);
 		if (!tmp.n)
 			mu__verr_add(e, p->b, INV, "Invalid value: \"\": %s in body must not match the schema (not)",
 				     p->b);
 	}
 }
 
-static void check(const json_t *v, const json_t *s, path_t *p, int depth, bool root, mu__verr_t *e)
+static void check(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, bool root,
+		  mu__verr_t *e)
 {
 	char vb[128];
 	if (!json_is_object(s) || depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX)
@@ -443,19 +460,19 @@ static void check(const json_t *v, const json_t *s, path_t *p, int depth, bool r
 	else if (json_is_number(v))
 		check_number(v, s, p, e);
 	else if (json_is_array(v))
-		check_array(v, s, p, depth, e);
+		check_array(v, ov, s, p, depth, e);
 	else if (json_is_object(v))
-		check_object(v, s, p, depth, root, e);
-	check_combinators(v, s, p, depth, e);
-	mu__crd_cel_check(v, s, p->b, e);
+		check_object(v, ov, s, p, depth, root, e);
+	check_combinators(v, ov, s, p, depth, e);
+	mu__crd_cel_check(v, json_is_null(ov) ? NULL : ov, s, p->b, e);
 }
 
-void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, mu__verr_t *e)
+void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, const json_t *old, mu__verr_t *e)
 {
 	if (vi < 0 || vi >= c->nver || !c->v[vi].schema)
 		return;
 	path_t p = {"", 0};
-	check(obj, c->v[vi].schema, &p, 0, true, e);
+	check(obj, old, c->v[vi].schema, &p, 0, true, e);
 }
 
 /* --- structural schemas ------------------------------------------------- */

@@ -49,8 +49,10 @@ typedef struct mu__crdtype {
 /* --- CEL validation rules (crd_cel.c) ------------------------------------ */
 
 /* Runs the x-kubernetes-validations rules of schema node s on v (the value
- * at path), adding a cause to e for each that does not hold. */
-void mu__crd_cel_check(const json_t *v, const json_t *s, const char *path, mu__verr_t *e);
+ * at path; ov the value there before an update, or NULL), adding a cause
+ * to e for each that does not hold.  A transition rule (one that reads
+ * oldSelf) runs only when ov is there, as kube-apiserver runs it. */
+void mu__crd_cel_check(const json_t *v, const json_t *ov, const json_t *s, const char *path, mu__verr_t *e);
 /* Checks the rules of schema node s (at path): a cause in e for each that
  * is not CEL; text appended to warn (may be NULL) for each that muster does
  * not evaluate. */
@@ -107,8 +109,10 @@ void mu__crd_status(json_t *obj, const json_t *old);
  * fills defaults.  Bounded by the object's size and MU__MAX_DEPTH. */
 void mu__crd_prune(const mu__crdtype_t *c, int vi, json_t *obj, bool prune, mu__unknown_t *u);
 /* Validates obj against the schema of version vi (types, required, enum,
- * bounds, lengths, patterns, list types); causes go to e. */
-void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, mu__verr_t *e);
+ * bounds, lengths, patterns, list types, CEL rules); old is the object
+ * before an update (NULL on a create), for transition rules; causes go to
+ * e. */
+void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, const json_t *old, mu__verr_t *e);
 /* Checks that a schema is structural (every node has a type, or is
  * x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields; no
  * forbidden keywords); causes at path go to e. */

@@ -2,23 +2,26 @@
  * crd_cel.c - the CEL validation rules of a CRD's schema
  * (x-kubernetes-validations: rule and message), as kube-apiserver's
  * apiextensions validation runs them, within the subset of
- * include/muster/cel.h (self and its fields, has(), size(), literals,
- * comparisons, &&, ||, !).
+ * include/muster/cel.h (self, oldSelf and their fields, has(), size(),
+ * all(), exists(), `in` a list literal, literals, comparisons, &&, ||, !).
  *
  * At CRD create and update a rule that is not CEL (or is empty) gets the
  * CRD refused with the reason (`...x-kubernetes-validations[0].rule:
  * Invalid value: "...": compilation failed: ...`), as kube-apiserver
- * refuses it.  A rule that is CEL but outside the subset (transition rules
- * with oldSelf, macros such as all(), `in`, ...), or that has
- * messageExpression, reason, fieldPath or optionalOldSelf, is not
- * evaluated, and the CRD's create or update answers with a Warning that
- * names each such rule: refusing them would refuse the real operators' CRDs
- * (JobSet, KubeRay, Kubeflow use `self == oldSelf` for immutable fields).
- * On an object, each rule runs with self the value its
- * schema node validates; a rule that is false (or fails, as a missing field
- * does) is a FieldValueInvalid cause at that field whose value is the
- * schema's type, with the rule's message or "failed rule: RULE", as
- * kube-apiserver reports it.  A rule costs O(its length x field lookups).
+ * refuses it.  A rule that is CEL but outside the subset (indexing, other
+ * macros and functions, arithmetic, ...), or that has messageExpression,
+ * reason, fieldPath or optionalOldSelf, is not evaluated, and the CRD's
+ * create or update answers with a Warning that names each such rule:
+ * refusing them would refuse CRDs that kube-apiserver accepts.
+ * On an object, each rule runs with self the value its schema node
+ * validates; a transition rule (one that reads oldSelf: `self == oldSelf`
+ * for an immutable field) runs only on an update whose old object has a
+ * value there (list elements correlate by their map keys, set elements by
+ * value), as kube's do.  A rule that is false (or fails, as a missing
+ * field does) is a FieldValueInvalid cause at that field whose value is
+ * the schema's type, with the rule's message or "failed rule: RULE", as
+ * kube-apiserver reports it.  A rule costs O(its length x field lookups x
+ * the elements its all()/exists() visit).
  */
 #include <stdio.h>
 #include <string.h>
@@ -56,11 +59,31 @@ static size_t j_size(const void *n)
 	return json_is_array((const json_t *)n) ? json_array_size(n) : json_object_size(n);
 }
 
-static const mu_cel_doc_t json_doc = {j_kind, j_field, j_size};
+static const void *j_elem(const void *list, size_t i)
+{
+	return json_array_get(list, i);
+}
+
+static bool j_equal(const void *a, const void *b)
+{
+	return json_equal(a, b);
+}
+
+static const mu_cel_doc_t json_doc = {j_kind, j_field, j_size, j_elem, j_equal};
 
 /* --- objects ------------------------------------------------------------- */
 
-void mu__crd_cel_check(const json_t *v, const json_t *s, const char *path, mu__verr_t *e)
+static bool rule_ok(const json_t *r, int *rc, bool *transition, char *why, size_t len);
+
+/* Whether rule r is one muster evaluates (*transition: it reads oldSelf). */
+static bool evaluated(const json_t *r, bool *transition)
+{
+	int rc;
+	char why[300];
+	return rule_ok(r, &rc, transition, why, sizeof why);
+}
+
+void mu__crd_cel_check(const json_t *v, const json_t *ov, const json_t *s, const char *path, mu__verr_t *e)
 {
 	const json_t *rules = json_object_get(s, "x-kubernetes-validations");
 	const char *ty = json_string_value(json_object_get(s, "type"));
@@ -71,9 +94,12 @@ void mu__crd_cel_check(const json_t *v, const json_t *s, const char *path, mu__v
 		const char *msg = json_string_value(json_object_get(r, "message"));
 		bool ok = false;
 		char why[300];
-		if (!mu__crd_cel_evaluated(r))
+		bool transition = false;
+		if (!evaluated(r, &transition))
 			continue; /* the CRD's create said so in a Warning */
-		int rc = rule ? mu_cel_rule_eval(rule, &json_doc, v, &ok, why, sizeof why) : MU_EINVAL;
+		if (transition && !ov)
+			continue; /* a create, or nothing there before */
+		int rc = mu_cel_rule_eval_old(rule, &json_doc, v, ov, &ok, why, sizeof why);
 		if (ok)
 			continue;
 		if (rc != MU_OK)
@@ -90,11 +116,11 @@ void mu__crd_cel_check(const json_t *v, const json_t *s, const char *path, mu__v
 
 /* Whether rule r is one muster evaluates: a rule in the subset, with no
  * field muster does not evaluate. */
-static bool evaluated(const json_t *r, int *rc, char *why, size_t len)
+static bool rule_ok(const json_t *r, int *rc, bool *transition, char *why, size_t len)
 {
 	static const char *const unsupported[] = {"messageExpression", "reason", "fieldPath", "optionalOldSelf"};
 	const char *rule = json_string_value(json_object_get(r, "rule"));
-	*rc = rule && *rule ? mu_cel_rule_check(rule, why, len) : MU_EPARSE;
+	*rc = rule && *rule ? mu_cel_rule_compile(rule, transition, why, len) : MU_EPARSE;
 	if (*rc != MU_OK)
 		return false;
 	for (size_t k = 0; k < sizeof unsupported / sizeof *unsupported; k++)
@@ -124,7 +150,8 @@ void mu__crd_cel_schema(const json_t *s, const char *path, mu__verr_t *e, char *
 		char why[300];
 		int rc;
 		snprintf(at, sizeof at, "%s.x-kubernetes-validations[%zu].rule", path, i);
-		if (evaluated(r, &rc, why, sizeof why))
+		bool transition;
+		if (rule_ok(r, &rc, &transition, why, sizeof why))
 			continue;
 		if (!rule || !*rule) {
 			mu__verr_add(e, at, "FieldValueRequired", "Required value: a rule is required");
@@ -141,9 +168,8 @@ void mu__crd_cel_schema(const json_t *s, const char *path, mu__verr_t *e, char *
 
 bool mu__crd_cel_evaluated(const json_t *rule)
 {
-	int rc;
-	char why[300];
-	return evaluated(rule, &rc, why, sizeof why);
+	bool transition;
+	return evaluated(rule, &transition);
 }
 
 /* Appends the warnings of schema s (at path) and of the schemas under it. */

@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
+#include "apiserver/ssa.h"
 
 #define MAX_DIRTY 4096
 
@@ -203,6 +205,7 @@ static bool cond_true(const json_t *job, const char *type)
 }
 
 typedef struct status_ctx {
+	const mu__rtype_t *t; /* Job */
 	counts_t c;
 	bool suspended, complete, failed;
 } status_ctx_t;
@@ -244,11 +247,14 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	}
 	/* conditions keep their times unless their status changes */
 	bool same = json_equal(o, before);
-	json_decref(before);
 	if (same) {
+		json_decref(before);
 		json_decref(o);
 		return MU__MUT_KEEP;
 	}
+	/* the Job controller writes status through /status */
+	mu__mf_controller(c->t, before, o, "kube-controller-manager", true);
+	json_decref(before);
 	*out = o;
 	return MU__MUT_PUT;
 }
@@ -273,7 +279,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 		json_decref(job);
 		return;
 	}
-	status_ctx_t sc = {count(&pg), json_is_true(mu__jget(job, "spec.suspend")), false, false};
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), count(&pg), json_is_true(mu__jget(job, "spec.suspend")), false, false};
 	const json_t *comp = mu__jget(job, "spec.completions");
 	json_int_t par = json_integer_value(mu__jget(job, "spec.parallelism"));
 	json_int_t backoff = mu__jget(job, "spec.backoffLimit") ? json_integer_value(mu__jget(job, "spec.backoffLimit")) : 6;
@@ -305,7 +311,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 			want = json_integer_value(comp) - sc.c.succeeded;
 		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 2; k++) {
 			json_t *pod = pod_from(jc, job);
-			if (pod && mu__create(jc->s, tx, MU__RT_PODS, pod, NULL) >= 0) {
+			if (pod && mu__create_by(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", NULL) >= 0) {
 				sc.c.active++;
 				writes++;
 			}

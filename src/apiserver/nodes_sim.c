@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
+#include "apiserver/ssa.h"
 #include "muster/load.h"
 #include "muster/util.h"
 
@@ -391,10 +393,12 @@ static void ensure(mu__sim_t *sim, mu__wtx_t **tx, int rt, json_t *obj)
 	const char *name = mu__jstr(obj, "metadata.name");
 	mu__obj_t *cur = mu__store_get(sim->s->store, rt, mu__jstr(obj, "metadata.namespace"), name);
 	if (!cur) {
-		if (mu__create(sim->s, *tx, rt, obj, NULL) == MU_ELIMIT) {
+		/* the kubelet registers its node and makes its lease */
+		const char *by = rt == MU__RT_NODES || rt == MU__RT_LEASES ? "kubelet" : NULL;
+		if (mu__create_by(sim->s, *tx, rt, obj, by, NULL) == MU_ELIMIT) {
 			mu__store_commit(*tx);
 			mu__store_begin(sim->s->store, tx);
-			mu__create(sim->s, *tx, rt, obj, NULL);
+			mu__create_by(sim->s, *tx, rt, obj, by, NULL);
 		}
 	}
 	mu__obj_unref(cur);
@@ -656,6 +660,7 @@ static int pod_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(o);
 		return MU__MUT_KEEP;
 	}
+	json_t *before = json_deep_copy(o);
 	char ts[40];
 	mu__timestamp(ts, sizeof ts, false);
 	snprintf(c->node, sizeof c->node, "%s", node);
@@ -684,6 +689,11 @@ static int pod_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 			mu__set_condition(o, "DisruptionTarget", "True", "NodeLost", msg);
 		}
 	}
+	/* the kubelet writes a pod's status through /status; a pod of a lost
+	 * node is failed by the node lifecycle controller */
+	mu__mf_controller(mu__type(c->sim->s->types, MU__RT_PODS), before, o,
+			  c->a->kind == ACT_FAIL ? "kube-controller-manager" : "kubelet", true);
+	json_decref(before);
 	*out = o;
 	return MU__MUT_PUT;
 }
@@ -706,7 +716,7 @@ static void event(mu__sim_t *sim, mu__wtx_t *tx, const char *kind, const char *n
 			      "lastTimestamp", ts, "count", 1, "reportingComponent", "kubelet",
 			      "reportingInstance", host);
 	if (e)
-		mu__create(sim->s, tx, MU__RT_EVENTS, e, NULL);
+		mu__create_by(sim->s, tx, MU__RT_EVENTS, e, "kubelet", NULL);
 	json_decref(e);
 }
 
@@ -719,6 +729,7 @@ static int node_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	if (!o)
 		return MU_ENOMEM;
 	bool fail = c->a->kind == ACT_NODE_FAIL;
+	json_t *before = json_deep_copy(o);
 	char ts[40];
 	mu__timestamp(ts, sizeof ts, false);
 	mu__set_condition(o, "Ready", fail ? "Unknown" : "True", fail ? "NodeStatusUnknown" : "KubeletReady",
@@ -741,30 +752,47 @@ static int node_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	}
 	if (!json_array_size(taints))
 		json_object_del(json_object_get(o, "spec"), "taints");
+	/* the node lifecycle controller marks a silent node Unknown and
+	 * taints it; a kubelet that is back posts Ready, and the controller
+	 * lifts the taints */
+	const mu__rtype_t *t = mu__type(c->sim->s->types, MU__RT_NODES);
+	mu__mf_controller(t, before, o, fail ? "kube-controller-manager" : "kubelet", true);
+	json_t *st = json_object_get(o, "status");
+	if (before && st)
+		json_object_set(before, "status", st); /* the status part is recorded: now the taints */
+	mu__mf_controller(t, before, o, "kube-controller-manager", false);
+	json_decref(before);
 	*out = o;
 	return MU__MUT_PUT;
 }
 
 static int heartbeat_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
-	(void)ctx;
 	if (!cur)
 		return MU__MUT_KEEP;
-	json_t *o = mu__obj_parse(cur);
-	char ts[40];
-	if (o && cur->rt == MU__RT_LEASES) {
-		mu__timestamp(ts, sizeof ts, true);
-		mu__jset(o, "spec.renewTime", json_string(ts));
-		*out = o;
-		return MU__MUT_PUT;
+	mu_apiserver_t *s = ctx;
+	json_t *o = mu__obj_parse(cur), *before = json_deep_copy(o);
+	if (!o || !before) {
+		json_decref(o);
+		json_decref(before);
+		return MU_ENOMEM;
 	}
-	mu__timestamp(ts, sizeof ts, false);
-	size_t i;
-	json_t *c;
-	json_array_foreach(mu__jget(o, "status.conditions"), i, c)
-		json_object_set_new(c, "lastHeartbeatTime", json_string(ts));
+	char ts[40];
+	bool lease = cur->rt == MU__RT_LEASES;
+	mu__timestamp(ts, sizeof ts, lease);
+	if (lease) {
+		mu__jset(o, "spec.renewTime", json_string(ts));
+	} else {
+		size_t i;
+		json_t *c;
+		json_array_foreach(mu__jget(o, "status.conditions"), i, c)
+			json_object_set_new(c, "lastHeartbeatTime", json_string(ts));
+	}
+	/* the kubelet renews its lease and posts its node's status */
+	mu__mf_controller(mu__type(s->types, cur->rt), before, o, "kubelet", !lease);
+	json_decref(before);
 	*out = o;
-	return o ? MU__MUT_PUT : MU_ENOMEM;
+	return MU__MUT_PUT;
 }
 
 /* Runs one due action inside tx; returns a store code (MU_ELIMIT: the
@@ -834,9 +862,10 @@ static void heartbeat(mu__sim_t *sim)
 		mu__store_begin(sim->s->store, &tx);
 		for (int k = 0; k < MU__TX_MAX / 2 && i < sim->n; i++)
 			if (!sim->nodes[i].failed) {
-				mu__store_apply(tx, MU__RT_NODES, NULL, sim->nodes[i].name, heartbeat_fn, NULL, false, NULL);
+				mu__store_apply(tx, MU__RT_NODES, NULL, sim->nodes[i].name, heartbeat_fn, sim->s, false,
+						NULL);
 				mu__store_apply(tx, MU__RT_LEASES, "kube-node-lease", sim->nodes[i].name, heartbeat_fn,
-						NULL, false, NULL);
+						sim->s, false, NULL);
 				k++;
 			}
 		mu__store_commit(tx);

@@ -10,7 +10,9 @@
  *   - components.schemas: for a built-in kind, its model and every model
  *     reachable from it, from the generated registry schema_gen.c (field
  *     names, types, arrays and maps, the strategic merge keys of patch.c;
- *     no descriptions: the registry has none), named io.k8s.api.VERSION.Name
+ *     the descriptions of schema_desc_gen.c, where the client's models
+ *     keep them: not on fields whose type is a model), named
+ *     io.k8s.api.VERSION.Name
  *     with the kind's x-kubernetes-group-version-kind; for a CRD's type, its
  *     openAPIV3Schema, with apiVersion, kind and ObjectMeta added as
  *     kube-apiserver adds them;
@@ -93,10 +95,14 @@ static void add_model(json_t *schemas, int m)
 	if (json_object_get(schemas, nm))
 		return;
 	json_t *props = json_object();
-	json_object_set_new(schemas, nm, json_pack("{s:s, s:o}", "type", "object", "properties", props));
+	json_t *ms = json_pack("{s:s, s:o}", "type", "object", "properties", props);
+	if (mu__smodel_desc[m])
+		json_object_set_new(ms, "description", json_string(mu__smodel_desc[m]));
+	json_object_set_new(schemas, nm, ms);
 	const mu__smodel_t *md = &mu__smodels[m];
 	for (int i = 0; i < md->n; i++) {
 		const mu__sfield_t *f = &mu__sfields[md->first + i];
+		const char *desc = mu__sfield_desc[md->first + i];
 		json_t *e = elem_schema(f), *fs;
 		if (f->shape == MU__SS_ARRAY) {
 			fs = json_pack("{s:s, s:o}", "type", "array", "items", e);
@@ -110,6 +116,8 @@ static void add_model(json_t *schemas, int m)
 		} else {
 			fs = e;
 		}
+		if (desc && !json_object_get(fs, "$ref"))
+			json_object_set_new(fs, "description", json_string(desc));
 		json_object_set_new(props, f->name, fs);
 		if (f->elem == MU__ST_OBJECT && f->model >= 0)
 			add_model(schemas, f->model);

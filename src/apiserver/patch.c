@@ -208,25 +208,37 @@ static json_t *strip(const json_t *v, int depth)
 	return json_deep_copy(v);
 }
 
-static int smp_obj(json_t *target, const json_t *patch, int depth);
+static int smp_obj(json_t *target, const json_t *patch, int depth, bool lmk);
 
-/* Index in list of the element whose key field equals that of elem. */
-static long find_keyed(const json_t *list, const char *key, const json_t *elem)
+/* Whether ports a and b have the same protocol (TCP, its default, when
+ * left out). */
+static bool same_protocol(const json_t *a, const json_t *b)
+{
+	const json_t *pa = json_object_get(a, "protocol"), *pb = json_object_get(b, "protocol");
+	const char *sa = pa ? json_string_value(pa) : "TCP", *sb = pb ? json_string_value(pb) : "TCP";
+	return sa && sb && !strcmp(sa, sb);
+}
+
+/* Index in list of the element whose key field equals that of elem; with
+ * lmk (apply) by the list-map keys of kube's OpenAPI, which add protocol
+ * to a container port's containerPort. */
+static long find_keyed(const json_t *list, const char *key, const json_t *elem, bool lmk)
 {
 	const json_t *kv = json_object_get(elem, key);
 	size_t i;
 	json_t *x;
 	if (!kv)
 		return -1;
+	bool port = lmk && !strcmp(key, "containerPort");
 	json_array_foreach(list, i, x)
-		if (json_equal(json_object_get(x, key), kv))
+		if (json_equal(json_object_get(x, key), kv) && (!port || same_protocol(x, elem)))
 			return (long)i;
 	return -1;
 }
 
 /* Merges a keyed list: patch elements update, add or ($patch: delete)
  * remove target elements; {$patch: replace} replaces the list. */
-static int merge_keyed(json_t *list, const json_t *patch, const char *key, int depth)
+static int merge_keyed(json_t *list, const json_t *patch, const char *key, int depth, bool lmk)
 {
 	size_t i;
 	json_t *pe;
@@ -246,18 +258,18 @@ static int merge_keyed(json_t *list, const json_t *patch, const char *key, int d
 	}
 	json_array_foreach(patch, i, pe) {
 		const char *d = json_string_value(json_object_get(pe, "$patch"));
-		long at = find_keyed(list, key, pe);
+		long at = find_keyed(list, key, pe, lmk);
 		if (d && !strcmp(d, "delete")) {
 			while (at >= 0) {
 				json_array_remove(list, (size_t)at);
-				at = find_keyed(list, key, pe);
+				at = find_keyed(list, key, pe, lmk);
 			}
 			continue;
 		}
 		if (d && strcmp(d, "merge"))
 			return MU_EINVAL;
 		if (at >= 0) {
-			int rc = smp_obj(json_array_get(list, (size_t)at), pe, depth + 1);
+			int rc = smp_obj(json_array_get(list, (size_t)at), pe, depth + 1, lmk);
 			if (rc != MU_OK)
 				return rc;
 		} else {
@@ -278,7 +290,7 @@ static void set_order(json_t *list, const json_t *order, const char *key)
 	if (!out)
 		return;
 	json_array_foreach(order, i, o) {
-		long at = key ? find_keyed(list, key, o) : -1;
+		long at = key ? find_keyed(list, key, o, false) : -1;
 		if (!key) {
 			size_t j;
 			json_t *x;
@@ -300,7 +312,7 @@ static void set_order(json_t *list, const json_t *order, const char *key)
 }
 
 /* One field of a strategic patch. */
-static int smp_field(json_t *target, const char *k, const json_t *v, int depth)
+static int smp_field(json_t *target, const char *k, const json_t *v, int depth, bool lmk)
 {
 	json_t *cur = json_object_get(target, k);
 	if (json_is_null(v)) {
@@ -313,12 +325,12 @@ static int smp_field(json_t *target, const char *k, const json_t *v, int depth)
 			json_object_del(target, k);
 			return MU_OK;
 		}
-		return smp_obj(cur, v, depth + 1);
+		return smp_obj(cur, v, depth + 1, lmk);
 	}
 	if (json_is_array(v) && json_is_array(cur)) {
 		const char *mk = mu__merge_key(k);
 		if (mk)
-			return merge_keyed(cur, v, mk, depth + 1);
+			return merge_keyed(cur, v, mk, depth + 1, lmk);
 		if (is_set_list(k)) {
 			size_t i;
 			json_t *x;
@@ -347,7 +359,7 @@ static int smp_field(json_t *target, const char *k, const json_t *v, int depth)
 	return MU_OK;
 }
 
-static int smp_obj(json_t *target, const json_t *patch, int depth)
+static int smp_obj(json_t *target, const json_t *patch, int depth, bool lmk)
 {
 	if (depth > MAX_DEPTH)
 		return MU_ELIMIT;
@@ -370,7 +382,7 @@ static int smp_obj(json_t *target, const json_t *patch, int depth)
 	json_object_foreach((json_t *)patch, k, v) {
 		if (k[0] == '$')
 			continue;
-		int rc = smp_field(target, k, v, depth);
+		int rc = smp_field(target, k, v, depth, lmk);
 		if (rc != MU_OK)
 			return rc;
 	}
@@ -416,5 +428,10 @@ int mu__strategic_patch(json_t *target, const json_t *patch)
 	const char *d = json_string_value(json_object_get(patch, "$patch"));
 	if (d && !strcmp(d, "delete"))
 		return MU_EINVAL;
-	return smp_obj(target, patch, 0);
+	return smp_obj(target, patch, 0, false);
+}
+
+int mu__apply_merge(json_t *target, const json_t *applied)
+{
+	return smp_obj(target, applied, 0, true);
 }

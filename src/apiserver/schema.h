@@ -37,6 +37,10 @@ typedef struct mu__sroot {
 } mu__sroot_t;
 
 extern const char mu__schema_source[];
+/* The descriptions of the models and of the fields (schema_desc_gen.c,
+ * indexed as mu__smodels and mu__sfields; NULL: none). */
+extern const char *const mu__smodel_desc[];
+extern const char *const mu__sfield_desc[];
 extern const mu__sfield_t mu__sfields[];
 extern const mu__smodel_t mu__smodels[];
 extern const int mu__nsmodels;

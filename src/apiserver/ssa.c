@@ -21,9 +21,13 @@
  * conflict (409 with one FieldManagerConflict cause per field) unless
  * forced, when the field changes owner; a field the manager applied before
  * and no longer applies is removed from the object unless another manager
- * owns it.  Not recorded: writes of muster up's own controllers (the
- * simulated kubelets, the Job controller), which kube records under their
- * own manager names.
+ * owns it.  muster up's own controllers record their writes under the
+ * names of the kube components that make them (mu__mgr_controller): the
+ * simulated kubelets as "kubelet" (pod and node status through the status
+ * subresource, node and lease creation), the Job, claim and node
+ * lifecycle work as "kube-controller-manager".  A write that sets
+ * managedFields to a non-empty list replaces them ([{}] clears them); an
+ * empty list keeps them, as kube's field manager does.
  *
  * Ownership: every function borrows its inputs; results are new JSON
  * values the caller owns.  Work is bounded by the size of the objects and
@@ -74,6 +78,25 @@ static void put(json_t *n, const char *pre, const char *text, json_t *sub)
 	free(k);
 }
 
+/* The second key of a list keyed by mk with its default: a container's
+ * ports are keyed by (containerPort, protocol) (the list-map keys of
+ * kube's OpenAPI, protocol defaulting to TCP as its schema says), where
+ * strategic merge keys them by containerPort alone.  NULL: one key. */
+static const char *second_key(const char *mk, const char **dflt)
+{
+	*dflt = "TCP";
+	return !strcmp(mk, "containerPort") ? "protocol" : NULL;
+}
+
+/* Whether key field f with value fv is the default an element that leaves
+ * f out has. */
+static bool key_default(const char *f, const json_t *fv)
+{
+	const char *dflt;
+	second_key("containerPort", &dflt);
+	return !strcmp(f, "protocol") && json_is_string(fv) && !strcmp(json_string_value(fv), dflt);
+}
+
 /* The key of a keyed-list element: "{\"name\":\"c\"}" (malloc'd), or
  * NULL when the element lacks its key. */
 static char *elem_key(const json_t *e, const char *mk)
@@ -83,6 +106,15 @@ static char *elem_key(const json_t *e, const char *mk)
 		return NULL;
 	json_t *o = json_object();
 	json_object_set(o, mk, (json_t *)kv);
+	const char *dflt, *k2 = second_key(mk, &dflt);
+	if (k2) {
+		const json_t *v2 = json_object_get(e, k2);
+		if (v2 && !json_is_string(v2)) {
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, k2, v2 ? json_incref((json_t *)v2) : json_string(dflt));
+	}
 	char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	return s;
@@ -216,8 +248,13 @@ static long elem_index(const json_t *a, const char *key)
 			const char *f;
 			json_t *fv;
 			match = json_is_object(e) && json_is_object(want);
-			json_object_foreach(want, f, fv)
-				match = match && json_equal(json_object_get(e, f), fv);
+			json_object_foreach(want, f, fv) {
+				const json_t *have = json_object_get(e, f);
+				/* a key field left out has its default */
+				if (!have && key_default(f, fv))
+					continue;
+				match = match && json_equal(have, fv);
+			}
 		}
 		if (match) {
 			at = (long)i;
@@ -449,7 +486,7 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	}
 	/* the other managers' sets lose fields that are gone; with the
 	 * status subresource, only status fields are compared */
-	json_t *mf = entries_of(old ? old : nw);
+	json_t *mf = entries_of(nw);
 	size_t i;
 	json_t *e;
 	json_array_foreach(mf, i, e) {
@@ -621,7 +658,8 @@ static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os
 	}
 }
 
-/* The object applied onto old: merged (strategic for built-in kinds,
+/* The object applied onto old: merged (strategic, with the list-map keys
+ * of kube's OpenAPI, for built-in kinds,
  * RFC 7386 for the rest), then without what the manager stopped applying. */
 static json_t *merged(const json_t *old, const json_t *app, const json_t *prev, const json_t *aset,
 		      const json_t *mf, const mu__mgr_t *m, int *rc)
@@ -631,7 +669,7 @@ static json_t *merged(const json_t *old, const json_t *app, const json_t *prev, 
 		*rc = MU_ENOMEM;
 		return NULL;
 	}
-	*rc = m->builtin ? mu__strategic_patch(nw, app) : mu__merge_patch(nw, app);
+	*rc = m->builtin ? mu__apply_merge(nw, app) : mu__merge_patch(nw, app);
 	if (*rc != MU_OK) {
 		json_decref(nw);
 		return NULL;
@@ -734,4 +772,34 @@ int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *
 	m->model = mu__schema_model(t->group, t->kind);
 	m->force = rq->q.force;
 	return MU_OK;
+}
+
+void mu__mgr_controller(mu__mgr_t *m, const mu__rtype_t *t, const char *name, bool status_sub)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "%.128s", name);
+	mu__rtype_apiversion(t, m->api_version, sizeof m->api_version);
+	m->status_sub = status_sub;
+	m->reset_status = (t->subs & MU__SUB_STATUS) != 0;
+	m->builtin = t->builtin;
+	m->model = mu__schema_model(t->group, t->kind);
+}
+
+bool mu__mf_given(const json_t *mf)
+{
+	if (!json_is_array(mf) || json_array_size(mf) == 0)
+		return false;
+	size_t i;
+	json_t *e;
+	json_array_foreach((json_t *)mf, i, e)
+		if (!json_is_object(e))
+			return false;
+	return true;
+}
+
+void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, const char *name, bool status_sub)
+{
+	mu__mgr_t m;
+	mu__mgr_controller(&m, t, name, status_sub);
+	mu__mf_record(old, nw, &m);
 }

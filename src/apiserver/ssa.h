@@ -22,12 +22,29 @@ typedef struct mu__mgr {
  * message (an invalid fieldManager: 422). */
 int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *msg, size_t msglen);
 
+/* Fills m for a write by one of muster up's own controllers, named as
+ * the kube component that makes that write ("kubelet",
+ * "kube-controller-manager"): status_sub for a status write (the
+ * /status subresource's part), else a main-resource write, which for a
+ * kind with a status subresource owns no status. */
+void mu__mgr_controller(mu__mgr_t *m, const mu__rtype_t *t, const char *name, bool status_sub);
+
+/* Records in nw's managedFields that controller `name` changed old into
+ * nw (mu__mgr_controller, then mu__mf_record). */
+void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, const char *name, bool status_sub);
+
+/* Whether a write's metadata.managedFields (mf) replace the stored ones,
+ * as kube's field manager decodes them: a non-empty list of objects.  An
+ * empty list keeps the stored entries (so that clients unaware of the
+ * field do not strip it); [{}] clears them. */
+bool mu__mf_given(const json_t *mf);
+
 /* The FieldsV1 set of every field of obj that a manager can own. */
 json_t *mu__fieldset(const json_t *obj, const mu__mgr_t *m);
 
 /* Records a create (old NULL) or an update from old to nw by m (operation
- * Update) in nw's metadata.managedFields (nw's own managedFields are
- * replaced by old's, updated). */
+ * Update) in nw's metadata.managedFields (the entries nw carries: old's,
+ * or those the write set, mu__mf_given). */
 void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m);
 
 /* Records the creation of obj by an apply of configuration applied. */

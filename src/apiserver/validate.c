@@ -669,6 +669,11 @@ void mu__defaults_pod(json_t *o)
 			json_object_set_new(c, "imagePullPolicy", json_string(latest ? "Always" : "IfNotPresent"));
 		if (!json_object_get(c, "terminationMessagePath"))
 			json_object_set_new(c, "terminationMessagePath", json_string("/dev/termination-log"));
+		size_t k;
+		json_t *port;
+		json_array_foreach(json_object_get(c, "ports"), k, port)
+			if (json_is_object(port) && !json_object_get(port, "protocol"))
+				json_object_set_new(port, "protocol", json_string("TCP")); /* SetDefaults_ContainerPort */
 	}
 }
 

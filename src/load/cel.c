@@ -1,7 +1,9 @@
 /*
  * cel.c - the CEL subset of DRA device selectors and of CRD validation
  * rules (include/muster/cel.h): one recursive-descent pass that checks and
- * evaluates at once.
+ * evaluates at once.  The body of a rule's all() or exists() is re-read
+ * once per element, with its variable bound; an unneeded body (an empty
+ * list, check mode) is read once without evaluating.
  *
  * With no device (mu_cel_check) attribute values have an unknown type and
  * only the shape is checked; with a device (mu_cel_eval) every value is
@@ -48,6 +50,11 @@ typedef struct cel {
 	const mu_cel_device_t *dev; /* device selectors; NULL: check only */
 	const mu_cel_doc_t *doc;    /* validation rules: self is read through it */
 	const void *self;
+	const void *old;             /* oldSelf, or NULL */
+	bool used_old;               /* the rule names oldSelf (a transition rule) */
+	struct { char name[64]; val_t v; } vars[MU_CEL_MAX_VARS]; /* macro variables */
+	int nvars;
+	long visits;                 /* elements all()/exists() visited */
 	bool rule;                   /* a validation rule (self), not a selector */
 	bool eval;                   /* evaluating (a device or a document), not checking */
 	int depth;
@@ -163,6 +170,7 @@ static const char *string_lit(cel_t *c)
 }
 
 static val_t expr(cel_t *c);
+static val_t macro(cel_t *c, val_t recv, bool all);
 
 /* Whether s is a version "MAJOR.MINOR.PATCH" (digits), into v[3]. */
 static bool semver_parse(const char *s, int64_t v[3])
@@ -293,14 +301,17 @@ static val_t size_of(cel_t *c, val_t v)
 }
 
 /* has(self.a.b...): whether the last field is present (the call opened). */
+static val_t var_or_self(cel_t *c, const char *id, bool *found);
+
 static val_t has_call(cel_t *c)
 {
 	char id[64], last[64];
-	if (!ident(c, id, sizeof id) || strcmp(id, "self")) {
+	bool found = false;
+	val_t v = ident(c, id, sizeof id) ? var_or_self(c, id, &found) : (val_t){.t = V_ERR};
+	if (!found) {
 		refuse(c, MU_EINVAL, "has() takes a field of self, as in has(self.field)");
 		return (val_t){.t = V_ERR};
 	}
-	val_t v = c->eval ? node_val(c, c->self) : (val_t){.t = V_DYN};
 	bool any = false;
 	while (!c->err && eat(c, ".")) {
 		if (any)
@@ -322,25 +333,45 @@ static val_t has_call(cel_t *c)
 	return (val_t){.t = V_BOOL, .b = c->doc->field(v.n, last) != NULL};
 }
 
-/* The identifiers of a validation rule: self, has(), size(). */
-static val_t rule_ident(cel_t *c, const char *id, const char *at)
+/* The value of identifier id when it is self, oldSelf or a macro's
+ * variable (*found); oldSelf without an old value is a run-time error. */
+static val_t var_or_self(cel_t *c, const char *id, bool *found)
 {
+	*found = true;
+	for (int k = c->nvars; k-- > 0;)
+		if (!strcmp(c->vars[k].name, id))
+			return c->vars[k].v;
 	if (!strcmp(id, "self"))
 		return c->eval ? node_val(c, c->self) : (val_t){.t = V_DYN};
+	if (!strcmp(id, "oldSelf")) {
+		c->used_old = true;
+		if (!c->eval)
+			return (val_t){.t = V_DYN};
+		return c->old ? node_val(c, c->old) : rerr(c, "no oldSelf: the object is not an update");
+	}
+	*found = false;
+	return (val_t){.t = V_ERR};
+}
+
+/* The identifiers of a validation rule: self, oldSelf, the variables of
+ * all() and exists(), has(), size(). */
+static val_t rule_ident(cel_t *c, const char *id, const char *at)
+{
+	bool found;
+	val_t v = var_or_self(c, id, &found);
+	if (found)
+		return v;
 	if (!strcmp(id, "has") && eat(c, "("))
 		return has_call(c);
 	if (!strcmp(id, "size") && eat(c, "(")) {
-		val_t v = expr(c);
+		val_t a = expr(c);
 		if (!c->err && !eat(c, ")"))
 			refuse(c, MU_EPARSE, "expected ')'");
-		return c->err ? v : size_of(c, v);
+		return c->err ? a : size_of(c, a);
 	}
 	c->p = at;
-	if (!strcmp(id, "oldSelf"))
-		refuse(c, MU_EINVAL, "transition rules (oldSelf) are not supported");
-	else
-		refuse(c, MU_EINVAL, "'%s' is not supported (the subset knows self, its fields, has(), "
-		       "size(), literals, comparisons, &&, || and !)", id);
+	refuse(c, MU_EINVAL, "'%s' is not supported (the subset knows self, oldSelf, their fields, has(), "
+	       "size(), all(), exists(), in, literals, comparisons, &&, || and !)", id);
 	return (val_t){.t = V_ERR};
 }
 
@@ -448,6 +479,89 @@ static val_t method(cel_t *c, val_t recv, const char *name)
 	return (val_t){.t = V_BOOL, .b = kind == 1 ? r > 0 : r < 0};
 }
 
+/* The body of a macro (at c->p) once, without evaluating it: it is
+ * checked and skipped. */
+static val_t skip_body(cel_t *c)
+{
+	bool ev = c->eval;
+	c->eval = false;
+	val_t r = expr(c);
+	c->eval = ev;
+	return r;
+}
+
+/* list.all(x, body) (all) or list.exists(x, body), the call opened: the
+ * body runs once per element with x bound to it, re-reading its text.
+ * CEL's logic: all() is false if any element is false, else an error if
+ * any is one; exists() the other way round.  Over a map (its keys) it is a
+ * run-time error here.  O(elements x body); a rule visits at most
+ * MU_CEL_MAX_VISITS elements in all. */
+static val_t macro(cel_t *c, val_t recv, bool all)
+{
+	char var[64];
+	if (!ident(c, var, sizeof var) || !eat(c, ",")) {
+		refuse(c, MU_EPARSE, "%s() takes a variable and an expression", all ? "all" : "exists");
+		return (val_t){.t = V_ERR};
+	}
+	if (c->nvars >= MU_CEL_MAX_VARS) {
+		refuse(c, MU_ELIMIT, "macros nested deeper than %d", MU_CEL_MAX_VARS);
+		return (val_t){.t = V_ERR};
+	}
+	int slot = c->nvars++;
+	snprintf(c->vars[slot].name, sizeof c->vars[slot].name, "%s", var);
+	c->vars[slot].v = (val_t){.t = V_DYN};
+	const char *body = c->p;
+	val_t out = {.t = V_BOOL, .b = all};
+	bool list = c->eval && recv.t == V_NODE &&
+		    c->doc->kind(recv.n, &(int64_t){0}, &(bool){0}, &(const char *){0}) == MU_CEL_NODE_LIST;
+	size_t n = list && c->doc->elem ? c->doc->size(recv.n) : 0;
+	if (!c->eval) {
+		out = skip_body(c);
+		out = out.t == V_ERR ? out : (val_t){.t = V_BOOL};
+	} else if (recv.t == V_ERR || !list || !c->doc->elem || n == 0) {
+		skip_body(c);
+		if (recv.t == V_ERR)
+			out = recv;
+		else if (!list || !c->doc->elem)
+			out = rerr(c, "no such overload: %s() here takes a list", all ? "all" : "exists");
+	} else {
+		bool err = false;
+		const char *end = body;
+		for (size_t i = 0; i < n && !c->err; i++) {
+			if (++c->visits > MU_CEL_MAX_VISITS) {
+				/* kube refuses such a rule by its estimated cost */
+				rerr(c, "the rule visits more than %d elements", MU_CEL_MAX_VISITS);
+				err = true;
+				c->p = body;
+				skip_body(c);
+				end = c->p;
+				break;
+			}
+			c->p = body;
+			c->vars[slot].v = node_val(c, c->doc->elem(recv.n, i));
+			val_t r = expr(c);
+			end = c->p;
+			if (r.t == V_BOOL && r.b != all) { /* decides: the body's text is read */
+				out = (val_t){.t = V_BOOL, .b = !all};
+				err = false;
+				break;
+			}
+			if (r.t != V_BOOL) {
+				if (r.t != V_ERR)
+					rerr(c, "no such overload: the %s() body must be a bool", all ? "all" : "exists");
+				err = true;
+			}
+		}
+		c->p = end;
+		if (err)
+			out = (val_t){.t = V_ERR};
+	}
+	c->nvars--;
+	if (!c->err && !eat(c, ")"))
+		refuse(c, MU_EPARSE, "expected ')'");
+	return c->err ? (val_t){.t = V_ERR} : out;
+}
+
 /* One step after a value: .field, .method(...), ["key"]. */
 static bool member_step(cel_t *c, val_t *v)
 {
@@ -482,6 +596,10 @@ static bool member_step(cel_t *c, val_t *v)
 		if (!eat(c, ")"))
 			refuse(c, MU_EPARSE, "expected ')'");
 		*v = size_of(c, *v);
+		return !c->err;
+	}
+	if (c->rule && (!strcmp(id, "all") || !strcmp(id, "exists")) && eat(c, "(")) {
+		*v = macro(c, *v, id[0] == 'a');
 		return !c->err;
 	}
 	if (eat(c, "(")) {
@@ -549,6 +667,10 @@ static val_t relate(cel_t *c, const char *op, val_t a, val_t b)
 	}
 	if (a.t == V_DYN || b.t == V_DYN || !c->eval)
 		return (val_t){.t = V_BOOL};
+	if (a.t == V_NODE && b.t == V_NODE && (op[0] == '=' || op[0] == '!') && c->doc->equal) {
+		bool same = c->doc->equal(a.n, b.n);
+		return (val_t){.t = V_BOOL, .b = op[0] == '=' ? same : !same};
+	}
 	if (a.t == V_NODE || b.t == V_NODE)
 		return rerr(c, "no such overload: %s between lists or maps", op);
 	bool eq = op[0] == '=' || op[0] == '!';
@@ -561,6 +683,39 @@ static val_t relate(cel_t *c, const char *op, val_t a, val_t b)
 		 : !strcmp(op, "<") ? r < 0 : !strcmp(op, "<=") ? r <= 0
 		 : !strcmp(op, ">") ? r > 0 : r >= 0;
 	return (val_t){.t = V_BOOL, .b = out};
+}
+
+/* a in [x, y, ...]: membership in a list literal (the `in` eaten).  A
+ * list read from the object is refused.  O(elements). */
+static val_t in_list(cel_t *c, val_t a)
+{
+	if (!eat(c, "[")) {
+		refuse(c, MU_EINVAL, "`in` takes a list literal, as in x in ['a', 'b']");
+		return (val_t){.t = V_ERR};
+	}
+	bool found = false, err = false, first = true;
+	while (!c->err && !eat(c, "]")) {
+		if (!first && !eat(c, ",")) {
+			refuse(c, MU_EPARSE, "expected ',' or ']'");
+			break;
+		}
+		first = false;
+		val_t x = unary(c);
+		if (c->err)
+			break;
+		val_t r = relate(c, "==", a, x);
+		if (r.t == V_BOOL && r.b)
+			found = true;
+		else if (r.t == V_ERR)
+			err = true;
+	}
+	if (c->err)
+		return (val_t){.t = V_ERR};
+	if (!c->eval || a.t == V_DYN)
+		return (val_t){.t = V_BOOL};
+	if (found)
+		return (val_t){.t = V_BOOL, .b = true};
+	return err ? (val_t){.t = V_ERR} : (val_t){.t = V_BOOL, .b = false};
 }
 
 static val_t relation(cel_t *c)
@@ -576,6 +731,8 @@ static val_t relation(cel_t *c)
 		val_t b = unary(c);
 		return c->err ? b : relate(c, ops[k], a, b);
 	}
+	if (c->rule && eat(c, "in") && !is_id(*c->p, false))
+		return in_list(c, a);
 	if (eat(c, "in ") || eat(c, "+") || eat(c, "-") || eat(c, "*") || eat(c, "/") ||
 	    eat(c, "%") || eat(c, "?"))
 		refuse(c, MU_EINVAL, "operators other than comparisons, &&, || and ! are not "
@@ -627,12 +784,12 @@ static val_t expr(cel_t *c)
 typedef struct input {
 	const mu_cel_device_t *dev;
 	const mu_cel_doc_t *doc;
-	const void *self;
+	const void *self, *old;
 	bool rule;
 } input_t;
 
 /* Runs the whole text on in. */
-static int run(const char *text, const input_t *in, val_t *out, char *err, size_t errlen)
+static int run(const char *text, const input_t *in, val_t *out, bool *used_old, char *err, size_t errlen)
 {
 	if (err && errlen)
 		err[0] = '\0';
@@ -649,6 +806,7 @@ static int run(const char *text, const input_t *in, val_t *out, char *err, size_
 	c->dev = in->dev;
 	c->doc = in->doc;
 	c->self = in->self;
+	c->old = in->old;
 	c->rule = in->rule;
 	c->eval = in->dev || in->doc;
 	c->msg = err;
@@ -663,6 +821,8 @@ static int run(const char *text, const input_t *in, val_t *out, char *err, size_
 	if (!c->err && out->t != V_BOOL && out->t != V_DYN && out->t != V_ERR)
 		refuse(c, MU_EINVAL, "the expression must yield a bool");
 	int rc = c->err;
+	if (used_old)
+		*used_old = c->used_old;
 	if (!rc && out->t == V_DYN && c->eval)
 		rc = MU_EINVAL;
 	if (!rc && out->t == V_ERR) {
@@ -678,7 +838,7 @@ int mu_cel_check(const char *expr_text, char *err, size_t errlen)
 {
 	val_t v;
 	input_t in = {0};
-	return run(expr_text, &in, &v, err, errlen);
+	return run(expr_text, &in, &v, NULL, err, errlen);
 }
 
 int mu_cel_eval(const char *expr_text, const mu_cel_device_t *dev, bool *match,
@@ -687,24 +847,39 @@ int mu_cel_eval(const char *expr_text, const mu_cel_device_t *dev, bool *match,
 	val_t v;
 	static const mu_cel_device_t none = {0};
 	input_t in = {.dev = dev ? dev : &none};
-	int rc = run(expr_text, &in, &v, err, errlen);
+	int rc = run(expr_text, &in, &v, NULL, err, errlen);
 	*match = rc == MU_OK && v.t == V_BOOL && v.b;
 	return rc;
 }
 
 int mu_cel_rule_check(const char *expr_text, char *err, size_t errlen)
 {
+	return mu_cel_rule_compile(expr_text, NULL, err, errlen);
+}
+
+int mu_cel_rule_compile(const char *expr_text, bool *transition, char *err, size_t errlen)
+{
 	val_t v;
 	input_t in = {.rule = true};
-	return run(expr_text, &in, &v, err, errlen);
+	bool used = false;
+	int rc = run(expr_text, &in, &v, &used, err, errlen);
+	if (transition)
+		*transition = rc == MU_OK && used;
+	return rc;
 }
 
 int mu_cel_rule_eval(const char *expr_text, const mu_cel_doc_t *doc, const void *self, bool *ok,
 		     char *err, size_t errlen)
 {
+	return mu_cel_rule_eval_old(expr_text, doc, self, NULL, ok, err, errlen);
+}
+
+int mu_cel_rule_eval_old(const char *expr_text, const mu_cel_doc_t *doc, const void *self, const void *old,
+			 bool *ok, char *err, size_t errlen)
+{
 	val_t v;
-	input_t in = {.doc = doc, .self = self, .rule = true};
-	int rc = doc && self ? run(expr_text, &in, &v, err, errlen) : MU_EINVAL;
+	input_t in = {.doc = doc, .self = self, .old = old, .rule = true};
+	int rc = doc && self ? run(expr_text, &in, &v, NULL, err, errlen) : MU_EINVAL;
 	*ok = rc == MU_OK && v.t == V_BOOL && v.b;
 	return rc;
 }

@@ -105,12 +105,18 @@ has "explain type" "$T/out" "FIELD: size <integer>"
 expect "explain a built-in kind" 0 k explain pods.spec.containers.env
 has "explain list" "$T/out" "FIELD: env <[]EnvVar>"
 has "explain nested" "$T/out" "valueFrom	<EnvVarSource>"
+# the descriptions of the built-in kinds' fields, as kube-apiserver serves them
+expect "explain pod.spec" 0 k explain pod.spec
+has "model description" "$T/out" "PodSpec is a description of a pod."
+has "field description" "$T/out" "Optional duration in seconds the pod may be active on the node relative to"
 expect "openapi index" 0 k get --raw /openapi/v3
 has "index lists the CRD" "$T/out" '"apis/example.com/v1":{"serverRelativeURL":"/openapi/v3/apis/example.com/v1?hash='
 # CEL validation rules (x-kubernetes-validations) in muster's subset: self
-# and its fields, has(), size(), comparisons, && || !; kube-apiserver's
-# messages; a rule that is not CEL refuses the CRD; a transition rule
-# (oldSelf) is not evaluated and the create says so in a Warning
+# and its fields, has(), size(), comparisons, && || !, all(), exists(), `in`
+# a list literal, and transition rules (oldSelf, run only on an update that
+# has the old value); kube-apiserver's messages; a rule that is not CEL
+# refuses the CRD; a rule muster does not evaluate (messageExpression) is
+# named in a Warning
 cat >"$T/gadget.yaml" <<'EOF'
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -135,23 +141,51 @@ spec:
             - rule: "!has(self.label) || (size(self.label) <= 8 && self.label != 'bad')"
             - rule: "self.mode == oldSelf.mode"
               message: mode is immutable
+            - rule: "self.minReplicas >= 0"
+              messageExpression: "'minReplicas is ' + string(self.minReplicas)"
             properties:
               minReplicas: {type: integer}
               maxReplicas: {type: integer}
               label: {type: string}
               mode: {type: string}
+              tier:
+                type: string
+                x-kubernetes-validations:
+                - {rule: "self in ['gold', 'silver']", message: tier must be gold or silver}
               ports:
                 type: array
                 items: {type: integer}
                 x-kubernetes-validations:
                 - {rule: "size(self) <= 2", message: at most two ports}
+                - {rule: "self.all(p, p > 0 && p < 65536)", message: ports are 1 to 65535}
+              volumes:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    size: {type: integer}
+                x-kubernetes-validations:
+                - rule: "!self.exists(v, has(v.size) && v.size > 100)"
+                  message: no volume over 100
 EOF
 expect "CRD with CEL rules" 0 k apply -f "$T/gadget.yaml"
-has "transition rule warned" "$T/out" 'muster up does not evaluate spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[2].rule: "self.mode == oldSelf.mode"'
+has "messageExpression warned" "$T/out" 'muster up does not evaluate spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[3].rule: "self.minReplicas >= 0" (messageExpression is not evaluated)'
+hasnt "transition rule evaluated" "$T/out" 'oldSelf'
 expect "gadget CRD established" 0 k wait --for condition=established --timeout=10s crd/gadgets.example.com
 gadget() { printf 'apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: %s}\nspec: %s\n' "$1" "$2" >"$T/g.yaml"; k apply -f "$T/g.yaml"; }
-gadget g-ok '{minReplicas: 1, maxReplicas: 3, label: fine, ports: [80, 443]}'
+gadget g-ok '{minReplicas: 1, maxReplicas: 3, label: fine, mode: a, tier: gold, ports: [80, 443], volumes: [{name: v, size: 5}]}'
 has "valid gadget" "$T/out" "gadget.example.com/g-ok created"
+gadget g-ok '{minReplicas: 1, maxReplicas: 4, label: fine, mode: a, tier: gold, ports: [80, 443]}'
+has "update keeping mode" "$T/out" "gadget.example.com/g-ok configured"
+gadget g-ok '{minReplicas: 1, maxReplicas: 4, label: fine, mode: b, tier: gold, ports: [80, 443]}'
+has "transition rule" "$T/out" 'The Gadget "g-ok" is invalid: spec: Invalid value: "object": mode is immutable'
+gadget g-tier '{minReplicas: 1, maxReplicas: 3, tier: bronze}'
+has "in a list" "$T/out" 'spec.tier: Invalid value: "string": tier must be gold or silver'
+gadget g-port0 '{minReplicas: 1, maxReplicas: 3, ports: [0]}'
+has "all()" "$T/out" 'spec.ports: Invalid value: "array": ports are 1 to 65535'
+gadget g-vol '{minReplicas: 1, maxReplicas: 3, volumes: [{name: a}, {name: b, size: 200}]}'
+has "exists()" "$T/out" 'spec.volumes: Invalid value: "array": no volume over 100'
 gadget g-minmax '{minReplicas: 5, maxReplicas: 3}'
 has "rule message" "$T/out" 'The Gadget "g-minmax" is invalid: spec: Invalid value: "object": minReplicas must not exceed maxReplicas'
 gadget g-label '{minReplicas: 1, maxReplicas: 3, label: waytoolonglabel}'
@@ -182,6 +216,7 @@ has "v2 explain type" "$T/out" "FIELD:    size <integer>"
 expect "explain a built-in kind (v2)" 0 k explain pods.spec.containers --output plaintext-openapiv2
 has "v2 explain list" "$T/out" "RESOURCE: containers <[]Object>"
 has "v2 explain fields" "$T/out" "imagePullPolicy	<string>"
+has "v2 explain description" "$T/out" "List of containers belonging to the pod."
 
 # across a restart the type is served again from the stored CRD
 kill "$UPID"; wait "$UPID" 2>/dev/null
@@ -221,6 +256,14 @@ for f in "$DATA"/samples/*.yaml; do
 done
 expect "jobset defaulted" 0 k get jobset paralleljobs -o jsonpath='{.spec.replicatedJobs[0].replicas}'
 has "replicas default" "$T/out" "1"
+# JobSet's successPolicy is immutable (`self == oldSelf`): set once where
+# there was none, it may not change
+expect "jobset successPolicy set" 0 k patch jobset paralleljobs --type=merge -p '{"spec":{"successPolicy":{"operator":"Any"}}}'
+expect "jobset successPolicy changed" 1 k patch jobset paralleljobs --type=merge -p '{"spec":{"successPolicy":{"operator":"All"}}}'
+has "jobset immutable" "$T/out" 'spec.successPolicy: Invalid value: "object": Value is immutable'
+# KubeRay's managedBy: one of two controllers (`self in [...]`), immutable
+expect "rayjob managedBy" 1 k patch rayjob rayjob-sample --type=merge -p '{"spec":{"managedBy":"someone-else"}}'
+has "rayjob managedBy message" "$T/out" "spec.managedBy: Invalid value: \"string\": the managedBy field value must be either 'ray.io/kuberay-operator' or 'kueue.x-k8s.io/multikueue'"
 sed 's/replicas: 1$/replicas: one/' "$DATA/samples/pytorchjob.yaml" | sed 's/name: pytorch-simple/name: bad/' >"$T/bad.yaml"
 expect "invalid PyTorchJob" 1 k apply -f "$T/bad.yaml"
 has "type checked" "$T/out" "in body must be of type integer"

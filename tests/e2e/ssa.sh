@@ -11,7 +11,13 @@
 #     unless another manager owns it; keyed lists (containers by name) are
 #     owned element by element and named in conflicts as kube prints them;
 #   - fieldManager is required for apply and force only allowed with it
-#     (422); the Python client's server_side_apply conflicts and forces.
+#     (422); the Python client's server_side_apply conflicts and forces;
+#   - a container's ports are keyed by (containerPort, protocol), protocol
+#     defaulting to TCP; an update's managedFields [] keeps them, [{}]
+#     clears them (kube's "Clearing managedFields");
+#   - muster up's controllers record their writes as kube's components do:
+#     the kubelet (node and lease, pod status through /status) and
+#     kube-controller-manager (a Job's pods, its status).
 # Usage: sh tests/e2e/ssa.sh PATH_TO_MUSTER.  Ends with
 # "e2e ssa: N passed, N failed".  Every process started here is killed on
 # exit.
@@ -136,6 +142,73 @@ code=$(api -s -o "$T/body" -w '%{http_code}' -X PATCH -H 'Content-Type: applicat
 [ "$code" = 422 ] && ok || bad "force on a merge patch: HTTP $code"
 has force-non-apply "$T/body" 'force: Forbidden: may not be specified for non-apply patch'
 
+# --- ports are keyed by (containerPort, protocol), protocol TCP by default --
+cat >"$T/ports.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: ports}
+spec:
+  schedulerName: nobody
+  containers:
+  - name: dns
+    image: busybox
+    ports:
+    - {containerPort: 53}
+    - {containerPort: 53, protocol: UDP}
+YAML
+expect ports-apply 0 kc apply --server-side --field-manager=ops -f "$T/ports.yaml"
+kc get pod ports -o jsonpath='{.spec.containers[0].ports}' >"$T/out"
+has ports-defaulted "$T/out" '[{"containerPort":53,"protocol":"TCP"},{"containerPort":53,"protocol":"UDP"}]'
+mf pod ports >"$T/out"
+has ports-key-tcp "$T/out" '"k:{\"containerPort\":53,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}'
+has ports-key-udp "$T/out" '"k:{\"containerPort\":53,\"protocol\":\"UDP\"}":{".":{},"f:containerPort":{},"f:protocol":{}}'
+# a second manager applying the same UDP port shares that element only
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: ports}\nspec:\n  containers:\n  - name: dns\n    ports:\n    - {containerPort: 53, protocol: UDP}\n' >"$T/ports2.yaml"
+expect ports-share 0 kc apply --server-side --field-manager=dns -f "$T/ports2.yaml"
+mf pod ports >"$T/out"
+has ports-shared "$T/out" 'dns/Apply={"f:spec":{"f:containers":{"k:{\"name\":\"dns\"}":{".":{},"f:name":{},"f:ports":{"k:{\"containerPort\":53,\"protocol\":\"UDP\"}":{".":{},"f:containerPort":{},"f:protocol":{}}}}}}}'
+
+# --- managedFields in an update: [] keeps them, [{}] clears them ----------
+kc create configmap reset --from-literal=k=v >/dev/null
+kc get cm reset -o json | /usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); o["metadata"]["managedFields"]=[]; o["data"]["k"]="w"; print(json.dumps(o))' >"$T/keep.json"
+expect put-empty 0 kc replace -f "$T/keep.json"
+mf cm reset >"$T/out"
+has put-empty-keeps "$T/out" 'kubectl-create/Update={"f:data":{".":{}}}'
+has put-empty-takes "$T/out" 'kubectl-replace/Update={"f:data":{"f:k":{}}}'
+kc get cm reset -o json | /usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); o["metadata"]["managedFields"]=[{}]; print(json.dumps(o))' >"$T/reset.json"
+expect put-reset 0 kc replace -f "$T/reset.json"
+kc get cm reset -o jsonpath='{.metadata.managedFields}' >"$T/out"
+[ ! -s "$T/out" ] && ok || bad "managedFields [{}] did not clear them: $(cat "$T/out")"
+kc patch cm reset --type=json -p '[{"op":"add","path":"/metadata/managedFields","value":[{}]},{"op":"replace","path":"/data/k","value":"z"}]' >/dev/null
+mf cm reset >"$T/out"
+has reset-then-own "$T/out" 'kubectl-patch/Update={"f:data":{"f:k":{}}}'
+
+# --- muster up's controllers record their writes as kube's components do --
+mfs() { kc get "$@" -o jsonpath='{range .metadata.managedFields[*]}{.manager}/{.operation}/{.subresource}={.fieldsV1}{"\n"}{end}'; }
+node=$(kc get nodes -o jsonpath='{.items[0].metadata.name}')
+mfs node "$node" >"$T/out"
+has node-by-kubelet "$T/out" 'kubelet/Update/={"f:metadata":{'
+mfs lease "$node" -n kube-node-lease >"$T/out"
+has lease-by-kubelet "$T/out" 'kubelet/Update/={"f:spec":{'
+kc create job jb --image=busybox >/dev/null
+wait_for job-pod 100 sh -c "'$KC' --kubeconfig '$T/data/kubeconfig' get pods -l job-name=jb -o name | grep -q pod/"
+pod=$(kc get pods -l job-name=jb -o jsonpath='{.items[0].metadata.name}')
+mfs pod "$pod" >"$T/out"
+has pod-by-kcm "$T/out" 'kube-controller-manager/Update/={"f:metadata":{'
+has pod-by-kcm-owner "$T/out" '"f:ownerReferences":{"k:{\"uid\":'
+wait_for job-status 100 sh -c "'$KC' --kubeconfig '$T/data/kubeconfig' get job jb -o jsonpath='{.status.active}' | grep -q 1"
+mfs job jb >"$T/out"
+has job-status-by-kcm "$T/out" 'kube-controller-manager/Update/status={"f:status":{'
+has job-create "$T/out" 'kubectl-create/Update/={"f:spec":{'
+api -s -o /dev/null -X POST -H 'Content-Type: application/json' \
+	--data-binary "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"$pod\"},\"target\":{\"kind\":\"Node\",\"name\":\"$node\"}}" \
+	"$S/api/v1/namespaces/default/pods/$pod/binding"
+wait_for pod-running 100 sh -c "'$KC' --kubeconfig '$T/data/kubeconfig' get pod $pod -o jsonpath='{.status.phase}' | grep -q Running"
+mfs pod "$pod" >"$T/out"
+has pod-status-by-kubelet "$T/out" 'kubelet/Update/status={"f:status":{'
+has pod-status-keyed "$T/out" '"f:conditions":{"k:{\"type\":\"ContainersReady\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}'
+has pod-kubelet-phase "$T/out" '"f:phase":{}'
+
 # --- the Python client ----------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
 	/usr/bin/python3 - "$T/data/kubeconfig" >"$T/py" 2>&1 <<'PY'
@@ -158,10 +231,19 @@ except Exception as e:
 r = cms.server_side_apply(body=body, name="py", namespace="default", field_manager="py-apply",
                           force_conflicts=True)
 print("forced", r.data.a, sorted((x.manager, x.operation) for x in r.metadata.managedFields))
+# a Job's pod: made by the Job controller, its status written by the kubelet
+pod = core.list_namespaced_pod("default", label_selector="job-name=jb").items[0]
+print("owners", sorted((x.manager, x.operation, x.subresource or "") for x in pod.metadata.managed_fields))
+# an update whose managedFields are one empty entry clears them
+cm = core.read_namespaced_config_map("py", "default")
+cm.metadata.managed_fields = [client.V1ManagedFieldsEntry()]
+print("reset", core.replace_namespaced_config_map("py", "default", cm).metadata.managed_fields)
 PY
 	has py-create "$T/py" 'create OpenAPI-Generator Update {"f:data": {".": {}, "f:a": {}}}'
 	has py-conflict "$T/py" 'conflict 409 .data.a'
 	has py-force "$T/py" "forced 2 [('OpenAPI-Generator', 'Update'), ('py-apply', 'Apply')]"
+	has py-owners "$T/py" "owners [('kube-controller-manager', 'Update', ''), ('kubelet', 'Update', 'status')]"
+	has py-reset "$T/py" "reset None"
 else
 	bad "python3-kubernetes is missing (scripts/install-deps.sh installs it)"
 fi

@@ -79,7 +79,7 @@ static int widget(const mu__crdtype_t *c, const char *text, json_t **out, mu__un
 	json_t *o = json_loads(text, 0, NULL);
 	memset(e, 0, sizeof *e);
 	mu__crd_prune(c, 0, o, true, u);
-	mu__crd_validate(c, 0, o, e);
+	mu__crd_validate(c, 0, o, NULL, e);
 	*out = o;
 	return e->n;
 }

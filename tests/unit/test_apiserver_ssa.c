@@ -128,11 +128,51 @@ static void test_shared(mu_t_t *t)
 	json_decref(live);
 }
 
+/* A container's ports are keyed by (containerPort, protocol), TCP when left
+ * out; applying the UDP port of a pair merges into that element only. */
+static void test_port_keys(mu_t_t *t)
+{
+	json_t *pod = json_loads("{\"spec\":{\"containers\":[{\"name\":\"c\",\"ports\":[{\"containerPort\":53},"
+				 "{\"containerPort\":53,\"protocol\":\"UDP\",\"name\":\"u\"}]}]}}", 0, NULL);
+	mu__mgr_t m = mgr("m", false);
+	json_t *s = mu__fieldset(pod, &m);
+	char *got = dump(s);
+	CHECK(t, strstr(got, "\"k:{\\\"containerPort\\\":53,\\\"protocol\\\":\\\"TCP\\\"}\":{\".\":{},"
+			     "\"f:containerPort\":{}}") != NULL);
+	CHECK(t, strstr(got, "\"k:{\\\"containerPort\\\":53,\\\"protocol\\\":\\\"UDP\\\"}\"") != NULL);
+	free(got);
+	json_decref(s);
+	json_t *ap = json_loads("{\"spec\":{\"containers\":[{\"name\":\"c\",\"ports\":[{\"containerPort\":53,"
+				"\"protocol\":\"UDP\",\"name\":\"dns\"}]}]}}", 0, NULL);
+	CHECK_EQ_INT(t, mu__apply_merge(pod, ap), MU_OK);
+	got = dump(json_object_get(json_array_get(mu__jget(pod, "spec.containers"), 0), "ports"));
+	CHECK_STR(t, got, "[{\"containerPort\":53},{\"containerPort\":53,\"name\":\"dns\",\"protocol\":\"UDP\"}]");
+	free(got);
+	json_decref(ap);
+	json_decref(pod);
+}
+
+/* An update's managedFields replace the stored ones only as a non-empty
+ * list of objects ([{}] clears them; [] keeps them). */
+static void test_mf_given(mu_t_t *t)
+{
+	json_t *empty = json_array(), *reset = json_loads("[{}]", 0, NULL), *bad = json_loads("[1]", 0, NULL);
+	CHECK(t, !mu__mf_given(NULL));
+	CHECK(t, !mu__mf_given(empty));
+	CHECK(t, mu__mf_given(reset));
+	CHECK(t, !mu__mf_given(bad));
+	json_decref(empty);
+	json_decref(reset);
+	json_decref(bad);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_fieldset);
 	MU_RUN(&t, test_update_and_apply);
 	MU_RUN(&t, test_shared);
+	MU_RUN(&t, test_port_keys);
+	MU_RUN(&t, test_mf_given);
 	return mu_t_done(&t);
 }

@@ -123,7 +123,25 @@ static size_t t_size(const void *n)
 	return ((const tnode_t *)n)->n;
 }
 
-static const mu_cel_doc_t tdoc = {t_kind, t_field, t_size};
+static const void *t_elem(const void *list, size_t i)
+{
+	const tnode_t *x = list;
+	return i < x->n ? &x->vals[i] : NULL;
+}
+
+static bool t_equal(const void *a, const void *b)
+{
+	const tnode_t *x = a, *y = b;
+	if (x->kind != y->kind || x->n != y->n || x->i != y->i || (!x->s) != (!y->s) ||
+	    (x->s && strcmp(x->s, y->s)))
+		return false;
+	for (size_t k = 0; k < x->n; k++)
+		if ((x->keys && strcmp(x->keys[k], y->keys[k])) || !t_equal(&x->vals[k], &y->vals[k]))
+			return false;
+	return true;
+}
+
+static const mu_cel_doc_t tdoc = {t_kind, t_field, t_size, t_elem, t_equal};
 static const tnode_t ports[] = {{MU_CEL_NODE_INT, 80, 0, 0, 0, 0}, {MU_CEL_NODE_INT, 443, 0, 0, 0, 0}};
 static const char *const okeys[] = {"on"};
 static const tnode_t ovals[] = {{MU_CEL_NODE_BOOL, 1, 0, 0, 0, 0}};
@@ -147,6 +165,61 @@ static int rule(const char *e)
 	return rc ? rc : ok;
 }
 
+/* The same with oldSelf. */
+static int rule_old(const char *e, const tnode_t *old)
+{
+	bool ok = false;
+	char err[256];
+	int rc = mu_cel_rule_eval_old(e, &tdoc, &self, old, &ok, err, sizeof err);
+	return rc ? rc : ok;
+}
+
+static const tnode_t other_ports[] = {{MU_CEL_NODE_INT, 80, 0, 0, 0, 0}, {MU_CEL_NODE_INT, 8080, 0, 0, 0, 0}};
+static const tnode_t old_vals[] = {
+	{MU_CEL_NODE_INT, 1, 0, 0, 0, 0},
+	{MU_CEL_NODE_INT, 3, 0, 0, 0, 0},
+	{MU_CEL_NODE_STRING, 0, "old", 0, 0, 0},
+	{MU_CEL_NODE_LIST, 0, 0, NULL, other_ports, 2},
+	{MU_CEL_NODE_MAP, 0, 0, okeys, ovals, 1},
+	{MU_CEL_NODE_DOUBLE, 0, 0, 0, 0, 0},
+};
+static const tnode_t old_self = {MU_CEL_NODE_MAP, 0, 0, skeys, old_vals, 6};
+
+/* Transition rules, all(), exists() and `in` (the rules the JobSet,
+ * KubeRay and Kubeflow CRDs in ../shared/data/k8s/workloads use). */
+static void test_rules_beyond(mu_t_t *t)
+{
+	CHECK_EQ_INT(t, rule_old("self == oldSelf", &self), 1);
+	CHECK_EQ_INT(t, rule_old("self == oldSelf", &old_self), 0);
+	CHECK_EQ_INT(t, rule_old("self.min == oldSelf.min && self.name != oldSelf.name", &old_self), 1);
+	CHECK_EQ_INT(t, rule_old("self.opts == oldSelf.opts && self.ports != oldSelf.ports", &old_self), 1);
+	CHECK_EQ_INT(t, rule("self == oldSelf"), MU_EINVAL); /* no old value: the caller skips such rules */
+	CHECK_EQ_INT(t, rule("self.ports.all(p, p > 0)"), 1);
+	CHECK_EQ_INT(t, rule("self.ports.all(p, p > 100)"), 0);
+	CHECK_EQ_INT(t, rule("self.ports.exists(p, p == 443)"), 1);
+	CHECK_EQ_INT(t, rule("self.ports.exists(p, p == 8080)"), 0);
+	CHECK_EQ_INT(t, rule("self.ports.all(p, self.ports.exists(q, q >= p))"), 1);
+	CHECK_EQ_INT(t, rule("self.ports.all(p, p.x == 1)"), MU_ENOENT);  /* an int has no fields */
+	CHECK_EQ_INT(t, rule("self.ports.exists(p, p == 80 || p.x == 1)"), 1); /* || absorbs the error */
+	CHECK_EQ_INT(t, rule("self.opts.all(k, true)"), MU_EINVAL);       /* over a map: not here */
+	CHECK_EQ_INT(t, rule("self.name in ['x\\n']"), MU_EINVAL); /* escapes other than \\ \" \' */
+	CHECK_EQ_INT(t, rule("self.name in ['x', 'caf\xc3\xa9']"), 1);
+	CHECK_EQ_INT(t, rule("self.min in [2, 3]"), 0);
+	CHECK_EQ_INT(t, rule("!(has(self.opts) && self.name == 'x' && self.ports.exists(x, has(x.y)))"), 1);
+	bool tr = false;
+	char err[256];
+	CHECK_EQ_INT(t, mu_cel_rule_compile("self == oldSelf", &tr, err, sizeof err), MU_OK);
+	CHECK(t, tr);
+	CHECK_EQ_INT(t, mu_cel_rule_compile("self.items.all(x, !has(x.metadata.namespace) || "
+					    "size(x.metadata.namespace) == 0)", &tr, err, sizeof err), MU_OK);
+	CHECK(t, !tr);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.a in self.b", err, sizeof err), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.items.map(x, x)", err, sizeof err), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.items.all(x x > 0)", err, sizeof err), MU_EPARSE);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.a.all(a, a.all(b, b.all(c, c.all(d, d.all(e, true)))))", err,
+					  sizeof err), MU_ELIMIT);
+}
+
 static void test_rules(mu_t_t *t)
 {
 	CHECK_EQ_INT(t, rule("self.min <= self.max"), 1);
@@ -159,14 +232,14 @@ static void test_rules(mu_t_t *t)
 	CHECK_EQ_INT(t, rule("self.replicas > 1"), MU_ENOENT);
 	CHECK_EQ_INT(t, rule("self.ratio > 1"), MU_EINVAL);       /* doubles are refused at run time */
 	CHECK_EQ_INT(t, rule("has(self.name.x)"), MU_EINVAL);     /* a string has no fields */
-	CHECK_EQ_INT(t, rule("self.ports == self.ports"), MU_EINVAL);
+	CHECK_EQ_INT(t, rule("self.ports == self.ports"), 1); /* lists compare deeply */
 	char err[256];
 	CHECK_EQ_INT(t, mu_cel_rule_check("self.a.b <= self.c && has(self.d) || !(size(self.e) > 2)", err, sizeof err),
 		     MU_OK);
-	CHECK_EQ_INT(t, mu_cel_rule_check("self == oldSelf", err, sizeof err), MU_EINVAL);
-	CHECK(t, strstr(err, "transition rules (oldSelf) are not supported") != NULL);
-	CHECK_EQ_INT(t, mu_cel_rule_check("self.items.all(x, x > 0)", err, sizeof err), MU_EINVAL);
-	CHECK_EQ_INT(t, mu_cel_rule_check("self.a in ['x']", err, sizeof err), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self == oldSelf", err, sizeof err), MU_OK);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.items.all(x, x > 0)", err, sizeof err), MU_OK);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.a in ['x']", err, sizeof err), MU_OK);
+	CHECK_EQ_INT(t, mu_cel_rule_check("self.a[0] == 1", err, sizeof err), MU_EINVAL);
 	CHECK_EQ_INT(t, mu_cel_rule_check("self.a <= ", err, sizeof err), MU_EPARSE);
 	CHECK_EQ_INT(t, mu_cel_rule_check("has(other.a)", err, sizeof err), MU_EINVAL);
 	CHECK_EQ_INT(t, mu_cel_rule_check("device.driver == 'x'", err, sizeof err), MU_EINVAL);
@@ -180,5 +253,6 @@ int main(void)
 	MU_RUN(&t, test_errors_absorbed);
 	MU_RUN(&t, test_refused);
 	MU_RUN(&t, test_rules);
+	MU_RUN(&t, test_rules_beyond);
 	return mu_t_done(&t);
 }
