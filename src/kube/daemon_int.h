@@ -45,6 +45,7 @@ typedef enum mu__wlkind {
 	MU__WL_RAY,             /* ray.io/v1 RayCluster (a RayJob's too) */
 	MU__WL_VOLCANO_PG,      /* scheduling.volcano.sh/v1beta1 PodGroup */
 	MU__WL_KAI_PG,          /* scheduling.run.ai/v2alpha2 PodGroup */
+	MU__WL_RAYJOB,          /* ray.io/v1 RayJob: its RayCluster's pods */
 	MU__WL_COUNT
 } mu__wlkind_t;
 
@@ -80,7 +81,7 @@ bool mu__kw_pod(const json_t *pod, mu__kwpod_t *out);
 int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w);
 
 /* Suspend until admitted (wl.c), as Kueue does it: the kinds that can be
- * created suspended (JobSet spec.suspend, PyTorchJob and MPIJob
+ * created suspended (JobSet and RayJob spec.suspend, PyTorchJob and MPIJob
  * spec.runPolicy.suspend), whether obj is, and the pod templates of its
  * parts (pointing into obj): up to max, returned as the count, MU_ELIMIT
  * past max, MU_EINVAL when a part has no name or template.  O(parts). */
@@ -97,6 +98,12 @@ int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int m
 const char *mu__kw_unsuspend_patch(mu__wlkind_t k);
 const char *mu__kw_collection(mu__wlkind_t k);
 const char *mu__kw_plural(mu__wlkind_t k);
+/* The RayJob that controls a RayCluster object (its controlling owner
+ * reference of kind RayJob), into name; false when none.  O(owners). */
+bool mu__kw_rayjob_of(const json_t *raycluster, char *name, size_t len);
+/* Rewrites a RayCluster pod's reference *w to the RayJob `job` (same
+ * namespace and part).  False when the names do not fit. */
+bool mu__kw_to_rayjob(mu__kwpod_t *w, const char *ns, const char *job);
 
 /* --- the view ---------------------------------------------------------------- */
 
@@ -373,6 +380,12 @@ void mu__kd_ej_name(mu__kd_t *d, mu__kgroup_t *g, char *buf, size_t len);
 /* Regroups the pods controlled by Job ns/job (the Job was seen or its
  * kind of group changed).  O(pods). */
 void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
+/* A RayCluster pod's workload reference *w: to the RayJob that controls
+ * its RayCluster object when one does (wl.c).  O(owners). */
+void mu__kd_wl_ray_owner(mu__kd_t *d, mu__kwpod_t *w);
+/* Regroups the pods whose workload object is `wl_key` (a RayCluster seen
+ * or changed: its pods may belong to a RayJob).  O(pods). */
+void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key);
 /* A pod's queue: its label, its group's, or the default. */
 const char *mu__kd_queue_of(mu__kd_t *d, const mu__kgroup_t *g);
 

@@ -314,6 +314,29 @@ void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job)
 		}
 }
 
+void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key)
+{
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			if (!p->wl_key || !p->wl_part || strcmp(p->wl_key, wl_key))
+				continue;
+			mu__kwpod_t w;
+			memset(&w, 0, sizeof w);
+			w.kind = MU__WL_RAY;
+			snprintf(w.wl, sizeof w.wl, "%s", p->wl_key);
+			snprintf(w.group, sizeof w.group, "%s", p->wl_group ? p->wl_group : "");
+			snprintf(w.name, sizeof w.name, "%s", p->wl_name ? p->wl_name : "");
+			snprintf(w.part, sizeof w.part, "%s", p->wl_part);
+			mu__kd_wl_ray_owner(d, &w);
+			if (set_str(&p->wl_group, w.group)) {
+				set_str(&p->wl_key, w.wl);
+				set_str(&p->wl_name, w.name);
+				pod_regroup(d, p);
+			}
+		}
+}
+
 /* A Pod was added or changed: its facts are copied (the object is not
  * kept), its shape looked up once, its group marked dirty when what the
  * engine sees changed.  O(1) expected, O(pods) when it changes group. */
@@ -350,6 +373,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	}
 	mu__kwpod_t wp;
 	bool wl = ours && mu__kw_pod(obj, &wp);
+	if (wl && wp.kind == MU__WL_RAY)
+		mu__kd_wl_ray_owner(d, &wp);
 	int moved = (int)set_str(&p->wl_group, wl ? wp.group : NULL) +
 		    (int)set_str(&p->wl_part, wl ? wp.part : NULL);
 	set_str(&p->wl_key, wl ? wp.wl : NULL);

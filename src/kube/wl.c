@@ -9,8 +9,8 @@
  * ("not found", as a gang waits for its PodGroup).  O(groups) per object
  * event; nothing per cycle.
  *
- * Suspend until admitted, as Kueue does it: a JobSet, PyTorchJob or MPIJob
- * created suspended that names a queue (its label muster.io/queue or
+ * Suspend until admitted, as Kueue does it: a JobSet, PyTorchJob, MPIJob or
+ * RayJob created suspended that names a queue (its label muster.io/queue or
  * kueue.x-k8s.io/queue-name, or the Kubeflow queue field) has no pods
  * yet, so its group is made from the object: an engine job of its pod
  * templates (each part's template, replicas x parallelism pods), a gang of
@@ -18,7 +18,10 @@
  * a FailedScheduling event with the engine's reason; once the cycle places
  * it, muster lifts the suspension (a merge patch) with an Admitted event,
  * and the placed job keeps holding its room until the controller has made
- * minMember pods; then the pods are scheduled as any gang's.
+ * minMember pods; then the pods are scheduled as any gang's.  A RayJob's
+ * pods are those of the RayCluster it controls (the RayCluster's owner
+ * reference): they join the RayJob's group, its head and each worker
+ * group's minReplicas (x numOfHosts) being the gang.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +170,19 @@ static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const 
 	mu__kd_mark_dirty(d, g);
 }
 
+void mu__kd_wl_ray_owner(mu__kd_t *d, mu__kwpod_t *w)
+{
+	char job[300], ns[300];
+	const json_t *rc = mu__kmap_get(&d->wls, w->wl);
+	const char *slash = strchr(w->wl, '/');
+	if (!rc || !slash || !mu__kw_rayjob_of(rc, job, sizeof job))
+		return;
+	snprintf(ns, sizeof ns, "%.*s", (int)(slash - w->wl - 11), w->wl + 11); /* "RayCluster:" */
+	mu__kwpod_t was = *w;
+	if (!mu__kw_to_rayjob(w, ns, job))
+		*w = was;
+}
+
 void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 {
 	const char *ns = mu__kjs(obj, "metadata.namespace"), *name = mu__kjs(obj, "metadata.name");
@@ -187,6 +203,8 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 	}
 	if (mu__kw_suspendable(k))
 		wl_suspend_note(d, k, key, ns ? ns : "default", name, mine);
+	if (k == MU__WL_RAY && mine)
+		mu__kd_regroup_wl(d, key); /* its pods may be a RayJob's */
 	wscan_t s = {d, key, k, mine};
 	mu__kmap_each(&d->groups, group_take, &s);
 	d->changed = true;

@@ -20,7 +20,11 @@
 # suspended with the reason in a FailedScheduling event, because the
 # admitted JobSet holds the room until its pods come; once the JobSet's
 # pods (made by this test, playing its controller) have bound and gone,
-# the PyTorchJob is admitted in turn.
+# the PyTorchJob is admitted in turn.  A RayJob created suspended (its
+# head and a worker group of minReplicas 2, 8 GPUs each: 3 nodes) stays
+# suspended while the PyTorchJob holds 2 of the 4 nodes; once that goes,
+# muster lifts spec.suspend, and the RayCluster the test then makes (as
+# KubeRay does, owned by the RayJob) has its pods bound in the held room.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e kinds: N passed, N failed".
@@ -278,4 +282,57 @@ done_kind suspended-jobset
 kc delete jobset sjs >/dev/null 2>&1
 ptfree() { [ "$(kc get pytorchjob spt -o jsonpath='{.spec.runPolicy.suspend}')" = false ]; }
 wait_for pytorchjob-admitted-once-room 100 ptfree
+
+# --- a RayJob as a whole: its RayCluster's head and workers' minimum ---------
+cat >"$T/srj.yaml" <<'YAML'
+apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: srj
+  labels: {muster.io/queue: team-a}
+spec:
+  suspend: true
+  entrypoint: python -c 'print(1)'
+  rayClusterSpec:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          schedulerName: muster
+          containers: [{name: ray-head, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+    workerGroupSpecs:
+    - groupName: gpu
+      replicas: 2
+      minReplicas: 2
+      maxReplicas: 4
+      rayStartParams: {}
+      template:
+        spec:
+          schedulerName: muster
+          containers: [{name: ray-worker, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+YAML
+ruid=$(obj "$T/srj.yaml") || bad "suspended RayJob not created"
+rjwhy() { kc get events --field-selector involvedObject.name=srj 2>/dev/null | grep -q "suspended until muster admits it"; }
+wait_for rayjob-says-why 100 rjwhy
+if [ "$(kc get rayjob srj -o jsonpath='{.spec.suspend}')" = true ]; then ok; else
+	bad "the RayJob was admitted while the admitted PyTorchJob held half the cluster"; fi
+kc delete pytorchjob spt >/dev/null 2>&1
+rjfree() { [ "$(kc get rayjob srj -o jsonpath='{.spec.suspend}')" = false ]; }
+wait_for rayjob-admitted-unsuspended 100 rjfree
+kc get events --field-selector involvedObject.name=srj >"$T/ev" 2>&1
+has rayjob-admitted-event "$T/ev" "gang of 3 pods fits"
+# KubeRay (this test) makes the RayCluster, owned by the RayJob, then its pods
+kc get rayjob srj -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(json.dumps({"apiVersion": "ray.io/v1", "kind": "RayCluster",
+      "metadata": {"name": "srj-raycluster-x7k2p", "labels": {"ray.io/originated-from-crd": "RayJob",
+                   "ray.io/originated-from-cr-name": "srj"},
+                   "ownerReferences": [{"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "srj",
+                                        "uid": j["metadata"]["uid"], "controller": True}]},
+      "spec": j["spec"]["rayClusterSpec"]}))' >"$T/src.json"
+cuid=$(obj "$T/src.json") || bad "the RayJob's RayCluster not created"
+srj() { GPUS=8 pod "srj-raycluster-x7k2p-$1" "ray.io/cluster: srj-raycluster-x7k2p, ray.io/node-type: $2, ray.io/group: $3" "" ray.io/v1 RayCluster srj-raycluster-x7k2p "$cuid"; }
+srj head head headgroup; srj gpu-worker-a worker gpu; srj gpu-worker-b worker gpu
+done_kind rayjob-admitted
 done_
