@@ -116,6 +116,7 @@ typedef struct mu__kpod {
 	char *owner_job;        /* controlling batch/v1 Job, or NULL */
 	char *ctrl;             /* "KIND/NAME" of a controller that recreates
 	                         * it when evicted (move.c), or NULL */
+	char *ctrl_idx;         /* ... the index it gives the pod, or NULL */
 	char *queue;            /* queue label, or NULL */
 	char *pclass;           /* spec.priorityClassName, or NULL */
 	char *group_label, *xgroup_label;
@@ -488,6 +489,11 @@ void mu__kd_release_free(mu__kd_t *d);
  * when it is evicted (Job, ReplicaSet, StatefulSet, the Kubeflow jobs,
  * RayCluster); if so "KIND/NAME" goes to buf.  O(1). */
 bool mu__kd_move_ctrl(const mu__kpodinfo_t *in, char *buf, size_t len);
+/* The index a recreating controller gives pod (a Job's completion index,
+ * a Kubeflow job's replica type and index, a StatefulSet's ordinal: its
+ * label apps.kubernetes.io/pod-index or its name's last number) into buf;
+ * false when it gives none.  Its replacement carries the same.  O(1). */
+bool mu__kd_move_index(const json_t *pod, const mu__kpodinfo_t *in, char *buf, size_t len);
 /* The engine moved pod p (being evicted, of queue) to node with the
  * devices of dec: a place is held there for the pod its controller makes
  * next. */
@@ -501,7 +507,8 @@ bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now);
 /* Whether p is an unbound pod of ours that a held place waits for. */
 bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
 /* Pod p (unbound, of a recreating controller) takes a held place of its
- * controller and shape, if there is one: the placeholder goes and p is
+ * controller and shape (and index, when the moved pod had one), if there
+ * is one: the placeholder goes and p is
  * bound there (or its bind held for the leaving pods).  O(places). */
 bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
 void mu__kd_move_free(mu__kd_t *d);

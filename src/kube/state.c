@@ -250,6 +250,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->node);
 	free(p->owner_job);
 	free(p->ctrl);
+	free(p->ctrl_idx);
 	free(p->queue);
 	free(p->pclass);
 	free(p->group_label);
@@ -381,6 +382,7 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	set_str(&p->wl_name, wl ? wp.name : NULL);
 	char ctrl[600];
 	set_str(&p->ctrl, mu__kd_move_ctrl(&in, ctrl, sizeof ctrl) ? ctrl : NULL);
+	set_str(&p->ctrl_idx, p->ctrl && mu__kd_move_index(obj, &in, ctrl, sizeof ctrl) ? ctrl : NULL);
 	moved += (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
 		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->pclass, in.pclass) +
 		    (int)set_str(&p->group_label, in.group_label) +
