@@ -80,6 +80,13 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 	mu__kd_evict(d, p, "Preempted", msg);
 	mu__kd_leaving_note(d, p);
 	mu__kd_mark_dirty(d, g);
+	int32_t left = 0; /* an admitted workload below its minimum: suspended again */
+	for (int32_t i = 0; i < g->npods; i++) {
+		const mu__kpod_t *q = g->pods[i];
+		left += !q->terminal && (q->node || q->an_node) && !q->deleting && !q->evicting;
+	}
+	if (g->wl_admitted && left < g->min_member)
+		mu__kd_wl_resuspend(d, g, msg);
 }
 
 /* One pass over the decisions (O(decisions), writes queued, nothing

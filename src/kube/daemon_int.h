@@ -565,6 +565,14 @@ void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
 /* Why g's suspended object is not admitted yet, as an event on it when
  * the message changes. */
 void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
+/* Re-suspension, as Kueue evicts an admitted workload: g's object was
+ * admitted by muster and its pods can no longer all run (`why`: preempted,
+ * rolled back, a pod failed or its node was lost).  The object is
+ * suspended again (merge patch) with an Evicted event saying why, the
+ * group's bound pods are evicted, its engine job goes, and the group waits
+ * as a suspended one: its templates are queued again.  False (nothing
+ * done) when g is not such a group.  O(members). */
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

@@ -296,6 +296,8 @@ bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
 	if (g->wl_susp) {
 		char msg[700];
+		if (g->ej >= 0 && !g->wl_hold)
+			mu__kd_finish(d, g, now, false); /* its pods' job: its templates wait instead */
 		if (g->ej >= 0 || !obj)
 			return true; /* submitted: the cycle decides */
 		if (submit_templates(d, g, obj, (mu__wlkind_t)k, now, msg, sizeof msg) != MU_OK)
@@ -355,6 +357,48 @@ void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg)
 	g->msg = strdup(text);
 	mu__kd_event_write(d, mu__kw_kind((mu__wlkind_t)k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
 			   mu__kjs(obj, "metadata.uid"), "Warning", "FailedScheduling", text);
+}
+
+/* The merge patch that suspends a suspendable kind again. */
+static const char *suspend_patch(mu__wlkind_t k)
+{
+	return k == MU__WL_JOBSET || k == MU__WL_RAYJOB ? "{\"spec\":{\"suspend\":true}}" :
+	       "{\"spec\":{\"runPolicy\":{\"suspend\":true}}}";
+}
+
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
+{
+	int k = g->wl_key ? key_kind(g->wl_key) : -1;
+	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
+	if (!obj || !g->wl_admitted || g->wl_hold || !mu__kw_suspendable((mu__wlkind_t)k))
+		return false;
+	char path[1200], msg[1200];
+	snprintf(path, sizeof path, "%s/namespaces/%s/%s/%s", mu__kw_collection((mu__wlkind_t)k), g->ns,
+		 mu__kw_plural((mu__wlkind_t)k), g->name);
+	json_t *body = json_loads(suspend_patch((mu__wlkind_t)k), 0, NULL);
+	if (!body)
+		return false;
+	mu__kd_write(d, MU__KW_WRITE, "PATCH", path, "application/merge-patch+json", body, NULL, NULL);
+	json_decref(body);
+	snprintf(msg, sizeof msg, "suspended again by muster and requeued: %s", why);
+	for (int32_t i = 0; i < g->npods; i++) {
+		mu__kpod_t *p = g->pods[i];
+		if (!p->terminal && (p->node || p->an_node) && !p->deleting && !p->evicting) {
+			mu__kd_evict(d, p, "Evicted", msg);
+			mu__kd_leaving_note(d, p);
+		}
+	}
+	mu__kd_event_write(d, mu__kw_kind((mu__wlkind_t)k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+			   mu__kjs(obj, "metadata.uid"), "Warning", "Evicted", msg);
+	mu__klog(&d->log, 1, "%s %s | group=%s", g->wl_key, msg, g->key);
+	mu__kd_finish(d, g, mu__k_now_ms(), false);
+	slots_clear(g);
+	g->wl_admitted = false;
+	g->wl_susp = true; /* its templates wait for room again */
+	free(g->msg);
+	g->msg = NULL;
+	mu__kd_mark_dirty(d, g);
+	return true;
 }
 
 static void wl_free_cb(void *arg, void *val)

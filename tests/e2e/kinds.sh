@@ -25,6 +25,10 @@
 # suspended while the PyTorchJob holds 2 of the 4 nodes; once that goes,
 # muster lifts spec.suspend, and the RayCluster the test then makes (as
 # KubeRay does, owned by the RayJob) has its pods bound in the held room.
+# Re-suspension: when a worker's node is lost (muster node fail), muster
+# suspends the RayJob again with an Evicted event, as Kueue evicts a
+# workload; the test deletes the RayCluster as KubeRay does, and the RayJob
+# is admitted again on the three nodes left.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e kinds: N passed, N failed".
@@ -334,5 +338,19 @@ print(json.dumps({"apiVersion": "ray.io/v1", "kind": "RayCluster",
 cuid=$(obj "$T/src.json") || bad "the RayJob's RayCluster not created"
 srj() { GPUS=8 pod "srj-raycluster-x7k2p-$1" "ray.io/cluster: srj-raycluster-x7k2p, ray.io/node-type: $2, ray.io/group: $3" "" ray.io/v1 RayCluster srj-raycluster-x7k2p "$cuid"; }
 srj head head headgroup; srj gpu-worker-a worker gpu; srj gpu-worker-b worker gpu
-done_kind rayjob-admitted
+wait_for rayjob-pods-bound 150 allbound
+
+# --- re-suspension: a worker's node is lost; the RayJob goes back to its queue
+wnode=$(kc get pod srj-raycluster-x7k2p-gpu-worker-a -o jsonpath='{.spec.nodeName}')
+"$M" node fail "$wnode" --kubeconfig "$T/data/kubeconfig" >/dev/null 2>&1 && ok || bad "muster node fail $wnode"
+rjsusp() { [ "$(kc get rayjob srj -o jsonpath='{.spec.suspend}')" = true ]; }
+wait_for rayjob-suspended-again 100 rjsusp
+kc get events --field-selector involvedObject.name=srj >"$T/ev" 2>&1
+has rayjob-evicted-event "$T/ev" "suspended again by muster and requeued"
+# KubeRay (this test) deletes the RayCluster of a suspended RayJob
+kc delete raycluster srj-raycluster-x7k2p >/dev/null 2>&1
+kc delete pods -l app=kinds --wait=false >/dev/null 2>&1
+wait_for rayjob-pods-gone 100 none
+# three nodes are left: the gang fits again and is admitted again
+wait_for rayjob-admitted-again 100 rjfree
 done_
