@@ -129,6 +129,12 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			break;
 		}
 	}
+	for (size_t i = 0; i < dec->n; i++) { /* workloads whose templates were placed */
+		const mu_decision_t *x = &dec->v[i];
+		mu__kgroup_t *g = x->job >= 0 && x->job < d->ej_cap ? d->ej_group[x->job] : NULL;
+		if (g && x->kind == MU_DEC_BIND && g->wl_hold && g->nps == 0 && !g->wl_admitted)
+			mu__kd_wl_admitted(d, g);
+	}
 	for (size_t i = 0; i < dec->n; i++) {
 		const mu_decision_t *x = &dec->v[i];
 		mu__kgroup_t *g = x->job >= 0 && x->job < d->ej_cap ? d->ej_group[x->job] : NULL;

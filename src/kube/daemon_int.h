@@ -208,6 +208,9 @@ struct mu__kgroup {
 	 * queue; a job of its pod templates holds the room once placed; the
 	 * unsuspend was sent. */
 	bool wl_susp, wl_hold, wl_admitted;
+	/* Its object was admitted before a restart: the places recorded in
+	 * its annotation muster.io/held-places are to be held again. */
+	bool wl_restore;
 };
 
 typedef struct mu__knode {
@@ -559,9 +562,14 @@ void mu__kd_wl_release(mu__kd_t *d);
  * (mu__kd_group_sync).  O(parts + members). */
 bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
 /* A pod of g's template job was placed (dec): the place is kept as a
- * slot for a pod of that part, and the object is unsuspended (a merge
- * patch) with an Admitted event, once. */
+ * slot for a pod of that part. */
 void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
+/* After a pass over the decisions: g's template job was placed, so its
+ * object is unsuspended with an Admitted event, once, in one merge patch
+ * that also records its places (annotation muster.io/held-places: part
+ * index, node, devices), so that a restarted scheduler holds them again
+ * until the pods come.  O(slots). */
+void mu__kd_wl_admitted(mu__kd_t *d, mu__kgroup_t *g);
 /* Why g's suspended object is not admitted yet, as an event on it when
  * the message changes. */
 void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
