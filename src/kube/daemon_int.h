@@ -384,11 +384,9 @@ void mu__kd_ej_name(mu__kd_t *d, mu__kgroup_t *g, char *buf, size_t len);
 /* Regroups the pods controlled by Job ns/job (the Job was seen or its
  * kind of group changed).  O(pods). */
 void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
-/* A RayCluster pod's workload reference *w: to the RayJob that controls
- * its RayCluster object when one does (wl.c).  O(owners). */
-void mu__kd_wl_ray_owner(mu__kd_t *d, mu__kwpod_t *w);
 /* Regroups the pods whose workload object is `wl_key` (a RayCluster seen
- * or changed: its pods may belong to a RayJob).  O(pods). */
+ * or changed: its pods may belong to the RayJob that controls it, and
+ * join its group).  O(pods). */
 void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key);
 /* A pod's queue: its label, its group's, or the default. */
 const char *mu__kd_queue_of(mu__kd_t *d, const mu__kgroup_t *g);

@@ -315,6 +315,21 @@ void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job)
 		}
 }
 
+/* A RayCluster pod's workload reference *w: to the RayJob that controls
+ * its RayCluster object when one does.  O(owners). */
+static void ray_owner(mu__kd_t *d, mu__kwpod_t *w)
+{
+	char job[300], ns[300];
+	const json_t *rc = mu__kmap_get(&d->wls, w->wl);
+	const char *slash = strchr(w->wl, '/');
+	if (!rc || !slash || !mu__kw_rayjob_of(rc, job, sizeof job))
+		return;
+	snprintf(ns, sizeof ns, "%.*s", (int)(slash - w->wl - 11), w->wl + 11); /* "RayCluster:" */
+	mu__kwpod_t was = *w;
+	if (!mu__kw_to_rayjob(w, ns, job))
+		*w = was;
+}
+
 void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key)
 {
 	for (size_t i = 0; i < d->pods.cap; i++)
@@ -329,7 +344,7 @@ void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key)
 			snprintf(w.group, sizeof w.group, "%s", p->wl_group ? p->wl_group : "");
 			snprintf(w.name, sizeof w.name, "%s", p->wl_name ? p->wl_name : "");
 			snprintf(w.part, sizeof w.part, "%s", p->wl_part);
-			mu__kd_wl_ray_owner(d, &w);
+			ray_owner(d, &w);
 			if (set_str(&p->wl_group, w.group)) {
 				set_str(&p->wl_key, w.wl);
 				set_str(&p->wl_name, w.name);
@@ -375,7 +390,7 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	mu__kwpod_t wp;
 	bool wl = ours && mu__kw_pod(obj, &wp);
 	if (wl && wp.kind == MU__WL_RAY)
-		mu__kd_wl_ray_owner(d, &wp);
+		ray_owner(d, &wp);
 	int moved = (int)set_str(&p->wl_group, wl ? wp.group : NULL) +
 		    (int)set_str(&p->wl_part, wl ? wp.part : NULL);
 	set_str(&p->wl_key, wl ? wp.wl : NULL);

@@ -179,19 +179,6 @@ static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const 
 	mu__kd_mark_dirty(d, g);
 }
 
-void mu__kd_wl_ray_owner(mu__kd_t *d, mu__kwpod_t *w)
-{
-	char job[300], ns[300];
-	const json_t *rc = mu__kmap_get(&d->wls, w->wl);
-	const char *slash = strchr(w->wl, '/');
-	if (!rc || !slash || !mu__kw_rayjob_of(rc, job, sizeof job))
-		return;
-	snprintf(ns, sizeof ns, "%.*s", (int)(slash - w->wl - 11), w->wl + 11); /* "RayCluster:" */
-	mu__kwpod_t was = *w;
-	if (!mu__kw_to_rayjob(w, ns, job))
-		*w = was;
-}
-
 void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 {
 	const char *ns = mu__kjs(obj, "metadata.namespace"), *name = mu__kjs(obj, "metadata.name");
