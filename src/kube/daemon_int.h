@@ -576,8 +576,9 @@ void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
  * rolled back, a pod failed or its node was lost).  The object is
  * suspended again (merge patch) with an Evicted event saying why, the
  * group's bound pods are evicted, its engine job goes, and the group waits
- * as a suspended one: its templates are queued again once its pods are
- * gone or ended (its controller removes them).  False (nothing
+ * as a suspended one: its templates are queued again once the watch
+ * shows the object suspended and its pods are gone or ended (its
+ * controller removes them).  False (nothing
  * done) when g is not such a group.  O(members). */
 bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why);
 

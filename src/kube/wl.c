@@ -299,9 +299,11 @@ bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 			mu__kd_finish(d, g, now, false); /* its pods' job: its templates wait instead */
 		if (g->ej >= 0 || !obj)
 			return true; /* submitted: the cycle decides */
+		if (!mu__kw_suspended(obj, (mu__wlkind_t)k))
+			return true; /* suspended again: queued once the API shows it so... */
 		for (int32_t i = 0; i < g->npods; i++)
 			if (g->pods[i]->ours && !g->pods[i]->terminal)
-				return true; /* suspended again: queued once its controller removed its pods */
+				return true; /* ... and its controller removed its pods */
 		if (submit_templates(d, g, obj, (mu__wlkind_t)k, now, msg, sizeof msg) != MU_OK)
 			mu__kd_wl_pending(d, g, msg);
 		else
