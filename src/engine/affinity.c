@@ -1446,3 +1446,32 @@ int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 	*out = f;
 	return MU_OK;
 }
+
+int32_t mu__aff_anti_peers(mu_engine_t *e, const mu__podset_t *ps, int32_t nid, int32_t *out,
+			   int32_t max)
+{
+	const mu__apod_t *a = ps->aff;
+	struct mu__affx *x = e->aff;
+	int32_t n = 0;
+	if (!a || !x || !a->nanti || aff_sync(e) != MU_OK || nid >= x->nnodes)
+		return 0;
+	for (int32_t t = 0; t < a->nanti; t++) {
+		const mu__atkey_t *tk = &x->tk[a->anti_tk[t]];
+		const mu__actr_t *c = &x->ctr[a->anti_ctr[t]];
+		int32_t d = tk->dom[nid], ct = 0;
+		while (ct < c->ntk && c->tk[ct] != a->anti_tk[t])
+			ct++;
+		/* only when the domain holds such pods off nid: O(1) to know */
+		if (is_hostname(e, tk->key) || d < 0 || tk->size[d] < 2 || !c->pn || ct == c->ntk ||
+		    !c->dom[ct] || c->dom[ct][d] <= c->pn[nid])
+			continue;
+		for (int32_t m = 0; m < x->nnodes && n < max; m++) {
+			bool dup = m == nid || tk->dom[m] != d || c->pn[m] <= 0;
+			for (int32_t i = 0; i < n && !dup; i++)
+				dup = out[i] == m;
+			if (!dup)
+				out[n++] = m;
+		}
+	}
+	return n;
+}

@@ -1173,43 +1173,66 @@ static int reprieve(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps, int32_
 	return MU_OK;
 }
 
+/* Evicts the candidates gathered on one node (c->v, cheapest first,
+ * preemption only) until a pod of ps fits nid and its terms allow it
+ * there.  Returns 1 when it does, 0 when not, -2 on error. */
+static int evict_until_fits(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps, int32_t nid)
+{
+	mu_engine_t *e = c->e;
+	gather_sort(c);
+	for (int32_t k = 0; k < c->nv; k++) {
+		const victim_t *x = &c->v[k];
+		if (x->kind == VK_RECLAIM)
+			continue;
+		const mu__job_t *v = &e->jobs[x->job];
+		for (int32_t p = 0; p < v->npods; p++)
+			if ((x->pod < 0 || p == x->pod) && evict_pod(c, x->job, p) != MU_OK)
+				return -2;
+		if (aff_fits(e, cls, ps, nid))
+			return 1;
+	}
+	return 0;
+}
+
+#define ZONE_PEERS 64
+
 /* Preemption for pod affinity terms, as kube-scheduler's preemption
  * removes a node's lower-priority pods and runs its filters again: on a
  * node where a pod of ps is refused (by its required terms, a bound pod's
  * anti-affinity, or room), evicts candidate victims of its own queue
  * (preemption by priority, never reclaim), cheapest first, until the pod
  * fits and the terms allow it there, then reprieves those not needed.
- * The first node where that works is taken; victims on other nodes are
- * not sought (neither does kube-scheduler).  Returns the node, -1 if
- * none, -2 on error.  O(nodes x victims x terms), at most
- * max_victim_nodes nodes with candidates. */
+ * Where ps's own required anti-affinity has a topology key wider than a
+ * node (a zone), the candidates on the other nodes of nid's domain that
+ * hold pods the term selects are tried next (at most ZONE_PEERS nodes):
+ * kube-scheduler does not preempt across nodes (its docs, "Cross node
+ * preemption"), so there the pod would stay pending.  The first node where
+ * that works is taken.  Returns the node, -1 if none, -2 on error.
+ * O(nodes x victims x terms), at most max_victim_nodes nodes with
+ * candidates. */
 static int32_t aff_victim_node(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
 			       const mu__scope_t *sc)
 {
 	mu_engine_t *e = c->e;
 	const int32_t *ids = sc ? sc->nodes : cls->nodes;
-	int32_t nids = sc ? sc->n : cls->nnodes, examined = 0;
+	int32_t nids = sc ? sc->n : cls->nnodes, examined = 0, peers[ZONE_PEERS];
 	for (int32_t i = 0; i < nids; i++) {
 		int32_t nid = ids[i];
-		if (e->nodes[nid].npods == 0 || (sc && !mu__sclass_has(cls, nid)))
+		if (sc && !mu__sclass_has(cls, nid))
+			continue;
+		int32_t np = mu__aff_anti_peers(e, ps, nid, peers, ZONE_PEERS);
+		if (e->nodes[nid].npods == 0 && np == 0)
 			continue;
 		if (gather(c, nid) != MU_OK)
 			return -2;
-		if (!c->nv)
+		if (!c->nv && np == 0)
 			continue;
-		gather_sort(c);
 		int32_t mark = e->nevl;
-		bool ok = false;
-		for (int32_t k = 0; k < c->nv && !ok; k++) {
-			const victim_t *x = &c->v[k];
-			if (x->kind == VK_RECLAIM)
-				continue;
-			const mu__job_t *v = &e->jobs[x->job];
-			for (int32_t p = 0; p < v->npods; p++)
-				if ((x->pod < 0 || p == x->pod) && evict_pod(c, x->job, p) != MU_OK)
-					return -2;
-			ok = aff_fits(e, cls, ps, nid);
-		}
+		int ok = evict_until_fits(c, cls, ps, nid);
+		for (int32_t k = 0; k < np && ok == 0; k++)
+			ok = gather(c, peers[k]) != MU_OK ? -2 : evict_until_fits(c, cls, ps, nid);
+		if (ok < 0)
+			return -2;
 		if (ok)
 			return reprieve(c, cls, ps, nid, mark) == MU_OK ? nid : -2;
 		if (undo_evictions(c, mark) != MU_OK)

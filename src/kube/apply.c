@@ -80,6 +80,13 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 	mu__kd_evict(d, p, "Preempted", msg);
 	mu__kd_leaving_note(d, p);
 	mu__kd_mark_dirty(d, g);
+	int32_t left = 0; /* an admitted workload below its minimum: suspended again */
+	for (int32_t i = 0; i < g->npods; i++) {
+		const mu__kpod_t *q = g->pods[i];
+		left += !q->terminal && (q->node || q->an_node) && !q->deleting && !q->evicting;
+	}
+	if (g->wl_admitted && left < g->min_member)
+		mu__kd_wl_resuspend(d, g, msg);
 }
 
 /* One pass over the decisions (O(decisions), writes queued, nothing
@@ -121,6 +128,12 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			apply_pending(d, g, x);
 			break;
 		}
+	}
+	for (size_t i = 0; i < dec->n; i++) { /* workloads whose templates were placed */
+		const mu_decision_t *x = &dec->v[i];
+		mu__kgroup_t *g = x->job >= 0 && x->job < d->ej_cap ? d->ej_group[x->job] : NULL;
+		if (g && x->kind == MU_DEC_BIND && g->wl_hold && g->nps == 0 && !g->wl_admitted)
+			mu__kd_wl_admitted(d, g);
 	}
 	for (size_t i = 0; i < dec->n; i++) {
 		const mu_decision_t *x = &dec->v[i];

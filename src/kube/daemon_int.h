@@ -45,6 +45,7 @@ typedef enum mu__wlkind {
 	MU__WL_RAY,             /* ray.io/v1 RayCluster (a RayJob's too) */
 	MU__WL_VOLCANO_PG,      /* scheduling.volcano.sh/v1beta1 PodGroup */
 	MU__WL_KAI_PG,          /* scheduling.run.ai/v2alpha2 PodGroup */
+	MU__WL_RAYJOB,          /* ray.io/v1 RayJob: its RayCluster's pods */
 	MU__WL_COUNT
 } mu__wlkind_t;
 
@@ -80,7 +81,7 @@ bool mu__kw_pod(const json_t *pod, mu__kwpod_t *out);
 int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w);
 
 /* Suspend until admitted (wl.c), as Kueue does it: the kinds that can be
- * created suspended (JobSet spec.suspend, PyTorchJob and MPIJob
+ * created suspended (JobSet and RayJob spec.suspend, PyTorchJob and MPIJob
  * spec.runPolicy.suspend), whether obj is, and the pod templates of its
  * parts (pointing into obj): up to max, returned as the count, MU_ELIMIT
  * past max, MU_EINVAL when a part has no name or template.  O(parts). */
@@ -97,6 +98,12 @@ int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int m
 const char *mu__kw_unsuspend_patch(mu__wlkind_t k);
 const char *mu__kw_collection(mu__wlkind_t k);
 const char *mu__kw_plural(mu__wlkind_t k);
+/* The RayJob that controls a RayCluster object (its controlling owner
+ * reference of kind RayJob), into name; false when none.  O(owners). */
+bool mu__kw_rayjob_of(const json_t *raycluster, char *name, size_t len);
+/* Rewrites a RayCluster pod's reference *w to the RayJob `job` (same
+ * namespace and part).  False when the names do not fit. */
+bool mu__kw_to_rayjob(mu__kwpod_t *w, const char *ns, const char *job);
 
 /* --- the view ---------------------------------------------------------------- */
 
@@ -109,6 +116,7 @@ typedef struct mu__kpod {
 	char *owner_job;        /* controlling batch/v1 Job, or NULL */
 	char *ctrl;             /* "KIND/NAME" of a controller that recreates
 	                         * it when evicted (move.c), or NULL */
+	char *ctrl_idx;         /* ... the index it gives the pod, or NULL */
 	char *queue;            /* queue label, or NULL */
 	char *pclass;           /* spec.priorityClassName, or NULL */
 	char *group_label, *xgroup_label;
@@ -200,6 +208,9 @@ struct mu__kgroup {
 	 * queue; a job of its pod templates holds the room once placed; the
 	 * unsuspend was sent. */
 	bool wl_susp, wl_hold, wl_admitted;
+	/* Its object was admitted before a restart: the places recorded in
+	 * its annotation muster.io/held-places are to be held again. */
+	bool wl_restore;
 };
 
 typedef struct mu__knode {
@@ -374,6 +385,10 @@ void mu__kd_ej_name(mu__kd_t *d, mu__kgroup_t *g, char *buf, size_t len);
 /* Regroups the pods controlled by Job ns/job (the Job was seen or its
  * kind of group changed).  O(pods). */
 void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
+/* Regroups the pods whose workload object is `wl_key` (a RayCluster seen
+ * or changed: its pods may belong to the RayJob that controls it, and
+ * join its group).  O(pods). */
+void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key);
 /* A pod's queue: its label, its group's, or the default. */
 const char *mu__kd_queue_of(mu__kd_t *d, const mu__kgroup_t *g);
 
@@ -476,6 +491,11 @@ void mu__kd_release_free(mu__kd_t *d);
  * when it is evicted (Job, ReplicaSet, StatefulSet, the Kubeflow jobs,
  * RayCluster); if so "KIND/NAME" goes to buf.  O(1). */
 bool mu__kd_move_ctrl(const mu__kpodinfo_t *in, char *buf, size_t len);
+/* The index a recreating controller gives pod (a Job's completion index,
+ * a Kubeflow job's replica type and index, a StatefulSet's ordinal: its
+ * label apps.kubernetes.io/pod-index or its name's last number) into buf;
+ * false when it gives none.  Its replacement carries the same.  O(1). */
+bool mu__kd_move_index(const json_t *pod, const mu__kpodinfo_t *in, char *buf, size_t len);
 /* The engine moved pod p (being evicted, of queue) to node with the
  * devices of dec: a place is held there for the pod its controller makes
  * next. */
@@ -489,7 +509,8 @@ bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now);
 /* Whether p is an unbound pod of ours that a held place waits for. */
 bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
 /* Pod p (unbound, of a recreating controller) takes a held place of its
- * controller and shape, if there is one: the placeholder goes and p is
+ * controller and shape (and index, when the moved pod had one), if there
+ * is one: the placeholder goes and p is
  * bound there (or its bind held for the leaving pods).  O(places). */
 bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
 void mu__kd_move_free(mu__kd_t *d);
@@ -540,12 +561,27 @@ void mu__kd_wl_release(mu__kd_t *d);
  * (mu__kd_group_sync).  O(parts + members). */
 bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now);
 /* A pod of g's template job was placed (dec): the place is kept as a
- * slot for a pod of that part, and the object is unsuspended (a merge
- * patch) with an Admitted event, once. */
+ * slot for a pod of that part. */
 void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec);
+/* After a pass over the decisions: g's template job was placed, so its
+ * object is unsuspended with an Admitted event, once, in one merge patch
+ * that also records its places (annotation muster.io/held-places: part
+ * index, node, devices), so that a restarted scheduler holds them again
+ * until the pods come.  O(slots). */
+void mu__kd_wl_admitted(mu__kd_t *d, mu__kgroup_t *g);
 /* Why g's suspended object is not admitted yet, as an event on it when
  * the message changes. */
 void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
+/* Re-suspension, as Kueue evicts an admitted workload: g's object was
+ * admitted by muster and its pods can no longer all run (`why`: preempted,
+ * rolled back, a pod failed or its node was lost).  The object is
+ * suspended again (merge patch) with an Evicted event saying why, the
+ * group's bound pods are evicted, its engine job goes, and the group waits
+ * as a suspended one: its templates are queued again once the watch
+ * shows the object suspended and its pods are gone or ended (its
+ * controller removes them).  False (nothing
+ * done) when g is not such a group.  O(members). */
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

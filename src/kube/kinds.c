@@ -31,6 +31,7 @@ static const struct {
 	[MU__WL_RAY] = {"RayCluster"},
 	[MU__WL_VOLCANO_PG] = {"VolcanoPodGroup"},
 	[MU__WL_KAI_PG] = {"KaiPodGroup"},
+	[MU__WL_RAYJOB] = {"RayJob"},
 };
 
 const char *mu__kw_kind(mu__wlkind_t k) { return k < MU__WL_COUNT ? kinds[k].kind : "?"; }
@@ -128,6 +129,14 @@ static int kubeflow_parts(const json_t *obj, const char *path, mu__kwinfo_t *w)
 	return w->nparts ? MU_OK : MU_EINVAL;
 }
 
+/* A Ray worker group's gang minimum: minReplicas pods per host of a
+ * replica (numOfHosts, 1 by default; multi-host TPU slices have more). */
+static int64_t ray_min(const json_t *grp)
+{
+	int64_t m = mu__kji(grp, "minReplicas", 0), h = mu__kji(grp, "numOfHosts", 1);
+	return m < 0 || h < 1 ? 0 : m > 1000000 / h ? 1000000 : m * h;
+}
+
 static int read_parts(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w)
 {
 	size_t i;
@@ -153,9 +162,11 @@ static int read_parts(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w)
 	case MU__WL_MPI:
 		return kubeflow_parts(obj, "spec.mpiReplicaSpecs", w);
 	case MU__WL_RAY:
+	case MU__WL_RAYJOB:
 		add_part(w, "head", 1);
-		json_array_foreach(mu__jget(obj, "spec.workerGroupSpecs"), i, x)
-			if (!add_part(w, mu__kjs(x, "groupName"), mu__kji(x, "minReplicas", 0)))
+		json_array_foreach(mu__jget(obj, k == MU__WL_RAY ? "spec.workerGroupSpecs" :
+					    "spec.rayClusterSpec.workerGroupSpecs"), i, x)
+			if (!add_part(w, mu__kjs(x, "groupName"), ray_min(x)))
 				return MU_ELIMIT;
 		return MU_OK;
 	case MU__WL_VOLCANO_PG:
@@ -204,12 +215,12 @@ int mu__kw_read(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w)
 
 bool mu__kw_suspendable(mu__wlkind_t k)
 {
-	return k == MU__WL_JOBSET || k == MU__WL_PYTORCH || k == MU__WL_MPI;
+	return k == MU__WL_JOBSET || k == MU__WL_PYTORCH || k == MU__WL_MPI || k == MU__WL_RAYJOB;
 }
 
 bool mu__kw_suspended(const json_t *obj, mu__wlkind_t k)
 {
-	if (k == MU__WL_JOBSET)
+	if (k == MU__WL_JOBSET || k == MU__WL_RAYJOB)
 		return json_is_true(mu__jget(obj, "spec.suspend"));
 	if (k == MU__WL_PYTORCH || k == MU__WL_MPI)
 		return json_is_true(mu__jget(obj, "spec.runPolicy.suspend"));
@@ -242,6 +253,20 @@ int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int m
 			out[n].tmpl = json_object_get(spec, "template");
 			n++;
 		}
+	} else if (k == MU__WL_RAYJOB) {
+		/* the head, then each worker group's minimum: the gang */
+		out[n].part = "head";
+		out[n].count = 1;
+		out[n].tmpl = mu__jget(obj, "spec.rayClusterSpec.headGroupSpec.template");
+		n++;
+		json_array_foreach(mu__jget(obj, "spec.rayClusterSpec.workerGroupSpecs"), i, x) {
+			if (n >= max)
+				return MU_ELIMIT;
+			out[n].part = mu__kjs(x, "groupName");
+			out[n].count = ray_min(x);
+			out[n].tmpl = json_object_get(x, "template");
+			n++;
+		}
 	}
 	for (int j = 0; j < n; j++)
 		if (!out[j].part || !json_is_object(out[j].tmpl) || out[j].count < 0 ||
@@ -252,16 +277,39 @@ int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int m
 
 const char *mu__kw_unsuspend_patch(mu__wlkind_t k)
 {
-	return k == MU__WL_JOBSET ? "{\"spec\":{\"suspend\":false}}" :
+	return k == MU__WL_JOBSET || k == MU__WL_RAYJOB ? "{\"spec\":{\"suspend\":false}}" :
 	       "{\"spec\":{\"runPolicy\":{\"suspend\":false}}}";
 }
 
 const char *mu__kw_collection(mu__wlkind_t k)
 {
-	return k == MU__WL_JOBSET ? "/apis/jobset.x-k8s.io/v1alpha2" : "/apis/kubeflow.org/v1";
+	return k == MU__WL_JOBSET ? "/apis/jobset.x-k8s.io/v1alpha2" :
+	       k == MU__WL_RAYJOB ? "/apis/ray.io/v1" : "/apis/kubeflow.org/v1";
 }
 
 const char *mu__kw_plural(mu__wlkind_t k)
 {
-	return k == MU__WL_JOBSET ? "jobsets" : k == MU__WL_MPI ? "mpijobs" : "pytorchjobs";
+	return k == MU__WL_JOBSET ? "jobsets" : k == MU__WL_MPI ? "mpijobs" :
+	       k == MU__WL_RAYJOB ? "rayjobs" : "pytorchjobs";
+}
+
+bool mu__kw_rayjob_of(const json_t *rc, char *name, size_t len)
+{
+	size_t i;
+	const json_t *r;
+	json_array_foreach(mu__jget(rc, "metadata.ownerReferences"), i, r) {
+		const char *k = json_string_value(json_object_get(r, "kind"));
+		const char *n = json_string_value(json_object_get(r, "name"));
+		if (k && n && !strcmp(k, "RayJob") && json_is_true(json_object_get(r, "controller")) &&
+		    (size_t)snprintf(name, len, "%s", n) < len)
+			return true;
+	}
+	return false;
+}
+
+bool mu__kw_to_rayjob(mu__kwpod_t *w, const char *ns, const char *job)
+{
+	char part[sizeof w->part];
+	snprintf(part, sizeof part, "%s", w->part);
+	return set_ref(w, MU__WL_RAYJOB, ns, job, NULL, part);
 }

@@ -125,7 +125,7 @@ typedef enum mu__kres {
 	MU__KR_PCS,    /* scheduling.k8s.io/v1 PriorityClasses (classes of
 	                * service: muster.io/max-wait, muster.io/escalation) */
 	MU__KR_WL0,    /* the workload kinds (kinds.c), in mu__kwkind_t order */
-	MU__KR_COUNT = MU__KR_WL0 + 7
+	MU__KR_COUNT = MU__KR_WL0 + 8
 } mu__kres_t;
 
 /* The collection path of a resource ("/api/v1/pods"). */

@@ -17,8 +17,11 @@
  *      without it), mu__kd_move_hold() binds a placeholder engine job of
  *      the pod's shape there, not preemptible and never moved, in the
  *      pod's queue: nothing else takes the room.
- *   3. When a pod of the same controller and shape, unbound, joins a
- *      group (or is waiting when the place is first held),
+ *   3. When a pod of the same controller and shape (and the same index,
+ *      where the controller gives its pods one: a Job's completion index,
+ *      a Kubeflow job's replica type and index, a StatefulSet's ordinal),
+ *      unbound and not the moved pod itself (another UID), joins a group
+ *      (or is waiting when the place is first held),
  *      mu__kd_move_claim() withdraws the placeholder and binds the pod
  *      there (held while the pods leaving that node shut down,
  *      release.c).  Only a held place is claimed: its room is known free.
@@ -44,6 +47,8 @@
 struct mu__kmove {
 	char *ns, *ctrl;        /* the moved pod's namespace and controller */
 	char *victim;           /* the moved pod, "ns/name" */
+	char *victim_uid;       /* ... its UID: a same-name replacement has another */
+	char *index;            /* the index its controller gave it, or NULL */
 	char *node;             /* where its replacement goes */
 	char *queue;
 	mu_decision_t dev;      /* ... on these devices */
@@ -70,6 +75,29 @@ bool mu__kd_move_ctrl(const mu__kpodinfo_t *in, char *buf, size_t len)
 	return false;
 }
 
+bool mu__kd_move_index(const json_t *pod, const mu__kpodinfo_t *in, char *buf, size_t len)
+{
+	const char *v = NULL, *t = NULL;
+	if (!in->ctrl_kind)
+		return false;
+	if (!strcmp(in->ctrl_kind, "Job")) {
+		v = mu__kmap(pod, "metadata.labels", "batch.kubernetes.io/job-completion-index");
+		if (!v)
+			v = mu__kmap(pod, "metadata.annotations", "batch.kubernetes.io/job-completion-index");
+	} else if (!strcmp(in->ctrl_kind, "StatefulSet")) {
+		v = mu__kmap(pod, "metadata.labels", "apps.kubernetes.io/pod-index");
+		const char *dash = strrchr(in->name, '-');
+		if (!v && dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1))
+			v = dash + 1;
+	} else if ((v = mu__kmap(pod, "metadata.labels", "training.kubeflow.org/replica-index"))) {
+		t = mu__kmap(pod, "metadata.labels", "training.kubeflow.org/replica-type");
+	}
+	if (!v)
+		return false;
+	int n = snprintf(buf, len, "%s%s%s", t ? t : "", t ? "/" : "", v);
+	return n > 0 && (size_t)n < len;
+}
+
 /* Frees place m's strings, gives its placeholder back, and removes it
  * (the last place takes its index). */
 static void drop(mu__kd_t *d, int32_t i, mu_time_t now)
@@ -81,6 +109,8 @@ static void drop(mu__kd_t *d, int32_t i, mu_time_t now)
 	free(m->ns);
 	free(m->ctrl);
 	free(m->victim);
+	free(m->victim_uid);
+	free(m->index);
 	free(m->node);
 	free(m->queue);
 	d->moves[i] = d->moves[--d->nmoves];
@@ -110,10 +140,15 @@ void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const
 	m->victim = strdup(p->key);
 	m->node = strdup(node);
 	m->queue = strdup(queue);
-	if (!m->ns || !m->ctrl || !m->victim || !m->node || !m->queue) {
+	m->victim_uid = strdup(p->uid ? p->uid : "");
+	m->index = p->ctrl_idx ? strdup(p->ctrl_idx) : NULL;
+	if (!m->ns || !m->ctrl || !m->victim || !m->node || !m->queue || !m->victim_uid ||
+	    (p->ctrl_idx && !m->index)) {
 		free(m->ns);
 		free(m->ctrl);
 		free(m->victim);
+		free(m->victim_uid);
+		free(m->index);
 		free(m->node);
 		free(m->queue);
 		return;
@@ -182,7 +217,7 @@ bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now)
 		}
 		/* Held once the moved pod is out of its group's engine job. */
 		const mu__kpod_t *v = mu__kmap_get(&d->pods, m->victim);
-		bool out = !v || !v->g || v->ps < 0;
+		bool out = !v || !v->g || v->ps < 0 || !v->uid || strcmp(v->uid, m->victim_uid);
 		bool fresh = m->ej < 0 && out;
 		int rc = fresh ? hold(d, m, now) : MU_OK;
 		if (rc) {
@@ -207,7 +242,8 @@ static int32_t place_for(const mu__kd_t *d, const mu__kpod_t *p)
 		const struct mu__kmove *m = &d->moves[i];
 		const mu_job_spec_t *ms = mu__kshape_job(m->shape);
 		if (m->ej >= 0 && !strcmp(m->ctrl, p->ctrl) && !strcmp(m->ns, p->ns) &&
-		    strcmp(m->victim, p->key) && ms &&
+		    p->uid && strcmp(m->victim_uid, p->uid) && ms &&
+		    (!m->index || (p->ctrl_idx && !strcmp(m->index, p->ctrl_idx))) &&
 		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0])))
 			return i;
 	}

@@ -44,6 +44,7 @@ static const char *const paths[MU__KR_COUNT] = {
 	[MU__KR_WL0 + 4] = "/apis/ray.io/v1/rayclusters",
 	[MU__KR_WL0 + 5] = "/apis/scheduling.volcano.sh/v1beta1/podgroups",
 	[MU__KR_WL0 + 6] = "/apis/scheduling.run.ai/v2alpha2/podgroups",
+	[MU__KR_WL0 + 7] = "/apis/ray.io/v1/rayjobs",
 };
 
 static const char *const names[MU__KR_COUNT] = {
@@ -52,7 +53,7 @@ static const char *const names[MU__KR_COUNT] = {
 	"nodepools",
 	"poddisruptionbudgets", "namespaces", "priorityclasses", "jobsets", "leaderworkersets", "pytorchjobs",
 	"mpijobs",
-	"rayclusters", "podgroups.scheduling.volcano.sh", "podgroups.scheduling.run.ai",
+	"rayclusters", "podgroups.scheduling.volcano.sh", "podgroups.scheduling.run.ai", "rayjobs",
 };
 
 const char *mu__kres_path(mu__kres_t r) { return paths[r]; }

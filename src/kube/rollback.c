@@ -30,6 +30,10 @@
  * if the replacement cannot be placed, the gang is below its minMember
  * and the stale-gang rule above applies to it.
  *
+ * A workload muster admitted (suspend until admitted, wl.c) is not
+ * restarted in place: it is suspended again and requeued, as Kueue evicts
+ * a workload (mu__kd_wl_resuspend), and its controller removes its pods.
+ *
  * The check runs after cycles, at most once a second, in O(groups).
  */
 #include <stdio.h>
@@ -120,6 +124,10 @@ static void roll_back(mu__kd_t *d, mu__kgroup_t *g, int64_t now)
 			 "the rest: muster evicts them so that the gang starts again, together",
 			 g->ns, g->name, (int)active, (int)g->min_member,
 			 (long long)((now - g->stale_since) / 1000));
+	if (mu__kd_wl_resuspend(d, g, msg)) { /* an admitted workload: queued again */
+		g->stale_since = 0;
+		return;
+	}
 	for (int32_t i = 0; i < g->npods; i++) {
 		mu__kpod_t *p = g->pods[i];
 		if (!p->terminal && (p->node || p->an_node) && !p->deleting && !p->evicting)

@@ -253,6 +253,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->node);
 	free(p->owner_job);
 	free(p->ctrl);
+	free(p->ctrl_idx);
 	free(p->queue);
 	free(p->pclass);
 	free(p->group_label);
@@ -317,6 +318,44 @@ void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job)
 		}
 }
 
+/* A RayCluster pod's workload reference *w: to the RayJob that controls
+ * its RayCluster object when one does.  O(owners). */
+static void ray_owner(mu__kd_t *d, mu__kwpod_t *w)
+{
+	char job[300], ns[300];
+	const json_t *rc = mu__kmap_get(&d->wls, w->wl);
+	const char *slash = strchr(w->wl, '/');
+	if (!rc || !slash || !mu__kw_rayjob_of(rc, job, sizeof job))
+		return;
+	snprintf(ns, sizeof ns, "%.*s", (int)(slash - w->wl - 11), w->wl + 11); /* "RayCluster:" */
+	mu__kwpod_t was = *w;
+	if (!mu__kw_to_rayjob(w, ns, job))
+		*w = was;
+}
+
+void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key)
+{
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			if (!p->wl_key || !p->wl_part || strcmp(p->wl_key, wl_key))
+				continue;
+			mu__kwpod_t w;
+			memset(&w, 0, sizeof w);
+			w.kind = MU__WL_RAY;
+			snprintf(w.wl, sizeof w.wl, "%s", p->wl_key);
+			snprintf(w.group, sizeof w.group, "%s", p->wl_group ? p->wl_group : "");
+			snprintf(w.name, sizeof w.name, "%s", p->wl_name ? p->wl_name : "");
+			snprintf(w.part, sizeof w.part, "%s", p->wl_part);
+			ray_owner(d, &w);
+			if (set_str(&p->wl_group, w.group)) {
+				set_str(&p->wl_key, w.wl);
+				set_str(&p->wl_name, w.name);
+				pod_regroup(d, p);
+			}
+		}
+}
+
 /* A Pod was added or changed: its facts are copied (the object is not
  * kept), its shape looked up once, its group marked dirty when what the
  * engine sees changed.  O(1) expected, O(pods) when it changes group. */
@@ -353,12 +392,15 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	}
 	mu__kwpod_t wp;
 	bool wl = ours && mu__kw_pod(obj, &wp);
+	if (wl && wp.kind == MU__WL_RAY)
+		ray_owner(d, &wp);
 	int moved = (int)set_str(&p->wl_group, wl ? wp.group : NULL) +
 		    (int)set_str(&p->wl_part, wl ? wp.part : NULL);
 	set_str(&p->wl_key, wl ? wp.wl : NULL);
 	set_str(&p->wl_name, wl ? wp.name : NULL);
 	char ctrl[600];
 	set_str(&p->ctrl, mu__kd_move_ctrl(&in, ctrl, sizeof ctrl) ? ctrl : NULL);
+	set_str(&p->ctrl_idx, p->ctrl && mu__kd_move_index(obj, &in, ctrl, sizeof ctrl) ? ctrl : NULL);
 	moved += (int)set_str(&p->uid, in.uid) + (int)set_str(&p->owner_job, in.owner_job) +
 		    (int)set_str(&p->queue, in.queue) + (int)set_str(&p->pclass, in.pclass) +
 		    (int)set_str(&p->group_label, in.group_label) +

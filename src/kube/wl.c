@@ -9,8 +9,8 @@
  * ("not found", as a gang waits for its PodGroup).  O(groups) per object
  * event; nothing per cycle.
  *
- * Suspend until admitted, as Kueue does it: a JobSet, PyTorchJob or MPIJob
- * created suspended that names a queue (its label muster.io/queue or
+ * Suspend until admitted, as Kueue does it: a JobSet, PyTorchJob, MPIJob or
+ * RayJob created suspended that names a queue (its label muster.io/queue or
  * kueue.x-k8s.io/queue-name, or the Kubeflow queue field) has no pods
  * yet, so its group is made from the object: an engine job of its pod
  * templates (each part's template, replicas x parallelism pods), a gang of
@@ -18,7 +18,10 @@
  * a FailedScheduling event with the engine's reason; once the cycle places
  * it, muster lifts the suspension (a merge patch) with an Admitted event,
  * and the placed job keeps holding its room until the controller has made
- * minMember pods; then the pods are scheduled as any gang's.
+ * minMember pods; then the pods are scheduled as any gang's.  A RayJob's
+ * pods are those of the RayCluster it controls (the RayCluster's owner
+ * reference): they join the RayJob's group, its head and each worker
+ * group's minReplicas (x numOfHosts) being the gang.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,9 +154,18 @@ static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const 
 	mu__kwinfo_t w;
 	snprintf(gkey, sizeof gkey, "w:%s/%s/%s", ns, mu__kw_kind(k), name);
 	bool want = obj && mu__kw_suspended(obj, k) && mu__kw_read(obj, k, &w) == MU_OK && w.queue[0];
+	/* admitted by muster before it restarted, its pods not all made yet */
+	bool held = obj && !want && !mu__kw_suspended(obj, k) &&
+		    mu__kmap(obj, "metadata.annotations", "muster.io/held-places") &&
+		    mu__kw_read(obj, k, &w) == MU_OK && w.queue[0];
 	mu__kgroup_t *g = mu__kmap_get(&d->groups, gkey);
-	if (!g && want)
-		g = mu__kd_group(d, gkey, MU__KG_GANG, ns, name);
+	if (!g && (want || held)) {
+		if (!(g = mu__kd_group(d, gkey, MU__KG_GANG, ns, name)))
+			return;
+		if (held) {
+			g->wl_admitted = g->wl_restore = g->wl_hold = true;
+		}
+	}
 	if (!g)
 		return;
 	if (!g->wl_key)
@@ -187,6 +199,8 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 	}
 	if (mu__kw_suspendable(k))
 		wl_suspend_note(d, k, key, ns ? ns : "default", name, mine);
+	if (k == MU__WL_RAY && mine)
+		mu__kd_regroup_wl(d, key); /* its pods may be a RayJob's */
 	wscan_t s = {d, key, k, mine};
 	mu__kmap_each(&d->groups, group_take, &s);
 	d->changed = true;
@@ -272,14 +286,24 @@ static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu_
 	return rc;
 }
 
+static void wl_restore(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k, mu_time_t now);
+static void wl_patch(mu__kd_t *d, const mu__kgroup_t *g, mu__wlkind_t k, json_t *body);
+
 bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 {
 	int k = g->wl_key ? key_kind(g->wl_key) : -1;
 	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
 	if (g->wl_susp) {
 		char msg[700];
+		if (g->ej >= 0 && !g->wl_hold)
+			mu__kd_finish(d, g, now, false); /* its pods' job: its templates wait instead */
 		if (g->ej >= 0 || !obj)
 			return true; /* submitted: the cycle decides */
+		if (!mu__kw_suspended(obj, (mu__wlkind_t)k))
+			return true; /* suspended again: queued once the API shows it so... */
+		for (int32_t i = 0; i < g->npods; i++)
+			if (g->pods[i]->ours && !g->pods[i]->terminal)
+				return true; /* ... and its controller removed its pods */
 		if (submit_templates(d, g, obj, (mu__wlkind_t)k, now, msg, sizeof msg) != MU_OK)
 			mu__kd_wl_pending(d, g, msg);
 		else
@@ -289,6 +313,9 @@ bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 	int32_t pods = 0; /* admitted: hold the room until its pods exist */
 	for (int32_t i = 0; i < g->npods; i++)
 		pods += g->pods[i]->ours && !g->pods[i]->terminal && !g->pods[i]->deleting;
+	if (g->wl_restore && obj && g->ej < 0 && pods < g->min_member)
+		wl_restore(d, g, obj, (mu__wlkind_t)k, now); /* after a restart */
+	g->wl_restore = false;
 	if (g->ej >= 0 && pods < g->min_member && obj)
 		return true;
 	mu__kd_finish(d, g, now, false); /* the room goes to the pods at once */
@@ -296,6 +323,9 @@ bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 		slots_take(d, g, obj, (mu__wlkind_t)k);
 	slots_clear(g);
 	g->wl_hold = false;
+	if (obj && mu__kmap(obj, "metadata.annotations", "muster.io/held-places")) /* done with */
+		wl_patch(d, g, (mu__wlkind_t)k,
+			 json_pack("{s:{s:{s:n}}}", "metadata", "annotations", "muster.io/held-places"));
 	return false;
 }
 
@@ -304,18 +334,53 @@ void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 	int k = g->wl_key ? key_kind(g->wl_key) : -1;
 	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
 	const char *node = mu_engine_node_name(d->e, dec->node);
+	(void)obj;
 	if (node)
 		slot_add(g, node, dec);
+}
+
+/* The places of g's slots as the annotation's value: a JSON array of
+ * {"ps": part index, "node": name, "dev": device annotations}; owned, or
+ * NULL on out of memory. */
+static char *places_json(const mu__kgroup_t *g)
+{
+	json_t *a = json_array();
+	for (int32_t i = 0; a && i < g->nslots; i++)
+		if (g->slots[i].node)
+			json_array_append_new(a, json_pack("{s:i,s:s,s:o}", "ps", (int)g->slots[i].dev.podset,
+							   "node", g->slots[i].node,
+							   "dev", mu__kdev_annotations(&g->slots[i].dev)));
+	char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return s;
+}
+
+/* Patches g's object at its collection path with body (taken). */
+static void wl_patch(mu__kd_t *d, const mu__kgroup_t *g, mu__wlkind_t k, json_t *body)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/namespaces/%s/%s/%s", mu__kw_collection(k), g->ns,
+		 mu__kw_plural(k), g->name);
+	if (body)
+		mu__kd_write(d, MU__KW_WRITE, "PATCH", path, "application/merge-patch+json", body, NULL, NULL);
+	json_decref(body);
+}
+
+void mu__kd_wl_admitted(mu__kd_t *d, mu__kgroup_t *g)
+{
+	int k = g->wl_key ? key_kind(g->wl_key) : -1;
+	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
 	if (g->wl_admitted || !obj)
 		return;
-	char path[1200], msg[300];
-	snprintf(path, sizeof path, "%s/namespaces/%s/%s/%s", mu__kw_collection((mu__wlkind_t)k), g->ns,
-		 mu__kw_plural((mu__wlkind_t)k), g->name);
+	char msg[300], *places = places_json(g);
 	json_t *body = json_loads(mu__kw_unsuspend_patch((mu__wlkind_t)k), 0, NULL);
+	if (body && places) /* out of memory: unsuspended all the same, not kept over a restart */
+		json_object_set_new(body, "metadata",
+				    json_pack("{s:{s:s}}", "annotations", "muster.io/held-places", places));
+	free(places);
 	if (!body)
 		return;
-	mu__kd_write(d, MU__KW_WRITE, "PATCH", path, "application/merge-patch+json", body, NULL, NULL);
-	json_decref(body);
+	wl_patch(d, g, (mu__wlkind_t)k, body);
 	g->wl_admitted = true;
 	g->wl_susp = false;
 	snprintf(msg, sizeof msg, "admitted by muster: its gang of %d pods fits; unsuspended",
@@ -323,6 +388,52 @@ void mu__kd_wl_admit(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 	mu__kd_event_write(d, mu__kw_kind((mu__wlkind_t)k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
 			   mu__kjs(obj, "metadata.uid"), "Normal", "Admitted", msg);
 	mu__klog(&d->log, 1, "%s admitted: unsuspended | group=%s", g->wl_key, g->key);
+}
+
+/* After a restart: holds again the places obj's annotation
+ * muster.io/held-places records (an engine job of its templates, each pod
+ * bound where the annotation says).  A place that cannot be held (its
+ * node or room went) is logged, and the pods are then placed by a cycle.
+ * O(parts + places). */
+static void wl_restore(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k, mu_time_t now)
+{
+	char msg[700];
+	json_t *a = json_loads(mu__kmap(obj, "metadata.annotations", "muster.io/held-places"), 0, NULL);
+	int32_t next[MU__WL_MAX_PARTS] = {0};
+	size_t i;
+	json_t *x;
+	int rc = json_is_array(a) ? submit_templates(d, g, obj, k, now, msg, sizeof msg) : MU_EPARSE;
+	json_array_foreach(rc == MU_OK ? a : NULL, i, x) {
+		int ps = (int)json_integer_value(json_object_get(x, "ps"));
+		const char *node = json_string_value(json_object_get(x, "node"));
+		mu_id_t nid = node ? mu_engine_node_find(d->e, node) : -1;
+		json_t *pod = json_pack("{s:{s:O?}}", "metadata", "annotations", json_object_get(x, "dev"));
+		mu_decision_t dev;
+		memset(&dev, 0, sizeof dev);
+		mu__kdev_parse(pod, &dev);
+		json_decref(pod);
+		dev.podset = ps;
+		if (ps < 0 || ps >= MU__WL_MAX_PARTS || nid < 0 ||
+		    (rc = mu_engine_pod_bound(d->e, g->ej, ps, next[ps], nid, &dev, now)) != MU_OK) {
+			snprintf(msg, sizeof msg, "a place on %s cannot be held again: %s", node ? node : "?",
+				 mu_strerror(rc ? rc : MU_ENOENT));
+			break;
+		}
+		dev.pod = next[ps]++;
+		slot_add(g, node, &dev);
+		rc = MU_OK;
+	}
+	json_decref(a);
+	if (rc != MU_OK) {
+		mu__klog(&d->log, 0, "%s: its held places are not held again after the restart: %s | group=%s",
+			 g->wl_key, msg, g->key);
+		mu__kd_finish(d, g, now, false);
+		slots_clear(g);
+		g->wl_hold = false;
+		return;
+	}
+	mu__klog(&d->log, 1, "%s: %d places held again after the restart, until its pods come | group=%s",
+		 g->wl_key, (int)g->nslots, g->key);
 }
 
 void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg)
@@ -337,6 +448,45 @@ void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg)
 	g->msg = strdup(text);
 	mu__kd_event_write(d, mu__kw_kind((mu__wlkind_t)k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
 			   mu__kjs(obj, "metadata.uid"), "Warning", "FailedScheduling", text);
+}
+
+/* The merge patch that suspends a suspendable kind again. */
+static const char *suspend_patch(mu__wlkind_t k)
+{
+	return k == MU__WL_JOBSET || k == MU__WL_RAYJOB ? "{\"spec\":{\"suspend\":true}}" :
+	       "{\"spec\":{\"runPolicy\":{\"suspend\":true}}}";
+}
+
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
+{
+	int k = g->wl_key ? key_kind(g->wl_key) : -1;
+	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
+	if (!obj || !g->wl_admitted || g->wl_hold || !mu__kw_suspendable((mu__wlkind_t)k))
+		return false;
+	char msg[1200];
+	json_t *body = json_loads(suspend_patch((mu__wlkind_t)k), 0, NULL);
+	if (!body)
+		return false;
+	wl_patch(d, g, (mu__wlkind_t)k, body);
+	snprintf(msg, sizeof msg, "suspended again by muster and requeued: %s", why);
+	for (int32_t i = 0; i < g->npods; i++) {
+		mu__kpod_t *p = g->pods[i];
+		if (!p->terminal && (p->node || p->an_node) && !p->deleting && !p->evicting) {
+			mu__kd_evict(d, p, "Evicted", msg);
+			mu__kd_leaving_note(d, p);
+		}
+	}
+	mu__kd_event_write(d, mu__kw_kind((mu__wlkind_t)k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+			   mu__kjs(obj, "metadata.uid"), "Warning", "Evicted", msg);
+	mu__klog(&d->log, 1, "%s %s | group=%s", g->wl_key, msg, g->key);
+	mu__kd_finish(d, g, mu__k_now_ms(), false);
+	slots_clear(g);
+	g->wl_admitted = false;
+	g->wl_susp = true; /* its templates wait for room again */
+	free(g->msg);
+	g->msg = NULL;
+	mu__kd_mark_dirty(d, g);
+	return true;
 }
 
 static void wl_free_cb(void *arg, void *val)

@@ -2,14 +2,16 @@
 # consolidate.sh - consolidation on Kubernetes (issue 15), with the real
 # kubectl against `muster up` and `muster scheduler --consolidate`:
 #   - a fragmented cluster (three 4-GPU nodes, one 1-GPU pod of a
-#     ReplicaSet on one node and one bare 1-GPU pod on another) and a gang
+#     StatefulSet on one node and one bare 1-GPU pod on another) and a gang
 #     of two 4-GPU pods that fits only once one of them moves;
-#   - muster moves the ReplicaSet's pod, never the bare one (even though
+#   - muster moves the StatefulSet's pod, never the bare one (even though
 #     the bare one is younger, which the victim order would pick first);
-#   - this test plays the ReplicaSet controller (muster up runs none): it
-#     makes a new pod (new name, same owner and template) once the evicted
-#     one is gone; the new pod lands on the node muster held for it, and
-#     the gang binds on the two nodes cleared for it;
+#   - this test plays the StatefulSet controller (muster up runs none):
+#     once the evicted pod w-1 is gone it scales up (w-2, same owner and
+#     template, another ordinal: it must not take the place held for
+#     ordinal 1), then makes w-1 again (same name, new UID), which lands on
+#     the node muster held for it, and the gang binds on the two nodes
+#     cleared for it;
 #   - the place is held: a pod that arrives before the replacement and
 #     would fit there waits;
 #   - the moved pod's eviction event says it was moved;
@@ -46,24 +48,24 @@ YAML
 up_start "$T/cluster.yaml"
 
 # pod NAME GPUS [OWNER_UID]: a pod of ours in team-a; with OWNER_UID it is
-# controlled by the ReplicaSet w (which this test plays).
+# controlled by the StatefulSet w (which this test plays).
 pod() {
 	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n' "$1"
 	printf '  labels: {muster.io/queue: team-a, app: %s}\n' "$([ -n "${3:-}" ] && echo w || echo "$1")"
 	printf '  annotations: {muster.io/preemptible: "true"}\n'
-	[ -n "${3:-}" ] && printf '  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: %s, controller: true}]\n' "$3"
+	[ -n "${3:-}" ] && printf '  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: w, uid: %s, controller: true}]\n' "$3"
 	printf 'spec:\n  schedulerName: muster\n  terminationGracePeriodSeconds: 1\n  containers:\n'
 	printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "%s", cpu: "1"}}}\n' "$2"
 }
 
 "$M" scheduler --kubeconfig "$T/data/kubeconfig" --id c --lease-namespace default \
-	--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 4 --retry-period 1 \
+	--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 15 --retry-period 2 \
 	--consolidate --move-hold 60s >"$T/sched.out" 2>>"$T/sched.log" &
 SPID=$!
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 300 ready # up to 60 s on a loaded machine
 
-# --- fragment: w-1 (ReplicaSet) on one node, the younger bare pod on another
+# --- fragment: w-1 (StatefulSet) on one node, the younger bare pod on another
 RS=6b0f3a52-1d1e-4c3b-9d55-000000000001
 pod w-1 1 "$RS" >"$T/w1.yaml"; kc apply -f "$T/w1.yaml" >/dev/null
 wait_for w1-bound 50 is_bound w-1
@@ -97,17 +99,22 @@ if [ "$planned" = "$bnode" ]; then ok; else bad "planned node $planned, expected
 kc get events --field-selector involvedObject.name=w-1 >"$T/ev" 2>&1
 has eviction-says-moved "$T/ev" "moved by muster"
 
-# --- the ReplicaSet controller (this test) makes the replacement ----------
+# --- the StatefulSet controller (this test) makes the replacement ---------
 wait_for w1-gone 75 gone w-1
 # a 3-GPU pod arriving now would fit where w-1 is to go, were the place
 # not held: it must wait
 pod intruder 3 >"$T/in.yaml"; kc apply -f "$T/in.yaml" >/dev/null
 sleep 1
 if is_bound intruder; then bad "the place held for w-1's replacement went to intruder, on $(node_of intruder)"; else ok; fi
+# a scale-up meanwhile: ordinal 2 is not the replacement of ordinal 1
 pod w-2 1 "$RS" >"$T/w2.yaml"; kc apply -f "$T/w2.yaml" >/dev/null
-wait_for replacement-bound 100 is_bound w-2
-if [ "$(node_of w-2)" = "$planned" ]; then ok; else bad "w-2 on $(node_of w-2), planned $planned"; fi
-has replacement-took-the-place "$T/sched.log" "pod default/w-2 takes the place held on $planned"
+sleep 2
+if grep -q "pod default/w-2 takes the place" "$T/sched.log"; then
+	bad "w-2 (ordinal 2) took the place held for w-1's replacement"; else ok; fi
+pod w-1 1 "$RS" >"$T/w1.yaml"; kc apply -f "$T/w1.yaml" >/dev/null
+wait_for replacement-bound 100 is_bound w-1
+if [ "$(node_of w-1)" = "$planned" ]; then ok; else bad "the new w-1 on $(node_of w-1), planned $planned"; fi
+has replacement-took-the-place "$T/sched.log" "pod default/w-1 takes the place held on $planned"
 wait_for gang-bound-0 100 is_bound g-0
 wait_for gang-bound-1 100 is_bound g-1
 n0=$(node_of g-0); n1=$(node_of g-1)
@@ -118,9 +125,9 @@ if [ "$(kc get pod bare -o jsonpath='{.metadata.uid}:{.spec.nodeName}')" = "$bui
 	bad "the bare pod moved or was replaced"; fi
 
 # --- a Job's pod: muster up's Job controller makes the replacement ---------
-kc delete pod intruder g-0 g-1 --wait=false >/dev/null 2>&1
+kc delete pod intruder g-0 g-1 w-2 --wait=false >/dev/null 2>&1
 kc delete podgroup g >/dev/null 2>&1
-for x in intruder g-0 g-1; do wait_for "$x-gone" 75 gone "$x"; done
+for x in intruder g-0 g-1 w-2; do wait_for "$x-gone" 75 gone "$x"; done
 pod f3 3 >"$T/f3.yaml"; kc apply -f "$T/f3.yaml" >/dev/null
 wait_for f3-bound 50 is_bound f3
 cat >"$T/jb.yaml" <<'YAML'

@@ -20,7 +20,15 @@
 # suspended with the reason in a FailedScheduling event, because the
 # admitted JobSet holds the room until its pods come; once the JobSet's
 # pods (made by this test, playing its controller) have bound and gone,
-# the PyTorchJob is admitted in turn.
+# the PyTorchJob is admitted in turn.  A RayJob created suspended (its
+# head and a worker group of minReplicas 2, 8 GPUs each: 3 nodes) stays
+# suspended while the PyTorchJob holds 2 of the 4 nodes; once that goes,
+# muster lifts spec.suspend, and the RayCluster the test then makes (as
+# KubeRay does, owned by the RayJob) has its pods bound in the held room.
+# Re-suspension: when a worker's node is lost (muster node fail), muster
+# suspends the RayJob again with an Evicted event, as Kueue evicts a
+# workload; the test deletes the RayCluster as KubeRay does, and the RayJob
+# is admitted again on the three nodes left.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e kinds: N passed, N failed".
@@ -59,7 +67,7 @@ ok
 # as on a real cluster: the scheduler starts once the kinds are served
 kc wait --for=condition=Established crd --all --timeout=60s >"$T/out" 2>&1 && ok || bad "CRDs not established: $(head -c 300 "$T/out")"
 "$M" scheduler --kubeconfig "$T/data/kubeconfig" --id k --lease-namespace default \
-	--metrics 127.0.0.1:0 --lease-duration 4 --retry-period 1 >"$T/sched.out" 2>>"$T/sched.log" &
+	--metrics 127.0.0.1:0 --lease-duration 15 --retry-period 2 >"$T/sched.out" 2>>"$T/sched.log" &
 SPID=$!
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 150 ready
@@ -278,4 +286,74 @@ done_kind suspended-jobset
 kc delete jobset sjs >/dev/null 2>&1
 ptfree() { [ "$(kc get pytorchjob spt -o jsonpath='{.spec.runPolicy.suspend}')" = false ]; }
 wait_for pytorchjob-admitted-once-room 100 ptfree
+
+# --- a RayJob as a whole: its RayCluster's head and workers' minimum ---------
+cat >"$T/srj.yaml" <<'YAML'
+apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: srj
+  labels: {muster.io/queue: team-a}
+spec:
+  suspend: true
+  entrypoint: python -c 'print(1)'
+  rayClusterSpec:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          schedulerName: muster
+          containers: [{name: ray-head, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+    workerGroupSpecs:
+    - groupName: gpu
+      replicas: 2
+      minReplicas: 2
+      maxReplicas: 4
+      rayStartParams: {}
+      template:
+        spec:
+          schedulerName: muster
+          containers: [{name: ray-worker, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
+YAML
+ruid=$(obj "$T/srj.yaml") || bad "suspended RayJob not created"
+rjwhy() { kc get events --field-selector involvedObject.name=srj 2>/dev/null | grep -q "suspended until muster admits it"; }
+wait_for rayjob-says-why 100 rjwhy
+if [ "$(kc get rayjob srj -o jsonpath='{.spec.suspend}')" = true ]; then ok; else
+	bad "the RayJob was admitted while the admitted PyTorchJob held half the cluster"; fi
+kc delete pytorchjob spt >/dev/null 2>&1
+rjfree() { [ "$(kc get rayjob srj -o jsonpath='{.spec.suspend}')" = false ]; }
+wait_for rayjob-admitted-unsuspended 100 rjfree
+kc get events --field-selector involvedObject.name=srj >"$T/ev" 2>&1
+has rayjob-admitted-event "$T/ev" "gang of 3 pods fits"
+# KubeRay (this test) makes the RayCluster, owned by the RayJob, then its pods
+kc get rayjob srj -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(json.dumps({"apiVersion": "ray.io/v1", "kind": "RayCluster",
+      "metadata": {"name": "srj-raycluster-x7k2p", "labels": {"ray.io/originated-from-crd": "RayJob",
+                   "ray.io/originated-from-cr-name": "srj"},
+                   "ownerReferences": [{"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "srj",
+                                        "uid": j["metadata"]["uid"], "controller": True}]},
+      "spec": j["spec"]["rayClusterSpec"]}))' >"$T/src.json"
+cuid=$(obj "$T/src.json") || bad "the RayJob's RayCluster not created"
+srj() { GPUS=8 pod "srj-raycluster-x7k2p-$1" "ray.io/cluster: srj-raycluster-x7k2p, ray.io/node-type: $2, ray.io/group: $3" "" ray.io/v1 RayCluster srj-raycluster-x7k2p "$cuid"; }
+srj head head headgroup; srj gpu-worker-a worker gpu; srj gpu-worker-b worker gpu
+wait_for rayjob-pods-bound 150 allbound
+gen0=$(kc get rayjob srj -o jsonpath='{.metadata.generation}')
+
+# --- re-suspension: a worker's node is lost; the RayJob goes back to its queue
+wnode=$(kc get pod srj-raycluster-x7k2p-gpu-worker-a -o jsonpath='{.spec.nodeName}')
+"$M" node fail "$wnode" --kubeconfig "$T/data/kubeconfig" >/dev/null 2>&1 && ok || bad "muster node fail $wnode"
+# (the suspension may be short: muster queues the RayJob again once its pods
+# are gone, and here the evicted ones go at once; so the event, and two
+# more spec changes, suspend and unsuspend, are what is checked)
+rjevicted() { kc get events --field-selector involvedObject.name=srj 2>/dev/null | grep -q "suspended again by muster and requeued"; }
+wait_for rayjob-suspended-again-event 100 rjevicted
+# KubeRay (this test) deletes the RayCluster of a suspended RayJob
+kc delete raycluster srj-raycluster-x7k2p >/dev/null 2>&1
+kc delete pods -l app=kinds --wait=false >/dev/null 2>&1
+wait_for rayjob-pods-gone 100 none
+# three nodes are left: the gang fits again and is admitted again
+rjagain() { rjfree && [ "$(kc get rayjob srj -o jsonpath='{.metadata.generation}')" -ge $((gen0 + 2)) ]; }
+wait_for rayjob-suspended-and-admitted-again 100 rjagain
 done_

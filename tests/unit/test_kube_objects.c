@@ -526,6 +526,54 @@ static void test_kinds(mu_t_t *t)
 	o = json_loads("{\"spec\":{}}", 0, NULL);
 	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_JOBSET, &w), MU_EINVAL);
 	json_decref(o);
+	/* RayJob: its rayClusterSpec's head and minReplicas x numOfHosts, a
+	 * gang of templates when suspended; its label names the queue */
+	o = json_loads("{\"metadata\":{\"labels\":{\"kueue.x-k8s.io/queue-name\":\"r\"}},\"spec\":"
+		       "{\"suspend\":true,\"rayClusterSpec\":{\"headGroupSpec\":{\"template\":{\"spec\":{}}},"
+		       "\"workerGroupSpecs\":[{\"groupName\":\"TPU\",\"minReplicas\":2,\"numOfHosts\":4,"
+		       "\"template\":{\"spec\":{}}}]}}}", 0, NULL);
+	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_RAYJOB, &w), MU_OK);
+	CHECK_EQ_INT(t, w.min_member, 9);
+	CHECK_STR(t, w.parts[1].name, "tpu");
+	CHECK_STR(t, w.queue, "r");
+	CHECK(t, mu__kw_suspendable(MU__WL_RAYJOB) && mu__kw_suspended(o, MU__WL_RAYJOB));
+	mu__kwtmpl_t tm[4];
+	CHECK_EQ_INT(t, mu__kw_templates(o, MU__WL_RAYJOB, tm, 4), 2);
+	CHECK_STR(t, tm[0].part, "head");
+	CHECK_EQ_INT(t, (int)tm[1].count, 8);
+	CHECK_STR(t, mu__kw_plural(MU__WL_RAYJOB), "rayjobs");
+	json_decref(o);
+	/* a RayCluster its RayJob controls */
+	o = json_loads("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"RayJob\",\"name\":\"rj\","
+		       "\"controller\":true}]}}", 0, NULL);
+	char rj[64];
+	CHECK(t, mu__kw_rayjob_of(o, rj, sizeof rj));
+	CHECK_STR(t, rj, "rj");
+	json_decref(o);
+	/* the index a recreating controller gives a pod (move.c) */
+	static const struct { const char *pod, *want; } ix[] = {
+		{"{\"metadata\":{\"name\":\"w-12\",\"ownerReferences\":[{\"apiVersion\":\"v\",\"kind\":\"StatefulSet\","
+		 "\"name\":\"w\",\"controller\":true}]}}", "12"},
+		{"{\"metadata\":{\"name\":\"j-x1\",\"labels\":{\"batch.kubernetes.io/job-completion-index\":"
+		 "\"3\"},\"ownerReferences\":[{\"apiVersion\":\"v\",\"kind\":\"Job\",\"name\":\"j\","
+		 "\"controller\":true}]}}", "3"},
+		{"{\"metadata\":{\"name\":\"p-worker-1\",\"labels\":{\"training.kubeflow.org/replica-type\":"
+		 "\"worker\",\"training.kubeflow.org/replica-index\":\"1\"},\"ownerReferences\":"
+		 "[{\"apiVersion\":\"v\",\"kind\":\"PyTorchJob\",\"name\":\"p\",\"controller\":true}]}}", "worker/1"},
+		{"{\"metadata\":{\"name\":\"r-abcde\",\"ownerReferences\":[{\"apiVersion\":\"v\",\"kind\":\"ReplicaSet\","
+		 "\"name\":\"r\",\"controller\":true}]}}", NULL},
+	};
+	for (size_t i = 0; i < sizeof ix / sizeof *ix; i++) {
+		mu__kpodinfo_t in;
+		char buf[64];
+		o = json_loads(ix[i].pod, 0, NULL);
+		CHECK_EQ_INT(t, mu__kpod_info(o, &in), MU_OK);
+		bool has = mu__kd_move_index(o, &in, buf, sizeof buf);
+		CHECK(t, has == (ix[i].want != NULL));
+		if (has && ix[i].want)
+			CHECK_STR(t, buf, ix[i].want);
+		json_decref(o);
+	}
 }
 
 int main(void)
