@@ -48,9 +48,7 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 		json_decref(s);
 		return;
 	}
-	mu_kube_client_free(c->kc);
-	c->kc = NULL;
-	mu_kube_config_release(&c->cfg);
+	mu__dcl_disconnect(c);
 	free(c->secret_rv);
 	c->secret_rv = st == 200 ? sdup(rv) : NULL;
 	const char *b64 = mu__jstr(s, "data.kubeconfig");
@@ -70,13 +68,15 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 		snprintf(name, sizeof name, "secret %s/%s", c->secret_ns, c->secret_name);
 		int rc = text ? mu__b64dec(b64, text, cap, &n) : MU_ENOMEM;
 		if (rc == MU_OK)
-			rc = mu_kube_config_parse(name, text, n, NULL, &c->cfg, err, sizeof err);
+			rc = (c->cfg = calloc(1, sizeof *c->cfg)) ?
+				mu_kube_config_parse(name, text, n, NULL, c->cfg, err, sizeof err) :
+				MU_ENOMEM;
 		else
 			snprintf(err, sizeof err, "data.kubeconfig is not base64");
 		free(text);
-		if (rc == MU_OK && mu_kube_client_new(&c->cfg, &c->kc) == MU_OK) {
+		if (rc == MU_OK && mu__dcl_connect(c) == MU_OK) {
 			set_err(c, NULL);
-			mu__dlog(d, 1, "cluster %s: kubeconfig loaded (%s)", c->name, c->cfg.server);
+			mu__dlog(d, 1, "cluster %s: kubeconfig loaded (%s)", c->name, c->cfg->server);
 		} else {
 			snprintf(msg, sizeof msg, "kubeconfig Secret %s/%s: %s", c->secret_ns,
 				 c->secret_name, *err ? err : "cannot be used");
@@ -380,10 +380,12 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	const char *cl = mu__dmeta(j->obj, "annotations", MU__D_CLUSTER);
 	const char *ph = mu__dmeta(j->obj, "annotations", MU__D_PHASE);
 	int32_t ci = cluster_by_name(d, cl);
-	if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) {
+	if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed") || !strcmp(ph, "NotAdmitted"))) {
 		j->state = MU__DJ_DONE;
 		j->cl = ci;
 		snprintf(j->phase, sizeof j->phase, "%s", ph);
+		if (!strcmp(ph, "NotAdmitted")) /* why, as recorded */
+			set_why(j, "NotAdmitted", mu__dmeta(j->obj, "annotations", MU__D_MSG));
 		return;
 	}
 	int rc = mu_fleet_job_submit(d->fleet, &j->fs, now, &j->fid);
@@ -485,6 +487,7 @@ void mu__djob_free(mu__djob_t *j)
 	mu_specs_release(&j->specs);
 	free(j->reason);
 	free(j->msg);
+	free(j->refused);
 	free(j->ann_sig);
 	free(j->status_sig);
 	free(j);
@@ -522,9 +525,8 @@ int mu__dhub_jobs(mu__dd_t *d)
 {
 	d->jobs_listed = false;
 	json_t *l = NULL;
-	long st = mu__dreq(d, d->hub, "GET", "/apis/batch/v1/jobs?labelSelector=muster.io%2Fqueue",
-			   NULL, NULL, &l);
-	if (st != 200) {
+	/* the watch's snapshot (run.c started it): no request per pass */
+	if (!mu_kube_watch_items(d->wjobs, &l, NULL)) {
 		json_decref(l);
 		return MU_EIO;
 	}
@@ -577,7 +579,7 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_CLUSTER, where ? json_string(d->cls[j->cl].name) : json_null());
 	json_object_set_new(a, MU__D_GEN, j->gen ? json_string(gen) : json_null());
 	json_object_set_new(a, MU__D_PHASE, json_string(*phase ? phase : "Dispatched"));
-	bool waits = j->state == MU__DJ_QUEUED || j->state == MU__DJ_NEW;
+	bool waits = j->state == MU__DJ_QUEUED || j->state == MU__DJ_NEW || mu__dhub_refused(j);
 	json_object_set_new(a, MU__D_REASON, waits && j->reason ? json_string(j->reason) : json_null());
 	json_object_set_new(a, MU__D_MSG, waits && j->msg ? json_string(j->msg) : json_null());
 	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
@@ -646,6 +648,11 @@ long mu__dhub_fence(mu__dd_t *d, mu_kube_client_t *hub, const mu__djob_t *j)
 
 /* --- status: conditions on the hub Job ----------------------------------------- */
 
+bool mu__dhub_refused(const mu__djob_t *j)
+{
+	return j->state == MU__DJ_DONE && !strcmp(j->phase, "NotAdmitted");
+}
+
 bool mu__dhub_managed(const mu__djob_t *j)
 {
 	const char *m = mu__jstr(j->obj, "spec.managedBy");
@@ -678,9 +685,18 @@ static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 	const char *why = on ? "Dispatched" : j->state == MU__DJ_WITHDRAWING ? "Withdrawing" :
 		j->state == MU__DJ_NEW ? (j->reason ? j->reason : "Invalid") :
 		j->reason ? j->reason : "Queued";
+	if (mu__dhub_refused(j)) { /* a permanent refusal by the worker */
+		on = false;
+		why = "NotAdmitted";
+		snprintf(m, sizeof m, "%.690s", j->msg ? j->msg : "refused by the worker");
+	}
 	cond_add(cs, "Dispatched", on, why, m);
 	if (!mu__dhub_managed(j))
 		return st;
+	if (mu__dhub_refused(j)) {
+		cond_add(cs, "FailureTarget", true, "NotAdmitted", m);
+		cond_add(cs, "Failed", true, "NotAdmitted", m);
+	}
 	int b = 0, r = 0, ok = 0, bad = 0;
 	if (on && sscanf(j->pods, "bound=%d,running=%d,succeeded=%d,failed=%d", &b, &r, &ok, &bad) != 4)
 		b = r = ok = bad = 0;
@@ -782,7 +798,8 @@ long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 		json_object_set_new(c, "lastProbeTime", json_string(now));
 		json_object_set_new(c, "lastTransitionTime", json_string(now));
 	}
-	if (mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE)) {
+	if (mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE) &&
+	    !mu__dhub_refused(j)) {
 		if (!mu__jget(j->obj, "status.startTime"))
 			json_object_set_new(st, "startTime", json_string(now));
 		if (!strcmp(j->phase, "Succeeded") && !mu__jget(j->obj, "status.completionTime"))
