@@ -39,6 +39,7 @@
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
+#define MU__D_CAPS "muster.io/cluster-caps"     /* hub Queue: "CL=gpu:N,CL=pods:N" */
 
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
@@ -119,6 +120,7 @@ typedef struct mu__dd {
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
 	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	int32_t caps_ncls;        /* clusters when the queues' caps were set */
 	json_t *pcls;             /* PriorityClass name -> value (the hub's) */
 	json_t *pcls_default;     /* the globalDefault class's value, or NULL */
 	int64_t pcls_at;          /* mono ms of the last list (0: never) */
@@ -179,7 +181,8 @@ void mu__dmetrics_pass(mu__dd_t *d, double pass_ms);
 /* Lists the hub's Clusters into d->cls (and the fleet); loads kubeconfig
  * Secrets that changed. */
 int mu__dhub_clusters(mu__dd_t *d);
-/* Lists the hub's Queues into the fleet. */
+/* Lists the hub's Queues into the fleet (with their parents, and caps per
+ * cluster from the annotation muster.io/cluster-caps). */
 int mu__dhub_queues(mu__dd_t *d);
 /* Lists the hub's PriorityClasses (at most once a second): the values of
  * the classes hub Jobs name, and the burst class's

@@ -44,7 +44,10 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &s);
 	char msg[1200];
 	const char *rv = mu__jstr(s, "metadata.resourceVersion");
-	if (st == 200 && rv && c->secret_rv && !strcmp(rv, c->secret_rv)) {
+	if ((st == 200 && rv && c->secret_rv && !strcmp(rv, c->secret_rv)) ||
+	    ((st == 0 || st >= 500) && c->kc)) {
+		/* unchanged, or the hub did not answer: what works stays (its
+		 * watches are not restarted for a hub's hiccup) */
 		json_decref(s);
 		return;
 	}
@@ -186,7 +189,46 @@ int mu__dhub_clusters(mu__dd_t *d)
 
 /* --- queues -------------------------------------------------------------------- */
 
-/* One hub Queue into the fleet through the cluster-file loader. */
+/* Queue q's caps per cluster from its annotation muster.io/cluster-caps
+ * ("CLUSTER=gpu:N,CLUSTER=pods:N", whole GPUs and pods; pods count jobs
+ * of one pod each): every cluster of the fleet gets its cap, or none.
+ * MU_EINVAL (nothing changed) for a term of another form. */
+static int queue_caps(mu__dd_t *d, const char *q, const char *text)
+{
+	int32_t nc = d->ncls;
+	mu_res_t *caps = calloc((size_t)nc + 1, sizeof *caps);
+	if (!caps)
+		return MU_ENOMEM;
+	for (int32_t c = 0; c < nc; c++)
+		for (int r = 0; r < MU_RES_MAX; r++)
+			caps[c].v[r] = MU_RES_UNLIMITED;
+	int rc = MU_OK;
+	for (const char *p = text ? text : ""; *p && rc == MU_OK;) {
+		size_t len = strcspn(p, ",");
+		char term[300], cl[256], res[16];
+		long long n;
+		snprintf(term, sizeof term, "%.*s", (int)(len < 299 ? len : 299), p);
+		int32_t ci = -1;
+		if (sscanf(term, "%255[^=]=%15[^:]:%lld", cl, res, &n) != 3 || n < 0 ||
+		    (strcmp(res, "gpu") && strcmp(res, "pods")))
+			rc = MU_EINVAL;
+		for (int32_t c = 0; rc == MU_OK && c < nc; c++)
+			if (!strcmp(d->cls[c].name, cl))
+				ci = c;
+		if (ci >= 0) /* a cluster not (yet) known: applied once it is */
+			caps[ci].v[strcmp(res, "gpu") ? MU_RES_PODS : MU_RES_GPU] = n * 1000;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	for (int32_t c = 0; rc == MU_OK && c < nc; c++)
+		rc = mu_fleet_queue_cap(d->fleet, q, d->cls[c].fid, &caps[c]);
+	free(caps);
+	return rc;
+}
+
+/* One hub Queue into the fleet through the cluster-file loader, with its
+ * parent and its caps per cluster. */
 static void queue_load(mu__dd_t *d, const json_t *o)
 {
 	json_t *c = json_deep_copy(o);
@@ -201,10 +243,16 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 	int rc = text ? mu_load_yaml("queue", text, strlen(text), &s, &dg) : MU_ENOMEM;
 	free(text);
 	if (rc == MU_OK && s.nqueues == 1) {
-		mu_queue_spec_t q = s.queues[0];
-		q.parent = NULL; /* hub queues are flat (docs/dispatch.md) */
-		rc = mu_fleet_queue_upsert(d->fleet, &q);
+		rc = mu_fleet_queue_upsert(d->fleet, &s.queues[0]);
+		if (rc == MU_EINVAL)
+			snprintf(dg.msg, sizeof dg.msg, "spec.parent %s would make a loop of queues",
+				 s.queues[0].parent ? s.queues[0].parent : "");
 	}
+	const char *caps = mu__dmeta(o, "annotations", MU__D_CAPS);
+	if (rc == MU_OK && s.nqueues == 1 &&
+	    (rc = queue_caps(d, s.queues[0].name, caps)) == MU_EINVAL)
+		snprintf(dg.msg, sizeof dg.msg, "annotation " MU__D_CAPS " \"%.200s\": expected "
+			 "CLUSTER=gpu:N or CLUSTER=pods:N, separated by commas", caps);
 	if (rc)
 		mu__dlog(d, 0, "queue %s: %s %s", mu__jstr(o, "metadata.name"), mu_strerror(rc),
 			 dg.msg);
@@ -218,6 +266,10 @@ int mu__dhub_queues(mu__dd_t *d)
 	if (st != 200) {
 		json_decref(l);
 		return MU_EIO;
+	}
+	if (d->caps_ncls != d->ncls) { /* new clusters: every queue's caps again */
+		json_object_clear(d->queue_rv);
+		d->caps_ncls = d->ncls;
 	}
 	size_t i;
 	json_t *o;
@@ -384,6 +436,9 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		j->state = MU__DJ_DONE;
 		j->cl = ci;
 		snprintf(j->phase, sizeof j->phase, "%s", ph);
+		/* its counts as recorded: a new leader does not rewrite them */
+		const char *pods = mu__dmeta(j->obj, "annotations", MU__D_PODS);
+		snprintf(j->pods, sizeof j->pods, "%s", pods ? pods : "");
 		if (!strcmp(ph, "NotAdmitted")) /* why, as recorded */
 			set_why(j, "NotAdmitted", mu__dmeta(j->obj, "annotations", MU__D_MSG));
 		return;

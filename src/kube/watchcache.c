@@ -14,7 +14,8 @@
  * normally keeps it healthy.  Watches ask for timeoutSeconds=30, so that a
  * server that stops answering without closing the connection is noticed
  * within about 40 s.  Failures back off 0.2 s doubling to 5 s.  The
- * thread stops within about a second of mu_kube_watch_stop().
+ * thread stops within about a second of mu_kube_watch_stop() (up to 20 s
+ * when a list page is in flight to a server that does not answer).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ static long do_list(mu_kube_watch_t *w)
 			 w->query, esc ? "&continue=" : "", esc ? esc : "");
 		curl_free(esc);
 		json_t *list = NULL;
-		mu__kc_json(w->c, "GET", path, NULL, NULL, 60000, &st, &list);
+		mu__kc_json(w->c, "GET", path, NULL, NULL, 20000, &st, &list);
 		json_t *items = json_object_get(list, "items");
 		if (st != 200 || !json_is_array(items)) {
 			json_decref(list);
