@@ -93,8 +93,13 @@ int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c,
 
 /* --- Hub queues ---------------------------------------------------------- */
 
-/* Adds or changes a hub queue (flat: q->parent must be NULL).  Deserved
- * quota and limit are fleet-wide, in accounting units. */
+/* Adds or changes a hub queue.  Deserved quota and limit are fleet-wide,
+ * in accounting units.  q->parent names its parent (NULL: a root; a
+ * parent not defined yet counts as a root until it is): a queue's usage
+ * includes its descendants', a job must fit its queue's limit and every
+ * ancestor's, and siblings are served by priority, then deserved share.
+ * MU_EINVAL for a parent that is itself or would close a loop (or make
+ * the tree deeper than 16). */
 int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *q);
 /* Caps what queue may use on cluster c (accounting units;
  * MU_RES_UNLIMITED slots: no cap).  MU_ENOENT for an unknown queue. */

@@ -75,6 +75,31 @@ int mu_kube_client_do(mu_kube_client_t *c, const char *method, const char *path,
 		      const char *ctype, const char *body, long timeout_ms,
 		      long *status, char **answer);
 
+/* --- A watched list for other daemons (the hub's, src/dispatch) --------- */
+
+/* A collection kept up to date by a thread of its own (one kept-alive
+ * connection): listed, then watched from the list's resourceVersion,
+ * resumed from the last version seen when a watch ends, re-listed on 410
+ * Gone (src/kube/watchcache.c). */
+typedef struct mu_kube_watch mu_kube_watch_t;
+
+/* Starts watching path (a collection, "/api/v1/pods"), with query (extra
+ * parameters such as "labelSelector=a%2Fb", or NULL).  cfg must outlive
+ * the watch. */
+int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const char *query,
+			mu_kube_watch_t **out);
+/* A snapshot: *list (if not NULL; owned by the caller) gets {"items": [...]}
+ * whose objects are shared and must not be changed; *seq (if not NULL) the
+ * count of changes so far (unchanged: nothing changed).  Returns whether
+ * the cache is healthy: listed, and no list or watch failed since.
+ * O(objects) with a list, O(1) without. */
+struct json_t;
+bool mu_kube_watch_items(mu_kube_watch_t *w, struct json_t **list, uint64_t *seq);
+/* Why the cache is not healthy ("" when it is), into buf. */
+const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len);
+/* Stops the thread (within about a second) and frees everything. */
+void mu_kube_watch_stop(mu_kube_watch_t *w);
+
 /* --- Leader election for other daemons (the hub's, src/dispatch) -------- */
 
 /* A coordination.k8s.io/v1 Lease held as `muster scheduler` holds its own

@@ -39,6 +39,7 @@
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
+#define MU__D_CAPS "muster.io/cluster-caps"     /* hub Queue: "CL=gpu:N,CL=pods:N" */
 
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
@@ -47,8 +48,11 @@ typedef struct mu__dcl {
 	mu_tier_t tier;
 	char *secret_ns, *secret_name;
 	char *secret_rv;          /* the Secret version its config came from */
-	mu_kube_config_t cfg;
+	mu_kube_config_t *cfg;    /* heap (clients and watches point to it) */
 	mu_kube_client_t *kc;     /* NULL without a usable kubeconfig */
+	/* push mode: its Nodes, copies and their pods, watched (with kc) */
+	mu_kube_watch_t *wnodes, *wjobs, *wpods;
+	uint64_t nodes_seq;       /* the node watch's changes last synced */
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
 	bool seen;                /* in the last Cluster list */
@@ -86,6 +90,9 @@ typedef struct mu__djob {
 	int32_t cl;               /* DISPATCHED/WITHDRAWING/DONE: cluster */
 	uint32_t gen;             /* last dispatch generation recorded */
 	int64_t dispatched;       /* mono ms */
+	int64_t made;             /* mono ms of the last create retried */
+	int fails;                /* creates that failed in a row (transient) */
+	char *refused;            /* a sender's: the worker's permanent refusal */
 	bool started;             /* a pod of its copy was bound */
 	bool copy_seen;           /* its copy was listed on the worker */
 	bool listed;              /* ... in the last poll of its cluster */
@@ -106,12 +113,14 @@ typedef struct mu__dd {
 	mu_fleet_t *fleet;
 	mu__dcl_t *cls;
 	int32_t ncls, cls_cap;
+	mu_kube_watch_t *wjobs;   /* the hub's queue-labelled Jobs */
 	mu__djob_t **jobs;
 	int32_t njobs, jobs_cap;
 	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
 	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	int32_t caps_ncls;        /* clusters when the queues' caps were set */
 	json_t *pcls;             /* PriorityClass name -> value (the hub's) */
 	json_t *pcls_default;     /* the globalDefault class's value, or NULL */
 	int64_t pcls_at;          /* mono ms of the last list (0: never) */
@@ -150,6 +159,11 @@ int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n);
  * controller added (selector, controller labels) or the hub's own
  * annotations. */
 json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t g);
+/* Connects push-mode cluster c through c->cfg (set): its client and the
+ * watches of its Nodes, copies and their pods.  On error nothing stays. */
+int mu__dcl_connect(mu__dcl_t *c);
+/* Stops c's watches, frees its client and its config (safe when none). */
+void mu__dcl_disconnect(mu__dcl_t *c);
 /* A Node cut to what the models read (name, labels, taints, cordon,
  * allocatable, the Ready condition); owned. */
 json_t *mu__dnode_min(const json_t *n);
@@ -167,13 +181,14 @@ void mu__dmetrics_pass(mu__dd_t *d, double pass_ms);
 /* Lists the hub's Clusters into d->cls (and the fleet); loads kubeconfig
  * Secrets that changed. */
 int mu__dhub_clusters(mu__dd_t *d);
-/* Lists the hub's Queues into the fleet. */
+/* Lists the hub's Queues into the fleet (with their parents, and caps per
+ * cluster from the annotation muster.io/cluster-caps). */
 int mu__dhub_queues(mu__dd_t *d);
 /* Lists the hub's PriorityClasses (at most once a second): the values of
  * the classes hub Jobs name, and the burst class's
  * (--burst-priority-class).  A failed list keeps the last one. */
 void mu__dhub_pclasses(mu__dd_t *d);
-/* Lists the hub's queue-labelled Jobs: new ones parsed and submitted (or
+/* Reads the hub's queue-labelled Jobs (from the watch d->wjobs): new ones parsed and submitted (or
  * adopted where their annotations say they were dispatched), gone ones
  * finished.  Sets d->jobs_listed. */
 int mu__dhub_jobs(mu__dd_t *d);
@@ -190,6 +205,8 @@ bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j);
 /* Writes it (strategic merge of /status over connection hub) when it
  * changed; returns the HTTP status. */
 long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
+/* Whether j ended refused by its worker (phase NotAdmitted). */
+bool mu__dhub_refused(const mu__djob_t *j);
 /* Whether the dispatcher owns j's status (spec.managedBy). */
 bool mu__dhub_managed(const mu__djob_t *j);
 /* A fenced write before a create that no record preceded (a restarted
@@ -228,8 +245,14 @@ bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf
 		    size_t len);
 /* A copy's end from its Job's conditions: "Succeeded", "Failed" or NULL. */
 const char *mu__dcopy_done(const json_t *w);
+/* Whether a create's HTTP status is a permanent refusal: a 4xx other
+ * than 408, 409 and 429 (those, 5xx and no answer are retried, with
+ * backoff). */
+bool mu__dwork_refused(long st);
 /* Creates j's copy on its cluster (a 409 for the same generation counts
- * as created).  Returns the HTTP status. */
+ * as created).  Returns the HTTP status; a permanent refusal leaves
+ * "cluster NAME refused the copy: HTTP N: the worker's message" in
+ * j->refused (owned by j). */
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);
 /* The same over connection kc to j's cluster (a sender thread's). */
 long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);

@@ -173,3 +173,34 @@ json_t *mu__dnode_min(const json_t *n)
 		json_object_set(json_object_get(o, "status"), "allocatable", (json_t *)v);
 	return o;
 }
+
+/* The watches of a push-mode worker: its Nodes, its copies (Jobs labelled
+ * with a hub uid) and their pods. */
+static const char *const wpaths[3] = {"/api/v1/nodes", "/apis/batch/v1/jobs", "/api/v1/pods"};
+
+int mu__dcl_connect(mu__dcl_t *c)
+{
+	int rc = mu_kube_client_new(c->cfg, &c->kc);
+	mu_kube_watch_t **w[3] = {&c->wnodes, &c->wjobs, &c->wpods};
+	for (int i = 0; rc == MU_OK && i < 3; i++)
+		rc = mu_kube_watch_start(c->cfg, wpaths[i], i ? "labelSelector=muster.io%2Fhub-uid" : NULL,
+					 w[i]);
+	c->nodes_seq = 0;
+	if (rc != MU_OK)
+		mu__dcl_disconnect(c);
+	return rc;
+}
+
+void mu__dcl_disconnect(mu__dcl_t *c)
+{
+	mu_kube_watch_stop(c->wnodes);
+	mu_kube_watch_stop(c->wjobs);
+	mu_kube_watch_stop(c->wpods);
+	c->wnodes = c->wjobs = c->wpods = NULL;
+	mu_kube_client_free(c->kc);
+	c->kc = NULL;
+	if (c->cfg)
+		mu_kube_config_release(c->cfg);
+	free(c->cfg);
+	c->cfg = NULL;
+}

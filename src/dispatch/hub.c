@@ -44,13 +44,14 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &s);
 	char msg[1200];
 	const char *rv = mu__jstr(s, "metadata.resourceVersion");
-	if (st == 200 && rv && c->secret_rv && !strcmp(rv, c->secret_rv)) {
+	if ((st == 200 && rv && c->secret_rv && !strcmp(rv, c->secret_rv)) ||
+	    ((st == 0 || st >= 500) && c->kc)) {
+		/* unchanged, or the hub did not answer: what works stays (its
+		 * watches are not restarted for a hub's hiccup) */
 		json_decref(s);
 		return;
 	}
-	mu_kube_client_free(c->kc);
-	c->kc = NULL;
-	mu_kube_config_release(&c->cfg);
+	mu__dcl_disconnect(c);
 	free(c->secret_rv);
 	c->secret_rv = st == 200 ? sdup(rv) : NULL;
 	const char *b64 = mu__jstr(s, "data.kubeconfig");
@@ -70,13 +71,15 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 		snprintf(name, sizeof name, "secret %s/%s", c->secret_ns, c->secret_name);
 		int rc = text ? mu__b64dec(b64, text, cap, &n) : MU_ENOMEM;
 		if (rc == MU_OK)
-			rc = mu_kube_config_parse(name, text, n, NULL, &c->cfg, err, sizeof err);
+			rc = (c->cfg = calloc(1, sizeof *c->cfg)) ?
+				mu_kube_config_parse(name, text, n, NULL, c->cfg, err, sizeof err) :
+				MU_ENOMEM;
 		else
 			snprintf(err, sizeof err, "data.kubeconfig is not base64");
 		free(text);
-		if (rc == MU_OK && mu_kube_client_new(&c->cfg, &c->kc) == MU_OK) {
+		if (rc == MU_OK && mu__dcl_connect(c) == MU_OK) {
 			set_err(c, NULL);
-			mu__dlog(d, 1, "cluster %s: kubeconfig loaded (%s)", c->name, c->cfg.server);
+			mu__dlog(d, 1, "cluster %s: kubeconfig loaded (%s)", c->name, c->cfg->server);
 		} else {
 			snprintf(msg, sizeof msg, "kubeconfig Secret %s/%s: %s", c->secret_ns,
 				 c->secret_name, *err ? err : "cannot be used");
@@ -186,7 +189,46 @@ int mu__dhub_clusters(mu__dd_t *d)
 
 /* --- queues -------------------------------------------------------------------- */
 
-/* One hub Queue into the fleet through the cluster-file loader. */
+/* Queue q's caps per cluster from its annotation muster.io/cluster-caps
+ * ("CLUSTER=gpu:N,CLUSTER=pods:N", whole GPUs and pods; pods count jobs
+ * of one pod each): every cluster of the fleet gets its cap, or none.
+ * MU_EINVAL (nothing changed) for a term of another form. */
+static int queue_caps(mu__dd_t *d, const char *q, const char *text)
+{
+	int32_t nc = d->ncls;
+	mu_res_t *caps = calloc((size_t)nc + 1, sizeof *caps);
+	if (!caps)
+		return MU_ENOMEM;
+	for (int32_t c = 0; c < nc; c++)
+		for (int r = 0; r < MU_RES_MAX; r++)
+			caps[c].v[r] = MU_RES_UNLIMITED;
+	int rc = MU_OK;
+	for (const char *p = text ? text : ""; *p && rc == MU_OK;) {
+		size_t len = strcspn(p, ",");
+		char term[300], cl[256], res[16];
+		long long n;
+		snprintf(term, sizeof term, "%.*s", (int)(len < 299 ? len : 299), p);
+		int32_t ci = -1;
+		if (sscanf(term, "%255[^=]=%15[^:]:%lld", cl, res, &n) != 3 || n < 0 ||
+		    (strcmp(res, "gpu") && strcmp(res, "pods")))
+			rc = MU_EINVAL;
+		for (int32_t c = 0; rc == MU_OK && c < nc; c++)
+			if (!strcmp(d->cls[c].name, cl))
+				ci = c;
+		if (ci >= 0) /* a cluster not (yet) known: applied once it is */
+			caps[ci].v[strcmp(res, "gpu") ? MU_RES_PODS : MU_RES_GPU] = n * 1000;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	for (int32_t c = 0; rc == MU_OK && c < nc; c++)
+		rc = mu_fleet_queue_cap(d->fleet, q, d->cls[c].fid, &caps[c]);
+	free(caps);
+	return rc;
+}
+
+/* One hub Queue into the fleet through the cluster-file loader, with its
+ * parent and its caps per cluster. */
 static void queue_load(mu__dd_t *d, const json_t *o)
 {
 	json_t *c = json_deep_copy(o);
@@ -201,10 +243,16 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 	int rc = text ? mu_load_yaml("queue", text, strlen(text), &s, &dg) : MU_ENOMEM;
 	free(text);
 	if (rc == MU_OK && s.nqueues == 1) {
-		mu_queue_spec_t q = s.queues[0];
-		q.parent = NULL; /* hub queues are flat (docs/dispatch.md) */
-		rc = mu_fleet_queue_upsert(d->fleet, &q);
+		rc = mu_fleet_queue_upsert(d->fleet, &s.queues[0]);
+		if (rc == MU_EINVAL)
+			snprintf(dg.msg, sizeof dg.msg, "spec.parent %s would make a loop of queues",
+				 s.queues[0].parent ? s.queues[0].parent : "");
 	}
+	const char *caps = mu__dmeta(o, "annotations", MU__D_CAPS);
+	if (rc == MU_OK && s.nqueues == 1 &&
+	    (rc = queue_caps(d, s.queues[0].name, caps)) == MU_EINVAL)
+		snprintf(dg.msg, sizeof dg.msg, "annotation " MU__D_CAPS " \"%.200s\": expected "
+			 "CLUSTER=gpu:N or CLUSTER=pods:N, separated by commas", caps);
 	if (rc)
 		mu__dlog(d, 0, "queue %s: %s %s", mu__jstr(o, "metadata.name"), mu_strerror(rc),
 			 dg.msg);
@@ -218,6 +266,10 @@ int mu__dhub_queues(mu__dd_t *d)
 	if (st != 200) {
 		json_decref(l);
 		return MU_EIO;
+	}
+	if (d->caps_ncls != d->ncls) { /* new clusters: every queue's caps again */
+		json_object_clear(d->queue_rv);
+		d->caps_ncls = d->ncls;
 	}
 	size_t i;
 	json_t *o;
@@ -380,10 +432,15 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	const char *cl = mu__dmeta(j->obj, "annotations", MU__D_CLUSTER);
 	const char *ph = mu__dmeta(j->obj, "annotations", MU__D_PHASE);
 	int32_t ci = cluster_by_name(d, cl);
-	if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) {
+	if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed") || !strcmp(ph, "NotAdmitted"))) {
 		j->state = MU__DJ_DONE;
 		j->cl = ci;
 		snprintf(j->phase, sizeof j->phase, "%s", ph);
+		/* its counts as recorded: a new leader does not rewrite them */
+		const char *pods = mu__dmeta(j->obj, "annotations", MU__D_PODS);
+		snprintf(j->pods, sizeof j->pods, "%s", pods ? pods : "");
+		if (!strcmp(ph, "NotAdmitted")) /* why, as recorded */
+			set_why(j, "NotAdmitted", mu__dmeta(j->obj, "annotations", MU__D_MSG));
 		return;
 	}
 	int rc = mu_fleet_job_submit(d->fleet, &j->fs, now, &j->fid);
@@ -485,6 +542,7 @@ void mu__djob_free(mu__djob_t *j)
 	mu_specs_release(&j->specs);
 	free(j->reason);
 	free(j->msg);
+	free(j->refused);
 	free(j->ann_sig);
 	free(j->status_sig);
 	free(j);
@@ -522,9 +580,8 @@ int mu__dhub_jobs(mu__dd_t *d)
 {
 	d->jobs_listed = false;
 	json_t *l = NULL;
-	long st = mu__dreq(d, d->hub, "GET", "/apis/batch/v1/jobs?labelSelector=muster.io%2Fqueue",
-			   NULL, NULL, &l);
-	if (st != 200) {
+	/* the watch's snapshot (run.c started it): no request per pass */
+	if (!mu_kube_watch_items(d->wjobs, &l, NULL)) {
 		json_decref(l);
 		return MU_EIO;
 	}
@@ -577,7 +634,7 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_CLUSTER, where ? json_string(d->cls[j->cl].name) : json_null());
 	json_object_set_new(a, MU__D_GEN, j->gen ? json_string(gen) : json_null());
 	json_object_set_new(a, MU__D_PHASE, json_string(*phase ? phase : "Dispatched"));
-	bool waits = j->state == MU__DJ_QUEUED || j->state == MU__DJ_NEW;
+	bool waits = j->state == MU__DJ_QUEUED || j->state == MU__DJ_NEW || mu__dhub_refused(j);
 	json_object_set_new(a, MU__D_REASON, waits && j->reason ? json_string(j->reason) : json_null());
 	json_object_set_new(a, MU__D_MSG, waits && j->msg ? json_string(j->msg) : json_null());
 	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
@@ -646,6 +703,11 @@ long mu__dhub_fence(mu__dd_t *d, mu_kube_client_t *hub, const mu__djob_t *j)
 
 /* --- status: conditions on the hub Job ----------------------------------------- */
 
+bool mu__dhub_refused(const mu__djob_t *j)
+{
+	return j->state == MU__DJ_DONE && !strcmp(j->phase, "NotAdmitted");
+}
+
 bool mu__dhub_managed(const mu__djob_t *j)
 {
 	const char *m = mu__jstr(j->obj, "spec.managedBy");
@@ -678,9 +740,18 @@ static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 	const char *why = on ? "Dispatched" : j->state == MU__DJ_WITHDRAWING ? "Withdrawing" :
 		j->state == MU__DJ_NEW ? (j->reason ? j->reason : "Invalid") :
 		j->reason ? j->reason : "Queued";
+	if (mu__dhub_refused(j)) { /* a permanent refusal by the worker */
+		on = false;
+		why = "NotAdmitted";
+		snprintf(m, sizeof m, "%.690s", j->msg ? j->msg : "refused by the worker");
+	}
 	cond_add(cs, "Dispatched", on, why, m);
 	if (!mu__dhub_managed(j))
 		return st;
+	if (mu__dhub_refused(j)) {
+		cond_add(cs, "FailureTarget", true, "NotAdmitted", m);
+		cond_add(cs, "Failed", true, "NotAdmitted", m);
+	}
 	int b = 0, r = 0, ok = 0, bad = 0;
 	if (on && sscanf(j->pods, "bound=%d,running=%d,succeeded=%d,failed=%d", &b, &r, &ok, &bad) != 4)
 		b = r = ok = bad = 0;
@@ -782,7 +853,8 @@ long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 		json_object_set_new(c, "lastProbeTime", json_string(now));
 		json_object_set_new(c, "lastTransitionTime", json_string(now));
 	}
-	if (mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE)) {
+	if (mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE) &&
+	    !mu__dhub_refused(j)) {
 		if (!mu__jget(j->obj, "status.startTime"))
 			json_object_set_new(st, "startTime", json_string(now));
 		if (!strcmp(j->phase, "Succeeded") && !mu__jget(j->obj, "status.completionTime"))

@@ -60,6 +60,50 @@ static void requeue(mu__dd_t *d, mu__djob_t *j, const char *reason, const char *
 	d->requeued++;
 }
 
+/* j's copy was refused for good by its worker (j->refused says why):
+ * the job ends NotAdmitted on the hub, as MultiKueue ends a workload
+ * its worker rejects, instead of being sent again and again.  Its quota
+ * and its cluster's room are freed; nothing was created. */
+static void refuse(mu__dd_t *d, mu__djob_t *j)
+{
+	mu_fleet_job_finish(d->fleet, j->fid, mu__d_now(d));
+	j->state = MU__DJ_DONE;
+	snprintf(j->phase, sizeof j->phase, "NotAdmitted");
+	j->pods[0] = '\0';
+	free(j->reason);
+	free(j->msg);
+	j->reason = strdup("NotAdmitted");
+	j->msg = j->refused;
+	j->refused = NULL;
+	mu__dlog(d, 0, "job %s: not admitted: %s", j->key, j->msg ? j->msg : "");
+	mu__dhub_event(d, j, "Warning", "NotAdmitted", j->msg);
+}
+
+/* After a create of j's copy answered st: refused for good (refuse), or,
+ * for a transient failure, the next try backed off (1 s doubling to
+ * 60 s; settle retries). */
+static void created(mu__dd_t *d, mu__djob_t *j, long st)
+{
+	if (j->refused) {
+		refuse(d, j);
+	} else if (st == 200 || st == 201) {
+		j->fails = 0;
+	} else {
+		j->fails++;
+		j->made = mu__d_mono_ms();
+	}
+}
+
+/* The wait before j's copy is created again: 2 s for the watch to show a
+ * copy just made, then 1 s doubling to 60 s after failures. */
+static int64_t retry_ms(const mu__djob_t *j)
+{
+	int64_t ms = 1000;
+	for (int i = 1; i < j->fails && ms < 60000; i++)
+		ms *= 2;
+	return j->fails ? (ms < 60000 ? ms : 60000) : 2000;
+}
+
 /* Cluster c has not answered for --cluster-lost-after: its jobs go back
  * to the hub. */
 static void cluster_lost(mu__dd_t *d, mu__dcl_t *c)
@@ -105,6 +149,24 @@ static void poll_all(mu__dd_t *d)
 	}
 }
 
+/* Whether j's copy is gone from its worker, asked directly (a watch may
+ * not have shown a copy just created): the worker answers 404, or shows
+ * a Job of that name that is not this dispatch's.  One request. */
+static bool copy_gone(mu__dd_t *d, const mu__djob_t *j)
+{
+	char path[1024], g[16];
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
+	snprintf(g, sizeof g, "%u", j->gen);
+	json_t *cur = NULL;
+	long st = mu__dreq(d, d->cls[j->cl].kc, "GET", path, NULL, NULL, &cur);
+	const char *uid = mu__dmeta(cur, "labels", MU__D_HUBUID);
+	const char *gen = mu__dmeta(cur, "annotations", MU__D_GEN);
+	bool gone = st == 404 ||
+		    (st == 200 && !(uid && gen && !strcmp(uid, j->uid) && !strcmp(gen, g)));
+	json_decref(cur);
+	return gone;
+}
+
 /* What the polls showed, job by job: copies to create (recorded, not
  * there), starts that timed out, withdrawals confirmed. */
 static void settle(mu__dd_t *d)
@@ -116,7 +178,7 @@ static void settle(mu__dd_t *d)
 			continue;
 		const mu__dcl_t *c = &d->cls[j->cl];
 		if (j->state == MU__DJ_WITHDRAWING && !j->listed &&
-		    (!c->pull || c->beats >= j->withdraw_beat + 2)) {
+		    (c->pull ? c->beats >= j->withdraw_beat + 2 : copy_gone(d, j))) {
 			requeue(d, j, "Withdrawn", "its copy's deletion is confirmed");
 			continue;
 		}
@@ -126,8 +188,16 @@ static void settle(mu__dd_t *d)
 			requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
 			continue;
 		}
-		if (!j->listed && !c->pull && mu__dhub_fence(d, d->hub, j) == 200)
-			mu__dwork_create(d, j);
+		/* a copy the watch has not shown 2 s after it was sent (or
+		 * after a restart adopted it) is created (again: a 409 for
+		 * the same generation counts as made) */
+		if (!j->listed && !c->pull && t - j->dispatched >= 2000 && t - j->made >= retry_ms(j) &&
+		    mu__dhub_fence(d, d->hub, j) == 200) {
+			j->made = t;
+			created(d, j, mu__dwork_create(d, j));
+			if (j->state != MU__DJ_DISPATCHED)
+				continue;
+		}
 		if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
 			char msg[600];
 			snprintf(msg, sizeof msg, "no pod of it was bound on %s within %lld ms; "
@@ -160,6 +230,8 @@ static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 	j->state = MU__DJ_DISPATCHED;
 	j->dispatched = mu__d_mono_ms();
 	j->started = j->copy_seen = j->listed = false;
+	j->fails = 0;
+	j->made = 0;
 	snprintf(j->phase, sizeof j->phase, "Dispatched");
 	j->pods[0] = '\0';
 	return j;
@@ -197,7 +269,7 @@ static mu_kube_client_t *sender_kc(sender_t *s, int32_t ci)
 	if (!s->own)
 		return c->kc;
 	if (!s->kc[ci] && c->kc)
-		mu_kube_client_new(&c->cfg, &s->kc[ci]);
+		mu_kube_client_new(c->cfg, &s->kc[ci]);
 	return s->kc[ci];
 }
 
@@ -296,6 +368,8 @@ static void send_all(mu__dd_t *d)
 		}
 		d->dispatched++;
 		d->created += made[i] == 200 || made[i] == 201;
+		if (!d->cls[j->cl].pull)
+			created(d, j, made[i]);
 	}
 	free(jobs);
 	free(rec);
@@ -393,8 +467,7 @@ static void dd_release(mu__dd_t *d)
 	mu__dms_stop(d);
 	for (int32_t i = 0; i < d->ncls; i++) {
 		mu__dcl_t *c = &d->cls[i];
-		mu_kube_client_free(c->kc);
-		mu_kube_config_release(&c->cfg);
+		mu__dcl_disconnect(c);
 		free(c->name);
 		free(c->secret_ns);
 		free(c->secret_name);
@@ -416,6 +489,7 @@ static void dd_release(mu__dd_t *d)
 	json_decref(d->pcls_default);
 	mu_fleet_decisions_release(&d->dec);
 	mu_fleet_free(d->fleet);
+	mu_kube_watch_stop(d->wjobs);
 	mu_kube_client_free(d->hub);
 	mu_kube_lease_release(d->lease);
 }
@@ -438,6 +512,9 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	int rc = mu_fleet_new(&fc, &d.fleet);
 	if (rc == MU_OK)
 		rc = mu_kube_client_new(o->hub, &d.hub);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/apis/batch/v1/jobs", "labelSelector=muster.io%2Fqueue",
+					 &d.wjobs);
 	if (rc || !d.by_key || !d.by_uid || !d.queue_rv || !d.pcls) {
 		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc ? rc : MU_ENOMEM));
 		dd_release(&d);
@@ -456,6 +533,12 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 			dd_release(&d);
 			return MU_OK; /* stopped while waiting */
 		}
+	}
+	/* the hub's Jobs listed once before the first pass (then watched) */
+	for (int64_t t = mu__d_mono_ms(); !*o->stop && !mu_kube_watch_items(d.wjobs, NULL, NULL) &&
+	     mu__d_mono_ms() - t < 10000;) {
+		struct timespec ts = {0, 20 * 1000000L};
+		nanosleep(&ts, NULL);
 	}
 	mu__dlog(&d, 1, "dispatching for the hub %s as %s", o->hub->server, o->id);
 	rc = MU_OK;

@@ -1,7 +1,8 @@
 /*
- * worker.c - the worker side of the daemon in push mode: each pass lists a
+ * worker.c - the worker side of the daemon in push mode: each pass reads a
  * worker's Nodes (into that cluster's model in the fleet), and its copies
- * of hub Jobs with their pods (labelled muster.io/hub-uid).  A copy that
+ * of hub Jobs with their pods (labelled muster.io/hub-uid), from the
+ * watches dutil.c keeps of them (mu_kube_watch_t: no request per pass).  A copy that
  * is not the current dispatch of its hub Job (no such hub Job, another
  * cluster, or another generation) is deleted; the current ones' status
  * (phase; pods bound, running, succeeded, failed) goes to their hub job.
@@ -194,18 +195,23 @@ static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool starte
 bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 {
 	json_t *nl = NULL, *jl = NULL, *pl = NULL;
-	bool ok = mu__dreq(d, c->kc, "GET", "/api/v1/nodes", NULL, NULL, &nl) == 200 &&
-		  mu__dreq(d, c->kc, "GET", "/apis/batch/v1/jobs?labelSelector=muster.io%2Fhub-uid",
-			   NULL, NULL, &jl) == 200 &&
-		  mu__dreq(d, c->kc, "GET", "/api/v1/pods?labelSelector=muster.io%2Fhub-uid", NULL,
-			   NULL, &pl) == 200;
+	uint64_t nseq = 0;
+	/* the watches' snapshots: no request per pass */
+	bool ok = c->wnodes && mu_kube_watch_items(c->wnodes, NULL, &nseq) &&
+		  mu_kube_watch_items(c->wjobs, &jl, NULL) &&
+		  mu_kube_watch_items(c->wpods, &pl, NULL);
+	if (ok && nseq != c->nodes_seq)
+		ok = mu_kube_watch_items(c->wnodes, &nl, &nseq);
 	if (!ok) {
 		json_decref(nl);
 		json_decref(jl);
 		json_decref(pl);
 		return false;
 	}
-	nodes_sync(d, c, nl);
+	if (nl) {
+		nodes_sync(d, c, nl);
+		c->nodes_seq = nseq;
+	}
 	int32_t ci = (int32_t)(c - d->cls);
 	for (int32_t i = 0; i < d->njobs; i++)
 		if (d->jobs[i]->cl == ci)
@@ -247,6 +253,11 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	return true;
 }
 
+bool mu__dwork_refused(long st)
+{
+	return st >= 400 && st < 500 && st != 408 && st != 409 && st != 429;
+}
+
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j)
 {
 	long st = mu__dwork_create_on(d, d->cls[j->cl].kc, j);
@@ -286,9 +297,15 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		}
 		json_decref(cur);
 	}
+	const char *why = mu__jstr(ans, "message") ? mu__jstr(ans, "message") : "";
 	if (st != 201 && st != 200)
-		mu__dlog(d, 0, "cluster %s: create job %s: HTTP %ld %s", c->name, j->key, st,
-			 mu__jstr(ans, "message") ? mu__jstr(ans, "message") : "");
+		mu__dlog(d, 0, "cluster %s: create job %s: HTTP %ld %s", c->name, j->key, st, why);
+	if (mu__dwork_refused(st)) {
+		char m[800];
+		snprintf(m, sizeof m, "cluster %s refused the copy: HTTP %ld: %.600s", c->name, st, why);
+		free(j->refused);
+		j->refused = strdup(m);
+	}
 	json_decref(ans);
 	json_decref(body);
 	return st;

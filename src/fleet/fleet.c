@@ -104,6 +104,7 @@ void mu_fleet_free(mu_fleet_t *f)
 		cluster_release(&f->clusters[i]);
 	for (int32_t i = 0; i < f->nqueues; i++) {
 		free(f->queues[i].name);
+		free(f->queues[i].parent_name);
 		free(f->queues[i].line);
 		free(f->queues[i].caps);
 	}
@@ -252,8 +253,8 @@ int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *s)
 {
 	if (!s || !s->name || !*s->name)
 		return MU_EINVAL;
-	if (s->parent)
-		return MU_EINVAL; /* hub queues are flat (docs/dispatch.md) */
+	if (s->parent && (!*s->parent || !strcmp(s->parent, s->name)))
+		return MU_EINVAL;
 	for (int r = 0; r < MU_RES_MAX; r++)
 		if (s->deserved.v[r] < 0 || s->limit.v[r] < 0 || !(s->weight[r] >= 0))
 			return MU_ERANGE;
@@ -268,9 +269,21 @@ int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *s)
 		if (!(f->queues[i].name = dup(s->name)))
 			return MU_ENOMEM;
 		f->queues[i].sorted = true;
+		f->queues[i].parent = -1;
 		f->nqueues++;
 	}
 	mu__hubq_t *q = &f->queues[i];
+	char *had = q->parent_name, *pn = s->parent ? dup(s->parent) : NULL;
+	if (s->parent && !pn)
+		return MU_ENOMEM;
+	q->parent_name = pn;
+	int rc = mu__hubq_link(f);
+	if (rc) { /* a loop: the old parent stays */
+		q->parent_name = had;
+		free(pn);
+		return rc;
+	}
+	free(had);
 	q->priority = s->priority;
 	q->deserved = s->deserved;
 	q->limit = s->limit;
@@ -388,7 +401,7 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	if (rc && rc != MU_ESTATE)
 		return rc;
 	mu_res_t a = mu__job_acct(fj->spec.job);
-	mu__hubq_charge(&f->queues[fj->queue], fj->cluster, &a, -1);
+	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1);
 	c->running--;
 	fj->ejob = -1;
 	f->epoch++;

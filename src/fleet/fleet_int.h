@@ -42,8 +42,13 @@ typedef struct mu__qent {
 
 typedef struct mu__hubq {
 	char *name;
+	char *parent_name;  /* NULL: a root */
+	int32_t parent;     /* its index, or -1 (a root, or a parent not
+	                     * defined yet: then it counts as a root) */
 	int32_t priority;
-	mu_res_t deserved, limit, used;
+	mu_res_t deserved, limit;
+	mu_res_t own;       /* what its own dispatched jobs use */
+	mu_res_t used;      /* own plus every descendant's own */
 	double weight[MU_RES_MAX];
 	mu__qent_t *line;   /* queued jobs (and stale entries until the
 	                     * next pass compacts them) */
@@ -85,12 +90,16 @@ int mu__fleet_grow(void **v, int32_t *cap, int32_t need, size_t elem);
 int32_t mu__hubq_find(const mu_fleet_t *f, const char *name);
 /* The accounting vector of a job spec (all pods). */
 mu_res_t mu__job_acct(const mu_job_spec_t *j);
-/* Whether q's limit holds acct more. */
-bool mu__hubq_within_limit(const mu__hubq_t *q, const mu_res_t *acct);
+/* Whether q's limit, and every ancestor's, holds acct more. */
+bool mu__hubq_within_limit(const mu_fleet_t *f, int32_t q, const mu_res_t *acct);
 /* Whether q's cap on cluster c (if any) holds acct more. */
 bool mu__hubq_within_cap(const mu__hubq_t *q, int32_t c, const mu_res_t *acct);
-/* Adds (sign +1) or takes back (-1) acct in q and its cap on c. */
-void mu__hubq_charge(mu__hubq_t *q, int32_t c, const mu_res_t *acct, int sign);
+/* Adds (sign +1) or takes back (-1) acct in q (its own and its
+ * ancestors' usage) and its cap on c. */
+void mu__hubq_charge(mu_fleet_t *f, int32_t q, int32_t c, const mu_res_t *acct, int sign);
+/* Resolves every queue's parent by name and recomputes the subtree usage;
+ * MU_EINVAL (and nothing changed) when the parents would make a loop. */
+int mu__hubq_link(mu_fleet_t *f);
 /* Puts job j (queued) in line. */
 int mu__hubq_enqueue(mu__hubq_t *q, const mu__fjob_t *fj, int32_t j);
 /* Places job j on cluster c's model for real (place.c): submitted as

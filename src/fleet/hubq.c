@@ -2,12 +2,16 @@
  * hubq.c - hub queues: muster's queue semantics applied to a fleet.
  *
  * A hub queue has a deserved quota, a limit, over-quota weights and a
- * priority, all against the fleet's total usage, and optional caps on
- * what it may use on one cluster.  Jobs wait in a line sorted by priority,
- * submit time and arrival; the queues are served in the order of
- * mu__hubq_pick(): higher priority, then queues inside their deserved
- * quota (lower usage over deserved first), then queues above it (lower
- * over-quota usage over weight first).  Usage counts only dispatched jobs:
+ * priority, all against the fleet's total usage, an optional parent, and
+ * optional caps on what it may use on one cluster.  As in the engine's
+ * queue tree, a queue's usage is its own jobs' plus its descendants', and
+ * a job must fit the limit of its queue and of every ancestor.  Jobs wait
+ * in a line sorted by priority, submit time and arrival; the queues are
+ * served in the order of mu__hubq_pick(): two queues are compared where
+ * their paths from the roots part, by the two sibling subtrees there:
+ * higher priority, then inside their deserved quota (lower usage over
+ * deserved first), then above it (lower over-quota usage over weight
+ * first).  Usage counts only dispatched jobs:
  * a job that waits holds nothing.  The bottom file of src/fleet: it
  * calls no other file of the room.
  */
@@ -56,13 +60,47 @@ mu_res_t mu__job_acct(const mu_job_spec_t *j)
 	return a;
 }
 
-bool mu__hubq_within_limit(const mu__hubq_t *q, const mu_res_t *acct)
+/* The deepest a queue tree may be (a bound on every walk up). */
+#define MU__HUBQ_DEPTH 16
+
+bool mu__hubq_within_limit(const mu_fleet_t *f, int32_t qi, const mu_res_t *acct)
 {
-	for (int r = 0; r < MU_RES_MAX; r++)
-		if (q->limit.v[r] != MU_RES_UNLIMITED &&
-		    q->used.v[r] + acct->v[r] > q->limit.v[r] && acct->v[r] > 0)
-			return false;
+	for (int d = 0; qi >= 0 && d < MU__HUBQ_DEPTH; d++, qi = f->queues[qi].parent) {
+		const mu__hubq_t *q = &f->queues[qi];
+		for (int r = 0; r < MU_RES_MAX; r++)
+			if (q->limit.v[r] != MU_RES_UNLIMITED &&
+			    q->used.v[r] + acct->v[r] > q->limit.v[r] && acct->v[r] > 0)
+				return false;
+	}
 	return true;
+}
+
+int mu__hubq_link(mu_fleet_t *f)
+{
+	for (int32_t i = 0; i < f->nqueues; i++) {
+		/* a loop (or a tree too deep) is refused before anything moves */
+		const char *p = f->queues[i].parent_name;
+		int d = 0;
+		for (; p && d <= MU__HUBQ_DEPTH; d++) {
+			int32_t k = mu__hubq_find(f, p);
+			if (k == i)
+				return MU_EINVAL;
+			p = k >= 0 ? f->queues[k].parent_name : NULL;
+		}
+		if (d > MU__HUBQ_DEPTH)
+			return MU_EINVAL;
+	}
+	for (int32_t i = 0; i < f->nqueues; i++) {
+		f->queues[i].parent = mu__hubq_find(f, f->queues[i].parent_name);
+		f->queues[i].used = f->queues[i].own;
+	}
+	for (int32_t i = 0; i < f->nqueues; i++) {
+		int32_t a = f->queues[i].parent;
+		for (int d = 0; a >= 0 && d < MU__HUBQ_DEPTH; d++, a = f->queues[a].parent)
+			for (int r = 0; r < MU_RES_MAX; r++)
+				f->queues[a].used.v[r] += f->queues[i].own.v[r];
+	}
+	return MU_OK;
 }
 
 static mu__cap_t *cap_of(const mu__hubq_t *q, int32_t c)
@@ -85,14 +123,18 @@ bool mu__hubq_within_cap(const mu__hubq_t *q, int32_t c, const mu_res_t *acct)
 	return true;
 }
 
-void mu__hubq_charge(mu__hubq_t *q, int32_t c, const mu_res_t *acct, int sign)
+void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct, int sign)
 {
+	mu__hubq_t *q = &f->queues[qi];
 	mu__cap_t *k = cap_of(q, c);
 	for (int r = 0; r < MU_RES_MAX; r++) {
-		q->used.v[r] += sign * acct->v[r];
+		q->own.v[r] += sign * acct->v[r];
 		if (k)
 			k->used.v[r] += sign * acct->v[r];
 	}
+	for (int d = 0; qi >= 0 && d < MU__HUBQ_DEPTH; d++, qi = f->queues[qi].parent)
+		for (int r = 0; r < MU_RES_MAX; r++)
+			f->queues[qi].used.v[r] += sign * acct->v[r];
 	q->running += sign;
 	q->queued -= sign;
 }
@@ -153,32 +195,52 @@ static int queue_class(const mu__hubq_t *q, double *share)
 	return 1;
 }
 
+/* Whether queue a goes before queue b as siblings: higher priority, then
+ * the lower class, then the lower share. */
+static bool sib_before(const mu__hubq_t *a, const mu__hubq_t *b)
+{
+	if (a->priority != b->priority)
+		return a->priority > b->priority;
+	double sa, sb;
+	int ca = queue_class(a, &sa), cb = queue_class(b, &sb);
+	if (ca != cb)
+		return ca < cb;
+	return sa < sb;
+}
+
+/* q's path from its root into path (root first); its length. */
+static int path_of(const mu_fleet_t *f, int32_t q, int32_t *path)
+{
+	int32_t up[MU__HUBQ_DEPTH];
+	int n = 0;
+	for (; q >= 0 && n < MU__HUBQ_DEPTH; q = f->queues[q].parent)
+		up[n++] = q;
+	for (int i = 0; i < n; i++)
+		path[i] = up[n - 1 - i];
+	return n;
+}
+
+/* Whether queue a is served before queue b: compared where their paths
+ * from the roots part (a queue before its own descendants). */
+static bool served_before(const mu_fleet_t *f, int32_t a, int32_t b)
+{
+	int32_t pa[MU__HUBQ_DEPTH], pb[MU__HUBQ_DEPTH];
+	int na = path_of(f, a, pa), nb = path_of(f, b, pb);
+	int i = 0;
+	while (i < na && i < nb && pa[i] == pb[i])
+		i++;
+	if (i == na || i == nb)
+		return na < nb;
+	return sib_before(&f->queues[pa[i]], &f->queues[pb[i]]);
+}
+
 int32_t mu__hubq_pick(const mu_fleet_t *f)
 {
 	int32_t best = -1;
-	int bcls = 0;
-	double bshare = 0;
 	for (int32_t i = 0; i < f->nqueues; i++) {
 		const mu__hubq_t *q = &f->queues[i];
-		if (q->cursor >= q->nline)
-			continue;
-		double share;
-		int cls = queue_class(q, &share);
-		if (best >= 0) {
-			const mu__hubq_t *b = &f->queues[best];
-			if (q->priority != b->priority) {
-				if (q->priority < b->priority)
-					continue;
-			} else if (cls != bcls) {
-				if (cls > bcls)
-					continue;
-			} else if (!(share < bshare)) {
-				continue;
-			}
-		}
-		best = i;
-		bcls = cls;
-		bshare = share;
+		if (q->cursor < q->nline && (best < 0 || served_before(f, i, best)))
+			best = i;
 	}
 	return best;
 }

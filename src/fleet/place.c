@@ -217,7 +217,7 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	if (!*ok)
 		return mu_engine_job_withdraw(k->eng, ej, now);
 	mu_res_t a = mu__job_acct(fj->spec.job);
-	mu__hubq_charge(&f->queues[fj->queue], c, &a, +1);
+	mu__hubq_charge(f, fj->queue, c, &a, +1);
 	k->running++;
 	fj->state = MU_FJ_DISPATCHED;
 	fj->cluster = c;
@@ -254,7 +254,7 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 	mu_res_t acct = mu__job_acct(fj->spec.job);
 	fj->fail_epoch = f->epoch;
 	fj->closest = -1;
-	if (!mu__hubq_within_limit(&f->queues[fj->queue], &acct)) {
+	if (!mu__hubq_within_limit(f, fj->queue, &acct)) {
 		fj->why = MU_FW_QUEUE_LIMIT;
 		return MU_OK;
 	}

@@ -7,6 +7,8 @@
  *                kept alive; requests and streamed watches
  *   reflector.c  list-then-watch threads, one per resource, feeding a
  *                bounded event queue
+ *   watchcache.c kube.h's mu_kube_watch_t for other daemons (the hub's):
+ *                one watched collection kept as a map, read by snapshot
  *   objects.c    Kubernetes objects to engine specs (pods through a cache
  *                of pod shapes read by the YAML loader, nodes, queues,
  *                topologies, NodeResourceTopologies, Jobs)

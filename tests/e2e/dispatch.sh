@@ -17,7 +17,12 @@
 # elsewhere after --cluster-lost-after, and once it is back its stale
 # copies are deleted; a standby dispatcher waits for the lease and takes
 # over when the leader stops, and the old leader's lease term is fenced
-# off (a patch under it is refused).  The dispatcher and the pull-mode
+# off (a patch under it is refused); a copy the worker refuses for good
+# (403 from a read-only account) ends NotAdmitted with the worker's words
+# and is not sent again; a hub queue's parent limits it (a child of a
+# queue with a 2-GPU limit runs one 2-GPU job at a time), and a queue's
+# cap on a cluster (annotation muster.io/cluster-caps) keeps its jobs
+# off it.  The dispatcher and the pull-mode
 # agent run with the service accounts of deploy/dispatch-rbac.yaml and
 # deploy/dispatch-agent-rbac.yaml (so that a missing right fails a check);
 # hub Jobs carry the condition Dispatched, and one whose spec.managedBy is
@@ -357,6 +362,78 @@ wait_for stale-copy-deleted 100 stale_gone
 grep -q "stale copy default/lost" "$T/d.log" && ok || bad "no stale copy deleted in the log"
 h delete job lost
 
+# --- hub queues: a parent's limit holds its children; caps per cluster ------
+# org (2 GPUs at most) becomes team-a's parent: of two 2-GPU jobs one runs
+printf 'apiVersion: muster.io/v1alpha1\nkind: Queue\nmetadata: {name: org}\nspec: {resources: {gpu: {deserved: 0, limit: 2}}}\n' >"$T/org.yaml"
+expect "hub queue org" 0 h apply -f "$T/org.yaml"
+expect "team-a under org" 0 h patch queue team-a --type=merge -p '{"spec":{"parent":"org"}}'
+sleep 1
+job tree1 1 2 30s >"$T/tr.yaml"; h apply -f "$T/tr.yaml"
+wait_for tree1-runs 100 ann_is tree1 dispatch-phase Running
+job tree2 1 2 1s >"$T/tr.yaml"; h apply -f "$T/tr.yaml"
+wait_for tree2-parent-limit 50 ann_is tree2 dispatch-reason QueueLimit
+expect "team-a a root again" 0 h patch queue team-a --type=json -p '[{"op":"remove","path":"/spec/parent"}]'
+wait_for tree2-after 100 ann_is tree2 dispatch-phase Succeeded
+h delete job tree1 tree2
+# caps: team-a may use no pod on small (the job's only cluster), then
+# the cap is lifted
+expect "caps on team-a" 0 h annotate queue team-a muster.io/cluster-caps=small=pods:0,big=gpu:4
+job capped 1 1 1s ', muster.io/cluster-selector: region=eu' >"$T/cp.yaml"; h apply -f "$T/cp.yaml"
+wait_for capped-waits 50 ann_is capped dispatch-reason ClusterCap
+expect "caps lifted" 0 h annotate queue team-a muster.io/cluster-caps-
+wait_for capped-after 100 ann_is capped dispatch-phase Succeeded
+expect "bad caps" 0 h annotate queue team-a muster.io/cluster-caps=small
+wait_for bad-caps-logged 50 grep -q "muster.io/cluster-caps \"small\": expected CLUSTER=gpu:N" "$T/d.log"
+h annotate queue team-a muster.io/cluster-caps-
+h delete job capped
+
+# --- a copy its worker refuses for good: NotAdmitted, not sent again --------
+# tiny: a worker whose credentials may read but not create (403 Forbidden
+# for every copy), as a misconfigured or revoked account would be
+printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  count: 1\n  namePrefix: tiny-\n  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}\n' >"$T/tiny.yaml"
+start tiny
+cat >"$T/ro.yaml" <<'EOF'
+apiVersion: v1
+kind: Namespace
+metadata: {name: muster-system}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: reader, namespace: muster-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader}
+rules:
+- {apiGroups: ["", batch], resources: [nodes, pods, jobs], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reader}
+subjects: [{kind: ServiceAccount, name: reader, namespace: muster-system}]
+EOF
+w tiny apply -f "$T/ro.yaml" >/dev/null && ok || bad "tiny: read-only account"
+sa_kc tiny reader
+h -n muster-system create secret generic tiny-kc --from-file=kubeconfig="$T/tiny-reader.kc"
+printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: tiny, labels: {lock: "yes"}}\nspec: {tier: private, kubeconfigSecret: {name: tiny-kc}}\n' >"$T/tiny-cl.yaml"
+expect "cluster tiny" 0 h apply -f "$T/tiny-cl.yaml"
+wait_for tiny-ready 100 state_is tiny Ready
+{ job locked 1 1 1s ', muster.io/cluster-selector: lock=yes'
+  job locked2 1 1 1s ', muster.io/cluster-selector: lock=yes' muster muster.io/dispatch; } >"$T/lk.yaml"
+h apply -f "$T/lk.yaml"
+wait_for refused-not-admitted 100 ann_is locked dispatch-phase NotAdmitted
+wait_for refused-condition 50 cond_is locked Dispatched reason NotAdmitted
+has refused-why "$(cond locked Dispatched message >"$T/m"; echo "$T/m")" "cluster tiny refused the copy: HTTP 403"
+has refused-worker-words "$T/m" "cannot create resource"
+expect refused-managed-failed 0 h wait --for=condition=failed job/locked2 --timeout=20s
+h get events --field-selector involvedObject.name=locked; has refused-event "$T/out" "NotAdmitted"
+sleep 3 # sent once: no new generation, no second try
+[ "$(ann locked dispatch-generation)" = 1 ] && [ "$(grep -c "create job default/locked:" "$T/d.log")" = 1 ] && ok ||
+	bad "refused: generation $(ann locked dispatch-generation), $(grep -c "create job default/locked:" "$T/d.log") creates"
+h delete job locked locked2
+h delete cluster tiny
+
 # --- leader election: a standby waits, and takes over on SIGTERM ------------
 "$M" dispatch --kubeconfig "$T/hub-muster-dispatch.kc" --interval 100ms --id d2 \
 	--lease-namespace muster-system --lease-duration 4s --retry-period 1s >"$T/d2.out" 2>"$T/d2.log" &
@@ -379,7 +456,8 @@ expect current-term 0 h patch job after --type=merge -p \
 kill "$D2PID"; wait "$D2PID" 2>/dev/null
 cat "$T/d2.log" >>"$T/d.log"
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
-hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
+grep -v "cluster tiny" "$T/d.log" >"$T/d403.log"
+hasnt "no 403 for the dispatcher (but tiny's refusals)" "$T/d403.log" "HTTP 403"
 hasnt "no 403 for the agent" "$T/agent.log" "HTTP 403\|forbidden"
 # the Deployments run what the CLI has
 for f in dispatch-deployment dispatch-agent-deployment; do

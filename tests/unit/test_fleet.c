@@ -423,6 +423,93 @@ static void test_queue_limit_cap_and_share(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* hubq_under: a hub queue NAME under PARENT (NULL: a root). */
+static void hubq_under(mu_fleet_t *f, const char *name, const char *parent, int deserved_gpus,
+		       int limit_gpus)
+{
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = name;
+	q.parent = parent;
+	q.deserved.v[MU_RES_GPU] = deserved_gpus * 1000LL;
+	if (limit_gpus >= 0)
+		q.limit.v[MU_RES_GPU] = limit_gpus * 1000LL;
+	mu_fleet_queue_upsert(f, &q);
+}
+
+/* Hierarchical hub queues, as the engine's tree: a parent's limit holds
+ * its children together, and fair share goes to the parents first, then
+ * among each parent's children (KAI-Scheduler's and Volcano's hierarchical
+ * queues divide the same way). */
+static void test_queue_tree(mu_t_t *t)
+{
+	mu_fleet_t *f;
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &f), MU_OK);
+	cluster(f, "big", MU_TIER_PRIVATE, 8, 8, "H100", NULL, 0);
+	/* the child comes first: its parent counts once it is defined */
+	hubq_under(f, "a", "org", 0, -1);
+	hubq_under(f, "org", NULL, 0, 8);
+	hubq_under(f, "b", "org", 0, -1);
+	mu_podset_spec_t ps[3];
+	mu_job_spec_t js[3];
+	mu_fleet_job_spec_t fs[3];
+	mu_id_t id[3];
+	static const char *const nm[3] = {"a0", "a1", "b0"};
+	for (int i = 0; i < 3; i++) {
+		js[i] = job(nm[i], i < 2 ? "a" : "b", &ps[i], 1, 4);
+		fs[i] = (mu_fleet_job_spec_t){.job = &js[i]};
+		mu_fleet_job_submit(f, &fs[i], 0, &id[i]);
+	}
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	/* 8 GPUs for org as a whole: two of the three 4-GPU jobs */
+	CHECK_EQ_INT(t, d.n, 2);
+	int limited = 0;
+	for (int i = 0; i < 3; i++)
+		limited += why(f, id[i]) == MU_FW_QUEUE_LIMIT;
+	CHECK_EQ_INT(t, limited, 1);
+	mu_fleet_queue_info_t qi;
+	CHECK_EQ_INT(t, mu_fleet_queue_info(f, 1, &qi), MU_OK);
+	CHECK(t, !strcmp(qi.name, "org"));
+	CHECK_EQ_INT(t, qi.used.v[MU_RES_GPU], 8000);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+
+	/* fair share by parents: p1 (one child) and p2 (two children) deserve
+	 * 8 GPUs each of 16; p2's 8 split 4 and 4, though every child has 12
+	 * jobs (flat queues would give each child a third) */
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &f), MU_OK);
+	cluster(f, "small", MU_TIER_PRIVATE, 2, 8, "A100", NULL, 0);
+	hubq_under(f, "p1", NULL, 8, -1);
+	hubq_under(f, "p2", NULL, 8, -1);
+	hubq_under(f, "a1", "p1", 0, -1);
+	hubq_under(f, "b1", "p2", 0, -1);
+	hubq_under(f, "b2", "p2", 0, -1);
+	mu_podset_spec_t qs[36];
+	mu_job_spec_t ks[36];
+	mu_fleet_job_spec_t gs[36];
+	char names[36][16];
+	static const char *const leaf[3] = {"a1", "b1", "b2"};
+	for (int i = 0; i < 36; i++) {
+		snprintf(names[i], sizeof names[i], "j%d", i);
+		ks[i] = job(names[i], leaf[i / 12], &qs[i], 1, 1);
+		ks[i].submit = i;
+		gs[i] = (mu_fleet_job_spec_t){.job = &ks[i]};
+		mu_fleet_job_submit(f, &gs[i], 100, NULL);
+	}
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 100, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 16);
+	int64_t want[5] = {8000, 8000, 8000, 4000, 4000};
+	for (int32_t i = 0; i < 5; i++) {
+		CHECK_EQ_INT(t, mu_fleet_queue_info(f, i, &qi), MU_OK);
+		CHECK_EQ_INT(t, qi.used.v[MU_RES_GPU], want[i]);
+	}
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 static void test_requeue_and_lost_cluster(mu_t_t *t)
 {
 	mu_fleet_t *f = fleet3(NULL);
@@ -542,7 +629,12 @@ static void test_bad_input(mu_t_t *t)
 	mu_queue_spec_t q;
 	mu_queue_spec_defaults(&q);
 	q.name = "child";
+	q.parent = "child"; /* itself */
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(f, &q), MU_EINVAL);
 	q.parent = "team";
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(f, &q), MU_OK);
+	q.name = "team"; /* team under child under team: a loop */
+	q.parent = "child";
 	CHECK_EQ_INT(t, mu_fleet_queue_upsert(f, &q), MU_EINVAL);
 	mu_podset_spec_t p;
 	mu_job_spec_t j = job("a", "nope", &p, 1, 1);
@@ -565,6 +657,7 @@ int main(void)
 	MU_RUN(&t, test_burst_priority_set);
 	MU_RUN(&t, test_selector_and_locality);
 	MU_RUN(&t, test_queue_limit_cap_and_share);
+	MU_RUN(&t, test_queue_tree);
 	MU_RUN(&t, test_requeue_and_lost_cluster);
 	MU_RUN(&t, test_adopt);
 	MU_RUN(&t, test_bad_input);

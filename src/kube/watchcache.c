@@ -1,0 +1,292 @@
+/*
+ * watchcache.c - a watched list for daemons outside the scheduler (the
+ * hub daemon, src/dispatch): kube.h's mu_kube_watch_t.  One thread with
+ * its own kept-alive connection lists a collection (pages of 500,
+ * following `continue`), then watches it from the list's resourceVersion
+ * with bookmarks, resuming from the last resourceVersion it saw whenever
+ * a watch ends; an ERROR event with 410 (Gone/Expired) or a watch answered
+ * 410 re-lists, as client-go's reflector does.  Objects are kept in a map
+ * by "namespace/name", replaced whole by each list; readers take a
+ * snapshot (mu_kube_watch_items), so no request is made per pass.
+ *
+ * Health: the cache is healthy from a successful list until a list or a
+ * watch fails (no answer, or an HTTP error); a watch the server ends
+ * normally keeps it healthy.  Watches ask for timeoutSeconds=30, so that a
+ * server that stops answering without closing the connection is noticed
+ * within about 40 s.  Failures back off 0.2 s doubling to 5 s.  The
+ * thread stops within about a second of mu_kube_watch_stop() (up to 20 s
+ * when a list page is in flight to a server that does not answer).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <curl/curl.h>
+
+#include "kube/kube_int.h"
+
+struct mu_kube_watch {
+	mu__kauth_t auth;
+	mu__kc_t *c;
+	char *path, *query;       /* the collection, its extra query or "" */
+	pthread_t th;
+	bool started;
+	atomic_int stop;
+	pthread_mutex_t mu;       /* guards what follows */
+	json_t *map;              /* "ns/name" -> object */
+	uint64_t seq;             /* changes applied */
+	bool healthy;
+	int64_t ok_ms;            /* mono ms of the last answer */
+	char rv[64];              /* where the next watch starts ("" = list) */
+	char err[256];            /* the last failure */
+};
+
+/* "ns/name" of an object (cluster-scoped: "name") into buf. */
+static void key_of(const json_t *o, char *buf, size_t len)
+{
+	const char *ns = mu__kjs(o, "metadata.namespace");
+	const char *n = mu__kjs(o, "metadata.name");
+	snprintf(buf, len, "%s%s%s", ns ? ns : "", ns ? "/" : "", n ? n : "");
+}
+
+static void set_health(mu_kube_watch_t *w, bool ok, const char *why)
+{
+	pthread_mutex_lock(&w->mu);
+	w->healthy = ok;
+	if (ok)
+		w->ok_ms = mu__k_mono_ms();
+	else
+		snprintf(w->err, sizeof w->err, "%s", why);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Lists every page into a new map, which replaces the old one at the end.
+ * Returns the HTTP status of the failing page (0: no answer), else 200. */
+static long do_list(mu_kube_watch_t *w)
+{
+	char path[4096], cont[2048] = "", rv[64] = "";
+	json_t *map = json_object();
+	long st = 0;
+	for (int pages = 0; map && pages < 100000 && !atomic_load(&w->stop); pages++) {
+		char *esc = *cont ? curl_easy_escape(NULL, cont, 0) : NULL;
+		snprintf(path, sizeof path, "%s?limit=500%s%s%s%s", w->path, *w->query ? "&" : "",
+			 w->query, esc ? "&continue=" : "", esc ? esc : "");
+		curl_free(esc);
+		json_t *list = NULL;
+		mu__kc_json(w->c, "GET", path, NULL, NULL, 20000, &st, &list);
+		json_t *items = json_object_get(list, "items");
+		if (st != 200 || !json_is_array(items)) {
+			json_decref(list);
+			json_decref(map);
+			return st == 200 ? 0 : st;
+		}
+		size_t i;
+		json_t *it;
+		char key[600];
+		json_array_foreach(items, i, it) {
+			key_of(it, key, sizeof key);
+			json_object_set(map, key, it);
+		}
+		const char *v = mu__kjs(list, "metadata.resourceVersion");
+		const char *c = mu__kjs(list, "metadata.continue");
+		snprintf(rv, sizeof rv, "%s", v ? v : "");
+		snprintf(cont, sizeof cont, "%s", c ? c : "");
+		json_decref(list);
+		if (!*cont)
+			break;
+	}
+	if (!map || atomic_load(&w->stop)) {
+		json_decref(map);
+		return 0;
+	}
+	pthread_mutex_lock(&w->mu);
+	json_decref(w->map);
+	w->map = map;
+	w->seq++;
+	snprintf(w->rv, sizeof w->rv, "%s", rv);
+	pthread_mutex_unlock(&w->mu);
+	return 200;
+}
+
+/* One line of a watch: a change applied, a bookmark, or an error (a 410
+ * asks for a re-list through *relist). */
+typedef struct wline {
+	mu_kube_watch_t *w;
+	bool relist;
+	long code;
+} wline_t;
+
+static int on_line(void *arg, char *line, size_t len)
+{
+	wline_t *l = arg;
+	mu_kube_watch_t *w = l->w;
+	json_t *ev = json_loadb(line, len, 0, NULL);
+	const char *type = mu__kjs(ev, "type");
+	json_t *obj = json_object_get(ev, "object");
+	int stop = 0;
+	if (!type || !json_is_object(obj)) {
+		stop = 1; /* not an event: start again from the last version */
+	} else if (!strcmp(type, "ERROR")) {
+		l->code = (long)mu__kji(obj, "code", 0);
+		l->relist = l->code == 410;
+		stop = 1;
+	} else {
+		const char *rv = mu__kjs(obj, "metadata.resourceVersion");
+		char key[600];
+		key_of(obj, key, sizeof key);
+		pthread_mutex_lock(&w->mu);
+		if (rv)
+			snprintf(w->rv, sizeof w->rv, "%s", rv);
+		if (!strcmp(type, "DELETED")) {
+			json_object_del(w->map, key);
+			w->seq++;
+		} else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED")) {
+			json_object_set(w->map, key, obj);
+			w->seq++;
+		}
+		w->ok_ms = mu__k_mono_ms();
+		pthread_mutex_unlock(&w->mu);
+	}
+	json_decref(ev);
+	return stop;
+}
+
+/* Watches from w->rv until the server ends it.  Returns the HTTP status
+ * (0: no answer; 410 for an expired version, as a status or an event). */
+static long do_watch(mu_kube_watch_t *w)
+{
+	char path[4096], rv[64];
+	pthread_mutex_lock(&w->mu);
+	snprintf(rv, sizeof rv, "%s", w->rv);
+	pthread_mutex_unlock(&w->mu);
+	snprintf(path, sizeof path, "%s?watch=true&allowWatchBookmarks=true&resourceVersion=%s"
+		 "&timeoutSeconds=30%s%s", w->path, rv, *w->query ? "&" : "", w->query);
+	wline_t l = {w, false, 0};
+	long st = 0;
+	int rc = mu__kc_stream(w->c, path, 40000, on_line, &l, &w->stop, &st);
+	if (l.relist)
+		return 410;
+	if (l.code)
+		return l.code;
+	return rc == MU_OK ? st : 0;
+}
+
+static void nap(mu_kube_watch_t *w, int ms)
+{
+	while (ms > 0 && !atomic_load(&w->stop)) {
+		int s = ms < 100 ? ms : 100;
+		struct timespec ts = {0, (long)s * 1000000L};
+		nanosleep(&ts, NULL);
+		ms -= s;
+	}
+}
+
+/* The thread: list, watch, resume or re-list, with backoff. */
+static void *run(void *arg)
+{
+	mu_kube_watch_t *w = arg;
+	bool relist = true;
+	int fails = 0;
+	char why[128];
+	while (!atomic_load(&w->stop)) {
+		long st = 200;
+		if (relist && (st = do_list(w)) == 200) {
+			relist = false;
+			set_health(w, true, NULL);
+		}
+		if (st == 200) {
+			st = do_watch(w);
+			if (st == 200) {
+				fails = 0;
+				continue; /* ended by the server: resume */
+			}
+			relist = true; /* 410, or any failure: list again */
+		}
+		if (atomic_load(&w->stop))
+			break;
+		if (st != 410) {
+			snprintf(why, sizeof why, "%s: HTTP %ld", w->path, st);
+			set_health(w, false, why);
+		}
+		int ms = 200;
+		for (int i = 0; i < fails && ms < 5000; i++)
+			ms *= 2;
+		fails += st != 410;
+		nap(w, st == 410 ? 0 : ms > 5000 ? 5000 : ms);
+	}
+	return NULL;
+}
+
+int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const char *query,
+			mu_kube_watch_t **out)
+{
+	mu_kube_watch_t *w = calloc(1, sizeof *w);
+	if (!w)
+		return MU_ENOMEM;
+	pthread_mutex_init(&w->mu, NULL);
+	w->path = strdup(path);
+	w->query = strdup(query ? query : "");
+	w->map = json_object();
+	snprintf(w->err, sizeof w->err, "not listed yet");
+	int rc = w->path && w->query && w->map ? mu__kauth_init(&w->auth, cfg) : MU_ENOMEM;
+	if (rc == MU_OK && (rc = mu__kc_new(&w->auth, &w->c)) != MU_OK)
+		mu__kauth_release(&w->auth);
+	if (rc == MU_OK && pthread_create(&w->th, NULL, run, w)) {
+		mu__kc_free(w->c);
+		mu__kauth_release(&w->auth);
+		rc = MU_ENOMEM;
+	}
+	if (rc != MU_OK) {
+		free(w->path);
+		free(w->query);
+		json_decref(w->map);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return rc;
+	}
+	w->started = true;
+	*out = w;
+	return MU_OK;
+}
+
+bool mu_kube_watch_items(mu_kube_watch_t *w, json_t **list, uint64_t *seq)
+{
+	pthread_mutex_lock(&w->mu);
+	bool ok = w->healthy;
+	if (seq)
+		*seq = w->seq;
+	if (list) {
+		json_t *a = json_array();
+		const char *k;
+		json_t *v;
+		json_object_foreach(w->map, k, v)
+			json_array_append(a, v);
+		*list = json_pack("{s:o}", "items", a);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len)
+{
+	pthread_mutex_lock(&w->mu);
+	snprintf(buf, len, "%s", w->healthy ? "" : w->err);
+	pthread_mutex_unlock(&w->mu);
+	return buf;
+}
+
+void mu_kube_watch_stop(mu_kube_watch_t *w)
+{
+	if (!w)
+		return;
+	atomic_store(&w->stop, 1);
+	if (w->started)
+		pthread_join(w->th, NULL);
+	mu__kc_free(w->c);
+	mu__kauth_release(&w->auth);
+	json_decref(w->map);
+	pthread_mutex_destroy(&w->mu);
+	free(w->path);
+	free(w->query);
+	free(w);
+}
