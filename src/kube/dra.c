@@ -26,10 +26,10 @@
  * Reads and writes here are synchronous (one client per call): only pods
  * with claims pay for them.
  *
- * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector,
- * allocationMode All across nodes, constraints (matchAttribute),
- * adminAccess, firstAvailable, and device config.  Each is refused with its
- * reason.
+ * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector
+ * (skipped), allocationMode All across nodes, and firstAvailable (refused
+ * with its reason).  Device taints, adminAccess and device config are the
+ * allocator's (load/dra.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

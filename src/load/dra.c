@@ -11,8 +11,11 @@
  * (one per device it needs) with the candidate devices that pass the
  * class's and the request's CEL selectors.  search() then fills the slots
  * depth first, undoing a choice when a later slot finds nothing, as the real
- * allocator backtracks; constraints (matchAttribute) are checked as devices
- * are chosen.  Everything here is pure: JSON in, JSON out, no I/O.
+ * allocator backtracks; constraints (matchAttribute), device taints (a
+ * request's tolerations) and admin access (a device in use may be given,
+ * and is not taken by it) are checked as devices are chosen.  The
+ * allocation carries the class's and the claim's device config.
+ * Everything here is pure: JSON in, JSON out, no I/O.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,13 +106,16 @@ static bool on_node(const alloc_t *a, const json_t *s)
 	return json_is_true(mu__jget(s, "spec.allNodes")) || (sn && !strcmp(sn, a->node));
 }
 
-/* Whether a device (driver, pool, name) is in an allocation's results. */
+/* Whether a device (driver, pool, name) is in an allocation's results,
+ * those with admin access left out. */
 static bool in_results(const json_t *results, const char *drv, const char *pool, const char *dev)
 {
 	size_t i;
 	json_t *r;
 	json_array_foreach(results, i, r) {
 		const char *x = mu__jstr(r, "driver"), *y = mu__jstr(r, "pool"), *z = mu__jstr(r, "device");
+		if (json_is_true(json_object_get(r, "adminAccess")))
+			continue; /* admin access does not take the device */
 		if (x && y && z && !strcmp(x, drv) && !strcmp(y, pool) && !strcmp(z, dev))
 			return true;
 	}
@@ -287,10 +293,6 @@ static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out,
 			 "firstAvailable is not supported" : "missing device class name");
 		return MU_EINVAL;
 	}
-	if (json_is_true(json_object_get(rq, "adminAccess"))) {
-		snprintf(a->msg, a->len, "%s: adminAccess is not supported", what);
-		return MU_EINVAL;
-	}
 	const json_t *dc = class_of(a, cls);
 	if (!dc) {
 		snprintf(a->msg, a->len, "%s: could not retrieve device class %s", what, cls);
@@ -309,6 +311,40 @@ static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out,
 			(*out)[(*n)++] = i;
 	}
 	return MU_OK;
+}
+
+/* Whether toleration t tolerates taint x, as core/v1 tolerations match
+ * node taints: an empty effect matches every effect, Exists with no key
+ * every key, Equal (the default) the value too. */
+static bool tolerates(const json_t *t, const json_t *x)
+{
+	const char *tk = mu__jstr(t, "key"), *op = mu__jstr(t, "operator");
+	const char *te = mu__jstr(t, "effect"), *tv = mu__jstr(t, "value");
+	const char *xk = mu__jstr(x, "key"), *xe = mu__jstr(x, "effect"), *xv = mu__jstr(x, "value");
+	bool exists = op && !strcmp(op, "Exists");
+	if (te && *te && (!xe || strcmp(te, xe)))
+		return false;
+	if (!tk || !*tk)
+		return exists;
+	if (!xk || strcmp(tk, xk))
+		return false;
+	return exists || !strcmp(tv ? tv : "", xv ? xv : "");
+}
+
+/* Whether request rq tolerates every taint of device d (DRADeviceTaints:
+ * a NoSchedule or NoExecute taint keeps a device from new allocations). */
+static bool taints_ok(const json_t *rq, const adev_t *d)
+{
+	size_t i, k;
+	json_t *x, *t;
+	json_array_foreach(mu__jget(d->obj, "basic.taints"), i, x) {
+		bool ok = false;
+		json_array_foreach(json_object_get(rq, "tolerations"), k, t)
+			ok |= tolerates(t, x);
+		if (!ok)
+			return false;
+	}
+	return true;
 }
 
 /* --- slots and constraints ------------------------------------------------ */
@@ -469,18 +505,19 @@ static bool search(alloc_t *a, int i)
 		for (int k = 0; k < f->ncand; k++)
 			if (f->cand[k] == a->slots[i - 1].chosen)
 				from = k + 1;
+	bool admin = json_is_true(json_object_get(s->req, "adminAccess"));
 	for (int k = from; k < f->ncand; k++) {
 		int di = f->cand[k];
 		adev_t *d = &a->devs[di];
-		if (d->taken || d->used || ++a->steps > MU_DRA_MAX_STEPS)
+		if ((!admin && (d->taken || d->used)) || ++a->steps > MU_DRA_MAX_STEPS)
 			continue;
-		if (!cons_take(a, s, di))
+		if (!taints_ok(s->req, d) || !cons_take(a, s, di))
 			continue;
-		d->used = true;
+		d->used |= !admin; /* admin access takes no device */
 		s->chosen = di;
 		if (search(a, i + 1))
 			return true;
-		d->used = false;
+		d->used &= admin;
 		s->chosen = -1;
 		cons_drop(a, s);
 	}
@@ -488,6 +525,31 @@ static bool search(alloc_t *a, int i)
 }
 
 /* --- the whole -------------------------------------------------------------- */
+
+/* The configuration of claim ci's allocation, as the real allocator
+ * copies it: the configs of each request's class (source FromClass, for
+ * all requests), then the claim's own (FromClaim, with their requests). */
+static json_t *config_of(const alloc_t *a, int ci)
+{
+	json_t *out = json_array();
+	size_t i, k;
+	json_t *rq, *c;
+	json_array_foreach(mu__jget(a->claims[ci], "spec.devices.requests"), i, rq) {
+		const char *cls = mu__jstr(rq, "deviceClassName");
+		const json_t *dc = cls ? class_of(a, cls) : NULL;
+		json_array_foreach(mu__jget(dc, "spec.config"), k, c) {
+			json_t *e = json_deep_copy(c);
+			json_object_set_new(e, "source", json_string("FromClass"));
+			json_array_append_new(out, e);
+		}
+	}
+	json_array_foreach(mu__jget(a->claims[ci], "spec.devices.config"), k, c) {
+		json_t *e = json_deep_copy(c);
+		json_object_set_new(e, "source", json_string("FromClaim"));
+		json_array_append_new(out, e);
+	}
+	return out;
+}
 
 /* The allocation of claim ci from the filled slots. */
 static json_t *result_of(const alloc_t *a, int ci)
@@ -500,10 +562,13 @@ static json_t *result_of(const alloc_t *a, int ci)
 			continue;
 		const adev_t *d = &a->devs[s->chosen];
 		local |= d->local;
-		json_array_append_new(results, json_pack("{s:s?,s:s,s:s,s:s}", "request", mu__jstr(s->req, "name"),
-							 "driver", d->driver, "pool", d->pool, "device", d->name));
+		json_t *r = json_pack("{s:s?,s:s,s:s,s:s}", "request", mu__jstr(s->req, "name"),
+				      "driver", d->driver, "pool", d->pool, "device", d->name);
+		if (json_is_true(json_object_get(s->req, "adminAccess")))
+			json_object_set_new(r, "adminAccess", json_true());
+		json_array_append_new(results, r);
 	}
-	json_t *al = json_pack("{s:{s:o,s:[]}}", "devices", "results", results, "config");
+	json_t *al = json_pack("{s:{s:o,s:o}}", "devices", "results", results, "config", config_of(a, ci));
 	if (local)
 		json_object_set_new(al, "nodeSelector", json_pack("{s:[{s:[{s:s,s:s,s:[s]}]}]}",
 			"nodeSelectorTerms", "matchFields", "key", "metadata.name", "operator", "In",
