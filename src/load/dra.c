@@ -77,6 +77,7 @@ typedef struct alloc {
 	cons_t cons[MAX_CONS];
 	int ncons;
 	long steps;
+	int nsel;           /* slices with a nodeSelector (not read) */
 	int deep;           /* the furthest slot that found no device */
 	char *msg;
 	size_t len;
@@ -153,6 +154,7 @@ static int pools_read(alloc_t *a)
 		return MU_ENOMEM;
 	json_array_foreach(a->v->slices, i, s) {
 		const char *drv = mu__jstr(s, "spec.driver"), *pn = mu__jstr(s, "spec.pool.name");
+		a->nsel += mu__jget(s, "spec.nodeSelector") != NULL;
 		if (!drv || !pn || !on_node(a, s))
 			continue;
 		json_int_t gen = json_integer_value(mu__jget(s, "spec.pool.generation"));
@@ -617,10 +619,11 @@ static void short_msg(alloc_t *a)
 		want++;
 	for (int k = 0; k < f->ncand; k++)
 		free_ += !a->devs[f->cand[k]].taken;
-	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s",
+	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s%s",
 		 mu__jstr(a->claims[s->claim], "metadata.name"), mu__jstr(s->req, "name") ? mu__jstr(s->req, "name") : "?",
-		 free_, want, a->node, free_ >= want ? " (taken by the claims' other requests or "
-		 "refused by a constraint)" : "");
+		 free_, want, a->node, free_ >= want ? " (taken by the claims' other requests, tainted, or "
+		 "refused by a constraint)" : "", a->nsel ? "; ResourceSlices with a nodeSelector "
+		 "(network-attached devices) are not read" : "");
 }
 
 int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,

@@ -490,8 +490,8 @@ static void test_constraints(mu_t_t *t)
 }
 
 /* allNodes slices give an allocation without a node selector; a slice with
- * a nodeSelector is not read (refused in the docs: network-attached
- * devices need the node's labels). */
+ * a nodeSelector is not read (network-attached devices need the node's
+ * labels), and the reason a claim does not fit says so. */
 static void test_all_nodes(mu_t_t *t)
 {
 	char out[1024];
@@ -503,6 +503,21 @@ static void test_all_nodes(mu_t_t *t)
 	c.nalloc = 1;
 	run(&c, out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1");
+	tc_release(&c);
+
+	/* "network-attached-device" has a slice with a nodeSelector: muster
+	 * does not read it, and says so rather than only "0 of 1 free" */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"slice-1\"},"
+		"\"spec\":{\"driver\":\"driver-a\",\"pool\":{\"name\":\"pool-1\",\"generation\":1,"
+		"\"resourceSliceCount\":1},\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchExpressions\":"
+		"[{\"key\":\"region\",\"operator\":\"In\",\"values\":[\"region-1\"]}]}]},"
+		"\"devices\":[{\"name\":\"device-1\"}]}}", 0, NULL));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "ResourceSlices with a nodeSelector (network-attached devices) are not read") != NULL);
 	tc_release(&c);
 }
 
