@@ -20,8 +20,10 @@
  * adminAccess (DRAAdminAccess: the device may be in use, and the result,
  * marked adminAccess, takes it from no one); device config (the class's,
  * source FromClass, then the claim's, FromClaim, copied into the
- * allocation).  Refused with a reason: firstAvailable.  Slices with a
- * nodeSelector are not read (node-local and allNodes slices are).
+ * allocation); firstAvailable (subrequests tried in order, results named
+ * REQUEST/SUBREQUEST).  Refused with a reason: constraints other than
+ * matchAttribute.  Slices with a nodeSelector are not read (node-local and
+ * allNodes slices are); a claim that does not fit then says so.
  */
 #ifndef MUSTER_DRA_H
 #define MUSTER_DRA_H

@@ -27,8 +27,8 @@
  * with claims pay for them.
  *
  * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector
- * (skipped), allocationMode All across nodes, and firstAvailable (refused
- * with its reason).  Device taints, adminAccess and device config are the
+ * (not read; the reason says so) and allocationMode All across nodes.
+ * Device taints, adminAccess, firstAvailable and device config are the
  * allocator's (load/dra.c).
  */
 #include <stdio.h>

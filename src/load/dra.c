@@ -14,8 +14,10 @@
  * allocator backtracks; constraints (matchAttribute), device taints (a
  * request's tolerations) and admin access (a device in use may be given,
  * and is not taken by it) are checked as devices are chosen.  The
- * allocation carries the class's and the claim's device config.
- * Everything here is pure: JSON in, JSON out, no I/O.
+ * allocation carries the class's and the claim's device config.  A request
+ * with firstAvailable becomes its chosen subrequest; attempts() runs the
+ * whole search once per choice, earlier requests' first subrequests kept
+ * longest.  Everything here is pure: JSON in, JSON out, no I/O.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 #define MAX_ATTRS 64
 #define MAX_SLOTS 256
 #define MAX_CONS 32
+#define MAX_FA 16 /* requests with firstAvailable, over all claims */
 
 typedef struct dev {
 	const char *driver, *pool, *name;
@@ -77,6 +80,10 @@ typedef struct alloc {
 	cons_t cons[MAX_CONS];
 	int ncons;
 	long steps;
+	json_t *synth;      /* the chosen subrequests, as requests */
+	int pick[MAX_FA];   /* per firstAvailable request: its subrequest */
+	int nalt[MAX_FA];   /* and how many it has */
+	int nfa;            /* firstAvailable requests met building slots */
 	int nsel;           /* slices with a nodeSelector (not read) */
 	int deep;           /* the furthest slot that found no device */
 	char *msg;
@@ -292,7 +299,7 @@ static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out,
 	*n = 0;
 	if (!cls || !*cls) {
 		snprintf(a->msg, a->len, "%s: %s", what, json_object_get(rq, "firstAvailable") ?
-			 "firstAvailable is not supported" : "missing device class name");
+			 "firstAvailable is empty" : "missing device class name");
 		return MU_EINVAL;
 	}
 	const json_t *dc = class_of(a, cls);
@@ -393,6 +400,23 @@ static int claim_cons(alloc_t *a, int ci, int *base)
 static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 {
 	const json_t *claim = a->claims[ci];
+	const char *parent = NULL;
+	const json_t *fa = json_object_get(rq, "firstAvailable");
+	if (json_array_size(fa)) { /* the subrequest of this attempt */
+		if (a->nfa == MAX_FA) {
+			snprintf(a->msg, a->len, "more than %d requests with firstAvailable", MAX_FA);
+			return MU_EINVAL;
+		}
+		a->nalt[a->nfa] = (int)json_array_size(fa);
+		int k = a->pick[a->nfa++];
+		json_t *sub = json_deep_copy(json_array_get(fa, (size_t)k));
+		char full[300];
+		parent = mu__jstr(rq, "name");
+		snprintf(full, sizeof full, "%s/%s", parent ? parent : "?", mu__jstr(sub, "name") ? mu__jstr(sub, "name") : "?");
+		json_object_set_new(sub, "name", json_string(full));
+		json_array_append_new(a->synth, sub);
+		rq = sub;
+	}
 	const char *rn = mu__jstr(rq, "name"), *mode = mu__jstr(rq, "allocationMode");
 	char what[300];
 	snprintf(what, sizeof what, "claim %s, request %s", mu__jstr(claim, "metadata.name"), rn ? rn : "?");
@@ -433,7 +457,7 @@ static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 		snprintf(a->msg, a->len, "%s: count %lld is not between 1 and %d", what, (long long)count,
 			 MAX_SLOTS - a->nslots);
 		free(cand);
-		return MU_EINVAL;
+		return parent && count >= 1 ? MU_ENOENT : MU_EINVAL; /* a subrequest: try the next */
 	}
 	int first = a->nslots;
 	for (json_int_t k = 0; k < count; k++) {
@@ -443,7 +467,7 @@ static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 		size_t j;
 		json_t *c;
 		json_array_foreach(mu__jget(claim, "spec.devices.constraints"), j, c)
-			if (covers(c, rn))
+			if (covers(c, rn) || (parent && covers(c, parent)))
 				s->cons[s->ncons++] = cbase + (int)j;
 	}
 	return MU_OK;
@@ -537,7 +561,13 @@ static json_t *config_of(const alloc_t *a, int ci)
 	size_t i, k;
 	json_t *rq, *c;
 	json_array_foreach(mu__jget(a->claims[ci], "spec.devices.requests"), i, rq) {
-		const char *cls = mu__jstr(rq, "deviceClassName");
+		const char *cls = mu__jstr(rq, "deviceClassName"), *pn = mu__jstr(rq, "name");
+		for (int j = 0; !cls && pn && j < a->nslots; j++) { /* firstAvailable: the chosen one */
+			const char *sn = mu__jstr(a->slots[j].req, "name");
+			size_t pl = strlen(pn);
+			if (a->slots[j].claim == ci && sn && !strncmp(sn, pn, pl) && sn[pl] == '/')
+				cls = mu__jstr(a->slots[j].req, "deviceClassName");
+		}
 		const json_t *dc = cls ? class_of(a, cls) : NULL;
 		json_array_foreach(mu__jget(dc, "spec.config"), k, c) {
 			json_t *e = json_deep_copy(c);
@@ -626,6 +656,54 @@ static void short_msg(alloc_t *a)
 		 "(network-attached devices) are not read" : "");
 }
 
+static void slots_free(alloc_t *a)
+{
+	for (int i = 0; i < a->nslots; i++)
+		if (a->slots[i].first == i)
+			free(a->slots[i].cand);
+	a->nslots = a->ncons = a->deep = 0;
+}
+
+/* Moves the firstAvailable picks on, the last request's fastest (so that
+ * earlier requests keep their earlier subrequests longest, as the real
+ * allocator's backtracking prefers them); false when all were tried. */
+static bool picks_next(alloc_t *a)
+{
+	for (int i = a->nfa - 1; i >= 0; i--) {
+		if (++a->pick[i] < a->nalt[i])
+			return true;
+		a->pick[i] = 0;
+	}
+	return false;
+}
+
+/* Builds the slots and searches, once per choice of subrequests of the
+ * firstAvailable requests (one attempt without them).  Every attempt
+ * shares the MU_DRA_MAX_STEPS budget. */
+static int attempts(alloc_t *a)
+{
+	for (;;) {
+		a->nfa = 0;
+		int rc = slots_make(a);
+		if (!rc && search(a, 0))
+			return MU_OK;
+		if (rc && rc != MU_ENOENT)
+			return rc;
+		if (!rc) {
+			rc = MU_ENOENT;
+			if (a->steps > MU_DRA_MAX_STEPS)
+				snprintf(a->msg, a->len, "no allocation found on %s within %d device tries", a->node,
+					 MU_DRA_MAX_STEPS);
+			else if (a->nslots)
+				short_msg(a);
+		}
+		if (!a->nfa || a->steps > MU_DRA_MAX_STEPS || !picks_next(a))
+			return rc;
+		slots_free(a);
+		json_array_clear(a->synth);
+	}
+}
+
 int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,
 		    json_t **plan, char *msg, size_t len)
 {
@@ -637,15 +715,9 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 	int rc = n > MU_DRA_MAX_CLAIMS ? MU_EINVAL : pools_read(a);
 	if (n > MU_DRA_MAX_CLAIMS)
 		snprintf(msg, len, "more than %d claims", MU_DRA_MAX_CLAIMS);
+	a->synth = json_array();
 	if (!rc)
-		rc = slots_make(a);
-	if (!rc && !search(a, 0)) {
-		rc = MU_ENOENT;
-		if (a->steps > MU_DRA_MAX_STEPS)
-			snprintf(msg, len, "no allocation found on %s within %d device tries", node, MU_DRA_MAX_STEPS);
-		else if (a->nslots)
-			short_msg(a);
-	}
+		rc = attempts(a);
 	if (!rc) {
 		*plan = json_array();
 		for (size_t ci = 0; ci < n; ci++) {
@@ -654,9 +726,8 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 				"allocation", al ? json_deep_copy(al) : result_of(a, (int)ci)));
 		}
 	}
-	for (int i = 0; i < a->nslots; i++)
-		if (a->slots[i].first == i)
-			free(a->slots[i].cand);
+	slots_free(a);
+	json_decref(a->synth);
 	free(a->pools);
 	free(a->devs);
 	free(a);

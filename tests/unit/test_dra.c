@@ -645,6 +645,46 @@ static void test_config(mu_t_t *t)
 	tc_release(&c);
 }
 
+#define SUB(name, cls, n) "{\"name\":\"" name "\",\"deviceClassName\":\"" cls "\",\"count\":" #n "}"
+#define SUBMEM(name, q) "{\"name\":\"" name "\",\"deviceClassName\":\"class-a\",\"selectors\":[{\"cel\":" \
+	"{\"expression\":\"device.capacity[\\\"driver-a\\\"].memory.compareTo(quantity(\\\"" q "\\\")) >= 0\"}}]}"
+
+/* DRAPrioritizedList (allocator_test.go of 1.33):
+ * "prioritized-list-too-many-in-first-subrequest" (the first subrequest
+ * cannot be met, the second is taken, its result named REQ/SUB),
+ * "tainted-prioritized-list" (the only device left is tainted: nothing),
+ * and muster's own: a first subrequest that starves a later request is
+ * undone, as the real allocator backtracks. */
+static void test_first_available(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.classes, class_("class-b", "driver-b"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"firstAvailable\":["
+		SUB("subreq-0", "class-b", 500) "," SUB("subreq-1", "class-a", 1) "]}]", NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/subreq-1/driver-a/pool-1/device-1 local");
+	tc_release(&c);
+
+	CHECK_EQ_INT(t, taint_case("[" TDEV("device-1", TAINT_NS) "]", "[{\"name\":\"req-0\",\"firstAvailable\":["
+		SUB("subreq-0", "class-b", 1) "," SUB("subreq-1", "class-a", 1) "]}]", out, sizeof out), MU_ENOENT);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[" MEMDEV("device-1", "8Gi") "," MEMDEV("device-2", "4Gi") "]"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"firstAvailable\":["
+		SUBMEM("subreq-0", "8Gi") "," SUBMEM("subreq-1", "4Gi") "]}," MEM_REQ("req-1", "8Gi") "]", NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/subreq-1/driver-a/pool-1/device-2,req-1/driver-a/pool-1/device-1 local");
+	tc_release(&c);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -659,5 +699,6 @@ int main(void)
 	MU_RUN(&t, test_taints);
 	MU_RUN(&t, test_admin);
 	MU_RUN(&t, test_config);
+	MU_RUN(&t, test_first_available);
 	return mu_t_done(&t);
 }
