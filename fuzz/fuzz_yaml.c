@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "muster/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,6 +44,28 @@ static void check_affinity(const mu_podset_spec_t *ps)
 			abort();
 }
 
+/* Aborts unless txt (NULL allowed) is JSON text: an array of objects with
+ * a name (a pod's resourceClaims) or an object with a kind and a name (a
+ * DRA document), which the scenario runner relies on. */
+static void check_json(const char *txt, bool claims)
+{
+	if (!txt)
+		return;
+	json_t *v = json_loads(txt, JSON_DECODE_ANY, NULL);
+	bool ok = v && (claims ? json_is_array(v) : json_is_object(v));
+	size_t i;
+	json_t *c;
+	if (ok && claims)
+		json_array_foreach(v, i, c)
+			ok &= json_is_string(json_object_get(c, "name"));
+	if (ok && !claims)
+		ok = json_is_string(json_object_get(v, "kind")) &&
+		     json_is_string(json_object_get(json_object_get(v, "metadata"), "name"));
+	json_decref(v);
+	if (!ok)
+		abort();
+}
+
 /* Aborts unless every job spec the loader appended keeps its promises. */
 static void check_jobs(const mu_specs_t *s)
 {
@@ -59,8 +83,11 @@ static void check_jobs(const mu_specs_t *s)
 			    r->v[MU_RES_GPU] > MU_MAX_GPUS)
 				abort();
 			check_affinity(&j->podsets[k]);
+			check_json(j->podsets[k].dra_claims, true);
 		}
 	}
+	for (size_t i = 0; i < s->ndra; i++)
+		check_json(s->dra[i], false);
 }
 
 /* Aborts unless a node's topology is one the engine accepts: ranges,

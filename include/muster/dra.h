@@ -15,8 +15,15 @@
  *
  * Understood: ExactCount (count, default 1) and All allocation modes; CEL
  * selectors of the class and the request (cel.h); constraints with
- * matchAttribute.  Refused with a reason: adminAccess, firstAvailable, and
- * slices with a nodeSelector (node-local and allNodes slices are read).
+ * matchAttribute; device taints and a request's tolerations (DRADeviceTaints:
+ * a device with a taint the request does not tolerate is not allocated);
+ * adminAccess (DRAAdminAccess: the device may be in use, and the result,
+ * marked adminAccess, takes it from no one); device config (the class's,
+ * source FromClass, then the claim's, FromClaim, copied into the
+ * allocation); firstAvailable (subrequests tried in order, results named
+ * REQUEST/SUBREQUEST).  Refused with a reason: constraints other than
+ * matchAttribute.  Slices with a nodeSelector are not read (node-local and
+ * allNodes slices are); a claim that does not fit then says so.
  */
 #ifndef MUSTER_DRA_H
 #define MUSTER_DRA_H
@@ -37,7 +44,8 @@ typedef struct mu_dra_view {
  * allocation (it must be usable on node).  *plan (owned by the caller)
  * becomes [{"claim": NAME, "allocation": {...}}], one per claim, each
  * allocation as kube-scheduler writes it: devices.results (request,
- * driver, pool, device), devices.config [], and a nodeSelector on node when
+ * driver, pool, device, adminAccess when asked), devices.config, and a
+ * nodeSelector on node when
  * a device is node-local.  Returns MU_OK; MU_ENOENT when they do not fit on
  * node; MU_EINVAL when a claim asks for what is not supported or a pool is
  * invalid; why in msg.  Work: at most MU_DRA_MAX_STEPS device tries. */

@@ -339,6 +339,11 @@ typedef struct mu_podset_spec {
 	size_t nspread;
 	mu_pref_term_t *node_pref;
 	size_t nnode_pref;
+	/* DRA: the pod template's spec.resourceClaims as JSON text, or NULL.
+	 * The engine does not read it: the scenario runner allocates the
+	 * claims (sim/scn_dra.c) and steers the pods with node labels; the
+	 * simulator refuses it. */
+	const char *dra_claims;
 } mu_podset_spec_t;
 
 typedef struct mu_job_spec {

@@ -41,6 +41,12 @@ typedef struct mu_expect_job {
 	const char **devnodes;
 	size_t ndevices;
 	bool check_devices;   /* true when `devices` was given (even empty) */
+	/* Multiset of "NODE:DRIVER/POOL/DEVICE": the DRA devices allocated
+	 * to the claims of the job's bound pods (a claim shared by several
+	 * of its pods counted once). */
+	const char **dra_devices;
+	size_t ndra_devices;
+	bool check_dra;       /* true when `draDevices` was given (even empty) */
 	const char *pending;  /* expected mu_why_name(), "" = must not be
 	                       * pending, NULL = not checked */
 	const char *message;  /* substring of the explain message, or NULL */
@@ -130,6 +136,11 @@ typedef struct mu_specs {
 	mu_spec_ref_t *refs;          /* settled by mu_specs_validate() */
 	size_t nrefs, refs_cap;
 	mu_scenario_spec_t *scenario; /* NULL unless a Scenario was loaded */
+	/* DRA objects (resource.k8s.io/v1beta1 ResourceSlice, DeviceClass,
+	 * ResourceClaim, ResourceClaimTemplate) as JSON text in the arena,
+	 * in file order; only the scenario runner uses them. */
+	const char **dra;
+	size_t ndra, dra_cap;
 } mu_specs_t;
 
 void mu_specs_init(mu_specs_t *s);
@@ -143,6 +154,8 @@ mu_topology_spec_t *mu_specs_add_topology(mu_specs_t *s);
 mu_priority_class_spec_t *mu_specs_add_priority_class(mu_specs_t *s);
 mu_spec_ref_t *mu_specs_add_ref(mu_specs_t *s);
 mu_pool_spec_t *mu_specs_add_pool(mu_specs_t *s);
+/* A NULL slot at the end of s->dra (the caller sets it), NULL on OOM. */
+const char **mu_specs_add_dra(mu_specs_t *s);
 /* Looks up by name (linear); NULL if absent. */
 const mu_queue_spec_t *mu_specs_find_queue(const mu_specs_t *s, const char *name);
 

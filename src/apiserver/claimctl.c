@@ -15,8 +15,11 @@
  * (or replaced under the same name: another uid) or finished (phase
  * Succeeded or Failed).  A claim reserved for no one is deallocated
  * (status.allocation removed): with structured parameters no driver
- * controller takes part, so the controller does it.  A claim made for a pod
- * that is gone or finished is deleted once it is reserved for no one.
+ * controller takes part, so the controller does it, and it takes off the
+ * resource.kubernetes.io/delete-protection finalizer that the scheduler
+ * put on when it allocated (a claim deleted while allocated goes then).  A
+ * claim made for a pod that is gone or finished is deleted once it is
+ * reserved for no one.
  *
  * Level-triggered, as jobctl.c: events mark pods and claims dirty and
  * mu__claimctl_sync() reconciles them from the store on the controller
@@ -31,6 +34,8 @@
 
 #define MAX_DIRTY 4096
 #define CLAIM_ANN "resource.kubernetes.io/pod-claim-name"
+/* The finalizer kube-scheduler puts on a claim it allocates. */
+#define DELETE_PROTECTION "resource.kubernetes.io/delete-protection"
 
 typedef struct dirty {
 	char *key[MAX_DIRTY]; /* "ns/name" */
@@ -316,11 +321,23 @@ static int unreserve_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		if (!drop)
 			json_array_append(keep, r);
 	}
+	bool deleting = mu__jget(o, "metadata.deletionTimestamp") != NULL;
 	if (json_array_size(keep))
 		json_object_set(st, "reservedFor", keep);
 	else {
 		json_object_del(st, "reservedFor");
 		json_object_del(st, "allocation"); /* no driver: deallocated here */
+		/* unprotected once deallocated, as kube-controller-manager does */
+		json_t *fin = mu__jget(o, "metadata.finalizers");
+		for (size_t k = json_array_size(fin); k-- > 0;)
+			if (json_is_string(json_array_get(fin, k)) &&
+			    !strcmp(json_string_value(json_array_get(fin, k)), DELETE_PROTECTION))
+				json_array_remove(fin, k);
+		if (deleting && !json_array_size(fin)) {
+			json_decref(keep);
+			json_decref(o);
+			return MU__MUT_DEL; /* it waited for the protection only */
+		}
 	}
 	json_decref(keep);
 	*out = o;
@@ -362,13 +379,21 @@ static void reconcile_claim(mu__claimctl_t *cc, const char *ns, const char *name
 	size_t left = json_array_size(rf) - json_array_size(drop);
 	const json_t *own = maker(claim);
 	bool gone_owner = own && !pod_live(cc, ns, mu__jstr(own, "name"), mu__jstr(own, "uid"));
-	bool change = json_array_size(drop) || (!left && mu__jget(claim, "status.allocation"));
+	bool protect = false;
+	json_array_foreach(mu__jget(claim, "metadata.finalizers"), i, r)
+		protect |= json_is_string(r) && !strcmp(json_string_value(r), DELETE_PROTECTION);
+	/* the protection goes with the allocation, or from a claim being
+	 * deleted that holds none (a claim the scheduler has just protected
+	 * and not yet allocated keeps it) */
+	bool deleting = mu__jget(claim, "metadata.deletionTimestamp") != NULL;
+	bool change = json_array_size(drop) ||
+		      (!left && (mu__jget(claim, "status.allocation") || (protect && deleting)));
 	mu__wtx_t *tx;
 	mu__store_begin(cc->s->store, &tx);
+	if (change) /* first: a claim deleted unprotected goes at once */
+		mu__store_apply(tx, MU__RT_RESOURCECLAIMS, ns, name, unreserve_fn, drop, false, NULL);
 	if (gone_owner && !left)
 		mu__delete_in(tx, MU__RT_RESOURCECLAIMS, ns, name, -1, NULL, NULL, false, NULL);
-	else if (change)
-		mu__store_apply(tx, MU__RT_RESOURCECLAIMS, ns, name, unreserve_fn, drop, false, NULL);
 	mu__store_commit(tx);
 	json_decref(drop);
 	json_decref(claim);

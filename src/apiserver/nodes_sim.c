@@ -419,6 +419,12 @@ int mu__sim_new(mu_apiserver_t *s, const char *cluster_file, mu__sim_t **out, ch
 	mu_diag_t d;
 	mu_specs_init(&sp);
 	int rc = mu_load_file(cluster_file, NULL, &sp, &d);
+	if (rc == MU_OK && sp.ndra) {
+		snprintf(d.msg, sizeof d.msg, "%s: DRA objects (ResourceSlice, DeviceClass, "
+			 "ResourceClaim, ResourceClaimTemplate) are not read from a cluster "
+			 "file; create them through the API (kubectl apply)", cluster_file);
+		rc = MU_EINVAL;
+	}
 	if (rc != MU_OK) {
 		snprintf(err, errlen, "%s", d.msg);
 		mu_specs_release(&sp);

@@ -403,6 +403,13 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		return false;
 	}
 	mu_job_spec_t *js = &j->specs.jobs[0];
+	for (size_t i = 0; i < js->npodsets; i++)
+		if (js->podsets[i].dra_claims) { /* the fleet model has no devices */
+			set_why(j, "InvalidJob", "spec.template.spec.resourceClaims: DRA "
+				"resource claims are not dispatched: the fleet model cannot "
+				"tell which cluster has their devices");
+			return false;
+		}
 	int64_t created = 0;
 	const char *ct = mu__jstr(j->obj, "metadata.creationTimestamp");
 	struct timespec ts;

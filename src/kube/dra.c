@@ -26,10 +26,10 @@
  * Reads and writes here are synchronous (one client per call): only pods
  * with claims pay for them.
  *
- * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector,
- * allocationMode All across nodes, constraints (matchAttribute),
- * adminAccess, firstAvailable, and device config.  Each is refused with its
- * reason.
+ * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector
+ * (not read; the reason says so) and allocationMode All across nodes.
+ * Device taints, adminAccess, firstAvailable and device config are the
+ * allocator's (load/dra.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +40,9 @@
 #include "muster/resource.h"
 
 #define API "/apis/resource.k8s.io/v1beta1"
+/* kube-scheduler's finalizer on the claims it allocates; the resource
+ * claim controller takes it off when it deallocates. */
+#define DELETE_PROTECTION "resource.kubernetes.io/delete-protection"
 
 /* What one allocation pass reads once. */
 typedef struct dra_view {
@@ -153,6 +156,40 @@ static int pod_claims(const dra_view_t *v, const json_t *pod, const json_t **cla
 	return 0;
 }
 
+/* Whether claim c carries the delete-protection finalizer. */
+static bool protected_(const json_t *c)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(mu__kj(c, "metadata.finalizers"), i, f)
+		if (json_is_string(f) && !strcmp(json_string_value(f), DELETE_PROTECTION))
+			return true;
+	return false;
+}
+
+/* Adds the delete-protection finalizer to claim ns/name with a JSON patch
+ * "add" (at the end of the list when the claim had one: mode 1; a new list:
+ * mode 2), so that finalizers others put on stay. */
+static int protect(mu__kc_t *c, const char *ns, const char *name, json_int_t mode, char *msg, size_t len)
+{
+	char path[800];
+	snprintf(path, sizeof path, API "/namespaces/%s/resourceclaims/%s", ns, name);
+	json_t *ops = mode == 1 ?
+		json_pack("[{s:s,s:s,s:s}]", "op", "add", "path", "/metadata/finalizers/-", "value", DELETE_PROTECTION) :
+		json_pack("[{s:s,s:s,s:[s]}]", "op", "add", "path", "/metadata/finalizers", "value", DELETE_PROTECTION);
+	char *txt = json_dumps(ops, JSON_COMPACT);
+	json_decref(ops);
+	long st = 0;
+	json_t *ans = NULL;
+	mu__kc_json(c, "PATCH", path, "application/json-patch+json", txt, 10000, &st, &ans);
+	free(txt);
+	json_decref(ans);
+	if (st == 200)
+		return MU_OK;
+	snprintf(msg, len, "adding the %s finalizer to claim %s: HTTP %ld", DELETE_PROTECTION, name, st);
+	return MU_EIO;
+}
+
 /* Allocates all of the pod's claims on node (load/dra.c): *plan =
  * [{claim, allocation, reservedFor}] (allocations of claims already
  * allocated are kept).  0, 1 (not there) or -1 (refused). */
@@ -166,9 +203,11 @@ static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *
 	if (rc)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		json_t *rf = mu__kj(cl[i], "status.reservedFor");
-		json_object_set_new(json_array_get(*plan, i), "reservedFor",
-				    json_is_array(rf) ? json_incref(rf) : json_array());
+		json_t *rf = mu__kj(cl[i], "status.reservedFor"), *e = json_array_get(*plan, i);
+		json_object_set_new(e, "reservedFor", json_is_array(rf) ? json_incref(rf) : json_array());
+		if (!protected_(cl[i])) /* kube-scheduler protects the claim it allocates */
+			json_object_set_new(e, "protect",
+				json_integer(json_is_array(mu__kj(cl[i], "metadata.finalizers")) ? 1 : 2));
 	}
 	return 0;
 }
@@ -221,6 +260,9 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 	json_t *e;
 	json_array_foreach(rc ? NULL : plan, i, e) {
 		char path[800];
+		json_int_t mode = json_integer_value(json_object_get(e, "protect"));
+		if (mode && (rc = protect(c, p->ns, mu__kjs(e, "claim"), mode, msg, len)))
+			break;
 		snprintf(path, sizeof path, API "/namespaces/%s/resourceclaims/%s/status", p->ns,
 			 mu__kjs(e, "claim"));
 		/* the pods that already use the claim stay in reservedFor */

@@ -11,8 +11,13 @@
  * (one per device it needs) with the candidate devices that pass the
  * class's and the request's CEL selectors.  search() then fills the slots
  * depth first, undoing a choice when a later slot finds nothing, as the real
- * allocator backtracks; constraints (matchAttribute) are checked as devices
- * are chosen.  Everything here is pure: JSON in, JSON out, no I/O.
+ * allocator backtracks; constraints (matchAttribute), device taints (a
+ * request's tolerations) and admin access (a device in use may be given,
+ * and is not taken by it) are checked as devices are chosen.  The
+ * allocation carries the class's and the claim's device config.  A request
+ * with firstAvailable becomes its chosen subrequest; attempts() runs the
+ * whole search once per choice, earlier requests' first subrequests kept
+ * longest.  Everything here is pure: JSON in, JSON out, no I/O.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +32,7 @@
 #define MAX_ATTRS 64
 #define MAX_SLOTS 256
 #define MAX_CONS 32
+#define MAX_FA 16 /* requests with firstAvailable, over all claims */
 
 typedef struct dev {
 	const char *driver, *pool, *name;
@@ -74,6 +80,11 @@ typedef struct alloc {
 	cons_t cons[MAX_CONS];
 	int ncons;
 	long steps;
+	json_t *synth;      /* the chosen subrequests, as requests */
+	int pick[MAX_FA];   /* per firstAvailable request: its subrequest */
+	int nalt[MAX_FA];   /* and how many it has */
+	int nfa;            /* firstAvailable requests met building slots */
+	int nsel;           /* slices with a nodeSelector (not read) */
 	int deep;           /* the furthest slot that found no device */
 	char *msg;
 	size_t len;
@@ -103,13 +114,16 @@ static bool on_node(const alloc_t *a, const json_t *s)
 	return json_is_true(mu__jget(s, "spec.allNodes")) || (sn && !strcmp(sn, a->node));
 }
 
-/* Whether a device (driver, pool, name) is in an allocation's results. */
+/* Whether a device (driver, pool, name) is in an allocation's results,
+ * those with admin access left out. */
 static bool in_results(const json_t *results, const char *drv, const char *pool, const char *dev)
 {
 	size_t i;
 	json_t *r;
 	json_array_foreach(results, i, r) {
 		const char *x = mu__jstr(r, "driver"), *y = mu__jstr(r, "pool"), *z = mu__jstr(r, "device");
+		if (json_is_true(json_object_get(r, "adminAccess")))
+			continue; /* admin access does not take the device */
 		if (x && y && z && !strcmp(x, drv) && !strcmp(y, pool) && !strcmp(z, dev))
 			return true;
 	}
@@ -147,6 +161,7 @@ static int pools_read(alloc_t *a)
 		return MU_ENOMEM;
 	json_array_foreach(a->v->slices, i, s) {
 		const char *drv = mu__jstr(s, "spec.driver"), *pn = mu__jstr(s, "spec.pool.name");
+		a->nsel += mu__jget(s, "spec.nodeSelector") != NULL;
 		if (!drv || !pn || !on_node(a, s))
 			continue;
 		json_int_t gen = json_integer_value(mu__jget(s, "spec.pool.generation"));
@@ -284,11 +299,7 @@ static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out,
 	*n = 0;
 	if (!cls || !*cls) {
 		snprintf(a->msg, a->len, "%s: %s", what, json_object_get(rq, "firstAvailable") ?
-			 "firstAvailable is not supported" : "missing device class name");
-		return MU_EINVAL;
-	}
-	if (json_is_true(json_object_get(rq, "adminAccess"))) {
-		snprintf(a->msg, a->len, "%s: adminAccess is not supported", what);
+			 "firstAvailable is empty" : "missing device class name");
 		return MU_EINVAL;
 	}
 	const json_t *dc = class_of(a, cls);
@@ -309,6 +320,40 @@ static int candidates(alloc_t *a, const json_t *rq, const char *what, int **out,
 			(*out)[(*n)++] = i;
 	}
 	return MU_OK;
+}
+
+/* Whether toleration t tolerates taint x, as core/v1 tolerations match
+ * node taints: an empty effect matches every effect, Exists with no key
+ * every key, Equal (the default) the value too. */
+static bool tolerates(const json_t *t, const json_t *x)
+{
+	const char *tk = mu__jstr(t, "key"), *op = mu__jstr(t, "operator");
+	const char *te = mu__jstr(t, "effect"), *tv = mu__jstr(t, "value");
+	const char *xk = mu__jstr(x, "key"), *xe = mu__jstr(x, "effect"), *xv = mu__jstr(x, "value");
+	bool exists = op && !strcmp(op, "Exists");
+	if (te && *te && (!xe || strcmp(te, xe)))
+		return false;
+	if (!tk || !*tk)
+		return exists;
+	if (!xk || strcmp(tk, xk))
+		return false;
+	return exists || !strcmp(tv ? tv : "", xv ? xv : "");
+}
+
+/* Whether request rq tolerates every taint of device d (DRADeviceTaints:
+ * a NoSchedule or NoExecute taint keeps a device from new allocations). */
+static bool taints_ok(const json_t *rq, const adev_t *d)
+{
+	size_t i, k;
+	json_t *x, *t;
+	json_array_foreach(mu__jget(d->obj, "basic.taints"), i, x) {
+		bool ok = false;
+		json_array_foreach(json_object_get(rq, "tolerations"), k, t)
+			ok |= tolerates(t, x);
+		if (!ok)
+			return false;
+	}
+	return true;
 }
 
 /* --- slots and constraints ------------------------------------------------ */
@@ -355,6 +400,23 @@ static int claim_cons(alloc_t *a, int ci, int *base)
 static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 {
 	const json_t *claim = a->claims[ci];
+	const char *parent = NULL;
+	const json_t *fa = json_object_get(rq, "firstAvailable");
+	if (json_array_size(fa)) { /* the subrequest of this attempt */
+		if (a->nfa == MAX_FA) {
+			snprintf(a->msg, a->len, "more than %d requests with firstAvailable", MAX_FA);
+			return MU_EINVAL;
+		}
+		a->nalt[a->nfa] = (int)json_array_size(fa);
+		int k = a->pick[a->nfa++];
+		json_t *sub = json_deep_copy(json_array_get(fa, (size_t)k));
+		char full[300];
+		parent = mu__jstr(rq, "name");
+		snprintf(full, sizeof full, "%s/%s", parent ? parent : "?", mu__jstr(sub, "name") ? mu__jstr(sub, "name") : "?");
+		json_object_set_new(sub, "name", json_string(full));
+		json_array_append_new(a->synth, sub);
+		rq = sub;
+	}
 	const char *rn = mu__jstr(rq, "name"), *mode = mu__jstr(rq, "allocationMode");
 	char what[300];
 	snprintf(what, sizeof what, "claim %s, request %s", mu__jstr(claim, "metadata.name"), rn ? rn : "?");
@@ -395,7 +457,7 @@ static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 		snprintf(a->msg, a->len, "%s: count %lld is not between 1 and %d", what, (long long)count,
 			 MAX_SLOTS - a->nslots);
 		free(cand);
-		return MU_EINVAL;
+		return parent && count >= 1 ? MU_ENOENT : MU_EINVAL; /* a subrequest: try the next */
 	}
 	int first = a->nslots;
 	for (json_int_t k = 0; k < count; k++) {
@@ -405,7 +467,7 @@ static int request_slots(alloc_t *a, int ci, const json_t *rq, int cbase)
 		size_t j;
 		json_t *c;
 		json_array_foreach(mu__jget(claim, "spec.devices.constraints"), j, c)
-			if (covers(c, rn))
+			if (covers(c, rn) || (parent && covers(c, parent)))
 				s->cons[s->ncons++] = cbase + (int)j;
 	}
 	return MU_OK;
@@ -469,18 +531,19 @@ static bool search(alloc_t *a, int i)
 		for (int k = 0; k < f->ncand; k++)
 			if (f->cand[k] == a->slots[i - 1].chosen)
 				from = k + 1;
+	bool admin = json_is_true(json_object_get(s->req, "adminAccess"));
 	for (int k = from; k < f->ncand; k++) {
 		int di = f->cand[k];
 		adev_t *d = &a->devs[di];
-		if (d->taken || d->used || ++a->steps > MU_DRA_MAX_STEPS)
+		if ((!admin && (d->taken || d->used)) || ++a->steps > MU_DRA_MAX_STEPS)
 			continue;
-		if (!cons_take(a, s, di))
+		if (!taints_ok(s->req, d) || !cons_take(a, s, di))
 			continue;
-		d->used = true;
+		d->used |= !admin; /* admin access takes no device */
 		s->chosen = di;
 		if (search(a, i + 1))
 			return true;
-		d->used = false;
+		d->used &= admin;
 		s->chosen = -1;
 		cons_drop(a, s);
 	}
@@ -488,6 +551,37 @@ static bool search(alloc_t *a, int i)
 }
 
 /* --- the whole -------------------------------------------------------------- */
+
+/* The configuration of claim ci's allocation, as the real allocator
+ * copies it: the configs of each request's class (source FromClass, for
+ * all requests), then the claim's own (FromClaim, with their requests). */
+static json_t *config_of(const alloc_t *a, int ci)
+{
+	json_t *out = json_array();
+	size_t i, k;
+	json_t *rq, *c;
+	json_array_foreach(mu__jget(a->claims[ci], "spec.devices.requests"), i, rq) {
+		const char *cls = mu__jstr(rq, "deviceClassName"), *pn = mu__jstr(rq, "name");
+		for (int j = 0; !cls && pn && j < a->nslots; j++) { /* firstAvailable: the chosen one */
+			const char *sn = mu__jstr(a->slots[j].req, "name");
+			size_t pl = strlen(pn);
+			if (a->slots[j].claim == ci && sn && !strncmp(sn, pn, pl) && sn[pl] == '/')
+				cls = mu__jstr(a->slots[j].req, "deviceClassName");
+		}
+		const json_t *dc = cls ? class_of(a, cls) : NULL;
+		json_array_foreach(mu__jget(dc, "spec.config"), k, c) {
+			json_t *e = json_deep_copy(c);
+			json_object_set_new(e, "source", json_string("FromClass"));
+			json_array_append_new(out, e);
+		}
+	}
+	json_array_foreach(mu__jget(a->claims[ci], "spec.devices.config"), k, c) {
+		json_t *e = json_deep_copy(c);
+		json_object_set_new(e, "source", json_string("FromClaim"));
+		json_array_append_new(out, e);
+	}
+	return out;
+}
 
 /* The allocation of claim ci from the filled slots. */
 static json_t *result_of(const alloc_t *a, int ci)
@@ -500,10 +594,13 @@ static json_t *result_of(const alloc_t *a, int ci)
 			continue;
 		const adev_t *d = &a->devs[s->chosen];
 		local |= d->local;
-		json_array_append_new(results, json_pack("{s:s?,s:s,s:s,s:s}", "request", mu__jstr(s->req, "name"),
-							 "driver", d->driver, "pool", d->pool, "device", d->name));
+		json_t *r = json_pack("{s:s?,s:s,s:s,s:s}", "request", mu__jstr(s->req, "name"),
+				      "driver", d->driver, "pool", d->pool, "device", d->name);
+		if (json_is_true(json_object_get(s->req, "adminAccess")))
+			json_object_set_new(r, "adminAccess", json_true());
+		json_array_append_new(results, r);
 	}
-	json_t *al = json_pack("{s:{s:o,s:[]}}", "devices", "results", results, "config");
+	json_t *al = json_pack("{s:{s:o,s:o}}", "devices", "results", results, "config", config_of(a, ci));
 	if (local)
 		json_object_set_new(al, "nodeSelector", json_pack("{s:[{s:[{s:s,s:s,s:[s]}]}]}",
 			"nodeSelectorTerms", "matchFields", "key", "metadata.name", "operator", "In",
@@ -552,10 +649,59 @@ static void short_msg(alloc_t *a)
 		want++;
 	for (int k = 0; k < f->ncand; k++)
 		free_ += !a->devs[f->cand[k]].taken;
-	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s",
+	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s%s",
 		 mu__jstr(a->claims[s->claim], "metadata.name"), mu__jstr(s->req, "name") ? mu__jstr(s->req, "name") : "?",
-		 free_, want, a->node, free_ >= want ? " (taken by the claims' other requests or "
-		 "refused by a constraint)" : "");
+		 free_, want, a->node, free_ >= want ? " (taken by the claims' other requests, tainted, or "
+		 "refused by a constraint)" : "", a->nsel ? "; ResourceSlices with a nodeSelector "
+		 "(network-attached devices) are not read" : "");
+}
+
+static void slots_free(alloc_t *a)
+{
+	for (int i = 0; i < a->nslots; i++)
+		if (a->slots[i].first == i)
+			free(a->slots[i].cand);
+	a->nslots = a->ncons = a->deep = 0;
+}
+
+/* Moves the firstAvailable picks on, the last request's fastest (so that
+ * earlier requests keep their earlier subrequests longest, as the real
+ * allocator's backtracking prefers them); false when all were tried. */
+static bool picks_next(alloc_t *a)
+{
+	for (int i = a->nfa - 1; i >= 0; i--) {
+		if (++a->pick[i] < a->nalt[i])
+			return true;
+		a->pick[i] = 0;
+	}
+	return false;
+}
+
+/* Builds the slots and searches, once per choice of subrequests of the
+ * firstAvailable requests (one attempt without them).  Every attempt
+ * shares the MU_DRA_MAX_STEPS budget. */
+static int attempts(alloc_t *a)
+{
+	for (;;) {
+		a->nfa = 0;
+		int rc = slots_make(a);
+		if (!rc && search(a, 0))
+			return MU_OK;
+		if (rc && rc != MU_ENOENT)
+			return rc;
+		if (!rc) {
+			rc = MU_ENOENT;
+			if (a->steps > MU_DRA_MAX_STEPS)
+				snprintf(a->msg, a->len, "no allocation found on %s within %d device tries", a->node,
+					 MU_DRA_MAX_STEPS);
+			else if (a->nslots)
+				short_msg(a);
+		}
+		if (!a->nfa || a->steps > MU_DRA_MAX_STEPS || !picks_next(a))
+			return rc;
+		slots_free(a);
+		json_array_clear(a->synth);
+	}
 }
 
 int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,
@@ -569,15 +715,9 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 	int rc = n > MU_DRA_MAX_CLAIMS ? MU_EINVAL : pools_read(a);
 	if (n > MU_DRA_MAX_CLAIMS)
 		snprintf(msg, len, "more than %d claims", MU_DRA_MAX_CLAIMS);
+	a->synth = json_array();
 	if (!rc)
-		rc = slots_make(a);
-	if (!rc && !search(a, 0)) {
-		rc = MU_ENOENT;
-		if (a->steps > MU_DRA_MAX_STEPS)
-			snprintf(msg, len, "no allocation found on %s within %d device tries", node, MU_DRA_MAX_STEPS);
-		else if (a->nslots)
-			short_msg(a);
-	}
+		rc = attempts(a);
 	if (!rc) {
 		*plan = json_array();
 		for (size_t ci = 0; ci < n; ci++) {
@@ -586,9 +726,8 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 				"allocation", al ? json_deep_copy(al) : result_of(a, (int)ci)));
 		}
 	}
-	for (int i = 0; i < a->nslots; i++)
-		if (a->slots[i].first == i)
-			free(a->slots[i].cand);
+	slots_free(a);
+	json_decref(a->synth);
 	free(a->pools);
 	free(a->devs);
 	free(a);

@@ -231,6 +231,10 @@ static const ykind_t ykinds[] = {
 	{"Topology", "muster.io/v1alpha1", mu__y_topology},
 	{"PriorityClass", "scheduling.k8s.io/v1", mu__y_priority_class},
 	{"NodeResourceTopology", "topology.node.k8s.io/v1alpha2", mu__y_nrt},
+	{"ResourceSlice", "resource.k8s.io/v1beta1", mu__y_dra},
+	{"DeviceClass", "resource.k8s.io/v1beta1", mu__y_dra},
+	{"ResourceClaim", "resource.k8s.io/v1beta1", mu__y_dra},
+	{"ResourceClaimTemplate", "resource.k8s.io/v1beta1", mu__y_dra},
 };
 
 /* Converts one document's tree: skips an empty document, checks the
@@ -263,7 +267,9 @@ static int convert_doc(mu__yload_t *L, const mu__ynode_t *root)
 			 "unknown kind %s (apiVersion %s); expected one of: Node, "
 			 "NodePool, Queue, Workload, Job (batch/v1), Scenario, "
 			 "Topology, PriorityClass (scheduling.k8s.io/v1), "
-			 "NodeResourceTopology (topology.node.k8s.io/v1alpha2)",
+			 "NodeResourceTopology (topology.node.k8s.io/v1alpha2), "
+			 "ResourceSlice, DeviceClass, ResourceClaim, "
+			 "ResourceClaimTemplate (resource.k8s.io/v1beta1)",
 			 mu__quote(kind->s, qk, sizeof qk),
 			 mu__quote(av, qa, sizeof qa));
 }

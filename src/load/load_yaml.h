@@ -158,6 +158,13 @@ int mu__y_job(mu__yload_t *L, const mu__ynode_t *root);
 int mu__y_topology(mu__yload_t *L, const mu__ynode_t *root);
 int mu__y_priority_class(mu__yload_t *L, const mu__ynode_t *root);
 int mu__y_nrt(mu__yload_t *L, const mu__ynode_t *root);
+/* A resource.k8s.io/v1beta1 ResourceSlice, DeviceClass, ResourceClaim or
+ * ResourceClaimTemplate, kept as JSON in into->dra (load_yaml_dra.c). */
+int mu__y_dra(mu__yload_t *L, const mu__ynode_t *root);
+/* A pod spec's resourceClaims (each with a name and exactly one of
+ * resourceClaimName and resourceClaimTemplateName) as JSON text in the
+ * arena at *out. */
+int mu__y_pod_claims(mu__yload_t *L, const mu__ynode_t *claims, const char **out);
 
 /* --- Topology parts of other kinds (load_yaml_topo.c) -------------------- */
 

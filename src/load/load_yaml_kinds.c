@@ -684,6 +684,29 @@ static int expect_devices(mu__yload_t *L, const mu__ynode_t *f,
 	return MU_OK;
 }
 
+/* Reads `draDevices`: strings "NODE:DRIVER/POOL/DEVICE". */
+static int expect_dra(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
+{
+	int rc = mu__y_strs_at(L, c, "draDevices", false, &e->dra_devices,
+			       &e->ndra_devices);
+	for (size_t i = 0; rc == MU_OK && i < e->ndra_devices; i++) {
+		const char *s = e->dra_devices[i], *colon = strchr(s, ':');
+		const char *sl = colon ? strchr(colon + 1, '/') : NULL;
+		if (!colon || colon == s || !sl || sl == colon + 1 ||
+		    !strchr(sl + 1, '/') || strchr(sl + 1, '/')[1] == '\0') {
+			char q[80];
+			const mu__ynode_t *f = mu__y_get(c, "draDevices");
+			const mu__ynode_t *at = f->head;
+			for (size_t k = 0; k < i && at; k++)
+				at = at->next;
+			return mu__y_err(L, at ? at : f, NULL, MU_EINVAL,
+					 "expected \"NODE:DRIVER/POOL/DEVICE\", got %s",
+					 mu__quote(s, q, sizeof q));
+		}
+	}
+	return rc;
+}
+
 /* Reads one `expect` entry: the job's name is the key. */
 static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 {
@@ -721,6 +744,11 @@ static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 		} else if (!strcmp(k, "devices")) {
 			if ((rc = expect_devices(L, f, e)))
 				return rc;
+		} else if (!strcmp(k, "draDevices")) {
+			e->check_dra = true;
+			if (!mu__y_null(f) &&
+			    (rc = expect_dra(L, c, e)))
+				return rc;
 		} else if (!strcmp(k, "pool")) {
 			if (!mu__y_null(f) && (rc = mu__y_name(L, f, &e->pool)))
 				return rc;
@@ -732,8 +760,8 @@ static int expect_read(mu__yload_t *L, const mu__ynode_t *c, mu_expect_job_t *e)
 		} else {
 			return mu__y_err(L, f, NULL, MU_EINVAL,
 					 "unknown expectation; expected bound, "
-					 "nodes, devices, pending, message, "
-					 "evicted, pool or escalated");
+					 "nodes, devices, draDevices, pending, "
+					 "message, evicted, pool or escalated");
 		}
 	}
 	return MU_OK;

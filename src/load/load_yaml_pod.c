@@ -255,14 +255,6 @@ static int req_pod(mu__yload_t *L, const mu__ynode_t *spec, req_t *out)
 	req_t c, side = {.set = 0}, init = {.set = 0};
 	int rc;
 	memset(out, 0, sizeof *out);
-	const mu__ynode_t *claims = mu__y_get(spec, "resourceClaims");
-	if (claims && !mu__y_null(claims))
-		return mu__y_err(L, claims, NULL, MU_EINVAL,
-				 "DRA resource claims are not simulated: a cluster or "
-				 "workload file cannot give a pod devices from "
-				 "ResourceSlices (muster scheduler allocates them on "
-				 "Kubernetes, docs/kubernetes.md); remove them, or ask "
-				 "for nvidia.com/gpu");
 	if ((rc = mu__y_seq_at(L, spec, "containers", true, &cs)) ||
 	    (rc = mu__y_seq_at(L, spec, "initContainers", false, &ics)))
 		return rc;
@@ -410,6 +402,10 @@ static int pod_template(mu__yload_t *L, const mu__ynode_t *tmpl,
 	    (rc = mu__y_map_at(L, tmpl, "spec", true, &spec)) ||
 	    (rc = sel_all(L, spec, ps)) || (rc = req_pod(L, spec, &r)) ||
 	    (rc = req_final(L, spec, &r, ps)))
+		return rc;
+	const mu__ynode_t *claims = mu__y_get(spec, "resourceClaims");
+	if (claims && !mu__y_null(claims) &&
+	    (rc = mu__y_pod_claims(L, claims, &ps->dra_claims)))
 		return rc;
 	return gpu_share_annotations(L, an, ps);
 }

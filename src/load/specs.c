@@ -93,6 +93,7 @@ void mu_specs_release(mu_specs_t *s)
 	free(s->pools);
 	free(s->pclasses);
 	free(s->refs);
+	free(s->dra);
 	mu_arena_release(&s->arena);
 	memset(s, 0, sizeof *s);
 }
@@ -160,6 +161,12 @@ mu_pool_spec_t *mu_specs_add_pool(mu_specs_t *s)
 {
 	return specs_push((void **)&s->pools, &s->npools, &s->pools_cap,
 			  sizeof *s->pools);
+}
+
+const char **mu_specs_add_dra(mu_specs_t *s)
+{
+	return specs_push((void **)&s->dra, &s->ndra, &s->dra_cap,
+			  sizeof *s->dra);
 }
 
 mu_spec_ref_t *mu_specs_add_ref(mu_specs_t *s)

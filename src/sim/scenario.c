@@ -19,6 +19,7 @@
 #include "muster/scenario.h"
 #include "muster/sim.h"
 #include "muster/util.h"
+#include "scn_dra.h"
 
 /* The devices of a pod's latest bind decision. */
 typedef struct scn_dev {
@@ -58,6 +59,7 @@ typedef struct scn {
 	int32_t cycle;       /* 1-based cycle within the step */
 	int passed, failed;
 	mu_workload_mix_t mix; /* the scenario's jobs, for MU_SCORE_MIX policies */
+	mu__sdra_t *dra;     /* DRA claims (scn_dra.c), NULL when none */
 } scn_t;
 
 /* Writes t (ms) as seconds, "30s" or "1.5s", into buf. */
@@ -250,12 +252,15 @@ static int scn_submit_due(scn_t *r, mu_time_t now)
 {
 	while (r->next < r->s->njobs && r->order[r->next].submit <= now) {
 		size_t i = r->order[r->next++].idx;
-		const mu_job_spec_t *j = &r->s->jobs[i];
+		const mu_job_spec_t *j = r->dra ? mu__sdra_job(r->dra, i) : &r->s->jobs[i];
 		int rc = mu_engine_job_submit(r->e, j, now, &r->ids[i]);
 		if (rc != MU_OK)
 			return mu__diag(r->diag, rc, r->file, 0, 0,
 					"job \"%s\": submit failed: %s", j->name,
 					mu_strerror(rc));
+		char why[600];
+		if (r->dra && (rc = mu__sdra_submitted(r->dra, i, why, sizeof why)))
+			return mu__diag(r->diag, rc, r->file, 0, 0, "%s", why);
 		if (r->spec_of && r->ids[i] >= 0 && (size_t)r->ids[i] < r->s->njobs)
 			r->spec_of[r->ids[i]] = (long)i;
 	}
@@ -459,6 +464,27 @@ static void scn_check_devices(scn_t *r, const mu_expect_job_t *x, long k)
 	free(got);
 }
 
+/* Compares the DRA devices of job k's bound pods' claims with the
+ * expected multiset (`draDevices`). */
+static void scn_check_dra(scn_t *r, const mu_expect_job_t *x, long k)
+{
+	char **got = NULL;
+	long n = 0;
+	if (r->dra && !r->finished[k] && r->ids[k] >= 0)
+		n = mu__sdra_devices(r->dra, r->e, (size_t)k, r->ids[k], &got);
+	if (n < 0) {
+		scn_fail_head(r);
+		fprintf(r->out, "job \"%s\": out of memory comparing DRA devices\n", x->job);
+		return;
+	}
+	char *none[1];
+	scn_multiset(r, x->job, "draDevices", got ? (const char **)got : (const char **)none,
+		     (size_t)n, x->dra_devices, x->ndra_devices);
+	for (long i = 0; i < n; i++)
+		free(got[i]);
+	free(got);
+}
+
 /* Formats the job's last reason into a malloc'ed string (NULL on OOM). */
 static char *scn_reason_text(const scn_t *r, const mu_reason_t *why)
 {
@@ -503,9 +529,23 @@ static void scn_check_pending(scn_t *r, const mu_expect_job_t *x,
 /* The explain text of the last reason, followed (for a job that names
  * pools and fits none) by each pool's reason, and by its class of service
  * (a job with a maximum wait); malloc'ed, NULL on OOM. */
-static char *scn_full_text(const scn_t *r, const mu_job_info_t *in)
+static char *scn_full_text(const scn_t *r, const mu_job_info_t *in, long job)
 {
 	char *text = scn_reason_text(r, &in->last);
+	const char *dm = mu__sdra_msg(r->dra, (size_t)job);
+	bool waits = in->state == MU_JOB_PENDING ||
+		     (in->state == MU_JOB_RUNNING && in->bound < in->pods);
+	if (text && *dm && waits) { /* why its DRA claims fit nowhere */
+		size_t len = strlen(text), dl = strlen(dm);
+		char *all = realloc(text, len + 3 + dl + 1);
+		if (!all) {
+			free(text);
+			return NULL;
+		}
+		memcpy(all + len, " | ", 3);
+		memcpy(all + len + 3, dm, dl + 1);
+		text = all;
+	}
 	mu_id_t id = mu_engine_job_find(r->e, in->name ? in->name : "");
 	for (int k = 0; k < 2 && text && id >= 0; k++) {
 		int want = k ? mu_engine_service_explain(r->e, id, NULL, 0) :
@@ -556,9 +596,9 @@ static void scn_check_pool(scn_t *r, const mu_expect_job_t *x,
 /* Checks `message`: the explain text of the last reason (and of each
  * pool, for a job that names pools) contains it. */
 static void scn_check_message(scn_t *r, const mu_expect_job_t *x,
-			      const mu_job_info_t *in)
+			      const mu_job_info_t *in, long k)
 {
-	char *text = scn_full_text(r, in);
+	char *text = scn_full_text(r, in, k);
 	if (text && strstr(text, x->message)) {
 		r->passed++;
 	} else {
@@ -600,10 +640,12 @@ static void scn_check_one(scn_t *r, const mu_expect_job_t *x, long k,
 		scn_check_nodes(r, x, k);
 	if (x->check_devices)
 		scn_check_devices(r, x, k);
+	if (x->check_dra)
+		scn_check_dra(r, x, k);
 	if (x->pending)
 		scn_check_pending(r, x, &in);
 	if (x->message)
-		scn_check_message(r, x, &in);
+		scn_check_message(r, x, &in, k);
 	scn_check_pool(r, x, &in);
 	if (x->evicted >= 0) {
 		if (evicted == x->evicted) {
@@ -682,7 +724,14 @@ static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
 	bool was_waiting = true;
 	for (r->cycle = 1; r->cycle <= cycles; r->cycle++) {
 		r->dec.n = 0;
-		rc = mu_engine_cycle(r->e, st->at, &r->dec);
+		if (r->dra)
+			rc = mu__sdra_prepare(r->dra, r->e, r->ids, r->finished);
+		if (rc == MU_OK)
+			rc = mu_engine_cycle(r->e, st->at, &r->dec);
+		if (rc == MU_OK && r->dra) {
+			int undone = mu__sdra_binds(r->dra, r->e, r->ids, r->finished, &r->dec, st->at);
+			rc = undone < 0 ? undone : MU_OK;
+		}
 		if (rc != MU_OK)
 			return mu__diag(r->diag, rc, r->file, 0, 0,
 					"step %zu cycle %d: the engine failed: %s",
@@ -711,9 +760,12 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 	if (!r.sc)
 		return mu__diag(diag, MU_EINVAL, r.file, 0, 0,
 				"no Scenario document (kind: Scenario) in the file");
+	char why[600] = "";
 	int rc = scn_alloc(&r);
 	if (rc == MU_OK)
 		rc = scn_setup(&r);
+	if (rc == MU_OK && (rc = mu__sdra_new(s, &r.dra, why, sizeof why)))
+		mu__diag(diag, rc, r.file, 0, 0, "DRA: %s", why);
 	for (r.step = 0; rc == MU_OK && r.step < r.sc->nsteps; r.step++) {
 		const mu_scenario_step_t *st = &r.sc->steps[r.step];
 		if (r.step > 0 && st->at < r.sc->steps[r.step - 1].at)
@@ -726,6 +778,7 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 	mu_decisions_release(&r.dec);
 	if (r.e)
 		mu_engine_free(r.e);
+	mu__sdra_free(r.dra);
 	mu_workload_mix_release(&r.mix);
 	free(r.ids);
 	free(r.finished);

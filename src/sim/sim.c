@@ -661,6 +661,28 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 	return MU_OK;
 }
 
+/* MU_EINVAL when a job's pods have DRA resource claims: only the scenario
+ * runner allocates them (sim/scn_dra.c); a simulation would place such
+ * pods without their devices.  Linear in the pod sets. */
+static int sim_no_dra(const mu_specs_t *sp, mu_diag_t *diag)
+{
+	if (sp->ndra)
+		return mu__diag(diag, MU_EINVAL, "simulate", 0, 0, "DRA objects "
+				"(ResourceSlice, DeviceClass, ResourceClaim, "
+				"ResourceClaimTemplate) are read by muster scenario "
+				"only, not by a simulation (docs/scenarios.md)");
+	for (size_t i = 0; i < sp->njobs; i++)
+		for (size_t k = 0; k < sp->jobs[i].npodsets; k++)
+			if (sp->jobs[i].podsets[k].dra_claims)
+				return mu__diag(diag, MU_EINVAL, "simulate", 0, 0, "job \"%s\": "
+						"DRA resource claims are not simulated: a simulation "
+						"cannot give its pods devices from ResourceSlices (muster "
+						"scenario can, docs/scenarios.md; muster scheduler "
+						"allocates them on Kubernetes); remove them, or ask "
+						"for nvidia.com/gpu", sp->jobs[i].name);
+	return MU_OK;
+}
+
 int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
 	       mu_sim_result_t *out, mu_diag_t *diag)
 {
@@ -674,7 +696,9 @@ int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
 		diag->msg[0] = '\0';
 	sim_t s = {.cfg = cfg};
 	mu_decisions_init(&s.dec);
-	int rc = sim_setup(&s, sp, diag);
+	int rc = sim_no_dra(sp, diag);
+	if (rc == MU_OK)
+		rc = sim_setup(&s, sp, diag);
 	if (rc == MU_OK)
 		rc = sim_loop(&s, diag);
 	if (rc == MU_OK)

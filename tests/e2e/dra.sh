@@ -9,7 +9,9 @@
 # with the reason in the pod's message; a second pod naming the same claim
 # shares it; deleting the pods deallocates the claim and the waiting pod
 # gets the device; a ResourceClaimTemplate gives a pod its own claim, which
-# goes with the pod.  Modelled on TestPlugin of kube-scheduler's
+# goes with the pod.  An allocated claim carries kube-scheduler's
+# resource.kubernetes.io/delete-protection finalizer until it is
+# deallocated.  Modelled on TestPlugin of kube-scheduler's
 # pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go
 # (kubernetes/kubernetes), whose case "good-topology" puts the pod in an
 # allocated claim's reservedFor on the claim's node, here with structured
@@ -96,6 +98,9 @@ k get resourceclaim big-gpu -o jsonpath='{.status.allocation.devices.results[0].
 has claim-allocated "$T/out" "gpu-1 node-2 gpu trainer"
 k get resourceclaim big-gpu -o jsonpath='{.status.allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0].values[0]}'
 has claim-node "$T/out" "node-2"
+# kube-scheduler's DynamicResources plugin protects a claim it allocates
+k get resourceclaim big-gpu -o jsonpath='{.metadata.finalizers}'
+has claim-delete-protection "$T/out" "resource.kubernetes.io/delete-protection"
 k get resourceclaims
 has claim-state "$T/out" "allocated,reserved"
 
@@ -172,6 +177,9 @@ if [ -s "$T/out" ]; then bad "another-h100 allocated: $(cat "$T/out")"; else ok;
 kc delete pod trainer sharer --grace-period=0 --force >/dev/null 2>&1
 claim_free() { [ -z "$(kc get resourceclaim big-gpu -o jsonpath='{.status.allocation}{.status.reservedFor}')" ]; }
 wait_for claim-deallocated 60 claim_free
+# and the controller takes the protection off when it deallocates
+k get resourceclaim big-gpu -o jsonpath='{.metadata.finalizers}'
+hasnt claim-unprotected "$T/out" "delete-protection"
 wait_for waiter-bound-after-release 60 is_bound waiter
 k get resourceclaim another-h100 -o jsonpath='{.status.allocation.devices.results[0].device} {.status.reservedFor[0].name}'
 has freed-device-reused "$T/out" "gpu-1 waiter"

@@ -4,14 +4,17 @@
  * staging/src/k8s.io/dynamic-resource-allocation/structured/allocator_test.go
  * (kubernetes/kubernetes): the same slices, classes and claims, written
  * as v1beta1 JSON, and the same expected results.  Each test names the
- * case it translates.  Cases of features muster refuses (admin access,
- * prioritized lists, slices with a node selector) check the refusal.
+ * case it translates.  Cases of features muster refuses (prioritized
+ * lists, slices with a node selector) check the refusal; admin access,
+ * device taints and device config are translated from the 1.32 and 1.33
+ * versions of the file.
  *
  * As in the source, a class selects its driver with the CEL expression
  * device.driver == "DRIVER", a claim's requests ask for one device of a
  * class unless a count is given, and the node is node-1.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -260,7 +263,7 @@ static void test_pools(mu_t_t *t)
 	tc_release(&c);
 }
 
-/* "no-classes", "unknown-class", "empty-class", "admin-access-disabled",
+/* "no-classes", "unknown-class", "empty-class",
  * "no-claims-to-allocate", "empty". */
 static void test_classes(mu_t_t *t)
 {
@@ -297,15 +300,6 @@ static void test_classes(mu_t_t *t)
 	CHECK(t, strstr(out, "claim claim-0, request req-0: missing device class name") != NULL);
 	tc_release(&c);
 
-	tc_init(&c);
-	json_array_append_new(c.classes, class_("class-a", "driver-a"));
-	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
-	json_array_append_new(c.claims, claim("claim-0",
-		"[{\"name\":\"req-0\",\"deviceClassName\":\"class-a\",\"adminAccess\":true}]", NULL));
-	c.nalloc = 1;
-	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
-	CHECK(t, strstr(out, "adminAccess is not supported") != NULL);
-	tc_release(&c);
 
 	tc_init(&c);
 	json_array_append_new(c.classes, class_("class-a", "driver-a"));
@@ -496,8 +490,8 @@ static void test_constraints(mu_t_t *t)
 }
 
 /* allNodes slices give an allocation without a node selector; a slice with
- * a nodeSelector is not read (refused in the docs: network-attached
- * devices need the node's labels). */
+ * a nodeSelector is not read (network-attached devices need the node's
+ * labels), and the reason a claim does not fit says so. */
 static void test_all_nodes(mu_t_t *t)
 {
 	char out[1024];
@@ -509,6 +503,185 @@ static void test_all_nodes(mu_t_t *t)
 	c.nalloc = 1;
 	run(&c, out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1");
+	tc_release(&c);
+
+	/* "network-attached-device" has a slice with a nodeSelector: muster
+	 * does not read it, and says so rather than only "0 of 1 free" */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"slice-1\"},"
+		"\"spec\":{\"driver\":\"driver-a\",\"pool\":{\"name\":\"pool-1\",\"generation\":1,"
+		"\"resourceSliceCount\":1},\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchExpressions\":"
+		"[{\"key\":\"region\",\"operator\":\"In\",\"values\":[\"region-1\"]}]}]},"
+		"\"devices\":[{\"name\":\"device-1\"}]}}", 0, NULL));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "ResourceSlices with a nodeSelector (network-attached devices) are not read") != NULL);
+	tc_release(&c);
+}
+
+#define TAINT_NS "{\"key\":\"taint-key\",\"value\":\"taint-value\",\"effect\":\"NoSchedule\"}"
+#define TAINT_NE "{\"key\":\"taint-key\",\"value\":\"taint-value\",\"effect\":\"NoExecute\"}"
+#define TOL_NS "{\"key\":\"taint-key\",\"operator\":\"Equal\",\"value\":\"taint-value\",\"effect\":\"NoSchedule\"}"
+#define TOL_NE "{\"key\":\"taint-key\",\"operator\":\"Exists\",\"effect\":\"NoExecute\"}"
+#define TDEV(name, taints) "{\"name\":\"" name "\",\"basic\":{\"taints\":[" taints "]}}"
+#define TREQ(tols) "[{\"name\":\"req-0\",\"deviceClassName\":\"class-a\",\"tolerations\":[" tols "]}]"
+
+/* One claim of TREQ(tols) on a slice of devices; the result in out. */
+static int taint_case(const char *devs, const char *req, char *out, size_t len)
+{
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1, devs));
+	json_array_append_new(c.claims, claim("claim-0", req, NULL));
+	c.nalloc = 1;
+	int rc = run(&c, out, len);
+	tc_release(&c);
+	return rc;
+}
+
+/* DRADeviceTaints (allocator_test.go of 1.33): "tainted-two-devices",
+ * "tainted-one-device-two-taints", "tainted-two-devices-tolerated",
+ * "tainted-one-device-two-taints-both-tolerated",
+ * "tainted-all-devices-single" (a tainted device fails All, it is not left
+ * out). */
+static void test_taints(mu_t_t *t)
+{
+	char out[1024];
+	CHECK_EQ_INT(t, taint_case("[" TDEV("device-1", TAINT_NS) "," TDEV("device-2", TAINT_NE) "]",
+				   TREQ(""), out, sizeof out), MU_ENOENT);
+	CHECK_EQ_INT(t, taint_case("[" TDEV("device-1", TAINT_NS "," TAINT_NE) "]", TREQ(""), out, sizeof out),
+		     MU_ENOENT);
+	taint_case("[" TDEV("device-1", TAINT_NS) "," TDEV("device-2", TAINT_NE) "]", TREQ(TOL_NE), out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-2 local");
+	taint_case("[" TDEV("device-1", TAINT_NS "," TAINT_NE) "]", TREQ(TOL_NS "," TOL_NE), out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	/* a toleration with Exists and no key tolerates every taint */
+	taint_case("[" TDEV("device-1", TAINT_NS "," TAINT_NE) "]", TREQ("{\"operator\":\"Exists\"}"), out,
+		   sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	/* Equal with another value does not */
+	CHECK_EQ_INT(t, taint_case("[" TDEV("device-1", TAINT_NS) "]", TREQ("{\"key\":\"taint-key\","
+		     "\"value\":\"other\"}"), out, sizeof out), MU_ENOENT);
+	CHECK_EQ_INT(t, taint_case("[" TDEV("device-1", TAINT_NS) "]",
+		     "[{\"name\":\"req-0\",\"deviceClassName\":\"class-a\",\"allocationMode\":\"All\"}]",
+		     out, sizeof out), MU_ENOENT);
+}
+
+/* DRAAdminAccess: "admin-access-enabled" (the device is in use, admin
+ * access gets it, marked), "tainted-admin-access" (admin access does not
+ * pass a taint), and a later claim is not kept from a device that an
+ * admin-access allocation holds. */
+static void test_admin(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0",
+		"[{\"name\":\"req-0\",\"deviceClassName\":\"class-a\",\"adminAccess\":true}]", NULL));
+	json_array_append_new(c.claims, holder("driver-a pool-1 device-1;driver-a pool-1 device-2"));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	const json_t *cl[1] = {json_array_get(c.claims, 0)};
+	mu_dra_view_t v = {c.slices, c.classes, c.claims};
+	json_t *plan = NULL;
+	char msg[256];
+	CHECK_EQ_INT(t, mu_dra_allocate(&v, cl, 1, "node-1", &plan, msg, sizeof msg), MU_OK);
+	const json_t *r0 = json_array_get(json_object_get(json_object_get(json_object_get(
+		json_array_get(plan, 0), "allocation"), "devices"), "results"), 0);
+	CHECK(t, json_is_true(json_object_get(r0, "adminAccess")));
+	/* the admin allocation, recorded, leaves the device to a plain claim */
+	json_t *held = json_pack("{s:{s:s,s:s},s:{},s:{s:O}}", "metadata", "name", "admin", "namespace", "default",
+				 "spec", "status", "allocation", json_object_get(json_array_get(plan, 0), "allocation"));
+	json_decref(plan);
+	json_array_remove(c.claims, 1);
+	json_array_append_new(c.claims, held);
+	json_array_set_new(c.claims, 0, claim("claim-1", "[" REQ("req-0", "class-a") "]", NULL));
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-1:req-0/driver-a/pool-1/device-1 local");
+	tc_release(&c);
+
+	CHECK_EQ_INT(t, taint_case("[" TDEV("device-1", TAINT_NS) "]",
+		     "[{\"name\":\"req-0\",\"deviceClassName\":\"class-a\",\"adminAccess\":true}]",
+		     out, sizeof out), MU_ENOENT);
+}
+
+/* "with-class-device-config", "claim-with-device-config": the class's
+ * config (source FromClass) and the claim's (FromClaim) are copied into the
+ * allocation. */
+static void test_config(mu_t_t *t)
+{
+	tcase_t c;
+	tc_init(&c);
+	json_t *cls = class_("class-a", "driver-a");
+	json_object_set_new(json_object_get(cls, "spec"), "config", json_loads(
+		"[{\"opaque\":{\"driver\":\"driver-a\",\"parameters\":{\"classAttribute\":\"classAttributeValue\"}}}]",
+		0, NULL));
+	json_array_append_new(c.classes, cls);
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_t *cl = claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL);
+	json_object_set_new(json_object_get(json_object_get(cl, "spec"), "devices"), "config", json_loads(
+		"[{\"requests\":[\"req-0\"],\"opaque\":{\"driver\":\"driver-a\",\"parameters\":"
+		"{\"deviceAttribute\":\"deviceAttributeValue\"}}}]", 0, NULL));
+	json_array_append_new(c.claims, cl);
+	const json_t *claims[1] = {cl};
+	mu_dra_view_t v = {c.slices, c.classes, c.claims};
+	json_t *plan = NULL;
+	char msg[256];
+	CHECK_EQ_INT(t, mu_dra_allocate(&v, claims, 1, "node-1", &plan, msg, sizeof msg), MU_OK);
+	char *got = json_dumps(json_object_get(json_object_get(json_object_get(json_array_get(plan, 0),
+		"allocation"), "devices"), "config"), JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(t, got ? got : "", "[{\"opaque\":{\"driver\":\"driver-a\",\"parameters\":{\"classAttribute\":"
+		  "\"classAttributeValue\"}},\"source\":\"FromClass\"},{\"opaque\":{\"driver\":\"driver-a\","
+		  "\"parameters\":{\"deviceAttribute\":\"deviceAttributeValue\"}},\"requests\":[\"req-0\"],"
+		  "\"source\":\"FromClaim\"}]");
+	free(got);
+	json_decref(plan);
+	tc_release(&c);
+}
+
+#define SUB(name, cls, n) "{\"name\":\"" name "\",\"deviceClassName\":\"" cls "\",\"count\":" #n "}"
+#define SUBMEM(name, q) "{\"name\":\"" name "\",\"deviceClassName\":\"class-a\",\"selectors\":[{\"cel\":" \
+	"{\"expression\":\"device.capacity[\\\"driver-a\\\"].memory.compareTo(quantity(\\\"" q "\\\")) >= 0\"}}]}"
+
+/* DRAPrioritizedList (allocator_test.go of 1.33):
+ * "prioritized-list-too-many-in-first-subrequest" (the first subrequest
+ * cannot be met, the second is taken, its result named REQ/SUB),
+ * "tainted-prioritized-list" (the only device left is tainted: nothing),
+ * and muster's own: a first subrequest that starves a later request is
+ * undone, as the real allocator backtracks. */
+static void test_first_available(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.classes, class_("class-b", "driver-b"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"firstAvailable\":["
+		SUB("subreq-0", "class-b", 500) "," SUB("subreq-1", "class-a", 1) "]}]", NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/subreq-1/driver-a/pool-1/device-1 local");
+	tc_release(&c);
+
+	CHECK_EQ_INT(t, taint_case("[" TDEV("device-1", TAINT_NS) "]", "[{\"name\":\"req-0\",\"firstAvailable\":["
+		SUB("subreq-0", "class-b", 1) "," SUB("subreq-1", "class-a", 1) "]}]", out, sizeof out), MU_ENOENT);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[" MEMDEV("device-1", "8Gi") "," MEMDEV("device-2", "4Gi") "]"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"firstAvailable\":["
+		SUBMEM("subreq-0", "8Gi") "," SUBMEM("subreq-1", "4Gi") "]}," MEM_REQ("req-1", "8Gi") "]", NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/subreq-1/driver-a/pool-1/device-2,req-1/driver-a/pool-1/device-1 local");
 	tc_release(&c);
 }
 
@@ -523,5 +696,9 @@ int main(void)
 	MU_RUN(&t, test_allocated);
 	MU_RUN(&t, test_constraints);
 	MU_RUN(&t, test_all_nodes);
+	MU_RUN(&t, test_taints);
+	MU_RUN(&t, test_admin);
+	MU_RUN(&t, test_config);
+	MU_RUN(&t, test_first_available);
 	return mu_t_done(&t);
 }

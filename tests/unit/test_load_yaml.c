@@ -1011,11 +1011,40 @@ static void test_scenario(mu_t_t *t)
 	mu_specs_release(&s);
 }
 
+/* DRA documents are kept as JSON, a pod's resourceClaims too; YAML
+ * scalars become what a Kubernetes API server would read. */
+static void test_dra_docs(mu_t_t *t)
+{
+	const char *y =
+		"apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+		"spec: {driver: d, nodeName: n0, pool: {name: p, generation: 1, resourceSliceCount: 1},\n"
+		"  devices: [{name: g0, basic: {attributes: {a: {int: 7}, b: {bool: true}, c: {string: \"7\"}}}}]}\n"
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j, labels: {muster.io/queue: q}}\n"
+		"spec:\n  template:\n    spec:\n      resourceClaims: [{name: g, resourceClaimName: c}]\n"
+		"      containers: [{name: m, image: x}]\n";
+	mu_specs_t s;
+	mu_diag_t d;
+	CHECK_EQ_INT(t, load(y, &s, &d), MU_OK);
+	CHECK_EQ_INT(t, s.ndra, 1);
+	if (s.ndra == 1)
+		CHECK(t, strstr(s.dra[0], "\"attributes\":{\"a\":{\"int\":7},\"b\":{\"bool\":true},"
+			  "\"c\":{\"string\":\"7\"}}") != NULL);
+	CHECK_EQ_INT(t, s.njobs, 1);
+	if (s.njobs == 1)
+		CHECK_STR(t, s.jobs[0].podsets[0].dra_claims ? s.jobs[0].podsets[0].dra_claims : "",
+			  "[{\"name\":\"g\",\"resourceClaimName\":\"c\"}]");
+	mu_specs_release(&s);
+}
+
 static void test_scenario_errors(mu_t_t *t)
 {
+	ERR_HAS(t, SC_HEAD "    - expect:\n        a: {draDevices: [n0]}\n", MU_EINVAL,
+		"t.yaml:7:26: spec.steps[0].expect.a.draDevices[0]: expected \"NODE:DRIVER/POOL/DEVICE\", got \"n0\"");
+	ERR_HAS(t, "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\nmetadata: {name: x}\n"
+		"spec: {}\n", MU_EPARSE, "spec.spec: required field is missing");
 	ERR_HAS(t, SC_HEAD "    - expect:\n        a: {boundd: 1}\n", MU_EINVAL,
 		"t.yaml:7:21: spec.steps[0].expect.a.boundd: unknown expectation; "
-		"expected bound, nodes, devices, pending, message, evicted, pool or escalated");
+		"expected bound, nodes, devices, draDevices, pending, message, evicted, pool or escalated");
 	ERR_HAS(t, SC_HEAD "    - expect:\n        a: {pending: true}\n", MU_EINVAL,
 		"spec.steps[0].expect.a.pending: expected a reason (Unschedulable, "
 		"Gang, QueueLimit, ");
@@ -1349,6 +1378,7 @@ int main(void)
 	MU_RUN(&t, test_job_defaults_and_errors);
 	MU_RUN(&t, test_scenario);
 	MU_RUN(&t, test_scenario_errors);
+	MU_RUN(&t, test_dra_docs);
 	MU_RUN(&t, test_yaml_errors);
 	MU_RUN(&t, test_documents);
 	MU_RUN(&t, test_limits);
