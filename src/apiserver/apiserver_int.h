@@ -604,6 +604,13 @@ int mu__gc_new(mu_apiserver_t *s, mu__gc_t **out);
 void mu__gc_free(mu__gc_t *g);
 void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev);
 void mu__gc_sync(mu__gc_t *g);
+/* Scans the whole store, as at a start: notes every owner uid named, the
+ * owners waiting for their orphan or foregroundDeletion finalizer, and
+ * queues the owners that are gone (deleted while muster up was down) so
+ * that the next syncs collect their dependents.  Work: one pass over the
+ * objects with owner references or finalizers, a lookup per reference.
+ * MU_OK or MU_ENOMEM. */
+int mu__gc_resync(mu__gc_t *g);
 /* Whether work is waiting (the controller thread then wakes sooner). */
 bool mu__gc_busy(const mu__gc_t *g);
 

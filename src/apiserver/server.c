@@ -118,6 +118,7 @@ static void *ctl_main(void *arg)
 	mu__jobctl_resync(s->jc);
 	mu__claimctl_resync(s->cc);
 	mu__sim_resync(s->sim, mu__mono_ms());
+	mu__gc_resync(s->gc);
 	mu__wev_t evs[128];
 	for (;;) {
 		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
@@ -132,6 +133,7 @@ static void *ctl_main(void *arg)
 			mu__jobctl_resync(s->jc);
 			mu__claimctl_resync(s->cc);
 			mu__sim_resync(s->sim, mu__mono_ms());
+			mu__gc_resync(s->gc);
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
