@@ -1180,52 +1180,63 @@ static void batch_done(batch_t *b, int rc)
 	batch_leave(b); /* frees it when no writer waits */
 }
 
-/* The committer thread: takes the open batch, commits it without wmu,
- * then publishes it (or fails it and the batch behind it) under wmu and
- * wakes its writers.  Ends when the store closes, after the last batch. */
+/* Commits the open batch (wmu held, no batch flying; wmu is dropped
+ * during the COMMIT), then publishes it, or fails it and the batch staged
+ * behind it, and wakes its writers and the committer thread.  Run by the
+ * committer thread, or by a writer that finds no batch flying (it leads:
+ * no hand-off when writers do not overlap). */
+static void run_batch(mu__store_t *st)
+{
+	batch_t *b = st->open, *behind = NULL;
+	st->open = NULL;
+	st->flying = b;
+	pthread_mutex_unlock(&st->wmu);
+	int rc = sql_batch(st, b);
+	pthread_mutex_lock(&st->wmu);
+	pthread_mutex_lock(&st->mu);
+	if (rc == MU_OK) {
+		for (int i = 0; i < b->n; i++)
+			publish(st, &b->w[i]);
+		pthread_cond_broadcast(&st->cond);
+		for (int i = 0; i < b->n; i++) {
+			int j = 0;
+			while (j < i && b->w[j].rt != b->w[i].rt)
+				j++;
+			if (j == i) /* once per type */
+				pthread_cond_broadcast(&st->rtcond[b->w[i].rt]);
+		}
+		over_forget(st, b, false);
+	} else {
+		/* the open batch may build on this one: it fails too */
+		behind = st->open;
+		st->open = NULL;
+		over_forget(st, b, true);
+		st->wrv = st->rv;
+		st->fails++;
+	}
+	st->flying = NULL;
+	batch_done(b, rc);
+	if (behind)
+		batch_done(behind, MU_EIO);
+	pthread_cond_broadcast(&st->durable);
+	pthread_mutex_unlock(&st->mu);
+	pthread_cond_broadcast(&st->flushed);
+	if (st->open)
+		pthread_cond_signal(&st->kick);
+}
+
+/* The committer thread: commits the batches that writers staged while
+ * another was flying.  Ends when the store closes, after the last batch. */
 static void *committer_main(void *arg)
 {
 	mu__store_t *st = arg;
 	pthread_mutex_lock(&st->wmu);
 	for (;;) {
-		while (!st->open && !st->cstop)
+		while ((!st->open || st->flying) && !(st->cstop && !st->flying && !st->open))
 			pthread_cond_wait(&st->kick, &st->wmu);
 		if (!st->open)
 			break;
-		batch_t *b = st->open, *behind = NULL;
-		st->open = NULL;
-		st->flying = b;
-		pthread_mutex_unlock(&st->wmu);
-		int rc = sql_batch(st, b);
-		pthread_mutex_lock(&st->wmu);
-		pthread_mutex_lock(&st->mu);
-		if (rc == MU_OK) {
-			for (int i = 0; i < b->n; i++)
-				publish(st, &b->w[i]);
-			pthread_cond_broadcast(&st->cond);
-			for (int i = 0; i < b->n; i++) {
-				int j = 0;
-				while (j < i && b->w[j].rt != b->w[i].rt)
-					j++;
-				if (j == i) /* once per type */
-					pthread_cond_broadcast(&st->rtcond[b->w[i].rt]);
-			}
-			over_forget(st, b, false);
-		} else {
-			/* the open batch may build on this one: it fails too */
-			behind = st->open;
-			st->open = NULL;
-			over_forget(st, b, true);
-			st->wrv = st->rv;
-			st->fails++;
-		}
-		st->flying = NULL;
-		batch_done(b, rc);
-		if (behind)
-			batch_done(behind, MU_EIO);
-		pthread_cond_broadcast(&st->durable);
-		pthread_mutex_unlock(&st->mu);
-		pthread_cond_broadcast(&st->flushed);
+		run_batch(st);
 	}
 	pthread_mutex_unlock(&st->wmu);
 	return NULL;
@@ -1286,8 +1297,7 @@ static batch_t *tx_stage(mu__wtx_t *tx)
 	pthread_mutex_lock(&st->mu);
 	b->refs++;
 	pthread_mutex_unlock(&st->mu);
-	pthread_cond_signal(&st->kick);
-	return b;
+	return b; /* the writer leads it, or the end of the flying one kicks */
 }
 
 int mu__store_commit(mu__wtx_t *tx)
@@ -1306,6 +1316,8 @@ int mu__store_commit(mu__wtx_t *tx)
 		if (!b) {
 			tx_drop(tx);
 			rc = MU_ENOMEM;
+		} else if (!st->flying) {
+			run_batch(st); /* no commit in flight: lead this one */
 		}
 	} else if (tx->read_pending && (b = st->open ? st->open : st->flying) != NULL) {
 		/* nothing written, but what was read is pending: answer once
