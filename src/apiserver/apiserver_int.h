@@ -26,7 +26,8 @@
  *                Both sit below the handlers and call none of them.
  *   openapi.c    /openapi/v3 for kubectl explain
  *   rbac.c       authentication (tokens), RBAC, SelfSubjectAccessReview,
- *                TokenRequest; pdb.c PodDisruptionBudgets for evictions
+ *                TokenRequest; pdb.c PodDisruptionBudgets: the disruption
+ *                controller (their status) and the eviction check
  *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller;
  *                claimctl.c the resource claim controller
  *
