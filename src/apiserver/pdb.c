@@ -301,13 +301,28 @@ void mu__pdbc_resync(mu__pdbc_t *c)
 	}
 }
 
-/* The pods of a namespace, parsed (a filter that collects). */
-static bool collect_pod(void *ctx, const mu__obj_t *o)
+/* Whether pod o matches the selector ctx (under the store lock: labels
+ * only, nothing parsed). */
+static bool selected(void *ctx, const mu__obj_t *o)
 {
-	json_t *p = mu__obj_parse(o);
-	if (p)
-		json_array_append_new(ctx, p);
-	return false;
+	return mu__sel_match_labels(ctx, o);
+}
+
+/* The pods of namespace ns that sel selects, parsed outside the store lock
+ * (a new array; empty without a selector). */
+static json_t *selected_pods(mu_apiserver_t *s, const char *ns, mu__sel_t *sel)
+{
+	json_t *pods = json_array();
+	mu__page_t pg;
+	if (!sel || !pods || mu__store_list(s->store, MU__RT_PODS, ns, NULL, (size_t)1 << 30, selected, sel, &pg) != MU_OK)
+		return pods;
+	for (size_t i = 0; i < pg.n; i++) {
+		json_t *p = mu__obj_parse(pg.objs[i]);
+		if (p)
+			json_array_append_new(pods, p);
+	}
+	mu__page_release(&pg);
+	return pods;
 }
 
 /* The controller of pod p, or NULL (metav1.GetControllerOf). */
@@ -417,16 +432,13 @@ static int pdb_status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 
 /* Computes one budget's status from the pods of its namespace and writes
  * it; true when it must be computed again (it changed meanwhile). */
-static bool sync_pdb(mu__pdbc_t *c, const json_t *pdb, const json_t *pods, int64_t now)
+static bool sync_pdb(mu__pdbc_t *c, const json_t *pdb, int64_t now)
 {
 	mu__sel_t *sel = pdb_selector(pdb);
-	json_t *mine = json_array();
+	json_t *mine = selected_pods(c->s, mu__jstr(pdb, "metadata.namespace"), sel);
+	mu__sel_free(sel);
 	size_t i;
 	json_t *p;
-	json_array_foreach(pods, i, p)
-		if (sel && mu__sel_match_json(sel, mu__jget(p, "metadata.labels")))
-			json_array_append(mine, p);
-	mu__sel_free(sel);
 	char why[300] = "";
 	long expected = 0, desired = 0;
 	const json_t *minav = mu__jget(pdb, "spec.minAvailable"), *maxun = mu__jget(pdb, "spec.maxUnavailable");
@@ -493,21 +505,13 @@ static bool sync_ns(mu__pdbc_t *c, const char *ns, int64_t now)
 	mu__page_t pg;
 	if (mu__store_list(c->s->store, MU__RT_PDBS, ns, NULL, 1000, NULL, NULL, &pg) != MU_OK)
 		return false;
-	json_t *pods = NULL;
 	bool again = false;
 	for (size_t i = 0; i < pg.n; i++) {
-		if (!pods) {
-			pods = json_array();
-			mu__page_t pp;
-			if (mu__store_list(c->s->store, MU__RT_PODS, ns, NULL, 1, collect_pod, pods, &pp) == MU_OK)
-				mu__page_release(&pp);
-		}
 		json_t *b = mu__obj_parse(pg.objs[i]);
 		if (b && !mu__jget(b, "metadata.deletionTimestamp"))
-			again |= sync_pdb(c, b, pods, now);
+			again |= sync_pdb(c, b, now);
 		json_decref(b);
 	}
-	json_decref(pods);
 	mu__page_release(&pg);
 	return again;
 }
