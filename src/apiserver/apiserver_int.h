@@ -26,7 +26,8 @@
  *                Both sit below the handlers and call none of them.
  *   openapi.c    /openapi/v3 for kubectl explain
  *   rbac.c       authentication (tokens), RBAC, SelfSubjectAccessReview,
- *                TokenRequest; pdb.c PodDisruptionBudgets for evictions
+ *                TokenRequest; pdb.c PodDisruptionBudgets: the disruption
+ *                controller (their status) and the eviction check
  *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller;
  *                claimctl.c the resource claim controller
  *
@@ -457,6 +458,7 @@ struct mu_apiserver {
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
 	mu__claimctl_t *cc;   /* claimctl.c: ResourceClaims from templates, unreserve */
+	struct mu__pdbc *pdbc; /* pdb.c: the disruption controller */
 	mu__gc_t *gc;         /* gc.c: the garbage collector */
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
@@ -560,8 +562,20 @@ int mu__rbac_bootstrap(mu_apiserver_t *s);
  * MU_ELIMIT (more than one budget: 500, msg). */
 int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e,
 		   char *take, size_t take_len);
-/* A store mutation that takes one disruption from a budget's status. */
+/* A store mutation that takes one disruption from a budget's status and
+ * notes the pod named by ctx (a string; NULL for a dry run) in its
+ * disruptedPods. */
 int mu__pdb_take_fn(void *ctx, const mu__obj_t *cur, json_t **out);
+/* The disruption controller (pdb.c): budgets' status from their pods.
+ * Events mark namespaces; a sync recomputes at most 16 of them. */
+typedef struct mu__pdbc mu__pdbc_t;
+int mu__pdbc_new(mu_apiserver_t *s, mu__pdbc_t **out);
+void mu__pdbc_free(mu__pdbc_t *c);
+/* Marks every namespace with a budget (at a start). */
+void mu__pdbc_resync(mu__pdbc_t *c);
+void mu__pdbc_event(mu__pdbc_t *c, const mu__wev_t *ev);
+void mu__pdbc_sync(mu__pdbc_t *c);
+bool mu__pdbc_busy(const mu__pdbc_t *c);
 
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);
@@ -613,6 +627,13 @@ int mu__gc_new(mu_apiserver_t *s, mu__gc_t **out);
 void mu__gc_free(mu__gc_t *g);
 void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev);
 void mu__gc_sync(mu__gc_t *g);
+/* Scans the whole store, as at a start: notes every owner uid named, the
+ * owners waiting for their orphan or foregroundDeletion finalizer, and
+ * queues the owners that are gone (deleted while muster up was down) so
+ * that the next syncs collect their dependents.  Work: one pass over the
+ * objects with owner references or finalizers, a lookup per reference.
+ * MU_OK or MU_ENOMEM. */
+int mu__gc_resync(mu__gc_t *g);
 /* Whether work is waiting (the controller thread then wakes sooner). */
 bool mu__gc_busy(const mu__gc_t *g);
 

@@ -13,10 +13,13 @@
  *   - an owner deleted with Foreground carries `foregroundDeletion`: its
  *     dependents are deleted, and the finalizer goes once no dependent with
  *     blockOwnerDeletion=true is left.
- * Unlike kube's, this collector learns about owners from the changes it
- * sees while running (an owner deleted while muster up was down is not
- * noticed), and does not delete a dependent created with an owner that
- * never existed.
+ * It learns about owners from the changes it sees while running, and at
+ * each start (mu__gc_resync) from a scan of the store, as kube's builds its
+ * graph from its informers after a restart: a dependent whose owner (by
+ * uid) no longer exists, deleted while muster up was down, is collected
+ * then, and owners left with the orphan or foregroundDeletion finalizer
+ * are finalized.  While it runs, a dependent created naming an owner that
+ * never existed is not noticed until the next start.
  *
  * It runs on the controller thread (server.c): mu__gc_event() notes work
  * from store changes, mu__gc_sync() does it.  Work per sync is bounded by
@@ -112,31 +115,45 @@ void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
 
 /* --- owners and dependents ---------------------------------------------- */
 
-/* Whether the owner that reference r of a dependent in namespace ns names
- * exists with the uid the reference gives.  An owner of a kind muster up
- * does not serve counts as existing (kube cannot resolve it either and
- * leaves the dependent alone). */
-static bool owner_exists(mu_apiserver_t *s, const json_t *r, const char *ns)
+/* What reference r of a dependent in namespace ns ("" when the dependent
+ * is cluster-scoped) finds: its owner with the uid it gives (PRESENT), no
+ * such owner (ABSENT: none of that name, or one with another uid), or
+ * nothing it can resolve (UNKNOWN: a reference without kind, name or uid,
+ * a kind muster up does not serve, or a namespaced owner named by a
+ * cluster-scoped dependent, which kube's collector reports as
+ * OwnerRefInvalidNamespace and leaves alone). */
+enum { OWNER_PRESENT, OWNER_ABSENT, OWNER_UNKNOWN };
+
+static int owner_lookup(mu_apiserver_t *s, const json_t *r, const char *ns)
 {
 	const char *av = mu__jstr(r, "apiVersion"), *kind = mu__jstr(r, "kind"), *name = mu__jstr(r, "name");
 	const char *uid = mu__jstr(r, "uid");
 	if (!av || !kind || !name || !uid)
-		return true;
+		return OWNER_UNKNOWN;
 	const char *slash = strchr(av, '/');
 	size_t gl = slash ? (size_t)(slash - av) : 0;
 	for (int rt = 0; rt < mu__types_end(s->types); rt++) {
 		const mu__rtype_t *t = mu__type(s->types, rt);
 		if (!t || strcmp(t->kind, kind) || strlen(t->group) != gl || strncmp(t->group, av, gl))
 			continue;
+		if (t->namespaced && !*ns)
+			return OWNER_UNKNOWN;
 		mu__obj_t *o = mu__store_get(s->store, rt, t->namespaced ? ns : NULL, name);
 		json_t *j = o ? mu__obj_parse(o) : NULL;
 		const char *have = mu__jstr(j, "metadata.uid");
 		bool yes = have && !strcmp(have, uid);
 		json_decref(j);
 		mu__obj_unref(o);
-		return yes;
+		return yes ? OWNER_PRESENT : OWNER_ABSENT;
 	}
-	return true;
+	return OWNER_UNKNOWN;
+}
+
+/* Whether that owner counts as existing (an unresolvable one does: kube
+ * cannot resolve it either and leaves the dependent alone). */
+static bool owner_exists(mu_apiserver_t *s, const json_t *r, const char *ns)
+{
+	return owner_lookup(s, r, ns) != OWNER_ABSENT;
 }
 
 typedef struct dep_filter {
@@ -308,6 +325,69 @@ static bool finalize(mu__gc_t *g, const char *key)
 	}
 	json_decref(j);
 	return done;
+}
+
+/* Notes what a scanned object o asks of the collector: it is fed to
+ * mu__gc_event as a change (its owners' uids, a finalizer to work on), and
+ * each owner it names that is gone is queued as if its deletion had just
+ * been seen, once per uid and namespace (seen). */
+static void resync_one(mu__gc_t *g, const mu__obj_t *o, json_t *seen)
+{
+	mu__wev_t ev = {.type = MU__EV_MODIFIED, .obj = (mu__obj_t *)o};
+	mu__gc_event(g, &ev);
+	if (!strstr(o->json, "\"ownerReferences\""))
+		return;
+	json_t *j = mu__obj_parse(o);
+	size_t i;
+	json_t *r;
+	json_array_foreach(mu__jget(j, "metadata.ownerReferences"), i, r) {
+		const char *u = mu__jstr(r, "uid");
+		char key[400];
+		snprintf(key, sizeof key, "%.120s/%s", u ? u : "", o->ns);
+		if (!u || json_object_get(seen, key) || owner_lookup(g->s, r, o->ns) != OWNER_ABSENT)
+			continue;
+		json_object_set_new(seen, key, json_true());
+		if (json_array_size(g->gone) < MAX_PENDING)
+			json_array_append_new(g->gone, json_pack("[s, s]", u, o->ns));
+	}
+	json_decref(j);
+}
+
+static bool gc_relevant(void *ctx, const mu__obj_t *o)
+{
+	(void)ctx;
+	return strstr(o->json, "\"ownerReferences\"") != NULL ||
+	       (o->deleting && (strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\"")));
+}
+
+int mu__gc_resync(mu__gc_t *g)
+{
+	mu_apiserver_t *s = g->s;
+	json_t *seen = json_object();
+	if (!seen)
+		return MU_ENOMEM;
+	int rc = MU_OK;
+	for (int rt = 0; rt < mu__types_end(s->types) && rc == MU_OK; rt++) {
+		if (!mu__type(s->types, rt) || rt == MU__RT_SSARS)
+			continue;
+		char after[600] = "";
+		for (;;) {
+			mu__page_t pg;
+			rc = mu__store_list(s->store, rt, NULL, after[0] ? after : NULL, 1024, gc_relevant, NULL, &pg);
+			if (rc != MU_OK)
+				break;
+			for (size_t i = 0; i < pg.n; i++)
+				resync_one(g, pg.objs[i], seen);
+			bool more = pg.next != NULL;
+			if (more)
+				snprintf(after, sizeof after, "%s", pg.next);
+			mu__page_release(&pg);
+			if (!more)
+				break;
+		}
+	}
+	json_decref(seen);
+	return rc;
 }
 
 void mu__gc_sync(mu__gc_t *g)

@@ -1,34 +1,47 @@
 /*
- * pdb.c - PodDisruptionBudgets (policy/v1) and the check the Eviction API
- * makes against them, as kube-apiserver's eviction REST handler does:
+ * pdb.c - PodDisruptionBudgets (policy/v1): their status, kept as
+ * kube-controller-manager's disruption controller keeps it
+ * (pkg/controller/disruption), and the check the Eviction API makes against
+ * it, as kube-apiserver's eviction REST handler does
+ * (pkg/registry/core/pod/storage/eviction.go).
  *
- *   - the PDBs of the pod's namespace whose selector matches its labels
- *     apply; more than one is refused (500, kube-apiserver's words);
- *   - expected pods are the matching pods that are not finished or being
- *     deleted; healthy ones are Running with Ready=True;
- *   - desired healthy = minAvailable (a count, or a percentage of expected
- *     rounded up), or expected - maxUnavailable (likewise);
- *   - a healthy pod may go while healthy - desired > 0; a pod that is not
- *     healthy may go while healthy >= desired (the default
- *     unhealthyPodEvictionPolicy IfHealthyBudget);
- *   - otherwise 429 TooManyRequests, "Cannot evict pod as it would violate
- *     the pod's disruption budget.", with a DisruptionBudget cause.
+ * The controller (mu__pdbc_*, on the controller thread of server.c) works
+ * per namespace: a change of a pod or a budget marks its namespace, and a
+ * sync recomputes the budgets there:
+ *   - the pods are those of the namespace the selector matches (a missing
+ *     selector matches none, an empty one all), whatever their phase;
+ *   - minAvailable as a count: desiredHealthy is it, expectedPods the pods;
+ *     maxUnavailable or a percentage need each pod's controller's scale:
+ *     pods without a controller are left out, and a pod whose controller
+ *     has no scale subresource (no kind muster up serves has one) is an
+ *     error, on which the budget fails safe (disruptionsAllowed 0,
+ *     DisruptionAllowed False, reason SyncFailed, the error as message);
+ *   - currentHealthy counts the pods that are Ready, not being deleted and
+ *     not in disruptedPods (pods an eviction took, forgotten once deleted or
+ *     after 2 minutes);
+ *   - disruptionsAllowed = currentHealthy - desiredHealthy, 0 when that is
+ *     negative or no pod is expected; observedGeneration; the condition
+ *     DisruptionAllowed (True/SufficientPods or False/InsufficientPods).
+ * A status is written only when it changed, and only over the version it was
+ * computed from (an eviction in between makes it compute again).
  *
- * kube-apiserver decides from the PDB's status, which its disruption
- * controller keeps: disruptionsAllowed 0 refuses, otherwise one is taken
- * from it in the same update.  muster up runs no disruption controller, so
- * a budget whose status has disruptionsAllowed (a client played that
- * controller) is decided that way, and the caller takes one from it in the
- * eviction's transaction; a budget without it is decided from the same
- * numbers counted from the pods at the time of the eviction.  Both happen
- * under the store's writer lock (evictions cannot race past a budget).
- * Cost: the pods and PDBs of one namespace.
+ * The eviction: a pod that is Pending, finished or being deleted goes without
+ * a budget; the budgets of its namespace whose selector matches apply (more
+ * than one: 500, kube-apiserver's words); a pod that is not Ready goes while
+ * currentHealthy >= desiredHealthy > 0 (unhealthyPodEvictionPolicy
+ * IfHealthyBudget, the default) or always (AlwaysAllow); otherwise a status
+ * older than the budget's generation is 429 ("still being processed"),
+ * disruptionsAllowed 0 is 429 with the DisruptionBudget cause, and else the
+ * eviction takes one from it and notes the pod in disruptedPods, in its own
+ * transaction, under the store's writer lock (evictions cannot race past a
+ * budget).  Cost: the pods and budgets of one namespace.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/crd.h"
 
 /* The label selector text of a metav1.LabelSelector ("" selects all). */
 static void selector_text(const json_t *sel, char *buf, size_t len)
@@ -64,21 +77,6 @@ static void selector_text(const json_t *sel, char *buf, size_t len)
 		buf[len - 1] = '\0';
 }
 
-static bool healthy(const json_t *pod)
-{
-	const char *ph = mu__jstr(pod, "status.phase");
-	if (!ph || strcmp(ph, "Running") || mu__jget(pod, "metadata.deletionTimestamp"))
-		return false;
-	size_t i;
-	json_t *c;
-	json_array_foreach(mu__jget(pod, "status.conditions"), i, c)
-		if (!strcmp(json_string_value(json_object_get(c, "type")) ? json_string_value(json_object_get(c, "type")) : "",
-			    "Ready"))
-			return !strcmp(json_string_value(json_object_get(c, "status")) ? json_string_value(json_object_get(c, "status")) : "",
-				       "True");
-	return false;
-}
-
 /* A count or "N%" of total, rounded up; -1 when neither. */
 static long scaled(const json_t *v, long total)
 {
@@ -92,23 +90,34 @@ static long scaled(const json_t *v, long total)
 	return (p * total + 99) / 100;
 }
 
-typedef struct count {
-	mu__sel_t *sel;
-	long expected, healthy;
-} count_t;
 
-static bool count_pod(void *ctx, const mu__obj_t *o)
+/* The budget's selector, parsed; NULL when it has none (matches nothing)
+ * or cannot be parsed (kube's eviction skips such a budget). */
+static mu__sel_t *pdb_selector(const json_t *pdb)
 {
-	count_t *c = ctx;
-	json_t *p = mu__obj_parse(o);
-	const char *ph = mu__jstr(p, "status.phase");
-	if (p && mu__sel_match_json(c->sel, mu__jget(p, "metadata.labels")) && !o->deleting &&
-	    !(ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")))) {
-		c->expected++;
-		c->healthy += healthy(p);
+	const json_t *js = mu__jget(pdb, "spec.selector");
+	if (!json_is_object(js))
+		return NULL;
+	char text[4096], msg[200];
+	selector_text(js, text, sizeof text);
+	mu__sel_t *sel = NULL;
+	if (mu__sel_parse(text, false, &sel, msg, sizeof msg) != MU_OK)
+		return NULL;
+	return sel;
+}
+
+static bool pod_ready(const json_t *pod)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__jget(pod, "status.conditions"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		if (t && !strcmp(t, "Ready")) {
+			const char *st = json_string_value(json_object_get(c, "status"));
+			return st && !strcmp(st, "True");
+		}
 	}
-	json_decref(p);
-	return false; /* counted, not listed */
+	return false;
 }
 
 int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, mu__verr_t *e,
@@ -117,19 +126,19 @@ int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, 
 	if (take_len)
 		take[0] = 0;
 	const char *ns = mu__jstr(pod, "metadata.namespace");
+	const char *ph = mu__jstr(pod, "status.phase");
+	if (!ns || mu__jget(pod, "metadata.deletionTimestamp") ||
+	    (ph && (!strcmp(ph, "Pending") || !strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))))
+		return MU_OK; /* canIgnorePDB */
 	mu__page_t pg;
-	if (!ns || mu__store_list(s->store, MU__RT_PDBS, ns, NULL, 1000, NULL, NULL, &pg) != MU_OK)
+	if (mu__store_list(s->store, MU__RT_PDBS, ns, NULL, 1000, NULL, NULL, &pg) != MU_OK)
 		return MU_OK;
 	json_t *pdb = NULL;
 	int matches = 0;
 	for (size_t i = 0; i < pg.n; i++) {
 		json_t *b = mu__obj_parse(pg.objs[i]);
-		char text[4096];
-		selector_text(mu__jget(b, "spec.selector"), text, sizeof text);
-		mu__sel_t *sel = NULL;
-		bool has_sel = json_is_object(mu__jget(b, "spec.selector"));
-		if (has_sel && mu__sel_parse(text, false, &sel, msg, len) == MU_OK &&
-		    mu__sel_match_json(sel, mu__jget(pod, "metadata.labels")) && matches++ == 0)
+		mu__sel_t *sel = pdb_selector(b);
+		if (sel && mu__sel_match_json(sel, mu__jget(pod, "metadata.labels")) && matches++ == 0)
 			pdb = json_incref(b);
 		mu__sel_free(sel);
 		json_decref(b);
@@ -143,50 +152,70 @@ int mu__pdb_allows(mu_apiserver_t *s, const json_t *pod, char *msg, size_t len, 
 	}
 	if (!pdb)
 		return MU_OK;
-	const json_t *da = mu__jget(pdb, "status.disruptionsAllowed");
-	if (json_is_integer(da)) { /* a controller's status: as kube-apiserver */
-		int rc = MU_OK;
-		if (json_integer_value(da) <= 0) {
-			snprintf(msg, len, "Cannot evict pod as it would violate the pod's disruption budget.");
-			mu__verr_add(e, "", "DisruptionBudget", "The disruption budget %s needs %lld healthy pods and has "
-				     "%lld currently", mu__jstr(pdb, "metadata.name"),
-				     (long long)json_integer_value(mu__jget(pdb, "status.desiredHealthy")),
-				     (long long)json_integer_value(mu__jget(pdb, "status.currentHealthy")));
-			rc = MU_ESTATE;
-		} else {
-			snprintf(take, take_len, "%s", mu__jstr(pdb, "metadata.name"));
-		}
-		json_decref(pdb);
-		return rc;
-	}
-	char text[4096];
-	selector_text(mu__jget(pdb, "spec.selector"), text, sizeof text);
-	count_t c = {0};
+	const char *name = mu__jstr(pdb, "metadata.name");
+	long long cur = json_integer_value(mu__jget(pdb, "status.currentHealthy"));
+	long long want = json_integer_value(mu__jget(pdb, "status.desiredHealthy"));
+	long long allowed = json_integer_value(mu__jget(pdb, "status.disruptionsAllowed"));
+	const char *policy = mu__jstr(pdb, "spec.unhealthyPodEvictionPolicy");
 	int rc = MU_OK;
-	if (mu__sel_parse(text, false, &c.sel, msg, len) == MU_OK &&
-	    mu__store_list(s->store, MU__RT_PODS, ns, NULL, 1, count_pod, &c, &pg) == MU_OK) {
-		mu__page_release(&pg);
-		long min = scaled(mu__jget(pdb, "spec.minAvailable"), c.expected);
-		long maxu = scaled(mu__jget(pdb, "spec.maxUnavailable"), c.expected);
-		long desired = min >= 0 ? min : maxu >= 0 ? c.expected - maxu : 0;
-		if (desired < 0)
-			desired = 0;
-		bool ok = healthy(pod) ? c.healthy - desired > 0 : c.healthy >= desired;
-		if (!ok) {
-			snprintf(msg, len, "Cannot evict pod as it would violate the pod's disruption budget.");
-			mu__verr_add(e, "", "DisruptionBudget", "The disruption budget %s needs %ld healthy pods and has "
-				     "%ld currently", mu__jstr(pdb, "metadata.name"), desired, c.healthy);
-			rc = MU_ESTATE;
-		}
+	if (!pod_ready(pod) && ((policy && !strcmp(policy, "AlwaysAllow")) || (cur >= want && want > 0))) {
+		rc = MU_OK; /* an unready pod: the budget is not spent */
+	} else if (json_integer_value(mu__jget(pdb, "status.observedGeneration")) <
+		   json_integer_value(mu__jget(pdb, "metadata.generation"))) {
+		snprintf(msg, len, "Cannot evict pod as it would violate the pod's disruption budget.");
+		mu__verr_add(e, "", "DisruptionBudget", "The disruption budget %s is still being processed by the "
+			     "server.", name);
+		rc = MU_ESTATE;
+	} else if (allowed <= 0) {
+		snprintf(msg, len, "Cannot evict pod as it would violate the pod's disruption budget.");
+		mu__verr_add(e, "", "DisruptionBudget", "The disruption budget %s needs %lld healthy pods and has "
+			     "%lld currently", name, want, cur);
+		rc = MU_ESTATE;
+	} else {
+		snprintf(take, take_len, "%s", name);
 	}
-	mu__sel_free(c.sel);
 	json_decref(pdb);
 	return rc;
 }
 
+/* Sets the DisruptionAllowed condition of status st (kube's
+ * UpdateDisruptionAllowedCondition, or its fail-safe with reason SyncFailed
+ * and a message): lastTransitionTime moves only when the status does. */
+static void set_condition(json_t *st, bool allowed, const char *reason, const char *message, json_int_t gen)
+{
+	json_t *conds = json_object_get(st, "conditions");
+	if (!json_is_array(conds)) {
+		conds = json_array();
+		json_object_set_new(st, "conditions", conds);
+	}
+	json_t *c = NULL;
+	size_t i;
+	json_t *x;
+	json_array_foreach(conds, i, x) {
+		const char *t = json_string_value(json_object_get(x, "type"));
+		if (t && !strcmp(t, "DisruptionAllowed"))
+			c = x;
+	}
+	const char *status = allowed ? "True" : "False";
+	if (!c) {
+		c = json_object();
+		json_object_set_new(c, "type", json_string("DisruptionAllowed"));
+		json_array_append_new(conds, c);
+	}
+	const char *old = json_string_value(json_object_get(c, "status"));
+	if (!old || strcmp(old, status)) {
+		char ts[40];
+		mu__timestamp(ts, sizeof ts, false);
+		json_object_set_new(c, "lastTransitionTime", json_string(ts));
+	}
+	json_object_set_new(c, "status", json_string(status));
+	json_object_set_new(c, "reason", json_string(reason));
+	json_object_set_new(c, "message", json_string(message ? message : ""));
+	json_object_set_new(c, "observedGeneration", json_integer(gen));
+}
+
 int mu__pdb_take_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
-	(void)ctx;
 	json_t *o = cur ? mu__obj_parse(cur) : NULL;
 	if (!o)
 		return MU_ENOENT;
@@ -196,7 +225,323 @@ int mu__pdb_take_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(o);
 		return MU__MUT_KEEP;
 	}
-	json_object_set_new(st, "disruptionsAllowed", json_integer(json_integer_value(da) - 1));
+	json_int_t left = json_integer_value(da) - 1;
+	json_object_set_new(st, "disruptionsAllowed", json_integer(left));
+	if (left == 0)
+		set_condition(st, false, "InsufficientPods", "", json_integer_value(json_object_get(st, "observedGeneration")));
+	if (ctx) { /* the pod, for the controller not to count it meanwhile */
+		json_t *dp = json_object_get(st, "disruptedPods");
+		if (!json_is_object(dp)) {
+			dp = json_object();
+			json_object_set_new(st, "disruptedPods", dp);
+		}
+		char ts[40];
+		mu__timestamp(ts, sizeof ts, false);
+		json_object_set_new(dp, ctx, json_string(ts));
+	}
 	*out = o;
 	return MU__MUT_PUT;
+}
+
+/* --- the disruption controller ------------------------------------------ */
+
+#define PDBC_PENDING 4096 /* namespaces waiting */
+#define PDBC_WORK 16      /* namespaces per sync */
+#define DELETION_TIMEOUT 120 /* s: kube's DeletionTimeout for disruptedPods */
+
+struct mu__pdbc {
+	mu_apiserver_t *s;
+	json_t *dirty; /* namespace -> true */
+	int64_t recheck; /* wall s: a disruptedPods entry runs out then (0: none) */
+};
+
+int mu__pdbc_new(mu_apiserver_t *s, mu__pdbc_t **out)
+{
+	mu__pdbc_t *c = calloc(1, sizeof *c);
+	if (!c || !(c->dirty = json_object())) {
+		free(c);
+		return MU_ENOMEM;
+	}
+	c->s = s;
+	*out = c;
+	return MU_OK;
+}
+
+void mu__pdbc_free(mu__pdbc_t *c)
+{
+	if (!c)
+		return;
+	json_decref(c->dirty);
+	free(c);
+}
+
+void mu__pdbc_event(mu__pdbc_t *c, const mu__wev_t *ev)
+{
+	int rt = ev->obj->rt;
+	if ((rt == MU__RT_PODS || rt == MU__RT_PDBS) && json_object_size(c->dirty) < PDBC_PENDING)
+		json_object_set_new(c->dirty, ev->obj->ns, json_true());
+}
+
+void mu__pdbc_resync(mu__pdbc_t *c)
+{
+	char after[600] = "";
+	for (;;) {
+		mu__page_t pg;
+		if (mu__store_list(c->s->store, MU__RT_PDBS, NULL, after[0] ? after : NULL, 1000, NULL, NULL, &pg) !=
+		    MU_OK)
+			return;
+		for (size_t i = 0; i < pg.n && json_object_size(c->dirty) < PDBC_PENDING; i++)
+			json_object_set_new(c->dirty, pg.objs[i]->ns, json_true());
+		bool more = pg.next != NULL;
+		if (more)
+			snprintf(after, sizeof after, "%s", pg.next);
+		mu__page_release(&pg);
+		if (!more)
+			return;
+	}
+}
+
+/* Whether pod o matches the selector ctx (under the store lock: labels
+ * only, nothing parsed). */
+static bool selected(void *ctx, const mu__obj_t *o)
+{
+	return mu__sel_match_labels(ctx, o);
+}
+
+/* The pods of namespace ns that sel selects, parsed outside the store lock
+ * (a new array; empty without a selector). */
+static json_t *selected_pods(mu_apiserver_t *s, const char *ns, mu__sel_t *sel)
+{
+	json_t *pods = json_array();
+	mu__page_t pg;
+	if (!sel || !pods || mu__store_list(s->store, MU__RT_PODS, ns, NULL, (size_t)1 << 30, selected, sel, &pg) != MU_OK)
+		return pods;
+	for (size_t i = 0; i < pg.n; i++) {
+		json_t *p = mu__obj_parse(pg.objs[i]);
+		if (p)
+			json_array_append_new(pods, p);
+	}
+	mu__page_release(&pg);
+	return pods;
+}
+
+/* The controller of pod p, or NULL (metav1.GetControllerOf). */
+static const json_t *controller_of(const json_t *p)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(mu__jget(p, "metadata.ownerReferences"), i, r)
+		if (json_is_true(json_object_get(r, "controller")))
+			return r;
+	return NULL;
+}
+
+/* kube's getExpectedScale over the pods a budget selects: pods without a
+ * controller are left out; every kind muster up serves lacks the scale
+ * subresource, and it serves no ReplicaSet, Deployment, StatefulSet or
+ * ReplicationController, so a pod with a controller is the error kube's
+ * finders give (why).  Returns the expected count, or -1 with why. */
+static long expected_scale(mu_apiserver_t *s, const json_t *pods, char *why, size_t len)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(pods, i, p) {
+		const json_t *r = controller_of(p);
+		if (!r)
+			continue;
+		const char *av = mu__jstr(r, "apiVersion"), *kind = mu__jstr(r, "kind");
+		av = av ? av : "";
+		kind = kind ? kind : "";
+		const char *slash = strchr(av, '/');
+		size_t gl = slash ? (size_t)(slash - av) : 0;
+		for (int rt = 0; rt < mu__types_end(s->types); rt++) {
+			const mu__rtype_t *t = mu__type(s->types, rt);
+			if (!t || strcmp(t->kind, kind) || strlen(t->group) != gl || strncmp(t->group, av, gl))
+				continue;
+			snprintf(why, len, "%s%s%s does not implement the scale subresource", t->plural,
+				 *t->group ? "." : "", t->group);
+			return -1;
+		}
+		snprintf(why, len, "no matches for kind \"%s\" in version \"%s\"", kind, av);
+		return -1;
+	}
+	return 0;
+}
+
+typedef struct pdb_status {
+	const char *rv;    /* the version computed from */
+	json_t *status;    /* the new status, or NULL for the fail-safe */
+	const char *why;   /* the fail-safe's message */
+	bool stale;        /* the budget changed since: compute again */
+} pdb_status_t;
+
+/* Writes a computed status over the version it was computed from; KEEP when
+ * the budget changed since (it is computed again) or nothing differs. */
+static int pdb_status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	pdb_status_t *ps = ctx;
+	json_t *o = cur ? mu__obj_parse(cur) : NULL;
+	if (!o)
+		return MU_ENOENT;
+	const char *rv = mu__jstr(o, "metadata.resourceVersion");
+	if (!rv || strcmp(rv, ps->rv)) {
+		json_decref(o);
+		ps->stale = true;
+		return MU__MUT_KEEP;
+	}
+	json_t *st = json_object_get(o, "status");
+	if (!json_is_object(st)) {
+		st = json_object();
+		json_object_set_new(o, "status", st);
+	}
+	json_t *before = json_deep_copy(st);
+	if (ps->status) {
+		json_object_update(st, ps->status);
+		if (!json_object_size(json_object_get(st, "disruptedPods")))
+			json_object_del(st, "disruptedPods");
+		json_int_t allowed = json_integer_value(json_object_get(st, "disruptionsAllowed"));
+		set_condition(st, allowed > 0, allowed > 0 ? "SufficientPods" : "InsufficientPods", "",
+			      json_integer_value(json_object_get(st, "observedGeneration")));
+	} else {
+		json_object_set_new(st, "disruptionsAllowed", json_integer(0));
+		set_condition(st, false, "SyncFailed", ps->why,
+			      json_integer_value(json_object_get(st, "observedGeneration")));
+	}
+	/* the transition time is the only thing a rewrite alone changes */
+	bool same = json_equal(before, st);
+	if (!same) {
+		json_t *c1 = json_deep_copy(before), *c2 = json_deep_copy(st);
+		size_t i;
+		json_t *x;
+		json_array_foreach(json_object_get(c1, "conditions"), i, x)
+			json_object_del(x, "lastTransitionTime");
+		json_array_foreach(json_object_get(c2, "conditions"), i, x)
+			json_object_del(x, "lastTransitionTime");
+		same = json_equal(c1, c2);
+		json_decref(c1);
+		json_decref(c2);
+	}
+	json_decref(before);
+	if (same) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* Computes one budget's status from the pods of its namespace and writes
+ * it; true when it must be computed again (it changed meanwhile). */
+static bool sync_pdb(mu__pdbc_t *c, const json_t *pdb, int64_t now)
+{
+	mu__sel_t *sel = pdb_selector(pdb);
+	json_t *mine = selected_pods(c->s, mu__jstr(pdb, "metadata.namespace"), sel);
+	mu__sel_free(sel);
+	size_t i;
+	json_t *p;
+	char why[300] = "";
+	long expected = 0, desired = 0;
+	const json_t *minav = mu__jget(pdb, "spec.minAvailable"), *maxun = mu__jget(pdb, "spec.maxUnavailable");
+	bool fail = false;
+	if (maxun || json_is_string(minav)) {
+		expected = expected_scale(c->s, mine, why, sizeof why);
+		fail = expected < 0;
+		if (!fail && maxun) {
+			long m = scaled(maxun, expected);
+			desired = m < 0 ? 0 : expected - m;
+		} else if (!fail) {
+			desired = scaled(minav, expected);
+		}
+	} else if (json_is_integer(minav)) {
+		desired = (long)json_integer_value(minav);
+		expected = (long)json_array_size(mine);
+	}
+	if (desired < 0)
+		desired = 0;
+	/* disruptedPods: kept for pods that exist, are not being deleted and
+	 * were taken less than DELETION_TIMEOUT ago */
+	json_t *disrupted = json_object();
+	const json_t *olddp = mu__jget(pdb, "status.disruptedPods");
+	long healthy = 0;
+	json_array_foreach(mine, i, p) {
+		if (mu__jget(p, "metadata.deletionTimestamp"))
+			continue;
+		const char *pn = mu__jstr(p, "metadata.name");
+		const char *when = pn ? json_string_value(json_object_get(olddp, pn)) : NULL;
+		int64_t t = when ? mu__parse_rfc3339(when) : -1;
+		if (when && t >= 0 && t + DELETION_TIMEOUT > now) {
+			json_object_set_new(disrupted, pn, json_string(when));
+			if (!c->recheck || t + DELETION_TIMEOUT < c->recheck)
+				c->recheck = t + DELETION_TIMEOUT;
+			continue;
+		}
+		healthy += pod_ready(p);
+	}
+	json_decref(mine);
+	long allowed = healthy - desired;
+	if (expected <= 0 || allowed < 0)
+		allowed = 0;
+	pdb_status_t ps = {mu__jstr(pdb, "metadata.resourceVersion"), NULL, why, false};
+	if (!fail) {
+		ps.status = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "currentHealthy", (json_int_t)healthy,
+				      "desiredHealthy", (json_int_t)desired, "expectedPods", (json_int_t)expected,
+				      "disruptionsAllowed", (json_int_t)allowed, "observedGeneration",
+				      json_integer_value(mu__jget(pdb, "metadata.generation")), "disruptedPods", disrupted);
+		disrupted = NULL;
+	}
+	json_decref(disrupted);
+	if (!ps.rv || (!fail && !ps.status))
+		return false;
+	int rc = mu__store_mutate(c->s->store, MU__RT_PDBS, mu__jstr(pdb, "metadata.namespace"),
+				  mu__jstr(pdb, "metadata.name"), pdb_status_fn, &ps, false, NULL);
+	json_decref(ps.status);
+	return ps.stale || (rc < 0 && rc != MU_ENOENT);
+}
+
+/* Recomputes every budget of namespace ns; true when one must be computed
+ * again. */
+static bool sync_ns(mu__pdbc_t *c, const char *ns, int64_t now)
+{
+	mu__page_t pg;
+	if (mu__store_list(c->s->store, MU__RT_PDBS, ns, NULL, 1000, NULL, NULL, &pg) != MU_OK)
+		return false;
+	bool again = false;
+	for (size_t i = 0; i < pg.n; i++) {
+		json_t *b = mu__obj_parse(pg.objs[i]);
+		if (b && !mu__jget(b, "metadata.deletionTimestamp"))
+			again |= sync_pdb(c, b, now);
+		json_decref(b);
+	}
+	mu__page_release(&pg);
+	return again;
+}
+
+void mu__pdbc_sync(mu__pdbc_t *c)
+{
+	int64_t now = mu__now_s();
+	if (c->recheck && now >= c->recheck) { /* a disruptedPods entry ran out */
+		c->recheck = 0;
+		mu__pdbc_resync(c);
+	}
+	const char *ns;
+	json_t *v, *tmp;
+	int work = 0;
+	json_t *again = json_array();
+	json_object_foreach_safe(c->dirty, tmp, ns, v) {
+		if (work++ >= PDBC_WORK)
+			break;
+		if (sync_ns(c, ns, now))
+			json_array_append_new(again, json_string(ns));
+		json_object_del(c->dirty, ns);
+	}
+	size_t i;
+	json_t *x;
+	json_array_foreach(again, i, x)
+		json_object_set_new(c->dirty, json_string_value(x), json_true());
+	json_decref(again);
+}
+
+bool mu__pdbc_busy(const mu__pdbc_t *c)
+{
+	return json_object_size(c->dirty) > 0;
 }

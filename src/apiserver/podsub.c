@@ -559,8 +559,13 @@ void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, jso
 {
 	int n;
 	const mu__rtype_t *t = &mu__rtypes(&n)[MU__RT_PODS];
+	/* a body without kind and apiVersion gets them from the URL, as
+	 * kube-apiserver's decoder defaults them (the Python client sends
+	 * none) */
 	const char *k = json_string_value(json_object_get(body, "kind"));
 	const char *av = json_string_value(json_object_get(body, "apiVersion"));
+	if (!json_object_get(body, "kind") && !json_object_get(body, "apiVersion"))
+		k = "Eviction", av = "policy/v1";
 	const char *bn = mu__jstr(body, "metadata.name");
 	if (!k || strcmp(k, "Eviction") || !av || (strcmp(av, "policy/v1") && strcmp(av, "policy/v1beta1"))) {
 		mu__resp_status(rs, 400, "BadRequest", "the body must be a policy/v1 Eviction");
@@ -604,7 +609,8 @@ void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, jso
 				 rq->q.dry_run, NULL);
 	bool was_deleting = rc == MU__MUT_KEEP;
 	if (rc >= 0 && !was_deleting && take[0]) { /* the budget's status pays for it */
-		int trc = mu__store_apply(tx, MU__RT_PDBS, rq->route.ns, take, mu__pdb_take_fn, NULL,
+		int trc = mu__store_apply(tx, MU__RT_PDBS, rq->route.ns, take, mu__pdb_take_fn,
+					  rq->q.dry_run ? NULL : (void *)rq->route.name,
 					  rq->q.dry_run, NULL);
 		if (trc < 0)
 			rc = trc;

@@ -118,11 +118,13 @@ static void *ctl_main(void *arg)
 	mu__jobctl_resync(s->jc);
 	mu__claimctl_resync(s->cc);
 	mu__sim_resync(s->sim, mu__mono_ms());
+	mu__gc_resync(s->gc);
+	mu__pdbc_resync(s->pdbc);
 	mu__wev_t evs[128];
 	for (;;) {
 		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
 		int wait = next < 5 ? 5 : next > 500 ? 500 : (int)next;
-		if (wait > 100 && mu__gc_busy(s->gc))
+		if (wait > 100 && (mu__gc_busy(s->gc) || mu__pdbc_busy(s->pdbc)))
 			wait = 100;
 		int n = mu__store_wait(s->store, &cursor, evs, 128, wait);
 		if (n == MU_ESTATE)
@@ -132,6 +134,8 @@ static void *ctl_main(void *arg)
 			mu__jobctl_resync(s->jc);
 			mu__claimctl_resync(s->cc);
 			mu__sim_resync(s->sim, mu__mono_ms());
+			mu__gc_resync(s->gc);
+			mu__pdbc_resync(s->pdbc);
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
@@ -139,11 +143,13 @@ static void *ctl_main(void *arg)
 			mu__claimctl_event(s->cc, &evs[i]);
 			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
 			mu__gc_event(s->gc, &evs[i]);
+			mu__pdbc_event(s->pdbc, &evs[i]);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
 		mu__claimctl_sync(s->cc);
 		mu__gc_sync(s->gc);
+		mu__pdbc_sync(s->pdbc);
 	}
 	return NULL;
 }
@@ -221,6 +227,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	if (rc == MU_OK)
 		rc = mu__gc_new(s, &s->gc);
 	if (rc == MU_OK)
+		rc = mu__pdbc_new(s, &s->pdbc);
+	if (rc == MU_OK)
 		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
 	if (rc == MU_OK && pthread_create(&s->ctl, NULL, ctl_main, s) != 0) {
 		snprintf(err, errlen, "cannot start the controller thread");
@@ -258,6 +266,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__jobctl_free(s->jc);
 	mu__claimctl_free(s->cc);
 	mu__gc_free(s->gc);
+	mu__pdbc_free(s->pdbc);
 	mu__store_close(s->store);
 	mu__types_free(s->types); /* after the store: its objects point at the types */
 	free(s->listen_host);

@@ -4,10 +4,16 @@
  * The truth is a SQLite database in WAL mode (DIR/muster.db): one row per
  * object (resource, namespace, name, resourceVersion, JSON body) and the
  * global resourceVersion counter, written in the same transaction as every
- * change.  A write is acknowledged only after its COMMIT returns, so a
- * `kill -9` loses nothing acknowledged (with fsync on, neither does a power
- * cut).  The database is opened in exclusive locking mode: one server per
- * data directory.
+ * change.  Writes are committed in groups: a writer stages its transaction
+ * under the writer lock and appends it to the open batch, then waits
+ * without the lock while one committer thread writes the batch in one
+ * SQLite transaction (one COMMIT, one fsync for every writer in it).  A
+ * write is acknowledged, and published to readers and watchers, only after
+ * its batch's COMMIT returned, so a `kill -9` loses nothing acknowledged
+ * (with fsync on, neither does a power cut); when a COMMIT fails, its batch
+ * and the one staged behind it (which may build on it) fail whole, and
+ * nothing of them is published.  The database is opened in exclusive
+ * locking mode: one server per data directory.
  *
  * Reads never touch SQLite: every object is also held in memory as an
  * immutable, reference-counted version (mu__obj_t) in a hash table per
@@ -22,14 +28,20 @@
  * it from etcd's history) instead of listing again and missing what was
  * deleted while it was away.
  *
- * Locks: `wmu` serializes writers (and SQLite); `mu` guards the tables, the
- * ring and the current version for readers.  Writers read the tables
- * without `mu`, since only writers change them and they hold `wmu`; they
- * take `mu` only to publish a committed transaction.  A commit wakes the
- * waiters for any change and those for the types it changed, so a watch of
- * one type sleeps through the others' changes (with a dozen watches open,
- * waking all of them on every change made two thirds of bench_kube's
- * context switches).
+ * Locks: `wmu` serializes writers and guards the batches and the pending
+ * versions (`over`: what staged batches wrote, by key, so that a writer
+ * sees its predecessors' writes before they are durable); `mu` guards the
+ * tables, the ring and the published version for readers.  Writers read the
+ * tables without `mu`, since only the committer changes them and it holds
+ * `wmu` to publish (wmu, then mu).  Readers see only published (durable)
+ * versions, except the writer itself: mu__store_get inside a transaction
+ * sees the pending versions, and mu__store_list inside one first waits
+ * until every staged batch is published (other writers held off), so that
+ * a transaction that counts objects (an eviction against a budget) counts
+ * what will be there.  A commit wakes the waiters for any change and those
+ * for the types it changed, so a watch of one type sleeps through the
+ * others' changes (with a dozen watches open, waking all of them on every
+ * change made two thirds of bench_kube's context switches).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -193,6 +205,7 @@ const char *mu__obj_field(const mu__obj_t *o, const char *key)
 typedef struct cell {
 	char *key;
 	mu__obj_t *cur;
+	bool gone;   /* pending versions only: the latest staged write deletes */
 } cell_t;
 
 typedef struct table {
@@ -352,11 +365,24 @@ typedef struct staged {
 	mu__obj_t *obj, *prev;
 } staged_t;
 
+/* Transactions staged for one COMMIT.  Writers append under wmu; the
+ * committer takes the batch whole.  `refs` counts the writers waiting for
+ * it (under mu); the last one to leave after `done` frees it. */
+typedef struct batch {
+	staged_t *w;
+	int n, cap;
+	int refs;
+	bool done;
+	int rc;
+} batch_t;
+
 struct mu__wtx {
 	mu__store_t *st;
 	staged_t w[MU__TX_MAX];
 	int n;
-	bool open, failed;
+	bool failed;
+	bool read_pending; /* it read a version not yet durable */
+	int64_t fails; /* st->fails when it began */
 };
 
 struct mu__store {
@@ -375,7 +401,25 @@ struct mu__store {
 	int64_t ring_cap;
 	bool stopping;
 	mu__wtx_t tx;
+	/* group commit (under wmu unless said) */
+	pthread_t committer;
+	bool has_committer, cstop;
+	pthread_cond_t kick;     /* with wmu: a batch is open, or stop */
+	pthread_cond_t flushed;  /* with wmu: a batch was published or failed */
+	pthread_cond_t durable;  /* with mu: a batch is done */
+	batch_t *open;           /* staged, waiting for the committer */
+	batch_t *flying;         /* being committed */
+	table_t over[MU__RT_MAX]; /* pending versions by key */
+	int64_t wrv;             /* last version given to a staged write */
+	int64_t fails;           /* failed COMMITs so far */
+	int draining;            /* writers waiting for every batch to be published */
+	bool must_flush;         /* a staged version is missing from `over` */
+	pthread_t writer;        /* under mu: the thread inside a transaction */
+	bool writing;
 };
+
+static void *committer_main(void *arg);
+static void over_forget(mu__store_t *st, const struct batch *b, bool all);
 
 static void res_key(const mu__store_t *st, int rt, char *buf, size_t len)
 {
@@ -571,11 +615,23 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&st->wmu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->kick, NULL);
+	pthread_cond_init(&st->flushed, NULL);
+	pthread_cond_init(&st->durable, NULL);
 	st->tx.st = st;
 	st->types = o->types;
 	int rc = st->ring ? open_db(st, o, err, errlen) : MU_ENOMEM;
 	if (rc == MU_OK)
 		rc = load_all(st, err, errlen);
+	st->wrv = st->rv;
+	if (rc == MU_OK) {
+		if (pthread_create(&st->committer, NULL, committer_main, st) == 0) {
+			st->has_committer = true;
+		} else {
+			snprintf(err, errlen, "store: cannot start the committer thread");
+			rc = MU_ENOMEM;
+		}
+	}
 	if (rc != MU_OK) {
 		mu__store_close(st);
 		return rc;
@@ -598,13 +654,23 @@ void mu__store_close(mu__store_t *st)
 {
 	if (!st)
 		return;
+	if (st->has_committer) { /* it commits what is staged, then ends */
+		pthread_mutex_lock(&st->wmu);
+		st->cstop = true;
+		pthread_cond_signal(&st->kick);
+		pthread_mutex_unlock(&st->wmu);
+		pthread_join(st->committer, NULL);
+	}
+	over_forget(st, NULL, true);
 	sqlite3_finalize(st->ins);
 	sqlite3_finalize(st->del);
 	sqlite3_finalize(st->setrv);
 	sqlite3_finalize(st->setlast);
 	sqlite3_close(st->db);
-	for (int i = 0; i < MU__RT_MAX; i++)
+	for (int i = 0; i < MU__RT_MAX; i++) {
 		table_free(&st->tab[i]);
+		table_free(&st->over[i]);
+	}
 	if (st->ring) {
 		for (int64_t i = 0; i < st->ring_cap; i++)
 			mu__wev_release(&st->ring[i], 1);
@@ -613,6 +679,9 @@ void mu__store_close(mu__store_t *st)
 	pthread_cond_destroy(&st->cond);
 	for (int i = 0; i < MU__RT_MAX; i++)
 		pthread_cond_destroy(&st->rtcond[i]);
+	pthread_cond_destroy(&st->kick);
+	pthread_cond_destroy(&st->flushed);
+	pthread_cond_destroy(&st->durable);
 	pthread_mutex_destroy(&st->wmu);
 	pthread_mutex_destroy(&st->mu);
 	free(st);
@@ -648,13 +717,24 @@ static void make_key(const mu__store_t *st, int rt, const char *ns, const char *
 		snprintf(buf, len, "%s", name);
 }
 
+static bool in_tx(const mu__store_t *st);
+static mu__obj_t *pending(mu__store_t *st, int rt, const char *key);
+static void flush_in_tx(mu__store_t *st);
+
+/* Inside a transaction the pending versions count (the caller holds wmu,
+ * which guards them). */
 mu__obj_t *mu__store_get(mu__store_t *st, int rt, const char *ns, const char *name)
 {
 	char key[600];
 	make_key(st, rt, ns, name, key, sizeof key);
 	pthread_mutex_lock(&st->mu);
-	cell_t *c = table_find(&st->tab[rt], key);
-	mu__obj_t *o = c ? mu__obj_ref(c->cur) : NULL;
+	mu__obj_t *o;
+	if (in_tx(st)) {
+		o = mu__obj_ref(pending(st, rt, key));
+	} else {
+		cell_t *c = table_find(&st->tab[rt], key);
+		o = c ? mu__obj_ref(c->cur) : NULL;
+	}
 	pthread_mutex_unlock(&st->mu);
 	return o;
 }
@@ -692,6 +772,15 @@ int mu__store_list(mu__store_t *st, int rt, const char *ns, const char *after,
 		snprintf(prefix, sizeof prefix, "%s/", ns);
 	size_t plen = strlen(prefix);
 	pthread_mutex_lock(&st->mu);
+	if (in_tx(st) && st->over[rt].n > 0) {
+		/* a transaction lists what will be there: when writes of this
+		 * type are pending, the staged batches are published first (mu
+		 * is not held across the wait); with none, the table is the
+		 * latest of this type */
+		pthread_mutex_unlock(&st->mu);
+		flush_in_tx(st);
+		pthread_mutex_lock(&st->mu);
+	}
 	table_t *t = &st->tab[rt];
 	int rc = table_sorted(t);
 	size_t cap = limit < t->n ? limit : t->n;
@@ -740,50 +829,69 @@ void mu__page_release(mu__page_t *p)
 
 /* --- writes ------------------------------------------------------------- */
 
+
 int mu__store_begin(mu__store_t *st, mu__wtx_t **out)
 {
 	pthread_mutex_lock(&st->wmu);
+	while (st->draining)
+		pthread_cond_wait(&st->flushed, &st->wmu);
 	st->tx.n = 0;
-	st->tx.open = false;
+	if (st->must_flush) {
+		flush_in_tx(st);
+		st->must_flush = false;
+	}
 	st->tx.failed = false;
+	st->tx.read_pending = false;
+	st->tx.fails = st->fails;
+	pthread_mutex_lock(&st->mu);
+	st->writer = pthread_self();
+	st->writing = true;
+	pthread_mutex_unlock(&st->mu);
 	*out = &st->tx;
 	return MU_OK;
 }
 
-/* The latest version of key in this transaction or the table. */
+/* Whether the calling thread is inside a transaction (under mu). */
+static bool in_tx(const mu__store_t *st)
+{
+	return st->writing && pthread_equal(st->writer, pthread_self());
+}
+
+/* The latest pending version of key (a staged batch's), else the
+ * table's; NULL when absent or pending deletion (under wmu). */
+static mu__obj_t *pending(mu__store_t *st, int rt, const char *key)
+{
+	cell_t *c = table_find(&st->over[rt], key);
+	if (c) {
+		st->tx.read_pending = true; /* its answer waits for that batch */
+		return c->gone ? NULL : c->cur;
+	}
+	c = table_find(&st->tab[rt], key);
+	return c ? c->cur : NULL;
+}
+
+/* The latest version of key in this transaction, the staged batches or the
+ * table. */
 static mu__obj_t *tx_current(mu__wtx_t *tx, int rt, const char *key)
 {
 	for (int i = tx->n - 1; i >= 0; i--)
 		if (tx->w[i].rt == rt && !strcmp(tx->w[i].obj->key, key))
 			return tx->w[i].type == MU__EV_DELETED ? NULL : tx->w[i].obj;
-	cell_t *c = table_find(&tx->st->tab[rt], key);
-	return c ? c->cur : NULL;
+	return pending(tx->st, rt, key);
 }
 
-/* Writes (or deletes) one row.  Returns MU_OK or MU_EIO. */
-static int sql_write(mu__wtx_t *tx, int rt, const mu__obj_t *ob, bool del)
+/* Waits, inside a transaction (wmu held), until every staged batch is
+ * published or failed, holding other writers off meanwhile.  A COMMIT that
+ * failed meanwhile gave versions away again: the transaction then fails. */
+static void flush_in_tx(mu__store_t *st)
 {
-	mu__store_t *st = tx->st;
-	if (!tx->open) {
-		if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-			return MU_EIO;
-		tx->open = true;
-	}
-	char res[160];
-	res_key(st, rt, res, sizeof res);
-	sqlite3_stmt *q = del ? st->del : st->ins;
-	sqlite3_reset(q);
-	sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 2, ob->ns, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 3, ob->name, -1, SQLITE_STATIC);
-	if (!del) {
-		sqlite3_bind_int64(q, 4, ob->rv);
-		sqlite3_bind_text(q, 5, ob->json, (int)ob->len, SQLITE_STATIC);
-	}
-	int rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	sqlite3_clear_bindings(q);
-	return rc == SQLITE_DONE ? MU_OK : MU_EIO;
+	st->draining++;
+	while (st->open || st->flying)
+		pthread_cond_wait(&st->flushed, &st->wmu);
+	st->draining--;
+	if (st->fails != st->tx.fails)
+		st->tx.failed = true;
+	pthread_cond_broadcast(&st->flushed);
 }
 
 /* The version to publish for a deletion: cur with the deletion's rv. */
@@ -811,16 +919,25 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 		return MU_ELIMIT;
 	char key[600];
 	make_key(tx->st, rt, ns, name, key, sizeof key);
-	mu__obj_t *cur = tx_current(tx, rt, key);
+	/* a reference of our own: a list in fn publishes the pending
+	 * versions, and cur stays the latest (other writers are held off),
+	 * but the pending table's reference to it goes */
+	mu__obj_t *cur = mu__obj_ref(tx_current(tx, rt, key));
 	json_t *out = NULL;
 	int rc = fn(ctx, cur, &out);
+	if (tx->failed) { /* fn listed, and a COMMIT failed meanwhile */
+		json_decref(out);
+		mu__obj_unref(cur);
+		return MU_EIO;
+	}
+	mu__obj_unref(cur); /* the table or the pending versions hold it */
 	if (rc < 0 || rc == MU__MUT_KEEP) {
 		json_decref(out);
 		if (rc == MU__MUT_KEEP && res)
 			*res = mu__obj_ref(cur);
 		return rc;
 	}
-	int64_t rv = tx->st->rv + tx->n + 1;
+	int64_t rv = tx->st->wrv + tx->n + 1;
 	mu__obj_t *ob;
 	if (rc == MU__MUT_PUT) {
 		char buf[32];
@@ -852,11 +969,6 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 			mu__obj_unref(ob);
 		return rc;
 	}
-	if (sql_write(tx, rt, ob, rc == MU__MUT_DEL) != MU_OK) {
-		tx->failed = true;
-		mu__obj_unref(ob);
-		return MU_EIO;
-	}
 	staged_t *w = &tx->w[tx->n++];
 	w->rt = rt;
 	w->type = rc == MU__MUT_DEL ? MU__EV_DELETED : cur ? MU__EV_MODIFIED : MU__EV_ADDED;
@@ -879,24 +991,44 @@ int64_t mu__store_resume(mu__store_t *st, int rt, int64_t from)
 	return from;
 }
 
-/* Writes the "rv:GROUP/PLURAL" row of each type the transaction changes
- * (its last version in it).  Work: the transaction's writes, squared at
- * worst (MU__TX_MAX bounds them).  Returns MU_OK or MU_EIO. */
-static int write_last(mu__wtx_t *tx)
+/* Writes (or deletes) one staged row.  Returns MU_OK or MU_EIO. */
+static int sql_write(mu__store_t *st, const staged_t *w)
 {
-	mu__store_t *st = tx->st;
-	for (int i = tx->n - 1; i >= 0; i--) {
+	char res[160];
+	res_key(st, w->rt, res, sizeof res);
+	bool del = w->type == MU__EV_DELETED;
+	sqlite3_stmt *q = del ? st->del : st->ins;
+	sqlite3_reset(q);
+	sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, w->obj->ns, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, w->obj->name, -1, SQLITE_STATIC);
+	if (!del) {
+		sqlite3_bind_int64(q, 4, w->obj->rv);
+		sqlite3_bind_text(q, 5, w->obj->json, (int)w->obj->len, SQLITE_STATIC);
+	}
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_DONE ? MU_OK : MU_EIO;
+}
+
+/* Writes the "rv:GROUP/PLURAL" row of each type the batch changes (its
+ * last version in it).  Work: the batch's writes times the types it
+ * changes.  Returns MU_OK or MU_EIO. */
+static int write_last(mu__store_t *st, const batch_t *b)
+{
+	for (int i = b->n - 1; i >= 0; i--) {
 		bool later = false;
-		for (int j = i + 1; j < tx->n && !later; j++)
-			later = tx->w[j].rt == tx->w[i].rt;
+		for (int j = i + 1; j < b->n && !later; j++)
+			later = b->w[j].rt == b->w[i].rt;
 		if (later)
 			continue;
 		char k[170];
 		snprintf(k, sizeof k, "rv:");
-		res_key(st, tx->w[i].rt, k + 3, sizeof k - 3);
+		res_key(st, b->w[i].rt, k + 3, sizeof k - 3);
 		sqlite3_reset(st->setlast);
 		sqlite3_bind_text(st->setlast, 1, k, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st->setlast, 2, tx->w[i].obj->rv);
+		sqlite3_bind_int64(st->setlast, 2, b->w[i].obj->rv);
 		int rc = sqlite3_step(st->setlast);
 		sqlite3_reset(st->setlast);
 		if (rc != SQLITE_DONE)
@@ -905,7 +1037,31 @@ static int write_last(mu__wtx_t *tx)
 	return MU_OK;
 }
 
-/* Applies one committed change to the table and the ring (under mu). */
+/* Writes batch b in one SQLite transaction (the committer, without wmu:
+ * only it uses the connection).  MU_OK once COMMIT returned, else MU_EIO
+ * with everything rolled back. */
+static int sql_batch(mu__store_t *st, const batch_t *b)
+{
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return MU_EIO;
+	int rc = MU_OK;
+	for (int i = 0; i < b->n && rc == MU_OK; i++)
+		rc = sql_write(st, &b->w[i]);
+	if (rc == MU_OK) {
+		sqlite3_reset(st->setrv);
+		sqlite3_bind_int64(st->setrv, 1, b->w[b->n - 1].obj->rv);
+		if (sqlite3_step(st->setrv) != SQLITE_DONE || write_last(st, b) != MU_OK ||
+		    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+			rc = MU_EIO;
+		sqlite3_reset(st->setrv);
+	}
+	if (rc != MU_OK)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/* Applies one committed change to the table and the ring (under wmu and
+ * mu); the ring takes the staged references. */
 static void publish(mu__store_t *st, staged_t *w)
 {
 	table_t *t = &st->tab[w->rt];
@@ -940,42 +1096,239 @@ static void publish(mu__store_t *st, staged_t *w)
 	slot->prev = w->prev;
 }
 
+/* Removes a pending cell (the overlay never builds a sorted view, so its
+ * grave is emptied at once). */
+static void over_remove(table_t *t, cell_t *c)
+{
+	mu__obj_unref(c->cur);
+	c->cur = NULL;
+	table_remove(t, c);
+	for (size_t i = 0; i < t->ngrave; i++) {
+		free(t->grave[i]->key);
+		free(t->grave[i]);
+	}
+	t->ngrave = 0;
+	free(t->sorted);
+	t->sorted = NULL;
+}
+
+/* Notes the staged writes w[0..n) as the latest pending versions (under
+ * wmu).  Returns MU_OK or MU_ENOMEM. */
+static int over_note(mu__store_t *st, const staged_t *w, int n)
+{
+	for (int i = 0; i < n; i++) {
+		table_t *t = &st->over[w[i].rt];
+		cell_t *c = table_find(t, w[i].obj->key);
+		if (!c) {
+			c = calloc(1, sizeof *c);
+			if (!c || !(c->key = strdup(w[i].obj->key)) || table_insert(t, c) != MU_OK) {
+				if (c)
+					free(c->key);
+				free(c);
+				return MU_ENOMEM;
+			}
+		}
+		mu__obj_unref(c->cur);
+		c->cur = mu__obj_ref(w[i].obj);
+		c->gone = w[i].type == MU__EV_DELETED;
+	}
+	return MU_OK;
+}
+
+/* Forgets the pending versions that batch b published (those a later
+ * batch replaced stay), or, with all, every one (under wmu). */
+static void over_forget(mu__store_t *st, const batch_t *b, bool all)
+{
+	if (all) {
+		for (int rt = 0; rt < MU__RT_MAX; rt++) {
+			table_t *t = &st->over[rt];
+			for (size_t i = 0; t->n && i < t->cap; i++)
+				while (t->slots[i])
+					over_remove(t, t->slots[i]);
+		}
+		return;
+	}
+	for (int i = 0; i < b->n; i++) {
+		table_t *t = &st->over[b->w[i].rt];
+		cell_t *c = table_find(t, b->w[i].obj->key);
+		if (c && c->cur == b->w[i].obj)
+			over_remove(t, c);
+	}
+}
+
+/* Ends a batch's wait (under mu): the last of its writers frees it. */
+static void batch_leave(batch_t *b)
+{
+	if (--b->refs > 0 || !b->done)
+		return;
+	free(b->w);
+	free(b);
+}
+
+/* Marks b done with rc (under mu); on failure its staged versions are
+ * dropped. */
+static void batch_done(batch_t *b, int rc)
+{
+	if (rc != MU_OK)
+		for (int i = 0; i < b->n; i++) {
+			mu__obj_unref(b->w[i].obj);
+			mu__obj_unref(b->w[i].prev);
+		}
+	b->done = true;
+	b->rc = rc;
+	b->refs++;
+	batch_leave(b); /* frees it when no writer waits */
+}
+
+/* Commits the open batch (wmu held, no batch flying; wmu is dropped
+ * during the COMMIT), then publishes it, or fails it and the batch staged
+ * behind it, and wakes its writers and the committer thread.  Run by the
+ * committer thread, or by a writer that finds no batch flying (it leads:
+ * no hand-off when writers do not overlap). */
+static void run_batch(mu__store_t *st)
+{
+	batch_t *b = st->open, *behind = NULL;
+	st->open = NULL;
+	st->flying = b;
+	pthread_mutex_unlock(&st->wmu);
+	int rc = sql_batch(st, b);
+	pthread_mutex_lock(&st->wmu);
+	pthread_mutex_lock(&st->mu);
+	if (rc == MU_OK) {
+		for (int i = 0; i < b->n; i++)
+			publish(st, &b->w[i]);
+		pthread_cond_broadcast(&st->cond);
+		for (int i = 0; i < b->n; i++) {
+			int j = 0;
+			while (j < i && b->w[j].rt != b->w[i].rt)
+				j++;
+			if (j == i) /* once per type */
+				pthread_cond_broadcast(&st->rtcond[b->w[i].rt]);
+		}
+		over_forget(st, b, false);
+	} else {
+		/* the open batch may build on this one: it fails too */
+		behind = st->open;
+		st->open = NULL;
+		over_forget(st, b, true);
+		st->wrv = st->rv;
+		st->fails++;
+	}
+	st->flying = NULL;
+	batch_done(b, rc);
+	if (behind)
+		batch_done(behind, MU_EIO);
+	pthread_cond_broadcast(&st->durable);
+	pthread_mutex_unlock(&st->mu);
+	pthread_cond_broadcast(&st->flushed);
+	if (st->open)
+		pthread_cond_signal(&st->kick);
+}
+
+/* The committer thread: commits the batches that writers staged while
+ * another was flying.  Ends when the store closes, after the last batch. */
+static void *committer_main(void *arg)
+{
+	mu__store_t *st = arg;
+	pthread_mutex_lock(&st->wmu);
+	for (;;) {
+		while ((!st->open || st->flying) && !(st->cstop && !st->flying && !st->open))
+			pthread_cond_wait(&st->kick, &st->wmu);
+		if (!st->open)
+			break;
+		run_batch(st);
+	}
+	pthread_mutex_unlock(&st->wmu);
+	return NULL;
+}
+
+/* Waits (with wmu dropped) for batch b, which the caller joined under
+ * wmu; returns its result. */
+static int wait_batch(mu__store_t *st, batch_t *b)
+{
+	pthread_mutex_lock(&st->mu);
+	while (!b->done)
+		pthread_cond_wait(&st->durable, &st->mu);
+	int rc = b->rc;
+	batch_leave(b);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
+/* Drops the transaction's staged versions. */
+static void tx_drop(mu__wtx_t *tx)
+{
+	for (int i = 0; i < tx->n; i++) {
+		mu__obj_unref(tx->w[i].obj);
+		mu__obj_unref(tx->w[i].prev);
+	}
+	tx->n = 0;
+}
+
+/* Appends the transaction to the open batch (under wmu).  Returns the
+ * batch, joined, or NULL when out of memory. */
+static batch_t *tx_stage(mu__wtx_t *tx)
+{
+	mu__store_t *st = tx->st;
+	batch_t *b = st->open;
+	if (!b && !(b = calloc(1, sizeof *b)))
+		return NULL;
+	if (b->n + tx->n > b->cap) {
+		int nc = b->cap ? b->cap * 2 : 64;
+		while (nc < b->n + tx->n)
+			nc *= 2;
+		staged_t *nw = realloc(b->w, (size_t)nc * sizeof *nw);
+		if (!nw) {
+			if (b != st->open)
+				free(b);
+			return NULL;
+		}
+		b->w = nw;
+		b->cap = nc;
+	}
+	if (over_note(st, tx->w, tx->n) != MU_OK)
+		st->must_flush = true; /* a pending version is not noted: the next
+					* writer waits until it is published */
+	memcpy(b->w + b->n, tx->w, (size_t)tx->n * sizeof *tx->w);
+	b->n += tx->n;
+	st->wrv += tx->n;
+	tx->n = 0;
+	st->open = b;
+	pthread_mutex_lock(&st->mu);
+	b->refs++;
+	pthread_mutex_unlock(&st->mu);
+	return b; /* the writer leads it, or the end of the flying one kicks */
+}
+
 int mu__store_commit(mu__wtx_t *tx)
 {
 	mu__store_t *st = tx->st;
-	int rc = tx->failed ? MU_EIO : MU_OK;
-	if (tx->open && rc == MU_OK) {
-		sqlite3_reset(st->setrv);
-		sqlite3_bind_int64(st->setrv, 1, st->rv + tx->n);
-		if (sqlite3_step(st->setrv) != SQLITE_DONE || write_last(tx) != MU_OK ||
-		    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-			rc = MU_EIO;
-		sqlite3_reset(st->setrv);
-	}
-	if (tx->open && rc != MU_OK)
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	if (rc == MU_OK && tx->n) {
+	pthread_mutex_lock(&st->mu);
+	st->writing = false;
+	pthread_mutex_unlock(&st->mu);
+	batch_t *b = NULL;
+	int rc = MU_OK;
+	if (tx->failed || st->fails != tx->fails) {
+		tx_drop(tx);
+		rc = MU_EIO;
+	} else if (tx->n) {
+		b = tx_stage(tx);
+		if (!b) {
+			tx_drop(tx);
+			rc = MU_ENOMEM;
+		} else if (!st->flying) {
+			run_batch(st); /* no commit in flight: lead this one */
+		}
+	} else if (tx->read_pending && (b = st->open ? st->open : st->flying) != NULL) {
+		/* nothing written, but what was read is pending: answer once
+		 * it is durable (the open batch goes after the flying one) */
 		pthread_mutex_lock(&st->mu);
-		for (int i = 0; i < tx->n; i++)
-			publish(st, &tx->w[i]);
-		pthread_cond_broadcast(&st->cond);
-		for (int i = 0; i < tx->n; i++) {
-			int j = 0;
-			while (j < i && tx->w[j].rt != tx->w[i].rt)
-				j++;
-			if (j == i) /* once per type */
-				pthread_cond_broadcast(&st->rtcond[tx->w[i].rt]);
-		}
+		b->refs++;
 		pthread_mutex_unlock(&st->mu);
-	} else {
-		for (int i = 0; i < tx->n; i++) {
-			mu__obj_unref(tx->w[i].obj);
-			mu__obj_unref(tx->w[i].prev);
-		}
 	}
-	tx->n = 0;
-	tx->open = false;
 	pthread_mutex_unlock(&st->wmu);
+	if (b)
+		rc = wait_batch(st, b);
 	return rc;
 }
 

@@ -1,10 +1,17 @@
 #!/bin/sh
-# disruption.sh - PodDisruptionBudgets (policy/v1) and the Eviction API on
-# `muster up`: an eviction that would leave fewer healthy pods than a budget
-# wants gets 429 with kube-apiserver's message and DisruptionBudget cause,
-# one that keeps the budget goes through, a pod under two budgets gets 500,
-# a pod that is not healthy may go while the budget holds, percentages round
-# up, and a budget with both minAvailable and maxUnavailable is invalid.
+# disruption.sh - PodDisruptionBudgets (policy/v1), their status and the
+# Eviction API on `muster up`: the disruption controller writes
+# currentHealthy, desiredHealthy, expectedPods, disruptionsAllowed,
+# observedGeneration and the DisruptionAllowed condition as
+# kube-controller-manager's does (and again when pods or the budget
+# change); an eviction the status allows goes and takes one from it (the
+# pod noted in disruptedPods until it is deleted), one it does not allow
+# gets 429 with kube-apiserver's message and DisruptionBudget cause, a
+# Pending pod goes without a budget, a pod under two budgets gets 500,
+# maxUnavailable over pods without a controller expects none (429), over a
+# Job's pods fails safe (SyncFailed: Jobs have no scale subresource), and a
+# budget with both minAvailable and maxUnavailable is invalid.  The Python
+# client reads the status and gets the 429 as an ApiException.
 # Usage: sh tests/e2e/disruption.sh PATH_TO_MUSTER.  Ends with
 # "e2e disruption: N passed, N failed".
 E2E_NAME=disruption; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -42,8 +49,13 @@ spec:
   selector: {matchLabels: {app: web}}
 EOF
 expect "create the budget" 0 k apply -f "$T/pdb.yaml"
+# st NAME: "generation/observed current desired expected allowed type=status reason"
+st() { "$KC" --kubeconfig "$T/data/kubeconfig" get pdb "$1" -o jsonpath='{.metadata.generation}/{.status.observedGeneration} {.status.currentHealthy} {.status.desiredHealthy} {.status.expectedPods} {.status.disruptionsAllowed} {.status.conditions[0].type}={.status.conditions[0].status} {.status.conditions[0].reason}'; }
+is_st() { [ "$(st "$1")" = "$2" ]; }
+# three Ready of the four pods (web-4 is Pending, and counts as expected)
+wait_for "status written" 50 is_st web "1/1 3 2 4 1 DisruptionAllowed=True SufficientPods"
 expect "get it" 0 k get pdb
-has "columns" "$T/out" "web    2               <none>"
+has "columns" "$T/out" "web    2               <none>            1"
 evict() {
 	api -s -o "$T/out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
 		-d '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"'$1'","namespace":"default"}}' \
@@ -53,13 +65,45 @@ evict web-1
 has "3 healthy, 2 wanted: evicted" "$T/code" "201"
 gone() { ! k get pod web-1; }
 wait_for "web-1 gone" 100 gone
+wait_for "status after the eviction" 50 is_st web "1/1 2 2 3 0 DisruptionAllowed=False InsufficientPods"
+expect "no disruptedPods left" 0 k get pdb web -o jsonpath='{.status.disruptedPods}'
+[ ! -s "$T/out" ] && ok || bad "disruptedPods kept a deleted pod: $(cat "$T/out")"
 evict web-2
 has "2 healthy, 2 wanted: 429" "$T/code" "429"
 has "429 message" "$T/out" "Cannot evict pod as it would violate the pod's disruption budget."
 has "429 cause" "$T/out" '"reason":"DisruptionBudget","message":"The disruption budget web needs 2 healthy pods and has 2 currently"'
 expect "web-2 still there" 0 k get pod web-2
 evict web-4
-has "a pending pod may go while the budget holds" "$T/code" "201"
+has "a pending pod goes whatever the budget" "$T/code" "201"
+# a spec change: the controller observes the new generation
+expect "lower the budget" 0 k patch pdb web --type=merge -p '{"spec":{"minAvailable":1}}'
+wait_for "new generation observed" 50 is_st web "2/2 2 1 2 1 DisruptionAllowed=True SufficientPods"
+
+# the official Python client reads the status and meets a refusal as kube's
+if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
+	k patch pdb web --type=merge -p '{"spec":{"minAvailable":2}}'
+	wait_for "back to 2" 50 is_st web "3/3 2 2 2 0 DisruptionAllowed=False InsufficientPods"
+	/usr/bin/python3 - "$T/data/kubeconfig" >"$T/py.out" 2>&1 <<'PY'
+import sys
+from kubernetes import client, config
+config.load_kube_config(sys.argv[1])
+pol, core = client.PolicyV1Api(), client.CoreV1Api()
+b = pol.read_namespaced_pod_disruption_budget_status("web", "default")
+s = b.status
+print("status", s.current_healthy, s.desired_healthy, s.expected_pods, s.disruptions_allowed,
+      s.observed_generation, [(c.type, c.status, c.reason) for c in s.conditions])
+ev = client.V1Eviction(metadata=client.V1ObjectMeta(name="web-2", namespace="default"))
+try:
+    core.create_namespaced_pod_eviction("web-2", "default", ev)
+    print("evicted")
+except client.exceptions.ApiException as e:
+    print("refused", e.status, "DisruptionBudget" in e.body)
+PY
+	has "python reads the status" "$T/py.out" "status 2 2 2 0 3 [('DisruptionAllowed', 'False', 'InsufficientPods')]"
+	has "python gets the 429" "$T/py.out" "refused 429 True"
+else
+	bad "python3-kubernetes is missing (scripts/install-deps.sh installs it)"
+fi
 
 cat >"$T/pdb2.yaml" <<'EOF'
 apiVersion: policy/v1
@@ -74,10 +118,39 @@ evict web-3
 has "two budgets: 500" "$T/code" "500"
 has "two budgets message" "$T/out" "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 expect "drop the first" 0 k delete pdb web
+# maxUnavailable counts the controllers' replicas: pods without one count
+# for nothing, so no pod is expected and nothing may go
+wait_for "unmanaged pods expect none" 50 is_st web-pct "1/1 2 0 0 0 DisruptionAllowed=False InsufficientPods"
 evict web-3
-has "50% of 2 rounds up to 1: evicted" "$T/code" "201"
-evict web-2
-has "50% of 1 rounds up to 1 too: evicted" "$T/code" "201"
+has "no expected pods: 429" "$T/code" "429"
+has "no expected pods: cause" "$T/out" "The disruption budget web-pct needs 0 healthy pods and has 2 currently"
+
+# a Job's pods: Jobs have no scale subresource, the budget fails safe
+cat >"$T/job.yaml" <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: batch}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      schedulerName: nobody
+      containers: [{name: c, image: x}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: batch}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {job-name: batch}}
+EOF
+expect "a Job and its budget" 0 k apply -f "$T/job.yaml"
+jobpods() { k get pods -l job-name=batch -o name && [ "$(wc -l <"$T/out")" -eq 2 ]; }
+wait_for "the Job's pods" 50 jobpods
+wait_for "fails safe" 50 is_st batch "1/    0 DisruptionAllowed=False SyncFailed"
+expect "its message" 0 k get pdb batch -o jsonpath='{.status.conditions[0].message}'
+has "no scale subresource" "$T/out" "jobs.batch does not implement the scale subresource"
 
 cat >"$T/bad.yaml" <<'EOF'
 apiVersion: policy/v1

@@ -12,7 +12,11 @@
 #     the collector deletes the dependents whose owners are all gone, while
 #     a dependent with a second, live owner only loses the dangling
 #     reference; owners are matched by uid, not by name;
-#   - a batch/v1 Job and its pods, with each of the three policies.
+#   - a batch/v1 Job and its pods, with each of the three policies;
+#   - across a restart (kill -9): an owner deleted while muster up was down
+#     (its row removed from the stopped server's database) has its
+#     dependents collected after the start, and an owner left waiting with
+#     foregroundDeletion is finalized once its blocking dependent goes.
 # Owners here are ConfigMaps (any kind owns the same way; a ReplicaSet-like
 # owner of pods needs nothing more), so the test needs no other controller.
 # Usage: sh tests/e2e/gc.sh PATH_TO_MUSTER.  Ends with
@@ -118,4 +122,26 @@ for pol in orphan foreground background; do
 		wait_for "job-$pol-pods-gone" 100 npods "j-$pol" 0
 	fi
 done
+# --- owners deleted while muster up was down ------------------------------
+owner g1; dep g1a g1; dep g1b g1; owner g2; dep g2a g2
+owner h1; dep h1a h1 true example.com/hold
+expect restart-fg 0 kc delete cm h1 --cascade=foreground --wait=false
+wait_for restart-fg-marked 50 sh -c "$KC --kubeconfig $T/data/kubeconfig get cm h1a -o jsonpath='{.metadata.deletionTimestamp}' | grep -q 20"
+kill -9 "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+python3 - "$T/data/muster.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = db.execute("DELETE FROM objects WHERE res = '/configmaps' AND ns = 'default' AND name = 'g1'").rowcount
+db.commit()
+sys.exit(0 if n == 1 else 1)
+PY
+[ $? -eq 0 ] && ok || bad "restart: the owner's row was not found in the database"
+up_start "$T/cluster.yaml"
+wait_for restart-collected 50 gone cm g1a
+wait_for restart-collected-2 50 gone cm g1b
+exists cm g2a && ok || bad "restart: a dependent of a live owner was collected"
+exists cm h1 && ok || bad "restart: the foreground owner went before its blocking dependent"
+kc patch cm h1a --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null
+wait_for restart-fg-dependent-gone 50 gone cm h1a
+wait_for restart-fg-owner-gone 50 gone cm h1
 done_

@@ -1,10 +1,10 @@
 #!/bin/sh
 # pdb.sh - PodDisruptionBudgets end to end (issue 15), with the real
 # kubectl against `muster up`:
-#   - muster up serves policy/v1 PodDisruptionBudgets and its Eviction API
-#     meets them as kube-apiserver's does: 429 when status.disruptionsAllowed
-#     is 0, else the allowance is taken (muster up runs no disruption
-#     controller, so this test writes the status, playing that controller);
+#   - muster up serves policy/v1 PodDisruptionBudgets, keeps their status as
+#     kube-controller-manager's disruption controller does, and its
+#     Eviction API meets them as kube-apiserver's does: 429 when
+#     status.disruptionsAllowed is 0, else the allowance is taken;
 #   - `muster scheduler` reads the budgets and chooses a victim its budget
 #     allows before one its budget forbids: of two equal victims, the one
 #     the engine would pick otherwise (the younger) is protected, and the
@@ -44,14 +44,19 @@ pod() {
 	printf 'spec:\n  schedulerName: muster\n  containers:\n'
 	printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}\n'
 }
-# pdb NAME APP ALLOWED: a budget over app=APP whose controller (this test)
-# says ALLOWED disruptions are allowed now.
+# pdb NAME APP ALLOWED: a budget over the one running pod app=APP that
+# allows ALLOWED (0 or 1) disruptions (minAvailable 1 - ALLOWED); waits
+# until muster up's disruption controller has written that status.
 pdb() {
 	printf 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: %s}\n' "$1" >"$T/$1.yaml"
-	printf 'spec:\n  minAvailable: 1\n  selector: {matchLabels: {app: %s}}\n' "$2" >>"$T/$1.yaml"
+	printf 'spec:\n  minAvailable: %s\n  selector: {matchLabels: {app: %s}}\n' $((1 - $3)) "$2" >>"$T/$1.yaml"
 	kc apply -f "$T/$1.yaml" >/dev/null || return 1
-	kc patch pdb "$1" --subresource=status --type=merge \
-		-p "{\"status\":{\"disruptionsAllowed\":$3,\"currentHealthy\":1,\"desiredHealthy\":1,\"expectedPods\":1}}" >/dev/null
+	i=0
+	while [ "$i" -lt 50 ]; do
+		[ "$(kc get pdb "$1" -o jsonpath='{.status.observedGeneration}/{.status.disruptionsAllowed}')" = "$(kc get pdb "$1" -o jsonpath='{.metadata.generation}')/$3" ] && return 0
+		sleep 0.2; i=$((i + 1))
+	done
+	return 1
 }
 allowed() { kc get pdb "$1" -o jsonpath='{.status.disruptionsAllowed}'; }
 
@@ -65,7 +70,7 @@ printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"x"}}\n' 
 kc create --raw /api/v1/namespaces/default/pods/x/eviction -f "$T/ev.json" >"$T/out" 2>&1
 has eviction-refused "$T/out" "disruption budget"
 if kc get pod x >/dev/null 2>&1 && [ -z "$(kc get pod x -o jsonpath='{.metadata.deletionTimestamp}')" ]; then ok; else bad "a refused eviction deleted the pod"; fi
-kc patch pdb pdb-x --subresource=status --type=merge -p '{"status":{"disruptionsAllowed":1}}' >/dev/null
+pdb pdb-x x 1 && ok || bad "the controller did not allow a disruption once minAvailable was 0"
 kc create --raw /api/v1/namespaces/default/pods/x/eviction -f "$T/ev.json" >"$T/out" 2>&1 && ok || bad "eviction within budget refused: $(cat "$T/out")"
 if [ "$(allowed pdb-x)" = 0 ]; then ok; else bad "the eviction did not take the allowance: $(allowed pdb-x)"; fi
 printf 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: bad}\nspec: {minAvailable: 1, maxUnavailable: 1}\n' >"$T/bad.yaml"
