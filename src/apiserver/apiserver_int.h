@@ -185,9 +185,11 @@ typedef struct mu__types mu__types_t; /* crdreg.c: built-in and custom types */
 
 typedef struct mu__store_opts {
 	const char *dir;
-	int ring;     /* watch cache size */
+	int ring;     /* watch cache size: a cap */
 	int fsync;
 	mu__types_t *types; /* borrowed; CRDs found at open are registered there */
+	int ring_min; /* changes kept whatever their age; 0 = min(1000, ring) */
+	int fresh_ms; /* older changes beyond ring_min are dropped; 0 = 75000 */
 } mu__store_opts_t;
 
 int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size_t errlen);

@@ -207,7 +207,7 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	int rc = setup(s, o, &addr, err, errlen);
 	if (rc == MU_OK)
 		rc = mu__types_new(&s->types);
-	mu__store_opts_t so = {o->data_dir, o->watch_cache, o->fsync, s->types};
+	mu__store_opts_t so = {.dir = o->data_dir, .ring = o->watch_cache, .fsync = o->fsync, .types = s->types};
 	if (rc == MU_OK)
 		rc = mu__store_open(&so, &s->store, err, errlen);
 	if (rc == MU_OK && (rc = default_namespaces(s)) == MU_OK)
