@@ -435,6 +435,7 @@ typedef struct mu__sim mu__sim_t;
 typedef struct mu__jobctl mu__jobctl_t;
 typedef struct mu__claimctl mu__claimctl_t;
 typedef struct mu__gc mu__gc_t;
+typedef struct mu__evttl mu__evttl_t;
 typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
 
 struct mu_apiserver {
@@ -455,6 +456,7 @@ struct mu_apiserver {
 	mu__jobctl_t *jc;
 	mu__claimctl_t *cc;   /* claimctl.c: ResourceClaims from templates, unreserve */
 	mu__gc_t *gc;         /* gc.c: the garbage collector */
+	mu__evttl_t *evttl;   /* evttl.c: Events expire */
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
 };
@@ -608,6 +610,16 @@ void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev);
 void mu__gc_sync(mu__gc_t *g);
 /* Whether work is waiting (the controller thread then wakes sooner). */
 bool mu__gc_busy(const mu__gc_t *g);
+
+/* Events expire ttl_ms after their last write (evttl.c); ttl_ms <= 0
+ * keeps them.  now is monotonic ms (mu__mono_ms). */
+int mu__evttl_new(mu_apiserver_t *s, int64_t ttl_ms, mu__evttl_t **out);
+void mu__evttl_free(mu__evttl_t *e);
+/* Gives every stored Event a full TTL from now (start, missed changes). */
+void mu__evttl_resync(mu__evttl_t *e, int64_t now);
+void mu__evttl_event(mu__evttl_t *e, const mu__wev_t *ev, int64_t now);
+/* Deletes the Events that are due (at most 256). */
+void mu__evttl_sync(mu__evttl_t *e, int64_t now);
 
 int64_t mu__mono_ms(void);
 

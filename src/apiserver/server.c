@@ -34,6 +34,7 @@ void mu_apiserver_opts_defaults(mu_apiserver_opts_t *o)
 	o->watch_cache = 100000;
 	o->list_limit = 100000;
 	o->heartbeat_s = 60;
+	o->event_ttl_s = 3600;
 	o->fsync = 1;
 }
 
@@ -118,6 +119,7 @@ static void *ctl_main(void *arg)
 	mu__jobctl_resync(s->jc);
 	mu__claimctl_resync(s->cc);
 	mu__sim_resync(s->sim, mu__mono_ms());
+	mu__evttl_resync(s->evttl, mu__mono_ms());
 	mu__wev_t evs[128];
 	for (;;) {
 		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
@@ -132,6 +134,7 @@ static void *ctl_main(void *arg)
 			mu__jobctl_resync(s->jc);
 			mu__claimctl_resync(s->cc);
 			mu__sim_resync(s->sim, mu__mono_ms());
+			mu__evttl_resync(s->evttl, mu__mono_ms());
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
@@ -139,11 +142,13 @@ static void *ctl_main(void *arg)
 			mu__claimctl_event(s->cc, &evs[i]);
 			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
 			mu__gc_event(s->gc, &evs[i]);
+			mu__evttl_event(s->evttl, &evs[i], mu__mono_ms());
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
 		mu__claimctl_sync(s->cc);
 		mu__gc_sync(s->gc);
+		mu__evttl_sync(s->evttl, mu__mono_ms());
 	}
 	return NULL;
 }
@@ -221,6 +226,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	if (rc == MU_OK)
 		rc = mu__gc_new(s, &s->gc);
 	if (rc == MU_OK)
+		rc = mu__evttl_new(s, (int64_t)s->o.event_ttl_s * 1000, &s->evttl);
+	if (rc == MU_OK)
 		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
 	if (rc == MU_OK && pthread_create(&s->ctl, NULL, ctl_main, s) != 0) {
 		snprintf(err, errlen, "cannot start the controller thread");
@@ -258,6 +265,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__jobctl_free(s->jc);
 	mu__claimctl_free(s->cc);
 	mu__gc_free(s->gc);
+	mu__evttl_free(s->evttl);
 	mu__store_close(s->store);
 	mu__types_free(s->types); /* after the store: its objects point at the types */
 	free(s->listen_host);
