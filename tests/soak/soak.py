@@ -57,7 +57,10 @@ events) and at the end:
                   one pod (gangs may wait for whole nodes that only
                   consolidation, off on Kubernetes, would free)
   bounded         peak RSS and open fds of every process stay under limits,
-                  and RSS does not keep growing in the second half
+                  and RSS does not keep growing in the second half: judged
+                  within each run of a process (a restart starts small and
+                  fills up again), after its first minute; every sample is
+                  written to rss.csv
 and with --dispatch, from each worker's own pod watch (not the dispatcher's
 word):
   one-cluster     no hub Job has Running pods on two workers at once, and
@@ -94,6 +97,10 @@ KUBECTL = os.environ.get("KC", "/usr/bin/kubectl")
 NODES = 16
 GPUS = 8
 QUEUES = ["team-a", "team-b", "team-c"]
+# Events expire (kube-apiserver's --event-ttl, 1h by default) within the
+# run, so that the expiry is exercised under the faults and an hour-long
+# run sees a server whose Events have reached their steady number.
+EVENT_TTL = "10m"
 LEASE = 4          # --lease-duration of the schedulers (s)
 ROLLBACK = 10      # --gang-rollback of the schedulers (s)
 
@@ -126,11 +133,12 @@ class Proc:
         self.starts = 0
         self.peak_rss = 0
         self.peak_fds = 0
-        self.rss = []          # (t, kB)
+        self.rss = []          # (t, kB, incarnation)
 
     def start(self):
         self.starts += 1
         out = open(os.path.join(self.logdir, "%s.log" % self.name), "ab")
+        self.log_off = out.tell()   # where this run's output begins
         env = self.clock.env() if self.clock else None
         self.p = subprocess.Popen(self.argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL, env=env)
         out.close()
@@ -149,6 +157,20 @@ class Proc:
         except OSError:
             return False
 
+    def leak_report(self):
+        """The summary line of a LeakSanitizer report in this run's output
+        (an ASan build reports what was never freed when it exits), or
+        None."""
+        try:
+            with open(os.path.join(self.logdir, "%s.log" % self.name), "rb") as f:
+                f.seek(self.log_off)
+                text = f.read().decode("utf-8", "replace")
+        except (OSError, AttributeError):
+            return None
+        if "LeakSanitizer" not in text:
+            return None
+        return next((l for l in text.splitlines() if "SUMMARY: AddressSanitizer" in l), "LeakSanitizer report")
+
     def kill9(self):
         if self.alive():
             self.p.send_signal(signal.SIGKILL)
@@ -164,11 +186,86 @@ class Proc:
                     if line.startswith("VmRSS:"):
                         kb = int(line.split()[1])
                         self.peak_rss = max(self.peak_rss, kb)
-                        self.rss.append((time.monotonic(), kb))
+                        self.rss.append((time.monotonic(), kb, self.starts))
             fds = len(os.listdir("/proc/%d/fd" % pid))
             self.peak_fds = max(self.peak_fds, fds)
         except OSError:
             pass
+
+
+def terminate(procs, chk):
+    """bounded, at the end: stops every process with SIGTERM (30 s at most
+    in all, then kill -9), so that an ASan build's LeakSanitizer reports
+    what each never freed; a report is a violation.  A process that does
+    not stop in time is only logged."""
+    for p in procs:
+        if p.alive():
+            p.p.send_signal(signal.SIGCONT)
+            p.p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    for p in procs:
+        if p.p is None:
+            continue
+        try:
+            p.p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            log("%s did not stop on SIGTERM within 30 s: killed" % p.name)
+            p.kill9()
+            continue
+        chk.count("bounded")
+        leak = p.leak_report()
+        if leak:
+            chk.bad("bounded", "%s leaked at exit: %s (see %s.log)" % (p.name, leak.strip(), p.name))
+
+
+def rss_growth(samples, half_t, warm=60, span=120):
+    """bounded: whether one incarnation of a process kept growing in the
+    second half (from half_t on).  samples are (t, kB, incarnation).  A
+    restarted process starts small and fills up again as it lists its
+    cluster, so growth is judged within an incarnation, from samples
+    taken after it has run warm seconds, over at least span seconds:
+    returns (first kB, last kB) when the last is over 1.5 times the first
+    plus 64 MiB (a leak that began with the run has doubled by the end of
+    its second half), else None.  (Comparing the first and last samples of the
+    second half across a restart flagged a worker that had restarted at
+    83 MiB and filled up again to its usual size.)"""
+    born = {}
+    for t, kb, inc in samples:
+        born.setdefault(inc, t)
+    runs = {}
+    for t, kb, inc in samples:
+        if t >= half_t and t - born[inc] >= warm:
+            runs.setdefault(inc, []).append((t, kb))
+    for run in runs.values():
+        if len(run) > 4 and run[-1][0] - run[0][0] >= span and run[-1][1] > 1.5 * run[0][1] + 64 * 1024:
+            return run[0][1], run[-1][1]
+    return None
+
+
+def selftest():
+    """The bounded rule on made-up curves: a process restarted in the second
+    half that fills up again and stays flat passes; one that keeps growing
+    within a run fails.  Returns the number of wrong answers."""
+    flat = [(t, 400 * 1024, 1) for t in range(0, 600, 2)]
+    restart = flat[:200] + [(t, (83 + min(t - 400, 40) * 8) * 1024, 2) for t in range(400, 1200, 2)]
+    leak = [(t, (20 + t // 2) * 1024, 1) for t in range(0, 1200, 2)]
+    bad = 0
+    for name, samples, half, want in (("flat", flat, 300, False), ("restart", restart, 300, False),
+                                      ("leak", leak, 600, True)):
+        got = rss_growth(samples, half) is not None
+        print("selftest %s: %s" % (name, "flagged" if got else "passed"))
+        bad += got != want
+    return bad
+
+
+def rss_curve(samples, half_t):
+    """The RSS curve of a process for the log: the median and largest
+    sample (MiB) of the first half and of the second."""
+    out = []
+    for part in ([kb for t, kb, _ in samples if t < half_t], [kb for t, kb, _ in samples if t >= half_t]):
+        part = sorted(part)
+        out.append("median %d max %d" % (part[len(part) // 2] // 1024, part[-1] // 1024) if part else "-")
+    return "first half %s, second half %s" % tuple(out)
 
 
 class Clock:
@@ -554,7 +651,8 @@ class Fleet:
         os.makedirs(os.path.join(self.work, name), exist_ok=True)
         self.ports[name] = free_port()
         p = Proc(name, [self.muster, "up", "--cluster", path, "--listen", "127.0.0.1:%d" % self.ports[name],
-                        "--data", os.path.join(self.work, name), "--no-fsync", "--quiet"], self.out)
+                        "--data", os.path.join(self.work, name), "--no-fsync", "--quiet",
+                        "--event-ttl", EVENT_TTL], self.out)
         p.start()
         return p
 
@@ -841,7 +939,10 @@ def main():
                     help="also run the multi-cluster dispatcher with N worker clusters")
     ap.add_argument("--faults", default=None, metavar="KIND,KIND",
                     help="inject only these kinds of fault (default: every kind available)")
+    ap.add_argument("--selftest", action="store_true", help="check the bounded rule on made-up curves and exit")
     a = ap.parse_args()
+    if a.selftest:
+        return 1 if selftest() else 0
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
     rnd = random.Random(seed)
     work = tempfile.mkdtemp(prefix="muster-soak-")
@@ -875,7 +976,7 @@ def main():
     def clock(name):
         return Clock(os.path.join(work, "clock-" + name)) if clocks else None
     up = Proc("up", [a.muster, "up", "--cluster", cluster, "--listen", "127.0.0.1:%d" % api_port,
-                     "--data", data, "--quiet"], out, clock("up"))
+                     "--data", data, "--quiet", "--event-ttl", EVENT_TTL], out, clock("up"))
     up.start()
     kc = os.path.join(data, "kubeconfig")
     for _ in range(200):
@@ -1161,10 +1262,12 @@ def main():
             chk.bad("bounded", "%s had %d open fds" % (p.name, p.peak_fds))
         if p.peak_rss > 1024 * 1024:
             chk.bad("bounded", "%s peaked at %d MiB" % (p.name, p.peak_rss // 1024))
-        half = [kb for tt, kb in p.rss if tt - T0 > (time.monotonic() - T0) / 2]
-        if len(half) > 4 and half[-1] > 2 * half[0] + 64 * 1024:
-            chk.bad("bounded", "%s RSS grew from %d to %d MiB in the second half" % (p.name, half[0] // 1024, half[-1] // 1024))
+        grew = rss_growth(p.rss, t_start + a.seconds / 2)
+        if grew:
+            chk.bad("bounded", "%s RSS grew from %d to %d MiB in the second half, within one run of it" % (
+                p.name, grew[0] // 1024, grew[1] // 1024))
     # --- tear down and report ---------------------------------------------------
+    terminate(allprocs, chk)
     for p in procs:
         p.kill9()
     if fleet:
@@ -1172,6 +1275,11 @@ def main():
     proxy.close()
     with open(os.path.join(out, "faults.json"), "w") as f:
         json.dump({"seed": seed, "seconds": a.seconds, "faults": faults}, f, indent=1)
+    with open(os.path.join(out, "rss.csv"), "w") as f:
+        f.write("seconds,process,incarnation,rss_kib\n")
+        for p in allprocs:
+            for tt, kb, inc in p.rss:
+                f.write("%.1f,%s,%d,%d\n" % (tt - t_start, p.name, inc, kb))
     with open(os.path.join(out, "history.jsonl"), "w") as f:
         for h in chk.history:
             f.write(json.dumps(h) + "\n")
@@ -1188,7 +1296,8 @@ def main():
     if fleet:
         log("hub jobs created %d, completed (Succeeded on the hub, ran on a worker) %d" % (len(fleet.jobs), jobs_done))
     for p in allprocs:
-        log("%s: peak RSS %d MiB, peak fds %d" % (p.name, p.peak_rss // 1024, p.peak_fds))
+        log("%s: peak RSS %d MiB, peak fds %d; RSS %s" % (p.name, p.peak_rss // 1024, p.peak_fds,
+                                                         rss_curve(p.rss, t_start + a.seconds / 2)))
     passed = failed = 0
     classes = ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded"]
     if fleet:
