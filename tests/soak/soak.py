@@ -56,6 +56,9 @@ events) and at the end:
                   single pods waiting holds at least its deserved GPUs less
                   one pod (gangs may wait for whole nodes that only
                   consolidation, off on Kubernetes, would free)
+  read-only       muster up started on its data directory remounted
+                  read-only (the read-only fault) refuses with a clear
+                  error, never crashes nor serves
   bounded         peak RSS and open fds of every process stay under limits,
                   and RSS does not keep growing in the second half: judged
                   within each run of a process (a restart starts small and
@@ -191,6 +194,38 @@ class Proc:
             self.peak_fds = max(self.peak_fds, fds)
         except OSError:
             pass
+
+
+def read_only(up, data, chk, rnd):
+    """The read-only fault: muster up is killed, its data directory (a
+    tmpfs) remounted read-only, and muster up started on it, which must
+    refuse with a clear error rather than crash or serve what it cannot
+    write (Linux cannot remount a file system read-only while the server
+    holds its database open for writing, so this is the moment a read-only
+    directory can be met).  Then the directory is made writable again and
+    muster up restarted.  Its verdicts go to the read-only class."""
+    up.kill9()
+    if subprocess.run(["mount", "-o", "remount,ro", data], capture_output=True).returncode != 0:
+        up.start()
+        return
+    up.start()
+    try:
+        code = up.p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        code = None
+    chk.count("read-only")
+    with open(os.path.join(up.logdir, "up.log"), "rb") as f:
+        f.seek(up.log_off)
+        text = f.read().decode("utf-8", "replace")
+    if code is None:
+        up.kill9()
+        chk.bad("read-only", "muster up kept running on a read-only data directory")
+    elif code < 0 or "Sanitizer" in text or "muster up:" not in text:
+        chk.bad("read-only", "muster up on a read-only data directory ended with status %s and no clear error: %s" % (
+            code, text.strip()[-300:]))
+    time.sleep(rnd.uniform(0, 2))
+    subprocess.run(["mount", "-o", "remount,rw", data], capture_output=True)
+    up.start()
 
 
 def terminate(procs, chk):
@@ -1045,7 +1080,7 @@ def main():
         if t < quiet_at and t >= next_fault and not stopped:
             kinds = ["kill9-sched", "kill9-api", "stop-leader", "proxy-drop", "proxy-stall"]
             if tmpfs:
-                kinds.append("disk-full")
+                kinds += ["disk-full", "read-only"]
             if clocks:
                 kinds.append("clock-jump")
             if fleet:
@@ -1081,6 +1116,8 @@ def main():
                 proxy.drop()
             elif k == "proxy-stall":
                 proxy.stall(rnd.uniform(2, 6))
+            elif k == "read-only":
+                read_only(up, data, chk, rnd)
             elif k == "disk-full":
                 filler = os.path.join(data, "filler")
                 subprocess.run(["fallocate", "-l", "250M", filler], capture_output=True)
@@ -1299,7 +1336,7 @@ def main():
         log("%s: peak RSS %d MiB, peak fds %d; RSS %s" % (p.name, p.peak_rss // 1024, p.peak_fds,
                                                          rss_curve(p.rss, t_start + a.seconds / 2)))
     passed = failed = 0
-    classes = ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded"]
+    classes = ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded", "read-only"]
     if fleet:
         classes += ["one-cluster", "every-job-runs"]
     for cls in classes:
