@@ -77,7 +77,10 @@ word):
                   Running or Succeeded there) and the hub says Succeeded
 
 A failing run prints its seed, and the fault schedule and event history are
-written to --out, so that the run can be replayed (--seed N).  The last
+written to --out, so that the run can be replayed (--seed N): the faults draw
+from their own generator, so a seed gives the same faults (kinds, victims,
+gaps between them) however the churn's timing went; the churn, which waits
+for kubectl, interleaves with them differently.  The last
 line is "soak: N passed, N failed" (one per invariant check class).
 
 Usage: tests/soak/soak.py MUSTER [--seconds 300] [--seed N] [--out DIR]
@@ -980,6 +983,9 @@ def main():
         return 1 if selftest() else 0
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
     rnd = random.Random(seed)
+    # The faults draw from their own generator, so that a seed gives the
+    # same faults (kinds, victims, gaps) whatever the churn's timing did.
+    frnd = random.Random(seed * 7919 + 1)
     work = tempfile.mkdtemp(prefix="muster-soak-")
     out = a.out or os.path.join(work, "out")
     os.makedirs(out, exist_ok=True)
@@ -1059,7 +1065,7 @@ def main():
     lease_exits = [0]
     faults = []
     quiet_at = a.seconds - min(60, a.seconds // 3)
-    next_fault = 8 + rnd.uniform(0, 6)
+    next_fault = 8 + frnd.uniform(0, 6)
     stopped = None
     n = 0
     t_start = time.monotonic()
@@ -1087,20 +1093,20 @@ def main():
                 kinds += Fleet.KINDS
             if a.faults:
                 kinds = [x for x in kinds if x in a.faults.split(",")] or ["none"]
-            k = rnd.choice(kinds)
+            k = frnd.choice(kinds)
             if k in Fleet.KINDS:
-                k = fleet.fault(k, rnd, time.monotonic())
+                k = fleet.fault(k, frnd, time.monotonic())
             if k == "clock-jump":
-                victim = rnd.choice(procs)
-                off = rnd.choice([0, rnd.randint(-120, -5), rnd.randint(5, 120), 3600])
+                victim = frnd.choice(procs)
+                off = frnd.choice([0, frnd.randint(-120, -5), frnd.randint(5, 120), 3600])
                 victim.clock.set(off)
                 k = "clock-jump %s %+ds" % (victim.name, off)
             faults.append((round(t, 1), k))
             log("fault: %s" % k)
             if k == "kill9-sched":
-                s = rnd.choice(scheds)
+                s = frnd.choice(scheds)
                 s.kill9()
-                time.sleep(rnd.uniform(0, 3))
+                time.sleep(frnd.uniform(0, 3))
                 s.start()
             elif k == "kill9-api":
                 up.kill9()
@@ -1115,18 +1121,18 @@ def main():
             elif k == "proxy-drop":
                 proxy.drop()
             elif k == "proxy-stall":
-                proxy.stall(rnd.uniform(2, 6))
+                proxy.stall(frnd.uniform(2, 6))
             elif k == "read-only":
-                read_only(up, data, chk, rnd)
+                read_only(up, data, chk, frnd)
             elif k == "disk-full":
                 filler = os.path.join(data, "filler")
                 subprocess.run(["fallocate", "-l", "250M", filler], capture_output=True)
-                time.sleep(rnd.uniform(2, 5))
+                time.sleep(frnd.uniform(2, 5))
                 try:
                     os.unlink(filler)
                 except OSError:
                     pass
-            next_fault = t + rnd.uniform(5, 15)
+            next_fault = t + frnd.uniform(5, 15)
         for p in procs:   # a process that died by itself is a finding, and is restarted
             if not p.alive() and not (stopped and stopped[0] is p):
                 code = p.p.returncode if p.p else None
