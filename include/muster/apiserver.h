@@ -40,6 +40,8 @@ typedef struct mu_apiserver_opts {
 	int watch_cache;          /* recent changes kept for watches from a version */
 	int64_t list_limit;       /* items of one list answer when no limit is asked */
 	int heartbeat_s;          /* simulated node status heartbeat period */
+	int event_ttl_s;          /* Events go this long after their last write, as
+				     kube-apiserver's --event-ttl (3600); 0 keeps them */
 	int fsync;                /* 1: fsync every commit (power-loss safe); 0: survive process crashes only */
 	int quiet;                /* no request log on stderr */
 } mu_apiserver_opts_t;

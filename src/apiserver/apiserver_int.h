@@ -186,9 +186,11 @@ typedef struct mu__types mu__types_t; /* crdreg.c: built-in and custom types */
 
 typedef struct mu__store_opts {
 	const char *dir;
-	int ring;     /* watch cache size */
+	int ring;     /* watch cache size: a cap */
 	int fsync;
 	mu__types_t *types; /* borrowed; CRDs found at open are registered there */
+	int ring_min; /* changes kept whatever their age; 0 = min(1000, ring) */
+	int fresh_ms; /* older changes beyond ring_min are dropped; 0 = 75000 */
 } mu__store_opts_t;
 
 int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size_t errlen);
@@ -439,6 +441,7 @@ typedef struct mu__sim mu__sim_t;
 typedef struct mu__jobctl mu__jobctl_t;
 typedef struct mu__claimctl mu__claimctl_t;
 typedef struct mu__gc mu__gc_t;
+typedef struct mu__evttl mu__evttl_t;
 typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
 
 struct mu_apiserver {
@@ -460,6 +463,7 @@ struct mu_apiserver {
 	mu__claimctl_t *cc;   /* claimctl.c: ResourceClaims from templates, unreserve */
 	struct mu__pdbc *pdbc; /* pdb.c: the disruption controller */
 	mu__gc_t *gc;         /* gc.c: the garbage collector */
+	mu__evttl_t *evttl;   /* evttl.c: Events expire */
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
 };
@@ -636,6 +640,16 @@ void mu__gc_sync(mu__gc_t *g);
 int mu__gc_resync(mu__gc_t *g);
 /* Whether work is waiting (the controller thread then wakes sooner). */
 bool mu__gc_busy(const mu__gc_t *g);
+
+/* Events expire ttl_ms after their last write (evttl.c); ttl_ms <= 0
+ * keeps them.  now is monotonic ms (mu__mono_ms). */
+int mu__evttl_new(mu_apiserver_t *s, int64_t ttl_ms, mu__evttl_t **out);
+void mu__evttl_free(mu__evttl_t *e);
+/* Gives every stored Event a full TTL from now (start, missed changes). */
+void mu__evttl_resync(mu__evttl_t *e, int64_t now);
+void mu__evttl_event(mu__evttl_t *e, const mu__wev_t *ev, int64_t now);
+/* Deletes the Events that are due (at most 256). */
+void mu__evttl_sync(mu__evttl_t *e, int64_t now);
 
 int64_t mu__mono_ms(void);
 

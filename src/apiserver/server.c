@@ -34,6 +34,7 @@ void mu_apiserver_opts_defaults(mu_apiserver_opts_t *o)
 	o->watch_cache = 100000;
 	o->list_limit = 100000;
 	o->heartbeat_s = 60;
+	o->event_ttl_s = 3600;
 	o->fsync = 1;
 }
 
@@ -118,6 +119,7 @@ static void *ctl_main(void *arg)
 	mu__jobctl_resync(s->jc);
 	mu__claimctl_resync(s->cc);
 	mu__sim_resync(s->sim, mu__mono_ms());
+	mu__evttl_resync(s->evttl, mu__mono_ms());
 	mu__gc_resync(s->gc);
 	mu__pdbc_resync(s->pdbc);
 	mu__wev_t evs[128];
@@ -134,6 +136,7 @@ static void *ctl_main(void *arg)
 			mu__jobctl_resync(s->jc);
 			mu__claimctl_resync(s->cc);
 			mu__sim_resync(s->sim, mu__mono_ms());
+			mu__evttl_resync(s->evttl, mu__mono_ms());
 			mu__gc_resync(s->gc);
 			mu__pdbc_resync(s->pdbc);
 			continue;
@@ -143,12 +146,14 @@ static void *ctl_main(void *arg)
 			mu__claimctl_event(s->cc, &evs[i]);
 			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
 			mu__gc_event(s->gc, &evs[i]);
+			mu__evttl_event(s->evttl, &evs[i], mu__mono_ms());
 			mu__pdbc_event(s->pdbc, &evs[i]);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
 		mu__claimctl_sync(s->cc);
 		mu__gc_sync(s->gc);
+		mu__evttl_sync(s->evttl, mu__mono_ms());
 		mu__pdbc_sync(s->pdbc);
 	}
 	return NULL;
@@ -213,7 +218,7 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	int rc = setup(s, o, &addr, err, errlen);
 	if (rc == MU_OK)
 		rc = mu__types_new(&s->types);
-	mu__store_opts_t so = {o->data_dir, o->watch_cache, o->fsync, s->types};
+	mu__store_opts_t so = {.dir = o->data_dir, .ring = o->watch_cache, .fsync = o->fsync, .types = s->types};
 	if (rc == MU_OK)
 		rc = mu__store_open(&so, &s->store, err, errlen);
 	if (rc == MU_OK && (rc = default_namespaces(s)) == MU_OK)
@@ -227,6 +232,7 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	if (rc == MU_OK)
 		rc = mu__gc_new(s, &s->gc);
 	if (rc == MU_OK)
+		rc = mu__evttl_new(s, (int64_t)s->o.event_ttl_s * 1000, &s->evttl);
 		rc = mu__pdbc_new(s, &s->pdbc);
 	if (rc == MU_OK)
 		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
@@ -266,6 +272,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__jobctl_free(s->jc);
 	mu__claimctl_free(s->cc);
 	mu__gc_free(s->gc);
+	mu__evttl_free(s->evttl);
 	mu__pdbc_free(s->pdbc);
 	mu__store_close(s->store);
 	mu__types_free(s->types); /* after the store: its objects point at the types */

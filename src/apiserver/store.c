@@ -20,7 +20,11 @@
  * resource type, with a key-sorted view rebuilt lazily for lists.  Recent
  * changes sit in a ring indexed by resourceVersion (versions are dense: one
  * per change), from which watches resume; a watch from before the ring is
- * answered 410 Expired.  The ring starts empty at each open, but the
+ * answered 410 Expired.  As kube-apiserver's watch cache (cacher's
+ * eventFreshDuration, 75 s), the ring keeps a change only while it is
+ * fresh or among the last ring_min: its size is a cap, not a target, so
+ * memory follows the rate of change rather than filling the cap (100,000
+ * versions of 2-3 KiB pods held some hundreds of MiB after an hour).  The ring starts empty at each open, but the
  * version of each type's last change is kept durably (a row
  * "rv:GROUP/PLURAL" in meta, written in the same transaction), so that a
  * watch from before the open, when nothing of its type changed between its
@@ -398,7 +402,11 @@ struct mu__store {
 	int64_t base;        /* the version at open: the ring starts after it */
 	int64_t last[MU__RT_MAX]; /* each type's last change up to base (from the rv: rows) */
 	mu__wev_t *ring;
+	int64_t *ring_ms;    /* monotonic ms of each slot's commit */
 	int64_t ring_cap;
+	int64_t ring_min;    /* changes kept whatever their age */
+	int64_t fresh_ms;    /* older changes beyond ring_min are released */
+	int64_t trimmed;     /* versions up to this one were released */
 	bool stopping;
 	mu__wtx_t tx;
 	/* group commit (under wmu unless said) */
@@ -605,7 +613,11 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 	if (!st)
 		return MU_ENOMEM;
 	st->ring_cap = o->ring > 0 ? o->ring : 10000;
+	st->ring_min = o->ring_min > 0 && o->ring_min < st->ring_cap ? o->ring_min
+		       : st->ring_cap < 1000 ? st->ring_cap : 1000;
+	st->fresh_ms = o->fresh_ms > 0 ? o->fresh_ms : 75000;
 	st->ring = calloc((size_t)st->ring_cap, sizeof *st->ring);
+	st->ring_ms = calloc((size_t)st->ring_cap, sizeof *st->ring_ms);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -620,7 +632,7 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 	pthread_cond_init(&st->durable, NULL);
 	st->tx.st = st;
 	st->types = o->types;
-	int rc = st->ring ? open_db(st, o, err, errlen) : MU_ENOMEM;
+	int rc = st->ring && st->ring_ms ? open_db(st, o, err, errlen) : MU_ENOMEM;
 	if (rc == MU_OK)
 		rc = load_all(st, err, errlen);
 	st->wrv = st->rv;
@@ -676,6 +688,7 @@ void mu__store_close(mu__store_t *st)
 			mu__wev_release(&st->ring[i], 1);
 		free(st->ring);
 	}
+	free(st->ring_ms);
 	pthread_cond_destroy(&st->cond);
 	for (int i = 0; i < MU__RT_MAX; i++)
 		pthread_cond_destroy(&st->rtcond[i]);
@@ -698,7 +711,31 @@ int64_t mu__store_rv(mu__store_t *st)
 static int64_t oldest_locked(const mu__store_t *st)
 {
 	int64_t o = st->rv - st->ring_cap;
+	if (o < st->trimmed)
+		o = st->trimmed;
 	return o > st->base ? o : st->base;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Releases the oldest changes of the ring that are older than fresh_ms
+ * and beyond the last ring_min (under mu); at most max of them, so that a
+ * commit after a quiet spell does not hold mu long (each commit releases
+ * more than it adds, so the ring catches up). */
+static void trim_locked(mu__store_t *st, int64_t now, int max)
+{
+	while (max-- > 0) {
+		int64_t v = oldest_locked(st) + 1;
+		if (v > st->rv - st->ring_min || st->ring_ms[v % st->ring_cap] > now - st->fresh_ms)
+			break;
+		mu__wev_release(&st->ring[v % st->ring_cap], 1);
+		st->trimmed = v;
+	}
 }
 
 int64_t mu__store_oldest(mu__store_t *st)
@@ -1060,9 +1097,9 @@ static int sql_batch(mu__store_t *st, const batch_t *b)
 	return rc;
 }
 
-/* Applies one committed change to the table and the ring (under wmu and
- * mu); the ring takes the staged references. */
-static void publish(mu__store_t *st, staged_t *w)
+/* Applies one committed change, made at monotonic ms now, to the table and
+ * the ring (under wmu and mu); the ring takes the staged references. */
+static void publish(mu__store_t *st, staged_t *w, int64_t now)
 {
 	table_t *t = &st->tab[w->rt];
 	cell_t *c = table_find(t, w->obj->key);
@@ -1094,6 +1131,7 @@ static void publish(mu__store_t *st, staged_t *w)
 	slot->type = w->type;
 	slot->obj = w->obj;
 	slot->prev = w->prev;
+	st->ring_ms[st->rv % st->ring_cap] = now;
 }
 
 /* Removes a pending cell (the overlay never builds a sorted view, so its
@@ -1195,8 +1233,10 @@ static void run_batch(mu__store_t *st)
 	pthread_mutex_lock(&st->wmu);
 	pthread_mutex_lock(&st->mu);
 	if (rc == MU_OK) {
+		int64_t now = mono_ms();
 		for (int i = 0; i < b->n; i++)
-			publish(st, &b->w[i]);
+			publish(st, &b->w[i], now);
+		trim_locked(st, now, 2 * b->n + 16);
 		pthread_cond_broadcast(&st->cond);
 		for (int i = 0; i < b->n; i++) {
 			int j = 0;

@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "muster/apiserver.h"
+#include "muster/util.h"
 
 static void up_usage(FILE *f)
 {
@@ -49,6 +50,8 @@ static void up_usage(FILE *f)
 	      "  --no-fsync           do not fsync commits (still safe against kill -9,\n"
 	      "                       not against power loss)\n"
 	      "  --heartbeat SECONDS  node status heartbeat period (default 60)\n"
+	      "  --event-ttl DUR      Events go this long after their last write\n"
+	      "                       (default 1h, as kube-apiserver; 0 keeps them)\n"
 	      "  --watch-cache N      recent changes kept for watches (default 100000)\n"
 	      "  --max-watchers N     concurrent watches (default 256)\n"
 	      "  --quiet              do not log requests\n"
@@ -145,6 +148,14 @@ static int parse_args(int argc, char **argv, mu_apiserver_opts_t *o, const char 
 			if (int_arg(a, v, 86400, &x))
 				return MU_EXIT_USAGE;
 			o->heartbeat_s = (int)x;
+		} else if (!strcmp(a, "--event-ttl")) {
+			int64_t ms;
+			if (!v || mu__parse_duration(v, &ms) || ms < 0 || ms > (int64_t)365 * 86400000) {
+				fprintf(stderr, "muster up: --event-ttl %s: expected a duration (30m, 1h, 0 keeps Events)\n",
+					v ? v : "(missing)");
+				return MU_EXIT_USAGE;
+			}
+			o->event_ttl_s = (int)((ms + 999) / 1000);
 		} else if (!strcmp(a, "--watch-cache")) {
 			if (int_arg(a, v, 10000000, &x))
 				return MU_EXIT_USAGE;

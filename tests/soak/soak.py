@@ -56,8 +56,14 @@ events) and at the end:
                   single pods waiting holds at least its deserved GPUs less
                   one pod (gangs may wait for whole nodes that only
                   consolidation, off on Kubernetes, would free)
+  read-only       muster up started on its data directory remounted
+                  read-only (the read-only fault) refuses with a clear
+                  error, never crashes nor serves
   bounded         peak RSS and open fds of every process stay under limits,
-                  and RSS does not keep growing in the second half
+                  and RSS does not keep growing in the second half: judged
+                  within each run of a process (a restart starts small and
+                  fills up again), after its first minute; every sample is
+                  written to rss.csv
 and with --dispatch, from each worker's own pod watch (not the dispatcher's
 word):
   one-cluster     no hub Job has Running pods on two workers at once, and
@@ -71,7 +77,10 @@ word):
                   Running or Succeeded there) and the hub says Succeeded
 
 A failing run prints its seed, and the fault schedule and event history are
-written to --out, so that the run can be replayed (--seed N).  The last
+written to --out, so that the run can be replayed (--seed N): the faults draw
+from their own generator, so a seed gives the same faults (kinds, victims,
+gaps between them) however the churn's timing went; the churn, which waits
+for kubectl, interleaves with them differently.  The last
 line is "soak: N passed, N failed" (one per invariant check class).
 
 Usage: tests/soak/soak.py MUSTER [--seconds 300] [--seed N] [--out DIR]
@@ -94,6 +103,10 @@ KUBECTL = os.environ.get("KC", "/usr/bin/kubectl")
 NODES = 16
 GPUS = 8
 QUEUES = ["team-a", "team-b", "team-c"]
+# Events expire (kube-apiserver's --event-ttl, 1h by default) within the
+# run, so that the expiry is exercised under the faults and an hour-long
+# run sees a server whose Events have reached their steady number.
+EVENT_TTL = "10m"
 LEASE = 4          # --lease-duration of the schedulers (s)
 ROLLBACK = 10      # --gang-rollback of the schedulers (s)
 
@@ -126,11 +139,12 @@ class Proc:
         self.starts = 0
         self.peak_rss = 0
         self.peak_fds = 0
-        self.rss = []          # (t, kB)
+        self.rss = []          # (t, kB, incarnation)
 
     def start(self):
         self.starts += 1
         out = open(os.path.join(self.logdir, "%s.log" % self.name), "ab")
+        self.log_off = out.tell()   # where this run's output begins
         env = self.clock.env() if self.clock else None
         self.p = subprocess.Popen(self.argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL, env=env)
         out.close()
@@ -149,6 +163,20 @@ class Proc:
         except OSError:
             return False
 
+    def leak_report(self):
+        """The summary line of a LeakSanitizer report in this run's output
+        (an ASan build reports what was never freed when it exits), or
+        None."""
+        try:
+            with open(os.path.join(self.logdir, "%s.log" % self.name), "rb") as f:
+                f.seek(self.log_off)
+                text = f.read().decode("utf-8", "replace")
+        except (OSError, AttributeError):
+            return None
+        if "LeakSanitizer" not in text:
+            return None
+        return next((l for l in text.splitlines() if "SUMMARY: AddressSanitizer" in l), "LeakSanitizer report")
+
     def kill9(self):
         if self.alive():
             self.p.send_signal(signal.SIGKILL)
@@ -164,11 +192,118 @@ class Proc:
                     if line.startswith("VmRSS:"):
                         kb = int(line.split()[1])
                         self.peak_rss = max(self.peak_rss, kb)
-                        self.rss.append((time.monotonic(), kb))
+                        self.rss.append((time.monotonic(), kb, self.starts))
             fds = len(os.listdir("/proc/%d/fd" % pid))
             self.peak_fds = max(self.peak_fds, fds)
         except OSError:
             pass
+
+
+def read_only(up, data, chk, rnd):
+    """The read-only fault: muster up is killed, its data directory (a
+    tmpfs) remounted read-only, and muster up started on it, which must
+    refuse with a clear error rather than crash or serve what it cannot
+    write (Linux cannot remount a file system read-only while the server
+    holds its database open for writing, so this is the moment a read-only
+    directory can be met).  Then the directory is made writable again and
+    muster up restarted.  Its verdicts go to the read-only class."""
+    up.kill9()
+    if subprocess.run(["mount", "-o", "remount,ro", data], capture_output=True).returncode != 0:
+        up.start()
+        return
+    up.start()
+    try:
+        code = up.p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        code = None
+    chk.count("read-only")
+    with open(os.path.join(up.logdir, "up.log"), "rb") as f:
+        f.seek(up.log_off)
+        text = f.read().decode("utf-8", "replace")
+    if code is None:
+        up.kill9()
+        chk.bad("read-only", "muster up kept running on a read-only data directory")
+    elif code < 0 or "Sanitizer" in text or "muster up:" not in text:
+        chk.bad("read-only", "muster up on a read-only data directory ended with status %s and no clear error: %s" % (
+            code, text.strip()[-300:]))
+    time.sleep(rnd.uniform(0, 2))
+    subprocess.run(["mount", "-o", "remount,rw", data], capture_output=True)
+    up.start()
+
+
+def terminate(procs, chk):
+    """bounded, at the end: stops every process with SIGTERM (30 s at most
+    in all, then kill -9), so that an ASan build's LeakSanitizer reports
+    what each never freed; a report is a violation.  A process that does
+    not stop in time is only logged."""
+    for p in procs:
+        if p.alive():
+            p.p.send_signal(signal.SIGCONT)
+            p.p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    for p in procs:
+        if p.p is None:
+            continue
+        try:
+            p.p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            log("%s did not stop on SIGTERM within 30 s: killed" % p.name)
+            p.kill9()
+            continue
+        chk.count("bounded")
+        leak = p.leak_report()
+        if leak:
+            chk.bad("bounded", "%s leaked at exit: %s (see %s.log)" % (p.name, leak.strip(), p.name))
+
+
+def rss_growth(samples, half_t, warm=60, span=120):
+    """bounded: whether one incarnation of a process kept growing in the
+    second half (from half_t on).  samples are (t, kB, incarnation).  A
+    restarted process starts small and fills up again as it lists its
+    cluster, so growth is judged within an incarnation, from samples
+    taken after it has run warm seconds, over at least span seconds:
+    returns (first kB, last kB) when the last is over 1.5 times the first
+    plus 64 MiB (a leak that began with the run has doubled by the end of
+    its second half), else None.  (Comparing the first and last samples of the
+    second half across a restart flagged a worker that had restarted at
+    83 MiB and filled up again to its usual size.)"""
+    born = {}
+    for t, kb, inc in samples:
+        born.setdefault(inc, t)
+    runs = {}
+    for t, kb, inc in samples:
+        if t >= half_t and t - born[inc] >= warm:
+            runs.setdefault(inc, []).append((t, kb))
+    for run in runs.values():
+        if len(run) > 4 and run[-1][0] - run[0][0] >= span and run[-1][1] > 1.5 * run[0][1] + 64 * 1024:
+            return run[0][1], run[-1][1]
+    return None
+
+
+def selftest():
+    """The bounded rule on made-up curves: a process restarted in the second
+    half that fills up again and stays flat passes; one that keeps growing
+    within a run fails.  Returns the number of wrong answers."""
+    flat = [(t, 400 * 1024, 1) for t in range(0, 600, 2)]
+    restart = flat[:200] + [(t, (83 + min(t - 400, 40) * 8) * 1024, 2) for t in range(400, 1200, 2)]
+    leak = [(t, (20 + t // 2) * 1024, 1) for t in range(0, 1200, 2)]
+    bad = 0
+    for name, samples, half, want in (("flat", flat, 300, False), ("restart", restart, 300, False),
+                                      ("leak", leak, 600, True)):
+        got = rss_growth(samples, half) is not None
+        print("selftest %s: %s" % (name, "flagged" if got else "passed"))
+        bad += got != want
+    return bad
+
+
+def rss_curve(samples, half_t):
+    """The RSS curve of a process for the log: the median and largest
+    sample (MiB) of the first half and of the second."""
+    out = []
+    for part in ([kb for t, kb, _ in samples if t < half_t], [kb for t, kb, _ in samples if t >= half_t]):
+        part = sorted(part)
+        out.append("median %d max %d" % (part[len(part) // 2] // 1024, part[-1] // 1024) if part else "-")
+    return "first half %s, second half %s" % tuple(out)
 
 
 class Clock:
@@ -554,7 +689,8 @@ class Fleet:
         os.makedirs(os.path.join(self.work, name), exist_ok=True)
         self.ports[name] = free_port()
         p = Proc(name, [self.muster, "up", "--cluster", path, "--listen", "127.0.0.1:%d" % self.ports[name],
-                        "--data", os.path.join(self.work, name), "--no-fsync", "--quiet"], self.out)
+                        "--data", os.path.join(self.work, name), "--no-fsync", "--quiet",
+                        "--event-ttl", EVENT_TTL], self.out)
         p.start()
         return p
 
@@ -841,9 +977,15 @@ def main():
                     help="also run the multi-cluster dispatcher with N worker clusters")
     ap.add_argument("--faults", default=None, metavar="KIND,KIND",
                     help="inject only these kinds of fault (default: every kind available)")
+    ap.add_argument("--selftest", action="store_true", help="check the bounded rule on made-up curves and exit")
     a = ap.parse_args()
+    if a.selftest:
+        return 1 if selftest() else 0
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
     rnd = random.Random(seed)
+    # The faults draw from their own generator, so that a seed gives the
+    # same faults (kinds, victims, gaps) whatever the churn's timing did.
+    frnd = random.Random(seed * 7919 + 1)
     work = tempfile.mkdtemp(prefix="muster-soak-")
     out = a.out or os.path.join(work, "out")
     os.makedirs(out, exist_ok=True)
@@ -875,7 +1017,7 @@ def main():
     def clock(name):
         return Clock(os.path.join(work, "clock-" + name)) if clocks else None
     up = Proc("up", [a.muster, "up", "--cluster", cluster, "--listen", "127.0.0.1:%d" % api_port,
-                     "--data", data, "--quiet"], out, clock("up"))
+                     "--data", data, "--quiet", "--event-ttl", EVENT_TTL], out, clock("up"))
     up.start()
     kc = os.path.join(data, "kubeconfig")
     for _ in range(200):
@@ -923,7 +1065,7 @@ def main():
     lease_exits = [0]
     faults = []
     quiet_at = a.seconds - min(60, a.seconds // 3)
-    next_fault = 8 + rnd.uniform(0, 6)
+    next_fault = 8 + frnd.uniform(0, 6)
     stopped = None
     n = 0
     t_start = time.monotonic()
@@ -944,27 +1086,27 @@ def main():
         if t < quiet_at and t >= next_fault and not stopped:
             kinds = ["kill9-sched", "kill9-api", "stop-leader", "proxy-drop", "proxy-stall"]
             if tmpfs:
-                kinds.append("disk-full")
+                kinds += ["disk-full", "read-only"]
             if clocks:
                 kinds.append("clock-jump")
             if fleet:
                 kinds += Fleet.KINDS
             if a.faults:
                 kinds = [x for x in kinds if x in a.faults.split(",")] or ["none"]
-            k = rnd.choice(kinds)
+            k = frnd.choice(kinds)
             if k in Fleet.KINDS:
-                k = fleet.fault(k, rnd, time.monotonic())
+                k = fleet.fault(k, frnd, time.monotonic())
             if k == "clock-jump":
-                victim = rnd.choice(procs)
-                off = rnd.choice([0, rnd.randint(-120, -5), rnd.randint(5, 120), 3600])
+                victim = frnd.choice(procs)
+                off = frnd.choice([0, frnd.randint(-120, -5), frnd.randint(5, 120), 3600])
                 victim.clock.set(off)
                 k = "clock-jump %s %+ds" % (victim.name, off)
             faults.append((round(t, 1), k))
             log("fault: %s" % k)
             if k == "kill9-sched":
-                s = rnd.choice(scheds)
+                s = frnd.choice(scheds)
                 s.kill9()
-                time.sleep(rnd.uniform(0, 3))
+                time.sleep(frnd.uniform(0, 3))
                 s.start()
             elif k == "kill9-api":
                 up.kill9()
@@ -979,16 +1121,18 @@ def main():
             elif k == "proxy-drop":
                 proxy.drop()
             elif k == "proxy-stall":
-                proxy.stall(rnd.uniform(2, 6))
+                proxy.stall(frnd.uniform(2, 6))
+            elif k == "read-only":
+                read_only(up, data, chk, frnd)
             elif k == "disk-full":
                 filler = os.path.join(data, "filler")
                 subprocess.run(["fallocate", "-l", "250M", filler], capture_output=True)
-                time.sleep(rnd.uniform(2, 5))
+                time.sleep(frnd.uniform(2, 5))
                 try:
                     os.unlink(filler)
                 except OSError:
                     pass
-            next_fault = t + rnd.uniform(5, 15)
+            next_fault = t + frnd.uniform(5, 15)
         for p in procs:   # a process that died by itself is a finding, and is restarted
             if not p.alive() and not (stopped and stopped[0] is p):
                 code = p.p.returncode if p.p else None
@@ -1161,10 +1305,12 @@ def main():
             chk.bad("bounded", "%s had %d open fds" % (p.name, p.peak_fds))
         if p.peak_rss > 1024 * 1024:
             chk.bad("bounded", "%s peaked at %d MiB" % (p.name, p.peak_rss // 1024))
-        half = [kb for tt, kb in p.rss if tt - T0 > (time.monotonic() - T0) / 2]
-        if len(half) > 4 and half[-1] > 2 * half[0] + 64 * 1024:
-            chk.bad("bounded", "%s RSS grew from %d to %d MiB in the second half" % (p.name, half[0] // 1024, half[-1] // 1024))
+        grew = rss_growth(p.rss, t_start + a.seconds / 2)
+        if grew:
+            chk.bad("bounded", "%s RSS grew from %d to %d MiB in the second half, within one run of it" % (
+                p.name, grew[0] // 1024, grew[1] // 1024))
     # --- tear down and report ---------------------------------------------------
+    terminate(allprocs, chk)
     for p in procs:
         p.kill9()
     if fleet:
@@ -1172,6 +1318,11 @@ def main():
     proxy.close()
     with open(os.path.join(out, "faults.json"), "w") as f:
         json.dump({"seed": seed, "seconds": a.seconds, "faults": faults}, f, indent=1)
+    with open(os.path.join(out, "rss.csv"), "w") as f:
+        f.write("seconds,process,incarnation,rss_kib\n")
+        for p in allprocs:
+            for tt, kb, inc in p.rss:
+                f.write("%.1f,%s,%d,%d\n" % (tt - t_start, p.name, inc, kb))
     with open(os.path.join(out, "history.jsonl"), "w") as f:
         for h in chk.history:
             f.write(json.dumps(h) + "\n")
@@ -1188,9 +1339,10 @@ def main():
     if fleet:
         log("hub jobs created %d, completed (Succeeded on the hub, ran on a worker) %d" % (len(fleet.jobs), jobs_done))
     for p in allprocs:
-        log("%s: peak RSS %d MiB, peak fds %d" % (p.name, p.peak_rss // 1024, p.peak_fds))
+        log("%s: peak RSS %d MiB, peak fds %d; RSS %s" % (p.name, p.peak_rss // 1024, p.peak_fds,
+                                                         rss_curve(p.rss, t_start + a.seconds / 2)))
     passed = failed = 0
-    classes = ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded"]
+    classes = ["bound-once", "gpu-once", "gang-min", "one-leader", "writes-kept", "converges", "bounded", "read-only"]
     if fleet:
         classes += ["one-cluster", "every-job-runs"]
     for cls in classes:

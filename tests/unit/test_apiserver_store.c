@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apiserver/apiserver_int.h"
@@ -35,7 +36,7 @@ static int del_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 
 static mu__store_t *open_store(int ring)
 {
-	mu__store_opts_t o = {dir, ring, 0, NULL};
+	mu__store_opts_t o = {.dir = dir, .ring = ring};
 	mu__store_t *st = NULL;
 	char err[256];
 	if (mu__store_open(&o, &st, err, sizeof err) != MU_OK)
@@ -176,6 +177,44 @@ static void test_watch_ring(mu_t_t *t)
 	mu__store_shutdown(st);
 	int64_t now = mu__store_rv(st);
 	CHECK_EQ_INT(t, mu__store_wait(st, &now, ev, 8, 10), MU_ESTATE);
+	mu__store_close(st);
+}
+
+/* The ring keeps old changes only among the last ring_min: beyond them, a
+ * change older than fresh_ms is released and a watch from before it is
+ * expired, however large the ring (as kube's watch cache keeps 75 s), so
+ * that memory follows the rate of change instead of filling the cap. */
+static void test_ring_fresh(mu_t_t *t)
+{
+	mu__store_opts_t o = {.dir = dir, .ring = 1000, .ring_min = 3, .fresh_ms = 1000};
+	mu__store_t *st = NULL;
+	char err[256];
+	CHECK_EQ_INT(t, mu__store_open(&o, &st, err, sizeof err), MU_OK);
+	if (!st)
+		return;
+	int64_t base = mu__store_rv(st), from = base;
+	for (int i = 0; i < 10; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "f%d", i);
+		create(st, n);
+	}
+	/* all fresh: everything since the open is kept */
+	CHECK_EQ_INT(t, mu__store_oldest(st), base);
+	mu__wev_t ev[16];
+	int64_t cur = from;
+	int n = mu__store_wait(st, &cur, ev, 16, 10);
+	CHECK_EQ_INT(t, n, 10);
+	mu__wev_release(ev, n > 0 ? n : 0);
+	struct timespec nap = {1, 200 * 1000000L};
+	nanosleep(&nap, NULL);
+	create(st, "g0"); /* a commit after they aged: the old ones go */
+	CHECK_EQ_INT(t, mu__store_oldest(st), mu__store_rv(st) - 3);
+	cur = from;
+	CHECK_EQ_INT(t, mu__store_wait(st, &cur, ev, 16, 10), MU_ERANGE);
+	cur = mu__store_rv(st) - 3;
+	n = mu__store_wait(st, &cur, ev, 16, 10);
+	CHECK_EQ_INT(t, n, 3);
+	mu__wev_release(ev, n > 0 ? n : 0);
 	mu__store_close(st);
 }
 
@@ -350,7 +389,7 @@ static void test_group_commit(mu_t_t *t)
 static void test_second_server(mu_t_t *t)
 {
 	mu__store_t *a = open_store(10);
-	mu__store_opts_t o = {dir, 10, 0, NULL};
+	mu__store_opts_t o = {.dir = dir, .ring = 10};
 	mu__store_t *b = NULL;
 	char err[256] = "";
 	int rc = mu__store_open(&o, &b, err, sizeof err);
@@ -368,6 +407,7 @@ int main(void)
 		return 1;
 	MU_RUN(&t, test_crud);
 	MU_RUN(&t, test_watch_ring);
+	MU_RUN(&t, test_ring_fresh);
 	MU_RUN(&t, test_wait_type);
 	MU_RUN(&t, test_tx);
 	MU_RUN(&t, test_group_commit);
