@@ -233,6 +233,7 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 		rc = mu__gc_new(s, &s->gc);
 	if (rc == MU_OK)
 		rc = mu__evttl_new(s, (int64_t)s->o.event_ttl_s * 1000, &s->evttl);
+	if (rc == MU_OK)
 		rc = mu__pdbc_new(s, &s->pdbc);
 	if (rc == MU_OK)
 		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
