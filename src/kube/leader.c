@@ -62,6 +62,7 @@ struct mu__klease {
 	bool leading;
 	pthread_t th;
 	bool started;
+	atomic_int quit;       /* set by lease_release: the renew thread ends */
 };
 
 /* The Lease object to write. */
@@ -159,7 +160,7 @@ static bool try_lease(mu__klease_t *l)
 
 static bool stopping(const mu__klease_t *l)
 {
-	return *l->k.stop || (l->k.stop2 && atomic_load(l->k.stop2));
+	return *l->k.stop || atomic_load(&l->quit) || (l->k.stop2 && atomic_load(l->k.stop2));
 }
 
 static void nap_ms(const mu__klease_t *l, int64_t ms)
@@ -225,6 +226,10 @@ static void lease_release(mu__klease_t *l)
 {
 	if (!l)
 		return;
+	/* the owner stops, whatever the renew thread thinks: a daemon that
+	 * found its lease expired (paused past it) must not be kept alive,
+	 * and the lease held, by a renew thread that got it back */
+	atomic_store(&l->quit, 1);
 	if (l->started)
 		pthread_join(l->th, NULL);
 	if (l->leading && !atomic_load(l->k.lost)) {
