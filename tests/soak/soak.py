@@ -155,13 +155,27 @@ class Proc:
     def lost_lease(self):
         """Whether the last run's log ends with the scheduler's own "lost
         the lease: stopping" (a designed exit, as kube-scheduler's)."""
+        # this run's whole output: a LeakSanitizer report after the line
+        # can be longer than any fixed tail
+        return "lost the lease: stopping" in self.run_text()
+
+    def run_text(self):
+        """This run's output (from where it began in the log), or ""."""
         try:
             with open(os.path.join(self.logdir, "%s.log" % self.name), "rb") as f:
-                f.seek(0, 2)
-                f.seek(max(0, f.tell() - 4096))
-                return b"lost the lease: stopping" in f.read()
+                f.seek(getattr(self, "log_off", 0))
+                return f.read().decode("utf-8", "replace")
         except OSError:
-            return False
+            return ""
+
+    def why_exited(self):
+        """What this run's output says of its end: the leak summary, or its
+        last line (so that a violation can be judged from the soak's log)."""
+        leak = self.leak_report()
+        if leak:
+            return leak.strip()
+        lines = [l for l in self.run_text().splitlines() if l.strip()]
+        return lines[-1][-200:] if lines else "no output"
 
     def leak_report(self):
         """The summary line of a LeakSanitizer report in this run's output
@@ -872,7 +886,7 @@ class Fleet:
             if p in self.dispatchers and code == 1 and p.lost_lease():
                 self.lease_exits += 1
             elif code != -9:
-                self.chk.bad("bounded", "%s exited by itself (status %s)" % (p.name, code))
+                self.chk.bad("bounded", "%s exited by itself (status %s): %s" % (p.name, code, p.why_exited()))
             p.start()
 
     def settle(self):
@@ -1139,7 +1153,7 @@ def main():
                 if p in scheds and code == 1 and p.lost_lease():
                     lease_exits[0] += 1   # as kube-scheduler: it leaves when it loses the lease
                 elif p.p is not None and code not in (-9,):
-                    chk.bad("bounded", "%s exited by itself (status %s)" % (p.name, code))
+                    chk.bad("bounded", "%s exited by itself (status %s): %s" % (p.name, code, p.why_exited()))
                 p.start()
         if fleet:
             fleet.tick(time.monotonic())
