@@ -52,7 +52,9 @@ static void up_usage(FILE *f)
 	      "  --heartbeat SECONDS  node status heartbeat period (default 60)\n"
 	      "  --event-ttl DUR      Events go this long after their last write\n"
 	      "                       (default 1h, as kube-apiserver; 0 keeps them)\n"
-	      "  --watch-cache N      recent changes kept for watches (default 100000)\n"
+	      "  --watch-cache N      at most this many recent changes kept for watches\n"
+	      "                       (those of the last 75 s, or the last 1000;\n"
+	      "                       default 100000)\n"
 	      "  --max-watchers N     concurrent watches (default 256)\n"
 	      "  --quiet              do not log requests\n"
 	      "  -h, --help           print this help\n",
