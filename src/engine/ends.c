@@ -181,9 +181,11 @@ static void sort_retimed(mu__end_t *x, const mu_time_t *est, int32_t *grp,
  * job is not running), forgets it for good, as a merge always did. */
 static void end_drop(mu_engine_t *e, const mu__end_t *ev)
 {
-	mu__pod_t *p = e->jobs[ev->job].pods;
-	if (p && p[ev->pod].end_id == ev->id)
-		p[ev->pod].end_id = 0;
+	const mu__job_t *v = &e->jobs[ev->job];
+	/* the job's id may have been reused (mu_engine_job_forget) by a job
+	 * with fewer pods */
+	if (v->pods && ev->pod < v->npods && v->pods[ev->pod].end_id == ev->id)
+		v->pods[ev->pod].end_id = 0;
 }
 
 /* Entries by tie alone (for a run of equal times). */
@@ -297,7 +299,7 @@ static int ends_merge(mu_engine_t *e)
 	for (int32_t k = 0; k < e->nends_add; k += 2) {
 		int32_t jid = e->ends_add[k], pod = e->ends_add[k + 1];
 		const mu__job_t *v = &e->jobs[jid];
-		if (v->state == MU_JOB_RUNNING && v->pods && v->pods[pod].node >= 0 &&
+		if (v->state == MU_JOB_RUNNING && v->pods && pod < v->npods && v->pods[pod].node >= 0 &&
 		    v->pods[pod].end_id == 0)
 			x[nx++] = end_new(e, jid, pod);
 	}
