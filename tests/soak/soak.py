@@ -169,12 +169,12 @@ class Proc:
             return ""
 
     def why_exited(self):
-        """What this run's output says of its end: the leak summary, or its
-        last line (so that a violation can be judged from the soak's log)."""
-        leak = self.leak_report()
-        if leak:
-            return leak.strip()
+        """What this run's output says of its end: a sanitizer's summary, or
+        its last line (so that a violation can be judged from the soak's log)."""
         lines = [l for l in self.run_text().splitlines() if l.strip()]
+        summary = next((l for l in lines if "SUMMARY: " in l and "Sanitizer" in l), None)
+        if summary:
+            return summary.strip()  # an ASan, UBSan or leak report
         return lines[-1][-200:] if lines else "no output"
 
     def leak_report(self):
