@@ -226,6 +226,15 @@ typedef struct mu__page {
 int mu__store_list(mu__store_t *st, int rt, const char *ns, const char *after,
 		   size_t limit, mu__filter_fn_t filter, void *fctx, mu__page_t *out);
 void mu__page_release(mu__page_t *p);
+/* Walks every object of rt in ns (NULL = all namespaces) that passes filter,
+ * in key order, in pages of at most limit: fn sees each page (the walk keeps
+ * the references and releases the page after fn returns; fn takes its own to
+ * keep an object).  A nonzero return of fn stops the walk and is returned;
+ * a list error (MU_ENOMEM) is returned as is; MU_OK when all were seen.
+ * Work: one list per page, over the objects of rt. */
+typedef int (*mu__page_fn_t)(void *ctx, mu__page_t *pg);
+int mu__store_each(mu__store_t *st, int rt, const char *ns, size_t limit, mu__filter_fn_t filter, void *fctx,
+		   mu__page_fn_t fn, void *ctx);
 
 /* Write transactions.  A mutation callback sees the current version (NULL if
  * absent) and answers one of these, setting *out (owned) for MU__MUT_PUT. */

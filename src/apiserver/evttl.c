@@ -99,26 +99,26 @@ void mu__evttl_event(mu__evttl_t *e, const mu__wev_t *ev, int64_t now)
 		push(e, ev->obj, now + e->ttl_ms);
 }
 
+typedef struct {
+	mu__evttl_t *e;
+	int64_t at;
+} resync_t;
+
+static int resync_page(void *ctx, mu__page_t *pg)
+{
+	resync_t *r = ctx;
+	for (size_t i = 0; i < pg->n; i++)
+		push(r->e, pg->objs[i], r->at);
+	return 0;
+}
+
 void mu__evttl_resync(mu__evttl_t *e, int64_t now)
 {
 	clear(e);
 	if (e->ttl_ms <= 0)
 		return;
-	char after[600] = "";
-	for (;;) {
-		mu__page_t pg;
-		if (mu__store_list(e->s->store, MU__RT_EVENTS, NULL, after[0] ? after : NULL, 1000, NULL, NULL,
-				   &pg) != MU_OK)
-			return;
-		for (size_t i = 0; i < pg.n; i++)
-			push(e, pg.objs[i], now + e->ttl_ms);
-		bool more = pg.next != NULL;
-		if (more)
-			snprintf(after, sizeof after, "%s", pg.next);
-		mu__page_release(&pg);
-		if (!more)
-			return;
-	}
+	resync_t r = {e, now + e->ttl_ms};
+	(void)mu__store_each(e->s->store, MU__RT_EVENTS, NULL, 1000, NULL, NULL, resync_page, &r);
 }
 
 /* Deletes the Event if it is still at the queued version. */

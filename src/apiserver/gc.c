@@ -243,6 +243,26 @@ static int one_dependent(mu_apiserver_t *s, mu__wtx_t *tx, int rt, const mu__obj
 	return blocking;
 }
 
+typedef struct {
+	mu_apiserver_t *s;
+	int rt;
+	const char *uid;
+	int act;
+	int blocking; /* dependents that block their owner's deletion */
+} dep_walk_t;
+
+/* Acts on one page of dependents in one write transaction. */
+static int dep_page(void *ctx, mu__page_t *pg)
+{
+	dep_walk_t *w = ctx;
+	mu__wtx_t *tx;
+	mu__store_begin(w->s->store, &tx);
+	for (size_t i = 0; i < pg->n; i++)
+		w->blocking += one_dependent(w->s, tx, w->rt, pg->objs[i], w->uid, w->act);
+	mu__store_commit(tx);
+	return 0;
+}
+
 static int dependents(mu__gc_t *g, const char *uid, const char *ns, int act)
 {
 	mu_apiserver_t *s = g->s;
@@ -253,24 +273,9 @@ static int dependents(mu__gc_t *g, const char *uid, const char *ns, int act)
 		const mu__rtype_t *t = mu__type(s->types, rt);
 		if (!t || rt == MU__RT_SSARS || (*ns && !t->namespaced))
 			continue;
-		char after[600] = "";
-		for (;;) {
-			mu__page_t pg;
-			if (mu__store_list(s->store, rt, *ns ? ns : NULL, after[0] ? after : NULL, MU__TX_MAX,
-					   may_depend, &f, &pg) != MU_OK)
-				break;
-			mu__wtx_t *tx;
-			mu__store_begin(s->store, &tx);
-			for (size_t i = 0; i < pg.n; i++)
-				blocking += one_dependent(s, tx, rt, pg.objs[i], uid, act);
-			mu__store_commit(tx);
-			bool more = pg.next != NULL;
-			if (more)
-				snprintf(after, sizeof after, "%s", pg.next);
-			mu__page_release(&pg);
-			if (!more)
-				break;
-		}
+		dep_walk_t w = {s, rt, uid, act, 0};
+		(void)mu__store_each(s->store, rt, *ns ? ns : NULL, MU__TX_MAX, may_depend, &f, dep_page, &w);
+		blocking += w.blocking;
 	}
 	return blocking;
 }
@@ -360,6 +365,19 @@ static bool gc_relevant(void *ctx, const mu__obj_t *o)
 	       (o->deleting && (strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\"")));
 }
 
+typedef struct {
+	mu__gc_t *g;
+	json_t *seen;
+} resync_walk_t;
+
+static int resync_page(void *ctx, mu__page_t *pg)
+{
+	resync_walk_t *w = ctx;
+	for (size_t i = 0; i < pg->n; i++)
+		resync_one(w->g, pg->objs[i], w->seen);
+	return 0;
+}
+
 int mu__gc_resync(mu__gc_t *g)
 {
 	mu_apiserver_t *s = g->s;
@@ -370,21 +388,8 @@ int mu__gc_resync(mu__gc_t *g)
 	for (int rt = 0; rt < mu__types_end(s->types) && rc == MU_OK; rt++) {
 		if (!mu__type(s->types, rt) || rt == MU__RT_SSARS)
 			continue;
-		char after[600] = "";
-		for (;;) {
-			mu__page_t pg;
-			rc = mu__store_list(s->store, rt, NULL, after[0] ? after : NULL, 1024, gc_relevant, NULL, &pg);
-			if (rc != MU_OK)
-				break;
-			for (size_t i = 0; i < pg.n; i++)
-				resync_one(g, pg.objs[i], seen);
-			bool more = pg.next != NULL;
-			if (more)
-				snprintf(after, sizeof after, "%s", pg.next);
-			mu__page_release(&pg);
-			if (!more)
-				break;
-		}
+		resync_walk_t w = {g, seen};
+		rc = mu__store_each(s->store, rt, NULL, 1024, gc_relevant, NULL, resync_page, &w);
 	}
 	json_decref(seen);
 	return rc;

@@ -583,23 +583,25 @@ void mu__sim_event(mu__sim_t *sim, const mu__wev_t *ev, int64_t now)
 		node_seen(sim, ev->obj, now);
 }
 
+typedef struct {
+	mu__sim_t *sim;
+	void (*fn)(mu__sim_t *, const mu__obj_t *, int64_t);
+	int64_t now;
+} scan_t;
+
+static int scan_page(void *ctx, mu__page_t *pg)
+{
+	scan_t *sc = ctx;
+	for (size_t i = 0; i < pg->n; i++)
+		sc->fn(sc->sim, pg->objs[i], sc->now);
+	return 0;
+}
+
 /* Calls fn on every object of rt, page by page. */
 static void scan(mu__sim_t *sim, int rt, void (*fn)(mu__sim_t *, const mu__obj_t *, int64_t), int64_t now)
 {
-	char after[600] = "";
-	for (int guard = 0; guard < 100000; guard++) {
-		mu__page_t pg;
-		if (mu__store_list(sim->s->store, rt, NULL, after[0] ? after : NULL, 1024, NULL, NULL, &pg) != MU_OK)
-			return;
-		for (size_t i = 0; i < pg.n; i++)
-			fn(sim, pg.objs[i], now);
-		bool more = pg.next != NULL;
-		if (more)
-			snprintf(after, sizeof after, "%s", pg.next);
-		mu__page_release(&pg);
-		if (!more)
-			return;
-	}
+	scan_t sc = {sim, fn, now};
+	(void)mu__store_each(sim->s->store, rt, NULL, 1024, NULL, NULL, scan_page, &sc);
 }
 
 static void pod_resync(mu__sim_t *sim, const mu__obj_t *o, int64_t now)

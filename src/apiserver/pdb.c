@@ -282,23 +282,17 @@ void mu__pdbc_event(mu__pdbc_t *c, const mu__wev_t *ev)
 		json_object_set_new(c->dirty, ev->obj->ns, json_true());
 }
 
+static int resync_page(void *ctx, mu__page_t *pg)
+{
+	mu__pdbc_t *c = ctx;
+	for (size_t i = 0; i < pg->n && json_object_size(c->dirty) < PDBC_PENDING; i++)
+		json_object_set_new(c->dirty, pg->objs[i]->ns, json_true());
+	return 0;
+}
+
 void mu__pdbc_resync(mu__pdbc_t *c)
 {
-	char after[600] = "";
-	for (;;) {
-		mu__page_t pg;
-		if (mu__store_list(c->s->store, MU__RT_PDBS, NULL, after[0] ? after : NULL, 1000, NULL, NULL, &pg) !=
-		    MU_OK)
-			return;
-		for (size_t i = 0; i < pg.n && json_object_size(c->dirty) < PDBC_PENDING; i++)
-			json_object_set_new(c->dirty, pg.objs[i]->ns, json_true());
-		bool more = pg.next != NULL;
-		if (more)
-			snprintf(after, sizeof after, "%s", pg.next);
-		mu__page_release(&pg);
-		if (!more)
-			return;
-	}
+	(void)mu__store_each(c->s->store, MU__RT_PDBS, NULL, 1000, NULL, NULL, resync_page, c);
 }
 
 /* Whether pod o matches the selector ctx (under the store lock: labels

@@ -335,6 +335,28 @@ void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	mu__obj_unref(res);
 }
 
+typedef struct {
+	mu_apiserver_t *s;
+	int rt;
+	int64_t grace;
+	bool dry_run;
+	size_t deleted;
+} delcoll_t;
+
+/* Deletes one page of the collection in one write transaction. */
+static int delcoll_page(void *ctx, mu__page_t *pg)
+{
+	delcoll_t *dc = ctx;
+	mu__wtx_t *tx;
+	mu__store_begin(dc->s->store, &tx);
+	for (size_t i = 0; i < pg->n; i++)
+		if (mu__delete_in(tx, dc->rt, pg->objs[i]->ns, pg->objs[i]->name, dc->grace, NULL, NULL, dc->dry_run,
+				  NULL) >= 0)
+			dc->deleted++;
+	mu__store_commit(tx);
+	return 0;
+}
+
 void mu__do_delete_collection(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
 {
 	const mu__rtype_t *t = mu__type(s->types, rt);
@@ -352,27 +374,9 @@ void mu__do_delete_collection(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t
 		return;
 	}
 	json_decref(body);
-	size_t deleted = 0;
-	char after[600] = "";
-	for (int round = 0; round < 4096; round++) {
-		mu__page_t pg;
-		if (mu__store_list(s->store, rt, rq->route.ns, after[0] ? after : NULL, MU__TX_MAX,
-				   mu__filter_match, &f, &pg) != MU_OK)
-			break;
-		mu__wtx_t *tx;
-		mu__store_begin(s->store, &tx);
-		for (size_t i = 0; i < pg.n; i++)
-			if (mu__delete_in(tx, rt, pg.objs[i]->ns, pg.objs[i]->name, grace, NULL, NULL,
-					  rq->q.dry_run, NULL) >= 0)
-				deleted++;
-		mu__store_commit(tx);
-		bool more = pg.next != NULL;
-		if (more)
-			snprintf(after, sizeof after, "%s", pg.next);
-		mu__page_release(&pg);
-		if (!more)
-			break;
-	}
+	delcoll_t dc = {s, rt, grace, rq->q.dry_run, 0};
+	(void)mu__store_each(s->store, rt, rq->route.ns, MU__TX_MAX, mu__filter_match, &f, delcoll_page, &dc);
+	size_t deleted = dc.deleted;
 	mu__filter_release(&f);
 	json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:i, s:{s:s, s:s, s:I}}", "kind", "Status", "apiVersion",
 			       "v1", "metadata", "status", "Success", "code", 200, "details", "kind", t->plural,

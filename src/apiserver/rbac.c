@@ -252,35 +252,38 @@ static bool role_allows(mu_apiserver_t *s, const json_t *ref, const char *ns, co
 	return ok;
 }
 
-/* Whether a binding of type rt (in ns, NULL for cluster bindings) grants a. */
+typedef struct {
+	mu_apiserver_t *s;
+	const mu__user_t *u;
+	const attrs_t *a;
+} grant_t;
+
+/* 1 when a binding of the page names the user and its role grants the
+ * request (which stops the walk), else 0. */
+static int grant_page(void *ctx, mu__page_t *pg)
+{
+	grant_t *g = ctx;
+	for (size_t i = 0; i < pg->n; i++) {
+		json_t *b = mu__obj_parse(pg->objs[i]);
+		size_t j;
+		json_t *subj;
+		bool me = false;
+		json_array_foreach(json_object_get(b, "subjects"), j, subj)
+			me = me || subject_is(subj, g->u, pg->objs[i]->ns);
+		bool ok = me && role_allows(g->s, json_object_get(b, "roleRef"), pg->objs[i]->ns, g->a);
+		json_decref(b);
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a binding of type rt (in ns, NULL for cluster bindings) grants a.
+ * Reads every binding of rt in ns at most once. */
 static bool bindings_allow(mu_apiserver_t *s, int rt, const char *ns, const mu__user_t *u, const attrs_t *a)
 {
-	char after[600] = "";
-	for (int round = 0; round < 64; round++) {
-		mu__page_t pg;
-		if (mu__store_list(s->store, rt, ns, after[0] ? after : NULL, 500, NULL, NULL, &pg) != MU_OK)
-			return false;
-		bool ok = false;
-		for (size_t i = 0; i < pg.n && !ok; i++) {
-			json_t *b = mu__obj_parse(pg.objs[i]);
-			size_t j;
-			json_t *subj;
-			bool me = false;
-			json_array_foreach(json_object_get(b, "subjects"), j, subj)
-				me = me || subject_is(subj, u, pg.objs[i]->ns);
-			ok = me && role_allows(s, json_object_get(b, "roleRef"), pg.objs[i]->ns, a);
-			json_decref(b);
-		}
-		bool more = pg.next != NULL;
-		if (more)
-			snprintf(after, sizeof after, "%s", pg.next);
-		mu__page_release(&pg);
-		if (ok)
-			return true;
-		if (!more)
-			return false;
-	}
-	return false;
+	grant_t g = {s, u, a};
+	return mu__store_each(s->store, rt, ns, 500, NULL, NULL, grant_page, &g) == 1;
 }
 
 static bool allowed(mu_apiserver_t *s, const mu__user_t *u, const attrs_t *a)

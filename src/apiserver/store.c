@@ -864,6 +864,29 @@ void mu__page_release(mu__page_t *p)
 	memset(p, 0, sizeof *p);
 }
 
+int mu__store_each(mu__store_t *st, int rt, const char *ns, size_t limit, mu__filter_fn_t filter, void *fctx,
+		   mu__page_fn_t fn, void *ctx)
+{
+	char *after = NULL; /* owned: the last page's continue key */
+	for (;;) {
+		mu__page_t pg;
+		int rc = mu__store_list(st, rt, ns, after, limit, filter, fctx, &pg);
+		free(after);
+		after = NULL;
+		if (rc != MU_OK)
+			return rc;
+		rc = fn(ctx, &pg);
+		/* each page resumes strictly after the last key: the walk ends */
+		if (rc == 0 && pg.next) {
+			after = pg.next;
+			pg.next = NULL;
+		}
+		mu__page_release(&pg);
+		if (!after)
+			return rc;
+	}
+}
+
 /* --- writes ------------------------------------------------------------- */
 
 

@@ -430,6 +430,25 @@ k run prio-sys --image=x --overrides='{"spec":{"priorityClassName":"system-node-
 has priority-given-403 "$T/out" "computed 2000001000 from the given PriorityClass name"
 k delete priorityclass low-default
 
+# --- deletecollection: DELETE on a collection (client-go's DeleteCollection) ---
+# kubectl delete --all deletes one by one; the Python client's
+# delete_collection_namespaced_pod and controllers send this request.
+k create namespace dc
+for i in 1 2 3 4 5; do k run "dc-a$i" -n dc --image=x --labels=app=a; done
+for i in 1 2; do k run "dc-b$i" -n dc --image=x --labels=app=b; done
+k run dc-other --image=x --labels=app=a
+api -s -X DELETE -o "$T/body" "$S/api/v1/namespaces/dc/pods?labelSelector=app%3Da&dryRun=All"
+k get pods -n dc --no-headers; want dc-dry-run-keeps "$(grep -c '^dc-' "$T/out")" 7
+api -s -X DELETE -o "$T/body" "$S/api/v1/namespaces/dc/pods?labelSelector=app%3Da"
+has dc-status "$T/body" '"status":"Success"'
+k get pods -n dc -o 'jsonpath={range .items[*]}{.metadata.name}{" "}{.metadata.deletionTimestamp}{"|"}{end}'
+tr '|' '\n' <"$T/out" | grep -v '^$' | awk 'NF==1{print $1}' | sort | tr '\n' ' ' >"$T/left"
+want dc-selector-only "$(cat "$T/left")" "dc-b1 dc-b2 "
+k get pod dc-other -o 'jsonpath={.metadata.name}'; want dc-namespace-only "$(cat "$T/out")" dc-other
+api -s -X DELETE -o "$T/body" "$S/api/v1/namespaces/dc/pods?gracePeriodSeconds=0"
+k get pods -n dc --no-headers; want dc-all-gone "$(grep -c '^dc-' "$T/out")" 0
+k delete pod dc-other --grace-period=0 --force
+
 # --- TLS with a bearer token (a second server) --------------------------------
 if command -v openssl >/dev/null 2>&1 && openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
 	-out "$T/cert.pem" -days 2 -subj /CN=muster -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1; then
