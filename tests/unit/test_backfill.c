@@ -3,6 +3,10 @@
  * that ends in time may use the hole, one that would delay the reserved
  * job may not, a preemptible one may and is evicted when due), expected
  * start times, strict FIFO, and consolidation moves with their budget.
+ * A finished job handed back with mu_engine_job_forget() leaves entries
+ * in the expected-end list and queued bind notes that name its id; a
+ * smaller job that reuses the id must not be read past its pods
+ * (test_forget_reused_id: an ASan heap-buffer-overflow in the hour soak).
  */
 #include <stdio.h>
 #include <string.h>
@@ -176,6 +180,63 @@ static void test_reservation_and_backfill(mu_t_t *t)
 	 * its 500 s estimate). */
 	CHECK_EQ_INT(t, si.expected_start, 1500 * S);
 	CHECK(t, !si.reserved);
+	bfx_free(&f);
+}
+
+/* Submits a job that needs all 3 nodes (blocked behind x, so reserved:
+ * the expected-end list is read) and runs a cycle with its reservation. */
+static mu_id_t reserve_all(bfx_t *f, mu_time_t now)
+{
+	mu_id_t g = bfx_job(f, 3, 8, 100 * S, false, now);
+	bfx_cycle(f, now);
+	return g;
+}
+
+/* Finishes and forgets job a, and binds a one-pod job that takes its id
+ * in a cycle with no reservation (nothing reads the list).  Returns the
+ * new job's id. */
+static mu_id_t reuse_id(bfx_t *f, mu_id_t a, mu_time_t now)
+{
+	mu_engine_job_finish(f->e, a, now);
+	mu_engine_job_forget(f->e, a);
+	mu_id_t b = bfx_job(f, 1, 1, 50 * S, false, now);
+	bfx_cycle(f, now);
+	return b;
+}
+
+static void test_forget_reused_id(mu_t_t *t)
+{
+	bfx_t f = {0};
+	bfx_init(&f, 3, MU_BACKFILL_RESERVE, NULL);
+	mu_id_t x = bfx_job(&f, 1, 8, 1000 * S, false, 0); /* n0 until 1000 s */
+	bfx_cycle(&f, 0);
+	mu_id_t g = reserve_all(&f, 1 * S);
+	CHECK(t, bfx_info(&f, g).reserved);
+	/* bind notes: a's 8 binds are queued while no job is reserved, and
+	 * read after b took a's id */
+	CHECK_EQ_INT(t, mu_engine_job_withdraw(f.e, g, 2 * S), MU_OK);
+	mu_id_t a = bfx_job(&f, 8, 1, 50 * S, false, 2 * S);
+	bfx_cycle(&f, 2 * S);
+	CHECK_EQ_INT(t, bfx_info(&f, a).bound, 8);
+	mu_id_t b = reuse_id(&f, a, 3 * S);
+	CHECK_EQ_INT(t, b, a);
+	CHECK_EQ_INT(t, bfx_info(&f, b).bound, 1);
+	g = reserve_all(&f, 4 * S);
+	CHECK(t, bfx_info(&f, g).reserved);
+	/* list entries: a2's 8 entries are merged while it runs, go stale
+	 * when it ends, and are swept after b2 took its id */
+	mu_id_t a2 = bfx_job(&f, 8, 1, 50 * S, false, 5 * S);
+	bfx_cycle(&f, 5 * S);
+	CHECK_EQ_INT(t, bfx_info(&f, a2).bound, 8);
+	bfx_cycle(&f, 6 * S);
+	CHECK_EQ_INT(t, mu_engine_job_withdraw(f.e, g, 7 * S), MU_OK);
+	mu_id_t b2 = reuse_id(&f, a2, 7 * S);
+	CHECK_EQ_INT(t, b2, a2);
+	g = reserve_all(&f, 8 * S);
+	mu_job_info_t gi = bfx_info(&f, g);
+	CHECK(t, gi.reserved);
+	CHECK_EQ_INT(t, gi.expected_start, 1000 * S);
+	CHECK_EQ_INT(t, bfx_info(&f, x).bound, 1);
 	bfx_free(&f);
 }
 
@@ -368,6 +429,7 @@ int main(void)
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_estimates);
 	MU_RUN(&t, test_reservation_and_backfill);
+	MU_RUN(&t, test_forget_reused_id);
 	MU_RUN(&t, test_greedy_lets_it_through);
 	MU_RUN(&t, test_settle_lazy);
 	MU_RUN(&t, test_preemptible_backfill_evicted_when_due);
