@@ -79,6 +79,15 @@ static void json_series(FILE *f, const mu_eval_report_t *r,
 		fprintf(f, "%s{\"arrived\":%lld,\"placed\":%lld,\"skipped\":%lld}",
 			i ? "," : "", (long long)s->runs[i].arrivals,
 			(long long)s->runs[i].placed, (long long)s->runs[i].skipped);
+	fputs(many ? "],\"free_milli\":[" : ",\"free_milli\":", f);
+	for (size_t i = 0; i < s->nruns; i++) {
+		fputs(i ? ",{" : "{", f);
+		for (int b = 0; b < MU_EVAL_WASTE_BINS; b++)
+			fprintf(f, "%s\"%s\":%lld", b ? "," : "",
+				mu_eval_waste_name(b),
+				(long long)s->runs[i].waste_milli[b]);
+		fputc('}', f);
+	}
 	if (many) {
 		fputs("],\"alloc_mean\":", f);
 		json_curve(f, s->alloc_mean, n);
