@@ -659,6 +659,7 @@ static void test_writers(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_eval_write_html(&r, f), MU_OK);
 	fclose(f);
 	CHECK(t, strstr(buf, "<svg") != NULL);
+	CHECK(t, strstr(buf, "Free GPUs at the end") != NULL);
 	CHECK(t, strstr(buf, "w&lt;x&gt;") != NULL);
 	CHECK(t, strstr(buf, "w<x>") == NULL);
 	free(buf);
