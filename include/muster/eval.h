@@ -94,6 +94,25 @@ void mu_eval_grid_add(mu_eval_grid_t *g, int64_t x, double alloc_pct,
 void mu_eval_grid_means(const mu_eval_grid_t *g, double alloc0, double frag0,
 			double *alloc, double *frag);
 
+/* Where the free GPU capacity is at the end of a run (milli-GPU), by the
+ * free share of each device: partly used devices with 1-99, 100-189,
+ * 190-199, 200-499 and 500-999 milli-GPU free, and whole free devices.
+ * 190-199 is apart because it is what an 810-milli share, the openb
+ * traces' most common, leaves on a device of its own. */
+enum {
+	MU_EVAL_WASTE_LT100,
+	MU_EVAL_WASTE_LT190,
+	MU_EVAL_WASTE_LT200,
+	MU_EVAL_WASTE_LT500,
+	MU_EVAL_WASTE_LT1000,
+	MU_EVAL_WASTE_WHOLE,
+	MU_EVAL_WASTE_BINS
+};
+
+/* The JSON key of waste bin i ("holes_lt100" ... "whole"); NULL out of
+ * range. */
+const char *mu_eval_waste_name(int i);
+
 /* One run: a policy, a seed, its curves and counts. */
 typedef struct mu_eval_run {
 	const char *policy;  /* the ops' name, static */
@@ -104,6 +123,7 @@ typedef struct mu_eval_run {
 	int64_t arrivals, placed, skipped;
 	int64_t arrived_milli, alloc_milli; /* at the end */
 	double frag_milli;   /* the cluster's fragmentation at the end */
+	int64_t waste_milli[MU_EVAL_WASTE_BINS]; /* free GPU at the end */
 } mu_eval_run_t;
 
 typedef struct mu_eval_config {

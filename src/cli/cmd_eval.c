@@ -56,7 +56,7 @@ static void eval_usage(FILE *f)
 		"  --seed N            one seed (default 42)\n"
 		"  --seeds A-B         seeds A to B (the paper's: 42-51)\n"
 		"  --tune X            arrived demand at the end, x the GPUs (1.3)\n"
-		"  --json FILE         write the curves as JSON\n"
+		"  --json FILE         write the curves and the free GPUs at the end as JSON\n"
 		"  --report FILE       write an HTML report with the curves\n"
 		"  --paper FILE        the paper's fgd_analysis_allo_discrete.csv to compare\n"
 		"                      with (default %s if it exists;\n"
@@ -301,6 +301,27 @@ static void print_num(double v, bool sign)
 		printf(sign ? "  %+7.2f" : "  %7.2f", v);
 }
 
+/* Where the free GPUs are at the end, in GPUs, mean over the seeds: one
+ * row per policy ("free POLICY ..."), by the free share of each device
+ * (mu_eval_waste_name). */
+static void print_waste(const mu_eval_report_t *r)
+{
+	printf("  free GPUs at the end, by device's free milli-GPU (mean over seeds):\n");
+	printf("  %-4s  %-10s  %7s  %7s  %7s  %7s  %7s  %7s\n", "", "policy",
+	       "1-99", "100-189", "190-199", "200-499", "500-999", "whole");
+	for (size_t i = 0; i < r->nseries; i++) {
+		const mu_eval_series_t *s = &r->series[i];
+		printf("  free  %-10s", s->policy);
+		for (int b = 0; b < MU_EVAL_WASTE_BINS; b++) {
+			double sum = 0;
+			for (size_t k = 0; k < s->nruns; k++)
+				sum += (double)s->runs[k].waste_milli[b];
+			print_num(s->nruns ? sum / 1000.0 / (double)s->nruns : 0, false);
+		}
+		printf("\n");
+	}
+}
+
 /* The table: mean allocation at x = 100 and at the end, the paper's
  * means and the gaps; then muster's margin over fgd. */
 static void print_table(const mu_eval_report_t *r, double secs)
@@ -333,6 +354,10 @@ static void print_table(const mu_eval_report_t *r, double secs)
 	}
 	if (fgd && mus)
 		printf("  muster - fgd at x=%d: %+.2f points\n", xe, mus[xe] - fgd[xe]);
+	double pf = paper_at(r->paper_alloc, r->workload, "fgd", xe);
+	if (mus && pf == pf)
+		printf("  muster - the paper's fgd at x=%d: %+.2f points\n", xe, mus[xe] - pf);
+	print_waste(r);
 	printf("  (x = arrived GPU demand in %% of the cluster's GPUs; runs took %.1f s)\n", secs);
 }
 

@@ -368,6 +368,32 @@ static int run_arrival(run_state_t *s, size_t k, const mu_eval_pod_t *p,
 	return rc;
 }
 
+const char *mu_eval_waste_name(int i)
+{
+	static const char *const names[MU_EVAL_WASTE_BINS] = {
+		"holes_lt100", "holes_100_189", "holes_190_199",
+		"holes_200_499", "holes_500_999", "whole"};
+	return i >= 0 && i < MU_EVAL_WASTE_BINS ? names[i] : NULL;
+}
+
+/* Sums the mirror's free GPU capacity into out->waste_milli by device
+ * (see mu_eval_waste_name).  O(devices). */
+static void run_waste(const run_state_t *s, mu_eval_run_t *out)
+{
+	static const int16_t upto[] = {100, 190, 200, 500, 1000};
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const mirror_node_t *m = &s->nodes[i];
+		for (int g = 0; g < m->ngpu; g++) {
+			int16_t f = m->gpu_free[g];
+			int b = 0;
+			while (b < MU_EVAL_WASTE_WHOLE && f >= upto[b])
+				b++;
+			if (f > 0)
+				out->waste_milli[b] += f;
+		}
+	}
+}
+
 static double pct(int64_t part, int64_t whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
@@ -398,6 +424,7 @@ static int run_arrivals(run_state_t *s, const mu_eval_config_t *cfg,
 	mu_engine_totals(s->e, &alloc, &used);
 	if (used.v[MU_RES_GPU] != s->alloc_milli || alloc.v[MU_RES_GPU] != s->cap_milli)
 		return MU_ESTATE; /* the mirror lost track of the engine */
+	run_waste(s, out);
 	return MU_OK;
 }
 

@@ -6,7 +6,8 @@
  * curves of every policy (mean over its seeds) drawn solid, the paper's
  * published curve of the same policy dashed in the same colour, a zoom on
  * the saturated end, the fragmentation-ratio curves the same way, and a
- * table at x = 100 and 130 with the gaps.  Output is deterministic for a
+ * table at x = 100 and 130 with the gaps, and where the free GPUs are at
+ * the end (holes by size, whole devices).  Output is deterministic for a
  * given report except the run time shown in the header.
  */
 #include <math.h>
@@ -79,6 +80,15 @@ static void json_series(FILE *f, const mu_eval_report_t *r,
 		fprintf(f, "%s{\"arrived\":%lld,\"placed\":%lld,\"skipped\":%lld}",
 			i ? "," : "", (long long)s->runs[i].arrivals,
 			(long long)s->runs[i].placed, (long long)s->runs[i].skipped);
+	fputs(many ? "],\"free_milli\":[" : ",\"free_milli\":", f);
+	for (size_t i = 0; i < s->nruns; i++) {
+		fputs(i ? ",{" : "{", f);
+		for (int b = 0; b < MU_EVAL_WASTE_BINS; b++)
+			fprintf(f, "%s\"%s\":%lld", b ? "," : "",
+				mu_eval_waste_name(b),
+				(long long)s->runs[i].waste_milli[b]);
+		fputc('}', f);
+	}
 	if (many) {
 		fputs("],\"alloc_mean\":", f);
 		json_curve(f, s->alloc_mean, n);
@@ -237,6 +247,33 @@ static void ev_table(FILE *f, const mu_eval_report_t *r)
 	fputs("</tbody></table>\n", f);
 }
 
+/* Where the free GPUs are at the end: per policy, mean over its seeds, in
+ * GPUs, by the free share of each device (mu_eval_waste_name). */
+static void ev_free_table(FILE *f, const mu_eval_report_t *r)
+{
+	fputs("<table><thead><tr><th>policy</th><th>1-99</th><th>100-189</th>"
+	      "<th>190-199</th><th>200-499</th><th>500-999</th><th>whole</th>"
+	      "<th>free</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < r->nseries; i++) {
+		const mu_eval_series_t *s = &r->series[i];
+		fputs("<tr><td>", f);
+		mu__html_text(f, s->policy, 40);
+		fputs("</td>", f);
+		double all = 0;
+		for (int b = 0; b < MU_EVAL_WASTE_BINS; b++) {
+			double sum = 0;
+			for (size_t k = 0; k < s->nruns; k++)
+				sum += (double)s->runs[k].waste_milli[b];
+			sum /= 1000.0 * (double)s->nruns;
+			all += sum;
+			ev_td(f, sum, false);
+		}
+		ev_td(f, all, false);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
 static void ev_header(FILE *f, const mu_eval_report_t *r)
 {
 	char gpus[32], pods[32], run[32];
@@ -280,6 +317,12 @@ int mu_eval_write_html(const mu_eval_report_t *r, FILE *f)
 	      "all of the demand has arrived, next to the paper's published "
 	      "mean; fragmentation ratio (%) at the end.</p>\n", f);
 	ev_table(f, r);
+	fputs("</section>\n<section><h2>Free GPUs at the end</h2><p class=\"cap\">"
+	      "Mean over the seeds, in GPUs, by the free milli-GPU of each "
+	      "device: holes on partly used devices (190-199 is what an "
+	      "810-milli share leaves alone on a device) and whole free "
+	      "devices.</p>\n", f);
+	ev_free_table(f, r);
 	fputs("</section>\n<section><h2>GPU allocation</h2><p class=\"cap\">Solid: "
 	      "muster's runs (mean over seeds). Dashed: the paper's published "
 	      "curve of the same policy.</p>\n", f);

@@ -509,6 +509,14 @@ static void test_run_shares(mu_t_t *t)
 	CHECK(t, NEAR(r.alloc[59], 0));
 	CHECK(t, NEAR(r.alloc[60], 60) && NEAR(r.frag[60], 100));
 	CHECK(t, NEAR(r.alloc[100], 60) && NEAR(r.frag[100], 100));
+	/* The 400 left sit on a partly used device. */
+	CHECK_EQ_INT(t, r.waste_milli[MU_EVAL_WASTE_LT500], 400);
+	int64_t free_sum = 0;
+	for (int b = 0; b < MU_EVAL_WASTE_BINS; b++)
+		free_sum += r.waste_milli[b];
+	CHECK_EQ_INT(t, free_sum, 400);
+	CHECK_STR(t, mu_eval_waste_name(MU_EVAL_WASTE_LT200), "holes_190_199");
+	CHECK(t, mu_eval_waste_name(MU_EVAL_WASTE_BINS) == NULL);
 	mu_eval_run_release(&r);
 	mu_eval_input_release(&in);
 	tiny_release(&s);
@@ -539,6 +547,7 @@ static void test_run_whole(mu_t_t *t)
 		CHECK(t, NEAR(r.alloc[50], 50) && NEAR(r.frag[50], 0));
 		CHECK(t, NEAR(r.alloc[100], 100) && NEAR(r.alloc[130], 100));
 		CHECK(t, NEAR(r.frag[130], 0));
+		CHECK_EQ_INT(t, r.waste_milli[MU_EVAL_WASTE_WHOLE], 0);
 		CHECK_STR(t, r.policy, names[i]);
 		mu_eval_run_release(&r);
 	}
@@ -639,6 +648,7 @@ static void test_writers(mu_t_t *t)
 	CHECK(t, strstr(buf, "\"seed\":[42,43]") != NULL);
 	CHECK(t, strstr(buf, "\"alloc_mean\":[") != NULL);
 	CHECK(t, strstr(buf, "\"frag_ratio_mean\":[") != NULL);
+	CHECK(t, strstr(buf, "\"free_milli\":[{\"holes_lt100\":0,") != NULL);
 	const char *am = strstr(buf, "\"alloc_mean\":[");
 	int commas = 0;
 	for (const char *p = am ? am : buf; am && *p && *p != ']'; p++)
@@ -649,6 +659,7 @@ static void test_writers(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_eval_write_html(&r, f), MU_OK);
 	fclose(f);
 	CHECK(t, strstr(buf, "<svg") != NULL);
+	CHECK(t, strstr(buf, "Free GPUs at the end") != NULL);
 	CHECK(t, strstr(buf, "w&lt;x&gt;") != NULL);
 	CHECK(t, strstr(buf, "w<x>") == NULL);
 	free(buf);
