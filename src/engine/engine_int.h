@@ -367,6 +367,9 @@ typedef struct mu__podset {
 typedef struct mu__job {
 	const char *name; /* owned by e->job_names; NULL once forgotten */
 	bool forgotten;   /* finished and handed back (mu_engine_job_forget) */
+	uint64_t seq;     /* submission order (e->job_seq): ties between jobs
+	                   * go to the earlier one by this, not by id, as a
+	                   * forgotten job's id goes to a later job */
 	int32_t queue;
 	int32_t priority;
 	int32_t eprio;       /* effective priority: order and preemption */
@@ -490,6 +493,7 @@ struct mu_engine {
 	int32_t njobs, jobs_cap;
 	int32_t *free_jobs;         /* forgotten job ids, reused by submit */
 	int32_t nfree_jobs, free_jobs_cap;
+	uint64_t job_seq;           /* submissions so far (mu__job_t.seq) */
 
 	mu__sclass_t *classes;
 	int32_t nclasses, classes_cap;

@@ -724,6 +724,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 		return MU_EINVAL; /* jobs go to leaf queues */
 	mu__job_t *j = &e->jobs[jid];
 	memset(j, 0, sizeof *j);
+	j->seq = e->job_seq; /* after every job so far (a what-if job too) */
 	j->queue = q;
 	j->priority = s->priority;
 	j->type = s->type;
@@ -802,6 +803,7 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 		e->nfree_jobs--;
 	else
 		e->njobs++;
+	e->job_seq++;
 	if ((rc = mu__queue_pending_insert(e, jid)) != MU_OK)
 		return rc;
 	if (j->max_wait && (rc = mu__maxwait_note(e, jid)) != MU_OK)
