@@ -393,7 +393,9 @@ typedef struct mu__job {
 	mu_time_t submit, start;
 	mu_res_t acct_bound; /* accounting units of bound pods */
 	int64_t acct_gpu_total;
-	mu_reason_t last;
+	mu_reason_t *last;   /* why it last failed or waits (owned, 208
+	                      * bytes, only while it has one: NULL reads as
+	                      * all zeros; mu__job_last_set/_clear) */
 	uint64_t fail_gen;   /* e->release_gen when it last failed */
 	bool failed;
 	bool listed;         /* in its queue's pending list */
@@ -696,6 +698,13 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 		  mu_time_t now);
 /* Frees what mu__job_build() allocated in j. */
 void mu__job_unbuild(mu__job_t *j);
+/* Job j's last reason, all zeros when it has none.  O(1). */
+mu_reason_t mu__job_last(const mu__job_t *j);
+/* Sets it to *r (allocated on first use): MU_OK or MU_ENOMEM, and on
+ * error it is unchanged.  O(1). */
+int mu__job_last_set(mu__job_t *j, const mu_reason_t *r);
+/* Drops it (a running job's reason is all zeros).  O(1). */
+void mu__job_last_clear(mu__job_t *j);
 void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
 /* The queue at its limit if acct were added to q, or -1; fills r. */
 int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,

@@ -949,10 +949,13 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 			mu__backfill_forget(e, v);
 			v->preemptions++;
 			v->failed = false;
-			memset(&v->last, 0, sizeof v->last);
-			v->last.why = MU_WHY_PREEMPTED;
-			v->last.blocked_by = c->jid;
-			v->last.podset = v->last.limit_queue = v->last.fs_queue = -1;
+			mu_reason_t pr;
+			memset(&pr, 0, sizeof pr);
+			pr.why = MU_WHY_PREEMPTED;
+			pr.blocked_by = c->jid;
+			pr.podset = pr.limit_queue = pr.fs_queue = -1;
+			if ((rc = mu__job_last_set(v, &pr)) != MU_OK)
+				return rc;
 		}
 		if ((rc = mu__grow((void **)&e->relist, &e->relist_cap,
 				   e->nrelist + 1, sizeof *e->relist)) != MU_OK)

@@ -757,6 +757,29 @@ fail:
 	return rc;
 }
 
+mu_reason_t mu__job_last(const mu__job_t *j)
+{
+	mu_reason_t r;
+	if (j->last)
+		return *j->last;
+	memset(&r, 0, sizeof r);
+	return r;
+}
+
+int mu__job_last_set(mu__job_t *j, const mu_reason_t *r)
+{
+	if (!j->last && !(j->last = malloc(sizeof *j->last)))
+		return MU_ENOMEM;
+	*j->last = *r;
+	return MU_OK;
+}
+
+void mu__job_last_clear(mu__job_t *j)
+{
+	free(j->last);
+	j->last = NULL;
+}
+
 void mu__job_unbuild(mu__job_t *j)
 {
 	for (int32_t p = 0; p < j->npodsets; p++) {
@@ -766,6 +789,7 @@ void mu__job_unbuild(mu__job_t *j)
 	free(j->podsets);
 	free(j->pods);
 	mu__flav_free(j);
+	mu__job_last_clear(j);
 	j->podsets = NULL;
 	j->pods = NULL;
 	j->npodsets = 0;
