@@ -273,9 +273,10 @@ int mu_engine_job_withdraw(mu_engine_t *e, mu_id_t job, mu_time_t now);
  * freed (the name may be submitted again), and its id is given to a later
  * submit, so the job records follow the live jobs rather than every job
  * ever submitted.  For callers that keep nothing by the id afterwards (the
- * scheduler daemon does; the simulator keeps its records by id and does not
- * call it).  After it mu_engine_job_info() answers MU_ENOENT for the id
- * until it is reused.  MU_ENOENT when unknown or forgotten already,
+ * scheduler daemon, the simulator unless cfg.keep_jobs, the fleet's cluster
+ * engines).  Decisions do not change: where jobs tie, the earlier submitted
+ * goes first, whatever their ids.  After it mu_engine_job_info() answers
+ * MU_ENOENT for the id until it is reused.  MU_ENOENT when unknown or forgotten already,
  * MU_ESTATE when not finished, MU_ENOMEM.  O(1) plus the job's pod sets. */
 int mu_engine_job_forget(mu_engine_t *e, mu_id_t job);
 

@@ -49,6 +49,13 @@ typedef struct mu_sim_config {
 	 * a NULL hook mean 1. */
 	double (*slowdown)(void *ctx, const mu_engine_t *e, mu_id_t job);
 	void *slowdown_ctx;
+	/* Keep every finished job in the engine.  By default the simulator
+	 * hands each finished job back (mu_engine_job_forget) and a later
+	 * arrival takes its id, so the engine's records follow the live jobs
+	 * (the simulator keeps its own per-job results).  Set it when a hook
+	 * keeps anything by engine job id across a job's end, or looks up
+	 * finished jobs at the end (explain). */
+	bool keep_jobs;
 } mu_sim_config_t;
 
 void mu_sim_config_defaults(mu_sim_config_t *c);

@@ -231,6 +231,7 @@ static int run_with_hook(mu_simopts_t *o, int argc, char **argv, void (*usage)(F
 	if (rc == MU_EXIT_OK) {
 		o->cfg.at_end = hook;
 		o->cfg.at_end_ctx = ctx;
+		o->cfg.keep_jobs = true; /* the hook looks up finished jobs too */
 		mu_sim_result_t r;
 		mu_diag_t diag = {{0}};
 		if (mu_sim_run(&sp, &o->cfg, &r, &diag) != MU_OK) {

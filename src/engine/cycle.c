@@ -619,11 +619,11 @@ static int job_admit(mu_engine_t *e, int32_t jid, mu_time_t now,
 	if (rc)
 		return rc;
 	j->failed = false;
-	memset(&j->last, 0, sizeof j->last);
+	mu__job_last_clear(j);
 	if (j->nbound < j->npods) { /* admitted, some pods still wait */
 		r->why = MU_WHY_UNSCHEDULABLE;
 		r->pods_needed = j->npods - j->nbound;
-		j->last = *r;
+		return mu__job_last_set(j, r);
 	}
 	return MU_OK;
 }
@@ -645,7 +645,7 @@ static int flavor_try(mu_engine_t *e, int32_t jid, int32_t f, bool full,
 	j->never_preempt = never || !full;
 	int rc = job_try_inner(e, jid, now, out);
 	j->never_preempt = never;
-	j->flav_last[f] = j->last;
+	j->flav_last[f] = mu__job_last(j);
 	*ok = rc == MU_OK && !j->failed;
 	return rc;
 }
@@ -693,8 +693,7 @@ static int job_try_flavors(mu_engine_t *e, int32_t jid, mu_time_t now,
 		return rc;
 	j->flav_tried = true;
 	mu__flav_set(e, j, 0);
-	j->last = j->flav_last[0];
-	return MU_OK;
+	return mu__job_last_set(j, &j->flav_last[0]);
 }
 
 /* job_try_inner() with the job marked as the one being placed, so that
@@ -709,7 +708,7 @@ static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 	int rc = j->nflav && j->nbound == 0 ? job_try_flavors(e, jid, now, out) :
 		 job_try_inner(e, jid, now, out);
 	e->placing = -1;
-	if (j->failed && j->last.fail[MU_F_RESERVED])
+	if (j->failed && j->last && j->last->fail[MU_F_RESERVED])
 		j->failed = false; /* reservations move: try again next cycle */
 	return rc;
 }
@@ -794,7 +793,9 @@ fail:
 	/* Every tentative bind, the job's and its would-be victims', was
 	 * undone exactly: the committed state is the one it started from. */
 	e->commit_gen = commit_gen;
-	j->last = r;
+	int rc = mu__job_last_set(j, &r);
+	if (rc != MU_OK)
+		return rc;
 	j->failed = true;
 	j->fail_gen = e->release_gen;
 	j->fail_alloc_gen = e->alloc_gen;
@@ -912,17 +913,21 @@ static int cycle_finish(mu_engine_t *e, mu_decisions_t *out)
 			}
 			if (qq->blocked_at >= 0 && i >= qq->blocked_at &&
 			    j->state == MU_JOB_PENDING) {
-				memset(&j->last, 0, sizeof j->last);
-				j->last.why = MU_WHY_BLOCKED;
-				j->last.blocked_by = qq->pending[0];
-				j->last.podset = j->last.limit_queue = j->last.fs_queue = -1;
+				mu_reason_t b;
+				memset(&b, 0, sizeof b);
+				b.why = MU_WHY_BLOCKED;
+				b.blocked_by = qq->pending[0];
+				b.podset = b.limit_queue = b.fs_queue = -1;
+				int rc = mu__job_last_set(j, &b);
+				if (rc)
+					return rc;
 				j->failed = false;
 			}
 			qq->pending[k++] = jid;
 			mu_decision_t d = {.kind = MU_DEC_PENDING, .job = jid,
 					   .podset = -1, .pod = -1, .node = -1,
 					   .numa = -1, .nic = -1, .by = -1,
-					   .reason = j->last};
+					   .reason = mu__job_last(j)};
 			int rc = mu__dec_push(out, &d);
 			if (rc)
 				return rc;
@@ -954,8 +959,9 @@ static bool job_starves(const mu_engine_t *e, int32_t jid, mu_time_t now)
 /* Whether a job's last failure was about fit (not quota or order). */
 static bool fit_failure(const mu__job_t *j)
 {
-	return j->failed && (j->last.why == MU_WHY_UNSCHEDULABLE ||
-			     j->last.why == MU_WHY_GANG || j->last.why == MU_WHY_TOPOLOGY);
+	return j->failed && j->last && (j->last->why == MU_WHY_UNSCHEDULABLE ||
+					j->last->why == MU_WHY_GANG ||
+					j->last->why == MU_WHY_TOPOLOGY);
 }
 
 /* FIFO: the first job that cannot start holds back every queue. */

@@ -98,6 +98,7 @@ void mu_engine_free(mu_engine_t *e)
 		free(j->flav_pool);
 		free(j->flav_ps);
 		free(j->flav_last);
+		free(j->last);
 	}
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		mu__sclass_t *c = &e->classes[i];
@@ -226,7 +227,7 @@ int mu_engine_job_info(const mu_engine_t *e, mu_id_t id, mu_job_info_t *out)
 	out->estimate = mu__job_estimate(e, j, &out->estimate_src);
 	out->expected_start = mu__expected_start(e, j);
 	out->reserved = mu__job_reserved(e, j);
-	out->last = j->last;
+	out->last = mu__job_last(j);
 	if (j->nflav && j->flav >= 0) {
 		out->pool = e->pools[j->flav_pool[j->flav]].name;
 		out->pool_rank = j->flav;

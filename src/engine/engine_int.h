@@ -367,6 +367,9 @@ typedef struct mu__podset {
 typedef struct mu__job {
 	const char *name; /* owned by e->job_names; NULL once forgotten */
 	bool forgotten;   /* finished and handed back (mu_engine_job_forget) */
+	uint64_t seq;     /* submission order (e->job_seq): ties between jobs
+	                   * go to the earlier one by this, not by id, as a
+	                   * forgotten job's id goes to a later job */
 	int32_t queue;
 	int32_t priority;
 	int32_t eprio;       /* effective priority: order and preemption */
@@ -390,7 +393,9 @@ typedef struct mu__job {
 	mu_time_t submit, start;
 	mu_res_t acct_bound; /* accounting units of bound pods */
 	int64_t acct_gpu_total;
-	mu_reason_t last;
+	mu_reason_t *last;   /* why it last failed or waits (owned, 208
+	                      * bytes, only while it has one: NULL reads as
+	                      * all zeros; mu__job_last_set/_clear) */
 	uint64_t fail_gen;   /* e->release_gen when it last failed */
 	bool failed;
 	bool listed;         /* in its queue's pending list */
@@ -490,6 +495,7 @@ struct mu_engine {
 	int32_t njobs, jobs_cap;
 	int32_t *free_jobs;         /* forgotten job ids, reused by submit */
 	int32_t nfree_jobs, free_jobs_cap;
+	uint64_t job_seq;           /* submissions so far (mu__job_t.seq) */
 
 	mu__sclass_t *classes;
 	int32_t nclasses, classes_cap;
@@ -692,6 +698,13 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 		  mu_time_t now);
 /* Frees what mu__job_build() allocated in j. */
 void mu__job_unbuild(mu__job_t *j);
+/* Job j's last reason, all zeros when it has none.  O(1). */
+mu_reason_t mu__job_last(const mu__job_t *j);
+/* Sets it to *r (allocated on first use): MU_OK or MU_ENOMEM, and on
+ * error it is unchanged.  O(1). */
+int mu__job_last_set(mu__job_t *j, const mu_reason_t *r);
+/* Drops it (a running job's reason is all zeros).  O(1). */
+void mu__job_last_clear(mu__job_t *j);
 void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
 /* The queue at its limit if acct were added to q, or -1; fills r. */
 int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,

@@ -139,6 +139,8 @@ bool mu__job_before(const mu_engine_t *e, int32_t a, int32_t b)
 	}
 	if (x->submit != y->submit)
 		return x->submit < y->submit;
+	if (x->seq != y->seq) /* ids are reused: submission order */
+		return x->seq < y->seq;
 	return a < b;
 }
 

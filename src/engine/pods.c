@@ -128,7 +128,7 @@ int mu_engine_pod_bound(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t pod
 			return rc;
 		}
 		j->failed = false;
-		memset(&j->last, 0, sizeof j->last);
+		mu__job_last_clear(j);
 	}
 	return MU_OK;
 }
@@ -152,7 +152,7 @@ int mu_engine_pod_unbind(mu_engine_t *e, mu_id_t job, int32_t podset, int32_t po
 		mu__job_set_pending(e, job);
 		mu__backfill_forget(e, j);
 		j->failed = false;
-		memset(&j->last, 0, sizeof j->last);
+		mu__job_last_clear(j);
 	}
 	return MU_OK;
 }

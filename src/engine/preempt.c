@@ -58,6 +58,7 @@ typedef struct victim {
 	                     * most (for pruning) */
 	int32_t pdb;        /* 1 when its eviction exceeds its job's
 	                     * disruption budget */
+	uint64_t seq;       /* its job's submission order (the last tie) */
 } victim_t;
 
 typedef struct pcost {
@@ -377,7 +378,7 @@ static bool victim_ok(pctx_t *c, int32_t vid, int32_t pod, int *kind)
 	}
 	int32_t ja, va;
 	lca_sides(e, j->queue, vq, &ja, &va);
-	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0, 0};
+	victim_t x = {vid, pod, 0, 0, 0, VK_RECLAIM, 0, 0, 0};
 	mu_res_t unit = victim_unit(e, &x);
 	return victim_above(c, vq, va, false, &unit, NULL, 0);
 }
@@ -406,6 +407,8 @@ static int cmp_victim(const void *a, const void *b)
 		return x->gpu < y->gpu ? -1 : 1;
 	if (x->start != y->start)
 		return x->start > y->start ? -1 : 1; /* youngest first */
+	if (x->seq != y->seq) /* ids are reused: submission order */
+		return x->seq < y->seq ? -1 : 1;
 	return x->job - y->job;
 }
 
@@ -466,7 +469,7 @@ static int gather(pctx_t *c, int32_t nid)
 		}
 		c->v[c->nv++] = (victim_t){vid, surplus ? pod : -1, v->eprio, gpu,
 					   v->start, kind, dev,
-					   over_budget(v, surplus ? pod : -1)};
+					   over_budget(v, surplus ? pod : -1), v->seq};
 	}
 	/* Only running jobs' pods are here outside an attempt, so this is
 	 * exact; during one, J's own tentative pods are newer anyway. */
@@ -946,10 +949,13 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 			mu__backfill_forget(e, v);
 			v->preemptions++;
 			v->failed = false;
-			memset(&v->last, 0, sizeof v->last);
-			v->last.why = MU_WHY_PREEMPTED;
-			v->last.blocked_by = c->jid;
-			v->last.podset = v->last.limit_queue = v->last.fs_queue = -1;
+			mu_reason_t pr;
+			memset(&pr, 0, sizeof pr);
+			pr.why = MU_WHY_PREEMPTED;
+			pr.blocked_by = c->jid;
+			pr.podset = pr.limit_queue = pr.fs_queue = -1;
+			if ((rc = mu__job_last_set(v, &pr)) != MU_OK)
+				return rc;
 		}
 		if ((rc = mu__grow((void **)&e->relist, &e->relist_cap,
 				   e->nrelist + 1, sizeof *e->relist)) != MU_OK)
@@ -1360,7 +1366,7 @@ static int32_t limit_victims_anywhere(pctx_t *c, mu__sclass_t *cls, const mu__po
 		if (!victim_ok(c, vid, -1, &kind))
 			continue;
 		c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU], v->start,
-					   kind, 0, over_budget(v, -1)};
+					   kind, 0, over_budget(v, -1), v->seq};
 	}
 	gather_sort(c);
 	int32_t nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV, budget = LIMIT_FITS;
@@ -1528,6 +1534,8 @@ static int cmp_single(const void *a, const void *b)
 		return x->prio < y->prio ? -1 : 1;
 	if (x->start != y->start)
 		return x->start > y->start ? -1 : 1;
+	if (x->seq != y->seq) /* ids are reused: submission order */
+		return x->seq < y->seq ? -1 : 1;
 	return x->job - y->job;
 }
 
@@ -1554,7 +1562,7 @@ static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own,
 			if (rc)
 				return rc;
 			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU],
-						   v->start, kind, 0, over_budget(v, -1)};
+						   v->start, kind, 0, over_budget(v, -1), v->seq};
 		}
 	}
 	if (c->nv > 1)

@@ -724,6 +724,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 		return MU_EINVAL; /* jobs go to leaf queues */
 	mu__job_t *j = &e->jobs[jid];
 	memset(j, 0, sizeof *j);
+	j->seq = e->job_seq; /* after every job so far (a what-if job too) */
 	j->queue = q;
 	j->priority = s->priority;
 	j->type = s->type;
@@ -756,6 +757,29 @@ fail:
 	return rc;
 }
 
+mu_reason_t mu__job_last(const mu__job_t *j)
+{
+	mu_reason_t r;
+	if (j->last)
+		return *j->last;
+	memset(&r, 0, sizeof r);
+	return r;
+}
+
+int mu__job_last_set(mu__job_t *j, const mu_reason_t *r)
+{
+	if (!j->last && !(j->last = malloc(sizeof *j->last)))
+		return MU_ENOMEM;
+	*j->last = *r;
+	return MU_OK;
+}
+
+void mu__job_last_clear(mu__job_t *j)
+{
+	free(j->last);
+	j->last = NULL;
+}
+
 void mu__job_unbuild(mu__job_t *j)
 {
 	for (int32_t p = 0; p < j->npodsets; p++) {
@@ -765,6 +789,7 @@ void mu__job_unbuild(mu__job_t *j)
 	free(j->podsets);
 	free(j->pods);
 	mu__flav_free(j);
+	mu__job_last_clear(j);
 	j->podsets = NULL;
 	j->pods = NULL;
 	j->npodsets = 0;
@@ -802,6 +827,7 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 		e->nfree_jobs--;
 	else
 		e->njobs++;
+	e->job_seq++;
 	if ((rc = mu__queue_pending_insert(e, jid)) != MU_OK)
 		return rc;
 	if (j->max_wait && (rc = mu__maxwait_note(e, jid)) != MU_OK)

@@ -366,6 +366,7 @@ static int run_mode(evp_t *e, mu_evp_mode_t m, const mu_evp_opts_t *o, mu_diag_t
 	cfg.seed = o->seed;
 	cfg.on_decisions = on_decisions;
 	cfg.on_decisions_ctx = &h;
+	cfg.keep_jobs = true; /* h.seen is by engine job id */
 	cfg.horizon = h.window * 3; /* jobs that cannot start do not hold the run */
 	mu_sim_result_t res;
 	memset(&res, 0, sizeof res);

@@ -297,6 +297,7 @@ static int muster_run(mu_slurm_eval_t *ev, mu_specs_t *sp, bool preempt,
 	qsort(m.names, ev->njobs, sizeof *m.names, cmp_name);
 	sc.on_decisions = on_decisions;
 	sc.on_decisions_ctx = &m;
+	sc.keep_jobs = true; /* m.seen is by engine job id */
 	mu_sim_result_t res;
 	double t0 = mu__slurm_mono();
 	int rc = mu_sim_run(sp, &sc, &res, diag);

@@ -242,6 +242,7 @@ static void run_config(mu_sim_config_t *c, mu_etopo_policy_t p, uint64_t seed,
 	c->on_decisions_ctx = w;
 	c->slowdown = slowdown;
 	c->slowdown_ctx = w;
+	c->keep_jobs = true; /* w keeps placements by engine job id */
 }
 
 /* --- Reduction ------------------------------------------------------------------ */

@@ -398,6 +398,8 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	mu__cluster_t *c = &f->clusters[fj->cluster];
 	int rc = finish ? mu_engine_job_finish(c->eng, fj->ejob, now) :
 		mu_engine_job_withdraw(c->eng, fj->ejob, now);
+	if (rc == MU_OK) /* nothing keeps its id: the next commit takes it */
+		rc = mu_engine_job_forget(c->eng, fj->ejob);
 	if (rc && rc != MU_ESTATE)
 		return rc;
 	mu_res_t a = mu__job_acct(fj->spec.job);

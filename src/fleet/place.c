@@ -214,8 +214,10 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	if (rc)
 		return rc;
 	*ok = !must_run || ji.state == MU_JOB_RUNNING;
-	if (!*ok)
-		return mu_engine_job_withdraw(k->eng, ej, now);
+	if (!*ok) { /* taken back at once, and its record with it */
+		rc = mu_engine_job_withdraw(k->eng, ej, now);
+		return rc ? rc : mu_engine_job_forget(k->eng, ej);
+	}
 	mu_res_t a = mu__job_acct(fj->spec.job);
 	mu__hubq_charge(f, fj->queue, c, &a, +1);
 	k->running++;

@@ -36,15 +36,17 @@ static mu__kpod_t *dec_pod(const mu__kgroup_t *g, const mu_decision_t *dec)
 /* A pending reason to the group's unbound pods (or its Job). */
 static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 {
-	if (g->has_last && !memcmp(&g->last, &dec->reason, sizeof g->last))
+	if (g->last && !memcmp(g->last, &dec->reason, sizeof *g->last))
 		return;
 	char msg[2048];
 	int n = mu_reason_format(d->e, &dec->reason, msg, sizeof msg);
 	if (n >= 0 && (size_t)n + 4 < sizeof msg && /* each pool's reason */
 	    mu_engine_pool_explain(d->e, dec->job, msg + n + 3, sizeof msg - (size_t)n - 3) > 0)
 		memcpy(msg + n, " | ", 3);
-	g->last = dec->reason;
-	g->has_last = true;
+	if (!g->last)
+		g->last = malloc(sizeof *g->last);
+	if (g->last)
+		*g->last = dec->reason;
 	if (g->wl_susp) {
 		mu__kd_wl_pending(d, g, msg);
 		return;
@@ -209,6 +211,10 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 		p->an_node = NULL;
 		free(p->msg);
 		p->msg = NULL;
+		if (p->g && p->g->kind == MU__KG_SINGLE) { /* pending again: say why again */
+			free(p->g->last);
+			p->g->last = NULL;
+		}
 		return;
 	}
 	mu__klog(&d->log, 1, "bind %s to %s: HTTP %ld %.200s | pod=%s node=%s", p->key, w->node, w->status,

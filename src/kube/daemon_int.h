@@ -109,6 +109,22 @@ bool mu__kw_to_rayjob(mu__kwpod_t *w, const char *ns, const char *job);
 
 typedef struct mu__kgroup mu__kgroup_t;
 
+/* A pod's devices: the device fields of its bind decision, kept instead of
+ * the whole mu_decision_t (whose pending reason alone is 208 bytes) so a
+ * pod record stays small when the daemon holds tens of thousands. */
+typedef struct mu__kdev {
+	uint64_t gpus;          /* device mask */
+	mu_cpuset_t cpus;       /* exclusive CPUs, empty when not pinned */
+	int32_t gpu_milli;      /* share of the one device in gpus, or 0 */
+	int8_t numa, nic;       /* -1 when none */
+} mu__kdev_t;
+
+/* Keeps the device fields of decision d in *k.  O(1). */
+void mu__kdev_keep(mu__kdev_t *k, const mu_decision_t *d);
+/* Writes *k into a zeroed decision *d (a bind of pod set 0, pod 0; the
+ * caller sets the rest) for the engine's calls that take one.  O(1). */
+void mu__kdev_give(const mu__kdev_t *k, mu_decision_t *d);
+
 typedef struct mu__kpod {
 	char *key;              /* "ns/name" */
 	char *ns, *name, *uid;
@@ -129,7 +145,7 @@ typedef struct mu__kpod {
 	int32_t ps, idx;        /* its pod in g's engine job, or -1 */
 	int32_t slot;           /* Job admission: its slot, or -1 */
 	char *an_node;          /* a bind decided and in flight, or NULL */
-	mu_decision_t dev;      /* its devices (decided, or read back) */
+	mu__kdev_t dev;         /* its devices (decided, or read back) */
 	bool evicting;          /* an eviction was sent */
 	char *msg;              /* the PodScheduled message last written */
 	json_t *labels;         /* metadata.labels (own ref), or NULL */
@@ -193,8 +209,8 @@ struct mu__kgroup {
 	bool seen;              /* its Job or PodGroup, during a re-list */
 	bool listed_dirty;      /* in d->dirty */
 	char *msg;              /* last pending message (Job events, waits) */
-	mu_reason_t last;       /* last pending reason formatted */
-	bool has_last;
+	mu_reason_t *last;      /* last pending reason formatted (owned, 208
+	                         * bytes: only while pending), or NULL */
 	char *status_sig;       /* last PodGroup status written */
 	int64_t created_ms;
 	int64_t stale_since;    /* mono ms since it is a stale gang, or 0 */

@@ -215,7 +215,7 @@ static void track_pods(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 			if (nid < 0 || mu__kd_pod_bound(d, g->ej, 0, s, nid, p, now))
 				continue;
 			g->slots[s].node = strdup(node);
-			g->slots[s].dev = p->dev;
+			mu__kdev_give(&p->dev, &g->slots[s].dev);
 		}
 		g->slots[s].pod = p;
 		p->slot = s;

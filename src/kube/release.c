@@ -117,7 +117,7 @@ void mu__kd_bind_or_hold(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_
 	/* placed: in flight as far as the view and the engine are concerned */
 	free(p->an_node);
 	p->an_node = strdup(node);
-	p->dev = *dev;
+	mu__kdev_keep(&p->dev, dev);
 	char msg[900];
 	snprintf(msg, sizeof msg, "placed on %s, waiting for %s to leave it (it is shutting down)", node,
 		 who->key);

@@ -128,7 +128,8 @@ void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now, bool done)
 		}
 	g->nepods = 0;
 	g->nps = 0;
-	g->has_last = false;
+	free(g->last);
+	g->last = NULL;
 	d->changed = true;
 }
 
@@ -145,6 +146,7 @@ static void group_free(mu__kgroup_t *g)
 	free(g->wl_key);
 	free(g->wl);
 	free(g->msg);
+	free(g->last);
 	free(g->status_sig);
 	free(g->key);
 	free(g->ns);
@@ -424,7 +426,10 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		live_changed += d->pdbs.n > 0; /* its budgets may differ */
 	}
 	if (p->node) {
-		mu__kdev_parse(obj, &p->dev);
+		mu_decision_t dv;
+		memset(&dv, 0, sizeof dv);
+		mu__kdev_parse(obj, &dv);
+		mu__kdev_keep(&p->dev, &dv);
 		if (p->an_node) { /* our bind went through */
 			free(p->an_node);
 			p->an_node = NULL;
@@ -830,7 +835,9 @@ int mu__kd_pod_bound(mu__kd_t *d, mu_id_t ej, int32_t ps, int32_t idx, mu_id_t n
 		     const mu__kpod_t *p, mu_time_t now)
 {
 	mu_time_t start = p->started_ms ? p->started_ms : now;
-	int rc = mu_engine_pod_bound(d->e, ej, ps, idx, nid, &p->dev, start);
+	mu_decision_t dv;
+	mu__kdev_give(&p->dev, &dv);
+	int rc = mu_engine_pod_bound(d->e, ej, ps, idx, nid, &dv, start);
 	if (rc != MU_EINVAL && rc != MU_ESTATE)
 		return rc;
 	/* Devices annotated by an older plan, or by hand: the pod is there

@@ -237,12 +237,32 @@ void mu__kwq_stop(mu__kd_t *d)
 	memset(q, 0, sizeof *q);
 }
 
+void mu__kdev_keep(mu__kdev_t *k, const mu_decision_t *d)
+{
+	k->gpus = d->gpus;
+	k->cpus = d->cpus;
+	k->gpu_milli = d->gpu_milli;
+	k->numa = d->numa;
+	k->nic = d->nic;
+}
+
+void mu__kdev_give(const mu__kdev_t *k, mu_decision_t *d)
+{
+	memset(d, 0, sizeof *d);
+	d->kind = MU_DEC_BIND;
+	d->gpus = k->gpus;
+	d->cpus = k->cpus;
+	d->gpu_milli = k->gpu_milli;
+	d->numa = k->numa;
+	d->nic = k->nic;
+}
+
 void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision_t *dev)
 {
 	char path[1200];
 	free(p->an_node);
 	p->an_node = strdup(node);
-	p->dev = *dev;
+	mu__kdev_keep(&p->dev, dev);
 	json_t *an = mu__kdev_annotations(dev);
 	if (*d->lease_term)
 		json_object_set_new(an, "muster.io/lease-term", json_string(d->lease_term));

@@ -348,6 +348,8 @@ static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
 		if (stale)
 			continue;
 		int rc = mu_engine_job_finish(s->eng, j->id, s->now);
+		if (rc == MU_OK && !s->cfg->keep_jobs) /* its id goes to a later arrival */
+			rc = mu_engine_job_forget(s->eng, j->id);
 		if (rc)
 			return rc;
 		j->end = s->now;

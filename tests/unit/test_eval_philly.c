@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "muster/eval_philly.h"
+#include "muster/load.h"
 
 #define HOUR (3600 * 1000LL)
 #define TRACE "../shared/data/philly/philly.csv"
@@ -250,6 +251,114 @@ static void test_fifo_order(mu_t_t *t)
 	free(text);
 }
 
+/* at_end hook: the engine's job records (ids given) at the end. */
+static void count_ids(void *ctx, const mu_engine_t *e, mu_time_t now)
+{
+	(void)now;
+	*(int32_t *)ctx = mu_engine_njobs(e);
+}
+
+/* The simulator hands finished jobs back to the engine (keep_jobs off, the
+ * default): the engine ends with about as many job records as jobs were
+ * live at once, not one per job of the trace, and every policy (FIFO,
+ * backfill with reservations, LAS with preemption, ...) decides exactly as
+ * with every record kept: the same start, end and preemptions per job. */
+static void test_sim_forget(mu_t_t *t)
+{
+	size_t len;
+	char *text = synth_trace(600, 6, &len);
+	mu_specs_t all, sp;
+	if (!text) {
+		CHECK(t, text != NULL);
+		return;
+	}
+	mu_philly_opts_t o;
+	mu_philly_window_t w;
+	mu_diag_t d = {{0}};
+	mu_specs_init(&all);
+	mu_specs_init(&sp);
+	CHECK_EQ_INT(t, load_text(text, len, &all), MU_OK);
+	mu_philly_opts_defaults(&o);
+	o.days = 0.25;
+	CHECK_EQ_INT(t, mu_philly_build(&all, &o, &sp, &w, &d), MU_OK);
+	for (int p = 0; p < MU_PHILLY_NPOLICIES; p++) {
+		mu_sim_result_t r[2];
+		int32_t ids[2] = {-1, -1};
+		for (int keep = 0; keep < 2; keep++) {
+			mu_sim_config_t sc;
+			mu_sim_config_defaults(&sc);
+			mu_philly_policy_config((mu_philly_policy_t)p, &sc.engine);
+			sc.keep_jobs = keep;
+			sc.at_end = count_ids;
+			sc.at_end_ctx = &ids[keep];
+			CHECK_EQ_INT(t, mu_sim_run(&sp, &sc, &r[keep], &d), MU_OK);
+		}
+		bool same = r[0].njobs == r[1].njobs && r[0].njobs == sp.njobs;
+		for (size_t i = 0; same && i < r[0].njobs; i++)
+			same = !strcmp(r[0].jobs[i].name, r[1].jobs[i].name) &&
+			       r[0].jobs[i].start_s == r[1].jobs[i].start_s &&
+			       r[0].jobs[i].end_s == r[1].jobs[i].end_s &&
+			       r[0].jobs[i].preemptions == r[1].jobs[i].preemptions;
+		same = same && r[0].summary.completed == r[1].summary.completed &&
+		       r[0].summary.preemptions == r[1].summary.preemptions;
+		if (!same || ids[1] != (int32_t)sp.njobs || ids[0] * 4 > ids[1])
+			fprintf(stderr, "sim forget, %s: same=%d, %d records forgetting, %d keeping, "
+				"%zu jobs\n", mu_philly_policy_name((mu_philly_policy_t)p), same, ids[0],
+				ids[1], sp.njobs);
+		CHECK(t, same);
+		CHECK_EQ_INT(t, ids[1], (int)sp.njobs);
+		CHECK(t, ids[0] > 0 && ids[0] * 4 <= ids[1]); /* records follow the live jobs */
+		mu_sim_result_release(&r[0]);
+		mu_sim_result_release(&r[1]);
+	}
+	mu_specs_release(&sp);
+	mu_specs_release(&all);
+	free(text);
+}
+
+/* The same on the bundled demo (examples/demo: reclaim, preemption and
+ * consolidation among equal jobs): forgetting reuses ids, and a tie that
+ * was broken by job id must still go to the earlier job. */
+static void test_sim_forget_demo(mu_t_t *t)
+{
+	static const char *const files[] = {"examples/demo/cluster.yaml",
+					    "examples/demo/workload.yaml",
+					    "examples/demo/jobs.csv"};
+	mu_specs_t sp;
+	mu_diag_t d = {{0}};
+	mu_specs_init(&sp);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		CHECK_EQ_INT(t, mu_load_file(files[i], NULL, &sp, &d), MU_OK);
+	CHECK_EQ_INT(t, mu_specs_validate(&sp, &d), MU_OK);
+	mu_sim_result_t r[2];
+	int32_t ids[2] = {-1, -1};
+	for (int keep = 0; keep < 2; keep++) {
+		mu_sim_config_t sc;
+		mu_sim_config_defaults(&sc);
+		sc.keep_jobs = keep;
+		sc.at_end = count_ids;
+		sc.at_end_ctx = &ids[keep];
+		CHECK_EQ_INT(t, mu_sim_run(&sp, &sc, &r[keep], &d), MU_OK);
+	}
+	size_t differ = 0;
+	for (size_t i = 0; i < r[0].njobs && i < r[1].njobs; i++)
+		differ += r[0].jobs[i].start_s != r[1].jobs[i].start_s ||
+			  r[0].jobs[i].end_s != r[1].jobs[i].end_s ||
+			  r[0].jobs[i].preemptions != r[1].jobs[i].preemptions ||
+			  r[0].jobs[i].moves != r[1].jobs[i].moves;
+	if (differ || ids[0] >= ids[1])
+		fprintf(stderr, "sim forget, demo: %zu of %zu jobs differ; %d records forgetting, "
+			"%d keeping\n", differ, r[0].njobs, ids[0], ids[1]);
+	CHECK_EQ_INT(t, (int)r[0].njobs, (int)r[1].njobs);
+	CHECK_EQ_INT(t, (int)differ, 0);
+	CHECK(t, r[0].summary.preemptions == r[1].summary.preemptions &&
+		 r[0].summary.moves == r[1].summary.moves);
+	CHECK(t, ids[0] > 0 && ids[0] < ids[1]);
+	mu_sim_result_release(&r[0]);
+	mu_sim_result_release(&r[1]);
+	mu_specs_release(&sp);
+}
+
 /* The figures of one run are consistent with the window's jobs. */
 static void check_run(mu_t_t *t, const mu_philly_run_t *r, const mu_philly_window_t *w)
 {
@@ -382,6 +491,8 @@ int main(void)
 	MU_RUN(&t, test_build);
 	MU_RUN(&t, test_policy_configs);
 	MU_RUN(&t, test_fifo_order);
+	MU_RUN(&t, test_sim_forget);
+	MU_RUN(&t, test_sim_forget_demo);
 	MU_RUN(&t, test_eval_synthetic);
 	MU_RUN(&t, test_quick_real);
 	return mu_t_done(&t);

@@ -197,6 +197,50 @@ static void test_gang_goes_where_it_fits(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* Finished jobs leave their cluster's engine for good (forgotten, their
+ * ids reused): over 300 job lifetimes with about 10 live at once, no
+ * cluster engine holds more than a few dozen job records, where keeping
+ * them would hold all 300.  Every job is dispatched and finished. */
+static void test_engine_records_follow_live_jobs(mu_t_t *t)
+{
+	enum { N = 300, LIVE = 10 };
+	static mu_podset_spec_t ps[N];
+	static mu_job_spec_t js[N];
+	static mu_fleet_job_spec_t fs[N];
+	static char names[N][24];
+	mu_id_t ids[N];
+	mu_fleet_t *f = fleet3(NULL);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	int dispatched = 0, finished = 0;
+	int32_t most = 0;
+	for (int i = 0; i < N + LIVE; i++) {
+		mu_time_t now = (mu_time_t)i * MIN;
+		if (i < N) {
+			snprintf(names[i], sizeof names[i], "churn-%d", i);
+			js[i] = job(names[i], "team", &ps[i], 1, 1 + i % 4);
+			fs[i] = (mu_fleet_job_spec_t){.job = &js[i]};
+			CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fs[i], now, &ids[i]), MU_OK);
+		}
+		d.n = 0;
+		CHECK_EQ_INT(t, mu_fleet_dispatch(f, now, &d), MU_OK);
+		dispatched += (int)d.n;
+		if (i >= LIVE && mu_fleet_job_finish(f, ids[i - LIVE], now) == MU_OK)
+			finished++;
+		for (int32_t c = 0; c < 3; c++)
+			if (mu_engine_njobs(mu_fleet_cluster_engine(f, c)) > most)
+				most = mu_engine_njobs(mu_fleet_cluster_engine(f, c));
+	}
+	if (most > 4 * LIVE)
+		fprintf(stderr, "fleet forget: a cluster engine held %d job records, "
+			"%d jobs dispatched\n", (int)most, dispatched);
+	CHECK_EQ_INT(t, dispatched, N);
+	CHECK_EQ_INT(t, finished, N);
+	CHECK(t, most > 0 && most <= 4 * LIVE);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 static void test_fits_nowhere_holds_nothing(mu_t_t *t)
 {
 	mu_fleet_t *f = fleet3(NULL);
@@ -661,5 +705,6 @@ int main(void)
 	MU_RUN(&t, test_requeue_and_lost_cluster);
 	MU_RUN(&t, test_adopt);
 	MU_RUN(&t, test_bad_input);
+	MU_RUN(&t, test_engine_records_follow_live_jobs);
 	return mu_t_done(&t);
 }
