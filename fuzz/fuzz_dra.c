@@ -1,7 +1,8 @@
 /*
  * fuzz_dra.c - the DRA device allocator (mu_dra_allocate) with untrusted
  * objects, as the scheduler reads them from an API server.  Input: a JSON
- * object {"slices": [...], "classes": [...], "claims": [...]}; every claim
+ * object {"slices": [...], "classes": [...], "claims": [...], "nodes": [...],
+ * "rules": [...]} (rules: DeviceTaintRules); every claim
  * (at most MU_DRA_MAX_CLAIMS) is allocated on node "node-1".  Bad JSON is
  * ignored; whatever parses must not crash, leak or run unbounded.
  */
@@ -18,7 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	mu_dra_view_t v = {json_object_get(in, "slices"), json_object_get(in, "classes"),
-			   json_object_get(in, "claims")};
+			   json_object_get(in, "claims"), json_object_get(in, "nodes"),
+			   json_object_get(in, "rules")};
 	const json_t *cl[MU_DRA_MAX_CLAIMS];
 	size_t n = 0;
 	for (size_t i = 0; i < json_array_size(v.claims) && n < MU_DRA_MAX_CLAIMS; i++)

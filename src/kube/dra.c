@@ -26,10 +26,13 @@
  * Reads and writes here are synchronous (one client per call): only pods
  * with claims pay for them.
  *
- * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector
- * (not read; the reason says so) and allocationMode All across nodes.
- * Device taints, adminAccess, firstAvailable and device config are the
- * allocator's (load/dra.c).
+ * Slices with a nodeSelector or allNodes make the pass read the nodes (their
+ * labels are what the selectors match) and try every node in list order;
+ * DeviceTaintRules (v1alpha3) are read too and add their taints.
+ * Not done (docs/kubernetes.md, "DRA"): allocationMode All across nodes,
+ * and evicting pods for NoExecute taints (kube's device taint eviction
+ * controller).  Device taints, adminAccess, firstAvailable and device
+ * config are the allocator's (load/dra.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,7 @@
 #include "muster/resource.h"
 
 #define API "/apis/resource.k8s.io/v1beta1"
+#define RULES "/apis/resource.k8s.io/v1alpha3/devicetaintrules"
 /* kube-scheduler's finalizer on the claims it allocates; the resource
  * claim controller takes it off when it deallocates. */
 #define DELETE_PROTECTION "resource.kubernetes.io/delete-protection"
@@ -47,6 +51,8 @@
 /* What one allocation pass reads once. */
 typedef struct dra_view {
 	json_t *slices, *classes, *claims; /* the lists' items */
+	json_t *nodes;  /* the nodes, read when a slice is not on one node */
+	json_t *rules;  /* DeviceTaintRules (empty when not served) */
 } dra_view_t;
 
 bool mu__kd_dra_wants(const json_t *pod)
@@ -77,8 +83,25 @@ static void view_release(dra_view_t *v)
 	json_decref(v->slices);
 	json_decref(v->classes);
 	json_decref(v->claims);
+	json_decref(v->nodes);
+	json_decref(v->rules);
 }
 
+/* Whether a slice serves more than one node (allNodes or a nodeSelector),
+ * so that the nodes must be read. */
+static bool any_shared(const json_t *slices)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(slices, i, s)
+		if (!mu__kjs(s, "spec.nodeName"))
+			return true;
+	return false;
+}
+
+/* Reads the DRA objects; the nodes only when a slice is shared, the
+ * DeviceTaintRules as none when the server does not serve them (404, as
+ * a cluster without the DRADeviceTaints feature). */
 static int view_read(mu__kc_t *c, dra_view_t *v, char *msg, size_t len)
 {
 	memset(v, 0, sizeof *v);
@@ -87,6 +110,19 @@ static int view_read(mu__kc_t *c, dra_view_t *v, char *msg, size_t len)
 		rc = get_items(c, API "/deviceclasses", &v->classes, msg, len);
 	if (!rc)
 		rc = get_items(c, API "/resourceclaims", &v->claims, msg, len);
+	if (!rc && any_shared(v->slices))
+		rc = get_items(c, "/api/v1/nodes", &v->nodes, msg, len);
+	if (!rc) {
+		long st = 0;
+		json_t *o = NULL;
+		mu__kc_json(c, "GET", RULES, NULL, NULL, 10000, &st, &o);
+		v->rules = st == 200 ? json_incref(json_object_get(o, "items")) : NULL;
+		if (st != 200 && st != 404) {
+			snprintf(msg, len, "reading %s: HTTP %ld", RULES, st);
+			rc = MU_EIO;
+		}
+		json_decref(o);
+	}
 	return rc;
 }
 
@@ -196,7 +232,7 @@ static int protect(mu__kc_t *c, const char *ns, const char *name, json_int_t mod
 static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *node,
 		  json_t **plan, char *msg, size_t len)
 {
-	mu_dra_view_t mv = {v->slices, v->classes, v->claims};
+	mu_dra_view_t mv = {v->slices, v->classes, v->claims, v->nodes, v->rules};
 	int rc = mu_dra_allocate(&mv, cl, n, node, plan, msg, len);
 	if (rc == MU_ENOENT)
 		return 1;
@@ -229,8 +265,10 @@ int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char *
 			snprintf(msg, len, "no ResourceSlice is on %s", node ? node : "any node");
 		size_t i;
 		json_t *sl;
-		json_array_foreach(r ? NULL : v.slices, i, sl) {
-			const char *sn = node ? node : mu__kjs(sl, "spec.nodeName");
+		/* where to try: the slices' nodes, or every node when a slice
+		 * serves several (allNodes, a nodeSelector) */
+		json_array_foreach(r ? NULL : v.nodes ? v.nodes : v.slices, i, sl) {
+			const char *sn = node ? node : mu__kjs(sl, v.nodes ? "metadata.name" : "spec.nodeName");
 			if (!sn)
 				continue;
 			int x = pod_on(&v, cl, n, sn, plan, msg, len);

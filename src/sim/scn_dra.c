@@ -59,6 +59,8 @@ typedef struct dnode {
 struct mu__sdra {
 	const mu_specs_t *s;
 	json_t *slices, *classes, *claims, *templates;
+	json_t *rules;          /* DeviceTaintRules */
+	json_t *knodes;         /* the nodes as Node objects (name, labels), for node selectors */
 	dset_t *sets;
 	size_t nsets;
 	mu_job_spec_t *jobs;    /* per spec job: the spec to submit */
@@ -94,11 +96,13 @@ static int read_objects(mu__sdra_t *d, char *msg, size_t len)
 	d->classes = json_array();
 	d->claims = json_array();
 	d->templates = json_array();
+	d->rules = json_array();
 	for (size_t i = 0; i < d->s->ndra; i++) {
 		json_t *o = json_loads(d->s->dra[i], 0, NULL);
 		const char *k = mu__jstr(o, "kind");
 		json_t *to = !k ? NULL : !strcmp(k, "ResourceSlice") ? d->slices :
 			     !strcmp(k, "DeviceClass") ? d->classes :
+			     !strcmp(k, "DeviceTaintRule") ? d->rules :
 			     !strcmp(k, "ResourceClaim") ? d->claims : d->templates;
 		if (!o || !to) {
 			json_decref(o);
@@ -180,14 +184,23 @@ static int read_sets(mu__sdra_t *d)
 	return MU_OK;
 }
 
-/* Copies of the nodes with room for every set's label. */
+/* Copies of the nodes with room for every set's label, and the nodes as
+ * Node objects (their own labels) for the allocator's node selectors. */
 static int read_nodes(mu__sdra_t *d)
 {
 	d->nodes = calloc(d->s->nnodes + 1, sizeof *d->nodes);
-	if (!d->nodes)
+	d->knodes = json_array();
+	if (!d->nodes || !d->knodes)
 		return MU_ENOMEM;
 	for (size_t i = 0; i < d->s->nnodes; i++) {
 		dnode_t *n = &d->nodes[i];
+		json_t *lab = json_object();
+		for (size_t k = 0; lab && k < d->s->nodes[i].nlabels; k++)
+			json_object_set_new(lab, d->s->nodes[i].labels[k].key,
+					    json_string(d->s->nodes[i].labels[k].value));
+		if (!lab || json_array_append_new(d->knodes, json_pack("{s:{s:s,s:o}}", "metadata", "name",
+								       d->s->nodes[i].name, "labels", lab)))
+			return MU_ENOMEM;
 		n->spec = d->s->nodes[i];
 		n->nbase = n->nlab = n->spec.nlabels;
 		n->labels = calloc(n->nbase + d->nsets + 1, sizeof *n->labels);
@@ -235,6 +248,8 @@ void mu__sdra_free(mu__sdra_t *d)
 	json_decref(d->classes);
 	json_decref(d->claims);
 	json_decref(d->templates);
+	json_decref(d->rules);
+	json_decref(d->knodes);
 	for (size_t i = 0; i < d->nsets; i++) {
 		for (int32_t p = 0; d->sets[i].pods && p < d->sets[i].npods; p++)
 			json_decref(d->sets[i].pods[p].names);
@@ -344,7 +359,7 @@ static int pod_on(const mu__sdra_t *d, const dset_t *s, int32_t p, const char *n
 {
 	const json_t *cl[MU_DRA_MAX_CLAIMS];
 	size_t n = pod_claims(d, s, p, cl);
-	mu_dra_view_t v = {d->slices, d->classes, d->claims};
+	mu_dra_view_t v = {d->slices, d->classes, d->claims, d->knodes, d->rules};
 	int rc = mu_dra_allocate(&v, cl, n, node, plan, msg, len);
 	return rc == MU_OK ? 0 : rc == MU_ENOENT ? 1 : -1;
 }
