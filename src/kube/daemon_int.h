@@ -623,16 +623,21 @@ void mu__kui_tick(mu__kd_t *d, bool changed);
 /* Whether the pod asks for ResourceClaims. */
 bool mu__kd_dra_wants(const json_t *pod);
 /* Allocates the claims of pod (a Pod, or p->dra) on node, or on the first
- * node of the ResourceSlices where all fit when node is NULL: *node_out
- * (malloc'd) and *plan ([{claim, allocation}], owned).  MU_OK; MU_ENOENT
+ * node where all fit when node is NULL (the slices' nodes, or every node
+ * when a slice serves several): *node_out (malloc'd) and *plan ([{claim,
+ * allocation}], owned).  With node NULL and all given, every node where
+ * they fit (at most MU__KD_DRA_NODES) is appended to all.  MU_OK; MU_ENOENT
  * (no node fits), MU_EINVAL (refused), MU_EIO (reading failed) with why in
- * msg.  Synchronous; O(slices x devices x selectors). */
-int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char **node_out,
+ * msg.  Synchronous; O(nodes x slices x devices x selectors). */
+#define MU__KD_DRA_NODES 256
+int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t *all, char **node_out,
 			json_t **plan, char *msg, size_t len);
 /* Writes each claim's status.allocation and reservedFor (p) of plan. */
 int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, char *msg, size_t len);
 /* Sets p->dra and p->dra_msg from pod and returns a copy of pod (owned)
- * pinned by a node selector to the node its claims fit on, or to none. */
+ * pinned to the nodes its claims fit on (a node selector for one node, a
+ * required node affinity on kubernetes.io/hostname for several: a claim
+ * of network-attached devices fits on many), or to none. */
 json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod);
 /* Allocates p's claims on node and writes them before the bind; false
  * (p->dra_msg says why) when that fails. */

@@ -9,11 +9,14 @@
  * and the pod joins reservedFor (a claim may be shared by several pods).
  *
  * How it joins the daemon: when an unbound pod of ours that asks for
- * claims is first seen, mu__kd_dra_allocate() finds the first node (in
- * slice order) where all of its claims can be allocated, and the pod is
- * shaped with a node selector on that node's kubernetes.io/hostname; when
- * none can, it is shaped so that it fits nowhere and its pending message
- * says why (p->dra_msg).  At bind time mu__kd_dra_reserve() allocates
+ * claims is first seen, mu__kd_dra_allocate() finds the nodes where all of
+ * its claims can be allocated (the slices' nodes; every node, in list
+ * order, when a slice serves several), and the pod is shaped with a node
+ * selector on that node's kubernetes.io/hostname, or for several a
+ * required node affinity "kubernetes.io/hostname In [...]" (at most
+ * MU__KD_DRA_NODES), so the engine chooses among them; when none can, it
+ * is shaped so that it fits nowhere and its pending message says why
+ * (p->dra_msg).  At bind time mu__kd_dra_reserve() allocates
  * again on the node the engine chose (the devices may have gone
  * meanwhile) and writes the claims' status; the bind goes out only after.
  * A pod whose claims fit nowhere (or whose bind found its devices gone) is
@@ -248,7 +251,7 @@ static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *
 	return 0;
 }
 
-int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char **node_out,
+int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t *all, char **node_out,
 			json_t **plan, char *msg, size_t len)
 {
 	mu__kc_t *c = NULL;
@@ -269,19 +272,31 @@ int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char *
 		 * serves several (allNodes, a nodeSelector) */
 		json_array_foreach(r ? NULL : v.nodes ? v.nodes : v.slices, i, sl) {
 			const char *sn = node ? node : mu__kjs(sl, v.nodes ? "metadata.name" : "spec.nodeName");
-			if (!sn)
+			bool seen = false;
+			size_t k;
+			json_t *x0;
+			json_array_foreach(all, k, x0)
+				seen |= sn && !strcmp(json_string_value(x0), sn);
+			if (!sn || seen)
 				continue;
-			int x = pod_on(&v, cl, n, sn, plan, msg, len);
-			if (x < 0) {
+			json_t *p1 = NULL;
+			char m1[600];
+			int x = pod_on(&v, cl, n, sn, &p1, *node_out ? m1 : msg, *node_out ? sizeof m1 : len);
+			if (x < 0 && !*node_out) {
+				json_decref(p1);
 				rc = MU_EINVAL;
 				break;
 			}
-			if (x == 0) {
+			if (x == 0 && !*node_out) {
+				*plan = p1;
+				p1 = NULL;
 				*node_out = strdup(sn);
 				rc = *node_out ? MU_OK : MU_ENOMEM;
-				break;
 			}
-			if (node)
+			if (x == 0 && all && json_array_size(all) < MU__KD_DRA_NODES)
+				json_array_append_new(all, json_string(sn));
+			json_decref(p1);
+			if (node || (*node_out && (!all || json_array_size(all) >= MU__KD_DRA_NODES)))
 				break;
 		}
 	}
@@ -333,6 +348,36 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 	return rc;
 }
 
+/* Adds "kubernetes.io/hostname In nodes" to every required node affinity
+ * term of pod (ANDed with what each asks; one term when there is none). */
+static void pin_nodes(json_t *pod, const json_t *nodes)
+{
+	json_t *spec = json_object_get(pod, "spec");
+	if (!json_is_object(spec))
+		return;
+	json_t *aff = json_object_get(spec, "affinity");
+	if (!json_is_object(aff))
+		json_object_set_new(spec, "affinity", aff = json_object());
+	json_t *na = json_object_get(aff, "nodeAffinity");
+	if (!json_is_object(na))
+		json_object_set_new(aff, "nodeAffinity", na = json_object());
+	json_t *req = json_object_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
+	if (!json_is_object(req))
+		json_object_set_new(na, "requiredDuringSchedulingIgnoredDuringExecution", req = json_object());
+	json_t *terms = json_object_get(req, "nodeSelectorTerms");
+	if (!json_array_size(terms))
+		json_object_set_new(req, "nodeSelectorTerms", terms = json_pack("[{}]"));
+	size_t i;
+	json_t *t;
+	json_array_foreach(terms, i, t) {
+		json_t *me = json_object_get(t, "matchExpressions");
+		if (!json_is_array(me))
+			json_object_set_new(t, "matchExpressions", me = json_array());
+		json_array_append_new(me, json_pack("{s:s,s:s,s:O}", "key", "kubernetes.io/hostname",
+						    "operator", "In", "values", nodes));
+	}
+}
+
 json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 {
 	char msg[600] = "", *node = NULL;
@@ -347,9 +392,12 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	d->dra_seen = true;
 	if (!d->dra_round)
 		d->dra_round = 1; /* pods start at 0: due in the first round */
-	int rc = mu__kd_dra_allocate(d, pod, NULL, &node, &plan, msg, sizeof msg);
+	json_t *fits = json_array();
+	int rc = mu__kd_dra_allocate(d, pod, NULL, fits, &node, &plan, msg, sizeof msg);
 	json_t *sel = json_object();
-	if (rc == MU_OK) {
+	if (rc == MU_OK && json_array_size(fits) > 1) {
+		pin_nodes(copy, fits);
+	} else if (rc == MU_OK) {
 		json_object_set_new(sel, "kubernetes.io/hostname", json_string(node));
 	} else {
 		/* fits nowhere; the reason goes out as the pending message.  A
@@ -369,6 +417,7 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	else if (json_is_object(json_object_get(copy, "spec")))
 		json_object_set(json_object_get(copy, "spec"), "nodeSelector", sel);
 	json_decref(sel);
+	json_decref(fits);
 	json_decref(plan);
 	free(node);
 	free(old_msg);
@@ -379,7 +428,7 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node)
 {
 	char msg[600] = "", *at = NULL;
 	json_t *plan = NULL;
-	int rc = mu__kd_dra_allocate(d, p->dra, node, &at, &plan, msg, sizeof msg);
+	int rc = mu__kd_dra_allocate(d, p->dra, node, NULL, &at, &plan, msg, sizeof msg);
 	if (rc == MU_OK)
 		rc = mu__kd_dra_reserve(d, p, plan, msg, sizeof msg);
 	json_decref(plan);
