@@ -63,6 +63,14 @@ typedef struct mu_dra_view {
 int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,
 		    json_t **plan, char *msg, size_t len);
 
+/* How many devices serving node (its slices, allNodes slices and those
+ * whose nodeSelector selects it; each pool's newest generation) pass the
+ * selectors of DeviceClass cls, taken or not: what the node has of that
+ * class.  With node NULL: the devices of slices that serve several nodes
+ * (allNodes or a nodeSelector).  0 for an unknown class; -1 with why in
+ * msg when a selector is refused.  O(slices x devices x selectors). */
+long mu_dra_class_devices(const mu_dra_view_t *v, const char *cls, const char *node, char *msg, size_t len);
+
 /* The node an allocated claim is fixed to (the first value of its
  * nodeSelector's metadata.name field term), or NULL. */
 const char *mu_dra_claim_node(const json_t *claim);

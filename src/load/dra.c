@@ -172,6 +172,8 @@ static bool on_node(alloc_t *a, const json_t *s)
 {
 	const char *sn = mu__jstr(s, "spec.nodeName");
 	const json_t *sel = mu__jget(s, "spec.nodeSelector");
+	if (!a->node) /* mu_dra_class_devices: the slices that serve several nodes */
+		return !sn;
 	if (json_is_true(mu__jget(s, "spec.allNodes")))
 		return true;
 	if (sn)
@@ -901,6 +903,31 @@ static int attempts(alloc_t *a)
 		slots_free(a);
 		json_array_clear(a->synth);
 	}
+}
+
+long mu_dra_class_devices(const mu_dra_view_t *v, const char *cls, const char *node, char *msg, size_t len)
+{
+	alloc_t *a = calloc(1, sizeof *a);
+	if (!a)
+		return -1;
+	*a = (alloc_t){.v = v, .node = node, .msg = msg, .len = len};
+	size_t i;
+	json_t *nd;
+	json_array_foreach(v->nodes, i, nd) {
+		const char *nn = mu__jstr(nd, "metadata.name");
+		if (nn && !strcmp(nn, node))
+			a->labels = mu__jget(nd, "metadata.labels");
+	}
+	const json_t *dc = class_of(a, cls);
+	long n = pools_read(a) ? -1 : 0;
+	for (int k = 0; dc && n >= 0 && k < a->ndevs; k++) {
+		int ok = selectors_pass(a, mu__jget(dc, "spec.selectors"), &a->devs[k], cls);
+		n = ok < 0 ? -1 : n + ok;
+	}
+	free(a->pools);
+	free(a->devs);
+	free(a);
+	return n;
 }
 
 int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,
