@@ -913,7 +913,7 @@ long mu_dra_class_devices(const mu_dra_view_t *v, const char *cls, const char *n
 	*a = (alloc_t){.v = v, .node = node, .msg = msg, .len = len};
 	size_t i;
 	json_t *nd;
-	json_array_foreach(v->nodes, i, nd) {
+	json_array_foreach(node ? v->nodes : NULL, i, nd) {
 		const char *nn = mu__jstr(nd, "metadata.name");
 		if (nn && !strcmp(nn, node))
 			a->labels = mu__jget(nd, "metadata.labels");

@@ -6,6 +6,9 @@
 # (a ResourceClaimTemplate each): the second, arriving a minute later,
 # starts when the first ends and its claim is deallocated, although CPUs
 # are free on both nodes; a third job without claims starts at once.
+# Preemption frees devices: a preemptible low-priority job holding the GPU
+# is evicted for a high-priority one that needs it (dra-preempt.yaml of
+# tests/scenarios, here in a simulation).
 # Usage: sh tests/e2e/simulate_dra.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
 E2E_NAME=simulate_dra; . "$(dirname "$0")/lib/common.sh"
 cat >"$T/cluster.yaml" <<'Y'
@@ -93,4 +96,46 @@ d = json.load(open(sys.argv[1]))
 print(" ".join("%s=%d" % (j["name"], j["start_s"]) for j in sorted(d["jobs"], key=lambda j: j["name"])))
 P
 has starts-follow-the-device "$T/starts" "first=0 plain=120 second=3600"
+
+cat >"$T/preempt.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, deviceClassName: gpu.example.com}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: low
+  labels: {muster.io/queue: default}
+  annotations: {muster.io/duration: 10h, muster.io/priority: "0", muster.io/preemptible: "true"}
+spec:
+  template:
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: m, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: high
+  labels: {muster.io/queue: default}
+  annotations: {muster.io/duration: 1h, muster.io/priority: "100", muster.io/submit-time: 2h}
+spec:
+  template:
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: m, image: x, resources: {requests: {cpu: "1"}}}]
+Y
+expect simulate-dra-preempt 0 "$M" simulate --cluster "$T/cluster.yaml" --workload "$T/preempt.yaml" --json "$T/p.json"
+python3 - "$T/p.json" >"$T/pre" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s:start=%d,preemptions=%d" % (j["name"], j["start_s"], j["preemptions"])
+               for j in sorted(d["jobs"], key=lambda j: j["name"])))
+P
+has high-preempts-low-for-the-device "$T/pre" "high:start=7200,preemptions=0 low:start=0,preemptions=1"
 done_

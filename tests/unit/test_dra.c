@@ -611,6 +611,25 @@ static void test_network(mu_t_t *t)
 	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT); /* claim-1 now: the device is held */
 	tc_release(&c);
 
+	/* what a node has of a class (muster's own: the scenario runner's
+	 * device counts): node-local and the shared slices that serve it;
+	 * with no node, the shared slices' devices */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, sel_slice("slice-1", LABEL_SEL("region", "region-1"), "pool-1", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-2", "node-2", "pool-2", "driver-a", 1, 1,
+		"[{\"name\":\"d1\",\"basic\":{}},{\"name\":\"d2\",\"basic\":{}}]"));
+	json_array_append_new(c.slices, one("slice-3", "node-2", "pool-3", "driver-b"));
+	{
+		mu_dra_view_t v = {c.slices, c.classes, c.claims, c.nodes, c.rules};
+		char m[200];
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-a", "node-1", m, sizeof m), 1);
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-a", "node-2", m, sizeof m), 2);
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-a", NULL, m, sizeof m), 1);
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-x", "node-2", m, sizeof m), 0);
+	}
+	tc_release(&c);
+
 	/* node selector operators (core/v1): NotIn, Exists, DoesNotExist, Gt,
 	 * Lt, and terms ORed; a term without requirements selects nothing */
 	json_t *lab = json_pack("{s:s,s:s}", "region", "region-1", "gpus", "8");
