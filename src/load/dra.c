@@ -417,7 +417,8 @@ static bool tolerated(const json_t *rq, const json_t *taints)
 	size_t i, k;
 	json_t *x, *t;
 	json_array_foreach(taints, i, x) {
-		bool ok = false;
+		const char *eff = mu__jstr(x, "effect");
+		bool ok = eff && !strcmp(eff, "None"); /* informational ("tainted-no-effect") */
 		json_array_foreach(json_object_get(rq, "tolerations"), k, t)
 			ok |= tolerates(t, x);
 		if (!ok)

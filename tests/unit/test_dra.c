@@ -653,16 +653,45 @@ static void test_network(mu_t_t *t)
 
 #define NUMA_DEV(name, n) "{\"name\":\"" name "\",\"basic\":{\"attributes\":{\"numa\":{\"int\":" #n "}}}}"
 
-/* distinctAttribute (DRAConsumableCapacity, resource.k8s.io v1 in 1.34),
- * after distinctAttributeConstraint of the structured allocator: every
- * device under the constraint needs the attribute, and no two of them may
- * share its value (muster's own cases; the source's allocator_test.go has
- * none this version can name).  Also an empty constraint is refused, as
- * "unknown-constraint" there. */
+/* distinctAttribute (DRAConsumableCapacity, resource.k8s.io v1 in 1.34):
+ * every device under the constraint needs the attribute, and no two of
+ * them may share its value.  "with-distinct-constraints" and
+ * "with-distinct-constraints-attribute-not-set" of the shared allocator
+ * cases (staging/src/k8s.io/dynamic-resource-allocation/structured/
+ * internal/allocatortesting/allocator_testing.go; there the devices also
+ * allow multiple allocations, which changes nothing here), then muster's
+ * own; an empty constraint is refused, as "unknown-constraint". */
 static void test_distinct(mu_t_t *t)
 {
 	char out[1024];
 	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"device-1\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.0\"},\"numa\":{\"int\":0},\"boolAttribute\":{\"bool\":true}}}},"
+		"{\"name\":\"device-2\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.1\"},\"numa\":{\"int\":1},\"boolAttribute\":{\"bool\":false}}}},"
+		"{\"name\":\"device-3\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.2\"},\"numa\":{\"int\":2},\"boolAttribute\":{\"bool\":true}}}},"
+		"{\"name\":\"device-4\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.0\"},\"numa\":{\"int\":3},\"boolAttribute\":{\"bool\":true}}}}]"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "," REQ("req-1", "class-a") ","
+		REQ("req-2", "class-a") "," REQ("req-3", "class-a") "]",
+		"[{\"distinctAttribute\":\"driver-a/boolAttribute\",\"requests\":[\"req-0\",\"req-1\"]},"
+		"{\"distinctAttribute\":\"driver-a/driverVersion\",\"requests\":[\"req-0\",\"req-1\",\"req-2\"]},"
+		"{\"distinctAttribute\":\"driver-a/numa\",\"requests\":[\"req-0\",\"req-1\",\"req-2\",\"req-3\"]}]"));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-1/driver-a/pool-1/device-2,"
+		  "req-2/driver-a/pool-1/device-3,req-3/driver-a/pool-1/device-4 local");
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]",
+		"[{\"distinctAttribute\":\"driver-a/boolAttribute\",\"requests\":[\"req-0\"]}]"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
 	tc_init(&c);
 	json_array_append_new(c.classes, class_("class-a", "driver-a"));
 	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
@@ -771,6 +800,7 @@ static int taint_case(const char *devs, const char *req, char *out, size_t len)
 /* DRADeviceTaints (allocator_test.go of 1.33): "tainted-two-devices",
  * "tainted-one-device-two-taints", "tainted-two-devices-tolerated",
  * "tainted-one-device-two-taints-both-tolerated",
+ * "tainted-no-effect" (1.35: the effect None keeps nothing away),
  * "tainted-all-devices-single" (a tainted device fails All, it is not left
  * out). */
 static void test_taints(mu_t_t *t)
@@ -783,6 +813,9 @@ static void test_taints(mu_t_t *t)
 	taint_case("[" TDEV("device-1", TAINT_NS) "," TDEV("device-2", TAINT_NE) "]", TREQ(TOL_NE), out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-2 local");
 	taint_case("[" TDEV("device-1", TAINT_NS "," TAINT_NE) "]", TREQ(TOL_NS "," TOL_NE), out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	/* "tainted-no-effect" (1.35): a taint with the effect None keeps nothing away */
+	taint_case("[" TDEV("device-1", "{\"key\":\"taint-key\",\"effect\":\"None\"}") "]", TREQ(""), out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
 	/* a toleration with Exists and no key tolerates every taint */
 	taint_case("[" TDEV("device-1", TAINT_NS "," TAINT_NE) "]", TREQ("{\"operator\":\"Exists\"}"), out,
