@@ -18,7 +18,18 @@
  * reservedFor, and a claim reserved for no one is deallocated, as the
  * resource claim controller does.  Claims from a ResourceClaimTemplate are
  * made when the job arrives, named JOB-POD-CLAIM (POD counts the job's
- * pods from 0 across its pod sets).
+ * pods from 0 across its pod sets), with the controller's
+ * resource.kubernetes.io/pod-claim-name annotation.
+ *
+ * So that evicting a pod frees its devices in the engine's eyes, each
+ * device class those template claims ask for (when all its devices are
+ * node-local, and while the engine has extended-resource slots) is an
+ * extended resource muster.io/dra-CLASS: a node has its devices of the
+ * class, a pod set asks for what its pods' template claims take.  A set is
+ * then also labelled onto the nodes where its claims would fit if the
+ * claims made for running pods were deallocated (relaxed_claims), and the
+ * engine decides from the counts and priorities whether to preempt there.
+ * The scenario runner and the simulator (sim.c) both call this file.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,9 @@
  * (start + duration) and scheduling cycles.  At each event time the
  * simulator applies every arrival and completion due, then runs a cycle (at
  * once, or on the next tick of cycle_interval), and reads the engine's
- * decisions back.  Everything is deterministic: the seed only permutes jobs
- * that arrive at the same instant.
+ * decisions back.  Pods with DRA claims get their devices around each
+ * cycle as in scenario runs (scn_dra.c).  Everything is deterministic: the
+ * seed only permutes jobs that arrive at the same instant.
  */
 #include <math.h>
 #include <stdlib.h>
