@@ -50,6 +50,11 @@
 /* kube-scheduler's finalizer on the claims it allocates; the resource
  * claim controller takes it off when it deallocates. */
 #define DELETE_PROTECTION "resource.kubernetes.io/delete-protection"
+/* the annotation of a claim the resource claim controller made for a pod */
+#define POD_CLAIM "resource.kubernetes.io/pod-claim-name"
+/* counted device classes, as extended resources of the engine */
+#define MAX_COUNTED 4
+#define RES_PREFIX "muster.io/dra-"
 
 /* What one allocation pass reads once. */
 typedef struct dra_view {
@@ -251,6 +256,61 @@ static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *
 	return 0;
 }
 
+/* Tries cl on node (or, node NULL, on every candidate node: the slices'
+ * nodes, or every node when a slice serves several); fills *node_out,
+ * *plan and all as mu__kd_dra_allocate() says.  rc as it returns. */
+static int try_nodes(const dra_view_t *v, const json_t **cl, size_t n, const char *node, json_t *all,
+		     char **node_out, json_t **plan, char *msg, size_t len)
+{
+	int rc = MU_ENOENT;
+	size_t i;
+	json_t *sl;
+	snprintf(msg, len, "no ResourceSlice is on %s", node ? node : "any node");
+	json_array_foreach(v->nodes ? v->nodes : v->slices, i, sl) {
+		const char *sn = node ? node : mu__kjs(sl, v->nodes ? "metadata.name" : "spec.nodeName");
+		bool seen = false;
+		size_t k;
+		json_t *x0;
+		json_array_foreach(all, k, x0)
+			seen |= sn && !strcmp(json_string_value(x0), sn);
+		if (!sn || seen)
+			continue;
+		json_t *p1 = NULL;
+		char m1[600];
+		int x = pod_on(v, cl, n, sn, &p1, *node_out ? m1 : msg, *node_out ? sizeof m1 : len);
+		if (x < 0 && !*node_out) {
+			json_decref(p1);
+			return MU_EINVAL;
+		}
+		if (x == 0 && !*node_out) {
+			*plan = p1;
+			p1 = NULL;
+			*node_out = strdup(sn);
+			rc = *node_out ? MU_OK : MU_ENOMEM;
+		}
+		if (x == 0 && all && json_array_size(all) < MU__KD_DRA_NODES)
+			json_array_append_new(all, json_string(sn));
+		json_decref(p1);
+		if (node || (*node_out && (!all || json_array_size(all) >= MU__KD_DRA_NODES)))
+			break;
+	}
+	return rc;
+}
+
+/* The claims without those made for pods (POD_CLAIM) and reserved now:
+ * what the allocator sees once those pods are evicted.  Borrowed
+ * references in a new array. */
+static json_t *relaxed_claims(const json_t *claims)
+{
+	json_t *out = json_array(), *c;
+	size_t i;
+	json_array_foreach(out ? claims : NULL, i, c)
+		if (!json_object_get(mu__kj(c, "metadata.annotations"), POD_CLAIM) ||
+		    !json_array_size(mu__kj(c, "status.reservedFor")))
+			json_array_append(out, c);
+	return out;
+}
+
 int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t *all, char **node_out,
 			json_t **plan, char *msg, size_t len)
 {
@@ -263,41 +323,17 @@ int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t
 	*plan = NULL;
 	if (rc == MU_OK && (rc = view_read(c, &v, msg, len)) == MU_OK) {
 		int r = pod_claims(&v, pod, cl, 16, &n, msg, len);
-		rc = r ? (r < 0 ? MU_EINVAL : MU_ENOENT) : MU_ENOENT;
-		if (!r)
-			snprintf(msg, len, "no ResourceSlice is on %s", node ? node : "any node");
-		size_t i;
-		json_t *sl;
-		/* where to try: the slices' nodes, or every node when a slice
-		 * serves several (allNodes, a nodeSelector) */
-		json_array_foreach(r ? NULL : v.nodes ? v.nodes : v.slices, i, sl) {
-			const char *sn = node ? node : mu__kjs(sl, v.nodes ? "metadata.name" : "spec.nodeName");
-			bool seen = false;
-			size_t k;
-			json_t *x0;
-			json_array_foreach(all, k, x0)
-				seen |= sn && !strcmp(json_string_value(x0), sn);
-			if (!sn || seen)
-				continue;
-			json_t *p1 = NULL;
-			char m1[600];
-			int x = pod_on(&v, cl, n, sn, &p1, *node_out ? m1 : msg, *node_out ? sizeof m1 : len);
-			if (x < 0 && !*node_out) {
-				json_decref(p1);
-				rc = MU_EINVAL;
-				break;
-			}
-			if (x == 0 && !*node_out) {
-				*plan = p1;
-				p1 = NULL;
-				*node_out = strdup(sn);
-				rc = *node_out ? MU_OK : MU_ENOMEM;
-			}
-			if (x == 0 && all && json_array_size(all) < MU__KD_DRA_NODES)
-				json_array_append_new(all, json_string(sn));
-			json_decref(p1);
-			if (node || (*node_out && (!all || json_array_size(all) >= MU__KD_DRA_NODES)))
-				break;
+		rc = r ? (r < 0 ? MU_EINVAL : MU_ENOENT) : try_nodes(&v, cl, n, node, all, node_out, plan, msg, len);
+		/* none fits now: where would it once the pods holding counted
+		 * devices were evicted?  The engine decides whether to evict. */
+		if (rc == MU_ENOENT && !r && !node && all && json_object_size(json_object_get(d->dra_ext, "#classes"))) {
+			json_t *keep = v.claims;
+			char m2[600];
+			v.claims = relaxed_claims(keep);
+			if (v.claims && try_nodes(&v, cl, n, NULL, all, node_out, plan, m2, sizeof m2) == MU_OK)
+				rc = MU_OK;
+			json_decref(v.claims);
+			v.claims = keep;
 		}
 	}
 	view_release(&v);
@@ -348,6 +384,21 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 	return rc;
 }
 
+static bool pod_counts(const mu__kd_t *d, const json_t *tpls, json_t *pod);
+
+/* Adds the counted devices of pod's template claims to pod (a copy) as
+ * requests, reading the templates. */
+static void add_counts(mu__kd_t *d, json_t *pod)
+{
+	mu__kc_t *c = NULL;
+	json_t *tpls = NULL;
+	char msg[300];
+	if (mu__kc_new(&d->auth, &c) == MU_OK && get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) == MU_OK)
+		pod_counts(d, tpls, pod);
+	json_decref(tpls);
+	mu__kc_free(c);
+}
+
 /* Adds "kubernetes.io/hostname In nodes" to every required node affinity
  * term of pod (ANDed with what each asks; one term when there is none). */
 static void pin_nodes(json_t *pod, const json_t *nodes)
@@ -395,6 +446,8 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	json_t *fits = json_array();
 	int rc = mu__kd_dra_allocate(d, pod, NULL, fits, &node, &plan, msg, sizeof msg);
 	json_t *sel = json_object();
+	if (rc == MU_OK && json_object_size(json_object_get(d->dra_ext, "#classes")))
+		add_counts(d, copy);
 	if (rc == MU_OK && json_array_size(fits) > 1) {
 		pin_nodes(copy, fits);
 	} else if (rc == MU_OK) {
@@ -443,3 +496,148 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node)
 	return false;
 }
 
+
+/* --- counted devices: the engine's view of them, for preemption --------------------- */
+
+/* Whether class name cls is in d->dra_ext's counted list (the keys of any
+ * node's entry carry RES_PREFIX CLASS). */
+static bool counted(const mu__kd_t *d, const char *cls)
+{
+	char res[300];
+	snprintf(res, sizeof res, RES_PREFIX "%s", cls);
+	return json_object_get(json_object_get(d->dra_ext, "#classes"), res) != NULL;
+}
+
+/* The classes that the ResourceClaimTemplates' requests name (the first
+ * subrequest of a firstAvailable list), whose devices are all node-local,
+ * at most MAX_COUNTED, as {RES_PREFIX CLASS: true}. */
+static json_t *counted_classes(const dra_view_t *v, const json_t *tpls)
+{
+	json_t *out = json_object(), *t, *rq;
+	size_t i, k;
+	mu_dra_view_t mv = {v->slices, v->classes, v->claims, v->nodes, v->rules};
+	json_array_foreach(tpls, i, t) {
+		json_array_foreach(mu__kj(t, "spec.spec.devices.requests"), k, rq) {
+			const json_t *q = json_array_size(json_object_get(rq, "firstAvailable")) ?
+					  json_array_get(json_object_get(rq, "firstAvailable"), 0) : rq;
+			const char *cls = mu__kjs(q, "deviceClassName");
+			char res[300], why[300];
+			snprintf(res, sizeof res, RES_PREFIX "%s", cls ? cls : "");
+			if (!cls || json_object_get(out, res) || json_object_size(out) >= MAX_COUNTED ||
+			    mu_dra_class_devices(&mv, cls, NULL, why, sizeof why) != 0)
+				continue;
+			json_object_set_new(out, res, json_string(cls));
+		}
+	}
+	return out;
+}
+
+void mu__kd_dra_counts(mu__kd_t *d)
+{
+	mu__kc_t *c = NULL;
+	dra_view_t v = {0};
+	json_t *tpls = NULL, *nodes = NULL;
+	char msg[300];
+	if (mu__kc_new(&d->auth, &c) || view_read(c, &v, msg, sizeof msg) ||
+	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) ||
+	    (!v.nodes && get_items(c, "/api/v1/nodes", &nodes, msg, sizeof msg))) {
+		view_release(&v);
+		json_decref(tpls);
+		mu__kc_free(c);
+		return; /* the next pass tries again */
+	}
+	json_t *cls = counted_classes(&v, tpls), *ext = json_object(), *nd;
+	mu_dra_view_t mv = {v.slices, v.classes, v.claims, v.nodes ? v.nodes : nodes, v.rules};
+	size_t i;
+	json_object_set(ext, "#classes", cls);
+	json_array_foreach(mv.nodes, i, nd) {
+		const char *name = mu__kjs(nd, "metadata.name"), *res;
+		json_t *e = json_object(), *cn;
+		json_object_foreach(cls, res, cn) {
+			long n = name ? mu_dra_class_devices(&mv, json_string_value(cn), name, msg, sizeof msg) : -1;
+			if (n > 0)
+				json_object_set_new(e, res, json_integer(n));
+		}
+		if (name)
+			json_object_set_new(ext, name, e);
+		else
+			json_decref(e);
+	}
+	json_t *old = d->dra_ext;
+	d->dra_ext = ext;
+	const char *name;
+	json_t *e;
+	json_object_foreach(ext, name, e) /* feed the nodes whose counts changed */
+		if (name[0] != '#' && !json_equal(e, json_object_get(old, name)))
+			mu__kd_node_refeed(d, name);
+	json_object_foreach(old, name, e)
+		if (name[0] != '#' && !json_object_get(ext, name))
+			mu__kd_node_refeed(d, name);
+	json_decref(old);
+	json_decref(cls);
+	json_decref(nodes);
+	json_decref(tpls);
+	view_release(&v);
+	mu__kc_free(c);
+}
+
+void mu__kd_dra_node_ext(const mu__kd_t *d, mu_node_spec_t *s)
+{
+	const char *res;
+	json_t *n;
+	mu_ext_qty_t *ext = (mu_ext_qty_t *)s->ext;
+	json_object_foreach(s->name ? json_object_get(d->dra_ext, s->name) : NULL, res, n)
+		if (ext && s->next < MU_RES_MAX - MU_RES_NAMED0)
+			ext[s->next++] = (mu_ext_qty_t){res, json_integer_value(n)};
+}
+
+/* Adds to pod (a copy) the counted devices its template claims take, as
+ * requests of its first container: each request's count (ExactCount; the
+ * first subrequest of a firstAvailable list), none for All or adminAccess.
+ * Returns whether it asks for any. */
+static bool pod_counts(const mu__kd_t *d, const json_t *tpls, json_t *pod)
+{
+	json_t *want = json_object(), *e, *t, *rq;
+	size_t i, k, j;
+	const char *ns = mu__kjs(pod, "metadata.namespace");
+	json_array_foreach(mu__kj(pod, "spec.resourceClaims"), i, e) {
+		const char *tn = mu__kjs(e, "resourceClaimTemplateName");
+		json_array_foreach(tn ? tpls : NULL, j, t) {
+			const char *n = mu__kjs(t, "metadata.name"), *s = mu__kjs(t, "metadata.namespace");
+			if (!n || strcmp(n, tn) || strcmp(s ? s : "default", ns ? ns : "default"))
+				continue;
+			json_array_foreach(mu__kj(t, "spec.spec.devices.requests"), k, rq) {
+				const json_t *q = json_array_size(json_object_get(rq, "firstAvailable")) ?
+						  json_array_get(json_object_get(rq, "firstAvailable"), 0) : rq;
+				const char *cls = mu__kjs(q, "deviceClassName"), *mode = mu__kjs(q, "allocationMode");
+				const json_t *cnt = json_object_get(q, "count");
+				char res[300];
+				if (!cls || !counted(d, cls) || json_is_true(json_object_get(q, "adminAccess")) ||
+				    (mode && !strcmp(mode, "All")))
+					continue;
+				snprintf(res, sizeof res, RES_PREFIX "%s", cls);
+				json_int_t had = json_integer_value(json_object_get(want, res));
+				json_object_set_new(want, res, json_integer(had + (json_integer_value(cnt) > 0 ?
+								json_integer_value(cnt) : 1)));
+			}
+		}
+	}
+	json_t *c0 = json_array_get(mu__kj(pod, "spec.containers"), 0);
+	bool any = json_object_size(want) > 0 && json_is_object(c0);
+	if (any) {
+		json_t *r = json_object_get(c0, "resources");
+		if (!json_is_object(r))
+			json_object_set_new(c0, "resources", r = json_object());
+		json_t *req = json_object_get(r, "requests");
+		if (!json_is_object(req))
+			json_object_set_new(r, "requests", req = json_object());
+		const char *res;
+		json_object_foreach(want, res, t) {
+			char num[32];
+			snprintf(num, sizeof num, "%lld", (long long)json_integer_value(t));
+			json_object_set_new(req, res, json_string(num));
+		}
+	}
+	json_decref(want);
+	return any;
+}

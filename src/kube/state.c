@@ -475,10 +475,17 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 {
 	mu_arena_t a;
 	mu_node_spec_t s;
-	char msg[256];
+	char msg[256] = "";
 	mu_arena_init(&a);
 	int rc = mu__knode_spec(n->obj, n->topo, &a, &s, msg, sizeof msg);
-	if (rc == MU_OK && (rc = mu_engine_node_upsert(d->e, &s, NULL)) != MU_OK)
+	size_t base = s.next;
+	if (rc == MU_OK)
+		mu__kd_dra_node_ext(d, &s);
+	if (rc == MU_OK && (rc = mu_engine_node_upsert(d->e, &s, NULL)) == MU_ELIMIT && s.next > base) {
+		s.next = base; /* no room for the DRA counts: the node without them */
+		rc = mu_engine_node_upsert(d->e, &s, NULL);
+	}
+	if (rc != MU_OK && !msg[0])
 		snprintf(msg, sizeof msg, "%s", mu_strerror(rc));
 	mu_arena_release(&a);
 	if (rc) {
@@ -493,6 +500,13 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 	}
 	n->in_engine = true;
 	d->changed = true;
+}
+
+void mu__kd_node_refeed(mu__kd_t *d, const char *name)
+{
+	mu__knode_t *n = mu__kmap_get(&d->nodes, name);
+	if (n && n->obj && n->in_engine)
+		node_feed(d, n);
 }
 
 static mu__knode_t *node_get(mu__kd_t *d, const char *name)
@@ -1057,6 +1071,7 @@ void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
 	if (!d->dra_seen || now_ms - d->dra_retry_ms < 2000)
 		return;
 	d->dra_retry_ms = now_ms;
+	mu__kd_dra_counts(d);
 	int budget = DRA_RETRY_MAX;
 	void *arg[2] = {d, &budget};
 	mu__kmap_each(&d->pods, retry_one, arg);
@@ -1121,6 +1136,7 @@ void mu__kd_state_release(mu__kd_t *d)
 	json_decref(d->queue_objs);
 	json_decref(d->queue_names);
 	json_decref(d->pclasses);
+	json_decref(d->dra_ext);
 	free(d->ej_group);
 	free(d->dirty);
 	mu_decisions_release(&d->dec);
