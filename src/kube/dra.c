@@ -32,6 +32,11 @@
  * Slices with a nodeSelector or allNodes make the pass read the nodes (their
  * labels are what the selectors match) and try every node in list order;
  * DeviceTaintRules (v1alpha3) are read too and add their taints.
+ * Preemption: mu__kd_dra_counts() gives the engine each node's devices of
+ * the counted classes as extended resources (muster.io/dra-CLASS), a pod
+ * asks for what its template claims take (add_counts), and a pod whose
+ * claims fit nowhere is pinned where they would once the claims made for
+ * running pods were gone (relaxed_claims): the engine evicts there.
  * Not done (docs/kubernetes.md, "DRA"): allocationMode All across nodes,
  * and evicting pods for NoExecute taints (kube's device taint eviction
  * controller).  Device taints, adminAccess, firstAvailable and device
