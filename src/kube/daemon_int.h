@@ -650,6 +650,10 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
  * most 8) into d->dra_ext; the nodes whose counts changed are fed to the
  * engine again.  O(classes x nodes x slices x devices). */
 void mu__kd_dra_counts(mu__kd_t *d);
+/* A copy of pod (bound: found so at start-up) asking for the counted
+ * devices of its template claims, so that the engine knows evicting it
+ * frees them; NULL when it asks for none.  Counts first if never done. */
+json_t *mu__kd_dra_counted(mu__kd_t *d, const json_t *pod);
 /* Appends node's counted DRA devices (d->dra_ext) to its spec's extended
  * resources (room for MU_RES_MAX - MU_RES_NAMED0 of them). */
 void mu__kd_dra_node_ext(const mu__kd_t *d, mu_node_spec_t *s);

@@ -434,6 +434,30 @@ static void pin_nodes(json_t *pod, const json_t *nodes)
 	}
 }
 
+json_t *mu__kd_dra_counted(mu__kd_t *d, const json_t *pod)
+{
+	d->dra_seen = true;
+	if (!d->dra_ext)
+		mu__kd_dra_counts(d);
+	if (!json_object_size(json_object_get(d->dra_ext, "#classes")))
+		return NULL;
+	json_t *copy = json_deep_copy(pod);
+	mu__kc_t *c = NULL;
+	json_t *tpls = NULL;
+	char msg[300];
+	bool any = false;
+	if (copy && mu__kc_new(&d->auth, &c) == MU_OK &&
+	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) == MU_OK)
+		any = pod_counts(d, tpls, copy);
+	json_decref(tpls);
+	mu__kc_free(c);
+	if (!any) {
+		json_decref(copy);
+		return NULL;
+	}
+	return copy;
+}
+
 json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 {
 	char msg[600] = "", *node = NULL;
@@ -448,6 +472,8 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	d->dra_seen = true;
 	if (!d->dra_round)
 		d->dra_round = 1; /* pods start at 0: due in the first round */
+	if (!d->dra_ext) /* the counts, before the first pod is shaped */
+		mu__kd_dra_counts(d);
 	json_t *fits = json_array();
 	int rc = mu__kd_dra_allocate(d, pod, NULL, fits, &node, &plan, msg, sizeof msg);
 	json_t *sel = json_object();

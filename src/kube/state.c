@@ -431,7 +431,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		}
 	}
 	if (!p->shape) { /* ours, or bound by another scheduler */
-		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) : NULL;
+		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) :
+				 ours && mu__kd_dra_wants(obj) ? mu__kd_dra_counted(d, obj) : NULL;
 		json_t *src = pinned ? pinned : obj, *nsp = NULL;
 		if (mu__kd_nssel_wants(src) && (nsp = mu__kd_nssel_pin(d, src))) {
 			json_decref(p->nsobj); /* read again when namespaces change */

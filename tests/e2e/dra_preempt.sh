@@ -10,7 +10,8 @@
 # deleted with it, and high gets gpu-0, as kube-scheduler's DynamicResources
 # PostFilter makes room by deallocating (dynamicresources_test.go,
 # kubernetes/kubernetes).  tests/scenarios/dra-preempt.yaml is the same in
-# the scenario runner.
+# the scenario runner.  The scheduler is restarted after low is bound, so
+# the one that preempts counts a device it did not allocate.
 # Usage: sh tests/e2e/dra_preempt.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
 E2E_NAME=dra_preempt; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 UPID=""; SPID=""
@@ -30,9 +31,13 @@ metadata: {name: team-a}
 spec: {}
 Y
 up_start "$T/cluster.yaml"
-"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id d --lease-namespace default \
-	--metrics 127.0.0.1:0 --min-runtime 0 >"$T/sched.out" 2>"$T/sched.log" &
-SPID=$!
+sched() {
+	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id "$1" --lease-namespace default \
+		--lease-duration 6 --retry-period 1 --metrics 127.0.0.1:0 --min-runtime 0 \
+		>"$T/sched-$1.out" 2>"$T/sched-$1.log" &
+	SPID=$!
+}
+sched d1
 
 cat >"$T/dra.yaml" <<'Y'
 apiVersion: resource.k8s.io/v1beta1
@@ -76,6 +81,10 @@ wait_for low-bound 60 is_bound low
 made=$(kc get pod low -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
 k get resourceclaim "$made" -o jsonpath='{.status.allocation.devices.results[0].device}'
 has low-has-the-gpu "$T/out" "gpu-0"
+# A new scheduler finds low bound: it must still know that low's claim
+# holds the GPU (the pods it did not place itself count too).
+kill -9 "$SPID"; wait "$SPID" 2>/dev/null
+sched d2
 
 cat >"$T/high.yaml" <<'Y'
 apiVersion: v1
