@@ -321,6 +321,8 @@ typedef struct mu__kd {
 	uint32_t dra_round;     /* the DRA retry round (from 1; pods start at 0) */
 	json_t *dra_ext;        /* {node: {muster.io/dra-CLASS: devices}}: the counted
 				 * DRA devices each node has (dra.c), or NULL */
+	json_t *dra_refeed;     /* names of nodes whose counts changed, to feed to the
+				 * engine again (state.c does), or NULL */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
@@ -647,8 +649,9 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
 /* Every 2 s (with the retry pass), when pods with claims were seen: the
  * devices each node has of every counted class (a class that
  * ResourceClaimTemplates ask for and whose devices are all node-local, at
- * most 8) into d->dra_ext; the nodes whose counts changed are fed to the
- * engine again.  O(classes x nodes x slices x devices). */
+ * most 4) into d->dra_ext; the nodes whose counts changed are added to
+ * d->dra_refeed, for state.c to feed to the engine again.
+ * O(classes x nodes x slices x devices). */
 void mu__kd_dra_counts(mu__kd_t *d);
 /* A copy of pod (bound: found so at start-up) asking for the counted
  * devices of its template claims, so that the engine knows evicting it
@@ -657,8 +660,6 @@ json_t *mu__kd_dra_counted(mu__kd_t *d, const json_t *pod);
 /* Appends node's counted DRA devices (d->dra_ext) to its spec's extended
  * resources (room for MU_RES_MAX - MU_RES_NAMED0 of them). */
 void mu__kd_dra_node_ext(const mu__kd_t *d, mu_node_spec_t *s);
-/* Feeds node `name` to the engine again (state.c). */
-void mu__kd_node_refeed(mu__kd_t *d, const char *name);
 /* Every 2 s: pods of ours whose claims could not be allocated (or whose
  * bind found the devices gone) are pinned again from p->dra, at most 32 a
  * pass, in rounds (each waiting pod once a round), since devices free up

@@ -598,12 +598,14 @@ void mu__kd_dra_counts(mu__kd_t *d)
 	d->dra_ext = ext;
 	const char *name;
 	json_t *e;
-	json_object_foreach(ext, name, e) /* feed the nodes whose counts changed */
+	if (!d->dra_refeed)
+		d->dra_refeed = json_array();
+	json_object_foreach(ext, name, e) /* the nodes whose counts changed */
 		if (name[0] != '#' && !json_equal(e, json_object_get(old, name)))
-			mu__kd_node_refeed(d, name);
+			json_array_append_new(d->dra_refeed, json_string(name));
 	json_object_foreach(old, name, e)
 		if (name[0] != '#' && !json_object_get(ext, name))
-			mu__kd_node_refeed(d, name);
+			json_array_append_new(d->dra_refeed, json_string(name));
 	json_decref(old);
 	json_decref(cls);
 	json_decref(nodes);

@@ -356,6 +356,8 @@ void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key)
 		}
 }
 
+static void dra_refeed(mu__kd_t *d);
+
 /* A Pod was added or changed: its facts are copied (the object is not
  * kept), its shape looked up once, its group marked dirty when what the
  * engine sees changed.  O(1) expected, O(pods) when it changes group. */
@@ -433,6 +435,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	if (!p->shape) { /* ours, or bound by another scheduler */
 		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) :
 				 ours && mu__kd_dra_wants(obj) ? mu__kd_dra_counted(d, obj) : NULL;
+		if (json_array_size(d->dra_refeed)) /* the shaping read the counts first */
+			dra_refeed(d);
 		json_t *src = pinned ? pinned : obj, *nsp = NULL;
 		if (mu__kd_nssel_wants(src) && (nsp = mu__kd_nssel_pin(d, src))) {
 			json_decref(p->nsobj); /* read again when namespaces change */
@@ -503,11 +507,18 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 	d->changed = true;
 }
 
-void mu__kd_node_refeed(mu__kd_t *d, const char *name)
+/* Feeds the nodes whose DRA device counts changed (d->dra_refeed) to the
+ * engine again.  O(those nodes). */
+static void dra_refeed(mu__kd_t *d)
 {
-	mu__knode_t *n = mu__kmap_get(&d->nodes, name);
-	if (n && n->obj && n->in_engine)
-		node_feed(d, n);
+	size_t i;
+	json_t *nm;
+	json_array_foreach(d->dra_refeed, i, nm) {
+		mu__knode_t *n = mu__kmap_get(&d->nodes, json_string_value(nm));
+		if (n && n->obj && n->in_engine)
+			node_feed(d, n);
+	}
+	json_array_clear(d->dra_refeed);
 }
 
 static mu__knode_t *node_get(mu__kd_t *d, const char *name)
@@ -1073,6 +1084,7 @@ void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
 		return;
 	d->dra_retry_ms = now_ms;
 	mu__kd_dra_counts(d);
+	dra_refeed(d);
 	int budget = DRA_RETRY_MAX;
 	void *arg[2] = {d, &budget};
 	mu__kmap_each(&d->pods, retry_one, arg);
@@ -1138,6 +1150,7 @@ void mu__kd_state_release(mu__kd_t *d)
 	json_decref(d->queue_names);
 	json_decref(d->pclasses);
 	json_decref(d->dra_ext);
+	json_decref(d->dra_refeed);
 	free(d->ej_group);
 	free(d->dirty);
 	mu_decisions_release(&d->dec);
