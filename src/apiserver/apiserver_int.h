@@ -123,6 +123,7 @@ enum {
 	MU__RT_DEVICECLASSES,
 	MU__RT_RESOURCECLAIMS,
 	MU__RT_RESOURCECLAIMTEMPLATES,
+	MU__RT_DEVICETAINTRULES, /* resource.k8s.io/v1alpha3 (dra.c) */
 	MU__RT_CRDS,     /* apiextensions.k8s.io CustomResourceDefinitions (crd.c) */
 	MU__RT_ROLES,    /* rbac.authorization.k8s.io (rbac.c evaluates them) */
 	MU__RT_CLUSTERROLES,
@@ -337,6 +338,7 @@ void mu__row_dra_named(const json_t *o, int64_t now, json_t *cells);
 void mu__row_resourceclaim(const json_t *o, int64_t now, json_t *cells);
 void mu__validate_resourceslice(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_deviceclass(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__validate_devicetaintrule(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_resourceclaim(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_resourceclaimtemplate(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e);

@@ -2,7 +2,9 @@
  * dra.c - the resource.k8s.io kinds that Dynamic Resource Allocation
  * needs, as Kubernetes 1.32 serves them (v1beta1; kubectl 1.32 speaks
  * it): ResourceSlice and DeviceClass (cluster-scoped), ResourceClaim (with
- * its status, which the scheduler writes) and ResourceClaimTemplate.
+ * its status, which the scheduler writes) and ResourceClaimTemplate; and
+ * DeviceTaintRule (v1alpha3, cluster-scoped, as 1.33 serves it with the
+ * DRADeviceTaints feature), whose taints the scheduler's allocator adds.
  *
  * This file holds their table rows (the columns `kubectl get` prints) and
  * the subset of kube-apiserver's validation that catches a malformed
@@ -111,6 +113,32 @@ void mu__validate_deviceclass(const json_t *o, const json_t *old, mu__verr_t *e)
 		if (!x || !*x) {
 			char f[64];
 			snprintf(f, sizeof f, "spec.selectors[%zu].cel.expression", i);
+			mu__verr_add(e, f, REQ, "Required value");
+		}
+	}
+}
+
+/* A DeviceTaintRule (v1alpha3): spec.taint with a key and the effect
+ * NoSchedule or NoExecute, as kube-apiserver validates it; a selector's
+ * CEL expressions must be given (the scheduler compiles them). */
+void mu__validate_devicetaintrule(const json_t *o, const json_t *old, mu__verr_t *e)
+{
+	(void)old;
+	const char *key = mu__jstr(o, "spec.taint.key"), *eff = mu__jstr(o, "spec.taint.effect");
+	if (!key || !*key)
+		mu__verr_add(e, "spec.taint.key", REQ, "Required value");
+	if (!eff || !*eff)
+		mu__verr_add(e, "spec.taint.effect", REQ, "Required value");
+	else if (strcmp(eff, "NoSchedule") && strcmp(eff, "NoExecute"))
+		mu__verr_add(e, "spec.taint.effect", "FieldValueNotSupported",
+			     "Unsupported value: \"%s\": supported values: \"NoSchedule\", \"NoExecute\"", eff);
+	size_t i;
+	json_t *s;
+	json_array_foreach(mu__jget(o, "spec.deviceSelector.selectors"), i, s) {
+		const char *x = mu__jstr(s, "cel.expression");
+		if (!x || !*x) {
+			char f[80];
+			snprintf(f, sizeof f, "spec.deviceSelector.selectors[%zu].cel.expression", i);
 			mu__verr_add(e, f, REQ, "Required value");
 		}
 	}

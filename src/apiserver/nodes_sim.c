@@ -421,7 +421,7 @@ int mu__sim_new(mu_apiserver_t *s, const char *cluster_file, mu__sim_t **out, ch
 	int rc = mu_load_file(cluster_file, NULL, &sp, &d);
 	if (rc == MU_OK && sp.ndra) {
 		snprintf(d.msg, sizeof d.msg, "%s: DRA objects (ResourceSlice, DeviceClass, "
-			 "ResourceClaim, ResourceClaimTemplate) are not read from a cluster "
+			 "ResourceClaim, ResourceClaimTemplate, DeviceTaintRule) are not read from a cluster "
 			 "file; create them through the API (kubectl apply)", cluster_file);
 		rc = MU_EINVAL;
 	}

@@ -335,6 +335,10 @@ typedef struct mu__kd {
 	bool dra_seen;          /* a pod with ResourceClaims was seen (dra.c) */
 	int64_t dra_retry_ms;   /* mono ms of the last DRA retry pass */
 	uint32_t dra_round;     /* the DRA retry round (from 1; pods start at 0) */
+	json_t *dra_ext;        /* {node: {muster.io/dra-CLASS: devices}}: the counted
+				 * DRA devices each node has (dra.c), or NULL */
+	json_t *dra_refeed;     /* names of nodes whose counts changed, to feed to the
+				 * engine again (state.c does), or NULL */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
@@ -639,20 +643,39 @@ void mu__kui_tick(mu__kd_t *d, bool changed);
 /* Whether the pod asks for ResourceClaims. */
 bool mu__kd_dra_wants(const json_t *pod);
 /* Allocates the claims of pod (a Pod, or p->dra) on node, or on the first
- * node of the ResourceSlices where all fit when node is NULL: *node_out
- * (malloc'd) and *plan ([{claim, allocation}], owned).  MU_OK; MU_ENOENT
+ * node where all fit when node is NULL (the slices' nodes, or every node
+ * when a slice serves several): *node_out (malloc'd) and *plan ([{claim,
+ * allocation}], owned).  With node NULL and all given, every node where
+ * they fit (at most MU__KD_DRA_NODES) is appended to all.  MU_OK; MU_ENOENT
  * (no node fits), MU_EINVAL (refused), MU_EIO (reading failed) with why in
- * msg.  Synchronous; O(slices x devices x selectors). */
-int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char **node_out,
+ * msg.  Synchronous; O(nodes x slices x devices x selectors). */
+#define MU__KD_DRA_NODES 256
+int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t *all, char **node_out,
 			json_t **plan, char *msg, size_t len);
 /* Writes each claim's status.allocation and reservedFor (p) of plan. */
 int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, char *msg, size_t len);
 /* Sets p->dra and p->dra_msg from pod and returns a copy of pod (owned)
- * pinned by a node selector to the node its claims fit on, or to none. */
+ * pinned to the nodes its claims fit on (a node selector for one node, a
+ * required node affinity on kubernetes.io/hostname for several: a claim
+ * of network-attached devices fits on many), or to none. */
 json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod);
 /* Allocates p's claims on node and writes them before the bind; false
  * (p->dra_msg says why) when that fails. */
 bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
+/* Every 2 s (with the retry pass), when pods with claims were seen: the
+ * devices each node has of every counted class (a class that
+ * ResourceClaimTemplates ask for and whose devices are all node-local, at
+ * most 4) into d->dra_ext; the nodes whose counts changed are added to
+ * d->dra_refeed, for state.c to feed to the engine again.
+ * O(classes x nodes x slices x devices). */
+void mu__kd_dra_counts(mu__kd_t *d);
+/* A copy of pod (bound: found so at start-up) asking for the counted
+ * devices of its template claims, so that the engine knows evicting it
+ * frees them; NULL when it asks for none.  Counts first if never done. */
+json_t *mu__kd_dra_counted(mu__kd_t *d, const json_t *pod);
+/* Appends node's counted DRA devices (d->dra_ext) to its spec's extended
+ * resources (room for MU_RES_MAX - MU_RES_NAMED0 of them). */
+void mu__kd_dra_node_ext(const mu__kd_t *d, mu_node_spec_t *s);
 /* Every 2 s: pods of ours whose claims could not be allocated (or whose
  * bind found the devices gone) are pinned again from p->dra, at most 32 a
  * pass, in rounds (each waiting pod once a round), since devices free up

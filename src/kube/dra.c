@@ -9,11 +9,14 @@
  * and the pod joins reservedFor (a claim may be shared by several pods).
  *
  * How it joins the daemon: when an unbound pod of ours that asks for
- * claims is first seen, mu__kd_dra_allocate() finds the first node (in
- * slice order) where all of its claims can be allocated, and the pod is
- * shaped with a node selector on that node's kubernetes.io/hostname; when
- * none can, it is shaped so that it fits nowhere and its pending message
- * says why (p->dra_msg).  At bind time mu__kd_dra_reserve() allocates
+ * claims is first seen, mu__kd_dra_allocate() finds the nodes where all of
+ * its claims can be allocated (the slices' nodes; every node, in list
+ * order, when a slice serves several), and the pod is shaped with a node
+ * selector on that node's kubernetes.io/hostname, or for several a
+ * required node affinity "kubernetes.io/hostname In [...]" (at most
+ * MU__KD_DRA_NODES), so the engine chooses among them; when none can, it
+ * is shaped so that it fits nowhere and its pending message says why
+ * (p->dra_msg).  At bind time mu__kd_dra_reserve() allocates
  * again on the node the engine chose (the devices may have gone
  * meanwhile) and writes the claims' status; the bind goes out only after.
  * A pod whose claims fit nowhere (or whose bind found its devices gone) is
@@ -26,10 +29,18 @@
  * Reads and writes here are synchronous (one client per call): only pods
  * with claims pay for them.
  *
- * Not done (docs/kubernetes.md, "DRA"): slices with a nodeSelector
- * (not read; the reason says so) and allocationMode All across nodes.
- * Device taints, adminAccess, firstAvailable and device config are the
- * allocator's (load/dra.c).
+ * Slices with a nodeSelector or allNodes make the pass read the nodes (their
+ * labels are what the selectors match) and try every node in list order;
+ * DeviceTaintRules (v1alpha3) are read too and add their taints.
+ * Preemption: mu__kd_dra_counts() gives the engine each node's devices of
+ * the counted classes as extended resources (muster.io/dra-CLASS), a pod
+ * asks for what its template claims take (add_counts), and a pod whose
+ * claims fit nowhere is pinned where they would once the claims made for
+ * running pods were gone (relaxed_claims): the engine evicts there.
+ * Not done (docs/kubernetes.md, "DRA"): allocationMode All across nodes,
+ * and evicting pods for NoExecute taints (kube's device taint eviction
+ * controller).  Device taints, adminAccess, firstAvailable and device
+ * config are the allocator's (load/dra.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,13 +51,21 @@
 #include "muster/resource.h"
 
 #define API "/apis/resource.k8s.io/v1beta1"
+#define RULES "/apis/resource.k8s.io/v1alpha3/devicetaintrules"
 /* kube-scheduler's finalizer on the claims it allocates; the resource
  * claim controller takes it off when it deallocates. */
 #define DELETE_PROTECTION "resource.kubernetes.io/delete-protection"
+/* the annotation of a claim the resource claim controller made for a pod */
+#define POD_CLAIM "resource.kubernetes.io/pod-claim-name"
+/* counted device classes, as extended resources of the engine */
+#define MAX_COUNTED 4
+#define RES_PREFIX "muster.io/dra-"
 
 /* What one allocation pass reads once. */
 typedef struct dra_view {
 	json_t *slices, *classes, *claims; /* the lists' items */
+	json_t *nodes;  /* the nodes, read when a slice is not on one node */
+	json_t *rules;  /* DeviceTaintRules (empty when not served) */
 } dra_view_t;
 
 bool mu__kd_dra_wants(const json_t *pod)
@@ -77,8 +96,25 @@ static void view_release(dra_view_t *v)
 	json_decref(v->slices);
 	json_decref(v->classes);
 	json_decref(v->claims);
+	json_decref(v->nodes);
+	json_decref(v->rules);
 }
 
+/* Whether a slice serves more than one node (allNodes or a nodeSelector),
+ * so that the nodes must be read. */
+static bool any_shared(const json_t *slices)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(slices, i, s)
+		if (!mu__kjs(s, "spec.nodeName"))
+			return true;
+	return false;
+}
+
+/* Reads the DRA objects; the nodes only when a slice is shared, the
+ * DeviceTaintRules as none when the server does not serve them (404, as
+ * a cluster without the DRADeviceTaints feature). */
 static int view_read(mu__kc_t *c, dra_view_t *v, char *msg, size_t len)
 {
 	memset(v, 0, sizeof *v);
@@ -87,6 +123,19 @@ static int view_read(mu__kc_t *c, dra_view_t *v, char *msg, size_t len)
 		rc = get_items(c, API "/deviceclasses", &v->classes, msg, len);
 	if (!rc)
 		rc = get_items(c, API "/resourceclaims", &v->claims, msg, len);
+	if (!rc && any_shared(v->slices))
+		rc = get_items(c, "/api/v1/nodes", &v->nodes, msg, len);
+	if (!rc) {
+		long st = 0;
+		json_t *o = NULL;
+		mu__kc_json(c, "GET", RULES, NULL, NULL, 10000, &st, &o);
+		v->rules = st == 200 ? json_incref(json_object_get(o, "items")) : NULL;
+		if (st != 200 && st != 404) {
+			snprintf(msg, len, "reading %s: HTTP %ld", RULES, st);
+			rc = MU_EIO;
+		}
+		json_decref(o);
+	}
 	return rc;
 }
 
@@ -196,7 +245,7 @@ static int protect(mu__kc_t *c, const char *ns, const char *name, json_int_t mod
 static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *node,
 		  json_t **plan, char *msg, size_t len)
 {
-	mu_dra_view_t mv = {v->slices, v->classes, v->claims};
+	mu_dra_view_t mv = {v->slices, v->classes, v->claims, v->nodes, v->rules};
 	int rc = mu_dra_allocate(&mv, cl, n, node, plan, msg, len);
 	if (rc == MU_ENOENT)
 		return 1;
@@ -212,7 +261,62 @@ static int pod_on(const dra_view_t *v, const json_t **cl, size_t n, const char *
 	return 0;
 }
 
-int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char **node_out,
+/* Tries cl on node (or, node NULL, on every candidate node: the slices'
+ * nodes, or every node when a slice serves several); fills *node_out,
+ * *plan and all as mu__kd_dra_allocate() says.  rc as it returns. */
+static int try_nodes(const dra_view_t *v, const json_t **cl, size_t n, const char *node, json_t *all,
+		     char **node_out, json_t **plan, char *msg, size_t len)
+{
+	int rc = MU_ENOENT;
+	size_t i;
+	json_t *sl;
+	snprintf(msg, len, "no ResourceSlice is on %s", node ? node : "any node");
+	json_array_foreach(v->nodes ? v->nodes : v->slices, i, sl) {
+		const char *sn = node ? node : mu__kjs(sl, v->nodes ? "metadata.name" : "spec.nodeName");
+		bool seen = false;
+		size_t k;
+		json_t *x0;
+		json_array_foreach(all, k, x0)
+			seen |= sn && !strcmp(json_string_value(x0), sn);
+		if (!sn || seen)
+			continue;
+		json_t *p1 = NULL;
+		char m1[600];
+		int x = pod_on(v, cl, n, sn, &p1, *node_out ? m1 : msg, *node_out ? sizeof m1 : len);
+		if (x < 0 && !*node_out) {
+			json_decref(p1);
+			return MU_EINVAL;
+		}
+		if (x == 0 && !*node_out) {
+			*plan = p1;
+			p1 = NULL;
+			*node_out = strdup(sn);
+			rc = *node_out ? MU_OK : MU_ENOMEM;
+		}
+		if (x == 0 && all && json_array_size(all) < MU__KD_DRA_NODES)
+			json_array_append_new(all, json_string(sn));
+		json_decref(p1);
+		if (node || (*node_out && (!all || json_array_size(all) >= MU__KD_DRA_NODES)))
+			break;
+	}
+	return rc;
+}
+
+/* The claims without those made for pods (POD_CLAIM) and reserved now:
+ * what the allocator sees once those pods are evicted.  Borrowed
+ * references in a new array. */
+static json_t *relaxed_claims(const json_t *claims)
+{
+	json_t *out = json_array(), *c;
+	size_t i;
+	json_array_foreach(out ? claims : NULL, i, c)
+		if (!json_object_get(mu__kj(c, "metadata.annotations"), POD_CLAIM) ||
+		    !json_array_size(mu__kj(c, "status.reservedFor")))
+			json_array_append(out, c);
+	return out;
+}
+
+int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t *all, char **node_out,
 			json_t **plan, char *msg, size_t len)
 {
 	mu__kc_t *c = NULL;
@@ -224,27 +328,17 @@ int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, char *
 	*plan = NULL;
 	if (rc == MU_OK && (rc = view_read(c, &v, msg, len)) == MU_OK) {
 		int r = pod_claims(&v, pod, cl, 16, &n, msg, len);
-		rc = r ? (r < 0 ? MU_EINVAL : MU_ENOENT) : MU_ENOENT;
-		if (!r)
-			snprintf(msg, len, "no ResourceSlice is on %s", node ? node : "any node");
-		size_t i;
-		json_t *sl;
-		json_array_foreach(r ? NULL : v.slices, i, sl) {
-			const char *sn = node ? node : mu__kjs(sl, "spec.nodeName");
-			if (!sn)
-				continue;
-			int x = pod_on(&v, cl, n, sn, plan, msg, len);
-			if (x < 0) {
-				rc = MU_EINVAL;
-				break;
-			}
-			if (x == 0) {
-				*node_out = strdup(sn);
-				rc = *node_out ? MU_OK : MU_ENOMEM;
-				break;
-			}
-			if (node)
-				break;
+		rc = r ? (r < 0 ? MU_EINVAL : MU_ENOENT) : try_nodes(&v, cl, n, node, all, node_out, plan, msg, len);
+		/* none fits now: where would it once the pods holding counted
+		 * devices were evicted?  The engine decides whether to evict. */
+		if (rc == MU_ENOENT && !r && !node && all && json_object_size(json_object_get(d->dra_ext, "#classes"))) {
+			json_t *keep = v.claims;
+			char m2[600];
+			v.claims = relaxed_claims(keep);
+			if (v.claims && try_nodes(&v, cl, n, NULL, all, node_out, plan, m2, sizeof m2) == MU_OK)
+				rc = MU_OK;
+			json_decref(v.claims);
+			v.claims = keep;
 		}
 	}
 	view_release(&v);
@@ -295,6 +389,75 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 	return rc;
 }
 
+static bool pod_counts(const mu__kd_t *d, const json_t *tpls, json_t *pod);
+
+/* Adds the counted devices of pod's template claims to pod (a copy) as
+ * requests, reading the templates. */
+static void add_counts(mu__kd_t *d, json_t *pod)
+{
+	mu__kc_t *c = NULL;
+	json_t *tpls = NULL;
+	char msg[300];
+	if (mu__kc_new(&d->auth, &c) == MU_OK && get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) == MU_OK)
+		pod_counts(d, tpls, pod);
+	json_decref(tpls);
+	mu__kc_free(c);
+}
+
+/* Adds "kubernetes.io/hostname In nodes" to every required node affinity
+ * term of pod (ANDed with what each asks; one term when there is none). */
+static void pin_nodes(json_t *pod, const json_t *nodes)
+{
+	json_t *spec = json_object_get(pod, "spec");
+	if (!json_is_object(spec))
+		return;
+	json_t *aff = json_object_get(spec, "affinity");
+	if (!json_is_object(aff))
+		json_object_set_new(spec, "affinity", aff = json_object());
+	json_t *na = json_object_get(aff, "nodeAffinity");
+	if (!json_is_object(na))
+		json_object_set_new(aff, "nodeAffinity", na = json_object());
+	json_t *req = json_object_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
+	if (!json_is_object(req))
+		json_object_set_new(na, "requiredDuringSchedulingIgnoredDuringExecution", req = json_object());
+	json_t *terms = json_object_get(req, "nodeSelectorTerms");
+	if (!json_array_size(terms))
+		json_object_set_new(req, "nodeSelectorTerms", terms = json_pack("[{}]"));
+	size_t i;
+	json_t *t;
+	json_array_foreach(terms, i, t) {
+		json_t *me = json_object_get(t, "matchExpressions");
+		if (!json_is_array(me))
+			json_object_set_new(t, "matchExpressions", me = json_array());
+		json_array_append_new(me, json_pack("{s:s,s:s,s:O}", "key", "kubernetes.io/hostname",
+						    "operator", "In", "values", nodes));
+	}
+}
+
+json_t *mu__kd_dra_counted(mu__kd_t *d, const json_t *pod)
+{
+	d->dra_seen = true;
+	if (!d->dra_ext)
+		mu__kd_dra_counts(d);
+	if (!json_object_size(json_object_get(d->dra_ext, "#classes")))
+		return NULL;
+	json_t *copy = json_deep_copy(pod);
+	mu__kc_t *c = NULL;
+	json_t *tpls = NULL;
+	char msg[300];
+	bool any = false;
+	if (copy && mu__kc_new(&d->auth, &c) == MU_OK &&
+	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) == MU_OK)
+		any = pod_counts(d, tpls, copy);
+	json_decref(tpls);
+	mu__kc_free(c);
+	if (!any) {
+		json_decref(copy);
+		return NULL;
+	}
+	return copy;
+}
+
 json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 {
 	char msg[600] = "", *node = NULL;
@@ -309,9 +472,16 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	d->dra_seen = true;
 	if (!d->dra_round)
 		d->dra_round = 1; /* pods start at 0: due in the first round */
-	int rc = mu__kd_dra_allocate(d, pod, NULL, &node, &plan, msg, sizeof msg);
+	if (!d->dra_ext) /* the counts, before the first pod is shaped */
+		mu__kd_dra_counts(d);
+	json_t *fits = json_array();
+	int rc = mu__kd_dra_allocate(d, pod, NULL, fits, &node, &plan, msg, sizeof msg);
 	json_t *sel = json_object();
-	if (rc == MU_OK) {
+	if (rc == MU_OK && json_object_size(json_object_get(d->dra_ext, "#classes")))
+		add_counts(d, copy);
+	if (rc == MU_OK && json_array_size(fits) > 1) {
+		pin_nodes(copy, fits);
+	} else if (rc == MU_OK) {
 		json_object_set_new(sel, "kubernetes.io/hostname", json_string(node));
 	} else {
 		/* fits nowhere; the reason goes out as the pending message.  A
@@ -331,6 +501,7 @@ json_t *mu__kd_dra_pin(mu__kd_t *d, mu__kpod_t *p, const json_t *pod)
 	else if (json_is_object(json_object_get(copy, "spec")))
 		json_object_set(json_object_get(copy, "spec"), "nodeSelector", sel);
 	json_decref(sel);
+	json_decref(fits);
 	json_decref(plan);
 	free(node);
 	free(old_msg);
@@ -341,7 +512,7 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node)
 {
 	char msg[600] = "", *at = NULL;
 	json_t *plan = NULL;
-	int rc = mu__kd_dra_allocate(d, p->dra, node, &at, &plan, msg, sizeof msg);
+	int rc = mu__kd_dra_allocate(d, p->dra, node, NULL, &at, &plan, msg, sizeof msg);
 	if (rc == MU_OK)
 		rc = mu__kd_dra_reserve(d, p, plan, msg, sizeof msg);
 	json_decref(plan);
@@ -356,3 +527,150 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node)
 	return false;
 }
 
+
+/* --- counted devices: the engine's view of them, for preemption --------------------- */
+
+/* Whether class name cls is in d->dra_ext's counted list (the keys of any
+ * node's entry carry RES_PREFIX CLASS). */
+static bool counted(const mu__kd_t *d, const char *cls)
+{
+	char res[300];
+	snprintf(res, sizeof res, RES_PREFIX "%s", cls);
+	return json_object_get(json_object_get(d->dra_ext, "#classes"), res) != NULL;
+}
+
+/* The classes that the ResourceClaimTemplates' requests name (the first
+ * subrequest of a firstAvailable list), whose devices are all node-local,
+ * at most MAX_COUNTED, as {RES_PREFIX CLASS: true}. */
+static json_t *counted_classes(const dra_view_t *v, const json_t *tpls)
+{
+	json_t *out = json_object(), *t, *rq;
+	size_t i, k;
+	mu_dra_view_t mv = {v->slices, v->classes, v->claims, v->nodes, v->rules};
+	json_array_foreach(tpls, i, t) {
+		json_array_foreach(mu__kj(t, "spec.spec.devices.requests"), k, rq) {
+			const json_t *q = json_array_size(json_object_get(rq, "firstAvailable")) ?
+					  json_array_get(json_object_get(rq, "firstAvailable"), 0) : rq;
+			const char *cls = mu__kjs(q, "deviceClassName");
+			char res[300], why[300];
+			snprintf(res, sizeof res, RES_PREFIX "%s", cls ? cls : "");
+			if (!cls || json_object_get(out, res) || json_object_size(out) >= MAX_COUNTED ||
+			    mu_dra_class_devices(&mv, cls, NULL, why, sizeof why) != 0)
+				continue;
+			json_object_set_new(out, res, json_string(cls));
+		}
+	}
+	return out;
+}
+
+void mu__kd_dra_counts(mu__kd_t *d)
+{
+	mu__kc_t *c = NULL;
+	dra_view_t v = {0};
+	json_t *tpls = NULL, *nodes = NULL;
+	char msg[300];
+	if (mu__kc_new(&d->auth, &c) || view_read(c, &v, msg, sizeof msg) ||
+	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) ||
+	    (!v.nodes && get_items(c, "/api/v1/nodes", &nodes, msg, sizeof msg))) {
+		view_release(&v);
+		json_decref(tpls);
+		mu__kc_free(c);
+		return; /* the next pass tries again */
+	}
+	json_t *cls = counted_classes(&v, tpls), *ext = json_object(), *nd;
+	mu_dra_view_t mv = {v.slices, v.classes, v.claims, v.nodes ? v.nodes : nodes, v.rules};
+	size_t i;
+	json_object_set(ext, "#classes", cls);
+	json_array_foreach(mv.nodes, i, nd) {
+		const char *name = mu__kjs(nd, "metadata.name"), *res;
+		json_t *e = json_object(), *cn;
+		json_object_foreach(cls, res, cn) {
+			long n = name ? mu_dra_class_devices(&mv, json_string_value(cn), name, msg, sizeof msg) : -1;
+			if (n > 0)
+				json_object_set_new(e, res, json_integer(n));
+		}
+		if (name)
+			json_object_set_new(ext, name, e);
+		else
+			json_decref(e);
+	}
+	json_t *old = d->dra_ext;
+	d->dra_ext = ext;
+	const char *name;
+	json_t *e;
+	if (!d->dra_refeed)
+		d->dra_refeed = json_array();
+	json_object_foreach(ext, name, e) /* the nodes whose counts changed */
+		if (name[0] != '#' && !json_equal(e, json_object_get(old, name)))
+			json_array_append_new(d->dra_refeed, json_string(name));
+	json_object_foreach(old, name, e)
+		if (name[0] != '#' && !json_object_get(ext, name))
+			json_array_append_new(d->dra_refeed, json_string(name));
+	json_decref(old);
+	json_decref(cls);
+	json_decref(nodes);
+	json_decref(tpls);
+	view_release(&v);
+	mu__kc_free(c);
+}
+
+void mu__kd_dra_node_ext(const mu__kd_t *d, mu_node_spec_t *s)
+{
+	const char *res;
+	json_t *n;
+	mu_ext_qty_t *ext = (mu_ext_qty_t *)s->ext;
+	json_object_foreach(s->name ? json_object_get(d->dra_ext, s->name) : NULL, res, n)
+		if (ext && s->next < MU_RES_MAX - MU_RES_NAMED0)
+			ext[s->next++] = (mu_ext_qty_t){res, json_integer_value(n)};
+}
+
+/* Adds to pod (a copy) the counted devices its template claims take, as
+ * requests of its first container: each request's count (ExactCount; the
+ * first subrequest of a firstAvailable list), none for All or adminAccess.
+ * Returns whether it asks for any. */
+static bool pod_counts(const mu__kd_t *d, const json_t *tpls, json_t *pod)
+{
+	json_t *want = json_object(), *e, *t, *rq;
+	size_t i, k, j;
+	const char *ns = mu__kjs(pod, "metadata.namespace");
+	json_array_foreach(mu__kj(pod, "spec.resourceClaims"), i, e) {
+		const char *tn = mu__kjs(e, "resourceClaimTemplateName");
+		json_array_foreach(tn ? tpls : NULL, j, t) {
+			const char *n = mu__kjs(t, "metadata.name"), *s = mu__kjs(t, "metadata.namespace");
+			if (!n || strcmp(n, tn) || strcmp(s ? s : "default", ns ? ns : "default"))
+				continue;
+			json_array_foreach(mu__kj(t, "spec.spec.devices.requests"), k, rq) {
+				const json_t *q = json_array_size(json_object_get(rq, "firstAvailable")) ?
+						  json_array_get(json_object_get(rq, "firstAvailable"), 0) : rq;
+				const char *cls = mu__kjs(q, "deviceClassName"), *mode = mu__kjs(q, "allocationMode");
+				const json_t *cnt = json_object_get(q, "count");
+				char res[300];
+				if (!cls || !counted(d, cls) || json_is_true(json_object_get(q, "adminAccess")) ||
+				    (mode && !strcmp(mode, "All")))
+					continue;
+				snprintf(res, sizeof res, RES_PREFIX "%s", cls);
+				json_int_t had = json_integer_value(json_object_get(want, res));
+				json_object_set_new(want, res, json_integer(had + (json_integer_value(cnt) > 0 ?
+								json_integer_value(cnt) : 1)));
+			}
+		}
+	}
+	json_t *c0 = json_array_get(mu__kj(pod, "spec.containers"), 0);
+	bool any = json_object_size(want) > 0 && json_is_object(c0);
+	if (any) {
+		json_t *r = json_object_get(c0, "resources");
+		if (!json_is_object(r))
+			json_object_set_new(c0, "resources", r = json_object());
+		json_t *req = json_object_get(r, "requests");
+		if (!json_is_object(req))
+			json_object_set_new(r, "requests", req = json_object());
+		const char *res;
+		json_object_foreach(want, res, t) {
+			char num[32];
+			snprintf(num, sizeof num, "%lld", (long long)json_integer_value(t));
+			json_object_set_new(req, res, json_string(num));
+		}
+	}
+	json_decref(want);
+	return any;
+}

@@ -358,6 +358,8 @@ void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key)
 		}
 }
 
+static void dra_refeed(mu__kd_t *d);
+
 /* A Pod was added or changed: its facts are copied (the object is not
  * kept), its shape looked up once, its group marked dirty when what the
  * engine sees changed.  O(1) expected, O(pods) when it changes group. */
@@ -436,7 +438,10 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		}
 	}
 	if (!p->shape) { /* ours, or bound by another scheduler */
-		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) : NULL;
+		json_t *pinned = ours && !p->node && mu__kd_dra_wants(obj) ? mu__kd_dra_pin(d, p, obj) :
+				 ours && mu__kd_dra_wants(obj) ? mu__kd_dra_counted(d, obj) : NULL;
+		if (json_array_size(d->dra_refeed)) /* the shaping read the counts first */
+			dra_refeed(d);
 		json_t *src = pinned ? pinned : obj, *nsp = NULL;
 		if (mu__kd_nssel_wants(src) && (nsp = mu__kd_nssel_pin(d, src))) {
 			json_decref(p->nsobj); /* read again when namespaces change */
@@ -480,10 +485,17 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 {
 	mu_arena_t a;
 	mu_node_spec_t s;
-	char msg[256];
+	char msg[256] = "";
 	mu_arena_init(&a);
 	int rc = mu__knode_spec(n->obj, n->topo, &a, &s, msg, sizeof msg);
-	if (rc == MU_OK && (rc = mu_engine_node_upsert(d->e, &s, NULL)) != MU_OK)
+	size_t base = s.next;
+	if (rc == MU_OK)
+		mu__kd_dra_node_ext(d, &s);
+	if (rc == MU_OK && (rc = mu_engine_node_upsert(d->e, &s, NULL)) == MU_ELIMIT && s.next > base) {
+		s.next = base; /* no room for the DRA counts: the node without them */
+		rc = mu_engine_node_upsert(d->e, &s, NULL);
+	}
+	if (rc != MU_OK && !msg[0])
 		snprintf(msg, sizeof msg, "%s", mu_strerror(rc));
 	mu_arena_release(&a);
 	if (rc) {
@@ -498,6 +510,20 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 	}
 	n->in_engine = true;
 	d->changed = true;
+}
+
+/* Feeds the nodes whose DRA device counts changed (d->dra_refeed) to the
+ * engine again.  O(those nodes). */
+static void dra_refeed(mu__kd_t *d)
+{
+	size_t i;
+	json_t *nm;
+	json_array_foreach(d->dra_refeed, i, nm) {
+		mu__knode_t *n = mu__kmap_get(&d->nodes, json_string_value(nm));
+		if (n && n->obj && n->in_engine)
+			node_feed(d, n);
+	}
+	json_array_clear(d->dra_refeed);
 }
 
 static mu__knode_t *node_get(mu__kd_t *d, const char *name)
@@ -1064,6 +1090,8 @@ void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
 	if (!d->dra_seen || now_ms - d->dra_retry_ms < 2000)
 		return;
 	d->dra_retry_ms = now_ms;
+	mu__kd_dra_counts(d);
+	dra_refeed(d);
 	int budget = DRA_RETRY_MAX;
 	void *arg[2] = {d, &budget};
 	mu__kmap_each(&d->pods, retry_one, arg);
@@ -1128,6 +1156,8 @@ void mu__kd_state_release(mu__kd_t *d)
 	json_decref(d->queue_objs);
 	json_decref(d->queue_names);
 	json_decref(d->pclasses);
+	json_decref(d->dra_ext);
+	json_decref(d->dra_refeed);
 	free(d->ej_group);
 	free(d->dirty);
 	mu_decisions_release(&d->dec);

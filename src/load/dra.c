@@ -37,7 +37,9 @@
 typedef struct dev {
 	const char *driver, *pool, *name;
 	const json_t *obj;  /* the slice's device entry */
-	bool local;         /* from a slice of this node (not allNodes) */
+	bool local;         /* from a slice of this node (spec.nodeName) */
+	const json_t *sel;  /* its slice's nodeSelector, or NULL */
+	json_t *rtaints;    /* taints DeviceTaintRules add (owned), or NULL */
 	bool taken;         /* another claim's allocation holds it */
 	bool used;          /* chosen in this search */
 } adev_t;
@@ -62,6 +64,7 @@ typedef struct slot {
 
 typedef struct cons {
 	const char *attr;   /* "DOMAIN/NAME" */
+	bool distinct;      /* distinctAttribute, else matchAttribute */
 	const json_t *val;  /* the value fixed by the first device, or NULL */
 	int n;              /* devices chosen under it */
 } cons_t;
@@ -71,6 +74,8 @@ typedef struct alloc {
 	const json_t *const *claims;
 	size_t nclaims;
 	const char *node;
+	const json_t *labels; /* the node's, from v->nodes, or NULL */
+	const char *badsel;   /* a slice read whose nodeSelector is not one term */
 	pool_t *pools;
 	int npools;
 	adev_t *devs;
@@ -84,7 +89,6 @@ typedef struct alloc {
 	int pick[MAX_FA];   /* per firstAvailable request: its subrequest */
 	int nalt[MAX_FA];   /* and how many it has */
 	int nfa;            /* firstAvailable requests met building slots */
-	int nsel;           /* slices with a nodeSelector (not read) */
 	int deep;           /* the furthest slot that found no device */
 	char *msg;
 	size_t len;
@@ -107,11 +111,78 @@ static pool_t *pool_of(alloc_t *a, const char *drv, const char *name)
 	return NULL;
 }
 
-/* Whether slice s is read for this node: its own, or allNodes. */
-static bool on_node(const alloc_t *a, const json_t *s)
+/* Whether requirement x (key, operator, values) holds for value have
+ * (NULL: absent), as core/v1 node selector requirements: Gt and Lt
+ * compare one integer value. */
+static bool req_holds(const json_t *x, const char *have)
+{
+	const char *op = mu__jstr(x, "operator");
+	const json_t *vals = json_object_get(x, "values");
+	bool in = false;
+	size_t i;
+	json_t *v;
+	json_array_foreach(vals, i, v)
+		in |= have && json_is_string(v) && !strcmp(json_string_value(v), have);
+	if (!op)
+		return false;
+	if (!strcmp(op, "In"))
+		return in;
+	if (!strcmp(op, "NotIn"))
+		return !in;
+	if (!strcmp(op, "Exists"))
+		return have != NULL;
+	if (!strcmp(op, "DoesNotExist"))
+		return have == NULL;
+	if ((strcmp(op, "Gt") && strcmp(op, "Lt")) || !have || json_array_size(vals) != 1)
+		return false;
+	char *e1, *e2;
+	const char *w = json_string_value(json_array_get(vals, 0));
+	long long h = strtoll(have, &e1, 10), t = w ? strtoll(w, &e2, 10) : 0;
+	if (!w || *e1 || *e2 || !*have || !*w)
+		return false;
+	return !strcmp(op, "Gt") ? h > t : h < t;
+}
+
+bool mu_dra_node_selects(const json_t *sel, const char *name, const json_t *labels)
+{
+	if (!sel || json_is_null(sel))
+		return true;
+	size_t i, k;
+	json_t *term, *x;
+	json_array_foreach(json_object_get(sel, "nodeSelectorTerms"), i, term) {
+		const json_t *me = json_object_get(term, "matchExpressions"), *mf = json_object_get(term, "matchFields");
+		bool ok = json_array_size(me) + json_array_size(mf) > 0;
+		json_array_foreach(me, k, x) {
+			const char *key = mu__jstr(x, "key");
+			ok = ok && key && req_holds(x, json_string_value(json_object_get(labels, key)));
+		}
+		json_array_foreach(mf, k, x) {
+			const char *key = mu__jstr(x, "key");
+			ok = ok && key && !strcmp(key, "metadata.name") && req_holds(x, name);
+		}
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/* Whether slice s is read for this node: its own, allNodes, or one whose
+ * nodeSelector selects it (network-attached devices). */
+static bool on_node(alloc_t *a, const json_t *s)
 {
 	const char *sn = mu__jstr(s, "spec.nodeName");
-	return json_is_true(mu__jget(s, "spec.allNodes")) || (sn && !strcmp(sn, a->node));
+	const json_t *sel = mu__jget(s, "spec.nodeSelector");
+	if (!a->node) /* mu_dra_class_devices: the slices that serve several nodes */
+		return !sn;
+	if (json_is_true(mu__jget(s, "spec.allNodes")))
+		return true;
+	if (sn)
+		return !strcmp(sn, a->node);
+	if (!sel || !mu_dra_node_selects(sel, a->node, a->labels))
+		return false;
+	if (json_array_size(json_object_get(sel, "nodeSelectorTerms")) != 1)
+		a->badsel = mu__jstr(s, "metadata.name") ? mu__jstr(s, "metadata.name") : "?";
+	return true;
 }
 
 /* Whether a device (driver, pool, name) is in an allocation's results,
@@ -161,7 +232,6 @@ static int pools_read(alloc_t *a)
 		return MU_ENOMEM;
 	json_array_foreach(a->v->slices, i, s) {
 		const char *drv = mu__jstr(s, "spec.driver"), *pn = mu__jstr(s, "spec.pool.name");
-		a->nsel += mu__jget(s, "spec.nodeSelector") != NULL;
 		if (!drv || !pn || !on_node(a, s))
 			continue;
 		json_int_t gen = json_integer_value(mu__jget(s, "spec.pool.generation"));
@@ -196,7 +266,8 @@ static int pools_read(alloc_t *a)
 				if (!strcmp(a->devs[j].pool, pn) && !strcmp(a->devs[j].driver, drv) &&
 				    !strcmp(a->devs[j].name, dn))
 					p->dup = dn;
-			a->devs[a->ndevs++] = (adev_t){drv, pn, dn, d, !json_is_true(mu__jget(s, "spec.allNodes")),
+			a->devs[a->ndevs++] = (adev_t){drv, pn, dn, d, mu__jstr(s, "spec.nodeName") != NULL,
+						       mu__jget(s, "spec.nodeSelector"), NULL,
 						       taken_by_other(a, drv, pn, dn), false};
 		}
 	}
@@ -340,20 +411,79 @@ static bool tolerates(const json_t *t, const json_t *x)
 	return exists || !strcmp(tv ? tv : "", xv ? xv : "");
 }
 
-/* Whether request rq tolerates every taint of device d (DRADeviceTaints:
- * a NoSchedule or NoExecute taint keeps a device from new allocations). */
-static bool taints_ok(const json_t *rq, const adev_t *d)
+/* Whether request rq tolerates every taint of list taints. */
+static bool tolerated(const json_t *rq, const json_t *taints)
 {
 	size_t i, k;
 	json_t *x, *t;
-	json_array_foreach(mu__jget(d->obj, "basic.taints"), i, x) {
-		bool ok = false;
+	json_array_foreach(taints, i, x) {
+		const char *eff = mu__jstr(x, "effect");
+		bool ok = eff && !strcmp(eff, "None"); /* informational ("tainted-no-effect") */
 		json_array_foreach(json_object_get(rq, "tolerations"), k, t)
 			ok |= tolerates(t, x);
 		if (!ok)
 			return false;
 	}
 	return true;
+}
+
+/* Whether request rq tolerates every taint of device d, its own and those
+ * of DeviceTaintRules (DRADeviceTaints: a NoSchedule or NoExecute taint
+ * keeps a device from new allocations). */
+static bool taints_ok(const json_t *rq, const adev_t *d)
+{
+	return tolerated(rq, mu__jget(d->obj, "basic.taints")) && tolerated(rq, d->rtaints);
+}
+
+/* Whether DeviceTaintRule r's deviceSelector (v1alpha3: deviceClassName,
+ * driver, pool, device, CEL selectors; all that are given must hold)
+ * selects device d: 1, 0, or -1 (refused, why in a->msg). */
+static int rule_selects(alloc_t *a, const json_t *r, const adev_t *d)
+{
+	const json_t *ds = mu__jget(r, "spec.deviceSelector");
+	const char *f[3] = {"driver", "pool", "device"}, *have[3] = {d->driver, d->pool, d->name};
+	char what[300];
+	snprintf(what, sizeof what, "DeviceTaintRule %s", mu__jstr(r, "metadata.name") ? mu__jstr(r, "metadata.name") : "?");
+	for (int i = 0; i < 3; i++) {
+		const char *want = mu__jstr(ds, f[i]);
+		if (want && strcmp(want, have[i]))
+			return 0;
+	}
+	const char *cls = mu__jstr(ds, "deviceClassName");
+	if (cls) {
+		const json_t *dc = class_of(a, cls);
+		int ok = dc ? selectors_pass(a, mu__jget(dc, "spec.selectors"), d, what) : 0;
+		if (ok <= 0)
+			return ok;
+	}
+	return selectors_pass(a, json_object_get(ds, "selectors"), d, what);
+}
+
+/* Adds the taint of every DeviceTaintRule to the devices it selects.
+ * O(rules x devices x selectors). */
+static int rules_apply(alloc_t *a)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(a->v->rules, i, r) {
+		const json_t *taint = mu__jget(r, "spec.taint");
+		if (!json_is_object(taint) || !mu__jstr(taint, "key") || !mu__jstr(taint, "effect")) {
+			snprintf(a->msg, a->len, "DeviceTaintRule %s: spec.taint needs a key and an effect",
+				 mu__jstr(r, "metadata.name") ? mu__jstr(r, "metadata.name") : "?");
+			return MU_EINVAL;
+		}
+		for (int k = 0; k < a->ndevs; k++) {
+			int ok = rule_selects(a, r, &a->devs[k]);
+			if (ok < 0)
+				return MU_EINVAL;
+			if (!ok)
+				continue;
+			if (!a->devs[k].rtaints && !(a->devs[k].rtaints = json_array()))
+				return MU_ENOMEM;
+			json_array_append(a->devs[k].rtaints, (json_t *)taint);
+		}
+	}
+	return MU_OK;
 }
 
 /* --- slots and constraints ------------------------------------------------ */
@@ -380,17 +510,18 @@ static int claim_cons(alloc_t *a, int ci, int *base)
 	size_t i;
 	json_t *k;
 	json_array_foreach(mu__jget(claim, "spec.devices.constraints"), i, k) {
-		const char *attr = mu__jstr(k, "matchAttribute");
-		if (!attr) {
-			snprintf(a->msg, a->len, "claim %s: constraint %zu: only matchAttribute is supported",
-				 mu__jstr(claim, "metadata.name"), i);
+		const char *attr = mu__jstr(k, "matchAttribute"), *dist = mu__jstr(k, "distinctAttribute");
+		if (!attr == !dist) {
+			snprintf(a->msg, a->len, "claim %s: constraint %zu: %s", mu__jstr(claim, "metadata.name"), i,
+				 attr ? "matchAttribute and distinctAttribute are both given" :
+				 "empty constraint (only matchAttribute and distinctAttribute are supported)");
 			return MU_EINVAL;
 		}
 		if (a->ncons == MAX_CONS) {
 			snprintf(a->msg, a->len, "more than %d constraints", MAX_CONS);
 			return MU_EINVAL;
 		}
-		a->cons[a->ncons++] = (cons_t){attr, NULL, 0};
+		a->cons[a->ncons++] = (cons_t){attr ? attr : dist, dist != NULL, NULL, 0};
 	}
 	return MU_OK;
 }
@@ -489,13 +620,31 @@ static const json_t *attr_of(const adev_t *d, const char *qn)
 	return NULL;
 }
 
-/* Whether device di fits slot s's constraints; fixes their values. */
+/* Whether a device chosen for a slot before s under constraint ci has
+ * attribute value v (the slots are filled in order). */
+static bool value_taken(const alloc_t *a, const slot_t *s, int ci, const json_t *v)
+{
+	for (const slot_t *p = a->slots; p < s; p++) {
+		bool under = false;
+		for (int k = 0; k < p->ncons && !under; k++)
+			under = p->cons[k] == ci;
+		const json_t *w = under && p->chosen >= 0 ? attr_of(&a->devs[p->chosen], a->cons[ci].attr) : NULL;
+		if (w && json_equal(w, v))
+			return true;
+	}
+	return false;
+}
+
+/* Whether device di fits slot s's constraints: matchAttribute, the value
+ * of the devices chosen before (which it fixes); distinctAttribute, a
+ * value none of them has.  Either needs the attribute. */
 static bool cons_take(alloc_t *a, const slot_t *s, int di)
 {
 	for (int k = 0; k < s->ncons; k++) {
 		cons_t *c = &a->cons[s->cons[k]];
 		const json_t *v = attr_of(&a->devs[di], c->attr);
-		if (!v || (c->val && !json_equal(c->val, v)))
+		if (!v || (!c->distinct && c->val && !json_equal(c->val, v)) ||
+		    (c->distinct && value_taken(a, s, s->cons[k], v)))
 			return false;
 	}
 	for (int k = 0; k < s->ncons; k++) {
@@ -583,17 +732,63 @@ static json_t *config_of(const alloc_t *a, int ci)
 	return out;
 }
 
+/* Appends the entries of list from that to is not holding yet. */
+static void merge_reqs(json_t *to, const json_t *from)
+{
+	size_t i, k;
+	json_t *x, *y;
+	json_array_foreach(from, i, x) {
+		bool have = false;
+		json_array_foreach(to, k, y)
+			have |= json_equal(x, y);
+		if (!have)
+			json_array_append(to, x);
+	}
+}
+
+/* The nodeSelector of an allocation, as kube's allocator makes it: the
+ * node when a device is node-local; else one term joining the
+ * requirements of the (one-term) selectors of the devices' slices; NULL
+ * when every device is on all nodes. */
+static json_t *alloc_selector(const alloc_t *a, int ci)
+{
+	json_t *me = json_array(), *mf = json_array(), *term = json_object();
+	bool local = false;
+	for (int i = 0; i < a->nslots; i++) {
+		const adev_t *d = a->slots[i].claim == ci ? &a->devs[a->slots[i].chosen] : NULL;
+		local |= d && d->local;
+		const json_t *t = d && d->sel ? json_array_get(json_object_get(d->sel, "nodeSelectorTerms"), 0) : NULL;
+		merge_reqs(me, json_object_get(t, "matchExpressions"));
+		merge_reqs(mf, json_object_get(t, "matchFields"));
+	}
+	if (local) {
+		json_array_clear(me);
+		json_array_clear(mf);
+		json_array_append_new(mf, json_pack("{s:s,s:s,s:[s]}", "key", "metadata.name", "operator", "In",
+						    "values", a->node));
+	}
+	if (json_array_size(me))
+		json_object_set(term, "matchExpressions", me);
+	if (json_array_size(mf))
+		json_object_set(term, "matchFields", mf);
+	json_decref(me);
+	json_decref(mf);
+	if (!json_object_size(term)) {
+		json_decref(term);
+		return NULL;
+	}
+	return json_pack("{s:[o]}", "nodeSelectorTerms", term);
+}
+
 /* The allocation of claim ci from the filled slots. */
 static json_t *result_of(const alloc_t *a, int ci)
 {
 	json_t *results = json_array();
-	bool local = false;
 	for (int i = 0; i < a->nslots; i++) {
 		const slot_t *s = &a->slots[i];
 		if (s->claim != ci)
 			continue;
 		const adev_t *d = &a->devs[s->chosen];
-		local |= d->local;
 		json_t *r = json_pack("{s:s?,s:s,s:s,s:s}", "request", mu__jstr(s->req, "name"),
 				      "driver", d->driver, "pool", d->pool, "device", d->name);
 		if (json_is_true(json_object_get(s->req, "adminAccess")))
@@ -601,10 +796,9 @@ static json_t *result_of(const alloc_t *a, int ci)
 		json_array_append_new(results, r);
 	}
 	json_t *al = json_pack("{s:{s:o,s:o}}", "devices", "results", results, "config", config_of(a, ci));
-	if (local)
-		json_object_set_new(al, "nodeSelector", json_pack("{s:[{s:[{s:s,s:s,s:[s]}]}]}",
-			"nodeSelectorTerms", "matchFields", "key", "metadata.name", "operator", "In",
-			"values", a->node));
+	json_t *sel = alloc_selector(a, ci);
+	if (sel)
+		json_object_set_new(al, "nodeSelector", sel);
 	return al;
 }
 
@@ -615,8 +809,12 @@ static int slots_make(alloc_t *a)
 		const json_t *c = a->claims[ci];
 		if (mu__jget(c, "status.allocation")) {
 			const char *at = mu_dra_claim_node(c);
-			if (at && strcmp(at, a->node)) {
-				snprintf(a->msg, a->len, "claim %s is allocated on %s", mu__jstr(c, "metadata.name"), at);
+			if (!mu_dra_node_selects(mu__jget(c, "status.allocation.nodeSelector"), a->node, a->labels)) {
+				if (at)
+					snprintf(a->msg, a->len, "claim %s is allocated on %s", mu__jstr(c, "metadata.name"), at);
+				else
+					snprintf(a->msg, a->len, "claim %s is allocated for nodes its nodeSelector selects, "
+						 "and it does not select %s", mu__jstr(c, "metadata.name"), a->node);
 				return MU_ENOENT;
 			}
 			continue;
@@ -629,6 +827,11 @@ static int slots_make(alloc_t *a)
 				break;
 		if (rc)
 			return rc;
+	}
+	if (a->badsel) { /* as kube's allocator, which cannot make one selector of them */
+		snprintf(a->msg, a->len, "ResourceSlice %s: a nodeSelector with other than one term is not supported",
+			 a->badsel);
+		return MU_EINVAL;
 	}
 	for (int i = 0; i < a->npools; i++)
 		if (a->pools[i].dup) {
@@ -649,11 +852,10 @@ static void short_msg(alloc_t *a)
 		want++;
 	for (int k = 0; k < f->ncand; k++)
 		free_ += !a->devs[f->cand[k]].taken;
-	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s%s",
+	snprintf(a->msg, a->len, "claim %s, request %s: %d of %d matching devices free on %s%s",
 		 mu__jstr(a->claims[s->claim], "metadata.name"), mu__jstr(s->req, "name") ? mu__jstr(s->req, "name") : "?",
 		 free_, want, a->node, free_ >= want ? " (taken by the claims' other requests, tainted, or "
-		 "refused by a constraint)" : "", a->nsel ? "; ResourceSlices with a nodeSelector "
-		 "(network-attached devices) are not read" : "");
+		 "refused by a constraint)" : "");
 }
 
 static void slots_free(alloc_t *a)
@@ -704,6 +906,31 @@ static int attempts(alloc_t *a)
 	}
 }
 
+long mu_dra_class_devices(const mu_dra_view_t *v, const char *cls, const char *node, char *msg, size_t len)
+{
+	alloc_t *a = calloc(1, sizeof *a);
+	if (!a)
+		return -1;
+	*a = (alloc_t){.v = v, .node = node, .msg = msg, .len = len};
+	size_t i;
+	json_t *nd;
+	json_array_foreach(node ? v->nodes : NULL, i, nd) {
+		const char *nn = mu__jstr(nd, "metadata.name");
+		if (nn && !strcmp(nn, node))
+			a->labels = mu__jget(nd, "metadata.labels");
+	}
+	const json_t *dc = class_of(a, cls);
+	long n = pools_read(a) ? -1 : 0;
+	for (int k = 0; dc && n >= 0 && k < a->ndevs; k++) {
+		int ok = selectors_pass(a, mu__jget(dc, "spec.selectors"), &a->devs[k], cls);
+		n = ok < 0 ? -1 : n + ok;
+	}
+	free(a->pools);
+	free(a->devs);
+	free(a);
+	return n;
+}
+
 int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t n, const char *node,
 		    json_t **plan, char *msg, size_t len)
 {
@@ -712,7 +939,16 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 	if (!a)
 		return MU_ENOMEM;
 	*a = (alloc_t){.v = v, .claims = claims, .nclaims = n, .node = node, .msg = msg, .len = len};
+	size_t i;
+	json_t *nd;
+	json_array_foreach(v->nodes, i, nd) {
+		const char *nn = mu__jstr(nd, "metadata.name");
+		if (nn && !strcmp(nn, node))
+			a->labels = mu__jget(nd, "metadata.labels");
+	}
 	int rc = n > MU_DRA_MAX_CLAIMS ? MU_EINVAL : pools_read(a);
+	if (!rc)
+		rc = rules_apply(a);
 	if (n > MU_DRA_MAX_CLAIMS)
 		snprintf(msg, len, "more than %d claims", MU_DRA_MAX_CLAIMS);
 	a->synth = json_array();
@@ -728,6 +964,8 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 	}
 	slots_free(a);
 	json_decref(a->synth);
+	for (int k = 0; a->devs && k < a->ndevs; k++)
+		json_decref(a->devs[k].rtaints);
 	free(a->pools);
 	free(a->devs);
 	free(a);

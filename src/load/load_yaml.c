@@ -235,6 +235,7 @@ static const ykind_t ykinds[] = {
 	{"DeviceClass", "resource.k8s.io/v1beta1", mu__y_dra},
 	{"ResourceClaim", "resource.k8s.io/v1beta1", mu__y_dra},
 	{"ResourceClaimTemplate", "resource.k8s.io/v1beta1", mu__y_dra},
+	{"DeviceTaintRule", "resource.k8s.io/v1alpha3", mu__y_dra},
 };
 
 /* Converts one document's tree: skips an empty document, checks the
@@ -269,7 +270,8 @@ static int convert_doc(mu__yload_t *L, const mu__ynode_t *root)
 			 "Topology, PriorityClass (scheduling.k8s.io/v1), "
 			 "NodeResourceTopology (topology.node.k8s.io/v1alpha2), "
 			 "ResourceSlice, DeviceClass, ResourceClaim, "
-			 "ResourceClaimTemplate (resource.k8s.io/v1beta1)",
+			 "ResourceClaimTemplate (resource.k8s.io/v1beta1), "
+			 "DeviceTaintRule (resource.k8s.io/v1alpha3)",
 			 mu__quote(kind->s, qk, sizeof qk),
 			 mu__quote(av, qa, sizeof qa));
 }

@@ -1,7 +1,7 @@
 /*
  * load_yaml_dra.c - the DRA documents of scenario files (docs/scenarios.md,
  * "DRA"): resource.k8s.io/v1beta1 ResourceSlice, DeviceClass,
- * ResourceClaim and ResourceClaimTemplate, and a pod template's
+ * ResourceClaim and ResourceClaimTemplate, v1alpha3 DeviceTaintRule, and a pod template's
  * spec.resourceClaims.  They are kept as JSON text (into->dra, a pod set's
  * dra_claims) for the scenario runner, which hands them to the DRA
  * allocator (load/dra.c) as Kubernetes objects.  The YAML tree is turned
@@ -83,6 +83,26 @@ static int keep_json(mu__yload_t *L, json_t *v, const char **out)
 	return *out ? MU_OK : mu__y_oom(L);
 }
 
+/* A DeviceTaintRule's spec: a taint with a key and the effect NoSchedule
+ * or NoExecute (what resource.k8s.io/v1alpha3 validation asks); its
+ * deviceSelector is checked by the allocator (load/dra.c). */
+static int taint_rule(mu__yload_t *L, const mu__ynode_t *spec)
+{
+	const mu__ynode_t *taint, *eff;
+	const char *key;
+	int rc;
+	if ((rc = mu__y_map_at(L, spec, "taint", true, &taint)) ||
+	    (rc = mu__y_str_at(L, taint, "key", true, &key)))
+		return rc;
+	if (!*key)
+		return mu__y_err(L, mu__y_get(taint, "key"), NULL, MU_EINVAL, "expected a taint key, got \"\"");
+	eff = mu__y_get(taint, "effect");
+	if (!eff || eff->type != MU__Y_SCALAR || (strcmp(eff->s, "NoSchedule") && strcmp(eff->s, "NoExecute")))
+		return mu__y_err(L, eff ? eff : taint, eff ? NULL : "effect", MU_EINVAL,
+				 "expected effect NoSchedule or NoExecute");
+	return MU_OK;
+}
+
 int mu__y_dra(mu__yload_t *L, const mu__ynode_t *root)
 {
 	const mu__ynode_t *meta, *spec;
@@ -97,6 +117,8 @@ int mu__y_dra(mu__yload_t *L, const mu__ynode_t *root)
 		if ((rc = mu__y_map_at(L, spec, "spec", true, &inner)))
 			return rc;
 	}
+	if (!strcmp(kind, "DeviceTaintRule") && (rc = taint_rule(L, spec)))
+		return rc;
 	if (mu__y_get(root, "status") && strcmp(kind, "ResourceClaim"))
 		return mu__y_err(L, mu__y_get(root, "status"), NULL, MU_EINVAL,
 				 "a %s has no status", kind);

@@ -18,7 +18,18 @@
  * reservedFor, and a claim reserved for no one is deallocated, as the
  * resource claim controller does.  Claims from a ResourceClaimTemplate are
  * made when the job arrives, named JOB-POD-CLAIM (POD counts the job's
- * pods from 0 across its pod sets).
+ * pods from 0 across its pod sets), with the controller's
+ * resource.kubernetes.io/pod-claim-name annotation.
+ *
+ * So that evicting a pod frees its devices in the engine's eyes, each
+ * device class those template claims ask for (when all its devices are
+ * node-local, and while the engine has extended-resource slots) is an
+ * extended resource muster.io/dra-CLASS: a node has its devices of the
+ * class, a pod set asks for what its pods' template claims take.  A set is
+ * then also labelled onto the nodes where its claims would fit if the
+ * claims made for running pods were deallocated (relaxed_claims), and the
+ * engine decides from the counts and priorities whether to preempt there.
+ * The scenario runner and the simulator (sim.c) both call this file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +43,10 @@
 #include "scn_dra.h"
 
 #define POD_NAME 200
+#define MAX_RES 8               /* device classes counted as extended resources */
+#define RES_PREFIX "muster.io/dra-"
+/* the annotation the resource claim controller puts on a claim it makes */
+#define POD_CLAIM "resource.kubernetes.io/pod-claim-name"
 
 typedef struct dpod {
 	json_t *names;          /* the names of the claims it uses */
@@ -47,10 +62,14 @@ typedef struct dset {
 	dpod_t *pods;
 	int32_t npods;
 	char key[64];           /* the node label it selects */
+	int64_t want[MAX_RES];  /* devices per counted class its pods' own claims take */
+	bool counted;           /* any of want */
+	mu_ext_qty_t *ext;      /* the pod set's extended resources, then want's (owned) */
 } dset_t;
 
 typedef struct dnode {
 	mu_node_spec_t spec;    /* a copy, labels its own */
+	mu_ext_qty_t *ext;      /* the node's extended resources, then its devices per counted class (owned) */
 	mu_label_t *labels;     /* the node's labels, then the DRA ones */
 	size_t nbase, nlab;
 	uint64_t sig;           /* a digest of the DRA labels last given */
@@ -59,11 +78,18 @@ typedef struct dnode {
 struct mu__sdra {
 	const mu_specs_t *s;
 	json_t *slices, *classes, *claims, *templates;
+	json_t *rules;          /* DeviceTaintRules */
+	json_t *knodes;         /* the nodes as Node objects (name, labels), for node selectors */
 	dset_t *sets;
 	size_t nsets;
 	mu_job_spec_t *jobs;    /* per spec job: the spec to submit */
 	char **msg;             /* per spec job: why its claims fit nowhere */
 	dnode_t *nodes;
+	/* the device classes counted: RES_PREFIX CLASS, an extended resource
+	 * nodes have (their devices of the class) and pod sets ask for */
+	char res[MAX_RES][300];
+	const char *rcls[MAX_RES];
+	int nres, room;         /* counted; named slots left in the engine */
 };
 
 static const char *ns_of(const json_t *o)
@@ -94,11 +120,13 @@ static int read_objects(mu__sdra_t *d, char *msg, size_t len)
 	d->classes = json_array();
 	d->claims = json_array();
 	d->templates = json_array();
+	d->rules = json_array();
 	for (size_t i = 0; i < d->s->ndra; i++) {
 		json_t *o = json_loads(d->s->dra[i], 0, NULL);
 		const char *k = mu__jstr(o, "kind");
 		json_t *to = !k ? NULL : !strcmp(k, "ResourceSlice") ? d->slices :
 			     !strcmp(k, "DeviceClass") ? d->classes :
+			     !strcmp(k, "DeviceTaintRule") ? d->rules :
 			     !strcmp(k, "ResourceClaim") ? d->claims : d->templates;
 		if (!o || !to) {
 			json_decref(o);
@@ -113,6 +141,67 @@ static int read_objects(mu__sdra_t *d, char *msg, size_t len)
 		json_array_append_new(to, o);
 	}
 	return MU_OK;
+}
+
+/* How many named extended resources the specs leave to the engine (it
+ * has MU_RES_MAX - MU_RES_NAMED0 slots), at most MAX_RES. */
+static int res_room(const mu_specs_t *s)
+{
+	json_t *seen = json_object();
+	for (size_t i = 0; seen && i < s->nnodes; i++)
+		for (size_t k = 0; k < s->nodes[i].next; k++)
+			json_object_set_new(seen, s->nodes[i].ext[k].name, json_true());
+	for (size_t j = 0; seen && j < s->njobs; j++)
+		for (size_t p = 0; p < s->jobs[j].npodsets; p++)
+			for (size_t k = 0; k < s->jobs[j].podsets[p].next; k++)
+				json_object_set_new(seen, s->jobs[j].podsets[p].ext[k].name, json_true());
+	int room = MU_RES_MAX - MU_RES_NAMED0 - (int)json_object_size(seen);
+	json_decref(seen);
+	return room < 0 ? 0 : room > MAX_RES ? MAX_RES : room;
+}
+
+/* The counted resource of class cls (added while there is room), or -1.
+ * A class with devices that serve several nodes (allNodes, a
+ * nodeSelector) is not counted: one such device would count on each of
+ * its nodes, and the engine would think a node has what another took. */
+static int res_of(mu__sdra_t *d, const char *cls)
+{
+	for (int i = 0; i < d->nres; i++)
+		if (!strcmp(d->rcls[i], cls))
+			return i;
+	mu_dra_view_t v = {d->slices, d->classes, d->claims, NULL, d->rules};
+	char why[300];
+	if (d->nres >= d->room || mu_dra_class_devices(&v, cls, NULL, why, sizeof why) != 0)
+		return -1;
+	snprintf(d->res[d->nres], sizeof d->res[d->nres], RES_PREFIX "%s", cls);
+	d->rcls[d->nres] = cls;
+	return d->nres++;
+}
+
+/* What the claims a pod of set s makes from templates take, per class:
+ * each request's count (ExactCount; the first subrequest of a
+ * firstAvailable list), none for All (unknown before allocation) or
+ * adminAccess (takes no device).  A named ResourceClaim, which pods may
+ * share, is not counted: evicting one of its pods need not free it. */
+static void set_wants(mu__sdra_t *d, dset_t *s, const char *ns)
+{
+	size_t e, r;
+	json_t *en, *rq;
+	json_array_foreach(s->entries, e, en) {
+		const char *tn = mu__jstr(en, "resourceClaimTemplateName");
+		const json_t *t = tn ? find(d->templates, ns, tn) : NULL;
+		json_array_foreach(mu__jget(t, "spec.spec.devices.requests"), r, rq) {
+			const json_t *q = json_array_size(json_object_get(rq, "firstAvailable")) ?
+					  json_array_get(json_object_get(rq, "firstAvailable"), 0) : rq;
+			const char *cls = mu__jstr(q, "deviceClassName"), *mode = mu__jstr(q, "allocationMode");
+			const json_t *c = json_object_get(q, "count");
+			int k = cls ? res_of(d, cls) : -1;
+			if (k < 0 || json_is_true(json_object_get(q, "adminAccess")) || (mode && !strcmp(mode, "All")))
+				continue;
+			s->want[k] += json_is_integer(c) && json_integer_value(c) > 0 ? json_integer_value(c) : 1;
+			s->counted = true;
+		}
+	}
 }
 
 /* The spec copy of job k with the label of each claim-bearing set. */
@@ -136,6 +225,17 @@ static int job_copy(mu__sdra_t *d, size_t k)
 			memcpy(sel, ps->node_selector, ps->nnode_selector * sizeof *sel);
 		sel[ps->nnode_selector++] = (mu_label_t){d->sets[i].key, "true"};
 		ps->node_selector = sel;
+		if (!d->sets[i].counted)
+			continue;
+		mu_ext_qty_t *ext = calloc(ps->next + MAX_RES + 1, sizeof *ext);
+		if (!ext)
+			return MU_ENOMEM;
+		if (ps->next)
+			memcpy(ext, ps->ext, ps->next * sizeof *ext);
+		for (int r = 0; r < d->nres; r++)
+			if (d->sets[i].want[r])
+				ext[ps->next++] = (mu_ext_qty_t){d->res[r], d->sets[i].want[r]};
+		ps->ext = d->sets[i].ext = ext;
 	}
 	return MU_OK;
 }
@@ -167,6 +267,7 @@ static int read_sets(mu__sdra_t *d)
 			s->pods = calloc((size_t)s->npods, sizeof *s->pods);
 			if (!s->entries || !s->pods)
 				return MU_ENOMEM;
+			set_wants(d, s, job_ns(j));
 			for (int32_t i = 0; i < s->npods; i++) {
 				s->pods[i].at = -1;
 				snprintf(s->pods[i].name, POD_NAME, "%s-%d", j->name, (int)(pod0 + i));
@@ -180,14 +281,48 @@ static int read_sets(mu__sdra_t *d)
 	return MU_OK;
 }
 
-/* Copies of the nodes with room for every set's label. */
+/* Node i's extended resources with its devices of each counted class. */
+static int node_ext(mu__sdra_t *d, size_t i, char *msg, size_t len)
+{
+	dnode_t *n = &d->nodes[i];
+	if (!d->nres)
+		return MU_OK;
+	n->ext = calloc(n->spec.next + MAX_RES + 1, sizeof *n->ext);
+	if (!n->ext)
+		return MU_ENOMEM;
+	if (n->spec.next)
+		memcpy(n->ext, n->spec.ext, n->spec.next * sizeof *n->ext);
+	mu_dra_view_t v = {d->slices, d->classes, d->claims, d->knodes, d->rules};
+	for (int r = 0; r < d->nres; r++) {
+		char why[400];
+		long c = mu_dra_class_devices(&v, d->rcls[r], n->spec.name, why, sizeof why);
+		if (c < 0) {
+			snprintf(msg, len, "DeviceClass %s: %s", d->rcls[r], why);
+			return MU_EINVAL;
+		}
+		n->ext[n->spec.next++] = (mu_ext_qty_t){d->res[r], c};
+	}
+	n->spec.ext = n->ext;
+	return MU_OK;
+}
+
+/* Copies of the nodes with room for every set's label, and the nodes as
+ * Node objects (their own labels) for the allocator's node selectors. */
 static int read_nodes(mu__sdra_t *d)
 {
 	d->nodes = calloc(d->s->nnodes + 1, sizeof *d->nodes);
-	if (!d->nodes)
+	d->knodes = json_array();
+	if (!d->nodes || !d->knodes)
 		return MU_ENOMEM;
 	for (size_t i = 0; i < d->s->nnodes; i++) {
 		dnode_t *n = &d->nodes[i];
+		json_t *lab = json_object();
+		for (size_t k = 0; lab && k < d->s->nodes[i].nlabels; k++)
+			json_object_set_new(lab, d->s->nodes[i].labels[k].key,
+					    json_string(d->s->nodes[i].labels[k].value));
+		if (!lab || json_array_append_new(d->knodes, json_pack("{s:{s:s,s:o}}", "metadata", "name",
+								       d->s->nodes[i].name, "labels", lab)))
+			return MU_ENOMEM;
 		n->spec = d->s->nodes[i];
 		n->nbase = n->nlab = n->spec.nlabels;
 		n->labels = calloc(n->nbase + d->nsets + 1, sizeof *n->labels);
@@ -213,10 +348,13 @@ int mu__sdra_new(const mu_specs_t *s, mu__sdra_t **out, char *msg, size_t len)
 		return MU_ENOMEM;
 	d->s = s;
 	int rc = read_objects(d, msg, len);
+	d->room = res_room(s);
 	if (!rc)
 		rc = read_sets(d);
 	if (!rc)
 		rc = read_nodes(d);
+	for (size_t i = 0; !rc && i < s->nnodes; i++)
+		rc = node_ext(d, i, msg, len);
 	if (rc == MU_ENOMEM)
 		snprintf(msg, len, "out of memory");
 	if (rc) {
@@ -235,10 +373,13 @@ void mu__sdra_free(mu__sdra_t *d)
 	json_decref(d->classes);
 	json_decref(d->claims);
 	json_decref(d->templates);
+	json_decref(d->rules);
+	json_decref(d->knodes);
 	for (size_t i = 0; i < d->nsets; i++) {
 		for (int32_t p = 0; d->sets[i].pods && p < d->sets[i].npods; p++)
 			json_decref(d->sets[i].pods[p].names);
 		free(d->sets[i].pods);
+		free(d->sets[i].ext);
 		json_decref(d->sets[i].entries);
 	}
 	for (size_t k = 0; d->jobs && k < d->s->njobs; k++) {
@@ -251,8 +392,10 @@ void mu__sdra_free(mu__sdra_t *d)
 	}
 	for (size_t k = 0; d->msg && k < d->s->njobs; k++)
 		free(d->msg[k]);
-	for (size_t i = 0; d->nodes && i < d->s->nnodes; i++)
+	for (size_t i = 0; d->nodes && i < d->s->nnodes; i++) {
 		free(d->nodes[i].labels);
+		free(d->nodes[i].ext);
+	}
 	free(d->sets);
 	free(d->jobs);
 	free(d->msg);
@@ -267,7 +410,7 @@ const mu_job_spec_t *mu__sdra_job(mu__sdra_t *d, size_t k)
 
 /* Makes the claim of template tn for pod p of set s, named name. */
 static int claim_make(mu__sdra_t *d, const dset_t *s, const char *tn, const char *name,
-		      char *msg, size_t len)
+		      const char *pc, char *msg, size_t len)
 {
 	const char *ns = job_ns(&d->s->jobs[s->job]);
 	const json_t *t = find(d->templates, ns, tn);
@@ -281,9 +424,9 @@ static int claim_make(mu__sdra_t *d, const dset_t *s, const char *tn, const char
 			 d->s->jobs[s->job].name, name, tn);
 		return MU_EINVAL;
 	}
-	json_t *c = json_pack("{s:s,s:s,s:{s:s,s:s},s:O}", "apiVersion", "resource.k8s.io/v1beta1",
+	json_t *c = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s}},s:O}", "apiVersion", "resource.k8s.io/v1beta1",
 			      "kind", "ResourceClaim", "metadata", "name", name, "namespace", ns,
-			      "spec", mu__jget(t, "spec.spec"));
+			      "annotations", POD_CLAIM, pc ? pc : "", "spec", mu__jget(t, "spec.spec"));
 	return c && !json_array_append_new(d->claims, c) ? MU_OK : MU_ENOMEM;
 }
 
@@ -313,7 +456,7 @@ int mu__sdra_submitted(mu__sdra_t *d, size_t k, char *msg, size_t len)
 				}
 				if (!cn) {
 					snprintf(made, sizeof made, "%s-%s", s->pods[p].name, mu__jstr(en, "name"));
-					rc = claim_make(d, s, tn, made, msg, len);
+					rc = claim_make(d, s, tn, made, mu__jstr(en, "name"), msg, len);
 				}
 				if (rc || json_array_append_new(names, json_string(cn ? cn : made)))
 					return rc ? rc : MU_ENOMEM;
@@ -340,11 +483,11 @@ static size_t pod_claims(const mu__sdra_t *d, const dset_t *s, int32_t p, const 
 /* Allocates pod p's claims on node: 0 with *plan, 1 (not there), -1
  * (refused); why in msg. */
 static int pod_on(const mu__sdra_t *d, const dset_t *s, int32_t p, const char *node,
-		  json_t **plan, char *msg, size_t len)
+		  const json_t *claims, json_t **plan, char *msg, size_t len)
 {
 	const json_t *cl[MU_DRA_MAX_CLAIMS];
 	size_t n = pod_claims(d, s, p, cl);
-	mu_dra_view_t v = {d->slices, d->classes, d->claims};
+	mu_dra_view_t v = {d->slices, d->classes, claims, d->knodes, d->rules};
 	int rc = mu_dra_allocate(&v, cl, n, node, plan, msg, len);
 	return rc == MU_OK ? 0 : rc == MU_ENOENT ? 1 : -1;
 }
@@ -419,6 +562,20 @@ static int32_t next_waiting(const mu__sdra_t *d, const dset_t *s, const mu_engin
 	return -1;
 }
 
+/* The claims without those made for pods from templates and reserved
+ * now: what the allocator sees if those pods were evicted (the claims go
+ * with their pods' eviction).  Borrowed references in a new array. */
+static json_t *relaxed_claims(const mu__sdra_t *d)
+{
+	json_t *out = json_array(), *c;
+	size_t i;
+	json_array_foreach(out ? d->claims : NULL, i, c)
+		if (!json_object_get(mu__jget(c, "metadata.annotations"), POD_CLAIM) ||
+		    !json_array_size(mu__jget(c, "status.reservedFor")))
+			json_array_append(out, c);
+	return out;
+}
+
 /* Sets node i's DRA labels from fits (per set) and upserts it when they
  * changed. */
 static int node_label(mu__sdra_t *d, mu_engine_t *e, size_t i, const bool *fits)
@@ -444,7 +601,8 @@ int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bo
 	release_gone(d, e, ids, finished);
 	int32_t *next = calloc(d->nsets + 1, sizeof *next);
 	bool *fits = calloc(d->nsets + 1, sizeof *fits), *any = calloc(d->nsets + 1, sizeof *any);
-	int rc = next && fits && any ? MU_OK : MU_ENOMEM;
+	json_t *relaxed = d->nres ? relaxed_claims(d) : NULL;
+	int rc = next && fits && any && (relaxed || !d->nres) ? MU_OK : MU_ENOMEM;
 	for (size_t k = 0; !rc && k < d->nsets; k++)
 		next[k] = next_waiting(d, &d->sets[k], e, ids, finished);
 	char why[600], first[700];
@@ -458,7 +616,15 @@ int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bo
 			continue; /* removed */
 		for (size_t k = 0; k < d->nsets; k++) {
 			json_t *plan = NULL;
-			fits[k] = next[k] >= 0 && !pod_on(d, &d->sets[k], next[k], name, &plan, why, sizeof why);
+			fits[k] = next[k] >= 0 && !pod_on(d, &d->sets[k], next[k], name, d->claims, &plan, why,
+							   sizeof why);
+			json_decref(plan);
+			plan = NULL;
+			char w2[600];
+			/* where evicting pods would free the devices: the engine
+			 * decides, from the counted classes, whether to */
+			if (next[k] >= 0 && !fits[k] && d->sets[k].counted && relaxed)
+				fits[k] = !pod_on(d, &d->sets[k], next[k], name, relaxed, &plan, w2, sizeof w2);
 			json_decref(plan);
 			any[k] |= fits[k];
 			size_t j = d->sets[k].job;
@@ -480,6 +646,7 @@ int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bo
 	free(next);
 	free(fits);
 	free(any);
+	json_decref(relaxed);
 	return rc;
 }
 
@@ -509,7 +676,7 @@ int mu__sdra_binds(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids,
 		char why[600];
 		json_t *plan = NULL;
 		const char *node = mu_engine_node_name(e, x->node);
-		int r = pod_on(d, s, x->pod, node ? node : "", &plan, why, sizeof why);
+		int r = pod_on(d, s, x->pod, node ? node : "", d->claims, &plan, why, sizeof why);
 		if (!r) {
 			pod_reserve(d, s, x->pod, plan, x->node);
 		} else {

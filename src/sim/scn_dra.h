@@ -1,6 +1,7 @@
 /*
- * scn_dra.h - DRA resource claims in scenario runs (scn_dra.c), for the
- * scenario runner (scenario.c) only.
+ * scn_dra.h - DRA resource claims in scenario runs and simulations
+ * (scn_dra.c), for the scenario runner (scenario.c) and the simulator
+ * (sim.c) only.
  */
 #ifndef MUSTER_SIM_SCN_DRA_H
 #define MUSTER_SIM_SCN_DRA_H
@@ -18,8 +19,9 @@ void mu__sdra_free(mu__sdra_t *d);
 
 /* The spec to submit for spec job k: s->jobs[k] itself, or (when its pods
  * have claims) a copy whose claim-bearing pod sets also select the node
- * label that mu__sdra_prepare() puts on the nodes where they fit.  Owned
- * by d; NULL on OOM. */
+ * label that mu__sdra_prepare() puts on the nodes where they fit, and ask
+ * for the counted devices (muster.io/dra-CLASS) of their template claims.
+ * Owned by d; NULL on OOM. */
 const mu_job_spec_t *mu__sdra_job(mu__sdra_t *d, size_t k);
 
 /* Job k was submitted: makes the claims of its pods that come from
@@ -29,9 +31,11 @@ int mu__sdra_submitted(mu__sdra_t *d, size_t k, char *msg, size_t len);
 
 /* Before a cycle: frees the claims of pods that are no longer bound
  * (finished, evicted, lost with their node), then labels every node where
- * the next waiting pod of each claim-bearing pod set can get its devices,
- * updating the nodes in e whose labels changed.  ids and finished are the
- * runner's per spec job.  O(nodes x pod sets x allocation). */
+ * the next waiting pod of each claim-bearing pod set can get its devices
+ * (for a set whose devices are counted, also where it could once the
+ * claims made for running pods are gone: the engine preempts there if it
+ * may), updating the nodes in e whose labels changed.  ids and finished
+ * are the runner's per spec job.  O(nodes x pod sets x allocation). */
 int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids,
 		     const bool *finished);
 

@@ -5,8 +5,9 @@
  * (start + duration) and scheduling cycles.  At each event time the
  * simulator applies every arrival and completion due, then runs a cycle (at
  * once, or on the next tick of cycle_interval), and reads the engine's
- * decisions back.  Everything is deterministic: the seed only permutes jobs
- * that arrive at the same instant.
+ * decisions back.  Pods with DRA claims get their devices around each
+ * cycle as in scenario runs (scn_dra.c).  Everything is deterministic: the
+ * seed only permutes jobs that arrive at the same instant.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "muster/sim.h"
 #include "muster/util.h"
+#include "scn_dra.h"
 
 /* Per-job state of a run, indexed like the sorted arrival order. */
 typedef struct sim_job {
@@ -73,6 +75,11 @@ typedef struct sim {
 	double *fair_now, *fair_gs;
 	mu_time_t fair_at;
 	const mu_specs_t *sp;
+	/* DRA claims (scn_dra.c, as the scenario runner gives them), NULL
+	 * when the input has none; ids and finished per spec job for it. */
+	mu__sdra_t *dra;
+	mu_id_t *dra_ids;
+	bool *dra_fin;
 } sim_t;
 
 static uint64_t splitmix64(uint64_t *s)
@@ -292,12 +299,23 @@ static void sim_fair(sim_t *s, const mu_specs_t *sp, mu_time_t to, bool sample)
 }
 
 /* Runs one cycle and applies its decisions: pods bound and evicted per
- * job, then each touched job settled once. */
-static int sim_cycle(sim_t *s)
+ * job, then each touched job settled once.  With DRA, the nodes are
+ * labelled for the claims before (mu__sdra_prepare) and the binds'
+ * claims allocated after (mu__sdra_binds): a bind whose devices another
+ * pod of the cycle took is undone, and does not count; *undone says how
+ * many were. */
+static int sim_cycle(sim_t *s, int *undone)
 {
 	s->dec.n = 0;
+	*undone = 0;
 	double t0 = now_s();
-	int rc = mu_engine_cycle(s->eng, s->now, &s->dec);
+	int rc = s->dra ? mu__sdra_prepare(s->dra, s->eng, s->dra_ids, s->dra_fin) : MU_OK;
+	if (rc == MU_OK)
+		rc = mu_engine_cycle(s->eng, s->now, &s->dec);
+	if (rc == MU_OK && s->dra) {
+		*undone = mu__sdra_binds(s->dra, s->eng, s->dra_ids, s->dra_fin, &s->dec, s->now);
+		rc = *undone < 0 ? *undone : MU_OK;
+	}
 	s->engine_s += now_s() - t0;
 	s->cycles++;
 	if (rc)
@@ -310,6 +328,9 @@ static int sim_cycle(sim_t *s)
 		const mu_decision_t *d = &s->dec.v[i];
 		if (d->kind != MU_DEC_BIND && d->kind != MU_DEC_EVICT)
 			continue;
+		if (*undone && d->kind == MU_DEC_BIND &&
+		    mu_engine_pod_node(s->eng, d->job, d->podset, d->pod) != d->node)
+			continue; /* its devices went to another pod */
 		int32_t idx = s->by_id[d->job];
 		sim_job_t *j = &s->jobs[idx];
 		if (d->kind == MU_DEC_EVICT) {
@@ -336,6 +357,18 @@ static int sim_cycle(sim_t *s)
 	return sim_point(s);
 }
 
+/* A cycle, and (at most SIM_DRA_AGAIN times) another at once when a bind
+ * was undone because two pods of it wanted the same devices, so that the
+ * loser is placed where its claims fit now. */
+#define SIM_DRA_AGAIN 3
+static int sim_cycles(sim_t *s)
+{
+	int undone = 0, rc = sim_cycle(s, &undone);
+	for (int k = 0; rc == MU_OK && undone > 0 && k < SIM_DRA_AGAIN; k++)
+		rc = sim_cycle(s, &undone);
+	return rc;
+}
+
 /* Applies the arrivals and completions due at s->now.  Returns whether
  * anything happened. */
 static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
@@ -352,6 +385,8 @@ static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
 			rc = mu_engine_job_forget(s->eng, j->id);
 		if (rc)
 			return rc;
+		if (s->dra)
+			s->dra_fin[j->spec - s->sp->jobs] = true;
 		j->end = s->now;
 		j->held += s->now - j->run_start;
 		j->running = false;
@@ -362,10 +397,14 @@ static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
 	while (s->next_arrival < s->njobs &&
 	       s->jobs[s->next_arrival].spec->submit <= s->now) {
 		sim_job_t *j = &s->jobs[s->next_arrival];
-		int rc = mu_engine_job_submit(s->eng, j->spec, s->now, &j->id);
+		size_t k = (size_t)(j->spec - s->sp->jobs);
+		int rc = mu_engine_job_submit(s->eng, s->dra ? mu__sdra_job(s->dra, k) : j->spec, s->now, &j->id);
 		if (rc)
 			return mu__diag(diag, rc, "simulate", 0, 0, "job \"%s\": %s",
 					j->spec->name, mu_strerror(rc));
+		char why[600];
+		if (s->dra && (s->dra_ids[k] = j->id, rc = mu__sdra_submitted(s->dra, k, why, sizeof why)))
+			return mu__diag(diag, rc, "simulate", 0, 0, "%s", why);
 		s->by_id[j->id] = (int32_t)s->next_arrival;
 		s->next_arrival++;
 		s->pending++;
@@ -401,13 +440,13 @@ static int sim_loop(sim_t *s, mu_diag_t *diag)
 				tick = s->now + (c->cycle_interval -
 						 s->now % c->cycle_interval) % c->cycle_interval;
 			if (tick == s->now) {
-				rc = sim_cycle(s);
+				rc = sim_cycles(s);
 				tick += c->cycle_interval;
 			} else {
 				rc = sim_point(s);
 			}
 		} else {
-			rc = any ? sim_cycle(s) : MU_OK;
+			rc = any ? sim_cycles(s) : MU_OK;
 		}
 		if (rc)
 			return rc;
@@ -663,25 +702,23 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 	return MU_OK;
 }
 
-/* MU_EINVAL when a job's pods have DRA resource claims: only the scenario
- * runner allocates them (sim/scn_dra.c); a simulation would place such
- * pods without their devices.  Linear in the pod sets. */
-static int sim_no_dra(const mu_specs_t *sp, mu_diag_t *diag)
+/* Reads the DRA objects and claims of sp (scn_dra.c) when it has any:
+ * the simulation gives pods their devices as the scenario runner does.
+ * MU_EINVAL with why in diag for what the runner cannot read. */
+static int sim_dra(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 {
-	if (sp->ndra)
-		return mu__diag(diag, MU_EINVAL, "simulate", 0, 0, "DRA objects "
-				"(ResourceSlice, DeviceClass, ResourceClaim, "
-				"ResourceClaimTemplate) are read by muster scenario "
-				"only, not by a simulation (docs/scenarios.md)");
+	char why[600] = "";
+	int rc = mu__sdra_new(sp, &s->dra, why, sizeof why);
+	if (rc)
+		return mu__diag(diag, rc, "simulate", 0, 0, "%s", why[0] ? why : mu_strerror(rc));
+	if (!s->dra)
+		return MU_OK;
+	s->dra_ids = malloc((sp->njobs ? sp->njobs : 1) * sizeof *s->dra_ids);
+	s->dra_fin = calloc(sp->njobs ? sp->njobs : 1, sizeof *s->dra_fin);
+	if (!s->dra_ids || !s->dra_fin)
+		return MU_ENOMEM;
 	for (size_t i = 0; i < sp->njobs; i++)
-		for (size_t k = 0; k < sp->jobs[i].npodsets; k++)
-			if (sp->jobs[i].podsets[k].dra_claims)
-				return mu__diag(diag, MU_EINVAL, "simulate", 0, 0, "job \"%s\": "
-						"DRA resource claims are not simulated: a simulation "
-						"cannot give its pods devices from ResourceSlices (muster "
-						"scenario can, docs/scenarios.md; muster scheduler "
-						"allocates them on Kubernetes); remove them, or ask "
-						"for nvidia.com/gpu", sp->jobs[i].name);
+		s->dra_ids[i] = -1;
 	return MU_OK;
 }
 
@@ -698,7 +735,7 @@ int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
 		diag->msg[0] = '\0';
 	sim_t s = {.cfg = cfg};
 	mu_decisions_init(&s.dec);
-	int rc = sim_no_dra(sp, diag);
+	int rc = sim_dra(&s, sp, diag);
 	if (rc == MU_OK)
 		rc = sim_setup(&s, sp, diag);
 	if (rc == MU_OK)
@@ -709,6 +746,9 @@ int mu_sim_run(const mu_specs_t *sp, const mu_sim_config_t *cfg,
 		mu__diag(diag, rc, "simulate", 0, 0, "%s", mu_strerror(rc));
 	mu_engine_free(s.eng);
 	mu_decisions_release(&s.dec);
+	mu__sdra_free(s.dra);
+	free(s.dra_ids);
+	free(s.dra_fin);
 	free(s.jobs);
 	free(s.by_id);
 	free(s.dirty);

@@ -77,12 +77,19 @@ static json_t *holder(const char *devs)
 
 typedef struct tcase {
 	json_t *slices, *classes, *claims;
-	size_t nalloc; /* the first nalloc claims are allocated */
+	size_t nalloc;    /* the first nalloc claims are allocated */
+	json_t *nodes;    /* node-1 (region-1, earth) and node-2 (region-2), as node() of the source */
+	json_t *rules;    /* DeviceTaintRules */
+	const char *node; /* where to allocate: node-1 unless set */
 } tcase_t;
 
 static void tc_init(tcase_t *c)
 {
-	*c = (tcase_t){json_array(), json_array(), json_array(), 0};
+	*c = (tcase_t){json_array(), json_array(), json_array(), 0,
+		       json_loads("[{\"metadata\":{\"name\":\"node-1\",\"labels\":{\"region\":\"region-1\","
+				  "\"planet\":\"earth\"}}},{\"metadata\":{\"name\":\"node-2\",\"labels\":"
+				  "{\"region\":\"region-2\",\"planet\":\"earth\"}}}]", 0, NULL),
+		       json_array(), NULL};
 }
 
 static void tc_release(tcase_t *c)
@@ -90,6 +97,8 @@ static void tc_release(tcase_t *c)
 	json_decref(c->slices);
 	json_decref(c->classes);
 	json_decref(c->claims);
+	json_decref(c->nodes);
+	json_decref(c->rules);
 }
 
 /* Runs the allocator on node-1; out gets "CLAIM:REQ/DRIVER/POOL/DEV,...
@@ -99,10 +108,11 @@ static int run(tcase_t *c, char *out, size_t len)
 	const json_t *cl[MU_DRA_MAX_CLAIMS];
 	for (size_t i = 0; i < c->nalloc; i++)
 		cl[i] = json_array_get(c->claims, i);
-	mu_dra_view_t v = {c->slices, c->classes, c->claims};
+	mu_dra_view_t v = {c->slices, c->classes, c->claims, c->nodes, c->rules};
 	json_t *plan = NULL;
 	char msg[512] = "";
-	int rc = mu_dra_allocate(&v, cl, c->nalloc, "node-1", &plan, msg, sizeof msg);
+	const char *node = c->node ? c->node : "node-1";
+	int rc = mu_dra_allocate(&v, cl, c->nalloc, node, &plan, msg, sizeof msg);
 	size_t used = 0;
 	out[0] = '\0';
 	if (rc) {
@@ -121,8 +131,15 @@ static int run(tcase_t *c, char *out, size_t len)
 				json_string_value(json_object_get(r, "driver")),
 				json_string_value(json_object_get(r, "pool")),
 				json_string_value(json_object_get(r, "device")));
-		if (json_object_get(al, "nodeSelector"))
-			used += (size_t)snprintf(out + used, len - used, " local");
+		json_t *sel = json_object_get(al, "nodeSelector");
+		char local[200];
+		snprintf(local, sizeof local, "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\","
+			 "\"operator\":\"In\",\"values\":[\"%s\"]}]}]}", node);
+		char *txt = sel ? json_dumps(sel, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		if (txt)
+			used += (size_t)snprintf(out + used, len - used, "%s%s", strcmp(txt, local) ? " sel=" : " local",
+						 strcmp(txt, local) ? txt : "");
+		free(txt);
 	}
 	json_decref(plan);
 	return rc;
@@ -489,9 +506,7 @@ static void test_constraints(mu_t_t *t)
 	tc_release(&c);
 }
 
-/* allNodes slices give an allocation without a node selector; a slice with
- * a nodeSelector is not read (network-attached devices need the node's
- * labels), and the reason a claim does not fit says so. */
+/* allNodes slices give an allocation without a node selector. */
 static void test_all_nodes(mu_t_t *t)
 {
 	char out[1024];
@@ -504,20 +519,260 @@ static void test_all_nodes(mu_t_t *t)
 	run(&c, out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1");
 	tc_release(&c);
+}
 
-	/* "network-attached-device" has a slice with a nodeSelector: muster
-	 * does not read it, and says so rather than only "0 of 1 free" */
+/* A slice of one device (device-1) whose spec.nodeSelector is sel (JSON). */
+static json_t *sel_slice(const char *name, const char *sel, const char *pool, const char *drv)
+{
+	json_t *s = slice(name, "", pool, drv, 1, 1, "[{\"name\":\"device-1\",\"basic\":{}}]");
+	json_object_del(json_object_get(s, "spec"), "allNodes");
+	json_object_set_new(json_object_get(s, "spec"), "nodeSelector", json_loads(sel, 0, NULL));
+	return s;
+}
+
+#define LABEL_SEL(k, v) "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"" k "\",\"operator\":" \
+	"\"In\",\"values\":[\"" v "\"]}]}]}"
+#define NAME_SEL(n) "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":" \
+	"\"In\",\"values\":[\"" n "\"]}]}]}"
+
+/* Slices with a nodeSelector (network-attached devices), from
+ * allocator_test.go (1.32): "network-attached-device",
+ * "unsuccessful-allocation-network-attached-device",
+ * "many-network-attached-devices" (the allocation's selector is one term
+ * joining the slices' requirements; an allNodes slice adds none) and
+ * "local-and-network-attached-devices" (a node-local device makes it the
+ * node).  As node() there, node-1 has region-1 and planet earth. */
+static void test_network(mu_t_t *t)
+{
+	char out[2048];
+	tcase_t c;
 	tc_init(&c);
 	json_array_append_new(c.classes, class_("class-a", "driver-a"));
-	json_array_append_new(c.slices, json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"slice-1\"},"
-		"\"spec\":{\"driver\":\"driver-a\",\"pool\":{\"name\":\"pool-1\",\"generation\":1,"
-		"\"resourceSliceCount\":1},\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchExpressions\":"
-		"[{\"key\":\"region\",\"operator\":\"In\",\"values\":[\"region-1\"]}]}]},"
-		"\"devices\":[{\"name\":\"device-1\"}]}}", 0, NULL));
+	json_array_append_new(c.slices, sel_slice("slice-1", LABEL_SEL("region", "region-1"), "pool-1", "driver-a"));
 	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
 	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 sel=" LABEL_SEL("region", "region-1"));
+	c.node = "node-2"; /* "unsuccessful-allocation-network-attached-device": wrong region */
 	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
-	CHECK(t, strstr(out, "ResourceSlices with a nodeSelector (network-attached devices) are not read") != NULL);
+	CHECK(t, strstr(out, "0 of 1 matching devices free on node-2") != NULL);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, sel_slice("slice-1", LABEL_SEL("region", "region-1"), "pool-1", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "", "pool-2", "driver-a"));
+	json_array_append_new(c.slices, sel_slice("slice-1", LABEL_SEL("planet", "earth"), "pool-3", "driver-a"));
+	json_array_append_new(c.slices, sel_slice("slice-1", NAME_SEL("node-1"), "pool-4", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"count\":4,\"deviceClassName\":\"class-a\"}]",
+					      NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-0/driver-a/pool-2/device-1,"
+		  "req-0/driver-a/pool-3/device-1,req-0/driver-a/pool-4/device-1 sel={\"nodeSelectorTerms\":[{"
+		  "\"matchExpressions\":[{\"key\":\"region\",\"operator\":\"In\",\"values\":[\"region-1\"]},"
+		  "{\"key\":\"planet\",\"operator\":\"In\",\"values\":[\"earth\"]}],\"matchFields\":[{\"key\":"
+		  "\"metadata.name\",\"operator\":\"In\",\"values\":[\"node-1\"]}]}]}");
+	c.node = "node-2"; /* region-1 and node-1's own slice do not serve it */
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, sel_slice("slice-1", LABEL_SEL("region", "region-1"), "pool-1", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-2", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"count\":2,\"deviceClassName\":\"class-a\"}]",
+					      NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-0/driver-a/pool-2/device-1 local");
+	tc_release(&c);
+
+	/* muster's own: a claim allocated from a network-attached device
+	 * stays usable on every node its selector selects, and only there;
+	 * the device is taken for other claims on every node */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, sel_slice("slice-1", LABEL_SEL("planet", "earth"), "pool-1", "driver-a"));
+	json_t *held = holder("driver-a pool-1 device-1");
+	json_object_set_new(json_object_get(json_object_get(held, "status"), "allocation"), "nodeSelector",
+			    json_loads(LABEL_SEL("planet", "earth"), 0, NULL));
+	json_array_append_new(c.claims, held);
+	json_array_append_new(c.claims, claim("claim-1", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	c.node = "node-2";
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_OK);
+	json_object_set_new(json_object_get(json_object_get(held, "status"), "allocation"), "nodeSelector",
+			    json_loads(LABEL_SEL("planet", "mars"), 0, NULL));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	CHECK(t, strstr(out, "its nodeSelector selects, and it does not select node-2") != NULL);
+	json_array_remove(c.claims, 0);
+	json_array_append_new(c.claims, holder("driver-a pool-1 device-1"));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT); /* claim-1 now: the device is held */
+	tc_release(&c);
+
+	/* what a node has of a class (muster's own: the scenario runner's
+	 * device counts): node-local and the shared slices that serve it;
+	 * with no node, the shared slices' devices */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, sel_slice("slice-1", LABEL_SEL("region", "region-1"), "pool-1", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-2", "node-2", "pool-2", "driver-a", 1, 1,
+		"[{\"name\":\"d1\",\"basic\":{}},{\"name\":\"d2\",\"basic\":{}}]"));
+	json_array_append_new(c.slices, one("slice-3", "node-2", "pool-3", "driver-b"));
+	{
+		mu_dra_view_t v = {c.slices, c.classes, c.claims, c.nodes, c.rules};
+		char m[200];
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-a", "node-1", m, sizeof m), 1);
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-a", "node-2", m, sizeof m), 2);
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-a", NULL, m, sizeof m), 1);
+		CHECK_EQ_INT(t, (int)mu_dra_class_devices(&v, "class-x", "node-2", m, sizeof m), 0);
+	}
+	tc_release(&c);
+
+	/* node selector operators (core/v1): NotIn, Exists, DoesNotExist, Gt,
+	 * Lt, and terms ORed; a term without requirements selects nothing */
+	json_t *lab = json_pack("{s:s,s:s}", "region", "region-1", "gpus", "8");
+	CHECK(t, mu_dra_node_selects(NULL, "n", lab));
+	const char *yes[] = {"{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"region\",\"operator\":\"NotIn\",\"values\":[\"x\"]}]}]}",
+			     "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"gpus\",\"operator\":\"Gt\",\"values\":[\"4\"]},{\"key\":\"zone\",\"operator\":\"DoesNotExist\"}]}]}",
+			     "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"m\"]}]},{\"matchExpressions\":[{\"key\":\"region\",\"operator\":\"Exists\"}]}]}"};
+	const char *no[] = {"{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"gpus\",\"operator\":\"Lt\",\"values\":[\"4\"]}]}]}",
+			    "{\"nodeSelectorTerms\":[{}]}",
+			    "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"n\"]}]}]}"};
+	for (int i = 0; i < 3; i++) {
+		json_t *y = json_loads(yes[i], 0, NULL), *n = json_loads(no[i], 0, NULL);
+		CHECK(t, mu_dra_node_selects(y, "n", lab));
+		CHECK(t, !mu_dra_node_selects(n, "n", lab));
+		json_decref(y);
+		json_decref(n);
+	}
+	json_decref(lab);
+}
+
+
+#define NUMA_DEV(name, n) "{\"name\":\"" name "\",\"basic\":{\"attributes\":{\"numa\":{\"int\":" #n "}}}}"
+
+/* distinctAttribute (DRAConsumableCapacity, resource.k8s.io v1 in 1.34):
+ * every device under the constraint needs the attribute, and no two of
+ * them may share its value.  "with-distinct-constraints" and
+ * "with-distinct-constraints-attribute-not-set" of the shared allocator
+ * cases (staging/src/k8s.io/dynamic-resource-allocation/structured/
+ * internal/allocatortesting/allocator_testing.go; there the devices also
+ * allow multiple allocations, which changes nothing here), then muster's
+ * own; an empty constraint is refused, as "unknown-constraint". */
+static void test_distinct(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"device-1\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.0\"},\"numa\":{\"int\":0},\"boolAttribute\":{\"bool\":true}}}},"
+		"{\"name\":\"device-2\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.1\"},\"numa\":{\"int\":1},\"boolAttribute\":{\"bool\":false}}}},"
+		"{\"name\":\"device-3\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.2\"},\"numa\":{\"int\":2},\"boolAttribute\":{\"bool\":true}}}},"
+		"{\"name\":\"device-4\",\"basic\":{\"attributes\":{\"driverVersion\":{\"version\":\"1.0.0\"},\"numa\":{\"int\":3},\"boolAttribute\":{\"bool\":true}}}}]"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "," REQ("req-1", "class-a") ","
+		REQ("req-2", "class-a") "," REQ("req-3", "class-a") "]",
+		"[{\"distinctAttribute\":\"driver-a/boolAttribute\",\"requests\":[\"req-0\",\"req-1\"]},"
+		"{\"distinctAttribute\":\"driver-a/driverVersion\",\"requests\":[\"req-0\",\"req-1\",\"req-2\"]},"
+		"{\"distinctAttribute\":\"driver-a/numa\",\"requests\":[\"req-0\",\"req-1\",\"req-2\",\"req-3\"]}]"));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1,req-1/driver-a/pool-1/device-2,"
+		  "req-2/driver-a/pool-1/device-3,req-3/driver-a/pool-1/device-4 local");
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]",
+		"[{\"distinctAttribute\":\"driver-a/boolAttribute\",\"requests\":[\"req-0\"]}]"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[" NUMA_DEV("gpu-0", 0) "," NUMA_DEV("gpu-1", 0) "," NUMA_DEV("gpu-2", 1) "," NUMA_DEV("gpu-3", 1) "]"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"count\":2,\"deviceClassName\":\"class-a\"}]",
+					      "[{\"distinctAttribute\":\"driver-a/numa\"}]"));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/gpu-0,req-0/driver-a/pool-1/gpu-2 local");
+	tc_release(&c);
+
+	/* three devices on two values: no allocation */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[" NUMA_DEV("gpu-0", 0) "," NUMA_DEV("gpu-1", 0) "," NUMA_DEV("gpu-2", 1) "," NUMA_DEV("gpu-3", 1) "]"));
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"count\":3,\"deviceClassName\":\"class-a\"}]",
+					      "[{\"distinctAttribute\":\"driver-a/numa\"}]"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	tc_release(&c);
+
+	/* across requests, only those named; a device without the attribute
+	 * does not fit; match and distinct together */
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"bare\",\"basic\":{}}," NUMA_DEV("gpu-0", 0) "," NUMA_DEV("gpu-1", 0) "," NUMA_DEV("gpu-2", 1) "]"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "," REQ("req-1", "class-a") ","
+					      REQ("req-2", "class-a") "]",
+					      "[{\"requests\":[\"req-0\",\"req-1\"],\"distinctAttribute\":\"driver-a/numa\"}]"));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/gpu-0,req-1/driver-a/pool-1/gpu-2,req-2/driver-a/pool-1/bare local");
+	tc_release(&c);
+
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", "[{}]"));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
+	CHECK(t, strstr(out, "empty constraint") != NULL);
+	tc_release(&c);
+}
+
+/* DeviceTaintRule (resource.k8s.io/v1alpha3, DRADeviceTaints): the rule's
+ * taint is added to every device its deviceSelector selects (driver, pool,
+ * device, a class's and its own CEL selectors), and counts as the
+ * device's own taints do: "tainted-two-devices"-like, through a rule.  A
+ * rule with an unsupported selector is refused, naming it. */
+static void test_taint_rules(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"device-1\",\"basic\":{}},{\"name\":\"device-2\",\"basic\":{}}]"));
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	json_array_append_new(c.rules, json_loads("{\"metadata\":{\"name\":\"r1\"},\"spec\":{\"deviceSelector\":"
+		"{\"driver\":\"driver-a\",\"pool\":\"pool-1\",\"device\":\"device-1\"},\"taint\":{\"key\":\"k\","
+		"\"value\":\"v\",\"effect\":\"NoSchedule\"}}}", 0, NULL));
+	c.nalloc = 1;
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-2 local");
+	/* a rule for the whole class: nothing left, unless tolerated */
+	json_array_append_new(c.rules, json_loads("{\"metadata\":{\"name\":\"r2\"},\"spec\":{\"deviceSelector\":"
+		"{\"deviceClassName\":\"class-a\"},\"taint\":{\"key\":\"k\",\"effect\":\"NoExecute\"}}}", 0, NULL));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	json_array_clear(c.claims);
+	json_array_append_new(c.claims, claim("claim-0", "[{\"name\":\"req-0\",\"deviceClassName\":\"class-a\","
+		"\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}]}]", NULL));
+	run(&c, out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	/* a CEL selector that is not understood: refused with the rule's name */
+	json_array_append_new(c.rules, json_loads("{\"metadata\":{\"name\":\"r3\"},\"spec\":{\"deviceSelector\":"
+		"{\"selectors\":[{\"cel\":{\"expression\":\"noSuchVar\"}}]},\"taint\":{\"key\":\"k\","
+		"\"effect\":\"NoSchedule\"}}}", 0, NULL));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
+	CHECK(t, strstr(out, "DeviceTaintRule r3") != NULL);
 	tc_release(&c);
 }
 
@@ -545,6 +800,7 @@ static int taint_case(const char *devs, const char *req, char *out, size_t len)
 /* DRADeviceTaints (allocator_test.go of 1.33): "tainted-two-devices",
  * "tainted-one-device-two-taints", "tainted-two-devices-tolerated",
  * "tainted-one-device-two-taints-both-tolerated",
+ * "tainted-no-effect" (1.35: the effect None keeps nothing away),
  * "tainted-all-devices-single" (a tainted device fails All, it is not left
  * out). */
 static void test_taints(mu_t_t *t)
@@ -557,6 +813,9 @@ static void test_taints(mu_t_t *t)
 	taint_case("[" TDEV("device-1", TAINT_NS) "," TDEV("device-2", TAINT_NE) "]", TREQ(TOL_NE), out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-2 local");
 	taint_case("[" TDEV("device-1", TAINT_NS "," TAINT_NE) "]", TREQ(TOL_NS "," TOL_NE), out, sizeof out);
+	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
+	/* "tainted-no-effect" (1.35): a taint with the effect None keeps nothing away */
+	taint_case("[" TDEV("device-1", "{\"key\":\"taint-key\",\"effect\":\"None\"}") "]", TREQ(""), out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
 	/* a toleration with Exists and no key tolerates every taint */
 	taint_case("[" TDEV("device-1", TAINT_NS "," TAINT_NE) "]", TREQ("{\"operator\":\"Exists\"}"), out,
@@ -588,7 +847,7 @@ static void test_admin(mu_t_t *t)
 	run(&c, out, sizeof out);
 	CHECK_STR(t, out, "claim-0:req-0/driver-a/pool-1/device-1 local");
 	const json_t *cl[1] = {json_array_get(c.claims, 0)};
-	mu_dra_view_t v = {c.slices, c.classes, c.claims};
+	mu_dra_view_t v = {c.slices, c.classes, c.claims, NULL, NULL};
 	json_t *plan = NULL;
 	char msg[256];
 	CHECK_EQ_INT(t, mu_dra_allocate(&v, cl, 1, "node-1", &plan, msg, sizeof msg), MU_OK);
@@ -630,7 +889,7 @@ static void test_config(mu_t_t *t)
 		"{\"deviceAttribute\":\"deviceAttributeValue\"}}}]", 0, NULL));
 	json_array_append_new(c.claims, cl);
 	const json_t *claims[1] = {cl};
-	mu_dra_view_t v = {c.slices, c.classes, c.claims};
+	mu_dra_view_t v = {c.slices, c.classes, c.claims, NULL, NULL};
 	json_t *plan = NULL;
 	char msg[256];
 	CHECK_EQ_INT(t, mu_dra_allocate(&v, claims, 1, "node-1", &plan, msg, sizeof msg), MU_OK);
@@ -696,7 +955,10 @@ int main(void)
 	MU_RUN(&t, test_allocated);
 	MU_RUN(&t, test_constraints);
 	MU_RUN(&t, test_all_nodes);
+	MU_RUN(&t, test_network);
 	MU_RUN(&t, test_taints);
+	MU_RUN(&t, test_distinct);
+	MU_RUN(&t, test_taint_rules);
 	MU_RUN(&t, test_admin);
 	MU_RUN(&t, test_config);
 	MU_RUN(&t, test_first_available);
