@@ -11,7 +11,8 @@
 typedef struct mu__mgr {
 	char name[132];          /* fieldManager, else the user agent up to '/' */
 	char api_version[96];    /* of the endpoint */
-	bool status_sub;         /* a write to the status subresource */
+	bool status_sub;         /* a write to the status (or approval) subresource */
+	char sub[16];            /* "status", "approval" or "" */
 	bool reset_status;       /* the main resource does not write status */
 	bool builtin;            /* strategic merge for apply */
 	bool force;              /* force=true: conflicts change owner */
