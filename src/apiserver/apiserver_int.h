@@ -590,6 +590,11 @@ void mu__pdbc_free(mu__pdbc_t *c);
 void mu__pdbc_resync(mu__pdbc_t *c);
 void mu__pdbc_event(mu__pdbc_t *c, const mu__wev_t *ev);
 void mu__pdbc_sync(mu__pdbc_t *c);
+/* The new Events the syncs made (NoPods, CalculateExpectedPodCountFailed,
+ * UnmanagedPods, as kube's disruption controller records them), for the
+ * caller to create (it owns the array); repeats were added to the count
+ * of the Event already written. */
+json_t *mu__pdbc_take_events(mu__pdbc_t *c);
 bool mu__pdbc_busy(const mu__pdbc_t *c);
 
 /* CertificateSigningRequests (csr.c).  mu__csr_prepare_create records the

@@ -112,6 +112,24 @@ static int default_namespaces(mu_apiserver_t *s)
 	return mu__store_commit(tx);
 }
 
+/* Creates the Events the disruption controller recorded, as
+ * kube-controller-manager. */
+static void pdb_events(mu_apiserver_t *s)
+{
+	json_t *evs = mu__pdbc_take_events(s->pdbc);
+	if (json_array_size(evs) > 0) {
+		mu__wtx_t *tx;
+		if (mu__store_begin(s->store, &tx) == MU_OK) {
+			size_t i;
+			json_t *e;
+			json_array_foreach(evs, i, e)
+				mu__create_by(s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+			mu__store_commit(tx);
+		}
+	}
+	json_decref(evs);
+}
+
 static void *ctl_main(void *arg)
 {
 	mu_apiserver_t *s = arg;
@@ -159,6 +177,7 @@ static void *ctl_main(void *arg)
 		mu__gc_sync(s->gc);
 		mu__evttl_sync(s->evttl, mu__mono_ms());
 		mu__pdbc_sync(s->pdbc);
+		pdb_events(s);
 	}
 	return NULL;
 }
