@@ -256,6 +256,11 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	}
 	bool apply = !strcmp(rq->method, "PATCH");
 	json_t *md = json_object_get(obj, "metadata");
+	/* managedFields a create gives are decoded and the creation recorded
+	 * on top of them, as kube's FieldManager.Update does with an empty
+	 * live object (decodeLiveOrNew): [] or [{}] gives none */
+	json_t *given = !apply && mu__mf_given(json_object_get(md, "managedFields"))
+				? json_deep_copy(json_object_get(md, "managedFields")) : NULL;
 	char amsg[600];
 	if (rt == MU__RT_CSRS)
 		mu__csr_prepare_create(rq, obj);
@@ -263,6 +268,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK ||
 	    (rt == MU__RT_CSRS && !mu__csr_admit(rq, NULL, obj, csr_authz, &(csr_who_t){s, rq}, amsg, sizeof amsg))) {
 		json_decref(applied);
+		json_decref(given);
 		const char *nm = json_string_value(json_object_get(md, "name"));
 		mu__resp_err(rs, 403, "Forbidden", t, nm ? nm : "", NULL, "%s%s%s \"%s\" is forbidden: %s", t->plural,
 			     *t->group ? "." : "", t->group, nm ? nm : "", amsg);
@@ -286,12 +292,16 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 			name = json_string_value(json_object_get(md, "name"));
 			mu__resp_invalid(rs, t, name ? name : "", &e);
 			json_decref(applied);
+			json_decref(given);
 			return;
 		}
-		if (apply)
+		if (apply) {
 			mu__mf_apply_create(obj, applied, &mgr);
-		else
+		} else {
+			if (given)
+				json_object_set(md, "managedFields", given);
 			mu__mf_record(NULL, obj, &mgr);
+		}
 		name = json_string_value(json_object_get(md, "name"));
 		mu__obj_t *res = NULL;
 		int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
@@ -300,6 +310,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		if (rc < 0) {
 			mu__resp_store_err(rs, rc, t, name);
 			json_decref(applied);
+			json_decref(given);
 			return;
 		}
 		mu__resp_obj(rs, rq, 201, res);
@@ -307,9 +318,11 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		crd_written(s, rq, rt, res, rs);
 		mu__obj_unref(res);
 		json_decref(applied);
+		json_decref(given);
 		return;
 	}
 	json_decref(applied);
+	json_decref(given);
 	mu__resp_store_err(rs, MU_EEXIST, t, name);
 }
 

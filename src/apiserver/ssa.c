@@ -490,7 +490,10 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	size_t i;
 	json_t *e;
 	json_array_foreach(mf, i, e) {
-		if (same_sub(e, m))
+		/* on a create (entries the request gave), kube's update removes
+		 * from the others only what the creation added: what they claim
+		 * outside the object stays theirs */
+		if (old && same_sub(e, m))
 			set_intersect(json_object_get(e, "fieldsV1"), live, 0);
 		if (ch && !entry_is(e, m->name, "Update", m->sub))
 			set_subtract(json_object_get(e, "fieldsV1"), ch, 0);

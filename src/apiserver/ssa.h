@@ -45,7 +45,10 @@ json_t *mu__fieldset(const json_t *obj, const mu__mgr_t *m);
 
 /* Records a create (old NULL) or an update from old to nw by m (operation
  * Update) in nw's metadata.managedFields (the entries nw carries: old's,
- * or those the write set, mu__mf_given). */
+ * or those the write set, mu__mf_given).  On a create every field of nw
+ * is m's and leaves the given entries, which keep what they claim outside
+ * nw (and their times), as kube's structured-merge update from an empty
+ * live object does. */
 void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m);
 
 /* Records the creation of obj by an apply of configuration applied. */
