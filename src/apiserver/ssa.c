@@ -796,9 +796,17 @@ bool mu__mf_given(const json_t *mf)
 		return false;
 	size_t i;
 	json_t *e;
-	json_array_foreach((json_t *)mf, i, e)
-		if (!json_is_object(e))
+	if (json_array_size(mf) == 1 && json_is_object(json_array_get(mf, 0)) &&
+	    json_object_size(json_array_get(mf, 0)) == 0)
+		return true; /* [{}]: kube's isResetManagedFields */
+	json_array_foreach((json_t *)mf, i, e) {
+		/* kube's decodeManagedFieldsEntrySet: an entry it cannot decode
+		 * makes the whole list fall back to the stored one */
+		const char *op = mu__jstr(e, "operation"), *ft = mu__jstr(e, "fieldsType");
+		if (!json_is_object(e) || !op || (strcmp(op, "Apply") && strcmp(op, "Update")) || !ft ||
+		    strcmp(ft, "FieldsV1") || !json_is_object(json_object_get(e, "fieldsV1")))
 			return false;
+	}
 	return true;
 }
 

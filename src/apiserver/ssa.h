@@ -35,9 +35,11 @@ void mu__mgr_controller(mu__mgr_t *m, const mu__rtype_t *t, const char *name, bo
 void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, const char *name, bool status_sub);
 
 /* Whether a write's metadata.managedFields (mf) replace the stored ones,
- * as kube's field manager decodes them: a non-empty list of objects.  An
- * empty list keeps the stored entries (so that clients unaware of the
- * field do not strip it); [{}] clears them. */
+ * as kube's field manager decodes them: a non-empty list of entries each
+ * with operation Apply or Update, fieldsType FieldsV1 and a fieldsV1
+ * object.  An empty list, or one with an entry that does not decode,
+ * keeps the stored entries (so that clients unaware of the field do not
+ * strip it); [{}] clears them. */
 bool mu__mf_given(const json_t *mf);
 
 /* The FieldsV1 set of every field of obj that a manager can own. */

@@ -245,6 +245,13 @@ sed -e 's/name: given/name: given2/' -e 's/, "f:metadata": {"f:labels": {"f:gone
 kc create -f "$T/given2.yaml" >/dev/null
 mfs2 cm given2 >"$T/out"
 hasnt given-all-inside-dropped "$T/out" 'restorer/'
+# an entry kube cannot decode (operation must be Apply or Update) makes it
+# ignore the given list: the creator's entry only
+sed -e 's/name: given/name: given3/' -e 's/operation: Update/operation: Bogus/' "$T/given.yaml" >"$T/given3.yaml"
+kc create -f "$T/given3.yaml" >/dev/null
+mfs2 cm given3 >"$T/out"
+hasnt given-undecodable-ignored "$T/out" 'restorer'
+has given-undecodable-creator "$T/out" 'kubectl-create/Update@'
 
 # --- the Python client ----------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
