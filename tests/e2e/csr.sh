@@ -89,6 +89,8 @@ has "system:masters refused" "$T/out" 'certificatesigningrequests.certificates.k
 has "approve" "$T/out" "certificatesigningrequest.certificates.k8s.io/alice approved"
 has "kubectl sends the approval as protobuf" "$T/out" "Content-Type: application/vnd.kubernetes.protobuf"
 wait_for "issued" 50 is_cond alice "Approved,Issued"
+k describe csr alice; has "describe: requester" "$T/out" "Requesting User:"; has "describe: subject" "$T/out" "alice"
+has "describe: status" "$T/out" "Approved,Issued"
 k get csr alice -o jsonpath='{.status.conditions[0].type}/{.status.conditions[0].reason}'
 has "Approved condition" "$T/out" "Approved/KubectlApprove"
 k get csr alice -o jsonpath='{.status.certificate}'
