@@ -10,8 +10,9 @@
 #     kube-apiserver-client request for group system:masters;
 #   - `kubectl certificate approve` (a protobuf PUT to /approval) and deny;
 #     an approved request for kubernetes.io/kube-apiserver-client is
-#     signed by muster up's CA: subject, client auth, CA:FALSE, valid from 5
-#     minutes ago for expirationSeconds; the certificate then
+#     signed by muster up's CA: subject, client auth, CA:FALSE (even when
+#     the request asks to be a CA), valid from 5 minutes ago for
+#     expirationSeconds; the certificate then
 #     authenticates (kubectl auth whoami) and RBAC applies to its CN and O;
 #   - kubelet signers: a request breaking their rules gets the Failed
 #     condition (SignerValidationFailure, kube's message), a good
@@ -112,6 +113,18 @@ ka get pods
 has "RBAC applies to it" "$T/out" 'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"'
 k create rolebinding devs-view --clusterrole=cluster-admin --group=devs -n default
 ka get pods; has "its group's binding applies" "$T/out" "No resources found"
+
+# the request's own extensions are not copied (kube's PermissiveSigningPolicy
+# zeros them): one asking to be a CA gets CA:FALSE and no certificate signing
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/ca-ask.key" -subj "/CN=mallory" \
+	-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+	-out "$T/ca-ask.csr" 2>/dev/null
+csr ca-ask kubernetes.io/kube-apiserver-client '[client auth]'
+k create -f "$T/ca-ask.yaml"; k certificate approve ca-ask
+wait_for "CA-asking request issued" 50 is_cond ca-ask "Approved,Issued"
+k get csr ca-ask -o jsonpath='{.status.certificate}'; base64 -d "$T/out" >"$T/ca-ask.crt"
+openssl x509 -in "$T/ca-ask.crt" -noout -text >"$T/x509" 2>&1
+has "asked CA:TRUE, got CA:FALSE" "$T/x509" "CA:FALSE"; hasnt "no certificate signing" "$T/x509" "Certificate Sign"
 
 # --- deny, and what may not change --------------------------------------------------
 req bob "/CN=bob"
