@@ -35,6 +35,8 @@ ROOTS = [
     ("rbac.authorization.k8s.io", "v1", "RoleBinding", ".k8s.io.api.rbac.v1.RoleBinding"),
     ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", ".k8s.io.api.rbac.v1.ClusterRoleBinding"),
     ("authorization.k8s.io", "v1", "SelfSubjectAccessReview", ".k8s.io.api.authorization.v1.SelfSubjectAccessReview"),
+    ("certificates.k8s.io", "v1", "CertificateSigningRequest",
+     ".k8s.io.api.certificates.v1.CertificateSigningRequest"),
 ]
 
 SPECIAL = {

@@ -52,6 +52,7 @@ const ROOTS = [
 	['rbac.authorization.k8s.io', 'RoleBinding', 'V1RoleBinding'],
 	['rbac.authorization.k8s.io', 'ClusterRoleBinding', 'V1ClusterRoleBinding'],
 	['authorization.k8s.io', 'SelfSubjectAccessReview', 'V1SelfSubjectAccessReview'],
+	['certificates.k8s.io', 'CertificateSigningRequest', 'V1CertificateSigningRequest'],
 ];
 
 const SCALARS = {

@@ -31,6 +31,9 @@ typedef struct mu_apiserver_opts {
 	const char *token;        /* bearer token every request must carry; NULL = none */
 	const char *client_ca;    /* PEM CA whose client certificates name users (CN) and
 				     groups (O), as kube-apiserver's --client-ca-file; NULL = none */
+	const char *ca_key;       /* PEM key of client_ca: approved CertificateSigningRequests for
+				     kube's signers are signed with it (kube-controller-manager's
+				     --cluster-signing-key-file); NULL = they stay unsigned */
 	const char *ca_cert;      /* PEM CA the kubeconfig trusts; NULL = tls_cert */
 	const char *client_cert;  /* PEM client certificate and key for the kubeconfig's */
 	const char *client_key;   /* user; NULL = the token */

@@ -222,6 +222,21 @@ static void crd_written(mu_apiserver_t *s, const mu__req_t *rq, int rt, const mu
 }
 
 /* POST to a collection; also server-side apply's create path. */
+/* Who writes a CertificateSigningRequest, for the admission plugins'
+ * RBAC questions (csr.c). */
+typedef struct csr_who {
+	mu_apiserver_t *s;
+	const mu__req_t *rq;
+} csr_who_t;
+
+/* Whether the writer of ctx (a csr_who_t) may make verb on the signer. */
+static bool csr_authz(void *ctx, const char *verb, const char *signer)
+{
+	csr_who_t *w = ctx;
+	return !w->rq->user || !w->rq->may ||
+	       w->rq->may(w->s, w->rq->user, verb, "certificates.k8s.io", "signers", signer);
+}
+
 void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, json_t *obj)
 {
 	const mu__rtype_t *t = mu__type(s->types, rt);
@@ -240,13 +255,23 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		return;
 	}
 	bool apply = !strcmp(rq->method, "PATCH");
-	json_t *applied = apply ? json_deep_copy(obj) : NULL;
 	json_t *md = json_object_get(obj, "metadata");
+	/* managedFields a create gives are decoded and the creation recorded
+	 * on top of them, as kube's FieldManager.Update does with an empty
+	 * live object (decodeLiveOrNew): [] or [{}] gives none */
+	json_t *given = !apply && mu__mf_given(json_object_get(md, "managedFields"))
+				? json_deep_copy(json_object_get(md, "managedFields")) : NULL;
 	char amsg[600];
-	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK) {
+	if (rt == MU__RT_CSRS)
+		mu__csr_prepare_create(rq, obj);
+	json_t *applied = apply ? json_deep_copy(obj) : NULL;
+	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK ||
+	    (rt == MU__RT_CSRS && !mu__csr_admit(rq, NULL, obj, csr_authz, &(csr_who_t){s, rq}, amsg, sizeof amsg))) {
+		json_decref(applied);
+		json_decref(given);
 		const char *nm = json_string_value(json_object_get(md, "name"));
-		mu__resp_err(rs, 403, "Forbidden", t, nm ? nm : "", NULL, "%s \"%s\" is forbidden: %s", t->plural,
-			     nm ? nm : "", amsg);
+		mu__resp_err(rs, 403, "Forbidden", t, nm ? nm : "", NULL, "%s%s%s \"%s\" is forbidden: %s", t->plural,
+			     *t->group ? "." : "", t->group, nm ? nm : "", amsg);
 		return;
 	}
 	const char *gen = json_string_value(json_object_get(md, "generateName"));
@@ -267,12 +292,16 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 			name = json_string_value(json_object_get(md, "name"));
 			mu__resp_invalid(rs, t, name ? name : "", &e);
 			json_decref(applied);
+			json_decref(given);
 			return;
 		}
-		if (apply)
+		if (apply) {
 			mu__mf_apply_create(obj, applied, &mgr);
-		else
+		} else {
+			if (given)
+				json_object_set(md, "managedFields", given);
 			mu__mf_record(NULL, obj, &mgr);
+		}
 		name = json_string_value(json_object_get(md, "name"));
 		mu__obj_t *res = NULL;
 		int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
@@ -281,6 +310,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		if (rc < 0) {
 			mu__resp_store_err(rs, rc, t, name);
 			json_decref(applied);
+			json_decref(given);
 			return;
 		}
 		mu__resp_obj(rs, rq, 201, res);
@@ -288,9 +318,11 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		crd_written(s, rq, rt, res, rs);
 		mu__obj_unref(res);
 		json_decref(applied);
+		json_decref(given);
 		return;
 	}
 	json_decref(applied);
+	json_decref(given);
 	mu__resp_store_err(rs, MU_EEXIST, t, name);
 }
 
@@ -377,6 +409,8 @@ typedef struct upd_ctx {
 	mu__verr_t e;
 	mu__mgr_t mgr;      /* who writes (managedFields) */
 	bool conflict;      /* an apply conflict: msg and causes in e */
+	bool forbidden;     /* refused by admission: msg is a 403 */
+	mu_apiserver_t *s;
 	int err;            /* 409 conflict detail */
 	bool bad;           /* msg is a 400 (malformed patch), not a 422 */
 	char msg[1400];
@@ -457,7 +491,17 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		rc = MU_ESTATE;
 	} else {
 		json_t *mf = apply ? json_incref(mu__jget(nw, "metadata.managedFields")) : NULL;
-		rc = mu__finish_update(c->t, old, &nw, !strcmp(c->rq->route.sub, "status"), &c->e);
+		bool csr = cur->rt == MU__RT_CSRS;
+		if (csr)
+			mu__csr_prepare_update(old, nw, c->rq->route.sub);
+		rc = mu__finish_update(c->t, old, &nw, csr ? *c->rq->route.sub != '\0' : !strcmp(c->rq->route.sub, "status"),
+				       &c->e);
+		if (csr && (rc == MU__MUT_PUT || rc == MU_EINVAL) && !mu__csr_check_update(old, nw, c->rq->route.sub, &c->e))
+			rc = MU_EINVAL;
+		if (csr && rc == MU__MUT_PUT && !mu__csr_admit(c->rq, old, nw, csr_authz, &(csr_who_t){c->s, c->rq}, c->msg, sizeof c->msg)) {
+			c->forbidden = true;
+			rc = MU_ESTATE;
+		}
 		if (apply && (rc == MU__MUT_PUT || rc == MU__MUT_KEEP)) {
 			json_t *omf = mu__jget(old, "metadata.managedFields");
 			if (mf)
@@ -485,6 +529,9 @@ static void update_answer(const mu__req_t *rq, mu__resp_t *rs, upd_ctx_t *c, int
 	const char *name = rq->route.name;
 	if (rc == MU_EINVAL)
 		mu__resp_invalid(rs, c->t, name, &c->e);
+	else if (rc == MU_ESTATE && c->forbidden)
+		mu__resp_err(rs, 403, "Forbidden", c->t, name, NULL, "%s%s%s \"%s\" is forbidden: %s", c->t->plural,
+			     *c->t->group ? "." : "", c->t->group, name, c->msg);
 	else if (rc == MU_ESTATE && c->conflict)
 		mu__resp_err(rs, 409, "Conflict", NULL, NULL, &c->e, "%s", c->msg);
 	else if (rc == MU_ESTATE)
@@ -517,7 +564,7 @@ void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 				bn ? bn : "", rq->route.name);
 		return;
 	}
-	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = -1};
+	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = -1, .s = s};
 	if (mu__mgr_init(&c.mgr, rq, t, c.msg, sizeof c.msg) != MU_OK) {
 		mu__resp_status(rs, 422, "Invalid", "UpdateOptions.meta.k8s.io \"\" is invalid: %s", c.msg);
 		return;
@@ -557,7 +604,7 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 				inv);
 		return;
 	}
-	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = ct};
+	upd_ctx_t c = {.t = t, .rq = rq, .body = body, .ptype = ct, .s = s};
 	if (mu__mgr_init(&c.mgr, rq, t, c.msg, sizeof c.msg) != MU_OK) {
 		mu__resp_status(rs, 422, "Invalid", "%s: %s", inv, c.msg);
 		return;
@@ -820,6 +867,7 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 	bool named = r->name[0] != '\0';
 	const char *sub = r->sub;
 	if (*sub && !((!strcmp(sub, "status") && (t->subs & MU__SUB_STATUS)) ||
+		      (!strcmp(sub, "approval") && (t->subs & MU__SUB_APPROVAL)) ||
 		      (!strcmp(sub, "binding") && (t->subs & MU__SUB_BINDING)) ||
 		      (!strcmp(sub, "eviction") && (t->subs & MU__SUB_EVICTION)))) {
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
@@ -856,7 +904,7 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 		return;
 	}
 	bool ok = post ? (!named && !*sub) || (named && (!strcmp(sub, "binding") || !strcmp(sub, "eviction")))
-		       : named && (!*sub || !strcmp(sub, "status"));
+		       : named && (!*sub || !strcmp(sub, "status") || !strcmp(sub, "approval"));
 	if (!ok) {
 		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", m);
 		return;

@@ -57,6 +57,7 @@ enum {
 	MU__SUB_BINDING = 2,
 	MU__SUB_EVICTION = 4,
 	MU__SUB_TOKEN = 8,    /* serviceaccounts/token (TokenRequest, rbac.c) */
+	MU__SUB_APPROVAL = 16, /* certificatesigningrequests/approval (csr.c) */
 };
 
 typedef struct mu__col {
@@ -133,6 +134,7 @@ enum {
 	MU__RT_PDBS,     /* policy/v1 PodDisruptionBudgets (pdb.c) */
 	MU__RT_SSRS,     /* authentication.k8s.io SelfSubjectReviews: create only, not stored */
 	MU__RT_EVENTS_V1, /* events.k8s.io/v1 Events: core Events seen through events.c, not stored */
+	MU__RT_CSRS,     /* certificates.k8s.io/v1 CertificateSigningRequests (csr.c) */
 	MU__RT_COUNT,
 };
 
@@ -463,6 +465,7 @@ struct mu_apiserver {
 	struct MHD_Daemon *mhd;
 	char *tls_cert_pem, *tls_key_pem;
 	char *client_ca_pem;  /* client certificates are verified against it */
+	char *ca_key_pem;     /* its key: CSRs are signed with it (csr.c); NULL = not signed */
 	atomic_int watchers;
 	atomic_bool stopping;
 	pthread_mutex_t rnd_mu;
@@ -493,6 +496,10 @@ typedef struct mu__req {
 	const char *method;
 	const char *path;         /* the URL path (non-resource authorization) */
 	const mu__user_t *user;   /* authenticated; NULL inside the server */
+	/* RBAC for admission plugins' own questions (mu__authz_attrs, set by
+	 * http.c with user; NULL inside the server, which may do anything) */
+	bool (*may)(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		    const char *resource, const char *name);
 	mu__route_t route;
 	mu__query_t q;
 	const char *accept, *ctype;
@@ -567,6 +574,10 @@ bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *ce
 struct MHD_Connection;
 bool mu__x509_user(const mu_apiserver_t *s, struct MHD_Connection *con, mu__user_t *u);
 bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char *msg, size_t len);
+/* Whether RBAC lets u make `verb` on resource `resource` of group `group`
+ * named `name` (cluster-wide), as admission plugins ask it (csr.c). */
+bool mu__authz_attrs(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		     const char *resource, const char *name);
 bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
@@ -590,7 +601,34 @@ void mu__pdbc_free(mu__pdbc_t *c);
 void mu__pdbc_resync(mu__pdbc_t *c);
 void mu__pdbc_event(mu__pdbc_t *c, const mu__wev_t *ev);
 void mu__pdbc_sync(mu__pdbc_t *c);
+/* The new Events the syncs made (NoPods, CalculateExpectedPodCountFailed,
+ * UnmanagedPods, as kube's disruption controller records them), for the
+ * caller to create (it owns the array); repeats were added to the count
+ * of the Event already written. */
+json_t *mu__pdbc_take_events(mu__pdbc_t *c);
 bool mu__pdbc_busy(const mu__pdbc_t *c);
+
+/* CertificateSigningRequests (csr.c).  mu__csr_prepare_create records the
+ * requester (rq's user) in spec; mu__csr_prepare_update keeps what a write
+ * to subresource sub ("", "status", "approval") may not change;
+ * mu__csr_check_update adds the causes of a forbidden condition change to
+ * e (false then); mu__csr_admit runs the CertificateApproval,
+ * CertificateSigning and CertificateSubjectRestriction admission plugins
+ * (old NULL on create), asking fn whether the requester may `approve` or
+ * `sign` for a signer (RBAC: the caller's): false with kube's message
+ * (403).  mu__csr_sign
+ * signs (or fails) an approved request for one of kube's signers with the
+ * CA (one store write); mu__csr_resync does it for every stored request. */
+void mu__validate_csr(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__csr_prepare_create(const mu__req_t *rq, json_t *obj);
+void mu__csr_prepare_update(const json_t *old, json_t *nw, const char *sub);
+bool mu__csr_check_update(const json_t *old, const json_t *nw, const char *sub, mu__verr_t *e);
+typedef bool (*mu__csr_authz_fn)(void *ctx, const char *verb, const char *signer);
+bool mu__csr_admit(const mu__req_t *rq, const json_t *old, const json_t *nw, mu__csr_authz_fn fn, void *ctx,
+		   char *msg, size_t len);
+void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o);
+void mu__csr_resync(mu_apiserver_t *s);
+void mu__row_csr(const json_t *o, int64_t now, json_t *cells);
 
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);

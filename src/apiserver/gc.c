@@ -18,8 +18,12 @@
  * graph from its informers after a restart: a dependent whose owner (by
  * uid) no longer exists, deleted while muster up was down, is collected
  * then, and owners left with the orphan or foregroundDeletion finalizer
- * are finalized.  While it runs, a dependent created naming an owner that
- * never existed is not noticed until the next start.
+ * are finalized.  While it runs, a reference to an owner uid it has not
+ * seen named before is checked at once with a lookup of the owner (kube's
+ * "virtual" owner nodes, which attemptToDelete confirms with a live GET):
+ * a dependent naming an owner that never existed, or that is not in the
+ * dependent's namespace, is collected as if that owner had just been
+ * deleted.
  *
  * It runs on the controller thread (server.c): mu__gc_event() notes work
  * from store changes, mu__gc_sync() does it.  Work per sync is bounded by
@@ -81,7 +85,13 @@ static bool has_finalizer(const json_t *o, const char *f)
 	return false;
 }
 
-void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
+static int owner_lookup(mu_apiserver_t *s, const json_t *r, const char *ns);
+enum { OWNER_PRESENT, OWNER_ABSENT, OWNER_UNKNOWN };
+
+/* Notes a change: the owner uids it names (with check, a uid not named
+ * before whose owner is absent is queued as gone, kube's virtual owner),
+ * a deleted owner's dependents, an owner's finalizers. */
+static void note(mu__gc_t *g, const mu__wev_t *ev, bool check)
 {
 	const mu__obj_t *o = ev->obj;
 	bool refs = strstr(o->json, "\"ownerReferences\"") != NULL;
@@ -95,8 +105,12 @@ void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
 	json_t *r;
 	json_array_foreach(mu__jget(j, "metadata.ownerReferences"), i, r) {
 		const char *u = mu__jstr(r, "uid");
-		if (u && *u && json_object_size(g->referenced) < MAX_REFERENCED)
-			json_object_set_new(g->referenced, u, json_true());
+		if (!u || !*u || json_object_size(g->referenced) >= MAX_REFERENCED)
+			continue;
+		if (check && ev->type != MU__EV_DELETED && !json_object_get(g->referenced, u) &&
+		    owner_lookup(g->s, r, o->ns) == OWNER_ABSENT && json_array_size(g->gone) < MAX_PENDING)
+			json_array_append_new(g->gone, json_pack("[s, s]", u, o->ns));
+		json_object_set_new(g->referenced, u, json_true());
 	}
 	const char *uid = mu__jstr(j, "metadata.uid");
 	if (ev->type == MU__EV_DELETED && uid && json_object_get(g->referenced, uid)) {
@@ -113,6 +127,11 @@ void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
 	json_decref(j);
 }
 
+void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
+{
+	note(g, ev, true);
+}
+
 /* --- owners and dependents ---------------------------------------------- */
 
 /* What reference r of a dependent in namespace ns ("" when the dependent
@@ -122,8 +141,6 @@ void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
  * a kind muster up does not serve, or a namespaced owner named by a
  * cluster-scoped dependent, which kube's collector reports as
  * OwnerRefInvalidNamespace and leaves alone). */
-enum { OWNER_PRESENT, OWNER_ABSENT, OWNER_UNKNOWN };
-
 static int owner_lookup(mu_apiserver_t *s, const json_t *r, const char *ns)
 {
 	const char *av = mu__jstr(r, "apiVersion"), *kind = mu__jstr(r, "kind"), *name = mu__jstr(r, "name");
@@ -339,7 +356,7 @@ static bool finalize(mu__gc_t *g, const char *key)
 static void resync_one(mu__gc_t *g, const mu__obj_t *o, json_t *seen)
 {
 	mu__wev_t ev = {.type = MU__EV_MODIFIED, .obj = (mu__obj_t *)o};
-	mu__gc_event(g, &ev);
+	note(g, &ev, false); /* the owners are checked below, per namespace */
 	if (!strstr(o->json, "\"ownerReferences\""))
 		return;
 	json_t *j = mu__obj_parse(o);

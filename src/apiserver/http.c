@@ -284,6 +284,7 @@ static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, c
 		snprintf(path, sizeof path, "%.*s", (int)strcspn(c->target, "?"), c->target);
 		rq.path = path;
 		rq.user = &user;
+		rq.may = mu__authz_attrs;
 		rq.accept = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Accept");
 		rq.ctype = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Type");
 		rq.user_agent = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "User-Agent");

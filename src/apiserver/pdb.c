@@ -23,7 +23,9 @@
  *     negative or no pod is expected; observedGeneration; the condition
  *     DisruptionAllowed (True/SufficientPods or False/InsufficientPods).
  * A status is written only when it changed, and only over the version it was
- * computed from (an eviction in between makes it compute again).
+ * computed from (an eviction in between makes it compute again).  Each
+ * computation records kube's Events (NoPods, CalculateExpectedPodCountFailed,
+ * UnmanagedPods: pdb_event), which the controller thread creates.
  *
  * The eviction: a pod that is Pending, finished or being deleted goes without
  * a budget; the budgets of its namespace whose selector matches apply (more
@@ -39,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "apiserver/api_int.h"
 #include "apiserver/crd.h"
@@ -253,12 +256,20 @@ struct mu__pdbc {
 	mu_apiserver_t *s;
 	json_t *dirty; /* namespace -> true */
 	int64_t recheck; /* wall s: a disruptedPods entry runs out then (0: none) */
+	json_t *evnames; /* "uid|type|reason|message" -> the Event written for it */
+	json_t *evout;   /* new Events for the controller thread to create */
 };
+
+#define MAX_EVNAMES 4096
 
 int mu__pdbc_new(mu_apiserver_t *s, mu__pdbc_t **out)
 {
 	mu__pdbc_t *c = calloc(1, sizeof *c);
-	if (!c || !(c->dirty = json_object())) {
+	if (!c || !(c->dirty = json_object()) || !(c->evnames = json_object()) || !(c->evout = json_array())) {
+		if (c) {
+			json_decref(c->dirty);
+			json_decref(c->evnames);
+		}
 		free(c);
 		return MU_ENOMEM;
 	}
@@ -272,6 +283,8 @@ void mu__pdbc_free(mu__pdbc_t *c)
 	if (!c)
 		return;
 	json_decref(c->dirty);
+	json_decref(c->evnames);
+	json_decref(c->evout);
 	free(c);
 }
 
@@ -334,15 +347,18 @@ static const json_t *controller_of(const json_t *p)
  * controller are left out; every kind muster up serves lacks the scale
  * subresource, and it serves no ReplicaSet, Deployment, StatefulSet or
  * ReplicationController, so a pod with a controller is the error kube's
- * finders give (why).  Returns the expected count, or -1 with why. */
-static long expected_scale(mu_apiserver_t *s, const json_t *pods, char *why, size_t len)
+ * finders give (why).  Returns the expected count, or -1 with why;
+ * *unmanaged is set when a pod has no controller (kube's unmanagedPods). */
+static long expected_scale(mu_apiserver_t *s, const json_t *pods, char *why, size_t len, bool *unmanaged)
 {
 	size_t i;
 	json_t *p;
 	json_array_foreach(pods, i, p) {
 		const json_t *r = controller_of(p);
-		if (!r)
+		if (!r) {
+			*unmanaged = true;
 			continue;
+		}
 		const char *av = mu__jstr(r, "apiVersion"), *kind = mu__jstr(r, "kind");
 		av = av ? av : "";
 		kind = kind ? kind : "";
@@ -424,6 +440,119 @@ static int pdb_status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
+/* --- Events ------------------------------------------------------------- */
+
+/* Go's String() of a metav1.LabelSelector (generated.pb.go), which the
+ * UnmanagedPods message prints with %v: "nil" for none. */
+static void selector_go(const json_t *sel, char *buf, size_t len)
+{
+	if (!json_is_object(sel)) {
+		snprintf(buf, len, "nil");
+		return;
+	}
+	size_t n = (size_t)snprintf(buf, len, "&LabelSelector{MatchLabels:map[string]string{");
+	const json_t *ml = json_object_get(sel, "matchLabels");
+	const char **keys = calloc(json_object_size(ml) + 1, sizeof *keys);
+	size_t nk = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)ml, k, v)
+		if (keys)
+			keys[nk++] = k;
+	for (size_t i = 1; i < nk; i++) /* sorted, as Go prints a map */
+		for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+			const char *t = keys[j];
+			keys[j] = keys[j - 1];
+			keys[j - 1] = t;
+		}
+	for (size_t i = 0; i < nk; i++)
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s: %s,", keys[i],
+				      json_string_value(json_object_get(ml, keys[i])) ?
+					      json_string_value(json_object_get(ml, keys[i])) : "");
+	free(keys);
+	n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+			      "},MatchExpressions:[]LabelSelectorRequirement{");
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(sel, "matchExpressions"), i, e) {
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+				      "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[",
+				      mu__jstr(e, "key") ? mu__jstr(e, "key") : "",
+				      mu__jstr(e, "operator") ? mu__jstr(e, "operator") : "");
+		size_t j;
+		json_t *x;
+		json_array_foreach(json_object_get(e, "values"), j, x)
+			n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s", j ? " " : "",
+					      json_string_value(x) ? json_string_value(x) : "");
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "],},");
+	}
+	snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "},}");
+}
+
+/* Adds one to an Event's count and sets its lastTimestamp (ctx). */
+static int bump_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	json_t *o = cur ? mu__obj_parse(cur) : NULL;
+	if (!o)
+		return MU_ENOENT;
+	json_int_t n = json_integer_value(json_object_get(o, "count"));
+	json_object_set_new(o, "count", json_integer(n > 0 ? n + 1 : 2));
+	json_object_set_new(o, "lastTimestamp", json_string(ctx));
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* An Event about budget pdb, as client-go's event recorder writes the
+ * disruption controller's (source component "controllermanager"): the
+ * same type, reason and message about the same budget again adds to the
+ * count of the Event written before (the EventCorrelator's aggregation),
+ * else a new Event named NAME.<hex nanoseconds> is queued for the
+ * controller thread (mu__pdbc_take_events).  Bounded: one store write. */
+static void pdb_event(mu__pdbc_t *c, const json_t *pdb, const char *type, const char *reason, const char *msg)
+{
+	const char *ns = mu__jstr(pdb, "metadata.namespace"), *name = mu__jstr(pdb, "metadata.name");
+	const char *uid = mu__jstr(pdb, "metadata.uid");
+	if (!ns || !name || !uid)
+		return;
+	char key[1400], ts[40];
+	snprintf(key, sizeof key, "%s|%s|%s|%s", uid, type, reason, msg);
+	mu__timestamp(ts, sizeof ts, false);
+	const char *had = json_string_value(json_object_get(c->evnames, key));
+	if (had && mu__store_mutate(c->s->store, MU__RT_EVENTS, ns, had, bump_fn, ts, false, NULL) >= 0)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	char en[300];
+	snprintf(en, sizeof en, "%.230s.%llx", name,
+		 (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec);
+	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:{s:s}, "
+			      "s:s, s:s, s:i, s:s, s:s, s:s}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
+			      "involvedObject", "kind", "PodDisruptionBudget", "namespace", ns, "name", name, "uid", uid,
+			      "apiVersion", "policy/v1", "resourceVersion",
+			      mu__jstr(pdb, "metadata.resourceVersion") ? mu__jstr(pdb, "metadata.resourceVersion") : "",
+			      "reason", reason, "message", msg, "source", "component", "controllermanager",
+			      "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "type", type, "reportingComponent",
+			      "controllermanager", "reportingInstance", "");
+	if (!e)
+		return;
+	json_array_append_new(c->evout, e);
+	if (json_object_size(c->evnames) >= MAX_EVNAMES)
+		json_object_clear(c->evnames);
+	json_object_set_new(c->evnames, key, json_string(en));
+}
+
+json_t *mu__pdbc_take_events(mu__pdbc_t *c)
+{
+	json_t *out = c->evout;
+	c->evout = json_array();
+	if (!c->evout) {
+		c->evout = out;
+		return json_array();
+	}
+	return out;
+}
+
 /* Computes one budget's status from the pods of its namespace and writes
  * it; true when it must be computed again (it changed meanwhile). */
 static bool sync_pdb(mu__pdbc_t *c, const json_t *pdb, int64_t now)
@@ -437,9 +566,25 @@ static bool sync_pdb(mu__pdbc_t *c, const json_t *pdb, int64_t now)
 	long expected = 0, desired = 0;
 	const json_t *minav = mu__jget(pdb, "spec.minAvailable"), *maxun = mu__jget(pdb, "spec.maxUnavailable");
 	bool fail = false;
+	if (json_array_size(mine) == 0)
+		pdb_event(c, pdb, "Normal", "NoPods", "No matching pods found");
 	if (maxun || json_is_string(minav)) {
-		expected = expected_scale(c->s, mine, why, sizeof why);
+		bool unmanaged = false;
+		expected = expected_scale(c->s, mine, why, sizeof why, &unmanaged);
 		fail = expected < 0;
+		if (fail) {
+			char m[400];
+			snprintf(m, sizeof m, "Failed to calculate the number of expected pods: %s", why);
+			pdb_event(c, pdb, "Warning", "CalculateExpectedPodCountFailed", m);
+		} else if (unmanaged) {
+			char seltext[600], m[1200];
+			selector_go(mu__jget(pdb, "spec.selector"), seltext, sizeof seltext);
+			snprintf(m, sizeof m, "Pods selected by this PodDisruptionBudget (selector: %s) were found to be "
+				 "unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may "
+				 "result in undefined behavior. To account for these pods please set \".spec.minAvailable\" "
+				 "field of the PDB to an integer value.", seltext);
+			pdb_event(c, pdb, "Warning", "UnmanagedPods", m);
+		}
 		if (!fail && maxun) {
 			long m = scaled(maxun, expected);
 			desired = m < 0 ? 0 : expected - m;

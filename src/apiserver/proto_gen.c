@@ -1085,6 +1085,34 @@ const mu__pfield_t mu__pfields[] = {
 	{2, "reason", MU__PT_STRING, 0, -1},
 	{3, "evaluationError", MU__PT_STRING, 0, -1},
 	{4, "denied", MU__PT_BOOL, 0, -1},
+	/* .k8s.io.api.certificates.v1.CertificateSigningRequest */
+	{1, "metadata", MU__PT_MSG, 0, 1},
+	{2, "spec", MU__PT_MSG, 0, 215},
+	{3, "status", MU__PT_MSG, 0, 218},
+	/* .k8s.io.api.certificates.v1.CertificateSigningRequestSpec */
+	{1, "request", MU__PT_BYTES, 0, -1},
+	{2, "username", MU__PT_STRING, 0, -1},
+	{3, "uid", MU__PT_STRING, 0, -1},
+	{4, "groups", MU__PT_STRING, 1, -1},
+	{5, "usages", MU__PT_STRING, 1, -1},
+	{6, "extra", MU__PT_MSG, 1, 216},
+	{7, "signerName", MU__PT_STRING, 0, -1},
+	{8, "expirationSeconds", MU__PT_INT, 0, -1},
+	/* .k8s.io.api.certificates.v1.CertificateSigningRequestSpec.ExtraEntry */
+	{1, "key", MU__PT_STRING, 0, -1},
+	{2, "value", MU__PT_MSG, 0, 217},
+	/* .k8s.io.api.certificates.v1.ExtraValue */
+	{1, "items", MU__PT_STRING, 1, -1},
+	/* .k8s.io.api.certificates.v1.CertificateSigningRequestStatus */
+	{1, "conditions", MU__PT_MSG, 1, 219},
+	{2, "certificate", MU__PT_BYTES, 0, -1},
+	/* .k8s.io.api.certificates.v1.CertificateSigningRequestCondition */
+	{1, "type", MU__PT_STRING, 0, -1},
+	{2, "reason", MU__PT_STRING, 0, -1},
+	{3, "message", MU__PT_STRING, 0, -1},
+	{4, "lastUpdateTime", MU__PT_MSG, 0, 2},
+	{5, "lastTransitionTime", MU__PT_MSG, 0, 2},
+	{6, "status", MU__PT_STRING, 0, -1},
 	{0, NULL, 0, 0, -1},
 };
 
@@ -1303,8 +1331,14 @@ const mu__pmsg_t mu__pmsgs[] = {
 	{".k8s.io.api.authorization.v1.LabelSelectorAttributes", 857, 2, MU__PS_NONE, 0},
 	{".k8s.io.api.authorization.v1.NonResourceAttributes", 859, 2, MU__PS_NONE, 0},
 	{".k8s.io.api.authorization.v1.SubjectAccessReviewStatus", 861, 4, MU__PS_NONE, 0},
+	{".k8s.io.api.certificates.v1.CertificateSigningRequest", 865, 3, MU__PS_NONE, 0},
+	{".k8s.io.api.certificates.v1.CertificateSigningRequestSpec", 868, 8, MU__PS_NONE, 0},
+	{".k8s.io.api.certificates.v1.CertificateSigningRequestSpec.ExtraEntry", 876, 2, MU__PS_NONE, 1},
+	{".k8s.io.api.certificates.v1.ExtraValue", 878, 1, MU__PS_NONE, 0},
+	{".k8s.io.api.certificates.v1.CertificateSigningRequestStatus", 879, 2, MU__PS_NONE, 0},
+	{".k8s.io.api.certificates.v1.CertificateSigningRequestCondition", 881, 6, MU__PS_NONE, 0},
 };
-const int mu__npmsgs = 214;
+const int mu__npmsgs = 220;
 
 const mu__proot_t mu__proots[] = {
 	{"", "v1", "Namespace", 0},
@@ -1325,5 +1359,6 @@ const mu__proot_t mu__proots[] = {
 	{"rbac.authorization.k8s.io", "v1", "RoleBinding", 202},
 	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", 205},
 	{"authorization.k8s.io", "v1", "SelfSubjectAccessReview", 206},
+	{"certificates.k8s.io", "v1", "CertificateSigningRequest", 214},
 };
-const int mu__nproots = 18;
+const int mu__nproots = 19;

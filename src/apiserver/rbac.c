@@ -352,6 +352,15 @@ bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char
 	return false;
 }
 
+bool mu__authz_attrs(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		     const char *resource, const char *name)
+{
+	if (u->admin)
+		return true;
+	attrs_t a = {verb, group, resource, "", "", name, "/", true};
+	return allowed(s, u, &a);
+}
+
 /* --- SelfSubjectAccessReview, TokenRequest ------------------------------ */
 
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)

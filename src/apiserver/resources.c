@@ -501,6 +501,16 @@ static const mu__col_t nrt_cols[] = {
 	AGECOL,
 };
 
+/* kubectl's printCertificateSigningRequest */
+static const mu__col_t csr_cols[] = {
+	NAMECOL, AGECOL,
+	{"SignerName", "string", "", "The signer the request is for.", 0},
+	{"Requestor", "string", "", "Who made the request.", 0},
+	{"RequestedDuration", "string", "", "The validity asked for (expirationSeconds).", 0},
+	{"Condition", "string", "", "Approved, Denied or Pending, then Failed and Issued.", 0},
+};
+static const char *const csr_fields[] = {"spec.signerName", NULL};
+
 static const mu__col_t crd_cols[] = {
 	NAMECOL, {"Created At", "date", "", "When the definition was created.", 0},
 };
@@ -651,6 +661,9 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 	[MU__RT_EVENTS_V1] = {"events.k8s.io", "v1", "events", "event", "Event", {"ev"}, true, true, false, 0,
 			      event_fields, event_cols, N(event_cols), row_event, mu__validate_event, NULL,
 			      MU__NAME_SUBDOMAIN},
+	[MU__RT_CSRS] = {"certificates.k8s.io", "v1", "certificatesigningrequests", "certificatesigningrequest",
+			 "CertificateSigningRequest", {"csr"}, false, true, true, MU__SUB_STATUS | MU__SUB_APPROVAL,
+			 csr_fields, csr_cols, N(csr_cols), mu__row_csr, mu__validate_csr, NULL, MU__NAME_PATH},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

@@ -346,6 +346,17 @@ const char *const mu__smodel_desc[] = {
 		"he requirements should be honored * If rawSelector is present and requirements are present, the requ"
 		"est is invalid.",
 	/* V1SubjectAccessReviewStatus */ "SubjectAccessReviewStatus",
+	/* V1CertificateSigningRequest */ "CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a ce"
+		"rtificate signing request, and having it asynchronously approved and issued.  Kubelets use this API "
+		"to obtain:  1. client certificates to authenticate to kube-apiserver (with the \"kubernetes.io/kube-"
+		"apiserver-client-kubelet\" signerName).  2. serving certificates for TLS endpoints kube-apiserver ca"
+		"n connect to securely (with the \"kubernetes.io/kubelet-serving\" signerName).  This API can be used"
+		" to request client certificates to authenticate to kube-apiserver (with the \"kubernetes.io/kube-api"
+		"server-client\" signerName), or to obtain certificates from custom non-Kubernetes signers.",
+	/* V1CertificateSigningRequestSpec */ "CertificateSigningRequestSpec contains the certificate request.",
+	/* V1CertificateSigningRequestStatus */ "CertificateSigningRequestStatus contains conditions used to indicate approved/denied/failed status o"
+		"f the request, and the issued certificate.",
+	/* V1CertificateSigningRequestCondition */ "CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object",
 };
 
 const char *const mu__sfield_desc[] = {
@@ -2592,4 +2603,95 @@ const char *const mu__sfield_desc[] = {
 		" For instance, RBAC can be missing a role, but enough roles are still present and bound to reason ab"
 		"out the request.",
 	"Reason is optional.  It indicates why a request was allowed or denied.",
+	/* V1CertificateSigningRequest */
+	"APIVersion defines the versioned schema of this representation of an object. Servers should convert "
+		"recognized schemas to the latest internal value, and may reject unrecognized values. More info: http"
+		"s://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+	"Kind is a string value representing the REST resource this object represents. Servers may infer this"
+		" from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https"
+		"://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+	NULL,
+	NULL,
+	NULL,
+	/* V1CertificateSigningRequestSpec */
+	"expirationSeconds is the requested duration of validity of the issued certificate. The certificate s"
+		"igner may issue a certificate with a different validity duration so a client must check the delta be"
+		"tween the notBefore and and notAfter fields in the issued certificate to determine the actual durati"
+		"on.  The v1.22+ in-tree implementations of the well-known Kubernetes signers will honor this field a"
+		"s long as the requested duration is not greater than the maximum duration they will honor per the --"
+		"cluster-signing-duration CLI flag to the Kubernetes controller manager.  Certificate signers may not"
+		" honor this field for various reasons:    1. Old signer that is unaware of the field (such as the in"
+		"-tree      implementations prior to v1.22)   2. Signer whose configured maximum is shorter than the "
+		"requested duration   3. Signer whose configured minimum is longer than the requested duration  The m"
+		"inimum valid value for expirationSeconds is 600, i.e. 10 minutes.",
+	"extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by"
+		" the API server on creation and immutable.",
+	"groups contains group membership of the user that created the CertificateSigningRequest. Populated b"
+		"y the API server on creation and immutable.",
+	"request contains an x509 certificate signing request encoded in a \"CERTIFICATE REQUEST\" PEM block."
+		" When serialized as JSON or YAML, the data is additionally base64-encoded.",
+	"signerName indicates the requested signer, and is a qualified name.  List/watch requests for Certifi"
+		"cateSigningRequests can filter on this field using a \"spec.signerName=NAME\" fieldSelector.  Well-k"
+		"nown Kubernetes signers are:  1. \"kubernetes.io/kube-apiserver-client\": issues client certificates"
+		" that can be used to authenticate to kube-apiserver.   Requests for this signer are never auto-appro"
+		"ved by kube-controller-manager, can be issued by the \"csrsigning\" controller in kube-controller-ma"
+		"nager.  2. \"kubernetes.io/kube-apiserver-client-kubelet\": issues client certificates that kubelets"
+		" use to authenticate to kube-apiserver.   Requests for this signer can be auto-approved by the \"csr"
+		"approving\" controller in kube-controller-manager, and can be issued by the \"csrsigning\" controlle"
+		"r in kube-controller-manager.  3. \"kubernetes.io/kubelet-serving\" issues serving certificates that"
+		" kubelets use to serve TLS endpoints, which kube-apiserver can connect to securely.   Requests for t"
+		"his signer are never auto-approved by kube-controller-manager, and can be issued by the \"csrsigning"
+		"\" controller in kube-controller-manager.  More details are available at https://k8s.io/docs/referen"
+		"ce/access-authn-authz/certificate-signing-requests/#kubernetes-signers  Custom signerNames can also "
+		"be specified. The signer defines:  1. Trust distribution: how trust (CA bundles) are distributed.  2"
+		". Permitted subjects: and behavior when a disallowed subject is requested.  3. Required, permitted, "
+		"or forbidden x509 extensions in the request (including whether subjectAltNames are allowed, which ty"
+		"pes, restrictions on allowed values) and behavior when a disallowed extension is requested.  4. Requ"
+		"ired, permitted, or forbidden key usages / extended key usages.  5. Expiration/certificate lifetime:"
+		" whether it is fixed by the signer, configurable by the admin.  6. Whether or not requests for CA ce"
+		"rtificates are allowed.",
+	"uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API se"
+		"rver on creation and immutable.",
+	"usages specifies a set of key usages requested in the issued certificate.  Requests for TLS client c"
+		"ertificates typically request: \"digital signature\", \"key encipherment\", \"client auth\".  Reques"
+		"ts for TLS serving certificates typically request: \"key encipherment\", \"digital signature"
+		"\", \"server auth\".  Valid values are:  \"signing\", \"digital signature\", \"content commitment"
+		"\",  \"key encipherment\", \"key agreement\", \"data encipherment\",  \"cert sign\", \"crl sign"
+		"\", \"encipher only\", \"decipher only\", \"any\",  \"server auth\", \"client auth\",  \"code signin"
+		"g\", \"email protection\", \"s/mime\",  \"ipsec end system\", \"ipsec tunnel\", \"ipsec user\",  "
+		"\"timestamping\", \"ocsp signing\", \"microsoft sgc\", \"netscape sgc\"",
+	"username contains the name of the user that created the CertificateSigningRequest. Populated by the "
+		"API server on creation and immutable.",
+	/* V1CertificateSigningRequestStatus */
+	"certificate is populated with an issued certificate by the signer after an Approved condition is pre"
+		"sent. This field is set via the /status subresource. Once populated, this field is immutable.  If th"
+		"e certificate signing request is denied, a condition of type \"Denied\" is added and this field rema"
+		"ins empty. If the signer cannot issue the certificate, a condition of type \"Failed\" is added and t"
+		"his field remains empty.  Validation requirements:  1. certificate must contain one or more PEM bloc"
+		"ks.  2. All PEM blocks must have the \"CERTIFICATE\" label, contain no headers, and the encoded data"
+		"   must be a BER-encoded ASN.1 Certificate structure as described in section 4 of RFC5280.  3. Non-P"
+		"EM content may appear before or after the \"CERTIFICATE\" PEM blocks and is unvalidated,   to allow "
+		"for explanatory text as described in section 5.2 of RFC7468.  If more than one PEM block is present,"
+		" and the definition of the requested spec.signerName does not indicate otherwise, the first block is"
+		" the issued certificate, and subsequent blocks should be treated as intermediate certificates and pr"
+		"esented in TLS handshakes.  The certificate is encoded in PEM format.  When serialized as JSON or YA"
+		"ML, the data is additionally base64-encoded, so it consists of:      base64(     -----BEGIN CERTIFIC"
+		"ATE-----     ...     -----END CERTIFICATE-----     )",
+	"conditions applied to the request. Known conditions are \"Approved\", \"Denied\", and \"Failed\".",
+	/* V1CertificateSigningRequestCondition */
+	"lastTransitionTime is the time the condition last transitioned from one status to another. If unset,"
+		" when a new condition type is added or an existing condition's status is changed, the server default"
+		"s this to the current time.",
+	"lastUpdateTime is the time of the last update to this condition",
+	"message contains a human readable message with details about the request state",
+	"reason indicates a brief reason for the request state",
+	"status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may no"
+		"t be \"False\" or \"Unknown\".",
+	"type of the condition. Known conditions are \"Approved\", \"Denied\", and \"Failed\".  An \"Approved"
+		"\" condition is added via the /approval subresource, indicating the request was approved and should "
+		"be issued by the signer.  A \"Denied\" condition is added via the /approval subresource, indicating "
+		"the request was denied and should not be issued by the signer.  A \"Failed\" condition is added via "
+		"the /status subresource, indicating the signer failed to issue the certificate.  Approved and Denied"
+		" conditions are mutually exclusive. Approved, Denied, and Failed conditions cannot be removed once a"
+		"dded.  Only one condition of a given type is allowed.",
 };

@@ -1079,6 +1079,31 @@ const mu__sfield_t mu__sfields[] = {
 	{"denied", MU__SS_SCALAR, MU__ST_BOOL, -1},
 	{"evaluationError", MU__SS_SCALAR, MU__ST_STRING, -1},
 	{"reason", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1CertificateSigningRequest */
+	{"apiVersion", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"kind", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"metadata", MU__SS_SCALAR, MU__ST_OBJECT, 1},
+	{"spec", MU__SS_SCALAR, MU__ST_OBJECT, 190},
+	{"status", MU__SS_SCALAR, MU__ST_OBJECT, 191},
+	/* V1CertificateSigningRequestSpec */
+	{"expirationSeconds", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"extra", MU__SS_MAP, MU__ST_ANY, -1},
+	{"groups", MU__SS_ARRAY, MU__ST_STRING, -1},
+	{"request", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"signerName", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"uid", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"usages", MU__SS_ARRAY, MU__ST_STRING, -1},
+	{"username", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1CertificateSigningRequestStatus */
+	{"certificate", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"conditions", MU__SS_ARRAY, MU__ST_OBJECT, 192},
+	/* V1CertificateSigningRequestCondition */
+	{"lastTransitionTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"lastUpdateTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"message", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"reason", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"status", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
 };
 
 const mu__smodel_t mu__smodels[] = {
@@ -1271,8 +1296,12 @@ const mu__smodel_t mu__smodels[] = {
 	{"V1FieldSelectorRequirement", 872, 3},
 	{"V1LabelSelectorAttributes", 875, 2},
 	{"V1SubjectAccessReviewStatus", 877, 4},
+	{"V1CertificateSigningRequest", 881, 5},
+	{"V1CertificateSigningRequestSpec", 886, 8},
+	{"V1CertificateSigningRequestStatus", 894, 2},
+	{"V1CertificateSigningRequestCondition", 896, 6},
 };
-const int mu__nsmodels = 189;
+const int mu__nsmodels = 193;
 
 const mu__sroot_t mu__sroots[] = {
 	{"", "Namespace", 0},
@@ -1294,5 +1323,6 @@ const mu__sroot_t mu__sroots[] = {
 	{"rbac.authorization.k8s.io", "RoleBinding", 177},
 	{"rbac.authorization.k8s.io", "ClusterRoleBinding", 180},
 	{"authorization.k8s.io", "SelfSubjectAccessReview", 181},
+	{"certificates.k8s.io", "CertificateSigningRequest", 189},
 };
-const int mu__nsroots = 19;
+const int mu__nsroots = 20;

@@ -112,6 +112,24 @@ static int default_namespaces(mu_apiserver_t *s)
 	return mu__store_commit(tx);
 }
 
+/* Creates the Events the disruption controller recorded, as
+ * kube-controller-manager. */
+static void pdb_events(mu_apiserver_t *s)
+{
+	json_t *evs = mu__pdbc_take_events(s->pdbc);
+	if (json_array_size(evs) > 0) {
+		mu__wtx_t *tx;
+		if (mu__store_begin(s->store, &tx) == MU_OK) {
+			size_t i;
+			json_t *e;
+			json_array_foreach(evs, i, e)
+				mu__create_by(s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+			mu__store_commit(tx);
+		}
+	}
+	json_decref(evs);
+}
+
 static void *ctl_main(void *arg)
 {
 	mu_apiserver_t *s = arg;
@@ -122,6 +140,7 @@ static void *ctl_main(void *arg)
 	mu__evttl_resync(s->evttl, mu__mono_ms());
 	mu__gc_resync(s->gc);
 	mu__pdbc_resync(s->pdbc);
+	mu__csr_resync(s);
 	mu__wev_t evs[128];
 	for (;;) {
 		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
@@ -139,6 +158,7 @@ static void *ctl_main(void *arg)
 			mu__evttl_resync(s->evttl, mu__mono_ms());
 			mu__gc_resync(s->gc);
 			mu__pdbc_resync(s->pdbc);
+			mu__csr_resync(s);
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
@@ -148,6 +168,8 @@ static void *ctl_main(void *arg)
 			mu__gc_event(s->gc, &evs[i]);
 			mu__evttl_event(s->evttl, &evs[i], mu__mono_ms());
 			mu__pdbc_event(s->pdbc, &evs[i]);
+			if (evs[i].type != MU__EV_DELETED)
+				mu__csr_sign(s, evs[i].obj);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
@@ -155,6 +177,7 @@ static void *ctl_main(void *arg)
 		mu__gc_sync(s->gc);
 		mu__evttl_sync(s->evttl, mu__mono_ms());
 		mu__pdbc_sync(s->pdbc);
+		pdb_events(s);
 	}
 	return NULL;
 }
@@ -184,6 +207,8 @@ static int setup(mu_apiserver_t *s, const mu_apiserver_opts_t *o, struct sockadd
 		    !(s->tls_key_pem = slurp(o->tls_key, err, errlen)))
 			return MU_EIO;
 		if (o->client_ca && !(s->client_ca_pem = slurp(o->client_ca, err, errlen)))
+			return MU_EIO;
+		if (o->client_ca && o->ca_key && !(s->ca_key_pem = slurp(o->ca_key, err, errlen)))
 			return MU_EIO;
 	}
 	if ((o->client_cert != NULL) != (o->client_key != NULL)) {
@@ -281,6 +306,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	free(s->tls_cert_pem);
 	free(s->tls_key_pem);
 	free(s->client_ca_pem);
+	free(s->ca_key_pem);
 	pthread_mutex_destroy(&s->rnd_mu);
 	free(s);
 }

@@ -414,7 +414,7 @@ static bool entry_is(const json_t *e, const char *mgr, const char *op, const cha
 static bool same_sub(const json_t *e, const mu__mgr_t *m)
 {
 	const char *s = mu__jstr(e, "subresource");
-	return (s && !strcmp(s, "status")) == m->status_sub;
+	return !strcmp(s ? s : "", m->sub);
 }
 
 /* A copy of obj's managedFields that are well formed (an array). */
@@ -431,7 +431,7 @@ static json_t *entries_of(const json_t *obj)
 /* The entry of (m, op) in mf, made (with an empty set) when absent. */
 static json_t *own_entry(json_t *mf, const mu__mgr_t *m, const char *op)
 {
-	const char *sub = m->status_sub ? "status" : "";
+	const char *sub = m->sub;
 	size_t i;
 	json_t *e;
 	json_array_foreach(mf, i, e)
@@ -490,9 +490,12 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	size_t i;
 	json_t *e;
 	json_array_foreach(mf, i, e) {
-		if (same_sub(e, m))
+		/* on a create (entries the request gave), kube's update removes
+		 * from the others only what the creation added: what they claim
+		 * outside the object stays theirs */
+		if (old && same_sub(e, m))
 			set_intersect(json_object_get(e, "fieldsV1"), live, 0);
-		if (ch && !entry_is(e, m->name, "Update", m->status_sub ? "status" : ""))
+		if (ch && !entry_is(e, m->name, "Update", m->sub))
 			set_subtract(json_object_get(e, "fieldsV1"), ch, 0);
 	}
 	if (ch) {
@@ -680,7 +683,7 @@ static json_t *merged(const json_t *old, const json_t *app, const json_t *prev, 
 		size_t i;
 		json_t *e;
 		json_array_foreach(mf, i, e)
-			if (no < MAX_MANAGERS && !entry_is(e, m->name, "Apply", m->status_sub ? "status" : ""))
+			if (no < MAX_MANAGERS && !entry_is(e, m->name, "Apply", m->sub))
 				os[no++] = json_object_get(e, "fieldsV1");
 		remove_unapplied(prev, aset, os, no, nw, 0);
 	}
@@ -703,7 +706,7 @@ int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, 
 	size_t i;
 	json_t *en;
 	json_array_foreach(mf, i, en) {
-		if (entry_is(en, m->name, "Apply", m->status_sub ? "status" : ""))
+		if (entry_is(en, m->name, "Apply", m->sub))
 			continue;
 		json_t *elems = json_array();
 		find_conflicts(aset, json_object_get(en, "fieldsV1"), app, cur, elems, (int)i, &c, 0);
@@ -766,7 +769,8 @@ int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *
 			return MU_EINVAL;
 		}
 	mu__rtype_apiversion(t, m->api_version, sizeof m->api_version);
-	m->status_sub = !strcmp(rq->route.sub, "status");
+	m->status_sub = !strcmp(rq->route.sub, "status") || !strcmp(rq->route.sub, "approval");
+	snprintf(m->sub, sizeof m->sub, "%.15s", m->status_sub ? rq->route.sub : "");
 	m->reset_status = (t->subs & MU__SUB_STATUS) && strcmp(t->kind, "Node") && strcmp(t->kind, "Namespace");
 	m->builtin = t->builtin;
 	m->model = mu__schema_model(t->group, t->kind);
@@ -780,6 +784,7 @@ void mu__mgr_controller(mu__mgr_t *m, const mu__rtype_t *t, const char *name, bo
 	snprintf(m->name, sizeof m->name, "%.128s", name);
 	mu__rtype_apiversion(t, m->api_version, sizeof m->api_version);
 	m->status_sub = status_sub;
+	snprintf(m->sub, sizeof m->sub, "%s", status_sub ? "status" : "");
 	m->reset_status = (t->subs & MU__SUB_STATUS) != 0;
 	m->builtin = t->builtin;
 	m->model = mu__schema_model(t->group, t->kind);
@@ -791,9 +796,17 @@ bool mu__mf_given(const json_t *mf)
 		return false;
 	size_t i;
 	json_t *e;
-	json_array_foreach((json_t *)mf, i, e)
-		if (!json_is_object(e))
+	if (json_array_size(mf) == 1 && json_is_object(json_array_get(mf, 0)) &&
+	    json_object_size(json_array_get(mf, 0)) == 0)
+		return true; /* [{}]: kube's isResetManagedFields */
+	json_array_foreach((json_t *)mf, i, e) {
+		/* kube's decodeManagedFieldsEntrySet: an entry it cannot decode
+		 * makes the whole list fall back to the stored one */
+		const char *op = mu__jstr(e, "operation"), *ft = mu__jstr(e, "fieldsType");
+		if (!json_is_object(e) || !op || (strcmp(op, "Apply") && strcmp(op, "Update")) || !ft ||
+		    strcmp(ft, "FieldsV1") || !json_is_object(json_object_get(e, "fieldsV1")))
 			return false;
+	}
 	return true;
 }
 

@@ -11,7 +11,8 @@
 typedef struct mu__mgr {
 	char name[132];          /* fieldManager, else the user agent up to '/' */
 	char api_version[96];    /* of the endpoint */
-	bool status_sub;         /* a write to the status subresource */
+	bool status_sub;         /* a write to the status (or approval) subresource */
+	char sub[16];            /* "status", "approval" or "" */
 	bool reset_status;       /* the main resource does not write status */
 	bool builtin;            /* strategic merge for apply */
 	bool force;              /* force=true: conflicts change owner */
@@ -34,9 +35,11 @@ void mu__mgr_controller(mu__mgr_t *m, const mu__rtype_t *t, const char *name, bo
 void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, const char *name, bool status_sub);
 
 /* Whether a write's metadata.managedFields (mf) replace the stored ones,
- * as kube's field manager decodes them: a non-empty list of objects.  An
- * empty list keeps the stored entries (so that clients unaware of the
- * field do not strip it); [{}] clears them. */
+ * as kube's field manager decodes them: a non-empty list of entries each
+ * with operation Apply or Update, fieldsType FieldsV1 and a fieldsV1
+ * object.  An empty list, or one with an entry that does not decode,
+ * keeps the stored entries (so that clients unaware of the field do not
+ * strip it); [{}] clears them. */
 bool mu__mf_given(const json_t *mf);
 
 /* The FieldsV1 set of every field of obj that a manager can own. */
@@ -44,7 +47,10 @@ json_t *mu__fieldset(const json_t *obj, const mu__mgr_t *m);
 
 /* Records a create (old NULL) or an update from old to nw by m (operation
  * Update) in nw's metadata.managedFields (the entries nw carries: old's,
- * or those the write set, mu__mf_given). */
+ * or those the write set, mu__mf_given).  On a create every field of nw
+ * is m's and leaves the given entries, which keep what they claim outside
+ * nw (and their times), as kube's structured-merge update from an empty
+ * live object does. */
 void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m);
 
 /* Records the creation of obj by an apply of configuration applied. */

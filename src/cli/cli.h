@@ -56,7 +56,7 @@ const char *mu__cli_daemon_id(const char *prefix, char *buf, size_t len);
  * serving), their paths in *p.  MU_EXIT_OK, or MU_EXIT_FAIL with a message
  * on stderr. */
 typedef struct mu__up_certs {
-	char ca[4096], tls_crt[4096], tls_key[4096], admin_crt[4096], admin_key[4096];
+	char ca[4096], ca_key[4096], tls_crt[4096], tls_key[4096], admin_crt[4096], admin_key[4096];
 } mu__up_certs_t;
 int mu__cli_up_certs(const char *dir, const char *listen, bool serving, mu__up_certs_t *p);
 

@@ -207,6 +207,7 @@ int mu_cmd_up(int argc, char **argv)
 		o.ca_cert = certs.ca;
 	}
 	o.client_ca = certs.ca;
+	o.ca_key = certs.ca_key;
 	o.client_cert = certs.admin_crt;
 	o.client_key = certs.admin_key;
 	/* authentication is always on, loopback included: without --token the

@@ -174,6 +174,7 @@ int mu__cli_up_certs(const char *dir, const char *listen, bool serving, mu__up_c
 		return MU_EXIT_FAIL;
 	}
 	snprintf(p->ca, sizeof p->ca, "%s/ca.crt", dir);
+	snprintf(p->ca_key, sizeof p->ca_key, "%s/ca.key", dir);
 	snprintf(p->tls_crt, sizeof p->tls_crt, "%s/tls.crt", dir);
 	snprintf(p->tls_key, sizeof p->tls_key, "%s/tls.key", dir);
 	snprintf(p->admin_crt, sizeof p->admin_crt, "%s/admin.crt", dir);

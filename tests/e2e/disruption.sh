@@ -10,7 +10,10 @@
 # Pending pod goes without a budget, a pod under two budgets gets 500,
 # maxUnavailable over pods without a controller expects none (429), over a
 # Job's pods fails safe (SyncFailed: Jobs have no scale subresource), and a
-# budget with both minAvailable and maxUnavailable is invalid.  The Python
+# budget with both minAvailable and maxUnavailable is invalid.  The
+# controller records kube's Events: UnmanagedPods (with Go's print of the
+# selector), NoPods (a repeat adds to the same Event's count) and
+# CalculateExpectedPodCountFailed.  The Python
 # client reads the status and gets the 429 as an ApiException.
 # Usage: sh tests/e2e/disruption.sh PATH_TO_MUSTER.  Ends with
 # "e2e disruption: N passed, N failed".
@@ -124,6 +127,31 @@ wait_for "unmanaged pods expect none" 50 is_st web-pct "1/1 2 0 0 0 DisruptionAl
 evict web-3
 has "no expected pods: 429" "$T/code" "429"
 has "no expected pods: cause" "$T/out" "The disruption budget web-pct needs 0 healthy pods and has 2 currently"
+# ev NAME REASON: the Events of budget NAME with REASON, as
+# "type|source|kind|message|count" (each of the controller's syncs records
+# them again, its own status writes included, as kube's does)
+ev() { k get events --field-selector "involvedObject.name=$1,reason=$2" \
+	-o jsonpath='{range .items[*]}{.type}|{.source.component}|{.involvedObject.kind}|{.message}|{.count}{"\n"}{end}'; }
+has_ev() { ev "$1" "$2" && [ -s "$T/out" ]; }
+wait_for "UnmanagedPods event" 50 has_ev web-pct UnmanagedPods
+has "UnmanagedPods: kube's message, Go's selector" "$T/out" 'Warning|controllermanager|PodDisruptionBudget|Pods selected by this PodDisruptionBudget (selector: &LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:app,Operator:In,Values:[web],},},}) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.'
+
+# a budget that selects no pod: NoPods, and a repeat adds to the same Event's count
+cat >"$T/none.yaml" <<'EOF'
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: nothing}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: absent}}
+EOF
+expect "a budget over no pods" 0 k apply -f "$T/none.yaml"
+wait_for "NoPods event" 50 has_ev nothing NoPods
+has "NoPods: Normal, kube's message" "$T/out" "Normal|controllermanager|PodDisruptionBudget|No matching pods found|"
+sleep 0.5; ev nothing NoPods; c1=$(sed 's/.*|//' "$T/out")
+expect "touch the budget" 0 k label pdb nothing touched=yes
+counted() { ev nothing NoPods && [ "$(wc -l <"$T/out")" -eq 1 ] && [ "$(sed 's/.*|//' "$T/out")" -gt "$c1" ]; }
+wait_for "a repeat adds to the count of the same Event" 50 counted
 
 # a Job's pods: Jobs have no scale subresource, the budget fails safe
 cat >"$T/job.yaml" <<'EOF'
@@ -151,6 +179,8 @@ wait_for "the Job's pods" 50 jobpods
 wait_for "fails safe" 50 is_st batch "1/    0 DisruptionAllowed=False SyncFailed"
 expect "its message" 0 k get pdb batch -o jsonpath='{.status.conditions[0].message}'
 has "no scale subresource" "$T/out" "jobs.batch does not implement the scale subresource"
+wait_for "CalculateExpectedPodCountFailed event" 50 has_ev batch CalculateExpectedPodCountFailed
+has "CalculateExpectedPodCountFailed: Warning, kube's message" "$T/out" "Warning|controllermanager|PodDisruptionBudget|Failed to calculate the number of expected pods: jobs.batch does not implement the scale subresource"
 
 cat >"$T/bad.yaml" <<'EOF'
 apiVersion: policy/v1

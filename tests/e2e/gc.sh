@@ -16,7 +16,11 @@
 #   - across a restart (kill -9): an owner deleted while muster up was down
 #     (its row removed from the stopped server's database) has its
 #     dependents collected after the start, and an owner left waiting with
-#     foregroundDeletion is finalized once its blocking dependent goes.
+#     foregroundDeletion is finalized once its blocking dependent goes;
+#   - while it runs: a dependent naming an owner uid that never existed, an
+#     owner of that name with another uid, or an owner in another
+#     namespace is collected at once (kube's virtual owners); a dangling
+#     second reference is dropped; a reference to an unserved kind is left.
 # Owners here are ConfigMaps (any kind owns the same way; a ReplicaSet-like
 # owner of pods needs nothing more), so the test needs no other controller.
 # Usage: sh tests/e2e/gc.sh PATH_TO_MUSTER.  Ends with
@@ -122,6 +126,33 @@ for pol in orphan foreground background; do
 		wait_for "job-$pol-pods-gone" 100 npods "j-$pol" 0
 	fi
 done
+# --- owners that never existed, while muster up runs ---------------------
+# kube's collector makes a "virtual" node for an owner it has not seen and
+# confirms it with a live GET (attemptToDelete): absent (no such name, another
+# uid, or not in the dependent's namespace) means the dependent is collected.
+# ghost NAME NS REFS: a ConfigMap in NS whose ownerReferences are REFS
+ghost() {
+	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\n  ownerReferences: %s\n' \
+		"$1" "$2" "$3" >"$T/ghost.yaml"
+	kc apply -f "$T/ghost.yaml" >/dev/null
+}
+ghost v1 default '[{apiVersion: v1, kind: ConfigMap, name: nobody, uid: 00000000-0000-0000-0000-00000000dead}]'
+wait_for virtual-never-existed 50 gone cm v1
+owner v2
+ghost v2a default '[{apiVersion: v1, kind: ConfigMap, name: v2, uid: 00000000-0000-0000-0000-00000000beef}]'
+wait_for virtual-other-uid 50 gone cm v2a
+exists cm v2 && ok || bad "virtual: the owner of that name was collected"
+kc create namespace elsewhere >/dev/null; kc create configmap v3 -n elsewhere >/dev/null
+ghost v3a default "[{apiVersion: v1, kind: ConfigMap, name: v3, uid: $(uid cm v3 -n elsewhere)}]"
+wait_for virtual-other-namespace 50 gone cm v3a
+ghost v3b elsewhere "[{apiVersion: v1, kind: ConfigMap, name: v3, uid: $(uid cm v3 -n elsewhere)}]"
+owner v4
+ghost v4a default "[{apiVersion: v1, kind: ConfigMap, name: v4, uid: $(uid cm v4)}, {apiVersion: v1, kind: ConfigMap, name: nobody, uid: 00000000-0000-0000-0000-0000000000aa}]"
+ghost v5 default '[{apiVersion: example.com/v1, kind: Unserved, name: x, uid: 00000000-0000-0000-0000-0000000000bb}]'
+wait_for virtual-dangling-ref-dropped 50 sh -c "[ \"\$($KC --kubeconfig $T/data/kubeconfig get cm v4a -o jsonpath='{.metadata.ownerReferences[*].name}')\" = v4 ]"
+exists cm v3b -n elsewhere && ok || bad "virtual: a dependent in its owner's namespace was collected"
+exists cm v5 && ok || bad "virtual: a dependent of a kind muster up does not serve was collected"
+
 # --- owners deleted while muster up was down ------------------------------
 owner g1; dep g1a g1; dep g1b g1; owner g2; dep g2a g2
 owner h1; dep h1a h1 true example.com/hold

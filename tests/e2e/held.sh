@@ -110,10 +110,12 @@ for b in 0 1 2; do
 done
 
 # --- the JobSet controller (this test) makes the pods: they take the places --
+# (owned by the JobSet itself: there is no Job hjs-workers-0 here, and the
+# garbage collector deletes pods whose owner does not exist, as kube's does)
 for i in 0 1; do
 	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: hjs-workers-0-%s\n' "$i"
 	printf '  labels: {jobset.sigs.k8s.io/jobset-name: hjs, jobset.sigs.k8s.io/replicatedjob-name: workers}\n'
-	printf '  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: hjs-workers-0, uid: %s, controller: true}]\n' "$uid"
+	printf '  ownerReferences: [{apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: hjs, uid: %s, controller: true}]\n' "$uid"
 	printf 'spec:\n  schedulerName: muster\n  containers: [{name: w, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]\n---\n'
 done >"$T/pods.yaml"
 kc create -f "$T/pods.yaml" >/dev/null

@@ -104,9 +104,11 @@ done_kind() {
 }
 
 # --- JobSet: pods of its Jobs, labelled by the JobSet controller ------------
+# (owned by the JobSet itself here: its Jobs do not exist, and the garbage
+# collector deletes pods whose owner does not exist, as kube's does)
 sed 's/^metadata:$/metadata:\n  labels: {kueue.x-k8s.io\/queue-name: team-a}/' "$W/samples/jobset.yaml" >"$T/js.yaml"
 uid=$(obj "$T/js.yaml") || bad "JobSet sample not created"
-js() { pod "paralleljobs-$1-0-$2" "jobset.sigs.k8s.io/jobset-name: paralleljobs, jobset.sigs.k8s.io/replicatedjob-name: $1" "" batch/v1 Job "paralleljobs-$1-0" "$uid"; }
+js() { pod "paralleljobs-$1-0-$2" "jobset.sigs.k8s.io/jobset-name: paralleljobs, jobset.sigs.k8s.io/replicatedjob-name: $1" "" jobset.x-k8s.io/v1alpha2 JobSet paralleljobs "$uid"; }
 for i in 0 1 2 3; do js workers "$i"; done
 short jobset
 js driver 0
@@ -280,7 +282,7 @@ wait_for pytorchjob-says-why 100 ptwhy
 if [ "$(kc get pytorchjob spt -o jsonpath='{.spec.runPolicy.suspend}')" = true ]; then ok; else
 	bad "the PyTorchJob was admitted while the admitted JobSet held the room"; fi
 # the JobSet controller (this test) makes its pods: the gang binds
-sjs() { GPUS=8 pod "sjs-$1-0-$2" "jobset.sigs.k8s.io/jobset-name: sjs, jobset.sigs.k8s.io/replicatedjob-name: $1" "" batch/v1 Job "sjs-$1-0" "$uid"; }
+sjs() { GPUS=8 pod "sjs-$1-0-$2" "jobset.sigs.k8s.io/jobset-name: sjs, jobset.sigs.k8s.io/replicatedjob-name: $1" "" jobset.x-k8s.io/v1alpha2 JobSet sjs "$uid"; }
 sjs workers 0; sjs workers 1; sjs workers 2; sjs driver 0
 done_kind suspended-jobset
 kc delete jobset sjs >/dev/null 2>&1

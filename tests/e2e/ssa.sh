@@ -14,7 +14,9 @@
 #     (422); the Python client's server_side_apply conflicts and forces;
 #   - a container's ports are keyed by (containerPort, protocol), protocol
 #     defaulting to TCP; an update's managedFields [] keeps them, [{}]
-#     clears them (kube's "Clearing managedFields");
+#     clears them (kube's "Clearing managedFields"); a create's
+#     managedFields are kept for what they claim outside the object, the
+#     creator owning the rest; a binding records no owner (as in kube);
 #   - muster up's controllers record their writes as kube's components do:
 #     the kubelet (node and lease, pod status through /status) and
 #     kube-controller-manager (a Job's pods, its status).
@@ -208,6 +210,48 @@ mfs pod "$pod" >"$T/out"
 has pod-status-by-kubelet "$T/out" 'kubelet/Update/status={"f:status":{'
 has pod-status-keyed "$T/out" '"f:conditions":{"k:{\"type\":\"ContainersReady\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}'
 has pod-kubelet-phase "$T/out" '"f:phase":{}'
+# a binding writes spec.nodeName in storage (BindingREST.setPodNodeAndMetadata,
+# GuaranteedUpdate past the field manager): kube records no owner for it
+hasnt binding-owns-nothing "$T/out" '"f:nodeName"'
+hasnt binding-no-curl-entry "$T/out" 'curl/'
+
+# --- managedFields given on a create ---------------------------------------
+# kube's FieldManager.Update decodes them (decodeLiveOrNew) and records the
+# creation on top, from an empty live object: every field of the object is
+# the creator's and leaves the given entries, which keep what they claim
+# outside the object, and their time
+cat >"$T/given.yaml" <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: given
+  managedFields:
+  - manager: restorer
+    operation: Update
+    apiVersion: v1
+    time: "2020-01-01T00:00:00Z"
+    fieldsType: FieldsV1
+    fieldsV1: {"f:data": {"f:k": {}}, "f:metadata": {"f:labels": {"f:gone": {}}}}
+data: {k: v}
+EOF
+kc create -f "$T/given.yaml" >/dev/null
+mfs2() { kc get "$@" -o jsonpath='{range .metadata.managedFields[*]}{.manager}/{.operation}@{.time}={.fieldsV1}{"\n"}{end}'; }
+mfs2 cm given >"$T/out"
+has given-kept-outside "$T/out" 'restorer/Update@2020-01-01T00:00:00Z={"f:metadata":{"f:labels":{"f:gone":{}}}}'
+has given-creator-owns "$T/out" 'kubectl-create/Update@'
+has given-creator-data "$T/out" '={"f:data":{".":{},"f:k":{}}}'
+[ "$(wc -l <"$T/out")" -eq 2 ] && ok || bad "given: expected 2 entries: $(cat "$T/out")"
+sed -e 's/name: given/name: given2/' -e 's/, "f:metadata": {"f:labels": {"f:gone": {}}}//' "$T/given.yaml" >"$T/given2.yaml"
+kc create -f "$T/given2.yaml" >/dev/null
+mfs2 cm given2 >"$T/out"
+hasnt given-all-inside-dropped "$T/out" 'restorer/'
+# an entry kube cannot decode (operation must be Apply or Update) makes it
+# ignore the given list: the creator's entry only
+sed -e 's/name: given/name: given3/' -e 's/operation: Update/operation: Bogus/' "$T/given.yaml" >"$T/given3.yaml"
+kc create -f "$T/given3.yaml" >/dev/null
+mfs2 cm given3 >"$T/out"
+hasnt given-undecodable-ignored "$T/out" 'restorer'
+has given-undecodable-creator "$T/out" 'kubectl-create/Update@'
 
 # --- the Python client ----------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
