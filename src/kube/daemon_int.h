@@ -228,6 +228,8 @@ typedef enum mu__kwkind {
 	MU__KW_BIND = 0,
 	MU__KW_EVICT,
 	MU__KW_WRITE,           /* status, events, patches: outcome logged */
+	MU__KW_NOTE,            /* a record that must not be dropped (held
+	                         * places): high priority, outcome logged */
 } mu__kwkind_t;
 
 typedef struct mu__kwork {
@@ -513,6 +515,11 @@ bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
  * is one: the placeholder goes and p is
  * bound there (or its bind held for the leaving pods).  O(places). */
 bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
+/* A node seen for the first time: the places its annotation
+ * muster.io/held-places records are held again (unless known already).
+ * O(places on it x places). */
+void mu__kd_move_restore(mu__kd_t *d, const json_t *node);
+/* Frees the places (their annotations stay, for the next start). */
 void mu__kd_move_free(mu__kd_t *d);
 
 /* --- nsel.c: namespaceSelector in pod affinity terms ------------------------- */
