@@ -211,6 +211,9 @@ struct mu__kgroup {
 	/* Its object was admitted before a restart: the places recorded in
 	 * its annotation muster.io/held-places are to be held again. */
 	bool wl_restore;
+	/* Admitted and since seen unsuspended: a suspension seen now is its
+	 * user's (an older event still shows the suspension muster lifted). */
+	bool wl_running;
 };
 
 typedef struct mu__knode {

@@ -86,6 +86,8 @@ static void slots_take(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlki
 	slots_clear(g);
 }
 
+static void wl_patch(mu__kd_t *d, const mu__kgroup_t *g, mu__wlkind_t k, json_t *body);
+
 /* Gives g what obj (kind k) says; an object that cannot be read leaves g
  * waiting, with the reason logged. */
 static void wl_apply(mu__kd_t *d, mu__kgroup_t *g, mu__wlkind_t k, const json_t *obj)
@@ -145,6 +147,29 @@ static void group_take(void *arg, void *val)
 		wl_apply(s->d, g, s->kind, s->obj);
 }
 
+/* An admitted object that its user suspended again (seen running
+ * before): its admission is dropped, the room still held for its pods
+ * given back, and it is queued again at once (the caller's wl_susp) once
+ * its controller has removed its pods.  O(1) but for the event. */
+static void user_suspended(mu__kd_t *d, mu__kgroup_t *g, mu__wlkind_t k, const json_t *obj)
+{
+	const char *msg = "suspended by its user after muster admitted it: the admission is dropped "
+			  "and it is queued again";
+	if (g->wl_hold) {
+		mu__kd_finish(d, g, mu__k_now_ms(), false);
+		slots_clear(g);
+		g->wl_hold = false;
+	}
+	g->wl_admitted = g->wl_running = g->wl_restore = false;
+	free(g->msg);
+	g->msg = NULL;
+	if (mu__kmap(obj, "metadata.annotations", "muster.io/held-places"))
+		wl_patch(d, g, k, json_pack("{s:{s:{s:n}}}", "metadata", "annotations", "muster.io/held-places"));
+	mu__kd_event_write(d, mu__kw_kind(k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+			   mu__kjs(obj, "metadata.uid"), "Normal", "Requeued", msg);
+	mu__klog(&d->log, 1, "%s %s | group=%s", g->wl_key, msg, g->key);
+}
+
 /* A suspendable object: its group made (or told) whether muster is to
  * admit it.  Deleted: a template job holding room goes.  O(1). */
 static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const char *ns,
@@ -170,6 +195,10 @@ static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const 
 		return;
 	if (!g->wl_key)
 		g->wl_key = strdup(key);
+	if (obj && g->wl_admitted && !mu__kw_suspended(obj, k))
+		g->wl_running = true;
+	else if (obj && g->wl_admitted && g->wl_running)
+		user_suspended(d, g, k, obj);
 	g->wl_susp = want && !g->wl_admitted;
 	if (!obj && g->wl_hold) {
 		mu__kd_finish(d, g, mu__k_now_ms(), false);
@@ -287,7 +316,6 @@ static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu_
 }
 
 static void wl_restore(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k, mu_time_t now);
-static void wl_patch(mu__kd_t *d, const mu__kgroup_t *g, mu__wlkind_t k, json_t *body);
 
 bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 {
@@ -481,7 +509,7 @@ bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
 	mu__klog(&d->log, 1, "%s %s | group=%s", g->wl_key, msg, g->key);
 	mu__kd_finish(d, g, mu__k_now_ms(), false);
 	slots_clear(g);
-	g->wl_admitted = false;
+	g->wl_admitted = g->wl_running = false;
 	g->wl_susp = true; /* its templates wait for room again */
 	free(g->msg);
 	g->msg = NULL;
