@@ -584,14 +584,18 @@ void mu__kd_wl_admitted(mu__kd_t *d, mu__kgroup_t *g);
 void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
 /* Re-suspension, as Kueue evicts an admitted workload: g's object was
  * admitted by muster and its pods can no longer all run (`why`: preempted,
- * rolled back, a pod failed or its node was lost).  The object is
- * suspended again (merge patch) with an Evicted event saying why, the
+ * rolled back, a pod failed or its node was lost; `reason`, as Kueue's
+ * Evicted condition's: Preempted, PodsReadyTimeout, or muster's
+ * GangRestart).  The object is suspended again (merge patch, which also
+ * sets the annotation muster.io/evicted to the Evicted condition: type,
+ * status, reason, message, lastTransitionTime) with an Evicted event
+ * saying why, the
  * group's bound pods are evicted, its engine job goes, and the group waits
  * as a suspended one: its templates are queued again once the watch
  * shows the object suspended and its pods are gone or ended (its
  * controller removes them).  False (nothing
  * done) when g is not such a group.  O(members). */
-bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why);
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *reason, const char *why);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

@@ -485,7 +485,22 @@ static const char *suspend_patch(mu__wlkind_t k)
 	       "{\"spec\":{\"runPolicy\":{\"suspend\":true}}}";
 }
 
-bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
+/* The record of a re-suspension, as Kueue's Workload condition Evicted:
+ * a JSON object (type, status, reason, message, lastTransitionTime) as
+ * the value of the annotation muster.io/evicted; owned, NULL when out of
+ * memory. */
+static char *evicted_json(const char *reason, const char *msg)
+{
+	char ts[40];
+	mu__rfc3339_format(mu__k_now_ms() * 1000, false, ts, sizeof ts);
+	json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "Evicted", "status", "True", "reason", reason,
+			      "message", msg, "lastTransitionTime", ts);
+	char *v = c ? json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(c);
+	return v;
+}
+
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *reason, const char *why)
 {
 	int k = g->wl_key ? key_kind(g->wl_key) : -1;
 	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
@@ -495,8 +510,13 @@ bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
 	json_t *body = json_loads(suspend_patch((mu__wlkind_t)k), 0, NULL);
 	if (!body)
 		return false;
-	wl_patch(d, g, (mu__wlkind_t)k, body);
 	snprintf(msg, sizeof msg, "suspended again by muster and requeued: %s", why);
+	char *cond = evicted_json(reason, msg); /* in the same write as the suspension */
+	if (cond)
+		json_object_set_new(body, "metadata",
+				    json_pack("{s:{s:s}}", "annotations", "muster.io/evicted", cond));
+	free(cond);
+	wl_patch(d, g, (mu__wlkind_t)k, body);
 	for (int32_t i = 0; i < g->npods; i++) {
 		mu__kpod_t *p = g->pods[i];
 		if (!p->terminal && (p->node || p->an_node) && !p->deleting && !p->evicting) {

@@ -26,8 +26,8 @@
 # muster lifts spec.suspend, and the RayCluster the test then makes (as
 # KubeRay does, owned by the RayJob) has its pods bound in the held room.
 # Re-suspension: when a worker's node is lost (muster node fail), muster
-# suspends the RayJob again with an Evicted event, as Kueue evicts a
-# workload; the test deletes the RayCluster as KubeRay does, and the RayJob
+# suspends the RayJob again with an Evicted event and the Evicted condition
+# in its annotation muster.io/evicted, as Kueue evicts a workload; the test deletes the RayCluster as KubeRay does, and the RayJob
 # is admitted again on the three nodes left.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/kinds.sh PATH_TO_MUSTER.  Ends with
@@ -349,6 +349,12 @@ wnode=$(kc get pod srj-raycluster-x7k2p-gpu-worker-a -o jsonpath='{.spec.nodeNam
 # more spec changes, suspend and unsuspend, are what is checked)
 rjevicted() { kc get events --field-selector involvedObject.name=srj 2>/dev/null | grep -q "suspended again by muster and requeued"; }
 wait_for rayjob-suspended-again-event 100 rjevicted
+# ... and the Evicted condition in the annotation muster.io/evicted (the
+# RayJob's status belongs to KubeRay and has no conditions)
+kc get rayjob srj -o jsonpath='{.metadata.annotations.muster\.io/evicted}' >"$T/evc" 2>&1
+has rayjob-evicted-condition "$T/evc" '"type":"Evicted","status":"True","reason":"GangRestart"'
+has rayjob-evicted-condition-message "$T/evc" '"message":"suspended again by muster and requeued: '
+has rayjob-evicted-condition-time "$T/evc" '"lastTransitionTime":"20'
 # KubeRay (this test) deletes the RayCluster of a suspended RayJob
 kc delete raycluster srj-raycluster-x7k2p >/dev/null 2>&1
 kc delete pods -l app=kinds --wait=false >/dev/null 2>&1
