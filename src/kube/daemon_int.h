@@ -89,7 +89,21 @@ typedef struct mu__kwtmpl {
 	const char *part;
 	int64_t count;          /* pods of this part */
 	const json_t *tmpl;     /* its pod template ({metadata, spec}) */
+	bool submitter_default; /* a RayJob's submitter without its own template
+	                         * (tmpl NULL): mu__kw_submitter_spec() */
 } mu__kwtmpl_t;
+/* A RayJob's submitter part (part "submitter", one pod, its gang minimum
+ * 0) exists when spec.submissionMode is K8sJobMode (the CRD's default):
+ * KubeRay then runs `ray job submit` from a batch/v1 Job named as the
+ * RayJob, which Kueue counts in the RayJob's pod sets. */
+bool mu__kw_ray_submitter(const json_t *rayjob);
+/* KubeRay's default submitter pod spec (requests 500m CPU and 200Mi,
+ * limits 1 CPU and 1Gi, restartPolicy Never), as Kueue copies it; a new
+ * reference, NULL when out of memory. */
+json_t *mu__kw_submitter_spec(void);
+/* Points a pod's reference *w to the submitter part of RayJob `job` in
+ * ns.  False when the names do not fit. */
+bool mu__kw_to_submitter(mu__kwpod_t *w, const char *ns, const char *job);
 bool mu__kw_suspendable(mu__wlkind_t k);
 bool mu__kw_suspended(const json_t *obj, mu__wlkind_t k);
 int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int max);
@@ -390,6 +404,10 @@ void mu__kd_ej_name(mu__kd_t *d, mu__kgroup_t *g, char *buf, size_t len);
 /* Regroups the pods controlled by Job ns/job (the Job was seen or its
  * kind of group changed).  O(pods). */
 void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
+/* A RayJob `job` in ns came, changed or went: the pods of its submitter
+ * Job (a batch/v1 Job of the same name) join or leave its group.
+ * O(pods). */
+void mu__kd_regroup_submitter(mu__kd_t *d, const char *ns, const char *job);
 /* Regroups the pods whose workload object is `wl_key` (a RayCluster seen
  * or changed: its pods may belong to the RayJob that controls it, and
  * join its group).  O(pods). */

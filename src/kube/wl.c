@@ -21,7 +21,11 @@
  * minMember pods; then the pods are scheduled as any gang's.  A RayJob's
  * pods are those of the RayCluster it controls (the RayCluster's owner
  * reference): they join the RayJob's group, its head and each worker
- * group's minReplicas (x numOfHosts) being the gang.
+ * group's minReplicas (x numOfHosts) being the gang.  In K8sJobMode the
+ * pod of its submitter Job (named as the RayJob, made by KubeRay once the
+ * cluster is ready) joins the group too, as its part "submitter" of
+ * minimum 0, and the admission counts it (its submitterPodTemplate, or
+ * KubeRay's default), as Kueue's pod sets do.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +234,8 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 		wl_suspend_note(d, k, key, ns ? ns : "default", name, mine);
 	if (k == MU__WL_RAY && mine)
 		mu__kd_regroup_wl(d, key); /* its pods may be a RayJob's */
+	if (k == MU__WL_RAYJOB)
+		mu__kd_regroup_submitter(d, ns ? ns : "default", name); /* its submitter Job's pod */
 	wscan_t s = {d, key, k, mine};
 	mu__kmap_each(&d->groups, group_take, &s);
 	d->changed = true;
@@ -256,11 +262,13 @@ static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu_
 		if (t[i].count == 0)
 			continue;
 		json_t *md = json_object_get(t[i].tmpl, "metadata");
+		json_t *dspec = t[i].submitter_default ? mu__kw_submitter_spec() : NULL;
 		json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:O?,s:O?},s:O?}", "apiVersion", "v1", "kind", "Pod",
 					"metadata", "name", g->name, "namespace", g->ns,
 					"labels", json_object_get(md, "labels"),
 					"annotations", json_object_get(md, "annotations"),
-					"spec", json_object_get(t[i].tmpl, "spec"));
+					"spec", dspec ? dspec : json_object_get(t[i].tmpl, "spec"));
+		json_decref(dspec);
 		shapes[ns] = pod ? mu__kshape_get(&d->shapes, pod, false) : NULL;
 		json_decref(pod);
 		if (!shapes[ns]) {
