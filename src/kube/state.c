@@ -569,6 +569,8 @@ void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted)
 		d->changed = true;
 		return;
 	}
+	if (!n->obj)
+		mu__kd_move_restore(d, obj); /* first seen: the places held on it */
 	char *sig = mu__knode_sig(obj);
 	json_decref(n->obj);
 	n->obj = mu__knode_slim(obj); /* not the whole listed Node */

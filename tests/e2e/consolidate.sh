@@ -114,6 +114,7 @@ ann() { kc get node "$1" -o jsonpath='{.metadata.annotations.muster\.io/held-pla
 noted() { ann "$planned" | grep -q '"pod":"default/w-1"'; }
 wait_for place-noted-on-node 50 noted
 kill -9 "$SPID"; wait "$SPID" 2>/dev/null; SPID=""
+echo "annotation at the kill: $(ann "$planned" | head -c 300)"
 sched
 wait_for scheduler-ready-again 300 ready
 has place-held-again "$T/sched.log" "pod default/w-1: the place on $planned held for the pod StatefulSet/w makes next is held again"
