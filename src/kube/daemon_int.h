@@ -536,6 +536,12 @@ bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
  * is one: the placeholder goes and p is
  * bound there (or its bind held for the leaving pods).  O(places). */
 bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
+/* Holds a place on node (devices dec) for the next pod of controller
+ * ctrl ("KIND/NAME") in ns and queue, of shape (a reference taken), that
+ * is not yet made: a RayJob's submitter, admitted with its RayJob.
+ * Claimed, given up and kept over a restart as a moved pod's place. */
+void mu__kd_move_reserve(mu__kd_t *d, const char *ns, const char *ctrl, const char *queue,
+			 const char *node, const mu_decision_t *dec, mu__kshape_t *shape);
 /* A node seen for the first time: the places its annotation
  * muster.io/held-places records are held again (unless known already).
  * O(places on it x places). */

@@ -37,6 +37,10 @@
  * the held room is not given to another pod; a place whose replacement is
  * already bound is given up.
  *
+ * The same holds a place admitted for a pod that comes later
+ * (mu__kd_move_reserve: a RayJob's submitter Job's pod, wl.c); it has no
+ * moved pod ("" as its name and UID).
+ *
  * Pods without such a controller (bare pods, pods of other schedulers,
  * Job admission groups, whose slots are planned per Job) are marked
  * no_move in the engine (state.c, jobs.c), so they are never moved.  The
@@ -222,6 +226,19 @@ void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const
 		 "| pod=%s node=%s", p->key, node, p->ctrl, p->key, node);
 }
 
+void mu__kd_move_reserve(mu__kd_t *d, const char *ns, const char *ctrl, const char *queue,
+			 const char *node, const mu_decision_t *dec, mu__kshape_t *shape)
+{
+	struct mu__kmove *m = place_new(d, ns, ctrl, "", "", NULL, node, queue, shape);
+	if (!m)
+		return; /* its pod is placed as any pod */
+	m->dev = *dec;
+	m->until = mu__k_mono_ms() + d->o->move_hold_ms;
+	note(d, node);
+	mu__klog(&d->log, 1, "the place on %s admitted for the pod %s makes next is held until it comes "
+		 "| node=%s", node, ctrl, node);
+}
+
 /* Reads one place of a node's annotation back; false when an entry
  * lacks a field or its shape does not load (it is then ignored). */
 static bool restore_one(mu__kd_t *d, const char *node, const json_t *x, int64_t mono, int64_t wall)
@@ -366,6 +383,19 @@ bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now)
 	return held;
 }
 
+/* Whether two pod sets ask the same resources (a place admitted from a
+ * template: the pod its controller makes carries labels the template has
+ * not).  O(resources). */
+static bool same_request(const mu_podset_spec_t *a, const mu_podset_spec_t *b)
+{
+	if (memcmp(&a->req, &b->req, sizeof a->req) || a->next != b->next)
+		return false;
+	for (size_t i = 0; i < a->next; i++)
+		if (strcmp(a->ext[i].name, b->ext[i].name) || a->ext[i].qty != b->ext[i].qty)
+			return false;
+	return true;
+}
+
 /* The held place pod p may take, or -1.  O(places). */
 static int32_t place_for(const mu__kd_t *d, const mu__kpod_t *p)
 {
@@ -378,7 +408,8 @@ static int32_t place_for(const mu__kd_t *d, const mu__kpod_t *p)
 		if (m->ej >= 0 && !strcmp(m->ctrl, p->ctrl) && !strcmp(m->ns, p->ns) &&
 		    p->uid && strcmp(m->victim_uid, p->uid) && ms &&
 		    (!m->index || (p->ctrl_idx && !strcmp(m->index, p->ctrl_idx))) &&
-		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0])))
+		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0]) ||
+		     (!m->victim[0] && same_request(&ms->podsets[0], &ps->podsets[0]))))
 			return i;
 	}
 	return -1;

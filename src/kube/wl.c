@@ -65,6 +65,23 @@ static void slots_clear(mu__kgroup_t *g)
  * skipping parts of no pods) and is bound there, so the room held since
  * admission goes to the pods without a cycle in between.  O(pods x
  * slots). */
+static mu__kshape_t *tmpl_shape(mu__kd_t *d, const mu__kgroup_t *g, const mu__kwtmpl_t *t);
+
+/* A RayJob's submitter slot that no pod took (KubeRay makes the submitter
+ * Job only once the cluster runs): kept as a held place for the pod of
+ * its Job (move.c), as a moved pod's place is kept for its replacement.
+ * O(places). */
+static void submitter_keep(mu__kd_t *d, mu__kgroup_t *g, const mu__kwtmpl_t *t, const mu__kslot_t *s)
+{
+	char ctrl[600];
+	mu__kshape_t *shape = tmpl_shape(d, g, t);
+	snprintf(ctrl, sizeof ctrl, "Job/%s", g->name);
+	if (shape && mu__kshape_job(shape))
+		mu__kd_move_reserve(d, g->ns, ctrl, mu__kd_queue_of(d, g), s->node, &s->dev, shape);
+	if (shape)
+		mu__kshape_put(&d->shapes, shape);
+}
+
 static void slots_take(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k)
 {
 	mu__kwtmpl_t t[MU__WL_MAX_PARTS];
@@ -85,6 +102,9 @@ static void slots_take(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlki
 					break;
 				}
 		}
+		for (int32_t s = 0; k == MU__WL_RAYJOB && !strcmp(t[i].part, "submitter") && s < g->nslots; s++)
+			if (g->slots[s].node && g->slots[s].dev.podset == ps)
+				submitter_keep(d, g, &t[i], &g->slots[s]);
 		ps++;
 	}
 	slots_clear(g);
@@ -241,6 +261,23 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 	d->changed = true;
 }
 
+/* The shape of a pod of template t (a reference), NULL when out of
+ * memory.  O(template). */
+static mu__kshape_t *tmpl_shape(mu__kd_t *d, const mu__kgroup_t *g, const mu__kwtmpl_t *t)
+{
+	json_t *md = json_object_get(t->tmpl, "metadata");
+	json_t *dspec = t->submitter_default ? mu__kw_submitter_spec() : NULL;
+	json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:O?,s:O?},s:O?}", "apiVersion", "v1", "kind", "Pod",
+				"metadata", "name", g->name, "namespace", g->ns,
+				"labels", json_object_get(md, "labels"),
+				"annotations", json_object_get(md, "annotations"),
+				"spec", dspec ? dspec : json_object_get(t->tmpl, "spec"));
+	json_decref(dspec);
+	mu__kshape_t *s = pod ? mu__kshape_get(&d->shapes, pod, false) : NULL;
+	json_decref(pod);
+	return s;
+}
+
 /* Submits g's engine job made of its object's pod templates: one pod set
  * per part (its template's shape, its count of pods, all needed), a gang
  * of the object's minimum.  The job has no pods in the view: its binds
@@ -261,16 +298,7 @@ static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu_
 	for (int i = 0; i < n && rc == MU_OK; i++) {
 		if (t[i].count == 0)
 			continue;
-		json_t *md = json_object_get(t[i].tmpl, "metadata");
-		json_t *dspec = t[i].submitter_default ? mu__kw_submitter_spec() : NULL;
-		json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:O?,s:O?},s:O?}", "apiVersion", "v1", "kind", "Pod",
-					"metadata", "name", g->name, "namespace", g->ns,
-					"labels", json_object_get(md, "labels"),
-					"annotations", json_object_get(md, "annotations"),
-					"spec", dspec ? dspec : json_object_get(t[i].tmpl, "spec"));
-		json_decref(dspec);
-		shapes[ns] = pod ? mu__kshape_get(&d->shapes, pod, false) : NULL;
-		json_decref(pod);
+		shapes[ns] = tmpl_shape(d, g, &t[i]);
 		if (!shapes[ns]) {
 			rc = MU_ENOMEM;
 			break;

@@ -365,6 +365,9 @@ subpod() { kc get pods -l job-name=srj -o jsonpath='{.items[0].metadata.name}' 2
 subbound() { [ -n "$(subpod)" ] && [ -n "$(node_of "$(subpod)")" ]; }
 node_of() { kc get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
 wait_for submitter-pod-bound 100 subbound
+# the place admitted for it was held until it came, and it took it
+has submitter-place-held "$T/sched.log" "admitted for the pod Job/srj makes next is held until it comes"
+has submitter-took-its-place "$T/sched.log" "pod default/$(subpod) takes the place held on"
 tok=$(sed -n 's/.*ui on \(http:[^ ]*\)\/ui\/#token=\([0-9a-f]*\).*/\2/p' "$T/sched.log" | tail -n 1)
 ub=$(sed -n 's/.*ui on \(http:[^ ]*\)\/ui\/#token=.*/\1/p' "$T/sched.log" | tail -n 1)
 ingang() { curl -sf -H "Authorization: Bearer $tok" "$ub/ui/api/job?key=w:default/RayJob/srj" >"$T/rj.json" &&
