@@ -46,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int n = mu__kw_suspendable((mu__wlkind_t)k) ?
 			mu__kw_templates(o, (mu__wlkind_t)k, tm, MU__WL_MAX_PARTS) : 0;
 		for (int i = 0; i < n; i++)
-			if (!tm[i].part || tm[i].count < 0 || tm[i].count > 1000000 || !json_is_object(tm[i].tmpl))
+			if (!tm[i].part || tm[i].count < 0 || tm[i].count > 1000000 ||
+			    (!json_is_object(tm[i].tmpl) && !tm[i].submitter_default))
 				abort();
 	}
 	char rj[64];

@@ -1453,9 +1453,9 @@ int32_t mu__aff_anti_peers(mu_engine_t *e, const mu__podset_t *ps, int32_t nid, 
 	const mu__apod_t *a = ps->aff;
 	struct mu__affx *x = e->aff;
 	int32_t n = 0;
-	if (!a || !x || !a->nanti || aff_sync(e) != MU_OK || nid >= x->nnodes)
+	if (!x || (!(a && a->nanti) && !x->ncar) || aff_sync(e) != MU_OK || nid >= x->nnodes)
 		return 0;
-	for (int32_t t = 0; t < a->nanti; t++) {
+	for (int32_t t = 0; a && t < a->nanti; t++) {
 		const mu__atkey_t *tk = &x->tk[a->anti_tk[t]];
 		const mu__actr_t *c = &x->ctr[a->anti_ctr[t]];
 		int32_t d = tk->dom[nid], ct = 0;
@@ -1467,6 +1467,25 @@ int32_t mu__aff_anti_peers(mu_engine_t *e, const mu__podset_t *ps, int32_t nid, 
 			continue;
 		for (int32_t m = 0; m < x->nnodes && n < max; m++) {
 			bool dup = m == nid || tk->dom[m] != d || c->pn[m] <= 0;
+			for (int32_t i = 0; i < n && !dup; i++)
+				dup = out[i] == m;
+			if (!dup)
+				out[n++] = m;
+		}
+	}
+	/* Symmetry: bound pods whose own required anti-affinity, per a
+	 * domain wider than a node, selects a pod of ps.  Their counts are
+	 * per domain, not per node, so every other node of the domain with
+	 * pods is a peer; the victims not needed are reprieved. */
+	int32_t nh = x->ncar ? carried_hits(x, ps) : 0;
+	for (int32_t h = 0; h < nh && n < max; h++) {
+		const mu__acarry_t *c = &x->car[x->hits[h]];
+		const mu__atkey_t *tk = &x->tk[c->tk];
+		int32_t d = tk->dom[nid];
+		if (!c->nanti || is_hostname(e, tk->key) || d < 0 || tk->size[d] < 2 || c->anti[d] <= 0)
+			continue;
+		for (int32_t m = 0; m < x->nnodes && n < max; m++) {
+			bool dup = m == nid || tk->dom[m] != d || e->nodes[m].npods <= 0;
 			for (int32_t i = 0; i < n && !dup; i++)
 				dup = out[i] == m;
 			if (!dup)

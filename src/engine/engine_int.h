@@ -751,10 +751,12 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 bool mu__aff_node_ok(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 		     int32_t nid);
 /* The other nodes, up to max into out, that share with nid a domain of a
- * required anti-affinity term of ps whose topology key is wider than a
- * node (a zone), and hold pods that term selects: where victims for ps on
- * nid may also be.  O(terms), plus O(nodes) for a term whose domain
- * holds such pods on other nodes. */
+ * required anti-affinity term whose topology key is wider than a node (a
+ * zone) and hold pods of that term: ps's own terms (the nodes with pods
+ * the term selects), and the terms bound pods carry that select ps
+ * (symmetry: the nodes of the domain with pods).  Where victims for ps on
+ * nid may also be.  O(terms + carried terms), plus O(nodes) for a term
+ * whose domain holds such pods on other nodes. */
 int32_t mu__aff_anti_peers(mu_engine_t *e, const mu__podset_t *ps, int32_t nid, int32_t *out,
 			   int32_t max);
 

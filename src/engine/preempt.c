@@ -1210,7 +1210,9 @@ static int evict_until_fits(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps
  * fits and the terms allow it there, then reprieves those not needed.
  * Where ps's own required anti-affinity has a topology key wider than a
  * node (a zone), the candidates on the other nodes of nid's domain that
- * hold pods the term selects are tried next (at most ZONE_PEERS nodes):
+ * hold pods the term selects are tried next, and so are those of the
+ * domain's nodes with pods where bound pods' own zone-wide required
+ * anti-affinity selects ps (symmetry) (at most ZONE_PEERS nodes):
  * kube-scheduler does not preempt across nodes (its docs, "Cross node
  * preemption"), so there the pod would stay pending.  The first node where
  * that works is taken.  Returns the node, -1 if none, -2 on error.

@@ -88,7 +88,7 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 		left += !q->terminal && (q->node || q->an_node) && !q->deleting && !q->evicting;
 	}
 	if (g->wl_admitted && left < g->min_member)
-		mu__kd_wl_resuspend(d, g, msg);
+		mu__kd_wl_resuspend(d, g, "Preempted", msg);
 }
 
 /* One pass over the decisions (O(decisions), writes queued, nothing

@@ -89,7 +89,21 @@ typedef struct mu__kwtmpl {
 	const char *part;
 	int64_t count;          /* pods of this part */
 	const json_t *tmpl;     /* its pod template ({metadata, spec}) */
+	bool submitter_default; /* a RayJob's submitter without its own template
+	                         * (tmpl NULL): mu__kw_submitter_spec() */
 } mu__kwtmpl_t;
+/* A RayJob's submitter part (part "submitter", one pod, its gang minimum
+ * 0) exists when spec.submissionMode is K8sJobMode (the CRD's default):
+ * KubeRay then runs `ray job submit` from a batch/v1 Job named as the
+ * RayJob, which Kueue counts in the RayJob's pod sets. */
+bool mu__kw_ray_submitter(const json_t *rayjob);
+/* KubeRay's default submitter pod spec (requests 500m CPU and 200Mi,
+ * limits 1 CPU and 1Gi, restartPolicy Never), as Kueue copies it; a new
+ * reference, NULL when out of memory. */
+json_t *mu__kw_submitter_spec(void);
+/* Points a pod's reference *w to the submitter part of RayJob `job` in
+ * ns.  False when the names do not fit. */
+bool mu__kw_to_submitter(mu__kwpod_t *w, const char *ns, const char *job);
 bool mu__kw_suspendable(mu__wlkind_t k);
 bool mu__kw_suspended(const json_t *obj, mu__wlkind_t k);
 int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int max);
@@ -227,6 +241,9 @@ struct mu__kgroup {
 	/* Its object was admitted before a restart: the places recorded in
 	 * its annotation muster.io/held-places are to be held again. */
 	bool wl_restore;
+	/* Admitted and since seen unsuspended: a suspension seen now is its
+	 * user's (an older event still shows the suspension muster lifted). */
+	bool wl_running;
 };
 
 typedef struct mu__knode {
@@ -244,6 +261,8 @@ typedef enum mu__kwkind {
 	MU__KW_BIND = 0,
 	MU__KW_EVICT,
 	MU__KW_WRITE,           /* status, events, patches: outcome logged */
+	MU__KW_NOTE,            /* a record that must not be dropped (held
+	                         * places): high priority, outcome logged */
 } mu__kwkind_t;
 
 typedef struct mu__kwork {
@@ -405,6 +424,10 @@ void mu__kd_ej_name(mu__kd_t *d, mu__kgroup_t *g, char *buf, size_t len);
 /* Regroups the pods controlled by Job ns/job (the Job was seen or its
  * kind of group changed).  O(pods). */
 void mu__kd_regroup_owned(mu__kd_t *d, const char *ns, const char *job);
+/* A RayJob `job` in ns came, changed or went: the pods of its submitter
+ * Job (a batch/v1 Job of the same name) join or leave its group.
+ * O(pods). */
+void mu__kd_regroup_submitter(mu__kd_t *d, const char *ns, const char *job);
 /* Regroups the pods whose workload object is `wl_key` (a RayCluster seen
  * or changed: its pods may belong to the RayJob that controls it, and
  * join its group).  O(pods). */
@@ -533,6 +556,17 @@ bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p);
  * is one: the placeholder goes and p is
  * bound there (or its bind held for the leaving pods).  O(places). */
 bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now);
+/* Holds a place on node (devices dec) for the next pod of controller
+ * ctrl ("KIND/NAME") in ns and queue, of shape (a reference taken), that
+ * is not yet made: a RayJob's submitter, admitted with its RayJob.
+ * Claimed, given up and kept over a restart as a moved pod's place. */
+void mu__kd_move_reserve(mu__kd_t *d, const char *ns, const char *ctrl, const char *queue,
+			 const char *node, const mu_decision_t *dec, mu__kshape_t *shape);
+/* A node seen for the first time: the places its annotation
+ * muster.io/held-places records are held again (unless known already).
+ * O(places on it x places). */
+void mu__kd_move_restore(mu__kd_t *d, const json_t *node);
+/* Frees the places (their annotations stay, for the next start). */
 void mu__kd_move_free(mu__kd_t *d);
 
 /* --- nsel.c: namespaceSelector in pod affinity terms ------------------------- */
@@ -594,14 +628,18 @@ void mu__kd_wl_admitted(mu__kd_t *d, mu__kgroup_t *g);
 void mu__kd_wl_pending(mu__kd_t *d, mu__kgroup_t *g, const char *msg);
 /* Re-suspension, as Kueue evicts an admitted workload: g's object was
  * admitted by muster and its pods can no longer all run (`why`: preempted,
- * rolled back, a pod failed or its node was lost).  The object is
- * suspended again (merge patch) with an Evicted event saying why, the
+ * rolled back, a pod failed or its node was lost; `reason`, as Kueue's
+ * Evicted condition's: Preempted, PodsReadyTimeout, or muster's
+ * GangRestart).  The object is suspended again (merge patch, which also
+ * sets the annotation muster.io/evicted to the Evicted condition: type,
+ * status, reason, message, lastTransitionTime) with an Evicted event
+ * saying why, the
  * group's bound pods are evicted, its engine job goes, and the group waits
  * as a suspended one: its templates are queued again once the watch
  * shows the object suspended and its pods are gone or ended (its
  * controller removes them).  False (nothing
  * done) when g is not such a group.  O(members). */
-bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why);
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *reason, const char *why);
 
 /* --- rollback.c ---------------------------------------------------------------- */
 

@@ -168,6 +168,10 @@ static int read_parts(const json_t *obj, mu__wlkind_t k, mu__kwinfo_t *w)
 					    "spec.rayClusterSpec.workerGroupSpecs"), i, x)
 			if (!add_part(w, mu__kjs(x, "groupName"), ray_min(x)))
 				return MU_ELIMIT;
+		/* KubeRay makes the submitter once the cluster is ready: the
+		 * pods' gang must not wait for it (minimum 0) */
+		if (k == MU__WL_RAYJOB && mu__kw_ray_submitter(obj) && !add_part(w, "submitter", 0))
+			return MU_ELIMIT;
 		return MU_OK;
 	case MU__WL_VOLCANO_PG:
 		json_object_foreach(mu__jget(obj, "spec.minTaskMember"), key, val)
@@ -230,6 +234,8 @@ bool mu__kw_suspended(const json_t *obj, mu__wlkind_t k)
 int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int max)
 {
 	int n = 0;
+	if (max > 0)
+		memset(out, 0, (size_t)max * sizeof *out);
 	size_t i;
 	const json_t *x;
 	const char *role;
@@ -267,12 +273,40 @@ int mu__kw_templates(const json_t *obj, mu__wlkind_t k, mu__kwtmpl_t *out, int m
 			out[n].tmpl = json_object_get(x, "template");
 			n++;
 		}
+		if (mu__kw_ray_submitter(obj)) { /* counted at admission, as Kueue does */
+			if (n >= max)
+				return MU_ELIMIT;
+			out[n].part = "submitter";
+			out[n].count = 1;
+			out[n].tmpl = mu__jget(obj, "spec.submitterPodTemplate");
+			out[n].submitter_default = !out[n].tmpl;
+			n++;
+		}
 	}
 	for (int j = 0; j < n; j++)
-		if (!out[j].part || !json_is_object(out[j].tmpl) || out[j].count < 0 ||
-		    out[j].count > 100000)
+		if (!out[j].part || (!json_is_object(out[j].tmpl) && !out[j].submitter_default) ||
+		    out[j].count < 0 || out[j].count > 100000)
 			return MU_EINVAL;
 	return n;
+}
+
+bool mu__kw_ray_submitter(const json_t *rayjob)
+{
+	const char *m = mu__kjs(rayjob, "spec.submissionMode");
+	return !m || !strcmp(m, "K8sJobMode");
+}
+
+json_t *mu__kw_submitter_spec(void)
+{
+	return json_pack("{s:[{s:s,s:{s:{s:s,s:s},s:{s:s,s:s}}}],s:s}", "containers", "name",
+			 "ray-job-submitter", "resources", "requests", "cpu", "500m", "memory", "200Mi",
+			 "limits", "cpu", "1", "memory", "1Gi", "restartPolicy", "Never");
+}
+
+bool mu__kw_to_submitter(mu__kwpod_t *w, const char *ns, const char *job)
+{
+	memset(w, 0, sizeof *w);
+	return set_ref(w, MU__WL_RAYJOB, ns, job, NULL, "submitter");
 }
 
 const char *mu__kw_unsuspend_patch(mu__wlkind_t k)

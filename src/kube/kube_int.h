@@ -209,6 +209,11 @@ void mu__kshapes_release(mu__kshapes_t *c);
  * for the caller.  With `bound` (a pod another scheduler bound) only its
  * resources count.  NULL only when out of memory. */
 mu__kshape_t *mu__kshape_get(mu__kshapes_t *c, const json_t *pod, bool bound);
+/* The shape read from its canonical document key (a mu__kshape_t's key,
+ * taken: owned by the cache or freed), new or shared; one reference for
+ * the caller.  A document that does not load gives a shape with err set.
+ * NULL only when out of memory. */
+mu__kshape_t *mu__kshape_of_doc(mu__kshapes_t *c, char *key);
 void mu__kshape_put(mu__kshapes_t *c, mu__kshape_t *s);
 /* The job spec of a shape (podsets[0] is the pod). */
 static inline const mu_job_spec_t *mu__kshape_job(const mu__kshape_t *s)

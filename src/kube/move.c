@@ -27,6 +27,20 @@
  *      release.c).  Only a held place is claimed: its room is known free.
  *   4. A place not claimed within --move-hold is given up.
  *
+ * The places are kept over a restart or a leader change in the annotation
+ * muster.io/held-places of the node they are on (a JSON array: the moved
+ * pod, its UID, controller, index, queue, shape document, devices and
+ * the wall-clock end of the hold), written on the high-priority write
+ * list right after the eviction, and again whenever a place of that node
+ * goes.  A scheduler that first sees a node with the annotation
+ * (mu__kd_move_restore) takes its places back before its first cycle, so
+ * the held room is not given to another pod; a place whose replacement is
+ * already bound is given up.
+ *
+ * The same holds a place admitted for a pod that comes later
+ * (mu__kd_move_reserve: a RayJob's submitter Job's pod, wl.c); it has no
+ * moved pod ("" as its name and UID).
+ *
  * Pods without such a controller (bare pods, pods of other schedulers,
  * Job admission groups, whose slots are planned per Job) are marked
  * no_move in the engine (state.c, jobs.c), so they are never moved.  The
@@ -55,7 +69,10 @@ struct mu__kmove {
 	mu__kshape_t *shape;    /* the moved pod's shape (a reference) */
 	mu_id_t ej;             /* the placeholder engine job, or -1 */
 	int64_t until;          /* mono ms: given up after this */
+	bool restored;          /* read back from its node's annotation */
 };
+
+#define HELD_ANN "muster.io/held-places"
 
 /* The kinds whose controllers make a new pod for an evicted one. */
 static const char *const recreating[] = {
@@ -98,11 +115,41 @@ bool mu__kd_move_index(const json_t *pod, const mu__kpodinfo_t *in, char *buf, s
 	return n > 0 && (size_t)n < len;
 }
 
+/* Writes the annotation of node with every place held on it (removed
+ * when none is), on the list that is never dropped.  O(places). */
+static void note(mu__kd_t *d, const char *node)
+{
+	json_t *a = json_array();
+	int64_t left_ms, mono = mu__k_mono_ms(), wall = mu__k_now_ms();
+	for (int32_t i = 0; a && i < d->nmoves; i++) {
+		const struct mu__kmove *m = &d->moves[i];
+		if (strcmp(m->node, node))
+			continue;
+		left_ms = m->until - mono;
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:s,s:o,s:I}", "pod", m->victim,
+						   "uid", m->victim_uid, "ns", m->ns, "ctrl", m->ctrl,
+						   "index", m->index, "queue", m->queue, "shape", m->shape->key,
+						   "dev", mu__kdev_annotations(&m->dev),
+						   "until", (json_int_t)(wall + left_ms)));
+	}
+	char *v = a && json_array_size(a) ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	json_t *body = json_pack("{s:{s:{s:s?}}}", "metadata", "annotations", HELD_ANN, v);
+	free(v);
+	char path[400];
+	snprintf(path, sizeof path, "/api/v1/nodes/%s", node);
+	if (body)
+		mu__kd_write(d, MU__KW_NOTE, "PATCH", path, "application/merge-patch+json", body, NULL, NULL);
+	json_decref(body);
+}
+
 /* Frees place m's strings, gives its placeholder back, and removes it
- * (the last place takes its index). */
-static void drop(mu__kd_t *d, int32_t i, mu_time_t now)
+ * (the last place takes its index); with `keep` false its node's
+ * annotation is written without it. */
+static void drop(mu__kd_t *d, int32_t i, mu_time_t now, bool keep)
 {
 	struct mu__kmove *m = &d->moves[i];
+	char *node = m->node;
 	if (m->ej >= 0)
 		mu_engine_job_withdraw(d->e, m->ej, now);
 	mu__kshape_put(&d->shapes, m->shape);
@@ -111,10 +158,53 @@ static void drop(mu__kd_t *d, int32_t i, mu_time_t now)
 	free(m->victim);
 	free(m->victim_uid);
 	free(m->index);
-	free(m->node);
 	free(m->queue);
 	d->moves[i] = d->moves[--d->nmoves];
 	d->changed = true;
+	if (!keep)
+		note(d, node);
+	free(node);
+}
+
+/* A new place (strings copied, a reference to shape taken), or NULL when
+ * out of memory. */
+static struct mu__kmove *place_new(mu__kd_t *d, const char *ns, const char *ctrl, const char *victim,
+				   const char *uid, const char *index, const char *node, const char *queue,
+				   mu__kshape_t *shape)
+{
+	if (d->nmoves == d->moves_cap) {
+		int32_t cap = d->moves_cap ? d->moves_cap * 2 : 8;
+		struct mu__kmove *nv = realloc(d->moves, (size_t)cap * sizeof *nv);
+		if (!nv)
+			return NULL;
+		d->moves = nv;
+		d->moves_cap = cap;
+	}
+	struct mu__kmove *m = &d->moves[d->nmoves];
+	memset(m, 0, sizeof *m);
+	m->ns = strdup(ns);
+	m->ctrl = strdup(ctrl);
+	m->victim = strdup(victim);
+	m->node = strdup(node);
+	m->queue = strdup(queue);
+	m->victim_uid = strdup(uid);
+	m->index = index ? strdup(index) : NULL;
+	if (!m->ns || !m->ctrl || !m->victim || !m->node || !m->queue || !m->victim_uid ||
+	    (index && !m->index)) {
+		free(m->ns);
+		free(m->ctrl);
+		free(m->victim);
+		free(m->victim_uid);
+		free(m->index);
+		free(m->node);
+		free(m->queue);
+		return NULL;
+	}
+	m->shape = shape;
+	shape->refs++;
+	m->ej = -1;
+	d->nmoves++;
+	return m;
 }
 
 void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const char *node,
@@ -125,42 +215,96 @@ void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const
 			 p->key, node ? node : "?", p->key);
 		return;
 	}
-	if (d->nmoves == d->moves_cap) {
-		int32_t cap = d->moves_cap ? d->moves_cap * 2 : 8;
-		struct mu__kmove *nv = realloc(d->moves, (size_t)cap * sizeof *nv);
-		if (!nv)
-			return; /* the replacement is placed as any pod */
-		d->moves = nv;
-		d->moves_cap = cap;
-	}
-	struct mu__kmove *m = &d->moves[d->nmoves];
-	memset(m, 0, sizeof *m);
-	m->ns = strdup(p->ns);
-	m->ctrl = strdup(p->ctrl);
-	m->victim = strdup(p->key);
-	m->node = strdup(node);
-	m->queue = strdup(queue);
-	m->victim_uid = strdup(p->uid ? p->uid : "");
-	m->index = p->ctrl_idx ? strdup(p->ctrl_idx) : NULL;
-	if (!m->ns || !m->ctrl || !m->victim || !m->node || !m->queue || !m->victim_uid ||
-	    (p->ctrl_idx && !m->index)) {
-		free(m->ns);
-		free(m->ctrl);
-		free(m->victim);
-		free(m->victim_uid);
-		free(m->index);
-		free(m->node);
-		free(m->queue);
-		return;
-	}
+	struct mu__kmove *m = place_new(d, p->ns, p->ctrl, p->key, p->uid ? p->uid : "", p->ctrl_idx, node,
+					queue, p->shape);
+	if (!m)
+		return; /* the replacement is placed as any pod */
 	m->dev = *dec;
-	m->shape = p->shape;
-	m->shape->refs++;
-	m->ej = -1;
 	m->until = mu__k_mono_ms() + d->o->move_hold_ms;
-	d->nmoves++;
+	note(d, node);
 	mu__klog(&d->log, 1, "pod %s: moved to %s; the place is held for the pod %s makes next "
 		 "| pod=%s node=%s", p->key, node, p->ctrl, p->key, node);
+}
+
+void mu__kd_move_reserve(mu__kd_t *d, const char *ns, const char *ctrl, const char *queue,
+			 const char *node, const mu_decision_t *dec, mu__kshape_t *shape)
+{
+	struct mu__kmove *m = place_new(d, ns, ctrl, "", "", NULL, node, queue, shape);
+	if (!m)
+		return; /* its pod is placed as any pod */
+	m->dev = *dec;
+	m->until = mu__k_mono_ms() + d->o->move_hold_ms;
+	note(d, node);
+	mu__klog(&d->log, 1, "the place on %s admitted for the pod %s makes next is held until it comes "
+		 "| node=%s", node, ctrl, node);
+}
+
+/* Reads one place of a node's annotation back; false when an entry
+ * lacks a field or its shape does not load (it is then ignored). */
+static bool restore_one(mu__kd_t *d, const char *node, const json_t *x, int64_t mono, int64_t wall)
+{
+	const char *victim = mu__kjs(x, "pod"), *uid = mu__kjs(x, "uid"), *ns = mu__kjs(x, "ns");
+	const char *ctrl = mu__kjs(x, "ctrl"), *queue = mu__kjs(x, "queue"), *doc = mu__kjs(x, "shape");
+	const json_t *until = json_object_get(x, "until");
+	if (!victim || !uid || !ns || !ctrl || !queue || !doc || !json_is_integer(until))
+		return false;
+	for (int32_t i = 0; i < d->nmoves; i++)
+		if (!strcmp(d->moves[i].victim_uid, uid))
+			return true; /* known already */
+	char *key = strdup(doc);
+	mu__kshape_t *shape = key ? mu__kshape_of_doc(&d->shapes, key) : NULL;
+	if (!shape || !mu__kshape_job(shape)) {
+		if (shape)
+			mu__kshape_put(&d->shapes, shape);
+		return false;
+	}
+	struct mu__kmove *m = place_new(d, ns, ctrl, victim, uid, mu__kjs(x, "index"), node, queue, shape);
+	mu__kshape_put(&d->shapes, shape); /* the place has its own reference */
+	if (!m)
+		return false;
+	json_t *pod = json_pack("{s:{s:O?}}", "metadata", "annotations", json_object_get(x, "dev"));
+	mu__kdev_parse(pod, &m->dev);
+	json_decref(pod);
+	m->dev.podset = 0;
+	m->dev.pod = 0;
+	m->until = mono + (json_integer_value(until) - wall);
+	m->restored = true;
+	mu__klog(&d->log, 1, "pod %s: the place on %s held for the pod %s makes next is held again "
+		 "after the restart | pod=%s node=%s", victim, node, ctrl, victim, node);
+	return true;
+}
+
+void mu__kd_move_restore(mu__kd_t *d, const json_t *node)
+{
+	const char *name = mu__kjs(node, "metadata.name"), *v = mu__kmap(node, "metadata.annotations", HELD_ANN);
+	json_t *a = v ? json_loads(v, 0, NULL) : NULL;
+	if (!name || !v)
+		return;
+	size_t i;
+	json_t *x;
+	bool bad = !json_is_array(a);
+	int64_t mono = mu__k_mono_ms(), wall = mu__k_now_ms();
+	json_array_foreach(a, i, x)
+		bad |= !restore_one(d, name, x, mono, wall);
+	json_decref(a);
+	if (bad)
+		mu__klog(&d->log, 0, "node %s: its annotation %s cannot all be read; the places it does not "
+			 "give are not held | node=%s", name, HELD_ANN, name);
+}
+
+/* Whether a pod that replaces place m is already bound (a place read back
+ * after a restart whose replacement came meanwhile).  O(pods). */
+static bool replaced(const mu__kd_t *d, const struct mu__kmove *m)
+{
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			const mu__kpod_t *p = e->val;
+			if ((p->node || p->an_node) && !p->terminal && p->ctrl && !strcmp(p->ctrl, m->ctrl) &&
+			    !strcmp(p->ns, m->ns) && p->uid && strcmp(p->uid, m->victim_uid) &&
+			    (!m->index || (p->ctrl_idx && !strcmp(p->ctrl_idx, m->index))))
+				return true;
+		}
+	return false;
 }
 
 /* Binds a placeholder job of m's shape on its node, in its queue.
@@ -212,24 +356,44 @@ bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now)
 			mu__klog(&d->log, 1, "the place on %s held for the replacement of %s (%s) is given "
 				 "up: no pod came within --move-hold | pod=%s node=%s", m->node, m->victim,
 				 m->ctrl, m->victim, m->node);
-			drop(d, i, now);
+			drop(d, i, now, false);
 			continue;
 		}
 		/* Held once the moved pod is out of its group's engine job. */
 		const mu__kpod_t *v = mu__kmap_get(&d->pods, m->victim);
 		bool out = !v || !v->g || v->ps < 0 || !v->uid || strcmp(v->uid, m->victim_uid);
 		bool fresh = m->ej < 0 && out;
+		if (fresh && m->restored && m->index && replaced(d, m)) {
+			mu__klog(&d->log, 1, "the place on %s held for the replacement of %s (%s) is given "
+				 "up: its replacement is bound | pod=%s node=%s", m->node, m->victim, m->ctrl,
+				 m->victim, m->node);
+			drop(d, i, now, false);
+			continue;
+		}
 		int rc = fresh ? hold(d, m, now) : MU_OK;
 		if (rc) {
 			mu__klog(&d->log, 0, "cannot hold the place on %s for the replacement of %s: %s "
 				 "| pod=%s node=%s", m->node, m->victim, mu_strerror(rc), m->victim, m->node);
-			drop(d, i, now);
+			drop(d, i, now, false);
 			continue;
 		}
 		held |= fresh;
 		i++;
 	}
 	return held;
+}
+
+/* Whether two pod sets ask the same resources (a place admitted from a
+ * template: the pod its controller makes carries labels the template has
+ * not).  O(resources). */
+static bool same_request(const mu_podset_spec_t *a, const mu_podset_spec_t *b)
+{
+	if (memcmp(&a->req, &b->req, sizeof a->req) || a->next != b->next)
+		return false;
+	for (size_t i = 0; i < a->next; i++)
+		if (strcmp(a->ext[i].name, b->ext[i].name) || a->ext[i].qty != b->ext[i].qty)
+			return false;
+	return true;
 }
 
 /* The held place pod p may take, or -1.  O(places). */
@@ -244,7 +408,8 @@ static int32_t place_for(const mu__kd_t *d, const mu__kpod_t *p)
 		if (m->ej >= 0 && !strcmp(m->ctrl, p->ctrl) && !strcmp(m->ns, p->ns) &&
 		    p->uid && strcmp(m->victim_uid, p->uid) && ms &&
 		    (!m->index || (p->ctrl_idx && !strcmp(m->index, p->ctrl_idx))) &&
-		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0])))
+		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0]) ||
+		     (!m->victim[0] && same_request(&ms->podsets[0], &ps->podsets[0]))))
 			return i;
 	}
 	return -1;
@@ -265,7 +430,7 @@ bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now)
 	mu_decision_t dev = m->dev;
 	snprintf(node, sizeof node, "%s", m->node);
 	snprintf(victim, sizeof victim, "%s", m->victim);
-	drop(d, i, now); /* the placeholder gives the room back first */
+	drop(d, i, now, false); /* the placeholder gives the room back first */
 	mu__klog(&d->log, 1, "pod %s takes the place held on %s for %s | pod=%s node=%s", p->key, node,
 		 victim, p->key, node);
 	mu__kd_bind_or_hold(d, p, node, &dev);
@@ -275,7 +440,7 @@ bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now)
 void mu__kd_move_free(mu__kd_t *d)
 {
 	while (d->nmoves)
-		drop(d, d->nmoves - 1, 0);
+		drop(d, d->nmoves - 1, 0, true); /* kept for the next start */
 	free(d->moves);
 	d->moves = NULL;
 	d->moves_cap = 0;

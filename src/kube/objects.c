@@ -222,8 +222,11 @@ static mu__kshape_t *shape_new(char *key, uint64_t h)
 mu__kshape_t *mu__kshape_get(mu__kshapes_t *c, const json_t *pod, bool bound)
 {
 	char *key = shape_doc(pod, bound);
-	if (!key)
-		return NULL;
+	return key ? mu__kshape_of_doc(c, key) : NULL;
+}
+
+mu__kshape_t *mu__kshape_of_doc(mu__kshapes_t *c, char *key)
+{
 	uint64_t h = fnv(key);
 	if (c->cap) {
 		for (mu__kshape_t *s = c->tab[h & (c->cap - 1)]; s; s = s->next)

@@ -124,7 +124,9 @@ static void roll_back(mu__kd_t *d, mu__kgroup_t *g, int64_t now)
 			 "the rest: muster evicts them so that the gang starts again, together",
 			 g->ns, g->name, (int)active, (int)g->min_member,
 			 (long long)((now - g->stale_since) / 1000));
-	if (mu__kd_wl_resuspend(d, g, msg)) { /* an admitted workload: queued again */
+	/* an admitted workload: queued again (Kueue's reason for a workload
+	 * whose pods did not all start in time is PodsReadyTimeout) */
+	if (mu__kd_wl_resuspend(d, g, restart ? "GangRestart" : "PodsReadyTimeout", msg)) {
 		g->stale_since = 0;
 		return;
 	}

@@ -335,6 +335,36 @@ static void ray_owner(mu__kd_t *d, mu__kwpod_t *w)
 		*w = was;
 }
 
+/* Whether a pod of the batch/v1 Job `job` in ns is a RayJob's submitter
+ * (a RayJob of that name in K8sJobMode is known); if so *w is set to its
+ * part "submitter".  O(1). */
+static bool submitter_of(mu__kd_t *d, const char *ns, const char *job, mu__kwpod_t *w)
+{
+	char key[700];
+	snprintf(key, sizeof key, "RayJob:%s/%s", ns, job);
+	const json_t *rj = mu__kmap_get(&d->wls, key);
+	return rj && mu__kw_ray_submitter(rj) && mu__kw_to_submitter(w, ns, job);
+}
+
+void mu__kd_regroup_submitter(mu__kd_t *d, const char *ns, const char *job)
+{
+	for (size_t i = 0; i < d->pods.cap; i++)
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
+			mu__kpod_t *p = e->val;
+			mu__kwpod_t w;
+			if (!p->ours || !p->owner_job || strcmp(p->owner_job, job) || strcmp(p->ns, ns))
+				continue;
+			bool is = submitter_of(d, ns, job, &w);
+			if (is == (p->wl_part && !strcmp(p->wl_part, "submitter")))
+				continue;
+			set_str(&p->wl_group, is ? w.group : NULL);
+			set_str(&p->wl_part, is ? w.part : NULL);
+			set_str(&p->wl_key, is ? w.wl : NULL);
+			set_str(&p->wl_name, is ? w.name : NULL);
+			pod_regroup(d, p);
+		}
+}
+
 void mu__kd_regroup_wl(mu__kd_t *d, const char *wl_key)
 {
 	for (size_t i = 0; i < d->pods.cap; i++)
@@ -398,6 +428,8 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 	bool wl = ours && mu__kw_pod(obj, &wp);
 	if (wl && wp.kind == MU__WL_RAY)
 		ray_owner(d, &wp);
+	if (!wl && ours && in.owner_job)
+		wl = submitter_of(d, in.ns, in.owner_job, &wp);
 	int moved = (int)set_str(&p->wl_group, wl ? wp.group : NULL) +
 		    (int)set_str(&p->wl_part, wl ? wp.part : NULL);
 	set_str(&p->wl_key, wl ? wp.wl : NULL);
@@ -568,6 +600,8 @@ void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted)
 		d->changed = true;
 		return;
 	}
+	if (!n->obj)
+		mu__kd_move_restore(d, obj); /* first seen: the places held on it */
 	char *sig = mu__knode_sig(obj);
 	json_decref(n->obj);
 	n->obj = mu__knode_slim(obj); /* not the whole listed Node */

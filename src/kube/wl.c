@@ -21,7 +21,11 @@
  * minMember pods; then the pods are scheduled as any gang's.  A RayJob's
  * pods are those of the RayCluster it controls (the RayCluster's owner
  * reference): they join the RayJob's group, its head and each worker
- * group's minReplicas (x numOfHosts) being the gang.
+ * group's minReplicas (x numOfHosts) being the gang.  In K8sJobMode the
+ * pod of its submitter Job (named as the RayJob, made by KubeRay once the
+ * cluster is ready) joins the group too, as its part "submitter" of
+ * minimum 0, and the admission counts it (its submitterPodTemplate, or
+ * KubeRay's default), as Kueue's pod sets do.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +65,23 @@ static void slots_clear(mu__kgroup_t *g)
  * skipping parts of no pods) and is bound there, so the room held since
  * admission goes to the pods without a cycle in between.  O(pods x
  * slots). */
+static mu__kshape_t *tmpl_shape(mu__kd_t *d, const mu__kgroup_t *g, const mu__kwtmpl_t *t);
+
+/* A RayJob's submitter slot that no pod took (KubeRay makes the submitter
+ * Job only once the cluster runs): kept as a held place for the pod of
+ * its Job (move.c), as a moved pod's place is kept for its replacement.
+ * O(places). */
+static void submitter_keep(mu__kd_t *d, mu__kgroup_t *g, const mu__kwtmpl_t *t, const mu__kslot_t *s)
+{
+	char ctrl[600];
+	mu__kshape_t *shape = tmpl_shape(d, g, t);
+	snprintf(ctrl, sizeof ctrl, "Job/%s", g->name);
+	if (shape && mu__kshape_job(shape))
+		mu__kd_move_reserve(d, g->ns, ctrl, mu__kd_queue_of(d, g), s->node, &s->dev, shape);
+	if (shape)
+		mu__kshape_put(&d->shapes, shape);
+}
+
 static void slots_take(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k)
 {
 	mu__kwtmpl_t t[MU__WL_MAX_PARTS];
@@ -81,10 +102,15 @@ static void slots_take(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlki
 					break;
 				}
 		}
+		for (int32_t s = 0; k == MU__WL_RAYJOB && !strcmp(t[i].part, "submitter") && s < g->nslots; s++)
+			if (g->slots[s].node && g->slots[s].dev.podset == ps)
+				submitter_keep(d, g, &t[i], &g->slots[s]);
 		ps++;
 	}
 	slots_clear(g);
 }
+
+static void wl_patch(mu__kd_t *d, const mu__kgroup_t *g, mu__wlkind_t k, json_t *body);
 
 /* Gives g what obj (kind k) says; an object that cannot be read leaves g
  * waiting, with the reason logged. */
@@ -145,6 +171,29 @@ static void group_take(void *arg, void *val)
 		wl_apply(s->d, g, s->kind, s->obj);
 }
 
+/* An admitted object that its user suspended again (seen running
+ * before): its admission is dropped, the room still held for its pods
+ * given back, and it is queued again at once (the caller's wl_susp) once
+ * its controller has removed its pods.  O(1) but for the event. */
+static void user_suspended(mu__kd_t *d, mu__kgroup_t *g, mu__wlkind_t k, const json_t *obj)
+{
+	const char *msg = "suspended by its user after muster admitted it: the admission is dropped "
+			  "and it is queued again";
+	if (g->wl_hold) {
+		mu__kd_finish(d, g, mu__k_now_ms(), false);
+		slots_clear(g);
+		g->wl_hold = false;
+	}
+	g->wl_admitted = g->wl_running = g->wl_restore = false;
+	free(g->msg);
+	g->msg = NULL;
+	if (mu__kmap(obj, "metadata.annotations", "muster.io/held-places"))
+		wl_patch(d, g, k, json_pack("{s:{s:{s:n}}}", "metadata", "annotations", "muster.io/held-places"));
+	mu__kd_event_write(d, mu__kw_kind(k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+			   mu__kjs(obj, "metadata.uid"), "Normal", "Requeued", msg);
+	mu__klog(&d->log, 1, "%s %s | group=%s", g->wl_key, msg, g->key);
+}
+
 /* A suspendable object: its group made (or told) whether muster is to
  * admit it.  Deleted: a template job holding room goes.  O(1). */
 static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const char *ns,
@@ -170,6 +219,10 @@ static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const 
 		return;
 	if (!g->wl_key)
 		g->wl_key = strdup(key);
+	if (obj && g->wl_admitted && !mu__kw_suspended(obj, k))
+		g->wl_running = true;
+	else if (obj && g->wl_admitted && g->wl_running)
+		user_suspended(d, g, k, obj);
 	g->wl_susp = want && !g->wl_admitted;
 	if (!obj && g->wl_hold) {
 		mu__kd_finish(d, g, mu__k_now_ms(), false);
@@ -201,9 +254,28 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 		wl_suspend_note(d, k, key, ns ? ns : "default", name, mine);
 	if (k == MU__WL_RAY && mine)
 		mu__kd_regroup_wl(d, key); /* its pods may be a RayJob's */
+	if (k == MU__WL_RAYJOB)
+		mu__kd_regroup_submitter(d, ns ? ns : "default", name); /* its submitter Job's pod */
 	wscan_t s = {d, key, k, mine};
 	mu__kmap_each(&d->groups, group_take, &s);
 	d->changed = true;
+}
+
+/* The shape of a pod of template t (a reference), NULL when out of
+ * memory.  O(template). */
+static mu__kshape_t *tmpl_shape(mu__kd_t *d, const mu__kgroup_t *g, const mu__kwtmpl_t *t)
+{
+	json_t *md = json_object_get(t->tmpl, "metadata");
+	json_t *dspec = t->submitter_default ? mu__kw_submitter_spec() : NULL;
+	json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:O?,s:O?},s:O?}", "apiVersion", "v1", "kind", "Pod",
+				"metadata", "name", g->name, "namespace", g->ns,
+				"labels", json_object_get(md, "labels"),
+				"annotations", json_object_get(md, "annotations"),
+				"spec", dspec ? dspec : json_object_get(t->tmpl, "spec"));
+	json_decref(dspec);
+	mu__kshape_t *s = pod ? mu__kshape_get(&d->shapes, pod, false) : NULL;
+	json_decref(pod);
+	return s;
 }
 
 /* Submits g's engine job made of its object's pod templates: one pod set
@@ -226,14 +298,7 @@ static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu_
 	for (int i = 0; i < n && rc == MU_OK; i++) {
 		if (t[i].count == 0)
 			continue;
-		json_t *md = json_object_get(t[i].tmpl, "metadata");
-		json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:O?,s:O?},s:O?}", "apiVersion", "v1", "kind", "Pod",
-					"metadata", "name", g->name, "namespace", g->ns,
-					"labels", json_object_get(md, "labels"),
-					"annotations", json_object_get(md, "annotations"),
-					"spec", json_object_get(t[i].tmpl, "spec"));
-		shapes[ns] = pod ? mu__kshape_get(&d->shapes, pod, false) : NULL;
-		json_decref(pod);
+		shapes[ns] = tmpl_shape(d, g, &t[i]);
 		if (!shapes[ns]) {
 			rc = MU_ENOMEM;
 			break;
@@ -287,7 +352,6 @@ static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu_
 }
 
 static void wl_restore(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu__wlkind_t k, mu_time_t now);
-static void wl_patch(mu__kd_t *d, const mu__kgroup_t *g, mu__wlkind_t k, json_t *body);
 
 bool mu__kd_wl_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 {
@@ -457,7 +521,22 @@ static const char *suspend_patch(mu__wlkind_t k)
 	       "{\"spec\":{\"runPolicy\":{\"suspend\":true}}}";
 }
 
-bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
+/* The record of a re-suspension, as Kueue's Workload condition Evicted:
+ * a JSON object (type, status, reason, message, lastTransitionTime) as
+ * the value of the annotation muster.io/evicted; owned, NULL when out of
+ * memory. */
+static char *evicted_json(const char *reason, const char *msg)
+{
+	char ts[40];
+	mu__rfc3339_format(mu__k_now_ms() * 1000, false, ts, sizeof ts);
+	json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "Evicted", "status", "True", "reason", reason,
+			      "message", msg, "lastTransitionTime", ts);
+	char *v = c ? json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(c);
+	return v;
+}
+
+bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *reason, const char *why)
 {
 	int k = g->wl_key ? key_kind(g->wl_key) : -1;
 	const json_t *obj = k >= 0 ? mu__kmap_get(&d->wls, g->wl_key) : NULL;
@@ -467,8 +546,13 @@ bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
 	json_t *body = json_loads(suspend_patch((mu__wlkind_t)k), 0, NULL);
 	if (!body)
 		return false;
-	wl_patch(d, g, (mu__wlkind_t)k, body);
 	snprintf(msg, sizeof msg, "suspended again by muster and requeued: %s", why);
+	char *cond = evicted_json(reason, msg); /* in the same write as the suspension */
+	if (cond)
+		json_object_set_new(body, "metadata",
+				    json_pack("{s:{s:s}}", "annotations", "muster.io/evicted", cond));
+	free(cond);
+	wl_patch(d, g, (mu__wlkind_t)k, body);
 	for (int32_t i = 0; i < g->npods; i++) {
 		mu__kpod_t *p = g->pods[i];
 		if (!p->terminal && (p->node || p->an_node) && !p->deleting && !p->evicting) {
@@ -481,7 +565,7 @@ bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *why)
 	mu__klog(&d->log, 1, "%s %s | group=%s", g->wl_key, msg, g->key);
 	mu__kd_finish(d, g, mu__k_now_ms(), false);
 	slots_clear(g);
-	g->wl_admitted = false;
+	g->wl_admitted = g->wl_running = false;
 	g->wl_susp = true; /* its templates wait for room again */
 	free(g->msg);
 	g->msg = NULL;

@@ -4,7 +4,8 @@
  * (a Binding with the devices as annotations, an Event, a pod's
  * PodScheduled=False condition).
  *
- * Binds and evictions go to a high-priority list that is never dropped;
+ * Binds, evictions and notes (records that must not be lost: the places
+ * held for moved pods) go to a high-priority list that is never dropped;
  * status and events to a bounded low-priority list that drops when full
  * (they are rewritten on the next change).  Workers (their own kept-alive
  * connections) run the requests; bind and eviction outcomes go back to
@@ -155,7 +156,8 @@ static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		if (!ok && w->kind == MU__KW_WRITE && w->status != 409 && w->status != 404)
+		if (!ok && (w->kind == MU__KW_WRITE || w->kind == MU__KW_NOTE) && w->status != 409 &&
+		    w->status != 404)
 			mu__klog(&d->log, 1, "%s %s: HTTP %ld %.200s | status=%ld", w->method, w->path,
 				 w->status, w->answer ? w->answer : "", w->status);
 		return;
@@ -176,7 +178,7 @@ static void *worker(void *arg)
 		run_one(d, c, w);
 		pthread_mutex_lock(&q->mu);
 		q->busy--;
-		if (w->kind != MU__KW_WRITE) {
+		if (w->kind == MU__KW_BIND || w->kind == MU__KW_EVICT) {
 			w->next = q->done;
 			q->done = w;
 			w = NULL;

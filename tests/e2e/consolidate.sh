@@ -15,6 +15,10 @@
 #   - the place is held: a pod that arrives before the replacement and
 #     would fit there waits;
 #   - the moved pod's eviction event says it was moved;
+#   - the scheduler is killed (kill -9) after the eviction and before the
+#     replacement exists: the place is in the node's annotation
+#     muster.io/held-places, the next start holds it again (the intruder
+#     below still waits), and the annotation goes once the place is taken;
 #   - the same with a batch/v1 Job's pod, whose replacement muster up's
 #     own Job controller makes (a new name): it lands on the planned node
 #     and a second gang binds.
@@ -58,10 +62,13 @@ pod() {
 	printf '  - {name: main, image: busybox, resources: {limits: {nvidia.com/gpu: "%s", cpu: "1"}}}\n' "$2"
 }
 
-"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id c --lease-namespace default \
-	--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 15 --retry-period 2 \
-	--consolidate --move-hold 60s >"$T/sched.out" 2>>"$T/sched.log" &
-SPID=$!
+sched() {
+	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id c --lease-namespace default \
+		--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 15 --retry-period 2 \
+		--consolidate --move-hold 60s >>"$T/sched.out" 2>>"$T/sched.log" &
+	SPID=$!
+}
+sched
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 300 ready # up to 60 s on a loaded machine
 
@@ -101,6 +108,16 @@ has eviction-says-moved "$T/ev" "moved by muster"
 
 # --- the StatefulSet controller (this test) makes the replacement ---------
 wait_for w1-gone 75 gone w-1
+# --- kill -9 between the eviction and the replacement's bind: the place is
+# kept in the planned node's annotation and held again by the next start
+ann() { kc get node "$1" -o jsonpath='{.metadata.annotations.muster\.io/held-places}' 2>/dev/null; }
+noted() { ann "$planned" | grep -q '"pod":"default/w-1"'; }
+wait_for place-noted-on-node 50 noted
+kill -9 "$SPID"; wait "$SPID" 2>/dev/null; SPID=""
+echo "annotation at the kill: $(ann "$planned" | head -c 300)"
+sched
+wait_for scheduler-ready-again 300 ready
+has place-held-again "$T/sched.log" "pod default/w-1: the place on $planned held for the pod StatefulSet/w makes next is held again"
 # a 3-GPU pod arriving now would fit where w-1 is to go, were the place
 # not held: it must wait
 pod intruder 3 >"$T/in.yaml"; kc apply -f "$T/in.yaml" >/dev/null
@@ -115,6 +132,8 @@ pod w-1 1 "$RS" >"$T/w1.yaml"; kc apply -f "$T/w1.yaml" >/dev/null
 wait_for replacement-bound 100 is_bound w-1
 if [ "$(node_of w-1)" = "$planned" ]; then ok; else bad "the new w-1 on $(node_of w-1), planned $planned"; fi
 has replacement-took-the-place "$T/sched.log" "pod default/w-1 takes the place held on $planned"
+unnoted() { [ -z "$(ann "$planned")" ]; }
+wait_for annotation-removed-once-taken 50 unnoted
 wait_for gang-bound-0 100 is_bound g-0
 wait_for gang-bound-1 100 is_bound g-1
 n0=$(node_of g-0); n1=$(node_of g-1)

@@ -12,7 +12,11 @@
 #     annotation (without it, all three would bind and the JobSet's pods
 #     would not);
 #   - the JobSet's pods then bind on the held nodes, and the annotation is
-#     removed.
+#     removed;
+#   - its user suspends the JobSet again: muster drops the admission, its
+#     room goes back (a waiting bare pod takes one of its nodes), it waits
+#     suspended while it does not fit, and once a node frees it is admitted
+#     again by the same scheduler, without a restart.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/held.sh PATH_TO_MUSTER.  Ends with
 # "e2e held: N passed, N failed".
@@ -125,4 +129,27 @@ got=$( (node_of hjs-workers-0-0; echo; node_of hjs-workers-0-1; echo) | grep . |
 if [ "$got" = "$held" ]; then ok; else bad "the JobSet's pods on $got, held $held"; fi
 cleared() { [ -z "$(places)" ]; }
 wait_for places-annotation-removed 50 cleared
+
+# --- its user suspends it again: queued again at once, no restart ----------
+# (bare-2 waits; two nodes hold bare pods, two the JobSet's)
+kc patch jobset hjs --type merge -p '{"spec":{"suspend":true}}' >/dev/null
+requeued() { grep -q "JobSet:default/hjs suspended by its user after muster admitted it" "$T/sched$sn.log"; }
+wait_for user-suspension-seen 50 requeued
+# the JobSet controller (this test) removes its pods, as it does when suspended
+kc delete pod hjs-workers-0-0 hjs-workers-0-1 --wait=false >/dev/null
+gone() { ! kc get pod "$1" >/dev/null 2>&1; }
+wait_for jobset-pods-gone 75 gone hjs-workers-0-1
+# its room went back: the waiting bare pod takes one of its nodes, and the
+# JobSet (two nodes) waits, suspended, with the reason
+wait_for bare-2-takes-the-released-room 100 is_bound bare-2
+susp() { [ "$(kc get jobset hjs -o jsonpath='{.spec.suspend}')" = true ]; }
+sleep 2
+if susp; then ok; else bad "the JobSet was unsuspended while only one node is free"; fi
+kc get events --field-selector involvedObject.name=hjs >"$T/ev" 2>&1
+has requeued-event "$T/ev" "suspended by its user after muster admitted it"
+# room for it again: admitted again by this same scheduler, no restart
+kc delete pod bare-0 --wait=false >/dev/null
+wait_for jobset-admitted-again-without-restart 100 admitted
+if [ "$(grep -c "metrics on" "$T/sched$sn.log")" = 1 ] && kill -0 "$SPID" 2>/dev/null; then ok; else
+	bad "the scheduler restarted"; fi
 done_

@@ -24,10 +24,11 @@
 # head and a worker group of minReplicas 2, 8 GPUs each: 3 nodes) stays
 # suspended while the PyTorchJob holds 2 of the 4 nodes; once that goes,
 # muster lifts spec.suspend, and the RayCluster the test then makes (as
-# KubeRay does, owned by the RayJob) has its pods bound in the held room.
+# KubeRay does, owned by the RayJob) has its pods bound in the held room;
+# its submitter Job's pod (K8sJobMode) joins the RayJob's gang.
 # Re-suspension: when a worker's node is lost (muster node fail), muster
-# suspends the RayJob again with an Evicted event, as Kueue evicts a
-# workload; the test deletes the RayCluster as KubeRay does, and the RayJob
+# suspends the RayJob again with an Evicted event and the Evicted condition
+# in its annotation muster.io/evicted, as Kueue evicts a workload; the test deletes the RayCluster as KubeRay does, and the RayJob
 # is admitted again on the three nodes left.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/kinds.sh PATH_TO_MUSTER.  Ends with
@@ -341,6 +342,39 @@ cuid=$(obj "$T/src.json") || bad "the RayJob's RayCluster not created"
 srj() { GPUS=8 pod "srj-raycluster-x7k2p-$1" "ray.io/cluster: srj-raycluster-x7k2p, ray.io/node-type: $2, ray.io/group: $3" "" ray.io/v1 RayCluster srj-raycluster-x7k2p "$cuid"; }
 srj head head headgroup; srj gpu-worker-a worker gpu; srj gpu-worker-b worker gpu
 wait_for rayjob-pods-bound 150 allbound
+# KubeRay (this test) makes the submitter Job (K8sJobMode, the default)
+# once the cluster is up: a batch/v1 Job named as the RayJob, owned by it;
+# muster up's Job controller makes its pod, which joins the RayJob's gang
+# (its part "submitter"), as Kueue counts it in the RayJob's pod sets
+cat >"$T/sub.yaml" <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: srj
+  labels: {ray.io/originated-from-crd: RayJob, ray.io/originated-from-cr-name: srj}
+  ownerReferences: [{apiVersion: ray.io/v1, kind: RayJob, name: srj, uid: $ruid, controller: true}]
+spec:
+  backoffLimit: 0
+  template:
+    metadata: {labels: {app: kinds}}
+    spec:
+      schedulerName: muster
+      restartPolicy: Never
+      containers: [{name: ray-job-submitter, image: rayproject/ray, resources: {requests: {cpu: 500m, memory: 200Mi}, limits: {cpu: "1", memory: 1Gi}}}]
+YAML
+kc create -f "$T/sub.yaml" >"$T/out" 2>&1 && ok || bad "submitter Job: $(head -c 300 "$T/out")"
+subpod() { kc get pods -l job-name=srj -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+subbound() { [ -n "$(subpod)" ] && [ -n "$(node_of "$(subpod)")" ]; }
+node_of() { kc get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
+wait_for submitter-pod-bound 100 subbound
+# the place admitted for it was held until it came, and it took it
+has submitter-place-held "$T/sched.log" "admitted for the pod Job/srj makes next is held until it comes"
+has submitter-took-its-place "$T/sched.log" "pod default/$(subpod) takes the place held on"
+tok=$(sed -n 's/.*ui on \(http:[^ ]*\)\/ui\/#token=\([0-9a-f]*\).*/\2/p' "$T/sched.log" | tail -n 1)
+ub=$(sed -n 's/.*ui on \(http:[^ ]*\)\/ui\/#token=.*/\1/p' "$T/sched.log" | tail -n 1)
+ingang() { curl -sf -H "Authorization: Bearer $tok" "$ub/ui/api/job?key=w:default/RayJob/srj" >"$T/rj.json" &&
+	grep -q "\"name\":\"$(subpod)\"" "$T/rj.json"; }
+wait_for submitter-in-the-rayjob-gang 50 ingang || head -c 600 "$T/rj.json"
 gen0=$(kc get rayjob srj -o jsonpath='{.metadata.generation}')
 
 # --- re-suspension: a worker's node is lost; the RayJob goes back to its queue
@@ -351,8 +385,16 @@ wnode=$(kc get pod srj-raycluster-x7k2p-gpu-worker-a -o jsonpath='{.spec.nodeNam
 # more spec changes, suspend and unsuspend, are what is checked)
 rjevicted() { kc get events --field-selector involvedObject.name=srj 2>/dev/null | grep -q "suspended again by muster and requeued"; }
 wait_for rayjob-suspended-again-event 100 rjevicted
-# KubeRay (this test) deletes the RayCluster of a suspended RayJob
+# ... and the Evicted condition in the annotation muster.io/evicted (the
+# RayJob's status belongs to KubeRay and has no conditions)
+kc get rayjob srj -o jsonpath='{.metadata.annotations.muster\.io/evicted}' >"$T/evc" 2>&1
+has rayjob-evicted-condition "$T/evc" '"type":"Evicted","status":"True","reason":"GangRestart"'
+has rayjob-evicted-condition-message "$T/evc" '"message":"suspended again by muster and requeued: '
+has rayjob-evicted-condition-time "$T/evc" '"lastTransitionTime":"20'
+# KubeRay (this test) deletes the RayCluster and the submitter Job of a
+# suspended RayJob
 kc delete raycluster srj-raycluster-x7k2p >/dev/null 2>&1
+kc delete job srj >/dev/null 2>&1
 kc delete pods -l app=kinds --wait=false >/dev/null 2>&1
 wait_for rayjob-pods-gone 100 none
 # three nodes are left: the gang fits again and is admitted again

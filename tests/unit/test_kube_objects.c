@@ -538,9 +538,32 @@ static void test_kinds(mu_t_t *t)
 	CHECK_STR(t, w.queue, "r");
 	CHECK(t, mu__kw_suspendable(MU__WL_RAYJOB) && mu__kw_suspended(o, MU__WL_RAYJOB));
 	mu__kwtmpl_t tm[4];
-	CHECK_EQ_INT(t, mu__kw_templates(o, MU__WL_RAYJOB, tm, 4), 2);
+	/* submissionMode unset is the CRD's default, K8sJobMode: the
+	 * submitter Job's pod is a part of minimum 0, counted at admission
+	 * with KubeRay's default template */
+	CHECK_EQ_INT(t, mu__kw_templates(o, MU__WL_RAYJOB, tm, 4), 3);
 	CHECK_STR(t, tm[0].part, "head");
 	CHECK_EQ_INT(t, (int)tm[1].count, 8);
+	CHECK_STR(t, tm[2].part, "submitter");
+	CHECK_EQ_INT(t, (int)tm[2].count, 1);
+	CHECK(t, tm[2].submitter_default && !tm[2].tmpl);
+	CHECK_EQ_INT(t, w.nparts, 3);
+	CHECK_STR(t, w.parts[2].name, "submitter");
+	CHECK_EQ_INT(t, w.parts[2].min, 0);
+	json_t *sp = mu__kw_submitter_spec();
+	CHECK_STR(t, mu__kjs(sp, "restartPolicy"), "Never");
+	json_decref(sp);
+	/* HTTPMode: no submitter Job */
+	json_object_set_new(json_object_get(o, "spec"), "submissionMode", json_string("HTTPMode"));
+	CHECK_EQ_INT(t, mu__kw_templates(o, MU__WL_RAYJOB, tm, 4), 2);
+	CHECK_EQ_INT(t, mu__kw_read(o, MU__WL_RAYJOB, &w), MU_OK);
+	CHECK_EQ_INT(t, w.nparts, 2);
+	/* its own submitterPodTemplate */
+	json_object_set_new(json_object_get(o, "spec"), "submissionMode", json_string("K8sJobMode"));
+	json_object_set_new(json_object_get(o, "spec"), "submitterPodTemplate", json_pack("{s:{}}", "spec"));
+	CHECK_EQ_INT(t, mu__kw_templates(o, MU__WL_RAYJOB, tm, 4), 3);
+	CHECK(t, !tm[2].submitter_default && json_is_object(tm[2].tmpl));
+	CHECK_EQ_INT(t, mu__kw_templates(o, MU__WL_RAYJOB, tm, 2), MU_ELIMIT);
 	CHECK_STR(t, mu__kw_plural(MU__WL_RAYJOB), "rayjobs");
 	json_decref(o);
 	/* a RayCluster its RayJob controls */
