@@ -195,18 +195,25 @@ int mu__dhub_clusters(mu__dd_t *d)
 /* --- queues -------------------------------------------------------------------- */
 
 /* Queue q's caps per cluster from its annotation muster.io/cluster-caps
- * ("CLUSTER=gpu:N,CLUSTER=pods:N", whole GPUs and pods; pods count jobs
- * of one pod each): every cluster of the fleet gets its cap, or none.
- * MU_EINVAL (nothing changed) for a term of another form. */
+ * ("CLUSTER=gpu:N,CLUSTER=pods:N,CLUSTER=jobs:N": whole GPUs, pods, and
+ * jobs at once): every cluster of the fleet gets its caps, or none.
+ * MU_EINVAL (nothing changed) for a term of another form.  O(terms x
+ * clusters). */
 static int queue_caps(mu__dd_t *d, const char *q, const char *text)
 {
 	int32_t nc = d->ncls;
 	mu_res_t *caps = calloc((size_t)nc + 1, sizeof *caps);
-	if (!caps)
+	int64_t *jobs = calloc((size_t)nc + 1, sizeof *jobs);
+	if (!caps || !jobs) {
+		free(caps);
+		free(jobs);
 		return MU_ENOMEM;
-	for (int32_t c = 0; c < nc; c++)
+	}
+	for (int32_t c = 0; c < nc; c++) {
 		for (int r = 0; r < MU_RES_MAX; r++)
 			caps[c].v[r] = MU_RES_UNLIMITED;
+		jobs[c] = -1;
+	}
 	int rc = MU_OK;
 	for (const char *p = text ? text : ""; *p && rc == MU_OK;) {
 		size_t len = strcspn(p, ",");
@@ -215,20 +222,25 @@ static int queue_caps(mu__dd_t *d, const char *q, const char *text)
 		snprintf(term, sizeof term, "%.*s", (int)(len < 299 ? len : 299), p);
 		int32_t ci = -1;
 		if (sscanf(term, "%255[^=]=%15[^:]:%lld", cl, res, &n) != 3 || n < 0 ||
-		    (strcmp(res, "gpu") && strcmp(res, "pods")))
+		    n > INT64_MAX / 1000 ||
+		    (strcmp(res, "gpu") && strcmp(res, "pods") && strcmp(res, "jobs")))
 			rc = MU_EINVAL;
 		for (int32_t c = 0; rc == MU_OK && c < nc; c++)
 			if (!strcmp(d->cls[c].name, cl))
 				ci = c;
-		if (ci >= 0) /* a cluster not (yet) known: applied once it is */
+		if (ci >= 0 && !strcmp(res, "jobs")) /* a cluster not (yet) known: */
+			jobs[ci] = n;                /* applied once it is */
+		else if (ci >= 0)
 			caps[ci].v[strcmp(res, "gpu") ? MU_RES_PODS : MU_RES_GPU] = n * 1000;
 		p += len;
 		if (*p == ',')
 			p++;
 	}
 	for (int32_t c = 0; rc == MU_OK && c < nc; c++)
-		rc = mu_fleet_queue_cap(d->fleet, q, d->cls[c].fid, &caps[c]);
+		if ((rc = mu_fleet_queue_cap(d->fleet, q, d->cls[c].fid, &caps[c])) == MU_OK)
+			rc = mu_fleet_queue_cap_jobs(d->fleet, q, d->cls[c].fid, jobs[c]);
 	free(caps);
+	free(jobs);
 	return rc;
 }
 
@@ -257,7 +269,7 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 	if (rc == MU_OK && s.nqueues == 1 &&
 	    (rc = queue_caps(d, s.queues[0].name, caps)) == MU_EINVAL)
 		snprintf(dg.msg, sizeof dg.msg, "annotation " MU__D_CAPS " \"%.200s\": expected "
-			 "CLUSTER=gpu:N or CLUSTER=pods:N, separated by commas", caps);
+			 "CLUSTER=gpu:N, CLUSTER=pods:N or CLUSTER=jobs:N, separated by commas", caps);
 	if (rc)
 		mu__dlog(d, 0, "queue %s: %s %s", mu__jstr(o, "metadata.name"), mu_strerror(rc),
 			 dg.msg);
