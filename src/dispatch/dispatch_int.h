@@ -137,6 +137,12 @@ typedef struct mu__dd {
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
 	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	/* the hub's Clusters, Queues and the Secrets of muster-system,
+	 * watched: a pass reads them again only when they changed */
+	mu_kube_watch_t *wclusters, *wqueues, *wsecrets;
+	uint64_t clusters_seq, queues_seq, secrets_seq;
+	int64_t clusters_at;      /* mono ms the Clusters were last read */
+	json_t *secrets;          /* this read's Secrets of muster-system, or NULL */
 	int32_t caps_ncls;        /* clusters when the queues' caps were set */
 	json_t *pcls;             /* PriorityClass name -> value (the hub's) */
 	json_t *pcls_default;     /* the globalDefault class's value, or NULL */
@@ -147,6 +153,9 @@ typedef struct mu__dd {
 	int64_t last_status;
 	uint64_t dispatched, withdrawn, requeued, deleted_stale, created;
 	uint64_t passes;
+	uint64_t *nreq;           /* -> reqs: requests made, outside watches
+	                           * (atomic: sender threads count too) */
+	uint64_t reqs;
 	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
 	double pass_ms_sum;
 	struct mu__dms *ms;       /* /metrics, or NULL */

@@ -47,6 +47,8 @@ long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
 	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	char *ans = NULL;
 	long st = 0;
+	if (d->nreq)
+		__atomic_add_fetch(d->nreq, 1, __ATOMIC_RELAXED);
 	mu_kube_client_do(c, method, path, body ? (ctype ? ctype : "application/json") : NULL,
 			  text, d->o->request_timeout_ms, &st, &ans);
 	free(text);

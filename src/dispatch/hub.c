@@ -34,15 +34,37 @@ static void set_err(mu__dcl_t *c, const char *msg)
 	c->err = sdup(msg);
 }
 
-/* Loads c's kubeconfig from its Secret when the Secret changed; on error
- * c->err says what is wrong and c has no client.  O(one request). */
-static void load_secret(mu__dd_t *d, mu__dcl_t *c)
+/* c's Secret from the watch of muster-system's (200, or 404 when it is
+ * not there), or asked for (a Secret elsewhere, or no watch): the HTTP
+ * status and the Secret in *out (owned). */
+static long secret_get(mu__dd_t *d, const mu__dcl_t *c, json_t **out)
 {
+	*out = NULL;
+	if (d->secrets && !strcmp(c->secret_ns, MU__D_NS)) {
+		size_t i;
+		json_t *o;
+		json_array_foreach(json_object_get(d->secrets, "items"), i, o) {
+			const char *n = mu__jstr(o, "metadata.name");
+			if (n && !strcmp(n, c->secret_name)) {
+				*out = json_incref(o);
+				return 200;
+			}
+		}
+		return 404;
+	}
 	char path[1024];
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/secrets/%s", c->secret_ns,
 		 c->secret_name);
+	return mu__dreq(d, d->hub, "GET", path, NULL, NULL, out);
+}
+
+/* Loads c's kubeconfig from its Secret when the Secret changed; on error
+ * c->err says what is wrong and c has no client.  O(secrets), or one
+ * request for a Secret outside muster-system. */
+static void load_secret(mu__dd_t *d, mu__dcl_t *c)
+{
 	json_t *s = NULL;
-	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &s);
+	long st = secret_get(d, c, &s);
 	char msg[1200];
 	const char *rv = mu__jstr(s, "metadata.resourceVersion");
 	if ((st == 200 && rv && c->secret_rv && !strcmp(rv, c->secret_rv)) ||
@@ -148,11 +170,32 @@ static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
 int mu__dhub_clusters(mu__dd_t *d)
 {
 	json_t *l = NULL;
-	long st = mu__dreq(d, d->hub, "GET", "/apis/muster.io/v1alpha1/clusters", NULL, NULL, &l);
-	if (st != 200) {
+	uint64_t seq = 0, sseq = 0;
+	if (!mu_kube_watch_items(d->wclusters, NULL, &seq))
+		return MU_EIO;
+	/* the Secrets of muster-system from their watch (without it, each
+	 * push-mode cluster's Secret is asked for) */
+	bool sw = mu_kube_watch_items(d->wsecrets, NULL, &sseq);
+	int64_t t = mu__d_mono_ms();
+	/* nothing changed: nothing to read (a Secret outside muster-system is
+	 * asked for every 5 s; every Secret each second while their watch
+	 * does not answer, e.g. without the right to list them) */
+	if (d->clusters_at && seq == d->clusters_seq &&
+	    (sw ? sseq == d->secrets_seq && t - d->clusters_at < 5000 : t - d->clusters_at < 1000))
+		return MU_OK;
+	if (!mu_kube_watch_items(d->wclusters, &l, &seq)) {
 		json_decref(l);
 		return MU_EIO;
 	}
+	json_decref(d->secrets);
+	d->secrets = NULL;
+	if (sw && !mu_kube_watch_items(d->wsecrets, &d->secrets, &sseq)) {
+		json_decref(d->secrets);
+		d->secrets = NULL;
+	}
+	d->clusters_seq = seq;
+	d->secrets_seq = d->secrets ? sseq : 0;
+	d->clusters_at = t;
 	for (int32_t i = 0; i < d->ncls; i++)
 		d->cls[i].seen = false;
 	size_t i;
@@ -279,11 +322,18 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 int mu__dhub_queues(mu__dd_t *d)
 {
 	json_t *l = NULL;
-	long st = mu__dreq(d, d->hub, "GET", "/apis/muster.io/v1alpha1/queues", NULL, NULL, &l);
-	if (st != 200) {
+	uint64_t seq = 0;
+	/* the watch's snapshot, read again only when it changed or the
+	 * clusters did (every queue's caps then) */
+	if (!mu_kube_watch_items(d->wqueues, NULL, &seq))
+		return MU_EIO;
+	if (seq == d->queues_seq && d->caps_ncls == d->ncls)
+		return MU_OK;
+	if (!mu_kube_watch_items(d->wqueues, &l, &seq)) {
 		json_decref(l);
 		return MU_EIO;
 	}
+	d->queues_seq = seq;
 	if (d->caps_ncls != d->ncls) { /* new clusters: every queue's caps again */
 		json_object_clear(d->queue_rv);
 		d->caps_ncls = d->ncls;

@@ -491,6 +491,10 @@ static void dd_release(mu__dd_t *d)
 	mu_fleet_free(d->fleet);
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_stop(d->wjobs[k]);
+	mu_kube_watch_stop(d->wclusters);
+	mu_kube_watch_stop(d->wqueues);
+	mu_kube_watch_stop(d->wsecrets);
+	json_decref(d->secrets);
 	mu_kube_client_free(d->hub);
 	mu_kube_lease_release(d->lease);
 }
@@ -501,6 +505,7 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	memset(&d, 0, sizeof d);
 	d.o = o;
 	d.t0 = mu__d_mono_ms();
+	d.nreq = &d.reqs;
 	mu_fleet_config_t fc;
 	mu_fleet_config_defaults(&fc);
 	fc.burst_after = o->burst_after_ms;
@@ -513,6 +518,13 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	int rc = mu_fleet_new(&fc, &d.fleet);
 	if (rc == MU_OK)
 		rc = mu_kube_client_new(o->hub, &d.hub);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/apis/muster.io/v1alpha1/clusters", NULL, &d.wclusters);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/apis/muster.io/v1alpha1/queues", NULL, &d.wqueues);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/api/v1/namespaces/" MU__D_NS "/secrets", NULL,
+					 &d.wsecrets);
 	/* the hub's queue-labelled jobs of each kind (a kind whose CRD the
 	 * hub lacks only fails its own watch) */
 	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
@@ -539,8 +551,12 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 			return MU_OK; /* stopped while waiting */
 		}
 	}
-	/* the hub's Jobs listed once before the first pass (then watched) */
-	for (int64_t t = mu__d_mono_ms(); !*o->stop && !mu_kube_watch_items(d.wjobs[MU__DK_JOB], NULL, NULL) &&
+	/* the hub's Jobs, Clusters and Queues listed once before the first
+	 * pass (then watched) */
+	for (int64_t t = mu__d_mono_ms(); !*o->stop &&
+	     !(mu_kube_watch_items(d.wjobs[MU__DK_JOB], NULL, NULL) &&
+	       mu_kube_watch_items(d.wclusters, NULL, NULL) &&
+	       mu_kube_watch_items(d.wqueues, NULL, NULL)) &&
 	     mu__d_mono_ms() - t < 10000;) {
 		struct timespec ts = {0, 20 * 1000000L};
 		nanosleep(&ts, NULL);

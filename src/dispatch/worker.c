@@ -206,8 +206,9 @@ static void copies_read(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const json_t *
 			/* only once the hub's list of that kind was read: a
 			 * copy whose hub object is not known yet is not stale */
 			if (d->kind_listed[k] && ns && name && !mu__jget(w, "metadata.deletionTimestamp")) {
-				mu__dlog(d, 1, "cluster %s: stale copy %s %s/%s (generation %s) deleted",
-					 c->name, mu__dkind_name(k), ns, name, gen ? gen : "?");
+				mu__dlog(d, 1, "cluster %s: stale copy %s%s%s/%s (generation %s) deleted",
+					 c->name, k ? mu__dkind_name(k) : "", k ? " " : "", ns, name,
+					 gen ? gen : "?");
 				mu__dwork_delete(d, c, k, ns, name);
 				d->deleted_stale++;
 			}

@@ -390,6 +390,7 @@ job cj2 1 1 1s ', muster.io/cluster-selector: region=eu' >"$T/cj.yaml"; h apply 
 wait_for cj2-jobs-cap 50 ann_is cj2 dispatch-reason ClusterCap
 wait_for cj2-after-cj1 150 ann_is cj2 dispatch-phase Succeeded
 h delete job cj1 cj2
+expect "jobs cap lifted" 0 h annotate queue team-a muster.io/cluster-caps-
 expect "bad caps" 0 h annotate queue team-a muster.io/cluster-caps=small
 wait_for bad-caps-logged 50 grep -q "muster.io/cluster-caps \"small\": expected CLUSTER=gpu:N" "$T/d.log"
 h annotate queue team-a muster.io/cluster-caps-

@@ -17,7 +17,9 @@
 #     training operator's Succeeded condition, played by this test);
 #   - a PyTorchJob that only small may take (small has no such CRD) ends
 #     NotAdmitted with the worker's 404, and is not sent again;
-#   - a RayJob goes to big, and deleting it on the hub deletes its copy.
+#   - a RayJob goes to big, and deleting it on the hub deletes its copy;
+#   - idle, the dispatcher makes almost no request: the hub's Clusters,
+#     Queues and Secrets are watched (muster_dispatch_requests_total).
 # Without ../shared/data it prints that it skipped.  About 30 s.
 # Usage: sh tests/e2e/dispatch_kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-kinds: N passed, N failed".
@@ -103,7 +105,7 @@ done
 printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, kubeconfigSecret: {name: small-kc}}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
 expect clusters 0 h apply -f "$T/cl.yaml"
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
-	--lease-namespace muster-system >"$T/d.out" 2>"$T/d.log" &
+	--lease-namespace muster-system --metrics 127.0.0.1:0 >"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
 state_is() { [ "$(hget cluster "$1" '{.status.state}')" = Ready ]; }
 for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
@@ -262,6 +264,18 @@ wait_for rj-copy-unsuspended 100 rjc
 expect "RayJob deleted on the hub" 0 h delete rayjob rj
 rjgone() { ! w "$rc" get rayjob rj -o name | grep -q .; }
 wait_for rj-copy-deleted 100 rjgone
+
+# --- idle: Clusters, Queues and Secrets are watched, not read each pass ----
+murl=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/d.log" | tail -n 1)
+reqs() { command curl -sf "$murl/metrics" | sed -n 's/^muster_dispatch_requests_total //p'; }
+r0=$(reqs); p0=$(command curl -sf "$murl/metrics" | sed -n 's/^muster_dispatch_passes_total //p')
+sleep 3
+r1=$(reqs); p1=$(command curl -sf "$murl/metrics" | sed -n 's/^muster_dispatch_passes_total //p')
+echo "  idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
+# at most a PriorityClass list a second and a Cluster status write: not
+# four reads a pass (Clusters, Queues, two Secrets) as before
+[ "$((p1 - p0))" -ge 5 ] && [ "$((r1 - r0))" -le 12 ] && ok ||
+	bad "idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
 
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
 hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
