@@ -131,6 +131,7 @@ typedef struct mu__dd {
 	int32_t ncls, cls_cap;
 	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs */
 	bool kind_listed[MU__DK_COUNT]; /* this pass read that kind's list */
+	uint64_t expired[MU__DK_COUNT]; /* their 410 re-lists logged */
 	mu__djob_t **jobs;
 	int32_t njobs, jobs_cap;
 	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */

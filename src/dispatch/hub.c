@@ -712,6 +712,11 @@ int mu__dhub_jobs(mu__dd_t *d)
 	for (int32_t i = 0; i < d->njobs; i++)
 		d->jobs[i]->seen = false;
 	for (int k = 0; k < MU__DK_COUNT; k++) {
+		uint64_t x = mu_kube_watch_expired(d->wjobs[k]);
+		if (x != d->expired[k]) /* said once per re-list */
+			mu__dlog(d, 1, "hub %ss: their watch's version expired (410 Gone): listed "
+				 "again", mu__dkind_name((mu__dkind_t)k));
+		d->expired[k] = x;
 		d->kind_listed[k] = jobs_of_kind(d, (mu__dkind_t)k, now);
 		if (!d->kind_listed[k]) /* not read: its jobs stay as they were */
 			for (int32_t i = 0; i < d->njobs; i++)

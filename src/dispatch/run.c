@@ -585,9 +585,11 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		 (unsigned long long)d.created, (unsigned long long)d.withdrawn,
 		 (unsigned long long)d.requeued, (unsigned long long)d.deleted_stale);
 	mu__dlog(&d, 1, "time: %llu passes; hub reads %lld ms, worker polls %lld ms, fleet "
-		 "decisions %lld ms, sends (record, create) %lld ms, write-back %lld ms",
+		 "decisions %lld ms, sends (record, create) %lld ms, write-back %lld ms; "
+		 "%llu requests (watches not counted)",
 		 (unsigned long long)d.passes, (long long)d.spent[0], (long long)d.spent[1],
-		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4]);
+		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4],
+		 (unsigned long long)d.reqs);
 	dd_release(&d);
 	return rc;
 }

@@ -19,8 +19,12 @@
 #     NotAdmitted with the worker's 404, and is not sent again;
 #   - a RayJob goes to big, and deleting it on the hub deletes its copy;
 #   - idle, the dispatcher makes almost no request: the hub's Clusters,
-#     Queues and Secrets are watched (muster_dispatch_requests_total).
-# Without ../shared/data it prints that it skipped.  About 30 s.
+#     Queues and Secrets are watched (muster_dispatch_requests_total);
+#   - the hub keeps 20 changes of watch cache; the dispatcher, paused
+#     past the end of its watches while 25 Jobs are created, resumes from
+#     an expired version, gets 410 Gone, lists again, and dispatches all 25.
+# Without ../shared/data it prints that it skipped.  About 75 s (31 s of
+# it a pause).
 # Usage: sh tests/e2e/dispatch_kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-kinds: N passed, N failed".
 E2E_NAME=dispatch-kinds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -53,17 +57,19 @@ metadata: {name: team-a}
 spec: {}
 EOF
 }
+# start NAME [OPTIONS]: a `muster up` with data in $T/NAME.
 start() {
-	"$M" up --cluster "$T/$1.yaml" --listen 127.0.0.1:0 --data "$T/$1" --no-fsync --quiet \
-		>"$T/$1.up.out" 2>"$T/$1.up.err" &
+	n=$1; shift
+	"$M" up --cluster "$T/$n.yaml" --listen 127.0.0.1:0 --data "$T/$n" --no-fsync --quiet "$@" \
+		>"$T/$n.up.out" 2>"$T/$n.up.err" &
 	PIDS="$PIDS $!"
 	i=0
 	while [ "$i" -lt 150 ]; do
-		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out" 2>/dev/null)
+		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$n.up.out" 2>/dev/null)
 		if [ -n "$s" ] && command curl -sfk "$s/readyz" >/dev/null 2>&1; then return 0; fi
 		sleep 0.1; i=$((i + 1))
 	done
-	cat "$T/$1.up.err"; bad "muster up $1 did not start"; done_
+	cat "$T/$n.up.err"; bad "muster up $n did not start"; done_
 }
 h() { "$KC" --kubeconfig "$T/hub/kubeconfig" "$@" >"$T/out" 2>&1; }
 w() { n=$1; shift; "$KC" --kubeconfig "$T/$n/kubeconfig" "$@" 2>/dev/null; }
@@ -79,7 +85,9 @@ metadata: {name: team-a}
 spec: {}
 EOF
 pool small 2 >"$T/small.yaml"; pool big 4 >"$T/big.yaml"
-for n in hub small big; do start "$n"; done
+# the hub keeps only the last 20 changes for watches: a watch resumed
+# after more than that gets 410 Gone (below)
+start hub --watch-cache 20; start small; start big
 # the CRDs (create: the big ones exceed apply's annotation): all four on
 # the hub and on big, only JobSet's on small
 for f in jobset.x-k8s.io_jobsets kubeflow.org_pytorchjobs kubeflow.org_mpijobs ray.io_rayjobs; do
@@ -104,9 +112,10 @@ for n in small big; do
 done
 printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, kubeconfigSecret: {name: small-kc}}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
 expect clusters 0 h apply -f "$T/cl.yaml"
+# (no lease: it is paused for longer than one below)
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
-	--lease-namespace muster-system --metrics 127.0.0.1:0 >"$T/d.out" 2>"$T/d.log" &
-PIDS="$PIDS $!"
+	--no-leader-elect --metrics 127.0.0.1:0 >"$T/d.out" 2>"$T/d.log" &
+DPID=$!; PIDS="$PIDS $DPID"
 state_is() { [ "$(hget cluster "$1" '{.status.state}')" = Ready ]; }
 for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
 
@@ -276,6 +285,25 @@ echo "  idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
 # four reads a pass (Clusters, Queues, two Secrets) as before
 [ "$((p1 - p0))" -ge 5 ] && [ "$((r1 - r0))" -le 12 ] && ok ||
 	bad "idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
+
+# --- 410 Gone: a watch resumed from an expired version lists again -------
+# The dispatcher is paused past the end of its watches (the server ends
+# each after 30 s); 25 Jobs are created meanwhile, more than the hub's 20
+# changes of watch cache, so the watches resume from a version the hub no
+# longer has: 410, a new list, and every one of them is dispatched and done.
+kill -STOP "$DPID"
+sleep 31
+: >"$T/g.yaml"
+i=1
+while [ "$i" -le 25 ]; do
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: g-%s\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/duration: 1s}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n---\n' "$i" >>"$T/g.yaml"
+	i=$((i + 1))
+done
+expect "25 Jobs while the dispatcher is paused" 0 h create -f "$T/g.yaml"
+kill -CONT "$DPID"
+wait_for relisted-after-410 100 grep -q "hub Jobs: their watch's version expired (410 Gone): listed again" "$T/d.log"
+gdone() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o 'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-phase}{"\n"}{end}' | grep -c '^Succeeded$')" -eq 25 ]; }
+wait_for converged-after-410 300 gdone
 
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
 hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
