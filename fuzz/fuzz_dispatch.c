@@ -2,8 +2,10 @@
  * fuzz_dispatch.c - what the hub daemon (src/dispatch) reads from objects
  * anyone may write on the hub: the kubeconfig a Cluster's Secret holds
  * (mu_kube_config_parse), a hub Job's "KEY=VALUE,..." selector annotation
- * (mu__dlabels), and a hub Job or Node as JSON turned into a worker's
- * copy (mu__dcopy) and a cut-down Node (mu__dnode_min).  Input: the three
+ * (mu__dlabels), and a hub Job (or JobSet, PyTorchJob, MPIJob, RayJob) or
+ * Node as JSON turned into a worker's copy (mu__dcopy), a Workload
+ * (mu__dkind_workload), an end (mu__dkind_done) and a cut-down Node
+ * (mu__dnode_min).  Input: the three
  * parts separated by "\n===\n" (missing parts are empty).
  */
 #include <stdint.h>
@@ -54,7 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	json_t *o = obj ? json_loads(obj, 0, NULL) : NULL;
 	if (o) {
-		json_decref(mu__dcopy(o, "uid-1", "ns/name", 1));
+		/* the object read as each kind: its copy, and as a Workload */
+		for (int k = 0; k < MU__DK_COUNT; k++) {
+			json_decref(mu__dcopy(o, (mu__dkind_t)k, "uid-1", "ns/name", 1));
+			if (k)
+				json_decref(mu__dkind_workload(o, (mu__dkind_t)k));
+			(void)mu__dkind_done(o, (mu__dkind_t)k);
+		}
 		json_decref(mu__dnode_min(o));
 		json_decref(o);
 	}

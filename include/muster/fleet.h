@@ -105,6 +105,10 @@ int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *q);
  * MU_RES_UNLIMITED slots: no cap).  MU_ENOENT for an unknown queue. */
 int mu_fleet_queue_cap(mu_fleet_t *f, const char *queue, int32_t c,
 		       const mu_res_t *cap);
+/* Caps the jobs queue may run on cluster c at once (max_jobs; -1: no
+ * cap), beside its resource caps there.  MU_ENOENT for an unknown queue
+ * or cluster, MU_EINVAL for a max_jobs below -1. */
+int mu_fleet_queue_cap_jobs(mu_fleet_t *f, const char *queue, int32_t c, int64_t max_jobs);
 
 typedef struct mu_fleet_queue_info {
 	const char *name;

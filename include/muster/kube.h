@@ -95,6 +95,9 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
  * O(objects) with a list, O(1) without. */
 struct json_t;
 bool mu_kube_watch_items(mu_kube_watch_t *w, struct json_t **list, uint64_t *seq);
+/* How many times a watch was answered 410 Gone (its resourceVersion had
+ * expired) and the collection was listed again.  O(1). */
+uint64_t mu_kube_watch_expired(mu_kube_watch_t *w);
 /* Why the cache is not healthy ("" when it is), into buf. */
 const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len);
 /* Stops the thread (within about a second) and frees everything. */

@@ -114,7 +114,7 @@ static void create_missing(agent_t *a, const json_t *assigned, const json_t *hav
 		const char *ns = mu__jstr(hub, "metadata.namespace");
 		char key[600], path[600];
 		snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", mu__jstr(hub, "metadata.name"));
-		json_t *body = mu__dcopy(hub, uid, key, (uint32_t)atol(gen));
+		json_t *body = mu__dcopy(hub, MU__DK_JOB, uid, key, (uint32_t)atol(gen));
 		snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs", ns ? ns : "default");
 		long st = mu__dreq(&a->d, a->w, "POST", path, NULL, body, NULL);
 		if (st == 404) {

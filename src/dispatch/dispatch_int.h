@@ -40,6 +40,19 @@
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
 #define MU__D_CAPS "muster.io/cluster-caps"     /* hub Queue: "CL=gpu:N,CL=pods:N" */
+#define MU__D_MODE "muster.io/dispatch-mode"    /* a fleet cluster's label: push, pull */
+#define MU__D_MULTIKUEUE "kueue.x-k8s.io/multikueue" /* managedBy the CRDs allow */
+
+/* The kinds a hub dispatches (kinds.c): batch/v1 Jobs and the suspendable
+ * kinds of the workload issue, as MultiKueue dispatches them. */
+typedef enum mu__dkind {
+	MU__DK_JOB = 0,
+	MU__DK_JOBSET,
+	MU__DK_PYTORCH,
+	MU__DK_MPI,
+	MU__DK_RAYJOB,
+	MU__DK_COUNT
+} mu__dkind_t;
 
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
@@ -50,8 +63,9 @@ typedef struct mu__dcl {
 	char *secret_rv;          /* the Secret version its config came from */
 	mu_kube_config_t *cfg;    /* heap (clients and watches point to it) */
 	mu_kube_client_t *kc;     /* NULL without a usable kubeconfig */
-	/* push mode: its Nodes, copies and their pods, watched (with kc) */
-	mu_kube_watch_t *wnodes, *wjobs, *wpods;
+	/* push mode: its Nodes, copies (one watch per kind; the kinds'
+	 * may fail where their CRD is missing) and their pods, watched */
+	mu_kube_watch_t *wnodes, *wcopies[MU__DK_COUNT], *wpods;
 	uint64_t nodes_seq;       /* the node watch's changes last synced */
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
@@ -80,7 +94,8 @@ typedef enum mu__djstate {
 
 /* A hub Job. */
 typedef struct mu__djob {
-	char *key;                /* "ns/name" */
+	char *key;                /* "ns/name"; other kinds "KIND:ns/name" */
+	mu__dkind_t kind;
 	char *ns, *name, *uid;
 	json_t *obj;              /* the latest hub object */
 	mu_specs_t specs;         /* its job spec (and selector labels) */
@@ -93,6 +108,7 @@ typedef struct mu__djob {
 	int64_t made;             /* mono ms of the last create retried */
 	int fails;                /* creates that failed in a row (transient) */
 	char *refused;            /* a sender's: the worker's permanent refusal */
+	json_t *wstatus;          /* its copy's status as last seen (push mode) */
 	bool started;             /* a pod of its copy was bound */
 	bool copy_seen;           /* its copy was listed on the worker */
 	bool listed;              /* ... in the last poll of its cluster */
@@ -113,13 +129,21 @@ typedef struct mu__dd {
 	mu_fleet_t *fleet;
 	mu__dcl_t *cls;
 	int32_t ncls, cls_cap;
-	mu_kube_watch_t *wjobs;   /* the hub's queue-labelled Jobs */
+	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs */
+	bool kind_listed[MU__DK_COUNT]; /* this pass read that kind's list */
+	uint64_t expired[MU__DK_COUNT]; /* their 410 re-lists logged */
 	mu__djob_t **jobs;
 	int32_t njobs, jobs_cap;
 	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
 	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	/* the hub's Clusters, Queues and the Secrets of muster-system,
+	 * watched: a pass reads them again only when they changed */
+	mu_kube_watch_t *wclusters, *wqueues, *wsecrets;
+	uint64_t clusters_seq, queues_seq, secrets_seq;
+	int64_t clusters_at;      /* mono ms the Clusters were last read */
+	json_t *secrets;          /* this read's Secrets of muster-system, or NULL */
 	int32_t caps_ncls;        /* clusters when the queues' caps were set */
 	json_t *pcls;             /* PriorityClass name -> value (the hub's) */
 	json_t *pcls_default;     /* the globalDefault class's value, or NULL */
@@ -130,6 +154,9 @@ typedef struct mu__dd {
 	int64_t last_status;
 	uint64_t dispatched, withdrawn, requeued, deleted_stale, created;
 	uint64_t passes;
+	uint64_t *nreq;           /* -> reqs: requests made, outside watches
+	                           * (atomic: sender threads count too) */
+	uint64_t reqs;
 	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
 	double pass_ms_sum;
 	struct mu__dms *ms;       /* /metrics, or NULL */
@@ -158,7 +185,8 @@ int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n);
  * labelled with the hub uid and generation g, without what the hub's Job
  * controller added (selector, controller labels) or the hub's own
  * annotations. */
-json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t g);
+json_t *mu__dcopy(const json_t *hub, mu__dkind_t k, const char *uid, const char *key,
+		  uint32_t g);
 /* Connects push-mode cluster c through c->cfg (set): its client and the
  * watches of its Nodes, copies and their pods.  On error nothing stays. */
 int mu__dcl_connect(mu__dcl_t *c);
@@ -167,6 +195,39 @@ void mu__dcl_disconnect(mu__dcl_t *c);
 /* A Node cut to what the models read (name, labels, taints, cordon,
  * allocatable, the Ready condition); owned. */
 json_t *mu__dnode_min(const json_t *n);
+
+/* --- kinds.c ---------------------------------------------------------------- */
+
+const char *mu__dkind_name(mu__dkind_t k);
+const char *mu__dkind_api(mu__dkind_t k);     /* "batch/v1", ... */
+/* The collection of kind k in all namespaces ("/apis/batch/v1/jobs"), or
+ * with ns, the object name's path (name NULL: the namespace's
+ * collection); suffix ("", "/status") appended.  Into buf. */
+const char *mu__dkind_path(mu__dkind_t k, const char *ns, const char *name,
+			   const char *suffix, char *buf, size_t len);
+/* The kind of an object's apiVersion and kind, or -1. */
+int mu__dkind_of(const char *api, const char *kind);
+/* The object that holds suspend and managedBy in spec s of kind k
+ * ("spec" or "spec.runPolicy"); created when create is set.  Borrowed. */
+json_t *mu__dkind_ctl(json_t *spec, mu__dkind_t k, bool create);
+/* The value of spec.managedBy (spec.runPolicy.managedBy), or NULL. */
+const char *mu__dkind_managed_by(const json_t *obj, mu__dkind_t k);
+/* The pod templates of spec (of an object of kind k, not a Job), each
+ * with its part name and pod count, at most max; the number, or
+ * MU_EINVAL when a part is malformed.  Borrowed. */
+typedef struct mu__dtmpl {
+	char part[64];
+	int64_t count;
+	json_t *tmpl;
+} mu__dtmpl_t;
+int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max);
+/* Object o of kind k (not a Job) as a muster Workload the cluster-file
+ * loader reads: its queue, its parts as pod sets, its minimum; owned. */
+json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k);
+/* A copy's end from its status: "Succeeded", "Failed" or NULL. */
+const char *mu__dkind_done(const json_t *copy, mu__dkind_t k);
+/* The merge patch that sets o's suspend flag to on; owned. */
+json_t *mu__dkind_suspend_patch(mu__dkind_t k, bool on);
 
 /* --- metrics.c -------------------------------------------------------------- */
 
@@ -256,7 +317,8 @@ bool mu__dwork_refused(long st);
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);
 /* The same over connection kc to j's cluster (a sender thread's). */
 long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
-/* Deletes j's copy on cluster c (background propagation). */
-long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, const char *ns, const char *name);
+/* Deletes the copy of kind k on cluster c (background propagation). */
+long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
+		      const char *name);
 
 #endif

@@ -47,6 +47,8 @@ long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
 	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	char *ans = NULL;
 	long st = 0;
+	if (d->nreq)
+		__atomic_add_fetch(d->nreq, 1, __ATOMIC_RELAXED);
 	mu_kube_client_do(c, method, path, body ? (ctype ? ctype : "application/json") : NULL,
 			  text, d->o->request_timeout_ms, &st, &ans);
 	free(text);
@@ -100,40 +102,19 @@ int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n)
 }
 
 
-json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t g)
+/* Labels the pod template tm (a Job's, or a part's) with the hub uid and
+ * generation, without what the hub's Job controller added. */
+static void tmpl_label(json_t *tm, const char *uid, const char *gen)
 {
-	char gen[16];
-	snprintf(gen, sizeof gen, "%u", g);
-	json_t *labels = json_deep_copy(mu__jget(hub, "metadata.labels"));
-	json_object_del(labels, MU__D_CLUSTER);
-	json_t *ann = json_object();
-	const char *k;
-	json_t *v;
-	json_object_foreach(mu__jget(hub, "metadata.annotations"), k, v)
-		if (strncmp(k, "muster.io/dispatch-", 19) && strcmp(k, MU__D_CLUSTER) &&
-		    strcmp(k, MU__D_SEL) && strcmp(k, MU__D_LOC) && strcmp(k, MU__D_TERM) &&
-		    strcmp(k, "kubectl.kubernetes.io/last-applied-configuration"))
-			json_object_set(ann, k, v);
-	json_object_set_new(labels, MU__D_HUBUID, json_string(uid));
-	json_object_set_new(ann, MU__D_GEN, json_string(gen));
-	json_object_set_new(ann, MU__D_HUBJOB, json_string(key));
-	json_object_set_new(ann, "muster.io/admitted", json_string("true"));
-	json_t *spec = json_deep_copy(json_object_get(hub, "spec"));
-	json_object_set_new(spec, "suspend", json_false());
-	json_object_del(spec, "selector");
-	json_object_del(spec, "manualSelector");
-	/* the worker's own Job controller runs the copy (as MultiKueue
-	 * drops managedBy from its workers' copies) */
-	json_object_del(spec, "managedBy");
-	json_t *tm = mu__jget(spec, "template.metadata");
-	if (!tm) {
-		tm = json_object();
-		json_object_set_new(json_object_get(spec, "template"), "metadata", tm);
+	json_t *md = json_object_get(tm, "metadata");
+	if (!md) {
+		md = json_object();
+		json_object_set_new(tm, "metadata", md);
 	}
-	json_t *tl = json_object_get(tm, "labels");
+	json_t *tl = json_object_get(md, "labels");
 	if (!tl) {
 		tl = json_object();
-		json_object_set_new(tm, "labels", tl);
+		json_object_set_new(md, "labels", tl);
 	}
 	static const char *const drop[] = {"controller-uid", "job-name",
 		"batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name", NULL};
@@ -141,9 +122,53 @@ json_t *mu__dcopy(const json_t *hub, const char *uid, const char *key, uint32_t 
 		json_object_del(tl, drop[i]);
 	json_object_set_new(tl, MU__D_HUBUID, json_string(uid));
 	json_object_set_new(tl, MU__D_GEN, json_string(gen));
-	return json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:o},s:o}", "apiVersion", "batch/v1", "kind",
-			 "Job", "metadata", "name", mu__jstr(hub, "metadata.name"), "namespace", mu__jstr(hub, "metadata.namespace") ? mu__jstr(hub, "metadata.namespace") : "default", "labels", labels,
-			 "annotations", ann, "spec", spec);
+}
+
+json_t *mu__dcopy(const json_t *hub, mu__dkind_t k, const char *uid, const char *key, uint32_t g)
+{
+	char gen[16];
+	snprintf(gen, sizeof gen, "%u", g);
+	json_t *labels = json_deep_copy(mu__jget(hub, "metadata.labels"));
+	if (!labels)
+		labels = json_object();
+	json_object_del(labels, MU__D_CLUSTER);
+	json_t *ann = json_object();
+	const char *ak;
+	json_t *v;
+	json_object_foreach(mu__jget(hub, "metadata.annotations"), ak, v)
+		if (strncmp(ak, "muster.io/dispatch-", 19) && strcmp(ak, MU__D_CLUSTER) &&
+		    strcmp(ak, MU__D_SEL) && strcmp(ak, MU__D_LOC) && strcmp(ak, MU__D_TERM) &&
+		    strcmp(ak, "kubectl.kubernetes.io/last-applied-configuration"))
+			json_object_set(ann, ak, v);
+	json_object_set_new(labels, MU__D_HUBUID, json_string(uid));
+	json_object_set_new(ann, MU__D_GEN, json_string(gen));
+	json_object_set_new(ann, MU__D_HUBJOB, json_string(key));
+	json_object_set_new(ann, "muster.io/admitted", json_string("true"));
+	json_t *spec = json_deep_copy(json_object_get(hub, "spec"));
+	if (!spec)
+		spec = json_object();
+	/* unsuspended; the worker's own controller runs the copy (as
+	 * MultiKueue drops managedBy from its workers' copies) */
+	json_t *ctl = mu__dkind_ctl(spec, k, true);
+	json_object_set_new(ctl, "suspend", json_false());
+	json_object_del(ctl, "managedBy");
+	if (k == MU__DK_JOB) {
+		json_object_del(spec, "selector");
+		json_object_del(spec, "manualSelector");
+		if (!json_object_get(spec, "template"))
+			json_object_set_new(spec, "template", json_object());
+		tmpl_label(json_object_get(spec, "template"), uid, gen);
+	} else {
+		mu__dtmpl_t t[16];
+		int n = mu__dkind_templates(spec, k, t, 16);
+		for (int i = 0; i < n; i++)
+			tmpl_label(t[i].tmpl, uid, gen);
+	}
+	const char *ns = mu__jstr(hub, "metadata.namespace");
+	return json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:o},s:o}", "apiVersion", mu__dkind_api(k),
+			 "kind", mu__dkind_name(k), "metadata", "name",
+			 mu__jstr(hub, "metadata.name"), "namespace", ns ? ns : "default",
+			 "labels", labels, "annotations", ann, "spec", spec);
 }
 
 
@@ -174,17 +199,21 @@ json_t *mu__dnode_min(const json_t *n)
 	return o;
 }
 
-/* The watches of a push-mode worker: its Nodes, its copies (Jobs labelled
- * with a hub uid) and their pods. */
-static const char *const wpaths[3] = {"/api/v1/nodes", "/apis/batch/v1/jobs", "/api/v1/pods"};
-
+/* The watches of a push-mode worker: its Nodes, its copies (objects of
+ * each kind labelled with a hub uid) and their pods. */
 int mu__dcl_connect(mu__dcl_t *c)
 {
 	int rc = mu_kube_client_new(c->cfg, &c->kc);
-	mu_kube_watch_t **w[3] = {&c->wnodes, &c->wjobs, &c->wpods};
-	for (int i = 0; rc == MU_OK && i < 3; i++)
-		rc = mu_kube_watch_start(c->cfg, wpaths[i], i ? "labelSelector=muster.io%2Fhub-uid" : NULL,
-					 w[i]);
+	const char *sel = "labelSelector=muster.io%2Fhub-uid";
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(c->cfg, "/api/v1/nodes", NULL, &c->wnodes);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(c->cfg, "/api/v1/pods", sel, &c->wpods);
+	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
+		char path[200];
+		rc = mu_kube_watch_start(c->cfg, mu__dkind_path(k, NULL, NULL, "", path, sizeof path),
+					 sel, &c->wcopies[k]);
+	}
 	c->nodes_seq = 0;
 	if (rc != MU_OK)
 		mu__dcl_disconnect(c);
@@ -194,9 +223,12 @@ int mu__dcl_connect(mu__dcl_t *c)
 void mu__dcl_disconnect(mu__dcl_t *c)
 {
 	mu_kube_watch_stop(c->wnodes);
-	mu_kube_watch_stop(c->wjobs);
 	mu_kube_watch_stop(c->wpods);
-	c->wnodes = c->wjobs = c->wpods = NULL;
+	c->wnodes = c->wpods = NULL;
+	for (int k = 0; k < MU__DK_COUNT; k++) {
+		mu_kube_watch_stop(c->wcopies[k]);
+		c->wcopies[k] = NULL;
+	}
 	mu_kube_client_free(c->kc);
 	c->kc = NULL;
 	if (c->cfg)

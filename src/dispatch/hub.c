@@ -1,6 +1,7 @@
 /*
  * hub.c - the hub side of the daemon: the hub's Clusters (with their
- * kubeconfig Secrets), Queues and queue-labelled batch/v1 Jobs are read
+ * kubeconfig Secrets), Queues and queue-labelled jobs (batch/v1 Jobs and
+ * the suspendable kinds of kinds.c) are read
  * into the fleet, and what the hub learns goes back to the hub's objects:
  * a Job's dispatch annotations (cluster, generation, phase, pods, why it
  * waits), Events, and each Cluster's status.
@@ -33,15 +34,37 @@ static void set_err(mu__dcl_t *c, const char *msg)
 	c->err = sdup(msg);
 }
 
-/* Loads c's kubeconfig from its Secret when the Secret changed; on error
- * c->err says what is wrong and c has no client.  O(one request). */
-static void load_secret(mu__dd_t *d, mu__dcl_t *c)
+/* c's Secret from the watch of muster-system's (200, or 404 when it is
+ * not there), or asked for (a Secret elsewhere, or no watch): the HTTP
+ * status and the Secret in *out (owned). */
+static long secret_get(mu__dd_t *d, const mu__dcl_t *c, json_t **out)
 {
+	*out = NULL;
+	if (d->secrets && !strcmp(c->secret_ns, MU__D_NS)) {
+		size_t i;
+		json_t *o;
+		json_array_foreach(json_object_get(d->secrets, "items"), i, o) {
+			const char *n = mu__jstr(o, "metadata.name");
+			if (n && !strcmp(n, c->secret_name)) {
+				*out = json_incref(o);
+				return 200;
+			}
+		}
+		return 404;
+	}
 	char path[1024];
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/secrets/%s", c->secret_ns,
 		 c->secret_name);
+	return mu__dreq(d, d->hub, "GET", path, NULL, NULL, out);
+}
+
+/* Loads c's kubeconfig from its Secret when the Secret changed; on error
+ * c->err says what is wrong and c has no client.  O(secrets), or one
+ * request for a Secret outside muster-system. */
+static void load_secret(mu__dd_t *d, mu__dcl_t *c)
+{
 	json_t *s = NULL;
-	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &s);
+	long st = secret_get(d, c, &s);
 	char msg[1200];
 	const char *rv = mu__jstr(s, "metadata.resourceVersion");
 	if ((st == 200 && rv && c->secret_rv && !strcmp(rv, c->secret_rv)) ||
@@ -112,8 +135,12 @@ static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
 	mu_specs_t tmp;
 	mu_specs_init(&tmp);
 	const json_t *lm = mu__jget(o, "metadata.labels");
-	mu_label_t *l = mu_arena_alloc(&tmp.arena, (json_object_size(lm) + 1) * sizeof *l);
+	mu_label_t *l = mu_arena_alloc(&tmp.arena, (json_object_size(lm) + 2) * sizeof *l);
 	size_t nl = 0;
+	const char *mode = mu__jstr(o, "spec.mode");
+	/* the kinds only push mode sends select it (the agent makes Jobs) */
+	if (l)
+		l[nl++] = (mu_label_t){MU__D_MODE, mode && !strcmp(mode, "pull") ? "pull" : "push"};
 	const char *k;
 	json_t *v;
 	json_object_foreach((json_t *)lm, k, v)
@@ -143,11 +170,32 @@ static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
 int mu__dhub_clusters(mu__dd_t *d)
 {
 	json_t *l = NULL;
-	long st = mu__dreq(d, d->hub, "GET", "/apis/muster.io/v1alpha1/clusters", NULL, NULL, &l);
-	if (st != 200) {
+	uint64_t seq = 0, sseq = 0;
+	if (!mu_kube_watch_items(d->wclusters, NULL, &seq))
+		return MU_EIO;
+	/* the Secrets of muster-system from their watch (without it, each
+	 * push-mode cluster's Secret is asked for) */
+	bool sw = mu_kube_watch_items(d->wsecrets, NULL, &sseq);
+	int64_t t = mu__d_mono_ms();
+	/* nothing changed: nothing to read (a Secret outside muster-system is
+	 * asked for every 5 s; every Secret each second while their watch
+	 * does not answer, e.g. without the right to list them) */
+	if (d->clusters_at && seq == d->clusters_seq &&
+	    (sw ? sseq == d->secrets_seq && t - d->clusters_at < 5000 : t - d->clusters_at < 1000))
+		return MU_OK;
+	if (!mu_kube_watch_items(d->wclusters, &l, &seq)) {
 		json_decref(l);
 		return MU_EIO;
 	}
+	json_decref(d->secrets);
+	d->secrets = NULL;
+	if (sw && !mu_kube_watch_items(d->wsecrets, &d->secrets, &sseq)) {
+		json_decref(d->secrets);
+		d->secrets = NULL;
+	}
+	d->clusters_seq = seq;
+	d->secrets_seq = d->secrets ? sseq : 0;
+	d->clusters_at = t;
 	for (int32_t i = 0; i < d->ncls; i++)
 		d->cls[i].seen = false;
 	size_t i;
@@ -190,18 +238,25 @@ int mu__dhub_clusters(mu__dd_t *d)
 /* --- queues -------------------------------------------------------------------- */
 
 /* Queue q's caps per cluster from its annotation muster.io/cluster-caps
- * ("CLUSTER=gpu:N,CLUSTER=pods:N", whole GPUs and pods; pods count jobs
- * of one pod each): every cluster of the fleet gets its cap, or none.
- * MU_EINVAL (nothing changed) for a term of another form. */
+ * ("CLUSTER=gpu:N,CLUSTER=pods:N,CLUSTER=jobs:N": whole GPUs, pods, and
+ * jobs at once): every cluster of the fleet gets its caps, or none.
+ * MU_EINVAL (nothing changed) for a term of another form.  O(terms x
+ * clusters). */
 static int queue_caps(mu__dd_t *d, const char *q, const char *text)
 {
 	int32_t nc = d->ncls;
 	mu_res_t *caps = calloc((size_t)nc + 1, sizeof *caps);
-	if (!caps)
+	int64_t *jobs = calloc((size_t)nc + 1, sizeof *jobs);
+	if (!caps || !jobs) {
+		free(caps);
+		free(jobs);
 		return MU_ENOMEM;
-	for (int32_t c = 0; c < nc; c++)
+	}
+	for (int32_t c = 0; c < nc; c++) {
 		for (int r = 0; r < MU_RES_MAX; r++)
 			caps[c].v[r] = MU_RES_UNLIMITED;
+		jobs[c] = -1;
+	}
 	int rc = MU_OK;
 	for (const char *p = text ? text : ""; *p && rc == MU_OK;) {
 		size_t len = strcspn(p, ",");
@@ -210,20 +265,25 @@ static int queue_caps(mu__dd_t *d, const char *q, const char *text)
 		snprintf(term, sizeof term, "%.*s", (int)(len < 299 ? len : 299), p);
 		int32_t ci = -1;
 		if (sscanf(term, "%255[^=]=%15[^:]:%lld", cl, res, &n) != 3 || n < 0 ||
-		    (strcmp(res, "gpu") && strcmp(res, "pods")))
+		    n > INT64_MAX / 1000 ||
+		    (strcmp(res, "gpu") && strcmp(res, "pods") && strcmp(res, "jobs")))
 			rc = MU_EINVAL;
 		for (int32_t c = 0; rc == MU_OK && c < nc; c++)
 			if (!strcmp(d->cls[c].name, cl))
 				ci = c;
-		if (ci >= 0) /* a cluster not (yet) known: applied once it is */
+		if (ci >= 0 && !strcmp(res, "jobs")) /* a cluster not (yet) known: */
+			jobs[ci] = n;                /* applied once it is */
+		else if (ci >= 0)
 			caps[ci].v[strcmp(res, "gpu") ? MU_RES_PODS : MU_RES_GPU] = n * 1000;
 		p += len;
 		if (*p == ',')
 			p++;
 	}
 	for (int32_t c = 0; rc == MU_OK && c < nc; c++)
-		rc = mu_fleet_queue_cap(d->fleet, q, d->cls[c].fid, &caps[c]);
+		if ((rc = mu_fleet_queue_cap(d->fleet, q, d->cls[c].fid, &caps[c])) == MU_OK)
+			rc = mu_fleet_queue_cap_jobs(d->fleet, q, d->cls[c].fid, jobs[c]);
 	free(caps);
+	free(jobs);
 	return rc;
 }
 
@@ -252,7 +312,7 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 	if (rc == MU_OK && s.nqueues == 1 &&
 	    (rc = queue_caps(d, s.queues[0].name, caps)) == MU_EINVAL)
 		snprintf(dg.msg, sizeof dg.msg, "annotation " MU__D_CAPS " \"%.200s\": expected "
-			 "CLUSTER=gpu:N or CLUSTER=pods:N, separated by commas", caps);
+			 "CLUSTER=gpu:N, CLUSTER=pods:N or CLUSTER=jobs:N, separated by commas", caps);
 	if (rc)
 		mu__dlog(d, 0, "queue %s: %s %s", mu__jstr(o, "metadata.name"), mu_strerror(rc),
 			 dg.msg);
@@ -262,11 +322,18 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 int mu__dhub_queues(mu__dd_t *d)
 {
 	json_t *l = NULL;
-	long st = mu__dreq(d, d->hub, "GET", "/apis/muster.io/v1alpha1/queues", NULL, NULL, &l);
-	if (st != 200) {
+	uint64_t seq = 0;
+	/* the watch's snapshot, read again only when it changed or the
+	 * clusters did (every queue's caps then) */
+	if (!mu_kube_watch_items(d->wqueues, NULL, &seq))
+		return MU_EIO;
+	if (seq == d->queues_seq && d->caps_ncls == d->ncls)
+		return MU_OK;
+	if (!mu_kube_watch_items(d->wqueues, &l, &seq)) {
 		json_decref(l);
 		return MU_EIO;
 	}
+	d->queues_seq = seq;
 	if (d->caps_ncls != d->ncls) { /* new clusters: every queue's caps again */
 		json_object_clear(d->queue_rv);
 		d->caps_ncls = d->ncls;
@@ -389,17 +456,25 @@ static void set_why(mu__djob_t *j, const char *reason, const char *msg)
  * set) when they cannot be read. */
 static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 {
-	json_t *c = json_deep_copy(j->obj);
-	json_object_set_new(c, "apiVersion", json_string("batch/v1"));
-	json_object_set_new(c, "kind", json_string("Job"));
-	json_object_del(c, "status");
+	json_t *c;
+	if (j->kind == MU__DK_JOB) {
+		c = json_deep_copy(j->obj);
+		json_object_set_new(c, "apiVersion", json_string("batch/v1"));
+		json_object_set_new(c, "kind", json_string("Job"));
+		json_object_del(c, "status");
+	} else { /* its parts' pod templates as a Workload's pod sets */
+		c = mu__dkind_workload(j->obj, j->kind);
+	}
 	char *text = json_dumps(c, JSON_COMPACT);
 	json_decref(c);
 	mu_diag_t dg = {""};
 	int rc = text ? mu_load_yaml(j->key, text, strlen(text), &j->specs, &dg) : MU_ENOMEM;
 	free(text);
 	if (rc || j->specs.njobs != 1) {
-		set_why(j, "InvalidJob", dg.msg);
+		char m[sizeof dg.msg + 64];
+		snprintf(m, sizeof m, "%s%s%s", j->kind ? mu__dkind_name(j->kind) : "",
+			 j->kind ? " (read as a Workload of its parts): " : "", dg.msg);
+		set_why(j, "InvalidJob", m);
 		return false;
 	}
 	mu_job_spec_t *js = &j->specs.jobs[0];
@@ -419,8 +494,14 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		now - (wall - created) : now;
 	mu_label_t *sel, *loc;
 	size_t nsel, nloc;
-	if (mu__dlabels(mu__dmeta(j->obj, "annotations", MU__D_SEL), &j->specs.arena, &sel,
-			&nsel) ||
+	const char *st = mu__dmeta(j->obj, "annotations", MU__D_SEL);
+	char sbuf[1200];
+	if (j->kind != MU__DK_JOB) { /* pull-mode agents make only Jobs */
+		snprintf(sbuf, sizeof sbuf, "%.1000s%s" MU__D_MODE "=push", st ? st : "",
+			 st && *st ? "," : "");
+		st = sbuf;
+	}
+	if (mu__dlabels(st, &j->specs.arena, &sel, &nsel) ||
 	    mu__dlabels(mu__dmeta(j->obj, "annotations", MU__D_LOC), &j->specs.arena, &loc,
 			&nloc)) {
 		set_why(j, "InvalidJob", "annotations " MU__D_SEL " and " MU__D_LOC
@@ -489,7 +570,7 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 static void seed_sigs(const mu__dd_t *d, mu__djob_t *j);
 
 /* A new hub Job: parsed, entered, held suspended. */
-static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu_time_t now)
+static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t now)
 {
 	mu__djob_t *j = calloc(1, sizeof *j);
 	if (!j)
@@ -507,9 +588,13 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu_time_t now)
 	j->ns = strdup(mu__jstr(o, "metadata.namespace") ? mu__jstr(o, "metadata.namespace") : "default");
 	j->name = strdup(mu__jstr(o, "metadata.name"));
 	j->uid = strdup(mu__jstr(o, "metadata.uid") ? mu__jstr(o, "metadata.uid") : "");
-	size_t kl = strlen(j->ns) + strlen(j->name) + 2;
+	j->kind = kind;
+	size_t kl = strlen(j->ns) + strlen(j->name) + 32;
 	j->key = malloc(kl);
-	snprintf(j->key, kl, "%s/%s", j->ns, j->name);
+	if (kind == MU__DK_JOB)
+		snprintf(j->key, kl, "%s/%s", j->ns, j->name);
+	else
+		snprintf(j->key, kl, "%s:%s/%s", mu__dkind_name(kind), j->ns, j->name);
 	j->obj = json_incref(o);
 	j->fid = -1;
 	j->cl = -1;
@@ -528,11 +613,12 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu_time_t now)
 	else
 		mu__dlog(d, 0, "job %s: %s", j->key, j->msg ? j->msg : "cannot be read");
 	seed_sigs(d, j);
-	const json_t *susp = mu__jget(o, "spec.suspend");
+	const json_t *susp = json_object_get(mu__dkind_ctl(json_object_get(o, "spec"), kind, false),
+					     "suspend");
 	if (!json_is_true(susp) && j->state != MU__DJ_DISPATCHED && j->state != MU__DJ_DONE) {
 		char path[1024];
-		snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
-		json_t *b = json_pack("{s:{s:b}}", "spec", "suspend", 1);
+		mu__dkind_path(kind, j->ns, j->name, "", path, sizeof path);
+		json_t *b = mu__dkind_suspend_patch(kind, true);
 		mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json", b, NULL);
 		json_decref(b);
 	}
@@ -550,6 +636,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->reason);
 	free(j->msg);
 	free(j->refused);
+	json_decref(j->wstatus);
 	free(j->ann_sig);
 	free(j->status_sig);
 	free(j);
@@ -583,18 +670,15 @@ static void jobs_gone(mu__dd_t *d, mu_time_t now)
 	d->njobs = w;
 }
 
-int mu__dhub_jobs(mu__dd_t *d)
+/* The hub's list of kind k (the watch's snapshot) into d->jobs; false
+ * when it was not read (a kind whose CRD the hub does not have). */
+static bool jobs_of_kind(mu__dd_t *d, mu__dkind_t k, mu_time_t now)
 {
-	d->jobs_listed = false;
 	json_t *l = NULL;
-	/* the watch's snapshot (run.c started it): no request per pass */
-	if (!mu_kube_watch_items(d->wjobs, &l, NULL)) {
+	if (!d->wjobs[k] || !mu_kube_watch_items(d->wjobs[k], &l, NULL)) {
 		json_decref(l);
-		return MU_EIO;
+		return false;
 	}
-	mu_time_t now = mu__d_now(d);
-	for (int32_t i = 0; i < d->njobs; i++)
-		d->jobs[i]->seen = false;
 	size_t i;
 	json_t *o;
 	json_array_foreach(json_object_get(l, "items"), i, o) {
@@ -603,7 +687,7 @@ int mu__dhub_jobs(mu__dd_t *d)
 		if (!name || !uid)
 			continue;
 		mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
-		if (!j && !(j = job_new(d, o, now)))
+		if (!j && !(j = job_new(d, o, k, now)))
 			continue;
 		j->seen = true;
 		json_decref(j->obj);
@@ -615,8 +699,32 @@ int mu__dhub_jobs(mu__dd_t *d)
 			job_enter(d, j, now);
 	}
 	json_decref(l);
+	return true;
+}
+
+int mu__dhub_jobs(mu__dd_t *d)
+{
+	d->jobs_listed = false;
+	/* the watches' snapshots (run.c started them): no request per pass */
+	if (!d->wjobs[MU__DK_JOB] || !mu_kube_watch_items(d->wjobs[MU__DK_JOB], NULL, NULL))
+		return MU_EIO;
+	mu_time_t now = mu__d_now(d);
+	for (int32_t i = 0; i < d->njobs; i++)
+		d->jobs[i]->seen = false;
+	for (int k = 0; k < MU__DK_COUNT; k++) {
+		uint64_t x = mu_kube_watch_expired(d->wjobs[k]);
+		if (x != d->expired[k]) /* said once per re-list */
+			mu__dlog(d, 1, "hub %ss: their watch's version expired (410 Gone): listed "
+				 "again", mu__dkind_name((mu__dkind_t)k));
+		d->expired[k] = x;
+		d->kind_listed[k] = jobs_of_kind(d, (mu__dkind_t)k, now);
+		if (!d->kind_listed[k]) /* not read: its jobs stay as they were */
+			for (int32_t i = 0; i < d->njobs; i++)
+				if ((int)d->jobs[i]->kind == k)
+					d->jobs[i]->seen = true;
+	}
 	jobs_gone(d, now);
-	d->jobs_listed = true;
+	d->jobs_listed = d->kind_listed[MU__DK_JOB];
 	return MU_OK;
 }
 
@@ -678,7 +786,7 @@ long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 		json_object_set_new(a, MU__D_TERM, json_string(mu_kube_lease_term(d->lease)));
 	json_t *b = json_pack("{s:{s:o,s:o}}", "metadata", "annotations", a, "labels", lab);
 	char path[1024];
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
+	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
 	long st = mu__dreq(d, hub, "PATCH", path, "application/merge-patch+json", b, NULL);
 	json_decref(b);
 	if (st == 200) {
@@ -699,7 +807,7 @@ long mu__dhub_fence(mu__dd_t *d, mu_kube_client_t *hub, const mu__djob_t *j)
 	json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MU__D_TERM,
 			      mu_kube_lease_term(d->lease));
 	char path[1024];
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
+	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
 	long st = mu__dreq(d, hub, "PATCH", path, "application/merge-patch+json", b, NULL);
 	json_decref(b);
 	if (st != 200)
@@ -717,8 +825,11 @@ bool mu__dhub_refused(const mu__djob_t *j)
 
 bool mu__dhub_managed(const mu__djob_t *j)
 {
-	const char *m = mu__jstr(j->obj, "spec.managedBy");
-	return m && !strcmp(m, MU__D_MANAGER);
+	const char *m = mu__dkind_managed_by(j->obj, j->kind);
+	/* the CRDs of Kubeflow and KubeRay allow only MultiKueue's value
+	 * besides their own controller's: for them it means the hub's */
+	return m && (!strcmp(m, MU__D_MANAGER) ||
+		     (j->kind != MU__DK_JOB && !strcmp(m, MU__D_MULTIKUEUE)));
 }
 
 /* One condition {type, status, reason, message} appended to a. */
@@ -735,6 +846,9 @@ static void cond_add(json_t *a, const char *type, bool on, const char *reason, c
  * copy's pod counts and Complete or Failed.  Owned. */
 static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 {
+	if (j->kind != MU__DK_JOB) /* its copy's status, when the hub's is ours */
+		return !mu__dhub_managed(j) ? NULL : j->wstatus && (j->state == MU__DJ_DISPATCHED ||
+			j->state == MU__DJ_DONE) ? json_deep_copy(j->wstatus) : json_object();
 	json_t *cs = json_array(), *st = json_pack("{s:o}", "conditions", cs);
 	bool on = j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE;
 	char m[700];
@@ -799,6 +913,17 @@ static void seed_sigs(const mu__dd_t *d, mu__djob_t *j)
 	free(sig);
 	json_decref(want);
 	json_decref(have);
+	if (j->kind != MU__DK_JOB) { /* another kind's status: written once */
+		want = mu__dhub_managed(j) ? status_of(d, j) : NULL;
+		if (want &&
+		    json_equal(want, json_object_get(j->obj, "status") ?
+			       json_object_get(j->obj, "status") : json_null())) {
+			free(j->status_sig);
+			j->status_sig = json_dumps(want, JSON_COMPACT);
+		}
+		json_decref(want);
+		return;
+	}
 	want = status_of(d, j);
 	have = json_deep_copy(want);
 	json_object_foreach(want, k, v) {
@@ -834,6 +959,8 @@ static void seed_sigs(const mu__dd_t *d, mu__djob_t *j)
 bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j)
 {
 	json_t *st = status_of(d, j);
+	if (!st)
+		return false;
 	char *sig = json_dumps(st, JSON_COMPACT);
 	json_decref(st);
 	bool due = !sig || !j->status_sig || strcmp(sig, j->status_sig);
@@ -844,6 +971,8 @@ bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j)
 long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 {
 	json_t *st = status_of(d, j);
+	if (!st)
+		return 200;
 	char *sig = json_dumps(st, JSON_COMPACT);
 	if (!sig || (j->status_sig && !strcmp(sig, j->status_sig))) {
 		free(sig);
@@ -856,11 +985,11 @@ long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000, false, now, sizeof now);
 	size_t i;
 	json_t *c;
-	json_array_foreach(json_object_get(st, "conditions"), i, c) {
+	json_array_foreach(j->kind == MU__DK_JOB ? json_object_get(st, "conditions") : NULL, i, c) {
 		json_object_set_new(c, "lastProbeTime", json_string(now));
 		json_object_set_new(c, "lastTransitionTime", json_string(now));
 	}
-	if (mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE) &&
+	if (j->kind == MU__DK_JOB && mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE) &&
 	    !mu__dhub_refused(j)) {
 		if (!mu__jget(j->obj, "status.startTime"))
 			json_object_set_new(st, "startTime", json_string(now));
@@ -869,10 +998,13 @@ long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 	}
 	json_t *b = json_pack("{s:o}", "status", st);
 	char path[1024];
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s/status", j->ns, j->name);
+	mu__dkind_path(j->kind, j->ns, j->name, "/status", path, sizeof path);
 	/* strategic merge: conditions merge by type, so the hub Job
-	 * controller's own (Suspended) stay */
-	long code = mu__dreq(d, hub, "PATCH", path, "application/strategic-merge-patch+json", b, NULL);
+	 * controller's own (Suspended) stay; a custom kind has none (its
+	 * status is its copy's, as MultiKueue copies it) */
+	long code = mu__dreq(d, hub, "PATCH", path, j->kind == MU__DK_JOB ?
+			     "application/strategic-merge-patch+json" : "application/merge-patch+json",
+			     b, NULL);
 	json_decref(b);
 	if (code == 200) {
 		free(j->status_sig);
@@ -908,8 +1040,8 @@ void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j, const 
 	json_t *e = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,"
 			      "s:{s:s},s:s,s:s,s:i}",
 			      "apiVersion", "v1", "kind", "Event", "metadata", "name", name,
-			      "namespace", j->ns, "involvedObject", "apiVersion", "batch/v1",
-			      "kind", "Job", "name", j->name, "namespace", j->ns, "uid", j->uid,
+			      "namespace", j->ns, "involvedObject", "apiVersion", mu__dkind_api(j->kind),
+			      "kind", mu__dkind_name(j->kind), "name", j->name, "namespace", j->ns, "uid", j->uid,
 			      "type", type, "reason", reason, "message", msg ? msg : "",
 			      "source", "component", "muster-dispatch", "firstTimestamp", now,
 			      "lastTimestamp", now, "count", 1);

@@ -158,6 +158,8 @@ void mu__dmetrics_pass(mu__dd_t *d, double pass_ms)
 	    "muster_dispatch_stale_copies_deleted_total %llu\n"
 	    "# HELP muster_dispatch_passes_total Passes (read, poll, dispatch, write).\n"
 	    "# TYPE muster_dispatch_passes_total counter\nmuster_dispatch_passes_total %llu\n"
+	    "# HELP muster_dispatch_requests_total API requests made (hub and workers; watches not counted).\n"
+	    "# TYPE muster_dispatch_requests_total counter\nmuster_dispatch_requests_total %llu\n"
 	    "# HELP muster_dispatch_pass_seconds_sum Time in passes.\n"
 	    "# TYPE muster_dispatch_pass_seconds_sum counter\nmuster_dispatch_pass_seconds_sum %g\n"
 	    "# HELP muster_dispatch_jobs Hub jobs by state.\n# TYPE muster_dispatch_jobs gauge\n"
@@ -167,6 +169,7 @@ void mu__dmetrics_pass(mu__dd_t *d, double pass_ms)
 	    (unsigned long long)d->dispatched, (unsigned long long)d->created,
 	    (unsigned long long)d->withdrawn, (unsigned long long)d->requeued,
 	    (unsigned long long)d->deleted_stale, (unsigned long long)d->passes,
+	    (unsigned long long)__atomic_load_n(d->nreq, __ATOMIC_RELAXED),
 	    d->pass_ms_sum / 1000.0, st[0], st[1], st[2], st[3], st[4]);
 	put(&b, &n, &cap, "# HELP muster_dispatch_cluster_ready 1 if the cluster takes new jobs.\n"
 	    "# TYPE muster_dispatch_cluster_ready gauge\n");

@@ -155,7 +155,7 @@ static void poll_all(mu__dd_t *d)
 static bool copy_gone(mu__dd_t *d, const mu__djob_t *j)
 {
 	char path[1024], g[16];
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", j->ns, j->name);
+	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
 	snprintf(g, sizeof g, "%u", j->gen);
 	json_t *cur = NULL;
 	long st = mu__dreq(d, d->cls[j->cl].kc, "GET", path, NULL, NULL, &cur);
@@ -206,7 +206,7 @@ static void settle(mu__dd_t *d)
 			/* pull mode: the agent deletes it once the label is off, and
 			 * two heartbeats later its report is known to be current */
 			if (!c->pull)
-				mu__dwork_delete(d, &d->cls[j->cl], j->ns, j->name);
+				mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
 			j->withdraw_beat = c->beats;
 			j->state = MU__DJ_WITHDRAWING;
 			d->withdrawn++;
@@ -489,7 +489,12 @@ static void dd_release(mu__dd_t *d)
 	json_decref(d->pcls_default);
 	mu_fleet_decisions_release(&d->dec);
 	mu_fleet_free(d->fleet);
-	mu_kube_watch_stop(d->wjobs);
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		mu_kube_watch_stop(d->wjobs[k]);
+	mu_kube_watch_stop(d->wclusters);
+	mu_kube_watch_stop(d->wqueues);
+	mu_kube_watch_stop(d->wsecrets);
+	json_decref(d->secrets);
 	mu_kube_client_free(d->hub);
 	mu_kube_lease_release(d->lease);
 }
@@ -500,6 +505,7 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	memset(&d, 0, sizeof d);
 	d.o = o;
 	d.t0 = mu__d_mono_ms();
+	d.nreq = &d.reqs;
 	mu_fleet_config_t fc;
 	mu_fleet_config_defaults(&fc);
 	fc.burst_after = o->burst_after_ms;
@@ -513,8 +519,19 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	if (rc == MU_OK)
 		rc = mu_kube_client_new(o->hub, &d.hub);
 	if (rc == MU_OK)
-		rc = mu_kube_watch_start(o->hub, "/apis/batch/v1/jobs", "labelSelector=muster.io%2Fqueue",
-					 &d.wjobs);
+		rc = mu_kube_watch_start(o->hub, "/apis/muster.io/v1alpha1/clusters", NULL, &d.wclusters);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/apis/muster.io/v1alpha1/queues", NULL, &d.wqueues);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/api/v1/namespaces/" MU__D_NS "/secrets", NULL,
+					 &d.wsecrets);
+	/* the hub's queue-labelled jobs of each kind (a kind whose CRD the
+	 * hub lacks only fails its own watch) */
+	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
+		char path[200];
+		rc = mu_kube_watch_start(o->hub, mu__dkind_path(k, NULL, NULL, "", path, sizeof path),
+					 "labelSelector=muster.io%2Fqueue", &d.wjobs[k]);
+	}
 	if (rc || !d.by_key || !d.by_uid || !d.queue_rv || !d.pcls) {
 		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc ? rc : MU_ENOMEM));
 		dd_release(&d);
@@ -534,8 +551,12 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 			return MU_OK; /* stopped while waiting */
 		}
 	}
-	/* the hub's Jobs listed once before the first pass (then watched) */
-	for (int64_t t = mu__d_mono_ms(); !*o->stop && !mu_kube_watch_items(d.wjobs, NULL, NULL) &&
+	/* the hub's Jobs, Clusters and Queues listed once before the first
+	 * pass (then watched) */
+	for (int64_t t = mu__d_mono_ms(); !*o->stop &&
+	     !(mu_kube_watch_items(d.wjobs[MU__DK_JOB], NULL, NULL) &&
+	       mu_kube_watch_items(d.wclusters, NULL, NULL) &&
+	       mu_kube_watch_items(d.wqueues, NULL, NULL)) &&
 	     mu__d_mono_ms() - t < 10000;) {
 		struct timespec ts = {0, 20 * 1000000L};
 		nanosleep(&ts, NULL);
@@ -564,9 +585,11 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		 (unsigned long long)d.created, (unsigned long long)d.withdrawn,
 		 (unsigned long long)d.requeued, (unsigned long long)d.deleted_stale);
 	mu__dlog(&d, 1, "time: %llu passes; hub reads %lld ms, worker polls %lld ms, fleet "
-		 "decisions %lld ms, sends (record, create) %lld ms, write-back %lld ms",
+		 "decisions %lld ms, sends (record, create) %lld ms, write-back %lld ms; "
+		 "%llu requests (watches not counted)",
 		 (unsigned long long)d.passes, (long long)d.spent[0], (long long)d.spent[1],
-		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4]);
+		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4],
+		 (unsigned long long)d.reqs);
 	dd_release(&d);
 	return rc;
 }

@@ -102,14 +102,15 @@ static void nodes_sync(mu__dd_t *d, mu__dcl_t *c, const json_t *l)
 
 /* --- copies ----------------------------------------------------------------- */
 
-long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, const char *ns, const char *name)
+long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
+		      const char *name)
 {
 	char path[1024];
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s?propagationPolicy=Background",
-		 ns, name);
+	mu__dkind_path(k, ns, name, "?propagationPolicy=Background", path, sizeof path);
 	long st = mu__dreq(d, c->kc, "DELETE", path, NULL, NULL, NULL);
 	if (st != 200 && st != 202 && st != 404)
-		mu__dlog(d, 0, "cluster %s: delete job %s/%s: HTTP %ld", c->name, ns, name, st);
+		mu__dlog(d, 0, "cluster %s: delete %s %s/%s: HTTP %ld", c->name, mu__dkind_name(k),
+			 ns, name, st);
 	return st;
 }
 
@@ -149,16 +150,7 @@ json_t *mu__dpods_count(const json_t *l)
 
 const char *mu__dcopy_done(const json_t *w)
 {
-	const char *done = NULL;
-	size_t i;
-	json_t *cd;
-	json_array_foreach(mu__jget(w, "status.conditions"), i, cd) {
-		const char *t = json_string_value(json_object_get(cd, "type"));
-		const char *s = json_string_value(json_object_get(cd, "status"));
-		if (t && s && !strcmp(s, "True") && (!strcmp(t, "Complete") || !strcmp(t, "Failed")))
-			done = !strcmp(t, "Complete") ? "Succeeded" : "Failed";
-	}
-	return done;
+	return mu__dkind_done(w, MU__DK_JOB);
 }
 
 bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf, size_t len)
@@ -192,32 +184,12 @@ static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool starte
 	}
 }
 
-bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
+/* The copies of kind k that cluster c's watch shows (jl): stale ones
+ * deleted, the current ones' status read into their hub jobs. */
+static void copies_read(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const json_t *jl,
+			const json_t *pods)
 {
-	json_t *nl = NULL, *jl = NULL, *pl = NULL;
-	uint64_t nseq = 0;
-	/* the watches' snapshots: no request per pass */
-	bool ok = c->wnodes && mu_kube_watch_items(c->wnodes, NULL, &nseq) &&
-		  mu_kube_watch_items(c->wjobs, &jl, NULL) &&
-		  mu_kube_watch_items(c->wpods, &pl, NULL);
-	if (ok && nseq != c->nodes_seq)
-		ok = mu_kube_watch_items(c->wnodes, &nl, &nseq);
-	if (!ok) {
-		json_decref(nl);
-		json_decref(jl);
-		json_decref(pl);
-		return false;
-	}
-	if (nl) {
-		nodes_sync(d, c, nl);
-		c->nodes_seq = nseq;
-	}
 	int32_t ci = (int32_t)(c - d->cls);
-	for (int32_t i = 0; i < d->njobs; i++)
-		if (d->jobs[i]->cl == ci)
-			d->jobs[i]->listed = false;
-	json_t *pods = mu__dpods_count(pl);
-	c->running = c->waiting = 0;
 	size_t i;
 	json_t *w;
 	json_array_foreach(json_object_get(jl, "items"), i, w) {
@@ -228,28 +200,79 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 		char g[16] = "";
 		if (j)
 			snprintf(g, sizeof g, "%u", j->gen);
-		bool current = j && j->state >= MU__DJ_DISPATCHED && j->cl == ci && gen &&
-			       !strcmp(gen, g);
+		bool current = j && j->kind == k && j->state >= MU__DJ_DISPATCHED && j->cl == ci &&
+			       gen && !strcmp(gen, g);
 		if (!current) {
-			if (d->jobs_listed && ns && name && !mu__jget(w, "metadata.deletionTimestamp")) {
-				mu__dlog(d, 1, "cluster %s: stale copy %s/%s (generation %s) deleted",
-					 c->name, ns, name, gen ? gen : "?");
-				mu__dwork_delete(d, c, ns, name);
+			/* only once the hub's list of that kind was read: a
+			 * copy whose hub object is not known yet is not stale */
+			if (d->kind_listed[k] && ns && name && !mu__jget(w, "metadata.deletionTimestamp")) {
+				mu__dlog(d, 1, "cluster %s: stale copy %s%s%s/%s (generation %s) deleted",
+					 c->name, k ? mu__dkind_name(k) : "", k ? " " : "", ns, name,
+					 gen ? gen : "?");
+				mu__dwork_delete(d, c, k, ns, name);
 				d->deleted_stale++;
 			}
 			continue;
 		}
 		j->listed = j->copy_seen = true;
+		json_decref(j->wstatus);
+		j->wstatus = json_incref(json_object_get(w, "status"));
 		char line[96];
 		bool started = mu__dpods_line(pods, j->uid, j->gen, line, sizeof line);
-		job_report(d, j, line, started, mu__dcopy_done(w));
+		job_report(d, j, line, started, mu__dkind_done(w, k));
 		if (j->state == MU__DJ_DISPATCHED)
 			*(j->started ? &c->running : &c->waiting) += 1;
 	}
+}
+
+bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
+{
+	json_t *nl = NULL, *jl[MU__DK_COUNT] = {NULL}, *pl = NULL;
+	uint64_t nseq = 0;
+	/* the watches' snapshots: no request per pass.  The Jobs' watch must
+	 * answer; another kind's fails where its CRD is not installed, and
+	 * its copies then keep what they showed last. */
+	bool ok = c->wnodes && mu_kube_watch_items(c->wnodes, NULL, &nseq) &&
+		  mu_kube_watch_items(c->wcopies[MU__DK_JOB], &jl[MU__DK_JOB], NULL) &&
+		  mu_kube_watch_items(c->wpods, &pl, NULL);
+	if (ok && nseq != c->nodes_seq)
+		ok = mu_kube_watch_items(c->wnodes, &nl, &nseq);
+	for (int k = 1; ok && k < MU__DK_COUNT; k++)
+		if (!mu_kube_watch_items(c->wcopies[k], &jl[k], NULL)) {
+			json_decref(jl[k]);
+			jl[k] = NULL;
+		}
+	if (!ok) {
+		json_decref(nl);
+		json_decref(pl);
+		for (int k = 0; k < MU__DK_COUNT; k++)
+			json_decref(jl[k]);
+		return false;
+	}
+	if (nl) {
+		nodes_sync(d, c, nl);
+		c->nodes_seq = nseq;
+	}
+	int32_t ci = (int32_t)(c - d->cls);
+	for (int32_t i = 0; i < d->njobs; i++)
+		if (d->jobs[i]->cl == ci && jl[d->jobs[i]->kind])
+			d->jobs[i]->listed = false;
+	json_t *pods = mu__dpods_count(pl);
+	c->running = c->waiting = 0;
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		if (jl[k])
+			copies_read(d, c, (mu__dkind_t)k, jl[k], pods);
+		else /* not read: its jobs count as they did */
+			for (int32_t i = 0; i < d->njobs; i++) {
+				mu__djob_t *j = d->jobs[i];
+				if (j->cl == ci && (int)j->kind == k && j->state == MU__DJ_DISPATCHED && j->listed)
+					*(j->started ? &c->running : &c->waiting) += 1;
+			}
 	json_decref(pods);
 	json_decref(nl);
-	json_decref(jl);
 	json_decref(pl);
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		json_decref(jl[k]);
 	return true;
 }
 
@@ -271,9 +294,9 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 	const mu__dcl_t *c = &d->cls[j->cl];
 	if (!kc)
 		return 0;
-	json_t *body = mu__dcopy(j->obj, j->uid, j->key, j->gen), *ans = NULL;
+	json_t *body = mu__dcopy(j->obj, j->kind, j->uid, j->key, j->gen), *ans = NULL;
 	char path[1024];
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs", j->ns);
+	mu__dkind_path(j->kind, j->ns, NULL, "", path, sizeof path);
 	long st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
 	if (st == 404) { /* its namespace, then once more */
 		json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
@@ -299,7 +322,8 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 	}
 	const char *why = mu__jstr(ans, "message") ? mu__jstr(ans, "message") : "";
 	if (st != 201 && st != 200)
-		mu__dlog(d, 0, "cluster %s: create job %s: HTTP %ld %s", c->name, j->key, st, why);
+		mu__dlog(d, 0, "cluster %s: create %s%s: HTTP %ld %s", c->name,
+			 j->kind ? "" : "job ", j->key, st, why);
 	if (mu__dwork_refused(st)) {
 		char m[800];
 		snprintf(m, sizeof m, "cluster %s refused the copy: HTTP %ld: %.600s", c->name, st, why);

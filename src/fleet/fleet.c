@@ -293,34 +293,60 @@ int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *s)
 	return MU_OK;
 }
 
+/* Queue i's cap on cluster c, made (no cap on anything, what already runs
+ * there counted) when it has none; NULL without memory.  O(jobs) when
+ * made. */
+static mu__cap_t *cap_get(mu_fleet_t *f, int32_t i, int32_t c)
+{
+	mu__hubq_t *q = &f->queues[i];
+	for (int32_t k = 0; k < q->ncaps; k++)
+		if (q->caps[k].cluster == c)
+			return &q->caps[k];
+	mu__cap_t *v = realloc(q->caps, (size_t)(q->ncaps + 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	q->caps = v;
+	mu__cap_t *k = &v[q->ncaps++];
+	*k = (mu__cap_t){.cluster = c, .max_jobs = -1};
+	for (int r = 0; r < MU_RES_MAX; r++)
+		k->cap.v[r] = MU_RES_UNLIMITED;
+	for (int32_t j = 0; j < f->njobs; j++) {
+		const mu__fjob_t *fj = &f->jobs[j];
+		if (fj->state == MU_FJ_DISPATCHED && fj->queue == i && fj->cluster == c) {
+			mu_res_t a = mu__job_acct(fj->spec.job);
+			for (int r = 0; r < MU_RES_MAX; r++)
+				k->used.v[r] += a.v[r];
+			k->jobs++;
+		}
+	}
+	return k;
+}
+
 int mu_fleet_queue_cap(mu_fleet_t *f, const char *queue, int32_t c,
 		       const mu_res_t *cap)
 {
 	int32_t i = mu__hubq_find(f, queue);
 	if (i < 0 || c < 0 || c >= f->nclusters)
 		return MU_ENOENT;
-	mu__hubq_t *q = &f->queues[i];
-	for (int32_t k = 0; k < q->ncaps; k++)
-		if (q->caps[k].cluster == c) {
-			q->caps[k].cap = *cap;
-			f->epoch++;
-			return MU_OK;
-		}
-	mu__cap_t *v = realloc(q->caps, (size_t)(q->ncaps + 1) * sizeof *v);
-	if (!v)
+	mu__cap_t *k = cap_get(f, i, c);
+	if (!k)
 		return MU_ENOMEM;
-	q->caps = v;
-	v[q->ncaps] = (mu__cap_t){.cluster = c, .cap = *cap};
-	/* what already runs there counts against the new cap */
-	for (int32_t j = 0; j < f->njobs; j++) {
-		const mu__fjob_t *fj = &f->jobs[j];
-		if (fj->state == MU_FJ_DISPATCHED && fj->queue == i && fj->cluster == c) {
-			mu_res_t a = mu__job_acct(fj->spec.job);
-			for (int r = 0; r < MU_RES_MAX; r++)
-				v[q->ncaps].used.v[r] += a.v[r];
-		}
-	}
-	q->ncaps++;
+	k->cap = *cap;
+	f->epoch++;
+	return MU_OK;
+}
+
+int mu_fleet_queue_cap_jobs(mu_fleet_t *f, const char *queue, int32_t c, int64_t max_jobs)
+{
+	int32_t i = mu__hubq_find(f, queue);
+	if (i < 0 || c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	if (max_jobs < -1)
+		return MU_EINVAL;
+	mu__cap_t *k = cap_get(f, i, c);
+	if (!k)
+		return MU_ENOMEM;
+	k->max_jobs = max_jobs;
 	f->epoch++;
 	return MU_OK;
 }

@@ -30,6 +30,8 @@ typedef struct mu__cluster {
 typedef struct mu__cap {
 	int32_t cluster;
 	mu_res_t cap, used;
+	int64_t max_jobs;   /* jobs it may run there at once; -1: no cap */
+	int64_t jobs;       /* jobs it runs there */
 } mu__cap_t;
 
 /* A queued job's place in line: its order key and id (16 bytes, so a

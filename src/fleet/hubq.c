@@ -116,6 +116,8 @@ bool mu__hubq_within_cap(const mu__hubq_t *q, int32_t c, const mu_res_t *acct)
 	const mu__cap_t *k = cap_of(q, c);
 	if (!k)
 		return true;
+	if (k->max_jobs >= 0 && k->jobs + 1 > k->max_jobs)
+		return false;
 	for (int r = 0; r < MU_RES_MAX; r++)
 		if (k->cap.v[r] != MU_RES_UNLIMITED &&
 		    k->used.v[r] + acct->v[r] > k->cap.v[r] && acct->v[r] > 0)
@@ -132,6 +134,8 @@ void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct,
 		if (k)
 			k->used.v[r] += sign * acct->v[r];
 	}
+	if (k)
+		k->jobs += sign;
 	for (int d = 0; qi >= 0 && d < MU__HUBQ_DEPTH; d++, qi = f->queues[qi].parent)
 		for (int r = 0; r < MU_RES_MAX; r++)
 			f->queues[qi].used.v[r] += sign * acct->v[r];

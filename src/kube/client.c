@@ -293,7 +293,11 @@ int mu__kc_stream(mu__kc_t *c, const char *path, long timeout_ms,
 {
 	struct curl_slist *hdrs = NULL;
 	stream_t st = {{NULL, 0, 0, false}, fn, arg, stop, false, 0, c->h};
-	prepare(c, "GET", path, NULL, NULL, timeout_ms, &hdrs);
+	prepare(c, "GET", path, NULL, NULL, timeout_ms < 0 ? 0 : timeout_ms, &hdrs);
+	if (timeout_ms < 0) { /* no total limit: -timeout_ms of silence ends it */
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, (-timeout_ms + 999) / 1000);
+	}
 	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, stream_write);
 	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &st);
 	curl_easy_setopt(c->h, CURLOPT_NOPROGRESS, 0L);
@@ -301,6 +305,8 @@ int mu__kc_stream(mu__kc_t *c, const char *path, long timeout_ms,
 	curl_easy_setopt(c->h, CURLOPT_XFERINFODATA, &st);
 	CURLcode cc = curl_easy_perform(c->h);
 	curl_slist_free_all(hdrs);
+	curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 0L); /* the handle is reused */
+	curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, 0L);
 	if (!st.status)
 		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &st.status);
 	*status = st.status;

@@ -106,7 +106,8 @@ int mu__kc_json(mu__kc_t *c, const char *method, const char *path,
 typedef int (*mu__kline_fn)(void *arg, char *line, size_t len);
 /* Streams path (a watch), calling fn per line until the server ends it,
  * fn or *stop asks to stop (checked at least every second), or timeout_ms
- * passes.  *status gets the HTTP status. */
+ * passes (a negative timeout_ms: no limit on the whole, but -timeout_ms
+ * without a byte ends it).  *status gets the HTTP status. */
 int mu__kc_stream(mu__kc_t *c, const char *path, long timeout_ms,
 		  mu__kline_fn fn, void *arg, atomic_int *stop, long *status);
 

@@ -35,6 +35,7 @@ struct mu_kube_watch {
 	pthread_mutex_t mu;       /* guards what follows */
 	json_t *map;              /* "ns/name" -> object */
 	uint64_t seq;             /* changes applied */
+	uint64_t expired;         /* watches answered 410: listed again */
 	bool healthy;
 	int64_t ok_ms;            /* mono ms of the last answer */
 	char rv[64];              /* where the next watch starts ("" = list) */
@@ -163,7 +164,10 @@ static long do_watch(mu_kube_watch_t *w)
 		 "&timeoutSeconds=30%s%s", w->path, rv, *w->query ? "&" : "", w->query);
 	wline_t l = {w, false, 0};
 	long st = 0;
-	int rc = mu__kc_stream(w->c, path, 40000, on_line, &l, &w->stop, &st);
+	/* no limit on the whole watch (the server ends it after 30 s; a
+	 * client paused longer still reads its end and resumes), but 40 s
+	 * without a byte (bookmarks come every 10 s) is a dead server */
+	int rc = mu__kc_stream(w->c, path, -40000, on_line, &l, &w->stop, &st);
 	if (l.relist)
 		return 410;
 	if (l.code)
@@ -207,6 +211,10 @@ static void *run(void *arg)
 		if (st != 410) {
 			snprintf(why, sizeof why, "%s: HTTP %ld", w->path, st);
 			set_health(w, false, why);
+		} else {
+			pthread_mutex_lock(&w->mu);
+			w->expired++;
+			pthread_mutex_unlock(&w->mu);
 		}
 		int ms = 200;
 		for (int i = 0; i < fails && ms < 5000; i++)
@@ -265,6 +273,16 @@ bool mu_kube_watch_items(mu_kube_watch_t *w, json_t **list, uint64_t *seq)
 	}
 	pthread_mutex_unlock(&w->mu);
 	return ok;
+}
+
+uint64_t mu_kube_watch_expired(mu_kube_watch_t *w)
+{
+	if (!w)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	uint64_t n = w->expired;
+	pthread_mutex_unlock(&w->mu);
+	return n;
 }
 
 const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len)

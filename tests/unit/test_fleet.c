@@ -409,6 +409,49 @@ static void test_selector_and_locality(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* Caps on jobs (muster.io/cluster-caps CL=jobs:N): a cap of one job on
+ * big and none on small holds four 1-GPU jobs to one at a time, whatever
+ * their pods. */
+static void test_queue_cap_jobs(mu_t_t *t)
+{
+	mu_fleet_t *f;
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &f), MU_OK);
+	int32_t small = cluster(f, "small", MU_TIER_PRIVATE, 2, 8, "A100", NULL, 0);
+	int32_t big = cluster(f, "big", MU_TIER_PRIVATE, 8, 8, "H100", NULL, 0);
+	hubq(f, "team", 0, -1);
+	CHECK_EQ_INT(t, mu_fleet_queue_cap_jobs(f, "team", small, 0), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_queue_cap_jobs(f, "team", big, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_queue_cap_jobs(f, "team", big, -2), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_fleet_queue_cap_jobs(f, "nope", big, 1), MU_ENOENT);
+	mu_podset_spec_t ps[3];
+	mu_job_spec_t js[3];
+	mu_fleet_job_spec_t fs[3];
+	mu_id_t id[3];
+	static const char *const names[3] = {"a", "b", "c"};
+	for (int i = 0; i < 3; i++) {
+		js[i] = job(names[i], "team", &ps[i], 2, 1); /* two pods: a job is one */
+		js[i].submit = i;
+		fs[i] = (mu_fleet_job_spec_t){.job = &js[i]};
+		mu_fleet_job_submit(f, &fs[i], 0, &id[i]);
+	}
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, id[0]), big);
+	CHECK_EQ_INT(t, where(f, id[1]), -1);
+	CHECK_EQ_INT(t, why(f, id[1]), MU_FW_CAP);
+	mu_fleet_job_finish(f, id[0], MIN);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, id[1]), big);
+	CHECK_EQ_INT(t, where(f, id[2]), -1);
+	/* lifted: the third goes too */
+	CHECK_EQ_INT(t, mu_fleet_queue_cap_jobs(f, "team", big, -1), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 2 * MIN, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, id[2]), big);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 static void test_queue_limit_cap_and_share(mu_t_t *t)
 {
 	mu_fleet_t *f = fleet3(NULL);
@@ -701,6 +744,7 @@ int main(void)
 	MU_RUN(&t, test_burst_priority_set);
 	MU_RUN(&t, test_selector_and_locality);
 	MU_RUN(&t, test_queue_limit_cap_and_share);
+	MU_RUN(&t, test_queue_cap_jobs);
 	MU_RUN(&t, test_queue_tree);
 	MU_RUN(&t, test_requeue_and_lost_cluster);
 	MU_RUN(&t, test_adopt);

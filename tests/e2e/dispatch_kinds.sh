@@ -1,0 +1,310 @@
+#!/bin/sh
+# dispatch_kinds.sh - `muster dispatch` (docs/dispatch.md, "Kinds") with
+# the suspendable kinds of ../shared/data/k8s/workloads, as MultiKueue
+# dispatches its supported kinds: a hub `muster up` and two workers (small:
+# 2 x 8 GPUs, region eu, with only the JobSet CRD; big: 4 x 8, region us,
+# with the JobSet, PyTorchJob, MPIJob and RayJob CRDs), each with its own
+# `muster scheduler`; the dispatcher runs as deploy/dispatch-rbac.yaml's
+# account.  Checked:
+#   - a JobSet of 4 x 8-GPU pods (managedBy muster.io/dispatch) stays
+#     suspended on the hub and goes as one unit to big, the only cluster
+#     it fits: its copy is unsuspended, without managedBy, its pod
+#     templates labelled with the hub uid and generation; the pods (this
+#     test plays the JobSet controller) bind there, the hub says Running
+#     with their counts, and once the copy is Completed the hub JobSet is
+#     Succeeded with the copy's status;
+#   - a PyTorchJob and an MPIJob go to big and complete there (the
+#     training operator's Succeeded condition, played by this test);
+#   - a PyTorchJob that only small may take (small has no such CRD) ends
+#     NotAdmitted with the worker's 404, and is not sent again;
+#   - a RayJob goes to big, and deleting it on the hub deletes its copy;
+#   - idle, the dispatcher makes almost no request: the hub's Clusters,
+#     Queues and Secrets are watched (muster_dispatch_requests_total);
+#   - the hub keeps 20 changes of watch cache; the dispatcher, paused
+#     past the end of its watches while 25 Jobs are created, resumes from
+#     an expired version, gets 410 Gone, lists again, and dispatches all 25.
+# Without ../shared/data it prints that it skipped.  About 75 s (31 s of
+# it a pause).
+# Usage: sh tests/e2e/dispatch_kinds.sh PATH_TO_MUSTER.  Ends with
+# "e2e dispatch-kinds: N passed, N failed".
+E2E_NAME=dispatch-kinds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+W="$ROOT/../shared/data/k8s/workloads"
+if [ ! -d "$W/crds" ]; then
+	echo "skipped: ../shared/data/k8s/workloads not found (no CRDs)"
+	done_
+fi
+PIDS=""
+on_exit() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	[ -n "${E2E_KEEP:-}" ] && cp "$T"/*.log "$T"/*.err "$E2E_KEEP"/ 2>/dev/null
+}
+need_kubectl
+
+pool() {
+	cat <<EOF
+apiVersion: muster.io/v1alpha1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  count: $2
+  namePrefix: $1-
+  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}
+---
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: team-a}
+spec: {}
+EOF
+}
+# start NAME [OPTIONS]: a `muster up` with data in $T/NAME.
+start() {
+	n=$1; shift
+	"$M" up --cluster "$T/$n.yaml" --listen 127.0.0.1:0 --data "$T/$n" --no-fsync --quiet "$@" \
+		>"$T/$n.up.out" 2>"$T/$n.up.err" &
+	PIDS="$PIDS $!"
+	i=0
+	while [ "$i" -lt 150 ]; do
+		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$n.up.out" 2>/dev/null)
+		if [ -n "$s" ] && command curl -sfk "$s/readyz" >/dev/null 2>&1; then return 0; fi
+		sleep 0.1; i=$((i + 1))
+	done
+	cat "$T/$n.up.err"; bad "muster up $n did not start"; done_
+}
+h() { "$KC" --kubeconfig "$T/hub/kubeconfig" "$@" >"$T/out" 2>&1; }
+w() { n=$1; shift; "$KC" --kubeconfig "$T/$n/kubeconfig" "$@" 2>/dev/null; }
+# hget KIND NAME JSONPATH: a field of a hub object.
+hget() { "$KC" --kubeconfig "$T/hub/kubeconfig" get "$1" "$2" -o "jsonpath=$3" 2>/dev/null; }
+ann() { hget "$1" "$2" "{.metadata.annotations.muster\.io/$3}"; }
+ann_is() { [ "$(ann "$1" "$2" "$3")" = "$4" ]; }
+
+cat >"$T/hub.yaml" <<'EOF'
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: team-a}
+spec: {}
+EOF
+pool small 2 >"$T/small.yaml"; pool big 4 >"$T/big.yaml"
+# the hub keeps only the last 20 changes for watches: a watch resumed
+# after more than that gets 410 Gone (below)
+start hub --watch-cache 20; start small; start big
+# the CRDs (create: the big ones exceed apply's annotation): all four on
+# the hub and on big, only JobSet's on small
+for f in jobset.x-k8s.io_jobsets kubeflow.org_pytorchjobs kubeflow.org_mpijobs ray.io_rayjobs; do
+	for n in hub big; do w "$n" create -f "$W/crds/$f.yaml" >/dev/null && ok || bad "CRD $f on $n"; done
+done
+w small create -f "$W/crds/jobset.x-k8s.io_jobsets.yaml" >/dev/null && ok || bad "CRD jobset on small"
+for n in hub small big; do
+	w "$n" wait --for=condition=Established crd --all --timeout=60s >/dev/null && ok || bad "CRDs on $n"
+done
+for n in small big; do
+	"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
+		>"$T/$n.s.out" 2>"$T/$n.s.log" &
+	PIDS="$PIDS $!"
+done
+h create namespace muster-system
+expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
+tok=$("$KC" --kubeconfig "$T/hub/kubeconfig" create token muster-dispatch -n muster-system)
+sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $tok/" \
+	"$T/hub/kubeconfig" >"$T/hub-sa.kc"
+for n in small big; do
+	h -n muster-system create secret generic "$n-kc" --from-file=kubeconfig="$T/$n/kubeconfig"
+done
+printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, kubeconfigSecret: {name: small-kc}}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
+expect clusters 0 h apply -f "$T/cl.yaml"
+# (no lease: it is paused for longer than one below)
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
+	--no-leader-elect --metrics 127.0.0.1:0 >"$T/d.out" 2>"$T/d.log" &
+DPID=$!; PIDS="$PIDS $DPID"
+state_is() { [ "$(hget cluster "$1" '{.status.state}')" = Ready ]; }
+for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
+
+# tmpl GPUS [INDENT]: a pod template's spec (one container), at depth
+# INDENT (10 by default).
+tmpl() {
+	printf 'spec:\n  schedulerName: muster\n  restartPolicy: Never\n  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "%s"}}}]\n' "$1" |
+		sed "s/^/$(printf "%${2:-10}s" "")/"
+}
+
+# --- a JobSet that fits only big: one unit, held on the hub --------------------
+cat >"$T/js.yaml" <<EOF
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: js
+  labels: {muster.io/queue: team-a}
+spec:
+  managedBy: muster.io/dispatch
+  suspend: true
+  replicatedJobs:
+  - name: workers
+    replicas: 1
+    template:
+      spec:
+        parallelism: 3
+        completions: 3
+        template:
+$(tmpl 8)
+  - name: driver
+    template:
+      spec:
+        template:
+$(tmpl 8)
+EOF
+expect "JobSet on the hub" 0 h create -f "$T/js.yaml"
+wait_for js-to-big 100 ann_is jobset js cluster big
+[ "$(hget jobset js '{.spec.suspend}')" = true ] && ok || bad "hub JobSet not held suspended"
+juid=$(hget jobset js '{.metadata.uid}')
+has_copy() { [ "$(w big get jobset js -o jsonpath='{.spec.suspend}')" = false ]; }
+wait_for js-copy-unsuspended 100 has_copy
+[ -z "$(w big get jobset js -o jsonpath='{.spec.managedBy}')" ] && ok || bad "copy kept managedBy"
+[ -z "$(w small get jobset js -o name)" ] && ok || bad "a copy of js on small"
+l=$(w big get jobset js -o jsonpath='{.spec.replicatedJobs[1].template.spec.template.metadata.labels.muster\.io/hub-uid}')
+[ "$l" = "$juid" ] && ok || bad "driver template label: '$l', not '$juid'"
+# the JobSet controller (this test) makes the copy's pods, as it labels them
+cuid=$(w big get jobset js -o jsonpath='{.metadata.uid}')
+pod() {
+	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: {muster.io/hub-uid: "%s", muster.io/dispatch-generation: "1", jobset.sigs.k8s.io/jobset-name: js, jobset.sigs.k8s.io/replicatedjob-name: %s}\n  ownerReferences: [{apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: js, uid: "%s", controller: true}]\nspec:\n  schedulerName: muster\n  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "8"}}}]\n' \
+		"$1" "$juid" "$2" "$cuid" >"$T/pod.yaml"
+	w big create -f "$T/pod.yaml" >/dev/null && ok || bad "pod $1"
+}
+for i in 0 1 2; do pod "js-workers-0-$i" workers; done
+pod js-driver-0-0 driver
+runs() { ann_is jobset js dispatch-phase Running && ann jobset js dispatch-pods | grep -q "^bound=4,"; }
+wait_for js-running-on-hub 150 runs || echo "  js: $(ann jobset js dispatch-phase) $(ann jobset js dispatch-pods)"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+w big patch jobset js --subresource=status --type=merge -p \
+	"{\"status\":{\"conditions\":[{\"type\":\"Completed\",\"status\":\"True\",\"reason\":\"AllJobsCompleted\",\"message\":\"jobset completed successfully\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null &&
+	ok || bad "status of the copy"
+wait_for js-succeeded 100 ann_is jobset js dispatch-phase Succeeded
+st() { [ "$(hget jobset js '{.status.conditions[0].type}')" = Completed ]; }
+wait_for js-status-back 50 st
+
+# --- PyTorchJob and MPIJob: to big, their end from the operator's condition ---
+cat >"$T/pt.yaml" <<EOF
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: pt
+  labels: {muster.io/queue: team-a}
+  annotations: {muster.io/cluster-selector: region=us}
+spec:
+  runPolicy: {suspend: true}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+$(tmpl 1 8)
+    Worker:
+      replicas: 2
+      template:
+$(tmpl 1 8)
+---
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata:
+  name: mpi
+  labels: {muster.io/queue: team-a}
+  annotations: {muster.io/cluster-selector: region=us}
+spec:
+  runPolicy: {suspend: true}
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+$(tmpl 1 8)
+    Worker:
+      replicas: 2
+      template:
+$(tmpl 2 8)
+EOF
+expect "PyTorchJob and MPIJob on the hub" 0 h create -f "$T/pt.yaml"
+wait_for pt-to-big 100 ann_is pytorchjob pt cluster big
+wait_for mpi-dispatched 100 ann_is mpijob mpi dispatch-phase Dispatched
+ptc() { [ "$(w big get pytorchjob pt -o jsonpath='{.spec.runPolicy.suspend}')" = false ]; }
+wait_for pt-copy-unsuspended 100 ptc
+w big patch pytorchjob pt --subresource=status --type=merge -p \
+	'{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"PyTorchJobSucceeded"}]}}' >/dev/null && ok || bad "pt status"
+wait_for pt-succeeded 100 ann_is pytorchjob pt dispatch-phase Succeeded
+mc=$(ann mpijob mpi cluster)
+[ -n "$mc" ] && w "$mc" get mpijob mpi -o name | grep -q . && ok || bad "no MPIJob copy on '$mc'"
+
+# --- a worker without the kind's CRD refuses the copy: NotAdmitted ------------
+sed -e 's/name: pt$/name: pteu/' -e 's/region=us/region=eu/' "$T/pt.yaml" | sed '/^---$/,$d' >"$T/pteu.yaml"
+expect "PyTorchJob for small" 0 h create -f "$T/pteu.yaml"
+wait_for pteu-not-admitted 100 ann_is pytorchjob pteu dispatch-phase NotAdmitted
+ann pytorchjob pteu dispatch-message >"$T/m"
+has pteu-why "$T/m" "cluster small refused the copy: HTTP 404"
+sleep 2
+[ "$(ann pytorchjob pteu dispatch-generation)" = 1 ] && ok || bad "pteu sent again"
+
+# --- RayJob: to big; deleted on the hub, its copy goes ------------------------
+cat >"$T/rj.yaml" <<EOF
+apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: rj
+  labels: {muster.io/queue: team-a}
+  annotations: {muster.io/cluster-selector: region=us}
+spec:
+  suspend: true
+  entrypoint: python -c 'print(1)'
+  rayClusterSpec:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers: [{name: head, image: rayproject/ray, resources: {limits: {cpu: "1"}}}]
+    workerGroupSpecs:
+    - groupName: gpus
+      replicas: 2
+      minReplicas: 2
+      maxReplicas: 2
+      rayStartParams: {}
+      template:
+        spec:
+          containers: [{name: w, image: rayproject/ray, resources: {limits: {nvidia.com/gpu: "8"}}}]
+EOF
+expect "RayJob on the hub" 0 h create -f "$T/rj.yaml"
+wait_for rj-dispatched 100 ann_is rayjob rj dispatch-phase Dispatched
+rc=$(ann rayjob rj cluster)
+rjc() { [ "$(w "$rc" get rayjob rj -o jsonpath='{.spec.suspend}')" = false ]; }
+wait_for rj-copy-unsuspended 100 rjc
+expect "RayJob deleted on the hub" 0 h delete rayjob rj
+rjgone() { ! w "$rc" get rayjob rj -o name | grep -q .; }
+wait_for rj-copy-deleted 100 rjgone
+
+# --- idle: Clusters, Queues and Secrets are watched, not read each pass ----
+murl=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/d.log" | tail -n 1)
+reqs() { command curl -sf "$murl/metrics" | sed -n 's/^muster_dispatch_requests_total //p'; }
+r0=$(reqs); p0=$(command curl -sf "$murl/metrics" | sed -n 's/^muster_dispatch_passes_total //p')
+sleep 3
+r1=$(reqs); p1=$(command curl -sf "$murl/metrics" | sed -n 's/^muster_dispatch_passes_total //p')
+echo "  idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
+# at most a PriorityClass list a second and a Cluster status write: not
+# four reads a pass (Clusters, Queues, two Secrets) as before
+[ "$((p1 - p0))" -ge 5 ] && [ "$((r1 - r0))" -le 12 ] && ok ||
+	bad "idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
+
+# --- 410 Gone: a watch resumed from an expired version lists again -------
+# The dispatcher is paused past the end of its watches (the server ends
+# each after 30 s); 25 Jobs are created meanwhile, more than the hub's 20
+# changes of watch cache, so the watches resume from a version the hub no
+# longer has: 410, a new list, and every one of them is dispatched and done.
+kill -STOP "$DPID"
+sleep 31
+: >"$T/g.yaml"
+i=1
+while [ "$i" -le 25 ]; do
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: g-%s\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/duration: 1s}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n---\n' "$i" >>"$T/g.yaml"
+	i=$((i + 1))
+done
+expect "25 Jobs while the dispatcher is paused" 0 h create -f "$T/g.yaml"
+kill -CONT "$DPID"
+wait_for relisted-after-410 100 grep -q "hub Jobs: their watch's version expired (410 Gone): listed again" "$T/d.log"
+gdone() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o 'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-phase}{"\n"}{end}' | grep -c '^Succeeded$')" -eq 25 ]; }
+wait_for converged-after-410 300 gdone
+
+grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
+hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
+done_
