@@ -563,6 +563,14 @@ static json_t *counted_classes(const dra_view_t *v, const json_t *tpls)
 	return out;
 }
 
+/* Appends a cached node's object to the array arg. */
+static void cached_node(void *arg, void *val)
+{
+	const mu__knode_t *n = val;
+	if (n->obj)
+		json_array_append(arg, n->obj);
+}
+
 void mu__kd_dra_counts(mu__kd_t *d)
 {
 	mu__kc_t *c = NULL;
@@ -570,12 +578,15 @@ void mu__kd_dra_counts(mu__kd_t *d)
 	json_t *tpls = NULL, *nodes = NULL;
 	char msg[300];
 	if (mu__kc_new(&d->auth, &c) || view_read(c, &v, msg, sizeof msg) ||
-	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) ||
-	    (!v.nodes && get_items(c, "/api/v1/nodes", &nodes, msg, sizeof msg))) {
+	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg)) {
 		view_release(&v);
 		json_decref(tpls);
 		mu__kc_free(c);
 		return; /* the next pass tries again */
+	}
+	if (!v.nodes) { /* the nodes the reflector keeps, not another GET of them all every 2 s */
+		nodes = json_array();
+		mu__kmap_each(&d->nodes, cached_node, nodes);
 	}
 	json_t *cls = counted_classes(&v, tpls), *ext = json_object(), *nd;
 	mu_dra_view_t mv = {v.slices, v.classes, v.claims, v.nodes ? v.nodes : nodes, v.rules};
