@@ -40,9 +40,7 @@ spec:
     - {label: zone, every: 2, prefix: zone-}
 YAML
 up_start "$T/cluster.yaml"
-"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id a --lease-namespace default \
-	--metrics 127.0.0.1:0 --lease-duration 15 --retry-period 2 >"$T/sched.out" 2>"$T/sched.log" &
-SPID=$!
+sched_start a --lease-duration 15 --retry-period 2
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 300 ready
 

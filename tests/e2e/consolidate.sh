@@ -63,10 +63,7 @@ pod() {
 }
 
 sched() {
-	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id c --lease-namespace default \
-		--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 15 --retry-period 2 \
-		--consolidate --move-hold 60s >>"$T/sched.out" 2>>"$T/sched.log" &
-	SPID=$!
+	sched_start c --min-runtime 0 --lease-duration 15 --retry-period 2 --consolidate --move-hold 60s
 }
 sched
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }

@@ -38,9 +38,7 @@ metadata: {name: team-a}
 spec: {}
 Y
 up_start "$T/cluster.yaml"
-"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id d --lease-namespace default \
-	--metrics 127.0.0.1:0 --min-runtime 0 >"$T/sched.out" 2>"$T/sched.log" &
-SPID=$!
+sched_start d --min-runtime 0
 
 cat >"$T/dra.yaml" <<'Y'
 apiVersion: resource.k8s.io/v1beta1

@@ -67,9 +67,7 @@ done
 ok
 # as on a real cluster: the scheduler starts once the kinds are served
 kc wait --for=condition=Established crd --all --timeout=60s >"$T/out" 2>&1 && ok || bad "CRDs not established: $(head -c 300 "$T/out")"
-"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id k --lease-namespace default \
-	--metrics 127.0.0.1:0 --lease-duration 15 --retry-period 2 >"$T/sched.out" 2>>"$T/sched.log" &
-SPID=$!
+sched_start k --lease-duration 15 --retry-period 2
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 150 ready
 

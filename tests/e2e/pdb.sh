@@ -81,10 +81,7 @@ xgone() { ! kc get pod x >/dev/null 2>&1; }
 wait_for evicted-pod-gone 75 xgone
 
 # --- the scheduler: the victim within budget goes first --------------------
-"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id p --lease-namespace default \
-	--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 4 --retry-period 1 \
-	>"$T/sched.out" 2>>"$T/sched.log" &
-SPID=$!
+sched_start p --min-runtime 0 --lease-duration 4 --retry-period 1
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 100 ready
 # old first, young a second later: without budgets the younger would go.

@@ -81,10 +81,7 @@ value: 100
 YAML
 k apply -f "$T/pc.yaml"; has priorityclass-create "$T/out" "priorityclass.scheduling.k8s.io/short-wait created"
 
-"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id p --lease-namespace default \
-	--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 4 --retry-period 1 \
-	>"$T/sched.out" 2>>"$T/sched.log" &
-SPID=$!
+sched_start p --min-runtime 0 --lease-duration 4 --retry-period 1
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 100 ready
 

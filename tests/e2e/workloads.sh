@@ -58,10 +58,7 @@ up_start "$T/cluster.yaml"
 # sched [ARGS...]: (re)starts the scheduler; its log in $T/sched.log.
 sched() {
 	[ -n "$SPID" ] && kill -9 "$SPID" 2>/dev/null
-	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id w --lease-namespace default \
-		--metrics 127.0.0.1:0 --min-runtime 0 --lease-duration 4 --retry-period 1 "$@" \
-		>"$T/sched.out" 2>>"$T/sched.log" &
-	SPID=$!
+	sched_start w --min-runtime 0 --lease-duration 4 --retry-period 1 "$@"
 }
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 sched --gang-rollback 3s

@@ -78,6 +78,16 @@ token_kubeconfig() {
 	sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $1/" \
 		-e "s/^    token: .*/    token: $1/" "$T/data/kubeconfig" >"$2"
 }
+# sched_start ID [FLAG...]: starts `muster scheduler` on the cluster of
+# up_start with leader id ID (its lease in namespace default), metrics on a
+# free loopback port and FLAGs; output appended to $T/sched.out and
+# $T/sched.log (a restart keeps the earlier runs' lines).  Sets SPID.
+sched_start() {
+	sid=$1; shift
+	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id "$sid" --lease-namespace default \
+		--metrics 127.0.0.1:0 "$@" >>"$T/sched.out" 2>>"$T/sched.log" &
+	SPID=$!
+}
 api() { command curl --cacert "$T/data/tls.crt" -H "Authorization: Bearer $(cat "$T/data/token")" "$@"; }
 # need_kubectl: fails the script at once when kubectl or curl is missing.
 need_kubectl() {
