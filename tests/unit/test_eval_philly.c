@@ -213,25 +213,51 @@ static char *synth_trace(int n, double hours, size_t *len)
 	return s;
 }
 
-/* FIFO starts jobs in submit order (one queue, equal priorities). */
-static void test_fifo_order(mu_t_t *t)
+/* A synthetic trace of n jobs over 6 hours and the specs the Philly
+ * evaluation builds from it for a quarter-day window.  The specs borrow
+ * from the loaded trace, so the three live and go together. */
+typedef struct {
+	char *text;
+	mu_specs_t all, sp;
+} synth_t;
+
+/* Fills y (release it with synth_release, whatever the result); false
+ * (after a failed check) when the trace could not be built. */
+static bool synth_specs(mu_t_t *t, int n, synth_t *y)
 {
 	size_t len;
-	char *text = synth_trace(300, 6, &len);
-	mu_specs_t all, sp;
-	if (!text) {
-		CHECK(t, text != NULL);
-		return;
-	}
 	mu_philly_opts_t o;
 	mu_philly_window_t w;
 	mu_diag_t d = {{0}};
-	mu_specs_init(&all);
-	mu_specs_init(&sp);
-	CHECK_EQ_INT(t, load_text(text, len, &all), MU_OK);
+	y->text = synth_trace(n, 6, &len);
+	mu_specs_init(&y->all);
+	mu_specs_init(&y->sp);
+	int rc = y->text ? load_text(y->text, len, &y->all) : MU_ENOMEM;
 	mu_philly_opts_defaults(&o);
 	o.days = 0.25;
-	CHECK_EQ_INT(t, mu_philly_build(&all, &o, &sp, &w, &d), MU_OK);
+	if (rc == MU_OK)
+		rc = mu_philly_build(&y->all, &o, &y->sp, &w, &d);
+	CHECK_EQ_INT(t, rc, MU_OK);
+	return rc == MU_OK;
+}
+
+static void synth_release(synth_t *y)
+{
+	mu_specs_release(&y->sp);
+	mu_specs_release(&y->all);
+	free(y->text);
+}
+
+/* FIFO starts jobs in submit order (one queue, equal priorities). */
+static void test_fifo_order(mu_t_t *t)
+{
+	synth_t y;
+	mu_diag_t d = {{0}};
+	if (!synth_specs(t, 300, &y)) {
+		synth_release(&y);
+		return;
+	}
+	const mu_specs_t sp = y.sp;
 	mu_sim_config_t sc;
 	mu_sim_config_defaults(&sc);
 	mu_philly_policy_config(MU_PHILLY_FIFO, &sc.engine);
@@ -246,9 +272,7 @@ static void test_fifo_order(mu_t_t *t)
 	CHECK(t, waited); /* the load is high enough to queue */
 	CHECK_EQ_INT(t, r.summary.preemptions, 0);
 	mu_sim_result_release(&r);
-	mu_specs_release(&sp);
-	mu_specs_release(&all);
-	free(text);
+	synth_release(&y);
 }
 
 /* at_end hook: the engine's job records (ids given) at the end. */
@@ -265,22 +289,13 @@ static void count_ids(void *ctx, const mu_engine_t *e, mu_time_t now)
  * with every record kept: the same start, end and preemptions per job. */
 static void test_sim_forget(mu_t_t *t)
 {
-	size_t len;
-	char *text = synth_trace(600, 6, &len);
-	mu_specs_t all, sp;
-	if (!text) {
-		CHECK(t, text != NULL);
+	synth_t y;
+	mu_diag_t d = {{0}};
+	if (!synth_specs(t, 600, &y)) {
+		synth_release(&y);
 		return;
 	}
-	mu_philly_opts_t o;
-	mu_philly_window_t w;
-	mu_diag_t d = {{0}};
-	mu_specs_init(&all);
-	mu_specs_init(&sp);
-	CHECK_EQ_INT(t, load_text(text, len, &all), MU_OK);
-	mu_philly_opts_defaults(&o);
-	o.days = 0.25;
-	CHECK_EQ_INT(t, mu_philly_build(&all, &o, &sp, &w, &d), MU_OK);
+	const mu_specs_t sp = y.sp;
 	for (int p = 0; p < MU_PHILLY_NPOLICIES; p++) {
 		mu_sim_result_t r[2];
 		int32_t ids[2] = {-1, -1};
@@ -311,9 +326,7 @@ static void test_sim_forget(mu_t_t *t)
 		mu_sim_result_release(&r[0]);
 		mu_sim_result_release(&r[1]);
 	}
-	mu_specs_release(&sp);
-	mu_specs_release(&all);
-	free(text);
+	synth_release(&y);
 }
 
 /* The same on the bundled demo (examples/demo: reclaim, preemption and
