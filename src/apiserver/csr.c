@@ -234,19 +234,16 @@ static const char *signer_rules(const char *signer, gnutls_x509_crq_t crq, const
 		       !strncmp(cn, "system:node:", 12);
 	/* the usages as a set: {digital signature, client|server auth} with or
 	 * without key encipherment */
-	bool ds = false, ke = false, auth = false, other = false;
+	bool ds = false, auth = false, other = false;
 	json_array_foreach(usages, i, u) {
 		const char *s = nz(json_string_value(u));
 		if (!strcmp(s, "digital signature"))
 			ds = true;
-		else if (!strcmp(s, "key encipherment"))
-			ke = true;
 		else if (!strcmp(s, serving ? "server auth" : "client auth"))
 			auth = true;
-		else
+		else if (strcmp(s, "key encipherment")) /* allowed, not required */
 			other = true;
 	}
-	(void)ke;
 	bool usages_ok = ds && auth && !other;
 	if (serving) {
 		if (!dns && !ip)
