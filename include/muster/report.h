@@ -143,6 +143,15 @@ void mu__svg_hbars(FILE *f, double width, const mu__svg_bar_t *bars, size_t n,
  * colour of lines, areas, dots, legend swatches, bars and markers. */
 void mu__svg_css(FILE *f);
 
+/* --- the page frame (page.c) ------------------------------------------- */
+
+/* Opens a self-contained page: head with a Content-Security-Policy that
+ * allows inline styles only, the title (escaped), the shared style sheet,
+ * mu__svg_css(), the caller's extra rules (NULL for none), <body><main>. */
+void mu__report_page_open(FILE *f, const char *title, const char *extra_css);
+/* Closes <main>, <body> and <html>. */
+void mu__report_page_close(FILE *f);
+
 /* --- the simulator's report (report_json.c, report_html.c) ------------- */
 
 /* Write a simulation result as JSON or as a self-contained HTML report.

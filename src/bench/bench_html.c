@@ -17,20 +17,8 @@
 #define W 1000.0
 #define MAX_SCALING 32 /* scaling records drawn */
 
-static const char page_css[] =
-	"body{margin:0;background:#f4f5f7;color:#1f2937;font:14px/1.5 system-ui,"
-	"-apple-system,'Segoe UI',Roboto,Arial,sans-serif}\n"
-	"main{max-width:1100px;margin:0 auto;padding:28px 20px 40px}\n"
-	"h1{font-size:26px;margin:0 0 6px;font-weight:650}\n"
-	"h2{font-size:17px;margin:0 0 4px;font-weight:620}\n"
-	"p.cap{color:#6b7280;margin:0 0 12px;font-size:13px}\n"
-	"section{background:#fff;border:1px solid #e5e7eb;border-radius:10px;"
-	"padding:18px 20px;margin:16px 0;overflow-x:auto}\n"
-	"table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:5px 9px;border-bottom:1px solid #eef0f3;text-align:right;"
-	"white-space:nowrap}\n"
-	"th:first-child,td:first-child,td.t,th.t{text-align:left}\n"
-	"th{font-weight:600;color:#4b5563;font-size:12px;background:#f9fafb}\n"
+/* Rules of this page beyond the shared ones (src/report/page.c). */
+static const char bench_css[] =
 	".ok{color:#047857;font-weight:600}.miss{color:#b91c1c;font-weight:600}\n";
 
 /* A number with thousands separators or a fixed precision; "-" when it
@@ -246,14 +234,8 @@ static void html_scaling(FILE *f, const mu_bench_results_t *rs)
 
 int mu_bench_report_html(FILE *f, const mu_bench_results_t *rs, bool quick)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-	      "'none'; style-src 'unsafe-inline'\">\n<title>muster bench</title>\n"
-	      "<style>\n", f);
-	fputs(page_css, f);
-	mu__svg_css(f);
-	fputs("</style>\n</head>\n<body>\n<main>\n<h1>muster bench</h1>\n"
+	mu__report_page_open(f, "muster bench", bench_css);
+	fputs("<h1>muster bench</h1>\n"
 	      "<p class=\"cap\">Speed and memory of the scheduling engine on "
 	      "synthetic clusters (docs/evaluation.md, &ldquo;Speed and memory"
 	      "&rdquo;).", f);
@@ -264,6 +246,6 @@ int mu_bench_report_html(FILE *f, const mu_bench_results_t *rs, bool quick)
 	html_targets(f, rs);
 	html_records(f, rs);
 	html_scaling(f, rs);
-	fputs("</main>\n</body>\n</html>\n", f);
+	mu__report_page_close(f);
 	return ferror(f) ? MU_EIO : MU_OK;
 }

@@ -126,21 +126,6 @@ int mu_philly_write_json(const mu_philly_eval_t *ev, FILE *f)
 
 /* --- HTML: tables ---------------------------------------------------------- */
 
-static const char page_css[] =
-	"body{margin:0;background:#f4f5f7;color:#1f2937;font:14px/1.5 system-ui,"
-	"-apple-system,'Segoe UI',Roboto,Arial,sans-serif}\n"
-	"main{max-width:1100px;margin:0 auto;padding:28px 20px 40px}\n"
-	"h1{font-size:26px;margin:0 0 6px;font-weight:650}\n"
-	"h2{font-size:17px;margin:0 0 4px;font-weight:620}\n"
-	"h3{font-size:14px;margin:14px 0 2px;font-weight:600;color:#374151}\n"
-	"p.cap{color:#6b7280;margin:0 0 12px;font-size:13px}\n"
-	"section{background:#fff;border:1px solid #e5e7eb;border-radius:10px;"
-	"padding:18px 20px;margin:16px 0;overflow-x:auto}\n"
-	"table{border-collapse:collapse;width:100%;font-size:13px;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:4px 7px;border-bottom:1px solid #eef0f3;text-align:right;"
-	"white-space:nowrap}\n"
-	"th:first-child,td:first-child,td.t,th.t{text-align:left}\n"
-	"th{font-weight:600;color:#4b5563;font-size:12px;background:#f9fafb}\n";
 
 /* The first cells of a row: the policy and where estimates came from. */
 static void row_head(FILE *f, const mu_philly_run_t *r)
@@ -540,14 +525,8 @@ int mu_philly_write_html(const mu_philly_eval_t *ev, FILE *f)
 {
 	if (!ev || !f)
 		return MU_EINVAL;
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-	      "'none'; style-src 'unsafe-inline'\">\n<title>muster eval philly</title>\n"
-	      "<style>\n", f);
-	fputs(page_css, f);
-	mu__svg_css(f);
-	fputs("</style>\n</head>\n<body>\n<main>\n<h1>muster eval philly</h1>\n"
+	mu__report_page_open(f, "muster eval philly", NULL);
+	fputs("<h1>muster eval philly</h1>\n"
 	      "<p class=\"cap\">Backfill, large jobs and job completion time on the "
 	      "Microsoft Philly trace (docs/evaluation.md, &ldquo;Philly: backfill and "
 	      "JCT&rdquo;).", f);
@@ -556,6 +535,6 @@ int mu_philly_write_html(const mu_philly_eval_t *ev, FILE *f)
 	html_backfill(f, ev);
 	html_jct(f, ev);
 	html_tradeoff(f, ev);
-	fputs("</main>\n</body>\n</html>\n", f);
+	mu__report_page_close(f);
 	return ferror(f) ? MU_EIO : MU_OK;
 }

@@ -103,22 +103,9 @@ int mu_slurm_write_text_tables(const mu_slurm_eval_t *ev, FILE *f)
 
 /* --- HTML ------------------------------------------------------------------------ */
 
-static const char page_css[] =
-	"body{margin:0;background:#f4f5f7;color:#1f2937;font:14px/1.5 system-ui,"
-	"-apple-system,'Segoe UI',Roboto,Arial,sans-serif}\n"
-	"main{max-width:1100px;margin:0 auto;padding:28px 20px 40px}\n"
-	"h1{font-size:26px;margin:0 0 6px;font-weight:650}\n"
-	"h2{font-size:17px;margin:0 0 4px;font-weight:620}\n"
-	"h3{font-size:14px;margin:14px 0 2px;font-weight:600;color:#374151}\n"
-	"p.cap{color:#6b7280;margin:0 0 12px;font-size:13px}\n"
-	"pre{font-size:11px;background:#f9fafb;padding:8px;overflow-x:auto}\n"
-	"section{background:#fff;border:1px solid #e5e7eb;border-radius:10px;"
-	"padding:18px 20px;margin:16px 0;overflow-x:auto}\n"
-	"table{border-collapse:collapse;width:100%;font-size:13px;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:4px 7px;border-bottom:1px solid #eef0f3;text-align:right;"
-	"white-space:nowrap}\n"
-	"th:first-child,td:first-child{text-align:left}\n"
-	"th{font-weight:600;color:#4b5563;font-size:12px;background:#f9fafb}\n";
+/* Rules of this page beyond the shared ones (src/report/page.c). */
+static const char slurm_css[] =
+	"pre{font-size:11px;background:#f9fafb;padding:8px;overflow-x:auto}\n";
 
 static void html_protocol(const mu_slurm_eval_t *ev, FILE *f)
 {
@@ -376,13 +363,8 @@ static void ts_chart(const mu_slurm_eval_t *ev, FILE *f)
 
 int mu_slurm_write_html(const mu_slurm_eval_t *ev, FILE *f)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-	      "'none'; style-src 'unsafe-inline'\">\n<title>muster eval slurm</title>\n"
-	      "<style>\n", f);
-	fputs(page_css, f);
-	mu__svg_css(f);
-	fputs("</style>\n</head>\n<body>\n<main>\n<h1>muster eval slurm</h1>\n"
+	mu__report_page_open(f, "muster eval slurm", slurm_css);
+	fputs("<h1>muster eval slurm</h1>\n"
 	      "<p class=\"cap\">The same jobs through Slurm's backfill and through "
 	      "muster's (docs/evaluation.md, &ldquo;Slurm&rdquo;).</p>\n", f);
 	html_protocol(ev, f);
@@ -405,6 +387,7 @@ int mu_slurm_write_html(const mu_slurm_eval_t *ev, FILE *f)
 	cdf_chart(ev, f, 0, "Wait CDF, 1-GPU jobs");
 	cdf_chart(ev, f, 3, "Wait CDF, multi-node gangs (>8 GPUs)");
 	ts_chart(ev, f);
-	fputs("</section>\n</main>\n</body>\n</html>\n", f);
+	fputs("</section>\n", f);
+	mu__report_page_close(f);
 	return ferror(f) ? MU_EIO : MU_OK;
 }

@@ -142,21 +142,8 @@ int mu_etopo_write_json(const mu_etopo_report_t *r, FILE *f)
 
 /* --- HTML --------------------------------------------------------------------- */
 
-static const char page_css[] =
-	"body{margin:0;background:#f4f5f7;color:#1f2937;font:14px/1.5 system-ui,"
-	"-apple-system,'Segoe UI',Roboto,Arial,sans-serif}\n"
-	"main{max-width:1100px;margin:0 auto;padding:28px 20px 40px}\n"
-	"h1{font-size:26px;margin:0 0 6px;font-weight:650}\n"
-	"h2{font-size:17px;margin:0 0 4px;font-weight:620}\n"
-	"h3{font-size:14px;margin:14px 0 2px;font-weight:600}\n"
-	"p.cap{color:#6b7280;margin:0 0 12px;font-size:13px}\n"
-	"section{background:#fff;border:1px solid #e5e7eb;border-radius:10px;"
-	"padding:18px 20px;margin:16px 0;overflow-x:auto}\n"
-	"table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:5px 9px;border-bottom:1px solid #eef0f3;text-align:right;"
-	"white-space:nowrap}\n"
-	"th:first-child,td:first-child{text-align:left}\n"
-	"th{font-weight:600;color:#4b5563;font-size:12px;background:#f9fafb}\n"
+/* Rules of this page beyond the shared ones (src/report/page.c). */
+static const char topo_css[] =
 	".grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));"
 	"gap:8px 20px}\n";
 
@@ -367,14 +354,8 @@ static void html_charts(FILE *f, const mu_etopo_report_t *r)
 
 int mu_etopo_write_html(const mu_etopo_report_t *r, FILE *f)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-	      "'none'; style-src 'unsafe-inline'\">\n<title>muster eval topology</title>\n"
-	      "<style>\n", f);
-	fputs(page_css, f);
-	mu__svg_css(f);
-	fputs("</style>\n</head>\n<body>\n<main>\n<h1>Topology on a real Clos network"
+	mu__report_page_open(f, "muster eval topology", topo_css);
+	fputs("<h1>Topology on a real Clos network"
 	      "</h1>\n<p class=\"cap\">Does topology-aware gang placement pay off? "
 	      "muster with topology requests against a topology-blind engine "
 	      "(docs/evaluation.md).</p>\n", f);
@@ -382,6 +363,6 @@ int mu_etopo_write_html(const mu_etopo_report_t *r, FILE *f)
 	html_table(f, r);
 	html_charts(f, r);
 	html_sizes(f, r);
-	fputs("</main>\n</body>\n</html>\n", f);
+	mu__report_page_close(f);
 	return ferror(f) ? MU_EIO : MU_OK;
 }
