@@ -531,33 +531,6 @@ int mu__job_commit(mu_engine_t *e, int32_t jid, mu_decisions_t *out)
 	return MU_OK;
 }
 
-/* A non-preemptible job may use in-quota resources only: in its queue and
- * every ancestor, what non-preemptible jobs use must stay within the
- * deserved quota (preemptible usage above it is reclaimable anyway).
- * Fills r. */
-static bool job_in_quota(const mu_engine_t *e, const mu__job_t *j,
-			 const mu_res_t *acct, mu_reason_t *r)
-{
-	int dom = mu__dom_slot(e, acct);
-	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent) {
-		const mu__queue_t *qq = &e->queues[q];
-		for (int res = 0; res < MU_RES_MAX; res++) {
-			if (!acct->v[res] || !mu__dom_is(dom, res))
-				continue;
-			if (qq->used_np.v[res] + acct->v[res] > qq->deserved.v[res]) {
-				r->why = MU_WHY_OVER_QUOTA;
-				r->limit_queue = q;
-				r->limit_res = res;
-				r->limit_used = qq->used_np.v[res];
-				r->limit_max = qq->deserved.v[res];
-				r->limit_req = acct->v[res];
-				return false;
-			}
-		}
-	}
-	return true;
-}
-
 /* Whether the cluster's free capacity covers acct in aggregate: moving
  * pods cannot create capacity, only gather it. */
 static bool free_covers(const mu_engine_t *e, const mu_res_t *acct)
@@ -733,7 +706,8 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 		bool ok = false;
 		j->retry_at = INT64_MAX;
 		mu_reason_t tmp = r;
-		if (!j->never_preempt && (j->preemptible || job_in_quota(e, j, &acct, &tmp))) {
+		if (!j->never_preempt && (j->preemptible ||
+		    mu__queue_quota_check(e, j->queue, &acct, &tmp) < 0)) {
 			int rc = mu__preempt_limit_try(e, jid, now, &r, out, &ok);
 			if (rc)
 				return rc;
@@ -742,7 +716,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 			return job_admit(e, jid, now, &r, out);
 		goto fail;
 	}
-	if (!j->preemptible && !job_in_quota(e, j, &acct, &r))
+	if (!j->preemptible && mu__queue_quota_check(e, j->queue, &acct, &r) >= 0)
 		goto fail;
 	bool short_part;
 	int32_t placed = job_place(e, j, need, &r, &short_part);

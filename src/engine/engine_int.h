@@ -709,6 +709,13 @@ void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
 /* The queue at its limit if acct were added to q, or -1; fills r. */
 int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 			      const mu_res_t *acct, mu_reason_t *r);
+/* The queue whose deserved quota non-preemptible usage would pass if acct
+ * were added to q, or -1: a non-preemptible job uses in-quota resources
+ * only, in its queue and every ancestor (only the resources of acct's
+ * dominance slot count).  On a hit fills r's why (MU_WHY_OVER_QUOTA) and
+ * limit fields.  O(depth x resources). */
+int32_t mu__queue_quota_check(const mu_engine_t *e, int32_t q,
+			      const mu_res_t *acct, mu_reason_t *r);
 /* Order key of a queue among its siblings: lower is served first. */
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q);
 

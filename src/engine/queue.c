@@ -311,6 +311,29 @@ int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 	return -1;
 }
 
+int32_t mu__queue_quota_check(const mu_engine_t *e, int32_t q,
+			      const mu_res_t *acct, mu_reason_t *why)
+{
+	int dom = mu__dom_slot(e, acct);
+	for (; q >= 0; q = e->queues[q].parent) {
+		const mu__queue_t *qq = &e->queues[q];
+		for (int r = 0; r < MU_RES_MAX; r++) {
+			if (!acct->v[r] || !mu__dom_is(dom, r))
+				continue;
+			if (qq->used_np.v[r] + acct->v[r] > qq->deserved.v[r]) {
+				why->why = MU_WHY_OVER_QUOTA;
+				why->limit_queue = q;
+				why->limit_res = r;
+				why->limit_used = qq->used_np.v[r];
+				why->limit_max = qq->deserved.v[r];
+				why->limit_req = acct->v[r];
+				return q;
+			}
+		}
+	}
+	return -1;
+}
+
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q)
 {
 	double s = 0;

@@ -16,32 +16,6 @@
 
 #include "engine/engine_int.h"
 
-/* A non-preemptible job uses in-quota resources only, as in a cycle: in
- * its queue and every ancestor what non-preemptible jobs use stays within
- * the deserved quota.  Fills r.  O(depth x resources). */
-static bool in_quota(const mu_engine_t *e, const mu__job_t *j,
-		     const mu_res_t *acct, mu_reason_t *r)
-{
-	int dom = mu__dom_slot(e, acct);
-	for (int32_t q = j->queue; q >= 0; q = e->queues[q].parent) {
-		const mu__queue_t *qq = &e->queues[q];
-		for (int res = 0; res < MU_RES_MAX; res++) {
-			if (!acct->v[res] || !mu__dom_is(dom, res))
-				continue;
-			if (qq->used_np.v[res] + acct->v[res] > qq->deserved.v[res]) {
-				*r = (mu_reason_t){.why = MU_WHY_OVER_QUOTA, .podset = -1,
-					.limit_queue = q, .limit_res = res,
-					.limit_used = qq->used_np.v[res],
-					.limit_max = qq->deserved.v[res],
-					.limit_req = acct->v[res], .fs_queue = -1,
-					.blocked_by = -1, .nodes_total = e->nlive};
-				return false;
-			}
-		}
-	}
-	return true;
-}
-
 /* Places the probe in slot jid and fills out; undoes every bind.  The
  * end-list queue is cut back to where it was, so no entry names the slot.
  * O(pods x class nodes) plus the aggregate estimate when asked. */
@@ -61,7 +35,7 @@ static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
 		r->why = MU_WHY_QUEUE_LIMIT;
 		goto unfit;
 	}
-	if (!j->preemptible && !in_quota(e, j, &acct, r))
+	if (!j->preemptible && mu__queue_quota_check(e, j->queue, &acct, r) >= 0)
 		goto unfit;
 	int32_t ends_mark = e->nends_add;
 	int32_t placing = e->placing;
