@@ -29,6 +29,8 @@
 #define MU__SVG_MAX_POINTS 2000
 /* Most ticks one axis draws. */
 #define MU__SVG_MAX_TICKS 40
+/* Most lines one wait-time CDF draws. */
+#define MU__SVG_MAX_CDF 16
 
 /* --- scales and ticks -------------------------------------------------- */
 
@@ -131,6 +133,23 @@ typedef struct mu__svg_bar {
 	double value;       /* in [0, max] of the chart */
 	const char *note;   /* right of the bar, e.g. "42% · 1,234 GPU-h" */
 } mu__svg_bar_t;
+
+/* One line of a wait-time CDF: n waits in seconds, sorted ascending, and
+ * the legend's name (escaped when written). */
+typedef struct mu__svg_cdf {
+	const double *v;
+	size_t n;
+	const char *name;
+} mu__svg_cdf_t;
+
+/* An <h3> title and a whole <svg> of the share of jobs started against
+ * their wait: x on a log scale from 1 s (shorter waits drawn at 1 s) to the
+ * first of 1s, 10s, 1m, 10m, 1h, 6h, 1d, 7d, 30d, 1y at or past the
+ * longest wait; one line per series (at most MU__SVG_MAX_CDF; colours s0..s7
+ * in turn) and a
+ * legend.  O(total waits), downsampled as mu__svg_series() does. */
+void mu__svg_wait_cdf(FILE *f, double width, double height, const char *title,
+		      const mu__svg_cdf_t *series, size_t n);
 
 /* A whole <svg> with one bar per entry, an x axis from 0 to a nice value
  * at or above the largest bar, formatted with fmt and titled xtitle.

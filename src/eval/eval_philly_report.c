@@ -294,66 +294,23 @@ static void chart_bars(FILE *f, const mu_philly_eval_t *ev, const size_t *rows,
 	mu__svg_hbars(f, W, bars, n, fmt == MU__SVG_DUR ? MU__SVG_NUM : fmt, xtitle, title);
 }
 
-/* A sorted sample drawn as an empirical CDF on a log time axis. */
-typedef struct cdf {
-	const double *v;
-	size_t n;
-} cdf_t;
-
-static void cdf_point(const void *ctx, size_t i, double *x, double *y)
-{
-	const cdf_t *c = ctx;
-	*x = log10(fmax(c->v[i], 1.0));
-	*y = (double)(i + 1) / (double)c->n;
-}
-
 /* The wait CDF of one class (large when `large`) for each row: one line
- * per row, coloured as the row's bars are; x from 1 s to the first tick
- * past the longest wait. */
+ * per row, coloured as the row's bars are. */
 static void chart_cdf(FILE *f, const mu_philly_eval_t *ev, const size_t *rows,
 		      size_t n, bool large, const char *title)
 {
-	static const double tv[] = {1, 10, 60, 600, 3600, 6 * 3600, 86400, 7 * 86400,
-				    30 * 86400, 365 * 86400};
-	static const char *const tl[] = {"1s", "10s", "1m", "10m", "1h", "6h", "1d", "7d",
-					 "30d", "1y"};
-	double ticks[10], top = 60;
-	const char *names[MU_PHILLY_NRUNS], *cls[MU_PHILLY_NRUNS];
+	mu__svg_cdf_t cd[MU_PHILLY_NRUNS];
 	char nbuf[MU_PHILLY_NRUNS][40];
-	static const char *const colour[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"};
-	size_t nt = 0;
+	if (n > MU_PHILLY_NRUNS)
+		n = MU_PHILLY_NRUNS;
 	for (size_t i = 0; i < n; i++) {
-		const mu_philly_class_t *c = large ? &ev->runs[rows[i]].large : &ev->runs[rows[i]].one;
-		if (c->started)
-			top = fmax(top, c->waits[c->started - 1]);
-	}
-	while (nt < 10 && (nt == 0 || tv[nt - 1] < top)) {
-		ticks[nt] = log10(tv[nt]);
-		nt++;
-	}
-	mu__svg_axis_t ax = {MU__SVG_LOGDUR, "wait (log scale; under 1 s drawn at 1 s)", 0,
-			     ticks, tl, nt, true};
-	mu__svg_axis_t ay = {MU__SVG_PCT, "jobs started", 0.25, NULL, NULL, 0, true};
-	mu__svg_plot_t p;
-	mu__svg_plot_init(&p, W, CDF_H, 0, ticks[nt - 1], 0, 1);
-	fputs("<h3>", f);
-	mu__html_text(f, title, 0);
-	fputs("</h3>\n", f);
-	mu__svg_open(f, W, CDF_H, title);
-	mu__svg_axes(f, &p, &ax, &ay);
-	for (size_t i = 0; i < n && i < MU_PHILLY_NRUNS; i++) {
 		const mu_philly_run_t *r = &ev->runs[rows[i]];
 		const mu_philly_class_t *c = large ? &r->large : &r->one;
-		cdf_t cd = {c->waits, (size_t)c->started};
-		if (cd.n)
-			mu__svg_series(f, &p, cdf_point, &cd, cd.n, colour[i % 8], false);
 		snprintf(nbuf[i], sizeof nbuf[i], "%s (%lld jobs)", short_names[r->policy],
 			 (long long)c->started);
-		names[i] = nbuf[i];
-		cls[i] = colour[i % 8];
+		cd[i] = (mu__svg_cdf_t){c->waits, (size_t)c->started, nbuf[i]};
 	}
-	mu__svg_legend(f, p.px + 8, 14, names, cls, n < MU_PHILLY_NRUNS ? n : MU_PHILLY_NRUNS);
-	mu__svg_close(f);
+	mu__svg_wait_cdf(f, W, CDF_H, title, cd, n);
 }
 
 /* The trade-off curve: mean JCT against pods evicted, one point per base

@@ -226,71 +226,33 @@ static void bars(const mu_slurm_eval_t *ev, FILE *f, metric_t m, int k, const ch
 	mu__svg_hbars(f, W, b, ev->nsides, m == M_UTIL ? MU__SVG_PCT : MU__SVG_NUM, xt, title);
 }
 
-typedef struct cdf {
-	const double *v;
-	size_t n;
-} cdf_t;
-
-static void cdf_point(const void *ctx, size_t i, double *x, double *y)
-{
-	const cdf_t *c = ctx;
-	*x = log10(fmax(c->v[i], 1.0));
-	*y = (double)(i + 1) / (double)c->n;
-}
-
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
 }
 
-/* The wait CDF of class k, one line per side. */
+/* The wait CDF of class k, one line per side.  Allocates the waits of
+ * every side (jobs x sides doubles); draws nothing when that fails. */
 static void cdf_chart(const mu_slurm_eval_t *ev, FILE *f, int k, const char *title)
 {
-	static const double tv[] = {1, 10, 60, 600, 3600, 6 * 3600, 86400, 7 * 86400};
-	static const char *const tl[] = {"1s", "10s", "1m", "10m", "1h", "6h", "1d", "7d"};
-	static const char *const col[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"};
 	size_t n = ev->njobs ? ev->njobs : 1, ns = ev->nsides;
-	double *v = malloc(n * ns * sizeof *v), top = 60, ticks[8];
-	size_t cnt[MU_SLURM_MAX_VARIANTS + 2] = {0}, nt = 0;
-	const char *names[MU_SLURM_MAX_VARIANTS + 2];
+	double *v = malloc(n * ns * sizeof *v);
+	mu__svg_cdf_t cd[MU_SLURM_MAX_VARIANTS + 2];
 	if (!v)
 		return;
 	for (size_t s = 0; s < ns; s++) {
+		size_t cnt = 0;
 		for (size_t i = 0; i < ev->njobs; i++) {
 			const mu_slurm_rec_t *r = &ev->sides[s].recs[i];
 			if (mu_slurm_class_of(ev->jobs[i].gpus) != k || r->start_s < 0)
 				continue;
-			double x = fmax(0, r->start_s - r->submit_s) * ev->opts.compress;
-			v[s * n + cnt[s]++] = x;
-			top = fmax(top, x);
+			v[s * n + cnt++] = fmax(0, r->start_s - r->submit_s) * ev->opts.compress;
 		}
-		qsort(v + s * n, cnt[s], sizeof *v, cmp_d);
-		names[s] = ev->sides[s].label;
+		qsort(v + s * n, cnt, sizeof *v, cmp_d);
+		cd[s] = (mu__svg_cdf_t){v + s * n, cnt, ev->sides[s].label};
 	}
-	while (nt < 8 && (nt == 0 || tv[nt - 1] < top)) {
-		ticks[nt] = log10(tv[nt]);
-		nt++;
-	}
-	mu__svg_axis_t ax = {MU__SVG_LOGDUR, "wait (log scale; under 1 s drawn at 1 s)", 0,
-			     ticks, tl, nt, true};
-	mu__svg_axis_t ay = {MU__SVG_PCT, "jobs started", 0.25, NULL, NULL, 0, true};
-	mu__svg_plot_t p;
-	mu__svg_plot_init(&p, W, CDF_H, 0, ticks[nt - 1], 0, 1);
-	fputs("<h3>", f);
-	mu__html_text(f, title, 0);
-	fputs("</h3>\n", f);
-	mu__svg_open(f, W, CDF_H, title);
-	mu__svg_axes(f, &p, &ax, &ay);
-	const char *cls[MU_SLURM_MAX_VARIANTS + 2];
-	for (size_t s = 0; s < ns; s++) {
-		cdf_t c = {v + s * n, cnt[s]};
-		cls[s] = col[s % 8];
-		if (c.n)
-			mu__svg_series(f, &p, cdf_point, &c, c.n, cls[s], false);
-	}
-	mu__svg_legend(f, p.px + 8, 14, names, cls, ns);
-	mu__svg_close(f);
+	mu__svg_wait_cdf(f, W, CDF_H, title, cd, ns);
 	free(v);
 }
 

@@ -435,6 +435,59 @@ void mu__svg_legend(FILE *f, double x, double y, const char *const *names,
 	}
 }
 
+typedef struct cdf_ctx {
+	const double *v;
+	size_t n;
+} cdf_ctx_t;
+
+static void cdf_point(const void *ctx, size_t i, double *x, double *y)
+{
+	const cdf_ctx_t *c = ctx;
+	*x = log10(fmax(c->v[i], 1.0));
+	*y = (double)(i + 1) / (double)c->n;
+}
+
+void mu__svg_wait_cdf(FILE *f, double width, double height, const char *title,
+		      const mu__svg_cdf_t *series, size_t n)
+{
+	static const double tv[] = {1, 10, 60, 600, 3600, 6 * 3600, 86400, 7 * 86400,
+				    30 * 86400, 365 * 86400};
+	static const char *const tl[] = {"1s", "10s", "1m", "10m", "1h", "6h", "1d", "7d",
+					 "30d", "1y"};
+	static const char *const colour[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"};
+	const char *names[MU__SVG_MAX_CDF], *cls[MU__SVG_MAX_CDF];
+	double ticks[10], top = 60;
+	size_t nt = 0;
+	if (n > MU__SVG_MAX_CDF)
+		n = MU__SVG_MAX_CDF;
+	for (size_t i = 0; i < n; i++)
+		if (series[i].n)
+			top = fmax(top, series[i].v[series[i].n - 1]);
+	while (nt < 10 && (nt == 0 || tv[nt - 1] < top)) {
+		ticks[nt] = log10(tv[nt]);
+		nt++;
+	}
+	mu__svg_axis_t ax = {MU__SVG_LOGDUR, "wait (log scale; under 1 s drawn at 1 s)", 0,
+			     ticks, tl, nt, true};
+	mu__svg_axis_t ay = {MU__SVG_PCT, "jobs started", 0.25, NULL, NULL, 0, true};
+	mu__svg_plot_t p;
+	mu__svg_plot_init(&p, width, height, 0, ticks[nt - 1], 0, 1);
+	fputs("<h3>", f);
+	mu__html_text(f, title, 0);
+	fputs("</h3>\n", f);
+	mu__svg_open(f, width, height, title);
+	mu__svg_axes(f, &p, &ax, &ay);
+	for (size_t i = 0; i < n; i++) {
+		cdf_ctx_t c = {series[i].v, series[i].n};
+		if (c.n)
+			mu__svg_series(f, &p, cdf_point, &c, c.n, colour[i % 8], false);
+		names[i] = series[i].name;
+		cls[i] = colour[i % 8];
+	}
+	mu__svg_legend(f, p.px + 8, 14, names, cls, n);
+	mu__svg_close(f);
+}
+
 /* Pixel layout of mu__svg_hbars. */
 #define MU__HB_LABELS 210.0 /* label column */
 #define MU__HB_NOTES 190.0  /* room right of the longest bar */
