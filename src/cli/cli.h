@@ -39,6 +39,25 @@ int mu_cli_read_token(const char *cmd, const char *path, char *buf, size_t len);
  * failure and, when say, "wrote PATH" on success (src/cli/output.c). */
 FILE *mu_cli_create(const char *path);
 int mu_cli_finish(const char *cmd, const char *path, FILE *f, int rc, bool say);
+/* A subcommand's arguments (args.c): flags set a bool; any other argument
+ * but -h/--help is an option with a value, parsed by option(ctx, name,
+ * value), which returns MU_OK, MU_EINVAL when it does not know the name, or
+ * another code for a bad value.  mu_cli_parse() returns -1 after printing
+ * the usage, 0, or MU_EXIT_USAGE after saying what was wrong on stderr.
+ * O(arguments x flags). */
+typedef struct mu_cli_flag {
+	const char *name;
+	bool *set;
+} mu_cli_flag_t;
+typedef struct mu_cli_parser {
+	const char *cmd; /* "muster eval philly", for messages */
+	void (*usage)(FILE *f);
+	const mu_cli_flag_t *flags;
+	size_t nflags;
+	int (*option)(void *ctx, const char *name, const char *value);
+	void *ctx;
+} mu_cli_parser_t;
+int mu_cli_parse(const mu_cli_parser_t *p, int argc, char **argv);
 int mu_cmd_eval_topology(int argc, char **argv);
 int mu_cmd_eval_philly(int argc, char **argv);
 int mu_cmd_eval_fleet(int argc, char **argv);

@@ -49,8 +49,9 @@ static void evf_usage(FILE *f)
 		"  -h, --help            this help\n");
 }
 
-static int evf_option(evf_cli_t *c, const char *a, const char *v)
+static int evf_option(void *ctx, const char *a, const char *v)
 {
+	evf_cli_t *c = ctx;
 	mu_philly_opts_t *o = &c->o.philly;
 	int64_t n;
 	mu_time_t t;
@@ -92,30 +93,13 @@ static int evf_parse(evf_cli_t *c, int argc, char **argv)
 	else
 		mu_fleet_eval_opts_defaults(&c->o);
 	c->trace = EVF_DEFAULT_TRACE;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			evf_usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--quick") || !strcmp(a, "--quiet")) {
-			c->quiet = c->quiet || !strcmp(a, "--quiet");
-			continue;
-		}
-		int rc = i + 1 < argc ? evf_option(c, a, argv[i + 1]) : MU_EINVAL;
-		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval fleet: %s option '%s' (see --help)\n",
-				i + 1 < argc ? "unknown" : "missing value or unknown", a);
-			return MU_EXIT_USAGE;
-		}
-		if (rc) {
-			fprintf(stderr, "muster eval fleet: bad value for %s: '%s' (see --help)\n",
-				a, argv[i + 1]);
-			return MU_EXIT_USAGE;
-		}
-		i++;
-	}
-	return 0;
+	const mu_cli_flag_t flags[] = {
+		{"--quick", &c->quick},
+		{"--quiet", &c->quiet},
+	};
+	const mu_cli_parser_t parser = {"muster eval fleet", evf_usage, flags,
+					 sizeof flags / sizeof *flags, evf_option, c};
+	return mu_cli_parse(&parser, argc, argv);
 }
 
 static const char *dur(char *buf, size_t n, double s)

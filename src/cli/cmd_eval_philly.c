@@ -59,8 +59,9 @@ static void evp_usage(FILE *f)
 }
 
 /* One option with a value; MU_EINVAL if unknown, else a parse result. */
-static int evp_option(evp_cli_t *c, const char *a, const char *v)
+static int evp_option(void *ctx, const char *a, const char *v)
 {
+	evp_cli_t *c = ctx;
 	mu_philly_opts_t *o = &c->o;
 	int64_t n;
 	mu_time_t t;
@@ -102,30 +103,13 @@ static int evp_parse(evp_cli_t *c, int argc, char **argv)
 	else
 		mu_philly_opts_defaults(&c->o);
 	c->trace = EVP_DEFAULT_TRACE;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			evp_usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--quick") || !strcmp(a, "--quiet")) {
-			c->quiet = c->quiet || !strcmp(a, "--quiet");
-			continue;
-		}
-		int rc = i + 1 < argc ? evp_option(c, a, argv[i + 1]) : MU_EINVAL;
-		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval philly: %s option '%s' (see --help)\n",
-				i + 1 < argc ? "unknown" : "missing value or unknown", a);
-			return MU_EXIT_USAGE;
-		}
-		if (rc) {
-			fprintf(stderr, "muster eval philly: bad value for %s: '%s' (see --help)\n",
-				a, argv[i + 1]);
-			return MU_EXIT_USAGE;
-		}
-		i++;
-	}
-	return 0;
+	const mu_cli_flag_t flags[] = {
+		{"--quick", &c->quick},
+		{"--quiet", &c->quiet},
+	};
+	const mu_cli_parser_t parser = {"muster eval philly", evp_usage, flags,
+					 sizeof flags / sizeof *flags, evp_option, c};
+	return mu_cli_parse(&parser, argc, argv);
 }
 
 /* The progress line of run i, rewritten in place on a terminal. */

@@ -75,8 +75,9 @@ static void evq_usage(FILE *f)
 }
 
 /* One option with a value; MU_EINVAL if unknown, else a parse result. */
-static int evq_option(evq_cli_t *c, const char *a, const char *v)
+static int evq_option(void *ctx, const char *a, const char *v)
 {
+	evq_cli_t *c = ctx;
 	int64_t n;
 	int rc;
 	if (!strcmp(a, "--seed")) {
@@ -127,29 +128,14 @@ static int evq_parse(evq_cli_t *c, int argc, char **argv)
 	c->o.skew = 3;
 	c->big_nodes = 500;
 	c->grace = 30000;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			evq_usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--quiet")) {
-			c->quiet = true;
-			continue;
-		}
-		int rc = i + 1 < argc ? evq_option(c, a, argv[i + 1]) : MU_EINVAL;
-		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval queues: %s option '%s' (see --help)\n",
-				i + 1 < argc ? "unknown" : "missing value or unknown", a);
-			return MU_EXIT_USAGE;
-		}
-		if (rc) {
-			fprintf(stderr, "muster eval queues: bad value for %s: '%s' (see --help)\n",
-				a, argv[i + 1]);
-			return MU_EXIT_USAGE;
-		}
-		i++;
-	}
+	const mu_cli_flag_t flags[] = {
+		{"--quiet", &c->quiet},
+	};
+	const mu_cli_parser_t parser = {"muster eval queues", evq_usage, flags,
+					 sizeof flags / sizeof *flags, evq_option, c};
+	int rc = mu_cli_parse(&parser, argc, argv);
+	if (rc)
+		return rc;
 	c->o.late = c->o.span / (c->o.windows > 1 ? c->o.windows : 2);
 	return 0;
 }

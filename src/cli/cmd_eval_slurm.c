@@ -60,8 +60,9 @@ static void evs_usage(FILE *f)
 		"3 Slurm is not installed.\n");
 }
 
-static int evs_option(evs_cli_t *c, const char *a, const char *v)
+static int evs_option(void *ctx, const char *a, const char *v)
 {
+	evs_cli_t *c = ctx;
 	mu_slurm_opts_t *o = &c->o;
 	mu_time_t t;
 	int rc = MU_OK;
@@ -101,32 +102,14 @@ static int evs_parse(evs_cli_t *c, int argc, char **argv)
 {
 	mu_slurm_opts_defaults(&c->o);
 	c->trace = EVS_DEFAULT_TRACE;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			evs_usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--quiet") || !strcmp(a, "--keep") || !strcmp(a, "--muster-only")) {
-			c->quiet = c->quiet || !strcmp(a, "--quiet");
-			c->o.keep = c->o.keep || !strcmp(a, "--keep");
-			c->o.skip_slurm = c->o.skip_slurm || !strcmp(a, "--muster-only");
-			continue;
-		}
-		int rc = i + 1 < argc ? evs_option(c, a, argv[i + 1]) : MU_EINVAL;
-		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval slurm: %s option '%s' (see --help)\n",
-				i + 1 < argc ? "unknown" : "missing value or unknown", a);
-			return MU_EXIT_USAGE;
-		}
-		if (rc) {
-			fprintf(stderr, "muster eval slurm: bad value for %s: '%s' (see --help)\n",
-				a, argv[i + 1]);
-			return MU_EXIT_USAGE;
-		}
-		i++;
-	}
-	return 0;
+	const mu_cli_flag_t flags[] = {
+		{"--quiet", &c->quiet},
+		{"--keep", &c->o.keep},
+		{"--muster-only", &c->o.skip_slurm},
+	};
+	const mu_cli_parser_t parser = {"muster eval slurm", evs_usage, flags,
+					 sizeof flags / sizeof *flags, evs_option, c};
+	return mu_cli_parse(&parser, argc, argv);
 }
 
 static void evs_progress(void *ctx, const char *line, bool final)

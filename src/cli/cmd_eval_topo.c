@@ -55,8 +55,9 @@ static void etopo_usage(FILE *f)
 }
 
 /* One option with a value; MU_EINVAL if unknown, else a parse result. */
-static int etopo_option(etopo_cli_t *c, const char *a, const char *v)
+static int etopo_option(void *ctx, const char *a, const char *v)
 {
+	etopo_cli_t *c = ctx;
 	int64_t n;
 	int rc = MU_OK;
 	if (!strcmp(a, "--topology")) {
@@ -86,30 +87,15 @@ static int etopo_parse(etopo_cli_t *c, int argc, char **argv)
 	c->topology = "../shared/data/topology/lingjun_topo.csv";
 	c->trace = "../shared/data/philly/philly.csv";
 	mu_etopo_opts_defaults(&c->o);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			etopo_usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--quick") || !strcmp(a, "--quiet")) {
-			c->quick = c->quick || !strcmp(a, "--quick");
-			c->quiet = c->quiet || !strcmp(a, "--quiet");
-			continue;
-		}
-		int rc = i + 1 < argc ? etopo_option(c, a, argv[i + 1]) : MU_EINVAL;
-		if (rc == MU_EINVAL) {
-			fprintf(stderr, "muster eval topology: %s option '%s' (see --help)\n",
-				i + 1 < argc ? "unknown" : "missing value or unknown", a);
-			return MU_EXIT_USAGE;
-		}
-		if (rc) {
-			fprintf(stderr, "muster eval topology: bad value for %s: '%s' "
-				"(see --help)\n", a, argv[i + 1]);
-			return MU_EXIT_USAGE;
-		}
-		i++;
-	}
+	const mu_cli_flag_t flags[] = {
+		{"--quick", &c->quick},
+		{"--quiet", &c->quiet},
+	};
+	const mu_cli_parser_t parser = {"muster eval topology", etopo_usage, flags,
+					 sizeof flags / sizeof *flags, etopo_option, c};
+	int rc = mu_cli_parse(&parser, argc, argv);
+	if (rc)
+		return rc;
 	if (c->quick && (c->o.max_jobs == 0 || c->o.max_jobs > QUICK_JOBS))
 		c->o.max_jobs = QUICK_JOBS;
 	return 0;
