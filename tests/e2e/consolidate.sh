@@ -15,6 +15,12 @@
 #   - the place is held: a pod that arrives before the replacement and
 #     would fit there waits;
 #   - the moved pod's eviction event says it was moved;
+#   - the place is recorded before the eviction goes: with the fault
+#     point MUSTER_FAULT=move-stall the first scheduler records the place
+#     on the node and stops short of the eviction; it is killed (kill -9)
+#     there: w-1 is still bound, the next start gives the recorded place up
+#     ("never evicted") and moves w-1 again (with the eviction sent first,
+#     as before, the kill would leave w-1 evicted and its place unrecorded);
 #   - the scheduler is killed (kill -9) after the eviction and before the
 #     replacement exists: the place is in the node's annotation
 #     muster.io/held-places, the next start holds it again (the intruder
@@ -65,7 +71,9 @@ pod() {
 sched() {
 	sched_start c --min-runtime 0 --lease-duration 15 --retry-period 2 --consolidate --move-hold 60s
 }
+export MUSTER_FAULT=move-stall # the first scheduler stops between a place's record and the eviction
 sched
+unset MUSTER_FAULT
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 300 ready # up to 60 s on a loaded machine
 
@@ -94,11 +102,23 @@ wait_for fill-gone 75 gone fill
 	done
 } >"$T/g.yaml"
 kc apply -f "$T/g.yaml" >/dev/null
+# --- kill -9 between the place's record and the eviction (the fault point)
+stalled() { grep -q "fault move-stall: PATCH /api/v1/nodes/" "$T/sched.log"; }
+wait_for stalled-before-the-eviction 100 stalled
+ann() { kc get node "$1" -o jsonpath='{.metadata.annotations.muster\.io/held-places}' 2>/dev/null; }
+snode=$(sed -n 's/.*fault move-stall: PATCH \/api\/v1\/nodes\/\(gpu-[0-9]*\) done.*/\1/p' "$T/sched.log" | head -n 1)
+if ann "$snode" | grep -q '"pod":"default/w-1"'; then ok; else bad "no place recorded on $snode before the eviction: $(ann "$snode")"; fi
+kill -9 "$SPID"; wait "$SPID" 2>/dev/null; SPID=""
+if leaving w-1; then bad "w-1 was evicted before its place was recorded"; else ok; fi
+sched
+wait_for scheduler-ready-after-stall 300 ready
+stale() { grep -q "read back for the replacement of default/w-1 (StatefulSet/w) is given up: that pod was never evicted" "$T/sched.log"; }
+wait_for stale-place-given-up 100 stale
 wait_for recreatable-pod-moved 100 leaving w-1
 if leaving bare; then bad "the bare pod was evicted"; else ok; fi
 held() { grep -q "pod default/w-1: moved to gpu-" "$T/sched.log"; }
 wait_for place-held 50 held
-planned=$(sed -n 's/.*pod default\/w-1: moved to \(gpu-[0-9]*\);.*/\1/p' "$T/sched.log" | head -n 1)
+planned=$(sed -n 's/.*pod default\/w-1: moved to \(gpu-[0-9]*\);.*/\1/p' "$T/sched.log" | tail -n 1)
 if [ "$planned" = "$bnode" ]; then ok; else bad "planned node $planned, expected $bnode (beside the bare pod)"; fi
 kc get events --field-selector involvedObject.name=w-1 >"$T/ev" 2>&1
 has eviction-says-moved "$T/ev" "moved by muster"
@@ -107,7 +127,6 @@ has eviction-says-moved "$T/ev" "moved by muster"
 wait_for w1-gone 75 gone w-1
 # --- kill -9 between the eviction and the replacement's bind: the place is
 # kept in the planned node's annotation and held again by the next start
-ann() { kc get node "$1" -o jsonpath='{.metadata.annotations.muster\.io/held-places}' 2>/dev/null; }
 noted() { ann "$planned" | grep -q '"pod":"default/w-1"'; }
 wait_for place-noted-on-node 50 noted
 kill -9 "$SPID"; wait "$SPID" 2>/dev/null; SPID=""
