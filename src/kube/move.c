@@ -469,11 +469,40 @@ static int32_t place_for(const mu__kd_t *d, const mu__kpod_t *p)
 		if (m->ej >= 0 && !strcmp(m->ctrl, p->ctrl) && !strcmp(m->ns, p->ns) &&
 		    p->uid && strcmp(m->victim_uid, p->uid) && ms &&
 		    (!m->index || (p->ctrl_idx && !strcmp(m->index, p->ctrl_idx))) &&
-		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0]) ||
-		     (!m->victim[0] && same_request(&ms->podsets[0], &ps->podsets[0]))))
-			return i;
+		    (!m->victim[0] || m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0])))
+			return i; /* a place admitted for a Job's pod: its first pod, checked by fits() */
 	}
 	return -1;
+}
+
+/* Whether pod p may take place m, which was admitted for a pod of its
+ * Job from a template: it asks the same, or differs only in CPU, memory
+ * or pod count and its node has the difference free besides the place.
+ * Else what differs goes to why.  O(resources + terms). */
+static bool fits(const mu__kd_t *d, const struct mu__kmove *m, const mu__kpod_t *p, char *why, size_t len)
+{
+	const mu_podset_spec_t *a = &mu__kshape_job(m->shape)->podsets[0], *b = &mu__kshape_job(p->shape)->podsets[0];
+	if (m->victim[0] || m->shape == p->shape || same_request(a, b))
+		return true;
+	const char *diff = mu__kpodset_place_diff(a, b);
+	mu_node_info_t ni;
+	mu_id_t nid = mu_engine_node_find(d->e, m->node);
+	if (!diff && (nid < 0 || mu_engine_node_info(d->e, nid, &ni) != MU_OK))
+		diff = "its node is gone";
+	static const struct { int r; const char *name; } rs[] = {
+		{MU_RES_CPU, "CPU (millicores)"}, {MU_RES_MEM, "memory (bytes)"}, {MU_RES_PODS, "pods"}};
+	for (size_t k = 0; !diff && k < sizeof rs / sizeof *rs; k++) {
+		int64_t more = b->req.v[rs[k].r] - a->req.v[rs[k].r];
+		if (more > 0 && more > ni.free.v[rs[k].r]) {
+			snprintf(why, len, "it asks %lld %s where its template asked %lld, and %s has %lld free "
+				 "beside the place", (long long)b->req.v[rs[k].r], rs[k].name,
+				 (long long)a->req.v[rs[k].r], m->node, (long long)ni.free.v[rs[k].r]);
+			return false;
+		}
+	}
+	if (diff)
+		snprintf(why, len, "%s from its template's", diff);
+	return !diff;
 }
 
 bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p)
@@ -487,7 +516,15 @@ bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now)
 	if (i < 0)
 		return false;
 	struct mu__kmove *m = &d->moves[i];
-	char node[300], victim[600];
+	char node[300], victim[600], why[400], msg[1200];
+	if (!fits(d, m, p, why, sizeof why)) {
+		snprintf(msg, sizeof msg, "the place on %s admitted for the pod of %s is not taken by this pod: %s; "
+			 "it is given up, and the pod is placed as any pod", m->node, m->ctrl, why);
+		mu__klog(&d->log, 0, "pod %s: %s | pod=%s node=%s", p->key, msg, p->key, m->node);
+		mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Warning", "HeldPlaceRefused", msg);
+		drop(d, i, now, false);
+		return false;
+	}
 	mu_decision_t dev = m->dev;
 	snprintf(node, sizeof node, "%s", m->node);
 	snprintf(victim, sizeof victim, "%s", m->victim);
