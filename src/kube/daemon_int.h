@@ -244,6 +244,9 @@ struct mu__kgroup {
 	/* Admitted and since seen unsuspended: a suspension seen now is its
 	 * user's (an older event still shows the suspension muster lifted). */
 	bool wl_running;
+	/* Its object is inactive (annotation muster.io/active: "false"):
+	 * not queued, and suspended again if it runs. */
+	bool wl_inactive;
 };
 
 typedef struct mu__knode {
