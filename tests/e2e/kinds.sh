@@ -10,7 +10,8 @@
 # pod binds):
 #   JobSet (4 workers + 1 driver), LeaderWorkerSet (one group: a leader and
 #   3 workers), PyTorchJob (master + worker), MPIJob (launcher + 2 workers),
-#   RayJob's RayCluster (head + the small-group's minReplicas 1), Volcano
+#   RayJob's RayCluster (head + the small-group's minReplicas 1, then an
+#   elastic worker above it, as its autoscaler makes one), Volcano
 #   PodGroup (minMember 3, spec.queue) and a Volcano Job's pods through the
 #   PodGroup its controller makes (minTaskMember), KAI PodGroup (two
 #   SubGroups).
@@ -161,6 +162,10 @@ ray() { pod "rayjob-sample-raycluster-$1" "ray.io/cluster: rayjob-sample-rayclus
 ray head head headgroup
 short rayjob
 ray small-group-worker-a worker small-group
+wait_for rayjob-gang-bound 150 allbound
+# the autoscaler scales small-group up (minReplicas 1, maxReplicas 5): a
+# worker above the minimum is elastic, bound once the gang runs
+ray small-group-worker-b worker small-group
 done_kind rayjob
 
 # --- Volcano PodGroup, and a Volcano Job through the PodGroup it makes ------
