@@ -42,7 +42,8 @@
  * another pod; a place whose replacement is already bound is given up
  * (the same index, or where the controller gives none, the same requests
  * and created after the move), and so is one whose pod is still bound
- * and not leaving (recorded, but its eviction never went).
+ * and not leaving NEVER_EVICTED_MS after the read (recorded, but its
+ * eviction never went).
  *
  * The same holds a place admitted for a pod that comes later
  * (mu__kd_move_reserve: a RayJob's submitter Job's pod, wl.c); it has no
@@ -78,9 +79,13 @@ struct mu__kmove {
 	int64_t until;          /* mono ms: given up after this */
 	int64_t at;             /* wall ms: when the place was made (0: unknown) */
 	bool restored;          /* read back from its node's annotation */
+	int64_t restored_at;    /* ... at this mono ms */
 };
 
 #define HELD_ANN "muster.io/held-places"
+/* A place read back whose pod is still bound this long after the read
+ * was recorded by a scheduler that stopped before its eviction. */
+#define NEVER_EVICTED_MS 5000
 
 /* The kinds whose controllers make a new pod for an evicted one. */
 static const char *const recreating[] = {
@@ -230,6 +235,9 @@ void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const
 	}
 	for (int32_t i = 0; p->uid && i < d->nmoves; i++)
 		if (!strcmp(d->moves[i].victim_uid, p->uid)) { /* an older place of it (read back) */
+			mu__klog(&d->log, 1, "the place on %s read back for the replacement of %s (%s) is given "
+				 "up: that pod was never evicted; it is moved now | pod=%s node=%s",
+				 d->moves[i].node, p->key, p->ctrl, p->key, d->moves[i].node);
 			drop(d, i, mu__k_now_ms(), false);
 			break;
 		}
@@ -304,6 +312,7 @@ static bool restore_one(mu__kd_t *d, const char *node, const json_t *x, int64_t 
 	m->until = mono + (json_integer_value(until) - wall);
 	m->at = json_is_integer(json_object_get(x, "at")) ? json_integer_value(json_object_get(x, "at")) : 0;
 	m->restored = true;
+	m->restored_at = mono;
 	mu__klog(&d->log, 1, "pod %s: the place on %s held for the pod %s makes next is held again "
 		 "after the restart | pod=%s node=%s", victim, node, ctrl, victim, node);
 	return true;
@@ -415,9 +424,11 @@ bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now)
 		bool out = !v || !v->g || v->ps < 0 || !v->uid || strcmp(v->uid, m->victim_uid);
 		bool fresh = m->ej < 0 && out;
 		if (m->restored && m->ej < 0 && !out && (v->node || v->an_node) && !v->deleting && !v->evicting &&
-		    !v->terminal) {
+		    !v->terminal && mono - m->restored_at > NEVER_EVICTED_MS) {
 			/* recorded, but the scheduler stopped before the eviction
-			 * (it goes only once the record is written) */
+			 * (it goes only once the record is written); the wait lets
+			 * an eviction the stopped scheduler sent just before it
+			 * died land first */
 			mu__klog(&d->log, 1, "the place on %s read back for the replacement of %s (%s) is "
 				 "given up: that pod was never evicted | pod=%s node=%s", m->node, m->victim,
 				 m->ctrl, m->victim, m->node);

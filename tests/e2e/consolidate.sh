@@ -116,7 +116,7 @@ if leaving w-1; then bad "w-1 was evicted before its place was recorded"; else o
 sched
 wait_for scheduler-ready-after-stall 300 ready
 stale() { grep -q "read back for the replacement of default/w-1 (StatefulSet/w) is given up: that pod was never evicted" "$T/sched.log"; }
-wait_for stale-place-given-up 100 stale
+wait_for stale-place-given-up 200 stale # 5 s after the read-back at the least
 wait_for recreatable-pod-moved 100 leaving w-1
 if leaving bare; then bad "the bare pod was evicted"; else ok; fi
 held() { grep -q "pod default/w-1: moved to gpu-" "$T/sched.log"; }
