@@ -167,6 +167,12 @@ typedef struct mu_kube_opts {
 	/* How long the place planned for a moved pod's replacement is held
 	 * for it (300000). */
 	int64_t move_hold_ms;
+	/* A fault point for tests, or NULL (the CLI reads it from the
+	 * environment variable MUSTER_FAULT): "move-stall" leaves the second
+	 * write of a consolidation's pair (the place recorded on its node,
+	 * then the eviction) unsent, so that a test can kill the scheduler in
+	 * between.  Any other value is refused by mu_kube_run(). */
+	const char *fault;
 	/* Set (by a signal handler) to stop: the daemon finishes its writes
 	 * in flight, releases the lease and returns. */
 	volatile sig_atomic_t *stop;

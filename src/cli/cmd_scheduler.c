@@ -240,6 +240,11 @@ int mu_cmd_scheduler(int argc, char **argv)
 		return MU_EXIT_USAGE;
 	}
 	o.renew_deadline_s = o.lease_duration_s * 2 / 3;
+	o.fault = getenv("MUSTER_FAULT"); /* tests only (kube.h) */
+	if (o.fault && strcmp(o.fault, "move-stall")) {
+		fprintf(stderr, "muster scheduler: MUSTER_FAULT=%s: the only fault point is move-stall\n", o.fault);
+		return MU_EXIT_USAGE;
+	}
 	if (!o.id)
 		o.id = mu__cli_daemon_id("muster", idbuf, sizeof idbuf);
 	mu_kube_config_t cfg;

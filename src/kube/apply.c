@@ -67,8 +67,23 @@ static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec
 	}
 }
 
-/* An eviction of a pod of a SINGLE/GANG group. */
-static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
+/* The move's bind that goes with eviction x (the same pod), or NULL.
+ * O(decisions); a cycle moves at most its move budget's pods. */
+static const mu_decision_t *move_bind(const mu_decisions_t *dec, const mu_decision_t *x)
+{
+	for (size_t i = 0; x->move && i < dec->n; i++) {
+		const mu_decision_t *b = &dec->v[i];
+		if (b->kind == MU_DEC_BIND && b->move && b->job == x->job && b->podset == x->podset &&
+		    b->pod == x->pod)
+			return b;
+	}
+	return NULL;
+}
+
+/* An eviction of a pod of a SINGLE/GANG group; for a move (bind: where
+ * it goes), the place of its replacement is recorded before the eviction
+ * is sent (move.c). */
+static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec, const mu_decision_t *bind)
 {
 	mu__kpod_t *p = dec_pod(g, dec);
 	if (!p || p->evicting)
@@ -79,7 +94,11 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec)
 		 by ? " to make room for " : "", by ? by->key + 2 : "",
 		 dec->suspend ? " (the whole gang is suspended)" :
 		 dec->move ? " (its controller's next pod gets a place held on another node)" : "");
-	mu__kd_evict(d, p, "Preempted", msg);
+	if (bind)
+		mu__kd_move_plan(d, p, mu__kd_queue_of(d, g), mu_engine_node_name(d->e, bind->node), bind,
+				 mu__kd_evict_work(d, p, "Preempted", msg));
+	else
+		mu__kd_evict(d, p, "Preempted", msg);
 	mu__kd_leaving_note(d, p);
 	mu__kd_mark_dirty(d, g);
 	int32_t left = 0; /* an admitted workload below its minimum: suspended again */
@@ -110,7 +129,7 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 				mu__kpod_t *p = dec_pod(g, x);
 				const char *node = mu_engine_node_name(d->e, x->node);
 				if (x->move && p && p->evicting) {
-					mu__kd_move_plan(d, p, mu__kd_queue_of(d, g), node, x); /* its replacement's place */
+					/* its replacement's place: planned with its eviction */
 				} else if (p && !p->node && p->dra && !mu__kd_dra_bind(d, p, node)) {
 					/* its claims did not fit there after all: place again */
 					mu__kd_finish(d, g, now, false);
@@ -124,7 +143,7 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			if (g->kind == MU__KG_JOB)
 				mu__kd_job_evict(d, g, x);
 			else if (g->kind != MU__KG_EXTERNAL)
-				apply_evict(d, g, x);
+				apply_evict(d, g, x, move_bind(dec, x));
 			break;
 		case MU_DEC_PENDING:
 			apply_pending(d, g, x);
@@ -175,6 +194,8 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 			 w->answer ? w->answer : "", w->pod_key);
 		if (p && !p->deleting) { /* still there: it holds its room again */
 			p->evicting = false;
+			if (d->nmoves)
+				mu__kd_move_forget(d, p, mu__k_now_ms());
 			if (p->g) {
 				if (p->g->kind != MU__KG_JOB)
 					mu__kd_finish(d, p->g, mu__k_now_ms(), false);

@@ -204,6 +204,10 @@ static int token_init(mu__kd_t *d)
 
 int mu_kube_run(const mu_kube_opts_t *o, char *err, size_t errlen)
 {
+	if (o->fault && strcmp(o->fault, "move-stall")) {
+		snprintf(err, errlen, "fault point %s: the only one is move-stall", o->fault);
+		return MU_EINVAL;
+	}
 	mu__kd_t *d = calloc(1, sizeof *d);
 	if (!d)
 		return MU_ENOMEM;

@@ -244,6 +244,9 @@ struct mu__kgroup {
 	/* Admitted and since seen unsuspended: a suspension seen now is its
 	 * user's (an older event still shows the suspension muster lifted). */
 	bool wl_running;
+	/* Its object is inactive (annotation muster.io/active: "false"):
+	 * not queued, and suspended again if it runs. */
+	bool wl_inactive;
 };
 
 typedef struct mu__knode {
@@ -275,6 +278,10 @@ typedef struct mu__kwork {
 	long status;            /* outcome */
 	char *answer;           /* outcome body (errors only) */
 	int64_t not_before;     /* mono ms: retry after a 429 */
+	/* Sent by the same worker once this one succeeded (a consolidation's
+	 * eviction after its place is recorded); when this one fails, it
+	 * goes back unsent as failed with this one's status.  Owned. */
+	struct mu__kwork *then;
 } mu__kwork_t;
 
 typedef struct mu__kwq {
@@ -285,6 +292,9 @@ typedef struct mu__kwq {
 	size_t nhi, nlo, lo_cap;
 	mu__kwork_t *done;               /* outcomes for the main loop */
 	int busy;                        /* requests being run */
+	bool note_busy;                  /* a NOTE is being run: notes go one
+	                                  * at a time, in order (a node's
+	                                  * later record never lands first) */
 	bool closing;
 } mu__kwq_t;
 
@@ -487,7 +497,13 @@ void mu__kwq_stop(mu__kd_t *d);
 void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method,
 		  const char *path, const char *ctype, json_t *body,
 		  const char *pod_key, const char *node);
-/* Frees a finished request and everything it owns; NULL is a no-op. */
+/* A request not yet queued (strings copied), or NULL when out of memory;
+ * mu__kd_queue() queues it (with its `then`), as mu__kd_write() does. */
+mu__kwork_t *mu__kwork_new(mu__kwkind_t kind, const char *method, const char *path,
+			   const char *ctype, json_t *body, const char *pod_key, const char *node);
+void mu__kd_queue(mu__kd_t *d, mu__kwork_t *w);
+/* Frees a finished request and everything it owns (its `then` too); NULL
+ * is a no-op. */
 void mu__kwork_free(mu__kwork_t *w);
 /* Sends the binding of pod to node with the devices of dev. */
 void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node,
@@ -502,6 +518,10 @@ void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg);
 /* Evicts p (policy/v1 Eviction, retried on 429) once, with an event
  * (reason, msg) on the pod; the caller marks p's group dirty. */
 void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *msg);
+/* The same, but the eviction is returned unqueued (the caller queues it,
+ * alone or after another write); NULL when p is being evicted already or
+ * out of memory.  The event is written and p marked evicting at once. */
+mu__kwork_t *mu__kd_evict_work(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *msg);
 
 /* --- apply.c: decisions and outcomes ------------------------------------------ */
 
@@ -539,11 +559,17 @@ bool mu__kd_move_ctrl(const mu__kpodinfo_t *in, char *buf, size_t len);
  * label apps.kubernetes.io/pod-index or its name's last number) into buf;
  * false when it gives none.  Its replacement carries the same.  O(1). */
 bool mu__kd_move_index(const json_t *pod, const mu__kpodinfo_t *in, char *buf, size_t len);
-/* The engine moved pod p (being evicted, of queue) to node with the
- * devices of dec: a place is held there for the pod its controller makes
- * next. */
+/* The engine moved pod p (of queue) to node with the devices of dec: a
+ * place is held there for the pod its controller makes next.  evict (p's
+ * eviction, unsent; taken) is sent only once the place is recorded on
+ * the node (the annotation's write succeeded), so that no kill leaves
+ * the pod evicted and its place unrecorded; without a place (nothing
+ * recreates p, out of memory) it is sent at once. */
 void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const char *node,
-		      const mu_decision_t *dec);
+		      const mu_decision_t *dec, mu__kwork_t *evict);
+/* Pod p's eviction failed for good (it stays): the places held for its
+ * replacement are given up.  O(places). */
+void mu__kd_move_forget(mu__kd_t *d, const mu__kpod_t *p, mu_time_t now);
 /* Holds the planned places in the engine (a placeholder job bound there)
  * once the moved pods' groups are synced; drops those held longer than
  * --move-hold.  Called at the end of each sync; true when a place was

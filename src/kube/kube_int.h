@@ -224,6 +224,13 @@ static inline const mu_job_spec_t *mu__kshape_job(const mu__kshape_t *s)
 /* Whether two pod-set specs are the same shape (requests, selectors,
  * tolerations, models, alignment). */
 bool mu__kpodset_equal(const mu_podset_spec_t *a, const mu_podset_spec_t *b);
+/* Whether a pod of b may take the place held for a pod of a on the same
+ * node and devices, whatever CPU, memory and pod count each asks: the
+ * same node selector, affinity and tolerations, the same GPU request and
+ * its layout (share, GPU memory, models, alignment, NIC, pinned CPUs),
+ * the same extended resources, and no terms between pods on b.  Returns
+ * NULL when it may, else what differs (a static string).  O(terms). */
+const char *mu__kpodset_place_diff(const mu_podset_spec_t *a, const mu_podset_spec_t *b);
 
 /* The scalar facts of a Pod the daemon keeps. */
 typedef struct mu__kpodinfo {

@@ -29,13 +29,21 @@
  *
  * The places are kept over a restart or a leader change in the annotation
  * muster.io/held-places of the node they are on (a JSON array: the moved
- * pod, its UID, controller, index, queue, shape document, devices and
- * the wall-clock end of the hold), written on the high-priority write
- * list right after the eviction, and again whenever a place of that node
- * goes.  A scheduler that first sees a node with the annotation
- * (mu__kd_move_restore) takes its places back before its first cycle, so
- * the held room is not given to another pod; a place whose replacement is
- * already bound is given up.
+ * pod, its UID, controller, index, queue, shape document, devices, when
+ * the place was made and the wall-clock end of the hold), written on the
+ * high-priority write list BEFORE the eviction: the eviction is the
+ * note's follow-up (write.c), sent by the same worker only once the note
+ * succeeded, so no kill can leave a pod evicted and its place unrecorded
+ * (a failed note leaves the pod where it is: the place is given up,
+ * mu__kd_move_forget).  The note is written again whenever a place of
+ * that node goes; notes go one at a time, in order.  A scheduler that
+ * first sees a node with the annotation (mu__kd_move_restore) takes its
+ * places back before its first cycle, so the held room is not given to
+ * another pod; a place whose replacement is already bound is given up
+ * (the same index, or where the controller gives none, the same requests
+ * and created after the move), and so is one whose pod is still bound
+ * and not leaving NEVER_EVICTED_MS after the read (recorded, but its
+ * eviction never went).
  *
  * The same holds a place admitted for a pod that comes later
  * (mu__kd_move_reserve: a RayJob's submitter Job's pod, wl.c); it has no
@@ -69,10 +77,15 @@ struct mu__kmove {
 	mu__kshape_t *shape;    /* the moved pod's shape (a reference) */
 	mu_id_t ej;             /* the placeholder engine job, or -1 */
 	int64_t until;          /* mono ms: given up after this */
+	int64_t at;             /* wall ms: when the place was made (0: unknown) */
 	bool restored;          /* read back from its node's annotation */
+	int64_t restored_at;    /* ... at this mono ms */
 };
 
 #define HELD_ANN "muster.io/held-places"
+/* A place read back whose pod is still bound this long after the read
+ * was recorded by a scheduler that stopped before its eviction. */
+#define NEVER_EVICTED_MS 5000
 
 /* The kinds whose controllers make a new pod for an evicted one. */
 static const char *const recreating[] = {
@@ -116,8 +129,9 @@ bool mu__kd_move_index(const json_t *pod, const mu__kpodinfo_t *in, char *buf, s
 }
 
 /* Writes the annotation of node with every place held on it (removed
- * when none is), on the list that is never dropped.  O(places). */
-static void note(mu__kd_t *d, const char *node)
+ * when none is), on the list that is never dropped; `then` (taken, may be
+ * NULL) is sent once it succeeded.  O(places). */
+static void note(mu__kd_t *d, const char *node, mu__kwork_t *then)
 {
 	json_t *a = json_array();
 	int64_t left_ms, mono = mu__k_mono_ms(), wall = mu__k_now_ms();
@@ -126,11 +140,11 @@ static void note(mu__kd_t *d, const char *node)
 		if (strcmp(m->node, node))
 			continue;
 		left_ms = m->until - mono;
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:s,s:o,s:I}", "pod", m->victim,
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:s,s:o,s:I,s:I}", "pod", m->victim,
 						   "uid", m->victim_uid, "ns", m->ns, "ctrl", m->ctrl,
 						   "index", m->index, "queue", m->queue, "shape", m->shape->key,
 						   "dev", mu__kdev_annotations(&m->dev),
-						   "until", (json_int_t)(wall + left_ms)));
+						   "until", (json_int_t)(wall + left_ms), "at", (json_int_t)m->at));
 	}
 	char *v = a && json_array_size(a) ? json_dumps(a, JSON_COMPACT) : NULL;
 	json_decref(a);
@@ -138,9 +152,12 @@ static void note(mu__kd_t *d, const char *node)
 	free(v);
 	char path[400];
 	snprintf(path, sizeof path, "/api/v1/nodes/%s", node);
-	if (body)
-		mu__kd_write(d, MU__KW_NOTE, "PATCH", path, "application/merge-patch+json", body, NULL, NULL);
+	mu__kwork_t *w = body ? mu__kwork_new(MU__KW_NOTE, "PATCH", path, "application/merge-patch+json", body,
+					       NULL, NULL) : NULL;
 	json_decref(body);
+	if (w)
+		w->then = then;
+	mu__kd_queue(d, w ? w : then); /* out of memory: the eviction goes alone */
 }
 
 /* Frees place m's strings, gives its placeholder back, and removes it
@@ -162,7 +179,7 @@ static void drop(mu__kd_t *d, int32_t i, mu_time_t now, bool keep)
 	d->moves[i] = d->moves[--d->nmoves];
 	d->changed = true;
 	if (!keep)
-		note(d, node);
+		note(d, node, NULL);
 	free(node);
 }
 
@@ -208,22 +225,46 @@ static struct mu__kmove *place_new(mu__kd_t *d, const char *ns, const char *ctrl
 }
 
 void mu__kd_move_plan(mu__kd_t *d, const mu__kpod_t *p, const char *queue, const char *node,
-		      const mu_decision_t *dec)
+		      const mu_decision_t *dec, mu__kwork_t *evict)
 {
 	if (!p->ctrl || !p->shape || !node) {
 		mu__klog(&d->log, 0, "pod %s: moved to %s but nothing recreates it; no place held | pod=%s",
 			 p->key, node ? node : "?", p->key);
+		mu__kd_queue(d, evict);
 		return;
 	}
+	for (int32_t i = 0; p->uid && i < d->nmoves; i++)
+		if (!strcmp(d->moves[i].victim_uid, p->uid)) { /* an older place of it (read back) */
+			mu__klog(&d->log, 1, "the place on %s read back for the replacement of %s (%s) is given "
+				 "up: that pod was never evicted; it is moved now | pod=%s node=%s",
+				 d->moves[i].node, p->key, p->ctrl, p->key, d->moves[i].node);
+			drop(d, i, mu__k_now_ms(), false);
+			break;
+		}
 	struct mu__kmove *m = place_new(d, p->ns, p->ctrl, p->key, p->uid ? p->uid : "", p->ctrl_idx, node,
 					queue, p->shape);
-	if (!m)
-		return; /* the replacement is placed as any pod */
+	if (!m) {
+		mu__kd_queue(d, evict); /* the replacement is placed as any pod */
+		return;
+	}
 	m->dev = *dec;
 	m->until = mu__k_mono_ms() + d->o->move_hold_ms;
-	note(d, node);
+	m->at = mu__k_now_ms();
+	note(d, node, evict); /* the eviction goes once the place is recorded */
 	mu__klog(&d->log, 1, "pod %s: moved to %s; the place is held for the pod %s makes next "
 		 "| pod=%s node=%s", p->key, node, p->ctrl, p->key, node);
+}
+
+void mu__kd_move_forget(mu__kd_t *d, const mu__kpod_t *p, mu_time_t now)
+{
+	for (int32_t i = 0; p->uid && i < d->nmoves; i++)
+		if (!strcmp(d->moves[i].victim_uid, p->uid)) {
+			mu__klog(&d->log, 0, "pod %s: not moved (its eviction failed); the place on %s held "
+				 "for its replacement is given up | pod=%s node=%s", p->key, d->moves[i].node,
+				 p->key, d->moves[i].node);
+			drop(d, i, now, false);
+			return;
+		}
 }
 
 void mu__kd_move_reserve(mu__kd_t *d, const char *ns, const char *ctrl, const char *queue,
@@ -234,7 +275,8 @@ void mu__kd_move_reserve(mu__kd_t *d, const char *ns, const char *ctrl, const ch
 		return; /* its pod is placed as any pod */
 	m->dev = *dec;
 	m->until = mu__k_mono_ms() + d->o->move_hold_ms;
-	note(d, node);
+	m->at = mu__k_now_ms();
+	note(d, node, NULL);
 	mu__klog(&d->log, 1, "the place on %s admitted for the pod %s makes next is held until it comes "
 		 "| node=%s", node, ctrl, node);
 }
@@ -268,7 +310,9 @@ static bool restore_one(mu__kd_t *d, const char *node, const json_t *x, int64_t 
 	m->dev.podset = 0;
 	m->dev.pod = 0;
 	m->until = mono + (json_integer_value(until) - wall);
+	m->at = json_is_integer(json_object_get(x, "at")) ? json_integer_value(json_object_get(x, "at")) : 0;
 	m->restored = true;
+	m->restored_at = mono;
 	mu__klog(&d->log, 1, "pod %s: the place on %s held for the pod %s makes next is held again "
 		 "after the restart | pod=%s node=%s", victim, node, ctrl, victim, node);
 	return true;
@@ -292,18 +336,34 @@ void mu__kd_move_restore(mu__kd_t *d, const json_t *node)
 			 "give are not held | node=%s", name, HELD_ANN, name);
 }
 
+static bool same_request(const mu_podset_spec_t *a, const mu_podset_spec_t *b);
+
+/* Whether bound pod p is place m's replacement: of m's controller and
+ * namespace, not the moved pod (another UID), and, where the controller
+ * gives an index, of m's index; where it gives none, asking what the
+ * moved pod asked and created at or after the move (creationTimestamp
+ * has whole seconds), as a ReplicaSet makes a pod for the one evicted.
+ * O(resources). */
+static bool replaces(const struct mu__kmove *m, const mu__kpod_t *p)
+{
+	if (!(p->node || p->an_node) || p->terminal || !p->ctrl || strcmp(p->ctrl, m->ctrl) ||
+	    strcmp(p->ns, m->ns) || !p->uid || !strcmp(p->uid, m->victim_uid))
+		return false;
+	if (m->index)
+		return p->ctrl_idx && !strcmp(p->ctrl_idx, m->index);
+	const mu_job_spec_t *a = mu__kshape_job(m->shape), *b = mu__kshape_job(p->shape);
+	return m->at > 0 && p->created_ms >= m->at / 1000 * 1000 && a && b &&
+	       same_request(&a->podsets[0], &b->podsets[0]);
+}
+
 /* Whether a pod that replaces place m is already bound (a place read back
  * after a restart whose replacement came meanwhile).  O(pods). */
 static bool replaced(const mu__kd_t *d, const struct mu__kmove *m)
 {
 	for (size_t i = 0; i < d->pods.cap; i++)
-		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next) {
-			const mu__kpod_t *p = e->val;
-			if ((p->node || p->an_node) && !p->terminal && p->ctrl && !strcmp(p->ctrl, m->ctrl) &&
-			    !strcmp(p->ns, m->ns) && p->uid && strcmp(p->uid, m->victim_uid) &&
-			    (!m->index || (p->ctrl_idx && !strcmp(p->ctrl_idx, m->index))))
+		for (mu__kment_t *e = d->pods.tab[i]; e; e = e->next)
+			if (replaces(m, e->val))
 				return true;
-		}
 	return false;
 }
 
@@ -363,7 +423,19 @@ bool mu__kd_move_hold(mu__kd_t *d, mu_time_t now)
 		const mu__kpod_t *v = mu__kmap_get(&d->pods, m->victim);
 		bool out = !v || !v->g || v->ps < 0 || !v->uid || strcmp(v->uid, m->victim_uid);
 		bool fresh = m->ej < 0 && out;
-		if (fresh && m->restored && m->index && replaced(d, m)) {
+		if (m->restored && m->ej < 0 && !out && (v->node || v->an_node) && !v->deleting && !v->evicting &&
+		    !v->terminal && mono - m->restored_at > NEVER_EVICTED_MS) {
+			/* recorded, but the scheduler stopped before the eviction
+			 * (it goes only once the record is written); the wait lets
+			 * an eviction the stopped scheduler sent just before it
+			 * died land first */
+			mu__klog(&d->log, 1, "the place on %s read back for the replacement of %s (%s) is "
+				 "given up: that pod was never evicted | pod=%s node=%s", m->node, m->victim,
+				 m->ctrl, m->victim, m->node);
+			drop(d, i, now, false);
+			continue;
+		}
+		if (fresh && m->restored && replaced(d, m)) {
 			mu__klog(&d->log, 1, "the place on %s held for the replacement of %s (%s) is given "
 				 "up: its replacement is bound | pod=%s node=%s", m->node, m->victim, m->ctrl,
 				 m->victim, m->node);
@@ -408,11 +480,40 @@ static int32_t place_for(const mu__kd_t *d, const mu__kpod_t *p)
 		if (m->ej >= 0 && !strcmp(m->ctrl, p->ctrl) && !strcmp(m->ns, p->ns) &&
 		    p->uid && strcmp(m->victim_uid, p->uid) && ms &&
 		    (!m->index || (p->ctrl_idx && !strcmp(m->index, p->ctrl_idx))) &&
-		    (m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0]) ||
-		     (!m->victim[0] && same_request(&ms->podsets[0], &ps->podsets[0]))))
-			return i;
+		    (!m->victim[0] || m->shape == p->shape || mu__kpodset_equal(&ms->podsets[0], &ps->podsets[0])))
+			return i; /* a place admitted for a Job's pod: its first pod, checked by fits() */
 	}
 	return -1;
+}
+
+/* Whether pod p may take place m, which was admitted for a pod of its
+ * Job from a template: it asks the same, or differs only in CPU, memory
+ * or pod count and its node has the difference free besides the place.
+ * Else what differs goes to why.  O(resources + terms). */
+static bool fits(const mu__kd_t *d, const struct mu__kmove *m, const mu__kpod_t *p, char *why, size_t len)
+{
+	const mu_podset_spec_t *a = &mu__kshape_job(m->shape)->podsets[0], *b = &mu__kshape_job(p->shape)->podsets[0];
+	if (m->victim[0] || m->shape == p->shape || same_request(a, b))
+		return true;
+	const char *diff = mu__kpodset_place_diff(a, b);
+	mu_node_info_t ni;
+	mu_id_t nid = mu_engine_node_find(d->e, m->node);
+	if (!diff && (nid < 0 || mu_engine_node_info(d->e, nid, &ni) != MU_OK))
+		diff = "its node is gone";
+	static const struct { int r; const char *name; } rs[] = {
+		{MU_RES_CPU, "CPU (millicores)"}, {MU_RES_MEM, "memory (bytes)"}, {MU_RES_PODS, "pods"}};
+	for (size_t k = 0; !diff && k < sizeof rs / sizeof *rs; k++) {
+		int64_t more = b->req.v[rs[k].r] - a->req.v[rs[k].r];
+		if (more > 0 && more > ni.free.v[rs[k].r]) {
+			snprintf(why, len, "it asks %lld %s where its template asked %lld, and %s has %lld free "
+				 "beside the place", (long long)b->req.v[rs[k].r], rs[k].name,
+				 (long long)a->req.v[rs[k].r], m->node, (long long)ni.free.v[rs[k].r]);
+			return false;
+		}
+	}
+	if (diff)
+		snprintf(why, len, "%s from its template's", diff);
+	return !diff;
 }
 
 bool mu__kd_move_waiting(const mu__kd_t *d, const mu__kpod_t *p)
@@ -426,7 +527,15 @@ bool mu__kd_move_claim(mu__kd_t *d, mu__kpod_t *p, mu_time_t now)
 	if (i < 0)
 		return false;
 	struct mu__kmove *m = &d->moves[i];
-	char node[300], victim[600];
+	char node[300], victim[600], why[400], msg[1200];
+	if (!fits(d, m, p, why, sizeof why)) {
+		snprintf(msg, sizeof msg, "the place on %s admitted for the pod of %s is not taken by this pod: %s; "
+			 "it is given up, and the pod is placed as any pod", m->node, m->ctrl, why);
+		mu__klog(&d->log, 0, "pod %s: %s | pod=%s node=%s", p->key, msg, p->key, m->node);
+		mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Warning", "HeldPlaceRefused", msg);
+		drop(d, i, now, false);
+		return false;
+	}
 	mu_decision_t dev = m->dev;
 	snprintf(node, sizeof node, "%s", m->node);
 	snprintf(victim, sizeof victim, "%s", m->victim);

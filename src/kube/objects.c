@@ -364,6 +364,24 @@ bool mu__kpodset_equal(const mu_podset_spec_t *a, const mu_podset_spec_t *b)
 	return sel_eq(a, b);
 }
 
+const char *mu__kpodset_place_diff(const mu_podset_spec_t *a, const mu_podset_spec_t *b)
+{
+	if (b->npod_terms || b->nspread)
+		return "it has pod affinity or spread terms";
+	if (!sel_eq(a, b))
+		return "its node selector, node affinity or tolerations differ";
+	if (a->req.v[MU_RES_GPU] != b->req.v[MU_RES_GPU] || a->req.v[MU_RES_GPU_MILLI] != b->req.v[MU_RES_GPU_MILLI] ||
+	    a->gpu_memory != b->gpu_memory || a->align != b->align || a->want_nic != b->want_nic ||
+	    a->pin_cpus != b->pin_cpus || !strs_eq(a->gpu_models, a->ngpu_models, b->gpu_models, b->ngpu_models))
+		return "its GPUs (count, share, models or alignment) differ";
+	if (a->next != b->next)
+		return "its extended resources differ";
+	for (size_t i = 0; i < a->next; i++)
+		if (!str_eq(a->ext[i].name, b->ext[i].name) || a->ext[i].qty != b->ext[i].qty)
+			return "its extended resources differ";
+	return NULL;
+}
+
 /* --- nodes ------------------------------------------------------------------ */
 
 /* Whether the node's Ready condition is True (no conditions: ready). */

@@ -194,6 +194,40 @@ static void user_suspended(mu__kd_t *d, mu__kgroup_t *g, mu__wlkind_t k, const j
 	mu__klog(&d->log, 1, "%s %s | group=%s", g->wl_key, msg, g->key);
 }
 
+/* An object of g made inactive by its user (muster.io/active: "false"),
+ * as Kueue's Workload spec.active false: one that runs (admitted, or
+ * unsuspended) is suspended again and its pods evicted, with the Evicted
+ * condition of reason InactiveWorkload; one that waits leaves its queue
+ * (its template job, if placed, gives its room back).  Either way it is
+ * not admitted until it is active again.  O(pods). */
+static void inactive_note(mu__kd_t *d, mu__kgroup_t *g, mu__wlkind_t k, const json_t *obj)
+{
+	if (g->wl_hold || (g->ej >= 0 && g->wl_susp)) {
+		mu__kd_finish(d, g, mu__k_now_ms(), false);
+		slots_clear(g);
+		g->wl_hold = false;
+	}
+	if (g->wl_admitted || !mu__kw_suspended(obj, k)) {
+		g->wl_admitted = true; /* it runs: muster suspends it */
+		mu__kd_wl_resuspend(d, g, "InactiveWorkload", "The workload is deactivated "
+				    "(muster.io/active: \"false\"); it is not admitted again until it is active");
+	} else if (!g->wl_inactive) {
+		mu__kd_event_write(d, mu__kw_kind(k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+				   mu__kjs(obj, "metadata.uid"), "Normal", "Inactive",
+				   "inactive (muster.io/active: \"false\"): not queued until it is active");
+	}
+	if (!g->wl_inactive)
+		mu__klog(&d->log, 1, "%s is inactive: not queued until it is active | group=%s", g->wl_key, g->key);
+	g->wl_inactive = true;
+}
+
+/* Whether obj is inactive: its annotation muster.io/active is "false". */
+static bool inactive(const json_t *obj)
+{
+	const char *v = obj ? mu__kmap(obj, "metadata.annotations", "muster.io/active") : NULL;
+	return v && !strcmp(v, "false");
+}
+
 /* A suspendable object: its group made (or told) whether muster is to
  * admit it.  Deleted: a template job holding room goes.  O(1). */
 static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const char *ns,
@@ -202,13 +236,14 @@ static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const 
 	char gkey[700];
 	mu__kwinfo_t w;
 	snprintf(gkey, sizeof gkey, "w:%s/%s/%s", ns, mu__kw_kind(k), name);
-	bool want = obj && mu__kw_suspended(obj, k) && mu__kw_read(obj, k, &w) == MU_OK && w.queue[0];
+	bool named = obj && mu__kw_read(obj, k, &w) == MU_OK && w.queue[0];
+	bool off = named && inactive(obj);
+	bool want = named && !off && mu__kw_suspended(obj, k);
 	/* admitted by muster before it restarted, its pods not all made yet */
-	bool held = obj && !want && !mu__kw_suspended(obj, k) &&
-		    mu__kmap(obj, "metadata.annotations", "muster.io/held-places") &&
-		    mu__kw_read(obj, k, &w) == MU_OK && w.queue[0];
+	bool held = named && !want && !mu__kw_suspended(obj, k) &&
+		    mu__kmap(obj, "metadata.annotations", "muster.io/held-places");
 	mu__kgroup_t *g = mu__kmap_get(&d->groups, gkey);
-	if (!g && (want || held)) {
+	if (!g && (want || held || (off && !mu__kw_suspended(obj, k)))) {
 		if (!(g = mu__kd_group(d, gkey, MU__KG_GANG, ns, name)))
 			return;
 		if (held) {
@@ -219,9 +254,19 @@ static void wl_suspend_note(mu__kd_t *d, mu__wlkind_t k, const char *key, const 
 		return;
 	if (!g->wl_key)
 		g->wl_key = strdup(key);
-	if (obj && g->wl_admitted && !mu__kw_suspended(obj, k))
+	if (off) {
+		inactive_note(d, g, k, obj);
+	} else if (g->wl_inactive && obj) {
+		g->wl_inactive = false;
+		mu__kd_event_write(d, mu__kw_kind(k), mu__kjs(obj, "apiVersion"), g->ns, g->name,
+				   mu__kjs(obj, "metadata.uid"), "Normal", "Reactivated",
+				   "The workload was reactivated: queued again");
+		mu__klog(&d->log, 1, "%s is active again: queued | group=%s", g->wl_key, g->key);
+	}
+	/* (inactive: suspended by muster above, or waiting; not its user's) */
+	if (!off && obj && g->wl_admitted && !mu__kw_suspended(obj, k))
 		g->wl_running = true;
-	else if (obj && g->wl_admitted && g->wl_running)
+	else if (!off && obj && g->wl_admitted && g->wl_running)
 		user_suspended(d, g, k, obj);
 	g->wl_susp = want && !g->wl_admitted;
 	if (!obj && g->wl_hold) {
@@ -546,7 +591,10 @@ bool mu__kd_wl_resuspend(mu__kd_t *d, mu__kgroup_t *g, const char *reason, const
 	json_t *body = json_loads(suspend_patch((mu__wlkind_t)k), 0, NULL);
 	if (!body)
 		return false;
-	snprintf(msg, sizeof msg, "suspended again by muster and requeued: %s", why);
+	if (!strcmp(reason, "InactiveWorkload")) /* not requeued */
+		snprintf(msg, sizeof msg, "suspended by muster: %s", why);
+	else
+		snprintf(msg, sizeof msg, "suspended again by muster and requeued: %s", why);
 	char *cond = evicted_json(reason, msg); /* in the same write as the suspension */
 	if (cond)
 		json_object_set_new(body, "metadata",

@@ -6,6 +6,9 @@
  *
  * Binds, evictions and notes (records that must not be lost: the places
  * held for moved pods) go to a high-priority list that is never dropped;
+ * notes run one at a time, in the order queued, and a request may carry
+ * a follow-up (`then`: a moved pod's eviction after its note) that the
+ * same worker sends only once the first succeeded;
  * status and events to a bounded low-priority list that drops when full
  * (they are rewritten on the next change).  Workers (their own kept-alive
  * connections) run the requests; bind and eviction outcomes go back to
@@ -36,6 +39,7 @@ void mu__kwork_free(mu__kwork_t *w)
 	free(w->pod_key);
 	free(w->node);
 	free(w->answer);
+	mu__kwork_free(w->then);
 	free(w);
 }
 
@@ -44,13 +48,12 @@ static char *dup0(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method, const char *path,
-		  const char *ctype, json_t *body, const char *pod_key, const char *node)
+mu__kwork_t *mu__kwork_new(mu__kwkind_t kind, const char *method, const char *path,
+			   const char *ctype, json_t *body, const char *pod_key, const char *node)
 {
-	mu__kwq_t *q = &d->wq;
 	mu__kwork_t *w = calloc(1, sizeof *w);
 	if (!w)
-		return;
+		return NULL;
 	w->kind = kind;
 	w->method = dup0(method);
 	w->path = dup0(path);
@@ -58,13 +61,21 @@ void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method, const char
 	w->body = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	w->pod_key = dup0(pod_key);
 	w->node = dup0(node);
+	return w;
+}
+
+void mu__kd_queue(mu__kd_t *d, mu__kwork_t *w)
+{
+	mu__kwq_t *q = &d->wq;
+	if (!w)
+		return;
 	pthread_mutex_lock(&q->mu);
-	if (q->closing || (kind == MU__KW_WRITE && q->nlo >= q->lo_cap)) {
+	if (q->closing || (w->kind == MU__KW_WRITE && q->nlo >= q->lo_cap)) {
 		pthread_mutex_unlock(&q->mu);
 		mu__kwork_free(w);
 		return;
 	}
-	if (kind == MU__KW_WRITE) {
+	if (w->kind == MU__KW_WRITE) {
 		if (q->lo_tail)
 			q->lo_tail->next = w;
 		else
@@ -83,18 +94,31 @@ void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method, const char
 	pthread_mutex_unlock(&q->mu);
 }
 
-/* Takes the next request (binds first); NULL when closing and empty. */
+void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method, const char *path,
+		  const char *ctype, json_t *body, const char *pod_key, const char *node)
+{
+	mu__kd_queue(d, mu__kwork_new(kind, method, path, ctype, body, pod_key, node));
+}
+
+/* Takes the next request (binds first; a note only while no other note
+ * runs, the first one queued first); NULL when closing and empty.
+ * O(high-priority list) while a note runs, else O(1). */
 static mu__kwork_t *take(mu__kwq_t *q)
 {
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
-		mu__kwork_t *w = NULL;
-		if (q->hi_head) {
-			w = q->hi_head;
-			q->hi_head = w->next;
-			if (!q->hi_head)
-				q->hi_tail = NULL;
+		mu__kwork_t *w = NULL, *prev = NULL;
+		for (w = q->hi_head; w && w->kind == MU__KW_NOTE && q->note_busy; w = w->next)
+			prev = w;
+		if (w) {
+			if (prev)
+				prev->next = w->next;
+			else
+				q->hi_head = w->next;
+			if (q->hi_tail == w)
+				q->hi_tail = prev;
 			q->nhi--;
+			q->note_busy |= w->kind == MU__KW_NOTE;
 		} else if (q->lo_head && !q->closing) {
 			w = q->lo_head;
 			q->lo_head = w->next;
@@ -108,7 +132,7 @@ static mu__kwork_t *take(mu__kwq_t *q)
 			pthread_mutex_unlock(&q->mu);
 			return w;
 		}
-		if (q->closing) {
+		if (q->closing && !q->hi_head) {
 			pthread_mutex_unlock(&q->mu);
 			return NULL;
 		}
@@ -137,13 +161,13 @@ static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
 			r.body = NULL;
 		}
 		mu__kresp_release(&r);
-		if ((w->kind == MU__KW_BIND || w->kind == MU__KW_EVICT) && w->status == 0 &&
-		    !atomic_load(&d->stop)) {
+		if (w->kind != MU__KW_WRITE && w->status == 0 && !atomic_load(&d->stop)) {
 			/* No answer: the write may or may not have landed.  Taking
 			 * it back as failed could give its room away while it holds
-			 * it; both are idempotent on the server (a bound pod answers
-			 * 409 naming its node, a gone one 404), so it goes again until
-			 * the server answers, while this replica may act. */
+			 * it; all three are idempotent on the server (a bound pod
+			 * answers 409 naming its node, a gone one 404, a note is the
+			 * whole annotation), so it goes again until the server
+			 * answers, while this replica may act. */
 			int k = w->tries < 4 ? w->tries : 4;
 			w->tries++;
 			struct timespec ts = {0, 62500000L << k};
@@ -164,9 +188,50 @@ static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
 	}
 }
 
+/* The fault point "move-stall" (mu_kube_opts_t.fault): w's follow-up is
+ * not sent; the worker waits until the daemon stops.  For tests that
+ * kill the scheduler between a place's record and its pod's eviction. */
+static void stall(mu__kd_t *d, const mu__kwork_t *w)
+{
+	mu__klog(&d->log, 0, "fault move-stall: %s %s done; the write after it (%s %s) is not sent",
+		 w->method, w->path, w->then->method, w->then->path);
+	while (!atomic_load(&d->stop)) {
+		struct timespec ts = {0, 100000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* w's follow-up, taken from it: to be sent when w succeeded, else marked
+ * failed (not sent) with w's status.  NULL when there is none, or after a
+ * stall. */
+static mu__kwork_t *follow_up(mu__kd_t *d, mu__kwork_t *w)
+{
+	mu__kwork_t *t = w->then;
+	char why[400];
+	if (!t)
+		return NULL;
+	if (w->status >= 200 && w->status < 300) {
+		if (d->o->fault && !strcmp(d->o->fault, "move-stall")) {
+			stall(d, w);
+			return NULL; /* freed with w */
+		}
+		w->then = NULL;
+		return t;
+	}
+	w->then = NULL;
+	t->status = 424; /* Failed Dependency: neither a success nor a 404 */
+	snprintf(why, sizeof why, "not sent: %s %s before it failed: HTTP %ld %.200s", w->method, w->path,
+		 w->status, w->answer ? w->answer : "");
+	free(t->answer);
+	t->answer = strdup(why);
+	t->tries = -1; /* not to be run */
+	return t;
+}
+
 /* A writer thread: its own connection (kept alive), requests from the
- * queue until it closes; bind and eviction outcomes go back to the main
- * loop (which frees them), the rest are freed here. */
+ * queue until it closes, each with its follow-ups; bind and eviction
+ * outcomes go back to the main loop (which frees them), the rest are
+ * freed here. */
 static void *worker(void *arg)
 {
 	mu__kd_t *d = arg;
@@ -175,16 +240,29 @@ static void *worker(void *arg)
 		return NULL;
 	mu__kwq_t *q = &d->wq;
 	for (mu__kwork_t *w; (w = take(q));) {
-		run_one(d, c, w);
+		bool note = w->kind == MU__KW_NOTE;
+		while (w) {
+			if (w->tries >= 0)
+				run_one(d, c, w);
+			mu__kwork_t *t = follow_up(d, w);
+			pthread_mutex_lock(&q->mu);
+			if (note) { /* the next note may go */
+				q->note_busy = false;
+				note = false;
+				pthread_cond_broadcast(&q->cv);
+			}
+			if (w->kind == MU__KW_BIND || w->kind == MU__KW_EVICT) {
+				w->next = q->done;
+				q->done = w;
+				w = NULL;
+			}
+			pthread_mutex_unlock(&q->mu);
+			mu__kwork_free(w);
+			w = t;
+		}
 		pthread_mutex_lock(&q->mu);
 		q->busy--;
-		if (w->kind == MU__KW_BIND || w->kind == MU__KW_EVICT) {
-			w->next = q->done;
-			q->done = w;
-			w = NULL;
-		}
 		pthread_mutex_unlock(&q->mu);
-		mu__kwork_free(w);
 	}
 	mu__kc_free(c);
 	return NULL;
@@ -316,10 +394,10 @@ void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg)
 	mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Warning", "FailedScheduling", msg);
 }
 
-void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *msg)
+mu__kwork_t *mu__kd_evict_work(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *msg)
 {
 	if (p->evicting)
-		return;
+		return NULL;
 	char path[1200];
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/eviction", p->ns, p->name);
 	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "policy/v1", "kind", "Eviction",
@@ -327,11 +405,19 @@ void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *ms
 	if (*d->lease_term)
 		json_object_set_new(json_object_get(body, "metadata"), "annotations",
 				    json_pack("{s:s}", "muster.io/lease-term", d->lease_term));
-	mu__kd_write(d, MU__KW_EVICT, "POST", path, "application/json", body, p->key, NULL);
+	mu__kwork_t *w = mu__kwork_new(MU__KW_EVICT, "POST", path, "application/json", body, p->key, NULL);
 	json_decref(body);
+	if (!w)
+		return NULL;
 	mu__kd_event_write(d, "Pod", "v1", p->ns, p->name, p->uid, "Normal", reason, msg);
 	p->evicting = true;
 	pthread_mutex_lock(&d->m.mu);
 	d->m.evictions++;
 	pthread_mutex_unlock(&d->m.mu);
+	return w;
+}
+
+void mu__kd_evict(mu__kd_t *d, mu__kpod_t *p, const char *reason, const char *msg)
+{
+	mu__kd_queue(d, mu__kd_evict_work(d, p, reason, msg));
 }

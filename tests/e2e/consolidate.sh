@@ -15,13 +15,22 @@
 #   - the place is held: a pod that arrives before the replacement and
 #     would fit there waits;
 #   - the moved pod's eviction event says it was moved;
+#   - the place is recorded before the eviction goes: with the fault
+#     point MUSTER_FAULT=move-stall the first scheduler records the place
+#     on the node and stops short of the eviction; it is killed (kill -9)
+#     there: w-1 is still bound, the next start gives the recorded place up
+#     ("never evicted") and moves w-1 again (with the eviction sent first,
+#     as before, the kill would leave w-1 evicted and its place unrecorded);
 #   - the scheduler is killed (kill -9) after the eviction and before the
 #     replacement exists: the place is in the node's annotation
 #     muster.io/held-places, the next start holds it again (the intruder
 #     below still waits), and the annotation goes once the place is taken;
 #   - the same with a batch/v1 Job's pod, whose replacement muster up's
 #     own Job controller makes (a new name): it lands on the planned node
-#     and a second gang binds.
+#     and a second gang binds;
+#   - places of ReplicaSets (no index) read back after a restart: the one
+#     whose replacement (same owner and requests, made after the move) is
+#     bound is given up at once, the one with only an older pod is held.
 # Usage: sh tests/e2e/consolidate.sh PATH_TO_MUSTER.  Ends with
 # "e2e consolidate: N passed, N failed".  Every wait is a bounded loop and
 # every process started here is killed on exit.
@@ -65,7 +74,9 @@ pod() {
 sched() {
 	sched_start c --min-runtime 0 --lease-duration 15 --retry-period 2 --consolidate --move-hold 60s
 }
+export MUSTER_FAULT=move-stall # the first scheduler stops between a place's record and the eviction
 sched
+unset MUSTER_FAULT
 ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.log" | tail -n 1); [ -n "$u" ] && curl -sf "$u/readyz" >/dev/null 2>&1; }
 wait_for scheduler-ready 300 ready # up to 60 s on a loaded machine
 
@@ -94,11 +105,23 @@ wait_for fill-gone 75 gone fill
 	done
 } >"$T/g.yaml"
 kc apply -f "$T/g.yaml" >/dev/null
+# --- kill -9 between the place's record and the eviction (the fault point)
+stalled() { grep -q "fault move-stall: PATCH /api/v1/nodes/" "$T/sched.log"; }
+wait_for stalled-before-the-eviction 100 stalled
+ann() { kc get node "$1" -o jsonpath='{.metadata.annotations.muster\.io/held-places}' 2>/dev/null; }
+snode=$(sed -n 's/.*fault move-stall: PATCH \/api\/v1\/nodes\/\(gpu-[0-9]*\) done.*/\1/p' "$T/sched.log" | head -n 1)
+if ann "$snode" | grep -q '"pod":"default/w-1"'; then ok; else bad "no place recorded on $snode before the eviction: $(ann "$snode")"; fi
+kill -9 "$SPID"; wait "$SPID" 2>/dev/null; SPID=""
+if leaving w-1; then bad "w-1 was evicted before its place was recorded"; else ok; fi
+sched
+wait_for scheduler-ready-after-stall 300 ready
+stale() { grep -q "read back for the replacement of default/w-1 (StatefulSet/w) is given up: that pod was never evicted" "$T/sched.log"; }
+wait_for stale-place-given-up 200 stale # 5 s after the read-back at the least
 wait_for recreatable-pod-moved 100 leaving w-1
 if leaving bare; then bad "the bare pod was evicted"; else ok; fi
 held() { grep -q "pod default/w-1: moved to gpu-" "$T/sched.log"; }
 wait_for place-held 50 held
-planned=$(sed -n 's/.*pod default\/w-1: moved to \(gpu-[0-9]*\);.*/\1/p' "$T/sched.log" | head -n 1)
+planned=$(sed -n 's/.*pod default\/w-1: moved to \(gpu-[0-9]*\);.*/\1/p' "$T/sched.log" | tail -n 1)
 if [ "$planned" = "$bnode" ]; then ok; else bad "planned node $planned, expected $bnode (beside the bare pod)"; fi
 kc get events --field-selector involvedObject.name=w-1 >"$T/ev" 2>&1
 has eviction-says-moved "$T/ev" "moved by muster"
@@ -107,11 +130,11 @@ has eviction-says-moved "$T/ev" "moved by muster"
 wait_for w1-gone 75 gone w-1
 # --- kill -9 between the eviction and the replacement's bind: the place is
 # kept in the planned node's annotation and held again by the next start
-ann() { kc get node "$1" -o jsonpath='{.metadata.annotations.muster\.io/held-places}' 2>/dev/null; }
 noted() { ann "$planned" | grep -q '"pod":"default/w-1"'; }
 wait_for place-noted-on-node 50 noted
 kill -9 "$SPID"; wait "$SPID" 2>/dev/null; SPID=""
 echo "annotation at the kill: $(ann "$planned" | head -c 300)"
+shape=$(ann "$planned" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)[0]["shape"]))')
 sched
 wait_for scheduler-ready-again 300 ready
 has place-held-again "$T/sched.log" "pod default/w-1: the place on $planned held for the pod StatefulSet/w makes next is held again"
@@ -188,6 +211,45 @@ wait_for gang2-bound-0 100 is_bound g2-0
 wait_for gang2-bound-1 100 is_bound g2-1
 if [ "$(kc get pod bare -o jsonpath='{.metadata.uid}:{.spec.nodeName}')" = "$buid:$bnode" ]; then ok; else
 	bad "the bare pod moved or was replaced"; fi
+
+# --- places of a ReplicaSet (no index) read back after a restart ----------
+# As a scheduler killed after it bound a replacement and before it wrote the
+# annotation without that place would leave them: two places recorded on an
+# empty node for the next pods of the ReplicaSets rs-a and rs-b.  rs-a has
+# only a pod older than its move (not its replacement): its place is held
+# again; rs-b's replacement (created after the move, same requests) is
+# bound: its place is given up at once, not after --move-hold.  (The
+# pods bound here carry no muster.io/gpus: the engine gives them GPUs 0
+# and 1, so the places name 3 and 2.)
+kill -9 "$SPID"; wait "$SPID" 2>/dev/null; SPID=""
+kc delete pod g2-0 g2-1 w-1 --wait=false >/dev/null 2>&1
+kc delete podgroup g2 >/dev/null 2>&1
+kc delete job jb --wait=false >/dev/null 2>&1
+for x in g2-0 g2-1 w-1; do wait_for "$x-gone-for-rs" 75 gone "$x"; done
+rnode=""
+for n in gpu-0 gpu-1 gpu-2; do [ "$n" != "$bnode" ] && [ -z "$(ann "$n")" ] && { rnode=$n; break; }; done
+rspod() { # NAME RS_NAME: a 1-GPU pod of the ReplicaSet, already on $rnode
+	pod "$1" 1 >"$T/$1.yaml"
+	sed -i "s/ownerReferences: .*//; s/^  labels: .*/  labels: {muster.io\/queue: team-a, app: $2}\n  ownerReferences: [{apiVersion: apps\/v1, kind: ReplicaSet, name: $2, uid: 7d0c-$2, controller: true}]/; s/^spec:/spec:\n  nodeName: $rnode/" "$T/$1.yaml"
+	kc apply -f "$T/$1.yaml" >/dev/null
+}
+rspod ra-old rs-a
+sleep 1.2 # the moves below come after ra-old was made
+at=$(($(date +%s) * 1000)); until=$((at + 60000))
+place() { printf '{"pod":"default/%s","uid":"%s-uid","ns":"default","ctrl":"ReplicaSet/%s","queue":"team-a","shape":%s,"dev":{"muster.io/gpus":"%s"},"until":%s,"at":%s}' "$1" "$1" "$2" "$shape" "$3" "$until" "$at"; }
+kc annotate node "$rnode" --overwrite "muster.io/held-places=[$(place ra-gone rs-a 3),$(place rb-gone rs-b 2)]" >/dev/null
+sleep 1.1
+rspod rb-new rs-b
+sched
+wait_for scheduler-ready-for-rs 300 ready
+rs_held() { grep -q "pod default/ra-gone: the place on $rnode held for the pod ReplicaSet/rs-a makes next is held again" "$T/sched.log"; }
+wait_for rs-a-place-held-again 50 rs_held
+rb_given_up() { grep -q "held for the replacement of default/rb-gone (ReplicaSet/rs-b) is given up: its replacement is bound" "$T/sched.log"; }
+wait_for rs-b-place-given-up 50 rb_given_up
+only_a() { a=$(ann "$rnode"); echo "$a" | grep -q ra-gone && ! echo "$a" | grep -q rb-gone; }
+wait_for rs-b-place-gone-from-node 50 only_a
+if grep -q "the replacement of default/ra-gone (ReplicaSet/rs-a) is given up" "$T/sched.log"; then
+	bad "rs-a's place was given up for a pod older than its move"; else ok; fi
 
 # --- budgets: with --move-ratio and --move-gpus-per-hour refused ----------
 expect bad-ratio 2 "$M" scheduler --consolidate --move-ratio 0

@@ -16,7 +16,12 @@
 #   - its user suspends the JobSet again: muster drops the admission, its
 #     room goes back (a waiting bare pod takes one of its nodes), it waits
 #     suspended while it does not fit, and once a node frees it is admitted
-#     again by the same scheduler, without a restart.
+#     again by the same scheduler, without a restart;
+#   - its user deactivates it (annotation muster.io/active: "false", as
+#     Kueue's Workload spec.active: false): muster suspends it, evicts its
+#     pods and records the Evicted condition of reason InactiveWorkload;
+#     it stays suspended while room is free, and is admitted again once the
+#     annotation goes.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/held.sh PATH_TO_MUSTER.  Ends with
 # "e2e held: N passed, N failed".
@@ -152,4 +157,26 @@ kc delete pod bare-0 --wait=false >/dev/null
 wait_for jobset-admitted-again-without-restart 100 admitted
 if [ "$(grep -c "metrics on" "$T/sched$sn.log")" = 1 ] && kill -0 "$SPID" 2>/dev/null; then ok; else
 	bad "the scheduler restarted"; fi
+
+# --- deactivated, as Kueue's Workload spec.active: false -------------------
+# the JobSet controller (this test) makes its pods again; they bind
+kc create -f "$T/pods.yaml" >/dev/null
+wait_for jobset-pods-bound-again 100 is_bound hjs-workers-0-1
+kc annotate jobset hjs muster.io/active=false >/dev/null
+wait_for inactive-jobset-suspended 100 susp
+kc get jobset hjs -o jsonpath='{.metadata.annotations.muster\.io/evicted}' >"$T/evc" 2>&1
+has inactive-evicted-condition "$T/evc" '"type":"Evicted","status":"True","reason":"InactiveWorkload"'
+has inactive-evicted-message "$T/evc" '"message":"suspended by muster: The workload is deactivated'
+leaving() { ! kc get pod "$1" >/dev/null 2>&1 || [ -n "$(kc get pod "$1" -o jsonpath='{.metadata.deletionTimestamp}')" ]; }
+wait_for inactive-jobset-pods-evicted 100 leaving hjs-workers-0-0
+kc delete pod hjs-workers-0-0 hjs-workers-0-1 --wait=false >/dev/null 2>&1
+wait_for inactive-jobset-pods-gone 75 gone hjs-workers-0-1
+# two nodes are free, but it is inactive: it stays suspended
+sleep 3
+if susp; then ok; else bad "the inactive JobSet was admitted again"; fi
+# active again: queued, and admitted at once (it fits)
+kc annotate jobset hjs muster.io/active- >/dev/null
+wait_for reactivated-jobset-admitted 100 admitted
+kc get events --field-selector involvedObject.name=hjs >"$T/ev" 2>&1
+has reactivated-event "$T/ev" "The workload was reactivated"
 done_

@@ -10,7 +10,8 @@
 # pod binds):
 #   JobSet (4 workers + 1 driver), LeaderWorkerSet (one group: a leader and
 #   3 workers), PyTorchJob (master + worker), MPIJob (launcher + 2 workers),
-#   RayJob's RayCluster (head + the small-group's minReplicas 1), Volcano
+#   RayJob's RayCluster (head + the small-group's minReplicas 1, then an
+#   elastic worker above it, as its autoscaler makes one), Volcano
 #   PodGroup (minMember 3, spec.queue) and a Volcano Job's pods through the
 #   PodGroup its controller makes (minTaskMember), KAI PodGroup (two
 #   SubGroups).
@@ -25,7 +26,10 @@
 # suspended while the PyTorchJob holds 2 of the 4 nodes; once that goes,
 # muster lifts spec.suspend, and the RayCluster the test then makes (as
 # KubeRay does, owned by the RayJob) has its pods bound in the held room;
-# its submitter Job's pod (K8sJobMode) joins the RayJob's gang.
+# its submitter Job's pod (K8sJobMode) joins the RayJob's gang and takes
+# the place admitted for it though it asks more CPU and memory than its
+# template; one that asks more than its node has beside the place gives
+# the place up with the reason.
 # Re-suspension: when a worker's node is lost (muster node fail), muster
 # suspends the RayJob again with an Evicted event and the Evicted condition
 # in its annotation muster.io/evicted, as Kueue evicts a workload; the test deletes the RayCluster as KubeRay does, and the RayJob
@@ -158,6 +162,10 @@ ray() { pod "rayjob-sample-raycluster-$1" "ray.io/cluster: rayjob-sample-rayclus
 ray head head headgroup
 short rayjob
 ray small-group-worker-a worker small-group
+wait_for rayjob-gang-bound 150 allbound
+# the autoscaler scales small-group up (minReplicas 1, maxReplicas 5): a
+# worker above the minimum is elastic, bound once the gang runs
+ray small-group-worker-b worker small-group
 done_kind rayjob
 
 # --- Volcano PodGroup, and a Volcano Job through the PodGroup it makes ------
@@ -343,8 +351,12 @@ wait_for rayjob-pods-bound 150 allbound
 # KubeRay (this test) makes the submitter Job (K8sJobMode, the default)
 # once the cluster is up: a batch/v1 Job named as the RayJob, owned by it;
 # muster up's Job controller makes its pod, which joins the RayJob's gang
-# (its part "submitter"), as Kueue counts it in the RayJob's pod sets
-cat >"$T/sub.yaml" <<YAML
+# (its part "submitter"), as Kueue counts it in the RayJob's pod sets.
+# Its pod asks 1 CPU and 512Mi, not the 500m and 200Mi of KubeRay's default
+# template that muster admitted: it still takes the place (its node has the
+# difference free), matched by its owner Job.
+# sub CPU MEM: the submitter Job's manifest, into $T/sub.yaml
+sub() { cat >"$T/sub.yaml" <<YAML
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -358,8 +370,10 @@ spec:
     spec:
       schedulerName: muster
       restartPolicy: Never
-      containers: [{name: ray-job-submitter, image: rayproject/ray, resources: {requests: {cpu: 500m, memory: 200Mi}, limits: {cpu: "1", memory: 1Gi}}}]
+      containers: [{name: ray-job-submitter, image: rayproject/ray, resources: {requests: {cpu: "$1", memory: $2}, limits: {cpu: "$1", memory: 1Gi}}}]
 YAML
+}
+sub 1 512Mi
 kc create -f "$T/sub.yaml" >"$T/out" 2>&1 && ok || bad "submitter Job: $(head -c 300 "$T/out")"
 subpod() { kc get pods -l job-name=srj -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
 subbound() { [ -n "$(subpod)" ] && [ -n "$(node_of "$(subpod)")" ]; }
@@ -398,4 +412,17 @@ wait_for rayjob-pods-gone 100 none
 # three nodes are left: the gang fits again and is admitted again
 rjagain() { rjfree && [ "$(kc get rayjob srj -o jsonpath='{.metadata.generation}')" -ge $((gen0 + 2)) ]; }
 wait_for rayjob-suspended-and-admitted-again 100 rjagain
+# KubeRay (this test) makes its cluster again, and a submitter whose pod asks
+# 100 CPUs, more than its node has beside the place: the place is given up
+# with the reason (log and a Warning event on the pod), not silently taken
+cuid=$(obj "$T/src.json") || bad "the RayJob's RayCluster not created again"
+srj head head headgroup; srj gpu-worker-a worker gpu; srj gpu-worker-b worker gpu
+wait_for rayjob-pods-bound-again 150 allbound
+sub 100 200Mi
+kc create -f "$T/sub.yaml" >"$T/out" 2>&1 && ok || bad "submitter Job: $(head -c 300 "$T/out")"
+refused() { grep -q "is not taken by this pod: it asks 100000 CPU (millicores) where its template asked 500" "$T/sched.log"; }
+wait_for submitter-place-refused-with-reason 100 refused
+subev() { kc get events --field-selector "involvedObject.name=$(subpod)" 2>/dev/null | grep -q HeldPlaceRefused; }
+wait_for submitter-refusal-event 50 subev
+if subbound; then bad "the 100-CPU submitter pod was bound on $(node_of "$(subpod)")"; else ok; fi
 done_
