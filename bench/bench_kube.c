@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <curl/curl.h>
 
@@ -212,6 +213,34 @@ static void scheduler_stop(bench_t *b, pthread_t th)
 	}
 }
 
+/* CPU seconds (user + system) used so far by this process, and by the
+ * spawned scheduler (from /proc/PID/stat; 0 when there is none). */
+static double cpu_self(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static double cpu_child(const bench_t *b)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	if (b->pid <= 0)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)b->pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* fields 14 and 15 follow the name */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -339,13 +368,14 @@ int main(int argc, char **argv)
 	}
 	mu__kc_free(c);
 	sleep(1); /* the daemon lists the nodes */
-	double start = now_s(), dstart = 0;
+	double start = now_s(), dstart = 0, cpu0 = 0;
 	for (int i = 0; i < CREATORS; i++)
 		pthread_create(&cth[i], NULL, creator, b);
 	if (backlog) {
 		for (int i = 0; i < CREATORS; i++)
 			pthread_join(cth[i], NULL);
 		dstart = now_s();
+		cpu0 = cpu_self();
 		if (scheduler_start(b, &dth))
 			return 1;
 	}
@@ -353,6 +383,7 @@ int main(int argc, char **argv)
 		struct timespec ts = {0, 50000000L};
 		nanosleep(&ts, NULL);
 	}
+	double cpu_srv = cpu_self() - cpu0, cpu_sch = cpu_child(b);
 	double created = 0, first = 1e300, last = 0;
 	for (int i = 0; i < b->total; i++) {
 		created = b->t_create[i] > created ? b->t_create[i] : created;
@@ -366,9 +397,18 @@ int main(int argc, char **argv)
 	       "\"create_s\": %.2f, \"creates_per_s\": %.0f, \"bind_span_s\": %.2f, \"binds_per_s\": %.0f}\n",
 	       b->nodes, b->pods, b->gangs, nb, created - first, b->total / (created - first), last - first,
 	       nb / (last - first));
-	if (backlog)
+	if (backlog) {
+		/* CPU per bind of the drain: the whole process (server, watcher,
+		 * and the daemon when it is a thread) and the spawned daemon */
+		double per = nb ? 1000.0 / nb : 0;
 		printf("{\"bench\": \"kube_backlog\", \"pods\": %d, \"bound\": %d, \"drain_s\": %.2f, "
-		       "\"binds_per_s\": %.0f}\n", b->total, nb, last - dstart, nb / (last - dstart));
+		       "\"binds_per_s\": %.0f, \"cpu_ms_per_bind\": %.3f", b->total, nb, last - dstart,
+		       nb / (last - dstart), (cpu_srv + cpu_sch) * per);
+		if (b->exe)
+			printf(", \"server_cpu_ms_per_bind\": %.3f, \"scheduler_cpu_ms_per_bind\": %.3f",
+			       cpu_srv * per, cpu_sch * per);
+		printf("}\n");
+	}
 	else
 		latency(b, b->t_create, 0, b->pods, "single_create_to_bind");
 	if (!backlog) {
