@@ -2,8 +2,10 @@
  * mfstrip.c - takes metadata.managedFields out of a watch event's text
  * before it is parsed.
  *
- * The daemon reads nothing of managedFields (kube-scheduler's informers
- * drop them too, with their transform), yet they are a large share of a
+ * The daemon reads nothing of managedFields (kube-controller-manager's
+ * shared informers drop them too, with a transform: "trim ManagedFields for
+ * memory efficiency" in cmd/kube-controller-manager/app/
+ * controllermanager.go), yet they are a large share of a
  * bound, running pod's JSON (the kubelet's status entry alone names every
  * condition and container status).  Parsing them into a jansson tree and
  * freeing it again was a large part of the daemon's CPU per bind, so the
