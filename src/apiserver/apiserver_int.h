@@ -164,6 +164,7 @@ typedef struct mu__obj {
 	char *ns;      /* "" for cluster-scoped */
 	char *name;
 	char *key;     /* "ns/name" or "name": list order */
+	const char *uid; /* metadata.uid ("" without): in key's allocation */
 	char *json;    /* the serialized object, resourceVersion included */
 	size_t len;
 	char *kv;      /* labels then fields: "k\0v\0" pairs */

@@ -108,10 +108,16 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 	ob->ns = strdup(ns ? ns : "");
 	ob->deleting = mu__jget(o, "metadata.deletionTimestamp") != NULL &&
 		       !json_is_null(mu__jget(o, "metadata.deletionTimestamp"));
-	size_t kl = strlen(ob->ns) + strlen(ob->name) + 2;
-	ob->key = malloc(kl);
-	if (ob->key)
-		snprintf(ob->key, kl, "%s%s%s", ob->ns, *ob->ns ? "/" : "", ob->name);
+	/* the key, then the uid after its NUL (read by the simulated kubelet
+	 * and the controllers on every change, without parsing the object) */
+	const char *uid = mu__jstr(o, "metadata.uid");
+	size_t kl = strlen(ob->ns) + strlen(ob->name) + 2, ul = uid ? strlen(uid) + 1 : 1;
+	ob->key = malloc(kl + ul);
+	if (ob->key) {
+		int n = snprintf(ob->key, kl, "%s%s%s", ob->ns, *ob->ns ? "/" : "", ob->name);
+		memcpy(ob->key + n + 1, uid ? uid : "", ul);
+		ob->uid = ob->key + n + 1;
+	}
 	/* labels and fields, measured then copied */
 	const json_t *labels = mu__jget(o, "metadata.labels");
 	size_t need = 1;

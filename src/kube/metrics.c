@@ -256,7 +256,11 @@ void mu__kd_metrics_cycle(mu__kd_t *d, double ms)
 {
 	int32_t nq = mu_engine_nqueues(d->e);
 	size_t len = 1024 + (size_t)nq * 1600, at = 0;
-	char *b = malloc(len);
+	/* A few queues fit on the stack: a heap block of this size every
+	 * cycle made malloc consolidate its free small chunks each time (6%
+	 * of the daemon's CPU while binding a backlog). */
+	char stack[8192];
+	char *b = len <= sizeof stack ? stack : malloc(len);
 	if (b) {
 		at += (size_t)snprintf(b, len, "# HELP muster_queue_fair_share Fair share (accounting units: GPUs, CPUs, bytes).\n"
 				       "# TYPE muster_queue_fair_share gauge\n");
@@ -296,7 +300,14 @@ void mu__kd_metrics_cycle(mu__kd_t *d, double ms)
 	d->m.cycle_ms_last = ms;
 	d->m.cycle_ms_sum += ms;
 	mu__kd_metrics_hist(d->m.cycle_hist, ms);
-	if (b) {
+	if (b == stack) { /* into the kept block, resized in place when the size is the same */
+		size_t n = strlen(stack) + 1;
+		char *q = realloc(d->m.queues, n);
+		if (q) {
+			memcpy(q, stack, n);
+			d->m.queues = q;
+		}
+	} else if (b) {
 		free(d->m.queues);
 		d->m.queues = b;
 	}

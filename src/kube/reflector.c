@@ -244,7 +244,8 @@ static long do_list(rthread_t *t)
 static int on_line(void *arg, char *line, size_t len)
 {
 	rthread_t *t = arg;
-	json_t *ev = json_loadb(line, len, 0, NULL);
+	/* nothing reads managedFields: not parsed (mfstrip.c) */
+	json_t *ev = json_loadb(line, mu__kstrip_mf(line, len), 0, NULL);
 	const char *type = mu__kjs(ev, "type");
 	json_t *obj = json_object_get(ev, "object");
 	int stop = 0;

@@ -1,0 +1,44 @@
+/*
+ * fuzz_mfstrip.c - libFuzzer target for the daemon's cut of
+ * metadata.managedFields out of a watch event's text before it is parsed
+ * (src/kube/mfstrip.c).  The input is the text as the API server sends
+ * it.  The cut must never read or write out of bounds, and whenever the
+ * input parses as JSON the result must parse too and differ from the
+ * input's tree in nothing but object.metadata.managedFields (gone, or
+ * kept where the text spells the name with escapes or the member does
+ * not end as JSON expects; the unit test checks that the ordinary forms
+ * go); text that does not parse may be left as it was.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/kube_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	json_t *want = json_loadb(s, size, 0, NULL);
+	size_t n = mu__kstrip_mf(s, size);
+	if (n > size)
+		abort();
+	if (want) {
+		json_object_del(json_object_get(json_object_get(want, "object"), "metadata"), "managedFields");
+		json_t *got = json_loadb(s, n, 0, NULL);
+		if (!got)
+			abort();
+		json_object_del(json_object_get(json_object_get(got, "object"), "metadata"), "managedFields");
+		if (!json_equal(got, want))
+			abort();
+		json_decref(got);
+	}
+	json_decref(want);
+	free(s);
+	return 0;
+}
