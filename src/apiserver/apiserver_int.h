@@ -578,6 +578,10 @@ bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char
  * named `name` (cluster-wide), as admission plugins ask it (csr.c). */
 bool mu__authz_attrs(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
 		     const char *resource, const char *name);
+/* The same for subresource sub of resource (cluster-wide, no name): what
+ * kube-controller-manager's SubjectAccessReviews ask of a requester. */
+bool mu__authz_sub(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		   const char *resource, const char *sub);
 bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
@@ -616,9 +620,10 @@ bool mu__pdbc_busy(const mu__pdbc_t *c);
  * CertificateSigning and CertificateSubjectRestriction admission plugins
  * (old NULL on create), asking fn whether the requester may `approve` or
  * `sign` for a signer (RBAC: the caller's): false with kube's message
- * (403).  mu__csr_sign
- * signs (or fails) an approved request for one of kube's signers with the
- * CA (one store write); mu__csr_resync does it for every stored request. */
+ * (403).  mu__csr_sign approves a pending kubelet client request whose
+ * requester may (kube's csrapproving), or signs (or fails) an approved
+ * request for one of kube's signers with the CA (one store write);
+ * mu__csr_resync does it for every stored request. */
 void mu__validate_csr(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__csr_prepare_create(const mu__req_t *rq, json_t *obj);
 void mu__csr_prepare_update(const json_t *old, json_t *nw, const char *sub);
@@ -626,8 +631,17 @@ bool mu__csr_check_update(const json_t *old, const json_t *nw, const char *sub, 
 typedef bool (*mu__csr_authz_fn)(void *ctx, const char *verb, const char *signer);
 bool mu__csr_admit(const mu__req_t *rq, const json_t *old, const json_t *nw, mu__csr_authz_fn fn, void *ctx,
 		   char *msg, size_t len);
-void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o);
-void mu__csr_resync(mu_apiserver_t *s);
+/* A SubjectAccessReview for subresource sub (mu__authz_sub, passed in by
+ * the controller loop so that csr.c does not call rbac.c). */
+typedef bool (*mu__sar_fn)(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+			   const char *resource, const char *sub);
+void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o, mu__sar_fn sar);
+void mu__csr_resync(mu_apiserver_t *s, mu__sar_fn sar);
+/* kube-controller-manager's csrcleaner: deletes the requests issued or
+ * denied or failed more than an hour ago, pending for more than a day, or
+ * whose certificate has expired; returns how many.  Reads every request
+ * once. */
+int mu__csr_clean(mu_apiserver_t *s);
 void mu__row_csr(const json_t *o, int64_t now, json_t *cells);
 
 /* Random UIDs and name suffixes. */
