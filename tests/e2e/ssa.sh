@@ -16,7 +16,9 @@
 #     defaulting to TCP; an update's managedFields [] keeps them, [{}]
 #     clears them (kube's "Clearing managedFields"); a create's
 #     managedFields are kept for what they claim outside the object, the
-#     creator owning the rest; a binding records no owner (as in kube);
+#     creator owning the rest; an update's given entries lose only what
+#     it changed or removed (a claim outside both versions stays); a
+#     binding records no owner (as in kube);
 #   - muster up's controllers record their writes as kube's components do:
 #     the kubelet (node and lease, pod status through /status) and
 #     kube-controller-manager (a Job's pods, its status).
@@ -252,6 +254,31 @@ kc create -f "$T/given3.yaml" >/dev/null
 mfs2 cm given3 >"$T/out"
 hasnt given-undecodable-ignored "$T/out" 'restorer'
 has given-undecodable-creator "$T/out" 'kubectl-create/Update@'
+
+# --- managedFields given on an update ----------------------------------------
+# kube's Updater.Update (structured-merge-diff merge/update.go) takes the
+# given entries and removes from them only what the update removed
+# (compare.Removed, the fields the stored object had and the new one lacks):
+# a claim on a field neither version has stays, a claim on a removed one goes
+cat >"$T/upd.yaml" <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: given
+  managedFields:
+  - manager: restorer2
+    operation: Update
+    apiVersion: v1
+    time: "2021-01-01T00:00:00Z"
+    fieldsType: FieldsV1
+    fieldsV1: {"f:data": {"f:k": {}, "f:k2": {}}, "f:metadata": {"f:annotations": {"f:ghost": {}}}}
+data: {k2: w}
+EOF
+kc replace -f "$T/upd.yaml" --field-manager=putter >"$T/out" 2>&1; has update-given-replaced "$T/out" "replaced"
+mfs2 cm given >"$T/out"
+has update-kept-outside "$T/out" 'restorer2/Update@2021-01-01T00:00:00Z={"f:metadata":{"f:annotations":{"f:ghost":{}}}}'
+hasnt update-removed-field-dropped "$T/out" '"f:k":{}'
+has update-writer-owns-changed "$T/out" 'putter/Update@'
 
 # --- the Python client ----------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
