@@ -869,7 +869,8 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 	if (*sub && !((!strcmp(sub, "status") && (t->subs & MU__SUB_STATUS)) ||
 		      (!strcmp(sub, "approval") && (t->subs & MU__SUB_APPROVAL)) ||
 		      (!strcmp(sub, "binding") && (t->subs & MU__SUB_BINDING)) ||
-		      (!strcmp(sub, "eviction") && (t->subs & MU__SUB_EVICTION)))) {
+		      (!strcmp(sub, "eviction") && (t->subs & MU__SUB_EVICTION)) ||
+		      (!strcmp(sub, "scale") && (t->subs & MU__SUB_SCALE)))) {
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
 		return;
 	}
@@ -880,6 +881,10 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 	}
 	if (!strcmp(m, "GET") && rq->q.watch) {
 		mu__do_watch(s, rq, rs, rt);
+		return;
+	}
+	if ((!strcmp(m, "GET") || !strcmp(m, "HEAD")) && !strcmp(sub, "scale") && named) {
+		mu__do_scale(s, rq, rs, rt, NULL);
 		return;
 	}
 	if (!strcmp(m, "GET") || !strcmp(m, "HEAD")) {
@@ -904,7 +909,7 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 		return;
 	}
 	bool ok = post ? (!named && !*sub) || (named && (!strcmp(sub, "binding") || !strcmp(sub, "eviction")))
-		       : named && (!*sub || !strcmp(sub, "status") || !strcmp(sub, "approval"));
+		       : named && (!*sub || !strcmp(sub, "status") || !strcmp(sub, "approval") || !strcmp(sub, "scale"));
 	if (!ok) {
 		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", m);
 		return;
@@ -912,7 +917,9 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 	json_t *body = write_body(s, rq, rs);
 	if (!body)
 		return;
-	if (post && !named)
+	if (!strcmp(sub, "scale"))
+		mu__do_scale(s, rq, rs, rt, body);
+	else if (post && !named)
 		mu__do_create(s, rq, rs, rt, body);
 	else if (post && !strcmp(sub, "binding"))
 		mu__do_binding(s, rq, rs, body);

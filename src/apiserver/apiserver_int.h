@@ -58,6 +58,7 @@ enum {
 	MU__SUB_EVICTION = 4,
 	MU__SUB_TOKEN = 8,    /* serviceaccounts/token (TokenRequest, rbac.c) */
 	MU__SUB_APPROVAL = 16, /* certificatesigningrequests/approval (csr.c) */
+	MU__SUB_SCALE = 32,    /* apps/v1 .../scale (apps.c) */
 };
 
 typedef struct mu__col {
@@ -135,6 +136,9 @@ enum {
 	MU__RT_SSRS,     /* authentication.k8s.io SelfSubjectReviews: create only, not stored */
 	MU__RT_EVENTS_V1, /* events.k8s.io/v1 Events: core Events seen through events.c, not stored */
 	MU__RT_CSRS,     /* certificates.k8s.io/v1 CertificateSigningRequests (csr.c) */
+	MU__RT_DEPLOYMENTS, /* apps/v1, stored with their scale (apps.c) */
+	MU__RT_REPLICASETS,
+	MU__RT_STATEFULSETS,
 	MU__RT_COUNT,
 };
 
@@ -345,6 +349,16 @@ void mu__validate_resourceclaim(const json_t *obj, const json_t *old, mu__verr_t
 void mu__validate_resourceclaimtemplate(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e);
+/* apps/v1 Deployments, ReplicaSets, StatefulSets (apps.c): kube's
+ * validation and defaults, kubectl's table rows; mu__scale_of makes the
+ * autoscaling/v1 Scale of one (caller owns it); mu__do_scale answers GET
+ * (body NULL), PUT and PATCH of .../scale. */
+void mu__validate_apps(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__defaults_apps(json_t *obj);
+void mu__row_deployment(const json_t *o, int64_t now, json_t *cells);
+void mu__row_replicaset(const json_t *o, int64_t now, json_t *cells);
+void mu__row_statefulset(const json_t *o, int64_t now, json_t *cells);
+json_t *mu__scale_of(const json_t *o);
 void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
