@@ -31,9 +31,20 @@ static const char *nz(const char *s)
 
 /* --- the scale subresource ---------------------------------------------- */
 
+/* Orders two printed requirements by their keys (after a "!", up to "="
+ * or " "). */
+static int key_cmp(const char *x, const char *y)
+{
+	x += *x == '!';
+	y += *y == '!';
+	size_t lx = strcspn(x, "= "), ly = strcspn(y, "= ");
+	int c = strncmp(x, y, lx < ly ? lx : ly);
+	return c ? c : (lx > ly) - (lx < ly);
+}
+
 /* The selector as kube's LabelSelectorAsSelector(...).String() prints it:
- * requirements sorted by key, "k=v", "k in (a,b)", "k notin (a,b)", "k",
- * "!k", joined by commas. */
+ * requirements sorted by key (a "!" before a key does not count), "k=v",
+ * "k in (a,b)", "k notin (a,b)", "k", "!k", joined by commas. */
 static void selector_string(const json_t *sel, char *out, size_t cap)
 {
 	char parts[32][300];
@@ -74,7 +85,7 @@ static void selector_string(const json_t *sel, char *out, size_t cap)
 		n++;
 	}
 	for (int a = 1; a < n; a++)
-		for (int b = a; b > 0 && strcmp(parts[b - 1], parts[b]) > 0; b--) {
+		for (int b = a; b > 0 && key_cmp(parts[b - 1], parts[b]) > 0; b--) {
 			char t[300];
 			memcpy(t, parts[b], sizeof t);
 			memcpy(parts[b], parts[b - 1], sizeof t);

@@ -282,6 +282,21 @@ wait_for "a lone ReplicaSet's own scale" 50 is_st solo "1/1 0 2 5 0 DisruptionAl
 expect "GET scale" 0 k get --raw /apis/apps/v1/namespaces/default/deployments/front/scale
 has "Scale" "$T/out" '"kind":"Scale","apiVersion":"autoscaling/v1"'
 has "Scale: spec and status" "$T/out" '"spec":{"replicas":4},"status":{"replicas":0,"selector":"app=front"}'
+cat >"$T/sel.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: sel}
+spec:
+  selector:
+    matchLabels: {app: sel}
+    matchExpressions: [{key: tier, operator: In, values: [b, a]}, {key: gone, operator: DoesNotExist}]
+  template:
+    metadata: {labels: {app: sel, tier: a}}
+    spec: {containers: [{name: c, image: x}]}
+EOF
+expect "a StatefulSet with selector expressions" 0 k apply -f "$T/sel.yaml"
+expect "its scale" 0 k get --raw /apis/apps/v1/namespaces/default/statefulsets/sel/scale
+has "status.selector as kube prints it (by key, values sorted)" "$T/out" '"selector":"app=sel,!gone,tier in (a,b)"'
 expect "kubectl scale" 0 k scale deployment front --replicas=6
 has "scaled" "$T/out" "deployment.apps/front scaled"
 expect "spec.replicas and generation" 0 k get deploy front -o jsonpath='{.spec.replicas} {.metadata.generation}'
