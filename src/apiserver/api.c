@@ -473,6 +473,12 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(old);
 		return rc == MU_ESTATE ? rc : rc == MU_OK ? MU_ENOMEM : MU_EPARSE;
 	}
+	/* kube defaults every object it decodes, updates included (a
+	 * Deployment replaced or applied without replicas gets 1); the apps
+	 * kinds' defaults are exactly defaults.go's, while the Pod's and Job's
+	 * here also do what kube does only on create */
+	if (c->t->defaults == mu__defaults_apps && !*c->rq->route.sub)
+		mu__defaults_apps(nw);
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);

@@ -678,7 +678,10 @@ static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os
 		bool any = false;
 		for (int i = 0; i < no; i++)
 			any |= (oc[i] = os[i] ? json_object_get(os[i], k) : NULL) != NULL;
-		if (!ac && !any)
+		/* only a member of p goes whole: a path that merely leads to
+		 * members ("f:metadata" above an annotation) keeps what else
+		 * is there, as structured-merge-diff's RemoveItems */
+		if (!ac && !any && (is_leaf(v) || json_object_get(v, ".")))
 			del_child(val, k);
 		else if (depth < MAX_DEPTH)
 			remove_unapplied(v, ac, oc, no, child(val, k), depth + 1);
