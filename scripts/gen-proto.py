@@ -37,6 +37,10 @@ ROOTS = [
     ("authorization.k8s.io", "v1", "SelfSubjectAccessReview", ".k8s.io.api.authorization.v1.SelfSubjectAccessReview"),
     ("certificates.k8s.io", "v1", "CertificateSigningRequest",
      ".k8s.io.api.certificates.v1.CertificateSigningRequest"),
+    ("apps", "v1", "Deployment", ".k8s.io.api.apps.v1.Deployment"),
+    ("apps", "v1", "ReplicaSet", ".k8s.io.api.apps.v1.ReplicaSet"),
+    ("apps", "v1", "StatefulSet", ".k8s.io.api.apps.v1.StatefulSet"),
+    ("autoscaling", "v1", "Scale", ".k8s.io.api.autoscaling.v1.Scale"),
 ]
 
 SPECIAL = {

@@ -53,6 +53,10 @@ const ROOTS = [
 	['rbac.authorization.k8s.io', 'ClusterRoleBinding', 'V1ClusterRoleBinding'],
 	['authorization.k8s.io', 'SelfSubjectAccessReview', 'V1SelfSubjectAccessReview'],
 	['certificates.k8s.io', 'CertificateSigningRequest', 'V1CertificateSigningRequest'],
+	['apps', 'Deployment', 'V1Deployment'],
+	['apps', 'ReplicaSet', 'V1ReplicaSet'],
+	['apps', 'StatefulSet', 'V1StatefulSet'],
+	['autoscaling', 'Scale', 'V1Scale'],
 ];
 
 const SCALARS = {

@@ -473,6 +473,12 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(old);
 		return rc == MU_ESTATE ? rc : rc == MU_OK ? MU_ENOMEM : MU_EPARSE;
 	}
+	/* kube defaults every object it decodes, updates included (a
+	 * Deployment replaced or applied without replicas gets 1); the apps
+	 * kinds' defaults are exactly defaults.go's, while the Pod's and Job's
+	 * here also do what kube does only on create */
+	if (c->t->defaults == mu__defaults_apps && !*c->rq->route.sub)
+		mu__defaults_apps(nw);
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);
@@ -869,7 +875,8 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 	if (*sub && !((!strcmp(sub, "status") && (t->subs & MU__SUB_STATUS)) ||
 		      (!strcmp(sub, "approval") && (t->subs & MU__SUB_APPROVAL)) ||
 		      (!strcmp(sub, "binding") && (t->subs & MU__SUB_BINDING)) ||
-		      (!strcmp(sub, "eviction") && (t->subs & MU__SUB_EVICTION)))) {
+		      (!strcmp(sub, "eviction") && (t->subs & MU__SUB_EVICTION)) ||
+		      (!strcmp(sub, "scale") && (t->subs & MU__SUB_SCALE)))) {
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
 		return;
 	}
@@ -880,6 +887,10 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 	}
 	if (!strcmp(m, "GET") && rq->q.watch) {
 		mu__do_watch(s, rq, rs, rt);
+		return;
+	}
+	if ((!strcmp(m, "GET") || !strcmp(m, "HEAD")) && !strcmp(sub, "scale") && named) {
+		mu__do_scale(s, rq, rs, rt, NULL);
 		return;
 	}
 	if (!strcmp(m, "GET") || !strcmp(m, "HEAD")) {
@@ -904,7 +915,7 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 		return;
 	}
 	bool ok = post ? (!named && !*sub) || (named && (!strcmp(sub, "binding") || !strcmp(sub, "eviction")))
-		       : named && (!*sub || !strcmp(sub, "status") || !strcmp(sub, "approval"));
+		       : named && (!*sub || !strcmp(sub, "status") || !strcmp(sub, "approval") || !strcmp(sub, "scale"));
 	if (!ok) {
 		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", m);
 		return;
@@ -912,7 +923,9 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 	json_t *body = write_body(s, rq, rs);
 	if (!body)
 		return;
-	if (post && !named)
+	if (!strcmp(sub, "scale"))
+		mu__do_scale(s, rq, rs, rt, body);
+	else if (post && !named)
 		mu__do_create(s, rq, rs, rt, body);
 	else if (post && !strcmp(sub, "binding"))
 		mu__do_binding(s, rq, rs, body);

@@ -57,6 +57,7 @@ void mu__do_delete(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 void mu__do_delete_collection(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt);
 void mu__do_binding(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 void mu__do_eviction(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
+void mu__do_scale(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt, const json_t *body);
 
 /* Deletes per Kubernetes rules inside a transaction: pods on a node (and
  * objects with finalizers) get a deletionTimestamp, others go at once.

@@ -58,6 +58,7 @@ enum {
 	MU__SUB_EVICTION = 4,
 	MU__SUB_TOKEN = 8,    /* serviceaccounts/token (TokenRequest, rbac.c) */
 	MU__SUB_APPROVAL = 16, /* certificatesigningrequests/approval (csr.c) */
+	MU__SUB_SCALE = 32,    /* apps/v1 .../scale (apps.c) */
 };
 
 typedef struct mu__col {
@@ -135,6 +136,9 @@ enum {
 	MU__RT_SSRS,     /* authentication.k8s.io SelfSubjectReviews: create only, not stored */
 	MU__RT_EVENTS_V1, /* events.k8s.io/v1 Events: core Events seen through events.c, not stored */
 	MU__RT_CSRS,     /* certificates.k8s.io/v1 CertificateSigningRequests (csr.c) */
+	MU__RT_DEPLOYMENTS, /* apps/v1, stored with their scale (apps.c) */
+	MU__RT_REPLICASETS,
+	MU__RT_STATEFULSETS,
 	MU__RT_COUNT,
 };
 
@@ -346,6 +350,16 @@ void mu__validate_resourceclaim(const json_t *obj, const json_t *old, mu__verr_t
 void mu__validate_resourceclaimtemplate(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_rbac(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_pdb(const json_t *obj, const json_t *old, mu__verr_t *e);
+/* apps/v1 Deployments, ReplicaSets, StatefulSets (apps.c): kube's
+ * validation and defaults, kubectl's table rows; mu__scale_of makes the
+ * autoscaling/v1 Scale of one (caller owns it); mu__do_scale answers GET
+ * (body NULL), PUT and PATCH of .../scale. */
+void mu__validate_apps(const json_t *obj, const json_t *old, mu__verr_t *e);
+void mu__defaults_apps(json_t *obj);
+void mu__row_deployment(const json_t *o, int64_t now, json_t *cells);
+void mu__row_replicaset(const json_t *o, int64_t now, json_t *cells);
+void mu__row_statefulset(const json_t *o, int64_t now, json_t *cells);
+json_t *mu__scale_of(const json_t *o);
 void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
@@ -579,6 +593,10 @@ bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char
  * named `name` (cluster-wide), as admission plugins ask it (csr.c). */
 bool mu__authz_attrs(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
 		     const char *resource, const char *name);
+/* The same for subresource sub of resource (cluster-wide, no name): what
+ * kube-controller-manager's SubjectAccessReviews ask of a requester. */
+bool mu__authz_sub(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		   const char *resource, const char *sub);
 bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
@@ -617,9 +635,10 @@ bool mu__pdbc_busy(const mu__pdbc_t *c);
  * CertificateSigning and CertificateSubjectRestriction admission plugins
  * (old NULL on create), asking fn whether the requester may `approve` or
  * `sign` for a signer (RBAC: the caller's): false with kube's message
- * (403).  mu__csr_sign
- * signs (or fails) an approved request for one of kube's signers with the
- * CA (one store write); mu__csr_resync does it for every stored request. */
+ * (403).  mu__csr_sign approves a pending kubelet client request whose
+ * requester may (kube's csrapproving), or signs (or fails) an approved
+ * request for one of kube's signers with the CA (one store write);
+ * mu__csr_resync does it for every stored request. */
 void mu__validate_csr(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__csr_prepare_create(const mu__req_t *rq, json_t *obj);
 void mu__csr_prepare_update(const json_t *old, json_t *nw, const char *sub);
@@ -627,8 +646,17 @@ bool mu__csr_check_update(const json_t *old, const json_t *nw, const char *sub, 
 typedef bool (*mu__csr_authz_fn)(void *ctx, const char *verb, const char *signer);
 bool mu__csr_admit(const mu__req_t *rq, const json_t *old, const json_t *nw, mu__csr_authz_fn fn, void *ctx,
 		   char *msg, size_t len);
-void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o);
-void mu__csr_resync(mu_apiserver_t *s);
+/* A SubjectAccessReview for subresource sub (mu__authz_sub, passed in by
+ * the controller loop so that csr.c does not call rbac.c). */
+typedef bool (*mu__sar_fn)(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+			   const char *resource, const char *sub);
+void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o, mu__sar_fn sar);
+void mu__csr_resync(mu_apiserver_t *s, mu__sar_fn sar);
+/* kube-controller-manager's csrcleaner: deletes the requests issued or
+ * denied or failed more than an hour ago, pending for more than a day, or
+ * whose certificate has expired; returns how many.  Reads every request
+ * once. */
+int mu__csr_clean(mu_apiserver_t *s);
 void mu__row_csr(const json_t *o, int64_t now, json_t *cells);
 
 /* Random UIDs and name suffixes. */

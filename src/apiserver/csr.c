@@ -28,7 +28,17 @@
  * and SANs, the usages asked for, CA:FALSE, valid from 5 minutes ago for
  * expirationSeconds (at least 10 minutes, at most a year, less the 5
  * minutes when 8 hours or longer, never past the CA).  Other signers stay
- * pending, as with kube.
+ * pending, as with kube; kubernetes.io/legacy-unknown cannot be created
+ * through v1 (csr_check.c), so its signer has nothing to sign.
+ *
+ * The approver (auto_approve, the same event) is kube's csrapproving
+ * controller: a pending kubelet client request that passes the kubelet
+ * client rules is approved when its requester may create
+ * certificatesigningrequests/selfnodeclient (its own node name) or
+ * .../nodeclient.  The cleaner (mu__csr_clean, at each start and hourly)
+ * is kube's csrcleaner (pkg/controller/certificates/cleaner): it deletes
+ * requests issued, denied or failed more than an hour ago, pending more
+ * than a day, or whose certificate has expired.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,7 +417,100 @@ static int sign_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o)
+/* --- the approver ------------------------------------------------------- */
+
+typedef struct approve_ctx {
+	const char *rv;      /* the version decided on */
+	const char *message; /* the Approved condition's */
+} approve_ctx_t;
+
+static int approve_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	approve_ctx_t *c = ctx;
+	if (!cur)
+		return MU_ENOENT;
+	char have[32];
+	snprintf(have, sizeof have, "%lld", (long long)cur->rv);
+	if (strcmp(have, c->rv))
+		return MU__MUT_KEEP; /* changed meanwhile: the next event decides */
+	json_t *old = mu__obj_parse(cur), *nw = old ? json_deep_copy(old) : NULL;
+	if (!nw) {
+		json_decref(old);
+		return MU_ENOMEM;
+	}
+	json_t *st = json_object_get(nw, "status");
+	if (!json_is_object(st)) {
+		st = json_object();
+		json_object_set_new(nw, "status", st);
+	}
+	json_t *conds = json_object_get(st, "conditions");
+	if (!json_is_array(conds)) {
+		conds = json_array();
+		json_object_set_new(st, "conditions", conds);
+	}
+	char ts[40];
+	mu__timestamp(ts, sizeof ts, false);
+	json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", "Approved", "status", "True",
+					       "reason", "AutoApproved", "message", c->message, "lastUpdateTime", ts,
+					       "lastTransitionTime", ts));
+	mu__mgr_t m;
+	mu__mgr_controller(&m, cur->type, "kube-controller-manager", true);
+	snprintf(m.sub, sizeof m.sub, "approval");
+	mu__mf_record(old, nw, &m);
+	json_decref(old);
+	*out = nw;
+	return MU__MUT_PUT;
+}
+
+/* Whether the requester recorded in csr (spec.username, spec.groups) may
+ * `create` certificatesigningrequests/sub: the SubjectAccessReview that
+ * kube's csrapproving controller asks. */
+static bool requester_may(mu_apiserver_t *s, mu__sar_fn sar, const json_t *csr, const char *sub)
+{
+	mu__user_t u;
+	memset(&u, 0, sizeof u);
+	snprintf(u.name, sizeof u.name, "%s", nz(mu__jstr(csr, "spec.username")));
+	size_t i;
+	json_t *g;
+	json_array_foreach(mu__jget(csr, "spec.groups"), i, g) {
+		if (u.ngroups >= MU__USER_GROUPS || !json_is_string(g))
+			continue;
+		snprintf(u.groups[u.ngroups++], sizeof u.groups[0], "%s", json_string_value(g));
+		u.admin = u.admin || !strcmp(json_string_value(g), "system:masters");
+	}
+	return sar(s, &u, "create", "certificates.k8s.io", "certificatesigningrequests", sub);
+}
+
+/* kube-controller-manager's csrapproving controller
+ * (pkg/controller/certificates/approver/sarapprove.go): a pending request
+ * for kubernetes.io/kube-apiserver-client-kubelet that passes the kubelet
+ * client rules is approved (reason AutoApproved) when its requester may
+ * create certificatesigningrequests/selfnodeclient (the request is for
+ * the requester's own name) or .../nodeclient.  One store write at most. */
+static void auto_approve(mu_apiserver_t *s, mu__sar_fn sar, const mu__obj_t *o, const json_t *csr,
+			 gnutls_x509_crq_t crq)
+{
+	char buf[200], cn[256];
+	if (signer_rules("kubernetes.io/kube-apiserver-client-kubelet", crq, mu__jget(csr, "spec.usages"), buf,
+			 sizeof buf))
+		return;
+	size_t sz = sizeof cn;
+	bool self = gnutls_x509_crq_get_dn_by_oid(crq, GNUTLS_OID_X520_COMMON_NAME, 0, 0, cn, &sz) >= 0 &&
+		    !strcmp(cn, nz(mu__jstr(csr, "spec.username")));
+	const char *msg = NULL;
+	if (self && requester_may(s, sar, csr, "selfnodeclient"))
+		msg = "Auto approving self kubelet client certificate after SubjectAccessReview.";
+	else if (requester_may(s, sar, csr, "nodeclient"))
+		msg = "Auto approving kubelet client certificate after SubjectAccessReview.";
+	if (!msg)
+		return;
+	char rv[32];
+	snprintf(rv, sizeof rv, "%lld", (long long)o->rv);
+	approve_ctx_t c = {rv, msg};
+	mu__store_mutate(s->store, MU__RT_CSRS, NULL, o->name, approve_fn, &c, false, NULL);
+}
+
+void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o, mu__sar_fn sar)
 {
 	if (o->rt != MU__RT_CSRS || !s->client_ca_pem || !s->ca_key_pem)
 		return;
@@ -415,6 +518,18 @@ void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o)
 	if (!csr)
 		return;
 	const char *sn = nz(mu__jstr(csr, "spec.signerName"));
+	if (!strcmp(sn, "kubernetes.io/kube-apiserver-client-kubelet") && !o->deleting &&
+	    !mu__csr_count_cond(csr, "Approved") && !mu__csr_count_cond(csr, "Denied") &&
+	    !*nz(mu__jstr(csr, "status.certificate"))) {
+		gnutls_x509_crq_t crq;
+		char err[200];
+		if (mu__csr_parse_request(csr, &crq, err, sizeof err)) {
+			auto_approve(s, sar, o, csr, crq);
+			gnutls_x509_crq_deinit(crq);
+		}
+		json_decref(csr);
+		return; /* the approval's own event signs it */
+	}
 	bool ours = !strcmp(sn, "kubernetes.io/kube-apiserver-client") ||
 		    !strcmp(sn, "kubernetes.io/kube-apiserver-client-kubelet") ||
 		    !strcmp(sn, "kubernetes.io/kubelet-serving");
@@ -445,12 +560,100 @@ void mu__csr_sign(mu_apiserver_t *s, const mu__obj_t *o)
 	json_decref(csr);
 }
 
-void mu__csr_resync(mu_apiserver_t *s)
+void mu__csr_resync(mu_apiserver_t *s, mu__sar_fn sar)
 {
 	mu__page_t pg;
 	if (!s->ca_key_pem || mu__store_list(s->store, MU__RT_CSRS, NULL, NULL, 100000, NULL, NULL, &pg) != MU_OK)
 		return;
 	for (size_t i = 0; i < pg.n; i++)
-		mu__csr_sign(s, pg.objs[i]);
+		mu__csr_sign(s, pg.objs[i], sar);
 	mu__page_release(&pg);
+}
+
+/* --- the cleaner -------------------------------------------------------- */
+
+#define CLEAN_DONE_S 3600     /* approvedExpiration, deniedExpiration */
+#define CLEAN_PENDING_S 86400 /* pendingExpiration */
+
+/* Whether condition t of csr was last updated more than age seconds
+ * before now (a missing time is never old, as kube's isOlderThan). */
+static bool cond_older(const json_t *csr, const char *t, int64_t now, int64_t age)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__jget(csr, "status.conditions"), i, c) {
+		if (strcmp(nz(mu__jstr(c, "type")), t))
+			continue;
+		int64_t at = mu__parse_rfc3339(mu__jstr(c, "lastUpdateTime"));
+		if (at > 0 && now - at > age)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the certificate (base64 of PEM) cert has passed its NotAfter;
+ * false when it does not parse, as kube's isExpired. */
+static bool cert_expired(const char *cert, int64_t now)
+{
+	size_t cap = strlen(cert), n = 0;
+	char *pem = malloc(cap + 1);
+	bool expired = false;
+	gnutls_x509_crt_t crt;
+	if (pem && mu__b64dec(cert, pem, cap, &n) == MU_OK && gnutls_x509_crt_init(&crt) >= 0) {
+		gnutls_datum_t d = {(unsigned char *)pem, (unsigned)n};
+		if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM) >= 0)
+			expired = (int64_t)gnutls_x509_crt_get_expiration_time(crt) < now;
+		gnutls_x509_crt_deinit(crt);
+	}
+	free(pem);
+	return expired;
+}
+
+/* Why kube's csrcleaner removes csr at now, or NULL to keep it. */
+static const char *clean_reason(const json_t *csr, int64_t now)
+{
+	const char *cert = nz(mu__jstr(csr, "status.certificate"));
+	bool approved = mu__csr_count_cond(csr, "Approved") > 0;
+	if (approved && *cert && cond_older(csr, "Approved", now, CLEAN_DONE_S))
+		return "it is more than 1h0m0s old and approved";
+	if (cond_older(csr, "Denied", now, CLEAN_DONE_S))
+		return "it is more than 1h0m0s old and denied";
+	if (cond_older(csr, "Failed", now, CLEAN_DONE_S))
+		return "it is more than 1h0m0s old and failed";
+	int64_t made = mu__parse_rfc3339(mu__jstr(csr, "metadata.creationTimestamp"));
+	if (json_array_size(mu__jget(csr, "status.conditions")) == 0 && made > 0 && now - made > CLEAN_PENDING_S)
+		return "it is more than 24h0m0s old and unhandled";
+	if (approved && *cert && cert_expired(cert, now))
+		return "the associated certificate is expired";
+	return NULL;
+}
+
+int mu__csr_clean(mu_apiserver_t *s)
+{
+	mu__page_t pg;
+	int removed = 0;
+	if (mu__store_list(s->store, MU__RT_CSRS, NULL, NULL, 100000, NULL, NULL, &pg) != MU_OK)
+		return 0;
+	int64_t now = mu__now_s();
+	mu__wtx_t *tx = NULL;
+	for (size_t i = 0; i < pg.n; i++) {
+		json_t *csr = mu__obj_parse(pg.objs[i]);
+		const char *why = csr && !pg.objs[i]->deleting ? clean_reason(csr, now) : NULL;
+		if (why && (tx || mu__store_begin(s->store, &tx) == MU_OK)) {
+			if (!s->o.quiet)
+				fprintf(stderr, "muster up: cleaning CSR \"%s\" as %s\n", pg.objs[i]->name, why);
+			mu__delete_in(tx, MU__RT_CSRS, NULL, pg.objs[i]->name, -1, nz(mu__jstr(csr, "metadata.uid")),
+				      NULL, false, NULL);
+			removed++;
+			if (removed % MU__TX_MAX == 0) {
+				mu__store_commit(tx);
+				tx = NULL;
+			}
+		}
+		json_decref(csr);
+	}
+	if (tx)
+		mu__store_commit(tx);
+	mu__page_release(&pg);
+	return removed;
 }

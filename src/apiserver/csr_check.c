@@ -225,7 +225,12 @@ void mu__validate_csr(const json_t *obj, const json_t *old, mu__verr_t *e)
 			}
 		}
 	}
-	check_signer(mu__jstr(obj, "spec.signerName"), e);
+	const char *sn = mu__jstr(obj, "spec.signerName");
+	if (!old && sn && !strcmp(sn, "kubernetes.io/legacy-unknown")) /* allowed on an update only */
+		mu__verr_add(e, "spec.signerName", "FieldValueInvalid", "Invalid value: \"%s\": the legacy signerName "
+			     "is not allowed via this API version", sn);
+	else
+		check_signer(sn, e);
 	const json_t *exp = mu__jget(obj, "spec.expirationSeconds");
 	if (exp && (!json_is_integer(exp) || json_integer_value(exp) < 600))
 		mu__verr_add(e, "spec.expirationSeconds", "FieldValueInvalid", "Invalid value: %lld: may not specify a "

@@ -113,16 +113,23 @@ static json_t *resource_entry(const mu__rtype_t *t, const char *sub)
 		kind = "Binding";
 	else if (sub && !strcmp(sub, "eviction"))
 		kind = "Eviction";
+	else if (sub && !strcmp(sub, "scale"))
+		kind = "Scale";
 	json_t *r = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name, "singularName", sub ? "" : t->singular,
 			      "namespaced", t->namespaced, "kind", kind, "verbs",
 			      strings(!sub && strcmp(t->plural, "selfsubjectaccessreviews") &&
 						      strcmp(t->plural, "selfsubjectreviews") ? verbs
-				      : sub && !strcmp(sub, "status") ? sverbs : cverbs));
+				      : sub && (!strcmp(sub, "status") || !strcmp(sub, "scale") || !strcmp(sub, "approval"))
+					      ? sverbs
+					      : cverbs));
 	if (sub && !strcmp(sub, "token"))
 		json_object_set_new(r, "group", json_string("authentication.k8s.io")),
 			json_object_set_new(r, "version", json_string("v1"));
 	if (sub && !strcmp(sub, "eviction"))
 		json_object_set_new(r, "group", json_string("policy")), json_object_set_new(r, "version", json_string("v1"));
+	if (sub && !strcmp(sub, "scale"))
+		json_object_set_new(r, "group", json_string("autoscaling")),
+			json_object_set_new(r, "version", json_string("v1"));
 	if (!sub && t->shortnames[0])
 		json_object_set_new(r, "shortNames", strings(t->shortnames));
 	if (!sub && (!strcmp(t->plural, "pods") || !strcmp(t->plural, "jobs")))
@@ -148,6 +155,10 @@ static json_t *resource_list(const mu__types_t *r, const char *group, const char
 			json_array_append_new(res, resource_entry(t, "eviction"));
 		if (t->subs & MU__SUB_TOKEN)
 			json_array_append_new(res, resource_entry(t, "token"));
+		if (t->subs & MU__SUB_SCALE)
+			json_array_append_new(res, resource_entry(t, "scale"));
+		if (t->subs & MU__SUB_APPROVAL)
+			json_array_append_new(res, resource_entry(t, "approval"));
 	}
 	if (json_array_size(res) == 0) {
 		json_decref(res);

@@ -11,9 +11,10 @@
  *   - the pods are those of the namespace the selector matches (a missing
  *     selector matches none, an empty one all), whatever their phase;
  *   - minAvailable as a count: desiredHealthy is it, expectedPods the pods;
- *     maxUnavailable or a percentage need each pod's controller's scale:
- *     pods without a controller are left out, and a pod whose controller
- *     has no scale subresource (no kind muster up serves has one) is an
+ *     maxUnavailable or a percentage need each pod's controller's scale
+ *     (the Deployment of its ReplicaSet, the ReplicaSet, the StatefulSet,
+ *     as kube's finders): pods without a controller are left out, and a
+ *     pod whose controller is not found, or has no scale subresource, is an
  *     error, on which the budget fails safe (disruptionsAllowed 0,
  *     DisruptionAllowed False, reason SyncFailed, the error as message);
  *   - currentHealthy counts the pods that are Ready, not being deleted and
@@ -343,39 +344,130 @@ static const json_t *controller_of(const json_t *p)
 	return NULL;
 }
 
+/* Object rt/ns/name as JSON (caller decrefs) when its uid is uid, else
+ * NULL: a lister's Get followed by kube's UID check. */
+static json_t *get_if_uid(mu_apiserver_t *s, int rt, const char *ns, const char *name, const char *uid)
+{
+	mu__obj_t *o = mu__store_get(s->store, rt, ns, name);
+	json_t *j = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	if (j && strcmp(uid, mu__jstr(j, "metadata.uid") ? mu__jstr(j, "metadata.uid") : "")) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+/* Whether reference r names kind in one of groups g1, g2 (kube's
+ * verifyGroupKind; g2 may be NULL). */
+static bool ref_is(const json_t *r, const char *kind, const char *g1, const char *g2)
+{
+	const char *av = mu__jstr(r, "apiVersion"), *k = mu__jstr(r, "kind");
+	const char *slash = av ? strchr(av, '/') : NULL;
+	size_t gl = slash ? (size_t)(slash - av) : 0;
+	if (!k || strcmp(k, kind))
+		return false;
+	return (strlen(g1) == gl && !strncmp(av, g1, gl)) || (g2 && strlen(g2) == gl && !strncmp(av, g2, gl));
+}
+
+/* Records the scale (spec.replicas) of controller j in found (by uid);
+ * returns 1. */
+static int found_scale(json_t *found, json_t *j)
+{
+	json_object_set_new(found, mu__jstr(j, "metadata.uid") ? mu__jstr(j, "metadata.uid") : "",
+			    json_integer(json_integer_value(mu__jget(j, "spec.replicas"))));
+	json_decref(j);
+	return 1;
+}
+
+/* kube's finders for controller reference r of a pod in ns, in their
+ * order: getPodDeployment (a ReplicaSet whose controller is a Deployment:
+ * the Deployment's scale), getPodReplicaSet (one with no Deployment as
+ * controller), getPodStatefulSet, then getScaleController (any kind with a
+ * scale subresource, through it; a served kind without one is an error,
+ * an unknown kind a mapping error).  ReplicationControllers are not
+ * served.  1: the controller's scale is now in found; 0: none found; -1:
+ * error (why). */
+static int find_scale(mu_apiserver_t *s, const json_t *r, const char *ns, json_t *found, char *why, size_t len)
+{
+	const char *name = mu__jstr(r, "name") ? mu__jstr(r, "name") : "";
+	const char *uid = mu__jstr(r, "uid") ? mu__jstr(r, "uid") : "";
+	if (ref_is(r, "ReplicaSet", "apps", "extensions")) {
+		json_t *rs = get_if_uid(s, MU__RT_REPLICASETS, ns, name, uid);
+		const json_t *ctl = rs ? controller_of(rs) : NULL;
+		if (ctl && ref_is(ctl, "Deployment", "apps", "extensions")) {
+			json_t *d = get_if_uid(s, MU__RT_DEPLOYMENTS, ns, mu__jstr(ctl, "name") ? mu__jstr(ctl, "name") : "",
+					       mu__jstr(ctl, "uid") ? mu__jstr(ctl, "uid") : "");
+			json_decref(rs);
+			if (d)
+				return found_scale(found, d);
+		} else if (rs && (!ctl || strcmp(mu__jstr(ctl, "kind") ? mu__jstr(ctl, "kind") : "", "Deployment"))) {
+			return found_scale(found, rs);
+		} else {
+			json_decref(rs);
+		}
+	}
+	if (ref_is(r, "StatefulSet", "apps", NULL)) {
+		json_t *ss = get_if_uid(s, MU__RT_STATEFULSETS, ns, name, uid);
+		if (ss)
+			return found_scale(found, ss);
+	}
+	const char *av = mu__jstr(r, "apiVersion") ? mu__jstr(r, "apiVersion") : "";
+	const char *kind = mu__jstr(r, "kind") ? mu__jstr(r, "kind") : "";
+	const char *slash = strchr(av, '/');
+	size_t gl = slash ? (size_t)(slash - av) : 0;
+	for (int rt = 0; rt < mu__types_end(s->types); rt++) {
+		const mu__rtype_t *t = mu__type(s->types, rt);
+		if (!t || strcmp(t->kind, kind) || strlen(t->group) != gl || strncmp(t->group, av, gl))
+			continue;
+		if (!(t->subs & MU__SUB_SCALE)) {
+			snprintf(why, len, "%s%s%s does not implement the scale subresource", t->plural,
+				 *t->group ? "." : "", t->group);
+			return -1;
+		}
+		json_t *j = get_if_uid(s, rt, ns, name, uid); /* its scale: not found or another uid is nil */
+		return j ? found_scale(found, j) : 0;
+	}
+	snprintf(why, len, "no matches for kind \"%s\" in version \"%s\"", kind, av);
+	return -1;
+}
+
 /* kube's getExpectedScale over the pods a budget selects: pods without a
- * controller are left out; every kind muster up serves lacks the scale
- * subresource, and it serves no ReplicaSet, Deployment, StatefulSet or
- * ReplicationController, so a pod with a controller is the error kube's
- * finders give (why).  Returns the expected count, or -1 with why;
- * *unmanaged is set when a pod has no controller (kube's unmanagedPods). */
+ * controller are left out (*unmanaged is set, kube's unmanagedPods); each
+ * other pod's controller is found (find_scale) and the scales of the
+ * distinct controllers are summed; a pod whose controller is not found is
+ * the error "found no controllers for pod". Returns the count, or -1 with
+ * why.  Reads one or two objects per pod. */
 static long expected_scale(mu_apiserver_t *s, const json_t *pods, char *why, size_t len, bool *unmanaged)
 {
 	size_t i;
 	json_t *p;
+	json_t *found = json_object();
+	long total = 0;
 	json_array_foreach(pods, i, p) {
 		const json_t *r = controller_of(p);
 		if (!r) {
 			*unmanaged = true;
 			continue;
 		}
-		const char *av = mu__jstr(r, "apiVersion"), *kind = mu__jstr(r, "kind");
-		av = av ? av : "";
-		kind = kind ? kind : "";
-		const char *slash = strchr(av, '/');
-		size_t gl = slash ? (size_t)(slash - av) : 0;
-		for (int rt = 0; rt < mu__types_end(s->types); rt++) {
-			const mu__rtype_t *t = mu__type(s->types, rt);
-			if (!t || strcmp(t->kind, kind) || strlen(t->group) != gl || strncmp(t->group, av, gl))
-				continue;
-			snprintf(why, len, "%s%s%s does not implement the scale subresource", t->plural,
-				 *t->group ? "." : "", t->group);
+		if (json_object_get(found, mu__jstr(r, "uid") ? mu__jstr(r, "uid") : ""))
+			continue;
+		int rc = find_scale(s, r, mu__jstr(p, "metadata.namespace") ? mu__jstr(p, "metadata.namespace") : "",
+				    found, why, len);
+		if (rc == 0)
+			snprintf(why, len, "found no controllers for pod \"%s\"",
+				 mu__jstr(p, "metadata.name") ? mu__jstr(p, "metadata.name") : "");
+		if (rc <= 0) {
+			json_decref(found);
 			return -1;
 		}
-		snprintf(why, len, "no matches for kind \"%s\" in version \"%s\"", kind, av);
-		return -1;
 	}
-	return 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(found, k, v)
+		total += (long)json_integer_value(v);
+	json_decref(found);
+	return total;
 }
 
 typedef struct pdb_status {

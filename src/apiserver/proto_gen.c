@@ -1113,6 +1113,148 @@ const mu__pfield_t mu__pfields[] = {
 	{4, "lastUpdateTime", MU__PT_MSG, 0, 2},
 	{5, "lastTransitionTime", MU__PT_MSG, 0, 2},
 	{6, "status", MU__PT_STRING, 0, -1},
+	/* .k8s.io.api.apps.v1.Deployment */
+	{1, "metadata", MU__PT_MSG, 0, 1},
+	{2, "spec", MU__PT_MSG, 0, 221},
+	{3, "status", MU__PT_MSG, 0, 224},
+	/* .k8s.io.api.apps.v1.DeploymentSpec */
+	{1, "replicas", MU__PT_INT, 0, -1},
+	{2, "selector", MU__PT_MSG, 0, 52},
+	{3, "template", MU__PT_MSG, 0, 183},
+	{4, "strategy", MU__PT_MSG, 0, 222},
+	{5, "minReadySeconds", MU__PT_INT, 0, -1},
+	{6, "revisionHistoryLimit", MU__PT_INT, 0, -1},
+	{7, "paused", MU__PT_BOOL, 0, -1},
+	{9, "progressDeadlineSeconds", MU__PT_INT, 0, -1},
+	/* .k8s.io.api.apps.v1.DeploymentStrategy */
+	{1, "type", MU__PT_STRING, 0, -1},
+	{2, "rollingUpdate", MU__PT_MSG, 0, 223},
+	/* .k8s.io.api.apps.v1.RollingUpdateDeployment */
+	{1, "maxUnavailable", MU__PT_MSG, 0, 89},
+	{2, "maxSurge", MU__PT_MSG, 0, 89},
+	/* .k8s.io.api.apps.v1.DeploymentStatus */
+	{1, "observedGeneration", MU__PT_INT, 0, -1},
+	{2, "replicas", MU__PT_INT, 0, -1},
+	{3, "updatedReplicas", MU__PT_INT, 0, -1},
+	{4, "availableReplicas", MU__PT_INT, 0, -1},
+	{5, "unavailableReplicas", MU__PT_INT, 0, -1},
+	{6, "conditions", MU__PT_MSG, 1, 225},
+	{7, "readyReplicas", MU__PT_INT, 0, -1},
+	{8, "collisionCount", MU__PT_INT, 0, -1},
+	/* .k8s.io.api.apps.v1.DeploymentCondition */
+	{1, "type", MU__PT_STRING, 0, -1},
+	{2, "status", MU__PT_STRING, 0, -1},
+	{4, "reason", MU__PT_STRING, 0, -1},
+	{5, "message", MU__PT_STRING, 0, -1},
+	{6, "lastUpdateTime", MU__PT_MSG, 0, 2},
+	{7, "lastTransitionTime", MU__PT_MSG, 0, 2},
+	/* .k8s.io.api.apps.v1.ReplicaSet */
+	{1, "metadata", MU__PT_MSG, 0, 1},
+	{2, "spec", MU__PT_MSG, 0, 227},
+	{3, "status", MU__PT_MSG, 0, 228},
+	/* .k8s.io.api.apps.v1.ReplicaSetSpec */
+	{1, "replicas", MU__PT_INT, 0, -1},
+	{2, "selector", MU__PT_MSG, 0, 52},
+	{3, "template", MU__PT_MSG, 0, 183},
+	{4, "minReadySeconds", MU__PT_INT, 0, -1},
+	/* .k8s.io.api.apps.v1.ReplicaSetStatus */
+	{1, "replicas", MU__PT_INT, 0, -1},
+	{2, "fullyLabeledReplicas", MU__PT_INT, 0, -1},
+	{3, "observedGeneration", MU__PT_INT, 0, -1},
+	{4, "readyReplicas", MU__PT_INT, 0, -1},
+	{5, "availableReplicas", MU__PT_INT, 0, -1},
+	{6, "conditions", MU__PT_MSG, 1, 229},
+	/* .k8s.io.api.apps.v1.ReplicaSetCondition */
+	{1, "type", MU__PT_STRING, 0, -1},
+	{2, "status", MU__PT_STRING, 0, -1},
+	{3, "lastTransitionTime", MU__PT_MSG, 0, 2},
+	{4, "reason", MU__PT_STRING, 0, -1},
+	{5, "message", MU__PT_STRING, 0, -1},
+	/* .k8s.io.api.apps.v1.StatefulSet */
+	{1, "metadata", MU__PT_MSG, 0, 1},
+	{2, "spec", MU__PT_MSG, 0, 231},
+	{3, "status", MU__PT_MSG, 0, 243},
+	/* .k8s.io.api.apps.v1.StatefulSetSpec */
+	{1, "replicas", MU__PT_INT, 0, -1},
+	{2, "selector", MU__PT_MSG, 0, 52},
+	{3, "template", MU__PT_MSG, 0, 183},
+	{4, "volumeClaimTemplates", MU__PT_MSG, 1, 232},
+	{5, "serviceName", MU__PT_STRING, 0, -1},
+	{6, "podManagementPolicy", MU__PT_STRING, 0, -1},
+	{7, "updateStrategy", MU__PT_MSG, 0, 239},
+	{8, "revisionHistoryLimit", MU__PT_INT, 0, -1},
+	{9, "minReadySeconds", MU__PT_INT, 0, -1},
+	{10, "persistentVolumeClaimRetentionPolicy", MU__PT_MSG, 0, 241},
+	{11, "ordinals", MU__PT_MSG, 0, 242},
+	/* .k8s.io.api.core.v1.PersistentVolumeClaim */
+	{1, "metadata", MU__PT_MSG, 0, 1},
+	{2, "spec", MU__PT_MSG, 0, 62},
+	{3, "status", MU__PT_MSG, 0, 233},
+	/* .k8s.io.api.core.v1.PersistentVolumeClaimStatus */
+	{1, "phase", MU__PT_STRING, 0, -1},
+	{2, "accessModes", MU__PT_STRING, 1, -1},
+	{3, "capacity", MU__PT_MSG, 1, 234},
+	{4, "conditions", MU__PT_MSG, 1, 235},
+	{5, "allocatedResources", MU__PT_MSG, 1, 236},
+	{7, "allocatedResourceStatuses", MU__PT_MSG, 1, 237},
+	{8, "currentVolumeAttributesClassName", MU__PT_STRING, 0, -1},
+	{9, "modifyVolumeStatus", MU__PT_MSG, 0, 238},
+	/* .k8s.io.api.core.v1.PersistentVolumeClaimStatus.CapacityEntry */
+	{1, "key", MU__PT_STRING, 0, -1},
+	{2, "value", MU__PT_MSG, 0, 17},
+	/* .k8s.io.api.core.v1.PersistentVolumeClaimCondition */
+	{1, "type", MU__PT_STRING, 0, -1},
+	{2, "status", MU__PT_STRING, 0, -1},
+	{3, "lastProbeTime", MU__PT_MSG, 0, 2},
+	{4, "lastTransitionTime", MU__PT_MSG, 0, 2},
+	{5, "reason", MU__PT_STRING, 0, -1},
+	{6, "message", MU__PT_STRING, 0, -1},
+	/* .k8s.io.api.core.v1.PersistentVolumeClaimStatus.AllocatedResourcesEntry */
+	{1, "key", MU__PT_STRING, 0, -1},
+	{2, "value", MU__PT_MSG, 0, 17},
+	/* .k8s.io.api.core.v1.PersistentVolumeClaimStatus.AllocatedResourceStatusesEntry */
+	{1, "key", MU__PT_STRING, 0, -1},
+	{2, "value", MU__PT_STRING, 0, -1},
+	/* .k8s.io.api.core.v1.ModifyVolumeStatus */
+	{1, "targetVolumeAttributesClassName", MU__PT_STRING, 0, -1},
+	{2, "status", MU__PT_STRING, 0, -1},
+	/* .k8s.io.api.apps.v1.StatefulSetUpdateStrategy */
+	{1, "type", MU__PT_STRING, 0, -1},
+	{2, "rollingUpdate", MU__PT_MSG, 0, 240},
+	/* .k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy */
+	{1, "partition", MU__PT_INT, 0, -1},
+	{2, "maxUnavailable", MU__PT_MSG, 0, 89},
+	/* .k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy */
+	{1, "whenDeleted", MU__PT_STRING, 0, -1},
+	{2, "whenScaled", MU__PT_STRING, 0, -1},
+	/* .k8s.io.api.apps.v1.StatefulSetOrdinals */
+	{1, "start", MU__PT_INT, 0, -1},
+	/* .k8s.io.api.apps.v1.StatefulSetStatus */
+	{1, "observedGeneration", MU__PT_INT, 0, -1},
+	{2, "replicas", MU__PT_INT, 0, -1},
+	{3, "readyReplicas", MU__PT_INT, 0, -1},
+	{4, "currentReplicas", MU__PT_INT, 0, -1},
+	{5, "updatedReplicas", MU__PT_INT, 0, -1},
+	{6, "currentRevision", MU__PT_STRING, 0, -1},
+	{7, "updateRevision", MU__PT_STRING, 0, -1},
+	{9, "collisionCount", MU__PT_INT, 0, -1},
+	{10, "conditions", MU__PT_MSG, 1, 244},
+	{11, "availableReplicas", MU__PT_INT, 0, -1},
+	/* .k8s.io.api.apps.v1.StatefulSetCondition */
+	{1, "type", MU__PT_STRING, 0, -1},
+	{2, "status", MU__PT_STRING, 0, -1},
+	{3, "lastTransitionTime", MU__PT_MSG, 0, 2},
+	{4, "reason", MU__PT_STRING, 0, -1},
+	{5, "message", MU__PT_STRING, 0, -1},
+	/* .k8s.io.api.autoscaling.v1.Scale */
+	{1, "metadata", MU__PT_MSG, 0, 1},
+	{2, "spec", MU__PT_MSG, 0, 246},
+	{3, "status", MU__PT_MSG, 0, 247},
+	/* .k8s.io.api.autoscaling.v1.ScaleSpec */
+	{1, "replicas", MU__PT_INT, 0, -1},
+	/* .k8s.io.api.autoscaling.v1.ScaleStatus */
+	{1, "replicas", MU__PT_INT, 0, -1},
+	{2, "selector", MU__PT_STRING, 0, -1},
 	{0, NULL, 0, 0, -1},
 };
 
@@ -1337,8 +1479,36 @@ const mu__pmsg_t mu__pmsgs[] = {
 	{".k8s.io.api.certificates.v1.ExtraValue", 878, 1, MU__PS_NONE, 0},
 	{".k8s.io.api.certificates.v1.CertificateSigningRequestStatus", 879, 2, MU__PS_NONE, 0},
 	{".k8s.io.api.certificates.v1.CertificateSigningRequestCondition", 881, 6, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.Deployment", 887, 3, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.DeploymentSpec", 890, 8, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.DeploymentStrategy", 898, 2, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.RollingUpdateDeployment", 900, 2, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.DeploymentStatus", 902, 8, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.DeploymentCondition", 910, 6, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.ReplicaSet", 916, 3, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.ReplicaSetSpec", 919, 4, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.ReplicaSetStatus", 923, 6, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.ReplicaSetCondition", 929, 5, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.StatefulSet", 934, 3, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.StatefulSetSpec", 937, 11, MU__PS_NONE, 0},
+	{".k8s.io.api.core.v1.PersistentVolumeClaim", 948, 3, MU__PS_NONE, 0},
+	{".k8s.io.api.core.v1.PersistentVolumeClaimStatus", 951, 8, MU__PS_NONE, 0},
+	{".k8s.io.api.core.v1.PersistentVolumeClaimStatus.CapacityEntry", 959, 2, MU__PS_NONE, 1},
+	{".k8s.io.api.core.v1.PersistentVolumeClaimCondition", 961, 6, MU__PS_NONE, 0},
+	{".k8s.io.api.core.v1.PersistentVolumeClaimStatus.AllocatedResourcesEntry", 967, 2, MU__PS_NONE, 1},
+	{".k8s.io.api.core.v1.PersistentVolumeClaimStatus.AllocatedResourceStatusesEntry", 969, 2, MU__PS_NONE, 1},
+	{".k8s.io.api.core.v1.ModifyVolumeStatus", 971, 2, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.StatefulSetUpdateStrategy", 973, 2, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", 975, 2, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", 977, 2, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.StatefulSetOrdinals", 979, 1, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.StatefulSetStatus", 980, 10, MU__PS_NONE, 0},
+	{".k8s.io.api.apps.v1.StatefulSetCondition", 990, 5, MU__PS_NONE, 0},
+	{".k8s.io.api.autoscaling.v1.Scale", 995, 3, MU__PS_NONE, 0},
+	{".k8s.io.api.autoscaling.v1.ScaleSpec", 998, 1, MU__PS_NONE, 0},
+	{".k8s.io.api.autoscaling.v1.ScaleStatus", 999, 2, MU__PS_NONE, 0},
 };
-const int mu__npmsgs = 220;
+const int mu__npmsgs = 248;
 
 const mu__proot_t mu__proots[] = {
 	{"", "v1", "Namespace", 0},
@@ -1360,5 +1530,9 @@ const mu__proot_t mu__proots[] = {
 	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", 205},
 	{"authorization.k8s.io", "v1", "SelfSubjectAccessReview", 206},
 	{"certificates.k8s.io", "v1", "CertificateSigningRequest", 214},
+	{"apps", "v1", "Deployment", 220},
+	{"apps", "v1", "ReplicaSet", 226},
+	{"apps", "v1", "StatefulSet", 230},
+	{"autoscaling", "v1", "Scale", 245},
 };
-const int mu__nproots = 19;
+const int mu__nproots = 23;

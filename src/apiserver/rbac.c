@@ -12,6 +12,9 @@
  *     while that Secret and the ServiceAccount exist; the user is
  *     system:serviceaccount:NS:NAME with groups system:serviceaccounts and
  *     system:serviceaccounts:NS.
+ *   - a bootstrap token ID.SECRET held by the Secret
+ *     kube-system/bootstrap-token-ID (bootstrap_token): user
+ *     system:bootstrap:ID in system:bootstrappers;
  *   - before any token, a client certificate signed by the server's client
  *     CA (x509.c): CommonName the user, each Organization a group.
  * Every authenticated user is also in system:authenticated.
@@ -24,7 +27,9 @@
  * "*\/sub"), resource name, or non-resource URL (with a trailing "*").
  * system:masters may do everything.  The bootstrap policy kube-apiserver
  * reconciles at start is created when absent: cluster-admin,
- * system:discovery and system:basic-user with their bindings.
+ * system:discovery and system:basic-user with their bindings, and the
+ * kubelet bootstrap roles (system:node-bootstrapper and the nodeclient and
+ * selfnodeclient ones) without.
  *
  * Cost: an admin request costs nothing; any other reads the bindings and
  * roles that apply (their count bounds it).
@@ -137,6 +142,75 @@ static bool sa_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
 	return ok;
 }
 
+/* Secret data field k of j decoded into out (NUL-terminated); false when
+ * missing or too long. */
+static bool secret_field(const json_t *j, const char *k, char *out, size_t cap)
+{
+	const char *v = json_string_value(json_object_get(mu__jget(j, "data"), k));
+	size_t n;
+	if (!v || mu__b64dec(v, out, cap - 1, &n) != MU_OK)
+		return false;
+	out[n] = '\0';
+	return true;
+}
+
+/* Whether s has n characters of [a-z0-9]. */
+static bool lower_alnum(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* A bootstrap token "ID.SECRET" ([a-z0-9]{6}.[a-z0-9]{16}), as
+ * kube-apiserver's bootstrap token authenticator
+ * (plugin/pkg/auth/authenticator/token/bootstrap): the Secret
+ * kube-system/bootstrap-token-ID of type bootstrap.kubernetes.io/token,
+ * not being deleted, holding that token-id and token-secret,
+ * usage-bootstrap-authentication "true" and no past expiration; the user is
+ * system:bootstrap:ID in system:bootstrappers and the auth-extra-groups
+ * (each system:bootstrappers:..., else the token names nobody). */
+static bool bootstrap_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
+{
+	if (strlen(bearer) != 23 || bearer[6] != '.' || !lower_alnum(bearer, 6) || !lower_alnum(bearer + 7, 16))
+		return false;
+	char name[32], v[1024];
+	snprintf(name, sizeof name, "bootstrap-token-%.6s", bearer);
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_SECRETS, "kube-system", name);
+	json_t *j = o && !o->deleting ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	bool ok = j && !strcmp(mu__jstr(j, "type") ? mu__jstr(j, "type") : "", "bootstrap.kubernetes.io/token") &&
+		  secret_field(j, "token-secret", v, sizeof v) && same(v, bearer + 7) &&
+		  secret_field(j, "token-id", v, sizeof v) && !strncmp(v, bearer, 6) && !v[6] &&
+		  secret_field(j, "usage-bootstrap-authentication", v, sizeof v) && !strcmp(v, "true");
+	if (ok && secret_field(j, "expiration", v, sizeof v)) {
+		int64_t exp = mu__parse_rfc3339(v);
+		ok = exp >= 0 && exp > mu__now_s(); /* an unparsable time is expired, as kube's */
+	}
+	mu__user_t t;
+	memset(&t, 0, sizeof t);
+	snprintf(t.name, sizeof t.name, "system:bootstrap:%.6s", bearer);
+	add_group(&t, "system:bootstrappers");
+	if (ok && secret_field(j, "auth-extra-groups", v, sizeof v)) {
+		for (char *g = strtok(v, ","); g && ok; g = strtok(NULL, ",")) {
+			while (*g == ' ')
+				g++;
+			size_t l = strlen(g);
+			while (l && g[l - 1] == ' ')
+				g[--l] = '\0';
+			ok = !strncmp(g, "system:bootstrappers:", 21) && l > 21 && l <= 21 + 256 &&
+			     strspn(g + 21, "abcdefghijklmnopqrstuvwxyz0123456789:-") == l - 21 &&
+			     g[l - 1] != ':' && g[l - 1] != '-';
+			add_group(&t, g);
+		}
+	}
+	json_decref(j);
+	if (ok)
+		*u = t;
+	return ok;
+}
+
 bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *cert, mu__user_t *u)
 {
 	memset(u, 0, sizeof *u);
@@ -152,7 +226,7 @@ bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *ce
 	} else if (same(b, s->o.token)) {
 		snprintf(u->name, sizeof u->name, "admin");
 		add_group(u, "system:masters");
-	} else if (!sa_token(s, b, u) && !static_token(s, b, u)) {
+	} else if (!sa_token(s, b, u) && !bootstrap_token(s, b, u) && !static_token(s, b, u)) {
 		return false;
 	}
 	add_group(u, "system:authenticated");
@@ -361,6 +435,15 @@ bool mu__authz_attrs(mu_apiserver_t *s, const mu__user_t *u, const char *verb, c
 	return allowed(s, u, &a);
 }
 
+bool mu__authz_sub(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		   const char *resource, const char *sub)
+{
+	if (u->admin)
+		return true;
+	attrs_t a = {verb, group, resource, sub, "", "", "/", true};
+	return allowed(s, u, &a);
+}
+
 /* --- SelfSubjectAccessReview, TokenRequest ------------------------------ */
 
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
@@ -528,11 +611,28 @@ int mu__rbac_bootstrap(mu_apiserver_t *s)
 				      "{\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":[\"selfsubjectreviews\"],"
 				      "\"verbs\":[\"create\"]}",
 		 "system:authenticated"},
+		/* kubelet TLS bootstrap: kube's policy has the roles, not their
+		 * bindings (kubeadm binds them to system:bootstrappers:... and
+		 * system:nodes) */
+		{"system:node-bootstrapper", "{\"apiGroups\":[\"certificates.k8s.io\"],\"resources\":"
+					     "[\"certificatesigningrequests\"],\"verbs\":[\"create\",\"get\",\"list\","
+					     "\"watch\"]}", NULL},
+		{"system:certificates.k8s.io:certificatesigningrequests:nodeclient",
+		 "{\"apiGroups\":[\"certificates.k8s.io\"],\"resources\":[\"certificatesigningrequests/nodeclient\"],"
+		 "\"verbs\":[\"create\"]}", NULL},
+		{"system:certificates.k8s.io:certificatesigningrequests:selfnodeclient",
+		 "{\"apiGroups\":[\"certificates.k8s.io\"],\"resources\":"
+		 "[\"certificatesigningrequests/selfnodeclient\"],\"verbs\":[\"create\"]}", NULL},
 	};
 	char buf[2048];
 	for (size_t i = 0; i < sizeof roles / sizeof *roles; i++) {
 		snprintf(buf, sizeof buf, CR, roles[i][0], roles[i][1]);
 		int rc = put_if_absent(s, MU__RT_CLUSTERROLES, buf);
+		if (!roles[i][2]) {
+			if (rc != MU_OK)
+				return rc;
+			continue;
+		}
 		snprintf(buf, sizeof buf, CRB, roles[i][0], roles[i][0], roles[i][2]);
 		if (rc == MU_OK)
 			rc = put_if_absent(s, MU__RT_CLUSTERROLEBINDINGS, buf);

@@ -525,6 +525,19 @@ static const mu__col_t pdb_cols[] = {
 	{"Allowed Disruptions", "integer", "", "Evictions allowed now (status).", 0}, AGECOL,
 };
 
+static const mu__col_t deploy_cols[] = {
+	NAMECOL, {"Ready", "string", "", "Ready replicas of the desired.", 0},
+	{"Up-to-date", "integer", "", "Replicas updated to the template (status).", 0},
+	{"Available", "integer", "", "Available replicas (status).", 0}, AGECOL,
+};
+static const mu__col_t rs_cols[] = {
+	NAMECOL, {"Desired", "integer", "", "spec.replicas.", 0}, {"Current", "integer", "", "status.replicas.", 0},
+	{"Ready", "integer", "", "status.readyReplicas.", 0}, AGECOL,
+};
+static const mu__col_t sts_cols[] = {
+	NAMECOL, {"Ready", "string", "", "Ready replicas of the desired.", 0}, AGECOL,
+};
+
 static const char *const pod_fields[] = {
 	"spec.nodeName", "spec.schedulerName", "status.phase", "spec.restartPolicy",
 	"spec.serviceAccountName", "status.podIP", "status.nominatedNodeName",
@@ -664,6 +677,15 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 	[MU__RT_CSRS] = {"certificates.k8s.io", "v1", "certificatesigningrequests", "certificatesigningrequest",
 			 "CertificateSigningRequest", {"csr"}, false, true, true, MU__SUB_STATUS | MU__SUB_APPROVAL,
 			 csr_fields, csr_cols, N(csr_cols), mu__row_csr, mu__validate_csr, NULL, MU__NAME_PATH},
+	[MU__RT_DEPLOYMENTS] = {"apps", "v1", "deployments", "deployment", "Deployment", {"deploy"}, true, true, true,
+				MU__SUB_STATUS | MU__SUB_SCALE, NULL, deploy_cols, N(deploy_cols), mu__row_deployment,
+				mu__validate_apps, mu__defaults_apps, MU__NAME_SUBDOMAIN},
+	[MU__RT_REPLICASETS] = {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", {"rs"}, true, true, true,
+				MU__SUB_STATUS | MU__SUB_SCALE, NULL, rs_cols, N(rs_cols), mu__row_replicaset,
+				mu__validate_apps, mu__defaults_apps, MU__NAME_SUBDOMAIN},
+	[MU__RT_STATEFULSETS] = {"apps", "v1", "statefulsets", "statefulset", "StatefulSet", {"sts"}, true, true,
+				 true, MU__SUB_STATUS | MU__SUB_SCALE, NULL, sts_cols, N(sts_cols),
+				 mu__row_statefulset, mu__validate_apps, mu__defaults_apps, MU__NAME_SUBDOMAIN},
 };
 
 const mu__rtype_t *mu__rtypes(int *n)

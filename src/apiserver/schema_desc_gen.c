@@ -357,6 +357,37 @@ const char *const mu__smodel_desc[] = {
 	/* V1CertificateSigningRequestStatus */ "CertificateSigningRequestStatus contains conditions used to indicate approved/denied/failed status o"
 		"f the request, and the issued certificate.",
 	/* V1CertificateSigningRequestCondition */ "CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object",
+	/* V1Deployment */ "Deployment enables declarative updates for Pods and ReplicaSets.",
+	/* V1DeploymentSpec */ "DeploymentSpec is the specification of the desired behavior of the Deployment.",
+	/* V1DeploymentStrategy */ "DeploymentStrategy describes how to replace existing pods with new ones.",
+	/* V1RollingUpdateDeployment */ "Spec to control the desired behavior of rolling update.",
+	/* V1DeploymentStatus */ "DeploymentStatus is the most recently observed status of the Deployment.",
+	/* V1DeploymentCondition */ "DeploymentCondition describes the state of a deployment at a certain point.",
+	/* V1ReplicaSet */ "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
+	/* V1ReplicaSetSpec */ "ReplicaSetSpec is the specification of a ReplicaSet.",
+	/* V1ReplicaSetStatus */ "ReplicaSetStatus represents the current status of a ReplicaSet.",
+	/* V1ReplicaSetCondition */ "ReplicaSetCondition describes the state of a replica set at a certain point.",
+	/* V1StatefulSet */ "StatefulSet represents a set of pods with consistent identities. Identities are defined as:   - Netw"
+		"ork: A single stable DNS and hostname.   - Storage: As many VolumeClaims as requested.  The Stateful"
+		"Set guarantees that a given network identity will always map to the same storage identity.",
+	/* V1StatefulSetSpec */ "A StatefulSetSpec is the specification of a StatefulSet.",
+	/* V1StatefulSetOrdinals */ "StatefulSetOrdinals describes the policy used for replica ordinal assignment in this StatefulSet.",
+	/* V1StatefulSetPersistentVolumeClaimRetentionPolicy */ "StatefulSetPersistentVolumeClaimRetentionPolicy describes the policy used for PVCs created from the "
+		"StatefulSet VolumeClaimTemplates.",
+	/* V1StatefulSetUpdateStrategy */ "StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform"
+		" updates. It includes any additional parameters necessary to perform the update for the indicated st"
+		"rategy.",
+	/* V1RollingUpdateStatefulSetStrategy */ "RollingUpdateStatefulSetStrategy is used to communicate parameter for RollingUpdateStatefulSetStrate"
+		"gyType.",
+	/* V1PersistentVolumeClaim */ "PersistentVolumeClaim is a user's request for and claim to a persistent volume",
+	/* V1PersistentVolumeClaimStatus */ "PersistentVolumeClaimStatus is the current status of a persistent volume claim.",
+	/* V1PersistentVolumeClaimCondition */ "PersistentVolumeClaimCondition contains details about state of pvc",
+	/* V1ModifyVolumeStatus */ "ModifyVolumeStatus represents the status object of ControllerModifyVolume operation",
+	/* V1StatefulSetStatus */ "StatefulSetStatus represents the current state of a StatefulSet.",
+	/* V1StatefulSetCondition */ "StatefulSetCondition describes the state of a statefulset at a certain point.",
+	/* V1Scale */ "Scale represents a scaling request for a resource.",
+	/* V1ScaleSpec */ "ScaleSpec describes the attributes of a scale subresource.",
+	/* V1ScaleStatus */ "ScaleStatus represents the current status of a scale subresource.",
 };
 
 const char *const mu__sfield_desc[] = {
@@ -2694,4 +2725,279 @@ const char *const mu__sfield_desc[] = {
 		"the /status subresource, indicating the signer failed to issue the certificate.  Approved and Denied"
 		" conditions are mutually exclusive. Approved, Denied, and Failed conditions cannot be removed once a"
 		"dded.  Only one condition of a given type is allowed.",
+	/* V1Deployment */
+	"APIVersion defines the versioned schema of this representation of an object. Servers should convert "
+		"recognized schemas to the latest internal value, and may reject unrecognized values. More info: http"
+		"s://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+	"Kind is a string value representing the REST resource this object represents. Servers may infer this"
+		" from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https"
+		"://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+	NULL,
+	NULL,
+	NULL,
+	/* V1DeploymentSpec */
+	"Minimum number of seconds for which a newly created pod should be ready without any of its container"
+		" crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soo"
+		"n as it is ready)",
+	"Indicates that the deployment is paused.",
+	"The maximum time in seconds for a deployment to make progress before it is considered to be failed. "
+		"The deployment controller will continue to process failed deployments and a condition with a Progres"
+		"sDeadlineExceeded reason will be surfaced in the deployment status. Note that progress will not be e"
+		"stimated during the time a deployment is paused. Defaults to 600s.",
+	"Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. De"
+		"faults to 1.",
+	"The number of old ReplicaSets to retain to allow rollback. This is a pointer to distinguish between "
+		"explicit zero and not specified. Defaults to 10.",
+	NULL,
+	NULL,
+	NULL,
+	/* V1DeploymentStrategy */
+	NULL,
+	"Type of deployment. Can be \"Recreate\" or \"RollingUpdate\". Default is RollingUpdate.",
+	/* V1RollingUpdateDeployment */
+	"IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and"
+		" unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSO"
+		"N field that can accept a name or number.",
+	"IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and"
+		" unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSO"
+		"N field that can accept a name or number.",
+	/* V1DeploymentStatus */
+	"Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+	"Count of hash collisions for the Deployment. The Deployment controller uses this field as a collisio"
+		"n avoidance mechanism when it needs to create the name for the newest ReplicaSet.",
+	"Represents the latest available observations of a deployment's current state.",
+	"The generation observed by the deployment controller.",
+	"readyReplicas is the number of pods targeted by this Deployment with a Ready Condition.",
+	"Total number of non-terminated pods targeted by this deployment (their labels match the selector).",
+	"Total number of unavailable pods targeted by this deployment. This is the total number of pods that "
+		"are still required for the deployment to have 100% available capacity. They may either be pods that "
+		"are running but not yet available or pods that still have not been created.",
+	"Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+	/* V1DeploymentCondition */
+	"Last time the condition transitioned from one status to another.",
+	"The last time this condition was updated.",
+	"A human readable message indicating details about the transition.",
+	"The reason for the condition's last transition.",
+	"Status of the condition, one of True, False, Unknown.",
+	"Type of deployment condition.",
+	/* V1ReplicaSet */
+	"APIVersion defines the versioned schema of this representation of an object. Servers should convert "
+		"recognized schemas to the latest internal value, and may reject unrecognized values. More info: http"
+		"s://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+	"Kind is a string value representing the REST resource this object represents. Servers may infer this"
+		" from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https"
+		"://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+	NULL,
+	NULL,
+	NULL,
+	/* V1ReplicaSetSpec */
+	"Minimum number of seconds for which a newly created pod should be ready without any of its container"
+		" crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soo"
+		"n as it is ready)",
+	"Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero a"
+		"nd unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/"
+		"replicationcontroller/#what-is-a-replicationcontroller",
+	NULL,
+	NULL,
+	/* V1ReplicaSetStatus */
+	"The number of available replicas (ready for at least minReadySeconds) for this replica set.",
+	"Represents the latest available observations of a replica set's current state.",
+	"The number of pods that have labels matching the labels of the pod template of the replicaset.",
+	"ObservedGeneration reflects the generation of the most recently observed ReplicaSet.",
+	"readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.",
+	"Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/con"
+		"cepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+	/* V1ReplicaSetCondition */
+	"The last time the condition transitioned from one status to another.",
+	"A human readable message indicating details about the transition.",
+	"The reason for the condition's last transition.",
+	"Status of the condition, one of True, False, Unknown.",
+	"Type of replica set condition.",
+	/* V1StatefulSet */
+	"APIVersion defines the versioned schema of this representation of an object. Servers should convert "
+		"recognized schemas to the latest internal value, and may reject unrecognized values. More info: http"
+		"s://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+	"Kind is a string value representing the REST resource this object represents. Servers may infer this"
+		" from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https"
+		"://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+	NULL,
+	NULL,
+	NULL,
+	/* V1StatefulSetSpec */
+	"Minimum number of seconds for which a newly created pod should be ready without any of its container"
+		" crashing for it to be considered available. Defaults to 0 (pod will be considered available as soon"
+		" as it is ready)",
+	NULL,
+	NULL,
+	"podManagementPolicy controls how pods are created during initial scale up, when replacing pods on no"
+		"des, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasin"
+		"g order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continu"
+		"ing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Paral"
+		"lel` which will create pods in parallel to match the desired scale without waiting, and on scale dow"
+		"n will delete all pods at once.",
+	"replicas is the desired number of replicas of the given Template. These are replicas in the sense th"
+		"at they are instantiations of the same Template, but individual replicas also have a consistent iden"
+		"tity. If unspecified, defaults to 1.",
+	"revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's"
+		" revision history. The revision history consists of all revisions not represented by a currently app"
+		"lied StatefulSetSpec version. The default value is 10.",
+	NULL,
+	"serviceName is the name of the service that governs this StatefulSet. This service must exist before"
+		" the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames tha"
+		"t follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where \"pod-specific"
+		"-string\" is managed by the StatefulSet controller.",
+	NULL,
+	NULL,
+	"volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet control"
+		"ler is responsible for mapping network identities to claims in a way that maintains the identity of "
+		"a pod. Every claim in this list must have at least one matching (by name) volumeMount in one contain"
+		"er in the template. A claim in this list takes precedence over any volumes in the template, with the"
+		" same name.",
+	/* V1StatefulSetOrdinals */
+	"start is the number representing the first replica's index. It may be used to number replicas from a"
+		"n alternate index (eg: 1-indexed) over the default 0-indexed names, or to orchestrate progressive mo"
+		"vement of replicas from one StatefulSet to another. If set, replica indices will be in the range:   "
+		"[.spec.ordinals.start, .spec.ordinals.start + .spec.replicas). If unset, defaults to 0. Replica indi"
+		"ces will be in the range:   [0, .spec.replicas).",
+	/* V1StatefulSetPersistentVolumeClaimRetentionPolicy */
+	"WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the St"
+		"atefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet d"
+		"eletion. The `Delete` policy causes those PVCs to be deleted.",
+	"WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the Sta"
+		"tefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledow"
+		"n. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be "
+		"deleted.",
+	/* V1StatefulSetUpdateStrategy */
+	NULL,
+	"Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.",
+	/* V1RollingUpdateStatefulSetStrategy */
+	"IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and"
+		" unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSO"
+		"N field that can accept a name or number.",
+	"Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a"
+		" rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Pa"
+		"rtition-1 to 0 remain untouched. This is helpful in being able to do a canary based deployment. The "
+		"default value is 0.",
+	/* V1PersistentVolumeClaim */
+	"APIVersion defines the versioned schema of this representation of an object. Servers should convert "
+		"recognized schemas to the latest internal value, and may reject unrecognized values. More info: http"
+		"s://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+	"Kind is a string value representing the REST resource this object represents. Servers may infer this"
+		" from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https"
+		"://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+	NULL,
+	NULL,
+	NULL,
+	/* V1PersistentVolumeClaimStatus */
+	"accessModes contains the actual access modes the volume backing the PVC has. More info: https://kube"
+		"rnetes.io/docs/concepts/storage/persistent-volumes#access-modes-1",
+	"allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follo"
+		"w standard Kubernetes label syntax. Valid values are either:  * Un-prefixed keys:   - storage - the "
+		"capacity of the volume.  * Custom resources must use implementation-defined prefixed names such as "
+		"\"example.com/my-custom-resource\" Apart from above values - keys that are unprefixed or have kubern"
+		"etes.io prefix are considered reserved and hence may not be used.  ClaimResourceStatus can be in any"
+		" of following states:  - ControllerResizeInProgress:   State set when resize controller starts resiz"
+		"ing the volume in control-plane.  - ControllerResizeFailed:   State set when resize has failed in re"
+		"size controller with a terminal error.  - NodeResizePending:   State set when resize controller has "
+		"finished resizing the volume but further resizing of   volume is needed on the node.  - NodeResizeIn"
+		"Progress:   State set when kubelet starts resizing the volume.  - NodeResizeFailed:   State set when"
+		" resizing has failed in kubelet with a terminal error. Transient errors don't set   NodeResizeFailed"
+		". For example: if expanding a PVC for more capacity - this field can be one of the following states:"
+		"  - pvc.status.allocatedResourceStatus['storage'] = \"ControllerResizeInProgress\"      - pvc.status"
+		".allocatedResourceStatus['storage'] = \"ControllerResizeFailed\"      - pvc.status.allocatedResource"
+		"Status['storage'] = \"NodeResizePending\"      - pvc.status.allocatedResourceStatus['storage'] = "
+		"\"NodeResizeInProgress\"      - pvc.status.allocatedResourceStatus['storage'] = \"NodeResizeFailed"
+		"\" When this field is not set, it means that no resize operation is in progress for the given PVC.  "
+		"A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus sh"
+		"ould ignore the update for the purpose it was designed. For example - a controller that only is resp"
+		"onsible for resizing capacity of the volume, should ignore PVC updates that change other valid resou"
+		"rces associated with PVC.  This is an alpha field and requires enabling RecoverVolumeExpansionFailur"
+		"e feature.",
+	"allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow "
+		"standard Kubernetes label syntax. Valid values are either:  * Un-prefixed keys:   - storage - the ca"
+		"pacity of the volume.  * Custom resources must use implementation-defined prefixed names such as "
+		"\"example.com/my-custom-resource\" Apart from above values - keys that are unprefixed or have kubern"
+		"etes.io prefix are considered reserved and hence may not be used.  Capacity reported here may be lar"
+		"ger than the actual capacity when a volume expansion operation is requested. For storage quota, the "
+		"larger value from allocatedResources and PVC.spec.resources is used. If allocatedResources is not se"
+		"t, PVC.spec.resources alone is used for quota calculation. If a volume expansion capacity request is"
+		" lowered, allocatedResources is only lowered if there are no expansion operations in progress and if"
+		" the actual volume capacity is equal or lower than the requested capacity.  A controller that receiv"
+		"es PVC update with previously unknown resourceName should ignore the update for the purpose it was d"
+		"esigned. For example - a controller that only is responsible for resizing capacity of the volume, sh"
+		"ould ignore PVC updates that change other valid resources associated with PVC.  This is an alpha fie"
+		"ld and requires enabling RecoverVolumeExpansionFailure feature.",
+	"capacity represents the actual resources of the underlying volume.",
+	"conditions is the current Condition of persistent volume claim. If underlying persistent volume is b"
+		"eing resized then the Condition will be set to 'Resizing'.",
+	"currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. "
+		"When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim This is a beta fi"
+		"eld and requires enabling VolumeAttributesClass feature (off by default).",
+	NULL,
+	"phase represents the current phase of PersistentVolumeClaim.",
+	/* V1PersistentVolumeClaimCondition */
+	"lastProbeTime is the time we probed the condition.",
+	"lastTransitionTime is the time the condition transitioned from one status to another.",
+	"message is the human-readable message indicating details about last transition.",
+	"reason is a unique, this should be a short, machine understandable string that gives the reason for "
+		"condition's last transition. If it reports \"Resizing\" that means the underlying persistent volume "
+		"is being resized.",
+	"Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io"
+		"/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=stat"
+		"e%20of%20pvc-,conditions.status,-(string)%2C%20required",
+	"Type is the type of the condition. More info: https://kubernetes.io/docs/reference/kubernetes-api/co"
+		"nfig-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,Pers"
+		"istentVolumeClaimCondition,-contains%20details%20about",
+	/* V1ModifyVolumeStatus */
+	"status is the status of the ControllerModifyVolume operation. It can be in any of following states: "
+		" - Pending    Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requi"
+		"rements, such as    the specified VolumeAttributesClass not existing.  - InProgress    InProgress in"
+		"dicates that the volume is being modified.  - Infeasible   Infeasible indicates that the request has"
+		" been rejected as invalid by the CSI driver. To    resolve the error, a valid VolumeAttributesClass "
+		"needs to be specified. Note: New statuses can be added in the future. Consumers should check for unk"
+		"nown statuses and fail appropriately.",
+	"targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being rec"
+		"onciled",
+	/* V1StatefulSetStatus */
+	"Total number of available pods (ready for at least minReadySeconds) targeted by this statefulset.",
+	"collisionCount is the count of hash collisions for the StatefulSet. The StatefulSet controller uses "
+		"this field as a collision avoidance mechanism when it needs to create the name for the newest Contro"
+		"llerRevision.",
+	"Represents the latest available observations of a statefulset's current state.",
+	"currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet ver"
+		"sion indicated by currentRevision.",
+	"currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the"
+		" sequence [0,currentReplicas).",
+	"observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to th"
+		"e StatefulSet's generation, which is updated on mutation by the API Server.",
+	"readyReplicas is the number of pods created for this StatefulSet with a Ready Condition.",
+	"replicas is the number of Pods created by the StatefulSet controller.",
+	"updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the "
+		"sequence [replicas-updatedReplicas,replicas)",
+	"updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet ver"
+		"sion indicated by updateRevision.",
+	/* V1StatefulSetCondition */
+	"Last time the condition transitioned from one status to another.",
+	"A human readable message indicating details about the transition.",
+	"The reason for the condition's last transition.",
+	"Status of the condition, one of True, False, Unknown.",
+	"Type of statefulset condition.",
+	/* V1Scale */
+	"APIVersion defines the versioned schema of this representation of an object. Servers should convert "
+		"recognized schemas to the latest internal value, and may reject unrecognized values. More info: http"
+		"s://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+	"Kind is a string value representing the REST resource this object represents. Servers may infer this"
+		" from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https"
+		"://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+	NULL,
+	NULL,
+	NULL,
+	/* V1ScaleSpec */
+	"replicas is the desired number of instances for the scaled object.",
+	/* V1ScaleStatus */
+	"replicas is the actual number of observed instances of the scaled object.",
+	"selector is the label query over pods that should match the replicas count. This is same as the labe"
+		"l selector but in the string format to avoid introspection by clients. The string will be in the sam"
+		"e format as the query-param syntax. More info about label selectors: https://kubernetes.io/docs/conc"
+		"epts/overview/working-with-objects/labels/",
 };

@@ -1104,6 +1104,149 @@ const mu__sfield_t mu__sfields[] = {
 	{"reason", MU__SS_SCALAR, MU__ST_STRING, -1},
 	{"status", MU__SS_SCALAR, MU__ST_STRING, -1},
 	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1Deployment */
+	{"apiVersion", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"kind", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"metadata", MU__SS_SCALAR, MU__ST_OBJECT, 1},
+	{"spec", MU__SS_SCALAR, MU__ST_OBJECT, 194},
+	{"status", MU__SS_SCALAR, MU__ST_OBJECT, 197},
+	/* V1DeploymentSpec */
+	{"minReadySeconds", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"paused", MU__SS_SCALAR, MU__ST_BOOL, -1},
+	{"progressDeadlineSeconds", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"revisionHistoryLimit", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"selector", MU__SS_SCALAR, MU__ST_OBJECT, 35},
+	{"strategy", MU__SS_SCALAR, MU__ST_OBJECT, 195},
+	{"template", MU__SS_SCALAR, MU__ST_OBJECT, 159},
+	/* V1DeploymentStrategy */
+	{"rollingUpdate", MU__SS_SCALAR, MU__ST_OBJECT, 196},
+	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1RollingUpdateDeployment */
+	{"maxSurge", MU__SS_SCALAR, MU__ST_INTSTR, -1},
+	{"maxUnavailable", MU__SS_SCALAR, MU__ST_INTSTR, -1},
+	/* V1DeploymentStatus */
+	{"availableReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"collisionCount", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"conditions", MU__SS_ARRAY, MU__ST_OBJECT, 198},
+	{"observedGeneration", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"readyReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"unavailableReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"updatedReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	/* V1DeploymentCondition */
+	{"lastTransitionTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"lastUpdateTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"message", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"reason", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"status", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1ReplicaSet */
+	{"apiVersion", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"kind", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"metadata", MU__SS_SCALAR, MU__ST_OBJECT, 1},
+	{"spec", MU__SS_SCALAR, MU__ST_OBJECT, 200},
+	{"status", MU__SS_SCALAR, MU__ST_OBJECT, 201},
+	/* V1ReplicaSetSpec */
+	{"minReadySeconds", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"selector", MU__SS_SCALAR, MU__ST_OBJECT, 35},
+	{"template", MU__SS_SCALAR, MU__ST_OBJECT, 159},
+	/* V1ReplicaSetStatus */
+	{"availableReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"conditions", MU__SS_ARRAY, MU__ST_OBJECT, 202},
+	{"fullyLabeledReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"observedGeneration", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"readyReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	/* V1ReplicaSetCondition */
+	{"lastTransitionTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"message", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"reason", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"status", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1StatefulSet */
+	{"apiVersion", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"kind", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"metadata", MU__SS_SCALAR, MU__ST_OBJECT, 1},
+	{"spec", MU__SS_SCALAR, MU__ST_OBJECT, 204},
+	{"status", MU__SS_SCALAR, MU__ST_OBJECT, 213},
+	/* V1StatefulSetSpec */
+	{"minReadySeconds", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"ordinals", MU__SS_SCALAR, MU__ST_OBJECT, 205},
+	{"persistentVolumeClaimRetentionPolicy", MU__SS_SCALAR, MU__ST_OBJECT, 206},
+	{"podManagementPolicy", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"revisionHistoryLimit", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"selector", MU__SS_SCALAR, MU__ST_OBJECT, 35},
+	{"serviceName", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"template", MU__SS_SCALAR, MU__ST_OBJECT, 159},
+	{"updateStrategy", MU__SS_SCALAR, MU__ST_OBJECT, 207},
+	{"volumeClaimTemplates", MU__SS_ARRAY, MU__ST_OBJECT, 209},
+	/* V1StatefulSetOrdinals */
+	{"start", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	/* V1StatefulSetPersistentVolumeClaimRetentionPolicy */
+	{"whenDeleted", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"whenScaled", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1StatefulSetUpdateStrategy */
+	{"rollingUpdate", MU__SS_SCALAR, MU__ST_OBJECT, 208},
+	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1RollingUpdateStatefulSetStrategy */
+	{"maxUnavailable", MU__SS_SCALAR, MU__ST_INTSTR, -1},
+	{"partition", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	/* V1PersistentVolumeClaim */
+	{"apiVersion", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"kind", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"metadata", MU__SS_SCALAR, MU__ST_OBJECT, 1},
+	{"spec", MU__SS_SCALAR, MU__ST_OBJECT, 96},
+	{"status", MU__SS_SCALAR, MU__ST_OBJECT, 210},
+	/* V1PersistentVolumeClaimStatus */
+	{"accessModes", MU__SS_ARRAY, MU__ST_STRING, -1},
+	{"allocatedResourceStatuses", MU__SS_MAP, MU__ST_STRING, -1},
+	{"allocatedResources", MU__SS_MAP, MU__ST_STRING, -1},
+	{"capacity", MU__SS_MAP, MU__ST_STRING, -1},
+	{"conditions", MU__SS_ARRAY, MU__ST_OBJECT, 211},
+	{"currentVolumeAttributesClassName", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"modifyVolumeStatus", MU__SS_SCALAR, MU__ST_OBJECT, 212},
+	{"phase", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1PersistentVolumeClaimCondition */
+	{"lastProbeTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"lastTransitionTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"message", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"reason", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"status", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1ModifyVolumeStatus */
+	{"status", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"targetVolumeAttributesClassName", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1StatefulSetStatus */
+	{"availableReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"collisionCount", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"conditions", MU__SS_ARRAY, MU__ST_OBJECT, 214},
+	{"currentReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"currentRevision", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"observedGeneration", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"readyReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"updateRevision", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"updatedReplicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	/* V1StatefulSetCondition */
+	{"lastTransitionTime", MU__SS_SCALAR, MU__ST_TIME, -1},
+	{"message", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"reason", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"status", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"type", MU__SS_SCALAR, MU__ST_STRING, -1},
+	/* V1Scale */
+	{"apiVersion", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"kind", MU__SS_SCALAR, MU__ST_STRING, -1},
+	{"metadata", MU__SS_SCALAR, MU__ST_OBJECT, 1},
+	{"spec", MU__SS_SCALAR, MU__ST_OBJECT, 216},
+	{"status", MU__SS_SCALAR, MU__ST_OBJECT, 217},
+	/* V1ScaleSpec */
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	/* V1ScaleStatus */
+	{"replicas", MU__SS_SCALAR, MU__ST_NUMBER, -1},
+	{"selector", MU__SS_SCALAR, MU__ST_STRING, -1},
 };
 
 const mu__smodel_t mu__smodels[] = {
@@ -1300,8 +1443,33 @@ const mu__smodel_t mu__smodels[] = {
 	{"V1CertificateSigningRequestSpec", 886, 8},
 	{"V1CertificateSigningRequestStatus", 894, 2},
 	{"V1CertificateSigningRequestCondition", 896, 6},
+	{"V1Deployment", 902, 5},
+	{"V1DeploymentSpec", 907, 8},
+	{"V1DeploymentStrategy", 915, 2},
+	{"V1RollingUpdateDeployment", 917, 2},
+	{"V1DeploymentStatus", 919, 8},
+	{"V1DeploymentCondition", 927, 6},
+	{"V1ReplicaSet", 933, 5},
+	{"V1ReplicaSetSpec", 938, 4},
+	{"V1ReplicaSetStatus", 942, 6},
+	{"V1ReplicaSetCondition", 948, 5},
+	{"V1StatefulSet", 953, 5},
+	{"V1StatefulSetSpec", 958, 11},
+	{"V1StatefulSetOrdinals", 969, 1},
+	{"V1StatefulSetPersistentVolumeClaimRetentionPolicy", 970, 2},
+	{"V1StatefulSetUpdateStrategy", 972, 2},
+	{"V1RollingUpdateStatefulSetStrategy", 974, 2},
+	{"V1PersistentVolumeClaim", 976, 5},
+	{"V1PersistentVolumeClaimStatus", 981, 8},
+	{"V1PersistentVolumeClaimCondition", 989, 6},
+	{"V1ModifyVolumeStatus", 995, 2},
+	{"V1StatefulSetStatus", 997, 10},
+	{"V1StatefulSetCondition", 1007, 5},
+	{"V1Scale", 1012, 5},
+	{"V1ScaleSpec", 1017, 1},
+	{"V1ScaleStatus", 1018, 2},
 };
-const int mu__nsmodels = 193;
+const int mu__nsmodels = 218;
 
 const mu__sroot_t mu__sroots[] = {
 	{"", "Namespace", 0},
@@ -1324,5 +1492,9 @@ const mu__sroot_t mu__sroots[] = {
 	{"rbac.authorization.k8s.io", "ClusterRoleBinding", 180},
 	{"authorization.k8s.io", "SelfSubjectAccessReview", 181},
 	{"certificates.k8s.io", "CertificateSigningRequest", 189},
+	{"apps", "Deployment", 193},
+	{"apps", "ReplicaSet", 199},
+	{"apps", "StatefulSet", 203},
+	{"autoscaling", "Scale", 215},
 };
-const int mu__nsroots = 20;
+const int mu__nsroots = 24;

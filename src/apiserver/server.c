@@ -140,9 +140,15 @@ static void *ctl_main(void *arg)
 	mu__evttl_resync(s->evttl, mu__mono_ms());
 	mu__gc_resync(s->gc);
 	mu__pdbc_resync(s->pdbc);
-	mu__csr_resync(s);
+	mu__csr_resync(s, mu__authz_sub);
+	mu__csr_clean(s);
+	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
 	mu__wev_t evs[128];
 	for (;;) {
+		if (mu__mono_ms() >= clean_at) {
+			mu__csr_clean(s);
+			clean_at = mu__mono_ms() + 3600 * 1000;
+		}
 		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
 		int wait = next < 5 ? 5 : next > 500 ? 500 : (int)next;
 		if (wait > 100 && (mu__gc_busy(s->gc) || mu__pdbc_busy(s->pdbc)))
@@ -158,7 +164,7 @@ static void *ctl_main(void *arg)
 			mu__evttl_resync(s->evttl, mu__mono_ms());
 			mu__gc_resync(s->gc);
 			mu__pdbc_resync(s->pdbc);
-			mu__csr_resync(s);
+			mu__csr_resync(s, mu__authz_sub);
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
@@ -169,7 +175,7 @@ static void *ctl_main(void *arg)
 			mu__evttl_event(s->evttl, &evs[i], mu__mono_ms());
 			mu__pdbc_event(s->pdbc, &evs[i]);
 			if (evs[i].type != MU__EV_DELETED)
-				mu__csr_sign(s, evs[i].obj);
+				mu__csr_sign(s, evs[i].obj, mu__authz_sub);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);

@@ -359,23 +359,53 @@ static void set_subtract(json_t *s, const json_t *rm, int depth)
 	}
 }
 
-/* Keeps in s only what is in live (the set of the stored object). */
-static void set_intersect(json_t *s, const json_t *live, int depth)
+static bool same_sub(const json_t *e, const mu__mgr_t *m)
 {
+	const char *s = mu__jstr(e, "subresource");
+	return !strcmp(s ? s : "", m->sub);
+}
+
+/* The fields of set was that set now lacks (a new set, NULL when none):
+ * what an update removed, structured-merge-diff's compare.Removed. */
+static json_t *set_removed(const json_t *was, const json_t *now, int depth)
+{
+	json_t *out = json_object();
 	const char *k;
-	json_t *v, *tmp;
-	json_object_foreach_safe(s, tmp, k, v) {
-		json_t *l = json_object_get(live, k);
-		if (!l) {
-			json_object_del(s, k);
+	json_t *v;
+	json_object_foreach((json_t *)was, k, v) {
+		json_t *n = json_object_get(now, k);
+		if (!n) {
+			json_object_set_new(out, k, json_deep_copy(v));
 			continue;
 		}
 		if (is_leaf(v) || depth >= MAX_DEPTH)
 			continue;
-		set_intersect(v, l, depth + 1);
-		if (json_object_size(v) == 0)
-			json_object_del(s, k);
+		json_t *r = set_removed(v, n, depth + 1);
+		if (r)
+			json_object_set_new(out, k, r);
 	}
+	if (json_object_size(out) == 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Removes from every entry of mf with m's subresource (but skip) the
+ * fields that the write removed (those of old's set not in live), as
+ * kube's Updater does: a claim on a field that neither version has is
+ * kept. */
+static void drop_removed(json_t *mf, const json_t *skip, const json_t *old, const json_t *live, const mu__mgr_t *m)
+{
+	json_t *was = old ? mu__fieldset(old, m) : NULL;
+	json_t *rm = was ? set_removed(was, live, 0) : NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(mf, i, e)
+		if (rm && e != skip && same_sub(e, m))
+			set_subtract(json_object_get(e, "fieldsV1"), rm, 0);
+	json_decref(rm);
+	json_decref(was);
 }
 
 /* The part of set s (of new value nv) whose values differ from ov. */
@@ -411,11 +441,6 @@ static bool entry_is(const json_t *e, const char *mgr, const char *op, const cha
 }
 
 /* Whether entry e records writes to the part of the object m writes. */
-static bool same_sub(const json_t *e, const mu__mgr_t *m)
-{
-	const char *s = mu__jstr(e, "subresource");
-	return !strcmp(s ? s : "", m->sub);
-}
 
 /* A copy of obj's managedFields that are well formed (an array). */
 static json_t *entries_of(const json_t *obj)
@@ -489,12 +514,11 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	json_t *mf = entries_of(nw);
 	size_t i;
 	json_t *e;
+	/* on a create (entries the request gave), kube's update removes from
+	 * the others only what the creation added; on an update, also what it
+	 * removed: what they claim outside both versions stays theirs */
+	drop_removed(mf, NULL, old, live, m);
 	json_array_foreach(mf, i, e) {
-		/* on a create (entries the request gave), kube's update removes
-		 * from the others only what the creation added: what they claim
-		 * outside the object stays theirs */
-		if (old && same_sub(e, m))
-			set_intersect(json_object_get(e, "fieldsV1"), live, 0);
 		if (ch && !entry_is(e, m->name, "Update", m->sub))
 			set_subtract(json_object_get(e, "fieldsV1"), ch, 0);
 	}
@@ -654,7 +678,10 @@ static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os
 		bool any = false;
 		for (int i = 0; i < no; i++)
 			any |= (oc[i] = os[i] ? json_object_get(os[i], k) : NULL) != NULL;
-		if (!ac && !any)
+		/* only a member of p goes whole: a path that merely leads to
+		 * members ("f:metadata" above an annotation) keeps what else
+		 * is there, as structured-merge-diff's RemoveItems */
+		if (!ac && !any && (is_leaf(v) || json_object_get(v, ".")))
 			del_child(val, k);
 		else if (depth < MAX_DEPTH)
 			remove_unapplied(v, ac, oc, no, child(val, k), depth + 1);
@@ -729,9 +756,7 @@ int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, 
 		if (nw) {
 			entry_set(own, json_incref(aset), m);
 			json_t *live = mu__fieldset(nw, m);
-			json_array_foreach(mf, i, en)
-				if (en != own && same_sub(en, m))
-					set_intersect(json_object_get(en, "fieldsV1"), live, 0);
+			drop_removed(mf, own, old, live, m);
 			json_decref(live);
 			entries_store(nw, json_incref(mf));
 			*out = nw;

@@ -1,7 +1,8 @@
 // js_client.js - drives `muster up` with the official JavaScript client
 // (@kubernetes/client-node, installed into build/clients-js by
 // tests/e2e/clients.sh) as ordinary code would, and checks the outcomes
-// kube-apiserver documents.  Usage: node js_client.js MODULE_DIR KUBECONFIG.
+// kube-apiserver documents.  Usage: node js_client.js MODULE_DIR KUBECONFIG
+// [CSR_PEM] (a PKCS#10 request for CN=js-user: the CertificateSigningRequest checks).
 // Prints one line per failed check and ends with
 // "js client: N passed, N failed".
 'use strict';
@@ -113,6 +114,32 @@ async function main() {
 	await ext.deleteCustomResourceDefinition({name: 'gizmos.js.example.com'});
 	check('crd_deleted', await code(custom.getNamespacedCustomObject({group: 'js.example.com', version: 'v1',
 		namespace, plural: 'gizmos', name: 'z1'})) === 404);
+
+	// a CertificateSigningRequest (the PEM request made by clients.sh with
+	// openssl): create, approve through /approval, read the certificate
+	if (process.argv[4]) {
+		const certs = kc.makeApiClient(k8s.CertificatesV1Api);
+		const pem = require('fs').readFileSync(process.argv[4]);
+		const made = await certs.createCertificateSigningRequest({body: {metadata: {name: 'js-csr'},
+			spec: {request: pem.toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client',
+				usages: ['client auth'], expirationSeconds: 3600, extra: {team: ['js']}}}});
+		check('csr_create', made.spec.username === 'admin' && !made.spec.extra, JSON.stringify(made.spec.username));
+		made.status = {conditions: [{type: 'Approved', status: 'True', reason: 'JsApprove', message: 'from js'}]};
+		await certs.replaceCertificateSigningRequestApproval({name: 'js-csr', body: made});
+		let got;
+		for (let i = 0; i < 50; i++) {
+			got = await certs.readCertificateSigningRequest({name: 'js-csr'});
+			if (got.status && got.status.certificate)
+				break;
+			await new Promise((r) => setTimeout(r, 200));
+		}
+		const cert = got.status && got.status.certificate ? Buffer.from(got.status.certificate, 'base64').toString() : '';
+		check('csr_approved', (got.status.conditions || []).some((c) => c.type === 'Approved' && c.reason === 'JsApprove'),
+			JSON.stringify(got.status.conditions));
+		check('csr_certificate', cert.startsWith('-----BEGIN CERTIFICATE-----'), cert.slice(0, 40));
+		if (cert)
+			check('csr_certificate_subject', new (require('crypto').X509Certificate)(cert).subject.includes('CN=js-user'));
+	}
 	console.log('js client: ' + passed + ' passed, ' + failed + ' failed');
 	process.exit(failed ? 1 : 0);
 }

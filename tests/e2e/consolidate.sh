@@ -81,7 +81,22 @@ ready() { u=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/sched.l
 wait_for scheduler-ready 300 ready # up to 60 s on a loaded machine
 
 # --- fragment: w-1 (StatefulSet) on one node, the younger bare pod on another
-RS=6b0f3a52-1d1e-4c3b-9d55-000000000001
+# the StatefulSet itself: muster up stores it (no controller), and the
+# garbage collector would delete pods whose owner does not exist
+cat >"$T/sts.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: w}
+spec:
+  replicas: 1
+  serviceName: w
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec: {schedulerName: muster, containers: [{name: main, image: busybox}]}
+YAML
+kc apply -f "$T/sts.yaml" >/dev/null
+RS=$(kc get sts w -o jsonpath='{.metadata.uid}')
 pod w-1 1 "$RS" >"$T/w1.yaml"; kc apply -f "$T/w1.yaml" >/dev/null
 wait_for w1-bound 50 is_bound w-1
 pod fill 3 >"$T/fill.yaml"; kc apply -f "$T/fill.yaml" >/dev/null

@@ -225,6 +225,156 @@ k get csr k3 -o jsonpath='{.metadata.managedFields[*].manager}/{.metadata.manage
 has "managedFields: approval by kubectl, signing by kube-controller-manager" "$T/out" "kube-controller-manager"
 has "managedFields: the approval subresource" "$T/out" "approval"
 
+# --- legacy-unknown, spec.extra/uid, kubelet TLS bootstrap, auto-approval -----------
+req leg "/CN=leg"
+csr leg kubernetes.io/legacy-unknown '[client auth]'
+k create -f "$T/leg.yaml"
+has "legacy-unknown refused by v1" "$T/out" 'spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via this API version'
+# kube's PrepareForCreate replaces spec.username, uid, groups and extra with
+# the requester's: what a JSON client sends there is dropped
+req xtra "/CN=xtra"
+csr xtra kubernetes.io/kube-apiserver-client '[client auth]' 'extra: {team: [a, b]}'
+printf '  uid: forged\n  username: mallory\n' >>"$T/xtra.yaml"
+k create -f "$T/xtra.yaml"; has "created with extra" "$T/out" "xtra created"
+k get csr xtra -o jsonpath='{.spec.username}|{.spec.uid}|{.spec.extra}'
+has "spec.username is the requester's" "$T/out" 'admin||'
+hasnt "spec.uid from the client is dropped" "$T/out" 'forged'
+hasnt "spec.extra from the client is dropped" "$T/out" 'team'
+
+# a bootstrap token, as kubeadm makes one (kube-system/bootstrap-token-ID)
+cat >"$T/bt.yaml" <<'EOF'
+apiVersion: v1
+kind: Secret
+metadata: {name: bootstrap-token-abcdef, namespace: kube-system}
+type: bootstrap.kubernetes.io/token
+stringData:
+  token-id: abcdef
+  token-secret: 0123456789abcdef
+  usage-bootstrap-authentication: "true"
+  auth-extra-groups: system:bootstrappers:kubeadm:default-node-token
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bootstrap-token-expird, namespace: kube-system}
+type: bootstrap.kubernetes.io/token
+stringData:
+  token-id: expird
+  token-secret: 0123456789abcdef
+  usage-bootstrap-authentication: "true"
+  expiration: "2020-01-01T00:00:00Z"
+EOF
+k apply -f "$T/bt.yaml"
+token_kubeconfig abcdef.0123456789abcdef "$T/kc-boot"
+kb() { "$KC" --kubeconfig "$T/kc-boot" "$@" >"$T/out" 2>&1; }
+kb auth whoami
+has "bootstrap token: user" "$T/out" "system:bootstrap:abcdef"
+has "bootstrap token: groups" "$T/out" "system:bootstrappers:kubeadm:default-node-token"
+token_kubeconfig abcdef.0123456789abcdeX "$T/kc-bad"
+"$KC" --kubeconfig "$T/kc-bad" auth whoami >"$T/out" 2>&1; has "wrong bootstrap secret: 401" "$T/out" "Unauthorized"
+token_kubeconfig expird.0123456789abcdef "$T/kc-bad"
+"$KC" --kubeconfig "$T/kc-bad" auth whoami >"$T/out" 2>&1; has "expired bootstrap token: 401" "$T/out" "Unauthorized"
+k get clusterrole system:node-bootstrapper system:certificates.k8s.io:certificatesigningrequests:nodeclient \
+	system:certificates.k8s.io:certificatesigningrequests:selfnodeclient -o name
+has "bootstrap policy: the kubelet bootstrap roles" "$T/out" "selfnodeclient"
+req n7 "/CN=system:node:n7/O=system:nodes"
+csr n7 kubernetes.io/kube-apiserver-client-kubelet '[digital signature, client auth]'
+kb create -f "$T/n7.yaml"
+has "bootstrapper without system:node-bootstrapper: 403" "$T/out" 'User "system:bootstrap:abcdef" cannot create resource "certificatesigningrequests"'
+# kubeadm's bindings: bootstrappers may post CSRs, and have them approved
+k create clusterrolebinding kubeadm:kubelet-bootstrap --clusterrole=system:node-bootstrapper \
+	--group=system:bootstrappers:kubeadm:default-node-token
+kb create -f "$T/n7.yaml"; has "bootstrapper posts its CSR" "$T/out" "n7 created"
+sleep 1; is_cond n7 Pending && ok || bad "n7 is $(cond n7) without nodeclient, not Pending"
+k create clusterrolebinding kubeadm:node-autoapprove-bootstrap \
+	--clusterrole=system:certificates.k8s.io:certificatesigningrequests:nodeclient \
+	--group=system:bootstrappers:kubeadm:default-node-token
+req n8 "/CN=system:node:n8/O=system:nodes"
+csr n8 kubernetes.io/kube-apiserver-client-kubelet '[digital signature, key encipherment, client auth]'
+kb create -f "$T/n8.yaml"
+wait_for "nodeclient: auto-approved and issued" 50 is_cond n8 "Approved,Issued"
+k get csr n8 -o jsonpath='{.status.conditions[0].reason}: {.status.conditions[0].message}'
+has "AutoApproved and kube's message" "$T/out" "AutoApproved: Auto approving kubelet client certificate after SubjectAccessReview."
+req n9 "/CN=system:node:n9/O=devs"
+csr n9 kubernetes.io/kube-apiserver-client-kubelet '[digital signature, client auth]'
+kb create -f "$T/n9.yaml"; sleep 1
+is_cond n9 Pending && ok || bad "a request breaking the kubelet client rules is $(cond n9), not Pending"
+# the node's certificate, then its own renewal (selfnodeclient)
+k get csr n8 -o jsonpath='{.status.certificate}'; base64 -d "$T/out" >"$T/n8.crt"
+kn() { "$KC" --server "$S" --certificate-authority "$T/data/ca.crt" --client-certificate "$T/n8.crt" \
+	--client-key "$T/n8.key" --kubeconfig /dev/null "$@" >"$T/out" 2>&1; }
+kn auth whoami; has "the node's certificate names the node" "$T/out" "system:node:n8"
+k create clusterrolebinding node-csr --clusterrole=system:node-bootstrapper --group=system:nodes
+k create clusterrolebinding kubeadm:node-autoapprove-certificate-rotation \
+	--clusterrole=system:certificates.k8s.io:certificatesigningrequests:selfnodeclient --group=system:nodes
+req n8r "/CN=system:node:n8/O=system:nodes"
+csr n8r kubernetes.io/kube-apiserver-client-kubelet '[digital signature, client auth]'
+kn create -f "$T/n8r.yaml"
+wait_for "selfnodeclient: renewal auto-approved" 50 is_cond n8r "Approved,Issued"
+k get csr n8r -o jsonpath='{.spec.username}: {.status.conditions[0].message}'
+has "renewal: self message" "$T/out" "system:node:n8: Auto approving self kubelet client certificate after SubjectAccessReview."
+req n10 "/CN=system:node:other/O=system:nodes"
+csr n10 kubernetes.io/kube-apiserver-client-kubelet '[digital signature, client auth]'
+kn create -f "$T/n10.yaml"; sleep 1
+is_cond n10 Pending && ok || bad "a node asking for another node's name is $(cond n10), not Pending"
+
+# --- csrcleaner: at each start (and hourly), as kube-controller-manager's --------------
+old=$(date -u -d '-2 hours' +%Y-%m-%dT%H:%M:%SZ)
+setcond() { # NAME SUB TYPE: adds condition TYPE, last updated two hours ago
+	k get csr "$1" -o json
+	/usr/bin/python3 - "$T/out" "$3" "$old" >"$T/c.json" <<'EOF'
+import json, sys
+o = json.load(open(sys.argv[1]))
+o.setdefault("status", {}).setdefault("conditions", []).append(
+    {"type": sys.argv[2], "status": "True", "reason": "Test", "lastUpdateTime": sys.argv[3]})
+print(json.dumps(o))
+EOF
+	k replace --raw "/apis/certificates.k8s.io/v1/certificatesigningrequests/$1/$2" -f "$T/c.json"
+}
+for n in cl-denied cl-failed cl-issued cl-expired cl-recent cl-pending cl-approved; do
+	req "$n" "/CN=$n"
+	case $n in cl-expired|cl-approved) csr "$n" example.com/custom '[client auth]' ;;
+		*) csr "$n" kubernetes.io/kube-apiserver-client '[client auth]' ;; esac
+	k create -f "$T/$n.yaml"
+done
+setcond cl-denied approval Denied
+setcond cl-failed status Failed
+setcond cl-issued approval Approved
+setcond cl-approved approval Approved
+k certificate deny cl-recent
+wait_for "old approval still signed" 50 is_cond cl-issued "Approved,Issued"
+# an expired certificate, set by an outside signer through /status
+faketime '2020-01-01 00:00:00' openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-keyout "$T/exp.key" -subj "/CN=cl-expired" -days 1 -out "$T/exp.crt" 2>/dev/null
+k certificate approve cl-expired
+k get csr cl-expired -o json
+/usr/bin/python3 - "$T/out" "$T/exp.crt" >"$T/c.json" <<'EOF'
+import base64, json, sys
+o = json.load(open(sys.argv[1]))
+o["status"]["certificate"] = base64.b64encode(open(sys.argv[2], "rb").read()).decode()
+print(json.dumps(o))
+EOF
+k replace --raw /apis/certificates.k8s.io/v1/certificatesigningrequests/cl-expired/status -f "$T/c.json"
+is_cond cl-expired "Approved,Issued" && ok || bad "cl-expired is $(cond cl-expired), not Approved,Issued"
+kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+up_start "$ROOT/examples/cluster-small.yaml"
+gone() { ! "$KC" --kubeconfig "$T/data/kubeconfig" get csr "$1" >/dev/null 2>&1; }
+wait_for "cleaner: denied an hour ago" 50 gone cl-denied
+for n in cl-failed cl-issued cl-expired; do gone "$n" && ok || bad "the cleaner kept $n"; done
+for n in cl-recent cl-pending cl-approved alice; do
+	if gone "$n"; then bad "the cleaner removed $n"; else ok; fi
+done
+# a day later, the pending request goes too (the server's clock moved on)
+if [ -f /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]; then
+	kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+	export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME=+25h
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	up_start "$ROOT/examples/cluster-small.yaml"
+	unset LD_PRELOAD FAKETIME
+	wait_for "cleaner: pending for a day" 50 gone cl-pending
+else
+	echo "csr: SKIPPED the 24-hour pending check: libfaketime is missing"
+fi
+
 # --- the Python client -------------------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
 	req py "/CN=pat/O=devs"

@@ -9,8 +9,12 @@
 # gets 429 with kube-apiserver's message and DisruptionBudget cause, a
 # Pending pod goes without a budget, a pod under two budgets gets 500,
 # maxUnavailable over pods without a controller expects none (429), over a
-# Job's pods fails safe (SyncFailed: Jobs have no scale subresource), and a
-# budget with both minAvailable and maxUnavailable is invalid.  The
+# Job's pods fails safe (SyncFailed: Jobs have no scale subresource),
+# maxUnavailable or a percentage over the pods of a Deployment's
+# ReplicaSet, a StatefulSet or a lone ReplicaSet expects their
+# controller's scale (apps/v1 objects stored with a /scale subresource,
+# which kubectl scale and the Python client change), and a budget with
+# both minAvailable and maxUnavailable is invalid.  The
 # controller records kube's Events: UnmanagedPods (with Go's print of the
 # selector), NoPods (a repeat adds to the same Event's count) and
 # CalculateExpectedPodCountFailed.  The Python
@@ -181,6 +185,162 @@ expect "its message" 0 k get pdb batch -o jsonpath='{.status.conditions[0].messa
 has "no scale subresource" "$T/out" "jobs.batch does not implement the scale subresource"
 wait_for "CalculateExpectedPodCountFailed event" 50 has_ev batch CalculateExpectedPodCountFailed
 has "CalculateExpectedPodCountFailed: Warning, kube's message" "$T/out" "Warning|controllermanager|PodDisruptionBudget|Failed to calculate the number of expected pods: jobs.batch does not implement the scale subresource"
+
+# --- the scale of Deployments, ReplicaSets and StatefulSets (apps/v1, stored:
+# no controller makes their pods here, so the pods are made by hand with
+# their controller references, as the ReplicaSet and StatefulSet controllers
+# would make them).  kube's finders: a ReplicaSet's Deployment's scale, a
+# ReplicaSet's own when no Deployment controls it, a StatefulSet's
+cat >"$T/apps.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: front}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: front}}
+  template:
+    metadata: {labels: {app: front}}
+    spec: {schedulerName: nobody, containers: [{name: c, image: x}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {schedulerName: nobody, containers: [{name: c, image: x}]}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: solo}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: solo}}
+  template:
+    metadata: {labels: {app: solo}}
+    spec: {schedulerName: nobody, containers: [{name: c, image: x}]}
+EOF
+expect "a Deployment, a StatefulSet, a ReplicaSet" 0 k apply -f "$T/apps.yaml"
+uid() { "$KC" --kubeconfig "$T/data/kubeconfig" get "$1" "$2" -o jsonpath='{.metadata.uid}'; }
+DUID=$(uid deploy front); SUID=$(uid sts db); RUID=$(uid rs solo)
+cat >"$T/rs.yaml" <<EOF
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: front-7d4
+  labels: {app: front}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: front, uid: $DUID, controller: true}]
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: front}}
+  template:
+    metadata: {labels: {app: front}}
+    spec: {schedulerName: nobody, containers: [{name: c, image: x}]}
+EOF
+expect "the Deployment's ReplicaSet" 0 k apply -f "$T/rs.yaml"
+FUID=$(uid rs front-7d4)
+# pod NAME APP KIND OWNER UID
+pod() {
+	cat >"$T/pod.yaml" <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  labels: {app: $2}
+  ownerReferences: [{apiVersion: apps/v1, kind: $3, name: $4, uid: "$5", controller: true}]
+spec: {schedulerName: nobody, containers: [{name: c, image: x}]}
+EOF
+	expect "pod $1" 0 k apply -f "$T/pod.yaml"
+}
+pod front-a front ReplicaSet front-7d4 "$FUID"; pod front-b front ReplicaSet front-7d4 "$FUID"
+pod db-0 db StatefulSet db "$SUID"
+pod solo-a solo ReplicaSet solo "$RUID"
+cat >"$T/pdbs.yaml" <<'EOF'
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: front}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: front}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: db}
+spec: {maxUnavailable: "50%", selector: {matchLabels: {app: db}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: solo}
+spec: {minAvailable: "40%", selector: {matchLabels: {app: solo}}}
+EOF
+expect "their budgets" 0 k apply -f "$T/pdbs.yaml"
+wait_for "Deployment's scale (4, not the ReplicaSet's 2)" 50 is_st front "1/1 0 3 4 0 DisruptionAllowed=False InsufficientPods"
+wait_for "StatefulSet's scale, 50% rounded up" 50 is_st db "1/1 0 1 3 0 DisruptionAllowed=False InsufficientPods"
+wait_for "a lone ReplicaSet's own scale" 50 is_st solo "1/1 0 2 5 0 DisruptionAllowed=False InsufficientPods"
+# the scale subresource: GET, kubectl scale (a merge PATCH of it), 422, 409
+expect "GET scale" 0 k get --raw /apis/apps/v1/namespaces/default/deployments/front/scale
+has "Scale" "$T/out" '"kind":"Scale","apiVersion":"autoscaling/v1"'
+has "Scale: spec and status" "$T/out" '"spec":{"replicas":4},"status":{"replicas":0,"selector":"app=front"}'
+cat >"$T/sel.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: sel}
+spec:
+  selector:
+    matchLabels: {app: sel}
+    matchExpressions: [{key: tier, operator: In, values: [b, a]}, {key: gone, operator: DoesNotExist}]
+  template:
+    metadata: {labels: {app: sel, tier: a}}
+    spec: {containers: [{name: c, image: x}]}
+EOF
+expect "a StatefulSet with selector expressions" 0 k apply -f "$T/sel.yaml"
+expect "its scale" 0 k get --raw /apis/apps/v1/namespaces/default/statefulsets/sel/scale
+has "status.selector as kube prints it (by key, values sorted)" "$T/out" '"selector":"app=sel,!gone,tier in (a,b)"'
+expect "kubectl scale" 0 k scale deployment front --replicas=6
+has "scaled" "$T/out" "deployment.apps/front scaled"
+expect "spec.replicas and generation" 0 k get deploy front -o jsonpath='{.spec.replicas} {.metadata.generation}'
+has "replicas 6, generation 2" "$T/out" "6 2"
+expect "touch the budget" 0 k label pdb front touched=yes
+wait_for "the budget follows the new scale" 50 is_st front "1/1 0 5 6 0 DisruptionAllowed=False InsufficientPods"
+expect "managedFields: the scale subresource" 0 k get deploy front --show-managed-fields -o jsonpath='{.metadata.managedFields[*].subresource}'
+has "subresource scale" "$T/out" "scale"
+expect "negative replicas" 1 k patch deploy front --subresource=scale --type=merge -p '{"spec":{"replicas":-1}}'
+has "422 as kube's" "$T/out" 'The Scale "front" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0'
+code=$(api -s -o "$T/out" -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
+	-d '{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"front","namespace":"default","resourceVersion":"1"},"spec":{"replicas":2}}' \
+	"$S/apis/apps/v1/namespaces/default/deployments/front/scale")
+[ "$code" = 409 ] && ok || bad "a stale resourceVersion on /scale gave $code"
+expect "sts scale" 0 k scale sts db --replicas=1
+expect "discovery lists the scale subresources" 0 k get --raw /apis/apps/v1
+has "deployments/scale" "$T/out" '"name":"deployments/scale","singularName":"","namespaced":true,"kind":"Scale"'
+expect "kubectl get deploy" 0 k get deploy front
+has "deploy columns" "$T/out" "front   0/6     0            0"
+cat >"$T/badsel.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: badsel}
+spec:
+  selector: {matchLabels: {app: one}}
+  template:
+    metadata: {labels: {app: two}}
+    spec: {containers: [{name: c, image: x}]}
+EOF
+expect "selector must match the template" 1 k apply -f "$T/badsel.yaml"
+has "kube's message" "$T/out" 'spec.template.metadata.labels: Invalid value: map[string]string{"app":"two"}: `selector` does not match template `labels`'
+if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
+	/usr/bin/python3 - "$T/data/kubeconfig" >"$T/out" 2>&1 <<'EOF'
+import sys
+from kubernetes import client, config
+config.load_kube_config(sys.argv[1])
+apps = client.AppsV1Api()
+print("scale", apps.read_namespaced_stateful_set_scale("db", "default").spec.replicas)
+apps.patch_namespaced_replica_set_scale("solo", "default", {"spec": {"replicas": 7}})
+print("rs", apps.read_namespaced_replica_set("solo", "default").spec.replicas)
+EOF
+	has "python: read a StatefulSet's scale" "$T/out" "scale 1"
+	has "python: patch a ReplicaSet's scale" "$T/out" "rs 7"
+fi
 
 cat >"$T/bad.yaml" <<'EOF'
 apiVersion: policy/v1

@@ -16,7 +16,10 @@
 #     defaulting to TCP; an update's managedFields [] keeps them, [{}]
 #     clears them (kube's "Clearing managedFields"); a create's
 #     managedFields are kept for what they claim outside the object, the
-#     creator owning the rest; a binding records no owner (as in kube);
+#     creator owning the rest; an update's given entries lose only what
+#     it changed or removed (a claim outside both versions stays); a
+#     binding records no owner (as in kube); kubectl's migration from
+#     client-side to server-side apply keeps the object whole;
 #   - muster up's controllers record their writes as kube's components do:
 #     the kubelet (node and lease, pod status through /status) and
 #     kube-controller-manager (a Job's pods, its status).
@@ -252,6 +255,55 @@ kc create -f "$T/given3.yaml" >/dev/null
 mfs2 cm given3 >"$T/out"
 hasnt given-undecodable-ignored "$T/out" 'restorer'
 has given-undecodable-creator "$T/out" 'kubectl-create/Update@'
+
+# --- managedFields given on an update ----------------------------------------
+# kube's Updater.Update (structured-merge-diff merge/update.go) takes the
+# given entries and removes from them only what the update removed
+# (compare.Removed, the fields the stored object had and the new one lacks):
+# a claim on a field neither version has stays, a claim on a removed one goes
+cat >"$T/upd.yaml" <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: given
+  managedFields:
+  - manager: restorer2
+    operation: Update
+    apiVersion: v1
+    time: "2021-01-01T00:00:00Z"
+    fieldsType: FieldsV1
+    fieldsV1: {"f:data": {"f:k": {}, "f:k2": {}}, "f:metadata": {"f:annotations": {"f:ghost": {}}}}
+data: {k2: w}
+EOF
+kc replace -f "$T/upd.yaml" --field-manager=putter >"$T/out" 2>&1; has update-given-replaced "$T/out" "replaced"
+mfs2 cm given >"$T/out"
+has update-kept-outside "$T/out" 'restorer2/Update@2021-01-01T00:00:00Z={"f:metadata":{"f:annotations":{"f:ghost":{}}}}'
+hasnt update-removed-field-dropped "$T/out" '"f:k":{}'
+has update-writer-owns-changed "$T/out" 'putter/Update@'
+
+# --- kubectl's migration from client-side to server-side apply ----------------
+# kubectl hands the client-side applier's fields to the new field manager
+# (a JSON patch of managedFields), then applies: what that manager owned and
+# no longer applies goes (the defaulted fields, which defaulting puts back),
+# but a path that only leads to such fields (metadata above the
+# last-applied annotation) is not removed whole, as structured-merge-diff's
+# RemoveItems
+cat >"$T/sts.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: mig}
+spec:
+  selector: {matchLabels: {app: mig}}
+  template:
+    metadata: {labels: {app: mig}}
+    spec: {containers: [{name: c, image: x}]}
+EOF
+kc apply -f "$T/sts.yaml" >/dev/null
+kc apply --server-side --field-manager=mover -f "$T/sts.yaml" >"$T/out" 2>&1
+has migrate-applied "$T/out" "statefulset.apps/mig serverside-applied"
+hasnt migrate-no-warning "$T/out" "failed to re-apply configuration"
+kc get sts mig -o jsonpath='{.metadata.name} {.spec.replicas} {.spec.selector.matchLabels.app}' >"$T/out" 2>&1
+has migrate-object-whole "$T/out" "mig 1 mig"
 
 # --- the Python client ----------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
