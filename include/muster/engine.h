@@ -222,6 +222,16 @@ typedef struct mu_engine_config {
 	mu_time_t interactive_max_wait; /* classes of service: the maximum
 	                             * wait of an interactive job whose job
 	                             * and queue name none (300 s); 0 = none */
+	bool kube_ties;             /* among nodes of equal score, take the
+	                             * one kube-scheduler v1.20 lists first:
+	                             * its filter checks the nodes in chunks
+	                             * of min(sqrt(n), n/16 + 1) on 16
+	                             * workers and lists each feasible node as
+	                             * it is found, so the earliest offset in
+	                             * a chunk wins, then the earliest round
+	                             * of 16 chunks, then the lower chunk (see
+	                             * docs/evaluation.md, openb).  false =
+	                             * the lower node id */
 	bool scan_all;              /* score every node for every pod, never
 	                             * from the heaps or fit trees, and count
 	                             * every explanation afresh (for tests and

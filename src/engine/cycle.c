@@ -156,12 +156,38 @@ uint64_t mu__random(mu_engine_t *e)
 	return z ^ (z >> 31);
 }
 
+/* The place of node nid in kube-scheduler v1.20's list of feasible nodes
+ * (mu_engine_config_t.kube_ties): its parallel filter hands chunks of cs
+ * nodes, in order, to 16 workers, and a worker lists a node as soon as it
+ * passes; with chunks of equal cost, node nid of chunk k = nid / cs is
+ * found at step (k / 16) x cs + nid % cs, and of nodes found at the same
+ * step the lower chunk comes first.  O(1). */
+static int64_t kube_list_rank(int32_t nid, int32_t nnodes)
+{
+	int32_t cs = 1; /* floor(sqrt(nnodes)), at least 1 */
+	while ((int64_t)(cs + 1) * (cs + 1) <= nnodes)
+		cs++;
+	if (cs > nnodes / 16 + 1)
+		cs = nnodes / 16 + 1;
+	int32_t k = nid / cs;
+	return ((int64_t)(k / 16) * cs + nid % cs) * ((int64_t)nnodes + 1) + k;
+}
+
+/* Whether nid beats the best so far, best, on equal score.  O(1). */
+static bool tie_wins(const mu_engine_t *e, int32_t nid, int32_t best)
+{
+	if (!e->cfg.kube_ties)
+		return nid < best;
+	return kube_list_rank(nid, e->nnodes) < kube_list_rank(best, e->nnodes);
+}
+
 int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 			 const mu__podset_t *ps, const mu__scope_t *sc)
 {
 	if (e->aff && mu__aff_involved(e, ps)) /* pod affinity, spread */
 		return mu__aff_best_node(e, c, ps, sc, NULL);
-	if (!sc && !e->cfg.scan_all && !(e->score->flags & MU_SCORE_RANDOM)) {
+	if (!sc && !e->cfg.scan_all && !e->cfg.kube_ties &&
+	    !(e->score->flags & MU_SCORE_RANDOM)) {
 		int32_t nid = mu__best_node_indexed(e, c, ps);
 		if (nid != -2)
 			return nid;
@@ -186,7 +212,8 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 		if (e->score->flags & MU_SCORE_RANDOM)
 			ctx.random = mu__random(e);
 		double s = e->score->score(&ctx, &v, req);
-		if (best < 0 || s > best_score || (s == best_score && nid < best)) {
+		if (best < 0 || s > best_score ||
+		    (s == best_score && tie_wins(e, nid, best))) {
 			best = nid;
 			best_score = s;
 		}

@@ -24,12 +24,13 @@
  *               keeps the order of integer scores in 0..100, so it does not
  *               change the choice).
  * Every score is the artifact's integer (Go truncation).  Among nodes of
- * equal score the artifact's kube-scheduler (its go.mod replaces
- * k8s.io/kubernetes by the fork mental2008/kubernetes v1.20.5-minor, whose
- * selectHost keeps "the smallest lexicographical order" of node name)
- * takes the first name; openb's names sort as their rows do, so that is
- * the engine's own rule, the lower node id.  Pods without a GPU score 0
- * everywhere under packing and clustering: the first node that fits.
+ * equal score the artifact's kube-scheduler (v1.20, the fork
+ * mental2008/kubernetes v1.20.5-minor) takes the first in its list of
+ * feasible nodes, which its parallel filter builds chunk by chunk; the
+ * engine follows that order when mu_engine_config_t.kube_ties is set, as
+ * `muster eval openb` sets it for these policies, and takes the lower
+ * node id otherwise.  Pods without a GPU score 0 everywhere under packing
+ * and clustering: the first node listed that fits.
  * Devices are the engine's: whole GPUs the lowest free indices, a share the
  * least free device that holds it, the first on ties (gpuSelMethod best),
  * except under random.

@@ -5,7 +5,9 @@
  * arrivals for the seed (shuffle, then extend with replacement or cut at
  * tune x the cluster's GPUs), creates a fresh engine with the policy and
  * the pods' workload mix as its state (the paper's typical pods, or every
- * shape for muster), adds the nodes and one queue, and
+ * shape for muster; the paper's policies break ties in the order the
+ * paper's kube-scheduler lists nodes, mu_engine_config_t.kube_ties),
+ * adds the nodes and one queue, and
  * submits the pods one at a time as one-pod jobs, running one cycle per
  * arrival: the engine's own filters, scoring and device choice place them.
  * A pod the cycle leaves pending fits nowhere and is withdrawn (skipped).
@@ -303,6 +305,9 @@ static int run_setup(run_state_t *s, const mu_eval_config_t *cfg)
 	/* The paper's policies measure against its typical pods; muster's
 	 * own measure against every shape of the workload. */
 	ec.score_state = ec.score == &mu_score_muster ? &s->in->mix_all : &s->in->mix;
+	/* The paper's policies break ties as its kube-scheduler lists nodes;
+	 * muster keeps the engine's own rule, the lower node id. */
+	ec.kube_ties = ec.score != &mu_score_muster;
 	ec.seed = cfg->seed;
 	ec.preemption = ec.reclaim = false;
 	ec.starvation_after = 0;

@@ -366,6 +366,60 @@ static void test_pick_device_hook(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* The node a one-pod job binds to among 40 nodes of equal score, node 0
+ * too small for it, with kube_ties as given. */
+static int32_t tie_pick(mu_t_t *t, bool kube_ties)
+{
+	static const mu_score_ops_t flat = {"flat", score_zero, NULL, 0};
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.score = &flat;
+	cfg.kube_ties = kube_ties;
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
+	for (int i = 0; i < 40; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "n%02d", i);
+		mu_node_spec_t n;
+		memset(&n, 0, sizeof n);
+		n.name = name;
+		n.alloc.v[MU_RES_CPU] = i == 0 ? 500 : 8000;
+		n.alloc.v[MU_RES_MEM] = 1LL << 30;
+		n.alloc.v[MU_RES_PODS] = 10;
+		CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, NULL), MU_OK);
+	}
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_podset_spec_t ps = {.name = "main", .replicas = 1,
+			       .req = req(1000, 0, 0)};
+	mu_job_spec_t j = {.name = "j", .queue = "q", .preemptible = true,
+			   .podsets = &ps, .npodsets = 1};
+	mu_id_t jid;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &jid), MU_OK);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &d), MU_OK);
+	int32_t node = -1;
+	for (size_t i = 0; i < d.n; i++)
+		if (d.v[i].kind == MU_DEC_BIND)
+			node = d.v[i].node;
+	mu_decisions_release(&d);
+	mu_engine_free(e);
+	return node;
+}
+
+/* Ties: the lower node id by default; with kube_ties the node that
+ * kube-scheduler v1.20's parallel filter lists first.  40 nodes make
+ * chunks of min(sqrt 40, 40/16 + 1) = 3 on 16 workers, so node 3 (offset
+ * 0 of chunk 1) is found before node 1 (offset 1 of chunk 0). */
+static void test_kube_ties(mu_t_t *t)
+{
+	CHECK_EQ_INT(t, tie_pick(t, false), 1);
+	CHECK_EQ_INT(t, tie_pick(t, true), 3);
+}
+
 /* --- Specs for tiny evaluations ------------------------------------------ */
 
 typedef struct tiny {
@@ -714,6 +768,7 @@ int main(void)
 	MU_RUN(&t, test_fgd_muster_choice);
 	MU_RUN(&t, test_baselines_choice);
 	MU_RUN(&t, test_pick_device_hook);
+	MU_RUN(&t, test_kube_ties);
 	MU_RUN(&t, test_arrivals);
 	MU_RUN(&t, test_grid);
 	MU_RUN(&t, test_run_shares);
