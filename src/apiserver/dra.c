@@ -86,6 +86,12 @@ void mu__validate_resourceslice(const json_t *o, const json_t *old, mu__verr_t *
 		mu__verr_add(e, "spec", where ? INV : REQ, "%s: exactly one of `nodeName`, `nodeSelector`, "
 			     "`allNodes`, `perDeviceNodeSelection` is required",
 			     where ? "Invalid value: {\"nodeName\",\"nodeSelector\",\"allNodes\"}" : "Required value");
+	/* kube's DRA validation: one term, so that the selectors of the slices
+	 * an allocation draws from merge into one */
+	const json_t *sel = json_object_get(spec, "nodeSelector");
+	if (sel && json_array_size(json_object_get(sel, "nodeSelectorTerms")) != 1)
+		mu__verr_add(e, "spec.nodeSelector.nodeSelectorTerms", INV,
+			     "Invalid value: must have exactly one node selector term");
 	const json_t *devs = json_object_get(spec, "devices");
 	if (json_array_size(devs) > MAX_DEVICES)
 		mu__verr_add(e, "spec.devices", TOOMANY, "Too many: %zu: must have at most %d items",
