@@ -24,17 +24,20 @@
  * allocation); firstAvailable (subrequests tried in order, results named
  * REQUEST/SUBREQUEST).  Refused with a reason: other constraints.
  * Slices are read when they are on the node (nodeName), on every node
- * (allNodes) or select the node (nodeSelector, matched against the node's
- * labels and name from v->nodes: network-attached devices); an allocation
- * gets the node as its nodeSelector when a device is node-local, else the
- * union of its devices' slices' selectors, else none, as kube's allocator
- * builds it.
+ * (allNodes) or select the node (nodeSelector, its terms ORed, matched
+ * against the node's labels and name from v->nodes: network-attached
+ * devices); an allocation gets the node as its nodeSelector when a device
+ * is node-local, else the union of its devices' slices' selectors, else
+ * none, as kube's allocator builds it; a device of a slice whose selector
+ * has several terms (kube-apiserver accepts only one) fails that union
+ * with kube's reason, unless a node-local device came first.
  */
 #ifndef MUSTER_DRA_H
 #define MUSTER_DRA_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #define MU_DRA_MAX_CLAIMS 16
@@ -70,6 +73,21 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
  * (allNodes or a nodeSelector).  0 for an unknown class; -1 with why in
  * msg when a selector is refused.  O(slices x devices x selectors). */
 long mu_dra_class_devices(const mu_dra_view_t *v, const char *cls, const char *node, char *msg, size_t len);
+
+/* When the pods using allocated claim must go because of NoExecute taints
+ * on its devices, as kube-controller-manager's device taint eviction
+ * controller (pkg/controller/devicetainteviction) computes it: over every
+ * device of status.allocation.devices.results (found in its pool's newest
+ * generation, on any node) and every NoExecute taint of it, its own
+ * (basic.taints) or added by a DeviceTaintRule of v->rules: timeAdded plus
+ * the smallest tolerationSeconds of the result's NoExecute tolerations that
+ * match it (none: at once; a matching one without seconds: never); the
+ * earliest of these.  A result without tolerations takes its request's (an
+ * allocation written before results carried them); a taint without
+ * timeAdded counts from now_ms.  Returns milliseconds since the epoch, or
+ * -1 when no taint evicts; the earliest taint's device, key and origin in
+ * why.  O(slices x devices + rules x devices x selectors). */
+int64_t mu_dra_eviction_ms(const mu_dra_view_t *v, const json_t *claim, int64_t now_ms, char *why, size_t len);
 
 /* The node an allocated claim is fixed to (the first value of its
  * nodeSelector's metadata.name field term), or NULL. */

@@ -72,6 +72,7 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 		json_object_del(obj, "status");
 	if (t->defaults)
 		t->defaults(obj);
+	mu__dra_taint_times(t, obj, NULL);
 	if (t->validate == mu__validate_crd)
 		mu__crd_status(obj, NULL);
 	mu__validate(t, obj, NULL, e);
@@ -382,6 +383,7 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 			json_object_del(md, "managedFields");
 	}
 	json_object_set(md, "resourceVersion", json_object_get(omd, "resourceVersion"));
+	mu__dra_taint_times(t, nw, old);
 	json_int_t gen = json_integer_value(json_object_get(omd, "generation"));
 	if (!json_equal(json_object_get(nw, "spec"), json_object_get(old, "spec")))
 		gen++;

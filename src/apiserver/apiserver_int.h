@@ -30,6 +30,7 @@
  *                controller (their status) and the eviction check
  *   nodes_sim.c  simulated kubelets; jobctl.c the batch/v1 Job controller;
  *                claimctl.c the resource claim controller
+ *                devtaint.c the device taint eviction controller
  *
  * Objects are immutable once built (mu__obj_t): a write makes a new version,
  * and readers hold references, so lists and watches copy nothing under locks
@@ -468,6 +469,7 @@ bool mu__accept_table(const char *accept);
 typedef struct mu__sim mu__sim_t;
 typedef struct mu__jobctl mu__jobctl_t;
 typedef struct mu__claimctl mu__claimctl_t;
+typedef struct mu__devtaint mu__devtaint_t;
 typedef struct mu__gc mu__gc_t;
 typedef struct mu__evttl mu__evttl_t;
 typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
@@ -490,6 +492,7 @@ struct mu_apiserver {
 	mu__sim_t *sim;
 	mu__jobctl_t *jc;
 	mu__claimctl_t *cc;   /* claimctl.c: ResourceClaims from templates, unreserve */
+	mu__devtaint_t *dt;   /* devtaint.c: NoExecute device taints evict */
 	struct mu__pdbc *pdbc; /* pdb.c: the disruption controller */
 	mu__gc_t *gc;         /* gc.c: the garbage collector */
 	mu__evttl_t *evttl;   /* evttl.c: Events expire */
@@ -703,6 +706,20 @@ void mu__claimctl_resync(mu__claimctl_t *cc);
 void mu__claimctl_event(mu__claimctl_t *cc, const mu__wev_t *ev);
 /* Reconciles the pods and claims marked by events (all after a resync). */
 void mu__claimctl_sync(mu__claimctl_t *cc);
+/* The device taint eviction controller (devtaint.c): pods using a device
+ * with a NoExecute taint they do not tolerate are evicted. */
+int mu__devtaint_new(mu_apiserver_t *s, mu__devtaint_t **out);
+void mu__devtaint_free(mu__devtaint_t *d);
+void mu__devtaint_resync(mu__devtaint_t *d);
+void mu__devtaint_event(mu__devtaint_t *d, const mu__wev_t *ev);
+/* Evicts the pods that are due, after events or when a toleration's
+ * seconds run out; O(slices + rules) when no taint says NoExecute, else
+ * O(claims x devices) plus a pod read per reservation. */
+void mu__devtaint_sync(mu__devtaint_t *d);
+/* Stamps timeAdded (now) on the taints of a ResourceSlice's devices or a
+ * DeviceTaintRule that have none, keeping an unchanged taint's time from
+ * old (NULL on create), as kube-apiserver adds it. */
+void mu__dra_taint_times(const mu__rtype_t *t, json_t *obj, const json_t *old);
 /* The garbage collector (gc.c): ownerReferences, the orphan and
  * foregroundDeletion finalizers. */
 int mu__gc_new(mu_apiserver_t *s, mu__gc_t **out);

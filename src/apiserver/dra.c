@@ -11,12 +11,17 @@
  * object early: the required fields and their one-of rules, names of
  * requests, and an immutable claim spec.  CEL selectors are stored as
  * given (kube-apiserver compiles them; muster's scheduler says why it
- * refuses one it does not understand, docs/kubernetes.md).
+ * refuses one it does not understand, docs/kubernetes.md).  A device
+ * taint written without timeAdded gets it, as kube-apiserver adds it (the
+ * field's documentation: "Added automatically during create or update if
+ * not set"); on update an unchanged taint keeps its old time.
  */
 #include <string.h>
+#include <sys/time.h>
 
 #include "apiserver/apiserver_int.h"
 #include "muster/jpath.h"
+#include "muster/util.h"
 
 #define INV "FieldValueInvalid"
 #define REQ "FieldValueRequired"
@@ -86,6 +91,12 @@ void mu__validate_resourceslice(const json_t *o, const json_t *old, mu__verr_t *
 		mu__verr_add(e, "spec", where ? INV : REQ, "%s: exactly one of `nodeName`, `nodeSelector`, "
 			     "`allNodes`, `perDeviceNodeSelection` is required",
 			     where ? "Invalid value: {\"nodeName\",\"nodeSelector\",\"allNodes\"}" : "Required value");
+	/* kube's DRA validation: one term, so that the selectors of the slices
+	 * an allocation draws from merge into one */
+	const json_t *sel = json_object_get(spec, "nodeSelector");
+	if (sel && json_array_size(json_object_get(sel, "nodeSelectorTerms")) != 1)
+		mu__verr_add(e, "spec.nodeSelector.nodeSelectorTerms", INV,
+			     "Invalid value: must have exactly one node selector term");
 	const json_t *devs = json_object_get(spec, "devices");
 	if (json_array_size(devs) > MAX_DEVICES)
 		mu__verr_add(e, "spec.devices", TOOMANY, "Too many: %zu: must have at most %d items",
@@ -180,4 +191,71 @@ void mu__validate_resourceclaimtemplate(const json_t *o, const json_t *old, mu__
 	claim_spec(mu__jget(o, "spec.spec"), "spec.spec", e);
 	if (old && !json_equal(json_object_get(o, "spec"), json_object_get(old, "spec")))
 		mu__verr_add(e, "spec", INV, "Invalid value: field is immutable");
+}
+
+/* The timeAdded of a taint equal to x (key, value, effect) in list old,
+ * or NULL. */
+static json_t *old_time(const json_t *old, const json_t *x)
+{
+	static const char *const f[] = {"key", "value", "effect"};
+	size_t i;
+	json_t *o;
+	json_array_foreach(old, i, o) {
+		bool same = true;
+		for (int k = 0; k < 3 && same; k++) {
+			const char *a = mu__jstr(o, f[k]), *b = mu__jstr(x, f[k]);
+			same = (!a && !b) || (a && b && !strcmp(a, b));
+		}
+		if (same && json_is_string(json_object_get(o, "timeAdded")))
+			return json_object_get(o, "timeAdded");
+	}
+	return NULL;
+}
+
+/* Stamps the taints of list taints that have no timeAdded: the time of
+ * the equal taint in old, else ts. */
+static void stamp(json_t *taints, const json_t *old, const char *ts)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(taints, i, x) {
+		if (!json_is_object(x) || json_object_get(x, "timeAdded"))
+			continue;
+		json_t *was = old_time(old, x);
+		json_object_set_new(x, "timeAdded", was ? json_incref(was) : json_string(ts));
+	}
+}
+
+/* The device named name in a slice's devices, or NULL. */
+static const json_t *device_named(const json_t *slice, const char *name)
+{
+	size_t i;
+	json_t *d;
+	json_array_foreach(mu__jget(slice, "spec.devices"), i, d)
+		if (name && mu__jstr(d, "name") && !strcmp(mu__jstr(d, "name"), name))
+			return d;
+	return NULL;
+}
+
+void mu__dra_taint_times(const mu__rtype_t *t, json_t *obj, const json_t *old)
+{
+	char ts[40];
+	struct timeval tv;
+	gettimeofday(&tv, NULL); /* as mu__timestamp, without a call loop through respond.c */
+	mu__rfc3339_format((int64_t)tv.tv_sec * 1000000 + tv.tv_usec, false, ts, sizeof ts);
+	if (!strcmp(t->kind, "DeviceTaintRule") && !strcmp(t->group, "resource.k8s.io")) {
+		json_t *x = mu__jget(obj, "spec.taint");
+		json_t *one = json_pack("[O]", mu__jget(old, "spec.taint") ? mu__jget(old, "spec.taint") : json_null());
+		json_t *list = json_is_object(x) ? json_pack("[O]", x) : NULL;
+		stamp(list, one, ts);
+		json_decref(list);
+		json_decref(one);
+		return;
+	}
+	if (strcmp(t->kind, "ResourceSlice") || strcmp(t->group, "resource.k8s.io"))
+		return;
+	size_t i;
+	json_t *d;
+	json_array_foreach(mu__jget(obj, "spec.devices"), i, d)
+		stamp(mu__jget(d, "basic.taints"), mu__jget(device_named(old, mu__jstr(d, "name")), "basic.taints"), ts);
 }

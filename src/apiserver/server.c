@@ -136,6 +136,7 @@ static void *ctl_main(void *arg)
 	int64_t cursor = mu__store_rv(s->store);
 	mu__jobctl_resync(s->jc);
 	mu__claimctl_resync(s->cc);
+	mu__devtaint_resync(s->dt);
 	mu__sim_resync(s->sim, mu__mono_ms());
 	mu__evttl_resync(s->evttl, mu__mono_ms());
 	mu__gc_resync(s->gc);
@@ -160,6 +161,7 @@ static void *ctl_main(void *arg)
 			cursor = mu__store_rv(s->store);
 			mu__jobctl_resync(s->jc);
 			mu__claimctl_resync(s->cc);
+			mu__devtaint_resync(s->dt);
 			mu__sim_resync(s->sim, mu__mono_ms());
 			mu__evttl_resync(s->evttl, mu__mono_ms());
 			mu__gc_resync(s->gc);
@@ -170,6 +172,7 @@ static void *ctl_main(void *arg)
 		for (int i = 0; i < n; i++) {
 			mu__jobctl_event(s->jc, &evs[i]);
 			mu__claimctl_event(s->cc, &evs[i]);
+			mu__devtaint_event(s->dt, &evs[i]);
 			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
 			mu__gc_event(s->gc, &evs[i]);
 			mu__evttl_event(s->evttl, &evs[i], mu__mono_ms());
@@ -180,6 +183,7 @@ static void *ctl_main(void *arg)
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
 		mu__claimctl_sync(s->cc);
+		mu__devtaint_sync(s->dt);
 		mu__gc_sync(s->gc);
 		mu__evttl_sync(s->evttl, mu__mono_ms());
 		mu__pdbc_sync(s->pdbc);
@@ -261,6 +265,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	if (rc == MU_OK)
 		rc = mu__claimctl_new(s, &s->cc);
 	if (rc == MU_OK)
+		rc = mu__devtaint_new(s, &s->dt);
+	if (rc == MU_OK)
 		rc = mu__gc_new(s, &s->gc);
 	if (rc == MU_OK)
 		rc = mu__evttl_new(s, (int64_t)s->o.event_ttl_s * 1000, &s->evttl);
@@ -303,6 +309,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__sim_free(s->sim);
 	mu__jobctl_free(s->jc);
 	mu__claimctl_free(s->cc);
+	mu__devtaint_free(s->dt);
 	mu__gc_free(s->gc);
 	mu__evttl_free(s->evttl);
 	mu__pdbc_free(s->pdbc);

@@ -17,7 +17,9 @@
  * allocation carries the class's and the claim's device config.  A request
  * with firstAvailable becomes its chosen subrequest; attempts() runs the
  * whole search once per choice, earlier requests' first subrequests kept
- * longest.  Everything here is pure: JSON in, JSON out, no I/O.
+ * longest.  mu_dra_eviction_ms() reads the same devices and taints to say
+ * when a NoExecute taint evicts the pods of an allocated claim.
+ * Everything here is pure: JSON in, JSON out, no I/O.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include "muster/error.h"
 #include "muster/jpath.h"
 #include "muster/resource.h"
+#include "muster/util.h"
 
 #define MAX_ATTRS 64
 #define MAX_SLOTS 256
@@ -75,7 +78,7 @@ typedef struct alloc {
 	size_t nclaims;
 	const char *node;
 	const json_t *labels; /* the node's, from v->nodes, or NULL */
-	const char *badsel;   /* a slice read whose nodeSelector is not one term */
+	bool every;           /* read every slice (mu_dra_eviction_ms) */
 	pool_t *pools;
 	int npools;
 	adev_t *devs;
@@ -172,17 +175,15 @@ static bool on_node(alloc_t *a, const json_t *s)
 {
 	const char *sn = mu__jstr(s, "spec.nodeName");
 	const json_t *sel = mu__jget(s, "spec.nodeSelector");
+	if (a->every)
+		return true;
 	if (!a->node) /* mu_dra_class_devices: the slices that serve several nodes */
 		return !sn;
 	if (json_is_true(mu__jget(s, "spec.allNodes")))
 		return true;
 	if (sn)
 		return !strcmp(sn, a->node);
-	if (!sel || !mu_dra_node_selects(sel, a->node, a->labels))
-		return false;
-	if (json_array_size(json_object_get(sel, "nodeSelectorTerms")) != 1)
-		a->badsel = mu__jstr(s, "metadata.name") ? mu__jstr(s, "metadata.name") : "?";
-	return true;
+	return sel && mu_dra_node_selects(sel, a->node, a->labels); /* terms ORed */
 }
 
 /* Whether a device (driver, pool, name) is in an allocation's results,
@@ -780,6 +781,30 @@ static json_t *alloc_selector(const alloc_t *a, int ci)
 	return json_pack("{s:[o]}", "nodeSelectorTerms", term);
 }
 
+/* Whether the allocations can carry a node selector, as kube's allocator
+ * builds one (createNodeSelector): walking each claim's devices in order, a
+ * node-local device settles it; a device of a slice whose nodeSelector has
+ * several terms (ORed when slices are matched to nodes, but not mergeable
+ * into one term; kube's validation allows only one) fails the allocation.
+ * MU_OK or MU_EINVAL with why in a->msg.  O(slots). */
+static int selectors_mergeable(alloc_t *a)
+{
+	for (size_t ci = 0; ci < a->nclaims; ci++)
+		for (int i = 0; i < a->nslots; i++) {
+			const adev_t *d = a->slots[i].claim == (int)ci ? &a->devs[a->slots[i].chosen] : NULL;
+			if (d && d->local)
+				break;
+			size_t nt = d && d->sel ? json_array_size(json_object_get(d->sel, "nodeSelectorTerms")) : 0;
+			if (nt > 1) {
+				snprintf(a->msg, a->len, "claim %s: create NodeSelector: unsupported ResourceSlice.NodeSelector "
+					 "with %zu terms (driver %s, pool %s, device %s)",
+					 mu__jstr(a->claims[ci], "metadata.name"), nt, d->driver, d->pool, d->name);
+				return MU_EINVAL;
+			}
+		}
+	return MU_OK;
+}
+
 /* The allocation of claim ci from the filled slots. */
 static json_t *result_of(const alloc_t *a, int ci)
 {
@@ -793,6 +818,12 @@ static json_t *result_of(const alloc_t *a, int ci)
 				      "driver", d->driver, "pool", d->pool, "device", d->name);
 		if (json_is_true(json_object_get(s->req, "adminAccess")))
 			json_object_set_new(r, "adminAccess", json_true());
+		/* as kube's allocator (DRADeviceTaints): the request's
+		 * tolerations go with the result, where the eviction
+		 * controller reads them */
+		const json_t *tol = json_object_get(s->req, "tolerations");
+		if (json_array_size(tol))
+			json_object_set_new(r, "tolerations", json_deep_copy(tol));
 		json_array_append_new(results, r);
 	}
 	json_t *al = json_pack("{s:{s:o,s:o}}", "devices", "results", results, "config", config_of(a, ci));
@@ -827,11 +858,6 @@ static int slots_make(alloc_t *a)
 				break;
 		if (rc)
 			return rc;
-	}
-	if (a->badsel) { /* as kube's allocator, which cannot make one selector of them */
-		snprintf(a->msg, a->len, "ResourceSlice %s: a nodeSelector with other than one term is not supported",
-			 a->badsel);
-		return MU_EINVAL;
 	}
 	for (int i = 0; i < a->npools; i++)
 		if (a->pools[i].dup) {
@@ -954,6 +980,8 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 	a->synth = json_array();
 	if (!rc)
 		rc = attempts(a);
+	if (!rc)
+		rc = selectors_mergeable(a);
 	if (!rc) {
 		*plan = json_array();
 		for (size_t ci = 0; ci < n; ci++) {
@@ -970,4 +998,109 @@ int mu_dra_allocate(const mu_dra_view_t *v, const json_t *const *claims, size_t 
 	free(a->devs);
 	free(a);
 	return rc;
+}
+
+/* --- NoExecute: when the pods of an allocated claim must go ------------- */
+
+/* The eviction time of one NoExecute taint x of a device for result r
+ * (its tolerations): timeAdded plus the smallest tolerationSeconds of the
+ * NoExecute tolerations that match it (negative ones count as 0); -1 when
+ * one without seconds tolerates it forever.  A taint without timeAdded
+ * counts from now_ms. */
+static int64_t taint_due(const json_t *x, const json_t *tols, int64_t now_ms)
+{
+	int64_t added;
+	const char *ta = mu__jstr(x, "timeAdded");
+	if (!ta || mu__rfc3339_parse(ta, &added) != MU_OK)
+		added = now_ms;
+	int64_t secs = -1;
+	size_t i;
+	json_t *t;
+	json_array_foreach(tols, i, t) {
+		const char *e = mu__jstr(t, "effect");
+		if (!e || strcmp(e, "NoExecute") || !tolerates(t, x))
+			continue;
+		const json_t *ts = json_object_get(t, "tolerationSeconds");
+		if (!json_is_integer(ts))
+			return -1;
+		int64_t v = json_integer_value(ts) < 0 ? 0 : json_integer_value(ts);
+		if (secs < 0 || v < secs)
+			secs = v;
+	}
+	return added + (secs > 0 ? secs * 1000 : 0);
+}
+
+/* The tolerations that go with result r of claim c: the result's own, or,
+ * for an allocation written without them, those of the claim's request of
+ * that name. */
+static const json_t *result_tolerations(const json_t *c, const json_t *r)
+{
+	if (json_object_get(r, "tolerations"))
+		return json_object_get(r, "tolerations");
+	const char *rn = mu__jstr(r, "request");
+	size_t i;
+	json_t *q;
+	json_array_foreach(mu__jget(c, "spec.devices.requests"), i, q)
+		if (rn && mu__jstr(q, "name") && !strcmp(rn, mu__jstr(q, "name")))
+			return json_object_get(q, "tolerations");
+	return NULL;
+}
+
+/* Scans the taints list of one device for result r; keeps the earliest
+ * due time in *when and the first reason in why. */
+static void taints_due(const json_t *taints, const char *origin, const json_t *c, const json_t *r,
+		       int64_t now_ms, int64_t *when, char *why, size_t len)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(taints, i, x) {
+		const char *e = mu__jstr(x, "effect");
+		if (!e || strcmp(e, "NoExecute"))
+			continue;
+		int64_t due = taint_due(x, result_tolerations(c, r), now_ms);
+		if (due < 0 || (*when >= 0 && due >= *when))
+			continue;
+		*when = due;
+		snprintf(why, len, "%s/%s/%s: taint %s=%s:NoExecute (%s)", mu__jstr(r, "driver"), mu__jstr(r, "pool"),
+			 mu__jstr(r, "device"), mu__jstr(x, "key") ? mu__jstr(x, "key") : "",
+			 mu__jstr(x, "value") ? mu__jstr(x, "value") : "", origin);
+	}
+}
+
+int64_t mu_dra_eviction_ms(const mu_dra_view_t *v, const json_t *claim, int64_t now_ms, char *why, size_t len)
+{
+	const json_t *results = mu__jget(claim, "status.allocation.devices.results");
+	if (why && len)
+		why[0] = '\0';
+	if (!json_array_size(results))
+		return -1;
+	mu_dra_view_t v1 = *v;
+	v1.claims = NULL; /* who holds a device does not matter here */
+	alloc_t *a = calloc(1, sizeof *a);
+	if (!a)
+		return -1;
+	char msg[300];
+	*a = (alloc_t){.v = &v1, .every = true, .msg = msg, .len = sizeof msg};
+	int64_t when = -1;
+	if (pools_read(a) == MU_OK && rules_apply(a) == MU_OK) {
+		size_t i;
+		json_t *r;
+		json_array_foreach(results, i, r) {
+			const char *drv = mu__jstr(r, "driver"), *pl = mu__jstr(r, "pool"), *dn = mu__jstr(r, "device");
+			for (int k = 0; drv && pl && dn && k < a->ndevs; k++) {
+				const adev_t *d = &a->devs[k];
+				if (strcmp(d->driver, drv) || strcmp(d->pool, pl) || strcmp(d->name, dn))
+					continue;
+				taints_due(mu__jget(d->obj, "basic.taints"), "the slice's", claim, r, now_ms, &when, why, len);
+				taints_due(d->rtaints, "a DeviceTaintRule's", claim, r, now_ms, &when, why, len);
+				break;
+			}
+		}
+	}
+	for (int k = 0; a->devs && k < a->ndevs; k++)
+		json_decref(a->devs[k].rtaints);
+	free(a->pools);
+	free(a->devs);
+	free(a);
+	return when;
 }

@@ -10,7 +10,7 @@
 # ("network-attached-device" of allocator_test.go, kubernetes/kubernetes).
 # A claim whose request tolerates the taint gets nic-1; a third waits
 # with the reason.  muster up refuses a DeviceTaintRule without a valid
-# effect, naming the field.
+# effect, and a slice whose nodeSelector has two terms, naming the field.
 # Usage: sh tests/e2e/dra_network.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
 E2E_NAME=dra_network; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 UPID=""; SPID=""
@@ -157,5 +157,22 @@ spec:
 Y
 expect bad-rule 1 "$KC" --kubeconfig "$T/data/kubeconfig" apply -f "$T/bad-rule.yaml"
 has bad-rule "$T/err" "spec.taint.effect: Unsupported value"
+
+# kube-apiserver's DRA validation: a slice's nodeSelector has one term
+cat >"$T/bad-slice.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: two-terms}
+spec:
+  driver: net.example.com
+  nodeSelector:
+    nodeSelectorTerms:
+      - matchExpressions: [{key: zone, operator: In, values: [a]}]
+      - matchExpressions: [{key: zone, operator: In, values: [b]}]
+  pool: {name: two-terms, generation: 1, resourceSliceCount: 1}
+  devices: [{name: nic-0, basic: {}}]
+Y
+expect two-term-slice 1 "$KC" --kubeconfig "$T/data/kubeconfig" apply -f "$T/bad-slice.yaml"
+has two-term-slice "$T/err" "spec.nodeSelector.nodeSelectorTerms: Invalid value"
 
 done_

@@ -651,6 +651,52 @@ static void test_network(mu_t_t *t)
 }
 
 
+/* A slice's nodeSelector with two terms, read as kube's allocator reads it
+ * (structured allocator, 1.32: nodeMatches ORs the terms when slices are
+ * gathered for a node; createNodeSelector then fails for a device of such
+ * a slice with "unsupported ResourceSlice.NodeSelector with 2 terms",
+ * unless a node-local device of the claim came first; kube-apiserver's
+ * validation allows one term only, so such slices come from scenario files
+ * or another server).  Before, muster refused the slice whenever it served
+ * the node, even for claims that took none of its devices. */
+#define TWO_TERMS "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"region\",\"operator\":" \
+	"\"In\",\"values\":[\"nowhere\"]}]},{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":" \
+	"\"In\",\"values\":[\"node-1\"]}]}]}"
+static void test_two_terms(mu_t_t *t)
+{
+	char out[1024];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.classes, class_("class-b", "driver-b"));
+	json_array_append_new(c.slices, sel_slice("slice-1", TWO_TERMS, "pool-1", "driver-a"));
+	json_array_append_new(c.slices, one("slice-2", "node-1", "pool-2", "driver-b"));
+	/* the second term selects node-1: the device is found, but its
+	 * selector cannot be merged into the allocation's */
+	json_array_append_new(c.claims, claim("claim-0", "[" REQ("req-0", "class-a") "]", NULL));
+	c.nalloc = 1;
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
+	CHECK(t, strstr(out, "unsupported ResourceSlice.NodeSelector with 2 terms") != NULL);
+	c.node = "node-2"; /* neither term selects node-2 */
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_ENOENT);
+	c.node = NULL;
+	/* a claim that takes none of its devices is not refused */
+	json_array_clear(c.claims);
+	json_array_append_new(c.claims, claim("claim-1", "[" REQ("req-0", "class-b") "]", NULL));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_OK);
+	CHECK_STR(t, out, "claim-1:req-0/driver-b/pool-2/device-1 local");
+	/* a node-local device first settles the selector */
+	json_array_clear(c.claims);
+	json_array_append_new(c.claims, claim("claim-2", "[" REQ("req-0", "class-b") "," REQ("req-1", "class-a") "]", NULL));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_OK);
+	CHECK_STR(t, out, "claim-2:req-0/driver-b/pool-2/device-1,req-1/driver-a/pool-1/device-1 local");
+	/* and after it, the failure comes first */
+	json_array_clear(c.claims);
+	json_array_append_new(c.claims, claim("claim-3", "[" REQ("req-0", "class-a") "," REQ("req-1", "class-b") "]", NULL));
+	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
+	tc_release(&c);
+}
+
 #define NUMA_DEV(name, n) "{\"name\":\"" name "\",\"basic\":{\"attributes\":{\"numa\":{\"int\":" #n "}}}}"
 
 /* distinctAttribute (DRAConsumableCapacity, resource.k8s.io v1 in 1.34):
@@ -773,6 +819,91 @@ static void test_taint_rules(mu_t_t *t)
 		"\"effect\":\"NoSchedule\"}}}", 0, NULL));
 	CHECK_EQ_INT(t, run(&c, out, sizeof out), MU_EINVAL);
 	CHECK(t, strstr(out, "DeviceTaintRule r3") != NULL);
+	tc_release(&c);
+}
+
+/* An allocated claim holding driver-a/pool-1/device-1, its result with
+ * tolerations tols (JSON array, or NULL). */
+static json_t *held_with(const char *tols)
+{
+	json_t *c = holder("driver-a pool-1 device-1");
+	json_t *r = json_array_get(json_object_get(json_object_get(json_object_get(json_object_get(c, "status"),
+		"allocation"), "devices"), "results"), 0);
+	if (tols)
+		json_object_set_new(r, "tolerations", json_loads(tols, 0, NULL));
+	return c;
+}
+
+/* When NoExecute taints evict the pods of an allocated claim
+ * (mu_dra_eviction_ms), as pkg/controller/devicetainteviction computes a
+ * claim's eviction time; the cases of its device_taint_eviction_test.go:
+ * "untainted-claim", "tainted-claim-through-resourceslice",
+ * "tainted-claim-through-rule" (both at the taint's time) and
+ * "evict-pod-rule-later" (a toleration of an hour: an hour later).  Then
+ * muster's own: a toleration without seconds keeps the pod, NoSchedule
+ * evicts no one, the smallest tolerationSeconds wins, an older generation
+ * of the pool is not read, and an allocation without tolerations in its
+ * results takes its request's. */
+static void test_eviction(mu_t_t *t)
+{
+	const int64_t at = 1700000000000; /* 2023-11-14T22:13:20Z */
+	char why[300];
+	tcase_t c;
+	tc_init(&c);
+	json_array_append_new(c.classes, class_("class-a", "driver-a"));
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_t *held = held_with(NULL);
+	json_array_append_new(c.claims, held);
+	mu_dra_view_t v = {c.slices, c.classes, c.claims, c.nodes, c.rules};
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == -1);
+
+	json_array_clear(c.slices);
+	json_array_append_new(c.slices, slice("slice-1", "node-1", "pool-1", "driver-a", 1, 1,
+		"[{\"name\":\"device-1\",\"basic\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\","
+		"\"effect\":\"NoExecute\",\"timeAdded\":\"2023-11-14T22:13:20Z\"}]}}]"));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at + 5000, why, sizeof why) == at);
+	CHECK(t, strstr(why, "driver-a/pool-1/device-1: taint k=v:NoExecute (the slice's)") != NULL);
+	/* a newer generation of the pool without the taint replaces it */
+	json_array_append_new(c.slices, slice("slice-1b", "node-1", "pool-1", "driver-a", 2, 1,
+		"[{\"name\":\"device-1\",\"basic\":{}}]"));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == -1);
+	json_array_remove(c.slices, 1);
+
+	/* tolerations: forever, an hour (and 10 s: the smallest wins) */
+	json_array_set_new(c.claims, 0, held = held_with("[{\"key\":\"k\",\"operator\":\"Exists\",\"effect\":\"NoExecute\"}]"));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == -1);
+	json_array_set_new(c.claims, 0, held = held_with("[{\"key\":\"k\",\"operator\":\"Equal\",\"value\":\"v\","
+		"\"effect\":\"NoExecute\",\"tolerationSeconds\":3600}]"));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == at + 3600000);
+	json_array_set_new(c.claims, 0, held = held_with("[{\"key\":\"k\",\"operator\":\"Exists\",\"effect\":\"NoExecute\","
+		"\"tolerationSeconds\":3600},{\"operator\":\"Exists\",\"effect\":\"NoExecute\",\"tolerationSeconds\":10}]"));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == at + 10000);
+	/* a NoSchedule toleration does not count against NoExecute */
+	json_array_set_new(c.claims, 0, held = held_with("[{\"key\":\"k\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]"));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == at);
+	/* a toleration of every effect does not count: the controller takes
+	 * only those that name NoExecute */
+	json_array_set_new(c.claims, 0, held = held_with("[{\"key\":\"k\",\"operator\":\"Exists\"}]"));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == at);
+	/* no tolerations in the result: the request's */
+	json_array_set_new(c.claims, 0, held = held_with(NULL));
+	json_object_set_new(json_object_get(held, "spec"), "devices", json_loads("{\"requests\":[{\"name\":\"r\","
+		"\"deviceClassName\":\"class-a\",\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\","
+		"\"effect\":\"NoExecute\"}]}]}", 0, NULL));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == -1);
+
+	/* through a rule, NoSchedule first (no one goes), then NoExecute
+	 * without timeAdded (counts from now) */
+	json_array_clear(c.slices);
+	json_array_append_new(c.slices, one("slice-1", "node-1", "pool-1", "driver-a"));
+	json_array_set_new(c.claims, 0, held = held_with(NULL));
+	json_array_append_new(c.rules, json_loads("{\"metadata\":{\"name\":\"r1\"},\"spec\":{\"deviceSelector\":"
+		"{\"driver\":\"driver-a\"},\"taint\":{\"key\":\"k\",\"effect\":\"NoSchedule\"}}}", 0, NULL));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == -1);
+	json_array_append_new(c.rules, json_loads("{\"metadata\":{\"name\":\"r2\"},\"spec\":{\"deviceSelector\":"
+		"{\"deviceClassName\":\"class-a\"},\"taint\":{\"key\":\"k\",\"effect\":\"NoExecute\"}}}", 0, NULL));
+	CHECK(t, mu_dra_eviction_ms(&v, held, at, why, sizeof why) == at);
+	CHECK(t, strstr(why, "a DeviceTaintRule's") != NULL);
 	tc_release(&c);
 }
 
@@ -956,9 +1087,11 @@ int main(void)
 	MU_RUN(&t, test_constraints);
 	MU_RUN(&t, test_all_nodes);
 	MU_RUN(&t, test_network);
+	MU_RUN(&t, test_two_terms);
 	MU_RUN(&t, test_taints);
 	MU_RUN(&t, test_distinct);
 	MU_RUN(&t, test_taint_rules);
+	MU_RUN(&t, test_eviction);
 	MU_RUN(&t, test_admin);
 	MU_RUN(&t, test_config);
 	MU_RUN(&t, test_first_available);

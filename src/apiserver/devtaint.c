@@ -1,0 +1,232 @@
+/*
+ * devtaint.c - the device taint eviction controller of
+ * kube-controller-manager (pkg/controller/devicetainteviction), as `muster
+ * up` plays it: a pod that uses an allocated device with a NoExecute taint
+ * it does not tolerate is evicted.
+ *
+ * The taint is the device's own (a ResourceSlice's devices[].basic.taints,
+ * the pool's newest generation) or one a DeviceTaintRule adds.  When a
+ * claim's pods must go is mu_dra_eviction_ms() (load/dra.c): the taint's
+ * timeAdded plus the smallest tolerationSeconds of the allocation result's
+ * NoExecute tolerations that match it; a matching one without seconds
+ * keeps the pods.  A pod goes when it is scheduled (spec.nodeName), not
+ * finished, not being deleted, and the claim is reserved for it (name and
+ * uid in status.reservedFor), as the real controller does it: the condition
+ * DisruptionTarget (reason DeletionByDeviceTaintManager) is written, the
+ * pod is deleted with its uid as precondition (graceful, as kubectl
+ * delete), and an Event DeviceTaintManagerEviction "Marking for deletion"
+ * is recorded from component device-taint-eviction.  The claim controller
+ * (claimctl.c) then unreserves and deallocates the claim.
+ *
+ * Level-triggered: events on slices, rules, claims and pods with claims
+ * mark the controller dirty; mu__devtaint_sync() then reads the slices and
+ * rules and, only when one of them mentions NoExecute, the classes, claims
+ * and the pods claims are reserved for.  A pod that is due later (a
+ * toleration with seconds) wakes the controller at that time.  Not done:
+ * the DeviceTaintRule status condition (EvictionInProgress), the
+ * "Cancelling deletion" event, and PodGroup reservations.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "apiserver/api_int.h"
+#include "apiserver/crd.h"
+#include "apiserver/ssa.h"
+#include "muster/dra.h"
+
+#define REASON "DeletionByDeviceTaintManager"
+#define COMPONENT "device-taint-eviction"
+
+struct mu__devtaint {
+	mu_apiserver_t *s;
+	bool dirty;
+	int64_t next_ms; /* wall-clock ms when a pod is due, or -1 */
+};
+
+int mu__devtaint_new(mu_apiserver_t *s, mu__devtaint_t **out)
+{
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return MU_ENOMEM;
+	(*out)->s = s;
+	(*out)->dirty = true;
+	(*out)->next_ms = -1;
+	return MU_OK;
+}
+
+void mu__devtaint_free(mu__devtaint_t *d)
+{
+	free(d);
+}
+
+void mu__devtaint_resync(mu__devtaint_t *d)
+{
+	d->dirty = true;
+}
+
+void mu__devtaint_event(mu__devtaint_t *d, const mu__wev_t *ev)
+{
+	int rt = ev->obj->rt;
+	if (rt == MU__RT_RESOURCESLICES || rt == MU__RT_DEVICETAINTRULES || rt == MU__RT_RESOURCECLAIMS ||
+	    rt == MU__RT_DEVICECLASSES || (rt == MU__RT_PODS && strstr(ev->obj->json, "\"resourceClaims\"")))
+		d->dirty = true;
+}
+
+/* Whether some object of rt has needle in its text.  O(objects). */
+static bool mentions(mu__devtaint_t *d, int rt, const char *needle)
+{
+	mu__page_t pg;
+	if (mu__store_list(d->s->store, rt, NULL, NULL, 1000000, NULL, NULL, &pg) != MU_OK)
+		return false;
+	bool yes = false;
+	for (size_t i = 0; i < pg.n && !yes; i++)
+		yes = strstr(pg.objs[i]->json, needle) != NULL;
+	mu__page_release(&pg);
+	return yes;
+}
+
+/* Every object of rt, parsed, into a new array.  O(objects). */
+static json_t *all_of(mu__devtaint_t *d, int rt)
+{
+	json_t *arr = json_array();
+	mu__page_t pg;
+	if (!arr || mu__store_list(d->s->store, rt, NULL, NULL, 1000000, NULL, NULL, &pg) != MU_OK)
+		return arr;
+	for (size_t i = 0; i < pg.n; i++) {
+		json_t *o = mu__obj_parse(pg.objs[i]);
+		if (o)
+			json_array_append_new(arr, o);
+	}
+	mu__page_release(&pg);
+	return arr;
+}
+
+typedef struct evict_ctx {
+	mu_apiserver_t *s;
+	const char *uid;
+} evict_ctx_t;
+
+/* Marks the pod (if it is still the one of uid and not being deleted)
+ * with the DisruptionTarget condition, written as kube-controller-manager
+ * writes a status. */
+static int disrupt_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	evict_ctx_t *c = ctx;
+	if (!cur || cur->deleting)
+		return MU__MUT_KEEP;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	const char *u = mu__jstr(o, "metadata.uid");
+	json_t *before = u && !strcmp(u, c->uid) ? json_deep_copy(o) : NULL;
+	if (!before) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	mu__set_condition(o, "DisruptionTarget", "True", REASON, "Device Taint manager: deleting due to NoExecute taint");
+	mu__mf_controller(mu__type(c->s->types, MU__RT_PODS), before, o, "kube-controller-manager", true);
+	json_decref(before);
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* The Event the real controller records for an eviction. */
+static void evict_event(mu_apiserver_t *s, mu__wtx_t *tx, const char *ns, const char *name, const char *uid)
+{
+	char ts[40], en[300], sfx[6];
+	mu__timestamp(ts, sizeof ts, false);
+	mu__name_suffix(s, sfx);
+	snprintf(en, sizeof en, "%.200s.%s", name, sfx);
+	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s}, "
+			      "s:s, s:s, s:i, s:s}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
+			      "involvedObject", "kind", "Pod", "apiVersion", "v1", "namespace", ns, "name", name,
+			      "uid", uid, "reason", "DeviceTaintManagerEviction", "message", "Marking for deletion",
+			      "type", "Normal", "source", "component", COMPONENT, "firstTimestamp", ts,
+			      "lastTimestamp", ts, "count", 1, "reportingComponent", COMPONENT);
+	if (e)
+		mu__create_by(s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+	json_decref(e);
+}
+
+/* Evicts pod ns/name of uid: the condition, the delete (uid
+ * precondition), the Event, in one transaction. */
+static void evict(mu__devtaint_t *d, const char *ns, const char *name, const char *uid)
+{
+	evict_ctx_t c = {d->s, uid};
+	mu__wtx_t *tx;
+	if (mu__store_begin(d->s->store, &tx) != MU_OK)
+		return;
+	int rc = mu__store_apply(tx, MU__RT_PODS, ns, name, disrupt_fn, &c, false, NULL);
+	if (rc == MU__MUT_PUT) {
+		mu__delete_in(tx, MU__RT_PODS, ns, name, -1, uid, NULL, false, NULL);
+		evict_event(d->s, tx, ns, name, uid);
+	}
+	mu__store_commit(tx);
+}
+
+/* Whether a reservation names a pod that this controller would evict:
+ * the same uid, scheduled, not finished, not being deleted. */
+static bool evictable(mu__devtaint_t *d, const char *ns, const json_t *ref)
+{
+	const char *res = mu__jstr(ref, "resource"), *grp = mu__jstr(ref, "apiGroup");
+	const char *name = mu__jstr(ref, "name"), *uid = mu__jstr(ref, "uid");
+	if (!res || strcmp(res, "pods") || (grp && *grp) || !name || !uid)
+		return false;
+	mu__obj_t *po = mu__store_get(d->s->store, MU__RT_PODS, ns, name);
+	json_t *pod = po && !po->deleting ? mu__obj_parse(po) : NULL;
+	mu__obj_unref(po);
+	const char *pu = mu__jstr(pod, "metadata.uid"), *ph = mu__jstr(pod, "status.phase");
+	const char *node = mu__jstr(pod, "spec.nodeName");
+	bool yes = pu && !strcmp(pu, uid) && node && *node &&
+		   !(ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")));
+	json_decref(pod);
+	return yes;
+}
+
+static int64_t wall_ms(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+void mu__devtaint_sync(mu__devtaint_t *d)
+{
+	int64_t now = wall_ms();
+	if (!d->dirty && (d->next_ms < 0 || now < d->next_ms))
+		return;
+	d->dirty = false;
+	d->next_ms = -1;
+	if (!mentions(d, MU__RT_RESOURCESLICES, "\"NoExecute\"") &&
+	    !mentions(d, MU__RT_DEVICETAINTRULES, "\"NoExecute\""))
+		return; /* the common case: nothing evicts */
+	json_t *slices = all_of(d, MU__RT_RESOURCESLICES), *rules = all_of(d, MU__RT_DEVICETAINTRULES);
+	json_t *classes = all_of(d, MU__RT_DEVICECLASSES), *claims = all_of(d, MU__RT_RESOURCECLAIMS);
+	mu_dra_view_t v = {slices, classes, claims, NULL, rules};
+	size_t i, k;
+	json_t *c, *r;
+	json_array_foreach(claims, i, c) {
+		if (!json_array_size(mu__jget(c, "status.reservedFor")) || !mu__jget(c, "status.allocation"))
+			continue;
+		char why[300];
+		int64_t when = mu_dra_eviction_ms(&v, c, now, why, sizeof why);
+		if (when < 0)
+			continue;
+		const char *ns = mu__jstr(c, "metadata.namespace");
+		json_array_foreach(mu__jget(c, "status.reservedFor"), k, r) {
+			if (!ns || !evictable(d, ns, r))
+				continue;
+			if (when <= now)
+				evict(d, ns, mu__jstr(r, "name"), mu__jstr(r, "uid"));
+			else if (d->next_ms < 0 || when < d->next_ms)
+				d->next_ms = when;
+		}
+	}
+	json_decref(slices);
+	json_decref(rules);
+	json_decref(classes);
+	json_decref(claims);
+}
