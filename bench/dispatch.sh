@@ -20,6 +20,7 @@ start() {
 	"$M" up --cluster "$T/$1.yaml" --listen 127.0.0.1:0 --data "$T/$1" --no-fsync --quiet \
 		>"$T/$1.up.out" 2>&1 &
 	PIDS="$PIDS $!"
+	eval "${1}_P=$!"
 	i=0
 	while [ "$i" -lt 300 ]; do
 		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$1.up.out" 2>/dev/null)
@@ -42,6 +43,7 @@ for n in w1 w2 w3; do
 	"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
 		>"$T/$n.s.log" 2>&1 &
 	PIDS="$PIDS $!"
+	eval "${n}_SP=$!"
 done
 h() { "$KC" --kubeconfig "$T/hub/kubeconfig" "$@" >/dev/null; }
 h create namespace muster-system
@@ -57,26 +59,44 @@ while [ "$i" -lt "$N" ]; do
 done >"$T/jobs.yaml"
 h create -f "$T/jobs.yaml"
 echo "bench dispatch: $N jobs on the hub, 3 workers x $NODES nodes x 8 GPUs"
-# bound: pods with a node, on all workers.
+# bound: pods with a node, on all workers, counted by the API server (a
+# list of one item and its remainingItemCount), so that the polls do not
+# serialise every pod and take the workers' CPU from the run.
 bound() {
 	c=0
 	for n in w1 w2 w3; do
-		k=$(curl -s --cacert "$T/$n/tls.crt" -H "Authorization: Bearer $(cat "$T/$n/token")" \
-			"$(eval echo "\$${n}_S")/api/v1/pods?labelSelector=muster.io%2Fhub-uid" |
-			grep -o '"nodeName":"[^"]*"' | wc -l)
-		c=$((c + k))
+		r=$(curl -s --cacert "$T/$n/tls.crt" -H "Authorization: Bearer $(cat "$T/$n/token")" \
+			"$(eval echo "\$${n}_S")/api/v1/pods?labelSelector=muster.io%2Fhub-uid&fieldSelector=spec.nodeName%21%3D&limit=1")
+		case "$r" in *'"items":[]'*) continue ;; *'"items":['*) c=$((c + 1)) ;; esac
+		k=$(echo "$r" | sed -n 's/.*"remainingItemCount":\([0-9]*\).*/\1/p')
+		c=$((c + ${k:-0}))
 	done
 	echo "$c"
 }
+# CPU seconds (user + system, from /proc/PID/stat) each process spent
+# from the start of the dispatcher to the last bind (the rest before: the
+# set-up and the hub's creates, subtracted).
+cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpu_line() {
+	echo "hub_up=$(cpu "$hub_P") w_up=$(cpu "$w1_P")+$(cpu "$w2_P")+$(cpu "$w3_P")" \
+		"sched=$(cpu "$w1_SP")+$(cpu "$w2_SP")+$(cpu "$w3_SP")"
+}
+c0=$(cpu_line)
 t0=$(date +%s.%N)
 "$M" dispatch --kubeconfig "$T/hub/kubeconfig" --no-leader-elect --interval 20ms >"$T/d.log" 2>&1 &
 DP=$!; PIDS="$PIDS $DP"
+[ -n "${BENCH_PIDS:-}" ] && echo "bench dispatch: pids dispatcher=$DP hub=$hub_P w=$w1_P,$w2_P,$w3_P sched=$w1_SP,$w2_SP,$w3_SP"
 i=0
 while [ "$i" -lt 6000 ]; do
 	[ "$(bound)" -ge "$N" ] && break
 	sleep 0.1; i=$((i + 1))
 done
 t1=$(date +%s.%N)
+c1=$(cpu_line); cd1=$(cpu "$DP")
 kill "$DP"; wait "$DP" 2>/dev/null
 awk -v a="$t0" -v b="$t1" -v n="$N" 'BEGIN { printf "bench dispatch: %d jobs dispatched and bound in %.2f s: %.0f jobs/s\n", n, b - a, n / (b - a) }'
+echo "bench dispatch: CPU s from the dispatcher's start to the last bind: dispatcher=$cd1" \
+	"$(echo "$c0 | $c1" | awk -F'|' '{ n = split($1, a, " "); split($2, b, " ");
+		for (i = 1; i <= n; i++) { split(a[i], x, "="); split(b[i], y, "="); split(x[2], p, "+"); m = split(y[2], q, "+");
+			s = ""; for (k = 1; k <= m; k++) s = s (k > 1 ? "+" : "") sprintf("%.2f", q[k] - p[k]); printf "%s=%s ", x[1], s } }')"
 grep -E "stopped:|time:" "$T/d.log" | sed 's/^/bench dispatch: /'

@@ -81,6 +81,10 @@ int32_t mu_fleet_cluster_find(const mu_fleet_t *f, const char *name);
 int32_t mu_fleet_nclusters(const mu_fleet_t *f);
 /* Ready, unreachable or draining; only ready clusters get new jobs. */
 int mu_fleet_cluster_set_state(mu_fleet_t *f, int32_t c, mu_cluster_state_t s);
+/* Sets cluster c's label key to value (a copy), or removes it (value
+ * NULL), for selectors read after it (e.g. the kinds a worker serves, found
+ * by discovery); jobs it kept out are tried again.  O(labels). */
+int mu_fleet_cluster_set_label(mu_fleet_t *f, int32_t c, const char *key, const char *value);
 /* The cluster's model, to feed nodes and topologies into (through
  * mu_fleet_node_upsert() so the fleet sees capacity change) and to read. */
 const mu_engine_t *mu_fleet_cluster_engine(const mu_fleet_t *f, int32_t c);

@@ -338,7 +338,17 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 		      mu__verr_t *e)
 {
 	json_t *nw = *newp;
-	if (status_sub) {
+	int nt;
+	if (status_sub && t == &mu__rtypes(&nt)[MU__RT_JOBS]) {
+		/* jobs/status keeps all but the spec, metadata included:
+		 * kube's jobStatusStrategy.PrepareForUpdate resets only the
+		 * spec (pkg/registry/batch/job/strategy.go) */
+		json_t *sp = json_object_get(old, "spec");
+		if (sp)
+			json_object_set(nw, "spec", sp);
+		else
+			json_object_del(nw, "spec");
+	} else if (status_sub) {
 		json_t *merged = json_deep_copy(old);
 		if (!merged)
 			return MU_ENOMEM;

@@ -3,15 +3,20 @@
  * cannot reach (an edge cluster behind NAT).  The agent runs beside the
  * worker and calls the hub, so the hub holds no credentials for it.
  *
- * Every pass: the hub Jobs labelled muster.io/cluster=NAME are this
- * cluster's current dispatches; a local copy (muster.io/hub-uid and the
- * dispatch generation) that is not one of them is deleted, and its hub Job
- * told so ("GEN Deleted -" in muster.io/agent-status); a current dispatch
- * without a copy gets one (mu__dcopy, as push mode creates it); each
- * copy's phase and pods go to its hub Job ("GEN PHASE bound=N,..."), and
- * the worker's Nodes and a heartbeat to the ConfigMap
+ * Every pass, for each kind the hub dispatches (batch/v1 Jobs and the
+ * suspendable kinds of kinds.c): the hub objects labelled
+ * muster.io/cluster=NAME are this cluster's current dispatches; a local
+ * copy (muster.io/hub-uid and the dispatch generation) that is not one of
+ * them is deleted, and its hub object told so ("GEN Deleted -" in
+ * muster.io/agent-status); a current dispatch without a copy gets one
+ * (mu__dcopy, as push mode creates it); each copy's phase and pods go to
+ * its hub object ("GEN PHASE bound=N,..."), and the worker's Nodes, the
+ * kinds it serves (those whose list it answers: the hub sends a kind only
+ * where it is served) and a heartbeat to the ConfigMap
  * muster-system/muster-cluster-NAME, which is what the hub's model of this
- * cluster is built from (worker.c, mu__dpull_poll).  The hub confirms a
+ * cluster is built from (worker.c, mu__dpull_poll).  A kind that the hub
+ * or the worker answers 404 for (no CRD) is skipped, its copies left
+ * alone, and asked for again a minute later.  The hub confirms a
  * withdrawal only two heartbeats after it took the label off, so that a
  * pass that listed the job before cannot create a copy after.
  */
@@ -36,28 +41,30 @@ typedef struct agent {
 	const mu_dispatch_agent_opts_t *o;
 	mu_kube_client_t *w;      /* the worker */
 	uint64_t beat;
+	int64_t miss_at[MU__DK_COUNT]; /* mono ms a kind's list answered 404 */
+	bool served[MU__DK_COUNT];     /* this pass: the worker listed the kind */
 } agent_t;
 
-/* Writes muster.io/agent-status of the hub Job ns/name when it differs
- * from cur (the value the hub object has). */
-static void report(agent_t *a, const char *ns, const char *name, const char *cur,
+/* Writes muster.io/agent-status of the hub object ns/name of kind k when
+ * it differs from cur (the value the hub object has). */
+static void report(agent_t *a, mu__dkind_t k, const char *ns, const char *name, const char *cur,
 		   const char *val)
 {
 	if (cur && !strcmp(cur, val))
 		return;
 	char path[1024];
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", ns, name);
+	mu__dkind_path(k, ns, name, "", path, sizeof path);
 	json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MU__D_AGENT, val);
 	long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", b, NULL);
 	json_decref(b);
 	if (st != 200 && st != 404)
-		mu__dlog(&a->d, 0, "hub job %s/%s: report: HTTP %ld", ns, name, st);
+		mu__dlog(&a->d, 0, "hub %s %s/%s: report: HTTP %ld", mu__dkind_name(k), ns, name, st);
 }
 
-/* The local copies: stale ones deleted (and reported), current ones
- * reported; marks in `have` the hub uids with a current copy. */
-static void copies(agent_t *a, const json_t *assigned, const json_t *jl, const json_t *pods,
-		   json_t *have)
+/* The local copies of kind k: stale ones deleted (and reported), current
+ * ones reported; marks in `have` the hub uids with a current copy. */
+static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *jl,
+		   const json_t *pods, json_t *have)
 {
 	size_t i;
 	json_t *w;
@@ -75,33 +82,34 @@ static void copies(agent_t *a, const json_t *assigned, const json_t *jl, const j
 			if (mu__jget(w, "metadata.deletionTimestamp"))
 				continue;
 			char path[1024];
-			snprintf(path, sizeof path,
-				 "/apis/batch/v1/namespaces/%s/jobs/%s?propagationPolicy=Background", ns, name);
+			mu__dkind_path(k, ns, name, "?propagationPolicy=Background", path, sizeof path);
 			long st = mu__dreq(&a->d, a->w, "DELETE", path, NULL, NULL, NULL);
-			mu__dlog(&a->d, 1, "stale copy %s/%s (generation %s) deleted: HTTP %ld", ns, name,
-				 gen, st);
-			const char *slash = key ? strchr(key, '/') : NULL;
+			mu__dlog(&a->d, 1, "stale copy %s %s/%s (generation %s) deleted: HTTP %ld",
+				 mu__dkind_name(k), ns, name, gen, st);
+			/* the copy's hub key: "NS/NAME", or "KIND:NS/NAME" */
+			const char *hk = key && strchr(key, ':') ? strchr(key, ':') + 1 : key;
+			const char *slash = hk ? strchr(hk, '/') : NULL;
 			if ((st == 200 || st == 202 || st == 404) && slash) {
 				char hns[300];
-				snprintf(hns, sizeof hns, "%.*s", (int)(slash - key), key);
+				snprintf(hns, sizeof hns, "%.*s", (int)(slash - hk), hk);
 				snprintf(val, sizeof val, "%s Deleted -", gen);
-				report(a, hns, slash + 1, NULL, val);
+				report(a, k, hns, slash + 1, NULL, val);
 			}
 			continue;
 		}
 		json_object_set_new(have, uid, json_true());
 		char line[96];
 		bool started = mu__dpods_line(pods, uid, (uint32_t)atol(gen), line, sizeof line);
-		const char *done = mu__dcopy_done(w);
+		const char *done = k == MU__DK_JOB ? mu__dcopy_done(w) : mu__dkind_done(w, k);
 		snprintf(val, sizeof val, "%s %s %s", gen, done ? done : started ? "Running" : "Pending",
 			 line);
-		report(a, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
+		report(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
 	}
 }
 
-/* Creates the copies of the current dispatches that have none. */
-static void create_missing(agent_t *a, const json_t *assigned, const json_t *have)
+/* Creates the copies of kind k of the current dispatches that have none. */
+static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *have)
 {
 	const char *uid;
 	json_t *hub;
@@ -112,10 +120,14 @@ static void create_missing(agent_t *a, const json_t *assigned, const json_t *hav
 		    (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))))
 			continue;
 		const char *ns = mu__jstr(hub, "metadata.namespace");
-		char key[600], path[600];
-		snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", mu__jstr(hub, "metadata.name"));
-		json_t *body = mu__dcopy(hub, MU__DK_JOB, uid, key, (uint32_t)atol(gen));
-		snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs", ns ? ns : "default");
+		char key[700], path[600];
+		if (k == MU__DK_JOB)
+			snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", mu__jstr(hub, "metadata.name"));
+		else
+			snprintf(key, sizeof key, "%s:%s/%s", mu__dkind_name(k), ns ? ns : "default",
+				 mu__jstr(hub, "metadata.name"));
+		json_t *body = mu__dcopy(hub, k, uid, key, (uint32_t)atol(gen));
+		mu__dkind_path(k, ns ? ns : "default", NULL, "", path, sizeof path);
 		long st = mu__dreq(&a->d, a->w, "POST", path, NULL, body, NULL);
 		if (st == 404) {
 			json_t *nso = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind",
@@ -143,9 +155,15 @@ static void heartbeat(agent_t *a, const json_t *nl)
 	json_decref(wrap);
 	char beat[24], path[600];
 	snprintf(beat, sizeof beat, "%llu", (unsigned long long)++a->beat);
-	json_t *cm = json_pack("{s:s,s:s,s:{s:s+,s:s},s:{s:s,s:s}}", "apiVersion", "v1", "kind",
+	char kinds[200] = "";
+	for (int k = 1; k < MU__DK_COUNT; k++)
+		if (a->served[k])
+			snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s",
+				 *kinds ? "," : "", mu__dkind_name((mu__dkind_t)k));
+	json_t *cm = json_pack("{s:s,s:s,s:{s:s+,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
 			       "ConfigMap", "metadata", "name", "muster-cluster-", a->o->cluster,
-			       "namespace", MU__D_NS, "data", "nodes", text ? text : "{}", "beat", beat);
+			       "namespace", MU__D_NS, "data", "nodes", text ? text : "{}", "beat", beat,
+			       "kinds", kinds);
 	free(text);
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/muster-cluster-%s", MU__D_NS,
 		 a->o->cluster);
@@ -159,37 +177,68 @@ static void heartbeat(agent_t *a, const json_t *nl)
 	json_decref(cm);
 }
 
-/* One pass; false when the hub or the worker did not answer. */
-static bool agent_pass(agent_t *a)
+/* Kind k's part of a pass: its hub objects assigned here and its local
+ * copies listed, stale copies deleted, missing ones created, all
+ * reported.  false when the hub or the worker did not answer a Job
+ * list; a kind other than Job that either does not list (404: no CRD) is
+ * skipped for a minute (a.served says whether the worker has it). */
+static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods)
 {
-	char path[600];
-	snprintf(path, sizeof path, "/apis/batch/v1/jobs?labelSelector=muster.io%%2Fcluster%%3D%s",
-		 a->o->cluster);
-	json_t *hl = NULL, *nl = NULL, *jl = NULL, *pl = NULL;
-	bool ok = mu__dreq(&a->d, a->d.hub, "GET", path, NULL, NULL, &hl) == 200 &&
-		  mu__dreq(&a->d, a->w, "GET", "/api/v1/nodes", NULL, NULL, &nl) == 200 &&
-		  mu__dreq(&a->d, a->w, "GET", "/apis/batch/v1/jobs?labelSelector=muster.io%2Fhub-uid",
-			   NULL, NULL, &jl) == 200 &&
-		  mu__dreq(&a->d, a->w, "GET", "/api/v1/pods?labelSelector=muster.io%2Fhub-uid", NULL,
-			   NULL, &pl) == 200;
-	if (ok) {
+	int64_t t = mu__d_mono_ms();
+	if (k != MU__DK_JOB && a->miss_at[k] && t - a->miss_at[k] < MU__D_REDISCOVER_MS)
+		return true;
+	char hpath[600], wpath[600];
+	mu__dkind_path(k, NULL, NULL, "?labelSelector=muster.io%2Fcluster%3D", hpath, sizeof hpath);
+	snprintf(hpath + strlen(hpath), sizeof hpath - strlen(hpath), "%s", a->o->cluster);
+	mu__dkind_path(k, NULL, NULL, "?labelSelector=muster.io%2Fhub-uid", wpath, sizeof wpath);
+	json_t *hl = NULL, *jl = NULL;
+	long wst = mu__dreq(&a->d, a->w, "GET", wpath, NULL, NULL, &jl);
+	long hst = wst == 200 ? mu__dreq(&a->d, a->d.hub, "GET", hpath, NULL, NULL, &hl) : 0;
+	a->served[k] = wst == 200;
+	/* a Job list must answer; another kind is only skipped (its CRD
+	 * missing here or on the hub, or a right the accounts lack) */
+	bool ok = k != MU__DK_JOB || (wst == 200 && hst == 200);
+	if (k != MU__DK_JOB && (wst != 200 || hst != 200)) {
+		if (!a->miss_at[k] && wst != 404 && hst != 404)
+			mu__dlog(&a->d, 0, "%ss: HTTP %ld from the worker, %ld from the hub: skipped "
+				 "for a minute", mu__dkind_name(k), wst, hst);
+		a->miss_at[k] = t;
+	} else {
+		a->miss_at[k] = 0;
+	}
+	if (wst == 200 && hst == 200) {
 		json_t *assigned = json_object(), *have = json_object();
 		size_t i;
 		json_t *h;
 		json_array_foreach(json_object_get(hl, "items"), i, h)
 			if (mu__jstr(h, "metadata.uid"))
 				json_object_set(assigned, mu__jstr(h, "metadata.uid"), h);
-		json_t *pods = mu__dpods_count(pl);
-		copies(a, assigned, jl, pods, have);
-		create_missing(a, assigned, have);
-		heartbeat(a, nl);
-		json_decref(pods);
+		copies(a, k, assigned, jl, pods, have);
+		create_missing(a, k, assigned, have);
 		json_decref(assigned);
 		json_decref(have);
 	}
 	json_decref(hl);
-	json_decref(nl);
 	json_decref(jl);
+	return ok;
+}
+
+/* One pass; false when the hub or the worker did not answer. */
+static bool agent_pass(agent_t *a)
+{
+	json_t *nl = NULL, *pl = NULL;
+	bool ok = mu__dreq(&a->d, a->w, "GET", "/api/v1/nodes", NULL, NULL, &nl) == 200 &&
+		  mu__dreq(&a->d, a->w, "GET", "/api/v1/pods?labelSelector=muster.io%2Fhub-uid", NULL,
+			   NULL, &pl) == 200;
+	if (ok) {
+		json_t *pods = mu__dpods_count(pl);
+		for (int k = 0; ok && k < MU__DK_COUNT; k++)
+			ok = agent_kind(a, (mu__dkind_t)k, pods);
+		json_decref(pods);
+		if (ok)
+			heartbeat(a, nl);
+	}
+	json_decref(nl);
 	json_decref(pl);
 	return ok;
 }

@@ -42,6 +42,10 @@
 #define MU__D_CAPS "muster.io/cluster-caps"     /* hub Queue: "CL=gpu:N,CL=pods:N" */
 #define MU__D_MODE "muster.io/dispatch-mode"    /* a fleet cluster's label: push, pull */
 #define MU__D_MULTIKUEUE "kueue.x-k8s.io/multikueue" /* managedBy the CRDs allow */
+#define MU__D_KINDS "kinds.muster.io/"         /* a fleet cluster's label per kind
+                                                 * it serves ("kinds.muster.io/JobSet":
+                                                 * "true"), found by discovery */
+#define MU__D_REDISCOVER_MS 60000               /* the kinds asked again after */
 
 /* The kinds a hub dispatches (kinds.c): batch/v1 Jobs and the suspendable
  * kinds of the workload issue, as MultiKueue dispatches them. */
@@ -54,6 +58,9 @@ typedef enum mu__dkind {
 	MU__DK_COUNT
 } mu__dkind_t;
 
+/* Sender threads of a pass (run.c), each with connections of its own. */
+#define MU__D_SENDERS 8
+
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
 	char *name;
@@ -63,6 +70,9 @@ typedef struct mu__dcl {
 	char *secret_rv;          /* the Secret version its config came from */
 	mu_kube_config_t *cfg;    /* heap (clients and watches point to it) */
 	mu_kube_client_t *kc;     /* NULL without a usable kubeconfig */
+	/* the sender threads' connections, made on first use and kept
+	 * (keep-alive: no TLS handshake per pass); slot t is thread t's */
+	mu_kube_client_t *pool[MU__D_SENDERS];
 	/* push mode: its Nodes, copies (one watch per kind; the kinds'
 	 * may fail where their CRD is missing) and their pods, watched */
 	mu_kube_watch_t *wnodes, *wcopies[MU__DK_COUNT], *wpods;
@@ -78,6 +88,11 @@ typedef struct mu__dcl {
 	int64_t gpus;             /* whole GPUs of its nodes */
 	int32_t running, waiting; /* copies started / not started */
 	char *status_sig;         /* status last written */
+	/* the kinds other than Job it serves (discovery of its API groups,
+	 * push mode; the agent's report, pull mode): 1 yes, 0 no, -1 not
+	 * known yet; as fleet labels MU__D_KINDS<Kind> */
+	int8_t serves[MU__DK_COUNT];
+	int64_t disc_at;          /* mono ms of the last discovery, 0: due */
 	/* pull mode: the agent's heartbeat ConfigMap */
 	char *beat_rv;            /* its last resourceVersion seen */
 	int64_t beat_at;          /* mono ms when it changed */
@@ -125,6 +140,7 @@ typedef struct mu__djob {
 typedef struct mu__dd {
 	const mu_dispatch_opts_t *o;
 	mu_kube_client_t *hub;
+	mu_kube_client_t *hpool[MU__D_SENDERS]; /* the senders' to the hub, kept */
 	mu_kube_lease_t *lease;   /* NULL without leader election */
 	mu_fleet_t *fleet;
 	mu__dcl_t *cls;
@@ -142,6 +158,11 @@ typedef struct mu__dd {
 	 * watched: a pass reads them again only when they changed */
 	mu_kube_watch_t *wclusters, *wqueues, *wsecrets;
 	uint64_t clusters_seq, queues_seq, secrets_seq;
+	/* the ConfigMaps of muster-system: the pull-mode agents' heartbeats,
+	 * watched (a GET each pass while the watch does not answer) */
+	mu_kube_watch_t *wbeats;
+	json_t *beats;            /* this pass's snapshot of them, or NULL */
+	uint64_t beats_seq;
 	int64_t clusters_at;      /* mono ms the Clusters were last read */
 	json_t *secrets;          /* this read's Secrets of muster-system, or NULL */
 	int32_t caps_ncls;        /* clusters when the queues' caps were set */
@@ -200,6 +221,7 @@ json_t *mu__dnode_min(const json_t *n);
 
 const char *mu__dkind_name(mu__dkind_t k);
 const char *mu__dkind_api(mu__dkind_t k);     /* "batch/v1", ... */
+const char *mu__dkind_plural(mu__dkind_t k);  /* "jobs", "jobsets", ... */
 /* The collection of kind k in all namespaces ("/apis/batch/v1/jobs"), or
  * with ns, the object name's path (name NULL: the namespace's
  * collection); suffix ("", "/status") appended.  Into buf. */
@@ -259,6 +281,12 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
 bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
 /* The same over connection hub (a sender thread's; j is its alone). */
 long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
+/* A dispatch's record over connection hub: for a Job whose annotations
+ * and status both changed, one strategic merge patch of /status that
+ * carries both (kube keeps a Job's metadata changes through /status; the
+ * lease term fences it as any record); otherwise mu__dhub_annotate_on.
+ * Returns the HTTP status. */
+long mu__dhub_record_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* Whether j's status (the condition Dispatched; for a Job whose
  * spec.managedBy is muster.io/dispatch also its copy's counts and end)
  * differs from that last written. */
@@ -297,6 +325,15 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c);
  * each hub Job's muster.io/agent-status.  false when the heartbeat is
  * older than 3 s. */
 bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c);
+/* Sets whether cluster c serves kind k (on: 1 yes, 0 no) as its fleet
+ * label MU__D_KINDS<Kind>, which jobs of that kind select. */
+void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on);
+/* Asks push-mode cluster c which kinds other than Job it serves (a GET
+ * of each kind's /apis/GROUP/VERSION: its resource listed, or 404), when
+ * due (never asked, or MU__D_REDISCOVER_MS ago, or disc_at reset after a
+ * copy's create answered 404).  An answer other than 200 or 404 keeps
+ * what was known.  At most MU__DK_COUNT - 1 requests. */
+void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c);
 /* Pod counts of a pod list by "UID/GEN" (labels of the copies' pods):
  * [bound, running, succeeded, failed]; owned. */
 json_t *mu__dpods_count(const json_t *l);

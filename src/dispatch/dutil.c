@@ -44,6 +44,11 @@ long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
 	      const char *path, const char *ctype, const json_t *body,
 	      json_t **out)
 {
+	if (!c) { /* no connection (none could be made): no answer */
+		if (out)
+			*out = NULL;
+		return 0;
+	}
 	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	char *ans = NULL;
 	long st = 0;
@@ -231,6 +236,10 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 	}
 	mu_kube_client_free(c->kc);
 	c->kc = NULL;
+	for (int t = 0; t < MU__D_SENDERS; t++) {
+		mu_kube_client_free(c->pool[t]);
+		c->pool[t] = NULL;
+	}
 	if (c->cfg)
 		mu_kube_config_release(c->cfg);
 	free(c->cfg);

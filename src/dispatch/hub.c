@@ -160,6 +160,7 @@ static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
 	c->tier = tier;
 	c->fid = fid;
 	c->nodes = json_object();
+	memset(c->serves, -1, sizeof c->serves); /* not known until asked */
 	c->last_ok = mu__d_mono_ms();
 	/* no new jobs until its first poll answers */
 	mu_fleet_cluster_set_state(d->fleet, fid, MU_CLUSTER_UNREACHABLE);
@@ -496,9 +497,9 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	size_t nsel, nloc;
 	const char *st = mu__dmeta(j->obj, "annotations", MU__D_SEL);
 	char sbuf[1200];
-	if (j->kind != MU__DK_JOB) { /* pull-mode agents make only Jobs */
-		snprintf(sbuf, sizeof sbuf, "%.1000s%s" MU__D_MODE "=push", st ? st : "",
-			 st && *st ? "," : "");
+	if (j->kind != MU__DK_JOB) { /* only clusters that serve its kind */
+		snprintf(sbuf, sizeof sbuf, "%.1000s%s" MU__D_KINDS "%s=true", st ? st : "",
+			 st && *st ? "," : "", mu__dkind_name(j->kind));
 		st = sbuf;
 	}
 	if (mu__dlabels(st, &j->specs.arena, &sel, &nsel) ||
@@ -769,6 +770,57 @@ bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j)
 	return due;
 }
 
+/* The metadata patch of annotations a (ann_of's, taken): the
+ * annotations, the muster.io/cluster label, and the lease term (not in
+ * the signature: a new leader need not rewrite every job), by which
+ * `muster up` refuses the patch once the term is over.  Owned. */
+static json_t *ann_meta(const mu__dd_t *d, json_t *a)
+{
+	json_t *lab = json_pack("{s:O}", MU__D_CLUSTER, json_object_get(a, "l"));
+	json_object_del(a, "l");
+	if (d->lease)
+		json_object_set_new(a, MU__D_TERM, json_string(mu_kube_lease_term(d->lease)));
+	return json_pack("{s:o,s:o}", "annotations", a, "labels", lab);
+}
+
+static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j);
+static void status_times(const mu__djob_t *j, json_t *st);
+
+long mu__dhub_record_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
+{
+	json_t *st = j->kind == MU__DK_JOB ? status_of(d, j) : NULL;
+	char *ssig = st ? json_dumps(st, JSON_COMPACT) : NULL, *sig = NULL;
+	json_t *a = ssig ? ann_of(d, j, &sig) : NULL;
+	if (!sig || (j->status_sig && !strcmp(ssig, j->status_sig)) ||
+	    (j->ann_sig && !strcmp(sig, j->ann_sig))) {
+		/* not a Job, or only one of the two changed */
+		free(ssig);
+		free(sig);
+		json_decref(st);
+		json_decref(a);
+		return mu__dhub_annotate_on(d, hub, j);
+	}
+	status_times(j, st);
+	json_t *b = json_pack("{s:o,s:o}", "metadata", ann_meta(d, a), "status", st);
+	char path[1024];
+	mu__dkind_path(j->kind, j->ns, j->name, "/status", path, sizeof path);
+	long code = mu__dreq(d, hub, "PATCH", path, "application/strategic-merge-patch+json", b,
+			     NULL);
+	json_decref(b);
+	if (code == 200) {
+		free(j->ann_sig);
+		j->ann_sig = sig;
+		free(j->status_sig);
+		j->status_sig = ssig;
+	} else {
+		free(sig);
+		free(ssig);
+		mu__dlog(d, 0, "job %s: record: HTTP %ld%s", j->key, code,
+			 code == 409 && d->lease ? " (fenced: the lease term is over?)" : "");
+	}
+	return code;
+}
+
 long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 {
 	char *sig = NULL;
@@ -778,13 +830,7 @@ long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 		json_decref(a);
 		return 200;
 	}
-	json_t *lab = json_pack("{s:O}", MU__D_CLUSTER, json_object_get(a, "l"));
-	json_object_del(a, "l");
-	/* the lease term (not in the signature: a new leader need not rewrite
-	 * every job): `muster up` refuses the patch once the term is over */
-	if (d->lease)
-		json_object_set_new(a, MU__D_TERM, json_string(mu_kube_lease_term(d->lease)));
-	json_t *b = json_pack("{s:{s:o,s:o}}", "metadata", "annotations", a, "labels", lab);
+	json_t *b = json_pack("{s:o}", "metadata", ann_meta(d, a));
 	char path[1024];
 	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
 	long st = mu__dreq(d, hub, "PATCH", path, "application/merge-patch+json", b, NULL);
@@ -956,6 +1002,30 @@ static void seed_sigs(const mu__dd_t *d, mu__djob_t *j)
 	json_decref(have);
 }
 
+/* The times of status st of j (status_of's, not in its signature):
+ * the conditions' probe and transition times, and for a Job the
+ * dispatcher manages its start and completion, now. */
+static void status_times(const mu__djob_t *j, json_t *st)
+{
+	char now[40];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000, false, now, sizeof now);
+	size_t i;
+	json_t *c;
+	json_array_foreach(j->kind == MU__DK_JOB ? json_object_get(st, "conditions") : NULL, i, c) {
+		json_object_set_new(c, "lastProbeTime", json_string(now));
+		json_object_set_new(c, "lastTransitionTime", json_string(now));
+	}
+	if (j->kind == MU__DK_JOB && mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE) &&
+	    !mu__dhub_refused(j)) {
+		if (!mu__jget(j->obj, "status.startTime"))
+			json_object_set_new(st, "startTime", json_string(now));
+		if (!strcmp(j->phase, "Succeeded") && !mu__jget(j->obj, "status.completionTime"))
+			json_object_set_new(st, "completionTime", json_string(now));
+	}
+}
+
 bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j)
 {
 	json_t *st = status_of(d, j);
@@ -979,23 +1049,7 @@ long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 		json_decref(st);
 		return sig ? 200 : 0;
 	}
-	char now[40];
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000, false, now, sizeof now);
-	size_t i;
-	json_t *c;
-	json_array_foreach(j->kind == MU__DK_JOB ? json_object_get(st, "conditions") : NULL, i, c) {
-		json_object_set_new(c, "lastProbeTime", json_string(now));
-		json_object_set_new(c, "lastTransitionTime", json_string(now));
-	}
-	if (j->kind == MU__DK_JOB && mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE) &&
-	    !mu__dhub_refused(j)) {
-		if (!mu__jget(j->obj, "status.startTime"))
-			json_object_set_new(st, "startTime", json_string(now));
-		if (!strcmp(j->phase, "Succeeded") && !mu__jget(j->obj, "status.completionTime"))
-			json_object_set_new(st, "completionTime", json_string(now));
-	}
+	status_times(j, st);
 	json_t *b = json_pack("{s:o}", "status", st);
 	char path[1024];
 	mu__dkind_path(j->kind, j->ns, j->name, "/status", path, sizeof path);

@@ -31,6 +31,8 @@ const char *mu__dkind_name(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].k
 
 const char *mu__dkind_api(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].api : "?"; }
 
+const char *mu__dkind_plural(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].plural : "?"; }
+
 const char *mu__dkind_path(mu__dkind_t k, const char *ns, const char *name, const char *suffix,
 			   char *buf, size_t len)
 {

@@ -66,6 +66,8 @@ static void requeue(mu__dd_t *d, mu__djob_t *j, const char *reason, const char *
  * and its cluster's room are freed; nothing was created. */
 static void refuse(mu__dd_t *d, mu__djob_t *j)
 {
+	if (j->kind != MU__DK_JOB && j->cl >= 0)
+		d->cls[j->cl].disc_at = 0; /* its CRD may be gone: asked again */
 	mu_fleet_job_finish(d->fleet, j->fid, mu__d_now(d));
 	j->state = MU__DJ_DONE;
 	snprintf(j->phase, sizeof j->phase, "NotAdmitted");
@@ -128,6 +130,19 @@ static void cluster_lost(mu__dd_t *d, mu__dcl_t *c)
 static void poll_all(mu__dd_t *d)
 {
 	int64_t t = mu__d_mono_ms();
+	/* the agents' heartbeats: the watch's snapshot when it changed */
+	uint64_t seq = 0;
+	if (!mu_kube_watch_items(d->wbeats, NULL, &seq)) {
+		json_decref(d->beats);
+		d->beats = NULL; /* not answering: each pull cluster GETs its own */
+	} else if (!d->beats || seq != d->beats_seq) {
+		json_decref(d->beats);
+		d->beats = NULL;
+		if (!mu_kube_watch_items(d->wbeats, &d->beats, &d->beats_seq)) {
+			json_decref(d->beats);
+			d->beats = NULL;
+		}
+	}
 	for (int32_t i = 0; i < d->ncls; i++) {
 		mu__dcl_t *c = &d->cls[i];
 		bool ok = c->pull ? mu__dpull_poll(d, c) : c->kc && mu__dwork_poll(d, c);
@@ -237,14 +252,15 @@ static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 	return j;
 }
 
-/* A sender: its own connections (the hub, each cluster lazily) and its
- * share of the work (every step-th item from first), done by fn.  It
- * touches only its own jobs and its slots of rec and made. */
+/* A sender: its own connections (slot `first` of the daemon's pools:
+ * the hub's and each cluster's, made on first use and kept across
+ * passes) and its share of the work (every step-th item from first),
+ * done by fn.  It touches only its own jobs, its slots of rec and made,
+ * and its slot of the pools. */
 typedef struct sender sender_t;
 struct sender {
 	mu__dd_t *d;
 	mu_kube_client_t *hub;
-	mu_kube_client_t **kc;
 	bool own;               /* its connections are its own (a thread's) */
 	mu__djob_t **jobs;
 	long *rec, *made;       /* per item: the record's, the create's status */
@@ -261,23 +277,23 @@ static void *sender_run(void *arg)
 	return NULL;
 }
 
-/* A connection of s to cluster ci: its own, made on first use, or the
- * daemon's. */
+/* A connection of s to cluster ci: its slot of the cluster's pool, made
+ * on first use, or the daemon's own. */
 static mu_kube_client_t *sender_kc(sender_t *s, int32_t ci)
 {
 	mu__dcl_t *c = &s->d->cls[ci];
 	if (!s->own)
 		return c->kc;
-	if (!s->kc[ci] && c->kc)
-		mu_kube_client_new(c->cfg, &s->kc[ci]);
-	return s->kc[ci];
+	if (!c->pool[s->first] && c->kc &&
+	    mu_kube_client_new(c->cfg, &c->pool[s->first]) != MU_OK)
+		return NULL; /* none: the create fails and is retried later */
+	return c->pool[s->first];
 }
-
-#define MU__D_SENDERS 8
 
 /* Runs fn on jobs[0..n) (NULL entries skipped): on the daemon's own
  * connections when there are few, else through MU__D_SENDERS threads with
- * connections of their own.  false when out of memory (nothing ran). */
+ * connections of their own (kept in the pools for the next pass).  false
+ * when out of memory (nothing ran). */
 static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *made,
 		    void (*fn)(sender_t *s, size_t i))
 {
@@ -290,45 +306,34 @@ static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *m
 		return false;
 	}
 	for (int t = 0; t < k; t++) {
-		s[t] = (sender_t){d, d->hub, NULL, false, jobs, rec, made, n, (size_t)t, (size_t)k, fn};
-		mu_kube_client_t *hc = NULL;
-		if (k > 1) {
-			s[t].kc = calloc((size_t)d->ncls + 1, sizeof *s[t].kc);
-			if (s[t].kc && mu_kube_client_new(d->o->hub, &hc) == MU_OK) {
-				s[t].hub = hc;
-				s[t].own = true;
-			}
+		s[t] = (sender_t){d, d->hub, false, jobs, rec, made, n, (size_t)t, (size_t)k, fn};
+		if (k > 1 && (d->hpool[t] || mu_kube_client_new(d->o->hub, &d->hpool[t]) == MU_OK)) {
+			s[t].hub = d->hpool[t];
+			s[t].own = true;
 		}
 		if (!s[t].own || pthread_create(&th[t], NULL, sender_run, &s[t])) {
 			/* this share runs here, on the daemon's own connections */
-			mu_kube_client_free(hc);
 			s[t].hub = d->hub;
 			s[t].own = false;
 			sender_run(&s[t]);
 		}
 	}
-	for (int t = 0; t < k; t++) {
+	for (int t = 0; t < k; t++)
 		if (s[t].own)
 			pthread_join(th[t], NULL);
-		if (s[t].hub != d->hub)
-			mu_kube_client_free(s[t].hub);
-		for (int32_t c = 0; s[t].kc && c < d->ncls; c++)
-			mu_kube_client_free(s[t].kc[c]);
-		free(s[t].kc);
-	}
 	free(s);
 	free(th);
 	return true;
 }
 
 /* One dispatch: recorded on the hub (cluster and generation, under the
- * lease term, which the hub refuses once the term is over), and only then
- * created on the worker (push mode).  The condition Dispatched follows in
- * the write-back. */
+ * lease term, which the hub refuses once the term is over; a Job's
+ * condition Dispatched in the same patch), and only then created on the
+ * worker (push mode). */
 static void send_one(sender_t *s, size_t i)
 {
 	mu__djob_t *j = s->jobs[i];
-	s->rec[i] = mu__dhub_annotate_on(s->d, s->hub, j);
+	s->rec[i] = mu__dhub_record_on(s->d, s->hub, j);
 	if (s->rec[i] != 200)
 		return; /* not recorded (or fenced): nothing may be created */
 	mu__dcl_t *c = &s->d->cls[j->cl];
@@ -428,7 +433,15 @@ static void explain_waiting(mu__dd_t *d)
 		free(j->reason);
 		free(j->msg);
 		j->reason = strdup(mu_fleet_why_name(fi.why));
-		j->msg = strdup(nc ? line : "no clusters");
+		if (fi.why == MU_FW_NO_CLUSTER && j->kind != MU__DK_JOB) {
+			/* which clusters serve its kind (their discovery) */
+			char k[4200];
+			snprintf(k, sizeof k, "no cluster serves %s (%s) and matches its selector: %.4000s",
+				 mu__dkind_name(j->kind), mu__dkind_api(j->kind), nc ? line : "no clusters");
+			j->msg = strdup(k);
+		} else {
+			j->msg = strdup(nc ? line : "no clusters");
+		}
 		mu__dhub_event(d, j, "Normal", j->reason, j->msg);
 	}
 	free(x);
@@ -494,8 +507,12 @@ static void dd_release(mu__dd_t *d)
 	mu_kube_watch_stop(d->wclusters);
 	mu_kube_watch_stop(d->wqueues);
 	mu_kube_watch_stop(d->wsecrets);
+	mu_kube_watch_stop(d->wbeats);
+	json_decref(d->beats);
 	json_decref(d->secrets);
 	mu_kube_client_free(d->hub);
+	for (int t = 0; t < MU__D_SENDERS; t++)
+		mu_kube_client_free(d->hpool[t]);
 	mu_kube_lease_release(d->lease);
 }
 
@@ -525,6 +542,9 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->hub, "/api/v1/namespaces/" MU__D_NS "/secrets", NULL,
 					 &d.wsecrets);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/api/v1/namespaces/" MU__D_NS "/configmaps", NULL,
+					 &d.wbeats);
 	/* the hub's queue-labelled jobs of each kind (a kind whose CRD the
 	 * hub lacks only fails its own watch) */
 	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {

@@ -253,6 +253,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 		nodes_sync(d, c, nl);
 		c->nodes_seq = nseq;
 	}
+	mu__dwork_discover(d, c);
 	int32_t ci = (int32_t)(c - d->cls);
 	for (int32_t i = 0; i < d->njobs; i++)
 		if (d->jobs[i]->cl == ci && jl[d->jobs[i]->kind])
@@ -335,6 +336,54 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 	return st;
 }
 
+/* --- the kinds a worker serves --------------------------------------------------- */
+
+void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on)
+{
+	if (k == MU__DK_JOB || c->serves[k] == on)
+		return;
+	char key[128];
+	snprintf(key, sizeof key, MU__D_KINDS "%s", mu__dkind_name(k));
+	if (mu_fleet_cluster_set_label(d->fleet, c->fid, key, on ? "true" : NULL) != MU_OK)
+		return; /* out of memory: asked again next time */
+	if (c->serves[k] >= 0 || on)
+		mu__dlog(d, 1, "cluster %s: %s %s (%s)", c->name, on ? "serves" : "does not serve",
+			 mu__dkind_name(k), mu__dkind_api(k));
+	c->serves[k] = (int8_t)on;
+}
+
+void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
+{
+	int64_t t = mu__d_mono_ms();
+	if (!c->kc || (c->disc_at && t - c->disc_at < MU__D_REDISCOVER_MS))
+		return;
+	c->disc_at = t;
+	for (int k = 1; k < MU__DK_COUNT; k++) {
+		char path[200];
+		snprintf(path, sizeof path, "/apis/%s", mu__dkind_api((mu__dkind_t)k));
+		json_t *l = NULL;
+		long st = mu__dreq(d, c->kc, "GET", path, NULL, NULL, &l);
+		int on = -1;
+		if (st == 404) {
+			on = 0;
+		} else if (st == 200) {
+			size_t i;
+			json_t *r;
+			on = 0;
+			json_array_foreach(json_object_get(l, "resources"), i, r)
+				if (json_is_string(json_object_get(r, "name")) &&
+				    !strcmp(json_string_value(json_object_get(r, "name")),
+					    mu__dkind_plural((mu__dkind_t)k)))
+					on = 1;
+		}
+		json_decref(l);
+		if (on >= 0)
+			mu__dcl_serves(d, c, (mu__dkind_t)k, on);
+		else /* no answer: asked again in a pass or two */
+			c->disc_at = t - MU__D_REDISCOVER_MS + 1000;
+	}
+}
+
 /* --- pull mode ------------------------------------------------------------------ */
 
 bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
@@ -343,7 +392,20 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/muster-cluster-%s", MU__D_NS,
 		 c->name);
 	json_t *cm = NULL;
-	long st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &cm);
+	long st = 404;
+	if (d->beats) { /* the watch's snapshot: no request */
+		size_t i;
+		json_t *o;
+		json_array_foreach(json_object_get(d->beats, "items"), i, o) {
+			const char *n = mu__jstr(o, "metadata.name");
+			if (n && !strncmp(n, "muster-cluster-", 15) && !strcmp(n + 15, c->name)) {
+				cm = json_incref(o);
+				st = 200;
+			}
+		}
+	} else {
+		st = mu__dreq(d, d->hub, "GET", path, NULL, NULL, &cm);
+	}
 	const char *rv = mu__jstr(cm, "metadata.resourceVersion");
 	int64_t t = mu__d_mono_ms();
 	if (st == 200 && rv && (!c->beat_rv || strcmp(rv, c->beat_rv))) {
@@ -356,6 +418,20 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		if (nl)
 			nodes_sync(d, c, nl);
 		json_decref(nl);
+		/* the kinds its agent makes: those the worker serves ("JobSet,...") */
+		const char *ks = mu__jstr(cm, "data.kinds");
+		for (int k = 1; k < MU__DK_COUNT; k++) {
+			const char *p = ks, *n = mu__dkind_name((mu__dkind_t)k);
+			size_t nl2 = strlen(n);
+			bool on = false;
+			while (p && *p && !on) {
+				const char *e = strchr(p, ',');
+				size_t l = e ? (size_t)(e - p) : strlen(p);
+				on = l == nl2 && !strncmp(p, n, l);
+				p = e ? e + 1 : NULL;
+			}
+			mu__dcl_serves(d, c, (mu__dkind_t)k, on);
+		}
 	}
 	json_decref(cm);
 	if (st != 200 || t - c->beat_at > 3000)

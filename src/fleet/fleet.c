@@ -213,6 +213,48 @@ int mu_fleet_cluster_set_state(mu_fleet_t *f, int32_t c, mu_cluster_state_t s)
 	return MU_OK;
 }
 
+int mu_fleet_cluster_set_label(mu_fleet_t *f, int32_t c, const char *key, const char *value)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	if (!key || !*key)
+		return MU_EINVAL;
+	mu__cluster_t *k = &f->clusters[c];
+	size_t i = 0;
+	while (i < k->nlabels && strcmp(k->labels[i].key, key))
+		i++;
+	if (i < k->nlabels && value && !strcmp(k->labels[i].value, value))
+		return MU_OK; /* as it was */
+	if (i == k->nlabels && !value)
+		return MU_OK;
+	if (!value) { /* removed: the last takes its place */
+		free((char *)k->labels[i].key);
+		free((char *)k->labels[i].value);
+		k->labels[i] = k->labels[--k->nlabels];
+	} else {
+		char *v = dup(value), *kk = i == k->nlabels ? dup(key) : NULL;
+		mu_label_t *l = i == k->nlabels ?
+			realloc(k->labels, (k->nlabels + 1) * sizeof *l) : k->labels;
+		if (!v || (i == k->nlabels && (!kk || !l))) {
+			free(v);
+			free(kk);
+			if (l)
+				k->labels = l;
+			return MU_ENOMEM;
+		}
+		k->labels = l;
+		if (i == k->nlabels) {
+			k->labels[i].key = kk;
+			k->nlabels++;
+		} else {
+			free((char *)k->labels[i].value);
+		}
+		k->labels[i].value = v;
+	}
+	f->epoch++; /* a job its selector kept out may fit now */
+	return MU_OK;
+}
+
 const mu_engine_t *mu_fleet_cluster_engine(const mu_fleet_t *f, int32_t c)
 {
 	return c >= 0 && c < f->nclusters ? f->clusters[c].eng : NULL;

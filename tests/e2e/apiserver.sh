@@ -315,6 +315,14 @@ echo "crash recovery: $NACK acknowledged, $NPRES present after kill -9 and resta
 k get nodes; has restart-nodes "$T/out" "gpu-0"
 k get queues.muster.io; has restart-crs "$T/out" "team-b"
 k get job train; has restart-jobs "$T/out" "train"
+# jobs/status keeps all but the spec, metadata included, as kube's
+# jobStatusStrategy (muster dispatch writes its record and its condition
+# in one such patch); a spec change through it is dropped
+want job-status-meta "$(code PATCH /apis/batch/v1/namespaces/default/jobs/train/status application/strategic-merge-patch+json \
+	'{"metadata":{"annotations":{"x.example/rec":"g1"}},"spec":{"parallelism":7},"status":{"conditions":[{"type":"Dispatched","status":"True","reason":"Dispatched","message":"m"}]}}')" 200
+has job-status-meta-ann "$T/body" '"x.example/rec":"g1"'
+has job-status-meta-cond "$T/body" '"type":"Dispatched"'
+hasnt job-status-meta-spec "$T/body" '"parallelism":7'
 RV1=$(listrv /api/v1/pods)
 want watch-410 "$(code GET "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=1")" 200
 has watch-410-event "$T/body" '"code":410'

@@ -2,10 +2,13 @@
 # dispatch_kinds.sh - `muster dispatch` (docs/dispatch.md, "Kinds") with
 # the suspendable kinds of ../shared/data/k8s/workloads, as MultiKueue
 # dispatches its supported kinds: a hub `muster up` and two workers (small:
-# 2 x 8 GPUs, region eu, with only the JobSet CRD; big: 4 x 8, region us,
-# with the JobSet, PyTorchJob, MPIJob and RayJob CRDs), each with its own
-# `muster scheduler`; the dispatcher runs as deploy/dispatch-rbac.yaml's
-# account.  Checked:
+# 2 x 8 GPUs, region eu, with only the JobSet CRD, in pull mode through its
+# `muster dispatch agent`; big: 4 x 8, region us, with the JobSet,
+# PyTorchJob, MPIJob and RayJob CRDs, push mode), each with its own
+# `muster scheduler`; the dispatcher and the agent run as the accounts of
+# deploy/dispatch-rbac.yaml and deploy/dispatch-agent-rbac.yaml.  Checked:
+#   - the kinds each worker serves are found before anything is sent
+#     (big by discovery of its API groups, small from its agent's report);
 #   - a JobSet of 4 x 8-GPU pods (managedBy muster.io/dispatch) stays
 #     suspended on the hub and goes as one unit to big, the only cluster
 #     it fits: its copy is unsuspended, without managedBy, its pod
@@ -15,16 +18,20 @@
 #     Succeeded with the copy's status;
 #   - a PyTorchJob and an MPIJob go to big and complete there (the
 #     training operator's Succeeded condition, played by this test);
-#   - a PyTorchJob that only small may take (small has no such CRD) ends
-#     NotAdmitted with the worker's 404, and is not sent again;
+#   - a PyTorchJob that only small may take (small has no such CRD) is
+#     never sent: it waits NoMatchingCluster, saying that no cluster that
+#     serves PyTorchJob matches it, with no copy and no generation;
+#   - a JobSet for small goes there in pull mode: its agent creates the
+#     copy (unsuspended, templates labelled), reports the pods back, and
+#     the copy's Completed makes the hub JobSet Succeeded;
 #   - a RayJob goes to big, and deleting it on the hub deletes its copy;
 #   - idle, the dispatcher makes almost no request: the hub's Clusters,
 #     Queues and Secrets are watched (muster_dispatch_requests_total);
 #   - the hub keeps 20 changes of watch cache; the dispatcher, paused
 #     past the end of its watches while 25 Jobs are created, resumes from
 #     an expired version, gets 410 Gone, lists again, and dispatches all 25.
-# Without ../shared/data it prints that it skipped.  About 75 s (31 s of
-# it a pause).
+# Without ../shared/data it prints that it skipped.  About 50 s on a
+# quiet machine.
 # Usage: sh tests/e2e/dispatch_kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-kinds: N passed, N failed".
 E2E_NAME=dispatch-kinds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -60,7 +67,7 @@ EOF
 # start NAME [OPTIONS]: a `muster up` with data in $T/NAME.
 start() {
 	n=$1; shift
-	"$M" up --cluster "$T/$n.yaml" --listen 127.0.0.1:0 --data "$T/$n" --no-fsync --quiet "$@" \
+	"$M" up --cluster "$T/$n.yaml" --listen "127.0.0.1:${LPORT:-0}" --data "$T/$n" --no-fsync --quiet "$@" \
 		>"$T/$n.up.out" 2>"$T/$n.up.err" &
 	PIDS="$PIDS $!"
 	i=0
@@ -87,7 +94,7 @@ EOF
 pool small 2 >"$T/small.yaml"; pool big 4 >"$T/big.yaml"
 # the hub keeps only the last 20 changes for watches: a watch resumed
 # after more than that gets 410 Gone (below)
-start hub --watch-cache 20; start small; start big
+start hub --watch-cache 20; HUBPID=$!; start small; start big
 # the CRDs (create: the big ones exceed apply's annotation): all four on
 # the hub and on big, only JobSet's on small
 for f in jobset.x-k8s.io_jobsets kubeflow.org_pytorchjobs kubeflow.org_mpijobs ray.io_rayjobs; do
@@ -104,20 +111,34 @@ for n in small big; do
 done
 h create namespace muster-system
 expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
-tok=$("$KC" --kubeconfig "$T/hub/kubeconfig" create token muster-dispatch -n muster-system)
-sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $tok/" \
-	"$T/hub/kubeconfig" >"$T/hub-sa.kc"
-for n in small big; do
-	h -n muster-system create secret generic "$n-kc" --from-file=kubeconfig="$T/$n/kubeconfig"
-done
-printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, kubeconfigSecret: {name: small-kc}}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
+expect "apply deploy/dispatch-agent-rbac.yaml" 0 w small apply -f "$ROOT/deploy/dispatch-agent-rbac.yaml"
+# sa_kc CLUSTER ACCOUNT OUT: a kubeconfig of CLUSTER with ACCOUNT's token
+sa_kc() {
+	tok=$("$KC" --kubeconfig "$T/$1/kubeconfig" create token "$2" -n muster-system)
+	sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $tok/" \
+		"$T/$1/kubeconfig" >"$3"
+}
+sa_kc hub muster-dispatch "$T/hub-sa.kc"
+sa_kc hub muster-dispatch-agent "$T/hub-agent.kc"
+sa_kc small muster-dispatch-agent "$T/small-agent.kc"
+h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
+printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, mode: pull}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
 expect clusters 0 h apply -f "$T/cl.yaml"
 # (no lease: it is paused for longer than one below)
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
 	--no-leader-elect --metrics 127.0.0.1:0 >"$T/d.out" 2>"$T/d.log" &
 DPID=$!; PIDS="$PIDS $DPID"
+# small is in pull mode: its agent calls the hub
+"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
+	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
+PIDS="$PIDS $!"
 state_is() { [ "$(hget cluster "$1" '{.status.state}')" = Ready ]; }
 for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
+# what each serves, found before anything is sent
+serves() { grep -q "cluster $1: serves $2 " "$T/d.log"; }
+for k in JobSet PyTorchJob MPIJob RayJob; do wait_for "big-serves-$k" 100 serves big "$k"; done
+wait_for small-serves-JobSet 100 serves small JobSet
+grep -q "cluster small: serves PyTorchJob" "$T/d.log" && bad "small serves PyTorchJob" || ok
 
 # tmpl GPUS [INDENT]: a pod template's spec (one container), at depth
 # INDENT (10 by default).
@@ -229,14 +250,57 @@ wait_for pt-succeeded 100 ann_is pytorchjob pt dispatch-phase Succeeded
 mc=$(ann mpijob mpi cluster)
 [ -n "$mc" ] && w "$mc" get mpijob mpi -o name | grep -q . && ok || bad "no MPIJob copy on '$mc'"
 
-# --- a worker without the kind's CRD refuses the copy: NotAdmitted ------------
+# --- a worker without the kind's CRD: found before sending, nothing sent -------
 sed -e 's/name: pt$/name: pteu/' -e 's/region=us/region=eu/' "$T/pt.yaml" | sed '/^---$/,$d' >"$T/pteu.yaml"
 expect "PyTorchJob for small" 0 h create -f "$T/pteu.yaml"
-wait_for pteu-not-admitted 100 ann_is pytorchjob pteu dispatch-phase NotAdmitted
+wait_for pteu-waits 100 ann_is pytorchjob pteu dispatch-reason NoMatchingCluster
 ann pytorchjob pteu dispatch-message >"$T/m"
-has pteu-why "$T/m" "cluster small refused the copy: HTTP 404"
-sleep 2
-[ "$(ann pytorchjob pteu dispatch-generation)" = 1 ] && ok || bad "pteu sent again"
+has pteu-why "$T/m" "no cluster serves PyTorchJob (kubeflow.org/v1) and matches its selector"
+sleep 1
+[ -z "$(ann pytorchjob pteu dispatch-generation)" ] && ok || bad "pteu was sent"
+[ "$(ann pytorchjob pteu dispatch-phase)" = Queued ] && ok || bad "pteu: $(ann pytorchjob pteu dispatch-phase)"
+
+# --- a JobSet in pull mode: small's agent makes the copy ------------------------
+cat >"$T/jseu.yaml" <<EOF
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: jseu
+  labels: {muster.io/queue: team-a}
+  annotations: {muster.io/cluster-selector: region=eu}
+spec:
+  suspend: true
+  replicatedJobs:
+  - name: workers
+    replicas: 1
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        template:
+$(tmpl 4)
+EOF
+expect "JobSet for small" 0 h create -f "$T/jseu.yaml"
+wait_for jseu-to-small 100 ann_is jobset jseu cluster small
+jeuc() { [ "$(w small get jobset jseu -o jsonpath='{.spec.suspend}')" = false ]; }
+wait_for jseu-copy-by-agent 100 jeuc
+euid=$(hget jobset jseu '{.metadata.uid}')
+l=$(w small get jobset jseu -o jsonpath='{.spec.replicatedJobs[0].template.spec.template.metadata.labels.muster\.io/hub-uid}')
+[ "$l" = "$euid" ] && ok || bad "jseu template label: '$l', not '$euid'"
+[ -z "$(w big get jobset jseu -o name)" ] && ok || bad "a copy of jseu on big"
+ecuid=$(w small get jobset jseu -o jsonpath='{.metadata.uid}')
+for i in 0 1; do
+	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: jseu-workers-0-%s\n  labels: {muster.io/hub-uid: "%s", muster.io/dispatch-generation: "1"}\n  ownerReferences: [{apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: jseu, uid: "%s", controller: true}]\nspec:\n  schedulerName: muster\n  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "4"}}}]\n' \
+		"$i" "$euid" "$ecuid" >"$T/pod.yaml"
+	w small create -f "$T/pod.yaml" >/dev/null && ok || bad "jseu pod $i"
+done
+eruns() { ann_is jobset jseu dispatch-phase Running && ann jobset jseu dispatch-pods | grep -q "^bound=2,"; }
+wait_for jseu-running-on-hub 150 eruns || echo "  jseu: $(ann jobset jseu dispatch-phase) $(ann jobset jseu dispatch-pods)"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+w small patch jobset jseu --subresource=status --type=merge -p \
+	"{\"status\":{\"conditions\":[{\"type\":\"Completed\",\"status\":\"True\",\"reason\":\"AllJobsCompleted\",\"message\":\"done\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null &&
+	ok || bad "status of jseu's copy"
+wait_for jseu-succeeded 100 ann_is jobset jseu dispatch-phase Succeeded
 
 # --- RayJob: to big; deleted on the hub, its copy goes ------------------------
 cat >"$T/rj.yaml" <<EOF
@@ -287,12 +351,15 @@ echo "  idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
 	bad "idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
 
 # --- 410 Gone: a watch resumed from an expired version lists again -------
-# The dispatcher is paused past the end of its watches (the server ends
-# each after 30 s); 25 Jobs are created meanwhile, more than the hub's 20
-# changes of watch cache, so the watches resume from a version the hub no
-# longer has: 410, a new list, and every one of them is dispatched and done.
+# The dispatcher is paused and the hub restarted on the same port (its
+# watches end at once, where waiting for the server to end them took
+# 30 s); 25 Jobs are created meanwhile, more than the hub's 20 changes of
+# watch cache, so the watches resume from a version the hub no longer
+# has: 410, a new list, and every one of them is dispatched and done.
 kill -STOP "$DPID"
-sleep 31
+hport=$(sed -n 's/.*serving the Kubernetes API on https*:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$T/hub.up.out" | head -n 1)
+kill "$HUBPID"; wait "$HUBPID" 2>/dev/null
+LPORT=$hport start hub --watch-cache 20
 : >"$T/g.yaml"
 i=1
 while [ "$i" -le 25 ]; do
@@ -307,4 +374,5 @@ wait_for converged-after-410 300 gdone
 
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
 hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
+hasnt "no 403 for the agent" "$T/agent.log" "HTTP 403"
 done_

@@ -409,6 +409,49 @@ static void test_selector_and_locality(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* A label set after the cluster was added (the dispatcher's kinds found by
+ * discovery): a job whose selector needs it waits NoMatchingCluster, goes
+ * once the label is there (the next pass, though its failure was cached),
+ * and a removed or changed label keeps the next such job out again. */
+static void test_cluster_label_set(mu_t_t *t)
+{
+	mu_fleet_t *f;
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &f), MU_OK);
+	mu_label_t eu[] = {{"region", "eu"}};
+	int32_t c = cluster(f, "eu", MU_TIER_PRIVATE, 2, 8, "A100", eu, 1);
+	hubq(f, "team", 0, -1);
+	mu_podset_spec_t p1, p2;
+	mu_job_spec_t a = job("a", "team", &p1, 1, 1), b = job("b", "team", &p2, 1, 1);
+	mu_label_t sel[] = {{"kinds.muster.io/JobSet", "true"}, {"region", "eu"}};
+	mu_fleet_job_spec_t fa = {.job = &a, .cluster_selector = sel, .ncluster_selector = 2};
+	mu_fleet_job_spec_t fb = {.job = &b, .cluster_selector = sel, .ncluster_selector = 2};
+	mu_id_t ia, ib;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, why(f, ia), MU_FW_NO_CLUSTER);
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_label(f, c, "kinds.muster.io/JobSet", "true"), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 1, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ia), c);
+	/* changed, then removed: the next job is kept out; region stays */
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_label(f, c, "kinds.muster.io/JobSet", "false"), MU_OK);
+	mu_fleet_job_submit(f, &fb, 2, &ib);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 2, &d), MU_OK);
+	CHECK_EQ_INT(t, why(f, ib), MU_FW_NO_CLUSTER);
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_label(f, c, "kinds.muster.io/JobSet", NULL), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_label(f, c, "kinds.muster.io/JobSet", NULL), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 3, &d), MU_OK);
+	CHECK_EQ_INT(t, why(f, ib), MU_FW_NO_CLUSTER);
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_label(f, c, "kinds.muster.io/JobSet", "true"), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 4, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ib), c);
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_label(f, 7, "x", "y"), MU_ENOENT);
+	CHECK_EQ_INT(t, mu_fleet_cluster_set_label(f, c, "", "y"), MU_EINVAL);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 /* Caps on jobs (muster.io/cluster-caps CL=jobs:N): a cap of one job on
  * big and none on small holds four 1-GPU jobs to one at a time, whatever
  * their pods. */
@@ -743,6 +786,7 @@ int main(void)
 	MU_RUN(&t, test_burst_after_wait_or_priority);
 	MU_RUN(&t, test_burst_priority_set);
 	MU_RUN(&t, test_selector_and_locality);
+	MU_RUN(&t, test_cluster_label_set);
 	MU_RUN(&t, test_queue_limit_cap_and_share);
 	MU_RUN(&t, test_queue_cap_jobs);
 	MU_RUN(&t, test_queue_tree);
