@@ -11,10 +11,10 @@
  *      decisions into writes;
  *   4. every 2 s, write Queue and PodGroup status that changed;
  *   5. answer a pending /explain question (metrics.c) from the engine;
- *   6. after the first full list, then at most every TRIM_MS, give the
- *      heap's free pages back to the system (malloc_trim): the lists'
- *      jansson values are parsed on the reflectors' threads, so their
- *      freed memory stays in those threads' malloc arenas otherwise.
+ *   6. after the first full list, then at most every TRIM_MS, and when a
+ *      backlog has drained, give the heap's free pages back to the system
+ *      (malloc_trim): the lists' jansson values and a backlog's pending
+ *      reasons leave free pages that malloc keeps otherwise.
  * It stops when *opts->stop is set (SIGTERM) or the lease is lost: the
  * reflectors stop, binds and evictions already decided are written, the
  * lease is released, and everything is freed.
@@ -93,6 +93,10 @@ static void cycle(mu__kd_t *d)
 	 * 58,000-pod backlog held 18 MB) rather than keep its peak. */
 	if (d->dec.cap > 4096 && d->dec.n * 8 < d->dec.cap) {
 		mu_decisions_release(&d->dec);
+		/* the backlog's pending reasons and messages went with it:
+		 * give the pages back now, not at the next TRIM_MS */
+		malloc_trim(0);
+		d->last_trim = mu__k_mono_ms();
 		mu_decisions_init(&d->dec);
 	}
 }
