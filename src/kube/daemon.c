@@ -3,7 +3,7 @@
  *
  * Start: credentials, the work queue and its writers, /metrics, then the
  * lease (only the leader goes on), then the reflectors.  The loop:
- *   1. drain watch events (at most 4096 at a time) into the view;
+ *   1. drain watch events (at most BATCH at a time) into the view;
  *   2. apply the outcomes of binds and evictions;
  *   3. once every resource has been listed, and at most every cycle_ms
  *      when something changed (at least every idle_cycle_ms anyway): sync
@@ -11,10 +11,10 @@
  *      decisions into writes;
  *   4. every 2 s, write Queue and PodGroup status that changed;
  *   5. answer a pending /explain question (metrics.c) from the engine;
- *   6. after the first full list, then at most every TRIM_MS, give the
- *      heap's free pages back to the system (malloc_trim): the lists'
- *      jansson values are parsed on the reflectors' threads, so their
- *      freed memory stays in those threads' malloc arenas otherwise.
+ *   6. after the first full list, then at most every TRIM_MS, and when a
+ *      backlog has drained, give the heap's free pages back to the system
+ *      (malloc_trim): the lists' jansson values and a backlog's pending
+ *      reasons leave free pages that malloc keeps otherwise.
  * It stops when *opts->stop is set (SIGTERM) or the lease is lost: the
  * reflectors stop, binds and evictions already decided are written, the
  * lease is released, and everything is freed.
@@ -28,12 +28,16 @@
 
 #include "kube/daemon_int.h"
 
-#define BATCH 4096
-/* Events the reflectors may queue ahead of the loop.  A list's pages are
- * parsed faster than the loop takes them in: at 65,536 a re-list of 58,000
- * pods sat in the queue whole, about 3 KB of jansson values each (most of
- * the daemon's peak memory); a reflector waits while it is full. */
-#define EVQ_CAP 4096
+/* Events the loop takes at a time, and the reflectors may queue ahead of
+ * it.  A list's pages are parsed faster than the loop takes them in, so
+ * while 58,000 pods are listed both are full of parsed pods (about 14 KB
+ * of jansson values each, as `muster up` and kube-apiserver fill a pod
+ * in): at 65,536 the list sat in the queue whole; at 4,096 and 4,096 a
+ * heap profile still found 118 MB of list pages alive at the daemon's
+ * peak.  A reflector waits while the queue is full, so smaller bounds
+ * cost only wake-ups (docs/evaluation.md, "Sixth round"). */
+#define BATCH 256
+#define EVQ_CAP 512
 /* At most one malloc_trim() per TRIM_MS (it walks the free chunks). */
 #define TRIM_MS 30000
 
@@ -89,6 +93,10 @@ static void cycle(mu__kd_t *d)
 	 * 58,000-pod backlog held 18 MB) rather than keep its peak. */
 	if (d->dec.cap > 4096 && d->dec.n * 8 < d->dec.cap) {
 		mu_decisions_release(&d->dec);
+		/* the backlog's pending reasons and messages went with it:
+		 * give the pages back now, not at the next TRIM_MS */
+		malloc_trim(0);
+		d->last_trim = mu__k_mono_ms();
 		mu_decisions_init(&d->dec);
 	}
 }

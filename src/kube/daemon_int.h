@@ -141,7 +141,8 @@ void mu__kdev_give(const mu__kdev_t *k, mu_decision_t *d);
 
 typedef struct mu__kpod {
 	char *key;              /* "ns/name" */
-	char *ns, *name, *uid;
+	char *ns, *name;        /* in key's block (owned by key) */
+	char *uid;
 	char *node;             /* spec.nodeName, or NULL */
 	char *owner_job;        /* controlling batch/v1 Job, or NULL */
 	char *ctrl;             /* "KIND/NAME" of a controller that recreates
@@ -193,9 +194,10 @@ typedef struct mu__kslot {
 struct mu__kgroup {
 	char *key;              /* "s:ns/name" "m:ns/G" "x:ns/G" "j:ns/J" "e:ns/name" */
 	mu__kgkind_t kind;
-	char *ns, *name;
-	mu__kpod_t **pods;      /* members */
+	char *ns, *name;        /* in key's block (owned by key) */
+	mu__kpod_t **pods;      /* members (&pod1 while cap is 1) */
 	int32_t npods, cap;
+	mu__kpod_t *pod1;       /* a one-pod group's member, without a block */
 	/* GANG */
 	bool has_pg;            /* the PodGroup object exists */
 	int32_t min_member;
@@ -219,6 +221,8 @@ struct mu__kgroup {
 	int32_t nepods;
 	int32_t *ps_first;      /* first index in epods of each pod set */
 	int32_t nps;
+	mu__kpod_t *epod1;      /* epods and ps_first of one pod in one pod */
+	int32_t psf1[2];        /* set: the record's own (state.c) */
 	bool dirty;             /* membership changed: sync before a cycle */
 	bool seen;              /* its Job or PodGroup, during a re-list */
 	bool listed_dirty;      /* in d->dirty */

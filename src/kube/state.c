@@ -38,14 +38,18 @@ mu__kgroup_t *mu__kd_group(mu__kd_t *d, const char *key, mu__kgkind_t kind,
 	mu__kgroup_t *g = mu__kmap_get(&d->groups, key);
 	if (g)
 		return g;
+	/* key, ns and name in one block (key owns it): three small blocks
+	 * per group were 96 bytes of a single pod's record */
+	size_t kl = strlen(key) + 1, nl = strlen(ns) + 1;
 	g = calloc(1, sizeof *g);
-	if (!g || !(g->key = strdup(key)) || !(g->ns = strdup(ns)) || !(g->name = strdup(name)) ||
-	    mu__kmap_put(&d->groups, g->key, g)) {
-		if (g) {
-			free(g->key);
-			free(g->ns);
-			free(g->name);
-		}
+	char *blk = g ? malloc(kl + nl + strlen(name) + 1) : NULL;
+	if (blk) {
+		g->key = memcpy(blk, key, kl);
+		g->ns = memcpy(blk + kl, ns, nl);
+		g->name = strcpy(blk + kl + nl, name);
+	}
+	if (!blk || mu__kmap_put(&d->groups, blk, g)) {
+		free(blk);
 		free(g);
 		return NULL;
 	}
@@ -133,24 +137,34 @@ void mu__kd_finish(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now, bool done)
 	d->changed = true;
 }
 
+/* Frees g's engine pod map (unless it is the record's own one-pod
+ * storage) and leaves it empty.  O(1). */
+static void epods_free(mu__kgroup_t *g)
+{
+	if (g->epods != &g->epod1)
+		free(g->epods);
+	if (g->ps_first != g->psf1)
+		free(g->ps_first);
+	g->epods = NULL;
+	g->ps_first = NULL;
+}
+
 static void group_free(mu__kgroup_t *g)
 {
 	for (int32_t i = 0; i < g->nslots; i++)
 		free(g->slots[i].node);
 	free(g->slots);
 	json_decref(g->job);
-	free(g->pods);
-	free(g->epods);
-	free(g->ps_first);
+	if (g->pods != &g->pod1)
+		free(g->pods);
+	epods_free(g);
 	free(g->pg_queue);
 	free(g->wl_key);
 	free(g->wl);
 	free(g->msg);
 	free(g->last);
 	free(g->status_sig);
-	free(g->key);
-	free(g->ns);
-	free(g->name);
+	free(g->key); /* ns and name too */
 	free(g);
 }
 
@@ -164,11 +178,18 @@ void mu__kd_group_gc(mu__kd_t *d, mu__kgroup_t *g)
 
 static void group_add(mu__kgroup_t *g, mu__kpod_t *p)
 {
+	if (!g->cap) { /* the first member lives in the record */
+		g->pods = &g->pod1;
+		g->cap = 1;
+	}
 	if (g->npods == g->cap) {
-		int32_t cap = g->cap ? g->cap * 2 : 4;
-		mu__kpod_t **nv = realloc(g->pods, (size_t)cap * sizeof *nv);
+		int32_t cap = g->cap == 1 ? 4 : g->cap * 2;
+		bool inl = g->pods == &g->pod1;
+		mu__kpod_t **nv = realloc(inl ? NULL : g->pods, (size_t)cap * sizeof *nv);
 		if (!nv)
 			return;
+		if (inl)
+			nv[0] = g->pod1;
 		g->pods = nv;
 		g->cap = cap;
 	}
@@ -248,9 +269,7 @@ static bool set_str(char **dst, const char *src)
 static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 {
 	mu__kshape_put(&d->shapes, p->shape);
-	free(p->key);
-	free(p->ns);
-	free(p->name);
+	free(p->key); /* ns and name too */
 	free(p->uid);
 	free(p->node);
 	free(p->owner_job);
@@ -413,11 +432,17 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 		p = NULL;
 	}
 	if (!p) {
+		size_t kl = strlen(key) + 1, nl = strlen(in.ns) + 1;
 		p = calloc(1, sizeof *p);
-		if (!p || !(p->key = strdup(key)) || !(p->ns = strdup(in.ns)) ||
-		    !(p->name = strdup(in.name)) || mu__kmap_put(&d->pods, p->key, p)) {
-			if (p)
-				pod_free(d, p);
+		char *blk = p ? malloc(kl + nl + strlen(in.name) + 1) : NULL;
+		if (blk) { /* one block for the three */
+			p->key = memcpy(blk, key, kl);
+			p->ns = memcpy(blk + kl, in.ns, nl);
+			p->name = strcpy(blk + kl + nl, in.name);
+		}
+		if (!blk || mu__kmap_put(&d->pods, blk, p)) {
+			free(blk);
+			free(p);
 			return;
 		}
 		p->ps = p->idx = p->slot = -1;
@@ -917,10 +942,16 @@ int mu__kd_pod_bound(mu__kd_t *d, mu_id_t ej, int32_t ps, int32_t idx, mu_id_t n
 static int record_pods(mu__kd_t *d, mu__kgroup_t *g, mu_id_t ej, mu__kpod_t **live, int32_t n,
 		       const mu_podset_spec_t *sets, int32_t nsets, const int32_t *set_of, mu_time_t now)
 {
-	free(g->epods);
-	free(g->ps_first);
-	g->epods = calloc((size_t)n, sizeof *g->epods);
-	g->ps_first = calloc((size_t)nsets + 1, sizeof *g->ps_first);
+	epods_free(g);
+	if (n <= 1 && nsets <= 1) { /* one pod: in the record, no blocks */
+		g->epod1 = NULL;
+		memset(g->psf1, 0, sizeof g->psf1);
+		g->epods = &g->epod1;
+		g->ps_first = g->psf1;
+	} else {
+		g->epods = calloc((size_t)n, sizeof *g->epods);
+		g->ps_first = calloc((size_t)nsets + 1, sizeof *g->ps_first);
+	}
 	int32_t *count = calloc((size_t)nsets, sizeof *count);
 	if (!g->epods || !g->ps_first || !count) {
 		free(count);
