@@ -1,13 +1,13 @@
 /*
  * fuzz_mfstrip.c - libFuzzer target for the daemon's cut of
- * metadata.managedFields out of a watch event's text before it is parsed
- * (src/kube/mfstrip.c).  The input is the text as the API server sends
- * it.  The cut must never read or write out of bounds, and whenever the
- * input parses as JSON the result must parse too and differ from the
- * input's tree in nothing but object.metadata.managedFields (gone, or
- * kept where the text spells the name with escapes or the member does
- * not end as JSON expects; the unit test checks that the ordinary forms
- * go); text that does not parse may be left as it was.
+ * metadata.managedFields out of a watch event's or a list's text before
+ * it is parsed (src/kube/mfstrip.c).  The input is the text as the API
+ * server sends it.  The cut must never read or write out of bounds, and
+ * whenever the input parses as JSON the result must parse too and differ
+ * from the input's tree in nothing but object.metadata.managedFields and
+ * items[*].metadata.managedFields (gone, or kept where the text spells the
+ * name with escapes; the unit test checks that the ordinary forms go);
+ * text that does not parse may be left as it was.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +16,17 @@
 #include "kube/kube_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Deletes what the cut may take: object.metadata.managedFields and
+ * items[*].metadata.managedFields. */
+static void drop_mf(json_t *j)
+{
+	json_object_del(json_object_get(json_object_get(j, "object"), "metadata"), "managedFields");
+	size_t i;
+	json_t *it;
+	json_array_foreach(json_object_get(j, "items"), i, it)
+		json_object_del(json_object_get(it, "metadata"), "managedFields");
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,11 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n > size)
 		abort();
 	if (want) {
-		json_object_del(json_object_get(json_object_get(want, "object"), "metadata"), "managedFields");
+		drop_mf(want);
 		json_t *got = json_loadb(s, n, 0, NULL);
 		if (!got)
 			abort();
-		json_object_del(json_object_get(json_object_get(got, "object"), "metadata"), "managedFields");
+		drop_mf(got);
 		if (!json_equal(got, want))
 			abort();
 		json_decref(got);

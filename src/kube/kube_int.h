@@ -48,10 +48,11 @@ const char *mu__kjs(const json_t *o, const char *path);
 /* The integer at path, or def. */
 int64_t mu__kji(const json_t *o, const char *path, int64_t def);
 /* mfstrip.c: cuts the member "managedFields" out of the metadata of the
- * object of a watch event's text s (n bytes, "{..., "object": {...,
- * "metadata": {...}}}") in place, NUL-terminating it; returns the new
- * length, or n with s untouched when there is none or the text is not
- * understood.  One pass, no allocation. */
+ * object of a watch event's text s (n bytes, {"object": {"metadata":
+ * {...}}}), or of every item of a list's ({"items": [{"metadata": {...}},
+ * ...]}), in place, NUL-terminating it; returns the new length, or n with
+ * s untouched when there is none or the text is not understood.  One
+ * pass, no allocation. */
 size_t mu__kstrip_mf(char *s, size_t n);
 /* A label or annotation value: map[key] as a string, or NULL. */
 const char *mu__kmap(const json_t *o, const char *map_path, const char *key);

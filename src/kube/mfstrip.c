@@ -1,6 +1,6 @@
 /*
- * mfstrip.c - takes metadata.managedFields out of a watch event's text
- * before it is parsed.
+ * mfstrip.c - takes metadata.managedFields out of a watch event's or a
+ * list's text before it is parsed.
  *
  * The daemon reads nothing of managedFields (kube-controller-manager's
  * shared informers drop them too, with a transform: "trim ManagedFields for
@@ -9,8 +9,9 @@
  * bound, running pod's JSON (the kubelet's status entry alone names every
  * condition and container status).  Parsing them into a jansson tree and
  * freeing it again was a large part of the daemon's CPU per bind, so the
- * reflector cuts the member out of the text first: one pass over the
- * bytes, no allocation.  The text is JSON from the API server; anything
+ * reflector cuts the member out of the text first, from a watch event's
+ * object and from each item of a list page: one pass over the bytes, no
+ * allocation.  The text is JSON from the API server; anything
  * this scanner does not understand (nesting deeper than 64, an unclosed
  * string, no such member) leaves it as it was, for the parser to judge.
  */
@@ -104,9 +105,11 @@ size_t mu__kstrip_mf(char *s, size_t n)
 	uint64_t objs = 0;   /* bit d: the container at depth d+1 is an object */
 	size_t depth = 0;
 	bool key = false;    /* the next string is a member name */
-	int next = 0;        /* the value about to open: 1 the event's "object", 2 its "metadata" */
-	bool in_obj = false; /* inside the event's object (depth 2) */
-	bool in_meta = false;/* inside its metadata (depth 3) */
+	int next = 0;        /* the value about to open: 1 the event's "object", 2 an
+			      * object's "metadata", 3 the list's "items" */
+	bool items = false;  /* inside the list's items (an array at depth 2) */
+	size_t obj = 0;      /* the depth of the object being read (2 or 3), 0 none */
+	size_t meta = 0;     /* the depth of its metadata, 0 = not in it */
 	size_t last = 0;     /* the last ',' or '{' seen */
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
@@ -116,18 +119,24 @@ size_t mu__kstrip_mf(char *s, size_t n)
 			else if (depth < 64)
 				objs &= ~((uint64_t)1 << depth);
 			depth++;
-			if (c == '{' && next == 1 && depth == 2)
-				in_obj = true;
-			if (c == '{' && next == 2 && depth == 3)
-				in_meta = true;
+			if (c == '{' && ((next == 1 && depth == 2) || (items && depth == 3)))
+				obj = depth;
+			else if (c == '[' && next == 3 && depth == 2)
+				items = true;
+			else if (c == '{' && next == 2 && obj && depth == obj + 1)
+				meta = depth;
 			next = 0;
 			key = c == '{';
 			last = i;
 		} else if (c == '}' || c == ']') {
 			if (!depth)
 				return n;
-			in_meta = in_meta && depth != 3;
-			in_obj = in_obj && depth != 2;
+			if (depth == meta)
+				meta = 0;
+			if (depth == obj)
+				obj = 0;
+			if (depth == 2)
+				items = false;
 			depth--;
 			key = false;
 		} else if (c == ',') {
@@ -138,10 +147,11 @@ size_t mu__kstrip_mf(char *s, size_t n)
 			if (e >= n)
 				return n;
 			if (key && depth == 1)
-				next = e - i == 8 && !memcmp(s + i, "\"object\"", 8) ? 1 : 0;
-			else if (key && depth == 2)
-				next = in_obj && e - i == 10 && !memcmp(s + i, "\"metadata\"", 10) ? 2 : 0;
-			if (key && in_meta && depth == 3 && e - i == 15 && !memcmp(s + i, "\"managedFields\"", 15)) {
+				next = e - i == 8 && !memcmp(s + i, "\"object\"", 8) ? 1 :
+				       e - i == 7 && !memcmp(s + i, "\"items\"", 7) ? 3 : 0;
+			else if (key && obj && depth == obj)
+				next = e - i == 10 && !memcmp(s + i, "\"metadata\"", 10) ? 2 : 0;
+			if (key && meta && depth == meta && e - i == 15 && !memcmp(s + i, "\"managedFields\"", 15)) {
 				size_t at, m = cut(s, n, last, i, e, &at);
 				if (m == n)
 					return n;

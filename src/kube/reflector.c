@@ -207,7 +207,12 @@ static long do_list(rthread_t *t)
 			 t->r->o.page, esc ? "&continue=" : "", esc ? esc : "");
 		curl_free(esc);
 		json_t *list = NULL;
-		mu__kc_json(t->c, "GET", path, NULL, NULL, 120000, &status, &list);
+		mu__kresp_t r;
+		mu__kc_do(t->c, "GET", path, NULL, NULL, 120000, &r);
+		status = r.status;
+		if (r.body && r.len) /* managedFields not parsed (mfstrip.c) */
+			list = json_loadb(r.body, mu__kstrip_mf(r.body, r.len), 0, NULL);
+		mu__kresp_release(&r);
 		const json_t *items = json_object_get(list, "items");
 		if (status != 200 || !json_is_array(items)) {
 			json_decref(list);

@@ -1,7 +1,7 @@
 /*
  * test_kube_mfstrip.c - the daemon's cut of metadata.managedFields out of
- * a watch event's text before parsing (src/kube/mfstrip.c): the member in
- * every position, names and values that only look like it, text it must
+ * a watch event's or a list's text before parsing (src/kube/mfstrip.c):
+ * the member in every position, in every item of a list, names and values that only look like it, text it must
  * leave alone, and the real Pod fixture of ../shared/data/k8s wrapped in a
  * MODIFIED event (its tree must come out equal to the fixture's without
  * managedFields, and smaller).
@@ -12,8 +12,19 @@
 #include "check.h"
 #include "kube/kube_int.h"
 
+/* Deletes object.metadata.managedFields and items[*].metadata.managedFields
+ * of a parsed event or list. */
+static void drop_mf(json_t *j)
+{
+	json_object_del(json_object_get(json_object_get(j, "object"), "metadata"), "managedFields");
+	size_t i;
+	json_t *it;
+	json_array_foreach(json_object_get(j, "items"), i, it)
+		json_object_del(json_object_get(it, "metadata"), "managedFields");
+}
+
 /* Cuts in a copy of in; checks that the result parses to in's tree
- * without object.metadata.managedFields, and that it is want bytes. */
+ * without those managedFields, and that it is want bytes. */
 static void expect(mu_t_t *t, const char *in, const char *want)
 {
 	size_t len = strlen(in);
@@ -23,7 +34,7 @@ static void expect(mu_t_t *t, const char *in, const char *want)
 	CHECK_STR(t, s, want);
 	json_t *a = json_loads(in, 0, NULL), *b = json_loadb(s, n, 0, NULL);
 	if (a) {
-		json_object_del(json_object_get(json_object_get(a, "object"), "metadata"), "managedFields");
+		drop_mf(a);
 		CHECK(t, b && json_equal(a, b));
 	}
 	json_decref(a);
@@ -46,6 +57,22 @@ static void test_positions(mu_t_t *t)
 	/* a repeated name (the parser keeps the last): both go */
 	expect(t, "{\"object\":{\"metadata\":{\"managedFields\":1,\"a\":2,\"managedFields\":[3]}}}",
 	       "{\"object\":{\"metadata\":{\"a\":2}}}");
+}
+
+static void test_lists(mu_t_t *t)
+{
+	expect(t, "{\"kind\":\"PodList\",\"metadata\":{\"managedFields\":1,\"resourceVersion\":\"9\"},"
+		  "\"items\":[{\"metadata\":{\"name\":\"a\",\"managedFields\":[{\"m\":1}]},\"spec\":{}},"
+		  "{\"metadata\":{\"managedFields\":[],\"name\":\"b\"}},{\"metadata\":{\"name\":\"c\"}},"
+		  "{\"spec\":{\"metadata\":{\"managedFields\":1}}}]}",
+	       "{\"kind\":\"PodList\",\"metadata\":{\"managedFields\":1,\"resourceVersion\":\"9\"},"
+	       "\"items\":[{\"metadata\":{\"name\":\"a\"},\"spec\":{}},"
+	       "{\"metadata\":{\"name\":\"b\"}},{\"metadata\":{\"name\":\"c\"}},"
+	       "{\"spec\":{\"metadata\":{\"managedFields\":1}}}]}");
+	/* items nested anywhere but at the top are left alone */
+	const char *keep = "{\"x\":{\"items\":[{\"metadata\":{\"managedFields\":1}}]},\"items\":{\"metadata\":"
+			   "{\"managedFields\":1}}}";
+	expect(t, keep, keep);
 }
 
 static void test_lookalikes(mu_t_t *t)
@@ -102,6 +129,22 @@ static void test_fixture(mu_t_t *t)
 	json_decref(got);
 	free(s);
 	json_decref(ev);
+	/* a page of two of them */
+	json_t *list = json_pack("{s:s, s:{s:s}, s:[O, O]}", "kind", "PodList", "metadata", "resourceVersion", "7",
+				 "items", pod, pod);
+	json_t *full = json_load_file("../shared/data/k8s/core.v1.Pod.json", 0, NULL);
+	json_array_set(json_object_get(list, "items"), 0, full);
+	s = json_dumps(list, JSON_COMPACT);
+	len = strlen(s);
+	n = mu__kstrip_mf(s, len);
+	CHECK(t, n < len);
+	got = json_loadb(s, n, 0, NULL);
+	CHECK(t, got && json_equal(json_array_get(json_object_get(got, "items"), 0), pod) &&
+		 json_equal(json_array_get(json_object_get(got, "items"), 1), pod));
+	json_decref(got);
+	free(s);
+	json_decref(full);
+	json_decref(list);
 	json_decref(pod);
 }
 
@@ -109,6 +152,7 @@ int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_positions);
+	MU_RUN(&t, test_lists);
 	MU_RUN(&t, test_lookalikes);
 	MU_RUN(&t, test_fixture);
 	return mu_t_done(&t);
