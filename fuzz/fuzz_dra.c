@@ -4,7 +4,8 @@
  * object {"slices": [...], "classes": [...], "claims": [...], "nodes": [...],
  * "rules": [...]} (rules: DeviceTaintRules); every claim
  * (at most MU_DRA_MAX_CLAIMS) is allocated on node "node-1", and the devices
- * of the first class are counted (mu_dra_class_devices).  Bad JSON is
+ * of the first class are counted (mu_dra_class_devices), and every claim's
+ * NoExecute eviction time is asked (mu_dra_eviction_ms).  Bad JSON is
  * ignored; whatever parses must not crash, leak or run unbounded.
  */
 #include <stdint.h>
@@ -35,6 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mu_dra_class_devices(&v, cls, "node-1", msg, sizeof msg);
 		mu_dra_class_devices(&v, cls, NULL, msg, sizeof msg);
 	}
+	for (size_t i = 0; i < json_array_size(v.claims); i++) /* the eviction controller's question */
+		mu_dra_eviction_ms(&v, json_array_get(v.claims, i), 1700000000000, msg, sizeof msg);
 	json_decref(plan);
 	json_decref(in);
 	return 0;

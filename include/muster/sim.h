@@ -101,6 +101,8 @@ typedef struct mu_sim_summary {
 	int64_t cycles;
 	int64_t total_gpus;
 	double engine_s;         /* wall time spent inside mu_engine_cycle */
+	bool dra_uncounted;      /* the input has DRA claims: their devices are in
+	                          * neither total_gpus nor gpu_utilization */
 } mu_sim_summary_t;
 
 typedef struct mu_sim_result {

@@ -306,6 +306,7 @@ typedef struct mu__kwq {
 typedef struct mu__kmetrics {
 	pthread_mutex_t mu;
 	uint64_t binds, bind_errors, evictions, cycles, admissions, suspensions;
+	uint64_t dra_lists, dra_items;   /* DRA list reads and the objects they returned (dra.c) */
 	double cycle_ms_sum, cycle_ms_last;
 	uint64_t cycle_hist[12];         /* <=1,2,5,10,20,50,100,200,500,1000,5000,+Inf ms */
 	uint64_t e2e_hist[12];           /* pod first seen to bind confirmed */
@@ -372,6 +373,9 @@ typedef struct mu__kd {
 				 * DRA devices each node has (dra.c), or NULL */
 	json_t *dra_refeed;     /* names of nodes whose counts changed, to feed to the
 				 * engine again (state.c does), or NULL */
+	json_t *dra_cache;      /* the DRA lists last read (dra.c: slices, classes,
+				 * claims, nodes, rules, tpls), or NULL */
+	int64_t dra_cache_ms;   /* mono ms when they were read */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;

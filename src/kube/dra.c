@@ -73,12 +73,22 @@ bool mu__kd_dra_wants(const json_t *pod)
 	return json_array_size(mu__kj(pod, "spec.resourceClaims")) > 0;
 }
 
+/* Counts one list read of n objects in the daemon's metrics. */
+static void count_read(mu__kd_t *d, size_t n)
+{
+	pthread_mutex_lock(&d->m.mu);
+	d->m.dra_lists++;
+	d->m.dra_items += n;
+	pthread_mutex_unlock(&d->m.mu);
+}
+
 /* GETs path's items into *items (owned); MU_EIO with why in msg. */
-static int get_items(mu__kc_t *c, const char *path, json_t **items, char *msg, size_t len)
+static int get_items(mu__kd_t *d, mu__kc_t *c, const char *path, json_t **items, char *msg, size_t len)
 {
 	long st = 0;
 	json_t *o = NULL;
 	mu__kc_json(c, "GET", path, NULL, NULL, 10000, &st, &o);
+	count_read(d, json_array_size(json_object_get(o, "items")));
 	if (st != 200 || !o) {
 		snprintf(msg, len, "reading %s: HTTP %ld", path, st);
 		json_decref(o);
@@ -115,20 +125,21 @@ static bool any_shared(const json_t *slices)
 /* Reads the DRA objects; the nodes only when a slice is shared, the
  * DeviceTaintRules as none when the server does not serve them (404, as
  * a cluster without the DRADeviceTaints feature). */
-static int view_read(mu__kc_t *c, dra_view_t *v, char *msg, size_t len)
+static int view_read(mu__kd_t *d, mu__kc_t *c, dra_view_t *v, char *msg, size_t len)
 {
 	memset(v, 0, sizeof *v);
-	int rc = get_items(c, API "/resourceslices", &v->slices, msg, len);
+	int rc = get_items(d, c, API "/resourceslices", &v->slices, msg, len);
 	if (!rc)
-		rc = get_items(c, API "/deviceclasses", &v->classes, msg, len);
+		rc = get_items(d, c, API "/deviceclasses", &v->classes, msg, len);
 	if (!rc)
-		rc = get_items(c, API "/resourceclaims", &v->claims, msg, len);
+		rc = get_items(d, c, API "/resourceclaims", &v->claims, msg, len);
 	if (!rc && any_shared(v->slices))
-		rc = get_items(c, "/api/v1/nodes", &v->nodes, msg, len);
+		rc = get_items(d, c, "/api/v1/nodes", &v->nodes, msg, len);
 	if (!rc) {
 		long st = 0;
 		json_t *o = NULL;
 		mu__kc_json(c, "GET", RULES, NULL, NULL, 10000, &st, &o);
+		count_read(d, json_array_size(json_object_get(o, "items")));
 		v->rules = st == 200 ? json_incref(json_object_get(o, "items")) : NULL;
 		if (st != 200 && st != 404) {
 			snprintf(msg, len, "reading %s: HTTP %ld", RULES, st);
@@ -214,6 +225,85 @@ static bool protected_(const json_t *c)
 		if (json_is_string(f) && !strcmp(json_string_value(f), DELETE_PROTECTION))
 			return true;
 	return false;
+}
+
+/* How long the lists read for DRA serve the passes that only choose nodes
+ * (pins, retries, counts) before they are read again. */
+#define VIEW_MS 1000
+
+/* v, or NULL for a JSON null (a list not read: json_pack's "O?"). */
+static json_t *nonnull(json_t *v)
+{
+	return json_is_null(v) ? NULL : v;
+}
+
+/* Keeps v's lists (and tpls, when given) as d's cache, read now. */
+static void cache_keep(mu__kd_t *d, const dra_view_t *v, json_t *tpls)
+{
+	json_t *old = d->dra_cache;
+	d->dra_cache = json_pack("{s:O,s:O,s:O,s:O?,s:O?,s:O?}", "slices", v->slices, "classes", v->classes,
+				 "claims", v->claims, "nodes", v->nodes, "rules", v->rules,
+				 "tpls", tpls ? tpls : nonnull(json_object_get(old, "tpls")));
+	d->dra_cache_ms = mu__k_mono_ms();
+	json_decref(old);
+}
+
+/* The lists the node-choosing passes read: d's cache while it is younger
+ * than VIEW_MS and has the templates, else read now (the objects and the
+ * ResourceClaimTemplates) and kept.  v's lists and *tpls are new
+ * references; MU_EIO with why in msg.  At most six list reads a second,
+ * whatever the number of pods. */
+static int view_cached(mu__kd_t *d, dra_view_t *v, json_t **tpls, char *msg, size_t len)
+{
+	json_t *c = d->dra_cache;
+	memset(v, 0, sizeof *v);
+	*tpls = NULL;
+	if (c && json_is_array(json_object_get(c, "tpls")) && mu__k_mono_ms() - d->dra_cache_ms < VIEW_MS) {
+		v->slices = json_incref(json_object_get(c, "slices"));
+		v->classes = json_incref(json_object_get(c, "classes"));
+		v->claims = json_incref(json_object_get(c, "claims"));
+		v->nodes = json_incref(nonnull(json_object_get(c, "nodes")));
+		v->rules = json_incref(nonnull(json_object_get(c, "rules")));
+		*tpls = json_incref(json_object_get(c, "tpls"));
+		return MU_OK;
+	}
+	mu__kc_t *kc = NULL;
+	int rc = mu__kc_new(&d->auth, &kc);
+	if (!rc)
+		rc = view_read(d, kc, v, msg, len);
+	if (!rc)
+		rc = get_items(d, kc, API "/resourceclaimtemplates", tpls, msg, len);
+	mu__kc_free(kc);
+	if (rc) {
+		view_release(v);
+		json_decref(*tpls);
+		*tpls = NULL;
+		return rc;
+	}
+	cache_keep(d, v, *tpls);
+	return MU_OK;
+}
+
+/* Puts what a bind wrote into the cached claim ns/name: the allocation,
+ * reservedFor and the delete-protection finalizer, so that the passes
+ * that read the cache next see its devices taken. */
+static void cache_wrote(mu__kd_t *d, const char *ns, const char *name, const json_t *allocation,
+			const json_t *reserved)
+{
+	json_t *c = find(json_object_get(d->dra_cache, "claims"), ns, name);
+	if (!c)
+		return;
+	json_t *st = json_object_get(c, "status");
+	if (!json_is_object(st))
+		json_object_set_new(c, "status", st = json_object());
+	json_object_set(st, "allocation", (json_t *)allocation);
+	json_object_set(st, "reservedFor", (json_t *)reserved);
+	json_t *md = json_object_get(c, "metadata"), *fin = json_object_get(md, "finalizers");
+	if (json_is_object(md) && !protected_(c)) {
+		if (!json_is_array(fin))
+			json_object_set_new(md, "finalizers", fin = json_array());
+		json_array_append_new(fin, json_string(DELETE_PROTECTION));
+	}
 }
 
 /* Adds the delete-protection finalizer to claim ns/name with a JSON patch
@@ -321,12 +411,27 @@ int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t
 {
 	mu__kc_t *c = NULL;
 	dra_view_t v = {0};
+	json_t *tpls = NULL;
 	const json_t *cl[16];
 	size_t n = 0;
-	int rc = mu__kc_new(&d->auth, &c);
+	int rc = node ? mu__kc_new(&d->auth, &c) : MU_OK;
 	*node_out = NULL;
 	*plan = NULL;
-	if (rc == MU_OK && (rc = view_read(c, &v, msg, len)) == MU_OK) {
+	/* a bind reads afresh (and the next pins read what it read); a pin
+	 * takes the cache */
+	if (rc == MU_OK && node && (rc = view_read(d, c, &v, msg, len)) == MU_OK)
+		cache_keep(d, &v, NULL);
+	else if (rc == MU_OK && !node)
+		rc = view_cached(d, &v, &tpls, msg, len);
+	if (rc == MU_OK && !node && pod_claims(&v, pod, cl, 16, &n, msg, len) == 1 &&
+	    mu__k_mono_ms() - d->dra_cache_ms > 0) {
+		/* a claim the cache does not have yet: read again, once */
+		view_release(&v);
+		json_decref(tpls);
+		d->dra_cache_ms -= VIEW_MS;
+		rc = view_cached(d, &v, &tpls, msg, len);
+	}
+	if (rc == MU_OK) {
 		int r = pod_claims(&v, pod, cl, 16, &n, msg, len);
 		rc = r ? (r < 0 ? MU_EINVAL : MU_ENOENT) : try_nodes(&v, cl, n, node, all, node_out, plan, msg, len);
 		/* none fits now: where would it once the pods holding counted
@@ -342,6 +447,7 @@ int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t
 		}
 	}
 	view_release(&v);
+	json_decref(tpls);
 	mu__kc_free(c);
 	return rc;
 }
@@ -377,6 +483,8 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 		json_t *ans = NULL;
 		mu__kc_json(c, "PATCH", path, "application/merge-patch+json", txt, 10000, &st, &ans);
 		free(txt);
+		if (st == 200)
+			cache_wrote(d, p->ns, mu__kjs(e, "claim"), json_object_get(e, "allocation"), rf);
 		json_decref(body);
 		json_decref(ans);
 		if (st != 200) {
@@ -391,17 +499,42 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 
 static bool pod_counts(const mu__kd_t *d, const json_t *tpls, json_t *pod);
 
+/* The ResourceClaimTemplates (a new reference, or NULL when they cannot
+ * be read): the cached list, read again when it lacks one that pod
+ * names. */
+static json_t *cached_tpls(mu__kd_t *d, const json_t *pod)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		dra_view_t v;
+		json_t *tpls = NULL;
+		char msg[300];
+		if (view_cached(d, &v, &tpls, msg, sizeof msg))
+			return NULL;
+		view_release(&v);
+		bool all = true;
+		size_t i;
+		json_t *e;
+		const char *ns = mu__kjs(pod, "metadata.namespace");
+		json_array_foreach(mu__kj(pod, "spec.resourceClaims"), i, e) {
+			const char *tn = mu__kjs(e, "resourceClaimTemplateName");
+			all &= !tn || find(tpls, ns ? ns : "default", tn) != NULL;
+		}
+		if (all || pass)
+			return tpls;
+		json_decref(tpls);
+		d->dra_cache_ms -= VIEW_MS; /* one is new: read them again */
+	}
+	return NULL;
+}
+
 /* Adds the counted devices of pod's template claims to pod (a copy) as
- * requests, reading the templates. */
+ * requests, reading the templates (cached_tpls). */
 static void add_counts(mu__kd_t *d, json_t *pod)
 {
-	mu__kc_t *c = NULL;
-	json_t *tpls = NULL;
-	char msg[300];
-	if (mu__kc_new(&d->auth, &c) == MU_OK && get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) == MU_OK)
+	json_t *tpls = cached_tpls(d, pod);
+	if (tpls)
 		pod_counts(d, tpls, pod);
 	json_decref(tpls);
-	mu__kc_free(c);
 }
 
 /* Adds "kubernetes.io/hostname In nodes" to every required node affinity
@@ -442,15 +575,9 @@ json_t *mu__kd_dra_counted(mu__kd_t *d, const json_t *pod)
 	if (!json_object_size(json_object_get(d->dra_ext, "#classes")))
 		return NULL;
 	json_t *copy = json_deep_copy(pod);
-	mu__kc_t *c = NULL;
-	json_t *tpls = NULL;
-	char msg[300];
-	bool any = false;
-	if (copy && mu__kc_new(&d->auth, &c) == MU_OK &&
-	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg) == MU_OK)
-		any = pod_counts(d, tpls, copy);
+	json_t *tpls = copy ? cached_tpls(d, pod) : NULL;
+	bool any = tpls && pod_counts(d, tpls, copy);
 	json_decref(tpls);
-	mu__kc_free(c);
 	if (!any) {
 		json_decref(copy);
 		return NULL;
@@ -573,17 +700,11 @@ static void cached_node(void *arg, void *val)
 
 void mu__kd_dra_counts(mu__kd_t *d)
 {
-	mu__kc_t *c = NULL;
 	dra_view_t v = {0};
 	json_t *tpls = NULL, *nodes = NULL;
 	char msg[300];
-	if (mu__kc_new(&d->auth, &c) || view_read(c, &v, msg, sizeof msg) ||
-	    get_items(c, API "/resourceclaimtemplates", &tpls, msg, sizeof msg)) {
-		view_release(&v);
-		json_decref(tpls);
-		mu__kc_free(c);
+	if (view_cached(d, &v, &tpls, msg, sizeof msg))
 		return; /* the next pass tries again */
-	}
 	if (!v.nodes) { /* the nodes the reflector keeps, not another GET of them all every 2 s */
 		nodes = json_array();
 		mu__kmap_each(&d->nodes, cached_node, nodes);
@@ -622,7 +743,6 @@ void mu__kd_dra_counts(mu__kd_t *d)
 	json_decref(nodes);
 	json_decref(tpls);
 	view_release(&v);
-	mu__kc_free(c);
 }
 
 void mu__kd_dra_node_ext(const mu__kd_t *d, mu_node_spec_t *s)

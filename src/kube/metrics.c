@@ -86,10 +86,15 @@ static char *render(mu__kd_t *d)
 		"muster_job_suspensions_total %llu\n"
 		"# HELP muster_cycles_total Scheduling cycles.\n# TYPE muster_cycles_total counter\nmuster_cycles_total %llu\n"
 		"# HELP muster_cycle_last_seconds Engine time of the last cycle.\n# TYPE muster_cycle_last_seconds gauge\n"
-		"muster_cycle_last_seconds %g\n",
+		"muster_cycle_last_seconds %g\n"
+		"# HELP muster_dra_list_reads_total Lists of resource.k8s.io objects read for DRA.\n"
+		"# TYPE muster_dra_list_reads_total counter\nmuster_dra_list_reads_total %llu\n"
+		"# HELP muster_dra_list_objects_total Objects those lists returned.\n"
+		"# TYPE muster_dra_list_objects_total counter\nmuster_dra_list_objects_total %llu\n",
 		m->leader, (unsigned long long)m->binds, (unsigned long long)m->bind_errors,
 		(unsigned long long)m->evictions, (unsigned long long)m->admissions,
-		(unsigned long long)m->suspensions, (unsigned long long)m->cycles, m->cycle_ms_last / 1000.0);
+		(unsigned long long)m->suspensions, (unsigned long long)m->cycles, m->cycle_ms_last / 1000.0,
+		(unsigned long long)m->dra_lists, (unsigned long long)m->dra_items);
 	at = hist(b, at, len, "muster_cycle_duration_seconds", "Engine time of a scheduling cycle.",
 		  m->cycle_hist, m->cycle_ms_sum / 1000.0);
 	at = hist(b, at, len, "muster_pod_scheduling_seconds",

@@ -1223,6 +1223,7 @@ void mu__kd_state_release(mu__kd_t *d)
 	json_decref(d->pclasses);
 	json_decref(d->dra_ext);
 	json_decref(d->dra_refeed);
+	json_decref(d->dra_cache);
 	free(d->ej_group);
 	free(d->dirty);
 	mu_decisions_release(&d->dec);

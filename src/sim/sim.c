@@ -643,6 +643,7 @@ static int sim_result(sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out)
 	mu_res_t alloc;
 	mu_engine_totals(s->eng, &alloc, NULL);
 	out->summary.total_gpus = alloc.v[MU_RES_GPU] / 1000;
+	out->summary.dra_uncounted = s->dra != NULL;
 	out->summary.preemptions = s->preemptions;
 	out->summary.moves = s->moves;
 	out->summary.cycles = s->cycles;
