@@ -25,6 +25,8 @@
 #     copy (unsuspended, templates labelled), reports the pods back, and
 #     the copy's Completed makes the hub JobSet Succeeded;
 #   - a RayJob goes to big, and deleting it on the hub deletes its copy;
+#   - a Job's record (its cluster) and its condition Dispatched come in
+#     one write: no version of it has the one without the other;
 #   - idle, the dispatcher makes almost no request: the hub's Clusters,
 #     Queues and Secrets are watched (muster_dispatch_requests_total);
 #   - the hub keeps 20 changes of watch cache; the dispatcher, paused
@@ -349,6 +351,25 @@ echo "  idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
 # four reads a pass (Clusters, Queues, two Secrets) as before
 [ "$((p1 - p0))" -ge 5 ] && [ "$((r1 - r0))" -le 12 ] && ok ||
 	bad "idle: $((r1 - r0)) requests in $((p1 - p0)) passes"
+
+# --- a Job's record and its condition Dispatched: one write ------------------
+# Every version of the hub Job a watch shows with a cluster recorded also
+# has Dispatched True: the record and the condition are one patch of
+# /status (two writes would show the record without the condition).
+"$KC" --kubeconfig "$T/hub/kubeconfig" get jobs --watch-only -o \
+	'jsonpath={.metadata.name} {.metadata.annotations.muster\.io/cluster} {.status.conditions[?(@.type=="Dispatched")].status}{"\n"}' \
+	>"$T/rec.watch" 2>/dev/null &
+RW=$!
+sleep 1
+printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: rec\n  labels: {muster.io/queue: team-a}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n' >"$T/rec.yaml"
+expect "Job rec on the hub" 0 h create -f "$T/rec.yaml"
+rec_sent() { [ -n "$(ann job rec cluster)" ]; }
+wait_for rec-dispatched 100 rec_sent
+sleep 1 # (the condition would follow the record in the same pass)
+kill "$RW" 2>/dev/null; wait "$RW" 2>/dev/null
+grep '^rec [a-z]' "$T/rec.watch" | grep -q . && ok || bad "rec: the watch showed no record: $(head -5 "$T/rec.watch")"
+grep '^rec [a-z]' "$T/rec.watch" | grep -v ' True$' >"$T/rec.bad"
+[ -s "$T/rec.bad" ] && bad "rec: recorded without Dispatched True: $(head -3 "$T/rec.bad")" || ok
 
 # --- 410 Gone: a watch resumed from an expired version lists again -------
 # The dispatcher is paused and the hub restarted on the same port (its
