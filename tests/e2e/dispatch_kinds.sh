@@ -32,8 +32,9 @@
 #   - the hub keeps 20 changes of watch cache; the dispatcher, paused
 #     past the end of its watches while 25 Jobs are created, resumes from
 #     an expired version, gets 410 Gone, lists again, and dispatches all 25.
-# Without ../shared/data it prints that it skipped.  About 50 s on a
-# quiet machine.
+# Without ../shared/data it prints that it skipped.  It took about 75 s,
+# 31 s of it a pause that is now a restart of the hub (a few seconds; not
+# timed again on a quiet machine: 3.5 to 4 minutes with ASan at load 35).
 # Usage: sh tests/e2e/dispatch_kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-kinds: N passed, N failed".
 E2E_NAME=dispatch-kinds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
