@@ -2,7 +2,8 @@
  * fuzz_dispatch.c - what the hub daemon (src/dispatch) reads from objects
  * anyone may write on the hub: the kubeconfig a Cluster's Secret holds
  * (mu_kube_config_parse), a hub Job's "KEY=VALUE,..." selector annotation
- * (mu__dlabels), and a hub Job (or JobSet, PyTorchJob, MPIJob, RayJob) or
+ * (mu__dlabels) and, read the same way, a pull agent's list of the kinds
+ * it serves (mu__dkind_list), and a hub Job (or JobSet, PyTorchJob, MPIJob, RayJob) or
  * Node as JSON turned into a worker's copy (mu__dcopy), a Workload
  * (mu__dkind_workload), an end (mu__dkind_done) and a cut-down Node
  * (mu__dnode_min).  Input: the three
@@ -53,6 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n;
 		mu__dlabels(sel, &s.arena, &l, &n);
 		mu_specs_release(&s);
+		bool on[MU__DK_COUNT];
+		mu__dkind_list(sel, on);
 	}
 	json_t *o = obj ? json_loads(obj, 0, NULL) : NULL;
 	if (o) {

@@ -222,6 +222,9 @@ json_t *mu__dnode_min(const json_t *n);
 const char *mu__dkind_name(mu__dkind_t k);
 const char *mu__dkind_api(mu__dkind_t k);     /* "batch/v1", ... */
 const char *mu__dkind_plural(mu__dkind_t k);  /* "jobs", "jobsets", ... */
+/* The kinds other than Job named in "JobSet,PyTorchJob,..." (an agent's
+ * report; unknown names ignored) into on.  O(length). */
+void mu__dkind_list(const char *s, bool on[MU__DK_COUNT]);
 /* The collection of kind k in all namespaces ("/apis/batch/v1/jobs"), or
  * with ns, the object name's path (name NULL: the namespace's
  * collection); suffix ("", "/status") appended.  Into buf. */

@@ -33,6 +33,20 @@ const char *mu__dkind_api(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].ap
 
 const char *mu__dkind_plural(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].plural : "?"; }
 
+void mu__dkind_list(const char *s, bool on[MU__DK_COUNT])
+{
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		on[k] = false;
+	for (const char *p = s; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		for (int k = 1; k < MU__DK_COUNT; k++)
+			if (strlen(kinds[k].kind) == l && !strncmp(p, kinds[k].kind, l))
+				on[k] = true;
+		p = e ? e + 1 : NULL;
+	}
+}
+
 const char *mu__dkind_path(mu__dkind_t k, const char *ns, const char *name, const char *suffix,
 			   char *buf, size_t len)
 {

@@ -419,19 +419,10 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 			nodes_sync(d, c, nl);
 		json_decref(nl);
 		/* the kinds its agent makes: those the worker serves ("JobSet,...") */
-		const char *ks = mu__jstr(cm, "data.kinds");
-		for (int k = 1; k < MU__DK_COUNT; k++) {
-			const char *p = ks, *n = mu__dkind_name((mu__dkind_t)k);
-			size_t nl2 = strlen(n);
-			bool on = false;
-			while (p && *p && !on) {
-				const char *e = strchr(p, ',');
-				size_t l = e ? (size_t)(e - p) : strlen(p);
-				on = l == nl2 && !strncmp(p, n, l);
-				p = e ? e + 1 : NULL;
-			}
-			mu__dcl_serves(d, c, (mu__dkind_t)k, on);
-		}
+		bool on[MU__DK_COUNT];
+		mu__dkind_list(mu__jstr(cm, "data.kinds"), on);
+		for (int k = 1; k < MU__DK_COUNT; k++)
+			mu__dcl_serves(d, c, (mu__dkind_t)k, on[k]);
 	}
 	json_decref(cm);
 	if (st != 200 || t - c->beat_at > 3000)
