@@ -92,11 +92,16 @@ static void cycle(mu__kd_t *d)
 	 * cycle: once a backlog has drained, give its buffer back (a
 	 * 58,000-pod backlog held 18 MB) rather than keep its peak. */
 	if (d->dec.cap > 4096 && d->dec.n * 8 < d->dec.cap) {
+		size_t was = d->dec.cap;
 		mu_decisions_release(&d->dec);
 		/* the backlog's pending reasons and messages went with it:
 		 * give the pages back now, not at the next TRIM_MS */
 		malloc_trim(0);
 		d->last_trim = mu__k_mono_ms();
+		struct mallinfo2 mi = mallinfo2();
+		mu__klog(&d->log, 1, "backlog drained: %zu binds in a decision buffer of %zu; heap %.1f MB in use, "
+			 "%.1f MB held | pods=%zu", binds, was, (double)(mi.uordblks + mi.hblkhd) / 1e6,
+			 (double)(mi.arena + mi.hblkhd) / 1e6, d->pods.n);
 		mu_decisions_init(&d->dec);
 	}
 }
