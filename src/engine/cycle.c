@@ -161,7 +161,8 @@ uint64_t mu__random(mu_engine_t *e)
  * nodes, in order, to 16 workers, and a worker lists a node as soon as it
  * passes; with chunks of equal cost, node nid of chunk k = nid / cs is
  * found at step (k / 16) x cs + nid % cs, and of nodes found at the same
- * step the lower chunk comes first.  O(1). */
+ * step the lower chunk comes first.  n counts every node id the engine
+ * has given out (openb's evaluation removes none).  O(sqrt(nnodes)). */
 static int64_t kube_list_rank(int32_t nid, int32_t nnodes)
 {
 	int32_t cs = 1; /* floor(sqrt(nnodes)), at least 1 */
@@ -173,7 +174,8 @@ static int64_t kube_list_rank(int32_t nid, int32_t nnodes)
 	return ((int64_t)(k / 16) * cs + nid % cs) * ((int64_t)nnodes + 1) + k;
 }
 
-/* Whether nid beats the best so far, best, on equal score.  O(1). */
+/* Whether nid beats the best so far, best, on equal score.
+ * O(sqrt(nodes)) with kube_ties, else O(1). */
 static bool tie_wins(const mu_engine_t *e, int32_t nid, int32_t best)
 {
 	if (!e->cfg.kube_ties)
