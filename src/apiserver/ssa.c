@@ -184,7 +184,7 @@ static json_t *tracked(const json_t *obj, const mu__mgr_t *m)
 	json_t *c = json_is_object(obj) ? json_copy((json_t *)obj) : json_object();
 	if (!c)
 		return NULL;
-	if (m->status_sub) {
+	if (m->status_sub && !m->status_meta) {
 		json_t *st = json_incref(json_object_get(c, "status"));
 		json_object_clear(c);
 		if (st)
@@ -193,7 +193,9 @@ static json_t *tracked(const json_t *obj, const mu__mgr_t *m)
 	}
 	json_object_del(c, "apiVersion");
 	json_object_del(c, "kind");
-	if (m->reset_status)
+	if (m->status_meta)
+		json_object_del(c, "spec");
+	else if (m->reset_status)
 		json_object_del(c, "status");
 	json_t *md = json_object_get(c, "metadata");
 	if (!json_is_object(md))
@@ -797,6 +799,8 @@ int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *
 	m->status_sub = !strcmp(rq->route.sub, "status") || !strcmp(rq->route.sub, "approval");
 	snprintf(m->sub, sizeof m->sub, "%.15s", m->status_sub ? rq->route.sub : "");
 	m->reset_status = (t->subs & MU__SUB_STATUS) && strcmp(t->kind, "Node") && strcmp(t->kind, "Namespace");
+	m->status_meta = !strcmp(rq->route.sub, "status") && t->builtin && !strcmp(t->group, "batch") &&
+			 !strcmp(t->kind, "Job");
 	m->builtin = t->builtin;
 	m->model = mu__schema_model(t->group, t->kind);
 	m->force = rq->q.force;

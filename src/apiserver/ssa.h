@@ -12,6 +12,8 @@ typedef struct mu__mgr {
 	char name[132];          /* fieldManager, else the user agent up to '/' */
 	char api_version[96];    /* of the endpoint */
 	bool status_sub;         /* a write to the status (or approval) subresource */
+	bool status_meta;        /* ... a Job's /status, which keeps metadata too
+	                          * (api.c): the fields tracked are all but spec */
 	char sub[16];            /* "status", "approval" or "" */
 	bool reset_status;       /* the main resource does not write status */
 	bool builtin;            /* strategic merge for apply */

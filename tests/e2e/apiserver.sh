@@ -321,6 +321,8 @@ k get job train; has restart-jobs "$T/out" "train"
 want job-status-meta "$(code PATCH /apis/batch/v1/namespaces/default/jobs/train/status application/strategic-merge-patch+json \
 	'{"metadata":{"annotations":{"x.example/rec":"g1"}},"spec":{"parallelism":7},"status":{"conditions":[{"type":"Dispatched","status":"True","reason":"Dispatched","message":"m"}]}}')" 200
 has job-status-meta-ann "$T/body" '"x.example/rec":"g1"'
+# ... and its field manager owns the annotation it set, as kube records it
+has job-status-meta-owner "$T/body" '"f:x.example/rec"'
 has job-status-meta-cond "$T/body" '"type":"Dispatched"'
 hasnt job-status-meta-spec "$T/body" '"parallelism":7'
 RV1=$(listrv /api/v1/pods)
