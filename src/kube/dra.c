@@ -26,8 +26,8 @@
  * A resourceClaimTemplateName is read through the pod's
  * status.resourceClaimStatuses, where that controller records the claim it
  * made; until then the pod waits and says so.
- * Reads and writes here are synchronous (one client per call): only pods
- * with claims pay for them.
+ * Reads and writes here are synchronous: only pods with claims pay for
+ * them.
  *
  * Slices with a nodeSelector or allNodes make the pass read the nodes (their
  * labels are what the selectors match) and try every node in list order;
@@ -37,10 +37,14 @@
  * asks for what its template claims take (add_counts), and a pod whose
  * claims fit nowhere is pinned where they would once the claims made for
  * running pods were gone (relaxed_claims): the engine evicts there.
- * Not done (docs/kubernetes.md, "DRA"): allocationMode All across nodes,
- * and evicting pods for NoExecute taints (kube's device taint eviction
- * controller).  Device taints, adminAccess, firstAvailable and device
- * config are the allocator's (load/dra.c).
+ * Reads: the passes that only choose nodes share one read of the lists
+ * for up to VIEW_MS (view_cached); a bind reads afresh and writes what it
+ * allocated into that view (cache_wrote).  The metrics count the lists.
+ * Not done (docs/kubernetes.md, "DRA"): allocationMode All across nodes.
+ * Evicting pods for NoExecute taints is kube-controller-manager's (and
+ * muster up's, apiserver/devtaint.c), not the scheduler's.  Device taints,
+ * adminAccess, firstAvailable and device config are the allocator's
+ * (load/dra.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
