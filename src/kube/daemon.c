@@ -31,11 +31,11 @@
 /* Events the loop takes at a time, and the reflectors may queue ahead of
  * it.  A list's pages are parsed faster than the loop takes them in, so
  * while 58,000 pods are listed both are full of parsed pods (about 14 KB
- * of jansson values each, as `muster up` and kube-apiserver fill a pod
- * in): at 65,536 the list sat in the queue whole; at 4,096 and 4,096 a
- * heap profile still found 118 MB of list pages alive at the daemon's
- * peak.  A reflector waits while the queue is full, so smaller bounds
- * cost only wake-ups (docs/evaluation.md, "Sixth round"). */
+ * of jansson values each as `muster up` fills a pod in).  At 65,536 the
+ * list sat in the queue whole; at 4,096 and 4,096 a heap profile still
+ * found 118 MB of list pages alive at the daemon's peak.  A reflector
+ * waits while the queue is full, so smaller bounds cost only wake-ups
+ * (docs/evaluation.md, "Sixth round"). */
 #define BATCH 256
 #define EVQ_CAP 512
 /* At most one malloc_trim() per TRIM_MS (it walks the free chunks). */
