@@ -96,13 +96,18 @@ static void cycle(mu__kd_t *d)
 		size_t was = d->dec.cap;
 		mu_decisions_release(&d->dec);
 		/* the backlog shrank, and its pending reasons and messages
-		 * with it: give the pages back now, not at the next TRIM_MS */
-		malloc_trim(0);
-		d->last_trim = mu__k_mono_ms();
-		struct mallinfo2 mi = mallinfo2();
-		mu__klog(&d->log, 1, "decision buffer of %zu given back (%zu binds this cycle): heap %.1f MB in use, "
-			 "%.1f MB held | pods=%zu", was, binds, (double)(mi.uordblks + mi.hblkhd) / 1e6,
-			 (double)(mi.arena + mi.hblkhd) / 1e6, d->pods.n);
+		 * with it: give the pages back now, not at the next TRIM_MS
+		 * (at most once a second: a buffer may shrink and grow back
+		 * on alternate cycles) */
+		if (mu__k_mono_ms() - d->last_trim >= 1000) {
+			malloc_trim(0);
+			d->last_trim = mu__k_mono_ms();
+			struct mallinfo2 mi = mallinfo2();
+			mu__klog(&d->log, 1, "decision buffer of %zu given back (%zu binds this cycle): heap "
+				 "%.1f MB in use, %.1f MB held | pods=%zu", was, binds,
+				 (double)(mi.uordblks + mi.hblkhd) / 1e6, (double)(mi.arena + mi.hblkhd) / 1e6,
+				 d->pods.n);
+		}
 		mu_decisions_init(&d->dec);
 	}
 }
