@@ -12,7 +12,8 @@
  *   4. every 2 s, write Queue and PodGroup status that changed;
  *   5. answer a pending /explain question (metrics.c) from the engine;
  *   6. after the first full list, then at most every TRIM_MS, and when a
- *      backlog has drained, give the heap's free pages back to the system
+ *      cycle gives back a decision buffer far larger than it needed (a
+ *      backlog shrank), give the heap's free pages back to the system
  *      (malloc_trim): the lists' jansson values and a backlog's pending
  *      reasons leave free pages that malloc keeps otherwise.
  * It stops when *opts->stop is set (SIGTERM) or the lease is lost: the
@@ -31,11 +32,11 @@
 /* Events the loop takes at a time, and the reflectors may queue ahead of
  * it.  A list's pages are parsed faster than the loop takes them in, so
  * while 58,000 pods are listed both are full of parsed pods (about 14 KB
- * of jansson values each, as `muster up` and kube-apiserver fill a pod
- * in): at 65,536 the list sat in the queue whole; at 4,096 and 4,096 a
- * heap profile still found 118 MB of list pages alive at the daemon's
- * peak.  A reflector waits while the queue is full, so smaller bounds
- * cost only wake-ups (docs/evaluation.md, "Sixth round"). */
+ * of jansson values each as `muster up` fills a pod in).  At 65,536 the
+ * list sat in the queue whole; at 4,096 and 4,096 a heap profile still
+ * found 118 MB of list pages alive at the daemon's peak.  A reflector
+ * waits while the queue is full, so smaller bounds cost only wake-ups
+ * (docs/evaluation.md, "Sixth round"). */
 #define BATCH 256
 #define EVQ_CAP 512
 /* At most one malloc_trim() per TRIM_MS (it walks the free chunks). */
@@ -94,14 +95,19 @@ static void cycle(mu__kd_t *d)
 	if (d->dec.cap > 4096 && d->dec.n * 8 < d->dec.cap) {
 		size_t was = d->dec.cap;
 		mu_decisions_release(&d->dec);
-		/* the backlog's pending reasons and messages went with it:
-		 * give the pages back now, not at the next TRIM_MS */
-		malloc_trim(0);
-		d->last_trim = mu__k_mono_ms();
-		struct mallinfo2 mi = mallinfo2();
-		mu__klog(&d->log, 1, "backlog drained: %zu binds in a decision buffer of %zu; heap %.1f MB in use, "
-			 "%.1f MB held | pods=%zu", binds, was, (double)(mi.uordblks + mi.hblkhd) / 1e6,
-			 (double)(mi.arena + mi.hblkhd) / 1e6, d->pods.n);
+		/* the backlog shrank, and its pending reasons and messages
+		 * with it: give the pages back now, not at the next TRIM_MS
+		 * (at most once a second: a buffer may shrink and grow back
+		 * on alternate cycles) */
+		if (mu__k_mono_ms() - d->last_trim >= 1000) {
+			malloc_trim(0);
+			d->last_trim = mu__k_mono_ms();
+			struct mallinfo2 mi = mallinfo2();
+			mu__klog(&d->log, 1, "decision buffer of %zu given back (%zu binds this cycle): heap "
+				 "%.1f MB in use, %.1f MB held | pods=%zu", was, binds,
+				 (double)(mi.uordblks + mi.hblkhd) / 1e6, (double)(mi.arena + mi.hblkhd) / 1e6,
+				 d->pods.n);
+		}
 		mu_decisions_init(&d->dec);
 	}
 }
