@@ -149,8 +149,7 @@ typedef struct mu_kube_opts {
 	 * /readyz and the UI's static files stay open. */
 	const char *token;
 	int ui_history_step_ms;       /* the UI's history step: 60000 */
-	int cycle_ms;                 /* at most one cycle per this long, or per the
-	                               * last cycle's length when longer: 20 */
+	int cycle_ms;                 /* at most one cycle per this long: 20 */
 	int idle_cycle_ms;            /* a cycle at least this often: 5000 */
 	int workers;                  /* threads writing binds etc.: 8 */
 	const char *default_queue;    /* queue of pods naming none: "default" */

@@ -98,19 +98,11 @@ static void loop(mu__kd_t *d)
 {
 	mu__kev_t *buf = malloc(BATCH * sizeof *buf);
 	const long long all = (1LL << MU__KR_COUNT) - 1;
-	/* The gap between cycles: cycle_ms, or as long as the last cycle took
-	 * when that was longer.  With tens of thousands of pods pending a cycle
-	 * costs tens of ms on a loaded machine, and every bind coming back
-	 * asked for the next one: cycling back to back took the CPU the server
-	 * and the writers needed (a 20,000-pod backlog drained in 297 s with
-	 * 20-ms cycles, 87 s with 100-ms ones, same load; docs/evaluation.md).
-	 * So cycles take at most about half of this thread's time. */
-	int64_t gap = d->o->cycle_ms;
 	if (!buf)
 		return;
 	while (!*d->o->stop && !atomic_load(&d->lost)) {
 		int64_t since = mu__k_mono_ms() - d->last_cycle;
-		int wait = d->changed && d->all_synced ? (int)(gap - since) : 200;
+		int wait = d->changed && d->all_synced ? (int)(d->o->cycle_ms - since) : 200;
 		if (wait < 0)
 			wait = 0;
 		/* Read before the pop: a reflector queues a list's events,
@@ -144,12 +136,10 @@ static void loop(mu__kd_t *d)
 			break;
 		}
 		since = mu__k_mono_ms() - d->last_cycle;
-		if ((d->changed && since >= gap) || since >= d->o->idle_cycle_ms) {
+		if ((d->changed && since >= d->o->cycle_ms) || since >= d->o->idle_cycle_ms) {
 			d->changed = false;
-			int64_t t0 = mu__k_mono_ms();
 			cycle(d);
 			d->last_cycle = mu__k_mono_ms();
-			gap = d->last_cycle - t0 > d->o->cycle_ms ? d->last_cycle - t0 : d->o->cycle_ms;
 		}
 		mu__kd_gang_rollback(d);
 		mu__kd_dra_retry(d, mu__k_mono_ms());
