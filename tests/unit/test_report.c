@@ -87,7 +87,7 @@ static int make_result(mu_sim_result_t *r, size_t njobs, size_t nsamples)
 	mu_sim_summary_t *m = &r->summary;
 	*m = (mu_sim_summary_t){(int64_t)njobs, (int64_t)(njobs * 8 / 10), 0.8734,
 		1234.5, 0.1, 5400, 30000, 8000, 4000, 40000, 90000, 97000.25,
-		143, 7, 5012, 512, 0.8421};
+		143, 7, 5012, 512, 0.8421, false};
 	return 0;
 }
 
