@@ -48,23 +48,23 @@ spec:
     devices:
       requests: [{name: gpu, deviceClassName: gpu.example.com}]
 Y
-	n=0
-	while [ "$n" -lt "$NODES" ]; do
+	# one slice per node, named as the pool names its nodes (node-00 ...)
+	for n in $(kc get nodes -o jsonpath='{.items[*].metadata.name}'); do
 		cat <<Y
 ---
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceSlice
-metadata: {name: node-$n-gpus}
+metadata: {name: $n-gpus}
 spec:
   driver: gpu.example.com
-  nodeName: node-$n
-  pool: {name: node-$n, generation: 1, resourceSliceCount: 1}
+  nodeName: $n
+  pool: {name: $n, generation: 1, resourceSliceCount: 1}
   devices: [{name: gpu-0, basic: {}}, {name: gpu-1, basic: {}}, {name: gpu-2, basic: {}}, {name: gpu-3, basic: {}},
             {name: gpu-4, basic: {}}, {name: gpu-5, basic: {}}, {name: gpu-6, basic: {}}, {name: gpu-7, basic: {}}]
 Y
-		n=$((n + 1))
 	done
 } >"$T/dra.yaml"
+[ "$(grep -c 'kind: ResourceSlice' "$T/dra.yaml")" -eq "$NODES" ] || { echo "dra-reads: the server lists other than $NODES nodes" >&2; exit 1; }
 kc create -f "$T/dra.yaml" >/dev/null || exit 1
 n=0
 while [ "$n" -lt "$PODS" ]; do
