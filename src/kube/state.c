@@ -758,14 +758,19 @@ void mu__kd_pc_event(mu__kd_t *d, json_t *obj, bool deleted)
 		mu__klog(&d->log, 0, "priorityclass %s: %s | priorityclass=%s", name,
 			 esc < 0 ? "muster.io/escalation: expected boost, reserve or preempt" :
 			 "muster.io/max-wait: expected a duration such as 5m", name);
-		json_object_del(d->pclasses, name);
-		return;
+		ms = 0; /* the class's value still counts; its bad annotations do not */
+		esc = 0;
 	}
-	if (!w && !x)
-		json_object_del(d->pclasses, name);
+	/* Every class is kept: its value and preemption policy stand in for
+	 * the priority admission gives pods not yet made (wl.c templates). */
+	json_t *e = json_pack("{s:I,s:i,s:O?,s:b,s:O?}", "maxWait", (json_int_t)ms, "escalation",
+			      esc, "value", json_object_get(obj, "value"), "globalDefault",
+			      json_is_true(json_object_get(obj, "globalDefault")),
+			      "preemptionPolicy", json_object_get(obj, "preemptionPolicy"));
+	if (e)
+		json_object_set_new(d->pclasses, name, e);
 	else
-		json_object_set_new(d->pclasses, name, json_pack("{s:I,s:i}", "maxWait",
-								 (json_int_t)ms, "escalation", esc));
+		json_object_del(d->pclasses, name);
 }
 
 void mu__kd_topo_event(mu__kd_t *d, json_t *obj, bool deleted)
@@ -1121,9 +1126,12 @@ void mu__kd_group_sync(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 
 /* --- DRA retries ------------------------------------------------------------------- */
 
-/* One pod's retry (mu__kmap_each callback): pods of ours with claims that
- * could not be allocated, at most DRA_RETRY_MAX a pass (dra.c pins).  A
- * pod tried in the current round (p->dra_round) waits for the next, so
+/* One pod's retry (mu__kmap_each callback): unbound pods of ours with
+ * claims, at most DRA_RETRY_MAX a pass (dra.c pins).  Those pinned to nodes
+ * are pinned again too: the devices of those nodes may have gone to other
+ * pods since, and the engine, which counts them, would then leave the pod
+ * pending there for good.  The pod is reshaped only when its pin changed.
+ * A pod tried in the current round (p->dra_round) waits for the next, so
  * that with more waiting pods than a pass takes, every one gets its turn. */
 #define DRA_RETRY_MAX 32
 static void retry_one(void *arg, void *val)
@@ -1132,22 +1140,28 @@ static void retry_one(void *arg, void *val)
 	mu__kd_t *d = a[0];
 	int *budget = a[1];
 	mu__kpod_t *p = val;
-	if (*budget <= 0 || !p->ours || !p->dra || !p->dra_msg || p->dra_refused || p->node || p->an_node ||
+	if (*budget <= 0 || !p->ours || !p->dra || p->dra_refused || p->node || p->an_node ||
 	    p->deleting || p->terminal || p->dra_round == d->dra_round)
 		return;
 	(*budget)--;
 	p->dra_round = d->dra_round;
+	bool was_unfit = p->dra_msg != NULL;
 	json_t *pinned = mu__kd_dra_pin(d, p, p->dra);
-	if (!p->dra_msg) { /* its claims fit somewhere now: shape it there */
-		mu__kshape_put(&d->shapes, p->shape);
-		p->shape = mu__kshape_get(&d->shapes, pinned, false);
-		if (p->g) {
-			p->g->reshaped = true;
-			mu__kd_mark_dirty(d, p->g);
-		}
-		mu__klog(&d->log, 1, "dra %s: its claims can be allocated now | pod=%s", p->key, p->key);
-	}
+	mu__kshape_t *sh = pinned ? mu__kshape_get(&d->shapes, pinned, false) : NULL;
 	json_decref(pinned);
+	if (!sh || sh == p->shape) { /* the same pin (or no memory): nothing to redo */
+		mu__kshape_put(&d->shapes, sh);
+		return;
+	}
+	mu__kshape_put(&d->shapes, p->shape);
+	p->shape = sh;
+	if (p->g) {
+		p->g->reshaped = true;
+		mu__kd_mark_dirty(d, p->g);
+	}
+	if (!p->dra_msg)
+		mu__klog(&d->log, 1, "dra %s: its claims can be allocated %s | pod=%s", p->key,
+			 was_unfit ? "now" : "on other nodes now", p->key);
 }
 
 void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
