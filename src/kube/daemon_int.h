@@ -360,7 +360,8 @@ typedef struct mu__kd {
 	int32_t ndirty, dirty_cap;
 	json_t *queue_objs;     /* name -> Queue objects waiting for a parent */
 	json_t *pclasses;       /* PriorityClass name -> {"maxWait": ms,
-	                         * "escalation": mu_escalation_t} */
+	                         * "escalation": mu_escalation_t, "value",
+	                         * "globalDefault", "preemptionPolicy"} */
 	bool changed;           /* something changed since the last cycle */
 	bool all_synced;
 	int64_t last_cycle;     /* mono ms */

@@ -306,17 +306,50 @@ void mu__kd_wl_event(mu__kd_t *d, mu__wlkind_t k, json_t *obj, bool deleted)
 	d->changed = true;
 }
 
+/* What kube-apiserver's Priority admission plugin gives a pod made from
+ * spec (a copy the caller owns) that has no spec.priority: its
+ * priorityClassName's value and preemptionPolicy, or the globalDefault
+ * class's when it names none (the lowest-valued of several, as kube picks
+ * it).  A class muster has not seen leaves spec as it is (kube would refuse
+ * the pod; its controller says so).  O(classes). */
+static void tmpl_priority(const mu__kd_t *d, json_t *spec)
+{
+	if (!json_is_object(spec) || json_is_integer(json_object_get(spec, "priority")))
+		return;
+	const char *name = mu__kjs(spec, "priorityClassName");
+	json_t *pc = name ? json_object_get(d->pclasses, name) : NULL;
+	if (!name) {
+		const char *k;
+		json_t *c;
+		json_object_foreach(d->pclasses, k, c)
+			if (json_is_true(json_object_get(c, "globalDefault")) &&
+			    (!pc || json_integer_value(json_object_get(c, "value")) <
+				    json_integer_value(json_object_get(pc, "value"))))
+				pc = c;
+	}
+	json_t *v = json_object_get(pc, "value");
+	if (!json_is_integer(v))
+		return;
+	json_object_set(spec, "priority", v);
+	json_t *pp = json_object_get(pc, "preemptionPolicy");
+	if (json_is_string(pp) && !json_object_get(spec, "preemptionPolicy"))
+		json_object_set(spec, "preemptionPolicy", pp);
+}
+
 /* The shape of a pod of template t (a reference), NULL when out of
- * memory.  O(template). */
+ * memory.  The pod gets the priority admission would give it
+ * (tmpl_priority).  O(template + classes). */
 static mu__kshape_t *tmpl_shape(mu__kd_t *d, const mu__kgroup_t *g, const mu__kwtmpl_t *t)
 {
 	json_t *md = json_object_get(t->tmpl, "metadata");
-	json_t *dspec = t->submitter_default ? mu__kw_submitter_spec() : NULL;
+	json_t *dspec = t->submitter_default ? mu__kw_submitter_spec() :
+			json_deep_copy(json_object_get(t->tmpl, "spec"));
+	tmpl_priority(d, dspec);
 	json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:O?,s:O?},s:O?}", "apiVersion", "v1", "kind", "Pod",
 				"metadata", "name", g->name, "namespace", g->ns,
 				"labels", json_object_get(md, "labels"),
 				"annotations", json_object_get(md, "annotations"),
-				"spec", dspec ? dspec : json_object_get(t->tmpl, "spec"));
+				"spec", dspec);
 	json_decref(dspec);
 	mu__kshape_t *s = pod ? mu__kshape_get(&d->shapes, pod, false) : NULL;
 	json_decref(pod);

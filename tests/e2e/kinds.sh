@@ -270,14 +270,25 @@ spec:
       template:
         spec:
           schedulerName: muster
+          priorityClassName: kinds-low
           containers: [{name: pytorch, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
     Worker:
       replicas: 1
       template:
         spec:
           schedulerName: muster
+          priorityClassName: kinds-low
           containers: [{name: pytorch, image: busybox, resources: {limits: {nvidia.com/gpu: "8"}}}]
 YAML
+# The PyTorchJob's templates name a PriorityClass: before any pod exists, its
+# gang has the value kube's Priority admission will give its pods.
+cat >"$T/pc.yaml" <<'YAML'
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: kinds-low}
+value: -5
+YAML
+kc apply -f "$T/pc.yaml" >/dev/null 2>&1 && ok || bad "PriorityClass kinds-low not created"
 uid=$(obj "$T/sjs.yaml") || bad "suspended JobSet not created"
 jsfree() { [ "$(kc get jobset sjs -o jsonpath='{.spec.suspend}')" = false ]; }
 wait_for jobset-admitted-unsuspended 100 jsfree
@@ -286,6 +297,13 @@ has jobset-admitted-event "$T/ev" "admitted by muster"
 obj "$T/spt.yaml" >/dev/null || bad "suspended PyTorchJob not created"
 ptwhy() { kc get events --field-selector involvedObject.name=spt 2>/dev/null | grep -q "suspended until muster admits it"; }
 wait_for pytorchjob-says-why 100 ptwhy
+tok=$(sed -n 's/.*ui on \(http:[^ ]*\)\/ui\/#token=\([0-9a-f]*\).*/\2/p' "$T/sched.log" | tail -n 1)
+ub=$(sed -n 's/.*ui on \(http:[^ ]*\)\/ui\/#token=.*/\1/p' "$T/sched.log" | tail -n 1)
+# (the job API gives the effective priority: under the default LAS order,
+# priority x 4 less its attained-service level, 0 to 3: -20 to -17 for -5)
+prio5() { curl -sf -H "Authorization: Bearer $tok" "$ub/ui/api/job?key=w:default/PyTorchJob/spt" \
+	>"$T/spt.json" && grep -qE '"priority":-(1[7-9]|20),' "$T/spt.json"; }
+wait_for pytorchjob-class-priority 50 prio5 || head -c 400 "$T/spt.json"
 if [ "$(kc get pytorchjob spt -o jsonpath='{.spec.runPolicy.suspend}')" = true ]; then ok; else
 	bad "the PyTorchJob was admitted while the admitted JobSet held the room"; fi
 # the JobSet controller (this test) makes its pods: the gang binds
