@@ -243,9 +243,26 @@ kc delete job jb --wait=false >/dev/null 2>&1
 for x in g2-0 g2-1 w-1; do wait_for "$x-gone-for-rs" 75 gone "$x"; done
 rnode=""
 for n in gpu-0 gpu-1 gpu-2; do [ "$n" != "$bnode" ] && [ -z "$(ann "$n")" ] && { rnode=$n; break; }; done
+# the ReplicaSets themselves, stored (no controller): the garbage collector
+# deletes pods whose owner does not exist, as kube's does
+for r in rs-a rs-b; do
+	cat >"$T/$r.yaml" <<YAML
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: $r}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: $r}}
+  template:
+    metadata: {labels: {app: $r}}
+    spec: {schedulerName: muster, containers: [{name: main, image: busybox}]}
+YAML
+	kc apply -f "$T/$r.yaml" >/dev/null || bad "ReplicaSet $r not created"
+done
 rspod() { # NAME RS_NAME: a 1-GPU pod of the ReplicaSet, already on $rnode
+	ruid=$(kc get replicaset "$2" -o jsonpath='{.metadata.uid}')
 	pod "$1" 1 >"$T/$1.yaml"
-	sed -i "s/ownerReferences: .*//; s/^  labels: .*/  labels: {muster.io\/queue: team-a, app: $2}\n  ownerReferences: [{apiVersion: apps\/v1, kind: ReplicaSet, name: $2, uid: 7d0c-$2, controller: true}]/; s/^spec:/spec:\n  nodeName: $rnode/" "$T/$1.yaml"
+	sed -i "s/ownerReferences: .*//; s/^  labels: .*/  labels: {muster.io\/queue: team-a, app: $2}\n  ownerReferences: [{apiVersion: apps\/v1, kind: ReplicaSet, name: $2, uid: $ruid, controller: true}]/; s/^spec:/spec:\n  nodeName: $rnode/" "$T/$1.yaml"
 	kc apply -f "$T/$1.yaml" >/dev/null
 }
 rspod ra-old rs-a
