@@ -173,7 +173,11 @@ static void nap_ms(const mu__klease_t *l, int64_t ms)
 	}
 }
 
-/* The renew thread: gives up after the renew deadline. */
+/* The renew thread: gives up after the renew deadline.  A deadline that
+ * passed before the next attempt (the process was paused or starved) is
+ * lost without trying, as client-go's renew loop stops once its deadline
+ * context ends: renewing then would race the main loop, which already
+ * treats the lease as gone (mu_kube_lease_valid). */
 static void *renew(void *arg)
 {
 	mu__klease_t *l = arg;
@@ -181,7 +185,8 @@ static void *renew(void *arg)
 		nap_ms(l, l->k.retry_s * 1000LL);
 		if (stopping(l))
 			break;
-		if (!try_lease(l) && mu__k_mono_ms() >= atomic_load(l->k.until)) {
+		if (mu__k_mono_ms() >= atomic_load(l->k.until) ||
+		    (!try_lease(l) && mu__k_mono_ms() >= atomic_load(l->k.until))) {
 			l->leading = false;
 			atomic_store(l->k.lost, 1);
 			if (l->k.on_lost)
