@@ -390,7 +390,7 @@ while [ "$i" -le 25 ]; do
 done
 expect "25 Jobs while the dispatcher is paused" 0 h create -f "$T/g.yaml"
 kill -CONT "$DPID"
-wait_for relisted-after-410 100 grep -q "hub Jobs: their watch's version expired (410 Gone): listed again" "$T/d.log"
+wait_for relisted-after-410 300 grep -q "hub Jobs: their watch's version expired (410 Gone): listed again" "$T/d.log"
 gdone() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o 'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-phase}{"\n"}{end}' | grep -c '^Succeeded$')" -eq 25 ]; }
 wait_for converged-after-410 300 gdone
 
