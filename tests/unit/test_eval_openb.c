@@ -325,6 +325,23 @@ static int pick_last(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 	return -1;
 }
 
+/* Adds queue "q", submits one preemptible one-pod job "j" asking r, and
+ * runs a cycle into d (initialised here; the caller releases it). */
+static void submit_one(mu_t_t *t, mu_engine_t *e, mu_res_t r, mu_decisions_t *d)
+{
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_podset_spec_t ps = {.name = "main", .replicas = 1, .req = r};
+	mu_job_spec_t j = {.name = "j", .queue = "q", .preemptible = true,
+			   .podsets = &ps, .npodsets = 1};
+	mu_id_t jid;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &jid), MU_OK);
+	mu_decisions_init(d);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, d), MU_OK);
+}
+
 static void test_pick_device_hook(mu_t_t *t)
 {
 	static const mu_score_ops_t last = {"last", score_zero, pick_last, 0};
@@ -341,19 +358,8 @@ static void test_pick_device_hook(mu_t_t *t)
 	n.alloc.v[MU_RES_GPU] = 4;
 	n.alloc.v[MU_RES_PODS] = 10;
 	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, NULL), MU_OK);
-	mu_queue_spec_t q;
-	mu_queue_spec_defaults(&q);
-	q.name = "q";
-	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
-	mu_podset_spec_t ps = {.name = "main", .replicas = 1,
-			       .req = req(1000, 0, 300)};
-	mu_job_spec_t j = {.name = "j", .queue = "q", .preemptible = true,
-			   .podsets = &ps, .npodsets = 1};
-	mu_id_t jid;
-	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &jid), MU_OK);
 	mu_decisions_t d;
-	mu_decisions_init(&d);
-	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &d), MU_OK);
+	submit_one(t, e, req(1000, 0, 300), &d);
 	bool bound = false;
 	for (size_t i = 0; i < d.n; i++)
 		if (d.v[i].kind == MU_DEC_BIND) {
@@ -388,19 +394,8 @@ static int32_t tie_pick(mu_t_t *t, bool kube_ties)
 		n.alloc.v[MU_RES_PODS] = 10;
 		CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, NULL), MU_OK);
 	}
-	mu_queue_spec_t q;
-	mu_queue_spec_defaults(&q);
-	q.name = "q";
-	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
-	mu_podset_spec_t ps = {.name = "main", .replicas = 1,
-			       .req = req(1000, 0, 0)};
-	mu_job_spec_t j = {.name = "j", .queue = "q", .preemptible = true,
-			   .podsets = &ps, .npodsets = 1};
-	mu_id_t jid;
-	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, 0, &jid), MU_OK);
 	mu_decisions_t d;
-	mu_decisions_init(&d);
-	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &d), MU_OK);
+	submit_one(t, e, req(1000, 0, 0), &d);
 	int32_t node = -1;
 	for (size_t i = 0; i < d.n; i++)
 		if (d.v[i].kind == MU_DEC_BIND)
