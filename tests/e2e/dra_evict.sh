@@ -22,18 +22,7 @@ on_exit() { for p in $SPID $UPID; do kill -9 "$p" 2>/dev/null; done; }
 need_kubectl
 kc() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@"; }
 
-cat >"$T/cluster.yaml" <<'Y'
-apiVersion: v1
-kind: Node
-metadata: {name: n0}
-status: {allocatable: {cpu: "16", memory: 64Gi}}
----
-apiVersion: muster.io/v1alpha1
-kind: Queue
-metadata: {name: team-a}
-spec: {}
-Y
-up_start "$T/cluster.yaml"
+up_start_one_node
 sched_start d --min-runtime 0
 
 # claim NAME INDEX TOLERATIONS: a claim for the GPU of that index, and a

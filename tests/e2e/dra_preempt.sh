@@ -19,18 +19,7 @@ on_exit() { for p in $SPID $UPID; do kill -9 "$p" 2>/dev/null; done; }
 need_kubectl
 kc() { "$KC" --kubeconfig "$T/data/kubeconfig" "$@"; }
 
-cat >"$T/cluster.yaml" <<'Y'
-apiVersion: v1
-kind: Node
-metadata: {name: n0}
-status: {allocatable: {cpu: "16", memory: 64Gi}}
----
-apiVersion: muster.io/v1alpha1
-kind: Queue
-metadata: {name: team-a}
-spec: {}
-Y
-up_start "$T/cluster.yaml"
+up_start_one_node
 sched() {
 	"$M" scheduler --kubeconfig "$T/data/kubeconfig" --id "$1" --lease-namespace default \
 		--lease-duration 6 --retry-period 1 --metrics 127.0.0.1:0 --min-runtime 0 \
