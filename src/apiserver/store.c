@@ -154,9 +154,33 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 	return ob;
 }
 
+/* The compact text of o (malloc'd, exact size), or NULL.  Dumped into a
+ * stack buffer first, then copied once: json_dumps grows its buffer from
+ * 16 bytes by doubling and then copies it again (eight reallocations for
+ * a 3 KiB pod).  A text above the buffer is dumped a second time into an
+ * allocation of its size.  Work: one or two dumps of o. */
+static char *dump(const json_t *o)
+{
+	char buf[8192];
+	size_t n = json_dumpb(o, buf, sizeof buf, JSON_COMPACT);
+	if (n == 0)
+		return NULL;
+	char *text = malloc(n + 1);
+	if (!text)
+		return NULL;
+	if (n <= sizeof buf)
+		memcpy(text, buf, n);
+	else if (json_dumpb(o, text, n, JSON_COMPACT) != n) {
+		free(text);
+		return NULL;
+	}
+	text[n] = '\0';
+	return text;
+}
+
 mu__obj_t *mu__obj_new(int rt, const mu__rtype_t *t, const json_t *o, int64_t rv)
 {
-	return obj_build(rt, t, o, rv, json_dumps(o, JSON_COMPACT));
+	return obj_build(rt, t, o, rv, dump(o));
 }
 
 mu__obj_t *mu__obj_ref(mu__obj_t *o)
@@ -398,6 +422,8 @@ struct mu__wtx {
 struct mu__store {
 	sqlite3 *db;
 	sqlite3_stmt *ins, *del, *setrv, *setlast;
+	sqlite3_stmt *begin, *commit, *rollback; /* prepared once: sqlite3_exec
+						  * parses its text on every call */
 	pthread_mutex_t wmu, mu;
 	pthread_cond_t cond;                /* any change */
 	pthread_cond_t rtcond[MU__RT_MAX];  /* a change of that type */
@@ -562,6 +588,39 @@ static int load_all(mu__store_t *st, char *err, size_t errlen)
 	return load_last(st);
 }
 
+/* Rewrites an objects table made WITHOUT ROWID (data directories of muster
+ * before 2026-11-27) as the rowid table that open_db creates, in one
+ * transaction: a WITHOUT ROWID table keeps each whole row in its B-tree,
+ * which SQLite advises only for rows under a twentieth of a page, and
+ * objects are 1-4 KiB (pods with managedFields), so every write moved
+ * other rows' bodies between pages.  Work: one copy of every row, once. */
+static int migrate_rowid(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'objects'", -1,
+			       &q, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "store: %s", sqlite3_errmsg(db));
+		return MU_EIO;
+	}
+	bool old = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) &&
+		   strstr((const char *)sqlite3_column_text(q, 0), "WITHOUT ROWID");
+	sqlite3_finalize(q);
+	if (!old)
+		return MU_OK;
+	int rc = exec_sql(db,
+			  "BEGIN IMMEDIATE;"
+			  "CREATE TABLE objects_rowid(res TEXT NOT NULL, ns TEXT NOT NULL,"
+			  " name TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,"
+			  " PRIMARY KEY(res, ns, name));"
+			  "INSERT INTO objects_rowid(res, ns, name, rv, body) SELECT res, ns, name, rv, body FROM objects;"
+			  "DROP TABLE objects;"
+			  "ALTER TABLE objects_rowid RENAME TO objects;"
+			  "COMMIT", err, errlen);
+	if (rc != MU_OK && !sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 /* Opens the database and applies the schema and pragmas. */
 static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t errlen)
 {
@@ -589,7 +648,7 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 			      "BEGIN IMMEDIATE;"
 			      "CREATE TABLE IF NOT EXISTS objects(res TEXT NOT NULL, ns TEXT NOT NULL,"
 			      " name TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,"
-			      " PRIMARY KEY(res, ns, name)) WITHOUT ROWID;"
+			      " PRIMARY KEY(res, ns, name));"
 			      "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);"
 			      "INSERT OR IGNORE INTO meta(k, v) VALUES('rv', 0);"
 			      "COMMIT", err, errlen);
@@ -597,6 +656,8 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 		snprintf(err, errlen, "%s is in use by another server", path);
 		return MU_ESTATE;
 	}
+	if (rc == MU_OK)
+		rc = migrate_rowid(st->db, err, errlen);
 	if (rc != MU_OK)
 		return rc;
 	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO objects(res, ns, name, rv, body) VALUES(?,?,?,?,?)",
@@ -605,7 +666,10 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 			       -1, &st->del, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "UPDATE meta SET v = ? WHERE k = 'rv'", -1, &st->setrv, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO meta(k, v) VALUES(?, ?)", -1, &st->setlast,
-			       NULL) != SQLITE_OK) {
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "BEGIN IMMEDIATE", -1, &st->begin, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "COMMIT", -1, &st->commit, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "ROLLBACK", -1, &st->rollback, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "store: %s", sqlite3_errmsg(st->db));
 		return MU_EIO;
 	}
@@ -684,6 +748,9 @@ void mu__store_close(mu__store_t *st)
 	sqlite3_finalize(st->del);
 	sqlite3_finalize(st->setrv);
 	sqlite3_finalize(st->setlast);
+	sqlite3_finalize(st->begin);
+	sqlite3_finalize(st->commit);
+	sqlite3_finalize(st->rollback);
 	sqlite3_close(st->db);
 	for (int i = 0; i < MU__RT_MAX; i++) {
 		table_free(&st->tab[i]);
@@ -1103,12 +1170,21 @@ static int write_last(mu__store_t *st, const batch_t *b)
 	return MU_OK;
 }
 
+/* Runs a prepared statement without results once and resets it; returns
+ * sqlite3_step's code. */
+static int step_once(sqlite3_stmt *q)
+{
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc;
+}
+
 /* Writes batch b in one SQLite transaction (the committer, without wmu:
  * only it uses the connection).  MU_OK once COMMIT returned, else MU_EIO
  * with everything rolled back. */
 static int sql_batch(mu__store_t *st, const batch_t *b)
 {
-	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+	if (step_once(st->begin) != SQLITE_DONE)
 		return MU_EIO;
 	int rc = MU_OK;
 	for (int i = 0; i < b->n && rc == MU_OK; i++)
@@ -1117,12 +1193,12 @@ static int sql_batch(mu__store_t *st, const batch_t *b)
 		sqlite3_reset(st->setrv);
 		sqlite3_bind_int64(st->setrv, 1, b->w[b->n - 1].obj->rv);
 		if (sqlite3_step(st->setrv) != SQLITE_DONE || write_last(st, b) != MU_OK ||
-		    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		    step_once(st->commit) != SQLITE_DONE)
 			rc = MU_EIO;
 		sqlite3_reset(st->setrv);
 	}
-	if (rc != MU_OK)
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	if (rc != MU_OK && !sqlite3_get_autocommit(st->db))
+		step_once(st->rollback);
 	return rc;
 }
 

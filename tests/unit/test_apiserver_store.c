@@ -5,12 +5,16 @@
  * type) and durability
  * across close and reopen; group commit: concurrent writers are all
  * acknowledged, their changes reach a watch once each, in dense version
- * order, and survive a reopen.
+ * order, and survive a reopen; a data directory whose objects table was
+ * made WITHOUT ROWID (before 2026-11-27) is rewritten as a rowid table
+ * with every object kept.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "apiserver/apiserver_int.h"
 #include "check.h"
@@ -399,6 +403,83 @@ static void test_second_server(mu_t_t *t)
 	mu__store_close(a);
 }
 
+/* The schema of objects in DIR's muster.db (malloc'd), or NULL. */
+static char *objects_sql(const char *d)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/muster.db", d);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	char *sql = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE name = 'objects'", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		sql = strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return sql;
+}
+
+/* An old data directory (objects WITHOUT ROWID, as muster made it before
+ * 2026-11-27) opens: the table becomes a rowid table, its objects and the
+ * version counter stay, and writes and a reopen work. */
+static void test_migrate_rowid(mu_t_t *t)
+{
+	char old[64], path[128];
+	snprintf(old, sizeof old, "/tmp/mu-store-old-XXXXXX");
+	CHECK(t, mkdtemp(old) != NULL);
+	snprintf(path, sizeof path, "%s/muster.db", old);
+	sqlite3 *db = NULL;
+	CHECK_EQ_INT(t, sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_EQ_INT(t, sqlite3_exec(db,
+				     "CREATE TABLE objects(res TEXT NOT NULL, ns TEXT NOT NULL,"
+				     " name TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,"
+				     " PRIMARY KEY(res, ns, name)) WITHOUT ROWID;"
+				     "CREATE TABLE meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);"
+				     "INSERT INTO meta(k, v) VALUES('rv', 7);"
+				     "INSERT INTO objects VALUES('/pods', 'default', 'old', 5,"
+				     " '{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"old\","
+				     "\"namespace\":\"default\",\"resourceVersion\":\"5\",\"labels\":{\"app\":\"db\"}}}');",
+				     NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(db);
+	char *sql = objects_sql(old);
+	CHECK(t, sql && strstr(sql, "WITHOUT ROWID"));
+	free(sql);
+	for (int round = 0; round < 2; round++) {
+		mu__store_opts_t o = {.dir = old, .ring = 10};
+		mu__store_t *st = NULL;
+		char err[256] = "";
+		CHECK_EQ_INT(t, mu__store_open(&o, &st, err, sizeof err), MU_OK);
+		if (!st) {
+			fprintf(stderr, "open: %s\n", err);
+			break;
+		}
+		CHECK_EQ_INT(t, mu__store_rv(st), 7 + round);
+		mu__obj_t *ob = mu__store_get(st, MU__RT_PODS, "default", "old");
+		CHECK(t, ob != NULL);
+		if (ob) {
+			CHECK_EQ_INT(t, ob->rv, 5);
+			CHECK_STR(t, mu__obj_label(ob, "app"), "db");
+			mu__obj_unref(ob);
+		}
+		if (round == 0)
+			CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "new", put_fn, "new", false, NULL),
+				     MU__MUT_PUT);
+		ob = mu__store_get(st, MU__RT_PODS, "default", "new");
+		CHECK(t, ob != NULL && ob->rv == 8);
+		mu__obj_unref(ob);
+		mu__store_close(st);
+		sql = objects_sql(old);
+		CHECK(t, sql && !strstr(sql, "WITHOUT ROWID") && strstr(sql, "PRIMARY KEY(res, ns, name)"));
+		free(sql);
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", old);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", old);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -412,6 +493,7 @@ int main(void)
 	MU_RUN(&t, test_tx);
 	MU_RUN(&t, test_group_commit);
 	MU_RUN(&t, test_second_server);
+	MU_RUN(&t, test_migrate_rowid);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
