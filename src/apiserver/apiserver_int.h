@@ -268,6 +268,17 @@ int mu__store_commit(mu__wtx_t *tx);
 /* One-write transaction. */
 int mu__store_mutate(mu__store_t *st, int rt, const char *ns, const char *name,
 		     mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res);
+/* The same, and a version it puts keeps fn's tree (which fn must not share
+ * with anything that changes it) for mu__store_take_tree: a bind, whose pod
+ * the simulated kubelet writes next.  The store keeps the last 128 such
+ * trees; an older one is dropped. */
+int mu__store_mutate_keep(mu__store_t *st, int rt, const char *ns, const char *name,
+			  mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res);
+/* A parsed copy of version o (caller owns), or NULL: the tree kept for it
+ * by mu__store_mutate_keep, taken (the next call parses), else
+ * mu__obj_parse(o).  *kept (may be NULL) says which.  Work: 128 pointer
+ * compares under a lock of its own, or a parse. */
+json_t *mu__store_take_tree(mu__store_t *st, const mu__obj_t *o, bool *kept);
 
 /* Watch events. */
 enum { MU__EV_ADDED = 1, MU__EV_MODIFIED = 2, MU__EV_DELETED = 3 };

@@ -655,7 +655,8 @@ static int pod_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	act_ctx_t *c = ctx;
 	if (!cur || cur->deleting)
 		return MU__MUT_KEEP;
-	json_t *o = mu__obj_parse(cur);
+	/* after a bind, the tree the binding kept (no parse) */
+	json_t *o = mu__store_take_tree(c->sim->s->store, cur, NULL);
 	if (!o)
 		return MU_ENOMEM;
 	const char *uid = mu__jstr(o, "metadata.uid"), *phase = mu__jstr(o, "status.phase");

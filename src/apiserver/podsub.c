@@ -455,7 +455,11 @@ static int bind_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		if (json_object_size(c->annotations)) {
 			if (!json_is_object(mu__jget(o, "metadata.annotations")))
 				mu__jset(o, "metadata.annotations", json_object());
-			json_object_update(mu__jget(o, "metadata.annotations"), (json_t *)c->annotations);
+			/* copied: the store keeps this tree for the kubelet, which
+			 * must not share values with the request's body */
+			json_t *copy = json_deep_copy(c->annotations);
+			json_object_update(mu__jget(o, "metadata.annotations"), copy);
+			json_decref(copy);
 		}
 		mu__set_condition(o, "PodScheduled", "True", NULL, NULL);
 		*out = o;
@@ -531,8 +535,10 @@ void mu__do_binding(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json
 		return;
 	}
 	bind_ctx_t c = {node, mu__jstr(body, "metadata.uid"), mu__jget(body, "metadata.annotations"), ""};
-	int rc = mu__store_mutate(s->store, MU__RT_PODS, rq->route.ns, rq->route.name, bind_fn, &c,
-				  rq->q.dry_run, NULL);
+	/* the bound pod's tree is kept: the simulated kubelet's status write,
+	 * which comes next, takes it instead of parsing the pod again */
+	int rc = mu__store_mutate_keep(s->store, MU__RT_PODS, rq->route.ns, rq->route.name, bind_fn, &c,
+				       rq->q.dry_run, NULL);
 	if (rc == MU_ESTATE)
 		mu__resp_err(rs, 409, "Conflict", t, rq->route.name, NULL, "%s", c.msg);
 	else if (rc < 0)

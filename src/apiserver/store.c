@@ -394,6 +394,11 @@ static void table_free(table_t *t)
 
 /* --- the store ---------------------------------------------------------- */
 
+/* Parsed trees kept for the versions that mu__store_mutate_keep puts: the
+ * simulated kubelet's status write after a bind takes the bound pod's tree
+ * instead of parsing its text again. */
+#define HOT_MAX 128
+
 typedef struct staged {
 	int rt, type;
 	mu__obj_t *obj, *prev;
@@ -416,6 +421,7 @@ struct mu__wtx {
 	int n;
 	bool failed;
 	bool read_pending; /* it read a version not yet durable */
+	bool keep_tree;    /* a put keeps its tree (mu__store_mutate_keep) */
 	int64_t fails; /* st->fails when it began */
 };
 
@@ -456,6 +462,11 @@ struct mu__store {
 	bool must_flush;         /* a staged version is missing from `over` */
 	pthread_t writer;        /* under mu: the thread inside a transaction */
 	bool writing;
+	/* the trees of the last HOT_MAX versions put by mu__store_mutate_keep
+	 * (under hmu), for mu__store_take_tree */
+	pthread_mutex_t hmu;
+	struct hot { mu__obj_t *obj; json_t *tree; } hot[HOT_MAX];
+	int hot_next;
 };
 
 static void *committer_main(void *arg);
@@ -697,6 +708,7 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&st->wmu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
+	pthread_mutex_init(&st->hmu, NULL);
 	pthread_cond_init(&st->kick, NULL);
 	pthread_cond_init(&st->flushed, NULL);
 	pthread_cond_init(&st->durable, NULL);
@@ -770,6 +782,11 @@ void mu__store_close(mu__store_t *st)
 	pthread_cond_destroy(&st->durable);
 	pthread_mutex_destroy(&st->wmu);
 	pthread_mutex_destroy(&st->mu);
+	for (int i = 0; i < HOT_MAX; i++) {
+		mu__obj_unref(st->hot[i].obj);
+		json_decref(st->hot[i].tree);
+	}
+	pthread_mutex_destroy(&st->hmu);
 	free(st);
 }
 
@@ -975,6 +992,7 @@ int mu__store_begin(mu__store_t *st, mu__wtx_t **out)
 	}
 	st->tx.failed = false;
 	st->tx.read_pending = false;
+	st->tx.keep_tree = false;
 	st->tx.fails = st->fails;
 	pthread_mutex_lock(&st->mu);
 	st->writer = pthread_self();
@@ -1041,6 +1059,38 @@ static mu__obj_t *tombstone(const mu__obj_t *cur, int64_t rv)
 	return t;
 }
 
+/* Keeps tree (taken) as the parsed form of version ob (a reference is
+ * taken), in place of the oldest kept one.  O(1) under hmu. */
+static void hot_put(mu__store_t *st, mu__obj_t *ob, json_t *tree)
+{
+	pthread_mutex_lock(&st->hmu);
+	struct hot was = st->hot[st->hot_next];
+	st->hot[st->hot_next].obj = mu__obj_ref(ob);
+	st->hot[st->hot_next].tree = tree;
+	st->hot_next = (st->hot_next + 1) % HOT_MAX;
+	pthread_mutex_unlock(&st->hmu);
+	mu__obj_unref(was.obj);
+	json_decref(was.tree);
+}
+
+json_t *mu__store_take_tree(mu__store_t *st, const mu__obj_t *o, bool *kept)
+{
+	struct hot h = {NULL, NULL};
+	pthread_mutex_lock(&st->hmu);
+	for (int i = 0; i < HOT_MAX; i++)
+		if (st->hot[i].obj == o) {
+			h = st->hot[i];
+			st->hot[i].obj = NULL;
+			st->hot[i].tree = NULL;
+			break;
+		}
+	pthread_mutex_unlock(&st->hmu);
+	if (kept)
+		*kept = h.tree != NULL;
+	mu__obj_unref(h.obj);
+	return h.tree ? h.tree : mu__obj_parse(o);
+}
+
 int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 		    mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
 {
@@ -1084,7 +1134,11 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 			return MU_ENOENT;
 		}
 	}
-	json_decref(out);
+	if (!ob || ob->len > MU__MAX_OBJECT || strcmp(ob->key, key) != 0 || dry || !tx->keep_tree ||
+	    rc != MU__MUT_PUT) {
+		json_decref(out);
+		out = NULL;
+	}
 	if (!ob)
 		return MU_ENOMEM;
 	if (ob->len > MU__MAX_OBJECT) {
@@ -1107,6 +1161,8 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 	w->type = rc == MU__MUT_DEL ? MU__EV_DELETED : cur ? MU__EV_MODIFIED : MU__EV_ADDED;
 	w->obj = ob;
 	w->prev = mu__obj_ref(cur);
+	if (out)
+		hot_put(tx->st, ob, out);
 	if (res)
 		*res = mu__obj_ref(ob);
 	return rc;
@@ -1477,12 +1533,15 @@ int mu__store_commit(mu__wtx_t *tx)
 	return rc;
 }
 
-int mu__store_mutate(mu__store_t *st, int rt, const char *ns, const char *name,
-		     mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
+/* mu__store_mutate, and with keep, mu__store_mutate_keep. */
+static int mutate(mu__store_t *st, int rt, const char *ns, const char *name, mu__mut_fn_t fn, void *ctx,
+		  bool dry, mu__obj_t **res, bool keep)
 {
 	mu__wtx_t *tx;
 	mu__store_begin(st, &tx);
+	tx->keep_tree = keep;
 	int rc = mu__store_apply(tx, rt, ns, name, fn, ctx, dry, res);
+	tx->keep_tree = false;
 	int crc = mu__store_commit(tx);
 	if (rc >= 0 && crc != MU_OK) {
 		if (res) {
@@ -1492,6 +1551,18 @@ int mu__store_mutate(mu__store_t *st, int rt, const char *ns, const char *name,
 		return crc;
 	}
 	return rc;
+}
+
+int mu__store_mutate(mu__store_t *st, int rt, const char *ns, const char *name,
+		     mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
+{
+	return mutate(st, rt, ns, name, fn, ctx, dry, res, false);
+}
+
+int mu__store_mutate_keep(mu__store_t *st, int rt, const char *ns, const char *name,
+			  mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
+{
+	return mutate(st, rt, ns, name, fn, ctx, dry, res, true);
 }
 
 /* --- watch -------------------------------------------------------------- */

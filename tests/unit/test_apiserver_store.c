@@ -7,7 +7,8 @@
  * acknowledged, their changes reach a watch once each, in dense version
  * order, and survive a reopen; a data directory whose objects table was
  * made WITHOUT ROWID (before 2026-11-27) is rewritten as a rowid table
- * with every object kept.
+ * with every object kept; the trees kept by mu__store_mutate_keep are
+ * taken once, equal the stored text, and the 128 latest are kept.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -480,6 +481,70 @@ static void test_migrate_rowid(mu_t_t *t)
 		fprintf(stderr, "cannot remove %s\n", old);
 }
 
+/* mu__store_mutate_keep keeps the tree of the version it puts: the first
+ * take gets it (equal to the stored text), the next parses; a dry run and
+ * plain mutations keep nothing; after 128 more kept puts the oldest is
+ * gone. */
+static void test_hot_tree(mu_t_t *t)
+{
+	mu__store_t *st = open_store(1000);
+	CHECK(t, st != NULL);
+	if (!st)
+		return;
+	mu__obj_t *ob = NULL;
+	bool kept = false;
+	CHECK_EQ_INT(t, mu__store_mutate_keep(st, MU__RT_PODS, "default", "hot", put_fn, "hot", false, &ob),
+		     MU__MUT_PUT);
+	json_t *tree = ob ? mu__store_take_tree(st, ob, &kept) : NULL;
+	CHECK(t, kept);
+	char *text = tree ? json_dumps(tree, JSON_COMPACT) : NULL;
+	CHECK(t, text && ob && !strcmp(text, ob->json));
+	free(text);
+	json_decref(tree);
+	tree = ob ? mu__store_take_tree(st, ob, &kept) : NULL;
+	CHECK(t, !kept && tree != NULL); /* taken once: now parsed */
+	json_t *parsed = ob ? mu__obj_parse(ob) : NULL;
+	CHECK(t, json_equal(tree, parsed));
+	json_decref(parsed);
+	json_decref(tree);
+	mu__obj_unref(ob);
+	/* plain and dry writes keep nothing */
+	ob = NULL;
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "cold", put_fn, "cold", false, &ob),
+		     MU__MUT_PUT);
+	json_decref(ob ? mu__store_take_tree(st, ob, &kept) : NULL);
+	CHECK(t, !kept);
+	mu__obj_unref(ob);
+	ob = NULL;
+	CHECK_EQ_INT(t, mu__store_mutate_keep(st, MU__RT_PODS, "default", "dry", put_fn, "dry", true, &ob),
+		     MU__MUT_PUT);
+	json_decref(ob ? mu__store_take_tree(st, ob, &kept) : NULL);
+	CHECK(t, !kept);
+	mu__obj_unref(ob);
+	/* the ring: the first of 129 kept puts is dropped, the last stays */
+	mu__obj_t *first = NULL, *last = NULL;
+	for (int i = 0; i < 129; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "ring-%d", i);
+		mu__obj_t *o = NULL;
+		CHECK_EQ_INT(t, mu__store_mutate_keep(st, MU__RT_PODS, "default", name, put_fn, name, false, &o),
+			     MU__MUT_PUT);
+		if (i == 0)
+			first = o;
+		else if (i == 128)
+			last = o;
+		else
+			mu__obj_unref(o);
+	}
+	json_decref(first ? mu__store_take_tree(st, first, &kept) : NULL);
+	CHECK(t, !kept);
+	json_decref(last ? mu__store_take_tree(st, last, &kept) : NULL);
+	CHECK(t, kept);
+	mu__obj_unref(first);
+	mu__obj_unref(last);
+	mu__store_close(st); /* frees the trees still kept (ASan: no leak) */
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -494,6 +559,7 @@ int main(void)
 	MU_RUN(&t, test_group_commit);
 	MU_RUN(&t, test_second_server);
 	MU_RUN(&t, test_migrate_rowid);
+	MU_RUN(&t, test_hot_tree);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
