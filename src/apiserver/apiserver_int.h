@@ -161,6 +161,10 @@ int mu__jset(json_t *o, const char *path, json_t *v);
 
 /* --- immutable object versions (store.c) -------------------------------- */
 
+/* json_dumps(o, JSON_COMPACT) with fewer allocations: the same text
+ * (malloc'd, the caller's), or NULL.  Work: one or two dumps of o. */
+char *mu__json_text(const json_t *o);
+
 typedef struct mu__obj {
 	atomic_int refs;
 	int rt;

@@ -23,7 +23,7 @@ void mu__resp_json(mu__resp_t *rs, int code, json_t *v)
 {
 	rs->code = code;
 	rs->ctype = "application/json";
-	rs->body = v ? json_dumps(v, JSON_COMPACT) : NULL;
+	rs->body = v ? mu__json_text(v) : NULL;
 	rs->len = rs->body ? strlen(rs->body) : 0;
 	json_decref(v);
 	if (!rs->body) {
@@ -75,11 +75,20 @@ void mu__resp_status(mu__resp_t *rs, int code, const char *reason, const char *f
 	mu__resp_err(rs, code, reason, NULL, NULL, NULL, "%s", msg);
 }
 
-/* 201/200 Status Success (binding, eviction). */
+/* 201/200 Status Success (binding, eviction): the text jansson makes of
+ * {kind, apiVersion, metadata: {}, status, code}, printed directly (one
+ * answer per bind). */
 void mu__resp_success(mu__resp_t *rs, int code)
 {
-	mu__resp_json(rs, code, json_pack("{s:s, s:s, s:{}, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
-					  "metadata", "status", "Success", "code", code));
+	char text[128];
+	int n = snprintf(text, sizeof text, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+			 "\"status\":\"Success\",\"code\":%d}", code);
+	rs->code = code;
+	rs->ctype = "application/json";
+	rs->body = strdup(text);
+	rs->len = rs->body ? (size_t)n : 0;
+	if (!rs->body)
+		mu__resp_status(rs, 500, "InternalError", "out of memory");
 }
 
 void mu__resp_invalid(mu__resp_t *rs, const mu__rtype_t *t, const char *name, const mu__verr_t *e)

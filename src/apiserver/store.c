@@ -154,12 +154,11 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 	return ob;
 }
 
-/* The compact text of o (malloc'd, exact size), or NULL.  Dumped into a
- * stack buffer first, then copied once: json_dumps grows its buffer from
- * 16 bytes by doubling and then copies it again (eight reallocations for
- * a 3 KiB pod).  A text above the buffer is dumped a second time into an
- * allocation of its size.  Work: one or two dumps of o. */
-static char *dump(const json_t *o)
+/* Dumped into a stack buffer first, then copied once: json_dumps grows its
+ * buffer from 16 bytes by doubling and then copies it again (eight
+ * reallocations for a 3 KiB pod).  A text above the buffer is dumped a
+ * second time into an allocation of its size. */
+char *mu__json_text(const json_t *o)
 {
 	char buf[8192];
 	size_t n = json_dumpb(o, buf, sizeof buf, JSON_COMPACT);
@@ -180,7 +179,7 @@ static char *dump(const json_t *o)
 
 mu__obj_t *mu__obj_new(int rt, const mu__rtype_t *t, const json_t *o, int64_t rv)
 {
-	return obj_build(rt, t, o, rv, dump(o));
+	return obj_build(rt, t, o, rv, mu__json_text(o));
 }
 
 mu__obj_t *mu__obj_ref(mu__obj_t *o)
