@@ -669,7 +669,12 @@ static int pod_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(o);
 		return MU__MUT_KEEP;
 	}
-	json_t *before = json_deep_copy(o);
+	/* what the managedFields record reads of the pod before: its status */
+	json_t *before = mu__mf_before(mu__type(c->sim->s->types, MU__RT_PODS), o, true);
+	if (!before) {
+		json_decref(o);
+		return MU_ENOMEM;
+	}
 	char ts[40];
 	mu__timestamp(ts, sizeof ts, false);
 	snprintf(c->node, sizeof c->node, "%s", node);
@@ -780,14 +785,15 @@ static int heartbeat_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	if (!cur)
 		return MU__MUT_KEEP;
 	mu_apiserver_t *s = ctx;
-	json_t *o = mu__obj_parse(cur), *before = json_deep_copy(o);
+	bool lease = cur->rt == MU__RT_LEASES;
+	json_t *o = mu__obj_parse(cur);
+	json_t *before = o ? mu__mf_before(mu__type(s->types, cur->rt), o, !lease) : NULL;
 	if (!o || !before) {
 		json_decref(o);
 		json_decref(before);
 		return MU_ENOMEM;
 	}
 	char ts[40];
-	bool lease = cur->rt == MU__RT_LEASES;
 	mu__timestamp(ts, sizeof ts, lease);
 	if (lease) {
 		mu__jset(o, "spec.renewTime", json_string(ts));

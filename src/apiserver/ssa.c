@@ -97,6 +97,16 @@ static bool key_default(const char *f, const json_t *fv)
 	return !strcmp(f, "protocol") && json_is_string(fv) && !strcmp(json_string_value(fv), dflt);
 }
 
+/* Whether jansson writes the n bytes of s into JSON text as they are
+ * (no quote, backslash or control character to escape). */
+static bool plain(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20)
+			return false;
+	return true;
+}
+
 /* The key of a keyed-list element: "{\"name\":\"c\"}" (malloc'd), or
  * NULL when the element lacks its key. */
 static char *elem_key(const json_t *e, const char *mk)
@@ -104,6 +114,16 @@ static char *elem_key(const json_t *e, const char *mk)
 	const json_t *kv = json_object_get(e, mk);
 	if (!kv || json_is_object(kv) || json_is_array(kv))
 		return NULL;
+	const char *dflt0;
+	size_t ml = strlen(mk), vl = json_string_length(kv);
+	if (json_is_string(kv) && !second_key(mk, &dflt0) && plain(mk, ml) && plain(json_string_value(kv), vl)) {
+		/* one plain string: the text json_dumps makes below, printed
+		 * directly (conditions, containers and their statuses) */
+		char *s = malloc(ml + vl + 8);
+		if (s)
+			snprintf(s, ml + vl + 8, "{\"%s\":\"%s\"}", mk, json_string_value(kv));
+		return s;
+	}
 	json_t *o = json_object();
 	json_object_set(o, mk, (json_t *)kv);
 	const char *dflt, *k2 = second_key(mk, &dflt);
@@ -236,6 +256,29 @@ static long elem_index(const json_t *a, const char *key)
 {
 	if (!json_is_array(a) || (key[0] != 'k' && key[0] != 'v') || key[1] != ':')
 		return -1;
+	/* k:{"F":"V"} with plain F and V (as elem_key prints them): compared
+	 * without parsing the key; F is not a key field with a default */
+	const char *f0 = key + 4, *q1 = key[0] == 'k' && !strncmp(key + 2, "{\"", 2) ? strchr(f0, '"') : NULL;
+	if (q1 && !strncmp(q1, "\":\"", 3)) {
+		const char *v0 = q1 + 3, *q2 = strchr(v0, '"');
+		size_t fl = (size_t)(q1 - f0), vl = q2 ? (size_t)(q2 - v0) : 0;
+		char f[64];
+		if (q2 && !strcmp(q2, "\"}") && fl < sizeof f && plain(f0, fl) && plain(v0, vl)) {
+			memcpy(f, f0, fl);
+			f[fl] = '\0';
+			if (strcmp(f, "protocol")) {
+				size_t i;
+				json_t *e;
+				json_array_foreach(a, i, e) {
+					const json_t *have = json_object_get(e, f);
+					if (json_is_string(have) && json_string_length(have) == vl &&
+					    !memcmp(json_string_value(have), v0, vl))
+						return (long)i;
+				}
+				return -1;
+			}
+		}
+	}
 	json_t *want = json_loads(key + 2, JSON_DECODE_ANY, NULL);
 	if (!want)
 		return -1;
@@ -837,6 +880,16 @@ bool mu__mf_given(const json_t *mf)
 			return false;
 	}
 	return true;
+}
+
+json_t *mu__mf_before(const mu__rtype_t *t, const json_t *obj, bool status_sub)
+{
+	mu__mgr_t m;
+	mu__mgr_controller(&m, t, "", status_sub);
+	json_t *v = tracked(obj, &m);
+	json_t *c = json_deep_copy(v);
+	json_decref(v);
+	return c;
 }
 
 void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, const char *name, bool status_sub)

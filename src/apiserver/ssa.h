@@ -32,6 +32,13 @@ int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *
  * kind with a status subresource owns no status. */
 void mu__mgr_controller(mu__mgr_t *m, const mu__rtype_t *t, const char *name, bool status_sub);
 
+/* What mu__mf_controller(t, old, ..., status_sub) reads of old, as a deep
+ * copy (the caller's) to keep before changing obj in place: for a status
+ * write only its status, not the whole object with its managedFields
+ * (the simulated kubelet's write after every bind).  NULL on OOM.  Work:
+ * a copy of that part. */
+json_t *mu__mf_before(const mu__rtype_t *t, const json_t *obj, bool status_sub);
+
 /* Records in nw's managedFields that controller `name` changed old into
  * nw (mu__mgr_controller, then mu__mf_record). */
 void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, const char *name, bool status_sub);

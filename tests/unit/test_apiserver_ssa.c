@@ -3,7 +3,9 @@
  * FieldsV1 sets of built-in objects (maps with ".", keyed lists, set
  * lists, atomic lists), Update recording (changed fields move to the
  * writer, gone fields leave every set), apply conflicts with kube's
- * message and causes, force, sharing and removal.
+ * message and causes, force, sharing and removal; a status write recorded
+ * against mu__mf_before's copy of the old object gives the entries a copy
+ * of the whole object gives, for keys printed directly and through JSON.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,72 @@ static void test_mf_given(mu_t_t *t)
 	json_decref(bad);
 }
 
+/* Drops every entry's time (two records made a second apart differ only
+ * there) and dumps the managedFields sorted. */
+static char *entries_no_time(json_t *obj)
+{
+	json_t *mf = json_object_get(json_object_get(obj, "metadata"), "managedFields");
+	size_t i;
+	json_t *e;
+	json_array_foreach(mf, i, e)
+		json_object_del(e, "time");
+	return dump(mf);
+}
+
+/* The simulated kubelet's start of a pod (status phase, five conditions
+ * keyed by type, statuses keyed by container name), recorded by
+ * mu__mf_controller against the whole old pod and against
+ * mu__mf_before's copy: the same entries.  A condition type with a quote
+ * takes the JSON path of the keys, the others are printed directly; both
+ * name their elements as kube does. */
+static void test_kubelet_before(mu_t_t *t)
+{
+	int n;
+	const mu__rtype_t *pods = &mu__rtypes(&n)[MU__RT_PODS];
+	json_t *old = json_loads(
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\","
+		"\"labels\":{\"a\":\"1\"},\"managedFields\":[{\"manager\":\"kubectl\",\"operation\":\"Update\","
+		"\"apiVersion\":\"v1\",\"time\":\"2026-11-27T00:00:00Z\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":"
+		"{\"f:metadata\":{\"f:labels\":{\".\":{},\"f:a\":{}}},\"f:spec\":{\"f:containers\":{}}}}]},"
+		"\"spec\":{\"nodeName\":\"n\",\"containers\":[{\"name\":\"c1\",\"image\":\"i\"},{\"name\":\"c2\","
+		"\"image\":\"i\"}]},\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
+		"\"status\":\"True\"},{\"type\":\"x\\\"y\",\"status\":\"False\"}]}}",
+		0, NULL);
+	CHECK(t, old != NULL);
+	if (!old)
+		return;
+	json_t *nw = json_deep_copy(old);
+	json_t *st = json_object_get(nw, "status");
+	json_object_set_new(st, "phase", json_string("Running"));
+	json_t *conds = json_object_get(st, "conditions");
+	json_object_set_new(json_array_get(conds, 1), "status", json_string("True"));
+	const char *types[] = {"Ready", "ContainersReady", "Initialized"};
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(conds, json_pack("{s:s, s:s}", "type", types[i], "status", "True"));
+	json_object_set_new(st, "containerStatuses",
+			    json_pack("[{s:s, s:b}, {s:s, s:b}]", "name", "c1", "ready", 1, "name", "c2", "ready", 1));
+	json_t *nw2 = json_deep_copy(nw);
+	json_t *before = mu__mf_before(pods, old, true);
+	CHECK(t, before && json_object_size(before) == 1 && json_object_get(before, "status"));
+	mu__mf_controller(pods, old, nw, "kubelet", true);
+	mu__mf_controller(pods, before, nw2, "kubelet", true);
+	char *a = entries_no_time(nw), *b = entries_no_time(nw2);
+	CHECK(t, a && b && !strcmp(a, b));
+	CHECK(t, a && strstr(a, "\"manager\":\"kubelet\"") && strstr(a, "\"subresource\":\"status\""));
+	/* printed directly, and through JSON for the quoted type */
+	CHECK(t, a && strstr(a, "\"k:{\\\"type\\\":\\\"Ready\\\"}\""));
+	CHECK(t, a && strstr(a, "\"k:{\\\"name\\\":\\\"c2\\\"}\""));
+	CHECK(t, a && strstr(a, "\"k:{\\\"type\\\":\\\"x\\\\\\\"y\\\"}\""));
+	/* a changed condition of the old pod's is the kubelet's, an unchanged one not */
+	CHECK(t, a && !strstr(a, "PodScheduled"));
+	free(a);
+	free(b);
+	json_decref(before);
+	json_decref(nw2);
+	json_decref(nw);
+	json_decref(old);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -174,5 +242,6 @@ int main(void)
 	MU_RUN(&t, test_shared);
 	MU_RUN(&t, test_port_keys);
 	MU_RUN(&t, test_mf_given);
+	MU_RUN(&t, test_kubelet_before);
 	return mu_t_done(&t);
 }
