@@ -49,6 +49,48 @@
 
 /* --- building field sets ------------------------------------------------ */
 
+/* A deep copy of v, as json_deep_copy makes it (the same values, objects'
+ * keys in the same order), without its guard against cycles: jansson
+ * 2.14 prints every object's address into a hash table of parents for
+ * it, a tenth of the kubelet's managedFields record.  The trees copied
+ * here were parsed or built by this file and hold no cycle; below
+ * MAX_DEPTH levels json_deep_copy takes over.  NULL on OOM. */
+static json_t *copy_at(const json_t *v, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return json_deep_copy(v);
+	if (json_is_object(v)) {
+		json_t *c = json_object();
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)v, k, x)
+			if (!c || json_object_set_new_nocheck(c, k, copy_at(x, depth + 1)) != 0) {
+				json_decref(c);
+				return NULL;
+			}
+		return c;
+	}
+	if (json_is_array(v)) {
+		json_t *c = json_array();
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x)
+			if (!c || json_array_append_new(c, copy_at(x, depth + 1)) != 0) {
+				json_decref(c);
+				return NULL;
+			}
+		return c;
+	}
+	if (json_is_string(v))
+		return json_stringn_nocheck(json_string_value(v), json_string_length(v));
+	return json_deep_copy(v); /* numbers; true, false and null are shared */
+}
+
+static json_t *copy(const json_t *v)
+{
+	return v ? copy_at(v, 0) : NULL;
+}
+
 /* The schema field `name` of model, or NULL. */
 static const mu__sfield_t *sfield(int model, const char *name)
 {
@@ -63,19 +105,24 @@ static const mu__sfield_t *sfield(int model, const char *name)
 
 static json_t *fs_obj(const json_t *v, int model, bool is_map, int depth);
 
-/* Sets key pre+text (pre is "f:", "k:" or "v:") of set n to sub (stolen). */
+/* Sets key pre+text (pre is "f:", "k:" or "v:") of set n to sub (stolen).
+ * The key is built on the stack unless long, and set without jansson's
+ * UTF-8 check: text is an object key or JSON text jansson made, both
+ * valid UTF-8 (one call per field of every set built). */
 static void put(json_t *n, const char *pre, const char *text, json_t *sub)
 {
 	size_t l = strlen(text);
-	char *k = malloc(l + 3);
+	char buf[256];
+	char *k = l + 3 <= sizeof buf ? buf : malloc(l + 3);
 	if (!k) {
 		json_decref(sub);
 		return;
 	}
 	memcpy(k, pre, 2);
 	memcpy(k + 2, text, l + 1);
-	json_object_set_new(n, k, sub);
-	free(k);
+	json_object_set_new_nocheck(n, k, sub);
+	if (k != buf)
+		free(k);
 }
 
 /* The second key of a list keyed by mk with its default: a container's
@@ -378,7 +425,7 @@ static void set_union(json_t *dst, const json_t *src, int depth)
 	json_object_foreach((json_t *)src, k, v) {
 		json_t *d = json_object_get(dst, k);
 		if (!d)
-			json_object_set_new(dst, k, json_deep_copy(v));
+			json_object_set_new(dst, k, copy(v));
 		else if (depth < MAX_DEPTH)
 			set_union(d, v, depth + 1);
 	}
@@ -420,7 +467,7 @@ static json_t *set_removed(const json_t *was, const json_t *now, int depth)
 	json_object_foreach((json_t *)was, k, v) {
 		json_t *n = json_object_get(now, k);
 		if (!n) {
-			json_object_set_new(out, k, json_deep_copy(v));
+			json_object_set_new(out, k, copy(v));
 			continue;
 		}
 		if (is_leaf(v) || depth >= MAX_DEPTH)
@@ -457,9 +504,9 @@ static void drop_removed(json_t *mf, const json_t *skip, const json_t *old, cons
 static json_t *changed(const json_t *s, const json_t *nv, const json_t *ov, int depth)
 {
 	if (!ov)
-		return json_deep_copy(s);
+		return copy(s);
 	if (is_leaf(s) || depth >= MAX_DEPTH)
-		return json_equal(nv, ov) ? NULL : json_deep_copy(s);
+		return json_equal(nv, ov) ? NULL : copy(s);
 	json_t *out = json_object();
 	const char *k;
 	json_t *v;
@@ -491,7 +538,7 @@ static bool entry_is(const json_t *e, const char *mgr, const char *op, const cha
 static json_t *entries_of(const json_t *obj)
 {
 	json_t *mf = mu__jget(obj, "metadata.managedFields");
-	json_t *c = json_is_array(mf) ? json_deep_copy(mf) : json_array();
+	json_t *c = json_is_array(mf) ? copy(mf) : json_array();
 	for (size_t i = json_array_size(c); i-- > 0;)
 		if (!json_is_object(json_object_get(json_array_get(c, i), "fieldsV1")))
 			json_array_remove(c, i);
@@ -570,7 +617,7 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	if (ch) {
 		json_t *own = own_entry(mf, m, "Update");
 		json_t *had = json_object_get(own, "fieldsV1");
-		json_t *set = json_object_size(had) ? json_deep_copy(had) : NULL;
+		json_t *set = json_object_size(had) ? copy(had) : NULL;
 		if (set)
 			set_union(set, ch, 0);
 		entry_set(own, set ? set : json_incref(ch), m);
@@ -739,7 +786,7 @@ static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os
 static json_t *merged(const json_t *old, const json_t *app, const json_t *prev, const json_t *aset,
 		      const json_t *mf, const mu__mgr_t *m, int *rc)
 {
-	json_t *nw = json_deep_copy(old);
+	json_t *nw = copy(old);
 	if (!nw) {
 		*rc = MU_ENOMEM;
 		return NULL;
@@ -887,7 +934,7 @@ json_t *mu__mf_before(const mu__rtype_t *t, const json_t *obj, bool status_sub)
 	mu__mgr_t m;
 	mu__mgr_controller(&m, t, "", status_sub);
 	json_t *v = tracked(obj, &m);
-	json_t *c = json_deep_copy(v);
+	json_t *c = copy(v);
 	json_decref(v);
 	return c;
 }
