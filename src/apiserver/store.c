@@ -154,26 +154,161 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 	return ob;
 }
 
-/* Dumped into a stack buffer first, then copied once: json_dumps grows its
- * buffer from 16 bytes by doubling and then copies it again (eight
- * reallocations for a 3 KiB pod).  A text above the buffer is dumped a
- * second time into an allocation of its size. */
+/* The text being built by mu__json_text: in `stack` until it outgrows it,
+ * then on the heap.  `bad` is set on OOM or a value text() leaves to
+ * jansson that jansson refuses. */
+typedef struct tbuf {
+	char *p;
+	size_t n, cap;
+	bool bad;
+	char stack[8192];
+} tbuf_t;
+
+static void tb_put(tbuf_t *b, const char *s, size_t n)
+{
+	if (b->bad)
+		return;
+	if (b->n + n > b->cap) {
+		size_t nc = b->cap * 2;
+		while (nc < b->n + n)
+			nc *= 2;
+		char *np = b->p == b->stack ? malloc(nc) : realloc(b->p, nc);
+		if (!np) {
+			b->bad = true;
+			return;
+		}
+		if (b->p == b->stack)
+			memcpy(np, b->stack, b->n);
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+}
+
+/* A JSON string as jansson writes it without flags: '"' and '\\' and the
+ * control characters escaped (\b \f \n \r \t, else \u00XX in capitals),
+ * everything else (UTF-8 included) as it is. */
+static void tb_str(tbuf_t *b, const char *s, size_t n)
+{
+	tb_put(b, "\"", 1);
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		tb_put(b, s + run, i - run);
+		run = i + 1;
+		char esc[8];
+		const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+			: c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+		if (!e) {
+			snprintf(esc, sizeof esc, "\\u%04X", (unsigned)c);
+			e = esc;
+		}
+		tb_put(b, e, strlen(e));
+	}
+	tb_put(b, s + run, n - run);
+	tb_put(b, "\"", 1);
+}
+
+/* Appends the compact text of v (depth levels down). */
+static void tb_json(tbuf_t *b, const json_t *v, int depth)
+{
+	if (b->bad)
+		return;
+	if (depth > MU__MAX_DEPTH + 64) { /* deeper than any stored object: jansson's */
+		b->bad = true;
+		return;
+	}
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		const char *k;
+		json_t *x;
+		bool first = true;
+		tb_put(b, "{", 1);
+		json_object_foreach((json_t *)v, k, x) {
+			if (!first)
+				tb_put(b, ",", 1);
+			first = false;
+			tb_str(b, k, strlen(k));
+			tb_put(b, ":", 1);
+			tb_json(b, x, depth + 1);
+		}
+		tb_put(b, "}", 1);
+		return;
+	}
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *x;
+		tb_put(b, "[", 1);
+		json_array_foreach(v, i, x) {
+			if (i)
+				tb_put(b, ",", 1);
+			tb_json(b, x, depth + 1);
+		}
+		tb_put(b, "]", 1);
+		return;
+	}
+	case JSON_STRING:
+		tb_str(b, json_string_value(v), json_string_length(v));
+		return;
+	case JSON_INTEGER: {
+		char num[32];
+		int l = snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		tb_put(b, num, (size_t)l);
+		return;
+	}
+	case JSON_TRUE:
+		tb_put(b, "true", 4);
+		return;
+	case JSON_FALSE:
+		tb_put(b, "false", 5);
+		return;
+	case JSON_NULL:
+		tb_put(b, "null", 4);
+		return;
+	default: { /* a real: jansson's own format */
+		char num[64];
+		size_t l = json_dumpb(v, num, sizeof num, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (l == 0 || l > sizeof num)
+			b->bad = true;
+		else
+			tb_put(b, num, l);
+		return;
+	}
+	}
+}
+
+/* Written directly, with jansson's text for every value (tb_str, tb_json;
+ * test_json_text compares the two): jansson's dump guards every object
+ * and array against cycles by printing its address into a hash table, and
+ * checks each string's UTF-8 again.  A tree too deep or with a value
+ * jansson refuses goes to json_dumps, which answers as before. */
 char *mu__json_text(const json_t *o)
 {
-	char buf[8192];
-	size_t n = json_dumpb(o, buf, sizeof buf, JSON_COMPACT);
-	if (n == 0)
-		return NULL;
-	char *text = malloc(n + 1);
-	if (!text)
-		return NULL;
-	if (n <= sizeof buf)
-		memcpy(text, buf, n);
-	else if (json_dumpb(o, text, n, JSON_COMPACT) != n) {
-		free(text);
-		return NULL;
+	if (!json_is_object(o) && !json_is_array(o))
+		return json_dumps(o, JSON_COMPACT); /* NULL, as jansson without JSON_ENCODE_ANY */
+	tbuf_t tb, *b = &tb;
+	b->p = b->stack;
+	b->n = 0;
+	b->cap = sizeof b->stack;
+	b->bad = false;
+	tb_json(b, o, 0);
+	char *text = NULL;
+	if (!b->bad) {
+		text = b->p == b->stack ? malloc(b->n + 1) : realloc(b->p, b->n + 1);
+		if (text && b->p == b->stack)
+			memcpy(text, b->stack, b->n);
+		if (text)
+			text[b->n] = '\0';
+		else if (b->p != b->stack)
+			free(b->p);
+	} else {
+		if (b->p != b->stack)
+			free(b->p);
+		text = json_dumps(o, JSON_COMPACT);
 	}
-	text[n] = '\0';
 	return text;
 }
 

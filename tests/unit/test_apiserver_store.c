@@ -8,7 +8,8 @@
  * order, and survive a reopen; a data directory whose objects table was
  * made WITHOUT ROWID (before 2026-11-27) is rewritten as a rowid table
  * with every object kept; the trees kept by mu__store_mutate_keep are
- * taken once, equal the stored text, and the 128 latest are kept.
+ * taken once, equal the stored text, and the 128 latest are kept;
+ * mu__json_text writes what json_dumps writes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -545,6 +546,68 @@ static void test_hot_tree(mu_t_t *t)
 	mu__store_close(st); /* frees the trees still kept (ASan: no leak) */
 }
 
+/* mu__json_text's text is json_dumps(JSON_COMPACT)'s, for every escape,
+ * UTF-8, numbers, nesting and the bodies of the fuzz corpora. */
+static void same_text(mu_t_t *t, const json_t *v)
+{
+	char *a = mu__json_text(v), *b = json_dumps(v, JSON_COMPACT);
+	CHECK(t, (a == NULL) == (b == NULL));
+	if (a && b && strcmp(a, b)) {
+		fprintf(stderr, "mu__json_text: %.200s\njson_dumps:   %.200s\n", a, b);
+		CHECK(t, false);
+	}
+	free(a);
+	free(b);
+}
+
+static void test_json_text(mu_t_t *t)
+{
+	char all[160];
+	for (int i = 0; i < 127; i++)
+		all[i] = (char)(i + 1);
+	memcpy(all + 127, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 10);
+	json_t *v = json_pack("{s:s%, s:[i, I, f, f, f, b, b, n, s, {}, []], s:{s:{s:[[{}]]}}, s:s}", "all", all,
+			      (size_t)137, "nums", 0, (json_int_t)-9223372036854775807LL, 0.1, 1e300, -2.5,
+			      1, 0, "", "nest", "a", "b", "\n\"key\\", "v/\u2028");
+	json_object_set_new(v, "\x01\x1f", json_stringn("a\0b", 3)); /* a NUL inside a value */
+	same_text(t, v);
+	same_text(t, json_object_get(v, "nums"));
+	char *big = malloc(20000); /* past the stack buffer */
+	memset(big, 'x', 19999);
+	big[19999] = '\0';
+	json_object_set_new(v, "big", json_string(big));
+	same_text(t, v);
+	free(big);
+	json_decref(v);
+	json_t *s = json_string("scalar"); /* not an object: NULL, as json_dumps */
+	same_text(t, s);
+	json_decref(s);
+	/* every JSON body of the fuzz corpora that parses */
+	const char *dirs[] = {"fuzz/corpus/fuzz_json_body", "fuzz/corpus/fuzz_ssa", "fuzz/corpus/fuzz_strategic_patch",
+			      "fuzz/corpus/fuzz_json_patch", "fuzz/corpus/fuzz_kinds"};
+	int seen = 0;
+	for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+		char cmd[200];
+		snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null", dirs[d]);
+		FILE *ls = popen(cmd, "r");
+		char name[256];
+		while (ls && fgets(name, sizeof name, ls)) {
+			name[strcspn(name, "\n")] = '\0';
+			char path[512];
+			snprintf(path, sizeof path, "%s/%s", dirs[d], name);
+			json_t *j = json_load_file(path, JSON_DECODE_ANY, NULL);
+			if (j) {
+				same_text(t, j);
+				seen++;
+			}
+			json_decref(j);
+		}
+		if (ls)
+			pclose(ls);
+	}
+	CHECK(t, seen > 50);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -560,6 +623,7 @@ int main(void)
 	MU_RUN(&t, test_second_server);
 	MU_RUN(&t, test_migrate_rowid);
 	MU_RUN(&t, test_hot_tree);
+	MU_RUN(&t, test_json_text);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
