@@ -892,12 +892,22 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
 		return;
 	}
-	if (!strcmp(m, "GET") && rq->q.watch && rq->q.rv_match[0]) {
+	/* kube-apiserver routes a GET of one object (or of its subresource) to
+	 * its Get handler, which ignores ?watch=true and answers the object once
+	 * (installer.go: the item path has a GET action; only the deprecated
+	 * /watch/ item path has a WATCH one, and only for a storage that
+	 * watches: /status and /scale do not, so there it is 404). */
+	bool watch = rq->q.watch && (!named || r->watch_prefix);
+	if (!strcmp(m, "GET") && r->watch_prefix && *sub) {
+		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
+		return;
+	}
+	if (!strcmp(m, "GET") && watch && rq->q.rv_match[0]) {
 		mu__resp_status(rs, 422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
 				"Forbidden: resourceVersionMatch is forbidden for watch");
 		return;
 	}
-	if (!strcmp(m, "GET") && rq->q.watch) {
+	if (!strcmp(m, "GET") && watch) {
 		mu__do_watch(s, rq, rs, rt);
 		return;
 	}
