@@ -372,6 +372,11 @@ void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
 void mu__defaults_job(json_t *obj);
+/* A copy (caller owns) of a defaulted new Job without what kube's Job
+ * strategy generates in PrepareForCreate, after the field manager recorded
+ * the create: the selector and the template's controller-uid and job-name
+ * labels (unless manualSelector).  What a Job's creator owns. */
+json_t *mu__job_owned_on_create(const json_t *o);
 void mu__defaults_namespace(json_t *obj);
 
 /* --- patches (patch.c) -------------------------------------------------- */

@@ -773,6 +773,24 @@ void mu__defaults_job(json_t *o)
 	set_default(o, "spec.manualSelector", json_false());
 }
 
+json_t *mu__job_owned_on_create(const json_t *o)
+{
+	json_t *c = json_deep_copy(o);
+	if (!c || json_is_true(mu__jget(o, "spec.manualSelector")))
+		return c;
+	json_t *spec = json_object_get(c, "spec");
+	json_object_del(spec, "selector");
+	json_object_del(spec, "manualSelector");
+	json_t *l = mu__jget(c, "spec.template.metadata.labels");
+	static const char *const keys[] = {"batch.kubernetes.io/controller-uid", "controller-uid",
+					   "batch.kubernetes.io/job-name", "job-name"};
+	for (int i = 0; i < 4; i++)
+		json_object_del(l, keys[i]);
+	if (json_is_object(l) && !json_object_size(l))
+		json_object_del(mu__jget(c, "spec.template.metadata"), "labels");
+	return c;
+}
+
 void mu__defaults_namespace(json_t *o)
 {
 	set_default(o, "status.phase", json_string("Active"));
