@@ -517,6 +517,10 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	 * immutable" */
 	else if (apply && c->t->defaults == mu__defaults_job)
 		mu__defaults_job(nw);
+	/* and every decoded Job's template, as kube's SetObjectDefaults_Job
+	 * (a replace without the defaults must not read as a template change) */
+	else if (c->t->defaults == mu__defaults_job && !*c->rq->route.sub)
+		mu__defaults_pod_spec(mu__jget(nw, "spec.template.spec"));
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);

@@ -527,9 +527,13 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 		if (!json_equal(json_object_get(labels, k), v))
 			mu__verr_add(e, "spec.template.metadata.labels", INV, "`selector` does not match template `labels`");
 	if (old) {
-		if (!json_equal(mu__jget(obj, "spec.template"), mu__jget(old, "spec.template")) &&
-		    !json_is_true(mu__jget(old, "spec.suspend")))
+		/* the stored template as decoded now (one stored before templates
+		 * were defaulted compares equal to its defaulted replacement) */
+		json_t *ot = json_deep_copy(mu__jget(old, "spec.template"));
+		mu__defaults_pod_spec(json_object_get(ot, "spec"));
+		if (!json_equal(mu__jget(obj, "spec.template"), ot) && !json_is_true(mu__jget(old, "spec.suspend")))
 			mu__verr_add(e, "spec.template", INV, "field is immutable");
+		json_decref(ot);
 		if (!json_equal(mu__jget(obj, "spec.selector"), mu__jget(old, "spec.selector")))
 			mu__verr_add(e, "spec.selector", INV, "field is immutable");
 		if (!json_equal(mu__jget(obj, "spec.completions"), mu__jget(old, "spec.completions")))
@@ -750,6 +754,7 @@ void mu__defaults_job(json_t *o)
 	set_default(o, "spec.backoffLimit", json_integer(6));
 	set_default(o, "spec.suspend", json_false());
 	set_default(o, "spec.completionMode", json_string("NonIndexed"));
+	mu__defaults_pod_spec(mu__jget(o, "spec.template.spec")); /* SetObjectDefaults_Job */
 	if (!uid || !name || json_is_true(mu__jget(o, "spec.manualSelector")))
 		return;
 	static const char *const keys[] = {"batch.kubernetes.io/controller-uid", "controller-uid",

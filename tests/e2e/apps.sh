@@ -10,7 +10,8 @@
 #     ReplicaSet's and a StatefulSet's template with kube's message;
 #   - the template's pod spec is defaulted as kube's SetDefaults_PodSpec
 #     (restartPolicy, dnsPolicy, schedulerName, terminationGracePeriodSeconds,
-#     imagePullPolicy, terminationMessagePath), on create and on update;
+#     imagePullPolicy, terminationMessagePath), on create and on update, a
+#     Job's too (so a Job without restartPolicy gets Always, then 422);
 #   - GET .../NAME?watch=true answers the object once (kube routes an item
 #     path to its Get handler), /watch/.../NAME streams it, and
 #     /watch/.../NAME/scale and /status are 404 (those storages do not watch);
@@ -90,6 +91,18 @@ tpl StatefulSet db "serviceName: db" '{containers: [{name: c, image: "pg:16"}]}'
 expect "a good StatefulSet" 0 k create -f "$T/db.yaml"
 k get sts db -o 'jsonpath={.spec.template.spec.containers[0].imagePullPolicy}'
 has "tagged image: IfNotPresent" "$T/out" "IfNotPresent"
+# a Job's template too; without restartPolicy it gets Always, which a Job refuses
+tpl Job jd "" '{restartPolicy: Never, containers: [{name: c, image: x}]}'
+expect "a good Job" 0 k create -f "$T/jd.yaml"
+k get job jd -o 'jsonpath={.spec.template.spec.dnsPolicy} {.spec.template.spec.containers[0].imagePullPolicy}'
+has "Job template defaulted" "$T/out" "ClusterFirst Always"
+# a patch dropping a defaulted field is defaulted again: no template change
+expect "a Job's defaulted field dropped: not a template change" 0 k patch job jd --type=merge \
+	-p '{"spec":{"template":{"spec":{"dnsPolicy":null}}}}'
+k get job jd -o 'jsonpath={.spec.template.spec.dnsPolicy}'; has "dnsPolicy defaulted again" "$T/out" "ClusterFirst"
+tpl Job jnr "" '{containers: [{name: c, image: x}]}'
+expect "a Job without restartPolicy: 422" 1 k create -f "$T/jnr.yaml"
+has "Job: defaulted Always refused" "$T/out" 'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"'
 # an update (a replace without the defaults) is defaulted again
 tpl StatefulSet db "serviceName: db" '{containers: [{name: c, image: "pg:16"}]}'
 expect "replace without the defaults" 0 k replace -f "$T/db.yaml"
