@@ -5,9 +5,13 @@
  *
  * The controller thread follows the store's change stream like any watch
  * and feeds each change to the Job controller and the simulated kubelets;
- * between changes it runs their timers.  If it ever falls behind the watch
- * ring it re-reads everything (both controllers are level-triggered and
- * idempotent).
+ * between changes it runs their timers.  The kube-controller-manager
+ * loops that need no state of their own run here too: the CSR cleaner
+ * (hourly), the bootstrap token cleaner (tokenclean.c: at start, after a
+ * kube-system Secret write, and when the next token expires) and the
+ * ClusterRole aggregation (rbacagg.c: after any ClusterRole change).  If it
+ * ever falls behind the watch ring it re-reads everything (the controllers
+ * are level-triggered and idempotent).
  */
 #include <arpa/inet.h>
 #include <errno.h>
