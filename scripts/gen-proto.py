@@ -35,6 +35,7 @@ ROOTS = [
     ("rbac.authorization.k8s.io", "v1", "RoleBinding", ".k8s.io.api.rbac.v1.RoleBinding"),
     ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", ".k8s.io.api.rbac.v1.ClusterRoleBinding"),
     ("authorization.k8s.io", "v1", "SelfSubjectAccessReview", ".k8s.io.api.authorization.v1.SelfSubjectAccessReview"),
+    ("authorization.k8s.io", "v1", "SelfSubjectRulesReview", ".k8s.io.api.authorization.v1.SelfSubjectRulesReview"),
     ("certificates.k8s.io", "v1", "CertificateSigningRequest",
      ".k8s.io.api.certificates.v1.CertificateSigningRequest"),
     ("apps", "v1", "Deployment", ".k8s.io.api.apps.v1.Deployment"),

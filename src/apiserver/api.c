@@ -81,6 +81,25 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 	return e->n ? MU_EINVAL : MU_OK;
 }
 
+/* Records the create of obj by m in its managedFields.  A Job's creator
+ * does not own what kube's Job strategy generates after its field manager
+ * ran (mu__job_owned_on_create): else kubectl's client-side to server-side
+ * apply migration hands the generated selector to the applier, whose next
+ * apply removes it ("spec.selector: field is immutable"). */
+static void record_create(const mu__rtype_t *t, json_t *obj, const mu__mgr_t *m)
+{
+	json_t *rec = t->defaults == mu__defaults_job ? mu__job_owned_on_create(obj) : NULL;
+	if (!rec) {
+		mu__mf_record(NULL, obj, m);
+		return;
+	}
+	mu__mf_record(NULL, rec, m);
+	json_t *mf = mu__jget(rec, "metadata.managedFields");
+	if (mf)
+		json_object_set(json_object_get(obj, "metadata"), "managedFields", mf);
+	json_decref(rec);
+}
+
 static int create_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	if (cur)
@@ -99,7 +118,7 @@ int mu__create_by(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, const c
 	if (manager) {
 		mu__mgr_t m;
 		mu__mgr_controller(&m, t, manager, false);
-		mu__mf_record(NULL, obj, &m);
+		record_create(t, obj, &m);
 	}
 	return mu__store_apply(tx, rt, mu__jstr(obj, "metadata.namespace"), mu__jstr(obj, "metadata.name"),
 			       create_fn, obj, false, res);
@@ -301,7 +320,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		} else {
 			if (given)
 				json_object_set(md, "managedFields", given);
-			mu__mf_record(NULL, obj, &mgr);
+			record_create(t, obj, &mgr);
 		}
 		name = json_string_value(json_object_get(md, "name"));
 		mu__obj_t *res = NULL;
@@ -491,6 +510,17 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	 * here also do what kube does only on create */
 	if (c->t->defaults == mu__defaults_apps && !*c->rq->route.sub)
 		mu__defaults_apps(nw);
+	/* kube's structured-merge manager defaults what an apply produced
+	 * (objectDefaulter.Default): a Job field the applier stopped applying
+	 * (completions, after kubectl's migration from client-side apply)
+	 * comes back as its default rather than vanishing into "field is
+	 * immutable" */
+	else if (apply && c->t->defaults == mu__defaults_job)
+		mu__defaults_job(nw);
+	/* and every decoded Job's template, as kube's SetObjectDefaults_Job
+	 * (a replace without the defaults must not read as a template change) */
+	else if (c->t->defaults == mu__defaults_job && !*c->rq->route.sub)
+		mu__defaults_pod_spec(mu__jget(nw, "spec.template.spec"));
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);
@@ -892,12 +922,22 @@ static void resource(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
 		return;
 	}
-	if (!strcmp(m, "GET") && rq->q.watch && rq->q.rv_match[0]) {
+	/* kube-apiserver routes a GET of one object (or of its subresource) to
+	 * its Get handler, which ignores ?watch=true and answers the object once
+	 * (installer.go: the item path has a GET action; only the deprecated
+	 * /watch/ item path has a WATCH one, and only for a storage that
+	 * watches: /status and /scale do not, so there it is 404). */
+	bool watch = rq->q.watch && (!named || r->watch_prefix);
+	if (!strcmp(m, "GET") && r->watch_prefix && *sub) {
+		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
+		return;
+	}
+	if (!strcmp(m, "GET") && watch && rq->q.rv_match[0]) {
 		mu__resp_status(rs, 422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
 				"Forbidden: resourceVersionMatch is forbidden for watch");
 		return;
 	}
-	if (!strcmp(m, "GET") && rq->q.watch) {
+	if (!strcmp(m, "GET") && watch) {
 		mu__do_watch(s, rq, rs, rt);
 		return;
 	}

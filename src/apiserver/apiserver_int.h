@@ -140,6 +140,7 @@ enum {
 	MU__RT_DEPLOYMENTS, /* apps/v1, stored with their scale (apps.c) */
 	MU__RT_REPLICASETS,
 	MU__RT_STATEFULSETS,
+	MU__RT_SSRRS,    /* authorization.k8s.io SelfSubjectRulesReviews: create only, not stored (rbac.c) */
 	MU__RT_COUNT,
 };
 
@@ -346,6 +347,12 @@ void mu__validate_namespace(const json_t *obj, const json_t *old, mu__verr_t *e)
 void mu__validate_event(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_lease(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e);
+/* spec.template of a Job ("Job"), Deployment or ReplicaSet ("ReplicaSet"),
+ * or StatefulSet ("StatefulSet"), as kube's ValidatePodTemplateSpec and
+ * the owner's own rules (validate.c); mu__defaults_pod_spec fills a pod
+ * spec's defaults in place (a Pod's and a template's). */
+void mu__validate_pod_template(const json_t *obj, const char *owner, mu__verr_t *e);
+void mu__defaults_pod_spec(json_t *spec);
 void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);
@@ -380,6 +387,11 @@ void mu__defaults_secret(json_t *obj);
 void mu__defaults_priorityclass(json_t *obj);
 void mu__defaults_pod(json_t *obj);
 void mu__defaults_job(json_t *obj);
+/* A copy (caller owns) of a defaulted new Job without what kube's Job
+ * strategy generates in PrepareForCreate, after the field manager recorded
+ * the create: the selector and the template's controller-uid and job-name
+ * labels (unless manualSelector).  What a Job's creator owns. */
+json_t *mu__job_owned_on_create(const json_t *o);
 void mu__defaults_namespace(json_t *obj);
 
 /* --- patches (patch.c) -------------------------------------------------- */
@@ -617,6 +629,7 @@ bool mu__authz_sub(mu_apiserver_t *s, const mu__user_t *u, const char *verb, con
 		   const char *resource, const char *sub);
 bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs);
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
+void mu__do_ssrr(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 int mu__rbac_bootstrap(mu_apiserver_t *s);
 
@@ -675,6 +688,21 @@ void mu__csr_resync(mu_apiserver_t *s, mu__sar_fn sar);
  * whose certificate has expired; returns how many.  Reads every request
  * once. */
 int mu__csr_clean(mu_apiserver_t *s);
+/* kube-controller-manager's tokencleaner (tokenclean.c): deletes the
+ * bootstrap token Secrets of kube-system whose expiration is not after now
+ * (epoch seconds) and returns the earliest expiration still ahead
+ * (INT64_MAX: none); mu__tokenclean_event says whether a change calls for
+ * another pass (a Secret of kube-system written).  A pass lists
+ * kube-system's Secrets once. */
+int64_t mu__tokenclean(mu_apiserver_t *s, int64_t now);
+bool mu__tokenclean_event(const mu__wev_t *ev);
+/* kube-controller-manager's clusterrole-aggregation controller
+ * (rbacagg.c): gives every ClusterRole with an aggregationRule the rules
+ * of the ClusterRoles its selectors select; returns how many it changed
+ * (or a negative error).  mu__rbacagg_event says whether a change calls
+ * for a pass (any ClusterRole's).  A pass lists the ClusterRoles once. */
+int mu__rbacagg_sync(mu_apiserver_t *s);
+bool mu__rbacagg_event(const mu__wev_t *ev);
 void mu__row_csr(const json_t *o, int64_t now, json_t *cells);
 
 /* Random UIDs and name suffixes. */

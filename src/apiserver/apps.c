@@ -13,7 +13,11 @@
  * status.selector (the selector as a string); PUT and PATCH (JSON merge,
  * strategic merge, JSON patch) of that Scale change spec.replicas only
  * (metadata.generation follows), honour a resourceVersion precondition, and
- * are recorded in managedFields under subresource "scale".  Each request's
+ * are recorded in managedFields under subresource "scale".  A server-side
+ * apply (application/apply-patch+yaml, fieldManager required) follows
+ * kube's ScaleHandler: the replicas field's owners are carried between
+ * the parent and its Scale, so an apply conflicts (409) with another
+ * owner of spec.replicas unless forced (scale_apply).  Each request's
  * work is bounded by the object's size.
  */
 #include <stdio.h>
@@ -126,6 +130,7 @@ typedef struct scale_ctx {
 	mu__verr_t e;
 	char msg[512];
 	int code;           /* an answer decided in the mutation (4xx), or 0 */
+	bool conflict;      /* an apply's field conflicts (msg, e) */
 } scale_ctx_t;
 
 /* The new Scale: the body of a PUT, or the current Scale patched. */
@@ -155,6 +160,47 @@ static json_t *new_scale(scale_ctx_t *c, const json_t *cur)
 	return sc;
 }
 
+/* Server-side apply of a Scale, as kube's ScaleHandler does it: the
+ * parent's managedFields entries that own spec.replicas are the Scale's,
+ * the apply runs on them, and the result goes back to the parent.  Here
+ * that is an apply onto the parent of {spec: {replicas}} by the manager
+ * with subresource "scale" (the same conflicts with the other owners of
+ * spec.replicas, force, sharing of an equal value, and removal when the
+ * manager stops applying it, the parent's defaults then filling it in).
+ * Returns MU__MUT_PUT with *out, MU__MUT_KEEP, or an error (c->msg). */
+static int scale_apply(scale_ctx_t *c, const json_t *old, const json_t *ns, json_t **out)
+{
+	char av[96];
+	mu__rtype_apiversion(c->t, av, sizeof av);
+	json_t *applied = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", av, "kind", c->t->kind, "metadata", "name",
+				    nz(mu__jstr(old, "metadata.name")));
+	const json_t *r = mu__jget(ns, "spec.replicas");
+	if (r)
+		mu__jset(applied, "spec.replicas", json_incref((json_t *)r));
+	json_t *nw = NULL;
+	int rc = mu__ssa_apply(old, applied, &c->mgr, &nw, c->msg, sizeof c->msg, &c->e);
+	json_decref(applied);
+	if (rc == MU_ESTATE) {
+		c->conflict = true;
+		return rc;
+	}
+	if (rc != MU_OK) {
+		c->code = 500;
+		return MU_EPARSE;
+	}
+	mu__defaults_apps(nw);
+	if (!json_equal(mu__jget(nw, "spec.replicas"), mu__jget(old, "spec.replicas")))
+		mu__jset(nw, "metadata.generation",
+			 json_integer(json_integer_value(mu__jget(old, "metadata.generation")) + 1));
+	mu__validate(c->t, nw, old, &c->e);
+	if (c->e.n) {
+		json_decref(nw);
+		return MU_EINVAL;
+	}
+	*out = nw;
+	return MU__MUT_PUT;
+}
+
 static int scale_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	scale_ctx_t *c = ctx;
@@ -162,7 +208,7 @@ static int scale_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		return MU_ENOENT;
 	json_t *old = mu__obj_parse(cur);
 	json_t *sc = old ? mu__scale_of(old) : NULL;
-	json_t *ns = sc ? new_scale(c, sc) : NULL;
+	json_t *ns = sc ? (c->ptype == MU__CT_APPLY ? json_deep_copy(c->body) : new_scale(c, sc)) : NULL;
 	json_decref(sc);
 	if (!ns) {
 		json_decref(old);
@@ -192,7 +238,9 @@ static int scale_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		rc = MU_EINVAL;
 	}
 	json_t *nw = NULL;
-	if (rc == MU__MUT_PUT) {
+	if (rc == MU__MUT_PUT && c->ptype == MU__CT_APPLY) {
+		rc = scale_apply(c, old, ns, &nw);
+	} else if (rc == MU__MUT_PUT) {
 		nw = json_deep_copy(old);
 		json_int_t n = json_integer_value(r); /* omitted: 0 */
 		if (n == json_integer_value(mu__jget(old, "spec.replicas"))) {
@@ -226,11 +274,23 @@ void mu__do_scale(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 	if (body) {
 		if (!strcmp(rq->method, "PATCH")) {
 			c.ptype = mu__content_type(rq->ctype);
-			if (c.ptype != MU__CT_MERGE && c.ptype != MU__CT_STRATEGIC && c.ptype != MU__CT_JSONPATCH) {
+			if (c.ptype != MU__CT_MERGE && c.ptype != MU__CT_STRATEGIC && c.ptype != MU__CT_JSONPATCH &&
+			    c.ptype != MU__CT_APPLY) {
 				mu__resp_status(rs, 415, "UnsupportedMediaType", "the patch type %s is not supported on "
-						"/scale here: use application/merge-patch+json, "
-						"application/strategic-merge-patch+json or application/json-patch+json",
-						rq->ctype ? rq->ctype : "(none)");
+						"/scale: use application/merge-patch+json, "
+						"application/strategic-merge-patch+json, application/json-patch+json or "
+						"application/apply-patch+yaml", rq->ctype ? rq->ctype : "(none)");
+				return;
+			}
+			const char *inv = "PatchOptions.meta.k8s.io \"\" is invalid";
+			if (c.ptype == MU__CT_APPLY && !rq->q.field_manager[0]) {
+				mu__resp_status(rs, 422, "Invalid", "%s: fieldManager: Required value: is required for "
+						"apply patch", inv);
+				return;
+			}
+			if (c.ptype != MU__CT_APPLY && rq->q.force) {
+				mu__resp_status(rs, 422, "Invalid", "%s: force: Forbidden: may not be specified for "
+						"non-apply patch", inv);
 				return;
 			}
 		}
@@ -249,6 +309,8 @@ void mu__do_scale(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 						    .kind = "Scale"};
 		mu__resp_err(rs, 422, "Invalid", &scale_t, name, &c.e, "Scale.autoscaling \"%s\" is invalid: %s: %s", name,
 			     c.e.n ? c.e.c[0].field : "spec", c.e.n ? c.e.c[0].msg : "invalid");
+	} else if (rc == MU_ESTATE && c.conflict) {
+		mu__resp_err(rs, 409, "Conflict", NULL, NULL, &c.e, "%s", c.msg);
 	} else if (rc == MU_ESTATE) {
 		mu__resp_err(rs, 409, "Conflict", t, name, NULL, "Operation cannot be fulfilled on %s.%s \"%s\": the "
 			     "object has been modified; please apply your changes to the latest version and try again",

@@ -10,11 +10,16 @@
  *     revisionHistoryLimit 10 and progressDeadlineSeconds 600; a
  *     StatefulSet's podManagementPolicy OrderedReady, updateStrategy
  *     RollingUpdate with partition 0, revisionHistoryLimit 10 and
- *     persistentVolumeClaimRetentionPolicy Retain / Retain (the pod
- *     template is not defaulted, as muster up does not default a Job's);
+ *     persistentVolumeClaimRetentionPolicy Retain / Retain; the pod
+ *     template's spec as a pod's (SetObjectDefaults_Deployment... call
+ *     SetDefaults_PodSpec: restartPolicy Always, dnsPolicy, schedulerName,
+ *     terminationGracePeriodSeconds, each container's imagePullPolicy and
+ *     terminationMessagePath);
  *   - validation (pkg/apis/apps/validation): replicas not negative, a
  *     selector that is present, not empty, matched by the template's labels,
- *     and (apps/v1) immutable.
+ *     and (apps/v1) immutable; the template as ValidatePodTemplateSpec
+ *     (containers, names, images, quantities...) with restartPolicy Always
+ *     only and no activeDeadlineSeconds (mu__validate_pod_template).
  * Each function's work is bounded by the object's size.
  */
 #include <stdio.h>
@@ -42,6 +47,7 @@ void mu__defaults_apps(json_t *o)
 {
 	const char *kind = nz(mu__jstr(o, "kind"));
 	set_default(o, "spec.replicas", json_integer(1));
+	mu__defaults_pod_spec(mu__jget(o, "spec.template.spec"));
 	if (!strcmp(kind, "Deployment")) {
 		set_default(o, "spec.strategy.type", json_string("RollingUpdate"));
 		if (!strcmp(nz(mu__jstr(o, "spec.strategy.type")), "RollingUpdate")) {
@@ -137,6 +143,7 @@ void mu__validate_apps(const json_t *obj, const json_t *old, mu__verr_t *e)
 		mu__verr_add(e, "spec.template.metadata.labels", "FieldValueInvalid",
 			     "Invalid value: %s: `selector` does not match template `labels`", m);
 	}
+	mu__validate_pod_template(obj, !strcmp(kind, "StatefulSet") ? "StatefulSet" : "ReplicaSet", e);
 	const json_t *osel = old ? mu__jget(old, "spec.selector") : NULL;
 	if (osel && !json_equal(osel, sel))
 		mu__verr_add(e, "spec.selector", "FieldValueInvalid", "Invalid value: \"(changed)\": field is immutable");

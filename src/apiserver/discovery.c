@@ -118,6 +118,7 @@ static json_t *resource_entry(const mu__rtype_t *t, const char *sub)
 	json_t *r = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name, "singularName", sub ? "" : t->singular,
 			      "namespaced", t->namespaced, "kind", kind, "verbs",
 			      strings(!sub && strcmp(t->plural, "selfsubjectaccessreviews") &&
+						      strcmp(t->plural, "selfsubjectrulesreviews") &&
 						      strcmp(t->plural, "selfsubjectreviews") ? verbs
 				      : sub && (!strcmp(sub, "status") || !strcmp(sub, "scale") || !strcmp(sub, "approval"))
 					      ? sverbs

@@ -288,7 +288,7 @@ static int dependents(mu__gc_t *g, const char *uid, const char *ns, int act)
 	int blocking = 0;
 	for (int rt = 0; rt < mu__types_end(s->types); rt++) {
 		const mu__rtype_t *t = mu__type(s->types, rt);
-		if (!t || rt == MU__RT_SSARS || (*ns && !t->namespaced))
+		if (!t || rt == MU__RT_SSARS || rt == MU__RT_SSRRS || (*ns && !t->namespaced))
 			continue;
 		dep_walk_t w = {s, rt, uid, act, 0};
 		(void)mu__store_each(s->store, rt, *ns ? ns : NULL, MU__TX_MAX, may_depend, &f, dep_page, &w);
@@ -403,7 +403,7 @@ int mu__gc_resync(mu__gc_t *g)
 		return MU_ENOMEM;
 	int rc = MU_OK;
 	for (int rt = 0; rt < mu__types_end(s->types) && rc == MU_OK; rt++) {
-		if (!mu__type(s->types, rt) || rt == MU__RT_SSARS)
+		if (!mu__type(s->types, rt) || rt == MU__RT_SSARS || rt == MU__RT_SSRRS)
 			continue;
 		resync_walk_t w = {g, seen};
 		rc = mu__store_each(s->store, rt, NULL, 1024, gc_relevant, NULL, resync_page, &w);

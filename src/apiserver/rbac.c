@@ -25,7 +25,9 @@
  * subjects name the user, one of its groups or its service account; a rule
  * matches the verb, API group, resource (or resource/subresource, "*",
  * "*\/sub"), resource name, or non-resource URL (with a trailing "*").
- * system:masters may do everything.  The bootstrap policy kube-apiserver
+ * system:masters may do everything.  A SelfSubjectRulesReview lists the
+ * rules that apply to the caller in a namespace (`kubectl auth can-i
+ * --list`).  The bootstrap policy kube-apiserver
  * reconciles at start is created when absent: cluster-admin,
  * system:discovery and system:basic-user with their bindings, and the
  * kubelet bootstrap roles (system:node-bootstrapper and the nodeclient and
@@ -374,7 +376,7 @@ static const char *verb_of(const mu__req_t *rq)
 	const char *m = rq->method;
 	bool named = rq->route.name[0] != '\0';
 	if (!strcmp(m, "GET") || !strcmp(m, "HEAD"))
-		return rq->q.watch ? "watch" : named ? "get" : "list";
+		return rq->q.watch && (!named || rq->route.watch_prefix) ? "watch" : named ? "get" : "list";
 	if (!strcmp(m, "POST"))
 		return "create";
 	if (!strcmp(m, "PUT"))
@@ -476,6 +478,108 @@ void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t 
 	mu__resp_json(rs, 201, out);
 }
 
+/* --- SelfSubjectRulesReview (`kubectl auth can-i --list`) -------------- */
+
+/* What the review collects: kube's RBAC RulesFor, in its order (the
+ * ClusterRoleBindings', then the namespace's RoleBindings'), each rule as
+ * a ResourceRule or a NonResourceRule; a role that a binding names but
+ * that does not exist makes the answer incomplete, with kube's message. */
+typedef struct rules {
+	mu_apiserver_t *s;
+	const mu__user_t *u;
+	json_t *res, *nonres;
+	char err[1024];
+	int nerr;
+} rules_t;
+
+static json_t *copy_strings(const json_t *a)
+{
+	return json_is_array(a) ? json_deep_copy(a) : json_array();
+}
+
+/* Appends each rule of role ref (a ClusterRole, or a Role in ns). */
+static void role_rules(rules_t *r, const json_t *ref, const char *ns)
+{
+	const char *kind = json_string_value(json_object_get(ref, "kind"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+	if (!kind || !name)
+		return;
+	bool cluster = !strcmp(kind, "ClusterRole");
+	mu__obj_t *o = mu__store_get(r->s->store, cluster ? MU__RT_CLUSTERROLES : MU__RT_ROLES, cluster ? NULL : ns,
+				     name);
+	json_t *role = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	if (!role) {
+		size_t l = strlen(r->err);
+		snprintf(r->err + l, sizeof r->err - l, "%s%s.rbac.authorization.k8s.io \"%s\" not found",
+			 r->nerr++ ? ", " : "", cluster ? "clusterrole" : "role", name);
+		return;
+	}
+	size_t i;
+	json_t *rule;
+	json_array_foreach(json_object_get(role, "rules"), i, rule) {
+		const json_t *urls = json_object_get(rule, "nonResourceURLs");
+		json_t *x = json_pack("{s:o}", "verbs", copy_strings(json_object_get(rule, "verbs")));
+		if (json_array_size(urls)) {
+			json_object_set_new(x, "nonResourceURLs", json_deep_copy(urls));
+			json_array_append_new(r->nonres, x);
+			continue;
+		}
+		static const char *const lists[] = {"apiGroups", "resources", "resourceNames"};
+		for (int k = 0; k < 3; k++) /* omitempty */
+			if (json_array_size(json_object_get(rule, lists[k])))
+				json_object_set_new(x, lists[k], json_deep_copy(json_object_get(rule, lists[k])));
+		json_array_append_new(r->res, x);
+	}
+	json_decref(role);
+}
+
+static int rules_page(void *ctx, mu__page_t *pg)
+{
+	rules_t *r = ctx;
+	for (size_t i = 0; i < pg->n; i++) {
+		json_t *b = mu__obj_parse(pg->objs[i]);
+		size_t j;
+		json_t *subj;
+		bool me = false;
+		json_array_foreach(json_object_get(b, "subjects"), j, subj)
+			me = me || subject_is(subj, r->u, pg->objs[i]->ns);
+		if (me)
+			role_rules(r, json_object_get(b, "roleRef"), pg->objs[i]->ns);
+		json_decref(b);
+	}
+	return 0;
+}
+
+/* As kube's SelfSubjectRulesReview REST (pkg/registry/authorization/
+ * selfsubjectrulesreview): spec.namespace is required (400 "no namespace
+ * on request"); the answer is 201 with the body and its status.  Reads
+ * every ClusterRoleBinding and the namespace's RoleBindings once, and each
+ * role they name. */
+void mu__do_ssrr(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
+{
+	const char *ns = mu__jstr(body, "spec.namespace");
+	if (!ns || !*ns) {
+		mu__resp_status(rs, 400, "BadRequest", "no namespace on request");
+		return;
+	}
+	rules_t r = {.s = s, .u = rq->user, .res = json_array(), .nonres = json_array()};
+	(void)mu__store_each(s->store, MU__RT_CLUSTERROLEBINDINGS, NULL, 500, NULL, NULL, rules_page, &r);
+	(void)mu__store_each(s->store, MU__RT_ROLEBINDINGS, ns, 500, NULL, NULL, rules_page, &r);
+	json_t *out = json_deep_copy(body);
+	json_t *st = json_pack("{s:o, s:o, s:b}", "resourceRules", r.res, "nonResourceRules", r.nonres, "incomplete",
+			       r.nerr > 0);
+	if (r.nerr) {
+		char msg[1100];
+		snprintf(msg, sizeof msg, r.nerr > 1 ? "[%s]" : "%s", r.err); /* utilerrors.NewAggregate */
+		json_object_set_new(st, "evaluationError", json_string(msg));
+	}
+	json_object_set_new(out, "status", st);
+	if (!json_object_get(out, "metadata"))
+		json_object_set_new(out, "metadata", json_object());
+	mu__resp_json(rs, 201, out);
+}
+
 void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
 {
 	const char *ns = rq->route.ns, *sa = rq->route.name;
@@ -532,9 +636,11 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		     !strcmp(r->sub, "token") && r->name[0];
 	bool ssr = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authentication.k8s.io") &&
 		   !strcmp(r->plural, "selfsubjectreviews");
-	if (!ssar && !token && !ssr)
+	bool ssrr = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authorization.k8s.io") &&
+		    !strcmp(r->plural, "selfsubjectrulesreviews");
+	if (!ssar && !token && !ssr && !ssrr)
 		return false;
-	if (strcmp(rq->method, "POST") || ((ssar || ssr) && (r->name[0] || r->ns[0]))) {
+	if (strcmp(rq->method, "POST") || ((ssar || ssr || ssrr) && (r->name[0] || r->ns[0]))) {
 		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", rq->method);
 		return true;
 	}
@@ -562,6 +668,8 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 	}
 	if (ssar)
 		mu__do_ssar(s, rq, rs, body);
+	else if (ssrr)
+		mu__do_ssrr(s, rq, rs, body);
 	else
 		mu__do_token_request(s, rq, rs, body);
 	json_decref(body);

@@ -98,10 +98,13 @@ void mu__resp_invalid(mu__resp_t *rs, const mu__rtype_t *t, const char *name, co
 		size_t l = strlen(msg);
 		snprintf(msg + l, sizeof msg - l, "%s%s: %s", i ? ", " : "", e->c[i].field, e->c[i].msg);
 	}
+	/* kube's NewInvalid names the GroupKind: "Deployment.apps", "Pod" */
+	char gk[200];
+	snprintf(gk, sizeof gk, "%s%s%s", t->kind, *t->group ? "." : "", t->group);
 	if (e->n > 1)
-		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: [%s]", t->kind, name, msg);
+		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: [%s]", gk, name, msg);
 	else
-		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: %s", t->kind, name, msg);
+		mu__resp_err(rs, 422, "Invalid", t, name, e, "%s \"%s\" is invalid: %s", gk, name, msg);
 }
 
 /* The answer for an object version: the object, or a one-row Table. */

@@ -5,9 +5,13 @@
  *
  * The controller thread follows the store's change stream like any watch
  * and feeds each change to the Job controller and the simulated kubelets;
- * between changes it runs their timers.  If it ever falls behind the watch
- * ring it re-reads everything (both controllers are level-triggered and
- * idempotent).
+ * between changes it runs their timers.  The kube-controller-manager
+ * loops that need no state of their own run here too: the CSR cleaner
+ * (hourly), the bootstrap token cleaner (tokenclean.c: at start, after a
+ * kube-system Secret write, and when the next token expires) and the
+ * ClusterRole aggregation (rbacagg.c: after any ClusterRole change).  If it
+ * ever falls behind the watch ring it re-reads everything (the controllers
+ * are level-triggered and idempotent).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -144,12 +148,16 @@ static void *ctl_main(void *arg)
 	mu__csr_resync(s, mu__authz_sub);
 	mu__csr_clean(s);
 	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
+	int64_t token_at = mu__tokenclean(s, mu__now_s()); /* the next bootstrap token to expire */
+	bool agg = true; /* a ClusterRole changed: aggregate again */
 	mu__wev_t evs[128];
 	for (;;) {
 		if (mu__mono_ms() >= clean_at) {
 			mu__csr_clean(s);
 			clean_at = mu__mono_ms() + 3600 * 1000;
 		}
+		if (mu__now_s() >= token_at)
+			token_at = mu__tokenclean(s, mu__now_s());
 		int64_t next = mu__sim_tick(s->sim, mu__mono_ms());
 		int wait = next < 5 ? 5 : next > 500 ? 500 : (int)next;
 		if (wait > 100 && (mu__gc_busy(s->gc) || mu__pdbc_busy(s->pdbc)))
@@ -167,6 +175,8 @@ static void *ctl_main(void *arg)
 			mu__gc_resync(s->gc);
 			mu__pdbc_resync(s->pdbc);
 			mu__csr_resync(s, mu__authz_sub);
+			token_at = 0;
+			agg = true;
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
@@ -179,6 +189,9 @@ static void *ctl_main(void *arg)
 			mu__pdbc_event(s->pdbc, &evs[i]);
 			if (evs[i].type != MU__EV_DELETED)
 				mu__csr_sign(s, evs[i].obj, mu__authz_sub);
+			if (mu__tokenclean_event(&evs[i]))
+				token_at = 0;
+			agg = agg || mu__rbacagg_event(&evs[i]);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		mu__jobctl_sync(s->jc);
@@ -188,6 +201,9 @@ static void *ctl_main(void *arg)
 		mu__evttl_sync(s->evttl, mu__mono_ms());
 		mu__pdbc_sync(s->pdbc);
 		pdb_events(s);
+		if (agg)
+			(void)mu__rbacagg_sync(s);
+		agg = false;
 	}
 	return NULL;
 }

@@ -280,7 +280,10 @@ static void check_containers(const json_t *ps, const char *base, bool required, 
 			if (!name)
 				mu__verr_add(e, ff, REQ, "Required value");
 			else if (!mu__valid_dns_label(name))
-				mu__verr_add(e, ff, INV, "%.64s: a lowercase RFC 1123 label", name);
+				mu__verr_add(e, ff, INV, "Invalid value: \"%.64s\": a lowercase RFC 1123 label must "
+					     "consist of lower case alphanumeric characters or '-', and must start and end "
+					     "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+					     "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')", name);
 			for (int k = 0; name && k < nseen; k++)
 				if (!strcmp(seen[k], name))
 					mu__verr_add(e, ff, DUP, "Duplicate value: \"%.64s\"", name);
@@ -316,7 +319,11 @@ static void check_enum(const json_t *o, const char *path, const char *const *set
 		for (const char *const *s = set; *s; s++)
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"",
 				 s == set ? "" : ", ", *s);
-		mu__verr_add(e, path, UNS, "Unsupported value: supported values: %s", list);
+		if (json_is_string(v))
+			mu__verr_add(e, path, UNS, "Unsupported value: \"%.100s\": supported values: %s",
+				     json_string_value(v), list);
+		else
+			mu__verr_add(e, path, UNS, "Unsupported value: supported values: %s", list);
 	}
 }
 
@@ -456,21 +463,56 @@ void mu__validate_lease(const json_t *obj, const json_t *old, mu__verr_t *e)
 	}
 }
 
-void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
+/* What kube's ValidatePodTemplateSpec checks of spec.template (the
+ * template's labels and annotations, and its pod spec as a pod's: the
+ * containers with their names, images and quantities, tolerations, the
+ * grace period, priority), then what the owner adds (the restart policies
+ * it allows; a ReplicaSet's or StatefulSet's template may not set
+ * activeDeadlineSeconds).  Causes are named from spec.template, as kube's
+ * field paths are.  Bounded by the template's size. */
+void mu__validate_pod_template(const json_t *obj, const char *owner, mu__verr_t *e)
 {
-	static const char *const restart[] = {"OnFailure", "Never", NULL};
+	static const char *const always[] = {"Always", NULL};
+	static const char *const job[] = {"OnFailure", "Never", NULL};
+	bool is_job = !strcmp(owner, "Job");
+	const json_t *md = mu__jget(obj, "spec.template.metadata");
+	check_string_map(json_object_get(md, "labels"), "spec.template.metadata.labels", true, e);
+	check_string_map(json_object_get(md, "annotations"), "spec.template.metadata.annotations", false, e);
 	const json_t *tpl = mu__jget(obj, "spec.template.spec");
 	if (!json_is_object(tpl)) {
-		mu__verr_add(e, "spec.template.spec", REQ, "Required value");
+		/* kube's template spec is a struct: absent, it has no containers */
+		mu__verr_add(e, "spec.template.spec.containers", REQ, "Required value");
 		return;
 	}
 	check_containers(tpl, "spec.template.spec", true, e);
 	check_tolerations(tpl, "spec.template.spec", e);
+	check_int(obj, "spec.template.spec.terminationGracePeriodSeconds", 0, 1000000000, e);
+	check_int(obj, "spec.template.spec.priority", -2147483647 - 1, 2147483647, e);
 	const char *rp = json_string_value(json_object_get(tpl, "restartPolicy"));
-	if (!rp)
+	if (is_job && !rp)
 		mu__verr_add(e, "spec.template.spec.restartPolicy", REQ, "Required value: OnFailure or Never");
-	else
-		check_enum(obj, "spec.template.spec.restartPolicy", restart, e);
+	else if (rp)
+		check_enum(obj, "spec.template.spec.restartPolicy", is_job ? job : always, e);
+	if (is_job) {
+		check_int(obj, "spec.template.spec.activeDeadlineSeconds", 1, 1000000000, e);
+	} else if (json_object_get(tpl, "activeDeadlineSeconds") &&
+		   !json_is_null(json_object_get(tpl, "activeDeadlineSeconds"))) {
+		/* apps/validation: ValidatePodTemplateSpecForReplicaSet (also a
+		 * Deployment's) and ValidatePodTemplateSpecForStatefulSet */
+		mu__verr_add(e, "spec.template.spec.activeDeadlineSeconds", INV, "Invalid value: %lld: "
+			     "activeDeadlineSeconds in %s is not Supported",
+			     (long long)json_integer_value(json_object_get(tpl, "activeDeadlineSeconds")),
+			     !strcmp(owner, "StatefulSet") ? "StatefulSet" : "ReplicaSet");
+	}
+}
+
+void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	if (!json_is_object(mu__jget(obj, "spec.template.spec"))) {
+		mu__verr_add(e, "spec.template.spec", REQ, "Required value");
+		return;
+	}
+	mu__validate_pod_template(obj, "Job", e);
 	check_int(obj, "spec.parallelism", 0, 1000000, e);
 	check_int(obj, "spec.completions", 0, 1000000, e);
 	check_int(obj, "spec.backoffLimit", 0, 2147483647, e);
@@ -485,9 +527,13 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 		if (!json_equal(json_object_get(labels, k), v))
 			mu__verr_add(e, "spec.template.metadata.labels", INV, "`selector` does not match template `labels`");
 	if (old) {
-		if (!json_equal(mu__jget(obj, "spec.template"), mu__jget(old, "spec.template")) &&
-		    !json_is_true(mu__jget(old, "spec.suspend")))
+		/* the stored template as decoded now (one stored before templates
+		 * were defaulted compares equal to its defaulted replacement) */
+		json_t *ot = json_deep_copy(mu__jget(old, "spec.template"));
+		mu__defaults_pod_spec(json_object_get(ot, "spec"));
+		if (!json_equal(mu__jget(obj, "spec.template"), ot) && !json_is_true(mu__jget(old, "spec.suspend")))
 			mu__verr_add(e, "spec.template", INV, "field is immutable");
+		json_decref(ot);
 		if (!json_equal(mu__jget(obj, "spec.selector"), mu__jget(old, "spec.selector")))
 			mu__verr_add(e, "spec.selector", INV, "field is immutable");
 		if (!json_equal(mu__jget(obj, "spec.completions"), mu__jget(old, "spec.completions")))
@@ -651,18 +697,30 @@ static const char *qos_class(const json_t *spec)
 	return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
 }
 
-void mu__defaults_pod(json_t *o)
+/* The defaults of a pod spec (kube's SetDefaults_PodSpec and
+ * SetDefaults_Container, as far as muster up keeps them): schedulerName,
+ * restartPolicy Always, terminationGracePeriodSeconds 30, dnsPolicy
+ * ClusterFirst, and each container's imagePullPolicy (Always for a
+ * :latest or untagged image), terminationMessagePath and ports' protocol.
+ * spec is borrowed and changed in place; a spec that is not an object is
+ * left alone.  Bounded by the spec's size. */
+void mu__defaults_pod_spec(json_t *spec)
 {
-	set_default(o, "spec.schedulerName", json_string("default-scheduler"));
-	set_default(o, "spec.restartPolicy", json_string("Always"));
-	set_default(o, "spec.terminationGracePeriodSeconds", json_integer(30));
-	set_default(o, "spec.dnsPolicy", json_string("ClusterFirst"));
-	set_default(o, "spec.priority", json_integer(0));
-	set_default(o, "status.phase", json_string("Pending"));
-	set_default(o, "status.qosClass", json_string(qos_class(json_object_get(o, "spec"))));
+	if (!json_is_object(spec))
+		return;
+	if (!json_object_get(spec, "schedulerName"))
+		json_object_set_new(spec, "schedulerName", json_string("default-scheduler"));
+	if (!json_object_get(spec, "restartPolicy"))
+		json_object_set_new(spec, "restartPolicy", json_string("Always"));
+	if (!json_object_get(spec, "terminationGracePeriodSeconds"))
+		json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(30));
+	if (!json_object_get(spec, "dnsPolicy"))
+		json_object_set_new(spec, "dnsPolicy", json_string("ClusterFirst"));
 	size_t i;
 	json_t *c;
-	json_array_foreach(mu__jget(o, "spec.containers"), i, c) {
+	json_array_foreach(json_object_get(spec, "containers"), i, c) {
+		if (!json_is_object(c))
+			continue;
 		const char *img = json_string_value(json_object_get(c, "image"));
 		bool latest = img && (!strchr(img, ':') || strstr(img, ":latest"));
 		if (!json_object_get(c, "imagePullPolicy"))
@@ -677,6 +735,14 @@ void mu__defaults_pod(json_t *o)
 	}
 }
 
+void mu__defaults_pod(json_t *o)
+{
+	mu__defaults_pod_spec(json_object_get(o, "spec"));
+	set_default(o, "spec.priority", json_integer(0));
+	set_default(o, "status.phase", json_string("Pending"));
+	set_default(o, "status.qosClass", json_string(qos_class(json_object_get(o, "spec"))));
+}
+
 void mu__defaults_job(json_t *o)
 {
 	const char *uid = mu__jstr(o, "metadata.uid");
@@ -688,6 +754,7 @@ void mu__defaults_job(json_t *o)
 	set_default(o, "spec.backoffLimit", json_integer(6));
 	set_default(o, "spec.suspend", json_false());
 	set_default(o, "spec.completionMode", json_string("NonIndexed"));
+	mu__defaults_pod_spec(mu__jget(o, "spec.template.spec")); /* SetObjectDefaults_Job */
 	if (!uid || !name || json_is_true(mu__jget(o, "spec.manualSelector")))
 		return;
 	static const char *const keys[] = {"batch.kubernetes.io/controller-uid", "controller-uid",
@@ -709,6 +776,24 @@ void mu__defaults_job(json_t *o)
 		mu__jset(o, "spec.selector.matchLabels", ml);
 	}
 	set_default(o, "spec.manualSelector", json_false());
+}
+
+json_t *mu__job_owned_on_create(const json_t *o)
+{
+	json_t *c = json_deep_copy(o);
+	if (!c || json_is_true(mu__jget(o, "spec.manualSelector")))
+		return c;
+	json_t *spec = json_object_get(c, "spec");
+	json_object_del(spec, "selector");
+	json_object_del(spec, "manualSelector");
+	json_t *l = mu__jget(c, "spec.template.metadata.labels");
+	static const char *const keys[] = {"batch.kubernetes.io/controller-uid", "controller-uid",
+					   "batch.kubernetes.io/job-name", "job-name"};
+	for (int i = 0; i < 4; i++)
+		json_object_del(l, keys[i]);
+	if (json_is_object(l) && !json_object_size(l))
+		json_object_del(mu__jget(c, "spec.template.metadata"), "labels");
+	return c;
 }
 
 void mu__defaults_namespace(json_t *o)

@@ -273,6 +273,24 @@ token_kubeconfig abcdef.0123456789abcdeX "$T/kc-bad"
 "$KC" --kubeconfig "$T/kc-bad" auth whoami >"$T/out" 2>&1; has "wrong bootstrap secret: 401" "$T/out" "Unauthorized"
 token_kubeconfig expird.0123456789abcdef "$T/kc-bad"
 "$KC" --kubeconfig "$T/kc-bad" auth whoami >"$T/out" 2>&1; has "expired bootstrap token: 401" "$T/out" "Unauthorized"
+# kube-controller-manager's tokencleaner: an expired token's Secret goes, one
+# that expires soon goes when it does, one without expiration stays
+gone() { k get secret -n kube-system "$1"; grep -q NotFound "$T/out"; }
+wait_for "tokencleaner: the expired token's Secret is deleted" 50 gone bootstrap-token-expird
+soon=$(date -u -d '+4 seconds' +%Y-%m-%dT%H:%M:%SZ)
+printf '%s\n' 'apiVersion: v1' 'kind: Secret' 'metadata: {name: bootstrap-token-soonxx, namespace: kube-system}' \
+	'type: bootstrap.kubernetes.io/token' 'stringData:' '  token-id: soonxx' '  token-secret: 0123456789abcdef' \
+	"  expiration: \"$soon\"" '---' 'apiVersion: v1' 'kind: Secret' \
+	'metadata: {name: bootstrap-token-opaque, namespace: kube-system}' 'stringData: {expiration: "2020-01-01T00:00:00Z"}' \
+	'---' 'apiVersion: v1' 'kind: Secret' 'metadata: {name: bootstrap-token-garbld, namespace: kube-system}' \
+	'type: bootstrap.kubernetes.io/token' 'stringData: {token-id: garbld, expiration: "next tuesday"}' >"$T/soon.yaml"
+k apply -f "$T/soon.yaml"
+k get secret -n kube-system bootstrap-token-soonxx -o name; has "a token not yet expired is kept" "$T/out" "bootstrap-token-soonxx"
+wait_for "tokencleaner: an unparsable expiration counts as expired" 50 gone bootstrap-token-garbld
+wait_for "tokencleaner: deleted once it expires" 100 gone bootstrap-token-soonxx
+k get secret -n kube-system bootstrap-token-abcdef bootstrap-token-opaque -o name
+has "a token without expiration is kept" "$T/out" "bootstrap-token-abcdef"
+has "an Opaque Secret is not a token" "$T/out" "bootstrap-token-opaque"
 k get clusterrole system:node-bootstrapper system:certificates.k8s.io:certificatesigningrequests:nodeclient \
 	system:certificates.k8s.io:certificatesigningrequests:selfnodeclient -o name
 has "bootstrap policy: the kubelet bootstrap roles" "$T/out" "selfnodeclient"

@@ -4,7 +4,11 @@
 # service account token from `kubectl create token` are accepted; each
 # Role/ClusterRole bound to a user, a group or a service account lets it do
 # what it grants and gets 403 (with kube-apiserver's message) for the rest;
-# `kubectl auth can-i` answers through SelfSubjectAccessReview; and
+# `kubectl auth can-i` answers through SelfSubjectAccessReview, and
+# `kubectl auth can-i --list` through SelfSubjectRulesReview; a ClusterRole
+# with an aggregationRule gets the rules of the roles it selects (and
+# loses a rule added by hand), as kube-controller-manager's aggregation
+# controller does; and
 # `muster scheduler` run with deploy/rbac.yaml's service account schedules
 # a pod, while that account can do exactly what the file grants.
 # Usage: sh tests/e2e/rbac.sh PATH_TO_MUSTER.  Ends with
@@ -86,6 +90,78 @@ expect "can-i as admin" 0 k auth can-i '*' '*'
 expect "whoami" 0 ku $A auth whoami
 has "whoami user" "$T/out" "alice"
 has "whoami groups" "$T/out" "[team-a devs system:authenticated]"
+
+# --- SelfSubjectRulesReview: kubectl auth can-i --list ----------------------------
+expect "can-i --list" 0 ku $A auth can-i --list -n default
+has "list: the Role's rule" "$T/out" "pods                                            []                  []               [get list watch]"
+has "list: the named configmap" "$T/out" "configmaps                                      []                  [settings]       [get]"
+has "list: the group's ClusterRole" "$T/out" "queues.muster.io"
+has "list: system:discovery's URLs" "$T/out" "[/api/*]"
+has "list: system:basic-user" "$T/out" "selfsubjectrulesreviews.authorization.k8s.io"
+expect "can-i --list in kube-system" 0 ku $A auth can-i --list -n kube-system
+hasnt "list: no pod rule outside default" "$T/out" "pods    "
+code=$(command curl -s -o "$T/body" -w '%{http_code}' --cacert "$T/data/tls.crt" -H "Authorization: Bearer $A" \
+	-H 'Content-Type: application/json' -X POST --data '{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{}}' \
+	"$S/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+[ "$code" = 400 ] && ok || bad "a rules review without a namespace gave $code, not 400"
+has "no namespace on request" "$T/body" "no namespace on request"
+cat >"$T/dangling.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: dangling, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: nowhere}
+subjects: [{kind: User, name: alice}]
+EOF
+expect "a binding of a missing Role" 0 k apply -f "$T/dangling.yaml"
+command curl -s -o "$T/body" --cacert "$T/data/tls.crt" -H "Authorization: Bearer $A" \
+	-H 'Content-Type: application/json' -X POST --data '{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"default"}}' \
+	"$S/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
+has "incomplete" "$T/body" '"incomplete":true'
+has "evaluationError as kube's" "$T/body" 'role.rbac.authorization.k8s.io \"nowhere\" not found'
+expect "discovery lists selfsubjectrulesreviews" 0 k api-resources --api-group=authorization.k8s.io
+has "discovery: selfsubjectrulesreviews" "$T/out" "selfsubjectrulesreviews"
+
+# --- ClusterRole aggregation (kube-controller-manager's controller) ------------
+cat >"$T/agg.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: monitoring}
+aggregationRule:
+  clusterRoleSelectors:
+  - matchLabels: {rbac.example.com/aggregate-to-monitoring: "true"}
+rules: []
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: bob-monitors}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: monitoring}
+subjects: [{kind: User, name: bob}]
+EOF
+expect "an aggregated ClusterRole" 0 k apply -f "$T/agg.yaml"
+expect "bob cannot list pods yet" 1 ku $B auth can-i list pods
+cat >"$T/agg2.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: monitor-pods, labels: {rbac.example.com/aggregate-to-monitoring: "true"}}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get, list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: monitor-nodes, labels: {rbac.example.com/aggregate-to-monitoring: "true"}}
+rules: [{apiGroups: [""], resources: [nodes], verbs: [get, list]}, {apiGroups: [""], resources: [pods], verbs: [get, list, watch]}]
+EOF
+expect "two roles labelled for it" 0 k apply -f "$T/agg2.yaml"
+rules() { k get clusterrole monitoring -o jsonpath='{range .rules[*]}{.resources}{.verbs};{end}'; }
+is_rules() { rules; grep -qxF -- "$1" "$T/out"; }
+wait_for "aggregated: nodes then pods, by role name, the duplicate once" 50 is_rules '["nodes"]["get","list"];["pods"]["get","list","watch"];'
+expect "bob lists pods through the aggregate" 0 ku $B get pods
+k get clusterrole monitoring -o jsonpath='{.metadata.managedFields[*].manager}'
+has "written by clusterrole-aggregation-controller" "$T/out" "clusterrole-aggregation-controller"
+expect "a rule added by hand" 0 k patch clusterrole monitoring --type=json -p '[{"op":"add","path":"/rules/-","value":{"apiGroups":[""],"resources":["secrets"],"verbs":["get"]}}]'
+wait_for "is taken back" 50 is_rules '["nodes"]["get","list"];["pods"]["get","list","watch"];'
+expect "unlabel one" 0 k label clusterrole monitor-nodes rbac.example.com/aggregate-to-monitoring-
+wait_for "its rules leave the aggregate" 50 is_rules '["pods"]["get","list","watch"];'
+expect "bob cannot list nodes" 1 ku $B get nodes
 
 # --- deploy/rbac.yaml's service account runs the scheduler --------------------------
 expect "apply deploy/rbac.yaml" 0 k apply -f "$ROOT/deploy/rbac.yaml"

@@ -19,7 +19,11 @@
 #     creator owning the rest; an update's given entries lose only what
 #     it changed or removed (a claim outside both versions stays); a
 #     binding records no owner (as in kube); kubectl's migration from
-#     client-side to server-side apply keeps the object whole;
+#     client-side to server-side apply keeps the object whole (a Job's
+#     too: its generated selector is not the creator's);
+#   - an apply of a Deployment's Scale conflicts with the other owners of
+#     spec.replicas, is forced, shares an equal value, and a scale update
+#     takes the field over (kube's ScaleHandler);
 #   - muster up's controllers record their writes as kube's components do:
 #     the kubelet (node and lease, pod status through /status) and
 #     kube-controller-manager (a Job's pods, its status).
@@ -304,6 +308,61 @@ has migrate-applied "$T/out" "statefulset.apps/mig serverside-applied"
 hasnt migrate-no-warning "$T/out" "failed to re-apply configuration"
 kc get sts mig -o jsonpath='{.metadata.name} {.spec.replicas} {.spec.selector.matchLabels.app}' >"$T/out" 2>&1
 has migrate-object-whole "$T/out" "mig 1 mig"
+# the same for a Job: kube's Job strategy generates the selector and the
+# controller-uid labels after the field manager recorded the create, so the
+# client-side applier does not own them and the migration does not hand
+# them over; a defaulted field the applier stops applying (completions) is
+# defaulted again, as kube's structured-merge manager does
+cat >"$T/job.yaml" <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: mig}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x}]
+EOF
+kc apply -f "$T/job.yaml" >/dev/null
+kc get job mig -o jsonpath='{.metadata.managedFields[0].fieldsV1}' >"$T/out" 2>&1
+hasnt job-creator-no-selector "$T/out" '"f:selector"'
+hasnt job-creator-no-uid-label "$T/out" 'controller-uid'
+kc apply --server-side -f "$T/job.yaml" >"$T/out" 2>&1
+kc apply --server-side -f "$T/job.yaml" >>"$T/out" 2>&1
+has job-migrate-applied "$T/out" "job.batch/mig serverside-applied"
+hasnt job-migrate-no-warning "$T/out" "failed to re-apply configuration"
+hasnt job-migrate-no-immutable "$T/out" "field is immutable"
+kc get job mig -o jsonpath='{.spec.completions} {.spec.selector.matchLabels}' >"$T/out" 2>&1
+has job-migrate-object-whole "$T/out" '1 {"batch.kubernetes.io/controller-uid":'
+
+# --- server-side apply of a Scale (kube's ScaleHandler) ---------------------
+kc create deployment sc --image=x --replicas=2 >/dev/null
+scale_apply() { # QUERY REPLICAS: an apply of the Scale, the answer in $T/out
+	api -s -o "$T/out" -w '%{http_code}' -X PATCH -H 'Content-Type: application/apply-patch+yaml' \
+		--data "{\"apiVersion\":\"autoscaling/v1\",\"kind\":\"Scale\",\"metadata\":{\"name\":\"sc\"},\"spec\":{\"replicas\":$2}}" \
+		"$S/apis/apps/v1/namespaces/default/deployments/sc/scale?$1" >"$T/code"
+}
+scale_apply fieldManager=hpa 5
+has scale-apply-conflict-409 "$T/code" 409
+has scale-apply-conflict-owner "$T/out" 'Apply failed with 1 conflict: conflict with \"kubectl-create\" using apps/v1'
+has scale-apply-conflict-field "$T/out" '"field":".spec.replicas"'
+scale_apply '' 5
+has scale-apply-needs-manager "$T/out" 'fieldManager: Required value: is required for apply patch'
+scale_apply 'fieldManager=hpa&force=true' 5
+has scale-apply-forced "$T/code" 200
+has scale-apply-answers-scale "$T/out" '"kind":"Scale"'
+scale_mf() { kc get deploy sc -o jsonpath='{.spec.replicas} {range .metadata.managedFields[*]}{.manager}/{.operation}/{.subresource}={.fieldsV1.f:spec.f:replicas};{end}' >"$T/out" 2>&1; }
+scale_mf
+has scale-apply-owner "$T/out" '5 kubectl-create/Update/=;hpa/Apply/scale={};'
+scale_apply fieldManager=other 5
+scale_mf
+has scale-apply-shared "$T/out" 'hpa/Apply/scale={};other/Apply/scale={};'
+kc scale deploy sc --replicas=3 >/dev/null
+scale_mf
+has scale-update-takes-over "$T/out" '3 kubectl-create/Update/=;kubectl/Update/scale={};'
+scale_apply fieldManager=hpa 7
+has scale-apply-conflicts-with-scale-updater "$T/out" 'conflict with \"kubectl\" with subresource \"scale\"'
 
 # --- the Python client ----------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then

@@ -1,7 +1,8 @@
 /*
  * test_apiserver_validate.c - object validation (names, labels, pods,
  * nodes, jobs, leases, events, queues through the cluster-file loader,
- * pod groups, topologies) and the defaults filled on create.
+ * pod groups, topologies), pod templates, and the defaults filled on
+ * create.
  */
 #include <stdlib.h>
 
@@ -134,6 +135,42 @@ static void test_defaults(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__b64dec("a$", b64, sizeof b64, &n), MU_EPARSE);
 }
 
+#define DEPLOY(tspec) "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"d\"}," \
+	"\"spec\":{\"selector\":{\"matchLabels\":{\"a\":\"b\"}},\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}}," \
+	"\"spec\":{" tspec "}}}}"
+
+/* Pod templates (mu__validate_pod_template through the apps kinds and Jobs)
+ * and their defaults. */
+static void test_templates(mu_t_t *t)
+{
+	char f[128];
+	CHECK(t, causes(MU__RT_DEPLOYMENTS, DEPLOY(OKC), NULL, f, sizeof f) == 0);
+	CHECK(t, causes(MU__RT_DEPLOYMENTS, DEPLOY("\"containers\":[{\"image\":\"b\"}]"), NULL, f, sizeof f) == 1);
+	CHECK(t, !strcmp(f, "spec.template.spec.containers[0].name"));
+	CHECK(t, causes(MU__RT_DEPLOYMENTS, DEPLOY("\"containers\":[]"), NULL, f, sizeof f) == 1);
+	CHECK(t, !strcmp(f, "spec.template.spec.containers"));
+	CHECK(t, causes(MU__RT_DEPLOYMENTS, DEPLOY("\"restartPolicy\":\"Never\"," OKC), NULL, f, sizeof f) == 1);
+	CHECK(t, !strcmp(f, "spec.template.spec.restartPolicy"));
+	CHECK(t, causes(MU__RT_DEPLOYMENTS, DEPLOY("\"activeDeadlineSeconds\":5," OKC), NULL, f, sizeof f) == 1);
+	CHECK(t, !strcmp(f, "spec.template.spec.activeDeadlineSeconds"));
+	CHECK(t, causes(MU__RT_DEPLOYMENTS, DEPLOY("\"restartPolicy\":\"Always\"," OKC), NULL, f, sizeof f) == 0);
+	/* a Job's template allows only OnFailure and Never, and a deadline */
+	const char *job = "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\"},\"spec\":"
+			  "{\"template\":{\"spec\":{\"restartPolicy\":\"Always\"," OKC "}}}}";
+	CHECK(t, causes(MU__RT_JOBS, job, NULL, f, sizeof f) == 1);
+	CHECK(t, !strcmp(f, "spec.template.spec.restartPolicy"));
+	/* defaults: the template's pod spec, not a pod's status or priority */
+	json_t *o = json_loads(DEPLOY(OKC), 0, NULL);
+	mu__defaults_apps(o);
+	CHECK(t, !strcmp(mu__jstr(o, "spec.template.spec.restartPolicy"), "Always"));
+	CHECK(t, !strcmp(mu__jstr(o, "spec.template.spec.dnsPolicy"), "ClusterFirst"));
+	CHECK(t, !strcmp(mu__jstr(o, "spec.template.spec.schedulerName"), "default-scheduler"));
+	CHECK(t, json_integer_value(mu__jget(o, "spec.template.spec.terminationGracePeriodSeconds")) == 30);
+	CHECK(t, mu__jget(o, "spec.template.spec.priority") == NULL);
+	CHECK(t, mu__jget(o, "spec.template.status") == NULL);
+	json_decref(o);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -141,5 +178,6 @@ int main(void)
 	MU_RUN(&t, test_pods);
 	MU_RUN(&t, test_kinds);
 	MU_RUN(&t, test_defaults);
+	MU_RUN(&t, test_templates);
 	return mu_t_done(&t);
 }
