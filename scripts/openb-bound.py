@@ -35,7 +35,8 @@ reach it.  Standard library only; the nodes and pods are the openb CSVs
 that `muster eval openb --nodes/--pods` read (docs/evaluation.md).
 
 Usage: openb-bound.py NODES_CSV PODS_CSV [--seeds A-B | --seed N] [--tune X]
-Prints one line per seed ("seed N: bound B% (...)") and the mean.
+Prints one line per seed ("seed N: bound B% (...; K arrivals)", K as
+`muster eval openb --json` counts them in pods.arrived) and the mean.
 """
 import bisect
 import csv
@@ -205,7 +206,8 @@ class Shape:
 
 
 def bound(nodes, pods, gpus, seed, tune):
-    """(bound %, waste milli, certain big shares, big shares arrived)."""
+    """(bound %, waste milli, certain big shares, big shares arrived,
+    arrivals)."""
     order = arrivals(len(pods), gpus, [p[4] for p in pods], seed, tune)
     # per shape of big share: arrivals, and the last certainly placed one
     # (a binary search: more earlier pods never make a proof easier)
@@ -240,7 +242,7 @@ def bound(nodes, pods, gpus, seed, tune):
         w = sum(g for g in gaps if g < h) - sum(t for t in small if t < h)
         waste = max(waste, w)
     cap = gpus * 1000
-    return 100.0 * (cap - waste) / cap, waste, len(gaps), big
+    return 100.0 * (cap - waste) / cap, waste, len(gaps), big, len(order)
 
 
 def parse_seeds(arg):
@@ -295,11 +297,11 @@ def main(argv):
         return 2
     got = []
     for s in seeds:
-        b, waste, cert, big = bound(nodes, pods, gpus, s, tune)
+        b, waste, cert, big, n = bound(nodes, pods, gpus, s, tune)
         got.append(b)
         print("seed %d: bound %.2f%% (at least %.1f GPUs free: %d of %d "
-              "shares > 500 milli-GPU certainly placed)" %
-              (s, b, waste / 1000.0, cert, big))
+              "shares > 500 milli-GPU certainly placed; %d arrivals)" %
+              (s, b, waste / 1000.0, cert, big, n))
     print("mean: bound %.2f%% over %d seed(s)" % (sum(got) / len(got),
                                                   len(got)))
     return 0
