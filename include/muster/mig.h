@@ -125,6 +125,10 @@ int mu_mig_parse(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
 size_t mu_mig_format(const mu_mig_model_t *m, const mu_mig_gpu_t *g, char *buf,
 		     size_t len);
 
+/* The MIG model of node n: mu_mig_model() of its gpu_model, else of its
+ * nvidia.com/gpu.product label; NULL when neither is MIG-capable. */
+const mu_mig_model_t *mu_mig_node_model(const mu_node_spec_t *n);
+
 /* The layout muster decides for one node (mu_mig_plan_nodes). */
 typedef struct mu_mig_node_plan {
 	const char *node;            /* the spec's name */

@@ -187,8 +187,7 @@ void mu_mig_count(const mu_mig_model_t *m, const mu_mig_gpu_t *g,
 			count[g->prof[i]]++;
 }
 
-/* The node's GPU model as MIG knows it, or NULL. */
-static const mu_mig_model_t *node_model(const mu_node_spec_t *n)
+const mu_mig_model_t *mu_mig_node_model(const mu_node_spec_t *n)
 {
 	const mu_mig_model_t *m = mu_mig_model(n->gpu_model);
 	for (size_t i = 0; !m && i < n->nlabels; i++)
@@ -241,7 +240,7 @@ int mu_mig_plan_nodes(const mu_node_spec_t *nodes, size_t nnodes,
 {
 	int n = 0;
 	for (size_t i = 0; i < nnodes; i++) {
-		const mu_mig_model_t *m = node_model(&nodes[i]);
+		const mu_mig_model_t *m = mu_mig_node_model(&nodes[i]);
 		int g = node_gpus(&nodes[i]);
 		if (!m || g <= 0)
 			continue;
