@@ -125,6 +125,17 @@ int mu_mig_parse(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
 size_t mu_mig_format(const mu_mig_model_t *m, const mu_mig_gpu_t *g, char *buf,
 		     size_t len);
 
+/* A node's layouts as in the muster.io/mig-layout annotation: one
+ * mu_mig_parse() text per GPU, joined by ';' ("whole;3g.40gb@4+2g.20gb@0").
+ * Parses s into out (at most cap GPUs) and returns how many GPUs, or
+ * MU_EINVAL with why (naming the GPU) / MU_ELIMIT past cap.  O(length). */
+int mu_mig_parse_node(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
+		      int cap, char *why, size_t len);
+/* Writes n layouts as mu_mig_parse_node() reads them into buf (truncated
+ * to len, NUL-terminated); returns the length it needed. */
+size_t mu_mig_format_node(const mu_mig_model_t *m, const mu_mig_gpu_t *g, int n,
+			  char *buf, size_t len);
+
 /* The MIG model of node n: mu_mig_model() of its gpu_model, else of its
  * nvidia.com/gpu.product label; NULL when neither is MIG-capable. */
 const mu_mig_model_t *mu_mig_node_model(const mu_node_spec_t *n);

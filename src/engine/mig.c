@@ -535,3 +535,56 @@ size_t mu_mig_format(const mu_mig_model_t *m, const mu_mig_gpu_t *g, char *buf,
 		}
 	return at;
 }
+
+int mu_mig_parse_node(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
+		      int cap, char *why, size_t len)
+{
+	int n = 0;
+	if (!s || !out || cap < 0)
+		return MU_EINVAL;
+	for (const char *p = s; ; ) {
+		const char *end = strchr(p, ';');
+		size_t k = end ? (size_t)(end - p) : strlen(p);
+		char one[200];
+		if (n == cap) {
+			snprintf(why, len, "more than %d GPUs", cap);
+			return MU_ELIMIT;
+		}
+		if (k >= sizeof one) {
+			snprintf(why, len, "GPU %d: longer than %zu characters", n, sizeof one - 1);
+			return MU_EINVAL;
+		}
+		memcpy(one, p, k);
+		one[k] = '\0';
+		char w[160] = "";
+		if (mu_mig_parse(m, one, &out[n], w, sizeof w)) {
+			snprintf(why, len, "GPU %d: %s", n, w);
+			return MU_EINVAL;
+		}
+		n++;
+		if (!end)
+			return n;
+		p = end + 1;
+	}
+}
+
+size_t mu_mig_format_node(const mu_mig_model_t *m, const mu_mig_gpu_t *g, int n,
+			  char *buf, size_t len)
+{
+	size_t at = 0;
+	char one[160];
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t k = mu_mig_format(m, &g[i], one, sizeof one);
+		if (k >= sizeof one)
+			k = sizeof one - 1;
+		if (at + (i > 0) + k < len) {
+			if (i)
+				buf[at] = ';';
+			memcpy(buf + at + (i > 0), one, k + 1);
+		}
+		at += (i > 0) + k;
+	}
+	return at;
+}
