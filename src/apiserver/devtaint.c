@@ -22,9 +22,13 @@
  * mark the controller dirty; mu__devtaint_sync() then reads the slices and
  * rules and, only when one of them mentions NoExecute, the classes, claims
  * and the pods claims are reserved for.  A pod that is due later (a
- * toleration with seconds) wakes the controller at that time.  Not done:
- * the DeviceTaintRule status condition (EvictionInProgress), the
- * "Cancelling deletion" event, and PodGroup reservations.
+ * toleration with seconds) wakes the controller at that time.  A pod that
+ * was due later and is not any more (the taint or rule went) gets the
+ * Event DeviceTaintManagerEviction "Cancelling deletion", as the real
+ * controller records when it drops a pending deletion.  Not done: the
+ * DeviceTaintRule status condition (EvictionInProgress, Kubernetes 1.35's
+ * v1alpha3 status, which muster up does not serve) and PodGroup
+ * reservations.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +47,7 @@ struct mu__devtaint {
 	mu_apiserver_t *s;
 	bool dirty;
 	int64_t next_ms; /* wall-clock ms when a pod is due, or -1 */
+	json_t *later;   /* "ns/name" -> uid: pods due later at the last sync */
 };
 
 int mu__devtaint_new(mu_apiserver_t *s, mu__devtaint_t **out)
@@ -53,11 +58,19 @@ int mu__devtaint_new(mu_apiserver_t *s, mu__devtaint_t **out)
 	(*out)->s = s;
 	(*out)->dirty = true;
 	(*out)->next_ms = -1;
+	(*out)->later = json_object();
+	if (!(*out)->later) {
+		free(*out);
+		*out = NULL;
+		return MU_ENOMEM;
+	}
 	return MU_OK;
 }
 
 void mu__devtaint_free(mu__devtaint_t *d)
 {
+	if (d)
+		json_decref(d->later);
 	free(d);
 }
 
@@ -132,8 +145,11 @@ static int disrupt_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-/* The Event the real controller records for an eviction. */
-static void evict_event(mu_apiserver_t *s, mu__wtx_t *tx, const char *ns, const char *name, const char *uid)
+/* The Event the real controller records for an eviction ("Marking for
+ * deletion") or for one it gave up before its time ("Cancelling
+ * deletion"). */
+static void evict_event(mu_apiserver_t *s, mu__wtx_t *tx, const char *ns, const char *name, const char *uid,
+			const char *msg)
 {
 	char ts[40], en[300], sfx[6];
 	mu__timestamp(ts, sizeof ts, false);
@@ -143,7 +159,7 @@ static void evict_event(mu_apiserver_t *s, mu__wtx_t *tx, const char *ns, const 
 			      "s:s, s:s, s:i, s:s}",
 			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
 			      "involvedObject", "kind", "Pod", "apiVersion", "v1", "namespace", ns, "name", name,
-			      "uid", uid, "reason", "DeviceTaintManagerEviction", "message", "Marking for deletion",
+			      "uid", uid, "reason", "DeviceTaintManagerEviction", "message", msg,
 			      "type", "Normal", "source", "component", COMPONENT, "firstTimestamp", ts,
 			      "lastTimestamp", ts, "count", 1, "reportingComponent", COMPONENT);
 	if (e)
@@ -162,7 +178,7 @@ static void evict(mu__devtaint_t *d, const char *ns, const char *name, const cha
 	int rc = mu__store_apply(tx, MU__RT_PODS, ns, name, disrupt_fn, &c, false, NULL);
 	if (rc == MU__MUT_PUT) {
 		mu__delete_in(tx, MU__RT_PODS, ns, name, -1, uid, NULL, false, NULL);
-		evict_event(d->s, tx, ns, name, uid);
+		evict_event(d->s, tx, ns, name, uid, "Marking for deletion");
 	}
 	mu__store_commit(tx);
 }
@@ -193,6 +209,38 @@ static int64_t wall_ms(void)
 	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
+/* The pods that were due later at the last sync and are not any more
+ * (the taint went, a toleration now keeps them) get the Event "Cancelling
+ * deletion", as the real controller records when it drops a pod's
+ * pending deletion; later becomes now_later.  O(pods due). */
+static void cancel_dropped(mu__devtaint_t *d, json_t *now_later)
+{
+	const char *key;
+	json_t *uid;
+	json_object_foreach(d->later, key, uid) {
+		if (json_object_get(now_later, key))
+			continue;
+		char ns[260];
+		const char *slash = strchr(key, '/');
+		if (!slash || (size_t)(slash - key) >= sizeof ns)
+			continue;
+		memcpy(ns, key, (size_t)(slash - key));
+		ns[slash - key] = '\0';
+		mu__obj_t *po = mu__store_get(d->s->store, MU__RT_PODS, ns, slash + 1);
+		json_t *pod = po && !po->deleting ? mu__obj_parse(po) : NULL;
+		mu__obj_unref(po);
+		const char *pu = mu__jstr(pod, "metadata.uid");
+		mu__wtx_t *tx;
+		if (pu && !strcmp(pu, json_string_value(uid)) && mu__store_begin(d->s->store, &tx) == MU_OK) {
+			evict_event(d->s, tx, ns, slash + 1, pu, "Cancelling deletion");
+			mu__store_commit(tx);
+		}
+		json_decref(pod);
+	}
+	json_decref(d->later);
+	d->later = now_later;
+}
+
 void mu__devtaint_sync(mu__devtaint_t *d)
 {
 	int64_t now = wall_ms();
@@ -200,9 +248,14 @@ void mu__devtaint_sync(mu__devtaint_t *d)
 		return;
 	d->dirty = false;
 	d->next_ms = -1;
+	json_t *later = json_object();
+	if (!later)
+		return;
 	if (!mentions(d, MU__RT_RESOURCESLICES, "\"NoExecute\"") &&
-	    !mentions(d, MU__RT_DEVICETAINTRULES, "\"NoExecute\""))
+	    !mentions(d, MU__RT_DEVICETAINTRULES, "\"NoExecute\"")) {
+		cancel_dropped(d, later);
 		return; /* the common case: nothing evicts */
+	}
 	json_t *slices = all_of(d, MU__RT_RESOURCESLICES), *rules = all_of(d, MU__RT_DEVICETAINTRULES);
 	json_t *classes = all_of(d, MU__RT_DEVICECLASSES), *claims = all_of(d, MU__RT_RESOURCECLAIMS);
 	mu_dra_view_t v = {slices, classes, claims, NULL, rules};
@@ -219,12 +272,18 @@ void mu__devtaint_sync(mu__devtaint_t *d)
 		json_array_foreach(mu__jget(c, "status.reservedFor"), k, r) {
 			if (!ns || !evictable(d, ns, r))
 				continue;
-			if (when <= now)
+			if (when <= now) {
 				evict(d, ns, mu__jstr(r, "name"), mu__jstr(r, "uid"));
-			else if (d->next_ms < 0 || when < d->next_ms)
+				continue;
+			}
+			if (d->next_ms < 0 || when < d->next_ms)
 				d->next_ms = when;
+			char key[600];
+			snprintf(key, sizeof key, "%s/%s", ns, mu__jstr(r, "name"));
+			json_object_set_new(later, key, json_string(mu__jstr(r, "uid")));
 		}
 	}
+	cancel_dropped(d, later);
 	json_decref(slices);
 	json_decref(rules);
 	json_decref(classes);
