@@ -761,7 +761,7 @@ static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
 	for (r->cycle = 1; r->cycle <= cycles; r->cycle++) {
 		r->dec.n = 0;
 		if (r->dra)
-			rc = mu__sdra_prepare(r->dra, r->e, r->ids, r->finished);
+			rc = mu__sdra_prepare(r->dra, r->e, r->ids, r->finished, st->at);
 		if (rc == MU_OK)
 			rc = mu_engine_cycle(r->e, st->at, &r->dec);
 		if (rc == MU_OK && r->dra) {

@@ -19,7 +19,11 @@
  * resource claim controller does.  Claims from a ResourceClaimTemplate are
  * made when the job arrives, named JOB-POD-CLAIM (POD counts the job's
  * pods from 0 across its pod sets), with the controller's
- * resource.kubernetes.io/pod-claim-name annotation.
+ * resource.kubernetes.io/pod-claim-name annotation.  A bound pod whose
+ * device gets a NoExecute taint it does not tolerate (any more) is taken
+ * back before the next cycle (taint_evict), as the device taint eviction
+ * controller deletes it; the run's clock counts from the Unix epoch for
+ * the taints' timeAdded, and a taint without one counts from time 0.
  *
  * So that evicting a pod frees its devices in the engine's eyes, each
  * device class those template claims ask for (when all its devices are
@@ -596,8 +600,50 @@ static int node_label(mu__sdra_t *d, mu_engine_t *e, size_t i, const bool *fits)
 	return mu_engine_node_upsert(e, &n->spec, NULL);
 }
 
-int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bool *finished)
+/* Evicts the bound pods whose claims have a device with a NoExecute taint
+ * they no longer tolerate at now (mu_dra_eviction_ms, the taint's
+ * timeAdded, or time 0 without one, plus the smallest matching
+ * tolerationSeconds), as kube-controller-manager's device taint eviction
+ * controller deletes them: the pod is taken back (mu_engine_pod_unbind)
+ * and waits again, as a controller's replacement would.  Returns how many
+ * went, or a negative error.  O(bound pods x claims x devices). */
+static int taint_evict(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bool *finished,
+		       mu_time_t now)
 {
+	int n = 0;
+	mu_dra_view_t v = {d->slices, d->classes, d->claims, d->knodes, d->rules};
+	for (size_t i = 0; i < d->nsets; i++) {
+		dset_t *s = &d->sets[i];
+		if (ids[s->job] < 0 || finished[s->job])
+			continue;
+		for (int32_t p = 0; p < s->npods; p++) {
+			if (s->pods[p].at < 0 || mu_engine_pod_node(e, ids[s->job], s->ps, p) != s->pods[p].at)
+				continue;
+			const json_t *cl[MU_DRA_MAX_CLAIMS];
+			size_t nc = pod_claims(d, s, p, cl);
+			bool due = false;
+			for (size_t c = 0; c < nc && !due; c++) {
+				int64_t when = mu_dra_eviction_ms(&v, cl[c], 0, NULL, 0);
+				due = when >= 0 && when <= now;
+			}
+			if (!due)
+				continue;
+			int rc = mu_engine_pod_unbind(e, ids[s->job], s->ps, p, now);
+			if (rc)
+				return rc;
+			pod_release(d, s, p);
+			n++;
+		}
+	}
+	return n;
+}
+
+int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bool *finished,
+		     mu_time_t now)
+{
+	int ev = taint_evict(d, e, ids, finished, now);
+	if (ev < 0)
+		return ev;
 	release_gone(d, e, ids, finished);
 	int32_t *next = calloc(d->nsets + 1, sizeof *next);
 	bool *fits = calloc(d->nsets + 1, sizeof *fits), *any = calloc(d->nsets + 1, sizeof *any);

@@ -309,7 +309,7 @@ static int sim_cycle(sim_t *s, int *undone)
 	s->dec.n = 0;
 	*undone = 0;
 	double t0 = now_s();
-	int rc = s->dra ? mu__sdra_prepare(s->dra, s->eng, s->dra_ids, s->dra_fin) : MU_OK;
+	int rc = s->dra ? mu__sdra_prepare(s->dra, s->eng, s->dra_ids, s->dra_fin, s->now) : MU_OK;
 	if (rc == MU_OK)
 		rc = mu_engine_cycle(s->eng, s->now, &s->dec);
 	if (rc == MU_OK && s->dra) {
