@@ -795,3 +795,39 @@ long mu__sdra_devices(const mu__sdra_t *d, const mu_engine_t *e, size_t k, mu_id
 	*out = v;
 	return (long)n;
 }
+
+/* Whether driver name drv marks GPUs: it contains "gpu" in any case. */
+static bool gpu_driver(const char *drv)
+{
+	for (const char *p = drv; p && p[0]; p++)
+		if ((p[0] | 32) == 'g' && (p[1] | 32) == 'p' && (p[2] | 32) == 'u')
+			return true;
+	return false;
+}
+
+void mu__sdra_gpus(const mu__sdra_t *d, int64_t *total, int64_t *used)
+{
+	size_t i, k;
+	json_t *sl, *o, *c, *r;
+	*total = *used = 0;
+	json_array_foreach(d->slices, i, sl) {
+		const char *drv = mu__jstr(sl, "spec.driver"), *pool = mu__jstr(sl, "spec.pool.name");
+		if (!gpu_driver(drv) || !pool)
+			continue;
+		json_int_t gen = json_integer_value(mu__jget(sl, "spec.pool.generation")), newest = gen;
+		json_array_foreach(d->slices, k, o) { /* the pool's newest generation only */
+			const char *d2 = mu__jstr(o, "spec.driver"), *p2 = mu__jstr(o, "spec.pool.name");
+			json_int_t g2 = json_integer_value(mu__jget(o, "spec.pool.generation"));
+			if (d2 && p2 && !strcmp(d2, drv) && !strcmp(p2, pool) && g2 > newest)
+				newest = g2;
+		}
+		if (gen == newest)
+			*total += (int64_t)json_array_size(mu__jget(sl, "spec.devices"));
+	}
+	json_array_foreach(d->claims, i, c) {
+		if (!json_array_size(mu__jget(c, "status.reservedFor")))
+			continue;
+		json_array_foreach(mu__jget(c, "status.allocation.devices.results"), k, r)
+			*used += gpu_driver(mu__jstr(r, "driver"));
+	}
+}

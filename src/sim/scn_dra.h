@@ -58,4 +58,12 @@ const char *mu__sdra_msg(const mu__sdra_t *d, size_t k);
 long mu__sdra_devices(const mu__sdra_t *d, const mu_engine_t *e, size_t k, mu_id_t id,
 		      char ***out);
 
+/* The DRA devices that count as GPUs: those whose driver's name contains
+ * "gpu" in any case (KAI-Scheduler's IsGPUDeviceClass rule, which reads a
+ * DeviceClass's name, applied to the driver: a slice's devices name no
+ * class).  *total: such devices of the newest generation of each pool;
+ * *used: such devices allocated to claims reserved for a pod.
+ * O(slices^2 + claims x results). */
+void mu__sdra_gpus(const mu__sdra_t *d, int64_t *total, int64_t *used);
+
 #endif
