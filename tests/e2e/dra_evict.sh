@@ -9,7 +9,9 @@
 # DisruptionTarget condition, reason DeletionByDeviceTaintManager, and the
 # Event DeviceTaintManagerEviction "Marking for deletion", as the real
 # controller writes them), patient only after its 6 s, and stoic never.
-# Then the rule goes, a new pod takes a freed GPU, and a NoExecute taint
+# The rule's status condition EvictionInProgress says that one pod waits
+# (PodsPendingEviction) while patient's 6 s run, then Completed, as the
+# controller of Kubernetes 1.35 writes it.  Then the rule goes, a new pod takes a freed GPU, and a NoExecute taint
 # written on that device of the ResourceSlice itself (without timeAdded,
 # which muster up stamps) evicts it too.  Last, a pod that tolerates that
 # taint for 600 s takes the device, the taint is removed, and the Event
@@ -101,11 +103,18 @@ wait_for plain-evicted 50 gone_or_going plain
 if gone_or_going patient; then bad "patient evicted before its 6 s (after $(( $(date +%s) - start )) s)"; else ok; fi
 ev() { kc get events --field-selector "involvedObject.name=$1" -o jsonpath='{range .items[*]}{.reason}|{.message}|{.source.component}{"\n"}{end}' 2>/dev/null | grep -q "DeviceTaintManagerEviction|Marking for deletion|device-taint-eviction"; }
 wait_for plain-event 25 ev plain
+# the rule's status, as Kubernetes 1.35's controller writes it: patient waits
+rcond() { kc get devicetaintrule broken -o jsonpath='{.status.conditions[?(@.type=="EvictionInProgress")].status}|{.status.conditions[?(@.type=="EvictionInProgress")].reason}|{.status.conditions[?(@.type=="EvictionInProgress")].message}' 2>/dev/null; }
+pending_cond() { rcond | grep -qxF "True|PodsPendingEviction|1 pod needs to be evicted in 1 namespace. 1 pod evicted since starting the controller."; }
+wait_for rule-status-pending 25 pending_cond || rcond
 wait_for patient-evicted-later 75 gone_or_going patient
 took=$(( $(date +%s) - start ))
 if [ "$took" -ge 5 ]; then ok; else bad "patient evicted after $took s, expected about 6"; fi
 sleep 1
 if gone_or_going stoic; then bad "stoic evicted, though it tolerates the taint for ever"; else ok; fi
+done_cond() { rcond | grep -qxF "False|Completed|2 pods evicted since starting the controller."; }
+wait_for rule-status-completed 50 done_cond || rcond
+kc wait --for=condition=EvictionInProgress=false devicetaintrule/broken --timeout=10s >"$T/out" 2>&1 && ok || bad "kubectl wait for EvictionInProgress=false: $(cat "$T/out")"
 # the condition, while the pod is still there (deleted gracefully)
 cond() { kc get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="DisruptionTarget")].reason}' 2>/dev/null | grep -q DeletionByDeviceTaintManager; }
 if kc get pod patient >/dev/null 2>&1; then
