@@ -78,5 +78,8 @@ sleep 2
 has_want && ok || bad "annotation changed to '$(ann)' once applied"
 n=$(grep -c "mig: node a0" "$T/sched.log")
 [ "$n" -eq 1 ] && ok || bad "the layout was written $n times, expected once"
+# a clean stop: no sanitizer report (leaks show at exit)
+kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=""
+hasnt sanitizers "$T/sched.log" "Sanitizer"
 
 done_
