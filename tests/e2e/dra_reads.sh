@@ -6,8 +6,11 @@
 # pods, each naming its own claim for one GPU, on 5 nodes of 8 GPUs, all
 # created before the scheduler starts; every pod must bind, and the
 # scheduler's DRA list reads (muster_dra_list_reads_total) must stay below
-# 2.5 per pod: a bind that read afresh costs 5 lists (slices, classes,
-# claims, rules, and templates or nodes), 200 and more for these pods.
+# 4 per pod: a bind that read afresh costs 5 lists (slices, classes,
+# claims, rules, and templates or nodes), 200 and more for these pods (581
+# in all when binds read afresh, 75 from the shared view, on a loaded
+# machine: the view is read again at most once a second while pods wait,
+# so the bound leaves room for a slow run).
 # Usage: sh tests/e2e/dra_reads.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
 E2E_NAME=dra_reads; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 UPID=""; SPID=""
@@ -54,7 +57,7 @@ all_bound() {
 wait_for all-bound 900 all_bound
 reads=$(metric muster_dra_list_reads_total)
 echo "dra_reads: $PODS pods, $reads list reads, $(metric muster_dra_list_objects_total) objects"
-[ "${reads:-999999}" -lt $((PODS * 5 / 2)) ] && ok || bad "$reads DRA list reads for $PODS pods, expected fewer than $((PODS * 5 / 2))"
+[ "${reads:-999999}" -lt $((PODS * 4)) ] && ok || bad "$reads DRA list reads for $PODS pods, expected fewer than $((PODS * 4))"
 n=$(kc get resourceclaims -o jsonpath='{range .items[*]}{.status.allocation.devices.results[0].pool}/{.status.allocation.devices.results[0].device}{"\n"}{end}' | sort -u | grep -c /)
 [ "$n" -eq "$PODS" ] && ok || bad "$n distinct devices allocated to $PODS claims"
 
