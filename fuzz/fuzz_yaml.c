@@ -3,8 +3,8 @@
  * as YAML (NUL-terminated copy), the specs it produced are checked against
  * the loader's promises (names set, pod sets non-empty, GPU requests either
  * whole or a share, pinned CPUs whole, pod affinity and spread terms the
- * engine accepts, node topologies in range, diag text
- * terminated), then validated (which attaches NodeResourceTopology
+ * engine accepts, node topologies in range, a scenario's MIG layouts
+ * parseable, diag text terminated), then validated (which attaches NodeResourceTopology
  * documents to their nodes) and checked again, and released.  A
  * broken promise aborts, so that the fuzzer reports it like a crash.
  */
@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "muster/load.h"
+#include "muster/mig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -148,6 +149,33 @@ static void check_nodes_queues(const mu_specs_t *s)
 				abort();
 }
 
+/* Aborts unless every migLayouts text of the scenario parses for some
+ * MIG model with 1 to MU_MAX_GPUS GPUs a node, as the runner relies on. */
+static void check_mig_list(const mu_mig_layout_spec_t *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!l[i].node || l[i].ngpus < 1 || l[i].ngpus > MU_MAX_GPUS)
+			abort();
+		for (size_t g = 0; g < l[i].ngpus; g++) {
+			mu_mig_gpu_t x;
+			char why[160];
+			if (mu_mig_parse(NULL, l[i].gpus[g], &x, why, sizeof why) ||
+			    !memchr(why, '\0', sizeof why))
+				abort();
+		}
+	}
+}
+
+static void check_mig(const mu_specs_t *s)
+{
+	if (!s->scenario)
+		return;
+	check_mig_list(s->scenario->mig, s->scenario->nmig);
+	for (size_t i = 0; i < s->scenario->nsteps; i++)
+		check_mig_list(s->scenario->steps[i].expect_mig,
+			       s->scenario->steps[i].nexpect_mig);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1);
@@ -165,6 +193,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_jobs(&s);
 	check_nodes_queues(&s);
 	check_topology(&s);
+	if (rc == MU_OK)
+		check_mig(&s);
 	if (rc == MU_OK && mu_specs_validate(&s, &d) == MU_OK)
 		check_topology(&s); /* now with NodeResourceTopology attached */
 	mu_specs_release(&s);

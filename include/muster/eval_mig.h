@@ -38,4 +38,36 @@ typedef struct mu_mig_eval_result {
 int mu_mig_eval(int ngpu, int rounds, double load, uint64_t seed,
 		mu_mig_eval_result_t *out);
 
+/*
+ * The same pool with pods that run (docs/evaluation.md, "MIG with running
+ * pods").  Time goes in steps; `load` x the pool's compute arrives per
+ * mean run time (20 steps), as a Poisson count of pods per step, each
+ * running a geometric number of steps (mean 20).  The share of the pods
+ * that ask for a MIG instance (profiles weighted as above) is drawn
+ * uniformly from [0, 1] for every phase of 100 steps.  Each step: pods
+ * end, arrivals join the queue (at most 16 x ngpu wait; more are turned
+ * away), and waiting pods start in arrival order on a free device of their
+ * kind (a pod that finds none waits, and leaves after 100 steps; those
+ * behind it may start).  With
+ * the dynamic layout, mu_mig_replan() then re-plans for the queue with the
+ * running pods' devices held, the GPUs that change take no pod for one
+ * step (the MIG manager's work), and the queue is served again next step.
+ * The figure is the allocation: the compute held by running pods over the
+ * pool's, averaged over the steps after the first 200.
+ */
+typedef struct mu_mig_run_result {
+	double alloc_static;     /* mean share of the compute held */
+	double alloc_dynamic;
+	double started_static;   /* pods started per step */
+	double started_dynamic;
+	double changes;          /* GPUs re-laid per step (dynamic) */
+	int steps;
+} mu_mig_run_result_t;
+
+/* Runs the protocol above for steps (> 200) steps; MU_EINVAL for ngpu
+ * outside 1..4096, steps outside 201..1000000 or load outside (0, 10].
+ * O(steps x (queue + ngpu^2)). */
+int mu_mig_eval_running(int ngpu, int steps, double load, uint64_t seed,
+			mu_mig_run_result_t *out);
+
 #endif

@@ -164,6 +164,9 @@ typedef struct mu_kube_opts {
 	 * within engine.move_ratio, move_pods_per_hour and move_gpus_per_hour
 	 * (32 by default here). */
 	mu_engine_config_t engine;
+	/* Plan MIG layouts for the pending pods and write them on the Nodes
+	 * (annotation muster.io/mig-layout, src/kube/mig.c); false. */
+	bool mig_layouts;
 	/* How long the place planned for a moved pod's replacement is held
 	 * for it (300000). */
 	int64_t move_hold_ms;

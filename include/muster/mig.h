@@ -76,6 +76,70 @@ void mu_mig_plan(const mu_mig_model_t *m, int ngpu, int whole,
 void mu_mig_count(const mu_mig_model_t *m, const mu_mig_gpu_t *g,
 		  int32_t *count);
 
+/*
+ * Re-plans ngpu GPUs of model m whose current layouts are cur[] while pods
+ * run on some of their devices: held[g] has bit i set when instance i of
+ * cur[g] is held by a running pod, and any bit set on a GPU with MIG off
+ * when a whole-GPU pod holds it.  Nothing held moves: a held whole GPU
+ * stays whole, and a GPU with a held instance keeps MIG on and that
+ * instance where it is (MIG creates and destroys one GPU instance without
+ * touching the others; only switching MIG mode needs the GPU idle).
+ * `whole` and demand[] are the pending demand, as for mu_mig_plan().
+ *   1. When the free devices of cur already serve all of it, out = cur:
+ *      no GPU changes for nothing.
+ *   2. Else the GPUs with a held instance keep it, keep their free
+ *      instances the demand asks for, drop the rest, and take more of the
+ *      demand (largest first, at the highest free start); the GPUs with
+ *      nothing held are planned with mu_mig_plan() for what is left, and
+ *      each new layout goes to a free GPU whose layout is already that one
+ *      when there is such a GPU, so that fewer GPUs change.
+ * Writes out[0..ngpu-1] (out may not alias cur) and, when not NULL, the
+ * pending instances of each profile and whole pods that the new layout
+ * serves (its free devices, matched against the demand).  Returns how many
+ * GPUs change layout, MU_EINVAL when a layout of cur is not valid or an
+ * argument is out of range, MU_ENOMEM.  O(ngpu^2 + ngpu x instances x 8).
+ */
+int mu_mig_replan(const mu_mig_model_t *m, int ngpu, const mu_mig_gpu_t *cur,
+		  const uint8_t *held, int whole, const int32_t *demand,
+		  mu_mig_gpu_t *out, int32_t *served, int *whole_served);
+
+/* Whether two layouts of one GPU hold the same instances at the same
+ * places (in any order).  O(instances^2). */
+bool mu_mig_same(const mu_mig_gpu_t *a, const mu_mig_gpu_t *b);
+
+/*
+ * Parses one GPU's layout as muster writes it in the muster.io/mig-layout
+ * annotation and scenario files: "whole" (MIG off), "empty" (MIG on, no
+ * instance) or instances "PROFILE@START" joined by '+' (such as
+ * "3g.40gb@4+2g.20gb@0"; "@START" may be left out, the instance then
+ * takes the highest free start allowed).  With m NULL any known model
+ * that accepts it will do.  MU_EINVAL with why (naming the bad part) for
+ * an unknown profile, a start the profile may not use, overlapping
+ * instances or more than 7 compute slices.  O(length).
+ */
+int mu_mig_parse(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
+		 char *why, size_t len);
+
+/* Writes g as mu_mig_parse() reads it, instances by start, into buf
+ * (NUL-terminated, truncated to len).  Returns the length it needed. */
+size_t mu_mig_format(const mu_mig_model_t *m, const mu_mig_gpu_t *g, char *buf,
+		     size_t len);
+
+/* A node's layouts as in the muster.io/mig-layout annotation: one
+ * mu_mig_parse() text per GPU, joined by ';' ("whole;3g.40gb@4+2g.20gb@0").
+ * Parses s into out (at most cap GPUs) and returns how many GPUs, or
+ * MU_EINVAL with why (naming the GPU) / MU_ELIMIT past cap.  O(length). */
+int mu_mig_parse_node(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
+		      int cap, char *why, size_t len);
+/* Writes n layouts as mu_mig_parse_node() reads them into buf (truncated
+ * to len, NUL-terminated); returns the length it needed. */
+size_t mu_mig_format_node(const mu_mig_model_t *m, const mu_mig_gpu_t *g, int n,
+			  char *buf, size_t len);
+
+/* The MIG model of node n: mu_mig_model() of its gpu_model, else of its
+ * nvidia.com/gpu.product label; NULL when neither is MIG-capable. */
+const mu_mig_model_t *mu_mig_node_model(const mu_node_spec_t *n);
+
 /* The layout muster decides for one node (mu_mig_plan_nodes). */
 typedef struct mu_mig_node_plan {
 	const char *node;            /* the spec's name */

@@ -101,8 +101,10 @@ typedef struct mu_sim_summary {
 	int64_t cycles;
 	int64_t total_gpus;
 	double engine_s;         /* wall time spent inside mu_engine_cycle */
-	bool dra_uncounted;      /* the input has DRA claims: their devices are in
-	                          * neither total_gpus nor gpu_utilization */
+	bool dra;                /* the input has DRA objects */
+	int64_t dra_gpus;        /* of total_gpus, the DRA devices that count as
+	                          * GPUs (their driver's name contains "gpu");
+	                          * their use is in gpu_utilization too */
 } mu_sim_summary_t;
 
 typedef struct mu_sim_result {

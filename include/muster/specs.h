@@ -57,6 +57,14 @@ typedef struct mu_expect_job {
 	                       * checked */
 } mu_expect_job_t;
 
+/* A node's MIG layout in a scenario (migLayouts): one text per physical
+ * GPU as mu_mig_parse() reads it ("whole", "3g.40gb@4+2g.20gb@0"). */
+typedef struct mu_mig_layout_spec {
+	const char *node;
+	const char **gpus;
+	size_t ngpus;
+} mu_mig_layout_spec_t;
+
 typedef struct mu_scenario_step {
 	mu_time_t at;          /* the time of this step's cycles */
 	const char **finish;   /* jobs that finish just before the cycle */
@@ -72,6 +80,10 @@ typedef struct mu_scenario_step {
 	int32_t cycles;        /* cycles to run (>= 1); expectations hold after each */
 	mu_expect_job_t *expect;
 	size_t nexpect;
+	/* migLayouts: the layouts expected of the re-plan after the step's
+	 * cycles (scn_mig.c), for the nodes named; none = not checked. */
+	mu_mig_layout_spec_t *expect_mig;
+	size_t nexpect_mig;
 } mu_scenario_step_t;
 
 typedef struct mu_scenario_spec {
@@ -79,6 +91,11 @@ typedef struct mu_scenario_spec {
 	const char *description;
 	const char *policy;   /* scoring policy name, NULL = default */
 	mu_time_t usage_half_life; /* the engine's usage_half_life; 0 off */
+	/* migLayouts: the MIG layouts the named nodes start with; the runner
+	 * then re-plans them after every step and applies the re-plan before
+	 * the next (src/sim/scn_mig.c).  None: MIG layouts are not modelled. */
+	mu_mig_layout_spec_t *mig;
+	size_t nmig;
 	mu_scenario_step_t *steps;
 	size_t nsteps;
 } mu_scenario_spec_t;

@@ -22,9 +22,16 @@
  * mark the controller dirty; mu__devtaint_sync() then reads the slices and
  * rules and, only when one of them mentions NoExecute, the classes, claims
  * and the pods claims are reserved for.  A pod that is due later (a
- * toleration with seconds) wakes the controller at that time.  Not done:
- * the DeviceTaintRule status condition (EvictionInProgress), the
- * "Cancelling deletion" event, and PodGroup reservations.
+ * toleration with seconds) wakes the controller at that time.  A pod that
+ * was due later and is not any more (the taint or rule went) gets the
+ * Event DeviceTaintManagerEviction "Cancelling deletion", as the real
+ * controller records when it drops a pending deletion.  Each
+ * DeviceTaintRule gets the status condition EvictionInProgress of
+ * Kubernetes 1.35 (rule_status): the pods that rule alone would evict and
+ * have not gone yet, and those it evicted since the server started, in
+ * the real controller's reasons and words; it is written at every sync
+ * where it changed, not after the real controller's few seconds of delay.
+ * Not done: the effect None (1.35), and PodGroup reservations.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +50,8 @@ struct mu__devtaint {
 	mu_apiserver_t *s;
 	bool dirty;
 	int64_t next_ms; /* wall-clock ms when a pod is due, or -1 */
+	json_t *later;   /* "ns/name" -> uid: pods due later at the last sync */
+	json_t *evicted; /* rule uid -> pods it evicted since the server started */
 };
 
 int mu__devtaint_new(mu_apiserver_t *s, mu__devtaint_t **out)
@@ -53,11 +62,24 @@ int mu__devtaint_new(mu_apiserver_t *s, mu__devtaint_t **out)
 	(*out)->s = s;
 	(*out)->dirty = true;
 	(*out)->next_ms = -1;
+	(*out)->later = json_object();
+	(*out)->evicted = json_object();
+	if (!(*out)->later || !(*out)->evicted) {
+		json_decref((*out)->later);
+		json_decref((*out)->evicted);
+		free(*out);
+		*out = NULL;
+		return MU_ENOMEM;
+	}
 	return MU_OK;
 }
 
 void mu__devtaint_free(mu__devtaint_t *d)
 {
+	if (d) {
+		json_decref(d->later);
+		json_decref(d->evicted);
+	}
 	free(d);
 }
 
@@ -132,8 +154,11 @@ static int disrupt_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-/* The Event the real controller records for an eviction. */
-static void evict_event(mu_apiserver_t *s, mu__wtx_t *tx, const char *ns, const char *name, const char *uid)
+/* The Event the real controller records for an eviction ("Marking for
+ * deletion") or for one it gave up before its time ("Cancelling
+ * deletion"). */
+static void evict_event(mu_apiserver_t *s, mu__wtx_t *tx, const char *ns, const char *name, const char *uid,
+			const char *msg)
 {
 	char ts[40], en[300], sfx[6];
 	mu__timestamp(ts, sizeof ts, false);
@@ -143,7 +168,7 @@ static void evict_event(mu_apiserver_t *s, mu__wtx_t *tx, const char *ns, const 
 			      "s:s, s:s, s:i, s:s}",
 			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
 			      "involvedObject", "kind", "Pod", "apiVersion", "v1", "namespace", ns, "name", name,
-			      "uid", uid, "reason", "DeviceTaintManagerEviction", "message", "Marking for deletion",
+			      "uid", uid, "reason", "DeviceTaintManagerEviction", "message", msg,
 			      "type", "Normal", "source", "component", COMPONENT, "firstTimestamp", ts,
 			      "lastTimestamp", ts, "count", 1, "reportingComponent", COMPONENT);
 	if (e)
@@ -162,7 +187,7 @@ static void evict(mu__devtaint_t *d, const char *ns, const char *name, const cha
 	int rc = mu__store_apply(tx, MU__RT_PODS, ns, name, disrupt_fn, &c, false, NULL);
 	if (rc == MU__MUT_PUT) {
 		mu__delete_in(tx, MU__RT_PODS, ns, name, -1, uid, NULL, false, NULL);
-		evict_event(d->s, tx, ns, name, uid);
+		evict_event(d->s, tx, ns, name, uid, "Marking for deletion");
 	}
 	mu__store_commit(tx);
 }
@@ -193,6 +218,215 @@ static int64_t wall_ms(void)
 	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
+/* The pods that were due later at the last sync and are not any more
+ * (the taint went, a toleration now keeps them) get the Event "Cancelling
+ * deletion", as the real controller records when it drops a pod's
+ * pending deletion; later becomes now_later.  O(pods due). */
+static void cancel_dropped(mu__devtaint_t *d, json_t *now_later)
+{
+	const char *key;
+	json_t *uid;
+	json_object_foreach(d->later, key, uid) {
+		if (json_object_get(now_later, key))
+			continue;
+		char ns[260];
+		const char *slash = strchr(key, '/');
+		if (!slash || (size_t)(slash - key) >= sizeof ns)
+			continue;
+		memcpy(ns, key, (size_t)(slash - key));
+		ns[slash - key] = '\0';
+		mu__obj_t *po = mu__store_get(d->s->store, MU__RT_PODS, ns, slash + 1);
+		json_t *pod = po && !po->deleting ? mu__obj_parse(po) : NULL;
+		mu__obj_unref(po);
+		const char *pu = mu__jstr(pod, "metadata.uid");
+		mu__wtx_t *tx;
+		if (pu && !strcmp(pu, json_string_value(uid)) && mu__store_begin(d->s->store, &tx) == MU_OK) {
+			evict_event(d->s, tx, ns, slash + 1, pu, "Cancelling deletion");
+			mu__store_commit(tx);
+		}
+		json_decref(pod);
+	}
+	json_decref(d->later);
+	d->later = now_later;
+}
+
+/* --- DeviceTaintRule status: the EvictionInProgress condition ---------- */
+
+/* The slices without their devices' own taints, so that a view of them
+ * and one rule says what that rule alone does.  New reference. */
+static json_t *untainted(const json_t *slices)
+{
+	json_t *out = json_deep_copy(slices), *sl, *dv;
+	size_t i, k;
+	json_array_foreach(out, i, sl)
+		json_array_foreach(mu__jget(sl, "spec.devices"), k, dv)
+			json_object_del(json_object_get(dv, "basic"), "taints");
+	return out;
+}
+
+/* What rule r alone does to claim c: when its pods go, or -1. */
+static int64_t rule_due(const json_t *bare, const json_t *classes, const json_t *claims,
+			const json_t *r, const json_t *c, int64_t now)
+{
+	json_t *one = json_pack("[O]", r);
+	mu_dra_view_t v = {bare, classes, claims, NULL, one};
+	int64_t when = one ? mu_dra_eviction_ms(&v, c, now, NULL, 0) : -1;
+	json_decref(one);
+	return when;
+}
+
+typedef struct cond_ctx {
+	const char *uid;
+	json_t *cond;   /* the condition to write */
+} cond_ctx_t;
+
+/* Writes the EvictionInProgress condition of the rule (if it is still
+ * the one of uid), as kube-controller-manager applies the rule's status. */
+static int cond_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	cond_ctx_t *c = ctx;
+	if (!cur || cur->deleting)
+		return MU__MUT_KEEP;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	const char *u = mu__jstr(o, "metadata.uid");
+	if (!u || strcmp(u, c->uid)) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	json_t *st = json_object_get(o, "status");
+	if (!json_is_object(st))
+		json_object_set_new(o, "status", st = json_object());
+	json_t *conds = json_array(), *x;
+	size_t i;
+	json_array_foreach(json_object_get(st, "conditions"), i, x)
+		if (!mu__jstr(x, "type") || strcmp(mu__jstr(x, "type"), "EvictionInProgress"))
+			json_array_append(conds, x);
+	json_array_append(conds, c->cond);
+	json_object_set_new(st, "conditions", conds);
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* Appends "1 pod " or "N pods " to b. */
+static void pods_n(char *b, size_t len, long long n)
+{
+	size_t at = strlen(b);
+	if (at >= len)
+		return;
+	if (n == 1)
+		snprintf(b + at, len - at, "1 pod ");
+	else
+		snprintf(b + at, len - at, "%lld pods ", n);
+}
+
+/* Sets each rule's EvictionInProgress condition from the pods pending for
+ * it (pending: rule uid -> {"n": pods, "ns": {namespace: 1}}) and those it
+ * evicted, as the real controller computes it (reasons PodsPendingEviction,
+ * Completed, NotStarted, OtherEffect; the messages "N pods need to be
+ * evicted in N different namespaces." and "N pods evicted since starting
+ * the controller."), writing only a condition that changed.  O(rules). */
+static void rule_status(mu__devtaint_t *d, const json_t *rules, const json_t *pending)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(rules, i, r) {
+		const char *uid = mu__jstr(r, "metadata.uid"), *eff = mu__jstr(r, "spec.taint.effect");
+		if (!uid)
+			continue;
+		json_t *p = json_object_get(pending, uid);
+		long long np = json_integer_value(json_object_get(p, "n"));
+		long long nns = (long long)json_object_size(json_object_get(p, "ns"));
+		long long nev = json_integer_value(json_object_get(d->evicted, uid));
+		const char *status = "False", *reason;
+		char msg[400] = "";
+		if (eff && !strcmp(eff, "NoExecute")) {
+			if (np > 0) {
+				reason = "PodsPendingEviction";
+				status = "True";
+				if (np == 1)
+					snprintf(msg, sizeof msg, "1 pod needs to be evicted in ");
+				else
+					snprintf(msg, sizeof msg, "%lld pods need to be evicted in ", np);
+				size_t at = strlen(msg);
+				if (nns == 1)
+					snprintf(msg + at, sizeof msg - at, "1 namespace.");
+				else
+					snprintf(msg + at, sizeof msg - at, "%lld different namespaces.", nns);
+			} else {
+				reason = nev > 0 ? "Completed" : "NotStarted";
+			}
+		} else {
+			reason = "OtherEffect";
+			snprintf(msg, sizeof msg, "Eviction only happens for the NoExecute effect.");
+		}
+		if (nev > 0) {
+			if (*msg)
+				strncat(msg, " ", sizeof msg - strlen(msg) - 1);
+			pods_n(msg, sizeof msg, nev);
+			strncat(msg, "evicted since starting the controller.", sizeof msg - strlen(msg) - 1);
+		}
+		json_int_t gen = json_integer_value(mu__jget(r, "metadata.generation"));
+		const json_t *old = NULL, *x;
+		size_t k;
+		json_array_foreach(mu__jget(r, "status.conditions"), k, x)
+			if (mu__jstr(x, "type") && !strcmp(mu__jstr(x, "type"), "EvictionInProgress"))
+				old = x;
+		if (old && !strcmp(mu__jstr(old, "status") ? mu__jstr(old, "status") : "", status) &&
+		    !strcmp(mu__jstr(old, "reason") ? mu__jstr(old, "reason") : "", reason) &&
+		    !strcmp(mu__jstr(old, "message") ? mu__jstr(old, "message") : "", msg) &&
+		    json_integer_value(json_object_get(old, "observedGeneration")) == gen)
+			continue;
+		char ts[40];
+		mu__timestamp(ts, sizeof ts, false);
+		cond_ctx_t c = {uid, json_pack("{s:s,s:s,s:s,s:s,s:I,s:s}", "type", "EvictionInProgress",
+					     "status", status, "reason", reason, "message", msg,
+					     "observedGeneration", gen, "lastTransitionTime", ts)};
+		if (c.cond)
+			mu__store_mutate(d->s->store, MU__RT_DEVICETAINTRULES, NULL, mu__jstr(r, "metadata.name"),
+					 cond_fn, &c, false, NULL);
+		json_decref(c.cond);
+	}
+}
+
+/* Adds pod ns/name to the pending counts of every NoExecute rule that
+ * alone would evict it (claim c). */
+static void note_pending(json_t *pending, const json_t *rules, const json_t *bare, const json_t *classes,
+			 const json_t *claims, const json_t *c, const char *ns, int64_t now)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(rules, i, r) {
+		const char *uid = mu__jstr(r, "metadata.uid"), *eff = mu__jstr(r, "spec.taint.effect");
+		if (!uid || !eff || strcmp(eff, "NoExecute") || rule_due(bare, classes, claims, r, c, now) < 0)
+			continue;
+		json_t *p = json_object_get(pending, uid);
+		if (!p)
+			json_object_set_new(pending, uid, p = json_pack("{s:i,s:{}}", "n", 0, "ns"));
+		json_object_set_new(p, "n", json_integer(json_integer_value(json_object_get(p, "n")) + 1));
+		json_object_set_new(json_object_get(p, "ns"), ns, json_true());
+	}
+}
+
+/* Counts an eviction of claim c's pod for every NoExecute rule that alone
+ * makes it due by now. */
+static void note_evicted(mu__devtaint_t *d, const json_t *rules, const json_t *bare, const json_t *classes,
+			 const json_t *claims, const json_t *c, int64_t now)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(rules, i, r) {
+		const char *uid = mu__jstr(r, "metadata.uid"), *eff = mu__jstr(r, "spec.taint.effect");
+		if (!uid || !eff || strcmp(eff, "NoExecute"))
+			continue;
+		int64_t when = rule_due(bare, classes, claims, r, c, now);
+		if (when >= 0 && when <= now)
+			json_object_set_new(d->evicted, uid,
+					    json_integer(json_integer_value(json_object_get(d->evicted, uid)) + 1));
+	}
+}
+
 void mu__devtaint_sync(mu__devtaint_t *d)
 {
 	int64_t now = wall_ms();
@@ -200,11 +434,23 @@ void mu__devtaint_sync(mu__devtaint_t *d)
 		return;
 	d->dirty = false;
 	d->next_ms = -1;
+	json_t *later = json_object();
+	if (!later)
+		return;
 	if (!mentions(d, MU__RT_RESOURCESLICES, "\"NoExecute\"") &&
-	    !mentions(d, MU__RT_DEVICETAINTRULES, "\"NoExecute\""))
+	    !mentions(d, MU__RT_DEVICETAINTRULES, "\"NoExecute\"")) {
+		cancel_dropped(d, later);
+		if (mentions(d, MU__RT_DEVICETAINTRULES, "\"effect\"")) { /* rules of other effects */
+			json_t *rules = all_of(d, MU__RT_DEVICETAINTRULES), *none = json_object();
+			rule_status(d, rules, none);
+			json_decref(none);
+			json_decref(rules);
+		}
 		return; /* the common case: nothing evicts */
+	}
 	json_t *slices = all_of(d, MU__RT_RESOURCESLICES), *rules = all_of(d, MU__RT_DEVICETAINTRULES);
 	json_t *classes = all_of(d, MU__RT_DEVICECLASSES), *claims = all_of(d, MU__RT_RESOURCECLAIMS);
+	json_t *bare = json_array_size(rules) ? untainted(slices) : NULL, *pending = json_object();
 	mu_dra_view_t v = {slices, classes, claims, NULL, rules};
 	size_t i, k;
 	json_t *c, *r;
@@ -219,12 +465,26 @@ void mu__devtaint_sync(mu__devtaint_t *d)
 		json_array_foreach(mu__jget(c, "status.reservedFor"), k, r) {
 			if (!ns || !evictable(d, ns, r))
 				continue;
-			if (when <= now)
+			if (when <= now) {
 				evict(d, ns, mu__jstr(r, "name"), mu__jstr(r, "uid"));
-			else if (d->next_ms < 0 || when < d->next_ms)
+				if (bare)
+					note_evicted(d, rules, bare, classes, claims, c, now);
+				continue;
+			}
+			if (bare && pending)
+				note_pending(pending, rules, bare, classes, claims, c, ns, now);
+			if (d->next_ms < 0 || when < d->next_ms)
 				d->next_ms = when;
+			char key[600];
+			snprintf(key, sizeof key, "%s/%s", ns, mu__jstr(r, "name"));
+			json_object_set_new(later, key, json_string(mu__jstr(r, "uid")));
 		}
 	}
+	cancel_dropped(d, later);
+	if (pending)
+		rule_status(d, rules, pending);
+	json_decref(pending);
+	json_decref(bare);
 	json_decref(slices);
 	json_decref(rules);
 	json_decref(classes);

@@ -645,7 +645,7 @@ static const mu__rtype_t types[MU__RT_COUNT] = {
 					   mu__row_dra_named, mu__validate_resourceclaimtemplate, NULL,
 					   MU__NAME_SUBDOMAIN},
 	[MU__RT_DEVICETAINTRULES] = {"resource.k8s.io", "v1alpha3", "devicetaintrules", "devicetaintrule",
-				     "DeviceTaintRule", {NULL}, false, true, true, 0, NULL, dra_named_cols,
+				     "DeviceTaintRule", {NULL}, false, true, true, MU__SUB_STATUS, NULL, dra_named_cols,
 				     N(dra_named_cols), mu__row_dra_named, mu__validate_devicetaintrule, NULL,
 				     MU__NAME_SUBDOMAIN},
 	[MU__RT_CRDS] = {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",

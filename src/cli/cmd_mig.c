@@ -26,7 +26,8 @@ static void mig_usage(FILE *f)
 	fprintf(f,
 		"usage: muster mig plan --cluster FILE --workload FILE [--configmap NAME]\n"
 		"                       [--namespace NS]\n"
-		"       muster mig eval [--gpus N] [--rounds N] [--load X] [--seed N]\n\n"
+		"       muster mig eval [--gpus N] [--rounds N] [--load X] [--seed N]\n"
+		"       muster mig eval --running [--gpus N] [--steps N] [--load X] [--seed N]\n\n"
 		"plan: the MIG layout of every A100/H100 node for the workload's demand\n"
 		"(nvidia.com/mig-PROFILE requests are instances, nvidia.com/gpu whole GPUs),\n"
 		"printed as a mig-parted config (version v1, a config muster-NODE per node),\n"
@@ -34,7 +35,10 @@ static void mig_usage(FILE *f)
 		"the kubectl lines that label each node nvidia.com/mig.config=muster-NODE.\n\n"
 		"eval: layouts decided per snapshot of demand against a static one (half\n"
 		"whole GPUs, half all-balanced) on N A100-80GB GPUs (default 64), over\n"
-		"rounds snapshots (default 1000) of load x capacity (default 1.2).\n");
+		"rounds snapshots (default 1000) of load x capacity (default 1.2).\n"
+		"With --running, pods arrive, run and hold their devices over N steps\n"
+		"(default 2000): the static layout against one re-planned every step\n"
+		"around the running pods (mu_mig_replan); the figure is the allocation.\n");
 }
 
 /* Prints one node's layout as mig-parted entries, indented by ind. */
@@ -134,6 +138,25 @@ static int mig_eval(int gpus, int rounds, double load, unsigned long long seed)
 	return MU_EXIT_OK;
 }
 
+static int mig_eval_running(int gpus, int steps, double load, unsigned long long seed)
+{
+	mu_mig_run_result_t r;
+	int rc = mu_mig_eval_running(gpus, steps, load, seed, &r);
+	if (rc) {
+		fprintf(stderr, "muster mig eval --running: %s: expected --gpus 1..4096, "
+			"--steps 201..1000000 and --load in (0, 10]\n", mu_strerror(rc));
+		return rc == MU_EINVAL ? MU_EXIT_USAGE : MU_EXIT_FAIL;
+	}
+	printf("muster mig eval --running: %d A100-80GB GPUs, %d steps, offered load %.2f x "
+	       "capacity, seed %llu\n", gpus, steps, load, seed);
+	printf("  layout    allocation  pods started/step  GPUs re-laid/step\n");
+	printf("  static    %9.1f%%  %17.2f  %17s\n", r.alloc_static * 100,
+	       r.started_static, "-");
+	printf("  dynamic   %9.1f%%  %17.2f  %17.2f\n", r.alloc_dynamic * 100,
+	       r.started_dynamic, r.changes);
+	return MU_EXIT_OK;
+}
+
 /* Reads a number option value; false (said on stderr) when malformed. */
 static bool num_arg(const char *opt, const char *v, double lo, double hi, double *out)
 {
@@ -151,7 +174,8 @@ static bool num_arg(const char *opt, const char *v, double lo, double hi, double
 int mu_cmd_mig(int argc, char **argv)
 {
 	const char *cluster = NULL, *workload = NULL, *cm = NULL, *ns = "gpu-operator";
-	double gpus = 64, rounds = 1000, load = 1.2, seed = 42;
+	double gpus = 64, rounds = 1000, load = 1.2, seed = 42, steps = 2000;
+	bool running = false;
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		mig_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? MU_EXIT_USAGE : MU_EXIT_OK;
@@ -167,6 +191,11 @@ int mu_cmd_mig(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			mig_usage(stdout);
 			return MU_EXIT_OK;
+		} else if (!plan && !strcmp(a, "--running")) {
+			running = true;
+			continue;
+		} else if (!plan && ok && !strcmp(a, "--steps")) {
+			ok = num_arg(a, v, 201, 1000000, &steps);
 		} else if (plan && ok && !strcmp(a, "--cluster")) {
 			cluster = v;
 		} else if (plan && ok && !strcmp(a, "--workload")) {
@@ -192,6 +221,8 @@ int mu_cmd_mig(int argc, char **argv)
 			return MU_EXIT_USAGE;
 		i++;
 	}
+	if (!plan && running)
+		return mig_eval_running((int)gpus, (int)steps, load, (unsigned long long)seed);
 	if (!plan)
 		return mig_eval((int)gpus, (int)rounds, load, (unsigned long long)seed);
 	if (!cluster || !workload) {

@@ -64,6 +64,9 @@ static void sched_usage(FILE *f)
 	      "                           StatefulSet, Kubeflow jobs, RayCluster; never bare pods)\n"
 	      "                           to make room for a gang: evict, then bind the\n"
 	      "                           replacement where the plan says (off by default)\n"
+	      "  --mig-layouts            plan the MIG layouts of A100/H100 nodes for the pending\n"
+	      "                           pods around the running ones, and write them on each\n"
+	      "                           Node as the annotation muster.io/mig-layout (off)\n"
 	      "  --move-ratio R           GPUs moved per GPU gained, at most (1)\n"
 	      "  --move-gpus-per-hour N   GPUs moved in any hour, at most (32; 0 = no cap)\n"
 	      "  --move-pods-per-hour N   pods moved in any hour, at most (64)\n"
@@ -190,6 +193,8 @@ static int sched_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const cha
 		o->engine.reclaim = false;
 	else if (!strcmp(a, "--consolidate"))
 		o->engine.consolidate = true;
+	else if (!strcmp(a, "--mig-layouts"))
+		o->mig_layouts = true;
 	else if (!strcmp(a, "--log-json"))
 		o->log_json = true;
 	else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))

@@ -60,8 +60,11 @@ static void print_summary(const mu_specs_t *sp, const mu_sim_result_t *r,
 	       o->cfg.engine.score ? o->cfg.engine.score->name : mu_score_binpack.name,
 	       (unsigned long long)o->cfg.seed);
 	printf("  completed          %lld of %lld\n", (long long)s->completed, (long long)s->jobs);
-	printf("  GPU utilization    %.1f%%%s\n", s->gpu_utilization * 100,
-	       s->dra_uncounted ? " (nvidia.com/gpu only: the devices of DRA claims are not counted)" : "");
+	if (s->dra)
+		printf("  GPU utilization    %.1f%% (with %lld DRA GPU devices: drivers named *gpu*)\n",
+		       s->gpu_utilization * 100, (long long)s->dra_gpus);
+	else
+		printf("  GPU utilization    %.1f%%\n", s->gpu_utilization * 100);
 	fmt_dur(a, sizeof a, s->avg_wait_s);
 	fmt_dur(b, sizeof b, s->p50_wait_s);
 	fmt_dur(c, sizeof c, s->p95_wait_s);

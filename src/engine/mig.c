@@ -9,6 +9,7 @@
  * listed: a layout that asks for them is refused as unknown.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,8 +187,7 @@ void mu_mig_count(const mu_mig_model_t *m, const mu_mig_gpu_t *g,
 			count[g->prof[i]]++;
 }
 
-/* The node's GPU model as MIG knows it, or NULL. */
-static const mu_mig_model_t *node_model(const mu_node_spec_t *n)
+const mu_mig_model_t *mu_mig_node_model(const mu_node_spec_t *n)
 {
 	const mu_mig_model_t *m = mu_mig_model(n->gpu_model);
 	for (size_t i = 0; !m && i < n->nlabels; i++)
@@ -240,7 +240,7 @@ int mu_mig_plan_nodes(const mu_node_spec_t *nodes, size_t nnodes,
 {
 	int n = 0;
 	for (size_t i = 0; i < nnodes; i++) {
-		const mu_mig_model_t *m = node_model(&nodes[i]);
+		const mu_mig_model_t *m = mu_mig_node_model(&nodes[i]);
 		int g = node_gpus(&nodes[i]);
 		if (!m || g <= 0)
 			continue;
@@ -277,4 +277,314 @@ int mu_mig_plan_nodes(const mu_node_spec_t *nodes, size_t nnodes,
 		free(all);
 	}
 	return n;
+}
+
+bool mu_mig_same(const mu_mig_gpu_t *a, const mu_mig_gpu_t *b)
+{
+	if (a->enabled != b->enabled || a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++) {
+		bool found = false;
+		for (int k = 0; k < b->n && !found; k++)
+			found = a->prof[i] == b->prof[k] && a->start[i] == b->start[k];
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Takes what the free devices of g[0..ngpu-1] (held masks h, NULL when
+ * nothing is held) serve off *whole and dem[].  O(ngpu x instances). */
+static void serve_free(const mu_mig_gpu_t *g, const uint8_t *h, int ngpu,
+		       int *whole, int32_t *dem)
+{
+	for (int i = 0; i < ngpu; i++) {
+		uint8_t mask = h ? h[i] : 0;
+		if (!g[i].enabled) {
+			if (!mask && *whole > 0)
+				(*whole)--;
+			continue;
+		}
+		for (int k = 0; k < g[i].n; k++)
+			if (!(mask >> k & 1) && dem[g[i].prof[k]] > 0)
+				dem[g[i].prof[k]]--;
+	}
+}
+
+/* Writes what layouts g serve of the demand into served and *whole_served
+ * (either may be NULL). */
+static void report_served(const mu_mig_model_t *m, const mu_mig_gpu_t *g,
+			  const uint8_t *h, int ngpu, int whole,
+			  const int32_t *demand, int32_t *served, int *whole_served)
+{
+	int32_t dem[MU_MIG_MAX_PROFILES];
+	int w = whole;
+	memcpy(dem, demand, (size_t)m->nprofiles * sizeof *dem);
+	serve_free(g, h, ngpu, &w, dem);
+	for (int p = 0; served && p < m->nprofiles; p++)
+		served[p] = demand[p] - dem[p];
+	if (whole_served)
+		*whole_served = whole - w;
+}
+
+int mu_mig_replan(const mu_mig_model_t *m, int ngpu, const mu_mig_gpu_t *cur,
+		  const uint8_t *held, int whole, const int32_t *demand,
+		  mu_mig_gpu_t *out, int32_t *served, int *whole_served)
+{
+	if (!m || ngpu < 0 || whole < 0 || !cur || !held || !demand || !out)
+		return MU_EINVAL;
+	for (int g = 0; g < ngpu; g++)
+		if (!mu_mig_valid(m, &cur[g]) || (cur[g].enabled && (held[g] >> cur[g].n)))
+			return MU_EINVAL;
+	int32_t dem[MU_MIG_MAX_PROFILES];
+	int w = whole;
+	bool all = true;
+	for (int p = 0; p < m->nprofiles; p++)
+		if (demand[p] < 0)
+			return MU_EINVAL;
+	memcpy(dem, demand, (size_t)m->nprofiles * sizeof *dem);
+	serve_free(cur, held, ngpu, &w, dem);
+	for (int p = 0; p < m->nprofiles; p++)
+		all = all && dem[p] == 0;
+	if (all && w == 0) { /* 1. the layouts as they are serve it all */
+		memcpy(out, cur, (size_t)ngpu * sizeof *out);
+		report_served(m, out, held, ngpu, whole, demand, served, whole_served);
+		return 0;
+	}
+	/* 2. GPUs with a held device keep it; the rest are planned anew */
+	memcpy(dem, demand, (size_t)m->nprofiles * sizeof *dem);
+	int *idle = malloc((size_t)(ngpu ? ngpu : 1) * sizeof *idle), nidle = 0;
+	if (!idle)
+		return MU_ENOMEM;
+	for (int g = 0; g < ngpu; g++) {
+		if (!held[g]) {
+			idle[nidle++] = g;
+			continue;
+		}
+		out[g] = cur[g];
+		if (!cur[g].enabled)
+			continue; /* a whole GPU in use */
+		out[g].n = 0;
+		for (int k = 0; k < cur[g].n; k++) { /* held, then wanted */
+			int p = cur[g].prof[k];
+			bool keep = held[g] >> k & 1;
+			if (!keep && dem[p] > 0) {
+				dem[p]--;
+				keep = true;
+			}
+			if (keep) {
+				out[g].prof[out[g].n] = cur[g].prof[k];
+				out[g].start[out[g].n++] = cur[g].start[k];
+			}
+		}
+	}
+	for (int p = m->nprofiles - 1; p >= 0; p--) /* more on those GPUs */
+		for (int g = 0; g < ngpu && dem[p] > 0; g++)
+			while (held[g] && out[g].enabled && dem[p] > 0 && gpu_add(m, &out[g], p))
+				dem[p]--;
+	mu_mig_gpu_t *fresh = calloc((size_t)(nidle ? nidle : 1), sizeof *fresh);
+	bool *taken = calloc((size_t)(nidle ? nidle : 1), sizeof *taken);
+	if (!fresh || !taken) {
+		free(idle);
+		free(fresh);
+		free(taken);
+		return MU_ENOMEM;
+	}
+	mu_mig_plan(m, nidle, whole, dem, fresh, NULL, NULL);
+	/* a fresh layout goes to an idle GPU that has it already, if any */
+	bool *placed = calloc((size_t)(nidle ? nidle : 1), sizeof *placed);
+	if (!placed) {
+		free(idle);
+		free(fresh);
+		free(taken);
+		return MU_ENOMEM;
+	}
+	for (int f = 0; f < nidle; f++)
+		for (int i = 0; i < nidle && !placed[f]; i++)
+			if (!taken[i] && mu_mig_same(&fresh[f], &cur[idle[i]])) {
+				out[idle[i]] = fresh[f];
+				taken[i] = placed[f] = true;
+			}
+	for (int f = 0, i = 0; f < nidle; f++) {
+		if (placed[f])
+			continue;
+		while (taken[i])
+			i++;
+		out[idle[i]] = fresh[f];
+		taken[i] = true;
+	}
+	free(placed);
+	free(fresh);
+	free(taken);
+	free(idle);
+	report_served(m, out, held, ngpu, whole, demand, served, whole_served);
+	int changed = 0;
+	for (int g = 0; g < ngpu; g++)
+		changed += !mu_mig_same(&out[g], &cur[g]);
+	return changed;
+}
+
+/* Parses s for model m into *out; see mu_mig_parse(). */
+static int parse_one(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
+		     char *why, size_t len)
+{
+	*out = (mu_mig_gpu_t){.enabled = true};
+	if (!strcmp(s, "whole")) {
+		out->enabled = false;
+		return MU_OK;
+	}
+	if (!strcmp(s, "empty"))
+		return MU_OK;
+	for (const char *p = s; ; ) {
+		const char *end = strchr(p, '+');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char tok[32], name[32];
+		if (n == 0 || n >= sizeof tok) {
+			snprintf(why, len, "expected \"whole\", \"empty\" or PROFILE@START "
+				 "joined by '+', got '%.40s'", s);
+			return MU_EINVAL;
+		}
+		memcpy(tok, p, n);
+		tok[n] = '\0';
+		char *at = strchr(tok, '@');
+		int start = -1;
+		if (at) {
+			char *e;
+			long v = strtol(at + 1, &e, 10);
+			if (e == at + 1 || *e || v < 0 || v >= MU_MIG_SLOTS) {
+				snprintf(why, len, "'%s': the start must be a memory slice 0 to 7", tok);
+				return MU_EINVAL;
+			}
+			start = (int)v;
+			*at = '\0';
+		}
+		snprintf(name, sizeof name, "%s", tok);
+		int k = mu_mig_profile_index(m, name);
+		if (k < 0) {
+			snprintf(why, len, "unknown MIG profile '%s' for %s", name, m->name);
+			return MU_EINVAL;
+		}
+		if (out->n >= MU_MIG_MAX_INST) {
+			snprintf(why, len, "more than %d instances on one GPU", MU_MIG_MAX_INST);
+			return MU_EINVAL;
+		}
+		if (start < 0) {
+			if (!gpu_add(m, out, k)) {
+				snprintf(why, len, "'%s' does not fit beside the instances before it", name);
+				return MU_EINVAL;
+			}
+		} else {
+			out->prof[out->n] = (int8_t)k;
+			out->start[out->n++] = (int8_t)start;
+			int c;
+			if (used_slots(m, out, &c) < 0) {
+				snprintf(why, len, "'%s@%d': %s may not start at slice %d or "
+					 "overlaps an instance before it", name, start, name, start);
+				return MU_EINVAL;
+			}
+			if (c > MU_MIG_COMPUTE) {
+				snprintf(why, len, "'%s@%d': more than 7 compute slices", name, start);
+				return MU_EINVAL;
+			}
+		}
+		if (!end)
+			return MU_OK;
+		p = end + 1;
+	}
+}
+
+int mu_mig_parse(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
+		 char *why, size_t len)
+{
+	if (!s || !out)
+		return MU_EINVAL;
+	if (m)
+		return parse_one(m, s, out, why, len);
+	int rc = MU_EINVAL;
+	for (size_t k = 0; k < sizeof models / sizeof *models && rc; k++)
+		rc = parse_one(&models[k], s, out, why, len);
+	if (rc)
+		rc = parse_one(&models[1], s, out, why, len); /* A100-80GB's words */
+	return rc;
+}
+
+size_t mu_mig_format(const mu_mig_model_t *m, const mu_mig_gpu_t *g, char *buf,
+		     size_t len)
+{
+	size_t at = 0;
+	char tmp[32];
+	if (len)
+		buf[0] = '\0';
+	if (!g->enabled || !g->n) {
+		const char *w = g->enabled ? "empty" : "whole";
+		if (len)
+			snprintf(buf, len, "%s", w);
+		return strlen(w);
+	}
+	for (int s = 0; s < MU_MIG_SLOTS; s++)
+		for (int i = 0; i < g->n; i++) {
+			if (g->start[i] != s || g->prof[i] < 0 || g->prof[i] >= m->nprofiles)
+				continue;
+			int n = snprintf(tmp, sizeof tmp, "%s%s@%d", at ? "+" : "",
+					 m->profiles[g->prof[i]].name, s);
+			if (n > 0 && at + (size_t)n < len)
+				memcpy(buf + at, tmp, (size_t)n + 1);
+			else if (len)
+				buf[at < len ? at : len - 1] = '\0';
+			at += n > 0 ? (size_t)n : 0;
+		}
+	return at;
+}
+
+int mu_mig_parse_node(const mu_mig_model_t *m, const char *s, mu_mig_gpu_t *out,
+		      int cap, char *why, size_t len)
+{
+	int n = 0;
+	if (!s || !out || cap < 0)
+		return MU_EINVAL;
+	for (const char *p = s; ; ) {
+		const char *end = strchr(p, ';');
+		size_t k = end ? (size_t)(end - p) : strlen(p);
+		char one[200];
+		if (n == cap) {
+			snprintf(why, len, "more than %d GPUs", cap);
+			return MU_ELIMIT;
+		}
+		if (k >= sizeof one) {
+			snprintf(why, len, "GPU %d: longer than %zu characters", n, sizeof one - 1);
+			return MU_EINVAL;
+		}
+		memcpy(one, p, k);
+		one[k] = '\0';
+		char w[160] = "";
+		if (mu_mig_parse(m, one, &out[n], w, sizeof w)) {
+			snprintf(why, len, "GPU %d: %s", n, w);
+			return MU_EINVAL;
+		}
+		n++;
+		if (!end)
+			return n;
+		p = end + 1;
+	}
+}
+
+size_t mu_mig_format_node(const mu_mig_model_t *m, const mu_mig_gpu_t *g, int n,
+			  char *buf, size_t len)
+{
+	size_t at = 0;
+	char one[160];
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t k = mu_mig_format(m, &g[i], one, sizeof one);
+		if (k >= sizeof one)
+			k = sizeof one - 1;
+		if (at + (i > 0) + k < len) {
+			if (i)
+				buf[at] = ';';
+			memcpy(buf + at + (i > 0), one, k + 1);
+		}
+		at += (i > 0) + k;
+	}
+	return at;
 }

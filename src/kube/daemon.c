@@ -81,6 +81,8 @@ static void cycle(mu__kd_t *d)
 		return;
 	}
 	mu__kd_apply(d, &d->dec, now);
+	if (d->o->mig_layouts)
+		mu__kd_mig(d);
 	double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	mu__kd_metrics_cycle(d, ms);
 	size_t binds = 0;

@@ -378,6 +378,7 @@ typedef struct mu__kd {
 				 * claims, nodes, rules, tpls), or NULL */
 	int64_t dra_cache_ms;   /* mono ms when they were read */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
+	int64_t last_mig;       /* mono ms of the last MIG layout pass (mig.c) */
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
 	int32_t nleaving, leaving_cap;
@@ -698,6 +699,15 @@ int mu__kms_start(mu__kd_t *d, const char *listen, char *err, size_t errlen);
 void mu__kms_stop(mu__kd_t *d);
 /* Records one cycle's time and refreshes the per-queue gauges. */
 void mu__kd_metrics_cycle(mu__kd_t *d, double ms);
+
+/* --- mig.c: MIG layouts for the pending demand (--mig-layouts) ------------ */
+
+/* At most once a second, after a cycle: re-plans the MIG layouts of the
+ * nodes whose nvidia.com/gpu.product is MIG-capable for the pods still
+ * waiting, holding the devices of the pods on them (mu_mig_replan), and
+ * writes each changed layout as the node's muster.io/mig-layout
+ * annotation.  O(pods + MIG GPUs^2). */
+void mu__kd_mig(mu__kd_t *d);
 void mu__kd_metrics_hist(uint64_t *h, double ms);
 /* Answers a pending /explain question from the engine's view (main loop
  * only).  O(1). */

@@ -37,9 +37,14 @@
  * asks for what its template claims take (add_counts), and a pod whose
  * claims fit nowhere is pinned where they would once the claims made for
  * running pods were gone (relaxed_claims): the engine evicts there.
- * Reads: the passes that only choose nodes share one read of the lists
- * for up to VIEW_MS (view_cached); a bind reads afresh and writes what it
- * allocated into that view (cache_wrote).  The metrics count the lists.
+ * Reads: the passes that choose nodes and the binds share one read of the
+ * lists for up to VIEW_MS (view_cached); a bind writes what it allocated
+ * into that view (cache_wrote), and its claim writes carry the claim's
+ * resourceVersion as read (a JSON patch "test", a merge patch's
+ * metadata.resourceVersion), so that a claim changed meanwhile fails with
+ * 409 and the bind allocates again on a fresh read, as kube-scheduler's
+ * status update of a claim in its assume cache does.  The metrics count
+ * the lists.
  * Not done (docs/kubernetes.md, "DRA"): allocationMode All across nodes.
  * Evicting pods for NoExecute taints is kube-controller-manager's (and
  * muster up's, apiserver/devtaint.c), not the scheduler's.  Device taints,
@@ -310,25 +315,59 @@ static void cache_wrote(mu__kd_t *d, const char *ns, const char *name, const jso
 	}
 }
 
+/* The resourceVersion of claim ns/name in the shared view, or NULL. */
+static const char *cached_rv(const mu__kd_t *d, const char *ns, const char *name)
+{
+	return mu__kjs(find(json_object_get(d->dra_cache, "claims"), ns, name),
+		       "metadata.resourceVersion");
+}
+
+/* Sets the cached claim ns/name's resourceVersion to that of ans. */
+static void cache_rv(mu__kd_t *d, const char *ns, const char *name, const json_t *ans)
+{
+	json_t *md = json_object_get(find(json_object_get(d->dra_cache, "claims"), ns, name),
+				     "metadata");
+	const char *rv = mu__kjs(ans, "metadata.resourceVersion");
+	if (json_is_object(md) && rv)
+		json_object_set_new(md, "resourceVersion", json_string(rv));
+}
+
+/* A claim changed since the shared view read it: the view is stale. */
+static int conflict(mu__kd_t *d, const char *what, const char *name, char *msg, size_t len)
+{
+	d->dra_cache_ms = INT64_MIN / 2;
+	snprintf(msg, len, "%s claim %s: it changed since it was read (HTTP 409)", what, name);
+	return MU_ESTATE;
+}
+
 /* Adds the delete-protection finalizer to claim ns/name with a JSON patch
  * "add" (at the end of the list when the claim had one: mode 1; a new list:
  * mode 2), so that finalizers others put on stay. */
-static int protect(mu__kc_t *c, const char *ns, const char *name, json_int_t mode, char *msg, size_t len)
+static int protect(mu__kd_t *d, mu__kc_t *c, const char *ns, const char *name, json_int_t mode,
+		   char *msg, size_t len)
 {
 	char path[800];
 	snprintf(path, sizeof path, API "/namespaces/%s/resourceclaims/%s", ns, name);
 	json_t *ops = mode == 1 ?
 		json_pack("[{s:s,s:s,s:s}]", "op", "add", "path", "/metadata/finalizers/-", "value", DELETE_PROTECTION) :
 		json_pack("[{s:s,s:s,s:[s]}]", "op", "add", "path", "/metadata/finalizers", "value", DELETE_PROTECTION);
+	const char *rv = cached_rv(d, ns, name);
+	if (ops && rv) /* the claim as the view read it, or 409 */
+		json_array_insert_new(ops, 0, json_pack("{s:s,s:s,s:s}", "op", "test", "path",
+							"/metadata/resourceVersion", "value", rv));
 	char *txt = json_dumps(ops, JSON_COMPACT);
 	json_decref(ops);
 	long st = 0;
 	json_t *ans = NULL;
 	mu__kc_json(c, "PATCH", path, "application/json-patch+json", txt, 10000, &st, &ans);
 	free(txt);
+	if (st == 200)
+		cache_rv(d, ns, name, ans);
 	json_decref(ans);
 	if (st == 200)
 		return MU_OK;
+	if (st == 409 || st == 422) /* 422: the test op failed */
+		return conflict(d, "protecting", name, msg, len);
 	snprintf(msg, len, "adding the %s finalizer to claim %s: HTTP %ld", DELETE_PROTECTION, name, st);
 	return MU_EIO;
 }
@@ -413,21 +452,18 @@ static json_t *relaxed_claims(const json_t *claims)
 int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t *all, char **node_out,
 			json_t **plan, char *msg, size_t len)
 {
-	mu__kc_t *c = NULL;
 	dra_view_t v = {0};
 	json_t *tpls = NULL;
 	const json_t *cl[16];
 	size_t n = 0;
-	int rc = node ? mu__kc_new(&d->auth, &c) : MU_OK;
+	int rc = MU_OK;
 	*node_out = NULL;
 	*plan = NULL;
-	/* a bind reads afresh (and the next pins read what it read); a pin
-	 * takes the cache */
-	if (rc == MU_OK && node && (rc = view_read(d, c, &v, msg, len)) == MU_OK)
-		cache_keep(d, &v, NULL);
-	else if (rc == MU_OK && !node)
-		rc = view_cached(d, &v, &tpls, msg, len);
-	if (rc == MU_OK && !node && pod_claims(&v, pod, cl, 16, &n, msg, len) == 1 &&
+	/* pins and binds take the shared view: a bind's claim status write
+	 * carries the resourceVersion read, so a claim changed since fails
+	 * with 409 and the bind tries again on a fresh read (mu__kd_dra_bind) */
+	rc = view_cached(d, &v, &tpls, msg, len);
+	if (rc == MU_OK && pod_claims(&v, pod, cl, 16, &n, msg, len) == 1 &&
 	    mu__k_mono_ms() - d->dra_cache_ms > 0) {
 		/* a claim the cache does not have yet: read again, once */
 		view_release(&v);
@@ -452,7 +488,6 @@ int mu__kd_dra_allocate(mu__kd_t *d, const json_t *pod, const char *node, json_t
 	}
 	view_release(&v);
 	json_decref(tpls);
-	mu__kc_free(c);
 	return rc;
 }
 
@@ -465,7 +500,7 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 	json_array_foreach(rc ? NULL : plan, i, e) {
 		char path[800];
 		json_int_t mode = json_integer_value(json_object_get(e, "protect"));
-		if (mode && (rc = protect(c, p->ns, mu__kjs(e, "claim"), mode, msg, len)))
+		if (mode && (rc = protect(d, c, p->ns, mu__kjs(e, "claim"), mode, msg, len)))
 			break;
 		snprintf(path, sizeof path, API "/namespaces/%s/resourceclaims/%s/status", p->ns,
 			 mu__kjs(e, "claim"));
@@ -482,15 +517,24 @@ int mu__kd_dra_reserve(mu__kd_t *d, const mu__kpod_t *p, const json_t *plan, cha
 						    "uid", p->uid));
 		json_t *body = json_pack("{s:{s:O,s:o}}", "status", "allocation",
 					 json_object_get(e, "allocation"), "reservedFor", rf);
+		const char *rv = cached_rv(d, p->ns, mu__kjs(e, "claim"));
+		if (body && rv) /* a precondition: the claim as the view read it */
+			json_object_set_new(body, "metadata", json_pack("{s:s}", "resourceVersion", rv));
 		char *txt = json_dumps(body, JSON_COMPACT);
 		long st = 0;
 		json_t *ans = NULL;
 		mu__kc_json(c, "PATCH", path, "application/merge-patch+json", txt, 10000, &st, &ans);
 		free(txt);
-		if (st == 200)
+		if (st == 200) {
 			cache_wrote(d, p->ns, mu__kjs(e, "claim"), json_object_get(e, "allocation"), rf);
+			cache_rv(d, p->ns, mu__kjs(e, "claim"), ans);
+		}
 		json_decref(body);
 		json_decref(ans);
+		if (st == 409) {
+			rc = conflict(d, "writing the allocation of", mu__kjs(e, "claim"), msg, len);
+			break;
+		}
 		if (st != 200) {
 			snprintf(msg, len, "writing the allocation of claim %s: HTTP %ld", mu__kjs(e, "claim"), st);
 			rc = MU_EIO;
@@ -643,9 +687,18 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node)
 {
 	char msg[600] = "", *at = NULL;
 	json_t *plan = NULL;
-	int rc = mu__kd_dra_allocate(d, p->dra, node, NULL, &at, &plan, msg, sizeof msg);
-	if (rc == MU_OK)
-		rc = mu__kd_dra_reserve(d, p, plan, msg, sizeof msg);
+	int rc = MU_ESTATE;
+	/* a claim that changed since the shared view read it (409): once
+	 * more, on a fresh read */
+	for (int round = 0; rc == MU_ESTATE && round < 2; round++) {
+		json_decref(plan);
+		free(at);
+		plan = NULL;
+		at = NULL;
+		rc = mu__kd_dra_allocate(d, p->dra, node, NULL, &at, &plan, msg, sizeof msg);
+		if (rc == MU_OK)
+			rc = mu__kd_dra_reserve(d, p, plan, msg, sizeof msg);
+	}
 	json_decref(plan);
 	free(at);
 	if (rc == MU_OK)

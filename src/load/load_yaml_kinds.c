@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "muster/engine.h"
+#include "muster/mig.h"
 #include "load/load_yaml.h"
 
 #define NODE_MAX_PODS 1000000     /* pods per node */
@@ -791,6 +792,40 @@ static int step_budgets(mu__yload_t *L, const mu__ynode_t *c, mu_scenario_step_t
 	return MU_OK;
 }
 
+/* Reads `migLayouts` of mapping c: node names to lists of one layout per
+ * GPU, each checked by mu_mig_parse() against the known MIG models (the
+ * runner checks it again against the node's own).  O(text). */
+static int mig_layouts(mu__yload_t *L, const mu__ynode_t *c,
+		       mu_mig_layout_spec_t **out, size_t *nout)
+{
+	const mu__ynode_t *m;
+	int rc = mu__y_map_at(L, c, "migLayouts", false, &m);
+	if (rc || !m || !m->n)
+		return rc;
+	if (!(*out = mu__y_alloc(L, m->n, sizeof **out)))
+		return mu__y_oom(L);
+	for (const mu__ynode_t *f = m->head; f; f = f->next) {
+		mu_mig_layout_spec_t *x = &(*out)[(*nout)++];
+		if (!mu__valid_name(f->key))
+			return mu__y_err(L, f, NULL, MU_EINVAL, "the key must be a node name");
+		if (!(x->node = mu_arena_strdup(&L->into->arena, f->key)))
+			return mu__y_oom(L);
+		if ((rc = mu__y_strs_at(L, m, f->key, false, &x->gpus, &x->ngpus)))
+			return rc;
+		if (!x->ngpus || x->ngpus > MU_MAX_GPUS)
+			return mu__y_err(L, f, NULL, MU_EINVAL, "expected a list of 1 to %d "
+					 "layouts, one per GPU", MU_MAX_GPUS);
+		const mu__ynode_t *g = f->head;
+		for (size_t i = 0; i < x->ngpus; i++, g = g ? g->next : NULL) {
+			mu_mig_gpu_t gpu;
+			char why[160];
+			if (mu_mig_parse(NULL, x->gpus[i], &gpu, why, sizeof why))
+				return mu__y_err(L, g ? g : f, NULL, MU_EINVAL, "%s", why);
+		}
+	}
+	return MU_OK;
+}
+
 /* Reads one step; prev_at is the previous step's time (0 for the first),
  * which is also the default. */
 static int step_read(mu__yload_t *L, const mu__ynode_t *c, mu_time_t prev_at,
@@ -807,6 +842,7 @@ static int step_read(mu__yload_t *L, const mu__ynode_t *c, mu_time_t prev_at,
 	    (rc = mu__y_strs_at(L, c, "removeNodes", true, &s->remove_nodes,
 				&s->nremove_nodes)) ||
 	    (rc = step_budgets(L, c, s)) ||
+	    (rc = mig_layouts(L, c, &s->expect_mig, &s->nexpect_mig)) ||
 	    (rc = mu__y_map_at(L, c, "expect", false, &ex)))
 		return rc;
 	s->cycles = (int32_t)cycles;
@@ -840,6 +876,7 @@ int mu__y_scenario(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = mu__y_str_at(L, spec, "description", false, &sc.description)) ||
 	    (rc = mu__y_str_at(L, spec, "policy", false, &sc.policy)) ||
 	    (rc = mu__y_dur_at(L, spec, "usageHalfLife", &sc.usage_half_life)) ||
+	    (rc = mig_layouts(L, spec, &sc.mig, &sc.nmig)) ||
 	    (rc = mu__y_seq_at(L, spec, "steps", true, &steps)))
 		return rc;
 	if (steps->n == 0)

@@ -55,9 +55,9 @@ static void write_summary(FILE *f, const mu_sim_summary_t *s)
 		json_num(f, "%.3f", secs[i].v);
 	}
 	fprintf(f, ",\n    \"preemptions\": %" PRId64 ", \"moves\": %" PRId64
-		", \"cycles\": %" PRId64 ", \"total_gpus\": %" PRId64 "%s, \"engine_s\": ",
-		s->preemptions, s->moves, s->cycles, s->total_gpus,
-		s->dra_uncounted ? ", \"gpu_figures_without_dra_devices\": true" : "");
+		", \"cycles\": %" PRId64 ", \"total_gpus\": %" PRId64 ", \"dra_gpus\": %" PRId64
+		", \"engine_s\": ",
+		s->preemptions, s->moves, s->cycles, s->total_gpus, s->dra_gpus);
 	json_num(f, "%.6f", s->engine_s);
 	fputs("},\n", f);
 }

@@ -20,6 +20,7 @@
 #include "muster/sim.h"
 #include "muster/util.h"
 #include "scn_dra.h"
+#include "scn_mig.h"
 
 /* The devices of a pod's latest bind decision. */
 typedef struct scn_dev {
@@ -60,6 +61,7 @@ typedef struct scn {
 	int passed, failed;
 	mu_workload_mix_t mix; /* the scenario's jobs, for MU_SCORE_MIX policies */
 	mu__sdra_t *dra;     /* DRA claims (scn_dra.c), NULL when none */
+	mu__smig_t *mig;     /* MIG layouts (scn_mig.c), NULL when none */
 } scn_t;
 
 /* Writes t (ms) as seconds, "30s" or "1.5s", into buf. */
@@ -709,6 +711,37 @@ static void scn_check_stable(scn_t *r, bool was_waiting)
 		binds, evicts);
 }
 
+/* Checks the step's migLayouts against the re-plan after its cycles:
+ * one check per node named, the layouts compared GPU by GPU in canonical
+ * text.  O(GPUs). */
+static void scn_check_mig(scn_t *r, const mu_scenario_step_t *st)
+{
+	for (size_t i = 0; i < st->nexpect_mig; i++) {
+		const mu_mig_layout_spec_t *l = &st->expect_mig[i];
+		char got[MU_MAX_GPUS][96], want[MU_MAX_GPUS][96];
+		bool same = true;
+		for (size_t g = 0; g < l->ngpus && g < MU_MAX_GPUS; g++) {
+			mu__smig_format(r->mig, l->node, (long)g, got[g], sizeof got[g]);
+			if (!mu__smig_canon(r->mig, l->node, l->gpus[g], want[g], sizeof want[g]))
+				same = false; /* want[g] says why */
+			else
+				same = same && !strcmp(got[g], want[g]);
+		}
+		if (same) {
+			r->passed++;
+			continue;
+		}
+		scn_fail_head(r);
+		fprintf(r->out, "node \"%s\": migLayouts [", l->node);
+		for (size_t g = 0; g < l->ngpus && g < MU_MAX_GPUS; g++)
+			fprintf(r->out, "%s%s", g ? ", " : "", got[g]);
+		fprintf(r->out, "], expected [");
+		for (size_t g = 0; g < l->ngpus && g < MU_MAX_GPUS; g++)
+			fprintf(r->out, "%s%s", g ? ", " : "", want[g]);
+		fprintf(r->out, "]\n");
+	}
+}
+
 /* Runs one step: arrivals, events, then its cycles with their checks. */
 static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
 {
@@ -719,13 +752,16 @@ static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
 		rc = scn_check_names(r, st);
 	if (rc != MU_OK)
 		return rc;
+	char why[300] = "";
+	if (r->mig && (rc = mu__smig_apply(r->mig, r->e, why, sizeof why)))
+		return mu__diag(r->diag, rc, r->file, 0, 0, "step %zu: %s", r->step + 1, why);
 	memset(r->evicted, 0, (st->nexpect ? st->nexpect : 1) * sizeof *r->evicted);
 	int32_t cycles = st->cycles >= 1 ? st->cycles : 1;
 	bool was_waiting = true;
 	for (r->cycle = 1; r->cycle <= cycles; r->cycle++) {
 		r->dec.n = 0;
 		if (r->dra)
-			rc = mu__sdra_prepare(r->dra, r->e, r->ids, r->finished);
+			rc = mu__sdra_prepare(r->dra, r->e, r->ids, r->finished, st->at);
 		if (rc == MU_OK)
 			rc = mu_engine_cycle(r->e, st->at, &r->dec);
 		if (rc == MU_OK && r->dra) {
@@ -741,6 +777,13 @@ static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
 		if (r->cycle > 1)
 			scn_check_stable(r, was_waiting);
 		was_waiting = cycles > 1 ? scn_any_waiting(r) : true;
+	}
+	r->cycle = cycles;
+	if (r->mig) {
+		if ((rc = mu__smig_replan(r->mig, r->e, r->ids, r->finished, why, sizeof why)))
+			return mu__diag(r->diag, rc, r->file, 0, 0, "step %zu: %s",
+					r->step + 1, why);
+		scn_check_mig(r, st);
 	}
 	return MU_OK;
 }
@@ -766,6 +809,8 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 		rc = scn_setup(&r);
 	if (rc == MU_OK && (rc = mu__sdra_new(s, &r.dra, why, sizeof why)))
 		mu__diag(diag, rc, r.file, 0, 0, "DRA: %s", why);
+	if (rc == MU_OK && (rc = mu__smig_new(s, &r.mig, why, sizeof why)))
+		mu__diag(diag, rc, r.file, 0, 0, "%s", why);
 	for (r.step = 0; rc == MU_OK && r.step < r.sc->nsteps; r.step++) {
 		const mu_scenario_step_t *st = &r.sc->steps[r.step];
 		if (r.step > 0 && st->at < r.sc->steps[r.step - 1].at)
@@ -779,6 +824,7 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 	if (r.e)
 		mu_engine_free(r.e);
 	mu__sdra_free(r.dra);
+	mu__smig_free(r.mig);
 	mu_workload_mix_release(&r.mix);
 	free(r.ids);
 	free(r.finished);

@@ -19,7 +19,11 @@
  * resource claim controller does.  Claims from a ResourceClaimTemplate are
  * made when the job arrives, named JOB-POD-CLAIM (POD counts the job's
  * pods from 0 across its pod sets), with the controller's
- * resource.kubernetes.io/pod-claim-name annotation.
+ * resource.kubernetes.io/pod-claim-name annotation.  A bound pod whose
+ * device gets a NoExecute taint it does not tolerate (any more) is taken
+ * back before the next cycle (taint_evict), as the device taint eviction
+ * controller deletes it; the run's clock counts from the Unix epoch for
+ * the taints' timeAdded, and a taint without one counts from time 0.
  *
  * So that evicting a pod frees its devices in the engine's eyes, each
  * device class those template claims ask for (when all its devices are
@@ -596,8 +600,50 @@ static int node_label(mu__sdra_t *d, mu_engine_t *e, size_t i, const bool *fits)
 	return mu_engine_node_upsert(e, &n->spec, NULL);
 }
 
-int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bool *finished)
+/* Evicts the bound pods whose claims have a device with a NoExecute taint
+ * they no longer tolerate at now (mu_dra_eviction_ms, the taint's
+ * timeAdded, or time 0 without one, plus the smallest matching
+ * tolerationSeconds), as kube-controller-manager's device taint eviction
+ * controller deletes them: the pod is taken back (mu_engine_pod_unbind)
+ * and waits again, as a controller's replacement would.  Returns how many
+ * went, or a negative error.  O(bound pods x claims x devices). */
+static int taint_evict(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bool *finished,
+		       mu_time_t now)
 {
+	int n = 0;
+	mu_dra_view_t v = {d->slices, d->classes, d->claims, d->knodes, d->rules};
+	for (size_t i = 0; i < d->nsets; i++) {
+		dset_t *s = &d->sets[i];
+		if (ids[s->job] < 0 || finished[s->job])
+			continue;
+		for (int32_t p = 0; p < s->npods; p++) {
+			if (s->pods[p].at < 0 || mu_engine_pod_node(e, ids[s->job], s->ps, p) != s->pods[p].at)
+				continue;
+			const json_t *cl[MU_DRA_MAX_CLAIMS];
+			size_t nc = pod_claims(d, s, p, cl);
+			bool due = false;
+			for (size_t c = 0; c < nc && !due; c++) {
+				int64_t when = mu_dra_eviction_ms(&v, cl[c], 0, NULL, 0);
+				due = when >= 0 && when <= now;
+			}
+			if (!due)
+				continue;
+			int rc = mu_engine_pod_unbind(e, ids[s->job], s->ps, p, now);
+			if (rc)
+				return rc;
+			pod_release(d, s, p);
+			n++;
+		}
+	}
+	return n;
+}
+
+int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids, const bool *finished,
+		     mu_time_t now)
+{
+	int ev = taint_evict(d, e, ids, finished, now);
+	if (ev < 0)
+		return ev;
 	release_gone(d, e, ids, finished);
 	int32_t *next = calloc(d->nsets + 1, sizeof *next);
 	bool *fits = calloc(d->nsets + 1, sizeof *fits), *any = calloc(d->nsets + 1, sizeof *any);
@@ -748,4 +794,40 @@ long mu__sdra_devices(const mu__sdra_t *d, const mu_engine_t *e, size_t k, mu_id
 	}
 	*out = v;
 	return (long)n;
+}
+
+/* Whether driver name drv marks GPUs: it contains "gpu" in any case. */
+static bool gpu_driver(const char *drv)
+{
+	for (const char *p = drv; p && p[0]; p++)
+		if ((p[0] | 32) == 'g' && (p[1] | 32) == 'p' && (p[2] | 32) == 'u')
+			return true;
+	return false;
+}
+
+void mu__sdra_gpus(const mu__sdra_t *d, int64_t *total, int64_t *used)
+{
+	size_t i, k;
+	json_t *sl, *o, *c, *r;
+	*total = *used = 0;
+	json_array_foreach(d->slices, i, sl) {
+		const char *drv = mu__jstr(sl, "spec.driver"), *pool = mu__jstr(sl, "spec.pool.name");
+		if (!gpu_driver(drv) || !pool)
+			continue;
+		json_int_t gen = json_integer_value(mu__jget(sl, "spec.pool.generation")), newest = gen;
+		json_array_foreach(d->slices, k, o) { /* the pool's newest generation only */
+			const char *d2 = mu__jstr(o, "spec.driver"), *p2 = mu__jstr(o, "spec.pool.name");
+			json_int_t g2 = json_integer_value(mu__jget(o, "spec.pool.generation"));
+			if (d2 && p2 && !strcmp(d2, drv) && !strcmp(p2, pool) && g2 > newest)
+				newest = g2;
+		}
+		if (gen == newest)
+			*total += (int64_t)json_array_size(mu__jget(sl, "spec.devices"));
+	}
+	json_array_foreach(d->claims, i, c) {
+		if (!json_array_size(mu__jget(c, "status.reservedFor")))
+			continue;
+		json_array_foreach(mu__jget(c, "status.allocation.devices.results"), k, r)
+			*used += gpu_driver(mu__jstr(r, "driver"));
+	}
 }

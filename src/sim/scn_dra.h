@@ -29,15 +29,17 @@ const mu_job_spec_t *mu__sdra_job(mu__sdra_t *d, size_t k);
  * msg when a pod names a claim or template that does not exist. */
 int mu__sdra_submitted(mu__sdra_t *d, size_t k, char *msg, size_t len);
 
-/* Before a cycle: frees the claims of pods that are no longer bound
- * (finished, evicted, lost with their node), then labels every node where
+/* Before a cycle at now: takes back the bound pods whose devices have a
+ * NoExecute taint they do not tolerate at now (timeAdded, or 0, plus
+ * their tolerationSeconds), then frees the claims of pods that are no
+ * longer bound (finished, evicted, lost with their node), then labels every node where
  * the next waiting pod of each claim-bearing pod set can get its devices
  * (for a set whose devices are counted, also where it could once the
  * claims made for running pods are gone: the engine preempts there if it
  * may), updating the nodes in e whose labels changed.  ids and finished
  * are the runner's per spec job.  O(nodes x pod sets x allocation). */
 int mu__sdra_prepare(mu__sdra_t *d, mu_engine_t *e, const mu_id_t *ids,
-		     const bool *finished);
+		     const bool *finished, mu_time_t now);
 
 /* After a cycle: allocates the claims of every pod that dec binds, on its
  * node, and reserves them for it, as kube-scheduler does before the bind.
@@ -55,5 +57,13 @@ const char *mu__sdra_msg(const mu__sdra_t *d, size_t k);
  * claim shared by several pods once.  Returns the count or -1 on OOM. */
 long mu__sdra_devices(const mu__sdra_t *d, const mu_engine_t *e, size_t k, mu_id_t id,
 		      char ***out);
+
+/* The DRA devices that count as GPUs: those whose driver's name contains
+ * "gpu" in any case (KAI-Scheduler's IsGPUDeviceClass rule, which reads a
+ * DeviceClass's name, applied to the driver: a slice's devices name no
+ * class).  *total: such devices of the newest generation of each pool;
+ * *used: such devices allocated to claims reserved for a pod.
+ * O(slices^2 + claims x results). */
+void mu__sdra_gpus(const mu__sdra_t *d, int64_t *total, int64_t *used);
 
 #endif

@@ -209,7 +209,10 @@ static int sim_point(sim_t *s)
 		s->pts = np;
 		s->pts_cap = ncap;
 	}
-	s->pts[s->npts++] = (sim_point_t){s->now, used.v[MU_RES_GPU], s->pending,
+	int64_t dra_total = 0, dra_used = 0;
+	if (s->dra)
+		mu__sdra_gpus(s->dra, &dra_total, &dra_used);
+	s->pts[s->npts++] = (sim_point_t){s->now, used.v[MU_RES_GPU] + dra_used * 1000, s->pending,
 					  s->running};
 	return MU_OK;
 }
@@ -309,7 +312,7 @@ static int sim_cycle(sim_t *s, int *undone)
 	s->dec.n = 0;
 	*undone = 0;
 	double t0 = now_s();
-	int rc = s->dra ? mu__sdra_prepare(s->dra, s->eng, s->dra_ids, s->dra_fin) : MU_OK;
+	int rc = s->dra ? mu__sdra_prepare(s->dra, s->eng, s->dra_ids, s->dra_fin, s->now) : MU_OK;
 	if (rc == MU_OK)
 		rc = mu_engine_cycle(s->eng, s->now, &s->dec);
 	if (rc == MU_OK && s->dra) {
@@ -642,8 +645,12 @@ static int sim_result(sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out)
 	mu_time_t t_end = s->npts ? s->pts[s->npts - 1].t : t_first;
 	mu_res_t alloc;
 	mu_engine_totals(s->eng, &alloc, NULL);
-	out->summary.total_gpus = alloc.v[MU_RES_GPU] / 1000;
-	out->summary.dra_uncounted = s->dra != NULL;
+	int64_t dra_total = 0, dra_used = 0;
+	if (s->dra)
+		mu__sdra_gpus(s->dra, &dra_total, &dra_used);
+	out->summary.total_gpus = alloc.v[MU_RES_GPU] / 1000 + dra_total;
+	out->summary.dra = s->dra != NULL;
+	out->summary.dra_gpus = dra_total;
 	out->summary.preemptions = s->preemptions;
 	out->summary.moves = s->moves;
 	out->summary.cycles = s->cycles;
@@ -653,7 +660,7 @@ static int sim_result(sim_t *s, const mu_specs_t *sp, mu_sim_result_t *out)
 	if (rc == MU_OK)
 		rc = sim_result_queues(s, sp, t_end, out);
 	if (rc == MU_OK)
-		rc = sim_result_series(s, t_first, t_end, alloc.v[MU_RES_GPU], out);
+		rc = sim_result_series(s, t_first, t_end, alloc.v[MU_RES_GPU] + dra_total * 1000, out);
 	return rc;
 }
 

@@ -9,9 +9,13 @@
 # DisruptionTarget condition, reason DeletionByDeviceTaintManager, and the
 # Event DeviceTaintManagerEviction "Marking for deletion", as the real
 # controller writes them), patient only after its 6 s, and stoic never.
-# Then the rule goes, a new pod takes a freed GPU, and a NoExecute taint
+# The rule's status condition EvictionInProgress says that one pod waits
+# (PodsPendingEviction) while patient's 6 s run, then Completed, as the
+# controller of Kubernetes 1.35 writes it.  Then the rule goes, a new pod takes a freed GPU, and a NoExecute taint
 # written on that device of the ResourceSlice itself (without timeAdded,
-# which muster up stamps) evicts it too.  Cases modelled on
+# which muster up stamps) evicts it too.  Last, a pod that tolerates that
+# taint for 600 s takes the device, the taint is removed, and the Event
+# DeviceTaintManagerEviction "Cancelling deletion" is recorded for it.  Cases modelled on
 # "evict-pod-rule", "evict-pod-rule-later" and
 # "evict-pod-resourceclaim" of pkg/controller/devicetainteviction/
 # device_taint_eviction_test.go (kubernetes/kubernetes).
@@ -99,11 +103,18 @@ wait_for plain-evicted 50 gone_or_going plain
 if gone_or_going patient; then bad "patient evicted before its 6 s (after $(( $(date +%s) - start )) s)"; else ok; fi
 ev() { kc get events --field-selector "involvedObject.name=$1" -o jsonpath='{range .items[*]}{.reason}|{.message}|{.source.component}{"\n"}{end}' 2>/dev/null | grep -q "DeviceTaintManagerEviction|Marking for deletion|device-taint-eviction"; }
 wait_for plain-event 25 ev plain
+# the rule's status, as Kubernetes 1.35's controller writes it: patient waits
+rcond() { kc get devicetaintrule broken -o jsonpath='{.status.conditions[?(@.type=="EvictionInProgress")].status}|{.status.conditions[?(@.type=="EvictionInProgress")].reason}|{.status.conditions[?(@.type=="EvictionInProgress")].message}' 2>/dev/null; }
+pending_cond() { rcond | grep -qxF "True|PodsPendingEviction|1 pod needs to be evicted in 1 namespace. 1 pod evicted since starting the controller."; }
+wait_for rule-status-pending 25 pending_cond || rcond
 wait_for patient-evicted-later 75 gone_or_going patient
 took=$(( $(date +%s) - start ))
 if [ "$took" -ge 5 ]; then ok; else bad "patient evicted after $took s, expected about 6"; fi
 sleep 1
 if gone_or_going stoic; then bad "stoic evicted, though it tolerates the taint for ever"; else ok; fi
+done_cond() { rcond | grep -qxF "False|Completed|2 pods evicted since starting the controller."; }
+wait_for rule-status-completed 50 done_cond || rcond
+kc wait --for=condition=EvictionInProgress=false devicetaintrule/broken --timeout=10s >"$T/out" 2>&1 && ok || bad "kubectl wait for EvictionInProgress=false: $(cat "$T/out")"
 # the condition, while the pod is still there (deleted gracefully)
 cond() { kc get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="DisruptionTarget")].reason}' 2>/dev/null | grep -q DeletionByDeviceTaintManager; }
 if kc get pod patient >/dev/null 2>&1; then
@@ -126,5 +137,18 @@ k get resourceslice n0-gpus -o jsonpath='{.spec.devices[0].basic.taints[0].timeA
 if grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' "$T/out"; then ok; else bad "slice taint timeAdded not stamped: $(cat "$T/out")"; fi
 wait_for again-evicted-by-slice-taint 50 gone_or_going again
 if gone_or_going stoic; then bad "stoic evicted by the slice taint of another device"; else ok; fi
+
+# a pod due later whose taint then goes: waiter tolerates the slice's taint
+# for 600 s and takes gpu-0 once again is gone; the taint is removed, and
+# the controller records "Cancelling deletion" (and evicts nothing)
+kc delete pod again --wait=false >/dev/null 2>&1
+wait_for again-gone 150 gone again
+claim waiter 0 '[{key: example.com/broken, operator: Exists, effect: NoExecute, tolerationSeconds: 600}]' >"$T/waiter.yaml"
+kc apply -f "$T/waiter.yaml" >/dev/null 2>&1
+wait_for waiter-bound 150 is_bound waiter
+kc patch resourceslice n0-gpus --type=json -p '[{"op":"remove","path":"/spec/devices/0/basic/taints"}]' >"$T/out" 2>&1 || { cat "$T/out"; bad "untainting the slice"; }
+cancelled() { kc get events --field-selector involvedObject.name=waiter -o jsonpath='{range .items[*]}{.reason}|{.message}|{.source.component}{"\n"}{end}' 2>/dev/null | grep -q "DeviceTaintManagerEviction|Cancelling deletion|device-taint-eviction"; }
+wait_for waiter-cancelled 50 cancelled
+if gone_or_going waiter; then bad "waiter evicted though its taint went"; else ok; fi
 
 done_

@@ -2,7 +2,8 @@
 # mig.sh - black-box tests of `muster mig`: the layout of examples/mig as a
 # mig-parted config (and as a ConfigMap), parsed back as YAML and checked
 # against the demand; `mig eval` runs and the dynamic layout serves more
-# compute than the static one; bad usage exits 2.
+# compute than the static one, with and without running pods (--running);
+# bad usage exits 2.
 # Usage: sh tests/e2e/mig.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
 E2E_NAME=mig; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 
@@ -43,6 +44,17 @@ has eval "$T/out" "dynamic"
 st=$(awk '$1 == "static" { sub("%", "", $2); print $2 }' "$T/out")
 dy=$(awk '$1 == "dynamic" { sub("%", "", $2); print $2 }' "$T/out")
 if awk -v s="$st" -v d="$dy" 'BEGIN { exit !(d > s) }'; then ok; else bad "eval: dynamic $dy not above static $st"; fi
+
+# With running pods: the layout re-planned around them (mu_mig_replan) keeps
+# more of the pool allocated than the static one, and it does re-lay GPUs.
+expect running 0 "$M" mig eval --running --gpus 16 --steps 600 --seed 7
+st=$(awk '$1 == "static" { sub("%", "", $2); print $2 }' "$T/out")
+dy=$(awk '$1 == "dynamic" { sub("%", "", $2); print $2 }' "$T/out")
+ch=$(awk '$1 == "dynamic" { print $4 }' "$T/out")
+if awk -v s="$st" -v d="$dy" -v c="$ch" 'BEGIN { exit !(d > s && c > 0) }'; then ok
+else bad "running: dynamic $dy not above static $st, or no GPU re-laid ($ch)"; fi
+expect running-bad-steps 2 "$M" mig eval --running --steps 100
+has running-bad-steps "$T/err" "--steps: expected a number from 201"
 
 expect no-verb 2 "$M" mig
 expect bad-verb 2 "$M" mig apply

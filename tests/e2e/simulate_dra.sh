@@ -8,8 +8,9 @@
 # are free on both nodes; a third job without claims starts at once.
 # Preemption frees devices: a preemptible low-priority job holding the GPU
 # is evicted for a high-priority one that needs it (dra-preempt.yaml of
-# tests/scenarios, here in a simulation).  The GPU figures say that they
-# leave the DRA devices out.
+# tests/scenarios, here in a simulation).  The DRA GPU counts in the GPU
+# figures (its driver's name has "gpu", KAI-Scheduler's IsGPUDeviceClass
+# rule), and the JSON summary says how many such devices there are.
 # Usage: sh tests/e2e/simulate_dra.sh PATH_TO_MUSTER.  Ends with "N passed, N failed".
 E2E_NAME=simulate_dra; . "$(dirname "$0")/lib/common.sh"
 cat >"$T/cluster.yaml" <<'Y'
@@ -91,9 +92,11 @@ spec:
 Y
 expect simulate-dra 0 "$M" simulate --cluster "$T/cluster.yaml" --workload "$T/workload.yaml" --json "$T/out.json"
 has simulate-dra "$T/out" "completed          3 of 3"
-# the GPU figures count nvidia.com/gpu only, and say so
-has gpu-figures-say-dra-uncounted "$T/out" "(nvidia.com/gpu only: the devices of DRA claims are not counted)"
-has json-says-dra-uncounted "$T/out.json" '"gpu_figures_without_dra_devices": true'
+# the DRA GPU (driver gpu.example.com) counts as a GPU: the cluster has 1,
+# busy from 0 to 2 h, the whole span
+has gpu-count-has-the-dra-gpu "$T/out" "2 nodes (1 GPUs)"
+has gpu-utilization-counts-it "$T/out" "GPU utilization    100.0% (with 1 DRA GPU devices: drivers named"
+has json-dra-gpus "$T/out.json" '"total_gpus": 1, "dra_gpus": 1'
 python3 - "$T/out.json" >"$T/starts" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -87,7 +87,7 @@ static int make_result(mu_sim_result_t *r, size_t njobs, size_t nsamples)
 	mu_sim_summary_t *m = &r->summary;
 	*m = (mu_sim_summary_t){(int64_t)njobs, (int64_t)(njobs * 8 / 10), 0.8734,
 		1234.5, 0.1, 5400, 30000, 8000, 4000, 40000, 90000, 97000.25,
-		143, 7, 5012, 512, 0.8421, false};
+		143, 7, 5012, 512, 0.8421, false, 0};
 	return 0;
 }
 
@@ -448,7 +448,7 @@ static void test_json_structure(mu_t_t *t)
 	static const char *const keys[] = {"jobs", "completed", "gpu_utilization",
 		"avg_wait_s", "p50_wait_s", "p95_wait_s", "p99_wait_s", "avg_jct_s",
 		"p50_jct_s", "p95_jct_s", "p99_jct_s", "makespan_s", "preemptions",
-		"moves", "cycles", "total_gpus", "engine_s"};
+		"moves", "cycles", "total_gpus", "dra_gpus", "engine_s"};
 	mu_sim_result_t r;
 	int rc = -1;
 	CHECK(t, make_result(&r, 50, 30) == 0);
