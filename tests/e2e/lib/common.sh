@@ -8,7 +8,7 @@ up_start_one_node() {
 	up_start "$T/cluster.yaml"
 }
 
- common.sh - what every end-to-end script shares: the muster under test,
+# common.sh - what every end-to-end script shares: the muster under test,
 # a scratch directory removed on exit, pass/fail counters, the checks
 # (expect, has, hasnt, wait_for), kubectl against a `muster up` data
 # directory, and the closing line that tests/run.sh adds up.
