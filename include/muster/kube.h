@@ -92,7 +92,8 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
 /* A snapshot: *list (if not NULL; owned by the caller) gets {"items": [...]}
  * whose objects are shared and must not be changed; *seq (if not NULL) the
  * count of changes so far (unchanged: nothing changed).  Returns whether
- * the cache is healthy: listed, and no list or watch failed since.
+ * the cache is healthy: listed, and no list or watch failed since (or a
+ * watch resumed after the failure was answered).
  * O(objects) with a list, O(1) without. */
 struct json_t;
 bool mu_kube_watch_items(mu_kube_watch_t *w, struct json_t **list, uint64_t *seq);
