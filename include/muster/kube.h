@@ -79,8 +79,9 @@ int mu_kube_client_do(mu_kube_client_t *c, const char *method, const char *path,
 
 /* A collection kept up to date by a thread of its own (one kept-alive
  * connection): listed, then watched from the list's resourceVersion,
- * resumed from the last version seen when a watch ends, re-listed on 410
- * Gone (src/kube/watchcache.c). */
+ * resumed from the last version seen when a watch ends or is cut (as
+ * client-go's reflector does), re-listed on 410 Gone
+ * (src/kube/watchcache.c). */
 typedef struct mu_kube_watch mu_kube_watch_t;
 
 /* Starts watching path (a collection, "/api/v1/pods"), with query (extra
@@ -91,13 +92,18 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
 /* A snapshot: *list (if not NULL; owned by the caller) gets {"items": [...]}
  * whose objects are shared and must not be changed; *seq (if not NULL) the
  * count of changes so far (unchanged: nothing changed).  Returns whether
- * the cache is healthy: listed, and no list or watch failed since.
+ * the cache is healthy: listed, and no list or watch failed since (or a
+ * watch resumed after the failure was answered).
  * O(objects) with a list, O(1) without. */
 struct json_t;
 bool mu_kube_watch_items(mu_kube_watch_t *w, struct json_t **list, uint64_t *seq);
 /* How many times a watch was answered 410 Gone (its resourceVersion had
  * expired) and the collection was listed again.  O(1). */
 uint64_t mu_kube_watch_expired(mu_kube_watch_t *w);
+/* How many times a watch that failed (cut, not answered, 429 or 500) was
+ * resumed from the last version seen, and the server took that version,
+ * without a list.  O(1). */
+uint64_t mu_kube_watch_resumed(mu_kube_watch_t *w);
 /* Why the cache is not healthy ("" when it is), into buf. */
 const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len);
 /* Stops the thread (within about a second) and frees everything. */

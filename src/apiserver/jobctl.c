@@ -16,6 +16,17 @@
  * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
  * the controller thread; a reconcile creates at most MU__TX_MAX / 2 pods and
  * marks the job dirty again to finish later.
+ *
+ * A job finds its pods through an index by controller uid (the pods'
+ * batch.kubernetes.io/controller-uid label), kept from the pod events and
+ * rebuilt from one list of the pods at each resync, as Kubernetes' Job
+ * controller reads its pods from an informer's index rather than listing
+ * them: a reconcile costs O(its pods), not O(all pods), so N jobs cost
+ * O(N) rather than O(N^2) (bench/jobctl.sh).  The pods a reconcile
+ * creates enter the index at once (their events come later), so that a
+ * job marked again before they arrive does not make them twice; a key
+ * whose pod is gone is dropped when next read.  The dirty jobs are a set
+ * (a hash), so marking is O(1) however many jobs wait.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +36,11 @@
 #include "apiserver/crd.h"
 #include "apiserver/ssa.h"
 
-#define MAX_DIRTY 4096
-
 struct mu__jobctl {
 	mu_apiserver_t *s;
-	char *dirty[MAX_DIRTY];  /* "ns/name" */
-	int ndirty;
-	bool all;                /* too many to track: reconcile every job */
+	json_t *dirty;           /* set: "ns/name" -> null */
+	bool all;                /* reconcile every job (and rebuild pods) */
+	json_t *pods;            /* controller uid -> {pod "ns/name" -> null} */
 	char *gone[64];          /* uids of deleted jobs whose pods go */
 	int ngone;
 };
@@ -42,6 +51,13 @@ int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
 	if (!*out)
 		return MU_ENOMEM;
 	(*out)->s = s;
+	(*out)->dirty = json_object();
+	(*out)->pods = json_object();
+	if (!(*out)->dirty || !(*out)->pods) {
+		mu__jobctl_free(*out);
+		*out = NULL;
+		return MU_ENOMEM;
+	}
 	return MU_OK;
 }
 
@@ -49,32 +65,74 @@ void mu__jobctl_free(mu__jobctl_t *jc)
 {
 	if (!jc)
 		return;
-	for (int i = 0; i < jc->ndirty; i++)
-		free(jc->dirty[i]);
+	json_decref(jc->dirty);
+	json_decref(jc->pods);
 	for (int i = 0; i < jc->ngone; i++)
 		free(jc->gone[i]);
 	free(jc);
 }
 
+/* Marks job ns/name dirty.  O(1); a failed allocation reconciles all. */
 static void mark(mu__jobctl_t *jc, const char *ns, const char *name)
 {
 	char key[600];
 	snprintf(key, sizeof key, "%s/%s", ns, name);
-	for (int i = 0; i < jc->ndirty; i++)
-		if (!strcmp(jc->dirty[i], key))
-			return;
-	if (jc->ndirty == MAX_DIRTY) {
+	if (json_object_set_new(jc->dirty, key, json_null()))
 		jc->all = true;
-		return;
-	}
-	jc->dirty[jc->ndirty] = strdup(key);
-	if (jc->dirty[jc->ndirty])
-		jc->ndirty++;
 }
 
 void mu__jobctl_resync(mu__jobctl_t *jc)
 {
 	jc->all = true;
+}
+
+/* --- the pods by controller uid ------------------------------------------ */
+
+/* A pod's controller uid (label), or NULL. */
+static const char *pod_uid(const mu__obj_t *o)
+{
+	const char *v = mu__obj_label(o, "batch.kubernetes.io/controller-uid");
+	return v ? v : mu__obj_label(o, "controller-uid");
+}
+
+/* Adds pod key to uid's set.  O(1); a failed allocation rebuilds at the
+ * next sync. */
+static void index_add(mu__jobctl_t *jc, const char *uid, const char *key)
+{
+	json_t *set = json_object_get(jc->pods, uid);
+	if (!set && (!(set = json_object()) || json_object_set_new(jc->pods, uid, set)))
+		set = NULL;
+	if (!set || json_object_set_new(set, key, json_null()))
+		jc->all = true;
+}
+
+/* Removes pod key from uid's set (and the set once empty).  O(1). */
+static void index_del(mu__jobctl_t *jc, const char *uid, const char *key)
+{
+	json_t *set = json_object_get(jc->pods, uid);
+	if (!set)
+		return;
+	json_object_del(set, key);
+	if (!json_object_size(set))
+		json_object_del(jc->pods, uid);
+}
+
+static int index_page(void *ctx, mu__page_t *pg)
+{
+	mu__jobctl_t *jc = ctx;
+	for (size_t i = 0; i < pg->n; i++) {
+		const char *uid = pod_uid(pg->objs[i]);
+		if (uid)
+			index_add(jc, uid, pg->objs[i]->key);
+	}
+	return 0;
+}
+
+/* The index again from one walk of every pod.  O(pods). */
+static void index_rebuild(mu__jobctl_t *jc)
+{
+	json_object_clear(jc->pods);
+	mu__store_each(jc->s->store, MU__RT_PODS, NULL, 1000, NULL, NULL, index_page, jc);
 }
 
 void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev)
@@ -91,6 +149,13 @@ void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev)
 			json_decref(j);
 		}
 	} else if (o->rt == MU__RT_PODS) {
+		const char *uid = pod_uid(o), *was = ev->prev ? pod_uid(ev->prev) : NULL;
+		if (was && (ev->type == MU__EV_DELETED || !uid || strcmp(uid, was)))
+			index_del(jc, was, ev->prev->key);
+		if (uid && ev->type == MU__EV_DELETED)
+			index_del(jc, uid, o->key);
+		else if (uid)
+			index_add(jc, uid, o->key);
 		const char *job = mu__obj_label(o, "batch.kubernetes.io/job-name");
 		if (!job)
 			job = mu__obj_label(o, "job-name");
@@ -111,9 +176,7 @@ typedef struct uid_filter {
 
 static bool owned(void *ctx, const mu__obj_t *o)
 {
-	const char *v = mu__obj_label(o, "batch.kubernetes.io/controller-uid");
-	if (!v)
-		v = mu__obj_label(o, "controller-uid");
+	const char *v = pod_uid(o);
 	return v && !strcmp(v, ((uid_filter_t *)ctx)->uid);
 }
 
@@ -127,11 +190,41 @@ static bool dependent(void *ctx, const mu__obj_t *o)
 	return owned(ctx, o) && strstr(o->json, needle);
 }
 
-/* The job's pods (references) in *pg. */
+/* The job's pods in ns (references, in no order) in *pg, from the index;
+ * each is read from the store and checked, and a key whose pod is gone or
+ * no longer the job's leaves the index.  O(the job's pods). */
 static int job_pods(mu__jobctl_t *jc, const char *ns, const char *uid, mu__page_t *pg)
 {
+	memset(pg, 0, sizeof *pg);
+	json_t *set = json_object_get(jc->pods, uid);
+	size_t cap = json_object_size(set);
+	if (!cap)
+		return MU_OK;
+	if (!(pg->objs = malloc(cap * sizeof *pg->objs)))
+		return MU_ENOMEM;
 	uid_filter_t f = {uid};
-	return mu__store_list(jc->s->store, MU__RT_PODS, ns, NULL, 1000000, owned, &f, pg);
+	const char *key;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe(set, tmp, key, v) {
+		const char *slash = strchr(key, '/');
+		char pns[256];
+		mu__obj_t *o = NULL;
+		if (slash && (size_t)(slash - key) < sizeof pns) {
+			snprintf(pns, sizeof pns, "%.*s", (int)(slash - key), key);
+			o = mu__store_get(jc->s->store, MU__RT_PODS, pns, slash + 1);
+		}
+		if (o && owned(&f, o) && !strcmp(o->ns, ns)) {
+			pg->objs[pg->n++] = o;
+			continue;
+		}
+		if (!o || !owned(&f, o))
+			json_object_del(set, key); /* gone, or relabelled */
+		mu__obj_unref(o);
+	}
+	if (!json_object_size(set))
+		json_object_del(jc->pods, uid);
+	return MU_OK;
 }
 
 static bool is_active(const mu__obj_t *p)
@@ -208,15 +301,24 @@ typedef struct status_ctx {
 	const mu__rtype_t *t; /* Job */
 	counts_t c;
 	bool suspended, complete, failed;
+	json_t *job;          /* reconcile's parse of the job (borrowed) */
+	int64_t rv;           /* the version it parsed */
 } status_ctx_t;
 
-/* Writes the job's status; KEEP when nothing changed. */
+/* Writes the job's status; KEEP when nothing changed.  When cur is the
+ * version reconcile parsed, it works on that parse (which reconcile no
+ * longer reads) rather than parsing it again, and copies only the status
+ * to compare: most reconciles (a pod bound, the job's own status write)
+ * change nothing, and parsing and copying the Job twice each time was
+ * most of the controller's cost (perf, bench/dispatch.sh's workers). */
 static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	status_ctx_t *c = ctx;
 	if (!cur)
 		return MU__MUT_KEEP;
-	json_t *o = mu__obj_parse(cur), *before = json_deep_copy(o);
+	json_t *o = c->job && cur->rv == c->rv ? json_incref(c->job) : mu__obj_parse(cur);
+	json_t *st0 = json_object_get(o, "status");
+	json_t *before = st0 ? json_deep_copy(st0) : json_object(); /* the status as it was */
 	if (!o || !before) {
 		json_decref(o);
 		json_decref(before);
@@ -245,15 +347,28 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		mu__set_condition(o, "FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
 		mu__set_condition(o, "Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
 	}
-	/* conditions keep their times unless their status changes */
-	bool same = json_equal(o, before);
+	/* conditions keep their times unless their status changes; only
+	 * the status changed above */
+	bool same = json_equal(json_object_get(o, "status"), before);
 	if (same) {
 		json_decref(before);
 		json_decref(o);
 		return MU__MUT_KEEP;
 	}
-	/* the Job controller writes status through /status */
-	mu__mf_controller(c->t, before, o, "kube-controller-manager", true);
+	/* the Job controller writes status through /status; its managed
+	 * fields compare with the whole object as it was */
+	json_t *whole = json_deep_copy(o);
+	if (!whole) {
+		json_decref(before);
+		json_decref(o);
+		return MU_ENOMEM;
+	}
+	if (st0)
+		json_object_set(whole, "status", before);
+	else
+		json_object_del(whole, "status");
+	mu__mf_controller(c->t, whole, o, "kube-controller-manager", true);
+	json_decref(whole);
 	json_decref(before);
 	*out = o;
 	return MU__MUT_PUT;
@@ -264,6 +379,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 {
 	mu__obj_t *jo = mu__store_get(jc->s->store, MU__RT_JOBS, ns, name);
 	json_t *job = jo ? mu__obj_parse(jo) : NULL;
+	int64_t job_rv = jo ? jo->rv : -1;
 	mu__obj_unref(jo);
 	const char *uid = mu__jstr(job, "metadata.uid");
 	mu__page_t pg;
@@ -279,7 +395,8 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 		json_decref(job);
 		return;
 	}
-	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), count(&pg), json_is_true(mu__jget(job, "spec.suspend")), false, false};
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), count(&pg), json_is_true(mu__jget(job, "spec.suspend")),
+			   false, false, NULL, -1};
 	const json_t *comp = mu__jget(job, "spec.completions");
 	json_int_t par = json_integer_value(mu__jget(job, "spec.parallelism"));
 	json_int_t backoff = mu__jget(job, "spec.backoffLimit") ? json_integer_value(mu__jget(job, "spec.backoffLimit")) : 6;
@@ -311,15 +428,22 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 			want = json_integer_value(comp) - sc.c.succeeded;
 		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 2; k++) {
 			json_t *pod = pod_from(jc, job);
-			if (pod && mu__create_by(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", NULL) >= 0) {
+			mu__obj_t *made = NULL;
+			if (pod && mu__create_by(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", &made) >= 0) {
 				sc.c.active++;
 				writes++;
+				if (made) /* in the index before its event */
+					index_add(jc, uid, made->key);
 			}
+			mu__obj_unref(made);
 			json_decref(pod);
 		}
 		if (sc.c.active < want)
 			mark(jc, ns, name);
 	}
+	/* status_fn may change job in place: nothing below reads it */
+	sc.job = job;
+	sc.rv = job_rv;
 	mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL);
 	mu__store_commit(tx);
 	mu__page_release(&pg);
@@ -355,9 +479,8 @@ void mu__jobctl_sync(mu__jobctl_t *jc)
 	jc->ngone = 0;
 	if (jc->all) {
 		jc->all = false;
-		for (int i = 0; i < jc->ndirty; i++)
-			free(jc->dirty[i]);
-		jc->ndirty = 0;
+		json_object_clear(jc->dirty);
+		index_rebuild(jc);
 		mu__page_t pg;
 		if (mu__store_list(jc->s->store, MU__RT_JOBS, NULL, NULL, 1000000, NULL, NULL, &pg) == MU_OK) {
 			for (size_t i = 0; i < pg.n; i++)
@@ -365,17 +488,20 @@ void mu__jobctl_sync(mu__jobctl_t *jc)
 			mu__page_release(&pg);
 		}
 	}
-	/* reconcile may mark jobs again: take the current list first */
-	int n = jc->ndirty;
-	char *work[MAX_DIRTY];
-	memcpy(work, jc->dirty, (size_t)n * sizeof *work);
-	jc->ndirty = 0;
-	for (int i = 0; i < n; i++) {
-		char *slash = strchr(work[i], '/');
-		if (slash) {
-			*slash = '\0';
-			reconcile(jc, work[i], slash + 1);
+	/* reconcile may mark jobs again: take the current set first */
+	json_t *work = jc->dirty, *fresh = json_object();
+	if (!fresh)
+		return; /* out of memory: the same set next time */
+	jc->dirty = fresh;
+	const char *key;
+	json_t *v;
+	json_object_foreach(work, key, v) {
+		const char *slash = strchr(key, '/');
+		char ns[256];
+		if (slash && (size_t)(slash - key) < sizeof ns) {
+			snprintf(ns, sizeof ns, "%.*s", (int)(slash - key), key);
+			reconcile(jc, ns, slash + 1);
 		}
-		free(work[i]);
 	}
+	json_decref(work);
 }

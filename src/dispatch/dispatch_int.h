@@ -148,6 +148,7 @@ typedef struct mu__dd {
 	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs */
 	bool kind_listed[MU__DK_COUNT]; /* this pass read that kind's list */
 	uint64_t expired[MU__DK_COUNT]; /* their 410 re-lists logged */
+	uint64_t resumed[MU__DK_COUNT]; /* their resumes after a cut logged */
 	mu__djob_t **jobs;
 	int32_t njobs, jobs_cap;
 	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */

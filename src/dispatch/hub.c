@@ -718,6 +718,11 @@ int mu__dhub_jobs(mu__dd_t *d)
 			mu__dlog(d, 1, "hub %ss: their watch's version expired (410 Gone): listed "
 				 "again", mu__dkind_name((mu__dkind_t)k));
 		d->expired[k] = x;
+		x = mu_kube_watch_resumed(d->wjobs[k]);
+		if (x != d->resumed[k]) /* said once per resume */
+			mu__dlog(d, 1, "hub %ss: their watch was cut or not answered: resumed from "
+				 "the last version seen, not listed again", mu__dkind_name((mu__dkind_t)k));
+		d->resumed[k] = x;
 		d->kind_listed[k] = jobs_of_kind(d, (mu__dkind_t)k, now);
 		if (!d->kind_listed[k]) /* not read: its jobs stay as they were */
 			for (int32_t i = 0; i < d->njobs; i++)

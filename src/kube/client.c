@@ -24,6 +24,8 @@ struct mu__kc {
 	CURL *h;
 	mu__kauth_t *auth;
 	char errbuf[CURL_ERROR_SIZE];
+	void (*answered)(void *arg, long status); /* mu__kc_on_answer */
+	void *answered_arg;
 };
 
 int mu__kauth_init(mu__kauth_t *a, const mu_kube_config_t *cfg)
@@ -105,6 +107,12 @@ int mu__kc_new(mu__kauth_t *a, mu__kc_t **out)
 	c->auth = a;
 	*out = c;
 	return MU_OK;
+}
+
+void mu__kc_on_answer(mu__kc_t *c, void (*fn)(void *arg, long status), void *arg)
+{
+	c->answered = fn;
+	c->answered_arg = arg;
 }
 
 void mu__kc_free(mu__kc_t *c)
@@ -238,7 +246,23 @@ typedef struct stream {
 	bool stopped;
 	long status;
 	CURL *h;
+	void (*answered)(void *arg, long status);
+	void *answered_arg;
 } stream_t;
+
+/* Header callback of a stream with mu__kc_on_answer: at the blank line
+ * that ends the headers, the status goes to the hook (once per answer). */
+static size_t stream_header(char *p, size_t sz, size_t nm, void *arg)
+{
+	stream_t *st = arg;
+	size_t n = sz * nm;
+	if ((n == 2 && p[0] == '\r' && p[1] == '\n') || (n == 1 && p[0] == '\n')) {
+		long code = 0;
+		curl_easy_getinfo(st->h, CURLINFO_RESPONSE_CODE, &code);
+		st->answered(st->answered_arg, code);
+	}
+	return n;
+}
 
 /* Splits what arrived into lines; the last, partial one waits in buf. */
 static size_t stream_write(char *p, size_t sz, size_t nm, void *arg)
@@ -292,8 +316,12 @@ int mu__kc_stream(mu__kc_t *c, const char *path, long timeout_ms,
 		  mu__kline_fn fn, void *arg, atomic_int *stop, long *status)
 {
 	struct curl_slist *hdrs = NULL;
-	stream_t st = {{NULL, 0, 0, false}, fn, arg, stop, false, 0, c->h};
+	stream_t st = {{NULL, 0, 0, false}, fn, arg, stop, false, 0, c->h, c->answered, c->answered_arg};
 	prepare(c, "GET", path, NULL, NULL, timeout_ms < 0 ? 0 : timeout_ms, &hdrs);
+	if (c->answered) {
+		curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, stream_header);
+		curl_easy_setopt(c->h, CURLOPT_HEADERDATA, &st);
+	}
 	if (timeout_ms < 0) { /* no total limit: -timeout_ms of silence ends it */
 		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, (-timeout_ms + 999) / 1000);

@@ -117,6 +117,11 @@ typedef int (*mu__kline_fn)(void *arg, char *line, size_t len);
  * without a byte ends it).  *status gets the HTTP status. */
 int mu__kc_stream(mu__kc_t *c, const char *path, long timeout_ms,
 		  mu__kline_fn fn, void *arg, atomic_int *stop, long *status);
+/* From now on each mu__kc_stream of c calls fn(arg, HTTP status) once its
+ * answer's headers are in, before any line (a watch then knows it was
+ * answered, even before its first event); fn NULL: no call.  fn runs on
+ * the stream's thread and must not block. */
+void mu__kc_on_answer(mu__kc_t *c, void (*fn)(void *arg, long status), void *arg);
 
 /* --- reflector.c ---------------------------------------------------------- */
 

@@ -3,19 +3,26 @@
  * hub daemon, src/dispatch): kube.h's mu_kube_watch_t.  One thread with
  * its own kept-alive connection lists a collection (pages of 500,
  * following `continue`), then watches it from the list's resourceVersion
- * with bookmarks, resuming from the last resourceVersion it saw whenever
- * a watch ends; an ERROR event with 410 (Gone/Expired) or a watch answered
- * 410 re-lists, as client-go's reflector does.  Objects are kept in a map
- * by "namespace/name", replaced whole by each list; readers take a
- * snapshot (mu_kube_watch_items), so no request is made per pass.
+ * with bookmarks.  As client-go's reflector does (reflector.go: watch()
+ * and isWatchErrorRetriable), a watch that ends, is cut (the connection
+ * dropped, a server killed or restarted), is not answered, or ends with
+ * 429 or 500 is resumed from the last resourceVersion it saw, without a
+ * list; only an ERROR event with 410 (Gone/Expired) or a watch answered
+ * 410 re-lists, and so does any other HTTP error (403, 404, a 504 "too
+ * large resource version" from a server that lost its store).  Objects
+ * are kept in a map by "namespace/name", replaced whole by each list;
+ * readers take a snapshot (mu_kube_watch_items), so no request is made
+ * per pass.
  *
  * Health: the cache is healthy from a successful list until a list or a
- * watch fails (no answer, or an HTTP error); a watch the server ends
- * normally keeps it healthy.  Watches ask for timeoutSeconds=30, so that a
- * server that stops answering without closing the connection is noticed
- * within about 40 s.  Failures back off 0.2 s doubling to 5 s.  The
- * thread stops within about a second of mu_kube_watch_stop() (up to 20 s
- * when a list page is in flight to a server that does not answer).
+ * watch fails (no answer, cut, or an HTTP error), and again once a
+ * resumed watch is answered 200; a watch the server ends normally keeps
+ * it healthy.  Watches ask for timeoutSeconds=30, so that a server that
+ * stops answering without closing the connection is noticed within about
+ * 40 s.  A watch cut a second or more after it was answered is resumed
+ * at once; other failures back off 0.2 s doubling to 5 s.  The thread stops within about
+ * a second of mu_kube_watch_stop() (up to 20 s when a list page is in
+ * flight to a server that does not answer).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +43,7 @@ struct mu_kube_watch {
 	json_t *map;              /* "ns/name" -> object */
 	uint64_t seq;             /* changes applied */
 	uint64_t expired;         /* watches answered 410: listed again */
+	uint64_t resumed;         /* failed watches resumed without a list */
 	bool healthy;
 	int64_t ok_ms;            /* mono ms of the last answer */
 	char rv[64];              /* where the next watch starts ("" = list) */
@@ -109,13 +117,40 @@ static long do_list(mu_kube_watch_t *w)
 	return 200;
 }
 
-/* One line of a watch: a change applied, a bookmark, or an error (a 410
- * asks for a re-list through *relist). */
+/* One watch: its lines apply changes and bookmarks, or end it with an
+ * error (a 410 asks for a re-list through relist).  resuming: it follows
+ * a failed watch, and counts in w->resumed once the server accepts its
+ * version (an event that is not an ERROR, or a normal end). */
 typedef struct wline {
 	mu_kube_watch_t *w;
 	bool relist;
 	long code;
+	bool answered;            /* headers in with 200 */
+	bool resuming, counted;
 } wline_t;
+
+/* Counts a resumed watch once (takes w->mu). */
+static void count_resumed(wline_t *l)
+{
+	if (!l->resuming || l->counted)
+		return;
+	l->counted = true;
+	pthread_mutex_lock(&l->w->mu);
+	l->w->resumed++;
+	pthread_mutex_unlock(&l->w->mu);
+}
+
+/* mu__kc_on_answer's hook: a watch answered 200 makes the cache healthy
+ * again (it was listed before any watch, and the watch goes on from what
+ * it holds). */
+static void on_answer(void *arg, long status)
+{
+	wline_t *l = arg;
+	if (status != 200)
+		return;
+	l->answered = true;
+	set_health(l->w, true, NULL);
+}
 
 static int on_line(void *arg, char *line, size_t len)
 {
@@ -135,6 +170,7 @@ static int on_line(void *arg, char *line, size_t len)
 		const char *rv = mu__kjs(obj, "metadata.resourceVersion");
 		char key[600];
 		key_of(obj, key, sizeof key);
+		count_resumed(l);
 		pthread_mutex_lock(&w->mu);
 		if (rv)
 			snprintf(w->rv, sizeof w->rv, "%s", rv);
@@ -152,9 +188,11 @@ static int on_line(void *arg, char *line, size_t len)
 	return stop;
 }
 
-/* Watches from w->rv until the server ends it.  Returns the HTTP status
- * (0: no answer; 410 for an expired version, as a status or an event). */
-static long do_watch(mu_kube_watch_t *w)
+/* Watches from w->rv until the server ends it (resuming: after a failed
+ * watch).  Returns the HTTP status (0: no answer, or cut; 410 for an
+ * expired version, as a status or an event; an ERROR event's code);
+ * *answered: the server answered 200 before it ended. */
+static long do_watch(mu_kube_watch_t *w, bool resuming, bool *answered)
 {
 	char path[4096], rv[64];
 	pthread_mutex_lock(&w->mu);
@@ -162,16 +200,21 @@ static long do_watch(mu_kube_watch_t *w)
 	pthread_mutex_unlock(&w->mu);
 	snprintf(path, sizeof path, "%s?watch=true&allowWatchBookmarks=true&resourceVersion=%s"
 		 "&timeoutSeconds=30%s%s", w->path, rv, *w->query ? "&" : "", w->query);
-	wline_t l = {w, false, 0};
+	wline_t l = {w, false, 0, false, resuming, false};
 	long st = 0;
 	/* no limit on the whole watch (the server ends it after 30 s; a
 	 * client paused longer still reads its end and resumes), but 40 s
 	 * without a byte (bookmarks come every 10 s) is a dead server */
+	mu__kc_on_answer(w->c, on_answer, &l);
 	int rc = mu__kc_stream(w->c, path, -40000, on_line, &l, &w->stop, &st);
+	mu__kc_on_answer(w->c, NULL, NULL);
+	*answered = l.answered;
 	if (l.relist)
 		return 410;
 	if (l.code)
 		return l.code;
+	if (rc == MU_OK && st == 200)
+		count_resumed(&l); /* ended quietly by the server: accepted */
 	return rc == MU_OK ? st : 0;
 }
 
@@ -185,26 +228,43 @@ static void nap(mu_kube_watch_t *w, int ms)
 	}
 }
 
+/* A failed watch that client-go's reflector resumes rather than re-lists:
+ * no answer or cut (0), 429 Too Many Requests, 500 Internal Error. */
+static bool resumable(long st)
+{
+	return st == 0 || st == 429 || st == 500;
+}
+
 /* The thread: list, watch, resume or re-list, with backoff. */
 static void *run(void *arg)
 {
 	mu_kube_watch_t *w = arg;
-	bool relist = true;
+	bool relist = true, resuming = false;
 	int fails = 0;
 	char why[128];
 	while (!atomic_load(&w->stop)) {
 		long st = 200;
+		bool answered = false;
 		if (relist && (st = do_list(w)) == 200) {
-			relist = false;
+			relist = resuming = false;
 			set_health(w, true, NULL);
 		}
+		int64_t t0 = mu__k_mono_ms();
 		if (st == 200) {
-			st = do_watch(w);
+			st = do_watch(w, resuming, &answered);
+			/* a cut within a second of the answer backs off, as
+			 * client-go's "very short watch" does */
+			answered = answered && mu__k_mono_ms() - t0 >= 1000;
 			if (st == 200) {
 				fails = 0;
+				resuming = false;
 				continue; /* ended by the server: resume */
 			}
-			relist = true; /* 410, or any failure: list again */
+			/* 410, or an error client-go re-lists on: list again;
+			 * cut, not answered, 429 or 500: watch again from the
+			 * last version seen */
+			relist = !resumable(st);
+			resuming = !relist;
 		}
 		if (atomic_load(&w->stop))
 			break;
@@ -216,11 +276,13 @@ static void *run(void *arg)
 			w->expired++;
 			pthread_mutex_unlock(&w->mu);
 		}
+		if (answered)
+			fails = 0; /* it worked for a while until it ended: at once */
 		int ms = 200;
 		for (int i = 0; i < fails && ms < 5000; i++)
 			ms *= 2;
-		fails += st != 410;
-		nap(w, st == 410 ? 0 : ms > 5000 ? 5000 : ms);
+		fails += st != 410 && !answered;
+		nap(w, st == 410 || (answered && st == 0) ? 0 : ms > 5000 ? 5000 : ms);
 	}
 	return NULL;
 }
@@ -281,6 +343,16 @@ uint64_t mu_kube_watch_expired(mu_kube_watch_t *w)
 		return 0;
 	pthread_mutex_lock(&w->mu);
 	uint64_t n = w->expired;
+	pthread_mutex_unlock(&w->mu);
+	return n;
+}
+
+uint64_t mu_kube_watch_resumed(mu_kube_watch_t *w)
+{
+	if (!w)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	uint64_t n = w->resumed;
 	pthread_mutex_unlock(&w->mu);
 	return n;
 }

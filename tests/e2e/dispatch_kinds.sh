@@ -29,6 +29,9 @@
 #     one write: no version of it has the one without the other;
 #   - idle, the dispatcher makes almost no request: the hub's Clusters,
 #     Queues and Secrets are watched (muster_dispatch_requests_total);
+#   - a watch cut by a kill -9 of the hub (the dispatcher paused, the hub
+#     restarted, 2 Jobs created) is resumed from the last version seen,
+#     without a list, as client-go's reflector does, and both Jobs done;
 #   - the hub keeps 20 changes of watch cache; the dispatcher, paused
 #     past the end of its watches while 25 Jobs are created, resumes from
 #     an expired version, gets 410 Gone, lists again, and dispatches all 25.
@@ -372,6 +375,44 @@ grep '^rec [a-z]' "$T/rec.watch" | grep -q . && ok || bad "rec: the watch showed
 grep '^rec [a-z]' "$T/rec.watch" | grep -v ' True$' >"$T/rec.bad"
 [ -s "$T/rec.bad" ] && bad "rec: recorded without Dispatched True: $(head -3 "$T/rec.bad")" || ok
 
+# --- a cut watch resumes from its last version: no list, no 410 ---------
+# The dispatcher is paused (SIGSTOP), the hub killed with -9 (its watches
+# are cut mid-stream, not ended) and started again on the same port, and 2
+# Jobs created meanwhile, fewer than the hub's 20 changes of watch cache.
+# As client-go's reflector does, the dispatcher watches again from the last
+# version it saw: after SIGCONT, the first thing it says of the hub's Jobs
+# watch is that it resumed, it does not list them again, and both Jobs are
+# dispatched and done (the old code listed again after any failure).
+# mark: remembers how many lines d.log has; since: the lines after them.
+mark() { wc -l <"$T/d.log" | tr -d ' ' >"$T/mark"; }
+since() { tail -n +"$(($(cat "$T/mark") + 1))" "$T/d.log"; }
+jobs_said() { since | grep "hub Jobs: their watch" >"$T/said"; [ -s "$T/said" ]; }
+# A watch behind the hub's last Job change when the hub restarts gets 410
+# (the restarted hub's ring starts at its open), as from a restarted
+# kube-apiserver's watch cache: first wait until no hub Job changed for 2 s.
+last_job_rv() { "$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o 'jsonpath={range .items[*]}{.metadata.resourceVersion}{"\n"}{end}' | sort -n | tail -n 1; }
+jobs_quiet() { a=$(last_job_rv); sleep 2; [ "$a" = "$(last_job_rv)" ]; }
+wait_for jobs-quiet-before-cut 15 jobs_quiet
+sleep 1 # (for the last change's event to reach the dispatcher)
+kill -STOP "$DPID"
+hport=$(sed -n 's/.*serving the Kubernetes API on https*:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$T/hub.up.out" | head -n 1)
+kill -9 "$HUBPID"; wait "$HUBPID" 2>/dev/null
+LPORT=$hport start hub --watch-cache 20; HUBPID=$!
+: >"$T/r.yaml"
+for i in 1 2; do
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: r-%s\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/duration: 1s}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n---\n' "$i" >>"$T/r.yaml"
+done
+expect "2 Jobs while the dispatcher is paused and the hub restarted" 0 h create -f "$T/r.yaml"
+mark
+kill -CONT "$DPID"
+wait_for said-after-cut 300 jobs_said
+head -n 1 "$T/said" | grep -q "hub Jobs: their watch was cut or not answered: resumed from the last version seen" &&
+	ok || bad "after a cut, the Jobs watch did not resume first: $(head -n 3 "$T/said")"
+rdone() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs r-1 r-2 -o 'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-phase}{"\n"}{end}' | grep -c '^Succeeded$')" -eq 2 ]; }
+wait_for converged-after-cut 300 rdone
+since | grep "hub Jobs: their watch's version expired" >"$T/said410"
+[ -s "$T/said410" ] && bad "a cut watch listed again: $(head -n 2 "$T/said410")" || ok
+
 # --- 410 Gone: a watch resumed from an expired version lists again -------
 # The dispatcher is paused and the hub restarted on the same port (its
 # watches end at once, where waiting for the server to end them took
@@ -389,9 +430,11 @@ while [ "$i" -le 25 ]; do
 	i=$((i + 1))
 done
 expect "25 Jobs while the dispatcher is paused" 0 h create -f "$T/g.yaml"
+mark
 kill -CONT "$DPID"
-wait_for relisted-after-410 300 grep -q "hub Jobs: their watch's version expired (410 Gone): listed again" "$T/d.log"
-gdone() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o 'jsonpath={range .items[*]}{.metadata.annotations.muster\.io/dispatch-phase}{"\n"}{end}' | grep -c '^Succeeded$')" -eq 25 ]; }
+relisted() { since | grep -q "hub Jobs: their watch's version expired (410 Gone): listed again"; }
+wait_for relisted-after-410 300 relisted
+gdone() { [ "$("$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o 'jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.muster\.io/dispatch-phase}{"\n"}{end}' | grep -c '^g-[0-9]* Succeeded$')" -eq 25 ]; }
 wait_for converged-after-410 300 gdone
 
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
