@@ -630,8 +630,9 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 		group_pods(d, j);
 	if (job_parse(d, j, now))
 		job_enter(d, j, now);
-	else
-		mu__dlog(d, 0, "job %s: %s", j->key, j->msg ? j->msg : "cannot be read");
+	else /* a group that waits for its pods is no fault */
+		mu__dlog(d, j->reason && !strcmp(j->reason, "WaitingForPods") ? 1 : 0, "job %s: %s",
+			 j->key, j->msg ? j->msg : "cannot be read");
 	seed_sigs(d, j);
 	const json_t *susp = json_object_get(mu__dkind_ctl(json_object_get(o, "spec"), kind, false),
 					     "suspend");
