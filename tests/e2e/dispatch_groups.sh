@@ -25,6 +25,8 @@
 #     bound=4; deleted on the hub, its copy goes;
 #   - a PodGroup deleted on the hub has its copy and its pods deleted on
 #     the worker (stale);
+#   - `muster kexplain` on the hub says why a group waits and where each
+#     kind went (podgroup/, podgroups.scheduling.volcano.sh/NS/, lws/, ...);
 #   - neither log holds a 403 or a sanitizer report.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/dispatch_groups.sh PATH_TO_MUSTER.  Ends with
@@ -144,6 +146,9 @@ for i in 0 1; do
 done
 m2() { ann "$MPG" mpg dispatch-message | grep -q "^2 of the 3 pods"; }
 wait_for mpg-says-2-of-3 100 m2
+"$M" kexplain --kubeconfig "$T/hub/kubeconfig" podgroup/mpg >"$T/kx" 2>&1
+has kexplain-mpg "$T/kx" "PodGroup default/mpg"
+has kexplain-mpg-waits "$T/kx" "waits:      WaitingForPods: 2 of the 3 pods"
 sleep 1
 [ -z "$(ann "$MPG" mpg cluster)" ] && ok || bad "mpg sent with 2 of its 3 pods"
 [ -z "$(w big get "$MPG" mpg -o name)" ] && ok || bad "a copy of mpg before its pods"
@@ -170,19 +175,22 @@ wait_for mpg-status-back 100 mst || echo "  mpg status: hub '$(hget "$MPG" mpg '
 printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: vpg\n  labels: {muster.io/queue: team-a}\nspec: {minMember: 2, queue: default}\n' >"$T/vpg.yaml"
 expect "Volcano PodGroup on the hub" 0 h create -f "$T/vpg.yaml"
 for i in 0 1; do
-	gpod "vpg-worker-$i" 8 6s ", scheduling.k8s.io/group-name: vpg, volcano.sh/task-spec: worker" "" >"$T/p.yaml"
+	gpod "vpg-worker-$i" 8 20s ", scheduling.k8s.io/group-name: vpg, volcano.sh/task-spec: worker" "" >"$T/p.yaml"
 	expect "vpg pod $i" 0 h create -f "$T/p.yaml"
 done
 wait_for vpg-to-big 100 ann_is "$VPG" vpg cluster big
 vuid=$(hget "$VPG" vpg '{.metadata.uid}')
 wait_for vpg-2-pods-on-big 100 npods big "$vuid" 2
-gpod vpg-late 1 6s ", scheduling.k8s.io/group-name: vpg, volcano.sh/task-spec: late" "" >"$T/p.yaml"
+gpod vpg-late 1 10s ", scheduling.k8s.io/group-name: vpg, volcano.sh/task-spec: late" "" >"$T/p.yaml"
 expect "vpg late pod" 0 h create -f "$T/p.yaml"
 wait_for vpg-late-on-big 100 npods big "$vuid" 3
 [ "$(w big get pod vpg-late -o 'jsonpath={.metadata.labels.muster\.io/dispatch-generation}')" = \
 	"$(ann "$VPG" vpg dispatch-generation)" ] && ok || bad "vpg-late: not of the group's generation"
 wait_for vpg-succeeded 300 ann_is "$VPG" vpg dispatch-phase Succeeded
 ann "$VPG" vpg dispatch-pods | grep -q "succeeded=3" && ok || bad "vpg pods: $(ann "$VPG" vpg dispatch-pods)"
+"$M" kexplain --kubeconfig "$T/hub/kubeconfig" podgroups.scheduling.volcano.sh/default/vpg >"$T/kx" 2>&1
+has kexplain-vpg "$T/kx" "hub:        Succeeded on cluster big (dispatch generation 1)"
+has kexplain-vpg-pods "$T/kx" "succeeded=3"
 
 # --- a KAI PodGroup in pull mode: small's agent makes the group and its pods ---
 printf 'apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata:\n  name: kpg\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/cluster-selector: region=eu}\nspec: {minMember: 2, queue: team-a}\n' >"$T/kpg.yaml"
@@ -240,6 +248,11 @@ lpod() {
 for g in 0 1; do lpod "lws-$g" "$g" 0; lpod "lws-$g-1" "$g" 1; done
 lruns() { ann_is "$LWS" lws dispatch-phase Running && ann "$LWS" lws dispatch-pods | grep -q "^bound=4,"; }
 wait_for lws-running-on-hub 150 lruns || echo "  lws: $(ann "$LWS" lws dispatch-phase) $(ann "$LWS" lws dispatch-pods)"
+"$M" kexplain --kubeconfig "$T/hub/kubeconfig" lws/lws >"$T/kx" 2>&1
+has kexplain-lws "$T/kx" "LeaderWorkerSet default/lws"
+has kexplain-lws-where "$T/kx" "hub:        Running on cluster big"
+"$M" kexplain --kubeconfig "$T/hub/kubeconfig" podgroup.scheduling.run.ai/kpg >"$T/kx" 2>&1
+has kexplain-kpg "$T/kx" "Succeeded on cluster small"
 expect "LeaderWorkerSet deleted on the hub" 0 h delete "$LWS" lws
 lgone() { ! w big get "$LWS" lws -o name | grep -q .; }
 wait_for lws-copy-deleted 100 lgone
