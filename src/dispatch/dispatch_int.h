@@ -6,7 +6,8 @@
  * Nodes and copies in; copies created and deleted; pull mode's reports)
  * above hub.c, run.c (the pass: dispatch, exactly once, timeouts, lost
  * clusters) on top; agent.c (`muster dispatch agent`, pull mode) beside
- * run.c, over worker.c's helpers; metrics.c (/metrics) under run.c.
+ * run.c, over worker.c's helpers; metrics.c (/metrics, and /ui/ of ui.c)
+ * under run.c.
  *
  * One thread owns everything, except while a pass sends many dispatches:
  * then sender threads (run.c) each write only their own jobs, over their
@@ -291,6 +292,12 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods);
 const char *mu__dkind_done(const json_t *copy, mu__dkind_t k);
 /* The merge patch that sets o's suspend flag to on; owned. */
 json_t *mu__dkind_suspend_patch(mu__dkind_t k, bool on);
+
+/* --- ui.c ------------------------------------------------------------------- */
+
+/* The /ui/ page: the clusters and the hub's jobs as HTML (escaped);
+ * owned, NULL when out of memory.  O(clusters + jobs shown). */
+char *mu__dui_render(const mu__dd_t *d);
 
 /* --- metrics.c -------------------------------------------------------------- */
 

@@ -27,6 +27,9 @@
 #     the worker (stale);
 #   - `muster kexplain` on the hub says why a group waits and where each
 #     kind went (podgroup/, podgroups.scheduling.volcano.sh/NS/, lws/, ...);
+#   - the dispatcher's page /ui/ answers 401 without its token (or with a
+#     wrong one) and, with it (header or ?token=), lists the clusters and
+#     the hub's jobs with their phase and cluster;
 #   - neither log holds a 403 or a sanitizer report.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/dispatch_groups.sh PATH_TO_MUSTER.  Ends with
@@ -117,8 +120,9 @@ sa_kc small muster-dispatch-agent "$T/small-agent.kc"
 h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
 printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, mode: pull}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
 expect clusters 0 h apply -f "$T/cl.yaml"
+printf 'ui-secret-%s\n' "$$" >"$T/tok"
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 120s --id d1 \
-	--no-leader-elect >"$T/d.out" 2>"$T/d.log" &
+	--no-leader-elect --metrics 127.0.0.1:0 --token-file "$T/tok" >"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
 "$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
 	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
@@ -191,6 +195,19 @@ ann "$VPG" vpg dispatch-pods | grep -q "succeeded=3" && ok || bad "vpg pods: $(a
 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" podgroups.scheduling.volcano.sh/default/vpg >"$T/kx" 2>&1
 has kexplain-vpg "$T/kx" "hub:        Succeeded on cluster big (dispatch generation 1)"
 has kexplain-vpg-pods "$T/kx" "succeeded=3"
+
+# --- the web page /ui/: behind the token, the clusters and the hub's jobs -------
+murl=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/d.log" | tail -n 1)
+code() { command curl -s -o "$T/ui.html" -w '%{http_code}' "$@"; }
+[ "$(code "$murl/ui/")" = 401 ] && ok || bad "/ui/ without the token: not 401"
+[ "$(code "$murl/ui/?token=wrong")" = 401 ] && ok || bad "/ui/ with a wrong token: not 401"
+[ "$(code "$murl/metrics")" = 200 ] && ok || bad "/metrics needs no token"
+[ "$(code -H "Authorization: Bearer $(cat "$T/tok")" "$murl/ui/")" = 200 ] && ok || bad "/ui/ with the token"
+has ui-big "$T/ui.html" "<tr><td>big</td><td>private</td><td>push</td><td>Ready</td><td class=\"num\">32</td>"
+has ui-small "$T/ui.html" "<tr><td>small</td><td>private</td><td>pull</td><td>Ready</td>"
+has ui-vpg "$T/ui.html" "<tr><td>VolcanoPodGroup:default/vpg</td><td>team-a</td><td>Succeeded</td><td>big</td>"
+[ "$(code "$murl/ui/?token=$(cat "$T/tok")")" = 200 ] && ok || bad "/ui/?token="
+has ui-mpg "$T/ui.html" "PodGroup:default/mpg"
 
 # --- a KAI PodGroup in pull mode: small's agent makes the group and its pods ---
 printf 'apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata:\n  name: kpg\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/cluster-selector: region=eu}\nspec: {minMember: 2, queue: team-a}\n' >"$T/kpg.yaml"
