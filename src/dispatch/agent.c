@@ -3,8 +3,9 @@
  * cannot reach (an edge cluster behind NAT).  The agent runs beside the
  * worker and calls the hub, so the hub holds no credentials for it.
  *
- * Every pass, for each kind the hub dispatches (batch/v1 Jobs and the
- * suspendable kinds of kinds.c): the hub objects labelled
+ * Every pass, for each kind the hub dispatches (batch/v1 Jobs, the
+ * suspendable kinds of kinds.c, LeaderWorkerSets and PodGroups): the hub
+ * objects labelled
  * muster.io/cluster=NAME are this cluster's current dispatches; a local
  * copy (muster.io/hub-uid and the dispatch generation) that is not one of
  * them is deleted, and its hub object told so ("GEN Deleted -" in
@@ -16,7 +17,9 @@
  * muster-system/muster-cluster-NAME, which is what the hub's model of this
  * cluster is built from (worker.c, mu__dpull_poll).  A kind that the hub
  * or the worker answers 404 for (no CRD) is skipped, its copies left
- * alone, and asked for again a minute later.  The hub confirms a
+ * alone, and asked for again a minute later.  A PodGroup's pods are
+ * created after it from the hub's pods that name it, those that come
+ * late too, and its end is its pods' here.  The hub confirms a
  * withdrawal only two heartbeats after it took the label off, so that a
  * pass that listed the job before cannot create a copy after.
  */
@@ -61,6 +64,42 @@ static void report(agent_t *a, mu__dkind_t k, const char *ns, const char *name, 
 		mu__dlog(&a->d, 0, "hub %s %s/%s: report: HTTP %ld", mu__dkind_name(k), ns, name, st);
 }
 
+/* For a kind other than Job whose hub status is its copy's (managedBy
+ * the hub, or a kind without suspend), copy w's status goes to its hub
+ * object as "GEN {status}" in MU__D_COPYST, when it changed: the hub
+ * writes it as push mode writes the status it reads (hub.c). */
+static void copy_status(agent_t *a, mu__dkind_t k, const json_t *hub, const json_t *w,
+			const char *gen)
+{
+	const char *m = mu__dkind_managed_by(hub, k);
+	if (k == MU__DK_JOB || (mu__dkind_suspends(k) && !(m && (!strcmp(m, MU__D_MANAGER) ||
+								    !strcmp(m, MU__D_MULTIKUEUE)))))
+		return;
+	const json_t *st = json_object_get(w, "status");
+	char *txt = json_dumps(st ? st : json_object_get(hub, "no-status"), JSON_COMPACT |
+			       JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	size_t n = strlen(gen) + (txt ? strlen(txt) : 4) + 2;
+	char *val = malloc(n);
+	if (val) {
+		snprintf(val, n, "%s %s", gen, txt ? txt : "null");
+		const char *ns = mu__jstr(hub, "metadata.namespace"), *name = mu__jstr(hub, "metadata.name");
+		const char *cur = mu__dmeta(hub, "annotations", MU__D_COPYST);
+		if (name && (!cur || strcmp(cur, val))) {
+			char path[1024];
+			mu__dkind_path(k, ns ? ns : "default", name, "", path, sizeof path);
+			json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MU__D_COPYST, val);
+			long code = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json",
+					     b, NULL);
+			json_decref(b);
+			if (code != 200 && code != 404)
+				mu__dlog(&a->d, 0, "hub %s %s: copy status: HTTP %ld", mu__dkind_name(k),
+					 name, code);
+		}
+	}
+	free(val);
+	free(txt);
+}
+
 /* The local copies of kind k: stale ones deleted (and reported), current
  * ones reported; marks in `have` the hub uids with a current copy. */
 static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *jl,
@@ -101,10 +140,16 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 		char line[96];
 		bool started = mu__dpods_line(pods, uid, (uint32_t)atol(gen), line, sizeof line);
 		const char *done = k == MU__DK_JOB ? mu__dcopy_done(w) : mu__dkind_done(w, k);
+		if (mu__dkind_is_group(k)) { /* a group ends with its pods here */
+			int64_t c[5];
+			mu__dpods_of(pods, uid, (uint32_t)atol(gen), c);
+			done = mu__dkind_group_end(c[2], c[3], c[4]);
+		}
 		snprintf(val, sizeof val, "%s %s %s", gen, done ? done : started ? "Running" : "Pending",
 			 line);
 		report(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
+		copy_status(a, k, hub, w, gen);
 	}
 }
 
@@ -140,6 +185,82 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 		if (st != 201 && st != 200 && st != 409)
 			mu__dlog(&a->d, 0, "create %s: HTTP %ld", key, st);
 	}
+}
+
+/* Group kind k's pods: the hub pods of each current dispatch that are not
+ * here yet (pl: the local pods labelled with a hub uid) are created, as
+ * push mode sends them (those that come to the hub late too); local pod
+ * copies of a group of kind k that is not a current dispatch here are
+ * deleted.  One GET of the hub's pods per namespace with such a group. */
+static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *pl)
+{
+	json_t *local = json_object(), *hubpods = json_object();
+	size_t i;
+	json_t *p;
+	size_t kl = strlen(mu__dkind_name(k));
+	json_array_foreach(json_object_get(pl, "items"), i, p) {
+		const char *uid = mu__dmeta(p, "labels", MU__D_HUBUID);
+		const char *gen = mu__dmeta(p, "labels", MU__D_GEN);
+		const char *hj = mu__dmeta(p, "annotations", MU__D_HUBJOB);
+		const char *ns = mu__jstr(p, "metadata.namespace"), *name = mu__jstr(p, "metadata.name");
+		if (!uid || !gen || !hj || !ns || !name || strncmp(hj, mu__dkind_name(k), kl) ||
+		    hj[kl] != ':')
+			continue;
+		const json_t *hub = json_object_get(assigned, uid);
+		const char *hgen = mu__dmeta(hub, "annotations", MU__D_GEN);
+		char key[700];
+		snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name);
+		json_object_set_new(local, key, json_true());
+		if ((!hub || !hgen || strcmp(gen, hgen)) && !mu__jget(p, "metadata.deletionTimestamp")) {
+			char path[1024];
+			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, name);
+			long st = mu__dreq(&a->d, a->w, "DELETE", path, NULL, NULL, NULL);
+			mu__dlog(&a->d, 1, "stale pod %s/%s of %s deleted: HTTP %ld", ns, name, hj, st);
+		}
+	}
+	const char *uid;
+	json_t *hub;
+	json_object_foreach((json_t *)assigned, uid, hub) {
+		const char *gen = mu__dmeta(hub, "annotations", MU__D_GEN);
+		const char *ph = mu__dmeta(hub, "annotations", MU__D_PHASE);
+		const char *ns = mu__jstr(hub, "metadata.namespace");
+		const char *gname = mu__jstr(hub, "metadata.name");
+		if (!gen || !gname || (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))))
+			continue;
+		if (!ns)
+			ns = "default";
+		json_t *hl = json_object_get(hubpods, ns);
+		if (!hl) {
+			char path[600];
+			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
+			hl = NULL;
+			if (mu__dreq(&a->d, a->d.hub, "GET", path, NULL, NULL, &hl) != 200) {
+				json_decref(hl);
+				hl = json_object();
+			}
+			json_object_set_new(hubpods, ns, hl);
+		}
+		char gkey[700];
+		snprintf(gkey, sizeof gkey, "%s:%s/%s", mu__dkind_name(k), ns, gname);
+		json_array_foreach(json_object_get(hl, "items"), i, p) {
+			const char *g = mu__dkind_pod_group(p, k), *name = mu__jstr(p, "metadata.name");
+			char key[700];
+			if (!g || strcmp(g, gname) || !name || mu__jget(p, "metadata.deletionTimestamp"))
+				continue;
+			snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name);
+			if (json_object_get(local, key))
+				continue;
+			json_t *body = mu__dkind_pod_copy(p, uid, gkey, (uint32_t)atol(gen));
+			char path[600];
+			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
+			long st = mu__dreq(&a->d, a->w, "POST", path, NULL, body, NULL);
+			json_decref(body);
+			if (st != 201 && st != 200 && st != 409)
+				mu__dlog(&a->d, 0, "create pod %s/%s of %s: HTTP %ld", ns, name, gkey, st);
+		}
+	}
+	json_decref(local);
+	json_decref(hubpods);
 }
 
 /* The worker's Nodes and a heartbeat to the hub's ConfigMap. */
@@ -182,7 +303,7 @@ static void heartbeat(agent_t *a, const json_t *nl)
  * reported.  false when the hub or the worker did not answer a Job
  * list; a kind other than Job that either does not list (404: no CRD) is
  * skipped for a minute (a.served says whether the worker has it). */
-static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods)
+static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json_t *pl)
 {
 	int64_t t = mu__d_mono_ms();
 	if (k != MU__DK_JOB && a->miss_at[k] && t - a->miss_at[k] < MU__D_REDISCOVER_MS)
@@ -215,6 +336,8 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods)
 				json_object_set(assigned, mu__jstr(h, "metadata.uid"), h);
 		copies(a, k, assigned, jl, pods, have);
 		create_missing(a, k, assigned, have);
+		if (mu__dkind_is_group(k))
+			group_pods_sync(a, k, assigned, pl);
 		json_decref(assigned);
 		json_decref(have);
 	}
@@ -233,7 +356,7 @@ static bool agent_pass(agent_t *a)
 	if (ok) {
 		json_t *pods = mu__dpods_count(pl);
 		for (int k = 0; ok && k < MU__DK_COUNT; k++)
-			ok = agent_kind(a, (mu__dkind_t)k, pods);
+			ok = agent_kind(a, (mu__dkind_t)k, pods, pl);
 		json_decref(pods);
 		if (ok)
 			heartbeat(a, nl);

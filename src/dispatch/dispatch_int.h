@@ -37,6 +37,9 @@
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
 #define MU__D_AGENT "muster.io/agent-status"    /* hub Job, by an agent:
                                                  * "GEN PHASE bound=N,..." */
+#define MU__D_COPYST "muster.io/dispatch-copy-status" /* hub object, by an
+                                                 * agent: "GEN {its copy's status}",
+                                                 * where the hub's status is the copy's */
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */

@@ -564,6 +564,19 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		if (!j->listed)
 			continue;
 		j->copy_seen = true;
+		/* the copy's status, where the agent sends it: "GEN {json}" */
+		const char *cs = mu__dmeta(j->obj, "annotations", MU__D_COPYST);
+		unsigned cgen = 0;
+		int off = 0;
+		if (cs && sscanf(cs, "%u %n", &cgen, &off) == 1 && cgen == j->gen && off > 0) {
+			json_t *cst = json_loads(cs + off, JSON_DECODE_ANY, NULL);
+			if (json_is_object(cst)) {
+				json_decref(j->wstatus);
+				j->wstatus = cst;
+			} else {
+				json_decref(cst);
+			}
+		}
 		bool done = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
 		job_report(d, j, pods, strcmp(phase, "Pending") != 0, done ? phase : NULL);
 		if (j->state == MU__DJ_DISPATCHED)

@@ -17,7 +17,8 @@
 #     created on the hub after it was sent follows it there (and is
 #     counted), and the group succeeds with its three pods;
 #   - a KAI PodGroup for small goes there in pull mode: its agent creates
-#     the group and its pods, reports them, and the hub sees Succeeded;
+#     the group and its pods, reports them and the copy's status (the hub
+#     object's status becomes the copy's), and the hub sees Succeeded;
 #   - a LeaderWorkerSet (2 groups of size 2) goes to big as one unit: its
 #     copy has no suspend flag, its leader and worker templates are
 #     labelled; the pods (this test plays the LWS controller, naming them
@@ -222,6 +223,11 @@ kcopy() { w small get "$KPG" kpg -o name | grep -q .; }
 wait_for kpg-copy-by-agent 100 kcopy
 wait_for kpg-2-pods-on-small 150 npods small "$kuid" 2
 [ -z "$(w big get pod kpg-0 -o name)" ] && ok || bad "kpg-0 on big"
+# the copy's status comes back through the agent (pull mode)
+w small patch "$KPG" kpg --subresource=status --type=merge -p '{"status":{"phase":"Running","running":2}}' >/dev/null &&
+	ok || bad "status of kpg's copy"
+kst() { [ "$(hget "$KPG" kpg '{.status.running}')" = 2 ] && [ "$(hget "$KPG" kpg '{.status.phase}')" = Running ]; }
+wait_for kpg-status-back-pull 150 kst || echo "  kpg status on the hub: $(hget "$KPG" kpg '{.status}')"
 wait_for kpg-succeeded 300 ann_is "$KPG" kpg dispatch-phase Succeeded
 
 # --- a LeaderWorkerSet: one unit; this test plays the LWS controller -----------
