@@ -4,8 +4,10 @@
  * worker and calls the hub, so the hub holds no credentials for it.
  *
  * Every pass, for each kind the hub dispatches (batch/v1 Jobs, the
- * suspendable kinds of kinds.c, LeaderWorkerSets and PodGroups): the hub
- * objects labelled
+ * suspendable kinds of kinds.c, LeaderWorkerSets and PodGroups), from
+ * watches (mu_kube_watch_t: the hub's objects of the kind labelled
+ * muster.io/cluster=NAME, the worker's copies, their pods and the Nodes;
+ * no list per pass): the hub objects labelled
  * muster.io/cluster=NAME are this cluster's current dispatches; a local
  * copy (muster.io/hub-uid and the dispatch generation) that is not one of
  * them is deleted, and its hub object told so ("GEN Deleted -" in
@@ -15,9 +17,11 @@
  * kinds it serves (those whose list it answers: the hub sends a kind only
  * where it is served) and a heartbeat to the ConfigMap
  * muster-system/muster-cluster-NAME, which is what the hub's model of this
- * cluster is built from (worker.c, mu__dpull_poll).  A kind that the hub
- * or the worker answers 404 for (no CRD) is skipped, its copies left
- * alone, and asked for again a minute later.  A PodGroup's pods are
+ * cluster is built from (worker.c, mu__dpull_poll).  A kind whose watch
+ * fails on either side (no CRD, no right; retried with backoff) is
+ * skipped, its copies left alone.  A copy is created only after a fresh
+ * GET of its hub object still shows it assigned here with that
+ * generation (a watch may lag).  A PodGroup's pods are
  * created after it from the hub's pods that name it, those that come
  * late too, and its end is its pods' here.  The hub confirms a
  * withdrawal only two heartbeats after it took the label off, so that a
@@ -44,8 +48,11 @@ typedef struct agent {
 	const mu_dispatch_agent_opts_t *o;
 	mu_kube_client_t *w;      /* the worker */
 	uint64_t beat;
-	int64_t miss_at[MU__DK_COUNT]; /* mono ms a kind's list answered 404 */
 	bool served[MU__DK_COUNT];     /* this pass: the worker listed the kind */
+	/* watched, not listed each pass (src/kube/watchcache.c): the worker's
+	 * Nodes, its copies' pods, its copies of each kind, and the hub's
+	 * objects of each kind assigned here (label muster.io/cluster=NAME) */
+	mu_kube_watch_t *wnodes, *wpods, *wcopies[MU__DK_COUNT], *whub[MU__DK_COUNT];
 } agent_t;
 
 /* Writes muster.io/agent-status of the hub object ns/name of kind k when
@@ -166,6 +173,20 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 			continue;
 		const char *ns = mu__jstr(hub, "metadata.namespace");
 		char key[700], path[600];
+		/* a fresh read first: the watch may lag a withdrawal, which the
+		 * hub confirms two heartbeats after it took the label off; a
+		 * create only after this pass saw the label keeps that true */
+		json_t *cur = NULL;
+		mu__dkind_path(k, ns ? ns : "default", mu__jstr(hub, "metadata.name"), "", path,
+			       sizeof path);
+		long gst = mu__dreq(&a->d, a->d.hub, "GET", path, NULL, NULL, &cur);
+		const char *cl = mu__dmeta(cur, "labels", MU__D_CLUSTER);
+		const char *cg = mu__dmeta(cur, "annotations", MU__D_GEN);
+		bool still = gst == 200 && cl && !strcmp(cl, a->o->cluster) && cg && !strcmp(cg, gen) &&
+			     mu__jstr(cur, "metadata.uid") && !strcmp(mu__jstr(cur, "metadata.uid"), uid);
+		json_decref(cur);
+		if (!still)
+			continue;
 		if (k == MU__DK_JOB)
 			snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", mu__jstr(hub, "metadata.name"));
 		else
@@ -305,28 +326,15 @@ static void heartbeat(agent_t *a, const json_t *nl)
  * skipped for a minute (a.served says whether the worker has it). */
 static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json_t *pl)
 {
-	int64_t t = mu__d_mono_ms();
-	if (k != MU__DK_JOB && a->miss_at[k] && t - a->miss_at[k] < MU__D_REDISCOVER_MS)
-		return true;
-	char hpath[600], wpath[600];
-	mu__dkind_path(k, NULL, NULL, "?labelSelector=muster.io%2Fcluster%3D", hpath, sizeof hpath);
-	snprintf(hpath + strlen(hpath), sizeof hpath - strlen(hpath), "%s", a->o->cluster);
-	mu__dkind_path(k, NULL, NULL, "?labelSelector=muster.io%2Fhub-uid", wpath, sizeof wpath);
+	/* the watches' snapshots: no request.  A kind either side does not
+	 * serve (no CRD, no right) fails its watches, which retry with
+	 * backoff: its copies are left alone meanwhile. */
 	json_t *hl = NULL, *jl = NULL;
-	long wst = mu__dreq(&a->d, a->w, "GET", wpath, NULL, NULL, &jl);
-	long hst = wst == 200 ? mu__dreq(&a->d, a->d.hub, "GET", hpath, NULL, NULL, &hl) : 0;
-	a->served[k] = wst == 200;
-	/* a Job list must answer; another kind is only skipped (its CRD
-	 * missing here or on the hub, or a right the accounts lack) */
-	bool ok = k != MU__DK_JOB || (wst == 200 && hst == 200);
-	if (k != MU__DK_JOB && (wst != 200 || hst != 200)) {
-		if (!a->miss_at[k] && wst != 404 && hst != 404)
-			mu__dlog(&a->d, 0, "%ss: HTTP %ld from the worker, %ld from the hub: skipped "
-				 "for a minute", mu__dkind_name(k), wst, hst);
-		a->miss_at[k] = t;
-	} else {
-		a->miss_at[k] = 0;
-	}
+	bool wok = a->wcopies[k] && mu_kube_watch_items(a->wcopies[k], &jl, NULL);
+	bool hok = wok && a->whub[k] && mu_kube_watch_items(a->whub[k], &hl, NULL);
+	long wst = wok ? 200 : 0, hst = hok ? 200 : 0;
+	a->served[k] = wok;
+	bool ok = k != MU__DK_JOB || (wok && hok);
 	if (wst == 200 && hst == 200) {
 		json_t *assigned = json_object(), *have = json_object();
 		size_t i;
@@ -350,9 +358,7 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json
 static bool agent_pass(agent_t *a)
 {
 	json_t *nl = NULL, *pl = NULL;
-	bool ok = mu__dreq(&a->d, a->w, "GET", "/api/v1/nodes", NULL, NULL, &nl) == 200 &&
-		  mu__dreq(&a->d, a->w, "GET", "/api/v1/pods?labelSelector=muster.io%2Fhub-uid", NULL,
-			   NULL, &pl) == 200;
+	bool ok = mu_kube_watch_items(a->wnodes, &nl, NULL) && mu_kube_watch_items(a->wpods, &pl, NULL);
 	if (ok) {
 		json_t *pods = mu__dpods_count(pl);
 		for (int k = 0; ok && k < MU__DK_COUNT; k++)
@@ -364,6 +370,19 @@ static bool agent_pass(agent_t *a)
 	json_decref(nl);
 	json_decref(pl);
 	return ok;
+}
+
+/* Stops a's watches and frees its clients (safe on what is not set). */
+static void agent_stop(agent_t *a)
+{
+	mu_kube_watch_stop(a->wnodes);
+	mu_kube_watch_stop(a->wpods);
+	for (int k = 0; k < MU__DK_COUNT; k++) {
+		mu_kube_watch_stop(a->wcopies[k]);
+		mu_kube_watch_stop(a->whub[k]);
+	}
+	mu_kube_client_free(a->d.hub);
+	mu_kube_client_free(a->w);
 }
 
 int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t errlen)
@@ -384,16 +403,40 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		snprintf(err, errlen, "cannot start: out of memory");
 		return MU_ENOMEM;
 	}
+	const char *sel = "labelSelector=muster.io%2Fhub-uid";
+	char hsel[400];
+	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", o->cluster);
+	int rc = mu_kube_watch_start(o->worker, "/api/v1/nodes", NULL, &a.wnodes);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", sel, &a.wpods);
+	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
+		char path[200];
+		mu__dkind_path((mu__dkind_t)k, NULL, NULL, "", path, sizeof path);
+		rc = mu_kube_watch_start(o->worker, path, sel, &a.wcopies[k]);
+		if (rc == MU_OK)
+			rc = mu_kube_watch_start(o->hub, path, hsel, &a.whub[k]);
+	}
+	if (rc != MU_OK) {
+		agent_stop(&a);
+		snprintf(err, errlen, "cannot start its watches: %s", mu_strerror(rc));
+		return rc;
+	}
 	mu__dlog(&a.d, 1, "agent of cluster %s: hub %s, worker %s", o->cluster, o->hub->server,
 		 o->worker->server);
-	bool was_ok = true;
+	/* -1: not known yet (the watches list first; a failure is said
+	 * after 5 s without an answer, or once one answered) */
+	int was_ok = -1;
+	int64_t t0 = mu__d_mono_ms();
 	while (!*o->stop) {
 		int64_t t = mu__d_mono_ms();
 		bool ok = agent_pass(&a);
-		if (ok != was_ok)
-			mu__dlog(&a.d, ok ? 1 : 0, ok ? "hub and worker answer again" :
-				 "the hub or the worker did not answer; retrying");
-		was_ok = ok;
+		bool starting = was_ok == -1 && !ok && t - t0 < 5000;
+		if (!starting && was_ok != (int)ok) {
+			if (was_ok != -1 || !ok)
+				mu__dlog(&a.d, ok ? 1 : 0, ok ? "hub and worker answer again" :
+					 "the hub or the worker did not answer; retrying");
+			was_ok = ok;
+		}
 		int64_t left = t + o->interval_ms - mu__d_mono_ms();
 		while (left > 0 && !*o->stop) {
 			int64_t s = left < 50 ? left : 50;
@@ -402,7 +445,6 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 			left -= s;
 		}
 	}
-	mu_kube_client_free(a.d.hub);
-	mu_kube_client_free(a.w);
+	agent_stop(&a);
 	return MU_OK;
 }

@@ -162,6 +162,7 @@ typedef struct mu__dd {
 	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs */
 	mu_kube_watch_t *wpods;   /* the hub's pods (PodGroups' members) */
 	json_t *groups;           /* this pass: "KIND:NS/NAME" -> [its pods] */
+	uint64_t pods_seq;        /* the pods watch's changes in groups */
 	bool kind_listed[MU__DK_COUNT]; /* this pass read that kind's list */
 	uint64_t expired[MU__DK_COUNT]; /* their 410 re-lists logged */
 	mu__djob_t **jobs;

@@ -705,12 +705,18 @@ static void group_pods(mu__dd_t *d, mu__djob_t *j)
 }
 
 /* The hub's pods (the watch's snapshot) by the group each names, into
- * d->groups ("KIND:NS/NAME" -> [pods]), when the watch changed.  A pod
- * that is ending (deletionTimestamp) is not sent.  O(pods). */
+ * d->groups ("KIND:NS/NAME" -> [pods]), when the watch changed (its
+ * change count, d->pods_seq).  A pod that is ending (deletionTimestamp)
+ * is not sent.  O(pods) after a change, O(1) without. */
 static void groups_read(mu__dd_t *d)
 {
 	json_t *l = NULL;
-	if (!d->wpods || !mu_kube_watch_items(d->wpods, &l, NULL)) {
+	uint64_t seq = 0;
+	/* unchanged since the last pass: the groups stay (O(1)) */
+	if (d->groups && d->wpods && mu_kube_watch_items(d->wpods, NULL, &seq) &&
+	    seq == d->pods_seq)
+		return;
+	if (!d->wpods || !mu_kube_watch_items(d->wpods, &l, &seq)) {
 		json_decref(l);
 		if (!d->groups)
 			d->groups = json_object();
@@ -741,6 +747,7 @@ static void groups_read(mu__dd_t *d)
 	json_decref(l);
 	json_decref(d->groups);
 	d->groups = g;
+	d->pods_seq = seq;
 }
 
 /* The hub's list of kind k (the watch's snapshot) into d->jobs; false
