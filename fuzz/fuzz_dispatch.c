@@ -3,11 +3,14 @@
  * anyone may write on the hub: the kubeconfig a Cluster's Secret holds
  * (mu_kube_config_parse), a hub Job's "KEY=VALUE,..." selector annotation
  * (mu__dlabels) and, read the same way, a pull agent's list of the kinds
- * it serves (mu__dkind_list), and a hub Job (or JobSet, PyTorchJob, MPIJob, RayJob) or
+ * it serves (mu__dkind_list), and a hub Job (or JobSet, PyTorchJob, MPIJob, RayJob,
+ * LeaderWorkerSet, PodGroup) or
  * Node as JSON turned into a worker's copy (mu__dcopy), a Workload
  * (mu__dkind_workload), an end (mu__dkind_done) and a cut-down Node
  * (mu__dnode_min).  Input: the three
- * parts separated by "\n===\n" (missing parts are empty).
+ * parts separated by "\n===\n" (missing parts are empty).  The object is
+ * also read as a group's pod (mu__dkind_pod_group, mu__dkind_pod_copy), and
+ * its member "pods" as a PodGroup's pods.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,10 +65,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the object read as each kind: its copy, and as a Workload */
 		for (int k = 0; k < MU__DK_COUNT; k++) {
 			json_decref(mu__dcopy(o, (mu__dkind_t)k, "uid-1", "ns/name", 1));
+			/* a group's pods: the object's "pods" (any JSON) */
 			if (k)
-				json_decref(mu__dkind_workload(o, (mu__dkind_t)k));
+				json_decref(mu__dkind_workload(o, (mu__dkind_t)k,
+							       json_object_get(o, "pods")));
 			(void)mu__dkind_done(o, (mu__dkind_t)k);
+			(void)mu__dkind_pod_group(o, (mu__dkind_t)k);
 		}
+		(void)mu__dkind_group_min(o);
+		json_decref(mu__dkind_pod_copy(o, "uid-1", "PodGroup:ns/name", 1));
 		json_decref(mu__dnode_min(o));
 		json_decref(o);
 	}

@@ -36,6 +36,8 @@ typedef struct mu_dispatch_opts {
 	int request_timeout_ms;       /* one API request: 5000 */
 	bool quiet;                   /* errors only */
 	const char *metrics_listen;   /* "HOST:PORT" for /metrics, or NULL */
+	const char *token;            /* bearer token of /ui/ there, or NULL
+	                               * (then a random one, logged) */
 	bool leader_elect;            /* only the Lease's holder acts: true */
 	const char *lease_namespace;  /* "kube-system" */
 	const char *lease_name;       /* "muster-dispatch" */

@@ -25,7 +25,8 @@ static void dispatch_usage(FILE *f)
 	      "       muster dispatch agent --help    (pull mode, in a worker)\n"
 	      "\n"
 	      "The hub daemon of a fleet of clusters: queues the hub's queue-labelled\n"
-	      "batch/v1 Jobs, JobSets, PyTorchJobs, MPIJobs and RayJobs (held suspended)\n"
+	      "batch/v1 Jobs, JobSets, PyTorchJobs, MPIJobs and RayJobs (held suspended),\n"
+	      "LeaderWorkerSets and muster, Volcano and KAI PodGroups with their pods\n"
 	      "in the hub's Queues and sends each one, as one unit, to exactly one worker\n"
 	      "cluster (a Cluster object with a kubeconfig Secret, or its agent's) where\n"
 	      "its gang fits now (a kind other than Job only where the worker serves it,\n"
@@ -36,7 +37,10 @@ static void dispatch_usage(FILE *f)
 	      "  --context NAME             kubeconfig context (default: current-context)\n"
 	      "  --in-cluster               use the pod's service account\n"
 	      "  --id NAME                  this replica's identity (default hostname-pid)\n"
-	      "  --metrics HOST:PORT        serve /metrics, /healthz, /readyz (port 0 = any)\n"
+	      "  --metrics HOST:PORT        serve /metrics, /healthz, /readyz (port 0 = any),\n"
+	      "                             and the web page /ui/ (clusters, hub jobs)\n"
+	      "  --token-file FILE          bearer token /ui/ needs (Authorization: Bearer,\n"
+	      "                             or /ui/?token=); default: a random one, logged\n"
 	      "  --interval DUR             one pass at least this often (default 100ms)\n"
 	      "  --start-timeout DUR        withdraw a job none of whose pods was bound this\n"
 	      "                             long after it was sent (default 5m)\n"
@@ -59,13 +63,13 @@ static void dispatch_usage(FILE *f)
 
 /* Reads option argv[*i] into o; 1 consumed, -1 unknown, MU_EXIT_USAGE bad. */
 static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
-			const char **kc, const char **ctx, bool *in_cluster)
+			const char **kc, const char **ctx, bool *in_cluster, char *tok, size_t toklen)
 {
 	const char *a = argv[*i];
 	static const char *const with_value[] = {"--kubeconfig", "--context", "--id", "--interval",
 		"--start-timeout", "--cluster-lost-after", "--burst-after", "--burst-priority",
 		"--burst-priority-class", "--request-timeout", "--lease-namespace", "--lease-name", "--lease-duration",
-		"--retry-period", "--metrics", NULL};
+		"--retry-period", "--metrics", "--token-file", NULL};
 	bool val = false;
 	for (int k = 0; with_value[k]; k++)
 		val |= !strcmp(a, with_value[k]);
@@ -88,7 +92,7 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	int64_t ms = 0, n = 0;
 	bool dur = strcmp(a, "--kubeconfig") && strcmp(a, "--context") && strcmp(a, "--id") &&
 		   strncmp(a, "--burst-priority", 16) && strncmp(a, "--lease-name", 12) &&
-		   strcmp(a, "--lease-namespace") && strcmp(a, "--metrics");
+		   strcmp(a, "--lease-namespace") && strcmp(a, "--metrics") && strcmp(a, "--token-file");
 	if (dur && mu__parse_duration(v, &ms)) {
 		fprintf(stderr, "muster dispatch: %s %s: expected a duration (250ms, 30s, 5m)\n", a, v);
 		return MU_EXIT_USAGE;
@@ -109,6 +113,11 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 		o->burst_after_ms = ms;
 	else if (!strcmp(a, "--metrics"))
 		o->metrics_listen = v;
+	else if (!strcmp(a, "--token-file")) {
+		if (mu_cli_read_token("dispatch", v, tok, toklen))
+			return MU_EXIT_USAGE;
+		o->token = tok;
+	}
 	else if (!strcmp(a, "--burst-priority-class"))
 		o->burst_priority_class = v;
 	else if (!strcmp(a, "--lease-namespace"))
@@ -234,12 +243,13 @@ int mu_cmd_dispatch(int argc, char **argv)
 	o.id = NULL; /* hostname-pid unless --id */
 	const char *kc = NULL, *ctx = NULL;
 	bool in_cluster = false;
+	char tok[160];
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			dispatch_usage(stdout);
 			return MU_EXIT_OK;
 		}
-		int r = dispatch_opt(argc, argv, &i, &o, &kc, &ctx, &in_cluster);
+		int r = dispatch_opt(argc, argv, &i, &o, &kc, &ctx, &in_cluster, tok, sizeof tok);
 		if (r < 0) {
 			fprintf(stderr, "muster dispatch: unknown option %s\n\n", argv[i]);
 			dispatch_usage(stderr);

@@ -15,11 +15,14 @@ static void kexplain_usage(FILE *f)
 {
 	fputs("usage: muster kexplain [--kubeconfig FILE | --in-cluster] [--context NAME]\n"
 	      "                       [-n NAMESPACE] [--scheduler http://HOST:PORT]\n"
-	      "                       [--token-file FILE] POD | NS/POD | job/NAME\n"
+	      "                       [--token-file FILE] POD | NS/POD | job/NAME | KIND/NAME\n"
 	      "\n"
 	      "Prints why a pod or a Job of a live cluster is where it is: phase, gang or\n"
 	      "queue, node and devices, muster's explanation (the PodScheduled message,\n"
-	      "as in `kubectl describe pod`) and muster's events.  With --scheduler (a\n"
+	      "as in `kubectl describe pod`) and muster's events.  On a hub (`muster\n"
+	      "dispatch`) also for KIND jobset, pytorchjob, mpijob, rayjob,\n"
+	      "leaderworkerset (lws), podgroup (muster's), podgroup.scheduling.volcano.sh\n"
+	      "and podgroup.scheduling.run.ai: where it went or why it waits.  With --scheduler (a\n"
 	      "running scheduler's --metrics address) also the engine's live view: queue,\n"
 	      "state, reason and expected start; --token-file holds the scheduler's token\n"
 	      "(its --token-file).\n",

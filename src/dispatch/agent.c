@@ -3,8 +3,11 @@
  * cannot reach (an edge cluster behind NAT).  The agent runs beside the
  * worker and calls the hub, so the hub holds no credentials for it.
  *
- * Every pass, for each kind the hub dispatches (batch/v1 Jobs and the
- * suspendable kinds of kinds.c): the hub objects labelled
+ * Every pass, for each kind the hub dispatches (batch/v1 Jobs, the
+ * suspendable kinds of kinds.c, LeaderWorkerSets and PodGroups), from
+ * watches (mu_kube_watch_t: the hub's objects of the kind labelled
+ * muster.io/cluster=NAME, the worker's copies, their pods and the Nodes;
+ * no list per pass): the hub objects labelled
  * muster.io/cluster=NAME are this cluster's current dispatches; a local
  * copy (muster.io/hub-uid and the dispatch generation) that is not one of
  * them is deleted, and its hub object told so ("GEN Deleted -" in
@@ -14,9 +17,13 @@
  * kinds it serves (those whose list it answers: the hub sends a kind only
  * where it is served) and a heartbeat to the ConfigMap
  * muster-system/muster-cluster-NAME, which is what the hub's model of this
- * cluster is built from (worker.c, mu__dpull_poll).  A kind that the hub
- * or the worker answers 404 for (no CRD) is skipped, its copies left
- * alone, and asked for again a minute later.  The hub confirms a
+ * cluster is built from (worker.c, mu__dpull_poll).  A kind whose watch
+ * fails on either side (no CRD, no right; retried with backoff) is
+ * skipped, its copies left alone.  A copy is created only after a fresh
+ * GET of its hub object still shows it assigned here with that
+ * generation (a watch may lag).  A PodGroup's pods are
+ * created after it from the hub's pods that name it, those that come
+ * late too, and its end is its pods' here.  The hub confirms a
  * withdrawal only two heartbeats after it took the label off, so that a
  * pass that listed the job before cannot create a copy after.
  */
@@ -41,8 +48,11 @@ typedef struct agent {
 	const mu_dispatch_agent_opts_t *o;
 	mu_kube_client_t *w;      /* the worker */
 	uint64_t beat;
-	int64_t miss_at[MU__DK_COUNT]; /* mono ms a kind's list answered 404 */
 	bool served[MU__DK_COUNT];     /* this pass: the worker listed the kind */
+	/* watched, not listed each pass (src/kube/watchcache.c): the worker's
+	 * Nodes, its copies' pods, its copies of each kind, and the hub's
+	 * objects of each kind assigned here (label muster.io/cluster=NAME) */
+	mu_kube_watch_t *wnodes, *wpods, *wcopies[MU__DK_COUNT], *whub[MU__DK_COUNT];
 } agent_t;
 
 /* Writes muster.io/agent-status of the hub object ns/name of kind k when
@@ -59,6 +69,42 @@ static void report(agent_t *a, mu__dkind_t k, const char *ns, const char *name, 
 	json_decref(b);
 	if (st != 200 && st != 404)
 		mu__dlog(&a->d, 0, "hub %s %s/%s: report: HTTP %ld", mu__dkind_name(k), ns, name, st);
+}
+
+/* For a kind other than Job whose hub status is its copy's (managedBy
+ * the hub, or a kind without suspend), copy w's status goes to its hub
+ * object as "GEN {status}" in MU__D_COPYST, when it changed: the hub
+ * writes it as push mode writes the status it reads (hub.c). */
+static void copy_status(agent_t *a, mu__dkind_t k, const json_t *hub, const json_t *w,
+			const char *gen)
+{
+	const char *m = mu__dkind_managed_by(hub, k);
+	if (k == MU__DK_JOB || (mu__dkind_suspends(k) && !(m && (!strcmp(m, MU__D_MANAGER) ||
+								    !strcmp(m, MU__D_MULTIKUEUE)))))
+		return;
+	const json_t *st = json_object_get(w, "status");
+	char *txt = json_dumps(st ? st : json_object_get(hub, "no-status"), JSON_COMPACT |
+			       JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	size_t n = strlen(gen) + (txt ? strlen(txt) : 4) + 2;
+	char *val = malloc(n);
+	if (val) {
+		snprintf(val, n, "%s %s", gen, txt ? txt : "null");
+		const char *ns = mu__jstr(hub, "metadata.namespace"), *name = mu__jstr(hub, "metadata.name");
+		const char *cur = mu__dmeta(hub, "annotations", MU__D_COPYST);
+		if (name && (!cur || strcmp(cur, val))) {
+			char path[1024];
+			mu__dkind_path(k, ns ? ns : "default", name, "", path, sizeof path);
+			json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MU__D_COPYST, val);
+			long code = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json",
+					     b, NULL);
+			json_decref(b);
+			if (code != 200 && code != 404)
+				mu__dlog(&a->d, 0, "hub %s %s: copy status: HTTP %ld", mu__dkind_name(k),
+					 name, code);
+		}
+	}
+	free(val);
+	free(txt);
 }
 
 /* The local copies of kind k: stale ones deleted (and reported), current
@@ -101,10 +147,16 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 		char line[96];
 		bool started = mu__dpods_line(pods, uid, (uint32_t)atol(gen), line, sizeof line);
 		const char *done = k == MU__DK_JOB ? mu__dcopy_done(w) : mu__dkind_done(w, k);
+		if (mu__dkind_is_group(k)) { /* a group ends with its pods here */
+			int64_t c[5];
+			mu__dpods_of(pods, uid, (uint32_t)atol(gen), c);
+			done = mu__dkind_group_end(c[2], c[3], c[4]);
+		}
 		snprintf(val, sizeof val, "%s %s %s", gen, done ? done : started ? "Running" : "Pending",
 			 line);
 		report(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
+		copy_status(a, k, hub, w, gen);
 	}
 }
 
@@ -121,6 +173,20 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 			continue;
 		const char *ns = mu__jstr(hub, "metadata.namespace");
 		char key[700], path[600];
+		/* a fresh read first: the watch may lag a withdrawal, which the
+		 * hub confirms two heartbeats after it took the label off; a
+		 * create only after this pass saw the label keeps that true */
+		json_t *cur = NULL;
+		mu__dkind_path(k, ns ? ns : "default", mu__jstr(hub, "metadata.name"), "", path,
+			       sizeof path);
+		long gst = mu__dreq(&a->d, a->d.hub, "GET", path, NULL, NULL, &cur);
+		const char *cl = mu__dmeta(cur, "labels", MU__D_CLUSTER);
+		const char *cg = mu__dmeta(cur, "annotations", MU__D_GEN);
+		bool still = gst == 200 && cl && !strcmp(cl, a->o->cluster) && cg && !strcmp(cg, gen) &&
+			     mu__jstr(cur, "metadata.uid") && !strcmp(mu__jstr(cur, "metadata.uid"), uid);
+		json_decref(cur);
+		if (!still)
+			continue;
 		if (k == MU__DK_JOB)
 			snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", mu__jstr(hub, "metadata.name"));
 		else
@@ -140,6 +206,82 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 		if (st != 201 && st != 200 && st != 409)
 			mu__dlog(&a->d, 0, "create %s: HTTP %ld", key, st);
 	}
+}
+
+/* Group kind k's pods: the hub pods of each current dispatch that are not
+ * here yet (pl: the local pods labelled with a hub uid) are created, as
+ * push mode sends them (those that come to the hub late too); local pod
+ * copies of a group of kind k that is not a current dispatch here are
+ * deleted.  One GET of the hub's pods per namespace with such a group. */
+static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *pl)
+{
+	json_t *local = json_object(), *hubpods = json_object();
+	size_t i;
+	json_t *p;
+	size_t kl = strlen(mu__dkind_name(k));
+	json_array_foreach(json_object_get(pl, "items"), i, p) {
+		const char *uid = mu__dmeta(p, "labels", MU__D_HUBUID);
+		const char *gen = mu__dmeta(p, "labels", MU__D_GEN);
+		const char *hj = mu__dmeta(p, "annotations", MU__D_HUBJOB);
+		const char *ns = mu__jstr(p, "metadata.namespace"), *name = mu__jstr(p, "metadata.name");
+		if (!uid || !gen || !hj || !ns || !name || strncmp(hj, mu__dkind_name(k), kl) ||
+		    hj[kl] != ':')
+			continue;
+		const json_t *hub = json_object_get(assigned, uid);
+		const char *hgen = mu__dmeta(hub, "annotations", MU__D_GEN);
+		char key[700];
+		snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name);
+		json_object_set_new(local, key, json_true());
+		if ((!hub || !hgen || strcmp(gen, hgen)) && !mu__jget(p, "metadata.deletionTimestamp")) {
+			char path[1024];
+			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, name);
+			long st = mu__dreq(&a->d, a->w, "DELETE", path, NULL, NULL, NULL);
+			mu__dlog(&a->d, 1, "stale pod %s/%s of %s deleted: HTTP %ld", ns, name, hj, st);
+		}
+	}
+	const char *uid;
+	json_t *hub;
+	json_object_foreach((json_t *)assigned, uid, hub) {
+		const char *gen = mu__dmeta(hub, "annotations", MU__D_GEN);
+		const char *ph = mu__dmeta(hub, "annotations", MU__D_PHASE);
+		const char *ns = mu__jstr(hub, "metadata.namespace");
+		const char *gname = mu__jstr(hub, "metadata.name");
+		if (!gen || !gname || (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))))
+			continue;
+		if (!ns)
+			ns = "default";
+		json_t *hl = json_object_get(hubpods, ns);
+		if (!hl) {
+			char path[600];
+			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
+			hl = NULL;
+			if (mu__dreq(&a->d, a->d.hub, "GET", path, NULL, NULL, &hl) != 200) {
+				json_decref(hl);
+				hl = json_object();
+			}
+			json_object_set_new(hubpods, ns, hl);
+		}
+		char gkey[700];
+		snprintf(gkey, sizeof gkey, "%s:%s/%s", mu__dkind_name(k), ns, gname);
+		json_array_foreach(json_object_get(hl, "items"), i, p) {
+			const char *g = mu__dkind_pod_group(p, k), *name = mu__jstr(p, "metadata.name");
+			char key[700];
+			if (!g || strcmp(g, gname) || !name || mu__jget(p, "metadata.deletionTimestamp"))
+				continue;
+			snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name);
+			if (json_object_get(local, key))
+				continue;
+			json_t *body = mu__dkind_pod_copy(p, uid, gkey, (uint32_t)atol(gen));
+			char path[600];
+			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
+			long st = mu__dreq(&a->d, a->w, "POST", path, NULL, body, NULL);
+			json_decref(body);
+			if (st != 201 && st != 200 && st != 409)
+				mu__dlog(&a->d, 0, "create pod %s/%s of %s: HTTP %ld", ns, name, gkey, st);
+		}
+	}
+	json_decref(local);
+	json_decref(hubpods);
 }
 
 /* The worker's Nodes and a heartbeat to the hub's ConfigMap. */
@@ -182,30 +324,17 @@ static void heartbeat(agent_t *a, const json_t *nl)
  * reported.  false when the hub or the worker did not answer a Job
  * list; a kind other than Job that either does not list (404: no CRD) is
  * skipped for a minute (a.served says whether the worker has it). */
-static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods)
+static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json_t *pl)
 {
-	int64_t t = mu__d_mono_ms();
-	if (k != MU__DK_JOB && a->miss_at[k] && t - a->miss_at[k] < MU__D_REDISCOVER_MS)
-		return true;
-	char hpath[600], wpath[600];
-	mu__dkind_path(k, NULL, NULL, "?labelSelector=muster.io%2Fcluster%3D", hpath, sizeof hpath);
-	snprintf(hpath + strlen(hpath), sizeof hpath - strlen(hpath), "%s", a->o->cluster);
-	mu__dkind_path(k, NULL, NULL, "?labelSelector=muster.io%2Fhub-uid", wpath, sizeof wpath);
+	/* the watches' snapshots: no request.  A kind either side does not
+	 * serve (no CRD, no right) fails its watches, which retry with
+	 * backoff: its copies are left alone meanwhile. */
 	json_t *hl = NULL, *jl = NULL;
-	long wst = mu__dreq(&a->d, a->w, "GET", wpath, NULL, NULL, &jl);
-	long hst = wst == 200 ? mu__dreq(&a->d, a->d.hub, "GET", hpath, NULL, NULL, &hl) : 0;
-	a->served[k] = wst == 200;
-	/* a Job list must answer; another kind is only skipped (its CRD
-	 * missing here or on the hub, or a right the accounts lack) */
-	bool ok = k != MU__DK_JOB || (wst == 200 && hst == 200);
-	if (k != MU__DK_JOB && (wst != 200 || hst != 200)) {
-		if (!a->miss_at[k] && wst != 404 && hst != 404)
-			mu__dlog(&a->d, 0, "%ss: HTTP %ld from the worker, %ld from the hub: skipped "
-				 "for a minute", mu__dkind_name(k), wst, hst);
-		a->miss_at[k] = t;
-	} else {
-		a->miss_at[k] = 0;
-	}
+	bool wok = a->wcopies[k] && mu_kube_watch_items(a->wcopies[k], &jl, NULL);
+	bool hok = wok && a->whub[k] && mu_kube_watch_items(a->whub[k], &hl, NULL);
+	long wst = wok ? 200 : 0, hst = hok ? 200 : 0;
+	a->served[k] = wok;
+	bool ok = k != MU__DK_JOB || (wok && hok);
 	if (wst == 200 && hst == 200) {
 		json_t *assigned = json_object(), *have = json_object();
 		size_t i;
@@ -215,6 +344,8 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods)
 				json_object_set(assigned, mu__jstr(h, "metadata.uid"), h);
 		copies(a, k, assigned, jl, pods, have);
 		create_missing(a, k, assigned, have);
+		if (mu__dkind_is_group(k))
+			group_pods_sync(a, k, assigned, pl);
 		json_decref(assigned);
 		json_decref(have);
 	}
@@ -227,13 +358,11 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods)
 static bool agent_pass(agent_t *a)
 {
 	json_t *nl = NULL, *pl = NULL;
-	bool ok = mu__dreq(&a->d, a->w, "GET", "/api/v1/nodes", NULL, NULL, &nl) == 200 &&
-		  mu__dreq(&a->d, a->w, "GET", "/api/v1/pods?labelSelector=muster.io%2Fhub-uid", NULL,
-			   NULL, &pl) == 200;
+	bool ok = mu_kube_watch_items(a->wnodes, &nl, NULL) && mu_kube_watch_items(a->wpods, &pl, NULL);
 	if (ok) {
 		json_t *pods = mu__dpods_count(pl);
 		for (int k = 0; ok && k < MU__DK_COUNT; k++)
-			ok = agent_kind(a, (mu__dkind_t)k, pods);
+			ok = agent_kind(a, (mu__dkind_t)k, pods, pl);
 		json_decref(pods);
 		if (ok)
 			heartbeat(a, nl);
@@ -241,6 +370,19 @@ static bool agent_pass(agent_t *a)
 	json_decref(nl);
 	json_decref(pl);
 	return ok;
+}
+
+/* Stops a's watches and frees its clients (safe on what is not set). */
+static void agent_stop(agent_t *a)
+{
+	mu_kube_watch_stop(a->wnodes);
+	mu_kube_watch_stop(a->wpods);
+	for (int k = 0; k < MU__DK_COUNT; k++) {
+		mu_kube_watch_stop(a->wcopies[k]);
+		mu_kube_watch_stop(a->whub[k]);
+	}
+	mu_kube_client_free(a->d.hub);
+	mu_kube_client_free(a->w);
 }
 
 int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t errlen)
@@ -261,16 +403,40 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		snprintf(err, errlen, "cannot start: out of memory");
 		return MU_ENOMEM;
 	}
+	const char *sel = "labelSelector=muster.io%2Fhub-uid";
+	char hsel[400];
+	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", o->cluster);
+	int rc = mu_kube_watch_start(o->worker, "/api/v1/nodes", NULL, &a.wnodes);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", sel, &a.wpods);
+	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
+		char path[200];
+		mu__dkind_path((mu__dkind_t)k, NULL, NULL, "", path, sizeof path);
+		rc = mu_kube_watch_start(o->worker, path, sel, &a.wcopies[k]);
+		if (rc == MU_OK)
+			rc = mu_kube_watch_start(o->hub, path, hsel, &a.whub[k]);
+	}
+	if (rc != MU_OK) {
+		agent_stop(&a);
+		snprintf(err, errlen, "cannot start its watches: %s", mu_strerror(rc));
+		return rc;
+	}
 	mu__dlog(&a.d, 1, "agent of cluster %s: hub %s, worker %s", o->cluster, o->hub->server,
 		 o->worker->server);
-	bool was_ok = true;
+	/* -1: not known yet (the watches list first; a failure is said
+	 * after 5 s without an answer, or once one answered) */
+	int was_ok = -1;
+	int64_t t0 = mu__d_mono_ms();
 	while (!*o->stop) {
 		int64_t t = mu__d_mono_ms();
 		bool ok = agent_pass(&a);
-		if (ok != was_ok)
-			mu__dlog(&a.d, ok ? 1 : 0, ok ? "hub and worker answer again" :
-				 "the hub or the worker did not answer; retrying");
-		was_ok = ok;
+		bool starting = was_ok == -1 && !ok && t - t0 < 5000;
+		if (!starting && was_ok != (int)ok) {
+			if (was_ok != -1 || !ok)
+				mu__dlog(&a.d, ok ? 1 : 0, ok ? "hub and worker answer again" :
+					 "the hub or the worker did not answer; retrying");
+			was_ok = ok;
+		}
 		int64_t left = t + o->interval_ms - mu__d_mono_ms();
 		while (left > 0 && !*o->stop) {
 			int64_t s = left < 50 ? left : 50;
@@ -279,7 +445,6 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 			left -= s;
 		}
 	}
-	mu_kube_client_free(a.d.hub);
-	mu_kube_client_free(a.w);
+	agent_stop(&a);
 	return MU_OK;
 }

@@ -6,7 +6,8 @@
  * Nodes and copies in; copies created and deleted; pull mode's reports)
  * above hub.c, run.c (the pass: dispatch, exactly once, timeouts, lost
  * clusters) on top; agent.c (`muster dispatch agent`, pull mode) beside
- * run.c, over worker.c's helpers; metrics.c (/metrics) under run.c.
+ * run.c, over worker.c's helpers; metrics.c (/metrics, and /ui/ of ui.c)
+ * under run.c.
  *
  * One thread owns everything, except while a pass sends many dispatches:
  * then sender threads (run.c) each write only their own jobs, over their
@@ -36,6 +37,9 @@
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
 #define MU__D_AGENT "muster.io/agent-status"    /* hub Job, by an agent:
                                                  * "GEN PHASE bound=N,..." */
+#define MU__D_COPYST "muster.io/dispatch-copy-status" /* hub object, by an
+                                                 * agent: "GEN {its copy's status}",
+                                                 * where the hub's status is the copy's */
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
@@ -48,13 +52,19 @@
 #define MU__D_REDISCOVER_MS 60000               /* the kinds asked again after */
 
 /* The kinds a hub dispatches (kinds.c): batch/v1 Jobs and the suspendable
- * kinds of the workload issue, as MultiKueue dispatches them. */
+ * kinds of the workload issue, as MultiKueue dispatches them, and the
+ * kinds without suspend: LeaderWorkerSets, and the PodGroups of muster,
+ * Volcano and KAI with their pods. */
 typedef enum mu__dkind {
 	MU__DK_JOB = 0,
 	MU__DK_JOBSET,
 	MU__DK_PYTORCH,
 	MU__DK_MPI,
 	MU__DK_RAYJOB,
+	MU__DK_LWS,
+	MU__DK_PODGROUP,          /* muster.io/v1alpha1 */
+	MU__DK_VOLCANO_PG,        /* scheduling.volcano.sh/v1beta1 */
+	MU__DK_KAI_PG,            /* scheduling.run.ai/v2alpha2 */
 	MU__DK_COUNT
 } mu__dkind_t;
 
@@ -133,6 +143,10 @@ typedef struct mu__djob {
 	char *ann_sig;            /* annotations last written */
 	char *status_sig;         /* status (conditions) last written */
 	uint64_t withdraw_beat;   /* pull: the cluster's beats at withdrawal */
+	/* a PodGroup (mu__dkind_is_group): its pods on the hub (a JSON array,
+	 * this pass's), and those sent to its cluster ("GEN/NAME" -> true) */
+	json_t *gpods, *sent;
+	size_t gpods_parsed;      /* pods it had when last parsed */
 	int why;                  /* QUEUED: the fleet's reason explained last */
 	bool seen;
 } mu__djob_t;
@@ -146,6 +160,9 @@ typedef struct mu__dd {
 	mu__dcl_t *cls;
 	int32_t ncls, cls_cap;
 	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs */
+	mu_kube_watch_t *wpods;   /* the hub's pods (PodGroups' members) */
+	json_t *groups;           /* this pass: "KIND:NS/NAME" -> [its pods] */
+	uint64_t pods_seq;        /* the pods watch's changes in groups */
 	bool kind_listed[MU__DK_COUNT]; /* this pass read that kind's list */
 	uint64_t expired[MU__DK_COUNT]; /* their 410 re-lists logged */
 	uint64_t resumed[MU__DK_COUNT]; /* their resumes after a cut logged */
@@ -220,7 +237,32 @@ json_t *mu__dnode_min(const json_t *n);
 
 /* --- kinds.c ---------------------------------------------------------------- */
 
+/* The kind's unique name (keys, fleet labels, agents' reports:
+ * "VolcanoPodGroup"); mu__dkind_kind the objects' kind ("PodGroup"). */
 const char *mu__dkind_name(mu__dkind_t k);
+const char *mu__dkind_kind(mu__dkind_t k);
+/* Whether k has a suspend flag (the hub holds the others by not running
+ * their controllers, and a group's pods by their scheduling gate). */
+bool mu__dkind_suspends(mu__dkind_t k);
+/* Whether k is a PodGroup whose pods are separate objects. */
+bool mu__dkind_is_group(mu__dkind_t k);
+/* Whether k's CRD has the status subresource (else status is written
+ * through the object's own path). */
+bool mu__dkind_status_sub(mu__dkind_t k);
+/* The name of the group of kind k that pod names (muster's label
+ * muster.io/pod-group, Volcano's annotation scheduling.k8s.io/group-name,
+ * KAI's annotation pod-group-name), or NULL.  Borrowed. */
+const char *mu__dkind_pod_group(const json_t *pod, mu__dkind_t k);
+/* A group's spec.minMember, or 0 when it gives none (all its pods). */
+int64_t mu__dkind_group_min(const json_t *o);
+/* A group's end from its copies' pod counts, npods the pods sent:
+ * "Succeeded" when every one succeeded, "Failed" when all ended and one
+ * failed, else NULL. */
+const char *mu__dkind_group_end(int64_t succeeded, int64_t failed, int64_t npods);
+/* The copy of a group's pod for a worker (owned): its labels (with the
+ * hub uid of its group and generation g), annotations and spec, without
+ * nodeName, status, owners or the scheduling gate muster.io/dispatch. */
+json_t *mu__dkind_pod_copy(const json_t *pod, const char *uid, const char *key, uint32_t g);
 const char *mu__dkind_api(mu__dkind_t k);     /* "batch/v1", ... */
 const char *mu__dkind_plural(mu__dkind_t k);  /* "jobs", "jobsets", ... */
 /* The kinds other than Job named in "JobSet,PyTorchJob,..." (an agent's
@@ -248,12 +290,19 @@ typedef struct mu__dtmpl {
 } mu__dtmpl_t;
 int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max);
 /* Object o of kind k (not a Job) as a muster Workload the cluster-file
- * loader reads: its queue, its parts as pod sets, its minimum; owned. */
-json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k);
+ * loader reads: its queue, its parts as pod sets, its minimum; for a
+ * group, pods (a JSON array: its pods on the hub) by part.  Owned. */
+json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods);
 /* A copy's end from its status: "Succeeded", "Failed" or NULL. */
 const char *mu__dkind_done(const json_t *copy, mu__dkind_t k);
 /* The merge patch that sets o's suspend flag to on; owned. */
 json_t *mu__dkind_suspend_patch(mu__dkind_t k, bool on);
+
+/* --- ui.c ------------------------------------------------------------------- */
+
+/* The /ui/ page: the clusters and the hub's jobs as HTML (escaped);
+ * owned, NULL when out of memory.  O(clusters + jobs shown). */
+char *mu__dui_render(const mu__dd_t *d);
 
 /* --- metrics.c -------------------------------------------------------------- */
 
@@ -339,12 +388,20 @@ void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on);
  * what was known.  At most MU__DK_COUNT - 1 requests. */
 void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c);
 /* Pod counts of a pod list by "UID/GEN" (labels of the copies' pods):
- * [bound, running, succeeded, failed]; owned. */
+ * [bound, running, succeeded, failed, all]; owned. */
 json_t *mu__dpods_count(const json_t *l);
 /* The counts of uid/gen as "bound=N,running=N,succeeded=N,failed=N"
  * into buf; returns whether a pod was bound or ended. */
 bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf,
 		    size_t len);
+/* The counts of uid/gen in pods (mu__dpods_count's) into c. */
+void mu__dpods_of(const json_t *pods, const char *uid, uint32_t gen, int64_t c[5]);
+/* Creates the pods of group j (its hub pods) not yet sent for its
+ * generation on its cluster over connection kc (a 409 for a pod of the
+ * same group and generation counts as sent).  Returns 201, or the HTTP
+ * status of a create that failed (sent again by a later call).  One
+ * request per pod not yet sent. */
+long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
 /* A copy's end from its Job's conditions: "Succeeded", "Failed" or NULL. */
 const char *mu__dcopy_done(const json_t *w);
 /* Whether a create's HTTP status is a permanent refusal: a 4xx other

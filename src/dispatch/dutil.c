@@ -154,9 +154,11 @@ json_t *mu__dcopy(const json_t *hub, mu__dkind_t k, const char *uid, const char 
 		spec = json_object();
 	/* unsuspended; the worker's own controller runs the copy (as
 	 * MultiKueue drops managedBy from its workers' copies) */
-	json_t *ctl = mu__dkind_ctl(spec, k, true);
-	json_object_set_new(ctl, "suspend", json_false());
-	json_object_del(ctl, "managedBy");
+	json_t *ctl = mu__dkind_ctl(spec, k, true); /* NULL: a kind without suspend */
+	if (ctl) {
+		json_object_set_new(ctl, "suspend", json_false());
+		json_object_del(ctl, "managedBy");
+	}
 	if (k == MU__DK_JOB) {
 		json_object_del(spec, "selector");
 		json_object_del(spec, "manualSelector");
@@ -171,7 +173,7 @@ json_t *mu__dcopy(const json_t *hub, mu__dkind_t k, const char *uid, const char 
 	}
 	const char *ns = mu__jstr(hub, "metadata.namespace");
 	return json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:o},s:o}", "apiVersion", mu__dkind_api(k),
-			 "kind", mu__dkind_name(k), "metadata", "name",
+			 "kind", mu__dkind_kind(k), "metadata", "name",
 			 mu__jstr(hub, "metadata.name"), "namespace", ns ? ns : "default",
 			 "labels", labels, "annotations", ann, "spec", spec);
 }

@@ -1,7 +1,8 @@
 /*
  * hub.c - the hub side of the daemon: the hub's Clusters (with their
- * kubeconfig Secrets), Queues and queue-labelled jobs (batch/v1 Jobs and
- * the suspendable kinds of kinds.c) are read
+ * kubeconfig Secrets), Queues and queue-labelled jobs (batch/v1 Jobs,
+ * the suspendable kinds of kinds.c, LeaderWorkerSets, and PodGroups with
+ * the hub's pods that name them) are read
  * into the fleet, and what the hub learns goes back to the hub's objects:
  * a Job's dispatch annotations (cluster, generation, phase, pods, why it
  * waits), Events, and each Cluster's status.
@@ -464,7 +465,22 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		json_object_set_new(c, "kind", json_string("Job"));
 		json_object_del(c, "status");
 	} else { /* its parts' pod templates as a Workload's pod sets */
-		c = mu__dkind_workload(j->obj, j->kind);
+		if (mu__dkind_is_group(j->kind)) {
+			/* a group is read once it has its minimum of pods (or
+			 * one, without a minimum): until then it waits */
+			size_t np = json_array_size(j->gpods);
+			int64_t min = mu__dkind_group_min(j->obj);
+			j->gpods_parsed = np;
+			if (np == 0 || (int64_t)np < min) {
+				char m[200];
+				snprintf(m, sizeof m, "%zu of the %lld pods of spec.minMember are on the "
+					 "hub; the group is sent when they are", np,
+					 (long long)(min ? min : 1));
+				set_why(j, "WaitingForPods", m);
+				return false;
+			}
+		}
+		c = mu__dkind_workload(j->obj, j->kind, j->gpods);
 	}
 	char *text = json_dumps(c, JSON_COMPACT);
 	json_decref(c);
@@ -569,6 +585,7 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 }
 
 static void seed_sigs(const mu__dd_t *d, mu__djob_t *j);
+static void group_pods(mu__dd_t *d, mu__djob_t *j);
 
 /* A new hub Job: parsed, entered, held suspended. */
 static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t now)
@@ -609,14 +626,20 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 	json_object_set_new(d->by_key, j->key, json_integer(d->njobs));
 	json_object_set_new(d->by_uid, j->uid, json_integer(d->njobs));
 	d->njobs++;
+	if (mu__dkind_is_group(kind))
+		group_pods(d, j);
 	if (job_parse(d, j, now))
 		job_enter(d, j, now);
-	else
-		mu__dlog(d, 0, "job %s: %s", j->key, j->msg ? j->msg : "cannot be read");
+	else /* a group that waits for its pods is no fault */
+		mu__dlog(d, j->reason && !strcmp(j->reason, "WaitingForPods") ? 1 : 0, "job %s: %s",
+			 j->key, j->msg ? j->msg : "cannot be read");
 	seed_sigs(d, j);
 	const json_t *susp = json_object_get(mu__dkind_ctl(json_object_get(o, "spec"), kind, false),
 					     "suspend");
-	if (!json_is_true(susp) && j->state != MU__DJ_DISPATCHED && j->state != MU__DJ_DONE) {
+	/* a kind without suspend is held by what the hub does not run (its
+	 * controller; a group's pods are gated, docs/dispatch.md) */
+	if (mu__dkind_suspends(kind) && !json_is_true(susp) && j->state != MU__DJ_DISPATCHED &&
+	    j->state != MU__DJ_DONE) {
 		char path[1024];
 		mu__dkind_path(kind, j->ns, j->name, "", path, sizeof path);
 		json_t *b = mu__dkind_suspend_patch(kind, true);
@@ -638,6 +661,8 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->msg);
 	free(j->refused);
 	json_decref(j->wstatus);
+	json_decref(j->gpods);
+	json_decref(j->sent);
 	free(j->ann_sig);
 	free(j->status_sig);
 	free(j);
@@ -671,6 +696,60 @@ static void jobs_gone(mu__dd_t *d, mu_time_t now)
 	d->njobs = w;
 }
 
+/* j's pods on the hub (this pass's d->groups) into j->gpods. */
+static void group_pods(mu__dd_t *d, mu__djob_t *j)
+{
+	json_t *a = json_object_get(d->groups, j->key);
+	json_decref(j->gpods);
+	j->gpods = a ? json_incref(a) : json_array();
+}
+
+/* The hub's pods (the watch's snapshot) by the group each names, into
+ * d->groups ("KIND:NS/NAME" -> [pods]), when the watch changed (its
+ * change count, d->pods_seq).  A pod that is ending (deletionTimestamp)
+ * is not sent.  O(pods) after a change, O(1) without. */
+static void groups_read(mu__dd_t *d)
+{
+	json_t *l = NULL;
+	uint64_t seq = 0;
+	/* unchanged since the last pass: the groups stay (O(1)) */
+	if (d->groups && d->wpods && mu_kube_watch_items(d->wpods, NULL, &seq) &&
+	    seq == d->pods_seq)
+		return;
+	if (!d->wpods || !mu_kube_watch_items(d->wpods, &l, &seq)) {
+		json_decref(l);
+		if (!d->groups)
+			d->groups = json_object();
+		return; /* the last snapshot stays */
+	}
+	json_t *g = json_object();
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(l, "items"), i, p) {
+		if (mu__jget(p, "metadata.deletionTimestamp"))
+			continue;
+		for (int k = 0; k < MU__DK_COUNT; k++) {
+			const char *gn = mu__dkind_pod_group(p, (mu__dkind_t)k);
+			if (!gn)
+				continue;
+			const char *ns = mu__jstr(p, "metadata.namespace");
+			char key[600];
+			snprintf(key, sizeof key, "%s:%s/%s", mu__dkind_name((mu__dkind_t)k),
+				 ns ? ns : "default", gn);
+			json_t *a = json_object_get(g, key);
+			if (!a) {
+				a = json_array();
+				json_object_set_new(g, key, a);
+			}
+			json_array_append(a, p);
+		}
+	}
+	json_decref(l);
+	json_decref(d->groups);
+	d->groups = g;
+	d->pods_seq = seq;
+}
+
 /* The hub's list of kind k (the watch's snapshot) into d->jobs; false
  * when it was not read (a kind whose CRD the hub does not have). */
 static bool jobs_of_kind(mu__dd_t *d, mu__dkind_t k, mu_time_t now)
@@ -693,7 +772,16 @@ static bool jobs_of_kind(mu__dd_t *d, mu__dkind_t k, mu_time_t now)
 		j->seen = true;
 		json_decref(j->obj);
 		j->obj = json_incref(o);
-		if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
+		if (mu__dkind_is_group(k))
+			group_pods(d, j);
+		if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "WaitingForPods") &&
+		    json_array_size(j->gpods) != j->gpods_parsed) {
+			/* read again with the pods that came */
+			mu_specs_release(&j->specs);
+			mu_specs_init(&j->specs);
+			if (job_parse(d, j, now))
+				job_enter(d, j, now);
+		} else if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
 			job_enter(d, j, now);
 		else if (j->state == MU__DJ_NEW && j->reason &&
 			 !strcmp(j->reason, "UnknownPriorityClass") && job_priority(d, j))
@@ -712,6 +800,7 @@ int mu__dhub_jobs(mu__dd_t *d)
 	mu_time_t now = mu__d_now(d);
 	for (int32_t i = 0; i < d->njobs; i++)
 		d->jobs[i]->seen = false;
+	groups_read(d);
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		uint64_t x = mu_kube_watch_expired(d->wjobs[k]);
 		if (x != d->expired[k]) /* said once per re-list */
@@ -879,8 +968,11 @@ bool mu__dhub_managed(const mu__djob_t *j)
 	const char *m = mu__dkind_managed_by(j->obj, j->kind);
 	/* the CRDs of Kubeflow and KubeRay allow only MultiKueue's value
 	 * besides their own controller's: for them it means the hub's */
-	return m && (!strcmp(m, MU__D_MANAGER) ||
-		     (j->kind != MU__DK_JOB && !strcmp(m, MU__D_MULTIKUEUE)));
+	/* a kind without suspend has no managedBy: the hub runs no
+	 * controller of it, so its status is the copy's */
+	return !mu__dkind_suspends(j->kind) ||
+	       (m && (!strcmp(m, MU__D_MANAGER) ||
+		      (j->kind != MU__DK_JOB && !strcmp(m, MU__D_MULTIKUEUE))));
 }
 
 /* One condition {type, status, reason, message} appended to a. */
@@ -1057,7 +1149,8 @@ long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 	status_times(j, st);
 	json_t *b = json_pack("{s:o}", "status", st);
 	char path[1024];
-	mu__dkind_path(j->kind, j->ns, j->name, "/status", path, sizeof path);
+	mu__dkind_path(j->kind, j->ns, j->name, mu__dkind_status_sub(j->kind) ? "/status" : "", path,
+		       sizeof path);
 	/* strategic merge: conditions merge by type, so the hub Job
 	 * controller's own (Suspended) stay; a custom kind has none (its
 	 * status is its copy's, as MultiKueue copies it) */
@@ -1100,7 +1193,7 @@ void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j, const 
 			      "s:{s:s},s:s,s:s,s:i}",
 			      "apiVersion", "v1", "kind", "Event", "metadata", "name", name,
 			      "namespace", j->ns, "involvedObject", "apiVersion", mu__dkind_api(j->kind),
-			      "kind", mu__dkind_name(j->kind), "name", j->name, "namespace", j->ns, "uid", j->uid,
+			      "kind", mu__dkind_kind(j->kind), "name", j->name, "namespace", j->ns, "uid", j->uid,
 			      "type", type, "reason", reason, "message", msg ? msg : "",
 			      "source", "component", "muster-dispatch", "firstTimestamp", now,
 			      "lastTimestamp", now, "count", 1);

@@ -1,9 +1,13 @@
 /*
  * kinds.c - the kinds of job a hub dispatches, as MultiKueue dispatches
- * its supported kinds: batch/v1 Jobs, and the suspendable kinds of the
- * workload issue (JobSet, PyTorchJob, MPIJob, RayJob).  For each: its
- * paths on an API server, where its suspend flag and managedBy live, its
- * pod templates (the gang the fleet places), its end as its controller
+ * its supported kinds: batch/v1 Jobs, the suspendable kinds of the
+ * workload issue (JobSet, PyTorchJob, MPIJob, RayJob), and the kinds
+ * without suspend: LeaderWorkerSets (pod templates in the object) and
+ * the PodGroups of muster, Volcano and KAI, whose pods are separate
+ * objects the user creates, which name their group (a label or an
+ * annotation) and are sent with it.  For each: its paths on an API
+ * server, where its suspend flag and managedBy live, its pod templates
+ * or its pods (the gang the fleet places), its end as its controller
  * writes it, and the object as a muster Workload the cluster-file loader
  * reads.  Pure functions of the JSON: no I/O, no state; at the bottom of
  * src/dispatch (it calls no other file of it).
@@ -16,18 +20,41 @@
 #include "dispatch/dispatch_int.h"
 #include "muster/jpath.h"
 
+/* name: in keys, fleet labels and agents' reports (unique); kind: the
+ * objects' own kind (three PodGroups). */
 static const struct {
-	const char *kind, *api, *plural;
+	const char *name, *kind, *api, *plural;
 	bool run_policy; /* suspend and managedBy in spec.runPolicy */
+	bool no_suspend; /* held by the hub without a flag (below) */
+	bool status_sub; /* its CRD has the status subresource */
 } kinds[MU__DK_COUNT] = {
-	[MU__DK_JOB] = {"Job", "batch/v1", "jobs", false},
-	[MU__DK_JOBSET] = {"JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets", false},
-	[MU__DK_PYTORCH] = {"PyTorchJob", "kubeflow.org/v1", "pytorchjobs", true},
-	[MU__DK_MPI] = {"MPIJob", "kubeflow.org/v1", "mpijobs", true},
-	[MU__DK_RAYJOB] = {"RayJob", "ray.io/v1", "rayjobs", false},
+	[MU__DK_JOB] = {"Job", "Job", "batch/v1", "jobs", false, false, true},
+	[MU__DK_JOBSET] = {"JobSet", "JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets", false, false, true},
+	[MU__DK_PYTORCH] = {"PyTorchJob", "PyTorchJob", "kubeflow.org/v1", "pytorchjobs", true, false, true},
+	[MU__DK_MPI] = {"MPIJob", "MPIJob", "kubeflow.org/v1", "mpijobs", true, false, true},
+	[MU__DK_RAYJOB] = {"RayJob", "RayJob", "ray.io/v1", "rayjobs", false, false, true},
+	[MU__DK_LWS] = {"LeaderWorkerSet", "LeaderWorkerSet", "leaderworkerset.x-k8s.io/v1",
+			"leaderworkersets", false, true, true},
+	[MU__DK_PODGROUP] = {"PodGroup", "PodGroup", "muster.io/v1alpha1", "podgroups", false, true, true},
+	/* Volcano's CRD has no status subresource: status is in the object */
+	[MU__DK_VOLCANO_PG] = {"VolcanoPodGroup", "PodGroup", "scheduling.volcano.sh/v1beta1",
+			       "podgroups", false, true, false},
+	[MU__DK_KAI_PG] = {"KaiPodGroup", "PodGroup", "scheduling.run.ai/v2alpha2", "podgroups", false,
+			   true, true},
 };
 
-const char *mu__dkind_name(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].kind : "?"; }
+const char *mu__dkind_name(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].name : "?"; }
+
+const char *mu__dkind_kind(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].kind : "?"; }
+
+bool mu__dkind_suspends(mu__dkind_t k) { return k < MU__DK_COUNT && !kinds[k].no_suspend; }
+
+bool mu__dkind_is_group(mu__dkind_t k)
+{
+	return k == MU__DK_PODGROUP || k == MU__DK_VOLCANO_PG || k == MU__DK_KAI_PG;
+}
+
+bool mu__dkind_status_sub(mu__dkind_t k) { return k < MU__DK_COUNT && kinds[k].status_sub; }
 
 const char *mu__dkind_api(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].api : "?"; }
 
@@ -41,7 +68,7 @@ void mu__dkind_list(const char *s, bool on[MU__DK_COUNT])
 		const char *e = strchr(p, ',');
 		size_t l = e ? (size_t)(e - p) : strlen(p);
 		for (int k = 1; k < MU__DK_COUNT; k++)
-			if (strlen(kinds[k].kind) == l && !strncmp(p, kinds[k].kind, l))
+			if (strlen(kinds[k].name) == l && !strncmp(p, kinds[k].name, l))
 				on[k] = true;
 		p = e ? e + 1 : NULL;
 	}
@@ -72,6 +99,8 @@ int mu__dkind_of(const char *api, const char *kind)
 
 json_t *mu__dkind_ctl(json_t *spec, mu__dkind_t k, bool create)
 {
+	if (kinds[k].no_suspend)
+		return NULL;
 	if (!kinds[k].run_policy)
 		return spec;
 	json_t *rp = json_object_get(spec, "runPolicy");
@@ -127,6 +156,28 @@ int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max)
 			out[n].tmpl = json_object_get(x, "template");
 			n++;
 		}
+	} else if (k == MU__DK_LWS) {
+		if (max < 2)
+			return MU_ELIMIT;
+		/* replicas groups of size pods: a leader (leaderTemplate, or
+		 * workerTemplate when it has none, as the LWS controller
+		 * makes it) and size - 1 workers */
+		json_t *lwt = json_object_get(spec, "leaderWorkerTemplate");
+		int64_t r = int_at(spec, "replicas", 1), size = int_at(lwt, "size", 1);
+		json_t *wt = json_object_get(lwt, "workerTemplate");
+		json_t *lt = json_object_get(lwt, "leaderTemplate");
+		if (r < 0 || r > 100000 || size < 1 || size > 100000)
+			return MU_EINVAL;
+		snprintf(out[n].part, sizeof out[n].part, "leader");
+		out[n].count = r;
+		out[n].tmpl = lt ? lt : wt;
+		n++;
+		if (size > 1) {
+			snprintf(out[n].part, sizeof out[n].part, "workers");
+			out[n].count = r * (size - 1);
+			out[n].tmpl = wt;
+			n++;
+		}
 	} else if (k == MU__DK_RAYJOB) {
 		/* the head, then each worker group's minimum (KubeRay's gang) */
 		snprintf(out[n].part, sizeof out[n].part, "head");
@@ -149,12 +200,102 @@ int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max)
 	return n;
 }
 
-json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k)
+/* A label (map "labels") or annotation of object o, or NULL. */
+static const char *meta_of(const json_t *o, const char *map, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(o, "metadata"), map),
+						 key));
+}
+
+const char *mu__dkind_pod_group(const json_t *pod, mu__dkind_t k)
+{
+	switch (k) {
+	case MU__DK_PODGROUP: /* docs/kubernetes.md, "Groups" */
+		return meta_of(pod, "labels", "muster.io/pod-group");
+	case MU__DK_VOLCANO_PG: /* Volcano's scheduler and job controller */
+		return meta_of(pod, "annotations", "scheduling.k8s.io/group-name");
+	case MU__DK_KAI_PG: /* KAI's pod grouper */
+		return meta_of(pod, "annotations", "pod-group-name");
+	default:
+		return NULL;
+	}
+}
+
+/* The part of group kind k that pod belongs to: Volcano's task
+ * (annotation volcano.sh/task-spec), KAI's sub-group (label
+ * kai.scheduler/subgroup-name), else "pods"; lower case. */
+static void pod_part(const json_t *pod, mu__dkind_t k, char *out, size_t len)
+{
+	const char *p = k == MU__DK_VOLCANO_PG ? meta_of(pod, "annotations", "volcano.sh/task-spec") :
+			k == MU__DK_KAI_PG ? meta_of(pod, "labels", "kai.scheduler/subgroup-name") : NULL;
+	part_name(out, len, p && *p ? p : "pods");
+}
+
+int64_t mu__dkind_group_min(const json_t *o)
+{
+	const json_t *m = mu__jget(o, "spec.minMember");
+	return json_is_integer(m) && json_integer_value(m) > 0 ? json_integer_value(m) : 0;
+}
+
+/* The pod sets of a group's pods: one per part, of as many replicas as
+ * the part has pods, with the first pod's labels, annotations and spec
+ * as its template (the pods of a part are alike, as a controller makes
+ * them).  At most 16 parts; NULL beyond.  Owned. */
+static json_t *group_sets(mu__dkind_t k, const json_t *pods)
+{
+	json_t *sets = json_array();
+	size_t i;
+	json_t *p;
+	json_array_foreach(pods, i, p) {
+		char part[64];
+		pod_part(p, k, part, sizeof part);
+		json_t *ps = NULL, *x;
+		size_t j;
+		json_array_foreach(sets, j, x)
+			if (!strcmp(json_string_value(json_object_get(x, "name")), part))
+				ps = x;
+		if (ps) {
+			json_object_set_new(ps, "replicas", json_integer(json_integer_value(
+				json_object_get(ps, "replicas")) + 1));
+			continue;
+		}
+		if (json_array_size(sets) >= 16) {
+			json_decref(sets);
+			return NULL;
+		}
+		json_t *spec = json_deep_copy(json_object_get(p, "spec"));
+		if (!json_is_object(spec)) {
+			json_decref(spec);
+			spec = json_object();
+		}
+		json_object_del(spec, "nodeName");
+		json_t *tm = json_pack("{s:{},s:o}", "metadata", "spec", spec);
+		const json_t *v;
+		if ((v = mu__jget(p, "metadata.labels")))
+			json_object_set(json_object_get(tm, "metadata"), "labels", (json_t *)v);
+		if ((v = mu__jget(p, "metadata.annotations")))
+			json_object_set(json_object_get(tm, "metadata"), "annotations", (json_t *)v);
+		json_array_append_new(sets, json_pack("{s:s,s:i,s:o}", "name", part, "replicas", 1,
+						       "template", tm));
+	}
+	return sets;
+}
+
+json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods)
 {
 	mu__dtmpl_t t[16];
 	json_t *spec = json_deep_copy(json_object_get(o, "spec"));
-	int n = spec ? mu__dkind_templates(spec, k, t, 16) : MU_EINVAL;
-	json_t *sets = json_array(), *pclass = NULL;
+	int n = mu__dkind_is_group(k) ? 0 : spec ? mu__dkind_templates(spec, k, t, 16) : MU_EINVAL;
+	json_t *sets = mu__dkind_is_group(k) ? group_sets(k, pods) : json_array(), *pclass = NULL;
+	if (!sets)
+		n = MU_ELIMIT;
+	json_t *gs;
+	size_t gi;
+	json_array_foreach(mu__dkind_is_group(k) ? sets : NULL, gi, gs) {
+		const json_t *pc = mu__jget(gs, "template.spec.priorityClassName");
+		if (!pclass && json_is_string(pc))
+			pclass = json_incref((json_t *)pc);
+	}
 	for (int i = 0; i < n; i++) {
 		if (!t[i].count) /* a group of no pods in the gang (Ray minReplicas 0) */
 			continue;
@@ -177,7 +318,7 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k)
 	/* pod sets the loader refuses (none, or too many) name the fault */
 	json_t *ws = json_pack("{s:s,s:o}", "queue", q ? q : "", "podSets", n < 0 ? json_null() : sets);
 	if (n < 0)
-		json_decref(sets);
+		json_decref(sets); /* NULL-safe */
 	if (pclass)
 		json_object_set_new(ws, "priorityClassName", pclass);
 	if (k == MU__DK_PYTORCH || k == MU__DK_MPI) {
@@ -185,6 +326,11 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k)
 		if (json_is_integer(mm))
 			json_object_set(ws, "minMember", mm);
 	}
+	/* a group's gang: its minMember (the caller waits until that many
+	 * pods exist), else all the pods it has */
+	int64_t gm = mu__dkind_is_group(k) ? mu__dkind_group_min(o) : 0;
+	if (gm)
+		json_object_set_new(ws, "minMember", json_integer(gm));
 	json_decref(spec);
 	return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "muster.io/v1alpha1", "kind", "Workload",
 			 "metadata", meta, "spec", ws);
@@ -223,10 +369,63 @@ const char *mu__dkind_done(const json_t *w, mu__dkind_t k)
 			return js && !strcmp(js, "SUCCEEDED") ? "Succeeded" : "Failed";
 		return NULL;
 	}
+	case MU__DK_LWS: /* a serving workload: it runs until deleted */
+	case MU__DK_PODGROUP: /* a group ends with its pods (mu__dkind_group_end) */
+	case MU__DK_VOLCANO_PG:
+	case MU__DK_KAI_PG:
 	case MU__DK_COUNT:
 		break;
 	}
 	return NULL;
+}
+
+const char *mu__dkind_group_end(int64_t succeeded, int64_t failed, int64_t npods)
+{
+	if (npods <= 0 || succeeded < 0 || failed < 0 || succeeded + failed < npods)
+		return NULL;
+	return failed ? "Failed" : "Succeeded";
+}
+
+json_t *mu__dkind_pod_copy(const json_t *pod, const char *uid, const char *key, uint32_t g)
+{
+	char gen[16];
+	snprintf(gen, sizeof gen, "%u", g);
+	json_t *labels = json_deep_copy(mu__jget(pod, "metadata.labels"));
+	if (!json_is_object(labels)) {
+		json_decref(labels);
+		labels = json_object();
+	}
+	json_t *ann = json_deep_copy(mu__jget(pod, "metadata.annotations"));
+	if (!json_is_object(ann)) {
+		json_decref(ann);
+		ann = json_object();
+	}
+	json_object_del(ann, "kubectl.kubernetes.io/last-applied-configuration");
+	json_object_set_new(labels, MU__D_HUBUID, json_string(uid));
+	json_object_set_new(labels, MU__D_GEN, json_string(gen));
+	json_object_set_new(ann, MU__D_GEN, json_string(gen));
+	json_object_set_new(ann, MU__D_HUBJOB, json_string(key));
+	json_t *spec = json_deep_copy(json_object_get(pod, "spec"));
+	if (!json_is_object(spec)) {
+		json_decref(spec);
+		spec = json_object();
+	}
+	json_object_del(spec, "nodeName"); /* the worker's scheduler places it */
+	/* the gate that held it on the hub (Pod scheduling readiness) */
+	json_t *gates = json_object_get(spec, "schedulingGates"), *gk;
+	size_t i;
+	for (i = json_array_size(gates); i-- > 0;) {
+		gk = json_array_get(gates, i);
+		const char *gn = json_string_value(json_object_get(gk, "name"));
+		if (gn && !strcmp(gn, MU__D_MANAGER))
+			json_array_remove(gates, i);
+	}
+	if (gates && (!json_is_array(gates) || !json_array_size(gates)))
+		json_object_del(spec, "schedulingGates");
+	const char *ns = mu__jstr(pod, "metadata.namespace");
+	return json_pack("{s:s,s:s,s:{s:s?,s:s,s:o,s:o},s:o}", "apiVersion", "v1", "kind", "Pod",
+			 "metadata", "name", mu__jstr(pod, "metadata.name"), "namespace",
+			 ns ? ns : "default", "labels", labels, "annotations", ann, "spec", spec);
 }
 
 json_t *mu__dkind_suspend_patch(mu__dkind_t k, bool on)

@@ -4,7 +4,11 @@
  * copies, withdrawals, requeues and stale copies deleted, the pass time,
  * hub jobs by state and each cluster's state, GPUs, free GPUs and running
  * jobs.  The main loop renders the text once a pass (mu__dmetrics_pass)
- * and the HTTP thread only copies it, under one mutex.
+ * and the HTTP thread only copies it, under one mutex.  /ui/ is the page
+ * of ui.c, rendered the same way, served only with the bearer token
+ * (--token-file, else 32 random hex digits logged at the start): the
+ * header "Authorization: Bearer TOKEN", or "?token=TOKEN" for a browser;
+ * /metrics and the health endpoints stay open, as the scheduler's do.
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -16,13 +20,30 @@
 #include <string.h>
 
 #include "dispatch/dispatch_int.h"
+#include "muster/web.h"
 
 struct mu__dms {
 	struct MHD_Daemon *mhd;
 	pthread_mutex_t mu;
 	char *text;       /* the last rendering, owned */
+	char *html;       /* the last /ui/ page, owned */
 	bool ready;       /* leading and a pass has run */
+	char token[160];  /* /ui/'s bearer token */
 };
+
+/* Whether the request carries s's token: the Authorization header, or
+ * the query argument token (constant-time comparisons). */
+static bool ui_auth(const struct mu__dms *s, struct MHD_Connection *c)
+{
+	if (mu_web_auth_ok(s->token, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization")))
+		return true;
+	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+	char h[200];
+	if (!q || strlen(q) >= sizeof h - 8)
+		return false;
+	snprintf(h, sizeof h, "Bearer %s", q);
+	return mu_web_auth_ok(s->token, h);
+}
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
@@ -32,9 +53,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	struct mu__dms *s = cls;
 	char *body = NULL;
 	unsigned code = 200;
+	bool ui = !strcmp(url, "/ui") || !strcmp(url, "/ui/");
 	pthread_mutex_lock(&s->mu);
 	if (strcmp(method, "GET"))
 		code = 405;
+	else if (ui && !ui_auth(s, c)) {
+		code = 401;
+		body = strdup("this needs the dispatcher's token: Authorization: Bearer TOKEN, or "
+			      "/ui/?token=TOKEN\n");
+	} else if (ui)
+		body = strdup(s->html ? s->html : "<!doctype html><p>no pass has run yet</p>\n");
 	else if (!strcmp(url, "/metrics"))
 		body = strdup(s->text ? s->text : "");
 	else if (!strcmp(url, "/healthz") || !strcmp(url, "/livez"))
@@ -50,7 +78,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	struct MHD_Response *r = MHD_create_response_from_buffer(body ? strlen(body) : 0, body,
 								 MHD_RESPMEM_MUST_FREE);
 	MHD_add_response_header(r, "Content-Type", !strcmp(url, "/metrics") ?
-				"text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8");
+				"text/plain; version=0.0.4; charset=utf-8" : ui && code == 200 ?
+				"text/html; charset=utf-8" : "text/plain; charset=utf-8");
 	enum MHD_Result ret = MHD_queue_response(c, code, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -77,6 +106,30 @@ int mu__dms_start(mu__dd_t *d, const char *listen, char *err, size_t errlen)
 		free(s);
 		return MU_ENOMEM;
 	}
+	/* the token: the one given, else 32 random hex digits */
+	if (d->o->token) {
+		if (!*d->o->token || strlen(d->o->token) >= sizeof s->token) {
+			pthread_mutex_destroy(&s->mu);
+			free(s);
+			snprintf(err, errlen, "--token-file: 1 to %zu characters", sizeof s->token - 1);
+			return MU_EINVAL;
+		}
+		snprintf(s->token, sizeof s->token, "%s", d->o->token);
+	} else {
+		unsigned char r[16];
+		FILE *f = fopen("/dev/urandom", "rb");
+		size_t got = f ? fread(r, 1, sizeof r, f) : 0;
+		if (f)
+			fclose(f);
+		if (got != sizeof r) {
+			pthread_mutex_destroy(&s->mu);
+			free(s);
+			snprintf(err, errlen, "--metrics: cannot read /dev/urandom for the UI's token");
+			return MU_EIO;
+		}
+		for (size_t i = 0; i < sizeof r; i++)
+			snprintf(s->token + 2 * i, 3, "%02x", r[i]);
+	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
 				  NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, &sa,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
@@ -89,6 +142,9 @@ int mu__dms_start(mu__dd_t *d, const char *listen, char *err, size_t errlen)
 	const union MHD_DaemonInfo *inf = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	mu__dlog(d, 1, "metrics on http://%s:%u/metrics", *host ? host : "127.0.0.1",
 		 inf ? (unsigned)inf->port : (unsigned)port);
+	mu__dlog(d, 1, "ui on http://%s:%u/ui/%s%s", *host ? host : "127.0.0.1",
+		 inf ? (unsigned)inf->port : (unsigned)port, d->o->token ? "" : "?token=",
+		 d->o->token ? "" : s->token);
 	d->ms = s;
 	return MU_OK;
 }
@@ -100,6 +156,7 @@ void mu__dms_stop(mu__dd_t *d)
 	MHD_stop_daemon(d->ms->mhd);
 	pthread_mutex_destroy(&d->ms->mu);
 	free(d->ms->text);
+	free(d->ms->html);
 	free(d->ms);
 	d->ms = NULL;
 }
@@ -186,9 +243,14 @@ void mu__dmetrics_pass(mu__dd_t *d, double pass_ms)
 	for (int32_t i = 0; i < d->ncls; i++)
 		put(&b, &n, &cap, "muster_dispatch_cluster_running_jobs{cluster=\"%s\"} %d\n",
 		    d->cls[i].name, d->cls[i].running);
+	char *html = mu__dui_render(d);
 	pthread_mutex_lock(&d->ms->mu);
 	free(d->ms->text);
 	d->ms->text = b;
+	if (html) { /* out of memory: the last page stays */
+		free(d->ms->html);
+		d->ms->html = html;
+	}
 	d->ms->ready = true;
 	pthread_mutex_unlock(&d->ms->mu);
 }

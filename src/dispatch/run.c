@@ -504,6 +504,8 @@ static void dd_release(mu__dd_t *d)
 	mu_fleet_free(d->fleet);
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_stop(d->wjobs[k]);
+	mu_kube_watch_stop(d->wpods);
+	json_decref(d->groups);
 	mu_kube_watch_stop(d->wclusters);
 	mu_kube_watch_stop(d->wqueues);
 	mu_kube_watch_stop(d->wsecrets);
@@ -552,6 +554,10 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		rc = mu_kube_watch_start(o->hub, mu__dkind_path(k, NULL, NULL, "", path, sizeof path),
 					 "labelSelector=muster.io%2Fqueue", &d.wjobs[k]);
 	}
+	/* the hub's pods: the members of its PodGroups (a label or an
+	 * annotation names the group, so all of them are watched) */
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, "/api/v1/pods", NULL, &d.wpods);
 	if (rc || !d.by_key || !d.by_uid || !d.queue_rv || !d.pcls) {
 		snprintf(err, errlen, "cannot start: %s", mu_strerror(rc ? rc : MU_ENOMEM));
 		dd_release(&d);

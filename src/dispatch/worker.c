@@ -133,9 +133,10 @@ json_t *mu__dpods_count(const json_t *l)
 		snprintf(key, sizeof key, "%s/%s", uid, gen);
 		json_t *a = json_object_get(m, key);
 		if (!a) {
-			a = json_pack("[i,i,i,i]", 0, 0, 0, 0);
+			a = json_pack("[i,i,i,i,i]", 0, 0, 0, 0, 0);
 			json_object_set_new(m, key, a);
 		}
+		json_array_set_new(a, 4, json_integer(json_integer_value(json_array_get(a, 4)) + 1));
 		const char *ph = mu__jstr(p, "status.phase");
 		const char *node = mu__jstr(p, "spec.nodeName");
 		int idx[4] = {node && *node, ph && !strcmp(ph, "Running"),
@@ -151,6 +152,95 @@ json_t *mu__dpods_count(const json_t *l)
 const char *mu__dcopy_done(const json_t *w)
 {
 	return mu__dkind_done(w, MU__DK_JOB);
+}
+
+void mu__dpods_of(const json_t *pods, const char *uid, uint32_t gen, int64_t c[5])
+{
+	char key[300];
+	snprintf(key, sizeof key, "%s/%u", uid, gen);
+	json_t *a = json_object_get(pods, key);
+	for (size_t i = 0; i < 5; i++)
+		c[i] = json_integer_value(json_array_get(a, i));
+}
+
+/* The pods of group j sent for its current generation. */
+static int64_t group_nsent(const mu__djob_t *j)
+{
+	int64_t n = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(j->sent, k, v)
+		n += json_integer_value(v) == (json_int_t)j->gen;
+	return n;
+}
+
+/* Whether pod copy p on cluster ci (a pod the dispatcher made for a group:
+ * annotation muster.io/hub-job) is not its group's current dispatch, once
+ * the hub's list of that kind was read. */
+static bool pod_stale(const mu__dd_t *d, int32_t ci, const json_t *p)
+{
+	const char *hj = mu__dmeta(p, "annotations", MU__D_HUBJOB);
+	const char *uid = mu__dmeta(p, "labels", MU__D_HUBUID);
+	const char *gen = mu__dmeta(p, "labels", MU__D_GEN);
+	const char *colon = hj ? strchr(hj, ':') : NULL;
+	if (!colon || mu__jget(p, "metadata.deletionTimestamp"))
+		return false;
+	int kind = -1;
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		if (mu__dkind_is_group((mu__dkind_t)k) &&
+		    strlen(mu__dkind_name((mu__dkind_t)k)) == (size_t)(colon - hj) &&
+		    !strncmp(hj, mu__dkind_name((mu__dkind_t)k), (size_t)(colon - hj)))
+			kind = k;
+	if (kind < 0 || !d->kind_listed[kind])
+		return false;
+	mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
+	char g[16] = "";
+	if (j)
+		snprintf(g, sizeof g, "%u", j->gen);
+	return !(j && (int)j->kind == kind && j->state >= MU__DJ_DISPATCHED && j->cl == ci && gen &&
+		 !strcmp(gen, g));
+}
+
+long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
+{
+	const mu__dcl_t *c = &d->cls[j->cl];
+	if (!j->sent && !(j->sent = json_object()))
+		return 0;
+	long worst = 201;
+	size_t i;
+	json_t *p;
+	json_array_foreach(j->gpods, i, p) {
+		const char *name = mu__jstr(p, "metadata.name");
+		if (!name || json_integer_value(json_object_get(j->sent, name)) == (json_int_t)j->gen)
+			continue;
+		json_t *body = mu__dkind_pod_copy(p, j->uid, j->key, j->gen), *ans = NULL;
+		char path[1024], g[16];
+		snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", j->ns);
+		snprintf(g, sizeof g, "%u", j->gen);
+		long st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
+		if (st == 409) { /* ours from before a restart counts as sent */
+			char gp[1400];
+			json_t *cur = NULL;
+			snprintf(gp, sizeof gp, "%s/%s", path, name);
+			if (mu__dreq(d, kc, "GET", gp, NULL, NULL, &cur) == 200) {
+				const char *uid = mu__dmeta(cur, "labels", MU__D_HUBUID);
+				const char *gen = mu__dmeta(cur, "labels", MU__D_GEN);
+				if (uid && gen && !strcmp(uid, j->uid) && !strcmp(gen, g))
+					st = 201;
+			}
+			json_decref(cur);
+		}
+		if (st == 200 || st == 201) {
+			json_object_set_new(j->sent, name, json_integer(j->gen));
+		} else {
+			mu__dlog(d, 0, "cluster %s: create pod %s/%s of %s: HTTP %ld %s", c->name, j->ns,
+				 name, j->key, st, mu__jstr(ans, "message") ? mu__jstr(ans, "message") : "");
+			worst = st;
+		}
+		json_decref(ans);
+		json_decref(body);
+	}
+	return worst;
 }
 
 bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf, size_t len)
@@ -219,7 +309,14 @@ static void copies_read(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const json_t *
 		j->wstatus = json_incref(json_object_get(w, "status"));
 		char line[96];
 		bool started = mu__dpods_line(pods, j->uid, j->gen, line, sizeof line);
-		job_report(d, j, line, started, mu__dkind_done(w, k));
+		const char *done = mu__dkind_done(w, k);
+		if (mu__dkind_is_group(k)) { /* a group ends with its pods */
+			int64_t pc[5];
+			mu__dpods_of(pods, j->uid, j->gen, pc);
+			int64_t sent = group_nsent(j);
+			done = mu__dkind_group_end(pc[2], pc[3], pc[4] > sent ? pc[4] : sent);
+		}
+		job_report(d, j, line, started, done);
 		if (j->state == MU__DJ_DISPATCHED)
 			*(j->started ? &c->running : &c->waiting) += 1;
 	}
@@ -258,6 +355,27 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	for (int32_t i = 0; i < d->njobs; i++)
 		if (d->jobs[i]->cl == ci && jl[d->jobs[i]->kind])
 			d->jobs[i]->listed = false;
+	/* pod copies of groups that are not the current dispatch */
+	size_t pi;
+	json_t *pp;
+	json_array_foreach(json_object_get(pl, "items"), pi, pp)
+		if (pod_stale(d, ci, pp)) {
+			char path[1024];
+			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s",
+				 mu__jstr(pp, "metadata.namespace"), mu__jstr(pp, "metadata.name"));
+			mu__dlog(d, 1, "cluster %s: stale pod %s of %s deleted", c->name, path,
+				 mu__dmeta(pp, "annotations", MU__D_HUBJOB));
+			mu__dreq(d, c->kc, "DELETE", path, NULL, NULL, NULL);
+			d->deleted_stale++;
+		}
+	/* a group's pods that came to the hub after it was sent go to its
+	 * cluster once its copy is there */
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->cl == ci && mu__dkind_is_group(j->kind) && j->state == MU__DJ_DISPATCHED &&
+		    j->copy_seen)
+			mu__dwork_group_send(d, c->kc, j);
+	}
 	json_t *pods = mu__dpods_count(pl);
 	c->running = c->waiting = 0;
 	for (int k = 0; k < MU__DK_COUNT; k++)
@@ -321,6 +439,10 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		}
 		json_decref(cur);
 	}
+	/* a group's pods go with it (those that fail are sent again by the
+	 * polls, mu__dwork_group_send) */
+	if ((st == 200 || st == 201) && mu__dkind_is_group(j->kind))
+		mu__dwork_group_send(d, kc, j);
 	const char *why = mu__jstr(ans, "message") ? mu__jstr(ans, "message") : "";
 	if (st != 201 && st != 200)
 		mu__dlog(d, 0, "cluster %s: create %s%s: HTTP %ld %s", c->name,
@@ -442,6 +564,19 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		if (!j->listed)
 			continue;
 		j->copy_seen = true;
+		/* the copy's status, where the agent sends it: "GEN {json}" */
+		const char *cs = mu__dmeta(j->obj, "annotations", MU__D_COPYST);
+		unsigned cgen = 0;
+		int off = 0;
+		if (cs && sscanf(cs, "%u %n", &cgen, &off) == 1 && cgen == j->gen && off > 0) {
+			json_t *cst = json_loads(cs + off, JSON_DECODE_ANY, NULL);
+			if (json_is_object(cst)) {
+				json_decref(j->wstatus);
+				j->wstatus = cst;
+			} else {
+				json_decref(cst);
+			}
+		}
 		bool done = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
 		job_report(d, j, pods, strcmp(phase, "Pending") != 0, done ? phase : NULL);
 		if (j->state == MU__DJ_DISPATCHED)

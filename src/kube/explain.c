@@ -7,7 +7,10 @@
  * PodScheduled condition (whose message is the engine's explanation, as
  * mu_reason_format() prints it) and the scheduler's events.  For a Job:
  * its queue, whether muster admitted it, how many pods run, on a hub where
- * `muster dispatch` sent it or why it waits there, and the events
+ * `muster dispatch` sent it or why it waits there, and the events; for the
+ * other kinds a hub dispatches (JobSet, PyTorchJob, MPIJob, RayJob,
+ * LeaderWorkerSet, the PodGroups of muster, Volcano and KAI) the same hub
+ * lines and events
  * (Admitted, Preempted, FailedScheduling with the reason).  Bounded: one
  * GET of the object and one list of its events.  mu_kube_explain_live()
  * adds the engine's view from a running scheduler's /explain (queue,
@@ -133,17 +136,82 @@ static void explain_job(mu__kc_t *c, FILE *out, const json_t *job)
 	events(c, out, ns ? ns : "default", "Job", name ? name : "");
 }
 
-/* Splits "job/NS/NAME", "pod/NAME", "NS/NAME"... into its parts. */
-static bool split_what(const char *what, const char *def_ns, char *ns, size_t nslen, char *name,
-		       size_t namelen)
+/* A JobSet, PyTorchJob, MPIJob, RayJob, LeaderWorkerSet or PodGroup on a
+ * hub: its queue, whether it is held (suspend, where the kind has it),
+ * where the hub sent it or why it waits, and its events. */
+static void explain_kind(mu__kc_t *c, FILE *out, const json_t *o, const char *kind)
 {
-	bool job = false;
-	const char *w = what;
+	const char *ns = mu__kjs(o, "metadata.namespace"), *name = mu__kjs(o, "metadata.name");
+	const char *q = mu__kmap(o, "metadata.labels", "muster.io/queue");
+	const json_t *su = mu__kj(o, "spec.suspend") ? mu__kj(o, "spec.suspend") :
+			   mu__kj(o, "spec.runPolicy.suspend");
+	fprintf(out, "%s %s/%s\n", kind, ns ? ns : "default", name ? name : "?");
+	fprintf(out, "  queue:      %s\n", q ? q : "(none: not queued by muster)");
+	if (su)
+		fprintf(out, "  suspended:  %s\n", json_is_true(su) ? "yes" : "no");
+	else if (!strcmp(kind, "PodGroup") || !strcmp(kind, "LeaderWorkerSet"))
+		fprintf(out, "  suspended:  (the kind has no suspend: a hub holds it unsent)\n");
+	hub_lines(out, o);
+	events(c, out, ns ? ns : "default", kind, name ? name : "");
+}
+
+/* The other kinds a hub dispatches (docs/dispatch.md), by the names
+ * kubectl takes for them: where each lives and its objects' kind. */
+static const struct {
+	const char *prefix, *api, *plural, *kind;
+} hub_kinds[] = {
+	{"jobset", "jobset.x-k8s.io/v1alpha2", "jobsets", "JobSet"},
+	{"pytorchjob", "kubeflow.org/v1", "pytorchjobs", "PyTorchJob"},
+	{"mpijob", "kubeflow.org/v1", "mpijobs", "MPIJob"},
+	{"rayjob", "ray.io/v1", "rayjobs", "RayJob"},
+	{"leaderworkerset", "leaderworkerset.x-k8s.io/v1", "leaderworkersets", "LeaderWorkerSet"},
+	{"lws", "leaderworkerset.x-k8s.io/v1", "leaderworkersets", "LeaderWorkerSet"},
+	{"podgroup.scheduling.volcano.sh", "scheduling.volcano.sh/v1beta1", "podgroups", "PodGroup"},
+	{"podgroup.scheduling.run.ai", "scheduling.run.ai/v2alpha2", "podgroups", "PodGroup"},
+	{"podgroup.muster.io", "muster.io/v1alpha1", "podgroups", "PodGroup"},
+	{"podgroup", "muster.io/v1alpha1", "podgroups", "PodGroup"},
+};
+#define N_HUB_KINDS ((int)(sizeof hub_kinds / sizeof hub_kinds[0]))
+
+/* Whether w starts with "P/" or "Ps/" (P the singular, or P's plural
+ * before its group: "podgroups.scheduling.run.ai/"); sets *rest after it. */
+static bool kind_prefix(const char *w, const char *p, const char **rest)
+{
+	size_t l = strlen(p);
+	const char *dot = strchr(p, '.');
+	size_t base = dot ? (size_t)(dot - p) : l;
+	if (!strncmp(w, p, l) && w[l] == '/') {
+		*rest = w + l + 1;
+		return true;
+	}
+	/* the plural: "s" after the resource name, then its group */
+	if (!strncmp(w, p, base) && w[base] == 's' && !strncmp(w + base + 1, p + base, l - base) &&
+	    w[l + 1] == '/') {
+		*rest = w + l + 2;
+		return true;
+	}
+	return false;
+}
+
+/* Splits "job/NS/NAME", "pod/NAME", "jobset/NAME", "NS/NAME"... into its
+ * parts; returns -1 for a Job, -2 for a pod, else the index in hub_kinds. */
+static int split_what(const char *what, const char *def_ns, char *ns, size_t nslen, char *name,
+		      size_t namelen)
+{
+	int job = -2;
+	const char *w = what, *rest;
 	if (!strncmp(w, "job/", 4) || !strncmp(w, "jobs/", 5)) {
-		job = true;
+		job = -1;
 		w = strchr(w, '/') + 1;
 	} else if (!strncmp(w, "pod/", 4) || !strncmp(w, "pods/", 5)) {
 		w = strchr(w, '/') + 1;
+	} else {
+		for (int k = 0; k < N_HUB_KINDS; k++)
+			if (kind_prefix(w, hub_kinds[k].prefix, &rest)) {
+				job = k;
+				w = rest;
+				break;
+			}
 	}
 	const char *slash = strchr(w, '/');
 	if (slash && (size_t)(slash - w) < nslen) {
@@ -161,7 +229,13 @@ int mu_kube_explain_live(const char *scheduler, const char *token, const char *w
 			 char *err, size_t errlen)
 {
 	char ns[256], name[512], path[1200];
-	bool job = split_what(what, def_ns, ns, sizeof ns, name, sizeof name);
+	int kind = split_what(what, def_ns, ns, sizeof ns, name, sizeof name);
+	bool job = kind == -1;
+	if (kind >= 0) {
+		snprintf(err, errlen, "--scheduler: a scheduler explains pods and Jobs, not %s",
+			 hub_kinds[kind].plural);
+		return MU_EINVAL;
+	}
 	if (strncmp(scheduler, "http://", 7) && strncmp(scheduler, "https://", 8)) {
 		snprintf(err, errlen, "--scheduler: expected http://HOST:PORT, got %s", scheduler);
 		return MU_EINVAL;
@@ -219,7 +293,7 @@ int mu_kube_explain(const mu_kube_config_t *cfg, const char *what, FILE *out, ch
 		    size_t errlen)
 {
 	char ns[256], name[512], path[1200];
-	bool job = split_what(what, cfg->ns, ns, sizeof ns, name, sizeof name);
+	int job = split_what(what, cfg->ns, ns, sizeof ns, name, sizeof name);
 	mu__kauth_t auth;
 	mu__kc_t *c = NULL;
 	int rc = mu__kauth_init(&auth, cfg);
@@ -229,18 +303,25 @@ int mu_kube_explain(const mu_kube_config_t *cfg, const char *what, FILE *out, ch
 		snprintf(err, errlen, "%s", mu_strerror(rc));
 		return rc;
 	}
-	snprintf(path, sizeof path, job ? "/apis/batch/v1/namespaces/%s/jobs/%s" : "/api/v1/namespaces/%s/pods/%s",
-		 ns, name);
+	if (job >= 0)
+		snprintf(path, sizeof path, "/apis/%s/namespaces/%s/%s/%s", hub_kinds[job].api, ns,
+			 hub_kinds[job].plural, name);
+	else
+		snprintf(path, sizeof path, job == -1 ? "/apis/batch/v1/namespaces/%s/jobs/%s" :
+			 "/api/v1/namespaces/%s/pods/%s", ns, name);
 	long st;
 	json_t *obj = NULL;
 	rc = mu__kc_json(c, "GET", path, NULL, NULL, 15000, &st, &obj);
 	if (rc == MU_OK && st == 200 && obj) {
-		if (job)
+		if (job >= 0)
+			explain_kind(c, out, obj, hub_kinds[job].kind);
+		else if (job == -1)
 			explain_job(c, out, obj);
 		else
 			explain_pod(c, out, obj);
 	} else if (rc == MU_OK && st == 404) {
-		snprintf(err, errlen, "%s %s/%s not found", job ? "job" : "pod", ns, name);
+		snprintf(err, errlen, "%s %s/%s not found",
+			 job >= 0 ? hub_kinds[job].plural : job == -1 ? "job" : "pod", ns, name);
 		rc = MU_ENOENT;
 	} else {
 		snprintf(err, errlen, "GET %s: %s", path, rc ? mu_strerror(rc) : "unexpected answer");

@@ -1,0 +1,278 @@
+/*
+ * test_dispatch_kinds.c - the hub's kinds without suspend (src/dispatch/kinds.c):
+ * LeaderWorkerSets, read as a leader and size - 1 workers per replica, and
+ * the PodGroups of muster, Volcano and KAI, whose pods are separate objects
+ * that name their group (a label or an annotation) and are read as the
+ * group's pod sets, copied to a worker without the hub's gate, and end with
+ * their pods.  Each case builds the JSON the hub would hold and checks
+ * what a worker would be sent and what the fleet would place (through the
+ * cluster-file loader, as hub.c reads it).
+ */
+#include <string.h>
+
+#include "check.h"
+#include "dispatch/dispatch_int.h"
+#include "muster/jpath.h"
+#include "muster/load.h"
+
+static json_t *J(const char *text)
+{
+	json_error_t e;
+	json_t *o = json_loads(text, 0, &e);
+	if (!o)
+		fprintf(stderr, "bad test JSON: %s\n", e.text);
+	return o;
+}
+
+/* Loads Workload w (owned) as hub.c does; the load's code, specs in *s
+ * (released by the caller), the loader's message in msg. */
+static int load(json_t *w, mu_specs_t *s, char *msg, size_t len)
+{
+	char *text = json_dumps(w, JSON_COMPACT);
+	json_decref(w);
+	mu_diag_t dg = {""};
+	mu_specs_init(s);
+	int rc = mu_load_yaml("test", text, strlen(text), s, &dg);
+	snprintf(msg, len, "%s", dg.msg);
+	free(text);
+	return rc;
+}
+
+static void test_names(mu_t_t *t)
+{
+	/* unique names for keys, labels and reports; the objects' own kind */
+	for (int a = 0; a < MU__DK_COUNT; a++)
+		for (int b = a + 1; b < MU__DK_COUNT; b++)
+			CHECK(t, strcmp(mu__dkind_name((mu__dkind_t)a), mu__dkind_name((mu__dkind_t)b)));
+	CHECK_STR(t, mu__dkind_kind(MU__DK_VOLCANO_PG), "PodGroup");
+	CHECK_STR(t, mu__dkind_kind(MU__DK_KAI_PG), "PodGroup");
+	CHECK_STR(t, mu__dkind_name(MU__DK_KAI_PG), "KaiPodGroup");
+	CHECK_EQ_INT(t, mu__dkind_of("scheduling.volcano.sh/v1beta1", "PodGroup"), MU__DK_VOLCANO_PG);
+	CHECK_EQ_INT(t, mu__dkind_of("scheduling.run.ai/v2alpha2", "PodGroup"), MU__DK_KAI_PG);
+	CHECK_EQ_INT(t, mu__dkind_of("muster.io/v1alpha1", "PodGroup"), MU__DK_PODGROUP);
+	CHECK_EQ_INT(t, mu__dkind_of("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"), MU__DK_LWS);
+	CHECK_EQ_INT(t, mu__dkind_of("scheduling.volcano.sh/v1beta1", "VolcanoPodGroup"), -1);
+	CHECK(t, mu__dkind_suspends(MU__DK_JOBSET));
+	CHECK(t, !mu__dkind_suspends(MU__DK_LWS));
+	CHECK(t, !mu__dkind_suspends(MU__DK_KAI_PG));
+	CHECK(t, mu__dkind_is_group(MU__DK_PODGROUP) && !mu__dkind_is_group(MU__DK_LWS));
+	/* Volcano's CRD has no status subresource */
+	CHECK(t, !mu__dkind_status_sub(MU__DK_VOLCANO_PG));
+	CHECK(t, mu__dkind_status_sub(MU__DK_KAI_PG) && mu__dkind_status_sub(MU__DK_LWS));
+	char p[300];
+	CHECK_STR(t, mu__dkind_path(MU__DK_VOLCANO_PG, "ns", "g", "", p, sizeof p),
+		  "/apis/scheduling.volcano.sh/v1beta1/namespaces/ns/podgroups/g");
+	CHECK_STR(t, mu__dkind_path(MU__DK_LWS, NULL, NULL, "", p, sizeof p),
+		  "/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets");
+	bool on[MU__DK_COUNT];
+	mu__dkind_list("VolcanoPodGroup,LeaderWorkerSet,PodGroupX", on);
+	CHECK(t, on[MU__DK_VOLCANO_PG] && on[MU__DK_LWS] && !on[MU__DK_KAI_PG] && !on[MU__DK_PODGROUP]);
+	/* nothing to suspend; no end of their own */
+	json_t *o = J("{\"spec\":{},\"status\":{\"conditions\":[{\"type\":\"Completed\",\"status\":\"True\"}]}}");
+	CHECK(t, mu__dkind_ctl(json_object_get(o, "spec"), MU__DK_LWS, true) == NULL);
+	CHECK(t, mu__dkind_done(o, MU__DK_LWS) == NULL && mu__dkind_done(o, MU__DK_PODGROUP) == NULL);
+	CHECK(t, mu__dkind_managed_by(o, MU__DK_KAI_PG) == NULL);
+	json_decref(o);
+}
+
+static const char *lws_text =
+	"{\"apiVersion\":\"leaderworkerset.x-k8s.io/v1\",\"kind\":\"LeaderWorkerSet\","
+	"\"metadata\":{\"name\":\"llm\",\"namespace\":\"default\",\"labels\":{\"muster.io/queue\":\"q\"}},"
+	"\"spec\":{\"replicas\":2,\"leaderWorkerTemplate\":{\"size\":4,"
+	"\"leaderTemplate\":{\"spec\":{\"containers\":[{\"name\":\"l\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}},"
+	"\"workerTemplate\":{\"spec\":{\"containers\":[{\"name\":\"w\",\"resources\":{\"requests\":"
+	"{\"nvidia.com/gpu\":\"8\"},\"limits\":{\"nvidia.com/gpu\":\"8\"}}}]}}}}}";
+
+static void test_lws(mu_t_t *t)
+{
+	json_t *o = J(lws_text);
+	mu__dtmpl_t tm[4];
+	json_t *spec = json_object_get(o, "spec");
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_LWS, tm, 4), 2);
+	CHECK_STR(t, tm[0].part, "leader");
+	CHECK_EQ_INT(t, tm[0].count, 2);
+	CHECK_STR(t, tm[1].part, "workers");
+	CHECK_EQ_INT(t, tm[1].count, 6);
+	CHECK(t, tm[0].tmpl == mu__jget(spec, "leaderWorkerTemplate.leaderTemplate"));
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_LWS, tm, 1), MU_ELIMIT);
+	/* read as the fleet reads it: one job of 2 leaders and 6 workers */
+	mu_specs_t s;
+	char msg[512];
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_LWS, NULL), &s, msg, sizeof msg), MU_OK);
+	CHECK_EQ_INT(t, s.njobs, 1);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].npodsets, 2);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[0].replicas, 2);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].replicas, 6);
+		CHECK_STR(t, s.jobs[0].queue, "q");
+	}
+	mu_specs_release(&s);
+	/* the copy: nothing suspended, every template labelled */
+	json_t *c = mu__dcopy(o, MU__DK_LWS, "u1", "LeaderWorkerSet:default/llm", 3);
+	CHECK_STR(t, mu__jstr(c, "kind"), "LeaderWorkerSet");
+	CHECK(t, mu__jget(c, "spec.suspend") == NULL);
+	const json_t *ll = mu__jget(c, "spec.leaderWorkerTemplate.leaderTemplate.metadata.labels");
+	CHECK_STR(t, json_string_value(json_object_get(ll, MU__D_HUBUID)), "u1");
+	const json_t *wl = mu__jget(c, "spec.leaderWorkerTemplate.workerTemplate.metadata.labels");
+	CHECK_STR(t, json_string_value(json_object_get(wl, MU__D_GEN)), "3");
+	CHECK_STR(t, json_string_value(json_object_get(wl, MU__D_HUBUID)), "u1");
+	json_decref(c);
+	/* without a leaderTemplate the leader is made from workerTemplate;
+	 * size 1: leaders only */
+	json_object_del(json_object_get(spec, "leaderWorkerTemplate"), "leaderTemplate");
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_LWS, tm, 4), 2);
+	CHECK(t, tm[0].tmpl == mu__jget(spec, "leaderWorkerTemplate.workerTemplate"));
+	json_object_set_new(json_object_get(spec, "leaderWorkerTemplate"), "size", json_integer(1));
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_LWS, tm, 4), 1);
+	json_object_set_new(json_object_get(spec, "leaderWorkerTemplate"), "size", json_integer(0));
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_LWS, tm, 4), MU_EINVAL);
+	json_decref(o);
+}
+
+/* A pod of a Volcano group g, of task task, with gpus GPUs. */
+static json_t *vpod(const char *name, const char *task, int gpus)
+{
+	return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s},s:{s:s},s:[{s:s}]},"
+			 "s:{s:s,s:[{s:s}],s:[{s:s,s:{s:{s:i},s:{s:i}}}]},s:{s:s}}",
+			 "apiVersion", "v1", "kind", "Pod", "metadata", "name", name, "namespace", "ml",
+			 "annotations", "scheduling.k8s.io/group-name", "g", "volcano.sh/task-spec", task,
+			 "labels", "app", "x", "ownerReferences", "uid", "hub-owner",
+			 "spec", "nodeName", "hubnode", "schedulingGates", "name", "muster.io/dispatch",
+			 "containers", "name", "c", "resources", "requests", "nvidia.com/gpu", gpus,
+			 "limits", "nvidia.com/gpu", gpus, "status", "phase", "Pending");
+}
+
+static void test_groups(mu_t_t *t)
+{
+	json_t *pg = J("{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
+		       "\"metadata\":{\"name\":\"g\",\"namespace\":\"ml\",\"labels\":{\"muster.io/queue\":\"q\"}},"
+		       "\"spec\":{\"minMember\":3,\"queue\":\"default\"}}");
+	json_t *pods = json_array();
+	json_array_append_new(pods, vpod("g-ps-0", "PS", 0));
+	json_array_append_new(pods, vpod("g-worker-0", "worker", 4));
+	json_array_append_new(pods, vpod("g-worker-1", "worker", 4));
+	/* membership, by each kind's own marker */
+	json_t *p0 = json_array_get(pods, 0);
+	CHECK_STR(t, mu__dkind_pod_group(p0, MU__DK_VOLCANO_PG), "g");
+	CHECK(t, mu__dkind_pod_group(p0, MU__DK_KAI_PG) == NULL);
+	CHECK(t, mu__dkind_pod_group(p0, MU__DK_PODGROUP) == NULL);
+	CHECK(t, mu__dkind_pod_group(p0, MU__DK_JOB) == NULL);
+	json_t *kp = J("{\"metadata\":{\"annotations\":{\"pod-group-name\":\"k\"}}}");
+	json_t *mp = J("{\"metadata\":{\"labels\":{\"muster.io/pod-group\":\"m\"}}}");
+	CHECK_STR(t, mu__dkind_pod_group(kp, MU__DK_KAI_PG), "k");
+	CHECK_STR(t, mu__dkind_pod_group(mp, MU__DK_PODGROUP), "m");
+	CHECK(t, mu__dkind_pod_group(mp, MU__DK_KAI_PG) == NULL);
+	json_decref(kp);
+	json_decref(mp);
+	CHECK_EQ_INT(t, mu__dkind_group_min(pg), 3);
+	/* the group as one job: a pod set per task, its minimum */
+	mu_specs_t s;
+	char msg[512];
+	CHECK_EQ_INT(t, load(mu__dkind_workload(pg, MU__DK_VOLCANO_PG, pods), &s, msg, sizeof msg),
+		     MU_OK);
+	CHECK_EQ_INT(t, s.njobs, 1);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].npodsets, 2);
+		CHECK_STR(t, s.jobs[0].podsets[0].name, "ps");
+		CHECK_EQ_INT(t, s.jobs[0].podsets[0].replicas, 1);
+		CHECK_STR(t, s.jobs[0].podsets[1].name, "worker");
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].replicas, 2);
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 3);
+	}
+	mu_specs_release(&s);
+	/* a minimum above the pods there are is refused, naming it (hub.c
+	 * waits with WaitingForPods before reading it) */
+	json_object_set_new(json_object_get(pg, "spec"), "minMember", json_integer(5));
+	CHECK(t, load(mu__dkind_workload(pg, MU__DK_VOLCANO_PG, pods), &s, msg, sizeof msg) != MU_OK);
+	CHECK(t, strstr(msg, "minMember") != NULL);
+	mu_specs_release(&s);
+	/* more than 16 parts: refused */
+	json_t *many = json_array();
+	for (int i = 0; i < 17; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "t%d", i);
+		json_array_append_new(many, vpod(n, n, 1));
+	}
+	CHECK(t, load(mu__dkind_workload(pg, MU__DK_VOLCANO_PG, many), &s, msg, sizeof msg) != MU_OK);
+	mu_specs_release(&s);
+	json_decref(many);
+	/* the group's own copy: no suspend flag added */
+	json_t *c = mu__dcopy(pg, MU__DK_VOLCANO_PG, "u2", "VolcanoPodGroup:ml/g", 1);
+	CHECK_STR(t, mu__jstr(c, "apiVersion"), "scheduling.volcano.sh/v1beta1");
+	CHECK_STR(t, mu__jstr(c, "kind"), "PodGroup");
+	CHECK(t, mu__jget(c, "spec.suspend") == NULL);
+	CHECK_STR(t, mu__jstr(c, "spec.queue"), "default");
+	json_decref(c);
+	/* a pod's copy: labelled with its group's uid and generation, not
+	 * bound, no owner (the hub's), no status, the hub's gate gone */
+	json_t *pc = mu__dkind_pod_copy(p0, "u2", "VolcanoPodGroup:ml/g", 7);
+	CHECK_STR(t, mu__jstr(pc, "metadata.name"), "g-ps-0");
+	CHECK_STR(t, mu__jstr(pc, "metadata.namespace"), "ml");
+	CHECK_STR(t, mu__jstr(pc, "metadata.labels.app"), "x");
+	CHECK_STR(t, json_string_value(json_object_get(mu__jget(pc, "metadata.labels"), MU__D_HUBUID)), "u2");
+	CHECK_STR(t, json_string_value(json_object_get(mu__jget(pc, "metadata.labels"), MU__D_GEN)), "7");
+	CHECK_STR(t, json_string_value(json_object_get(mu__jget(pc, "metadata.annotations"), MU__D_HUBJOB)),
+		  "VolcanoPodGroup:ml/g");
+	CHECK_STR(t, mu__dkind_pod_group(pc, MU__DK_VOLCANO_PG), "g");
+	CHECK(t, mu__jget(pc, "spec.nodeName") == NULL);
+	CHECK(t, mu__jget(pc, "spec.schedulingGates") == NULL);
+	CHECK(t, mu__jget(pc, "status") == NULL);
+	CHECK(t, mu__jget(pc, "metadata.ownerReferences") == NULL);
+	CHECK(t, json_array_size(mu__jget(pc, "spec.containers")) == 1);
+	json_decref(pc);
+	/* another gate stays */
+	json_array_append_new(json_object_get(json_object_get(p0, "spec"), "schedulingGates"),
+			      json_pack("{s:s}", "name", "other"));
+	pc = mu__dkind_pod_copy(p0, "u2", "VolcanoPodGroup:ml/g", 7);
+	CHECK_EQ_INT(t, json_array_size(mu__jget(pc, "spec.schedulingGates")), 1);
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(mu__jget(pc, "spec.schedulingGates"), 0),
+						       "name")), "other");
+	json_decref(pc);
+	json_decref(pods);
+	json_decref(pg);
+}
+
+static void test_group_end(mu_t_t *t)
+{
+	CHECK_STR(t, mu__dkind_group_end(3, 0, 3), "Succeeded");
+	CHECK_STR(t, mu__dkind_group_end(2, 1, 3), "Failed");
+	CHECK(t, mu__dkind_group_end(2, 0, 3) == NULL);
+	CHECK(t, mu__dkind_group_end(1, 1, 3) == NULL);
+	CHECK(t, mu__dkind_group_end(0, 0, 0) == NULL);
+	CHECK(t, mu__dkind_group_end(-1, 0, 1) == NULL);
+}
+
+static void test_pod_counts(mu_t_t *t)
+{
+	json_t *l = J("{\"items\":["
+		      "{\"metadata\":{\"labels\":{\"muster.io/hub-uid\":\"u\",\"muster.io/dispatch-generation\":\"2\"}},"
+		      "\"spec\":{\"nodeName\":\"n\"},\"status\":{\"phase\":\"Succeeded\"}},"
+		      "{\"metadata\":{\"labels\":{\"muster.io/hub-uid\":\"u\",\"muster.io/dispatch-generation\":\"2\"}},"
+		      "\"spec\":{},\"status\":{\"phase\":\"Pending\"}},"
+		      "{\"metadata\":{\"labels\":{\"muster.io/hub-uid\":\"u\",\"muster.io/dispatch-generation\":\"1\"}},"
+		      "\"spec\":{\"nodeName\":\"n\"},\"status\":{\"phase\":\"Failed\"}}]}");
+	json_t *m = mu__dpods_count(l);
+	int64_t c[5];
+	mu__dpods_of(m, "u", 2, c);
+	CHECK(t, c[0] == 1 && c[1] == 0 && c[2] == 1 && c[3] == 0 && c[4] == 2);
+	mu__dpods_of(m, "u", 1, c);
+	CHECK(t, c[3] == 1 && c[4] == 1);
+	mu__dpods_of(m, "v", 1, c);
+	CHECK(t, c[4] == 0);
+	char line[96];
+	CHECK(t, mu__dpods_line(m, "u", 2, line, sizeof line));
+	CHECK_STR(t, line, "bound=1,running=0,succeeded=1,failed=0");
+	json_decref(m);
+	json_decref(l);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_names);
+	MU_RUN(&t, test_lws);
+	MU_RUN(&t, test_groups);
+	MU_RUN(&t, test_group_end);
+	MU_RUN(&t, test_pod_counts);
+	return mu_t_done(&t);
+}
