@@ -278,6 +278,7 @@ typedef struct mu__kwork {
 	char *pod_key;          /* BIND/EVICT: whose outcome goes back */
 	char *node;             /* BIND: the node */
 	struct mu__kwork *next;
+	bool event;             /* WRITE of an Event: queued apart (EV_CAP) */
 	int tries;
 	long status;            /* outcome */
 	char *answer;           /* outcome body (errors only) */
@@ -294,6 +295,8 @@ typedef struct mu__kwq {
 	mu__kwork_t *hi_head, *hi_tail;  /* binds and evictions */
 	mu__kwork_t *lo_head, *lo_tail;  /* status and events */
 	size_t nhi, nlo, lo_cap;
+	size_t nev, ev_cap;              /* Events among the lo list, and their cap */
+	uint64_t ev_dropped;             /* Events dropped at the cap */
 	mu__kwork_t *done;               /* outcomes for the main loop */
 	int busy;                        /* requests being run */
 	bool note_busy;                  /* a NOTE is being run: notes go one
@@ -498,11 +501,14 @@ static inline bool mu__kd_may_act(mu__kd_t *d)
 
 /* --- write.c: the write path ------------------------------------------------ */
 
+/* The queue, empty, without workers (mu__kwq_start starts them). */
+void mu__kwq_init(mu__kwq_t *q);
 int mu__kwq_start(mu__kd_t *d);
 /* Stops the workers once the queued binds and evictions are written. */
 void mu__kwq_stop(mu__kd_t *d);
 /* Queues a request (strings copied).  kind MU__KW_WRITE is dropped when
- * the low-priority queue is full. */
+ * the low-priority queue is full, an Event (w->event, mu__kd_event_write)
+ * also when 1,000 Events are queued (counted in wq.ev_dropped). */
 void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method,
 		  const char *path, const char *ctype, json_t *body,
 		  const char *pod_key, const char *node);
