@@ -154,6 +154,29 @@ static void test_node_fixture(mu_t_t *t)
 	CHECK(t, !json_object_get(json_object_get(slim, "metadata"), "annotations"));
 	CHECK(t, json_object_get(json_object_get(node, "metadata"), "annotations"));
 	json_decref(slim);
+	/* ... and so does its text, which the daemon keeps (and compares to
+	 * skip heartbeats): parsed back, the same spec and signature */
+	char *text = mu__knode_text(node);
+	CHECK(t, text && !strstr(text, "annotations") && !strstr(text, "lastHeartbeatTime"));
+	json_t *back = text ? json_loads(text, 0, NULL) : NULL;
+	char *sig4 = back ? mu__knode_sig(back) : NULL;
+	CHECK(t, sig4 && sig && !strcmp(sig, sig4));
+	mu_node_spec_t n3;
+	CHECK_EQ_INT(t, back ? mu__knode_spec(back, NULL, &a, &n3, msg, sizeof msg) : MU_ENOMEM, MU_OK);
+	CHECK(t, back && n3.unschedulable == n.unschedulable && n3.nlabels == n.nlabels &&
+		 n3.ntaints == n.ntaints && !memcmp(&n3.alloc, &n.alloc, sizeof n.alloc));
+	json_object_set_new(json_array_get(mu__kj(node, "status.conditions"), 0), "lastHeartbeatTime",
+			    json_string("2031-01-01T00:00:00Z"));
+	char *text2 = mu__knode_text(node);
+	CHECK(t, text && text2 && !strcmp(text, text2)); /* a heartbeat: the same text */
+	json_object_set_new(mu__kj(node, "metadata.labels"), "rack", json_string("r9"));
+	char *text3 = mu__knode_text(node);
+	CHECK(t, text && text3 && strcmp(text, text3)); /* a label: another */
+	free(text);
+	free(text2);
+	free(text3);
+	free(sig4);
+	json_decref(back);
 	free(sig3);
 	free(sig);
 	free(sig2);
