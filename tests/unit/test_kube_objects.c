@@ -111,6 +111,22 @@ static void test_pod_fixture(mu_t_t *t)
 		CHECK(t, j->never_preempt); /* spec.preemptionPolicy: Never */
 	}
 	mu__kshape_put(&c, s);
+	/* A pod without pod affinity keeps no room for its terms: its shape
+	 * (the daemon keeps one per gang) holds one small arena block, not
+	 * the 15 KB it held with a 6-KB empty term table. */
+	json_t *plain = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s}},s:{s:s,s:[{s:s,s:s,s:{s:{s:s}}}]}}",
+				  "apiVersion", "v1", "kind", "Pod", "metadata", "name", "g1-0",
+				  "namespace", "default", "labels", "muster.io/pod-group", "g1", "spec",
+				  "schedulerName", "muster", "containers", "name", "c", "image", "x",
+				  "resources", "limits", "nvidia.com/gpu", "1");
+	mu__kshape_t *ps = mu__kshape_get(&c, plain, false);
+	CHECK(t, ps && ps->err == MU_OK);
+	if (ps && !ps->err) {
+		CHECK_EQ_INT(t, mu__kshape_job(ps)->podsets[0].npod_terms, 0);
+		CHECK(t, mu_arena_bytes(&ps->specs.arena) <= 2048);
+	}
+	mu__kshape_put(&c, ps);
+	json_decref(plain);
 	CHECK_EQ_INT(t, c.n, 0);
 	mu__kshapes_release(&c);
 	json_decref(pod);
