@@ -99,6 +99,7 @@ void mu_engine_free(mu_engine_t *e)
 		free(j->flav_ps);
 		free(j->flav_last);
 		free(j->last);
+		free(j->expl);
 	}
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		mu__sclass_t *c = &e->classes[i];

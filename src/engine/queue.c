@@ -801,6 +801,8 @@ void mu__job_last_clear(mu__job_t *j)
 {
 	free(j->last);
 	j->last = NULL;
+	free(j->expl);
+	j->expl = NULL;
 }
 
 void mu__job_unbuild(mu__job_t *j)
