@@ -281,6 +281,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->xgroup_label);
 	free(p->an_node);
 	free(p->msg);
+	free(p->dev.cpus);
 	json_decref(p->dra);
 	json_decref(p->nsobj);
 	free(p->dra_msg);

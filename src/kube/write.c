@@ -335,7 +335,12 @@ void mu__kwq_stop(mu__kd_t *d)
 void mu__kdev_keep(mu__kdev_t *k, const mu_decision_t *d)
 {
 	k->gpus = d->gpus;
-	k->cpus = d->cpus;
+	if (!mu_cpuset_count(&d->cpus)) {
+		free(k->cpus);
+		k->cpus = NULL;
+	} else if (k->cpus || (k->cpus = malloc(sizeof *k->cpus))) {
+		*k->cpus = d->cpus;
+	}
 	k->gpu_milli = d->gpu_milli;
 	k->numa = d->numa;
 	k->nic = d->nic;
@@ -346,7 +351,8 @@ void mu__kdev_give(const mu__kdev_t *k, mu_decision_t *d)
 	memset(d, 0, sizeof *d);
 	d->kind = MU_DEC_BIND;
 	d->gpus = k->gpus;
-	d->cpus = k->cpus;
+	if (k->cpus)
+		d->cpus = *k->cpus;
 	d->gpu_milli = k->gpu_milli;
 	d->numa = k->numa;
 	d->nic = k->nic;
