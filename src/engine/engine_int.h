@@ -347,7 +347,7 @@ typedef struct mu__pod {
 } mu__pod_t;
 
 typedef struct mu__podset {
-	char *name;
+	char *name;      /* in the job's pod set array's block (queue.c) */
 	int32_t replicas;
 	int32_t first;   /* index of its first pod in job->pods */
 	int32_t min_member; /* its own minimum (a part of a gang); 0 = none */
