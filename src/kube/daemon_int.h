@@ -121,11 +121,6 @@ bool mu__kw_to_rayjob(mu__kwpod_t *w, const char *ns, const char *job);
 
 /* --- the view ---------------------------------------------------------------- */
 
-struct mu__knode;
-/* Node n as a parsed object (a new reference, the slim copy of
- * mu__knode_slim), or NULL when it has none yet or out of memory.
- * O(its text). */
-json_t *mu__knode_obj(const struct mu__knode *n);
 
 typedef struct mu__kgroup mu__kgroup_t;
 
@@ -275,7 +270,7 @@ typedef struct mu__knode {
 	char *name;
 	/* The latest Node as the daemon keeps it: mu__knode_text(), the slim
 	 * copy as compact JSON text (about 500 bytes, against about 2 KB as
-	 * jansson values), parsed again (mu__knode_obj) only when the node is
+	 * jansson values), parsed again (mu__knode_parse) only when the node is
 	 * fed to the engine, counted for DRA or drawn in the UI; NULL until
 	 * seen.  Also what the engine has: a Node whose text did not change
 	 * (a heartbeat) is not fed again. */

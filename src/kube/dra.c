@@ -698,7 +698,7 @@ static json_t *counted_classes(const dra_view_t *v, const json_t *tpls)
 static void cached_node(void *arg, void *val)
 {
 	const mu__knode_t *n = val;
-	json_t *obj = mu__knode_obj(n);
+	json_t *obj = mu__knode_parse(n->text);
 	if (obj)
 		json_array_append_new(arg, obj);
 }

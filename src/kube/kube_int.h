@@ -279,6 +279,9 @@ json_t *mu__knode_slim(const json_t *node);
  * NULL when out of memory: what the daemon keeps of a Node, and its
  * signature (equal texts read the same). */
 char *mu__knode_text(const json_t *node);
+/* A Node kept as mu__knode_text() (or NULL) parsed back: a new reference,
+ * NULL when text is NULL or out of memory.  O(text). */
+json_t *mu__knode_parse(const char *text);
 /* Reads a NodeResourceTopology into *out (nic names in arena). */
 int mu__knrt_spec(const json_t *nrt, mu_arena_t *arena,
 		  mu_node_topo_spec_t *out, char *msg, size_t len);

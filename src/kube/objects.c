@@ -535,6 +535,11 @@ char *mu__knode_text(const json_t *node)
 	return s;
 }
 
+json_t *mu__knode_parse(const char *text)
+{
+	return text ? json_loads(text, 0, NULL) : NULL;
+}
+
 char *mu__knode_sig(const json_t *node)
 {
 	json_t *taints = json_array();

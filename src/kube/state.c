@@ -545,7 +545,7 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 	mu_node_spec_t s;
 	char msg[256] = "";
 	mu_arena_init(&a);
-	json_t *obj = mu__knode_obj(n);
+	json_t *obj = mu__knode_parse(n->text);
 	int rc = obj ? mu__knode_spec(obj, n->topo, &a, &s, msg, sizeof msg) : MU_ENOMEM;
 	json_decref(obj); /* the spec's strings are in the arena */
 	size_t base = s.next;
@@ -665,10 +665,6 @@ void mu__kd_nrt_event(mu__kd_t *d, json_t *obj, bool deleted)
 		node_feed(d, n);
 }
 
-json_t *mu__knode_obj(const mu__knode_t *n)
-{
-	return n->text ? json_loads(n->text, 0, NULL) : NULL;
-}
 
 /* --- queues, topologies, pod groups ------------------------------------------- */
 

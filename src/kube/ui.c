@@ -218,7 +218,7 @@ static void add_node(void *arg, void *val)
 	gpu_states(&ni, &n);
 	char levels[512] = "";
 	const char *key;
-	json_t *obj = mu__knode_obj(kn);
+	json_t *obj = mu__knode_parse(kn->text);
 	for (int32_t l = 0; (key = mu_engine_topology_level(d->e, 0, l)); l++) {
 		const char *v = mu__kmap(obj, "metadata.labels", key);
 		if (!v || !strcmp(key, "kubernetes.io/hostname")) /* the node itself */
