@@ -13,8 +13,9 @@
  * (they are rewritten on the next change); at most EV_CAP of its entries
  * are Events, the rest dropped and counted, as client-go's event
  * broadcaster queues at most 1,000 (tools/record/event.go,
- * maxQueuedEvents, watch.DropIfChannelFull): a backlog's FailedScheduling
- * Events held about 13 MB in the queue while binds went first.  Workers (their own kept-alive
+ * maxQueuedEvents, watch.DropIfChannelFull): while the binds of a
+ * backlog went first, the list held 7.6 MB of writes at 11,600 pods, half
+ * of them FailedScheduling Events (docs/evaluation.md, "Seventh round").  Workers (their own kept-alive
  * connections) run the requests; bind and eviction outcomes go back to
  * the main loop through d->results (apply.c reads them).  Stopping drains
  * the high-priority list first.  This file calls no other part of the
