@@ -24,6 +24,9 @@ void mu_arena_release(mu_arena_t *a);
 void *mu_arena_alloc(mu_arena_t *a, size_t size);
 char *mu_arena_strdup(mu_arena_t *a, const char *s);
 char *mu_arena_strndup(mu_arena_t *a, const char *s, size_t n);
+/* The bytes of a's blocks (what it holds of the heap, headers aside).
+ * O(blocks). */
+size_t mu_arena_bytes(const mu_arena_t *a);
 
 /* --- Scenario expectations (see docs/scenarios.md) ----------------------- */
 

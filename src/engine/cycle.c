@@ -345,9 +345,10 @@ static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		       const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
 {
 	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
-	if (e->cfg.scan_all || !j->expl_ok || j->expl_gen != c->gen || j->expl_ps != psi ||
+	mu__expl_t *x = j->expl;
+	if (e->cfg.scan_all || !x || !x->ok || x->gen != c->gen || x->ps != psi ||
 	    !e->nindexes ||
-	    j->expl_pos < e->chlog_base || end - j->expl_pos > (uint64_t)c->nnodes ||
+	    x->pos < e->chlog_base || end - x->pos > (uint64_t)c->nnodes ||
 	    e->nfree_off || ps->aligned || e->nres > MU_RES_NAMED0)
 		return false;
 	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
@@ -357,8 +358,8 @@ static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		memset(e->expl_seen, 0, (size_t)e->expl_seen_cap * sizeof *e->expl_seen);
 	uint64_t stamp = ++e->expl_stamp;
 	int32_t fail[MU_F_COUNT];
-	memcpy(fail, j->expl_fail, sizeof fail);
-	for (uint64_t k = j->expl_pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
+	memcpy(fail, x->fail, sizeof fail);
+	for (uint64_t k = x->pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
 		int32_t nid = e->chlog[k];
 		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
 			continue;
@@ -370,8 +371,8 @@ static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		fail[was]--;
 		fail[now]++;
 	}
-	memcpy(j->expl_fail, fail, sizeof fail);
-	j->expl_pos = end;
+	memcpy(x->fail, fail, sizeof fail);
+	x->pos = end;
 	memcpy(r->fail, fail, sizeof r->fail);
 	r->podset = psi;
 	r->nodes_total = e->nlive;
@@ -379,15 +380,25 @@ static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 }
 
 /* Keeps r, an explanation of j's pod set psi on committed state with no
- * node fitting, to be carried forward (expl_carry). */
+ * node fitting, to be carried forward (expl_carry), in j->expl: allocated
+ * only when it can be carried (out of memory: not kept, which costs a
+ * scan later, not a different answer). */
 static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		      int32_t psi, const mu_reason_t *r)
 {
-	j->expl_ok = e->nindexes > 0 && !e->nfree_off;
-	j->expl_ps = psi;
-	j->expl_gen = c->gen;
-	j->expl_pos = e->chlog_base + (uint64_t)e->nchlog;
-	memcpy(j->expl_fail, r->fail, sizeof j->expl_fail);
+	bool ok = e->nindexes > 0 && !e->nfree_off;
+	if (!ok) {
+		if (j->expl)
+			j->expl->ok = false;
+		return;
+	}
+	if (!j->expl && !(j->expl = malloc(sizeof *j->expl)))
+		return;
+	j->expl->ok = true;
+	j->expl->ps = psi;
+	j->expl->gen = c->gen;
+	j->expl->pos = e->chlog_base + (uint64_t)e->nchlog;
+	memcpy(j->expl->fail, r->fail, sizeof j->expl->fail);
 }
 
 /* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc

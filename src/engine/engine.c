@@ -89,16 +89,15 @@ void mu_engine_free(mu_engine_t *e)
 	}
 	for (int32_t i = 0; i < e->njobs; i++) {
 		mu__job_t *j = &e->jobs[i];
-		for (int32_t p = 0; p < j->npodsets; p++) {
-			free(j->podsets[p].name);
-			mu__aff_podset_free(&j->podsets[p]);
-		}
+		for (int32_t p = 0; p < j->npodsets; p++)
+			mu__aff_podset_free(&j->podsets[p]); /* names: in the array's block */
 		free(j->podsets);
 		free(j->pods);
 		free(j->flav_pool);
 		free(j->flav_ps);
 		free(j->flav_last);
 		free(j->last);
+		free(j->expl);
 	}
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		mu__sclass_t *c = &e->classes[i];

@@ -347,7 +347,7 @@ typedef struct mu__pod {
 } mu__pod_t;
 
 typedef struct mu__podset {
-	char *name;
+	char *name;      /* in the job's pod set array's block (queue.c) */
 	int32_t replicas;
 	int32_t first;   /* index of its first pod in job->pods */
 	int32_t min_member; /* its own minimum (a part of a gang); 0 = none */
@@ -364,31 +364,28 @@ typedef struct mu__podset {
 	                       * affinity (affinity.c); NULL: none */
 } mu__podset_t;
 
+/* A job's last fit explanation on committed state when no node fitted
+ * (cycle.c): per-filter counts, valid for class generation gen and
+ * carried forward from change-log position pos.  Allocated by the first
+ * such failure, freed with the job's reason (mu__job_last_clear). */
+typedef struct mu__expl {
+	uint64_t pos, gen;
+	int32_t ps;
+	int32_t fail[MU_F_COUNT];
+	bool ok;
+} mu__expl_t;
+
+/* The fields are in order of size (8, 4, then 1 byte), so that the
+ * record has no holes: the daemon holds one per pod it has seen. */
 typedef struct mu__job {
 	const char *name; /* owned by e->job_names; NULL once forgotten */
-	bool forgotten;   /* finished and handed back (mu_engine_job_forget) */
 	uint64_t seq;     /* submission order (e->job_seq): ties between jobs
 	                   * go to the earlier one by this, not by id, as a
 	                   * forgotten job's id goes to a later job */
-	int32_t queue;
-	int32_t priority;
-	int32_t eprio;       /* effective priority: order and preemption */
 	double attained;     /* GPU-ms run in finished runs (LAS, JCT) */
 	mu_time_t level_until; /* running: its eprio holds until then ... */
 	mu_time_t level_start; /* ... for the run that started then (order.c) */
-	mu_job_type_t type;
-	bool preemptible;
-	bool never_preempt;  /* preemptionPolicy: Never */
-	bool no_move;        /* never moved by consolidation */
-	bool aff;            /* a pod set has affinity terms: a bind of
-	                      * any pod may let it fit (cycle.c) */
-	mu_job_state_t state;
-	int32_t min_member; /* resolved: 1..npods */
-	bool parts;         /* some pod set has a minimum of its own */
-	int32_t disrupt_allowed; /* pods a disruption budget lets go; -1 none */
-	int32_t npods, nbound;
 	mu__podset_t *podsets;
-	int32_t npodsets;
 	mu__pod_t *pods;
 	mu_time_t submit, start;
 	mu_res_t acct_bound; /* accounting units of bound pods */
@@ -396,52 +393,62 @@ typedef struct mu__job {
 	mu_reason_t *last;   /* why it last failed or waits (owned, 208
 	                      * bytes, only while it has one: NULL reads as
 	                      * all zeros; mu__job_last_set/_clear) */
+	mu__expl_t *expl;    /* its last fit explanation (cycle.c), or NULL */
 	uint64_t fail_gen;   /* e->release_gen when it last failed */
-	bool failed;
-	bool listed;         /* in its queue's pending list */
-	int32_t rpos;        /* index in its queue's running list */
-	int32_t preemptions;
 	uint64_t fail_alloc_gen; /* e->alloc_gen when it last failed */
 	uint64_t fail_fair_gen;  /* e->fair_gen when it last failed */
 	uint64_t fail_commit_gen; /* e->commit_gen when it last failed */
-	/* Its last fit explanation on committed state when no node fitted
-	 * (cycle.c): per-filter counts, valid for class generation expl_gen
-	 * and carried forward from change-log position expl_pos. */
-	bool expl_ok;
-	int32_t expl_ps;
-	uint64_t expl_pos, expl_gen;
-	int32_t expl_fail[MU_F_COUNT];
 	mu_time_t retry_at;  /* a victim refused for time turns eligible;
 	                      * under LAS also when a running job drops a
 	                      * level */
-	/* Topology constraint, resolved at submit; topo -1 = none. */
-	int32_t topo, req_level, pref_level, slice_size, slice_level;
 	/* Runtime estimates and backfill (backfill.c). */
 	mu_time_t declared_est, declared_limit;
-	int32_t bucket;            /* job shape for history: by GPUs */
 	mu_time_t expected_start;  /* valid while reserved (resv_stamp) */
 	uint64_t resv_stamp;       /* e->cycle_stamp when it got a
 	                            * reservation: reserved this cycle */
+	/* Flavor fallback (pools.c): the pools it accepts, in order, and per
+	 * pool and pod set the class and accounting to use there; flav is
+	 * the one its podsets hold now (-1: it names no pools). */
+	int32_t *flav_pool;
+	struct mu__flav *flav_ps;    /* [pool * npodsets + podset] */
+	mu_reason_t *flav_last;      /* why it failed in each, last try */
+	mu_time_t max_wait;          /* class of service; 0 none */
+	/* gather() scratch (preempt.c), valid while gather_stamp is the
+	 * engine's: victims of this job listed so far on the node. */
+	uint64_t gather_stamp;
+	int32_t gather_surplus;
+	int32_t queue;
+	int32_t priority;
+	int32_t eprio;       /* effective priority: order and preemption */
+	mu_job_type_t type;
+	mu_job_state_t state;
+	int32_t min_member; /* resolved: 1..npods */
+	int32_t disrupt_allowed; /* pods a disruption budget lets go; -1 none */
+	int32_t npods, nbound;
+	int32_t npodsets;
+	int32_t rpos;        /* index in its queue's running list */
+	int32_t preemptions;
+	/* Topology constraint, resolved at submit; topo -1 = none. */
+	int32_t topo, req_level, pref_level, slice_size, slice_level;
+	int32_t bucket;            /* job shape for history: by GPUs */
 	int32_t owed_pos;          /* its place in e->owed while owed (valid
 	                            * when e->owed[owed_pos] is it) */
 	int32_t backfill_for;      /* reservation it runs against, or -1 */
 	int32_t nbackfilled;       /* running jobs with backfill_for == it */
 	int32_t moves;
-	/* Flavor fallback (pools.c): the pools it accepts, in order, and per
-	 * pool and pod set the class and accounting to use there; flav is
-	 * the one its podsets hold now (-1: it names no pools). */
 	int32_t nflav, flav;
-	int32_t *flav_pool;
-	struct mu__flav *flav_ps;    /* [pool * npodsets + podset] */
-	mu_reason_t *flav_last;      /* why it failed in each, last try */
-	bool flav_tried;
-	mu_time_t max_wait;          /* class of service; 0 none */
 	mu_escalation_t esc;         /* its rule (never MU_ESC_DEFAULT) */
+	bool forgotten;   /* finished and handed back (mu_engine_job_forget) */
+	bool preemptible;
+	bool never_preempt;  /* preemptionPolicy: Never */
+	bool no_move;        /* never moved by consolidation */
+	bool aff;            /* a pod set has affinity terms: a bind of
+	                      * any pod may let it fit (cycle.c) */
+	bool parts;         /* some pod set has a minimum of its own */
+	bool failed;
+	bool listed;         /* in its queue's pending list */
+	bool flav_tried;
 	bool escalated;
-	/* gather() scratch (preempt.c), valid while gather_stamp is the
-	 * engine's: victims of this job listed so far on the node. */
-	uint64_t gather_stamp;
-	int32_t gather_surplus;
 	bool gather_whole;
 } mu__job_t;
 
@@ -703,7 +710,8 @@ mu_reason_t mu__job_last(const mu__job_t *j);
 /* Sets it to *r (allocated on first use): MU_OK or MU_ENOMEM, and on
  * error it is unchanged.  O(1). */
 int mu__job_last_set(mu__job_t *j, const mu_reason_t *r);
-/* Drops it (a running job's reason is all zeros).  O(1). */
+/* Drops it (a running job's reason is all zeros), and its fit
+ * explanation (j->expl) with it.  O(1). */
 void mu__job_last_clear(mu__job_t *j);
 void mu__queue_pending_remove(mu_engine_t *e, int32_t job);
 /* The queue at its limit if acct were added to q, or -1; fills r. */

@@ -682,9 +682,15 @@ static int32_t job_min(const mu__job_t *j, const mu_job_spec_t *s)
 /* Builds the engine's copy of a job's pod sets. */
 static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 {
-	j->podsets = calloc(s->npodsets, sizeof *j->podsets);
+	/* The pod sets' names live in the array's own block, after it: one
+	 * block a job fewer (a one-pod job's name is "main"). */
+	size_t names = 0;
+	for (size_t i = 0; i < s->npodsets; i++)
+		names += strlen(s->podsets[i].name ? s->podsets[i].name : "main") + 1;
+	j->podsets = calloc(1, s->npodsets * sizeof *j->podsets + names);
 	if (!j->podsets)
 		return MU_ENOMEM;
+	char *name_at = (char *)(j->podsets + s->npodsets);
 	int32_t first = 0;
 	for (size_t i = 0; i < s->npodsets; i++) {
 		mu_podset_spec_t mem;
@@ -695,13 +701,9 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		int rc = gpumem_resolve(e, &s->podsets[i], &mem, &sel);
 		if (rc)
 			return rc;
-		const char *nm = ps->name ? ps->name : "main";
-		p->name = malloc(strlen(nm) + 1);
-		if (!p->name) {
-			free(sel);
-			return MU_ENOMEM;
-		}
-		strcpy(p->name, nm);
+		const char *nm = s->podsets[i].name ? s->podsets[i].name : "main";
+		p->name = strcpy(name_at, nm); /* in the array's block */
+		name_at += strlen(nm) + 1;
 		p->replicas = ps->replicas;
 		p->min_member = ps->min_member;
 		j->parts |= ps->min_member > 0;
@@ -801,14 +803,14 @@ void mu__job_last_clear(mu__job_t *j)
 {
 	free(j->last);
 	j->last = NULL;
+	free(j->expl);
+	j->expl = NULL;
 }
 
 void mu__job_unbuild(mu__job_t *j)
 {
-	for (int32_t p = 0; p < j->npodsets; p++) {
-		free(j->podsets[p].name);
-		mu__aff_podset_free(&j->podsets[p]);
-	}
+	for (int32_t p = 0; p < j->npodsets; p++)
+		mu__aff_podset_free(&j->podsets[p]); /* names: in the array's block */
 	free(j->podsets);
 	free(j->pods);
 	mu__flav_free(j);

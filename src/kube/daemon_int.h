@@ -121,6 +121,7 @@ bool mu__kw_to_rayjob(mu__kwpod_t *w, const char *ns, const char *job);
 
 /* --- the view ---------------------------------------------------------------- */
 
+
 typedef struct mu__kgroup mu__kgroup_t;
 
 /* A pod's devices: the device fields of its bind decision, kept instead of
@@ -128,17 +129,22 @@ typedef struct mu__kgroup mu__kgroup_t;
  * pod record stays small when the daemon holds tens of thousands. */
 typedef struct mu__kdev {
 	uint64_t gpus;          /* device mask */
-	mu_cpuset_t cpus;       /* exclusive CPUs, empty when not pinned */
+	mu_cpuset_t *cpus;      /* exclusive CPUs (owned, 64 bytes), NULL when
+	                         * not pinned, as most pods are not */
 	int32_t gpu_milli;      /* share of the one device in gpus, or 0 */
 	int8_t numa, nic;       /* -1 when none */
 } mu__kdev_t;
 
-/* Keeps the device fields of decision d in *k.  O(1). */
+/* Keeps the device fields of decision d in *k (its CPU set allocated
+ * only when not empty; on out of memory the set is dropped, as if not
+ * pinned).  O(1). */
 void mu__kdev_keep(mu__kdev_t *k, const mu_decision_t *d);
 /* Writes *k into a zeroed decision *d (a bind of pod set 0, pod 0; the
  * caller sets the rest) for the engine's calls that take one.  O(1). */
 void mu__kdev_give(const mu__kdev_t *k, mu_decision_t *d);
 
+/* The flags are last, so that the record has no holes (the daemon holds
+ * one per pod). */
 typedef struct mu__kpod {
 	char *key;              /* "ns/name" */
 	char *ns, *name;        /* in key's block (owned by key) */
@@ -151,30 +157,31 @@ typedef struct mu__kpod {
 	char *queue;            /* queue label, or NULL */
 	char *pclass;           /* spec.priorityClassName, or NULL */
 	char *group_label, *xgroup_label;
-	bool ours;              /* schedulerName is ours */
-	bool deleting, gated, terminal;
-	bool failed;            /* terminal, Failed */
 	int64_t created_ms, started_ms;
 	mu__kshape_t *shape;    /* its request and constraints (refcounted) */
 	mu__kgroup_t *g;        /* the group it is a member of */
 	int32_t ps, idx;        /* its pod in g's engine job, or -1 */
-	int32_t slot;           /* Job admission: its slot, or -1 */
 	char *an_node;          /* a bind decided and in flight, or NULL */
 	mu__kdev_t dev;         /* its devices (decided, or read back) */
-	bool evicting;          /* an eviction was sent */
 	char *msg;              /* the PodScheduled message last written */
 	json_t *labels;         /* metadata.labels (own ref), or NULL */
 	char *wl_group;         /* a workload kind's group key (kinds.c), or NULL */
 	char *wl_key, *wl_name; /* ... its object's key and the group's name */
 	char *wl_part;          /* ... its part ("" none) */
-	bool seen;              /* during a re-list */
 	int64_t pending_since;  /* mono ms when first seen unbound (metrics) */
 	json_t *dra;            /* its namespace and resourceClaims (dra.c), or NULL */
 	json_t *nsobj;          /* the pod, when its terms select namespaces by
 	                         * label (nsel.c), or NULL */
 	char *dra_msg;          /* why its claims cannot be allocated, or NULL */
-	bool dra_refused;       /* ... because something is not supported: no retry */
 	uint32_t dra_round;     /* the retry round it was last tried in (state.c) */
+	int32_t slot;           /* Job admission: its slot, or -1 */
+	bool ours;              /* schedulerName is ours */
+	bool deleting, gated, terminal;
+	bool failed;            /* terminal, Failed */
+	bool evicting;          /* an eviction was sent */
+	bool seen;              /* during a re-list */
+	bool dra_refused;       /* dra_msg is because something is not
+	                         * supported: no retry */
 } mu__kpod_t;
 
 typedef enum mu__kgkind {
@@ -191,53 +198,59 @@ typedef struct mu__kslot {
 	mu__kpod_t *pod;        /* the pod that took it, or NULL */
 } mu__kslot_t;
 
+/* Its fields are in groups as below, each group's flags (and 4-byte
+ * fields) after its 8-byte ones, so that the record has no holes: the
+ * daemon holds one per single pod. */
 struct mu__kgroup {
 	char *key;              /* "s:ns/name" "m:ns/G" "x:ns/G" "j:ns/J" "e:ns/name" */
-	mu__kgkind_t kind;
 	char *ns, *name;        /* in key's block (owned by key) */
 	mu__kpod_t **pods;      /* members (&pod1 while cap is 1) */
-	int32_t npods, cap;
 	mu__kpod_t *pod1;       /* a one-pod group's member, without a block */
+	mu__kgkind_t kind;
+	int32_t npods, cap;
 	/* GANG */
-	bool has_pg;            /* the PodGroup object exists */
 	int32_t min_member;
 	int32_t sub_min;        /* the min_member its engine job has */
-	bool reshaped;          /* a pod's shape changed (dra.c): submit again */
 	char *pg_queue;
 	/* JOB: every batch/v1 Job has a group "j:ns/J" holding its object */
 	json_t *job;            /* the latest Job object */
-	bool admission;         /* queue-labelled: muster admits it */
-	bool gang_job;          /* not queue-labelled, pods ours: a gang */
-	bool pg_requested;      /* the PodGroup controller created its group */
 	int64_t spec_gen;       /* metadata.generation submitted */
-	int32_t replicas;       /* pods submitted */
-	bool admitted;          /* not suspended, with muster.io/admitted */
 	mu__kslot_t *slots;
 	int32_t nslots;
+	int32_t replicas;       /* pods submitted */
 	/* the engine */
 	mu_id_t ej;             /* current engine job, or -1 */
 	int32_t gen;            /* submissions so far (for unique names) */
 	mu__kpod_t **epods;     /* SINGLE/GANG: engine pod order -> pod */
-	int32_t nepods;
 	int32_t *ps_first;      /* first index in epods of each pod set */
-	int32_t nps;
 	mu__kpod_t *epod1;      /* epods and ps_first of one pod in one pod */
 	int32_t psf1[2];        /* set: the record's own (state.c) */
-	bool dirty;             /* membership changed: sync before a cycle */
-	bool seen;              /* its Job or PodGroup, during a re-list */
-	bool listed_dirty;      /* in d->dirty */
+	int32_t nepods;
+	int32_t nps;
 	char *msg;              /* last pending message (Job events, waits) */
 	mu_reason_t *last;      /* last pending reason formatted (owned, 208
 	                         * bytes: only while pending), or NULL */
 	char *status_sig;       /* last PodGroup status written */
 	int64_t created_ms;
 	int64_t stale_since;    /* mono ms since it is a stale gang, or 0 */
-	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
-	bool pdb_set;           /* its engine job was given a budget (pdb.c) */
 	/* A workload kind's group ("w:..."): its object's key and what it
 	 * says (kinds.c), NULL until the object is seen. */
 	char *wl_key;
 	mu__kwinfo_t *wl;
+	/* GANG */
+	bool has_pg;            /* the PodGroup object exists */
+	bool reshaped;          /* a pod's shape changed (dra.c): submit again */
+	/* JOB */
+	bool admission;         /* queue-labelled: muster admits it */
+	bool gang_job;          /* not queue-labelled, pods ours: a gang */
+	bool pg_requested;      /* the PodGroup controller created its group */
+	bool admitted;          /* not suspended, with muster.io/admitted */
+	/* the engine */
+	bool dirty;             /* membership changed: sync before a cycle */
+	bool seen;              /* its Job or PodGroup, during a re-list */
+	bool listed_dirty;      /* in d->dirty */
+	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
+	bool pdb_set;           /* its engine job was given a budget (pdb.c) */
 	/* Suspend until admitted (wl.c): its object is suspended and names a
 	 * queue; a job of its pod templates holds the room once placed; the
 	 * unsuspend was sent. */
@@ -255,8 +268,13 @@ struct mu__kgroup {
 
 typedef struct mu__knode {
 	char *name;
-	json_t *obj;            /* the latest Node */
-	char *sig;              /* mu__knode_sig() of what the engine has */
+	/* The latest Node as the daemon keeps it: mu__knode_text(), the slim
+	 * copy as compact JSON text (about 500 bytes, against about 2 KB as
+	 * jansson values), parsed again (mu__knode_parse) only when the node is
+	 * fed to the engine, counted for DRA or drawn in the UI; NULL until
+	 * seen.  Also what the engine has: a Node whose text did not change
+	 * (a heartbeat) is not fed again. */
+	char *text;
 	mu_node_topo_spec_t *topo; /* from its NodeResourceTopology, or NULL */
 	mu_arena_t topo_arena;
 	bool in_engine;
@@ -278,6 +296,7 @@ typedef struct mu__kwork {
 	char *pod_key;          /* BIND/EVICT: whose outcome goes back */
 	char *node;             /* BIND: the node */
 	struct mu__kwork *next;
+	bool event;             /* WRITE of an Event: queued apart (EV_CAP) */
 	int tries;
 	long status;            /* outcome */
 	char *answer;           /* outcome body (errors only) */
@@ -294,6 +313,8 @@ typedef struct mu__kwq {
 	mu__kwork_t *hi_head, *hi_tail;  /* binds and evictions */
 	mu__kwork_t *lo_head, *lo_tail;  /* status and events */
 	size_t nhi, nlo, lo_cap;
+	size_t nev, ev_cap;              /* Events among the lo list, and their cap */
+	uint64_t ev_dropped;             /* Events dropped at the cap */
 	mu__kwork_t *done;               /* outcomes for the main loop */
 	int busy;                        /* requests being run */
 	bool note_busy;                  /* a NOTE is being run: notes go one
@@ -499,11 +520,14 @@ static inline bool mu__kd_may_act(mu__kd_t *d)
 
 /* --- write.c: the write path ------------------------------------------------ */
 
+/* The queue, empty, without workers (mu__kwq_start starts them). */
+void mu__kwq_init(mu__kwq_t *q);
 int mu__kwq_start(mu__kd_t *d);
 /* Stops the workers once the queued binds and evictions are written. */
 void mu__kwq_stop(mu__kd_t *d);
 /* Queues a request (strings copied).  kind MU__KW_WRITE is dropped when
- * the low-priority queue is full. */
+ * the low-priority queue is full, an Event (w->event, mu__kd_event_write)
+ * also when 1,000 Events are queued (counted in wq.ev_dropped). */
 void mu__kd_write(mu__kd_t *d, mu__kwkind_t kind, const char *method,
 		  const char *path, const char *ctype, json_t *body,
 		  const char *pod_key, const char *node);

@@ -751,8 +751,9 @@ static json_t *counted_classes(const dra_view_t *v, const json_t *tpls)
 static void cached_node(void *arg, void *val)
 {
 	const mu__knode_t *n = val;
-	if (n->obj)
-		json_array_append(arg, n->obj);
+	json_t *obj = mu__knode_parse(n->text);
+	if (obj)
+		json_array_append_new(arg, obj);
 }
 
 void mu__kd_dra_counts(mu__kd_t *d)

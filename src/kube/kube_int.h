@@ -280,6 +280,13 @@ char *mu__knode_sig(const json_t *node);
  * and status), sharing their values with node; both give the same answers
  * on it.  Falls back to a new reference to node itself on out of memory. */
 json_t *mu__knode_slim(const json_t *node);
+/* mu__knode_slim(node) as compact JSON text with sorted keys (owned), or
+ * NULL when out of memory: what the daemon keeps of a Node, and its
+ * signature (equal texts read the same). */
+char *mu__knode_text(const json_t *node);
+/* A Node kept as mu__knode_text() (or NULL) parsed back: a new reference,
+ * NULL when text is NULL or out of memory.  O(text). */
+json_t *mu__knode_parse(const char *text);
 /* Reads a NodeResourceTopology into *out (nic names in arena). */
 int mu__knrt_spec(const json_t *nrt, mu_arena_t *arena,
 		  mu_node_topo_spec_t *out, char *msg, size_t len);

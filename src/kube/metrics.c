@@ -65,6 +65,9 @@ static char *render(mu__kd_t *d)
 {
 	size_t len = 65536;
 	mu__kmetrics_t *m = &d->m;
+	pthread_mutex_lock(&d->wq.mu);
+	unsigned long long ev_dropped = (unsigned long long)d->wq.ev_dropped;
+	pthread_mutex_unlock(&d->wq.mu);
 	pthread_mutex_lock(&m->mu);
 	size_t ql = m->queues ? strlen(m->queues) : 0;
 	char *b = malloc(len + ql);
@@ -90,11 +93,13 @@ static char *render(mu__kd_t *d)
 		"# HELP muster_dra_list_reads_total Lists of resource.k8s.io objects read for DRA.\n"
 		"# TYPE muster_dra_list_reads_total counter\nmuster_dra_list_reads_total %llu\n"
 		"# HELP muster_dra_list_objects_total Objects those lists returned.\n"
-		"# TYPE muster_dra_list_objects_total counter\nmuster_dra_list_objects_total %llu\n",
+		"# TYPE muster_dra_list_objects_total counter\nmuster_dra_list_objects_total %llu\n"
+		"# HELP muster_events_dropped_total Events not written: 1,000 were queued already.\n"
+		"# TYPE muster_events_dropped_total counter\nmuster_events_dropped_total %llu\n",
 		m->leader, (unsigned long long)m->binds, (unsigned long long)m->bind_errors,
 		(unsigned long long)m->evictions, (unsigned long long)m->admissions,
 		(unsigned long long)m->suspensions, (unsigned long long)m->cycles, m->cycle_ms_last / 1000.0,
-		(unsigned long long)m->dra_lists, (unsigned long long)m->dra_items);
+		(unsigned long long)m->dra_lists, (unsigned long long)m->dra_items, ev_dropped);
 	at = hist(b, at, len, "muster_cycle_duration_seconds", "Engine time of a scheduling cycle.",
 		  m->cycle_hist, m->cycle_ms_sum / 1000.0);
 	at = hist(b, at, len, "muster_pod_scheduling_seconds",

@@ -527,6 +527,19 @@ json_t *mu__knode_slim(const json_t *node)
 	return slim ? slim : json_incref((json_t *)node);
 }
 
+char *mu__knode_text(const json_t *node)
+{
+	json_t *slim = mu__knode_slim(node);
+	char *s = slim ? json_dumps(slim, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(slim);
+	return s;
+}
+
+json_t *mu__knode_parse(const char *text)
+{
+	return text ? json_loads(text, 0, NULL) : NULL;
+}
+
 char *mu__knode_sig(const json_t *node)
 {
 	json_t *taints = json_array();

@@ -281,6 +281,7 @@ static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 	free(p->xgroup_label);
 	free(p->an_node);
 	free(p->msg);
+	free(p->dev.cpus);
 	json_decref(p->dra);
 	json_decref(p->nsobj);
 	free(p->dra_msg);
@@ -544,7 +545,9 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 	mu_node_spec_t s;
 	char msg[256] = "";
 	mu_arena_init(&a);
-	int rc = mu__knode_spec(n->obj, n->topo, &a, &s, msg, sizeof msg);
+	json_t *obj = mu__knode_parse(n->text);
+	int rc = obj ? mu__knode_spec(obj, n->topo, &a, &s, msg, sizeof msg) : MU_ENOMEM;
+	json_decref(obj); /* the spec's strings are in the arena */
 	size_t base = s.next;
 	if (rc == MU_OK)
 		mu__kd_dra_node_ext(d, &s);
@@ -577,7 +580,7 @@ static void dra_refeed(mu__kd_t *d)
 	json_t *nm;
 	json_array_foreach(d->dra_refeed, i, nm) {
 		mu__knode_t *n = mu__kmap_get(&d->nodes, json_string_value(nm));
-		if (n && n->obj && n->in_engine)
+		if (n && n->text && n->in_engine)
 			node_feed(d, n);
 	}
 	json_array_clear(d->dra_refeed);
@@ -616,8 +619,7 @@ void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted)
 		if (n->in_engine)
 			mu_engine_node_remove(d->e, n->name, mu__k_now_ms());
 		mu__kmap_del(&d->nodes, n->name);
-		json_decref(n->obj);
-		free(n->sig);
+		free(n->text);
 		free(n->topo);
 		mu_arena_release(&n->topo_arena);
 		free(n->name);
@@ -625,17 +627,19 @@ void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted)
 		d->changed = true;
 		return;
 	}
-	if (!n->obj)
+	if (!n->text)
 		mu__kd_move_restore(d, obj); /* first seen: the places held on it */
-	char *sig = mu__knode_sig(obj);
-	json_decref(n->obj);
-	n->obj = mu__knode_slim(obj); /* not the whole listed Node */
-	if (sig && n->sig && !strcmp(sig, n->sig) && n->in_engine) {
-		free(sig);
+	char *text = mu__knode_text(obj); /* not the whole listed Node */
+	if (!text) {
+		mu__klog(&d->log, 0, "node %s: out of memory | node=%s", n->name, n->name);
+		return;
+	}
+	if (n->text && !strcmp(text, n->text) && n->in_engine) {
+		free(text);
 		return; /* a heartbeat */
 	}
-	free(n->sig);
-	n->sig = sig;
+	free(n->text);
+	n->text = text;
 	node_feed(d, n);
 }
 
@@ -657,9 +661,10 @@ void mu__kd_nrt_event(mu__kd_t *d, json_t *obj, bool deleted)
 			n->topo = NULL;
 		}
 	}
-	if (n->obj)
+	if (n->text)
 		node_feed(d, n);
 }
+
 
 /* --- queues, topologies, pod groups ------------------------------------------- */
 
@@ -1210,8 +1215,7 @@ static void free_node_cb(void *arg, void *val)
 {
 	(void)arg;
 	mu__knode_t *n = val;
-	json_decref(n->obj);
-	free(n->sig);
+	free(n->text);
 	free(n->topo);
 	mu_arena_release(&n->topo_arena);
 	free(n->name);

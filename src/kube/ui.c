@@ -218,8 +218,9 @@ static void add_node(void *arg, void *val)
 	gpu_states(&ni, &n);
 	char levels[512] = "";
 	const char *key;
+	json_t *obj = mu__knode_parse(kn->text);
 	for (int32_t l = 0; (key = mu_engine_topology_level(d->e, 0, l)); l++) {
-		const char *v = mu__kmap(kn->obj, "metadata.labels", key);
+		const char *v = mu__kmap(obj, "metadata.labels", key);
 		if (!v || !strcmp(key, "kubernetes.io/hostname")) /* the node itself */
 			continue;
 		const char *slash = strrchr(key, '/');
@@ -229,7 +230,8 @@ static void add_node(void *arg, void *val)
 		n.rack = v; /* the innermost level found */
 	}
 	n.levels = *levels ? levels : NULL;
-	wk->rc = mu_web_snap_add_node(wk->s, &n);
+	wk->rc = mu_web_snap_add_node(wk->s, &n); /* copies n.rack */
+	json_decref(obj);
 }
 
 /* mu_web_provider_t.snapshot: the whole view.  O(queues + groups + pods +

@@ -10,7 +10,12 @@
  * a follow-up (`then`: a moved pod's eviction after its note) that the
  * same worker sends only once the first succeeded;
  * status and events to a bounded low-priority list that drops when full
- * (they are rewritten on the next change).  Workers (their own kept-alive
+ * (they are rewritten on the next change); at most EV_CAP of its entries
+ * are Events, the rest dropped and counted, as client-go's event
+ * broadcaster queues at most 1,000 (tools/record/event.go,
+ * maxQueuedEvents, watch.DropIfChannelFull): while the binds of a
+ * backlog went first, the list held 7.6 MB of writes at 11,600 pods, half
+ * of them FailedScheduling Events (docs/evaluation.md, "Seventh round").  Workers (their own kept-alive
  * connections) run the requests; bind and eviction outcomes go back to
  * the main loop through d->results (apply.c reads them).  Stopping drains
  * the high-priority list first.  This file calls no other part of the
@@ -26,6 +31,7 @@
 #include "kube/daemon_int.h"
 
 #define LO_CAP 20000   /* queued status and event writes */
+#define EV_CAP 1000    /* ... of which Events (client-go's maxQueuedEvents) */
 #define EVICT_TRIES 8  /* tries of an eviction answered 429 */
 
 void mu__kwork_free(mu__kwork_t *w)
@@ -70,7 +76,9 @@ void mu__kd_queue(mu__kd_t *d, mu__kwork_t *w)
 	if (!w)
 		return;
 	pthread_mutex_lock(&q->mu);
-	if (q->closing || (w->kind == MU__KW_WRITE && q->nlo >= q->lo_cap)) {
+	if (q->closing || (w->kind == MU__KW_WRITE && q->nlo >= q->lo_cap) ||
+	    (w->event && q->nev >= q->ev_cap)) {
+		q->ev_dropped += w->event && !q->closing;
 		pthread_mutex_unlock(&q->mu);
 		mu__kwork_free(w);
 		return;
@@ -82,6 +90,7 @@ void mu__kd_queue(mu__kd_t *d, mu__kwork_t *w)
 			q->lo_head = w;
 		q->lo_tail = w;
 		q->nlo++;
+		q->nev += w->event;
 	} else {
 		if (q->hi_tail)
 			q->hi_tail->next = w;
@@ -125,6 +134,7 @@ static mu__kwork_t *take(mu__kwq_t *q)
 			if (!q->lo_head)
 				q->lo_tail = NULL;
 			q->nlo--;
+			q->nev -= w->event;
 		}
 		if (w) {
 			w->next = NULL;
@@ -268,12 +278,18 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int mu__kwq_start(mu__kd_t *d)
+void mu__kwq_init(mu__kwq_t *q)
 {
-	mu__kwq_t *q = &d->wq;
+	memset(q, 0, sizeof *q);
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
 	q->lo_cap = LO_CAP;
+	q->ev_cap = EV_CAP;
+}
+
+int mu__kwq_start(mu__kd_t *d)
+{
+	mu__kwq_init(&d->wq);
 	d->nworkers = d->o->workers > 0 ? d->o->workers : 4;
 	d->workers = calloc((size_t)d->nworkers, sizeof *d->workers);
 	if (!d->workers)
@@ -299,13 +315,13 @@ static void free_list(mu__kwork_t *w)
 void mu__kwq_stop(mu__kd_t *d)
 {
 	mu__kwq_t *q = &d->wq;
-	if (!d->workers)
+	if (!q->lo_cap) /* never initialized */
 		return;
 	pthread_mutex_lock(&q->mu);
 	q->closing = true;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
-	for (int i = 0; i < d->nworkers; i++)
+	for (int i = 0; d->workers && i < d->nworkers; i++)
 		pthread_join(d->workers[i], NULL);
 	free(d->workers);
 	d->workers = NULL;
@@ -320,7 +336,12 @@ void mu__kwq_stop(mu__kd_t *d)
 void mu__kdev_keep(mu__kdev_t *k, const mu_decision_t *d)
 {
 	k->gpus = d->gpus;
-	k->cpus = d->cpus;
+	if (!mu_cpuset_count(&d->cpus)) {
+		free(k->cpus);
+		k->cpus = NULL;
+	} else if (k->cpus || (k->cpus = malloc(sizeof *k->cpus))) {
+		*k->cpus = d->cpus;
+	}
 	k->gpu_milli = d->gpu_milli;
 	k->numa = d->numa;
 	k->nic = d->nic;
@@ -331,7 +352,8 @@ void mu__kdev_give(const mu__kdev_t *k, mu_decision_t *d)
 	memset(d, 0, sizeof *d);
 	d->kind = MU_DEC_BIND;
 	d->gpus = k->gpus;
-	d->cpus = k->cpus;
+	if (k->cpus)
+		d->cpus = *k->cpus;
 	d->gpu_milli = k->gpu_milli;
 	d->numa = k->numa;
 	d->nic = k->nic;
@@ -372,8 +394,11 @@ void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api, const ch
 			       "lastTimestamp", ts, "count", 1, "reportingComponent", d->o->scheduler_name,
 			       "reportingInstance", d->o->id ? d->o->id : "muster");
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", ns);
-	mu__kd_write(d, MU__KW_WRITE, "POST", path, "application/json", ev, NULL, NULL);
+	mu__kwork_t *w = mu__kwork_new(MU__KW_WRITE, "POST", path, "application/json", ev, NULL, NULL);
 	json_decref(ev);
+	if (w)
+		w->event = true;
+	mu__kd_queue(d, w);
 }
 
 void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg)

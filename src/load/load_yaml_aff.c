@@ -206,9 +206,12 @@ int mu__y_pod_affinity(mu__yload_t *L, const mu__ynode_t *m, mu_podset_spec_t *p
 	    (rc = mu__y_map_at(L, aff, "nodeAffinity", false, &na)) ||
 	    (rc = mu__y_seq_at(L, m, "topologySpreadConstraints", false, &tsc)))
 		return rc;
-	if (!(ps->pod_terms = mu__y_alloc(L, 4 * AFF_MAX_TERMS, sizeof *ps->pod_terms)))
+	/* room for the terms only when there may be some: 4 x AFF_MAX_TERMS
+	 * terms are kilobytes, which every pod shape the daemon keeps (one
+	 * per gang) held for nothing */
+	if ((pa || paa) && !(ps->pod_terms = mu__y_alloc(L, 4 * AFF_MAX_TERMS, sizeof *ps->pod_terms)))
 		return mu__y_oom(L);
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 4 && (pa || paa); k++)
 		if ((rc = pod_terms(L, k < 2 ? pa : paa, k >= 2, k & 1, ps)))
 			return rc;
 	if ((rc = node_pref(L, na, ps)) || !tsc)

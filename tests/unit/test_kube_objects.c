@@ -111,6 +111,22 @@ static void test_pod_fixture(mu_t_t *t)
 		CHECK(t, j->never_preempt); /* spec.preemptionPolicy: Never */
 	}
 	mu__kshape_put(&c, s);
+	/* A pod without pod affinity keeps no room for its terms: its shape
+	 * (the daemon keeps one per gang) holds one small arena block, not
+	 * the 15 KB it held with a 6-KB empty term table. */
+	json_t *plain = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s}},s:{s:s,s:[{s:s,s:s,s:{s:{s:s}}}]}}",
+				  "apiVersion", "v1", "kind", "Pod", "metadata", "name", "g1-0",
+				  "namespace", "default", "labels", "muster.io/pod-group", "g1", "spec",
+				  "schedulerName", "muster", "containers", "name", "c", "image", "x",
+				  "resources", "limits", "nvidia.com/gpu", "1");
+	mu__kshape_t *ps = mu__kshape_get(&c, plain, false);
+	CHECK(t, ps && ps->err == MU_OK);
+	if (ps && !ps->err) {
+		CHECK_EQ_INT(t, mu__kshape_job(ps)->podsets[0].npod_terms, 0);
+		CHECK(t, mu_arena_bytes(&ps->specs.arena) <= 2048);
+	}
+	mu__kshape_put(&c, ps);
+	json_decref(plain);
 	CHECK_EQ_INT(t, c.n, 0);
 	mu__kshapes_release(&c);
 	json_decref(pod);
@@ -154,6 +170,29 @@ static void test_node_fixture(mu_t_t *t)
 	CHECK(t, !json_object_get(json_object_get(slim, "metadata"), "annotations"));
 	CHECK(t, json_object_get(json_object_get(node, "metadata"), "annotations"));
 	json_decref(slim);
+	/* ... and so does its text, which the daemon keeps (and compares to
+	 * skip heartbeats): parsed back, the same spec and signature */
+	char *text = mu__knode_text(node);
+	CHECK(t, text && !strstr(text, "annotations") && !strstr(text, "lastHeartbeatTime"));
+	json_t *back = mu__knode_parse(text);
+	char *sig4 = back ? mu__knode_sig(back) : NULL;
+	CHECK(t, sig4 && sig && !strcmp(sig, sig4));
+	mu_node_spec_t n3;
+	CHECK_EQ_INT(t, back ? mu__knode_spec(back, NULL, &a, &n3, msg, sizeof msg) : MU_ENOMEM, MU_OK);
+	CHECK(t, back && n3.unschedulable == n.unschedulable && n3.nlabels == n.nlabels &&
+		 n3.ntaints == n.ntaints && !memcmp(&n3.alloc, &n.alloc, sizeof n.alloc));
+	json_object_set_new(json_array_get(mu__kj(node, "status.conditions"), 0), "lastHeartbeatTime",
+			    json_string("2031-01-01T00:00:00Z"));
+	char *text2 = mu__knode_text(node);
+	CHECK(t, text && text2 && !strcmp(text, text2)); /* a heartbeat: the same text */
+	json_object_set_new(mu__kj(node, "metadata.labels"), "rack", json_string("r9"));
+	char *text3 = mu__knode_text(node);
+	CHECK(t, text && text3 && strcmp(text, text3)); /* a label: another */
+	free(text);
+	free(text2);
+	free(text3);
+	free(sig4);
+	json_decref(back);
 	free(sig3);
 	free(sig);
 	free(sig2);

@@ -58,6 +58,29 @@ static const char *label(const mu_label_t *l, size_t n, const char *key)
 
 /* --- Node ---------------------------------------------------------------- */
 
+/* The arena: a large request gets a block of its own behind the head, so
+ * the head keeps its room and the next head is not sized after it. */
+static void test_arena_large(mu_t_t *t)
+{
+	mu_arena_t a;
+	mu_arena_init(&a);
+	char *p1 = mu_arena_alloc(&a, 100);
+	CHECK_EQ_INT(t, mu_arena_bytes(&a), 1024);
+	char *big = mu_arena_alloc(&a, 6000);
+	CHECK(t, p1 && big && ((uintptr_t)big & 15) == 0);
+	CHECK_EQ_INT(t, mu_arena_bytes(&a), 1024 + 6000);
+	char *p2 = mu_arena_alloc(&a, 32); /* still in the first block */
+	CHECK(t, p2 == p1 + 112);
+	CHECK_EQ_INT(t, mu_arena_bytes(&a), 1024 + 6000);
+	memset(big, 1, 6000);
+	CHECK(t, p2[0] == 0 && p2[31] == 0);
+	for (int i = 0; i < 40; i++) /* the head fills, then doubles */
+		CHECK(t, mu_arena_alloc(&a, 64) != NULL);
+	CHECK_EQ_INT(t, mu_arena_bytes(&a), 1024 + 6000 + 2048);
+	mu_arena_release(&a);
+	CHECK_EQ_INT(t, mu_arena_bytes(&a), 0);
+}
+
 static void test_node_full(mu_t_t *t)
 {
 	const char *y =
@@ -1360,6 +1383,7 @@ static void test_fixtures(mu_t_t *t)
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_arena_large);
 	MU_RUN(&t, test_node_full);
 	MU_RUN(&t, test_node_defaults);
 	MU_RUN(&t, test_node_errors);
