@@ -433,24 +433,6 @@ static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 	memcpy(j->expl_fail, r->fail, sizeof j->expl_fail);
 }
 
-/* Keeps r, counts that the class's failure memo gave j's pod set psi, as
- * j's last counts for the explanation budget only (explain_budgeted), when
- * j has none: they are not exact for any change-log position, so the
- * class generation is set to one the class never has again and no carry
- * starts from them.  Without it, a backlog answered from the memo had
- * nothing to show when the memo lapsed, and was recounted whole in one
- * cycle.  O(1). */
-static void expl_keep_stale(mu__job_t *j, const mu__sclass_t *c, int32_t psi,
-			    const mu_reason_t *r)
-{
-	if (j->expl_ok && j->expl_ps == psi)
-		return; /* its own counts, carried or stale, are as good */
-	j->expl_ok = true;
-	j->expl_ps = psi;
-	j->expl_gen = c->gen - 1; /* generations only grow */
-	memcpy(j->expl_fail, r->fail, sizeof j->expl_fail);
-}
-
 /* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc
  * (NULL: anywhere), logging them in e->txn.  Fills r for the first pod set
  * that ran out of room; once a pod set fails its identical pods are not
@@ -500,8 +482,6 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 					memcpy(r->fail, c->memo->nofit_fail, sizeof r->fail);
 					r->podset = psi;
 					r->nodes_total = e->nlive;
-					if (e->ntxn == 0 && j->npodsets == 1)
-						expl_keep_stale(j, c, psi, r);
 				} else if (inv) {
 					mu__aff_best_node(e, c, ps, NULL, r);
 					r->podset = psi;
