@@ -22,7 +22,10 @@
  * jobs beyond it keep their last counts and are retried, so within
  * P x nodes / budget cycles every count is fresh again and equal to the
  * scan_all twin's, and binds are equal throughout.  Without the budget the
- * first cycle checks P x nodes.
+ * first cycle checks P x nodes.  Jobs whose counts came from the class's
+ * failure memo have nothing of their own to show, so they are still all
+ * recounted in one cycle when it lapses (test_expl_budget_memo holds that
+ * gap as it stands, and checks that counts and binds stay exact).
  */
 #include <stdio.h>
 #include <string.h>
