@@ -235,7 +235,10 @@ static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req);
 static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 			const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
 {
-	memcpy(r->fail, c->fail, sizeof r->fail);
+	int32_t fail[MU_F_COUNT]; /* counted here, not through r: r may
+	                           * alias what the loop reads, so every
+	                           * increment through it was reloaded */
+	memcpy(fail, c->fail, sizeof fail);
 	/* From the compact records when they decide it (no named resource,
 	 * no alignment): the same filters in the same order. */
 	bool quick = !e->cfg.scan_all && !e->nfree_off && !ps->aligned &&
@@ -249,10 +252,39 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 		    !mu__resv_allows(e, &e->jobs[e->placing], c->nodes[i], ps))
 			f = MU_F_RESERVED;
 		if (f != MU_F_COUNT)
-			r->fail[f]++;
+			fail[f]++;
 	}
+	memcpy(r->fail, fail, sizeof r->fail);
 	r->podset = psi;
 	r->nodes_total = e->nlive;
+}
+
+/* explain_fit() within the cycle's budget: when the budget cannot pay for
+ * c's nodes and j has counts kept for pod set psi (expl_keep), those are
+ * given again, stale by the changes since (nodes that joined or left the
+ * class included), and the job is marked to be retried next cycle (as a
+ * fresh reserved count would do), so that its counts are refreshed once a
+ * cycle's budget allows.  A job never explained is always explained, and
+ * so is one whose gang holds tentative pods or that is placed in a scope
+ * (committed false).  Returns whether the counts are fresh.  O(class
+ * nodes) when fresh, else O(1). */
+static bool explain_budgeted(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+			     const mu__podset_t *ps, int32_t psi, bool committed,
+			     mu_reason_t *r)
+{
+	if (committed && e->expl_left < c->nnodes && j->expl && j->expl->ok &&
+	    j->expl->ps == psi && !e->cfg.scan_all) {
+		memcpy(r->fail, j->expl->fail, sizeof r->fail);
+		r->podset = psi;
+		r->nodes_total = e->nlive;
+		e->expl_stale = true;
+		return false;
+	}
+	explain_fit(e, c, ps, psi, r);
+	e->expl_checks += (uint64_t)c->nnodes;
+	if (e->expl_left != INT64_MAX)
+		e->expl_left -= c->nnodes;
+	return true;
 }
 
 /* Accounting vector of j's pods that are not bound yet. */
@@ -334,15 +366,19 @@ static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req)
 	return MU_F_COUNT;
 }
 
-/* Whether j's last explanation (no node of c fitted pod set psi) can be
- * carried forward to now: for each class node changed since (the change
- * log keeps each node's record before the change), its old filter is
- * taken out of the counts and its new one put in.  True, with r filled
- * exactly as explain_fit() would, when still no node fits; false when a
- * node may fit now or the carry is not possible (then place and explain
- * as usual).  O(changes since), bounded by the class's nodes. */
-static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
-		       const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
+/* Carries j's last explanation of pod set psi on class c forward to now:
+ * for each class node changed since (the change log keeps each node's
+ * record before the change), its old filter is taken out of the counts and
+ * its new one put in.  The kept counts have, in the MU_F_RESERVED slot,
+ * the class nodes whose resources fit (a kept explanation is one where
+ * placement failed on committed state, so every such node was held by a
+ * reservation, and the slot held exactly that count).  Returns that count
+ * now (0: still no node fits, placement can be skipped), with
+ * j->expl->fail brought up to date, or -1 when the carry is not possible
+ * (then place and explain as usual).  O(changes since), bounded by the
+ * class's nodes. */
+static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+			  const mu__podset_t *ps, int32_t psi)
 {
 	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
 	mu__expl_t *x = j->expl;
@@ -350,15 +386,16 @@ static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 	    !e->nindexes ||
 	    x->pos < e->chlog_base || end - x->pos > (uint64_t)c->nnodes ||
 	    e->nfree_off || ps->aligned || e->nres > MU_RES_NAMED0)
-		return false;
+		return -1;
+	if (x->pos == end)
+		return x->fail[MU_F_RESERVED];
 	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
 		     sizeof *e->expl_seen) != MU_OK)
-		return false;
+		return -1;
 	if (e->expl_stamp == 0) /* fresh array: no stamp yet */
 		memset(e->expl_seen, 0, (size_t)e->expl_seen_cap * sizeof *e->expl_seen);
 	uint64_t stamp = ++e->expl_stamp;
-	int32_t fail[MU_F_COUNT];
-	memcpy(fail, x->fail, sizeof fail);
+	int32_t *fail = x->fail;
 	for (uint64_t k = x->pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
 		int32_t nid = e->chlog[k];
 		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
@@ -366,27 +403,34 @@ static bool expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
 		mu_filter_t was = nfree_filter(&e->chlog_prev[k], &ps->req);
 		mu_filter_t now = nfree_filter(&e->nfree[nid], &ps->req);
-		if (was == MU_F_COUNT || now == MU_F_COUNT)
-			return false; /* it fits now (or the record is not ours) */
-		fail[was]--;
-		fail[now]++;
+		fail[was == MU_F_COUNT ? MU_F_RESERVED : was]--;
+		fail[now == MU_F_COUNT ? MU_F_RESERVED : now]++;
 	}
-	memcpy(x->fail, fail, sizeof fail);
 	x->pos = end;
-	memcpy(r->fail, fail, sizeof r->fail);
-	r->podset = psi;
-	r->nodes_total = e->nlive;
-	return true;
+	return fail[MU_F_RESERVED];
 }
 
-/* Keeps r, an explanation of j's pod set psi on committed state with no
- * node fitting, to be carried forward (expl_carry), in j->expl: allocated
- * only when it can be carried (out of memory: not kept, which costs a
- * scan later, not a different answer). */
-static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
-		      int32_t psi, const mu_reason_t *r)
+/* Fills r from j's carried counts of pod set psi (expl_carry returned
+ * them, so j->expl is set), after placement failed: the nodes that fit
+ * are all held by reservations. */
+static void expl_fill(const mu_engine_t *e, const mu__job_t *j, int32_t psi,
+		      mu_reason_t *r)
 {
-	bool ok = e->nindexes > 0 && !e->nfree_off;
+	memcpy(r->fail, j->expl->fail, sizeof r->fail);
+	r->podset = psi;
+	r->nodes_total = e->nlive;
+}
+
+/* Keeps r, an explanation of j's pod set psi on committed state after
+ * placement failed, to be carried forward (expl_carry), in j->expl.  Only
+ * explanations from the compact records (explain_fit's quick path) are
+ * kept; the record is allocated only for those (out of memory: not kept,
+ * which costs a scan later, not a different answer).  O(1). */
+static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+		      const mu__podset_t *ps, int32_t psi, const mu_reason_t *r)
+{
+	bool ok = e->nindexes > 0 && !e->nfree_off && !e->cfg.scan_all &&
+		  !ps->aligned && e->nres <= MU_RES_NAMED0;
 	if (!ok) {
 		if (j->expl)
 			j->expl->ok = false;
@@ -425,10 +469,16 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		 * room: no memo of failures, explained by affinity.c. */
 		bool inv = e->aff && mu__aff_involved(e, ps);
 		bool cacheable = !sc && !inv;
-		/* Carried forward: the same counts as explaining again, and no
-		 * node fits (a single pod set on committed state only). */
+		/* Carried forward: the same counts as explaining again (a
+		 * single pod set on committed state only).  No node fits:
+		 * placement is skipped; some fit: they are tried, and if
+		 * reservations hold them all, the counts explain it. */
+		int32_t carried = -1;
 		if (cacheable && r->podset < 0 && e->ntxn == 0 && j->npodsets == 1 &&
-		    !nofit_known(e, c, ps) && expl_carry(e, j, c, ps, psi, r)) {
+		    !nofit_known(e, c, ps))
+			carried = expl_carry(e, j, c, ps, psi);
+		if (carried == 0) {
+			expl_fill(e, j, psi, r);
 			nofit_note(e, c, ps, r);
 			if (psi < 64)
 				failed |= (uint64_t)1 << psi;
@@ -438,25 +488,30 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 			mu__best_node_in(e, c, ps, sc);
 		if (nid < 0) {
 			if (r->podset < 0) {
-				if (cacheable && nofit_known(e, c, ps)) {
+				if (carried > 0) {
+					expl_fill(e, j, psi, r);
+				} else if (cacheable && nofit_known(e, c, ps)) {
 					memcpy(r->fail, c->memo->nofit_fail, sizeof r->fail);
 					r->podset = psi;
 					r->nodes_total = e->nlive;
 				} else if (inv) {
 					mu__aff_best_node(e, c, ps, NULL, r);
 					r->podset = psi;
-				} else {
-					explain_fit(e, c, ps, psi, r);
+				} else if (explain_budgeted(e, j, c, ps, psi,
+								    !sc && e->ntxn == 0, r)) {
 					/* Only a failure on committed state may be
 					 * remembered: a gang's own tentative pods are
 					 * given back without bumping release_gen.
 					 * Reservations only add restrictions, so a
 					 * pure resource failure holds whatever they
-					 * are. */
-					if (cacheable && e->ntxn == 0 && !r->fail[MU_F_RESERVED]) {
-						nofit_note(e, c, ps, r);
+					 * are; one they caused is kept for this job
+					 * alone (its reserved count is the count of
+					 * nodes that fit, see expl_carry). */
+					if (cacheable && e->ntxn == 0) {
+						if (!r->fail[MU_F_RESERVED])
+							nofit_note(e, c, ps, r);
 						if (j->npodsets == 1)
-							expl_keep(e, j, c, psi, r);
+							expl_keep(e, j, c, ps, psi, r);
 					}
 				}
 			}
@@ -718,11 +773,13 @@ static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 	if (j->state == MU_JOB_PENDING)
 		mu__backfill_forget(e, j);
 	e->placing = jid;
+	e->expl_stale = false;
 	int rc = j->nflav && j->nbound == 0 ? job_try_flavors(e, jid, now, out) :
 		 job_try_inner(e, jid, now, out);
 	e->placing = -1;
-	if (j->failed && j->last && j->last->fail[MU_F_RESERVED])
-		j->failed = false; /* reservations move: try again next cycle */
+	if (j->failed && ((j->last && j->last->fail[MU_F_RESERVED]) || e->expl_stale))
+		j->failed = false; /* reservations move, or its counts are
+		                    * stale: try again next cycle */
 	return rc;
 }
 
@@ -1084,7 +1141,18 @@ static int cycle_owe_service(mu_engine_t *e)
 	return MU_OK;
 }
 
+static int cycle_run(mu_engine_t *e, mu_time_t now, mu_decisions_t *out);
+
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
+{
+	e->expl_left = e->expl_budget; /* fresh explanations this cycle */
+	int rc = cycle_run(e, now, out);
+	e->expl_left = INT64_MAX;
+	return rc;
+}
+
+/* One cycle (mu_engine_cycle without the explanation budget's set-up). */
+static int cycle_run(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
 	int rc = e->nmaxwait ? mu__maxwait_check(e, now) : MU_OK;

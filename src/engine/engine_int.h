@@ -113,6 +113,10 @@ typedef struct mu__podref {
 
 /* --- Static classes: constraints shared by identical pod sets ---------- */
 
+/* Class nodes that fresh fit explanations may check per cycle; beyond it,
+ * a job that was explained before keeps its last counts (cycle.c). */
+#define MU__EXPL_BUDGET ((int64_t)1 << 21)
+
 /* A node's free resources, compact, for a quick first fit test over many
  * nodes (nodeindex.c keeps it in step with mu__node_t.free). */
 typedef struct mu__nfree {
@@ -582,6 +586,14 @@ struct mu_engine {
 	                             * counted it (cycle.c) */
 	int32_t expl_seen_cap;
 	uint64_t expl_stamp;
+	/* Explanation budget (cycle.c): class nodes that fresh explanations
+	 * may still check in this cycle (INT64_MAX outside a cycle), the
+	 * budget per cycle (MU__EXPL_BUDGET; tests lower it), the checks made
+	 * so far (tests read it), and whether the job being tried was given
+	 * its last counts again (it is then retried next cycle). */
+	int64_t expl_left, expl_budget;
+	uint64_t expl_checks;
+	bool expl_stale;
 	int32_t nindexes;           /* live indexes over all classes */
 	mu__nfree_t *nfree;         /* by node id, kept by mu__node_touch() */
 	int32_t nfree_cap;

@@ -39,14 +39,18 @@ static void fs_demand(mu_engine_t *e, int32_t qid)
 	if (q->nchildren == 0) {
 		q->demand = q->used;
 		e->work += (uint64_t)q->npending;
+		int nres = e->nres; /* no request names a slot beyond it */
 		for (int32_t i = 0; i < q->npending; i++) {
 			const mu__job_t *j = &e->jobs[q->pending[i]];
 			for (int32_t p = 0; p < j->npodsets; p++) {
 				const mu__podset_t *ps = &j->podsets[p];
-				int32_t unbound = 0;
-				for (int32_t k = 0; k < ps->replicas; k++)
-					unbound += j->pods[ps->first + k].node < 0;
-				for (int r = 0; r < MU_RES_MAX; r++)
+				int32_t unbound = ps->replicas;
+				if (j->nbound > 0) /* else none is bound: no walk */
+					for (int32_t k = 0; k < ps->replicas; k++)
+						unbound -= j->pods[ps->first + k].node >= 0;
+				if (unbound == 0)
+					continue;
+				for (int r = 0; r < nres; r++)
 					q->demand.v[r] += ps->acct.v[r] * unbound;
 			}
 		}

@@ -1,0 +1,299 @@
+/*
+ * test_expl.c - what explaining the pending jobs costs per cycle, and that
+ * the cheaper ways give the counts a full recount gives.
+ *
+ * Speed is not timed; the engine's count of class nodes that fresh
+ * explanations checked (e->expl_checks, cycle.c) is read instead.
+ *
+ * Reserved nodes (test_reserved_*): a full cluster of 8-GPU nodes, one of
+ * which will empty first and is reserved for a blocked 8-GPU job; it has a
+ * free GPU that P pending one-GPU jobs (too long to backfill) may not take.
+ * Every such job fails with one node "reserved" and is retried each cycle,
+ * since reservations move.  Its counts must be carried forward from the
+ * change log, not recounted over every node on every cycle: a
+ * little-changed cycle checks at most a few classes' worth of nodes, the
+ * same for P = 100 and P = 400 (recounting, as before, checks P x nodes).
+ * A twin engine with cfg.scan_all (every explanation counted afresh) must
+ * give the same decisions and per-filter counts on every cycle.
+ *
+ * The budget (test_expl_budget): when every carry is lost at once (a node
+ * joins the class), each pending job would be recounted in one cycle.  A
+ * cycle's fresh explanations stay within e->expl_budget node checks; the
+ * jobs beyond it keep their last counts and are retried, so within
+ * P x nodes / budget cycles every count is fresh again and equal to the
+ * scan_all twin's, and binds are equal throughout.  Without the budget the
+ * first cycle checks P x nodes.  Jobs whose counts came from the class's
+ * failure memo have nothing of their own to show, so they are still all
+ * recounted in one cycle when it lapses (test_expl_budget_memo holds that
+ * gap as it stands, and checks that counts and binds stay exact).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "engine/engine_int.h"
+#include "muster/engine.h"
+
+#define S 1000 /* ms */
+#define NODES 64
+#define MIN (60 * S)
+
+static void add_node(mu_engine_t *e, int i)
+{
+	char name[16];
+	snprintf(name, sizeof name, "n%05d", i);
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 512LL << 30;
+	n.alloc.v[MU_RES_GPU] = 8;
+	n.alloc.v[MU_RES_PODS] = 110;
+	mu_engine_node_upsert(e, &n, NULL);
+}
+
+static int submit_cpu(mu_engine_t *e, int k, mu_time_t now, int gpus, mu_time_t est,
+		      int64_t cpu)
+{
+	char name[16];
+	snprintf(name, sizeof name, "j%06d", k);
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.replicas = 1;
+	ps.req.v[MU_RES_CPU] = cpu;
+	ps.req.v[MU_RES_MEM] = 1LL << 30;
+	ps.req.v[MU_RES_GPU] = gpus;
+	mu_job_spec_t j;
+	memset(&j, 0, sizeof j);
+	j.name = name;
+	j.queue = "q";
+	j.type = MU_JOB_BATCH;
+	j.podsets = &ps;
+	j.npodsets = 1;
+	j.submit = now;
+	j.runtime_estimate = est;
+	j.preemptible = true; /* no quota: only preemptible jobs run */
+	return mu_engine_job_submit(e, &j, now, NULL);
+}
+
+static int submit(mu_engine_t *e, int k, mu_time_t now, int gpus, mu_time_t est)
+{
+	return submit_cpu(e, k, now, gpus, est, 1000);
+}
+
+static mu_engine_t *engine(bool scan_all)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.preemption = cfg.reclaim = cfg.consolidate = false;
+	cfg.min_runtime = 0;
+	cfg.scan_all = scan_all;
+	mu_engine_t *e = NULL;
+	if (mu_engine_new(&cfg, &e) != MU_OK)
+		return NULL;
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	mu_engine_queue_upsert(e, &q);
+	return e;
+}
+
+static bool dec_equal(const mu_decision_t *a, const mu_decision_t *b)
+{
+	return a->kind == b->kind && a->job == b->job && a->node == b->node &&
+	       a->gpus == b->gpus && a->reason.why == b->reason.why &&
+	       a->reason.podset == b->reason.podset &&
+	       memcmp(a->reason.fail, b->reason.fail, sizeof a->reason.fail) == 0;
+}
+
+/* Whether a and b hold the same decisions; with binds_only, pending
+ * decisions are compared by job alone. */
+static bool decs_equal(const mu_decisions_t *a, const mu_decisions_t *b, bool binds_only)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const mu_decision_t *x = &a->v[i], *y = &b->v[i];
+		if (binds_only && x->kind == MU_DEC_PENDING ? x->kind != y->kind || x->job != y->job :
+		    !dec_equal(x, y))
+			return false;
+	}
+	return true;
+}
+
+/* --- reserved nodes --------------------------------------------------------- */
+
+typedef struct rrun {
+	uint64_t most;     /* most node checks of one little-changed cycle */
+	int reserved;      /* pending jobs told of a reserved node, last cycle */
+	int differ;        /* first cycle whose decisions differ from the twin's, or -1 */
+	bool ok;
+} rrun_t;
+
+/* Node 0's eight jobs end in 10 minutes, the others' in 2 hours; an 8-GPU
+ * job then waits with node 0 reserved, and one of node 0's jobs finishes.
+ * P one-GPU jobs of 10 hours wait; 12 cycles follow, each with one more. */
+static rrun_t reserved_run(int p)
+{
+	rrun_t out = {0, 0, -1, false};
+	mu_engine_t *e[2] = {engine(false), engine(true)};
+	mu_decisions_t d[2];
+	mu_decisions_init(&d[0]);
+	mu_decisions_init(&d[1]);
+	bool ok = e[0] && e[1];
+	int k = 0;
+	for (int w = 0; ok && w < 2; w++) {
+		for (int i = 0; i < NODES; i++)
+			add_node(e[w], i);
+		for (int i = 0; i < NODES * 8; i++)
+			ok = ok && submit(e[w], i, 0, 1, i < 8 ? 10 * MIN : 120 * MIN) == MU_OK;
+		ok = ok && mu_engine_cycle(e[w], 0, &d[w]) == MU_OK && d[w].n == NODES * 8;
+		ok = ok && submit(e[w], NODES * 8, S, 8, 60 * MIN) == MU_OK;
+		ok = ok && mu_engine_job_finish(e[w], 0, S) == MU_OK;
+		for (int i = 0; i < p; i++)
+			ok = ok && submit(e[w], NODES * 8 + 1 + i, S, 1, 600 * MIN) == MU_OK;
+	}
+	k = NODES * 8 + 1 + p;
+	for (int c = 0; ok && c < 14; c++) {
+		mu_time_t now = (mu_time_t)(c + 1) * S;
+		uint64_t before = e[0]->expl_checks;
+		for (int w = 0; ok && w < 2; w++) {
+			d[w].n = 0;
+			if (c > 0)
+				ok = submit(e[w], k, now, 1, 600 * MIN) == MU_OK;
+			ok = ok && mu_engine_cycle(e[w], now, &d[w]) == MU_OK;
+		}
+		k += c > 0;
+		uint64_t checks = e[0]->expl_checks - before;
+		if (c >= 2 && checks > out.most)
+			out.most = checks;
+		if (out.differ < 0 && !decs_equal(&d[0], &d[1], false))
+			out.differ = c;
+		out.reserved = 0;
+		for (size_t i = 0; i < d[0].n; i++)
+			out.reserved += d[0].v[i].kind == MU_DEC_PENDING &&
+					d[0].v[i].reason.fail[MU_F_RESERVED] > 0;
+	}
+	out.ok = ok;
+	for (int w = 0; w < 2; w++) {
+		mu_decisions_release(&d[w]);
+		mu_engine_free(e[w]);
+	}
+	return out;
+}
+
+static void test_reserved_carried(mu_t_t *t)
+{
+	rrun_t small = reserved_run(100), big = reserved_run(400);
+	CHECK(t, small.ok && big.ok);
+	/* The scenario is what it claims: the waiting jobs are told of the
+	 * reserved node. */
+	CHECK(t, small.reserved >= 100 && big.reserved >= 400);
+	if (big.most > 4 * NODES || big.most > small.most + NODES)
+		fprintf(stderr, "reserved: a little-changed cycle checked %llu nodes with "
+			"100 waiting, %llu with 400 (at most %d allowed)\n",
+			(unsigned long long)small.most, (unsigned long long)big.most, 4 * NODES);
+	CHECK(t, big.most <= 4 * NODES);
+	CHECK(t, big.most <= small.most + NODES);
+}
+
+static void test_reserved_same(mu_t_t *t)
+{
+	rrun_t r = reserved_run(100);
+	CHECK(t, r.ok);
+	if (r.differ >= 0)
+		fprintf(stderr, "reserved: decisions differ from scan_all at cycle %d\n", r.differ);
+	CHECK_EQ_INT(t, r.differ, -1);
+}
+
+/* --- the budget ------------------------------------------------------------- */
+
+#define WAITING 400
+#define BUDGET (20 * (NODES + 1))
+
+/* With memo, a one-GPU job of 100m CPU waits first: the class's failure
+ * memo then answers for every larger request after it (see test_expl_budget_memo). */
+static void budget_run(mu_t_t *t, bool memo)
+{
+	mu_engine_t *e[2] = {engine(false), engine(true)};
+	mu_decisions_t d[2];
+	mu_decisions_init(&d[0]);
+	mu_decisions_init(&d[1]);
+	bool ok = e[0] && e[1];
+	for (int w = 0; ok && w < 2; w++) {
+		e[w]->expl_budget = BUDGET;
+		for (int i = 0; i < NODES; i++)
+			add_node(e[w], i);
+		/* Each waiting job asks for less CPU than the one before, so
+		 * that no failure of an earlier one answers for it. */
+		for (int i = 0; i < NODES * 8; i++)
+			ok = ok && submit_cpu(e[w], i, 0, 1, 120 * MIN, 1000) == MU_OK;
+		if (memo)
+			ok = ok && mu_engine_cycle(e[w], 0, &d[w]) == MU_OK &&
+			     submit_cpu(e[w], NODES * 8 + WAITING, 0, 1, 120 * MIN, 100) == MU_OK;
+		for (int i = 0; i < WAITING; i++)
+			ok = ok && submit_cpu(e[w], NODES * 8 + i, 0, 1, 120 * MIN, 2000 - i) == MU_OK;
+		/* The waiting jobs are explained once each as they come (a job
+		 * never explained is always explained), then idle. */
+		ok = ok && mu_engine_cycle(e[w], 0, &d[w]) == MU_OK;
+		d[w].n = 0;
+		ok = ok && mu_engine_cycle(e[w], S, &d[w]) == MU_OK;
+		add_node(e[w], NODES); /* the class changes: every carry is lost */
+	}
+	CHECK(t, ok);
+	uint64_t most = 0;
+	int fresh_at = -1, binds_differ = -1;
+	int limit = WAITING * (NODES + 1) / BUDGET + 3;
+	for (int c = 0; ok && c < limit + 2; c++) {
+		mu_time_t now = (mu_time_t)(c + 2) * S;
+		uint64_t before = e[0]->expl_checks;
+		for (int w = 0; ok && w < 2; w++) {
+			d[w].n = 0;
+			ok = mu_engine_cycle(e[w], now, &d[w]) == MU_OK;
+		}
+		uint64_t checks = e[0]->expl_checks - before;
+		if (checks > most)
+			most = checks;
+		if (binds_differ < 0 && !decs_equal(&d[0], &d[1], true))
+			binds_differ = c;
+		if (fresh_at < 0 && decs_equal(&d[0], &d[1], false))
+			fresh_at = c;
+	}
+	CHECK(t, ok);
+	CHECK_EQ_INT(t, binds_differ, -1);
+	if (memo) { /* the gap as it stands: all counted at once, exactly */
+		CHECK_EQ_INT(t, fresh_at, 0);
+		CHECK(t, most > BUDGET);
+	} else {
+		if (most > BUDGET || fresh_at < 0 || fresh_at > limit)
+			fprintf(stderr, "budget: %llu node checks in one cycle (budget %d); "
+				"counts fresh again at cycle %d (limit %d)\n",
+				(unsigned long long)most, BUDGET, fresh_at, limit);
+		CHECK(t, most <= BUDGET);
+		CHECK(t, fresh_at > 0); /* the first cycle did give stale counts */
+		CHECK(t, fresh_at >= 0 && fresh_at <= limit);
+	}
+	for (int w = 0; w < 2; w++) {
+		mu_decisions_release(&d[w]);
+		mu_engine_free(e[w]);
+	}
+}
+
+static void test_expl_budget(mu_t_t *t) { budget_run(t, false); }
+/* Jobs answered from the memo have no counts of their own: when the memo
+ * lapses, the budget has nothing stale to give them and they are counted
+ * afresh in one cycle.  Not fixed (docs/evaluation.md, "Seventh round"):
+ * giving them the memo's counts made each of them pay a placement search
+ * per cycle until refreshed.  This run only checks that the counts and
+ * binds still match the scan_all twin's. */
+static void test_expl_budget_memo(mu_t_t *t) { budget_run(t, true); }
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_reserved_carried);
+	MU_RUN(&t, test_reserved_same);
+	MU_RUN(&t, test_expl_budget);
+	MU_RUN(&t, test_expl_budget_memo);
+	return mu_t_done(&t);
+}
