@@ -1,13 +1,3 @@
-## up_start_one_node: up_start on one node n0 (16 CPUs, 64Gi, no devices of
-# its own: the DRA tests give it slices) and one queue team-a.
-up_start_one_node() {
-	printf '%s\n' 'apiVersion: v1' 'kind: Node' 'metadata: {name: n0}' \
-		'status: {allocatable: {cpu: "16", memory: 64Gi}}' '---' \
-		'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-a}' \
-		'spec: {}' >"$T/cluster.yaml"
-	up_start "$T/cluster.yaml"
-}
-
 # common.sh - what every end-to-end script shares: the muster under test,
 # a scratch directory removed on exit, pass/fail counters, the checks
 # (expect, has, hasnt, wait_for), kubectl against a `muster up` data
@@ -106,4 +96,14 @@ need_kubectl() {
 		bad "kubectl or curl missing"
 		done_
 	fi
+}
+
+# up_start_one_node: up_start on one node n0 (16 CPUs, 64Gi, no devices of
+# its own: the DRA tests give it slices) and one queue team-a.
+up_start_one_node() {
+	printf '%s\n' 'apiVersion: v1' 'kind: Node' 'metadata: {name: n0}' \
+		'status: {allocatable: {cpu: "16", memory: 64Gi}}' '---' \
+		'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-a}' \
+		'spec: {}' >"$T/cluster.yaml"
+	up_start "$T/cluster.yaml"
 }
