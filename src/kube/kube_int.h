@@ -275,10 +275,14 @@ int mu__knode_spec(const json_t *node, const mu_node_topo_spec_t *topo,
 /* The part of a Node that matters for scheduling, as canonical JSON (to
  * skip heartbeats that change nothing); owned. */
 char *mu__knode_sig(const json_t *node);
+/* The Node annotation that carries a MIG layout (src/kube/mig.c). */
+#define MU__KNODE_MIG_ANN "muster.io/mig-layout"
 /* A new Node holding only the fields the two above read (name, labels,
  * taints, unschedulable, allocatable, capacity, the Ready condition's type
- * and status), sharing their values with node; both give the same answers
- * on it.  Falls back to a new reference to node itself on out of memory. */
+ * and status) and, when present, the MU__KNODE_MIG_ANN annotation that the
+ * MIG planner reads, sharing their values with node; both give the same
+ * answers on it.  Falls back to a new reference to node itself on out of
+ * memory. */
 json_t *mu__knode_slim(const json_t *node);
 /* mu__knode_slim(node) as compact JSON text with sorted keys (owned), or
  * NULL when out of memory: what the daemon keeps of a Node, and its

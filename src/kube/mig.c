@@ -26,7 +26,7 @@
 #include "kube/daemon_int.h"
 #include "muster/mig.h"
 
-#define MIG_ANN "muster.io/mig-layout"
+#define MIG_ANN MU__KNODE_MIG_ANN
 #define MIG_PREFIX "nvidia.com/mig-"
 #define MIG_EVERY_MS 1000
 #define MIG_MAX_NODES 4096
@@ -84,14 +84,25 @@ static void from_alloc(kmig_node_t *x, const json_t *alloc)
 		x->cur[g].enabled = true;
 }
 
-/* Adds node obj to m when it is MIG-capable. */
+static void add_node_obj(kmig_t *m, const mu__knode_t *kn, const json_t *obj);
+
+/* Adds node val (a mu__knode_t) to m when it is MIG-capable.  Parses its
+ * slim copy once: O(its size). */
 static void add_node(void *arg, void *val)
 {
 	kmig_t *m = arg;
 	const mu__knode_t *kn = val;
-	const json_t *meta = json_object_get(kn->obj, "metadata");
+	json_t *obj = mu__knode_parse(kn->text); /* the slim copy, objects.c */
+	add_node_obj(m, kn, obj);
+	json_decref(obj);
+}
+
+/* add_node() on kn's parsed slim copy obj (NULL: not seen yet). */
+static void add_node_obj(kmig_t *m, const mu__knode_t *kn, const json_t *obj)
+{
+	const json_t *meta = json_object_get(obj, "metadata");
 	const json_t *labels = json_object_get(meta, "labels");
-	const json_t *alloc = json_object_get(json_object_get(kn->obj, "status"), "allocatable");
+	const json_t *alloc = json_object_get(json_object_get(obj, "status"), "allocatable");
 	const mu_mig_model_t *model =
 		mu_mig_model(json_string_value(json_object_get(labels, "nvidia.com/gpu.product")));
 	if (!model || m->n >= m->cap)

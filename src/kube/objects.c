@@ -504,7 +504,7 @@ int mu__knode_spec(const json_t *node, const mu_node_topo_spec_t *topo,
 
 json_t *mu__knode_slim(const json_t *node)
 {
-	/* Only what mu__knode_spec() and mu__knode_sig() read.  A listed
+	/* Only what mu__knode_spec(), mu__knode_sig() and mig.c read.  A listed
 	 * Node also carries its images, managedFields, annotations, addresses
 	 * and every condition with its messages: as jansson values, tens of
 	 * kilobytes a node, which the daemon kept for each node. */
@@ -524,6 +524,12 @@ json_t *mu__knode_slim(const json_t *node)
 		"unschedulable", mu__kj(node, "spec.unschedulable"),
 		"status", "allocatable", mu__kj(node, "status.allocatable"),
 		"capacity", mu__kj(node, "status.capacity"), "conditions", ready);
+	/* The one annotation the daemon reads back: the MIG layout that
+	 * --mig-layouts wrote (mig.c), so that it is not written again. */
+	json_t *mig = json_object_get(mu__kj(node, "metadata.annotations"), MU__KNODE_MIG_ANN);
+	if (slim && json_is_string(mig))
+		json_object_set_new(json_object_get(slim, "metadata"), "annotations",
+				    json_pack("{s:O}", MU__KNODE_MIG_ANN, mig));
 	return slim ? slim : json_incref((json_t *)node);
 }
 
