@@ -1393,7 +1393,7 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 		mu__node_view(&e->nodes[nid], &nv);
 		if (e->score->flags & MU_SCORE_RANDOM)
 			ctx.random = mu__random(e);
-		double pol = e->score->score(&ctx, &nv, &ps->req);
+		double pol = e->score->score(&ctx, &nv, ps->req);
 		if (!prefs) { /* the policy alone decides */
 			if (best < 0 || pol > best_pol || (pol == best_pol && nid < best)) {
 				best = nid;

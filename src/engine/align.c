@@ -23,7 +23,7 @@ typedef struct plan {
 
 static int cpus_wanted(const mu__podset_t *ps)
 {
-	return ps->pin_cpus ? (int)(ps->req.v[MU_RES_CPU] / 1000) : 0;
+	return ps->pin_cpus ? (int)(ps->req->v[MU_RES_CPU] / 1000) : 0;
 }
 
 /* The lowest k CPUs of `from`; false if it has fewer. */
@@ -100,7 +100,7 @@ static bool plan_numa_extras(const mu__ntopo_t *t, const mu__podset_t *ps,
 	if (k > 0) {
 		mu_cpuset_t avail = cpus_and(&t->numa_cpus[u], &t->free_cpus);
 		if (!cpus_pick(&avail, k, &p->cpus) ||
-		    t->numa_mem_free[u] < ps->req.v[MU_RES_MEM])
+		    t->numa_mem_free[u] < ps->req->v[MU_RES_MEM])
 			return false;
 	} else {
 		memset(&p->cpus, 0, sizeof p->cpus);
@@ -123,7 +123,7 @@ static bool plan_groups(const mu__node_t *n, const mu__podset_t *ps, plan_t *bes
 				match[g] = seen[g] = true;
 		plan_t p;
 		int32_t left;
-		if (!gpus_pick(n, match, &ps->req, &p.gpus, &left))
+		if (!gpus_pick(n, match, ps->req, &p.gpus, &left))
 			continue;
 		int32_t u = t->gpu_numa[__builtin_ctzll(p.gpus)];
 		if ((ps->want_nic || ps->pin_cpus) && u < 0)
@@ -144,7 +144,7 @@ static bool plan_groups(const mu__node_t *n, const mu__podset_t *ps, plan_t *bes
 static bool plan_numa(const mu__node_t *n, const mu__podset_t *ps, plan_t *best)
 {
 	const mu__ntopo_t *t = n->topo;
-	bool gpu = ps->req.v[MU_RES_GPU] || ps->req.v[MU_RES_GPU_MILLI];
+	bool gpu = ps->req->v[MU_RES_GPU] || ps->req->v[MU_RES_GPU_MILLI];
 	bool found = false;
 	for (int32_t u = 0; u < t->nnuma; u++) {
 		plan_t p;
@@ -154,7 +154,7 @@ static bool plan_numa(const mu__node_t *n, const mu__podset_t *ps, plan_t *best)
 			bool match[MU_MAX_GPUS] = {false};
 			for (int g = 0; g < n->ngpu; g++)
 				match[g] = t->gpu_numa[g] == u;
-			if (!gpus_pick(n, match, &ps->req, &p.gpus, &left))
+			if (!gpus_pick(n, match, ps->req, &p.gpus, &left))
 				continue;
 		} else {
 			mu_cpuset_t avail = cpus_and(&t->numa_cpus[u], &t->free_cpus);
@@ -175,7 +175,7 @@ static bool plan(const mu__node_t *n, const mu__podset_t *ps, plan_t *p)
 {
 	if (!n->topo)
 		return false;
-	bool gpu = ps->req.v[MU_RES_GPU] || ps->req.v[MU_RES_GPU_MILLI];
+	bool gpu = ps->req->v[MU_RES_GPU] || ps->req->v[MU_RES_GPU_MILLI];
 	if (ps->align == MU_ALIGN_LINK && gpu)
 		return plan_groups(n, ps, p);
 	return plan_numa(n, ps, p);
@@ -212,7 +212,7 @@ void mu__align_apply(mu__node_t *n, const mu__podset_t *ps, const mu__pod_t *pod
 		t->free_cpus.w[w] = sign > 0 ? t->free_cpus.w[w] & ~pod->cpus.w[w]
 					     : t->free_cpus.w[w] | pod->cpus.w[w];
 	if (ps->pin_cpus && pod->numa >= 0 && pod->numa < t->nnuma)
-		t->numa_mem_free[pod->numa] -= sign * ps->req.v[MU_RES_MEM];
+		t->numa_mem_free[pod->numa] -= sign * ps->req->v[MU_RES_MEM];
 }
 
 /* Checks a spec's ranges. */

@@ -119,7 +119,7 @@ static int resv_mode(const mu_engine_t *e, const mu__job_t *j, const mu__node_t 
 {
 	if (e->now + mu__job_estimate(e, j, NULL) <= n->resv_at)
 		return 1;
-	if (res_le(&ps->req, &n->slack))
+	if (res_le(ps->req, &n->slack))
 		return 2;
 	if (j->preemptible && (e->cfg.preemption || e->cfg.reclaim))
 		return 3; /* the reserved job will evict it when due */
@@ -144,7 +144,7 @@ void mu__resv_note_bind(mu_engine_t *e, mu__job_t *j, int32_t nid,
 	int mode = resv_mode(e, j, n, ps);
 	if (mode == 2) {
 		for (int r = 0; r < MU_RES_MAX; r++)
-			n->slack.v[r] -= ps->req.v[r];
+			n->slack.v[r] -= ps->req->v[r];
 	} else if (mode == 3 && j->backfill_for < 0) {
 		j->backfill_for = n->resv_job;
 		e->jobs[n->resv_job].nbackfilled++;
@@ -365,8 +365,8 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	shadow_t s = {.e = e, .j = j};
 	for (int32_t p = 0; p < j->npodsets; p++) {
 		for (int r = 0; r < MU_RES_MAX; r++)
-			if (j->podsets[p].req.v[r] > s.req.v[r])
-				s.req.v[r] = j->podsets[p].req.v[r];
+			if (j->podsets[p].req->v[r] > s.req.v[r])
+				s.req.v[r] = j->podsets[p].req->v[r];
 		for (int32_t i = 0; i < j->podsets[p].replicas; i++)
 			s.need += j->pods[j->podsets[p].first + i].node < 0;
 	}
@@ -403,7 +403,7 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 		int32_t slot = ev->node >= 0 && ev->node < e->nnodes ? s.slot_of[ev->node] : -1;
 		if (slot >= 0 && mu__end_valid(e, ev)) {
 			const mu__job_t *v = &e->jobs[ev->job];
-			mu_res_t freed = v->podsets[mu__pod_podset(v, ev->pod)].req;
+			mu_res_t freed = *v->podsets[mu__pod_podset(v, ev->pod)].req;
 			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
 			for (int r = 0; r < MU_RES_MAX; r++)
 				s.vfree[slot].v[r] += freed.v[r];
@@ -463,7 +463,7 @@ static int32_t agg_events(const mu_engine_t *e, aev_t **out)
 				continue;
 			int64_t cpu = 0;
 			for (int32_t p = 0; p < v->npodsets; p++)
-				cpu += v->podsets[p].acct.v[MU_RES_CPU] * v->podsets[p].replicas;
+				cpu += v->podsets[p].acct->v[MU_RES_CPU] * v->podsets[p].replicas;
 			ev[n++] = (aev_t){v->expected_start + mu__job_estimate(e, v, NULL),
 					  v->acct_gpu_total, cpu};
 		}
@@ -499,14 +499,14 @@ mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j)
 				continue;
 			held_gpu += r->acct_gpu_total - r->acct_bound.v[MU_RES_GPU];
 			for (int32_t p = 0; p < r->npodsets; p++)
-				held_cpu += r->podsets[p].acct.v[MU_RES_CPU] * r->podsets[p].replicas;
+				held_cpu += r->podsets[p].acct->v[MU_RES_CPU] * r->podsets[p].replicas;
 			held_cpu -= r->acct_bound.v[MU_RES_CPU];
 		}
 	}
 	int64_t dg = j->acct_gpu_total - j->acct_bound.v[MU_RES_GPU];
 	int64_t dc = -j->acct_bound.v[MU_RES_CPU];
 	for (int32_t p = 0; p < j->npodsets; p++)
-		dc += j->podsets[p].acct.v[MU_RES_CPU] * j->podsets[p].replicas;
+		dc += j->podsets[p].acct->v[MU_RES_CPU] * j->podsets[p].replicas;
 	/* The first end after which enough is free in aggregate. */
 	int32_t lo = 0, hi = n;
 	while (lo < hi) {

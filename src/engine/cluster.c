@@ -174,7 +174,7 @@ void mu__pool_move(mu_engine_t *e, mu__node_t *n, int32_t np)
 
 mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid)
 {
-	mu_res_t a = ps->acct;
+	mu_res_t a = *ps->acct;
 	int32_t p = nid >= 0 ? e->nodes[nid].pool : -1;
 	for (int k = 0; p >= 0 && k < MU_POOL_NRES; k++) {
 		int sl = e->pools[p].rslot[k];
@@ -349,7 +349,7 @@ int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 mu_filter_t mu__node_fit(const mu_engine_t *e, const mu__node_t *n,
 			 const mu__podset_t *ps)
 {
-	const mu_res_t *req = &ps->req;
+	const mu_res_t *req = ps->req;
 	if (n->free.v[MU_RES_CPU] < req->v[MU_RES_CPU])
 		return MU_F_CPU;
 	if (n->free.v[MU_RES_MEM] < req->v[MU_RES_MEM])
@@ -446,7 +446,7 @@ static int gpu_kind(const mu_res_t *req)
 void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 		   mu__pod_t *pod, bool exact)
 {
-	const mu_res_t *req = &ps->req;
+	const mu_res_t *req = ps->req;
 	mu_res_t before = n->free;
 	if (!exact) {
 		pod->gpus = 0;
@@ -473,7 +473,7 @@ void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 		   mu__pod_t *pod)
 {
-	const mu_res_t *req = &ps->req;
+	const mu_res_t *req = ps->req;
 	mu_res_t before = n->free;
 	if (gpu_kind(req) >= 0)
 		n->gpu_kinds[gpu_kind(req)]--;

@@ -194,7 +194,7 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 		if (nid != -2)
 			return nid;
 	}
-	const mu_res_t *req = &ps->req;
+	const mu_res_t *req = ps->req;
 	int32_t best = -1;
 	double best_score = 0;
 	mu_node_view_t v;
@@ -246,7 +246,7 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 	for (int32_t i = 0; i < c->nnodes; i++) {
 		int32_t nid = c->nodes[i];
 		mu_filter_t f = quick && nid < e->nfree_cap ?
-			nfree_filter(&e->nfree[nid], &ps->req) :
+			nfree_filter(&e->nfree[nid], ps->req) :
 			mu__node_fit(e, &e->nodes[nid], ps);
 		if (f == MU_F_COUNT && e->placing >= 0 &&
 		    !mu__resv_allows(e, &e->jobs[e->placing], c->nodes[i], ps))
@@ -297,7 +297,7 @@ static mu_res_t job_unbound_acct(const mu__job_t *j)
 		for (int32_t i = 0; i < ps->replicas; i++)
 			unbound += j->pods[ps->first + i].node < 0;
 		for (int r = 0; r < MU_RES_MAX; r++)
-			a.v[r] += ps->acct.v[r] * unbound;
+			a.v[r] += ps->acct->v[r] * unbound;
 	}
 	return a;
 }
@@ -316,7 +316,7 @@ static bool nofit_known(const mu_engine_t *e, const mu__sclass_t *c,
 	if (!m || m->nofit_gen != e->release_gen || m->nofit_align != align_key(ps))
 		return false;
 	for (int r = 0; r < MU_RES_MAX; r++)
-		if (ps->req.v[r] < m->nofit_req.v[r])
+		if (ps->req->v[r] < m->nofit_req.v[r])
 			return false;
 	return true;
 }
@@ -340,11 +340,11 @@ static void nofit_note(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 		return;
 	if (m->nofit_gen == e->release_gen && m->nofit_align == align_key(ps)) {
 		for (int k = 0; k < MU_RES_MAX; k++)
-			if (ps->req.v[k] > m->nofit_req.v[k])
+			if (ps->req->v[k] > m->nofit_req.v[k])
 				return; /* a smaller request is known already */
 	}
 	m->nofit_gen = e->release_gen;
-	m->nofit_req = ps->req;
+	m->nofit_req = *ps->req;
 	m->nofit_align = align_key(ps);
 	memcpy(m->nofit_fail, r->fail, sizeof m->nofit_fail);
 }
@@ -401,8 +401,8 @@ static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
 			continue;
 		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
-		mu_filter_t was = nfree_filter(&e->chlog_prev[k], &ps->req);
-		mu_filter_t now = nfree_filter(&e->nfree[nid], &ps->req);
+		mu_filter_t was = nfree_filter(&e->chlog_prev[k], ps->req);
+		mu_filter_t now = nfree_filter(&e->nfree[nid], ps->req);
 		fail[was == MU_F_COUNT ? MU_F_RESERVED : was]--;
 		fail[now == MU_F_COUNT ? MU_F_RESERVED : now]++;
 	}
@@ -665,9 +665,9 @@ static bool class_free_covers(mu_engine_t *e, const mu__job_t *j)
 	}
 	int64_t unbound = j->npods - j->nbound;
 	for (int r = 0; r < e->nres; r++) {
-		int64_t want = ps->req.v[r] * unbound;
+		int64_t want = ps->req->v[r] * unbound;
 		if (r == MU_RES_GPU_MILLI)
-			want += ps->req.v[MU_RES_GPU] * 1000 * unbound;
+			want += ps->req->v[MU_RES_GPU] * 1000 * unbound;
 		else if (r == MU_RES_GPU)
 			continue; /* whole free devices: moves can make more */
 		if (want > m->fsum.v[r])
@@ -796,7 +796,7 @@ static int job_try_inner(mu_engine_t *e, int32_t jid, mu_time_t now,
 	mu_res_t acct = job_unbound_acct(j), lacct = acct;
 	if (mu__elastic_cap(e, j, need) < j->npods && !j->parts && j->topo < 0)
 		for (int res = 0; res < MU_RES_MAX; res++) /* it places only `need` */
-			lacct.v[res] = j->podsets[0].acct.v[res] * need;
+			lacct.v[res] = j->podsets[0].acct->v[res] * need;
 	r.nodes_total = e->nlive;
 	if (mu__queue_limit_check(e, j->queue, &lacct, &r) >= 0) {
 		/* Lower priorities of its own queue may make room under it. */
@@ -1273,7 +1273,7 @@ int mu_engine_job_forget(mu_engine_t *e, mu_id_t jid)
 			  sizeof *e->free_jobs);
 	if (rc)
 		return rc;
-	mu__job_unbuild(j);
+	mu__job_unbuild(e, j);
 	mu__strmap_del(&e->job_names, j->name);
 	j->name = NULL;
 	j->npods = j->nbound = 0;

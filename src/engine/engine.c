@@ -101,6 +101,7 @@ void mu_engine_free(mu_engine_t *e)
 		free(j->last);
 		free(j->expl);
 	}
+	mu__rvec_release(&e->rvecs); /* the vectors the jobs held */
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		mu__sclass_t *c = &e->classes[i];
 		for (int32_t t = 0; t < c->nterms; t++) {

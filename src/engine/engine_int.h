@@ -24,6 +24,30 @@ typedef struct mu__strmap {
 	uint32_t n;
 } mu__strmap_t;
 
+/* --- Shared resource vectors (rvec.c) ------------------------------------ */
+
+/* The engine's table of the distinct resource vectors its pod sets and
+ * flavors hold (each entry counted by its holders). */
+typedef struct mu__rvtab {
+	struct mu__rvec **slot; /* by slot; NULL = empty */
+	uint32_t cap;           /* power of two, or 0 */
+	uint32_t n;             /* distinct vectors held */
+} mu__rvtab_t;
+
+/* The engine's shared copy of *v, held once more by the caller, who lets
+ * go with mu__rvec_put and never writes it; NULL when out of memory.
+ * O(1) expected (hashes the 16 values). */
+const mu_res_t *mu__rvec_get(mu_engine_t *e, const mu_res_t *v);
+/* Holds shared vector v (from mu__rvec_get, or NULL) once more; returns
+ * v.  O(1). */
+const mu_res_t *mu__rvec_ref(const mu_res_t *v);
+/* Lets go of shared vector v (NULL: nothing), freed with its last
+ * holder.  O(1) expected. */
+void mu__rvec_put(mu_engine_t *e, const mu_res_t *v);
+/* Frees table t and every vector in it, held or not (mu_engine_free).
+ * O(table). */
+void mu__rvec_release(mu__rvtab_t *t);
+
 void mu__strmap_release(mu__strmap_t *m);
 /* The value of key, or -1. O(1) expected. */
 int32_t mu__strmap_get(const mu__strmap_t *m, const char *key);
@@ -355,8 +379,10 @@ typedef struct mu__podset {
 	int32_t replicas;
 	int32_t first;   /* index of its first pod in job->pods */
 	int32_t min_member; /* its own minimum (a part of a gang); 0 = none */
-	mu_res_t req;    /* per pod, request units, ext slots mapped */
-	mu_res_t acct;   /* per pod, accounting units */
+	const mu_res_t *req;  /* per pod, request units, ext slots mapped;
+	                       * shared, held (rvec.c): never written */
+	const mu_res_t *acct; /* per pod, accounting units; shared, held:
+	                       * a flavor's when it names pools */
 	int32_t sclass;
 	mu_align_t align;
 	bool want_nic, pin_cpus;
@@ -459,7 +485,7 @@ typedef struct mu__job {
 /* A pod set's class and accounting in one pool (pools.c). */
 typedef struct mu__flav {
 	int32_t sclass;
-	mu_res_t acct;
+	const mu_res_t *acct; /* shared, held (rvec.c) */
 } mu__flav_t;
 
 /* A node pool (pools.c). */
@@ -490,6 +516,7 @@ struct mu_engine {
 	const mu_score_ops_t *score;
 	mu__strtab_t strs;          /* label keys and values, models */
 	mu__strmap_t node_names, queue_names, job_names;
+	mu__rvtab_t rvecs;          /* pod sets' shared vectors (rvec.c) */
 	const char *res_names[MU_RES_MAX];
 	int32_t nres;               /* slots in use (>= MU_RES_NAMED0) */
 
@@ -715,8 +742,9 @@ int mu__queue_pending_insert(mu_engine_t *e, int32_t job);
  * named.  On error the slot holds nothing.  O(pod sets + pods). */
 int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 		  mu_time_t now);
-/* Frees what mu__job_build() allocated in j. */
-void mu__job_unbuild(mu__job_t *j);
+/* Frees what mu__job_build() allocated in j and lets go of the shared
+ * vectors it held in e.  O(pod sets + flavors). */
+void mu__job_unbuild(mu_engine_t *e, mu__job_t *j);
 /* Job j's last reason, all zeros when it has none.  O(1). */
 mu_reason_t mu__job_last(const mu__job_t *j);
 /* Sets it to *r (allocated on first use): MU_OK or MU_ENOMEM, and on
@@ -799,7 +827,7 @@ static inline bool mu__nfree_no(const mu_engine_t *e, int32_t nid, const mu_res_
  * then, else O(resources + devices). */
 static inline bool mu__fits(const mu_engine_t *e, int32_t nid, const mu__podset_t *ps)
 {
-	if (mu__nfree_no(e, nid, &ps->req))
+	if (mu__nfree_no(e, nid, ps->req))
 		return false;
 	if (!e->nfree_off && nid < e->nfree_cap && !ps->aligned && e->nres <= MU_RES_NAMED0)
 		return true;
@@ -898,7 +926,7 @@ void mu__flav_set(mu_engine_t *e, mu__job_t *j, int32_t f);
 bool mu__flav_within(const mu_engine_t *e, const mu__job_t *j);
 /* Builds j's flavors from spec s (queue.c calls it after the pod sets). */
 int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s);
-void mu__flav_free(mu__job_t *j);
+void mu__flav_free(mu_engine_t *e, mu__job_t *j);
 /* Escalates the pending jobs whose maximum wait passed by now. */
 int mu__maxwait_check(mu_engine_t *e, mu_time_t now);
 /* Notes a pending job with a maximum wait (at submit). */

@@ -51,7 +51,7 @@ static void fs_demand(mu_engine_t *e, int32_t qid)
 				if (unbound == 0)
 					continue;
 				for (int r = 0; r < nres; r++)
-					q->demand.v[r] += ps->acct.v[r] * unbound;
+					q->demand.v[r] += ps->acct->v[r] * unbound;
 			}
 		}
 	} else {

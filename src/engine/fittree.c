@@ -273,7 +273,7 @@ static double bound(ftq_t *q, const mu__ftgroup_t *g, const mu__ftn_t *x)
 	free.v[MU_RES_GPU_MILLI] = q->spread ? x->max_milli_sum : x->min_milli_sum;
 	mu_node_view_t v = {&g->alloc, &free, g->ngpu, rep->gpu_free, rep->model_name,
 			    rep->gpu_kinds};
-	return q->e->score->score(&q->ctx, &v, &q->ps->req);
+	return q->e->score->score(&q->ctx, &v, q->ps->req);
 }
 
 /* Whether a subtree bounded by ub whose lowest node id is lo_id could beat
@@ -294,7 +294,7 @@ static void visit_leaf(ftq_t *q, const mu__ftgroup_t *g, int32_t i)
 	const mu__node_t *n = &e->nodes[nid];
 	mu_node_view_t v = {&n->alloc, &n->free, n->ngpu, n->gpu_free, n->model_name,
 			    n->gpu_kinds};
-	double s = e->score->score(&q->ctx, &v, &q->ps->req);
+	double s = e->score->score(&q->ctx, &v, q->ps->req);
 	if (q->best < 0 || s > q->best_score || (s == q->best_score && nid < q->best)) {
 		q->best = nid;
 		q->best_score = s;
@@ -305,15 +305,15 @@ static void visit_leaf(ftq_t *q, const mu__ftgroup_t *g, int32_t i)
 static void visit(ftq_t *q, const mu__ftgroup_t *g, int32_t k, int32_t lo,
 		  int32_t span)
 {
-	if (lo >= g->n || cannot_fit(&g->t[k], &q->ps->req))
+	if (lo >= g->n || cannot_fit(&g->t[k], q->ps->req))
 		return;
 	if (span == 1) {
 		visit_leaf(q, g, lo);
 		return;
 	}
 	int32_t half = span / 2, a = 2 * k, b = 2 * k + 1;
-	bool bok = lo + half < g->n && !cannot_fit(&g->t[b], &q->ps->req);
-	bool aok = !cannot_fit(&g->t[a], &q->ps->req);
+	bool bok = lo + half < g->n && !cannot_fit(&g->t[b], q->ps->req);
+	bool aok = !cannot_fit(&g->t[a], q->ps->req);
 	double ua = aok ? bound(q, g, &g->t[a]) : 0, ub = bok ? bound(q, g, &g->t[b]) : 0;
 	if (aok && bok && ub > ua) { /* the better bound first */
 		if (may_beat(q, ub, g->ids[lo + half]))
@@ -338,7 +338,7 @@ int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 		   (e->score->flags & MU_SCORE_SPREADS) != 0, 0, -1};
 	for (int32_t k = 0; k < f->ng; k++) {
 		const mu__ftgroup_t *g = &f->g[k];
-		if (g->n == 0 || cannot_fit(&g->t[1], &ps->req))
+		if (g->n == 0 || cannot_fit(&g->t[1], ps->req))
 			continue;
 		if (may_beat(&q, bound(&q, g, &g->t[1]), g->ids[0]))
 			visit(&q, g, 1, 0, g->size);

@@ -177,7 +177,7 @@ static bool index_score(mu_engine_t *e, int32_t nid, const mu__podset_t *ps,
 	mu_node_view_t v;
 	mu__node_view(n, &v);
 	mu_score_ctx_t ctx = {e->cfg.score_state, 0};
-	ent->score = e->score->score(&ctx, &v, &ps->req);
+	ent->score = e->score->score(&ctx, &v, ps->req);
 	ent->node = nid;
 	ent->ver = n->ver;
 	return true;
@@ -188,7 +188,7 @@ static uint64_t index_key(const mu__podset_t *ps)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ index_align(ps);
 	for (int r = 0; r < MU_RES_MAX; r++) {
-		h ^= (uint64_t)ps->req.v[r] + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+		h ^= (uint64_t)ps->req->v[r] + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
 		h *= 0xbf58476d1ce4e5b9ULL;
 	}
 	return h;
@@ -227,7 +227,7 @@ static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 	for (int32_t k = 0; k < c->nidx; k++) {
 		mu__nindex_t *x = &c->idx[k];
 		if (x->live && x->key == key && x->align == align &&
-		    memcmp(&x->req, &ps->req, sizeof x->req) == 0) {
+		    memcmp(&x->req, ps->req, sizeof x->req) == 0) {
 			x->last_use = ++e->idx_clock;
 			return x;
 		}
@@ -241,7 +241,7 @@ static mu__nindex_t *index_get(mu_engine_t *e, mu__sclass_t *c,
 	victim->live = true;
 	victim->built = false;
 	victim->key = key;
-	victim->req = ps->req;
+	victim->req = *ps->req;
 	victim->align = align;
 	victim->last_use = ++e->idx_clock;
 	victim->uses = 0;

@@ -30,7 +30,7 @@ static bool names_devices(const mu_decision_t *d)
 static int devices_check(const mu__node_t *n, const mu__podset_t *ps,
 			 const mu_decision_t *d)
 {
-	int64_t whole = ps->req.v[MU_RES_GPU], milli = ps->req.v[MU_RES_GPU_MILLI];
+	int64_t whole = ps->req->v[MU_RES_GPU], milli = ps->req->v[MU_RES_GPU_MILLI];
 	bool busy = false;
 	int count = 0;
 	if (n->ngpu < MU_MAX_GPUS && (d->gpus >> n->ngpu))
@@ -46,7 +46,7 @@ static int devices_check(const mu__node_t *n, const mu__podset_t *ps,
 		return MU_EINVAL;
 	int ncpus = mu_cpuset_count(&d->cpus);
 	if (d->numa < -1 || d->nic < -1 || (d->nic >= 0 && !ps->want_nic) ||
-	    (ncpus && (!ps->pin_cpus || ncpus != ps->req.v[MU_RES_CPU] / 1000)) ||
+	    (ncpus && (!ps->pin_cpus || ncpus != ps->req->v[MU_RES_CPU] / 1000)) ||
 	    (d->numa >= 0 && !ps->aligned))
 		return MU_EINVAL;
 	const mu__ntopo_t *t = n->topo;

@@ -455,15 +455,15 @@ static int gather(pctx_t *c, int32_t nid)
 		int32_t dev = 0;
 		int64_t gpu = v->acct_bound.v[MU_RES_GPU];
 		if (surplus) {
-			gpu = v->podsets[mu__pod_podset(v, pod)].acct.v[MU_RES_GPU];
+			gpu = v->podsets[mu__pod_podset(v, pod)].acct->v[MU_RES_GPU];
 			dev = (int32_t)((gpu + 999) / 1000);
 		} else if (v->npods == 1) {
-			int64_t g = v->podsets[mu__pod_podset(v, 0)].acct.v[MU_RES_GPU];
+			int64_t g = v->podsets[mu__pod_podset(v, 0)].acct->v[MU_RES_GPU];
 			dev = (int32_t)((g + 999) / 1000);
 		} else {
 			for (int32_t p = 0; p < v->npods; p++)
 				if (v->pods[p].node == nid) {
-					int64_t g = v->podsets[mu__pod_podset(v, p)].acct.v[MU_RES_GPU];
+					int64_t g = v->podsets[mu__pod_podset(v, p)].acct->v[MU_RES_GPU];
 					dev += (int32_t)((g + 999) / 1000);
 				}
 		}
@@ -608,7 +608,7 @@ static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *b
 		      int32_t *bk, pcost_t *bc)
 {
 	int32_t budget = PLAN_FITS, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV, s[PLAN_MAXV];
-	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU], sum = 0;
+	int64_t need = ps->req->v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU], sum = 0;
 	int32_t max1 = 0, max2 = 0;
 	*bk = 0;
 	for (int32_t i = 0; i < nv; i++) {
@@ -710,7 +710,7 @@ static int evict_plan(pctx_t *c, const int32_t *s0, int32_t k)
 static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 {
 	pcost_t lb = {0, 1, 0, 0, INT32_MAX, 0, INT64_MIN};
-	int64_t need = ps->req.v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
+	int64_t need = ps->req->v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU];
 	bool surplus = false;
 	int64_t got = 0;
 	uint64_t used = 0; /* bit i: candidate i counted (PLAN_MAXV is 64) */
@@ -821,7 +821,7 @@ static bool summary_skip(pctx_t *c, int32_t nid, const mu__podset_t *ps, const p
 		return false;
 	if (s->min_start != INT64_MAX)
 		e->nodes[nid].min_start = s->min_start;
-	int64_t need = ps->req.v[MU_RES_GPU] - e->nodes[nid].free.v[MU_RES_GPU];
+	int64_t need = ps->req->v[MU_RES_GPU] - e->nodes[nid].free.v[MU_RES_GPU];
 	if (!s->ncand || need > s->devsum)
 		return true;
 	if (!bc)
@@ -978,13 +978,13 @@ static int commit(pctx_t *c, mu_decisions_t *out)
 			if (e->evl[k].was.node != nid)
 				continue;
 			const mu__job_t *v = &e->jobs[e->evl[k].job];
-			const mu_res_t *a = &v->podsets[mu__pod_podset(v, e->evl[k].pod)].acct;
+			const mu_res_t *a = v->podsets[mu__pod_podset(v, e->evl[k].pod)].acct;
 			for (int r = 0; r < MU_RES_MAX; r++)
 				left.v[r] += a->v[r];
 		}
 		for (int32_t t = 0; t < e->ntxn; t++)
 			if (j->pods[e->txn[t]].node == nid) {
-				const mu_res_t *a = &j->podsets[mu__pod_podset(j, e->txn[t])].acct;
+				const mu_res_t *a = j->podsets[mu__pod_podset(j, e->txn[t])].acct;
 				for (int r = 0; r < MU_RES_MAX; r++)
 					left.v[r] -= a->v[r];
 			}
@@ -1270,7 +1270,7 @@ static int32_t limit_set_try(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *p
 			if (evict_pod(c, c->v[s[i]].job, p) != MU_OK)
 				return -2;
 	}
-	int32_t nid = limit_room(c, &ps->acct) ? mu__best_node_in(e, cls, ps, sc) : -1;
+	int32_t nid = limit_room(c, ps->acct) ? mu__best_node_in(e, cls, ps, sc) : -1;
 	if ((!keep || nid < 0) && undo_evictions(c, mark) != MU_OK)
 		return -2;
 	return nid;
@@ -1294,7 +1294,7 @@ static int limit_offer(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
 		const mu__job_t *v = &e->jobs[c->v[s[i]].job];
 		delta_add(e, d, &nd, 16, v->queue, &v->acct_bound);
 	}
-	if (!claimant_within(c, -1, 2, &ps->acct, d, nd))
+	if (!claimant_within(c, -1, 2, ps->acct, d, nd))
 		return MU_OK; /* still over a limit */
 	(*budget)--;
 	int32_t nid = limit_set_try(c, cls, ps, sc, s, k, false);
@@ -1329,7 +1329,7 @@ static int32_t limit_reprieve(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *
 		for (int32_t i = a; i < b; i++)
 			if (mu__pod_bind(e, v, e->evl[i].pod, e->evl[i].was.node, &e->evl[i].was))
 				return -2;
-		if (limit_room(c, &ps->acct) && mu__best_node_in(e, cls, ps, sc) >= 0) {
+		if (limit_room(c, ps->acct) && mu__best_node_in(e, cls, ps, sc) >= 0) {
 			memmove(&e->evl[a], &e->evl[b], (size_t)(e->nevl - b) * sizeof *e->evl);
 			e->nevl -= b - a; /* not needed: it stays */
 		} else {
@@ -1397,7 +1397,7 @@ static int32_t limit_victims_anywhere(pctx_t *c, mu__sclass_t *cls, const mu__po
 		for (int32_t p = 0; p < v->npods; p++)
 			if ((rc = evict_pod(c, c->v[k].job, p)) != MU_OK)
 				return -2;
-		if (limit_room(c, &ps->acct) && mu__best_node_in(e, cls, ps, sc) >= 0)
+		if (limit_room(c, ps->acct) && mu__best_node_in(e, cls, ps, sc) >= 0)
 			return limit_reprieve(c, cls, ps, sc, mark);
 	}
 	return -1;
@@ -1428,7 +1428,7 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 		int rc0 = mu__sclass_refresh(e, cls);
 		if (rc0)
 			return rc0;
-		c->pod_acct = &ps->acct;
+		c->pod_acct = ps->acct;
 		int32_t in_part = 0; /* its pods bound, for its own minimum */
 		for (int32_t i = 0; i < ps->replicas; i++)
 			in_part += j->pods[ps->first + i].node >= 0;
@@ -1436,7 +1436,7 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 			int32_t pod = ps->first + i;
 			if (j->pods[pod].node >= 0)
 				continue;
-			bool room = !c->limit || limit_room(c, &ps->acct);
+			bool room = !c->limit || limit_room(c, ps->acct);
 			bool want = placed < c->need_pods || in_part < ps->min_member;
 			bool aff = e->aff && mu__aff_involved(e, ps);
 			int32_t nid = room ? mu__best_node_in(e, cls, ps, sc) : -1, mark = e->nevl;
@@ -1466,7 +1466,7 @@ static int32_t place_with_victims(pctx_t *c, const mu__scope_t *sc)
 				return rc;
 			e->txn[e->ntxn++] = pod;
 			for (int r = 0; r < MU_RES_MAX; r++) {
-				c->need.v[r] -= ps->acct.v[r];
+				c->need.v[r] -= ps->acct->v[r];
 				if (c->need.v[r] < 0)
 					c->need.v[r] = 0;
 			}
@@ -1502,7 +1502,7 @@ static int gang_try_one(pctx_t *c, const mu__scope_t *sc, int32_t k, int32_t nee
 			return rc;
 		for (int32_t i = 0; i < ps->replicas && !(elastic && placed >= need); i++) {
 			int32_t pod = ps->first + i;
-			if (j->pods[pod].node >= 0 || (c->limit && !limit_room(c, &ps->acct)))
+			if (j->pods[pod].node >= 0 || (c->limit && !limit_room(c, ps->acct)))
 				continue;
 			int32_t nid = mu__best_node_in(e, cls, ps, sc);
 			if (nid < 0)
@@ -1625,7 +1625,7 @@ static bool domain_could(pctx_t *c, const mu__scope_t *sc)
 	for (int32_t p = 0; p < j->npods; p++)
 		if (j->pods[p].node < 0)
 			for (int k = 0; k < 4; k++)
-				want[k] += j->podsets[mu__pod_podset(j, p)].req.v[dims[k]];
+				want[k] += j->podsets[mu__pod_podset(j, p)].req->v[dims[k]];
 	for (int32_t i = 0; i < sc->n; i++) {
 		const mu__node_t *n = &e->nodes[sc->nodes[i]];
 		for (int k = 0; k < 4; k++)
@@ -1638,7 +1638,7 @@ static bool domain_could(pctx_t *c, const mu__scope_t *sc)
 			const mu__job_t *v = &e->jobs[vid];
 			const mu__podset_t *ps = &v->podsets[mu__pod_podset(v, n->refs[q].pod)];
 			for (int k = 0; k < 4; k++)
-				have[k] += ps->req.v[dims[k]];
+				have[k] += ps->req->v[dims[k]];
 		}
 	}
 	for (int k = 0; k < 4; k++)
@@ -1678,7 +1678,7 @@ static mu_res_t job_claim(const mu__job_t *j, int32_t pods)
 		for (int32_t i = 0; i < ps->replicas && pods > 0; i++)
 			if (j->pods[ps->first + i].node < 0) {
 				for (int r = 0; r < MU_RES_MAX; r++)
-					a.v[r] += ps->acct.v[r];
+					a.v[r] += ps->acct->v[r];
 				pods--;
 			}
 	}
@@ -1814,12 +1814,12 @@ static bool move_budget(pctx_t *c, double *gpuh, int64_t *gpus_moved)
 	*gpuh = 0;
 	for (int32_t i = 0; i < e->nevl; i++) {
 		const mu__job_t *v = &e->jobs[e->evl[i].job];
-		int64_t g = v->podsets[mu__pod_podset(v, e->evl[i].pod)].acct.v[MU_RES_GPU];
+		int64_t g = v->podsets[mu__pod_podset(v, e->evl[i].pod)].acct->v[MU_RES_GPU];
 		moved += g;
 		*gpuh += (double)g / 1000.0 * (double)(c->now - v->start) / 3.6e6;
 	}
 	for (int32_t t = 0; t < e->ntxn; t++)
-		gained += j->podsets[mu__pod_podset(j, e->txn[t])].acct.v[MU_RES_GPU];
+		gained += j->podsets[mu__pod_podset(j, e->txn[t])].acct->v[MU_RES_GPU];
 	*gpus_moved = moved;
 	if ((double)moved > e->cfg.move_ratio * (double)gained)
 		return false;
@@ -1961,7 +1961,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 		return MU_OK; /* moves do not know domains yet */
 	mu__sclass_t *cls = &e->classes[j->podsets[0].sclass];
 	int32_t unbound = j->npods - j->nbound;
-	if (j->npodsets == 1 && nomove_known(e, cls, &j->podsets[0].req, unbound, now))
+	if (j->npodsets == 1 && nomove_known(e, cls, j->podsets[0].req, unbound, now))
 		return MU_OK;
 	if (e->move_nodes_left <= 0)
 		return MU_OK; /* this cycle's share is spent: next cycle */
@@ -1975,7 +1975,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 		for (int32_t i = 0; i < ps->replicas; i++)
 			if (j->pods[ps->first + i].node < 0)
 				for (int res = 0; res < MU_RES_MAX; res++)
-					c.need.v[res] += ps->acct.v[res];
+					c.need.v[res] += ps->acct->v[res];
 	}
 	c.gpu_dominant = c.need.v[MU_RES_GPU] > 0;
 	c.dom = mu__dom_slot(e, &c.need);
@@ -1999,7 +1999,7 @@ int mu__consolidate_try(mu_engine_t *e, int32_t jid, mu_time_t now, mu_reason_t 
 		 * the hourly budget may have room again. */
 		mu_time_t until = c.retry_at < now + 300 * 1000 ? c.retry_at : now + 300 * 1000;
 		if (rc == MU_OK && j->npodsets == 1 && !c.out_of_budget)
-			nomove_note(e, cls, &j->podsets[0].req, unbound, until);
+			nomove_note(e, cls, j->podsets[0].req, unbound, until);
 	}
 	free(c.v);
 	return rc;

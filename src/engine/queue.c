@@ -114,7 +114,7 @@ static void pool_slot_bound(mu_engine_t *e, mu__job_t *j, int32_t p, int sl, int
 			if (nid < 0 || e->nodes[nid].pool != p)
 				continue;
 			mu_res_t a = {.v = {0}};
-			a.v[sl] = ps->acct.v[b];
+			a.v[sl] = ps->acct->v[b];
 			j->acct_bound.v[sl] += a.v[sl];
 			e->total_used.v[sl] += a.v[sl];
 			mu__queue_add_used(e, j->queue, &a, +1, j->preemptible);
@@ -162,10 +162,19 @@ static int pool_res_slot(mu_engine_t *e, int32_t p, int k, int32_t *out)
 			if (j->flav_pool[f] != p)
 				continue;
 			for (int32_t i = 0; i < j->npodsets; i++) {
+				/* Copy-on-write: the flavor's vector is shared. */
 				mu__flav_t *fl = &j->flav_ps[f * j->npodsets + i];
-				fl->acct.v[sl] = fl->acct.v[b];
-				if (j->flav == f)
-					j->podsets[i].acct.v[sl] = fl->acct.v[b];
+				mu_res_t a = *fl->acct;
+				a.v[sl] = a.v[b];
+				const mu_res_t *na = mu__rvec_get(e, &a);
+				if (!na)
+					return MU_ENOMEM;
+				if (j->flav == f) {
+					mu__rvec_put(e, j->podsets[i].acct);
+					j->podsets[i].acct = mu__rvec_ref(na);
+				}
+				mu__rvec_put(e, fl->acct);
+				fl->acct = na;
 			}
 		}
 	}
@@ -525,18 +534,22 @@ int mu__flav_build(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s)
 			free(reqs);
 			if (rc)
 				return rc;
-			fl->acct = j->podsets[i].acct;
+			mu_res_t a = *j->podsets[i].acct;
 			for (int k = 0; k < MU_POOL_NRES; k++)
 				if (pl->rslot[k] >= 0)
-					fl->acct.v[pl->rslot[k]] = fl->acct.v[mu__pool_base(k)];
+					a.v[pl->rslot[k]] = a.v[mu__pool_base(k)];
+			if (!(fl->acct = mu__rvec_get(e, &a)))
+				return MU_ENOMEM;
 		}
 	}
 	mu__flav_set(e, j, 0);
 	return MU_OK;
 }
 
-void mu__flav_free(mu__job_t *j)
+void mu__flav_free(mu_engine_t *e, mu__job_t *j)
 {
+	for (int32_t k = 0; j->flav_ps && k < j->nflav * j->npodsets; k++)
+		mu__rvec_put(e, j->flav_ps[k].acct);
 	free(j->flav_pool);
 	free(j->flav_ps);
 	free(j->flav_last);
@@ -549,12 +562,12 @@ void mu__flav_free(mu__job_t *j)
 
 void mu__flav_set(mu_engine_t *e, mu__job_t *j, int32_t f)
 {
-	(void)e;
 	if (f < 0 || f >= j->nflav || j->flav == f)
 		return;
 	for (int32_t i = 0; i < j->npodsets; i++) {
 		j->podsets[i].sclass = j->flav_ps[f * j->npodsets + i].sclass;
-		j->podsets[i].acct = j->flav_ps[f * j->npodsets + i].acct;
+		mu__rvec_put(e, j->podsets[i].acct);
+		j->podsets[i].acct = mu__rvec_ref(j->flav_ps[f * j->npodsets + i].acct);
 	}
 	j->flav = f;
 }
@@ -566,7 +579,7 @@ bool mu__flav_within(const mu_engine_t *e, const mu__job_t *j)
 	mu_res_t need = {.v = {0}};
 	for (int32_t i = 0; i < j->npodsets; i++)
 		for (int r = 0; r < MU_RES_MAX; r++)
-			need.v[r] += j->podsets[i].acct.v[r] * j->podsets[i].replicas;
+			need.v[r] += j->podsets[i].acct->v[r] * j->podsets[i].replicas;
 	int dom = mu__dom_slot(e, &need);
 	for (int sl = 0; sl < MU_RES_MAX; sl++) {
 		if (!mu__dom_is(dom, sl))
@@ -709,10 +722,18 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		j->parts |= ps->min_member > 0;
 		p->first = first;
 		first += ps->replicas;
-		p->req = ps->req;
-		if (p->req.v[MU_RES_PODS] < 1)
-			p->req.v[MU_RES_PODS] = 1;
-		rc = mu__map_ext(e, ps->ext, ps->next, &p->req);
+		mu_res_t req = ps->req;
+		if (req.v[MU_RES_PODS] < 1)
+			req.v[MU_RES_PODS] = 1;
+		rc = mu__map_ext(e, ps->ext, ps->next, &req);
+		if (rc == MU_OK) {
+			/* Shared: one copy a distinct vector (rvec.c). */
+			mu_res_t acct = mu_res_acct(&req);
+			p->req = mu__rvec_get(e, &req);
+			p->acct = mu__rvec_get(e, &acct);
+			if (!p->req || !p->acct)
+				rc = MU_ENOMEM;
+		}
 		if (rc == MU_OK)
 			rc = mu__sclass_get(e, ps, &p->sclass);
 		if (rc == MU_OK)
@@ -720,12 +741,11 @@ static int job_fill_podsets(mu_engine_t *e, mu__job_t *j, const mu_job_spec_t *s
 		free(sel);
 		if (rc)
 			return rc;
-		p->acct = mu_res_acct(&p->req);
 		p->align = ps->align;
 		p->want_nic = ps->want_nic;
 		p->pin_cpus = ps->pin_cpus;
 		p->aligned = ps->align != MU_ALIGN_NONE || ps->want_nic || ps->pin_cpus;
-		j->acct_gpu_total += p->acct.v[MU_RES_GPU] * p->replicas;
+		j->acct_gpu_total += p->acct->v[MU_RES_GPU] * p->replicas;
 	}
 	j->npods = first;
 	j->pods = malloc((size_t)first * sizeof *j->pods);
@@ -778,7 +798,7 @@ int mu__job_build(mu_engine_t *e, int32_t jid, const mu_job_spec_t *s,
 		goto fail;
 	return MU_OK;
 fail:
-	mu__job_unbuild(j);
+	mu__job_unbuild(e, j);
 	return rc;
 }
 
@@ -807,13 +827,16 @@ void mu__job_last_clear(mu__job_t *j)
 	j->expl = NULL;
 }
 
-void mu__job_unbuild(mu__job_t *j)
+void mu__job_unbuild(mu_engine_t *e, mu__job_t *j)
 {
-	for (int32_t p = 0; p < j->npodsets; p++)
+	mu__flav_free(e, j); /* before npodsets goes */
+	for (int32_t p = 0; p < j->npodsets; p++) {
 		mu__aff_podset_free(&j->podsets[p]); /* names: in the array's block */
+		mu__rvec_put(e, j->podsets[p].req);
+		mu__rvec_put(e, j->podsets[p].acct);
+	}
 	free(j->podsets);
 	free(j->pods);
-	mu__flav_free(j);
 	mu__job_last_clear(j);
 	j->podsets = NULL;
 	j->pods = NULL;
@@ -837,13 +860,13 @@ int mu_engine_job_submit(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	}
 	mu__job_t *j = &e->jobs[jid];
 	if (mu__strmap_get(&e->job_names, s->name) >= 0) {
-		mu__job_unbuild(j);
+		mu__job_unbuild(e, j);
 		if (reuse)
 			e->jobs[jid] = keep;
 		return MU_EEXIST;
 	}
 	if (!(j->name = mu__strmap_put(&e->job_names, s->name, jid))) {
-		mu__job_unbuild(j);
+		mu__job_unbuild(e, j);
 		if (reuse)
 			e->jobs[jid] = keep;
 		return MU_ENOMEM;
@@ -918,7 +941,7 @@ static int grow_one(mu_engine_t *e, int32_t jid, mu_decisions_t *out, bool *plac
 		return MU_OK;
 	mu_reason_t r = {.podset = -1, .limit_queue = -1, .limit_res = -1, .fs_queue = -1,
 			 .blocked_by = -1};
-	if (mu__queue_limit_check(e, j->queue, &j->podsets[0].acct, &r) >= 0)
+	if (mu__queue_limit_check(e, j->queue, j->podsets[0].acct, &r) >= 0)
 		return MU_OK;
 	e->ntxn = 0;
 	e->placing = jid;

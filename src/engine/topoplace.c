@@ -44,7 +44,7 @@ static mu_res_t range_demand(const mu__job_t *j, int32_t p0, int32_t p1,
 			continue;
 		const mu__podset_t *ps = &j->podsets[mu__pod_podset(j, p)];
 		for (int r = 0; r < MU_RES_MAX; r++)
-			dem.v[r] += ps->req.v[r];
+			dem.v[r] += ps->req->v[r];
 		(*count)++;
 	}
 	return dem;

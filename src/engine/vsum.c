@@ -33,7 +33,7 @@ static void add_job(const mu_engine_t *e, mu__vsum_t *s, const mu__job_t *v, int
 			k++; /* the pod set of pod p (pods are in pod set order) */
 		if (v->pods[p].node != nid)
 			continue;
-		int64_t g = v->podsets[k].acct.v[MU_RES_GPU];
+		int64_t g = v->podsets[k].acct->v[MU_RES_GPU];
 		dev += (g + 999) / 1000;
 		gpu += g;
 		podmin = g < podmin ? g : podmin;

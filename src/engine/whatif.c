@@ -30,7 +30,7 @@ static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
 	mu_res_t acct = {{0}};
 	for (int32_t p = 0; p < j->npodsets; p++)
 		for (int k = 0; k < MU_RES_MAX; k++)
-			acct.v[k] += j->podsets[p].acct.v[k] * j->podsets[p].replicas;
+			acct.v[k] += j->podsets[p].acct->v[k] * j->podsets[p].replicas;
 	if (mu__queue_limit_check(e, j->queue, &acct, r) >= 0) {
 		r->why = MU_WHY_QUEUE_LIMIT;
 		goto unfit;
@@ -79,6 +79,6 @@ int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 		return rc;
 	e->now = now;
 	rc = whatif_place(e, jid, want_start, out);
-	mu__job_unbuild(&e->jobs[jid]);
+	mu__job_unbuild(e, &e->jobs[jid]);
 	return rc;
 }

@@ -24,6 +24,12 @@
  * lifetimes, an engine whose finished jobs are handed back with
  * mu_engine_job_forget() keeps as many job records and names as jobs were
  * live at once, and decides exactly as an engine that keeps them all.
+ *
+ * Pod sets share their resource vectors (test_shared_vectors): 2,000 jobs
+ * of 8 shapes hold at most 16 distinct request and accounting vectors in
+ * the engine's table, a pod set record is at most 96 bytes (320 when each
+ * carried its two 128-byte vectors inline), and the table is empty once
+ * every job is forgotten.
  */
 #include <stdio.h>
 #include <string.h>
@@ -320,6 +326,41 @@ static void test_forget(mu_t_t *t)
 	mu_engine_free(b);
 }
 
+/* 2,000 churn jobs (GPUs 1 to 8: 8 request vectors, 8 accounting ones)
+ * share their vectors; forgetting them all empties the table. */
+static void test_shared_vectors(mu_t_t *t)
+{
+	enum { N = 2000 };
+	mu_engine_t *e = churn_engine();
+	CHECK(t, e != NULL);
+	if (!e)
+		return;
+	CHECK(t, sizeof(mu__podset_t) <= 96);
+	int ok = 1;
+	for (int k = 0; k < N; k++)
+		ok &= churn_submit(e, k, 0) == MU_OK;
+	CHECK(t, ok);
+	if (e->rvecs.n > 16)
+		fprintf(stderr, "shared vectors: %u distinct for %d jobs of 8 shapes\n",
+			e->rvecs.n, N);
+	CHECK(t, e->rvecs.n >= 8 && e->rvecs.n <= 16);
+	/* jobs 0 and 8 ask for the same GPUs (k * 7 % 8): one vector each */
+	CHECK(t, e->jobs[0].podsets[0].req == e->jobs[8].podsets[0].req);
+	CHECK(t, e->jobs[0].podsets[0].acct == e->jobs[8].podsets[0].acct);
+	CHECK(t, e->jobs[0].podsets[0].req != e->jobs[1].podsets[0].req);
+	CHECK_EQ_INT(t, e->jobs[8].podsets[0].req->v[MU_RES_GPU], 1);
+	for (int k = 0; k < N; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "c%06d", k);
+		mu_id_t id = mu_engine_job_find(e, name);
+		ok &= mu_engine_job_finish(e, id, S) == MU_OK &&
+		      mu_engine_job_forget(e, id) == MU_OK;
+	}
+	CHECK(t, ok);
+	CHECK_EQ_INT(t, (int)e->rvecs.n, 0);
+	mu_engine_free(e);
+}
+
 static void test_priority(mu_t_t *t) { check_order(t, MU_ORDER_PRIORITY, false); }
 static void test_sjf(mu_t_t *t) { check_order(t, MU_ORDER_SJF, false); }
 static void test_las(mu_t_t *t) { check_order(t, MU_ORDER_LAS, false); }
@@ -336,5 +377,6 @@ int main(void)
 	MU_RUN(&t, test_fifo);
 	MU_RUN(&t, test_resv);
 	MU_RUN(&t, test_forget);
+	MU_RUN(&t, test_shared_vectors);
 	return mu_t_done(&t);
 }
