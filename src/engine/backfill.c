@@ -455,7 +455,7 @@ static int32_t agg_events(const mu_engine_t *e, aev_t **out)
 			const mu__job_t *v = &e->jobs[qq->running[i]];
 			mu_time_t end = v->start + mu__job_estimate(e, v, NULL);
 			ev[n++] = (aev_t){end > e->now ? end : e->now + 1,
-					  v->acct_bound.v[MU_RES_GPU], v->acct_bound.v[MU_RES_CPU]};
+					  v->bound_gpu, v->bound_cpu};
 		}
 		for (int32_t i = 0; i < qq->npending; i++) {
 			const mu__job_t *v = &e->jobs[qq->pending[i]];
@@ -497,14 +497,14 @@ mu_time_t mu__expected_start(const mu_engine_t *e, const mu__job_t *j)
 			const mu__job_t *r = &e->jobs[qq->pending[i]];
 			if (!mu__job_reserved(e, r))
 				continue;
-			held_gpu += r->acct_gpu_total - r->acct_bound.v[MU_RES_GPU];
+			held_gpu += r->acct_gpu_total - r->bound_gpu;
 			for (int32_t p = 0; p < r->npodsets; p++)
 				held_cpu += r->podsets[p].acct->v[MU_RES_CPU] * r->podsets[p].replicas;
-			held_cpu -= r->acct_bound.v[MU_RES_CPU];
+			held_cpu -= r->bound_cpu;
 		}
 	}
-	int64_t dg = j->acct_gpu_total - j->acct_bound.v[MU_RES_GPU];
-	int64_t dc = -j->acct_bound.v[MU_RES_CPU];
+	int64_t dg = j->acct_gpu_total - j->bound_gpu;
+	int64_t dc = -j->bound_cpu;
 	for (int32_t p = 0; p < j->npodsets; p++)
 		dc += j->podsets[p].acct->v[MU_RES_CPU] * j->podsets[p].replicas;
 	/* The first end after which enough is free in aggregate. */

@@ -184,6 +184,25 @@ mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid)
 	return a;
 }
 
+mu_res_t mu__job_acct_bound(const mu_engine_t *e, const mu__job_t *j)
+{
+	mu_res_t sum = {.v = {0}};
+	if (!j->nbound)
+		return sum;
+	for (int32_t i = 0; i < j->npodsets; i++) {
+		const mu__podset_t *ps = &j->podsets[i];
+		for (int32_t k = 0; k < ps->replicas; k++) {
+			int32_t nid = j->pods[ps->first + k].node;
+			if (nid < 0)
+				continue;
+			mu_res_t a = mu__pod_acct(e, ps, nid);
+			for (int r = 0; r < MU_RES_MAX; r++)
+				sum.v[r] += a.v[r];
+		}
+	}
+	return sum;
+}
+
 int mu__dom_slot(const mu_engine_t *e, const mu_res_t *claim)
 {
 	if (claim->v[MU_RES_GPU] > 0) {

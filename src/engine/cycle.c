@@ -51,7 +51,8 @@ int mu__pod_bind(mu_engine_t *e, mu__job_t *j, int32_t pod, int32_t nid,
 	p->node = nid;
 	j->nbound++;
 	mu_res_t a = mu__pod_acct(e, ps, nid);
-	acct_add(&j->acct_bound, &a, +1);
+	j->bound_gpu += a.v[MU_RES_GPU];
+	j->bound_cpu += a.v[MU_RES_CPU];
 	acct_add(&e->total_used, &a, +1);
 	mu__queue_add_used(e, j->queue, &a, +1, j->preemptible);
 	e->alloc_gen++;
@@ -79,7 +80,8 @@ void mu__pod_release(mu_engine_t *e, mu__job_t *j, int32_t pod,
 	e->ends_stale += p->end_id != 0;
 	p->end_id = 0; /* its end entry goes stale */
 	j->nbound--;
-	acct_add(&j->acct_bound, &a, -1);
+	j->bound_gpu -= a.v[MU_RES_GPU];
+	j->bound_cpu -= a.v[MU_RES_CPU];
 	acct_add(&e->total_used, &a, -1);
 	mu__queue_add_used(e, j->queue, &a, -1, j->preemptible);
 	if (capacity_grew)

@@ -418,7 +418,8 @@ typedef struct mu__job {
 	mu__podset_t *podsets;
 	mu__pod_t *pods;
 	mu_time_t submit, start;
-	mu_res_t acct_bound; /* accounting units of bound pods */
+	int64_t bound_gpu, bound_cpu; /* accounting GPUs and CPU of its bound
+	                               * pods (the whole vector: mu__job_acct_bound) */
 	int64_t acct_gpu_total;
 	mu_reason_t *last;   /* why it last failed or waits (owned, 208
 	                      * bytes, only while it has one: NULL reads as
@@ -911,6 +912,10 @@ static inline int mu__pool_base(int k)
 /* A pod's accounting on node nid: its pod set's, plus its GPUs in the
  * slot of the node's pool when the pod set does not name it already. */
 mu_res_t mu__pod_acct(const mu_engine_t *e, const mu__podset_t *ps, int32_t nid);
+/* The accounting units of job j's bound pods: the sum of mu__pod_acct()
+ * over them, what their releases will give back (not kept in the record:
+ * 128 bytes a job).  O(pods). */
+mu_res_t mu__job_acct_bound(const mu_engine_t *e, const mu__job_t *j);
 /* The pool of a node spec's labels (first match), -1 none, or -2 when it
  * matches two.  O(pools x labels). */
 int32_t mu__pool_of(const mu_engine_t *e, const mu__node_t *n);

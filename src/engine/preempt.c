@@ -152,7 +152,7 @@ static mu_res_t victim_unit(const mu_engine_t *e, const victim_t *x)
 {
 	const mu__job_t *v = &e->jobs[x->job];
 	return x->pod >= 0 ? mu__pod_acct(e, &v->podsets[mu__pod_podset(v, x->pod)],
-					  v->pods[x->pod].node) : v->acct_bound;
+					  v->pods[x->pod].node) : mu__job_acct_bound(e, v);
 }
 
 /* Adds unit to q and its ancestors in the delta table d (at most cap
@@ -453,7 +453,7 @@ static int gather(pctx_t *c, int32_t nid)
 		else
 			v->gather_whole = true;
 		int32_t dev = 0;
-		int64_t gpu = v->acct_bound.v[MU_RES_GPU];
+		int64_t gpu = v->bound_gpu;
 		if (surplus) {
 			gpu = v->podsets[mu__pod_podset(v, pod)].acct->v[MU_RES_GPU];
 			dev = (int32_t)((gpu + 999) / 1000);
@@ -1292,7 +1292,8 @@ static int limit_offer(pctx_t *c, mu__sclass_t *cls, const mu__podset_t *ps,
 	int32_t nd = 0;
 	for (int32_t i = 0; i < k; i++) {
 		const mu__job_t *v = &e->jobs[c->v[s[i]].job];
-		delta_add(e, d, &nd, 16, v->queue, &v->acct_bound);
+		mu_res_t held = mu__job_acct_bound(e, v);
+		delta_add(e, d, &nd, 16, v->queue, &held);
 	}
 	if (!claimant_within(c, -1, 2, ps->acct, d, nd))
 		return MU_OK; /* still over a limit */
@@ -1367,7 +1368,7 @@ static int32_t limit_victims_anywhere(pctx_t *c, mu__sclass_t *cls, const mu__po
 		const mu__job_t *v = &e->jobs[vid];
 		if (!victim_ok(c, vid, -1, &kind))
 			continue;
-		c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU], v->start,
+		c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->bound_gpu, v->start,
 					   kind, 0, over_budget(v, -1), v->seq};
 	}
 	gather_sort(c);
@@ -1563,7 +1564,7 @@ static int gang_single(pctx_t *c, const mu__scope_t *sc, int32_t need, bool own,
 			int rc = mu__grow((void **)&c->v, &c->vcap, c->nv + 1, sizeof *c->v);
 			if (rc)
 				return rc;
-			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->acct_bound.v[MU_RES_GPU],
+			c->v[c->nv++] = (victim_t){vid, -1, v->eprio, v->bound_gpu,
 						   v->start, kind, 0, over_budget(v, -1), v->seq};
 		}
 	}

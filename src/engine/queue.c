@@ -115,7 +115,6 @@ static void pool_slot_bound(mu_engine_t *e, mu__job_t *j, int32_t p, int sl, int
 				continue;
 			mu_res_t a = {.v = {0}};
 			a.v[sl] = ps->acct->v[b];
-			j->acct_bound.v[sl] += a.v[sl];
 			e->total_used.v[sl] += a.v[sl];
 			mu__queue_add_used(e, j->queue, &a, +1, j->preemptible);
 		}

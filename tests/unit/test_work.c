@@ -30,6 +30,12 @@
  * the engine's table, a pod set record is at most 96 bytes (320 when each
  * carried its two 128-byte vectors inline), and the table is empty once
  * every job is forgotten.
+ *
+ * A job record does not keep its bound pods' accounting vector (128
+ * bytes): test_job_record checks the record is at most 344 bytes (456
+ * with it) and that the vector computed from the bound pods
+ * (mu__job_acct_bound) sums, over the jobs, to the engine's total in use
+ * at every step of a churn.
  */
 #include <stdio.h>
 #include <string.h>
@@ -361,6 +367,56 @@ static void test_shared_vectors(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* The churn of test_forget on one engine: at every step the bound pods'
+ * accounting of all jobs sums to e->total_used. */
+static void test_job_record(mu_t_t *t)
+{
+	CHECK(t, sizeof(mu__job_t) <= 344);
+	mu_engine_t *e = churn_engine();
+	CHECK(t, e != NULL);
+	if (!e)
+		return;
+	mu_queue_spec_t q; /* room in quota: churn jobs are not preemptible */
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	for (int r = 0; r < MU_RES_NAMED0; r++)
+		q.deserved.v[r] = 1LL << 50;
+	mu_engine_queue_upsert(e, &q);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	int ok = 1, same = 1, bound = 0;
+	for (int k = 0; k < 600 && ok && same; k++) {
+		mu_time_t now = (mu_time_t)k * S;
+		if (k >= LIVE) {
+			char name[16];
+			snprintf(name, sizeof name, "c%06d", k - LIVE);
+			ok &= mu_engine_job_finish(e, mu_engine_job_find(e, name), now) == MU_OK;
+		}
+		ok &= churn_submit(e, k, now) == MU_OK;
+		d.n = 0;
+		ok &= mu_engine_cycle(e, now, &d) == MU_OK;
+		mu_res_t sum = {.v = {0}};
+		for (int32_t jid = 0; jid < e->njobs; jid++) {
+			const mu__job_t *j = &e->jobs[jid];
+			mu_res_t a = mu__job_acct_bound(e, j);
+			for (int r = 0; r < MU_RES_MAX; r++)
+				sum.v[r] += a.v[r];
+			same &= a.v[MU_RES_GPU] == j->bound_gpu && a.v[MU_RES_CPU] == j->bound_cpu;
+			bound += j->nbound > 0;
+		}
+		same &= !memcmp(&sum, &e->total_used, sizeof sum);
+		if (!same)
+			fprintf(stderr, "job record: bound accounting differs at step %d\n", k);
+		if (!ok)
+			fprintf(stderr, "job record: step %d failed\n", k);
+	}
+	if (!(ok && same && bound > 0))
+		fprintf(stderr, "job record: ok %d same %d bound %d\n", ok, same, bound);
+	CHECK(t, ok && same && bound > 0);
+	mu_decisions_release(&d);
+	mu_engine_free(e);
+}
+
 static void test_priority(mu_t_t *t) { check_order(t, MU_ORDER_PRIORITY, false); }
 static void test_sjf(mu_t_t *t) { check_order(t, MU_ORDER_SJF, false); }
 static void test_las(mu_t_t *t) { check_order(t, MU_ORDER_LAS, false); }
@@ -378,5 +434,6 @@ int main(void)
 	MU_RUN(&t, test_resv);
 	MU_RUN(&t, test_forget);
 	MU_RUN(&t, test_shared_vectors);
+	MU_RUN(&t, test_job_record);
 	return mu_t_done(&t);
 }
