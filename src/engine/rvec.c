@@ -17,17 +17,16 @@ typedef struct mu__rvec {
 	int64_t refs;
 } mu__rvec_t;
 
-/* splitmix64 over the 16 values. */
+/* A multiplicative hash over the 16 values (one multiply each), mixed at
+ * the end so that the low bits, which pick the slot, depend on all. */
 static uint64_t rvec_hash(const mu_res_t *v)
 {
-	uint64_t h = 0x9e3779b97f4a7c15u;
-	for (int r = 0; r < MU_RES_MAX; r++) {
-		h ^= (uint64_t)v->v[r] + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-		h ^= h >> 30;
-		h *= 0xbf58476d1ce4e5b9u;
-		h ^= h >> 27;
-	}
-	return h;
+	uint64_t h = 0;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		h = (h + (uint64_t)v->v[r]) * 0x9e3779b97f4a7c15u;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9u;
+	return h ^ (h >> 32);
 }
 
 /* Doubles the table (8 slots at first).  O(entries). */
