@@ -275,8 +275,8 @@ typedef struct mu__knode {
 	 * seen.  Also what the engine has: a Node whose text did not change
 	 * (a heartbeat) is not fed again. */
 	char *text;
-	mu_node_topo_spec_t *topo; /* from its NodeResourceTopology, or NULL */
-	mu_arena_t topo_arena;
+	mu__knrt_t *topo;       /* from its NodeResourceTopology, packed
+	                         * (owned; unpacked to feed it), or NULL */
 	bool in_engine;
 	bool seen;
 } mu__knode_t;

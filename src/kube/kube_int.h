@@ -294,6 +294,17 @@ json_t *mu__knode_parse(const char *text);
 /* Reads a NodeResourceTopology into *out (nic names in arena). */
 int mu__knrt_spec(const json_t *nrt, mu_arena_t *arena,
 		  mu_node_topo_spec_t *out, char *msg, size_t len);
+/* A node topology as the daemon keeps it (mu__knrt_pack): the NUMA
+ * nodes it has, not MU_MAX_NUMA of them, and the NIC names after them in
+ * one block (about 320 bytes for two NUMA nodes against the spec's 1 KB). */
+typedef struct mu__knrt mu__knrt_t;
+/* *t packed in one owned block (free() it), or NULL when out of memory.
+ * O(NUMA nodes + NIC names). */
+mu__knrt_t *mu__knrt_pack(const mu_node_topo_spec_t *t);
+/* The spec packed in k, into *out; out's NIC names point into k.  O(1). */
+void mu__knrt_unpack(const mu__knrt_t *k, mu_node_topo_spec_t *out);
+/* The bytes of k's block.  O(NIC names). */
+size_t mu__knrt_bytes(const mu__knrt_t *k);
 /* A muster Queue through the cluster-file loader, into specs. */
 int mu__kqueue_spec(const json_t *q, mu_specs_t *specs, char *msg,
 		    size_t len);

@@ -648,6 +648,76 @@ int mu__knrt_spec(const json_t *nrt, mu_arena_t *a, mu_node_topo_spec_t *out,
 	return rc;
 }
 
+struct mu__knrt {
+	int32_t nnuma, nnics;
+	int8_t gpu_numa[MU_MAX_GPUS];
+	int8_t gpu_group[MU_MAX_GPUS];
+	int8_t nic_numa[MU_MAX_NICS];
+	mu_numa_spec_t numa[]; /* nnuma of them, then the NIC names */
+};
+
+/* Where k's NIC names start: after its NUMA nodes. */
+static char *knrt_names(const mu__knrt_t *k)
+{
+	return (char *)(uintptr_t)(const void *)(k->numa + k->nnuma);
+}
+
+mu__knrt_t *mu__knrt_pack(const mu_node_topo_spec_t *t)
+{
+	int32_t nnuma = t->nnuma < 0 ? 0 : t->nnuma > MU_MAX_NUMA ? MU_MAX_NUMA : t->nnuma;
+	int32_t nnics = t->nnics < 0 ? 0 : t->nnics > MU_MAX_NICS ? MU_MAX_NICS : t->nnics;
+	size_t names = 0;
+	for (int32_t i = 0; i < nnics; i++)
+		names += strlen(t->nic_names[i] ? t->nic_names[i] : "") + 1;
+	mu__knrt_t *k = malloc(sizeof *k + (size_t)nnuma * sizeof k->numa[0] + names);
+	if (!k)
+		return NULL;
+	k->nnuma = nnuma;
+	k->nnics = nnics;
+	memcpy(k->gpu_numa, t->gpu_numa, sizeof k->gpu_numa);
+	memcpy(k->gpu_group, t->gpu_group, sizeof k->gpu_group);
+	memcpy(k->nic_numa, t->nic_numa, sizeof k->nic_numa);
+	if (nnuma)
+		memcpy(k->numa, t->numa, (size_t)nnuma * sizeof k->numa[0]);
+	char *at = knrt_names(k);
+	for (int32_t i = 0; i < nnics; i++) {
+		const char *nm = t->nic_names[i] ? t->nic_names[i] : "";
+		size_t n = strlen(nm) + 1;
+		memcpy(at, nm, n);
+		at += n;
+	}
+	return k;
+}
+
+void mu__knrt_unpack(const mu__knrt_t *k, mu_node_topo_spec_t *out)
+{
+	memset(out, 0, sizeof *out);
+	out->nnuma = k->nnuma;
+	out->nnics = k->nnics;
+	memcpy(out->gpu_numa, k->gpu_numa, sizeof k->gpu_numa);
+	memcpy(out->gpu_group, k->gpu_group, sizeof k->gpu_group);
+	memcpy(out->nic_numa, k->nic_numa, sizeof k->nic_numa);
+	if (k->nnuma)
+		memcpy(out->numa, k->numa, (size_t)k->nnuma * sizeof k->numa[0]);
+	const char *at = knrt_names(k);
+	for (int32_t i = 0; i < k->nnics; i++) {
+		out->nic_names[i] = at;
+		at += strlen(at) + 1;
+	}
+}
+
+size_t mu__knrt_bytes(const mu__knrt_t *k)
+{
+	size_t n = sizeof *k + (size_t)k->nnuma * sizeof k->numa[0];
+	const char *at = knrt_names(k);
+	for (int32_t i = 0; i < k->nnics; i++) {
+		size_t l = strlen(at) + 1;
+		n += l;
+		at += l;
+	}
+	return n;
+}
+
 int mu__ktopo_spec(const json_t *t, mu_arena_t *a, mu_topology_spec_t *out,
 		   char *msg, size_t len)
 {

@@ -546,7 +546,11 @@ static void node_feed(mu__kd_t *d, mu__knode_t *n)
 	char msg[256] = "";
 	mu_arena_init(&a);
 	json_t *obj = mu__knode_parse(n->text);
-	int rc = obj ? mu__knode_spec(obj, n->topo, &a, &s, msg, sizeof msg) : MU_ENOMEM;
+	mu_node_topo_spec_t topo;
+	if (n->topo)
+		mu__knrt_unpack(n->topo, &topo);
+	int rc = obj ? mu__knode_spec(obj, n->topo ? &topo : NULL, &a, &s, msg, sizeof msg) :
+		MU_ENOMEM;
 	json_decref(obj); /* the spec's strings are in the arena */
 	size_t base = s.next;
 	if (rc == MU_OK)
@@ -598,7 +602,6 @@ static mu__knode_t *node_get(mu__kd_t *d, const char *name)
 		free(n);
 		return NULL;
 	}
-	mu_arena_init(&n->topo_arena);
 	return n;
 }
 
@@ -621,7 +624,6 @@ void mu__kd_node_event(mu__kd_t *d, json_t *obj, bool deleted)
 		mu__kmap_del(&d->nodes, n->name);
 		free(n->text);
 		free(n->topo);
-		mu_arena_release(&n->topo_arena);
 		free(n->name);
 		free(n);
 		d->changed = true;
@@ -651,15 +653,21 @@ void mu__kd_nrt_event(mu__kd_t *d, json_t *obj, bool deleted)
 		return;
 	free(n->topo);
 	n->topo = NULL;
-	mu_arena_release(&n->topo_arena);
 	if (!deleted) {
+		/* Read into a spec, kept packed: the NUMA nodes it has (about a
+		 * third of the spec's 1 KB), unpacked when the node is fed. */
 		char msg[256];
-		n->topo = calloc(1, sizeof *n->topo);
-		if (n->topo && mu__knrt_spec(obj, &n->topo_arena, n->topo, msg, sizeof msg)) {
+		mu_arena_t a;
+		mu_node_topo_spec_t *t = calloc(1, sizeof *t);
+		mu_arena_init(&a);
+		if (!t)
+			mu__klog(&d->log, 0, "noderesourcetopology %s: out of memory | node=%s", name, name);
+		else if (mu__knrt_spec(obj, &a, t, msg, sizeof msg))
 			mu__klog(&d->log, 0, "noderesourcetopology %s: %s | node=%s", name, msg, name);
-			free(n->topo);
-			n->topo = NULL;
-		}
+		else if (!(n->topo = mu__knrt_pack(t)))
+			mu__klog(&d->log, 0, "noderesourcetopology %s: out of memory | node=%s", name, name);
+		free(t);
+		mu_arena_release(&a);
 	}
 	if (n->text)
 		node_feed(d, n);
@@ -1217,7 +1225,6 @@ static void free_node_cb(void *arg, void *val)
 	mu__knode_t *n = val;
 	free(n->text);
 	free(n->topo);
-	mu_arena_release(&n->topo_arena);
 	free(n->name);
 	free(n);
 }

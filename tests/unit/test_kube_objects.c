@@ -420,6 +420,29 @@ static void test_loader_kinds(mu_t_t *t)
 	CHECK_EQ_INT(t, nt.nnuma, 2);
 	CHECK_EQ_INT(t, nt.gpu_numa[3], 1);
 	json_decref(nrt);
+	/* kept packed: its two NUMA nodes, not eight, and reads back the same */
+	nt.nnics = 2;
+	nt.nic_numa[0] = 0;
+	nt.nic_numa[1] = 1;
+	nt.nic_names[0] = "mlx5_0";
+	nt.nic_names[1] = "mlx5_1";
+	mu__knrt_t *k = mu__knrt_pack(&nt);
+	CHECK(t, k != NULL);
+	if (k) {
+		mu_node_topo_spec_t back;
+		mu__knrt_unpack(k, &back);
+		CHECK_EQ_INT(t, back.nnuma, 2);
+		CHECK(t, !memcmp(back.numa, nt.numa, 2 * sizeof nt.numa[0]));
+		CHECK(t, !memcmp(back.gpu_numa, nt.gpu_numa, sizeof nt.gpu_numa));
+		CHECK(t, !memcmp(back.gpu_group, nt.gpu_group, sizeof nt.gpu_group));
+		CHECK_EQ_INT(t, back.nnics, 2);
+		CHECK_EQ_INT(t, back.nic_numa[1], 1);
+		CHECK_STR(t, back.nic_names[1], "mlx5_1");
+		/* 168 + 2 x 72 + 14: under a third of the spec (1,016 bytes) */
+		CHECK(t, mu__knrt_bytes(k) <= 340);
+		CHECK(t, mu__knrt_bytes(k) * 3 < sizeof(mu_node_topo_spec_t));
+		free(k);
+	}
 	json_t *job = pod_json("{\"metadata\":{\"name\":\"j\",\"labels\":{\"muster.io/queue\":\"team-a\"},"
 			       "\"annotations\":{\"muster.io/min-member\":\"2\"}},\"spec\":{\"parallelism\":4,"
 			       "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"
