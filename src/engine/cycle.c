@@ -386,13 +386,14 @@ static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 {
 	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
 	mu__expl_t *x = j->expl;
-	if (e->cfg.scan_all || !x || !x->ok || x->gen != c->gen || x->ps != psi ||
+	if (e->cfg.scan_all || !x || !(x->ok || x->memo) || x->gen != c->gen || x->ps != psi ||
 	    !e->nindexes ||
 	    x->pos < e->chlog_base || end - x->pos > (uint64_t)c->nnodes ||
 	    e->nfree_off || ps->aligned || e->nres > MU_RES_NAMED0)
 		return -1;
 	if (x->pos == end) {
-		x->due = false;
+		if (x->ok)
+			x->due = false;
 		return x->fail[MU_F_RESERVED];
 	}
 	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
@@ -409,11 +410,16 @@ static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
 		mu_filter_t was = nfree_filter(&e->chlog_prev[k], &ps->req);
 		mu_filter_t now = nfree_filter(&e->nfree[nid], &ps->req);
+		if (x->memo) { /* only the count of nodes that fit is j's own */
+			fail[MU_F_RESERVED] += (now == MU_F_COUNT) - (was == MU_F_COUNT);
+			continue;
+		}
 		fail[was == MU_F_COUNT ? MU_F_RESERVED : was]--;
 		fail[now == MU_F_COUNT ? MU_F_RESERVED : now]++;
 	}
 	x->pos = end;
-	x->due = false; /* brought up to date */
+	if (x->ok)
+		x->due = false; /* brought up to date */
 	return fail[MU_F_RESERVED];
 }
 
@@ -454,25 +460,34 @@ static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 }
 
 /* Keeps r, the class memo's counts just given to j for pod set psi on
- * committed state (a single pod set), so that when the memo lapses and the
- * budget cannot pay for j's recount they are shown again (explain_budgeted)
- * instead of a count of every class node for each such job in one cycle.
- * Counts of j's own that could be carried are not replaced.  O(1). */
-static void expl_memo_keep(mu_engine_t *e, mu__job_t *j, int32_t psi,
-			   const mu_reason_t *r)
+ * committed state (a single pod set), so that when the memo lapses j need
+ * neither a count of every class node at once nor a placement search per
+ * cycle: the memo says no class node fits j's request now, so the count of
+ * those that fit starts at 0 here (the MU_F_RESERVED slot) and expl_carry
+ * keeps it exact through the change log; while it is 0, placement is
+ * skipped as for j's own carried counts, and the memo's per-filter counts
+ * are shown (stale: explain_budgeted recounts them when the budget
+ * allows).  Counts of j's own are kept instead while they can be carried
+ * (they are brought up to date here), so that a job the memo answers
+ * again and again is not recounted again and again.  O(changes since j's
+ * counts were taken), bounded by the class's nodes. */
+static void expl_memo_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+			   const mu__podset_t *ps, int32_t psi, const mu_reason_t *r)
 {
 	mu__expl_t *x = j->expl;
 	if (x)
 		x->due = false; /* the memo's counts are what a recount gives */
-	if (e->cfg.scan_all || (x && x->ok && x->ps == psi))
+	if (e->cfg.scan_all || (x && x->ok && expl_carry(e, j, c, ps, psi) >= 0))
 		return;
 	if (!x && !(x = j->expl = malloc(sizeof *x)))
 		return; /* out of memory: recounted at the lapse, as before */
 	x->ok = x->due = false;
 	x->memo = true;
 	x->ps = psi;
-	x->gen = x->pos = 0;
+	x->gen = c->gen;
+	x->pos = e->chlog_base + (uint64_t)e->nchlog;
 	memcpy(x->fail, r->fail, sizeof x->fail);
+	x->fail[MU_F_RESERVED] = 0; /* no node fits (the memo says) */
 }
 
 /* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc
@@ -507,9 +522,21 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		if (cacheable && r->podset < 0 && e->ntxn == 0 && j->npodsets == 1 &&
 		    !nofit_known(e, c, ps))
 			carried = expl_carry(e, j, c, ps, psi);
-		if (carried == 0) {
+		if (carried == 0 && j->expl->ok) {
 			expl_fill(e, j, psi, r);
 			nofit_note(e, c, ps, r);
+			if (psi < 64)
+				failed |= (uint64_t)1 << psi;
+			continue;
+		}
+		if (carried == 0) {
+			/* The memo's counts, carried: no node fits, exactly; the
+			 * per-filter counts are recounted within the budget. */
+			if (explain_budgeted(e, j, c, ps, psi, true, r)) {
+				if (!r->fail[MU_F_RESERVED])
+					nofit_note(e, c, ps, r);
+				expl_keep(e, j, c, ps, psi, r);
+			}
 			if (psi < 64)
 				failed |= (uint64_t)1 << psi;
 			continue;
@@ -518,14 +545,14 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 			mu__best_node_in(e, c, ps, sc);
 		if (nid < 0) {
 			if (r->podset < 0) {
-				if (carried > 0) {
+				if (carried > 0 && j->expl->ok) {
 					expl_fill(e, j, psi, r);
 				} else if (cacheable && nofit_known(e, c, ps)) {
 					memcpy(r->fail, c->memo->nofit_fail, sizeof r->fail);
 					r->podset = psi;
 					r->nodes_total = e->nlive;
 					if (e->ntxn == 0 && j->npodsets == 1)
-						expl_memo_keep(e, j, psi, r);
+						expl_memo_keep(e, j, c, ps, psi, r);
 					else if (j->expl)
 						j->expl->due = false;
 				} else if (inv) {
