@@ -541,8 +541,11 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 				failed |= (uint64_t)1 << psi;
 			continue;
 		}
-		int32_t nid = cacheable && nofit_known(e, c, ps) ? -1 :
-			mu__best_node_in(e, c, ps, sc);
+		int32_t nid = -1;
+		if (!cacheable || !nofit_known(e, c, ps)) {
+			e->place_searches++;
+			nid = mu__best_node_in(e, c, ps, sc);
+		}
 		if (nid < 0) {
 			if (r->podset < 0) {
 				if (carried > 0 && j->expl->ok) {

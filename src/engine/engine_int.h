@@ -595,9 +595,11 @@ struct mu_engine {
 	 * may still check in this cycle (INT64_MAX outside a cycle), the
 	 * budget per cycle (MU__EXPL_BUDGET; tests lower it), the checks made
 	 * so far (tests read it).  A job given its last counts again is
-	 * marked (j->expl->due) and recounted in a later cycle. */
+	 * marked (j->expl->due) and recounted in a later cycle.
+	 * place_searches: node searches for a pod by mu__place_range (tests
+	 * read it: jobs known not to fit must not cost one). */
 	int64_t expl_left, expl_budget;
-	uint64_t expl_checks;
+	uint64_t expl_checks, place_searches;
 	int32_t nindexes;           /* live indexes over all classes */
 	mu__nfree_t *nfree;         /* by node id, kept by mu__node_touch() */
 	int32_t nfree_cap;
