@@ -262,26 +262,30 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 }
 
 /* explain_fit() within the cycle's budget: when the budget cannot pay for
- * c's nodes and j has counts kept for pod set psi (expl_keep), those are
+ * c's nodes and j has counts for pod set psi, its own (expl_keep) or the
+ * class memo's that last answered for it (expl_memo_keep), those are
  * given again, stale by the changes since (nodes that joined or left the
- * class included), and the job is marked to be retried next cycle (as a
- * fresh reserved count would do), so that its counts are refreshed once a
- * cycle's budget allows.  A job never explained is always explained, and
- * so is one whose gang holds tentative pods or that is placed in a scope
- * (committed false).  Returns whether the counts are fresh.  O(class
- * nodes) when fresh, else O(1). */
+ * class included), and marked due: expl_refresh() recounts them in a
+ * later cycle whose budget allows, without a placement search (the job's
+ * failure stands until something is freed).  A job never explained is
+ * always explained, and so is one whose gang holds tentative pods or that
+ * is placed in a scope (committed false).  Returns whether the counts are
+ * fresh.  O(class nodes) when fresh, else O(1). */
 static bool explain_budgeted(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 			     const mu__podset_t *ps, int32_t psi, bool committed,
 			     mu_reason_t *r)
 {
-	if (committed && e->expl_left < c->nnodes && j->expl && j->expl->ok &&
-	    j->expl->ps == psi && !e->cfg.scan_all) {
-		memcpy(r->fail, j->expl->fail, sizeof r->fail);
+	mu__expl_t *x = j->expl;
+	if (committed && e->expl_left < c->nnodes && x && (x->ok || x->memo) &&
+	    x->ps == psi && !e->cfg.scan_all) {
+		memcpy(r->fail, x->fail, sizeof r->fail);
 		r->podset = psi;
 		r->nodes_total = e->nlive;
-		e->expl_stale = true;
+		x->due = true;
 		return false;
 	}
+	if (x)
+		x->due = false;
 	explain_fit(e, c, ps, psi, r);
 	e->expl_checks += (uint64_t)c->nnodes;
 	if (e->expl_left != INT64_MAX)
@@ -384,13 +388,16 @@ static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 {
 	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
 	mu__expl_t *x = j->expl;
-	if (e->cfg.scan_all || !x || !x->ok || x->gen != c->gen || x->ps != psi ||
+	if (e->cfg.scan_all || !x || !(x->ok || x->memo) || x->gen != c->gen || x->ps != psi ||
 	    !e->nindexes ||
 	    x->pos < e->chlog_base || end - x->pos > (uint64_t)c->nnodes ||
 	    e->nfree_off || ps->aligned || e->nres > MU_RES_NAMED0)
 		return -1;
-	if (x->pos == end)
+	if (x->pos == end) {
+		if (x->ok)
+			x->due = false;
 		return x->fail[MU_F_RESERVED];
+	}
 	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
 		     sizeof *e->expl_seen) != MU_OK)
 		return -1;
@@ -405,10 +412,16 @@ static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
 		mu_filter_t was = nfree_filter(&e->chlog_prev[k], ps->req);
 		mu_filter_t now = nfree_filter(&e->nfree[nid], ps->req);
+		if (x->memo) { /* only the count of nodes that fit is j's own */
+			fail[MU_F_RESERVED] += (now == MU_F_COUNT) - (was == MU_F_COUNT);
+			continue;
+		}
 		fail[was == MU_F_COUNT ? MU_F_RESERVED : was]--;
 		fail[now == MU_F_COUNT ? MU_F_RESERVED : now]++;
 	}
 	x->pos = end;
+	if (x->ok)
+		x->due = false; /* brought up to date */
 	return fail[MU_F_RESERVED];
 }
 
@@ -435,16 +448,48 @@ static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		  !ps->aligned && e->nres <= MU_RES_NAMED0;
 	if (!ok) {
 		if (j->expl)
-			j->expl->ok = false;
+			j->expl->ok = j->expl->memo = j->expl->due = false;
 		return;
 	}
 	if (!j->expl && !(j->expl = malloc(sizeof *j->expl)))
 		return;
 	j->expl->ok = true;
+	j->expl->memo = j->expl->due = false;
 	j->expl->ps = psi;
 	j->expl->gen = c->gen;
 	j->expl->pos = e->chlog_base + (uint64_t)e->nchlog;
 	memcpy(j->expl->fail, r->fail, sizeof j->expl->fail);
+}
+
+/* Keeps r, the class memo's counts just given to j for pod set psi on
+ * committed state (a single pod set), so that when the memo lapses j need
+ * neither a count of every class node at once nor a placement search per
+ * cycle: the memo says no class node fits j's request now, so the count of
+ * those that fit starts at 0 here (the MU_F_RESERVED slot) and expl_carry
+ * keeps it exact through the change log; while it is 0, placement is
+ * skipped as for j's own carried counts, and the memo's per-filter counts
+ * are shown (stale: explain_budgeted recounts them when the budget
+ * allows).  Counts of j's own are kept instead while they can be carried
+ * (they are brought up to date here), so that a job the memo answers
+ * again and again is not recounted again and again.  O(changes since j's
+ * counts were taken), bounded by the class's nodes. */
+static void expl_memo_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+			   const mu__podset_t *ps, int32_t psi, const mu_reason_t *r)
+{
+	mu__expl_t *x = j->expl;
+	if (x)
+		x->due = false; /* the memo's counts are what a recount gives */
+	if (e->cfg.scan_all || (x && x->ok && expl_carry(e, j, c, ps, psi) >= 0))
+		return;
+	if (!x && !(x = j->expl = malloc(sizeof *x)))
+		return; /* out of memory: recounted at the lapse, as before */
+	x->ok = x->due = false;
+	x->memo = true;
+	x->ps = psi;
+	x->gen = c->gen;
+	x->pos = e->chlog_base + (uint64_t)e->nchlog;
+	memcpy(x->fail, r->fail, sizeof x->fail);
+	x->fail[MU_F_RESERVED] = 0; /* no node fits (the memo says) */
 }
 
 /* Places the unbound pods of j with index in [p0, p1) on nodes of scope sc
@@ -479,23 +524,42 @@ int32_t mu__place_range(mu_engine_t *e, mu__job_t *j, int32_t p0, int32_t p1,
 		if (cacheable && r->podset < 0 && e->ntxn == 0 && j->npodsets == 1 &&
 		    !nofit_known(e, c, ps))
 			carried = expl_carry(e, j, c, ps, psi);
-		if (carried == 0) {
+		if (carried == 0 && j->expl->ok) {
 			expl_fill(e, j, psi, r);
 			nofit_note(e, c, ps, r);
 			if (psi < 64)
 				failed |= (uint64_t)1 << psi;
 			continue;
 		}
-		int32_t nid = cacheable && nofit_known(e, c, ps) ? -1 :
-			mu__best_node_in(e, c, ps, sc);
+		if (carried == 0) {
+			/* The memo's counts, carried: no node fits, exactly; the
+			 * per-filter counts are recounted within the budget. */
+			if (explain_budgeted(e, j, c, ps, psi, true, r)) {
+				if (!r->fail[MU_F_RESERVED])
+					nofit_note(e, c, ps, r);
+				expl_keep(e, j, c, ps, psi, r);
+			}
+			if (psi < 64)
+				failed |= (uint64_t)1 << psi;
+			continue;
+		}
+		int32_t nid = -1;
+		if (!cacheable || !nofit_known(e, c, ps)) {
+			e->place_searches++;
+			nid = mu__best_node_in(e, c, ps, sc);
+		}
 		if (nid < 0) {
 			if (r->podset < 0) {
-				if (carried > 0) {
+				if (carried > 0 && j->expl->ok) {
 					expl_fill(e, j, psi, r);
 				} else if (cacheable && nofit_known(e, c, ps)) {
 					memcpy(r->fail, c->memo->nofit_fail, sizeof r->fail);
 					r->podset = psi;
 					r->nodes_total = e->nlive;
+					if (e->ntxn == 0 && j->npodsets == 1)
+						expl_memo_keep(e, j, c, ps, psi, r);
+					else if (j->expl)
+						j->expl->due = false;
 				} else if (inv) {
 					mu__aff_best_node(e, c, ps, NULL, r);
 					r->podset = psi;
@@ -775,13 +839,11 @@ static int job_try(mu_engine_t *e, int32_t jid, mu_time_t now,
 	if (j->state == MU_JOB_PENDING)
 		mu__backfill_forget(e, j);
 	e->placing = jid;
-	e->expl_stale = false;
 	int rc = j->nflav && j->nbound == 0 ? job_try_flavors(e, jid, now, out) :
 		 job_try_inner(e, jid, now, out);
 	e->placing = -1;
-	if (j->failed && ((j->last && j->last->fail[MU_F_RESERVED]) || e->expl_stale))
-		j->failed = false; /* reservations move, or its counts are
-		                    * stale: try again next cycle */
+	if (j->failed && j->last && j->last->fail[MU_F_RESERVED])
+		j->failed = false; /* reservations move: try again next cycle */
 	return rc;
 }
 
@@ -1145,6 +1207,49 @@ static int cycle_owe_service(mu_engine_t *e)
 
 static int cycle_run(mu_engine_t *e, mu_time_t now, mu_decisions_t *out);
 
+/* Recounts the stale counts that job jid was last shown (j->expl->due,
+ * explain_budgeted) when this cycle's budget can pay for its class, with
+ * no placement search: the caller found its failure still standing
+ * (nothing freed since), so only the counts can have moved.  The fresh
+ * counts replace those of its reason and are kept to be carried.  Out of
+ * budget, or when the counts no longer belong to its reason: nothing
+ * (still due, or dropped).  O(class nodes). */
+static int expl_refresh(mu_engine_t *e, int32_t jid)
+{
+	mu__job_t *j = &e->jobs[jid];
+	mu__expl_t *x = j->expl;
+	int32_t psi = x->ps;
+	if (j->npodsets != 1 || psi != 0 || !j->last || j->last->podset != psi) {
+		x->due = false; /* its reason is some other one now */
+		return MU_OK;
+	}
+	mu__podset_t *ps = &j->podsets[psi];
+	mu__sclass_t *c = &e->classes[ps->sclass];
+	if (e->expl_left < c->nnodes)
+		return MU_OK; /* a later cycle's budget */
+	if (e->aff && mu__aff_involved(e, ps)) {
+		x->due = false; /* explained by affinity.c when retried */
+		return MU_OK;
+	}
+	int rc = mu__sclass_refresh(e, c);
+	if (rc)
+		return rc;
+	mu_reason_t r = *j->last;
+	e->placing = jid; /* nodes that fit but are reserved for another */
+	explain_fit(e, c, ps, psi, &r);
+	e->placing = -1;
+	e->expl_checks += (uint64_t)c->nnodes;
+	if (e->expl_left != INT64_MAX)
+		e->expl_left -= c->nnodes;
+	memcpy(j->last->fail, r.fail, sizeof r.fail);
+	j->last->nodes_total = r.nodes_total;
+	expl_keep(e, j, c, ps, psi, &r); /* not due any more */
+	x->due = false;                  /* also when it could not be kept */
+	if (r.fail[MU_F_RESERVED])
+		j->failed = false; /* reservations move: try again next cycle */
+	return MU_OK;
+}
+
 int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	e->expl_left = e->expl_budget; /* fresh explanations this cycle */
@@ -1199,6 +1304,8 @@ static int cycle_run(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 		 * restrict.  With none made yet, job_try_inner() makes them only
 		 * once the job would place a pod or seek victims. */
 		if (!cached && e->nowed && e->nresv && (rc = mu__resv_settle(e)) != MU_OK)
+			return rc;
+		if (cached && j->expl && j->expl->due && (rc = expl_refresh(e, jid)) != MU_OK)
 			return rc;
 		if (!cached && (rc = job_try(e, jid, now, out)) != MU_OK)
 			return rc;

@@ -396,13 +396,18 @@ typedef struct mu__podset {
 
 /* A job's last fit explanation on committed state when no node fitted
  * (cycle.c): per-filter counts, valid for class generation gen and
- * carried forward from change-log position pos.  Allocated by the first
- * such failure, freed with the job's reason (mu__job_last_clear). */
+ * carried forward from change-log position pos (ok).  With memo instead,
+ * the counts are the class failure memo's that last answered for the job:
+ * never carried, only shown again when the budget cannot pay for a
+ * recount.  due: the counts last shown were such stale ones, to be
+ * recounted without a placement search once a cycle's budget allows.
+ * Allocated by the first such failure or memo answer, freed with the
+ * job's reason (mu__job_last_clear). */
 typedef struct mu__expl {
 	uint64_t pos, gen;
 	int32_t ps;
 	int32_t fail[MU_F_COUNT];
-	bool ok;
+	bool ok, memo, due;
 } mu__expl_t;
 
 /* The fields are in order of size (8, 4, then 1 byte), so that the
@@ -617,11 +622,12 @@ struct mu_engine {
 	/* Explanation budget (cycle.c): class nodes that fresh explanations
 	 * may still check in this cycle (INT64_MAX outside a cycle), the
 	 * budget per cycle (MU__EXPL_BUDGET; tests lower it), the checks made
-	 * so far (tests read it), and whether the job being tried was given
-	 * its last counts again (it is then retried next cycle). */
+	 * so far (tests read it).  A job given its last counts again is
+	 * marked (j->expl->due) and recounted in a later cycle.
+	 * place_searches: node searches for a pod by mu__place_range (tests
+	 * read it: jobs known not to fit must not cost one). */
 	int64_t expl_left, expl_budget;
-	uint64_t expl_checks;
-	bool expl_stale;
+	uint64_t expl_checks, place_searches;
 	int32_t nindexes;           /* live indexes over all classes */
 	mu__nfree_t *nfree;         /* by node id, kept by mu__node_touch() */
 	int32_t nfree_cap;
