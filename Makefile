@@ -83,7 +83,7 @@ $(B)/asan/libmuster.a: $(ASAN_LIB_OBJ)
 	ar rcs $@ $^
 $(B)/asan/muster: $(ASAN_CLI_OBJ) $(B)/asan/libmuster.a
 	$(CC) $(SAN) -o $@ $^ $(LIBS)
-$(B)/asan/tests/%: tests/unit/%.c tests/unit/check.h $(B)/asan/libmuster.a
+$(B)/asan/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/asan/libmuster.a
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -Itests/unit -o $@ $< $(B)/asan/libmuster.a $(LIBS)
 $(B)/asan/replay/%: fuzz/%.c fuzz/replay_main.c $(B)/asan/libmuster.a

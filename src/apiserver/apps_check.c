@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "muster/jpath.h"
 
 static const char *nz(const char *s)
 {
@@ -92,29 +93,6 @@ static void go_map(const json_t *m, char *out, size_t cap)
 		snprintf(out + len, cap - len, "}");
 }
 
-/* Whether labels satisfy selector sel (matchLabels and matchExpressions). */
-static bool selects(const json_t *sel, const json_t *labels)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(json_object_get(sel, "matchLabels"), k, v)
-		if (!json_equal(json_object_get(labels, k), v))
-			return false;
-	size_t i, j;
-	json_t *x, *val;
-	json_array_foreach(json_object_get(sel, "matchExpressions"), i, x) {
-		const char *op = nz(mu__jstr(x, "operator"));
-		const json_t *have = json_object_get(labels, nz(mu__jstr(x, "key")));
-		bool in = false;
-		json_array_foreach(json_object_get(x, "values"), j, val)
-			in = in || (have && json_equal(have, val));
-		if ((!strcmp(op, "In") && !in) || (!strcmp(op, "NotIn") && in) || (!strcmp(op, "Exists") && !have) ||
-		    (!strcmp(op, "DoesNotExist") && have))
-			return false;
-	}
-	return true;
-}
-
 void mu__validate_apps(const json_t *obj, const json_t *old, mu__verr_t *e)
 {
 	const json_t *r = mu__jget(obj, "spec.replicas");
@@ -137,7 +115,7 @@ void mu__validate_apps(const json_t *obj, const json_t *old, mu__verr_t *e)
 		return;
 	}
 	const json_t *labels = mu__jget(obj, "spec.template.metadata.labels");
-	if (!selects(sel, labels)) {
+	if (!mu_label_selector_match(sel, labels)) {
 		char m[1200];
 		go_map(labels, m, sizeof m);
 		mu__verr_add(e, "spec.template.metadata.labels", "FieldValueInvalid",

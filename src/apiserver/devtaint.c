@@ -125,6 +125,24 @@ static json_t *all_of(mu__devtaint_t *d, int rt)
 	return arr;
 }
 
+/* The object cur parsed into *o (owned) when it exists, is not being
+ * deleted and is still the one of uid: MU__MUT_PUT; else MU__MUT_KEEP
+ * (nothing to write), or MU_ENOMEM.  O(cur's size). */
+static int parse_if_uid(const mu__obj_t *cur, const char *uid, json_t **o)
+{
+	*o = NULL;
+	if (!cur || cur->deleting)
+		return MU__MUT_KEEP;
+	if (!(*o = mu__obj_parse(cur)))
+		return MU_ENOMEM;
+	const char *u = mu__jstr(*o, "metadata.uid");
+	if (u && !strcmp(u, uid))
+		return MU__MUT_PUT;
+	json_decref(*o);
+	*o = NULL;
+	return MU__MUT_KEEP;
+}
+
 typedef struct evict_ctx {
 	mu_apiserver_t *s;
 	const char *uid;
@@ -136,16 +154,14 @@ typedef struct evict_ctx {
 static int disrupt_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	evict_ctx_t *c = ctx;
-	if (!cur || cur->deleting)
-		return MU__MUT_KEEP;
-	json_t *o = mu__obj_parse(cur);
-	if (!o)
-		return MU_ENOMEM;
-	const char *u = mu__jstr(o, "metadata.uid");
-	json_t *before = u && !strcmp(u, c->uid) ? json_deep_copy(o) : NULL;
+	json_t *o;
+	int rc = parse_if_uid(cur, c->uid, &o);
+	if (rc != MU__MUT_PUT)
+		return rc;
+	json_t *before = json_deep_copy(o);
 	if (!before) {
 		json_decref(o);
-		return MU__MUT_KEEP;
+		return MU_ENOMEM;
 	}
 	mu__set_condition(o, "DisruptionTarget", "True", REASON, "Device Taint manager: deleting due to NoExecute taint");
 	mu__mf_controller(mu__type(c->s->types, MU__RT_PODS), before, o, "kube-controller-manager", true);
@@ -285,16 +301,10 @@ typedef struct cond_ctx {
 static int cond_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	cond_ctx_t *c = ctx;
-	if (!cur || cur->deleting)
-		return MU__MUT_KEEP;
-	json_t *o = mu__obj_parse(cur);
-	if (!o)
-		return MU_ENOMEM;
-	const char *u = mu__jstr(o, "metadata.uid");
-	if (!u || strcmp(u, c->uid)) {
-		json_decref(o);
-		return MU__MUT_KEEP;
-	}
+	json_t *o;
+	int rc = parse_if_uid(cur, c->uid, &o);
+	if (rc != MU__MUT_PUT)
+		return rc;
 	json_t *st = json_object_get(o, "status");
 	if (!json_is_object(st))
 		json_object_set_new(o, "status", st = json_object());

@@ -328,6 +328,18 @@ static bool role_allows(mu_apiserver_t *s, const json_t *ref, const char *ns, co
 	return ok;
 }
 
+/* Whether one of binding b's subjects is user u (ns: the binding's
+ * namespace, "" for a ClusterRoleBinding).  O(subjects). */
+static bool binding_names(const json_t *b, const mu__user_t *u, const char *ns)
+{
+	size_t j;
+	json_t *subj;
+	json_array_foreach(json_object_get(b, "subjects"), j, subj)
+		if (subject_is(subj, u, ns))
+			return true;
+	return false;
+}
+
 typedef struct {
 	mu_apiserver_t *s;
 	const mu__user_t *u;
@@ -341,11 +353,7 @@ static int grant_page(void *ctx, mu__page_t *pg)
 	grant_t *g = ctx;
 	for (size_t i = 0; i < pg->n; i++) {
 		json_t *b = mu__obj_parse(pg->objs[i]);
-		size_t j;
-		json_t *subj;
-		bool me = false;
-		json_array_foreach(json_object_get(b, "subjects"), j, subj)
-			me = me || subject_is(subj, g->u, pg->objs[i]->ns);
+		bool me = binding_names(b, g->u, pg->objs[i]->ns);
 		bool ok = me && role_allows(g->s, json_object_get(b, "roleRef"), pg->objs[i]->ns, g->a);
 		json_decref(b);
 		if (ok)
@@ -539,11 +547,7 @@ static int rules_page(void *ctx, mu__page_t *pg)
 	rules_t *r = ctx;
 	for (size_t i = 0; i < pg->n; i++) {
 		json_t *b = mu__obj_parse(pg->objs[i]);
-		size_t j;
-		json_t *subj;
-		bool me = false;
-		json_array_foreach(json_object_get(b, "subjects"), j, subj)
-			me = me || subject_is(subj, r->u, pg->objs[i]->ns);
+		bool me = binding_names(b, r->u, pg->objs[i]->ns);
 		if (me)
 			role_rules(r, json_object_get(b, "roleRef"), pg->objs[i]->ns);
 		json_decref(b);

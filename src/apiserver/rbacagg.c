@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "muster/jpath.h"
 #include "apiserver/crd.h"
 #include "apiserver/ssa.h"
 
@@ -29,31 +30,6 @@
 static const char *nz(const char *s)
 {
 	return s ? s : "";
-}
-
-/* Whether labels satisfy a metav1.LabelSelector (matchLabels and
- * matchExpressions; the empty selector selects everything, as
- * LabelSelectorAsSelector's). */
-static bool selects(const json_t *sel, const json_t *labels)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(json_object_get(sel, "matchLabels"), k, v)
-		if (!json_equal(json_object_get(labels, k), v))
-			return false;
-	size_t i, j;
-	json_t *x, *val;
-	json_array_foreach(json_object_get(sel, "matchExpressions"), i, x) {
-		const char *op = nz(mu__jstr(x, "operator"));
-		const json_t *have = json_object_get(labels, nz(mu__jstr(x, "key")));
-		bool in = false;
-		json_array_foreach(json_object_get(x, "values"), j, val)
-			in = in || (have && json_equal(have, val));
-		if ((!strcmp(op, "In") && !in) || (!strcmp(op, "NotIn") && in) || (!strcmp(op, "Exists") && !have) ||
-		    (!strcmp(op, "DoesNotExist") && have))
-			return false;
-	}
-	return true;
 }
 
 /* The rules aggregate agg should have (a new array, caller owns), from the
@@ -67,7 +43,7 @@ static json_t *aggregate(const json_t *agg, json_t *const *roles, size_t n)
 	json_array_foreach(mu__jget(agg, "aggregationRule.clusterRoleSelectors"), s, sel) {
 		for (r = 0; r < n; r++) {
 			if (!strcmp(nz(mu__jstr(roles[r], "metadata.name")), me) ||
-			    !selects(sel, mu__jget(roles[r], "metadata.labels")))
+			    !mu_label_selector_match(sel, mu__jget(roles[r], "metadata.labels")))
 				continue;
 			json_array_foreach(json_object_get(roles[r], "rules"), k, rule) {
 				bool seen = false;

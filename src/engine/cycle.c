@@ -261,6 +261,17 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 	r->nodes_total = e->nlive;
 }
 
+/* explain_fit(), paid for: its class nodes are counted in e->expl_checks
+ * and taken from this cycle's budget.  O(class nodes). */
+static void explain_paid(mu_engine_t *e, const mu__sclass_t *c, const mu__podset_t *ps,
+			 int32_t psi, mu_reason_t *r)
+{
+	explain_fit(e, c, ps, psi, r);
+	e->expl_checks += (uint64_t)c->nnodes;
+	if (e->expl_left != INT64_MAX)
+		e->expl_left -= c->nnodes;
+}
+
 /* explain_fit() within the cycle's budget: when the budget cannot pay for
  * c's nodes and j has counts for pod set psi, its own (expl_keep) or the
  * class memo's that last answered for it (expl_memo_keep), those are
@@ -286,10 +297,7 @@ static bool explain_budgeted(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c
 	}
 	if (x)
 		x->due = false;
-	explain_fit(e, c, ps, psi, r);
-	e->expl_checks += (uint64_t)c->nnodes;
-	if (e->expl_left != INT64_MAX)
-		e->expl_left -= c->nnodes;
+	explain_paid(e, c, ps, psi, r);
 	return true;
 }
 
@@ -1236,11 +1244,8 @@ static int expl_refresh(mu_engine_t *e, int32_t jid)
 		return rc;
 	mu_reason_t r = *j->last;
 	e->placing = jid; /* nodes that fit but are reserved for another */
-	explain_fit(e, c, ps, psi, &r);
+	explain_paid(e, c, ps, psi, &r);
 	e->placing = -1;
-	e->expl_checks += (uint64_t)c->nnodes;
-	if (e->expl_left != INT64_MAX)
-		e->expl_left -= c->nnodes;
 	memcpy(j->last->fail, r.fail, sizeof r.fail);
 	j->last->nodes_total = r.nodes_total;
 	expl_keep(e, j, c, ps, psi, &r); /* not due any more */

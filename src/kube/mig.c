@@ -84,20 +84,8 @@ static void from_alloc(kmig_node_t *x, const json_t *alloc)
 		x->cur[g].enabled = true;
 }
 
-static void add_node_obj(kmig_t *m, const mu__knode_t *kn, const json_t *obj);
-
-/* Adds node val (a mu__knode_t) to m when it is MIG-capable.  Parses its
- * slim copy once: O(its size). */
-static void add_node(void *arg, void *val)
-{
-	kmig_t *m = arg;
-	const mu__knode_t *kn = val;
-	json_t *obj = mu__knode_parse(kn->text); /* the slim copy, objects.c */
-	add_node_obj(m, kn, obj);
-	json_decref(obj);
-}
-
-/* add_node() on kn's parsed slim copy obj (NULL: not seen yet). */
+/* add_node() on obj, kn's parsed slim copy (NULL when out of memory:
+ * nothing is added). */
 static void add_node_obj(kmig_t *m, const mu__knode_t *kn, const json_t *obj)
 {
 	const json_t *meta = json_object_get(obj, "metadata");
@@ -124,6 +112,20 @@ static void add_node_obj(kmig_t *m, const mu__knode_t *kn, const json_t *obj)
 	else
 		from_alloc(x, alloc);
 	m->n++;
+}
+
+/* Adds node val (a mu__knode_t) to m when it is MIG-capable.  A node
+ * without a GPU product label is passed over without parsing; others have
+ * their slim copy (objects.c) parsed once: O(its size). */
+static void add_node(void *arg, void *val)
+{
+	kmig_t *m = arg;
+	const mu__knode_t *kn = val;
+	if (!kn->text || !strstr(kn->text, "\"nvidia.com/gpu.product\""))
+		return;
+	json_t *obj = mu__knode_parse(kn->text);
+	add_node_obj(m, kn, obj);
+	json_decref(obj);
 }
 
 /* The node of m called name, or NULL.  Linear in the MIG nodes. */

@@ -47,49 +47,9 @@ if [ ! -d "$W/crds" ]; then
 	echo "skipped: ../shared/data/k8s/workloads not found (no CRDs)"
 	done_
 fi
-PIDS=""
-on_exit() {
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	[ -n "${E2E_KEEP:-}" ] && cp "$T"/*.log "$T"/*.err "$E2E_KEEP"/ 2>/dev/null
-}
 need_kubectl
+. "$(dirname "$0")/lib/fleet.sh"
 
-pool() {
-	cat <<EOF
-apiVersion: muster.io/v1alpha1
-kind: NodePool
-metadata: {name: gpu}
-spec:
-  count: $2
-  namePrefix: $1-
-  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}
----
-apiVersion: muster.io/v1alpha1
-kind: Queue
-metadata: {name: team-a}
-spec: {}
-EOF
-}
-# start NAME [OPTIONS]: a `muster up` with data in $T/NAME.
-start() {
-	n=$1; shift
-	"$M" up --cluster "$T/$n.yaml" --listen "127.0.0.1:${LPORT:-0}" --data "$T/$n" --no-fsync --quiet "$@" \
-		>"$T/$n.up.out" 2>"$T/$n.up.err" &
-	PIDS="$PIDS $!"
-	i=0
-	while [ "$i" -lt 150 ]; do
-		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$n.up.out" 2>/dev/null)
-		if [ -n "$s" ] && command curl -sfk "$s/readyz" >/dev/null 2>&1; then return 0; fi
-		sleep 0.1; i=$((i + 1))
-	done
-	cat "$T/$n.up.err"; bad "muster up $n did not start"; done_
-}
-h() { "$KC" --kubeconfig "$T/hub/kubeconfig" "$@" >"$T/out" 2>&1; }
-w() { n=$1; shift; "$KC" --kubeconfig "$T/$n/kubeconfig" "$@" 2>/dev/null; }
-# hget KIND NAME JSONPATH: a field of a hub object.
-hget() { "$KC" --kubeconfig "$T/hub/kubeconfig" get "$1" "$2" -o "jsonpath=$3" 2>/dev/null; }
-ann() { hget "$1" "$2" "{.metadata.annotations.muster\.io/$3}"; }
-ann_is() { [ "$(ann "$1" "$2" "$3")" = "$4" ]; }
 
 cat >"$T/hub.yaml" <<'EOF'
 apiVersion: muster.io/v1alpha1
@@ -118,12 +78,6 @@ done
 h create namespace muster-system
 expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
 expect "apply deploy/dispatch-agent-rbac.yaml" 0 w small apply -f "$ROOT/deploy/dispatch-agent-rbac.yaml"
-# sa_kc CLUSTER ACCOUNT OUT: a kubeconfig of CLUSTER with ACCOUNT's token
-sa_kc() {
-	tok=$("$KC" --kubeconfig "$T/$1/kubeconfig" create token "$2" -n muster-system)
-	sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $tok/" \
-		"$T/$1/kubeconfig" >"$3"
-}
 sa_kc hub muster-dispatch "$T/hub-sa.kc"
 sa_kc hub muster-dispatch-agent "$T/hub-agent.kc"
 sa_kc small muster-dispatch-agent "$T/small-agent.kc"
@@ -138,10 +92,8 @@ DPID=$!; PIDS="$PIDS $DPID"
 "$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
 	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
 PIDS="$PIDS $!"
-state_is() { [ "$(hget cluster "$1" '{.status.state}')" = Ready ]; }
 for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
 # what each serves, found before anything is sent
-serves() { grep -q "cluster $1: serves $2 " "$T/d.log"; }
 for k in JobSet PyTorchJob MPIJob RayJob; do wait_for "big-serves-$k" 100 serves big "$k"; done
 wait_for small-serves-JobSet 100 serves small JobSet
 grep -q "cluster small: serves PyTorchJob" "$T/d.log" && bad "small serves PyTorchJob" || ok

@@ -35,26 +35,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine_fixture.h"
 #include "engine/engine_int.h"
 #include "muster/engine.h"
 
 #define S 1000 /* ms */
 #define NODES 64
 #define MIN (60 * S)
-
-static void add_node(mu_engine_t *e, int i)
-{
-	char name[16];
-	snprintf(name, sizeof name, "n%05d", i);
-	mu_node_spec_t n;
-	memset(&n, 0, sizeof n);
-	n.name = name;
-	n.alloc.v[MU_RES_CPU] = 64000;
-	n.alloc.v[MU_RES_MEM] = 512LL << 30;
-	n.alloc.v[MU_RES_GPU] = 8;
-	n.alloc.v[MU_RES_PODS] = 110;
-	mu_engine_node_upsert(e, &n, NULL);
-}
 
 static int submit_cpu(mu_engine_t *e, int k, mu_time_t now, int gpus, mu_time_t est,
 		      int64_t cpu)
@@ -215,6 +202,20 @@ static void test_reserved_same(mu_t_t *t)
 #define WAITING 400
 #define BUDGET (20 * (NODES + 1))
 
+/* Gives e the budget BUDGET, NODES nodes and NODES x 8 one-GPU jobs of
+ * 1,000m CPU (ids 0..), which fill every GPU once a cycle runs; false when
+ * a submit fails. */
+static bool fill_busy(mu_engine_t *e)
+{
+	bool ok = true;
+	e->expl_budget = BUDGET;
+	for (int i = 0; i < NODES; i++)
+		add_node(e, i);
+	for (int i = 0; i < NODES * 8; i++)
+		ok = ok && submit_cpu(e, i, 0, 1, 120 * MIN, 1000) == MU_OK;
+	return ok;
+}
+
 /* With memo, a one-GPU job of 100m CPU waits first: the class's failure
  * memo then answers for every larger request after it (see test_expl_budget_memo). */
 static void budget_run(mu_t_t *t, bool memo)
@@ -225,13 +226,9 @@ static void budget_run(mu_t_t *t, bool memo)
 	mu_decisions_init(&d[1]);
 	bool ok = e[0] && e[1];
 	for (int w = 0; ok && w < 2; w++) {
-		e[w]->expl_budget = BUDGET;
-		for (int i = 0; i < NODES; i++)
-			add_node(e[w], i);
+		ok = ok && fill_busy(e[w]);
 		/* Each waiting job asks for less CPU than the one before, so
 		 * that no failure of an earlier one answers for it. */
-		for (int i = 0; i < NODES * 8; i++)
-			ok = ok && submit_cpu(e[w], i, 0, 1, 120 * MIN, 1000) == MU_OK;
 		if (memo)
 			ok = ok && mu_engine_cycle(e[w], 0, &d[w]) == MU_OK &&
 			     submit_cpu(e[w], NODES * 8 + WAITING, 0, 1, 120 * MIN, 100) == MU_OK;
@@ -303,11 +300,7 @@ static void test_memo_carried(mu_t_t *t)
 	mu_decisions_init(&d[1]);
 	bool ok = e[0] && e[1];
 	for (int w = 0; ok && w < 2; w++) {
-		e[w]->expl_budget = BUDGET;
-		for (int i = 0; i < NODES; i++)
-			add_node(e[w], i);
-		for (int i = 0; i < NODES * 8; i++)
-			ok = ok && submit_cpu(e[w], i, 0, 1, 120 * MIN, 1000) == MU_OK;
+		ok = ok && fill_busy(e[w]);
 		ok = ok && mu_engine_cycle(e[w], 0, &d[w]) == MU_OK &&
 		     submit_cpu(e[w], NODES * 8, 0, 1, 120 * MIN, 100) == MU_OK &&
 		     mu_engine_cycle(e[w], 0, &d[w]) == MU_OK;

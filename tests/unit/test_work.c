@@ -41,26 +41,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine_fixture.h"
 #include "engine/engine_int.h"
 #include "muster/engine.h"
 
 #define S 1000 /* ms */
 #define CHANGES 20 /* little-changed cycles measured */
 #define MAX_WORK 16 /* jobs one such cycle may visit */
-
-static void add_node(mu_engine_t *e, int i)
-{
-	char name[16];
-	snprintf(name, sizeof name, "n%05d", i);
-	mu_node_spec_t n;
-	memset(&n, 0, sizeof n);
-	n.name = name;
-	n.alloc.v[MU_RES_CPU] = 64000;
-	n.alloc.v[MU_RES_MEM] = 512LL << 30;
-	n.alloc.v[MU_RES_GPU] = 8;
-	n.alloc.v[MU_RES_PODS] = 110;
-	mu_engine_node_upsert(e, &n, NULL);
-}
 
 static int submit_gpus(mu_engine_t *e, int k, mu_time_t now, int gpus, bool preemptible)
 {

@@ -1,0 +1,66 @@
+# fleet.sh - what the dispatcher's end-to-end tests (dispatch_groups.sh,
+# dispatch_kinds.sh) share: `muster up` clusters with data in $T/NAME, a
+# GPU NodePool and queue team-a for each, kubectl on the hub and on a
+# cluster, ServiceAccount kubeconfigs, and the waits on the dispatcher's
+# log.  Sourced after lib/common.sh (it uses T, M, KC, bad and done_);
+# processes started are added to PIDS and killed on exit.
+
+PIDS=""
+on_exit() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	[ -n "${E2E_KEEP:-}" ] && cp "$T"/*.log "$T"/*.err "$E2E_KEEP"/ 2>/dev/null
+}
+
+# pool PREFIX COUNT: a cluster file with COUNT 8-GPU nodes named PREFIX-*
+# and the queue team-a.
+pool() {
+	cat <<EOF
+apiVersion: muster.io/v1alpha1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  count: $2
+  namePrefix: $1-
+  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}
+---
+apiVersion: muster.io/v1alpha1
+kind: Queue
+metadata: {name: team-a}
+spec: {}
+EOF
+}
+# start NAME [OPTIONS]: a `muster up` of $T/NAME.yaml with data in $T/NAME
+# (on port LPORT when set), waited for until it is ready (15 s at most).
+start() {
+	n=$1; shift
+	"$M" up --cluster "$T/$n.yaml" --listen "127.0.0.1:${LPORT:-0}" --data "$T/$n" --no-fsync --quiet "$@" \
+		>"$T/$n.up.out" 2>"$T/$n.up.err" &
+	PIDS="$PIDS $!"
+	i=0
+	while [ "$i" -lt 150 ]; do
+		s=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/$n.up.out" 2>/dev/null)
+		if [ -n "$s" ] && command curl -sfk "$s/readyz" >/dev/null 2>&1; then return 0; fi
+		sleep 0.1; i=$((i + 1))
+	done
+	cat "$T/$n.up.err"; bad "muster up $n did not start"; done_
+}
+# h ARGS: kubectl on the hub, output in $T/out.  w CLUSTER ARGS: kubectl
+# on CLUSTER.
+h() { "$KC" --kubeconfig "$T/hub/kubeconfig" "$@" >"$T/out" 2>&1; }
+w() { n=$1; shift; "$KC" --kubeconfig "$T/$n/kubeconfig" "$@" 2>/dev/null; }
+# hget KIND NAME JSONPATH: a field of a hub object.  ann KIND NAME KEY: its
+# annotation muster.io/KEY; ann_is KIND NAME KEY VALUE: whether it is VALUE.
+hget() { "$KC" --kubeconfig "$T/hub/kubeconfig" get "$1" "$2" -o "jsonpath=$3" 2>/dev/null; }
+ann() { hget "$1" "$2" "{.metadata.annotations.muster\.io/$3}"; }
+ann_is() { [ "$(ann "$1" "$2" "$3")" = "$4" ]; }
+# sa_kc CLUSTER ACCOUNT OUT: a kubeconfig of CLUSTER with ACCOUNT's token
+# (namespace muster-system) instead of the admin's client certificate.
+sa_kc() {
+	tok=$("$KC" --kubeconfig "$T/$1/kubeconfig" create token "$2" -n muster-system)
+	sed -e '/^    client-certificate-data: /d' -e "s/^    client-key-data: .*/    token: $tok/" \
+		"$T/$1/kubeconfig" >"$3"
+}
+# state_is CLUSTER: whether the hub's Cluster is Ready.  serves CLUSTER
+# KIND: whether the dispatcher (log $T/d.log) found that CLUSTER serves KIND.
+state_is() { [ "$(hget cluster "$1" '{.status.state}')" = Ready ]; }
+serves() { grep -q "cluster $1: serves $2 " "$T/d.log"; }
