@@ -628,6 +628,8 @@ struct mu_engine {
 	 * read it: jobs known not to fit must not cost one). */
 	int64_t expl_left, expl_budget;
 	uint64_t expl_checks, place_searches;
+	uint64_t resv_slots;        /* shadow slots the reservations' commit
+	                             * visited (backfill.c; tests read it) */
 	int32_t nindexes;           /* live indexes over all classes */
 	mu__nfree_t *nfree;         /* by node id, kept by mu__node_touch() */
 	int32_t nfree_cap;
