@@ -4,7 +4,8 @@
  * Start: credentials, the work queue and its writers, /metrics, then the
  * lease (only the leader goes on), then the reflectors.  The loop:
  *   1. drain watch events (at most BATCH at a time) into the view;
- *   2. apply the outcomes of binds and evictions;
+ *   2. apply the outcomes of binds and evictions, and queue the binds
+ *      that wait for room in the writers' window (write.c);
  *   3. once every resource has been listed, and at most every cycle_ms
  *      when something changed (at least every idle_cycle_ms anyway): sync
  *      the dirty groups with the engine, run mu_engine_cycle(), turn its
@@ -135,6 +136,7 @@ static void loop(mu__kd_t *d)
 		for (size_t i = 0; i < n; i++)
 			mu__kd_event(d, &buf[i]);
 		mu__kd_outcomes(d);
+		mu__kd_bind_flush(d, false);
 		mu__kd_held_release(d);
 		mu__kd_explain_serve(d);
 		mu__kui_tick(d, n > 0);

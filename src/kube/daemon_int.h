@@ -182,6 +182,8 @@ typedef struct mu__kpod {
 	bool seen;              /* during a re-list */
 	bool dra_refused;       /* dra_msg is because something is not
 	                         * supported: no retry */
+	bool bind_wait;         /* its bind (an_node, dev) waits in d->bwait
+	                         * to be written (write.c) */
 } mu__kpod_t;
 
 typedef enum mu__kgkind {
@@ -411,6 +413,11 @@ typedef struct mu__kd {
 	uint64_t move_seq;      /* makes placeholder job names unique */
 	mu_decisions_t dec;
 	mu__kwq_t wq;
+	/* write.c: binds decided but not yet queued for the writers, as the
+	 * keys of their pods (owned), oldest first in a ring: at most
+	 * MU__KD_BIND_WINDOW rendered requests wait in wq at a time. */
+	char **bwait;
+	size_t bw_head, bw_n, bw_cap;
 	pthread_t *workers;
 	int nworkers;
 	mu__kmetrics_t m;
@@ -539,9 +546,23 @@ void mu__kd_queue(mu__kd_t *d, mu__kwork_t *w);
 /* Frees a finished request and everything it owns (its `then` too); NULL
  * is a no-op. */
 void mu__kwork_free(mu__kwork_t *w);
-/* Sends the binding of pod to node with the devices of dev. */
+/* Binds queued for the writers at a time, rendered (about 420 bytes
+ * each); the rest wait as pod keys (about 40) in d->bwait. */
+#define MU__KD_BIND_WINDOW 1024
+/* Sends the binding of pod to node with the devices of dev: p->an_node
+ * and p->dev are set now, and the Binding is queued now while fewer than
+ * MU__KD_BIND_WINDOW binds, evictions and notes wait for a writer and
+ * none waits in d->bwait; otherwise p's key waits there (p->bind_wait)
+ * and mu__kd_bind_flush() queues it later from p->an_node and p->dev.  A
+ * cycle that places a 58,000-pod backlog queued them all at once: 24 MB
+ * at the daemon's peak (docs/evaluation.md, "Ninth round"). */
 void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node,
 		 const mu_decision_t *dev);
+/* Queues the waiting binds, oldest first, until the window is full (all:
+ * every one, as the daemon stops).  A pod gone, bound meanwhile or no
+ * longer in flight is skipped: its bind is not sent.  O(binds queued);
+ * the ring is given back once empty. */
+void mu__kd_bind_flush(mu__kd_t *d, bool all);
 /* Writes an Event about an object. */
 void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api,
 			const char *ns, const char *name, const char *uid,
