@@ -325,6 +325,41 @@ typedef struct mu__kwq {
 	bool closing;
 } mu__kwq_t;
 
+/* --- decs.c: a cycle's decisions, compact ------------------------------------ */
+
+/* One decision without its reason and CPU set, which are kept apart (by
+ * index, -1 none) only when there is one: 48 bytes against 320. */
+typedef struct mu__kdec {
+	uint64_t gpus;
+	mu_id_t job, node, by;
+	int32_t podset, pod, gpu_milli;
+	int32_t reason, cpus;   /* index in r / c, or -1 */
+	int8_t kind, numa, nic;
+	bool suspend, move;
+} mu__kdec_t;
+
+typedef struct mu__kdecs {
+	mu__kdec_t *v;
+	size_t n, cap;
+	mu_reason_t *r;         /* reasons of pending decisions (and any
+	                         * other that has one) */
+	size_t nr, rcap;
+	mu_cpuset_t *c;         /* CPU sets that are not empty */
+	size_t nc, ccap;
+} mu__kdecs_t;
+
+/* The engine's sink (mu_decisions_t.sink, arg a mu__kdecs_t): appends d.
+ * MU_ENOMEM when out of memory.  O(1) amortized. */
+int mu__kdecs_sink(void *arg, const mu_decision_t *d);
+/* Decision i (< k->n) whole, as the engine made it, in *out; returns out.
+ * O(1). */
+const mu_decision_t *mu__kdecs_get(const mu__kdecs_t *k, size_t i, mu_decision_t *out);
+/* Empties k, keeping its arrays. */
+void mu__kdecs_clear(mu__kdecs_t *k);
+/* The bytes k's arrays hold (their capacity). */
+size_t mu__kdecs_bytes(const mu__kdecs_t *k);
+void mu__kdecs_release(mu__kdecs_t *k);
+
 /* Counters and gauges for /metrics, under m.mu. */
 typedef struct mu__kmetrics {
 	pthread_mutex_t mu;
@@ -411,7 +446,8 @@ typedef struct mu__kd {
 	struct mu__kmove *moves;
 	int32_t nmoves, moves_cap;
 	uint64_t move_seq;      /* makes placeholder job names unique */
-	mu_decisions_t dec;
+	mu_decisions_t dec;     /* the cycle's output: its sink fills kdec */
+	mu__kdecs_t kdec;       /* the cycle's decisions (decs.c) */
 	mu__kwq_t wq;
 	/* write.c: binds decided but not yet queued for the writers, as the
 	 * keys of their pods (owned), oldest first in a ring: at most
@@ -583,7 +619,7 @@ mu__kwork_t *mu__kd_evict_work(mu__kd_t *d, mu__kpod_t *p, const char *reason, c
 /* Applies the outcomes of finished binds and evictions. */
 void mu__kd_outcomes(mu__kd_t *d);
 /* Turns a cycle's decisions into writes. */
-void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now);
+void mu__kd_apply(mu__kd_t *d, const mu__kdecs_t *dec, mu_time_t now);
 
 /* --- release.c: binds that wait for leaving pods ------------------------------ */
 
