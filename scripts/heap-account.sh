@@ -19,12 +19,17 @@
 # the bench's end-to-end line (pods bound) comes first (its RSS line would
 # be the wrapper's, so it is left out: bench_kube --scheduler gives the RSS).
 # The profiler slows the daemon about 3x: give TIMEOUT (s, default 900).
+# COST=peak (in the environment) sums the heap at the moment of the
+# daemon's peak instead (heaptrack's peak cost: each site's bytes live
+# then), which is during the bind rush.
 set -eu
 MUSTER=$(readlink -f "${1:?usage: heap-account.sh MUSTER [NODES PODS GANGS [TIMEOUT]]}")
 NODES=${2:-1000}
 PODS=${3:-5000}
 GANGS=${4:-50}
 TIMEOUT=${5:-900}
+COST=${COST:-leaked}
+case $COST in leaked|peak) ;; *) echo "heap-account.sh: COST is leaked or peak" >&2; exit 2;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=${BENCH:-$ROOT/build/rel/bench/bench_kube}
 command -v heaptrack >/dev/null || { echo "heap-account.sh: heaptrack is not installed" >&2; exit 2; }
@@ -46,7 +51,7 @@ chmod +x "$T/wrap.sh"
 sleep 2
 F=$(ls "$T"/ht*.zst "$T"/ht*.gz 2>/dev/null | head -1)
 [ -n "$F" ] || { echo "heap-account.sh: heaptrack wrote nothing" >&2; cat "$T/heaptrack.log" >&2; exit 1; }
-heaptrack_print -f "$F" -F "$T/stacks" --flamegraph-cost-type leaked >/dev/null
+heaptrack_print -f "$F" -F "$T/stacks" --flamegraph-cost-type "$COST" >/dev/null
 # A stack line is "outer;...;inner BYTES"; charge it to the innermost frame
 # that is muster's own (not a library's, not an allocator's).
 awk '
@@ -68,5 +73,5 @@ awk '
 END {
 	for (s in sum) printf "%10.1f  %s\n", sum[s] / 1e6, s | "sort -rn | head -25"
 	close("sort -rn | head -25")
-	printf "%10.1f  all (MB of heap held after binding: %d nodes, %d pods, %d gangs)\n", all / 1e6, '"$NODES"', '"$PODS"', '"$GANGS"'
+	printf "%10.1f  all (MB of heap %s: %d nodes, %d pods, %d gangs)\n", all / 1e6, "'"$([ "$COST" = peak ] && echo "at its peak" || echo "held after binding")"'", '"$NODES"', '"$PODS"', '"$GANGS"'
 }' "$T/stacks"

@@ -398,10 +398,17 @@ typedef struct mu_decision {
 	mu_reason_t reason; /* for MU_DEC_PENDING */
 } mu_decision_t;
 
-/* A growable array of decisions, owned by the caller. */
+/* A growable array of decisions, owned by the caller.  With sink set, the
+ * cycle hands each decision to sink(sink_arg, d) instead of appending it
+ * to v (n still counts them; a non-zero return, a negative mu_err_t, ends
+ * the cycle with it): a caller that keeps decisions in a smaller form
+ * need not hold a cycle's 320-byte records at once.  The sink must not
+ * call the engine. */
 typedef struct mu_decisions {
 	mu_decision_t *v;
 	size_t n, cap;
+	int (*sink)(void *arg, const mu_decision_t *d);
+	void *sink_arg;
 } mu_decisions_t;
 
 void mu_decisions_init(mu_decisions_t *d);

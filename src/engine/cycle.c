@@ -138,6 +138,11 @@ void mu__job_set_pending(mu_engine_t *e, int32_t jid)
 
 int mu__dec_push(mu_decisions_t *out, const mu_decision_t *d)
 {
+	if (out->sink) {
+		int rc = out->sink(out->sink_arg, d);
+		out->n += rc == MU_OK;
+		return rc;
+	}
 	if (out->n == out->cap) {
 		size_t ncap = out->cap ? out->cap * 2 : 256;
 		mu_decision_t *nv = realloc(out->v, ncap * sizeof *nv);

@@ -67,15 +67,15 @@ static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec
 	}
 }
 
-/* The move's bind that goes with eviction x (the same pod), or NULL.
- * O(decisions); a cycle moves at most its move budget's pods. */
-static const mu_decision_t *move_bind(const mu_decisions_t *dec, const mu_decision_t *x)
+/* The move's bind that goes with eviction x (the same pod), into *out,
+ * or NULL.  O(decisions); a cycle moves at most its move budget's pods. */
+static const mu_decision_t *move_bind(const mu__kdecs_t *dec, const mu_decision_t *x, mu_decision_t *out)
 {
 	for (size_t i = 0; x->move && i < dec->n; i++) {
-		const mu_decision_t *b = &dec->v[i];
+		const mu__kdec_t *b = &dec->v[i];
 		if (b->kind == MU_DEC_BIND && b->move && b->job == x->job && b->podset == x->podset &&
 		    b->pod == x->pod)
-			return b;
+			return mu__kdecs_get(dec, i, out);
 	}
 	return NULL;
 }
@@ -112,10 +112,11 @@ static void apply_evict(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec, 
 
 /* One pass over the decisions (O(decisions), writes queued, nothing
  * waits), then admitted Jobs are un-suspended and their slots handed out. */
-void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
+void mu__kd_apply(mu__kd_t *d, const mu__kdecs_t *dec, mu_time_t now)
 {
+	mu_decision_t xb, mb;
 	for (size_t i = 0; i < dec->n; i++) {
-		const mu_decision_t *x = &dec->v[i];
+		const mu_decision_t *x = mu__kdecs_get(dec, i, &xb);
 		mu__kgroup_t *g = x->job >= 0 && x->job < d->ej_cap ? d->ej_group[x->job] : NULL;
 		if (!g)
 			continue;
@@ -143,7 +144,7 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 			if (g->kind == MU__KG_JOB)
 				mu__kd_job_evict(d, g, x);
 			else if (g->kind != MU__KG_EXTERNAL)
-				apply_evict(d, g, x, move_bind(dec, x));
+				apply_evict(d, g, x, move_bind(dec, x, &mb));
 			break;
 		case MU_DEC_PENDING:
 			apply_pending(d, g, x);
@@ -151,13 +152,13 @@ void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now)
 		}
 	}
 	for (size_t i = 0; i < dec->n; i++) { /* workloads whose templates were placed */
-		const mu_decision_t *x = &dec->v[i];
+		const mu__kdec_t *x = &dec->v[i];
 		mu__kgroup_t *g = x->job >= 0 && x->job < d->ej_cap ? d->ej_group[x->job] : NULL;
 		if (g && x->kind == MU_DEC_BIND && g->wl_hold && g->nps == 0 && !g->wl_admitted)
 			mu__kd_wl_admitted(d, g);
 	}
 	for (size_t i = 0; i < dec->n; i++) {
-		const mu_decision_t *x = &dec->v[i];
+		const mu__kdec_t *x = &dec->v[i];
 		mu__kgroup_t *g = x->job >= 0 && x->job < d->ej_cap ? d->ej_group[x->job] : NULL;
 		if (g && g->kind == MU__KG_JOB && x->kind != MU_DEC_PENDING)
 			mu__kd_job_after_cycle(d, g);

@@ -4,7 +4,8 @@
  * Start: credentials, the work queue and its writers, /metrics, then the
  * lease (only the leader goes on), then the reflectors.  The loop:
  *   1. drain watch events (at most BATCH at a time) into the view;
- *   2. apply the outcomes of binds and evictions;
+ *   2. apply the outcomes of binds and evictions, and queue the binds
+ *      that wait for room in the writers' window (write.c);
  *   3. once every resource has been listed, and at most every cycle_ms
  *      when something changed (at least every idle_cycle_ms anyway): sync
  *      the dirty groups with the engine, run mu_engine_cycle(), turn its
@@ -72,6 +73,9 @@ static void cycle(mu__kd_t *d)
 	int64_t t0 = mu__k_mono_ms();
 	mu__kd_sync(d, now);
 	d->dec.n = 0;
+	d->dec.sink = mu__kdecs_sink; /* compact records, as they are made (decs.c) */
+	d->dec.sink_arg = &d->kdec;
+	mu__kdecs_clear(&d->kdec);
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	int rc = mu_engine_cycle(d->e, now, &d->dec);
@@ -80,23 +84,24 @@ static void cycle(mu__kd_t *d)
 		mu__klog(&d->log, 0, "cycle failed: %s", mu_strerror(rc));
 		return;
 	}
-	mu__kd_apply(d, &d->dec, now);
+	mu__kd_apply(d, &d->kdec, now);
 	if (d->o->mig_layouts)
 		mu__kd_mig(d);
 	double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	mu__kd_metrics_cycle(d, ms);
 	size_t binds = 0;
-	for (size_t i = 0; i < d->dec.n; i++)
-		binds += d->dec.v[i].kind == MU_DEC_BIND;
+	for (size_t i = 0; i < d->kdec.n; i++)
+		binds += d->kdec.v[i].kind == MU_DEC_BIND;
 	if (binds)
 		mu__klog(&d->log, 2, "cycle: %zu decisions, %zu binds, %.2f ms engine, %lld ms in all",
-			 d->dec.n, binds, ms, (long long)(mu__k_mono_ms() - t0));
-	/* Each decision is 320 bytes and every pending job has one per
-	 * cycle: once a backlog has drained, give its buffer back (a
-	 * 58,000-pod backlog held 18 MB) rather than keep its peak. */
-	if (d->dec.cap > 4096 && d->dec.n * 8 < d->dec.cap) {
-		size_t was = d->dec.cap;
-		mu_decisions_release(&d->dec);
+			 d->kdec.n, binds, ms, (long long)(mu__k_mono_ms() - t0));
+	/* Every pending job has a decision per cycle (with its 208-byte
+	 * reason): once a backlog has drained, give its buffers back (a
+	 * 58,000-pod backlog held 18 MB of whole decisions) rather than keep
+	 * its peak. */
+	if (d->kdec.cap > 4096 && d->kdec.n * 8 < d->kdec.cap) {
+		size_t was = d->kdec.cap;
+		mu__kdecs_release(&d->kdec);
 		/* the backlog shrank, and its pending reasons and messages
 		 * with it: give the pages back now, not at the next TRIM_MS
 		 * (at most once a second: a buffer may shrink and grow back
@@ -110,7 +115,6 @@ static void cycle(mu__kd_t *d)
 				 (double)(mi.uordblks + mi.hblkhd) / 1e6, (double)(mi.arena + mi.hblkhd) / 1e6,
 				 d->pods.n);
 		}
-		mu_decisions_init(&d->dec);
 	}
 }
 
@@ -135,6 +139,7 @@ static void loop(mu__kd_t *d)
 		for (size_t i = 0; i < n; i++)
 			mu__kd_event(d, &buf[i]);
 		mu__kd_outcomes(d);
+		mu__kd_bind_flush(d, false);
 		mu__kd_held_release(d);
 		mu__kd_explain_serve(d);
 		mu__kui_tick(d, n > 0);

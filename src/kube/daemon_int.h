@@ -182,6 +182,8 @@ typedef struct mu__kpod {
 	bool seen;              /* during a re-list */
 	bool dra_refused;       /* dra_msg is because something is not
 	                         * supported: no retry */
+	bool bind_wait;         /* its bind (an_node, dev) waits in d->bwait
+	                         * to be written (write.c) */
 } mu__kpod_t;
 
 typedef enum mu__kgkind {
@@ -323,6 +325,41 @@ typedef struct mu__kwq {
 	bool closing;
 } mu__kwq_t;
 
+/* --- decs.c: a cycle's decisions, compact ------------------------------------ */
+
+/* One decision without its reason and CPU set, which are kept apart (by
+ * index, -1 none) only when there is one: 48 bytes against 320. */
+typedef struct mu__kdec {
+	uint64_t gpus;
+	mu_id_t job, node, by;
+	int32_t podset, pod, gpu_milli;
+	int32_t reason, cpus;   /* index in r / c, or -1 */
+	int8_t kind, numa, nic;
+	bool suspend, move;
+} mu__kdec_t;
+
+typedef struct mu__kdecs {
+	mu__kdec_t *v;
+	size_t n, cap;
+	mu_reason_t *r;         /* reasons of pending decisions (and any
+	                         * other that has one) */
+	size_t nr, rcap;
+	mu_cpuset_t *c;         /* CPU sets that are not empty */
+	size_t nc, ccap;
+} mu__kdecs_t;
+
+/* The engine's sink (mu_decisions_t.sink, arg a mu__kdecs_t): appends d.
+ * MU_ENOMEM when out of memory.  O(1) amortized. */
+int mu__kdecs_sink(void *arg, const mu_decision_t *d);
+/* Decision i (< k->n) whole, as the engine made it, in *out; returns out.
+ * O(1). */
+const mu_decision_t *mu__kdecs_get(const mu__kdecs_t *k, size_t i, mu_decision_t *out);
+/* Empties k, keeping its arrays. */
+void mu__kdecs_clear(mu__kdecs_t *k);
+/* The bytes k's arrays hold (their capacity). */
+size_t mu__kdecs_bytes(const mu__kdecs_t *k);
+void mu__kdecs_release(mu__kdecs_t *k);
+
 /* Counters and gauges for /metrics, under m.mu. */
 typedef struct mu__kmetrics {
 	pthread_mutex_t mu;
@@ -409,8 +446,14 @@ typedef struct mu__kd {
 	struct mu__kmove *moves;
 	int32_t nmoves, moves_cap;
 	uint64_t move_seq;      /* makes placeholder job names unique */
-	mu_decisions_t dec;
+	mu_decisions_t dec;     /* the cycle's output: its sink fills kdec */
+	mu__kdecs_t kdec;       /* the cycle's decisions (decs.c) */
 	mu__kwq_t wq;
+	/* write.c: binds decided but not yet queued for the writers, as the
+	 * keys of their pods (owned), oldest first in a ring: at most
+	 * MU__KD_BIND_WINDOW rendered requests wait in wq at a time. */
+	char **bwait;
+	size_t bw_head, bw_n, bw_cap;
 	pthread_t *workers;
 	int nworkers;
 	mu__kmetrics_t m;
@@ -539,9 +582,23 @@ void mu__kd_queue(mu__kd_t *d, mu__kwork_t *w);
 /* Frees a finished request and everything it owns (its `then` too); NULL
  * is a no-op. */
 void mu__kwork_free(mu__kwork_t *w);
-/* Sends the binding of pod to node with the devices of dev. */
+/* Binds queued for the writers at a time, rendered (about 420 bytes
+ * each); the rest wait as pod keys (about 40) in d->bwait. */
+#define MU__KD_BIND_WINDOW 1024
+/* Sends the binding of pod to node with the devices of dev: p->an_node
+ * and p->dev are set now, and the Binding is queued now while fewer than
+ * MU__KD_BIND_WINDOW binds, evictions and notes wait for a writer and
+ * none waits in d->bwait; otherwise p's key waits there (p->bind_wait)
+ * and mu__kd_bind_flush() queues it later from p->an_node and p->dev.  A
+ * cycle that places a 58,000-pod backlog queued them all at once: 24 MB
+ * at the daemon's peak (docs/evaluation.md, "Ninth round"). */
 void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node,
 		 const mu_decision_t *dev);
+/* Queues the waiting binds, oldest first, until the window is full (all:
+ * every one, as the daemon stops).  A pod gone, bound meanwhile or no
+ * longer in flight is skipped: its bind is not sent.  O(binds queued);
+ * the ring is given back once empty. */
+void mu__kd_bind_flush(mu__kd_t *d, bool all);
 /* Writes an Event about an object. */
 void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api,
 			const char *ns, const char *name, const char *uid,
@@ -562,7 +619,7 @@ mu__kwork_t *mu__kd_evict_work(mu__kd_t *d, mu__kpod_t *p, const char *reason, c
 /* Applies the outcomes of finished binds and evictions. */
 void mu__kd_outcomes(mu__kd_t *d);
 /* Turns a cycle's decisions into writes. */
-void mu__kd_apply(mu__kd_t *d, const mu_decisions_t *dec, mu_time_t now);
+void mu__kd_apply(mu__kd_t *d, const mu__kdecs_t *dec, mu_time_t now);
 
 /* --- release.c: binds that wait for leaving pods ------------------------------ */
 

@@ -1252,5 +1252,6 @@ void mu__kd_state_release(mu__kd_t *d)
 	free(d->ej_group);
 	free(d->dirty);
 	mu_decisions_release(&d->dec);
+	mu__kdecs_release(&d->kdec);
 	mu_engine_free(d->e);
 }

@@ -317,6 +317,10 @@ void mu__kwq_stop(mu__kd_t *d)
 	mu__kwq_t *q = &d->wq;
 	if (!q->lo_cap) /* never initialized */
 		return;
+	mu__kd_bind_flush(d, true); /* binds decided are written, as queued ones */
+	free(d->bwait);
+	d->bwait = NULL;
+	d->bw_cap = d->bw_head = 0;
 	pthread_mutex_lock(&q->mu);
 	q->closing = true;
 	pthread_cond_broadcast(&q->cv);
@@ -359,12 +363,10 @@ void mu__kdev_give(const mu__kdev_t *k, mu_decision_t *d)
 	d->nic = k->nic;
 }
 
-void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision_t *dev)
+/* Renders and queues the Binding of p to node with the devices of dev. */
+static void bind_send(mu__kd_t *d, const mu__kpod_t *p, const char *node, const mu_decision_t *dev)
 {
 	char path[1200];
-	free(p->an_node);
-	p->an_node = strdup(node);
-	mu__kdev_keep(&p->dev, dev);
 	json_t *an = mu__kdev_annotations(dev);
 	if (*d->lease_term)
 		json_object_set_new(an, "muster.io/lease-term", json_string(d->lease_term));
@@ -374,6 +376,77 @@ void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/binding", p->ns, p->name);
 	mu__kd_write(d, MU__KW_BIND, "POST", path, "application/json", body, p->key, node);
 	json_decref(body);
+}
+
+/* Binds, evictions and notes queued and not yet taken by a writer. */
+static size_t hi_queued(mu__kd_t *d)
+{
+	pthread_mutex_lock(&d->wq.mu);
+	size_t n = d->wq.nhi;
+	pthread_mutex_unlock(&d->wq.mu);
+	return n;
+}
+
+/* Appends a copy of key to the ring d->bwait; false when out of memory. */
+static bool bwait_push(mu__kd_t *d, const char *key)
+{
+	if (d->bw_n == d->bw_cap) {
+		size_t cap = d->bw_cap ? d->bw_cap * 2 : 1024;
+		char **nv = malloc(cap * sizeof *nv);
+		if (!nv)
+			return false;
+		for (size_t i = 0; i < d->bw_n; i++)
+			nv[i] = d->bwait[(d->bw_head + i) % d->bw_cap];
+		free(d->bwait);
+		d->bwait = nv;
+		d->bw_cap = cap;
+		d->bw_head = 0;
+	}
+	char *k = strdup(key);
+	if (!k)
+		return false;
+	d->bwait[(d->bw_head + d->bw_n++) % d->bw_cap] = k;
+	return true;
+}
+
+void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision_t *dev)
+{
+	free(p->an_node);
+	p->an_node = strdup(node);
+	mu__kdev_keep(&p->dev, dev);
+	if (p->bind_wait)
+		return; /* its place in the ring sends the latest */
+	if ((!d->bw_n && hi_queued(d) < MU__KD_BIND_WINDOW) || !p->an_node || !bwait_push(d, p->key)) {
+		bind_send(d, p, node, dev);
+		return;
+	}
+	p->bind_wait = true;
+}
+
+void mu__kd_bind_flush(mu__kd_t *d, bool all)
+{
+	size_t q = all || !d->bw_n ? 0 : hi_queued(d);
+	while (d->bw_n && (all || q < MU__KD_BIND_WINDOW)) {
+		char *k = d->bwait[d->bw_head];
+		d->bw_head = (d->bw_head + 1) % d->bw_cap;
+		d->bw_n--;
+		mu__kpod_t *p = mu__kmap_get(&d->pods, k);
+		free(k);
+		if (!p || !p->bind_wait)
+			continue; /* gone (a pod of the same name has its own place) */
+		p->bind_wait = false;
+		if (p->node || !p->an_node)
+			continue; /* bound meanwhile, or its bind was taken back */
+		mu_decision_t dev;
+		mu__kdev_give(&p->dev, &dev);
+		bind_send(d, p, p->an_node, &dev);
+		q++;
+	}
+	if (!d->bw_n && d->bw_cap > 1024) { /* a backlog's ring: give it back */
+		free(d->bwait);
+		d->bwait = NULL;
+		d->bw_cap = d->bw_head = 0;
+	}
 }
 
 void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api, const char *ns,
