@@ -413,6 +413,9 @@ int mu__apply_merge(json_t *target, const json_t *applied);
 /* The strategic merge key of a list field of the built-in kinds
  * ("containers" -> "name"), or NULL. */
 const char *mu__merge_key(const char *field);
+/* Whether field is the key field (or the second key, ports' protocol) of
+ * some list that mu__merge_key keys.  O(table). */
+bool mu__merge_key_field(const char *field);
 /* RFC 6902 JSON patch: applies the array ops to *doc in place (*doc may be
  * replaced by an operation on the root).  Returns MU_OK, MU_EPARSE (the
  * patch is malformed: 400) or MU_EINVAL (an operation failed: 422), with a
