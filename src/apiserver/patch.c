@@ -172,7 +172,7 @@ bool mu__merge_key_field(const char *field)
 	if (!strcmp(field, "protocol")) /* the second key of ports (ssa.c) */
 		return true;
 	for (size_t i = 0; i < sizeof merge_keys / sizeof *merge_keys; i++)
-		if (!strcmp(merge_keys[i][1], field))
+		if (merge_keys[i][1][0] == field[0] && !strcmp(merge_keys[i][1], field))
 			return true;
 	return false;
 }

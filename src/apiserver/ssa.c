@@ -1042,12 +1042,24 @@ static void kb_put(mu__mf_memo_t *mm, const char *s, size_t n)
 	mm->n += n;
 }
 
+/* Writes tag, the decimal digits of x and end (no snprintf: it cost more
+ * than the rest of the key). */
+static void kb_uint(mu__mf_memo_t *mm, char tag, unsigned long long x, char end)
+{
+	char h[24];
+	int i = (int)sizeof h;
+	h[--i] = end;
+	do
+		h[--i] = (char)('0' + x % 10);
+	while ((x /= 10) != 0);
+	h[--i] = tag;
+	kb_put(mm, h + i, sizeof h - (size_t)i);
+}
+
 /* Writes n bytes as "LEN:BYTES" (so that no two texts write the same). */
 static void kb_text(mu__mf_memo_t *mm, char tag, const char *s, size_t n)
 {
-	char h[24];
-	int l = snprintf(h, sizeof h, "%c%zu:", tag, n);
-	kb_put(mm, h, (size_t)l);
+	kb_uint(mm, tag, n, ':');
 	kb_put(mm, s, n);
 }
 
@@ -1074,16 +1086,15 @@ static void kb_num(mu__mf_memo_t *mm, const char *s, size_t n)
 		mm->strs[i].len = n;
 		mm->strs[i].id = mm->nstrs++;
 	}
-	char h[24];
-	int l = snprintf(h, sizeof h, "$%d;", mm->strs[i].id);
-	kb_put(mm, h, (size_t)l);
+	kb_uint(mm, '$', (unsigned long long)mm->strs[i].id, ';');
 }
 
 /* Writes v into the key: structure, keys, numbers and list keys as they
  * are, other strings as numbers (verbatim: every string as it is).
- * field is v's member name, NULL for a list element.  Bounded by v's size
- * and MAX_DEPTH. */
-static void kb_walk(mu__mf_memo_t *mm, const json_t *v, const char *field, bool verbatim, int depth)
+ * field is v's member name, NULL for a list element; elem: v is a member
+ * of a list element (only those can be a list's key).  Bounded by v's
+ * size and MAX_DEPTH. */
+static void kb_walk(mu__mf_memo_t *mm, const json_t *v, const char *field, bool elem, bool verbatim, int depth)
 {
 	if (mm->bad || depth > MAX_DEPTH) {
 		mm->bad = true;
@@ -1092,31 +1103,32 @@ static void kb_walk(mu__mf_memo_t *mm, const json_t *v, const char *field, bool 
 	const char *k;
 	json_t *x;
 	size_t i;
-	char h[32];
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		kb_put(mm, "{", 1);
 		json_object_foreach((json_t *)v, k, x) {
 			kb_text(mm, 'k', k, strlen(k));
-			kb_walk(mm, x, k, verbatim, depth + 1);
+			kb_walk(mm, x, k, !field, verbatim, depth + 1);
 		}
 		kb_put(mm, "}", 1);
 		break;
 	case JSON_ARRAY:
 		kb_put(mm, "[", 1);
 		json_array_foreach(v, i, x)
-			kb_walk(mm, x, NULL, verbatim, depth + 1);
+			kb_walk(mm, x, NULL, false, verbatim, depth + 1);
 		kb_put(mm, "]", 1);
 		break;
 	case JSON_STRING:
-		if (verbatim || !field || mu__merge_key_field(field))
+		if (verbatim || !field || (elem && mu__merge_key_field(field)))
 			kb_text(mm, 's', json_string_value(v), json_string_length(v));
 		else
 			kb_num(mm, json_string_value(v), json_string_length(v));
 		break;
-	case JSON_INTEGER:
-		kb_put(mm, h, (size_t)snprintf(h, sizeof h, "i%lld;", (long long)json_integer_value(v)));
+	case JSON_INTEGER: {
+		long long x0 = (long long)json_integer_value(v);
+		kb_uint(mm, x0 < 0 ? 'j' : 'i', x0 < 0 ? 0ULL - (unsigned long long)x0 : (unsigned long long)x0, ';');
 		break;
+	}
 	case JSON_TRUE:
 		kb_put(mm, "t", 1);
 		break;
@@ -1140,21 +1152,20 @@ static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, 
 	mm->bad = false;
 	memset(mm->strs, 0, sizeof mm->strs);
 	mm->nstrs = 0;
-	char h[64];
 	kb_text(mm, 'm', m->name, strlen(m->name));
 	kb_text(mm, 'a', m->api_version, strlen(m->api_version));
 	kb_text(mm, 'u', m->sub, strlen(m->sub));
-	kb_put(mm, h, (size_t)snprintf(h, sizeof h, "%d%d%d%d;", m->status_sub, m->status_meta, m->reset_status,
-				       m->model));
+	kb_uint(mm, 'f', (unsigned)m->status_sub * 4u + (unsigned)m->status_meta * 2u + (unsigned)m->reset_status, ';');
+	kb_uint(mm, 'd', (unsigned long long)(m->model + 1), ';');
 	/* what tracked() keeps of a status write: the status */
 	const json_t *os = json_is_object(old) ? json_object_get(old, "status") : NULL;
 	const json_t *ns = json_is_object(nw) ? json_object_get(nw, "status") : NULL;
 	kb_put(mm, os ? "O" : "o", 1);
 	if (os)
-		kb_walk(mm, os, "status", false, 0);
+		kb_walk(mm, os, "status", false, false, 0);
 	kb_put(mm, ns ? "N" : "n", 1);
 	if (ns)
-		kb_walk(mm, ns, "status", false, 0);
+		kb_walk(mm, ns, "status", false, false, 0);
 	kb_put(mm, in ? "E" : "e", 1);
 	if (json_is_array(in)) {
 		size_t i;
@@ -1162,7 +1173,7 @@ static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, 
 		kb_put(mm, "[", 1);
 		json_array_foreach(in, i, e) {
 			if (!json_is_object(e)) {
-				kb_walk(mm, e, NULL, true, 1);
+				kb_walk(mm, e, NULL, false, true, 1);
 				continue;
 			}
 			const char *k;
@@ -1173,13 +1184,13 @@ static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, 
 				if (!strcmp(k, "time") && json_is_string(x))
 					kb_put(mm, "T", 1); /* kept as a source, not in the key */
 				else
-					kb_walk(mm, x, k, true, 2);
+					kb_walk(mm, x, k, false, true, 2);
 			}
 			kb_put(mm, "}", 1);
 		}
 		kb_put(mm, "]", 1);
 	} else if (in) {
-		kb_walk(mm, in, NULL, true, 0);
+		kb_walk(mm, in, NULL, false, true, 0);
 	}
 	return !mm->bad;
 }
