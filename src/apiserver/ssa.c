@@ -976,6 +976,7 @@ struct memo_slot {
 	size_t len;
 	json_t *entries;    /* the managedFields made (times of that write) */
 	int *src;           /* per entry: SRC_NOW, SRC_NONE or an input index */
+	bool *same;         /* per entry: the input entry src, unchanged (shared) */
 };
 
 struct mu__mf_memo {
@@ -991,6 +992,7 @@ struct mu__mf_memo {
 		int id;     /* order of first appearance */
 	} strs[MEMO_STRS];
 	int nstrs;
+	int used[MEMO_STRS]; /* the slots of strs in use, to clear */
 };
 
 mu__mf_memo_t *mu__mf_memo_new(void)
@@ -1002,6 +1004,7 @@ static void slot_clear(struct memo_slot *sl)
 {
 	free(sl->key);
 	free(sl->src);
+	free(sl->same);
 	json_decref(sl->entries);
 	memset(sl, 0, sizeof *sl);
 }
@@ -1084,6 +1087,7 @@ static void kb_num(mu__mf_memo_t *mm, const char *s, size_t n)
 		}
 		mm->strs[i].s = s;
 		mm->strs[i].len = n;
+		mm->used[mm->nstrs] = (int)i;
 		mm->strs[i].id = mm->nstrs++;
 	}
 	kb_uint(mm, '$', (unsigned long long)mm->strs[i].id, ';');
@@ -1150,7 +1154,8 @@ static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, 
 {
 	mm->n = 0;
 	mm->bad = false;
-	memset(mm->strs, 0, sizeof mm->strs);
+	for (int i = 0; i < mm->nstrs; i++)
+		mm->strs[mm->used[i]].s = NULL;
 	mm->nstrs = 0;
 	kb_text(mm, 'm', m->name, strlen(m->name));
 	kb_text(mm, 'a', m->api_version, strlen(m->api_version));
@@ -1223,8 +1228,12 @@ static void memo_keep(mu__mf_memo_t *mm, struct memo_slot *sl, const json_t *in,
 			if (same_entry(json_array_get(in, i), json_array_get(in, j)))
 				return;
 	int *src = malloc((nout ? nout : 1) * sizeof *src);
-	if (!src)
+	bool *same = calloc(nout ? nout : 1, sizeof *same);
+	if (!src || !same) {
+		free(src);
+		free(same);
 		return;
+	}
 	for (size_t i = 0; i < nout; i++) {
 		const json_t *e = json_array_get(out, i);
 		const json_t *ot = json_object_get(e, "time");
@@ -1250,8 +1259,10 @@ static void memo_keep(mu__mf_memo_t *mm, struct memo_slot *sl, const json_t *in,
 		}
 		if (from == -2) {
 			free(src);
+			free(same);
 			return;
 		}
+		same[i] = src[i] >= 0 && json_equal(e, json_array_get(in, (size_t)src[i]));
 	}
 	json_t *keep = out ? copy(out) : json_array();
 	char *key = malloc(mm->n);
@@ -1259,6 +1270,7 @@ static void memo_keep(mu__mf_memo_t *mm, struct memo_slot *sl, const json_t *in,
 		json_decref(keep);
 		free(key);
 		free(src);
+		free(same);
 		return;
 	}
 	memcpy(key, mm->k, mm->n);
@@ -1267,10 +1279,14 @@ static void memo_keep(mu__mf_memo_t *mm, struct memo_slot *sl, const json_t *in,
 	sl->len = mm->n;
 	sl->entries = keep;
 	sl->src = src;
+	sl->same = same;
 }
 
-/* Sets nw's managedFields from slot sl, with the times of the input
- * entries in and of now. */
+/* Sets nw's managedFields (in md) from slot sl, with the times of the
+ * input entries in and of now.  An entry the write left as it was is the
+ * input's own, moved into the new list (the old list goes with it): the
+ * creator's entry names every field of the spec, and copying it was a
+ * fifth of the record. */
 static void memo_use(const struct memo_slot *sl, json_t *md, const json_t *in)
 {
 	json_t *mf = json_array();
@@ -1278,6 +1294,10 @@ static void memo_use(const struct memo_slot *sl, json_t *md, const json_t *in)
 	size_t i;
 	json_t *e;
 	json_array_foreach(sl->entries, i, e) {
+		if (sl->same[i]) { /* the input's entry as it was: moved, not copied */
+			json_array_append(mf, json_array_get(in, (size_t)sl->src[i]));
+			continue;
+		}
 		json_t *c = copy(e);
 		if (sl->src[i] == SRC_NOW) {
 			if (!*ts)
