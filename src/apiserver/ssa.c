@@ -29,6 +29,10 @@
  * managedFields to a non-empty list replaces them ([{}] clears them); an
  * empty list keeps them, as kube's field manager does.
  *
+ * The simulated kubelets' status writes go through a memo of records by
+ * the write's shape (mu__mf_memo_record, at the end), which answers as the
+ * full record does.
+ *
  * Ownership: every function borrows its inputs; results are new JSON
  * values the caller owns.  Work is bounded by the size of the objects and
  * sets; recursion by their nesting (MU__MAX_DEPTH).

@@ -15,6 +15,10 @@
  * nothing of them is published.  The database is opened in exclusive
  * locking mode: one server per data directory.
  *
+ * A version's text is the compact JSON that mu__json_text writes, and it
+ * is read back by mu__json_parse, which reads that text directly and
+ * leaves any other to jansson.
+ *
  * Reads never touch SQLite: every object is also held in memory as an
  * immutable, reference-counted version (mu__obj_t) in a hash table per
  * resource type, with a key-sorted view rebuilt lazily for lists.  Recent
