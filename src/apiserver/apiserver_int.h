@@ -189,6 +189,12 @@ mu__obj_t *mu__obj_ref(mu__obj_t *o);
 void mu__obj_unref(mu__obj_t *o);
 /* A parsed copy of the object (caller owns), or NULL. */
 json_t *mu__obj_parse(const mu__obj_t *o);
+/* json_loadb(text, len, 0, NULL), the same tree (values, key order,
+ * integer or real), read directly when the text is what the store writes
+ * (ASCII, integers, one-letter escapes) and by jansson otherwise: jansson
+ * reads through a character stream with UTF-8 checks, and its parse was
+ * most of a binding's cost.  Caller owns; O(len), 256 levels. */
+json_t *mu__json_parse(const char *text, size_t len);
 /* The value of label / field key, or NULL. */
 const char *mu__obj_label(const mu__obj_t *o, const char *key);
 const char *mu__obj_field(const mu__obj_t *o, const char *key);
@@ -413,6 +419,9 @@ int mu__apply_merge(json_t *target, const json_t *applied);
 /* The strategic merge key of a list field of the built-in kinds
  * ("containers" -> "name"), or NULL. */
 const char *mu__merge_key(const char *field);
+/* Whether field is the key field (or the second key, ports' protocol) of
+ * some list that mu__merge_key keys.  O(table). */
+bool mu__merge_key_field(const char *field);
 /* RFC 6902 JSON patch: applies the array ops to *doc in place (*doc may be
  * replaced by an operation on the root).  Returns MU_OK, MU_EPARSE (the
  * patch is malformed: 400) or MU_EINVAL (an operation failed: 422), with a

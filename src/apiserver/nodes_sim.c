@@ -52,6 +52,7 @@ struct mu__sim {
 	action_t *heap;
 	size_t nheap, heapcap;
 	int64_t next_hb;
+	mu__mf_memo_t *memo; /* managedFields of the kubelets' status writes, by shape */
 };
 
 /* --- nodes -------------------------------------------------------------- */
@@ -412,6 +413,7 @@ int mu__sim_new(mu_apiserver_t *s, const char *cluster_file, mu__sim_t **out, ch
 	if (!sim)
 		return MU_ENOMEM;
 	sim->s = s;
+	sim->memo = mu__mf_memo_new(); /* NULL: records in full */
 	*out = sim;
 	if (!cluster_file)
 		return MU_OK;
@@ -471,6 +473,7 @@ void mu__sim_free(mu__sim_t *sim)
 	}
 	free(sim->heap);
 	free(sim->nodes);
+	mu__mf_memo_free(sim->memo);
 	free(sim);
 }
 
@@ -705,8 +708,8 @@ static int pod_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	}
 	/* the kubelet writes a pod's status through /status; a pod of a lost
 	 * node is failed by the node lifecycle controller */
-	mu__mf_controller(mu__type(c->sim->s->types, MU__RT_PODS), before, o,
-			  c->a->kind == ACT_FAIL ? "kube-controller-manager" : "kubelet", true);
+	mu__mf_memo_record(c->sim->memo, mu__type(c->sim->s->types, MU__RT_PODS), before, o,
+			   c->a->kind == ACT_FAIL ? "kube-controller-manager" : "kubelet", true);
 	json_decref(before);
 	*out = o;
 	return MU__MUT_PUT;
@@ -784,7 +787,8 @@ static int heartbeat_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	if (!cur)
 		return MU__MUT_KEEP;
-	mu_apiserver_t *s = ctx;
+	mu__sim_t *sim = ctx;
+	mu_apiserver_t *s = sim->s;
 	bool lease = cur->rt == MU__RT_LEASES;
 	json_t *o = mu__obj_parse(cur);
 	json_t *before = o ? mu__mf_before(mu__type(s->types, cur->rt), o, !lease) : NULL;
@@ -804,7 +808,7 @@ static int heartbeat_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 			json_object_set_new(c, "lastHeartbeatTime", json_string(ts));
 	}
 	/* the kubelet renews its lease and posts its node's status */
-	mu__mf_controller(mu__type(s->types, cur->rt), before, o, "kubelet", !lease);
+	mu__mf_memo_record(sim->memo, mu__type(s->types, cur->rt), before, o, "kubelet", !lease);
 	json_decref(before);
 	*out = o;
 	return MU__MUT_PUT;
@@ -877,10 +881,10 @@ static void heartbeat(mu__sim_t *sim)
 		mu__store_begin(sim->s->store, &tx);
 		for (int k = 0; k < MU__TX_MAX / 2 && i < sim->n; i++)
 			if (!sim->nodes[i].failed) {
-				mu__store_apply(tx, MU__RT_NODES, NULL, sim->nodes[i].name, heartbeat_fn, sim->s, false,
+				mu__store_apply(tx, MU__RT_NODES, NULL, sim->nodes[i].name, heartbeat_fn, sim, false,
 						NULL);
 				mu__store_apply(tx, MU__RT_LEASES, "kube-node-lease", sim->nodes[i].name, heartbeat_fn,
-						sim->s, false, NULL);
+						sim, false, NULL);
 				k++;
 			}
 		mu__store_commit(tx);

@@ -147,22 +147,34 @@ int mu__merge_patch(json_t *target, const json_t *patch)
 
 /* --- strategic merge ---------------------------------------------------- */
 
+/* The merge keys of the list fields of the built-in kinds. */
+static const char *const merge_keys[][2] = {
+	{"containers", "name"}, {"initContainers", "name"}, {"ephemeralContainers", "name"},
+	{"env", "name"}, {"volumes", "name"}, {"imagePullSecrets", "name"},
+	{"resourceClaims", "name"}, {"hostAliases", "ip"}, {"ports", "containerPort"},
+	{"volumeMounts", "mountPath"}, {"volumeDevices", "devicePath"},
+	{"conditions", "type"}, {"addresses", "type"}, {"ownerReferences", "uid"},
+	{"topologySpreadConstraints", "topologyKey"}, {"containerStatuses", "name"},
+	{"initContainerStatuses", "name"},
+};
+
 /* The merge key of a list field of the built-in kinds, or NULL. */
 const char *mu__merge_key(const char *field)
 {
-	static const char *const keys[][2] = {
-		{"containers", "name"}, {"initContainers", "name"}, {"ephemeralContainers", "name"},
-		{"env", "name"}, {"volumes", "name"}, {"imagePullSecrets", "name"},
-		{"resourceClaims", "name"}, {"hostAliases", "ip"}, {"ports", "containerPort"},
-		{"volumeMounts", "mountPath"}, {"volumeDevices", "devicePath"},
-		{"conditions", "type"}, {"addresses", "type"}, {"ownerReferences", "uid"},
-		{"topologySpreadConstraints", "topologyKey"}, {"containerStatuses", "name"},
-		{"initContainerStatuses", "name"},
-	};
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (!strcmp(keys[i][0], field))
-			return keys[i][1];
+	for (size_t i = 0; i < sizeof merge_keys / sizeof *merge_keys; i++)
+		if (!strcmp(merge_keys[i][0], field))
+			return merge_keys[i][1];
 	return NULL;
+}
+
+bool mu__merge_key_field(const char *field)
+{
+	if (!strcmp(field, "protocol")) /* the second key of ports (ssa.c) */
+		return true;
+	for (size_t i = 0; i < sizeof merge_keys / sizeof *merge_keys; i++)
+		if (merge_keys[i][1][0] == field[0] && !strcmp(merge_keys[i][1], field))
+			return true;
+	return false;
 }
 
 static bool is_set_list(const char *field)

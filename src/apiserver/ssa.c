@@ -29,6 +29,10 @@
  * managedFields to a non-empty list replaces them ([{}] clears them); an
  * empty list keeps them, as kube's field manager does.
  *
+ * The simulated kubelets' status writes go through a memo of records by
+ * the write's shape (mu__mf_memo_record, at the end), which answers as the
+ * full record does.
+ *
  * Ownership: every function borrows its inputs; results are new JSON
  * values the caller owns.  Work is bounded by the size of the objects and
  * sets; recursion by their nesting (MU__MAX_DEPTH).
@@ -944,4 +948,401 @@ void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, cons
 	mu__mgr_t m;
 	mu__mgr_controller(&m, t, name, status_sub);
 	mu__mf_record(old, nw, &m);
+}
+
+/* --- the controllers' memo ---------------------------------------------- */
+
+/* muster up's simulated kubelets write the same change to every pod they
+ * start and every node they renew: only names, uids and times differ, and
+ * a record costs a quarter of a million instructions (two field sets, the
+ * changed part, every entry copied).  The memo keeps, per shape of write,
+ * the managedFields that the record made.  A shape is the record's whole
+ * input but for the values of string fields that are no list's key: the
+ * old and new tracked parts (status), the entries but for their times,
+ * and the manager.  Such a string only ever matters through equality (a
+ * leaf changed or not), so it is written into the key as a number given
+ * in order of first appearance, equal strings the same number: two writes
+ * with the same key get the same field sets and the same entries, but for
+ * the times of the entries.  Those are kept per entry as where they come
+ * from: the time of the input entry at index j, the time of the write, or
+ * none.  A key that cannot be told apart that way (a real number, an
+ * entry time equal to the write's second, a manager with two entries) is
+ * not kept, and the record runs in full. */
+
+#define MEMO_SLOTS 32
+#define MEMO_KEY_MAX (64 * 1024)
+#define MEMO_STRS 512 /* a power of two; three quarters may be used */
+#define SRC_NOW (-1)
+#define SRC_NONE (-2)
+
+struct memo_slot {
+	char *key;          /* NULL: empty */
+	size_t len;
+	json_t *entries;    /* the managedFields made (times of that write) */
+	int *src;           /* per entry: SRC_NOW, SRC_NONE or an input index */
+	bool *same;         /* per entry: the input entry src, unchanged (shared) */
+};
+
+struct mu__mf_memo {
+	struct memo_slot slot[MEMO_SLOTS];
+	size_t hits, misses;
+	/* the key being built, and the numbers of its strings */
+	char *k;
+	size_t n, cap;
+	bool bad;
+	struct {
+		const char *s;
+		size_t len;
+		int id;     /* order of first appearance */
+	} strs[MEMO_STRS];
+	int nstrs;
+	int used[MEMO_STRS]; /* the slots of strs in use, to clear */
+};
+
+mu__mf_memo_t *mu__mf_memo_new(void)
+{
+	return calloc(1, sizeof(mu__mf_memo_t));
+}
+
+static void slot_clear(struct memo_slot *sl)
+{
+	free(sl->key);
+	free(sl->src);
+	free(sl->same);
+	json_decref(sl->entries);
+	memset(sl, 0, sizeof *sl);
+}
+
+void mu__mf_memo_free(mu__mf_memo_t *mm)
+{
+	if (!mm)
+		return;
+	for (int i = 0; i < MEMO_SLOTS; i++)
+		slot_clear(&mm->slot[i]);
+	free(mm->k);
+	free(mm);
+}
+
+void mu__mf_memo_stats(const mu__mf_memo_t *mm, size_t *hits, size_t *misses)
+{
+	*hits = mm ? mm->hits : 0;
+	*misses = mm ? mm->misses : 0;
+}
+
+static void kb_put(mu__mf_memo_t *mm, const char *s, size_t n)
+{
+	if (mm->bad)
+		return;
+	if (mm->n + n > mm->cap) {
+		size_t c = mm->cap ? mm->cap : 8192;
+		while (c < mm->n + n)
+			c *= 2;
+		char *p = c <= MEMO_KEY_MAX ? realloc(mm->k, c) : NULL;
+		if (!p) {
+			mm->bad = true;
+			return;
+		}
+		mm->k = p;
+		mm->cap = c;
+	}
+	memcpy(mm->k + mm->n, s, n);
+	mm->n += n;
+}
+
+/* Writes tag, the decimal digits of x and end (no snprintf: it cost more
+ * than the rest of the key). */
+static void kb_uint(mu__mf_memo_t *mm, char tag, unsigned long long x, char end)
+{
+	char h[24];
+	int i = (int)sizeof h;
+	h[--i] = end;
+	do
+		h[--i] = (char)('0' + x % 10);
+	while ((x /= 10) != 0);
+	h[--i] = tag;
+	kb_put(mm, h + i, sizeof h - (size_t)i);
+}
+
+/* Writes n bytes as "LEN:BYTES" (so that no two texts write the same). */
+static void kb_text(mu__mf_memo_t *mm, char tag, const char *s, size_t n)
+{
+	kb_uint(mm, tag, n, ':');
+	kb_put(mm, s, n);
+}
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Writes string s as its number: the same for equal strings. */
+static void kb_num(mu__mf_memo_t *mm, const char *s, size_t n)
+{
+	size_t i = fnv(s, n) & (MEMO_STRS - 1);
+	while (mm->strs[i].s && (mm->strs[i].len != n || memcmp(mm->strs[i].s, s, n)))
+		i = (i + 1) & (MEMO_STRS - 1);
+	if (!mm->strs[i].s) {
+		if (mm->nstrs >= MEMO_STRS * 3 / 4) {
+			mm->bad = true;
+			return;
+		}
+		mm->strs[i].s = s;
+		mm->strs[i].len = n;
+		mm->used[mm->nstrs] = (int)i;
+		mm->strs[i].id = mm->nstrs++;
+	}
+	kb_uint(mm, '$', (unsigned long long)mm->strs[i].id, ';');
+}
+
+/* Writes v into the key: structure, keys, numbers and list keys as they
+ * are, other strings as numbers (verbatim: every string as it is).
+ * field is v's member name, NULL for a list element; elem: v is a member
+ * of a list element (only those can be a list's key).  Bounded by v's
+ * size and MAX_DEPTH. */
+static void kb_walk(mu__mf_memo_t *mm, const json_t *v, const char *field, bool elem, bool verbatim, int depth)
+{
+	if (mm->bad || depth > MAX_DEPTH) {
+		mm->bad = true;
+		return;
+	}
+	const char *k;
+	json_t *x;
+	size_t i;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		kb_put(mm, "{", 1);
+		json_object_foreach((json_t *)v, k, x) {
+			kb_text(mm, 'k', k, strlen(k));
+			kb_walk(mm, x, k, !field, verbatim, depth + 1);
+		}
+		kb_put(mm, "}", 1);
+		break;
+	case JSON_ARRAY:
+		kb_put(mm, "[", 1);
+		json_array_foreach(v, i, x)
+			kb_walk(mm, x, NULL, false, verbatim, depth + 1);
+		kb_put(mm, "]", 1);
+		break;
+	case JSON_STRING:
+		if (verbatim || !field || (elem && mu__merge_key_field(field)))
+			kb_text(mm, 's', json_string_value(v), json_string_length(v));
+		else
+			kb_num(mm, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER: {
+		long long x0 = (long long)json_integer_value(v);
+		kb_uint(mm, x0 < 0 ? 'j' : 'i', x0 < 0 ? 0ULL - (unsigned long long)x0 : (unsigned long long)x0, ';');
+		break;
+	}
+	case JSON_TRUE:
+		kb_put(mm, "t", 1);
+		break;
+	case JSON_FALSE:
+		kb_put(mm, "f", 1);
+		break;
+	case JSON_NULL:
+		kb_put(mm, "n", 1);
+		break;
+	default: /* a real: its text is jansson's, not kept here */
+		mm->bad = true;
+	}
+}
+
+/* Builds the key of a status write by m from old to nw whose input
+ * entries are in (NULL: none); false when it cannot be kept. */
+static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, const json_t *nw,
+		      const json_t *in)
+{
+	mm->n = 0;
+	mm->bad = false;
+	for (int i = 0; i < mm->nstrs; i++)
+		mm->strs[mm->used[i]].s = NULL;
+	mm->nstrs = 0;
+	kb_text(mm, 'm', m->name, strlen(m->name));
+	kb_text(mm, 'a', m->api_version, strlen(m->api_version));
+	kb_text(mm, 'u', m->sub, strlen(m->sub));
+	kb_uint(mm, 'f', (unsigned)m->status_sub * 4u + (unsigned)m->status_meta * 2u + (unsigned)m->reset_status, ';');
+	kb_uint(mm, 'd', (unsigned long long)(m->model + 1), ';');
+	/* what tracked() keeps of a status write: the status */
+	const json_t *os = json_is_object(old) ? json_object_get(old, "status") : NULL;
+	const json_t *ns = json_is_object(nw) ? json_object_get(nw, "status") : NULL;
+	kb_put(mm, os ? "O" : "o", 1);
+	if (os)
+		kb_walk(mm, os, "status", false, false, 0);
+	kb_put(mm, ns ? "N" : "n", 1);
+	if (ns)
+		kb_walk(mm, ns, "status", false, false, 0);
+	kb_put(mm, in ? "E" : "e", 1);
+	if (json_is_array(in)) {
+		size_t i;
+		json_t *e;
+		kb_put(mm, "[", 1);
+		json_array_foreach(in, i, e) {
+			if (!json_is_object(e)) {
+				kb_walk(mm, e, NULL, false, true, 1);
+				continue;
+			}
+			const char *k;
+			json_t *x;
+			kb_put(mm, "{", 1);
+			json_object_foreach(e, k, x) {
+				kb_text(mm, 'k', k, strlen(k));
+				if (!strcmp(k, "time") && json_is_string(x))
+					kb_put(mm, "T", 1); /* kept as a source, not in the key */
+				else
+					kb_walk(mm, x, k, false, true, 2);
+			}
+			kb_put(mm, "}", 1);
+		}
+		kb_put(mm, "]", 1);
+	} else if (in) {
+		kb_walk(mm, in, NULL, false, true, 0);
+	}
+	return !mm->bad;
+}
+
+/* Who an entry is: manager, operation, subresource. */
+static bool same_entry(const json_t *a, const json_t *b)
+{
+	const char *f[] = {"manager", "operation", "subresource"};
+	for (int i = 0; i < 3; i++) {
+		const char *x = json_string_value(json_object_get(a, f[i]));
+		const char *y = json_string_value(json_object_get(b, f[i]));
+		if (strcmp(x ? x : "", y ? y : ""))
+			return false;
+	}
+	return true;
+}
+
+/* Keeps in sl what the record made (out: the entries, NULL when none)
+ * from the input entries in, the key being mm's; nothing when a time
+ * cannot be told (see above).  now0 and now1: the second before and after
+ * the record.  O(entries squared). */
+static void memo_keep(mu__mf_memo_t *mm, struct memo_slot *sl, const json_t *in, const json_t *out,
+		      const char *now0, const char *now1)
+{
+	size_t nin = json_array_size(in), nout = json_array_size(out);
+	if ((out && !json_is_array(out)) || (in && !json_is_array(in)))
+		return;
+	for (size_t i = 0; i < nin; i++) /* one entry per manager, operation and subresource */
+		for (size_t j = i + 1; j < nin; j++)
+			if (same_entry(json_array_get(in, i), json_array_get(in, j)))
+				return;
+	int *src = malloc((nout ? nout : 1) * sizeof *src);
+	bool *same = calloc(nout ? nout : 1, sizeof *same);
+	if (!src || !same) {
+		free(src);
+		free(same);
+		return;
+	}
+	for (size_t i = 0; i < nout; i++) {
+		const json_t *e = json_array_get(out, i);
+		const json_t *ot = json_object_get(e, "time");
+		long from = -1;
+		for (size_t j = 0; j < nin && from < 0; j++)
+			if (same_entry(e, json_array_get(in, j)))
+				from = (long)j;
+		const char *it = from >= 0 ? json_string_value(json_object_get(json_array_get(in, (size_t)from), "time"))
+					   : NULL;
+		if (!ot) {
+			src[i] = SRC_NONE;
+		} else if (!json_is_string(ot)) {
+			from = -2;
+		} else if (it && !strcmp(it, json_string_value(ot))) {
+			/* kept, unless the write's own second could have made it */
+			if (strcmp(it, now0) >= 0)
+				from = -2;
+			src[i] = (int)from;
+		} else if (strcmp(json_string_value(ot), now0) >= 0 && strcmp(json_string_value(ot), now1) <= 0) {
+			src[i] = SRC_NOW;
+		} else {
+			from = -2;
+		}
+		if (from == -2) {
+			free(src);
+			free(same);
+			return;
+		}
+		same[i] = src[i] >= 0 && json_equal(e, json_array_get(in, (size_t)src[i]));
+	}
+	json_t *keep = out ? copy(out) : json_array();
+	char *key = malloc(mm->n);
+	if (!keep || !key) {
+		json_decref(keep);
+		free(key);
+		free(src);
+		free(same);
+		return;
+	}
+	memcpy(key, mm->k, mm->n);
+	slot_clear(sl);
+	sl->key = key;
+	sl->len = mm->n;
+	sl->entries = keep;
+	sl->src = src;
+	sl->same = same;
+}
+
+/* Sets nw's managedFields (in md) from slot sl, with the times of the
+ * input entries in and of now.  An entry the write left as it was is the
+ * input's own, moved into the new list (the old list goes with it): the
+ * creator's entry names every field of the spec, and copying it was a
+ * fifth of the record. */
+static void memo_use(const struct memo_slot *sl, json_t *md, const json_t *in)
+{
+	json_t *mf = json_array();
+	char ts[40] = "";
+	size_t i;
+	json_t *e;
+	json_array_foreach(sl->entries, i, e) {
+		if (sl->same[i]) { /* the input's entry as it was: moved, not copied */
+			json_array_append(mf, json_array_get(in, (size_t)sl->src[i]));
+			continue;
+		}
+		json_t *c = copy(e);
+		if (sl->src[i] == SRC_NOW) {
+			if (!*ts)
+				mu__timestamp(ts, sizeof ts, false);
+			json_object_set_new(c, "time", json_string(ts));
+		} else if (sl->src[i] >= 0) {
+			const char *it = json_string_value(json_object_get(json_array_get(in, (size_t)sl->src[i]), "time"));
+			json_object_set_new(c, "time", json_string(it ? it : ""));
+		}
+		json_array_append_new(mf, c);
+	}
+	if (json_array_size(mf) == 0)
+		json_object_del(md, "managedFields");
+	else
+		json_object_set(md, "managedFields", mf);
+	json_decref(mf);
+}
+
+void mu__mf_memo_record(mu__mf_memo_t *mm, const mu__rtype_t *t, const json_t *old, json_t *nw,
+			const char *name, bool status_sub)
+{
+	mu__mgr_t m;
+	mu__mgr_controller(&m, t, name, status_sub);
+	json_t *md = json_object_get(nw, "metadata");
+	json_t *in = json_object_get(md, "managedFields");
+	if (!mm || !old || !m.status_sub || m.status_meta || !json_is_object(md) || !key_build(mm, &m, old, nw, in)) {
+		mu__mf_record(old, nw, &m);
+		return;
+	}
+	struct memo_slot *sl = &mm->slot[fnv(mm->k, mm->n) % MEMO_SLOTS];
+	if (sl->key && sl->len == mm->n && !memcmp(sl->key, mm->k, mm->n)) {
+		mm->hits++;
+		memo_use(sl, md, in);
+		return;
+	}
+	mm->misses++;
+	char now0[40], now1[40];
+	json_incref(in); /* the record replaces it: its times are read after */
+	mu__timestamp(now0, sizeof now0, false);
+	mu__mf_record(old, nw, &m);
+	mu__timestamp(now1, sizeof now1, false);
+	memo_keep(mm, sl, in, json_object_get(md, "managedFields"), now0, now1);
+	json_decref(in);
 }

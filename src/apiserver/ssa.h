@@ -72,4 +72,23 @@ void mu__mf_apply_create(json_t *obj, const json_t *applied, const mu__mgr_t *m)
 int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, json_t **out, char *msg,
 		  size_t msglen, mu__verr_t *e);
 
+/* The controllers' memo (ssa.c): what status writes of one shape recorded
+ * in managedFields, kept for the next write of that shape (the simulated
+ * kubelets start every pod and renew every node the same way).  One
+ * thread at a time; at most 32 shapes of at most 64 KiB of key. */
+typedef struct mu__mf_memo mu__mf_memo_t;
+
+/* A new empty memo (NULL on OOM: mu__mf_memo_record then records in full). */
+mu__mf_memo_t *mu__mf_memo_new(void);
+void mu__mf_memo_free(mu__mf_memo_t *mm);
+/* As mu__mf_controller(t, old, nw, name, status_sub), with the same
+ * result but for the second of the entries' times: a status write whose
+ * shape (see ssa.c) mm has seen takes the entries from mm, other writes
+ * are recorded in full and their entries kept.  old and nw borrowed, nw
+ * changed.  O(size of old, nw and their entries). */
+void mu__mf_memo_record(mu__mf_memo_t *mm, const mu__rtype_t *t, const json_t *old, json_t *nw,
+			const char *name, bool status_sub);
+/* Writes answered from mm, and recorded in full with a key built. */
+void mu__mf_memo_stats(const mu__mf_memo_t *mm, size_t *hits, size_t *misses);
+
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "apiserver/ssa.h"
+#include "apiserver/api_int.h"
 #include "apiserver/schema.h"
 #include "check.h"
 
@@ -234,6 +235,148 @@ static void test_kubelet_before(mu_t_t *t)
 	json_decref(old);
 }
 
+/* A pending pod of the given names and times, created by `creator` at
+ * `ctime`, with the condition PodScheduled of status sched. */
+static json_t *memo_pod(const char *name, const char *uid, const char *creator, const char *ctime,
+			const char *sched, const char *stime)
+{
+	return json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:[{s:s, s:s, s:s, s:s, s:s, s:{s:{s:{}}}}]},"
+			 " s:{s:s, s:[{s:s, s:s}]}, s:{s:s, s:[{s:s, s:s, s:s}]}}",
+			 "apiVersion", "v1", "kind", "Pod", "metadata", "name", name, "namespace", "d", "uid", uid,
+			 "managedFields", "manager", creator, "operation", "Update", "apiVersion", "v1", "time",
+			 ctime, "fieldsType", "FieldsV1", "fieldsV1", "f:spec", "f:containers", "spec",
+			 "nodeName", "n1", "containers", "name", "c1", "image", "img", "status", "phase", "Pending",
+			 "conditions", "type", "PodScheduled", "status", sched, "lastTransitionTime", stime);
+}
+
+/* The kubelet's start of pod p: phase, start time, conditions, statuses
+ * of its containers (and of a second container when two). */
+static void memo_start(json_t *p, const char *uid, const char *now, bool two)
+{
+	json_t *st = json_object_get(p, "status");
+	json_object_set_new(st, "phase", json_string("Running"));
+	json_object_set_new(st, "startTime", json_string(now));
+	json_t *conds = json_object_get(st, "conditions");
+	json_t *c0 = json_array_get(conds, 0);
+	if (strcmp(json_string_value(json_object_get(c0, "status")), "True")) {
+		json_object_set_new(c0, "status", json_string("True"));
+		json_object_set_new(c0, "lastTransitionTime", json_string(now));
+	}
+	json_array_append_new(conds, json_pack("{s:s, s:s, s:s}", "type", "Ready", "status", "True",
+					       "lastTransitionTime", now));
+	const char *cn = json_string_value(json_object_get(
+		json_array_get(json_object_get(json_object_get(p, "spec"), "containers"), 0), "name"));
+	char cid[80];
+	snprintf(cid, sizeof cid, "muster://%s-%s", uid, cn);
+	json_t *cs = json_pack("[{s:s, s:s, s:s, s:b, s:i, s:{s:{s:s}}}]", "name", cn, "image", "img",
+			       "containerID", cid, "ready", 1, "restartCount", 0, "state", "running", "startedAt",
+			       now);
+	if (two)
+		json_array_append_new(cs, json_pack("{s:s, s:s, s:b}", "name", "c2", "image", "img", "ready", 1));
+	json_object_set_new(st, "containerStatuses", cs);
+}
+
+/* One start through the memo and the same start recorded in full: the
+ * same entries but for the kubelet's time, and the creator's time is the
+ * pod's own.  Returns whether they agree. */
+static bool memo_same(mu_t_t *t, mu__mf_memo_t *mm, json_t *pod, const char *uid, const char *now, bool two,
+		      const char *ctime)
+{
+	int n;
+	const mu__rtype_t *pods = &mu__rtypes(&n)[MU__RT_PODS];
+	json_t *before = mu__mf_before(pods, pod, true);
+	json_t *a = json_deep_copy(pod), *b = json_deep_copy(pod);
+	memo_start(a, uid, now, two);
+	memo_start(b, uid, now, two);
+	char now0[40], now1[40];
+	mu__timestamp(now0, sizeof now0, false);
+	mu__mf_memo_record(mm, pods, before, a, "kubelet", true);
+	mu__mf_controller(pods, before, b, "kubelet", true);
+	mu__timestamp(now1, sizeof now1, false);
+	json_t *mf = json_object_get(json_object_get(a, "metadata"), "managedFields");
+	const char *ct = json_string_value(json_object_get(json_array_get(mf, 0), "time"));
+	const char *kt = json_string_value(json_object_get(json_array_get(mf, 1), "time"));
+	bool times = ct && !strcmp(ct, ctime) && kt && strcmp(kt, now0) >= 0 && strcmp(kt, now1) <= 0;
+	char *x = entries_no_time(a), *y = entries_no_time(b);
+	bool same = x && y && !strcmp(x, y);
+	CHECK(t, times);
+	CHECK(t, same);
+	free(x);
+	free(y);
+	json_decref(a);
+	json_decref(b);
+	json_decref(before);
+	return same && times;
+}
+
+/* The controllers' memo (mu__mf_memo_record): a start of the shape seen
+ * before is answered from the memo, with the entries a full record makes
+ * and the times of this pod's entries; a start of another shape (a second
+ * container, a condition that changes, another creator) is recorded in
+ * full; and a write whose times cannot be told apart is not kept. */
+static void test_memo(mu_t_t *t)
+{
+	mu__mf_memo_t *mm = mu__mf_memo_new();
+	size_t hits, misses;
+	CHECK(t, mm != NULL);
+	json_t *p1 = memo_pod("p1", "u1", "bench", "2026-01-01T00:00:01Z", "True", "2026-01-01T00:00:02Z");
+	json_t *p2 = memo_pod("p2", "u2", "bench", "2026-01-02T00:00:01Z", "True", "2026-01-02T00:00:03Z");
+	CHECK(t, memo_same(t, mm, p1, "u1", "2026-02-01T00:00:00Z", false, "2026-01-01T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 0 && misses == 1);
+	/* other names, uids and times: the same shape */
+	CHECK(t, memo_same(t, mm, p2, "u2", "2026-02-02T00:00:00Z", false, "2026-01-02T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 1 && misses == 1);
+	/* a second container: another shape */
+	CHECK(t, memo_same(t, mm, p2, "u2", "2026-02-02T00:00:00Z", true, "2026-01-02T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 1 && misses == 2);
+	/* PodScheduled False before: it changes, and is the kubelet's now */
+	json_t *p3 = memo_pod("p3", "u3", "bench", "2026-01-03T00:00:01Z", "False", "2026-01-03T00:00:02Z");
+	CHECK(t, memo_same(t, mm, p3, "u3", "2026-02-03T00:00:00Z", false, "2026-01-03T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 1 && misses == 3);
+	/* the same time before and after (an unchanged string that equals
+	 * another one): another equality, another shape */
+	json_t *p4 = memo_pod("p4", "u4", "bench", "2026-01-04T00:00:01Z", "True", "2026-02-04T00:00:00Z");
+	CHECK(t, memo_same(t, mm, p4, "u4", "2026-02-04T00:00:00Z", false, "2026-01-04T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 1 && misses == 4);
+	/* another creator: the entries are in the key */
+	json_t *p5 = memo_pod("p5", "u5", "kubectl", "2026-01-05T00:00:01Z", "True", "2026-01-05T00:00:02Z");
+	CHECK(t, memo_same(t, mm, p5, "u5", "2026-02-05T00:00:00Z", false, "2026-01-05T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 1 && misses == 5);
+	/* every shape seen is answered again */
+	CHECK(t, memo_same(t, mm, p1, "u9", "2026-02-09T00:00:00Z", true, "2026-01-01T00:00:01Z"));
+	CHECK(t, memo_same(t, mm, p3, "u8", "2026-02-08T00:00:00Z", false, "2026-01-03T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 3 && misses == 5);
+	/* a creator's time of this second: the kubelet's could be the same
+	 * string, so it is not kept and the next such start records again */
+	json_t *p6 = memo_pod("p6", "u6", "x", "2099-01-01T00:00:00Z", "True", "2026-01-06T00:00:02Z");
+	CHECK(t, memo_same(t, mm, p6, "u6", "2026-02-06T00:00:00Z", false, "2099-01-01T00:00:00Z"));
+	CHECK(t, memo_same(t, mm, p6, "u6", "2026-02-06T00:00:00Z", false, "2099-01-01T00:00:00Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 3 && misses == 7);
+	/* another container name: list keys are in the key as they are */
+	json_t *p7 = memo_pod("p7", "u7", "bench", "2026-01-07T00:00:01Z", "True", "2026-01-07T00:00:02Z");
+	json_object_set_new(json_array_get(json_object_get(json_object_get(p7, "spec"), "containers"), 0), "name",
+			    json_string("c9"));
+	CHECK(t, memo_same(t, mm, p7, "u7", "2026-02-07T00:00:00Z", false, "2026-01-07T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 3 && misses == 8);
+	json_decref(p7);
+	json_decref(p1);
+	json_decref(p2);
+	json_decref(p3);
+	json_decref(p4);
+	json_decref(p5);
+	json_decref(p6);
+	mu__mf_memo_free(mm);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -243,5 +386,6 @@ int main(void)
 	MU_RUN(&t, test_port_keys);
 	MU_RUN(&t, test_mf_given);
 	MU_RUN(&t, test_kubelet_before);
+	MU_RUN(&t, test_memo);
 	return mu_t_done(&t);
 }

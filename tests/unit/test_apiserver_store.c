@@ -608,6 +608,96 @@ static void test_json_text(mu_t_t *t)
 	CHECK(t, seen > 50);
 }
 
+/* mu__json_parse(text) against json_loadb: both NULL, or the same tree
+ * (the same compact text, so the same key order and number kinds). */
+static void same_parse(mu_t_t *t, const char *text, size_t len)
+{
+	json_t *a = mu__json_parse(text, len), *b = json_loadb(text, len, 0, NULL);
+	char *x = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	char *y = b ? json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	bool same = (!a && !b) || (a && b && x && y && !strcmp(x, y) && json_equal(a, b));
+	CHECK(t, same);
+	if (!same)
+		fprintf(stderr, "  differs on %.*s\n", (int)(len < 300 ? len : 300), text);
+	free(x);
+	free(y);
+	json_decref(a);
+	json_decref(b);
+}
+
+static void same_parse_s(mu_t_t *t, const char *text)
+{
+	same_parse(t, text, strlen(text));
+}
+
+/* The store's parse of its own text (mu__json_parse): the tree jansson
+ * reads, on hand-made texts (escapes, numbers at the limits, reals,
+ * duplicate keys, white space, UTF-8, what jansson refuses) and on every
+ * fuzz corpus body, as it is and as the store writes it. */
+static void test_json_parse(mu_t_t *t)
+{
+	const char *texts[] = {
+		"{}", "[]", "{\"a\":1}", "[1,2,3]", "{\"a\":{\"b\":[{\"c\":null},true,false]}}",
+		"{\"k\":\"q\\\"b\\\\s\\/n\\nr\\rt\\tb\\bf\\f\"}", "{\"e\\\"k\":\"v\"}", "{\"u\":\"\\u00e9\\u0041\"}",
+		"{\"nul\":\"a\\u0000b\"}", "{\"sur\":\"\\ud83d\\ude00\"}", "{\"lone\":\"\\ud83d\"}",
+		"{\"i\":123456789012345678}", "{\"i\":-123456789012345678}", "{\"i\":1234567890123456789}",
+		"{\"i\":9223372036854775807}", "{\"i\":-9223372036854775808}", "{\"i\":9223372036854775808}",
+		"{\"i\":0}", "{\"i\":-0}", "{\"i\":01}", "{\"i\":-}", "{\"r\":1.5}", "{\"r\":1e3}", "{\"r\":-0.0}",
+		"{\"r\":1E+2}", "{\"d\":1,\"d\":2,\"e\":3}", " { \"a\" : [ 1 , 2 ] , \"b\" : { } } \n",
+		"{\"a\":1} x", "{\"a\":1,}", "[1,]", "{\"a\"}", "{\"a\":}", "{a:1}", "{\"a\":tru}", "{\"a\":nul}",
+		"\"scalar\"", "1", "", "   ", "{\"raw\":\"a\tb\"}", "{\"utf\":\"\xc3\xa9\xe2\x82\xac\"}",
+		"{\"bad\":\"\xc3\"}", "{\"bad\":\"\xed\xa0\x80\"}", "{\"a\":[[[[[[]]]]]]}", "{\"a\":1}}", "[{}]]",
+		"{\"x\":\"\\q\"}", "{\"t\":true,\"f\":false,\"n\":null}",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+		same_parse_s(t, texts[i]);
+	/* NUL inside the text, long keys and long escaped strings, deep lists */
+	same_parse(t, "{\"a\":\"x\0y\"}", 11);
+	char big[3000];
+	snprintf(big, sizeof big, "{\"%0300d\":1,\"s\":\"%01500d\\n\"}", 7, 8);
+	same_parse_s(t, big);
+	snprintf(big, sizeof big, "{\"s\":\"%0900d\\n\\t\"}", 8);
+	same_parse_s(t, big);
+	char deep[1200];
+	for (int i = 0; i < 500; i++)
+		deep[i] = '[', deep[1000 - i - 1] = ']';
+	same_parse(t, deep, 1000);
+	const char *dirs[] = {"fuzz/corpus/fuzz_json_body", "fuzz/corpus/fuzz_ssa", "fuzz/corpus/fuzz_strategic_patch",
+			      "fuzz/corpus/fuzz_json_patch", "fuzz/corpus/fuzz_kinds"};
+	int seen = 0;
+	for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+		char cmd[200];
+		snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null", dirs[d]);
+		FILE *ls = popen(cmd, "r");
+		char name[256];
+		while (ls && fgets(name, sizeof name, ls)) {
+			name[strcspn(name, "\n")] = '\0';
+			char path[512];
+			snprintf(path, sizeof path, "%s/%s", dirs[d], name);
+			FILE *f = fopen(path, "rb");
+			char *buf = malloc(1 << 20);
+			size_t n = f && buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+			if (f)
+				fclose(f);
+			if (buf) {
+				same_parse(t, buf, n);
+				json_t *j = json_loadb(buf, n, 0, NULL);
+				char *text = j ? mu__json_text(j) : NULL;
+				if (text) {
+					same_parse_s(t, text);
+					seen++;
+				}
+				free(text);
+				json_decref(j);
+			}
+			free(buf);
+		}
+		if (ls)
+			pclose(ls);
+	}
+	CHECK(t, seen > 50);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -624,6 +714,7 @@ int main(void)
 	MU_RUN(&t, test_migrate_rowid);
 	MU_RUN(&t, test_hot_tree);
 	MU_RUN(&t, test_json_text);
+	MU_RUN(&t, test_json_parse);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
