@@ -161,8 +161,10 @@ static int ray_templates(json_t *rc, mu__dtmpl_t *out, int max)
 		if (n >= max)
 			return MU_ELIMIT;
 		part_name(out[n].part, sizeof out[n].part, mu__jstr(x, "groupName"));
+		int64_t m = int_at(x, "minReplicas", 0), h = int_at(x, "numOfHosts", 1);
+		/* beyond the bound: refused below, without overflowing */
 		out[n].count = json_is_true(json_object_get(x, "suspend")) ? 0 :
-			int_at(x, "minReplicas", 0) * int_at(x, "numOfHosts", 1);
+			m < 0 || h < 0 ? -1 : m > 100000 || h > 100000 ? 100001 : m * h;
 		out[n].tmpl = json_object_get(x, "template");
 		n++;
 	}
@@ -182,7 +184,8 @@ int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max)
 			if (n >= max)
 				return MU_ELIMIT;
 			part_name(out[n].part, sizeof out[n].part, mu__jstr(x, "name"));
-			out[n].count = int_at(x, "replicas", 1) * int_at(x, "template.spec.parallelism", 1);
+			int64_t r = int_at(x, "replicas", 1), par = int_at(x, "template.spec.parallelism", 1);
+			out[n].count = r < 0 || par < 0 ? -1 : r > 100000 || par > 100000 ? 100001 : r * par;
 			out[n].tmpl = (json_t *)mu__jget(x, "template.spec.template");
 			n++;
 		}
@@ -375,7 +378,7 @@ static int volcano_check(const json_t *spec, char *msg, size_t len)
 				 "%lld replicas (and neither below 0)", name, (long long)m, (long long)r);
 			return MU_EINVAL;
 		}
-		total += r;
+		total += r < 100000 ? r : 100000; /* bounded: no overflow */
 	}
 	if (jm < 0 || jm > total) {
 		snprintf(msg, len, "spec.minAvailable %lld must be within the %lld replicas of its "
