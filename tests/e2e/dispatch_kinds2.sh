@@ -35,6 +35,8 @@
 #     replicas, a RayCluster worker group's minReplicas above its
 #     maxReplicas, a KAI sub-group whose parent does not exist, a
 #     coscheduling group's pod with a DRA claim;
+#   - `muster kexplain` on the hub says where each went (vcjob/vj,
+#     podgroups.scheduling.x-k8s.io/default/cpg, raycluster/ray);
 #   - neither log holds a 403 or a sanitizer report.
 # Without ../shared/data it prints that it skipped.
 # Usage: sh tests/e2e/dispatch_kinds2.sh PATH_TO_MUSTER.  Ends with
@@ -165,6 +167,13 @@ w big patch "$VJ" vj --subresource=status --type=merge \
 wait_for vj-succeeded 150 ann_is "$VJ" vj dispatch-phase Succeeded
 vst() { [ "$(hget "$VJ" vj '{.status.state.phase}')" = Completed ]; }
 wait_for vj-status-back 100 vst || echo "  vj status on the hub: $(hget "$VJ" vj '{.status}')"
+KX() { "$M" kexplain --kubeconfig "$T/hub/kubeconfig" "$@" >"$T/kx" 2>&1; }
+KX vcjob/vj
+has kexplain-vj "$T/kx" "Job (batch.volcano.sh) default/vj"
+has kexplain-vj-held "$T/kx" "suspended:  (the kind has no suspend: a hub holds it unsent)"
+has kexplain-vj-where "$T/kx" "hub:        Succeeded on cluster big"
+KX podgroups.scheduling.x-k8s.io/default/cpg
+has kexplain-cpg "$T/kx" "Succeeded on cluster big"
 
 # --- a RayCluster: held suspended, one unit, runs until deleted ---------------
 rc() { # rc NAME SELECTOR MINREPLICAS MAXREPLICAS
@@ -187,6 +196,9 @@ wpod big ray-head "$ruid" ", ray.io/cluster: ray, ray.io/node-type: head" 0
 for i in 0 1; do wpod big "ray-gpu-$i" "$ruid" ", ray.io/cluster: ray, ray.io/node-type: worker, ray.io/group: gpu" 8; done
 rruns() { ann_is "$RC" ray dispatch-phase Running && ann "$RC" ray dispatch-pods | grep -q "^bound=3,"; }
 wait_for ray-running-on-hub 150 rruns || echo "  ray: $(ann "$RC" ray dispatch-phase) $(ann "$RC" ray dispatch-pods)"
+KX raycluster/ray
+has kexplain-ray "$T/kx" "RayCluster default/ray"
+has kexplain-ray-where "$T/kx" "hub:        Running on cluster big"
 # a RayCluster has no end of its own (its state "ready" is no end)
 w big patch "$RC" ray --subresource=status --type=merge -p '{"status":{"state":"ready"}}' >/dev/null
 sleep 1
