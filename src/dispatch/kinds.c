@@ -425,11 +425,11 @@ int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len)
 				}
 				char p[64];
 				part_name(p, sizeof p, mu__jstr(x, "parent"));
-				parent |= !strcmp(p, b);
+				parent |= j != i && !strcmp(p, b); /* not itself */
 			}
 			if (!parent) {
-				snprintf(msg, len, "spec.subGroups[%s]: its parent %.64s is no sub-group "
-					 "of the group", a, mu__jstr(x, "parent"));
+				snprintf(msg, len, "spec.subGroups[%s]: its parent %.64s is no other "
+					 "sub-group of the group", a, mu__jstr(x, "parent"));
 				return MU_EINVAL;
 			}
 		}

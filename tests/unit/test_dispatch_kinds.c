@@ -505,7 +505,9 @@ static void test_kai_subgroups(mu_t_t *t)
 	json_t *subs = (json_t *)mu__jget(o, "spec.subGroups");
 	json_object_set_new(json_array_get(subs, 2), "parent", json_string("none"));
 	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
-	CHECK(t, strstr(msg, "its parent none is no sub-group") != NULL);
+	CHECK(t, strstr(msg, "its parent none is no other sub-group") != NULL);
+	json_object_set_new(json_array_get(subs, 2), "parent", json_string("Prefill")); /* itself */
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
 	json_object_set_new(json_array_get(subs, 2), "name", json_string("decode"));
 	json_object_del(json_array_get(subs, 2), "parent");
 	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
