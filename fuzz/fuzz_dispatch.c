@@ -4,13 +4,15 @@
  * (mu_kube_config_parse), a hub Job's "KEY=VALUE,..." selector annotation
  * (mu__dlabels) and, read the same way, a pull agent's list of the kinds
  * it serves (mu__dkind_list), and a hub Job (or JobSet, PyTorchJob, MPIJob, RayJob,
- * LeaderWorkerSet, PodGroup) or
+ * RayCluster, Volcano Job, LeaderWorkerSet, PodGroup) or
  * Node as JSON turned into a worker's copy (mu__dcopy), a Workload
  * (mu__dkind_workload), an end (mu__dkind_done) and a cut-down Node
  * (mu__dnode_min).  Input: the three
  * parts separated by "\n===\n" (missing parts are empty).  The object is
  * also read as a group's pod (mu__dkind_pod_group, mu__dkind_pod_copy), and
- * its member "pods" as a PodGroup's pods.
+ * its member "pods" as a PodGroup's pods, and checked as each kind's own
+ * admission checks it (mu__dkind_check) and as a group that may wait for
+ * its pods (mu__dkind_group_waits: KAI's sub-groups).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				json_decref(mu__dkind_workload(o, (mu__dkind_t)k,
 							       json_object_get(o, "pods")));
 			(void)mu__dkind_done(o, (mu__dkind_t)k);
+			char msg[300];
+			(void)mu__dkind_check(o, (mu__dkind_t)k, msg, sizeof msg);
+			(void)mu__dkind_group_waits(o, (mu__dkind_t)k, json_object_get(o, "pods"), msg,
+						    sizeof msg);
 			(void)mu__dkind_pod_group(o, (mu__dkind_t)k);
 		}
 		(void)mu__dkind_group_min(o);

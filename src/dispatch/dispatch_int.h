@@ -52,9 +52,10 @@
 #define MU__D_REDISCOVER_MS 60000               /* the kinds asked again after */
 
 /* The kinds a hub dispatches (kinds.c): batch/v1 Jobs and the suspendable
- * kinds of the workload issue, as MultiKueue dispatches them, and the
- * kinds without suspend: LeaderWorkerSets, and the PodGroups of muster,
- * Volcano and KAI with their pods. */
+ * kinds of the workload issue (RayClusters too), as MultiKueue dispatches
+ * them, and the kinds without suspend: LeaderWorkerSets, Volcano Jobs, and
+ * the PodGroups of muster, Volcano, KAI and the coscheduling plugin with
+ * their pods. */
 typedef enum mu__dkind {
 	MU__DK_JOB = 0,
 	MU__DK_JOBSET,
@@ -65,6 +66,9 @@ typedef enum mu__dkind {
 	MU__DK_PODGROUP,          /* muster.io/v1alpha1 */
 	MU__DK_VOLCANO_PG,        /* scheduling.volcano.sh/v1beta1 */
 	MU__DK_KAI_PG,            /* scheduling.run.ai/v2alpha2 */
+	MU__DK_COSCHED_PG,        /* scheduling.x-k8s.io/v1alpha1 (coscheduling) */
+	MU__DK_VOLCANO_JOB,       /* batch.volcano.sh/v1alpha1: no suspend */
+	MU__DK_RAYCLUSTER,        /* ray.io/v1: suspend, runs until deleted */
 	MU__DK_COUNT
 } mu__dkind_t;
 
@@ -251,10 +255,22 @@ bool mu__dkind_is_group(mu__dkind_t k);
 bool mu__dkind_status_sub(mu__dkind_t k);
 /* The name of the group of kind k that pod names (muster's label
  * muster.io/pod-group, Volcano's annotation scheduling.k8s.io/group-name,
- * KAI's annotation pod-group-name), or NULL.  Borrowed. */
+ * KAI's annotation pod-group-name, the coscheduling plugin's label
+ * scheduling.x-k8s.io/pod-group), or NULL.  Borrowed. */
 const char *mu__dkind_pod_group(const json_t *pod, mu__dkind_t k);
 /* A group's spec.minMember, or 0 when it gives none (all its pods). */
 int64_t mu__dkind_group_min(const json_t *o);
+/* Whether group o of kind k must wait for more of its pods (pods: its
+ * pods on the hub): fewer than its spec.minMember (or none), or, for a
+ * KAI PodGroup, fewer in a sub-group than that sub-group's minMember;
+ * then why, into msg.  O(pods + sub-groups^2). */
+bool mu__dkind_group_waits(const json_t *o, mu__dkind_t k, const json_t *pods, char *msg,
+			   size_t len);
+/* What kind k's own admission (webhook, validation) refuses in object o,
+ * checked before it is read as a Workload: 0, or MU_EINVAL with the
+ * message in msg (Volcano's minAvailable above the replicas, KubeRay's
+ * minReplicas above maxReplicas, KAI's sub-group names).  O(parts^2). */
+int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len);
 /* A group's end from its copies' pod counts, npods the pods sent:
  * "Succeeded" when every one succeeded, "Failed" when all ended and one
  * failed, else NULL. */
@@ -286,6 +302,8 @@ const char *mu__dkind_managed_by(const json_t *obj, mu__dkind_t k);
 typedef struct mu__dtmpl {
 	char part[64];
 	int64_t count;
+	int64_t min;              /* its own minimum in the gang (a Volcano
+	                           * task's minAvailable), 0: none */
 	json_t *tmpl;
 } mu__dtmpl_t;
 int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max);

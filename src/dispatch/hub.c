@@ -465,17 +465,19 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		json_object_set_new(c, "kind", json_string("Job"));
 		json_object_del(c, "status");
 	} else { /* its parts' pod templates as a Workload's pod sets */
+		char m[300];
+		if (mu__dkind_check(j->obj, j->kind, m, sizeof m)) { /* its own admission's */
+			char mm[sizeof m + 64];
+			snprintf(mm, sizeof mm, "%s: %s", mu__dkind_name(j->kind), m);
+			set_why(j, "InvalidJob", mm);
+			return false;
+		}
 		if (mu__dkind_is_group(j->kind)) {
 			/* a group is read once it has its minimum of pods (or
-			 * one, without a minimum): until then it waits */
-			size_t np = json_array_size(j->gpods);
-			int64_t min = mu__dkind_group_min(j->obj);
-			j->gpods_parsed = np;
-			if (np == 0 || (int64_t)np < min) {
-				char m[200];
-				snprintf(m, sizeof m, "%zu of the %lld pods of spec.minMember are on the "
-					 "hub; the group is sent when they are", np,
-					 (long long)(min ? min : 1));
+			 * one, without a minimum), and a KAI group each leaf
+			 * sub-group's: until then it waits */
+			j->gpods_parsed = json_array_size(j->gpods);
+			if (mu__dkind_group_waits(j->obj, j->kind, j->gpods, m, sizeof m)) {
 				set_why(j, "WaitingForPods", m);
 				return false;
 			}

@@ -1,16 +1,18 @@
 /*
  * kinds.c - the kinds of job a hub dispatches, as MultiKueue dispatches
  * its supported kinds: batch/v1 Jobs, the suspendable kinds of the
- * workload issue (JobSet, PyTorchJob, MPIJob, RayJob), and the kinds
- * without suspend: LeaderWorkerSets (pod templates in the object) and
- * the PodGroups of muster, Volcano and KAI, whose pods are separate
- * objects the user creates, which name their group (a label or an
- * annotation) and are sent with it.  For each: its paths on an API
- * server, where its suspend flag and managedBy live, its pod templates
- * or its pods (the gang the fleet places), its end as its controller
- * writes it, and the object as a muster Workload the cluster-file loader
- * reads.  Pure functions of the JSON: no I/O, no state; at the bottom of
- * src/dispatch (it calls no other file of it).
+ * workload issue (JobSet, PyTorchJob, MPIJob, RayJob, RayCluster), and
+ * the kinds without suspend: LeaderWorkerSets and Volcano Jobs (pod
+ * templates in the object) and the PodGroups of muster, Volcano, KAI and
+ * the coscheduling plugin, whose pods are separate objects the user
+ * creates, which name their group (a label or an annotation) and are sent
+ * with it.  For each: its paths on an API server, where its suspend flag
+ * and managedBy live, its pod templates or its pods, the gang the fleet
+ * places (with its parts' own minimums: a Volcano task's minAvailable, a
+ * KAI sub-group's minMember), what its own admission refuses, its end as
+ * its controller writes it, and the object as a muster Workload the
+ * cluster-file loader reads.  Pure functions of the JSON: no I/O, no
+ * state; at the bottom of src/dispatch (it calls no other file of it).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -41,6 +43,14 @@ static const struct {
 			       "podgroups", false, true, false},
 	[MU__DK_KAI_PG] = {"KaiPodGroup", "PodGroup", "scheduling.run.ai/v2alpha2", "podgroups", false,
 			   true, true},
+	[MU__DK_COSCHED_PG] = {"CoschedulingPodGroup", "PodGroup", "scheduling.x-k8s.io/v1alpha1",
+			       "podgroups", false, true, true},
+	/* Volcano has no suspend flag (volcano#3875; Kueue has no Volcano
+	 * integration): held by the hub's not running Volcano's controller */
+	[MU__DK_VOLCANO_JOB] = {"VolcanoJob", "Job", "batch.volcano.sh/v1alpha1", "jobs", false, true,
+				true},
+	[MU__DK_RAYCLUSTER] = {"RayCluster", "RayCluster", "ray.io/v1", "rayclusters", false, false,
+			       true},
 };
 
 const char *mu__dkind_name(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].name : "?"; }
@@ -51,7 +61,8 @@ bool mu__dkind_suspends(mu__dkind_t k) { return k < MU__DK_COUNT && !kinds[k].no
 
 bool mu__dkind_is_group(mu__dkind_t k)
 {
-	return k == MU__DK_PODGROUP || k == MU__DK_VOLCANO_PG || k == MU__DK_KAI_PG;
+	return k == MU__DK_PODGROUP || k == MU__DK_VOLCANO_PG || k == MU__DK_KAI_PG ||
+	       k == MU__DK_COSCHED_PG;
 }
 
 bool mu__dkind_status_sub(mu__dkind_t k) { return k < MU__DK_COUNT && kinds[k].status_sub; }
@@ -131,9 +142,40 @@ static int64_t int_at(const json_t *o, const char *path, int64_t def)
 	return json_is_integer(v) ? json_integer_value(v) : def;
 }
 
+/* The pod templates of a Ray cluster spec rc (a RayCluster's spec, a
+ * RayJob's rayClusterSpec): the head, then each worker group's minimum
+ * (KubeRay's gang: minReplicas x numOfHosts; none of a suspended group,
+ * whose pods KubeRay deletes).  The number, or MU_ELIMIT beyond max. */
+static int ray_templates(json_t *rc, mu__dtmpl_t *out, int max)
+{
+	int n = 0;
+	size_t i;
+	json_t *x;
+	if (max < 1)
+		return MU_ELIMIT;
+	snprintf(out[n].part, sizeof out[n].part, "head");
+	out[n].count = 1;
+	out[n].tmpl = (json_t *)mu__jget(rc, "headGroupSpec.template");
+	n++;
+	json_array_foreach(json_object_get(rc, "workerGroupSpecs"), i, x) {
+		if (n >= max)
+			return MU_ELIMIT;
+		part_name(out[n].part, sizeof out[n].part, mu__jstr(x, "groupName"));
+		int64_t m = int_at(x, "minReplicas", 0), h = int_at(x, "numOfHosts", 1);
+		/* beyond the bound: refused below, without overflowing */
+		out[n].count = json_is_true(json_object_get(x, "suspend")) ? 0 :
+			m < 0 || h < 0 ? -1 : m > 100000 || h > 100000 ? 100001 : m * h;
+		out[n].tmpl = json_object_get(x, "template");
+		n++;
+	}
+	return n;
+}
+
 int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max)
 {
 	int n = 0;
+	for (int j = 0; j < max; j++)
+		out[j].min = 0;
 	size_t i;
 	json_t *x;
 	const char *role;
@@ -142,7 +184,8 @@ int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max)
 			if (n >= max)
 				return MU_ELIMIT;
 			part_name(out[n].part, sizeof out[n].part, mu__jstr(x, "name"));
-			out[n].count = int_at(x, "replicas", 1) * int_at(x, "template.spec.parallelism", 1);
+			int64_t r = int_at(x, "replicas", 1), par = int_at(x, "template.spec.parallelism", 1);
+			out[n].count = r < 0 || par < 0 ? -1 : r > 100000 || par > 100000 ? 100001 : r * par;
 			out[n].tmpl = (json_t *)mu__jget(x, "template.spec.template");
 			n++;
 		}
@@ -178,23 +221,27 @@ int mu__dkind_templates(json_t *spec, mu__dkind_t k, mu__dtmpl_t *out, int max)
 			out[n].tmpl = wt;
 			n++;
 		}
-	} else if (k == MU__DK_RAYJOB) {
-		/* the head, then each worker group's minimum (KubeRay's gang) */
-		snprintf(out[n].part, sizeof out[n].part, "head");
-		out[n].count = 1;
-		out[n].tmpl = (json_t *)mu__jget(spec, "rayClusterSpec.headGroupSpec.template");
-		n++;
-		json_array_foreach(mu__jget(spec, "rayClusterSpec.workerGroupSpecs"), i, x) {
+	} else if (k == MU__DK_RAYJOB || k == MU__DK_RAYCLUSTER) {
+		n = ray_templates(k == MU__DK_RAYJOB ? json_object_get(spec, "rayClusterSpec") : spec,
+				  out, max);
+		if (n < 0)
+			return n;
+	} else if (k == MU__DK_VOLCANO_JOB) {
+		/* a part per task: its replicas, and its minAvailable (the
+		 * webhook's default: all its replicas) */
+		json_array_foreach(json_object_get(spec, "tasks"), i, x) {
 			if (n >= max)
 				return MU_ELIMIT;
-			part_name(out[n].part, sizeof out[n].part, mu__jstr(x, "groupName"));
-			out[n].count = int_at(x, "minReplicas", 0) * int_at(x, "numOfHosts", 1);
+			part_name(out[n].part, sizeof out[n].part, mu__jstr(x, "name"));
+			out[n].count = int_at(x, "replicas", 0);
+			out[n].min = int_at(x, "minAvailable", out[n].count);
 			out[n].tmpl = json_object_get(x, "template");
 			n++;
 		}
 	}
 	for (int j = 0; j < n; j++)
 		if (!out[j].part[0] || !json_is_object(out[j].tmpl) || out[j].count < 0 ||
+		    out[j].min < 0 || out[j].min > out[j].count ||
 		    out[j].count > 100000)
 			return MU_EINVAL;
 	return n;
@@ -216,6 +263,8 @@ const char *mu__dkind_pod_group(const json_t *pod, mu__dkind_t k)
 		return meta_of(pod, "annotations", "scheduling.k8s.io/group-name");
 	case MU__DK_KAI_PG: /* KAI's pod grouper */
 		return meta_of(pod, "annotations", "pod-group-name");
+	case MU__DK_COSCHED_PG: /* the coscheduling plugin of scheduler-plugins */
+		return meta_of(pod, "labels", "scheduling.x-k8s.io/pod-group");
 	default:
 		return NULL;
 	}
@@ -235,6 +284,157 @@ int64_t mu__dkind_group_min(const json_t *o)
 {
 	const json_t *m = mu__jget(o, "spec.minMember");
 	return json_is_integer(m) && json_integer_value(m) > 0 ? json_integer_value(m) : 0;
+}
+
+/* Whether sub-group sg of a KAI PodGroup is a leaf (no sub-group of subs
+ * names it its parent): pods name leaves (label
+ * kai.scheduler/subgroup-name), and a leaf's minMember is a part of the
+ * gang.  Names compare lower-cased, as KAI's scheduler compares them.
+ * O(sub-groups). */
+static bool kai_leaf(const json_t *subs, const json_t *sg)
+{
+	char me[64], par[64];
+	part_name(me, sizeof me, mu__jstr(sg, "name"));
+	size_t i;
+	json_t *x;
+	json_array_foreach(subs, i, x) {
+		const char *pn = mu__jstr(x, "parent");
+		if (!pn)
+			continue;
+		part_name(par, sizeof par, pn);
+		if (!strcmp(par, me))
+			return false;
+	}
+	return true;
+}
+
+/* The pods of pods in part `part` (lower case) of group kind k. */
+static int64_t part_pods(const json_t *pods, mu__dkind_t k, const char *part)
+{
+	int64_t n = 0;
+	size_t i;
+	json_t *p;
+	json_array_foreach(pods, i, p) {
+		char pp[64];
+		pod_part(p, k, pp, sizeof pp);
+		n += !strcmp(pp, part);
+	}
+	return n;
+}
+
+bool mu__dkind_group_waits(const json_t *o, mu__dkind_t k, const json_t *pods, char *msg,
+			   size_t len)
+{
+	size_t np = json_array_size(pods);
+	int64_t min = mu__dkind_group_min(o);
+	if (np == 0 || (int64_t)np < min) {
+		snprintf(msg, len, "%zu of the %lld pods of spec.minMember are on the hub; the "
+			 "group is sent when they are", np, (long long)(min ? min : 1));
+		return true;
+	}
+	const json_t *subs = mu__jget(o, "spec.subGroups");
+	size_t i;
+	json_t *sg;
+	json_array_foreach(k == MU__DK_KAI_PG ? subs : NULL, i, sg) {
+		int64_t sm = int_at(sg, "minMember", 0), have;
+		char name[64];
+		part_name(name, sizeof name, mu__jstr(sg, "name"));
+		if (sm <= 0 || !kai_leaf(subs, sg) || (have = part_pods(pods, k, name)) >= sm)
+			continue;
+		snprintf(msg, len, "%lld of the %lld pods of sub-group %s (spec.subGroups[].minMember) "
+			 "are on the hub; the group is sent when they are", (long long)have,
+			 (long long)sm, name);
+		return true;
+	}
+	return false;
+}
+
+/* Volcano's admission of a Job (its webhook): tasks, their replicas and
+ * minAvailable, the job's minAvailable within the replicas. */
+static int volcano_check(const json_t *spec, char *msg, size_t len)
+{
+	const json_t *tasks = json_object_get(spec, "tasks");
+	if (!json_array_size(tasks)) {
+		snprintf(msg, len, "spec.tasks: a Volcano Job needs at least one task");
+		return MU_EINVAL;
+	}
+	int64_t total = 0, jm = int_at(spec, "minAvailable", 0);
+	size_t i, j;
+	json_t *x, *y;
+	json_array_foreach(tasks, i, x) {
+		const char *name = mu__jstr(x, "name");
+		int64_t r = int_at(x, "replicas", 0), m = int_at(x, "minAvailable", r);
+		if (!name || !*name) {
+			snprintf(msg, len, "spec.tasks[%zu]: a task needs a name", i);
+			return MU_EINVAL;
+		}
+		json_array_foreach(tasks, j, y)
+			if (j < i && mu__jstr(y, "name") && !strcmp(mu__jstr(y, "name"), name)) {
+				snprintf(msg, len, "spec.tasks: task name %.64s is used twice", name);
+				return MU_EINVAL;
+			}
+		if (r < 0 || m < 0 || m > r) {
+			snprintf(msg, len, "spec.tasks[%.64s]: minAvailable %lld must be within its "
+				 "%lld replicas (and neither below 0)", name, (long long)m, (long long)r);
+			return MU_EINVAL;
+		}
+		total += r < 100000 ? r : 100000; /* bounded: no overflow */
+	}
+	if (jm < 0 || jm > total) {
+		snprintf(msg, len, "spec.minAvailable %lld must be within the %lld replicas of its "
+			 "tasks (and not below 0)", (long long)jm, (long long)total);
+		return MU_EINVAL;
+	}
+	return MU_OK;
+}
+
+int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len)
+{
+	const json_t *spec = json_object_get(o, "spec");
+	size_t i, j;
+	json_t *x, *y;
+	if (k == MU__DK_VOLCANO_JOB)
+		return volcano_check(spec, msg, len);
+	if (k == MU__DK_RAYJOB || k == MU__DK_RAYCLUSTER) { /* KubeRay's validation */
+		const json_t *rc = k == MU__DK_RAYJOB ? json_object_get(spec, "rayClusterSpec") : spec;
+		json_array_foreach(json_object_get(rc, "workerGroupSpecs"), i, x) {
+			int64_t lo = int_at(x, "minReplicas", 0), hi = int_at(x, "maxReplicas", INT32_MAX);
+			if (lo > hi || lo < 0) {
+				snprintf(msg, len, "workerGroupSpecs[%.64s]: minReplicas %lld must be "
+					 "within 0 and its maxReplicas %lld", mu__jstr(x, "groupName") ?
+					 mu__jstr(x, "groupName") : "?", (long long)lo, (long long)hi);
+				return MU_EINVAL;
+			}
+		}
+	}
+	if (k == MU__DK_KAI_PG) { /* names unique, parents that exist */
+		const json_t *subs = json_object_get(spec, "subGroups");
+		json_array_foreach(subs, i, x) {
+			char a[64], b[64];
+			part_name(a, sizeof a, mu__jstr(x, "name"));
+			bool parent = !mu__jstr(x, "parent");
+			if (!a[0]) {
+				snprintf(msg, len, "spec.subGroups[%zu]: a sub-group needs a name", i);
+				return MU_EINVAL;
+			}
+			json_array_foreach(subs, j, y) {
+				part_name(b, sizeof b, mu__jstr(y, "name"));
+				if (j < i && !strcmp(a, b)) {
+					snprintf(msg, len, "spec.subGroups: sub-group %s is named twice", a);
+					return MU_EINVAL;
+				}
+				char p[64];
+				part_name(p, sizeof p, mu__jstr(x, "parent"));
+				parent |= j != i && !strcmp(p, b); /* not itself */
+			}
+			if (!parent) {
+				snprintf(msg, len, "spec.subGroups[%s]: its parent %.64s is no other "
+					 "sub-group of the group", a, mu__jstr(x, "parent"));
+				return MU_EINVAL;
+			}
+		}
+	}
+	return MU_OK;
 }
 
 /* The pod sets of a group's pods: one per part, of as many replicas as
@@ -281,6 +481,33 @@ static json_t *group_sets(mu__dkind_t k, const json_t *pods)
 	return sets;
 }
 
+/* Sets the minMember of each pod set of sets (a KAI group's, by
+ * sub-group) that is a leaf sub-group of o with a minMember (when its
+ * pods reach it: hub.c waits for them first); the group's gang, gm or the
+ * sum of those minimums when larger (KAI's scheduler needs every leaf's
+ * minimum).  O(sets x sub-groups^2). */
+static int64_t kai_parts(const json_t *o, json_t *sets, int64_t gm)
+{
+	const json_t *subs = mu__jget(o, "spec.subGroups");
+	int64_t sum = 0;
+	size_t i, j;
+	json_t *sg, *ps;
+	json_array_foreach(subs, i, sg) {
+		int64_t sm = int_at(sg, "minMember", 0);
+		char name[64];
+		part_name(name, sizeof name, mu__jstr(sg, "name"));
+		if (sm <= 0 || !kai_leaf(subs, sg))
+			continue;
+		json_array_foreach(sets, j, ps)
+			if (!strcmp(json_string_value(json_object_get(ps, "name")), name) &&
+			    int_at(ps, "replicas", 0) >= sm) {
+				json_object_set_new(ps, "minMember", json_integer(sm));
+				sum += sm;
+			}
+	}
+	return sum > gm ? sum : gm;
+}
+
 json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods)
 {
 	mu__dtmpl_t t[16];
@@ -296,12 +523,22 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods)
 		if (!pclass && json_is_string(pc))
 			pclass = json_incref((json_t *)pc);
 	}
+	/* a Volcano Job's gang: its minAvailable (the webhook's default: the
+	 * sum of its tasks'); the tasks' own minimums bind unless the job's
+	 * is below their sum (Volcano's job readiness then counts the job's
+	 * alone) */
+	int64_t vmin = 0, vjob = k == MU__DK_VOLCANO_JOB ? int_at(spec, "minAvailable", 0) : 0;
+	for (int i = 0; k == MU__DK_VOLCANO_JOB && i < n; i++)
+		vmin += t[i].count ? t[i].min : 0;
+	bool vparts = k == MU__DK_VOLCANO_JOB && (vjob <= 0 || vjob >= vmin);
 	for (int i = 0; i < n; i++) {
 		if (!t[i].count) /* a group of no pods in the gang (Ray minReplicas 0) */
 			continue;
 		json_t *tm = json_deep_copy(t[i].tmpl);
 		json_t *ps = json_pack("{s:s,s:I,s:o}", "name", t[i].part, "replicas",
 				       (json_int_t)t[i].count, "template", tm);
+		if (vparts && t[i].min > 0)
+			json_object_set_new(ps, "minMember", json_integer(t[i].min));
 		json_array_append_new(sets, ps);
 		const json_t *pc = mu__jget(tm, "spec.priorityClassName");
 		if (!pclass && json_is_string(pc))
@@ -319,8 +556,14 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods)
 	json_t *ws = json_pack("{s:s,s:o}", "queue", q ? q : "", "podSets", n < 0 ? json_null() : sets);
 	if (n < 0)
 		json_decref(sets); /* NULL-safe */
+	if (k == MU__DK_VOLCANO_JOB && json_is_string(json_object_get(spec, "priorityClassName"))) {
+		json_decref(pclass); /* the job's own class (Volcano's PodGroup takes it) */
+		pclass = json_incref(json_object_get(spec, "priorityClassName"));
+	}
 	if (pclass)
 		json_object_set_new(ws, "priorityClassName", pclass);
+	if (k == MU__DK_VOLCANO_JOB && n > 0)
+		json_object_set_new(ws, "minMember", json_integer(vjob > 0 ? vjob : vmin));
 	if (k == MU__DK_PYTORCH || k == MU__DK_MPI) {
 		json_t *mm = (json_t *)mu__jget(spec, "runPolicy.schedulingPolicy.minAvailable");
 		if (json_is_integer(mm))
@@ -329,6 +572,8 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods)
 	/* a group's gang: its minMember (the caller waits until that many
 	 * pods exist), else all the pods it has */
 	int64_t gm = mu__dkind_is_group(k) ? mu__dkind_group_min(o) : 0;
+	if (k == MU__DK_KAI_PG && n >= 0) /* and each leaf sub-group's minMember */
+		gm = kai_parts(o, sets, gm);
 	if (gm)
 		json_object_set_new(ws, "minMember", json_integer(gm));
 	json_decref(spec);
@@ -369,7 +614,17 @@ const char *mu__dkind_done(const json_t *w, mu__dkind_t k)
 			return js && !strcmp(js, "SUCCEEDED") ? "Succeeded" : "Failed";
 		return NULL;
 	}
+	case MU__DK_VOLCANO_JOB: { /* Volcano's job controller: state.phase */
+		const char *ph = mu__jstr(w, "status.state.phase");
+		if (ph && !strcmp(ph, "Completed"))
+			return "Succeeded";
+		if (ph && (!strcmp(ph, "Failed") || !strcmp(ph, "Terminated")))
+			return "Failed";
+		return NULL; /* Aborted can be resumed: not an end */
+	}
 	case MU__DK_LWS: /* a serving workload: it runs until deleted */
+	case MU__DK_RAYCLUSTER: /* so does a RayCluster */
+	case MU__DK_COSCHED_PG:
 	case MU__DK_PODGROUP: /* a group ends with its pods (mu__dkind_group_end) */
 	case MU__DK_VOLCANO_PG:
 	case MU__DK_KAI_PG:

@@ -136,7 +136,8 @@ static void explain_job(mu__kc_t *c, FILE *out, const json_t *job)
 	events(c, out, ns ? ns : "default", "Job", name ? name : "");
 }
 
-/* A JobSet, PyTorchJob, MPIJob, RayJob, LeaderWorkerSet or PodGroup on a
+/* A JobSet, PyTorchJob, MPIJob, RayJob, RayCluster, Volcano Job
+ * ("VolcanoJob"), LeaderWorkerSet or PodGroup on a
  * hub: its queue, whether it is held (suspend, where the kind has it),
  * where the hub sent it or why it waits, and its events. */
 static void explain_kind(mu__kc_t *c, FILE *out, const json_t *o, const char *kind)
@@ -145,14 +146,18 @@ static void explain_kind(mu__kc_t *c, FILE *out, const json_t *o, const char *ki
 	const char *q = mu__kmap(o, "metadata.labels", "muster.io/queue");
 	const json_t *su = mu__kj(o, "spec.suspend") ? mu__kj(o, "spec.suspend") :
 			   mu__kj(o, "spec.runPolicy.suspend");
-	fprintf(out, "%s %s/%s\n", kind, ns ? ns : "default", name ? name : "?");
+	/* a Volcano Job is named as its group names it, not as batch/v1's */
+	fprintf(out, "%s %s/%s\n", strcmp(kind, "VolcanoJob") ? kind : "Job (batch.volcano.sh)",
+		ns ? ns : "default", name ? name : "?");
 	fprintf(out, "  queue:      %s\n", q ? q : "(none: not queued by muster)");
 	if (su)
 		fprintf(out, "  suspended:  %s\n", json_is_true(su) ? "yes" : "no");
-	else if (!strcmp(kind, "PodGroup") || !strcmp(kind, "LeaderWorkerSet"))
+	else if (!strcmp(kind, "PodGroup") || !strcmp(kind, "LeaderWorkerSet") ||
+		 !strcmp(kind, "VolcanoJob"))
 		fprintf(out, "  suspended:  (the kind has no suspend: a hub holds it unsent)\n");
 	hub_lines(out, o);
-	events(c, out, ns ? ns : "default", kind, name ? name : "");
+	events(c, out, ns ? ns : "default", strcmp(kind, "VolcanoJob") ? kind : "Job",
+	       name ? name : "");
 }
 
 /* The other kinds a hub dispatches (docs/dispatch.md), by the names
@@ -164,6 +169,10 @@ static const struct {
 	{"pytorchjob", "kubeflow.org/v1", "pytorchjobs", "PyTorchJob"},
 	{"mpijob", "kubeflow.org/v1", "mpijobs", "MPIJob"},
 	{"rayjob", "ray.io/v1", "rayjobs", "RayJob"},
+	{"raycluster", "ray.io/v1", "rayclusters", "RayCluster"},
+	{"job.batch.volcano.sh", "batch.volcano.sh/v1alpha1", "jobs", "VolcanoJob"},
+	{"vcjob", "batch.volcano.sh/v1alpha1", "jobs", "VolcanoJob"},
+	{"podgroup.scheduling.x-k8s.io", "scheduling.x-k8s.io/v1alpha1", "podgroups", "PodGroup"},
 	{"leaderworkerset", "leaderworkerset.x-k8s.io/v1", "leaderworkersets", "LeaderWorkerSet"},
 	{"lws", "leaderworkerset.x-k8s.io/v1", "leaderworkersets", "LeaderWorkerSet"},
 	{"podgroup.scheduling.volcano.sh", "scheduling.volcano.sh/v1beta1", "podgroups", "PodGroup"},

@@ -6,7 +6,10 @@
  * group's pod sets, copied to a worker without the hub's gate, and end with
  * their pods.  Each case builds the JSON the hub would hold and checks
  * what a worker would be sent and what the fleet would place (through the
- * cluster-file loader, as hub.c reads it).
+ * cluster-file loader, as hub.c reads it).  Also the ninth round's kinds:
+ * the coscheduling PodGroup, the Volcano Job (tasks and their
+ * minAvailable), the RayCluster, and a KAI PodGroup's sub-groups as parts
+ * of its gang, with what each kind's own admission refuses.
  */
 #include <string.h>
 
@@ -266,6 +269,253 @@ static void test_pod_counts(mu_t_t *t)
 	json_decref(l);
 }
 
+/* The kinds of the ninth round: the coscheduling PodGroup (a group kind,
+ * its pods by label), the Volcano Job (tasks as parts, no suspend flag)
+ * and the RayCluster (suspendable, runs until deleted). */
+static void test_kinds9(mu_t_t *t)
+{
+	CHECK_EQ_INT(t, mu__dkind_of("scheduling.x-k8s.io/v1alpha1", "PodGroup"), MU__DK_COSCHED_PG);
+	CHECK_EQ_INT(t, mu__dkind_of("batch.volcano.sh/v1alpha1", "Job"), MU__DK_VOLCANO_JOB);
+	CHECK_EQ_INT(t, mu__dkind_of("batch/v1", "Job"), MU__DK_JOB);
+	CHECK_EQ_INT(t, mu__dkind_of("ray.io/v1", "RayCluster"), MU__DK_RAYCLUSTER);
+	CHECK(t, mu__dkind_is_group(MU__DK_COSCHED_PG) && !mu__dkind_suspends(MU__DK_COSCHED_PG));
+	CHECK(t, !mu__dkind_is_group(MU__DK_VOLCANO_JOB) && !mu__dkind_suspends(MU__DK_VOLCANO_JOB));
+	CHECK(t, mu__dkind_suspends(MU__DK_RAYCLUSTER) && mu__dkind_status_sub(MU__DK_RAYCLUSTER));
+	char p[300];
+	CHECK_STR(t, mu__dkind_path(MU__DK_VOLCANO_JOB, "ns", "v", "/status", p, sizeof p),
+		  "/apis/batch.volcano.sh/v1alpha1/namespaces/ns/jobs/v/status");
+	CHECK_STR(t, mu__dkind_path(MU__DK_COSCHED_PG, NULL, NULL, "", p, sizeof p),
+		  "/apis/scheduling.x-k8s.io/v1alpha1/podgroups");
+	bool on[MU__DK_COUNT];
+	mu__dkind_list("RayCluster,CoschedulingPodGroup", on);
+	CHECK(t, on[MU__DK_RAYCLUSTER] && on[MU__DK_COSCHED_PG] && !on[MU__DK_VOLCANO_JOB]);
+
+	/* coscheduling: pods by the label scheduling.x-k8s.io/pod-group */
+	json_t *cp = J("{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"kind\":\"PodGroup\","
+		       "\"metadata\":{\"name\":\"c\",\"namespace\":\"ml\",\"labels\":{\"muster.io/queue\":\"q\"}},"
+		       "\"spec\":{\"minMember\":2,\"scheduleTimeoutSeconds\":10}}");
+	json_t *pod = J("{\"metadata\":{\"name\":\"c-0\",\"labels\":{\"scheduling.x-k8s.io/pod-group\":\"c\"}},"
+			"\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":2}}}]}}");
+	CHECK_STR(t, mu__dkind_pod_group(pod, MU__DK_COSCHED_PG), "c");
+	CHECK(t, mu__dkind_pod_group(pod, MU__DK_PODGROUP) == NULL);
+	json_t *pods = json_array();
+	json_array_append(pods, pod);
+	char msg[512];
+	CHECK(t, mu__dkind_group_waits(cp, MU__DK_COSCHED_PG, pods, msg, sizeof msg));
+	CHECK(t, strstr(msg, "1 of the 2 pods of spec.minMember") != NULL);
+	json_array_append(pods, pod);
+	CHECK(t, !mu__dkind_group_waits(cp, MU__DK_COSCHED_PG, pods, msg, sizeof msg));
+	mu_specs_t s;
+	CHECK_EQ_INT(t, load(mu__dkind_workload(cp, MU__DK_COSCHED_PG, pods), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].npodsets, 1);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[0].replicas, 2);
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 2);
+	}
+	mu_specs_release(&s);
+	CHECK(t, mu__dkind_done(cp, MU__DK_COSCHED_PG) == NULL);
+	json_decref(pods);
+	json_decref(pod);
+	json_decref(cp);
+}
+
+static const char *vcjob_text =
+	"{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
+	"\"metadata\":{\"name\":\"vj\",\"namespace\":\"ml\",\"labels\":{\"muster.io/queue\":\"q\"}},"
+	"\"spec\":{\"schedulerName\":\"volcano\",\"queue\":\"default\",\"tasks\":["
+	"{\"name\":\"master\",\"replicas\":1,\"template\":{\"spec\":{\"containers\":[{\"name\":\"m\","
+	"\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}},"
+	"{\"name\":\"worker\",\"replicas\":4,\"minAvailable\":2,\"template\":{\"spec\":{\"containers\":"
+	"[{\"name\":\"w\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":8}}}]}}}]}}";
+
+static void test_volcano_job(mu_t_t *t)
+{
+	json_t *o = J(vcjob_text);
+	json_t *spec = json_object_get(o, "spec");
+	mu__dtmpl_t tm[4];
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_VOLCANO_JOB, tm, 4), 2);
+	CHECK_STR(t, tm[1].part, "worker");
+	CHECK_EQ_INT(t, tm[1].count, 4);
+	CHECK_EQ_INT(t, tm[1].min, 2);
+	CHECK_EQ_INT(t, tm[0].min, 1); /* the webhook's default: all its replicas */
+	char msg[512];
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_VOLCANO_JOB, msg, sizeof msg), MU_OK);
+	/* no minAvailable: the sum of the tasks', each task's its own */
+	mu_specs_t s;
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_VOLCANO_JOB, NULL), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].npodsets, 2);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].replicas, 4);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].min_member, 2);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[0].min_member, 1);
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 3);
+	}
+	mu_specs_release(&s);
+	/* a job minimum above the tasks' sum: it, with the parts */
+	json_object_set_new(spec, "minAvailable", json_integer(4));
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_VOLCANO_JOB, NULL), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 4);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].min_member, 2);
+	}
+	mu_specs_release(&s);
+	/* below the sum: the job's alone (Volcano's readiness) */
+	json_object_set_new(spec, "minAvailable", json_integer(2));
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_VOLCANO_JOB, NULL), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 2);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].min_member, 0);
+	}
+	mu_specs_release(&s);
+	/* the copy: no suspend flag, templates labelled */
+	json_t *c = mu__dcopy(o, MU__DK_VOLCANO_JOB, "u9", "VolcanoJob:ml/vj", 2);
+	CHECK_STR(t, mu__jstr(c, "apiVersion"), "batch.volcano.sh/v1alpha1");
+	CHECK_STR(t, mu__jstr(c, "kind"), "Job");
+	CHECK(t, mu__jget(c, "spec.suspend") == NULL);
+	const json_t *tl = mu__jget(json_array_get(mu__jget(c, "spec.tasks"), 1), "template.metadata.labels");
+	CHECK_STR(t, json_string_value(json_object_get(tl, MU__D_HUBUID)), "u9");
+	json_decref(c);
+	/* its end: state.phase as Volcano's job controller writes it */
+	json_t *st = J("{\"status\":{\"state\":{\"phase\":\"Completed\"}}}");
+	CHECK_STR(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB), "Succeeded");
+	json_object_set_new(mu__jget(st, "status.state") ? (json_t *)mu__jget(st, "status.state") : st,
+			    "phase", json_string("Terminated"));
+	CHECK_STR(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB), "Failed");
+	json_object_set_new((json_t *)mu__jget(st, "status.state"), "phase", json_string("Aborted"));
+	CHECK(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB) == NULL);
+	json_object_set_new((json_t *)mu__jget(st, "status.state"), "phase", json_string("Running"));
+	CHECK(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB) == NULL);
+	json_decref(st);
+	/* what Volcano's admission refuses, named */
+	json_object_set_new(spec, "minAvailable", json_integer(6));
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_VOLCANO_JOB, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "spec.minAvailable 6 must be within the 5 replicas") != NULL);
+	json_object_del(spec, "minAvailable");
+	json_object_set_new(json_array_get(json_object_get(spec, "tasks"), 1), "minAvailable",
+			    json_integer(5));
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_VOLCANO_JOB, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "spec.tasks[worker]: minAvailable 5") != NULL);
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_VOLCANO_JOB, tm, 4), MU_EINVAL);
+	json_object_set_new(json_array_get(json_object_get(spec, "tasks"), 1), "name", json_string("master"));
+	json_object_del(json_array_get(json_object_get(spec, "tasks"), 1), "minAvailable");
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_VOLCANO_JOB, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "master is used twice") != NULL);
+	json_object_set_new(spec, "tasks", json_array());
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_VOLCANO_JOB, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "at least one task") != NULL);
+	json_decref(o);
+}
+
+static const char *raycluster_text =
+	"{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\","
+	"\"metadata\":{\"name\":\"rc\",\"namespace\":\"ml\",\"labels\":{\"muster.io/queue\":\"q\"}},"
+	"\"spec\":{\"managedBy\":\"kueue.x-k8s.io/multikueue\",\"headGroupSpec\":{\"template\":{\"spec\":"
+	"{\"containers\":[{\"name\":\"h\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}},"
+	"\"workerGroupSpecs\":[{\"groupName\":\"gpu\",\"minReplicas\":2,\"maxReplicas\":4,\"numOfHosts\":2,"
+	"\"template\":{\"spec\":{\"containers\":[{\"name\":\"w\",\"resources\":{\"limits\":"
+	"{\"nvidia.com/gpu\":4}}}]}}},"
+	"{\"groupName\":\"off\",\"minReplicas\":3,\"maxReplicas\":3,\"suspend\":true,"
+	"\"template\":{\"spec\":{\"containers\":[{\"name\":\"o\"}]}}}]}}";
+
+static void test_raycluster(mu_t_t *t)
+{
+	json_t *o = J(raycluster_text);
+	json_t *spec = json_object_get(o, "spec");
+	mu__dtmpl_t tm[4];
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_RAYCLUSTER, tm, 4), 3);
+	CHECK_STR(t, tm[0].part, "head");
+	CHECK_EQ_INT(t, tm[1].count, 4); /* minReplicas x numOfHosts */
+	CHECK_EQ_INT(t, tm[2].count, 0); /* a suspended group has no pods */
+	CHECK_EQ_INT(t, mu__dkind_templates(spec, MU__DK_RAYCLUSTER, tm, 2), MU_ELIMIT);
+	mu_specs_t s;
+	char msg[512];
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_RAYCLUSTER, NULL), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].npodsets, 2);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].replicas, 4);
+	}
+	mu_specs_release(&s);
+	/* held and sent as a RayJob is: spec.suspend; the copy without it
+	 * and without managedBy */
+	CHECK(t, mu__dkind_ctl(spec, MU__DK_RAYCLUSTER, false) == spec);
+	CHECK_STR(t, mu__dkind_managed_by(o, MU__DK_RAYCLUSTER), "kueue.x-k8s.io/multikueue");
+	json_t *c = mu__dcopy(o, MU__DK_RAYCLUSTER, "u8", "RayCluster:ml/rc", 1);
+	CHECK(t, json_is_false(mu__jget(c, "spec.suspend")));
+	CHECK(t, mu__jget(c, "spec.managedBy") == NULL);
+	const json_t *hl = mu__jget(c, "spec.headGroupSpec.template.metadata.labels");
+	CHECK_STR(t, json_string_value(json_object_get(hl, MU__D_HUBUID)), "u8");
+	json_decref(c);
+	/* it runs until deleted: no end, whatever its state */
+	json_t *st = J("{\"status\":{\"state\":\"ready\",\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\"}]}}");
+	CHECK(t, mu__dkind_done(st, MU__DK_RAYCLUSTER) == NULL);
+	json_decref(st);
+	/* KubeRay's validation: minReplicas within maxReplicas */
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_RAYCLUSTER, msg, sizeof msg), MU_OK);
+	json_object_set_new(json_array_get(json_object_get(spec, "workerGroupSpecs"), 0), "maxReplicas",
+			    json_integer(1));
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_RAYCLUSTER, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "workerGroupSpecs[gpu]: minReplicas 2 must be within 0 and its maxReplicas 1")
+	      != NULL);
+	json_decref(o);
+}
+
+/* A KAI pod of sub-group sg. */
+static json_t *kpod(const char *name, const char *sg)
+{
+	return json_pack("{s:{s:s,s:{s:s},s:{s:s}},s:{s:[{s:s,s:{s:{s:i}}}]}}", "metadata", "name", name,
+			 "annotations", "pod-group-name", "k", "labels", "kai.scheduler/subgroup-name", sg,
+			 "spec", "containers", "name", "c", "resources", "limits", "nvidia.com/gpu", 1);
+}
+
+static void test_kai_subgroups(mu_t_t *t)
+{
+	json_t *o = J("{\"apiVersion\":\"scheduling.run.ai/v2alpha2\",\"kind\":\"PodGroup\","
+		      "\"metadata\":{\"name\":\"k\",\"namespace\":\"ml\",\"labels\":{\"muster.io/queue\":\"q\"}},"
+		      "\"spec\":{\"minMember\":2,\"subGroups\":[{\"name\":\"all\",\"minMember\":1},"
+		      "{\"name\":\"Decode\",\"minMember\":3,\"parent\":\"all\"},"
+		      "{\"name\":\"prefill\",\"minMember\":1,\"parent\":\"all\"}]}}");
+	json_t *pods = json_array();
+	json_array_append_new(pods, kpod("k-p0", "prefill"));
+	json_array_append_new(pods, kpod("k-d0", "decode"));
+	json_array_append_new(pods, kpod("k-d1", "decode"));
+	char msg[512];
+	/* minMember 2 is met, decode's 3 is not: the group waits */
+	CHECK(t, mu__dkind_group_waits(o, MU__DK_KAI_PG, pods, msg, sizeof msg));
+	CHECK(t, strstr(msg, "2 of the 3 pods of sub-group decode") != NULL);
+	json_array_append_new(pods, kpod("k-d2", "decode"));
+	json_array_append_new(pods, kpod("k-d3", "decode"));
+	CHECK(t, !mu__dkind_group_waits(o, MU__DK_KAI_PG, pods, msg, sizeof msg));
+	/* the leaves' minimums are parts of the gang, which is their sum
+	 * when larger than the group's minMember (the parent "all" is no
+	 * part: pods name leaves) */
+	mu_specs_t s;
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_KAI_PG, pods), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].npodsets, 2);
+		CHECK_STR(t, s.jobs[0].podsets[0].name, "prefill");
+		CHECK_EQ_INT(t, s.jobs[0].podsets[0].min_member, 1);
+		CHECK_STR(t, s.jobs[0].podsets[1].name, "decode");
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].replicas, 4);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[1].min_member, 3);
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 4);
+	}
+	mu_specs_release(&s);
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_OK);
+	/* what KAI refuses: a name twice, a parent that is not there */
+	json_t *subs = (json_t *)mu__jget(o, "spec.subGroups");
+	json_object_set_new(json_array_get(subs, 2), "parent", json_string("none"));
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "its parent none is no other sub-group") != NULL);
+	json_object_set_new(json_array_get(subs, 2), "parent", json_string("Prefill")); /* itself */
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
+	json_object_set_new(json_array_get(subs, 2), "name", json_string("decode"));
+	json_object_del(json_array_get(subs, 2), "parent");
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "sub-group decode is named twice") != NULL);
+	json_decref(pods);
+	json_decref(o);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -274,5 +524,9 @@ int main(void)
 	MU_RUN(&t, test_groups);
 	MU_RUN(&t, test_group_end);
 	MU_RUN(&t, test_pod_counts);
+	MU_RUN(&t, test_kinds9);
+	MU_RUN(&t, test_volcano_job);
+	MU_RUN(&t, test_raycluster);
+	MU_RUN(&t, test_kai_subgroups);
 	return mu_t_done(&t);
 }
