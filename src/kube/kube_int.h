@@ -52,8 +52,16 @@ int64_t mu__kji(const json_t *o, const char *path, int64_t def);
  * {...}}}), or of every item of a list's ({"items": [{"metadata": {...}},
  * ...]}), in place, NUL-terminating it; returns the new length, or n with
  * s untouched when there is none or the text is not understood.  One
- * pass, no allocation. */
+ * pass, no allocation: what is kept moves down once, O(n) whatever the
+ * number of cuts. */
 size_t mu__kstrip_mf(char *s, size_t n);
+/* The same cut of what `what` names: MU__KSTRIP_MF the metadata's
+ * managedFields; MU__KSTRIP_POD_STATUS the members of the object's status
+ * that the daemon never reads of a Pod (conditions, containerStatuses,
+ * initContainerStatuses, ephemeralContainerStatuses), only for pods. */
+#define MU__KSTRIP_MF 1u
+#define MU__KSTRIP_POD_STATUS 2u
+size_t mu__kstrip(char *s, size_t n, unsigned what);
 /* A label or annotation value: map[key] as a string, or NULL. */
 const char *mu__kmap(const json_t *o, const char *map_path, const char *key);
 
