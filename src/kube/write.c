@@ -21,6 +21,13 @@
  * the high-priority list first.  This file calls no other part of the
  * daemon: decisions (apply.c), Jobs (jobs.c), the view (state.c) and
  * status (metrics.c) all write through it.
+ *
+ * A Binding and an Event, one of each per bind, are printed as JSON text
+ * directly (jtext_t), the bytes json_dumps would print for the trees
+ * json_pack built before, and an Event the list would drop is not built
+ * at all: building them was a sixth of the scheduler's instructions per
+ * bind in a backlog's drain (docs/evaluation.md, "The scheduler's side
+ * of a bind, round 9").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +36,7 @@
 #include <unistd.h>
 
 #include "kube/daemon_int.h"
+#include "muster/util.h"
 
 #define LO_CAP 20000   /* queued status and event writes */
 #define EV_CAP 1000    /* ... of which Events (client-go's maxQueuedEvents) */
@@ -67,6 +75,168 @@ mu__kwork_t *mu__kwork_new(mu__kwkind_t kind, const char *method, const char *pa
 	w->body = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	w->pod_key = dup0(pod_key);
 	w->node = dup0(node);
+	return w;
+}
+
+/* --- request bodies as text ----------------------------------------------- */
+
+/* A growing text; `bad` once memory ran out or a string was not valid
+ * UTF-8 (json_pack refused those too). */
+typedef struct jtext {
+	char *s;
+	size_t n, cap;
+	bool bad;
+} jtext_t;
+
+/* Appends n bytes of s; amortized O(n). */
+static void jt_put(jtext_t *b, const char *s, size_t n)
+{
+	if (b->bad)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 512;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *t = realloc(b->s, cap);
+		if (!t) {
+			b->bad = true;
+			return;
+		}
+		b->s = t;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+static void jt_raw(jtext_t *b, const char *s)
+{
+	jt_put(b, s, strlen(s));
+}
+
+/* s as a JSON string escaped as jansson's json_dumps escapes it (\" \\ \b
+ * \f \n \r \t, other control characters as \u00XX, UTF-8 as it is); NULL
+ * as null; invalid UTF-8 makes b bad.  O(length of s). */
+static void jt_str(jtext_t *b, const char *s)
+{
+	if (!s) {
+		jt_put(b, "null", 4);
+		return;
+	}
+	jt_put(b, "\"", 1);
+	const char *run = s;
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			size_t l = c < 0x80 ? 1 : mu__utf8_seq(s);
+			if (!l) {
+				b->bad = true;
+				return;
+			}
+			s += l;
+			continue;
+		}
+		jt_put(b, run, (size_t)(s - run));
+		char e[8];
+		const char *t = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f" :
+				c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+		if (!t) {
+			snprintf(e, sizeof e, "\\u%04X", c);
+			t = e;
+		}
+		jt_raw(b, t);
+		run = ++s;
+	}
+	jt_put(b, run, (size_t)(s - run));
+	jt_put(b, "\"", 1);
+}
+
+/* The text, owned by the caller, or NULL (freed) when b is bad. */
+static char *jt_done(jtext_t *b)
+{
+	if (!b->bad)
+		return b->s;
+	free(b->s);
+	return NULL;
+}
+
+char *mu__kd_binding_text(const char *ns, const char *name, const char *uid, const json_t *an,
+			  const char *node)
+{
+	jtext_t b = {0};
+	jt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":");
+	jt_str(&b, name);
+	jt_raw(&b, ",\"namespace\":");
+	jt_str(&b, ns);
+	jt_raw(&b, ",\"uid\":");
+	jt_str(&b, uid);
+	jt_raw(&b, ",\"annotations\":{");
+	const char *k;
+	json_t *v;
+	bool first = true;
+	json_object_foreach((json_t *)an, k, v) {
+		if (!first)
+			jt_put(&b, ",", 1);
+		first = false;
+		jt_str(&b, k);
+		jt_put(&b, ":", 1);
+		jt_str(&b, json_string_value(v));
+	}
+	jt_raw(&b, "}},\"target\":{\"kind\":\"Node\",\"name\":");
+	jt_str(&b, node);
+	jt_raw(&b, "}}");
+	return jt_done(&b);
+}
+
+char *mu__kd_event_text(const char *ename, const char *kind, const char *api, const char *ns,
+			const char *name, const char *uid, const char *type, const char *reason,
+			const char *msg, const char *ts, const char *component, const char *instance)
+{
+	jtext_t b = {0};
+	jt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":");
+	jt_str(&b, ename);
+	jt_raw(&b, ",\"namespace\":");
+	jt_str(&b, ns);
+	jt_raw(&b, "},\"involvedObject\":{\"kind\":");
+	jt_str(&b, kind);
+	jt_raw(&b, ",\"apiVersion\":");
+	jt_str(&b, api);
+	jt_raw(&b, ",\"namespace\":");
+	jt_str(&b, ns);
+	jt_raw(&b, ",\"name\":");
+	jt_str(&b, name);
+	jt_raw(&b, ",\"uid\":");
+	jt_str(&b, uid);
+	jt_raw(&b, "},\"reason\":");
+	jt_str(&b, reason);
+	jt_raw(&b, ",\"message\":");
+	jt_str(&b, msg);
+	jt_raw(&b, ",\"type\":");
+	jt_str(&b, type);
+	jt_raw(&b, ",\"source\":{\"component\":");
+	jt_str(&b, component);
+	jt_raw(&b, "},\"firstTimestamp\":");
+	jt_str(&b, ts);
+	jt_raw(&b, ",\"lastTimestamp\":");
+	jt_str(&b, ts);
+	jt_raw(&b, ",\"count\":1,\"reportingComponent\":");
+	jt_str(&b, component);
+	jt_raw(&b, ",\"reportingInstance\":");
+	jt_str(&b, instance);
+	jt_put(&b, "}", 1);
+	return jt_done(&b);
+}
+
+/* A request whose body is text (owned, taken; NULL: none). */
+static mu__kwork_t *work_text(mu__kwkind_t kind, const char *method, const char *path, char *body,
+			      const char *pod_key, const char *node)
+{
+	mu__kwork_t *w = mu__kwork_new(kind, method, path, "application/json", NULL, pod_key, node);
+	if (w)
+		w->body = body;
+	else
+		free(body);
 	return w;
 }
 
@@ -368,12 +538,21 @@ void mu__kd_bind(mu__kd_t *d, mu__kpod_t *p, const char *node, const mu_decision
 	json_t *an = mu__kdev_annotations(dev);
 	if (*d->lease_term)
 		json_object_set_new(an, "muster.io/lease-term", json_string(d->lease_term));
-	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s,s:s?,s:o},s:{s:s,s:s}}", "apiVersion", "v1",
-				 "kind", "Binding", "metadata", "name", p->name, "namespace", p->ns,
-				 "uid", p->uid, "annotations", an, "target", "kind", "Node", "name", node);
+	char *body = mu__kd_binding_text(p->ns, p->name, p->uid, an, node);
+	json_decref(an);
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/binding", p->ns, p->name);
-	mu__kd_write(d, MU__KW_BIND, "POST", path, "application/json", body, p->key, node);
-	json_decref(body);
+	mu__kd_queue(d, work_text(MU__KW_BIND, "POST", path, body, p->key, node));
+}
+
+/* Whether an Event may join the low-priority list now; if not, it counts
+ * as dropped (as mu__kd_queue would count it), so that it is not built. */
+static bool event_room(mu__kwq_t *q)
+{
+	pthread_mutex_lock(&q->mu);
+	bool room = !q->closing && q->nlo < q->lo_cap && q->nev < q->ev_cap;
+	q->ev_dropped += !room && !q->closing;
+	pthread_mutex_unlock(&q->mu);
+	return room;
 }
 
 void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api, const char *ns,
@@ -381,21 +560,16 @@ void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api, const ch
 			const char *msg)
 {
 	char ts[40], path[700], ename[400];
+	if (!event_room(&d->wq))
+		return;
 	int64_t now = mu__k_now_ms();
 	mu__rfc3339_format(now * 1000, false, ts, sizeof ts);
 	snprintf(ename, sizeof ename, "%.250s.%llx%04x", name, (unsigned long long)now,
 		 (unsigned)(d->evseq++ & 0xffff));
-	json_t *ev = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},"
-			       "s:s,s:s,s:i,s:s,s:s}",
-			       "apiVersion", "v1", "kind", "Event", "metadata", "name", ename, "namespace", ns,
-			       "involvedObject", "kind", kind, "apiVersion", api, "namespace", ns, "name", name,
-			       "uid", uid, "reason", reason, "message", msg, "type", type,
-			       "source", "component", d->o->scheduler_name, "firstTimestamp", ts,
-			       "lastTimestamp", ts, "count", 1, "reportingComponent", d->o->scheduler_name,
-			       "reportingInstance", d->o->id ? d->o->id : "muster");
+	char *ev = mu__kd_event_text(ename, kind, api, ns, name, uid, type, reason, msg, ts,
+				     d->o->scheduler_name, d->o->id ? d->o->id : "muster");
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", ns);
-	mu__kwork_t *w = mu__kwork_new(MU__KW_WRITE, "POST", path, "application/json", ev, NULL, NULL);
-	json_decref(ev);
+	mu__kwork_t *w = work_text(MU__KW_WRITE, "POST", path, ev, NULL, NULL);
 	if (w)
 		w->event = true;
 	mu__kd_queue(d, w);

@@ -4,7 +4,10 @@
  * broadcaster is (maxQueuedEvents), and the ones beyond are dropped and
  * counted; status writes still queue up to the low-priority cap, binds
  * are never dropped, and taking an Event off the queue makes room for
- * another.
+ * another.  The Binding's and the Event's bodies, now printed directly,
+ * are byte for byte what json_dumps printed of the json_pack trees they
+ * were, for strings with every escape, UTF-8 and null; a string that is
+ * not valid UTF-8 gives no body, as json_pack gave no tree.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,10 +94,90 @@ static void test_status_cap(mu_t_t *t)
 	kd_release(&d);
 }
 
+/* Strings with every escape json_dumps makes, and UTF-8 it keeps. */
+static const char *const tricky[] = {
+	"plain", "", "q\"uote", "back\\slash", "sl/ash", "\b\f\n\r\t", "\x01\x1f\x7f", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	"0/5 nodes are available: 5 Insufficient nvidia.com/gpu.",
+};
+
+static void test_bodies(mu_t_t *t)
+{
+	size_t n = sizeof tricky / sizeof *tricky;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = tricky[i], *b = tricky[(i + 1) % n], *c = tricky[(i + 2) % n];
+		/* the Binding, with annotations and without a uid */
+		for (int k = 0; k < 2; k++) {
+			json_t *an = json_object();
+			if (k)
+				json_object_set_new(an, "muster.io/gpus", json_string("0,1"));
+			json_object_set_new(an, c, json_string(a));
+			const char *uid = k ? b : NULL;
+			json_t *old = json_pack("{s:s,s:s,s:{s:s,s:s,s:s?,s:O},s:{s:s,s:s}}", "apiVersion", "v1",
+						"kind", "Binding", "metadata", "name", a, "namespace", b, "uid", uid,
+						"annotations", an, "target", "kind", "Node", "name", c);
+			char *want = json_dumps(old, JSON_COMPACT);
+			char *got = mu__kd_binding_text(b, a, uid, an, c);
+			CHECK(t, want && got);
+			if (want && got)
+				CHECK_STR(t, got, want);
+			free(want);
+			free(got);
+			json_decref(old);
+			json_decref(an);
+		}
+		/* the Event */
+		json_t *old = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},"
+					"s:s,s:s,s:i,s:s,s:s}",
+					"apiVersion", "v1", "kind", "Event", "metadata", "name", c, "namespace", a,
+					"involvedObject", "kind", "Pod", "apiVersion", "v1", "namespace", a, "name", b,
+					"uid", i % 2 ? NULL : c, "reason", b, "message", a, "type", "Normal",
+					"source", "component", c, "firstTimestamp", b, "lastTimestamp", b, "count", 1,
+					"reportingComponent", c, "reportingInstance", a);
+		char *want = json_dumps(old, JSON_COMPACT);
+		char *got = mu__kd_event_text(c, "Pod", "v1", a, b, i % 2 ? NULL : c, "Normal", b, a, b, c, a);
+		CHECK(t, want && got);
+		if (want && got)
+			CHECK_STR(t, got, want);
+		free(want);
+		free(got);
+		json_decref(old);
+	}
+	/* not UTF-8 (a lone continuation byte, a surrogate, a cut sequence) */
+	const char *bad[] = {"x\x80", "\xed\xa0\x80", "\xe2\x82"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		json_t *an = json_object();
+		CHECK(t, !json_pack("{s:s}", "m", bad[i]));
+		CHECK(t, !mu__kd_binding_text("ns", bad[i], NULL, an, "n"));
+		CHECK(t, !mu__kd_event_text("e", "Pod", "v1", "ns", "p", NULL, "Normal", "r", bad[i], "t", "c", "i"));
+		json_decref(an);
+	}
+}
+
+/* A full Event list: further Events are counted dropped and not queued,
+ * and the queued ones carry the text of the message. */
+static void test_event_body_queued(mu_t_t *t)
+{
+	mu__kd_t d;
+	mu_kube_opts_t o;
+	kd_init(&d, &o);
+	mu__kd_event_write(&d, "Pod", "v1", "ns", "p", "uid", "Normal", "Scheduled", "to \"n1\"");
+	CHECK_EQ_INT(t, d.wq.nev, 1);
+	json_t *j = d.wq.lo_tail ? json_loads(d.wq.lo_tail->body, 0, NULL) : NULL;
+	CHECK_STR(t, mu__kjs(j, "message"), "to \"n1\"");
+	CHECK_STR(t, mu__kjs(j, "involvedObject.uid"), "uid");
+	CHECK_STR(t, mu__kjs(j, "reportingComponent"), o.scheduler_name);
+	CHECK(t, json_integer_value(json_object_get(j, "count")) == 1);
+	json_decref(j);
+	CHECK_STR(t, d.wq.lo_tail->ctype, "application/json");
+	kd_release(&d);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_events_capped);
 	MU_RUN(&t, test_status_cap);
+	MU_RUN(&t, test_bodies);
+	MU_RUN(&t, test_event_body_queued);
 	return mu_t_done(&t);
 }
