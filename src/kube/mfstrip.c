@@ -29,14 +29,20 @@
 #include "kube/kube_int.h"
 
 /* The index just after the string that opens at s[i] (a '"'), or n when
- * it does not close. */
+ * it does not close: the next '"' (memchr) that an even number of
+ * backslashes precedes. */
 static size_t str_end(const char *s, size_t i, size_t n)
 {
-	for (i++; i < n; i++) {
-		if (s[i] == '\\')
-			i++;
-		else if (s[i] == '"')
-			return i + 1;
+	for (i++; i < n;) {
+		const char *q = memchr(s + i, '"', n - i);
+		if (!q)
+			return n;
+		size_t j = (size_t)(q - s), k = j;
+		while (k > i && s[k - 1] == '\\')
+			k--;
+		if ((j - k) % 2 == 0)
+			return j + 1;
+		i = j + 1;
 	}
 	return n;
 }
