@@ -62,6 +62,25 @@ size_t mu__kstrip_mf(char *s, size_t n);
 #define MU__KSTRIP_MF 1u
 #define MU__KSTRIP_POD_STATUS 2u
 size_t mu__kstrip(char *s, size_t n, unsigned what);
+/* JSON text written directly (util.c): a growing text, `bad` once memory
+ * ran out or a string was not valid UTF-8 (json_pack and json_dumps refuse
+ * those too).  Strings are escaped as jansson's json_dumps escapes them
+ * (\" \\ \b \f \n \r \t, other control characters \u00XX, UTF-8 as it
+ * is); mu__kjt_str writes NULL as null; mu__kjt_sorted writes v byte for
+ * byte as json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) does, O(size of v
+ * with its keys sorted); mu__kjt_done gives the text (owned by the
+ * caller), or NULL (freed) when b is bad. */
+typedef struct mu__kjt {
+	char *s;
+	size_t n, cap;
+	bool bad;
+} mu__kjt_t;
+void mu__kjt_put(mu__kjt_t *b, const char *s, size_t n);
+void mu__kjt_raw(mu__kjt_t *b, const char *s);
+void mu__kjt_str(mu__kjt_t *b, const char *s);
+void mu__kjt_strn(mu__kjt_t *b, const char *s, size_t n);
+void mu__kjt_sorted(mu__kjt_t *b, const json_t *v);
+char *mu__kjt_done(mu__kjt_t *b);
 /* A label or annotation value: map[key] as a string, or NULL. */
 const char *mu__kmap(const json_t *o, const char *map_path, const char *key);
 

@@ -23,7 +23,7 @@
  * status (metrics.c) all write through it.
  *
  * A Binding and an Event, one of each per bind, are printed as JSON text
- * directly (jtext_t), the bytes json_dumps would print for the trees
+ * directly (mu__kjt_t, util.c), the bytes json_dumps would print for the trees
  * json_pack built before, and an Event the list would drop is not built
  * at all: building them was a sixth of the scheduler's instructions per
  * bind in a backlog's drain (docs/evaluation.md, "The scheduler's side
@@ -36,7 +36,6 @@
 #include <unistd.h>
 
 #include "kube/daemon_int.h"
-#include "muster/util.h"
 
 #define LO_CAP 20000   /* queued status and event writes */
 #define EV_CAP 1000    /* ... of which Events (client-go's maxQueuedEvents) */
@@ -80,152 +79,71 @@ mu__kwork_t *mu__kwork_new(mu__kwkind_t kind, const char *method, const char *pa
 
 /* --- request bodies as text ----------------------------------------------- */
 
-/* A growing text; `bad` once memory ran out or a string was not valid
- * UTF-8 (json_pack refused those too). */
-typedef struct jtext {
-	char *s;
-	size_t n, cap;
-	bool bad;
-} jtext_t;
-
-/* Appends n bytes of s; amortized O(n). */
-static void jt_put(jtext_t *b, const char *s, size_t n)
-{
-	if (b->bad)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 512;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *t = realloc(b->s, cap);
-		if (!t) {
-			b->bad = true;
-			return;
-		}
-		b->s = t;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = '\0';
-}
-
-static void jt_raw(jtext_t *b, const char *s)
-{
-	jt_put(b, s, strlen(s));
-}
-
-/* s as a JSON string escaped as jansson's json_dumps escapes it (\" \\ \b
- * \f \n \r \t, other control characters as \u00XX, UTF-8 as it is); NULL
- * as null; invalid UTF-8 makes b bad.  O(length of s). */
-static void jt_str(jtext_t *b, const char *s)
-{
-	if (!s) {
-		jt_put(b, "null", 4);
-		return;
-	}
-	jt_put(b, "\"", 1);
-	const char *run = s;
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c != '"' && c != '\\') {
-			size_t l = c < 0x80 ? 1 : mu__utf8_seq(s);
-			if (!l) {
-				b->bad = true;
-				return;
-			}
-			s += l;
-			continue;
-		}
-		jt_put(b, run, (size_t)(s - run));
-		char e[8];
-		const char *t = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f" :
-				c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
-		if (!t) {
-			snprintf(e, sizeof e, "\\u%04X", c);
-			t = e;
-		}
-		jt_raw(b, t);
-		run = ++s;
-	}
-	jt_put(b, run, (size_t)(s - run));
-	jt_put(b, "\"", 1);
-}
-
-/* The text, owned by the caller, or NULL (freed) when b is bad. */
-static char *jt_done(jtext_t *b)
-{
-	if (!b->bad)
-		return b->s;
-	free(b->s);
-	return NULL;
-}
-
 char *mu__kd_binding_text(const char *ns, const char *name, const char *uid, const json_t *an,
 			  const char *node)
 {
-	jtext_t b = {0};
-	jt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":");
-	jt_str(&b, name);
-	jt_raw(&b, ",\"namespace\":");
-	jt_str(&b, ns);
-	jt_raw(&b, ",\"uid\":");
-	jt_str(&b, uid);
-	jt_raw(&b, ",\"annotations\":{");
+	mu__kjt_t b = {0};
+	mu__kjt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":");
+	mu__kjt_str(&b, name);
+	mu__kjt_raw(&b, ",\"namespace\":");
+	mu__kjt_str(&b, ns);
+	mu__kjt_raw(&b, ",\"uid\":");
+	mu__kjt_str(&b, uid);
+	mu__kjt_raw(&b, ",\"annotations\":{");
 	const char *k;
 	json_t *v;
 	bool first = true;
 	json_object_foreach((json_t *)an, k, v) {
 		if (!first)
-			jt_put(&b, ",", 1);
+			mu__kjt_put(&b, ",", 1);
 		first = false;
-		jt_str(&b, k);
-		jt_put(&b, ":", 1);
-		jt_str(&b, json_string_value(v));
+		mu__kjt_str(&b, k);
+		mu__kjt_put(&b, ":", 1);
+		mu__kjt_str(&b, json_string_value(v));
 	}
-	jt_raw(&b, "}},\"target\":{\"kind\":\"Node\",\"name\":");
-	jt_str(&b, node);
-	jt_raw(&b, "}}");
-	return jt_done(&b);
+	mu__kjt_raw(&b, "}},\"target\":{\"kind\":\"Node\",\"name\":");
+	mu__kjt_str(&b, node);
+	mu__kjt_raw(&b, "}}");
+	return mu__kjt_done(&b);
 }
 
 char *mu__kd_event_text(const char *ename, const char *kind, const char *api, const char *ns,
 			const char *name, const char *uid, const char *type, const char *reason,
 			const char *msg, const char *ts, const char *component, const char *instance)
 {
-	jtext_t b = {0};
-	jt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":");
-	jt_str(&b, ename);
-	jt_raw(&b, ",\"namespace\":");
-	jt_str(&b, ns);
-	jt_raw(&b, "},\"involvedObject\":{\"kind\":");
-	jt_str(&b, kind);
-	jt_raw(&b, ",\"apiVersion\":");
-	jt_str(&b, api);
-	jt_raw(&b, ",\"namespace\":");
-	jt_str(&b, ns);
-	jt_raw(&b, ",\"name\":");
-	jt_str(&b, name);
-	jt_raw(&b, ",\"uid\":");
-	jt_str(&b, uid);
-	jt_raw(&b, "},\"reason\":");
-	jt_str(&b, reason);
-	jt_raw(&b, ",\"message\":");
-	jt_str(&b, msg);
-	jt_raw(&b, ",\"type\":");
-	jt_str(&b, type);
-	jt_raw(&b, ",\"source\":{\"component\":");
-	jt_str(&b, component);
-	jt_raw(&b, "},\"firstTimestamp\":");
-	jt_str(&b, ts);
-	jt_raw(&b, ",\"lastTimestamp\":");
-	jt_str(&b, ts);
-	jt_raw(&b, ",\"count\":1,\"reportingComponent\":");
-	jt_str(&b, component);
-	jt_raw(&b, ",\"reportingInstance\":");
-	jt_str(&b, instance);
-	jt_put(&b, "}", 1);
-	return jt_done(&b);
+	mu__kjt_t b = {0};
+	mu__kjt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":");
+	mu__kjt_str(&b, ename);
+	mu__kjt_raw(&b, ",\"namespace\":");
+	mu__kjt_str(&b, ns);
+	mu__kjt_raw(&b, "},\"involvedObject\":{\"kind\":");
+	mu__kjt_str(&b, kind);
+	mu__kjt_raw(&b, ",\"apiVersion\":");
+	mu__kjt_str(&b, api);
+	mu__kjt_raw(&b, ",\"namespace\":");
+	mu__kjt_str(&b, ns);
+	mu__kjt_raw(&b, ",\"name\":");
+	mu__kjt_str(&b, name);
+	mu__kjt_raw(&b, ",\"uid\":");
+	mu__kjt_str(&b, uid);
+	mu__kjt_raw(&b, "},\"reason\":");
+	mu__kjt_str(&b, reason);
+	mu__kjt_raw(&b, ",\"message\":");
+	mu__kjt_str(&b, msg);
+	mu__kjt_raw(&b, ",\"type\":");
+	mu__kjt_str(&b, type);
+	mu__kjt_raw(&b, ",\"source\":{\"component\":");
+	mu__kjt_str(&b, component);
+	mu__kjt_raw(&b, "},\"firstTimestamp\":");
+	mu__kjt_str(&b, ts);
+	mu__kjt_raw(&b, ",\"lastTimestamp\":");
+	mu__kjt_str(&b, ts);
+	mu__kjt_raw(&b, ",\"count\":1,\"reportingComponent\":");
+	mu__kjt_str(&b, component);
+	mu__kjt_raw(&b, ",\"reportingInstance\":");
+	mu__kjt_str(&b, instance);
+	mu__kjt_put(&b, "}", 1);
+	return mu__kjt_done(&b);
 }
 
 /* A request whose body is text (owned, taken; NULL: none). */
