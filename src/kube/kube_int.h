@@ -69,7 +69,7 @@ size_t mu__kstrip(char *s, size_t n, unsigned what);
  * is); mu__kjt_str writes NULL as null; mu__kjt_sorted writes v byte for
  * byte as json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) does, O(size of v
  * with its keys sorted); mu__kjt_done gives the text (owned by the
- * caller), or NULL (freed) when b is bad. */
+ * caller, its allocation cut to its size), or NULL (freed) when b is bad. */
 typedef struct mu__kjt {
 	char *s;
 	size_t n, cap;

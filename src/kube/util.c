@@ -296,8 +296,12 @@ void mu__kjt_sorted(mu__kjt_t *b, const json_t *v)
 
 char *mu__kjt_done(mu__kjt_t *b)
 {
-	if (!b->bad)
-		return b->s;
-	free(b->s);
-	return NULL;
+	if (b->bad) {
+		free(b->s);
+		return NULL;
+	}
+	/* to its size: a backlog's queued Bindings are kept a while, tens of
+	 * thousands of them, and the doubling left up to half of each unused */
+	char *t = realloc(b->s, b->n + 1);
+	return t ? t : b->s;
 }
