@@ -130,6 +130,12 @@ void mu__kc_free(mu__kc_t *c);
 int mu__kc_do(mu__kc_t *c, const char *method, const char *path,
 	      const char *ctype, const char *body, long timeout_ms,
 	      mu__kresp_t *out);
+/* The same for a write whose answer matters only when it failed: a 2xx
+ * answer's body is not kept (out->body is ""), so that nothing is
+ * allocated for it. */
+int mu__kc_send(mu__kc_t *c, const char *method, const char *path,
+		const char *ctype, const char *body, long timeout_ms,
+		mu__kresp_t *out);
 void mu__kresp_release(mu__kresp_t *r);
 /* The same with a JSON answer: *obj gets the parsed body (or NULL). */
 int mu__kc_json(mu__kc_t *c, const char *method, const char *path,

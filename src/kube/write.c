@@ -250,7 +250,7 @@ static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
 			w->answer = strdup("not sent: this replica's lease expired");
 			return;
 		}
-		mu__kc_do(c, w->method, w->path, w->ctype, w->body, left < 30000 ? (long)left : 30000, &r);
+		mu__kc_send(c, w->method, w->path, w->ctype, w->body, left < 30000 ? (long)left : 30000, &r);
 		w->status = r.status;
 		bool ok = r.status >= 200 && r.status < 300;
 		if (!ok) {
