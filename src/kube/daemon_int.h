@@ -603,6 +603,16 @@ void mu__kd_bind_flush(mu__kd_t *d, bool all);
 void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api,
 			const char *ns, const char *name, const char *uid,
 			const char *type, const char *reason, const char *msg);
+/* The JSON text of a Binding of pod ns/name (uid NULL: null) to node
+ * with annotations an (an object of strings), and of an Event (ename its
+ * name, ts its first and last time); what json_dumps printed of the
+ * json_pack trees they were, byte for byte.  Owned by the caller; NULL
+ * when out of memory or a string is not valid UTF-8. */
+char *mu__kd_binding_text(const char *ns, const char *name, const char *uid, const json_t *an,
+			  const char *node);
+char *mu__kd_event_text(const char *ename, const char *kind, const char *api, const char *ns,
+			const char *name, const char *uid, const char *type, const char *reason,
+			const char *msg, const char *ts, const char *component, const char *instance);
 /* Sets the PodScheduled=False condition (and a FailedScheduling event)
  * when msg differs from the last one written. */
 void mu__kd_pod_pending(mu__kd_t *d, mu__kpod_t *p, const char *msg);

@@ -52,8 +52,35 @@ int64_t mu__kji(const json_t *o, const char *path, int64_t def);
  * {...}}}), or of every item of a list's ({"items": [{"metadata": {...}},
  * ...]}), in place, NUL-terminating it; returns the new length, or n with
  * s untouched when there is none or the text is not understood.  One
- * pass, no allocation. */
+ * pass, no allocation: what is kept moves down once, O(n) whatever the
+ * number of cuts. */
 size_t mu__kstrip_mf(char *s, size_t n);
+/* The same cut of what `what` names: MU__KSTRIP_MF the metadata's
+ * managedFields; MU__KSTRIP_POD_STATUS the members of the object's status
+ * that the daemon never reads of a Pod (conditions, containerStatuses,
+ * initContainerStatuses, ephemeralContainerStatuses), only for pods. */
+#define MU__KSTRIP_MF 1u
+#define MU__KSTRIP_POD_STATUS 2u
+size_t mu__kstrip(char *s, size_t n, unsigned what);
+/* JSON text written directly (util.c): a growing text, `bad` once memory
+ * ran out or a string was not valid UTF-8 (json_pack and json_dumps refuse
+ * those too).  Strings are escaped as jansson's json_dumps escapes them
+ * (\" \\ \b \f \n \r \t, other control characters \u00XX, UTF-8 as it
+ * is); mu__kjt_str writes NULL as null; mu__kjt_sorted writes v byte for
+ * byte as json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) does, O(size of v
+ * with its keys sorted); mu__kjt_done gives the text (owned by the
+ * caller, its allocation cut to its size), or NULL (freed) when b is bad. */
+typedef struct mu__kjt {
+	char *s;
+	size_t n, cap;
+	bool bad;
+} mu__kjt_t;
+void mu__kjt_put(mu__kjt_t *b, const char *s, size_t n);
+void mu__kjt_raw(mu__kjt_t *b, const char *s);
+void mu__kjt_str(mu__kjt_t *b, const char *s);
+void mu__kjt_strn(mu__kjt_t *b, const char *s, size_t n);
+void mu__kjt_sorted(mu__kjt_t *b, const json_t *v);
+char *mu__kjt_done(mu__kjt_t *b);
 /* A label or annotation value: map[key] as a string, or NULL. */
 const char *mu__kmap(const json_t *o, const char *map_path, const char *key);
 
@@ -103,6 +130,12 @@ void mu__kc_free(mu__kc_t *c);
 int mu__kc_do(mu__kc_t *c, const char *method, const char *path,
 	      const char *ctype, const char *body, long timeout_ms,
 	      mu__kresp_t *out);
+/* The same for a write whose answer matters only when it failed: a 2xx
+ * answer's body is not kept (out->body is ""), so that nothing is
+ * allocated for it. */
+int mu__kc_send(mu__kc_t *c, const char *method, const char *path,
+		const char *ctype, const char *body, long timeout_ms,
+		mu__kresp_t *out);
 void mu__kresp_release(mu__kresp_t *r);
 /* The same with a JSON answer: *obj gets the parsed body (or NULL). */
 int mu__kc_json(mu__kc_t *c, const char *method, const char *path,

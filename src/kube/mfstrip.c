@@ -11,7 +11,14 @@
  * freeing it again was a large part of the daemon's CPU per bind, so the
  * reflector cuts the member out of the text first, from a watch event's
  * object and from each item of a list page: one pass over the bytes, no
- * allocation.  The text is JSON from the API server; anything
+ * allocation: what is kept is moved down once, behind a write cursor
+ * (it was moved for every cut, and a list page of 500 pods, each with its
+ * managedFields, moved the rest of the page 500 times: a fifth of the
+ * daemon's instructions in a backlog's drain, docs/evaluation.md "The
+ * scheduler's side of a bind, round 9").  For pods the reflector also
+ * cuts the status lists the daemon never reads (conditions and container
+ * statuses, about half of a running pod's text without managedFields).
+ * The text is JSON from the API server; anything
  * this scanner does not understand (nesting deeper than 64, an unclosed
  * string, no such member) leaves it as it was, for the parser to judge.
  */
@@ -22,14 +29,20 @@
 #include "kube/kube_int.h"
 
 /* The index just after the string that opens at s[i] (a '"'), or n when
- * it does not close. */
+ * it does not close: the next '"' (memchr) that an even number of
+ * backslashes precedes. */
 static size_t str_end(const char *s, size_t i, size_t n)
 {
-	for (i++; i < n; i++) {
-		if (s[i] == '\\')
-			i++;
-		else if (s[i] == '"')
-			return i + 1;
+	for (i++; i < n;) {
+		const char *q = memchr(s + i, '"', n - i);
+		if (!q)
+			return n;
+		size_t j = (size_t)(q - s), k = j;
+		while (k > i && s[k - 1] == '\\')
+			k--;
+		if ((j - k) % 2 == 0)
+			return j + 1;
+		i = j + 1;
 	}
 	return n;
 }
@@ -71,47 +84,62 @@ static size_t value_end(const char *s, size_t i, size_t n)
 	return n;
 }
 
-/* Cuts the member whose name starts at s[i] (a '"' ending before e) of the
- * object whose last ',' or '{' before it is s[last]: ", name: value" when
- * a comma precedes it, else "name: value," with the comma after it.
- * Returns the new length and sets *at to where the scan goes on, or
- * returns n (nothing cut) when the member does not end. */
-static size_t cut(char *s, size_t n, size_t last, size_t i, size_t e, size_t *at)
+/* The bounds [*from, *to) of the member whose name starts at s[i] (a '"'
+ * ending before e) of the object whose last ',' or '{' before it is at
+ * `last` (comma: whether that was a ','): ", name: value" when a comma
+ * precedes it, else "name: value," with the comma after it.  False when
+ * the member does not end. */
+static bool member(const char *s, size_t n, size_t last, bool comma, size_t i, size_t e, size_t *from,
+		   size_t *to)
 {
 	size_t j = e;
 	while (j < n && is_ws(s[j]))
 		j++;
 	if (j >= n || s[j] != ':')
-		return n;
+		return false;
 	size_t v = value_end(s, j + 1, n);
 	if (v >= n)
-		return n;
-	size_t from = s[last] == ',' ? last : i, to = v;
-	if (s[last] != ',') {
-		while (to < n && is_ws(s[to]))
-			to++;
-		if (to < n && s[to] == ',')
-			to++;
+		return false;
+	*from = comma ? last : i;
+	*to = v;
+	if (!comma) {
+		while (*to < n && is_ws(s[*to]))
+			(*to)++;
+		if (*to < n && s[*to] == ',')
+			(*to)++;
 	}
-	memmove(s + from, s + to, n - to);
-	n -= to - from;
-	s[n] = '\0';
-	*at = from;
-	return n;
+	return true;
 }
 
-size_t mu__kstrip_mf(char *s, size_t n)
+/* Whether the string s[i..e) (quotes included) is one of the members of
+ * a pod's status that the daemon does not read. */
+static bool pod_status_cut(const char *s, size_t i, size_t e)
+{
+	static const char *const names[] = {"\"conditions\"", "\"containerStatuses\"",
+		"\"initContainerStatuses\"", "\"ephemeralContainerStatuses\""};
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+		if (e - i == strlen(names[k]) && !memcmp(s + i, names[k], e - i))
+			return true;
+	return false;
+}
+
+size_t mu__kstrip(char *s, size_t n, unsigned what)
 {
 	uint64_t objs = 0;   /* bit d: the container at depth d+1 is an object */
 	size_t depth = 0;
 	bool key = false;    /* the next string is a member name */
 	int next = 0;        /* the value about to open: 1 the event's "object", 2 an
-			      * object's "metadata", 3 the list's "items" */
+			      * object's "metadata", 3 the list's "items", 4 an
+			      * object's "status" */
 	bool items = false;  /* inside the list's items (an array at depth 2) */
 	size_t obj = 0;      /* the depth of the object being read (2 or 3), 0 none */
 	size_t meta = 0;     /* the depth of its metadata, 0 = not in it */
-	size_t last = 0;     /* the last ',' or '{' seen */
-	for (size_t i = 0; i < n; i++) {
+	size_t stat = 0;     /* the depth of its status, 0 = not in it */
+	size_t last = 0;     /* the last ',' or '{' seen ... */
+	bool comma = false;  /* ... and whether it was a ',' */
+	size_t w = 0, kept = 0; /* s[kept..i) is kept, to be moved down to s[w] */
+	size_t i = 0;
+	for (; i < n; i++) {
 		char c = s[i];
 		if (c == '{' || c == '[') {
 			if (depth < 64 && c == '{')
@@ -125,14 +153,19 @@ size_t mu__kstrip_mf(char *s, size_t n)
 				items = true;
 			else if (c == '{' && next == 2 && obj && depth == obj + 1)
 				meta = depth;
+			else if (c == '{' && next == 4 && obj && depth == obj + 1)
+				stat = depth;
 			next = 0;
 			key = c == '{';
 			last = i;
+			comma = false;
 		} else if (c == '}' || c == ']') {
 			if (!depth)
-				return n;
+				break;
 			if (depth == meta)
 				meta = 0;
+			if (depth == stat)
+				stat = 0;
 			if (depth == obj)
 				obj = 0;
 			if (depth == 2)
@@ -142,26 +175,44 @@ size_t mu__kstrip_mf(char *s, size_t n)
 		} else if (c == ',') {
 			key = depth > 0 && depth <= 64 && (objs >> (depth - 1) & 1);
 			last = i;
+			comma = true;
 		} else if (c == '"') {
 			size_t e = str_end(s, i, n);
 			if (e >= n)
-				return n;
+				break;
 			if (key && depth == 1)
 				next = e - i == 8 && !memcmp(s + i, "\"object\"", 8) ? 1 :
 				       e - i == 7 && !memcmp(s + i, "\"items\"", 7) ? 3 : 0;
 			else if (key && obj && depth == obj)
-				next = e - i == 10 && !memcmp(s + i, "\"metadata\"", 10) ? 2 : 0;
-			if (key && meta && depth == meta && e - i == 15 && !memcmp(s + i, "\"managedFields\"", 15)) {
-				size_t at, m = cut(s, n, last, i, e, &at);
-				if (m == n)
-					return n;
-				n = m;
-				i = at - 1; /* go on from what followed (a duplicate name) */
+				next = e - i == 10 && !memcmp(s + i, "\"metadata\"", 10) ? 2 :
+				       e - i == 8 && !memcmp(s + i, "\"status\"", 8) ? 4 : 0;
+			bool drop = key && ((meta && depth == meta && (what & MU__KSTRIP_MF) && e - i == 15 &&
+					     !memcmp(s + i, "\"managedFields\"", 15)) ||
+					    (stat && depth == stat && (what & MU__KSTRIP_POD_STATUS) &&
+					     pod_status_cut(s, i, e)));
+			size_t from, to;
+			if (drop) {
+				if (!member(s, n, last, comma, i, e, &from, &to) || from < kept)
+					break;
+				memmove(s + w, s + kept, from - kept);
+				w += from - kept;
+				kept = to;
+				i = to - 1; /* go on from what followed (a duplicate name) */
 				continue;
 			}
 			key = false;
 			i = e - 1;
 		}
 	}
-	return n;
+	if (!kept) /* nothing cut */
+		return n;
+	memmove(s + w, s + kept, n - kept);
+	w += n - kept;
+	s[w] = '\0';
+	return w;
+}
+
+size_t mu__kstrip_mf(char *s, size_t n)
+{
+	return mu__kstrip(s, n, MU__KSTRIP_MF);
 }

@@ -180,9 +180,12 @@ doc:;
 				"name", "pod", "labels", "muster.io/queue", "q",
 				"annotations", an, "spec", "template", "metadata", tmeta,
 				"spec", ps);
-	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	if (!doc)
+		return NULL;
+	mu__kjt_t b = {0};
+	mu__kjt_sorted(&b, doc); /* json_dumps' bytes, without its cycle guards */
 	json_decref(doc);
-	return s;
+	return mu__kjt_done(&b);
 }
 
 static uint64_t fnv(const char *s)

@@ -14,6 +14,8 @@
  * installed) or may not be read (403) is retried every 30-60 s and counts
  * as synced (empty), so the daemon can start.  Threads stop within about a
  * second of *stop.  Memory: the queue's bound, plus one page or event.
+ * Text is cut (mfstrip.c) and parsed in one pass (util/jparse.c) before
+ * it is queued: the parse is most of a watch event's cost.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #include <curl/curl.h>
 
 #include "kube/kube_int.h"
+#include "muster/jpath.h"
 
 static const char *const paths[MU__KR_COUNT] = {
 	[MU__KR_NODES] = "/api/v1/nodes",
@@ -194,6 +197,14 @@ static void mark_synced(rthread_t *t)
 		atomic_fetch_or(t->r->o.synced_mask, 1LL << t->res);
 }
 
+/* What mfstrip.c cuts out of t's text before it is parsed: managedFields
+ * of every resource, and of pods the status lists nothing in the daemon
+ * reads (it reads a pod's phase, startTime and resourceClaimStatuses). */
+static unsigned cuts(const rthread_t *t)
+{
+	return MU__KSTRIP_MF | (t->res == MU__KR_PODS ? MU__KSTRIP_POD_STATUS : 0u);
+}
+
 /* Lists every object page by page.  Returns the HTTP status of the failing
  * page (or 0 on a transport error), 200 on success. */
 static long do_list(rthread_t *t)
@@ -211,7 +222,7 @@ static long do_list(rthread_t *t)
 		mu__kc_do(t->c, "GET", path, NULL, NULL, 120000, &r);
 		status = r.status;
 		if (r.body && r.len) /* managedFields not parsed (mfstrip.c) */
-			list = json_loadb(r.body, mu__kstrip_mf(r.body, r.len), 0, NULL);
+			list = mu__json_loadb(r.body, mu__kstrip(r.body, r.len, cuts(t)));
 		mu__kresp_release(&r);
 		const json_t *items = json_object_get(list, "items");
 		if (status != 200 || !json_is_array(items)) {
@@ -250,7 +261,7 @@ static int on_line(void *arg, char *line, size_t len)
 {
 	rthread_t *t = arg;
 	/* nothing reads managedFields: not parsed (mfstrip.c) */
-	json_t *ev = json_loadb(line, mu__kstrip_mf(line, len), 0, NULL);
+	json_t *ev = mu__json_loadb(line, mu__kstrip(line, len, cuts(t)));
 	const char *type = mu__kjs(ev, "type");
 	json_t *obj = json_object_get(ev, "object");
 	int stop = 0;

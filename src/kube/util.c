@@ -1,6 +1,7 @@
 /*
  * util.c - small helpers of the Kubernetes daemon: JSON paths, RFC 3339
- * times, base64, whole files, and structured log lines.  Nothing here
+ * times, base64, whole files, structured log lines, and JSON text
+ * written directly (mu__kjt_t: request bodies, shape keys).  Nothing here
  * keeps state; the logger's mutex lives in the caller's mu__klog_t.
  */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "muster/jpath.h"
+#include "muster/util.h"
 #include "kube/kube_int.h"
 
 /* One implementation of dotted paths serves both modules. */
@@ -159,4 +161,147 @@ void mu__klog(mu__klog_t *l, int level, const char *fmt, ...)
 		fprintf(stderr, "%s %-5s %s\n", ts, lvl, msg);
 	fflush(stderr);
 	pthread_mutex_unlock(&l->mu);
+}
+
+/* --- JSON text ----------------------------------------------------------------- */
+
+void mu__kjt_put(mu__kjt_t *b, const char *s, size_t n)
+{
+	if (b->bad)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 512;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *t = realloc(b->s, cap);
+		if (!t) {
+			b->bad = true;
+			return;
+		}
+		b->s = t;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+void mu__kjt_raw(mu__kjt_t *b, const char *s)
+{
+	mu__kjt_put(b, s, strlen(s));
+}
+
+void mu__kjt_strn(mu__kjt_t *b, const char *s, size_t n)
+{
+	const char *end = s + n, *run = s;
+	mu__kjt_put(b, "\"", 1);
+	while (s < end) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			size_t l = c < 0x80 ? 1 : mu__utf8_seq(s);
+			if (!l || l > (size_t)(end - s)) {
+				b->bad = true;
+				return;
+			}
+			s += l;
+			continue;
+		}
+		mu__kjt_put(b, run, (size_t)(s - run));
+		char e[8];
+		const char *t = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f" :
+				c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+		if (!t) {
+			snprintf(e, sizeof e, "\\u%04X", c);
+			t = e;
+		}
+		mu__kjt_raw(b, t);
+		run = ++s;
+	}
+	mu__kjt_put(b, run, (size_t)(s - run));
+	mu__kjt_put(b, "\"", 1);
+}
+
+void mu__kjt_str(mu__kjt_t *b, const char *s)
+{
+	if (s)
+		mu__kjt_strn(b, s, strlen(s));
+	else
+		mu__kjt_put(b, "null", 4);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void mu__kjt_sorted(mu__kjt_t *b, const json_t *v)
+{
+	char num[32];
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		size_t n = json_object_size(v), i = 0;
+		const char *stack[16], **keys = n <= 16 ? stack : malloc(n * sizeof *keys);
+		if (!keys) {
+			b->bad = true;
+			return;
+		}
+		const char *k;
+		json_t *m;
+		json_object_foreach((json_t *)v, k, m)
+			keys[i++] = k;
+		qsort(keys, n, sizeof *keys, key_cmp);
+		mu__kjt_put(b, "{", 1);
+		for (i = 0; i < n; i++) {
+			if (i)
+				mu__kjt_put(b, ",", 1);
+			mu__kjt_str(b, keys[i]);
+			mu__kjt_put(b, ":", 1);
+			mu__kjt_sorted(b, json_object_get(v, keys[i]));
+		}
+		mu__kjt_put(b, "}", 1);
+		if (keys != stack)
+			free(keys);
+		return;
+	}
+	case JSON_ARRAY:
+		mu__kjt_put(b, "[", 1);
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			if (i)
+				mu__kjt_put(b, ",", 1);
+			mu__kjt_sorted(b, json_array_get(v, i));
+		}
+		mu__kjt_put(b, "]", 1);
+		return;
+	case JSON_STRING:
+		mu__kjt_strn(b, json_string_value(v), json_string_length(v));
+		return;
+	case JSON_INTEGER:
+		snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		mu__kjt_raw(b, num);
+		return;
+	case JSON_REAL: { /* jansson's own digits */
+		char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		if (t)
+			mu__kjt_raw(b, t);
+		else
+			b->bad = true;
+		free(t);
+		return;
+	}
+	case JSON_TRUE: mu__kjt_raw(b, "true"); return;
+	case JSON_FALSE: mu__kjt_raw(b, "false"); return;
+	case JSON_NULL: mu__kjt_raw(b, "null"); return;
+	}
+}
+
+char *mu__kjt_done(mu__kjt_t *b)
+{
+	if (b->bad) {
+		free(b->s);
+		return NULL;
+	}
+	/* to its size: a backlog's queued Bindings are kept a while, tens of
+	 * thousands of them, and the doubling left up to half of each unused */
+	char *t = realloc(b->s, b->n + 1);
+	return t ? t : b->s;
 }

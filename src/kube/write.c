@@ -21,6 +21,13 @@
  * the high-priority list first.  This file calls no other part of the
  * daemon: decisions (apply.c), Jobs (jobs.c), the view (state.c) and
  * status (metrics.c) all write through it.
+ *
+ * A Binding and an Event, one of each per bind, are printed as JSON text
+ * directly (mu__kjt_t, util.c), the bytes json_dumps would print for the trees
+ * json_pack built before, and an Event the list would drop is not built
+ * at all: building them was a sixth of the scheduler's instructions per
+ * bind in a backlog's drain (docs/evaluation.md, "The scheduler's side
+ * of a bind, round 9").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +74,87 @@ mu__kwork_t *mu__kwork_new(mu__kwkind_t kind, const char *method, const char *pa
 	w->body = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	w->pod_key = dup0(pod_key);
 	w->node = dup0(node);
+	return w;
+}
+
+/* --- request bodies as text ----------------------------------------------- */
+
+char *mu__kd_binding_text(const char *ns, const char *name, const char *uid, const json_t *an,
+			  const char *node)
+{
+	mu__kjt_t b = {0};
+	mu__kjt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":");
+	mu__kjt_str(&b, name);
+	mu__kjt_raw(&b, ",\"namespace\":");
+	mu__kjt_str(&b, ns);
+	mu__kjt_raw(&b, ",\"uid\":");
+	mu__kjt_str(&b, uid);
+	mu__kjt_raw(&b, ",\"annotations\":{");
+	const char *k;
+	json_t *v;
+	bool first = true;
+	json_object_foreach((json_t *)an, k, v) {
+		if (!first)
+			mu__kjt_put(&b, ",", 1);
+		first = false;
+		mu__kjt_str(&b, k);
+		mu__kjt_put(&b, ":", 1);
+		mu__kjt_str(&b, json_string_value(v));
+	}
+	mu__kjt_raw(&b, "}},\"target\":{\"kind\":\"Node\",\"name\":");
+	mu__kjt_str(&b, node);
+	mu__kjt_raw(&b, "}}");
+	return mu__kjt_done(&b);
+}
+
+char *mu__kd_event_text(const char *ename, const char *kind, const char *api, const char *ns,
+			const char *name, const char *uid, const char *type, const char *reason,
+			const char *msg, const char *ts, const char *component, const char *instance)
+{
+	mu__kjt_t b = {0};
+	mu__kjt_raw(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":");
+	mu__kjt_str(&b, ename);
+	mu__kjt_raw(&b, ",\"namespace\":");
+	mu__kjt_str(&b, ns);
+	mu__kjt_raw(&b, "},\"involvedObject\":{\"kind\":");
+	mu__kjt_str(&b, kind);
+	mu__kjt_raw(&b, ",\"apiVersion\":");
+	mu__kjt_str(&b, api);
+	mu__kjt_raw(&b, ",\"namespace\":");
+	mu__kjt_str(&b, ns);
+	mu__kjt_raw(&b, ",\"name\":");
+	mu__kjt_str(&b, name);
+	mu__kjt_raw(&b, ",\"uid\":");
+	mu__kjt_str(&b, uid);
+	mu__kjt_raw(&b, "},\"reason\":");
+	mu__kjt_str(&b, reason);
+	mu__kjt_raw(&b, ",\"message\":");
+	mu__kjt_str(&b, msg);
+	mu__kjt_raw(&b, ",\"type\":");
+	mu__kjt_str(&b, type);
+	mu__kjt_raw(&b, ",\"source\":{\"component\":");
+	mu__kjt_str(&b, component);
+	mu__kjt_raw(&b, "},\"firstTimestamp\":");
+	mu__kjt_str(&b, ts);
+	mu__kjt_raw(&b, ",\"lastTimestamp\":");
+	mu__kjt_str(&b, ts);
+	mu__kjt_raw(&b, ",\"count\":1,\"reportingComponent\":");
+	mu__kjt_str(&b, component);
+	mu__kjt_raw(&b, ",\"reportingInstance\":");
+	mu__kjt_str(&b, instance);
+	mu__kjt_put(&b, "}", 1);
+	return mu__kjt_done(&b);
+}
+
+/* A request whose body is text (owned, taken; NULL: none). */
+static mu__kwork_t *work_text(mu__kwkind_t kind, const char *method, const char *path, char *body,
+			      const char *pod_key, const char *node)
+{
+	mu__kwork_t *w = mu__kwork_new(kind, method, path, "application/json", NULL, pod_key, node);
+	if (w)
+		w->body = body;
+	else
+		free(body);
 	return w;
 }
 
@@ -162,7 +250,7 @@ static void run_one(mu__kd_t *d, mu__kc_t *c, mu__kwork_t *w)
 			w->answer = strdup("not sent: this replica's lease expired");
 			return;
 		}
-		mu__kc_do(c, w->method, w->path, w->ctype, w->body, left < 30000 ? (long)left : 30000, &r);
+		mu__kc_send(c, w->method, w->path, w->ctype, w->body, left < 30000 ? (long)left : 30000, &r);
 		w->status = r.status;
 		bool ok = r.status >= 200 && r.status < 300;
 		if (!ok) {
@@ -370,12 +458,21 @@ static void bind_send(mu__kd_t *d, const mu__kpod_t *p, const char *node, const 
 	json_t *an = mu__kdev_annotations(dev);
 	if (*d->lease_term)
 		json_object_set_new(an, "muster.io/lease-term", json_string(d->lease_term));
-	json_t *body = json_pack("{s:s,s:s,s:{s:s,s:s,s:s?,s:o},s:{s:s,s:s}}", "apiVersion", "v1",
-				 "kind", "Binding", "metadata", "name", p->name, "namespace", p->ns,
-				 "uid", p->uid, "annotations", an, "target", "kind", "Node", "name", node);
+	char *body = mu__kd_binding_text(p->ns, p->name, p->uid, an, node);
+	json_decref(an);
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/binding", p->ns, p->name);
-	mu__kd_write(d, MU__KW_BIND, "POST", path, "application/json", body, p->key, node);
-	json_decref(body);
+	mu__kd_queue(d, work_text(MU__KW_BIND, "POST", path, body, p->key, node));
+}
+
+/* Whether an Event may join the low-priority list now; if not, it counts
+ * as dropped (as mu__kd_queue would count it), so that it is not built. */
+static bool event_room(mu__kwq_t *q)
+{
+	pthread_mutex_lock(&q->mu);
+	bool room = !q->closing && q->nlo < q->lo_cap && q->nev < q->ev_cap;
+	q->ev_dropped += !room && !q->closing;
+	pthread_mutex_unlock(&q->mu);
+	return room;
 }
 
 /* Binds, evictions and notes queued and not yet taken by a writer. */
@@ -454,21 +551,16 @@ void mu__kd_event_write(mu__kd_t *d, const char *kind, const char *api, const ch
 			const char *msg)
 {
 	char ts[40], path[700], ename[400];
+	if (!event_room(&d->wq))
+		return;
 	int64_t now = mu__k_now_ms();
 	mu__rfc3339_format(now * 1000, false, ts, sizeof ts);
 	snprintf(ename, sizeof ename, "%.250s.%llx%04x", name, (unsigned long long)now,
 		 (unsigned)(d->evseq++ & 0xffff));
-	json_t *ev = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},"
-			       "s:s,s:s,s:i,s:s,s:s}",
-			       "apiVersion", "v1", "kind", "Event", "metadata", "name", ename, "namespace", ns,
-			       "involvedObject", "kind", kind, "apiVersion", api, "namespace", ns, "name", name,
-			       "uid", uid, "reason", reason, "message", msg, "type", type,
-			       "source", "component", d->o->scheduler_name, "firstTimestamp", ts,
-			       "lastTimestamp", ts, "count", 1, "reportingComponent", d->o->scheduler_name,
-			       "reportingInstance", d->o->id ? d->o->id : "muster");
+	char *ev = mu__kd_event_text(ename, kind, api, ns, name, uid, type, reason, msg, ts,
+				     d->o->scheduler_name, d->o->id ? d->o->id : "muster");
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", ns);
-	mu__kwork_t *w = mu__kwork_new(MU__KW_WRITE, "POST", path, "application/json", ev, NULL, NULL);
-	json_decref(ev);
+	mu__kwork_t *w = work_text(MU__KW_WRITE, "POST", path, ev, NULL, NULL);
 	if (w)
 		w->event = true;
 	mu__kd_queue(d, w);

@@ -7,6 +7,12 @@
  * another.  Binds are rendered and queued only MU__KD_BIND_WINDOW at a
  * time: the rest wait as pod keys and go, oldest first, as the writers
  * take the queued ones; a pod bound meanwhile or gone is not sent.
+ * The Binding's and the Event's bodies, now printed directly,
+ * are byte for byte what json_dumps printed of the json_pack trees they
+ * were, for strings with every escape, UTF-8 and null; a string that is
+ * not valid UTF-8 gives no body, as json_pack gave no tree.  The shape
+ * key's writer (mu__kjt_sorted) prints what json_dumps prints with sorted
+ * keys, for the Pod fixture and for every kind of value.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +126,68 @@ static size_t take_all(mu__kd_t *d, char **first)
  * one pod bound meanwhile and one deleted are not sent, and a waiting
  * pod decided again is sent once, to its latest node. */
 static void test_binds_windowed(mu_t_t *t)
+/* Strings with every escape json_dumps makes, and UTF-8 it keeps. */
+static const char *const tricky[] = {
+	"plain", "", "q\"uote", "back\\slash", "sl/ash", "\b\f\n\r\t", "\x01\x1f\x7f", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	"0/5 nodes are available: 5 Insufficient nvidia.com/gpu.",
+};
+
+static void test_bodies(mu_t_t *t)
+{
+	size_t n = sizeof tricky / sizeof *tricky;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = tricky[i], *b = tricky[(i + 1) % n], *c = tricky[(i + 2) % n];
+		/* the Binding, with annotations and without a uid */
+		for (int k = 0; k < 2; k++) {
+			json_t *an = json_object();
+			if (k)
+				json_object_set_new(an, "muster.io/gpus", json_string("0,1"));
+			json_object_set_new(an, c, json_string(a));
+			const char *uid = k ? b : NULL;
+			json_t *old = json_pack("{s:s,s:s,s:{s:s,s:s,s:s?,s:O},s:{s:s,s:s}}", "apiVersion", "v1",
+						"kind", "Binding", "metadata", "name", a, "namespace", b, "uid", uid,
+						"annotations", an, "target", "kind", "Node", "name", c);
+			char *want = json_dumps(old, JSON_COMPACT);
+			char *got = mu__kd_binding_text(b, a, uid, an, c);
+			CHECK(t, want && got);
+			if (want && got)
+				CHECK_STR(t, got, want);
+			free(want);
+			free(got);
+			json_decref(old);
+			json_decref(an);
+		}
+		/* the Event */
+		json_t *old = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},"
+					"s:s,s:s,s:i,s:s,s:s}",
+					"apiVersion", "v1", "kind", "Event", "metadata", "name", c, "namespace", a,
+					"involvedObject", "kind", "Pod", "apiVersion", "v1", "namespace", a, "name", b,
+					"uid", i % 2 ? NULL : c, "reason", b, "message", a, "type", "Normal",
+					"source", "component", c, "firstTimestamp", b, "lastTimestamp", b, "count", 1,
+					"reportingComponent", c, "reportingInstance", a);
+		char *want = json_dumps(old, JSON_COMPACT);
+		char *got = mu__kd_event_text(c, "Pod", "v1", a, b, i % 2 ? NULL : c, "Normal", b, a, b, c, a);
+		CHECK(t, want && got);
+		if (want && got)
+			CHECK_STR(t, got, want);
+		free(want);
+		free(got);
+		json_decref(old);
+	}
+	/* not UTF-8 (a lone continuation byte, a surrogate, a cut sequence) */
+	const char *bad[] = {"x\x80", "\xed\xa0\x80", "\xe2\x82"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		json_t *an = json_object();
+		CHECK(t, !json_pack("{s:s}", "m", bad[i]));
+		CHECK(t, !mu__kd_binding_text("ns", bad[i], NULL, an, "n"));
+		CHECK(t, !mu__kd_event_text("e", "Pod", "v1", "ns", "p", NULL, "Normal", "r", bad[i], "t", "c", "i"));
+		json_decref(an);
+	}
+}
+
+/* A full Event list: further Events are counted dropped and not queued,
+ * and the queued ones carry the text of the message. */
+static void test_event_body_queued(mu_t_t *t)
 {
 	mu__kd_t d;
 	mu_kube_opts_t o;
@@ -190,11 +258,64 @@ static void test_binds_windowed(mu_t_t *t)
 	kd_release(&d);
 }
 
+	mu__kd_event_write(&d, "Pod", "v1", "ns", "p", "uid", "Normal", "Scheduled", "to \"n1\"");
+	CHECK_EQ_INT(t, d.wq.nev, 1);
+	json_t *j = d.wq.lo_tail ? json_loads(d.wq.lo_tail->body, 0, NULL) : NULL;
+	CHECK_STR(t, mu__kjs(j, "message"), "to \"n1\"");
+	CHECK_STR(t, mu__kjs(j, "involvedObject.uid"), "uid");
+	CHECK_STR(t, mu__kjs(j, "reportingComponent"), o.scheduler_name);
+	CHECK(t, json_integer_value(json_object_get(j, "count")) == 1);
+	json_decref(j);
+	CHECK_STR(t, d.wq.lo_tail->ctype, "application/json");
+	kd_release(&d);
+}
+
+/* v through mu__kjt_sorted and json_dumps with sorted keys: the same bytes. */
+static void sorted_same(mu_t_t *t, json_t *v)
+{
+	mu__kjt_t b = {0};
+	mu__kjt_sorted(&b, v);
+	char *got = mu__kjt_done(&b), *want = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	CHECK(t, got && want);
+	if (got && want)
+		CHECK_STR(t, got, want);
+	free(got);
+	free(want);
+}
+
+static void test_sorted(mu_t_t *t)
+{
+	json_t *v = json_loads("{\"b\":1,\"a\":[true,false,null,-7,9223372036854775807,0.1,1e300,-2.5e-7,3.0],"
+			       "\"B\":{\"z\":{},\"y\":[],\"\":\"e\\u00e9\\n\\u0001/\\\"\"},\"\\u00e9\":\"x\","
+			       "\"aa\":\"\\ud83d\\ude00\"}", 0, NULL);
+	CHECK(t, v != NULL);
+	sorted_same(t, v);
+	json_decref(v);
+	/* more keys than the writer keeps on its stack */
+	v = json_object();
+	for (int i = 40; i > 0; i--) {
+		char k[16];
+		snprintf(k, sizeof k, "k%d", i * 7 % 41);
+		json_object_set_new(v, k, json_integer(i));
+	}
+	sorted_same(t, v);
+	json_decref(v);
+	json_t *pod = json_load_file("../shared/data/k8s/core.v1.Pod.json", 0, NULL);
+	if (pod)
+		sorted_same(t, pod);
+	else
+		printf("skipped: ../shared/data not found (fixture)\n");
+	json_decref(pod);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_events_capped);
 	MU_RUN(&t, test_status_cap);
 	MU_RUN(&t, test_binds_windowed);
+	MU_RUN(&t, test_bodies);
+	MU_RUN(&t, test_event_body_queued);
+	MU_RUN(&t, test_sorted);
 	return mu_t_done(&t);
 }
