@@ -190,10 +190,9 @@ void mu__obj_unref(mu__obj_t *o);
 /* A parsed copy of the object (caller owns), or NULL. */
 json_t *mu__obj_parse(const mu__obj_t *o);
 /* json_loadb(text, len, 0, NULL), the same tree (values, key order,
- * integer or real), read directly when the text is what the store writes
- * (ASCII, integers, one-letter escapes) and by jansson otherwise: jansson
- * reads through a character stream with UTF-8 checks, and its parse was
- * most of a binding's cost.  Caller owns; O(len), 256 levels. */
+ * integer or real), by util's one-pass parser (mu__json_loadb, jparse.c):
+ * jansson reads through a character stream with UTF-8 checks, and its
+ * parse was most of a binding's cost.  Caller owns; O(len). */
 json_t *mu__json_parse(const char *text, size_t len);
 /* The value of label / field key, or NULL. */
 const char *mu__obj_label(const mu__obj_t *o, const char *key);

@@ -16,8 +16,8 @@
  * locking mode: one server per data directory.
  *
  * A version's text is the compact JSON that mu__json_text writes, and it
- * is read back by mu__json_parse, which reads that text directly and
- * leaves any other to jansson.
+ * is read back by mu__json_parse: util's one-pass parser (jparse.c), which
+ * builds json_loadb's tree and leaves what it does not take to jansson.
  *
  * Reads never touch SQLite: every object is also held in memory as an
  * immutable, reference-counted version (mu__obj_t) in a hash table per
@@ -62,6 +62,7 @@
 
 #include "apiserver/apiserver_int.h"
 #include "apiserver/crd.h"
+#include "muster/jpath.h"
 
 /* --- object versions ---------------------------------------------------- */
 
@@ -342,183 +343,9 @@ void mu__obj_unref(mu__obj_t *o)
 
 /* --- reading the store's own text -------------------------------------- */
 
-/* The parser of mu__json_parse: text at p, up to end.  `fail` is set on
- * anything it leaves to jansson. */
-typedef struct jp {
-	const char *p, *end;
-	bool fail;
-	char tmp[1024];   /* an escaped string, unescaped */
-} jp_t;
-
-static void jp_ws(jp_t *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r'))
-		j->p++;
-}
-
-/* A string at j->p (past its opening quote) as (*s, *n): in the text
- * itself, or in j->tmp when it has escapes.  false on anything but plain
- * ASCII and the one-letter escapes (\uXXXX, UTF-8, control bytes, a
- * string longer than tmp with escapes: jansson's). */
-static bool jp_str(jp_t *j, const char **s, size_t *n)
-{
-	const char *b = j->p;
-	while (j->p < j->end) {
-		unsigned char c = (unsigned char)*j->p;
-		if (c == '"') {
-			*s = b;
-			*n = (size_t)(j->p - b);
-			j->p++;
-			return true;
-		}
-		if (c == '\\' || c < 0x20 || c >= 0x80)
-			break;
-		j->p++;
-	}
-	if (j->p >= j->end || *j->p != '\\')
-		return false;
-	size_t k = (size_t)(j->p - b);
-	if (k >= sizeof j->tmp)
-		return false;
-	memcpy(j->tmp, b, k);
-	while (j->p < j->end) {
-		unsigned char c = (unsigned char)*j->p++;
-		if (c == '"') {
-			*s = j->tmp;
-			*n = k;
-			return true;
-		}
-		if (c < 0x20 || c >= 0x80 || k + 1 >= sizeof j->tmp)
-			return false;
-		if (c == '\\') {
-			if (j->p >= j->end)
-				return false;
-			char e = *j->p++;
-			c = e == '"' ? '"' : e == '\\' ? '\\' : e == '/' ? '/' : e == 'b' ? '\b' : e == 'f' ? '\f'
-				: e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : 0;
-			if (!c)
-				return false;
-		}
-		j->tmp[k++] = (char)c;
-	}
-	return false;
-}
-
-/* The value at j->p, depth levels down; NULL (fail set) on what it leaves
- * to jansson.  Bounded by the text's length and 256 levels. */
-static json_t *jp_value(jp_t *j, int depth)
-{
-	jp_ws(j);
-	if (j->p >= j->end || depth > 256) {
-		j->fail = true;
-		return NULL;
-	}
-	char c = *j->p;
-	json_t *v = NULL;
-	const char *s;
-	size_t n;
-	if (c == '{' || c == '[') {
-		bool obj = c == '{';
-		v = obj ? json_object() : json_array();
-		j->p++;
-		jp_ws(j);
-		if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
-			j->p++;
-			return v;
-		}
-		while (v && !j->fail) {
-			jp_ws(j);
-			if (obj) {
-				/* keys: into tmp when escaped, so copied before the value */
-				char kb[256];
-				if (j->p >= j->end || *j->p != '"' || (j->p++, !jp_str(j, &s, &n)) || n >= sizeof kb ||
-				    memchr(s, '\0', n)) {
-					j->fail = true;
-					break;
-				}
-				memcpy(kb, s, n);
-				jp_ws(j);
-				if (j->p >= j->end || *j->p != ':') {
-					j->fail = true;
-					break;
-				}
-				j->p++;
-				json_t *x = jp_value(j, depth + 1);
-				if (!x || json_object_setn_new_nocheck(v, kb, n, x) != 0) {
-					j->fail = true;
-					break;
-				}
-			} else {
-				json_t *x = jp_value(j, depth + 1);
-				if (!x || json_array_append_new(v, x) != 0) {
-					j->fail = true;
-					break;
-				}
-			}
-			jp_ws(j);
-			if (j->p < j->end && *j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
-				j->p++;
-				return v;
-			}
-			j->fail = true;
-		}
-		json_decref(v);
-		j->fail = true;
-		return NULL;
-	}
-	if (c == '"') {
-		j->p++;
-		if (jp_str(j, &s, &n) && !memchr(s, '\0', n))
-			v = json_stringn_nocheck(s, n);
-	} else if (c == '-' || (c >= '0' && c <= '9')) {
-		/* integers of up to 18 digits, as jansson reads them; reals,
-		 * leading zeros and longer ones are jansson's */
-		const char *b = j->p;
-		bool neg = c == '-';
-		if (neg)
-			j->p++;
-		long long x = 0;
-		int digits = 0;
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9' && digits < 18) {
-			x = x * 10 + (*j->p++ - '0');
-			digits++;
-		}
-		bool lead0 = digits > 1 && b[neg] == '0';
-		if (digits && !lead0 &&
-		    !(j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E' || (*j->p >= '0' && *j->p <= '9'))))
-			v = json_integer(neg ? -x : x);
-	} else if (j->end - j->p >= 4 && !memcmp(j->p, "true", 4)) {
-		j->p += 4;
-		v = json_true();
-	} else if (j->end - j->p >= 5 && !memcmp(j->p, "false", 5)) {
-		j->p += 5;
-		v = json_false();
-	} else if (j->end - j->p >= 4 && !memcmp(j->p, "null", 4)) {
-		j->p += 4;
-		v = json_null();
-	}
-	if (!v)
-		j->fail = true;
-	return v;
-}
-
 json_t *mu__json_parse(const char *text, size_t len)
 {
-	jp_t j;
-	j.p = text;
-	j.end = text + len;
-	j.fail = false;
-	jp_ws(&j);
-	json_t *v = j.p < j.end && (*j.p == '{' || *j.p == '[') ? jp_value(&j, 0) : NULL;
-	jp_ws(&j);
-	if (v && !j.fail && j.p == j.end)
-		return v;
-	json_decref(v);
-	return json_loadb(text, len, 0, NULL);
+	return mu__json_loadb(text, len);
 }
 
 json_t *mu__obj_parse(const mu__obj_t *o)

@@ -100,32 +100,6 @@ static void test_status_cap(mu_t_t *t)
 	kd_release(&d);
 }
 
-/* Takes every queued bind off the high-priority list, as writers would;
- * returns how many, and the path of the first in *first (owned). */
-static size_t take_all(mu__kd_t *d, char **first)
-{
-	size_t n = 0;
-	*first = NULL;
-	while (d->wq.hi_head) {
-		mu__kwork_t *w = d->wq.hi_head;
-		d->wq.hi_head = w->next;
-		if (!n)
-			*first = strdup(w->path);
-		n++;
-		mu__kwork_free(w);
-	}
-	d->wq.hi_tail = NULL;
-	d->wq.nhi = 0;
-	return n;
-}
-
-#define NB 3000
-
-/* A backlog's binds: at most the window is rendered at once (the old
- * write path queued all 3,000), the rest wait as keys and go in order;
- * one pod bound meanwhile and one deleted are not sent, and a waiting
- * pod decided again is sent once, to its latest node. */
-static void test_binds_windowed(mu_t_t *t)
 /* Strings with every escape json_dumps makes, and UTF-8 it keeps. */
 static const char *const tricky[] = {
 	"plain", "", "q\"uote", "back\\slash", "sl/ash", "\b\f\n\r\t", "\x01\x1f\x7f", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
@@ -188,6 +162,86 @@ static void test_bodies(mu_t_t *t)
 /* A full Event list: further Events are counted dropped and not queued,
  * and the queued ones carry the text of the message. */
 static void test_event_body_queued(mu_t_t *t)
+{
+	mu__kd_t d;
+	mu_kube_opts_t o;
+	kd_init(&d, &o);
+	mu__kd_event_write(&d, "Pod", "v1", "ns", "p", "uid", "Normal", "Scheduled", "to \"n1\"");
+	CHECK_EQ_INT(t, d.wq.nev, 1);
+	json_t *j = d.wq.lo_tail ? json_loads(d.wq.lo_tail->body, 0, NULL) : NULL;
+	CHECK_STR(t, mu__kjs(j, "message"), "to \"n1\"");
+	CHECK_STR(t, mu__kjs(j, "involvedObject.uid"), "uid");
+	CHECK_STR(t, mu__kjs(j, "reportingComponent"), o.scheduler_name);
+	CHECK(t, json_integer_value(json_object_get(j, "count")) == 1);
+	json_decref(j);
+	CHECK_STR(t, d.wq.lo_tail->ctype, "application/json");
+	kd_release(&d);
+}
+
+/* v through mu__kjt_sorted and json_dumps with sorted keys: the same bytes. */
+static void sorted_same(mu_t_t *t, json_t *v)
+{
+	mu__kjt_t b = {0};
+	mu__kjt_sorted(&b, v);
+	char *got = mu__kjt_done(&b), *want = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	CHECK(t, got && want);
+	if (got && want)
+		CHECK_STR(t, got, want);
+	free(got);
+	free(want);
+}
+
+static void test_sorted(mu_t_t *t)
+{
+	json_t *v = json_loads("{\"b\":1,\"a\":[true,false,null,-7,9223372036854775807,0.1,1e300,-2.5e-7,3.0],"
+			       "\"B\":{\"z\":{},\"y\":[],\"\":\"e\\u00e9\\n\\u0001/\\\"\"},\"\\u00e9\":\"x\","
+			       "\"aa\":\"\\ud83d\\ude00\"}", 0, NULL);
+	CHECK(t, v != NULL);
+	sorted_same(t, v);
+	json_decref(v);
+	/* more keys than the writer keeps on its stack */
+	v = json_object();
+	for (int i = 40; i > 0; i--) {
+		char k[16];
+		snprintf(k, sizeof k, "k%d", i * 7 % 41);
+		json_object_set_new(v, k, json_integer(i));
+	}
+	sorted_same(t, v);
+	json_decref(v);
+	json_t *pod = json_load_file("../shared/data/k8s/core.v1.Pod.json", 0, NULL);
+	if (pod)
+		sorted_same(t, pod);
+	else
+		printf("skipped: ../shared/data not found (fixture)\n");
+	json_decref(pod);
+}
+
+/* Takes every queued bind off the high-priority list, as writers would;
+ * returns how many, and the path of the first in *first (owned). */
+static size_t take_all(mu__kd_t *d, char **first)
+{
+	size_t n = 0;
+	*first = NULL;
+	while (d->wq.hi_head) {
+		mu__kwork_t *w = d->wq.hi_head;
+		d->wq.hi_head = w->next;
+		if (!n)
+			*first = strdup(w->path);
+		n++;
+		mu__kwork_free(w);
+	}
+	d->wq.hi_tail = NULL;
+	d->wq.nhi = 0;
+	return n;
+}
+
+#define NB 3000
+
+/* A backlog's binds: at most the window is rendered at once (the old
+ * write path queued all 3,000), the rest wait as keys and go in order;
+ * one pod bound meanwhile and one deleted are not sent, and a waiting
+ * pod decided again is sent once, to its latest node. */
+static void test_binds_windowed(mu_t_t *t)
 {
 	mu__kd_t d;
 	mu_kube_opts_t o;
@@ -256,56 +310,6 @@ static void test_event_body_queued(mu_t_t *t)
 		free(pods[i].an_node);
 	mu__kmap_release(&d.pods);
 	kd_release(&d);
-}
-
-	mu__kd_event_write(&d, "Pod", "v1", "ns", "p", "uid", "Normal", "Scheduled", "to \"n1\"");
-	CHECK_EQ_INT(t, d.wq.nev, 1);
-	json_t *j = d.wq.lo_tail ? json_loads(d.wq.lo_tail->body, 0, NULL) : NULL;
-	CHECK_STR(t, mu__kjs(j, "message"), "to \"n1\"");
-	CHECK_STR(t, mu__kjs(j, "involvedObject.uid"), "uid");
-	CHECK_STR(t, mu__kjs(j, "reportingComponent"), o.scheduler_name);
-	CHECK(t, json_integer_value(json_object_get(j, "count")) == 1);
-	json_decref(j);
-	CHECK_STR(t, d.wq.lo_tail->ctype, "application/json");
-	kd_release(&d);
-}
-
-/* v through mu__kjt_sorted and json_dumps with sorted keys: the same bytes. */
-static void sorted_same(mu_t_t *t, json_t *v)
-{
-	mu__kjt_t b = {0};
-	mu__kjt_sorted(&b, v);
-	char *got = mu__kjt_done(&b), *want = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	CHECK(t, got && want);
-	if (got && want)
-		CHECK_STR(t, got, want);
-	free(got);
-	free(want);
-}
-
-static void test_sorted(mu_t_t *t)
-{
-	json_t *v = json_loads("{\"b\":1,\"a\":[true,false,null,-7,9223372036854775807,0.1,1e300,-2.5e-7,3.0],"
-			       "\"B\":{\"z\":{},\"y\":[],\"\":\"e\\u00e9\\n\\u0001/\\\"\"},\"\\u00e9\":\"x\","
-			       "\"aa\":\"\\ud83d\\ude00\"}", 0, NULL);
-	CHECK(t, v != NULL);
-	sorted_same(t, v);
-	json_decref(v);
-	/* more keys than the writer keeps on its stack */
-	v = json_object();
-	for (int i = 40; i > 0; i--) {
-		char k[16];
-		snprintf(k, sizeof k, "k%d", i * 7 % 41);
-		json_object_set_new(v, k, json_integer(i));
-	}
-	sorted_same(t, v);
-	json_decref(v);
-	json_t *pod = json_load_file("../shared/data/k8s/core.v1.Pod.json", 0, NULL);
-	if (pod)
-		sorted_same(t, pod);
-	else
-		printf("skipped: ../shared/data not found (fixture)\n");
-	json_decref(pod);
 }
 
 int main(void)
