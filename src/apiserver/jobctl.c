@@ -27,6 +27,21 @@
  * job marked again before they arrive does not make them twice; a key
  * whose pod is gone is dropped when next read.  The dirty jobs are a set
  * (a hash), so marking is O(1) however many jobs wait.
+ *
+ * When a job is reconciled follows Kubernetes' Job controller
+ * (pkg/controller/job: enqueueSyncJobImmediately and
+ * enqueueSyncJobBatched): a Job added, or changed in its spec (a new
+ * metadata.generation, such as a suspend flag flipped), is reconciled at
+ * the next sync; a pod's event, and a Job's change that keeps its
+ * generation (a status or metadata write, its own included), wait one
+ * batch period (syncJobBatchPeriod, 1 s) after the first such event, and
+ * every event of that job in the meantime is folded into the one
+ * reconcile.  Most of a dispatch's reconciles were these: a copy's pod
+ * created, bound and running, each with the Job's own status write coming
+ * back, and on the hub every write of the dispatcher to a suspended Job
+ * (docs/dispatch.md, round 9).  The waiting jobs are a hash of their due
+ * times and a queue in due order (the period is constant, so arrival
+ * order is due order).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +51,19 @@
 #include "apiserver/crd.h"
 #include "apiserver/ssa.h"
 
+#define BATCH_MS 1000 /* syncJobBatchPeriod */
+
+typedef struct later {
+	char *key;               /* "ns/name" (owned) */
+	int64_t due;             /* ms, mu__mono_ms's clock */
+} later_t;
+
 struct mu__jobctl {
 	mu_apiserver_t *s;
-	json_t *dirty;           /* set: "ns/name" -> null */
+	json_t *dirty;           /* set: "ns/name" -> null, reconciled at the next sync */
+	json_t *wait;            /* "ns/name" -> due ms: batched, not yet due */
+	later_t *q;              /* ring of the batched marks in due order */
+	size_t qhead, qn, qcap;
 	bool all;                /* reconcile every job (and rebuild pods) */
 	json_t *pods;            /* controller uid -> {pod "ns/name" -> null} */
 	char *gone[64];          /* uids of deleted jobs whose pods go */
@@ -52,8 +77,9 @@ int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
 		return MU_ENOMEM;
 	(*out)->s = s;
 	(*out)->dirty = json_object();
+	(*out)->wait = json_object();
 	(*out)->pods = json_object();
-	if (!(*out)->dirty || !(*out)->pods) {
+	if (!(*out)->dirty || !(*out)->wait || !(*out)->pods) {
 		mu__jobctl_free(*out);
 		*out = NULL;
 		return MU_ENOMEM;
@@ -66,19 +92,92 @@ void mu__jobctl_free(mu__jobctl_t *jc)
 	if (!jc)
 		return;
 	json_decref(jc->dirty);
+	json_decref(jc->wait);
 	json_decref(jc->pods);
+	for (size_t i = 0; i < jc->qn; i++)
+		free(jc->q[(jc->qhead + i) % jc->qcap].key);
+	free(jc->q);
 	for (int i = 0; i < jc->ngone; i++)
 		free(jc->gone[i]);
 	free(jc);
 }
 
-/* Marks job ns/name dirty.  O(1); a failed allocation reconciles all. */
+/* Marks job ns/name dirty: reconciled at the next sync.  O(1); a failed
+ * allocation reconciles all. */
 static void mark(mu__jobctl_t *jc, const char *ns, const char *name)
 {
 	char key[600];
 	snprintf(key, sizeof key, "%s/%s", ns, name);
 	if (json_object_set_new(jc->dirty, key, json_null()))
 		jc->all = true;
+}
+
+/* Marks job ns/name for a reconcile one batch period from now, unless it
+ * is dirty already or waits (since an earlier time: the period is
+ * constant).  O(1) amortised (the ring doubles); a failed allocation
+ * marks it dirty instead. */
+static void mark_batched(mu__jobctl_t *jc, const char *ns, const char *name, int64_t now)
+{
+	char key[600];
+	snprintf(key, sizeof key, "%s/%s", ns, name);
+	if (json_object_get(jc->dirty, key) || json_object_get(jc->wait, key))
+		return;
+	if (jc->qn == jc->qcap) {
+		size_t cap = jc->qcap ? 2 * jc->qcap : 64;
+		later_t *q = malloc(cap * sizeof *q);
+		if (!q) {
+			mark(jc, ns, name);
+			return;
+		}
+		for (size_t i = 0; i < jc->qn; i++)
+			q[i] = jc->q[(jc->qhead + i) % jc->qcap];
+		free(jc->q);
+		jc->q = q;
+		jc->qcap = cap;
+		jc->qhead = 0;
+	}
+	later_t *l = &jc->q[(jc->qhead + jc->qn) % jc->qcap];
+	if (!(l->key = strdup(key)) || json_object_set_new(jc->wait, key, json_integer(now + BATCH_MS))) {
+		free(l->key);
+		mark(jc, ns, name);
+		return;
+	}
+	l->due = now + BATCH_MS;
+	jc->qn++;
+}
+
+/* metadata.generation read from an object's text, or -1: a scan up to the
+ * end of its metadata (strings skipped, depth counted), no parse.  O(the
+ * text before metadata ends). */
+static long long text_generation(const char *t, size_t len)
+{
+	int depth = 0;
+	bool meta = false; /* inside the top-level metadata */
+	for (size_t i = 0; i < len; i++) {
+		char c = t[i];
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth <= 1 && meta)
+				return -1;
+		} else if (c == '"') {
+			size_t k = i + 1;
+			while (k < len && t[k] != '"')
+				k += t[k] == '\\' ? 2 : 1;
+			if (k >= len || k + 1 >= len || t[k + 1] != ':') {
+				i = k;
+				continue; /* a value (compact text: a key is followed by ':') */
+			}
+			const char *key = t + i + 1;
+			size_t klen = k - i - 1;
+			i = k + 1;
+			if (depth == 1 && klen == 8 && !memcmp(key, "metadata", 8))
+				meta = i + 1 < len && t[i + 1] == '{';
+			else if (depth == 2 && meta && klen == 10 && !memcmp(key, "generation", 10))
+				return strtoll(t + i + 1, NULL, 10);
+		}
+	}
+	return -1;
 }
 
 void mu__jobctl_resync(mu__jobctl_t *jc)
@@ -135,12 +234,15 @@ static void index_rebuild(mu__jobctl_t *jc)
 	mu__store_each(jc->s->store, MU__RT_PODS, NULL, 1000, NULL, NULL, index_page, jc);
 }
 
-void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev)
+void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms)
 {
 	const mu__obj_t *o = ev->obj;
 	if (o->rt == MU__RT_JOBS) {
-		if (ev->type != MU__EV_DELETED) {
-			mark(jc, o->ns, o->name);
+		if (ev->type == MU__EV_MODIFIED && ev->prev &&
+		    text_generation(o->json, o->len) == text_generation(ev->prev->json, ev->prev->len)) {
+			mark_batched(jc, o->ns, o->name, now_ms); /* status or metadata */
+		} else if (ev->type != MU__EV_DELETED) {
+			mark(jc, o->ns, o->name); /* added, or its spec changed */
 		} else if (jc->ngone < 64) {
 			json_t *j = mu__obj_parse(o);
 			const char *uid = mu__jstr(j, "metadata.uid");
@@ -160,7 +262,7 @@ void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev)
 		if (!job)
 			job = mu__obj_label(o, "job-name");
 		if (job)
-			mark(jc, o->ns, job);
+			mark_batched(jc, o->ns, job, now_ms);
 	}
 }
 
@@ -470,16 +572,37 @@ static void cascade(mu__jobctl_t *jc, const char *uid)
 	}
 }
 
-void mu__jobctl_sync(mu__jobctl_t *jc)
+/* Moves the batched jobs due by now to the dirty set.  O(those due). */
+static void take_due(mu__jobctl_t *jc, int64_t now)
+{
+	while (jc->qn && jc->q[jc->qhead].due <= now) {
+		later_t *l = &jc->q[jc->qhead];
+		json_t *due = json_object_get(jc->wait, l->key);
+		/* a key reconciled since (its wait dropped) or marked again
+		 * later has no due entry of this time */
+		if (due && json_integer_value(due) <= now) {
+			json_object_del(jc->wait, l->key);
+			if (json_object_set_new(jc->dirty, l->key, json_null()))
+				jc->all = true;
+		}
+		free(l->key);
+		jc->qhead = (jc->qhead + 1) % jc->qcap;
+		jc->qn--;
+	}
+}
+
+int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 {
 	for (int i = 0; i < jc->ngone; i++) {
 		cascade(jc, jc->gone[i]);
 		free(jc->gone[i]);
 	}
 	jc->ngone = 0;
+	take_due(jc, now_ms);
 	if (jc->all) {
 		jc->all = false;
 		json_object_clear(jc->dirty);
+		json_object_clear(jc->wait); /* the ring's entries find no due time */
 		index_rebuild(jc);
 		mu__page_t pg;
 		if (mu__store_list(jc->s->store, MU__RT_JOBS, NULL, NULL, 1000000, NULL, NULL, &pg) == MU_OK) {
@@ -491,17 +614,23 @@ void mu__jobctl_sync(mu__jobctl_t *jc)
 	/* reconcile may mark jobs again: take the current set first */
 	json_t *work = jc->dirty, *fresh = json_object();
 	if (!fresh)
-		return; /* out of memory: the same set next time */
+		return 0; /* out of memory: the same set next time */
 	jc->dirty = fresh;
 	const char *key;
 	json_t *v;
 	json_object_foreach(work, key, v) {
 		const char *slash = strchr(key, '/');
 		char ns[256];
+		/* this reconcile reads the job as it is now: a batched mark
+		 * from before it has nothing left to do */
+		json_object_del(jc->wait, key);
 		if (slash && (size_t)(slash - key) < sizeof ns) {
 			snprintf(ns, sizeof ns, "%.*s", (int)(slash - key), key);
 			reconcile(jc, ns, slash + 1);
 		}
 	}
 	json_decref(work);
+	if (json_object_size(jc->dirty))
+		return 0;
+	return jc->qn ? jc->q[jc->qhead].due - now_ms : -1;
 }
