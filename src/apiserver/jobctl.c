@@ -146,38 +146,84 @@ static void mark_batched(mu__jobctl_t *jc, const char *ns, const char *name, int
 	jc->qn++;
 }
 
-/* metadata.generation read from an object's text, or -1: a scan up to the
- * end of its metadata (strings skipped, depth counted), no parse.  O(the
- * text before metadata ends). */
-static long long text_generation(const char *t, size_t len)
+/* The length of the JSON value that starts at v (of at most n
+ * characters): an object or array to its closing bracket, a string to its
+ * closing quote, else to the next ',', '}' or ']'; 0 when the text ends
+ * first.  Strings are skipped.  O(the value). */
+static size_t value_len(const char *v, size_t n)
 {
 	int depth = 0;
-	bool meta = false; /* inside the top-level metadata */
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+		if (c == '"') {
+			for (i++; i < n && v[i] != '"'; i++)
+				if (v[i] == '\\')
+					i++;
+			if (i >= n)
+				return 0;
+			if (depth == 0)
+				return i + 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return i;
+			if (--depth == 0)
+				return i + 1;
+		} else if (c == ',' && depth == 0) {
+			return i;
+		}
+	}
+	return depth == 0 ? n : 0;
+}
+
+/* The text of the value at top-level key k1, or at key k2 of k1's object
+ * (k2 NULL: k1's own value), in an object's compact text t (as the store
+ * keeps it: a key is followed by ':' at once): *v and *vlen, or false when
+ * absent.  A scan with strings skipped and depth counted, no parse.
+ * O(the text up to the value). */
+static bool text_at(const char *t, size_t len, const char *k1, const char *k2, const char **v, size_t *vlen)
+{
+	int depth = 0;
+	bool in = false; /* inside k1's object */
+	size_t l1 = strlen(k1), l2 = k2 ? strlen(k2) : 0;
 	for (size_t i = 0; i < len; i++) {
 		char c = t[i];
 		if (c == '{' || c == '[') {
 			depth++;
 		} else if (c == '}' || c == ']') {
-			if (--depth <= 1 && meta)
-				return -1;
+			if (--depth <= 1 && in)
+				return false;
 		} else if (c == '"') {
 			size_t k = i + 1;
 			while (k < len && t[k] != '"')
 				k += t[k] == '\\' ? 2 : 1;
-			if (k >= len || k + 1 >= len || t[k + 1] != ':') {
+			if (k + 1 >= len || t[k + 1] != ':') {
 				i = k;
-				continue; /* a value (compact text: a key is followed by ':') */
+				continue; /* a string value */
 			}
 			const char *key = t + i + 1;
 			size_t klen = k - i - 1;
-			i = k + 1;
-			if (depth == 1 && klen == 8 && !memcmp(key, "metadata", 8))
-				meta = i + 1 < len && t[i + 1] == '{';
-			else if (depth == 2 && meta && klen == 10 && !memcmp(key, "generation", 10))
-				return strtoll(t + i + 1, NULL, 10);
+			i = k + 1; /* at the ':' */
+			bool top = depth == 1 && klen == l1 && !memcmp(key, k1, l1);
+			if ((top && !k2) || (depth == 2 && in && klen == l2 && !memcmp(key, k2, l2))) {
+				*v = t + i + 1;
+				*vlen = value_len(*v, len - i - 1);
+				return *vlen > 0;
+			}
+			if (top)
+				in = i + 1 < len && t[i + 1] == '{';
 		}
 	}
-	return -1;
+	return false;
+}
+
+/* metadata.generation of an object's text, or -1.  O(the text before it). */
+static long long text_generation(const char *t, size_t len)
+{
+	const char *v;
+	size_t n;
+	return text_at(t, len, "metadata", "generation", &v, &n) ? strtoll(v, NULL, 10) : -1;
 }
 
 void mu__jobctl_resync(mu__jobctl_t *jc)
@@ -407,25 +453,11 @@ typedef struct status_ctx {
 	int64_t rv;           /* the version it parsed */
 } status_ctx_t;
 
-/* Writes the job's status; KEEP when nothing changed.  When cur is the
- * version reconcile parsed, it works on that parse (which reconcile no
- * longer reads) rather than parsing it again, and copies only the status
- * to compare: most reconciles (a pod bound, the job's own status write)
- * change nothing, and parsing and copying the Job twice each time was
- * most of the controller's cost (perf, bench/dispatch.sh's workers). */
-static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+/* Sets the status c computed on job o (an object with at least its
+ * status: the whole Job, or {"status": ...} alone), as status_fn writes
+ * it.  O(its conditions). */
+static void status_set(const status_ctx_t *c, json_t *o)
 {
-	status_ctx_t *c = ctx;
-	if (!cur)
-		return MU__MUT_KEEP;
-	json_t *o = c->job && cur->rv == c->rv ? json_incref(c->job) : mu__obj_parse(cur);
-	json_t *st0 = json_object_get(o, "status");
-	json_t *before = st0 ? json_deep_copy(st0) : json_object(); /* the status as it was */
-	if (!o || !before) {
-		json_decref(o);
-		json_decref(before);
-		return MU_ENOMEM;
-	}
 	char ts[40];
 	mu__timestamp(ts, sizeof ts, false);
 	mu__jset(o, "status.active", json_integer(c->c.active));
@@ -449,6 +481,28 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		mu__set_condition(o, "FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
 		mu__set_condition(o, "Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
 	}
+}
+
+/* Writes the job's status; KEEP when nothing changed.  When cur is the
+ * version reconcile parsed, it works on that parse (which reconcile no
+ * longer reads) rather than parsing it again, and copies only the status
+ * to compare: most reconciles (a pod bound, the job's own status write)
+ * change nothing, and parsing and copying the Job twice each time was
+ * most of the controller's cost (perf, bench/dispatch.sh's workers). */
+static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	status_ctx_t *c = ctx;
+	if (!cur)
+		return MU__MUT_KEEP;
+	json_t *o = c->job && cur->rv == c->rv ? json_incref(c->job) : mu__obj_parse(cur);
+	json_t *st0 = json_object_get(o, "status");
+	json_t *before = st0 ? json_deep_copy(st0) : json_object(); /* the status as it was */
+	if (!o || !before) {
+		json_decref(o);
+		json_decref(before);
+		return MU_ENOMEM;
+	}
+	status_set(c, o);
 	/* conditions keep their times unless their status changes; only
 	 * the status changed above */
 	bool same = json_equal(json_object_get(o, "status"), before);
@@ -476,16 +530,101 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
+/* A Job's spec field key as an integer from its text: 1 and *out when it
+ * is a JSON integer, 0 when absent, -1 when it is something else (null, a
+ * string, a real).  O(the text up to it). */
+static int text_int(const mu__obj_t *jo, const char *key, json_int_t *out)
+{
+	const char *v;
+	size_t n;
+	if (!text_at(jo->json, jo->len, "spec", key, &v, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] >= '0' && v[i] <= '9') && !(i == 0 && v[i] == '-' && n > 1))
+			return -1;
+	*out = strtoll(v, NULL, 10);
+	return 1;
+}
+
+/* Whether reconciling Job version jo, whose pods are pg, would write
+ * nothing: no pod to make or delete and the status as it is (or another
+ * controller manages it).  It reads the spec's few fields from the text
+ * and parses the status alone, not the whole Job: most reconciles are
+ * such, every one of a suspended hub Job the dispatcher writes to among
+ * them (docs/dispatch.md, round 9).  The same decisions as reconcile's,
+ * on the same fields; false when something is to write, or when the text
+ * is not plain enough to read so (reconcile then parses it all).
+ * O(the text) and a parse of the status. */
+static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *pg)
+{
+	const char *v;
+	size_t n;
+	if (jo->deleting)
+		return false;
+	if (text_at(jo->json, jo->len, "spec", "managedBy", &v, &n) && !(n == 4 && !memcmp(v, "null", 4))) {
+		if (v[0] != '"' || memchr(v, '\\', n))
+			return false;
+		if (!(n == 30 && !memcmp(v, "\"kubernetes.io/job-controller\"", 30)))
+			return true; /* another controller's, as in reconcile */
+	}
+	if (!text_at(jo->json, jo->len, "status", NULL, &v, &n) || v[0] != '{')
+		return false; /* no status yet: reconcile writes one */
+	json_int_t comp = 0, par = 0, backoff = 6;
+	bool has_comp = text_int(jo, "completions", &comp) == 1;
+	if (text_int(jo, "parallelism", &par) < 0)
+		par = 0;      /* json_integer_value of a non-integer */
+	if (text_int(jo, "backoffLimit", &backoff) < 0)
+		backoff = 0;
+	bool suspend = text_at(jo->json, jo->len, "spec", "suspend", &v, &n) && n == 4 && !memcmp(v, "true", 4);
+	json_t *st = NULL, *o = json_object(), *before = NULL;
+	if (!o || !text_at(jo->json, jo->len, "status", NULL, &v, &n) || !(st = json_loadb(v, n, 0, NULL)) ||
+	    json_object_set_new(o, "status", st) || !(before = json_deep_copy(st))) {
+		json_decref(o);
+		return false;
+	}
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), count(pg), suspend, false, false, NULL, -1};
+	bool finished = cond_true(o, "Complete") || cond_true(o, "Failed");
+	sc.complete = cond_true(o, "Complete") ||
+		      (has_comp ? sc.c.succeeded >= comp : sc.c.succeeded > 0 && sc.c.active == 0);
+	sc.failed = !sc.complete && (cond_true(o, "Failed") || sc.c.failed > backoff);
+	bool keep;
+	if (sc.suspended || sc.complete || sc.failed || finished) {
+		keep = sc.c.active == 0; /* no active pod to delete */
+	} else {
+		json_int_t want = par;
+		if (has_comp && comp - sc.c.succeeded < want)
+			want = comp - sc.c.succeeded;
+		keep = sc.c.active >= want; /* no pod to make */
+	}
+	if (keep) {
+		status_set(&sc, o);
+		keep = json_equal(json_object_get(o, "status"), before);
+	}
+	json_decref(before);
+	json_decref(o);
+	return keep;
+}
+
 /* Brings one job to its desired state.  Bounded: MU__TX_MAX / 2 pods. */
 static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 {
 	mu__obj_t *jo = mu__store_get(jc->s->store, MU__RT_JOBS, ns, name);
-	json_t *job = jo ? mu__obj_parse(jo) : NULL;
-	int64_t job_rv = jo ? jo->rv : -1;
+	mu__page_t pg;
+	if (!jo || !*jo->uid || job_pods(jc, ns, jo->uid, &pg) != MU_OK) {
+		mu__obj_unref(jo);
+		return;
+	}
+	if (quick_keep(jc, jo, &pg)) {
+		mu__page_release(&pg);
+		mu__obj_unref(jo);
+		return;
+	}
+	json_t *job = mu__obj_parse(jo);
+	int64_t job_rv = jo->rv;
 	mu__obj_unref(jo);
 	const char *uid = mu__jstr(job, "metadata.uid");
-	mu__page_t pg;
-	if (!job || !uid || job_pods(jc, ns, uid, &pg) != MU_OK) {
+	if (!job || !uid) {
+		mu__page_release(&pg);
 		json_decref(job);
 		return;
 	}

@@ -7,7 +7,10 @@
  * The controller runs here on a store of its own, without a server
  * thread: the test hands it events and the clock.  A reconcile shows as
  * the status the controller writes on a suspended Job (the Suspended
- * condition and the counts).
+ * condition and the counts).  A reconcile that has nothing to write (read
+ * from the Job's text and its status alone, quick_keep) leaves the Job's
+ * version as it is, and one that has (a status another writer changed)
+ * writes it back.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +57,25 @@ static bool reconciled(mu_apiserver_t *s, const char *name)
 	bool yes = o && strstr(o->json, "\"JobSuspended\"") != NULL;
 	mu__obj_unref(o);
 	return yes;
+}
+
+/* Sets the stored Job's status.active to 5 (another writer's change). */
+static int active5_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	if (!cur)
+		return MU_ENOENT;
+	*out = mu__obj_parse(cur);
+	mu__jset(*out, "status.active", json_integer(5));
+	return MU__MUT_PUT;
+}
+
+static int64_t job_rv(mu_apiserver_t *s, const char *name)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
+	int64_t rv = o ? o->rv : -1;
+	mu__obj_unref(o);
+	return rv;
 }
 
 static void event(mu__jobctl_t *jc, int type, mu__obj_t *obj, mu__obj_t *prev, int64_t now)
@@ -118,6 +140,24 @@ static void test_batching(mu_t_t *t)
 	CHECK(t, !reconciled(&s, "podded"));
 	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 3000), -1);
 	CHECK(t, reconciled(&s, "podded"));
+
+	/* nothing to write: the version stays; a status another writer
+	 * changed is written back */
+	int64_t rv = job_rv(&s, "batched");
+	mu__obj_t *cur = mu__store_get(s.store, MU__RT_JOBS, "default", "batched");
+	event(jc, MU__EV_MODIFIED, cur, cur, 4000);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 5000), -1);
+	CHECK_EQ_INT(t, (int)job_rv(&s, "batched"), (int)rv);
+	mu__obj_t *bad = NULL;
+	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "batched", active5_fn, NULL, false, &bad) >= 0);
+	if (bad)
+		event(jc, MU__EV_MODIFIED, bad, cur, 6000);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 7000), -1);
+	mu__obj_t *fixed = mu__store_get(s.store, MU__RT_JOBS, "default", "batched");
+	CHECK(t, fixed && fixed->rv > bad->rv && strstr(fixed->json, "\"active\":0"));
+	mu__obj_unref(fixed);
+	mu__obj_unref(bad);
+	mu__obj_unref(cur);
 
 	mu__obj_unref(a);
 	mu__obj_unref(b1);
