@@ -605,8 +605,45 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	return keep;
 }
 
-/* Brings one job to its desired state.  Bounded: MU__TX_MAX / 2 pods. */
-static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
+/* The write transaction a sync shares between its reconciles: one commit
+ * (and one SQLite transaction) for the jobs a sync brings together rather
+ * than one each, the worker's largest cost after the parses
+ * (docs/dispatch.md, round 9).  Opened by the first reconcile that writes. */
+typedef struct shared_tx {
+	mu__wtx_t *tx;
+	int writes;   /* staged so far (a reconcile's estimate) */
+} shared_tx_t;
+
+/* The shared transaction, with room for need more writes: the open one,
+ * or, when it holds some and need would take it past half of MU__TX_MAX
+ * (what one reconcile alone may stage), a new one after committing it.
+ * O(1) besides the commit. */
+static mu__wtx_t *tx_room(mu__jobctl_t *jc, shared_tx_t *x, int need)
+{
+	if (x->tx && x->writes > 0 && x->writes + need > MU__TX_MAX / 2) {
+		mu__store_commit(x->tx);
+		x->tx = NULL;
+	}
+	if (!x->tx) {
+		mu__store_begin(jc->s->store, &x->tx);
+		x->writes = 0;
+	}
+	x->writes += need;
+	return x->tx;
+}
+
+/* Commits the shared transaction if one is open. */
+static void tx_end(shared_tx_t *x)
+{
+	if (x->tx)
+		mu__store_commit(x->tx);
+	x->tx = NULL;
+	x->writes = 0;
+}
+
+/* Brings one job to its desired state, its writes in x's transaction.
+ * Bounded: MU__TX_MAX / 2 pods made, MU__TX_MAX - 1 deleted. */
+static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared_tx_t *x)
 {
 	mu__obj_t *jo = mu__store_get(jc->s->store, MU__RT_JOBS, ns, name);
 	mu__page_t pg;
@@ -650,8 +687,17 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 	/* a Job being deleted (orphan or foregroundDeletion finalizers, gc.c)
 	 * makes no pods and keeps the ones it has */
 	bool leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
-	mu__wtx_t *tx;
-	mu__store_begin(jc->s->store, &tx);
+	json_int_t want = par;
+	if (json_is_integer(comp) && json_integer_value(comp) - sc.c.succeeded < want)
+		want = json_integer_value(comp) - sc.c.succeeded;
+	int need = 1; /* the status */
+	if (leaving)
+		;
+	else if (stop)
+		need += sc.c.active < MU__TX_MAX - 1 ? sc.c.active : MU__TX_MAX - 1;
+	else if (want > sc.c.active)
+		need += want - sc.c.active < MU__TX_MAX / 2 ? (int)(want - sc.c.active) : MU__TX_MAX / 2;
+	mu__wtx_t *tx = tx_room(jc, x, need);
 	int writes = 0;
 	if (leaving) {
 		/* nothing to do: the garbage collector works on it */
@@ -664,9 +710,6 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 		if (sc.suspended)
 			sc.c.active = 0;
 	} else {
-		json_int_t want = par;
-		if (json_is_integer(comp) && json_integer_value(comp) - sc.c.succeeded < want)
-			want = json_integer_value(comp) - sc.c.succeeded;
 		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 2; k++) {
 			json_t *pod = pod_from(jc, job);
 			mu__obj_t *made = NULL;
@@ -686,7 +729,6 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 	sc.job = job;
 	sc.rv = job_rv;
 	mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL);
-	mu__store_commit(tx);
 	mu__page_release(&pg);
 	json_decref(job);
 }
@@ -745,8 +787,10 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 		index_rebuild(jc);
 		mu__page_t pg;
 		if (mu__store_list(jc->s->store, MU__RT_JOBS, NULL, NULL, 1000000, NULL, NULL, &pg) == MU_OK) {
+			shared_tx_t x = {NULL, 0};
 			for (size_t i = 0; i < pg.n; i++)
-				reconcile(jc, pg.objs[i]->ns, pg.objs[i]->name);
+				reconcile(jc, pg.objs[i]->ns, pg.objs[i]->name, &x);
+			tx_end(&x);
 			mu__page_release(&pg);
 		}
 	}
@@ -757,6 +801,7 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 	jc->dirty = fresh;
 	const char *key;
 	json_t *v;
+	shared_tx_t x = {NULL, 0};
 	json_object_foreach(work, key, v) {
 		const char *slash = strchr(key, '/');
 		char ns[256];
@@ -765,9 +810,10 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 		json_object_del(jc->wait, key);
 		if (slash && (size_t)(slash - key) < sizeof ns) {
 			snprintf(ns, sizeof ns, "%.*s", (int)(slash - key), key);
-			reconcile(jc, ns, slash + 1);
+			reconcile(jc, ns, slash + 1, &x);
 		}
 	}
+	tx_end(&x);
 	json_decref(work);
 	if (json_object_size(jc->dirty))
 		return 0;

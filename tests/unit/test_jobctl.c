@@ -98,11 +98,13 @@ static void test_batching(mu_t_t *t)
 	if (!s.store || !jc)
 		return;
 
-	/* added: reconciled at the next sync */
-	mu__obj_t *a = put_job(&s, "added", 1, NULL);
+	/* added: reconciled at the next sync (two jobs, their writes in one
+	 * transaction) */
+	mu__obj_t *a = put_job(&s, "added", 1, NULL), *a2 = put_job(&s, "added2", 1, NULL);
 	event(jc, MU__EV_ADDED, a, NULL, 0);
+	event(jc, MU__EV_ADDED, a2, NULL, 0);
 	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 0), -1);
-	CHECK(t, reconciled(&s, "added"));
+	CHECK(t, reconciled(&s, "added") && reconciled(&s, "added2"));
 
 	/* a change that keeps the generation (an annotation, a status
 	 * write): batched for 1 s, and a second change within it folds in */
@@ -160,6 +162,7 @@ static void test_batching(mu_t_t *t)
 	mu__obj_unref(cur);
 
 	mu__obj_unref(a);
+	mu__obj_unref(a2);
 	mu__obj_unref(b1);
 	mu__obj_unref(b2);
 	mu__obj_unref(p1);
