@@ -146,6 +146,25 @@ static void mark_batched(mu__jobctl_t *jc, const char *ns, const char *name, int
 	jc->qn++;
 }
 
+/* The index of the quote that closes the JSON string whose opening quote
+ * is at t[i], or n when the text ends first.  memchr from quote to quote,
+ * an escaped one (odd backslashes before it) passed over.  O(the string). */
+static size_t string_end(const char *t, size_t i, size_t n)
+{
+	for (size_t k = i + 1; k < n;) {
+		const char *q = memchr(t + k, '"', n - k);
+		if (!q)
+			return n;
+		size_t e = (size_t)(q - t), b = e;
+		while (b > i + 1 && t[b - 1] == '\\')
+			b--;
+		if ((e - b) % 2 == 0)
+			return e;
+		k = e + 1;
+	}
+	return n;
+}
+
 /* The length of the JSON value that starts at v (of at most n
  * characters): an object or array to its closing bracket, a string to its
  * closing quote, else to the next ',', '}' or ']'; 0 when the text ends
@@ -156,10 +175,7 @@ static size_t value_len(const char *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		char c = v[i];
 		if (c == '"') {
-			for (i++; i < n && v[i] != '"'; i++)
-				if (v[i] == '\\')
-					i++;
-			if (i >= n)
+			if ((i = string_end(v, i, n)) >= n)
 				return 0;
 			if (depth == 0)
 				return i + 1;
@@ -195,9 +211,7 @@ static bool text_at(const char *t, size_t len, const char *k1, const char *k2, c
 			if (--depth <= 1 && in)
 				return false;
 		} else if (c == '"') {
-			size_t k = i + 1;
-			while (k < len && t[k] != '"')
-				k += t[k] == '\\' ? 2 : 1;
+			size_t k = string_end(t, i, len);
 			if (k + 1 >= len || t[k + 1] != ':') {
 				i = k;
 				continue; /* a string value */
@@ -530,14 +544,14 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-/* A Job's spec field key as an integer from its text: 1 and *out when it
+/* A field of a Job's spec (the text spec) as an integer: 1 and *out when it
  * is a JSON integer, 0 when absent, -1 when it is something else (null, a
  * string, a real).  O(the text up to it). */
-static int text_int(const mu__obj_t *jo, const char *key, json_int_t *out)
+static int text_int(const char *spec, size_t len, const char *key, json_int_t *out)
 {
 	const char *v;
 	size_t n;
-	if (!text_at(jo->json, jo->len, "spec", key, &v, &n))
+	if (!text_at(spec, len, key, NULL, &v, &n))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!(v[i] >= '0' && v[i] <= '9') && !(i == 0 && v[i] == '-' && n > 1))
@@ -557,27 +571,27 @@ static int text_int(const mu__obj_t *jo, const char *key, json_int_t *out)
  * O(the text) and a parse of the status. */
 static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *pg)
 {
-	const char *v;
-	size_t n;
-	if (jo->deleting)
+	const char *v, *sp, *stv;
+	size_t n, spn, stn;
+	if (jo->deleting || !text_at(jo->json, jo->len, "spec", NULL, &sp, &spn) || sp[0] != '{')
 		return false;
-	if (text_at(jo->json, jo->len, "spec", "managedBy", &v, &n) && !(n == 4 && !memcmp(v, "null", 4))) {
+	if (text_at(sp, spn, "managedBy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4))) {
 		if (v[0] != '"' || memchr(v, '\\', n))
 			return false;
 		if (!(n == 30 && !memcmp(v, "\"kubernetes.io/job-controller\"", 30)))
 			return true; /* another controller's, as in reconcile */
 	}
-	if (!text_at(jo->json, jo->len, "status", NULL, &v, &n) || v[0] != '{')
+	if (!text_at(jo->json, jo->len, "status", NULL, &stv, &stn) || stv[0] != '{')
 		return false; /* no status yet: reconcile writes one */
 	json_int_t comp = 0, par = 0, backoff = 6;
-	bool has_comp = text_int(jo, "completions", &comp) == 1;
-	if (text_int(jo, "parallelism", &par) < 0)
+	bool has_comp = text_int(sp, spn, "completions", &comp) == 1;
+	if (text_int(sp, spn, "parallelism", &par) < 0)
 		par = 0;      /* json_integer_value of a non-integer */
-	if (text_int(jo, "backoffLimit", &backoff) < 0)
+	if (text_int(sp, spn, "backoffLimit", &backoff) < 0)
 		backoff = 0;
-	bool suspend = text_at(jo->json, jo->len, "spec", "suspend", &v, &n) && n == 4 && !memcmp(v, "true", 4);
+	bool suspend = text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
 	json_t *st = NULL, *o = json_object(), *before = NULL;
-	if (!o || !text_at(jo->json, jo->len, "status", NULL, &v, &n) || !(st = json_loadb(v, n, 0, NULL)) ||
+	if (!o || !(st = json_loadb(stv, stn, 0, NULL)) ||
 	    json_object_set_new(o, "status", st) || !(before = json_deep_copy(st))) {
 		json_decref(o);
 		return false;

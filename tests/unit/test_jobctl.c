@@ -109,7 +109,7 @@ static void test_batching(mu_t_t *t)
 	/* a change that keeps the generation (an annotation, a status
 	 * write): batched for 1 s, and a second change within it folds in */
 	mu__obj_t *b1 = put_job(&s, "batched", 1, NULL);
-	mu__obj_t *b2 = put_job(&s, "batched", 1, "again");
+	mu__obj_t *b2 = put_job(&s, "batched", 1, "again \"q\" \\"); /* escapes in the text */
 	event(jc, MU__EV_MODIFIED, b2, b1, 100);
 	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 100), 1000);
 	CHECK(t, !reconciled(&s, "batched"));
