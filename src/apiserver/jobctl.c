@@ -41,7 +41,9 @@
  * back, and on the hub every write of the dispatcher to a suspended Job
  * (docs/dispatch.md, round 9).  The waiting jobs are a hash of their due
  * times and a queue in due order (the period is constant, so arrival
- * order is due order).
+ * order is due order).  A reconcile with nothing to write is found from
+ * the Job's text and its status alone (quick_keep), and the reconciles of
+ * one sync share a write transaction.
  */
 #include <stdio.h>
 #include <stdlib.h>
