@@ -745,9 +745,15 @@ int64_t mu__sim_tick(mu__sim_t *sim, int64_t now_ms);
 int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out);
 void mu__jobctl_free(mu__jobctl_t *jc);
 void mu__jobctl_resync(mu__jobctl_t *jc);
-void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev);
-/* Reconciles the jobs marked by events (and all after a resync). */
-void mu__jobctl_sync(mu__jobctl_t *jc);
+/* Marks the job an event concerns: for the next sync (a Job added or its
+ * generation changed), or one batch period (1 s) after now_ms (a pod's
+ * event, a Job's status or metadata change), as Kubernetes' Job
+ * controller batches them. */
+void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms);
+/* Reconciles the jobs marked by events and due by now_ms (and all after a
+ * resync).  Returns ms until the next batched job is due (0: some are
+ * dirty already), or -1 when none waits. */
+int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms);
 
 /* The resource claim controller (claimctl.c): claims from templates,
  * reservedFor cleaned, unreserved claims deallocated. */

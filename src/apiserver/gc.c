@@ -88,15 +88,65 @@ static bool has_finalizer(const json_t *o, const char *f)
 static int owner_lookup(mu_apiserver_t *s, const json_t *r, const char *ns);
 enum { OWNER_PRESENT, OWNER_ABSENT, OWNER_UNKNOWN };
 
+/* The end of the JSON array that starts at t (a '['): the character after
+ * its ']', or NULL when the text ends first.  Strings are skipped.
+ * O(the array's text). */
+static const char *array_end(const char *t)
+{
+	int depth = 0;
+	for (; *t; t++) {
+		if (*t == '"') {
+			for (t++; *t && *t != '"'; t++)
+				if (*t == '\\' && t[1])
+					t++;
+			if (!*t)
+				return NULL;
+		} else if (*t == '[' || *t == '{') {
+			depth++;
+		} else if ((*t == ']' || *t == '}') && --depth == 0) {
+			return t + 1;
+		}
+	}
+	return NULL;
+}
+
+/* Whether two versions' texts hold the same ownerReferences: every
+ * "ownerReferences" array of one equal, in order, to the other's (a key
+ * inside a string is escaped, so only keys match).  O(the texts). */
+static bool same_refs(const char *a, const char *b)
+{
+	static const char key[] = "\"ownerReferences\":[";
+	for (;;) {
+		a = strstr(a, key);
+		b = strstr(b, key);
+		if (!a || !b)
+			return !a && !b;
+		a += sizeof key - 2; /* at the '[' */
+		b += sizeof key - 2;
+		const char *ea = array_end(a), *eb = array_end(b);
+		if (!ea || !eb || ea - a != eb - b || memcmp(a, b, (size_t)(ea - a)))
+			return false;
+		a = ea;
+		b = eb;
+	}
+}
+
 /* Notes a change: the owner uids it names (with check, a uid not named
  * before whose owner is absent is queued as gone, kube's virtual owner),
- * a deleted owner's dependents, an owner's finalizers. */
+ * a deleted owner's dependents, an owner's finalizers.  A change that
+ * keeps the version before's references and is no deletion with
+ * finalizers has nothing new to note and is not parsed (kube's graph
+ * builder acts on the references' differences, referencesDiffs): a pod
+ * bound or its status written, most of a worker's changes in a dispatch
+ * (docs/dispatch.md, round 9). */
 static void note(mu__gc_t *g, const mu__wev_t *ev, bool check)
 {
 	const mu__obj_t *o = ev->obj;
 	bool refs = strstr(o->json, "\"ownerReferences\"") != NULL;
 	bool fin = o->deleting && (strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\""));
 	if (!refs && !fin && ev->type != MU__EV_DELETED)
+		return;
+	if (ev->type == MU__EV_MODIFIED && ev->prev && !fin && same_refs(o->json, ev->prev->json))
 		return;
 	json_t *j = mu__obj_parse(o);
 	if (!j)

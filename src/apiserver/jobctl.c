@@ -27,6 +27,23 @@
  * job marked again before they arrive does not make them twice; a key
  * whose pod is gone is dropped when next read.  The dirty jobs are a set
  * (a hash), so marking is O(1) however many jobs wait.
+ *
+ * When a job is reconciled follows Kubernetes' Job controller
+ * (pkg/controller/job: enqueueSyncJobImmediately and
+ * enqueueSyncJobBatched): a Job added, or changed in its spec (a new
+ * metadata.generation, such as a suspend flag flipped), is reconciled at
+ * the next sync; a pod's event, and a Job's change that keeps its
+ * generation (a status or metadata write, its own included), wait one
+ * batch period (syncJobBatchPeriod, 1 s) after the first such event, and
+ * every event of that job in the meantime is folded into the one
+ * reconcile.  Most of a dispatch's reconciles were these: a copy's pod
+ * created, bound and running, each with the Job's own status write coming
+ * back, and on the hub every write of the dispatcher to a suspended Job
+ * (docs/dispatch.md, round 9).  The waiting jobs are a hash of their due
+ * times and a queue in due order (the period is constant, so arrival
+ * order is due order).  A reconcile with nothing to write is found from
+ * the Job's text and its status alone (quick_keep), and the reconciles of
+ * one sync share a write transaction.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +53,19 @@
 #include "apiserver/crd.h"
 #include "apiserver/ssa.h"
 
+#define BATCH_MS 1000 /* syncJobBatchPeriod */
+
+typedef struct later {
+	char *key;               /* "ns/name" (owned) */
+	int64_t due;             /* ms, mu__mono_ms's clock */
+} later_t;
+
 struct mu__jobctl {
 	mu_apiserver_t *s;
-	json_t *dirty;           /* set: "ns/name" -> null */
+	json_t *dirty;           /* set: "ns/name" -> null, reconciled at the next sync */
+	json_t *wait;            /* "ns/name" -> due ms: batched, not yet due */
+	later_t *q;              /* ring of the batched marks in due order */
+	size_t qhead, qn, qcap;
 	bool all;                /* reconcile every job (and rebuild pods) */
 	json_t *pods;            /* controller uid -> {pod "ns/name" -> null} */
 	char *gone[64];          /* uids of deleted jobs whose pods go */
@@ -52,8 +79,9 @@ int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
 		return MU_ENOMEM;
 	(*out)->s = s;
 	(*out)->dirty = json_object();
+	(*out)->wait = json_object();
 	(*out)->pods = json_object();
-	if (!(*out)->dirty || !(*out)->pods) {
+	if (!(*out)->dirty || !(*out)->wait || !(*out)->pods) {
 		mu__jobctl_free(*out);
 		*out = NULL;
 		return MU_ENOMEM;
@@ -66,19 +94,152 @@ void mu__jobctl_free(mu__jobctl_t *jc)
 	if (!jc)
 		return;
 	json_decref(jc->dirty);
+	json_decref(jc->wait);
 	json_decref(jc->pods);
+	for (size_t i = 0; i < jc->qn; i++)
+		free(jc->q[(jc->qhead + i) % jc->qcap].key);
+	free(jc->q);
 	for (int i = 0; i < jc->ngone; i++)
 		free(jc->gone[i]);
 	free(jc);
 }
 
-/* Marks job ns/name dirty.  O(1); a failed allocation reconciles all. */
+/* Marks job ns/name dirty: reconciled at the next sync.  O(1); a failed
+ * allocation reconciles all. */
 static void mark(mu__jobctl_t *jc, const char *ns, const char *name)
 {
 	char key[600];
 	snprintf(key, sizeof key, "%s/%s", ns, name);
 	if (json_object_set_new(jc->dirty, key, json_null()))
 		jc->all = true;
+}
+
+/* Marks job ns/name for a reconcile one batch period from now, unless it
+ * is dirty already or waits (since an earlier time: the period is
+ * constant).  O(1) amortised (the ring doubles); a failed allocation
+ * marks it dirty instead. */
+static void mark_batched(mu__jobctl_t *jc, const char *ns, const char *name, int64_t now)
+{
+	char key[600];
+	snprintf(key, sizeof key, "%s/%s", ns, name);
+	if (json_object_get(jc->dirty, key) || json_object_get(jc->wait, key))
+		return;
+	if (jc->qn == jc->qcap) {
+		size_t cap = jc->qcap ? 2 * jc->qcap : 64;
+		later_t *q = malloc(cap * sizeof *q);
+		if (!q) {
+			mark(jc, ns, name);
+			return;
+		}
+		for (size_t i = 0; i < jc->qn; i++)
+			q[i] = jc->q[(jc->qhead + i) % jc->qcap];
+		free(jc->q);
+		jc->q = q;
+		jc->qcap = cap;
+		jc->qhead = 0;
+	}
+	later_t *l = &jc->q[(jc->qhead + jc->qn) % jc->qcap];
+	if (!(l->key = strdup(key)) || json_object_set_new(jc->wait, key, json_integer(now + BATCH_MS))) {
+		free(l->key);
+		mark(jc, ns, name);
+		return;
+	}
+	l->due = now + BATCH_MS;
+	jc->qn++;
+}
+
+/* The index of the quote that closes the JSON string whose opening quote
+ * is at t[i], or n when the text ends first.  memchr from quote to quote,
+ * an escaped one (odd backslashes before it) passed over.  O(the string). */
+static size_t string_end(const char *t, size_t i, size_t n)
+{
+	for (size_t k = i + 1; k < n;) {
+		const char *q = memchr(t + k, '"', n - k);
+		if (!q)
+			return n;
+		size_t e = (size_t)(q - t), b = e;
+		while (b > i + 1 && t[b - 1] == '\\')
+			b--;
+		if ((e - b) % 2 == 0)
+			return e;
+		k = e + 1;
+	}
+	return n;
+}
+
+/* The length of the JSON value that starts at v (of at most n
+ * characters): an object or array to its closing bracket, a string to its
+ * closing quote, else to the next ',', '}' or ']'; 0 when the text ends
+ * first.  Strings are skipped.  O(the value). */
+static size_t value_len(const char *v, size_t n)
+{
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+		if (c == '"') {
+			if ((i = string_end(v, i, n)) >= n)
+				return 0;
+			if (depth == 0)
+				return i + 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return i;
+			if (--depth == 0)
+				return i + 1;
+		} else if (c == ',' && depth == 0) {
+			return i;
+		}
+	}
+	return depth == 0 ? n : 0;
+}
+
+/* The text of the value at top-level key k1, or at key k2 of k1's object
+ * (k2 NULL: k1's own value), in an object's compact text t (as the store
+ * keeps it: a key is followed by ':' at once): *v and *vlen, or false when
+ * absent.  A scan with strings skipped and depth counted, no parse.
+ * O(the text up to the value). */
+static bool text_at(const char *t, size_t len, const char *k1, const char *k2, const char **v, size_t *vlen)
+{
+	int depth = 0;
+	bool in = false; /* inside k1's object */
+	size_t l1 = strlen(k1), l2 = k2 ? strlen(k2) : 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = t[i];
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth <= 1 && in)
+				return false;
+		} else if (c == '"') {
+			size_t k = string_end(t, i, len);
+			if (k + 1 >= len || t[k + 1] != ':') {
+				i = k;
+				continue; /* a string value */
+			}
+			const char *key = t + i + 1;
+			size_t klen = k - i - 1;
+			i = k + 1; /* at the ':' */
+			bool top = depth == 1 && klen == l1 && !memcmp(key, k1, l1);
+			if ((top && !k2) || (depth == 2 && in && klen == l2 && !memcmp(key, k2, l2))) {
+				*v = t + i + 1;
+				*vlen = value_len(*v, len - i - 1);
+				return *vlen > 0;
+			}
+			if (top)
+				in = i + 1 < len && t[i + 1] == '{';
+		}
+	}
+	return false;
+}
+
+/* metadata.generation of an object's text, or -1.  O(the text before it). */
+static long long text_generation(const char *t, size_t len)
+{
+	const char *v;
+	size_t n;
+	return text_at(t, len, "metadata", "generation", &v, &n) ? strtoll(v, NULL, 10) : -1;
 }
 
 void mu__jobctl_resync(mu__jobctl_t *jc)
@@ -135,12 +296,15 @@ static void index_rebuild(mu__jobctl_t *jc)
 	mu__store_each(jc->s->store, MU__RT_PODS, NULL, 1000, NULL, NULL, index_page, jc);
 }
 
-void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev)
+void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms)
 {
 	const mu__obj_t *o = ev->obj;
 	if (o->rt == MU__RT_JOBS) {
-		if (ev->type != MU__EV_DELETED) {
-			mark(jc, o->ns, o->name);
+		if (ev->type == MU__EV_MODIFIED && ev->prev &&
+		    text_generation(o->json, o->len) == text_generation(ev->prev->json, ev->prev->len)) {
+			mark_batched(jc, o->ns, o->name, now_ms); /* status or metadata */
+		} else if (ev->type != MU__EV_DELETED) {
+			mark(jc, o->ns, o->name); /* added, or its spec changed */
 		} else if (jc->ngone < 64) {
 			json_t *j = mu__obj_parse(o);
 			const char *uid = mu__jstr(j, "metadata.uid");
@@ -160,7 +324,7 @@ void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev)
 		if (!job)
 			job = mu__obj_label(o, "job-name");
 		if (job)
-			mark(jc, o->ns, job);
+			mark_batched(jc, o->ns, job, now_ms);
 	}
 }
 
@@ -305,25 +469,11 @@ typedef struct status_ctx {
 	int64_t rv;           /* the version it parsed */
 } status_ctx_t;
 
-/* Writes the job's status; KEEP when nothing changed.  When cur is the
- * version reconcile parsed, it works on that parse (which reconcile no
- * longer reads) rather than parsing it again, and copies only the status
- * to compare: most reconciles (a pod bound, the job's own status write)
- * change nothing, and parsing and copying the Job twice each time was
- * most of the controller's cost (perf, bench/dispatch.sh's workers). */
-static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+/* Sets the status c computed on job o (an object with at least its
+ * status: the whole Job, or {"status": ...} alone), as status_fn writes
+ * it.  O(its conditions). */
+static void status_set(const status_ctx_t *c, json_t *o)
 {
-	status_ctx_t *c = ctx;
-	if (!cur)
-		return MU__MUT_KEEP;
-	json_t *o = c->job && cur->rv == c->rv ? json_incref(c->job) : mu__obj_parse(cur);
-	json_t *st0 = json_object_get(o, "status");
-	json_t *before = st0 ? json_deep_copy(st0) : json_object(); /* the status as it was */
-	if (!o || !before) {
-		json_decref(o);
-		json_decref(before);
-		return MU_ENOMEM;
-	}
 	char ts[40];
 	mu__timestamp(ts, sizeof ts, false);
 	mu__jset(o, "status.active", json_integer(c->c.active));
@@ -347,6 +497,28 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		mu__set_condition(o, "FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
 		mu__set_condition(o, "Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
 	}
+}
+
+/* Writes the job's status; KEEP when nothing changed.  When cur is the
+ * version reconcile parsed, it works on that parse (which reconcile no
+ * longer reads) rather than parsing it again, and copies only the status
+ * to compare: most reconciles (a pod bound, the job's own status write)
+ * change nothing, and parsing and copying the Job twice each time was
+ * most of the controller's cost (perf, bench/dispatch.sh's workers). */
+static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	status_ctx_t *c = ctx;
+	if (!cur)
+		return MU__MUT_KEEP;
+	json_t *o = c->job && cur->rv == c->rv ? json_incref(c->job) : mu__obj_parse(cur);
+	json_t *st0 = json_object_get(o, "status");
+	json_t *before = st0 ? json_deep_copy(st0) : json_object(); /* the status as it was */
+	if (!o || !before) {
+		json_decref(o);
+		json_decref(before);
+		return MU_ENOMEM;
+	}
+	status_set(c, o);
 	/* conditions keep their times unless their status changes; only
 	 * the status changed above */
 	bool same = json_equal(json_object_get(o, "status"), before);
@@ -374,16 +546,138 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-/* Brings one job to its desired state.  Bounded: MU__TX_MAX / 2 pods. */
-static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
+/* A field of a Job's spec (the text spec) as an integer: 1 and *out when it
+ * is a JSON integer, 0 when absent, -1 when it is something else (null, a
+ * string, a real).  O(the text up to it). */
+static int text_int(const char *spec, size_t len, const char *key, json_int_t *out)
+{
+	const char *v;
+	size_t n;
+	if (!text_at(spec, len, key, NULL, &v, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] >= '0' && v[i] <= '9') && !(i == 0 && v[i] == '-' && n > 1))
+			return -1;
+	*out = strtoll(v, NULL, 10);
+	return 1;
+}
+
+/* Whether reconciling Job version jo, whose pods are pg, would write
+ * nothing: no pod to make or delete and the status as it is (or another
+ * controller manages it).  It reads the spec's few fields from the text
+ * and parses the status alone, not the whole Job: most reconciles are
+ * such, every one of a suspended hub Job the dispatcher writes to among
+ * them (docs/dispatch.md, round 9).  The same decisions as reconcile's,
+ * on the same fields; false when something is to write, or when the text
+ * is not plain enough to read so (reconcile then parses it all).
+ * O(the text) and a parse of the status. */
+static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *pg)
+{
+	const char *v, *sp, *stv;
+	size_t n, spn, stn;
+	if (jo->deleting || !text_at(jo->json, jo->len, "spec", NULL, &sp, &spn) || sp[0] != '{')
+		return false;
+	if (text_at(sp, spn, "managedBy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4))) {
+		if (v[0] != '"' || memchr(v, '\\', n))
+			return false;
+		if (!(n == 30 && !memcmp(v, "\"kubernetes.io/job-controller\"", 30)))
+			return true; /* another controller's, as in reconcile */
+	}
+	if (!text_at(jo->json, jo->len, "status", NULL, &stv, &stn) || stv[0] != '{')
+		return false; /* no status yet: reconcile writes one */
+	json_int_t comp = 0, par = 0, backoff = 6;
+	bool has_comp = text_int(sp, spn, "completions", &comp) == 1;
+	if (text_int(sp, spn, "parallelism", &par) < 0)
+		par = 0;      /* json_integer_value of a non-integer */
+	if (text_int(sp, spn, "backoffLimit", &backoff) < 0)
+		backoff = 0;
+	bool suspend = text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
+	json_t *st = NULL, *o = json_object(), *before = NULL;
+	if (!o || !(st = json_loadb(stv, stn, 0, NULL)) ||
+	    json_object_set_new(o, "status", st) || !(before = json_deep_copy(st))) {
+		json_decref(o);
+		return false;
+	}
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), count(pg), suspend, false, false, NULL, -1};
+	bool finished = cond_true(o, "Complete") || cond_true(o, "Failed");
+	sc.complete = cond_true(o, "Complete") ||
+		      (has_comp ? sc.c.succeeded >= comp : sc.c.succeeded > 0 && sc.c.active == 0);
+	sc.failed = !sc.complete && (cond_true(o, "Failed") || sc.c.failed > backoff);
+	bool keep;
+	if (sc.suspended || sc.complete || sc.failed || finished) {
+		keep = sc.c.active == 0; /* no active pod to delete */
+	} else {
+		json_int_t want = par;
+		if (has_comp && comp - sc.c.succeeded < want)
+			want = comp - sc.c.succeeded;
+		keep = sc.c.active >= want; /* no pod to make */
+	}
+	if (keep) {
+		status_set(&sc, o);
+		keep = json_equal(json_object_get(o, "status"), before);
+	}
+	json_decref(before);
+	json_decref(o);
+	return keep;
+}
+
+/* The write transaction a sync shares between its reconciles: one commit
+ * (and one SQLite transaction) for the jobs a sync brings together rather
+ * than one each, the worker's largest cost after the parses
+ * (docs/dispatch.md, round 9).  Opened by the first reconcile that writes. */
+typedef struct shared_tx {
+	mu__wtx_t *tx;
+	int writes;   /* staged so far (a reconcile's estimate) */
+} shared_tx_t;
+
+/* The shared transaction, with room for need more writes: the open one,
+ * or, when it holds some and need would take it past half of MU__TX_MAX
+ * (what one reconcile alone may stage), a new one after committing it.
+ * O(1) besides the commit. */
+static mu__wtx_t *tx_room(mu__jobctl_t *jc, shared_tx_t *x, int need)
+{
+	if (x->tx && x->writes > 0 && x->writes + need > MU__TX_MAX / 2) {
+		mu__store_commit(x->tx);
+		x->tx = NULL;
+	}
+	if (!x->tx) {
+		mu__store_begin(jc->s->store, &x->tx);
+		x->writes = 0;
+	}
+	x->writes += need;
+	return x->tx;
+}
+
+/* Commits the shared transaction if one is open. */
+static void tx_end(shared_tx_t *x)
+{
+	if (x->tx)
+		mu__store_commit(x->tx);
+	x->tx = NULL;
+	x->writes = 0;
+}
+
+/* Brings one job to its desired state, its writes in x's transaction.
+ * Bounded: MU__TX_MAX / 2 pods made, MU__TX_MAX - 1 deleted. */
+static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared_tx_t *x)
 {
 	mu__obj_t *jo = mu__store_get(jc->s->store, MU__RT_JOBS, ns, name);
-	json_t *job = jo ? mu__obj_parse(jo) : NULL;
-	int64_t job_rv = jo ? jo->rv : -1;
+	mu__page_t pg;
+	if (!jo || !*jo->uid || job_pods(jc, ns, jo->uid, &pg) != MU_OK) {
+		mu__obj_unref(jo);
+		return;
+	}
+	if (quick_keep(jc, jo, &pg)) {
+		mu__page_release(&pg);
+		mu__obj_unref(jo);
+		return;
+	}
+	json_t *job = mu__obj_parse(jo);
+	int64_t job_rv = jo->rv;
 	mu__obj_unref(jo);
 	const char *uid = mu__jstr(job, "metadata.uid");
-	mu__page_t pg;
-	if (!job || !uid || job_pods(jc, ns, uid, &pg) != MU_OK) {
+	if (!job || !uid) {
+		mu__page_release(&pg);
 		json_decref(job);
 		return;
 	}
@@ -409,8 +703,17 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 	/* a Job being deleted (orphan or foregroundDeletion finalizers, gc.c)
 	 * makes no pods and keeps the ones it has */
 	bool leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
-	mu__wtx_t *tx;
-	mu__store_begin(jc->s->store, &tx);
+	json_int_t want = par;
+	if (json_is_integer(comp) && json_integer_value(comp) - sc.c.succeeded < want)
+		want = json_integer_value(comp) - sc.c.succeeded;
+	int need = 1; /* the status */
+	if (leaving)
+		;
+	else if (stop)
+		need += sc.c.active < MU__TX_MAX - 1 ? sc.c.active : MU__TX_MAX - 1;
+	else if (want > sc.c.active)
+		need += want - sc.c.active < MU__TX_MAX / 2 ? (int)(want - sc.c.active) : MU__TX_MAX / 2;
+	mu__wtx_t *tx = tx_room(jc, x, need);
 	int writes = 0;
 	if (leaving) {
 		/* nothing to do: the garbage collector works on it */
@@ -423,9 +726,6 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 		if (sc.suspended)
 			sc.c.active = 0;
 	} else {
-		json_int_t want = par;
-		if (json_is_integer(comp) && json_integer_value(comp) - sc.c.succeeded < want)
-			want = json_integer_value(comp) - sc.c.succeeded;
 		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 2; k++) {
 			json_t *pod = pod_from(jc, job);
 			mu__obj_t *made = NULL;
@@ -445,7 +745,6 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name)
 	sc.job = job;
 	sc.rv = job_rv;
 	mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL);
-	mu__store_commit(tx);
 	mu__page_release(&pg);
 	json_decref(job);
 }
@@ -470,38 +769,69 @@ static void cascade(mu__jobctl_t *jc, const char *uid)
 	}
 }
 
-void mu__jobctl_sync(mu__jobctl_t *jc)
+/* Moves the batched jobs due by now to the dirty set.  O(those due). */
+static void take_due(mu__jobctl_t *jc, int64_t now)
+{
+	while (jc->qn && jc->q[jc->qhead].due <= now) {
+		later_t *l = &jc->q[jc->qhead];
+		json_t *due = json_object_get(jc->wait, l->key);
+		/* a key reconciled since (its wait dropped) or marked again
+		 * later has no due entry of this time */
+		if (due && json_integer_value(due) <= now) {
+			json_object_del(jc->wait, l->key);
+			if (json_object_set_new(jc->dirty, l->key, json_null()))
+				jc->all = true;
+		}
+		free(l->key);
+		jc->qhead = (jc->qhead + 1) % jc->qcap;
+		jc->qn--;
+	}
+}
+
+int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 {
 	for (int i = 0; i < jc->ngone; i++) {
 		cascade(jc, jc->gone[i]);
 		free(jc->gone[i]);
 	}
 	jc->ngone = 0;
+	take_due(jc, now_ms);
 	if (jc->all) {
 		jc->all = false;
 		json_object_clear(jc->dirty);
+		json_object_clear(jc->wait); /* the ring's entries find no due time */
 		index_rebuild(jc);
 		mu__page_t pg;
 		if (mu__store_list(jc->s->store, MU__RT_JOBS, NULL, NULL, 1000000, NULL, NULL, &pg) == MU_OK) {
+			shared_tx_t x = {NULL, 0};
 			for (size_t i = 0; i < pg.n; i++)
-				reconcile(jc, pg.objs[i]->ns, pg.objs[i]->name);
+				reconcile(jc, pg.objs[i]->ns, pg.objs[i]->name, &x);
+			tx_end(&x);
 			mu__page_release(&pg);
 		}
 	}
 	/* reconcile may mark jobs again: take the current set first */
 	json_t *work = jc->dirty, *fresh = json_object();
 	if (!fresh)
-		return; /* out of memory: the same set next time */
+		return 0; /* out of memory: the same set next time */
 	jc->dirty = fresh;
 	const char *key;
 	json_t *v;
+	shared_tx_t x = {NULL, 0};
 	json_object_foreach(work, key, v) {
 		const char *slash = strchr(key, '/');
 		char ns[256];
+		/* this reconcile reads the job as it is now: a batched mark
+		 * from before it has nothing left to do */
+		json_object_del(jc->wait, key);
 		if (slash && (size_t)(slash - key) < sizeof ns) {
 			snprintf(ns, sizeof ns, "%.*s", (int)(slash - key), key);
-			reconcile(jc, ns, slash + 1);
+			reconcile(jc, ns, slash + 1, &x);
 		}
 	}
+	tx_end(&x);
 	json_decref(work);
+	if (json_object_size(jc->dirty))
+		return 0;
+	return jc->qn ? jc->q[jc->qhead].due - now_ms : -1;
 }

@@ -150,6 +150,7 @@ static void *ctl_main(void *arg)
 	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
 	int64_t token_at = mu__tokenclean(s, mu__now_s()); /* the next bootstrap token to expire */
 	bool agg = true; /* a ClusterRole changed: aggregate again */
+	int64_t jobs_next = -1; /* ms until the Job controller's next batched job */
 	mu__wev_t evs[128];
 	for (;;) {
 		if (mu__mono_ms() >= clean_at) {
@@ -162,6 +163,8 @@ static void *ctl_main(void *arg)
 		int wait = next < 5 ? 5 : next > 500 ? 500 : (int)next;
 		if (wait > 100 && (mu__gc_busy(s->gc) || mu__pdbc_busy(s->pdbc)))
 			wait = 100;
+		if (jobs_next >= 0 && jobs_next < wait)
+			wait = jobs_next < 5 ? 5 : (int)jobs_next;
 		int n = mu__store_wait(s->store, &cursor, evs, 128, wait);
 		if (n == MU_ESTATE)
 			break;
@@ -180,7 +183,7 @@ static void *ctl_main(void *arg)
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
-			mu__jobctl_event(s->jc, &evs[i]);
+			mu__jobctl_event(s->jc, &evs[i], mu__mono_ms());
 			mu__claimctl_event(s->cc, &evs[i]);
 			mu__devtaint_event(s->dt, &evs[i]);
 			mu__sim_event(s->sim, &evs[i], mu__mono_ms());
@@ -194,7 +197,7 @@ static void *ctl_main(void *arg)
 			agg = agg || mu__rbacagg_event(&evs[i]);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
-		mu__jobctl_sync(s->jc);
+		jobs_next = mu__jobctl_sync(s->jc, mu__mono_ms());
 		mu__claimctl_sync(s->cc);
 		mu__devtaint_sync(s->dt);
 		mu__gc_sync(s->gc);

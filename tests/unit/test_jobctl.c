@@ -1,0 +1,190 @@
+/*
+ * test_jobctl.c - when muster up's Job controller (src/apiserver/jobctl.c)
+ * reconciles, as Kubernetes' Job controller enqueues: a Job added, or
+ * changed in its spec (a new metadata.generation), at the next sync; a
+ * Job's change that keeps its generation, and a pod's event, one batch
+ * period (1 s) after the first such event, folded into one reconcile.
+ * The controller runs here on a store of its own, without a server
+ * thread: the test hands it events and the clock.  A reconcile shows as
+ * the status the controller writes on a suspended Job (the Suspended
+ * condition and the counts).  A reconcile that has nothing to write (read
+ * from the Job's text and its status alone, quick_keep) leaves the Job's
+ * version as it is, and one that has (a status another writer changed)
+ * writes it back.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apiserver/apiserver_int.h"
+#include "apiserver/crd.h"
+#include "check.h"
+
+static char dir[64];
+
+/* Puts a suspended Job ns "default", name ctx, generation gen (no status). */
+typedef struct job_put {
+	const char *name;
+	int gen;
+	const char *note; /* an annotation value, to change the text */
+} job_put_t;
+
+static int job_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	const job_put_t *p = ctx;
+	(void)cur;
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:i, s:{s:s}}, s:{s:b, s:i, s:{s:{s:s}, s:{s:s, s:[{s:s, s:s}]}}}}",
+			 "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", p->name, "namespace", "default",
+			 "uid", p->name, "generation", p->gen, "annotations", "note", p->note ? p->note : "",
+			 "spec", "suspend", 1, "parallelism", 1, "template", "metadata", "labels", "app", "x",
+			 "spec", "restartPolicy", "Never", "containers", "name", "c", "image", "x");
+	return MU__MUT_PUT;
+}
+
+static mu__obj_t *put_job(mu_apiserver_t *s, const char *name, int gen, const char *note)
+{
+	job_put_t p = {name, gen, note};
+	mu__obj_t *o = NULL;
+	if (mu__store_mutate(s->store, MU__RT_JOBS, "default", name, job_fn, &p, false, &o) < 0)
+		return NULL;
+	return o;
+}
+
+/* Whether the controller wrote the Job's status (a reconcile ran). */
+static bool reconciled(mu_apiserver_t *s, const char *name)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
+	bool yes = o && strstr(o->json, "\"JobSuspended\"") != NULL;
+	mu__obj_unref(o);
+	return yes;
+}
+
+/* Sets the stored Job's status.active to 5 (another writer's change). */
+static int active5_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	if (!cur)
+		return MU_ENOENT;
+	*out = mu__obj_parse(cur);
+	mu__jset(*out, "status.active", json_integer(5));
+	return MU__MUT_PUT;
+}
+
+static int64_t job_rv(mu_apiserver_t *s, const char *name)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
+	int64_t rv = o ? o->rv : -1;
+	mu__obj_unref(o);
+	return rv;
+}
+
+static void event(mu__jobctl_t *jc, int type, mu__obj_t *obj, mu__obj_t *prev, int64_t now)
+{
+	mu__wev_t ev = {type, obj, prev};
+	mu__jobctl_event(jc, &ev, now);
+}
+
+static void test_batching(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	memset(&s, 0, sizeof s);
+	CHECK_EQ_INT(t, mu__types_new(&s.types), MU_OK);
+	mu__store_opts_t so = {.dir = dir, .ring = 1000, .types = s.types};
+	char err[256];
+	CHECK_EQ_INT(t, mu__store_open(&so, &s.store, err, sizeof err), MU_OK);
+	pthread_mutex_init(&s.rnd_mu, NULL);
+	mu__jobctl_t *jc = NULL;
+	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
+	if (!s.store || !jc)
+		return;
+
+	/* added: reconciled at the next sync (two jobs, their writes in one
+	 * transaction) */
+	mu__obj_t *a = put_job(&s, "added", 1, NULL), *a2 = put_job(&s, "added2", 1, NULL);
+	event(jc, MU__EV_ADDED, a, NULL, 0);
+	event(jc, MU__EV_ADDED, a2, NULL, 0);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 0), -1);
+	CHECK(t, reconciled(&s, "added") && reconciled(&s, "added2"));
+
+	/* a change that keeps the generation (an annotation, a status
+	 * write): batched for 1 s, and a second change within it folds in */
+	mu__obj_t *b1 = put_job(&s, "batched", 1, NULL);
+	mu__obj_t *b2 = put_job(&s, "batched", 1, "again \"q\" \\"); /* escapes in the text */
+	event(jc, MU__EV_MODIFIED, b2, b1, 100);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 100), 1000);
+	CHECK(t, !reconciled(&s, "batched"));
+	event(jc, MU__EV_MODIFIED, b2, b1, 600); /* due at 1100 still */
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 1099), 1);
+	CHECK(t, !reconciled(&s, "batched"));
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 1100), -1);
+	CHECK(t, reconciled(&s, "batched"));
+
+	/* a pod's event names its job (label job-name): batched too */
+	mu__obj_t *p1 = put_job(&s, "podded", 1, NULL);
+	json_t *pod = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:{s:[{s:s, s:s}]}}", "apiVersion", "v1", "kind",
+				"Pod", "metadata", "name", "podded-x", "namespace", "default", "labels",
+				"batch.kubernetes.io/job-name", "podded", "spec", "containers", "name", "c", "image", "x");
+	mu__obj_t *po = mu__obj_new(MU__RT_PODS, mu__type(s.types, MU__RT_PODS), pod, 1);
+	json_decref(pod);
+	CHECK(t, po != NULL);
+	if (po)
+		event(jc, MU__EV_ADDED, po, NULL, 2000);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 2000), 1000);
+	CHECK(t, !reconciled(&s, "podded"));
+
+	/* a spec change (a new generation) is not batched, and takes a job
+	 * out of the batch it waited in (it is reconciled now) */
+	mu__obj_t *g1 = put_job(&s, "spec", 1, NULL);
+	mu__obj_t *g2 = put_job(&s, "spec", 2, NULL);
+	event(jc, MU__EV_MODIFIED, g2, g1, 2500);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 2500), 500); /* "podded" waits to 3000 */
+	CHECK(t, reconciled(&s, "spec"));
+	CHECK(t, !reconciled(&s, "podded"));
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 3000), -1);
+	CHECK(t, reconciled(&s, "podded"));
+
+	/* nothing to write: the version stays; a status another writer
+	 * changed is written back */
+	int64_t rv = job_rv(&s, "batched");
+	mu__obj_t *cur = mu__store_get(s.store, MU__RT_JOBS, "default", "batched");
+	event(jc, MU__EV_MODIFIED, cur, cur, 4000);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 5000), -1);
+	CHECK_EQ_INT(t, (int)job_rv(&s, "batched"), (int)rv);
+	mu__obj_t *bad = NULL;
+	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "batched", active5_fn, NULL, false, &bad) >= 0);
+	if (bad)
+		event(jc, MU__EV_MODIFIED, bad, cur, 6000);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 7000), -1);
+	mu__obj_t *fixed = mu__store_get(s.store, MU__RT_JOBS, "default", "batched");
+	CHECK(t, fixed && fixed->rv > bad->rv && strstr(fixed->json, "\"active\":0"));
+	mu__obj_unref(fixed);
+	mu__obj_unref(bad);
+	mu__obj_unref(cur);
+
+	mu__obj_unref(a);
+	mu__obj_unref(a2);
+	mu__obj_unref(b1);
+	mu__obj_unref(b2);
+	mu__obj_unref(p1);
+	mu__obj_unref(po);
+	mu__obj_unref(g1);
+	mu__obj_unref(g2);
+	mu__jobctl_free(jc);
+	mu__store_close(s.store);
+	mu__types_free(s.types);
+	pthread_mutex_destroy(&s.rnd_mu);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	snprintf(dir, sizeof dir, "/tmp/mu-jobctl-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	MU_RUN(&t, test_batching);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	return mu_t_done(&t);
+}
