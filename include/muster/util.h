@@ -43,6 +43,9 @@ const char *mu__quote(const char *s, char *buf, size_t len);
 /* Length (1..4) of the valid UTF-8 sequence at s, or 0 when s starts with
  * NUL or with a byte that begins no valid sequence. */
 size_t mu__utf8_seq(const char *s);
+/* The same within the first `avail` bytes of s (a counted buffer, in which
+ * a NUL byte is a character of its own); O(1). */
+size_t mu__utf8_seqn(const char *s, size_t avail);
 /* Characters (valid sequences or stray bytes) in s, counting at most
  * `stop`; O(min(len, stop)). */
 size_t mu__utf8_chars(const char *s, size_t stop);

@@ -10,14 +10,15 @@
 
 #include "muster/util.h"
 
-size_t mu__utf8_seq(const char *s)
+size_t mu__utf8_seqn(const char *s, size_t avail)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	unsigned c = u[0], lo = 0x80, hi = 0xBF;
+	unsigned c, lo = 0x80, hi = 0xBF;
 	size_t len;
 
-	if (c == 0)
+	if (!avail)
 		return 0;
+	c = u[0];
 	if (c < 0x80)
 		return 1;
 	if (c >= 0xC2 && c <= 0xDF)
@@ -28,6 +29,8 @@ size_t mu__utf8_seq(const char *s)
 		len = 4;
 	else
 		return 0;
+	if (len > avail)
+		return 0;
 	if (c == 0xE0)
 		lo = 0xA0; /* overlong */
 	else if (c == 0xED)
@@ -36,12 +39,19 @@ size_t mu__utf8_seq(const char *s)
 		lo = 0x90; /* overlong */
 	else if (c == 0xF4)
 		hi = 0x8F; /* above U+10FFFF */
+	/* in order, so that a NUL (which no continuation byte is) stops the
+	 * reads of a NUL-terminated string before its end */
 	if (u[1] < lo || u[1] > hi)
 		return 0;
 	for (size_t i = 2; i < len; i++)
 		if (u[i] < 0x80 || u[i] > 0xBF)
 			return 0;
 	return len;
+}
+
+size_t mu__utf8_seq(const char *s)
+{
+	return *s ? mu__utf8_seqn(s, 4) : 0;
 }
 
 /* Characters (valid sequences or stray bytes) in s, counting at most

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "muster/jpath.h"
+#include "muster/util.h"
 
 #define JP_DEPTH 512 /* below jansson's JSON_PARSER_MAX_DEPTH (2048) */
 
@@ -56,30 +57,6 @@ static bool room(jp_t *p, size_t n)
 	p->buf = b;
 	p->cap = cap;
 	return true;
-}
-
-/* The length (2..4) of the valid UTF-8 sequence of a non-ASCII byte at u,
- * within avail bytes, or 0 (the rules of mu__utf8_seq). */
-static size_t utf8_len(const unsigned char *u, size_t avail)
-{
-	unsigned c = u[0], lo = 0x80, hi = 0xBF;
-	size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-	if (!len || len > avail)
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0; /* overlong */
-	else if (c == 0xED)
-		hi = 0x9F; /* surrogates */
-	else if (c == 0xF0)
-		lo = 0x90; /* overlong */
-	else if (c == 0xF4)
-		hi = 0x8F; /* above U+10FFFF */
-	if (u[1] < lo || u[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (u[i] < 0x80 || u[i] > 0xBF)
-			return 0;
-	return len;
 }
 
 /* Four hex digits at s (within e) as a number, or -1. */
@@ -141,7 +118,7 @@ static bool str(jp_t *p, const char **out, size_t *len)
 			s++;
 			continue;
 		}
-		size_t l = utf8_len((const unsigned char *)s, (size_t)(p->e - s));
+		size_t l = mu__utf8_seqn(s, (size_t)(p->e - s));
 		if (!l)
 			return false;
 		s += l;
@@ -164,7 +141,7 @@ static bool str(jp_t *p, const char **out, size_t *len)
 		if (c < 0x20)
 			return false;
 		if (c >= 0x80) {
-			size_t l = utf8_len((const unsigned char *)s, (size_t)(p->e - s));
+			size_t l = mu__utf8_seqn(s, (size_t)(p->e - s));
 			if (!l)
 				return false;
 			memcpy(p->buf + n, s, l);

@@ -70,20 +70,7 @@ w small create -f "$W/crds/jobset.x-k8s.io_jobsets.yaml" >/dev/null && ok || bad
 for n in hub small big; do
 	w "$n" wait --for=condition=Established crd --all --timeout=60s >/dev/null && ok || bad "CRDs on $n"
 done
-for n in small big; do
-	"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
-		>"$T/$n.s.out" 2>"$T/$n.s.log" &
-	PIDS="$PIDS $!"
-done
-h create namespace muster-system
-expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
-expect "apply deploy/dispatch-agent-rbac.yaml" 0 w small apply -f "$ROOT/deploy/dispatch-agent-rbac.yaml"
-sa_kc hub muster-dispatch "$T/hub-sa.kc"
-sa_kc hub muster-dispatch-agent "$T/hub-agent.kc"
-sa_kc small muster-dispatch-agent "$T/small-agent.kc"
-h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
-printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, mode: pull}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
-expect clusters 0 h apply -f "$T/cl.yaml"
+fleet_wire
 # (no lease: it is paused for longer than one below)
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
 	--no-leader-elect --metrics 127.0.0.1:0 >"$T/d.out" 2>"$T/d.log" &

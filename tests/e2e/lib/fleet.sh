@@ -1,5 +1,5 @@
 # fleet.sh - what the dispatcher's end-to-end tests (dispatch_groups.sh,
-# dispatch_kinds.sh) share: `muster up` clusters with data in $T/NAME, a
+# dispatch_kinds.sh, dispatch_kinds2.sh) share: `muster up` clusters with data in $T/NAME, a
 # GPU NodePool and queue team-a for each, kubectl on the hub and on a
 # cluster, ServiceAccount kubeconfigs, and the waits on the dispatcher's
 # log.  Sourced after lib/common.sh (it uses T, M, KC, bad and done_);
@@ -64,3 +64,24 @@ sa_kc() {
 # KIND: whether the dispatcher (log $T/d.log) found that CLUSTER serves KIND.
 state_is() { [ "$(hget cluster "$1" '{.status.state}')" = Ready ]; }
 serves() { grep -q "cluster $1: serves $2 " "$T/d.log"; }
+# fleet_wire: with hub, small and big started, a scheduler on small and on
+# big, the dispatcher's RBAC on the hub and the pull agent's on small, the
+# ServiceAccount kubeconfigs $T/hub-sa.kc, hub-agent.kc and small-agent.kc,
+# and the hub's Clusters: small (region eu, pull mode) and big (region us,
+# push, its kubeconfig in Secret big-kc).  Uses expect (lib/common.sh).
+fleet_wire() {
+	for n in small big; do
+		"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
+			>"$T/$n.s.out" 2>"$T/$n.s.log" &
+		PIDS="$PIDS $!"
+	done
+	h create namespace muster-system
+	expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
+	expect "apply deploy/dispatch-agent-rbac.yaml" 0 w small apply -f "$ROOT/deploy/dispatch-agent-rbac.yaml"
+	sa_kc hub muster-dispatch "$T/hub-sa.kc"
+	sa_kc hub muster-dispatch-agent "$T/hub-agent.kc"
+	sa_kc small muster-dispatch-agent "$T/small-agent.kc"
+	h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
+	printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small, labels: {region: eu}}\nspec: {tier: private, mode: pull}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big, labels: {region: us}}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
+	expect clusters 0 h apply -f "$T/cl.yaml"
+}
