@@ -36,14 +36,8 @@
 # Usage: sh tests/e2e/dispatch_groups.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-groups: N passed, N failed".
 E2E_NAME=dispatch-groups; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-W="$ROOT/../shared/data/k8s/workloads"
-if [ ! -d "$W/crds" ]; then
-	echo "skipped: ../shared/data/k8s/workloads not found (no CRDs)"
-	done_
-fi
-need_kubectl
 . "$(dirname "$0")/lib/fleet.sh"
+fleet_needs_crds
 
 # the resources, as kubectl names them (three kinds are called PodGroup)
 MPG=podgroups.muster.io; VPG=podgroups.scheduling.volcano.sh; KPG=podgroups.scheduling.run.ai

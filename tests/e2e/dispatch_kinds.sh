@@ -41,14 +41,8 @@
 # Usage: sh tests/e2e/dispatch_kinds.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-kinds: N passed, N failed".
 E2E_NAME=dispatch-kinds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-W="$ROOT/../shared/data/k8s/workloads"
-if [ ! -d "$W/crds" ]; then
-	echo "skipped: ../shared/data/k8s/workloads not found (no CRDs)"
-	done_
-fi
-need_kubectl
 . "$(dirname "$0")/lib/fleet.sh"
+fleet_needs_crds
 
 
 cat >"$T/hub.yaml" <<'EOF'

@@ -5,6 +5,19 @@
 # log.  Sourced after lib/common.sh (it uses T, M, KC, bad and done_);
 # processes started are added to PIDS and killed on exit.
 
+# fleet_needs_crds: sets ROOT (the checkout) and W (the real workloads'
+# CRDs and samples in ../shared/data), and ends the test as skipped when
+# they are not there; it needs kubectl.
+fleet_needs_crds() {
+	ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+	W="$ROOT/../shared/data/k8s/workloads"
+	if [ ! -d "$W/crds" ]; then
+		echo "skipped: ../shared/data/k8s/workloads not found (no CRDs)"
+		done_
+	fi
+	need_kubectl
+}
+
 PIDS=""
 on_exit() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
