@@ -375,6 +375,13 @@ static bool agent_pass(agent_t *a)
 /* Stops a's watches and frees its clients (safe on what is not set). */
 static void agent_stop(agent_t *a)
 {
+	/* all asked first, so that they wind down together */
+	mu_kube_watch_signal(a->wnodes);
+	mu_kube_watch_signal(a->wpods);
+	for (int k = 0; k < MU__DK_COUNT; k++) {
+		mu_kube_watch_signal(a->wcopies[k]);
+		mu_kube_watch_signal(a->whub[k]);
+	}
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	for (int k = 0; k < MU__DK_COUNT; k++) {

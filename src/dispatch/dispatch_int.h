@@ -235,6 +235,9 @@ json_t *mu__dcopy(const json_t *hub, mu__dkind_t k, const char *uid, const char 
 int mu__dcl_connect(mu__dcl_t *c);
 /* Stops c's watches, frees its client and its config (safe when none). */
 void mu__dcl_disconnect(mu__dcl_t *c);
+/* Asks every watch of c to stop without waiting (mu__dcl_disconnect then
+ * waits for all of them together).  O(kinds). */
+void mu__dcl_signal(mu__dcl_t *c);
 /* A Node cut to what the models read (name, labels, taints, cordon,
  * allocatable, the Ready condition); owned. */
 json_t *mu__dnode_min(const json_t *n);

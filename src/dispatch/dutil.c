@@ -227,8 +227,17 @@ int mu__dcl_connect(mu__dcl_t *c)
 	return rc;
 }
 
+void mu__dcl_signal(mu__dcl_t *c)
+{
+	mu_kube_watch_signal(c->wnodes);
+	mu_kube_watch_signal(c->wpods);
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		mu_kube_watch_signal(c->wcopies[k]);
+}
+
 void mu__dcl_disconnect(mu__dcl_t *c)
 {
+	mu__dcl_signal(c);
 	mu_kube_watch_stop(c->wnodes);
 	mu_kube_watch_stop(c->wpods);
 	c->wnodes = c->wpods = NULL;

@@ -475,8 +475,29 @@ static void pass(mu__dd_t *d)
 	d->spent[4] += mu__d_mono_ms() - t;
 }
 
+/* Asks every watch of the hub and of each worker to stop, without
+ * waiting: each takes up to a second to notice, and dd_release then
+ * waits for them together (one at a time, the dozens of watches of a
+ * fleet took over a minute, and a leader that lost its lease lingered).
+ * O(clusters x kinds). */
+static void dd_signal_watches(mu__dd_t *d)
+{
+	for (int32_t i = 0; i < d->ncls; i++)
+		mu__dcl_signal(&d->cls[i]);
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		mu_kube_watch_signal(d->wjobs[k]);
+	mu_kube_watch_signal(d->wpods);
+	mu_kube_watch_signal(d->wclusters);
+	mu_kube_watch_signal(d->wqueues);
+	mu_kube_watch_signal(d->wsecrets);
+	mu_kube_watch_signal(d->wbeats);
+}
+
+/* Frees everything d holds, after the watches were all asked to stop
+ * (then each stop waits about a second at most, together). */
 static void dd_release(mu__dd_t *d)
 {
+	dd_signal_watches(d);
 	mu__dms_stop(d);
 	for (int32_t i = 0; i < d->ncls; i++) {
 		mu__dcl_t *c = &d->cls[i];
