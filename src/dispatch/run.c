@@ -478,7 +478,7 @@ static void pass(mu__dd_t *d)
 /* Asks every watch of the hub and of each worker to stop, without
  * waiting: each takes up to a second to notice, and dd_release then
  * waits for them together (one at a time, the dozens of watches of a
- * fleet took over a minute, and a leader that lost its lease lingered).
+ * fleet took 13 s and more, and a leader that lost its lease lingered).
  * O(clusters x kinds). */
 static void dd_signal_watches(mu__dd_t *d)
 {
