@@ -77,6 +77,10 @@ void mu_fleet_set_burst_priority(mu_fleet_t *f, int32_t p);
  * MU_ELIMIT past MU_FLEET_MAX_CLUSTERS); *id is its index. */
 #define MU_FLEET_MAX_CLUSTERS 4096
 int mu_fleet_cluster_add(mu_fleet_t *f, const mu_cluster_spec_t *c, int32_t *id);
+/* Replaces cluster id's labels, tier and price with c's (c->name is not
+ * read; the model and the jobs on it stay).  MU_ENOENT, MU_EINVAL for a
+ * bad spec (nothing changed), MU_ENOMEM.  O(labels). */
+int mu_fleet_cluster_update(mu_fleet_t *f, int32_t id, const mu_cluster_spec_t *c);
 int32_t mu_fleet_cluster_find(const mu_fleet_t *f, const char *name);
 int32_t mu_fleet_nclusters(const mu_fleet_t *f);
 /* Ready, unreachable or draining; only ready clusters get new jobs. */

@@ -102,6 +102,7 @@ typedef struct mu__dcl {
 	int64_t gpus;             /* whole GPUs of its nodes */
 	int32_t running, waiting; /* copies started / not started */
 	char *status_sig;         /* status last written */
+	char *spec_sig;           /* labels, mode, tier, price last taken */
 	/* the kinds other than Job it serves (discovery of its API groups,
 	 * push mode; the agent's report, pull mode): 1 yes, 0 no, -1 not
 	 * known yet; as fleet labels MU__D_KINDS<Kind> */

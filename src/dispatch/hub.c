@@ -115,16 +115,95 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 	json_decref(s);
 }
 
-/* The cluster named name, added to d->cls and the fleet when new. */
+/* What of Cluster o the fleet reads (its labels, the mode as a label, tier
+ * and price), as one string to compare with the last one seen; owned
+ * (NULL without memory). */
+static char *cluster_sig(const json_t *o)
+{
+	json_t *j = json_pack("{s:O?,s:O?,s:O?,s:O?}", "l", mu__jget(o, "metadata.labels"),
+			      "m", mu__jget(o, "spec.mode"), "t", mu__jget(o, "spec.tier"),
+			      "c", mu__jget(o, "spec.costPerGPUHour"));
+	char *sig = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(j);
+	return sig;
+}
+
+/* Cluster o's spec for the fleet (its name, labels with the mode as one,
+ * tier, price); the labels live in tmp's arena, strings in o.  MU_EINVAL
+ * for a bad tier. */
+static int cluster_spec(const json_t *o, mu_specs_t *tmp, mu_cluster_spec_t *cs)
+{
+	mu_tier_t tier;
+	if (mu_tier_parse(mu__jstr(o, "spec.tier"), &tier))
+		return MU_EINVAL;
+	const json_t *lm = mu__jget(o, "metadata.labels");
+	mu_label_t *l = mu_arena_alloc(&tmp->arena, (json_object_size(lm) + 2) * sizeof *l);
+	if (!l)
+		return MU_ENOMEM;
+	size_t nl = 0;
+	const char *mode = mu__jstr(o, "spec.mode");
+	/* the kinds only push mode sends select it (the agent makes Jobs) */
+	l[nl++] = (mu_label_t){MU__D_MODE, mode && !strcmp(mode, "pull") ? "pull" : "push"};
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)lm, k, v)
+		if (json_is_string(v))
+			l[nl++] = (mu_label_t){k, json_string_value(v)};
+	const json_t *cost = mu__jget(o, "spec.costPerGPUHour");
+	*cs = (mu_cluster_spec_t){.name = mu__jstr(o, "metadata.name"), .labels = l,
+		.nlabels = nl, .tier = tier,
+		.cost_gpu_hour = json_is_number(cost) ? json_number_value(cost) : 0};
+	return MU_OK;
+}
+
+/* An existing cluster c takes Cluster o's labels, mode, tier and price
+ * when they changed since last seen (a job waiting for them may go now;
+ * the jobs it runs stay).  O(labels). */
+static void cluster_relabel(mu__dd_t *d, mu__dcl_t *c, const json_t *o)
+{
+	char *sig = cluster_sig(o);
+	if (!sig || (c->spec_sig && !strcmp(sig, c->spec_sig))) {
+		free(sig);
+		return;
+	}
+	mu_specs_t tmp;
+	mu_specs_init(&tmp);
+	mu_cluster_spec_t cs;
+	int rc = cluster_spec(o, &tmp, &cs);
+	if (rc == MU_OK)
+		rc = mu_fleet_cluster_update(d->fleet, c->fid, &cs);
+	/* the kinds its discovery found are labels too: kept */
+	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++)
+		if (k != MU__DK_JOB && c->serves[k] == 1) {
+			char key[128];
+			snprintf(key, sizeof key, MU__D_KINDS "%s", mu__dkind_name((mu__dkind_t)k));
+			rc = mu_fleet_cluster_set_label(d->fleet, c->fid, key, "true");
+		}
+	if (rc == MU_OK) {
+		if (c->spec_sig)
+			mu__dlog(d, 1, "cluster %s: labels, tier or price changed (%s)", c->name,
+				 mu_tier_name(cs.tier));
+		c->tier = cs.tier;
+		free(c->spec_sig);
+		c->spec_sig = sig;
+	} else {
+		mu__dlog(d, 0, "cluster %s: new labels, tier or price not taken: %s", c->name,
+			 mu_strerror(rc));
+		free(sig);
+	}
+	mu_specs_release(&tmp);
+}
+
+/* The cluster named name, added to d->cls and the fleet when new; an
+ * existing one takes changes of its labels, tier and price. */
 static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
 {
 	const char *name = mu__jstr(o, "metadata.name");
 	for (int32_t i = 0; i < d->ncls; i++)
-		if (!strcmp(d->cls[i].name, name))
+		if (!strcmp(d->cls[i].name, name)) {
+			cluster_relabel(d, &d->cls[i], o);
 			return &d->cls[i];
-	mu_tier_t tier;
-	if (mu_tier_parse(mu__jstr(o, "spec.tier"), &tier))
-		return NULL;
+		}
 	if (d->ncls == d->cls_cap) {
 		int32_t cap = d->cls_cap ? d->cls_cap * 2 : 8;
 		mu__dcl_t *v = realloc(d->cls, (size_t)cap * sizeof *v);
@@ -135,23 +214,12 @@ static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
 	}
 	mu_specs_t tmp;
 	mu_specs_init(&tmp);
-	const json_t *lm = mu__jget(o, "metadata.labels");
-	mu_label_t *l = mu_arena_alloc(&tmp.arena, (json_object_size(lm) + 2) * sizeof *l);
-	size_t nl = 0;
-	const char *mode = mu__jstr(o, "spec.mode");
-	/* the kinds only push mode sends select it (the agent makes Jobs) */
-	if (l)
-		l[nl++] = (mu_label_t){MU__D_MODE, mode && !strcmp(mode, "pull") ? "pull" : "push"};
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)lm, k, v)
-		if (l && json_is_string(v))
-			l[nl++] = (mu_label_t){k, json_string_value(v)};
-	const json_t *cost = mu__jget(o, "spec.costPerGPUHour");
-	mu_cluster_spec_t cs = {.name = name, .labels = l, .nlabels = nl, .tier = tier,
-		.cost_gpu_hour = json_is_number(cost) ? json_number_value(cost) : 0};
+	mu_cluster_spec_t cs;
 	int32_t fid;
-	int rc = mu_fleet_cluster_add(d->fleet, &cs, &fid);
+	int rc = cluster_spec(o, &tmp, &cs);
+	if (rc == MU_OK)
+		rc = mu_fleet_cluster_add(d->fleet, &cs, &fid);
+	mu_tier_t tier = cs.tier;
 	mu_specs_release(&tmp);
 	if (rc)
 		return NULL;
@@ -160,6 +228,7 @@ static mu__dcl_t *cluster_get(mu__dd_t *d, const json_t *o)
 	c->name = strdup(name);
 	c->tier = tier;
 	c->fid = fid;
+	c->spec_sig = cluster_sig(o);
 	c->nodes = json_object();
 	memset(c->serves, -1, sizeof c->serves); /* not known until asked */
 	c->last_ok = mu__d_mono_ms();
@@ -235,6 +304,39 @@ int mu__dhub_clusters(mu__dd_t *d)
 			d->cls[k].draining = true; /* deleted: its jobs run out */
 	json_decref(l);
 	return MU_OK;
+}
+
+/* POSTs an Event about the object (api, kind, ns, name, uid) through hub:
+ * in ns, or in "default" for a cluster-scoped object, as kube's event
+ * recorder files them.  The name is the object's with a random-looking
+ * suffix of the time and salt.  One request. */
+static void event_post(mu__dd_t *d, mu_kube_client_t *hub, const char *api, const char *kind,
+		       const char *ns, const char *name, const char *uid, uint64_t salt,
+		       const char *type, const char *reason, const char *msg)
+{
+	char now[40], path[600];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, true, now, sizeof now);
+	static const char hex[] = "0123456789abcdef";
+	char ename[400], sfx[17];
+	uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)ts.tv_sec ^ salt;
+	for (int i = 0; i < 16; i++, x >>= 4)
+		sfx[i] = hex[x & 15];
+	sfx[16] = '\0';
+	snprintf(ename, sizeof ename, "%.200s.%s", name, sfx);
+	const char *ens = ns ? ns : "default";
+	json_t *e = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s?,s:s?},s:s,s:s,s:s,"
+			      "s:{s:s},s:s,s:s,s:i}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", ename,
+			      "namespace", ens, "involvedObject", "apiVersion", api, "kind", kind,
+			      "name", name, "namespace", ns, "uid", uid,
+			      "type", type, "reason", reason, "message", msg ? msg : "",
+			      "source", "component", "muster-dispatch", "firstTimestamp", now,
+			      "lastTimestamp", now, "count", 1);
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", ens);
+	mu__dreq(d, hub, "POST", path, NULL, e, NULL);
+	json_decref(e);
 }
 
 /* --- queues -------------------------------------------------------------------- */
@@ -315,9 +417,19 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 	    (rc = queue_caps(d, s.queues[0].name, caps)) == MU_EINVAL)
 		snprintf(dg.msg, sizeof dg.msg, "annotation " MU__D_CAPS " \"%.200s\": expected "
 			 "CLUSTER=gpu:N, CLUSTER=pods:N or CLUSTER=jobs:N, separated by commas", caps);
-	if (rc)
-		mu__dlog(d, 0, "queue %s: %s %s", mu__jstr(o, "metadata.name"), mu_strerror(rc),
+	if (rc) {
+		/* said once per version of the Queue (queue_load is called
+		 * when it changes), where `kubectl describe queue` shows it */
+		const char *qn = mu__jstr(o, "metadata.name");
+		mu__dlog(d, 0, "queue %s: %s %s", qn, mu_strerror(rc), dg.msg);
+		char msg[1200];
+		snprintf(msg, sizeof msg, "not taken by the dispatcher (%s): %s", mu_strerror(rc),
 			 dg.msg);
+		if (qn)
+			event_post(d, d->hub, "muster.io/v1alpha1", "Queue", NULL, qn,
+				   mu__jstr(o, "metadata.uid"), (uint64_t)(uintptr_t)o, "Warning",
+				   "InvalidQueue", msg);
+	}
 	mu_specs_release(&s);
 }
 
@@ -1179,29 +1291,8 @@ void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type, const char *re
 void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j, const char *type,
 		       const char *reason, const char *msg)
 {
-	char now[40], path[600];
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	mu__rfc3339_format((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, true, now, sizeof now);
-	static const char hex[] = "0123456789abcdef";
-	char name[400], sfx[17];
-	uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)ts.tv_sec ^
-		     ((uint64_t)(uintptr_t)j << 20) ^ j->gen;
-	for (int i = 0; i < 16; i++, x >>= 4)
-		sfx[i] = hex[x & 15];
-	sfx[16] = '\0';
-	snprintf(name, sizeof name, "%.200s.%s", j->name, sfx);
-	json_t *e = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,"
-			      "s:{s:s},s:s,s:s,s:i}",
-			      "apiVersion", "v1", "kind", "Event", "metadata", "name", name,
-			      "namespace", j->ns, "involvedObject", "apiVersion", mu__dkind_api(j->kind),
-			      "kind", mu__dkind_kind(j->kind), "name", j->name, "namespace", j->ns, "uid", j->uid,
-			      "type", type, "reason", reason, "message", msg ? msg : "",
-			      "source", "component", "muster-dispatch", "firstTimestamp", now,
-			      "lastTimestamp", now, "count", 1);
-	snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", j->ns);
-	mu__dreq(d, hub, "POST", path, NULL, e, NULL);
-	json_decref(e);
+	event_post(d, hub, mu__dkind_api(j->kind), mu__dkind_kind(j->kind), j->ns, j->name, j->uid,
+		   ((uint64_t)(uintptr_t)j << 20) ^ j->gen, type, reason, msg);
 }
 
 void mu__dhub_cluster_status(mu__dd_t *d)

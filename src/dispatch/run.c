@@ -508,6 +508,7 @@ static void dd_release(mu__dd_t *d)
 		free(c->secret_rv);
 		free(c->err);
 		free(c->status_sig);
+		free(c->spec_sig);
 		free(c->beat_rv);
 		json_decref(c->nodes);
 	}

@@ -85,13 +85,19 @@ int mu_fleet_new(const mu_fleet_config_t *cfg, mu_fleet_t **out)
 	return MU_OK;
 }
 
+/* Frees n owned labels and their array. */
+static void labels_free(mu_label_t *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)l[i].key);
+		free((char *)l[i].value);
+	}
+	free(l);
+}
+
 static void cluster_release(mu__cluster_t *c)
 {
-	for (size_t i = 0; i < c->nlabels; i++) {
-		free((char *)c->labels[i].key);
-		free((char *)c->labels[i].value);
-	}
-	free(c->labels);
+	labels_free(c->labels, c->nlabels);
 	free(c->name);
 	mu_engine_free(c->eng);
 }
@@ -185,6 +191,37 @@ int mu_fleet_cluster_add(mu_fleet_t *f, const mu_cluster_spec_t *s, int32_t *id)
 		*id = f->nclusters;
 	f->nclusters++;
 	f->epoch++;
+	return MU_OK;
+}
+
+int mu_fleet_cluster_update(mu_fleet_t *f, int32_t id, const mu_cluster_spec_t *s)
+{
+	if (id < 0 || id >= f->nclusters)
+		return MU_ENOENT;
+	if (!s || (s->nlabels && !s->labels) || s->tier < MU_TIER_PRIVATE ||
+	    s->tier > MU_TIER_PUBLIC || !(s->cost_gpu_hour >= 0))
+		return MU_EINVAL;
+	for (size_t i = 0; i < s->nlabels; i++)
+		if (!s->labels[i].key || !s->labels[i].value)
+			return MU_EINVAL;
+	mu_label_t *l = calloc(s->nlabels ? s->nlabels : 1, sizeof *l);
+	if (!l)
+		return MU_ENOMEM;
+	for (size_t i = 0; i < s->nlabels; i++) {
+		l[i].key = dup(s->labels[i].key);
+		l[i].value = dup(s->labels[i].value);
+		if (!l[i].key || !l[i].value) {
+			labels_free(l, i + 1);
+			return MU_ENOMEM;
+		}
+	}
+	mu__cluster_t *c = &f->clusters[id];
+	labels_free(c->labels, c->nlabels);
+	c->labels = l;
+	c->nlabels = s->nlabels;
+	c->tier = s->tier;
+	c->cost_gpu_hour = s->cost_gpu_hour;
+	f->epoch++; /* a job refused by its labels or tier may fit now */
 	return MU_OK;
 }
 

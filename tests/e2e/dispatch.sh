@@ -228,6 +228,12 @@ command curl -sf "$murl/metrics" >"$T/metrics"
 has metrics-dispatched "$T/metrics" "muster_dispatch_dispatched_total 1"
 has metrics-gpus "$T/metrics" 'muster_dispatch_cluster_gpus{cluster="big"} 32'
 has metrics-waiting "$T/metrics" 'muster_dispatch_jobs{state="queued"} 2'
+# a Cluster relabelled on the hub is taken without a restart: mars goes
+h label cluster small region=mars --overwrite
+wait_for relabel-mars-goes 50 ann_is mars cluster small
+h label cluster small region=eu --overwrite
+relabelled() { [ "$(grep -c "cluster small: labels, tier or price changed" "$T/d.log")" -ge 2 ]; }
+wait_for relabel-back-taken 50 relabelled
 wait_for gang-done 100 ann_is gang dispatch-phase Succeeded
 [ "$(copies gang)" = 1 ] && ok || bad "gang: $(copies gang) copies"
 [ "$(ann huge cluster)" = "" ] && [ "$(copies huge)" = 0 ] && ok || bad "huge was sent somewhere"
@@ -403,6 +409,9 @@ h delete job cj1 cj2
 expect "jobs cap lifted" 0 h annotate queue team-a muster.io/cluster-caps-
 expect "bad caps" 0 h annotate queue team-a muster.io/cluster-caps=small
 wait_for bad-caps-logged 50 grep -q "muster.io/cluster-caps \"small\": expected CLUSTER=gpu:N" "$T/d.log"
+# and said where `kubectl describe queue` shows it: a Warning Event
+queue_event() { h get events -n default -o jsonpath='{range .items[?(@.reason=="InvalidQueue")]}{.involvedObject.kind}/{.involvedObject.name}: {.message}{"\n"}{end}' && grep -q 'Queue/team-a: not taken by the dispatcher (invalid argument): annotation muster.io/cluster-caps "small": expected' "$T/out"; }
+wait_for bad-caps-event 50 queue_event
 h annotate queue team-a muster.io/cluster-caps-
 h delete job capped
 

@@ -452,6 +452,58 @@ static void test_cluster_label_set(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* A Cluster relabelled on the hub (mu_fleet_cluster_update): a job whose
+ * selector it did not match goes once it does, though its failure was
+ * cached; a tier made public keeps the next job out until it may burst;
+ * a bad spec changes nothing. */
+static void test_cluster_update(mu_t_t *t)
+{
+	mu_fleet_t *f;
+	mu_fleet_config_t fc;
+	mu_fleet_config_defaults(&fc);
+	fc.burst_after = 100;
+	CHECK_EQ_INT(t, mu_fleet_new(&fc, &f), MU_OK);
+	mu_label_t eu[] = {{"region", "eu"}};
+	int32_t c = cluster(f, "eu", MU_TIER_PRIVATE, 2, 8, "A100", eu, 1);
+	hubq(f, "team", 0, -1);
+	mu_podset_spec_t p1, p2;
+	mu_job_spec_t a = job("a", "team", &p1, 1, 1), b = job("b", "team", &p2, 1, 1);
+	mu_label_t sel[] = {{"region", "us"}};
+	mu_fleet_job_spec_t fa = {.job = &a, .cluster_selector = sel, .ncluster_selector = 1};
+	mu_fleet_job_spec_t fb = {.job = &b};
+	mu_id_t ia, ib;
+	mu_fleet_job_submit(f, &fa, 0, &ia);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, why(f, ia), MU_FW_NO_CLUSTER);
+	mu_label_t us[] = {{"region", "us"}, {"provider", "onprem"}};
+	mu_cluster_spec_t cs = {.name = "ignored", .labels = us, .nlabels = 2,
+				.tier = MU_TIER_PRIVATE};
+	CHECK_EQ_INT(t, mu_fleet_cluster_update(f, c, &cs), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 1, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ia), c);
+	/* public now: a new job waits for its burst time (100) */
+	cs.tier = MU_TIER_PUBLIC;
+	cs.cost_gpu_hour = 2.5;
+	CHECK_EQ_INT(t, mu_fleet_cluster_update(f, c, &cs), MU_OK);
+	mu_fleet_job_submit(f, &fb, 2, &ib);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 3, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ib), -1);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 200, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ib), c);
+	/* bad specs: refused, nothing changed */
+	mu_label_t bad[] = {{"region", NULL}};
+	mu_cluster_spec_t bs = {.labels = bad, .nlabels = 1, .tier = MU_TIER_PRIVATE};
+	CHECK_EQ_INT(t, mu_fleet_cluster_update(f, c, &bs), MU_EINVAL);
+	bs = (mu_cluster_spec_t){.tier = MU_TIER_PRIVATE, .cost_gpu_hour = -1};
+	CHECK_EQ_INT(t, mu_fleet_cluster_update(f, c, &bs), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_fleet_cluster_update(f, 9, &cs), MU_ENOENT);
+	CHECK_EQ_INT(t, mu_fleet_cluster_update(f, c, NULL), MU_EINVAL);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 /* Caps on jobs (muster.io/cluster-caps CL=jobs:N): a cap of one job on
  * big and none on small holds four 1-GPU jobs to one at a time, whatever
  * their pods. */
@@ -787,6 +839,7 @@ int main(void)
 	MU_RUN(&t, test_burst_priority_set);
 	MU_RUN(&t, test_selector_and_locality);
 	MU_RUN(&t, test_cluster_label_set);
+	MU_RUN(&t, test_cluster_update);
 	MU_RUN(&t, test_queue_limit_cap_and_share);
 	MU_RUN(&t, test_queue_cap_jobs);
 	MU_RUN(&t, test_queue_tree);
