@@ -236,6 +236,11 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 		mu_kube_watch_stop(c->wcopies[k]);
 		c->wcopies[k] = NULL;
 	}
+	/* what a poll of its changes keeps: read again from new watches */
+	c->polled = false;
+	json_decref(c->pinfo);
+	json_decref(c->pcount);
+	c->pinfo = c->pcount = NULL;
 	mu_kube_client_free(c->kc);
 	c->kc = NULL;
 	for (int t = 0; t < MU__D_SENDERS; t++) {
