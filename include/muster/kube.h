@@ -90,6 +90,7 @@ typedef struct mu_kube_watch mu_kube_watch_t;
 int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const char *query,
 			mu_kube_watch_t **out);
 /* A snapshot: *list (if not NULL; owned by the caller) gets {"items": [...]}
+ * (objects a watch event brought come without metadata.managedFields)
  * whose objects are shared and must not be changed; *seq (if not NULL) the
  * count of changes so far (unchanged: nothing changed).  Returns whether
  * the cache is healthy: listed, and no list or watch failed since (or a

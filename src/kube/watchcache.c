@@ -10,7 +10,8 @@
  * list; only an ERROR event with 410 (Gone/Expired) or a watch answered
  * 410 re-lists, and so does any other HTTP error (403, 404, a 504 "too
  * large resource version" from a server that lost its store).  Objects
- * are kept in a map by "namespace/name", replaced whole by each list;
+ * are kept in a map by "namespace/name" (a watch event's object without
+ * its metadata.managedFields), replaced whole by each list;
  * readers take a snapshot (mu_kube_watch_items), so no request is made
  * per pass, or only what changed since a change count they last read
  * (mu_kube_watch_changes: a log of the changed keys, cleared by a list).
@@ -32,6 +33,7 @@
 #include <curl/curl.h>
 
 #include "kube/kube_int.h"
+#include "muster/jpath.h"
 
 /* Changes kept for mu_kube_watch_changes beyond the objects' count. */
 #define WLOG_MAX 8192
@@ -167,7 +169,10 @@ static int on_line(void *arg, char *line, size_t len)
 {
 	wline_t *l = arg;
 	mu_kube_watch_t *w = l->w;
-	json_t *ev = json_loadb(line, len, 0, NULL);
+	/* the event's managedFields cut out (nothing reads them) and the
+	 * rest parsed in one pass (jparse.c), as the scheduler's reflector
+	 * does: the parse was the largest part of the hub daemon's CPU */
+	json_t *ev = mu__json_loadb(line, mu__kstrip(line, len, MU__KSTRIP_MF));
 	const char *type = mu__kjs(ev, "type");
 	json_t *obj = json_object_get(ev, "object");
 	int stop = 0;
