@@ -998,6 +998,24 @@ bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j)
 	return due;
 }
 
+bool mu__dhub_counts_only(const mu__dd_t *d, const mu__djob_t *j)
+{
+	if (!j->ann_sig || mu__dhub_status_due(d, j))
+		return false;
+	char *sig = NULL;
+	json_t *want = ann_of(d, j, &sig), *had = json_loads(j->ann_sig, 0, NULL);
+	bool only = sig && had && strcmp(sig, j->ann_sig);
+	const char *k;
+	json_t *v;
+	json_object_foreach(want, k, v)
+		if (only && strcmp(k, MU__D_PODS) && !json_equal(v, json_object_get(had, k)))
+			only = false;
+	free(sig);
+	json_decref(want);
+	json_decref(had);
+	return only;
+}
+
 /* The metadata patch of annotations a (ann_of's, taken): the
  * annotations, the muster.io/cluster label, and the lease term (not in
  * the signature: a new leader need not rewrite every job), by which
