@@ -830,16 +830,21 @@ static void job_seen(mu__dd_t *d, mu__dkind_t k, json_t *o, mu_time_t now)
 	if (!name || !uid)
 		return;
 	mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
+	bool fresh = !j;
 	if (!j && !(j = job_new(d, o, k, now)))
 		return;
 	j->seen = true;
 	mu__djstate_t was = j->state;
-	if (j->obj != o)
+	if (fresh || j->obj != o)
 		mu__djob_touch(d, j);
 	json_decref(j->obj);
 	j->obj = json_incref(o);
+	json_t *gp = json_incref(j->gpods);
 	if (mu__dkind_is_group(k))
 		group_pods(d, j);
+	if (j->gpods != gp) /* its pods on the hub changed: sent to its cluster */
+		mu__djob_touch(d, j);
+	json_decref(gp);
 	if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "WaitingForPods") &&
 	    json_array_size(j->gpods) != j->gpods_parsed) {
 		/* read again with the pods that came */
