@@ -90,6 +90,7 @@ typedef struct mu_kube_watch mu_kube_watch_t;
 int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const char *query,
 			mu_kube_watch_t **out);
 /* A snapshot: *list (if not NULL; owned by the caller) gets {"items": [...]}
+ * (objects a watch event brought come without metadata.managedFields)
  * whose objects are shared and must not be changed; *seq (if not NULL) the
  * count of changes so far (unchanged: nothing changed).  Returns whether
  * the cache is healthy: listed, and no list or watch failed since (or a
@@ -97,6 +98,18 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
  * O(objects) with a list, O(1) without. */
 struct json_t;
 bool mu_kube_watch_items(mu_kube_watch_t *w, struct json_t **list, uint64_t *seq);
+/* What changed since change count since (an earlier *seq): *changed
+ * (owned by the caller) gets {"ns/name": object, or null when deleted}
+ * for each key changed since, objects shared and not to be changed; or
+ * NULL when those changes are not all known (a list came between, since
+ * is too old, or out of memory): then the caller reads a snapshot.  *seq
+ * gets the count now.  Returns whether the cache is healthy, as
+ * mu_kube_watch_items.  O(changes since). */
+bool mu_kube_watch_changes(mu_kube_watch_t *w, uint64_t since, struct json_t **changed,
+			   uint64_t *seq);
+/* The object of key "ns/name" (cluster-scoped: "name") as the cache
+ * holds it, shared (a reference the caller drops), or NULL.  O(1). */
+struct json_t *mu_kube_watch_get(mu_kube_watch_t *w, const char *key);
 /* How many times a watch was answered 410 Gone (its resourceVersion had
  * expired) and the collection was listed again.  O(1). */
 uint64_t mu_kube_watch_expired(mu_kube_watch_t *w);

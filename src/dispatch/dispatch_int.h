@@ -112,6 +112,15 @@ typedef struct mu__dcl {
 	char *beat_rv;            /* its last resourceVersion seen */
 	int64_t beat_at;          /* mono ms when it changed */
 	uint64_t beats;           /* changes seen */
+	/* push mode, what its watches changed since the last poll
+	 * (worker.c): each watch's change count read last, and its pods'
+	 * counts kept up to date from their changes; polled: those are
+	 * known (else the next poll reads the watches' snapshots) */
+	bool polled;
+	uint64_t copies_seq[MU__DK_COUNT], pods_seq;
+	json_t *pinfo;            /* pod "ns/name" -> ["UID/GEN", b, r, s, f] */
+	json_t *pcount;           /* "UID/GEN" -> [bound, running, succeeded,
+	                           * failed, all] (mu__dpods_count's form) */
 } mu__dcl_t;
 
 typedef enum mu__djstate {
@@ -154,7 +163,24 @@ typedef struct mu__djob {
 	size_t gpods_parsed;      /* pods it had when last parsed */
 	int why;                  /* QUEUED: the fleet's reason explained last */
 	bool seen;
+	uint8_t marks;            /* 1 << MU__DM_*: on which of the pass's sets */
+	struct mu__djob *next[3]; /* the next on each of those sets */
+	uint64_t settled;         /* the pass that settled it last */
 } mu__djob_t;
+
+/* The pass's sets of jobs (run.c): a pass walks what its watches changed
+ * and what it changed itself, and everything only once a second
+ * (MU__D_FULL_MS) and at start.  Each set is a list through its jobs
+ * (mu__djob_t.next), so that it owns no memory. */
+#define MU__DM_DIRTY 0            /* its annotations or status may be due */
+#define MU__DM_WDIRTY 1           /* its copies to be looked at on every worker */
+#define MU__DM_PEND 2             /* dispatched, not started, or withdrawing:
+                                   * timers to check each pass */
+#define MU__D_FULL_MS 1000
+typedef struct mu__djlist {
+	mu__djob_t *head, *tail;
+	int32_t n;
+} mu__djlist_t;
 
 typedef struct mu__dd {
 	const mu_dispatch_opts_t *o;
@@ -204,6 +230,16 @@ typedef struct mu__dd {
 	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
 	double pass_ms_sum;
 	struct mu__dms *ms;       /* /metrics, or NULL */
+	/* the pass's walks: full (everything: at start and each
+	 * MU__D_FULL_MS), else only these sets */
+	bool full;
+	int64_t full_at;          /* mono ms of the last full pass */
+	uint64_t pass_no;
+	mu__djlist_t dirty, wdirty, pend;
+	json_t *gone;             /* hub jobs deleted this pass, for its poll:
+	                           * [[kind, "ns/name"], ...] (poll_all drops it) */
+	uint64_t jobs_seq[MU__DK_COUNT]; /* the hub jobs' watches' counts read */
+	int32_t nfull;            /* kinds read in full this pass (hub.c) */
 } mu__dd_t;
 
 /* --- dutil.c ---------------------------------------------------------------- */
@@ -354,6 +390,10 @@ int mu__dhub_jobs(mu__dd_t *d);
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
 /* Whether j's annotations differ from those last written.  O(1) JSON. */
 bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
+/* Whether j's annotations differ from those last written only in their
+ * pod counts (muster.io/dispatch-pods), and its status is not due: a
+ * write-back the pass may leave to the next full pass.  O(annotations). */
+bool mu__dhub_counts_only(const mu__dd_t *d, const mu__djob_t *j);
 /* The same over connection hub (a sender thread's; j is its alone). */
 long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* A dispatch's record over connection hub: for a Job whose annotations
@@ -387,6 +427,17 @@ void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j,
 mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid);
 /* Frees a hub job record and everything it owns. */
 void mu__djob_free(mu__djob_t *j);
+/* Marks j for this pass's write-back (MU__DM_DIRTY); mu__djob_touch also
+ * for a look at its copies on every worker in the next poll (its
+ * dispatch, generation or hub object changed).  O(1). */
+void mu__djob_dirty(mu__dd_t *d, mu__djob_t *j);
+void mu__djob_touch(mu__dd_t *d, mu__djob_t *j);
+/* Appends j to set l (set number i, MU__DM_*) unless it is there.  O(1). */
+void mu__djlist_add(mu__djlist_t *l, mu__djob_t *j, int i);
+/* Empties l.  O(its jobs). */
+void mu__djlist_clear(mu__djlist_t *l, int i);
+/* Takes j out of l (when there).  O(its jobs). */
+void mu__djlist_drop(mu__djlist_t *l, mu__djob_t *j, int i);
 int32_t mu__dhub_cluster_by_fid(const mu__dd_t *d, int32_t fid);
 
 /* --- worker.c --------------------------------------------------------------- */

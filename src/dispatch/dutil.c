@@ -58,7 +58,9 @@ long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
 			  text, d->o->request_timeout_ms, &st, &ans);
 	free(text);
 	if (out) {
-		*out = ans && *ans ? json_loads(ans, 0, NULL) : NULL;
+		/* one pass over the text (jparse.c: the tree json_loads
+		 * gives; a created copy's answer is its whole object) */
+		*out = ans && *ans ? mu__json_loadb(ans, strlen(ans)) : NULL;
 		if (!*out && st == 0 && ans)
 			*out = json_pack("{s:s}", "message", ans);
 	}
@@ -245,6 +247,11 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 		mu_kube_watch_stop(c->wcopies[k]);
 		c->wcopies[k] = NULL;
 	}
+	/* what a poll of its changes keeps: read again from new watches */
+	c->polled = false;
+	json_decref(c->pinfo);
+	json_decref(c->pcount);
+	c->pinfo = c->pcount = NULL;
 	mu_kube_client_free(c->kc);
 	c->kc = NULL;
 	for (int t = 0; t < MU__D_SENDERS; t++) {

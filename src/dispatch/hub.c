@@ -782,9 +782,68 @@ void mu__djob_free(mu__djob_t *j)
 	free(j);
 }
 
-/* Drops the jobs a complete list did not show (deleted on the hub): their
- * quota is freed; their copies are deleted by the next poll of their
- * cluster (no hub Job has their uid any more).  O(jobs). */
+void mu__djlist_add(mu__djlist_t *l, mu__djob_t *j, int i)
+{
+	if (j->marks & (1u << i))
+		return;
+	j->marks |= (uint8_t)(1u << i);
+	j->next[i] = NULL;
+	if (l->tail)
+		l->tail->next[i] = j;
+	else
+		l->head = j;
+	l->tail = j;
+	l->n++;
+}
+
+void mu__djlist_clear(mu__djlist_t *l, int i)
+{
+	for (mu__djob_t *j = l->head, *nx; j; j = nx) {
+		nx = j->next[i];
+		j->marks &= (uint8_t)~(1u << i);
+		j->next[i] = NULL;
+	}
+	l->head = l->tail = NULL;
+	l->n = 0;
+}
+
+void mu__djlist_drop(mu__djlist_t *l, mu__djob_t *j, int i)
+{
+	if (!(j->marks & (1u << i)))
+		return;
+	mu__djob_t *prev = NULL;
+	for (mu__djob_t *x = l->head; x; prev = x, x = x->next[i]) {
+		if (x != j)
+			continue;
+		if (prev)
+			prev->next[i] = j->next[i];
+		else
+			l->head = j->next[i];
+		if (l->tail == j)
+			l->tail = prev;
+		l->n--;
+		break;
+	}
+	j->marks &= (uint8_t)~(1u << i);
+	j->next[i] = NULL;
+}
+
+void mu__djob_dirty(mu__dd_t *d, mu__djob_t *j)
+{
+	mu__djlist_add(&d->dirty, j, MU__DM_DIRTY);
+}
+
+void mu__djob_touch(mu__dd_t *d, mu__djob_t *j)
+{
+	mu__djlist_add(&d->dirty, j, MU__DM_DIRTY);
+	mu__djlist_add(&d->wdirty, j, MU__DM_WDIRTY);
+}
+
+/* Drops the jobs marked gone (seen unset: a complete list did not show
+ * them, or their watch said they were deleted on the hub): their quota is
+ * freed; their copies are deleted by the next poll of their cluster (no
+ * hub Job has their uid any more; d->gone names them for a poll that
+ * reads only what changed).  O(jobs). */
 static void jobs_gone(mu__dd_t *d, mu_time_t now)
 {
 	int32_t w = 0;
@@ -805,6 +864,14 @@ static void jobs_gone(mu__dd_t *d, mu_time_t now)
 		if (j->fid >= 0 && j->fid < d->by_fid_cap)
 			d->by_fid[j->fid] = NULL;
 		mu__dlog(d, 1, "job %s: deleted on the hub", j->key);
+		char key[1200];
+		snprintf(key, sizeof key, "%s/%s", j->ns, j->name);
+		if (!d->gone)
+			d->gone = json_array();
+		json_array_append_new(d->gone, json_pack("[i,s]", (int)j->kind, key));
+		mu__djlist_drop(&d->dirty, j, MU__DM_DIRTY);
+		mu__djlist_drop(&d->wdirty, j, MU__DM_WDIRTY);
+		mu__djlist_drop(&d->pend, j, MU__DM_PEND);
 		mu__djob_free(j);
 	}
 	d->njobs = w;
@@ -864,44 +931,109 @@ static void groups_read(mu__dd_t *d)
 	d->pods_seq = seq;
 }
 
+/* Hub object o of kind k (new or changed) into d->jobs: a new one parsed
+ * and entered, a known one's object replaced (and read again when it
+ * waited for its pods, queue or priority class).  j is marked for the
+ * write-back and its copies when its object changed. */
+static void job_seen(mu__dd_t *d, mu__dkind_t k, json_t *o, mu_time_t now)
+{
+	const char *uid = mu__jstr(o, "metadata.uid");
+	const char *name = mu__jstr(o, "metadata.name");
+	if (!name || !uid)
+		return;
+	mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
+	bool fresh = !j;
+	if (!j && !(j = job_new(d, o, k, now)))
+		return;
+	j->seen = true;
+	mu__djstate_t was = j->state;
+	if (fresh || j->obj != o)
+		mu__djob_touch(d, j);
+	json_decref(j->obj);
+	j->obj = json_incref(o);
+	json_t *gp = json_incref(j->gpods);
+	if (mu__dkind_is_group(k))
+		group_pods(d, j);
+	if (j->gpods != gp) /* its pods on the hub changed: sent to its cluster */
+		mu__djob_touch(d, j);
+	json_decref(gp);
+	if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "WaitingForPods") &&
+	    json_array_size(j->gpods) != j->gpods_parsed) {
+		/* read again with the pods that came */
+		mu_specs_release(&j->specs);
+		mu_specs_init(&j->specs);
+		if (job_parse(d, j, now))
+			job_enter(d, j, now);
+	} else if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
+		job_enter(d, j, now);
+	else if (j->state == MU__DJ_NEW && j->reason &&
+		 !strcmp(j->reason, "UnknownPriorityClass") && job_priority(d, j))
+		job_enter(d, j, now);
+	if (j->state != was)
+		mu__djob_touch(d, j);
+	if (j->state == MU__DJ_DISPATCHED && !j->started)
+		mu__djlist_add(&d->pend, j, MU__DM_PEND); /* adopted */
+}
+
 /* The hub's list of kind k (the watch's snapshot) into d->jobs; false
- * when it was not read (a kind whose CRD the hub does not have). */
+ * when it was not read (a kind whose CRD the hub does not have).  Its
+ * jobs the list does not show are marked gone.  O(objects). */
 static bool jobs_of_kind(mu__dd_t *d, mu__dkind_t k, mu_time_t now)
 {
 	json_t *l = NULL;
-	if (!d->wjobs[k] || !mu_kube_watch_items(d->wjobs[k], &l, NULL)) {
+	uint64_t seq = 0;
+	if (!d->wjobs[k] || !mu_kube_watch_items(d->wjobs[k], &l, &seq)) {
 		json_decref(l);
 		return false;
 	}
+	d->jobs_seq[k] = seq;
+	d->nfull++;
+	for (int32_t i = 0; i < d->njobs; i++)
+		if (d->jobs[i]->kind == k)
+			d->jobs[i]->seen = false;
 	size_t i;
 	json_t *o;
-	json_array_foreach(json_object_get(l, "items"), i, o) {
-		const char *uid = mu__jstr(o, "metadata.uid");
-		const char *name = mu__jstr(o, "metadata.name");
-		if (!name || !uid)
-			continue;
-		mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
-		if (!j && !(j = job_new(d, o, k, now)))
-			continue;
-		j->seen = true;
-		json_decref(j->obj);
-		j->obj = json_incref(o);
-		if (mu__dkind_is_group(k))
-			group_pods(d, j);
-		if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "WaitingForPods") &&
-		    json_array_size(j->gpods) != j->gpods_parsed) {
-			/* read again with the pods that came */
-			mu_specs_release(&j->specs);
-			mu_specs_init(&j->specs);
-			if (job_parse(d, j, now))
-				job_enter(d, j, now);
-		} else if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
-			job_enter(d, j, now);
-		else if (j->state == MU__DJ_NEW && j->reason &&
-			 !strcmp(j->reason, "UnknownPriorityClass") && job_priority(d, j))
-			job_enter(d, j, now);
-	}
+	json_array_foreach(json_object_get(l, "items"), i, o)
+		job_seen(d, k, o, now);
 	json_decref(l);
+	return true;
+}
+
+/* What the watch of kind k changed since the last read (its change
+ * count d->jobs_seq[k]) into d->jobs: changed objects as job_seen, deleted
+ * ones marked gone; a list that came between, or changes no longer kept,
+ * read as jobs_of_kind.  false when the watch is not healthy.
+ * O(changes). */
+static bool jobs_changed(mu__dd_t *d, mu__dkind_t k, mu_time_t now, bool *gone)
+{
+	json_t *ch = NULL;
+	uint64_t seq = 0;
+	if (!d->wjobs[k] || !mu_kube_watch_changes(d->wjobs[k], d->jobs_seq[k], &ch, &seq)) {
+		json_decref(ch);
+		return false;
+	}
+	if (!ch) {
+		*gone = true;
+		return jobs_of_kind(d, k, now);
+	}
+	const char *key;
+	json_t *o;
+	json_object_foreach(ch, key, o) {
+		char jk[1200];
+		snprintf(jk, sizeof jk, "%s%s%s", k ? mu__dkind_name(k) : "", k ? ":" : "", key);
+		json_t *v = json_object_get(d->by_key, jk);
+		mu__djob_t *j = v ? d->jobs[json_integer_value(v)] : NULL;
+		const char *uid = mu__jstr(o, "metadata.uid");
+		/* deleted, or deleted and made again (another uid) */
+		if (j && (!json_is_object(o) || !uid || strcmp(uid, j->uid))) {
+			j->seen = false;
+			*gone = true;
+		}
+		if (json_is_object(o))
+			job_seen(d, k, o, now);
+	}
+	json_decref(ch);
+	d->jobs_seq[k] = seq;
 	return true;
 }
 
@@ -912,9 +1044,11 @@ int mu__dhub_jobs(mu__dd_t *d)
 	if (!d->wjobs[MU__DK_JOB] || !mu_kube_watch_items(d->wjobs[MU__DK_JOB], NULL, NULL))
 		return MU_EIO;
 	mu_time_t now = mu__d_now(d);
-	for (int32_t i = 0; i < d->njobs; i++)
-		d->jobs[i]->seen = false;
+	uint64_t pseq = d->pods_seq;
 	groups_read(d);
+	/* the hub's pods changed (groups' members): every kind read whole */
+	bool full = d->full || pseq != d->pods_seq, gone = full;
+	d->nfull = 0;
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		uint64_t x = mu_kube_watch_expired(d->wjobs[k]);
 		if (x != d->expired[k]) /* said once per re-list */
@@ -926,13 +1060,16 @@ int mu__dhub_jobs(mu__dd_t *d)
 			mu__dlog(d, 1, "hub %ss: their watch was cut or not answered: resumed from "
 				 "the last version seen, not listed again", mu__dkind_name((mu__dkind_t)k));
 		d->resumed[k] = x;
-		d->kind_listed[k] = jobs_of_kind(d, (mu__dkind_t)k, now);
-		if (!d->kind_listed[k]) /* not read: its jobs stay as they were */
+		/* not read: its jobs stay as they were */
+		d->kind_listed[k] = full ? jobs_of_kind(d, (mu__dkind_t)k, now) :
+			jobs_changed(d, (mu__dkind_t)k, now, &gone);
+		if (!d->kind_listed[k])
 			for (int32_t i = 0; i < d->njobs; i++)
 				if ((int)d->jobs[i]->kind == k)
 					d->jobs[i]->seen = true;
 	}
-	jobs_gone(d, now);
+	if (gone)
+		jobs_gone(d, now);
 	d->jobs_listed = d->kind_listed[MU__DK_JOB];
 	return MU_OK;
 }
@@ -976,6 +1113,24 @@ bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j)
 	bool due = !sig || !j->ann_sig || strcmp(sig, j->ann_sig);
 	free(sig);
 	return due;
+}
+
+bool mu__dhub_counts_only(const mu__dd_t *d, const mu__djob_t *j)
+{
+	if (!j->ann_sig || mu__dhub_status_due(d, j))
+		return false;
+	char *sig = NULL;
+	json_t *want = ann_of(d, j, &sig), *had = json_loads(j->ann_sig, 0, NULL);
+	bool only = sig && had && strcmp(sig, j->ann_sig);
+	const char *k;
+	json_t *v;
+	json_object_foreach(want, k, v)
+		if (only && strcmp(k, MU__D_PODS) && !json_equal(v, json_object_get(had, k)))
+			only = false;
+	free(sig);
+	json_decref(want);
+	json_decref(had);
+	return only;
 }
 
 /* The metadata patch of annotations a (ann_of's, taken): the

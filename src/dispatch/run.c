@@ -58,6 +58,7 @@ static void requeue(mu__dd_t *d, mu__djob_t *j, const char *reason, const char *
 	j->why = -1;
 	j->phase[0] = j->pods[0] = '\0';
 	d->requeued++;
+	mu__djob_touch(d, j);
 }
 
 /* j's copy was refused for good by its worker (j->refused says why):
@@ -79,6 +80,7 @@ static void refuse(mu__dd_t *d, mu__djob_t *j)
 	j->refused = NULL;
 	mu__dlog(d, 0, "job %s: not admitted: %s", j->key, j->msg ? j->msg : "");
 	mu__dhub_event(d, j, "Warning", "NotAdmitted", j->msg);
+	mu__djob_touch(d, j);
 }
 
 /* After a create of j's copy answered st: refused for good (refuse), or,
@@ -162,6 +164,10 @@ static void poll_all(mu__dd_t *d)
 		mu_fleet_cluster_set_state(d->fleet, c->fid, !ok ? MU_CLUSTER_UNREACHABLE :
 					   c->draining ? MU_CLUSTER_DRAINING : MU_CLUSTER_READY);
 	}
+	/* every worker looked at the jobs changed and deleted since */
+	mu__djlist_clear(&d->wdirty, MU__DM_WDIRTY);
+	json_decref(d->gone);
+	d->gone = NULL;
 }
 
 /* Whether j's copy is gone from its worker, asked directly (a watch may
@@ -182,50 +188,96 @@ static bool copy_gone(mu__dd_t *d, const mu__djob_t *j)
 	return gone;
 }
 
-/* What the polls showed, job by job: copies to create (recorded, not
- * there), starts that timed out, withdrawals confirmed. */
+/* What the polls showed of job j: its copy to create (recorded, not
+ * there), a start that timed out, a withdrawal confirmed.  Once a pass. */
+static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
+{
+	if (j->settled == d->pass_no)
+		return;
+	j->settled = d->pass_no;
+	if (j->cl < 0 || !d->cls[j->cl].reachable)
+		return;
+	const mu__dcl_t *c = &d->cls[j->cl];
+	if (j->state == MU__DJ_WITHDRAWING && !j->listed &&
+	    (c->pull ? c->beats >= j->withdraw_beat + 2 : copy_gone(d, j))) {
+		requeue(d, j, "Withdrawn", "its copy's deletion is confirmed");
+		return;
+	}
+	if (j->state != MU__DJ_DISPATCHED)
+		return;
+	if (!j->listed && j->copy_seen) {
+		requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
+		return;
+	}
+	/* a copy the watch has not shown 2 s after it was sent (or
+	 * after a restart adopted it) is created (again: a 409 for
+	 * the same generation counts as made) */
+	if (!j->listed && !c->pull && t - j->dispatched >= 2000 && t - j->made >= retry_ms(j) &&
+	    mu__dhub_fence(d, d->hub, j) == 200) {
+		j->made = t;
+		created(d, j, mu__dwork_create(d, j));
+		if (j->state != MU__DJ_DISPATCHED)
+			return;
+	}
+	if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
+		char msg[600];
+		snprintf(msg, sizeof msg, "no pod of it was bound on %s within %lld ms; "
+			 "withdrawing it", d->cls[j->cl].name, (long long)d->o->start_timeout_ms);
+		mu__dhub_event(d, j, "Warning", "StartTimeout", msg);
+		/* pull mode: the agent deletes it once the label is off, and
+		 * two heartbeats later its report is known to be current */
+		if (!c->pull)
+			mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
+		j->withdraw_beat = c->beats;
+		j->state = MU__DJ_WITHDRAWING;
+		d->withdrawn++;
+		mu__djob_touch(d, j);
+	}
+}
+
+/* Whether j has timers a pass checks (MU__DM_PEND): dispatched and not
+ * started, or withdrawing. */
+static bool pending(const mu__djob_t *j)
+{
+	return (j->state == MU__DJ_DISPATCHED && !j->started) || j->state == MU__DJ_WITHDRAWING;
+}
+
+/* What the polls showed, job by job (settle_one): in a full pass every
+ * job (and the set of pending ones made again), else the pending ones and
+ * those the pass changed.  O(jobs) in a full pass, else O(pending +
+ * changed). */
 static void settle(mu__dd_t *d)
 {
 	int64_t t = mu__d_mono_ms();
-	for (int32_t i = 0; i < d->njobs; i++) {
-		mu__djob_t *j = d->jobs[i];
-		if (j->cl < 0 || !d->cls[j->cl].reachable)
-			continue;
-		const mu__dcl_t *c = &d->cls[j->cl];
-		if (j->state == MU__DJ_WITHDRAWING && !j->listed &&
-		    (c->pull ? c->beats >= j->withdraw_beat + 2 : copy_gone(d, j))) {
-			requeue(d, j, "Withdrawn", "its copy's deletion is confirmed");
+	if (d->full) {
+		mu__djlist_clear(&d->pend, MU__DM_PEND);
+		for (int32_t i = 0; i < d->njobs; i++) {
+			settle_one(d, d->jobs[i], t);
+			if (pending(d->jobs[i]))
+				mu__djlist_add(&d->pend, d->jobs[i], MU__DM_PEND);
+		}
+		return;
+	}
+	for (mu__djob_t *j = d->dirty.head; j; j = j->next[MU__DM_DIRTY])
+		settle_one(d, j, t);
+	/* the pending set, less those no longer pending */
+	mu__djob_t *prev = NULL;
+	for (mu__djob_t *j = d->pend.head, *nx; j; j = nx) {
+		settle_one(d, j, t);
+		nx = j->next[MU__DM_PEND];
+		if (pending(j)) {
+			prev = j;
 			continue;
 		}
-		if (j->state != MU__DJ_DISPATCHED)
-			continue;
-		if (!j->listed && j->copy_seen) {
-			requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
-			continue;
-		}
-		/* a copy the watch has not shown 2 s after it was sent (or
-		 * after a restart adopted it) is created (again: a 409 for
-		 * the same generation counts as made) */
-		if (!j->listed && !c->pull && t - j->dispatched >= 2000 && t - j->made >= retry_ms(j) &&
-		    mu__dhub_fence(d, d->hub, j) == 200) {
-			j->made = t;
-			created(d, j, mu__dwork_create(d, j));
-			if (j->state != MU__DJ_DISPATCHED)
-				continue;
-		}
-		if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
-			char msg[600];
-			snprintf(msg, sizeof msg, "no pod of it was bound on %s within %lld ms; "
-				 "withdrawing it", d->cls[j->cl].name, (long long)d->o->start_timeout_ms);
-			mu__dhub_event(d, j, "Warning", "StartTimeout", msg);
-			/* pull mode: the agent deletes it once the label is off, and
-			 * two heartbeats later its report is known to be current */
-			if (!c->pull)
-				mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
-			j->withdraw_beat = c->beats;
-			j->state = MU__DJ_WITHDRAWING;
-			d->withdrawn++;
-		}
+		if (prev)
+			prev->next[MU__DM_PEND] = nx;
+		else
+			d->pend.head = nx;
+		if (d->pend.tail == j)
+			d->pend.tail = prev;
+		d->pend.n--;
+		j->marks &= (uint8_t)~(1u << MU__DM_PEND);
+		j->next[MU__DM_PEND] = NULL;
 	}
 }
 
@@ -249,6 +301,8 @@ static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 	j->made = 0;
 	snprintf(j->phase, sizeof j->phase, "Dispatched");
 	j->pods[0] = '\0';
+	mu__djob_touch(d, j);
+	mu__djlist_add(&d->pend, j, MU__DM_PEND);
 	return j;
 }
 
@@ -369,6 +423,7 @@ static void send_all(mu__dd_t *d)
 			mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
 			j->state = MU__DJ_QUEUED;
 			j->cl = -1;
+			mu__djob_touch(d, j);
 			continue;
 		}
 		d->dispatched++;
@@ -381,35 +436,47 @@ static void send_all(mu__dd_t *d)
 	free(made);
 }
 
-/* The annotations, then the status (conditions), of one job, each only
- * when it changed. */
+/* The annotations and the status (conditions; a managed Job's counts) of
+ * one job, each only when it changed: for a Job whose both changed, one
+ * PATCH of /status that carries both (mu__dhub_record_on), as the record
+ * is written; else one PATCH for the one that changed. */
 static void annotate_one(sender_t *s, size_t i)
 {
-	mu__dhub_annotate_on(s->d, s->hub, s->jobs[i]);
+	mu__dhub_record_on(s->d, s->hub, s->jobs[i]);
 	mu__dhub_status_on(s->d, s->hub, s->jobs[i]);
 }
 
 /* Writes the annotations and statuses that changed (par_run when many
- * did).  O(jobs) comparisons, requests only for the changes. */
+ * did): in a full pass of every job, else of those the pass changed
+ * (d->dirty, emptied), less those whose only change is their pod counts
+ * (the next full pass writes them, at most a second later, each job's
+ * counts folded into one PATCH as kube's Job controller folds a second
+ * of pod events into one sync).  O(jobs looked at) comparisons,
+ * requests only for the changes. */
 static void write_back(mu__dd_t *d)
 {
-	mu__djob_t **due = calloc((size_t)d->njobs + 1, sizeof *due);
+	int32_t nj = d->full ? d->njobs : d->dirty.n;
+	mu__djob_t **due = calloc((size_t)nj + 1, sizeof *due);
 	size_t n = 0;
-	for (int32_t i = 0; i < d->njobs; i++) {
-		mu__djob_t *j = d->jobs[i];
+	mu__djob_t *x = d->dirty.head;
+	for (int32_t i = 0; i < nj; i++) {
+		mu__djob_t *j = d->full ? d->jobs[i] : x;
+		x = x ? x->next[MU__DM_DIRTY] : NULL;
 		if (!due) {
 			mu__dhub_annotate(d, j);
 			mu__dhub_status_on(d, d->hub, j);
-		} else if (mu__dhub_annotate_due(d, j) || mu__dhub_status_due(d, j)) {
+		} else if ((mu__dhub_annotate_due(d, j) || mu__dhub_status_due(d, j)) &&
+			   (d->full || !mu__dhub_counts_only(d, j))) {
 			due[n++] = j;
 		}
 	}
 	if (due && n && !par_run(d, due, n, NULL, NULL, annotate_one))
 		for (size_t i = 0; i < n; i++) {
-			mu__dhub_annotate(d, due[i]);
+			mu__dhub_record_on(d, d->hub, due[i]);
 			mu__dhub_status_on(d, d->hub, due[i]);
 		}
 	free(due);
+	mu__djlist_clear(&d->dirty, MU__DM_DIRTY);
 }
 
 /* Why each queued job waits, explained when the fleet's reason changed. */
@@ -427,6 +494,7 @@ static void explain_waiting(mu__dd_t *d)
 		    fi.why == MU_FW_NEW || (int)fi.why == j->why)
 			continue;
 		j->why = (int)fi.why;
+		mu__djob_dirty(d, j);
 		char line[4096] = "";
 		if (nc > 0 && mu_fleet_job_explain(d->fleet, j->fid, now, x) == MU_OK)
 			mu_fleet_explain_format(d->fleet, x, now, line, sizeof line);
@@ -452,8 +520,21 @@ static void explain_waiting(mu__dd_t *d)
 static void pass(mu__dd_t *d)
 {
 	int64_t t = mu__d_mono_ms(), u;
+	d->pass_no++;
+	/* everything at start and once a second; else what changed */
+	d->full = !d->full_at || t - d->full_at >= MU__D_FULL_MS;
+	if (d->full)
+		d->full_at = t;
 	mu__dhub_pclasses(d);
-	if (mu__dhub_clusters(d) || mu__dhub_queues(d) || mu__dhub_jobs(d)) {
+	/* Queues changed: every job looked at again (those waiting for
+	 * their queue); a new Cluster's first poll reads it whole */
+	uint64_t qseq = d->queues_seq;
+	int hrc = mu__dhub_clusters(d);
+	if (hrc == MU_OK)
+		hrc = mu__dhub_queues(d);
+	if (hrc == MU_OK && qseq != d->queues_seq)
+		d->full = true;
+	if (hrc != MU_OK || mu__dhub_jobs(d)) {
 		mu__dlog(d, 0, "the hub did not answer; retrying");
 		return;
 	}

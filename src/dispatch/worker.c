@@ -257,10 +257,14 @@ bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf
 	return p.bound + p.succeeded + p.failed > 0;
 }
 
-/* What a copy says (pods line, started, done) into its hub job j. */
+/* What a copy says (pods line, started, done) into its hub job j (marked
+ * for the write-back when that changed anything). */
 static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool started,
 		       const char *done)
 {
+	if (strcmp(j->pods, pods) || (started && !j->started) ||
+	    (done && j->state == MU__DJ_DISPATCHED))
+		mu__djob_dirty(d, j);
 	snprintf(j->pods, sizeof j->pods, "%s", pods);
 	j->started |= started;
 	if (j->state == MU__DJ_DISPATCHED) {
@@ -274,52 +278,224 @@ static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool starte
 	}
 }
 
+/* Copy w of kind k on cluster c (pods: c's pod counts): deleted when it
+ * is stale, else its status read into its hub job.  Returns that job, or
+ * NULL. */
+static mu__djob_t *copy_one(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const json_t *w,
+			    const json_t *pods)
+{
+	int32_t ci = (int32_t)(c - d->cls);
+	const char *uid = mu__dmeta(w, "labels", MU__D_HUBUID);
+	const char *gen = mu__dmeta(w, "annotations", MU__D_GEN);
+	const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
+	mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
+	char g[16] = "";
+	if (j)
+		snprintf(g, sizeof g, "%u", j->gen);
+	bool current = j && j->kind == k && j->state >= MU__DJ_DISPATCHED && j->cl == ci &&
+		       gen && !strcmp(gen, g);
+	if (!current) {
+		/* only once the hub's list of that kind was read: a
+		 * copy whose hub object is not known yet is not stale */
+		if (d->kind_listed[k] && ns && name && !mu__jget(w, "metadata.deletionTimestamp")) {
+			mu__dlog(d, 1, "cluster %s: stale copy %s%s%s/%s (generation %s) deleted",
+				 c->name, k ? mu__dkind_name(k) : "", k ? " " : "", ns, name,
+				 gen ? gen : "?");
+			mu__dwork_delete(d, c, k, ns, name);
+			d->deleted_stale++;
+		}
+		return NULL;
+	}
+	if (!j->listed)
+		mu__djob_dirty(d, j);
+	j->listed = j->copy_seen = true;
+	json_t *st = json_object_get(w, "status");
+	if (!json_equal(st, j->wstatus) && (st || j->wstatus))
+		mu__djob_dirty(d, j); /* another kind's status is its copy's */
+	json_decref(j->wstatus);
+	j->wstatus = json_incref(st);
+	char line[96];
+	bool started = mu__dpods_line(pods, j->uid, j->gen, line, sizeof line);
+	const char *done = mu__dkind_done(w, k);
+	if (mu__dkind_is_group(k)) { /* a group ends with its pods */
+		int64_t pc[5];
+		mu__dpods_of(pods, j->uid, j->gen, pc);
+		int64_t sent = group_nsent(j);
+		done = mu__dkind_group_end(pc[2], pc[3], pc[4] > sent ? pc[4] : sent);
+	}
+	job_report(d, j, line, started, done);
+	return j;
+}
+
 /* The copies of kind k that cluster c's watch shows (jl): stale ones
  * deleted, the current ones' status read into their hub jobs. */
 static void copies_read(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const json_t *jl,
 			const json_t *pods)
 {
-	int32_t ci = (int32_t)(c - d->cls);
 	size_t i;
 	json_t *w;
 	json_array_foreach(json_object_get(jl, "items"), i, w) {
-		const char *uid = mu__dmeta(w, "labels", MU__D_HUBUID);
-		const char *gen = mu__dmeta(w, "annotations", MU__D_GEN);
-		const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
-		mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
-		char g[16] = "";
-		if (j)
-			snprintf(g, sizeof g, "%u", j->gen);
-		bool current = j && j->kind == k && j->state >= MU__DJ_DISPATCHED && j->cl == ci &&
-			       gen && !strcmp(gen, g);
-		if (!current) {
-			/* only once the hub's list of that kind was read: a
-			 * copy whose hub object is not known yet is not stale */
-			if (d->kind_listed[k] && ns && name && !mu__jget(w, "metadata.deletionTimestamp")) {
-				mu__dlog(d, 1, "cluster %s: stale copy %s%s%s/%s (generation %s) deleted",
-					 c->name, k ? mu__dkind_name(k) : "", k ? " " : "", ns, name,
-					 gen ? gen : "?");
-				mu__dwork_delete(d, c, k, ns, name);
-				d->deleted_stale++;
-			}
-			continue;
-		}
-		j->listed = j->copy_seen = true;
-		json_decref(j->wstatus);
-		j->wstatus = json_incref(json_object_get(w, "status"));
-		char line[96];
-		bool started = mu__dpods_line(pods, j->uid, j->gen, line, sizeof line);
-		const char *done = mu__dkind_done(w, k);
-		if (mu__dkind_is_group(k)) { /* a group ends with its pods */
-			int64_t pc[5];
-			mu__dpods_of(pods, j->uid, j->gen, pc);
-			int64_t sent = group_nsent(j);
-			done = mu__dkind_group_end(pc[2], pc[3], pc[4] > sent ? pc[4] : sent);
-		}
-		job_report(d, j, line, started, done);
-		if (j->state == MU__DJ_DISPATCHED)
+		mu__djob_t *j = copy_one(d, c, k, w, pods);
+		if (j && j->state == MU__DJ_DISPATCHED)
 			*(j->started ? &c->running : &c->waiting) += 1;
 	}
+}
+
+/* Pod p (key "ns/name"; NULL: deleted) into c's pod counts: its last
+ * state taken out, its new one put in.  The uids of its hub jobs, before
+ * and after, into uids (a JSON object, as keys).  O(1). */
+static void pod_note(mu__dcl_t *c, const char *key, const json_t *p, json_t *uids)
+{
+	json_t *old = json_object_get(c->pinfo, key);
+	if (old) {
+		const char *ug = json_string_value(json_array_get(old, 0));
+		json_t *a = json_object_get(c->pcount, ug);
+		for (size_t k = 0; a && k < 5; k++)
+			json_array_set_new(a, k, json_integer(json_integer_value(json_array_get(a, k)) -
+				(k < 4 ? json_integer_value(json_array_get(old, k + 1)) : 1)));
+		const char *sl = strchr(ug, '/');
+		if (uids && sl)
+			json_object_setn_new(uids, ug, (size_t)(sl - ug), json_true());
+		json_object_del(c->pinfo, key);
+	}
+	const char *uid = p ? mu__dmeta(p, "labels", MU__D_HUBUID) : NULL;
+	const char *gen = p ? mu__dmeta(p, "labels", MU__D_GEN) : NULL;
+	if (!uid || !gen)
+		return;
+	char ug[300];
+	snprintf(ug, sizeof ug, "%s/%s", uid, gen);
+	const char *ph = mu__jstr(p, "status.phase");
+	const char *node = mu__jstr(p, "spec.nodeName");
+	int f[4] = {node && *node, ph && !strcmp(ph, "Running"), ph && !strcmp(ph, "Succeeded"),
+		    ph && !strcmp(ph, "Failed")};
+	json_t *a = json_object_get(c->pcount, ug);
+	if (!a) {
+		a = json_pack("[i,i,i,i,i]", 0, 0, 0, 0, 0);
+		json_object_set_new(c->pcount, ug, a);
+	}
+	for (size_t k = 0; a && k < 5; k++)
+		json_array_set_new(a, k, json_integer(json_integer_value(json_array_get(a, k)) +
+						      (k < 4 ? f[k] : 1)));
+	json_object_set_new(c->pinfo, key, json_pack("[s,i,i,i,i]", ug, f[0], f[1], f[2], f[3]));
+	if (uids)
+		json_object_set_new(uids, uid, json_true());
+}
+
+/* Deletes pod copy p of a group on cluster c when it is stale. */
+static void pod_check(mu__dd_t *d, mu__dcl_t *c, const json_t *p)
+{
+	if (!pod_stale(d, (int32_t)(c - d->cls), p))
+		return;
+	char path[1024];
+	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s",
+		 mu__jstr(p, "metadata.namespace"), mu__jstr(p, "metadata.name"));
+	mu__dlog(d, 1, "cluster %s: stale pod %s of %s deleted", c->name, path,
+		 mu__dmeta(p, "annotations", MU__D_HUBJOB));
+	mu__dreq(d, c->kc, "DELETE", path, NULL, NULL, NULL);
+	d->deleted_stale++;
+}
+
+/* Job j's copy on cluster c as c's watch holds it: read (copy_one), or
+ * none (j->listed unset when j is dispatched there). */
+static void copy_look(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j)
+{
+	char key[1200];
+	snprintf(key, sizeof key, "%s/%s", j->ns, j->name);
+	json_t *w = c->wcopies[j->kind] ? mu_kube_watch_get(c->wcopies[j->kind], key) : NULL;
+	if (w) {
+		if (copy_one(d, c, j->kind, w, c->pcount) != j && j->cl == c - d->cls && j->listed) {
+			j->listed = false;
+			mu__djob_dirty(d, j);
+		}
+	} else if (j->cl == c - d->cls && j->listed) {
+		j->listed = false;
+		mu__djob_dirty(d, j);
+	}
+	json_decref(w);
+}
+
+/* The poll of cluster c from what its watches changed since its last
+ * poll (c->copies_seq, c->pods_seq), and the jobs the pass changed
+ * (d->wdirty) or deleted (d->gone): false when a watch's changes are not
+ * all known (the caller reads the snapshots).  O(changes + dirty jobs). */
+static bool poll_changes(mu__dd_t *d, mu__dcl_t *c)
+{
+	json_t *ch[MU__DK_COUNT] = {NULL}, *pch = NULL;
+	uint64_t seq[MU__DK_COUNT] = {0}, pseq = 0;
+	bool ok = mu_kube_watch_changes(c->wpods, c->pods_seq, &pch, &pseq) && pch;
+	for (int k = 0; ok && k < MU__DK_COUNT; k++)
+		if (c->wcopies[k] && !mu_kube_watch_changes(c->wcopies[k], c->copies_seq[k], &ch[k],
+							     &seq[k]) && k > 0) {
+			json_decref(ch[k]); /* a kind whose watch fails: as it was */
+			ch[k] = NULL;
+			seq[k] = c->copies_seq[k];
+		} else if (c->wcopies[k] && !ch[k]) {
+			ok = false;
+		}
+	json_t *uids = ok ? json_object() : NULL;
+	if (!uids) {
+		json_decref(pch);
+		for (int k = 0; k < MU__DK_COUNT; k++)
+			json_decref(ch[k]);
+		return false;
+	}
+	const char *key;
+	json_t *o;
+	json_object_foreach(pch, key, o) {
+		pod_note(c, key, json_is_object(o) ? o : NULL, uids);
+		if (json_is_object(o))
+			pod_check(d, c, o);
+	}
+	c->pods_seq = pseq;
+	/* the jobs whose copies or pods changed join the pass's */
+	for (int k = 0; k < MU__DK_COUNT; k++) {
+		json_object_foreach(ch[k], key, o) {
+			if (!json_is_object(o)) {
+				char jk[1200];
+				snprintf(jk, sizeof jk, "%s%s%s", k ? mu__dkind_name((mu__dkind_t)k) : "",
+					 k ? ":" : "", key);
+				json_t *v = json_object_get(d->by_key, jk);
+				if (v)
+					mu__djlist_add(&d->wdirty, d->jobs[json_integer_value(v)],
+						       MU__DM_WDIRTY);
+				continue;
+			}
+			mu__djob_t *j = mu__dhub_job_by_uid(d, mu__dmeta(o, "labels", MU__D_HUBUID));
+			if (j && (int)j->kind == k)
+				mu__djlist_add(&d->wdirty, j, MU__DM_WDIRTY);
+			else /* no such hub job (or another kind's): stale */
+				copy_one(d, c, (mu__dkind_t)k, o, c->pcount);
+		}
+		c->copies_seq[k] = seq[k];
+		json_decref(ch[k]);
+	}
+	json_object_foreach(uids, key, o) {
+		mu__djob_t *j = mu__dhub_job_by_uid(d, key);
+		if (j)
+			mu__djlist_add(&d->wdirty, j, MU__DM_WDIRTY);
+	}
+	json_decref(uids);
+	json_decref(pch);
+	/* hub jobs deleted: their copies here are stale */
+	size_t i;
+	json_t *g;
+	json_array_foreach(d->gone, i, g) {
+		int k = (int)json_integer_value(json_array_get(g, 0));
+		json_t *w = k >= 0 && k < MU__DK_COUNT && c->wcopies[k] ?
+			mu_kube_watch_get(c->wcopies[k], json_string_value(json_array_get(g, 1))) : NULL;
+		if (w)
+			copy_one(d, c, (mu__dkind_t)k, w, c->pcount);
+		json_decref(w);
+	}
+	int32_t ci = (int32_t)(c - d->cls);
+	for (mu__djob_t *j = d->wdirty.head; j; j = j->next[MU__DM_WDIRTY]) {
+		copy_look(d, c, j);
+		/* a group's pods that came to the hub after it was sent */
+		if (j->cl == ci && mu__dkind_is_group(j->kind) && j->state == MU__DJ_DISPATCHED &&
+		    j->copy_seen)
+			mu__dwork_group_send(d, c->kc, j);
+	}
+	return true;
 }
 
 bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
@@ -330,20 +506,12 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	 * answer; another kind's fails where its CRD is not installed, and
 	 * its copies then keep what they showed last. */
 	bool ok = c->wnodes && mu_kube_watch_items(c->wnodes, NULL, &nseq) &&
-		  mu_kube_watch_items(c->wcopies[MU__DK_JOB], &jl[MU__DK_JOB], NULL) &&
-		  mu_kube_watch_items(c->wpods, &pl, NULL);
+		  mu_kube_watch_items(c->wcopies[MU__DK_JOB], NULL, NULL) &&
+		  mu_kube_watch_items(c->wpods, NULL, NULL);
 	if (ok && nseq != c->nodes_seq)
 		ok = mu_kube_watch_items(c->wnodes, &nl, &nseq);
-	for (int k = 1; ok && k < MU__DK_COUNT; k++)
-		if (!mu_kube_watch_items(c->wcopies[k], &jl[k], NULL)) {
-			json_decref(jl[k]);
-			jl[k] = NULL;
-		}
 	if (!ok) {
 		json_decref(nl);
-		json_decref(pl);
-		for (int k = 0; k < MU__DK_COUNT; k++)
-			json_decref(jl[k]);
 		return false;
 	}
 	if (nl) {
@@ -351,23 +519,46 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 		c->nodes_seq = nseq;
 	}
 	mu__dwork_discover(d, c);
+	/* what changed, when it is all known and no full pass is due */
+	if (!d->full && c->polled && c->reachable && c->pinfo && c->pcount &&
+	    poll_changes(d, c)) {
+		json_decref(nl);
+		return true;
+	}
+	c->polled = false;
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		if (!c->wcopies[k] || !mu_kube_watch_items(c->wcopies[k], &jl[k], &c->copies_seq[k])) {
+			json_decref(jl[k]);
+			jl[k] = NULL;
+		}
+	if (!jl[MU__DK_JOB] || !mu_kube_watch_items(c->wpods, &pl, &c->pods_seq)) {
+		json_decref(nl);
+		json_decref(pl);
+		for (int k = 0; k < MU__DK_COUNT; k++)
+			json_decref(jl[k]);
+		return false;
+	}
 	int32_t ci = (int32_t)(c - d->cls);
 	for (int32_t i = 0; i < d->njobs; i++)
 		if (d->jobs[i]->cl == ci && jl[d->jobs[i]->kind])
 			d->jobs[i]->listed = false;
-	/* pod copies of groups that are not the current dispatch */
+	/* pod copies of groups that are not the current dispatch; the
+	 * pods' counts again, from the snapshot */
+	json_decref(c->pinfo);
+	json_decref(c->pcount);
+	c->pinfo = json_object();
+	c->pcount = json_object();
 	size_t pi;
 	json_t *pp;
-	json_array_foreach(json_object_get(pl, "items"), pi, pp)
-		if (pod_stale(d, ci, pp)) {
-			char path[1024];
-			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s",
-				 mu__jstr(pp, "metadata.namespace"), mu__jstr(pp, "metadata.name"));
-			mu__dlog(d, 1, "cluster %s: stale pod %s of %s deleted", c->name, path,
-				 mu__dmeta(pp, "annotations", MU__D_HUBJOB));
-			mu__dreq(d, c->kc, "DELETE", path, NULL, NULL, NULL);
-			d->deleted_stale++;
-		}
+	json_array_foreach(json_object_get(pl, "items"), pi, pp) {
+		char key[1200];
+		snprintf(key, sizeof key, "%s/%s", mu__jstr(pp, "metadata.namespace") ?
+			 mu__jstr(pp, "metadata.namespace") : "", mu__jstr(pp, "metadata.name") ?
+			 mu__jstr(pp, "metadata.name") : "");
+		if (c->pinfo && c->pcount)
+			pod_note(c, key, pp, NULL);
+		pod_check(d, c, pp);
+	}
 	/* a group's pods that came to the hub after it was sent go to its
 	 * cluster once its copy is there */
 	for (int32_t i = 0; i < d->njobs; i++) {
@@ -377,6 +568,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 			mu__dwork_group_send(d, c->kc, j);
 	}
 	json_t *pods = mu__dpods_count(pl);
+	c->polled = c->pinfo && c->pcount;
 	c->running = c->waiting = 0;
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		if (jl[k])
@@ -559,8 +751,11 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		const char *a = mu__dmeta(j->obj, "annotations", MU__D_AGENT);
 		char phase[32] = "", pods[96] = "";
 		unsigned gen = 0;
+		bool was = j->listed;
 		j->listed = a && sscanf(a, "%u %31s %95s", &gen, phase, pods) == 3 && gen == j->gen &&
 			    strcmp(phase, "Deleted");
+		if (was != j->listed)
+			mu__djob_dirty(d, j); /* settled this pass */
 		if (!j->listed)
 			continue;
 		j->copy_seen = true;
@@ -571,6 +766,8 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		if (cs && sscanf(cs, "%u %n", &cgen, &off) == 1 && cgen == j->gen && off > 0) {
 			json_t *cst = json_loads(cs + off, JSON_DECODE_ANY, NULL);
 			if (json_is_object(cst)) {
+				if (!json_equal(cst, j->wstatus))
+					mu__djob_dirty(d, j);
 				json_decref(j->wstatus);
 				j->wstatus = cst;
 			} else {

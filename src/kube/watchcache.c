@@ -10,9 +10,11 @@
  * list; only an ERROR event with 410 (Gone/Expired) or a watch answered
  * 410 re-lists, and so does any other HTTP error (403, 404, a 504 "too
  * large resource version" from a server that lost its store).  Objects
- * are kept in a map by "namespace/name", replaced whole by each list;
+ * are kept in a map by "namespace/name" (a watch event's object without
+ * its metadata.managedFields), replaced whole by each list;
  * readers take a snapshot (mu_kube_watch_items), so no request is made
- * per pass.
+ * per pass, or only what changed since a change count they last read
+ * (mu_kube_watch_changes: a log of the changed keys, cleared by a list).
  *
  * Health: the cache is healthy from a successful list until a list or a
  * watch fails (no answer, cut, or an HTTP error), and again once a
@@ -31,6 +33,10 @@
 #include <curl/curl.h>
 
 #include "kube/kube_int.h"
+#include "muster/jpath.h"
+
+/* Changes kept for mu_kube_watch_changes beyond the objects' count. */
+#define WLOG_MAX 8192
 
 struct mu_kube_watch {
 	mu__kauth_t auth;
@@ -42,6 +48,11 @@ struct mu_kube_watch {
 	pthread_mutex_t mu;       /* guards what follows */
 	json_t *map;              /* "ns/name" -> object */
 	uint64_t seq;             /* changes applied */
+	/* the keys of the changes since seq log_base, in order (change
+	 * log_base + i + 1 is log[i]); cleared by a list, and when it grows
+	 * past WLOG_MAX (readers further behind take a snapshot) */
+	json_t *log;
+	uint64_t log_base;
 	uint64_t expired;         /* watches answered 410: listed again */
 	uint64_t resumed;         /* failed watches resumed without a list */
 	bool healthy;
@@ -112,6 +123,8 @@ static long do_list(mu_kube_watch_t *w)
 	json_decref(w->map);
 	w->map = map;
 	w->seq++;
+	json_array_clear(w->log);
+	w->log_base = w->seq; /* a reader from before takes a snapshot */
 	snprintf(w->rv, sizeof w->rv, "%s", rv);
 	pthread_mutex_unlock(&w->mu);
 	return 200;
@@ -156,7 +169,10 @@ static int on_line(void *arg, char *line, size_t len)
 {
 	wline_t *l = arg;
 	mu_kube_watch_t *w = l->w;
-	json_t *ev = json_loadb(line, len, 0, NULL);
+	/* the event's managedFields cut out (nothing reads them) and the
+	 * rest parsed in one pass (jparse.c), as the scheduler's reflector
+	 * does: the parse was the largest part of the hub daemon's CPU */
+	json_t *ev = mu__json_loadb(line, mu__kstrip(line, len, MU__KSTRIP_MF));
 	const char *type = mu__kjs(ev, "type");
 	json_t *obj = json_object_get(ev, "object");
 	int stop = 0;
@@ -174,12 +190,20 @@ static int on_line(void *arg, char *line, size_t len)
 		pthread_mutex_lock(&w->mu);
 		if (rv)
 			snprintf(w->rv, sizeof w->rv, "%s", rv);
-		if (!strcmp(type, "DELETED")) {
-			json_object_del(w->map, key);
+		bool del = !strcmp(type, "DELETED");
+		if (del || !strcmp(type, "ADDED") || !strcmp(type, "MODIFIED")) {
+			if (del)
+				json_object_del(w->map, key);
+			else
+				json_object_set(w->map, key, obj);
 			w->seq++;
-		} else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED")) {
-			json_object_set(w->map, key, obj);
-			w->seq++;
+			if (json_array_size(w->log) >= WLOG_MAX + json_object_size(w->map)) {
+				json_array_clear(w->log);
+				w->log_base = w->seq;
+			} else if (json_array_append_new(w->log, json_string(key))) {
+				json_array_clear(w->log); /* out of memory: a snapshot */
+				w->log_base = w->seq;
+			}
 		}
 		w->ok_ms = mu__k_mono_ms();
 		pthread_mutex_unlock(&w->mu);
@@ -297,8 +321,9 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
 	w->path = strdup(path);
 	w->query = strdup(query ? query : "");
 	w->map = json_object();
+	w->log = json_array();
 	snprintf(w->err, sizeof w->err, "not listed yet");
-	int rc = w->path && w->query && w->map ? mu__kauth_init(&w->auth, cfg) : MU_ENOMEM;
+	int rc = w->path && w->query && w->map && w->log ? mu__kauth_init(&w->auth, cfg) : MU_ENOMEM;
 	if (rc == MU_OK && (rc = mu__kc_new(&w->auth, &w->c)) != MU_OK)
 		mu__kauth_release(&w->auth);
 	if (rc == MU_OK && pthread_create(&w->th, NULL, run, w)) {
@@ -310,6 +335,7 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
 		free(w->path);
 		free(w->query);
 		json_decref(w->map);
+		json_decref(w->log);
 		pthread_mutex_destroy(&w->mu);
 		free(w);
 		return rc;
@@ -335,6 +361,31 @@ bool mu_kube_watch_items(mu_kube_watch_t *w, json_t **list, uint64_t *seq)
 	}
 	pthread_mutex_unlock(&w->mu);
 	return ok;
+}
+
+bool mu_kube_watch_changes(mu_kube_watch_t *w, uint64_t since, json_t **changed, uint64_t *seq)
+{
+	pthread_mutex_lock(&w->mu);
+	bool ok = w->healthy;
+	*seq = w->seq;
+	*changed = NULL;
+	if (since >= w->log_base && since <= w->seq && (*changed = json_object())) {
+		for (size_t i = (size_t)(since - w->log_base); i < json_array_size(w->log); i++) {
+			const char *k = json_string_value(json_array_get(w->log, i));
+			json_t *o = json_object_get(w->map, k);
+			json_object_set(*changed, k, o ? o : json_null());
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+json_t *mu_kube_watch_get(mu_kube_watch_t *w, const char *key)
+{
+	pthread_mutex_lock(&w->mu);
+	json_t *o = json_incref(json_object_get(w->map, key));
+	pthread_mutex_unlock(&w->mu);
+	return o;
 }
 
 uint64_t mu_kube_watch_expired(mu_kube_watch_t *w)
@@ -381,6 +432,7 @@ void mu_kube_watch_stop(mu_kube_watch_t *w)
 	mu__kc_free(w->c);
 	mu__kauth_release(&w->auth);
 	json_decref(w->map);
+	json_decref(w->log);
 	pthread_mutex_destroy(&w->mu);
 	free(w->path);
 	free(w->query);

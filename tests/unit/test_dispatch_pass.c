@@ -1,0 +1,140 @@
+/*
+ * test_dispatch_pass.c - what the hub daemon's pass keeps between passes
+ * so that it walks only what changed (docs/dispatch.md, round 10): the
+ * sets of jobs, lists through the job records (mu__djlist_*: each job at
+ * most once, taken out from anywhere, emptied with its marks), the
+ * marking of a job for the write-back and for its copies
+ * (mu__djob_dirty, mu__djob_touch), and which write-backs a pass may
+ * leave to the full pass (mu__dhub_counts_only: the pod counts alone
+ * changed).
+ */
+#include <string.h>
+
+#include "check.h"
+#include "dispatch/dispatch_int.h"
+
+/* The jobs of set l, by name, joined with spaces, into buf. */
+static const char *names(const mu__djlist_t *l, int i, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (const mu__djob_t *j = l->head; j; j = j->next[i])
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? " " : "", j->name);
+	return buf;
+}
+
+static void test_sets(mu_t_t *t)
+{
+	mu__djob_t a = {0}, b = {0}, c = {0};
+	a.name = "a";
+	b.name = "b";
+	c.name = "c";
+	mu__djlist_t l = {0}, m = {0};
+	char buf[64];
+	mu__djlist_add(&l, &a, MU__DM_DIRTY);
+	mu__djlist_add(&l, &b, MU__DM_DIRTY);
+	mu__djlist_add(&l, &a, MU__DM_DIRTY); /* already there */
+	mu__djlist_add(&l, &c, MU__DM_DIRTY);
+	CHECK_EQ_INT(t, l.n, 3);
+	CHECK_STR(t, names(&l, MU__DM_DIRTY, buf, sizeof buf), "a b c");
+	/* another set through the same jobs, in its own order */
+	mu__djlist_add(&m, &c, MU__DM_PEND);
+	mu__djlist_add(&m, &a, MU__DM_PEND);
+	CHECK_STR(t, names(&m, MU__DM_PEND, buf, sizeof buf), "c a");
+	/* out of the middle, then the tail; the tail follows */
+	mu__djlist_drop(&l, &b, MU__DM_DIRTY);
+	CHECK_STR(t, names(&l, MU__DM_DIRTY, buf, sizeof buf), "a c");
+	mu__djlist_drop(&l, &c, MU__DM_DIRTY);
+	mu__djlist_drop(&l, &c, MU__DM_DIRTY); /* not there: nothing */
+	CHECK_EQ_INT(t, l.n, 1);
+	CHECK(t, l.tail == &a);
+	mu__djlist_add(&l, &c, MU__DM_DIRTY);
+	CHECK_STR(t, names(&l, MU__DM_DIRTY, buf, sizeof buf), "a c");
+	CHECK_STR(t, names(&m, MU__DM_PEND, buf, sizeof buf), "c a");
+	/* emptied: the marks go, so the jobs can join again */
+	mu__djlist_clear(&l, MU__DM_DIRTY);
+	CHECK_EQ_INT(t, l.n, 0);
+	CHECK(t, !l.head && !l.tail);
+	CHECK_EQ_INT(t, a.marks, 1 << MU__DM_PEND);
+	CHECK_EQ_INT(t, c.marks, 1 << MU__DM_PEND);
+	mu__djlist_add(&l, &b, MU__DM_DIRTY);
+	CHECK_STR(t, names(&l, MU__DM_DIRTY, buf, sizeof buf), "b");
+	mu__djlist_drop(&m, &c, MU__DM_PEND); /* the head */
+	CHECK_STR(t, names(&m, MU__DM_PEND, buf, sizeof buf), "a");
+	CHECK(t, m.head == &a && m.tail == &a);
+	/* the daemon's marks: the write-back, and its copies too */
+	mu__dd_t d;
+	memset(&d, 0, sizeof d);
+	mu__djob_dirty(&d, &c);
+	mu__djob_touch(&d, &a);
+	mu__djob_touch(&d, &c);
+	CHECK_STR(t, names(&d.dirty, MU__DM_DIRTY, buf, sizeof buf), "c a");
+	CHECK_STR(t, names(&d.wdirty, MU__DM_WDIRTY, buf, sizeof buf), "a c");
+}
+
+/* A dispatched, unmanaged hub Job on cluster w1 whose annotations and
+ * status were last written as a pass would write them with pods "had". */
+static void written(mu__djob_t *j, const char *had)
+{
+	char sig[600];
+	snprintf(sig, sizeof sig, "{\"l\":\"w1\",\"muster.io/cluster\":\"w1\","
+		 "\"muster.io/dispatch-generation\":\"1\",\"muster.io/dispatch-message\":null,"
+		 "\"muster.io/dispatch-phase\":\"Running\",\"muster.io/dispatch-pods\":\"%s\","
+		 "\"muster.io/dispatch-reason\":null}", had);
+	free(j->ann_sig);
+	j->ann_sig = strdup(sig);
+	free(j->status_sig);
+	j->status_sig = strdup("{\"conditions\":[{\"type\":\"Dispatched\",\"status\":\"True\","
+			       "\"reason\":\"Dispatched\",\"message\":\"on cluster w1 (generation 1)\"}]}");
+}
+
+static void test_counts_only(mu_t_t *t)
+{
+	mu__dcl_t cl;
+	memset(&cl, 0, sizeof cl);
+	cl.name = "w1";
+	mu__dd_t d;
+	memset(&d, 0, sizeof d);
+	d.cls = &cl;
+	d.ncls = 1;
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	j.kind = MU__DK_JOB;
+	j.name = "j";
+	j.obj = json_loads("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}", 0, NULL);
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 1;
+	snprintf(j.phase, sizeof j.phase, "Running");
+	snprintf(j.pods, sizeof j.pods, "bound=1,running=1,succeeded=0,failed=0");
+	/* as written: nothing due */
+	written(&j, "bound=1,running=1,succeeded=0,failed=0");
+	CHECK(t, !mu__dhub_annotate_due(&d, &j));
+	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	/* the counts alone moved: due, and left to the full pass */
+	written(&j, "bound=1,running=0,succeeded=0,failed=0");
+	CHECK(t, mu__dhub_annotate_due(&d, &j));
+	CHECK(t, mu__dhub_counts_only(&d, &j));
+	/* the phase moved too: written at once */
+	snprintf(j.phase, sizeof j.phase, "Succeeded");
+	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	/* back to the queue: not counts alone either */
+	snprintf(j.phase, sizeof j.phase, "Running");
+	j.state = MU__DJ_QUEUED;
+	CHECK(t, mu__dhub_annotate_due(&d, &j));
+	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	/* never written: at once */
+	j.state = MU__DJ_DISPATCHED;
+	free(j.ann_sig);
+	j.ann_sig = NULL;
+	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	free(j.status_sig);
+	json_decref(j.obj);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_sets);
+	MU_RUN(&t, test_counts_only);
+	return mu_t_done(&t);
+}
