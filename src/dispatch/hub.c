@@ -529,6 +529,11 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	}
 	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
 		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc};
+	mu_res_t mr; /* the coscheduling minResources: fleet-checked in aggregate */
+	char mm[200];
+	if (mu__dkind_min_resources(j->obj, j->kind, &mr, mm, sizeof mm) > 0 &&
+	    (j->fs.min_resources = mu_arena_alloc(&j->specs.arena, sizeof mr)))
+		memcpy((void *)j->fs.min_resources, &mr, sizeof mr);
 	return job_priority(d, j);
 }
 
