@@ -417,6 +417,11 @@ int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len)
 				snprintf(msg, len, "spec.subGroups[%zu]: a sub-group needs a name", i);
 				return MU_EINVAL;
 			}
+			if (strcmp(a, mu__jstr(x, "name") ? mu__jstr(x, "name") : "")) {
+				snprintf(msg, len, "spec.subGroups[%.64s]: a sub-group's name must be "
+					 "lower case", mu__jstr(x, "name"));
+				return MU_EINVAL;
+			}
 			json_array_foreach(subs, j, y) {
 				part_name(b, sizeof b, mu__jstr(y, "name"));
 				if (j < i && !strcmp(a, b)) {
@@ -430,6 +435,27 @@ int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len)
 			if (!parent) {
 				snprintf(msg, len, "spec.subGroups[%s]: its parent %.64s is no other "
 					 "sub-group of the group", a, mu__jstr(x, "parent"));
+				return MU_EINVAL;
+			}
+		}
+		/* no cycle: from each, its parents reach the group within as
+		 * many steps as there are sub-groups */
+		size_t n = json_array_size(subs);
+		json_array_foreach(subs, i, x) {
+			const json_t *at = x;
+			size_t steps = 0;
+			while (at && mu__jstr(at, "parent") && steps <= n) {
+				const json_t *up = NULL;
+				json_array_foreach(subs, j, y)
+					if (!strcmp(mu__jstr(y, "name") ? mu__jstr(y, "name") : "",
+						    mu__jstr(at, "parent")))
+						up = y;
+				at = up;
+				steps++;
+			}
+			if (steps > n) {
+				snprintf(msg, len, "spec.subGroups[%.64s]: its parents make a cycle",
+					 mu__jstr(x, "name"));
 				return MU_EINVAL;
 			}
 		}
