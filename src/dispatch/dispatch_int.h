@@ -52,6 +52,7 @@
 #define MU__D_REDISCOVER_MS 60000               /* the kinds asked again after */
 /* A worker's pods that take room beside the hub's copies (podcap.c):
  * kube-scheduler's informer selector (not ended), bound, not a copy */
+#define MU__D_FAIL_QUERY "fieldSelector=reason%3DFailedCreate" /* failcreate.c */
 #define MU__D_USED_QUERY "fieldSelector=spec.nodeName%21%3D%2Cstatus.phase%21%3DSucceeded" \
 	"%2Cstatus.phase%21%3DFailed&labelSelector=%21muster.io%2Fhub-uid"
 
@@ -103,6 +104,11 @@ typedef struct mu__dcl {
 	mu_kube_watch_t *wused;
 	uint64_t used_seq;
 	json_t *used;
+	/* its Events of reason FailedCreate (failcreate.c), push mode;
+	 * fails: the copy uid each names -> its message, or NULL */
+	mu_kube_watch_t *wfail;
+	uint64_t fail_seq;
+	json_t *fails;
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
 	bool seen;                /* in the last Cluster list */
@@ -149,6 +155,8 @@ typedef struct mu__djob {
 	int64_t made;             /* mono ms of the last create retried */
 	int fails;                /* creates that failed in a row (transient) */
 	char *refused;            /* a sender's: the worker's permanent refusal */
+	char *failed_create;      /* its current copy's pods refused by the
+	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
 	bool started;             /* a pod of its copy was bound */
 	bool copy_seen;           /* its copy was listed on the worker */
@@ -352,6 +360,15 @@ int mu__dused_parse(const char *s, mu_res_t *out);
  * changed; whether c->used changed.  O(1) when the watch did not move,
  * else O(pods). */
 bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
+
+/* --- failcreate.c ----------------------------------------------------------- */
+
+/* Reads cluster c's FailedCreate Events (when they changed) and marks
+ * the hub Jobs whose current copy (in jl, the Job copies c's watch shows)
+ * they name, while none of its pods was bound: j->failed_create says
+ * why, with a Warning Event on the hub object.  O(1) without such Events,
+ * else O(events + copies). */
+void mu__dfailed_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *jl);
 
 /* --- ui.c ------------------------------------------------------------------- */
 

@@ -219,12 +219,14 @@ int mu__dcl_connect(mu__dcl_t *c)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/pods", sel, &c->wpods);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/pods", MU__D_USED_QUERY, &c->wused);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(c->cfg, "/api/v1/events", MU__D_FAIL_QUERY, &c->wfail);
 	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
 		char path[200];
 		rc = mu_kube_watch_start(c->cfg, mu__dkind_path(k, NULL, NULL, "", path, sizeof path),
 					 sel, &c->wcopies[k]);
 	}
-	c->nodes_seq = c->used_seq = 0;
+	c->nodes_seq = c->used_seq = c->fail_seq = 0;
 	if (rc != MU_OK)
 		mu__dcl_disconnect(c);
 	return rc;
@@ -238,6 +240,10 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 	c->wnodes = c->wpods = c->wused = NULL;
 	json_decref(c->used);
 	c->used = NULL;
+	mu_kube_watch_stop(c->wfail);
+	c->wfail = NULL;
+	json_decref(c->fails);
+	c->fails = NULL;
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_stop(c->wcopies[k]);
 		c->wcopies[k] = NULL;

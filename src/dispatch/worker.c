@@ -394,6 +394,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 		    j->copy_seen)
 			mu__dwork_group_send(d, c->kc, j);
 	}
+	mu__dfailed_poll(d, c, jl[MU__DK_JOB]); /* pods its worker refuses */
 	json_t *pods = mu__dpods_count(pl);
 	c->running = c->waiting = 0;
 	for (int k = 0; k < MU__DK_COUNT; k++)

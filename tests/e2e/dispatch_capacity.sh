@@ -20,6 +20,12 @@
 #     where only the hub's copies run; the pod deleted, the Job goes;
 #   - the pod on big deleted (and the 1 x 4 Job), the waiting gang goes
 #     to big;
+#   - a hub Job whose PriorityClass exists on the hub but not on big: big's
+#     Job controller cannot create its pods (its Warning Event
+#     FailedCreate, which `muster up` records as Kubernetes' does); the
+#     hub Job says FailedCreate with big's message (annotation, condition
+#     Dispatched), and after --start-timeout (40 s) it ends NotAdmitted,
+#     its copy deleted, never sent again (generation 1);
 #   - a coscheduling PodGroup whose minResources (40 GPUs) are above every
 #     cluster's free capacity in aggregate waits MinResourcesNotFree;
 #   - neither log holds a 403 or a sanitizer report.
@@ -39,7 +45,7 @@ EOF
 pool small 3 >"$T/small.yaml"; pool big 2 >"$T/big.yaml"
 start hub; start small; start big
 fleet_wire
-"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 300s --id d1 \
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 40s --id d1 \
 	--no-leader-elect >"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
 "$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
@@ -103,6 +109,24 @@ wait_for g3-to-small 150 ann_is job g3 cluster small
 expect "h4 deleted on the hub" 0 h delete job h4
 w big delete pod local-0 --wait=false >/dev/null && ok || bad "delete local-0"
 wait_for g2-to-big 150 ann_is job g2 cluster big || echo "  g2: $(ann job g2 dispatch-reason): $(ann job g2 dispatch-message)"
+
+# --- a copy whose pods its worker refuses: FailedCreate, then NotAdmitted -------
+printf 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: hub-only}\nvalue: 1000\n' >"$T/pc.yaml"
+expect "PriorityClass hub-only on the hub only" 0 h create -f "$T/pc.yaml"
+printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: fc\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/cluster-selector: region=us}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      priorityClassName: hub-only\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {cpu: "1"}}}]\n' >"$T/fc.yaml"
+expect "hub Job fc" 0 h create -f "$T/fc.yaml"
+wait_for fc-to-big 100 ann_is job fc cluster big
+fcw() { ann_is job fc dispatch-reason FailedCreate && ann job fc dispatch-message | grep -q "cluster big cannot create its pods: Error creating: .*no PriorityClass with name hub-only was found"; }
+wait_for fc-says-failed-create 150 fcw || echo "  fc: $(ann job fc dispatch-reason): $(ann job fc dispatch-message)"
+[ "$(hget job fc '{.status.conditions[?(@.type=="Dispatched")].reason}')" = FailedCreate ] && ok ||
+	bad "fc condition: $(hget job fc '{.status.conditions}')"
+w big get events --field-selector reason=FailedCreate -o name | grep -q . && ok || bad "no FailedCreate Event on big"
+wait_for fc-not-admitted 400 ann_is job fc dispatch-phase NotAdmitted || echo "  fc: $(ann job fc dispatch-phase) $(ann job fc dispatch-reason)"
+ann_is job fc dispatch-generation 1 && ok || bad "fc sent again: generation $(ann job fc dispatch-generation)"
+fcgone() { ! w big get job fc -o name | grep -q .; }
+wait_for fc-copy-deleted 100 fcgone
+sleep 2
+ann_is job fc dispatch-generation 1 && ok || bad "fc sent again later: generation $(ann job fc dispatch-generation)"
 
 # --- the coscheduling minResources, in aggregate -------------------------------
 printf 'apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: mr\n  labels: {muster.io/queue: team-a}\nspec:\n  minMember: 1\n  minResources: {nvidia.com/gpu: "40"}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: mr-0\n  labels: {scheduling.x-k8s.io/pod-group: mr}\nspec:\n  schedulerName: muster\n  schedulingGates: [{name: muster.io/dispatch}]\n  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n' >"$T/mr.yaml"
