@@ -1,10 +1,12 @@
 /*
  * dispatch_int.h - the hub daemon's own structures, shared by the files
  * of src/dispatch: dutil.c (requests, logs, clocks, the copy of a hub
- * Job) at the bottom, hub.c (the hub's Clusters, Queues and Jobs in;
- * annotations, status and events out) above it, worker.c (a worker's
- * Nodes and copies in; copies created and deleted; pull mode's reports)
- * above hub.c, run.c (the pass: dispatch, exactly once, timeouts, lost
+ * Job) at the bottom, podcap.c (what a worker's other pods take, per
+ * node) above it, hub.c (the hub's Clusters, Queues and Jobs in;
+ * annotations, status and events out) above dutil.c, failcreate.c (a
+ * worker's FailedCreate Events) above hub.c, worker.c (a worker's Nodes
+ * and copies in; copies created and deleted; pull mode's reports) above
+ * both, run.c (the pass: dispatch, exactly once, timeouts, lost
  * clusters) on top; agent.c (`muster dispatch agent`, pull mode) beside
  * run.c, over worker.c's helpers; metrics.c (/metrics, and /ui/ of ui.c)
  * under run.c.

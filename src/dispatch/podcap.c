@@ -11,8 +11,8 @@
  * sidecars started before it, whichever is larger, plus the pod's
  * overhead), and the node goes into the fleet with that much less room
  * (mu_fleet_node_upsert_used).  In pull mode the agent sums them on its
- * worker the same way and reports them beside its Nodes.  Uses dutil.c
- * and kinds.c's nothing; worker.c and agent.c call it.
+ * worker the same way and reports them beside its Nodes.  Calls only
+ * dutil.c (and the fleet through worker.c); worker.c and agent.c call it.
  */
 #include <inttypes.h>
 #include <stdio.h>
