@@ -40,8 +40,9 @@ static void container_req(const json_t *ctr, mu_res_t *r)
 		int64_t q = 0;
 		if (json_is_string(v))
 			mu_quantity_parse(json_string_value(v), want[i].scale, &q);
-		else if (json_is_integer(v))
-			q = json_integer_value(v) * want[i].scale;
+		else if (json_is_integer(v)) /* bounded before it is scaled */
+			q = json_integer_value(v) > INT64_MAX / want[i].scale ? INT64_MAX :
+			    json_integer_value(v) * want[i].scale;
 		r->v[want[i].slot] = q > 0 ? q : 0;
 	}
 }
