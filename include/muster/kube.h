@@ -97,6 +97,10 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
  * O(objects) with a list, O(1) without. */
 struct json_t;
 bool mu_kube_watch_items(mu_kube_watch_t *w, struct json_t **list, uint64_t *seq);
+/* Asks w's thread to stop without waiting for it (w may be NULL): a caller
+ * stopping many watches signals them all, then stops each, so that their
+ * threads wind down together rather than one after another.  O(1). */
+void mu_kube_watch_signal(mu_kube_watch_t *w);
 /* How many times a watch was answered 410 Gone (its resourceVersion had
  * expired) and the collection was listed again.  O(1). */
 uint64_t mu_kube_watch_expired(mu_kube_watch_t *w);

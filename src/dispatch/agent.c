@@ -384,6 +384,14 @@ static bool agent_pass(agent_t *a)
 /* Stops a's watches and frees its clients (safe on what is not set). */
 static void agent_stop(agent_t *a)
 {
+	/* all signalled first: their threads end together */
+	mu_kube_watch_signal(a->wnodes);
+	mu_kube_watch_signal(a->wpods);
+	mu_kube_watch_signal(a->wused);
+	for (int k = 0; k < MU__DK_COUNT; k++) {
+		mu_kube_watch_signal(a->wcopies[k]);
+		mu_kube_watch_signal(a->whub[k]);
+	}
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);

@@ -234,6 +234,14 @@ int mu__dcl_connect(mu__dcl_t *c)
 
 void mu__dcl_disconnect(mu__dcl_t *c)
 {
+	/* all signalled first: their threads end together (about a second
+	 * each, else one after another) */
+	mu_kube_watch_signal(c->wnodes);
+	mu_kube_watch_signal(c->wpods);
+	mu_kube_watch_signal(c->wused);
+	mu_kube_watch_signal(c->wfail);
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		mu_kube_watch_signal(c->wcopies[k]);
 	mu_kube_watch_stop(c->wnodes);
 	mu_kube_watch_stop(c->wpods);
 	mu_kube_watch_stop(c->wused);

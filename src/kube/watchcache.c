@@ -365,6 +365,12 @@ const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len)
 	return buf;
 }
 
+void mu_kube_watch_signal(mu_kube_watch_t *w)
+{
+	if (w)
+		atomic_store(&w->stop, 1);
+}
+
 void mu_kube_watch_stop(mu_kube_watch_t *w)
 {
 	if (!w)
