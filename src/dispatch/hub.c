@@ -854,7 +854,7 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_PHASE, json_string(*phase ? phase : "Dispatched"));
 	bool waits = j->state == MU__DJ_QUEUED || j->state == MU__DJ_NEW || mu__dhub_refused(j);
 	/* a copy whose pods its worker refuses says why (failcreate.c) */
-	bool fc = j->failed_create && j->state == MU__DJ_DISPATCHED;
+	bool fc = j->failed_create && j->state == MU__DJ_DISPATCHED && !j->started;
 	json_object_set_new(a, MU__D_REASON, fc ? json_string("FailedCreate") :
 			    waits && j->reason ? json_string(j->reason) : json_null());
 	json_object_set_new(a, MU__D_MSG, fc ? json_string(j->failed_create) :
@@ -1016,7 +1016,7 @@ static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 	const char *why = on ? "Dispatched" : j->state == MU__DJ_WITHDRAWING ? "Withdrawing" :
 		j->state == MU__DJ_NEW ? (j->reason ? j->reason : "Invalid") :
 		j->reason ? j->reason : "Queued";
-	if (on && j->failed_create && j->state == MU__DJ_DISPATCHED) { /* failcreate.c */
+	if (on && j->failed_create && j->state == MU__DJ_DISPATCHED && !j->started) { /* failcreate.c */
 		why = "FailedCreate";
 		snprintf(m, sizeof m, "%.690s", j->failed_create);
 	}
