@@ -11,8 +11,12 @@
  * parts separated by "\n===\n" (missing parts are empty).  The object is
  * also read as a group's pod (mu__dkind_pod_group, mu__dkind_pod_copy), and
  * its member "pods" as a PodGroup's pods, and checked as each kind's own
- * admission checks it (mu__dkind_check) and as a group that may wait for
- * its pods (mu__dkind_group_waits: KAI's sub-groups).
+ * admission checks it (mu__dkind_check, with the coscheduling
+ * minResources) and as a group that may wait for its pods
+ * (mu__dkind_group_waits: KAI's sub-groups).  The object is also a pod
+ * whose request is summed (mu__dpod_request) and a list of a worker's pods
+ * ({"items": its "pods"}) summed per node (mu__dpods_used); the selector
+ * part is also read as an agent's report of them (mu__dused_parse).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mu_specs_release(&s);
 		bool on[MU__DK_COUNT];
 		mu__dkind_list(sel, on);
+		mu_res_t r;
+		(void)mu__dused_parse(sel, &r);
 	}
 	json_t *o = obj ? json_loads(obj, 0, NULL) : NULL;
 	if (o) {
@@ -79,6 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)mu__dkind_pod_group(o, (mu__dkind_t)k);
 		}
 		(void)mu__dkind_group_min(o);
+		mu_res_t r;
+		mu__dpod_request(o, &r);
+		json_t *l = json_pack("{s:O}", "items", json_object_get(o, "pods") ?
+				      json_object_get(o, "pods") : json_null());
+		json_decref(mu__dpods_used(l));
+		json_decref(l);
 		json_decref(mu__dkind_pod_copy(o, "uid-1", "PodGroup:ns/name", 1));
 		json_decref(mu__dnode_min(o));
 		json_decref(o);

@@ -94,6 +94,16 @@ int mu_fleet_cluster_set_label(mu_fleet_t *f, int32_t c, const char *key, const 
 const mu_engine_t *mu_fleet_cluster_engine(const mu_fleet_t *f, int32_t c);
 
 int mu_fleet_node_upsert(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n);
+/* The same for a node where pods the fleet did not send already run (made
+ * on the worker directly, or by another hub): used (pod requests summed,
+ * whole GPUs; NULL or zero: none) is taken from n's allocatable slot by
+ * slot, at least 0, so the model sees only the room left.  "Too big" still
+ * reads n's whole allocatable.  The GPU count cannot drop below a device
+ * the fleet's own jobs hold in the model; it drops as far as it can (the
+ * rest is counted once they end and the node is upserted again).
+ * O(one node upsert x GPUs at worst). */
+int mu_fleet_node_upsert_used(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n,
+			      const mu_res_t *used);
 int mu_fleet_node_remove(mu_fleet_t *f, int32_t c, const char *name,
 			 mu_time_t now);
 int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c,
@@ -139,6 +149,12 @@ typedef struct mu_fleet_job_spec {
 	size_t ncluster_selector;
 	const mu_label_t *locality;  /* clusters with all these go first */
 	size_t nlocality;
+	/* The group's minimum resources in aggregate (the coscheduling
+	 * PodGroup's spec.minResources, accounting units: GPUs in milli), or
+	 * NULL: a cluster whose free capacity summed over its nodes does not
+	 * hold them is not chosen, as the coscheduling plugin's PreFilter
+	 * refuses them.  Kept by pointer, as job is. */
+	const mu_res_t *min_resources;
 } mu_fleet_job_spec_t;
 
 typedef enum mu_fleet_job_state {
@@ -161,6 +177,9 @@ typedef enum mu_fleet_why {
 	                         * empty */
 	MU_FW_BURST_WAIT = 8,   /* only public clusters could take it, and it
 	                         * has not waited the burst time */
+	MU_FW_MIN_RESOURCES = 9, /* its minResources are above the free
+	                         * capacity in aggregate of every cluster that
+	                         * could take it otherwise */
 	MU_FW_COUNT
 } mu_fleet_why_t;
 
@@ -242,7 +261,8 @@ typedef struct mu_fleet_explain {
 	int32_t cluster;
 	bool eligible;          /* selector, state and burst allow it */
 	const char *why;        /* static: "selector", "not ready", "burst
-	                         * wait", "cap", "fits", "no fit", "too big" */
+	                         * wait", "cap", "fits", "no fit", "too big",
+	                         * "min resources not free" */
 	mu_whatif_t whatif;     /* when eligible: the dry run, with its
 	                         * expected start (reason: mu_reason_format()
 	                         * on mu_fleet_cluster_engine()) */

@@ -110,11 +110,25 @@ static int create_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 
 int mu__create_by(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, const char *manager, mu__obj_t **res)
 {
+	return mu__create_why(s, tx, rt, obj, manager, res, NULL, 0);
+}
+
+int mu__create_why(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, const char *manager,
+		   mu__obj_t **res, char *why, size_t len)
+{
 	const mu__rtype_t *t = mu__type(s->types, rt);
 	mu__verr_t e = {0};
-	char amsg[600];
-	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK || mu__prepare_create(s, t, obj, &e) != MU_OK)
+	char amsg[600] = "";
+	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK) {
+		if (why && len)
+			snprintf(why, len, "%s", amsg);
 		return MU_EINVAL;
+	}
+	if (mu__prepare_create(s, t, obj, &e) != MU_OK) {
+		if (why && len)
+			snprintf(why, len, "invalid");
+		return MU_EINVAL;
+	}
 	if (manager) {
 		mu__mgr_t m;
 		mu__mgr_controller(&m, t, manager, false);

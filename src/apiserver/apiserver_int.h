@@ -724,6 +724,10 @@ int mu__create(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, mu__obj_t 
  * `manager` (a kube component: "kubelet", "kube-controller-manager") made
  * it with operation Update, as kube-apiserver records its clients. */
 int mu__create_by(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, const char *manager, mu__obj_t **res);
+/* The same, with why the object was refused (admission's message, or
+ * "invalid") in why (len > 0) when it returns an error. */
+int mu__create_why(mu_apiserver_t *s, mu__wtx_t *tx, int rt, json_t *obj, const char *manager,
+		   mu__obj_t **res, char *why, size_t len);
 /* Sets (or replaces) status condition `type` of o; lastTransitionTime
  * changes only when the status does.  reason and message may be NULL. */
 void mu__set_condition(json_t *o, const char *type, const char *status, const char *reason,

@@ -8,7 +8,9 @@
  * lack one).  Suspending a Job deletes its active pods, which is how Kueue
  * pauses it.  It counts active, ready, succeeded and failed pods into the
  * status, marks the Job Complete when enough pods succeeded, or Failed past
- * backoffLimit failures, and deletes a deleted Job's pods.  A Job whose
+ * backoffLimit failures, and deletes a deleted Job's pods.  A pod it
+ * cannot create (admission refuses it) is recorded as Kubernetes' Job
+ * controller records it: a Warning Event FailedCreate on the Job.  A Job whose
  * spec.managedBy names another controller (not kubernetes.io/job-controller)
  * is left alone, pods and status, as Kubernetes' controller does.
  *
@@ -657,6 +659,37 @@ static void tx_end(shared_tx_t *x)
 	x->writes = 0;
 }
 
+/* The Warning Event Kubernetes' Job controller records when a pod of
+ * job cannot be created (reason FailedCreate, "Error creating: pods
+ * "JOB-" is forbidden: WHY"), in tx: one per Job (named
+ * JOB.failedcreate), written the first time only, so that a refusal
+ * retried at every reconcile does not write again.  O(1) store reads. */
+static void failed_create(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *why)
+{
+	const char *ns = mu__jstr(job, "metadata.namespace"), *name = mu__jstr(job, "metadata.name");
+	const char *uid = mu__jstr(job, "metadata.uid");
+	char en[300], ts[40], msg[900];
+	if (!ns || !name || !uid)
+		return;
+	snprintf(en, sizeof en, "%.230s.failedcreate", name);
+	mu__obj_t *had = mu__store_get(jc->s->store, MU__RT_EVENTS, ns, en);
+	mu__obj_unref(had);
+	if (had)
+		return;
+	mu__timestamp(ts, sizeof ts, false);
+	snprintf(msg, sizeof msg, "Error creating: pods \"%.200s-\" is forbidden: %s", name, why);
+	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
+			      "s:{s:s}, s:s, s:s, s:i, s:s}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
+			      "involvedObject", "kind", "Job", "apiVersion", "batch/v1", "namespace", ns,
+			      "name", name, "uid", uid, "reason", "FailedCreate", "message", msg,
+			      "type", "Warning", "source", "component", "job-controller", "firstTimestamp", ts,
+			      "lastTimestamp", ts, "count", 1, "reportingComponent", "job-controller");
+	if (e)
+		mu__create_by(jc->s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+	json_decref(e);
+}
+
 /* Brings one job to its desired state, its writes in x's transaction.
  * Bounded: MU__TX_MAX / 2 pods made, MU__TX_MAX - 1 deleted. */
 static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared_tx_t *x)
@@ -712,7 +745,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 	else if (stop)
 		need += sc.c.active < MU__TX_MAX - 1 ? sc.c.active : MU__TX_MAX - 1;
 	else if (want > sc.c.active)
-		need += want - sc.c.active < MU__TX_MAX / 2 ? (int)(want - sc.c.active) : MU__TX_MAX / 2;
+		need += 1 + (want - sc.c.active < MU__TX_MAX / 2 ? (int)(want - sc.c.active) : MU__TX_MAX / 2);
 	mu__wtx_t *tx = tx_room(jc, x, need);
 	int writes = 0;
 	if (leaving) {
@@ -726,10 +759,12 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		if (sc.suspended)
 			sc.c.active = 0;
 	} else {
+		char why[600] = "";
 		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 2; k++) {
 			json_t *pod = pod_from(jc, job);
 			mu__obj_t *made = NULL;
-			if (pod && mu__create_by(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", &made) >= 0) {
+			if (pod && mu__create_why(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", &made,
+						  why, sizeof why) >= 0) {
 				sc.c.active++;
 				writes++;
 				if (made) /* in the index before its event */
@@ -738,6 +773,8 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 			mu__obj_unref(made);
 			json_decref(pod);
 		}
+		if (*why)
+			failed_create(jc, tx, job, why);
 		if (sc.c.active < want)
 			mark(jc, ns, name);
 	}

@@ -13,7 +13,8 @@
  * them is deleted, and its hub object told so ("GEN Deleted -" in
  * muster.io/agent-status); a current dispatch without a copy gets one
  * (mu__dcopy, as push mode creates it); each copy's phase and pods go to
- * its hub object ("GEN PHASE bound=N,..."), and the worker's Nodes, the
+ * its hub object ("GEN PHASE bound=N,..."), and the worker's Nodes, what
+ * its pods beside the copies take on each (podcap.c: data.used), the
  * kinds it serves (those whose list it answers: the hub sends a kind only
  * where it is served) and a heartbeat to the ConfigMap
  * muster-system/muster-cluster-NAME, which is what the hub's model of this
@@ -53,6 +54,7 @@ typedef struct agent {
 	 * Nodes, its copies' pods, its copies of each kind, and the hub's
 	 * objects of each kind assigned here (label muster.io/cluster=NAME) */
 	mu_kube_watch_t *wnodes, *wpods, *wcopies[MU__DK_COUNT], *whub[MU__DK_COUNT];
+	mu_kube_watch_t *wused;   /* its pods beside the copies (podcap.c) */
 } agent_t;
 
 /* Writes muster.io/agent-status of the hub object ns/name of kind k when
@@ -284,9 +286,13 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 	json_decref(hubpods);
 }
 
-/* The worker's Nodes and a heartbeat to the hub's ConfigMap. */
-static void heartbeat(agent_t *a, const json_t *nl)
+/* The worker's Nodes, what its pods beside the copies take on each (ul:
+ * their list), and a heartbeat to the hub's ConfigMap. */
+static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul)
 {
+	json_t *usedm = mu__dpods_used(ul);
+	char *used = json_dumps(usedm, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(usedm);
 	json_t *items = json_array();
 	size_t i;
 	json_t *n;
@@ -302,11 +308,12 @@ static void heartbeat(agent_t *a, const json_t *nl)
 		if (a->served[k])
 			snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s",
 				 *kinds ? "," : "", mu__dkind_name((mu__dkind_t)k));
-	json_t *cm = json_pack("{s:s,s:s,s:{s:s+,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
-			       "ConfigMap", "metadata", "name", "muster-cluster-", a->o->cluster,
-			       "namespace", MU__D_NS, "data", "nodes", text ? text : "{}", "beat", beat,
-			       "kinds", kinds);
+	json_t *cm = json_pack("{s:s,s:s,s:{s:s+,s:s},s:{s:s,s:s,s:s,s:s}}", "apiVersion", "v1",
+			       "kind", "ConfigMap", "metadata", "name", "muster-cluster-",
+			       a->o->cluster, "namespace", MU__D_NS, "data", "nodes", text ? text : "{}",
+			       "beat", beat, "kinds", kinds, "used", used ? used : "{}");
 	free(text);
+	free(used);
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/muster-cluster-%s", MU__D_NS,
 		 a->o->cluster);
 	long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", cm, NULL);
@@ -357,16 +364,18 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json
 /* One pass; false when the hub or the worker did not answer. */
 static bool agent_pass(agent_t *a)
 {
-	json_t *nl = NULL, *pl = NULL;
-	bool ok = mu_kube_watch_items(a->wnodes, &nl, NULL) && mu_kube_watch_items(a->wpods, &pl, NULL);
+	json_t *nl = NULL, *pl = NULL, *ul = NULL;
+	bool ok = mu_kube_watch_items(a->wnodes, &nl, NULL) && mu_kube_watch_items(a->wpods, &pl, NULL) &&
+		  mu_kube_watch_items(a->wused, &ul, NULL);
 	if (ok) {
 		json_t *pods = mu__dpods_count(pl);
 		for (int k = 0; ok && k < MU__DK_COUNT; k++)
 			ok = agent_kind(a, (mu__dkind_t)k, pods, pl);
 		json_decref(pods);
 		if (ok)
-			heartbeat(a, nl);
+			heartbeat(a, nl, ul);
 	}
+	json_decref(ul);
 	json_decref(nl);
 	json_decref(pl);
 	return ok;
@@ -375,15 +384,17 @@ static bool agent_pass(agent_t *a)
 /* Stops a's watches and frees its clients (safe on what is not set). */
 static void agent_stop(agent_t *a)
 {
-	/* all asked first, so that they wind down together */
+	/* all signalled first: their threads end together */
 	mu_kube_watch_signal(a->wnodes);
 	mu_kube_watch_signal(a->wpods);
+	mu_kube_watch_signal(a->wused);
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_signal(a->wcopies[k]);
 		mu_kube_watch_signal(a->whub[k]);
 	}
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
+	mu_kube_watch_stop(a->wused);
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_stop(a->wcopies[k]);
 		mu_kube_watch_stop(a->whub[k]);
@@ -416,6 +427,8 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 	int rc = mu_kube_watch_start(o->worker, "/api/v1/nodes", NULL, &a.wnodes);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", sel, &a.wpods);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", MU__D_USED_QUERY, &a.wused);
 	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
 		char path[200];
 		mu__dkind_path((mu__dkind_t)k, NULL, NULL, "", path, sizeof path);

@@ -1,10 +1,12 @@
 /*
  * dispatch_int.h - the hub daemon's own structures, shared by the files
  * of src/dispatch: dutil.c (requests, logs, clocks, the copy of a hub
- * Job) at the bottom, hub.c (the hub's Clusters, Queues and Jobs in;
- * annotations, status and events out) above it, worker.c (a worker's
- * Nodes and copies in; copies created and deleted; pull mode's reports)
- * above hub.c, run.c (the pass: dispatch, exactly once, timeouts, lost
+ * Job) at the bottom, podcap.c (what a worker's other pods take, per
+ * node) above it, hub.c (the hub's Clusters, Queues and Jobs in;
+ * annotations, status and events out) above dutil.c, failcreate.c (a
+ * worker's FailedCreate Events) above hub.c, worker.c (a worker's Nodes
+ * and copies in; copies created and deleted; pull mode's reports) above
+ * both, run.c (the pass: dispatch, exactly once, timeouts, lost
  * clusters) on top; agent.c (`muster dispatch agent`, pull mode) beside
  * run.c, over worker.c's helpers; metrics.c (/metrics, and /ui/ of ui.c)
  * under run.c.
@@ -50,6 +52,12 @@
                                                  * it serves ("kinds.muster.io/JobSet":
                                                  * "true"), found by discovery */
 #define MU__D_REDISCOVER_MS 60000               /* the kinds asked again after */
+/* A worker's pods that take room beside the hub's copies (podcap.c):
+ * kube-scheduler's informer selector (not ended), bound, not a copy */
+#define MU__D_FAIL_QUERY "fieldSelector=reason%3DFailedCreate" /* failcreate.c */
+#define MU__D_USED_QUERY "fieldSelector=spec.nodeName%21%3D%2Cstatus.phase%21%3DSucceeded" \
+	"%2Cstatus.phase%21%3DFailed&labelSelector=%21muster.io%2Fhub-uid"
+
 
 /* The kinds a hub dispatches (kinds.c): batch/v1 Jobs and the suspendable
  * kinds of the workload issue (RayClusters too), as MultiKueue dispatches
@@ -91,6 +99,18 @@ typedef struct mu__dcl {
 	 * may fail where their CRD is missing) and their pods, watched */
 	mu_kube_watch_t *wnodes, *wcopies[MU__DK_COUNT], *wpods;
 	uint64_t nodes_seq;       /* the node watch's changes last synced */
+	/* its bound, running pods that are not the hub's copies (podcap.c),
+	 * watched in push mode; used: node -> their requests summed
+	 * ("cpu=Nm,memory=N,nvidia.com/gpu=N,pods=N"), from the watch or
+	 * the agent's report, or NULL */
+	mu_kube_watch_t *wused;
+	uint64_t used_seq;
+	json_t *used;
+	/* its Events of reason FailedCreate (failcreate.c), push mode;
+	 * fails: the copy uid each names -> its message, or NULL */
+	mu_kube_watch_t *wfail;
+	uint64_t fail_seq;
+	json_t *fails;
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
 	bool seen;                /* in the last Cluster list */
@@ -147,6 +167,8 @@ typedef struct mu__djob {
 	int64_t made;             /* mono ms of the last create retried */
 	int fails;                /* creates that failed in a row (transient) */
 	char *refused;            /* a sender's: the worker's permanent refusal */
+	char *failed_create;      /* its current copy's pods refused by the
+	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
 	bool started;             /* a pod of its copy was bound */
 	bool copy_seen;           /* its copy was listed on the worker */
@@ -311,6 +333,12 @@ bool mu__dkind_group_waits(const json_t *o, mu__dkind_t k, const json_t *pods, c
  * message in msg (Volcano's minAvailable above the replicas, KubeRay's
  * minReplicas above maxReplicas, KAI's sub-group names).  O(parts^2). */
 int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len);
+/* The coscheduling PodGroup's spec.minResources (cpu, memory,
+ * nvidia.com/gpu, pods; other names are not read) in accounting units
+ * (GPUs in milli) into out: 1 when it names any above 0, 0 when none (or
+ * another kind), MU_EINVAL with the message in msg for a value that is
+ * not a quantity.  O(names). */
+int mu__dkind_min_resources(const json_t *o, mu__dkind_t k, mu_res_t *out, char *msg, size_t len);
 /* A group's end from its copies' pod counts, npods the pods sent:
  * "Succeeded" when every one succeeded, "Failed" when all ended and one
  * failed, else NULL. */
@@ -355,6 +383,34 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods);
 const char *mu__dkind_done(const json_t *copy, mu__dkind_t k);
 /* The merge patch that sets o's suspend flag to on; owned. */
 json_t *mu__dkind_suspend_patch(mu__dkind_t k, bool on);
+
+/* --- podcap.c --------------------------------------------------------------- */
+
+/* A pod's effective request (Kubernetes' PodRequests: containers and
+ * sidecars, or the largest init container with the sidecars before it,
+ * plus overhead; requests, else limits): CPU, memory, whole GPUs, one
+ * pod.  O(containers). */
+void mu__dpod_request(const json_t *pod, mu_res_t *out);
+/* Per node, what the pods of list ({"items": [...]}) that are bound, not
+ * ended and not the hub's copies (no muster.io/hub-uid) request, summed:
+ * node -> "cpu=Nm,memory=N,nvidia.com/gpu=N,pods=N".  Owned.
+ * O(pods x containers). */
+json_t *mu__dpods_used(const json_t *list);
+/* Parses one such text; MU_EPARSE when malformed. */
+int mu__dused_parse(const char *s, mu_res_t *out);
+/* Reads c's watch of those pods (c->wused) into c->used when it
+ * changed; whether c->used changed.  O(1) when the watch did not move,
+ * else O(pods). */
+bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
+
+/* --- failcreate.c ----------------------------------------------------------- */
+
+/* Reads cluster c's FailedCreate Events (when they changed) and marks
+ * the hub Jobs whose current copy (in jl, the Job copies c's watch shows)
+ * they name, while none of its pods was bound: j->failed_create says
+ * why, with a Warning Event on the hub object.  O(1) without such Events,
+ * else O(events + copies). */
+void mu__dfailed_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *jl);
 
 /* --- ui.c ------------------------------------------------------------------- */
 

@@ -209,7 +209,8 @@ json_t *mu__dnode_min(const json_t *n)
 }
 
 /* The watches of a push-mode worker: its Nodes, its copies (objects of
- * each kind labelled with a hub uid) and their pods. */
+ * each kind labelled with a hub uid) and their pods, and the pods beside
+ * them (podcap.c). */
 int mu__dcl_connect(mu__dcl_t *c)
 {
 	int rc = mu_kube_client_new(c->cfg, &c->kc);
@@ -218,12 +219,16 @@ int mu__dcl_connect(mu__dcl_t *c)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/nodes", NULL, &c->wnodes);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/pods", sel, &c->wpods);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(c->cfg, "/api/v1/pods", MU__D_USED_QUERY, &c->wused);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(c->cfg, "/api/v1/events", MU__D_FAIL_QUERY, &c->wfail);
 	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
 		char path[200];
 		rc = mu_kube_watch_start(c->cfg, mu__dkind_path(k, NULL, NULL, "", path, sizeof path),
 					 sel, &c->wcopies[k]);
 	}
-	c->nodes_seq = 0;
+	c->nodes_seq = c->used_seq = c->fail_seq = 0;
 	if (rc != MU_OK)
 		mu__dcl_disconnect(c);
 	return rc;
@@ -233,6 +238,8 @@ void mu__dcl_signal(mu__dcl_t *c)
 {
 	mu_kube_watch_signal(c->wnodes);
 	mu_kube_watch_signal(c->wpods);
+	mu_kube_watch_signal(c->wused);
+	mu_kube_watch_signal(c->wfail);
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_signal(c->wcopies[k]);
 }
@@ -242,7 +249,14 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 	mu__dcl_signal(c);
 	mu_kube_watch_stop(c->wnodes);
 	mu_kube_watch_stop(c->wpods);
-	c->wnodes = c->wpods = NULL;
+	mu_kube_watch_stop(c->wused);
+	c->wnodes = c->wpods = c->wused = NULL;
+	json_decref(c->used);
+	c->used = NULL;
+	mu_kube_watch_stop(c->wfail);
+	c->wfail = NULL;
+	json_decref(c->fails);
+	c->fails = NULL;
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_stop(c->wcopies[k]);
 		c->wcopies[k] = NULL;

@@ -641,6 +641,11 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	}
 	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
 		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc};
+	mu_res_t mr; /* the coscheduling minResources: fleet-checked in aggregate */
+	char mm[200];
+	if (mu__dkind_min_resources(j->obj, j->kind, &mr, mm, sizeof mm) > 0 &&
+	    (j->fs.min_resources = mu_arena_alloc(&j->specs.arena, sizeof mr)))
+		memcpy((void *)j->fs.min_resources, &mr, sizeof mr);
 	return job_priority(d, j);
 }
 
@@ -774,6 +779,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->reason);
 	free(j->msg);
 	free(j->refused);
+	free(j->failed_create);
 	json_decref(j->wstatus);
 	json_decref(j->gpods);
 	json_decref(j->sent);
@@ -1096,8 +1102,12 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_GEN, j->gen ? json_string(gen) : json_null());
 	json_object_set_new(a, MU__D_PHASE, json_string(*phase ? phase : "Dispatched"));
 	bool waits = j->state == MU__DJ_QUEUED || j->state == MU__DJ_NEW || mu__dhub_refused(j);
-	json_object_set_new(a, MU__D_REASON, waits && j->reason ? json_string(j->reason) : json_null());
-	json_object_set_new(a, MU__D_MSG, waits && j->msg ? json_string(j->msg) : json_null());
+	/* a copy whose pods its worker refuses says why (failcreate.c) */
+	bool fc = j->failed_create && j->state == MU__DJ_DISPATCHED && !j->started;
+	json_object_set_new(a, MU__D_REASON, fc ? json_string("FailedCreate") :
+			    waits && j->reason ? json_string(j->reason) : json_null());
+	json_object_set_new(a, MU__D_MSG, fc ? json_string(j->failed_create) :
+			    waits && j->msg ? json_string(j->msg) : json_null());
 	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
@@ -1273,6 +1283,10 @@ static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 	const char *why = on ? "Dispatched" : j->state == MU__DJ_WITHDRAWING ? "Withdrawing" :
 		j->state == MU__DJ_NEW ? (j->reason ? j->reason : "Invalid") :
 		j->reason ? j->reason : "Queued";
+	if (on && j->failed_create && j->state == MU__DJ_DISPATCHED && !j->started) { /* failcreate.c */
+		why = "FailedCreate";
+		snprintf(m, sizeof m, "%.690s", j->failed_create);
+	}
 	if (mu__dhub_refused(j)) { /* a permanent refusal by the worker */
 		on = false;
 		why = "NotAdmitted";

@@ -417,6 +417,11 @@ int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len)
 				snprintf(msg, len, "spec.subGroups[%zu]: a sub-group needs a name", i);
 				return MU_EINVAL;
 			}
+			if (strcmp(a, mu__jstr(x, "name") ? mu__jstr(x, "name") : "")) {
+				snprintf(msg, len, "spec.subGroups[%.64s]: a sub-group's name must be "
+					 "lower case", mu__jstr(x, "name"));
+				return MU_EINVAL;
+			}
 			json_array_foreach(subs, j, y) {
 				part_name(b, sizeof b, mu__jstr(y, "name"));
 				if (j < i && !strcmp(a, b)) {
@@ -433,8 +438,69 @@ int mu__dkind_check(const json_t *o, mu__dkind_t k, char *msg, size_t len)
 				return MU_EINVAL;
 			}
 		}
+		/* no cycle: from each, its parents reach the group within as
+		 * many steps as there are sub-groups */
+		size_t n = json_array_size(subs);
+		json_array_foreach(subs, i, x) {
+			const json_t *at = x;
+			size_t steps = 0;
+			while (at && mu__jstr(at, "parent") && steps <= n) {
+				const json_t *up = NULL;
+				json_array_foreach(subs, j, y)
+					if (!strcmp(mu__jstr(y, "name") ? mu__jstr(y, "name") : "",
+						    mu__jstr(at, "parent")))
+						up = y;
+				at = up;
+				steps++;
+			}
+			if (steps > n) {
+				snprintf(msg, len, "spec.subGroups[%.64s]: its parents make a cycle",
+					 mu__jstr(x, "name"));
+				return MU_EINVAL;
+			}
+		}
 	}
+	mu_res_t mr;
+	if (mu__dkind_min_resources(o, k, &mr, msg, len) < 0)
+		return MU_EINVAL;
 	return MU_OK;
+}
+
+int mu__dkind_min_resources(const json_t *o, mu__dkind_t k, mu_res_t *out, char *msg, size_t len)
+{
+	memset(out, 0, sizeof *out);
+	const json_t *mr = mu__jget(o, "spec.minResources");
+	if (k != MU__DK_COSCHED_PG || !json_is_object(mr))
+		return 0;
+	static const struct {
+		const char *name;
+		int slot;
+		int64_t scale, acct; /* quantity scale; accounting factor */
+	} want[] = {{"cpu", MU_RES_CPU, 1000, 1}, {"memory", MU_RES_MEM, 1, 1},
+		    {"nvidia.com/gpu", MU_RES_GPU, 1, 1000}, {"pods", MU_RES_PODS, 1, 1}};
+	int n = 0;
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)mr, key, v) {
+		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+			if (strcmp(key, want[i].name))
+				continue;
+			int64_t q = -1;
+			if (json_is_integer(v))
+				q = json_integer_value(v) <= INT64_MAX / (want[i].scale * want[i].acct) ?
+				    json_integer_value(v) * want[i].scale : -1;
+			else if (!json_is_string(v) ||
+				 mu_quantity_parse(json_string_value(v), want[i].scale, &q) != MU_OK)
+				q = -1;
+			if (q < 0 || q > INT64_MAX / want[i].acct) {
+				snprintf(msg, len, "spec.minResources[%s]: not a quantity", key);
+				return MU_EINVAL;
+			}
+			out->v[want[i].slot] = q * want[i].acct;
+			n += q > 0;
+		}
+	}
+	return n > 0;
 }
 
 /* The pod sets of a group's pods: one per part, of as many replicas as
@@ -618,9 +684,16 @@ const char *mu__dkind_done(const json_t *w, mu__dkind_t k)
 		const char *ph = mu__jstr(w, "status.state.phase");
 		if (ph && !strcmp(ph, "Completed"))
 			return "Succeeded";
-		if (ph && (!strcmp(ph, "Failed") || !strcmp(ph, "Terminated")))
+		/* Volcano's ends other than Completed: Failed (its retries
+		 * spent), Terminated (ended by an event), and Aborted (by a
+		 * user or the error handling: its pods are released; Volcano
+		 * could resume it on the worker, but the hub takes it as ended,
+		 * its room freed, as clients of Volcano take it: cancelled).
+		 * Aborting, Terminating, Completing and Restarting are on
+		 * their way and not ends. */
+		if (ph && (!strcmp(ph, "Failed") || !strcmp(ph, "Terminated") || !strcmp(ph, "Aborted")))
 			return "Failed";
-		return NULL; /* Aborted can be resumed: not an end */
+		return NULL;
 	}
 	case MU__DK_LWS: /* a serving workload: it runs until deleted */
 	case MU__DK_RAYCLUSTER: /* so does a RayCluster */

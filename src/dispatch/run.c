@@ -219,6 +219,17 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 		if (j->state != MU__DJ_DISPATCHED)
 			return;
 	}
+	if (!j->started && t - j->dispatched >= d->o->start_timeout_ms && j->failed_create) {
+		/* its worker refuses its pods (failcreate.c): it ends
+		 * NotAdmitted, not sent again with a new generation */
+		if (!c->pull)
+			mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
+		free(j->refused);
+		j->refused = j->failed_create;
+		j->failed_create = NULL;
+		refuse(d, j);
+		return;
+	}
 	if (!j->started && t - j->dispatched >= d->o->start_timeout_ms) {
 		char msg[600];
 		snprintf(msg, sizeof msg, "no pod of it was bound on %s within %lld ms; "
@@ -299,6 +310,8 @@ static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 	j->started = j->copy_seen = j->listed = false;
 	j->fails = 0;
 	j->made = 0;
+	free(j->failed_create); /* a new copy: its own */
+	j->failed_create = NULL;
 	snprintf(j->phase, sizeof j->phase, "Dispatched");
 	j->pods[0] = '\0';
 	mu__djob_touch(d, j);

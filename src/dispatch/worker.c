@@ -53,7 +53,8 @@ static char *node_slim(const json_t *n)
 	return text;
 }
 
-/* Brings c's model up to date with the Node list l.  O(nodes). */
+/* Brings c's model up to date with the Node list l and c->used (the
+ * room pods beside the hub's take on each).  O(nodes). */
 static void nodes_sync(mu__dd_t *d, mu__dcl_t *c, const json_t *l)
 {
 	mu_time_t now = mu__d_now(d);
@@ -70,22 +71,37 @@ static void nodes_sync(mu__dd_t *d, mu__dcl_t *c, const json_t *l)
 		const char *g = json_string_value(gv);
 		gpus += g ? atoll(g) : json_integer_value(gv);
 		json_object_set_new(seen, name, json_true());
+		/* what pods beside the hub's take there (podcap.c): part of
+		 * what the model has of the node */
+		const char *u = json_string_value(json_object_get(c->used, name));
+		mu_res_t used;
+		if (u && mu__dused_parse(u, &used) != MU_OK)
+			u = NULL;
+		size_t tl = strlen(text);
+		char *had_key = malloc(tl + (u ? strlen(u) : 0) + 2);
+		if (!had_key) {
+			free(text);
+			continue;
+		}
+		snprintf(had_key, tl + (u ? strlen(u) : 0) + 2, "%s|%s", text, u ? u : "");
 		const char *had = json_string_value(json_object_get(c->nodes, name));
-		if (had && !strcmp(had, text)) {
+		if (had && !strcmp(had, had_key)) {
+			free(had_key);
 			free(text);
 			continue;
 		}
 		mu_specs_t s;
 		mu_specs_init(&s);
 		mu_diag_t dg = {""};
-		int rc = mu_load_yaml(name, text, strlen(text), &s, &dg);
+		int rc = mu_load_yaml(name, text, tl, &s, &dg);
 		if (rc == MU_OK && s.nnodes == 1)
-			rc = mu_fleet_node_upsert(d->fleet, c->fid, &s.nodes[0]);
+			rc = mu_fleet_node_upsert_used(d->fleet, c->fid, &s.nodes[0], u ? &used : NULL);
 		if (rc)
 			mu__dlog(d, 0, "cluster %s: node %s: %s %s", c->name, name, mu_strerror(rc), dg.msg);
 		else
-			json_object_set_new(c->nodes, name, json_string(text));
+			json_object_set_new(c->nodes, name, json_string(had_key));
 		mu_specs_release(&s);
+		free(had_key);
 		free(text);
 	}
 	const char *k;
@@ -507,8 +523,10 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	 * its copies then keep what they showed last. */
 	bool ok = c->wnodes && mu_kube_watch_items(c->wnodes, NULL, &nseq) &&
 		  mu_kube_watch_items(c->wcopies[MU__DK_JOB], NULL, NULL) &&
-		  mu_kube_watch_items(c->wpods, NULL, NULL);
-	if (ok && nseq != c->nodes_seq)
+		  mu_kube_watch_items(c->wpods, NULL, NULL) &&
+		  mu_kube_watch_items(c->wused, NULL, NULL);
+	bool used = ok && mu__dused_poll(d, c);
+	if (ok && (nseq != c->nodes_seq || used))
 		ok = mu_kube_watch_items(c->wnodes, &nl, &nseq);
 	if (!ok) {
 		json_decref(nl);
@@ -567,6 +585,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 		    j->copy_seen)
 			mu__dwork_group_send(d, c->kc, j);
 	}
+	mu__dfailed_poll(d, c, jl[MU__DK_JOB]); /* pods its worker refuses */
 	json_t *pods = mu__dpods_count(pl);
 	c->polled = c->pinfo && c->pcount;
 	c->running = c->waiting = 0;
@@ -727,6 +746,12 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		c->beat_rv = strdup(rv);
 		c->beat_at = t;
 		c->beats++;
+		/* what its pods beside the hub's take, per node (podcap.c) */
+		json_t *u = json_loads(mu__jstr(cm, "data.used") ? mu__jstr(cm, "data.used") : "",
+				       0, NULL);
+		json_decref(c->used);
+		c->used = json_is_object(u) ? json_incref(u) : NULL;
+		json_decref(u);
 		json_t *nl = json_loads(mu__jstr(cm, "data.nodes") ? mu__jstr(cm, "data.nodes") : "",
 					0, NULL);
 		if (nl)

@@ -66,6 +66,7 @@ const char *mu_fleet_why_name(mu_fleet_why_t w)
 	static const char *const names[MU_FW_COUNT] = {
 		"", "New", "NoMatchingCluster", "ClustersNotReady", "QueueLimit",
 		"ClusterCap", "NoClusterFits", "LargerThanAnyCluster", "BurstWait",
+		"MinResourcesNotFree",
 	};
 	return w >= 0 && w < MU_FW_COUNT ? names[w] : "?";
 }
@@ -98,6 +99,7 @@ static void labels_free(mu_label_t *l, size_t n)
 static void cluster_release(mu__cluster_t *c)
 {
 	labels_free(c->labels, c->nlabels);
+	free(c->taken);
 	free(c->name);
 	mu_engine_free(c->eng);
 }
@@ -297,13 +299,44 @@ const mu_engine_t *mu_fleet_cluster_engine(const mu_fleet_t *f, int32_t c)
 	return c >= 0 && c < f->nclusters ? f->clusters[c].eng : NULL;
 }
 
+/* Sets what model node id of k has taken out (NULL: nothing), keeping
+ * k->taken_sum.  O(resources). */
+static int taken_set(mu__cluster_t *k, mu_id_t id, const mu_res_t *t)
+{
+	if (id < 0)
+		return MU_OK;
+	if (id >= k->taken_cap) {
+		if (!t)
+			return MU_OK;
+		int32_t cap = k->taken_cap;
+		int rc = mu__fleet_grow((void **)&k->taken, &cap, (int32_t)id + 1, sizeof *k->taken);
+		if (rc)
+			return rc;
+		memset(k->taken + k->taken_cap, 0, (size_t)(cap - k->taken_cap) * sizeof *k->taken);
+		k->taken_cap = cap;
+	}
+	mu_res_t old = mu_res_acct(&k->taken[id]), now = {{0}};
+	if (t)
+		now = mu_res_acct(t);
+	for (int r = 0; r < MU_RES_MAX; r++)
+		k->taken_sum.v[r] += now.v[r] - old.v[r];
+	if (t)
+		k->taken[id] = *t;
+	else
+		memset(&k->taken[id], 0, sizeof k->taken[id]);
+	return MU_OK;
+}
+
 int mu_fleet_node_upsert(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n)
 {
 	if (c < 0 || c >= f->nclusters)
 		return MU_ENOENT;
 	mu__cluster_t *k = &f->clusters[c];
-	int rc = mu_engine_node_upsert(k->eng, n, NULL);
+	mu_id_t id = -1;
+	int rc = mu_engine_node_upsert(k->eng, n, &id);
 	if (rc)
+		return rc;
+	if ((rc = taken_set(k, id, NULL)) != MU_OK)
 		return rc;
 	if (n->alloc.v[MU_RES_GPU] > k->max_node_gpu)
 		k->max_node_gpu = n->alloc.v[MU_RES_GPU];
@@ -313,11 +346,48 @@ int mu_fleet_node_upsert(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n)
 	return MU_OK;
 }
 
+int mu_fleet_node_upsert_used(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n,
+			      const mu_res_t *used)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	if (!n || !used)
+		return mu_fleet_node_upsert(f, c, n);
+	mu_node_spec_t m = *n;
+	for (int r = 0; r < MU_RES_NAMED0; r++) {
+		if (used->v[r] < 0)
+			return MU_ERANGE;
+		m.alloc.v[r] = n->alloc.v[r] > used->v[r] ? n->alloc.v[r] - used->v[r] : 0;
+	}
+	/* the devices the fleet's own jobs hold in the model stay: fewer
+	 * GPUs than that is MU_ESTATE, so one more is tried up to all */
+	int rc;
+	while ((rc = mu_fleet_node_upsert(f, c, &m)) == MU_ESTATE &&
+	       m.alloc.v[MU_RES_GPU] < n->alloc.v[MU_RES_GPU])
+		m.alloc.v[MU_RES_GPU]++;
+	if (rc)
+		return rc;
+	mu__cluster_t *k = &f->clusters[c];
+	if (n->alloc.v[MU_RES_GPU] > k->max_node_gpu)
+		k->max_node_gpu = n->alloc.v[MU_RES_GPU];
+	if (n->alloc.v[MU_RES_CPU] > k->max_node_cpu)
+		k->max_node_cpu = n->alloc.v[MU_RES_CPU];
+	mu_res_t t = {{0}};
+	for (int r = 0; r < MU_RES_NAMED0; r++)
+		t.v[r] = n->alloc.v[r] - m.alloc.v[r];
+	return taken_set(k, mu_engine_node_find(k->eng, n->name), &t);
+}
+
 int mu_fleet_node_remove(mu_fleet_t *f, int32_t c, const char *name, mu_time_t now)
 {
 	if (c < 0 || c >= f->nclusters)
 		return MU_ENOENT;
-	return mu_engine_node_remove(f->clusters[c].eng, name, now);
+	mu__cluster_t *k = &f->clusters[c];
+	mu_id_t id = mu_engine_node_find(k->eng, name);
+	int rc = mu_engine_node_remove(k->eng, name, now);
+	if (rc == MU_OK)
+		taken_set(k, id, NULL);
+	return rc;
 }
 
 int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c, const mu_topology_spec_t *t)

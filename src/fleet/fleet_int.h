@@ -23,6 +23,12 @@ typedef struct mu__cluster {
 	mu_cluster_state_t state;
 	mu_engine_t *eng;   /* the model: nodes, and the jobs sent here */
 	int64_t max_node_gpu, max_node_cpu; /* largest node, for "too big" */
+	/* per model node id: what pods the fleet did not send take out of
+	 * its allocatable (mu_fleet_node_upsert_used; node units), and their
+	 * sum (accounting units), added back for "too big" */
+	mu_res_t *taken;
+	int32_t taken_cap;
+	mu_res_t taken_sum;
 	int32_t running;    /* jobs dispatched here and not finished */
 } mu__cluster_t;
 

@@ -66,8 +66,9 @@ static bool too_big(const mu__cluster_t *c, const mu_job_spec_t *j,
 {
 	mu_res_t alloc;
 	mu_engine_totals(c->eng, &alloc, NULL);
-	if (acct->v[MU_RES_GPU] > alloc.v[MU_RES_GPU] ||
-	    acct->v[MU_RES_CPU] > alloc.v[MU_RES_CPU])
+	/* even empty: with what other pods take there back */
+	if (acct->v[MU_RES_GPU] > alloc.v[MU_RES_GPU] + c->taken_sum.v[MU_RES_GPU] ||
+	    acct->v[MU_RES_CPU] > alloc.v[MU_RES_CPU] + c->taken_sum.v[MU_RES_CPU])
 		return true;
 	for (size_t p = 0; p < j->npodsets; p++)
 		if (j->podsets[p].req.v[MU_RES_GPU] > c->max_node_gpu ||
@@ -115,6 +116,7 @@ static bool shape_of(const mu_fleet_t *f, const mu__fjob_t *fj, bool burst,
 {
 	const mu_job_spec_t *j = fj->spec.job;
 	if (j->npodsets != 1 || fj->spec.ncluster_selector || fj->spec.nlocality ||
+	    fj->spec.min_resources ||
 	    j->topo.required || j->topo.preferred)
 		return false;
 	const mu_podset_spec_t *p = &j->podsets[0];
@@ -157,8 +159,20 @@ static int32_t memo_find(memo_t *m, const shape_key_t *k, const mu__fjob_t *fj)
 
 /* What kept clusters out, for the reason of a job that went nowhere. */
 typedef struct tally {
-	int32_t selected, not_ready, burst, capped, big, full, tried;
+	int32_t selected, not_ready, burst, capped, big, full, tried, minres;
 } tally_t;
+
+/* Whether a group's minResources (NULL: none) fit in a cluster's free
+ * capacity summed over its nodes (alloc - used, accounting units), slot
+ * by slot, as the coscheduling plugin's PreFilter checks them against the
+ * nodes' allocatable less their pods' requests.  O(resources). */
+static bool min_resources_free(const mu_res_t *min, const mu_res_t *alloc, const mu_res_t *used)
+{
+	for (int r = 0; min && r < MU_RES_MAX; r++)
+		if (min->v[r] > 0 && alloc->v[r] - used->v[r] < min->v[r])
+			return false;
+	return true;
+}
 
 /* The gate of cluster c for job fj: NULL when it is a candidate (and
  * fills *cd), else a static word saying why not; counts it in t. */
@@ -180,6 +194,8 @@ static const char *gate(const mu_fleet_t *f, const mu__fjob_t *fj, int32_t c,
 		return t->capped++, "cap";
 	mu_res_t alloc, used;
 	mu_engine_totals(k->eng, &alloc, &used);
+	if (!min_resources_free(fj->spec.min_resources, &alloc, &used))
+		return t->minres++, "min resources not free";
 	int r = acct->v[MU_RES_GPU] > 0 ? MU_RES_GPU : MU_RES_CPU;
 	int64_t left = alloc.v[r] - used.v[r] - acct->v[r];
 	if (left < 0 || alloc.v[MU_RES_CPU] - used.v[MU_RES_CPU] < acct->v[MU_RES_CPU])
@@ -240,6 +256,8 @@ static mu_fleet_why_t why_of(const tally_t *t)
 		return MU_FW_TOO_BIG;
 	if (t->tried || t->full)
 		return t->burst ? MU_FW_BURST_WAIT : MU_FW_NO_FIT;
+	if (t->minres)
+		return MU_FW_MIN_RESOURCES;
 	if (t->burst)
 		return MU_FW_BURST_WAIT;
 	if (t->capped)

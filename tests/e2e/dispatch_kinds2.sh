@@ -19,7 +19,8 @@
 #     task templates are labelled; the pods (this test plays Volcano's job
 #     controller) bind and the hub says Running; the copy's
 #     status.state.phase Completed makes the hub job Succeeded, with the
-#     copy's status;
+#     copy's status; another whose copy is Aborted ends Failed on the hub
+#     (round 10), with the copy's status;
 #   - a RayCluster is held suspended on the hub (spec.suspend patched to
 #     true), goes to big unsuspended without managedBy, its head and worker
 #     templates labelled; its pods (this test plays KubeRay) bind and the
@@ -148,6 +149,21 @@ w big patch "$VJ" vj --subresource=status --type=merge \
 wait_for vj-succeeded 150 ann_is "$VJ" vj dispatch-phase Succeeded
 vst() { [ "$(hget "$VJ" vj '{.status.state.phase}')" = Completed ]; }
 wait_for vj-status-back 100 vst || echo "  vj status on the hub: $(hget "$VJ" vj '{.status}')"
+# a Volcano Job whose copy is Aborted (by a user or the error handling on
+# the worker: its pods released) has ended on the hub: Failed, its
+# status the copy's
+sed -e 's/name: vj$/name: vja/' "$T/vj.yaml" >"$T/vja.yaml"
+expect "Volcano Job vja on the hub" 0 h create -f "$T/vja.yaml"
+wait_for vja-to-big 100 ann_is "$VJ" vja cluster big
+vacopy() { w big get "$VJ" vja -o name | grep -q .; }
+wait_for vja-copy 100 vacopy
+w big patch "$VJ" vja --subresource=status --type=merge \
+	-p '{"status":{"state":{"phase":"Aborted","reason":"user","message":"aborted by vcctl"}}}' >/dev/null &&
+	ok || bad "vja copy status"
+wait_for vja-aborted-is-an-end 150 ann_is "$VJ" vja dispatch-phase Failed ||
+	echo "  vja: $(ann "$VJ" vja dispatch-phase)"
+vast() { [ "$(hget "$VJ" vja '{.status.state.phase}')" = Aborted ]; }
+wait_for vja-status-back 100 vast || echo "  vja status on the hub: $(hget "$VJ" vja '{.status}')"
 KX() { "$M" kexplain --kubeconfig "$T/hub/kubeconfig" "$@" >"$T/kx" 2>&1; }
 KX vcjob/vj
 has kexplain-vj "$T/kx" "Job (batch.volcano.sh) default/vj"

@@ -381,8 +381,18 @@ static void test_volcano_job(mu_t_t *t)
 	json_object_set_new(mu__jget(st, "status.state") ? (json_t *)mu__jget(st, "status.state") : st,
 			    "phase", json_string("Terminated"));
 	CHECK_STR(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB), "Failed");
+	/* Aborted (by a user or the error handling: its pods released) and
+	 * Failed are ends too; the phases on their way to one are not */
 	json_object_set_new((json_t *)mu__jget(st, "status.state"), "phase", json_string("Aborted"));
-	CHECK(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB) == NULL);
+	CHECK_STR(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB), "Failed");
+	json_object_set_new((json_t *)mu__jget(st, "status.state"), "phase", json_string("Failed"));
+	CHECK_STR(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB), "Failed");
+	static const char *const going[] = {"Aborting", "Terminating", "Completing", "Restarting",
+					    "Pending"};
+	for (size_t g = 0; g < sizeof going / sizeof going[0]; g++) {
+		json_object_set_new((json_t *)mu__jget(st, "status.state"), "phase", json_string(going[g]));
+		CHECK(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB) == NULL);
+	}
 	json_object_set_new((json_t *)mu__jget(st, "status.state"), "phase", json_string("Running"));
 	CHECK(t, mu__dkind_done(st, MU__DK_VOLCANO_JOB) == NULL);
 	json_decref(st);
@@ -472,7 +482,7 @@ static void test_kai_subgroups(mu_t_t *t)
 	json_t *o = J("{\"apiVersion\":\"scheduling.run.ai/v2alpha2\",\"kind\":\"PodGroup\","
 		      "\"metadata\":{\"name\":\"k\",\"namespace\":\"ml\",\"labels\":{\"muster.io/queue\":\"q\"}},"
 		      "\"spec\":{\"minMember\":2,\"subGroups\":[{\"name\":\"all\",\"minMember\":1},"
-		      "{\"name\":\"Decode\",\"minMember\":3,\"parent\":\"all\"},"
+		      "{\"name\":\"decode\",\"minMember\":3,\"parent\":\"all\"},"
 		      "{\"name\":\"prefill\",\"minMember\":1,\"parent\":\"all\"}]}}");
 	json_t *pods = json_array();
 	json_array_append_new(pods, kpod("k-p0", "prefill"));
@@ -500,6 +510,16 @@ static void test_kai_subgroups(mu_t_t *t)
 		CHECK_EQ_INT(t, s.jobs[0].min_member, 4);
 	}
 	mu_specs_release(&s);
+	/* a parent's minMember is not read, as KAI's scheduler reads none
+	 * (a sub-group with children gets no minimum of its own: its
+	 * children's are what must be ready) */
+	json_object_set_new(json_array_get(mu__jget(o, "spec.subGroups"), 0), "minMember",
+			    json_integer(40));
+	CHECK(t, !mu__dkind_group_waits(o, MU__DK_KAI_PG, pods, msg, sizeof msg));
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_KAI_PG, pods), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1)
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 4);
+	mu_specs_release(&s);
 	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_OK);
 	/* what KAI refuses: a name twice, a parent that is not there */
 	json_t *subs = (json_t *)mu__jget(o, "spec.subGroups");
@@ -512,7 +532,84 @@ static void test_kai_subgroups(mu_t_t *t)
 	json_object_del(json_array_get(subs, 2), "parent");
 	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
 	CHECK(t, strstr(msg, "sub-group decode is named twice") != NULL);
+	/* KAI's webhook: names in lower case, and parents without a cycle */
+	json_object_set_new(json_array_get(subs, 2), "name", json_string("Prefill"));
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "spec.subGroups[Prefill]: a sub-group's name must be lower case") != NULL);
+	json_object_set_new(json_array_get(subs, 2), "name", json_string("prefill"));
+	json_object_set_new(json_array_get(subs, 2), "parent", json_string("decode"));
+	json_object_set_new(json_array_get(subs, 0), "parent", json_string("prefill"));
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "its parents make a cycle") != NULL);
+	json_object_del(json_array_get(subs, 0), "parent");
+	json_object_del(json_array_get(subs, 2), "parent");
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_KAI_PG, msg, sizeof msg), MU_OK);
 	json_decref(pods);
+	json_decref(o);
+}
+
+/* Capacity from pods (podcap.c): a pod's effective request as
+ * Kubernetes' PodRequests sums it (containers, sidecars, the largest init
+ * container, overhead; limits where no request), and per node the pods
+ * that are bound, not ended and not the hub's copies. */
+static void test_podcap(mu_t_t *t)
+{
+	json_t *p = J("{\"spec\":{\"nodeName\":\"n1\",\"containers\":["
+		      "{\"resources\":{\"requests\":{\"cpu\":\"500m\",\"memory\":\"1Gi\"},"
+		      "\"limits\":{\"nvidia.com/gpu\":\"2\"}}},"
+		      "{\"resources\":{\"requests\":{\"cpu\":\"1\"}}}],"
+		      "\"initContainers\":[{\"resources\":{\"requests\":{\"cpu\":\"4\"}}},"
+		      "{\"restartPolicy\":\"Always\",\"resources\":{\"requests\":{\"cpu\":\"250m\"}}}],"
+		      "\"overhead\":{\"cpu\":\"100m\"}}}");
+	mu_res_t r;
+	mu__dpod_request(p, &r);
+	/* containers 1.5 + sidecar 0.25 = 1.75 < init 4: 4, + overhead 0.1 */
+	CHECK_EQ_INT(t, r.v[MU_RES_CPU], 4100);
+	CHECK_EQ_INT(t, r.v[MU_RES_MEM], 1024LL * 1024 * 1024);
+	CHECK_EQ_INT(t, r.v[MU_RES_GPU], 2);
+	CHECK_EQ_INT(t, r.v[MU_RES_PODS], 1);
+	json_decref(p);
+	json_t *l = J("{\"items\":["
+		      "{\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"8\",\"cpu\":\"1\"}}}]}},"
+		      "{\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}},"
+		      "{\"metadata\":{\"labels\":{\"muster.io/hub-uid\":\"u1\"}},"
+		      "\"spec\":{\"nodeName\":\"n2\",\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"8\"}}}]}},"
+		      "{\"spec\":{\"nodeName\":\"n3\",\"containers\":[{}]},\"status\":{\"phase\":\"Succeeded\"}},"
+		      "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"8\"}}}]}}]}");
+	json_t *u = mu__dpods_used(l);
+	CHECK_EQ_INT(t, json_object_size(u), 1); /* not the copy, the ended or the unbound */
+	CHECK_STR(t, json_string_value(json_object_get(u, "n1")),
+		  "cpu=3000m,memory=0,nvidia.com/gpu=8,pods=2");
+	CHECK_EQ_INT(t, mu__dused_parse(json_string_value(json_object_get(u, "n1")), &r), MU_OK);
+	CHECK_EQ_INT(t, r.v[MU_RES_CPU], 3000);
+	CHECK_EQ_INT(t, r.v[MU_RES_GPU], 8);
+	CHECK_EQ_INT(t, r.v[MU_RES_PODS], 2);
+	CHECK_EQ_INT(t, mu__dused_parse("cpu=-1m,memory=0,nvidia.com/gpu=0,pods=0", &r), MU_EPARSE);
+	CHECK_EQ_INT(t, mu__dused_parse("bogus", &r), MU_EPARSE);
+	json_decref(u);
+	json_decref(l);
+}
+
+/* The coscheduling PodGroup's minResources in accounting units, refused
+ * when a value is not a quantity; other kinds have none. */
+static void test_min_resources(mu_t_t *t)
+{
+	json_t *o = J("{\"spec\":{\"minMember\":2,\"minResources\":{\"cpu\":\"3\",\"memory\":\"2Gi\","
+		      "\"nvidia.com/gpu\":\"16\",\"example.com/foo\":\"1\"}}}");
+	mu_res_t r;
+	char msg[200] = "";
+	CHECK_EQ_INT(t, mu__dkind_min_resources(o, MU__DK_COSCHED_PG, &r, msg, sizeof msg), 1);
+	CHECK_EQ_INT(t, r.v[MU_RES_CPU], 3000);
+	CHECK_EQ_INT(t, r.v[MU_RES_MEM], 2LL * 1024 * 1024 * 1024);
+	CHECK_EQ_INT(t, r.v[MU_RES_GPU], 16000);
+	CHECK_EQ_INT(t, mu__dkind_min_resources(o, MU__DK_VOLCANO_PG, &r, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_COSCHED_PG, msg, sizeof msg), MU_OK);
+	json_object_set_new((json_t *)mu__jget(o, "spec.minResources"), "cpu", json_string("lots"));
+	CHECK_EQ_INT(t, mu__dkind_check(o, MU__DK_COSCHED_PG, msg, sizeof msg), MU_EINVAL);
+	CHECK(t, strstr(msg, "spec.minResources[cpu]: not a quantity") != NULL);
+	json_decref(o);
+	o = J("{\"spec\":{\"minMember\":2}}");
+	CHECK_EQ_INT(t, mu__dkind_min_resources(o, MU__DK_COSCHED_PG, &r, msg, sizeof msg), 0);
 	json_decref(o);
 }
 
@@ -528,5 +625,7 @@ int main(void)
 	MU_RUN(&t, test_volcano_job);
 	MU_RUN(&t, test_raycluster);
 	MU_RUN(&t, test_kai_subgroups);
+	MU_RUN(&t, test_podcap);
+	MU_RUN(&t, test_min_resources);
 	return mu_t_done(&t);
 }

@@ -829,6 +829,109 @@ static void test_bad_input(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* Pods the fleet did not send (made on the worker directly) count in its
+ * model node by node: small's first node full of them, a 2 x 8 gang that
+ * small would take (the tightest fit) goes to big, and one that may use
+ * only small waits there "no fit" (not "too big": small empty holds it).
+ * When they end (the node upserted with nothing used) small takes it. */
+static void test_foreign_pods_count(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	int32_t small = mu_fleet_cluster_find(f, "small");
+	int32_t big = mu_fleet_cluster_find(f, "big");
+	mu_node_spec_t n0 = node("small-n0", 64, 8, "A100");
+	mu_res_t used = {{0}};
+	used.v[MU_RES_GPU] = 8;
+	used.v[MU_RES_CPU] = 8000;
+	used.v[MU_RES_PODS] = 2;
+	CHECK_EQ_INT(t, mu_fleet_node_upsert_used(f, small, &n0, &used), MU_OK);
+	const mu_engine_t *e = mu_fleet_cluster_engine(f, small);
+	mu_res_t alloc;
+	mu_engine_totals(e, &alloc, NULL);
+	CHECK_EQ_INT(t, alloc.v[MU_RES_GPU], 8000); /* one node's GPUs left */
+	mu_podset_spec_t p1, p2;
+	mu_job_spec_t a = job("two-nodes", "team", &p1, 2, 8);
+	mu_job_spec_t b = job("one-node", "team", &p2, 1, 8);
+	mu_fleet_job_spec_t fa = {.job = &a}, fb = {.job = &b};
+	mu_id_t ia, ib;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fa, 0, &ia), MU_OK);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ia), big);
+	/* explain: small is not too big (its nodes are 8-GPU nodes), it
+	 * does not fit now */
+	mu_fleet_explain_t x[3];
+	mu_podset_spec_t p3;
+	mu_job_spec_t c = job("waits", "team", &p3, 2, 8);
+	mu_fleet_job_spec_t fc = {.job = &c, .cluster_selector = NULL};
+	mu_label_t only = {"muster.io/cluster-name", "small"};
+	mu_fleet_cluster_set_label(f, small, only.key, only.value);
+	fc.cluster_selector = &only;
+	fc.ncluster_selector = 1;
+	mu_id_t ic;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fc, 0, &ic), MU_OK);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ic), -1);
+	CHECK_EQ_INT(t, why(f, ic), MU_FW_NO_FIT);
+	CHECK_EQ_INT(t, mu_fleet_job_explain(f, ic, 0, x), MU_OK);
+	CHECK_STR(t, x[small].why, "no fit");
+	/* the pods end: the node again with nothing used; the waiting gang
+	 * goes to small */
+	CHECK_EQ_INT(t, mu_fleet_node_upsert_used(f, small, &n0, NULL), MU_OK);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ic), small);
+	/* small full with the fleet's own gang: other pods that cannot be
+	 * there (the model holds the devices) take what they can, and no
+	 * error; one-node waits nowhere else than big */
+	CHECK_EQ_INT(t, mu_fleet_node_upsert_used(f, small, &n0, &used), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fb, 0, &ib), MU_OK);
+	d.n = 0;
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ib), big);
+	mu_res_t bad = {{0}};
+	bad.v[MU_RES_CPU] = -1;
+	CHECK_EQ_INT(t, mu_fleet_node_upsert_used(f, small, &n0, &bad), MU_ERANGE);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
+/* A group's minResources (the coscheduling PodGroup's) are checked
+ * against each cluster's free capacity in aggregate: 20 GPUs of
+ * minResources keep a 1-GPU pod off small (16 GPUs) and off cloud's
+ * burst, and it goes to big; 100 GPUs keep it everywhere, with the reason
+ * MinResourcesNotFree and "min resources not free" per cluster. */
+static void test_min_resources(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet3(NULL);
+	mu_podset_spec_t p1, p2;
+	mu_job_spec_t a = job("minres-20", "team", &p1, 1, 1);
+	mu_job_spec_t b = job("minres-100", "team", &p2, 1, 1);
+	mu_res_t m20 = {{0}}, m100 = {{0}};
+	m20.v[MU_RES_GPU] = 20000;
+	m100.v[MU_RES_GPU] = 100000;
+	mu_fleet_job_spec_t fa = {.job = &a, .min_resources = &m20};
+	mu_fleet_job_spec_t fb = {.job = &b, .min_resources = &m100};
+	mu_id_t ia, ib;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fa, 0, &ia), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fb, 0, &ib), MU_OK);
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, where(f, ia), mu_fleet_cluster_find(f, "big"));
+	CHECK_EQ_INT(t, where(f, ib), -1);
+	CHECK_EQ_INT(t, why(f, ib), MU_FW_MIN_RESOURCES);
+	CHECK_STR(t, mu_fleet_why_name(MU_FW_MIN_RESOURCES), "MinResourcesNotFree");
+	mu_fleet_explain_t x[3];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(f, ib, 0, x), MU_OK);
+	CHECK_STR(t, x[mu_fleet_cluster_find(f, "small")].why, "min resources not free");
+	CHECK_STR(t, x[mu_fleet_cluster_find(f, "big")].why, "min resources not free");
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -847,5 +950,7 @@ int main(void)
 	MU_RUN(&t, test_adopt);
 	MU_RUN(&t, test_bad_input);
 	MU_RUN(&t, test_engine_records_follow_live_jobs);
+	MU_RUN(&t, test_foreign_pods_count);
+	MU_RUN(&t, test_min_resources);
 	return mu_t_done(&t);
 }

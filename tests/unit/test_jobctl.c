@@ -10,7 +10,9 @@
  * condition and the counts).  A reconcile that has nothing to write (read
  * from the Job's text and its status alone, quick_keep) leaves the Job's
  * version as it is, and one that has (a status another writer changed)
- * writes it back.
+ * writes it back.  A pod that admission refuses (a PriorityClass that
+ * does not exist) is recorded as Kubernetes' Job controller records it:
+ * a Warning Event FailedCreate on the Job, written once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +177,64 @@ static void test_batching(mu_t_t *t)
 	pthread_mutex_destroy(&s.rnd_mu);
 }
 
+/* An unsuspended Job whose template names a missing PriorityClass. */
+static int refused_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	(void)cur;
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:{s:i, s:{s:{s:{s:s}}, s:{s:s, s:s, s:[{s:s, s:s}]}}}}",
+			 "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", "refused", "namespace",
+			 "default", "uid", "refused-uid", "generation", 1, "spec", "parallelism", 1, "template",
+			 "metadata", "labels", "app", "x", "spec", "restartPolicy", "Never",
+			 "priorityClassName", "nosuch", "containers", "name", "c", "image", "x");
+	return MU__MUT_PUT;
+}
+
+static void test_failed_create(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	memset(&s, 0, sizeof s);
+	CHECK_EQ_INT(t, mu__types_new(&s.types), MU_OK);
+	mu__store_opts_t so = {.dir = dir, .ring = 1000, .types = s.types};
+	char err[256], sub[96];
+	snprintf(sub, sizeof sub, "%s/fc", dir);
+	so.dir = sub;
+	CHECK_EQ_INT(t, mu__store_open(&so, &s.store, err, sizeof err), MU_OK);
+	pthread_mutex_init(&s.rnd_mu, NULL);
+	mu__jobctl_t *jc = NULL;
+	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
+	if (!s.store || !jc)
+		return;
+	mu__obj_t *o = NULL;
+	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "refused", refused_fn, NULL, false, &o) >= 0);
+	if (o)
+		event(jc, MU__EV_ADDED, o, NULL, 0);
+	mu__jobctl_sync(jc, 0);
+	mu__obj_t *e = mu__store_get(s.store, MU__RT_EVENTS, "default", "refused.failedcreate");
+	CHECK(t, e != NULL);
+	if (e) {
+		CHECK(t, strstr(e->json, "\"reason\":\"FailedCreate\"") != NULL);
+		CHECK(t, strstr(e->json, "\"type\":\"Warning\"") != NULL);
+		CHECK(t, strstr(e->json, "\"uid\":\"refused-uid\"") != NULL);
+		CHECK(t, strstr(e->json, "Error creating: pods \\\"refused-\\\" is forbidden: no PriorityClass "
+			  "with name nosuch was found") != NULL);
+	}
+	/* retried: no second write */
+	int64_t rv = e ? e->rv : -1;
+	mu__obj_unref(e);
+	if (o)
+		event(jc, MU__EV_MODIFIED, o, o, 10);
+	mu__jobctl_sync(jc, 5000);
+	e = mu__store_get(s.store, MU__RT_EVENTS, "default", "refused.failedcreate");
+	CHECK(t, e && e->rv == rv);
+	mu__obj_unref(e);
+	mu__obj_unref(o);
+	mu__jobctl_free(jc);
+	mu__store_close(s.store);
+	mu__types_free(s.types);
+	pthread_mutex_destroy(&s.rnd_mu);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -182,6 +242,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	MU_RUN(&t, test_batching);
+	MU_RUN(&t, test_failed_create);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

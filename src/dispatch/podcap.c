@@ -1,0 +1,168 @@
+/*
+ * podcap.c - capacity from pods: what pods the hub did not send take on a
+ * worker's nodes.  A push worker's pods are watched as kube-scheduler's
+ * informer watches them (the field selector status.phase!=Succeeded,
+ * status.phase!=Failed), narrowed to the bound ones (spec.nodeName!=) and
+ * to those without the label muster.io/hub-uid (the hub's own copies,
+ * already in the worker's model as the jobs the fleet sent: not counted
+ * twice).  Their requests are summed per node, as kube-scheduler's
+ * NodeInfo sums a pod's effective request (Kubernetes' PodRequests: the
+ * containers and sidecars, or the largest init container with the
+ * sidecars started before it, whichever is larger, plus the pod's
+ * overhead), and the node goes into the fleet with that much less room
+ * (mu_fleet_node_upsert_used).  In pull mode the agent sums them on its
+ * worker the same way and reports them beside its Nodes.  Calls only
+ * dutil.c (and the fleet through worker.c); worker.c and agent.c call it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch/dispatch_int.h"
+#include "muster/jpath.h"
+
+/* A container's requests (limits where a request is missing, as the API
+ * server defaults them) into r: CPU, memory, whole GPUs.  O(resources). */
+static void container_req(const json_t *ctr, mu_res_t *r)
+{
+	memset(r, 0, sizeof *r);
+	static const struct {
+		const char *name;
+		int slot;
+		int64_t scale;
+	} want[] = {{"cpu", MU_RES_CPU, 1000}, {"memory", MU_RES_MEM, 1},
+		    {"nvidia.com/gpu", MU_RES_GPU, 1}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const json_t *v = json_object_get(mu__jget(ctr, "resources.requests"), want[i].name);
+		if (!v)
+			v = json_object_get(mu__jget(ctr, "resources.limits"), want[i].name);
+		int64_t q = 0;
+		if (json_is_string(v))
+			mu_quantity_parse(json_string_value(v), want[i].scale, &q);
+		else if (json_is_integer(v)) /* bounded before it is scaled */
+			q = json_integer_value(v) > INT64_MAX / want[i].scale ? INT64_MAX :
+			    json_integer_value(v) * want[i].scale;
+		r->v[want[i].slot] = q > 0 ? q : 0;
+	}
+}
+
+/* a += b (add) or a = max(a, b), slot by slot, saturating. */
+static void combine(mu_res_t *a, const mu_res_t *b, bool add)
+{
+	for (int s = 0; s < MU_RES_NAMED0; s++) {
+		if (!add)
+			a->v[s] = a->v[s] > b->v[s] ? a->v[s] : b->v[s];
+		else
+			a->v[s] = b->v[s] > INT64_MAX - a->v[s] ? INT64_MAX : a->v[s] + b->v[s];
+	}
+}
+
+void mu__dpod_request(const json_t *pod, mu_res_t *out)
+{
+	memset(out, 0, sizeof *out);
+	mu_res_t c, side = {{0}}, init = {{0}};
+	size_t i;
+	const json_t *ctr;
+	json_array_foreach(mu__jget(pod, "spec.containers"), i, ctr) {
+		container_req(ctr, &c);
+		combine(out, &c, true);
+	}
+	json_array_foreach(mu__jget(pod, "spec.initContainers"), i, ctr) {
+		container_req(ctr, &c);
+		const char *rp = json_string_value(json_object_get(ctr, "restartPolicy"));
+		if (rp && !strcmp(rp, "Always")) { /* a sidecar: runs with the rest */
+			combine(out, &c, true);
+			combine(&side, &c, true);
+			combine(&init, &side, false);
+		} else {
+			combine(&c, &side, true);
+			combine(&init, &c, false);
+		}
+	}
+	combine(out, &init, false);
+	mu_res_t oh;
+	const json_t *ov = mu__jget(pod, "spec.overhead");
+	if (json_is_object(ov)) {
+		json_t *fake = json_pack("{s:{s:O}}", "resources", "requests", ov);
+		container_req(fake, &oh);
+		json_decref(fake);
+		combine(out, &oh, true);
+	}
+	out->v[MU_RES_PODS] = 1;
+}
+
+json_t *mu__dpods_used(const json_t *list)
+{
+	json_t *sums = json_object(); /* node -> [cpu, mem, gpu, pods] */
+	size_t i;
+	const json_t *p;
+	json_array_foreach(json_object_get(list, "items"), i, p) {
+		const char *node = mu__jstr(p, "spec.nodeName");
+		const char *ph = mu__jstr(p, "status.phase");
+		if (!node || !*node || (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) ||
+		    mu__dmeta(p, "labels", MU__D_HUBUID))
+			continue;
+		mu_res_t r;
+		mu__dpod_request(p, &r);
+		json_t *s = json_object_get(sums, node);
+		if (!s) {
+			s = json_pack("[IIII]", (json_int_t)0, (json_int_t)0, (json_int_t)0, (json_int_t)0);
+			json_object_set_new(sums, node, s);
+		}
+		static const int slot[4] = {MU_RES_CPU, MU_RES_MEM, MU_RES_GPU, MU_RES_PODS};
+		for (size_t k = 0; k < 4; k++) {
+			int64_t v = json_integer_value(json_array_get(s, k));
+			int64_t a = r.v[slot[k]];
+			json_array_set_new(s, k, json_integer(a > INT64_MAX - v ? INT64_MAX : v + a));
+		}
+	}
+	json_t *out = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(sums, k, v) {
+		char t[100];
+		snprintf(t, sizeof t, "cpu=%" PRId64 "m,memory=%" PRId64 ",nvidia.com/gpu=%" PRId64
+			 ",pods=%" PRId64, (int64_t)json_integer_value(json_array_get(v, 0)),
+			 (int64_t)json_integer_value(json_array_get(v, 1)),
+			 (int64_t)json_integer_value(json_array_get(v, 2)),
+			 (int64_t)json_integer_value(json_array_get(v, 3)));
+		json_object_set_new(out, k, json_string(t));
+	}
+	json_decref(sums);
+	return out;
+}
+
+int mu__dused_parse(const char *s, mu_res_t *out)
+{
+	memset(out, 0, sizeof *out);
+	long long cpu, mem, gpu, pods;
+	if (!s || sscanf(s, "cpu=%lldm,memory=%lld,nvidia.com/gpu=%lld,pods=%lld", &cpu, &mem, &gpu,
+			 &pods) != 4 || cpu < 0 || mem < 0 || gpu < 0 || pods < 0)
+		return MU_EPARSE;
+	out->v[MU_RES_CPU] = cpu;
+	out->v[MU_RES_MEM] = mem;
+	out->v[MU_RES_GPU] = gpu;
+	out->v[MU_RES_PODS] = pods;
+	return MU_OK;
+}
+
+bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c)
+{
+	uint64_t seq = 0;
+	json_t *l = NULL;
+	if (!c->wused || !mu_kube_watch_items(c->wused, NULL, &seq) || seq == c->used_seq)
+		return false;
+	if (!mu_kube_watch_items(c->wused, &l, &seq))
+		return false;
+	json_t *u = mu__dpods_used(l);
+	json_decref(l);
+	c->used_seq = seq;
+	bool changed = !c->used || !json_equal(u, c->used);
+	json_decref(c->used);
+	c->used = u;
+	if (changed)
+		mu__dlog(d, 2, "cluster %s: pods it runs beside the hub's on %zu nodes", c->name,
+			 json_object_size(u));
+	return changed;
+}
