@@ -287,11 +287,15 @@ static bool in_set(const char *s, const char *const *set)
 	return false;
 }
 
-/* An optional enumeration: absent or empty is left to the caller. */
-static void check_enum(mu__verr_t *e, const char *f, const json_t *v, const char *const *set)
+/* An optional enumeration base.key: absent or empty is left to the
+ * caller.  The path is only made for a cause (most specs have none). */
+static void check_enum(mu__verr_t *e, const char *base, const char *key, const json_t *v, const char *const *set)
 {
-	if (present(v) && !in_set(json_string_value(v), set))
+	if (present(v) && !in_set(json_string_value(v), set)) {
+		path_t f;
+		pathf(f, "%s.%s", base, key);
 		not_supported(e, f, v, set);
+	}
 }
 
 /* validation.IsValidPortNum on an integer field. */
@@ -347,10 +351,16 @@ static void nonneg(mu__verr_t *e, const char *f, const json_t *v)
 	}
 }
 
-/* IsValidUserID / IsValidGroupID on an optional integer. */
-static void id_range(mu__verr_t *e, const char *f, const json_t *v)
+/* IsValidUserID / IsValidGroupID on an optional integer base.key (key
+ * NULL: base is the path). */
+static void id_range(mu__verr_t *e, const char *base, const char *key, const json_t *v)
 {
 	if (present(v) && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 2147483647)) {
+		path_t f;
+		if (key)
+			pathf(f, "%s.%s", base, key);
+		else
+			pathf(f, "%s", base);
 		char val[220];
 		value_text(v, val, sizeof val);
 		mu__verr_add(e, f, INV, "Invalid value: %s: must be between 0 and 2147483647, inclusive", val);
@@ -444,8 +454,7 @@ static void check_source(mu__verr_t *e, const char *vp, const char *src, const j
 			}
 			q += n + (q[n] == '/');
 		}
-		pathf(f, "%s.type", p);
-		check_enum(e, f, json_object_get(s, "type"), host_types);
+		check_enum(e, p, "type", json_object_get(s, "type"), host_types);
 	} else if (!strcmp(src, "persistentVolumeClaim")) {
 		required(e, p, s, "claimName");
 	} else if (!strcmp(src, "nfs")) {
@@ -720,25 +729,24 @@ static void check_security(mu__verr_t *e, const char *base, const json_t *sc, bo
 	static const char *const proc[] = {"Default", "Unmasked", NULL};
 	if (!json_is_object(sc))
 		return;
+	if (!json_object_size(sc))
+		return; /* the default {} */
 	path_t p, f;
 	pathf(p, "%s.securityContext", base);
 	static const char *const ids[] = {"runAsUser", "runAsGroup", "fsGroup"};
-	for (int i = 0; i < (pod ? 3 : 2); i++) {
-		pathf(f, "%s.%s", p, ids[i]);
-		id_range(e, f, json_object_get(sc, ids[i]));
-	}
+	for (int i = 0; i < (pod ? 3 : 2); i++)
+		id_range(e, p, ids[i], json_object_get(sc, ids[i]));
 	size_t i;
 	json_t *g;
 	json_array_foreach(pod ? json_object_get(sc, "supplementalGroups") : NULL, i, g) {
 		pathf(f, "%s.supplementalGroups[%zu]", p, i);
-		id_range(e, f, g);
+		id_range(e, f, NULL, g);
 	}
 	check_profile(e, p, sc, "seccompProfile", "seccomp");
 	check_profile(e, p, sc, "appArmorProfile", "AppArmor");
 	if (pod)
 		return;
-	pathf(f, "%s.procMount", p);
-	check_enum(e, f, json_object_get(sc, "procMount"), proc);
+	check_enum(e, p, "procMount", json_object_get(sc, "procMount"), proc);
 	if (!json_is_false(json_object_get(sc, "allowPrivilegeEscalation")))
 		return;
 	char val[220];
@@ -759,7 +767,6 @@ static void check_resources(mu__verr_t *e, const char *cp, const json_t *c)
 	const char *k;
 	json_t *v;
 	path_t f;
-	pathf(f, "%s.resources.requests", cp);
 	json_object_foreach((json_t *)req, k, v) {
 		const json_t *l = json_object_get(lim, k);
 		int64_t rq, lq;
@@ -770,6 +777,7 @@ static void check_resources(mu__verr_t *e, const char *cp, const json_t *c)
 		value_text(l, lv, sizeof lv);
 		if (json_is_string(l)) /* Quantity.String(): unquoted */
 			snprintf(lv, sizeof lv, "%.150s", json_string_value(l));
+		pathf(f, "%s.resources.requests", cp);
 		mu__verr_add(e, f, INV, "Invalid value: %s: must be less than or equal to %.80s limit of %s", rv, k, lv);
 	}
 }
@@ -781,14 +789,13 @@ static void check_container(mu__verr_t *e, const char *cp, const json_t *c, cons
 	if (!json_is_object(c))
 		return;
 	path_t f;
-	pathf(f, "%s.imagePullPolicy", cp);
-	check_enum(e, f, json_object_get(c, "imagePullPolicy"), pulls);
-	pathf(f, "%s.terminationMessagePolicy", cp);
+	check_enum(e, cp, "imagePullPolicy", json_object_get(c, "imagePullPolicy"), pulls);
 	const json_t *tmp = json_object_get(c, "terminationMessagePolicy");
-	if (json_is_string(tmp) && !*json_string_value(tmp))
+	if (json_is_string(tmp) && !*json_string_value(tmp)) {
+		pathf(f, "%s.terminationMessagePolicy", cp);
 		mu__verr_add(e, f, REQ, "Required value");
-	else
-		check_enum(e, f, tmp, msgs);
+	} else
+		check_enum(e, cp, "terminationMessagePolicy", tmp, msgs);
 	check_ports(e, cp, c);
 	check_env(e, cp, c);
 	check_mounts(e, cp, c, vols);
@@ -810,15 +817,16 @@ static void check_container(mu__verr_t *e, const char *cp, const json_t *c, cons
 	static const char *const hooks[] = {"postStart", "preStop"};
 	for (int h = 0; h < 2; h++) {
 		const json_t *hd = json_object_get(json_object_get(c, "lifecycle"), hooks[h]);
+		if (!present(hd))
+			continue;
 		pathf(f, "%s.lifecycle", cp);
-		if (present(hd) && list == 0 && !sidecar) {
+		if (list == 0 && !sidecar) {
 			mu__verr_add(e, f, FORB, "Forbidden: may not be set for init containers without "
 				     "restartPolicy=Always");
 			break;
 		}
 		pathf(f, "%s.lifecycle.%s", cp, hooks[h]);
-		if (present(hd))
-			check_handler(e, f, hd, true);
+		check_handler(e, f, hd, true);
 	}
 }
 
@@ -848,14 +856,14 @@ void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu_
 			check_container(e, cp, c, vols, l);
 		}
 	}
-	path_t f;
-	pathf(f, "%s.ephemeralContainers", base);
-	if (json_array_size(json_object_get(spec, "ephemeralContainers")))
+	if (json_array_size(json_object_get(spec, "ephemeralContainers"))) {
+		path_t f;
+		pathf(f, "%s.ephemeralContainers", base);
 		mu__verr_add(e, f, FORB, "Forbidden: %s", template ? "ephemeral containers not allowed in pod template"
 								    : "cannot be set on create");
+	}
 	check_security(e, base, json_object_get(spec, "securityContext"), true);
-	pathf(f, "%s.dnsPolicy", base);
-	check_enum(e, f, json_object_get(spec, "dnsPolicy"), dns);
+	check_enum(e, base, "dnsPolicy", json_object_get(spec, "dnsPolicy"), dns);
 }
 
 /* --- updates ------------------------------------------------------------ */
