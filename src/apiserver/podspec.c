@@ -230,7 +230,7 @@ void mu__defaults_pod_only(json_t *spec)
 			json_t *v;
 			json_object_foreach(lim, key, v)
 				if (!json_object_get(req, key))
-					json_object_set(req, key, v);
+					json_object_set_new(req, key, json_deep_copy(v));
 		}
 	def(spec, "enableServiceLinks", json_true());
 	if (!json_is_true(json_object_get(spec, "hostNetwork")))
@@ -241,7 +241,7 @@ void mu__defaults_pod_only(json_t *spec)
 				const json_t *hp = json_object_get(p, "hostPort");
 				if (json_is_object(p) && (!hp || (json_is_integer(hp) && !json_integer_value(hp))) &&
 				    json_object_get(p, "containerPort"))
-					json_object_set(p, "hostPort", json_object_get(p, "containerPort"));
+					json_object_set_new(p, "hostPort", json_deep_copy(json_object_get(p, "containerPort")));
 			}
 }
 
@@ -947,8 +947,12 @@ static json_t *munged(const json_t *nw, const json_t *old)
 /* kube's ValidatePodUpdate on the spec: the tolerations and scheduling
  * gates rules, activeDeadlineSeconds only set or lowered, and nothing else
  * changed but the containers' images (and a negative grace period set to
- * 1).  Both specs are borrowed.  Bounded by their size (tolerations
- * against tolerations: their product). */
+ * 1).  The stored spec is compared as decoded now, with today's defaults
+ * (a pod stored by an earlier muster, without some of them, is not
+ * changed by a write that adds them), as kube defaults what it reads from
+ * etcd.  Both specs are borrowed; a copy of old is made only when the
+ * specs differ (not on status writes).  Bounded by their size
+ * (tolerations against tolerations: their product). */
 void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e)
 {
 	if (!json_is_object(nw) || !json_is_object(old))
@@ -957,17 +961,24 @@ void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e)
 	only_deleted_gates(e, json_object_get(nw, "schedulingGates"), json_object_get(old, "schedulingGates"));
 	if (json_equal(nw, old))
 		return;
+	json_t *od = json_deep_copy(old);
+	mu__defaults_pod_spec(od);
+	mu__defaults_pod_only(od);
+	if (od)
+		old = od;
 	const json_t *na = json_object_get(nw, "activeDeadlineSeconds"), *oa = json_object_get(old, "activeDeadlineSeconds");
 	if (present(na) && json_is_integer(na)) {
 		json_int_t v = json_integer_value(na);
 		if (v < 0 || v > 2147483647) {
 			mu__verr_add(e, "spec.activeDeadlineSeconds", INV,
 				     "Invalid value: %lld: must be between 0 and 2147483647, inclusive", (long long)v);
+			json_decref(od);
 			return;
 		}
 		if (json_is_integer(oa) && json_integer_value(oa) < v) {
 			mu__verr_add(e, "spec.activeDeadlineSeconds", INV,
 				     "Invalid value: %lld: must be less than or equal to previous value", (long long)v);
+			json_decref(od);
 			return;
 		}
 	} else if (present(oa)) {
@@ -981,4 +992,5 @@ void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e)
 			     "`spec.tolerations` (only additions to existing tolerations),"
 			     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)");
 	json_decref(m);
+	json_decref(od);
 }
