@@ -535,6 +535,21 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	 * (a replace without the defaults must not read as a template change) */
 	else if (c->t->defaults == mu__defaults_job && !*c->rq->route.sub)
 		mu__defaults_pod_spec(mu__jget(nw, "spec.template.spec"));
+	/* and every decoded Pod's spec (SetObjectDefaults_Pod), so that a
+	 * replace or apply without the defaults is not refused as a change
+	 * of the spec */
+	else if (c->t->defaults == mu__defaults_pod && !*c->rq->route.sub) {
+		json_t *ns = json_object_get(nw, "spec");
+		mu__defaults_pod_spec(ns);
+		mu__defaults_pod_only(ns);
+		/* kube's Priority admission on update keeps the priority and
+		 * preemptionPolicy it set on create when the new pod has none */
+		static const char *const kept[] = {"priority", "preemptionPolicy"};
+		for (int i = 0; i < 2 && json_is_object(ns); i++)
+			if (!json_object_get(ns, kept[i]) && mu__jget(old, "spec") &&
+			    json_object_get(json_object_get(old, "spec"), kept[i]))
+				json_object_set(ns, kept[i], json_object_get(json_object_get(old, "spec"), kept[i]));
+	}
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);

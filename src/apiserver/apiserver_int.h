@@ -354,10 +354,20 @@ void mu__validate_lease(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e);
 /* spec.template of a Job ("Job"), Deployment or ReplicaSet ("ReplicaSet"),
  * or StatefulSet ("StatefulSet"), as kube's ValidatePodTemplateSpec and
- * the owner's own rules (validate.c); mu__defaults_pod_spec fills a pod
- * spec's defaults in place (a Pod's and a template's). */
+ * the owner's own rules (validate.c). */
 void mu__validate_pod_template(const json_t *obj, const char *owner, mu__verr_t *e);
+/* Pod specs (podspec.c): mu__defaults_pod_spec fills a spec's defaults in
+ * place (a Pod's and a template's, kube's SetDefaults_PodSpec and what a
+ * spec holds); mu__defaults_pod_only adds SetDefaults_Pod's (a Pod's
+ * requests from limits, enableServiceLinks); mu__check_pod_spec adds kube's
+ * volume, mount, probe, port, env, resource and security context causes
+ * under base ("spec" or "spec.template.spec"; template: ephemeral
+ * containers refused as in a template); mu__check_pod_update is
+ * ValidatePodUpdate's rule of what an update may change. */
 void mu__defaults_pod_spec(json_t *spec);
+void mu__defaults_pod_only(json_t *spec);
+void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu__verr_t *e);
+void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e);
 void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);

@@ -254,10 +254,10 @@ static void check_int(const json_t *o, const char *path, json_int_t min, json_in
 
 static void check_containers(const json_t *ps, const char *base, bool required, mu__verr_t *e)
 {
-	static const char *const lists[] = {"initContainers", "containers"};
+	static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
 	const char *seen[256];
 	int nseen = 0;
-	for (int l = 0; l < 2; l++) {
+	for (int l = 0; l < 3; l++) {
 		char field[160];
 		snprintf(field, sizeof field, "%s.%s", base, lists[l]);
 		const json_t *cs = json_object_get(ps, lists[l]);
@@ -348,25 +348,6 @@ static void check_tolerations(const json_t *ps, const char *base, mu__verr_t *e)
 
 /* --- kinds -------------------------------------------------------------- */
 
-/* A copy of a pod spec with the fields an update may change blanked. */
-static json_t *pod_spec_frozen(const json_t *spec)
-{
-	json_t *c = json_deep_copy(spec);
-	if (!c)
-		return NULL;
-	json_object_del(c, "activeDeadlineSeconds");
-	json_object_del(c, "tolerations");
-	json_object_del(c, "schedulingGates");
-	static const char *const lists[] = {"containers", "initContainers"};
-	for (int l = 0; l < 2; l++) {
-		size_t i;
-		json_t *ct;
-		json_array_foreach(json_object_get(c, lists[l]), i, ct)
-			json_object_del(ct, "image");
-	}
-	return c;
-}
-
 void mu__validate_pod(const json_t *obj, const json_t *old, mu__verr_t *e)
 {
 	static const char *const restart[] = {"Always", "OnFailure", "Never", NULL};
@@ -390,16 +371,9 @@ void mu__validate_pod(const json_t *obj, const json_t *old, mu__verr_t *e)
 	if (dur && mu__parse_duration(dur, &ms) != MU_OK)
 		mu__verr_add(e, "metadata.annotations[muster.io/duration]", INV,
 			     "must be a duration such as 30s, 5m or 1h30m");
-	if (old) {
-		json_t *a = pod_spec_frozen(spec), *b = pod_spec_frozen(json_object_get(old, "spec"));
-		if (a && b && !json_equal(a, b))
-			mu__verr_add(e, "spec", FORB, "pod updates may not change fields other than "
-				     "`spec.containers[*].image`, `spec.initContainers[*].image`, "
-				     "`spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to "
-				     "existing tolerations) or `spec.schedulingGates` (only removals)");
-		json_decref(a);
-		json_decref(b);
-	}
+	mu__check_pod_spec(spec, "spec", false, e);
+	if (old)
+		mu__check_pod_update(spec, json_object_get(old, "spec"), e);
 }
 
 void mu__validate_node(const json_t *obj, const json_t *old, mu__verr_t *e)
@@ -485,6 +459,7 @@ void mu__validate_pod_template(const json_t *obj, const char *owner, mu__verr_t 
 		return;
 	}
 	check_containers(tpl, "spec.template.spec", true, e);
+	mu__check_pod_spec(tpl, "spec.template.spec", true, e);
 	check_tolerations(tpl, "spec.template.spec", e);
 	check_int(obj, "spec.template.spec.terminationGracePeriodSeconds", 0, 1000000000, e);
 	check_int(obj, "spec.template.spec.priority", -2147483647 - 1, 2147483647, e);
@@ -697,47 +672,13 @@ static const char *qos_class(const json_t *spec)
 	return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
 }
 
-/* The defaults of a pod spec (kube's SetDefaults_PodSpec and
- * SetDefaults_Container, as far as muster up keeps them): schedulerName,
- * restartPolicy Always, terminationGracePeriodSeconds 30, dnsPolicy
- * ClusterFirst, and each container's imagePullPolicy (Always for a
- * :latest or untagged image), terminationMessagePath and ports' protocol.
- * spec is borrowed and changed in place; a spec that is not an object is
- * left alone.  Bounded by the spec's size. */
-void mu__defaults_pod_spec(json_t *spec)
-{
-	if (!json_is_object(spec))
-		return;
-	if (!json_object_get(spec, "schedulerName"))
-		json_object_set_new(spec, "schedulerName", json_string("default-scheduler"));
-	if (!json_object_get(spec, "restartPolicy"))
-		json_object_set_new(spec, "restartPolicy", json_string("Always"));
-	if (!json_object_get(spec, "terminationGracePeriodSeconds"))
-		json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(30));
-	if (!json_object_get(spec, "dnsPolicy"))
-		json_object_set_new(spec, "dnsPolicy", json_string("ClusterFirst"));
-	size_t i;
-	json_t *c;
-	json_array_foreach(json_object_get(spec, "containers"), i, c) {
-		if (!json_is_object(c))
-			continue;
-		const char *img = json_string_value(json_object_get(c, "image"));
-		bool latest = img && (!strchr(img, ':') || strstr(img, ":latest"));
-		if (!json_object_get(c, "imagePullPolicy"))
-			json_object_set_new(c, "imagePullPolicy", json_string(latest ? "Always" : "IfNotPresent"));
-		if (!json_object_get(c, "terminationMessagePath"))
-			json_object_set_new(c, "terminationMessagePath", json_string("/dev/termination-log"));
-		size_t k;
-		json_t *port;
-		json_array_foreach(json_object_get(c, "ports"), k, port)
-			if (json_is_object(port) && !json_object_get(port, "protocol"))
-				json_object_set_new(port, "protocol", json_string("TCP")); /* SetDefaults_ContainerPort */
-	}
-}
-
+/* A Pod's defaults: its spec's (podspec.c), what kube's SetDefaults_Pod
+ * adds for Pods only, priority 0 (before admission sets it), and the
+ * status a new pod starts with.  o is borrowed and changed in place. */
 void mu__defaults_pod(json_t *o)
 {
 	mu__defaults_pod_spec(json_object_get(o, "spec"));
+	mu__defaults_pod_only(json_object_get(o, "spec"));
 	set_default(o, "spec.priority", json_integer(0));
 	set_default(o, "status.phase", json_string("Pending"));
 	set_default(o, "status.qosClass", json_string(qos_class(json_object_get(o, "spec"))));

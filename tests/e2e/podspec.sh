@@ -1,0 +1,204 @@
+#!/bin/sh
+# podspec.sh - kube-apiserver's pod spec defaults and checks, end to end
+# with kubectl against `muster up` (issue 16, round 10):
+#   - a Pod created with a minimal spec reads back with the defaults kube's
+#     SetDefaults_* give it (compared field by field with what a real
+#     kube-apiserver 1.32 stores: the container's imagePullPolicy,
+#     terminationMessagePath and terminationMessagePolicy, the pod's
+#     securityContext {}, enableServiceLinks, requests copied from limits,
+#     ports' protocol, probes' timeout/period/thresholds and httpGet
+#     path/scheme, volumes' defaultMode, an emptyDir for a sourceless volume,
+#     hostPath type "", env fieldRef apiVersion);
+#   - each invalid field gets 422 with kube's field path and message:
+#     volumes (two sources, duplicate names, a secret without secretName, a
+#     bad defaultMode), volumeMounts (unknown volume, duplicate mountPath,
+#     absolute subPath), probes (two handlers, none, a port out of range,
+#     negative thresholds, a liveness successThreshold other than 1, probes
+#     on an init container), ports (containerPort range, duplicate names,
+#     protocol), env names and valueFrom, requests above limits, security
+#     contexts (runAsUser, seccomp and AppArmor profile types, Localhost
+#     without a profile, allowPrivilegeEscalation with privileged),
+#     imagePullPolicy, dnsPolicy, ephemeral containers on create;
+#   - the same checks in a Deployment's and a Job's template, named from
+#     spec.template.spec, and the template defaulted without the Pod-only
+#     defaults (no enableServiceLinks);
+#   - updates as ValidatePodUpdate: an image may change, an added toleration
+#     is kept, a changed one is refused, activeDeadlineSeconds may only be
+#     lowered, any other spec change is forbidden with kube's list; a
+#     replace without the defaults is not a change.
+# Usage: sh tests/e2e/podspec.sh PATH_TO_MUSTER.  Ends with
+# "e2e podspec: N passed, N failed".  Every process started here is killed
+# on exit.
+E2E_NAME=podspec; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+UPID=""
+on_exit() { [ -n "$UPID" ] && kill -9 "$UPID" 2>/dev/null; }
+need_kubectl
+up_start_one_node
+
+# pod NAME SPEC: a Pod manifest in $T/NAME.yaml
+pod() { printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s}\nspec: %s\n' "$1" "$2" >"$T/$1.yaml"; }
+# bad NAME SPEC CAUSE: creating the pod fails 422 with CAUSE in kubectl's output
+bad_pod() {
+	pod "$1" "$2"
+	expect "$1: 422" 1 k create -f "$T/$1.yaml"
+	has "$1: cause" "$T/out" "$3"
+}
+# field NAME JSONPATH WANT: the stored pod's field
+field() {
+	k get pod "$1" -o "jsonpath=$2"
+	if [ "$(cat "$T/out")" = "$3" ]; then ok; else bad "$1 $2: '$(cat "$T/out")', want '$3'"; fi
+}
+
+# --- defaults: a minimal pod reads back as kube-apiserver stores it ---------
+pod p-min '{containers: [{name: c, image: busybox, ports: [{containerPort: 80}],
+  resources: {limits: {cpu: "1", memory: 1Gi}},
+  env: [{name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}],
+  livenessProbe: {httpGet: {port: 80}}, readinessProbe: {tcpSocket: {port: 80}, periodSeconds: 5},
+  volumeMounts: [{name: s, mountPath: /s}, {name: scratch, mountPath: /scratch}]},
+  {name: d, image: "nginx:1.27"}],
+  volumes: [{name: s, secret: {secretName: x}}, {name: cm, configMap: {name: cfg}}, {name: scratch},
+  {name: h, hostPath: {path: /tmp}}, {name: dw, downwardAPI: {items: [{path: l, fieldRef: {fieldPath: metadata.labels}}]}}]}'
+expect "a minimal pod is created" 0 k create -f "$T/p-min.yaml"
+field p-min '{.spec.containers[0].imagePullPolicy}' Always
+field p-min '{.spec.containers[1].imagePullPolicy}' IfNotPresent
+field p-min '{.spec.containers[0].terminationMessagePath}' /dev/termination-log
+field p-min '{.spec.containers[0].terminationMessagePolicy}' File
+field p-min '{.spec.containers[0].ports[0].protocol}' TCP
+field p-min '{.spec.containers[0].resources.requests}' '{"cpu":"1","memory":"1Gi"}'
+field p-min '{.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion}' v1
+field p-min '{.spec.containers[0].livenessProbe}' \
+	'{"failureThreshold":3,"httpGet":{"path":"/","port":80,"scheme":"HTTP"},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1}'
+field p-min '{.spec.containers[0].readinessProbe.periodSeconds}' 5
+field p-min '{.spec.volumes[0].secret.defaultMode}' 420
+field p-min '{.spec.volumes[1].configMap.defaultMode}' 420
+field p-min '{.spec.volumes[2].emptyDir}' '{}'
+field p-min '{.spec.volumes[3].hostPath}' '{"path":"/tmp","type":""}'
+field p-min '{.spec.volumes[4].downwardAPI.defaultMode}' 420
+field p-min '{.spec.volumes[4].downwardAPI.items[0].fieldRef.apiVersion}' v1
+field p-min '{.spec.securityContext}' '{}'
+field p-min '{.spec.enableServiceLinks}' true
+field p-min '{.spec.dnsPolicy}/{.spec.restartPolicy}/{.spec.schedulerName}/{.spec.terminationGracePeriodSeconds}' \
+	'ClusterFirst/Always/default-scheduler/30'
+field p-min '{.status.qosClass}' Burstable
+# a replace of the pod as first written (without the defaults) is not a change
+k get pod p-min -o 'jsonpath={.metadata.resourceVersion}'
+rv=$(cat "$T/out")
+sed "s/^metadata: {name: p-min}/metadata: {name: p-min, resourceVersion: \"$rv\"}/" "$T/p-min.yaml" >"$T/p-min2.yaml"
+expect "a replace without the defaults is accepted" 0 k replace -f "$T/p-min2.yaml"
+
+# --- volumes ------------------------------------------------------------------
+bad_pod v-two '{containers: [{name: c, image: x}], volumes: [{name: a, emptyDir: {}, secret: {secretName: s}}]}' \
+	'spec.volumes[0].secret: Forbidden: may not specify more than 1 volume type'
+bad_pod v-dup '{containers: [{name: c, image: x}], volumes: [{name: a, emptyDir: {}}, {name: a, emptyDir: {}}]}' \
+	'spec.volumes[1].name: Duplicate value: "a"'
+bad_pod v-secret '{containers: [{name: c, image: x}], volumes: [{name: a, secret: {}}]}' \
+	'spec.volumes[0].secret.secretName: Required value'
+bad_pod v-mode '{containers: [{name: c, image: x}], volumes: [{name: a, configMap: {name: m, defaultMode: 1000}}]}' \
+	'spec.volumes[0].configMap.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive'
+bad_pod v-name '{containers: [{name: c, image: x}], volumes: [{name: A_b, emptyDir: {}}]}' \
+	'spec.volumes[0].name: Invalid value: "A_b": a lowercase RFC 1123 label must consist of'
+bad_pod m-none '{containers: [{name: c, image: x, volumeMounts: [{name: nope, mountPath: /a}]}]}' \
+	'spec.containers[0].volumeMounts[0].name: Not found: "nope"'
+bad_pod m-dup '{containers: [{name: c, image: x, volumeMounts: [{name: a, mountPath: /a}, {name: a, mountPath: /a}]}], volumes: [{name: a}]}' \
+	'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/a": must be unique'
+bad_pod m-nopath '{containers: [{name: c, image: x, volumeMounts: [{name: a}]}], volumes: [{name: a}]}' \
+	'spec.containers[0].volumeMounts[0].mountPath: Required value'
+bad_pod m-sub '{containers: [{name: c, image: x, volumeMounts: [{name: a, mountPath: /a, subPath: /etc}]}], volumes: [{name: a}]}' \
+	'spec.containers[0].volumeMounts.subPath: Invalid value: "/etc": must be a relative path'
+
+# --- probes -------------------------------------------------------------------
+bad_pod pr-two '{containers: [{name: c, image: x, livenessProbe: {exec: {command: [true]}, tcpSocket: {port: 1}}}]}' \
+	'spec.containers[0].livenessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type'
+bad_pod pr-none '{containers: [{name: c, image: x, readinessProbe: {periodSeconds: 3}}]}' \
+	'spec.containers[0].readinessProbe: Required value: must specify a handler type'
+bad_pod pr-port '{containers: [{name: c, image: x, startupProbe: {httpGet: {port: 70000}}}]}' \
+	'spec.containers[0].startupProbe.httpGet.port: Invalid value: 70000: must be between 1 and 65535, inclusive'
+bad_pod pr-neg '{containers: [{name: c, image: x, readinessProbe: {tcpSocket: {port: 1}, failureThreshold: -1}}]}' \
+	'spec.containers[0].readinessProbe.failureThreshold: Invalid value: -1: must be greater than or equal to 0'
+bad_pod pr-succ '{containers: [{name: c, image: x, livenessProbe: {tcpSocket: {port: 1}, successThreshold: 2}}]}' \
+	'spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1'
+bad_pod pr-init '{initContainers: [{name: i, image: x, livenessProbe: {tcpSocket: {port: 1}}}], containers: [{name: c, image: x}]}' \
+	'spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always'
+bad_pod pr-exec '{containers: [{name: c, image: x, livenessProbe: {exec: {}}}]}' \
+	'spec.containers[0].livenessProbe.exec.command: Required value'
+
+# --- ports, env, resources, enumerations ---------------------------------------
+bad_pod po-range '{containers: [{name: c, image: x, ports: [{containerPort: 0}, {containerPort: 65536}]}]}' \
+	'spec.containers[0].ports[1].containerPort: Invalid value: 65536: must be between 1 and 65535, inclusive'
+has "po-range: a missing containerPort is Required" "$T/out" 'spec.containers[0].ports[0].containerPort: Required value'
+bad_pod po-dup '{containers: [{name: c, image: x, ports: [{name: http, containerPort: 80}, {name: http, containerPort: 81}]}]}' \
+	'spec.containers[0].ports[1].name: Duplicate value: "http"'
+bad_pod po-proto '{containers: [{name: c, image: x, ports: [{containerPort: 80, protocol: HTTP}]}]}' \
+	'spec.containers[0].ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"'
+bad_pod po-name '{containers: [{name: c, image: x, ports: [{name: "a-very-long-port-name", containerPort: 80}]}]}' \
+	'spec.containers[0].ports[0].name: Invalid value: "a-very-long-port-name": must be no more than 15 characters'
+bad_pod env-name '{containers: [{name: c, image: x, env: [{name: "A=B", value: v}]}]}' \
+	"spec.containers[0].env[0].name: Invalid value: \"A=B\": a valid environment variable name must consist only of printable ASCII characters other than '='"
+bad_pod env-from '{containers: [{name: c, image: x, env: [{name: A, value: v, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]}]}' \
+	'spec.containers[0].env[0].valueFrom: Invalid value: "": may not be specified when `value` is not empty'
+bad_pod res '{containers: [{name: c, image: x, resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}}]}' \
+	'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'
+bad_pod pull '{containers: [{name: c, image: x, imagePullPolicy: Sometimes}]}' \
+	'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"'
+bad_pod dns '{dnsPolicy: Google, containers: [{name: c, image: x}]}' \
+	'spec.dnsPolicy: Unsupported value: "Google": supported values: "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"'
+bad_pod eph '{containers: [{name: c, image: x}], ephemeralContainers: [{name: e, image: x}]}' \
+	'spec.ephemeralContainers: Forbidden: cannot be set on create'
+bad_pod eph-dup '{containers: [{name: c, image: x}], ephemeralContainers: [{name: c, image: x}]}' \
+	'spec.ephemeralContainers[0].name: Duplicate value: "c"'
+
+# --- security contexts ----------------------------------------------------------
+bad_pod sc-user '{securityContext: {runAsUser: -1}, containers: [{name: c, image: x}]}' \
+	'spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive'
+bad_pod sc-cuser '{containers: [{name: c, image: x, securityContext: {runAsGroup: -5}}]}' \
+	'spec.containers[0].securityContext.runAsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive'
+bad_pod sc-seccomp '{securityContext: {seccompProfile: {type: Strict}}, containers: [{name: c, image: x}]}' \
+	'spec.securityContext.seccompProfile.type: Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"'
+bad_pod sc-local '{containers: [{name: c, image: x, securityContext: {seccompProfile: {type: Localhost}}}]}' \
+	'spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost'
+bad_pod sc-aa '{containers: [{name: c, image: x, securityContext: {appArmorProfile: {type: Enforce}}}]}' \
+	'spec.containers[0].securityContext.appArmorProfile.type: Unsupported value: "Enforce": supported values: "Localhost", "RuntimeDefault", "Unconfined"'
+bad_pod sc-priv '{containers: [{name: c, image: x, securityContext: {privileged: true, allowPrivilegeEscalation: false}}]}' \
+	'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'
+bad_pod sc-sysadmin '{containers: [{name: c, image: x, securityContext: {allowPrivilegeEscalation: false, capabilities: {add: [CAP_SYS_ADMIN]}}}]}' \
+	'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'
+
+# --- templates: the same checks, named from spec.template.spec ------------------
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-vol}' \
+	'spec: {selector: {matchLabels: {app: d}}, template: {metadata: {labels: {app: d}}, spec: {containers: [{name: c, image: x, volumeMounts: [{name: nope, mountPath: /a}]}]}}}' \
+	>"$T/d-vol.yaml"
+expect "a Deployment's template with a mount of no volume: 422" 1 k create -f "$T/d-vol.yaml"
+has "cause named from the template" "$T/out" 'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "nope"'
+printf '%s\n' 'apiVersion: batch/v1' 'kind: Job' 'metadata: {name: j-probe}' \
+	'spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: x, livenessProbe: {tcpSocket: {port: 0}}}], ephemeralContainers: [{name: e, image: x}]}}}' \
+	>"$T/j-probe.yaml"
+expect "a Job's template with a bad probe port: 422" 1 k create -f "$T/j-probe.yaml"
+has "probe cause named from the template" "$T/out" 'spec.template.spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: 0: must be between 1 and 65535, inclusive'
+has "ephemeral containers refused in a template" "$T/out" 'spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template'
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-ok}' \
+	'spec: {selector: {matchLabels: {app: o}}, template: {metadata: {labels: {app: o}}, spec: {containers: [{name: c, image: "x:1", resources: {limits: {cpu: "1"}}, readinessProbe: {httpGet: {port: 8080}}}], volumes: [{name: v}]}}}' \
+	>"$T/d-ok.yaml"
+expect "a valid Deployment is created" 0 k create -f "$T/d-ok.yaml"
+k get deployment d-ok -o 'jsonpath={.spec.template.spec.containers[0].terminationMessagePolicy}/{.spec.template.spec.containers[0].readinessProbe.timeoutSeconds}/{.spec.template.spec.volumes[0].emptyDir}/{.spec.template.spec.securityContext}'
+has "the template's spec defaulted" "$T/out" 'File/1/{}/{}'
+k get deployment d-ok -o 'jsonpath=[{.spec.template.spec.enableServiceLinks}][{.spec.template.spec.containers[0].resources.requests}]'
+has "no Pod-only defaults in a template" "$T/out" '[][]'
+
+# --- updates (ValidatePodUpdate) -------------------------------------------------
+pod p-up '{activeDeadlineSeconds: 100, tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: 5}], containers: [{name: c, image: "x:1"}]}'
+expect "a pod to update" 0 k create -f "$T/p-up.yaml"
+expect "an image may change" 0 k patch pod p-up -p '{"spec":{"containers":[{"name":"c","image":"x:2"}]}}'
+expect "a toleration may be added, tolerationSeconds changed" 0 k patch pod p-up --type=json \
+	-p '[{"op":"replace","path":"/spec/tolerations","value":[{"key":"a","operator":"Exists","effect":"NoExecute","tolerationSeconds":9},{"key":"b","operator":"Exists"}]}]'
+expect "an existing toleration may not change" 1 k patch pod p-up --type=json \
+	-p '[{"op":"replace","path":"/spec/tolerations/1/key","value":"z"}]'
+has "kube's toleration message" "$T/out" 'spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds'
+expect "activeDeadlineSeconds may be lowered" 0 k patch pod p-up -p '{"spec":{"activeDeadlineSeconds":50}}'
+expect "activeDeadlineSeconds may not be raised" 1 k patch pod p-up -p '{"spec":{"activeDeadlineSeconds":60}}'
+has "kube's deadline message" "$T/out" 'spec.activeDeadlineSeconds: Invalid value: 60: must be less than or equal to previous value'
+expect "another spec field may not change" 1 k patch pod p-up -p '{"spec":{"dnsPolicy":"Default"}}'
+has "kube's list of updatable fields" "$T/out" 'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'
+k get pod p-up -o 'jsonpath={.spec.containers[0].image}/{.spec.activeDeadlineSeconds}/{.spec.tolerations[1].key}'
+has "the allowed updates were stored" "$T/out" 'x:2/50/b'
+
+done_
