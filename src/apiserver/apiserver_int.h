@@ -228,6 +228,9 @@ int64_t mu__store_resume(mu__store_t *st, int rt, int64_t from);
 mu__obj_t *mu__store_get(mu__store_t *st, int rt, const char *ns, const char *name);
 /* Number of objects of a type. */
 size_t mu__store_count(mu__store_t *st, int rt);
+/* Writers' waits for their group commit so far, and how many times a
+ * waiter woke before its batch was done (each a wasted context switch). */
+void mu__store_wait_stats(mu__store_t *st, int64_t *waits, int64_t *early);
 
 typedef bool (*mu__filter_fn_t)(void *ctx, const mu__obj_t *o);
 

@@ -119,6 +119,7 @@ typedef struct conn {
 	char *target;      /* raw request target, with the query */
 	char *body;
 	size_t len, cap;
+	size_t hint;       /* Content-Length + 1 when given (within max_body), else 0 */
 	bool started, too_big;
 } conn_t;
 
@@ -314,7 +315,10 @@ static enum MHD_Result request_cb(void *cls, struct MHD_Connection *con, const c
 		c->started = true;
 		conn_busy(s, con, true);
 		const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
-		if (cl && strtoull(cl, NULL, 10) > s->o.max_body) {
+		unsigned long long want = cl ? strtoull(cl, NULL, 10) : 0;
+		if (want > 0 && want <= s->o.max_body)
+			c->hint = (size_t)want + 1;
+		if (cl && want > s->o.max_body) {
 			/* answered before the body is read; libmicrohttpd then
 			 * closes the connection */
 			c->too_big = true;
@@ -335,7 +339,11 @@ static enum MHD_Result request_cb(void *cls, struct MHD_Connection *con, const c
 			return MHD_YES;
 		}
 		if (c->len + n + 1 > c->cap) {
-			size_t nc = c->cap ? c->cap : 4096;
+			/* sized by Content-Length when it is given: a body of a
+			 * few hundred bytes (a Binding, an Event) then takes a
+			 * small chunk, not 4 KiB, whose large-bin request makes
+			 * glibc consolidate its fast bins at every request */
+			size_t nc = c->cap ? c->cap : c->hint >= c->len + n + 1 ? c->hint : 4096;
 			while (nc < c->len + n + 1)
 				nc *= 2;
 			char *nb = realloc(c->body, nc);

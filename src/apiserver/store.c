@@ -552,13 +552,17 @@ typedef struct staged {
 
 /* Transactions staged for one COMMIT.  Writers append under wmu; the
  * committer takes the batch whole.  `refs` counts the writers waiting for
- * it (under mu); the last one to leave after `done` frees it. */
+ * it (under mu); the last one to leave after `done` frees it.  Its writers
+ * wait on its own condition: the end of the flying batch wakes only its
+ * writers, not those of the batch staged behind it (a shared condition
+ * woke them all, to sleep again: two context switches each). */
 typedef struct batch {
 	staged_t *w;
 	int n, cap;
 	int refs;
 	bool done;
 	int rc;
+	pthread_cond_t done_cv; /* with mu: done was set */
 } batch_t;
 
 struct mu__wtx {
@@ -598,12 +602,13 @@ struct mu__store {
 	bool has_committer, cstop;
 	pthread_cond_t kick;     /* with wmu: a batch is open, or stop */
 	pthread_cond_t flushed;  /* with wmu: a batch was published or failed */
-	pthread_cond_t durable;  /* with mu: a batch is done */
 	batch_t *open;           /* staged, waiting for the committer */
 	batch_t *flying;         /* being committed */
 	table_t over[MU__RT_MAX]; /* pending versions by key */
 	int64_t wrv;             /* last version given to a staged write */
 	int64_t fails;           /* failed COMMITs so far */
+	int64_t waits, early;    /* under mu: writers' waits for a batch, and
+				  * their wake-ups before it was done */
 	int draining;            /* writers waiting for every batch to be published */
 	bool must_flush;         /* a staged version is missing from `over` */
 	pthread_t writer;        /* under mu: the thread inside a transaction */
@@ -857,7 +862,6 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 	pthread_mutex_init(&st->hmu, NULL);
 	pthread_cond_init(&st->kick, NULL);
 	pthread_cond_init(&st->flushed, NULL);
-	pthread_cond_init(&st->durable, NULL);
 	st->tx.st = st;
 	st->types = o->types;
 	int rc = st->ring && st->ring_ms ? open_db(st, o, err, errlen) : MU_ENOMEM;
@@ -925,7 +929,6 @@ void mu__store_close(mu__store_t *st)
 		pthread_cond_destroy(&st->rtcond[i]);
 	pthread_cond_destroy(&st->kick);
 	pthread_cond_destroy(&st->flushed);
-	pthread_cond_destroy(&st->durable);
 	pthread_mutex_destroy(&st->wmu);
 	pthread_mutex_destroy(&st->mu);
 	for (int i = 0; i < HOT_MAX; i++) {
@@ -1506,6 +1509,7 @@ static void batch_leave(batch_t *b)
 {
 	if (--b->refs > 0 || !b->done)
 		return;
+	pthread_cond_destroy(&b->done_cv);
 	free(b->w);
 	free(b);
 }
@@ -1521,6 +1525,7 @@ static void batch_done(batch_t *b, int rc)
 		}
 	b->done = true;
 	b->rc = rc;
+	pthread_cond_broadcast(&b->done_cv);
 	b->refs++;
 	batch_leave(b); /* frees it when no writer waits */
 }
@@ -1565,7 +1570,6 @@ static void run_batch(mu__store_t *st)
 	batch_done(b, rc);
 	if (behind)
 		batch_done(behind, MU_EIO);
-	pthread_cond_broadcast(&st->durable);
 	pthread_mutex_unlock(&st->mu);
 	pthread_cond_broadcast(&st->flushed);
 	if (st->open)
@@ -1594,8 +1598,12 @@ static void *committer_main(void *arg)
 static int wait_batch(mu__store_t *st, batch_t *b)
 {
 	pthread_mutex_lock(&st->mu);
-	while (!b->done)
-		pthread_cond_wait(&st->durable, &st->mu);
+	st->waits++;
+	while (!b->done) {
+		pthread_cond_wait(&b->done_cv, &st->mu);
+		if (!b->done)
+			st->early++;
+	}
 	int rc = b->rc;
 	batch_leave(b);
 	pthread_mutex_unlock(&st->mu);
@@ -1618,16 +1626,21 @@ static batch_t *tx_stage(mu__wtx_t *tx)
 {
 	mu__store_t *st = tx->st;
 	batch_t *b = st->open;
-	if (!b && !(b = calloc(1, sizeof *b)))
-		return NULL;
+	if (!b) {
+		if (!(b = calloc(1, sizeof *b)))
+			return NULL;
+		pthread_cond_init(&b->done_cv, NULL);
+	}
 	if (b->n + tx->n > b->cap) {
 		int nc = b->cap ? b->cap * 2 : 64;
 		while (nc < b->n + tx->n)
 			nc *= 2;
 		staged_t *nw = realloc(b->w, (size_t)nc * sizeof *nw);
 		if (!nw) {
-			if (b != st->open)
+			if (b != st->open) {
+				pthread_cond_destroy(&b->done_cv);
 				free(b);
+			}
 			return NULL;
 		}
 		b->w = nw;
@@ -1709,6 +1722,14 @@ int mu__store_mutate_keep(mu__store_t *st, int rt, const char *ns, const char *n
 			  mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
 {
 	return mutate(st, rt, ns, name, fn, ctx, dry, res, true);
+}
+
+void mu__store_wait_stats(mu__store_t *st, int64_t *waits, int64_t *early)
+{
+	pthread_mutex_lock(&st->mu);
+	*waits = st->waits;
+	*early = st->early;
+	pthread_mutex_unlock(&st->mu);
 }
 
 /* --- watch -------------------------------------------------------------- */

@@ -211,6 +211,13 @@ static int request(mu__kc_t *c, const char *method, const char *path, const char
 	sink_t s = {NULL, 0, 0, false, errors_only ? c->h : NULL};
 	memset(out, 0, sizeof *out);
 	prepare(c, method, path, ctype, body, timeout_ms, &hdrs);
+	if (errors_only)
+		/* the writers' answers are small (a Status, an Event), and
+		 * libcurl mallocs its receive buffer for every transfer: at
+		 * its least (1 KiB) glibc's thread cache serves it again,
+		 * while the default 16 KiB is a large-bin request that made
+		 * glibc consolidate its fast bins at every bind */
+		curl_easy_setopt(c->h, CURLOPT_BUFFERSIZE, 1024L);
 	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, sink_write);
 	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &s);
 	CURLcode cc = curl_easy_perform(c->h);

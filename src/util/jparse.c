@@ -125,8 +125,18 @@ static bool str(jp_t *p, const char **out, size_t *len)
 	}
 	if (s >= p->e)
 		return false;
-	/* escapes: unescaped into p->buf, which can take every byte left */
-	if (!room(p, (size_t)(p->e - start) + 1))
+	/* escapes: unescaped into p->buf, with room for the string's own
+	 * bytes up to its closing quote (unescaping never lengthens a
+	 * string).  Room for every byte left, as before, asked glibc for a
+	 * block the size of the rest of a stored pod at its first escaped
+	 * quote (a managedFields key): a large-bin request, which made it
+	 * consolidate its fast bins at every parse. */
+	const char *q = s;
+	while (q < p->e && *q != '"')
+		q += *q == '\\' ? 2 : 1;
+	if (q > p->e)
+		q = p->e;
+	if (!room(p, (size_t)(q - start) + 1))
 		return false;
 	size_t n = (size_t)(s - start);
 	memcpy(p->buf, start, n);

@@ -392,6 +392,52 @@ static void test_group_commit(mu_t_t *t)
 	mu__store_close(st);
 }
 
+static void *waker_main(void *arg)
+{
+	writer_t *w = arg;
+	char name[32];
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof name, "w%d-%03d", w->id, i);
+		if (create(w->st, name) != MU__MUT_PUT)
+			w->failed++;
+	}
+	return NULL;
+}
+
+/* Eight writers at once with fsync, so that a batch is open behind the
+ * flying one most of the time: a writer sleeps until its own batch is
+ * done, and is not woken when the batch ahead of it ends (that wake-up
+ * costs two context switches and was once the rule: one condition for
+ * every batch).  The bound leaves room for the rare spurious wake-up. */
+static void test_commit_wakes(mu_t_t *t)
+{
+	mu__store_opts_t o = {.dir = dir, .ring = 2000, .fsync = 1};
+	mu__store_t *st = NULL;
+	char err[256];
+	CHECK_EQ_INT(t, mu__store_open(&o, &st, err, sizeof err), MU_OK);
+	if (!st)
+		return;
+	writer_t w[8];
+	pthread_t th[8];
+	for (int i = 0; i < 8; i++) {
+		w[i] = (writer_t){st, i, 0};
+		pthread_create(&th[i], NULL, waker_main, &w[i]);
+	}
+	int failed = 0;
+	for (int i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		failed += w[i].failed;
+	}
+	int64_t waits = 0, early = 0;
+	mu__store_wait_stats(st, &waits, &early);
+	CHECK_EQ_INT(t, failed, 0);
+	CHECK(t, waits >= 800);
+	CHECK(t, early * 20 <= waits);
+	if (early * 20 > waits)
+		fprintf(stderr, "waits %lld, woken early %lld\n", (long long)waits, (long long)early);
+	mu__store_close(st);
+}
+
 static void test_second_server(mu_t_t *t)
 {
 	mu__store_t *a = open_store(10);
@@ -710,6 +756,7 @@ int main(void)
 	MU_RUN(&t, test_wait_type);
 	MU_RUN(&t, test_tx);
 	MU_RUN(&t, test_group_commit);
+	MU_RUN(&t, test_commit_wakes);
 	MU_RUN(&t, test_second_server);
 	MU_RUN(&t, test_migrate_rowid);
 	MU_RUN(&t, test_hot_tree);
