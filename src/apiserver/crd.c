@@ -11,17 +11,19 @@
  *     metadata are kept at the root and in x-kubernetes-embedded-resource
  *     objects), nulls of non-nullable fields are dropped, defaults filled;
  *   - then validated: type (x-kubernetes-int-or-string, nullable),
- *     required, enum, minimum/maximum (exclusive), minLength/maxLength,
- *     pattern, min/maxItems, min/maxProperties, x-kubernetes-list-type
- *     set and map, allOf/anyOf/oneOf/not, and the CEL rules of
- *     x-kubernetes-validations within muster's subset (crd_cel.c).
+ *     required, enum, minimum/maximum (exclusive), multipleOf,
+ *     minLength/maxLength, pattern, format (crd_format.c), min/maxItems,
+ *     min/maxProperties, x-kubernetes-list-type set and map,
+ *     allOf/anyOf/oneOf/not, and the CEL rules of x-kubernetes-validations
+ *     within muster's subset (crd_cel.c).
  *
- * Not evaluated: format and multipleOf; patterns are POSIX extended regular expressions (RE2's
- * common subset), and a pattern POSIX cannot compile, longer than 1,024
- * bytes or with back-references is not checked.
+ * Patterns are POSIX extended regular expressions (RE2's common subset),
+ * and a pattern POSIX cannot compile, longer than 1,024 bytes or with
+ * back-references is not checked.
  * Every walk is bounded by the object's (or schema's) size and by
  * MU__MAX_DEPTH levels.
  */
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,14 +74,35 @@ static void pop(path_t *p, size_t was)
 	p->b[was] = '\0';
 }
 
-/* A value as kube-apiserver quotes it in messages: strings quoted, the
- * rest as JSON, cut to fit buf. */
+/* A number as Go's %v prints a float64: the shortest digits that read
+ * back the same, in exponent form when the exponent is below -4 or at
+ * least 6 ("5", "0.1", "1e+06"). */
+static const char *num_text(double x, char *buf, size_t len)
+{
+	int prec = 1;
+	for (; prec < 17; prec++) {
+		snprintf(buf, len, "%.*e", prec - 1, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	snprintf(buf, len, "%.*e", prec - 1, x);
+	const char *ep = strchr(buf, 'e');
+	int exp = ep ? atoi(ep + 1) : 0;
+	if (exp >= -4 && exp < 6)
+		snprintf(buf, len, "%.*f", prec - 1 - exp > 0 ? prec - 1 - exp : 0, x);
+	return buf;
+}
+
+/* A value as kube-apiserver quotes it in messages: strings quoted,
+ * numbers as Go prints them, the rest as JSON, cut to fit buf. */
 static const char *show(const json_t *v, char *buf, size_t len)
 {
 	if (json_is_string(v)) {
 		snprintf(buf, len, "\"%.100s\"", json_string_value(v));
 		return buf;
 	}
+	if (json_is_real(v))
+		return num_text(json_real_value(v), buf, len);
 	char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	snprintf(buf, len, "%.100s", t ? t : "null");
 	free(t);
@@ -266,6 +289,39 @@ static void check_string(const char *sv, const json_t *v, const json_t *s, path_
 				     show(v, vb, sizeof vb), p->b, pat);
 		regfree(&re);
 	}
+	const char *fmt = json_string_value(json_object_get(s, "format"));
+	if (fmt && !mu__crd_format_ok(fmt, sv))
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body must be of type %.40s: %s",
+			     show(v, vb, sizeof vb), p->b, fmt, show(v, vb, sizeof vb));
+}
+
+/* multipleOf as kube-openapi's validator checks it: an integer against an
+ * integral factor exactly; otherwise data/factor (or data*(1/factor) for a
+ * factor below 1) must be a JSON integer within 1e-9; a factor that is not
+ * positive is itself an error. */
+static void check_multiple(const json_t *v, const json_t *s, path_t *p, mu__verr_t *e)
+{
+	const json_t *mo = json_object_get(s, "multipleOf");
+	if (!json_is_number(mo))
+		return;
+	char vb[128], fb[40];
+	double f = json_number_value(mo), x = json_number_value(v);
+	if (f <= 0) {
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: factor MultipleOf declared for %s must be positive: %s",
+			     show(v, vb, sizeof vb), p->b, num_text(f, fb, sizeof fb));
+		return;
+	}
+	bool ok;
+	if (json_is_integer(v) && f == (double)(json_int_t)f && f < 9.2e18) {
+		json_int_t fi = (json_int_t)f;
+		ok = json_integer_value(v) % fi == 0;
+	} else {
+		double m = f < 1 ? (1 / f) * x : x / f;
+		ok = isfinite(m) && fabs(m) <= 9007199254740991.0 && fabs(m - nearbyint(m)) < 1e-9;
+	}
+	if (!ok)
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should be a multiple of %s",
+			     show(v, vb, sizeof vb), p->b, num_text(f, fb, sizeof fb));
 }
 
 static void check_number(const json_t *v, const json_t *s, path_t *p, mu__verr_t *e)
@@ -280,6 +336,7 @@ static void check_number(const json_t *v, const json_t *s, path_t *p, mu__verr_t
 	if (json_is_number(mn) && (xmin ? x <= json_number_value(mn) : x < json_number_value(mn)))
 		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should be greater than %s%g",
 			     show(v, vb, sizeof vb), p->b, xmin ? "" : "or equal to ", json_number_value(mn));
+	check_multiple(v, s, p, e);
 }
 
 /* Whether list items a and b have equal values for every map key. */

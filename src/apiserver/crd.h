@@ -63,6 +63,15 @@ void mu__crd_cel_warnings(const json_t *crd, char *warn, size_t warnlen);
 /* Whether muster evaluates rule (an entry of x-kubernetes-validations). */
 bool mu__crd_cel_evaluated(const json_t *rule);
 
+/* --- string formats (crd_format.c) -------------------------------------- */
+
+/* Whether kube-apiserver validates format (apiextensions' supported list,
+ * compared with dashes removed); other formats are dropped from a schema. */
+bool mu__crd_format_supported(const char *format);
+/* Whether the string s is valid in format (true for a format that is not
+ * supported).  Linear in strlen(s). */
+bool mu__crd_format_ok(const char *format, const char *s);
+
 /* --- the registry (crdreg.c) -------------------------------------------- */
 
 typedef struct mu__types mu__types_t;
