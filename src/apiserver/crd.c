@@ -646,6 +646,45 @@ static void check_names(const json_t *names, mu__verr_t *e)
 			     "be the same", lk);
 }
 
+/* A scale path of version i (kind: "specReplicasPath", ...) as
+ * kube-apiserver's CRD validation checks it: a simple JSON path (".a.b",
+ * no arrays) under one of the prefixes. */
+static void check_scale_path(const json_t *scale, size_t i, const char *kind, const char *const *prefixes,
+			     const char *under, mu__verr_t *e)
+{
+	char f[160];
+	snprintf(f, sizeof f, "spec.versions[%zu].subresources.scale.%s", i, kind);
+	const json_t *pv = json_object_get(scale, kind);
+	const char *path = json_string_value(pv);
+	if (!path || !*path) {
+		if (strcmp(kind, "labelSelectorPath"))
+			mu__verr_add(e, f, REQ, "Required value");
+		return;
+	}
+	bool simple = path[0] == '.' && path[1] && !strpbrk(path, "[]*@$ ") && !strstr(path, "..") &&
+		      path[strlen(path) - 1] != '.';
+	if (!simple) {
+		mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must be a simple json path starting with .", path);
+		return;
+	}
+	for (const char *const *p = prefixes; *p; p++)
+		if (!strncmp(path, *p, strlen(*p)))
+			return;
+	mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": should be a json path under %s", path, under);
+}
+
+static void check_subresources(const json_t *v, size_t i, mu__verr_t *e)
+{
+	const json_t *scale = mu__jget(v, "subresources.scale");
+	if (!scale)
+		return;
+	static const char *const spec[] = {".spec.", NULL}, *const status[] = {".status.", NULL},
+				 *const either[] = {".spec.", ".status.", NULL};
+	check_scale_path(scale, i, "specReplicasPath", spec, ".spec", e);
+	check_scale_path(scale, i, "statusReplicasPath", status, ".status", e);
+	check_scale_path(scale, i, "labelSelectorPath", either, "either .spec or .status", e);
+}
+
 static void check_versions(const json_t *vers, mu__verr_t *e)
 {
 	size_t i, j;
@@ -666,6 +705,7 @@ static void check_versions(const json_t *vers, mu__verr_t *e)
 			    !strcmp(nm, json_string_value(json_object_get(w, "name"))))
 				mu__verr_add(e, f, DUP, "Duplicate value: \"%.60s\"", nm);
 		storage += json_is_true(json_object_get(v, "storage"));
+		check_subresources(v, i, e);
 		const json_t *sc = mu__jget(v, "schema.openAPIV3Schema");
 		snprintf(f, sizeof f, "spec.versions[%zu].schema.openAPIV3Schema", i);
 		if (!sc)
@@ -676,6 +716,68 @@ static void check_versions(const json_t *vers, mu__verr_t *e)
 	if (json_array_size(vers) && storage != 1)
 		mu__verr_add(e, "spec.versions", INV, "Invalid value: must have exactly one version marked as storage "
 			     "version");
+}
+
+/* spec.conversion as kube-apiserver checks it: strategy None (the
+ * default) or Webhook, a webhook (with a url or a service and the
+ * ConversionReview versions) exactly when the strategy is Webhook. */
+static void check_conversion(const json_t *conv, mu__verr_t *e)
+{
+	if (!conv)
+		return;
+	const char *st = mu__jstr(conv, "strategy");
+	const json_t *wh = json_object_get(conv, "webhook");
+	if (!st || (strcmp(st, "None") && strcmp(st, "Webhook"))) {
+		mu__verr_add(e, "spec.conversion.strategy", UNS,
+			     "Unsupported value: \"%.60s\": supported values: \"None\", \"Webhook\"", st ? st : "");
+		return;
+	}
+	if (!strcmp(st, "None")) {
+		if (wh && !json_is_null(wh))
+			mu__verr_add(e, "spec.conversion.webhook", FORB,
+				     "Forbidden: should not be set when strategy is not set to Webhook");
+		return;
+	}
+	if (!json_is_object(wh)) {
+		mu__verr_add(e, "spec.conversion.webhook", REQ, "Required value: required when strategy is set to Webhook");
+		return;
+	}
+	const json_t *cc = json_object_get(wh, "clientConfig");
+	bool url = mu__jstr(cc, "url") != NULL, svc = json_is_object(json_object_get(cc, "service"));
+	if (!cc)
+		mu__verr_add(e, "spec.conversion.webhook.clientConfig", REQ,
+			     "Required value: required when strategy is set to Webhook");
+	else if (url == svc)
+		mu__verr_add(e, "spec.conversion.webhook.clientConfig", REQ,
+			     "Required value: exactly one of url or service is required");
+	bool known = false;
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(wh, "conversionReviewVersions"), i, v)
+		known = known || (json_is_string(v) && (!strcmp(json_string_value(v), "v1") ||
+							!strcmp(json_string_value(v), "v1beta1")));
+	if (!known)
+		mu__verr_add(e, "spec.conversion.webhook.conversionReviewVersions", REQ,
+			     "Required value: must include at least one of v1, v1beta1");
+}
+
+/* On an update: every version objects may be stored in (the old
+ * status.storedVersions) must stay in spec.versions. */
+static void check_stored_versions(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	size_t i, j;
+	json_t *sv, *v;
+	json_array_foreach(mu__jget(old, "status.storedVersions"), i, sv) {
+		bool have = false;
+		json_array_foreach(mu__jget(obj, "spec.versions"), j, v)
+			have = have || json_equal(json_object_get(v, "name"), sv);
+		if (!have) {
+			char f[64];
+			snprintf(f, sizeof f, "status.storedVersions[%zu]", i);
+			mu__verr_add(e, f, INV, "Invalid value: \"%.60s\": must appear in spec.versions",
+				     json_string_value(sv) ? json_string_value(sv) : "");
+		}
+	}
 }
 
 void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
@@ -703,7 +805,9 @@ void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
 		mu__verr_add(e, "spec.versions", MANY, "Too many: muster up serves at most %d versions of a CRD",
 			     MU__CRD_VERSIONS);
 	check_versions(json_object_get(spec, "versions"), e);
+	check_conversion(json_object_get(spec, "conversion"), e);
 	if (old) {
+		check_stored_versions(obj, old, e);
 		const json_t *os = json_object_get(old, "spec");
 		if (!json_equal(json_object_get(os, "scope"), json_object_get(spec, "scope")))
 			mu__verr_add(e, "spec.scope", INV, "Invalid value: \"%.60s\": field is immutable",
