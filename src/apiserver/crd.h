@@ -81,7 +81,7 @@ bool mu__crd_format_ok(const char *format, const char *s);
 
 /* Before a request for custom type c (NULL: built-in, nothing to do): false
  * with rs filled when it needs a conversion webhook muster up cannot call
- * (a write or watch at a version other than the storage version). */
+ * (any request at a version other than the storage version). */
 bool mu__crd_conv_before(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs);
 /* After it: the answer's objects (or the watch's) in the version the
  * request named (strategy None), or a 500 naming the gap when one needs a

@@ -10,10 +10,11 @@
  * With strategy Webhook, kube-apiserver posts a ConversionReview to the
  * CRD's webhook whenever an object is in another version than the one
  * wanted.  muster up does not call webhooks: such a request gets a 500
- * whose message names the gap (a write or watch at a version other than
- * the storage version is refused before anything is stored; a read is
- * refused when one of the objects it returns needs converting).  Work is
- * bounded by the size of the answer.
+ * whose message names the gap (any request at a version other than the
+ * storage version is refused before anything is read or stored, since its
+ * objects, a Table's rows among them, would need converting; a read at the
+ * storage version is refused when one of the objects it returns is stored
+ * in an older version).  Work is bounded by the size of the answer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,6 @@ bool mu__crd_conv_before(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t
 {
 	if (!c || !c->conv_webhook || !strcmp(rq->route.version, c->v[c->storage].name))
 		return true;
-	bool read = (!strcmp(rq->method, "GET") || !strcmp(rq->method, "HEAD")) && !rq->q.watch;
-	if (read || !strcmp(rq->method, "DELETE"))
-		return true; /* decided on the answer, object by object */
 	webhook_gap(c, rq->route.version, rs);
 	return false;
 }
