@@ -303,6 +303,8 @@ has "v2" "$T/out" "example.com/v2 3"
 expect "list at v2" 0 k get --raw /apis/example.com/v2/namespaces/default/sprockets
 has "list converted" "$T/out" '"kind":"SprocketList","apiVersion":"example.com/v2"'
 has "items converted" "$T/out" '"items":[{"apiVersion":"example.com/v2","kind":"Sprocket"'
+api -sN "$S/apis/example.com/v2/namespaces/default/sprockets?watch=1&timeoutSeconds=1" >"$T/watch3" 2>&1
+has "watch at v2" "$T/watch3" '{"type":"ADDED","object":{"apiVersion":"example.com/v2","kind":"Sprocket"'
 # the storage version becomes v2: s1 stays stored in v1, both still read
 sed 's/storage: true/storage: TRUE/; s/storage: false/storage: true/; s/storage: TRUE/storage: false/' "$T/sprocket.yaml" >"$T/sprocket2.yaml"
 expect "storage version v2" 0 k apply -f "$T/sprocket2.yaml"
