@@ -534,6 +534,103 @@ void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, const j
 
 /* --- structural schemas ------------------------------------------------- */
 
+/* A cause at p's path plus ".key". */
+static void add_at(mu__verr_t *e, path_t *p, const char *key, const char *reason, const char *msg)
+{
+	size_t was = push_key(p, key);
+	mu__verr_add(e, p->b, reason, "%s", msg);
+	pop(p, was);
+}
+
+/* x-kubernetes-map-type and x-kubernetes-list-type as kube-apiserver's
+ * CRD validation checks them: the type they need, their values, map keys
+ * that are scalar properties of object items, required or defaulted and
+ * not nullable, set and map items not nullable. */
+static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
+{
+	char m[300];
+	const char *ty = json_string_value(json_object_get(s, "type"));
+	const char *mt = json_string_value(json_object_get(s, "x-kubernetes-map-type"));
+	const char *lt = json_string_value(json_object_get(s, "x-kubernetes-list-type"));
+	const json_t *keys = json_object_get(s, "x-kubernetes-list-map-keys");
+	const json_t *items = json_object_get(s, "items");
+	static const char *const need[2][2] = {{"object", "x-kubernetes-map-type"}, {"array", "x-kubernetes-list-type"}};
+	for (int i = 0; i < 2; i++) {
+		if (!(i ? lt : mt) || (ty && !strcmp(ty, need[i][0])))
+			continue;
+		if (!ty || !*ty)
+			snprintf(m, sizeof m, "Required value: must be %s if %s is specified", need[i][0], need[i][1]);
+		else
+			snprintf(m, sizeof m, "Invalid value: \"%.60s\": must be %s if %s is specified", ty, need[i][0],
+				 need[i][1]);
+		add_at(e, p, "type", ty && *ty ? INV : REQ, m);
+	}
+	if (mt && strcmp(mt, "atomic") && strcmp(mt, "granular")) {
+		snprintf(m, sizeof m, "Unsupported value: \"%.60s\": supported values: \"atomic\", \"granular\"", mt);
+		add_at(e, p, "x-kubernetes-map-type", UNS, m);
+	}
+	if (lt && strcmp(lt, "atomic") && strcmp(lt, "set") && strcmp(lt, "map")) {
+		snprintf(m, sizeof m, "Unsupported value: \"%.60s\": supported values: \"atomic\", \"set\", \"map\"", lt);
+		add_at(e, p, "x-kubernetes-list-type", UNS, m);
+	}
+	if (json_array_size(keys) && (!lt || strcmp(lt, "map"))) {
+		if (!lt)
+			snprintf(m, sizeof m, "Required value: must be map if x-kubernetes-list-map-keys is non-empty");
+		else
+			snprintf(m, sizeof m, "Invalid value: \"%.60s\": must be map if x-kubernetes-list-map-keys is "
+				 "non-empty", lt);
+		add_at(e, p, "x-kubernetes-list-type", lt ? INV : REQ, m);
+	}
+	if (!lt || (strcmp(lt, "map") && strcmp(lt, "set")) || !json_is_object(items))
+		return;
+	if (flag(items, "nullable")) {
+		snprintf(m, sizeof m, "Forbidden: cannot be nullable when x-kubernetes-list-type is %s", lt);
+		add_at(e, p, "items.nullable", FORB, m);
+	}
+	if (strcmp(lt, "map"))
+		return;
+	const char *ity = json_string_value(json_object_get(items, "type"));
+	if (!json_array_size(keys))
+		add_at(e, p, "x-kubernetes-list-map-keys", REQ,
+		       "Required value: must not be empty if x-kubernetes-list-type is map");
+	if (!ity || strcmp(ity, "object")) {
+		snprintf(m, sizeof m, "Invalid value: \"%.60s\": must be object if parent array's x-kubernetes-list-type "
+			 "is map", ity ? ity : "");
+		add_at(e, p, "items.type", INV, m);
+		return;
+	}
+	size_t i;
+	json_t *k;
+	json_array_foreach(keys, i, k) {
+		const char *kn = json_string_value(k);
+		const json_t *prop = kn ? json_object_get(json_object_get(items, "properties"), kn) : NULL;
+		if (!prop)
+			continue; /* kube's message prints the Go slice: not reproduced */
+		char key[200];
+		const char *pty = json_string_value(json_object_get(prop, "type"));
+		if (pty && (!strcmp(pty, "array") || !strcmp(pty, "object"))) {
+			snprintf(key, sizeof key, "items.properties[%.100s].type", kn);
+			add_at(e, p, key, INV, "Invalid value: \"object\": must be a scalar type if parent array's "
+			       "x-kubernetes-list-type is map");
+		}
+		bool required = false;
+		size_t j;
+		json_t *r;
+		json_array_foreach(json_object_get(items, "required"), j, r)
+			required = required || (json_is_string(r) && !strcmp(json_string_value(r), kn));
+		if (!required && !json_object_get(prop, "default")) {
+			snprintf(key, sizeof key, "items.properties[%.100s].default", kn);
+			add_at(e, p, key, REQ, "Required value: this property is in x-kubernetes-list-map-keys, so it must "
+			       "have a default or be a required property");
+		}
+		if (flag(prop, "nullable")) {
+			snprintf(key, sizeof key, "items.properties[%.100s].nullable", kn);
+			add_at(e, p, key, FORB, "Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be "
+			       "nullable");
+		}
+	}
+}
+
 static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__verr_t *e)
 {
 	if (depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX)
@@ -569,6 +666,7 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 		pop(p, was);
 	}
 	mu__crd_cel_schema(s, p->b, e, NULL, 0);
+	check_list_map_types(s, p, e);
 	if (json_object_get(s, "properties") && json_is_object(json_object_get(s, "additionalProperties")))
 		mu__verr_add(e, p->b, FORB, "Forbidden: additionalProperties and properties are mutual exclusive");
 	const char *k;
@@ -647,8 +745,8 @@ static void check_names(const json_t *names, mu__verr_t *e)
 }
 
 /* A scale path of version i (kind: "specReplicasPath", ...) as
- * kube-apiserver's CRD validation checks it: a simple JSON path (".a.b",
- * no arrays) under one of the prefixes. */
+ * kube-apiserver's CRD validation checks it: starting with "." and under
+ * one of the prefixes. */
 static void check_scale_path(const json_t *scale, size_t i, const char *kind, const char *const *prefixes,
 			     const char *under, mu__verr_t *e)
 {
@@ -661,9 +759,7 @@ static void check_scale_path(const json_t *scale, size_t i, const char *kind, co
 			mu__verr_add(e, f, REQ, "Required value");
 		return;
 	}
-	bool simple = path[0] == '.' && path[1] && !strpbrk(path, "[]*@$ ") && !strstr(path, "..") &&
-		      path[strlen(path) - 1] != '.';
-	if (!simple) {
+	if (path[0] != '.') {
 		mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must be a simple json path starting with .", path);
 		return;
 	}

@@ -23,7 +23,7 @@ static const char *const crd_text =
 	"\"tag\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\",\"maxLength\":5},"
 	"\"port\":{\"x-kubernetes-int-or-string\":true},"
 	"\"items\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"name\"],"
-	"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}},"
+	"\"items\":{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"}}}},"
 	"\"extra\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true},"
 	"\"opt\":{\"type\":\"string\",\"nullable\":true}}},"
 	"\"status\":{\"type\":\"object\",\"properties\":{\"phase\":{\"type\":\"string\"}}}}}}},"
@@ -147,6 +147,22 @@ static void test_crd_checks(mu_t_t *t)
 	CHECK_STR(t, e.c[2].field, "spec.scope");
 	CHECK_STR(t, e.c[3].field, "spec.versions[0].schema.openAPIV3Schema.properties[untyped].type");
 	CHECK_STR(t, e.c[4].msg, "Invalid value: must have exactly one version marked as storage version");
+	json_decref(crd);
+	/* x-kubernetes-list-type and x-kubernetes-map-type on the CRD */
+	crd = json_loads(crd_text, 0, NULL);
+	props = mu__jget(json_array_get(mu__jget(crd, "spec.versions"), 0), "schema.openAPIV3Schema.properties");
+	json_object_set_new(props, "m", json_pack("{s:s, s:s}", "type", "object", "x-kubernetes-map-type", "weird"));
+	json_object_set_new(props, "l", json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}}, s:[s]}", "type", "array",
+						  "x-kubernetes-list-type", "map", "items", "type", "object",
+						  "properties", "k", "type", "string", "x-kubernetes-list-map-keys", "k"));
+	e.n = 0;
+	mu__validate_crd(crd, NULL, &e);
+	CHECK_EQ_INT(t, e.n, 2);
+	CHECK_STR(t, e.c[0].field, "spec.versions[0].schema.openAPIV3Schema.properties[m].x-kubernetes-map-type");
+	CHECK_STR(t, e.c[0].msg, "Unsupported value: \"weird\": supported values: \"atomic\", \"granular\"");
+	CHECK_STR(t, e.c[1].field, "spec.versions[0].schema.openAPIV3Schema.properties[l].items.properties[k].default");
+	CHECK_STR(t, e.c[1].msg, "Required value: this property is in x-kubernetes-list-map-keys, so it must have a "
+		  "default or be a required property");
 	json_decref(crd);
 	/* the status the apiextensions controllers write */
 	crd = json_loads(crd_text, 0, NULL);
