@@ -1045,5 +1045,9 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
 		return;
 	}
+	const mu__crdtype_t *c = mu__crdtype(mu__type(s->types, rt));
+	if (!mu__crd_conv_before(c, rq, rs))
+		return;
 	resource(s, rq, rs, rt);
+	mu__crd_conv_after(c, rq, rs);
 }

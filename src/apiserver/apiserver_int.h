@@ -614,6 +614,9 @@ void mu__watch_set_conn(mu__watch_t *w, int fd);
  * events.k8s.io/v1): fn returns a malloc'd text, or NULL to send as is. */
 typedef char *(*mu__watch_conv_t)(const char *json, size_t len, size_t *outlen);
 void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn);
+/* Sends the watch's objects (and bookmarks) in apiVersion av (a custom
+ * resource read at another version, crd_conv.c). */
+void mu__watch_set_apiversion(mu__watch_t *w, const char *av);
 /* events.k8s.io/v1 Events (events.c).  mu__events_v1_in: 0 when rq is not
  * for them; 1 with *q the core/v1 request to handle instead (its body, in
  * *text, the caller frees after handling); -1 when answered in rs.

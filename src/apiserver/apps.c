@@ -1,6 +1,7 @@
 /*
  * apps.c - the scale subresource (autoscaling/v1 Scale) of the apps/v1
- * Deployments, ReplicaSets and StatefulSets that muster up stores (their
+ * Deployments, ReplicaSets and StatefulSets that muster up stores, and of
+ * custom resources whose CRD declares subresources.scale (their
  * checks, defaults and rows are in apps_check.c); the disruption
  * controller (pdb.c) reads the same spec.replicas, as kube's reads the
  * scale.  No controller acts on these objects: muster up makes no
@@ -19,6 +20,13 @@
  * the parent and its Scale, so an apply conflicts (409) with another
  * owner of spec.replicas unless forced (scale_apply).  Each request's
  * work is bounded by the object's size.
+ *
+ * A custom resource's Scale is kube's CRD ScaleREST's: spec.replicas,
+ * status.replicas and status.selector come from the CRD's
+ * specReplicasPath, statusReplicasPath and labelSelectorPath (0, 0 and
+ * omitted when absent; 400 when a path holds another type), and a change
+ * writes specReplicasPath and is validated as an update of the custom
+ * object (its schema and rules; 422 in the custom kind's name).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +129,79 @@ json_t *mu__scale_of(const json_t *o)
 			 (json_int_t)json_integer_value(mu__jget(o, "status.replicas")), "selector", sel);
 }
 
+/* Go's name of the type of a JSON value in an unstructured object. */
+static const char *go_type(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "map[string]interface {}";
+	case JSON_ARRAY: return "[]interface {}";
+	case JSON_STRING: return "string";
+	case JSON_REAL: return "float64";
+	case JSON_TRUE:
+	case JSON_FALSE: return "bool";
+	default: return "<nil>";
+	}
+}
+
+/* The Scale of a custom object o as kube's CRD ScaleREST makes it
+ * (scaleFromCustomResource): spec.replicas and status.replicas from the
+ * CRD's paths (0 when absent), status.selector from labelSelectorPath
+ * (omitted when empty).  NULL with msg when a path holds another type. */
+static json_t *crd_scale_of(const mu__crdtype_t *c, const json_t *o, char *msg, size_t len)
+{
+	const json_t *sr = mu__jget(o, c->scale_spec), *st = mu__jget(o, c->scale_status);
+	const json_t *sel = c->scale_selector ? mu__jget(o, c->scale_selector) : NULL;
+	const char *paths[3] = {c->scale_spec, c->scale_status, c->scale_selector};
+	const json_t *vals[3] = {sr, st, sel};
+	for (int i = 0; i < 3; i++)
+		if (vals[i] && !json_is_null(vals[i]) && (i < 2 ? !json_is_integer(vals[i]) : !json_is_string(vals[i]))) {
+			char *t = json_dumps(vals[i], JSON_COMPACT | JSON_ENCODE_ANY);
+			snprintf(msg, len, ".%s accessor error: %.100s is of the type %s, expected %s", paths[i],
+				 t ? t : "?", go_type(vals[i]), i < 2 ? "int64" : "string");
+			free(t);
+			return NULL;
+		}
+	json_t *md = json_object();
+	static const char *const keep[] = {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"};
+	for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
+		json_t *v = json_object_get(json_object_get(o, "metadata"), keep[i]);
+		if (v)
+			json_object_set(md, keep[i], v);
+	}
+	json_t *spec = json_object(), *status = json_pack("{s:I}", "replicas", (json_int_t)json_integer_value(st));
+	if (json_integer_value(sr))
+		json_object_set_new(spec, "replicas", json_integer(json_integer_value(sr))); /* omitempty */
+	if (json_string_length(sel))
+		json_object_set_new(status, "selector", json_string(json_string_value(sel)));
+	return json_pack("{s:s, s:s, s:o, s:o, s:o}", "kind", "Scale", "apiVersion", "autoscaling/v1", "metadata", md,
+			 "spec", spec, "status", status);
+}
+
+/* The Scale of o, an object of type t (apps/v1 or a custom type with a
+ * scale subresource); NULL with msg (a 400) when it has none. */
+static json_t *scale_of(const mu__rtype_t *t, const json_t *o, char *msg, size_t len)
+{
+	const mu__crdtype_t *c = mu__crdtype(t);
+	return c ? crd_scale_of(c, o, msg, len) : mu__scale_of(o);
+}
+
+/* The dotted path of spec.replicas in an object of type t. */
+static const char *replicas_path(const mu__rtype_t *t)
+{
+	const mu__crdtype_t *c = mu__crdtype(t);
+	return c ? c->scale_spec : "spec.replicas";
+}
+
+/* Validates nw (old before) as its type's update does: a custom object
+ * also against its schema and rules (storage version). */
+static void validate_parent(const mu__rtype_t *t, const json_t *nw, const json_t *old, mu__verr_t *e)
+{
+	mu__validate(t, nw, old, e);
+	const mu__crdtype_t *c = mu__crdtype(t);
+	if (c)
+		mu__crd_validate(c, c->storage, nw, old, e);
+}
+
 typedef struct scale_ctx {
 	const mu__rtype_t *t;
 	const mu__req_t *rq;
@@ -131,6 +212,7 @@ typedef struct scale_ctx {
 	char msg[512];
 	int code;           /* an answer decided in the mutation (4xx), or 0 */
 	bool conflict;      /* an apply's field conflicts (msg, e) */
+	bool parent;        /* e holds the parent object's causes, not the Scale's */
 } scale_ctx_t;
 
 /* The new Scale: the body of a PUT, or the current Scale patched. */
@@ -175,8 +257,12 @@ static int scale_apply(scale_ctx_t *c, const json_t *old, const json_t *ns, json
 	json_t *applied = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", av, "kind", c->t->kind, "metadata", "name",
 				    nz(mu__jstr(old, "metadata.name")));
 	const json_t *r = mu__jget(ns, "spec.replicas");
-	if (r)
-		mu__jset(applied, "spec.replicas", json_incref((json_t *)r));
+	if (r && mu__jset(applied, replicas_path(c->t), json_incref((json_t *)r)) != MU_OK) {
+		json_decref(applied);
+		snprintf(c->msg, sizeof c->msg, "spec replicas value cannot be set at .%s", replicas_path(c->t));
+		c->code = 400;
+		return MU_EPARSE;
+	}
 	json_t *nw = NULL;
 	int rc = mu__ssa_apply(old, applied, &c->mgr, &nw, c->msg, sizeof c->msg, &c->e);
 	json_decref(applied);
@@ -188,11 +274,13 @@ static int scale_apply(scale_ctx_t *c, const json_t *old, const json_t *ns, json
 		c->code = 500;
 		return MU_EPARSE;
 	}
-	mu__defaults_apps(nw);
-	if (!json_equal(mu__jget(nw, "spec.replicas"), mu__jget(old, "spec.replicas")))
+	if (!mu__crdtype(c->t))
+		mu__defaults_apps(nw);
+	if (!json_equal(mu__jget(nw, replicas_path(c->t)), mu__jget(old, replicas_path(c->t))))
 		mu__jset(nw, "metadata.generation",
 			 json_integer(json_integer_value(mu__jget(old, "metadata.generation")) + 1));
-	mu__validate(c->t, nw, old, &c->e);
+	validate_parent(c->t, nw, old, &c->e);
+	c->parent = true;
 	if (c->e.n) {
 		json_decref(nw);
 		return MU_EINVAL;
@@ -207,7 +295,9 @@ static int scale_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	if (!cur)
 		return MU_ENOENT;
 	json_t *old = mu__obj_parse(cur);
-	json_t *sc = old ? mu__scale_of(old) : NULL;
+	json_t *sc = old ? scale_of(c->t, old, c->msg, sizeof c->msg) : NULL;
+	if (old && !sc && c->msg[0])
+		c->code = 400;
 	json_t *ns = sc ? (c->ptype == MU__CT_APPLY ? json_deep_copy(c->body) : new_scale(c, sc)) : NULL;
 	json_decref(sc);
 	if (!ns) {
@@ -243,13 +333,19 @@ static int scale_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	} else if (rc == MU__MUT_PUT) {
 		nw = json_deep_copy(old);
 		json_int_t n = json_integer_value(r); /* omitted: 0 */
-		if (n == json_integer_value(mu__jget(old, "spec.replicas"))) {
+		const json_t *was = mu__jget(old, replicas_path(c->t));
+		if (was && n == json_integer_value(was)) {
 			rc = MU__MUT_KEEP; /* kube writes nothing for a no-op */
+		} else if (mu__jset(nw, replicas_path(c->t), json_integer(n)) != MU_OK) {
+			snprintf(c->msg, sizeof c->msg, "spec replicas value cannot be set because one of the nesting "
+				 "levels of .%s is not a map", replicas_path(c->t));
+			c->code = 400;
+			rc = MU_EPARSE;
 		} else {
-			mu__jset(nw, "spec.replicas", json_integer(n));
 			mu__jset(nw, "metadata.generation",
 				 json_integer(json_integer_value(mu__jget(old, "metadata.generation")) + 1));
-			mu__validate(c->t, nw, old, &c->e);
+			validate_parent(c->t, nw, old, &c->e);
+			c->parent = true;
 			rc = c->e.n ? MU_EINVAL : MU__MUT_PUT;
 		}
 		if (rc == MU__MUT_PUT)
@@ -304,7 +400,10 @@ void mu__do_scale(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 		res = mu__store_get(s->store, rt, rq->route.ns, name);
 		rc = res ? MU_OK : MU_ENOENT;
 	}
-	if (rc == MU_EINVAL) {
+	if (rc == MU_EINVAL && c.parent) {
+		mu__resp_err(rs, 422, "Invalid", t, name, &c.e, "%s.%s \"%s\" is invalid: %s: %s", t->kind, t->group, name,
+			     c.e.n ? c.e.c[0].field : "spec", c.e.n ? c.e.c[0].msg : "invalid");
+	} else if (rc == MU_EINVAL) {
 		static const mu__rtype_t scale_t = {.group = "autoscaling", .version = "v1", .plural = "scale",
 						    .kind = "Scale"};
 		mu__resp_err(rs, 422, "Invalid", &scale_t, name, &c.e, "Scale.autoscaling \"%s\" is invalid: %s: %s", name,
@@ -321,7 +420,11 @@ void mu__do_scale(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 		mu__resp_store_err(rs, rc, t, name);
 	} else {
 		json_t *o = mu__obj_parse(res);
-		mu__resp_json(rs, 200, o ? mu__scale_of(o) : json_object());
+		json_t *sc = o ? scale_of(t, o, c.msg, sizeof c.msg) : json_object();
+		if (sc)
+			mu__resp_json(rs, 200, sc);
+		else
+			mu__resp_status(rs, 400, "BadRequest", "%s", c.msg);
 		json_decref(o);
 	}
 	mu__obj_unref(res);

@@ -11,17 +11,19 @@
  *     metadata are kept at the root and in x-kubernetes-embedded-resource
  *     objects), nulls of non-nullable fields are dropped, defaults filled;
  *   - then validated: type (x-kubernetes-int-or-string, nullable),
- *     required, enum, minimum/maximum (exclusive), minLength/maxLength,
- *     pattern, min/maxItems, min/maxProperties, x-kubernetes-list-type
- *     set and map, allOf/anyOf/oneOf/not, and the CEL rules of
- *     x-kubernetes-validations within muster's subset (crd_cel.c).
+ *     required, enum, minimum/maximum (exclusive), multipleOf,
+ *     minLength/maxLength, pattern, format (crd_format.c), min/maxItems,
+ *     min/maxProperties, x-kubernetes-list-type set and map,
+ *     allOf/anyOf/oneOf/not, and the CEL rules of x-kubernetes-validations
+ *     within muster's subset (crd_cel.c).
  *
- * Not evaluated: format and multipleOf; patterns are POSIX extended regular expressions (RE2's
- * common subset), and a pattern POSIX cannot compile, longer than 1,024
- * bytes or with back-references is not checked.
+ * Patterns are POSIX extended regular expressions (RE2's common subset),
+ * and a pattern POSIX cannot compile, longer than 1,024 bytes or with
+ * back-references is not checked.
  * Every walk is bounded by the object's (or schema's) size and by
  * MU__MAX_DEPTH levels.
  */
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,14 +74,35 @@ static void pop(path_t *p, size_t was)
 	p->b[was] = '\0';
 }
 
-/* A value as kube-apiserver quotes it in messages: strings quoted, the
- * rest as JSON, cut to fit buf. */
+/* A number as Go's %v prints a float64: the shortest digits that read
+ * back the same, in exponent form when the exponent is below -4 or at
+ * least 6 ("5", "0.1", "1e+06"). */
+static const char *num_text(double x, char *buf, size_t len)
+{
+	int prec = 1;
+	for (; prec < 17; prec++) {
+		snprintf(buf, len, "%.*e", prec - 1, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	snprintf(buf, len, "%.*e", prec - 1, x);
+	const char *ep = strchr(buf, 'e');
+	int exp = ep ? atoi(ep + 1) : 0;
+	if (exp >= -4 && exp < 6)
+		snprintf(buf, len, "%.*f", prec - 1 - exp > 0 ? prec - 1 - exp : 0, x);
+	return buf;
+}
+
+/* A value as kube-apiserver quotes it in messages: strings quoted,
+ * numbers as Go prints them, the rest as JSON, cut to fit buf. */
 static const char *show(const json_t *v, char *buf, size_t len)
 {
 	if (json_is_string(v)) {
 		snprintf(buf, len, "\"%.100s\"", json_string_value(v));
 		return buf;
 	}
+	if (json_is_real(v))
+		return num_text(json_real_value(v), buf, len);
 	char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	snprintf(buf, len, "%.100s", t ? t : "null");
 	free(t);
@@ -266,6 +289,39 @@ static void check_string(const char *sv, const json_t *v, const json_t *s, path_
 				     show(v, vb, sizeof vb), p->b, pat);
 		regfree(&re);
 	}
+	const char *fmt = json_string_value(json_object_get(s, "format"));
+	if (fmt && !mu__crd_format_ok(fmt, sv))
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body must be of type %.40s: %s",
+			     show(v, vb, sizeof vb), p->b, fmt, show(v, vb, sizeof vb));
+}
+
+/* multipleOf as kube-openapi's validator checks it: an integer against an
+ * integral factor exactly; otherwise data/factor (or data*(1/factor) for a
+ * factor below 1) must be a JSON integer within 1e-9; a factor that is not
+ * positive is itself an error. */
+static void check_multiple(const json_t *v, const json_t *s, path_t *p, mu__verr_t *e)
+{
+	const json_t *mo = json_object_get(s, "multipleOf");
+	if (!json_is_number(mo))
+		return;
+	char vb[128], fb[40];
+	double f = json_number_value(mo), x = json_number_value(v);
+	if (f <= 0) {
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: factor MultipleOf declared for %s must be positive: %s",
+			     show(v, vb, sizeof vb), p->b, num_text(f, fb, sizeof fb));
+		return;
+	}
+	bool ok;
+	if (json_is_integer(v) && f == (double)(json_int_t)f && f < 9.2e18) {
+		json_int_t fi = (json_int_t)f;
+		ok = json_integer_value(v) % fi == 0;
+	} else {
+		double m = f < 1 ? (1 / f) * x : x / f;
+		ok = isfinite(m) && fabs(m) <= 9007199254740991.0 && fabs(m - nearbyint(m)) < 1e-9;
+	}
+	if (!ok)
+		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should be a multiple of %s",
+			     show(v, vb, sizeof vb), p->b, num_text(f, fb, sizeof fb));
 }
 
 static void check_number(const json_t *v, const json_t *s, path_t *p, mu__verr_t *e)
@@ -280,6 +336,7 @@ static void check_number(const json_t *v, const json_t *s, path_t *p, mu__verr_t
 	if (json_is_number(mn) && (xmin ? x <= json_number_value(mn) : x < json_number_value(mn)))
 		mu__verr_add(e, p->b, INV, "Invalid value: %s: %s in body should be greater than %s%g",
 			     show(v, vb, sizeof vb), p->b, xmin ? "" : "or equal to ", json_number_value(mn));
+	check_multiple(v, s, p, e);
 }
 
 /* Whether list items a and b have equal values for every map key. */
@@ -477,6 +534,103 @@ void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, const j
 
 /* --- structural schemas ------------------------------------------------- */
 
+/* A cause at p's path plus ".key". */
+static void add_at(mu__verr_t *e, path_t *p, const char *key, const char *reason, const char *msg)
+{
+	size_t was = push_key(p, key);
+	mu__verr_add(e, p->b, reason, "%s", msg);
+	pop(p, was);
+}
+
+/* x-kubernetes-map-type and x-kubernetes-list-type as kube-apiserver's
+ * CRD validation checks them: the type they need, their values, map keys
+ * that are scalar properties of object items, required or defaulted and
+ * not nullable, set and map items not nullable. */
+static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
+{
+	char m[300];
+	const char *ty = json_string_value(json_object_get(s, "type"));
+	const char *mt = json_string_value(json_object_get(s, "x-kubernetes-map-type"));
+	const char *lt = json_string_value(json_object_get(s, "x-kubernetes-list-type"));
+	const json_t *keys = json_object_get(s, "x-kubernetes-list-map-keys");
+	const json_t *items = json_object_get(s, "items");
+	static const char *const need[2][2] = {{"object", "x-kubernetes-map-type"}, {"array", "x-kubernetes-list-type"}};
+	for (int i = 0; i < 2; i++) {
+		if (!(i ? lt : mt) || (ty && !strcmp(ty, need[i][0])))
+			continue;
+		if (!ty || !*ty)
+			snprintf(m, sizeof m, "Required value: must be %s if %s is specified", need[i][0], need[i][1]);
+		else
+			snprintf(m, sizeof m, "Invalid value: \"%.60s\": must be %s if %s is specified", ty, need[i][0],
+				 need[i][1]);
+		add_at(e, p, "type", ty && *ty ? INV : REQ, m);
+	}
+	if (mt && strcmp(mt, "atomic") && strcmp(mt, "granular")) {
+		snprintf(m, sizeof m, "Unsupported value: \"%.60s\": supported values: \"atomic\", \"granular\"", mt);
+		add_at(e, p, "x-kubernetes-map-type", UNS, m);
+	}
+	if (lt && strcmp(lt, "atomic") && strcmp(lt, "set") && strcmp(lt, "map")) {
+		snprintf(m, sizeof m, "Unsupported value: \"%.60s\": supported values: \"atomic\", \"set\", \"map\"", lt);
+		add_at(e, p, "x-kubernetes-list-type", UNS, m);
+	}
+	if (json_array_size(keys) && (!lt || strcmp(lt, "map"))) {
+		if (!lt)
+			snprintf(m, sizeof m, "Required value: must be map if x-kubernetes-list-map-keys is non-empty");
+		else
+			snprintf(m, sizeof m, "Invalid value: \"%.60s\": must be map if x-kubernetes-list-map-keys is "
+				 "non-empty", lt);
+		add_at(e, p, "x-kubernetes-list-type", lt ? INV : REQ, m);
+	}
+	if (!lt || (strcmp(lt, "map") && strcmp(lt, "set")) || !json_is_object(items))
+		return;
+	if (flag(items, "nullable")) {
+		snprintf(m, sizeof m, "Forbidden: cannot be nullable when x-kubernetes-list-type is %s", lt);
+		add_at(e, p, "items.nullable", FORB, m);
+	}
+	if (strcmp(lt, "map"))
+		return;
+	const char *ity = json_string_value(json_object_get(items, "type"));
+	if (!json_array_size(keys))
+		add_at(e, p, "x-kubernetes-list-map-keys", REQ,
+		       "Required value: must not be empty if x-kubernetes-list-type is map");
+	if (!ity || strcmp(ity, "object")) {
+		snprintf(m, sizeof m, "Invalid value: \"%.60s\": must be object if parent array's x-kubernetes-list-type "
+			 "is map", ity ? ity : "");
+		add_at(e, p, "items.type", INV, m);
+		return;
+	}
+	size_t i;
+	json_t *k;
+	json_array_foreach(keys, i, k) {
+		const char *kn = json_string_value(k);
+		const json_t *prop = kn ? json_object_get(json_object_get(items, "properties"), kn) : NULL;
+		if (!prop)
+			continue; /* kube's message prints the Go slice: not reproduced */
+		char key[200];
+		const char *pty = json_string_value(json_object_get(prop, "type"));
+		if (pty && (!strcmp(pty, "array") || !strcmp(pty, "object"))) {
+			snprintf(key, sizeof key, "items.properties[%.100s].type", kn);
+			add_at(e, p, key, INV, "Invalid value: \"object\": must be a scalar type if parent array's "
+			       "x-kubernetes-list-type is map");
+		}
+		bool required = false;
+		size_t j;
+		json_t *r;
+		json_array_foreach(json_object_get(items, "required"), j, r)
+			required = required || (json_is_string(r) && !strcmp(json_string_value(r), kn));
+		if (!required && !json_object_get(prop, "default")) {
+			snprintf(key, sizeof key, "items.properties[%.100s].default", kn);
+			add_at(e, p, key, REQ, "Required value: this property is in x-kubernetes-list-map-keys, so it must "
+			       "have a default or be a required property");
+		}
+		if (flag(prop, "nullable")) {
+			snprintf(key, sizeof key, "items.properties[%.100s].nullable", kn);
+			add_at(e, p, key, FORB, "Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be "
+			       "nullable");
+		}
+	}
+}
+
 static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__verr_t *e)
 {
 	if (depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX)
@@ -512,6 +666,7 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 		pop(p, was);
 	}
 	mu__crd_cel_schema(s, p->b, e, NULL, 0);
+	check_list_map_types(s, p, e);
 	if (json_object_get(s, "properties") && json_is_object(json_object_get(s, "additionalProperties")))
 		mu__verr_add(e, p->b, FORB, "Forbidden: additionalProperties and properties are mutual exclusive");
 	const char *k;
@@ -589,6 +744,43 @@ static void check_names(const json_t *names, mu__verr_t *e)
 			     "be the same", lk);
 }
 
+/* A scale path of version i (kind: "specReplicasPath", ...) as
+ * kube-apiserver's CRD validation checks it: starting with "." and under
+ * one of the prefixes. */
+static void check_scale_path(const json_t *scale, size_t i, const char *kind, const char *const *prefixes,
+			     const char *under, mu__verr_t *e)
+{
+	char f[160];
+	snprintf(f, sizeof f, "spec.versions[%zu].subresources.scale.%s", i, kind);
+	const json_t *pv = json_object_get(scale, kind);
+	const char *path = json_string_value(pv);
+	if (!path || !*path) {
+		if (strcmp(kind, "labelSelectorPath"))
+			mu__verr_add(e, f, REQ, "Required value");
+		return;
+	}
+	if (path[0] != '.') {
+		mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must be a simple json path starting with .", path);
+		return;
+	}
+	for (const char *const *p = prefixes; *p; p++)
+		if (!strncmp(path, *p, strlen(*p)))
+			return;
+	mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": should be a json path under %s", path, under);
+}
+
+static void check_subresources(const json_t *v, size_t i, mu__verr_t *e)
+{
+	const json_t *scale = mu__jget(v, "subresources.scale");
+	if (!scale)
+		return;
+	static const char *const spec[] = {".spec.", NULL}, *const status[] = {".status.", NULL},
+				 *const either[] = {".spec.", ".status.", NULL};
+	check_scale_path(scale, i, "specReplicasPath", spec, ".spec", e);
+	check_scale_path(scale, i, "statusReplicasPath", status, ".status", e);
+	check_scale_path(scale, i, "labelSelectorPath", either, "either .spec or .status", e);
+}
+
 static void check_versions(const json_t *vers, mu__verr_t *e)
 {
 	size_t i, j;
@@ -609,6 +801,7 @@ static void check_versions(const json_t *vers, mu__verr_t *e)
 			    !strcmp(nm, json_string_value(json_object_get(w, "name"))))
 				mu__verr_add(e, f, DUP, "Duplicate value: \"%.60s\"", nm);
 		storage += json_is_true(json_object_get(v, "storage"));
+		check_subresources(v, i, e);
 		const json_t *sc = mu__jget(v, "schema.openAPIV3Schema");
 		snprintf(f, sizeof f, "spec.versions[%zu].schema.openAPIV3Schema", i);
 		if (!sc)
@@ -619,6 +812,68 @@ static void check_versions(const json_t *vers, mu__verr_t *e)
 	if (json_array_size(vers) && storage != 1)
 		mu__verr_add(e, "spec.versions", INV, "Invalid value: must have exactly one version marked as storage "
 			     "version");
+}
+
+/* spec.conversion as kube-apiserver checks it: strategy None (the
+ * default) or Webhook, a webhook (with a url or a service and the
+ * ConversionReview versions) exactly when the strategy is Webhook. */
+static void check_conversion(const json_t *conv, mu__verr_t *e)
+{
+	if (!conv)
+		return;
+	const char *st = mu__jstr(conv, "strategy");
+	const json_t *wh = json_object_get(conv, "webhook");
+	if (!st || (strcmp(st, "None") && strcmp(st, "Webhook"))) {
+		mu__verr_add(e, "spec.conversion.strategy", UNS,
+			     "Unsupported value: \"%.60s\": supported values: \"None\", \"Webhook\"", st ? st : "");
+		return;
+	}
+	if (!strcmp(st, "None")) {
+		if (wh && !json_is_null(wh))
+			mu__verr_add(e, "spec.conversion.webhook", FORB,
+				     "Forbidden: should not be set when strategy is not set to Webhook");
+		return;
+	}
+	if (!json_is_object(wh)) {
+		mu__verr_add(e, "spec.conversion.webhook", REQ, "Required value: required when strategy is set to Webhook");
+		return;
+	}
+	const json_t *cc = json_object_get(wh, "clientConfig");
+	bool url = mu__jstr(cc, "url") != NULL, svc = json_is_object(json_object_get(cc, "service"));
+	if (!cc)
+		mu__verr_add(e, "spec.conversion.webhook.clientConfig", REQ,
+			     "Required value: required when strategy is set to Webhook");
+	else if (url == svc)
+		mu__verr_add(e, "spec.conversion.webhook.clientConfig", REQ,
+			     "Required value: exactly one of url or service is required");
+	bool known = false;
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(wh, "conversionReviewVersions"), i, v)
+		known = known || (json_is_string(v) && (!strcmp(json_string_value(v), "v1") ||
+							!strcmp(json_string_value(v), "v1beta1")));
+	if (!known)
+		mu__verr_add(e, "spec.conversion.webhook.conversionReviewVersions", REQ,
+			     "Required value: must include at least one of v1, v1beta1");
+}
+
+/* On an update: every version objects may be stored in (the old
+ * status.storedVersions) must stay in spec.versions. */
+static void check_stored_versions(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	size_t i, j;
+	json_t *sv, *v;
+	json_array_foreach(mu__jget(old, "status.storedVersions"), i, sv) {
+		bool have = false;
+		json_array_foreach(mu__jget(obj, "spec.versions"), j, v)
+			have = have || json_equal(json_object_get(v, "name"), sv);
+		if (!have) {
+			char f[64];
+			snprintf(f, sizeof f, "status.storedVersions[%zu]", i);
+			mu__verr_add(e, f, INV, "Invalid value: \"%.60s\": must appear in spec.versions",
+				     json_string_value(sv) ? json_string_value(sv) : "");
+		}
+	}
 }
 
 void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
@@ -646,7 +901,9 @@ void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
 		mu__verr_add(e, "spec.versions", MANY, "Too many: muster up serves at most %d versions of a CRD",
 			     MU__CRD_VERSIONS);
 	check_versions(json_object_get(spec, "versions"), e);
+	check_conversion(json_object_get(spec, "conversion"), e);
 	if (old) {
+		check_stored_versions(obj, old, e);
 		const json_t *os = json_object_get(old, "spec");
 		if (!json_equal(json_object_get(os, "scope"), json_object_get(spec, "scope")))
 			mu__verr_add(e, "spec.scope", INV, "Invalid value: \"%.60s\": field is immutable",

@@ -41,6 +41,11 @@ typedef struct mu__crdtype {
 	char fieldbuf[MU__CRD_FIELDS][128];
 	char listkind[128];
 	char singular[128];       /* spec.names.singular, else the kind in lower case */
+	/* the scale subresource of the storage version (MU__SUB_SCALE): the
+	 * dotted paths (no leading ".") of spec.replicas, status.replicas and
+	 * status.selector in an object; selector NULL when not given */
+	const char *scale_spec, *scale_status, *scale_selector;
+	bool conv_webhook;        /* spec.conversion.strategy is Webhook (crd_conv.c) */
 	atomic_bool served;       /* false once its CRD is deleted */
 	unsigned long seq;        /* registration number: changes with every new spec */
 	struct mu__crdtype *retired; /* older versions of this slot */
@@ -62,6 +67,26 @@ void mu__crd_cel_schema(const json_t *s, const char *path, mu__verr_t *e, char *
 void mu__crd_cel_warnings(const json_t *crd, char *warn, size_t warnlen);
 /* Whether muster evaluates rule (an entry of x-kubernetes-validations). */
 bool mu__crd_cel_evaluated(const json_t *rule);
+
+/* --- string formats (crd_format.c) -------------------------------------- */
+
+/* Whether kube-apiserver validates format (apiextensions' supported list,
+ * compared with dashes removed); other formats are dropped from a schema. */
+bool mu__crd_format_supported(const char *format);
+/* Whether the string s is valid in format (true for a format that is not
+ * supported).  Linear in strlen(s). */
+bool mu__crd_format_ok(const char *format, const char *s);
+
+/* --- versions and conversion (crd_conv.c) ------------------------------- */
+
+/* Before a request for custom type c (NULL: built-in, nothing to do): false
+ * with rs filled when it needs a conversion webhook muster up cannot call
+ * (any request at a version other than the storage version). */
+bool mu__crd_conv_before(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs);
+/* After it: the answer's objects (or the watch's) in the version the
+ * request named (strategy None), or a 500 naming the gap when one needs a
+ * webhook.  Bounded by the answer's size. */
+void mu__crd_conv_after(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs);
 
 /* --- the registry (crdreg.c) -------------------------------------------- */
 

@@ -220,7 +220,18 @@ static mu__crdtype_t *build(const json_t *crd, char *err, size_t errlen)
 	const json_t *sv = json_array_get(json_object_get(spec, "versions"), (size_t)c->storage);
 	c->t.version = c->v[c->storage].name;
 	c->t.subs = json_object_get(mu__jget(sv, "subresources"), "status") ? MU__SUB_STATUS : 0;
+	const json_t *scale = mu__jget(sv, "subresources.scale");
+	const char *sp = mu__jstr(scale, "specReplicasPath"), *stp = mu__jstr(scale, "statusReplicasPath");
+	const char *lp = mu__jstr(scale, "labelSelectorPath");
+	if (sp && stp && sp[0] == '.' && stp[0] == '.') { /* checked by mu__validate_crd */
+		c->t.subs |= MU__SUB_SCALE;
+		c->scale_spec = sp + 1;
+		c->scale_status = stp + 1;
+		c->scale_selector = lp && lp[0] == '.' ? lp + 1 : NULL;
+	}
 	columns(c, sv);
+	const char *strategy = mu__jstr(spec, "conversion.strategy");
+	c->conv_webhook = strategy && !strcmp(strategy, "Webhook");
 	atomic_init(&c->served, true);
 	return c;
 }

@@ -48,11 +48,33 @@ struct mu__watch {
 	size_t len, off, cap;
 	int fd;                  /* the client socket for close checks, or -1 */
 	mu__watch_conv_t convert; /* or NULL (events.c) */
+	char av[300];             /* apiVersion the objects are sent in, or "" (crd_conv.c) */
 };
 
 void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn)
 {
 	w->convert = fn;
+}
+
+void mu__watch_set_apiversion(mu__watch_t *w, const char *av)
+{
+	snprintf(w->av, sizeof w->av, "%s", av);
+}
+
+/* Object o in apiVersion w->av (a custom resource of another version,
+ * converted with strategy None); NULL when it is already. */
+static char *with_apiversion(const mu__watch_t *w, const mu__obj_t *o, size_t *n)
+{
+	json_t *v = json_loadb(o->json, o->len, 0, NULL);
+	const char *have = json_string_value(json_object_get(v, "apiVersion"));
+	char *text = NULL;
+	if (have && strcmp(have, w->av)) {
+		json_object_set_new(v, "apiVersion", json_string(w->av));
+		text = json_dumps(v, JSON_COMPACT);
+		*n = text ? strlen(text) : 0;
+	}
+	json_decref(v);
+	return text;
 }
 
 static int put(mu__watch_t *w, const char *s, size_t n)
@@ -94,7 +116,7 @@ static int emit(mu__watch_t *w, const char *type, mu__obj_t *o)
 		free(text);
 	} else {
 		size_t n;
-		char *c = w->convert ? w->convert(o->json, o->len, &n) : NULL;
+		char *c = w->convert ? w->convert(o->json, o->len, &n) : w->av[0] ? with_apiversion(w, o, &n) : NULL;
 		rc |= c ? put(w, c, n) : put(w, o->json, o->len);
 		free(c);
 	}
@@ -106,8 +128,10 @@ static int emit(mu__watch_t *w, const char *type, mu__obj_t *o)
 static void bookmark(mu__watch_t *w, bool initial_end)
 {
 	const mu__rtype_t *t = w->t;
-	char av[96], line[512];
+	char av[300], line[700];
 	mu__rtype_apiversion(t, av, sizeof av);
+	if (w->av[0])
+		snprintf(av, sizeof av, "%s", w->av);
 	snprintf(line, sizeof line,
 		 "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
 		 "{\"resourceVersion\":\"%lld\"%s}}}\n", t->kind, av, (long long)w->cursor,

@@ -4,6 +4,7 @@
  * custom objects against a structural schema, with kube-apiserver's
  * messages.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "apiserver/crd.h"
@@ -22,7 +23,7 @@ static const char *const crd_text =
 	"\"tag\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\",\"maxLength\":5},"
 	"\"port\":{\"x-kubernetes-int-or-string\":true},"
 	"\"items\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"name\"],"
-	"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}},"
+	"\"items\":{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"}}}},"
 	"\"extra\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true},"
 	"\"opt\":{\"type\":\"string\",\"nullable\":true}}},"
 	"\"status\":{\"type\":\"object\",\"properties\":{\"phase\":{\"type\":\"string\"}}}}}}},"
@@ -147,6 +148,22 @@ static void test_crd_checks(mu_t_t *t)
 	CHECK_STR(t, e.c[3].field, "spec.versions[0].schema.openAPIV3Schema.properties[untyped].type");
 	CHECK_STR(t, e.c[4].msg, "Invalid value: must have exactly one version marked as storage version");
 	json_decref(crd);
+	/* x-kubernetes-list-type and x-kubernetes-map-type on the CRD */
+	crd = json_loads(crd_text, 0, NULL);
+	props = mu__jget(json_array_get(mu__jget(crd, "spec.versions"), 0), "schema.openAPIV3Schema.properties");
+	json_object_set_new(props, "m", json_pack("{s:s, s:s}", "type", "object", "x-kubernetes-map-type", "weird"));
+	json_object_set_new(props, "l", json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}}, s:[s]}", "type", "array",
+						  "x-kubernetes-list-type", "map", "items", "type", "object",
+						  "properties", "k", "type", "string", "x-kubernetes-list-map-keys", "k"));
+	e.n = 0;
+	mu__validate_crd(crd, NULL, &e);
+	CHECK_EQ_INT(t, e.n, 2);
+	CHECK_STR(t, e.c[0].field, "spec.versions[0].schema.openAPIV3Schema.properties[m].x-kubernetes-map-type");
+	CHECK_STR(t, e.c[0].msg, "Unsupported value: \"weird\": supported values: \"atomic\", \"granular\"");
+	CHECK_STR(t, e.c[1].field, "spec.versions[0].schema.openAPIV3Schema.properties[l].items.properties[k].default");
+	CHECK_STR(t, e.c[1].msg, "Required value: this property is in x-kubernetes-list-map-keys, so it must have a "
+		  "default or be a required property");
+	json_decref(crd);
 	/* the status the apiextensions controllers write */
 	crd = json_loads(crd_text, 0, NULL);
 	mu__crd_status(crd, NULL);
@@ -156,11 +173,154 @@ static void test_crd_checks(mu_t_t *t)
 	json_decref(crd);
 }
 
+/* The formats kube-apiserver validates, each with values strfmt takes and
+ * refuses; unsupported formats are not checked. */
+static void test_formats(mu_t_t *t)
+{
+	static const struct {
+		const char *format, *value;
+		bool ok;
+	} cases[] = {
+		{"date-time", "2026-11-27T09:30:00Z", true},
+		{"date-time", "2026-11-27t09:30:00.123+01:00", true},
+		{"datetime", "2026-11-27T09:30:00Z", true},
+		{"date-time", "2026-11-27T24:00:00Z", false},
+		{"date-time", "2026-11-27 09:30:00Z", false},
+		{"date-time", "2026-11-27T09:30:00", false},
+		{"date", "2024-02-29", true},
+		{"date", "2023-02-29", false},
+		{"date", "2026-13-01", false},
+		{"date", "26-01-01", false},
+		{"uuid", "123e4567-e89b-12d3-a456-426614174000", true},
+		{"uuid", "123E4567E89B12D3A456426614174000", true},
+		{"uuid", "123e4567-e89b-12d3-a456-42661417400", false},
+		{"uuid3", "a3bb189e-8bf9-3888-9912-ace4e6543002", true},
+		{"uuid3", "a3bb189e-8bf9-4888-9912-ace4e6543002", false},
+		{"uuid4", "a3bb189e-8bf9-4888-9912-ace4e6543002", true},
+		{"uuid4", "a3bb189e-8bf9-4888-c912-ace4e6543002", false},
+		{"uuid5", "a3bb189e-8bf9-5888-a912-ace4e6543002", true},
+		{"email", "someone@example.com", true},
+		{"email", "Some One <someone@example.com>", true},
+		{"email", "someone", false},
+		{"email", "some one@example.com", false},
+		{"email", "a..b@example.com", false},
+		{"hostname", "example.com", true},
+		{"hostname", "localhost", true},
+		{"hostname", "my-host.example.london", true},
+		{"hostname", "-bad.example.com", false},
+		{"hostname", "host.c0m", false},
+		{"hostname", "under_score.example.com", false},
+		{"ipv4", "10.0.0.1", true},
+		{"ipv4", "010.000.000.001", true},
+		{"ipv4", "256.0.0.1", false},
+		{"ipv4", "10.0.0", false},
+		{"ipv4", "::1", false},
+		{"ipv6", "::1", true},
+		{"ipv6", "2001:db8::8a2e:370:7334", true},
+		{"ipv6", "2001:db8:::1", false},
+		{"ipv6", "10.0.0.1", false},
+		{"cidr", "10.0.0.0/8", true},
+		{"cidr", "2001:db8::/32", true},
+		{"cidr", "10.0.0.0/33", false},
+		{"cidr", "10.0.0.0", false},
+		{"mac", "00:1a:2b:3c:4d:5e", true},
+		{"mac", "00-1A-2B-3C-4D-5E", true},
+		{"mac", "001a.2b3c.4d5e", true},
+		{"mac", "00:1a:2b:3c:4d", false},
+		{"mac", "00:1a-2b:3c:4d:5e", false},
+		{"duration", "1h30m", true},
+		{"duration", "-1.5s", true},
+		{"duration", "300ms", true},
+		{"duration", "3 days", true},
+		{"duration", "2 weeks 1 hour", true},
+		{"duration", "1 fortnight", false},
+		{"duration", "1x", false},
+		{"duration", "", false},
+		{"byte", "aGVsbG8=", true},
+		{"byte", "aGVsbG8", false},
+		{"byte", "a=bc", false},
+		{"uri", "https://example.com/a?b=c", true},
+		{"uri", "/relative/path", true},
+		{"uri", "example.com/a", false},
+		{"uri", "", false},
+		{"bsonobjectid", "507f1f77bcf86cd799439011", true},
+		{"bsonobjectid", "507f1f77bcf86cd79943901", false},
+		{"isbn10", "0-321-75104-3", true},
+		{"isbn10", "0321751044", false},
+		{"isbn13", "978-0321751041", true},
+		{"isbn", "9780321751041", true},
+		{"isbn", "9780321751042", false},
+		{"creditcard", "4111 1111 1111 1111", true},
+		{"creditcard", "4111 1111 1111 1112", false},
+		{"ssn", "123-45-6789", true},
+		{"ssn", "123456789", false},
+		{"hexcolor", "#FFaa00", true},
+		{"hexcolor", "fa0", true},
+		{"hexcolor", "#ffaa0", false},
+		{"rgbcolor", "rgb(255, 0, 12)", true},
+		{"rgbcolor", "rgb(256,0,0)", false},
+		{"password", "anything at all", true},
+		{"int32", "not a number", true}, /* dropped from the schema by kube */
+		{"k8s-short-name", "ANY", true},
+		{"my-own-format", "x", true},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		if (mu__crd_format_ok(cases[i].format, cases[i].value) != cases[i].ok) {
+			fprintf(stderr, "format %s, \"%s\": want %d\n", cases[i].format, cases[i].value, cases[i].ok);
+			CHECK(t, false);
+		}
+	CHECK(t, mu__crd_format_supported("date-time") && mu__crd_format_supported("uuid5"));
+	CHECK(t, !mu__crd_format_supported("int64") && !mu__crd_format_supported("double"));
+}
+
+/* format and multipleOf in a custom object, with kube-apiserver's
+ * messages. */
+static void test_format_multiple(mu_t_t *t)
+{
+	json_t *s = json_loads("{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{"
+			       "\"mail\":{\"type\":\"string\",\"format\":\"email\"},"
+			       "\"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
+			       "\"n\":{\"type\":\"integer\",\"format\":\"int32\",\"multipleOf\":5},"
+			       "\"f\":{\"type\":\"number\",\"multipleOf\":0.1},"
+			       "\"z\":{\"type\":\"integer\",\"multipleOf\":0}}}}}", 0, NULL);
+	json_t *crd = json_loads(crd_text, 0, NULL);
+	json_object_set(mu__jget(json_array_get(mu__jget(crd, "spec.versions"), 0), "schema"), "openAPIV3Schema", s);
+	mu__types_t *r;
+	mu__types_new(&r);
+	char err[200];
+	const mu__crdtype_t *c = mu__crdtype(mu__type(r, mu__types_put(r, crd, err, sizeof err)));
+	CHECK(t, c != NULL);
+	json_t *o = json_loads("{\"spec\":{\"mail\":\"nobody\",\"when\":\"yesterday\",\"n\":12,\"f\":0.35,\"z\":1}}",
+			       0, NULL);
+	mu__verr_t e = {0};
+	mu__crd_validate(c, 0, o, NULL, &e);
+	CHECK_EQ_INT(t, e.n, 5);
+	CHECK_STR(t, e.c[0].field, "spec.mail");
+	CHECK_STR(t, e.c[0].msg, "Invalid value: \"nobody\": spec.mail in body must be of type email: \"nobody\"");
+	CHECK_STR(t, e.c[1].msg, "Invalid value: \"yesterday\": spec.when in body must be of type date-time: "
+		  "\"yesterday\"");
+	CHECK_STR(t, e.c[2].msg, "Invalid value: 12: spec.n in body should be a multiple of 5");
+	CHECK_STR(t, e.c[3].msg, "Invalid value: 0.35: spec.f in body should be a multiple of 0.1");
+	CHECK_STR(t, e.c[4].msg, "Invalid value: 1: factor MultipleOf declared for spec.z must be positive: 0");
+	json_decref(o);
+	o = json_loads("{\"spec\":{\"mail\":\"a@b.example\",\"when\":\"2026-11-27T09:00:00Z\",\"n\":-15,\"f\":0.3}}",
+		       0, NULL);
+	e.n = 0;
+	mu__crd_validate(c, 0, o, NULL, &e);
+	CHECK_EQ_INT(t, e.n, 0);
+	json_decref(o);
+	json_decref(crd);
+	json_decref(s);
+	mu__types_free(r);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_registry);
 	MU_RUN(&t, test_objects);
 	MU_RUN(&t, test_crd_checks);
+	MU_RUN(&t, test_formats);
+	MU_RUN(&t, test_format_multiple);
 	return mu_t_done(&t);
 }
