@@ -302,12 +302,13 @@ static int run_setup(run_state_t *s, const mu_eval_config_t *cfg)
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
 	ec.score = cfg->score ? cfg->score : &mu_score_muster;
+	bool own = ec.score == &mu_score_muster || ec.score == &mu_score_muster_mg;
 	/* The paper's policies measure against its typical pods; muster's
 	 * own measure against every shape of the workload. */
-	ec.score_state = ec.score == &mu_score_muster ? &s->in->mix_all : &s->in->mix;
+	ec.score_state = own ? &s->in->mix_all : &s->in->mix;
 	/* The paper's policies break ties as its kube-scheduler lists nodes;
 	 * muster keeps the engine's own rule, the lower node id. */
-	ec.kube_ties = ec.score != &mu_score_muster;
+	ec.kube_ties = !own;
 	ec.seed = cfg->seed;
 	ec.preemption = ec.reclaim = false;
 	ec.starvation_after = 0;

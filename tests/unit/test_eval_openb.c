@@ -242,6 +242,55 @@ static void test_fgd_muster_choice(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
+/* muster-mg places a share of 700 milli-GPU or more by the CPU-aware
+ * growth when multi-GPU pods carry 15% or more of the mix's GPU demand,
+ * and as muster (FGD's points) otherwise.  Two idle 8-GPU nodes, one with
+ * 64 cores free and one with 10: FGD's points cannot tell them apart for
+ * an 810 (both keep the CPU one pod of each shape needs), the CPU-aware
+ * growth prefers the CPU-poor node, whose GPUs its CPU strands anyway. */
+static void test_muster_mg_choice(mu_t_t *t)
+{
+	mu_res_t big = req(8000, 8, 0), one = req(4000, 1, 0),
+		 s810 = req(2000, 0, 810), s300 = req(2000, 0, 300);
+	mu_workload_mix_t heavy, light;
+	mu_workload_mix_init(&heavy);
+	mu_workload_mix_add(&heavy, &big, NULL, 0, 1);  /* 8000 of 11620 */
+	mu_workload_mix_add(&heavy, &one, NULL, 0, 2);
+	mu_workload_mix_add(&heavy, &s810, NULL, 0, 2);
+	mu_workload_mix_finish(&heavy);
+	mu_workload_mix_init(&light);
+	mu_workload_mix_add(&light, &big, NULL, 0, 1);  /* 8000 of 109620 */
+	mu_workload_mix_add(&light, &one, NULL, 0, 100);
+	mu_workload_mix_add(&light, &s810, NULL, 0, 2);
+	mu_workload_mix_finish(&light);
+	int16_t idle[] = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000};
+	vnode_t rich, poor;
+	vnode(&rich, 64000, 64000, 8, idle, NULL);
+	vnode(&poor, 64000, 10000, 8, idle, NULL);
+	const mu_score_ops_t *mg = &mu_score_muster_mg, *mu = &mu_score_muster;
+	/* muster: the same points on both nodes, on either mix */
+	CHECK(t, NEAR(score(mu, &heavy, 0, &rich, &s810),
+		      score(mu, &heavy, 0, &poor, &s810)));
+	/* muster-mg on the multi-GPU-heavy mix: the CPU-poor node */
+	CHECK(t, score(mg, &heavy, 0, &poor, &s810) >
+		 score(mg, &heavy, 0, &rich, &s810) + 1e-6);
+	CHECK_EQ_INT(t, pick(mg, &heavy, &poor, &s810), 0);
+	/* ... but a smaller share still by FGD's points, as muster */
+	CHECK(t, NEAR(score(mg, &heavy, 0, &poor, &s300),
+		      score(mu, &heavy, 0, &poor, &s300)));
+	/* on the light mix muster-mg is muster */
+	const vnode_t *both[] = {&rich, &poor};
+	for (int i = 0; i < 2; i++) {
+		CHECK(t, NEAR(score(mg, &light, 0, both[i], &s810),
+			      score(mu, &light, 0, both[i], &s810)));
+		CHECK(t, NEAR(score(mg, &light, 0, both[i], &one),
+			      score(mu, &light, 0, both[i], &one)));
+	}
+	CHECK(t, mu_score_find("muster-mg") == mg);
+	mu_workload_mix_release(&heavy);
+	mu_workload_mix_release(&light);
+}
+
 /* The baselines on crafted nodes. */
 static void test_baselines_choice(mu_t_t *t)
 {
@@ -761,6 +810,7 @@ int main(void)
 	MU_RUN(&t, test_fgd_points);
 	MU_RUN(&t, test_frag_measure);
 	MU_RUN(&t, test_fgd_muster_choice);
+	MU_RUN(&t, test_muster_mg_choice);
 	MU_RUN(&t, test_baselines_choice);
 	MU_RUN(&t, test_pick_device_hook);
 	MU_RUN(&t, test_kube_ties);
