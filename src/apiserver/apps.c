@@ -109,10 +109,10 @@ static void selector_string(const json_t *sel, char *out, size_t cap)
 		len += (size_t)snprintf(out + len, cap - len, "%s%s", a ? "," : "", parts[a]);
 }
 
-json_t *mu__scale_of(const json_t *o)
+/* A Scale's metadata: the object's name, namespace, uid, version and
+ * creation time, as kube's scale handlers copy them; owned. */
+static json_t *scale_meta(const json_t *o)
 {
-	char sel[4096];
-	selector_string(mu__jget(o, "spec.selector"), sel, sizeof sel);
 	json_t *md = json_object();
 	static const char *const keep[] = {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"};
 	for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
@@ -120,6 +120,14 @@ json_t *mu__scale_of(const json_t *o)
 		if (v)
 			json_object_set(md, keep[i], v);
 	}
+	return md;
+}
+
+json_t *mu__scale_of(const json_t *o)
+{
+	char sel[4096];
+	selector_string(mu__jget(o, "spec.selector"), sel, sizeof sel);
+	json_t *md = scale_meta(o);
 	json_t *spec = json_object();
 	json_int_t want = json_integer_value(mu__jget(o, "spec.replicas"));
 	if (want)
@@ -161,13 +169,7 @@ static json_t *crd_scale_of(const mu__crdtype_t *c, const json_t *o, char *msg, 
 			free(t);
 			return NULL;
 		}
-	json_t *md = json_object();
-	static const char *const keep[] = {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"};
-	for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
-		json_t *v = json_object_get(json_object_get(o, "metadata"), keep[i]);
-		if (v)
-			json_object_set(md, keep[i], v);
-	}
+	json_t *md = scale_meta(o);
 	json_t *spec = json_object(), *status = json_pack("{s:I}", "replicas", (json_int_t)json_integer_value(st));
 	if (json_integer_value(sr))
 		json_object_set_new(spec, "replicas", json_integer(json_integer_value(sr))); /* omitempty */

@@ -36,12 +36,7 @@ E2E_NAME=dispatch-capacity; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 need_kubectl
 
-cat >"$T/hub.yaml" <<'EOF'
-apiVersion: muster.io/v1alpha1
-kind: Queue
-metadata: {name: team-a}
-spec: {}
-EOF
+fleet_hub_queue
 pool small 3 >"$T/small.yaml"; pool big 2 >"$T/big.yaml"
 start hub; start small; start big
 fleet_wire

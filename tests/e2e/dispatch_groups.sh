@@ -43,12 +43,7 @@ fleet_needs_crds
 MPG=podgroups.muster.io; VPG=podgroups.scheduling.volcano.sh; KPG=podgroups.scheduling.run.ai
 LWS=leaderworkersets.leaderworkerset.x-k8s.io
 
-cat >"$T/hub.yaml" <<'EOF'
-apiVersion: muster.io/v1alpha1
-kind: Queue
-metadata: {name: team-a}
-spec: {}
-EOF
+fleet_hub_queue
 pool small 2 >"$T/small.yaml"; pool big 4 >"$T/big.yaml"
 start hub; start small; start big
 for f in scheduling.volcano.sh_podgroups scheduling.run.ai_podgroups leaderworkerset.x-k8s.io_leaderworkersets; do

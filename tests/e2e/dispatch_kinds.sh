@@ -45,12 +45,7 @@ E2E_NAME=dispatch-kinds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 fleet_needs_crds
 
 
-cat >"$T/hub.yaml" <<'EOF'
-apiVersion: muster.io/v1alpha1
-kind: Queue
-metadata: {name: team-a}
-spec: {}
-EOF
+fleet_hub_queue
 pool small 2 >"$T/small.yaml"; pool big 4 >"$T/big.yaml"
 # the hub keeps only the last 20 changes for watches: a watch resumed
 # after more than that gets 410 Gone (below)

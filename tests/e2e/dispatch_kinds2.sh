@@ -49,12 +49,7 @@ fleet_needs_crds
 XPG=podgroups.scheduling.x-k8s.io; KPG=podgroups.scheduling.run.ai
 VJ=jobs.batch.volcano.sh; RC=rayclusters.ray.io
 
-cat >"$T/hub.yaml" <<'EOF'
-apiVersion: muster.io/v1alpha1
-kind: Queue
-metadata: {name: team-a}
-spec: {}
-EOF
+fleet_hub_queue
 pool small 2 >"$T/small.yaml"; pool big 4 >"$T/big.yaml"
 start hub; start small; start big
 for f in batch.volcano.sh_jobs ray.io_rayclusters scheduling.run.ai_podgroups; do

@@ -24,6 +24,13 @@ on_exit() {
 	[ -n "${E2E_KEEP:-}" ] && cp "$T"/*.log "$T"/*.err "$E2E_KEEP"/ 2>/dev/null
 }
 
+# fleet_hub_queue: the hub's cluster file, $T/hub.yaml: one Queue, team-a,
+# which the fleet tests' jobs name.
+fleet_hub_queue() {
+	printf '%s\n' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-a}' \
+		'spec: {}' >"$T/hub.yaml"
+}
+
 # pool PREFIX COUNT: a cluster file with COUNT 8-GPU nodes named PREFIX-*
 # and the queue team-a.
 pool() {
