@@ -177,13 +177,7 @@ typedef struct shadow {
 	int32_t n;           /* candidate nodes */
 	int32_t *nid;        /* slot -> node id */
 	int32_t *slot_of;    /* node id -> slot, or -1 */
-	int64_t *vfree;      /* per slot, rl.n values: free capacity at the
-	                      * replayed time of the resources req asks for */
-	int32_t *dslot;      /* per slot: its entry in delta, or -1 */
-	mu_res_t *delta;     /* what the replayed ends freed on a slot, all
-	                      * resources: shadow_take() rebuilds the slot's
-	                      * whole free vector from it */
-	int32_t ndelta, delta_cap;
+	mu_res_t *vfree;     /* per slot: free capacity at the replayed time */
 	int32_t *cap;        /* per slot: pods of the job that fit */
 	mu_time_t *ready;    /* per slot: when cap last grew */
 	int32_t *dom;        /* per slot: domain at the required level, -1 */
@@ -199,8 +193,6 @@ static void shadow_release(shadow_t *s)
 	free(s->nid);
 	free(s->slot_of);
 	free(s->vfree);
-	free(s->dslot);
-	free(s->delta);
 	free(s->cap);
 	free(s->ready);
 	free(s->dom);
@@ -222,24 +214,8 @@ static int32_t pods_in(const rlist_t *l, const mu_res_t *req, const mu_res_t *v)
 	return (int32_t)(k < 0 ? 0 : k);
 }
 
-/* Pods of the job that fit in slot i's replayed capacity (pods_in() on
- * the compact values).  O(resources asked). */
-static int32_t slot_pods(const shadow_t *s, int32_t i)
-{
-	const int64_t *v = s->vfree + (size_t)i * (size_t)s->rl.n;
-	int64_t k = INT32_MAX;
-	for (int32_t x = 0; x < s->rl.n; x++) {
-		int64_t q = v[x] > 0 ? v[x] / s->req.v[s->rl.r[x]] : 0;
-		if (q < k)
-			k = q;
-	}
-	return (int32_t)(k < 0 ? 0 : k);
-}
-
 /* Candidate nodes: the job's first pod set's class (with the largest
- * request of all its sets), minus what earlier reservations hold.  Only
- * the resources the job asks for are copied per slot (s->rl set first):
- * the whole vector is rebuilt for the slots taken (shadow_take). */
+ * request of all its sets), minus what earlier reservations hold. */
 static int shadow_nodes(shadow_t *s, const mu__sclass_t *c)
 {
 	mu_engine_t *e = s->e;
@@ -247,13 +223,11 @@ static int shadow_nodes(shadow_t *s, const mu__sclass_t *c)
 	size_t n = (size_t)(s->n ? s->n : 1);
 	s->nid = malloc(n * sizeof *s->nid);
 	s->slot_of = malloc((size_t)(e->nnodes ? e->nnodes : 1) * sizeof *s->slot_of);
-	s->vfree = malloc(n * (size_t)(s->rl.n ? s->rl.n : 1) * sizeof *s->vfree);
-	s->dslot = malloc(n * sizeof *s->dslot);
+	s->vfree = malloc(n * sizeof *s->vfree);
 	s->cap = malloc(n * sizeof *s->cap);
 	s->ready = malloc(n * sizeof *s->ready);
 	s->dom = malloc(n * sizeof *s->dom);
-	if (!s->nid || !s->slot_of || !s->vfree || !s->dslot || !s->cap || !s->ready ||
-	    !s->dom)
+	if (!s->nid || !s->slot_of || !s->vfree || !s->cap || !s->ready || !s->dom)
 		return MU_ENOMEM;
 	for (int32_t i = 0; i < e->nnodes; i++)
 		s->slot_of[i] = -1;
@@ -262,13 +236,10 @@ static int shadow_nodes(shadow_t *s, const mu__sclass_t *c)
 		const mu__node_t *node = &e->nodes[nid];
 		s->nid[i] = nid;
 		s->slot_of[nid] = i;
-		bool held = node->resv_stamp == e->cycle_stamp;
-		int64_t *v = s->vfree + (size_t)i * (size_t)s->rl.n;
-		for (int32_t x = 0; x < s->rl.n; x++) {
-			int r = s->rl.r[x];
-			v[x] = node->free.v[r] - (held ? node->resv_used.v[r] : 0);
-		}
-		s->dslot[i] = -1;
+		s->vfree[i] = node->free;
+		if (node->resv_stamp == e->cycle_stamp)
+			for (int r = 0; r < MU_RES_MAX; r++)
+				s->vfree[i].v[r] -= node->resv_used.v[r];
 		s->ready[i] = e->now;
 		s->dom[i] = -1;
 	}
@@ -358,15 +329,9 @@ static void shadow_take(shadow_t *s, int32_t jid, mu_time_t at, int32_t best, in
 {
 	mu_engine_t *e = s->e;
 	mu__node_t *n = &e->nodes[s->nid[best]];
-	/* The slot's whole replayed vector, as shadow_nodes() and the ends
-	 * made it: nothing touched the node since but this commit, which
-	 * takes each slot once. */
-	mu_res_t slack = n->free;
-	bool held = n->resv_stamp == e->cycle_stamp;
-	const mu_res_t *d = s->dslot[best] >= 0 ? &s->delta[s->dslot[best]] : NULL;
+	mu_res_t slack = s->vfree[best];
 	for (int r = 0; r < MU_RES_MAX; r++)
-		slack.v[r] += (d ? d->v[r] : 0) - (held ? n->resv_used.v[r] : 0) -
-			      k * s->req.v[r];
+		slack.v[r] -= k * s->req.v[r];
 	slack.v[MU_RES_GPU_MILLI] -= k * s->req.v[MU_RES_GPU] * 1000;
 	if (n->resv_stamp != e->cycle_stamp) {
 		n->resv_stamp = e->cycle_stamp;
@@ -434,27 +399,6 @@ static int shadow_commit(shadow_t *s, int32_t jid, mu_time_t at, int32_t domain)
 	return MU_OK;
 }
 
-/* Adds freed, what a replayed end frees, to slot i: to its compact values
- * and to its whole-vector delta (allocated at the slot's first end).
- * O(resources). */
-static int shadow_free(shadow_t *s, int32_t i, const mu_res_t *freed)
-{
-	if (s->dslot[i] < 0) {
-		if (mu__grow((void **)&s->delta, &s->delta_cap, s->ndelta + 1,
-			     sizeof *s->delta) != MU_OK)
-			return MU_ENOMEM;
-		memset(&s->delta[s->ndelta], 0, sizeof *s->delta);
-		s->dslot[i] = s->ndelta++;
-	}
-	mu_res_t *d = &s->delta[s->dslot[i]];
-	for (int r = 0; r < MU_RES_MAX; r++)
-		d->v[r] += freed->v[r];
-	int64_t *v = s->vfree + (size_t)i * (size_t)s->rl.n;
-	for (int32_t x = 0; x < s->rl.n; x++)
-		v[x] += freed->v[s->rl.r[x]];
-	return MU_OK;
-}
-
 /* Whether the job could ever fit on class c's nodes, were they empty:
  * the replay never frees more than a node holds, so when even that falls
  * short it cannot find a start and is skipped, with the same outcome (a
@@ -504,7 +448,7 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 	}
 	for (int32_t i = 0; i < s.n; i++) {
 		s.cap[i] = 0;
-		shadow_setcap(&s, i, slot_pods(&s, i), e->now);
+		shadow_setcap(&s, i, pods_in(&s.rl, &s.req, &s.vfree[i]), e->now);
 	}
 	int32_t domain;
 	mu_time_t at = MU_TIME_NONE;
@@ -522,9 +466,9 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 			const mu__job_t *v = &e->jobs[ev->job];
 			mu_res_t freed = *v->podsets[mu__pod_podset(v, ev->pod)].req;
 			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
-			if ((rc = shadow_free(&s, slot, &freed)) != MU_OK)
-				break;
-			shadow_setcap(&s, slot, slot_pods(&s, slot), t);
+			for (int r = 0; r < MU_RES_MAX; r++)
+				s.vfree[slot].v[r] += freed.v[r];
+			shadow_setcap(&s, slot, pods_in(&s.rl, &s.req, &s.vfree[slot]), t);
 		}
 		/* Checked after every end (O(1)): many ends share a time (all
 		 * the overdue ones), and the first of them that makes room
@@ -532,9 +476,7 @@ int mu__resv_make(mu_engine_t *e, int32_t jid)
 		if (shadow_fits(&s, &domain))
 			at = t;
 	}
-	if (rc == MU_OK && at != MU_TIME_NONE)
-		rc = shadow_commit(&s, jid, at, domain);
-	if (rc) {
+	if (at != MU_TIME_NONE && (rc = shadow_commit(&s, jid, at, domain)) != MU_OK) {
 		shadow_release(&s);
 		return rc;
 	}
