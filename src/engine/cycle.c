@@ -236,10 +236,12 @@ int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps)
 }
 
 /* Fills r with why one pod of podset ps fits nowhere: per-filter node
- * counts, static ones from the class.  O(class nodes). */
-static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req);
-
-static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
+ * counts, static ones from the class.  A class of at least e->fcount_min
+ * nodes is counted by its fit counts (fitcount.c) when the compact
+ * records decide it: the same counts; a node that fits is then checked
+ * against the reservations only when some fit (else the scan below).
+ * O(class nodes) scanned, O(nodes near the request's boundary) counted. */
+static void explain_fit(mu_engine_t *e, mu__sclass_t *c,
 			const mu__podset_t *ps, int32_t psi, mu_reason_t *r)
 {
 	int32_t fail[MU_F_COUNT]; /* counted here, not through r: r may
@@ -250,10 +252,17 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 	 * no alignment): the same filters in the same order. */
 	bool quick = !e->cfg.scan_all && !e->nfree_off && !ps->aligned &&
 		     e->nres <= MU_RES_NAMED0;
-	for (int32_t i = 0; i < c->nnodes; i++) {
+	int32_t fit = -1;
+	if (quick && c->nnodes >= e->fcount_min &&
+	    (mu__fcount(e, c, ps->req, fail, &fit) != MU_OK ||
+	     (fit > 0 && e->placing >= 0))) {
+		memcpy(fail, c->fail, sizeof fail); /* the scan decides */
+		fit = -1;
+	}
+	for (int32_t i = 0; fit < 0 && i < c->nnodes; i++) {
 		int32_t nid = c->nodes[i];
 		mu_filter_t f = quick && nid < e->nfree_cap ?
-			nfree_filter(&e->nfree[nid], ps->req) :
+			mu__nfree_filter(&e->nfree[nid], ps->req) :
 			mu__node_fit(e, &e->nodes[nid], ps);
 		if (f == MU_F_COUNT && e->placing >= 0 &&
 		    !mu__resv_allows(e, &e->jobs[e->placing], c->nodes[i], ps))
@@ -268,7 +277,7 @@ static void explain_fit(const mu_engine_t *e, const mu__sclass_t *c,
 
 /* explain_fit(), paid for: its class nodes are counted in e->expl_checks
  * and taken from this cycle's budget.  O(class nodes). */
-static void explain_paid(mu_engine_t *e, const mu__sclass_t *c, const mu__podset_t *ps,
+static void explain_paid(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 			 int32_t psi, mu_reason_t *r)
 {
 	explain_fit(e, c, ps, psi, r);
@@ -287,7 +296,7 @@ static void explain_paid(mu_engine_t *e, const mu__sclass_t *c, const mu__podset
  * always explained, and so is one whose gang holds tentative pods or that
  * is placed in a scope (committed false).  Returns whether the counts are
  * fresh.  O(class nodes) when fresh, else O(1). */
-static bool explain_budgeted(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+static bool explain_budgeted(mu_engine_t *e, mu__job_t *j, mu__sclass_t *c,
 			     const mu__podset_t *ps, int32_t psi, bool committed,
 			     mu_reason_t *r)
 {
@@ -368,23 +377,6 @@ static void nofit_note(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 	memcpy(m->nofit_fail, r->fail, sizeof m->nofit_fail);
 }
 
-/* The first filter node_fit() would fail for req on a node whose compact
- * record is f (its order: CPU, memory, GPUs, GPU share, pods), or
- * MU_F_COUNT.  Exact when no named resource or alignment is involved. */
-static mu_filter_t nfree_filter(const mu__nfree_t *f, const mu_res_t *req)
-{
-	if (f->cpu < req->v[MU_RES_CPU])
-		return MU_F_CPU;
-	if (f->mem < req->v[MU_RES_MEM])
-		return MU_F_MEM;
-	if (req->v[MU_RES_GPU] > f->gpu ||
-	    (req->v[MU_RES_GPU_MILLI] > 0 && f->milli < req->v[MU_RES_GPU_MILLI]))
-		return MU_F_GPU;
-	if (f->pods < req->v[MU_RES_PODS])
-		return MU_F_PODS;
-	return MU_F_COUNT;
-}
-
 /* Carries j's last explanation of pod set psi on class c forward to now:
  * for each class node changed since (the change log keeps each node's
  * record before the change), its old filter is taken out of the counts and
@@ -423,8 +415,8 @@ static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
 			continue;
 		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
-		mu_filter_t was = nfree_filter(&e->chlog_prev[k], ps->req);
-		mu_filter_t now = nfree_filter(&e->nfree[nid], ps->req);
+		mu_filter_t was = mu__nfree_filter(&e->chlog_prev[k], ps->req);
+		mu_filter_t now = mu__nfree_filter(&e->nfree[nid], ps->req);
 		if (x->memo) { /* only the count of nodes that fit is j's own */
 			fail[MU_F_RESERVED] += (now == MU_F_COUNT) - (was == MU_F_COUNT);
 			continue;

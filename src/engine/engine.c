@@ -67,6 +67,7 @@ int mu_engine_new(const mu_engine_config_t *cfg, mu_engine_t **out)
 	e->release_gen = 1;
 	e->expl_left = INT64_MAX; /* no budget outside a cycle */
 	e->expl_budget = MU__EXPL_BUDGET;
+	e->fcount_min = MU__FCOUNT_MIN;
 	e->share_epoch = 1;
 	e->decay_at = MU_TIME_NONE;
 	e->placing = -1;

@@ -159,6 +159,23 @@ static inline bool mu__nfree_fits(const mu__nfree_t *f, const mu_res_t *req)
 	       f->pods >= req->v[MU_RES_PODS];
 }
 
+/* The first filter a node whose compact record is f fails for req, in
+ * node_fit()'s order (CPU, memory, GPUs, GPU share, pods), or MU_F_COUNT.
+ * Exact when no named resource or alignment is involved.  O(1). */
+static inline mu_filter_t mu__nfree_filter(const mu__nfree_t *f, const mu_res_t *req)
+{
+	if (f->cpu < req->v[MU_RES_CPU])
+		return MU_F_CPU;
+	if (f->mem < req->v[MU_RES_MEM])
+		return MU_F_MEM;
+	if (req->v[MU_RES_GPU] > f->gpu ||
+	    (req->v[MU_RES_GPU_MILLI] > 0 && f->milli < req->v[MU_RES_GPU_MILLI]))
+		return MU_F_GPU;
+	if (f->pods < req->v[MU_RES_PODS])
+		return MU_F_PODS;
+	return MU_F_COUNT;
+}
+
 /* One node of a score index: its score when its version was ver. */
 typedef struct mu__hent {
 	double score;
@@ -241,6 +258,8 @@ typedef struct mu__sclass {
 	uint32_t nomove_next; /* the slot to overwrite next */
 	struct mu__ftree *ft; /* fit tree for new request shapes (fittree.c),
 	                       * or NULL */
+	struct mu__fcount *fc; /* counts of first failing filters for
+	                        * explanations (fitcount.c), or NULL */
 	mu__nindex_t *idx;    /* nidx score indexes (grown on demand up to
 	                       * MU__NINDEX_MAX), or NULL */
 	int32_t nidx;
@@ -627,6 +646,9 @@ struct mu_engine {
 	 * place_searches: node searches for a pod by mu__place_range (tests
 	 * read it: jobs known not to fit must not cost one). */
 	int64_t expl_left, expl_budget;
+	int32_t fcount_min;         /* classes of at least this many nodes are
+	                             * explained by fit counts (fitcount.c;
+	                             * MU__FCOUNT_MIN, tests lower it) */
 	uint64_t expl_checks, place_searches;
 	uint64_t resv_slots;        /* shadow slots the reservations' commit
 	                             * visited (backfill.c; tests read it) */
@@ -868,6 +890,23 @@ int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 /* The change-log position tree f still needs (UINT64_MAX: none). */
 uint64_t mu__ftree_pos(const mu__ftree_t *f);
 void mu__ftree_free(mu__ftree_t *f);
+
+/* Fit counts (fitcount.c): adds to fail[] the class nodes of c (refreshed)
+ * that fail each filter first for req by their compact records
+ * (mu__nfree_filter), and sets *fit to those that fail none, exactly as a
+ * scan of c's nodes would; a k-d tree snapshot of c, corrected by the
+ * change log.  Returns MU_OK, or an error when it cannot answer (no change
+ * log, a node without a record, out of memory): the caller scans.  O(nodes
+ * near req's boundary + changes since the snapshot), O(n log n) when it
+ * rebuilds. */
+typedef struct mu__fcount mu__fcount_t;
+int mu__fcount(mu_engine_t *e, mu__sclass_t *c, const mu_res_t *req,
+	       int32_t fail[MU_F_COUNT], int32_t *fit);
+void mu__fcount_free(mu__fcount_t *f);
+/* The change-log position of f's snapshot (UINT64_MAX: none). */
+uint64_t mu__fcount_pos(const mu__fcount_t *f);
+/* Classes of fewer nodes are explained by a scan (cycle.c). */
+#define MU__FCOUNT_MIN 512
 
 /* The best node of class c for one pod, or -1.  O(class nodes). */
 int32_t mu__best_node(mu_engine_t *e, mu__sclass_t *c,

@@ -362,4 +362,6 @@ void mu__sclass_index_release(mu__sclass_t *c)
 	c->nidx = 0;
 	mu__ftree_free(c->ft);
 	c->ft = NULL;
+	mu__fcount_free(c->fc);
+	c->fc = NULL;
 }
