@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/auth.h"
 #include "apiserver/crd.h"
 
 void mu_apiserver_opts_defaults(mu_apiserver_opts_t *o)
@@ -275,6 +276,11 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	mu__store_opts_t so = {.dir = o->data_dir, .ring = o->watch_cache, .fsync = o->fsync, .types = s->types};
 	if (rc == MU_OK)
 		rc = mu__store_open(&so, &s->store, err, errlen);
+	if (rc == MU_OK && !(s->sakey = mu__sakey_load(o->sa_key))) {
+		snprintf(err, errlen, "cannot read the service account signing key %s (a PEM P-256 key)",
+			 o->sa_key ? o->sa_key : "(in memory)");
+		rc = MU_EIO;
+	}
 	if (rc == MU_OK && (rc = default_namespaces(s)) == MU_OK)
 		rc = mu__rbac_bootstrap(s);
 	if (rc != MU_OK && s->store)
@@ -325,6 +331,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__http_stop(s);
 	if (s->ctl_started)
 		pthread_join(s->ctl, NULL);
+	mu__sakey_free(s->sakey);
 	mu__sim_free(s->sim);
 	mu__jobctl_free(s->jc);
 	mu__claimctl_free(s->cc);

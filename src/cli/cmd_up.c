@@ -210,6 +210,7 @@ int mu_cmd_up(int argc, char **argv)
 	o.ca_key = certs.ca_key;
 	o.client_cert = certs.admin_crt;
 	o.client_key = certs.admin_key;
+	o.sa_key = certs.sa_key;
 	/* authentication is always on, loopback included: without --token the
 	 * server's token lives in DIR/token and goes into the kubeconfig */
 	char *token = NULL;
