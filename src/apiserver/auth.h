@@ -75,6 +75,8 @@ int mu__impersonate_con(mu_apiserver_t *s, struct MHD_Connection *con, mu__user_
  * --api-audiences (which defaults to the issuer). */
 #define MU__SA_ISSUER "https://kubernetes.default.svc.cluster.local"
 #define MU__SA_LEGACY_ISSUER "kubernetes/serviceaccount"
+/* base64url without padding (RFC 7515) of n bytes, malloc'd. */
+char *mu__b64url(const void *data, size_t n);
 /* A signing key (P-256, ES256): opaque; NULL-safe free. */
 typedef struct mu__sakey mu__sakey_t;
 /* Reads the PEM private key at path, or makes one in memory (path NULL).
@@ -108,5 +110,20 @@ void mu__sa_secret_fill(mu_apiserver_t *s, json_t *secret);
  * sends): its spec (audiences, expirationSeconds, boundObjectRef) as JSON,
  * a new object; NULL with err when malformed.  O(len). */
 json_t *mu__token_request_proto(const void *body, size_t len, char *err, size_t errlen);
+
+/* --- bootsign.c: kube-controller-manager's bootstrapsigner ------------ */
+
+/* The detached JWS (HS256, kid the token id, key "ID.SECRET") of content,
+ * as k8s.io/cluster-bootstrap's ComputeDetachedSignature:
+ * header..signature, malloc'd. */
+char *mu__jws_detached(const char *content, const char *id, const char *secret);
+/* Whether a change calls for signing again (a Secret of kube-system, or
+ * the kube-public/cluster-info ConfigMap). */
+bool mu__bootsign_event(const mu__wev_t *ev);
+/* Signs kube-public/cluster-info's kubeconfig with each bootstrap token
+ * that has usage-bootstrap-signing and has not expired, as
+ * jws-kubeconfig-ID, and removes the signatures of the others.  One list
+ * of kube-system's Secrets and at most one write. */
+void mu__bootsign_sync(mu_apiserver_t *s);
 
 #endif

@@ -55,8 +55,7 @@ struct mu__sakey {
 
 /* --- base64url --------------------------------------------------------- */
 
-/* base64url without padding of data, malloc'd. */
-static char *b64url(const void *data, size_t n)
+char *mu__b64url(const void *data, size_t n)
 {
 	char *s = mu__b64enc(data, n);
 	if (!s)
@@ -107,7 +106,7 @@ static bool key_info(mu__sakey_t *k)
 	unsigned int mdl = 0;
 	bool ok = EVP_Digest(der, (size_t)n, md, &mdl, EVP_sha256(), NULL) == 1;
 	OPENSSL_free(der);
-	char *kid = ok ? b64url(md, mdl) : NULL;
+	char *kid = ok ? mu__b64url(md, mdl) : NULL;
 	if (kid)
 		snprintf(k->kid, sizeof k->kid, "%s", kid);
 	free(kid);
@@ -154,7 +153,7 @@ char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims)
 	json_t *hdr = json_pack("{s:s, s:s}", "alg", "ES256", "kid", k->kid);
 	char *h = json_dumps(hdr, JSON_COMPACT), *c = json_dumps(claims, JSON_COMPACT);
 	json_decref(hdr);
-	char *hb = h ? b64url(h, strlen(h)) : NULL, *cb = c ? b64url(c, strlen(c)) : NULL;
+	char *hb = h ? mu__b64url(h, strlen(h)) : NULL, *cb = c ? mu__b64url(c, strlen(c)) : NULL;
 	free(h);
 	free(c);
 	char *out = NULL;
@@ -173,7 +172,7 @@ char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims)
 			if (sig) {
 				ECDSA_SIG_get0(sig, &r, &s);
 				char *sb = BN_bn2binpad(r, raw, 32) == 32 && BN_bn2binpad(s, raw + 32, 32) == 32
-						   ? b64url(raw, 64) : NULL;
+						   ? mu__b64url(raw, 64) : NULL;
 				size_t ol = ln + 1 + (sb ? strlen(sb) : 0) + 1;
 				out = sb ? malloc(ol) : NULL;
 				if (out)
@@ -271,7 +270,7 @@ bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t le
 
 json_t *mu__sakey_jwks(const mu__sakey_t *k)
 {
-	char *x = b64url(k->x, 32), *y = b64url(k->y, 32);
+	char *x = mu__b64url(k->x, 32), *y = mu__b64url(k->y, 32);
 	json_t *out = x && y ? json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:s, s:s}]}", "keys", "use", "sig", "kty", "EC",
 					  "kid", k->kid, "crv", "P-256", "alg", "ES256", "x", x, "y", y)
 			     : NULL;

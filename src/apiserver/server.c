@@ -151,6 +151,7 @@ static void *ctl_main(void *arg)
 	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
 	int64_t token_at = mu__tokenclean(s, mu__now_s()); /* the next bootstrap token to expire */
 	bool agg = true; /* a ClusterRole changed: aggregate again */
+	bool sign = true; /* a bootstrap token or cluster-info changed: sign again (bootsign.c) */
 	int64_t jobs_next = -1; /* ms until the Job controller's next batched job */
 	mu__wev_t evs[128];
 	for (;;) {
@@ -181,6 +182,7 @@ static void *ctl_main(void *arg)
 			mu__csr_resync(s, mu__authz_sub);
 			token_at = 0;
 			agg = true;
+			sign = true;
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
@@ -196,6 +198,7 @@ static void *ctl_main(void *arg)
 			if (mu__tokenclean_event(&evs[i]))
 				token_at = 0;
 			agg = agg || mu__rbacagg_event(&evs[i]);
+			sign = sign || mu__bootsign_event(&evs[i]);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		jobs_next = mu__jobctl_sync(s->jc, mu__mono_ms());
@@ -208,6 +211,9 @@ static void *ctl_main(void *arg)
 		if (agg)
 			(void)mu__rbacagg_sync(s);
 		agg = false;
+		if (sign)
+			mu__bootsign_sync(s);
+		sign = false;
 	}
 	return NULL;
 }
