@@ -6,10 +6,9 @@
  *   - the server's token (DIR/token): user "admin", group system:masters;
  *   - a line of DIR/tokens.csv, kube-apiserver's static token file format
  *     (token,user,uid,"group1,group2"), read at start;
- *   - a service account token from the TokenRequest API (POST
- *     serviceaccounts/NAME/token, `kubectl create token NAME`): kept as a
- *     kubernetes.io/service-account-token Secret NAME-token-xxxxx, valid
- *     while that Secret and the ServiceAccount exist; the user is
+ *   - a service account JWT (satoken.c): a bound token from the
+ *     TokenRequest API (POST serviceaccounts/NAME/token, `kubectl create
+ *     token NAME`) or a legacy token Secret's; the user is
  *     system:serviceaccount:NS:NAME with groups system:serviceaccounts and
  *     system:serviceaccounts:NS.
  *   - a bootstrap token ID.SECRET held by the Secret
@@ -29,9 +28,13 @@
  * rules that apply to the caller in a namespace (`kubectl auth can-i
  * --list`).  The bootstrap policy kube-apiserver
  * reconciles at start is created when absent: cluster-admin,
- * system:discovery and system:basic-user with their bindings, and the
- * kubelet bootstrap roles (system:node-bootstrapper and the nodeclient and
- * selfnodeclient ones) without.
+ * system:discovery, system:public-info-viewer,
+ * system:service-account-issuer-discovery and system:basic-user with their
+ * bindings, admin, edit and view (aggregated by rbacagg.c) with the
+ * system:aggregate-to-* roles, and the kubelet bootstrap roles
+ * (system:node-bootstrapper and the nodeclient and selfnodeclient ones)
+ * without.  Escalation checks are rbac_escalate.c's, impersonation
+ * impersonate.c's.
  *
  * Cost: an admin request costs nothing; any other reads the bindings and
  * roles that apply (their count bounds it).
@@ -731,6 +734,9 @@ int mu__rbac_bootstrap(mu_apiserver_t *s)
 				     "\"verbs\":[\"get\"]}", "system:authenticated"},
 		{"system:public-info-viewer", "{\"nonResourceURLs\":[\"/healthz\",\"/livez\",\"/readyz\",\"/version\","
 					      "\"/version/\"],\"verbs\":[\"get\"]}", "system:authenticated"},
+		{"system:service-account-issuer-discovery",
+		 "{\"nonResourceURLs\":[\"/.well-known/openid-configuration\",\"/.well-known/openid-configuration/\","
+		 "\"/openid/v1/jwks\",\"/openid/v1/jwks/\"],\"verbs\":[\"get\"]}", "system:serviceaccounts"},
 		{"system:basic-user", "{\"apiGroups\":[\"authorization.k8s.io\"],\"resources\":"
 				      "[\"selfsubjectaccessreviews\",\"selfsubjectrulesreviews\"],\"verbs\":[\"create\"]},"
 				      "{\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":[\"selfsubjectreviews\"],"

@@ -383,6 +383,8 @@ expect "jwks" 0 k get --raw /openid/v1/jwks
 kid=$(/usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[0]; print(json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4)))["kid"])' "$SA")
 has "the token's kid is the key's" "$T/out" "\"kid\":\"$kid\""
 has "P-256 with x and y" "$T/out" '"crv":"P-256","alg":"ES256","x":"'
+expect "an account reads them (system:service-account-issuer-discovery)" 0 ku "$SA" get --raw /openid/v1/jwks
+expect "a user does not" 1 ku $B get --raw /openid/v1/jwks
 # a legacy kubernetes.io/service-account-token Secret gets a JWT (the tokens controller)
 printf '%s\n' 'apiVersion: v1' 'kind: Secret' 'type: kubernetes.io/service-account-token' \
 	'metadata: {name: sched-legacy, namespace: muster-system, annotations: {kubernetes.io/service-account.name: muster-scheduler}}' \
