@@ -14,7 +14,8 @@
  * (`requested [...] without impersonating a user`).  The new user has the
  * groups asked for (a service account without any: its two groups) and
  * system:authenticated unless system:authenticated or
- * system:unauthenticated was asked for.  muster's user record keeps no uid
+ * system:unauthenticated was asked for (system:anonymous gets
+ * system:unauthenticated instead).  muster's user record keeps no uid
  * or extra: they are authorized, then dropped.
  *
  * Cost: one RBAC check per header value (at most MAX_HDRS).
@@ -123,12 +124,12 @@ int mu__impersonate(mu_apiserver_t *s, const mu__hdr_t *h, int n, mu__user_t *u,
 		snprintf(g, sizeof g, "system:serviceaccounts:%s", ns);
 		add_group(&nu, g);
 	}
-	bool found = false;
+	bool anon = !strcmp(nu.name, "system:anonymous"), found = false;
 	for (int i = 0; i < nu.ngroups; i++)
-		found = found || !strcmp(nu.groups[i], "system:authenticated") ||
-			!strcmp(nu.groups[i], "system:unauthenticated");
-	if (!found && strcmp(nu.name, "system:anonymous"))
-		add_group(&nu, "system:authenticated");
+		found = found || !strcmp(nu.groups[i], "system:unauthenticated") ||
+			(!anon && !strcmp(nu.groups[i], "system:authenticated"));
+	if (!found)
+		add_group(&nu, anon ? "system:unauthenticated" : "system:authenticated");
 	for (int i = 0; i < nu.ngroups; i++)
 		nu.admin = nu.admin || !strcmp(nu.groups[i], "system:masters");
 	*u = nu;

@@ -3,7 +3,7 @@
  * text of its missing rules, rbac_escalate.c), service account JWTs
  * (ES256 signing and verification, the time checks, satoken.c) and the
  * protobuf TokenRequest that `kubectl create token` sends, and the
- * bootstrapsigner's detached JWS.
+ * bootstrapsigner's detached JWS, and the user impersonation makes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +188,48 @@ static void test_jws_detached(mu_t_t *t)
 	free(sig);
 }
 
+/* kube's WithImpersonation: the groups the new user gets (the requester
+ * is in system:masters, so RBAC is not asked and no server is needed). */
+static void test_impersonate(mu_t_t *t)
+{
+	mu__user_t admin;
+	memset(&admin, 0, sizeof admin);
+	snprintf(admin.name, sizeof admin.name, "admin");
+	admin.admin = true;
+	char msg[300];
+	mu__user_t u = admin;
+	mu__hdr_t h1[] = {{"Impersonate-User", "bob"}, {"Impersonate-Group", "viewers"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h1, 2, &u, msg, sizeof msg), 0);
+	CHECK_STR(t, u.name, "bob");
+	CHECK_EQ_INT(t, u.ngroups, 2);
+	CHECK_STR(t, u.groups[0], "viewers");
+	CHECK_STR(t, u.groups[1], "system:authenticated");
+	CHECK(t, !u.admin);
+	u = admin;
+	mu__hdr_t h2[] = {{"impersonate-user", "system:serviceaccount:ns1:bot"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h2, 1, &u, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, u.ngroups, 3);
+	CHECK_STR(t, u.groups[1], "system:serviceaccounts:ns1");
+	CHECK_STR(t, u.groups[2], "system:authenticated");
+	u = admin;
+	mu__hdr_t h3[] = {{"Impersonate-User", "system:anonymous"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h3, 1, &u, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, u.ngroups, 1);
+	CHECK_STR(t, u.groups[0], "system:unauthenticated");
+	u = admin;
+	mu__hdr_t h4[] = {{"Impersonate-User", "x"}, {"Impersonate-Group", "system:masters"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h4, 2, &u, msg, sizeof msg), 0);
+	CHECK(t, u.admin);
+	u = admin;
+	mu__hdr_t h5[] = {{"Impersonate-Group", "g"}, {"Impersonate-Extra-Scopes", "a"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h5, 2, &u, msg, sizeof msg), 500);
+	CHECK(t, strstr(msg, "without impersonating a user") != NULL);
+	CHECK_STR(t, u.name, "admin");
+	mu__hdr_t h6[] = {{"Accept", "x"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h6, 1, &u, msg, sizeof msg), 0);
+	CHECK_STR(t, u.name, "admin");
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -195,5 +237,6 @@ int main(void)
 	MU_RUN(&t, test_jwt);
 	MU_RUN(&t, test_token_request_proto);
 	MU_RUN(&t, test_jws_detached);
+	MU_RUN(&t, test_impersonate);
 	return mu_t_done(&t);
 }
