@@ -37,6 +37,8 @@ typedef struct mu_apiserver_opts {
 	const char *ca_cert;      /* PEM CA the kubeconfig trusts; NULL = tls_cert */
 	const char *client_cert;  /* PEM client certificate and key for the kubeconfig's */
 	const char *client_key;   /* user; NULL = the token */
+	const char *sa_key;       /* PEM P-256 key service account tokens are signed with (kube's
+				     --service-account-signing-key-file); NULL = one made in memory */
 	size_t max_body;          /* bytes of a request body; larger is 413 */
 	int max_watchers;         /* concurrent watches; more get 429 */
 	int max_connections;      /* concurrent connections */

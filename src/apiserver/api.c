@@ -19,6 +19,7 @@
 #include <sys/time.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/auth.h"
 #include "apiserver/crd.h"
 #include "apiserver/proto.h"
 #include "apiserver/schema.h"
@@ -298,6 +299,20 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	char amsg[600];
 	if (rt == MU__RT_CSRS)
 		mu__csr_prepare_create(rq, obj);
+	char emsg[4096];
+	int esc = mu__rbac_escalation(s, rq, rt, NULL, obj, emsg, sizeof emsg);
+	if (esc) { /* RBAC's escalation check (rbac_escalate.c) */
+		json_decref(given);
+		const char *nm = json_string_value(json_object_get(md, "name"));
+		if (esc == 404)
+			mu__resp_status(rs, 404, "NotFound", "%s", emsg);
+		else
+			mu__resp_err(rs, 403, "Forbidden", t, nm ? nm : "", NULL, "%s%s%s \"%s\" is forbidden: %s",
+				     t->plural, *t->group ? "." : "", t->group, nm ? nm : "", emsg);
+		return;
+	}
+	if (rt == MU__RT_SECRETS && !rq->q.dry_run)
+		mu__sa_secret_fill(s, obj); /* kube-controller-manager's tokens controller */
 	json_t *applied = apply ? json_deep_copy(obj) : NULL;
 	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK ||
 	    (rt == MU__RT_CSRS && !mu__csr_admit(rq, NULL, obj, csr_authz, &(csr_who_t){s, rq}, amsg, sizeof amsg))) {
@@ -455,10 +470,11 @@ typedef struct upd_ctx {
 	mu__mgr_t mgr;      /* who writes (managedFields) */
 	bool conflict;      /* an apply conflict: msg and causes in e */
 	bool forbidden;     /* refused by admission: msg is a 403 */
+	bool notfound;      /* a binding's role is missing: msg is a 404 */
 	mu_apiserver_t *s;
 	int err;            /* 409 conflict detail */
 	bool bad;           /* msg is a 400 (malformed patch), not a 422 */
-	char msg[1400];
+	char msg[4096];
 	char warn[1100];    /* unknown fields dropped (fieldValidation=Warn) */
 } upd_ctx_t;
 
@@ -579,6 +595,12 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 			c->forbidden = true;
 			rc = MU_ESTATE;
 		}
+		int esc = rc == MU__MUT_PUT ? mu__rbac_escalation(c->s, c->rq, cur->rt, old, nw, c->msg, sizeof c->msg) : 0;
+		if (esc) { /* RBAC's escalation check (rbac_escalate.c) */
+			c->forbidden = esc == 403;
+			c->notfound = esc == 404;
+			rc = MU_ESTATE;
+		}
 		if (apply && (rc == MU__MUT_PUT || rc == MU__MUT_KEEP)) {
 			json_t *omf = mu__jget(old, "metadata.managedFields");
 			if (mf)
@@ -606,6 +628,8 @@ static void update_answer(const mu__req_t *rq, mu__resp_t *rs, upd_ctx_t *c, int
 	const char *name = rq->route.name;
 	if (rc == MU_EINVAL)
 		mu__resp_invalid(rs, c->t, name, &c->e);
+	else if (rc == MU_ESTATE && c->notfound)
+		mu__resp_status(rs, 404, "NotFound", "%s", c->msg);
 	else if (rc == MU_ESTATE && c->forbidden)
 		mu__resp_err(rs, 403, "Forbidden", c->t, name, NULL, "%s%s%s \"%s\" is forbidden: %s", c->t->plural,
 			     *c->t->group ? "." : "", c->t->group, name, c->msg);

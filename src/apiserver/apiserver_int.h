@@ -546,6 +546,7 @@ struct mu_apiserver {
 	mu__evttl_t *evttl;   /* evttl.c: Events expire */
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
+	struct mu__sakey *sakey; /* satoken.c: signs service account tokens */
 };
 
 /* Who a request comes from (rbac.c). */

@@ -21,6 +21,7 @@
 #include <microhttpd.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/auth.h"
 
 /* --- idle connections --------------------------------------------------
  *
@@ -271,7 +272,8 @@ static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, c
 	mu__user_t user;
 	memset(&rq, 0, sizeof rq);
 	memset(&rs, 0, sizeof rs);
-	char err[256];
+	char err[256], imsg[1200];
+	int imp;
 	rq.method = method;
 	if (c->too_big) {
 		mu__resp_status(&rs, 413, "RequestEntityTooLarge", "the request body is larger than %zu bytes",
@@ -280,6 +282,8 @@ static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, c
 		mu__resp_status(&rs, 400, "BadRequest", "%s", err);
 	} else if (!authenticated(s, con, &rq.route, &user)) {
 		mu__resp_status(&rs, 401, "Unauthorized", "Unauthorized");
+	} else if ((imp = mu__impersonate_con(s, con, &user, imsg, sizeof imsg)) != 0) {
+		mu__resp_status(&rs, imp, imp == 403 ? "Forbidden" : "InternalError", "%s", imsg); /* impersonate.c */
 	} else {
 		char path[1024], msg[1200];
 		snprintf(path, sizeof path, "%.*s", (int)strcspn(c->target, "?"), c->target);

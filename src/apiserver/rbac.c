@@ -6,10 +6,9 @@
  *   - the server's token (DIR/token): user "admin", group system:masters;
  *   - a line of DIR/tokens.csv, kube-apiserver's static token file format
  *     (token,user,uid,"group1,group2"), read at start;
- *   - a service account token from the TokenRequest API (POST
- *     serviceaccounts/NAME/token, `kubectl create token NAME`): kept as a
- *     kubernetes.io/service-account-token Secret NAME-token-xxxxx, valid
- *     while that Secret and the ServiceAccount exist; the user is
+ *   - a service account JWT (satoken.c): a bound token from the
+ *     TokenRequest API (POST serviceaccounts/NAME/token, `kubectl create
+ *     token NAME`) or a legacy token Secret's; the user is
  *     system:serviceaccount:NS:NAME with groups system:serviceaccounts and
  *     system:serviceaccounts:NS.
  *   - a bootstrap token ID.SECRET held by the Secret
@@ -29,9 +28,13 @@
  * rules that apply to the caller in a namespace (`kubectl auth can-i
  * --list`).  The bootstrap policy kube-apiserver
  * reconciles at start is created when absent: cluster-admin,
- * system:discovery and system:basic-user with their bindings, and the
- * kubelet bootstrap roles (system:node-bootstrapper and the nodeclient and
- * selfnodeclient ones) without.
+ * system:discovery, system:public-info-viewer,
+ * system:service-account-issuer-discovery and system:basic-user with their
+ * bindings, admin, edit and view (aggregated by rbacagg.c) with the
+ * system:aggregate-to-* roles, and the kubelet bootstrap roles
+ * (system:node-bootstrapper and the nodeclient and selfnodeclient ones)
+ * without.  Escalation checks are rbac_escalate.c's, impersonation
+ * impersonate.c's.
  *
  * Cost: an admin request costs nothing; any other reads the bindings and
  * roles that apply (their count bounds it).
@@ -41,6 +44,7 @@
 #include <string.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/auth.h"
 #include "apiserver/crd.h"
 #include "apiserver/proto.h"
 
@@ -112,36 +116,6 @@ static bool static_token(const mu_apiserver_t *s, const char *bearer, mu__user_t
 	}
 	fclose(f);
 	return found;
-}
-
-/* A service account token: "musa.NS.SECRET.RANDOM", valid while its Secret
- * holds it and its ServiceAccount exists. */
-static bool sa_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
-{
-	char ns[64], sec[254];
-	if (strncmp(bearer, "musa.", 5) || sscanf(bearer + 5, "%63[^.].%253[^.].", ns, sec) != 2)
-		return false;
-	mu__obj_t *o = mu__store_get(s->store, MU__RT_SECRETS, ns, sec);
-	json_t *j = o ? mu__obj_parse(o) : NULL;
-	mu__obj_unref(o);
-	const char *tok = mu__jstr(j, "data.token");
-	const char *sa = json_string_value(json_object_get(mu__jget(j, "metadata.annotations"),
-							    "kubernetes.io/service-account.name"));
-	char raw[512];
-	size_t n;
-	bool ok = tok && sa && mu__b64dec(tok, raw, sizeof raw, &n) == MU_OK && same(raw, bearer);
-	mu__obj_t *acct = ok ? mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, ns, sa) : NULL;
-	ok = ok && acct;
-	if (ok) {
-		snprintf(u->name, sizeof u->name, "system:serviceaccount:%s:%s", ns, sa);
-		add_group(u, "system:serviceaccounts");
-		char g[128];
-		snprintf(g, sizeof g, "system:serviceaccounts:%.63s", ns);
-		add_group(u, g);
-	}
-	mu__obj_unref(acct);
-	json_decref(j);
-	return ok;
 }
 
 /* Secret data field k of j decoded into out (NUL-terminated); false when
@@ -228,7 +202,7 @@ bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *ce
 	} else if (same(b, s->o.token)) {
 		snprintf(u->name, sizeof u->name, "admin");
 		add_group(u, "system:masters");
-	} else if (!sa_token(s, b, u) && !bootstrap_token(s, b, u) && !static_token(s, b, u)) {
+	} else if (!mu__sa_authn(s, b, u) && !bootstrap_token(s, b, u) && !static_token(s, b, u)) {
 		return false;
 	}
 	add_group(u, "system:authenticated");
@@ -330,7 +304,7 @@ static bool role_allows(mu_apiserver_t *s, const json_t *ref, const char *ns, co
 
 /* Whether one of binding b's subjects is user u (ns: the binding's
  * namespace, "" for a ClusterRoleBinding).  O(subjects). */
-static bool binding_names(const json_t *b, const mu__user_t *u, const char *ns)
+bool mu__rbac_names(const json_t *b, const mu__user_t *u, const char *ns)
 {
 	size_t j;
 	json_t *subj;
@@ -353,7 +327,7 @@ static int grant_page(void *ctx, mu__page_t *pg)
 	grant_t *g = ctx;
 	for (size_t i = 0; i < pg->n; i++) {
 		json_t *b = mu__obj_parse(pg->objs[i]);
-		bool me = binding_names(b, g->u, pg->objs[i]->ns);
+		bool me = mu__rbac_names(b, g->u, pg->objs[i]->ns);
 		bool ok = me && role_allows(g->s, json_object_get(b, "roleRef"), pg->objs[i]->ns, g->a);
 		json_decref(b);
 		if (ok)
@@ -434,6 +408,22 @@ bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char
 		return true;
 	forbidden(u, &a, msg, len);
 	return false;
+}
+
+bool mu__rbac_allowed(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		      const char *resource, const char *sub, const char *ns, const char *name)
+{
+	if (u->admin)
+		return true;
+	attrs_t a = {verb, group, resource, sub, ns, name, "/", true};
+	return allowed(s, u, &a);
+}
+
+void mu__rbac_forbidden(const mu__user_t *u, const char *verb, const char *group, const char *resource,
+			const char *sub, const char *ns, const char *name, char *msg, size_t len)
+{
+	attrs_t a = {verb, group, resource, sub, ns, name, "/", true};
+	forbidden(u, &a, msg, len);
 }
 
 bool mu__authz_attrs(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
@@ -547,7 +537,7 @@ static int rules_page(void *ctx, mu__page_t *pg)
 	rules_t *r = ctx;
 	for (size_t i = 0; i < pg->n; i++) {
 		json_t *b = mu__obj_parse(pg->objs[i]);
-		bool me = binding_names(b, r->u, pg->objs[i]->ns);
+		bool me = mu__rbac_names(b, r->u, pg->objs[i]->ns);
 		if (me)
 			role_rules(r, json_object_get(b, "roleRef"), pg->objs[i]->ns);
 		json_decref(b);
@@ -584,53 +574,6 @@ void mu__do_ssrr(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t 
 	mu__resp_json(rs, 201, out);
 }
 
-void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
-{
-	const char *ns = rq->route.ns, *sa = rq->route.name;
-	mu__obj_t *acct = mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, ns, sa);
-	if (!acct) {
-		mu__resp_status(rs, 404, "NotFound", "serviceaccounts \"%s\" not found", sa);
-		return;
-	}
-	json_t *aj = mu__obj_parse(acct);
-	mu__obj_unref(acct);
-	char sfx[6], name[300], tok[512], rnd[40];
-	mu__name_suffix(s, sfx);
-	snprintf(name, sizeof name, "%.240s-token-%s", sa, sfx);
-	char u1[37], u2[37];
-	mu__uid(s, u1);
-	mu__uid(s, u2);
-	snprintf(rnd, sizeof rnd, "%.8s%.4s%.8s%.4s", u1, u1 + 9, u2, u2 + 24);
-	snprintf(tok, sizeof tok, "musa.%s.%s.%s", ns, name, rnd);
-	char *b64 = mu__b64enc(tok, strlen(tok));
-	json_t *sec = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:s, s:{s:s}}", "apiVersion", "v1", "kind",
-				"Secret", "metadata", "name", name, "namespace", ns, "annotations",
-				"kubernetes.io/service-account.name", sa, "kubernetes.io/service-account.uid",
-				mu__jstr(aj, "metadata.uid") ? mu__jstr(aj, "metadata.uid") : "", "type",
-				"kubernetes.io/service-account-token", "data", "token", b64 ? b64 : "");
-	free(b64);
-	json_decref(aj);
-	mu__wtx_t *tx;
-	int rc = rq->q.dry_run ? MU_OK : mu__store_begin(s->store, &tx);
-	if (rc == MU_OK && !rq->q.dry_run) {
-		rc = mu__create(s, tx, MU__RT_SECRETS, sec, NULL);
-		int rc2 = mu__store_commit(tx);
-		rc = rc < 0 ? rc : rc2;
-	}
-	json_decref(sec);
-	if (rc < 0) {
-		mu__resp_status(rs, 500, "InternalError", "cannot store the token: %s", mu_strerror(rc));
-		return;
-	}
-	json_t *out = json_is_object(body) ? json_deep_copy(body) : json_object();
-	json_object_set_new(out, "kind", json_string("TokenRequest"));
-	json_object_set_new(out, "apiVersion", json_string("authentication.k8s.io/v1"));
-	char exp[40];
-	mu__rfc3339_format((mu__now_s() + 10 * 365 * 86400) * 1000000, false, exp, sizeof exp);
-	json_object_set_new(out, "status", json_pack("{s:s, s:s}", "token", tok, "expirationTimestamp", exp));
-	mu__resp_json(rs, 201, out);
-}
-
 bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 {
 	const mu__route_t *r = &rq->route;
@@ -642,6 +585,19 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		   !strcmp(r->plural, "selfsubjectreviews");
 	bool ssrr = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authorization.k8s.io") &&
 		    !strcmp(r->plural, "selfsubjectrulesreviews");
+	bool oidc = r->kind == MU__R_UNKNOWN && rq->path &&
+		    (!strcmp(rq->path, "/.well-known/openid-configuration") || !strcmp(rq->path, "/openid/v1/jwks"));
+	if (oidc) { /* ServiceAccountIssuerDiscovery (satoken.c) */
+		if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
+			mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", rq->method);
+			return true;
+		}
+		bool jwks = rq->path[1] == 'o';
+		json_t *doc = jwks ? mu__sakey_jwks(s->sakey) : mu__sa_openid_config();
+		mu__resp_json(rs, 200, doc);
+		rs->ctype = jwks ? "application/jwk-set+json" : "application/json";
+		return true;
+	}
 	if (!ssar && !token && !ssr && !ssrr)
 		return false;
 	if (strcmp(rq->method, "POST") || ((ssar || ssr || ssrr) && (r->name[0] || r->ns[0]))) {
@@ -661,7 +617,7 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 	bool proto = mu__content_type(rq->ctype) == MU__CT_PROTOBUF;
 	json_t *body;
 	if (proto && token)
-		body = json_object(); /* its fields (audiences, expirationSeconds) are not honoured */
+		body = mu__token_request_proto(rq->body, rq->body_len, err, sizeof err);
 	else if (proto)
 		body = mu__proto_decode(rq->body, rq->body_len, err, sizeof err);
 	else
@@ -710,6 +666,64 @@ static int put_if_absent(mu_apiserver_t *s, int rt, const char *text)
 	    "{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"%s\"},\"subjects\":" \
 	    "[{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Group\",\"name\":\"%s\"}]}"
 
+/* The user-facing roles of kube's bootstrap policy
+ * (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go): admin, edit
+ * and view are aggregated (rbacagg.c) from the roles labelled
+ * aggregate-to-admin, -edit and -view, edit aggregates into admin and view
+ * into edit, and the system:aggregate-to-* roles hold kube's rules for the
+ * built-in resources. */
+#define META_AGG(name, labels) "\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\"," \
+	"\"metadata\":{\"name\":\"" name "\",\"annotations\":{\"rbac.authorization.kubernetes.io/autoupdate\":\"true\"}," \
+	"\"labels\":{\"kubernetes.io/bootstrapping\":\"rbac-defaults\"" labels "}}"
+#define LBL(to) ",\"rbac.authorization.k8s.io/aggregate-to-" to "\":\"true\""
+#define AGG_RULE(to) ",\"aggregationRule\":{\"clusterRoleSelectors\":[{\"matchLabels\":" \
+	"{\"rbac.authorization.k8s.io/aggregate-to-" to "\":\"true\"}}]},\"rules\":[]"
+#define RULE(verbs, group, res) "{\"apiGroups\":[\"" group "\"],\"resources\":[" res "],\"verbs\":[" verbs "]}"
+#define READ "\"get\",\"list\",\"watch\""
+#define WRITE "\"create\",\"delete\",\"deletecollection\",\"patch\",\"update\""
+static const char *const aggregated[] = {
+	"{" META_AGG("admin", "") AGG_RULE("admin") "}",
+	"{" META_AGG("edit", LBL("admin")) AGG_RULE("edit") "}",
+	"{" META_AGG("view", LBL("edit")) AGG_RULE("view") "}",
+	"{" META_AGG("system:aggregate-to-admin", LBL("admin")) ",\"rules\":["
+	RULE("\"create\"", "authorization.k8s.io", "\"localsubjectaccessreviews\"") ","
+	RULE(READ "," WRITE, "rbac.authorization.k8s.io", "\"rolebindings\",\"roles\"") "]}",
+	"{" META_AGG("system:aggregate-to-edit", LBL("edit")) ",\"rules\":["
+	RULE(READ, "", "\"pods/attach\",\"pods/exec\",\"pods/portforward\",\"pods/proxy\",\"secrets\",\"services/proxy\"") ","
+	RULE("\"impersonate\"", "", "\"serviceaccounts\"") ","
+	RULE(WRITE, "", "\"pods\",\"pods/attach\",\"pods/exec\",\"pods/portforward\",\"pods/proxy\"") ","
+	RULE("\"create\"", "", "\"pods/eviction\"") ","
+	RULE(WRITE, "", "\"configmaps\",\"events\",\"persistentvolumeclaims\",\"replicationcontrollers\","
+		 "\"replicationcontrollers/scale\",\"secrets\",\"serviceaccounts\",\"services\",\"services/proxy\"") ","
+	RULE("\"create\"", "", "\"serviceaccounts/token\"") ","
+	RULE(WRITE, "apps", "\"daemonsets\",\"deployments\",\"deployments/rollback\",\"deployments/scale\","
+		 "\"replicasets\",\"replicasets/scale\",\"statefulsets\",\"statefulsets/scale\"") ","
+	RULE(WRITE, "autoscaling", "\"horizontalpodautoscalers\"") ","
+	RULE(WRITE, "batch", "\"cronjobs\",\"jobs\"") ","
+	RULE(WRITE, "extensions", "\"daemonsets\",\"deployments\",\"deployments/rollback\",\"deployments/scale\","
+		 "\"ingresses\",\"networkpolicies\",\"replicasets\",\"replicasets/scale\",\"replicationcontrollers/scale\"") ","
+	RULE(WRITE, "policy", "\"poddisruptionbudgets\"") ","
+	RULE(WRITE, "networking.k8s.io", "\"ingresses\",\"networkpolicies\"") "]}",
+	"{" META_AGG("system:aggregate-to-view", LBL("view")) ",\"rules\":["
+	RULE(READ, "", "\"configmaps\",\"endpoints\",\"persistentvolumeclaims\",\"persistentvolumeclaims/status\","
+		 "\"pods\",\"replicationcontrollers\",\"replicationcontrollers/scale\",\"serviceaccounts\",\"services\","
+		 "\"services/status\"") ","
+	RULE(READ, "", "\"bindings\",\"events\",\"limitranges\",\"namespaces/status\",\"pods/log\",\"pods/status\","
+		 "\"replicationcontrollers/status\",\"resourcequotas\",\"resourcequotas/status\"") ","
+	RULE(READ, "", "\"namespaces\"") ","
+	RULE(READ, "discovery.k8s.io", "\"endpointslices\"") ","
+	RULE(READ, "apps", "\"controllerrevisions\",\"daemonsets\",\"daemonsets/status\",\"deployments\","
+		 "\"deployments/scale\",\"deployments/status\",\"replicasets\",\"replicasets/scale\","
+		 "\"replicasets/status\",\"statefulsets\",\"statefulsets/scale\",\"statefulsets/status\"") ","
+	RULE(READ, "autoscaling", "\"horizontalpodautoscalers\",\"horizontalpodautoscalers/status\"") ","
+	RULE(READ, "batch", "\"cronjobs\",\"cronjobs/status\",\"jobs\",\"jobs/status\"") ","
+	RULE(READ, "extensions", "\"daemonsets\",\"daemonsets/status\",\"deployments\",\"deployments/scale\","
+		 "\"deployments/status\",\"ingresses\",\"ingresses/status\",\"networkpolicies\",\"replicasets\","
+		 "\"replicasets/scale\",\"replicasets/status\",\"replicationcontrollers/scale\"") ","
+	RULE(READ, "policy", "\"poddisruptionbudgets\",\"poddisruptionbudgets/status\"") ","
+	RULE(READ, "networking.k8s.io", "\"ingresses\",\"ingresses/status\",\"networkpolicies\"") "]}",
+};
+
 int mu__rbac_bootstrap(mu_apiserver_t *s)
 {
 	static const char *const roles[][3] = {
@@ -718,6 +732,11 @@ int mu__rbac_bootstrap(mu_apiserver_t *s)
 		{"system:discovery", "{\"nonResourceURLs\":[\"/api\",\"/api/*\",\"/apis\",\"/apis/*\",\"/healthz\","
 				     "\"/livez\",\"/openapi\",\"/openapi/*\",\"/readyz\",\"/version\",\"/version/\"],"
 				     "\"verbs\":[\"get\"]}", "system:authenticated"},
+		{"system:public-info-viewer", "{\"nonResourceURLs\":[\"/healthz\",\"/livez\",\"/readyz\",\"/version\","
+					      "\"/version/\"],\"verbs\":[\"get\"]}", "system:authenticated"},
+		{"system:service-account-issuer-discovery",
+		 "{\"nonResourceURLs\":[\"/.well-known/openid-configuration\",\"/.well-known/openid-configuration/\","
+		 "\"/openid/v1/jwks\",\"/openid/v1/jwks/\"],\"verbs\":[\"get\"]}", "system:serviceaccounts"},
 		{"system:basic-user", "{\"apiGroups\":[\"authorization.k8s.io\"],\"resources\":"
 				      "[\"selfsubjectaccessreviews\",\"selfsubjectrulesreviews\"],\"verbs\":[\"create\"]},"
 				      "{\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":[\"selfsubjectreviews\"],"
@@ -736,7 +755,12 @@ int mu__rbac_bootstrap(mu_apiserver_t *s)
 		 "{\"apiGroups\":[\"certificates.k8s.io\"],\"resources\":"
 		 "[\"certificatesigningrequests/selfnodeclient\"],\"verbs\":[\"create\"]}", NULL},
 	};
-	char buf[2048];
+	char buf[4096];
+	for (size_t i = 0; i < sizeof aggregated / sizeof *aggregated; i++) {
+		int rc = put_if_absent(s, MU__RT_CLUSTERROLES, aggregated[i]);
+		if (rc != MU_OK)
+			return rc;
+	}
 	for (size_t i = 0; i < sizeof roles / sizeof *roles; i++) {
 		snprintf(buf, sizeof buf, CR, roles[i][0], roles[i][1]);
 		int rc = put_if_absent(s, MU__RT_CLUSTERROLES, buf);
@@ -746,6 +770,10 @@ int mu__rbac_bootstrap(mu_apiserver_t *s)
 			continue;
 		}
 		snprintf(buf, sizeof buf, CRB, roles[i][0], roles[i][0], roles[i][2]);
+		if (!strcmp(roles[i][0], "system:public-info-viewer")) /* and the unauthenticated, as kube's */
+			snprintf(buf + strlen(buf) - 2, sizeof buf - strlen(buf) + 2,
+				 ",{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Group\",\"name\":"
+				 "\"system:unauthenticated\"}]}");
 		if (rc == MU_OK)
 			rc = put_if_absent(s, MU__RT_CLUSTERROLEBINDINGS, buf);
 		if (rc != MU_OK)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/auth.h"
 #include "apiserver/crd.h"
 
 void mu_apiserver_opts_defaults(mu_apiserver_opts_t *o)
@@ -150,6 +151,7 @@ static void *ctl_main(void *arg)
 	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
 	int64_t token_at = mu__tokenclean(s, mu__now_s()); /* the next bootstrap token to expire */
 	bool agg = true; /* a ClusterRole changed: aggregate again */
+	bool sign = true; /* a bootstrap token or cluster-info changed: sign again (bootsign.c) */
 	int64_t jobs_next = -1; /* ms until the Job controller's next batched job */
 	mu__wev_t evs[128];
 	for (;;) {
@@ -180,6 +182,7 @@ static void *ctl_main(void *arg)
 			mu__csr_resync(s, mu__authz_sub);
 			token_at = 0;
 			agg = true;
+			sign = true;
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
@@ -195,6 +198,7 @@ static void *ctl_main(void *arg)
 			if (mu__tokenclean_event(&evs[i]))
 				token_at = 0;
 			agg = agg || mu__rbacagg_event(&evs[i]);
+			sign = sign || mu__bootsign_event(&evs[i]);
 		}
 		mu__wev_release(evs, n > 0 ? n : 0);
 		jobs_next = mu__jobctl_sync(s->jc, mu__mono_ms());
@@ -207,6 +211,9 @@ static void *ctl_main(void *arg)
 		if (agg)
 			(void)mu__rbacagg_sync(s);
 		agg = false;
+		if (sign)
+			mu__bootsign_sync(s);
+		sign = false;
 	}
 	return NULL;
 }
@@ -275,6 +282,11 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	mu__store_opts_t so = {.dir = o->data_dir, .ring = o->watch_cache, .fsync = o->fsync, .types = s->types};
 	if (rc == MU_OK)
 		rc = mu__store_open(&so, &s->store, err, errlen);
+	if (rc == MU_OK && !(s->sakey = mu__sakey_load(o->sa_key))) {
+		snprintf(err, errlen, "cannot read the service account signing key %s (a PEM P-256 key)",
+			 o->sa_key ? o->sa_key : "(in memory)");
+		rc = MU_EIO;
+	}
 	if (rc == MU_OK && (rc = default_namespaces(s)) == MU_OK)
 		rc = mu__rbac_bootstrap(s);
 	if (rc != MU_OK && s->store)
@@ -325,6 +337,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__http_stop(s);
 	if (s->ctl_started)
 		pthread_join(s->ctl, NULL);
+	mu__sakey_free(s->sakey);
 	mu__sim_free(s->sim);
 	mu__jobctl_free(s->jc);
 	mu__claimctl_free(s->cc);

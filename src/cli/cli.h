@@ -76,6 +76,7 @@ const char *mu__cli_daemon_id(const char *prefix, char *buf, size_t len);
  * on stderr. */
 typedef struct mu__up_certs {
 	char ca[4096], ca_key[4096], tls_crt[4096], tls_key[4096], admin_crt[4096], admin_key[4096];
+	char sa_key[4096]; /* the service account token signing key (kube's sa.key) */
 } mu__up_certs_t;
 int mu__cli_up_certs(const char *dir, const char *listen, bool serving, mu__up_certs_t *p);
 

@@ -35,8 +35,9 @@ static void up_usage(FILE *f)
 	      "system:masters); a client certificate the CA signed names its user (CN) and\n"
 	      "groups (O).  Bearer tokens work too: DIR/token is the administrator's; more\n"
 	      "users can be listed in DIR/tokens.csv (token,user,uid,\"group1,group2\"), and\n"
-	      "`kubectl create token SA` makes service account tokens.  Other users may do\n"
-	      "what the RBAC Roles and ClusterRoles bound to them grant.\n"
+	      "`kubectl create token SA` makes service account tokens (JWTs signed with\n"
+	      "DIR/sa.key).  Other users may do what the RBAC Roles and ClusterRoles bound to\n"
+	      "them grant, and may grant others no more than that.\n"
 	      "\n"
 	      "  --cluster FILE       nodes (and queues) to simulate, in any cluster format\n"
 	      "  --listen HOST:PORT   address to listen on (default 127.0.0.1:6443; port 0 = any)\n"
@@ -210,6 +211,7 @@ int mu_cmd_up(int argc, char **argv)
 	o.ca_key = certs.ca_key;
 	o.client_cert = certs.admin_crt;
 	o.client_key = certs.admin_key;
+	o.sa_key = certs.sa_key;
 	/* authentication is always on, loopback included: without --token the
 	 * server's token lives in DIR/token and goes into the kubeconfig */
 	char *token = NULL;

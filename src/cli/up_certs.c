@@ -13,7 +13,9 @@
  *   DIR/admin.crt, admin.key  the kubeconfig's client certificate
  *                             (clientAuth, CN admin, O system:masters, the
  *                             user and group kube-apiserver's x509
- *                             authenticator reads from a subject).
+ *                             authenticator reads from a subject);
+ *   DIR/sa.key                the key service account tokens are signed
+ *                             with (kubeadm's sa.key; ES256 JWTs).
  *
  * Keys are P-256, files 0600; every certificate is valid from an hour
  * before it was made (as client-go's self-signed ones are, for clients
@@ -179,6 +181,7 @@ int mu__cli_up_certs(const char *dir, const char *listen, bool serving, mu__up_c
 	snprintf(p->tls_key, sizeof p->tls_key, "%s/tls.key", dir);
 	snprintf(p->admin_crt, sizeof p->admin_crt, "%s/admin.crt", dir);
 	snprintf(p->admin_key, sizeof p->admin_key, "%s/admin.key", dir);
+	snprintf(p->sa_key, sizeof p->sa_key, "%s/sa.key", dir);
 	char host[64] = "127.0.0.1", san[160];
 	const char *colon = listen ? strrchr(listen, ':') : NULL;
 	if (colon && (size_t)(colon - listen) < sizeof host && colon > listen)
@@ -197,6 +200,11 @@ int mu__cli_up_certs(const char *dir, const char *listen, bool serving, mu__up_c
 		ok = make_leaf(dir, "admin", &adm, ca, key, false);
 	X509_free(ca);
 	EVP_PKEY_free(key);
+	if (ok && access(p->sa_key, R_OK) != 0) { /* service account tokens' key, as kubeadm's sa.key */
+		EVP_PKEY *sk = EVP_EC_gen("P-256");
+		ok = sk && pem_write(p->sa_key, sk, NULL, 0);
+		EVP_PKEY_free(sk);
+	}
 	if (!ok) {
 		fprintf(stderr, "muster up: cannot make the certificates (CA, serving for %s, client) in %s "
 				"(pass --tls-cert and --tls-key, or fix the directory)\n", san, dir);

@@ -21,7 +21,10 @@
 #     auth fails;
 #   - /status may not add Approved, approving a denied request is 422, and
 #     a user without `approve` on the signer gets 403 (CertificateApproval);
-#   - the Python client creates, approves (replace_..._approval) and reads.
+#   - the Python client creates, approves (replace_..._approval) and reads;
+#   - kube-public/cluster-info is signed (jws-kubeconfig-ID, checked with
+#     python3's hmac) for each bootstrap token with usage-bootstrap-signing,
+#     as kube-controller-manager's bootstrapsigner.
 # Usage: sh tests/e2e/csr.sh PATH_TO_MUSTER.  Ends with
 # "e2e csr: N passed, N failed".  Every process started here is killed on
 # exit.
@@ -291,6 +294,31 @@ wait_for "tokencleaner: deleted once it expires" 100 gone bootstrap-token-soonxx
 k get secret -n kube-system bootstrap-token-abcdef bootstrap-token-opaque -o name
 has "a token without expiration is kept" "$T/out" "bootstrap-token-abcdef"
 has "an Opaque Secret is not a token" "$T/out" "bootstrap-token-opaque"
+# kube-controller-manager's bootstrapsigner (bootsign.c): cluster-info's
+# kubeconfig gets a detached HS256 JWS per signing token, checked here with
+# python3's hmac; a token without usage-bootstrap-signing signs nothing,
+# and a deleted token's signature goes
+printf '%s\n' 'apiVersion: v1' 'kind: ConfigMap' 'metadata: {name: cluster-info, namespace: kube-public}' \
+	'data: {kubeconfig: "apiVersion: v1\nkind: Config\nclusters: []\n"}' '---' \
+	'apiVersion: v1' 'kind: Secret' 'metadata: {name: bootstrap-token-sgn123, namespace: kube-system}' \
+	'type: bootstrap.kubernetes.io/token' 'stringData:' '  token-id: sgn123' '  token-secret: 0123456789abcdef' \
+	'  usage-bootstrap-signing: "true"' >"$T/ci.yaml"
+k apply -f "$T/ci.yaml"
+signed() { k get configmap cluster-info -n kube-public -o jsonpath="{.data.jws-kubeconfig-$1}"; grep -q '\.\.' "$T/out"; }
+wait_for "bootstrapsigner: cluster-info signed by the signing token" 50 signed sgn123
+/usr/bin/python3 - "$(cat "$T/out")" <<'EOF' && ok || bad "the signature does not verify as kube's ComputeDetachedSignature"
+import base64, hashlib, hmac, json, sys
+h, empty, sig = sys.argv[1].split(".")
+b = lambda s: base64.urlsafe_b64encode(s).rstrip(b"=")
+assert empty == "" and json.loads(base64.urlsafe_b64decode(h + "=" * (-len(h) % 4))) == {"alg": "HS256", "kid": "sgn123"}
+content = b"apiVersion: v1\nkind: Config\nclusters: []\n"
+mac = hmac.new(b"sgn123.0123456789abcdef", h.encode() + b"." + b(content), hashlib.sha256).digest()
+assert b(mac).decode() == sig, (b(mac), sig)
+EOF
+if signed abcdef; then bad "a token without usage-bootstrap-signing signed cluster-info"; else ok; fi
+k delete secret -n kube-system bootstrap-token-sgn123
+unsigned() { ! signed sgn123; }
+wait_for "bootstrapsigner: the deleted token's signature is removed" 50 unsigned
 k get clusterrole system:node-bootstrapper system:certificates.k8s.io:certificatesigningrequests:nodeclient \
 	system:certificates.k8s.io:certificatesigningrequests:selfnodeclient -o name
 has "bootstrap policy: the kubelet bootstrap roles" "$T/out" "selfnodeclient"

@@ -8,9 +8,16 @@
 # `kubectl auth can-i --list` through SelfSubjectRulesReview; a ClusterRole
 # with an aggregationRule gets the rules of the roles it selects (and
 # loses a rule added by hand), as kube-controller-manager's aggregation
-# controller does; and
-# `muster scheduler` run with deploy/rbac.yaml's service account schedules
-# a pod, while that account can do exactly what the file grants.
+# controller does; writing a Role or binding that grants more than the
+# writer holds is refused (kube's escalation check), unless it may
+# `escalate` or `bind`; the default roles (admin, edit, view aggregated,
+# system:public-info-viewer) are there; `--as` and `--as-group` work only
+# with the `impersonate` verb; `muster scheduler` run with
+# deploy/rbac.yaml's service account schedules a pod, while that account
+# can do exactly what the file grants; and service account tokens are
+# ES256 JWTs whose claims, audiences, expiry (under libfaketime), bound
+# pod and ServiceAccount uid are checked, with legacy token Secrets filled
+# and the issuer discovery documents served.
 # Usage: sh tests/e2e/rbac.sh PATH_TO_MUSTER.  Ends with
 # "e2e rbac: N passed, N failed".
 E2E_NAME=rbac; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -23,6 +30,7 @@ cat >"$T/data/tokens.csv" <<'EOF'
 # token,user,uid,"groups"
 alice-token-0123456789,alice,1001,"team-a,devs"
 bob-token-0123456789,bob,1002
+carol-token-0123456789,carol,1003,"ops"
 EOF
 up_start "$ROOT/examples/cluster-small.yaml"
 # ku TOKEN ARGS...: kubectl as a user of tokens.csv (or with a token)
@@ -163,11 +171,119 @@ expect "unlabel one" 0 k label clusterrole monitor-nodes rbac.example.com/aggreg
 wait_for "its rules leave the aggregate" 50 is_rules '["pods"]["get","list","watch"];'
 expect "bob cannot list nodes" 1 ku $B get nodes
 
+# --- escalation prevention (rbac_escalate.c, kube's RBAC REST storage) -------
+cat >"$T/delegate.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: rbac-writer, namespace: default}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [roles, rolebindings], verbs: [create, get, update, patch, delete]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: carol-writes-rbac, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: rbac-writer}
+subjects: [{kind: User, name: carol}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: carol-reads-pods, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
+subjects: [{kind: User, name: carol}]
+EOF
+expect "carol may write Roles in default" 0 k apply -f "$T/delegate.yaml"
+C=carol-token-0123456789
+expect "carol grants what she holds" 0 ku $C create role reader2 --verb=get,list --resource=pods
+expect "carol cannot grant more" 1 ku $C create role sneaky --verb=get,list,delete --resource=pods,secrets
+has "kube's escalation message" "$T/out" 'roles.rbac.authorization.k8s.io "sneaky" is forbidden: user "carol" (groups=["ops" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:'
+has "missing rule, compacted" "$T/out" '{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}'
+has "missing rule 2" "$T/out" '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list" "delete"]}'
+expect "nor by an update" 1 ku $C patch role reader2 --type=json -p '[{"op":"add","path":"/rules/-","value":{"apiGroups":[""],"resources":["nodes"],"verbs":["get"]}}]'
+has "update refused" "$T/out" 'is attempting to grant RBAC permissions not currently held'
+expect "a role carol does not hold" 0 k create role secret-reader --verb=get --resource=secrets
+expect "carol cannot even label it" 1 ku $C label role secret-reader x=y
+has "label refused" "$T/out" '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}'
+expect "carol binds a role she holds" 0 ku $C create rolebinding b1 --role=reader2 --user=dave
+expect "carol cannot bind admin" 1 ku $C create rolebinding b2 --clusterrole=admin --user=dave
+has "binding refused" "$T/out" 'rolebindings.rbac.authorization.k8s.io "b2" is forbidden: user "carol"'
+expect "a binding of a missing role is 404" 1 ku $C create rolebinding b3 --clusterrole=nowhere --user=dave
+has "404 as kube's" "$T/out" 'clusterroles.rbac.authorization.k8s.io "nowhere" not found'
+cat >"$T/bind.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: may-bind-edit, namespace: default}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [bind], resourceNames: [edit]}
+- {apiGroups: [rbac.authorization.k8s.io], resources: [roles], verbs: [escalate]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: carol-may-bind, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: may-bind-edit}
+subjects: [{kind: User, name: carol}]
+EOF
+expect "grant bind on edit and escalate" 0 k apply -f "$T/bind.yaml"
+expect "with bind, carol binds edit" 0 ku $C create rolebinding b4 --clusterrole=edit --user=dave
+expect "but still not admin" 1 ku $C create rolebinding b5 --clusterrole=admin --user=dave
+expect "with escalate, carol writes any Role" 0 ku $C create role sneaky --verb=get,list,delete --resource=pods,secrets
+expect "the admin is never checked" 0 k create clusterrole cr1 --verb='*' --resource='*' 
+
+# --- default roles (kube's bootstrap policy) ------------------------------------
+for r in cluster-admin admin edit view system:discovery system:basic-user system:public-info-viewer; do
+	expect "clusterrole $r" 0 k get clusterrole "$r"
+done
+expect "binding system:public-info-viewer" 0 k get clusterrolebinding system:public-info-viewer -o jsonpath='{.subjects[*].name}'
+has "to both groups" "$T/out" "system:authenticated system:unauthenticated"
+k get clusterrole edit -o jsonpath='{.metadata.labels}'
+has "edit aggregates into admin" "$T/out" '"rbac.authorization.k8s.io/aggregate-to-admin":"true"'
+viewrules() { k get clusterrole view -o jsonpath='{.rules[*].resources}'; grep -q deployments "$T/out"; }
+wait_for "view aggregated from system:aggregate-to-view" 50 viewrules
+adminrules() { k get clusterrole admin -o jsonpath='{.rules[*].resources}'; grep -q rolebindings "$T/out" && grep -q pods/exec "$T/out" && grep -q controllerrevisions "$T/out"; }
+wait_for "admin holds edit's and view's rules" 50 adminrules
+expect "bob views with view" 0 k create rolebinding bob-views --clusterrole=view --user=bob -n kube-system
+expect "bob reads configmaps" 0 ku $B get configmaps -n kube-system
+expect "bob cannot read secrets under view" 1 ku $B get secrets -n kube-system
+
+# --- impersonation (impersonate.c, kube's WithImpersonation) ------------------
+expect "alice cannot act as bob" 1 ku $A get configmaps -n kube-system --as=bob
+has "kube's impersonation 403" "$T/out" 'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope'
+cat >"$T/imp.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: impersonate-bob}
+rules:
+- {apiGroups: [""], resources: [users], verbs: [impersonate], resourceNames: [bob]}
+- {apiGroups: [""], resources: [groups], verbs: [impersonate], resourceNames: [viewers]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: alice-is-bob}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: impersonate-bob}
+subjects: [{kind: User, name: alice}]
+EOF
+expect "grant alice impersonate on bob" 0 k apply -f "$T/imp.yaml"
+expect "alice --as=bob reads kube-system configmaps" 0 ku $A get configmaps -n kube-system --as=bob
+expect "as bob, not alice's secrets" 1 ku $A get secrets -n kube-system --as=bob
+has "denied as bob" "$T/out" 'User "bob" cannot list resource "secrets"'
+expect "whoami --as=bob --as-group=viewers" 0 ku $A auth whoami --as=bob --as-group=viewers
+has "user bob" "$T/out" "bob"
+has "groups asked for, then system:authenticated" "$T/out" "[viewers system:authenticated]"
+expect "--as-group=system:masters is refused" 1 ku $A get nodes --as=bob --as-group=system:masters
+has "group 403" "$T/out" 'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups"'
+expect "--as=system:serviceaccount:x:y checks serviceaccounts" 1 ku $A get nodes --as=system:serviceaccount:kube-system:default
+has "sa 403" "$T/out" 'serviceaccounts "default" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "kube-system"'
+code=$(command curl -s -o "$T/body" -w '%{http_code}' --cacert "$T/data/tls.crt" -H "Authorization: Bearer $A" \
+	-H 'Impersonate-Group: viewers' "$S/api/v1/nodes")
+[ "$code" = 500 ] && ok || bad "a group without a user gave $code, not kube's 500"
+has "without impersonating a user" "$T/body" "without impersonating a user"
+expect "the admin impersonates anyone" 0 k auth whoami --as=zed --as-group=g1
+has "zed" "$T/out" "zed"
+
 # --- deploy/rbac.yaml's service account runs the scheduler --------------------------
 expect "apply deploy/rbac.yaml" 0 k apply -f "$ROOT/deploy/rbac.yaml"
 expect "create a token" 0 k create token muster-scheduler -n muster-system
 SA=$(cat "$T/out")
-case "$SA" in musa.muster-system.muster-scheduler-token-*) ok ;; *) bad "token: $SA" ;; esac
+case "$SA" in eyJ*.*.*) ok ;; *) bad "the token is not a JWS: $SA" ;; esac
 # what the file grants ...
 for q in "list nodes" "watch namespaces" "delete pods" "create pods --subresource=binding" \
 	"create pods --subresource=eviction" "patch pods --subresource=status" "create events" \
@@ -203,10 +319,108 @@ bound() { k get pod scheduled-by-sa -o jsonpath='{.spec.nodeName}' && grep -q . 
 wait_for "bound by the service account's scheduler" 150 bound
 hasnt "no 403 in the scheduler's log" "$T/sched.log" "forbidden"
 kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=""
-# deleting the token's Secret revokes it
-expect "find the token secret" 0 k get secrets -n muster-system -o name
-sec=$(grep muster-scheduler-token "$T/out" | head -1)
-expect "revoke" 0 k delete -n muster-system "$sec"
-expect "revoked token" 1 ku "$SA" get nodes
+# --- service account tokens are signed JWTs (satoken.c) -------------------------
+# claims JWT KEY=VALUE...: the token's header and payload decoded by
+# python3: ES256 with a kid and a 64-byte signature, and each claim (a
+# dotted path; "kubernetes.io" is one key) equal to VALUE
+claims() {
+	/usr/bin/python3 - "$@" >"$T/claims" 2>&1 <<'EOF'
+import base64, json, sys
+tok, want = sys.argv[1], sys.argv[2:]
+h, p, sig = tok.split(".")
+dec = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+hdr, c = json.loads(dec(h)), json.loads(dec(p))
+print(json.dumps(hdr), json.dumps(c))
+assert hdr["alg"] == "ES256" and hdr["kid"], hdr
+assert len(dec(sig)) == 64
+for w in want:
+    k, v = w.split("=", 1)
+    got = c
+    path = k.replace("kubernetes.io.", "kubernetes.io\0").split("\0")
+    path = path[:1] + (path[1].split(".") if len(path) > 1 else [])
+    for part in path:
+        got = got[part]
+    assert str(got) == v, (k, got, v)
+EOF
+}
+k get sa muster-scheduler -n muster-system -o jsonpath='{.metadata.uid}'; uid=$(cat "$T/out")
+claims "$SA" iss=https://kubernetes.default.svc.cluster.local sub=system:serviceaccount:muster-system:muster-scheduler \
+	"aud=['https://kubernetes.default.svc.cluster.local']" kubernetes.io.namespace=muster-system \
+	kubernetes.io.serviceaccount.name=muster-scheduler "kubernetes.io.serviceaccount.uid=$uid" && ok ||
+	{ cat "$T/claims"; bad "the token's claims"; }
+expect "a token for 20 minutes, two audiences" 0 k create token muster-scheduler -n muster-system --duration 20m \
+	--audience https://kubernetes.default.svc.cluster.local --audience other
+T20=$(cat "$T/out")
+/usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[1]; c=json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4))); sys.exit(0 if c["exp"]-c["iat"]==1200 and c["nbf"]==c["iat"] and c["aud"][1]=="other" else 1)' "$T20" &&
+	ok || bad "--duration 20m is not exp - iat = 1200 with both audiences"
+expect "the two-audience token works" 0 ku "$T20" get nodes
+expect "a token for another audience" 0 k create token muster-scheduler -n muster-system --audience vault
+expect "is 401" 1 ku "$(cat "$T/out")" get nodes
+has "wrong audience 401" "$T/out" "Unauthorized"
+expect "under 10 minutes is refused" 1 k create token muster-scheduler -n muster-system --duration 5m
+has "kube's duration message" "$T/out" "may not specify a duration less than 10 minutes"
+TAMPER=$(printf '%s' "$SA" | sed 's/\.\(.\)/.X\1/')
+expect "a tampered token is 401" 1 ku "$TAMPER" get nodes
+# bound to a pod: valid while that pod exists
+expect "a pod to bind to" 0 k run holder -n muster-system --image=x --restart=Never
+expect "a token bound to it" 0 k create token muster-scheduler -n muster-system --bound-object-kind Pod \
+	--bound-object-name holder
+TPOD=$(cat "$T/out")
+claims "$TPOD" kubernetes.io.pod.name=holder && ok || { cat "$T/claims"; bad "the pod claim"; }
+expect "the bound token works" 0 ku "$TPOD" get nodes
+expect "delete the pod" 0 k delete pod holder -n muster-system --grace-period=0 --force
+gone_pod() { ! k get pod holder -n muster-system; }
+wait_for "the pod is gone" 50 gone_pod
+expect "the bound token is then 401" 1 ku "$TPOD" get nodes
+expect "binding to a missing pod is 404" 1 k create token muster-scheduler -n muster-system --bound-object-kind Pod \
+	--bound-object-name nope
+has "404" "$T/out" 'pods "nope" not found'
+# ServiceAccountIssuerDiscovery
+expect "openid configuration" 0 k get --raw /.well-known/openid-configuration
+has "issuer" "$T/out" '"issuer":"https://kubernetes.default.svc.cluster.local"'
+has "jwks_uri" "$T/out" '"jwks_uri":"https://kubernetes.default.svc.cluster.local/openid/v1/jwks"'
+expect "jwks" 0 k get --raw /openid/v1/jwks
+kid=$(/usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[0]; print(json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4)))["kid"])' "$SA")
+has "the token's kid is the key's" "$T/out" "\"kid\":\"$kid\""
+has "P-256 with x and y" "$T/out" '"crv":"P-256","alg":"ES256","x":"'
+expect "an account reads them (system:service-account-issuer-discovery)" 0 ku "$SA" get --raw /openid/v1/jwks
+expect "a user does not" 1 ku $B get --raw /openid/v1/jwks
+# a legacy kubernetes.io/service-account-token Secret gets a JWT (the tokens controller)
+printf '%s\n' 'apiVersion: v1' 'kind: Secret' 'type: kubernetes.io/service-account-token' \
+	'metadata: {name: sched-legacy, namespace: muster-system, annotations: {kubernetes.io/service-account.name: muster-scheduler}}' \
+	>"$T/legacy.yaml"
+expect "a legacy token Secret" 0 k apply -f "$T/legacy.yaml"
+k get secret sched-legacy -n muster-system -o jsonpath='{.data.token}'
+LEG=$(base64 -d <"$T/out")
+claims "$LEG" iss=kubernetes/serviceaccount kubernetes.io/serviceaccount/secret.name=sched-legacy \
+	"kubernetes.io/serviceaccount/service-account.uid=$uid" && ok || { cat "$T/claims"; bad "legacy claims"; }
+expect "the legacy token works" 0 ku "$LEG" get nodes
+# the token survives a restart (DATA/sa.key); a 20-minute one expires
+# (the server's clock two hours on; kube's leeway is 60 s)
+kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+up_start "$ROOT/examples/cluster-small.yaml"; token_kubeconfig none "$T/tok-kubeconfig"
+expect "the token after a restart" 0 ku "$T20" get nodes
+if [ -f /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]; then
+	kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+	export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME=+2h
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	up_start "$ROOT/examples/cluster-small.yaml"; token_kubeconfig none "$T/tok-kubeconfig"
+	unset LD_PRELOAD FAKETIME
+	expect "an expired token is 401" 1 ku "$T20" get nodes
+	has "expired 401" "$T/out" "must be logged in to the server"
+	expect "a legacy token does not expire" 0 ku "$LEG" get nodes
+	kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+	up_start "$ROOT/examples/cluster-small.yaml"; token_kubeconfig none "$T/tok-kubeconfig"
+else
+	echo "rbac: SKIPPED the expiry check: libfaketime is missing"
+fi
+# a ServiceAccount deleted and made again does not accept the old tokens
+expect "delete the account" 0 k delete sa muster-scheduler -n muster-system
+expect "make it again" 0 k create sa muster-scheduler -n muster-system
+expect "the old token is 401" 1 ku "$SA" get nodes
 has "401" "$T/out" "Unauthorized"
+expect "and the legacy one" 1 ku "$LEG" get nodes
+expect "a new token" 0 k create token muster-scheduler -n muster-system
+expect "works" 0 ku "$(cat "$T/out")" get nodes
+
 done_

@@ -1,0 +1,129 @@
+/*
+ * auth.h - what the apiserver's authentication and authorization files
+ * share beyond apiserver_int.h: RBAC's escalation checks (rbac_escalate.c),
+ * impersonation (impersonate.c), service account JWTs (satoken.c) and the
+ * bootstrap signer (bootsign.c), and the pieces of rbac.c they reuse.
+ */
+#ifndef MUSTER_APISERVER_AUTH_H
+#define MUSTER_APISERVER_AUTH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apiserver/apiserver_int.h"
+
+/* --- rbac.c ---------------------------------------------------------- */
+
+/* Whether one of binding b's subjects names u (ns: the binding's
+ * namespace, "" for a ClusterRoleBinding).  O(subjects). */
+bool mu__rbac_names(const json_t *b, const mu__user_t *u, const char *ns);
+/* Whether RBAC lets u make verb on group/resource[/sub] named name in ns
+ * ("" for cluster scope).  Reads the bindings that apply once. */
+bool mu__rbac_allowed(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
+		      const char *resource, const char *sub, const char *ns, const char *name);
+/* kube-apiserver's 403 text for that request, into msg. */
+void mu__rbac_forbidden(const mu__user_t *u, const char *verb, const char *group, const char *resource,
+			const char *sub, const char *ns, const char *name, char *msg, size_t len);
+
+/* --- rbac_escalate.c: RBAC's escalation prevention ------------------- */
+
+/* kube's validation.Covers: the rules of servant (an array of PolicyRules)
+ * that no rule of owner covers, broken down to one verb, group, resource
+ * and name (or URL) each; a new array, empty when owner covers all.
+ * O(|servant's breakdown| x |owner|). */
+json_t *mu__rbac_uncovered(const json_t *owner, const json_t *servant);
+/* The text kube's ConfirmNoEscalation gives for the missing rules: kube's
+ * CompactRules (simple rules that differ only in verbs merged), each as
+ * rbacv1helpers.CompactString, sorted, one a line. */
+void mu__rbac_missing_text(const json_t *missing, char *out, size_t cap);
+/* Every rule that applies to u in ns ("" for cluster scope), as kube's
+ * RulesFor: ClusterRoleBindings' then the namespace's RoleBindings'.  A
+ * new array; *errs counts the roles a binding names that are missing. */
+json_t *mu__rbac_rules_for(mu_apiserver_t *s, const mu__user_t *u, const char *ns, int *errs);
+/* The escalation check of kube's RBAC REST storage for a write of a Role,
+ * ClusterRole, RoleBinding or ClusterRoleBinding (rt) by rq's user: nw the
+ * new object, old the stored one (NULL on create).  0 when allowed; else
+ * the HTTP code (403, or 404 for a binding of a role that does not exist)
+ * and kube's message in msg (the part after `... is forbidden: `, or the
+ * whole text for 404). */
+int mu__rbac_escalation(mu_apiserver_t *s, const mu__req_t *rq, int rt, const json_t *old, const json_t *nw,
+			char *msg, size_t len);
+
+/* --- impersonate.c: kube's WithImpersonation ------------------------- */
+
+/* One request header (name, value), as the listener gives them. */
+typedef struct mu__hdr {
+	const char *name, *value;
+} mu__hdr_t;
+/* Applies the Impersonate-* headers among h[0..n) to u: each asked-for
+ * user, group, uid and extra must be allowed to u by the `impersonate`
+ * verb, and u then becomes the impersonated user.  0 when there are none
+ * or all are allowed; else the HTTP code (403, or 500 as kube's for a
+ * malformed set) with the message in msg.  Bounded by n RBAC checks. */
+int mu__impersonate(mu_apiserver_t *s, const mu__hdr_t *h, int n, mu__user_t *u, char *msg, size_t len);
+/* The same with the headers of a libmicrohttpd connection (at most 32
+ * Impersonate-* headers are read). */
+struct MHD_Connection;
+int mu__impersonate_con(mu_apiserver_t *s, struct MHD_Connection *con, mu__user_t *u, char *msg, size_t len);
+
+/* --- satoken.c: service account tokens as signed JWTs ----------------- */
+
+/* The issuer muster up signs with and accepts ("iss"), and the audience
+ * it accepts by default, as kube-apiserver's --service-account-issuer and
+ * --api-audiences (which defaults to the issuer). */
+#define MU__SA_ISSUER "https://kubernetes.default.svc.cluster.local"
+#define MU__SA_LEGACY_ISSUER "kubernetes/serviceaccount"
+/* base64url without padding (RFC 7515) of n bytes, malloc'd. */
+char *mu__b64url(const void *data, size_t n);
+/* A signing key (P-256, ES256): opaque; NULL-safe free. */
+typedef struct mu__sakey mu__sakey_t;
+/* Reads the PEM private key at path, or makes one in memory (path NULL).
+ * NULL on failure. */
+mu__sakey_t *mu__sakey_load(const char *path);
+void mu__sakey_free(mu__sakey_t *k);
+/* A compact JWS (ES256) of claims (a JSON object): header.payload.sig,
+ * malloc'd; NULL on failure. */
+char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims);
+/* Parses and verifies a compact JWS: the header must be ES256 (with the
+ * key's kid when it has one) and the signature valid.  Returns the claims
+ * (new reference) or NULL.  Reads at most 8 KiB of token. */
+json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok);
+/* Checks claims as kube's service account authenticator: issuer, an
+ * audience in want (NULL-terminated), nbf and exp around now (with kube's
+ * 60 s leeway).  false with the reason in why. */
+bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t len);
+/* The JWKS document (/openid/v1/jwks) and OpenID configuration
+ * (/.well-known/openid-configuration) kube serves; new references. */
+json_t *mu__sakey_jwks(const mu__sakey_t *k);
+json_t *mu__sa_openid_config(void);
+/* The user a service account JWT names (bound: the ServiceAccount, and
+ * the Pod or Secret it is bound to, exist with the uids in the token;
+ * legacy: its Secret holds it).  false when it is not one or is invalid. */
+bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u);
+/* Fills a kubernetes.io/service-account-token Secret being created with
+ * a legacy token, ca.crt and namespace, as kube-controller-manager's
+ * tokens controller (nothing when its ServiceAccount does not exist). */
+void mu__sa_secret_fill(mu_apiserver_t *s, json_t *secret);
+/* A TokenRequest body in Kubernetes protobuf (what `kubectl create token`
+ * sends): its spec (audiences, expirationSeconds, boundObjectRef) as JSON,
+ * a new object; NULL with err when malformed.  O(len). */
+json_t *mu__token_request_proto(const void *body, size_t len, char *err, size_t errlen);
+
+/* --- bootsign.c: kube-controller-manager's bootstrapsigner ------------ */
+
+/* The detached JWS (HS256, kid the token id, key "ID.SECRET") of content,
+ * as k8s.io/cluster-bootstrap's ComputeDetachedSignature:
+ * header..signature, malloc'd. */
+char *mu__jws_detached(const char *content, const char *id, const char *secret);
+/* Whether a change calls for signing again (a Secret of kube-system, or
+ * the kube-public/cluster-info ConfigMap). */
+bool mu__bootsign_event(const mu__wev_t *ev);
+/* Signs kube-public/cluster-info's kubeconfig with each bootstrap token
+ * that has usage-bootstrap-signing and has not expired, as
+ * jws-kubeconfig-ID, and removes the signatures of the others.  One list
+ * of kube-system's Secrets and at most one write. */
+void mu__bootsign_sync(mu_apiserver_t *s);
+
+#endif

@@ -1,0 +1,662 @@
+/*
+ * satoken.c - service account tokens as signed JWTs, as kube-apiserver
+ * issues and checks them (pkg/serviceaccount/jwt.go, claims.go,
+ * legacy.go; pkg/registry/core/serviceaccount/storage/token.go).
+ *
+ * muster up holds one P-256 signing key (DIR/sa.key, kube's sa.key; made
+ * at the first start): tokens are compact JWS with ES256 and the key's id
+ * (`kid`, base64url of the SHA-256 of its public key's DER, as kube's
+ * keyIDFromPublicKey).
+ *   - The TokenRequest subresource (POST serviceaccounts/NAME/token,
+ *     `kubectl create token NAME --duration D --audience A
+ *     --bound-object-kind Pod --bound-object-name P`) issues a bound token:
+ *     iss MU__SA_ISSUER, aud the request's audiences (default: the issuer,
+ *     kube's --api-audiences default), exp now + expirationSeconds
+ *     (default 3600, at least 600, at most 2^32), and the kubernetes.io
+ *     claim naming the namespace, the ServiceAccount and its uid, and the
+ *     Pod or Secret it is bound to.  It is accepted while its audience
+ *     includes the issuer, it has not expired (60 s leeway, as go-jose),
+ *     and the ServiceAccount (and bound object) exist with those uids and
+ *     are not being deleted: a ServiceAccount deleted and made again with
+ *     the same name does not accept the old tokens.
+ *   - kubernetes.io/service-account-token Secrets get a legacy token (iss
+ *     kubernetes/serviceaccount, no exp), ca.crt and namespace when they
+ *     are created for an existing ServiceAccount, as kube-controller-
+ *     manager's tokens controller fills them; such a token is accepted
+ *     while that Secret holds it and its ServiceAccount exists.
+ *   - /.well-known/openid-configuration and /openid/v1/jwks serve the
+ *     issuer and the public key (ServiceAccountIssuerDiscovery).
+ *
+ * Cost: a check is one ECDSA verification and one store read per object
+ * the token names; the token text read is at most 8 KiB.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include "apiserver/api_int.h"
+#include "apiserver/auth.h"
+#include "apiserver/proto.h"
+
+#define MAX_TOKEN 8192
+
+struct mu__sakey {
+	EVP_PKEY *pk;
+	char kid[64];
+	unsigned char x[32], y[32]; /* the public point, for the JWKS */
+};
+
+/* --- base64url --------------------------------------------------------- */
+
+char *mu__b64url(const void *data, size_t n)
+{
+	char *s = mu__b64enc(data, n);
+	if (!s)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; s[i]; i++) {
+		if (s[i] == '=')
+			continue;
+		s[k++] = s[i] == '+' ? '-' : s[i] == '/' ? '_' : s[i];
+	}
+	s[k] = '\0';
+	return s;
+}
+
+/* Decodes n characters of base64url (no padding, none of '+/=') into out;
+ * false when malformed or longer than cap. */
+static bool b64url_dec(const char *in, size_t n, char *out, size_t cap, size_t *outlen)
+{
+	if (n % 4 == 1 || n > MAX_TOKEN)
+		return false;
+	char buf[MAX_TOKEN + 4];
+	for (size_t i = 0; i < n; i++) {
+		char c = in[i];
+		if (c == '-')
+			c = '+';
+		else if (c == '_')
+			c = '/';
+		else if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+			return false;
+		buf[i] = c;
+	}
+	size_t m = n;
+	while (m % 4)
+		buf[m++] = '=';
+	buf[m] = '\0';
+	return mu__b64dec(buf, out, cap, outlen) == MU_OK;
+}
+
+/* --- the key ----------------------------------------------------------- */
+
+static bool key_info(mu__sakey_t *k)
+{
+	unsigned char *der = NULL;
+	int n = i2d_PUBKEY(k->pk, &der);
+	if (n <= 0)
+		return false;
+	unsigned char md[32];
+	unsigned int mdl = 0;
+	bool ok = EVP_Digest(der, (size_t)n, md, &mdl, EVP_sha256(), NULL) == 1;
+	OPENSSL_free(der);
+	char *kid = ok ? mu__b64url(md, mdl) : NULL;
+	if (kid)
+		snprintf(k->kid, sizeof k->kid, "%s", kid);
+	free(kid);
+	BIGNUM *x = NULL, *y = NULL;
+	ok = kid && EVP_PKEY_get_bn_param(k->pk, "qx", &x) == 1 && EVP_PKEY_get_bn_param(k->pk, "qy", &y) == 1 &&
+	     BN_bn2binpad(x, k->x, 32) == 32 && BN_bn2binpad(y, k->y, 32) == 32;
+	BN_free(x);
+	BN_free(y);
+	return ok;
+}
+
+mu__sakey_t *mu__sakey_load(const char *path)
+{
+	mu__sakey_t *k = calloc(1, sizeof *k);
+	if (!k)
+		return NULL;
+	if (path) {
+		FILE *f = fopen(path, "r");
+		k->pk = f ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : NULL;
+		if (f)
+			fclose(f);
+	} else {
+		k->pk = EVP_EC_gen("P-256");
+	}
+	if (!k->pk || EVP_PKEY_get_base_id(k->pk) != EVP_PKEY_EC || EVP_PKEY_get_bits(k->pk) != 256 || !key_info(k)) {
+		mu__sakey_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void mu__sakey_free(mu__sakey_t *k)
+{
+	if (!k)
+		return;
+	EVP_PKEY_free(k->pk);
+	free(k);
+}
+
+/* --- signing and verifying --------------------------------------------- */
+
+char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims)
+{
+	json_t *hdr = json_pack("{s:s, s:s}", "alg", "ES256", "kid", k->kid);
+	char *h = json_dumps(hdr, JSON_COMPACT), *c = json_dumps(claims, JSON_COMPACT);
+	json_decref(hdr);
+	char *hb = h ? mu__b64url(h, strlen(h)) : NULL, *cb = c ? mu__b64url(c, strlen(c)) : NULL;
+	free(h);
+	free(c);
+	char *out = NULL;
+	size_t ln = hb && cb ? strlen(hb) + strlen(cb) + 1 : 0;
+	char *input = ln ? malloc(ln + 1) : NULL;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char der[128], raw[64];
+	size_t dl = sizeof der;
+	if (input && md) {
+		snprintf(input, ln + 1, "%s.%s", hb, cb);
+		if (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, k->pk) == 1 &&
+		    EVP_DigestSign(md, der, &dl, (const unsigned char *)input, ln) == 1) {
+			const unsigned char *p = der;
+			ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &p, (long)dl);
+			const BIGNUM *r, *s;
+			if (sig) {
+				ECDSA_SIG_get0(sig, &r, &s);
+				char *sb = BN_bn2binpad(r, raw, 32) == 32 && BN_bn2binpad(s, raw + 32, 32) == 32
+						   ? mu__b64url(raw, 64) : NULL;
+				size_t ol = ln + 1 + (sb ? strlen(sb) : 0) + 1;
+				out = sb ? malloc(ol) : NULL;
+				if (out)
+					snprintf(out, ol, "%s.%s", input, sb);
+				free(sb);
+				ECDSA_SIG_free(sig);
+			}
+		}
+	}
+	EVP_MD_CTX_free(md);
+	free(input);
+	free(hb);
+	free(cb);
+	return out;
+}
+
+json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok)
+{
+	size_t n = strnlen(tok, MAX_TOKEN + 1);
+	const char *d1 = memchr(tok, '.', n);
+	const char *d2 = d1 ? memchr(d1 + 1, '.', n - (size_t)(d1 + 1 - tok)) : NULL;
+	if (n > MAX_TOKEN || !d1 || !d2 || memchr(d2 + 1, '.', n - (size_t)(d2 + 1 - tok)))
+		return NULL;
+	char hb[1024], sig[128];
+	size_t hl, sl;
+	if (!b64url_dec(tok, (size_t)(d1 - tok), hb, sizeof hb - 1, &hl) ||
+	    !b64url_dec(d2 + 1, n - (size_t)(d2 + 1 - tok), sig, sizeof sig, &sl) || sl != 64)
+		return NULL;
+	json_t *hdr = json_loadb(hb, hl, JSON_REJECT_DUPLICATES, NULL);
+	const char *alg = json_string_value(json_object_get(hdr, "alg"));
+	const json_t *kid = json_object_get(hdr, "kid");
+	bool ok = json_is_object(hdr) && alg && !strcmp(alg, "ES256") &&
+		  (!kid || (json_is_string(kid) && !strcmp(json_string_value(kid), k->kid)));
+	json_decref(hdr);
+	if (!ok)
+		return NULL;
+	ECDSA_SIG *es = ECDSA_SIG_new();
+	BIGNUM *r = BN_bin2bn((unsigned char *)sig, 32, NULL), *s = BN_bin2bn((unsigned char *)sig + 32, 32, NULL);
+	unsigned char *der = NULL;
+	int dl = -1;
+	if (es && r && s && ECDSA_SIG_set0(es, r, s) == 1) {
+		r = s = NULL;
+		dl = i2d_ECDSA_SIG(es, &der);
+	}
+	BN_free(r);
+	BN_free(s);
+	ECDSA_SIG_free(es);
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	ok = dl > 0 && md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, k->pk) == 1 &&
+	     EVP_DigestVerify(md, der, (size_t)dl, (const unsigned char *)tok, (size_t)(d2 - tok)) == 1;
+	EVP_MD_CTX_free(md);
+	OPENSSL_free(der);
+	if (!ok)
+		return NULL;
+	char *pb = malloc(MAX_TOKEN);
+	size_t pl;
+	json_t *claims = NULL;
+	if (pb && b64url_dec(d1 + 1, (size_t)(d2 - d1 - 1), pb, MAX_TOKEN, &pl))
+		claims = json_loadb(pb, pl, JSON_REJECT_DUPLICATES, NULL);
+	free(pb);
+	if (!json_is_object(claims)) {
+		json_decref(claims);
+		return NULL;
+	}
+	return claims;
+}
+
+/* A NumericDate claim (a JSON number); -1 when missing or not one. */
+static int64_t num_claim(const json_t *c, const char *k)
+{
+	const json_t *v = json_object_get(c, k);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : json_is_real(v) ? (int64_t)json_real_value(v) : -1;
+}
+
+bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t len)
+{
+	const int64_t leeway = 60; /* go-jose's DefaultLeeway */
+	int64_t exp = num_claim(claims, "exp"), nbf = num_claim(claims, "nbf"), iat = num_claim(claims, "iat");
+	if (json_object_get(claims, "exp") && (exp < 0 || now > exp + leeway)) {
+		snprintf(why, len, "square/go-jose/jwt: validation failed, token is expired (exp)");
+		return false;
+	}
+	if (json_object_get(claims, "nbf") && (nbf < 0 || now < nbf - leeway)) {
+		snprintf(why, len, "square/go-jose/jwt: validation failed, token not valid yet (nbf)");
+		return false;
+	}
+	if (json_object_get(claims, "iat") && (iat < 0 || now < iat - leeway)) {
+		snprintf(why, len, "square/go-jose/jwt: validation field, token issued in the future (iat)");
+		return false;
+	}
+	return true;
+}
+
+/* --- discovery ---------------------------------------------------------- */
+
+json_t *mu__sakey_jwks(const mu__sakey_t *k)
+{
+	char *x = mu__b64url(k->x, 32), *y = mu__b64url(k->y, 32);
+	json_t *out = x && y ? json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:s, s:s}]}", "keys", "use", "sig", "kty", "EC",
+					  "kid", k->kid, "crv", "P-256", "alg", "ES256", "x", x, "y", y)
+			     : NULL;
+	free(x);
+	free(y);
+	return out;
+}
+
+json_t *mu__sa_openid_config(void)
+{
+	return json_pack("{s:s, s:s, s:[s], s:[s], s:[s]}", "issuer", MU__SA_ISSUER, "jwks_uri",
+			 MU__SA_ISSUER "/openid/v1/jwks", "response_types_supported", "id_token",
+			 "subject_types_supported", "public", "id_token_signing_alg_values_supported", "ES256");
+}
+
+/* --- authentication ------------------------------------------------------ */
+
+/* Whether object rt ns/name exists, is not being deleted and has uid
+ * (when uid is given and not empty). */
+static bool live(mu_apiserver_t *s, int rt, const char *ns, const char *name, const char *uid)
+{
+	if (!name || !*name)
+		return false;
+	mu__obj_t *o = mu__store_get(s->store, rt, ns, name);
+	bool ok = o && !o->deleting && (!uid || !*uid || (o->uid[0] && !strcmp(o->uid, uid)));
+	mu__obj_unref(o);
+	return ok;
+}
+
+static void sa_user(mu__user_t *u, const char *ns, const char *name)
+{
+	memset(u, 0, sizeof *u);
+	snprintf(u->name, sizeof u->name, "system:serviceaccount:%s:%s", ns, name);
+	snprintf(u->groups[0], sizeof u->groups[0], "system:serviceaccounts");
+	snprintf(u->groups[1], sizeof u->groups[1], "system:serviceaccounts:%.100s", ns);
+	u->ngroups = 2;
+}
+
+/* kube's legacy validator: the Secret named in the token holds it, and
+ * the ServiceAccount exists (with the uid in the token, when there is
+ * one). */
+static bool legacy_ok(mu_apiserver_t *s, const json_t *c, const char *bearer, mu__user_t *u)
+{
+	const char *ns = json_string_value(json_object_get(c, "kubernetes.io/serviceaccount/namespace"));
+	const char *sec = json_string_value(json_object_get(c, "kubernetes.io/serviceaccount/secret.name"));
+	const char *sa = json_string_value(json_object_get(c, "kubernetes.io/serviceaccount/service-account.name"));
+	const char *uid = json_string_value(json_object_get(c, "kubernetes.io/serviceaccount/service-account.uid"));
+	if (!ns || !sec || !sa || !*ns || !live(s, MU__RT_SERVICEACCOUNTS, ns, sa, uid))
+		return false;
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_SECRETS, ns, sec);
+	json_t *j = o && !o->deleting ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	const char *tok = json_string_value(json_object_get(json_object_get(j, "data"), "token"));
+	char *raw = malloc(MAX_TOKEN + 1);
+	size_t n = 0;
+	bool ok = tok && raw && mu__b64dec(tok, raw, MAX_TOKEN, &n) == MU_OK;
+	if (ok) {
+		raw[n] = '\0';
+		ok = !strcmp(raw, bearer);
+	}
+	free(raw);
+	json_decref(j);
+	if (ok)
+		sa_user(u, ns, sa);
+	return ok;
+}
+
+/* kube's bound token validator: an audience the server accepts, the
+ * ServiceAccount and bound object alive with the token's uids. */
+static bool bound_ok(mu_apiserver_t *s, const json_t *c, mu__user_t *u)
+{
+	bool aud = false;
+	const json_t *a = json_object_get(c, "aud");
+	if (json_is_string(a))
+		aud = !strcmp(json_string_value(a), MU__SA_ISSUER);
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x)
+		aud = aud || (json_is_string(x) && !strcmp(json_string_value(x), MU__SA_ISSUER));
+	char why[120];
+	if (!aud || !json_object_get(c, "exp") || !mu__jwt_check_times(c, mu__now_s(), why, sizeof why))
+		return false;
+	const json_t *k = json_object_get(c, "kubernetes.io");
+	const char *ns = json_string_value(json_object_get(k, "namespace"));
+	const json_t *sa = json_object_get(k, "serviceaccount"), *pod = json_object_get(k, "pod"),
+		     *sec = json_object_get(k, "secret");
+	const char *name = json_string_value(json_object_get(sa, "name"));
+	const char *uid = json_string_value(json_object_get(sa, "uid"));
+	if (!ns || !*ns || !uid || !*uid || !live(s, MU__RT_SERVICEACCOUNTS, ns, name, uid))
+		return false;
+	if (pod && !live(s, MU__RT_PODS, ns, json_string_value(json_object_get(pod, "name")),
+			 json_string_value(json_object_get(pod, "uid"))))
+		return false;
+	if (sec && !live(s, MU__RT_SECRETS, ns, json_string_value(json_object_get(sec, "name")),
+			 json_string_value(json_object_get(sec, "uid"))))
+		return false;
+	sa_user(u, ns, name);
+	return true;
+}
+
+bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
+{
+	if (!s->sakey || strncmp(bearer, "eyJ", 3)) /* a JWT's header begins {" */
+		return false;
+	json_t *c = mu__jwt_verify(s->sakey, bearer);
+	const char *iss = json_string_value(json_object_get(c, "iss"));
+	bool ok = false;
+	if (iss && !strcmp(iss, MU__SA_LEGACY_ISSUER))
+		ok = legacy_ok(s, c, bearer, u);
+	else if (iss && !strcmp(iss, MU__SA_ISSUER))
+		ok = bound_ok(s, c, u);
+	json_decref(c);
+	return ok;
+}
+
+/* --- the tokens controller and TokenRequest ------------------------------ */
+
+void mu__sa_secret_fill(mu_apiserver_t *s, json_t *secret)
+{
+	const char *type = mu__jstr(secret, "type");
+	json_t *ann = mu__jget(secret, "metadata.annotations");
+	const char *sa = json_string_value(json_object_get(ann, "kubernetes.io/service-account.name"));
+	const char *ns = mu__jstr(secret, "metadata.namespace"), *name = mu__jstr(secret, "metadata.name");
+	json_t *data = json_object_get(secret, "data");
+	if (!s->sakey || !type || strcmp(type, "kubernetes.io/service-account-token") || !sa || !ns || !name ||
+	    (data && json_object_get(data, "token")))
+		return;
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, ns, sa);
+	if (!o)
+		return; /* kube's controller deletes such a Secret; here it stays empty */
+	char uid[64];
+	snprintf(uid, sizeof uid, "%s", o->uid);
+	mu__obj_unref(o);
+	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "iss", MU__SA_LEGACY_ISSUER,
+			      "kubernetes.io/serviceaccount/namespace", ns, "kubernetes.io/serviceaccount/secret.name",
+			      name, "kubernetes.io/serviceaccount/service-account.name", sa,
+			      "kubernetes.io/serviceaccount/service-account.uid", uid, "sub", "");
+	char sub[600];
+	snprintf(sub, sizeof sub, "system:serviceaccount:%s:%s", ns, sa);
+	json_object_set_new(c, "sub", json_string(sub));
+	char *tok = mu__jwt_sign(s->sakey, c);
+	json_decref(c);
+	if (!tok)
+		return;
+	if (!json_is_object(data)) {
+		data = json_object();
+		json_object_set_new(secret, "data", data);
+	}
+	char *b = mu__b64enc(tok, strlen(tok)), *nb = mu__b64enc(ns, strlen(ns));
+	char *ca = s->client_ca_pem ? mu__b64enc(s->client_ca_pem, strlen(s->client_ca_pem)) : NULL;
+	if (b)
+		json_object_set_new(data, "token", json_string(b));
+	if (nb)
+		json_object_set_new(data, "namespace", json_string(nb));
+	if (ca)
+		json_object_set_new(data, "ca.crt", json_string(ca));
+	json_object_set_new(ann, "kubernetes.io/service-account.uid", json_string(uid));
+	free(b);
+	free(nb);
+	free(ca);
+	free(tok);
+}
+
+/* The bound object of a TokenRequest: 0 with its claim in *claim, or an
+ * HTTP code with the message. */
+static int bound_object(mu_apiserver_t *s, const char *ns, const json_t *ref, json_t **claim, char *msg, size_t len)
+{
+	*claim = NULL;
+	if (!json_is_object(ref))
+		return 0;
+	const char *kind = json_string_value(json_object_get(ref, "kind"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+	const char *uid = json_string_value(json_object_get(ref, "uid"));
+	int rt = kind && !strcmp(kind, "Pod") ? MU__RT_PODS : kind && !strcmp(kind, "Secret") ? MU__RT_SECRETS : -1;
+	if (rt < 0) {
+		snprintf(msg, len, "cannot bind token to object of type %s", kind ? kind : "");
+		return 400;
+	}
+	mu__obj_t *o = name ? mu__store_get(s->store, rt, ns, name) : NULL;
+	if (!o) {
+		snprintf(msg, len, "%s \"%s\" not found", rt == MU__RT_PODS ? "pods" : "secrets", name ? name : "");
+		return 404;
+	}
+	if (uid && *uid && strcmp(uid, o->uid)) {
+		snprintf(msg, len, "the UID in the bound object reference (%s) does not match the UID in record. The "
+				   "object might have been deleted and then recreated", uid);
+		mu__obj_unref(o);
+		return 409;
+	}
+	*claim = json_pack("{s:s, s:s}", "name", name, "uid", o->uid);
+	mu__obj_unref(o);
+	return 0;
+}
+
+void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
+{
+	const char *ns = rq->route.ns, *sa = rq->route.name;
+	json_t *spec = json_object_get(body, "spec");
+	const json_t *ex = json_object_get(spec, "expirationSeconds");
+	json_int_t secs = json_is_integer(ex) ? json_integer_value(ex) : 3600;
+	if (secs < 600 || secs > ((json_int_t)1 << 32)) {
+		mu__resp_status(rs, 422, "Invalid", "TokenRequest.authentication.k8s.io \"%s\" is invalid: "
+				"spec.expirationSeconds: Invalid value: %lld: %s", sa, (long long)secs,
+				secs < 600 ? "may not specify a duration less than 10 minutes"
+					   : "may not specify a duration larger than 2^32 seconds");
+		return;
+	}
+	mu__obj_t *acct = mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, ns, sa);
+	if (!acct || acct->deleting || !s->sakey) {
+		mu__obj_unref(acct);
+		mu__resp_status(rs, 404, "NotFound", "serviceaccounts \"%s\" not found", sa);
+		return;
+	}
+	char uid[64];
+	snprintf(uid, sizeof uid, "%s", acct->uid);
+	mu__obj_unref(acct);
+	json_t *bclaim = NULL;
+	char msg[400];
+	int code = bound_object(s, ns, json_object_get(spec, "boundObjectRef"), &bclaim, msg, sizeof msg);
+	if (code) {
+		mu__resp_status(rs, code, code == 404 ? "NotFound" : code == 409 ? "Conflict" : "BadRequest", "%s", msg);
+		return;
+	}
+	json_t *aud = json_object_get(spec, "audiences");
+	aud = json_array_size(aud) ? json_deep_copy(aud) : json_pack("[s]", MU__SA_ISSUER);
+	int64_t now = mu__now_s();
+	char jti[37], sub[600];
+	mu__uid(s, jti);
+	snprintf(sub, sizeof sub, "system:serviceaccount:%s:%s", ns, sa);
+	json_t *k8s = json_pack("{s:s, s:{s:s, s:s}}", "namespace", ns, "serviceaccount", "name", sa, "uid", uid);
+	const char *bkind = mu__jstr(body, "spec.boundObjectRef.kind");
+	if (bclaim)
+		json_object_set_new(k8s, !strcmp(bkind, "Pod") ? "pod" : "secret", bclaim);
+	json_t *c = json_pack("{s:O, s:I, s:I, s:s, s:s, s:o, s:I, s:s}", "aud", aud, "exp", (json_int_t)(now + secs),
+			      "iat", (json_int_t)now, "iss", MU__SA_ISSUER, "jti", jti, "kubernetes.io", k8s, "nbf",
+			      (json_int_t)now, "sub", sub);
+	char *tok = c ? mu__jwt_sign(s->sakey, c) : NULL;
+	json_decref(c);
+	if (!tok) {
+		json_decref(aud);
+		mu__resp_status(rs, 500, "InternalError", "cannot sign the token");
+		return;
+	}
+	json_t *out = json_is_object(body) ? json_deep_copy(body) : json_object();
+	json_object_set_new(out, "kind", json_string("TokenRequest"));
+	json_object_set_new(out, "apiVersion", json_string("authentication.k8s.io/v1"));
+	json_t *md = json_object_get(out, "metadata");
+	if (!json_is_object(md))
+		json_object_set_new(out, "metadata", md = json_object());
+	json_object_set_new(md, "name", json_string(sa));
+	json_object_set_new(md, "namespace", json_string(ns));
+	json_t *os = json_object_get(out, "spec");
+	if (!json_is_object(os))
+		json_object_set_new(out, "spec", os = json_object());
+	json_object_set_new(os, "audiences", aud);
+	json_object_set_new(os, "expirationSeconds", json_integer(secs));
+	char exp[40];
+	mu__rfc3339_format((now + secs) * 1000000, false, exp, sizeof exp);
+	json_object_set_new(out, "status", json_pack("{s:s, s:s}", "token", tok, "expirationTimestamp", exp));
+	free(tok);
+	mu__resp_json(rs, 201, out);
+}
+
+/* --- a TokenRequest in protobuf ----------------------------------------- */
+
+/* A protobuf reader over [p, end). */
+typedef struct pb {
+	const unsigned char *p, *end;
+} pb_t;
+
+static bool pb_varint(pb_t *b, uint64_t *v)
+{
+	*v = 0;
+	for (int sh = 0; sh < 64 && b->p < b->end; sh += 7) {
+		unsigned char c = *b->p++;
+		*v |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* The next field: its number and wire type; a length-delimited one's
+ * bytes in *sub.  false at the end or when malformed (*bad set). */
+static bool pb_next(pb_t *b, unsigned *num, pb_t *sub, uint64_t *val, bool *bad)
+{
+	uint64_t key;
+	if (b->p >= b->end)
+		return false;
+	if (!pb_varint(b, &key) || key >> 3 == 0 || key >> 3 > 0xffff) {
+		*bad = true;
+		return false;
+	}
+	*num = (unsigned)(key >> 3);
+	sub->p = sub->end = NULL;
+	switch (key & 7) {
+	case 0:
+		if (!pb_varint(b, val))
+			break;
+		return true;
+	case 1:
+	case 5: {
+		size_t n = (key & 7) == 1 ? 8 : 4;
+		if ((size_t)(b->end - b->p) < n)
+			break;
+		b->p += n;
+		*val = 0;
+		return true;
+	}
+	case 2: {
+		uint64_t n;
+		if (!pb_varint(b, &n) || n > (uint64_t)(b->end - b->p))
+			break;
+		sub->p = b->p;
+		sub->end = b->p + n;
+		b->p += n;
+		return true;
+	}
+	default:
+		break;
+	}
+	*bad = true;
+	return false;
+}
+
+static json_t *pb_str(const pb_t *f)
+{
+	return f->p ? json_stringn((const char *)f->p, (size_t)(f->end - f->p)) : NULL;
+}
+
+/* Sets obj[k] to the string field f (when it is valid UTF-8); false if not
+ * a string field. */
+static bool pb_set_str(json_t *obj, const char *k, const pb_t *f)
+{
+	json_t *v = pb_str(f);
+	if (!v)
+		return false;
+	json_object_set_new(obj, k, v);
+	return true;
+}
+
+json_t *mu__token_request_proto(const void *body, size_t len, char *err, size_t errlen)
+{
+	pb_t top = {body, (const unsigned char *)body + len}, f, raw = {NULL, NULL};
+	unsigned num;
+	uint64_t v;
+	bool bad = false;
+	if (len < 4 || memcmp(body, "k8s\0", 4)) {
+		snprintf(err, errlen, "the protobuf body lacks the k8s envelope");
+		return NULL;
+	}
+	top.p += 4;
+	while (pb_next(&top, &num, &f, &v, &bad))
+		if (num == 2 && f.p)
+			raw = f; /* runtime.Unknown's raw: the TokenRequest */
+	json_t *out = json_object(), *spec = json_object();
+	json_object_set_new(out, "spec", spec);
+	pb_t tr = raw, g, h;
+	while (!bad && raw.p && pb_next(&tr, &num, &f, &v, &bad)) {
+		if (num != 2 || !f.p)
+			continue; /* metadata and status are not read */
+		while (!bad && pb_next(&f, &num, &g, &v, &bad)) {
+			if (num == 1 && g.p) {
+				json_t *a = json_object_get(spec, "audiences");
+				if (!a)
+					json_object_set_new(spec, "audiences", a = json_array());
+				json_t *x = pb_str(&g);
+				bad = bad || !x;
+				if (x)
+					json_array_append_new(a, x);
+			} else if (num == 4 && !g.p) {
+				json_object_set_new(spec, "expirationSeconds", json_integer((json_int_t)v));
+			} else if (num == 3 && g.p) {
+				json_t *ref = json_object();
+				json_object_set_new(spec, "boundObjectRef", ref);
+				static const char *const k[] = {NULL, "kind", "apiVersion", "name", "uid"};
+				while (!bad && pb_next(&g, &num, &h, &v, &bad))
+					if (num >= 1 && num <= 4)
+						bad = !pb_set_str(ref, k[num], &h);
+			}
+		}
+	}
+	if (bad || !raw.p) {
+		snprintf(err, errlen, "the protobuf TokenRequest is malformed");
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}

@@ -1,0 +1,242 @@
+/*
+ * test_apiserver_auth.c - RBAC's escalation check (kube's Covers and the
+ * text of its missing rules, rbac_escalate.c), service account JWTs
+ * (ES256 signing and verification, the time checks, satoken.c) and the
+ * protobuf TokenRequest that `kubectl create token` sends, and the
+ * bootstrapsigner's detached JWS, and the user impersonation makes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/auth.h"
+#include "check.h"
+
+static json_t *J(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	if (!j)
+		fprintf(stderr, "bad test JSON: %s\n", text);
+	return j;
+}
+
+/* The missing-rules text of owner against servant. */
+static char *missing(const char *owner, const char *servant)
+{
+	json_t *o = J(owner), *s = J(servant);
+	json_t *m = mu__rbac_uncovered(o, s);
+	char *buf = malloc(4096);
+	mu__rbac_missing_text(m, buf, 4096);
+	json_decref(o);
+	json_decref(s);
+	json_decref(m);
+	return buf;
+}
+
+#define MISSING(t, owner, servant, want)            \
+	do {                                        \
+		char *got_ = missing(owner, servant); \
+		CHECK_STR(t, got_, want);           \
+		free(got_);                         \
+	} while (0)
+
+static void test_covers(mu_t_t *t)
+{
+	const char *pods_read = "[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\",\"list\"]}]";
+	/* the same rules, and a subset, are covered */
+	MISSING(t, pods_read, pods_read, "");
+	MISSING(t, pods_read, "[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}]", "");
+	/* a verb more, one line per resource with its verbs merged (CompactRules) */
+	MISSING(t, pods_read,
+		"[{\"apiGroups\":[\"\"],\"resources\":[\"pods\",\"secrets\"],\"verbs\":[\"get\",\"list\",\"delete\"]}]",
+		"{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}\n"
+		"{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"get\" \"list\" \"delete\"]}");
+	/* stars cover everything of their field */
+	MISSING(t, "[{\"apiGroups\":[\"*\"],\"resources\":[\"*\"],\"verbs\":[\"*\"]}]",
+		"[{\"apiGroups\":[\"apps\"],\"resources\":[\"deployments/scale\"],\"verbs\":[\"patch\"],"
+		"\"resourceNames\":[\"x\"]}]", "");
+	/* a star granted is only covered by a star held */
+	MISSING(t, pods_read, "[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"*\"]}]",
+		"{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"*\"]}");
+	/* resourceNames: a named owner rule covers only those names; an
+	 * unnamed servant rule needs an unnamed owner rule */
+	const char *named = "[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"verbs\":[\"get\"],"
+			    "\"resourceNames\":[\"a\"]}]";
+	MISSING(t, named, named, "");
+	MISSING(t, named,
+		"[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"verbs\":[\"get\"],\"resourceNames\":[\"a\",\"b\"]}]",
+		"{APIGroups:[\"\"], Resources:[\"configmaps\"], ResourceNames:[\"b\"], Verbs:[\"get\"]}");
+	MISSING(t, named, "[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"verbs\":[\"get\"]}]",
+		"{APIGroups:[\"\"], Resources:[\"configmaps\"], Verbs:[\"get\"]}");
+	/* non-resource URLs: a trailing star is a prefix */
+	MISSING(t, "[{\"nonResourceURLs\":[\"/apis/*\"],\"verbs\":[\"get\"]}]",
+		"[{\"nonResourceURLs\":[\"/apis/x\",\"/healthz\"],\"verbs\":[\"get\"]}]",
+		"{NonResourceURLs:[\"/healthz\"], Verbs:[\"get\"]}");
+	/* a group the owner does not have */
+	MISSING(t, pods_read, "[{\"apiGroups\":[\"batch\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}]",
+		"{APIGroups:[\"batch\"], Resources:[\"pods\"], Verbs:[\"get\"]}");
+	/* nothing held covers nothing; lines come sorted */
+	MISSING(t, "[]", "[{\"apiGroups\":[\"\"],\"resources\":[\"secrets\",\"configmaps\"],\"verbs\":[\"get\"]}]",
+		"{APIGroups:[\"\"], Resources:[\"configmaps\"], Verbs:[\"get\"]}\n"
+		"{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"get\"]}");
+}
+
+/* The payload of a compact JWS, replaced by text (signature kept). */
+static char *swap_payload(const char *tok, const char *text)
+{
+	const char *d1 = strchr(tok, '.'), *d2 = strrchr(tok, '.');
+	char *p = mu__b64enc(text, strlen(text));
+	for (char *q = p; *q; q++)
+		*q = *q == '+' ? '-' : *q == '/' ? '_' : *q;
+	char *eq = strchr(p, '=');
+	if (eq)
+		*eq = '\0';
+	size_t n = (size_t)(d1 - tok) + strlen(p) + strlen(d2) + 2;
+	char *out = malloc(n);
+	snprintf(out, n, "%.*s.%s%s", (int)(d1 - tok), tok, p, d2);
+	free(p);
+	return out;
+}
+
+static void test_jwt(mu_t_t *t)
+{
+	mu__sakey_t *k = mu__sakey_load(NULL), *other = mu__sakey_load(NULL);
+	CHECK(t, k && other);
+	if (!k || !other)
+		return;
+	json_t *c = J("{\"iss\":\"" MU__SA_ISSUER "\",\"sub\":\"system:serviceaccount:a:b\",\"exp\":2000,\"nbf\":1000,"
+		      "\"iat\":1000,\"aud\":[\"" MU__SA_ISSUER "\"]}");
+	char *tok = mu__jwt_sign(k, c);
+	CHECK(t, tok && !strncmp(tok, "eyJ", 3));
+	json_t *back = tok ? mu__jwt_verify(k, tok) : NULL;
+	CHECK(t, back && json_equal(back, c));
+	/* another key, a changed payload, a cut signature: refused */
+	json_t *x = tok ? mu__jwt_verify(other, tok) : NULL;
+	CHECK(t, x == NULL);
+	json_decref(x);
+	char *forged = tok ? swap_payload(tok, "{\"iss\":\"" MU__SA_ISSUER "\",\"sub\":\"system:masters\"}") : NULL;
+	x = forged ? mu__jwt_verify(k, forged) : NULL;
+	CHECK(t, forged && x == NULL);
+	json_decref(x);
+	if (tok) {
+		tok[strlen(tok) - 2] = '\0';
+		x = mu__jwt_verify(k, tok);
+		CHECK(t, x == NULL);
+		json_decref(x);
+	}
+	/* alg none (an unsigned token) is refused */
+	x = mu__jwt_verify(k, "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.");
+	CHECK(t, x == NULL);
+	json_decref(x);
+	/* the times, with 60 s of leeway */
+	char why[120];
+	CHECK(t, mu__jwt_check_times(c, 1500, why, sizeof why));
+	CHECK(t, mu__jwt_check_times(c, 2060, why, sizeof why));
+	CHECK(t, !mu__jwt_check_times(c, 2061, why, sizeof why) && strstr(why, "expired"));
+	CHECK(t, mu__jwt_check_times(c, 940, why, sizeof why));
+	CHECK(t, !mu__jwt_check_times(c, 939, why, sizeof why));
+	/* the JWKS names the key by the kid the tokens carry */
+	json_t *jwks = mu__sakey_jwks(k);
+	const char *kid = json_string_value(json_object_get(json_array_get(json_object_get(jwks, "keys"), 0), "kid"));
+	CHECK(t, kid && strlen(kid) == 43);
+	json_decref(jwks);
+	free(forged);
+	free(tok);
+	json_decref(back);
+	json_decref(c);
+	mu__sakey_free(k);
+	mu__sakey_free(other);
+}
+
+static void test_token_request_proto(mu_t_t *t)
+{
+	/* k8s\0 + Unknown{typeMeta, raw = TokenRequest{spec{audiences "a",
+	 * "bb", boundObjectRef{kind Pod, name p}, expirationSeconds 1200}}} */
+	static const unsigned char body[] = {
+		'k', '8', 's', 0,
+		0x0a, 0x02, 0x0a, 0x00,             /* typeMeta (empty apiVersion) */
+		0x12, 0x18,                         /* raw, 24 bytes */
+		0x12, 0x16,                         /* spec, 22 bytes */
+		0x0a, 0x01, 'a',                    /* audiences */
+		0x0a, 0x02, 'b', 'b',               /* audiences */
+		0x1a, 0x0a, 0x0a, 0x03, 'P', 'o', 'd', 0x1a, 0x01, 'p', 0x22, 0x00, /* boundObjectRef */
+		0x20, 0xb0, 0x09,                   /* expirationSeconds 1200 */
+	};
+	char err[200];
+	json_t *j = mu__token_request_proto(body, sizeof body, err, sizeof err);
+	CHECK(t, j != NULL);
+	CHECK_EQ_INT(t, json_integer_value(mu__jget(j, "spec.expirationSeconds")), 1200);
+	CHECK_STR(t, json_string_value(json_array_get(mu__jget(j, "spec.audiences"), 1)), "bb");
+	CHECK_STR(t, mu__jstr(j, "spec.boundObjectRef.kind"), "Pod");
+	CHECK_STR(t, mu__jstr(j, "spec.boundObjectRef.name"), "p");
+	json_decref(j);
+	/* cut short anywhere: refused, never read past the end */
+	for (size_t n = 4; n < sizeof body; n++) {
+		j = mu__token_request_proto(body, n, err, sizeof err);
+		CHECK(t, j == NULL);
+		json_decref(j);
+	}
+	j = mu__token_request_proto("{}", 2, err, sizeof err);
+	CHECK(t, j == NULL);
+}
+
+/* kube's ComputeDetachedSignature: HS256 keyed by "ID.SECRET", the
+ * payload left out (the value computed with python3's hmac and base64) */
+static void test_jws_detached(mu_t_t *t)
+{
+	char *sig = mu__jws_detached("hello", "abcdef", "0123456789abcdef");
+	CHECK_STR(t, sig, "eyJhbGciOiJIUzI1NiIsImtpZCI6ImFiY2RlZiJ9..1YKZyvDPfBemGGAy4I6fY-EuFZM-D15UJNRd-3NRdho");
+	free(sig);
+}
+
+/* kube's WithImpersonation: the groups the new user gets (the requester
+ * is in system:masters, so RBAC is not asked and no server is needed). */
+static void test_impersonate(mu_t_t *t)
+{
+	mu__user_t admin;
+	memset(&admin, 0, sizeof admin);
+	snprintf(admin.name, sizeof admin.name, "admin");
+	admin.admin = true;
+	char msg[300];
+	mu__user_t u = admin;
+	mu__hdr_t h1[] = {{"Impersonate-User", "bob"}, {"Impersonate-Group", "viewers"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h1, 2, &u, msg, sizeof msg), 0);
+	CHECK_STR(t, u.name, "bob");
+	CHECK_EQ_INT(t, u.ngroups, 2);
+	CHECK_STR(t, u.groups[0], "viewers");
+	CHECK_STR(t, u.groups[1], "system:authenticated");
+	CHECK(t, !u.admin);
+	u = admin;
+	mu__hdr_t h2[] = {{"impersonate-user", "system:serviceaccount:ns1:bot"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h2, 1, &u, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, u.ngroups, 3);
+	CHECK_STR(t, u.groups[1], "system:serviceaccounts:ns1");
+	CHECK_STR(t, u.groups[2], "system:authenticated");
+	u = admin;
+	mu__hdr_t h3[] = {{"Impersonate-User", "system:anonymous"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h3, 1, &u, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, u.ngroups, 1);
+	CHECK_STR(t, u.groups[0], "system:unauthenticated");
+	u = admin;
+	mu__hdr_t h4[] = {{"Impersonate-User", "x"}, {"Impersonate-Group", "system:masters"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h4, 2, &u, msg, sizeof msg), 0);
+	CHECK(t, u.admin);
+	u = admin;
+	mu__hdr_t h5[] = {{"Impersonate-Group", "g"}, {"Impersonate-Extra-Scopes", "a"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h5, 2, &u, msg, sizeof msg), 500);
+	CHECK(t, strstr(msg, "without impersonating a user") != NULL);
+	CHECK_STR(t, u.name, "admin");
+	mu__hdr_t h6[] = {{"Accept", "x"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h6, 1, &u, msg, sizeof msg), 0);
+	CHECK_STR(t, u.name, "admin");
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_covers);
+	MU_RUN(&t, test_jwt);
+	MU_RUN(&t, test_token_request_proto);
+	MU_RUN(&t, test_jws_detached);
+	MU_RUN(&t, test_impersonate);
+	return mu_t_done(&t);
+}
