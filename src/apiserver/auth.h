@@ -90,6 +90,13 @@ char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims);
  * key's kid when it has one) and the signature valid.  Returns the claims
  * (new reference) or NULL.  Reads at most 8 KiB of token. */
 json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok);
+/* mu__jwt_verify, remembering the last 256 tokens that verified (by a
+ * hash of the text; thread-safe): a token seen before costs a hash and a
+ * copy of its claims.  Claims owned by the caller; NULL when it does not
+ * verify. */
+json_t *mu__jwt_verify_cached(mu__sakey_t *k, const char *tok);
+/* How many signatures mu__jwt_verify_cached checked (not remembered). */
+uint64_t mu__sakey_verifies(mu__sakey_t *k);
 /* Checks claims as kube's service account authenticator: issuer, an
  * audience in want (NULL-terminated), nbf and exp around now (with kube's
  * 60 s leeway).  false with the reason in why. */

@@ -147,6 +147,49 @@ static void test_jwt(mu_t_t *t)
 	mu__sakey_free(other);
 }
 
+/* The verified-token memory: a token seen again is not verified again
+ * and gives the same claims; a forged or cut token is never taken from
+ * it; 300 other tokens push it out, and it is verified once more. */
+static void test_jwt_cache(mu_t_t *t)
+{
+	mu__sakey_t *k = mu__sakey_load(NULL);
+	CHECK(t, k != NULL);
+	if (!k)
+		return;
+	json_t *c = J("{\"iss\":\"" MU__SA_ISSUER "\",\"sub\":\"a\",\"exp\":2000}");
+	char *tok = mu__jwt_sign(k, c);
+	json_t *a = tok ? mu__jwt_verify_cached(k, tok) : NULL, *b = tok ? mu__jwt_verify_cached(k, tok) : NULL;
+	CHECK(t, a && b && a != b && json_equal(a, c) && json_equal(b, c));
+	CHECK_EQ_INT(t, (int)mu__sakey_verifies(k), 1);
+	char *forged = tok ? swap_payload(tok, "{\"iss\":\"" MU__SA_ISSUER "\",\"sub\":\"root\"}") : NULL;
+	json_t *x = forged ? mu__jwt_verify_cached(k, forged) : NULL;
+	CHECK(t, forged && !x);
+	json_decref(x);
+	x = forged ? mu__jwt_verify_cached(k, forged) : NULL; /* not remembered */
+	CHECK(t, !x);
+	CHECK_EQ_INT(t, (int)mu__sakey_verifies(k), 3);
+	for (int i = 0; i < 300; i++) {
+		json_t *ci = json_pack("{s:s,s:i}", "iss", MU__SA_ISSUER, "n", i);
+		char *ti = mu__jwt_sign(k, ci);
+		json_t *vi = ti ? mu__jwt_verify_cached(k, ti) : NULL;
+		CHECK(t, vi && json_equal(vi, ci));
+		json_decref(vi);
+		json_decref(ci);
+		free(ti);
+	}
+	CHECK_EQ_INT(t, (int)mu__sakey_verifies(k), 303);
+	x = tok ? mu__jwt_verify_cached(k, tok) : NULL;
+	CHECK(t, x && json_equal(x, c));
+	CHECK(t, mu__sakey_verifies(k) >= 303);
+	json_decref(x);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+	free(forged);
+	free(tok);
+	mu__sakey_free(k);
+}
+
 static void test_token_request_proto(mu_t_t *t)
 {
 	/* k8s\0 + Unknown{typeMeta, raw = TokenRequest{spec{audiences "a",
@@ -235,6 +278,7 @@ int main(void)
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_covers);
 	MU_RUN(&t, test_jwt);
+	MU_RUN(&t, test_jwt_cache);
 	MU_RUN(&t, test_token_request_proto);
 	MU_RUN(&t, test_jws_detached);
 	MU_RUN(&t, test_impersonate);
