@@ -27,31 +27,6 @@
 
 /* --- create ------------------------------------------------------------- */
 
-void mu__uid(mu_apiserver_t *s, char out[37])
-{
-	pthread_mutex_lock(&s->rnd_mu);
-	uint64_t a = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
-	uint64_t b = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
-	pthread_mutex_unlock(&s->rnd_mu);
-	a ^= a >> 29;
-	b ^= b >> 31;
-	snprintf(out, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16 & 0xffff),
-		 (unsigned)(a & 0xfff), (unsigned)((b >> 48 & 0x3fff) | 0x8000),
-		 (unsigned long long)(b & 0xffffffffffffull));
-}
-
-void mu__name_suffix(mu_apiserver_t *s, char out[6])
-{
-	static const char alpha[] = "bcdfghjklmnpqrstvwxz2456789";
-	pthread_mutex_lock(&s->rnd_mu);
-	uint64_t a = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
-	pthread_mutex_unlock(&s->rnd_mu);
-	a ^= a >> 33;
-	for (int i = 0; i < 5; i++, a /= 27)
-		out[i] = alpha[a % 27];
-	out[5] = '\0';
-}
-
 /* Server-set metadata, defaults and validation of a new object.  Returns
  * MU_OK, or MU_EINVAL with causes in e. */
 int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu__verr_t *e)

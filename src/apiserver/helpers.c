@@ -1,11 +1,13 @@
 /*
  * helpers.c - small helpers every file of the control plane shares: clocks,
  * time in RFC 3339 (written and parsed), kubectl's short ages, setting a
- * dotted JSON path, and base64.  They call nothing else of the room, so
+ * dotted JSON path, base64, and the server's uids and generated-name
+ * suffixes (from its seeded generator).  They call nothing else of the room, so
  * that the registry (resources.c) and validation (validate.c) can both use
  * them without calling each other in a loop.  Each is bounded by the size
  * of its input.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,4 +92,29 @@ int mu__jset(json_t *o, const char *path, json_t *v)
 		o = next;
 		path = dot + 1;
 	}
+}
+
+void mu__uid(mu_apiserver_t *s, char out[37])
+{
+	pthread_mutex_lock(&s->rnd_mu);
+	uint64_t a = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
+	uint64_t b = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
+	pthread_mutex_unlock(&s->rnd_mu);
+	a ^= a >> 29;
+	b ^= b >> 31;
+	snprintf(out, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16 & 0xffff),
+		 (unsigned)(a & 0xfff), (unsigned)((b >> 48 & 0x3fff) | 0x8000),
+		 (unsigned long long)(b & 0xffffffffffffull));
+}
+
+void mu__name_suffix(mu_apiserver_t *s, char out[6])
+{
+	static const char alpha[] = "bcdfghjklmnpqrstvwxz2456789";
+	pthread_mutex_lock(&s->rnd_mu);
+	uint64_t a = (s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull);
+	pthread_mutex_unlock(&s->rnd_mu);
+	a ^= a >> 33;
+	for (int i = 0; i < 5; i++, a /= 27)
+		out[i] = alpha[a % 27];
+	out[5] = '\0';
 }

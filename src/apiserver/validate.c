@@ -21,19 +21,6 @@
 #include "muster/resource.h"
 #include "muster/util.h"
 
-void mu__verr_add(mu__verr_t *e, const char *field, const char *reason, const char *fmt, ...)
-{
-	if (e->n >= MU__VERR_MAX)
-		return;
-	snprintf(e->c[e->n].field, sizeof e->c[e->n].field, "%s", field);
-	snprintf(e->c[e->n].reason, sizeof e->c[e->n].reason, "%s", reason);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->c[e->n].msg, sizeof e->c[e->n].msg, fmt, ap);
-	va_end(ap);
-	e->n++;
-}
-
 #define REQ "FieldValueRequired"
 #define INV "FieldValueInvalid"
 #define DUP "FieldValueDuplicate"
@@ -42,35 +29,6 @@ void mu__verr_add(mu__verr_t *e, const char *field, const char *reason, const ch
 #define TOOLONG "FieldValueTooLong"
 
 /* --- names and labels --------------------------------------------------- */
-
-bool mu__valid_dns_label(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
-			return false;
-	return true;
-}
-
-/* IsDNS1123Subdomain: at most 253 characters of dot-separated parts, each
- * [a-z0-9]([-a-z0-9]*[a-z0-9])?.  Unlike a label, a part has no length
- * limit of its own (kube-apiserver's regex has none), so pod names of 64 to
- * 253 characters without dots are valid. */
-bool mu__valid_dns_subdomain(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 253)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		bool alnum = islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]);
-		bool edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
-		if (s[i] == '.' ? edge : !alnum && (s[i] != '-' || edge))
-			return false;
-	}
-	return true;
-}
 
 /* ValidatePathSegmentName: any name but "." and "..", without '/' or '%'
  * (the RBAC kinds). */

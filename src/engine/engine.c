@@ -5,23 +5,6 @@
  */
 #include "engine/engine_int.h"
 
-int mu__grow(void **v, int32_t *cap, int32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return MU_OK;
-	if (need > INT32_MAX / 2)
-		return MU_ELIMIT;
-	int32_t ncap = *cap ? *cap : 8;
-	while (ncap < need)
-		ncap *= 2;
-	void *nv = realloc(*v, (size_t)ncap * elem);
-	if (!nv)
-		return MU_ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return MU_OK;
-}
-
 void mu_engine_config_defaults(mu_engine_config_t *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);

@@ -20,6 +20,10 @@ static int causes(int rt, const char *text, const char *old, char *field, size_t
 	memset(&e, 0, sizeof e);
 	if (!o)
 		return -1;
+	if (ol && rt == MU__RT_PODS) { /* as stored on create, and as api.c */
+		mu__defaults_pod(ol);      /* decodes an update before its check */
+		mu__defaults_pod(o);
+	}
 	mu__validate(t, o, ol, &e);
 	snprintf(field, len, "%s", e.n ? e.c[0].field : "");
 	json_decref(o);
