@@ -16,6 +16,10 @@
 
 /* --- rbac.c ---------------------------------------------------------- */
 
+/* Adds group g to u (cut to the field's size; nothing past
+ * MU__USER_GROUPS groups).  O(|g|). */
+void mu__user_add_group(mu__user_t *u, const char *g);
+
 /* Whether one of binding b's subjects names u (ns: the binding's
  * namespace, "" for a ClusterRoleBinding).  O(subjects). */
 bool mu__rbac_names(const json_t *b, const mu__user_t *u, const char *ns);

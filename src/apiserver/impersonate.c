@@ -36,17 +36,6 @@ typedef struct want {
 	const char *resource, *group, *sub, *ns, *name;
 } want_t;
 
-static void add_group(mu__user_t *u, const char *g)
-{
-	if (u->ngroups >= MU__USER_GROUPS)
-		return;
-	size_t l = strlen(g);
-	if (l >= sizeof u->groups[0])
-		l = sizeof u->groups[0] - 1; /* cut, as no group name is this long */
-	memcpy(u->groups[u->ngroups], g, l);
-	u->groups[u->ngroups++][l] = '\0';
-}
-
 /* Splits system:serviceaccount:NS:NAME (serviceaccount.SplitUsername). */
 static bool split_sa(const char *user, char *ns, size_t nslen, const char **name)
 {
@@ -94,7 +83,7 @@ int mu__impersonate(mu_apiserver_t *s, const mu__hdr_t *h, int n, mu__user_t *u,
 			w = sa ? (want_t){"serviceaccounts", "", "", ns, saname} : (want_t){"users", "", "", "", user};
 		} else if (!strcasecmp(h[i].name, "Impersonate-Group")) {
 			w = (want_t){"groups", "", "", "", h[i].value};
-			add_group(&nu, h[i].value);
+			mu__user_add_group(&nu, h[i].value);
 		} else if (!strcasecmp(h[i].name, "Impersonate-Uid")) {
 			w = (want_t){"uids", "authentication.k8s.io", "", "", h[i].value};
 		} else if (!strncasecmp(h[i].name, "Impersonate-Extra-", 18)) {
@@ -119,17 +108,17 @@ int mu__impersonate(mu_apiserver_t *s, const mu__hdr_t *h, int n, mu__user_t *u,
 		}
 	}
 	if (sa && !ngroups) {
-		add_group(&nu, "system:serviceaccounts");
+		mu__user_add_group(&nu, "system:serviceaccounts");
 		char g[300];
 		snprintf(g, sizeof g, "system:serviceaccounts:%s", ns);
-		add_group(&nu, g);
+		mu__user_add_group(&nu, g);
 	}
 	bool anon = !strcmp(nu.name, "system:anonymous"), found = false;
 	for (int i = 0; i < nu.ngroups; i++)
 		found = found || !strcmp(nu.groups[i], "system:unauthenticated") ||
 			(!anon && !strcmp(nu.groups[i], "system:authenticated"));
 	if (!found)
-		add_group(&nu, anon ? "system:unauthenticated" : "system:authenticated");
+		mu__user_add_group(&nu, anon ? "system:unauthenticated" : "system:authenticated");
 	for (int i = 0; i < nu.ngroups; i++)
 		nu.admin = nu.admin || !strcmp(nu.groups[i], "system:masters");
 	*u = nu;

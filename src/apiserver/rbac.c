@@ -59,7 +59,7 @@ static bool same(const char *a, const char *b)
 	return d == 0;
 }
 
-static void add_group(mu__user_t *u, const char *g)
+void mu__user_add_group(mu__user_t *u, const char *g)
 {
 	if (u->ngroups >= MU__USER_GROUPS)
 		return;
@@ -95,7 +95,7 @@ static bool token_line(char *line, const char *bearer, mu__user_t *u)
 		return false;
 	snprintf(u->name, sizeof u->name, "%s", f[1]);
 	for (char *g = f[3] ? strtok(f[3], ",") : NULL; g; g = strtok(NULL, ","))
-		add_group(u, g);
+		mu__user_add_group(u, g);
 	return true;
 }
 
@@ -167,7 +167,7 @@ static bool bootstrap_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u
 	mu__user_t t;
 	memset(&t, 0, sizeof t);
 	snprintf(t.name, sizeof t.name, "system:bootstrap:%.6s", bearer);
-	add_group(&t, "system:bootstrappers");
+	mu__user_add_group(&t, "system:bootstrappers");
 	if (ok && secret_field(j, "auth-extra-groups", v, sizeof v)) {
 		for (char *g = strtok(v, ","); g && ok; g = strtok(NULL, ",")) {
 			while (*g == ' ')
@@ -178,7 +178,7 @@ static bool bootstrap_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u
 			ok = !strncmp(g, "system:bootstrappers:", 21) && l > 21 && l <= 21 + 256 &&
 			     strspn(g + 21, "abcdefghijklmnopqrstuvwxyz0123456789:-") == l - 21 &&
 			     g[l - 1] != ':' && g[l - 1] != '-';
-			add_group(&t, g);
+			mu__user_add_group(&t, g);
 		}
 	}
 	json_decref(j);
@@ -201,11 +201,11 @@ bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *ce
 		return false;
 	} else if (same(b, s->o.token)) {
 		snprintf(u->name, sizeof u->name, "admin");
-		add_group(u, "system:masters");
+		mu__user_add_group(u, "system:masters");
 	} else if (!mu__sa_authn(s, b, u) && !bootstrap_token(s, b, u) && !static_token(s, b, u)) {
 		return false;
 	}
-	add_group(u, "system:authenticated");
+	mu__user_add_group(u, "system:authenticated");
 	for (int i = 0; i < u->ngroups; i++)
 		u->admin = u->admin || !strcmp(u->groups[i], "system:masters");
 	return true;
