@@ -43,10 +43,7 @@ fleet_wire
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 40s --id d1 \
 	--no-leader-elect >"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
-"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
-	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
-PIDS="$PIDS $!"
-for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
+fleet_agent_small
 
 # job NAME PODS GPUS [SELECTOR]: a queue-labelled hub Job, held suspended
 job() {

@@ -58,10 +58,7 @@ printf 'ui-secret-%s\n' "$$" >"$T/tok"
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 120s --id d1 \
 	--no-leader-elect --metrics 127.0.0.1:0 --token-file "$T/tok" >"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
-"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
-	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
-PIDS="$PIDS $!"
-for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
+fleet_agent_small
 for k in PodGroup VolcanoPodGroup KaiPodGroup LeaderWorkerSet; do wait_for "big-serves-$k" 100 serves big "$k"; done
 wait_for small-serves-KaiPodGroup 100 serves small KaiPodGroup
 grep -q "cluster small: serves VolcanoPodGroup" "$T/d.log" && bad "small serves VolcanoPodGroup" || ok

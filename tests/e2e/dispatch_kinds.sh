@@ -65,10 +65,7 @@ fleet_wire
 	--no-leader-elect --metrics 127.0.0.1:0 >"$T/d.out" 2>"$T/d.log" &
 DPID=$!; PIDS="$PIDS $DPID"
 # small is in pull mode: its agent calls the hub
-"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
-	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
-PIDS="$PIDS $!"
-for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
+fleet_agent_small
 # what each serves, found before anything is sent
 for k in JobSet PyTorchJob MPIJob RayJob; do wait_for "big-serves-$k" 100 serves big "$k"; done
 wait_for small-serves-JobSet 100 serves small JobSet

@@ -63,10 +63,7 @@ fleet_wire
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 120s --id d1 \
 	--no-leader-elect >"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
-"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
-	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
-PIDS="$PIDS $!"
-for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
+fleet_agent_small
 for k in CoschedulingPodGroup VolcanoJob RayCluster KaiPodGroup; do wait_for "big-serves-$k" 100 serves big "$k"; done
 for k in CoschedulingPodGroup RayCluster; do wait_for "small-serves-$k" 100 serves small "$k"; done
 grep -q "cluster small: serves VolcanoJob" "$T/d.log" && bad "small serves VolcanoJob" || ok

@@ -31,6 +31,15 @@ fleet_hub_queue() {
 		'spec: {}' >"$T/hub.yaml"
 }
 
+# fleet_agent_small: the pull-mode agent of the cluster small (its log in
+# $T/agent.log), then waits until small and big are Ready on the hub.
+fleet_agent_small() {
+	"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
+		--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
+	PIDS="$PIDS $!"
+	for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
+}
+
 # pool PREFIX COUNT: a cluster file with COUNT 8-GPU nodes named PREFIX-*
 # and the queue team-a.
 pool() {
