@@ -24,6 +24,12 @@ OPT     ?= -O2 -g
 WARN    = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc
 LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lgnutls -lcurl -lcrypto -lpthread
+# The release builds (build/muster, the benches) run on jemalloc: glibc's
+# malloc and free were the largest user-space cost of a bind in both the
+# server and the scheduler, and jemalloc cut the CPU per bind by about a
+# quarter (docs/evaluation.md, "The bind path, round 11").  The sanitizer
+# and fuzz builds keep glibc's malloc, which the sanitizers replace.
+REL_LIBS = $(LIBS) -ljemalloc
 B       = build
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
@@ -72,7 +78,7 @@ $(B)/rel/libmuster.a: $(REL_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 $(B)/muster: $(REL_CLI_OBJ) $(B)/rel/libmuster.a
-	$(CC) $(OPT) -o $@ $^ $(LIBS)
+	$(CC) $(OPT) -o $@ $^ $(REL_LIBS)
 
 # --- sanitizer build for tests -------------------------------------------
 $(B)/asan/%.o: %.c
@@ -131,7 +137,7 @@ demo-ui: deps
 # --- benchmarks ----------------------------------------------------------
 $(B)/rel/bench/%: bench/%.c $(B)/rel/libmuster.a
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(OPT) $(CPPFLAGS_ALL) -o $@ $< $(B)/rel/libmuster.a $(LIBS)
+	$(CC) $(WARN) $(OPT) $(CPPFLAGS_ALL) -o $@ $< $(B)/rel/libmuster.a $(REL_LIBS)
 bench: deps
 	@$(MAKE) --no-print-directory $(B)/muster $(BENCH_BIN)
 	@sh bench/run.sh $(B)

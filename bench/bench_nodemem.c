@@ -1,6 +1,6 @@
 /*
  * bench_nodemem.c - what the scheduler daemon holds per listed Node: the
- * heap (glibc mallinfo2) of N Node objects as jansson values, whole as
+ * heap (mu__heap_stats: jemalloc's or glibc's count) of N Node objects as jansson values, whole as
  * listed, and of the slim copies the daemon keeps (mu__knode_slim()) once
  * the whole ones are dropped.
  *
@@ -10,8 +10,6 @@
  * names each (kubelet reports up to 50).  Usage: bench_nodemem [N]
  * (default 5,000).  Prints one JSON line.
  */
-#define _GNU_SOURCE
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,8 +17,9 @@
 
 static size_t heap_used(void)
 {
-	struct mallinfo2 m = mallinfo2();
-	return m.uordblks + m.hblkhd;
+	size_t in_use, held;
+	mu__heap_stats(&in_use, &held);
+	return in_use;
 }
 
 /* One synthetic Node, i-th of its list. */

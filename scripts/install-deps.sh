@@ -10,7 +10,7 @@
 # apt-get line to run and fails.  It is quick when nothing is missing, so the
 # Makefile runs it before every build.
 set -eu
-PKGS="gcc make libc6-dev libyaml-dev clang libclang-rt-14-dev time libmicrohttpd-dev libgnutls28-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev curl openssl python3 chromium kubectl python3-kubernetes nodejs slurmctld slurmd slurm-client faketime"
+PKGS="gcc make libc6-dev libyaml-dev clang libclang-rt-14-dev time libmicrohttpd-dev libgnutls28-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev libjemalloc-dev curl openssl python3 chromium kubectl python3-kubernetes nodejs slurmctld slurmd slurm-client faketime"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -86,4 +86,16 @@ char *mu__b64enc(const void *data, size_t n);
  * NUL; MU_EPARSE on a character outside the alphabet or no room. */
 int mu__b64dec(const char *s, char *out, size_t cap, size_t *outlen);
 
+/* --- the heap (src/util/heap.c) ------------------------------------- */
+
+/* True when the process runs on jemalloc (the release builds link it). */
+bool mu__heap_is_jemalloc(void);
+/* Gives the heap's free pages back to the system now: jemalloc's purge of
+ * every arena, else glibc's malloc_trim(0). */
+void mu__heap_trim(void);
+/* Bytes the program holds in allocations, and bytes the heap keeps
+ * resident for them (jemalloc's statistics, the sanitizers', else glibc's
+ * mallinfo2).  Flushes jemalloc's cache of the calling thread. */
+void mu__heap_stats(size_t *in_use, size_t *held);
+
 #endif

@@ -15,14 +15,14 @@
  *   6. after the first full list, then at most every TRIM_MS, and when a
  *      cycle gives back a decision buffer far larger than it needed (a
  *      backlog shrank), give the heap's free pages back to the system
- *      (malloc_trim): the lists' jansson values and a backlog's pending
- *      reasons leave free pages that malloc keeps otherwise.
+ *      (mu__heap_trim: jemalloc's purge in the release builds, glibc's
+ *      malloc_trim in the others): the lists' jansson values and a
+ *      backlog's pending reasons leave free pages that malloc keeps
+ *      otherwise.
  * It stops when *opts->stop is set (SIGTERM) or the lease is lost: the
  * reflectors stop, binds and evictions already decided are written, the
  * lease is released, and everything is freed.
  */
-#define _GNU_SOURCE /* malloc_trim */
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +40,7 @@
  * (docs/evaluation.md, "Sixth round"). */
 #define BATCH 256
 #define EVQ_CAP 512
-/* At most one malloc_trim() per TRIM_MS (it walks the free chunks). */
+/* At most one mu__heap_trim() per TRIM_MS (it walks the free chunks). */
 #define TRIM_MS 30000
 
 void mu_kube_opts_defaults(mu_kube_opts_t *o)
@@ -107,13 +107,13 @@ static void cycle(mu__kd_t *d)
 		 * (at most once a second: a buffer may shrink and grow back
 		 * on alternate cycles) */
 		if (mu__k_mono_ms() - d->last_trim >= 1000) {
-			malloc_trim(0);
+			mu__heap_trim();
 			d->last_trim = mu__k_mono_ms();
-			struct mallinfo2 mi = mallinfo2();
+			size_t in_use, held;
+			mu__heap_stats(&in_use, &held);
 			mu__klog(&d->log, 1, "decision buffer of %zu given back (%zu binds this cycle): heap "
 				 "%.1f MB in use, %.1f MB held | pods=%zu", was, binds,
-				 (double)(mi.uordblks + mi.hblkhd) / 1e6, (double)(mi.arena + mi.hblkhd) / 1e6,
-				 d->pods.n);
+				 (double)in_use / 1e6, (double)held / 1e6, d->pods.n);
 		}
 	}
 }
@@ -174,7 +174,7 @@ static void loop(mu__kd_t *d)
 			d->last_status = mu__k_mono_ms();
 		}
 		if (!d->last_trim || mu__k_mono_ms() - d->last_trim >= TRIM_MS) {
-			malloc_trim(0);
+			mu__heap_trim();
 			d->last_trim = mu__k_mono_ms();
 		}
 	}

@@ -424,7 +424,7 @@ typedef struct mu__kd {
 	bool all_synced;
 	int64_t last_cycle;     /* mono ms */
 	int64_t last_status;    /* mono ms of the last queue status pass */
-	int64_t last_trim;      /* mono ms of the last malloc_trim(), 0 none */
+	int64_t last_trim;      /* mono ms of the last mu__heap_trim(), 0 none */
 	bool dra_seen;          /* a pod with ResourceClaims was seen (dra.c) */
 	int64_t dra_retry_ms;   /* mono ms of the last DRA retry pass */
 	uint32_t dra_round;     /* the DRA retry round (from 1; pods start at 0) */
