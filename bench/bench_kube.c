@@ -354,7 +354,10 @@ int main(int argc, char **argv)
 	mu_apiserver_t *s = start_server(b, dir);
 	if (!s)
 		return 1;
-	printf("{\"bench\": \"kube_setup\", \"nodes\": %d, \"server_start_s\": %.2f}\n", b->nodes, now_s() - t0);
+	/* the allocator the in-process server runs on (jemalloc in the
+	 * release build, with heap.c's settings, as build/muster) */
+	printf("{\"bench\": \"kube_setup\", \"nodes\": %d, \"server_start_s\": %.2f, \"allocator\": \"%s\"}\n",
+	       b->nodes, now_s() - t0, mu__heap_is_jemalloc() ? "jemalloc" : "glibc");
 	snprintf(kc, sizeof kc, "%s/kubeconfig", dir);
 	mu_kube_config_t cfg;
 	if (mu_apiserver_write_kubeconfig(s, kc) || mu_kube_config_load(kc, NULL, &cfg, err, sizeof err)) {

@@ -8,8 +8,10 @@
  * below.  Exit codes: 0 after a signal, 1 when the lease was lost or the
  * daemon failed, 2 for bad usage.
  *
- * Memory: the process uses one malloc arena (M_ARENA_MAX 1) unless
- * MALLOC_ARENA_MAX says otherwise.  The reflectors parse each list on
+ * Memory: the process uses one malloc arena: on glibc's malloc (the
+ * sanitizer builds) by M_ARENA_MAX 1 unless MALLOC_ARENA_MAX says
+ * otherwise, on jemalloc (the release builds) by its narenas:1
+ * (src/util/heap.c).  The reflectors parse each list on
  * their own threads and the loop frees what they parsed, so with an arena
  * per thread the freed pages were scattered over a dozen arenas: at 5,000
  * nodes and 58,000 pods the daemon peaked 59 MB higher (docs/evaluation.md,

@@ -20,6 +20,17 @@
 
 #include "muster/util.h"
 
+/* jemalloc's options, read once at its start (the release builds only;
+ * elsewhere nothing reads this).  One arena, as the scheduler asks glibc
+ * for one (M_ARENA_MAX, cmd_scheduler.c): its reflectors parse lists on
+ * their own threads and its loop frees what they parsed, and with
+ * jemalloc's default of four arenas per CPU the scheduler peaked at 145 MB
+ * at 5,000 nodes and 58,000 pods, against 129 MB with one (and 117-119 MB
+ * on glibc).  The server's CPU per bind was not worse with one (three
+ * pairs, docs/evaluation.md "The bind path, round 11").  jemalloc declares
+ * it `const char *`; nothing writes it. */
+const char *const malloc_conf = "narenas:1";
+
 /* jemalloc's control entry point (jemalloc/jemalloc.h); NULL when the
  * process runs on glibc's malloc. */
 extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
