@@ -3,32 +3,42 @@
  * issues and checks them (pkg/serviceaccount/jwt.go, claims.go,
  * legacy.go; pkg/registry/core/serviceaccount/storage/token.go).
  *
- * muster up holds one P-256 signing key (DIR/sa.key, kube's sa.key; made
- * at the first start): tokens are compact JWS with ES256 and the key's id
- * (`kid`, base64url of the SHA-256 of its public key's DER, as kube's
- * keyIDFromPublicKey).
+ * muster up signs with one P-256 key (DIR/sa.key, kube's sa.key, made at
+ * the first start, or --service-account-signing-key-file) and verifies
+ * with that key or with the keys listed by --service-account-key-file
+ * (mu__sakey_verify_with, kube's flag: several, so that a key can be
+ * rotated): tokens are compact JWS with ES256 and the key's id (`kid`,
+ * base64url of the SHA-256 of its public key's DER, as kube's
+ * keyIDFromPublicKey); a token is checked with the key its kid names, or
+ * with each listed key when none has it.
  *   - The TokenRequest subresource (POST serviceaccounts/NAME/token,
  *     `kubectl create token NAME --duration D --audience A
- *     --bound-object-kind Pod --bound-object-name P`) issues a bound token:
- *     iss MU__SA_ISSUER, aud the request's audiences (default: the issuer,
- *     kube's --api-audiences default), exp now + expirationSeconds
- *     (default 3600, at least 600, at most 2^32), and the kubernetes.io
- *     claim naming the namespace, the ServiceAccount and its uid, and the
- *     Pod or Secret it is bound to.  It is accepted while its audience
- *     includes the issuer, it has not expired (60 s leeway, as go-jose),
- *     and the ServiceAccount (and bound object) exist with those uids and
- *     are not being deleted: a ServiceAccount deleted and made again with
- *     the same name does not accept the old tokens.
+ *     --bound-object-kind Pod|Secret|Node --bound-object-name N`) issues
+ *     a bound token: iss MU__SA_ISSUER, aud the request's audiences
+ *     (default: the issuer, kube's --api-audiences default), exp now +
+ *     expirationSeconds (default 3600, at least 600, at most 2^32), jti,
+ *     and the kubernetes.io claim naming the namespace, the ServiceAccount
+ *     and its uid, the Pod (running as that account), Secret or Node it is
+ *     bound to, and a bound pod's node (ServiceAccountTokenPodNodeInfo).
+ *     It is accepted while its audience includes the issuer, it has not
+ *     expired (60 s leeway, as go-jose), and the ServiceAccount and the
+ *     bound Secret, Pod or (directly bound) Node exist with those uids and
+ *     were not deleted over 60 s ago, as kube's validator: a
+ *     ServiceAccount deleted and made again with the same name does not
+ *     accept the old tokens.  The user carries the account's uid and
+ *     kube's extras (pod-name, pod-uid, node-name, node-uid,
+ *     credential-id JTI=jti).
  *   - kubernetes.io/service-account-token Secrets get a legacy token (iss
  *     kubernetes/serviceaccount, no exp), ca.crt and namespace when they
  *     are created for an existing ServiceAccount, as kube-controller-
  *     manager's tokens controller fills them; such a token is accepted
  *     while that Secret holds it and its ServiceAccount exists.
  *   - /.well-known/openid-configuration and /openid/v1/jwks serve the
- *     issuer and the public key (ServiceAccountIssuerDiscovery).
+ *     issuer and every verifying public key (ServiceAccountIssuerDiscovery).
  *
- * Cost: a check is one ECDSA verification (about 1 M instructions) and one
- * store read per object the token names; the token text read is at most
+ * Cost: a check is one ECDSA verification (about 1 M instructions; up to
+ * one per listed key, at most MU__SA_MAX_KEYS, for a token whose kid no
+ * key has) and one store read per object the token names; the token text read is at most
  * 8 KiB.  The last 256 tokens whose signature verified are remembered
  * (the signature of a token cannot change under the same key), so a
  * client that sends the same token again pays a hash and a copy of its

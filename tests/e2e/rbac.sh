@@ -11,13 +11,15 @@
 # controller does; writing a Role or binding that grants more than the
 # writer holds is refused (kube's escalation check), unless it may
 # `escalate` or `bind`; the default roles (admin, edit, view aggregated,
-# system:public-info-viewer) are there; `--as` and `--as-group` work only
-# with the `impersonate` verb; `muster scheduler` run with
+# system:public-info-viewer) are there and are reconciled at every start
+# (autoupdate); `--as`, `--as-group`, `--as-uid` and as-user-extra work only
+# with the `impersonate` verb, and the uid and extras are the user's; `muster scheduler` run with
 # deploy/rbac.yaml's service account schedules a pod, while that account
 # can do exactly what the file grants; and service account tokens are
 # ES256 JWTs whose claims, audiences, expiry (under libfaketime), bound
-# pod and ServiceAccount uid are checked, with legacy token Secrets filled
-# and the issuer discovery documents served.
+# pod or Node and ServiceAccount uid are checked, with legacy token Secrets
+# filled and the issuer discovery documents served, and the signing key is
+# rotated (--service-account-key-file twice, then once).
 # Usage: sh tests/e2e/rbac.sh PATH_TO_MUSTER.  Ends with
 # "e2e rbac: N passed, N failed".
 E2E_NAME=rbac; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
