@@ -5,7 +5,8 @@
  * `muster up` always gives it):
  *   - the server's token (DIR/token): user "admin", group system:masters;
  *   - a line of DIR/tokens.csv, kube-apiserver's static token file format
- *     (token,user,uid,"group1,group2"), read at start;
+ *     (token,user,uid,"group1,group2": the user, its uid and groups), read
+ *     on each request with an unknown token;
  *   - a service account JWT (satoken.c): a bound token from the
  *     TokenRequest API (POST serviceaccounts/NAME/token, `kubectl create
  *     token NAME`) or a legacy token Secret's; the user is
@@ -26,8 +27,8 @@
  * "*\/sub"), resource name, or non-resource URL (with a trailing "*").
  * system:masters may do everything.  A SelfSubjectRulesReview lists the
  * rules that apply to the caller in a namespace (`kubectl auth can-i
- * --list`).  The bootstrap policy kube-apiserver
- * reconciles at start is created when absent (rbacboot.c): cluster-admin,
+ * --list`).  The bootstrap policy is reconciled at every start, as
+ * kube-apiserver's autoupdate (rbacboot.c): cluster-admin,
  * system:discovery, system:public-info-viewer,
  * system:service-account-issuer-discovery and system:basic-user with their
  * bindings, admin, edit and view (aggregated by rbacagg.c) with the
