@@ -551,7 +551,9 @@ struct mu_apiserver {
 
 /* Who a request comes from (rbac.c). */
 #define MU__USER_GROUPS 8
-#define MU__USER_EXTRA 768 /* bytes of a user's extra, packed */
+/* Bytes of a user's extra, packed: room for kube's five service account
+ * extras with 253-character pod and node names (818 bytes). */
+#define MU__USER_EXTRA 1024
 typedef struct mu__user {
 	char name[256];
 	char uid[128];        /* "" when the authenticator gives none */
