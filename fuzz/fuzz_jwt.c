@@ -5,13 +5,17 @@
  * signature, the claims) and the protobuf TokenRequest body of `kubectl
  * create token`.  The input is tried as a token, as a token whose
  * signature is replaced by a valid one of its first two parts (so the
- * claims parser is reached), and as a TokenRequest body.  A token this
- * key signed must verify to the claims it was made from; nothing may
- * crash or leak.
+ * claims parser is reached), and as a TokenRequest body; an input that
+ * begins "-----BEGIN" is also read as a --service-account-key-file (PEM
+ * blocks of P-256 keys: mu__sakey_verify_with), after which the key must
+ * hold at most MU__SA_MAX_KEYS keys.  A token this key signed must verify
+ * to the claims it was made from; nothing may crash or leak.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apiserver/auth.h"
 
@@ -50,6 +54,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[200];
 	json_t *tr = mu__token_request_proto(data, size, err, sizeof err);
 	json_decref(tr);
+	if (size >= 10 && !memcmp(data, "-----BEGIN", 10)) {
+		char path[] = "/tmp/fuzz-jwt-keys-XXXXXX";
+		int fd = mkstemp(path);
+		if (fd >= 0) {
+			bool whole = write(fd, data, size) == (ssize_t)size;
+			close(fd);
+			char kerr[512];
+			if (whole)
+				(void)mu__sakey_verify_with(k, path, kerr, sizeof kerr);
+			unlink(path);
+			if (mu__sakey_count(k) > MU__SA_MAX_KEYS)
+				abort();
+			json_t *x = mu__jwt_verify(k, tok);
+			json_decref(x);
+		}
+	}
 	mu__sakey_free(k);
 	free(tok);
 	return 0;

@@ -551,10 +551,19 @@ struct mu_apiserver {
 
 /* Who a request comes from (rbac.c). */
 #define MU__USER_GROUPS 8
+/* Bytes of a user's extra, packed: room for kube's five service account
+ * extras with 253-character pod and node names (818 bytes). */
+#define MU__USER_EXTRA 1024
 typedef struct mu__user {
 	char name[256];
+	char uid[128];        /* "" when the authenticator gives none */
 	char groups[MU__USER_GROUPS][128];
 	int ngroups;
+	/* kube's user.Info extra (map[string][]string): nextra pairs
+	 * "key\0value\0" packed in order, a key repeated for each of its
+	 * values (mu__user_add_extra, mu__user_extra_json) */
+	char extra[MU__USER_EXTRA];
+	int nextra, extra_len;
 	bool admin;           /* system:masters, or no authentication configured */
 } mu__user_t;
 

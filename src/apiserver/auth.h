@@ -19,6 +19,16 @@
 /* Adds group g to u (cut to the field's size; nothing past
  * MU__USER_GROUPS groups).  O(|g|). */
 void mu__user_add_group(mu__user_t *u, const char *g);
+/* Adds value v to u's extra key k (a key may have several values).
+ * false, and nothing added, when u's extra has no room for it.
+ * O(|k| + |v|). */
+bool mu__user_add_extra(mu__user_t *u, const char *k, const char *v);
+/* u's extra as kube's UserInfo.extra: {"key": ["v1", ...], ...}, keys in
+ * the order first seen; a new object.  O(extra). */
+json_t *mu__user_extra_json(const mu__user_t *u);
+/* u as an authentication.k8s.io/v1 UserInfo (username, uid, groups,
+ * extra; the empty ones left out, as kube's omitempty).  New object. */
+json_t *mu__user_info_json(const mu__user_t *u);
 
 /* Whether one of binding b's subjects names u (ns: the binding's
  * namespace, "" for a ClusterRoleBinding).  O(subjects). */
@@ -86,13 +96,26 @@ typedef struct mu__sakey mu__sakey_t;
 /* Reads the PEM private key at path, or makes one in memory (path NULL).
  * NULL on failure. */
 mu__sakey_t *mu__sakey_load(const char *path);
+/* At most this many keys verify tokens. */
+#define MU__SA_MAX_KEYS 16
+/* Verifies tokens with the keys of the PEM file at path (each PUBLIC
+ * KEY, PRIVATE KEY or EC PRIVATE KEY block, P-256 only), as
+ * kube-apiserver's repeatable --service-account-key-file: the first call
+ * replaces the signing key's own, later ones add.  MU_OK, or an error
+ * with the reason in err.  O(file). */
+int mu__sakey_verify_with(mu__sakey_t *k, const char *path, char *err, size_t len);
+/* How many keys verify tokens. */
+int mu__sakey_count(const mu__sakey_t *k);
 void mu__sakey_free(mu__sakey_t *k);
 /* A compact JWS (ES256) of claims (a JSON object): header.payload.sig,
  * malloc'd; NULL on failure. */
 char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims);
-/* Parses and verifies a compact JWS: the header must be ES256 (with the
- * key's kid when it has one) and the signature valid.  Returns the claims
- * (new reference) or NULL.  Reads at most 8 KiB of token. */
+/* Parses and verifies a compact JWS: the header must be ES256 and the
+ * signature valid under the verifying key its kid names (or, when none
+ * is named or none has that kid, under one of them, tried in order, as
+ * kube's authenticator tries its keys).  Returns the claims (new
+ * reference) or NULL.  Reads at most 8 KiB of token; at most
+ * MU__SA_MAX_KEYS ECDSA checks. */
 json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok);
 /* mu__jwt_verify, remembering the last 256 tokens that verified (by a
  * hash of the text; thread-safe): a token seen before costs a hash and a
@@ -105,7 +128,8 @@ uint64_t mu__sakey_verifies(mu__sakey_t *k);
  * audience in want (NULL-terminated), nbf and exp around now (with kube's
  * 60 s leeway).  false with the reason in why. */
 bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t len);
-/* The JWKS document (/openid/v1/jwks) and OpenID configuration
+/* The JWKS document (/openid/v1/jwks: every verifying key, with its
+ * kid) and OpenID configuration
  * (/.well-known/openid-configuration) kube serves; new references. */
 json_t *mu__sakey_jwks(const mu__sakey_t *k);
 json_t *mu__sa_openid_config(void);

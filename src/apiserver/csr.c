@@ -50,6 +50,7 @@
 #include <gnutls/x509.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/auth.h"
 #include "apiserver/csr.h"
 #include "apiserver/ssa.h"
 
@@ -76,6 +77,10 @@ void mu__csr_prepare_create(const mu__req_t *rq, json_t *obj)
 	json_object_set_new(spec, "groups", groups);
 	json_object_del(spec, "uid");
 	json_object_del(spec, "extra");
+	if (rq->user->uid[0])
+		json_object_set_new(spec, "uid", json_string(rq->user->uid));
+	if (rq->user->nextra)
+		json_object_set_new(spec, "extra", mu__user_extra_json(rq->user));
 }
 
 /* Condition timestamps as kube's populateConditionTimestamps: a condition

@@ -15,8 +15,12 @@
  * groups asked for (a service account without any: its two groups) and
  * system:authenticated unless system:authenticated or
  * system:unauthenticated was asked for (system:anonymous gets
- * system:unauthenticated instead).  muster's user record keeps no uid
- * or extra: they are authorized, then dropped.
+ * system:unauthenticated instead), and the uid and extras asked for
+ * (each extra key lower-cased, then %-escapes undone, as kube's
+ * unescapeExtraKey; a key repeated gives several values): a
+ * SelfSubjectReview (`kubectl auth whoami --as-uid U`) and a
+ * CertificateSigningRequest's spec.uid and spec.extra show them.  Extras
+ * over MU__USER_EXTRA bytes in all are 500 (kube has no such limit).
  *
  * Cost: one RBAC check per header value (at most MAX_HDRS).
  */
@@ -86,6 +90,8 @@ int mu__impersonate(mu_apiserver_t *s, const mu__hdr_t *h, int n, mu__user_t *u,
 			mu__user_add_group(&nu, h[i].value);
 		} else if (!strcasecmp(h[i].name, "Impersonate-Uid")) {
 			w = (want_t){"uids", "authentication.k8s.io", "", "", h[i].value};
+			if (!nu.uid[0]) /* headers.Get: the first */
+				snprintf(nu.uid, sizeof nu.uid, "%s", h[i].value);
 		} else if (!strncasecmp(h[i].name, "Impersonate-Extra-", 18)) {
 			size_t k = 0; /* the key, lower case, %-escapes undone */
 			for (const char *p = h[i].name + 18; *p && k + 1 < sizeof key; p++) {
@@ -99,6 +105,11 @@ int mu__impersonate(mu_apiserver_t *s, const mu__hdr_t *h, int n, mu__user_t *u,
 			}
 			key[k] = '\0';
 			w = (want_t){"userextras", "authentication.k8s.io", key, "", h[i].value};
+			if (!mu__user_add_extra(&nu, key, h[i].value)) {
+				snprintf(msg, len, "Internal error occurred: the impersonated extras exceed %d bytes",
+					 MU__USER_EXTRA);
+				return 500;
+			}
 		} else {
 			continue;
 		}

@@ -5,7 +5,8 @@
  * `muster up` always gives it):
  *   - the server's token (DIR/token): user "admin", group system:masters;
  *   - a line of DIR/tokens.csv, kube-apiserver's static token file format
- *     (token,user,uid,"group1,group2"), read at start;
+ *     (token,user,uid,"group1,group2": the user, its uid and groups), read
+ *     on each request with an unknown token;
  *   - a service account JWT (satoken.c): a bound token from the
  *     TokenRequest API (POST serviceaccounts/NAME/token, `kubectl create
  *     token NAME`) or a legacy token Secret's; the user is
@@ -26,8 +27,8 @@
  * "*\/sub"), resource name, or non-resource URL (with a trailing "*").
  * system:masters may do everything.  A SelfSubjectRulesReview lists the
  * rules that apply to the caller in a namespace (`kubectl auth can-i
- * --list`).  The bootstrap policy kube-apiserver
- * reconciles at start is created when absent (rbacboot.c): cluster-admin,
+ * --list`).  The bootstrap policy is reconciled at every start, as
+ * kube-apiserver's autoupdate (rbacboot.c): cluster-admin,
  * system:discovery, system:public-info-viewer,
  * system:service-account-issuer-discovery and system:basic-user with their
  * bindings, admin, edit and view (aggregated by rbacagg.c) with the
@@ -59,17 +60,6 @@ static bool same(const char *a, const char *b)
 	return d == 0;
 }
 
-void mu__user_add_group(mu__user_t *u, const char *g)
-{
-	if (u->ngroups >= MU__USER_GROUPS)
-		return;
-	size_t l = strlen(g);
-	if (l >= sizeof u->groups[0])
-		l = sizeof u->groups[0] - 1; /* cut, as no group name is this long */
-	memcpy(u->groups[u->ngroups], g, l);
-	u->groups[u->ngroups++][l] = '\0';
-}
-
 /* Splits one line of a static token file into u; false if malformed. */
 static bool token_line(char *line, const char *bearer, mu__user_t *u)
 {
@@ -94,6 +84,7 @@ static bool token_line(char *line, const char *bearer, mu__user_t *u)
 	if (n < 3 || !same(f[0], bearer))
 		return false;
 	snprintf(u->name, sizeof u->name, "%s", f[1]);
+	snprintf(u->uid, sizeof u->uid, "%s", f[2]); /* kube's tokenfile: the third column */
 	for (char *g = f[3] ? strtok(f[3], ",") : NULL; g; g = strtok(NULL, ","))
 		mu__user_add_group(u, g);
 	return true;
@@ -605,12 +596,9 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		return true;
 	}
 	if (ssr) { /* SelfSubjectReview: who am I (`kubectl auth whoami`); its body holds nothing */
-		json_t *groups = json_array();
-		for (int i = 0; i < rq->user->ngroups; i++)
-			json_array_append_new(groups, json_string(rq->user->groups[i]));
-		mu__resp_json(rs, 201, json_pack("{s:s, s:s, s:{}, s:{s:{s:s, s:o}}}", "kind", "SelfSubjectReview",
+		mu__resp_json(rs, 201, json_pack("{s:s, s:s, s:{}, s:{s:o}}", "kind", "SelfSubjectReview",
 						 "apiVersion", "authentication.k8s.io/v1", "metadata", "status",
-						 "userInfo", "username", rq->user->name, "groups", groups));
+						 "userInfo", mu__user_info_json(rq->user)));
 		return true;
 	}
 	char err[300] = "";

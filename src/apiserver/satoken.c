@@ -3,32 +3,42 @@
  * issues and checks them (pkg/serviceaccount/jwt.go, claims.go,
  * legacy.go; pkg/registry/core/serviceaccount/storage/token.go).
  *
- * muster up holds one P-256 signing key (DIR/sa.key, kube's sa.key; made
- * at the first start): tokens are compact JWS with ES256 and the key's id
- * (`kid`, base64url of the SHA-256 of its public key's DER, as kube's
- * keyIDFromPublicKey).
+ * muster up signs with one P-256 key (DIR/sa.key, kube's sa.key, made at
+ * the first start, or --service-account-signing-key-file) and verifies
+ * with that key or with the keys listed by --service-account-key-file
+ * (mu__sakey_verify_with, kube's flag: several, so that a key can be
+ * rotated): tokens are compact JWS with ES256 and the key's id (`kid`,
+ * base64url of the SHA-256 of its public key's DER, as kube's
+ * keyIDFromPublicKey); a token is checked with the key its kid names, or
+ * with each listed key when none has it.
  *   - The TokenRequest subresource (POST serviceaccounts/NAME/token,
  *     `kubectl create token NAME --duration D --audience A
- *     --bound-object-kind Pod --bound-object-name P`) issues a bound token:
- *     iss MU__SA_ISSUER, aud the request's audiences (default: the issuer,
- *     kube's --api-audiences default), exp now + expirationSeconds
- *     (default 3600, at least 600, at most 2^32), and the kubernetes.io
- *     claim naming the namespace, the ServiceAccount and its uid, and the
- *     Pod or Secret it is bound to.  It is accepted while its audience
- *     includes the issuer, it has not expired (60 s leeway, as go-jose),
- *     and the ServiceAccount (and bound object) exist with those uids and
- *     are not being deleted: a ServiceAccount deleted and made again with
- *     the same name does not accept the old tokens.
+ *     --bound-object-kind Pod|Secret|Node --bound-object-name N`) issues
+ *     a bound token: iss MU__SA_ISSUER, aud the request's audiences
+ *     (default: the issuer, kube's --api-audiences default), exp now +
+ *     expirationSeconds (default 3600, at least 600, at most 2^32), jti,
+ *     and the kubernetes.io claim naming the namespace, the ServiceAccount
+ *     and its uid, the Pod (running as that account), Secret or Node it is
+ *     bound to, and a bound pod's node (ServiceAccountTokenPodNodeInfo).
+ *     It is accepted while its audience includes the issuer, it has not
+ *     expired (60 s leeway, as go-jose), and the ServiceAccount and the
+ *     bound Secret, Pod or (directly bound) Node exist with those uids and
+ *     were not deleted over 60 s ago, as kube's validator: a
+ *     ServiceAccount deleted and made again with the same name does not
+ *     accept the old tokens.  The user carries the account's uid and
+ *     kube's extras (pod-name, pod-uid, node-name, node-uid,
+ *     credential-id JTI=jti).
  *   - kubernetes.io/service-account-token Secrets get a legacy token (iss
  *     kubernetes/serviceaccount, no exp), ca.crt and namespace when they
  *     are created for an existing ServiceAccount, as kube-controller-
  *     manager's tokens controller fills them; such a token is accepted
  *     while that Secret holds it and its ServiceAccount exists.
  *   - /.well-known/openid-configuration and /openid/v1/jwks serve the
- *     issuer and the public key (ServiceAccountIssuerDiscovery).
+ *     issuer and every verifying public key (ServiceAccountIssuerDiscovery).
  *
- * Cost: a check is one ECDSA verification (about 1 M instructions) and one
- * store read per object the token names; the token text read is at most
+ * Cost: a check is one ECDSA verification (about 1 M instructions; up to
+ * one per listed key, at most MU__SA_MAX_KEYS, for a token whose kid no
+ * key has) and one store read per object the token names; the token text read is at most
  * 8 KiB.  The last 256 tokens whose signature verified are remembered
  * (the signature of a token cannot change under the same key), so a
  * client that sends the same token again pays a hash and a copy of its
@@ -60,10 +70,19 @@ typedef struct vent {
 	json_t *claims;
 } vent_t;
 
-struct mu__sakey {
+/* A P-256 key, its kid and public point (for the JWKS). */
+typedef struct vkey {
 	EVP_PKEY *pk;
 	char kid[64];
-	unsigned char x[32], y[32]; /* the public point, for the JWKS */
+	unsigned char x[32], y[32];
+} vkey_t;
+
+struct mu__sakey {
+	EVP_PKEY *pk;               /* the signing key */
+	char kid[64];
+	vkey_t keys[MU__SA_MAX_KEYS]; /* the keys tokens are verified with */
+	int nkeys;
+	bool listed;                /* keys given (mu__sakey_verify_with), not the signing key's */
 	pthread_mutex_t mu;         /* guards vc and verifies */
 	vent_t vc[VCACHE];          /* by hash of the token, last one wins */
 	uint64_t verifies;          /* signatures checked by verify_cached */
@@ -112,7 +131,7 @@ static bool b64url_dec(const char *in, size_t n, char *out, size_t cap, size_t *
 
 /* --- the key ----------------------------------------------------------- */
 
-static bool key_info(mu__sakey_t *k)
+static bool key_info(vkey_t *k)
 {
 	unsigned char *der = NULL;
 	int n = i2d_PUBKEY(k->pk, &der);
@@ -148,11 +167,84 @@ mu__sakey_t *mu__sakey_load(const char *path)
 	} else {
 		k->pk = EVP_EC_gen("P-256");
 	}
-	if (!k->pk || EVP_PKEY_get_base_id(k->pk) != EVP_PKEY_EC || EVP_PKEY_get_bits(k->pk) != 256 || !key_info(k)) {
+	vkey_t *v = &k->keys[0];
+	v->pk = k->pk;
+	if (!k->pk || EVP_PKEY_get_base_id(k->pk) != EVP_PKEY_EC || EVP_PKEY_get_bits(k->pk) != 256 || !key_info(v) ||
+	    EVP_PKEY_up_ref(k->pk) != 1) {
+		v->pk = NULL;
 		mu__sakey_free(k);
 		return NULL;
 	}
+	k->nkeys = 1; /* verified with itself until keys are listed */
+	memcpy(k->kid, v->kid, sizeof k->kid);
 	return k;
+}
+
+int mu__sakey_verify_with(mu__sakey_t *k, const char *path, char *err, size_t len)
+{
+	if (!k->listed) {
+		for (int i = 0; i < k->nkeys; i++)
+			EVP_PKEY_free(k->keys[i].pk);
+		memset(k->keys, 0, sizeof k->keys);
+		k->nkeys = 0;
+		k->listed = true;
+	}
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, len, "cannot read the service account key file %s", path);
+		return MU_EIO;
+	}
+	int rc = MU_OK, found = 0;
+	char *name = NULL, *hdr = NULL;
+	unsigned char *data = NULL;
+	long dl = 0;
+	while (rc == MU_OK && PEM_read(f, &name, &hdr, &data, &dl) == 1) {
+		const unsigned char *p = data;
+		EVP_PKEY *pk = NULL;
+		if (!strcmp(name, "PUBLIC KEY"))
+			pk = d2i_PUBKEY(NULL, &p, dl);
+		else if (!strcmp(name, "PRIVATE KEY") || !strcmp(name, "EC PRIVATE KEY"))
+			pk = d2i_AutoPrivateKey(NULL, &p, dl);
+		if (!strcmp(name, "EC PARAMETERS")) {
+			/* openssl ecparam -genkey writes these before the key */
+		} else if (!pk || EVP_PKEY_get_base_id(pk) != EVP_PKEY_EC || EVP_PKEY_get_bits(pk) != 256) {
+			snprintf(err, len, "%s: a %s block that is not a P-256 key (muster verifies ES256 only)", path,
+				 name);
+			rc = MU_EINVAL;
+		} else if (k->nkeys >= MU__SA_MAX_KEYS) {
+			snprintf(err, len, "%s: more than %d service account keys", path, MU__SA_MAX_KEYS);
+			rc = MU_ELIMIT;
+		} else {
+			vkey_t *v = &k->keys[k->nkeys];
+			v->pk = pk;
+			if (!key_info(v)) {
+				snprintf(err, len, "%s: cannot read a public key", path);
+				v->pk = NULL;
+				rc = MU_EINVAL;
+			} else {
+				pk = NULL;
+				k->nkeys++;
+				found++;
+			}
+		}
+		EVP_PKEY_free(pk);
+		OPENSSL_free(name);
+		OPENSSL_free(hdr);
+		OPENSSL_free(data);
+		name = hdr = NULL;
+		data = NULL;
+	}
+	fclose(f);
+	if (rc == MU_OK && !found) {
+		snprintf(err, len, "%s holds no PEM key", path);
+		rc = MU_EINVAL;
+	}
+	return rc;
+}
+
+int mu__sakey_count(const mu__sakey_t *k)
+{
+	return k->nkeys;
 }
 
 void mu__sakey_free(mu__sakey_t *k)
@@ -160,6 +252,8 @@ void mu__sakey_free(mu__sakey_t *k)
 	if (!k)
 		return;
 	EVP_PKEY_free(k->pk);
+	for (int i = 0; i < k->nkeys; i++)
+		EVP_PKEY_free(k->keys[i].pk);
 	for (int i = 0; i < VCACHE; i++) {
 		free(k->vc[i].tok);
 		json_decref(k->vc[i].claims);
@@ -226,8 +320,11 @@ json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok)
 	json_t *hdr = json_loadb(hb, hl, JSON_REJECT_DUPLICATES, NULL);
 	const char *alg = json_string_value(json_object_get(hdr, "alg"));
 	const json_t *kid = json_object_get(hdr, "kid");
-	bool ok = json_is_object(hdr) && alg && !strcmp(alg, "ES256") &&
-		  (!kid || (json_is_string(kid) && !strcmp(json_string_value(kid), k->kid)));
+	bool ok = json_is_object(hdr) && alg && !strcmp(alg, "ES256") && (!kid || json_is_string(kid));
+	int pick = -1; /* the key the kid names; else each key is tried, as kube's */
+	for (int i = 0; ok && kid && i < k->nkeys && pick < 0; i++)
+		if (!strcmp(json_string_value(kid), k->keys[i].kid))
+			pick = i;
 	json_decref(hdr);
 	if (!ok)
 		return NULL;
@@ -242,10 +339,13 @@ json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok)
 	BN_free(r);
 	BN_free(s);
 	ECDSA_SIG_free(es);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	ok = dl > 0 && md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, k->pk) == 1 &&
-	     EVP_DigestVerify(md, der, (size_t)dl, (const unsigned char *)tok, (size_t)(d2 - tok)) == 1;
-	EVP_MD_CTX_free(md);
+	ok = false;
+	for (int i = pick < 0 ? 0 : pick; dl > 0 && !ok && i < (pick < 0 ? k->nkeys : pick + 1); i++) {
+		EVP_MD_CTX *md = EVP_MD_CTX_new();
+		ok = md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, k->keys[i].pk) == 1 &&
+		     EVP_DigestVerify(md, der, (size_t)dl, (const unsigned char *)tok, (size_t)(d2 - tok)) == 1;
+		EVP_MD_CTX_free(md);
+	}
 	OPENSSL_free(der);
 	if (!ok)
 		return NULL;
@@ -342,13 +442,18 @@ bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t le
 
 json_t *mu__sakey_jwks(const mu__sakey_t *k)
 {
-	char *x = mu__b64url(k->x, 32), *y = mu__b64url(k->y, 32);
-	json_t *out = x && y ? json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:s, s:s}]}", "keys", "use", "sig", "kty", "EC",
-					  "kid", k->kid, "crv", "P-256", "alg", "ES256", "x", x, "y", y)
-			     : NULL;
-	free(x);
-	free(y);
-	return out;
+	json_t *keys = json_array();
+	for (int i = 0; i < k->nkeys; i++) {
+		const vkey_t *v = &k->keys[i];
+		char *x = mu__b64url(v->x, 32), *y = mu__b64url(v->y, 32);
+		if (x && y)
+			json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "use", "sig", "kty",
+							      "EC", "kid", v->kid, "crv", "P-256", "alg", "ES256", "x",
+							      x, "y", y));
+		free(x);
+		free(y);
+	}
+	return json_pack("{s:o}", "keys", keys);
 }
 
 json_t *mu__sa_openid_config(void)
@@ -360,22 +465,34 @@ json_t *mu__sa_openid_config(void)
 
 /* --- authentication ------------------------------------------------------ */
 
-/* Whether object rt ns/name exists, is not being deleted and has uid
- * (when uid is given and not empty). */
+/* kube's validator on one object the token names: rt ns/name exists, is
+ * not being deleted since before now - 60 s (go-jose's leeway: an object
+ * whose deletion is under way, or whose grace ended less than a minute
+ * ago, still counts) and has uid (when uid is given and not empty). */
 static bool live(mu_apiserver_t *s, int rt, const char *ns, const char *name, const char *uid)
 {
 	if (!name || !*name)
 		return false;
 	mu__obj_t *o = mu__store_get(s->store, rt, ns, name);
-	bool ok = o && !o->deleting && (!uid || !*uid || (o->uid[0] && !strcmp(o->uid, uid)));
+	bool ok = o && (!uid || !*uid || (o->uid[0] && !strcmp(o->uid, uid)));
+	if (ok && o->deleting) {
+		json_t *j = mu__obj_parse(o);
+		const char *ts = mu__jstr(j, "metadata.deletionTimestamp");
+		int64_t at = ts ? mu__parse_rfc3339(ts) : -1;
+		ok = at >= 0 && at >= mu__now_s() - 60;
+		json_decref(j);
+	}
 	mu__obj_unref(o);
 	return ok;
 }
 
-static void sa_user(mu__user_t *u, const char *ns, const char *name)
+/* kube's ServiceAccountInfo.UserInfo: the user, its two groups and the
+ * account's uid. */
+static void sa_user(mu__user_t *u, const char *ns, const char *name, const char *uid)
 {
 	memset(u, 0, sizeof *u);
 	snprintf(u->name, sizeof u->name, "system:serviceaccount:%s:%s", ns, name);
+	snprintf(u->uid, sizeof u->uid, "%s", uid ? uid : "");
 	snprintf(u->groups[0], sizeof u->groups[0], "system:serviceaccounts");
 	snprintf(u->groups[1], sizeof u->groups[1], "system:serviceaccounts:%.100s", ns);
 	u->ngroups = 2;
@@ -406,12 +523,23 @@ static bool legacy_ok(mu_apiserver_t *s, const json_t *c, const char *bearer, mu
 	free(raw);
 	json_decref(j);
 	if (ok)
-		sa_user(u, ns, sa);
+		sa_user(u, ns, sa, uid);
 	return ok;
 }
 
-/* kube's bound token validator: an audience the server accepts, the
- * ServiceAccount and bound object alive with the token's uids. */
+/* The name and uid of ref (a {name, uid} claim), "" when missing. */
+static const char *ref_str(const json_t *ref, const char *k)
+{
+	const char *v = json_string_value(json_object_get(ref, k));
+	return v ? v : "";
+}
+
+/* kube's bound token validator (pkg/serviceaccount/claims.go): an
+ * audience the server accepts, the ServiceAccount and the bound Secret
+ * and Pod alive with the token's uids, and a Node bound directly (not the
+ * node of a bound pod, which is only informational) alive with its uid;
+ * the user's extra as kube's ServiceAccountInfo.UserInfo: pod-name and
+ * pod-uid, node-name (and node-uid when known), credential-id JTI=jti. */
 static bool bound_ok(mu_apiserver_t *s, const json_t *c, mu__user_t *u)
 {
 	bool aud = false;
@@ -428,19 +556,35 @@ static bool bound_ok(mu_apiserver_t *s, const json_t *c, mu__user_t *u)
 	const json_t *k = json_object_get(c, "kubernetes.io");
 	const char *ns = json_string_value(json_object_get(k, "namespace"));
 	const json_t *sa = json_object_get(k, "serviceaccount"), *pod = json_object_get(k, "pod"),
-		     *sec = json_object_get(k, "secret");
+		     *sec = json_object_get(k, "secret"), *node = json_object_get(k, "node");
 	const char *name = json_string_value(json_object_get(sa, "name"));
 	const char *uid = json_string_value(json_object_get(sa, "uid"));
 	if (!ns || !*ns || !uid || !*uid || !live(s, MU__RT_SERVICEACCOUNTS, ns, name, uid))
 		return false;
-	if (pod && !live(s, MU__RT_PODS, ns, json_string_value(json_object_get(pod, "name")),
-			 json_string_value(json_object_get(pod, "uid"))))
+	if (sec && !live(s, MU__RT_SECRETS, ns, ref_str(sec, "name"), ref_str(sec, "uid")))
 		return false;
-	if (sec && !live(s, MU__RT_SECRETS, ns, json_string_value(json_object_get(sec, "name")),
-			 json_string_value(json_object_get(sec, "uid"))))
+	if (pod && !live(s, MU__RT_PODS, ns, ref_str(pod, "name"), ref_str(pod, "uid")))
 		return false;
-	sa_user(u, ns, name);
-	return true;
+	if (node && !pod && !live(s, MU__RT_NODES, NULL, ref_str(node, "name"), ref_str(node, "uid")))
+		return false;
+	sa_user(u, ns, name, uid);
+	bool room = true;
+	if (pod && *ref_str(pod, "name") && *ref_str(pod, "uid")) {
+		room = mu__user_add_extra(u, "authentication.kubernetes.io/pod-name", ref_str(pod, "name")) &&
+		       mu__user_add_extra(u, "authentication.kubernetes.io/pod-uid", ref_str(pod, "uid"));
+	}
+	const char *jti = json_string_value(json_object_get(c, "jti"));
+	if (room && jti && *jti) {
+		char cred[160];
+		snprintf(cred, sizeof cred, "JTI=%s", jti);
+		room = mu__user_add_extra(u, "authentication.kubernetes.io/credential-id", cred);
+	}
+	if (room && node && *ref_str(node, "name")) {
+		room = mu__user_add_extra(u, "authentication.kubernetes.io/node-name", ref_str(node, "name"));
+		if (room && *ref_str(node, "uid"))
+			room = mu__user_add_extra(u, "authentication.kubernetes.io/node-uid", ref_str(node, "uid"));
+	}
+	return room; /* a token whose extra does not fit names nobody, rather than part of itself */
 }
 
 bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
@@ -506,34 +650,77 @@ void mu__sa_secret_fill(mu_apiserver_t *s, json_t *secret)
 	free(tok);
 }
 
-/* The bound object of a TokenRequest: 0 with its claim in *claim, or an
- * HTTP code with the message. */
-static int bound_object(mu_apiserver_t *s, const char *ns, const json_t *ref, json_t **claim, char *msg, size_t len)
+/* The uid of object rt ns/name into uid (cut to cap); false when there
+ * is none. */
+static bool uid_of(mu_apiserver_t *s, int rt, const char *ns, const char *name, char *uid, size_t cap)
 {
-	*claim = NULL;
+	mu__obj_t *o = name && *name ? mu__store_get(s->store, rt, ns, name) : NULL;
+	if (o)
+		snprintf(uid, cap, "%s", o->uid);
+	mu__obj_unref(o);
+	return o != NULL;
+}
+
+/* The bound object of a TokenRequest for ServiceAccount sa, as kube's
+ * token REST (pkg/registry/core/serviceaccount/storage/token.go): a Pod
+ * of the namespace running as sa (and, as ServiceAccountTokenPodNodeInfo,
+ * the node it is bound to: name and uid, or the name alone when that Node
+ * is gone), a Secret of the namespace, or a Node.  Its claims go into k8s
+ * (pod, secret, node); 0, or an HTTP code with kube's message. */
+static int bound_object(mu_apiserver_t *s, const char *ns, const char *sa, const json_t *ref, json_t *k8s,
+			char *msg, size_t len)
+{
 	if (!json_is_object(ref))
 		return 0;
 	const char *kind = json_string_value(json_object_get(ref, "kind"));
+	const char *av = json_string_value(json_object_get(ref, "apiVersion"));
 	const char *name = json_string_value(json_object_get(ref, "name"));
 	const char *uid = json_string_value(json_object_get(ref, "uid"));
-	int rt = kind && !strcmp(kind, "Pod") ? MU__RT_PODS : kind && !strcmp(kind, "Secret") ? MU__RT_SECRETS : -1;
+	bool core = !av || !strchr(av, '/'); /* gvk.Group == "" */
+	int rt = !core || !kind ? -1 : !strcmp(kind, "Pod") ? MU__RT_PODS : !strcmp(kind, "Secret") ? MU__RT_SECRETS
+		 : !strcmp(kind, "Node") ? MU__RT_NODES : -1;
 	if (rt < 0) {
-		snprintf(msg, len, "cannot bind token to object of type %s", kind ? kind : "");
+		const char *sl = av ? strchr(av, '/') : NULL; /* schema.GroupVersionKind.String() */
+		snprintf(msg, len, "cannot bind token to object of type %.*s/%s, Kind=%s", sl ? (int)(sl - av) : 0,
+			 av ? av : "", sl ? sl + 1 : av ? av : "", kind ? kind : "");
 		return 400;
 	}
-	mu__obj_t *o = name ? mu__store_get(s->store, rt, ns, name) : NULL;
+	const char *plural = rt == MU__RT_PODS ? "pods" : rt == MU__RT_SECRETS ? "secrets" : "nodes";
+	mu__obj_t *o = name ? mu__store_get(s->store, rt, rt == MU__RT_NODES ? NULL : ns, name) : NULL;
 	if (!o) {
-		snprintf(msg, len, "%s \"%s\" not found", rt == MU__RT_PODS ? "pods" : "secrets", name ? name : "");
+		snprintf(msg, len, "%s \"%s\" not found", plural, name ? name : "");
 		return 404;
 	}
-	if (uid && *uid && strcmp(uid, o->uid)) {
-		snprintf(msg, len, "the UID in the bound object reference (%s) does not match the UID in record. The "
-				   "object might have been deleted and then recreated", uid);
-		mu__obj_unref(o);
+	char ouid[64], node[256] = "";
+	snprintf(ouid, sizeof ouid, "%s", o->uid);
+	json_t *j = rt == MU__RT_PODS ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	if (rt == MU__RT_PODS) {
+		const char *pod_sa = mu__jstr(j, "spec.serviceAccountName");
+		if (!pod_sa || !*pod_sa)
+			pod_sa = "default"; /* what ServiceAccount admission sets */
+		bool same = !strcmp(pod_sa, sa);
+		snprintf(node, sizeof node, "%s", mu__jstr(j, "spec.nodeName") ? mu__jstr(j, "spec.nodeName") : "");
+		json_decref(j);
+		if (!same) {
+			snprintf(msg, len, "cannot bind token for serviceaccount \"%s\" to pod running with different "
+					   "serviceaccount name.", sa);
+			return 400;
+		}
+	}
+	if (uid && *uid && strcmp(uid, ouid)) {
+		snprintf(msg, len, "Operation cannot be fulfilled on %s \"%s\": the UID in the bound object reference "
+				   "(%s) does not match the UID in record. The object might have been deleted and then "
+				   "recreated", kind, name, uid);
 		return 409;
 	}
-	*claim = json_pack("{s:s, s:s}", "name", name, "uid", o->uid);
-	mu__obj_unref(o);
+	json_object_set_new(k8s, rt == MU__RT_PODS ? "pod" : rt == MU__RT_SECRETS ? "secret" : "node",
+			    json_pack("{s:s, s:s}", "name", name, "uid", ouid));
+	char nuid[64];
+	if (node[0] && uid_of(s, MU__RT_NODES, NULL, node, nuid, sizeof nuid))
+		json_object_set_new(k8s, "node", json_pack("{s:s, s:s}", "name", node, "uid", nuid));
+	else if (node[0])
+		json_object_set_new(k8s, "node", json_pack("{s:s}", "name", node));
 	return 0;
 }
 
@@ -559,10 +746,11 @@ void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 	char uid[64];
 	snprintf(uid, sizeof uid, "%s", acct->uid);
 	mu__obj_unref(acct);
-	json_t *bclaim = NULL;
-	char msg[400];
-	int code = bound_object(s, ns, json_object_get(spec, "boundObjectRef"), &bclaim, msg, sizeof msg);
+	json_t *k8s = json_pack("{s:s, s:{s:s, s:s}}", "namespace", ns, "serviceaccount", "name", sa, "uid", uid);
+	char msg[600];
+	int code = bound_object(s, ns, sa, json_object_get(spec, "boundObjectRef"), k8s, msg, sizeof msg);
 	if (code) {
+		json_decref(k8s);
 		mu__resp_status(rs, code, code == 404 ? "NotFound" : code == 409 ? "Conflict" : "BadRequest", "%s", msg);
 		return;
 	}
@@ -572,10 +760,6 @@ void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 	char jti[37], sub[600];
 	mu__uid(s, jti);
 	snprintf(sub, sizeof sub, "system:serviceaccount:%s:%s", ns, sa);
-	json_t *k8s = json_pack("{s:s, s:{s:s, s:s}}", "namespace", ns, "serviceaccount", "name", sa, "uid", uid);
-	const char *bkind = mu__jstr(body, "spec.boundObjectRef.kind");
-	if (bclaim)
-		json_object_set_new(k8s, !strcmp(bkind, "Pod") ? "pod" : "secret", bclaim);
 	json_t *c = json_pack("{s:O, s:I, s:I, s:s, s:s, s:o, s:I, s:s}", "aud", aud, "exp", (json_int_t)(now + secs),
 			      "iat", (json_int_t)now, "iss", MU__SA_ISSUER, "jti", jti, "kubernetes.io", k8s, "nbf",
 			      (json_int_t)now, "sub", sub);

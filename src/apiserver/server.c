@@ -282,14 +282,18 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	mu__store_opts_t so = {.dir = o->data_dir, .ring = o->watch_cache, .fsync = o->fsync, .types = s->types};
 	if (rc == MU_OK)
 		rc = mu__store_open(&so, &s->store, err, errlen);
+	bool said = false; /* err holds the key's message */
 	if (rc == MU_OK && !(s->sakey = mu__sakey_load(o->sa_key))) {
 		snprintf(err, errlen, "cannot read the service account signing key %s (a PEM P-256 key)",
 			 o->sa_key ? o->sa_key : "(in memory)");
 		rc = MU_EIO;
+		said = true;
 	}
+	for (int i = 0; rc == MU_OK && i < o->n_sa_verify_keys; i++)
+		said = (rc = mu__sakey_verify_with(s->sakey, o->sa_verify_keys[i], err, errlen)) != MU_OK;
 	if (rc == MU_OK && (rc = default_namespaces(s)) == MU_OK)
 		rc = mu__rbac_bootstrap(s);
-	if (rc != MU_OK && s->store)
+	if (rc != MU_OK && s->store && !said)
 		snprintf(err, errlen, "cannot write to the store: %s", mu_strerror(rc));
 	if (rc == MU_OK)
 		rc = mu__jobctl_new(s, &s->jc);

@@ -48,6 +48,13 @@ static void up_usage(FILE *f)
 	      "  --tls-key FILE       ... and its key (default DIR/tls.key)\n"
 	      "  --token TOKEN        the administrator's bearer token (default: DIR/token,\n"
 	      "                       made at the first start)\n"
+	      "  --service-account-signing-key-file FILE\n"
+	      "                       the PEM P-256 key service account tokens are signed\n"
+	      "                       with (default DIR/sa.key, made at the first start)\n"
+	      "  --service-account-key-file FILE\n"
+	      "                       PEM keys (public or private, P-256) that verify service\n"
+	      "                       account tokens; repeat it to accept several, as when\n"
+	      "                       rotating (default: the signing key); the JWKS lists them\n"
 	      "  --no-fsync           do not fsync commits (still safe against kill -9,\n"
 	      "                       not against power loss)\n"
 	      "  --heartbeat SECONDS  node status heartbeat period (default 60)\n"
@@ -124,7 +131,14 @@ static int int_arg(const char *opt, const char *v, long max, long *out)
 	return MU_EXIT_OK;
 }
 
-static int parse_args(int argc, char **argv, mu_apiserver_opts_t *o, const char **kubeconfig)
+/* Options that outlive parse_args: the service account keys given. */
+typedef struct up_keys {
+	const char *sign;
+	const char *verify[16];
+	int nverify;
+} up_keys_t;
+
+static int parse_args(int argc, char **argv, mu_apiserver_opts_t *o, const char **kubeconfig, up_keys_t *keys)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -147,6 +161,14 @@ static int parse_args(int argc, char **argv, mu_apiserver_opts_t *o, const char 
 			o->tls_key = v;
 		} else if (!strcmp(a, "--token")) {
 			o->token = v;
+		} else if (!strcmp(a, "--service-account-signing-key-file")) {
+			keys->sign = v;
+		} else if (!strcmp(a, "--service-account-key-file")) {
+			if (keys->nverify >= (int)(sizeof keys->verify / sizeof *keys->verify)) {
+				fprintf(stderr, "muster up: at most 16 --service-account-key-file\n");
+				return MU_EXIT_USAGE;
+			}
+			keys->verify[keys->nverify++] = v;
 		} else if (!strcmp(a, "--heartbeat")) {
 			if (int_arg(a, v, 86400, &x))
 				return MU_EXIT_USAGE;
@@ -192,7 +214,8 @@ int mu_cmd_up(int argc, char **argv)
 	mu_apiserver_opts_t o;
 	mu_apiserver_opts_defaults(&o);
 	const char *kubeconfig = NULL;
-	int rc = parse_args(argc, argv, &o, &kubeconfig);
+	up_keys_t keys = {0};
+	int rc = parse_args(argc, argv, &o, &kubeconfig, &keys);
 	if (rc)
 		return rc < 0 ? MU_EXIT_OK : rc;
 	/* every listener uses TLS: without --tls-cert, the server's own
@@ -211,7 +234,9 @@ int mu_cmd_up(int argc, char **argv)
 	o.ca_key = certs.ca_key;
 	o.client_cert = certs.admin_crt;
 	o.client_key = certs.admin_key;
-	o.sa_key = certs.sa_key;
+	o.sa_key = keys.sign ? keys.sign : certs.sa_key;
+	o.sa_verify_keys = keys.verify;
+	o.n_sa_verify_keys = keys.nverify;
 	/* authentication is always on, loopback included: without --token the
 	 * server's token lives in DIR/token and goes into the kubeconfig */
 	char *token = NULL;

@@ -243,6 +243,12 @@ k get csr xtra -o jsonpath='{.spec.username}|{.spec.uid}|{.spec.extra}'
 has "spec.username is the requester's" "$T/out" 'admin||'
 hasnt "spec.uid from the client is dropped" "$T/out" 'forged'
 hasnt "spec.extra from the client is dropped" "$T/out" 'team'
+# ... and the requester's own uid and extras (here impersonated) are recorded
+req xtra2 "/CN=xtra2"
+csr xtra2 kubernetes.io/kube-apiserver-client '[client auth]'
+k create -f "$T/xtra2.yaml" --as=zed --as-group=system:masters --as-uid=u-9
+k get csr xtra2 -o jsonpath='{.spec.username}|{.spec.uid}'
+has "spec.uid is the requester's" "$T/out" 'zed|u-9'
 
 # a bootstrap token, as kubeadm makes one (kube-system/bootstrap-token-ID)
 cat >"$T/bt.yaml" <<'EOF'

@@ -11,13 +11,15 @@
 # controller does; writing a Role or binding that grants more than the
 # writer holds is refused (kube's escalation check), unless it may
 # `escalate` or `bind`; the default roles (admin, edit, view aggregated,
-# system:public-info-viewer) are there; `--as` and `--as-group` work only
-# with the `impersonate` verb; `muster scheduler` run with
+# system:public-info-viewer) are there and are reconciled at every start
+# (autoupdate); `--as`, `--as-group`, `--as-uid` and as-user-extra work only
+# with the `impersonate` verb, and the uid and extras are the user's; `muster scheduler` run with
 # deploy/rbac.yaml's service account schedules a pod, while that account
 # can do exactly what the file grants; and service account tokens are
 # ES256 JWTs whose claims, audiences, expiry (under libfaketime), bound
-# pod and ServiceAccount uid are checked, with legacy token Secrets filled
-# and the issuer discovery documents served.
+# pod or Node and ServiceAccount uid are checked, with legacy token Secrets
+# filled and the issuer discovery documents served, and the signing key is
+# rotated (--service-account-key-file twice, then once).
 # Usage: sh tests/e2e/rbac.sh PATH_TO_MUSTER.  Ends with
 # "e2e rbac: N passed, N failed".
 E2E_NAME=rbac; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -243,6 +245,38 @@ wait_for "admin holds edit's and view's rules" 50 adminrules
 expect "bob views with view" 0 k create rolebinding bob-views --clusterrole=view --user=bob -n kube-system
 expect "bob reads configmaps" 0 ku $B get configmaps -n kube-system
 expect "bob cannot read secrets under view" 1 ku $B get secrets -n kube-system
+# reconciled at every start (kube's rbac/bootstrap-roles hook): what was taken out of a default role with
+# autoupdate "true" comes back, added to what is there; autoupdate "false" is left alone; deleted ones return
+expect "take namespaces out of system:aggregate-to-view" 0 k patch clusterrole system:aggregate-to-view --type=json \
+	-p '[{"op":"test","path":"/rules/2/resources","value":["namespaces"]},{"op":"remove","path":"/rules/2"}]'
+expect "view's selector replaced" 0 k patch clusterrole view --type=json \
+	-p '[{"op":"replace","path":"/aggregationRule/clusterRoleSelectors","value":[{"matchLabels":{"example.com/view":"true"}}]}]'
+expect "basic-user bound to another group only" 0 k patch clusterrolebinding system:basic-user --type=json \
+	-p '[{"op":"replace","path":"/subjects","value":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"extra-group"}]}]'
+expect "system:discovery deleted" 0 k delete clusterrole system:discovery
+expect "edit's defaults protected" 0 k annotate --overwrite clusterrole system:aggregate-to-edit rbac.authorization.kubernetes.io/autoupdate=false
+expect "and a rule taken out" 0 k patch clusterrole system:aggregate-to-edit --type=json \
+	-p '[{"op":"test","path":"/rules/1/verbs","value":["impersonate"]},{"op":"remove","path":"/rules/1"}]'
+noview() { k get clusterrole view -o jsonpath='{.rules[*].resources}'; ! grep -q namespaces "$T/out"; }
+wait_for "view lost it (aggregation)" 50 noview
+kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+up_start "$ROOT/examples/cluster-small.yaml"; token_kubeconfig none "$T/tok-kubeconfig"
+expect "after a restart" 0 k get clusterrole system:aggregate-to-view -o json --show-managed-fields
+tr -d ' \n' <"$T/out" >"$T/flat"
+has "the rule is back, broken down as kube's Covers" "$T/flat" '{"apiGroups":[""],"resources":["namespaces"],"verbs":["watch"]}'
+has "what stayed is kept" "$T/flat" '"resources":["bindings","events"'
+has "reconciled by kube-apiserver" "$T/flat" '"manager":"kube-apiserver","operation":"Update"'
+viewns() { k get clusterrole view -o jsonpath='{.rules[*].resources}'; grep -q namespaces "$T/out"; }
+wait_for "view has it again" 50 viewns
+k get clusterrole view -o jsonpath='{.aggregationRule.clusterRoleSelectors}'
+has "view keeps the selector added" "$T/out" 'example.com/view'
+has "and gets kube's back" "$T/out" 'rbac.authorization.k8s.io/aggregate-to-view'
+k get clusterrolebinding system:basic-user -o jsonpath='{.subjects[*].name}'
+has "subjects: union" "$T/out" "extra-group system:authenticated"
+expect "system:discovery made again" 0 k get clusterrole system:discovery -o jsonpath='{.metadata.annotations}'
+has "annotated autoupdate" "$T/out" '"rbac.authorization.kubernetes.io/autoupdate":"true"'
+k get clusterrole system:aggregate-to-edit -o jsonpath='{.rules[*].verbs}'
+hasnt "autoupdate false: not reconciled" "$T/out" "impersonate"
 
 # --- impersonation (impersonate.c, kube's WithImpersonation) ------------------
 expect "alice cannot act as bob" 1 ku $A get configmaps -n kube-system --as=bob
@@ -278,6 +312,41 @@ code=$(command curl -s -o "$T/body" -w '%{http_code}' --cacert "$T/data/tls.crt"
 has "without impersonating a user" "$T/body" "without impersonating a user"
 expect "the admin impersonates anyone" 0 k auth whoami --as=zed --as-group=g1
 has "zed" "$T/out" "zed"
+# the impersonated uid and extras become the request's user (authentication.k8s.io uids, userextras/KEY)
+expect "--as-uid needs impersonate on uids" 1 ku $A get nodes --as=bob --as-uid=u-1
+has "uid 403" "$T/out" 'uids.authentication.k8s.io "u-1" is forbidden: User "alice" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope'
+cat >"$T/imp2.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: impersonate-uid-extras}
+rules:
+- {apiGroups: [authentication.k8s.io], resources: [uids], verbs: [impersonate], resourceNames: [u-1]}
+- {apiGroups: [authentication.k8s.io], resources: [userextras/scopes, userextras/example.com/team], verbs: [impersonate]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: alice-uid-extras}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: impersonate-uid-extras}
+subjects: [{kind: User, name: alice}]
+EOF
+expect "grant alice uids and two extras" 0 k apply -f "$T/imp2.yaml"
+expect "whoami --as=bob --as-uid=u-1" 0 ku $A auth whoami --as=bob --as-uid=u-1 -o jsonpath='{.status.userInfo.uid}'
+has "the uid is kept" "$T/out" "u-1"
+# kubectl sends extras from the kubeconfig's as-user-extra (client-go escapes the key's "/" as %2F)
+sed -e 's/^  user:$/  user:\n    as: bob\n    as-user-extra:\n      scopes: [read, write]\n      example.com\/team: [ml]/' \
+	"$T/tok-kubeconfig" >"$T/extra-kubeconfig"
+grep -q as-user-extra "$T/extra-kubeconfig" && ok || bad "no as-user-extra in the kubeconfig"
+kx() { "$KC" --kubeconfig "$T/extra-kubeconfig" --token "$A" "$@" >"$T/out" 2>&1; }
+expect "whoami with extras" 0 kx auth whoami -o json
+tr -d ' \n' <"$T/out" >"$T/flat"
+has "two values of one key" "$T/flat" '"scopes":["read","write"]'
+has "an escaped key undone" "$T/flat" '"example.com/team":["ml"]'
+has "as bob" "$T/flat" '"username":"bob"'
+sed -i 's/example.com\/team: \[ml\]/other: [x]/' "$T/extra-kubeconfig"
+expect "an extra not granted" 1 kx get nodes
+has "extra 403" "$T/out" 'userextras.authentication.k8s.io "x" is forbidden: User "alice" cannot impersonate resource "userextras/other" in API group "authentication.k8s.io" at the cluster scope'
+expect "a static token's uid (tokens.csv)" 0 ku $A auth whoami -o jsonpath='{.status.userInfo.uid}'
+has "uid 1001" "$T/out" "1001"
 
 # --- deploy/rbac.yaml's service account runs the scheduler --------------------------
 expect "apply deploy/rbac.yaml" 0 k apply -f "$ROOT/deploy/rbac.yaml"
@@ -362,12 +431,26 @@ has "kube's duration message" "$T/out" "may not specify a duration less than 10 
 TAMPER=$(printf '%s' "$SA" | sed 's/\.\(.\)/.X\1/')
 expect "a tampered token is 401" 1 ku "$TAMPER" get nodes
 # bound to a pod: valid while that pod exists
-expect "a pod to bind to" 0 k run holder -n muster-system --image=x --restart=Never
+expect "a pod to bind to" 0 k run holder -n muster-system --image=x --restart=Never \
+	--overrides='{"spec":{"serviceAccountName":"muster-scheduler","nodeName":"a100-1"}}'
 expect "a token bound to it" 0 k create token muster-scheduler -n muster-system --bound-object-kind Pod \
 	--bound-object-name holder
 TPOD=$(cat "$T/out")
 claims "$TPOD" kubernetes.io.pod.name=holder && ok || { cat "$T/claims"; bad "the pod claim"; }
 expect "the bound token works" 0 ku "$TPOD" get nodes
+# the pod's node (ServiceAccountTokenPodNodeInfo) is in the claims, and the user's uid and extras are kube's
+k get node a100-1 -o jsonpath='{.metadata.uid}'; nuid=$(cat "$T/out")
+claims "$TPOD" kubernetes.io.node.name=a100-1 "kubernetes.io.node.uid=$nuid" && ok || { cat "$T/claims"; bad "the node claim"; }
+expect "whoami with the bound token" 0 ku "$TPOD" auth whoami -o json
+tr -d ' \n' <"$T/out" >"$T/flat"
+has "the account's uid" "$T/flat" "\"uid\":\"$uid\""
+has "pod-name extra" "$T/flat" '"authentication.kubernetes.io/pod-name":["holder"]'
+has "node-name extra" "$T/flat" '"authentication.kubernetes.io/node-name":["a100-1"]'
+has "node-uid extra" "$T/flat" "\"authentication.kubernetes.io/node-uid\":[\"$nuid\"]"
+has "credential-id extra" "$T/flat" '"authentication.kubernetes.io/credential-id":["JTI='
+expect "a pod of another account" 0 k run other-sa -n muster-system --image=x --restart=Never
+expect "is refused" 1 k create token muster-scheduler -n muster-system --bound-object-kind Pod --bound-object-name other-sa
+has "kube's 400" "$T/out" 'cannot bind token for serviceaccount "muster-scheduler" to pod running with different serviceaccount name.'
 expect "delete the pod" 0 k delete pod holder -n muster-system --grace-period=0 --force
 gone_pod() { ! k get pod holder -n muster-system; }
 wait_for "the pod is gone" 50 gone_pod
@@ -375,6 +458,24 @@ expect "the bound token is then 401" 1 ku "$TPOD" get nodes
 expect "binding to a missing pod is 404" 1 k create token muster-scheduler -n muster-system --bound-object-kind Pod \
 	--bound-object-name nope
 has "404" "$T/out" 'pods "nope" not found'
+# bound to a Node (ServiceAccountTokenNodeBinding): valid while that Node exists with its uid
+printf '%s\n' 'apiVersion: v1' 'kind: Node' 'metadata: {name: tok-node}' >"$T/node.yaml"
+expect "a Node to bind to" 0 k create -f "$T/node.yaml"
+expect "a token bound to it" 0 k create token muster-scheduler -n muster-system --bound-object-kind Node \
+	--bound-object-name tok-node
+TNODE=$(cat "$T/out")
+k get node tok-node -o jsonpath='{.metadata.uid}'; tnuid=$(cat "$T/out")
+claims "$TNODE" kubernetes.io.node.name=tok-node "kubernetes.io.node.uid=$tnuid" && ok || { cat "$T/claims"; bad "the node claim"; }
+expect "the node-bound token works" 0 ku "$TNODE" auth whoami -o json
+tr -d ' \n' <"$T/out" >"$T/flat"
+has "its node extras" "$T/flat" "\"authentication.kubernetes.io/node-name\":[\"tok-node\"],\"authentication.kubernetes.io/node-uid\":[\"$tnuid\"]"
+expect "delete the Node" 0 k delete node tok-node
+expect "and make it again" 0 k create -f "$T/node.yaml"
+expect "the token of the old Node is 401" 1 ku "$TNODE" get nodes
+has "node 401" "$T/out" "Unauthorized"
+expect "binding to a missing Node is 404" 1 k create token muster-scheduler -n muster-system --bound-object-kind Node \
+	--bound-object-name nope
+has "nodes 404" "$T/out" 'nodes "nope" not found'
 # ServiceAccountIssuerDiscovery
 expect "openid configuration" 0 k get --raw /.well-known/openid-configuration
 has "issuer" "$T/out" '"issuer":"https://kubernetes.default.svc.cluster.local"'
@@ -422,5 +523,46 @@ has "401" "$T/out" "Unauthorized"
 expect "and the legacy one" 1 ku "$LEG" get nodes
 expect "a new token" 0 k create token muster-scheduler -n muster-system
 expect "works" 0 ku "$(cat "$T/out")" get nodes
+# --- service account signing key rotation (kube's --service-account-signing-key-file and repeated
+# --service-account-key-file): tokens of the old key stay valid while it is listed
+# up_keys FLAGS...: restarts muster up on the same data with FLAGS
+up_keys() {
+	kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+	"$M" up --cluster "$ROOT/examples/cluster-small.yaml" --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet \
+		"$@" >"$T/up.out" 2>"$T/up.err" &
+	UPID=$!
+	i=0; S=""
+	while [ "$i" -lt 150 ]; do
+		S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
+		if [ -n "$S" ] && command curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
+		kill -0 "$UPID" 2>/dev/null || break
+		sleep 0.1; i=$((i + 1))
+	done
+	token_kubeconfig none "$T/tok-kubeconfig"
+}
+kidof() { /usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[0]; print(json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4)))["kid"])' "$1"; }
+expect "a token of the old key" 0 k create token muster-scheduler -n muster-system
+TOLD=$(cat "$T/out"); OLDKID=$(kidof "$TOLD")
+openssl ecparam -name prime256v1 -genkey -noout -out "$T/new.key" 2>/dev/null && ok || bad "openssl made no key"
+up_keys --service-account-signing-key-file "$T/new.key" --service-account-key-file "$T/data/sa.key" \
+	--service-account-key-file "$T/new.key"
+expect "rotated: the old token still works" 0 ku "$TOLD" get nodes
+expect "a new token" 0 k create token muster-scheduler -n muster-system
+TNEW=$(cat "$T/out"); NEWKID=$(kidof "$TNEW")
+[ -n "$NEWKID" ] && [ "$NEWKID" != "$OLDKID" ] && ok || bad "the new token's kid $NEWKID is the old key's"
+expect "works" 0 ku "$TNEW" get nodes
+expect "the JWKS" 0 k get --raw /openid/v1/jwks
+has "lists the old key" "$T/out" "\"kid\":\"$OLDKID\""
+has "and the new one" "$T/out" "\"kid\":\"$NEWKID\""
+up_keys --service-account-signing-key-file "$T/new.key" --service-account-key-file "$T/new.key"
+expect "the old key removed: its token is 401" 1 ku "$TOLD" get nodes
+has "old key 401" "$T/out" "must be logged in to the server"
+expect "the new token works" 0 ku "$TNEW" get nodes
+expect "the JWKS" 0 k get --raw /openid/v1/jwks
+hasnt "without the old key" "$T/out" "\"kid\":\"$OLDKID\""
+kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/data/tokens.csv" \
+	>"$T/out" 2>&1 && bad "a key file without a key was accepted" || ok
+has "and said why" "$T/out" "tokens.csv holds no PEM key"
 
 done_

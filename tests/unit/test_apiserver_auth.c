@@ -3,10 +3,17 @@
  * text of its missing rules, rbac_escalate.c), service account JWTs
  * (ES256 signing and verification, the time checks, satoken.c) and the
  * protobuf TokenRequest that `kubectl create token` sends, and the
- * bootstrapsigner's detached JWS, and the user impersonation makes.
+ * bootstrapsigner's detached JWS, and the user impersonation makes (its
+ * uid and extras kept), the user record's extra, and signing key rotation
+ * (several verifying keys, the JWKS listing each).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 
 #include "apiserver/auth.h"
 #include "check.h"
@@ -273,6 +280,123 @@ static void test_impersonate(mu_t_t *t)
 	CHECK_STR(t, u.name, "admin");
 }
 
+/* The uid and extras asked for are the new user's: a key's %-escapes
+ * undone after lower-casing, a key repeated gives two values; the first
+ * Impersonate-Uid wins. */
+static void test_impersonate_uid_extra(mu_t_t *t)
+{
+	mu__user_t u;
+	memset(&u, 0, sizeof u);
+	snprintf(u.name, sizeof u.name, "admin");
+	u.admin = true;
+	char msg[300];
+	mu__hdr_t h[] = {{"Impersonate-User", "bob"},          {"Impersonate-Uid", "u-1"},
+			 {"Impersonate-Extra-Scopes", "read"},   {"impersonate-extra-scopes", "write"},
+			 {"Impersonate-Extra-Example.com%2FTeam", "ML"}, {"Impersonate-Uid", "u-2"}};
+	CHECK_EQ_INT(t, mu__impersonate(NULL, h, 6, &u, msg, sizeof msg), 0);
+	CHECK_STR(t, u.name, "bob");
+	CHECK_STR(t, u.uid, "u-1");
+	CHECK_EQ_INT(t, u.nextra, 3);
+	json_t *info = mu__user_info_json(&u);
+	json_t *want = J("{\"username\":\"bob\",\"uid\":\"u-1\",\"groups\":[\"system:authenticated\"],"
+			 "\"extra\":{\"scopes\":[\"read\",\"write\"],\"example.com/team\":[\"ML\"]}}");
+	CHECK(t, json_equal(info, want));
+	json_decref(info);
+	json_decref(want);
+	/* a user without uid or extra shows neither (omitempty) */
+	mu__user_t v;
+	memset(&v, 0, sizeof v);
+	snprintf(v.name, sizeof v.name, "carol");
+	info = mu__user_info_json(&v);
+	CHECK(t, !json_object_get(info, "uid") && !json_object_get(info, "extra"));
+	json_decref(info);
+	/* the extra is bounded: a value that does not fit is refused whole */
+	char big[MU__USER_EXTRA];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	CHECK(t, !mu__user_add_extra(&v, "k", big));
+	CHECK_EQ_INT(t, v.nextra, 0);
+	CHECK(t, mu__user_add_extra(&v, "k", "v"));
+	CHECK_EQ_INT(t, v.nextra, 1);
+}
+
+/* Writes a new P-256 key to a temporary PEM file (private, or its public
+ * half); the path into path.  false on failure. */
+static bool key_file(char *path, size_t len, bool pub, EVP_PKEY **keep)
+{
+	snprintf(path, len, "/tmp/mu-test-sakey-XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return false;
+	FILE *f = fdopen(fd, "w");
+	EVP_PKEY *pk = *keep ? *keep : EVP_EC_gen("P-256");
+	bool ok = f && pk && (pub ? PEM_write_PUBKEY(f, pk) : PEM_write_PrivateKey(f, pk, NULL, NULL, 0, NULL, NULL));
+	if (f)
+		fclose(f);
+	*keep = pk;
+	return ok;
+}
+
+/* Rotation: tokens of the old key verify while it is listed among the
+ * verifying keys, which the JWKS lists by kid; taken out, they do not. */
+static void test_jwt_rotation(mu_t_t *t)
+{
+	char oldp[64], newp[64], newpub[64], bad[64];
+	EVP_PKEY *o = NULL, *n = NULL;
+	CHECK(t, key_file(oldp, sizeof oldp, false, &o) && key_file(newp, sizeof newp, false, &n) &&
+		 key_file(newpub, sizeof newpub, true, &n));
+	mu__sakey_t *ko = mu__sakey_load(oldp), *kn = mu__sakey_load(newp);
+	CHECK(t, ko && kn);
+	if (!ko || !kn)
+		goto out;
+	json_t *c = J("{\"iss\":\"x\"}");
+	char *told = mu__jwt_sign(ko, c), *tnew = mu__jwt_sign(kn, c);
+	json_t *x = mu__jwt_verify(kn, told);
+	CHECK(t, x == NULL); /* the new key alone does not take the old token */
+	json_decref(x);
+	char err[300];
+	CHECK_EQ_INT(t, mu__sakey_verify_with(kn, oldp, err, sizeof err), MU_OK);
+	CHECK_EQ_INT(t, mu__sakey_count(kn), 1); /* listed keys replace the signing key's own */
+	x = mu__jwt_verify(kn, tnew);
+	CHECK(t, x == NULL);
+	json_decref(x);
+	CHECK_EQ_INT(t, mu__sakey_verify_with(kn, newpub, err, sizeof err), MU_OK);
+	CHECK_EQ_INT(t, mu__sakey_count(kn), 2);
+	json_t *a = mu__jwt_verify(kn, told), *b = mu__jwt_verify(kn, tnew);
+	CHECK(t, a && b && json_equal(a, c) && json_equal(b, c));
+	json_decref(a);
+	json_decref(b);
+	json_t *jwks = mu__sakey_jwks(kn);
+	json_t *keys = json_object_get(jwks, "keys");
+	CHECK_EQ_INT(t, (int)json_array_size(keys), 2);
+	json_t *jo = mu__sakey_jwks(ko);
+	const char *kid_old = json_string_value(json_object_get(json_array_get(json_object_get(jo, "keys"), 0), "kid"));
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(keys, 0), "kid")), kid_old);
+	CHECK(t, strcmp(json_string_value(json_object_get(json_array_get(keys, 1), "kid")), kid_old) != 0);
+	json_decref(jo);
+	json_decref(jwks);
+	/* a file with no key, or not a P-256 one, is refused with the reason */
+	snprintf(bad, sizeof bad, "/tmp/mu-test-sakey-XXXXXX");
+	int fd = mkstemp(bad);
+	if (fd >= 0) {
+		CHECK(t, write(fd, "not a key\n", 10) == 10);
+		close(fd);
+	}
+	CHECK(t, mu__sakey_verify_with(kn, bad, err, sizeof err) != MU_OK && strstr(err, "holds no PEM key"));
+	unlink(bad);
+	free(told);
+	free(tnew);
+	json_decref(c);
+out:
+	mu__sakey_free(ko);
+	mu__sakey_free(kn);
+	EVP_PKEY_free(o);
+	EVP_PKEY_free(n);
+	unlink(oldp);
+	unlink(newp);
+	unlink(newpub);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -282,5 +406,7 @@ int main(void)
 	MU_RUN(&t, test_token_request_proto);
 	MU_RUN(&t, test_jws_detached);
 	MU_RUN(&t, test_impersonate);
+	MU_RUN(&t, test_impersonate_uid_extra);
+	MU_RUN(&t, test_jwt_rotation);
 	return mu_t_done(&t);
 }
