@@ -58,6 +58,10 @@ typedef struct mu__hubq {
 	mu_res_t own;       /* what its own dispatched jobs use */
 	mu_res_t used;      /* own plus every descendant's own */
 	double weight[MU_RES_MAX];
+	mu_res_t pend;      /* what its own queued jobs ask for */
+	mu_res_t demand;    /* used + queued, its subtree's, capped by the
+	                     * limits (mu__hubq_fair, at the last pass) */
+	mu_res_t fair;      /* its fair share of the fleet (the same) */
 	mu__qent_t *line;   /* queued jobs (and stale entries until the
 	                     * next pass compacts them) */
 	int32_t nline, line_cap, cursor;
@@ -91,6 +95,8 @@ struct mu_fleet {
 	int32_t njobs, jobs_cap;
 	uint64_t epoch;     /* bumped whenever room may have appeared */
 	uint64_t usage_gen; /* bumped whenever a queue's usage moved */
+	mu_res_t total;     /* what the ready clusters hold, at the last
+	                     * pass (mu__hubq_fair) */
 };
 
 /* hubq.c */
@@ -120,8 +126,14 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 		     bool must_run, bool *ok);
 /* Sorts the lines that need it and drops entries no longer queued. */
 void mu__hubq_prepare(mu_fleet_t *f);
+/* Every queue's demand and fair share of the fleet's total (the ready
+ * clusters' allocatable), divided down the tree as the engine divides a
+ * cluster (mu_fairshare_divide).  MU_ENOMEM.  O(queues x depth +
+ * queues x resources x log). */
+int mu__hubq_fair(mu_fleet_t *f);
 /* The next queue to serve: with jobs left in line, best by priority,
- * in-quota first, lower share.  -1 when every line is walked. */
+ * then the lower dominant share (usage over fair share, as the engine's
+ * mu_fairshare_ratio).  -1 when every line is walked. */
 int32_t mu__hubq_pick(const mu_fleet_t *f);
 
 #endif
