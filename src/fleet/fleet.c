@@ -540,8 +540,9 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
 	f->queues[q].queued++;
-	mu_res_t a = mu__job_acct(s->job);
-	for (int r = 0; r < MU_RES_MAX; r++)
+	mu_res_t a;
+	mu__job_acct_core(s->job, &a);
+	for (int r = 0; r < MU_RES_NAMED0; r++)
 		f->queues[q].pend.v[r] += a.v[r];
 	f->njobs++;
 	if (id)
@@ -603,8 +604,9 @@ int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t j, mu_time_t now)
 			return rc; /* charge(-1) counted it queued again */
 	}
 	f->queues[fj->queue].queued--;
-	mu_res_t a = mu__job_acct(fj->spec.job);
-	for (int r = 0; r < MU_RES_MAX; r++)
+	mu_res_t a;
+	mu__job_acct_core(fj->spec.job, &a);
+	for (int r = 0; r < MU_RES_NAMED0; r++)
 		f->queues[fj->queue].pend.v[r] -= a.v[r];
 	fj->state = MU_FJ_FINISHED;
 	return MU_OK;

@@ -58,7 +58,8 @@ typedef struct mu__hubq {
 	mu_res_t own;       /* what its own dispatched jobs use */
 	mu_res_t used;      /* own plus every descendant's own */
 	double weight[MU_RES_MAX];
-	mu_res_t pend;      /* what its own queued jobs ask for */
+	mu_res_t pend;      /* what its own queued jobs ask for (the core
+	                     * slots, mu__job_acct_core) */
 	mu_res_t demand;    /* used + queued, its subtree's, capped by the
 	                     * limits (mu__hubq_fair, at the last pass) */
 	mu_res_t fair;      /* its fair share of the fleet (the same) */
@@ -104,6 +105,9 @@ int mu__fleet_grow(void **v, int32_t *cap, int32_t need, size_t elem);
 int32_t mu__hubq_find(const mu_fleet_t *f, const char *name);
 /* The accounting vector of a job spec (all pods). */
 mu_res_t mu__job_acct(const mu_job_spec_t *j);
+/* The same for the core slots only (below MU_RES_NAMED0; the rest 0):
+ * what queued jobs add to their queue's demand.  O(pod sets). */
+void mu__job_acct_core(const mu_job_spec_t *j, mu_res_t *a);
 /* Whether q's limit, and every ancestor's, holds acct more. */
 bool mu__hubq_within_limit(const mu_fleet_t *f, int32_t q, const mu_res_t *acct);
 /* Whether q's cap on cluster c (if any) holds acct more. */

@@ -64,6 +64,19 @@ mu_res_t mu__job_acct(const mu_job_spec_t *j)
 	return a;
 }
 
+void mu__job_acct_core(const mu_job_spec_t *j, mu_res_t *a)
+{
+	memset(a, 0, sizeof *a);
+	for (size_t p = 0; p < j->npodsets; p++) {
+		const mu_res_t *q = &j->podsets[p].req;
+		int64_t n = j->podsets[p].replicas;
+		a->v[MU_RES_CPU] += q->v[MU_RES_CPU] * n;
+		a->v[MU_RES_MEM] += q->v[MU_RES_MEM] * n;
+		a->v[MU_RES_GPU] += (q->v[MU_RES_GPU] * 1000 + q->v[MU_RES_GPU_MILLI]) * n;
+		a->v[MU_RES_PODS] += (q->v[MU_RES_PODS] < 1 ? 1 : q->v[MU_RES_PODS]) * n;
+	}
+}
+
 /* The deepest a queue tree may be (a bound on every walk up). */
 #define MU__HUBQ_DEPTH 16
 
@@ -135,7 +148,8 @@ void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct,
 	mu__cap_t *k = cap_of(q, c);
 	for (int r = 0; r < MU_RES_MAX; r++) {
 		q->own.v[r] += sign * acct->v[r];
-		q->pend.v[r] -= sign * acct->v[r]; /* as queued, below */
+		if (r < MU_RES_NAMED0) /* as queued, below */
+			q->pend.v[r] -= sign * acct->v[r];
 		if (k)
 			k->used.v[r] += sign * acct->v[r];
 	}
