@@ -429,6 +429,9 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 			event_post(d, d->hub, "muster.io/v1alpha1", "Queue", NULL, qn,
 				   mu__jstr(o, "metadata.uid"), (uint64_t)(uintptr_t)o, "Warning",
 				   "InvalidQueue", msg);
+		mu__dqueue_cond(d, o, msg);
+	} else {
+		mu__dqueue_cond(d, o, NULL);
 	}
 	mu_specs_release(&s);
 }
