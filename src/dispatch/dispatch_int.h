@@ -412,8 +412,9 @@ bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
 
 /* Writes hub Queue o's condition Active on its status: False with reason
  * InvalidQueue and message bad, or True "Ready" (bad NULL), when the
- * object does not say so already.  One PATCH at most. */
-void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad);
+ * object does not say so already; rv gets the resourceVersion the write
+ * made ("" when none was made).  One PATCH at most. */
+void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad, char *rv, size_t rvlen);
 
 /* --- failcreate.c ----------------------------------------------------------- */
 

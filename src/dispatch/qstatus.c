@@ -9,9 +9,10 @@
  * Warning Event (a bad muster.io/cluster-caps, a spec the loader
  * refuses, a parent that would close a loop), True with reason Ready
  * once the Queue is taken.  The write is a merge patch of the status
- * subresource, made only when the condition on the object differs (so
- * that the watch event of its own write does not write again), with
- * lastTransitionTime moved only when the status flips.  Calls only
+ * subresource, made only when the condition on the object differs, with
+ * lastTransitionTime moved only when the status flips; the version it
+ * makes is handed back, so that hub.c does not read its own write as a
+ * change of the Queue (and say a bad one twice).  Calls only
  * dutil.c; hub.c calls it.
  */
 #include <stdio.h>
@@ -22,26 +23,28 @@
 #include "muster/jpath.h"
 #include "muster/util.h"
 
-/* o's condition of type t, or NULL.  O(conditions). */
-static const json_t *cond_of(const json_t *o, const char *t)
-{
-	size_t i;
-	const json_t *c;
-	json_array_foreach(mu__jget(o, "status.conditions"), i, c)
-		if (!strcmp(json_string_value(json_object_get(c, "type")) ?
-			    json_string_value(json_object_get(c, "type")) : "", t))
-			return c;
-	return NULL;
-}
-
+/* Whether c's string field key is want.  O(1). */
 static bool str_is(const json_t *c, const char *key, const char *want)
 {
 	const char *v = json_string_value(json_object_get(c, key));
 	return v && !strcmp(v, want);
 }
 
-void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad)
+/* o's condition of type t, or NULL.  O(conditions). */
+static const json_t *cond_of(const json_t *o, const char *t)
 {
+	size_t i;
+	const json_t *c;
+	json_array_foreach(mu__jget(o, "status.conditions"), i, c)
+		if (str_is(c, "type", t))
+			return c;
+	return NULL;
+}
+
+void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad, char *rv, size_t rvlen)
+{
+	if (rvlen)
+		rv[0] = '\0';
 	const char *name = mu__jstr(o, "metadata.name");
 	if (!name)
 		return;
@@ -65,9 +68,14 @@ void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad)
 				 "lastTransitionTime", now, "observedGeneration",
 				 (json_int_t)(json_is_integer(gen) ? json_integer_value(gen) : 0));
 	snprintf(path, sizeof path, "/apis/muster.io/v1alpha1/queues/%.500s/status", name);
+	json_t *ans = NULL;
 	long code = body ? mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json",
-				    body, NULL) : 0;
+				    body, &ans) : 0;
+	const char *nrv = mu__jstr(ans, "metadata.resourceVersion");
 	if (code / 100 != 2)
 		mu__dlog(d, 0, "queue %s: condition Active=%s not written (HTTP %ld)", name, st, code);
+	else if (nrv && rvlen)
+		snprintf(rv, rvlen, "%s", nrv);
+	json_decref(ans);
 	json_decref(body);
 }
