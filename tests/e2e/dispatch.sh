@@ -414,7 +414,7 @@ queue_event() { h get events -n default -o jsonpath='{range .items[?(@.reason=="
 wait_for bad-caps-event 50 queue_event
 # and as the condition Active on the Queue's status (round 11), which
 # turns Ready again once the annotation is fixed
-queue_cond() { h get queue team-a -o jsonpath='{range .status.conditions[?(@.type=="Active")]}{.status}/{.reason}: {.message}{end}' >"$T/qc" && grep -q "$1" "$T/qc"; }
+queue_cond() { h get queue team-a -o jsonpath='{range .status.conditions[?(@.type=="Active")]}{.status}/{.reason}: {.message}{end}' && grep -q "$1" "$T/out"; }
 wait_for bad-caps-condition 50 queue_cond 'False/InvalidQueue: not taken by the dispatcher (invalid argument): annotation muster.io/cluster-caps "small"'
 h annotate queue team-a muster.io/cluster-caps-
 wait_for caps-condition-ready 50 queue_cond 'True/Ready'
