@@ -10,9 +10,10 @@
  * refuses, a parent that would close a loop), True with reason Ready
  * once the Queue is taken.  The write is a merge patch of the status
  * subresource, made only when the condition on the object differs, with
- * lastTransitionTime moved only when the status flips; the version it
- * makes is handed back, so that hub.c does not read its own write as a
- * change of the Queue (and say a bad one twice).  Calls only
+ * lastTransitionTime moved only when the status flips, and the version
+ * read as a precondition; the version it makes is handed back, so that
+ * hub.c does not read its own write as a change of the Queue (and say a
+ * bad one twice).  Calls only
  * dutil.c; hub.c calls it.
  */
 #include <stdio.h>
@@ -63,16 +64,24 @@ void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad, char *rv, si
 		mu__rfc3339_format((int64_t)ts.tv_sec * 1000000, false, now, sizeof now);
 	}
 	json_t *gen = json_object_get(mu__jget(o, "metadata"), "generation");
-	json_t *body = json_pack("{s:{s:[{s:s,s:s,s:s,s:s,s:s,s:I}]}}", "status", "conditions",
+	/* the version read is a precondition (409 if the Queue changed
+	 * since): the version handed back is then only this write's */
+	const char *orv = mu__jstr(o, "metadata.resourceVersion");
+	json_t *body = json_pack("{s:{s:s},s:{s:[{s:s,s:s,s:s,s:s,s:s,s:I}]}}", "metadata",
+				 "resourceVersion", orv ? orv : "", "status", "conditions",
 				 "type", "Active", "status", st, "reason", reason, "message", msg,
 				 "lastTransitionTime", now, "observedGeneration",
 				 (json_int_t)(json_is_integer(gen) ? json_integer_value(gen) : 0));
+	if (body && !orv)
+		json_object_del(body, "metadata");
 	snprintf(path, sizeof path, "/apis/muster.io/v1alpha1/queues/%.500s/status", name);
 	json_t *ans = NULL;
 	long code = body ? mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json",
 				    body, &ans) : 0;
 	const char *nrv = mu__jstr(ans, "metadata.resourceVersion");
-	if (code / 100 != 2)
+	if (code == 409) /* changed meanwhile: its next version is read again */
+		mu__dlog(d, 2, "queue %s: changed before its condition was written", name);
+	else if (code / 100 != 2)
 		mu__dlog(d, 0, "queue %s: condition Active=%s not written (HTTP %ld)", name, st, code);
 	else if (nrv && rvlen)
 		snprintf(rv, rvlen, "%s", nrv);
