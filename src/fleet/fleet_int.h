@@ -132,8 +132,8 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 void mu__hubq_prepare(mu_fleet_t *f);
 /* Every queue's demand and fair share of the fleet's total (the ready
  * clusters' allocatable), divided down the tree as the engine divides a
- * cluster (mu_fairshare_divide).  MU_ENOMEM.  O(queues x depth +
- * queues x resources x log). */
+ * cluster (mu_fairshare_divide).  MU_ENOMEM.  O(queues x (parents +
+ * depth) + queues x resources x log queues). */
 int mu__hubq_fair(mu_fleet_t *f);
 /* The next queue to serve: with jobs left in line, best by priority,
  * then the lower dominant share (usage over fair share, as the engine's
