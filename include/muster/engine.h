@@ -671,4 +671,36 @@ int mu_engine_pod_unbind(mu_engine_t *e, mu_id_t job, int32_t podset,
  * job; MU_ERANGE: allowed < -1.  O(1). */
 int mu_engine_job_disruptions(mu_engine_t *e, mu_id_t job, int32_t allowed);
 
+/* --- Fair share as data (fairshare.c) -------------------------------------- */
+
+/* One of the siblings whose parent's share mu_fairshare_divide() divides. */
+typedef struct mu_fair_sib {
+	int32_t key;            /* order among equal priorities (lower first;
+	                         * the engine: the queue id) */
+	int32_t priority;       /* the surplus goes to higher ones first */
+	mu_res_t deserved;      /* accounting units */
+	mu_res_t demand;        /* what it uses and waits for, capped by its
+	                         * limit */
+	double weight[MU_RES_MAX]; /* over-quota weights (the engine: times
+	                         * its decay factors) */
+	mu_res_t fair;          /* out: its share of every divided slot */
+} mu_fair_sib_t;
+
+/* Divides cap among sibs[0..n), slot by slot for every slot below nres
+ * but pods and the GPU-share slot, as the engine divides a parent's fair
+ * share among its children each cycle: each gets min(deserved, demand)
+ * (water-filled by deserved when those pass cap), then the surplus by
+ * priority groups, water-filled by over-quota weight, never past a
+ * demand.  The other slots of fair are left as they were.  The caller
+ * owns sibs.  MU_ENOMEM.  O(nres x n log n). */
+int mu_fairshare_divide(mu_fair_sib_t *sibs, int32_t n, const mu_res_t *cap, int nres);
+
+/* A queue's dominant share, the key siblings are served by (lower
+ * first): usage over fair share, GPUs alone for a queue that uses or
+ * wants GPUs, else the largest over the other slots below nres (not pods
+ * or the GPU-share slot); a slot used with no fair share counts as 1e6 x
+ * (1 + used / total).  O(nres). */
+double mu_fairshare_ratio(const mu_res_t *used, const mu_res_t *demand,
+			  const mu_res_t *fair, const mu_res_t *total, int nres);
+
 #endif

@@ -115,7 +115,8 @@ int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c,
  * in accounting units.  q->parent names its parent (NULL: a root; a
  * parent not defined yet counts as a root until it is): a queue's usage
  * includes its descendants', a job must fit its queue's limit and every
- * ancestor's, and siblings are served by priority, then deserved share.
+ * ancestor's, and siblings are served by priority, then dominant share
+ * (usage over fair share, as in one cluster's engine).
  * MU_EINVAL for a parent that is itself or would close a loop (or make
  * the tree deeper than 16). */
 int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *q);
@@ -132,6 +133,11 @@ typedef struct mu_fleet_queue_info {
 	const char *name;
 	int32_t priority;
 	mu_res_t deserved, limit, used; /* used: fleet-wide */
+	mu_res_t fair;          /* its fair share of the ready clusters'
+	                         * total (CPU, memory, GPUs), at the last
+	                         * mu_fleet_dispatch() */
+	mu_res_t demand;        /* used + queued, its subtree's, capped by
+	                         * the limits, at the same pass */
 	int32_t queued, running;
 } mu_fleet_queue_info_t;
 
@@ -242,10 +248,11 @@ void mu_fleet_decisions_init(mu_fleet_decisions_t *d);
 void mu_fleet_decisions_release(mu_fleet_decisions_t *d);
 
 /*
- * One pass at now: hub queues in order (priority, then in-quota before
- * over-quota, then the lower share: usage over deserved inside the quota,
- * over-quota usage over weight above it, re-evaluated after every
- * dispatch), jobs inside a queue by priority, submit time and arrival.
+ * One pass at now: hub queues in order (priority, then the lower
+ * dominant share: usage over fair share, re-evaluated after every
+ * dispatch; the fair shares divided once a pass by the engine's own
+ * mu_fairshare_divide(), over the ready clusters' total), jobs inside a
+ * queue by priority, submit time and arrival.
  * Each job goes to the first candidate cluster (in policy order) where its
  * gang fits now; the job then runs in that cluster's model and counts
  * against its queue.  Appends one decision per dispatch to out (which it

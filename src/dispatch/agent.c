@@ -26,7 +26,13 @@
  * created after it from the hub's pods that name it, those that come
  * late too, and its end is its pods' here.  The hub confirms a
  * withdrawal only two heartbeats after it took the label off, so that a
- * pass that listed the job before cannot create a copy after.
+ * pass that listed the job before cannot create a copy after.  A Job
+ * copy whose pods are all pending and that its worker's Job controller
+ * cannot create pods for (a FailedCreate Event on it, watched as push
+ * mode watches them) has the Event's message reported in
+ * muster.io/dispatch-copy-failed ("GEN message"), so that the hub ends it
+ * NotAdmitted at --start-timeout as in push mode (failcreate.c); the
+ * copy of a job the hub ended NotAdmitted is deleted, and not made again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,22 +61,48 @@ typedef struct agent {
 	 * objects of each kind assigned here (label muster.io/cluster=NAME) */
 	mu_kube_watch_t *wnodes, *wpods, *wcopies[MU__DK_COUNT], *whub[MU__DK_COUNT];
 	mu_kube_watch_t *wused;   /* its pods beside the copies (podcap.c) */
+	mu_kube_watch_t *wfail;   /* its FailedCreate Events (failcreate.c) */
+	uint64_t fail_seq;
+	json_t *fails;            /* copy uid -> the Event's message */
 } agent_t;
 
-/* Writes muster.io/agent-status of the hub object ns/name of kind k when
- * it differs from cur (the value the hub object has). */
-static void report(agent_t *a, mu__dkind_t k, const char *ns, const char *name, const char *cur,
-		   const char *val)
+/* Writes annotation key of the hub object ns/name of kind k when it
+ * differs from cur (the value the hub object has).  One PATCH at most. */
+static void report_ann(agent_t *a, mu__dkind_t k, const char *ns, const char *name,
+		       const char *key, const char *cur, const char *val)
 {
 	if (cur && !strcmp(cur, val))
 		return;
 	char path[1024];
 	mu__dkind_path(k, ns, name, "", path, sizeof path);
-	json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MU__D_AGENT, val);
+	json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", key, val);
 	long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", b, NULL);
 	json_decref(b);
 	if (st != 200 && st != 404)
 		mu__dlog(&a->d, 0, "hub %s %s/%s: report: HTTP %ld", mu__dkind_name(k), ns, name, st);
+}
+
+/* Writes muster.io/agent-status ("GEN PHASE PODS") the same way. */
+static void report(agent_t *a, mu__dkind_t k, const char *ns, const char *name, const char *cur,
+		   const char *val)
+{
+	report_ann(a, k, ns, name, MU__D_AGENT, cur, val);
+}
+
+/* For a Job copy w of generation gen whose pods are all pending: its
+ * worker's FailedCreate Event (a->fails, by the copy's uid) goes to its
+ * hub object as "GEN message" in MU__D_COPYFAIL, once (failcreate.c reads
+ * it on the hub, as push mode reads the Event).  O(1). */
+static void copy_failed(agent_t *a, const json_t *hub, const json_t *w, const char *gen)
+{
+	const char *uid = mu__jstr(w, "metadata.uid");
+	const char *msg = json_string_value(json_object_get(a->fails, uid ? uid : ""));
+	if (!msg)
+		return;
+	char val[900];
+	snprintf(val, sizeof val, "%s %.800s", gen, msg);
+	report_ann(a, MU__DK_JOB, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
+		   MU__D_COPYFAIL, mu__dmeta(hub, "annotations", MU__D_COPYFAIL), val);
 }
 
 /* For a kind other than Job whose hub status is its copy's (managedBy
@@ -146,6 +178,20 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 			continue;
 		}
 		json_object_set_new(have, uid, json_true());
+		/* the hub ended it NotAdmitted (its pods refused here): its
+		 * copy goes, as push mode deletes it */
+		const char *hph = mu__dmeta(hub, "annotations", MU__D_PHASE);
+		if (hph && !strcmp(hph, "NotAdmitted")) {
+			if (!mu__jget(w, "metadata.deletionTimestamp")) {
+				char path[1024];
+				mu__dkind_path(k, ns, name, "?propagationPolicy=Background", path,
+					       sizeof path);
+				long st = mu__dreq(&a->d, a->w, "DELETE", path, NULL, NULL, NULL);
+				mu__dlog(&a->d, 1, "copy %s %s/%s of a job not admitted deleted: HTTP %ld",
+					 mu__dkind_name(k), ns, name, st);
+			}
+			continue;
+		}
 		char line[96];
 		bool started = mu__dpods_line(pods, uid, (uint32_t)atol(gen), line, sizeof line);
 		const char *done = k == MU__DK_JOB ? mu__dcopy_done(w) : mu__dkind_done(w, k);
@@ -159,6 +205,8 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 		report(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
 		copy_status(a, k, hub, w, gen);
+		if (k == MU__DK_JOB && !started && !done)
+			copy_failed(a, hub, w, gen);
 	}
 }
 
@@ -171,7 +219,8 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 		const char *ph = mu__dmeta(hub, "annotations", MU__D_PHASE);
 		const char *gen = mu__dmeta(hub, "annotations", MU__D_GEN);
 		if (json_object_get(have, uid) || !gen ||
-		    (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))))
+		    (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed") ||
+			    !strcmp(ph, "NotAdmitted"))))
 			continue;
 		const char *ns = mu__jstr(hub, "metadata.namespace");
 		char key[700], path[600];
@@ -368,6 +417,8 @@ static bool agent_pass(agent_t *a)
 	bool ok = mu_kube_watch_items(a->wnodes, &nl, NULL) && mu_kube_watch_items(a->wpods, &pl, NULL) &&
 		  mu_kube_watch_items(a->wused, &ul, NULL);
 	if (ok) {
+		/* an agent without the right to watch Events reports none */
+		mu__dfails_read(a->wfail, &a->fail_seq, &a->fails);
 		json_t *pods = mu__dpods_count(pl);
 		for (int k = 0; ok && k < MU__DK_COUNT; k++)
 			ok = agent_kind(a, (mu__dkind_t)k, pods, pl);
@@ -388,6 +439,7 @@ static void agent_stop(agent_t *a)
 	mu_kube_watch_signal(a->wnodes);
 	mu_kube_watch_signal(a->wpods);
 	mu_kube_watch_signal(a->wused);
+	mu_kube_watch_signal(a->wfail);
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_signal(a->wcopies[k]);
 		mu_kube_watch_signal(a->whub[k]);
@@ -395,6 +447,8 @@ static void agent_stop(agent_t *a)
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);
+	mu_kube_watch_stop(a->wfail);
+	json_decref(a->fails);
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_stop(a->wcopies[k]);
 		mu_kube_watch_stop(a->whub[k]);
@@ -429,6 +483,8 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", sel, &a.wpods);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", MU__D_USED_QUERY, &a.wused);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->worker, "/api/v1/events", MU__D_FAIL_QUERY, &a.wfail);
 	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
 		char path[200];
 		mu__dkind_path((mu__dkind_t)k, NULL, NULL, "", path, sizeof path);

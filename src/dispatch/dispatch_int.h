@@ -3,7 +3,8 @@
  * of src/dispatch: dutil.c (requests, logs, clocks, the copy of a hub
  * Job) at the bottom, podcap.c (what a worker's other pods take, per
  * node) above it, hub.c (the hub's Clusters, Queues and Jobs in;
- * annotations, status and events out) above dutil.c, failcreate.c (a
+ * annotations, status and events out) above dutil.c and qstatus.c (a
+ * hub Queue's condition Active), failcreate.c (a
  * worker's FailedCreate Events) above hub.c, worker.c (a worker's Nodes
  * and copies in; copies created and deleted; pull mode's reports) above
  * both, run.c (the pass: dispatch, exactly once, timeouts, lost
@@ -42,6 +43,9 @@
 #define MU__D_COPYST "muster.io/dispatch-copy-status" /* hub object, by an
                                                  * agent: "GEN {its copy's status}",
                                                  * where the hub's status is the copy's */
+#define MU__D_COPYFAIL "muster.io/dispatch-copy-failed" /* hub Job, by a pull
+                          * agent: "GEN message" of its worker's FailedCreate
+                          * Event on the copy (failcreate.c) */
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
@@ -393,7 +397,8 @@ json_t *mu__dkind_suspend_patch(mu__dkind_t k, bool on);
 void mu__dpod_request(const json_t *pod, mu_res_t *out);
 /* Per node, what the pods of list ({"items": [...]}) that are bound, not
  * ended and not the hub's copies (no muster.io/hub-uid) request, summed:
- * node -> "cpu=Nm,memory=N,nvidia.com/gpu=N,pods=N".  Owned.
+ * node -> "cpu=Nm,memory=N,nvidia.com/gpu=N,pods=N" (GPUs: whole ones,
+ * plus each device that pods with a share of one GPU hold).  Owned.
  * O(pods x containers). */
 json_t *mu__dpods_used(const json_t *list);
 /* Parses one such text; MU_EPARSE when malformed. */
@@ -403,6 +408,14 @@ int mu__dused_parse(const char *s, mu_res_t *out);
  * else O(pods). */
 bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
 
+/* --- qstatus.c -------------------------------------------------------------- */
+
+/* Writes hub Queue o's condition Active on its status: False with reason
+ * InvalidQueue and message bad, or True "Ready" (bad NULL), when the
+ * object does not say so already; rv gets the resourceVersion the write
+ * made ("" when none was made).  One PATCH at most. */
+void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad, char *rv, size_t rvlen);
+
 /* --- failcreate.c ----------------------------------------------------------- */
 
 /* Reads cluster c's FailedCreate Events (when they changed) and marks
@@ -411,6 +424,14 @@ bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
  * why, with a Warning Event on the hub object.  O(1) without such Events,
  * else O(events + copies). */
 void mu__dfailed_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *jl);
+/* Reads watch wf of FailedCreate Events into *fails (copy uid ->
+ * message, owned) when it moved since *seq.  O(1) when it did not, else
+ * O(events). */
+void mu__dfails_read(mu_kube_watch_t *wf, uint64_t *seq, json_t **fails);
+/* Pull mode: the same mark for hub Job j of pull cluster c from its
+ * agent's report (MU__D_COPYFAIL, "GEN message", this generation only).
+ * O(1). */
+void mu__dfailed_pull(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j);
 
 /* --- ui.c ------------------------------------------------------------------- */
 

@@ -11,9 +11,13 @@
  * object).  The copy is left to the worker's Job controller, which
  * retries; if no pod of it is bound by --start-timeout the job ends
  * NotAdmitted (run.c) as a copy whose create is refused does, instead of
- * being withdrawn and sent again with a new generation each time.  Pull
- * mode does not report these Events (docs/dispatch.md, Gaps).  Called by
- * worker.c's poll; uses hub.c's lookups.
+ * being withdrawn and sent again with a new generation each time.  In
+ * pull mode the agent watches its worker's Events of that reason the
+ * same way (mu__dfails_read) and reports the message for the current copy
+ * of a Job whose pods are all still pending, in the hub object's
+ * annotation muster.io/dispatch-copy-failed ("GEN message"), which
+ * mu__dfailed_pull reads as push mode reads the Event.  Called by
+ * worker.c's polls and agent.c; uses hub.c's lookups.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +26,14 @@
 #include "dispatch/dispatch_int.h"
 #include "muster/jpath.h"
 
-/* Reads c's FailedCreate Events into c->fails (copy uid -> message) when
- * the watch moved.  O(1) when it did not, else O(events). */
-static void fails_read(mu__dcl_t *c)
+void mu__dfails_read(mu_kube_watch_t *wf, uint64_t *fail_seq, json_t **fails)
 {
 	uint64_t seq = 0;
 	json_t *l = NULL;
-	if (!c->wfail || !mu_kube_watch_items(c->wfail, NULL, &seq) || seq == c->fail_seq ||
-	    !mu_kube_watch_items(c->wfail, &l, &seq))
+	if (!wf || !mu_kube_watch_items(wf, NULL, &seq) || seq == *fail_seq ||
+	    !mu_kube_watch_items(wf, &l, &seq))
 		return;
-	c->fail_seq = seq;
+	*fail_seq = seq;
 	json_t *m = json_object();
 	size_t i;
 	json_t *e;
@@ -43,13 +45,37 @@ static void fails_read(mu__dcl_t *c)
 								mu__jstr(e, "message") : "FailedCreate"));
 	}
 	json_decref(l);
-	json_decref(c->fails);
-	c->fails = m;
+	json_decref(*fails);
+	*fails = m;
+}
+
+/* Marks hub Job j, dispatched to c and not started, as refused by c's
+ * Job controller with msg (once per copy): its reason and message, and a
+ * Warning Event on the hub object.  O(1). */
+static void mark(mu__dd_t *d, const mu__dcl_t *c, mu__djob_t *j, const char *msg)
+{
+	char m[900];
+	snprintf(m, sizeof m, "cluster %s cannot create its pods: %.800s", c->name, msg);
+	j->failed_create = strdup(m);
+	mu__dlog(d, 0, "job %s: %s", j->key, m);
+	mu__dhub_event(d, j, "Warning", "FailedCreate", m);
+}
+
+void mu__dfailed_pull(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j)
+{
+	const char *a = mu__dmeta(j->obj, "annotations", MU__D_COPYFAIL);
+	unsigned gen = 0;
+	int off = 0;
+	if (!a || j->kind != MU__DK_JOB || j->cl != (int32_t)(c - d->cls) ||
+	    j->state != MU__DJ_DISPATCHED || j->started || j->failed_create ||
+	    sscanf(a, "%u %n", &gen, &off) != 1 || gen != j->gen || off <= 0 || !a[off])
+		return;
+	mark(d, c, j, a + off);
 }
 
 void mu__dfailed_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *jl)
 {
-	fails_read(c);
+	mu__dfails_read(c->wfail, &c->fail_seq, &c->fails);
 	if (!json_object_size(c->fails))
 		return;
 	int32_t ci = (int32_t)(c - d->cls);
@@ -69,10 +95,6 @@ void mu__dfailed_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *jl)
 		snprintf(g, sizeof g, "%u", j->gen);
 		if (!gen || strcmp(gen, g))
 			continue;
-		char m[900];
-		snprintf(m, sizeof m, "cluster %s cannot create its pods: %.800s", c->name, msg);
-		j->failed_create = strdup(m);
-		mu__dlog(d, 0, "job %s: %s", j->key, m);
-		mu__dhub_event(d, j, "Warning", "FailedCreate", m);
+		mark(d, c, j, msg);
 	}
 }

@@ -392,8 +392,9 @@ static int queue_caps(mu__dd_t *d, const char *q, const char *text)
 }
 
 /* One hub Queue into the fleet through the cluster-file loader, with its
- * parent and its caps per cluster. */
-static void queue_load(mu__dd_t *d, const json_t *o)
+ * parent and its caps per cluster; its condition Active written
+ * (qstatus.c), rv the version that write made, or "". */
+static void queue_load(mu__dd_t *d, const json_t *o, char *rv, size_t rvlen)
 {
 	json_t *c = json_deep_copy(o);
 	json_object_set_new(c, "apiVersion", json_string("muster.io/v1alpha1"));
@@ -429,6 +430,9 @@ static void queue_load(mu__dd_t *d, const json_t *o)
 			event_post(d, d->hub, "muster.io/v1alpha1", "Queue", NULL, qn,
 				   mu__jstr(o, "metadata.uid"), (uint64_t)(uintptr_t)o, "Warning",
 				   "InvalidQueue", msg);
+		mu__dqueue_cond(d, o, msg, rv, rvlen);
+	} else {
+		mu__dqueue_cond(d, o, NULL, rv, rvlen);
 	}
 	mu_specs_release(&s);
 }
@@ -460,8 +464,9 @@ int mu__dhub_queues(mu__dd_t *d)
 		const char *had = json_string_value(json_object_get(d->queue_rv, name ? name : ""));
 		if (!name || (had && rv && !strcmp(had, rv)))
 			continue;
-		queue_load(d, o);
-		json_object_set_new(d->queue_rv, name, json_string(rv ? rv : ""));
+		char wrote[64]; /* its own status write is not a change */
+		queue_load(d, o, wrote, sizeof wrote);
+		json_object_set_new(d->queue_rv, name, json_string(*wrote ? wrote : rv ? rv : ""));
 	}
 	json_decref(l);
 	return MU_OK;

@@ -10,9 +10,17 @@
  * containers and sidecars, or the largest init container with the
  * sidecars started before it, whichever is larger, plus the pod's
  * overhead), and the node goes into the fleet with that much less room
- * (mu_fleet_node_upsert_used).  In pull mode the agent sums them on its
- * worker the same way and reports them beside its Nodes.  Calls only
- * dutil.c (and the fleet through worker.c); worker.c and agent.c call it.
+ * (mu_fleet_node_upsert_used).  A pod with a share of one GPU (KAI's
+ * gpu-fraction or gpu-memory annotations, muster.io/gpu-memory, or the
+ * resource muster.io/gpu-milli, as the engine's loader reads them) takes
+ * its device from whole-GPU pods: each device such pods hold on a node
+ * (muster.io/gpus, which muster's scheduler writes at the bind) counts
+ * once as a whole GPU taken, and a share pod that names no device counts
+ * one device of its own (the hub's model has whole devices per node
+ * only, so the room left on a shared device is not offered).  In pull
+ * mode the agent sums them on its worker the same way and reports them
+ * beside its Nodes.  Calls only dutil.c (and the fleet through
+ * worker.c); worker.c and agent.c call it.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -92,8 +100,53 @@ void mu__dpod_request(const json_t *pod, mu_res_t *out)
 	out->v[MU_RES_PODS] = 1;
 }
 
+/* Whether pod asks for a share of one GPU rather than whole GPUs: KAI's
+ * annotations gpu-fraction and gpu-memory, muster.io/gpu-memory, or a
+ * container's muster.io/gpu-milli (requests or limits).  O(containers). */
+static bool gpu_share(const json_t *pod)
+{
+	const json_t *an = mu__jget(pod, "metadata.annotations");
+	if (json_object_get(an, "gpu-fraction") || json_object_get(an, "gpu-memory") ||
+	    json_object_get(an, "muster.io/gpu-memory"))
+		return true;
+	size_t i;
+	const json_t *c;
+	json_array_foreach(mu__jget(pod, "spec.containers"), i, c)
+		if (json_object_get(mu__jget(c, "resources.requests"), "muster.io/gpu-milli") ||
+		    json_object_get(mu__jget(c, "resources.limits"), "muster.io/gpu-milli"))
+			return true;
+	return false;
+}
+
+/* Marks in devs (device -> true) the devices a share pod holds: those
+ * muster.io/gpus names ("3" or "1,2"), or one of its own ("?NAME") when
+ * it names none.  O(devices). */
+static void share_devices(const json_t *pod, json_t *devs)
+{
+	const char *g = mu__dmeta(pod, "annotations", "muster.io/gpus");
+	char k[300];
+	bool any = false;
+	for (const char *p = g ? g : ""; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n > 0 && n < 16) {
+			snprintf(k, sizeof k, "%.*s", (int)n, p);
+			json_object_set_new(devs, k, json_true());
+			any = true;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!any) {
+		const char *ns = mu__jstr(pod, "metadata.namespace"), *nm = mu__jstr(pod, "metadata.name");
+		snprintf(k, sizeof k, "?%.100s/%.150s", ns ? ns : "", nm ? nm : "");
+		json_object_set_new(devs, k, json_true());
+	}
+}
+
 json_t *mu__dpods_used(const json_t *list)
 {
+	json_t *shared = json_object(); /* node -> {device: true} of share pods */
 	json_t *sums = json_object(); /* node -> [cpu, mem, gpu, pods] */
 	size_t i;
 	const json_t *p;
@@ -105,6 +158,15 @@ json_t *mu__dpods_used(const json_t *list)
 			continue;
 		mu_res_t r;
 		mu__dpod_request(p, &r);
+		if (gpu_share(p)) {
+			json_t *dv = json_object_get(shared, node);
+			if (!dv) {
+				dv = json_object();
+				json_object_set_new(shared, node, dv);
+			}
+			share_devices(p, dv);
+			r.v[MU_RES_GPU] = 0; /* counted by device, below */
+		}
 		json_t *s = json_object_get(sums, node);
 		if (!s) {
 			s = json_pack("[IIII]", (json_int_t)0, (json_int_t)0, (json_int_t)0, (json_int_t)0);
@@ -125,11 +187,13 @@ json_t *mu__dpods_used(const json_t *list)
 		snprintf(t, sizeof t, "cpu=%" PRId64 "m,memory=%" PRId64 ",nvidia.com/gpu=%" PRId64
 			 ",pods=%" PRId64, (int64_t)json_integer_value(json_array_get(v, 0)),
 			 (int64_t)json_integer_value(json_array_get(v, 1)),
-			 (int64_t)json_integer_value(json_array_get(v, 2)),
+			 (int64_t)json_integer_value(json_array_get(v, 2)) +
+			 (int64_t)json_object_size(json_object_get(shared, k)),
 			 (int64_t)json_integer_value(json_array_get(v, 3)));
 		json_object_set_new(out, k, json_string(t));
 	}
 	json_decref(sums);
+	json_decref(shared);
 	return out;
 }
 

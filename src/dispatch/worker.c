@@ -801,6 +801,7 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		}
 		bool done = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
 		job_report(d, j, pods, strcmp(phase, "Pending") != 0, done ? phase : NULL);
+		mu__dfailed_pull(d, c, j); /* its worker refuses its pods */
 		if (j->state == MU__DJ_DISPATCHED)
 			*(j->started ? &c->running : &c->waiting) += 1;
 	}

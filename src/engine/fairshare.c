@@ -18,6 +18,9 @@
  * A team that used much recently gets less of the surplus; deserved
  * quotas are untouched.  Half-life 0 keeps factor 1: today's behaviour.
  * Cost: O(pending jobs) for demand, O(q log q) per level for the shares.
+ * The division of one parent's share (mu_fairshare_divide) and the
+ * dominant share (mu_fairshare_ratio) are public, as data, so that the
+ * fleet's hub queues (src/fleet/hubq.c) divide the fleet the same way.
  */
 #include <math.h>
 
@@ -68,11 +71,12 @@ static void fs_demand(mu_engine_t *e, int32_t qid)
 }
 
 typedef struct fs_item {
-	int32_t q;
+	int32_t q;     /* its index in the siblings */
 	double want;   /* still wanted */
 	double weight;
 	double got;
 	int32_t prio;
+	int32_t key;   /* order among equal priorities */
 } fs_item_t;
 
 static int cmp_prio(const void *a, const void *b)
@@ -80,7 +84,7 @@ static int cmp_prio(const void *a, const void *b)
 	const fs_item_t *x = a, *y = b;
 	if (x->prio != y->prio)
 		return x->prio > y->prio ? -1 : 1;
-	return (x->q > y->q) - (x->q < y->q);
+	return (x->key > y->key) - (x->key < y->key);
 }
 
 static int cmp_ratio(const void *a, const void *b)
@@ -122,36 +126,37 @@ static double fs_waterfill(fs_item_t *it, int32_t n, double avail)
 	return avail;
 }
 
-/* Divides cap (per resource) among the n children of one parent. */
-static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
-		     const mu_res_t *cap)
+/* Whether fair share divides slot r (not pods, not the request-only
+ * GPU-share slot). */
+static bool divided(int r, int nres)
 {
-	if (n == 0)
+	return r < nres && r != MU_RES_PODS && r != MU_RES_GPU_MILLI;
+}
+
+int mu_fairshare_divide(mu_fair_sib_t *sibs, int32_t n, const mu_res_t *cap, int nres)
+{
+	if (n <= 0)
 		return MU_OK;
 	fs_item_t small[8]; /* most parents have few children: no malloc */
 	fs_item_t *it = n <= 8 ? small : malloc((size_t)n * sizeof *it);
 	if (!it)
 		return MU_ENOMEM;
 	for (int r = 0; r < MU_RES_MAX; r++) {
-		if (!fs_divided(e, r))
+		if (!divided(r, nres))
 			continue;
 		double base = 0;
 		for (int32_t i = 0; i < n; i++) {
-			const mu__queue_t *q = &e->queues[kids[i]];
+			const mu_fair_sib_t *q = &sibs[i];
 			double d = (double)q->demand.v[r];
 			double g = (double)q->deserved.v[r] < d ? (double)q->deserved.v[r] : d;
-			double w = q->weight[r];
-			if (e->cfg.usage_half_life > 0)
-				w *= q->decay_factor[r];
-			it[i] = (fs_item_t){kids[i], d - g, w, g, q->priority};
+			it[i] = (fs_item_t){i, d - g, q->weight[r], g, q->priority, q->key};
 			base += g;
 		}
 		double avail = (double)cap->v[r];
 		if (base > avail) { /* quotas overcommitted: by deserved */
 			for (int32_t i = 0; i < n; i++) {
-				const mu__queue_t *q = &e->queues[it[i].q];
 				it[i].want = it[i].got;
-				it[i].weight = (double)q->deserved.v[r];
+				it[i].weight = (double)sibs[it[i].q].deserved.v[r];
 				it[i].got = 0;
 			}
 			fs_waterfill(it, n, avail);
@@ -168,22 +173,80 @@ static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
 			avail = fs_waterfill(it + i, g - i, avail);
 			i = g;
 		}
-		for (int32_t i = 0; i < n; i++) {
-			int64_t *f = &e->queues[it[i].q].fair.v[r];
-			if (*f != (int64_t)it[i].got)
-				e->fair_changed = true; /* cached refusals lapse */
-			*f = (int64_t)it[i].got;
-		}
+		for (int32_t i = 0; i < n; i++)
+			sibs[it[i].q].fair.v[r] = (int64_t)it[i].got;
 	}
 	if (it != small)
 		free(it);
+	return MU_OK;
+}
+
+double mu_fairshare_ratio(const mu_res_t *used, const mu_res_t *demand,
+			  const mu_res_t *fair, const mu_res_t *total, int nres)
+{
+	double s = 0;
+	/* GPU-dominant: a queue that uses or wants GPUs is judged on GPUs
+	 * alone, so a small CPU quota used up does not rank it as satisfied. */
+	bool gpu = used->v[MU_RES_GPU] > 0 || demand->v[MU_RES_GPU] > 0;
+	for (int r = 0; r < nres && r < MU_RES_MAX; r++) {
+		if (r == MU_RES_PODS || r == MU_RES_GPU_MILLI || !used->v[r] ||
+		    (gpu && r != MU_RES_GPU))
+			continue;
+		double x;
+		if (fair->v[r] > 0)
+			x = (double)used->v[r] / (double)fair->v[r];
+		else /* uses what it has no share of: after all others */
+			x = 1e6 * (1.0 + (double)used->v[r] /
+				   (double)(total->v[r] > 0 ? total->v[r] : 1));
+		if (x > s)
+			s = x;
+	}
+	return s;
+}
+
+/* Divides cap (per resource) among the n children of one parent, then
+ * each child's share among its own children.  The siblings' scratch
+ * (mu_fair_sib_t, on the stack for up to 8) is freed before the
+ * recursion.  O(subtree x resources x log). */
+static int fs_divide(mu_engine_t *e, const int32_t *kids, int32_t n,
+		     const mu_res_t *cap)
+{
+	if (n == 0)
+		return MU_OK;
+	mu_fair_sib_t small[8];
+	mu_fair_sib_t *sb = n <= 8 ? small : malloc((size_t)n * sizeof *sb);
+	if (!sb)
+		return MU_ENOMEM;
 	for (int32_t i = 0; i < n; i++) {
 		const mu__queue_t *q = &e->queues[kids[i]];
-		int rc = fs_divide(e, q->children, q->nchildren, &q->fair);
-		if (rc)
-			return rc;
+		mu_fair_sib_t *x = &sb[i];
+		x->key = kids[i];
+		x->priority = q->priority;
+		x->deserved = q->deserved;
+		x->demand = q->demand;
+		x->fair = q->fair;
+		for (int r = 0; r < MU_RES_MAX; r++)
+			x->weight[r] = e->cfg.usage_half_life > 0 ?
+				q->weight[r] * q->decay_factor[r] : q->weight[r];
 	}
-	return MU_OK;
+	int rc = mu_fairshare_divide(sb, n, cap, e->nres);
+	for (int32_t i = 0; rc == MU_OK && i < n; i++) {
+		mu__queue_t *q = &e->queues[kids[i]];
+		for (int r = 0; r < MU_RES_MAX; r++) {
+			if (!fs_divided(e, r))
+				continue;
+			if (q->fair.v[r] != sb[i].fair.v[r])
+				e->fair_changed = true; /* cached refusals lapse */
+			q->fair.v[r] = sb[i].fair.v[r];
+		}
+	}
+	if (sb != small)
+		free(sb);
+	for (int32_t i = 0; rc == MU_OK && i < n; i++) {
+		const mu__queue_t *q = &e->queues[kids[i]];
+		rc = fs_divide(e, q->children, q->nchildren, &q->fair);
+	}
+	return rc;
 }
 
 /* Sets the decay factors on resource r of parent p's children (-1: the

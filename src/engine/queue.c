@@ -344,24 +344,7 @@ int32_t mu__queue_quota_check(const mu_engine_t *e, int32_t q,
 
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q)
 {
-	double s = 0;
-	/* GPU-dominant: a queue that uses or wants GPUs is judged on GPUs
-	 * alone, so a small CPU quota used up does not rank it as satisfied. */
-	bool gpu = q->used.v[MU_RES_GPU] > 0 || q->demand.v[MU_RES_GPU] > 0;
-	for (int r = 0; r < e->nres; r++) {
-		if (r == MU_RES_PODS || r == MU_RES_GPU_MILLI || !q->used.v[r] ||
-		    (gpu && r != MU_RES_GPU))
-			continue;
-		double x;
-		if (q->fair.v[r] > 0)
-			x = (double)q->used.v[r] / (double)q->fair.v[r];
-		else /* uses what it has no share of: after all others */
-			x = 1e6 * (1.0 + (double)q->used.v[r] /
-				   (double)(e->total_alloc.v[r] > 0 ? e->total_alloc.v[r] : 1));
-		if (x > s)
-			s = x;
-	}
-	return s;
+	return mu_fairshare_ratio(&q->used, &q->demand, &q->fair, &e->total_alloc, e->nres);
 }
 
 int mu__queue_pending_insert(mu_engine_t *e, int32_t job)

@@ -512,6 +512,7 @@ int mu_fleet_queue_info(const mu_fleet_t *f, int32_t i, mu_fleet_queue_info_t *o
 	const mu__hubq_t *q = &f->queues[i];
 	*out = (mu_fleet_queue_info_t){.name = q->name, .priority = q->priority,
 		.deserved = q->deserved, .limit = q->limit, .used = q->used,
+		.fair = q->fair, .demand = q->demand,
 		.queued = q->queued, .running = q->running};
 	return MU_OK;
 }
@@ -539,6 +540,10 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
 	f->queues[q].queued++;
+	mu_res_t a;
+	mu__job_acct_core(s->job, &a);
+	for (int r = 0; r < MU_RES_NAMED0; r++)
+		f->queues[q].pend.v[r] += a.v[r];
 	f->njobs++;
 	if (id)
 		*id = j;
@@ -599,6 +604,10 @@ int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t j, mu_time_t now)
 			return rc; /* charge(-1) counted it queued again */
 	}
 	f->queues[fj->queue].queued--;
+	mu_res_t a;
+	mu__job_acct_core(fj->spec.job, &a);
+	for (int r = 0; r < MU_RES_NAMED0; r++)
+		f->queues[fj->queue].pend.v[r] -= a.v[r];
 	fj->state = MU_FJ_FINISHED;
 	return MU_OK;
 }

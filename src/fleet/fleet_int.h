@@ -58,6 +58,11 @@ typedef struct mu__hubq {
 	mu_res_t own;       /* what its own dispatched jobs use */
 	mu_res_t used;      /* own plus every descendant's own */
 	double weight[MU_RES_MAX];
+	mu_res_t pend;      /* what its own queued jobs ask for (the core
+	                     * slots, mu__job_acct_core) */
+	mu_res_t demand;    /* used + queued, its subtree's, capped by the
+	                     * limits (mu__hubq_fair, at the last pass) */
+	mu_res_t fair;      /* its fair share of the fleet (the same) */
 	mu__qent_t *line;   /* queued jobs (and stale entries until the
 	                     * next pass compacts them) */
 	int32_t nline, line_cap, cursor;
@@ -91,6 +96,8 @@ struct mu_fleet {
 	int32_t njobs, jobs_cap;
 	uint64_t epoch;     /* bumped whenever room may have appeared */
 	uint64_t usage_gen; /* bumped whenever a queue's usage moved */
+	mu_res_t total;     /* what the ready clusters hold, at the last
+	                     * pass (mu__hubq_fair) */
 };
 
 /* hubq.c */
@@ -98,6 +105,9 @@ int mu__fleet_grow(void **v, int32_t *cap, int32_t need, size_t elem);
 int32_t mu__hubq_find(const mu_fleet_t *f, const char *name);
 /* The accounting vector of a job spec (all pods). */
 mu_res_t mu__job_acct(const mu_job_spec_t *j);
+/* The same for the core slots only (below MU_RES_NAMED0; the rest 0):
+ * what queued jobs add to their queue's demand.  O(pod sets). */
+void mu__job_acct_core(const mu_job_spec_t *j, mu_res_t *a);
 /* Whether q's limit, and every ancestor's, holds acct more. */
 bool mu__hubq_within_limit(const mu_fleet_t *f, int32_t q, const mu_res_t *acct);
 /* Whether q's cap on cluster c (if any) holds acct more. */
@@ -120,8 +130,14 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 		     bool must_run, bool *ok);
 /* Sorts the lines that need it and drops entries no longer queued. */
 void mu__hubq_prepare(mu_fleet_t *f);
+/* Every queue's demand and fair share of the fleet's total (the ready
+ * clusters' allocatable), divided down the tree as the engine divides a
+ * cluster (mu_fairshare_divide).  MU_ENOMEM.  O(queues x (parents +
+ * depth) + queues x resources x log queues). */
+int mu__hubq_fair(mu_fleet_t *f);
 /* The next queue to serve: with jobs left in line, best by priority,
- * in-quota first, lower share.  -1 when every line is walked. */
+ * then the lower dominant share (usage over fair share, as the engine's
+ * mu_fairshare_ratio).  -1 when every line is walked. */
 int32_t mu__hubq_pick(const mu_fleet_t *f);
 
 #endif

@@ -9,11 +9,15 @@
  * in a line sorted by priority, submit time and arrival; the queues are
  * served in the order of mu__hubq_pick(): two queues are compared where
  * their paths from the roots part, by the two sibling subtrees there:
- * higher priority, then inside their deserved quota (lower usage over
- * deserved first), then above it (lower over-quota usage over weight
- * first).  Usage counts only dispatched jobs:
- * a job that waits holds nothing.  The bottom file of src/fleet: it
- * calls no other file of the room.
+ * higher priority, then the lower dominant share (usage over fair share,
+ * GPUs alone for a queue that uses or wants GPUs), then the lower index,
+ * as the engine orders sibling queues in one cluster.  The fair shares
+ * are the engine's own division (mu_fairshare_divide), once a pass, of
+ * the ready clusters' total among the queues by deserved quota, demand
+ * (usage plus queued jobs, capped by limits), priority and over-quota
+ * weight, down the tree (mu__hubq_fair).  Usage counts only dispatched
+ * jobs: a job that waits holds nothing (it counts in demand).  The bottom
+ * file of src/fleet: it calls no other file of the room.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -58,6 +62,19 @@ mu_res_t mu__job_acct(const mu_job_spec_t *j)
 			a.v[r] += one.v[r] * j->podsets[p].replicas;
 	}
 	return a;
+}
+
+void mu__job_acct_core(const mu_job_spec_t *j, mu_res_t *a)
+{
+	memset(a, 0, sizeof *a);
+	for (size_t p = 0; p < j->npodsets; p++) {
+		const mu_res_t *q = &j->podsets[p].req;
+		int64_t n = j->podsets[p].replicas;
+		a->v[MU_RES_CPU] += q->v[MU_RES_CPU] * n;
+		a->v[MU_RES_MEM] += q->v[MU_RES_MEM] * n;
+		a->v[MU_RES_GPU] += (q->v[MU_RES_GPU] * 1000 + q->v[MU_RES_GPU_MILLI]) * n;
+		a->v[MU_RES_PODS] += (q->v[MU_RES_PODS] < 1 ? 1 : q->v[MU_RES_PODS]) * n;
+	}
 }
 
 /* The deepest a queue tree may be (a bound on every walk up). */
@@ -131,6 +148,8 @@ void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct,
 	mu__cap_t *k = cap_of(q, c);
 	for (int r = 0; r < MU_RES_MAX; r++) {
 		q->own.v[r] += sign * acct->v[r];
+		if (r < MU_RES_NAMED0) /* as queued, below */
+			q->pend.v[r] -= sign * acct->v[r];
 		if (k)
 			k->used.v[r] += sign * acct->v[r];
 	}
@@ -183,33 +202,117 @@ void mu__hubq_prepare(mu_fleet_t *f)
 	}
 }
 
-/* 0 inside its deserved quota, 1 above it; *share the order key inside
- * the class.  GPUs decide when the queue has or uses any, else CPU. */
-static int queue_class(const mu__hubq_t *q, double *share)
+/* The resources the hub divides: CPU, memory and GPUs (named slots are
+ * each cluster model's own, so they are not summed across clusters). */
+#define MU__HUBQ_NRES MU_RES_NAMED0
+
+/* Depth of queue q (0: a root).  O(depth). */
+static int depth_of(const mu_fleet_t *f, int32_t q)
 {
-	int r = q->deserved.v[MU_RES_GPU] > 0 || q->used.v[MU_RES_GPU] > 0 ?
-		MU_RES_GPU : MU_RES_CPU;
-	double used = (double)q->used.v[r], des = (double)q->deserved.v[r];
-	if (used < des) {
-		*share = used / des;
-		return 0;
-	}
-	double w = q->weight[r];
-	*share = w > 0 ? (used - des) / w : HUGE_VAL;
-	return 1;
+	int d = 0;
+	for (q = f->queues[q].parent; q >= 0 && d < MU__HUBQ_DEPTH; q = f->queues[q].parent)
+		d++;
+	return d;
 }
 
-/* Whether queue a goes before queue b as siblings: higher priority, then
- * the lower class, then the lower share. */
-static bool sib_before(const mu__hubq_t *a, const mu__hubq_t *b)
+/* Divides share among the children of parent p (-1: the roots), in
+ * scratch sb (room for every queue).  O(queues + children x res log). */
+static int fair_kids(mu_fleet_t *f, int32_t p, const mu_res_t *share, mu_fair_sib_t *sb,
+		     int32_t *ids)
 {
-	if (a->priority != b->priority)
-		return a->priority > b->priority;
-	double sa, sb;
-	int ca = queue_class(a, &sa), cb = queue_class(b, &sb);
-	if (ca != cb)
-		return ca < cb;
-	return sa < sb;
+	int32_t n = 0;
+	for (int32_t i = 0; i < f->nqueues; i++) {
+		const mu__hubq_t *q = &f->queues[i];
+		if (q->parent != p)
+			continue;
+		mu_fair_sib_t *x = &sb[n];
+		x->key = i;
+		x->priority = q->priority;
+		x->deserved = q->deserved;
+		x->demand = q->demand;
+		x->fair = q->fair;
+		memcpy(x->weight, q->weight, sizeof x->weight);
+		ids[n++] = i;
+	}
+	int rc = mu_fairshare_divide(sb, n, share, MU__HUBQ_NRES);
+	for (int32_t i = 0; rc == MU_OK && i < n; i++)
+		f->queues[ids[i]].fair = sb[i].fair;
+	return rc;
+}
+
+int mu__hubq_fair(mu_fleet_t *f)
+{
+	memset(&f->total, 0, sizeof f->total);
+	for (int32_t c = 0; c < f->nclusters; c++) {
+		if (f->clusters[c].state != MU_CLUSTER_READY)
+			continue;
+		mu_res_t a;
+		mu_engine_totals(f->clusters[c].eng, &a, NULL);
+		for (int r = 0; r < MU__HUBQ_NRES; r++)
+			f->total.v[r] += a.v[r];
+	}
+	if (f->nqueues == 0)
+		return MU_OK;
+	int8_t *depth = malloc((size_t)f->nqueues);
+	mu_fair_sib_t *sb = malloc((size_t)f->nqueues * sizeof *sb);
+	int32_t *ids = malloc((size_t)f->nqueues * sizeof *ids);
+	if (!depth || !sb || !ids) {
+		free(depth);
+		free(sb);
+		free(ids);
+		return MU_ENOMEM;
+	}
+	for (int32_t i = 0; i < f->nqueues; i++) {
+		mu__hubq_t *q = &f->queues[i];
+		depth[i] = (int8_t)depth_of(f, i);
+		memset(&q->fair, 0, sizeof q->fair);
+		for (int r = 0; r < MU_RES_MAX; r++)
+			q->demand.v[r] = q->own.v[r] + q->pend.v[r];
+	}
+	/* deepest first: a queue's demand is complete (its own, its queued
+	 * jobs', its children's), capped by its limit, before its parent's */
+	for (int d = MU__HUBQ_DEPTH; d >= 0; d--)
+		for (int32_t i = 0; i < f->nqueues; i++) {
+			if (depth[i] != d)
+				continue;
+			mu__hubq_t *q = &f->queues[i];
+			for (int r = 0; r < MU_RES_MAX; r++)
+				if (q->demand.v[r] > q->limit.v[r])
+					q->demand.v[r] = q->limit.v[r];
+			if (q->parent >= 0)
+				for (int r = 0; r < MU_RES_MAX; r++)
+					f->queues[q->parent].demand.v[r] += q->demand.v[r];
+		}
+	int rc = fair_kids(f, -1, &f->total, sb, ids);
+	for (int d = 0; rc == MU_OK && d < MU__HUBQ_DEPTH; d++)
+		for (int32_t i = 0; rc == MU_OK && i < f->nqueues; i++)
+			if (depth[i] == d) {
+				mu_res_t share = f->queues[i].fair;
+				rc = fair_kids(f, i, &share, sb, ids);
+			}
+	free(depth);
+	free(sb);
+	free(ids);
+	return rc;
+}
+
+/* Queue q's dominant share: usage over fair share (the engine's). */
+static double share_of(const mu_fleet_t *f, const mu__hubq_t *q)
+{
+	return mu_fairshare_ratio(&q->used, &q->demand, &q->fair, &f->total, MU__HUBQ_NRES);
+}
+
+/* Whether queue a goes before its sibling b: higher priority, then the
+ * lower dominant share, then the lower index (the engine's order). */
+static bool sib_before(const mu_fleet_t *f, int32_t a, int32_t b)
+{
+	const mu__hubq_t *x = &f->queues[a], *y = &f->queues[b];
+	if (x->priority != y->priority)
+		return x->priority > y->priority;
+	double sa = share_of(f, x), sb = share_of(f, y);
+	if (sa != sb)
+		return sa < sb;
+	return a < b;
 }
 
 /* q's path from its root into path (root first); its length. */
@@ -235,7 +338,7 @@ static bool served_before(const mu_fleet_t *f, int32_t a, int32_t b)
 		i++;
 	if (i == na || i == nb)
 		return na < nb;
-	return sib_before(&f->queues[pa[i]], &f->queues[pb[i]]);
+	return sib_before(f, pa[i], pb[i]);
 }
 
 int32_t mu__hubq_pick(const mu_fleet_t *f)

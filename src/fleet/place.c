@@ -334,10 +334,10 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 		return MU_ENOMEM;
 	}
 	mu__hubq_prepare(f);
-	int rc = MU_OK;
+	int rc = mu__hubq_fair(f);
 	int32_t cur = -1;
 	uint64_t seen = f->usage_gen;
-	for (;;) {
+	while (rc == MU_OK) {
 		/* While no usage moved, shares stand still and the queue that
 		 * went last still goes first while it has jobs in line. */
 		if (cur < 0 || f->queues[cur].cursor >= f->queues[cur].nline ||

@@ -412,7 +412,12 @@ wait_for bad-caps-logged 50 grep -q "muster.io/cluster-caps \"small\": expected 
 # and said where `kubectl describe queue` shows it: a Warning Event
 queue_event() { h get events -n default -o jsonpath='{range .items[?(@.reason=="InvalidQueue")]}{.involvedObject.kind}/{.involvedObject.name}: {.message}{"\n"}{end}' && grep -q 'Queue/team-a: not taken by the dispatcher (invalid argument): annotation muster.io/cluster-caps "small": expected' "$T/out"; }
 wait_for bad-caps-event 50 queue_event
+# and as the condition Active on the Queue's status (round 11), which
+# turns Ready again once the annotation is fixed
+queue_cond() { h get queue team-a -o jsonpath='{range .status.conditions[?(@.type=="Active")]}{.status}/{.reason}: {.message}{end}' && grep -q "$1" "$T/out"; }
+wait_for bad-caps-condition 50 queue_cond 'False/InvalidQueue: not taken by the dispatcher (invalid argument): annotation muster.io/cluster-caps "small"'
 h annotate queue team-a muster.io/cluster-caps-
+wait_for caps-condition-ready 50 queue_cond 'True/Ready'
 h delete job capped
 
 # --- a copy its worker refuses for good: NotAdmitted, not sent again --------

@@ -25,7 +25,10 @@
 #     FailedCreate, which `muster up` records as Kubernetes' does); the
 #     hub Job says FailedCreate with big's message (annotation, condition
 #     Dispatched), and after --start-timeout (40 s) it ends NotAdmitted,
-#     its copy deleted, never sent again (generation 1);
+#     its copy deleted, never sent again (generation 1); the same in pull
+#     mode on small (round 11): its agent reports the Event on the copy
+#     (muster.io/dispatch-copy-failed), the hub Job says FailedCreate with
+#     small's message and ends NotAdmitted at generation 1;
 #   - a coscheduling PodGroup whose minResources (40 GPUs) are above every
 #     cluster's free capacity in aggregate waits MinResourcesNotFree;
 #   - neither log holds a 403 or a sanitizer report.
@@ -107,9 +110,16 @@ printf 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: 
 expect "PriorityClass hub-only on the hub only" 0 h create -f "$T/pc.yaml"
 printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: fc\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/cluster-selector: region=us}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      priorityClassName: hub-only\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {cpu: "1"}}}]\n' >"$T/fc.yaml"
 expect "hub Job fc" 0 h create -f "$T/fc.yaml"
+# the same in pull mode (round 11): fcp may use only small, whose agent
+# reports its copy's FailedCreate Event to the hub
+sed 's/name: fc$/name: fcp/; s/region=us/region=eu/' "$T/fc.yaml" >"$T/fcp.yaml"
+expect "hub Job fcp" 0 h create -f "$T/fcp.yaml"
 wait_for fc-to-big 100 ann_is job fc cluster big
+wait_for fcp-to-small 100 ann_is job fcp cluster small
 fcw() { ann_is job fc dispatch-reason FailedCreate && ann job fc dispatch-message | grep -q "cluster big cannot create its pods: Error creating: .*no PriorityClass with name hub-only was found"; }
 wait_for fc-says-failed-create 150 fcw || echo "  fc: $(ann job fc dispatch-reason): $(ann job fc dispatch-message)"
+fcpw() { ann_is job fcp dispatch-reason FailedCreate && ann job fcp dispatch-message | grep -q "cluster small cannot create its pods: Error creating: .*no PriorityClass with name hub-only was found"; }
+wait_for fcp-says-failed-create 100 fcpw || echo "  fcp: $(ann job fcp dispatch-reason): $(ann job fcp dispatch-message)"
 [ "$(hget job fc '{.status.conditions[?(@.type=="Dispatched")].reason}')" = FailedCreate ] && ok ||
 	bad "fc condition: $(hget job fc '{.status.conditions}')"
 w big get events --field-selector reason=FailedCreate -o name | grep -q . && ok || bad "no FailedCreate Event on big"
@@ -119,6 +129,10 @@ fcgone() { ! w big get job fc -o name | grep -q .; }
 wait_for fc-copy-deleted 100 fcgone
 sleep 2
 ann_is job fc dispatch-generation 1 && ok || bad "fc sent again later: generation $(ann job fc dispatch-generation)"
+wait_for fcp-not-admitted 300 ann_is job fcp dispatch-phase NotAdmitted || echo "  fcp: $(ann job fcp dispatch-phase) $(ann job fcp dispatch-reason)"
+ann_is job fcp dispatch-generation 1 && ok || bad "fcp sent again: generation $(ann job fcp dispatch-generation)"
+fcpgone() { ! w small get job fcp -o name | grep -q .; }
+wait_for fcp-copy-deleted 100 fcpgone
 
 # --- the coscheduling minResources, in aggregate -------------------------------
 printf 'apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: mr\n  labels: {muster.io/queue: team-a}\nspec:\n  minMember: 1\n  minResources: {nvidia.com/gpu: "40"}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: mr-0\n  labels: {scheduling.x-k8s.io/pod-group: mr}\nspec:\n  schedulerName: muster\n  schedulingGates: [{name: muster.io/dispatch}]\n  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n' >"$T/mr.yaml"

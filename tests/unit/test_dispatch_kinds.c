@@ -590,6 +590,35 @@ static void test_podcap(mu_t_t *t)
 	json_decref(l);
 }
 
+/* Capacity from pods that share GPUs (round 11): on n1, two pods with
+ * half a GPU each on device 3 (muster.io/gpus, as muster's scheduler
+ * writes it) take that one device, a gpu-memory pod on device 5 another,
+ * and a muster.io/gpu-milli pod on device 5 no more; on n2 a share pod
+ * that names no device takes one of its own, beside a whole GPU. */
+static void test_podcap_shares(mu_t_t *t)
+{
+	json_t *l = J("{\"items\":["
+		      "{\"metadata\":{\"name\":\"a\",\"annotations\":{\"gpu-fraction\":\"0.5\",\"muster.io/gpus\":\"3\"}},"
+		      "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}},"
+		      "{\"metadata\":{\"name\":\"b\",\"annotations\":{\"gpu-fraction\":\"0.5\",\"muster.io/gpus\":\"3\"}},"
+		      "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{}]}},"
+		      "{\"metadata\":{\"name\":\"c\",\"annotations\":{\"gpu-memory\":\"4096\",\"muster.io/gpus\":\"5\"}},"
+		      "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{}]}},"
+		      "{\"metadata\":{\"name\":\"d\",\"annotations\":{\"muster.io/gpus\":\"5\"}},"
+		      "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"resources\":{\"limits\":{\"muster.io/gpu-milli\":\"250\"}}}]}},"
+		      "{\"metadata\":{\"name\":\"e\",\"annotations\":{\"muster.io/gpu-memory\":\"1024\"}},"
+		      "\"spec\":{\"nodeName\":\"n2\",\"containers\":[{}]}},"
+		      "{\"metadata\":{\"name\":\"f\"},"
+		      "\"spec\":{\"nodeName\":\"n2\",\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]}}]}");
+	json_t *u = mu__dpods_used(l);
+	CHECK_STR(t, json_string_value(json_object_get(u, "n1")),
+		  "cpu=1000m,memory=0,nvidia.com/gpu=2,pods=4");
+	CHECK_STR(t, json_string_value(json_object_get(u, "n2")),
+		  "cpu=0m,memory=0,nvidia.com/gpu=2,pods=2");
+	json_decref(u);
+	json_decref(l);
+}
+
 /* The coscheduling PodGroup's minResources in accounting units, refused
  * when a value is not a quantity; other kinds have none. */
 static void test_min_resources(mu_t_t *t)
@@ -626,6 +655,7 @@ int main(void)
 	MU_RUN(&t, test_raycluster);
 	MU_RUN(&t, test_kai_subgroups);
 	MU_RUN(&t, test_podcap);
+	MU_RUN(&t, test_podcap_shares);
 	MU_RUN(&t, test_min_resources);
 	return mu_t_done(&t);
 }
