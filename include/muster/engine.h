@@ -87,9 +87,8 @@ extern const mu_score_ops_t mu_score_bestfit;    /* least left after */
 /* These take a finished mu_workload_mix_t as their state. */
 extern const mu_score_ops_t mu_score_fgd;        /* least fragmentation growth */
 extern const mu_score_ops_t mu_score_muster;     /* muster's GPU policy */
-/* muster's policy with the large shares placed by the CPU-aware growth
- * when multi-GPU pods carry much of the demand (an option, not the
- * default; score_frag.c). */
+/* "muster-mg": the tenth round's option, now muster's own behaviour; the
+ * same functions as mu_score_muster under the old name (score_frag.c). */
 extern const mu_score_ops_t mu_score_muster_mg;
 
 #define MU_MIX_MAX_MODELS 63 /* distinct GPU models a mix can name */

@@ -50,6 +50,10 @@ struct mu__mix_index {
 	double *cum;      /* by type: weight of its group's types up to it */
 	double *cum_inv;  /* the same sums of weight / cpu (cpu > 0) */
 	double multi;     /* share of the GPU demand in pods of 2+ GPUs */
+	double whole;     /* share of the GPU demand in pods of whole GPUs */
+	/* dead[r]: r less the largest sum <= r of the mix's common share
+	 * sizes, repeats allowed (see mix_dead) */
+	int16_t dead[1001];
 };
 
 /* A node as the measure sees it: free CPU, whole free devices, and the
@@ -162,6 +166,40 @@ static bool same_group(const mu_pod_type_t *x, const mu_pod_type_t *y)
 	       x->models == y->models;
 }
 
+/* The dead remainder of every free share r (0..1000) of a device: r less
+ * the largest sum <= r of the mix's common share sizes, each size used any
+ * number of times (an unbounded knapsack).  A size is common when at least
+ * DEAD_COMMON of the mix's share pods ask for it: a remainder that only a
+ * rare size fits is as good as dead (openb: the 190 an 810 leaves is
+ * filled by 160s, 110s and 50s, 1.3% of the pods).  O(types + 1000 x
+ * sizes), once per mix. */
+#define DEAD_COMMON 0.01
+
+static void mix_dead(const mu_workload_mix_t *m, struct mu__mix_index *ix)
+{
+	int64_t count[1000] = {0}, shares = 0;
+	for (int32_t i = 0; i < m->ntypes; i++) {
+		const mu_pod_type_t *t = &m->types[i];
+		if (!t->gpus && t->gpu_milli > 0 && t->gpu_milli < 1000) {
+			count[t->gpu_milli] += t->count;
+			shares += t->count;
+		}
+	}
+	int16_t size[1000];
+	int32_t nsize = 0;
+	for (int z = 1; z < 1000; z++)
+		if (count[z] > 0 && (double)count[z] >= DEAD_COMMON * (double)shares)
+			size[nsize++] = (int16_t)z;
+	int16_t fill[1001];
+	for (int r = 0; r <= 1000; r++) {
+		fill[r] = 0;
+		for (int32_t k = 0; k < nsize && size[k] <= r; k++)
+			if (fill[r - size[k]] + size[k] > fill[r])
+				fill[r] = (int16_t)(fill[r - size[k]] + size[k]);
+		ix->dead[r] = (int16_t)(r - fill[r]);
+	}
+}
+
 /* Sets the weights and builds the groups and cumulative sums of a sorted,
  * merged mix.  O(types). */
 static int mix_index(mu_workload_mix_t *m)
@@ -192,15 +230,18 @@ static int mix_index(mu_workload_mix_t *m)
 		ix->cum_inv[i] = (first ? 0 : ix->cum_inv[i - 1]) +
 				 (t->cpu > 0 ? t->weight / (double)t->cpu : 0);
 	}
-	double demand = 0, multi = 0;
+	double demand = 0, multi = 0, whole = 0;
 	for (int32_t i = 0; i < m->ntypes; i++) {
 		const mu_pod_type_t *t = &m->types[i];
 		double d = (double)t->count *
 			   (t->gpus ? 1000.0 * t->gpus : t->gpu_milli);
 		demand += d;
 		multi += t->gpus > 1 ? d : 0;
+		whole += t->gpus > 0 ? d : 0;
 	}
 	ix->multi = demand > 0 ? multi / demand : 0;
+	ix->whole = demand > 0 ? whole / demand : 0;
+	mix_dead(m, ix);
 	m->index = ix;
 	return MU_OK;
 }
@@ -498,77 +539,96 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 	return fgd_placement(ctx->state, n, req).dev;
 }
 
-/* muster: a pod that takes whole GPUs or only CPU is placed by the growth
- * of the CPU-aware measure; a share as the artifact's FGD places it (its
- * integer points, the first node and device on ties), on muster's mix.
- * CPU is what whole-GPU and CPU-only pods take in bulk, and the CPU-aware
- * measure is the one that sees GPUs stranded by it.  A share takes a few
- * cores and a slice of one device; what matters is which slice it fills,
- * and the CPU-aware measure would already write off the partly used
- * devices of nodes with little CPU left, which are the ones a share should
- * fill.  FGD's coarse points make many nodes equal for a share, and the
- * first of them wins, so shares gather on the same nodes: on a workload of
- * shares only that is worth about a point over the real-valued growth. */
-static bool muster_cpu_aware(const mu_res_t *req)
+/* muster.  A pod that takes whole GPUs or only CPU is placed by the
+ * growth of the CPU-aware measure: CPU is what such pods take in bulk, and
+ * that measure is the one that sees GPUs stranded by it.
+ *
+ * A share is placed by FGD's integer points on muster's mix (the first
+ * node on ties, which gathers shares on the same nodes: on a workload of
+ * shares only that is worth about a point over the real-valued growth),
+ * with two corrections read off the mix (docs/evaluation.md, "Eleventh
+ * round"):
+ *   - remainder fit: less the growth of the device's dead remainder in
+ *     GPUs (mix_dead; at most one point either way), so of two devices
+ *     the share goes where what it leaves is a sum of common share sizes;
+ *   - per-node reserve: breaking a whole device of a node that keeps no
+ *     more than RESERVE x devices x the mix's whole-GPU share of the GPU
+ *     demand whole devices costs 100 points, so shares break whole
+ *     devices where whole-GPU pods are expected least, and still go there
+ *     when no other node holds them.  It is per node because a score may
+ *     read only the node (the engine keeps scores by node).
+ * A large share (MG_LARGE and more) is placed as a whole-GPU pod is, by
+ * the CPU-aware growth, when pods of two or more GPUs carry at least
+ * MG_MULTI of the mix's GPU demand: it is alone on its device, and where
+ * it goes decides which nodes keep whole GPUs; FGD's points make the
+ * CPU-rich two-GPU nodes equal to the eight-GPU ones, the CPU-aware growth
+ * puts it where the CPU left is as short as the GPUs, which pays when many
+ * multi-GPU pods follow (openb's multigpu30) and costs where few do
+ * (default).  O(devices) measures of the node. */
+#define MG_MULTI 0.15 /* between openb default's 0.07 and multigpu30's 0.30 */
+#define MG_LARGE 700  /* openb's 810s; its next share down is 650 */
+#define RESERVE 0.75  /* of the whole-GPU demand share (0.5 and 1.0 tried) */
+
+static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 {
-	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0;
+	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0 ||
+	       (req->v[MU_RES_GPU_MILLI] >= MG_LARGE && m && m->index &&
+		m->index->multi >= MG_MULTI);
+}
+
+/* The share req's placement on the node of view v (see muster above): the
+ * best score over the devices that hold it, the first such device on
+ * ties.  Without a finished mix, FGD's placement.  O(devices) measures. */
+static placement_t muster_share(const mu_workload_mix_t *m,
+				const mu_node_view_t *v, const mu_res_t *req)
+{
+	if (!m || !m->index)
+		return fgd_placement(m, v, req);
+	const struct mu__mix_index *ix = m->index;
+	fnode_t before, after;
+	fnode_from_view(m, v, &before);
+	double f0 = frag_of(m, &before, false);
+	after = before;
+	after.cpu -= req->v[MU_RES_CPU] > 0 ? req->v[MU_RES_CPU] : 100;
+	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
+	int32_t reserve = (int32_t)floor(RESERVE * v->ngpu * ix->whole);
+	placement_t best = {-1, -1};
+	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++) {
+		int16_t f = v->gpu_free[g];
+		if (f < milli)
+			continue;
+		fnode_t s = after;
+		fnode_take_share(&s, f, milli);
+		double p = (double)fgd_points(frag_of(m, &s, false) - f0);
+		int dead = ix->dead[f - milli] - (f >= 1000 ? 0 : ix->dead[f]);
+		p -= dead / 1001.0;
+		if (f >= 1000 && before.nfull <= reserve)
+			p -= 100;
+		if (best.dev < 0 || p > best.cost)
+			best = (placement_t){p, g};
+	}
+	return best;
 }
 
 static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 			   const mu_res_t *req)
 {
-	if (!muster_cpu_aware(req))
-		return fgd_placement(ctx->state, n, req).cost;
+	if (!muster_cpu_aware(ctx->state, req))
+		return muster_share(ctx->state, n, req).cost;
 	return -best_placement(ctx->state, n, req, true).cost;
 }
 
 static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 		       const mu_res_t *req)
 {
-	if (!muster_cpu_aware(req))
-		return fgd_placement(ctx->state, n, req).dev;
-	return best_placement(ctx->state, n, req, true).dev;
-}
-
-/* muster-mg: muster's policy, except that when pods of two or more GPUs
- * carry at least MG_MULTI of the mix's GPU demand, shares of MG_LARGE
- * milli-GPU and more are placed as whole-GPU pods are, by the least growth
- * of the CPU-aware measure.  Such a share is alone on its device, and
- * where it goes decides which nodes keep whole GPUs: FGD's coarse points
- * make the CPU-rich two-GPU nodes equal to the eight-GPU ones and the
- * first node wins, while the CPU-aware growth puts it where the CPU left
- * is as short as the GPUs.  That pays when many multi-GPU pods follow
- * (openb's multigpu30: +0.26 points) and costs where few do (default:
- * -0.22), so the mix decides; docs/evaluation.md ("tenth round") has the
- * figures and what the threshold rests on.  O(devices) measures of the
- * node, as muster. */
-#define MG_MULTI 0.15 /* between openb default's 0.07 and multigpu30's 0.30 */
-#define MG_LARGE 700  /* openb's 810s; its next share down is 650 */
-
-static bool mg_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
-{
-	return muster_cpu_aware(req) ||
-	       (req->v[MU_RES_GPU_MILLI] >= MG_LARGE && m->index &&
-		m->index->multi >= MG_MULTI);
-}
-
-static double score_muster_mg(const mu_score_ctx_t *ctx,
-			      const mu_node_view_t *n, const mu_res_t *req)
-{
-	if (!mg_cpu_aware(ctx->state, req))
-		return fgd_placement(ctx->state, n, req).cost;
-	return -best_placement(ctx->state, n, req, true).cost;
-}
-
-static int pick_muster_mg(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
-			  const mu_res_t *req)
-{
-	if (!mg_cpu_aware(ctx->state, req))
-		return fgd_placement(ctx->state, n, req).dev;
+	if (!muster_cpu_aware(ctx->state, req))
+		return muster_share(ctx->state, n, req).dev;
 	return best_placement(ctx->state, n, req, true).dev;
 }
 
 const mu_score_ops_t mu_score_fgd = {"fgd", score_fgd, pick_fgd, MU_SCORE_MIX};
 const mu_score_ops_t mu_score_muster = {"muster", score_muster, pick_muster, MU_SCORE_MIX};
-const mu_score_ops_t mu_score_muster_mg = {"muster-mg", score_muster_mg,
-					   pick_muster_mg, MU_SCORE_MIX};
+/* The tenth round's option, now muster's own behaviour; the name is kept
+ * so that its commands still run. */
+const mu_score_ops_t mu_score_muster_mg = {"muster-mg", score_muster, pick_muster,
+					   MU_SCORE_MIX};

@@ -242,12 +242,14 @@ static void test_fgd_muster_choice(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
-/* muster-mg places a share of 700 milli-GPU or more by the CPU-aware
- * growth when multi-GPU pods carry 15% or more of the mix's GPU demand,
- * and as muster (FGD's points) otherwise.  Two idle 8-GPU nodes, one with
- * 64 cores free and one with 10: FGD's points cannot tell them apart for
- * an 810 (both keep the CPU one pod of each shape needs), the CPU-aware
- * growth prefers the CPU-poor node, whose GPUs its CPU strands anyway. */
+/* muster places a share of 700 milli-GPU or more by the CPU-aware growth
+ * when multi-GPU pods carry 15% or more of the mix's GPU demand, and by
+ * FGD's points otherwise (the tenth round's muster-mg, muster's own
+ * behaviour since the eleventh; the name muster-mg is kept and means
+ * muster).  Two idle 8-GPU nodes, one with 64 cores free and one with 10:
+ * FGD's points cannot tell them apart for an 810 (both keep the CPU one
+ * pod of each shape needs), the CPU-aware growth prefers the CPU-poor
+ * node, whose GPUs its CPU strands anyway. */
 static void test_muster_mg_choice(mu_t_t *t)
 {
 	mu_res_t big = req(8000, 8, 0), one = req(4000, 1, 0),
@@ -267,28 +269,75 @@ static void test_muster_mg_choice(mu_t_t *t)
 	vnode_t rich, poor;
 	vnode(&rich, 64000, 64000, 8, idle, NULL);
 	vnode(&poor, 64000, 10000, 8, idle, NULL);
-	const mu_score_ops_t *mg = &mu_score_muster_mg, *mu = &mu_score_muster;
-	/* muster: the same points on both nodes, on either mix */
-	CHECK(t, NEAR(score(mu, &heavy, 0, &rich, &s810),
-		      score(mu, &heavy, 0, &poor, &s810)));
-	/* muster-mg on the multi-GPU-heavy mix: the CPU-poor node */
-	CHECK(t, score(mg, &heavy, 0, &poor, &s810) >
-		 score(mg, &heavy, 0, &rich, &s810) + 1e-6);
-	CHECK_EQ_INT(t, pick(mg, &heavy, &poor, &s810), 0);
-	/* ... but a smaller share still by FGD's points, as muster */
-	CHECK(t, NEAR(score(mg, &heavy, 0, &poor, &s300),
-		      score(mu, &heavy, 0, &poor, &s300)));
-	/* on the light mix muster-mg is muster */
+	const mu_score_ops_t *mu = &mu_score_muster;
+	/* on the multi-GPU-heavy mix: the CPU-poor node */
+	CHECK(t, score(mu, &heavy, 0, &poor, &s810) >
+		 score(mu, &heavy, 0, &rich, &s810) + 1e-6);
+	CHECK_EQ_INT(t, pick(mu, &heavy, &poor, &s810), 0);
+	/* ... where FGD's points see no difference */
+	CHECK(t, NEAR(score(&mu_score_fgd, &heavy, 0, &rich, &s810),
+		      score(&mu_score_fgd, &heavy, 0, &poor, &s810)));
+	/* a smaller share still by FGD's points: both alike */
+	CHECK(t, NEAR(score(mu, &heavy, 0, &poor, &s300),
+		      score(mu, &heavy, 0, &rich, &s300)));
+	/* on the light mix an 810 scores alike on both too */
+	CHECK(t, NEAR(score(mu, &light, 0, &rich, &s810),
+		      score(mu, &light, 0, &poor, &s810)));
+	/* the old name is muster */
+	const mu_score_ops_t *mg = mu_score_find("muster-mg");
+	CHECK(t, mg == &mu_score_muster_mg);
 	const vnode_t *both[] = {&rich, &poor};
 	for (int i = 0; i < 2; i++) {
-		CHECK(t, NEAR(score(mg, &light, 0, both[i], &s810),
-			      score(mu, &light, 0, both[i], &s810)));
+		CHECK(t, NEAR(score(mg, &heavy, 0, both[i], &s810),
+			      score(mu, &heavy, 0, both[i], &s810)));
 		CHECK(t, NEAR(score(mg, &light, 0, both[i], &one),
 			      score(mu, &light, 0, both[i], &one)));
 	}
-	CHECK(t, mu_score_find("muster-mg") == mg);
 	mu_workload_mix_release(&heavy);
 	mu_workload_mix_release(&light);
+}
+
+/* muster's two corrections to FGD's points for a share (score_frag.c,
+ * muster_share).  Mix: whole GPUs, 470s and 320s, ten pods each.
+ * Remainder fit: a 470 on a device with 790 free leaves 320, a common
+ * size; on one with 640 free it leaves 170, which no common size fits.
+ * FGD's points are the same (51) and it takes the first.  Reserve: the
+ * mix's whole-GPU share of the demand is 10000 / 17900, so a 4-GPU node
+ * keeps floor(0.75 x 4 x 0.56) = 1 whole device for whole-GPU pods; a
+ * share breaks that one only when no node has another. */
+static void test_muster_share_choice(mu_t_t *t)
+{
+	mu_res_t w = req(4000, 1, 0), a = req(2000, 0, 470), b = req(2000, 0, 320);
+	mu_workload_mix_t m;
+	mu_workload_mix_init(&m);
+	mu_workload_mix_add(&m, &w, NULL, 0, 10);
+	mu_workload_mix_add(&m, &a, NULL, 0, 10);
+	mu_workload_mix_add(&m, &b, NULL, 0, 10);
+	mu_workload_mix_finish(&m);
+	const mu_score_ops_t *mu = &mu_score_muster, *fgd = &mu_score_fgd;
+	vnode_t n, p, q;
+	int16_t mixed[] = {640, 790}, low[] = {640, 640}, high[] = {790, 790};
+	vnode(&n, 32000, 32000, 2, mixed, NULL);
+	CHECK_EQ_INT(t, pick(fgd, &m, &n, &a), 0);
+	CHECK_EQ_INT(t, pick(mu, &m, &n, &a), 1);
+	vnode(&p, 32000, 32000, 2, low, NULL);
+	vnode(&q, 32000, 32000, 2, high, NULL);
+	CHECK(t, NEAR(score(fgd, &m, 0, &p, &a), score(fgd, &m, 0, &q, &a)));
+	CHECK(t, score(mu, &m, 0, &q, &a) > score(mu, &m, 0, &p, &a) + 0.1);
+	/* within a point of FGD's: 170 / 1001 less */
+	CHECK(t, NEAR(score(mu, &m, 0, &p, &a), 51 - 170 / 1001.0));
+	/* the reserve */
+	int16_t idle[] = {1000, 1000, 1000, 1000}, last[] = {1000, 0, 0, 0};
+	vnode(&p, 32000, 32000, 4, idle, NULL);
+	vnode(&q, 32000, 32000, 4, last, NULL);
+	CHECK(t, NEAR(score(fgd, &m, 0, &p, &a), score(fgd, &m, 0, &q, &a)));
+	CHECK(t, score(mu, &m, 0, &p, &a) > score(mu, &m, 0, &q, &a) + 99);
+	CHECK_EQ_INT(t, pick(mu, &m, &q, &a), 0); /* still placeable */
+	/* a 2-GPU node keeps none: floor(0.75 x 2 x 0.56) = 0 */
+	int16_t two[] = {1000, 0};
+	vnode(&q, 32000, 32000, 2, two, NULL);
+	CHECK(t, NEAR(score(mu, &m, 0, &q, &a), score(mu, &m, 0, &p, &a)));
+	mu_workload_mix_release(&m);
 }
 
 /* The baselines on crafted nodes. */
@@ -811,6 +860,7 @@ int main(void)
 	MU_RUN(&t, test_frag_measure);
 	MU_RUN(&t, test_fgd_muster_choice);
 	MU_RUN(&t, test_muster_mg_choice);
+	MU_RUN(&t, test_muster_share_choice);
 	MU_RUN(&t, test_baselines_choice);
 	MU_RUN(&t, test_pick_device_hook);
 	MU_RUN(&t, test_kube_ties);
