@@ -596,8 +596,8 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		}
 		c = mu__dkind_workload(j->obj, j->kind, j->gpods);
 	}
-	/* the loader reads the tree itself (its text was 10% of the
-	 * dispatcher's CPU in bench/dispatch.sh, half of it libyaml's scan);
+	/* the loader reads the tree itself (through its text, 12% of the
+	 * dispatcher's samples in bench/dispatch.sh, half of it libyaml's);
 	 * a refusal is read again from the text for its message's place */
 	mu_diag_t dg = {""};
 	int rc = c ? mu_load_json(j->key, c, &j->specs, &dg) : MU_ENOMEM;

@@ -341,9 +341,10 @@ int mu_load_yaml(const char *name, const char *buf, size_t len,
  * events of v's compact text would build it: strings quoted (not plain),
  * numbers, true, false and null plain, in their json_dumps text.  Lines
  * and columns are 1 (the caller reads messages from the text path).
- * JB_TEXT (a positive code, no error) when the text path must be taken instead (nesting past
- * MU__Y_MAX_DEPTH, more than YB_MAX_TREE nodes, a NUL in a string): it
- * refuses those with its own message.  O(v's nodes). */
+ * JB_TEXT (a positive code, not an error) when the text path must be
+ * taken instead (nesting past MU__Y_MAX_DEPTH, more than YB_MAX_TREE
+ * nodes, a NUL in a string): it refuses those with its own message.
+ * Nodes in b's arena.  O(v's nodes); recursion at most MU__Y_MAX_DEPTH. */
 static int jb_node(ybuild_t *b, const json_t *v, mu__ynode_t *parent, const char *key, int depth,
 		   mu__ynode_t **out)
 {
