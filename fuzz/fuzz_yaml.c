@@ -5,8 +5,9 @@
  * whole or a share, pinned CPUs whole, pod affinity and spread terms the
  * engine accepts, node topologies in range, a scenario's MIG layouts
  * parseable, diag text terminated), then validated (which attaches NodeResourceTopology
- * documents to their nodes) and checked again, and released.  A
- * broken promise aborts, so that the fuzzer reports it like a crash.
+ * documents to their nodes) and checked again, and released; a JSON
+ * input is also read as a tree (mu_load_json), which must agree with the
+ * text path.  A broken promise aborts, so that the fuzzer reports it like a crash.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -176,6 +177,32 @@ static void check_mig(const mu_specs_t *s)
 			       s->scenario->steps[i].nexpect_mig);
 }
 
+/* When the input is a JSON document, aborts unless mu_load_json of its
+ * tree gives what mu_load_yaml gives of the tree's compact text (the
+ * dispatcher's promise): the same code and as many jobs, nodes and
+ * queues. */
+static void check_tree(const char *buf, size_t size)
+{
+	json_t *v = json_loadb(buf, size, 0, NULL);
+	char *text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+	if (!text) {
+		json_decref(v);
+		return;
+	}
+	mu_specs_t a, b;
+	mu_diag_t da, db;
+	mu_specs_init(&a);
+	mu_specs_init(&b);
+	int ra = mu_load_yaml("fuzz.yaml", text, strlen(text), &a, &da);
+	int rb = mu_load_json("fuzz.yaml", v, &b, &db);
+	if (ra != rb || a.njobs != b.njobs || a.nnodes != b.nnodes || a.nqueues != b.nqueues)
+		abort();
+	mu_specs_release(&a);
+	mu_specs_release(&b);
+	free(text);
+	json_decref(v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1);
@@ -198,6 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == MU_OK && mu_specs_validate(&s, &d) == MU_OK)
 		check_topology(&s); /* now with NodeResourceTopology attached */
 	mu_specs_release(&s);
+	check_tree(buf, size);
 	free(buf);
 	return 0;
 }

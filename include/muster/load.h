@@ -44,6 +44,13 @@ int mu_load_file(const char *path, const mu_load_opts_t *opts, mu_specs_t *into,
 /* The specific loaders behind mu_load_buffer(). */
 int mu_load_yaml(const char *name, const char *buf, size_t len,
 		 mu_specs_t *into, mu_diag_t *diag);
+/* The same as mu_load_yaml() of json_dumps(doc)'s compact text, without
+ * writing or scanning it: a document's nodes are built from doc (a
+ * jansson json_t) directly.  Errors are the same, but their line and
+ * column are not the text's (1:1): read a message from mu_load_yaml()
+ * when it matters. */
+struct json_t;
+int mu_load_json(const char *name, const struct json_t *doc, mu_specs_t *into, mu_diag_t *diag);
 int mu_load_csv(const char *name, const char *buf, size_t len,
 		const mu_load_opts_t *opts, mu_specs_t *into, mu_diag_t *diag);
 

@@ -16,8 +16,9 @@
  *
  * Level-triggered: changes mark jobs dirty (mu__jobctl_event) and
  * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
- * the controller thread; a reconcile creates at most MU__TX_MAX / 2 pods and
- * marks the job dirty again to finish later.
+ * the controller thread; a reconcile creates at most MU__TX_MAX / 4 pods
+ * (each with the Normal Event SuccessfulCreate on the Job, as Kubernetes'
+ * pod control records it) and marks the job dirty again to finish later.
  *
  * A job finds its pods through an index by controller uid (the pods'
  * batch.kubernetes.io/controller-uid label), kept from the pod events and
@@ -690,8 +691,35 @@ static void failed_create(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, co
 	json_decref(e);
 }
 
+/* The Normal Event Kubernetes' Job controller records for each pod it
+ * creates (its pod control: reason SuccessfulCreate, "Created pod: POD",
+ * on the Job), in tx.  One write. */
+static void created(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *pod)
+{
+	const char *ns = mu__jstr(job, "metadata.namespace"), *name = mu__jstr(job, "metadata.name");
+	const char *uid = mu__jstr(job, "metadata.uid");
+	char en[300], ts[40], msg[400], sfx[6];
+	if (!ns || !name || !uid)
+		return;
+	mu__name_suffix(jc->s, sfx);
+	snprintf(en, sizeof en, "%.230s.%s", name, sfx);
+	mu__timestamp(ts, sizeof ts, false);
+	snprintf(msg, sizeof msg, "Created pod: %s", pod);
+	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
+			      "s:{s:s}, s:s, s:s, s:i, s:s}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
+			      "involvedObject", "kind", "Job", "apiVersion", "batch/v1", "namespace", ns,
+			      "name", name, "uid", uid, "reason", "SuccessfulCreate", "message", msg,
+			      "type", "Normal", "source", "component", "job-controller", "firstTimestamp", ts,
+			      "lastTimestamp", ts, "count", 1, "reportingComponent", "job-controller");
+	if (e)
+		mu__create_by(jc->s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+	json_decref(e);
+}
+
 /* Brings one job to its desired state, its writes in x's transaction.
- * Bounded: MU__TX_MAX / 2 pods made, MU__TX_MAX - 1 deleted. */
+ * Bounded: MU__TX_MAX / 4 pods made (each with its Event), MU__TX_MAX - 1
+ * deleted. */
 static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared_tx_t *x)
 {
 	mu__obj_t *jo = mu__store_get(jc->s->store, MU__RT_JOBS, ns, name);
@@ -744,8 +772,8 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		;
 	else if (stop)
 		need += sc.c.active < MU__TX_MAX - 1 ? sc.c.active : MU__TX_MAX - 1;
-	else if (want > sc.c.active)
-		need += 1 + (want - sc.c.active < MU__TX_MAX / 2 ? (int)(want - sc.c.active) : MU__TX_MAX / 2);
+	else if (want > sc.c.active) /* a pod and its Event each, and a FailedCreate */
+		need += 1 + 2 * (want - sc.c.active < MU__TX_MAX / 4 ? (int)(want - sc.c.active) : MU__TX_MAX / 4);
 	mu__wtx_t *tx = tx_room(jc, x, need);
 	int writes = 0;
 	if (leaving) {
@@ -760,15 +788,17 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 			sc.c.active = 0;
 	} else {
 		char why[600] = "";
-		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 2; k++) {
+		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 4; k++) {
 			json_t *pod = pod_from(jc, job);
 			mu__obj_t *made = NULL;
 			if (pod && mu__create_why(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", &made,
 						  why, sizeof why) >= 0) {
 				sc.c.active++;
 				writes++;
-				if (made) /* in the index before its event */
+				if (made) { /* in the index before its event */
 					index_add(jc, uid, made->key);
+					created(jc, tx, job, made->name);
+				}
 			}
 			mu__obj_unref(made);
 			json_decref(pod);

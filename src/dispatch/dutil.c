@@ -40,9 +40,26 @@ void mu__dlog(const mu__dd_t *d, int level, const char *fmt, ...)
 		ts.tv_nsec / 1000000, level ? "info " : "error", line);
 }
 
+/* mu__dreq and mu__dreq_err: with errors_only, a 2xx answer is not
+ * parsed (*out NULL). */
+static long dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method, const char *path,
+		 const char *ctype, const json_t *body, json_t **out, bool errors_only);
+
 long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
 	      const char *path, const char *ctype, const json_t *body,
 	      json_t **out)
+{
+	return dreq(d, c, method, path, ctype, body, out, false);
+}
+
+long mu__dreq_err(const mu__dd_t *d, mu_kube_client_t *c, const char *method, const char *path,
+		  const char *ctype, const json_t *body, json_t **out)
+{
+	return dreq(d, c, method, path, ctype, body, out, true);
+}
+
+static long dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method, const char *path,
+		 const char *ctype, const json_t *body, json_t **out, bool errors_only)
 {
 	if (!c) { /* no connection (none could be made): no answer */
 		if (out)
@@ -57,7 +74,9 @@ long mu__dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method,
 	mu_kube_client_do(c, method, path, body ? (ctype ? ctype : "application/json") : NULL,
 			  text, d->o->request_timeout_ms, &st, &ans);
 	free(text);
-	if (out) {
+	if (out && errors_only && st >= 200 && st < 300) {
+		*out = NULL;
+	} else if (out) {
 		/* one pass over the text (jparse.c: the tree json_loads
 		 * gives; a created copy's answer is its whole object) */
 		*out = ans && *ans ? mu__json_loadb(ans, strlen(ans)) : NULL;

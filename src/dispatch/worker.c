@@ -627,7 +627,7 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 	json_t *body = mu__dcopy(j->obj, j->kind, j->uid, j->key, j->gen), *ans = NULL;
 	char path[1024];
 	mu__dkind_path(j->kind, j->ns, NULL, "", path, sizeof path);
-	long st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
+	long st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
 	if (st == 404) { /* its namespace, then once more */
 		json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
 				       "metadata", "name", j->ns);
@@ -635,7 +635,7 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		json_decref(ns);
 		json_decref(ans);
 		ans = NULL;
-		st = mu__dreq(d, kc, "POST", path, NULL, body, &ans);
+		st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
 	}
 	if (st == 409) { /* ours from before a restart, or a stale one */
 		char gp[1200], g[16];

@@ -51,8 +51,21 @@ static void apply_pending(mu__kd_t *d, mu__kgroup_t *g, const mu_decision_t *dec
 		mu__kd_wl_pending(d, g, msg);
 		return;
 	}
+	if (g->kind == MU__KG_JOB && g->admitted) {
+		/* admitted elsewhere (a hub's copy) and not placed here: its
+		 * pods say why, as kube-scheduler's failed attempt does (and
+		 * those that come later, from g->msg: jobs.c, fill_slots) */
+		free(g->msg);
+		g->msg = strdup(msg);
+		for (int32_t i = 0; i < g->npods; i++) {
+			mu__kpod_t *p = g->pods[i];
+			if (p->slot < 0 && !p->node && !p->an_node && !p->terminal && !p->deleting && !p->gated)
+				mu__kd_pod_pending(d, p, msg);
+		}
+		return;
+	}
 	if (g->kind == MU__KG_JOB) {
-		if (g->admitted || (g->msg && !strcmp(g->msg, msg)))
+		if (g->msg && !strcmp(g->msg, msg))
 			return;
 		free(g->msg);
 		g->msg = strdup(msg);

@@ -164,11 +164,31 @@ static void patch_suspend(mu__kd_t *d, mu__kgroup_t *g, bool suspend)
 	json_decref(body);
 }
 
+/* Whether g's engine job was never placed and has a slot not placed yet:
+ * its pods wait for a cycle to place them, not for a slot to free up.
+ * O(slots). */
+static bool slots_unplaced(const mu__kd_t *d, const mu__kgroup_t *g)
+{
+	mu_job_info_t ji;
+	if (g->ej < 0 || mu_engine_job_info(d->e, g->ej, &ji) != MU_OK || ji.state != MU_JOB_PENDING)
+		return false;
+	for (int32_t s = 0; s < g->nslots; s++)
+		if (!g->slots[s].node && !g->slots[s].pod)
+			return true;
+	return false;
+}
+
 /* Gives waiting pods of an admitted Job the free placed slots and sends
- * their binds.  O(pods + slots). */
+ * their binds.  A pod left without a slot is told why: all the slots are
+ * taken; not while the engine job waits for its first placement (an
+ * admitted copy from a hub, say, whose pods arrive before the next cycle),
+ * as kube-scheduler writes PodScheduled False only after an attempt
+ * failed: a cycle that cannot place it says the engine's reason
+ * (apply.c, apply_pending).  O(pods + slots). */
 static void fill_slots(mu__kd_t *d, mu__kgroup_t *g)
 {
 	int32_t s = 0;
+	int unplaced = -1; /* slots_unplaced, when first needed */
 	for (int32_t i = 0; i < g->npods; i++) {
 		mu__kpod_t *p = g->pods[i];
 		if (p->slot >= 0 || p->node || p->an_node || p->terminal || p->deleting || p->gated)
@@ -176,7 +196,12 @@ static void fill_slots(mu__kd_t *d, mu__kgroup_t *g)
 		while (s < g->nslots && (g->slots[s].pod || !g->slots[s].node))
 			s++;
 		if (s == g->nslots) {
-			mu__kd_pod_pending(d, p, "waiting for a slot of its Job: the Job runs all the pods it was admitted for");
+			if (unplaced < 0)
+				unplaced = slots_unplaced(d, g);
+			if (!unplaced)
+				mu__kd_pod_pending(d, p, "waiting for a slot of its Job: the Job runs all the pods it was admitted for");
+			else if (g->msg) /* a cycle said why already */
+				mu__kd_pod_pending(d, p, g->msg);
 			continue;
 		}
 		g->slots[s].pod = p;

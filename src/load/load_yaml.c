@@ -8,11 +8,14 @@
  * to MU__Y_MAX_DEPTH and duplicate keys are errors.  Then the document is
  * dispatched on apiVersion and kind to its converter.  The error, field-path
  * and shape helpers the converters share are in load_yaml_get.c.
+ * mu_load_json() builds the same tree from a jansson document instead of
+ * its text (no YAML scan): what the dispatcher reads each hub Job with.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <yaml.h>
 
 #include "load/load_yaml.h"
@@ -327,5 +330,100 @@ int mu_load_yaml(const char *name, const char *buf, size_t len,
 				     len);
 	int rc = parse_stream(&L, &p, buf, len);
 	yaml_parser_delete(&p);
+	return rc;
+}
+
+/* --- From a JSON tree ----------------------------------------------------- */
+
+#define JB_TEXT 1 /* jb_node: take the text path */
+
+/* The node of JSON value v under parent (NULL: the root), as libyaml's
+ * events of v's compact text would build it: strings quoted (not plain),
+ * numbers, true, false and null plain, in their json_dumps text.  Lines
+ * and columns are 1 (the caller reads messages from the text path).
+ * JB_TEXT (a positive code, not an error) when the text path must be
+ * taken instead (nesting past MU__Y_MAX_DEPTH, more than YB_MAX_TREE
+ * nodes, a NUL in a string): it refuses those with its own message.
+ * Nodes in b's arena.  O(v's nodes); recursion at most MU__Y_MAX_DEPTH. */
+static int jb_node(ybuild_t *b, const json_t *v, mu__ynode_t *parent, const char *key, int depth,
+		   mu__ynode_t **out)
+{
+	*out = NULL;
+	bool box = json_is_object(v) || json_is_array(v);
+	if ((box && depth == MU__Y_MAX_DEPTH) || ++b->nodes > YB_MAX_TREE)
+		return JB_TEXT;
+	mu__ynode_t *n = mu_arena_alloc(b->arena, sizeof *n);
+	if (!n)
+		return yb_oom(b);
+	memset(n, 0, sizeof *n);
+	n->line = n->col = 1;
+	n->s = "";
+	if (json_is_string(v)) {
+		size_t len = json_string_length(v);
+		if (memchr(json_string_value(v), '\0', len))
+			return JB_TEXT;
+		if (!(n->s = mu_arena_strndup(b->arena, json_string_value(v), len)))
+			return yb_oom(b);
+		n->type = MU__Y_SCALAR;
+	} else if (!box) {
+		char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		n->s = t ? mu_arena_strndup(b->arena, t, strlen(t)) : NULL;
+		free(t);
+		if (!n->s)
+			return yb_oom(b);
+		n->type = MU__Y_SCALAR;
+		n->plain = true;
+	} else {
+		n->type = json_is_object(v) ? MU__Y_MAP : MU__Y_SEQ;
+	}
+	if (parent) {
+		n->parent = parent;
+		n->idx = parent->type == MU__Y_SEQ ? parent->n : 0;
+		if (key && !(n->key = mu_arena_strndup(b->arena, key, strlen(key))))
+			return yb_oom(b);
+		if (parent->tail)
+			parent->tail->next = n;
+		else
+			parent->head = n;
+		parent->tail = n;
+		parent->n++;
+	}
+	*out = n;
+	int rc = MU_OK;
+	mu__ynode_t *c;
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)v, k, x)
+			if ((rc = jb_node(b, x, n, k, depth + 1, &c)) != MU_OK)
+				return rc;
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x)
+			if ((rc = jb_node(b, x, n, NULL, depth + 1, &c)) != MU_OK)
+				return rc;
+	}
+	return rc;
+}
+
+int mu_load_json(const char *name, const struct json_t *doc, mu_specs_t *into, mu_diag_t *diag)
+{
+	mu__yload_t L = {.file = name ? name : "(json)", .diag = diag, .into = into};
+	for (size_t i = 0; i < into->njobs; i++)
+		L.pods += mu_job_spec_pods(&into->jobs[i]);
+	mu_arena_t arena;
+	mu_arena_init(&arena);
+	ybuild_t b = {.L = &L, .arena = &arena};
+	int rc = jb_node(&b, doc, NULL, NULL, 0, &b.root);
+	if (rc == MU_OK)
+		rc = convert_doc(&L, b.root);
+	mu_arena_release(&arena);
+	if (rc != JB_TEXT)
+		return rc;
+	char *text = json_dumps(doc, JSON_COMPACT);
+	rc = text ? mu_load_yaml(name, text, strlen(text), into, diag) :
+		    mu__diag(diag, MU_ENOMEM, L.file, 0, 0, "out of memory");
+	free(text);
 	return rc;
 }

@@ -12,7 +12,9 @@
  * version as it is, and one that has (a status another writer changed)
  * writes it back.  A pod that admission refuses (a PriorityClass that
  * does not exist) is recorded as Kubernetes' Job controller records it:
- * a Warning Event FailedCreate on the Job, written once.
+ * a Warning Event FailedCreate on the Job, written once; a pod it creates
+ * is recorded as Kubernetes' pod control records it: a Normal Event
+ * SuccessfulCreate "Created pod: POD" on the Job, one per pod.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +237,77 @@ static void test_failed_create(mu_t_t *t)
 	pthread_mutex_destroy(&s.rnd_mu);
 }
 
+/* An unsuspended Job of parallelism 2 (fresh: no status), its template
+ * labelled as the API server's Job strategy labels it. */
+static int run2_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	(void)cur;
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:{s:i, s:{s:{s:{s:s, s:s}}, s:{s:s, s:[{s:s, s:s}]}}}}",
+			 "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", "two", "namespace",
+			 "default", "uid", "two-uid", "generation", 1, "spec", "parallelism", 2, "template",
+			 "metadata", "labels", "batch.kubernetes.io/controller-uid", "two-uid",
+			 "batch.kubernetes.io/job-name", "two", "spec", "restartPolicy", "Never",
+			 "containers", "name", "c", "image", "x");
+	return MU__MUT_PUT;
+}
+
+/* Each pod the controller creates is recorded as Kubernetes' pod control
+ * records it: a Normal Event SuccessfulCreate "Created pod: POD" on the
+ * Job; and a reconcile that creates nothing records nothing. */
+static void test_successful_create(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	memset(&s, 0, sizeof s);
+	CHECK_EQ_INT(t, mu__types_new(&s.types), MU_OK);
+	mu__store_opts_t so = {.dir = dir, .ring = 1000, .types = s.types};
+	char err[256], sub[96];
+	snprintf(sub, sizeof sub, "%s/sc", dir);
+	so.dir = sub;
+	CHECK_EQ_INT(t, mu__store_open(&so, &s.store, err, sizeof err), MU_OK);
+	pthread_mutex_init(&s.rnd_mu, NULL);
+	mu__jobctl_t *jc = NULL;
+	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
+	if (!s.store || !jc)
+		return;
+	mu__obj_t *o = NULL;
+	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "two", run2_fn, NULL, false, &o) >= 0);
+	if (o)
+		event(jc, MU__EV_ADDED, o, NULL, 0);
+	mu__jobctl_sync(jc, 0);
+	for (int round = 0; round < 2; round++) {
+		mu__page_t pods, evs;
+		CHECK_EQ_INT(t, mu__store_list(s.store, MU__RT_PODS, "default", NULL, 100, NULL, NULL, &pods), MU_OK);
+		CHECK_EQ_INT(t, mu__store_list(s.store, MU__RT_EVENTS, "default", NULL, 100, NULL, NULL, &evs), MU_OK);
+		CHECK_EQ_INT(t, (int)pods.n, 2);
+		CHECK_EQ_INT(t, (int)evs.n, 2);
+		for (size_t i = 0; i < pods.n; i++) {
+			char want[400];
+			snprintf(want, sizeof want, "\"message\":\"Created pod: %s\"", pods.objs[i]->name);
+			int found = 0;
+			for (size_t k = 0; k < evs.n; k++)
+				found += strstr(evs.objs[k]->json, want) && strstr(evs.objs[k]->json, "\"reason\":\"SuccessfulCreate\"") &&
+					 strstr(evs.objs[k]->json, "\"type\":\"Normal\"") &&
+					 strstr(evs.objs[k]->json, "\"uid\":\"two-uid\"") &&
+					 strstr(evs.objs[k]->json, "\"component\":\"job-controller\"");
+			CHECK_EQ_INT(t, found, 1);
+		}
+		mu__page_release(&pods);
+		mu__page_release(&evs);
+		/* marked again: nothing more to create, nothing more recorded */
+		mu__obj_t *cur = mu__store_get(s.store, MU__RT_JOBS, "default", "two");
+		if (cur)
+			event(jc, MU__EV_MODIFIED, cur, cur, 10);
+		mu__obj_unref(cur);
+		mu__jobctl_sync(jc, 5000);
+	}
+	mu__obj_unref(o);
+	mu__jobctl_free(jc);
+	mu__store_close(s.store);
+	mu__types_free(s.types);
+	pthread_mutex_destroy(&s.rnd_mu);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -243,6 +316,7 @@ int main(void)
 		return 1;
 	MU_RUN(&t, test_batching);
 	MU_RUN(&t, test_failed_create);
+	MU_RUN(&t, test_successful_create);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -2,11 +2,15 @@
  * test_load_yaml.c - unit tests of mu_load_yaml(): every kind and field,
  * defaults, NodePool expansion, GPU shares, the batch/v1 Job container
  * rules, Scenario documents, error messages (file:line:col and field path),
- * resource bounds, the bundled examples and the shared k8s fixtures.
+ * resource bounds, the bundled examples and the shared k8s fixtures;
+ * mu_load_json() (a jansson tree) reads what mu_load_yaml() reads of its
+ * text, and refuses what it refuses.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "check.h"
 #include "muster/load.h"
@@ -825,6 +829,80 @@ static void test_job(mu_t_t *t)
 	mu_specs_release(&s);
 }
 
+/* A JSON document read by mu_load_json (its tree) and mu_load_yaml (its
+ * text): the same return code, the same jobs (the fields the dispatcher
+ * reads), and a refusal's message the same after its place. */
+static void json_same(mu_t_t *t, int line, const char *text)
+{
+	json_t *doc = json_loads(text, 0, NULL);
+	mu_specs_t a, b;
+	mu_diag_t da, db;
+	CHECK(t, doc != NULL);
+	int ra = load(text, &a, &da);
+	mu_specs_init(&b);
+	memset(&db, 0, sizeof db);
+	int rb = doc ? mu_load_json("t.yaml", doc, &b, &db) : MU_ENOMEM;
+	json_decref(doc);
+	bool same = ra == rb && a.njobs == b.njobs;
+	for (size_t i = 0; same && i < a.njobs; i++) {
+		const mu_job_spec_t *x = &a.jobs[i], *y = &b.jobs[i];
+		same = !strcmp(x->name, y->name) && !strcmp(x->queue ? x->queue : "", y->queue ? y->queue : "") &&
+		       x->priority == y->priority && x->type == y->type && x->preemptible == y->preemptible &&
+		       x->min_member == y->min_member && x->duration == y->duration && x->npodsets == y->npodsets;
+		for (size_t k = 0; same && k < x->npodsets; k++) {
+			const mu_podset_spec_t *p = &x->podsets[k], *q = &y->podsets[k];
+			same = !strcmp(p->name, q->name) && p->replicas == q->replicas &&
+			       !memcmp(&p->req, &q->req, sizeof p->req) && p->next == q->next &&
+			       p->nnode_selector == q->nnode_selector && p->ngpu_models == q->ngpu_models &&
+			       p->ntolerations == q->ntolerations;
+			for (size_t e = 0; same && e < p->next; e++)
+				same = !strcmp(p->ext[e].name, q->ext[e].name) && p->ext[e].qty == q->ext[e].qty;
+		}
+	}
+	/* "t.yaml:L:C: what": the same what */
+	const char *wa = ra ? strstr(da.msg, ": ") : "", *wb = rb ? strstr(db.msg, ": ") : "";
+	if (ra && wa && wb && (wa = strchr(wa + 2, ' ')) && (wb = strchr(wb + 2, ' ')))
+		same = same && !strcmp(wa, wb);
+	if (!same) {
+		fprintf(stderr, "%s:%d: yaml rc %d (%s), json rc %d (%s)\n", __FILE__, line, ra, da.msg, rb, db.msg);
+		t->cur_failed++;
+	}
+	mu_specs_release(&a);
+	mu_specs_release(&b);
+}
+
+static void test_load_json(mu_t_t *t)
+{
+	json_same(t, __LINE__,
+		  "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"r\","
+		  "\"namespace\":\"ns\",\"labels\":{\"muster.io/queue\":\"team-b\"},"
+		  "\"annotations\":{\"muster.io/priority\":\"50\",\"muster.io/type\":\"interactive\","
+		  "\"muster.io/preemptible\":\"true\",\"muster.io/min-member\":\"4\",\"muster.io/duration\":\"1h\","
+		  "\"muster.io/gpu-models\":\"A100, H100,L4\"}},"
+		  "\"spec\":{\"suspend\":true,\"parallelism\":4,\"completions\":8,\"backoffLimit\":null,"
+		  "\"template\":{\"spec\":{\"nodeSelector\":{\"pool\":\"a\"},\"affinity\":null,\"tolerations\":"
+		  "[{\"key\":\"k\",\"operator\":\"Exists\"}],\"containers\":[{\"name\":\"train\",\"resources\":"
+		  "{\"requests\":{\"cpu\":0.5,\"memory\":\"64Gi\"},\"limits\":{\"cpu\":16,\"nvidia.com/gpu\":\"2\","
+		  "\"example.com/x\":3}}},{\"name\":\"side\",\"resources\":{\"requests\":{\"example.com/x\":1}}}]}}}}");
+	/* a workload of two pod sets */
+	json_same(t, __LINE__,
+		  "{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":\"w\"},"
+		  "\"spec\":{\"queue\":\"q\",\"podSets\":[{\"name\":\"a\",\"count\":2,\"template\":{\"spec\":"
+		  "{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"nvidia.com/gpu\":8}}}]}}},"
+		  "{\"name\":\"b\",\"count\":1,\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\","
+		  "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}}]}}");
+	/* refusals: a quantity that is not one, a string where a number is */
+	json_same(t, __LINE__,
+		  "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"bad\"},\"spec\":"
+		  "{\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+		  "{\"cpu\":\"lots\"}}}]}}}}");
+	json_same(t, __LINE__,
+		  "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"bad\"},\"spec\":"
+		  "{\"parallelism\":\"4\",\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}}");
+	json_same(t, __LINE__, "{\"apiVersion\":\"v9\",\"kind\":\"Nope\"}");
+	json_same(t, __LINE__, "[1, 2]");
+}
+
 /* Loads a Job whose pod spec is body; returns podsets[0].req. */
 static int job_req(const char *body, mu_res_t *out, mu_diag_t *d)
 {
@@ -1398,6 +1476,7 @@ int main(void)
 	MU_RUN(&t, test_workload_errors);
 	MU_RUN(&t, test_selector_errors);
 	MU_RUN(&t, test_job);
+	MU_RUN(&t, test_load_json);
 	MU_RUN(&t, test_job_containers);
 	MU_RUN(&t, test_job_defaults_and_errors);
 	MU_RUN(&t, test_scenario);
