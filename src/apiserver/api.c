@@ -1045,10 +1045,11 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		return;
 	}
 	const mu__crdtype_t *c = mu__crdtype(mu__type(s->types, rt));
-	mu__req_t at; /* rq, or at the storage version through a conversion webhook */
+	mu__req_t at; /* a copy for a conversion webhook (crd_conv.c) */
 	char *body = NULL;
-	if (mu__crd_conv_before(s, rt, c, rq, &at, &body, rs))
-		resource(s, &at, rs, rt);
+	const mu__req_t *use = mu__crd_conv_before(s, rt, c, rq, &at, &body, rs);
+	if (use)
+		resource(s, use, rs, rt);
 	free(body);
 	mu__crd_conv_after(c, rq, rs);
 }

@@ -79,23 +79,17 @@ bool mu__crd_format_ok(const char *format, const char *s);
 
 /* --- versions and conversion (crd_conv.c) ------------------------------- */
 
-/* Before a request for custom type c (rt; NULL: built-in, nothing to do):
- * *out is the request to serve, a copy of rq, or with a Webhook strategy at
- * a version other than the storage version, the request at the storage
- * version with its body converted (*owned, the caller frees); false with
- * rs filled when that fails (the webhook's error, or an apply). */
-bool mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq, mu__req_t *out,
-			 char **owned, mu__resp_t *rs);
+/* Before a request for custom type c (rt; NULL: built-in): the request to
+ * serve: rq itself, or for a Webhook strategy *out, a copy of rq (at a
+ * version other than the storage version, at the storage version with its
+ * body converted: *owned, the caller frees; a Table asks for full rows);
+ * NULL with rs filled when that fails (the webhook's error, or an apply). */
+const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq,
+				     mu__req_t *out, char **owned, mu__resp_t *rs);
 /* After it: the answer's objects (or the watch's) in the version rq named,
  * by rewriting apiVersion (None) or by the webhook (a 500 with kube's
  * message when it fails).  Bounded by the answer's size and one call. */
 void mu__crd_conv_after(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs);
-/* A watch event's object (json) in apiVersion av through c's webhook: the
- * text (caller frees), or NULL when it needs no conversion (err "") or the
- * conversion failed (err says why). */
-char *mu__crd_conv_event(const mu__crdtype_t *c, const char *json, size_t len, const char *av, size_t *outlen,
-			 char *err, size_t errlen);
-
 /* --- conversion webhooks (crd_webhook.c) -------------------------------- */
 
 /* The ConversionReview version muster sends for crd ("v1" or "v1beta1",
@@ -115,6 +109,11 @@ int mu__crd_conv_merge(json_t *objs, const json_t *converted, const char *desire
  * apiVersion desired with c's webhook: one HTTPS call (30 s at most); an
  * error with kube's message ("conversion for ... failed: ...") in err. */
 int mu__crd_webhook_convert(const mu__crdtype_t *c, json_t *objs, const char *desired, char *err, size_t errlen);
+/* A watch event's object (json) in apiVersion av through c's webhook: the
+ * text (caller frees), or NULL when it needs no conversion (err "") or the
+ * conversion failed (err says why). */
+char *mu__crd_conv_event(const mu__crdtype_t *c, const char *json, size_t len, const char *av, size_t *outlen,
+			 char *err, size_t errlen);
 
 /* --- the registry (crdreg.c) -------------------------------------------- */
 

@@ -104,24 +104,24 @@ static json_t *patch_at(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const
 	return back;
 }
 
-bool mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq, mu__req_t *out,
-			 char **owned, mu__resp_t *rs)
+const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq,
+				     mu__req_t *out, char **owned, mu__resp_t *rs)
 {
-	*out = *rq;
 	*owned = NULL;
 	if (!c || !c->conv_webhook)
-		return true;
+		return rq; /* the built-in kinds and strategy None: no copy */
+	*out = *rq;
 	/* a Table is made of converted objects, as kube's: its rows carry the
 	 * full objects to the webhook (mu__crd_conv_after puts back what the
 	 * request asked for) */
 	if (c->nver > 1 && !strcmp(rq->method, "GET") && !rq->q.watch && rq->accept && strstr(rq->accept, "as=Table"))
 		out->q.include_object = 2;
 	if (!strcmp(rq->route.version, c->v[c->storage].name))
-		return true;
+		return out;
 	const char *sub = rq->route.sub;
 	if (!strcmp(sub, "scale")) { /* an autoscaling/v1 Scale: nothing to convert */
 		snprintf(out->route.version, sizeof out->route.version, "%s", c->v[c->storage].name);
-		return true;
+		return out;
 	}
 	char av[300], sav[300];
 	snprintf(av, sizeof av, "%s/%s", c->t.group, rq->route.version);
@@ -149,41 +149,41 @@ bool mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, cons
 					mu__resp_status(rs, 400, "BadRequest", "%s in version \"%s\" cannot be handled as a %s: "
 							"strict decoding error: %s", c->t.kind, c->v[vi].name, c->t.kind, u.text);
 					json_decref(body);
-					return false;
+					return NULL;
 				}
 				if (u.n && rq->q.field_validation == MU__FV_WARN)
 					snprintf(rs->warning, sizeof rs->warning, "%s", u.text);
 				json_t *conv = webhook_one(c, body, sav, rs);
 				json_decref(body);
 				if (!conv)
-					return false;
+					return NULL;
 				body = conv;
 			}
 		}
 	} else if (patch && (ct == MU__CT_MERGE || ct == MU__CT_JSONPATCH) && (!*sub || !strcmp(sub, "status"))) {
 		body = patch_at(s, rt, c, rq, av, sav, rs);
 		if (!body)
-			return false;
+			return NULL;
 		out->method = "PUT";
 		out->ctype = "application/json";
 	} else if (patch && ct == MU__CT_APPLY) {
 		mu__resp_status(rs, 500, "InternalError", "conversion webhook for %s, Kind=%s failed: muster up does not "
 				"convert a server-side apply through a conversion webhook; apply at the storage version %s",
 				av, c->t.kind, c->v[c->storage].name);
-		return false;
+		return NULL;
 	}
 	if (body) {
 		*owned = json_dumps(body, JSON_COMPACT);
 		json_decref(body);
 		if (!*owned) {
 			mu__resp_status(rs, 500, "InternalError", "out of memory");
-			return false;
+			return NULL;
 		}
 		out->body = *owned;
 		out->body_len = strlen(*owned);
 	}
 	snprintf(out->route.version, sizeof out->route.version, "%s", c->v[c->storage].name);
-	return true;
+	return out;
 }
 
 /* Rewrites the apiVersion of o (an object of c) to av (strategy None). */
@@ -300,22 +300,4 @@ void mu__crd_conv_after(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t 
 	json_decref(nv);
 	json_decref(objs);
 	json_decref(v);
-}
-
-char *mu__crd_conv_event(const mu__crdtype_t *c, const char *json, size_t len, const char *av, size_t *outlen,
-			 char *err, size_t errlen)
-{
-	json_t *v = json_loadb(json, len, 0, NULL);
-	char *text = NULL;
-	*outlen = 0;
-	err[0] = '\0';
-	if (v && is_ours(c, v) && strcmp(mu__jstr(v, "apiVersion"), av)) {
-		json_t *a = json_array();
-		if (a && !json_array_append(a, v) && mu__crd_webhook_convert(c, a, av, err, errlen) == MU_OK)
-			text = json_dumps(json_array_get(a, 0), JSON_COMPACT);
-		json_decref(a);
-		*outlen = text ? strlen(text) : 0;
-	}
-	json_decref(v);
-	return text;
 }

@@ -392,3 +392,22 @@ int mu__crd_webhook_convert(const mu__crdtype_t *c, json_t *objs, const char *de
 	json_decref(conv);
 	return rc;
 }
+
+char *mu__crd_conv_event(const mu__crdtype_t *c, const char *json, size_t len, const char *av, size_t *outlen,
+			 char *err, size_t errlen)
+{
+	json_t *v = json_loadb(json, len, 0, NULL);
+	const char *kind = mu__jstr(v, "kind"), *have = mu__jstr(v, "apiVersion");
+	char *text = NULL;
+	*outlen = 0;
+	err[0] = '\0';
+	if (kind && have && !strcmp(kind, c->t.kind) && strcmp(have, av)) {
+		json_t *a = json_array();
+		if (a && !json_array_append(a, v) && mu__crd_webhook_convert(c, a, av, err, errlen) == MU_OK)
+			text = json_dumps(json_array_get(a, 0), JSON_COMPACT);
+		json_decref(a);
+		*outlen = text ? strlen(text) : 0;
+	}
+	json_decref(v);
+	return text;
+}

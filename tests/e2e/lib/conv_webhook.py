@@ -41,8 +41,9 @@ class Handler(BaseHTTPRequestHandler):
             f.write("%s %d %s %s\n" % (self.path, len(objs), req["desiredAPIVersion"], ",".join(names)))
         resp = {"uid": req["uid"], "result": {"status": "Success"},
                 "convertedObjects": [convert(o, req["desiredAPIVersion"]) for o in objs]}
-        if any(x.startswith("fail-") for x in names):
-            resp = {"uid": req["uid"], "result": {"status": "Failure", "message": "cannot convert " + names[0]}}
+        failing = [x for x in names if x.startswith("fail-")]
+        if failing:
+            resp = {"uid": req["uid"], "result": {"status": "Failure", "message": "cannot convert " + failing[0]}}
         if any(x.startswith("baduid-") for x in names):
             resp["uid"] = "not-" + req["uid"]
         body = json.dumps({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
