@@ -84,6 +84,7 @@ static json_t *patch_at(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const
 		return NULL;
 	}
 	char rv[32];
+	err[0] = '\0';
 	snprintf(rv, sizeof rv, "%lld", (long long)cur->rv);
 	mu__obj_unref(cur);
 	json_t *at = old ? webhook_one(c, old, av, rs) : NULL;

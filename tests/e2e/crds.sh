@@ -404,6 +404,10 @@ has "round trip" "$T/out" "6"
 expect "merge patch at v2" 0 k patch cogs.v2.example.com c2 --type=merge -p '{"spec":{"replicas":8}}'
 expect "patched at v1" 0 k get cogs.v1.example.com c2 -o jsonpath='{.spec.replicas}'
 has "patch converted" "$T/out" "4"
+expect "JSON patch at v2" 0 k patch cogs.v2.example.com c2 --type=json -p '[{"op":"replace","path":"/spec/replicas","value":10}]'
+expect "JSON-patched at v1" 0 k get cogs.v1.example.com c2 -o jsonpath='{.spec.replicas}'
+has "JSON patch converted" "$T/out" "5"
+expect "merge patch back at v2" 0 k patch cogs.v2.example.com c2 --type=merge -p '{"spec":{"replicas":8}}'
 : >"$T/wh.log"
 expect "list at v2" 0 k get --raw /apis/example.com/v2/namespaces/default/cogs
 has "list converted" "$T/out" '"kind":"CogList","apiVersion":"example.com/v2"'
@@ -413,6 +417,11 @@ has "watch at v2" "$T/watch4" '{"type":"ADDED","object":{"apiVersion":"example.c
 has "watch converted" "$T/watch4" '"spec":{"replicas":8}'
 expect "kubectl get at v2" 0 k get cogs.v2.example.com
 has "table at v2" "$T/out" "c2"
+cog v2 c3 2 >/dev/null
+api -s -X DELETE "$S/apis/example.com/v2/namespaces/default/cogs/c3" >"$T/out" 2>&1
+has "deleted object converted" "$T/out" '"apiVersion":"example.com/v2","kind":"Cog"'
+has "deleted object's replicas" "$T/out" '"spec":{"replicas":2}'
+
 expect "apply at v2" 1 k apply --server-side -f "$T/c.yaml"
 has "apply gap" "$T/out" 'muster up does not convert a server-side apply through a conversion webhook'
 # the webhook's failures, with kube-apiserver's messages
