@@ -1046,10 +1046,18 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 	}
 	const mu__crdtype_t *c = mu__crdtype(mu__type(s->types, rt));
 	mu__req_t at; /* a copy for a conversion webhook (crd_conv.c) */
-	char *body = NULL;
-	const mu__req_t *use = mu__crd_conv_before(s, rt, c, rq, &at, &body, rs);
-	if (use)
-		resource(s, use, rs, rt);
-	free(body);
+	/* a patch converted there is written as a replace: retried on a
+	 * conflict as kube's patcher retries (maxRetryWhenPatchConflicts) */
+	for (int try = 0; try < 5; try++) {
+		char *body = NULL;
+		const mu__req_t *use = mu__crd_conv_before(s, rt, c, rq, &at, &body, rs);
+		if (use)
+			resource(s, use, rs, rt);
+		free(body);
+		if (!use || !mu__crd_conv_retry(rq, use, rs))
+			break;
+		free(rs->body);
+		memset(rs, 0, sizeof *rs);
+	}
 	mu__crd_conv_after(c, rq, rs);
 }

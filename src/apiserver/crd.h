@@ -86,6 +86,10 @@ bool mu__crd_format_ok(const char *format, const char *s);
  * NULL with rs filled when that fails (the webhook's error, or an apply). */
 const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq,
 				     mu__req_t *out, char **owned, mu__resp_t *rs);
+/* Whether the request use that mu__crd_conv_before made of rq (a patch
+ * written as a replace) lost to a concurrent write (rs a 409) and should be
+ * made again: kube's patcher retries such a conflict. */
+bool mu__crd_conv_retry(const mu__req_t *rq, const mu__req_t *use, const mu__resp_t *rs);
 /* After it: the answer's objects (or the watch's) in the version rq named,
  * by rewriting apiVersion (None) or by the webhook (a 500 with kube's
  * message when it fails).  Bounded by the answer's size and one call. */

@@ -12,8 +12,8 @@
  * the storage version S is served at S, its body converted from V to S
  * first (a create or replace; a merge or JSON patch is applied to the
  * stored object converted to V, and the result converted back, then
- * written as a replace at the version read, so a concurrent change gets a
- * 409); every object the answer carries that is not in V (a get, the
+ * written as a replace at the version read, made again when a concurrent
+ * write wins, as kube's patcher retries); every object the answer carries that is not in V (a get, the
  * items of a list or of a Table, the object a write or delete returns, each
  * watch event) goes to the webhook, a list's in one ConversionReview.  A
  * failed conversion is a 500 with kube's message.  Server-side apply at V
@@ -301,4 +301,22 @@ void mu__crd_conv_after(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t 
 	json_decref(nv);
 	json_decref(objs);
 	json_decref(v);
+}
+
+/* Whether text (n bytes, not NUL-terminated) contains w.  O(n * |w|). */
+static bool contains(const char *text, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+	for (size_t i = 0; i + wl <= n; i++)
+		if (!memcmp(text + i, w, wl))
+			return true;
+	return false;
+}
+
+bool mu__crd_conv_retry(const mu__req_t *rq, const mu__req_t *use, const mu__resp_t *rs)
+{
+	/* a patch that names a resourceVersion itself meant its conflict */
+	return use != rq && rs->code == 409 && !rs->watch && !strcmp(rq->method, "PATCH") &&
+	       !strcmp(use->method, "PUT") && rq->body &&
+	       !contains(rq->body, rq->body_len, "resourceVersion");
 }

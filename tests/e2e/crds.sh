@@ -417,6 +417,18 @@ has "watch at v2" "$T/watch4" '{"type":"ADDED","object":{"apiVersion":"example.c
 has "watch converted" "$T/watch4" '"spec":{"replicas":8}'
 expect "kubectl get at v2" 0 k get cogs.v2.example.com
 has "table at v2" "$T/out" "c2"
+# concurrent patches at v2: each read, converted and written as a replace;
+# the ones that lose a race are retried, as kube's patcher retries them
+RP=""
+for l in a b c d; do
+	"$KC" --kubeconfig "$T/data/kubeconfig" patch cogs.v2.example.com c1 --type=merge \
+		-p "{\"metadata\":{\"labels\":{\"$l\":\"1\"}}}" >"$T/race.$l" 2>&1 &
+	RP="$RP $!"
+done
+wait $RP
+for l in a b c d; do has "concurrent patch $l" "$T/race.$l" "cog.example.com/c1 patched"; done
+expect "every patch kept" 0 k get cogs.v1.example.com c1 -o jsonpath='{.metadata.labels}'
+has "four labels" "$T/out" '{"a":"1","b":"1","c":"1","d":"1"}'
 cog v2 c3 2 >/dev/null
 api -s -X DELETE "$S/apis/example.com/v2/namespaces/default/cogs/c3" >"$T/out" 2>&1
 has "deleted object converted" "$T/out" '"apiVersion":"example.com/v2","kind":"Cog"'
