@@ -46,6 +46,7 @@ typedef struct mu__crdtype {
 	 * status.selector in an object; selector NULL when not given */
 	const char *scale_spec, *scale_status, *scale_selector;
 	bool conv_webhook;        /* spec.conversion.strategy is Webhook (crd_conv.c) */
+	struct mu__conv_pool *conv_pool; /* its kept-alive webhook connections (crd_webhook.c), or NULL */
 	atomic_bool served;       /* false once its CRD is deleted */
 	unsigned long seq;        /* registration number: changes with every new spec */
 	struct mu__crdtype *retired; /* older versions of this slot */
@@ -113,6 +114,11 @@ int mu__crd_conv_merge(json_t *objs, const json_t *converted, const char *desire
  * apiVersion desired with c's webhook: one HTTPS call (30 s at most); an
  * error with kube's message ("conversion for ... failed: ...") in err. */
 int mu__crd_webhook_convert(const mu__crdtype_t *c, json_t *objs, const char *desired, char *err, size_t errlen);
+/* Kept-alive connections to one webhook (at most 4 idle, shared by the
+ * request threads under a mutex), as kube's client keeps them: made for a
+ * Webhook type when it is registered, freed with it (crdreg.c). */
+struct mu__conv_pool *mu__crd_conv_pool_new(void);
+void mu__crd_conv_pool_free(struct mu__conv_pool *p);
 /* A watch event's object (json) in apiVersion av through c's webhook: the
  * text (caller frees), or NULL when it needs no conversion (err "") or the
  * conversion failed (err says why). */

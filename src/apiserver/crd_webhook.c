@@ -8,7 +8,8 @@
  * desiredAPIVersion, POSTed over HTTPS to clientConfig.url with
  * "?timeout=30s" (a 30 s limit, kube's default), the server's certificate
  * verified against clientConfig.caBundle (or the system's roots without
- * one).  The answer is checked as kube checks it: the ConversionReview
+ * one), over connections kept alive per type (at most 4 idle).  The
+ * answer is checked as kube checks it: the ConversionReview
  * group/version/kind (v1), a response, the uid echoed, result.status
  * Success (else its message), as many converted objects as were sent, each
  * in the wanted group/version with the same kind, name, namespace and uid;
@@ -22,6 +23,7 @@
  * timeout and MU__CONV_MAX_RESP bytes.  No state outlives a call.
  */
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +220,62 @@ int mu__crd_conv_merge(json_t *objs, const json_t *converted, const char *desire
 
 /* --- the call ----------------------------------------------------------- */
 
+#define POOL_IDLE 4
+
+struct mu__conv_pool {
+	pthread_mutex_t mu;
+	CURL *idle[POOL_IDLE]; /* handles whose connections stay open */
+	int n;
+};
+
+struct mu__conv_pool *mu__crd_conv_pool_new(void)
+{
+	struct mu__conv_pool *p = calloc(1, sizeof *p);
+	if (p)
+		pthread_mutex_init(&p->mu, NULL);
+	return p;
+}
+
+void mu__crd_conv_pool_free(struct mu__conv_pool *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->n; i++)
+		curl_easy_cleanup(p->idle[i]);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
+
+/* A handle for one call: an idle one of p (its options reset, its
+ * connections kept), else a new one. */
+static CURL *take(struct mu__conv_pool *p)
+{
+	CURL *h = NULL;
+	if (p) {
+		pthread_mutex_lock(&p->mu);
+		h = p->n ? p->idle[--p->n] : NULL;
+		pthread_mutex_unlock(&p->mu);
+	}
+	if (h)
+		curl_easy_reset(h);
+	return h ? h : curl_easy_init();
+}
+
+/* Gives h back to p after a call (closed when p is full or absent). */
+static void give(struct mu__conv_pool *p, CURL *h)
+{
+	if (p) {
+		pthread_mutex_lock(&p->mu);
+		if (p->n < POOL_IDLE) {
+			p->idle[p->n++] = h;
+			h = NULL;
+		}
+		pthread_mutex_unlock(&p->mu);
+	}
+	if (h)
+		curl_easy_cleanup(h);
+}
+
 typedef struct sink {
 	char *buf;
 	size_t len, cap;
@@ -251,7 +309,8 @@ static size_t on_data(char *p, size_t sz, size_t n, void *ctx)
 /* POSTs body to the webhook of cc (a clientConfig with a url); the answer
  * in *k (caller frees k->buf).  A message in err as Go's client words a
  * failed request ("Post \"URL\": ..."), or for an answer that is not 2xx. */
-static int post(const json_t *cc, const char *body, sink_t *k, char *err, size_t errlen)
+static int post(struct mu__conv_pool *pool, const json_t *cc, const char *body, sink_t *k, char *err,
+		size_t errlen)
 {
 	const char *url = mu__jstr(cc, "url");
 	char full[1100];
@@ -271,7 +330,7 @@ static int post(const json_t *cc, const char *body, sink_t *k, char *err, size_t
 			return ca ? MU_EPARSE : MU_ENOMEM;
 		}
 	}
-	CURL *h = curl_easy_init();
+	CURL *h = take(pool);
 	if (!h) {
 		free(ca);
 		snprintf(err, errlen, "out of memory");
@@ -300,7 +359,8 @@ static int post(const json_t *cc, const char *body, sink_t *k, char *err, size_t
 	CURLcode cc_rc = hd ? curl_easy_perform(h) : CURLE_OUT_OF_MEMORY;
 	long code = 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_cleanup(h);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL); /* cerr ends with this call */
+	give(cc_rc == CURLE_OK ? pool : NULL, h);
 	curl_slist_free_all(hd);
 	free(ca);
 	if (k->over) {
@@ -375,7 +435,7 @@ int mu__crd_webhook_convert(const mu__crdtype_t *c, json_t *objs, const char *de
 		char *body = rq ? json_dumps(rq, JSON_COMPACT) : NULL;
 		json_decref(rq);
 		sink_t k = {0};
-		rc = body ? post(cc, body, &k, why, sizeof why) : MU_ENOMEM;
+		rc = body ? post(c->conv_pool, cc, body, &k, why, sizeof why) : MU_ENOMEM;
 		free(body);
 		if (rc == MU_OK)
 			rc = mu__crd_conv_response(k.buf ? k.buf : "", k.len, rv, uid, &conv, why, sizeof why);

@@ -3,7 +3,8 @@
 
 Usage: conv_webhook.py CERT KEY PORTFILE LOGFILE.  Serves ConversionReview
 (apiextensions.k8s.io/v1) on 127.0.0.1, a free port written to PORTFILE,
-with the certificate CERT.  It converts Cogs between example.com/v1 and
+with the certificate CERT, a thread per connection, connections kept alive
+(HTTP/1.1) as a real webhook server keeps them.  It converts Cogs between example.com/v1 and
 example.com/v2: v2's spec.replicas is twice v1's.  Objects named fail-*
 make it answer Failure, baduid-* a wrong uid, rename-* a changed name.
 Each request appends "PATH COUNT DESIRED NAME,NAME..." to LOGFILE.
@@ -11,7 +12,7 @@ Each request appends "PATH COUNT DESIRED NAME,NAME..." to LOGFILE.
 import json
 import ssl
 import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CERT, KEY, PORTFILE, LOGFILE = sys.argv[1:5]
 
@@ -31,6 +32,8 @@ def convert(obj, desired):
 
 
 class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keeps the connection, as a real webhook server does
+
     def do_POST(self):
         n = int(self.headers.get("Content-Length", "0"))
         review = json.loads(self.rfile.read(n))
@@ -58,7 +61,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-srv = HTTPServer(("127.0.0.1", 0), Handler)
+srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(CERT, KEY)
 srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
