@@ -50,7 +50,7 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 		t->defaults(obj);
 	mu__dra_taint_times(t, obj, NULL);
 	if (t->validate == mu__validate_crd)
-		mu__crd_status(obj, NULL);
+		mu__crd_status(obj, NULL, false);
 	mu__validate(t, obj, NULL, e);
 	if (mu__crdtype(t))
 		mu__crd_validate(mu__crdtype(t), mu__crdtype(t)->storage, obj, NULL, e);
@@ -422,7 +422,7 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 		gen++;
 	json_object_set_new(md, "generation", json_integer(gen ? gen : 1));
 	if (t->validate == mu__validate_crd)
-		mu__crd_status(nw, old);
+		mu__crd_status(nw, old, status_sub);
 	if (json_equal(nw, old))
 		return MU__MUT_KEEP;
 	mu__validate(t, nw, old, e);
@@ -1045,8 +1045,19 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		return;
 	}
 	const mu__crdtype_t *c = mu__crdtype(mu__type(s->types, rt));
-	if (!mu__crd_conv_before(c, rq, rs))
-		return;
-	resource(s, rq, rs, rt);
+	mu__req_t at; /* a copy for a conversion webhook (crd_conv.c) */
+	/* a patch converted there is written as a replace: retried on a
+	 * conflict as kube's patcher retries (maxRetryWhenPatchConflicts) */
+	for (int try = 0; try < 5; try++) {
+		char *body = NULL;
+		const mu__req_t *use = mu__crd_conv_before(s, rt, c, rq, &at, &body, rs);
+		if (use)
+			resource(s, use, rs, rt);
+		free(body);
+		if (!use || !mu__crd_conv_retry(rq, use, rs))
+			break;
+		free(rs->body);
+		memset(rs, 0, sizeof *rs);
+	}
 	mu__crd_conv_after(c, rq, rs);
 }

@@ -627,6 +627,11 @@ void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn);
 /* Sends the watch's objects (and bookmarks) in apiVersion av (a custom
  * resource read at another version, crd_conv.c). */
 void mu__watch_set_apiversion(mu__watch_t *w, const char *av);
+/* Sends the watch's objects in apiVersion av converted by the conversion
+ * webhook of custom type c (crd_conv.c), one call per event that needs it;
+ * a failed conversion ends the watch with an ERROR event (500). */
+struct mu__crdtype;
+void mu__watch_set_webhook(mu__watch_t *w, const struct mu__crdtype *c, const char *av);
 /* events.k8s.io/v1 Events (events.c).  mu__events_v1_in: 0 when rq is not
  * for them; 1 with *q the core/v1 request to handle instead (its body, in
  * *text, the caller frees after handling); -1 when answered in rs.

@@ -132,6 +132,7 @@ static bool flag(const json_t *s, const char *k)
 
 typedef struct prune_ctx {
 	bool prune;
+	bool bare;          /* kube's pruning.Prune alone: no nulls dropped, no defaults (a CRD's defaults) */
 	mu__unknown_t *u;
 } prune_ctx_t;
 
@@ -171,7 +172,7 @@ static void prune_object(prune_ctx_t *c, json_t *v, const json_t *s, path_t *p, 
 			continue;
 		bool keep;
 		const json_t *sub = child_schema(s, k, &keep);
-		if (sub && json_is_null(it) && !flag(sub, "nullable")) {
+		if (sub && json_is_null(it) && !flag(sub, "nullable") && !c->bare) {
 			json_object_del(v, k); /* a null of a non-nullable field is dropped, then defaulted */
 		} else if (!sub && !keep) {
 			size_t was = push_key(p, k);
@@ -184,7 +185,7 @@ static void prune_object(prune_ctx_t *c, json_t *v, const json_t *s, path_t *p, 
 	json_t *pv;
 	json_object_foreach(json_object_get(s, "properties"), k, pv) {
 		json_t *d = json_object_get(pv, "default");
-		if (d && !json_object_get(v, k))
+		if (d && !json_object_get(v, k) && !c->bare)
 			json_object_set_new(v, k, json_deep_copy(d));
 	}
 	json_object_foreach(v, k, it) {
@@ -223,7 +224,7 @@ void mu__crd_prune(const mu__crdtype_t *c, int vi, json_t *obj, bool prune, mu__
 	memset(u, 0, sizeof *u);
 	if (vi < 0 || vi >= c->nver || !c->v[vi].schema)
 		return;
-	prune_ctx_t pc = {prune, u};
+	prune_ctx_t pc = {prune, false, u};
 	path_t p = {"", 0};
 	prune_value(&pc, obj, c->v[vi].schema, &p, 0, true);
 }
@@ -601,11 +602,20 @@ static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
 	}
 	size_t i;
 	json_t *k;
+	char *klist = json_dumps(keys, JSON_COMPACT | JSON_ENCODE_ANY);
 	json_array_foreach(keys, i, k) {
 		const char *kn = json_string_value(k);
 		const json_t *prop = kn ? json_object_get(json_object_get(items, "properties"), kn) : NULL;
+		bool dup = false;
+		for (size_t j = 0; j < i; j++)
+			dup = dup || json_equal(json_array_get(keys, j), k);
+		if (!prop || dup) {
+			snprintf(m, sizeof m, "Invalid value: %.180s: %s", klist ? klist : "[]",
+				 dup ? "must not contain duplicate entries" : "entries must all be names of item properties");
+			add_at(e, p, "x-kubernetes-list-map-keys", INV, m);
+		}
 		if (!prop)
-			continue; /* kube's message prints the Go slice: not reproduced */
+			continue;
 		char key[200];
 		const char *pty = json_string_value(json_object_get(prop, "type"));
 		if (pty && (!strcmp(pty, "array") || !strcmp(pty, "object"))) {
@@ -629,6 +639,56 @@ static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
 			       "nullable");
 		}
 	}
+	free(klist);
+}
+
+/* A set's items as kube-apiserver's structural check wants them: an array
+ * item atomic (the default), an object item x-kubernetes-map-type atomic. */
+static void check_set_items(const json_t *s, path_t *p, mu__verr_t *e)
+{
+	const char *lt = json_string_value(json_object_get(s, "x-kubernetes-list-type"));
+	const char *ty = json_string_value(json_object_get(s, "type"));
+	const json_t *items = json_object_get(s, "items");
+	if (!lt || strcmp(lt, "set") || !ty || strcmp(ty, "array") || !json_is_object(items))
+		return;
+	const char *ity = json_string_value(json_object_get(items, "type"));
+	const char *ilt = json_string_value(json_object_get(items, "x-kubernetes-list-type"));
+	const char *imt = json_string_value(json_object_get(items, "x-kubernetes-map-type"));
+	char m[200];
+	/* kube prints the item's x-kubernetes-list-type in both messages */
+	snprintf(m, sizeof m, "Invalid value: \"%.60s\": must be atomic as item of a list with x-kubernetes-list-type=set",
+		 ilt ? ilt : "null");
+	if (ity && !strcmp(ity, "array") && ilt && strcmp(ilt, "atomic"))
+		add_at(e, p, "items.x-kubernetes-list-type", INV, m);
+	else if (ity && !strcmp(ity, "object") && (!imt || strcmp(imt, "atomic")))
+		add_at(e, p, "items.x-kubernetes-map-type", INV, m);
+}
+
+/* A default as kube-apiserver's CRD validation checks it: pruned against
+ * its own schema node it must not change ("must not have unknown fields"),
+ * and it must validate against that node (the object messages, at the path
+ * of the default).  Bounded by the size of the default. */
+static void check_default(const json_t *s, path_t *p, int depth, mu__verr_t *e)
+{
+	const json_t *d = json_object_get(s, "default");
+	if (!d)
+		return;
+	size_t was = push_key(p, "default");
+	json_t *cp = json_deep_copy(d);
+	mu__unknown_t u = {0};
+	prune_ctx_t pc = {true, true, &u};
+	path_t q = {"", 0};
+	if (cp)
+		prune_value(&pc, cp, s, &q, depth, flag(s, "x-kubernetes-embedded-resource"));
+	if (cp && !json_equal(cp, d)) {
+		char *text = json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
+		mu__verr_add(e, p->b, INV, "Invalid value: %.200s: must not have unknown fields", text ? text : "");
+		free(text);
+	} else if (cp) {
+		check(d, NULL, s, p, depth, flag(s, "x-kubernetes-embedded-resource"), e);
+	}
+	json_decref(cp);
+	pop(p, was);
 }
 
 static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__verr_t *e)
@@ -667,6 +727,8 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 	}
 	mu__crd_cel_schema(s, p->b, e, NULL, 0);
 	check_list_map_types(s, p, e);
+	check_set_items(s, p, e);
+	check_default(s, p, depth, e);
 	if (json_object_get(s, "properties") && json_is_object(json_object_get(s, "additionalProperties")))
 		mu__verr_add(e, p->b, FORB, "Forbidden: additionalProperties and properties are mutual exclusive");
 	const char *k;
@@ -814,6 +876,33 @@ static void check_versions(const json_t *vers, mu__verr_t *e)
 			     "version");
 }
 
+/* clientConfig.url as kube-apiserver's webhook URL check (forceHttps): an
+ * https scheme, a host, no user information, fragment or query. */
+static void check_webhook_url(const char *u, mu__verr_t *e)
+{
+	static const char *const f = "spec.conversion.webhook.clientConfig.url";
+	static const char *const form = "; desired format: https://host[/path]";
+	const char *sep = strstr(u, "://");
+	size_t sl = sep ? (size_t)(sep - u) : 0;
+	const char *auth = sep ? sep + 3 : u;
+	size_t al = strcspn(auth, "/?#");
+	const char *at = memchr(auth, '@', al);
+	if (!sep || strncmp(u, "https", sl) || sl != 5)
+		mu__verr_add(e, f, INV, "Invalid value: \"%.*s\": 'https' is the only allowed URL scheme%s",
+			     (int)(sl < 60 ? sl : 60), u, form);
+	if ((at ? al - (size_t)(at + 1 - auth) : al) == 0)
+		mu__verr_add(e, f, INV, "Invalid value: \"\": host must be provided%s", form);
+	if (at)
+		mu__verr_add(e, f, INV, "Invalid value: \"%.*s\": user information is not permitted in the URL",
+			     (int)((size_t)(at - auth) < 60 ? (size_t)(at - auth) : 60), auth);
+	const char *hash = strchr(u, '#'), *q = strchr(u, '?');
+	if (hash && hash[1])
+		mu__verr_add(e, f, INV, "Invalid value: \"%.60s\": fragments are not permitted in the URL", hash + 1);
+	if (q && (!hash || q < hash) && q[1] && q[1] != '#')
+		mu__verr_add(e, f, INV, "Invalid value: \"%.*s\": query parameters are not permitted in the URL",
+			     (int)(hash ? (hash - q - 1 < 60 ? hash - q - 1 : 60) : 60), q + 1);
+}
+
 /* spec.conversion as kube-apiserver checks it: strategy None (the
  * default) or Webhook, a webhook (with a url or a service and the
  * ConversionReview versions) exactly when the strategy is Webhook. */
@@ -846,6 +935,8 @@ static void check_conversion(const json_t *conv, mu__verr_t *e)
 	else if (url == svc)
 		mu__verr_add(e, "spec.conversion.webhook.clientConfig", REQ,
 			     "Required value: exactly one of url or service is required");
+	if (url)
+		check_webhook_url(mu__jstr(cc, "url"), e);
 	bool known = false;
 	size_t i;
 	json_t *v;
@@ -857,13 +948,34 @@ static void check_conversion(const json_t *conv, mu__verr_t *e)
 			     "Required value: must include at least one of v1, v1beta1");
 }
 
-/* On an update: every version objects may be stored in (the old
- * status.storedVersions) must stay in spec.versions. */
-static void check_stored_versions(const json_t *obj, const json_t *old, mu__verr_t *e)
+/* status.storedVersions as kube-apiserver's
+ * ValidateCustomResourceDefinitionStoredVersions checks it: not empty, with
+ * the storage version, and each in spec.versions.  On a spec update they
+ * are the stored ones and the storage version (mu__crd_status); through
+ * the status subresource they are what the writer sent, so a storage
+ * migration can trim them. */
+static void check_stored_versions(const json_t *obj, mu__verr_t *e)
 {
 	size_t i, j;
 	json_t *sv, *v;
-	json_array_foreach(mu__jget(old, "status.storedVersions"), i, sv) {
+	const json_t *stored = mu__jget(obj, "status.storedVersions");
+	char *text = json_dumps(stored ? stored : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!json_array_size(stored)) {
+		mu__verr_add(e, "status.storedVersions", INV, "Invalid value: %.200s: must have at least one stored "
+			     "version", text ? text : "null");
+		free(text);
+		return;
+	}
+	json_array_foreach(mu__jget(obj, "spec.versions"), j, v) {
+		bool have = false;
+		json_array_foreach(stored, i, sv)
+			have = have || json_equal(json_object_get(v, "name"), sv);
+		if (json_is_true(json_object_get(v, "storage")) && !have)
+			mu__verr_add(e, "status.storedVersions", INV, "Invalid value: %.200s: must have the storage "
+				     "version %.60s", text ? text : "", mu__jstr(v, "name") ? mu__jstr(v, "name") : "");
+	}
+	free(text);
+	json_array_foreach(stored, i, sv) {
 		bool have = false;
 		json_array_foreach(mu__jget(obj, "spec.versions"), j, v)
 			have = have || json_equal(json_object_get(v, "name"), sv);
@@ -902,8 +1014,9 @@ void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
 			     MU__CRD_VERSIONS);
 	check_versions(json_object_get(spec, "versions"), e);
 	check_conversion(json_object_get(spec, "conversion"), e);
+	if (json_object_get(obj, "status"))
+		check_stored_versions(obj, e);
 	if (old) {
-		check_stored_versions(obj, old, e);
 		const json_t *os = json_object_get(old, "spec");
 		if (!json_equal(json_object_get(os, "scope"), json_object_get(spec, "scope")))
 			mu__verr_add(e, "spec.scope", INV, "Invalid value: \"%.60s\": field is immutable",
@@ -913,16 +1026,22 @@ void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
 	}
 }
 
-void mu__crd_status(json_t *obj, const json_t *old)
+void mu__crd_status(json_t *obj, const json_t *old, bool status_sub)
 {
 	json_t *st = json_object();
 	json_t *stored = json_array();
 	size_t i;
 	json_t *v;
-	json_array_foreach(mu__jget(old, "status.storedVersions"), i, v)
-		json_array_append(stored, v);
+	/* a write to /status sets storedVersions (a storage migration trims
+	 * them; mu__validate_crd checks them); any other write keeps them */
+	const json_t *given = mu__jget(obj, "status.storedVersions");
+	if (status_sub && json_is_array(given))
+		json_array_extend(stored, (json_t *)given);
+	else if (!status_sub)
+		json_array_foreach(mu__jget(old, "status.storedVersions"), i, v)
+			json_array_append(stored, v);
 	json_array_foreach(mu__jget(obj, "spec.versions"), i, v) {
-		if (!json_is_true(json_object_get(v, "storage")))
+		if (status_sub || !json_is_true(json_object_get(v, "storage")))
 			continue;
 		bool have = false;
 		size_t j;

@@ -46,6 +46,7 @@ typedef struct mu__crdtype {
 	 * status.selector in an object; selector NULL when not given */
 	const char *scale_spec, *scale_status, *scale_selector;
 	bool conv_webhook;        /* spec.conversion.strategy is Webhook (crd_conv.c) */
+	struct mu__conv_pool *conv_pool; /* its kept-alive webhook connections (crd_webhook.c), or NULL */
 	atomic_bool served;       /* false once its CRD is deleted */
 	unsigned long seq;        /* registration number: changes with every new spec */
 	struct mu__crdtype *retired; /* older versions of this slot */
@@ -79,14 +80,50 @@ bool mu__crd_format_ok(const char *format, const char *s);
 
 /* --- versions and conversion (crd_conv.c) ------------------------------- */
 
-/* Before a request for custom type c (NULL: built-in, nothing to do): false
- * with rs filled when it needs a conversion webhook muster up cannot call
- * (any request at a version other than the storage version). */
-bool mu__crd_conv_before(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs);
-/* After it: the answer's objects (or the watch's) in the version the
- * request named (strategy None), or a 500 naming the gap when one needs a
- * webhook.  Bounded by the answer's size. */
+/* Before a request for custom type c (rt; NULL: built-in): the request to
+ * serve: rq itself, or for a Webhook strategy *out, a copy of rq (at a
+ * version other than the storage version, at the storage version with its
+ * body converted: *owned, the caller frees; a Table asks for full rows);
+ * NULL with rs filled when that fails (the webhook's error, or an apply). */
+const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq,
+				     mu__req_t *out, char **owned, mu__resp_t *rs);
+/* Whether the request use that mu__crd_conv_before made of rq (a patch
+ * written as a replace) lost to a concurrent write (rs a 409) and should be
+ * made again: kube's patcher retries such a conflict. */
+bool mu__crd_conv_retry(const mu__req_t *rq, const mu__req_t *use, const mu__resp_t *rs);
+/* After it: the answer's objects (or the watch's) in the version rq named,
+ * by rewriting apiVersion (None) or by the webhook (a 500 with kube's
+ * message when it fails).  Bounded by the answer's size and one call. */
 void mu__crd_conv_after(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs);
+/* --- conversion webhooks (crd_webhook.c) -------------------------------- */
+
+/* The ConversionReview version muster sends for crd ("v1" or "v1beta1",
+ * the first of conversionReviewVersions kube knows), or NULL. */
+const char *mu__crd_conv_review_version(const json_t *crd);
+/* Checks a webhook's answer (body, untrusted) to a review_ver
+ * ConversionReview with uid, as kube does; MU_OK with *out its
+ * convertedObjects (a new reference), else an error and err. */
+int mu__crd_conv_response(const char *body, size_t len, const char *review_ver, const char *uid, json_t **out,
+			  char *err, size_t errlen);
+/* Puts the converted objects (in order) in place of the objects of objs
+ * not in apiVersion desired, with kube's checks (count, apiVersion, kind,
+ * name, namespace, uid) and the originals' metadata but the converted
+ * labels and annotations; else an error and err ("returned ..."). */
+int mu__crd_conv_merge(json_t *objs, const json_t *converted, const char *desired, char *err, size_t errlen);
+/* Converts the objects of objs (an array, changed in place) that are not in
+ * apiVersion desired with c's webhook: one HTTPS call (30 s at most); an
+ * error with kube's message ("conversion for ... failed: ...") in err. */
+int mu__crd_webhook_convert(const mu__crdtype_t *c, json_t *objs, const char *desired, char *err, size_t errlen);
+/* Kept-alive connections to one webhook (at most 4 idle, shared by the
+ * request threads under a mutex), as kube's client keeps them: made for a
+ * Webhook type when it is registered, freed with it (crdreg.c). */
+struct mu__conv_pool *mu__crd_conv_pool_new(void);
+void mu__crd_conv_pool_free(struct mu__conv_pool *p);
+/* A watch event's object (json) in apiVersion av through c's webhook: the
+ * text (caller frees), or NULL when it needs no conversion (err "") or the
+ * conversion failed (err says why). */
+char *mu__crd_conv_event(const mu__crdtype_t *c, const char *json, size_t len, const char *av, size_t *outlen,
+			 char *err, size_t errlen);
 
 /* --- the registry (crdreg.c) -------------------------------------------- */
 
@@ -127,8 +164,9 @@ int mu__crd_version(const mu__crdtype_t *c, const char *v);
  * structural schema per version); old is the stored version on update. */
 void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e);
 /* A CRD's status as the apiextensions controllers set it: NamesAccepted
- * and Established, acceptedNames, storedVersions (kept from old). */
-void mu__crd_status(json_t *obj, const json_t *old);
+ * and Established, acceptedNames, storedVersions (kept from old with the
+ * storage version added; as obj has them on a write to /status). */
+void mu__crd_status(json_t *obj, const json_t *old, bool status_sub);
 /* Prunes obj (a custom object of version vi) of fields its schema does not
  * know (unless x-kubernetes-preserve-unknown-fields), noting them in u, and
  * fills defaults.  Bounded by the object's size and MU__MAX_DEPTH. */

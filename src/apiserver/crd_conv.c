@@ -7,106 +7,316 @@
  * apiVersion, so an answer (an object, a list and its items, a Table's
  * full objects, each watch event) carries the version the request named.
  *
- * With strategy Webhook, kube-apiserver posts a ConversionReview to the
- * CRD's webhook whenever an object is in another version than the one
- * wanted.  muster up does not call webhooks: such a request gets a 500
- * whose message names the gap (any request at a version other than the
- * storage version is refused before anything is read or stored, since its
- * objects, a Table's rows among them, would need converting; a read at the
- * storage version is refused when one of the objects it returns is stored
- * in an older version).  Work is bounded by the size of the answer.
+ * With strategy Webhook the CRD's webhook converts (crd_webhook.c), as
+ * kube-apiserver's converter calls it: a request at a version V other than
+ * the storage version S is served at S, its body converted from V to S
+ * first (a create or replace; a merge or JSON patch is applied to the
+ * stored object converted to V, and the result converted back, then
+ * written as a replace at the version read, made again when a concurrent
+ * write wins, as kube's patcher retries); every object the answer carries that is not in V (a get, the
+ * items of a list or of a Table, the object a write or delete returns, each
+ * watch event) goes to the webhook, a list's in one ConversionReview.  A
+ * failed conversion is a 500 with kube's message.  Server-side apply at V
+ * is refused with a 500 naming the gap.  Work: one webhook call per
+ * request and per converted watch event, and linear in the answer's size.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "apiserver/api_int.h"
 #include "apiserver/crd.h"
 
-/* The message of a conversion muster up cannot do: kube-apiserver's
- * "conversion webhook for G/V, Kind=K failed: ..." with the reason. */
-static void webhook_gap(const mu__crdtype_t *c, const char *version, mu__resp_t *rs)
+/* A 500 with a conversion's message (kube's words, crd_webhook.c). */
+static void conv_failed(mu__resp_t *rs, const char *msg)
 {
 	free(rs->body);
 	rs->body = NULL;
-	mu__resp_status(rs, 500, "InternalError",
-			"conversion webhook for %s/%s, Kind=%s failed: muster up does not call conversion webhooks "
-			"(spec.conversion.strategy Webhook); read and write this resource at its storage version "
-			"%s, or use strategy None",
-			c->t.group, version, c->t.kind, c->v[c->storage].name);
+	mu__resp_status(rs, 500, "InternalError", "%s", msg);
 }
 
-bool mu__crd_conv_before(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs)
+/* Converts the objects of array objs not in apiVersion av with c's
+ * webhook; false with rs filled on failure. */
+static bool webhook(const mu__crdtype_t *c, json_t *objs, const char *av, mu__resp_t *rs)
 {
-	if (!c || !c->conv_webhook || !strcmp(rq->route.version, c->v[c->storage].name))
+	char err[3000];
+	if (mu__crd_webhook_convert(c, objs, av, err, sizeof err) == MU_OK)
 		return true;
-	webhook_gap(c, rq->route.version, rs);
+	conv_failed(rs, err);
 	return false;
 }
 
-/* Rewrites the apiVersion of o (an object of c) to av; false when that
- * needs a webhook. */
-static bool convert(const mu__crdtype_t *c, json_t *o, const char *av)
+/* One object o converted to av (a new reference), or NULL with rs filled. */
+static json_t *webhook_one(const mu__crdtype_t *c, json_t *o, const char *av, mu__resp_t *rs)
+{
+	json_t *a = json_array();
+	if (!a || json_array_append(a, o)) {
+		json_decref(a);
+		mu__resp_status(rs, 500, "InternalError", "out of memory");
+		return NULL;
+	}
+	json_t *r = webhook(c, a, av, rs) ? json_incref(json_array_get(a, 0)) : NULL;
+	json_decref(a);
+	return r;
+}
+
+/* The body of a merge or JSON patch at version av applied to the stored
+ * object (converted from the storage version to av and back); the result,
+ * at the storage version with the stored resourceVersion unless the patch
+ * set one, or NULL with rs filled. */
+static json_t *patch_at(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq, const char *av,
+			const char *sav, mu__resp_t *rs)
+{
+	int ct = mu__content_type(rq->ctype);
+	char err[512];
+	json_t *p = mu__json_body(rq->body, rq->body_len, s->o.max_body, err, sizeof err);
+	if (!p || json_is_array(p) != (ct == MU__CT_JSONPATCH)) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", !p ? err : json_is_array(p) ? "the request body must be a JSON "
+				"object" : "a JSON patch must be an array of operations");
+		json_decref(p);
+		return NULL;
+	}
+	mu__obj_t *cur = mu__store_get(s->store, rt, rq->route.ns, rq->route.name);
+	json_t *old = cur ? mu__obj_parse(cur) : NULL;
+	if (!cur) {
+		mu__resp_store_err(rs, MU_ENOENT, &c->t, rq->route.name);
+		json_decref(p);
+		return NULL;
+	}
+	char rv[32];
+	err[0] = '\0';
+	snprintf(rv, sizeof rv, "%lld", (long long)cur->rv);
+	mu__obj_unref(cur);
+	json_t *at = old ? webhook_one(c, old, av, rs) : NULL;
+	json_decref(old);
+	int rc = at ? (ct == MU__CT_JSONPATCH ? mu__json_patch(&at, p, err, sizeof err) : mu__merge_patch(at, p))
+		    : MU_ENOMEM;
+	json_decref(p);
+	if (at && (rc != MU_OK || !json_is_object(at))) {
+		mu__resp_status(rs, rc == MU_EPARSE ? 400 : 422, rc == MU_EPARSE ? "BadRequest" : "Invalid",
+				"the patch could not be applied: %s", err[0] && rc != MU_OK ? err : mu_strerror(rc));
+		json_decref(at);
+		return NULL;
+	}
+	json_t *back = at ? webhook_one(c, at, sav, rs) : NULL;
+	json_decref(at);
+	if (back && !mu__jstr(back, "metadata.resourceVersion") && json_is_object(json_object_get(back, "metadata")))
+		json_object_set_new(json_object_get(back, "metadata"), "resourceVersion", json_string(rv));
+	return back;
+}
+
+const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq,
+				     mu__req_t *out, char **owned, mu__resp_t *rs)
+{
+	*owned = NULL;
+	if (!c || !c->conv_webhook)
+		return rq; /* the built-in kinds and strategy None: no copy */
+	*out = *rq;
+	/* a Table is made of converted objects, as kube's: its rows carry the
+	 * full objects to the webhook (mu__crd_conv_after puts back what the
+	 * request asked for) */
+	if (c->nver > 1 && !strcmp(rq->method, "GET") && !rq->q.watch && rq->accept && strstr(rq->accept, "as=Table"))
+		out->q.include_object = 2;
+	if (!strcmp(rq->route.version, c->v[c->storage].name))
+		return out;
+	const char *sub = rq->route.sub;
+	if (!strcmp(sub, "scale")) { /* an autoscaling/v1 Scale: nothing to convert */
+		snprintf(out->route.version, sizeof out->route.version, "%s", c->v[c->storage].name);
+		return out;
+	}
+	char av[300], sav[300];
+	snprintf(av, sizeof av, "%s/%s", c->t.group, rq->route.version);
+	snprintf(sav, sizeof sav, "%s/%s", c->t.group, c->v[c->storage].name);
+	bool post = !strcmp(rq->method, "POST"), put = !strcmp(rq->method, "PUT"), patch = !strcmp(rq->method, "PATCH");
+	int ct = mu__content_type(rq->ctype);
+	json_t *body = NULL;
+	if ((post || put) && ct == MU__CT_JSON && (!*sub || !strcmp(sub, "status"))) {
+		char err[512];
+		body = mu__json_body(rq->body, rq->body_len, s->o.max_body, err, sizeof err);
+		if (json_is_object(body)) {
+			const char *bav = mu__jstr(body, "apiVersion");
+			if (!bav || !*bav)
+				json_object_set_new(body, "apiVersion", json_string(bav = av));
+			int vi = mu__crd_version(c, strchr(bav, '/') ? strchr(bav, '/') + 1 : bav);
+			const char *k = mu__jstr(body, "kind");
+			/* pruned and defaulted at its own version first, as kube decodes it */
+			if (vi >= 0 && (!k || !strcmp(k, c->t.kind)) && !strncmp(bav, c->t.group, strlen(c->t.group))) {
+				if (!k)
+					json_object_set_new(body, "kind", json_string(c->t.kind));
+				mu__unknown_t u;
+				bool strict = rq->q.field_validation == MU__FV_STRICT;
+				mu__crd_prune(c, vi, body, !strict, &u);
+				if (strict && u.n) {
+					mu__resp_status(rs, 400, "BadRequest", "%s in version \"%s\" cannot be handled as a %s: "
+							"strict decoding error: %s", c->t.kind, c->v[vi].name, c->t.kind, u.text);
+					json_decref(body);
+					return NULL;
+				}
+				if (u.n && rq->q.field_validation == MU__FV_WARN)
+					snprintf(rs->warning, sizeof rs->warning, "%s", u.text);
+				json_t *conv = webhook_one(c, body, sav, rs);
+				json_decref(body);
+				if (!conv)
+					return NULL;
+				body = conv;
+			}
+		}
+	} else if (patch && (ct == MU__CT_MERGE || ct == MU__CT_JSONPATCH) && (!*sub || !strcmp(sub, "status"))) {
+		body = patch_at(s, rt, c, rq, av, sav, rs);
+		if (!body)
+			return NULL;
+		out->method = "PUT";
+		out->ctype = "application/json";
+	} else if (patch && ct == MU__CT_APPLY) {
+		mu__resp_status(rs, 500, "InternalError", "conversion webhook for %s, Kind=%s failed: muster up does not "
+				"convert a server-side apply through a conversion webhook; apply at the storage version %s",
+				av, c->t.kind, c->v[c->storage].name);
+		return NULL;
+	}
+	if (body) {
+		*owned = json_dumps(body, JSON_COMPACT);
+		json_decref(body);
+		if (!*owned) {
+			mu__resp_status(rs, 500, "InternalError", "out of memory");
+			return NULL;
+		}
+		out->body = *owned;
+		out->body_len = strlen(*owned);
+	}
+	snprintf(out->route.version, sizeof out->route.version, "%s", c->v[c->storage].name);
+	return out;
+}
+
+/* Rewrites the apiVersion of o (an object of c) to av (strategy None). */
+static void rename_version(const mu__crdtype_t *c, json_t *o, const char *av)
 {
 	const char *have = json_string_value(json_object_get(o, "apiVersion"));
 	const char *kind = json_string_value(json_object_get(o, "kind"));
-	if (!have || !kind || strcmp(kind, c->t.kind) || !strcmp(have, av))
-		return true;
-	if (c->conv_webhook)
-		return false;
-	json_object_set_new(o, "apiVersion", json_string(av));
-	return true;
+	if (have && kind && !strcmp(kind, c->t.kind) && strcmp(have, av))
+		json_object_set_new(o, "apiVersion", json_string(av));
 }
 
-/* Converts every object of c in the answer v; false when one needs a
- * webhook. */
-static bool convert_answer(const mu__crdtype_t *c, json_t *v, const char *av)
+/* Whether o is an object of c (not a Status, PartialObjectMetadata...). */
+static bool is_ours(const mu__crdtype_t *c, const json_t *o)
 {
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	return kind && !strcmp(kind, c->t.kind) && json_string_value(json_object_get(o, "apiVersion"));
+}
+
+/* The objects of c in the answer v, in order (borrowed into a new array). */
+static json_t *answer_objects(const mu__crdtype_t *c, json_t *v)
+{
+	json_t *a = json_array();
 	const char *kind = json_string_value(json_object_get(v, "kind"));
-	if (!kind)
-		return true;
-	bool ok = true;
 	size_t i;
 	json_t *it;
-	if (!strcmp(kind, c->t.kind)) {
-		ok = convert(c, v, av);
+	if (!a || !kind)
+		return a;
+	if (is_ours(c, v)) {
+		json_array_append(a, v);
 	} else if (!strcmp(kind, "Table")) {
 		json_array_foreach(json_object_get(v, "rows"), i, it)
-			ok = convert(c, json_object_get(it, "object"), av) && ok;
+			if (is_ours(c, json_object_get(it, "object")))
+				json_array_append(a, json_object_get(it, "object"));
 	} else if (json_is_array(json_object_get(v, "items"))) {
-		json_object_set_new(v, "apiVersion", json_string(av));
 		json_array_foreach(json_object_get(v, "items"), i, it)
-			ok = convert(c, it, av) && ok;
+			if (is_ours(c, it))
+				json_array_append(a, it);
 	}
-	return ok;
+	return a;
+}
+
+/* Puts the converted objects conv back where answer_objects() found them
+ * (a Table's rows as include_object asked: 2 the object, 1 none, 0 its
+ * PartialObjectMetadata); the new answer (v, or the converted object). */
+static json_t *put_back(const mu__crdtype_t *c, json_t *v, json_t *conv, const char *av, int include_object)
+{
+	const char *kind = json_string_value(json_object_get(v, "kind"));
+	size_t i, k = 0;
+	json_t *it;
+	if (is_ours(c, v))
+		return json_incref(json_array_get(conv, 0));
+	if (!strcmp(kind, "Table")) {
+		json_array_foreach(json_object_get(v, "rows"), i, it) {
+			if (!is_ours(c, json_object_get(it, "object")))
+				continue;
+			const json_t *o = json_array_get(conv, k++);
+			if (include_object == 2)
+				json_object_set(it, "object", (json_t *)o);
+			else if (include_object == 1)
+				json_object_del(it, "object");
+			else
+				json_object_set_new(it, "object", json_pack("{s:s, s:s, s:O}", "kind", "PartialObjectMetadata",
+									    "apiVersion", "meta.k8s.io/v1", "metadata",
+									    json_object_get(o, "metadata")));
+		}
+	} else {
+		json_object_set_new(v, "apiVersion", json_string(av));
+		json_t *items = json_object_get(v, "items");
+		json_array_foreach(items, i, it)
+			if (is_ours(c, it))
+				json_array_set(items, i, json_array_get(conv, k++));
+	}
+	return json_incref(v);
 }
 
 void mu__crd_conv_after(const mu__crdtype_t *c, const mu__req_t *rq, mu__resp_t *rs)
 {
-	if (!c || c->nver < 2)
+	if (!c || c->nver < 2 || !strcmp(rq->route.sub, "scale"))
 		return;
 	char av[300];
 	snprintf(av, sizeof av, "%s/%s", c->t.group, rq->route.version);
 	if (rs->watch) {
-		if (!c->conv_webhook) /* (a webhook's watch is at the storage version) */
+		if (c->conv_webhook)
+			mu__watch_set_webhook(rs->watch, c, av);
+		else
 			mu__watch_set_apiversion(rs->watch, av);
 		return;
 	}
-	if (c->conv_webhook && !strcmp(rq->method, "DELETE"))
-		return; /* the object is gone: answered as it was stored */
 	if (!rs->body || rs->code >= 300 || !rs->ctype || strcmp(rs->ctype, "application/json"))
 		return;
 	json_t *v = json_loadb(rs->body, rs->len, 0, NULL);
 	if (!v)
 		return;
-	if (!convert_answer(c, v, av)) {
-		webhook_gap(c, rq->route.version, rs);
-	} else {
-		char *text = json_dumps(v, JSON_COMPACT);
-		if (text) {
-			free(rs->body);
-			rs->body = text;
-			rs->len = strlen(text);
-		}
+	json_t *objs = answer_objects(c, v);
+	json_t *nv = NULL;
+	if (objs && c->conv_webhook) {
+		if (webhook(c, objs, av, rs))
+			nv = put_back(c, v, objs, av, rq->q.include_object);
+	} else if (objs) {
+		size_t i;
+		json_t *o;
+		json_array_foreach(objs, i, o)
+			rename_version(c, o, av);
+		if (json_is_array(json_object_get(v, "items")))
+			json_object_set_new(v, "apiVersion", json_string(av));
+		nv = json_incref(v);
 	}
+	char *text = nv ? json_dumps(nv, JSON_COMPACT) : NULL;
+	if (text) {
+		free(rs->body);
+		rs->body = text;
+		rs->len = strlen(text);
+	}
+	json_decref(nv);
+	json_decref(objs);
 	json_decref(v);
+}
+
+/* Whether text (n bytes, not NUL-terminated) contains w.  O(n * |w|). */
+static bool contains(const char *text, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+	for (size_t i = 0; i + wl <= n; i++)
+		if (!memcmp(text + i, w, wl))
+			return true;
+	return false;
+}
+
+bool mu__crd_conv_retry(const mu__req_t *rq, const mu__req_t *use, const mu__resp_t *rs)
+{
+	/* a patch that names a resourceVersion itself meant its conflict */
+	return use != rq && rs->code == 409 && !rs->watch && !strcmp(rq->method, "PATCH") &&
+	       !strcmp(use->method, "PUT") && rq->body &&
+	       !contains(rq->body, rq->body_len, "resourceVersion");
 }

@@ -38,6 +38,7 @@ static void crdtype_free(mu__crdtype_t *c)
 	while (c) {
 		mu__crdtype_t *next = c->retired;
 		json_decref(c->crd);
+		mu__crd_conv_pool_free(c->conv_pool);
 		free(c);
 		c = next;
 	}
@@ -232,6 +233,7 @@ static mu__crdtype_t *build(const json_t *crd, char *err, size_t errlen)
 	columns(c, sv);
 	const char *strategy = mu__jstr(spec, "conversion.strategy");
 	c->conv_webhook = strategy && !strcmp(strategy, "Webhook");
+	c->conv_pool = c->conv_webhook ? mu__crd_conv_pool_new() : NULL; /* NULL: a connection per call */
 	atomic_init(&c->served, true);
 	return c;
 }

@@ -49,6 +49,7 @@ struct mu__watch {
 	int fd;                  /* the client socket for close checks, or -1 */
 	mu__watch_conv_t convert; /* or NULL (events.c) */
 	char av[300];             /* apiVersion the objects are sent in, or "" (crd_conv.c) */
+	const mu__crdtype_t *hook; /* converts to av through its webhook, or NULL (crd_conv.c) */
 };
 
 void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn)
@@ -59,6 +60,29 @@ void mu__watch_set_convert(mu__watch_t *w, mu__watch_conv_t fn)
 void mu__watch_set_apiversion(mu__watch_t *w, const char *av)
 {
 	snprintf(w->av, sizeof w->av, "%s", av);
+}
+
+void mu__watch_set_webhook(mu__watch_t *w, const struct mu__crdtype *c, const char *av)
+{
+	snprintf(w->av, sizeof w->av, "%s", av);
+	w->hook = c;
+}
+
+static int puts_(mu__watch_t *w, const char *s);
+
+/* A conversion that failed ends the watch with a 500 ERROR event, the
+ * message kube's converter gives. */
+static int conv_error(mu__watch_t *w, const char *msg)
+{
+	json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion", "v1", "metadata",
+			       "status", "Failure", "message", msg, "reason", "InternalError", "code", 500);
+	json_t *ev = st ? json_pack("{s:s, s:o}", "type", "ERROR", "object", st) : NULL;
+	char *text = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
+	json_decref(ev);
+	int rc = text ? puts_(w, text) | puts_(w, "\n") : MU_ENOMEM;
+	free(text);
+	w->done = true;
+	return rc ? MU_ENOMEM : MU_OK;
 }
 
 /* Object o in apiVersion w->av (a custom resource of another version,
@@ -102,6 +126,15 @@ static int puts_(mu__watch_t *w, const char *s)
 /* Appends one event for object version o. */
 static int emit(mu__watch_t *w, const char *type, mu__obj_t *o)
 {
+	if (w->done)
+		return MU_OK;
+	char *hooked = NULL, herr[3000] = "";
+	size_t hn = 0;
+	if (w->hook && !w->table) {
+		hooked = mu__crd_conv_event(w->hook, o->json, o->len, w->av, &hn, herr, sizeof herr);
+		if (!hooked && herr[0])
+			return conv_error(w, herr);
+	}
 	char head[64];
 	snprintf(head, sizeof head, "{\"type\":\"%s\",\"object\":", type);
 	int rc = puts_(w, head);
@@ -115,8 +148,9 @@ static int emit(mu__watch_t *w, const char *type, mu__obj_t *o)
 		rc |= puts_(w, text);
 		free(text);
 	} else {
-		size_t n;
-		char *c = w->convert ? w->convert(o->json, o->len, &n) : w->av[0] ? with_apiversion(w, o, &n) : NULL;
+		size_t n = hn;
+		char *c = hooked ? hooked : w->hook ? NULL : w->convert ? w->convert(o->json, o->len, &n)
+			: w->av[0] ? with_apiversion(w, o, &n) : NULL;
 		rc |= c ? put(w, c, n) : put(w, o->json, o->len);
 		free(c);
 	}

@@ -7,7 +7,9 @@
 # survival across a restart, and deletion of the CRD with its objects;
 # CEL validation rules in muster's subset; /openapi/v2 with kubectl explain;
 # format and multipleOf, the scale subresource (kubectl scale), two served
-# versions and a storage-version change, and conversion webhooks refused.
+# versions and a storage-version change, storedVersions trimmed through
+# /status, the CRD-level checks of list types and defaults, and conversion
+# webhooks called over HTTPS (a Python webhook with its own CA).
 # Then deploy/crds/ and every real CRD of ../shared/data/k8s/workloads
 # apply, and each sample there is stored, validated and watched (skipped,
 # saying so, when that data directory is absent).
@@ -16,8 +18,8 @@
 E2E_NAME=crds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DATA=$ROOT/../shared/data/k8s/workloads
-UPID=""; WPID=""
-on_exit() { [ -n "$WPID" ] && kill $WPID 2>/dev/null; [ -n "$UPID" ] && kill "$UPID" 2>/dev/null; wait 2>/dev/null; }
+UPID=""; WPID=""; WHPID=""
+on_exit() { [ -n "$WHPID" ] && kill "$WHPID" 2>/dev/null; [ -n "$WPID" ] && kill $WPID 2>/dev/null; [ -n "$UPID" ] && kill "$UPID" 2>/dev/null; wait 2>/dev/null; }
 need_kubectl
 up_start "$ROOT/examples/cluster-small.yaml"
 
@@ -318,19 +320,153 @@ has "s1 at v2" "$T/out" "example.com/v2 ops@example.com"
 awk '/- name: v2/{exit} {print}' "$T/sprocket2.yaml" | sed 's/storage: false/storage: true/; s/schema: &schema/schema:/' >"$T/sprocket3.yaml"
 expect "a stored version cannot go" 1 k apply -f "$T/sprocket3.yaml"
 has "storedVersions kept" "$T/out" 'status.storedVersions[1]: Invalid value: "v2": must appear in spec.versions'
-# conversion webhooks: accepted as kube-apiserver accepts them, but muster
-# up does not call them, and a request that needs one says so
+# storedVersions trimmed through /status, as a storage migration does
+expect "storedVersions without the storage version" 1 k patch crd sprockets.example.com --subresource=status --type=merge -p '{"status":{"storedVersions":["v1"]}}'
+has "storage version kept" "$T/out" 'status.storedVersions: Invalid value: ["v1"]: must have the storage version v2'
+expect "no storedVersions" 1 k patch crd sprockets.example.com --subresource=status --type=merge -p '{"status":{"storedVersions":[]}}'
+has "one stored version" "$T/out" 'status.storedVersions: Invalid value: []: must have at least one stored version'
+expect "storedVersions trimmed" 0 k patch crd sprockets.example.com --subresource=status --type=merge -p '{"status":{"storedVersions":["v2"]}}'
+expect "trimmed storedVersions" 0 k get crd sprockets.example.com -o jsonpath='{.status.storedVersions}'
+has "only v2" "$T/out" '["v2"]'
+expect "a spec update keeps them" 0 k label crd sprockets.example.com migrated=yes
+expect "storedVersions after a label" 0 k get crd sprockets.example.com -o jsonpath='{.status.storedVersions}'
+has "still only v2" "$T/out" '["v2"]'
+
+# the CRD-level checks of list types and defaults
+cat >"$T/badcrd.yaml" <<'EOF'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gears.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gears, kind: Gear}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [id]
+                items: {type: object, required: [name], properties: {name: {type: string}}}
+              tags:
+                type: array
+                x-kubernetes-list-type: set
+                items: {type: object, properties: {a: {type: string}}}
+              size: {type: integer, maximum: 10, default: 20}
+              opts: {type: object, properties: {a: {type: string}}, default: {a: x, b: z}}
+EOF
+SP='spec.versions[0].schema.openAPIV3Schema.properties[spec].properties'
+expect "CRD-level checks" 1 k apply -f "$T/badcrd.yaml"
+has "map key not a property" "$T/out" "$SP[ports].x-kubernetes-list-map-keys: Invalid value: [\"id\"]: entries must all be names of item properties"
+has "set of granular maps" "$T/out" "$SP[tags].items.x-kubernetes-map-type: Invalid value: \"null\": must be atomic as item of a list with x-kubernetes-list-type=set"
+has "default out of bounds" "$T/out" "$SP[size].default: Invalid value: 20: $SP[size].default in body should be less than or equal to 10"
+has "default with unknown fields" "$T/out" "$SP[opts].default: Invalid value: {\"a\":\"x\",\"b\":\"z\"}: must not have unknown fields"
+sed 's/\[id\]/[name]/; s/properties: {a: {type: string}}}/properties: {a: {type: string}}, x-kubernetes-map-type: atomic}/; s/default: 20/default: 2/; s/, b: z//' "$T/badcrd.yaml" >"$T/goodcrd.yaml"
+expect "the CRD fixed" 0 k apply -f "$T/goodcrd.yaml"
+
+# conversion webhooks: called over HTTPS as kube-apiserver calls them (a
+# Python webhook with a certificate of its own CA converts v1 <-> v2, v2's
+# replicas twice v1's)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$T/ca.key" -out "$T/ca.crt" \
+	-days 1 -subj /CN=webhook-ca >/dev/null 2>&1
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$T/wh.key" -out "$T/wh.csr" \
+	-subj /CN=127.0.0.1 >/dev/null 2>&1
+printf 'subjectAltName=IP:127.0.0.1\n' >"$T/wh.ext"
+openssl x509 -req -in "$T/wh.csr" -CA "$T/ca.crt" -CAkey "$T/ca.key" -CAcreateserial -out "$T/wh.crt" -days 1 \
+	-extfile "$T/wh.ext" >/dev/null 2>&1
+python3 "$ROOT/tests/e2e/lib/conv_webhook.py" "$T/wh.crt" "$T/wh.key" "$T/wh.port" "$T/wh.log" 2>"$T/wh.err" &
+WHPID=$!
+i=0; while [ ! -s "$T/wh.port" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+WH="https://127.0.0.1:$(cat "$T/wh.port")/convert"
+CAB=$(base64 -w0 "$T/ca.crt")
 sed 's/sprockets/cogs/g; s/Sprocket/Cog/; s/sprocket/cog/' "$T/sprocket.yaml" >"$T/cog.yaml"
-printf '  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig: {url: "https://convert.example.com/convert"}\n' >>"$T/cog.yaml"
+printf '  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig: {url: "%s", caBundle: "%s"}\n' "$WH" "$CAB" >>"$T/cog.yaml"
 expect "webhook CRD accepted" 0 k apply -f "$T/cog.yaml"
 expect "cog CRD established" 0 k wait --for condition=established --timeout=10s crd/cogs.example.com
-printf 'apiVersion: example.com/v1\nkind: Cog\nmetadata: {name: c1}\nspec: {replicas: 1}\n' >"$T/c1.yaml"
-expect "cog at the storage version" 0 k apply -f "$T/c1.yaml"
-expect "cog read at v2" 1 k get cogs.v2.example.com c1
-has "webhook gap" "$T/out" 'conversion webhook for example.com/v2, Kind=Cog failed: muster up does not call conversion webhooks'
-sed 's/example.com\/v1/example.com\/v2/; s/name: c1/name: c2/' "$T/c1.yaml" >"$T/c2.yaml"
-expect "cog written at v2" 1 k apply -f "$T/c2.yaml"
-has "write refused" "$T/out" 'conversion webhook for example.com/v2, Kind=Cog failed'
+cog() { printf 'apiVersion: example.com/%s\nkind: Cog\nmetadata: {name: %s}\nspec: {replicas: %s}\n' "$1" "$2" "$3" >"$T/c.yaml"; k apply -f "$T/c.yaml"; }
+expect "cog at the storage version" 0 cog v1 c1 2
+expect "cog read at v2" 0 k get cogs.v2.example.com c1 -o jsonpath='{.apiVersion} {.spec.replicas}'
+has "converted by the webhook" "$T/out" "example.com/v2 4"
+expect "cog written at v2" 0 cog v2 c2 6
+expect "c2 read at v1" 0 k get cogs.v1.example.com c2 -o jsonpath='{.apiVersion} {.spec.replicas}'
+has "stored as v1" "$T/out" "example.com/v1 3"
+expect "c2 read at v2" 0 k get cogs.v2.example.com c2 -o jsonpath='{.spec.replicas}'
+has "round trip" "$T/out" "6"
+expect "merge patch at v2" 0 k patch cogs.v2.example.com c2 --type=merge -p '{"spec":{"replicas":8}}'
+expect "patched at v1" 0 k get cogs.v1.example.com c2 -o jsonpath='{.spec.replicas}'
+has "patch converted" "$T/out" "4"
+expect "JSON patch at v2" 0 k patch cogs.v2.example.com c2 --type=json -p '[{"op":"replace","path":"/spec/replicas","value":10}]'
+expect "JSON-patched at v1" 0 k get cogs.v1.example.com c2 -o jsonpath='{.spec.replicas}'
+has "JSON patch converted" "$T/out" "5"
+expect "merge patch back at v2" 0 k patch cogs.v2.example.com c2 --type=merge -p '{"spec":{"replicas":8}}'
+: >"$T/wh.log"
+expect "list at v2" 0 k get --raw /apis/example.com/v2/namespaces/default/cogs
+has "list converted" "$T/out" '"kind":"CogList","apiVersion":"example.com/v2"'
+has "one review for the list" "$T/wh.log" "/convert?timeout=30s 2 example.com/v2 c1,c2"
+api -sN "$S/apis/example.com/v2/namespaces/default/cogs?watch=1&timeoutSeconds=1" >"$T/watch4" 2>&1
+has "watch at v2" "$T/watch4" '{"type":"ADDED","object":{"apiVersion":"example.com/v2","kind":"Cog"'
+has "watch converted" "$T/watch4" '"spec":{"replicas":8}'
+expect "kubectl get at v2" 0 k get cogs.v2.example.com
+has "table at v2" "$T/out" "c2"
+# concurrent patches at v2: each read, converted and written as a replace;
+# the ones that lose a race are retried, as kube's patcher retries them
+RP=""
+for l in a b c d; do
+	"$KC" --kubeconfig "$T/data/kubeconfig" patch cogs.v2.example.com c1 --type=merge \
+		-p "{\"metadata\":{\"labels\":{\"$l\":\"1\"}}}" >"$T/race.$l" 2>&1 &
+	RP="$RP $!"
+done
+wait $RP
+for l in a b c d; do has "concurrent patch $l" "$T/race.$l" "cog.example.com/c1 patched"; done
+expect "every patch kept" 0 k get cogs.v1.example.com c1 -o jsonpath='{.metadata.labels}'
+has "four labels" "$T/out" '{"a":"1","b":"1","c":"1","d":"1"}'
+cog v2 c3 2 >/dev/null
+api -s -X DELETE "$S/apis/example.com/v2/namespaces/default/cogs/c3" >"$T/out" 2>&1
+has "deleted object converted" "$T/out" '"apiVersion":"example.com/v2","kind":"Cog"'
+has "deleted object's replicas" "$T/out" '"spec":{"replicas":2}'
+
+expect "apply at v2" 1 k apply --server-side -f "$T/c.yaml"
+has "apply gap" "$T/out" 'muster up does not convert a server-side apply through a conversion webhook'
+# the webhook's failures, with kube-apiserver's messages
+expect "fail-c1 at v1" 0 cog v1 fail-c1 1
+expect "failure answered" 1 k get cogs.v2.example.com fail-c1
+has "webhook failure" "$T/out" 'conversion for example.com/v1, Kind=Cog failed: conversion webhook for example.com/v1, Kind=Cog failed: cannot convert fail-c1'
+expect "list fails with it" 1 k get cogs.v2.example.com
+has "list failure" "$T/out" 'cannot convert fail-c1'
+expect "delete fail-c1" 0 k delete cogs.v1.example.com fail-c1
+expect "baduid-c1 at v1" 0 cog v1 baduid-c1 1
+expect "wrong uid" 1 k get cogs.v2.example.com baduid-c1
+has "uid checked" "$T/out" 'failed: expected response.uid="'
+expect "delete baduid-c1" 0 k delete cogs.v1.example.com baduid-c1
+expect "rename-c1 at v1" 0 cog v1 rename-c1 1
+expect "renamed" 1 k get cogs.v2.example.com rename-c1
+has "name checked" "$T/out" 'conversion for example.com/v1, Kind=Cog returned invalid converted object at index 1: must have the same name: rename-c1 != renamed'
+expect "delete rename-c1" 0 k delete cogs.v1.example.com rename-c1
+# TLS verified against the caBundle: another CA's bundle fails
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$T/ca2.key" -out "$T/ca2.crt" \
+	-days 1 -subj /CN=other-ca >/dev/null 2>&1
+sed "s|caBundle: \"$CAB\"|caBundle: \"$(base64 -w0 "$T/ca2.crt")\"|" "$T/cog.yaml" >"$T/cog3.yaml"
+expect "another caBundle" 0 k apply -f "$T/cog3.yaml"
+expect "certificate refused" 1 k get cogs.v2.example.com c1
+has "TLS verified" "$T/out" "failed: Post \"$WH?timeout=30s\": "
+# a service cannot be resolved by muster up; http is refused on the CRD
+sed "s|clientConfig: {url: .*|clientConfig: {service: {name: conv, namespace: default, path: /convert}}|" "$T/cog.yaml" >"$T/cog4.yaml"
+expect "service webhook" 0 k apply -f "$T/cog4.yaml"
+expect "service not resolved" 1 k get cogs.v2.example.com c1
+has "service gap" "$T/out" 'muster up does not resolve clientConfig.service'
+sed "s|url: \"https://|url: \"http://|" "$T/cog.yaml" >"$T/cog5.yaml"
+expect "http webhook" 1 k apply -f "$T/cog5.yaml"
+has "https only" "$T/out" "spec.conversion.webhook.clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]"
+kill "$WHPID" 2>/dev/null; wait "$WHPID" 2>/dev/null; WHPID=""
 sed 's/strategy: Webhook/strategy: None/' "$T/cog.yaml" >"$T/cog2.yaml"
 expect "webhook with strategy None" 1 k apply -f "$T/cog2.yaml"
 has "webhook forbidden" "$T/out" 'spec.conversion.webhook: Forbidden: should not be set when strategy is not set to Webhook'

@@ -166,7 +166,7 @@ static void test_crd_checks(mu_t_t *t)
 	json_decref(crd);
 	/* the status the apiextensions controllers write */
 	crd = json_loads(crd_text, 0, NULL);
-	mu__crd_status(crd, NULL);
+	mu__crd_status(crd, NULL, false);
 	CHECK_STR(t, mu__jstr(crd, "status.acceptedNames.listKind"), "WidgetList");
 	CHECK_STR(t, json_string_value(json_array_get(mu__jget(crd, "status.storedVersions"), 0)), "v1");
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(crd, "status.conditions"), 1), "type"), "Established");
@@ -314,6 +314,159 @@ static void test_format_multiple(mu_t_t *t)
 	mu__types_free(r);
 }
 
+/* A ConversionReview answer as a webhook writes it. */
+static int review(const char *text, const char *ver, json_t **out, char *err, size_t errlen)
+{
+	return mu__crd_conv_response(text, strlen(text), ver, "u-1", out, err, errlen);
+}
+
+/* The checks of a conversion webhook's answer (crd_webhook.c), with
+ * kube-apiserver's messages. */
+static void test_conv_response(mu_t_t *t)
+{
+	char err[600];
+	json_t *out = NULL;
+	CHECK_EQ_INT(t, review("{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\",\"response\":"
+			       "{\"uid\":\"u-1\",\"result\":{\"status\":\"Success\"},\"convertedObjects\":[{\"a\":1}]}}",
+			       "v1", &out, err, sizeof err), MU_OK);
+	CHECK_EQ_INT(t, json_array_size(out), 1);
+	json_decref(out);
+	CHECK_EQ_INT(t, review("{\"apiVersion\":\"v1\",\"kind\":\"Status\"}", "v1", &out, err, sizeof err), MU_EPARSE);
+	CHECK_STR(t, err, "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /v1, "
+		  "Kind=Status");
+	CHECK_EQ_INT(t, review("{}", "v1", &out, err, sizeof err), MU_EPARSE);
+	CHECK_STR(t, err, "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got , Kind=");
+	CHECK_EQ_INT(t, review("{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\"}", "v1", &out,
+			       err, sizeof err), MU_EPARSE);
+	CHECK_STR(t, err, "no response provided");
+	CHECK_EQ_INT(t, review("{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\",\"response\":"
+			       "{\"uid\":\"u-2\",\"result\":{\"status\":\"Success\"}}}", "v1", &out, err, sizeof err),
+		     MU_EPARSE);
+	CHECK_STR(t, err, "expected response.uid=\"u-1\", got \"u-2\"");
+	CHECK_EQ_INT(t, review("{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\",\"response\":"
+			       "{\"uid\":\"u-1\",\"result\":{\"status\":\"Failure\",\"message\":\"no way\"}}}", "v1", &out,
+			       err, sizeof err), MU_EPARSE);
+	CHECK_STR(t, err, "no way");
+	CHECK_EQ_INT(t, review("{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\",\"response\":"
+			       "{\"uid\":\"u-1\",\"result\":{}}}", "v1", &out, err, sizeof err), MU_EPARSE);
+	CHECK_STR(t, err, "response.result.status was '', not 'Success'");
+	/* v1beta1 answers are not checked for their kind or uid, as in kube */
+	CHECK_EQ_INT(t, review("{\"response\":{\"uid\":\"other\",\"result\":{\"status\":\"Success\"}}}", "v1beta1", &out,
+			       err, sizeof err), MU_OK);
+	CHECK_EQ_INT(t, json_array_size(out), 0);
+	json_decref(out);
+	CHECK_EQ_INT(t, review("not json", "v1", &out, err, sizeof err), MU_EPARSE);
+	CHECK(t, out == NULL);
+}
+
+/* The converted objects put in place (crd_webhook.c): count, version, kind,
+ * name, namespace and uid checked; metadata kept but labels and
+ * annotations. */
+static void test_conv_merge(mu_t_t *t)
+{
+	char err[600];
+	json_t *objs = json_loads("[{\"apiVersion\":\"g/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"a\",\"uid\":\"1\","
+				  "\"labels\":{\"x\":\"1\"},\"resourceVersion\":\"5\"},\"spec\":{\"n\":1}},"
+				  "{\"apiVersion\":\"g/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"b\"}}]", 0, NULL);
+	json_t *conv = json_loads("[{\"apiVersion\":\"g/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"a\",\"uid\":\"1\","
+				  "\"labels\":{\"y\":\"2\"},\"resourceVersion\":\"99\"},\"spec\":{\"n\":2}}]", 0, NULL);
+	CHECK_EQ_INT(t, mu__crd_conv_merge(objs, conv, "g/v2", err, sizeof err), MU_OK);
+	const json_t *a = json_array_get(objs, 0);
+	CHECK_STR(t, mu__jstr(a, "apiVersion"), "g/v2");
+	CHECK_EQ_INT(t, json_integer_value(mu__jget(a, "spec.n")), 2);
+	CHECK_STR(t, mu__jstr(a, "metadata.resourceVersion"), "5");
+	CHECK_STR(t, mu__jstr(a, "metadata.labels.y"), "2");
+	CHECK(t, mu__jget(a, "metadata.labels.x") == NULL);
+	json_decref(conv);
+	static const struct {
+		const char *conv, *msg;
+	} bad[] = {
+		{"[]", "returned 0 objects, expected 1"},
+		{"[{\"apiVersion\":\"g/v3\",\"kind\":\"K\",\"metadata\":{\"name\":\"a\"}}]",
+		 "returned invalid converted object at index 1: invalid groupVersion (expected g/v2, received g/v3)"},
+		{"[{\"apiVersion\":\"g/v2\",\"kind\":\"L\",\"metadata\":{\"name\":\"a\"}}]",
+		 "returned invalid converted object at index 1: invalid kind (expected K, received L)"},
+		{"[{\"apiVersion\":\"g/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"z\"}}]",
+		 "returned invalid converted object at index 1: must have the same name: a != z"},
+		{"[{\"apiVersion\":\"g/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"a\",\"namespace\":\"n\"}}]",
+		 "returned invalid converted object at index 1: must have the same namespace:  != n"},
+		{"[{\"apiVersion\":\"g/v2\",\"kind\":\"K\"}]",
+		 "returned invalid converted object at index 1: must have the same name: a != "},
+		{"[{\"apiVersion\":\"g/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"a\",\"labels\":{\"x\":1}}}]",
+		 "returned invalid metadata in object at index 1: metadata.labels[x] must be a string, but is float64 in "
+		 "converted object"},
+		{"[{\"apiVersion\":\"g/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"a\",\"annotations\":[]}}]",
+		 "returned invalid metadata in object at index 1: invalid metadata.annotations of type []interface {} in "
+		 "converted object"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		json_t *o = json_loads("[{\"apiVersion\":\"g/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"a\"}}]", 0, NULL);
+		conv = json_loads(bad[i].conv, 0, NULL);
+		CHECK_EQ_INT(t, mu__crd_conv_merge(o, conv, "g/v2", err, sizeof err), MU_EINVAL);
+		CHECK_STR(t, err, bad[i].msg);
+		json_decref(conv);
+		json_decref(o);
+	}
+	json_decref(objs);
+	json_t *crd = json_loads("{\"spec\":{\"conversion\":{\"webhook\":{\"conversionReviewVersions\":[\"v9\",\"v1beta1\","
+				 "\"v1\"]}}}}", 0, NULL);
+	CHECK_STR(t, mu__crd_conv_review_version(crd), "v1beta1");
+	json_decref(crd);
+}
+
+/* The CRD-level checks of round 11: list-map keys that are not item
+ * properties, set items that are not atomic, defaults against their own
+ * schema, storedVersions and the webhook URL. */
+static void test_crd_level(mu_t_t *t)
+{
+	static const struct {
+		const char *schema, *field, *msg;
+	} cases[] = {
+		{"{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"id\",\"id\"],"
+		 "\"items\":{\"type\":\"object\",\"required\":[\"id\"],\"properties\":{\"id\":{\"type\":\"string\"}}}}",
+		 "s.x-kubernetes-list-map-keys", "Invalid value: [\"id\",\"id\"]: must not contain duplicate entries"},
+		{"{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"k\"],"
+		 "\"items\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"}}}}",
+		 "s.x-kubernetes-list-map-keys", "Invalid value: [\"k\"]: entries must all be names of item properties"},
+		{"{\"type\":\"array\",\"x-kubernetes-list-type\":\"set\",\"items\":{\"type\":\"array\","
+		 "\"x-kubernetes-list-type\":\"set\",\"items\":{\"type\":\"string\"}}}",
+		 "s.items.x-kubernetes-list-type", "Invalid value: \"set\": must be atomic as item of a list with "
+		 "x-kubernetes-list-type=set"},
+		{"{\"type\":\"string\",\"maxLength\":2,\"default\":\"abc\"}", "s.default",
+		 "Too long: may not be longer than 2"},
+		{"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},\"default\":{\"a\":\"x\"}}", "s.default.a",
+		 "Invalid value: \"string\": s.default.a in body must be of type integer: \"x\""},
+		{"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},\"default\":{\"b\":1}}", "s.default",
+		 "Invalid value: {\"b\":1}: must not have unknown fields"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *s = json_loads(cases[i].schema, 0, NULL);
+		mu__verr_t e = {0};
+		mu__crd_check_schema(s, "s", &e);
+		bool found = false;
+		for (int j = 0; j < e.n; j++)
+			found = found || (!strcmp(e.c[j].field, cases[i].field) && !strcmp(e.c[j].msg, cases[i].msg));
+		if (!found) {
+			fprintf(stderr, "case %zu: %d causes:", i, e.n);
+			for (int j = 0; j < e.n; j++)
+				fprintf(stderr, " [%s: %s]", e.c[j].field, e.c[j].msg);
+			fprintf(stderr, "\n");
+		}
+		CHECK(t, found);
+		json_decref(s);
+	}
+	/* good: keys that are required or defaulted, atomic set items, valid
+	 * pruned defaults */
+	json_t *s = json_loads("{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\",\"x-kubernetes-list-type\":"
+			       "\"set\",\"items\":{\"type\":\"object\",\"x-kubernetes-map-type\":\"atomic\"}},\"n\":{\"type\":"
+			       "\"integer\",\"maximum\":3,\"default\":3},\"o\":{\"type\":\"object\",\"properties\":{\"a\":"
+			       "{\"type\":\"string\"}},\"default\":{\"a\":\"x\"}}}}", 0, NULL);
+	mu__verr_t e = {0};
+	mu__crd_check_schema(s, "s", &e);
+	CHECK_EQ_INT(t, e.n, 0);
+	json_decref(s);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -322,5 +475,8 @@ int main(void)
 	MU_RUN(&t, test_crd_checks);
 	MU_RUN(&t, test_formats);
 	MU_RUN(&t, test_format_multiple);
+	MU_RUN(&t, test_conv_response);
+	MU_RUN(&t, test_conv_merge);
+	MU_RUN(&t, test_crd_level);
 	return mu_t_done(&t);
 }
