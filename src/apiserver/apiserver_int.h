@@ -336,7 +336,7 @@ bool mu__sel_match_json(const mu__sel_t *s, const json_t *labels);
 struct mu__verr {
 	int n;
 	struct {
-		char field[128];
+		char field[256];
 		char reason[32];   /* FieldValueRequired, FieldValueInvalid, ... */
 		char msg[400];
 	} c[MU__VERR_MAX];
@@ -371,6 +371,9 @@ void mu__defaults_pod_spec(json_t *spec);
 void mu__defaults_pod_only(json_t *spec);
 void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu__verr_t *e);
 void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e);
+/* The scheduling-related checks of a pod spec (podspec_sched.c): nodeSelector,
+ * affinity, sysctls, dnsConfig, topology spread, serviceAccountName. */
+void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e);
 void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);

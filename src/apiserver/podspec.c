@@ -47,7 +47,7 @@
 #define FORB "FieldValueForbidden"
 #define NOTF "FieldValueNotFound"
 
-typedef char path_t[128];
+typedef char path_t[256];
 
 /* A cause's field path; a longer one is cut, as mu__verr_add would. */
 __attribute__((format(printf, 2, 3))) static void pathf(path_t out, const char *fmt, ...)
@@ -864,6 +864,7 @@ void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu_
 	}
 	check_security(e, base, json_object_get(spec, "securityContext"), true);
 	check_enum(e, base, "dnsPolicy", json_object_get(spec, "dnsPolicy"), dns);
+	mu__check_pod_sched(spec, base, e);
 }
 
 /* --- updates ------------------------------------------------------------ */
