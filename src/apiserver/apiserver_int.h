@@ -736,6 +736,16 @@ void mu__row_csr(const json_t *o, int64_t now, json_t *cells);
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);
 void mu__name_suffix(mu_apiserver_t *s, char out[6]);
+/* ServiceAccount admission and the `default` ServiceAccounts (saadmit.c):
+ * mu__sa_admit defaults a new pod's ServiceAccount, refuses one that does
+ * not exist (MU_ENOENT, msg as kube words it) and mounts the token volume;
+ * mu__sa_wait_default lets a client's pod create wait for its namespace's
+ * `default` (request threads only); mu__sactl_event and mu__sactl_resync
+ * are the serviceaccounts controller (controller thread). */
+int mu__sa_admit(mu_apiserver_t *s, json_t *pod, char *msg, size_t len);
+void mu__sa_wait_default(mu_apiserver_t *s, int rt, const json_t *obj);
+void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev);
+void mu__sactl_resync(mu_apiserver_t *s);
 
 /* Creating objects from inside the server (controllers): fills uid,
  * creationTimestamp, defaults; validates.  *res may be NULL. */

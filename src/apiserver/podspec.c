@@ -6,7 +6,8 @@
  *   - defaults (pkg/apis/core/v1/defaults.go and the declarative defaults
  *     of zz_generated.defaults.go): SetDefaults_PodSpec (dnsPolicy,
  *     restartPolicy, securityContext {}, terminationGracePeriodSeconds,
- *     schedulerName), SetDefaults_Container for every container list
+ *     schedulerName; serviceAccount kept equal to serviceAccountName, as
+ *     the v1 conversion does), SetDefaults_Container for every container list
  *     (imagePullPolicy from the image's tag, terminationMessagePath and
  *     terminationMessagePolicy), ports' protocol, probes (timeout, period,
  *     thresholds; an httpGet's path and scheme), volumes (emptyDir when no
@@ -197,6 +198,14 @@ void mu__defaults_pod_spec(json_t *spec)
 	def(spec, "securityContext", json_object());
 	def(spec, "terminationGracePeriodSeconds", json_integer(30));
 	def(spec, "schedulerName", json_string("default-scheduler"));
+	/* the v1 conversion: the deprecated serviceAccount names the account
+	 * when serviceAccountName does not, and is written back equal to it */
+	const char *sa = json_string_value(json_object_get(spec, "serviceAccountName"));
+	const char *dsa = json_string_value(json_object_get(spec, "serviceAccount"));
+	if ((!sa || !*sa) && dsa && *dsa)
+		json_object_set_new(spec, "serviceAccountName", json_string(sa = dsa));
+	if (sa && *sa)
+		json_object_set_new(spec, "serviceAccount", json_string(sa));
 	size_t i;
 	json_t *c;
 	for (int l = 0; l < 3; l++)
