@@ -590,14 +590,69 @@ static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
 	}
 }
 
+/* validateMinDomains and validateNodeInclusionPolicy of constraint c at
+ * path p (wu: its whenUnsatisfiable). */
+static void spread_domains(mu__verr_t *e, const char *p, const json_t *c, const char *wu)
+{
+	path_t f;
+	char v[120];
+	const json_t *md = json_object_get(c, "minDomains");
+	if (present(md)) {
+		pathf(f, "%s.minDomains", p);
+		go_value(md, v, sizeof v);
+		if (!json_is_integer(md) || json_integer_value(md) <= 0)
+			mu__verr_add(e, f, INV, "Invalid value: %s: must be greater than zero", v);
+		if (!wu || strcmp(wu, "DoNotSchedule"))
+			mu__verr_add(e, f, INV, "Invalid value: %s: can only use minDomains if "
+				     "whenUnsatisfiable=DoNotSchedule, not %.60s", v, wu ? wu : "");
+	}
+	static const char *const pols[] = {"nodeAffinityPolicy", "nodeTaintsPolicy"};
+	for (int k = 0; k < 2; k++) {
+		const json_t *pv = json_object_get(c, pols[k]);
+		const char *s = json_string_value(pv);
+		if (present(pv) && (!s || (strcmp(s, "Honor") && strcmp(s, "Ignore")))) {
+			pathf(f, "%s.%s", p, pols[k]);
+			go_value(pv, v, sizeof v);
+			mu__verr_add(e, f, UNS, "Unsupported value: %s: supported values: \"Honor\", \"Ignore\"", v);
+		}
+	}
+}
+
+/* validateMatchLabelKeysInTopologySpread, then the labelSelector. */
+static void spread_keys(mu__verr_t *e, const char *p, const json_t *c)
+{
+	const json_t *mk = json_object_get(c, "matchLabelKeys"), *sel = json_object_get(c, "labelSelector");
+	path_t f;
+	pathf(f, "%s.matchLabelKeys", p);
+	if (json_array_size(mk) && !present(sel))
+		mu__verr_add(e, f, FORB, "Forbidden: must not be specified when labelSelector is not set");
+	size_t j;
+	json_t *k;
+	json_array_foreach(mk, j, k) {
+		const char *ks = json_is_string(k) ? json_string_value(k) : "";
+		pathf(f, "%s.matchLabelKeys[%zu]", p, j);
+		label_name(e, f, ks);
+		bool in_sel = json_object_get(json_object_get(sel, "matchLabels"), ks) != NULL;
+		size_t x;
+		json_t *r;
+		json_array_foreach(json_object_get(sel, "matchExpressions"), x, r)
+			in_sel |= str(r, "key") && !strcmp(str(r, "key"), ks);
+		if (in_sel)
+			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": exists in both matchLabelKeys and "
+				     "labelSelector", ks);
+	}
+	pathf(f, "%s.labelSelector", p);
+	label_selector(e, f, sel);
+}
+
+/* validateTopologySpreadConstraints.  Bounded by the square of the list's
+ * length (the pairs compared), under the body limit. */
 static void spread(mu__verr_t *e, const char *base, const json_t *list)
 {
-	static const char *const policies[] = {"Honor", "Ignore"};
 	size_t i, j;
 	json_t *c;
 	json_array_foreach(list, i, c) {
 		path_t p, f;
-		char v[120];
 		pathf(p, "%s.topologySpreadConstraints[%zu]", base, i);
 		const json_t *ms = json_object_get(c, "maxSkew");
 		if (!json_is_integer(ms) || json_integer_value(ms) <= 0) {
@@ -624,47 +679,8 @@ static void spread(mu__verr_t *e, const char *base, const json_t *list)
 				break;
 			}
 		}
-		const json_t *md = json_object_get(c, "minDomains");
-		if (present(md)) {
-			pathf(f, "%s.minDomains", p);
-			go_value(md, v, sizeof v);
-			if (!json_is_integer(md) || json_integer_value(md) <= 0)
-				mu__verr_add(e, f, INV, "Invalid value: %s: must be greater than zero", v);
-			if (!wu || strcmp(wu, "DoNotSchedule"))
-				mu__verr_add(e, f, INV, "Invalid value: %s: can only use minDomains if "
-					     "whenUnsatisfiable=DoNotSchedule, not %.60s", v, wu ? wu : "");
-		}
-		static const char *const pols[] = {"nodeAffinityPolicy", "nodeTaintsPolicy"};
-		for (int k = 0; k < 2; k++) {
-			const json_t *pv = json_object_get(c, pols[k]);
-			const char *s = json_string_value(pv);
-			if (present(pv) && (!s || (strcmp(s, policies[0]) && strcmp(s, policies[1])))) {
-				pathf(f, "%s.%s", p, pols[k]);
-				go_value(pv, v, sizeof v);
-				mu__verr_add(e, f, UNS, "Unsupported value: %s: supported values: \"Honor\", \"Ignore\"", v);
-			}
-		}
-		/* validateMatchLabelKeysInTopologySpread */
-		const json_t *mk = json_object_get(c, "matchLabelKeys"), *sel = json_object_get(c, "labelSelector");
-		pathf(f, "%s.matchLabelKeys", p);
-		if (json_array_size(mk) && !present(sel))
-			mu__verr_add(e, f, FORB, "Forbidden: must not be specified when labelSelector is not set");
-		json_t *k;
-		json_array_foreach(mk, j, k) {
-			const char *ks = json_is_string(k) ? json_string_value(k) : "";
-			pathf(f, "%s.matchLabelKeys[%zu]", p, j);
-			label_name(e, f, ks);
-			bool in_sel = json_object_get(json_object_get(sel, "matchLabels"), ks) != NULL;
-			size_t x;
-			json_t *r;
-			json_array_foreach(json_object_get(sel, "matchExpressions"), x, r)
-				in_sel |= str(r, "key") && !strcmp(str(r, "key"), ks);
-			if (in_sel)
-				mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": exists in both matchLabelKeys and "
-					     "labelSelector", ks);
-		}
-		pathf(f, "%s.labelSelector", p);
-		label_selector(e, f, sel);
+		spread_domains(e, p, c, wu);
+		spread_keys(e, p, c);
 	}
 }
 
