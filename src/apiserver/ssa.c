@@ -419,7 +419,8 @@ static void idx_build(keyidx_t *x, const json_t *a, const json_t *s)
 		free(mk);
 		return;
 	}
-	snprintf(x->prefix, sizeof x->prefix, "k:{\"%s\":", mk);
+	if (*mk)
+		snprintf(x->prefix, sizeof x->prefix, "k:{\"%s\":", mk);
 	x->pos = json_object();
 	size_t i;
 	json_t *e;
