@@ -440,6 +440,25 @@ static void test_long_keyed(mu_t_t *t)
 	CHECK_EQ_INT(t, (long)json_array_size(env), 999);
 	CHECK_STR(t, json_string_value(json_object_get(json_array_get(env, 7), "name")), "V8");
 	CHECK_STR(t, json_string_value(json_object_get(json_array_get(env, 499), "value")), "w");
+	/* a set list (finalizers) past the index's threshold: one dropped goes */
+	json_t *fin = json_array();
+	for (int i = 0; i < 12; i++) {
+		char f[16];
+		snprintf(f, sizeof f, "x/f%d", i);
+		json_array_append_new(fin, json_string(f));
+	}
+	json_t *fa = json_pack("{s:s, s:s, s:{s:s, s:o}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name", "p",
+			       "finalizers", fin);
+	json_t *fb = json_deep_copy(fa), *o4 = NULL, *o5 = NULL;
+	json_array_remove(mu__jget(fb, "metadata.finalizers"), 5);
+	CHECK_EQ_INT(t, mu__ssa_apply(out3, fa, &a, &o4, msg, sizeof msg, &e), MU_OK);
+	CHECK_EQ_INT(t, mu__ssa_apply(o4, fb, &a, &o5, msg, sizeof msg, &e), MU_OK);
+	CHECK_EQ_INT(t, (long)json_array_size(mu__jget(o5, "metadata.finalizers")), 11);
+	CHECK_STR(t, json_string_value(json_array_get(mu__jget(o5, "metadata.finalizers"), 5)), "x/f6");
+	json_decref(o5);
+	json_decref(o4);
+	json_decref(fb);
+	json_decref(fa);
 	json_decref(out3);
 	json_decref(less);
 	json_decref(out2);
