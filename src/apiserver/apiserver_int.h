@@ -374,6 +374,9 @@ void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e);
 /* The scheduling-related checks of a pod spec (podspec_sched.c): nodeSelector,
  * affinity, sysctls, dnsConfig, topology spread, serviceAccountName. */
 void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e);
+/* A new Pod's affinity terms with their matchLabelKeys/mismatchLabelKeys
+ * merged into the selector, as kube's pod strategy does on create. */
+void mu__pod_affinity_label_keys(json_t *pod);
 void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);

@@ -20,7 +20,10 @@
  *     maxSkew, topologyKey, whenUnsatisfiable, unique {topologyKey,
  *     whenUnsatisfiable}, minDomains, nodeAffinityPolicy and
  *     nodeTaintsPolicy, matchLabelKeys, labelSelector);
- *   - spec.serviceAccountName (a DNS subdomain).
+ *   - spec.serviceAccountName (a DNS subdomain);
+ *
+ * and, on a Pod's create, what kube's pod strategy does with its affinity
+ * terms' matchLabelKeys and mismatchLabelKeys (mu__pod_affinity_label_keys).
  *
  * The messages are apimachinery's (IsQualifiedName, IsValidLabelValue,
  * IsDNS1123Label/Subdomain).  Nothing here keeps state; every function
@@ -681,6 +684,58 @@ static void spread(mu__verr_t *e, const char *base, const json_t *list)
 		}
 		spread_domains(e, p, c, wu);
 		spread_keys(e, p, c);
+	}
+}
+
+/* --- a new pod's affinity terms ---------------------------------------- */
+
+/* updateLabelSelector of kube's pod strategy: each matchLabelKeys key the
+ * pod has as a label becomes an In expression of the term's selector,
+ * each mismatchLabelKeys one a NotIn (nothing without a selector). */
+static void term_label_keys(json_t *term, const json_t *labels)
+{
+	json_t *sel = json_object_get(term, "labelSelector");
+	if (!json_is_object(sel))
+		return;
+	static const char *const lists[] = {"matchLabelKeys", "mismatchLabelKeys"};
+	for (int l = 0; l < 2; l++) {
+		size_t i;
+		json_t *k;
+		json_array_foreach(json_object_get(term, lists[l]), i, k) {
+			const char *v = json_is_string(k) ? json_string_value(json_object_get(labels, json_string_value(k)))
+							   : NULL;
+			if (!v)
+				continue;
+			json_t *exprs = json_object_get(sel, "matchExpressions");
+			if (!json_is_array(exprs)) {
+				exprs = json_array();
+				json_object_set_new(sel, "matchExpressions", exprs);
+			}
+			json_array_append_new(exprs, json_pack("{s:O, s:s, s:[s]}", "key", k, "operator", l ? "NotIn" : "In",
+							       "values", v));
+		}
+	}
+}
+
+/* What kube's pod strategy does to a new Pod's affinity
+ * (applyMatchLabelKeysAndMismatchLabelKeys, MatchLabelKeysInPodAffinity,
+ * on by default since 1.31): every pod (anti-)affinity term's
+ * matchLabelKeys and mismatchLabelKeys are merged into its labelSelector
+ * with the pod's label values.  Create only (an update would merge
+ * again); pod is borrowed and changed in place; bounded by its terms. */
+void mu__pod_affinity_label_keys(json_t *pod)
+{
+	const json_t *labels = mu__jget(pod, "metadata.labels");
+	json_t *aff = mu__jget(pod, "spec.affinity");
+	static const char *const kinds[] = {"podAffinity", "podAntiAffinity"};
+	for (int k = 0; k < 2 && json_is_object(aff); k++) {
+		json_t *pa = json_object_get(aff, kinds[k]);
+		size_t i;
+		json_t *t;
+		json_array_foreach(json_object_get(pa, "requiredDuringSchedulingIgnoredDuringExecution"), i, t)
+			term_label_keys(t, labels);
+		json_array_foreach(json_object_get(pa, "preferredDuringSchedulingIgnoredDuringExecution"), i, t)
+			term_label_keys(json_object_get(t, "podAffinityTerm"), labels);
 	}
 }
 

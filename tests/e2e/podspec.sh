@@ -259,6 +259,18 @@ has "spread: minDomains only with DoNotSchedule" "$T/out" 'spec.topologySpreadCo
 has "spread: the node policies" "$T/out" 'spec.topologySpreadConstraints[2].nodeAffinityPolicy: Unsupported value: "Always": supported values: "Honor", "Ignore"'
 bad_pod spread-when '{topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Never}], containers: [{name: c, image: x}]}' \
 	'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"'
+# a new pod's matchLabelKeys join its term's selector with the pod's value
+# (kube 1.32's pod strategy, MatchLabelKeysInPodAffinity); a key the
+# selector names already is then in both
+printf '%s\n' 'apiVersion: v1' 'kind: Pod' 'metadata: {name: mlk, labels: {app: a, tier: t}}' \
+	'spec: {affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, labelSelector: {matchLabels: {x: y}}, matchLabelKeys: [app, absent], mismatchLabelKeys: [tier]}]}}, containers: [{name: c, image: x}]}' >"$T/mlk.yaml"
+expect "a pod with matchLabelKeys" 0 k create -f "$T/mlk.yaml"
+field mlk '{.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions}' \
+	'[{"key":"app","operator":"In","values":["a"]},{"key":"tier","operator":"NotIn","values":["t"]}]'
+printf '%s\n' 'apiVersion: v1' 'kind: Pod' 'metadata: {name: mlk2, labels: {app: a}}' \
+	'spec: {affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [app]}]}}, containers: [{name: c, image: x}]}' >"$T/mlk2.yaml"
+expect "a matchLabelKeys key the selector names: 422" 1 k create -f "$T/mlk2.yaml"
+has "named as kube names it" "$T/out" 'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0][0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector'
 pod sched-ok '{nodeSelector: {zone: a}, dnsPolicy: None, dnsConfig: {nameservers: [10.0.0.10], searches: [svc.cluster.local.], options: [{name: ndots, value: "2"}]}, securityContext: {sysctls: [{name: net.ipv4.ip_local_port_range, value: "1024 65535"}]}, affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: a}}}}]}}, topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 2, labelSelector: {matchLabels: {app: a}}}], containers: [{name: c, image: x}]}'
 expect "a pod with valid scheduling fields is created" 0 k create -f "$T/sched-ok.yaml"
 
