@@ -1,6 +1,7 @@
 /*
  * admission.c - what kube-apiserver's admission plugins do to an object
- * before it is stored, for the kinds muster serves: the Priority plugin.
+ * before it is stored, for the kinds muster serves: the ServiceAccount
+ * plugin (saadmit.c, first, as in kube's order) and the Priority plugin.
  * A pod's spec.priorityClassName (or, when it names none, the PriorityClass
  * marked globalDefault) sets spec.priority and spec.preemptionPolicy; a
  * class that does not exist, or a priority the pod set itself that differs,
@@ -106,8 +107,11 @@ static int admit_pod(mu_apiserver_t *s, json_t *pod, char *msg, size_t len)
 
 int mu__admit(mu_apiserver_t *s, int rt, json_t *obj, char *msg, size_t len)
 {
-	if (rt == MU__RT_PODS)
-		return admit_pod(s, obj, msg, len);
+	if (rt == MU__RT_PODS) {
+		/* kube's plugin order: ServiceAccount before Priority */
+		int rc = mu__sa_admit(s, obj, msg, len);
+		return rc == MU_OK ? admit_pod(s, obj, msg, len) : rc;
+	}
 	if (rt == MU__RT_PRIORITYCLASSES && json_is_true(json_object_get(obj, "globalDefault"))) {
 		pclass_t pc;
 		find_class(s, NULL, &pc);

@@ -289,6 +289,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	if (rt == MU__RT_SECRETS && !rq->q.dry_run)
 		mu__sa_secret_fill(s, obj); /* kube-controller-manager's tokens controller */
 	json_t *applied = apply ? json_deep_copy(obj) : NULL;
+	mu__sa_wait_default(s, rt, obj);
 	if (mu__admit(s, rt, obj, amsg, sizeof amsg) != MU_OK ||
 	    (rt == MU__RT_CSRS && !mu__csr_admit(rq, NULL, obj, csr_authz, &(csr_who_t){s, rq}, amsg, sizeof amsg))) {
 		json_decref(applied);

@@ -336,7 +336,7 @@ bool mu__sel_match_json(const mu__sel_t *s, const json_t *labels);
 struct mu__verr {
 	int n;
 	struct {
-		char field[128];
+		char field[256];
 		char reason[32];   /* FieldValueRequired, FieldValueInvalid, ... */
 		char msg[400];
 	} c[MU__VERR_MAX];
@@ -371,6 +371,12 @@ void mu__defaults_pod_spec(json_t *spec);
 void mu__defaults_pod_only(json_t *spec);
 void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu__verr_t *e);
 void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e);
+/* The scheduling-related checks of a pod spec (podspec_sched.c): nodeSelector,
+ * affinity, sysctls, dnsConfig, topology spread, serviceAccountName. */
+void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e);
+/* A new Pod's affinity terms with their matchLabelKeys/mismatchLabelKeys
+ * merged into the selector, as kube's pod strategy does on create. */
+void mu__pod_affinity_label_keys(json_t *pod);
 void mu__validate_queue(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_podgroup(const json_t *obj, const json_t *old, mu__verr_t *e);
 void mu__validate_topology(const json_t *obj, const json_t *old, mu__verr_t *e);
@@ -747,6 +753,16 @@ void mu__row_csr(const json_t *o, int64_t now, json_t *cells);
 /* Random UIDs and name suffixes. */
 void mu__uid(mu_apiserver_t *s, char out[37]);
 void mu__name_suffix(mu_apiserver_t *s, char out[6]);
+/* ServiceAccount admission and the `default` ServiceAccounts (saadmit.c):
+ * mu__sa_admit defaults a new pod's ServiceAccount, refuses one that does
+ * not exist (MU_ENOENT, msg as kube words it) and mounts the token volume;
+ * mu__sa_wait_default lets a client's pod create wait for its namespace's
+ * `default` (request threads only); mu__sactl_event and mu__sactl_resync
+ * are the serviceaccounts controller (controller thread). */
+int mu__sa_admit(mu_apiserver_t *s, json_t *pod, char *msg, size_t len);
+void mu__sa_wait_default(mu_apiserver_t *s, int rt, const json_t *obj);
+void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev);
+void mu__sactl_resync(mu_apiserver_t *s);
 
 /* Creating objects from inside the server (controllers): fills uid,
  * creationTimestamp, defaults; validates.  *res may be NULL. */

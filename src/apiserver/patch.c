@@ -15,6 +15,7 @@
  * level of the patch and stop at MAX_DEPTH.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "apiserver/apiserver_int.h"
@@ -248,8 +249,64 @@ static long find_keyed(const json_t *list, const char *key, const json_t *elem, 
 	return -1;
 }
 
+/* The text find_keyed compares an element by: its key field's JSON (and,
+ * for a port by the list-map keys, its protocol), malloc'd; NULL when the
+ * element cannot match any (no key, a protocol not a string). */
+static char *keyed_text(const json_t *elem, const char *key, bool port)
+{
+	const json_t *kv = json_object_get(elem, key);
+	if (!kv)
+		return NULL;
+	const json_t *pr = port ? json_object_get(elem, "protocol") : NULL;
+	if (pr && !json_is_string(pr))
+		return NULL;
+	char *t = json_dumps(kv, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+	if (!t || !port)
+		return t;
+	const char *p = pr ? json_string_value(pr) : "TCP";
+	size_t n = strlen(t) + strlen(p) + 2;
+	char *u = malloc(n);
+	if (u)
+		snprintf(u, n, "%s\n%s", t, p);
+	free(t);
+	return u;
+}
+
+/* A long list's index for find_keyed: {keyed_text: position of the first
+ * element with it}, so that merging n patch elements into n is not n
+ * scans of the list (kube's strategic merge keys a map by the merge key
+ * too).  NULL when the list and the npatch elements merged into it are
+ * few.  Bounded by the list's size. */
+static json_t *keyed_index(const json_t *list, size_t npatch, const char *key, bool port)
+{
+	if (json_array_size(list) + npatch <= 8)
+		return NULL;
+	json_t *idx = json_object();
+	size_t i;
+	json_t *x;
+	json_array_foreach(list, i, x) {
+		char *t = keyed_text(x, key, port);
+		if (t && !json_object_get(idx, t))
+			json_object_set_new(idx, t, json_integer((json_int_t)i));
+		free(t);
+	}
+	return idx;
+}
+
+/* find_keyed through idx when there is one. */
+static long find_indexed(const json_t *idx, const json_t *list, const char *key, const json_t *elem, bool lmk)
+{
+	if (!idx)
+		return find_keyed(list, key, elem, lmk);
+	char *t = keyed_text(elem, key, lmk && !strcmp(key, "containerPort"));
+	const json_t *p = t ? json_object_get(idx, t) : NULL;
+	free(t);
+	return p ? (long)json_integer_value(p) : -1;
+}
+
 /* Merges a keyed list: patch elements update, add or ($patch: delete)
- * remove target elements; {$patch: replace} replaces the list. */
+ * remove target elements; {$patch: replace} replaces the list.  A long
+ * list is indexed by key (keyed_index) until an element is deleted. */
 static int merge_keyed(json_t *list, const json_t *patch, const char *key, int depth, bool lmk)
 {
 	size_t i;
@@ -268,29 +325,43 @@ static int merge_keyed(json_t *list, const json_t *patch, const char *key, int d
 			return MU_OK;
 		}
 	}
+	bool port = lmk && !strcmp(key, "containerPort");
+	json_t *idx = json_array_size(patch) > 1 ? keyed_index(list, json_array_size(patch), key, port) : NULL;
+	int rc = MU_OK;
 	json_array_foreach(patch, i, pe) {
 		const char *d = json_string_value(json_object_get(pe, "$patch"));
-		long at = find_keyed(list, key, pe, lmk);
+		long at = find_indexed(idx, list, key, pe, lmk);
 		if (d && !strcmp(d, "delete")) {
+			json_decref(idx); /* positions move: scan from here on */
+			idx = NULL;
 			while (at >= 0) {
 				json_array_remove(list, (size_t)at);
 				at = find_keyed(list, key, pe, lmk);
 			}
 			continue;
 		}
-		if (d && strcmp(d, "merge"))
-			return MU_EINVAL;
+		if (d && strcmp(d, "merge")) {
+			rc = MU_EINVAL;
+			break;
+		}
 		if (at >= 0) {
-			int rc = smp_obj(json_array_get(list, (size_t)at), pe, depth + 1, lmk);
+			rc = smp_obj(json_array_get(list, (size_t)at), pe, depth + 1, lmk);
 			if (rc != MU_OK)
-				return rc;
+				break;
 		} else {
 			json_t *c = strip(pe, depth);
-			if (!c || json_array_append_new(list, c))
-				return MU_ELIMIT;
+			if (!c || json_array_append_new(list, c)) {
+				rc = MU_ELIMIT;
+				break;
+			}
+			char *t = idx ? keyed_text(c, key, port) : NULL;
+			if (t && !json_object_get(idx, t))
+				json_object_set_new(idx, t, json_integer((json_int_t)json_array_size(list) - 1));
+			free(t);
 		}
 	}
-	return MU_OK;
+	json_decref(idx);
+	return rc;
 }
 
 /* $setElementOrder/<field>: puts the listed elements first, in order. */

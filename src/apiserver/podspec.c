@@ -6,7 +6,8 @@
  *   - defaults (pkg/apis/core/v1/defaults.go and the declarative defaults
  *     of zz_generated.defaults.go): SetDefaults_PodSpec (dnsPolicy,
  *     restartPolicy, securityContext {}, terminationGracePeriodSeconds,
- *     schedulerName), SetDefaults_Container for every container list
+ *     schedulerName; serviceAccount kept equal to serviceAccountName, as
+ *     the v1 conversion does), SetDefaults_Container for every container list
  *     (imagePullPolicy from the image's tag, terminationMessagePath and
  *     terminationMessagePolicy), ports' protocol, probes (timeout, period,
  *     thresholds; an httpGet's path and scheme), volumes (emptyDir when no
@@ -47,7 +48,7 @@
 #define FORB "FieldValueForbidden"
 #define NOTF "FieldValueNotFound"
 
-typedef char path_t[128];
+typedef char path_t[256];
 
 /* A cause's field path; a longer one is cut, as mu__verr_add would. */
 __attribute__((format(printf, 2, 3))) static void pathf(path_t out, const char *fmt, ...)
@@ -197,6 +198,14 @@ void mu__defaults_pod_spec(json_t *spec)
 	def(spec, "securityContext", json_object());
 	def(spec, "terminationGracePeriodSeconds", json_integer(30));
 	def(spec, "schedulerName", json_string("default-scheduler"));
+	/* the v1 conversion: the deprecated serviceAccount names the account
+	 * when serviceAccountName does not, and is written back equal to it */
+	const char *sa = json_string_value(json_object_get(spec, "serviceAccountName"));
+	const char *dsa = json_string_value(json_object_get(spec, "serviceAccount"));
+	if ((!sa || !*sa) && dsa && *dsa)
+		json_object_set_new(spec, "serviceAccountName", json_string(sa = dsa));
+	if (sa && *sa)
+		json_object_set_new(spec, "serviceAccount", json_string(sa));
 	size_t i;
 	json_t *c;
 	for (int l = 0; l < 3; l++)
@@ -864,6 +873,7 @@ void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu_
 	}
 	check_security(e, base, json_object_get(spec, "securityContext"), true);
 	check_enum(e, base, "dnsPolicy", json_object_get(spec, "dnsPolicy"), dns);
+	mu__check_pod_sched(spec, base, e);
 }
 
 /* --- updates ------------------------------------------------------------ */

@@ -7,7 +7,8 @@
  * and feeds each change to the Job controller and the simulated kubelets;
  * between changes it runs their timers.  The kube-controller-manager
  * loops that need no state of their own run here too: the CSR cleaner
- * (hourly), the bootstrap token cleaner (tokenclean.c: at start, after a
+ * (hourly), the serviceaccounts controller's `default` ServiceAccount
+ * of each namespace (saadmit.c), the bootstrap token cleaner (tokenclean.c: at start, after a
  * kube-system Secret write, and when the next token expires) and the
  * ClusterRole aggregation (rbacagg.c: after any ClusterRole change).  If it
  * ever falls behind the watch ring it re-reads everything (the controllers
@@ -147,6 +148,7 @@ static void *ctl_main(void *arg)
 	mu__gc_resync(s->gc);
 	mu__pdbc_resync(s->pdbc);
 	mu__csr_resync(s, mu__authz_sub);
+	mu__sactl_resync(s);
 	mu__csr_clean(s);
 	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
 	int64_t token_at = mu__tokenclean(s, mu__now_s()); /* the next bootstrap token to expire */
@@ -180,6 +182,7 @@ static void *ctl_main(void *arg)
 			mu__gc_resync(s->gc);
 			mu__pdbc_resync(s->pdbc);
 			mu__csr_resync(s, mu__authz_sub);
+			mu__sactl_resync(s);
 			token_at = 0;
 			agg = true;
 			sign = true;
@@ -193,6 +196,7 @@ static void *ctl_main(void *arg)
 			mu__gc_event(s->gc, &evs[i]);
 			mu__evttl_event(s->evttl, &evs[i], mu__mono_ms());
 			mu__pdbc_event(s->pdbc, &evs[i]);
+			mu__sactl_event(s, &evs[i]);
 			if (evs[i].type != MU__EV_DELETED)
 				mu__csr_sign(s, evs[i].obj, mu__authz_sub);
 			if (mu__tokenclean_event(&evs[i]))

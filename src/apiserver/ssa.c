@@ -47,9 +47,11 @@
 
 #define MAX_DEPTH (MU__MAX_DEPTH + 4)
 #define MAX_MANAGERS 64
-/* Longer keyed lists are owned whole (atomic): finding an element by its
- * key is linear, so element-wise ownership would cost the square. */
-#define MAX_KEYED 256
+/* Lists longer than this get a key index (keyidx_t) when their elements
+ * are looked up by key one after another. */
+#ifndef IDX_MIN
+#define IDX_MIN 8
+#endif
 
 /* --- building field sets ------------------------------------------------ */
 
@@ -201,7 +203,7 @@ static json_t *fs_val(const char *name, const json_t *v, int shape, int model, i
 		return fs_obj(v, model, shape == MU__SS_MAP, depth + 1);
 	const char *mk = name ? mu__merge_key(name) : NULL;
 	bool set = name && !strcmp(name, "finalizers");
-	if (!json_is_array(v) || (!mk && !set) || json_array_size(v) == 0 || json_array_size(v) > MAX_KEYED)
+	if (!json_is_array(v) || (!mk && !set) || json_array_size(v) == 0)
 		return json_object();
 	json_t *n = json_object();
 	size_t i;
@@ -361,12 +363,123 @@ static long elem_index(const json_t *a, const char *key)
 	return at;
 }
 
-/* The child of value c at path element key, or NULL. */
-static json_t *child(const json_t *c, const char *key)
+/* --- key indexes of long lists ------------------------------------------ */
+
+/* A key index of one list: the path element ("k:{...}" or "v:...", as
+ * fs_val prints it) of each element to its position (the first element
+ * with that key), so that the loops below, which look the elements of a
+ * set up one after another, do not scan the list for each (structured-
+ * merge-diff keeps such a map per list as well).  A key the index lacks
+ * is looked up by elem_index when it is not printed as fs_val prints keys
+ * (a client's managedFields may be), so answers are those of elem_index. */
+typedef struct keyidx {
+	const json_t *arr;
+	json_t *pos; /* {path element: position}, or NULL: no index */
+	char prefix[80]; /* how its "k:" elements begin: k:{"name": */
+} keyidx_t;
+
+/* The merge key of the list whose element path element is key: the
+ * field a "k:" key names (containerPort of a port's pair), "" for a set
+ * list's "v:", NULL when there is none to index by. */
+static char *key_field(const char *key)
+{
+	if (key[0] == 'v' && key[1] == ':')
+		return strdup("");
+	if (key[0] != 'k' || key[1] != ':')
+		return NULL;
+	json_t *o = json_loads(key + 2, 0, NULL);
+	char *f = NULL;
+	if (json_is_object(o) && json_object_get(o, "containerPort"))
+		f = strdup("containerPort");
+	else if (json_is_object(o) && json_object_size(o) == 1)
+		f = strdup(json_object_iter_key(json_object_iter(o)));
+	json_decref(o);
+	return f;
+}
+
+/* Builds the index of list a when it is long and the set node s (whose
+ * children are a's path elements) names its elements.  Bounded by a's
+ * size (one key printed per element). */
+static void idx_build(keyidx_t *x, const json_t *a, const json_t *s)
+{
+	x->arr = a;
+	x->pos = NULL;
+	x->prefix[0] = '\0';
+	if (!json_is_array(a) || json_array_size(a) <= IDX_MIN || !json_is_object(s))
+		return;
+	const char *k;
+	json_t *v;
+	char *mk = NULL;
+	json_object_foreach((json_t *)s, k, v)
+		if (strcmp(k, ".") && (mk = key_field(k)) != NULL)
+			break;
+	if (!mk)
+		return;
+	if (*mk && strlen(mk) > 60) {
+		free(mk);
+		return;
+	}
+	if (*mk)
+		snprintf(x->prefix, sizeof x->prefix, "k:{\"%s\":", mk);
+	x->pos = json_object();
+	size_t i;
+	json_t *e;
+	json_array_foreach(a, i, e) {
+		char *t = *mk ? elem_key(e, mk) : json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (!t)
+			continue;
+		char *pk = malloc(strlen(t) + 3);
+		if (pk) {
+			snprintf(pk, strlen(t) + 3, "%s%s", *mk ? "k:" : "v:", t);
+			if (!json_object_get(x->pos, pk))
+				json_object_set_new(x->pos, pk, json_integer((json_int_t)i));
+			free(pk);
+		}
+		free(t);
+	}
+	free(mk);
+}
+
+static void idx_free(keyidx_t *x)
+{
+	json_decref(x->pos);
+	x->pos = NULL;
+}
+
+/* Whether path element key is printed as fs_val prints an element's:
+ * JSON text as jansson writes it (a "k:" object's keys sorted, a port's
+ * protocol given). */
+static bool canonical(const char *key)
+{
+	json_t *v = json_loads(key + 2, JSON_DECODE_ANY, NULL);
+	char *t = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | (key[0] == 'k' ? JSON_SORT_KEYS : 0)) : NULL;
+	bool ok = t && !strcmp(t, key + 2) &&
+		  !(key[0] == 'k' && json_object_get(v, "containerPort") && !json_object_get(v, "protocol"));
+	free(t);
+	json_decref(v);
+	return ok;
+}
+
+/* elem_index through the index when there is one. */
+static long idx_find(const keyidx_t *x, const json_t *a, const char *key)
+{
+	if (!x || !x->pos || a != x->arr || (key[0] != 'k' && key[0] != 'v') || key[1] != ':')
+		return elem_index(a, key);
+	const json_t *p = json_object_get(x->pos, key);
+	if (p)
+		return (long)json_integer_value(p);
+	/* a key of another field, or printed otherwise: as elem_index finds it */
+	bool same = key[0] == 'v' ? !x->prefix[0] : x->prefix[0] && !strncmp(key, x->prefix, strlen(x->prefix));
+	return same && canonical(key) ? -1 : elem_index(a, key);
+}
+
+/* The child of value c at path element key, or NULL; x: c's key index
+ * (or NULL). */
+static json_t *child_at(const json_t *c, const char *key, const keyidx_t *x)
 {
 	if (key[0] == 'f' && key[1] == ':')
 		return json_is_object(c) ? json_object_get(c, key + 2) : NULL;
-	long at = elem_index(c, key);
+	long at = idx_find(x, c, key);
 	return at < 0 ? NULL : json_array_get(c, (size_t)at);
 }
 
@@ -514,13 +627,18 @@ static json_t *changed(const json_t *s, const json_t *nv, const json_t *ov, int 
 	json_t *out = json_object();
 	const char *k;
 	json_t *v;
+	keyidx_t xn, xo;
+	idx_build(&xn, nv, s);
+	idx_build(&xo, ov, s);
 	json_object_foreach((json_t *)s, k, v) {
 		if (!strcmp(k, "."))
 			continue;
-		json_t *c = changed(v, child(nv, k), child(ov, k), depth + 1);
+		json_t *c = changed(v, child_at(nv, k, &xn), child_at(ov, k, &xo), depth + 1);
 		if (c)
 			json_object_set_new(out, k, c);
 	}
+	idx_free(&xn);
+	idx_free(&xo);
 	if (json_object_size(out) == 0) {
 		json_decref(out);
 		return NULL;
@@ -669,11 +787,14 @@ static void find_conflicts(const json_t *a, const json_t *o, const json_t *app, 
 {
 	const char *k;
 	json_t *v;
+	keyidx_t xa, xc;
+	idx_build(&xa, app, a);
+	idx_build(&xc, cur, a);
 	json_object_foreach((json_t *)a, k, v) {
 		json_t *ov = json_object_get(o, k);
 		if (!ov || !strcmp(k, "."))
 			continue;
-		json_t *ac = child(app, k), *cc = child(cur, k);
+		json_t *ac = child_at(app, k, &xa), *cc = child_at(cur, k, &xc);
 		json_array_append_new(elems, json_string(k));
 		if (is_leaf(v) || depth >= MAX_DEPTH) {
 			if (!(ac == cc || (ac && cc && json_equal(ac, cc)) || (granular(k, ac) && granular(k, cc)))) {
@@ -685,6 +806,8 @@ static void find_conflicts(const json_t *a, const json_t *o, const json_t *app, 
 		}
 		json_array_remove(elems, json_array_size(elems) - 1);
 	}
+	idx_free(&xa);
+	idx_free(&xc);
 }
 
 typedef struct conflict_line {
@@ -764,11 +887,19 @@ static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os
 {
 	const char *k;
 	json_t *v;
+	keyidx_t x;
+	idx_build(&x, val, p);
+	/* with an index, the elements removed go after the loop (positions
+	 * stay as indexed), last first */
+	size_t n = x.pos ? json_array_size(val) : 0;
+	bool *gone = n ? calloc(n, sizeof *gone) : NULL;
+	if (n && !gone)
+		idx_free(&x);
 	json_object_foreach((json_t *)p, k, v) {
 		if (!strcmp(k, ".") || !val)
 			continue;
 		json_t *ac = a ? json_object_get(a, k) : NULL;
-		if (ac && is_leaf(ac) && !granular(k, child(val, k)))
+		if (ac && is_leaf(ac) && !granular(k, child_at(val, k, &x)))
 			continue;
 		json_t *oc[MAX_MANAGERS];
 		bool any = false;
@@ -777,11 +908,21 @@ static void remove_unapplied(const json_t *p, const json_t *a, json_t *const *os
 		/* only a member of p goes whole: a path that merely leads to
 		 * members ("f:metadata" above an annotation) keeps what else
 		 * is there, as structured-merge-diff's RemoveItems */
-		if (!ac && !any && (is_leaf(v) || json_object_get(v, ".")))
-			del_child(val, k);
-		else if (depth < MAX_DEPTH)
-			remove_unapplied(v, ac, oc, no, child(val, k), depth + 1);
+		if (!ac && !any && (is_leaf(v) || json_object_get(v, "."))) {
+			long at = x.pos ? idx_find(&x, val, k) : -1;
+			if (at >= 0)
+				gone[at] = true;
+			else if (!x.pos)
+				del_child(val, k);
+		} else if (depth < MAX_DEPTH) {
+			remove_unapplied(v, ac, oc, no, child_at(val, k, &x), depth + 1);
+		}
 	}
+	for (size_t i = n; x.pos && i-- > 0;)
+		if (gone[i])
+			json_array_remove(val, i);
+	free(gone);
+	idx_free(&x);
 }
 
 /* The object applied onto old: merged (strategic, with the list-map keys

@@ -630,13 +630,16 @@ static const char *qos_class(const json_t *spec)
 	return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
 }
 
-/* A Pod's defaults: its spec's (podspec.c), what kube's SetDefaults_Pod
- * adds for Pods only, priority 0 (before admission sets it), and the
- * status a new pod starts with.  o is borrowed and changed in place. */
+/* A Pod's defaults on create: its spec's (podspec.c), what kube's
+ * SetDefaults_Pod adds for Pods only, the affinity terms' matchLabelKeys
+ * merged as kube's pod strategy does (podspec_sched.c), priority 0
+ * (before admission sets it), and the status a new pod starts with.  o is
+ * borrowed and changed in place. */
 void mu__defaults_pod(json_t *o)
 {
 	mu__defaults_pod_spec(json_object_get(o, "spec"));
 	mu__defaults_pod_only(json_object_get(o, "spec"));
+	mu__pod_affinity_label_keys(o); /* the pod strategy's PrepareForCreate */
 	set_default(o, "spec.priority", json_integer(0));
 	set_default(o, "status.phase", json_string("Pending"));
 	set_default(o, "status.qosClass", json_string(qos_class(json_object_get(o, "spec"))));

@@ -19,6 +19,14 @@
 #     contexts (runAsUser, seccomp and AppArmor profile types, Localhost
 #     without a profile, allowPrivilegeEscalation with privileged),
 #     imagePullPolicy, dnsPolicy, ephemeral containers on create;
+#   - round 11: the scheduling fields (node and pod affinity, nodeSelector,
+#     sysctls, dnsConfig, topology spread constraints) with kube's paths
+#     and messages, and ServiceAccount admission: a pod reads back with
+#     `default`, the projected kube-api-access-XXXXX volume and its mounts
+#     as kube-apiserver 1.32 stores them, a missing ServiceAccount is 403,
+#     automountServiceAccountToken (pod's, then the ServiceAccount's), the
+#     deprecated serviceAccount, imagePullSecrets from the ServiceAccount,
+#     and a new namespace's `default` ServiceAccount;
 #   - the same checks in a Deployment's and a Job's template, named from
 #     spec.template.spec, and the template defaulted without the Pod-only
 #     defaults (no enableServiceLinks);
@@ -80,11 +88,64 @@ field p-min '{.spec.enableServiceLinks}' true
 field p-min '{.spec.dnsPolicy}/{.spec.restartPolicy}/{.spec.schedulerName}/{.spec.terminationGracePeriodSeconds}' \
 	'ClusterFirst/Always/default-scheduler/30'
 field p-min '{.status.qosClass}' Burstable
-# a replace of the pod as first written (without the defaults) is not a change
+# a replace of the pod as first written is a change, as in kube: admission
+# gave it a ServiceAccount and its token volume, which the manifest lacks
 k get pod p-min -o 'jsonpath={.metadata.resourceVersion}'
 rv=$(cat "$T/out")
 sed "s/^metadata: {name: p-min}/metadata: {name: p-min, resourceVersion: \"$rv\"}/" "$T/p-min.yaml" >"$T/p-min2.yaml"
-expect "a replace without the defaults is accepted" 0 k replace -f "$T/p-min2.yaml"
+expect "a replace without what admission added is refused" 1 k replace -f "$T/p-min2.yaml"
+has "refused as a pod update" "$T/out" 'spec: Forbidden: pod updates may not change fields other than'
+# a replace without the defaults (all admission adds given) is not a change
+pod p-rep '{serviceAccountName: default, automountServiceAccountToken: false, containers: [{name: c, image: "x:1", ports: [{containerPort: 80}]}]}'
+expect "a pod to replace" 0 k create -f "$T/p-rep.yaml"
+k get pod p-rep -o 'jsonpath={.metadata.resourceVersion}'
+rv=$(cat "$T/out")
+sed "s/^metadata: {name: p-rep}/metadata: {name: p-rep, resourceVersion: \"$rv\"}/" "$T/p-rep.yaml" >"$T/p-rep2.yaml"
+expect "a replace without the defaults is accepted" 0 k replace -f "$T/p-rep2.yaml"
+
+# --- ServiceAccount admission (plugin/pkg/admission/serviceaccount) -----------
+# p-min as a real kube-apiserver 1.32 stores it: the `default` ServiceAccount,
+# the deprecated serviceAccount equal to it, the projected kube-api-access-*
+# volume (TokenVolumeSource) mounted read-only in every container
+field p-min '{.spec.serviceAccountName}/{.spec.serviceAccount}' default/default
+k get pod p-min -o 'jsonpath={.spec.volumes[5].name}'
+case "$(cat "$T/out")" in kube-api-access-?????) ok ;; *) bad "token volume name: $(cat "$T/out")" ;; esac
+vol=$(cat "$T/out")
+field p-min '{.spec.volumes[5].projected}' \
+	'{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},{"configMap":{"items":[{"key":"ca.crt","path":"ca.crt"}],"name":"kube-root-ca.crt"}},{"downwardAPI":{"items":[{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"},"path":"namespace"}]}}]}'
+field p-min '{.spec.containers[0].volumeMounts[2]}' \
+	"{\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\",\"name\":\"$vol\",\"readOnly\":true}"
+field p-min '{.spec.containers[1].volumeMounts[0].name}' "$vol"
+field p-rep '{.spec.volumes}/{.spec.containers[0].volumeMounts}' '/'
+pod sa-none '{serviceAccountName: nope, containers: [{name: c, image: x}]}'
+expect "a pod of a ServiceAccount that does not exist: refused" 1 k create -f "$T/sa-none.yaml"
+has "kube's admission message" "$T/out" 'pods "sa-none" is forbidden: error looking up service account default/nope: serviceaccount "nope" not found'
+k get sa -A -o 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}'
+has "every namespace has its default ServiceAccount" "$T/out" 'default/default kube-node-lease/default kube-public/default kube-system/default'
+printf '%s\n' 'apiVersion: v1' 'kind: ServiceAccount' 'metadata: {name: builder}' 'automountServiceAccountToken: false' \
+	'imagePullSecrets: [{name: regcred}]' >"$T/sa.yaml"
+expect "a ServiceAccount without automount" 0 k create -f "$T/sa.yaml"
+pod sa-old '{serviceAccount: builder, containers: [{name: c, image: x}, {name: d, image: x, volumeMounts: [{name: own, mountPath: /var/run/secrets/kubernetes.io/serviceaccount}]}], volumes: [{name: own}]}'
+expect "a pod naming its ServiceAccount the deprecated way" 0 k create -f "$T/sa-old.yaml"
+field sa-old '{.spec.serviceAccountName}/{.spec.serviceAccount}/{.spec.imagePullSecrets[0].name}' builder/builder/regcred
+field sa-old '{.spec.volumes[*].name}|{.spec.containers[0].volumeMounts}' 'own|'
+pod sa-on '{serviceAccountName: builder, automountServiceAccountToken: true, containers: [{name: c, image: x}, {name: d, image: x, volumeMounts: [{name: own, mountPath: /var/run/secrets/kubernetes.io/serviceaccount}]}], volumes: [{name: own}]}'
+expect "the pod's automount wins over the ServiceAccount's" 0 k create -f "$T/sa-on.yaml"
+k get pod sa-on -o 'jsonpath={.spec.volumes[1].name}|{.spec.containers[0].volumeMounts[0].mountPath}|{.spec.containers[1].volumeMounts[*].name}'
+case "$(cat "$T/out")" in 'kube-api-access-?????|/var/run/secrets/kubernetes.io/serviceaccount|own') ok ;;
+	kube-api-access-?????'|/var/run/secrets/kubernetes.io/serviceaccount|own') ok ;;
+	*) bad "sa-on: $(cat "$T/out")" ;; esac
+expect "a new namespace" 0 k create namespace fresh
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: fresh}\nspec: {containers: [{name: c, image: x}]}\n' >"$T/fresh.yaml"
+expect "a pod in it at once (its default ServiceAccount made by the controller)" 0 k create -f "$T/fresh.yaml"
+k get sa -n fresh -o 'jsonpath={.items[*].metadata.name}'
+has "the new namespace's default ServiceAccount" "$T/out" 'default'
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-sa}' \
+	'spec: {selector: {matchLabels: {app: s}}, template: {metadata: {labels: {app: s}}, spec: {serviceAccount: builder, containers: [{name: c, image: x}]}}}' \
+	>"$T/d-sa.yaml"
+expect "a Deployment naming its ServiceAccount the deprecated way" 0 k create -f "$T/d-sa.yaml"
+k get deployment d-sa -o 'jsonpath={.spec.template.spec.serviceAccountName}/{.spec.template.spec.serviceAccount}'
+has "its template reads back with both, as the v1 conversion gives" "$T/out" 'builder/builder'
 
 # --- volumes ------------------------------------------------------------------
 bad_pod v-two '{containers: [{name: c, image: x}], volumes: [{name: a, emptyDir: {}, secret: {secretName: s}}]}' \
@@ -163,6 +224,56 @@ bad_pod sc-priv '{containers: [{name: c, image: x, securityContext: {privileged:
 bad_pod sc-sysadmin '{containers: [{name: c, image: x, securityContext: {allowPrivilegeEscalation: false, capabilities: {add: [CAP_SYS_ADMIN]}}}]}' \
 	'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'
 
+# --- scheduling: affinity, nodeSelector, sysctls, DNS config, topology spread ---
+bad_pod af-terms '{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}}}, containers: [{name: c, image: x}]}' \
+	'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term'
+bad_pod af-op '{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}}}, containers: [{name: c, image: x}]}' \
+	'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator'
+bad_pod af-weight '{affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, preference: {}}]}}, containers: [{name: c, image: x}]}' \
+	'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100'
+bad_pod af-topo '{affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: a}}}]}}, containers: [{name: c, image: x}]}' \
+	'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty'
+has "af-topo: an empty topologyKey is no qualified name either" "$T/out" 'topologyKey: Invalid value: "": name part must be non-empty'
+bad_pod af-mlk '{affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, podAffinityTerm: {topologyKey: zone, labelSelector: {matchLabels: {a: b}}, matchLabelKeys: [app], mismatchLabelKeys: [app]}}]}}, containers: [{name: c, image: x}]}' \
+	'spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and mismatchLabelKeys'
+bad_pod af-sel '{affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, labelSelector: {matchExpressions: [{key: app, operator: In}]}}]}}, containers: [{name: c, image: x}]}' \
+	"spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values: Required value: must be specified when \`operator\` is 'In' or 'NotIn'"
+bad_pod nodesel '{nodeSelector: {"a/b/c": x}, containers: [{name: c, image: x}]}' \
+	'spec.nodeSelector: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters'
+bad_pod sysctl '{securityContext: {sysctls: [{name: kernel.shm_rmid_forced, value: "1"}, {name: kernel.shm_rmid_forced, value: "0"}, {name: "Bad!", value: "1"}]}, containers: [{name: c, image: x}]}' \
+	'spec.securityContext.sysctls[1].name: Duplicate value: "kernel.shm_rmid_forced"'
+has "sysctl: the name's syntax" "$T/out" 'spec.securityContext.sysctls[2].name: Invalid value: "Bad!": must have at most 253 characters and match regex'
+bad_pod sysctl-net '{hostNetwork: true, securityContext: {sysctls: [{name: net.ipv4.ip_local_port_range, value: "1024 65535"}]}, containers: [{name: c, image: x}]}' \
+	"spec.securityContext.sysctls[0].name: Invalid value: \"net.ipv4.ip_local_port_range\": may not be specified when 'hostNetwork' is true"
+bad_pod dnsnone '{dnsPolicy: None, containers: [{name: c, image: x}]}' \
+	'spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None'
+bad_pod dnscfg '{dnsConfig: {nameservers: [1.1.1.1, 2.2.2.2, 3.3.3.3, 300.1.1.1], searches: [Bad_Name], options: [{value: "1"}]}, containers: [{name: c, image: x}]}' \
+	'spec.dnsConfig.nameservers: Invalid value: []string{"1.1.1.1", "2.2.2.2", "3.3.3.3", "300.1.1.1"}: must not have more than 3 nameservers'
+has "dnscfg: a nameserver must be an IP" "$T/out" 'spec.dnsConfig.nameservers[3]: Invalid value: "300.1.1.1": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'
+has "dnscfg: searches are DNS subdomains" "$T/out" 'spec.dnsConfig.searches[0]: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain'
+has "dnscfg: an option needs a name" "$T/out" 'spec.dnsConfig.options[0]: Required value: must not be empty'
+bad_pod spread '{topologySpreadConstraints: [{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}, {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}, {maxSkew: 1, topologyKey: rack, whenUnsatisfiable: ScheduleAnyway, minDomains: 2, nodeAffinityPolicy: Always}], containers: [{name: c, image: x}]}' \
+	'spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero'
+has "spread: one constraint per {topologyKey, whenUnsatisfiable}" "$T/out" 'spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, DoNotSchedule}"'
+has "spread: minDomains only with DoNotSchedule" "$T/out" 'spec.topologySpreadConstraints[2].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway'
+has "spread: the node policies" "$T/out" 'spec.topologySpreadConstraints[2].nodeAffinityPolicy: Unsupported value: "Always": supported values: "Honor", "Ignore"'
+bad_pod spread-when '{topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Never}], containers: [{name: c, image: x}]}' \
+	'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"'
+# a new pod's matchLabelKeys join its term's selector with the pod's value
+# (kube 1.32's pod strategy, MatchLabelKeysInPodAffinity); a key the
+# selector names already is then in both
+printf '%s\n' 'apiVersion: v1' 'kind: Pod' 'metadata: {name: mlk, labels: {app: a, tier: t}}' \
+	'spec: {affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, labelSelector: {matchLabels: {x: y}}, matchLabelKeys: [app, absent], mismatchLabelKeys: [tier]}]}}, containers: [{name: c, image: x}]}' >"$T/mlk.yaml"
+expect "a pod with matchLabelKeys" 0 k create -f "$T/mlk.yaml"
+field mlk '{.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions}' \
+	'[{"key":"app","operator":"In","values":["a"]},{"key":"tier","operator":"NotIn","values":["t"]}]'
+printf '%s\n' 'apiVersion: v1' 'kind: Pod' 'metadata: {name: mlk2, labels: {app: a}}' \
+	'spec: {affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [app]}]}}, containers: [{name: c, image: x}]}' >"$T/mlk2.yaml"
+expect "a matchLabelKeys key the selector names: 422" 1 k create -f "$T/mlk2.yaml"
+has "named as kube names it" "$T/out" 'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0][0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector'
+pod sched-ok '{nodeSelector: {zone: a}, dnsPolicy: None, dnsConfig: {nameservers: [10.0.0.10], searches: [svc.cluster.local.], options: [{name: ndots, value: "2"}]}, securityContext: {sysctls: [{name: net.ipv4.ip_local_port_range, value: "1024 65535"}]}, affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: a}}}}]}}, topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 2, labelSelector: {matchLabels: {app: a}}}], containers: [{name: c, image: x}]}'
+expect "a pod with valid scheduling fields is created" 0 k create -f "$T/sched-ok.yaml"
+
 # --- templates: the same checks, named from spec.template.spec ------------------
 printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-vol}' \
 	'spec: {selector: {matchLabels: {app: d}}, template: {metadata: {labels: {app: d}}, spec: {containers: [{name: c, image: x, volumeMounts: [{name: nope, mountPath: /a}]}]}}}' \
@@ -175,6 +286,11 @@ printf '%s\n' 'apiVersion: batch/v1' 'kind: Job' 'metadata: {name: j-probe}' \
 expect "a Job's template with a bad probe port: 422" 1 k create -f "$T/j-probe.yaml"
 has "probe cause named from the template" "$T/out" 'spec.template.spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: 0: must be between 1 and 65535, inclusive'
 has "ephemeral containers refused in a template" "$T/out" 'spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template'
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-spread}' \
+	'spec: {selector: {matchLabels: {app: d}}, template: {metadata: {labels: {app: d}}, spec: {topologySpreadConstraints: [{maxSkew: 1, whenUnsatisfiable: DoNotSchedule}], containers: [{name: c, image: x}]}}}' \
+	>"$T/d-spread.yaml"
+expect "a Deployment's template with a spread constraint without topologyKey: 422" 1 k create -f "$T/d-spread.yaml"
+has "spread cause named from the template" "$T/out" 'spec.template.spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty'
 printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-ok}' \
 	'spec: {selector: {matchLabels: {app: o}}, template: {metadata: {labels: {app: o}}, spec: {containers: [{name: c, image: "x:1", resources: {limits: {cpu: "1"}}, readinessProbe: {httpGet: {port: 8080}}}], volumes: [{name: v}]}}}' \
 	>"$T/d-ok.yaml"

@@ -24,6 +24,10 @@
 #   - an apply of a Deployment's Scale conflicts with the other owners of
 #     spec.replicas, is forced, shares an equal value, and a scale update
 #     takes the field over (kube's ScaleHandler);
+#   - a keyed list of 1,000 elements (a container's env) is owned element
+#     by element: a second manager's conflict names one element, force
+#     takes that one, and the first manager's next apply removes only the
+#     element it stopped applying (round 11);
 #   - muster up's controllers record their writes as kube's components do:
 #     the kubelet (node and lease, pod status through /status) and
 #     kube-controller-manager (a Job's pods, its status).
@@ -363,6 +367,44 @@ scale_mf
 has scale-update-takes-over "$T/out" '3 kubectl-create/Update/=;kubectl/Update/scale={};'
 scale_apply fieldManager=hpa 7
 has scale-apply-conflicts-with-scale-updater "$T/out" 'conflict with \"kubectl\" with subresource \"scale\"'
+
+# --- a keyed list of 1,000 elements is owned element by element (round 11) --
+# (it was owned whole over 256 elements; ssa.c indexes long lists by key)
+big() { # big NAME SKIP...: a Deployment whose container has env V0..V999, not SKIP
+	nm=$1; shift
+	printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s}\n' "$nm"
+	printf 'spec:\n  replicas: 0\n  selector: {matchLabels: {app: big}}\n  template:\n'
+	printf '    metadata: {labels: {app: big}}\n    spec:\n      containers:\n      - name: c\n        image: x\n        env:\n'
+	i=0
+	while [ "$i" -lt 1000 ]; do
+		case " $* " in *" $i "*) ;; *) printf '        - {name: V%d, value: v}\n' "$i" ;; esac
+		i=$((i + 1))
+	done
+}
+big d-big >"$T/big.yaml"
+expect "alice applies 1,000 env vars" 0 kc apply --server-side --field-manager=alice -f "$T/big.yaml"
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-big}' \
+	'spec: {template: {spec: {containers: [{name: c, env: [{name: V500, value: w}]}]}}}' >"$T/big-bob.yaml"
+expect "bob's apply of one element with another value conflicts" 1 kc apply --server-side --field-manager=bob -f "$T/big-bob.yaml"
+has "the conflict names that element only" "$T/err" 'Apply failed with 1 conflict: conflict with "alice": .spec.template.spec.containers[name="c"].env[name="V500"].value'
+expect "bob forces it" 0 kc apply --server-side --field-manager=bob --force-conflicts -f "$T/big-bob.yaml"
+kc get deployment d-big --show-managed-fields -o 'jsonpath={.metadata.managedFields[?(@.manager=="bob")].fieldsV1}' >"$T/out"
+n=$(grep -o 'k:{\\"name\\":\\"V' "$T/out" | wc -l)
+[ "$n" -eq 1 ] && ok || bad "bob owns $n env elements, want 1"
+has "bob owns V500's value" "$T/out" '"k:{\"name\":\"V500\"}":{".":{},"f:name":{},"f:value":{}}'
+kc get deployment d-big --show-managed-fields -o 'jsonpath={.metadata.managedFields[?(@.manager=="alice")].fieldsV1}' >"$T/out"
+n=$(grep -o 'k:{\\"name\\":\\"V' "$T/out" | wc -l)
+[ "$n" -eq 1000 ] && ok || bad "alice owns $n env elements, want 1000 (V500's name shared)"
+has "alice no longer owns V500's value" "$T/out" '"k:{\"name\":\"V500\"}":{".":{},"f:name":{}}'
+
+big d-big 7 500 >"$T/big2.yaml"
+expect "alice applies again without V7 (and V500, now bob's)" 0 kc apply --server-side --field-manager=alice -f "$T/big2.yaml"
+kc get deployment d-big -o 'jsonpath={.spec.template.spec.containers[0].env[*].name}' >"$T/out"
+n=$(tr ' ' '\n' <"$T/out" | grep -c .)
+[ "$n" -eq 999 ] && ok || bad "env has $n elements after alice dropped V7, want 999"
+hasnt "V7, which only alice owned, is removed" "$T/out" ' V7 '
+kc get deployment d-big -o 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="V500")].value}' >"$T/out"
+has "V500 stays bob's value" "$T/out" 'w'
 
 # --- the Python client ----------------------------------------------------
 if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then

@@ -5,7 +5,8 @@
  * writer, gone fields leave every set), apply conflicts with kube's
  * message and causes, force, sharing and removal; a status write recorded
  * against mu__mf_before's copy of the old object gives the entries a copy
- * of the whole object gives, for keys printed directly and through JSON.
+ * of the whole object gives, for keys printed directly and through JSON;
+ * a keyed list of 1,000 elements owned element by element.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +378,96 @@ static void test_memo(mu_t_t *t)
 	mu__mf_memo_free(mm);
 }
 
+/* A Pod whose container has n env vars V0..Vn-1 (value "v", or val for
+ * index odd_one), all of them but skip (-1: none). */
+static json_t *env_pod(int n, int odd_one, const char *val, int skip)
+{
+	json_t *env = json_array();
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "V%d", i);
+		if (i != skip)
+			json_array_append_new(env, json_pack("{s:s, s:s}", "name", name, "value", i == odd_one ? val : "v"));
+	}
+	return json_pack("{s:s, s:s, s:{s:s}, s:{s:[{s:s, s:s, s:o}]}}", "apiVersion", "v1", "kind", "Pod", "metadata",
+			 "name", "p", "spec", "containers", "name", "c", "image", "i", "env", env);
+}
+
+/* A keyed list of 1,000 elements is owned element by element (it was
+ * owned whole above 256): a second manager's apply of one element with
+ * another value conflicts on that element's value only, takes it when
+ * forced, and the first manager's next apply without another element
+ * removes that one and keeps the forced one. */
+static void test_long_keyed(mu_t_t *t)
+{
+	mu__mgr_t a = mgr("alice", false), b = mgr("bob", false);
+	json_t *live = json_pack("{s:s, s:s, s:{s:s}, s:{s:[{s:s, s:s}]}}", "apiVersion", "v1", "kind", "Pod",
+				 "metadata", "name", "p", "spec", "containers", "name", "c", "image", "i");
+	json_t *all = env_pod(1000, -1, NULL, -1), *out = NULL;
+	char msg[1500];
+	mu__verr_t e = {0};
+	CHECK_EQ_INT(t, mu__ssa_apply(live, all, &a, &out, msg, sizeof msg, &e), MU_OK);
+	json_t *set = json_object_get(json_array_get(mf_of(out), 0), "fieldsV1");
+	json_t *envset = json_object_get(json_object_get(json_object_get(json_object_get(set, "f:spec"), "f:containers"),
+							 "k:{\"name\":\"c\"}"), "f:env");
+	CHECK_EQ_INT(t, (long)json_object_size(envset), 1000);
+	CHECK(t, json_object_get(envset, "k:{\"name\":\"V999\"}") != NULL);
+
+	json_t *one = env_pod(1, -1, NULL, -1);
+	json_t *e0 = json_array_get(mu__jget(json_array_get(mu__jget(one, "spec.containers"), 0), "env"), 0);
+	json_object_set_new(e0, "name", json_string("V500"));
+	json_object_set_new(e0, "value", json_string("w"));
+	json_t *out2 = NULL;
+	memset(&e, 0, sizeof e);
+	CHECK_EQ_INT(t, mu__ssa_apply(out, one, &b, &out2, msg, sizeof msg, &e), MU_ESTATE);
+	CHECK_EQ_INT(t, e.n, 1);
+	CHECK_STR(t, e.c[0].field, ".spec.containers[name=\"c\"].env[name=\"V500\"].value");
+	b.force = true;
+	memset(&e, 0, sizeof e);
+	CHECK_EQ_INT(t, mu__ssa_apply(out, one, &b, &out2, msg, sizeof msg, &e), MU_OK);
+	json_t *env = json_object_get(json_array_get(mu__jget(out2, "spec.containers"), 0), "env");
+	CHECK_EQ_INT(t, (long)json_array_size(env), 1000);
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(env, 500), "value")), "w");
+
+	/* alice applies all but V7 (V500 as she had it, now bob's) */
+	json_t *less = env_pod(1000, -1, NULL, 7), *out3 = NULL;
+	json_t *l500 = json_array_get(mu__jget(json_array_get(mu__jget(less, "spec.containers"), 0), "env"), 499);
+	CHECK_STR(t, json_string_value(json_object_get(l500, "name")), "V500");
+	json_array_remove(mu__jget(json_array_get(mu__jget(less, "spec.containers"), 0), "env"), 499);
+	memset(&e, 0, sizeof e);
+	CHECK_EQ_INT(t, mu__ssa_apply(out2, less, &a, &out3, msg, sizeof msg, &e), MU_OK);
+	env = json_object_get(json_array_get(mu__jget(out3, "spec.containers"), 0), "env");
+	CHECK_EQ_INT(t, (long)json_array_size(env), 999);
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(env, 7), "name")), "V8");
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(env, 499), "value")), "w");
+	/* a set list (finalizers) past the index's threshold: one dropped goes */
+	json_t *fin = json_array();
+	for (int i = 0; i < 12; i++) {
+		char f[16];
+		snprintf(f, sizeof f, "x/f%d", i);
+		json_array_append_new(fin, json_string(f));
+	}
+	json_t *fa = json_pack("{s:s, s:s, s:{s:s, s:o}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name", "p",
+			       "finalizers", fin);
+	json_t *fb = json_deep_copy(fa), *o4 = NULL, *o5 = NULL;
+	json_array_remove(mu__jget(fb, "metadata.finalizers"), 5);
+	CHECK_EQ_INT(t, mu__ssa_apply(out3, fa, &a, &o4, msg, sizeof msg, &e), MU_OK);
+	CHECK_EQ_INT(t, mu__ssa_apply(o4, fb, &a, &o5, msg, sizeof msg, &e), MU_OK);
+	CHECK_EQ_INT(t, (long)json_array_size(mu__jget(o5, "metadata.finalizers")), 11);
+	CHECK_STR(t, json_string_value(json_array_get(mu__jget(o5, "metadata.finalizers"), 5)), "x/f6");
+	json_decref(o5);
+	json_decref(o4);
+	json_decref(fb);
+	json_decref(fa);
+	json_decref(out3);
+	json_decref(less);
+	json_decref(out2);
+	json_decref(one);
+	json_decref(out);
+	json_decref(all);
+	json_decref(live);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -387,5 +478,6 @@ int main(void)
 	MU_RUN(&t, test_mf_given);
 	MU_RUN(&t, test_kubelet_before);
 	MU_RUN(&t, test_memo);
+	MU_RUN(&t, test_long_keyed);
 	return mu_t_done(&t);
 }
