@@ -872,11 +872,11 @@ static inline bool mu__fits(const mu_engine_t *e, int32_t nid, const mu__podset_
 /* Notes that node nid's free resources changed: bumps its version and logs
  * it for the indexes.  O(1) amortized. */
 void mu__node_touch(mu_engine_t *e, int32_t nid);
-/* The net changes of a class's nodes over a stretch of the change log:
- * for each class node whose compact record at log position `from`
- * differs from its record now, both records (v[i].was, v[i].now).  A node
- * that changed and changed back (a pod taken and given back, as the
- * what-ifs of consolidation do) is left out: it moves no count.  Kept per
+/* The net changes of a class's nodes over a stretch of the change log
+ * (cdelta.c): for each class node whose compact record at log position
+ * `from` differs from its record now, both records (v[i].was, v[i].now).
+ * A node that changed and changed back (a pod taken and given back) is
+ * left out: it moves no count.  Kept per
  * user (a carry, a fit count) and reused while the class, `from` and the
  * log's end are the same. */
 typedef struct mu__cpair {

@@ -98,53 +98,6 @@ void mu__node_touch(mu_engine_t *e, int32_t nid)
 	e->chlog[e->nchlog++] = nid;
 }
 
-/* Whether two compact records are equal (every field a filter reads). */
-static bool nfree_same(const mu__nfree_t *a, const mu__nfree_t *b)
-{
-	return a->cpu == b->cpu && a->mem == b->mem && a->gpu == b->gpu &&
-	       a->milli == b->milli && a->pods == b->pods;
-}
-
-const mu__cdelta_t *mu__cdelta(mu_engine_t *e, const mu__sclass_t *c, mu__cdelta_t *d,
-			       uint64_t from)
-{
-	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
-	if (d->built && d->gen == c->gen && d->from == from && d->to == end)
-		return d; /* no entry since: every record is what it was */
-	d->built = false;
-	d->n = 0;
-	if (from < e->chlog_base ||
-	    mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
-		     sizeof *e->expl_seen) != MU_OK)
-		return NULL;
-	if (e->expl_stamp == 0) /* fresh array: no stamp yet */
-		memset(e->expl_seen, 0, (size_t)e->expl_seen_cap * sizeof *e->expl_seen);
-	uint64_t stamp = ++e->expl_stamp;
-	for (uint64_t k = from - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
-		int32_t nid = e->chlog[k];
-		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
-			continue;
-		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
-		if (nfree_same(&e->chlog_prev[k], &e->nfree[nid]))
-			continue;
-		if (mu__grow((void **)&d->v, &d->cap, d->n + 1, sizeof *d->v) != MU_OK)
-			return NULL;
-		d->v[d->n].was = e->chlog_prev[k];
-		d->v[d->n++].now = e->nfree[nid];
-	}
-	d->gen = c->gen;
-	d->from = from;
-	d->to = end;
-	d->built = true;
-	return d;
-}
-
-void mu__cdelta_release(mu__cdelta_t *d)
-{
-	free(d->v);
-	memset(d, 0, sizeof *d);
-}
-
 /* --- The heap -------------------------------------------------------------- */
 
 /* Whether a is a better node than b: higher score, then lower id. */
