@@ -386,9 +386,11 @@ static void nofit_note(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
  * reservation, and the slot held exactly that count).  Returns that count
  * now (0: still no node fits, placement can be skipped), with
  * j->expl->fail brought up to date, or -1 when the carry is not possible
- * (then place and explain as usual).  O(changes since), bounded by the
- * class's nodes. */
-static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+ * (then place and explain as usual).  The changed nodes are read from the
+ * class's net changes since j's position (c->cd), which the carries of
+ * the jobs that share that position share: O(nodes whose record moved)
+ * per job, plus O(changes since) once per position and log end. */
+static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, mu__sclass_t *c,
 			  const mu__podset_t *ps, int32_t psi)
 {
 	uint64_t end = e->chlog_base + (uint64_t)e->nchlog;
@@ -403,20 +405,16 @@ static int32_t expl_carry(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
 			x->due = false;
 		return x->fail[MU_F_RESERVED];
 	}
-	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
-		     sizeof *e->expl_seen) != MU_OK)
+	if (!c->cd && !(c->cd = calloc(1, sizeof *c->cd)))
 		return -1;
-	if (e->expl_stamp == 0) /* fresh array: no stamp yet */
-		memset(e->expl_seen, 0, (size_t)e->expl_seen_cap * sizeof *e->expl_seen);
-	uint64_t stamp = ++e->expl_stamp;
+	const mu__cdelta_t *d = mu__cdelta(e, c, c->cd, x->pos);
+	if (!d)
+		return -1;
 	int32_t *fail = x->fail;
-	for (uint64_t k = x->pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
-		int32_t nid = e->chlog[k];
-		if (nid >= e->nfree_cap || !mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
-			continue;
-		e->expl_seen[nid] = stamp; /* its first entry holds its old record */
-		mu_filter_t was = mu__nfree_filter(&e->chlog_prev[k], ps->req);
-		mu_filter_t now = mu__nfree_filter(&e->nfree[nid], ps->req);
+	e->carry_reads += (uint64_t)d->n;
+	for (int32_t i = 0; i < d->n; i++) {
+		mu_filter_t was = mu__nfree_filter(&d->v[i].was, ps->req);
+		mu_filter_t now = mu__nfree_filter(&d->v[i].now, ps->req);
 		if (x->memo) { /* only the count of nodes that fit is j's own */
 			fail[MU_F_RESERVED] += (now == MU_F_COUNT) - (was == MU_F_COUNT);
 			continue;
@@ -478,7 +476,7 @@ static void expl_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
  * (they are brought up to date here), so that a job the memo answers
  * again and again is not recounted again and again.  O(changes since j's
  * counts were taken), bounded by the class's nodes. */
-static void expl_memo_keep(mu_engine_t *e, mu__job_t *j, const mu__sclass_t *c,
+static void expl_memo_keep(mu_engine_t *e, mu__job_t *j, mu__sclass_t *c,
 			   const mu__podset_t *ps, int32_t psi, const mu_reason_t *r)
 {
 	mu__expl_t *x = j->expl;

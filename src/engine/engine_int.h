@@ -260,6 +260,8 @@ typedef struct mu__sclass {
 	                       * or NULL */
 	struct mu__fcount *fc; /* counts of first failing filters for
 	                        * explanations (fitcount.c), or NULL */
+	struct mu__cdelta *cd; /* net changes of its nodes since a log
+	                        * position, for carries (cycle.c), or NULL */
 	mu__nindex_t *idx;    /* nidx score indexes (grown on demand up to
 	                       * MU__NINDEX_MAX), or NULL */
 	int32_t nidx;
@@ -650,6 +652,8 @@ struct mu_engine {
 	                             * explained by fit counts (fitcount.c;
 	                             * MU__FCOUNT_MIN, tests lower it) */
 	uint64_t expl_checks, place_searches;
+	uint64_t carry_reads;       /* changed nodes' records the carries
+	                             * applied (cycle.c; tests read it) */
 	uint64_t resv_slots;        /* shadow slots the reservations' commit
 	                             * visited (backfill.c; tests read it) */
 	int32_t nindexes;           /* live indexes over all classes */
@@ -868,6 +872,30 @@ static inline bool mu__fits(const mu_engine_t *e, int32_t nid, const mu__podset_
 /* Notes that node nid's free resources changed: bumps its version and logs
  * it for the indexes.  O(1) amortized. */
 void mu__node_touch(mu_engine_t *e, int32_t nid);
+/* The net changes of a class's nodes over a stretch of the change log
+ * (cdelta.c): for each class node whose compact record at log position
+ * `from` differs from its record now, both records (v[i].was, v[i].now).
+ * A node that changed and changed back (a pod taken and given back) is
+ * left out: it moves no count.  Kept per
+ * user (a carry, a fit count) and reused while the class, `from` and the
+ * log's end are the same. */
+typedef struct mu__cpair {
+	mu__nfree_t was, now;
+} mu__cpair_t;
+typedef struct mu__cdelta {
+	uint64_t gen, from, to; /* class gen, log stretch [from, to) */
+	mu__cpair_t *v;
+	int32_t n, cap;
+	bool built;
+} mu__cdelta_t;
+/* Brings d to class c's net changes since log position from (at least
+ * e->chlog_base) up to the log's end, rebuilding it unless it is that
+ * already.  Returns d, or NULL out of memory (the caller reads the log).
+ * O(1) when reused, else O(log entries since from). */
+const mu__cdelta_t *mu__cdelta(mu_engine_t *e, const mu__sclass_t *c, mu__cdelta_t *d,
+			       uint64_t from);
+/* Frees what d holds (not d). */
+void mu__cdelta_release(mu__cdelta_t *d);
 /* The best node of class c (refreshed) for one pod of ps, from the index
  * of its request shape; -2 when the caller must scan instead (out of
  * memory, or many top nodes held by reservations).  Only for policies

@@ -19,7 +19,9 @@
  * The tree is a snapshot taken at a change-log position; a query counts
  * the snapshot and then corrects the count for each class node changed
  * since (the log keeps each node's record before its first change), as the
- * carried explanations of cycle.c do.  It is rebuilt, in O(n log n), when
+ * carried explanations of cycle.c do; the net changes are read from the
+ * log once per log end and shared by the queries (mu__cdelta), and a node
+ * whose record came back to what it was is not corrected.  It is rebuilt, in O(n log n), when
  * the class changed, the log moved past it, or the corrections since the
  * last build cost more than a build.  The counts are exactly a scan's:
  * test_fitcount compares them with one over random states.
@@ -39,7 +41,10 @@ typedef struct mu__fcn {
 struct mu__fcount {
 	uint64_t cls_gen;     /* class node list it was built from */
 	uint64_t pos;         /* change-log position of the snapshot */
-	uint64_t spent;       /* log entries corrected since the build */
+	uint64_t spent;       /* correction work since the build: the log
+	                       * entries read, the net changes applied */
+	uint64_t spent_to;    /* the log end spent was last counted at */
+	mu__cdelta_t cd;      /* the class's net changes since pos */
 	mu__nfree_t *pt;      /* the snapshot's records, in tree order */
 	int32_t npt, pt_cap;
 	mu__fcn_t *t;
@@ -50,6 +55,7 @@ struct mu__fcount {
 void mu__fcount_free(mu__fcount_t *f)
 {
 	if (f) {
+		mu__cdelta_release(&f->cd);
 		free(f->pt);
 		free(f->t);
 		free(f);
@@ -176,7 +182,7 @@ static int fc_build(mu_engine_t *e, const mu__sclass_t *c, mu__fcount_t *f)
 	build(f, 0, n, scale);
 	f->cls_gen = c->gen;
 	f->pos = e->chlog_base + (uint64_t)e->nchlog;
-	f->spent = 0;
+	f->spent = f->spent_to = 0;
 	f->built = true;
 	return MU_OK;
 }
@@ -246,25 +252,22 @@ int mu__fcount(mu_engine_t *e, mu__sclass_t *c, const mu_res_t *req,
 		if (rc)
 			return rc;
 	}
-	if (mu__grow((void **)&e->expl_seen, &e->expl_seen_cap, e->nnodes,
-		     sizeof *e->expl_seen) != MU_OK)
+	/* The nodes changed since the snapshot, net (shared by the queries
+	 * until the log moves): their records at the snapshot and now. */
+	const mu__cdelta_t *d = mu__cdelta(e, c, &f->cd, f->pos);
+	if (!d)
 		return MU_ENOMEM;
 	int32_t cnt[MU_F_COUNT + 1] = {0};
 	fc_query(f, req, cnt);
-	/* The nodes changed since the snapshot: the first log entry of each
-	 * holds its record at the snapshot. */
-	if (e->expl_stamp == 0) /* fresh array: no stamp yet */
-		memset(e->expl_seen, 0, (size_t)e->expl_seen_cap * sizeof *e->expl_seen);
-	uint64_t stamp = ++e->expl_stamp;
-	for (uint64_t k = f->pos - e->chlog_base; k < (uint64_t)e->nchlog; k++) {
-		int32_t nid = e->chlog[k];
-		if (!mu__sclass_has(c, nid) || e->expl_seen[nid] == stamp)
-			continue;
-		e->expl_seen[nid] = stamp;
-		cnt[mu__nfree_filter(&e->chlog_prev[k], req)]--;
-		cnt[mu__nfree_filter(&e->nfree[nid], req)]++;
+	for (int32_t i = 0; i < d->n; i++) {
+		cnt[mu__nfree_filter(&d->v[i].was, req)]--;
+		cnt[mu__nfree_filter(&d->v[i].now, req)]++;
 	}
-	f->spent += end - f->pos;
+	f->spent += (uint64_t)d->n;
+	if (d->to != f->spent_to) { /* the net changes were read afresh */
+		f->spent += end - f->pos;
+		f->spent_to = d->to;
+	}
 	for (int k = 0; k < MU_F_COUNT; k++)
 		fail[k] += cnt[k];
 	*fit = cnt[MU_F_COUNT];

@@ -364,4 +364,9 @@ void mu__sclass_index_release(mu__sclass_t *c)
 	c->ft = NULL;
 	mu__fcount_free(c->fc);
 	c->fc = NULL;
+	if (c->cd) {
+		mu__cdelta_release(c->cd);
+		free(c->cd);
+		c->cd = NULL;
+	}
 }
