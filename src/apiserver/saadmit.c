@@ -1,8 +1,10 @@
 /*
  * saadmit.c - kube-apiserver's ServiceAccount admission plugin
- * (plugin/pkg/admission/serviceaccount) and the part of
+ * (plugin/pkg/admission/serviceaccount).  The part of
  * kube-controller-manager's serviceaccounts controller that makes each
- * namespace's `default` ServiceAccount.
+ * namespace's `default` ServiceAccount is sactl.c (it creates through
+ * api.c, which calls this file: kept apart so that no call loop joins
+ * the two).
  *
  *   - Admission, on a Pod's create (from a client or from muster up's own
  *     controllers, which create pods through the same path): a pod naming
@@ -19,10 +21,7 @@
  *     has no mount at /var/run/secrets/kubernetes.io/serviceaccount mounts
  *     it there read-only; and a pod without imagePullSecrets takes the
  *     ServiceAccount's.  Mirror pods are left alone.
- *   - The controller: when a namespace is added (and for every namespace
- *     when the controller thread starts) a ServiceAccount `default` is
- *     created in it if there is none, recorded as kube-controller-manager's.
- *     A client's create of a pod that names `default` waits for it up to a
+ *   - A client's create of a pod that names `default` waits for it up to a
  *     second, as the plugin retries its lookup of `default`.
  *
  * Reads go through the store's current versions; work is bounded by the
@@ -228,47 +227,4 @@ void mu__sa_wait_default(mu_apiserver_t *s, int rt, const json_t *obj)
 		struct timespec ts = {0, 100 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-}
-
-/* The serviceaccounts controller's sync of namespace ns: its `default`
- * ServiceAccount is created when missing (not in a namespace being
- * deleted).  Controller thread; one store read and at most one write. */
-static void ensure_default(mu_apiserver_t *s, const mu__obj_t *nsobj)
-{
-	if (nsobj->deleting)
-		return;
-	mu__obj_t *o = mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, nsobj->name, "default");
-	if (o) {
-		mu__obj_unref(o);
-		return;
-	}
-	json_t *sa = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "ServiceAccount", "metadata",
-			       "name", "default", "namespace", nsobj->name);
-	mu__wtx_t *tx;
-	if (sa && mu__store_begin(s->store, &tx) == MU_OK) {
-		mu__create_by(s, tx, MU__RT_SERVICEACCOUNTS, sa, "kube-controller-manager", NULL);
-		mu__store_commit(tx);
-	}
-	json_decref(sa);
-}
-
-/* A change the controller thread saw: a namespace added gets its
- * `default` ServiceAccount. */
-void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev)
-{
-	if (ev->type == MU__EV_ADDED && ev->obj && ev->obj->rt == MU__RT_NAMESPACES)
-		ensure_default(s, ev->obj);
-}
-
-/* Every namespace gets its `default` ServiceAccount (at the controller
- * thread's start and after it fell behind the change stream).  Bounded
- * by the number of namespaces. */
-void mu__sactl_resync(mu_apiserver_t *s)
-{
-	mu__page_t pg;
-	if (mu__store_list(s->store, MU__RT_NAMESPACES, NULL, NULL, 1000000, NULL, NULL, &pg) != MU_OK)
-		return;
-	for (size_t i = 0; i < pg.n; i++)
-		ensure_default(s, pg.objs[i]);
-	mu__page_release(&pg);
 }

@@ -1,0 +1,53 @@
+/*
+ * sactl.c - the part of kube-controller-manager's serviceaccounts
+ * controller that muster up runs: when a namespace is added (and for
+ * every namespace when the controller thread starts) a ServiceAccount
+ * `default` is created in it if there is none, recorded as
+ * kube-controller-manager's.  ServiceAccount admission of pods, which
+ * waits for that account, is saadmit.c.  Work is one store read and at
+ * most one create per namespace.
+ */
+#include "apiserver/api_int.h"
+
+/* The serviceaccounts controller's sync of namespace ns: its `default`
+ * ServiceAccount is created when missing (not in a namespace being
+ * deleted).  Controller thread; one store read and at most one write. */
+static void ensure_default(mu_apiserver_t *s, const mu__obj_t *nsobj)
+{
+	if (nsobj->deleting)
+		return;
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_SERVICEACCOUNTS, nsobj->name, "default");
+	if (o) {
+		mu__obj_unref(o);
+		return;
+	}
+	json_t *sa = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "ServiceAccount", "metadata",
+			       "name", "default", "namespace", nsobj->name);
+	mu__wtx_t *tx;
+	if (sa && mu__store_begin(s->store, &tx) == MU_OK) {
+		mu__create_by(s, tx, MU__RT_SERVICEACCOUNTS, sa, "kube-controller-manager", NULL);
+		mu__store_commit(tx);
+	}
+	json_decref(sa);
+}
+
+/* A change the controller thread saw: a namespace added gets its
+ * `default` ServiceAccount. */
+void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev)
+{
+	if (ev->type == MU__EV_ADDED && ev->obj && ev->obj->rt == MU__RT_NAMESPACES)
+		ensure_default(s, ev->obj);
+}
+
+/* Every namespace gets its `default` ServiceAccount (at the controller
+ * thread's start and after it fell behind the change stream).  Bounded
+ * by the number of namespaces. */
+void mu__sactl_resync(mu_apiserver_t *s)
+{
+	mu__page_t pg;
+	if (mu__store_list(s->store, MU__RT_NAMESPACES, NULL, NULL, 1000000, NULL, NULL, &pg) != MU_OK)
+		return;
+	for (size_t i = 0; i < pg.n; i++)
+		ensure_default(s, pg.objs[i]);
+	mu__page_release(&pg);
+}
