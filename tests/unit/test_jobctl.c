@@ -179,6 +179,25 @@ static void test_batching(mu_t_t *t)
 	pthread_mutex_destroy(&s.rnd_mu);
 }
 
+/* The namespace's `default` ServiceAccount, which muster up's
+ * serviceaccounts controller (sactl.c) makes and ServiceAccount admission
+ * (saadmit.c) looks up for each pod the Job controller creates. */
+static int sa_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	(void)cur;
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "ServiceAccount", "metadata",
+			 "name", "default", "namespace", "default", "uid", "default-sa-uid");
+	return MU__MUT_PUT;
+}
+
+static void put_default_sa(mu_t_t *t, mu_apiserver_t *s)
+{
+	mu__obj_t *o = NULL;
+	CHECK(t, mu__store_mutate(s->store, MU__RT_SERVICEACCOUNTS, "default", "default", sa_fn, NULL, false, &o) >= 0);
+	mu__obj_unref(o);
+}
+
 /* An unsuspended Job whose template names a missing PriorityClass. */
 static int refused_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
@@ -207,6 +226,7 @@ static void test_failed_create(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
 	if (!s.store || !jc)
 		return;
+	put_default_sa(t, &s);
 	mu__obj_t *o = NULL;
 	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "refused", refused_fn, NULL, false, &o) >= 0);
 	if (o)
@@ -270,6 +290,7 @@ static void test_successful_create(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
 	if (!s.store || !jc)
 		return;
+	put_default_sa(t, &s);
 	mu__obj_t *o = NULL;
 	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "two", run2_fn, NULL, false, &o) >= 0);
 	if (o)
