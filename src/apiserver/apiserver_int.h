@@ -343,6 +343,10 @@ struct mu__verr {
 };
 void mu__verr_add(mu__verr_t *e, const char *field, const char *reason,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A cause's field path, formatted into out; a longer one is cut, as
+ * mu__verr_add would cut it (verr.c). */
+typedef char mu__path_t[256];
+void mu__pathf(mu__path_t out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Checks the metadata every object has (name, namespace, labels,
  * annotations) and then the kind's own rules. */
 void mu__validate(const mu__rtype_t *t, const json_t *obj, const json_t *old, mu__verr_t *e);

@@ -33,7 +33,6 @@
  * stop at MU__VERR_MAX, as mu__verr_add does.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,16 +47,6 @@
 #define FORB "FieldValueForbidden"
 #define NOTF "FieldValueNotFound"
 
-typedef char path_t[256];
-
-/* A cause's field path; a longer one is cut, as mu__verr_add would. */
-__attribute__((format(printf, 2, 3))) static void pathf(path_t out, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(out, sizeof(path_t), fmt, ap);
-	va_end(ap);
-}
 
 static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
 
@@ -301,8 +290,8 @@ static bool in_set(const char *s, const char *const *set)
 static void check_enum(mu__verr_t *e, const char *base, const char *key, const json_t *v, const char *const *set)
 {
 	if (present(v) && !in_set(json_string_value(v), set)) {
-		path_t f;
-		pathf(f, "%s.%s", base, key);
+		mu__path_t f;
+		mu__pathf(f, "%s.%s", base, key);
 		not_supported(e, f, v, set);
 	}
 }
@@ -365,11 +354,11 @@ static void nonneg(mu__verr_t *e, const char *f, const json_t *v)
 static void id_range(mu__verr_t *e, const char *base, const char *key, const json_t *v)
 {
 	if (present(v) && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 2147483647)) {
-		path_t f;
+		mu__path_t f;
 		if (key)
-			pathf(f, "%s.%s", base, key);
+			mu__pathf(f, "%s.%s", base, key);
 		else
-			pathf(f, "%s", base);
+			mu__pathf(f, "%s", base);
 		char val[220];
 		value_text(v, val, sizeof val);
 		mu__verr_add(e, f, INV, "Invalid value: %s: must be between 0 and 2147483647, inclusive", val);
@@ -407,8 +396,8 @@ static void required(mu__verr_t *e, const char *base, const json_t *o, const cha
 {
 	const char *s = str(o, key);
 	if (!s || !*s) {
-		path_t f;
-		pathf(f, "%s.%s", base, key);
+		mu__path_t f;
+		mu__pathf(f, "%s.%s", base, key);
 		mu__verr_add(e, f, REQ, "Required value");
 	}
 }
@@ -420,15 +409,15 @@ static void check_items(mu__verr_t *e, const char *base, const json_t *items)
 	size_t i;
 	json_t *it;
 	json_array_foreach(items, i, it) {
-		path_t ip, f;
-		pathf(ip, "%s.items[%zu]", base, i);
+		mu__path_t ip, f;
+		mu__pathf(ip, "%s.items[%zu]", base, i);
 		required(e, ip, it, "key");
 		required(e, ip, it, "path");
 		const char *p = str(it, "path");
-		pathf(f, "%s.path", ip);
+		mu__pathf(f, "%s.path", ip);
 		if (p && *p)
 			descending_path(e, f, p);
-		pathf(f, "%s.mode", ip);
+		mu__pathf(f, "%s.mode", ip);
 		file_mode(e, f, json_object_get(it, "mode"));
 	}
 }
@@ -438,9 +427,9 @@ static void check_source(mu__verr_t *e, const char *vp, const char *src, const j
 {
 	static const char *const host_types[] = {"", "DirectoryOrCreate", "Directory", "FileOrCreate", "File",
 						 "Socket", "CharDevice", "BlockDevice", NULL};
-	path_t p, f;
-	pathf(p, "%s.%s", vp, src);
-	pathf(f, "%s.defaultMode", p);
+	mu__path_t p, f;
+	mu__pathf(p, "%s.%s", vp, src);
+	mu__pathf(f, "%s.defaultMode", p);
 	if (!strcmp(src, "secret")) {
 		required(e, p, s, "secretName");
 		file_mode(e, f, json_object_get(s, "defaultMode"));
@@ -454,7 +443,7 @@ static void check_source(mu__verr_t *e, const char *vp, const char *src, const j
 	} else if (!strcmp(src, "hostPath")) {
 		required(e, p, s, "path");
 		const char *hp = str(s, "path");
-		pathf(f, "%s.path", p);
+		mu__pathf(f, "%s.path", p);
 		for (const char *q = hp; q && *q;) { /* validatePathNoBacksteps */
 			size_t n = strcspn(q, "/");
 			if (n == 2 && q[0] == '.' && q[1] == '.') {
@@ -470,7 +459,7 @@ static void check_source(mu__verr_t *e, const char *vp, const char *src, const j
 		required(e, p, s, "server");
 		required(e, p, s, "path");
 		const char *np = str(s, "path");
-		pathf(f, "%s.path", p);
+		mu__pathf(f, "%s.path", p);
 		if (np && *np && np[0] != '/')
 			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must be an absolute path", np);
 	}
@@ -482,14 +471,14 @@ static void check_volumes(mu__verr_t *e, const char *base, const json_t *vols)
 	size_t i;
 	json_t *v;
 	json_array_foreach(vols, i, v) {
-		path_t vp, f;
-		pathf(vp, "%s.volumes[%zu]", base, i);
+		mu__path_t vp, f;
+		mu__pathf(vp, "%s.volumes[%zu]", base, i);
 		int n = 0;
 		for (int s = 0; sources[s]; s++) {
 			const json_t *src = json_object_get(v, sources[s]);
 			if (!present(src))
 				continue;
-			pathf(f, "%s.%s", vp, sources[s]);
+			mu__pathf(f, "%s.%s", vp, sources[s]);
 			if (n++)
 				mu__verr_add(e, f, FORB, "Forbidden: may not specify more than 1 volume type");
 			else
@@ -498,7 +487,7 @@ static void check_volumes(mu__verr_t *e, const char *base, const json_t *vols)
 		if (!n)
 			mu__verr_add(e, vp, REQ, "Required value: must specify a volume type");
 		const char *name = str(v, "name");
-		pathf(f, "%s.name", vp);
+		mu__pathf(f, "%s.name", vp);
 		if (!name || !*name)
 			mu__verr_add(e, f, REQ, "Required value");
 		else if (!mu__valid_dns_label(name))
@@ -522,9 +511,9 @@ static void check_mounts(mu__verr_t *e, const char *cp, const json_t *c, const j
 	size_t i, j;
 	json_t *m, *v;
 	json_array_foreach(ms, i, m) {
-		path_t f;
+		mu__path_t f;
 		const char *name = str(m, "name"), *mp = str(m, "mountPath"), *sp = str(m, "subPath");
-		pathf(f, "%s.volumeMounts[%zu].name", cp, i);
+		mu__pathf(f, "%s.volumeMounts[%zu].name", cp, i);
 		if (!name || !*name)
 			mu__verr_add(e, f, REQ, "Required value");
 		bool found = false;
@@ -532,7 +521,7 @@ static void check_mounts(mu__verr_t *e, const char *cp, const json_t *c, const j
 			found |= name && str(v, "name") && !strcmp(str(v, "name"), name);
 		if (!found)
 			mu__verr_add(e, f, NOTF, "Not found: \"%.64s\"", name ? name : "");
-		pathf(f, "%s.volumeMounts[%zu].mountPath", cp, i);
+		mu__pathf(f, "%s.volumeMounts[%zu].mountPath", cp, i);
 		if (!mp || !*mp)
 			mu__verr_add(e, f, REQ, "Required value");
 		for (j = 0; mp && j < i; j++)
@@ -541,11 +530,11 @@ static void check_mounts(mu__verr_t *e, const char *cp, const json_t *c, const j
 				break;
 			}
 		/* kube names the subPath cause from the list, not the element */
-		pathf(f, "%s.volumeMounts.subPath", cp);
+		mu__pathf(f, "%s.volumeMounts.subPath", cp);
 		if (sp && *sp)
 			descending_path(e, f, sp);
 		const char *spe = str(m, "subPathExpr");
-		pathf(f, "%s.volumeMounts[%zu].subPathExpr", cp, i);
+		mu__pathf(f, "%s.volumeMounts[%zu].subPathExpr", cp, i);
 		if (spe && *spe && sp && *sp)
 			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": subPathExpr and subPath are mutually "
 				     "exclusive", spe);
@@ -566,21 +555,21 @@ static void check_handler(mu__verr_t *e, const char *hp, const json_t *h, bool l
 		const json_t *x = json_object_get(h, kinds[k]);
 		if (!present(x))
 			continue;
-		path_t f;
-		pathf(f, "%s.%s", hp, kinds[k]);
+		mu__path_t f;
+		mu__pathf(f, "%s.%s", hp, kinds[k]);
 		if (n++) {
 			mu__verr_add(e, f, FORB, "Forbidden: may not specify more than 1 handler type");
 			continue;
 		}
-		path_t pf;
-		pathf(pf, "%s.port", f);
+		mu__path_t pf;
+		mu__pathf(pf, "%s.port", f);
 		if (k == 0 && !json_array_size(json_object_get(x, "command"))) {
-			pathf(pf, "%s.command", f);
+			mu__pathf(pf, "%s.command", f);
 			mu__verr_add(e, pf, REQ, "Required value");
 		} else if (k == 1) {
 			required(e, f, x, "path");
 			port_num_or_name(e, pf, json_object_get(x, "port"));
-			pathf(pf, "%s.scheme", f);
+			mu__pathf(pf, "%s.scheme", f);
 			if (!in_set(str(x, "scheme"), schemes))
 				not_supported(e, pf, json_object_get(x, "scheme"), schemes);
 		} else if (k == 2) {
@@ -598,17 +587,17 @@ static void check_probe(mu__verr_t *e, const char *pp, const json_t *p, bool onc
 	static const char *const ints[] = {"initialDelaySeconds", "timeoutSeconds", "periodSeconds",
 					   "successThreshold", "failureThreshold"};
 	check_handler(e, pp, p, false);
-	path_t f;
+	mu__path_t f;
 	for (int i = 0; i < 5; i++) {
-		pathf(f, "%s.%s", pp, ints[i]);
+		mu__pathf(f, "%s.%s", pp, ints[i]);
 		nonneg(e, f, json_object_get(p, ints[i]));
 	}
 	const json_t *g = json_object_get(p, "terminationGracePeriodSeconds");
-	pathf(f, "%s.terminationGracePeriodSeconds", pp);
+	mu__pathf(f, "%s.terminationGracePeriodSeconds", pp);
 	if (present(g) && (!json_is_integer(g) || json_integer_value(g) <= 0))
 		mu__verr_add(e, f, INV, "Invalid value: %lld: must be greater than 0", (long long)json_integer_value(g));
 	const json_t *st = json_object_get(p, "successThreshold");
-	pathf(f, "%s.successThreshold", pp);
+	mu__pathf(f, "%s.successThreshold", pp);
 	if (once && json_is_integer(st) && json_integer_value(st) != 1)
 		mu__verr_add(e, f, INV, "Invalid value: %lld: must be 1", (long long)json_integer_value(st));
 }
@@ -633,9 +622,9 @@ static void check_ports(mu__verr_t *e, const char *cp, const json_t *c)
 	size_t i;
 	json_t *p;
 	json_array_foreach(ps, i, p) {
-		path_t f;
+		mu__path_t f;
 		const char *name = str(p, "name");
-		pathf(f, "%s.ports[%zu].name", cp, i);
+		mu__pathf(f, "%s.ports[%zu].name", cp, i);
 		if (name && *name) {
 			port_name(e, f, name);
 			for (size_t j = 0; j < i; j++)
@@ -645,16 +634,16 @@ static void check_ports(mu__verr_t *e, const char *cp, const json_t *c)
 				}
 		}
 		const json_t *cport = json_object_get(p, "containerPort");
-		pathf(f, "%s.ports[%zu].containerPort", cp, i);
+		mu__pathf(f, "%s.ports[%zu].containerPort", cp, i);
 		if (!present(cport) || (json_is_integer(cport) && !json_integer_value(cport)))
 			mu__verr_add(e, f, REQ, "Required value");
 		else
 			port_num(e, f, cport);
 		const json_t *hport = json_object_get(p, "hostPort");
-		pathf(f, "%s.ports[%zu].hostPort", cp, i);
+		mu__pathf(f, "%s.ports[%zu].hostPort", cp, i);
 		if (present(hport) && !(json_is_integer(hport) && !json_integer_value(hport)))
 			port_num(e, f, hport);
-		pathf(f, "%s.ports[%zu].protocol", cp, i);
+		mu__pathf(f, "%s.ports[%zu].protocol", cp, i);
 		const json_t *pr = json_object_get(p, "protocol");
 		if (!str(p, "protocol") || !*str(p, "protocol"))
 			mu__verr_add(e, f, REQ, "Required value");
@@ -669,9 +658,9 @@ static void check_env(mu__verr_t *e, const char *cp, const json_t *c)
 	size_t i;
 	json_t *v;
 	json_array_foreach(json_object_get(c, "env"), i, v) {
-		path_t f;
+		mu__path_t f;
 		const char *name = str(v, "name");
-		pathf(f, "%s.env[%zu].name", cp, i);
+		mu__pathf(f, "%s.env[%zu].name", cp, i);
 		if (!name || !*name) {
 			mu__verr_add(e, f, REQ, "Required value");
 			mu__verr_add(e, f, INV, "Invalid value: \"\": environment variable name must be non-empty");
@@ -691,7 +680,7 @@ static void check_env(mu__verr_t *e, const char *cp, const json_t *c)
 		for (int r = 0; r < 4; r++)
 			n += present(json_object_get(vf, refs[r]));
 		const char *val = str(v, "value");
-		pathf(f, "%s.env[%zu].valueFrom", cp, i);
+		mu__pathf(f, "%s.env[%zu].valueFrom", cp, i);
 		if (!n)
 			mu__verr_add(e, f, INV, "Invalid value: \"\": must specify one of: `fieldRef`, "
 				     "`resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
@@ -709,9 +698,9 @@ static void check_profile(mu__verr_t *e, const char *base, const json_t *sc, con
 	const json_t *p = json_object_get(sc, key);
 	if (!present(p))
 		return;
-	path_t tp, lp;
-	pathf(tp, "%s.%s.type", base, key);
-	pathf(lp, "%s.%s.localhostProfile", base, key);
+	mu__path_t tp, lp;
+	mu__pathf(tp, "%s.%s.type", base, key);
+	mu__pathf(lp, "%s.%s.localhostProfile", base, key);
 	const char *t = str(p, "type"), *lh = str(p, "localhostProfile");
 	if (!t || !*t) {
 		mu__verr_add(e, tp, REQ, "Required value: type is required when %s is set", key);
@@ -740,15 +729,15 @@ static void check_security(mu__verr_t *e, const char *base, const json_t *sc, bo
 		return;
 	if (!json_object_size(sc))
 		return; /* the default {} */
-	path_t p, f;
-	pathf(p, "%s.securityContext", base);
+	mu__path_t p, f;
+	mu__pathf(p, "%s.securityContext", base);
 	static const char *const ids[] = {"runAsUser", "runAsGroup", "fsGroup"};
 	for (int i = 0; i < (pod ? 3 : 2); i++)
 		id_range(e, p, ids[i], json_object_get(sc, ids[i]));
 	size_t i;
 	json_t *g;
 	json_array_foreach(pod ? json_object_get(sc, "supplementalGroups") : NULL, i, g) {
-		pathf(f, "%s.supplementalGroups[%zu]", p, i);
+		mu__pathf(f, "%s.supplementalGroups[%zu]", p, i);
 		id_range(e, f, NULL, g);
 	}
 	check_profile(e, p, sc, "seccompProfile", "seccomp");
@@ -775,7 +764,7 @@ static void check_resources(mu__verr_t *e, const char *cp, const json_t *c)
 	const json_t *req = mu__jget(c, "resources.requests"), *lim = mu__jget(c, "resources.limits");
 	const char *k;
 	json_t *v;
-	path_t f;
+	mu__path_t f;
 	json_object_foreach((json_t *)req, k, v) {
 		const json_t *l = json_object_get(lim, k);
 		int64_t rq, lq;
@@ -786,7 +775,7 @@ static void check_resources(mu__verr_t *e, const char *cp, const json_t *c)
 		value_text(l, lv, sizeof lv);
 		if (json_is_string(l)) /* Quantity.String(): unquoted */
 			snprintf(lv, sizeof lv, "%.150s", json_string_value(l));
-		pathf(f, "%s.resources.requests", cp);
+		mu__pathf(f, "%s.resources.requests", cp);
 		mu__verr_add(e, f, INV, "Invalid value: %s: must be less than or equal to %.80s limit of %s", rv, k, lv);
 	}
 }
@@ -797,11 +786,11 @@ static void check_container(mu__verr_t *e, const char *cp, const json_t *c, cons
 	static const char *const msgs[] = {"File", "FallbackToLogsOnError", NULL};
 	if (!json_is_object(c))
 		return;
-	path_t f;
+	mu__path_t f;
 	check_enum(e, cp, "imagePullPolicy", json_object_get(c, "imagePullPolicy"), pulls);
 	const json_t *tmp = json_object_get(c, "terminationMessagePolicy");
 	if (json_is_string(tmp) && !*json_string_value(tmp)) {
-		pathf(f, "%s.terminationMessagePolicy", cp);
+		mu__pathf(f, "%s.terminationMessagePolicy", cp);
 		mu__verr_add(e, f, REQ, "Required value");
 	} else
 		check_enum(e, cp, "terminationMessagePolicy", tmp, msgs);
@@ -816,7 +805,7 @@ static void check_container(mu__verr_t *e, const char *cp, const json_t *c, cons
 		const json_t *pr = json_object_get(c, probes[p]);
 		if (!present(pr))
 			continue;
-		pathf(f, "%s.%s", cp, probes[p]);
+		mu__pathf(f, "%s.%s", cp, probes[p]);
 		if (list == 0 && !sidecar)
 			mu__verr_add(e, f, FORB, "Forbidden: may not be set for init containers without "
 				     "restartPolicy=Always");
@@ -828,13 +817,13 @@ static void check_container(mu__verr_t *e, const char *cp, const json_t *c, cons
 		const json_t *hd = json_object_get(json_object_get(c, "lifecycle"), hooks[h]);
 		if (!present(hd))
 			continue;
-		pathf(f, "%s.lifecycle", cp);
+		mu__pathf(f, "%s.lifecycle", cp);
 		if (list == 0 && !sidecar) {
 			mu__verr_add(e, f, FORB, "Forbidden: may not be set for init containers without "
 				     "restartPolicy=Always");
 			break;
 		}
-		pathf(f, "%s.lifecycle.%s", cp, hooks[h]);
+		mu__pathf(f, "%s.lifecycle.%s", cp, hooks[h]);
 		check_handler(e, f, hd, true);
 	}
 }
@@ -860,14 +849,14 @@ void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu_
 		size_t i;
 		json_t *c;
 		json_array_foreach(json_object_get(spec, lists[l]), i, c) {
-			path_t cp;
-			pathf(cp, "%s.%s[%zu]", base, lists[l], i);
+			mu__path_t cp;
+			mu__pathf(cp, "%s.%s[%zu]", base, lists[l], i);
 			check_container(e, cp, c, vols, l);
 		}
 	}
 	if (json_array_size(json_object_get(spec, "ephemeralContainers"))) {
-		path_t f;
-		pathf(f, "%s.ephemeralContainers", base);
+		mu__path_t f;
+		mu__pathf(f, "%s.ephemeralContainers", base);
 		mu__verr_add(e, f, FORB, "Forbidden: %s", template ? "ephemeral containers not allowed in pod template"
 								    : "cannot be set on create");
 	}
@@ -914,8 +903,8 @@ static void only_deleted_gates(mu__verr_t *e, const json_t *nw, const json_t *ol
 		json_array_foreach(old, j, o)
 			had |= json_equal(json_object_get(o, "name"), json_object_get(n, "name"));
 		if (!had) {
-			path_t f;
-			pathf(f, "spec.schedulingGates[%zu].name", i);
+			mu__path_t f;
+			mu__pathf(f, "spec.schedulingGates[%zu].name", i);
 			mu__verr_add(e, f, FORB, "Forbidden: only deletion is allowed, but found new scheduling gate '%.64s'",
 				     str(n, "name") ? str(n, "name") : "");
 		}

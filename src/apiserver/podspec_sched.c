@@ -31,7 +31,6 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +43,6 @@
 #define UNS "FieldValueNotSupported"
 #define FORB "FieldValueForbidden"
 
-typedef char path_t[256];
-
-__attribute__((format(printf, 2, 3))) static void pathf(path_t out, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(out, sizeof(path_t), fmt, ap);
-	va_end(ap);
-}
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -195,8 +185,8 @@ static void requirement(mu__verr_t *e, const char *rp, const json_t *r, bool nod
 	const char *op = str(r, "operator");
 	const json_t *vals = json_object_get(r, "values");
 	size_t nv = json_array_size(vals);
-	path_t f;
-	pathf(f, "%s.values", rp);
+	mu__path_t f;
+	mu__pathf(f, "%s.values", rp);
 	if (op && (!strcmp(op, "In") || !strcmp(op, "NotIn"))) {
 		if (!nv)
 			mu__verr_add(e, f, REQ, "Required value: must be specified when `operator` is 'In' or 'NotIn'");
@@ -209,15 +199,15 @@ static void requirement(mu__verr_t *e, const char *rp, const json_t *r, bool nod
 			mu__verr_add(e, f, REQ, "Required value: must be specified single value when `operator` is "
 				     "'Lt' or 'Gt'");
 	} else {
-		pathf(f, "%s.operator", rp);
+		mu__pathf(f, "%s.operator", rp);
 		mu__verr_add(e, f, INV, "Invalid value: \"%.60s\": not a valid selector operator", op ? op : "");
 	}
-	pathf(f, "%s.key", rp);
+	mu__pathf(f, "%s.key", rp);
 	label_name(e, f, str(r, "key") ? str(r, "key") : "");
 	size_t i;
 	json_t *v;
 	json_array_foreach(check_values ? vals : NULL, i, v) {
-		pathf(f, "%s.values[%zu]", rp, i);
+		mu__pathf(f, "%s.values[%zu]", rp, i);
 		if (json_is_string(v))
 			label_value(e, f, json_string_value(v));
 	}
@@ -228,13 +218,13 @@ static void label_selector(mu__verr_t *e, const char *sp, const json_t *s)
 {
 	if (!json_is_object(s))
 		return;
-	path_t f;
-	pathf(f, "%s.matchLabels", sp);
+	mu__path_t f;
+	mu__pathf(f, "%s.matchLabels", sp);
 	labels(e, f, json_object_get(s, "matchLabels"));
 	size_t i;
 	json_t *r;
 	json_array_foreach(json_object_get(s, "matchExpressions"), i, r) {
-		pathf(f, "%s.matchExpressions[%zu]", sp, i);
+		mu__pathf(f, "%s.matchExpressions[%zu]", sp, i);
 		requirement(e, f, r, false, true);
 	}
 }
@@ -244,27 +234,27 @@ static void field_requirement(mu__verr_t *e, const char *rp, const json_t *r)
 {
 	const char *op = str(r, "operator");
 	const json_t *vals = json_object_get(r, "values");
-	path_t f;
+	mu__path_t f;
 	if (op && (!strcmp(op, "In") || !strcmp(op, "NotIn"))) {
 		if (json_array_size(vals) != 1) {
-			pathf(f, "%s.values", rp);
+			mu__pathf(f, "%s.values", rp);
 			mu__verr_add(e, f, REQ, "Required value: must be only one value when `operator` is 'In' or "
 				     "'NotIn' for node field selector");
 		}
 	} else {
-		pathf(f, "%s.operator", rp);
+		mu__pathf(f, "%s.operator", rp);
 		mu__verr_add(e, f, INV, "Invalid value: \"%.60s\": not a valid selector operator", op ? op : "");
 	}
 	const char *key = str(r, "key");
 	if (!key || strcmp(key, "metadata.name")) {
-		pathf(f, "%s.key", rp);
+		mu__pathf(f, "%s.key", rp);
 		mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": not a valid field selector key", key ? key : "");
 		return;
 	}
 	size_t i;
 	json_t *v;
 	json_array_foreach(vals, i, v) {
-		pathf(f, "%s.values[%zu]", rp, i);
+		mu__pathf(f, "%s.values[%zu]", rp, i);
 		if (json_is_string(v))
 			dns_name(e, f, json_string_value(v), false);
 	}
@@ -275,13 +265,13 @@ static void node_term(mu__verr_t *e, const char *tp, const json_t *t, bool check
 {
 	size_t i;
 	json_t *r;
-	path_t f;
+	mu__path_t f;
 	json_array_foreach(json_object_get(t, "matchExpressions"), i, r) {
-		pathf(f, "%s.matchExpressions[%zu]", tp, i);
+		mu__pathf(f, "%s.matchExpressions[%zu]", tp, i);
 		requirement(e, f, r, true, check_values);
 	}
 	json_array_foreach(json_object_get(t, "matchFields"), i, r) {
-		pathf(f, "%s.matchFields[%zu]", tp, i);
+		mu__pathf(f, "%s.matchFields[%zu]", tp, i);
 		field_requirement(e, f, r);
 	}
 }
@@ -292,35 +282,35 @@ static void weight(mu__verr_t *e, const char *tp, const json_t *t)
 	const json_t *w = json_object_get(t, "weight");
 	json_int_t v = json_is_integer(w) ? json_integer_value(w) : 0;
 	if (v <= 0 || v > 100) {
-		path_t f;
-		pathf(f, "%s.weight", tp);
+		mu__path_t f;
+		mu__pathf(f, "%s.weight", tp);
 		mu__verr_add(e, f, INV, "Invalid value: %lld: must be in the range 1-100", (long long)v);
 	}
 }
 
 static void node_affinity(mu__verr_t *e, const char *ap, const json_t *na)
 {
-	path_t p, f;
+	mu__path_t p, f;
 	const json_t *req = json_object_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
 	if (present(req)) {
-		pathf(f, "%s.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms", ap);
+		mu__pathf(f, "%s.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms", ap);
 		const json_t *terms = json_object_get(req, "nodeSelectorTerms");
 		if (!json_array_size(terms))
 			mu__verr_add(e, f, REQ, "Required value: must have at least one node selector term");
 		size_t i;
 		json_t *t;
 		json_array_foreach(terms, i, t) {
-			pathf(p, "%s[%zu]", f, i);
+			mu__pathf(p, "%s[%zu]", f, i);
 			node_term(e, p, t, true);
 		}
 	}
 	size_t i;
 	json_t *t;
 	json_array_foreach(json_object_get(na, "preferredDuringSchedulingIgnoredDuringExecution"), i, t) {
-		pathf(p, "%s.preferredDuringSchedulingIgnoredDuringExecution[%zu]", ap, i);
+		mu__pathf(p, "%s.preferredDuringSchedulingIgnoredDuringExecution[%zu]", ap, i);
 		weight(e, p, t);
 		/* kube allows any label value in a preferred term */
-		pathf(f, "%s.preference", p);
+		mu__pathf(f, "%s.preference", p);
 		node_term(e, f, json_object_get(t, "preference"), false);
 	}
 }
@@ -348,8 +338,8 @@ static void label_keys(mu__verr_t *e, const char *f, const json_t *keys, const j
 	size_t i;
 	json_t *k;
 	json_array_foreach(keys, i, k) {
-		path_t p;
-		pathf(p, "%s[%zu]", f, i);
+		mu__path_t p;
+		mu__pathf(p, "%s[%zu]", f, i);
 		label_name(e, p, json_is_string(k) ? json_string_value(k) : "");
 	}
 }
@@ -361,10 +351,10 @@ static void match_label_keys(mu__verr_t *e, const char *tp, const json_t *t)
 {
 	const json_t *mk = json_object_get(t, "matchLabelKeys"), *mmk = json_object_get(t, "mismatchLabelKeys");
 	const json_t *sel = json_object_get(t, "labelSelector");
-	path_t f;
-	pathf(f, "%s.matchLabelKeys", tp);
+	mu__path_t f;
+	mu__pathf(f, "%s.matchLabelKeys", tp);
 	label_keys(e, f, mk, sel);
-	pathf(f, "%s.mismatchLabelKeys", tp);
+	mu__pathf(f, "%s.mismatchLabelKeys", tp);
 	label_keys(e, f, mmk, sel);
 	const json_t *exprs = json_object_get(sel, "matchExpressions");
 	size_t i, j;
@@ -381,14 +371,14 @@ static void match_label_keys(mu__verr_t *e, const char *tp, const json_t *t)
 			if (json_is_string(k) && !strcmp(json_string_value(k), key))
 				at = (long)j; /* the last index, as kube's map keeps */
 		if (before && at >= 0) {
-			pathf(f, "%s[%ld]", tp, at);
+			mu__pathf(f, "%s[%ld]", tp, at);
 			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": exists in both matchLabelKeys and labelSelector",
 				     key);
 		}
 	}
 	json_array_foreach(mk, i, k)
 		if (json_is_string(k) && has_string(mmk, json_string_value(k))) {
-			pathf(f, "%s.matchLabelKeys[%zu]", tp, i);
+			mu__pathf(f, "%s.matchLabelKeys[%zu]", tp, i);
 			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": exists in both matchLabelKeys and "
 				     "mismatchLabelKeys", json_string_value(k));
 		}
@@ -397,20 +387,20 @@ static void match_label_keys(mu__verr_t *e, const char *tp, const json_t *t)
 /* validatePodAffinityTerm. */
 static void pod_term(mu__verr_t *e, const char *tp, const json_t *t)
 {
-	path_t f;
-	pathf(f, "%s.labelSelector", tp);
+	mu__path_t f;
+	mu__pathf(f, "%s.labelSelector", tp);
 	label_selector(e, f, json_object_get(t, "labelSelector"));
-	pathf(f, "%s.namespaceSelector", tp);
+	mu__pathf(f, "%s.namespaceSelector", tp);
 	label_selector(e, f, json_object_get(t, "namespaceSelector"));
 	size_t i;
 	json_t *ns;
-	pathf(f, "%s.namespace", tp); /* sic: kube names the list so */
+	mu__pathf(f, "%s.namespace", tp); /* sic: kube names the list so */
 	json_array_foreach(json_object_get(t, "namespaces"), i, ns)
 		if (json_is_string(ns))
 			dns_name(e, f, json_string_value(ns), true);
 	match_label_keys(e, tp, t);
 	const char *key = str(t, "topologyKey");
-	pathf(f, "%s.topologyKey", tp);
+	mu__pathf(f, "%s.topologyKey", tp);
 	if (!key || !*key)
 		mu__verr_add(e, f, REQ, "Required value: can not be empty");
 	label_name(e, f, key ? key : "");
@@ -418,17 +408,17 @@ static void pod_term(mu__verr_t *e, const char *tp, const json_t *t)
 
 static void pod_affinity(mu__verr_t *e, const char *ap, const json_t *pa)
 {
-	path_t p, f;
+	mu__path_t p, f;
 	size_t i;
 	json_t *t;
 	json_array_foreach(json_object_get(pa, "requiredDuringSchedulingIgnoredDuringExecution"), i, t) {
-		pathf(p, "%s.requiredDuringSchedulingIgnoredDuringExecution[%zu]", ap, i);
+		mu__pathf(p, "%s.requiredDuringSchedulingIgnoredDuringExecution[%zu]", ap, i);
 		pod_term(e, p, t);
 	}
 	json_array_foreach(json_object_get(pa, "preferredDuringSchedulingIgnoredDuringExecution"), i, t) {
-		pathf(p, "%s.preferredDuringSchedulingIgnoredDuringExecution[%zu]", ap, i);
+		mu__pathf(p, "%s.preferredDuringSchedulingIgnoredDuringExecution[%zu]", ap, i);
 		weight(e, p, t);
-		pathf(f, "%s.podAffinityTerm", p);
+		mu__pathf(f, "%s.podAffinityTerm", p);
 		pod_term(e, f, json_object_get(t, "podAffinityTerm"));
 	}
 }
@@ -479,8 +469,8 @@ static void sysctls(mu__verr_t *e, const char *base, const json_t *spec)
 	size_t i, j;
 	json_t *s;
 	json_array_foreach(list, i, s) {
-		path_t f;
-		pathf(f, "%s.securityContext.sysctls[%zu].name", base, i);
+		mu__path_t f;
+		mu__pathf(f, "%s.securityContext.sysctls[%zu].name", base, i);
 		const char *name = str(s, "name");
 		if (!name || !*name) {
 			mu__verr_add(e, f, REQ, "Required value");
@@ -532,16 +522,16 @@ static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
 	const json_t *dc = json_object_get(spec, "dnsConfig");
 	const char *policy = str(spec, "dnsPolicy");
 	const json_t *ns = json_object_get(dc, "nameservers");
-	path_t f;
+	mu__path_t f;
 	char list[400];
 	if (policy && !strcmp(policy, "None")) {
 		if (!present(dc)) {
-			pathf(f, "%s.dnsConfig", base);
+			mu__pathf(f, "%s.dnsConfig", base);
 			mu__verr_add(e, f, REQ, "Required value: must provide `dnsConfig` when `dnsPolicy` is None");
 			return;
 		}
 		if (!json_array_size(ns)) {
-			pathf(f, "%s.dnsConfig.nameservers", base);
+			mu__pathf(f, "%s.dnsConfig.nameservers", base);
 			mu__verr_add(e, f, REQ, "Required value: must provide at least one DNS nameserver when "
 				     "`dnsPolicy` is None");
 			return;
@@ -549,7 +539,7 @@ static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
 	}
 	if (!json_is_object(dc))
 		return;
-	pathf(f, "%s.dnsConfig.nameservers", base);
+	mu__pathf(f, "%s.dnsConfig.nameservers", base);
 	if (json_array_size(ns) > 3) {
 		go_strings(ns, list, sizeof list);
 		mu__verr_add(e, f, INV, "Invalid value: %s: must not have more than 3 nameservers", list);
@@ -559,7 +549,7 @@ static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
 	json_array_foreach(ns, i, x) {
 		const char *ip = json_is_string(x) ? json_string_value(x) : "";
 		if (!ip_sloppy(ip)) {
-			pathf(f, "%s.dnsConfig.nameservers[%zu]", base, i);
+			mu__pathf(f, "%s.dnsConfig.nameservers[%zu]", base, i);
 			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must be a valid IP address, (e.g. 10.9.8.7 "
 				     "or 2001:db8::ffff)", ip);
 		}
@@ -568,7 +558,7 @@ static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
 	size_t chars = 0;
 	json_array_foreach(se, i, x)
 		chars += (i ? 1 : 0) + (json_is_string(x) ? json_string_length(x) : 0);
-	pathf(f, "%s.dnsConfig.searches", base);
+	mu__pathf(f, "%s.dnsConfig.searches", base);
 	go_strings(se, list, sizeof list);
 	if (json_array_size(se) > 32)
 		mu__verr_add(e, f, INV, "Invalid value: %s: must not have more than 32 search paths", list);
@@ -581,13 +571,13 @@ static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
 		size_t l = strlen(s);
 		if (l && s[l - 1] == '.')
 			s[l - 1] = '\0'; /* strings.TrimSuffix(search, ".") */
-		pathf(f, "%s.dnsConfig.searches[%zu]", base, i);
+		mu__pathf(f, "%s.dnsConfig.searches[%zu]", base, i);
 		dns_name(e, f, s, false);
 	}
 	json_array_foreach(json_object_get(dc, "options"), i, x) {
 		const char *n = str(x, "name");
 		if (!n || !*n) {
-			pathf(f, "%s.dnsConfig.options[%zu]", base, i);
+			mu__pathf(f, "%s.dnsConfig.options[%zu]", base, i);
 			mu__verr_add(e, f, REQ, "Required value: must not be empty");
 		}
 	}
@@ -597,11 +587,11 @@ static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
  * path p (wu: its whenUnsatisfiable). */
 static void spread_domains(mu__verr_t *e, const char *p, const json_t *c, const char *wu)
 {
-	path_t f;
+	mu__path_t f;
 	char v[120];
 	const json_t *md = json_object_get(c, "minDomains");
 	if (present(md)) {
-		pathf(f, "%s.minDomains", p);
+		mu__pathf(f, "%s.minDomains", p);
 		go_value(md, v, sizeof v);
 		if (!json_is_integer(md) || json_integer_value(md) <= 0)
 			mu__verr_add(e, f, INV, "Invalid value: %s: must be greater than zero", v);
@@ -614,7 +604,7 @@ static void spread_domains(mu__verr_t *e, const char *p, const json_t *c, const 
 		const json_t *pv = json_object_get(c, pols[k]);
 		const char *s = json_string_value(pv);
 		if (present(pv) && (!s || (strcmp(s, "Honor") && strcmp(s, "Ignore")))) {
-			pathf(f, "%s.%s", p, pols[k]);
+			mu__pathf(f, "%s.%s", p, pols[k]);
 			go_value(pv, v, sizeof v);
 			mu__verr_add(e, f, UNS, "Unsupported value: %s: supported values: \"Honor\", \"Ignore\"", v);
 		}
@@ -625,15 +615,15 @@ static void spread_domains(mu__verr_t *e, const char *p, const json_t *c, const 
 static void spread_keys(mu__verr_t *e, const char *p, const json_t *c)
 {
 	const json_t *mk = json_object_get(c, "matchLabelKeys"), *sel = json_object_get(c, "labelSelector");
-	path_t f;
-	pathf(f, "%s.matchLabelKeys", p);
+	mu__path_t f;
+	mu__pathf(f, "%s.matchLabelKeys", p);
 	if (json_array_size(mk) && !present(sel))
 		mu__verr_add(e, f, FORB, "Forbidden: must not be specified when labelSelector is not set");
 	size_t j;
 	json_t *k;
 	json_array_foreach(mk, j, k) {
 		const char *ks = json_is_string(k) ? json_string_value(k) : "";
-		pathf(f, "%s.matchLabelKeys[%zu]", p, j);
+		mu__pathf(f, "%s.matchLabelKeys[%zu]", p, j);
 		label_name(e, f, ks);
 		bool in_sel = json_object_get(json_object_get(sel, "matchLabels"), ks) != NULL;
 		size_t x;
@@ -644,7 +634,7 @@ static void spread_keys(mu__verr_t *e, const char *p, const json_t *c)
 			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": exists in both matchLabelKeys and "
 				     "labelSelector", ks);
 	}
-	pathf(f, "%s.labelSelector", p);
+	mu__pathf(f, "%s.labelSelector", p);
 	label_selector(e, f, sel);
 }
 
@@ -655,21 +645,21 @@ static void spread(mu__verr_t *e, const char *base, const json_t *list)
 	size_t i, j;
 	json_t *c;
 	json_array_foreach(list, i, c) {
-		path_t p, f;
-		pathf(p, "%s.topologySpreadConstraints[%zu]", base, i);
+		mu__path_t p, f;
+		mu__pathf(p, "%s.topologySpreadConstraints[%zu]", base, i);
 		const json_t *ms = json_object_get(c, "maxSkew");
 		if (!json_is_integer(ms) || json_integer_value(ms) <= 0) {
-			pathf(f, "%s.maxSkew", p);
+			mu__pathf(f, "%s.maxSkew", p);
 			mu__verr_add(e, f, INV, "Invalid value: %lld: must be greater than zero",
 				     (long long)json_integer_value(ms));
 		}
 		const char *key = str(c, "topologyKey"), *wu = str(c, "whenUnsatisfiable");
 		if (!key || !*key) {
-			pathf(f, "%s.topologyKey", p);
+			mu__pathf(f, "%s.topologyKey", p);
 			mu__verr_add(e, f, REQ, "Required value: can not be empty");
 		}
 		if (!wu || (strcmp(wu, "DoNotSchedule") && strcmp(wu, "ScheduleAnyway"))) {
-			pathf(f, "%s.whenUnsatisfiable", p);
+			mu__pathf(f, "%s.whenUnsatisfiable", p);
 			mu__verr_add(e, f, UNS, "Unsupported value: \"%.60s\": supported values: \"DoNotSchedule\", "
 				     "\"ScheduleAnyway\"", wu ? wu : "");
 		}
@@ -677,7 +667,7 @@ static void spread(mu__verr_t *e, const char *base, const json_t *list)
 			const json_t *o = json_array_get(list, j);
 			const char *k2 = str(o, "topologyKey"), *w2 = str(o, "whenUnsatisfiable");
 			if (!strcmp(key ? key : "", k2 ? k2 : "") && !strcmp(wu ? wu : "", w2 ? w2 : "")) {
-				pathf(f, "%s.{topologyKey, whenUnsatisfiable}", p);
+				mu__pathf(f, "%s.{topologyKey, whenUnsatisfiable}", p);
 				mu__verr_add(e, f, DUP, "Duplicate value: \"{%.60s, %.30s}\"", key ? key : "", wu ? wu : "");
 				break;
 			}
@@ -751,20 +741,20 @@ void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e)
 {
 	if (!json_is_object(spec))
 		return;
-	path_t f;
-	pathf(f, "%s.nodeSelector", base);
+	mu__path_t f;
+	mu__pathf(f, "%s.nodeSelector", base);
 	labels(e, f, json_object_get(spec, "nodeSelector"));
 	sysctls(e, base, spec);
 	const json_t *aff = json_object_get(spec, "affinity");
 	static const char *const kinds[] = {"podAffinity", "podAntiAffinity"};
 	if (json_is_object(aff)) {
 		if (present(json_object_get(aff, "nodeAffinity"))) {
-			pathf(f, "%s.affinity.nodeAffinity", base);
+			mu__pathf(f, "%s.affinity.nodeAffinity", base);
 			node_affinity(e, f, json_object_get(aff, "nodeAffinity"));
 		}
 		for (int k = 0; k < 2; k++)
 			if (present(json_object_get(aff, kinds[k]))) {
-				pathf(f, "%s.affinity.%s", base, kinds[k]);
+				mu__pathf(f, "%s.affinity.%s", base, kinds[k]);
 				pod_affinity(e, f, json_object_get(aff, kinds[k]));
 			}
 	}
@@ -772,7 +762,7 @@ void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e)
 	spread(e, base, json_object_get(spec, "topologySpreadConstraints"));
 	const char *sa = str(spec, "serviceAccountName");
 	if (sa && *sa) {
-		pathf(f, "%s.serviceAccountName", base);
+		mu__pathf(f, "%s.serviceAccountName", base);
 		dns_name(e, f, sa, false);
 	}
 }

@@ -13,6 +13,14 @@
 
 #include "apiserver/apiserver_int.h"
 
+void mu__pathf(mu__path_t out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out, sizeof(mu__path_t), fmt, ap);
+	va_end(ap);
+}
+
 void mu__verr_add(mu__verr_t *e, const char *field, const char *reason, const char *fmt, ...)
 {
 	if (e->n >= MU__VERR_MAX)
