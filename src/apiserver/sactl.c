@@ -3,10 +3,13 @@
  * controller that muster up runs: when a namespace is added (and for
  * every namespace when the controller thread starts) a ServiceAccount
  * `default` is created in it if there is none, recorded as
- * kube-controller-manager's.  ServiceAccount admission of pods, which
+ * kube-controller-manager's; a deleted `default` is made again, as
+ * kube's controller does.  ServiceAccount admission of pods, which
  * waits for that account, is saadmit.c.  Work is one store read and at
  * most one create per namespace.
  */
+#include <string.h>
+
 #include "apiserver/api_int.h"
 
 /* The serviceaccounts controller's sync of namespace ns: its `default`
@@ -32,11 +35,23 @@ static void ensure_default(mu_apiserver_t *s, const mu__obj_t *nsobj)
 }
 
 /* A change the controller thread saw: a namespace added gets its
- * `default` ServiceAccount. */
+ * `default` ServiceAccount, and a deleted `default` is made again. */
 void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev)
 {
-	if (ev->type == MU__EV_ADDED && ev->obj && ev->obj->rt == MU__RT_NAMESPACES)
+	if (!ev->obj)
+		return;
+	if (ev->type == MU__EV_ADDED && ev->obj->rt == MU__RT_NAMESPACES) {
 		ensure_default(s, ev->obj);
+	} else if (ev->type == MU__EV_DELETED && ev->obj->rt == MU__RT_SERVICEACCOUNTS &&
+		   !strcmp(ev->obj->name, "default")) {
+		/* kube's controller queues the namespace of a deleted
+		 * ServiceAccount and makes `default` again (not while the
+		 * namespace is being deleted). */
+		mu__obj_t *n = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, ev->obj->ns);
+		if (n)
+			ensure_default(s, n);
+		mu__obj_unref(n);
+	}
 }
 
 /* Every namespace gets its `default` ServiceAccount (at the controller

@@ -140,6 +140,9 @@ printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: fresh}\nspec: 
 expect "a pod in it at once (its default ServiceAccount made by the controller)" 0 k create -f "$T/fresh.yaml"
 k get sa -n fresh -o 'jsonpath={.items[*].metadata.name}'
 has "the new namespace's default ServiceAccount" "$T/out" 'default'
+expect "its default ServiceAccount deleted" 0 k delete sa default -n fresh
+n=0; until k get sa default -n fresh -o 'jsonpath={.metadata.name}' >/dev/null 2>&1 || [ $n -ge 50 ]; do n=$((n + 1)); sleep 0.1; done
+expect "made again by the controller, as kube's serviceaccounts controller does" 0 k get sa default -n fresh
 printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-sa}' \
 	'spec: {selector: {matchLabels: {app: s}}, template: {metadata: {labels: {app: s}}, spec: {serviceAccount: builder, containers: [{name: c, image: x}]}}}' \
 	>"$T/d-sa.yaml"
