@@ -660,6 +660,31 @@ static void tx_end(shared_tx_t *x)
 	x->writes = 0;
 }
 
+/* An Event of Kubernetes' Job controller on job, named en, in tx (source
+ * and reporting component job-controller, recorded as
+ * kube-controller-manager's).  One write; nothing for a job without
+ * namespace, name or uid. */
+static void job_event(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *en, const char *type,
+		      const char *reason, const char *msg)
+{
+	const char *ns = mu__jstr(job, "metadata.namespace"), *name = mu__jstr(job, "metadata.name");
+	const char *uid = mu__jstr(job, "metadata.uid");
+	char ts[40];
+	if (!ns || !name || !uid)
+		return;
+	mu__timestamp(ts, sizeof ts, false);
+	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
+			      "s:{s:s}, s:s, s:s, s:i, s:s}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
+			      "involvedObject", "kind", "Job", "apiVersion", "batch/v1", "namespace", ns,
+			      "name", name, "uid", uid, "reason", reason, "message", msg,
+			      "type", type, "source", "component", "job-controller", "firstTimestamp", ts,
+			      "lastTimestamp", ts, "count", 1, "reportingComponent", "job-controller");
+	if (e)
+		mu__create_by(jc->s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+	json_decref(e);
+}
+
 /* The Warning Event Kubernetes' Job controller records when a pod of
  * job cannot be created (reason FailedCreate, "Error creating: pods
  * "JOB-" is forbidden: WHY"), in tx: one per Job (named
@@ -668,27 +693,16 @@ static void tx_end(shared_tx_t *x)
 static void failed_create(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *why)
 {
 	const char *ns = mu__jstr(job, "metadata.namespace"), *name = mu__jstr(job, "metadata.name");
-	const char *uid = mu__jstr(job, "metadata.uid");
-	char en[300], ts[40], msg[900];
-	if (!ns || !name || !uid)
+	char en[300], msg[900];
+	if (!ns || !name)
 		return;
 	snprintf(en, sizeof en, "%.230s.failedcreate", name);
 	mu__obj_t *had = mu__store_get(jc->s->store, MU__RT_EVENTS, ns, en);
 	mu__obj_unref(had);
 	if (had)
 		return;
-	mu__timestamp(ts, sizeof ts, false);
 	snprintf(msg, sizeof msg, "Error creating: pods \"%.200s-\" is forbidden: %s", name, why);
-	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
-			      "s:{s:s}, s:s, s:s, s:i, s:s}",
-			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
-			      "involvedObject", "kind", "Job", "apiVersion", "batch/v1", "namespace", ns,
-			      "name", name, "uid", uid, "reason", "FailedCreate", "message", msg,
-			      "type", "Warning", "source", "component", "job-controller", "firstTimestamp", ts,
-			      "lastTimestamp", ts, "count", 1, "reportingComponent", "job-controller");
-	if (e)
-		mu__create_by(jc->s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
-	json_decref(e);
+	job_event(jc, tx, job, en, "Warning", "FailedCreate", msg);
 }
 
 /* The Normal Event Kubernetes' Job controller records for each pod it
@@ -696,25 +710,14 @@ static void failed_create(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, co
  * on the Job), in tx.  One write. */
 static void created(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *pod)
 {
-	const char *ns = mu__jstr(job, "metadata.namespace"), *name = mu__jstr(job, "metadata.name");
-	const char *uid = mu__jstr(job, "metadata.uid");
-	char en[300], ts[40], msg[400], sfx[6];
-	if (!ns || !name || !uid)
+	const char *name = mu__jstr(job, "metadata.name");
+	char en[300], msg[400], sfx[6];
+	if (!name)
 		return;
 	mu__name_suffix(jc->s, sfx);
 	snprintf(en, sizeof en, "%.230s.%s", name, sfx);
-	mu__timestamp(ts, sizeof ts, false);
 	snprintf(msg, sizeof msg, "Created pod: %s", pod);
-	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
-			      "s:{s:s}, s:s, s:s, s:i, s:s}",
-			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", ns,
-			      "involvedObject", "kind", "Job", "apiVersion", "batch/v1", "namespace", ns,
-			      "name", name, "uid", uid, "reason", "SuccessfulCreate", "message", msg,
-			      "type", "Normal", "source", "component", "job-controller", "firstTimestamp", ts,
-			      "lastTimestamp", ts, "count", 1, "reportingComponent", "job-controller");
-	if (e)
-		mu__create_by(jc->s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
-	json_decref(e);
+	job_event(jc, tx, job, en, "Normal", "SuccessfulCreate", msg);
 }
 
 /* Brings one job to its desired state, its writes in x's transaction.

@@ -88,18 +88,36 @@ static void event(mu__jobctl_t *jc, int type, mu__obj_t *obj, mu__obj_t *prev, i
 	mu__jobctl_event(jc, &ev, now);
 }
 
+/* A store in DIR/sub (dir itself when sub is NULL) and a Job controller
+ * on it, as muster up makes them; NULL when either failed (the failure
+ * checked in t).  Release with server_close(). */
+static mu__jobctl_t *server_open(mu_t_t *t, mu_apiserver_t *s, const char *sub)
+{
+	memset(s, 0, sizeof *s);
+	CHECK_EQ_INT(t, mu__types_new(&s->types), MU_OK);
+	char err[256], path[96];
+	snprintf(path, sizeof path, "%s%s%s", dir, sub ? "/" : "", sub ? sub : "");
+	mu__store_opts_t so = {.dir = path, .ring = 1000, .types = s->types};
+	CHECK_EQ_INT(t, mu__store_open(&so, &s->store, err, sizeof err), MU_OK);
+	pthread_mutex_init(&s->rnd_mu, NULL);
+	mu__jobctl_t *jc = NULL;
+	CHECK_EQ_INT(t, mu__jobctl_new(s, &jc), MU_OK);
+	return s->store ? jc : NULL;
+}
+
+static void server_close(mu_apiserver_t *s, mu__jobctl_t *jc)
+{
+	mu__jobctl_free(jc);
+	mu__store_close(s->store);
+	mu__types_free(s->types);
+	pthread_mutex_destroy(&s->rnd_mu);
+}
+
 static void test_batching(mu_t_t *t)
 {
 	mu_apiserver_t s;
-	memset(&s, 0, sizeof s);
-	CHECK_EQ_INT(t, mu__types_new(&s.types), MU_OK);
-	mu__store_opts_t so = {.dir = dir, .ring = 1000, .types = s.types};
-	char err[256];
-	CHECK_EQ_INT(t, mu__store_open(&so, &s.store, err, sizeof err), MU_OK);
-	pthread_mutex_init(&s.rnd_mu, NULL);
-	mu__jobctl_t *jc = NULL;
-	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
-	if (!s.store || !jc)
+	mu__jobctl_t *jc = server_open(t, &s, NULL);
+	if (!jc)
 		return;
 
 	/* added: reconciled at the next sync (two jobs, their writes in one
@@ -173,10 +191,7 @@ static void test_batching(mu_t_t *t)
 	mu__obj_unref(po);
 	mu__obj_unref(g1);
 	mu__obj_unref(g2);
-	mu__jobctl_free(jc);
-	mu__store_close(s.store);
-	mu__types_free(s.types);
-	pthread_mutex_destroy(&s.rnd_mu);
+	server_close(&s, jc);
 }
 
 /* The namespace's `default` ServiceAccount, which muster up's
@@ -214,17 +229,8 @@ static int refused_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 static void test_failed_create(mu_t_t *t)
 {
 	mu_apiserver_t s;
-	memset(&s, 0, sizeof s);
-	CHECK_EQ_INT(t, mu__types_new(&s.types), MU_OK);
-	mu__store_opts_t so = {.dir = dir, .ring = 1000, .types = s.types};
-	char err[256], sub[96];
-	snprintf(sub, sizeof sub, "%s/fc", dir);
-	so.dir = sub;
-	CHECK_EQ_INT(t, mu__store_open(&so, &s.store, err, sizeof err), MU_OK);
-	pthread_mutex_init(&s.rnd_mu, NULL);
-	mu__jobctl_t *jc = NULL;
-	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
-	if (!s.store || !jc)
+	mu__jobctl_t *jc = server_open(t, &s, "fc");
+	if (!jc)
 		return;
 	put_default_sa(t, &s);
 	mu__obj_t *o = NULL;
@@ -251,10 +257,7 @@ static void test_failed_create(mu_t_t *t)
 	CHECK(t, e && e->rv == rv);
 	mu__obj_unref(e);
 	mu__obj_unref(o);
-	mu__jobctl_free(jc);
-	mu__store_close(s.store);
-	mu__types_free(s.types);
-	pthread_mutex_destroy(&s.rnd_mu);
+	server_close(&s, jc);
 }
 
 /* An unsuspended Job of parallelism 2 (fresh: no status), its template
@@ -278,17 +281,8 @@ static int run2_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 static void test_successful_create(mu_t_t *t)
 {
 	mu_apiserver_t s;
-	memset(&s, 0, sizeof s);
-	CHECK_EQ_INT(t, mu__types_new(&s.types), MU_OK);
-	mu__store_opts_t so = {.dir = dir, .ring = 1000, .types = s.types};
-	char err[256], sub[96];
-	snprintf(sub, sizeof sub, "%s/sc", dir);
-	so.dir = sub;
-	CHECK_EQ_INT(t, mu__store_open(&so, &s.store, err, sizeof err), MU_OK);
-	pthread_mutex_init(&s.rnd_mu, NULL);
-	mu__jobctl_t *jc = NULL;
-	CHECK_EQ_INT(t, mu__jobctl_new(&s, &jc), MU_OK);
-	if (!s.store || !jc)
+	mu__jobctl_t *jc = server_open(t, &s, "sc");
+	if (!jc)
 		return;
 	put_default_sa(t, &s);
 	mu__obj_t *o = NULL;
@@ -323,10 +317,7 @@ static void test_successful_create(mu_t_t *t)
 		mu__jobctl_sync(jc, 5000);
 	}
 	mu__obj_unref(o);
-	mu__jobctl_free(jc);
-	mu__store_close(s.store);
-	mu__types_free(s.types);
-	pthread_mutex_destroy(&s.rnd_mu);
+	server_close(&s, jc);
 }
 
 int main(void)
