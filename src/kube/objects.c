@@ -569,8 +569,13 @@ char *mu__knode_sig(const json_t *node)
 
 /* --- through the loader ------------------------------------------------------ */
 
-/* Loads obj as kind/apiVersion (list items come without them) into specs;
- * msg gets the loader's message without its "kind:LINE:COL: " prefix. */
+/* Loads obj as kind/apiVersion (list items come without them) into specs
+ * (a fresh one, the caller's); msg gets the loader's message without its
+ * "kind:LINE:COL: " prefix.  The loader reads the tree itself
+ * (mu_load_json): through its compact text, libyaml's scan was 15% of a
+ * scheduler's samples in bench/dispatch.sh (docs/dispatch.md, round 12);
+ * a refusal is read again from the text, so that its message is the
+ * text's.  Work: O(size of obj), twice on a refusal. */
 static int via_loader(const json_t *obj, const char *api, const char *kind,
 		      mu_specs_t *specs, char *msg, size_t len)
 {
@@ -580,13 +585,17 @@ static int via_loader(const json_t *obj, const char *api, const char *kind,
 	json_object_set_new(o, "apiVersion", json_string(api));
 	json_object_set_new(o, "kind", json_string(kind));
 	json_object_del(o, "status");
-	char *text = json_dumps(o, JSON_COMPACT);
+	mu_diag_t d = {""};
+	int rc = mu_load_json(kind, o, specs, &d);
+	if (rc) {
+		char *text = json_dumps(o, JSON_COMPACT);
+		mu_specs_release(specs);
+		mu_specs_init(specs);
+		d.msg[0] = '\0';
+		rc = text ? mu_load_yaml(kind, text, strlen(text), specs, &d) : MU_ENOMEM;
+		free(text);
+	}
 	json_decref(o);
-	if (!text)
-		return MU_ENOMEM;
-	mu_diag_t d;
-	int rc = mu_load_yaml(kind, text, strlen(text), specs, &d);
-	free(text);
 	if (rc) {
 		const char *m = d.msg, *p = strchr(m, ' ');
 		snprintf(msg, len, "%s", p && p[-1] == ':' ? p + 1 : m);

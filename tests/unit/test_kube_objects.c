@@ -14,6 +14,7 @@
 #include "kube/daemon_int.h"
 #include "muster/engine.h"
 #include "muster/jpath.h"
+#include "muster/load.h"
 
 #define FIX "../shared/data/k8s/"
 
@@ -661,6 +662,60 @@ static void test_kinds(mu_t_t *t)
 	}
 }
 
+/* A Job through the daemon's loader (mu__kjob_spec, which reads the tree
+ * since round 12) reads as its compact text through the YAML loader
+ * reads: the same job, pod sets and queue, and a refusal with the same
+ * message (the text's, read again). */
+static void test_job_tree_as_text(mu_t_t *t)
+{
+	static const char *const jobs[] = {
+		"{\"metadata\":{\"name\":\"j\",\"labels\":{\"muster.io/queue\":\"team-a\"},"
+		"\"annotations\":{\"muster.io/min-member\":\"2\",\"x\":\"1e3\"}},\"spec\":{\"parallelism\":3,"
+		"\"completions\":3,\"suspend\":false,\"template\":{\"spec\":{\"restartPolicy\":\"Never\","
+		"\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"2\","
+		"\"cpu\":\"1500m\",\"memory\":\"2Gi\"}}}]}}},\"status\":{\"active\":3}}",
+		"{\"metadata\":{\"name\":\"k\",\"labels\":{\"muster.io/queue\":\"q\"}},\"spec\":{\"parallelism\":\"two\","
+		"\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}}",
+		"{\"metadata\":{\"name\":\"m\",\"labels\":{\"muster.io/queue\":\"q\"}},\"spec\":{\"template\":{\"spec\":"
+		"{\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"limits\":{\"cpu\":\"lots\"}}}]}}}}",
+	};
+	for (size_t k = 0; k < sizeof jobs / sizeof *jobs; k++) {
+		json_t *job = pod_json(jobs[k]);
+		mu_specs_t a, b;
+		mu_specs_init(&a);
+		mu_specs_init(&b);
+		char msg[512] = "", want[sizeof ((mu_diag_t *)0)->msg] = "";
+		int ra = mu__kjob_spec(job, &a, msg, sizeof msg);
+		json_t *c = json_copy(job);
+		json_object_set_new(c, "apiVersion", json_string("batch/v1"));
+		json_object_set_new(c, "kind", json_string("Job"));
+		json_object_del(c, "status");
+		char *text = json_dumps(c, JSON_COMPACT);
+		mu_diag_t d = {""};
+		int rb = text ? mu_load_yaml("Job", text, strlen(text), &b, &d) : MU_ENOMEM;
+		const char *p = strchr(d.msg, ' ');
+		snprintf(want, sizeof want, "%s", p && p[-1] == ':' ? p + 1 : d.msg);
+		CHECK_EQ_INT(t, ra, rb);
+		CHECK_EQ_INT(t, k == 0 ? ra : ra != MU_OK, k == 0 ? MU_OK : 1);
+		if (ra != MU_OK) {
+			CHECK_STR(t, msg, want);
+		} else {
+			CHECK_EQ_INT(t, (int)a.njobs, (int)b.njobs);
+			CHECK_EQ_INT(t, a.jobs[0].min_member, b.jobs[0].min_member);
+			CHECK_EQ_INT(t, (int)a.jobs[0].npodsets, (int)b.jobs[0].npodsets);
+			CHECK_EQ_INT(t, a.jobs[0].podsets[0].replicas, b.jobs[0].podsets[0].replicas);
+			CHECK(t, !memcmp(&a.jobs[0].podsets[0].req, &b.jobs[0].podsets[0].req,
+					 sizeof a.jobs[0].podsets[0].req));
+			CHECK_STR(t, a.jobs[0].queue, b.jobs[0].queue);
+		}
+		free(text);
+		json_decref(c);
+		json_decref(job);
+		mu_specs_release(&a);
+		mu_specs_release(&b);
+	}
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -677,6 +732,7 @@ int main(void)
 	MU_RUN(&t, test_pod_groups);
 	MU_RUN(&t, test_devices_and_times);
 	MU_RUN(&t, test_loader_kinds);
+	MU_RUN(&t, test_job_tree_as_text);
 	MU_RUN(&t, test_queue_and_map);
 	MU_RUN(&t, test_selector);
 	MU_RUN(&t, test_kinds);
