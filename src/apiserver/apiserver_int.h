@@ -809,6 +809,9 @@ void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms);
  * resync).  Returns ms until the next batched job is due (0: some are
  * dirty already), or -1 when none waits. */
 int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms);
+/* The status writes whose managedFields came from the controller's memo
+ * (ssa.h), and those recorded in full (for tests). */
+void mu__jobctl_memo_stats(const mu__jobctl_t *jc, size_t *hits, size_t *misses);
 
 /* The resource claim controller (claimctl.c): claims from templates,
  * reservedFor cleaned, unreserved claims deallocated. */

@@ -73,6 +73,7 @@ struct mu__jobctl {
 	json_t *pods;            /* controller uid -> {pod "ns/name" -> null} */
 	char *gone[64];          /* uids of deleted jobs whose pods go */
 	int ngone;
+	mu__mf_memo_t *memo;     /* managedFields of the status writes, by shape (ssa.h) */
 };
 
 int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
@@ -84,6 +85,7 @@ int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
 	(*out)->dirty = json_object();
 	(*out)->wait = json_object();
 	(*out)->pods = json_object();
+	(*out)->memo = mu__mf_memo_new(); /* NULL: every record in full */
 	if (!(*out)->dirty || !(*out)->wait || !(*out)->pods) {
 		mu__jobctl_free(*out);
 		*out = NULL;
@@ -99,12 +101,20 @@ void mu__jobctl_free(mu__jobctl_t *jc)
 	json_decref(jc->dirty);
 	json_decref(jc->wait);
 	json_decref(jc->pods);
+	mu__mf_memo_free(jc->memo);
 	for (size_t i = 0; i < jc->qn; i++)
 		free(jc->q[(jc->qhead + i) % jc->qcap].key);
 	free(jc->q);
 	for (int i = 0; i < jc->ngone; i++)
 		free(jc->gone[i]);
 	free(jc);
+}
+
+void mu__jobctl_memo_stats(const mu__jobctl_t *jc, size_t *hits, size_t *misses)
+{
+	*hits = *misses = 0;
+	if (jc->memo)
+		mu__mf_memo_stats(jc->memo, hits, misses);
 }
 
 /* Marks job ns/name dirty: reconciled at the next sync.  O(1); a failed
@@ -466,6 +476,7 @@ static bool cond_true(const json_t *job, const char *type)
 
 typedef struct status_ctx {
 	const mu__rtype_t *t; /* Job */
+	mu__mf_memo_t *memo;  /* the controller's (may be NULL) */
 	counts_t c;
 	bool suspended, complete, failed;
 	json_t *job;          /* reconcile's parse of the job (borrowed) */
@@ -530,20 +541,22 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(o);
 		return MU__MUT_KEEP;
 	}
-	/* the Job controller writes status through /status; its managed
-	 * fields compare with the whole object as it was */
-	json_t *whole = json_deep_copy(o);
-	if (!whole) {
+	/* the Job controller writes status through /status: its managed
+	 * fields compare the status alone with the status as it was (what
+	 * mu__mf_before keeps; a copy of the whole Job, and a record in full
+	 * of every write, were two thirds of this function's samples in
+	 * bench/dispatch.sh's workers, docs/dispatch.md round 12); a write of
+	 * a shape seen before takes its entries from the memo */
+	json_t *was = json_object();
+	if (!was) {
 		json_decref(before);
 		json_decref(o);
 		return MU_ENOMEM;
 	}
 	if (st0)
-		json_object_set(whole, "status", before);
-	else
-		json_object_del(whole, "status");
-	mu__mf_controller(c->t, whole, o, "kube-controller-manager", true);
-	json_decref(whole);
+		json_object_set(was, "status", before);
+	mu__mf_memo_record(c->memo, c->t, was, o, "kube-controller-manager", true);
+	json_decref(was);
 	json_decref(before);
 	*out = o;
 	return MU__MUT_PUT;
@@ -601,7 +614,7 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 		json_decref(o);
 		return false;
 	}
-	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), count(pg), suspend, false, false, NULL, -1};
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(pg), suspend, false, false, NULL, -1};
 	bool finished = cond_true(o, "Complete") || cond_true(o, "Failed");
 	sc.complete = cond_true(o, "Complete") ||
 		      (has_comp ? sc.c.succeeded >= comp : sc.c.succeeded > 0 && sc.c.active == 0);
@@ -753,7 +766,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		json_decref(job);
 		return;
 	}
-	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), count(&pg), json_is_true(mu__jget(job, "spec.suspend")),
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(&pg), json_is_true(mu__jget(job, "spec.suspend")),
 			   false, false, NULL, -1};
 	const json_t *comp = mu__jget(job, "spec.completions");
 	json_int_t par = json_integer_value(mu__jget(job, "spec.parallelism"));

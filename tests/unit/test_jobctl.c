@@ -14,7 +14,10 @@
  * does not exist) is recorded as Kubernetes' Job controller records it:
  * a Warning Event FailedCreate on the Job, written once; a pod it creates
  * is recorded as Kubernetes' pod control records it: a Normal Event
- * SuccessfulCreate "Created pod: POD" on the Job, one per pod.
+ * SuccessfulCreate "Created pod: POD" on the Job, one per pod.  Its
+ * status writes own their fields in managedFields as the real
+ * controller's /status updates do, the same entry for each Job, most of
+ * them from the controller's memo.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +323,86 @@ static void test_successful_create(mu_t_t *t)
 	server_close(&s, jc);
 }
 
+/* An unsuspended Job of parallelism 1 named ctx (fresh: no status). */
+static int run1_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	const char *name = ctx;
+	char uid[64];
+	(void)cur;
+	snprintf(uid, sizeof uid, "%s-uid", name);
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:{s:i, s:{s:{s:{s:s, s:s}}, s:{s:s, s:[{s:s, s:s}]}}}}",
+			 "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", name, "namespace",
+			 "default", "uid", uid, "generation", 1, "spec", "parallelism", 1, "template",
+			 "metadata", "labels", "batch.kubernetes.io/controller-uid", uid,
+			 "batch.kubernetes.io/job-name", name, "spec", "restartPolicy", "Never",
+			 "containers", "name", "c", "image", "x");
+	return MU__MUT_PUT;
+}
+
+/* The stored Job's managedFields entry of the Job controller's status
+ * writes, as compact sorted text without its time (owned; NULL when it
+ * has none). */
+static char *ctl_entry(mu_apiserver_t *s, const char *name)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
+	json_t *j = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	char *out = NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(mu__jget(j, "metadata.managedFields"), i, e) {
+		const char *m = json_string_value(json_object_get(e, "manager"));
+		const char *sub = json_string_value(json_object_get(e, "subresource"));
+		if (m && sub && !strcmp(m, "kube-controller-manager") && !strcmp(sub, "status")) {
+			json_object_del(e, "time");
+			out = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);
+		}
+	}
+	json_decref(j);
+	return out;
+}
+
+/* The controller's status writes record in managedFields what Kubernetes'
+ * Job controller's /status updates record: an Update entry of
+ * kube-controller-manager on the status subresource that owns the status
+ * fields it wrote, the same for every Job written the same way; the
+ * writes after the first of a shape take it from the memo (round 12:
+ * no copy of the whole Job and no record in full each time). */
+static void test_status_fields(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "sf");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	static const char *const names[] = {"ja", "jb", "jc"};
+	for (int k = 0; k < 3; k++) {
+		mu__obj_t *o = NULL;
+		CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", names[k], run1_fn, (void *)names[k], false,
+					  &o) >= 0);
+		if (o)
+			event(jc, MU__EV_ADDED, o, NULL, 0);
+		mu__obj_unref(o);
+	}
+	mu__jobctl_sync(jc, 0);
+	const char *want = "{\"apiVersion\":\"batch/v1\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:status\":"
+			   "{\"f:active\":{},\"f:failed\":{},\"f:ready\":{},\"f:startTime\":{},\"f:succeeded\":{}}},"
+			   "\"manager\":\"kube-controller-manager\",\"operation\":\"Update\",\"subresource\":\"status\"}";
+	for (int k = 0; k < 3; k++) {
+		char *e = ctl_entry(&s, names[k]);
+		CHECK_STR(t, e ? e : "(none)", want);
+		free(e);
+		mu__obj_t *o = mu__store_get(s.store, MU__RT_JOBS, "default", names[k]);
+		CHECK(t, o && strstr(o->json, "\"active\":1"));
+		mu__obj_unref(o);
+	}
+	size_t hits, misses;
+	mu__jobctl_memo_stats(jc, &hits, &misses);
+	CHECK_EQ_INT(t, (int)misses, 1);
+	CHECK_EQ_INT(t, (int)hits, 2);
+	server_close(&s, jc);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -329,6 +412,7 @@ int main(void)
 	MU_RUN(&t, test_batching);
 	MU_RUN(&t, test_failed_create);
 	MU_RUN(&t, test_successful_create);
+	MU_RUN(&t, test_status_fields);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
