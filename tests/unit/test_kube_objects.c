@@ -714,6 +714,46 @@ static void test_job_tree_as_text(mu_t_t *t)
 		mu_specs_release(&a);
 		mu_specs_release(&b);
 	}
+	/* pods' shapes too (shape_new reads its key's tree): the same pod
+	 * set as the key's text through the YAML loader, and the same
+	 * message for a pod it refuses */
+	static const char *const pods[] = {
+		"{\"metadata\":{\"name\":\"p\",\"labels\":{\"a\":\"1\",\"job-name\":\"j\"},"
+		"\"annotations\":{\"muster.io/priority\":\"5\"}},\"spec\":{\"nodeSelector\":{\"x\":\"y\"},"
+		"\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}],"
+		"\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":"
+		"{\"cpu\":\"250m\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"}}}]}}",
+		"{\"metadata\":{\"name\":\"q\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\","
+		"\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]}}",
+	};
+	mu__kshapes_t c = {0};
+	for (size_t k = 0; k < sizeof pods / sizeof *pods; k++) {
+		json_t *p = pod_json(pods[k]);
+		mu__kshape_t *sh = p ? mu__kshape_get(&c, p, false) : NULL;
+		CHECK(t, sh != NULL);
+		if (sh) {
+			mu_specs_t b;
+			mu_specs_init(&b);
+			mu_diag_t d = {""};
+			int rb = mu_load_yaml("pod", sh->key, strlen(sh->key), &b, &d);
+			CHECK_EQ_INT(t, sh->err, rb);
+			CHECK_EQ_INT(t, k == 0 ? sh->err : sh->err != MU_OK, k == 0 ? MU_OK : 1);
+			if (sh->err == MU_OK) {
+				CHECK_EQ_INT(t, (int)sh->specs.njobs, 1);
+				CHECK(t, !memcmp(&sh->specs.jobs[0].podsets[0].req, &b.jobs[0].podsets[0].req,
+						 sizeof b.jobs[0].podsets[0].req));
+				CHECK_EQ_INT(t, sh->specs.jobs[0].priority, b.jobs[0].priority);
+				CHECK_EQ_INT(t, (int)sh->specs.jobs[0].podsets[0].ntolerations,
+					     (int)b.jobs[0].podsets[0].ntolerations);
+			} else {
+				CHECK(t, sh->msg && strstr(d.msg, sh->msg));
+			}
+			mu_specs_release(&b);
+		}
+		mu__kshape_put(&c, sh);
+		json_decref(p);
+	}
+	mu__kshapes_release(&c);
 }
 
 int main(void)
