@@ -1,0 +1,40 @@
+#!/bin/sh
+# dispatch_perf.sh - where bench/dispatch.sh's time goes, per kind of
+# process: runs `sh bench/dispatch.sh MUSTER N NODES` (BENCH_PIDS=1) and,
+# once it prints its processes' pids, one `perf record --call-graph dwarf`
+# each on the dispatcher, the hub `muster up`, the workers' `muster up`s
+# and the schedulers, until the bench prints its rate.  Writes OUT/d.data,
+# h.data, w.data, s.data and the bench's output OUT/bench.out; read them
+# with `perf report -i OUT/w.data --children`.  Needs perf.
+# Usage: sh bench/dispatch_perf.sh MUSTER OUT [N] [NODES]
+set -u
+M=$1; O=$2; N=${3:-1000}; NODES=${4:-64}
+mkdir -p "$O"
+BENCH_PIDS=1 sh bench/dispatch.sh "$M" "$N" "$NODES" >"$O/bench.out" 2>&1 &
+BP=$!
+while ! grep -q "pids dispatcher" "$O/bench.out" 2>/dev/null; do
+	kill -0 "$BP" 2>/dev/null || { cat "$O/bench.out"; exit 1; }
+	sleep 0.05
+done
+l=$(grep "pids dispatcher" "$O/bench.out")
+d=$(echo "$l" | sed 's/.*dispatcher=\([0-9]*\).*/\1/')
+h=$(echo "$l" | sed 's/.*hub=\([0-9]*\).*/\1/')
+w=$(echo "$l" | sed 's/.* w=\([0-9,]*\).*/\1/')
+s=$(echo "$l" | sed 's/.*sched=\([0-9,]*\).*/\1/')
+P=""
+for x in "d $d" "h $h" "w $w" "s $s"; do
+	# shellcheck disable=SC2086
+	set -- $x
+	perf record -q -F 1999 --call-graph dwarf -o "$O/$1.data" -p "$2" >/dev/null 2>&1 &
+	P="$P $!"
+done
+while ! grep -q "dispatched and bound" "$O/bench.out"; do
+	kill -0 "$BP" 2>/dev/null || break
+	sleep 0.1
+done
+# shellcheck disable=SC2086
+kill -INT $P 2>/dev/null
+# shellcheck disable=SC2086
+wait $P
+wait "$BP"
+cat "$O/bench.out"

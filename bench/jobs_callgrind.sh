@@ -1,0 +1,49 @@
+#!/bin/sh
+# jobs_callgrind.sh - the instructions a `muster up` (its Job controller,
+# simulated kubelets and API) and a `muster scheduler` spend on N one-GPU
+# Jobs, without the machine's load: both run under valgrind's callgrind;
+# the Jobs (unsuspended, queue team-a, labelled muster.io/hub-uid as a
+# dispatcher's copies are, 64 nodes of 8 GPUs) are created by
+# one kubectl, and once all their pods run (and 5 s more) both processes
+# are stopped with SIGTERM, which writes OUT/up.cg and OUT/s.cg.  Compare
+# two builds per call, e.g. `callgrind_annotate --inclusive=yes
+# --tree=calling OUT/s.cg | grep via_loader` (the numbers of calls differ
+# with the timing: the whole processes' counts are not comparable).
+# Takes one to two minutes for 200 Jobs.
+# Usage: sh bench/jobs_callgrind.sh MUSTER OUT [N]
+set -u
+B=$1; O=$2; N=${3:-200}; KC=${KC:-/usr/bin/kubectl}
+rm -rf "$O"; mkdir -p "$O"
+printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  count: 64\n  namePrefix: w-\n  gpuModel: A100\n  allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}\n---\napiVersion: muster.io/v1alpha1\nkind: Queue\nmetadata: {name: team-a}\nspec: {resources: {gpu: {deserved: 100000}}}\n' >"$O/c.yaml"
+valgrind --tool=callgrind --callgrind-out-file="$O/up.cg" "$B" up --cluster "$O/c.yaml" \
+	--listen 127.0.0.1:0 --data "$O/d" --no-fsync --quiet >"$O/up.out" 2>&1 &
+UP=$!
+i=0
+while ! grep -q "serving the Kubernetes API" "$O/up.out"; do
+	sleep 0.5; i=$((i + 1))
+	[ $i -gt 240 ] && { echo "jobs_callgrind: muster up did not start"; kill "$UP"; exit 1; }
+done
+sleep 2
+valgrind --tool=callgrind --callgrind-out-file="$O/s.cg" "$B" scheduler --kubeconfig "$O/d/kubeconfig" \
+	--no-leader-elect --min-runtime 0 >"$O/s.log" 2>&1 &
+SP=$!
+sleep 8
+i=0
+while [ $i -lt "$N" ]; do
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: j-%d, labels: {muster.io/queue: team-a, muster.io/hub-uid: u%d}}\nspec:\n  template:\n    metadata: {labels: {muster.io/hub-uid: u%d}}\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n---\n' "$i" "$i" "$i"
+	i=$((i + 1))
+done >"$O/jobs.yaml"
+t0=$(date +%s)
+"$KC" --kubeconfig "$O/d/kubeconfig" create -f "$O/jobs.yaml" >/dev/null
+i=0
+r=0
+while [ $i -le 300 ]; do
+	r=$("$KC" --kubeconfig "$O/d/kubeconfig" get pods --no-headers 2>/dev/null | grep -c Running)
+	[ "$r" -ge "$N" ] && break
+	sleep 2; i=$((i + 1))
+done
+echo "jobs_callgrind: $r of $N pods running after $(($(date +%s) - t0)) s"
+sleep 5
+kill -TERM "$SP"; wait "$SP"
+kill -TERM "$UP"; wait "$UP"
+ls "$O"/*.cg
