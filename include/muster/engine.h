@@ -632,7 +632,9 @@ int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 /* The same, as if the running jobs gone[0..ngone) had left first: their
  * pods are released for the dry run (as the preemption's evictions are,
  * logged) and bound back after on the very nodes and devices they held,
- * so the engine is left as it was.  For a caller that chooses victims
+ * so the engine is left as it was (but for its release generation:
+ * failures it cached before are tried again; one found with them gone
+ * holds with them back).  For a caller that chooses victims
  * itself (the fleet's reclaim across clusters).  MU_ENOENT for a gone id
  * out of range; a job not running is skipped.  O(whatif + their pods). */
 int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,

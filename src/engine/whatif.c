@@ -106,7 +106,8 @@ int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time
 			rc = mu__grow((void **)&e->evl, &e->evl_cap, e->nevl + 1, sizeof *e->evl);
 			if (rc == MU_OK) {
 				e->evl[e->nevl++] = (mu__evict_t){gone[i], p, v->pods[p]};
-				mu__pod_release(e, v, p, false);
+				/* room grew: a failure cached before it is stale */
+				mu__pod_release(e, v, p, true);
 			}
 		}
 	}
