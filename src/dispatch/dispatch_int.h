@@ -171,6 +171,8 @@ typedef struct mu__djob {
 	int64_t made;             /* mono ms of the last create retried */
 	int fails;                /* creates that failed in a row (transient) */
 	char *refused;            /* a sender's: the worker's permanent refusal */
+	char *preempted;          /* reclaim.c: "REASON\tmessage" once it was
+	                           * withdrawn for another queue's job */
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -573,5 +575,14 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
 /* Deletes the copy of kind k on cluster c (background propagation). */
 long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 		      const char *name);
+/* reclaim.c: with --reclaim, once a pass after the dispatch, withdraws
+ * the victims mu_fleet_reclaim() chooses through the start timeout's
+ * path (copy deleted, requeued once its deletion is confirmed), each
+ * with the condition Preempted and an Event.  O(fleet reclaim). */
+void mu__dreclaim(mu__dd_t *d);
+/* Appends to conditions cs the condition Preempted of a hub Job withdrawn
+ * for another's (True until it is dispatched again, on), as Kueue's
+ * Workload says it; nothing for one never preempted.  O(1). */
+void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on);
 
 #endif
