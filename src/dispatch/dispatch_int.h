@@ -405,11 +405,17 @@ void mu__dpod_request(const json_t *pod, mu_res_t *out);
 /* Per node, what the pods of list ({"items": [...]}) that are bound, not
  * ended and not the hub's copies (no muster.io/hub-uid) request, summed:
  * node -> "cpu=Nm,memory=N,nvidia.com/gpu=N,pods=N" (GPUs: whole ones,
- * plus each device that pods with a share of one GPU hold).  Owned.
+ * plus each device that pods with a share of one GPU hold), then
+ * ",NAME=N" for each named extended resource they ask, sorted.  Owned.
  * O(pods x containers). */
 json_t *mu__dpods_used(const json_t *list);
 /* Parses one such text; MU_EPARSE when malformed. */
 int mu__dused_parse(const char *s, mu_res_t *out);
+/* The named extended resources at the end of such a text (",NAME=N"
+ * after pods, round 12) taken from node n's (at least 0; names the node
+ * lacks are left).  MU_EPARSE when malformed (n may be changed in part).
+ * O(names x the node's). */
+int mu__dused_ext(const char *s, mu_node_spec_t *n);
 /* Reads c's watch of those pods (c->wused) into c->used when it
  * changed; whether c->used changed.  O(1) when the watch did not move,
  * else O(pods). */
