@@ -17,7 +17,10 @@
  *
  * Like the engine, the fleet does no I/O and reads no clock: `now` is an
  * argument.  The daemon (`muster dispatch`), the evaluation and the bench
- * drive it with events.  (src/fleet: fleet.c, hubq.c, place.c, explain.c)
+ * drive it with events.  Hub queues keep non-preemptible jobs within
+ * deserved and decay usage as the engine does, and mu_fleet_reclaim()
+ * takes room back across clusters by the engine's reclaim rules.
+ * (src/fleet: fleet.c, hubq.c, place.c, reclaim.c, explain.c)
  */
 #ifndef MUSTER_FLEET_H
 #define MUSTER_FLEET_H

@@ -3,7 +3,8 @@
  * src/fleet: hubq.c (hub queues, their order, limits and caps) at the
  * bottom, fleet.c (clusters, jobs, their lifecycle) above it, place.c (the
  * dispatch pass and explain) on top; explain.c (explain as text) beside
- * place.c, reading the structures only.
+ * place.c, reading the structures only; reclaim.c (reclaim across
+ * clusters) beside place.c, calling its gate and hubq.c.
  */
 #ifndef MUSTER_FLEET_FLEET_INT_H
 #define MUSTER_FLEET_FLEET_INT_H
