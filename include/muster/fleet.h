@@ -323,8 +323,11 @@ void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
  * the victims stay dispatched until the caller has withdrawn them
  * (mu_fleet_job_requeue() once each copy's deletion is confirmed), and
  * the job is not a claimant again meanwhile.  Queues are looked at
- * lowest dominant share first, the first job of each that fits nowhere.
- * Work: O(queues x clusters x (running jobs + 64 what-ifs)).
+ * lowest dominant share first, the first job of each that fits nowhere;
+ * one that found no victims is not tried again until room, usage or the
+ * jobs change, or a victim refused for its runtime turns eligible.
+ * Work: O(queues) with no claimant, else O(jobs + claimants x clusters x
+ * (their running jobs + 128 what-ifs)).
  */
 int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out);
 

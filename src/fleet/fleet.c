@@ -543,7 +543,8 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 	*fj = (mu__fjob_t){.spec = *s, .queue = q, .state = MU_FJ_QUEUED,
 		.why = MU_FW_NEW, .cluster = -1, .closest = -1, .ejob = -1,
 		.submit = s->job->submit != MU_TIME_NONE ? s->job->submit : now,
-		.dispatched = MU_TIME_NONE, .fail_epoch = UINT64_MAX, .reclaimed_for = -1};
+		.dispatched = MU_TIME_NONE, .fail_epoch = UINT64_MAX, .reclaimed_for = -1,
+		.rc_epoch = UINT64_MAX};
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
 	f->queues[q].queued++;

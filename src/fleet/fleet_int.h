@@ -91,6 +91,12 @@ typedef struct mu__fjob {
 	int32_t reclaimed_for; /* a reclaim's victim: its claimant; else -1
 	                     * (kept: a job is a victim once) */
 	bool reclaim_out;   /* a victim not yet taken back */
+	/* a claimant that found no victims: the fleet's epoch, usage and
+	 * job count then, and when a victim refused for its runtime turns
+	 * eligible; it is not tried again before one of them moves */
+	uint64_t rc_epoch, rc_usage;
+	int32_t rc_njobs;
+	mu_time_t rc_retry;
 	int32_t victims;    /* a claimant: victims not yet taken back */
 } mu__fjob_t;
 

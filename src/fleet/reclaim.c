@@ -54,6 +54,11 @@ static int cmp_rvic(const void *a, const void *b)
  * ancestors included), the claim and its dominant resources. */
 typedef struct rctx {
 	mu_fleet_t *f;
+	int32_t *vic;       /* candidate victims (dispatched, preemptible,
+	                     * never victims), grouped by cluster */
+	int32_t *vat;       /* cluster c's are vic[vat[c] .. vat[c + 1]) */
+	mu_time_t retry;    /* the earliest a victim refused for its
+	                     * runtime turns eligible */
 	mu_res_t *gone;     /* per queue: what victims on their way out use */
 	int32_t jq;         /* the claimant's queue */
 	mu_res_t claim;
@@ -158,12 +163,16 @@ static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int3
 	mu_fleet_t *f = c->f;
 	rvic_t cand[MU__RECLAIM_MAXV * 4];
 	int32_t nc = 0;
-	for (int32_t v = 0; v < f->njobs && nc < MU__RECLAIM_MAXV * 4; v++) {
+	for (int32_t x = c->vat[k]; x < c->vat[k + 1] && nc < MU__RECLAIM_MAXV * 4; x++) {
+		int32_t v = c->vic[x];
 		const mu__fjob_t *vj = &f->jobs[v];
-		if (vj->state != MU_FJ_DISPATCHED || vj->cluster != k || vj->queue == c->jq ||
-		    !vj->spec.job->preemptible || vj->reclaimed_for >= 0 ||
-		    now - vj->dispatched < f->cfg.min_runtime)
+		if (vj->queue == c->jq || vj->reclaimed_for >= 0)
 			continue;
+		if (now - vj->dispatched < f->cfg.min_runtime) {
+			mu_time_t at = vj->dispatched + f->cfg.min_runtime;
+			c->retry = at < c->retry ? at : c->retry;
+			continue;
+		}
 		mu_res_t a = mu__job_acct(vj->spec.job);
 		cand[nc++] = (rvic_t){v, vj->spec.job->priority, a.v[MU_RES_GPU], vj->dispatched};
 	}
@@ -291,48 +300,99 @@ static int cmp_qkey(const void *a, const void *b)
 	return x->q - y->q;
 }
 
+/* Queue q's claimant: its first waiting job, when it fits nowhere now,
+ * has no victims on their way out, and something moved since it last
+ * found none; else -1.  O(stale line entries). */
+static int32_t claimant_of(const mu_fleet_t *f, const mu__hubq_t *q, mu_time_t now)
+{
+	for (int32_t k = 0; k < q->nline; k++) {
+		int32_t j = q->line[k].job;
+		const mu__fjob_t *fj = &f->jobs[j];
+		if (fj->state != MU_FJ_QUEUED)
+			continue;
+		bool same = fj->rc_epoch == f->epoch && fj->rc_usage == f->usage_gen &&
+			    fj->rc_njobs == f->njobs && now < fj->rc_retry;
+		return fj->why == MU_FW_NO_FIT && fj->victims == 0 && !same ? j : -1;
+	}
+	return -1;
+}
+
+/* The candidate victims, grouped by cluster (a counting sort), and the
+ * usage of victims still on their way out, into c.  O(jobs + clusters). */
+static int index_victims(rctx_t *c)
+{
+	mu_fleet_t *f = c->f;
+	c->vat = calloc((size_t)f->nclusters + 1, sizeof *c->vat);
+	int32_t n = 0;
+	for (int32_t v = 0; c->vat && v < f->njobs; v++) {
+		const mu__fjob_t *vj = &f->jobs[v];
+		if (vj->state != MU_FJ_DISPATCHED)
+			continue;
+		if (vj->reclaim_out) { /* on its way out: gone already */
+			mu_res_t a = mu__job_acct(vj->spec.job);
+			gone_add(c, vj->queue, &a, +1);
+		} else if (vj->spec.job->preemptible && vj->reclaimed_for < 0) {
+			c->vat[vj->cluster + 1]++;
+			n++;
+		}
+	}
+	c->vic = malloc((size_t)(n ? n : 1) * sizeof *c->vic);
+	int32_t *at = malloc(((size_t)f->nclusters + 1) * sizeof *at);
+	if (!c->vat || !c->vic || !at) {
+		free(at);
+		return MU_ENOMEM;
+	}
+	for (int32_t k = 0; k < f->nclusters; k++)
+		c->vat[k + 1] += c->vat[k];
+	memcpy(at, c->vat, ((size_t)f->nclusters + 1) * sizeof *at);
+	for (int32_t v = 0; v < f->njobs; v++) {
+		const mu__fjob_t *vj = &f->jobs[v];
+		if (vj->state == MU_FJ_DISPATCHED && !vj->reclaim_out && vj->spec.job->preemptible &&
+		    vj->reclaimed_for < 0)
+			c->vic[at[vj->cluster]++] = v;
+	}
+	free(at);
+	return MU_OK;
+}
+
 int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out)
 {
 	if (!f || !out)
 		return MU_EINVAL;
 	if (f->nqueues == 0)
 		return MU_OK;
+	bool any = false; /* most passes have no claimant: O(queues) */
+	for (int32_t q = 0; q < f->nqueues && !any; q++)
+		any = claimant_of(f, &f->queues[q], now) >= 0;
+	if (!any)
+		return MU_OK;
 	rctx_t c = {.f = f};
 	c.gone = calloc((size_t)f->nqueues, sizeof *c.gone);
 	qkey_t *qs = malloc((size_t)f->nqueues * sizeof *qs);
-	if (!c.gone || !qs) {
-		free(c.gone);
-		free(qs);
-		return MU_ENOMEM;
+	int rc = c.gone && qs ? index_victims(&c) : MU_ENOMEM;
+	if (rc == MU_OK) {
+		for (int32_t q = 0; q < f->nqueues; q++)
+			qs[q] = (qkey_t){mu__hubq_share(f, q), q};
+		qsort(qs, (size_t)f->nqueues, sizeof *qs, cmp_qkey);
 	}
-	/* victims still on their way out count as gone already */
-	for (int32_t v = 0; v < f->njobs; v++)
-		if (f->jobs[v].state == MU_FJ_DISPATCHED && f->jobs[v].reclaim_out) {
-			mu_res_t a = mu__job_acct(f->jobs[v].spec.job);
-			gone_add(&c, f->jobs[v].queue, &a, +1);
-		}
-	for (int32_t q = 0; q < f->nqueues; q++)
-		qs[q] = (qkey_t){mu__hubq_share(f, q), q};
-	qsort(qs, (size_t)f->nqueues, sizeof *qs, cmp_qkey);
-	int rc = MU_OK;
 	for (int32_t i = 0; rc == MU_OK && i < f->nqueues; i++) {
-		const mu__hubq_t *q = &f->queues[qs[i].q];
-		for (int32_t k = 0; k < q->nline; k++) {
-			int32_t j = q->line[k].job;
-			const mu__fjob_t *fj = &f->jobs[j];
-			if (fj->state != MU_FJ_QUEUED)
-				continue;
-			/* the first job of the queue that waits: only one that
-			 * fits nowhere now, and has no victims on their way out,
-			 * claims */
-			if (fj->why == MU_FW_NO_FIT && fj->victims == 0) {
-				bool done;
-				rc = claim_one(&c, j, now, out, &done);
-			}
-			break;
+		int32_t j = claimant_of(f, &f->queues[qs[i].q], now);
+		if (j < 0)
+			continue;
+		bool done;
+		c.retry = INT64_MAX;
+		rc = claim_one(&c, j, now, out, &done);
+		mu__fjob_t *fj = &f->jobs[j];
+		if (rc == MU_OK && !done) { /* not again before something moves */
+			fj->rc_epoch = f->epoch;
+			fj->rc_usage = f->usage_gen;
+			fj->rc_njobs = f->njobs;
+			fj->rc_retry = c.retry;
 		}
 	}
 	free(c.gone);
+	free(c.vic);
+	free(c.vat);
 	free(qs);
 	return rc;
 }
