@@ -18,6 +18,10 @@
 #     (generation 2) and bound, one copy each on big;
 #   - the other six of team-a's Jobs never left (generation 1), and no
 #     third job was withdrawn;
+#   - capacity from pods, named extended resources: a pod made on big
+#     directly takes 3 of big-0's 4 example.com/fpga; a hub Job asking 2
+#     waits NoClusterFits (nothing is withdrawn for it: no victim frees
+#     FPGAs); the pod deleted, it goes to big;
 #   - the log holds no 403 or sanitizer report.
 # Usage: sh tests/e2e/dispatch_reclaim.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-reclaim: N passed, N failed".
@@ -29,7 +33,7 @@ need_kubectl
 printf '%s\n' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-a}' \
 	'spec: {resources: {gpu: {deserved: 4}}}' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' \
 	'metadata: {name: team-b}' 'spec: {resources: {gpu: {deserved: 4}}}' >"$T/hub.yaml"
-pool big 1 >"$T/big.yaml"
+pool big 1 | sed 's|nvidia.com/gpu: "8"}|nvidia.com/gpu: "8", example.com/fpga: "4"}|' >"$T/big.yaml"
 printf '%s\n' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-b}' \
 	'spec: {}' >>"$T/big.yaml"
 start hub; start big
@@ -112,6 +116,18 @@ for i in 0 1 2 3 4 5 6 7; do
 done
 [ "$(grep -c 'back to the hub (Preempted)' "$T/d.log")" -eq 2 ] && ok ||
 	bad "$(grep -c 'back to the hub (Preempted)' "$T/d.log") jobs preempted, not 2"
+
+# --- named extended resources of big's other pods (podcap.c) ----------------------
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: local-f}\nspec:\n  nodeName: big-0\n  containers: [{name: c, image: x, resources: {limits: {example.com/fpga: "3"}}}]\n' >"$T/lf.yaml"
+w big create -f "$T/lf.yaml" >/dev/null && ok || bad "pod local-f on big"
+sleep 2
+printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: f\n  labels: {muster.io/queue: team-b}\n  annotations: {muster.io/duration: 5s}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {example.com/fpga: "2"}}}]\n' >"$T/f.yaml"
+expect "hub Job f (2 FPGAs)" 0 h create -f "$T/f.yaml"
+fw() { ann_is job f dispatch-reason NoClusterFits && ann job f dispatch-message | grep -q "insufficient extended resources"; }
+wait_for f-waits-fpga 100 fw || echo "  f: $(ann job f cluster) $(ann job f dispatch-reason): $(ann job f dispatch-message)"
+w big delete pod local-f --wait=false >/dev/null && ok || bad "delete local-f"
+wait_for f-to-big 150 ann_is job f cluster big || echo "  f: $(ann job f dispatch-reason): $(ann job f dispatch-message)"
+[ "$(grep -c 'back to the hub (Preempted)' "$T/d.log")" -eq 2 ] && ok || bad "more preempted for f"
 
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" && bad "sanitizer" || ok
 hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
