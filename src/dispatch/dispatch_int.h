@@ -586,9 +586,9 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
  * path (copy deleted, requeued once its deletion is confirmed), each
  * with the condition Preempted and an Event.  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
-/* Appends to conditions cs the condition Preempted of a hub Job withdrawn
- * for another's (True until it is dispatched again, on), as Kueue's
- * Workload says it; nothing for one never preempted.  O(1). */
+/* dutil.c: appends to conditions cs the condition Preempted of a hub Job
+ * withdrawn for another's (True until it is dispatched again, on), as
+ * Kueue's Workload says it; nothing for one never preempted.  O(1). */
 void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on);
 
 #endif

@@ -1308,7 +1308,7 @@ static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 		snprintf(m, sizeof m, "%.690s", j->msg ? j->msg : "refused by the worker");
 	}
 	cond_add(cs, "Dispatched", on, why, m);
-	mu__dreclaim_cond(j, cs, on); /* reclaim.c */
+	mu__dreclaim_cond(j, cs, on); /* dutil.c, set by reclaim.c */
 	if (!mu__dhub_managed(j))
 		return st;
 	if (mu__dhub_refused(j)) {

@@ -78,17 +78,3 @@ void mu__dreclaim(mu__dd_t *d)
 	}
 	mu_fleet_reclaims_release(&r);
 }
-
-void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on)
-{
-	if (!j->preempted)
-		return;
-	const char *tab = strchr(j->preempted, '\t');
-	char reason[32];
-	size_t n = tab ? (size_t)(tab - j->preempted) : 0;
-	snprintf(reason, sizeof reason, "%.*s", (int)(n < sizeof reason ? n : sizeof reason - 1),
-		 j->preempted);
-	json_array_append_new(cs, json_pack("{s:s,s:s,s:s,s:s}", "type", "Preempted", "status",
-					    on ? "False" : "True", "reason", reason, "message",
-					    tab ? tab + 1 : ""));
-}
