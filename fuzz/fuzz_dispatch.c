@@ -16,7 +16,8 @@
  * (mu__dkind_group_waits: KAI's sub-groups).  The object is also a pod
  * whose request is summed (mu__dpod_request) and a list of a worker's pods
  * ({"items": its "pods"}) summed per node (mu__dpods_used); the selector
- * part is also read as an agent's report of them (mu__dused_parse).
+ * part is also read as an agent's report of them (mu__dused_parse, and
+ * its named extended resources, mu__dused_ext).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,6 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mu__dkind_list(sel, on);
 		mu_res_t r;
 		(void)mu__dused_parse(sel, &r);
+		/* and its named extended resources taken from a node's */
+		mu_ext_qty_t x = {"example.com/fpga", 5};
+		mu_node_spec_t nd;
+		memset(&nd, 0, sizeof nd);
+		nd.ext = &x;
+		nd.next = 1;
+		(void)mu__dused_ext(sel, &nd);
 	}
 	json_t *o = obj ? json_loads(obj, 0, NULL) : NULL;
 	if (o) {

@@ -44,6 +44,14 @@ typedef struct mu_dispatch_opts {
 	int lease_duration_s;         /* 15 (renew deadline 2/3 of it) */
 	int retry_period_s;           /* 2 */
 	volatile sig_atomic_t *stop;  /* set to stop */
+	int64_t usage_half_life_ms;   /* time-decayed fair share of the hub
+	                               * queues (the engine's usage_half_life):
+	                               * 0 = off */
+	bool reclaim;                 /* withdraw other queues' jobs above
+	                               * their share for a job that fits
+	                               * nowhere (mu_fleet_reclaim): false */
+	int64_t min_runtime_ms;       /* ... only jobs that ran this long:
+	                               * 60000 */
 } mu_dispatch_opts_t;
 
 void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o);

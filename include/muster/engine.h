@@ -629,6 +629,16 @@ typedef struct mu_whatif {
  * plus O(running jobs log running jobs) with want_start. */
 int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 			 bool want_start, mu_whatif_t *out);
+/* The same, as if the running jobs gone[0..ngone) had left first: their
+ * pods are released for the dry run (as the preemption's evictions are,
+ * logged) and bound back after on the very nodes and devices they held,
+ * so the engine is left as it was (but for its release generation:
+ * failures it cached before are tried again; one found with them gone
+ * holds with them back).  For a caller that chooses victims
+ * itself (the fleet's reclaim across clusters).  MU_ENOENT for a gone id
+ * out of range; a job not running is skipped.  O(whatif + their pods). */
+int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+				 const mu_id_t *gone, int32_t ngone, mu_whatif_t *out);
 
 /* --- Pods bound outside the cycle (pods.c) ------------------------------- */
 
@@ -701,5 +711,49 @@ int mu_fairshare_divide(mu_fair_sib_t *sibs, int32_t n, const mu_res_t *cap, int
  * (1 + used / total).  O(nres). */
 double mu_fairshare_ratio(const mu_res_t *used, const mu_res_t *demand,
 			  const mu_res_t *fair, const mu_res_t *total, int nres);
+
+
+/* --- Time-decayed usage as data (fairshare.c) ------------------------------
+ * The engine's usage_half_life, on plain numbers, so that the fleet's hub
+ * queues decay usage as the engine does (the engine calls these too). */
+
+/* The part of decayed usage kept after dt ms at half-life h (> 0):
+ * 2^(-dt/h).  O(1). */
+double mu_fairshare_keep(double dt, mu_time_t half_life);
+/* Decayed usage aged by keep with usage used meanwhile:
+ * decayed x keep + used x (1 - keep).  O(1). */
+double mu_fairshare_age(double decayed, int64_t used, double keep);
+/* A queue's decay factor on one resource among its siblings (the factor
+ * its over-quota weight is multiplied by): 2^(-u/s), u its share of the
+ * siblings' decayed usage (decayed / decayed_sum; 0 when the sum is 0), s
+ * its share of their weights (weight / weight_sum); 1 when s is 0.  O(1). */
+double mu_fairshare_decay_factor(double decayed, double decayed_sum, double weight,
+				 double weight_sum);
+
+/* --- Quota and reclaim rules as data (queue.c, preempt.c) -----------------
+ * One queue's side of the engine's rules, at one level of its path from
+ * the job's queue up; the engine walks the path and calls these, and so
+ * does the fleet on its hub queues. */
+
+/* The slots a claim is judged on when no node pool names them: GPUs for a
+ * claim that asks GPUs, else CPU and memory; a bit mask (1 << slot).
+ * O(1). */
+int mu_quota_dominant(const mu_res_t *claim);
+/* A non-preemptible job's quota rule: the first slot r in mask dom that
+ * claim asks where used_np (what the queue's non-preemptible jobs use) +
+ * claim passes deserved, or -1 (within).  O(slots). */
+int mu_quota_np_over(const mu_res_t *used_np, const mu_res_t *claim,
+		     const mu_res_t *deserved, int dom);
+/* The claimant's side of reclaim: whether used + claim stays within bound
+ * (its deserved quota for KAI's strategy D, its fair share for F) on the
+ * slots below nres in mask dom that claim asks.  O(nres). */
+bool mu_reclaim_within(const mu_res_t *used, const mu_res_t *claim, const mu_res_t *bound,
+		       int dom, int nres);
+/* The victim's side: the first slot below nres in mask dom that unit
+ * holds where used is not above deserved (with fair set: or not above
+ * fair, strategy F), or -1 when it is above on every one (the victim may
+ * go).  O(nres). */
+int mu_reclaim_not_above(const mu_res_t *used, const mu_res_t *unit, const mu_res_t *deserved,
+			 const mu_res_t *fair, int dom, int nres);
 
 #endif

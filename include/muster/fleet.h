@@ -17,7 +17,10 @@
  *
  * Like the engine, the fleet does no I/O and reads no clock: `now` is an
  * argument.  The daemon (`muster dispatch`), the evaluation and the bench
- * drive it with events.  (src/fleet: fleet.c, hubq.c, place.c, explain.c)
+ * drive it with events.  Hub queues keep non-preemptible jobs within
+ * deserved and decay usage as the engine does, and mu_fleet_reclaim()
+ * takes room back across clusters by the engine's reclaim rules.
+ * (src/fleet: fleet.c, hubq.c, place.c, reclaim.c, explain.c)
  */
 #ifndef MUSTER_FLEET_H
 #define MUSTER_FLEET_H
@@ -59,6 +62,14 @@ typedef struct mu_fleet_config {
 	                         * (default INT32_MAX: never at once) */
 	const mu_score_ops_t *score; /* each cluster's placement (binpack) */
 	int32_t max_tries;      /* what-ifs per job per pass (0: all) */
+	mu_time_t usage_half_life; /* time-decayed fairness, as the engine's
+	                         * usage_half_life: every hub queue's usage
+	                         * averaged with this half-life lowers its
+	                         * over-quota weight by the engine's factor;
+	                         * 0 = off (the default) */
+	mu_time_t min_runtime;  /* mu_fleet_reclaim(): a job runs this long
+	                         * before it can be a victim (the engine's
+	                         * default, 60 s) */
 } mu_fleet_config_t;
 
 void mu_fleet_config_defaults(mu_fleet_config_t *cfg);
@@ -138,6 +149,12 @@ typedef struct mu_fleet_queue_info {
 	                         * mu_fleet_dispatch() */
 	mu_res_t demand;        /* used + queued, its subtree's, capped by
 	                         * the limits, at the same pass */
+	mu_res_t used_np;       /* what its subtree's non-preemptible jobs
+	                         * use (kept within deserved) */
+	double decayed[MU_RES_MAX];      /* usage_half_life: its usage
+	                         * averaged with it, at the last pass */
+	double decay_factor[MU_RES_MAX]; /* the factor on its over-quota
+	                         * weight (1 when decay is off) */
 	int32_t queued, running;
 } mu_fleet_queue_info_t;
 
@@ -186,6 +203,9 @@ typedef enum mu_fleet_why {
 	MU_FW_MIN_RESOURCES = 9, /* its minResources are above the free
 	                         * capacity in aggregate of every cluster that
 	                         * could take it otherwise */
+	MU_FW_OVER_QUOTA = 10,  /* non-preemptible, and its queue's (or an
+	                         * ancestor's) non-preemptible jobs would pass
+	                         * its deserved quota: the engine's OverQuota */
 	MU_FW_COUNT
 } mu_fleet_why_t;
 
@@ -208,6 +228,10 @@ typedef struct mu_fleet_job_info {
 	mu_fleet_why_t why;     /* QUEUED: why */
 	int32_t closest;        /* NO_FIT: the cluster that held most of
 	                         * its pods when last tried, or -1 */
+	mu_id_t reclaimed_for;  /* a victim of mu_fleet_reclaim(): the job it
+	                         * was (or is being) withdrawn for; else -1 */
+	int32_t victims;        /* a claimant: its victims not yet taken
+	                         * back (requeued or finished) */
 } mu_fleet_job_info_t;
 
 int32_t mu_fleet_njobs(const mu_fleet_t *f);
@@ -262,6 +286,50 @@ void mu_fleet_decisions_release(mu_fleet_decisions_t *d);
  * (pods x class nodes).
  */
 int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out);
+
+/* --- Reclaim across clusters ------------------------------------------- */
+
+typedef struct mu_fleet_reclaim {
+	mu_id_t victim;         /* a dispatched job to withdraw */
+	mu_id_t for_job;        /* the queued job it makes room for */
+	int32_t cluster;        /* where both are (to be) */
+	uint32_t generation;    /* the victim's current dispatch */
+	bool fair_sharing;      /* by the fair-share strategy (Kueue's reason
+	                         * InCohortFairSharing); else by deserved
+	                         * quota (InCohortReclamation) */
+} mu_fleet_reclaim_t;
+
+typedef struct mu_fleet_reclaims {
+	mu_fleet_reclaim_t *v;
+	size_t n, cap;
+} mu_fleet_reclaims_t;
+
+void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
+
+/*
+ * Reclaim across clusters, at now, after mu_fleet_dispatch() at the same
+ * now (its fair shares).  A queued job that fits on no cluster (NoFit),
+ * of a queue that would stay within its deserved quota (strategy D) or
+ * its fair share (F) with the job, takes back room from other queues'
+ * running jobs by the engine's rules (mu_reclaim_within,
+ * mu_reclaim_not_above): a victim is preemptible, has run
+ * cfg.min_runtime, was never a victim before, and its queue is above its
+ * deserved quota (F: and its fair share) before it leaves, judged where
+ * the two queues' paths from the roots part.  Victims are taken in the
+ * engine's order (lower priority, fewer GPUs, the youngest first) until
+ * the job fits on ONE cluster (mu_engine_job_whatif_without() on its
+ * model), the set is then made minimal, and the cluster needing the
+ * fewest victims (then GPUs) wins.  Appends one entry per victim to out;
+ * the victims stay dispatched until the caller has withdrawn them
+ * (mu_fleet_job_requeue() once each copy's deletion is confirmed), and
+ * the job is not a claimant again meanwhile.  Queues are looked at
+ * lowest dominant share first, the first job of each that fits nowhere;
+ * one that found no victims is not tried again until room, usage or the
+ * jobs change, or a victim refused for its runtime turns eligible.
+ * Work: O(queues) with no claimant, else O(jobs + claimants x clusters x
+ * (their running jobs + 128 what-ifs)).
+ */
+int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out);
 
 /* Per-cluster answer for one job, for explain. */
 typedef struct mu_fleet_explain {

@@ -52,6 +52,14 @@ static void dispatch_usage(FILE *f)
 	      "  --burst-priority N         ... or at once from this priority on (default never)\n"
 	      "  --burst-priority-class NAME ... or at once from this hub PriorityClass's\n"
 	      "                             value on (the lower of the two)\n"
+	      "  --usage-half-life DUR      time-decayed fairness of the hub queues, as the\n"
+	      "                             scheduler's: queues that used much lately get\n"
+	      "                             less above their deserved quota (default 0 = off)\n"
+	      "  --reclaim                  a job that fits nowhere, of a queue within its\n"
+	      "                             deserved quota or fair share, takes back room:\n"
+	      "                             other queues' preemptible jobs above theirs are\n"
+	      "                             withdrawn (the fewest, on one cluster; each once)\n"
+	      "  --min-runtime DUR          ... only jobs that ran this long (default 1m)\n"
 	      "  --request-timeout DUR      one API request (default 5s)\n"
 	      "  --lease-namespace NS       namespace of the lease (default kube-system)\n"
 	      "  --lease-name NAME          the lease (default muster-dispatch)\n"
@@ -70,7 +78,7 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	static const char *const with_value[] = {"--kubeconfig", "--context", "--id", "--interval",
 		"--start-timeout", "--cluster-lost-after", "--burst-after", "--burst-priority",
 		"--burst-priority-class", "--request-timeout", "--lease-namespace", "--lease-name", "--lease-duration",
-		"--retry-period", "--metrics", "--token-file", NULL};
+		"--retry-period", "--metrics", "--token-file", "--usage-half-life", "--min-runtime", NULL};
 	bool val = false;
 	for (int k = 0; with_value[k]; k++)
 		val |= !strcmp(a, with_value[k]);
@@ -79,6 +87,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 			*in_cluster = true;
 		else if (!strcmp(a, "--quiet"))
 			o->quiet = true;
+		else if (!strcmp(a, "--reclaim"))
+			o->reclaim = true;
 		else if (!strcmp(a, "--no-leader-elect"))
 			o->leader_elect = false;
 		else
@@ -112,6 +122,10 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 		o->cluster_lost_ms = ms;
 	else if (!strcmp(a, "--burst-after"))
 		o->burst_after_ms = ms;
+	else if (!strcmp(a, "--usage-half-life"))
+		o->usage_half_life_ms = ms;
+	else if (!strcmp(a, "--min-runtime"))
+		o->min_runtime_ms = ms;
 	else if (!strcmp(a, "--metrics"))
 		o->metrics_listen = v;
 	else if (!strcmp(a, "--token-file")) {

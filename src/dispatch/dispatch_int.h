@@ -171,6 +171,8 @@ typedef struct mu__djob {
 	int64_t made;             /* mono ms of the last create retried */
 	int fails;                /* creates that failed in a row (transient) */
 	char *refused;            /* a sender's: the worker's permanent refusal */
+	char *preempted;          /* reclaim.c: "REASON\tmessage" once it was
+	                           * withdrawn for another queue's job */
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -403,11 +405,17 @@ void mu__dpod_request(const json_t *pod, mu_res_t *out);
 /* Per node, what the pods of list ({"items": [...]}) that are bound, not
  * ended and not the hub's copies (no muster.io/hub-uid) request, summed:
  * node -> "cpu=Nm,memory=N,nvidia.com/gpu=N,pods=N" (GPUs: whole ones,
- * plus each device that pods with a share of one GPU hold).  Owned.
+ * plus each device that pods with a share of one GPU hold), then
+ * ",NAME=N" for each named extended resource they ask, sorted.  Owned.
  * O(pods x containers). */
 json_t *mu__dpods_used(const json_t *list);
 /* Parses one such text; MU_EPARSE when malformed. */
 int mu__dused_parse(const char *s, mu_res_t *out);
+/* The named extended resources at the end of such a text (",NAME=N"
+ * after pods, round 12) taken from node n's (at least 0; names the node
+ * lacks are left).  MU_EPARSE when malformed (n may be changed in part).
+ * O(names x the node's). */
+int mu__dused_ext(const char *s, mu_node_spec_t *n);
 /* Reads c's watch of those pods (c->wused) into c->used when it
  * changed; whether c->used changed.  O(1) when the watch did not move,
  * else O(pods). */
@@ -573,5 +581,14 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
 /* Deletes the copy of kind k on cluster c (background propagation). */
 long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 		      const char *name);
+/* reclaim.c: with --reclaim, once a pass after the dispatch, withdraws
+ * the victims mu_fleet_reclaim() chooses through the start timeout's
+ * path (copy deleted, requeued once its deletion is confirmed), each
+ * with the condition Preempted and an Event.  O(fleet reclaim). */
+void mu__dreclaim(mu__dd_t *d);
+/* dutil.c: appends to conditions cs the condition Preempted of a hub Job
+ * withdrawn for another's (True until it is dispatched again, on), as
+ * Kueue's Workload says it; nothing for one never preempted.  O(1). */
+void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * dutil.c - what every file of the hub daemon shares: the clocks, logs,
- * one JSON request, and reading labels, annotations and "k=v,k=v" lists.
+ * one JSON request, and reading labels, annotations and "k=v,k=v" lists;
+ * and the condition Preempted of a reclaim's victim (reclaim.c sets it,
+ * hub.c writes it).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -295,4 +297,18 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 		mu_kube_config_release(c->cfg);
 	free(c->cfg);
 	c->cfg = NULL;
+}
+
+void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on)
+{
+	if (!j->preempted)
+		return;
+	const char *tab = strchr(j->preempted, '\t');
+	char reason[32];
+	size_t n = tab ? (size_t)(tab - j->preempted) : 0;
+	snprintf(reason, sizeof reason, "%.*s", (int)(n < sizeof reason ? n : sizeof reason - 1),
+		 j->preempted);
+	json_array_append_new(cs, json_pack("{s:s,s:s,s:s,s:s}", "type", "Preempted", "status",
+					    on ? "False" : "True", "reason", reason, "message",
+					    tab ? tab + 1 : ""));
 }

@@ -794,6 +794,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->msg);
 	free(j->refused);
 	free(j->failed_create);
+	free(j->preempted);
 	json_decref(j->wstatus);
 	json_decref(j->gpods);
 	json_decref(j->sent);
@@ -1307,6 +1308,7 @@ static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 		snprintf(m, sizeof m, "%.690s", j->msg ? j->msg : "refused by the worker");
 	}
 	cond_add(cs, "Dispatched", on, why, m);
+	mu__dreclaim_cond(j, cs, on); /* dutil.c, set by reclaim.c */
 	if (!mu__dhub_managed(j))
 		return st;
 	if (mu__dhub_refused(j)) {

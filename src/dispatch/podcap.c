@@ -17,9 +17,13 @@
  * (muster.io/gpus, which muster's scheduler writes at the bind) counts
  * once as a whole GPU taken, and a share pod that names no device counts
  * one device of its own (the hub's model has whole devices per node
- * only, so the room left on a shared device is not offered).  In pull
- * mode the agent sums them on its worker the same way and reports them
- * beside its Nodes.  Calls only dutil.c (and the fleet through
+ * only, so the room left on a shared device is not offered).  Named
+ * extended resources (a domain-prefixed name other than kubernetes.io's,
+ * nvidia.com/gpu and muster.io's: kube-scheduler's extended resources)
+ * are summed the same way, name by name, and taken from the node's named
+ * resources in the model (round 12, mu__dused_ext).  In pull mode the
+ * agent sums them on its worker the same way and reports them beside its
+ * Nodes.  Calls only dutil.c (and the fleet through
  * worker.c); worker.c and agent.c call it.
  */
 #include <inttypes.h>
@@ -144,10 +148,160 @@ static void share_devices(const json_t *pod, json_t *devs)
 	}
 }
 
+/* Whether a resource name is a named extended resource, as
+ * kube-scheduler's IsExtendedResourceName has it (a domain other than
+ * kubernetes.io, not "requests."), less nvidia.com/gpu (a core slot) and
+ * muster.io's own (GPU shares, counted by device above).  O(name). */
+static bool named_ext(const char *name)
+{
+	return strchr(name, '/') && strncmp(name, "kubernetes.io/", 14) &&
+	       !strstr(name, ".kubernetes.io/") && strncmp(name, "requests.", 9) &&
+	       strcmp(name, "nvidia.com/gpu") && strncmp(name, "muster.io/", 10);
+}
+
+/* A container's request of name (its limit when no request), or 0. */
+static int64_t ctr_named(const json_t *ctr, const char *name)
+{
+	const json_t *v = json_object_get(mu__jget(ctr, "resources.requests"), name);
+	if (!v)
+		v = json_object_get(mu__jget(ctr, "resources.limits"), name);
+	int64_t q = 0;
+	if (json_is_string(v))
+		mu_quantity_parse(json_string_value(v), 1, &q);
+	else if (json_is_integer(v))
+		q = json_integer_value(v);
+	return q > 0 ? q : 0;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
+/* Pod's effective request of name, as mu__dpod_request sums the core
+ * slots (Kubernetes' PodRequests).  O(containers). */
+static int64_t pod_named(const json_t *pod, const char *name)
+{
+	int64_t out = 0, side = 0, init = 0;
+	size_t i;
+	const json_t *ctr;
+	json_array_foreach(mu__jget(pod, "spec.containers"), i, ctr)
+		out = sat_add(out, ctr_named(ctr, name));
+	json_array_foreach(mu__jget(pod, "spec.initContainers"), i, ctr) {
+		int64_t c = ctr_named(ctr, name);
+		const char *rp = json_string_value(json_object_get(ctr, "restartPolicy"));
+		if (rp && !strcmp(rp, "Always")) {
+			out = sat_add(out, c);
+			side = sat_add(side, c);
+			init = side > init ? side : init;
+		} else {
+			c = sat_add(c, side);
+			init = c > init ? c : init;
+		}
+	}
+	out = init > out ? init : out;
+	const json_t *ov = json_object_get(mu__jget(pod, "spec.overhead"), name);
+	int64_t q = 0;
+	if (json_is_string(ov))
+		mu_quantity_parse(json_string_value(ov), 1, &q);
+	return sat_add(out, q > 0 ? q : 0);
+}
+
+/* Adds pod's named extended resources to sums (name -> integer).
+ * O(containers x resources). */
+static void pod_named_add(const json_t *pod, json_t *sums)
+{
+	json_t *names = json_object();
+	static const char *const where[] = {"spec.containers", "spec.initContainers"};
+	for (int w = 0; w < 2; w++) {
+		size_t i;
+		const json_t *ctr;
+		json_array_foreach(mu__jget(pod, where[w]), i, ctr) {
+			static const char *const part[] = {"resources.requests", "resources.limits"};
+			for (int k = 0; k < 2; k++) {
+				const char *n;
+				json_t *v;
+				json_object_foreach(mu__jget(ctr, part[k]), n, v)
+					if (named_ext(n))
+						json_object_set_new(names, n, json_true());
+			}
+		}
+	}
+	const char *n;
+	json_t *v;
+	json_object_foreach(names, n, v) {
+		int64_t q = pod_named(pod, n);
+		if (q <= 0)
+			continue;
+		int64_t had = json_integer_value(json_object_get(sums, n));
+		json_object_set_new(sums, n, json_integer(sat_add(had, q)));
+	}
+	json_decref(names);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Appends ",NAME=QTY" for each of ext's names, sorted, to t (size n). */
+static void named_text(const json_t *ext, char *t, size_t n)
+{
+	size_t k = json_object_size(ext), m = 0;
+	if (!k)
+		return;
+	const char **keys = malloc(k * sizeof *keys);
+	if (!keys)
+		return;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)ext, key, v)
+		keys[m++] = key;
+	qsort(keys, m, sizeof *keys, cmp_str);
+	for (size_t i = 0; i < m; i++) {
+		size_t l = strlen(t);
+		snprintf(t + l, n - l, ",%s=%" PRId64, keys[i],
+			 (int64_t)json_integer_value(json_object_get(ext, keys[i])));
+	}
+	free(keys);
+}
+
+int mu__dused_ext(const char *s, mu_node_spec_t *n)
+{
+	const char *p = s ? strstr(s, ",pods=") : NULL;
+	if (!p)
+		return MU_EPARSE;
+	p += strcspn(p + 1, ",") + 1; /* past pods=N */
+	while (*p == ',') {
+		p++;
+		size_t len = strcspn(p, ",");
+		const char *eq = memchr(p, '=', len);
+		if (!eq || eq == p)
+			return MU_EPARSE;
+		char val[32];
+		size_t vl = len - (size_t)(eq + 1 - p);
+		if (vl == 0 || vl >= sizeof val)
+			return MU_EPARSE;
+		memcpy(val, eq + 1, vl);
+		val[vl] = '\0';
+		char *end;
+		long long q = strtoll(val, &end, 10);
+		if (*end || q < 0)
+			return MU_EPARSE;
+		for (size_t i = 0; i < n->next; i++)
+			if (strlen(n->ext[i].name) == (size_t)(eq - p) &&
+			    !strncmp(n->ext[i].name, p, (size_t)(eq - p)))
+				n->ext[i].qty = n->ext[i].qty > q ? n->ext[i].qty - q : 0;
+		p += len;
+	}
+	return *p ? MU_EPARSE : MU_OK;
+}
+
 json_t *mu__dpods_used(const json_t *list)
 {
 	json_t *shared = json_object(); /* node -> {device: true} of share pods */
 	json_t *sums = json_object(); /* node -> [cpu, mem, gpu, pods] */
+	json_t *named = json_object(); /* node -> {extended resource: sum} */
 	size_t i;
 	const json_t *p;
 	json_array_foreach(json_object_get(list, "items"), i, p) {
@@ -167,6 +321,12 @@ json_t *mu__dpods_used(const json_t *list)
 			share_devices(p, dv);
 			r.v[MU_RES_GPU] = 0; /* counted by device, below */
 		}
+		json_t *nx = json_object_get(named, node);
+		if (!nx) {
+			nx = json_object();
+			json_object_set_new(named, node, nx);
+		}
+		pod_named_add(p, nx);
 		json_t *s = json_object_get(sums, node);
 		if (!s) {
 			s = json_pack("[IIII]", (json_int_t)0, (json_int_t)0, (json_int_t)0, (json_int_t)0);
@@ -183,15 +343,17 @@ json_t *mu__dpods_used(const json_t *list)
 	const char *k;
 	json_t *v;
 	json_object_foreach(sums, k, v) {
-		char t[100];
+		char t[2048];
 		snprintf(t, sizeof t, "cpu=%" PRId64 "m,memory=%" PRId64 ",nvidia.com/gpu=%" PRId64
 			 ",pods=%" PRId64, (int64_t)json_integer_value(json_array_get(v, 0)),
 			 (int64_t)json_integer_value(json_array_get(v, 1)),
 			 (int64_t)json_integer_value(json_array_get(v, 2)) +
 			 (int64_t)json_object_size(json_object_get(shared, k)),
 			 (int64_t)json_integer_value(json_array_get(v, 3)));
+		named_text(json_object_get(named, k), t, sizeof t);
 		json_object_set_new(out, k, json_string(t));
 	}
+	json_decref(named);
 	json_decref(sums);
 	json_decref(shared);
 	return out;

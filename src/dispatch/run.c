@@ -44,6 +44,7 @@ void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o)
 	o->lease_name = "muster-dispatch";
 	o->lease_duration_s = 15;
 	o->retry_period_s = 2;
+	o->min_runtime_ms = 60000; /* as the engine's */
 }
 
 /* Back to the hub: the fleet requeues j (its copy is gone or stale). */
@@ -200,7 +201,8 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 	const mu__dcl_t *c = &d->cls[j->cl];
 	if (j->state == MU__DJ_WITHDRAWING && !j->listed &&
 	    (c->pull ? c->beats >= j->withdraw_beat + 2 : copy_gone(d, j))) {
-		requeue(d, j, "Withdrawn", "its copy's deletion is confirmed");
+		requeue(d, j, j->preempted ? "Preempted" : "Withdrawn",
+			"its copy's deletion is confirmed");
 		return;
 	}
 	if (j->state != MU__DJ_DISPATCHED)
@@ -562,6 +564,8 @@ static void pass(mu__dd_t *d)
 	d->spent[2] += (u = mu__d_mono_ms()) - t;
 	if (rc == MU_OK)
 		send_all(d);
+	if (rc == MU_OK)
+		mu__dreclaim(d); /* reclaim.c */
 	d->spent[3] += (t = mu__d_mono_ms()) - u;
 	explain_waiting(d);
 	write_back(d);
@@ -645,6 +649,8 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	mu_fleet_config_defaults(&fc);
 	fc.burst_after = o->burst_after_ms;
 	fc.burst_priority = o->burst_priority;
+	fc.usage_half_life = o->usage_half_life_ms;
+	fc.min_runtime = o->min_runtime_ms;
 	d.by_key = json_object();
 	d.by_uid = json_object();
 	d.queue_rv = json_object();

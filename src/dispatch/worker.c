@@ -94,6 +94,8 @@ static void nodes_sync(mu__dd_t *d, mu__dcl_t *c, const json_t *l)
 		mu_specs_init(&s);
 		mu_diag_t dg = {""};
 		int rc = mu_load_yaml(name, text, tl, &s, &dg);
+		if (rc == MU_OK && s.nnodes == 1 && u && mu__dused_ext(u, &s.nodes[0]) != MU_OK)
+			mu__dlog(d, 0, "cluster %s: node %s: bad named resources in use", c->name, name);
 		if (rc == MU_OK && s.nnodes == 1)
 			rc = mu_fleet_node_upsert_used(d->fleet, c->fid, &s.nodes[0], u ? &used : NULL);
 		if (rc)

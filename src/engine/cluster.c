@@ -205,6 +205,8 @@ mu_res_t mu__job_acct_bound(const mu_engine_t *e, const mu__job_t *j)
 
 int mu__dom_slot(const mu_engine_t *e, const mu_res_t *claim)
 {
+	if (e->npools == 0) /* no pool names a slot: the public rule */
+		return mu_quota_dominant(claim);
 	if (claim->v[MU_RES_GPU] > 0) {
 		for (int32_t p = 0; p < e->npools; p++)
 			if (claim->v[e->pools[p].slot] > 0)

@@ -18,9 +18,10 @@
  * A team that used much recently gets less of the surplus; deserved
  * quotas are untouched.  Half-life 0 keeps factor 1: today's behaviour.
  * Cost: O(pending jobs) for demand, O(q log q) per level for the shares.
- * The division of one parent's share (mu_fairshare_divide) and the
- * dominant share (mu_fairshare_ratio) are public, as data, so that the
- * fleet's hub queues (src/fleet/hubq.c) divide the fleet the same way.
+ * The division of one parent's share (mu_fairshare_divide), the
+ * dominant share (mu_fairshare_ratio) and the decay's formulas
+ * (mu_fairshare_keep, _age, _decay_factor) are public, as data, so that
+ * the fleet's hub queues (src/fleet/hubq.c) divide the fleet the same way.
  */
 #include <math.h>
 
@@ -264,10 +265,27 @@ static void fs_decay_kids(mu_engine_t *e, int32_t p, int r)
 		mu__queue_t *qq = &e->queues[q];
 		if (qq->parent != p)
 			continue;
-		double us = u > 0 ? qq->decayed[r] / u : 0;
-		double ws = w > 0 ? qq->weight[r] / w : 0;
-		qq->decay_factor[r] = ws > 0 ? pow(2.0, -us / ws) : 1.0;
+		qq->decay_factor[r] = mu_fairshare_decay_factor(qq->decayed[r], u,
+								qq->weight[r], w);
 	}
+}
+
+double mu_fairshare_keep(double dt, mu_time_t half_life)
+{
+	return pow(0.5, dt / (double)half_life);
+}
+
+double mu_fairshare_age(double decayed, int64_t used, double keep)
+{
+	return decayed * keep + (double)used * (1.0 - keep);
+}
+
+double mu_fairshare_decay_factor(double decayed, double decayed_sum, double weight,
+				 double weight_sum)
+{
+	double us = decayed_sum > 0 ? decayed / decayed_sum : 0;
+	double ws = weight_sum > 0 ? weight / weight_sum : 0;
+	return ws > 0 ? pow(2.0, -us / ws) : 1.0;
 }
 
 /* Ages every queue's decayed usage of every divided resource to now and
@@ -280,15 +298,14 @@ static void fs_decay(mu_engine_t *e, mu_time_t now)
 		return;
 	double dt = e->decay_at == MU_TIME_NONE || now < e->decay_at ? 0 :
 		    (double)(now - e->decay_at);
-	double keep = pow(0.5, dt / (double)h);
+	double keep = mu_fairshare_keep(dt, h);
 	e->decay_at = now;
 	for (int r = 0; r < MU_RES_MAX; r++) {
 		if (!fs_divided(e, r))
 			continue;
 		for (int32_t q = 0; q < e->nqueues; q++) {
 			mu__queue_t *qq = &e->queues[q];
-			qq->decayed[r] = qq->decayed[r] * keep +
-					 (double)qq->used.v[r] * (1.0 - keep);
+			qq->decayed[r] = mu_fairshare_age(qq->decayed[r], qq->used.v[r], keep);
 		}
 		for (int32_t p = -1; p < e->nqueues; p++)
 			fs_decay_kids(e, p, r);

@@ -194,17 +194,39 @@ static bool claimant_within(const pctx_t *c, int32_t ja, int bound, const mu_res
 	for (int32_t q = e->jobs[c->jid].queue; q >= 0; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
 		const mu_res_t *b = bound == 0 ? &qq->deserved : bound == 1 ? &qq->fair : &qq->limit;
-		for (int r = 0; r < e->nres; r++) {
-			if (!claim->v[r] || (bound != 2 && !dom_res(c, r)) ||
-			    (bound == 2 && b->v[r] == MU_RES_UNLIMITED))
-				continue;
-			if (qq->used.v[r] - delta_of(d, n, q, r) + claim->v[r] > b->v[r])
-				return false;
-		}
+		mu_res_t used = qq->used;
+		for (int r = 0; r < e->nres && n > 0; r++)
+			used.v[r] -= delta_of(d, n, q, r);
+		if (!mu_reclaim_within(&used, claim, b, bound == 2 ? -1 : c->dom, e->nres))
+			return false;
 		if (q == ja)
 			break;
 	}
 	return true;
+}
+
+bool mu_reclaim_within(const mu_res_t *used, const mu_res_t *claim, const mu_res_t *bound,
+		       int dom, int nres)
+{
+	for (int r = 0; r < nres && r < MU_RES_MAX; r++) {
+		if (!claim->v[r] || !mu__dom_is(dom, r) || bound->v[r] == MU_RES_UNLIMITED)
+			continue;
+		if (used->v[r] + claim->v[r] > bound->v[r])
+			return false;
+	}
+	return true;
+}
+
+int mu_reclaim_not_above(const mu_res_t *used, const mu_res_t *unit, const mu_res_t *deserved,
+			 const mu_res_t *fair, int dom, int nres)
+{
+	for (int r = 0; r < nres && r < MU_RES_MAX; r++) {
+		if (!unit->v[r] || !mu__dom_is(dom, r))
+			continue;
+		if (used->v[r] <= deserved->v[r] || (fair && used->v[r] <= fair->v[r]))
+			return r;
+	}
+	return -1;
 }
 
 /* Whether the victim path from vq up to side va is above its deserved
@@ -217,20 +239,20 @@ static bool victim_above(pctx_t *c, int32_t vq, int32_t va, bool fair,
 	const mu_engine_t *e = c->e;
 	for (int32_t q = vq;; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
-		for (int r = 0; r < e->nres; r++) {
-			if (!unit->v[r] || !dom_res(c, r))
-				continue;
-			int64_t used = qq->used.v[r] - delta_of(d, n, q, r);
-			if (used <= qq->deserved.v[r] || (fair && used <= qq->fair.v[r])) {
-				if (c->rq < 0) {
-					c->rq = q;
-					c->rres = r;
-					c->rused = used;
-					c->rfair = qq->fair.v[r];
-					c->rdes = qq->deserved.v[r];
-				}
-				return false;
+		mu_res_t used = qq->used;
+		for (int r = 0; r < e->nres && n > 0; r++)
+			used.v[r] -= delta_of(d, n, q, r);
+		int r = mu_reclaim_not_above(&used, unit, &qq->deserved, fair ? &qq->fair : NULL,
+					     c->dom, e->nres);
+		if (r >= 0) {
+			if (c->rq < 0) {
+				c->rq = q;
+				c->rres = r;
+				c->rused = used.v[r];
+				c->rfair = qq->fair.v[r];
+				c->rdes = qq->deserved.v[r];
 			}
+			return false;
 		}
 		if (q == va)
 			break;

@@ -325,21 +325,37 @@ int32_t mu__queue_quota_check(const mu_engine_t *e, int32_t q,
 	int dom = mu__dom_slot(e, acct);
 	for (; q >= 0; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
-		for (int r = 0; r < MU_RES_MAX; r++) {
-			if (!acct->v[r] || !mu__dom_is(dom, r))
-				continue;
-			if (qq->used_np.v[r] + acct->v[r] > qq->deserved.v[r]) {
-				why->why = MU_WHY_OVER_QUOTA;
-				why->limit_queue = q;
-				why->limit_res = r;
-				why->limit_used = qq->used_np.v[r];
-				why->limit_max = qq->deserved.v[r];
-				why->limit_req = acct->v[r];
-				return q;
-			}
+		int r = mu_quota_np_over(&qq->used_np, acct, &qq->deserved, dom);
+		if (r >= 0) {
+			why->why = MU_WHY_OVER_QUOTA;
+			why->limit_queue = q;
+			why->limit_res = r;
+			why->limit_used = qq->used_np.v[r];
+			why->limit_max = qq->deserved.v[r];
+			why->limit_req = acct->v[r];
+			return q;
 		}
 	}
 	return -1;
+}
+
+int mu_quota_np_over(const mu_res_t *used_np, const mu_res_t *claim,
+		     const mu_res_t *deserved, int dom)
+{
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		if (!claim->v[r] || !mu__dom_is(dom, r))
+			continue;
+		if (used_np->v[r] + claim->v[r] > deserved->v[r])
+			return r;
+	}
+	return -1;
+}
+
+int mu_quota_dominant(const mu_res_t *claim)
+{
+	if (claim->v[MU_RES_GPU] > 0)
+		return 1 << MU_RES_GPU;
+	return 1 << MU_RES_CPU | 1 << MU_RES_MEM;
 }
 
 double mu__queue_share(const mu_engine_t *e, const mu__queue_t *q)

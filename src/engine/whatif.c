@@ -10,6 +10,10 @@
  * placement is logged in the engine's undo log), and the log is replayed
  * backwards: nothing stays bound.  Preemption, reclaim and consolidation
  * are not tried: the question is what fits as things are.
+ * mu_engine_job_whatif_without() asks the same as if some running jobs
+ * had left (their pods released, as preemption evicts, and bound back on
+ * the same nodes and devices after): the fleet chooses its reclaim
+ * victims across clusters with it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -80,5 +84,42 @@ int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	e->now = now;
 	rc = whatif_place(e, jid, want_start, out);
 	mu__job_unbuild(e, &e->jobs[jid]);
+	return rc;
+}
+
+int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+				 const mu_id_t *gone, int32_t ngone, mu_whatif_t *out)
+{
+	if (!e || !s || !out || (ngone > 0 && !gone) || e->nevl != 0)
+		return MU_EINVAL;
+	for (int32_t i = 0; i < ngone; i++)
+		if (gone[i] < 0 || gone[i] >= e->njobs)
+			return MU_ENOENT;
+	int rc = MU_OK;
+	for (int32_t i = 0; rc == MU_OK && i < ngone; i++) {
+		mu__job_t *v = &e->jobs[gone[i]];
+		if (v->state != MU_JOB_RUNNING)
+			continue;
+		for (int32_t p = 0; p < v->npods && rc == MU_OK; p++) {
+			if (v->pods[p].node < 0)
+				continue;
+			rc = mu__grow((void **)&e->evl, &e->evl_cap, e->nevl + 1, sizeof *e->evl);
+			if (rc == MU_OK) {
+				e->evl[e->nevl++] = (mu__evict_t){gone[i], p, v->pods[p]};
+				/* room grew: a failure cached before it is stale */
+				mu__pod_release(e, v, p, true);
+			}
+		}
+	}
+	if (rc == MU_OK)
+		rc = mu_engine_job_whatif(e, s, now, false, out);
+	/* bound back, the last released first, on their very devices */
+	for (int32_t i = e->nevl - 1; i >= 0; i--) {
+		const mu__evict_t *x = &e->evl[i];
+		int rb = mu__pod_bind(e, &e->jobs[x->job], x->pod, x->was.node, &x->was);
+		if (rb && rc == MU_OK)
+			rc = rb;
+	}
+	e->nevl = 0;
 	return rc;
 }

@@ -21,6 +21,7 @@ void mu_fleet_config_defaults(mu_fleet_config_t *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->burst_after = 10 * 60 * 1000;
 	cfg->burst_priority = INT32_MAX;
+	cfg->min_runtime = 60 * 1000; /* as the engine's */
 }
 
 void mu_fleet_set_burst_priority(mu_fleet_t *f, int32_t p)
@@ -66,7 +67,7 @@ const char *mu_fleet_why_name(mu_fleet_why_t w)
 	static const char *const names[MU_FW_COUNT] = {
 		"", "New", "NoMatchingCluster", "ClustersNotReady", "QueueLimit",
 		"ClusterCap", "NoClusterFits", "LargerThanAnyCluster", "BurstWait",
-		"MinResourcesNotFree",
+		"MinResourcesNotFree", "OverQuota",
 	};
 	return w >= 0 && w < MU_FW_COUNT ? names[w] : "?";
 }
@@ -82,6 +83,7 @@ int mu_fleet_new(const mu_fleet_config_t *cfg, mu_fleet_t **out)
 		mu_fleet_config_defaults(&f->cfg);
 	if (f->cfg.burst_after < 0)
 		f->cfg.burst_after = 0;
+	f->decay_at = MU_TIME_NONE;
 	*out = f;
 	return MU_OK;
 }
@@ -419,6 +421,8 @@ int mu_fleet_queue_upsert(mu_fleet_t *f, const mu_queue_spec_t *s)
 			return MU_ENOMEM;
 		f->queues[i].sorted = true;
 		f->queues[i].parent = -1;
+		for (int r = 0; r < MU_RES_MAX; r++)
+			f->queues[i].decay_factor[r] = 1.0;
 		f->nqueues++;
 	}
 	mu__hubq_t *q = &f->queues[i];
@@ -512,8 +516,11 @@ int mu_fleet_queue_info(const mu_fleet_t *f, int32_t i, mu_fleet_queue_info_t *o
 	const mu__hubq_t *q = &f->queues[i];
 	*out = (mu_fleet_queue_info_t){.name = q->name, .priority = q->priority,
 		.deserved = q->deserved, .limit = q->limit, .used = q->used,
-		.fair = q->fair, .demand = q->demand,
+		.fair = q->fair, .demand = q->demand, .used_np = q->used_np,
 		.queued = q->queued, .running = q->running};
+	memcpy(out->decayed, q->decayed, sizeof out->decayed);
+	for (int r = 0; r < MU_RES_MAX; r++)
+		out->decay_factor[r] = f->cfg.usage_half_life > 0 ? q->decay_factor[r] : 1.0;
 	return MU_OK;
 }
 
@@ -536,7 +543,8 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 	*fj = (mu__fjob_t){.spec = *s, .queue = q, .state = MU_FJ_QUEUED,
 		.why = MU_FW_NEW, .cluster = -1, .closest = -1, .ejob = -1,
 		.submit = s->job->submit != MU_TIME_NONE ? s->job->submit : now,
-		.dispatched = MU_TIME_NONE, .fail_epoch = UINT64_MAX};
+		.dispatched = MU_TIME_NONE, .fail_epoch = UINT64_MAX, .reclaimed_for = -1,
+		.rc_epoch = UINT64_MAX};
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
 	f->queues[q].queued++;
@@ -567,7 +575,8 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t j, mu_fleet_job_info_t *out)
 		.generation = fj->gen, .submit = fj->submit,
 		.dispatched = fj->dispatched, .gpu_milli = a.v[MU_RES_GPU],
 		.why = fj->state == MU_FJ_QUEUED ? (mu_fleet_why_t)fj->why : MU_FW_NONE,
-		.closest = fj->closest};
+		.closest = fj->closest, .reclaimed_for = fj->reclaimed_for,
+		.victims = fj->victims};
 	return MU_OK;
 }
 
@@ -583,9 +592,13 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	if (rc && rc != MU_ESTATE)
 		return rc;
 	mu_res_t a = mu__job_acct(fj->spec.job);
-	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1);
+	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1, fj->spec.job->preemptible);
 	c->running--;
 	fj->ejob = -1;
+	if (fj->reclaim_out) { /* a victim taken back: its claimant's room */
+		fj->reclaim_out = false;
+		f->jobs[fj->reclaimed_for].victims--;
+	}
 	f->epoch++;
 	f->usage_gen++;
 	return MU_OK;
@@ -660,6 +673,12 @@ int mu_fleet_cluster_lost(mu_fleet_t *f, int32_t c, mu_time_t now)
 void mu_fleet_decisions_init(mu_fleet_decisions_t *d)
 {
 	memset(d, 0, sizeof *d);
+}
+
+void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof *r);
 }
 
 void mu_fleet_decisions_release(mu_fleet_decisions_t *d)

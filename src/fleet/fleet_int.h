@@ -3,7 +3,8 @@
  * src/fleet: hubq.c (hub queues, their order, limits and caps) at the
  * bottom, fleet.c (clusters, jobs, their lifecycle) above it, place.c (the
  * dispatch pass and explain) on top; explain.c (explain as text) beside
- * place.c, reading the structures only.
+ * place.c, reading the structures only; reclaim.c (reclaim across
+ * clusters) beside place.c, calling its gate and hubq.c.
  */
 #ifndef MUSTER_FLEET_FLEET_INT_H
 #define MUSTER_FLEET_FLEET_INT_H
@@ -57,6 +58,9 @@ typedef struct mu__hubq {
 	mu_res_t deserved, limit;
 	mu_res_t own;       /* what its own dispatched jobs use */
 	mu_res_t used;      /* own plus every descendant's own */
+	mu_res_t own_np, used_np; /* the same, non-preemptible jobs only */
+	double decayed[MU_RES_MAX];      /* usage_half_life: used, averaged */
+	double decay_factor[MU_RES_MAX]; /* on its over-quota weight */
 	double weight[MU_RES_MAX];
 	mu_res_t pend;      /* what its own queued jobs ask for (the core
 	                     * slots, mu__job_acct_core) */
@@ -84,6 +88,16 @@ typedef struct mu__fjob {
 	mu_id_t ejob;       /* its id in the cluster's engine */
 	mu_time_t submit, dispatched;
 	uint64_t fail_epoch;
+	int32_t reclaimed_for; /* a reclaim's victim: its claimant; else -1
+	                     * (kept: a job is a victim once) */
+	bool reclaim_out;   /* a victim not yet taken back */
+	/* a claimant that found no victims: the fleet's epoch, usage and
+	 * job count then, and when a victim refused for its runtime turns
+	 * eligible; it is not tried again before one of them moves */
+	uint64_t rc_epoch, rc_usage;
+	int32_t rc_njobs;
+	mu_time_t rc_retry;
+	int32_t victims;    /* a claimant: victims not yet taken back */
 } mu__fjob_t;
 
 struct mu_fleet {
@@ -98,6 +112,7 @@ struct mu_fleet {
 	uint64_t usage_gen; /* bumped whenever a queue's usage moved */
 	mu_res_t total;     /* what the ready clusters hold, at the last
 	                     * pass (mu__hubq_fair) */
+	mu_time_t decay_at; /* when decayed usage was last aged */
 };
 
 /* hubq.c */
@@ -113,8 +128,21 @@ bool mu__hubq_within_limit(const mu_fleet_t *f, int32_t q, const mu_res_t *acct)
 /* Whether q's cap on cluster c (if any) holds acct more. */
 bool mu__hubq_within_cap(const mu__hubq_t *q, int32_t c, const mu_res_t *acct);
 /* Adds (sign +1) or takes back (-1) acct in q (its own and its
- * ancestors' usage) and its cap on c. */
-void mu__hubq_charge(mu_fleet_t *f, int32_t q, int32_t c, const mu_res_t *acct, int sign);
+ * ancestors' usage, and their non-preemptible usage unless preemptible)
+ * and its cap on c. */
+void mu__hubq_charge(mu_fleet_t *f, int32_t q, int32_t c, const mu_res_t *acct, int sign,
+		     bool preemptible);
+/* The engine's quota rule for a non-preemptible job: the first queue on
+ * q's path up whose non-preemptible usage plus acct would pass its
+ * deserved quota (on the claim's dominant resources), or -1.  O(depth). */
+int32_t mu__hubq_np_over(const mu_fleet_t *f, int32_t q, const mu_res_t *acct);
+/* The children of the lowest common ancestor of queues a and b on each
+ * side (the roots when there is none; both the ancestor when one is the
+ * other's).  O(depth). */
+void mu__hubq_sides(const mu_fleet_t *f, int32_t a, int32_t b, int32_t *sa, int32_t *sb);
+/* Queue q's dominant share (usage over fair share), as siblings are
+ * served.  O(resources). */
+double mu__hubq_share(const mu_fleet_t *f, int32_t q);
 /* Resolves every queue's parent by name and recomputes the subtree usage;
  * MU_EINVAL (and nothing changed) when the parents would make a loop. */
 int mu__hubq_link(mu_fleet_t *f);
@@ -134,7 +162,11 @@ void mu__hubq_prepare(mu_fleet_t *f);
  * clusters' allocatable), divided down the tree as the engine divides a
  * cluster (mu_fairshare_divide).  MU_ENOMEM.  O(queues x (parents +
  * depth) + queues x resources x log queues). */
-int mu__hubq_fair(mu_fleet_t *f);
+int mu__hubq_fair(mu_fleet_t *f, mu_time_t now);
+/* The gate of cluster c for job j at now (place.c): NULL when it is a
+ * candidate, else a static word saying why not ("no fit": too full in
+ * aggregate).  O(labels + resources). */
+const char *mu__fleet_gate(const mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now);
 /* The next queue to serve: with jobs left in line, best by priority,
  * then the lower dominant share (usage over fair share, as the engine's
  * mu_fairshare_ratio).  -1 when every line is walked. */

@@ -16,8 +16,13 @@
  * the ready clusters' total among the queues by deserved quota, demand
  * (usage plus queued jobs, capped by limits), priority and over-quota
  * weight, down the tree (mu__hubq_fair).  Usage counts only dispatched
- * jobs: a job that waits holds nothing (it counts in demand).  The bottom
- * file of src/fleet: it calls no other file of the room.
+ * jobs: a job that waits holds nothing (it counts in demand).  With
+ * cfg.usage_half_life the usage is also averaged over time and lowers a
+ * queue's over-quota weight, by the engine's own formulas
+ * (mu_fairshare_age, mu_fairshare_decay_factor); what non-preemptible
+ * jobs use is kept apart, for the engine's rule that keeps them within
+ * deserved (mu__hubq_np_over, mu_quota_np_over).  The bottom file of
+ * src/fleet: it calls no other file of the room.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -110,14 +115,26 @@ int mu__hubq_link(mu_fleet_t *f)
 	for (int32_t i = 0; i < f->nqueues; i++) {
 		f->queues[i].parent = mu__hubq_find(f, f->queues[i].parent_name);
 		f->queues[i].used = f->queues[i].own;
+		f->queues[i].used_np = f->queues[i].own_np;
 	}
 	for (int32_t i = 0; i < f->nqueues; i++) {
 		int32_t a = f->queues[i].parent;
 		for (int d = 0; a >= 0 && d < MU__HUBQ_DEPTH; d++, a = f->queues[a].parent)
-			for (int r = 0; r < MU_RES_MAX; r++)
+			for (int r = 0; r < MU_RES_MAX; r++) {
 				f->queues[a].used.v[r] += f->queues[i].own.v[r];
+				f->queues[a].used_np.v[r] += f->queues[i].own_np.v[r];
+			}
 	}
 	return MU_OK;
+}
+
+int32_t mu__hubq_np_over(const mu_fleet_t *f, int32_t qi, const mu_res_t *acct)
+{
+	int dom = mu_quota_dominant(acct);
+	for (int d = 0; qi >= 0 && d < MU__HUBQ_DEPTH; d++, qi = f->queues[qi].parent)
+		if (mu_quota_np_over(&f->queues[qi].used_np, acct, &f->queues[qi].deserved, dom) >= 0)
+			return qi;
+	return -1;
 }
 
 static mu__cap_t *cap_of(const mu__hubq_t *q, int32_t c)
@@ -142,12 +159,15 @@ bool mu__hubq_within_cap(const mu__hubq_t *q, int32_t c, const mu_res_t *acct)
 	return true;
 }
 
-void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct, int sign)
+void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct, int sign,
+		     bool preemptible)
 {
 	mu__hubq_t *q = &f->queues[qi];
 	mu__cap_t *k = cap_of(q, c);
 	for (int r = 0; r < MU_RES_MAX; r++) {
 		q->own.v[r] += sign * acct->v[r];
+		if (!preemptible)
+			q->own_np.v[r] += sign * acct->v[r];
 		if (r < MU_RES_NAMED0) /* as queued, below */
 			q->pend.v[r] -= sign * acct->v[r];
 		if (k)
@@ -156,8 +176,11 @@ void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct,
 	if (k)
 		k->jobs += sign;
 	for (int d = 0; qi >= 0 && d < MU__HUBQ_DEPTH; d++, qi = f->queues[qi].parent)
-		for (int r = 0; r < MU_RES_MAX; r++)
+		for (int r = 0; r < MU_RES_MAX; r++) {
 			f->queues[qi].used.v[r] += sign * acct->v[r];
+			if (!preemptible)
+				f->queues[qi].used_np.v[r] += sign * acct->v[r];
+		}
 	q->running += sign;
 	q->queued -= sign;
 }
@@ -231,7 +254,9 @@ static int fair_kids(mu_fleet_t *f, int32_t p, const mu_res_t *share, mu_fair_si
 		x->deserved = q->deserved;
 		x->demand = q->demand;
 		x->fair = q->fair;
-		memcpy(x->weight, q->weight, sizeof x->weight);
+		for (int r = 0; r < MU_RES_MAX; r++) /* as the engine's fs_divide */
+			x->weight[r] = f->cfg.usage_half_life > 0 ?
+				q->weight[r] * q->decay_factor[r] : q->weight[r];
 		ids[n++] = i;
 	}
 	int rc = mu_fairshare_divide(sb, n, share, MU__HUBQ_NRES);
@@ -240,8 +265,60 @@ static int fair_kids(mu_fleet_t *f, int32_t p, const mu_res_t *share, mu_fair_si
 	return rc;
 }
 
-int mu__hubq_fair(mu_fleet_t *f)
+/* Whether the fair share divides slot r (the engine's fs_divided). */
+static bool hubq_divided(int r)
 {
+	return r < MU__HUBQ_NRES && r != MU_RES_PODS && r != MU_RES_GPU_MILLI;
+}
+
+/* Ages every queue's decayed usage to now and sets each one's decay
+ * factors among its siblings, as the engine's fs_decay does once a cycle
+ * (the same formulas, the siblings' sums in the same order).  Nothing
+ * with cfg.usage_half_life 0.  MU_ENOMEM.  O(queues x resources). */
+static int hubq_decay(mu_fleet_t *f, mu_time_t now)
+{
+	mu_time_t h = f->cfg.usage_half_life;
+	if (h <= 0 || f->nqueues == 0)
+		return MU_OK;
+	double dt = f->decay_at == MU_TIME_NONE || now < f->decay_at ? 0 :
+		    (double)(now - f->decay_at);
+	double keep = mu_fairshare_keep(dt, h);
+	f->decay_at = now;
+	/* per parent (slot 0: the roots), the children's sums */
+	double *us = calloc((size_t)f->nqueues + 1, sizeof *us);
+	double *ws = calloc((size_t)f->nqueues + 1, sizeof *ws);
+	if (!us || !ws) {
+		free(us);
+		free(ws);
+		return MU_ENOMEM;
+	}
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		if (!hubq_divided(r))
+			continue;
+		memset(us, 0, ((size_t)f->nqueues + 1) * sizeof *us);
+		memset(ws, 0, ((size_t)f->nqueues + 1) * sizeof *ws);
+		for (int32_t i = 0; i < f->nqueues; i++) {
+			mu__hubq_t *q = &f->queues[i];
+			q->decayed[r] = mu_fairshare_age(q->decayed[r], q->used.v[r], keep);
+			us[q->parent + 1] += q->decayed[r];
+			ws[q->parent + 1] += q->weight[r];
+		}
+		for (int32_t i = 0; i < f->nqueues; i++) {
+			mu__hubq_t *q = &f->queues[i];
+			q->decay_factor[r] = mu_fairshare_decay_factor(q->decayed[r], us[q->parent + 1],
+								       q->weight[r], ws[q->parent + 1]);
+		}
+	}
+	free(us);
+	free(ws);
+	return MU_OK;
+}
+
+int mu__hubq_fair(mu_fleet_t *f, mu_time_t now)
+{
+	int drc = hubq_decay(f, now);
+	if (drc)
+		return drc;
 	memset(&f->total, 0, sizeof f->total);
 	for (int32_t c = 0; c < f->nclusters; c++) {
 		if (f->clusters[c].state != MU_CLUSTER_READY)
@@ -302,6 +379,11 @@ static double share_of(const mu_fleet_t *f, const mu__hubq_t *q)
 	return mu_fairshare_ratio(&q->used, &q->demand, &q->fair, &f->total, MU__HUBQ_NRES);
 }
 
+double mu__hubq_share(const mu_fleet_t *f, int32_t q)
+{
+	return share_of(f, &f->queues[q]);
+}
+
 /* Whether queue a goes before its sibling b: higher priority, then the
  * lower dominant share, then the lower index (the engine's order). */
 static bool sib_before(const mu_fleet_t *f, int32_t a, int32_t b)
@@ -339,6 +421,21 @@ static bool served_before(const mu_fleet_t *f, int32_t a, int32_t b)
 	if (i == na || i == nb)
 		return na < nb;
 	return sib_before(f, pa[i], pb[i]);
+}
+
+void mu__hubq_sides(const mu_fleet_t *f, int32_t a, int32_t b, int32_t *sa, int32_t *sb)
+{
+	int32_t pa[MU__HUBQ_DEPTH], pb[MU__HUBQ_DEPTH];
+	int na = path_of(f, a, pa), nb = path_of(f, b, pb);
+	int i = 0;
+	while (i < na && i < nb && pa[i] == pb[i])
+		i++;
+	if (i == na || i == nb) { /* one is the other's ancestor */
+		*sa = *sb = pa[i - 1];
+		return;
+	}
+	*sa = pa[i];
+	*sb = pb[i];
 }
 
 int32_t mu__hubq_pick(const mu_fleet_t *f)

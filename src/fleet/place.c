@@ -88,7 +88,8 @@ static bool too_big(const mu__cluster_t *c, const mu_job_spec_t *j,
 typedef struct shape_key {
 	int64_t gpu, milli, cpu, mem;
 	int32_t replicas, min_member, queue;
-	int32_t used;  /* 0: empty slot; else 1 + burst right */
+	int32_t used;  /* 0: empty slot; else 1 + burst right + 2 x
+	                * non-preemptible */
 } shape_key_t;
 
 typedef struct memo {
@@ -123,10 +124,14 @@ static bool shape_of(const mu_fleet_t *f, const mu__fjob_t *fj, bool burst,
 	if (p->next || p->nnode_selector || p->naffinity || p->ntolerations ||
 	    p->ngpu_models || p->align || p->want_nic || p->pin_cpus)
 		return false;
+	/* a non-preemptible job's failure may be its queue's quota: its
+	 * queue is part of its key, and it never stands for a preemptible
+	 * one */
+	bool own = queue_bounded(&f->queues[fj->queue]) || !j->preemptible;
 	*k = (shape_key_t){p->req.v[MU_RES_GPU], p->req.v[MU_RES_GPU_MILLI],
 			   p->req.v[MU_RES_CPU], p->req.v[MU_RES_MEM], p->replicas,
-			   j->min_member,
-			   queue_bounded(&f->queues[fj->queue]) ? fj->queue : -1, 1 + burst};
+			   j->min_member, own ? fj->queue : -1,
+			   1 + burst + 2 * !j->preemptible};
 	return true;
 }
 
@@ -205,6 +210,15 @@ static const char *gate(const mu_fleet_t *f, const mu__fjob_t *fj, int32_t c,
 	return NULL;
 }
 
+const char *mu__fleet_gate(const mu_fleet_t *f, int32_t j, int32_t c, mu_time_t now)
+{
+	const mu__fjob_t *fj = &f->jobs[j];
+	mu_res_t acct = mu__job_acct(fj->spec.job);
+	cand_t cd;
+	tally_t t = {0};
+	return gate(f, fj, c, &acct, now, &cd, &t);
+}
+
 int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
 		     bool must_run, bool *ok)
 {
@@ -235,7 +249,7 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 		return rc ? rc : mu_engine_job_forget(k->eng, ej);
 	}
 	mu_res_t a = mu__job_acct(fj->spec.job);
-	mu__hubq_charge(f, fj->queue, c, &a, +1);
+	mu__hubq_charge(f, fj->queue, c, &a, +1, fj->spec.job->preemptible);
 	k->running++;
 	fj->state = MU_FJ_DISPATCHED;
 	fj->cluster = c;
@@ -276,6 +290,11 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 	fj->closest = -1;
 	if (!mu__hubq_within_limit(f, fj->queue, &acct)) {
 		fj->why = MU_FW_QUEUE_LIMIT;
+		return MU_OK;
+	}
+	/* the engine keeps non-preemptible jobs within deserved quota */
+	if (!fj->spec.job->preemptible && mu__hubq_np_over(f, fj->queue, &acct) >= 0) {
+		fj->why = MU_FW_OVER_QUOTA;
 		return MU_OK;
 	}
 	tally_t t = {0};
@@ -334,7 +353,7 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 		return MU_ENOMEM;
 	}
 	mu__hubq_prepare(f);
-	int rc = mu__hubq_fair(f);
+	int rc = mu__hubq_fair(f, now);
 	int32_t cur = -1;
 	uint64_t seen = f->usage_gen;
 	while (rc == MU_OK) {

@@ -45,6 +45,10 @@ static mu_job_spec_t job(const char *name, const char *q, mu_podset_spec_t *ps,
 	j.npodsets = 1;
 	j.submit = MU_TIME_NONE;
 	j.runtime_estimate = 60 * MIN;
+	/* preemptible, as the loader makes a training job: since round 12
+	 * the hub keeps non-preemptible jobs within deserved, as the engine
+	 * does, and these cases are about placement, limits and caps */
+	j.preemptible = true;
 	return j;
 }
 
@@ -124,6 +128,7 @@ static void test_whatif_leaves_nothing(mu_t_t *t)
 	mu_engine_queue_upsert(e, &q);
 	mu_podset_spec_t ps;
 	mu_job_spec_t j = job("a", "q", &ps, 2, 8);
+	j.preemptible = false;
 	mu_whatif_t w;
 	/* non-preemptible with no deserved quota: refused as in a cycle */
 	CHECK_EQ_INT(t, mu_engine_job_whatif(e, &j, 0, true, &w), MU_OK);

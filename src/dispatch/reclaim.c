@@ -1,0 +1,80 @@
+/*
+ * reclaim.c - the dispatcher's side of reclaim across clusters
+ * (`muster dispatch --reclaim`).
+ *
+ * Once a pass, after the dispatch, the fleet names the victims that let a
+ * job of a queue below its share fit on one cluster (mu_fleet_reclaim:
+ * the engine's reclaim rules, docs/dispatch.md).  Each victim is
+ * withdrawn exactly as a copy that did not start in time is: its copy on
+ * the worker is deleted (push mode; in pull mode the hub Job's cluster
+ * label comes off and the agent deletes it), the hub Job says
+ * Withdrawing, and only once the deletion is confirmed does the fleet
+ * take it back (requeued, reason Preempted); nothing of it is sent again
+ * before that, and the job it made room for is dispatched by a later
+ * pass.  The victim's hub Job gets a Warning Event `Preempted` and, as
+ * Kueue's Workload, the condition `Preempted` with reason
+ * `InCohortReclamation` (the claimant's queue within its deserved quota)
+ * or `InCohortFairSharing` (within its fair share).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch/dispatch_int.h"
+
+/* Withdraws victim j for claimant c's job on its cluster (the start
+ * timeout's path).  O(one request). */
+static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
+		     const mu_fleet_reclaim_t *x)
+{
+	mu__dcl_t *cl = &d->cls[j->cl];
+	const char *reason = x->fair_sharing ? "InCohortFairSharing" : "InCohortReclamation";
+	mu_fleet_job_info_t ci;
+	mu_fleet_queue_info_t qi = {0};
+	if (mu_fleet_job_info(d->fleet, x->for_job, &ci) == MU_OK)
+		mu_fleet_queue_info(d->fleet, ci.queue, &qi);
+	char msg[700];
+	snprintf(msg, sizeof msg,
+		 "Preempted on cluster %s to make room for %.200s of queue %.100s, by %s",
+		 cl->name, c ? c->key : "another job", qi.name ? qi.name : "?",
+		 x->fair_sharing ? "fair sharing (it stays within its fair share)" :
+		 "reclamation (it stays within its deserved quota)");
+	mu__dlog(d, 1, "job %s: %s", j->key, msg);
+	mu__dhub_event(d, j, "Warning", "Preempted", msg);
+	size_t n = strlen(reason) + 1 + strlen(msg) + 1;
+	char *p = malloc(n);
+	if (p) {
+		snprintf(p, n, "%s\t%s", reason, msg);
+		free(j->preempted);
+		j->preempted = p;
+	}
+	if (!cl->pull)
+		mu__dwork_delete(d, cl, j->kind, j->ns, j->name);
+	j->withdraw_beat = cl->beats;
+	j->state = MU__DJ_WITHDRAWING;
+	mu__djob_touch(d, j);
+}
+
+void mu__dreclaim(mu__dd_t *d)
+{
+	if (!d->o->reclaim)
+		return;
+	mu_fleet_reclaims_t r = {0};
+	int rc = mu_fleet_reclaim(d->fleet, mu__d_now(d), &r);
+	if (rc) {
+		mu__dlog(d, 0, "reclaim: %s", mu_strerror(rc));
+		mu_fleet_reclaims_release(&r);
+		return;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		const mu_fleet_reclaim_t *x = &r.v[i];
+		mu__djob_t *j = x->victim < d->by_fid_cap ? d->by_fid[x->victim] : NULL;
+		mu__djob_t *c = x->for_job < d->by_fid_cap ? d->by_fid[x->for_job] : NULL;
+		/* one being withdrawn already (its start timed out) is taken
+		 * back by that path, which frees the claimant's room too */
+		if (!j || j->state != MU__DJ_DISPATCHED || j->cl < 0 || j->gen != x->generation)
+			continue;
+		withdraw(d, j, c, x);
+	}
+	mu_fleet_reclaims_release(&r);
+}

@@ -1,0 +1,398 @@
+/*
+ * reclaim.c - reclaim across clusters: a hub queue below its share takes
+ * back room from queues above theirs, by withdrawing their jobs.
+ *
+ * The rules are the engine's (src/engine/preempt.c, docs/policy.md), on
+ * hub queues and through the engine's own per-queue predicates
+ * (mu_reclaim_within, mu_reclaim_not_above): the claimant's queue path,
+ * up to where it parts from the victim's, stays within its deserved
+ * quota (KAI's strategy D) or its fair share (F) with the claim once the
+ * victims have left; each victim's path is above its deserved quota (F:
+ * and its fair share) before it leaves, on the claim's dominant resources.
+ * A victim is preemptible, has run cfg.min_runtime, and is a victim once
+ * only (no eviction storm: a job withdrawn for another is never withdrawn
+ * again).  Victims are taken in the engine's order (lower priority, fewer
+ * GPUs, youngest, earlier submitted) on one cluster until the claimant
+ * fits there (mu_engine_job_whatif_without: the cluster's model with
+ * them gone), the set is made minimal, and of the clusters the one with
+ * the fewest victims (then GPUs) wins.  The victims stay dispatched until
+ * the caller has withdrawn them (the exactly-once path: the copy's
+ * deletion confirmed, then mu_fleet_job_requeue).  Beside place.c: it
+ * calls hubq.c and place.c's gate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/fleet_int.h"
+
+/* Candidate victims looked at per cluster (the engine's PLAN_MAXV). */
+#define MU__RECLAIM_MAXV 64
+
+/* A candidate victim. */
+typedef struct rvic {
+	int32_t job;
+	int32_t prio;
+	int64_t gpu;
+	mu_time_t start;
+} rvic_t;
+
+/* The engine's victim order for whole jobs reclaimed (cmp_victim): lower
+ * priority, fewer GPUs, the youngest, then the earlier submitted. */
+static int cmp_rvic(const void *a, const void *b)
+{
+	const rvic_t *x = a, *y = b;
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	if (x->start != y->start)
+		return x->start > y->start ? -1 : 1;
+	return x->job - y->job;
+}
+
+/* The state of one search: usage gone per queue (victims chosen, their
+ * ancestors included), the claim and its dominant resources. */
+typedef struct rctx {
+	mu_fleet_t *f;
+	int32_t *vic;       /* candidate victims (dispatched, preemptible,
+	                     * never victims), grouped by cluster */
+	int32_t *vat;       /* cluster c's are vic[vat[c] .. vat[c + 1]) */
+	mu_time_t retry;    /* the earliest a victim refused for its
+	                     * runtime turns eligible */
+	mu_res_t *gone;     /* per queue: what victims on their way out use */
+	int32_t jq;         /* the claimant's queue */
+	mu_res_t claim;
+	int dom;
+} rctx_t;
+
+static void gone_add(rctx_t *c, int32_t q, const mu_res_t *a, int sign)
+{
+	for (int d = 0; q >= 0 && d < 16; d++, q = c->f->queues[q].parent)
+		for (int r = 0; r < MU_RES_MAX; r++)
+			c->gone[q].v[r] += sign * a->v[r];
+}
+
+/* q's usage with what is on its way out taken off. */
+static mu_res_t used_after(const rctx_t *c, int32_t q)
+{
+	mu_res_t u = c->f->queues[q].used;
+	for (int r = 0; r < MU_RES_MAX; r++)
+		u.v[r] -= c->gone[q].v[r];
+	return u;
+}
+
+/* Whether the claimant's path up to side ja stays within deserved
+ * (fair: its fair share) with the claim.  O(depth x resources). */
+static bool claimant_ok(const rctx_t *c, int32_t ja, bool fair)
+{
+	const mu_fleet_t *f = c->f;
+	for (int32_t q = c->jq, d = 0; q >= 0 && d < 16; q = f->queues[q].parent, d++) {
+		mu_res_t u = used_after(c, q);
+		const mu_res_t *b = fair ? &f->queues[q].fair : &f->queues[q].deserved;
+		if (!mu_reclaim_within(&u, &c->claim, b, c->dom, MU_RES_NAMED0))
+			return false;
+		if (q == ja)
+			break;
+	}
+	return true;
+}
+
+/* Whether victim v's path up to side va is above deserved (fair: and
+ * above its fair share) before it leaves.  O(depth x resources). */
+static bool victim_ok(const rctx_t *c, int32_t vq, int32_t va, const mu_res_t *unit, bool fair)
+{
+	const mu_fleet_t *f = c->f;
+	for (int32_t q = vq, d = 0; q >= 0 && d < 16; q = f->queues[q].parent, d++) {
+		mu_res_t u = used_after(c, q);
+		const mu__hubq_t *qq = &f->queues[q];
+		if (mu_reclaim_not_above(&u, unit, &qq->deserved, fair ? &qq->fair : NULL, c->dom,
+					 MU_RES_NAMED0) >= 0)
+			return false;
+		if (q == va)
+			break;
+	}
+	return true;
+}
+
+/* Which strategy lets victim v go for the claimant: 0 none, 1 deserved
+ * quota (D), 2 fair share (F), with the victims before it gone. */
+static int rule_of(rctx_t *c, int32_t v)
+{
+	const mu__fjob_t *vj = &c->f->jobs[v];
+	int32_t ja, va;
+	mu__hubq_sides(c->f, c->jq, vj->queue, &ja, &va);
+	mu_res_t unit = mu__job_acct(vj->spec.job);
+	if (victim_ok(c, vj->queue, va, &unit, false)) {
+		gone_add(c, vj->queue, &unit, +1);
+		bool ok = claimant_ok(c, ja, false);
+		gone_add(c, vj->queue, &unit, -1);
+		if (ok)
+			return 1;
+	}
+	if (victim_ok(c, vj->queue, va, &unit, true)) {
+		gone_add(c, vj->queue, &unit, +1);
+		bool ok = claimant_ok(c, ja, true);
+		gone_add(c, vj->queue, &unit, -1);
+		if (ok)
+			return 2;
+	}
+	return 0;
+}
+
+/* Whether claimant j fits on cluster k with set[0..n) gone. */
+static int fits_without(mu_fleet_t *f, int32_t j, int32_t k, const int32_t *set, int32_t n,
+			mu_time_t now, bool *fits)
+{
+	mu_id_t ids[MU__RECLAIM_MAXV];
+	for (int32_t i = 0; i < n; i++)
+		ids[i] = f->jobs[set[i]].ejob;
+	mu_job_spec_t s = *f->jobs[j].spec.job;
+	s.queue = MU__FLEET_QUEUE;
+	mu_whatif_t w;
+	int rc = mu_engine_job_whatif_without(f->clusters[k].eng, &s, now, ids, n, &w);
+	*fits = rc == MU_OK && w.fits;
+	return rc;
+}
+
+/* The cheapest victim set on cluster k for claimant j: into set (its
+ * length returned, 0: none), rules[] the strategy of each.  O(running
+ * jobs + 2 x MAXV what-ifs). */
+static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int32_t *set,
+			    int8_t *rules, int *rc)
+{
+	mu_fleet_t *f = c->f;
+	rvic_t cand[MU__RECLAIM_MAXV * 4];
+	int32_t nc = 0;
+	for (int32_t x = c->vat[k]; x < c->vat[k + 1] && nc < MU__RECLAIM_MAXV * 4; x++) {
+		int32_t v = c->vic[x];
+		const mu__fjob_t *vj = &f->jobs[v];
+		if (vj->queue == c->jq || vj->reclaimed_for >= 0)
+			continue;
+		if (now - vj->dispatched < f->cfg.min_runtime) {
+			mu_time_t at = vj->dispatched + f->cfg.min_runtime;
+			c->retry = at < c->retry ? at : c->retry;
+			continue;
+		}
+		mu_res_t a = mu__job_acct(vj->spec.job);
+		cand[nc++] = (rvic_t){v, vj->spec.job->priority, a.v[MU_RES_GPU], vj->dispatched};
+	}
+	if (nc > 1)
+		qsort(cand, (size_t)nc, sizeof *cand, cmp_rvic);
+	int32_t n = 0;
+	bool fits = false;
+	for (int32_t i = 0; i < nc && n < MU__RECLAIM_MAXV && !fits; i++) {
+		int rule = rule_of(c, cand[i].job);
+		if (!rule)
+			continue;
+		mu_res_t a = mu__job_acct(f->jobs[cand[i].job].spec.job);
+		gone_add(c, f->jobs[cand[i].job].queue, &a, +1);
+		rules[n] = (int8_t)rule;
+		set[n++] = cand[i].job;
+		if ((*rc = fits_without(f, j, k, set, n, now, &fits)) != MU_OK)
+			break;
+	}
+	for (int32_t i = 0; i < n; i++) { /* this search's usage back */
+		mu_res_t a = mu__job_acct(f->jobs[set[i]].spec.job);
+		gone_add(c, f->jobs[set[i]].queue, &a, -1);
+	}
+	if (*rc || !fits)
+		return 0;
+	/* made minimal: a victim whose staying still lets it fit stays (the
+	 * others still hold by the rules: fewer leave before them) */
+	for (int32_t i = 0; i < n && n > 1;) {
+		int32_t keep = set[i];
+		int8_t kr = rules[i];
+		memmove(set + i, set + i + 1, (size_t)(n - i - 1) * sizeof *set);
+		memmove(rules + i, rules + i + 1, (size_t)(n - i - 1) * sizeof *rules);
+		bool still = false;
+		if ((*rc = fits_without(f, j, k, set, n - 1, now, &still)) != MU_OK)
+			return 0;
+		if (still) {
+			n--;
+			continue;
+		}
+		memmove(set + i + 1, set + i, (size_t)(n - i - 1) * sizeof *set);
+		memmove(rules + i + 1, rules + i, (size_t)(n - i - 1) * sizeof *rules);
+		set[i] = keep;
+		rules[i] = kr;
+		i++;
+	}
+	return n;
+}
+
+static int push(mu_fleet_reclaims_t *out, const mu_fleet_reclaim_t *x)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 16;
+		mu_fleet_reclaim_t *v = realloc(out->v, cap * sizeof *v);
+		if (!v)
+			return MU_ENOMEM;
+		out->v = v;
+		out->cap = cap;
+	}
+	out->v[out->n++] = *x;
+	return MU_OK;
+}
+
+/* Tries claimant j: the cluster needing the fewest victims (then GPUs),
+ * recorded and appended to out.  *done when it got some. */
+static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *out, bool *done)
+{
+	mu_fleet_t *f = c->f;
+	int32_t set[MU__RECLAIM_MAXV], best[MU__RECLAIM_MAXV];
+	int8_t rules[MU__RECLAIM_MAXV], brules[MU__RECLAIM_MAXV];
+	int32_t bn = 0, bk = -1;
+	int64_t bgpu = 0;
+	*done = false;
+	c->jq = f->jobs[j].queue;
+	c->claim = mu__job_acct(f->jobs[j].spec.job);
+	c->dom = mu_quota_dominant(&c->claim);
+	for (int32_t k = 0; k < f->nclusters; k++) {
+		const char *why = mu__fleet_gate(f, j, k, now);
+		if (why && strcmp(why, "no fit") != 0)
+			continue;
+		int rc = MU_OK;
+		int32_t n = plan_cluster(c, j, k, now, set, rules, &rc);
+		if (rc)
+			return rc;
+		if (n == 0)
+			continue;
+		int64_t gpu = 0;
+		for (int32_t i = 0; i < n; i++)
+			gpu += mu__job_acct(f->jobs[set[i]].spec.job).v[MU_RES_GPU];
+		if (bk < 0 || n < bn || (n == bn && gpu < bgpu)) {
+			bk = k;
+			bn = n;
+			bgpu = gpu;
+			memcpy(best, set, (size_t)n * sizeof *set);
+			memcpy(brules, rules, (size_t)n * sizeof *rules);
+		}
+	}
+	if (bk < 0)
+		return MU_OK;
+	for (int32_t i = 0; i < bn; i++) {
+		mu__fjob_t *v = &f->jobs[best[i]];
+		mu_fleet_reclaim_t x = {best[i], j, bk, v->gen, brules[i] == 2};
+		int rc = push(out, &x);
+		if (rc)
+			return rc;
+		v->reclaimed_for = j;
+		v->reclaim_out = true;
+		mu_res_t a = mu__job_acct(v->spec.job);
+		gone_add(c, v->queue, &a, +1); /* on its way out for the rest */
+	}
+	f->jobs[j].victims = bn;
+	*done = true;
+	return MU_OK;
+}
+
+/* Queue order for claimants: the lowest dominant share first. */
+typedef struct qkey {
+	double share;
+	int32_t q;
+} qkey_t;
+
+static int cmp_qkey(const void *a, const void *b)
+{
+	const qkey_t *x = a, *y = b;
+	if (x->share != y->share)
+		return x->share < y->share ? -1 : 1;
+	return x->q - y->q;
+}
+
+/* Queue q's claimant: its first waiting job, when it fits nowhere now,
+ * has no victims on their way out, and something moved since it last
+ * found none; else -1.  O(stale line entries). */
+static int32_t claimant_of(const mu_fleet_t *f, const mu__hubq_t *q, mu_time_t now)
+{
+	for (int32_t k = 0; k < q->nline; k++) {
+		int32_t j = q->line[k].job;
+		const mu__fjob_t *fj = &f->jobs[j];
+		if (fj->state != MU_FJ_QUEUED)
+			continue;
+		bool same = fj->rc_epoch == f->epoch && fj->rc_usage == f->usage_gen &&
+			    fj->rc_njobs == f->njobs && now < fj->rc_retry;
+		return fj->why == MU_FW_NO_FIT && fj->victims == 0 && !same ? j : -1;
+	}
+	return -1;
+}
+
+/* The candidate victims, grouped by cluster (a counting sort), and the
+ * usage of victims still on their way out, into c.  O(jobs + clusters). */
+static int index_victims(rctx_t *c)
+{
+	mu_fleet_t *f = c->f;
+	c->vat = calloc((size_t)f->nclusters + 1, sizeof *c->vat);
+	int32_t n = 0;
+	for (int32_t v = 0; c->vat && v < f->njobs; v++) {
+		const mu__fjob_t *vj = &f->jobs[v];
+		if (vj->state != MU_FJ_DISPATCHED)
+			continue;
+		if (vj->reclaim_out) { /* on its way out: gone already */
+			mu_res_t a = mu__job_acct(vj->spec.job);
+			gone_add(c, vj->queue, &a, +1);
+		} else if (vj->spec.job->preemptible && vj->reclaimed_for < 0) {
+			c->vat[vj->cluster + 1]++;
+			n++;
+		}
+	}
+	c->vic = malloc((size_t)(n ? n : 1) * sizeof *c->vic);
+	int32_t *at = malloc(((size_t)f->nclusters + 1) * sizeof *at);
+	if (!c->vat || !c->vic || !at) {
+		free(at);
+		return MU_ENOMEM;
+	}
+	for (int32_t k = 0; k < f->nclusters; k++)
+		c->vat[k + 1] += c->vat[k];
+	memcpy(at, c->vat, ((size_t)f->nclusters + 1) * sizeof *at);
+	for (int32_t v = 0; v < f->njobs; v++) {
+		const mu__fjob_t *vj = &f->jobs[v];
+		if (vj->state == MU_FJ_DISPATCHED && !vj->reclaim_out && vj->spec.job->preemptible &&
+		    vj->reclaimed_for < 0)
+			c->vic[at[vj->cluster]++] = v;
+	}
+	free(at);
+	return MU_OK;
+}
+
+int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out)
+{
+	if (!f || !out)
+		return MU_EINVAL;
+	if (f->nqueues == 0)
+		return MU_OK;
+	bool any = false; /* most passes have no claimant: O(queues) */
+	for (int32_t q = 0; q < f->nqueues && !any; q++)
+		any = claimant_of(f, &f->queues[q], now) >= 0;
+	if (!any)
+		return MU_OK;
+	rctx_t c = {.f = f};
+	c.gone = calloc((size_t)f->nqueues, sizeof *c.gone);
+	qkey_t *qs = malloc((size_t)f->nqueues * sizeof *qs);
+	int rc = c.gone && qs ? index_victims(&c) : MU_ENOMEM;
+	if (rc == MU_OK) {
+		for (int32_t q = 0; q < f->nqueues; q++)
+			qs[q] = (qkey_t){mu__hubq_share(f, q), q};
+		qsort(qs, (size_t)f->nqueues, sizeof *qs, cmp_qkey);
+	}
+	for (int32_t i = 0; rc == MU_OK && i < f->nqueues; i++) {
+		int32_t j = claimant_of(f, &f->queues[qs[i].q], now);
+		if (j < 0)
+			continue;
+		bool done;
+		c.retry = INT64_MAX;
+		rc = claim_one(&c, j, now, out, &done);
+		mu__fjob_t *fj = &f->jobs[j];
+		if (rc == MU_OK && !done) { /* not again before something moves */
+			fj->rc_epoch = f->epoch;
+			fj->rc_usage = f->usage_gen;
+			fj->rc_njobs = f->njobs;
+			fj->rc_retry = c.retry;
+		}
+	}
+	free(c.gone);
+	free(c.vic);
+	free(c.vat);
+	free(qs);
+	return rc;
+}

@@ -1,0 +1,511 @@
+/*
+ * test_fleet_engine.c - the hub queues do what the engine does beyond the
+ * order (round 12): non-preemptible jobs kept within their queue's
+ * deserved quota, and time-decayed usage (usage_half_life), each given
+ * both to one engine and to a fleet of one cluster with the same node,
+ * which must agree; and reclaim across clusters on the fleet's model
+ * (mu_fleet_reclaim): victims only from queues above their deserved
+ * quota, never past the line, the fewest on one cluster, each once, none
+ * before the minimum runtime.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/fleet.h"
+
+#define GI (1024LL * 1024 * 1024)
+#define MIN (60 * 1000LL)
+#define HOUR (60 * MIN)
+#define MAXJ 32
+
+static mu_node_spec_t node_of(const char *name, int gpus)
+{
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 512 * GI;
+	n.alloc.v[MU_RES_GPU] = gpus;
+	n.alloc.v[MU_RES_PODS] = 110;
+	n.gpu_model = "H100";
+	return n;
+}
+
+static void queue_of(mu_queue_spec_t *q, const char *name, int deserved_gpus)
+{
+	mu_queue_spec_defaults(q);
+	q->name = name;
+	q->deserved.v[MU_RES_GPU] = deserved_gpus * 1000LL;
+	q->weight[MU_RES_GPU] = 1;
+}
+
+/* Jobs kept alive for both sides: one pod of `gpus` GPUs each. */
+typedef struct jobs {
+	mu_podset_spec_t ps[MAXJ];
+	mu_job_spec_t js[MAXJ];
+	mu_fleet_job_spec_t fs[MAXJ];
+	char names[MAXJ][16];
+	int n;
+} jobs_t;
+
+static int add_job(jobs_t *w, const char *queue, int gpus, bool preemptible, mu_time_t submit)
+{
+	int i = w->n++;
+	snprintf(w->names[i], sizeof w->names[i], "j%d", i);
+	memset(&w->ps[i], 0, sizeof w->ps[i]);
+	w->ps[i].name = "main";
+	w->ps[i].replicas = 1;
+	w->ps[i].req.v[MU_RES_CPU] = 1000;
+	w->ps[i].req.v[MU_RES_GPU] = gpus;
+	memset(&w->js[i], 0, sizeof w->js[i]);
+	w->js[i].name = w->names[i];
+	w->js[i].queue = queue;
+	w->js[i].podsets = &w->ps[i];
+	w->js[i].npodsets = 1;
+	w->js[i].submit = submit;
+	w->js[i].runtime_estimate = 10 * HOUR;
+	w->js[i].preemptible = preemptible;
+	w->fs[i] = (mu_fleet_job_spec_t){.job = &w->js[i]};
+	return i;
+}
+
+/* --- the engine and the hub side by side ---------------------------------- */
+
+typedef struct pair {
+	mu_engine_t *e;
+	mu_fleet_t *f;
+	int32_t cid;
+	mu_id_t eid[MAXJ], fid[MAXJ];
+	char eseq[MAXJ + 1], fseq[MAXJ + 1]; /* the queue letter of every start */
+	int ne, nf;
+} pair_t;
+
+static void pair_new(mu_t_t *t, pair_t *p, mu_time_t half_life, const mu_queue_spec_t *qs,
+		     int nq, int gpus)
+{
+	memset(p, 0, sizeof *p);
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.preemption = cfg.reclaim = cfg.consolidate = false;
+	cfg.usage_half_life = half_life;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &p->e), MU_OK);
+	mu_fleet_config_t fc;
+	mu_fleet_config_defaults(&fc);
+	fc.usage_half_life = half_life;
+	CHECK_EQ_INT(t, mu_fleet_new(&fc, &p->f), MU_OK);
+	mu_cluster_spec_t cs = {.name = "only", .tier = MU_TIER_PRIVATE};
+	CHECK_EQ_INT(t, mu_fleet_cluster_add(p->f, &cs, &p->cid), MU_OK);
+	mu_node_spec_t n = node_of("n0", gpus);
+	CHECK_EQ_INT(t, mu_engine_node_upsert(p->e, &n, NULL), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(p->f, p->cid, &n), MU_OK);
+	for (int i = 0; i < nq; i++) {
+		CHECK_EQ_INT(t, mu_engine_queue_upsert(p->e, &qs[i]), MU_OK);
+		CHECK_EQ_INT(t, mu_fleet_queue_upsert(p->f, &qs[i]), MU_OK);
+	}
+}
+
+static void pair_submit(mu_t_t *t, pair_t *p, jobs_t *w, int i, mu_time_t now)
+{
+	CHECK_EQ_INT(t, mu_engine_job_submit(p->e, &w->js[i], now, &p->eid[i]), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(p->f, &w->fs[i], now, &p->fid[i]), MU_OK);
+}
+
+static void pair_finish(mu_t_t *t, pair_t *p, int i, mu_time_t now)
+{
+	CHECK_EQ_INT(t, mu_engine_job_finish(p->e, p->eid[i], now), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_finish(p->f, p->fid[i], now), MU_OK);
+}
+
+/* One engine cycle and one dispatch pass at now; the queue's first
+ * letter of every start is appended to eseq and fseq. */
+static void pair_step(mu_t_t *t, pair_t *p, mu_time_t now)
+{
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_cycle(p->e, now, &d), MU_OK);
+	for (size_t i = 0; i < d.n && p->ne < MAXJ; i++)
+		if (d.v[i].kind == MU_DEC_BIND) {
+			mu_job_info_t ji;
+			CHECK_EQ_INT(t, mu_engine_job_info(p->e, d.v[i].job, &ji), MU_OK);
+			p->eseq[p->ne++] = ji.queue[0];
+		}
+	mu_decisions_release(&d);
+	mu_fleet_decisions_t fd;
+	mu_fleet_decisions_init(&fd);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(p->f, now, &fd), MU_OK);
+	for (size_t i = 0; i < fd.n && p->nf < MAXJ; i++) {
+		mu_fleet_job_info_t ji;
+		CHECK_EQ_INT(t, mu_fleet_job_info(p->f, fd.v[i].job, &ji), MU_OK);
+		mu_fleet_queue_info_t qi;
+		CHECK_EQ_INT(t, mu_fleet_queue_info(p->f, ji.queue, &qi), MU_OK);
+		p->fseq[p->nf++] = qi.name[0];
+	}
+	mu_fleet_decisions_release(&fd);
+}
+
+static void pair_free(pair_t *p)
+{
+	mu_engine_free(p->e);
+	mu_fleet_free(p->f);
+}
+
+/* Queue q's GPU fair share and decay factor on both sides. */
+static void pair_queue(mu_t_t *t, pair_t *p, int32_t q, const char *name, int64_t *fair,
+		       double *factor)
+{
+	mu_queue_info_t ei;
+	CHECK_EQ_INT(t, mu_engine_queue_info(p->e, mu_engine_queue_find(p->e, name), &ei), MU_OK);
+	mu_fleet_queue_info_t fi;
+	CHECK_EQ_INT(t, mu_fleet_queue_info(p->f, q, &fi), MU_OK);
+	fair[0] = ei.fair.v[MU_RES_GPU];
+	fair[1] = fi.fair.v[MU_RES_GPU];
+	factor[0] = ei.decay_factor;
+	factor[1] = fi.decay_factor[MU_RES_GPU];
+}
+
+/* Non-preemptible jobs run only within deserved: queue a (deserved 2)
+ * has four non-preemptible 1-GPU jobs, queue b (deserved 2) two
+ * preemptible ones, on 8 GPUs.  The engine starts 2 of a's and both of
+ * b's, and says OverQuota for a's other two; the hub must too (before
+ * round 12 it sent all six). */
+static void test_np_within_deserved(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "a", 2);
+	queue_of(&qs[1], "b", 2);
+	pair_t p;
+	pair_new(t, &p, 0, qs, 2, 8);
+	jobs_t w = {0};
+	for (int i = 0; i < 4; i++)
+		pair_submit(t, &p, &w, add_job(&w, "a", 1, false, i), 100);
+	for (int i = 0; i < 2; i++)
+		pair_submit(t, &p, &w, add_job(&w, "b", 1, true, 4 + i), 100);
+	pair_step(t, &p, 100);
+	int ea = 0, fa = 0;
+	for (int i = 0; i < p.ne; i++)
+		ea += p.eseq[i] == 'a';
+	for (int i = 0; i < p.nf; i++)
+		fa += p.fseq[i] == 'a';
+	if (p.ne != p.nf || ea != fa)
+		fprintf(stderr, "np: engine starts %s, hub %s\n", p.eseq, p.fseq);
+	CHECK_EQ_INT(t, p.ne, 4);
+	CHECK_EQ_INT(t, ea, 2);
+	CHECK_EQ_INT(t, p.nf, p.ne);
+	CHECK_EQ_INT(t, fa, ea);
+	for (int i = 0; i < 4; i++) { /* the same jobs wait, for the same reason */
+		mu_job_info_t ej;
+		mu_fleet_job_info_t fj;
+		CHECK_EQ_INT(t, mu_engine_job_info(p.e, p.eid[i], &ej), MU_OK);
+		CHECK_EQ_INT(t, mu_fleet_job_info(p.f, p.fid[i], &fj), MU_OK);
+		CHECK_EQ_INT(t, ej.state == MU_JOB_RUNNING, fj.state == MU_FJ_DISPATCHED);
+		if (fj.state == MU_FJ_QUEUED) {
+			CHECK_EQ_INT(t, ej.last.why, MU_WHY_OVER_QUOTA);
+			CHECK_EQ_INT(t, fj.why, MU_FW_OVER_QUOTA);
+			CHECK_STR(t, mu_fleet_why_name(fj.why), "OverQuota");
+		}
+	}
+	mu_fleet_queue_info_t qi;
+	CHECK_EQ_INT(t, mu_fleet_queue_info(p.f, 0, &qi), MU_OK);
+	CHECK_EQ_INT(t, qi.used_np.v[MU_RES_GPU], 2000);
+	/* one ends: one more of a's goes, on both sides */
+	int done = -1;
+	for (int i = 0; i < 4 && done < 0; i++) {
+		mu_fleet_job_info_t fj;
+		CHECK_EQ_INT(t, mu_fleet_job_info(p.f, p.fid[i], &fj), MU_OK);
+		if (fj.state == MU_FJ_DISPATCHED)
+			done = i;
+	}
+	pair_finish(t, &p, done, 200);
+	pair_step(t, &p, 200);
+	CHECK_EQ_INT(t, p.ne, 5);
+	CHECK_EQ_INT(t, p.nf, 5);
+	CHECK_EQ_INT(t, p.eseq[4], 'a');
+	CHECK_EQ_INT(t, p.fseq[4], 'a');
+	pair_free(&p);
+}
+
+/* Time-decayed usage: a ran eight 1-GPU jobs alone for two hours
+ * (half-life 1 h), then a and b (deserved 0, weight 1 each) both want 8
+ * GPUs.  a's decayed usage is 8 x (1 - 2^-2) = 6 GPUs, all of the
+ * siblings', so its factor is 2^(-1/0.5) = 0.25: fair shares 1.6 and 6.4
+ * GPUs.  The hub must give the same factors, shares and order of starts
+ * as the engine (without decay on the hub: 4 and 4). */
+static void test_decay_as_engine(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "a", 0);
+	queue_of(&qs[1], "b", 0);
+	pair_t p;
+	pair_new(t, &p, HOUR, qs, 2, 8);
+	jobs_t w = {0};
+	for (int i = 0; i < 8; i++)
+		pair_submit(t, &p, &w, add_job(&w, "a", 1, true, i), 0);
+	pair_step(t, &p, 0);
+	CHECK_EQ_INT(t, p.ne, 8);
+	CHECK_EQ_INT(t, p.nf, 8);
+	pair_step(t, &p, 2 * HOUR); /* usage aged with a at 8 GPUs */
+	for (int i = 0; i < 8; i++)
+		pair_finish(t, &p, i, 2 * HOUR);
+	for (int i = 0; i < 16; i++)
+		pair_submit(t, &p, &w, add_job(&w, i % 2 ? "b" : "a", 1, true, 2 * HOUR + i),
+			    2 * HOUR);
+	pair_step(t, &p, 2 * HOUR);
+	int64_t fa[2], fb[2];
+	double xa[2], xb[2];
+	pair_queue(t, &p, 0, "a", fa, xa);
+	pair_queue(t, &p, 1, "b", fb, xb);
+	if (fa[0] != fa[1] || fb[0] != fb[1] || strcmp(p.eseq, p.fseq))
+		fprintf(stderr, "decay: engine fair %lld/%lld x %.3f/%.3f starts %s; "
+			"hub %lld/%lld x %.3f/%.3f starts %s\n",
+			(long long)fa[0], (long long)fb[0], xa[0], xb[0], p.eseq,
+			(long long)fa[1], (long long)fb[1], xa[1], xb[1], p.fseq);
+	CHECK_EQ_INT(t, fa[0], 1600);
+	CHECK_EQ_INT(t, fb[0], 6400);
+	CHECK_EQ_INT(t, fa[1], fa[0]);
+	CHECK_EQ_INT(t, fb[1], fb[0]);
+	CHECK(t, xa[0] > 0.2499 && xa[0] < 0.2501);
+	CHECK(t, xa[1] == xa[0] && xb[1] == xb[0]);
+	CHECK_EQ_INT(t, p.nf, p.ne);
+	CHECK(t, strcmp(p.eseq, p.fseq) == 0);
+	mu_fleet_queue_info_t qi;
+	CHECK_EQ_INT(t, mu_fleet_queue_info(p.f, 0, &qi), MU_OK);
+	CHECK(t, qi.decayed[MU_RES_GPU] > 5999.9 && qi.decayed[MU_RES_GPU] < 6000.1);
+	pair_free(&p);
+}
+
+/* --- reclaim across clusters ------------------------------------------------ */
+
+typedef struct rfleet {
+	mu_fleet_t *f;
+	jobs_t w;
+	mu_id_t id[MAXJ];
+} rfleet_t;
+
+/* A fleet of clusters of one node each, gpus[i] GPUs, and queues. */
+static void rfleet_new(mu_t_t *t, rfleet_t *r, const int *gpus, int nc, const mu_queue_spec_t *qs,
+		       int nq)
+{
+	memset(r, 0, sizeof *r);
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &r->f), MU_OK);
+	for (int c = 0; c < nc; c++) {
+		char cn[16], nn[16];
+		snprintf(cn, sizeof cn, "c%d", c);
+		snprintf(nn, sizeof nn, "c%d-n0", c);
+		mu_cluster_spec_t cs = {.name = cn, .tier = MU_TIER_PRIVATE};
+		int32_t id;
+		CHECK_EQ_INT(t, mu_fleet_cluster_add(r->f, &cs, &id), MU_OK);
+		mu_node_spec_t n = node_of(nn, gpus[c]);
+		CHECK_EQ_INT(t, mu_fleet_node_upsert(r->f, id, &n), MU_OK);
+	}
+	for (int i = 0; i < nq; i++)
+		CHECK_EQ_INT(t, mu_fleet_queue_upsert(r->f, &qs[i]), MU_OK);
+}
+
+static int rjob(mu_t_t *t, rfleet_t *r, const char *q, int gpus, bool preemptible, mu_time_t now)
+{
+	int i = add_job(&r->w, q, gpus, preemptible, now);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(r->f, &r->w.fs[i], now, &r->id[i]), MU_OK);
+	return i;
+}
+
+static int dispatch(mu_t_t *t, rfleet_t *r, mu_time_t now)
+{
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(r->f, now, &d), MU_OK);
+	int n = (int)d.n;
+	mu_fleet_decisions_release(&d);
+	return n;
+}
+
+static mu_fleet_job_info_t info(mu_t_t *t, rfleet_t *r, int i)
+{
+	mu_fleet_job_info_t ji;
+	memset(&ji, 0, sizeof ji);
+	CHECK_EQ_INT(t, mu_fleet_job_info(r->f, r->id[i], &ji), MU_OK);
+	return ji;
+}
+
+/* B (deserved 4) waits for 2 GPUs while A (deserved 4) runs eight 1-GPU
+ * jobs on the one 8-GPU cluster: two of A's go (by deserved quota), the
+ * youngest of the lowest priority first; once their copies are gone B's
+ * job is dispatched, the victims wait and run again later, and are never
+ * victims a second time. */
+static void test_reclaim_basic(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	const int gpus[1] = {8};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 1, qs, 2);
+	int a[8];
+	for (int i = 0; i < 8; i++)
+		a[i] = rjob(t, &r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+	int b = rjob(t, &r, "B", 2, true, 30 * 1000);
+	CHECK_EQ_INT(t, dispatch(t, &r, 30 * 1000), 0);
+	CHECK_EQ_INT(t, info(t, &r, b).why, MU_FW_NO_FIT);
+	mu_fleet_reclaims_t rc = {0};
+	/* before A's jobs have run the minimum runtime (60 s): none */
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 30 * 1000, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 2);
+	for (size_t i = 0; i < rc.n; i++) {
+		CHECK_EQ_INT(t, rc.v[i].for_job, r.id[b]);
+		CHECK_EQ_INT(t, rc.v[i].cluster, 0);
+		CHECK(t, !rc.v[i].fair_sharing);
+		mu_fleet_job_info_t vi;
+		CHECK_EQ_INT(t, mu_fleet_job_info(r.f, rc.v[i].victim, &vi), MU_OK);
+		CHECK_EQ_INT(t, vi.reclaimed_for, r.id[b]);
+		CHECK_EQ_INT(t, vi.state, MU_FJ_DISPATCHED); /* until withdrawn */
+		CHECK_EQ_INT(t, vi.generation, rc.v[i].generation);
+	}
+	CHECK_EQ_INT(t, info(t, &r, b).victims, 2);
+	/* while they are withdrawn, nothing more is taken */
+	mu_fleet_reclaims_t again = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &again), MU_OK);
+	CHECK_EQ_INT(t, again.n, 0);
+	/* the copies' deletion confirmed: requeued; B's job goes */
+	for (size_t i = 0; i < rc.n; i++)
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[i].victim, 11 * MIN), MU_OK);
+	CHECK_EQ_INT(t, info(t, &r, b).victims, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+	CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+	for (size_t i = 0; i < rc.n; i++) {
+		mu_fleet_job_info_t vi;
+		CHECK_EQ_INT(t, mu_fleet_job_info(r.f, rc.v[i].victim, &vi), MU_OK);
+		CHECK_EQ_INT(t, vi.state, MU_FJ_QUEUED);
+	}
+	/* B's job ends: the victims run again, with a new generation */
+	CHECK_EQ_INT(t, mu_fleet_job_finish(r.f, r.id[b], 20 * MIN), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 20 * MIN), 2);
+	for (size_t i = 0; i < rc.n; i++) {
+		mu_fleet_job_info_t vi;
+		CHECK_EQ_INT(t, mu_fleet_job_info(r.f, rc.v[i].victim, &vi), MU_OK);
+		CHECK_EQ_INT(t, vi.state, MU_FJ_DISPATCHED);
+		CHECK_EQ_INT(t, vi.generation, rc.v[i].generation + 1);
+	}
+	/* B wants room again: two others of A's go, never the same twice */
+	int b2 = rjob(t, &r, "B", 2, true, 40 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 40 * MIN), 0);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 40 * MIN, &again), MU_OK);
+	CHECK_EQ_INT(t, again.n, 2);
+	for (size_t i = 0; i < again.n; i++) {
+		CHECK_EQ_INT(t, again.v[i].for_job, r.id[b2]);
+		for (size_t k = 0; k < rc.n; k++)
+			CHECK(t, again.v[i].victim != rc.v[k].victim);
+	}
+	(void)a;
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_reclaims_release(&again);
+	mu_fleet_free(r.f);
+}
+
+/* A victim's queue is not taken below its deserved quota: A (deserved 3)
+ * runs four 1-GPU jobs, C (deserved 3) three non-preemptible ones, one
+ * GPU is free; B (deserved 3) wants 3 GPUs.  Only one of A's may go (A
+ * would be at 3 after it), which leaves 2 free: no reclaim at all.  And a
+ * claimant past its own share takes nothing: B's deserved 1, the others'
+ * use leaves it a fair share of 1. */
+static void test_reclaim_lines(mu_t_t *t)
+{
+	mu_queue_spec_t qs[3];
+	queue_of(&qs[0], "A", 3);
+	queue_of(&qs[1], "B", 3);
+	queue_of(&qs[2], "C", 3);
+	const int gpus[1] = {8};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 1, qs, 3);
+	for (int i = 0; i < 4; i++)
+		rjob(t, &r, "A", 1, true, 0);
+	for (int i = 0; i < 3; i++)
+		rjob(t, &r, "C", 1, false, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 7);
+	int b = rjob(t, &r, "B", 3, true, MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	CHECK_EQ_INT(t, info(t, &r, b).why, MU_FW_NO_FIT);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 0);
+	/* with a 2-GPU job instead, one victim is enough */
+	CHECK_EQ_INT(t, mu_fleet_job_finish(r.f, r.id[b], 10 * MIN), MU_OK);
+	int b2 = rjob(t, &r, "B", 2, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 1);
+	if (rc.n == 1) {
+		mu_fleet_job_info_t vi;
+		CHECK_EQ_INT(t, mu_fleet_job_info(r.f, rc.v[0].victim, &vi), MU_OK);
+		CHECK_EQ_INT(t, vi.queue, 0); /* A's, never C's non-preemptible */
+		CHECK_EQ_INT(t, rc.v[0].for_job, r.id[b2]);
+	}
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+
+	/* B deserves 1 GPU only: no strategy lets it take 2 */
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 1);
+	queue_of(&qs[2], "C", 3);
+	rfleet_new(t, &r, gpus, 1, qs, 3);
+	for (int i = 0; i < 5; i++)
+		rjob(t, &r, "A", 1, true, 0);
+	for (int i = 0; i < 3; i++)
+		rjob(t, &r, "C", 1, false, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+	rjob(t, &r, "B", 2, true, MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 0);
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+}
+
+/* The fewest victims on ONE cluster: A runs a 3-GPU job and a 1-GPU job
+ * on one 4-GPU cluster, four 1-GPU jobs on the other; B wants 3 GPUs on
+ * one node: the 3-GPU job alone (the 1-GPU job beside it, tried first,
+ * dropped as not needed), not three victims on the other cluster, nor
+ * victims on both. */
+static void test_reclaim_one_cluster(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "A", 3);
+	queue_of(&qs[1], "B", 4);
+	const int gpus[2] = {4, 4};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 2, qs, 2);
+	int big = rjob(t, &r, "A", 3, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 1);
+	CHECK_EQ_INT(t, info(t, &r, big).cluster >= 0, 1);
+	int32_t bigc = info(t, &r, big).cluster;
+	for (int i = 0; i < 5; i++)
+		rjob(t, &r, "A", 1, true, MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, MIN), 5);
+	int b = rjob(t, &r, "B", 3, true, 2 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 1);
+	if (rc.n == 1) {
+		CHECK_EQ_INT(t, rc.v[0].victim, r.id[big]);
+		CHECK_EQ_INT(t, rc.v[0].cluster, bigc);
+		CHECK_EQ_INT(t, rc.v[0].for_job, r.id[b]);
+	}
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_np_within_deserved);
+	MU_RUN(&t, test_decay_as_engine);
+	MU_RUN(&t, test_reclaim_basic);
+	MU_RUN(&t, test_reclaim_lines);
+	MU_RUN(&t, test_reclaim_one_cluster);
+	return mu_t_done(&t);
+}
