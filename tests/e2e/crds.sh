@@ -373,6 +373,49 @@ has "default with unknown fields" "$T/out" "$SP[opts].default: Invalid value: {\
 sed 's/\[id\]/[name]/; s/properties: {a: {type: string}}}/properties: {a: {type: string}}, x-kubernetes-map-type: atomic}/; s/default: 20/default: 2/; s/, b: z//' "$T/badcrd.yaml" >"$T/goodcrd.yaml"
 expect "the CRD fixed" 0 k apply -f "$T/goodcrd.yaml"
 
+# validation ratcheting (kube 1.30+, on by default): a CRD update makes a
+# stored object invalid; an update that leaves the invalid values as they
+# were is accepted, one that changes one is judged by the new schema
+cat >"$T/gizmo.yaml" <<'EOF'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gizmos.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gizmos, kind: Gizmo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, maximum: 10}
+              mode: {type: string}
+EOF
+expect "gizmo CRD" 0 k apply -f "$T/gizmo.yaml"
+expect "gizmo established" 0 k wait --for condition=established --timeout=10s crd/gizmos.example.com
+printf 'apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 8, mode: fast}\n' >"$T/g1.yaml"
+expect "gizmo g1" 0 k apply -f "$T/g1.yaml"
+sed 's/maximum: 10/maximum: 5/; s/mode: {type: string}/mode: {type: string, enum: [slow]}/' "$T/gizmo.yaml" >"$T/gizmo2.yaml"
+expect "schema tightened" 0 k apply -f "$T/gizmo2.yaml"
+expect "label an invalid object" 0 k label gizmo g1 edited=yes
+expect "the invalid object labelled" 0 k get gizmo g1 -o jsonpath='{.metadata.labels.edited} {.spec.size}'
+has "labelled, size kept" "$T/out" "yes 8"
+expect "a changed invalid field" 1 k patch gizmo g1 --type=merge -p '{"spec":{"size":9}}'
+has "changed field judged" "$T/out" 'spec.size: Invalid value: 9: spec.size in body should be less than or equal to 5'
+hasnt "unchanged field ratcheted" "$T/out" 'spec.mode'
+expect "the other field fixed, size left" 0 k patch gizmo g1 --type=merge -p '{"spec":{"mode":"slow"}}'
+sed 's/g1/g2/' "$T/g1.yaml" >"$T/g2.yaml"
+expect "a new object is judged whole" 1 k apply -f "$T/g2.yaml"
+has "new object refused" "$T/out" 'spec.size: Invalid value: 8: spec.size in body should be less than or equal to 5'
+expect "delete the gizmo CRD" 0 k delete crd gizmos.example.com
+
 # conversion webhooks: called over HTTPS as kube-apiserver calls them (a
 # Python webhook with a certificate of its own CA converts v1 <-> v2, v2's
 # replicas twice v1's)
