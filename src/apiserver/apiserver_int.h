@@ -592,6 +592,10 @@ typedef struct mu__req {
 	const char *user_agent;   /* may be NULL */
 	const char *body;
 	size_t body_len;
+	/* the body's metadata.managedFields are the write's own, stored as
+	 * they are (crd_conv.c: an apply at a custom type's non-storage
+	 * version, its managers computed at that version) */
+	bool mf_final;
 } mu__req_t;
 
 /* An answer: a body (owned) or a watch to stream. */

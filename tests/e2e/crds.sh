@@ -8,8 +8,9 @@
 # CEL validation rules in muster's subset; /openapi/v2 with kubectl explain;
 # format and multipleOf, the scale subresource (kubectl scale), two served
 # versions and a storage-version change, storedVersions trimmed through
-# /status, the CRD-level checks of list types and defaults, and conversion
-# webhooks called over HTTPS (a Python webhook with its own CA).
+# /status, the CRD-level checks of list types and defaults, validation
+# ratcheting, and conversion webhooks called over HTTPS (a Python webhook
+# with its own CA), server-side apply at the version they convert to.
 # Then deploy/crds/ and every real CRD of ../shared/data/k8s/workloads
 # apply, and each sample there is stored, validated and watched (skipped,
 # saying so, when that data directory is absent).
@@ -307,6 +308,11 @@ has "list converted" "$T/out" '"kind":"SprocketList","apiVersion":"example.com/v
 has "items converted" "$T/out" '"items":[{"apiVersion":"example.com/v2","kind":"Sprocket"'
 api -sN "$S/apis/example.com/v2/namespaces/default/sprockets?watch=1&timeoutSeconds=1" >"$T/watch3" 2>&1
 has "watch at v2" "$T/watch3" '{"type":"ADDED","object":{"apiVersion":"example.com/v2","kind":"Sprocket"'
+# strategy None: an apply at v2 is recorded at v2, as kube's field manager records it
+printf 'apiVersion: example.com/v2\nkind: Sprocket\nmetadata: {name: s1, labels: {eve: "1"}}\n' >"$T/s1v2.yaml"
+expect "apply at v2 (None)" 0 k apply --server-side --field-manager=eve -f "$T/s1v2.yaml"
+expect "eve's entry" 0 k get sprockets.v1.example.com s1 -o jsonpath='{.metadata.managedFields[?(@.manager=="eve")].apiVersion}'
+has "entry at v2 (None)" "$T/out" "example.com/v2"
 # the storage version becomes v2: s1 stays stored in v1, both still read
 sed 's/storage: true/storage: TRUE/; s/storage: false/storage: true/; s/storage: TRUE/storage: false/' "$T/sprocket.yaml" >"$T/sprocket2.yaml"
 expect "storage version v2" 0 k apply -f "$T/sprocket2.yaml"
@@ -477,8 +483,39 @@ api -s -X DELETE "$S/apis/example.com/v2/namespaces/default/cogs/c3" >"$T/out" 2
 has "deleted object converted" "$T/out" '"apiVersion":"example.com/v2","kind":"Cog"'
 has "deleted object's replicas" "$T/out" '"spec":{"replicas":2}'
 
-expect "apply at v2" 1 k apply --server-side -f "$T/c.yaml"
-has "apply gap" "$T/out" 'muster up does not convert a server-side apply through a conversion webhook'
+# server-side apply at v2, a version the webhook converts to (kube's
+# structured-merge manager applies at the request's version): entries
+# carry the version they were applied at; a manager at v1 is compared on
+# the objects converted to v1
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1, labels: {l: a}}\nspec: {replicas: 6}\n' >"$T/sa1.yaml"
+expect "apply creates at v2" 0 k apply --server-side --field-manager=alice -f "$T/sa1.yaml"
+has "created by apply" "$T/out" "cog.example.com/sa1 serverside-applied"
+expect "stored converted" 0 k get cogs.v1.example.com sa1 -o jsonpath='{.spec.replicas}'
+has "replicas at v1" "$T/out" "3"
+expect "alice's entry" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.managedFields[0].manager} {.metadata.managedFields[0].operation} {.metadata.managedFields[0].apiVersion}'
+has "entry at v2" "$T/out" "alice Apply example.com/v2"
+printf 'apiVersion: example.com/v1\nkind: Cog\nmetadata: {name: sa1, labels: {b: x}}\nspec: {replicas: 3}\n' >"$T/sa1b.yaml"
+expect "bob applies the same value at v1" 0 k apply --server-side --field-manager=bob -f "$T/sa1b.yaml"
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\nspec: {replicas: 8}\n' >"$T/sa1c.yaml"
+expect "carol conflicts at v2" 1 k apply --server-side --field-manager=carol -f "$T/sa1c.yaml"
+has "conflicts at both versions" "$T/out" 'Apply failed with 2 conflicts: conflicts with "alice":'
+has "bob's at v1" "$T/out" 'conflicts with "bob":'
+sed 's/replicas: 6/replicas: 10/' "$T/sa1.yaml" >"$T/sa1d.yaml"
+expect "alice conflicts with bob at v1" 1 k apply --server-side --field-manager=alice -f "$T/sa1d.yaml"
+has "conflict converted" "$T/out" 'Apply failed with 1 conflict: conflict with "bob": .spec.replicas'
+expect "alice forces" 0 k apply --server-side --force-conflicts --field-manager=alice -f "$T/sa1d.yaml"
+expect "forced value" 0 k get cogs.v1.example.com sa1 -o jsonpath='{.spec.replicas}'
+has "5 at v1" "$T/out" "5"
+expect "bob lost replicas" 0 k get cogs.v1.example.com sa1 -o jsonpath='{.metadata.managedFields[?(@.manager=="bob")].fieldsV1}'
+has "bob keeps his label" "$T/out" '"f:b"'
+hasnt "bob's replicas gone" "$T/out" 'replicas'
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\nspec: {replicas: 10}\n' >"$T/sa1e.yaml"
+expect "alice stops applying her label" 0 k apply --server-side --field-manager=alice -f "$T/sa1e.yaml"
+expect "label removed" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.labels}'
+has "bob's label stays" "$T/out" '{"b":"x"}'
+api -s -X PATCH -H 'Content-Type: application/apply-patch+yaml' --data-binary '{"apiVersion":"example.com/v1","kind":"Cog","metadata":{"name":"sa1"}}' \
+	"$S/apis/example.com/v2/namespaces/default/cogs/sa1?fieldManager=alice" >"$T/out" 2>&1
+has "version mismatch" "$T/out" 'the API version in the data (example.com/v1) does not match the expected API version (example.com/v2)'
 # the webhook's failures, with kube-apiserver's messages
 expect "fail-c1 at v1" 0 cog v1 fail-c1 1
 expect "failure answered" 1 k get cogs.v2.example.com fail-c1
