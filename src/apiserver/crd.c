@@ -1018,6 +1018,53 @@ static void check_webhook_url(const char *u, mu__verr_t *e)
 /* spec.conversion as kube-apiserver checks it: strategy None (the
  * default) or Webhook, a webhook (with a url or a service and the
  * ConversionReview versions) exactly when the strategy is Webhook. */
+/* clientConfig.service as kube's ValidateWebhookService checks it: a name
+ * and a namespace, a port in 1..65535 (443 when absent), a path that
+ * starts with '/' and whose segments are lowercase RFC 1123 subdomains.
+ * muster up does not call a webhook through it (crd_webhook.c). */
+static void check_webhook_service(const json_t *svc, mu__verr_t *e)
+{
+	static const char f[] = "spec.conversion.webhook.clientConfig.service";
+	char at[100];
+	const char *name = mu__jstr(svc, "name"), *ns = mu__jstr(svc, "namespace"), *path = mu__jstr(svc, "path");
+	snprintf(at, sizeof at, "%s.name", f);
+	if (!name || !*name)
+		mu__verr_add(e, at, REQ, "Required value: service name is required");
+	snprintf(at, sizeof at, "%s.namespace", f);
+	if (!ns || !*ns)
+		mu__verr_add(e, at, REQ, "Required value: service namespace is required");
+	const json_t *port = json_object_get(svc, "port");
+	snprintf(at, sizeof at, "%s.port", f);
+	if (port && (!json_is_integer(port) || json_integer_value(port) < 1 || json_integer_value(port) > 65535))
+		mu__verr_add(e, at, INV, "Invalid value: %lld: port is not valid: must be between 1 and 65535, inclusive",
+			     (long long)json_integer_value(port));
+	if (!path || !*path || !strcmp(path, "/"))
+		return;
+	snprintf(at, sizeof at, "%s.path", f);
+	if (path[0] != '/') {
+		mu__verr_add(e, at, INV, "Invalid value: \"%.200s\": must start with a '/'", path);
+		return;
+	}
+	char seg[254];
+	size_t n = strlen(path + 1), i = 0;
+	if (n && path[n] == '/')
+		n--; /* one trailing '/' is allowed */
+	for (const char *p = path + 1; p <= path + 1 + n && e->n < MU__VERR_MAX; i++) {
+		size_t l = strcspn(p, "/");
+		if (p + l > path + 1 + n)
+			l = (size_t)(path + 1 + n - p);
+		snprintf(seg, sizeof seg, "%.*s", (int)(l < 253 ? l : 253), p);
+		if (!l)
+			mu__verr_add(e, at, INV, "Invalid value: \"%.200s\": segment[%zu] may not be empty", path, i);
+		else if (l > 253 || !mu__valid_dns_subdomain(seg))
+			mu__verr_add(e, at, INV, "Invalid value: \"%.200s\": segment[%zu]: a lowercase RFC 1123 subdomain "
+				     "must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
+				     "with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+				     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')", path, i);
+		p += l + 1;
+	}
+}
+
 static void check_conversion(const json_t *conv, mu__verr_t *e)
 {
 	if (!conv)
@@ -1049,6 +1096,8 @@ static void check_conversion(const json_t *conv, mu__verr_t *e)
 			     "Required value: exactly one of url or service is required");
 	if (url)
 		check_webhook_url(mu__jstr(cc, "url"), e);
+	else if (svc)
+		check_webhook_service(json_object_get(cc, "service"), e);
 	bool known = false;
 	size_t i;
 	json_t *v;

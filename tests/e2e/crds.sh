@@ -543,6 +543,16 @@ sed "s|clientConfig: {url: .*|clientConfig: {service: {name: conv, namespace: de
 expect "service webhook" 0 k apply -f "$T/cog4.yaml"
 expect "service not resolved" 1 k get cogs.v2.example.com c1
 has "service gap" "$T/out" 'muster up does not resolve clientConfig.service'
+# why: muster up serves no Services (kube-apiserver resolves the service's
+# ClusterIP, which only kube-proxy routes), and the service is checked on
+# the CRD as kube's ValidateWebhookService checks it
+expect "no Services served" 1 k get services
+has "services unknown" "$T/out" 'the server doesn'"'"'t have a resource type "services"'
+sed "s|clientConfig: {url: .*|clientConfig: {service: {name: conv, namespace: '', port: 0, path: convert}}|" "$T/cog.yaml" >"$T/cog6.yaml"
+expect "service checked" 1 k apply -f "$T/cog6.yaml"
+has "service namespace" "$T/out" 'spec.conversion.webhook.clientConfig.service.namespace: Required value: service namespace is required'
+has "service port" "$T/out" 'spec.conversion.webhook.clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive'
+has "service path" "$T/out" 'spec.conversion.webhook.clientConfig.service.path: Invalid value: "convert": must start with a '"'"'/'"'"''
 sed "s|url: \"https://|url: \"http://|" "$T/cog.yaml" >"$T/cog5.yaml"
 expect "http webhook" 1 k apply -f "$T/cog5.yaml"
 has "https only" "$T/out" "spec.conversion.webhook.clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]"
