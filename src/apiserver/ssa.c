@@ -1029,6 +1029,65 @@ static int other_version(json_t *mf, const char *av, const json_t *old, const js
 	return MU_OK;
 }
 
+/* Puts back into dst the members of set s (f: fields: a custom object's,
+ * whose lists are atomic) that src has, as structured-merge-diff's
+ * addBackOwnedItems.  Bounded by s. */
+static void add_back(const json_t *s, const json_t *src, json_t *dst, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)s, k, v) {
+		json_t *sv = strncmp(k, "f:", 2) ? NULL : json_object_get(src, k + 2);
+		if (!sv || !json_is_object(dst))
+			continue;
+		if (is_leaf(v) || depth >= MAX_DEPTH || !json_is_object(sv)) {
+			json_object_set_new(dst, k + 2, copy(sv));
+			continue;
+		}
+		json_t *dv = json_object_get(dst, k + 2);
+		if (!json_is_object(dv))
+			json_object_set_new(dst, k + 2, dv = json_object());
+		add_back(v, sv, dv, depth + 1);
+	}
+}
+
+/* kube's Updater.prune when the applier's last apply (set prev) was at
+ * another version pav: the merged object *nw converted to pav loses prev's
+ * members that no other manager there owns, goes back to m's version, and
+ * gets back from *nw what the new apply (aset) and the managers at m's
+ * version own.  Two conversions; a version that is gone prunes nothing.
+ * MU_OK, or a conversion's error with msg. */
+static int prune_at(json_t **nw, const json_t *prev, const char *pav, const json_t *mf, const json_t *own,
+		    const json_t *aset, const mu__mgr_t *m, mu__ssa_conv_fn conv, void *ctx, char *msg, size_t msglen)
+{
+	json_t *objs = json_pack("[o]", copy(*nw));
+	int rc = pav && objs ? conv(ctx, objs, pav, msg, msglen) : MU_ENOMEM;
+	if (rc == MU_OK) {
+		json_t *os[MAX_MANAGERS];
+		int no = 0;
+		size_t i;
+		json_t *e;
+		json_array_foreach(mf, i, e)
+			if (no < MAX_MANAGERS && e != own && at_version(e, pav) && same_sub(e, m))
+				os[no++] = json_object_get(e, "fieldsV1");
+		remove_unapplied(prev, NULL, os, no, json_array_get(objs, 0), 0);
+		rc = conv(ctx, objs, m->api_version, msg, msglen);
+	}
+	if (rc == MU_OK) {
+		json_t *p = json_incref(json_array_get(objs, 0));
+		size_t i;
+		json_t *e;
+		add_back(aset, *nw, p, 0);
+		json_array_foreach(mf, i, e)
+			if (e != own && at_version(e, m->api_version))
+				add_back(json_object_get(e, "fieldsV1"), *nw, p, 0);
+		json_decref(*nw);
+		*nw = p;
+	}
+	json_decref(objs);
+	return rc == MU_ENOENT ? MU_OK : rc;
+}
+
 int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, json_t **out, char *msg,
 		  size_t msglen, mu__verr_t *e)
 {
@@ -1066,12 +1125,13 @@ int mu__ssa_apply_conv(const json_t *old, const json_t *applied, const mu__mgr_t
 	json_array_foreach(mf, i, en)
 		if (!conv || at_version(en, m->api_version) || en == own)
 			json_array_append(same, en);
-	/* the applier's earlier apply at another version: what it stopped
-	 * applying is not removed (kube prunes it at that version) */
-	json_t *prev = json_object_size(json_object_get(own, "fieldsV1")) && (!conv || at_version(own, m->api_version))
-			       ? json_object_get(own, "fieldsV1")
-			       : NULL;
-	json_t *nw = c.n && !m->force && !conv ? NULL : merged(old, applied, prev, aset, same, m, &rc);
+	/* the applier's earlier apply: what it stopped applying goes, at the
+	 * version it was applied at */
+	json_t *prev = json_object_size(json_object_get(own, "fieldsV1")) ? json_object_get(own, "fieldsV1") : NULL;
+	bool here = !conv || at_version(own, m->api_version);
+	json_t *nw = c.n && !m->force && !conv ? NULL : merged(old, applied, here ? prev : NULL, aset, same, m, &rc);
+	if (nw && prev && !here && rc == MU_OK)
+		rc = prune_at(&nw, prev, mu__jstr(own, "apiVersion"), mf, own, aset, m, conv, ctx, msg, msglen);
 	/* the managers at other versions, one conversion per version */
 	json_t *done = json_object();
 	json_array_foreach(conv && nw ? mf : NULL, i, en) {

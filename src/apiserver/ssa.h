@@ -86,9 +86,10 @@ typedef int (*mu__ssa_conv_fn)(void *ctx, json_t *objs, const char *av, char *ms
  * call per version), where a manager conflicts on the fields it owns
  * whose values the apply changed or added, and loses those it removed
  * (kube's Updater.update); entries at a version conv does not know are
- * dropped.  What the applier stopped applying is removed only when its
- * last apply was at this version.  conv NULL: every entry is compared on
- * old (mu__ssa_apply). */
+ * dropped.  What the applier stopped applying is removed at the version
+ * of its last apply (converted there and back, what the new apply and
+ * the managers at m's version own put back, as kube's Updater.prune).
+ * conv NULL: every entry is compared on old (mu__ssa_apply). */
 int mu__ssa_apply_conv(const json_t *old, const json_t *applied, const mu__mgr_t *m, mu__ssa_conv_fn conv,
 		       void *ctx, json_t **out, char *msg, size_t msglen, mu__verr_t *e);
 

@@ -513,6 +513,11 @@ printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\nspec: {rep
 expect "alice stops applying her label" 0 k apply --server-side --field-manager=alice -f "$T/sa1e.yaml"
 expect "label removed" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.labels}'
 has "bob's label stays" "$T/out" '{"b":"x"}'
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\n' >"$T/sa1g.yaml"
+expect "bob applies at v2 without his label" 0 k apply --server-side --field-manager=bob -f "$T/sa1g.yaml"
+expect "bob's label pruned at v1" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.labels} {.spec.replicas}'
+hasnt "label applied at v1 gone" "$T/out" '"b"'
+has "alice's replicas stay" "$T/out" '10'
 api -s -X PATCH -H 'Content-Type: application/apply-patch+yaml' --data-binary '{"apiVersion":"example.com/v1","kind":"Cog","metadata":{"name":"sa1"}}' \
 	"$S/apis/example.com/v2/namespaces/default/cogs/sa1?fieldManager=alice" >"$T/out" 2>&1
 has "version mismatch" "$T/out" 'the API version in the data (example.com/v1) does not match the expected API version (example.com/v2)'

@@ -543,6 +543,18 @@ static void test_apply_versions(mu_t_t *t)
 			     "{\"f:m\":{}}},\"manager\":\"alice\"") != NULL);
 	free(got);
 	json_decref(out);
+	/* bob applies at v2 without his label, after applying it at v1: it
+	 * goes (pruned at v1), and what he applies now stays */
+	json_t *bv2 = json_loads("{\"apiVersion\":\"ex/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"k\"},\"spec\":"
+				 "{\"m\":6}}", 0, NULL);
+	mu__mgr_t bob2 = bob;
+	snprintf(bob2.api_version, sizeof bob2.api_version, "ex/v2");
+	CHECK_EQ_INT(t, mu__ssa_apply_conv(live, bv2, &bob2, conv_n_m, &calls, &out, msg, sizeof msg, &e), MU_OK);
+	CHECK(t, mu__jget(out, "metadata.labels.b") == NULL);
+	CHECK_EQ_INT(t, (int)json_integer_value(mu__jget(out, "spec.m")), 6);
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(mf_of(out), 0), "apiVersion")), "ex/v2");
+	json_decref(out);
+	json_decref(bv2);
 	/* a manager at a version that is gone is dropped */
 	json_object_set_new(json_array_get(mf_of(live), 0), "apiVersion", json_string("ex/v9"));
 	alice.force = false;
