@@ -17,7 +17,8 @@
  * items of a list or of a Table, the object a write or delete returns, each
  * watch event) goes to the webhook, a list's in one ConversionReview.  A
  * failed conversion is a 500 with kube's message.  A server-side apply at
- * V is made at V, as kube's structured-merge manager makes it: the stored
+ * any version V (the storage version too, for the managers at others) is
+ * made at V, as kube's structured-merge manager makes it: the stored
  * object converted to V, the managers at V compared there, those at
  * another version W on the old and merged objects converted to W (ssa.c,
  * mu__ssa_apply_conv), the result converted to S and written with its
@@ -243,9 +244,12 @@ const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtyp
 	 * request asked for) */
 	if (c->nver > 1 && !strcmp(rq->method, "GET") && !rq->q.watch && rq->accept && strstr(rq->accept, "as=Table"))
 		out->q.include_object = 2;
-	if (!strcmp(rq->route.version, c->v[c->storage].name))
-		return out;
 	const char *sub = rq->route.sub;
+	/* an apply at the storage version too, for the managers at others */
+	bool apply = !strcmp(rq->method, "PATCH") && mu__content_type(rq->ctype) == MU__CT_APPLY &&
+		     (!*sub || !strcmp(sub, "status"));
+	if (!strcmp(rq->route.version, c->v[c->storage].name) && !apply)
+		return out;
 	if (!strcmp(sub, "scale")) { /* an autoscaling/v1 Scale: nothing to convert */
 		snprintf(out->route.version, sizeof out->route.version, "%s", c->v[c->storage].name);
 		return out;
@@ -286,7 +290,7 @@ const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtyp
 			return NULL;
 		out->method = "PUT";
 		out->ctype = "application/json";
-	} else if (patch && ct == MU__CT_APPLY && (!*sub || !strcmp(sub, "status"))) {
+	} else if (apply) {
 		bool create;
 		body = apply_at(s, rt, c, rq, av, mu__crd_version(c, rq->route.version), sav, &create, rs);
 		if (!body)

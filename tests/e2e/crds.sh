@@ -495,7 +495,9 @@ has "replicas at v1" "$T/out" "3"
 expect "alice's entry" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.managedFields[0].manager} {.metadata.managedFields[0].operation} {.metadata.managedFields[0].apiVersion}'
 has "entry at v2" "$T/out" "alice Apply example.com/v2"
 printf 'apiVersion: example.com/v1\nkind: Cog\nmetadata: {name: sa1, labels: {b: x}}\nspec: {replicas: 3}\n' >"$T/sa1b.yaml"
+: >"$T/wh.log"
 expect "bob applies the same value at v1" 0 k apply --server-side --field-manager=bob -f "$T/sa1b.yaml"
+has "alice compared at v2" "$T/wh.log" "/convert?timeout=30s 2 example.com/v2 sa1,sa1"
 printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\nspec: {replicas: 8}\n' >"$T/sa1c.yaml"
 expect "carol conflicts at v2" 1 k apply --server-side --field-manager=carol -f "$T/sa1c.yaml"
 has "conflicts at both versions" "$T/out" 'Apply failed with 2 conflicts: conflicts with "alice":'
