@@ -593,8 +593,8 @@ typedef struct mu__req {
 	const char *body;
 	size_t body_len;
 	/* the body's metadata.managedFields are the write's own, stored as
-	 * they are (crd_conv.c: an apply at a custom type's non-storage
-	 * version, its managers computed at that version) */
+	 * they are (crd_conv.c: a server-side apply to a custom type with a
+	 * conversion webhook, its managers computed at their versions) */
 	bool mf_final;
 } mu__req_t;
 
