@@ -5,7 +5,9 @@
 # 5 lists of 200, alternated v1 v2 v1 v2.  Prints the wall time per request
 # (curl's start-up included, so it measures the machine's load) and the
 # server's CPU time per request (/proc/PID/stat, 10 ms ticks), then the
-# number of webhook calls and the largest review.  Cleans up after itself.
+# number of webhook calls and the largest review; then N server-side
+# applies at v1 and at v2 (round 12), alternated, with the same figures.
+# Cleans up after itself.
 # Usage: sh bench/crd_conversion.sh PATH_TO_MUSTER   (N=100 by default;
 # KC names kubectl, as in tests/e2e)
 set -u
@@ -53,6 +55,22 @@ for v in v1 v2 v1 v2; do
 	for j in 1 2 3 4 5; do api -o /dev/null "$S/apis/example.com/$v/namespaces/default/cogs"; done
 	t2=$(date +%s.%N); c2=$(cpu)
 	echo "$v: get $(echo "($t1-$t0)*1000/$N" | bc -l | cut -c1-5) ms each, list of 200 $(echo "($t2-$t1)*1000/5" | bc -l | cut -c1-6) ms each; server CPU: get $(echo "($c1-$c0)*1000/$TCK/$N" | bc -l | cut -c1-5) ms, list $(echo "($c2-$c1)*1000/$TCK/5" | bc -l | cut -c1-5) ms"
+done
+# server-side apply of c2 at v1 (the storage version) and at v2 (round 12:
+# read, converted to v2, applied there, converted back), forced past the
+# client-side apply's manager, a new value each time
+n=0
+for v in v1 v2 v1 v2; do
+	c0=$(cpu); t0=$(date +%s.%N)
+	i=0; while [ $i -lt $N ]; do
+		n=$((n+1)); r=$((n*2))
+		api -o /dev/null -X PATCH -H 'Content-Type: application/apply-patch+yaml' \
+			--data-binary "{\"apiVersion\":\"example.com/$v\",\"kind\":\"Cog\",\"metadata\":{\"name\":\"c2\"},\"spec\":{\"replicas\":$r}}" \
+			"$S/apis/example.com/$v/namespaces/default/cogs/c2?fieldManager=bench&force=true"
+		i=$((i+1))
+	done
+	t1=$(date +%s.%N); c1=$(cpu)
+	echo "$v: apply $(echo "($t1-$t0)*1000/$N" | bc -l | cut -c1-5) ms each; server CPU $(echo "($c1-$c0)*1000/$TCK/$N" | bc -l | cut -c1-5) ms"
 done
 echo "webhook calls: $(wc -l <"$T/wh.log"), objects in the largest: $(sort -k2 -n "$T/wh.log" | tail -1 | cut -d' ' -f2)"
 kill $WP $UP; wait 2>/dev/null; rm -rf "$T"

@@ -8,7 +8,10 @@
  * pruned.  Invariants: messages stay NUL-terminated and within their
  * bounds, a CRD that passes registers, and pruning twice finds nothing new
  * the second time (unless the schema has defaults, which may bring fields
- * of their own).
+ * of their own).  Ratcheting: the CRD updated to itself has at most the
+ * create's causes (the old CRD's violations are kept), and an object
+ * updated to itself has none unless a rule reads oldSelf (kube never
+ * ratchets those); an "old" object in the input is validated against.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,9 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				"name", "widgets.example.com", "spec", "group", "example.com", "scope", "Namespaced",
 				"names", "plural", "widgets", "kind", "Widget", "versions", "name", "v1", "served", 1,
 				"storage", 1, "schema", "openAPIV3Schema", schema ? schema : json_null());
-	mu__verr_t e = {0};
+	mu__verr_t e = {0}, eu = {0};
 	mu__validate_crd(crd, NULL, &e);
 	check_verr(&e);
+	mu__validate_crd(crd, crd, &eu);
+	check_verr(&eu);
+	if (eu.n > e.n)
+		abort();
 	mu__types_t *r = NULL;
 	if (e.n == 0 && mu__types_new(&r) == MU_OK) {
 		char msg[200];
@@ -65,9 +72,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 				free(text);
 			}
-			mu__verr_t e2 = {0};
+			mu__verr_t e2 = {0}, e3 = {0}, e4 = {0};
 			mu__crd_validate(c, 0, obj, NULL, &e2);
 			check_verr(&e2);
+			json_t *same = json_deep_copy(obj);
+			mu__crd_validate(c, 0, obj, same, &e3);
+			check_verr(&e3);
+			char *st = json_dumps(schema, JSON_COMPACT);
+			if (st && !strstr(st, "oldSelf") && e3.n != 0)
+				abort();
+			free(st);
+			json_decref(same);
+			mu__crd_validate(c, 0, obj, json_object_get(in, "old"), &e4);
+			check_verr(&e4);
 			json_t *cells = json_array();
 			mu__crd_row(c, obj, 0, cells);
 			if ((int)json_array_size(cells) != c->t.ncols)

@@ -9,6 +9,9 @@
  * (MU_ESTATE) has at least one FieldManagerConflict cause and a message;
  * a success gives an object whose managedFields, when present, is an array
  * of entries with a FieldsV1 object each; nothing crashes or leaks.
+ * With "conv": true the apply is made at version ex/v2 through
+ * mu__ssa_apply_conv, whose converter renames spec.n (ex/v1) to spec.m
+ * (ex/v2) and knows no other version, with the same invariants.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +45,31 @@ static bool mf_ok(const json_t *o)
 	return json_is_array(mf);
 }
 
+/* ex/v1's spec.n is ex/v2's spec.m; other versions are unknown. */
+static int conv(void *ctx, json_t *objs, const char *av, char *msg, size_t msglen)
+{
+	(void)ctx;
+	if (strcmp(av, "ex/v1") && strcmp(av, "ex/v2")) {
+		snprintf(msg, msglen, "no version %s", av);
+		return MU_ENOENT;
+	}
+	size_t i;
+	json_t *o;
+	json_array_foreach(objs, i, o) {
+		if (!json_is_object(o))
+			continue;
+		json_t *spec = json_object_get(o, "spec");
+		const char *from = av[4] == '1' ? "m" : "n", *to = av[4] == '1' ? "n" : "m";
+		json_t *v = json_is_object(spec) ? json_object_get(spec, from) : NULL;
+		if (v) {
+			json_object_set(spec, to, v);
+			json_object_del(spec, from);
+		}
+		json_object_set_new(o, "apiVersion", json_string(av));
+	}
+	return MU_OK;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[512];
@@ -62,7 +90,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mu__verr_t e = {0};
 	json_t *out = NULL;
 	memset(err, 0x55, sizeof err);
-	int rc = mu__ssa_apply(live, applied, &m, &out, err, sizeof err, &e);
+	bool versions = json_is_true(json_object_get(in, "conv"));
+	if (versions) {
+		snprintf(m.api_version, sizeof m.api_version, "ex/v2");
+		m.builtin = false;
+		m.model = -1;
+	}
+	int rc = versions ? mu__ssa_apply_conv(live, applied, &m, conv, NULL, &out, err, sizeof err, &e)
+			  : mu__ssa_apply(live, applied, &m, &out, err, sizeof err, &e);
 	if (rc != MU_OK && !memchr(err, '\0', sizeof err))
 		abort();
 	if (rc == MU_ESTATE && (e.n == 0 || strcmp(e.c[0].reason, "FieldManagerConflict")))

@@ -592,6 +592,10 @@ typedef struct mu__req {
 	const char *user_agent;   /* may be NULL */
 	const char *body;
 	size_t body_len;
+	/* the body's metadata.managedFields are the write's own, stored as
+	 * they are (crd_conv.c: a server-side apply to a custom type with a
+	 * conversion webhook, its managers computed at their versions) */
+	bool mf_final;
 } mu__req_t;
 
 /* An answer: a body (owned) or a watch to stream. */

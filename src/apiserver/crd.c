@@ -45,6 +45,7 @@
 typedef struct path {
 	char b[512];
 	size_t n;
+	bool no_cel;  /* validation without the CEL rules (a default's first pass) */
 } path_t;
 
 /* Appends ".key" (or "key" at the root) or "[i]"; returns the old length. */
@@ -225,7 +226,7 @@ void mu__crd_prune(const mu__crdtype_t *c, int vi, json_t *obj, bool prune, mu__
 	if (vi < 0 || vi >= c->nver || !c->v[vi].schema)
 		return;
 	prune_ctx_t pc = {prune, false, u};
-	path_t p = {"", 0};
+	path_t p = {"", 0, false};
 	prune_value(&pc, obj, c->v[vi].schema, &p, 0, true);
 }
 
@@ -476,8 +477,62 @@ static void check_combinators(const json_t *v, const json_t *ov, const json_t *s
 	}
 }
 
+/* The CEL rules of the schemas under s (with transitions_only, only those
+ * that read oldSelf), run over v and an old value ov equal to it, in the
+ * places check() would run them: what a ratcheted subtree still answers
+ * for, as kube never ratchets a rule that reads oldSelf; and a default's
+ * rules, which kube runs with the default as both self and oldSelf.
+ * Bounded as check(). */
+static void cel_walk(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, bool transitions_only,
+		     mu__verr_t *e)
+{
+	if (!json_is_object(s) || depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX || json_is_null(v))
+		return;
+	mu__crd_cel_check(v, ov, s, p->b, e, transitions_only);
+	const json_t *items = json_object_get(s, "items");
+	size_t i;
+	json_t *it;
+	if (json_is_array(v) && json_is_object(items))
+		json_array_foreach(v, i, it) { /* v equals ov: element i correlates with element i */
+			size_t was = push_idx(p, i);
+			cel_walk(it, json_array_get(ov, i), items, p, depth + 1, transitions_only, e);
+			pop(p, was);
+		}
+	const char *k;
+	if (json_is_object(v))
+		json_object_foreach((json_t *)v, k, it) {
+			bool keep;
+			const json_t *sub = child_schema(s, k, &keep);
+			size_t was = push_key(p, k);
+			cel_walk(it, json_object_get(ov, k), sub, p, depth + 1, transitions_only, e);
+			pop(p, was);
+		}
+}
+
+static void check_node(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, bool root,
+		       mu__verr_t *e);
+
+/* Validates v against s (old value ov, correlated as kube correlates it:
+ * by property name, by map key in a map list, by value in a set; NULL
+ * when there is none).  Ratcheting, as kube 1.30+'s CRDValidationRatcheting
+ * (beta and on by default in 1.32, GA in 1.33): on an update, the errors
+ * of a value equal to its correlated old value (it and everything under
+ * it) are dropped, save those of transition rules; the equality is only
+ * computed when the value has errors, as kube's validator does. */
 static void check(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, bool root,
 		  mu__verr_t *e)
+{
+	int before = e->n;
+	check_node(v, ov, s, p, depth, root, e);
+	if (e->n > before && ov && json_equal(v, ov)) {
+		e->n = before;
+		if (!p->no_cel)
+			cel_walk(v, ov, s, p, depth, true, e);
+	}
+}
+
+static void check_node(const json_t *v, const json_t *ov, const json_t *s, path_t *p, int depth, bool root,
+		       mu__verr_t *e)
 {
 	char vb[128];
 	if (!json_is_object(s) || depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX)
@@ -522,18 +577,29 @@ static void check(const json_t *v, const json_t *ov, const json_t *s, path_t *p,
 	else if (json_is_object(v))
 		check_object(v, ov, s, p, depth, root, e);
 	check_combinators(v, ov, s, p, depth, e);
-	mu__crd_cel_check(v, json_is_null(ov) ? NULL : ov, s, p->b, e);
+	if (!p->no_cel)
+		mu__crd_cel_check(v, json_is_null(ov) ? NULL : ov, s, p->b, e, false);
 }
 
 void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, const json_t *old, mu__verr_t *e)
 {
 	if (vi < 0 || vi >= c->nver || !c->v[vi].schema)
 		return;
-	path_t p = {"", 0};
+	path_t p = {"", 0, false};
 	check(obj, old, c->v[vi].schema, &p, 0, true, e);
 }
 
 /* --- structural schemas ------------------------------------------------- */
+
+/* The CRD-level checks kube-apiserver lets an updated CRD keep breaking
+ * when the old CRD already broke them (its validationOptions from the old
+ * spec: requireAtomicSetType, requireMapListKeysMapSetValidation,
+ * requirePrunedDefaults), each over the whole CRD, not per field. */
+enum { R_SET = 1, R_MAPSET = 2, R_PRUNED = 4 };
+typedef struct sopts {
+	unsigned relax; /* R_*: not checked */
+	unsigned seen;  /* R_*: broken somewhere (the old CRD's walk) */
+} sopts_t;
 
 /* A cause at p's path plus ".key". */
 static void add_at(mu__verr_t *e, path_t *p, const char *key, const char *reason, const char *msg)
@@ -547,7 +613,7 @@ static void add_at(mu__verr_t *e, path_t *p, const char *key, const char *reason
  * CRD validation checks them: the type they need, their values, map keys
  * that are scalar properties of object items, required or defaulted and
  * not nullable, set and map items not nullable. */
-static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
+static void check_list_map_types(const json_t *s, path_t *p, sopts_t *o, mu__verr_t *e)
 {
 	char m[300];
 	const char *ty = json_string_value(json_object_get(s, "type"));
@@ -584,9 +650,11 @@ static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
 	}
 	if (!lt || (strcmp(lt, "map") && strcmp(lt, "set")) || !json_is_object(items))
 		return;
-	if (flag(items, "nullable")) {
+	bool mapset = !(o->relax & R_MAPSET); /* kube's validateMapListKeysMapSet */
+	if (mapset && flag(items, "nullable")) {
 		snprintf(m, sizeof m, "Forbidden: cannot be nullable when x-kubernetes-list-type is %s", lt);
 		add_at(e, p, "items.nullable", FORB, m);
+		o->seen |= R_MAPSET;
 	}
 	if (strcmp(lt, "map"))
 		return;
@@ -628,12 +696,14 @@ static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
 		json_t *r;
 		json_array_foreach(json_object_get(items, "required"), j, r)
 			required = required || (json_is_string(r) && !strcmp(json_string_value(r), kn));
-		if (!required && !json_object_get(prop, "default")) {
+		if (mapset && !required && !json_object_get(prop, "default")) {
+			o->seen |= R_MAPSET;
 			snprintf(key, sizeof key, "items.properties[%.100s].default", kn);
 			add_at(e, p, key, REQ, "Required value: this property is in x-kubernetes-list-map-keys, so it must "
 			       "have a default or be a required property");
 		}
-		if (flag(prop, "nullable")) {
+		if (mapset && flag(prop, "nullable")) {
+			o->seen |= R_MAPSET;
 			snprintf(key, sizeof key, "items.properties[%.100s].nullable", kn);
 			add_at(e, p, key, FORB, "Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be "
 			       "nullable");
@@ -644,8 +714,10 @@ static void check_list_map_types(const json_t *s, path_t *p, mu__verr_t *e)
 
 /* A set's items as kube-apiserver's structural check wants them: an array
  * item atomic (the default), an object item x-kubernetes-map-type atomic. */
-static void check_set_items(const json_t *s, path_t *p, mu__verr_t *e)
+static void check_set_items(const json_t *s, path_t *p, sopts_t *o, mu__verr_t *e)
 {
+	if (o->relax & R_SET)
+		return;
 	const char *lt = json_string_value(json_object_get(s, "x-kubernetes-list-type"));
 	const char *ty = json_string_value(json_object_get(s, "type"));
 	const json_t *items = json_object_get(s, "items");
@@ -662,13 +734,18 @@ static void check_set_items(const json_t *s, path_t *p, mu__verr_t *e)
 		add_at(e, p, "items.x-kubernetes-list-type", INV, m);
 	else if (ity && !strcmp(ity, "object") && (!imt || strcmp(imt, "atomic")))
 		add_at(e, p, "items.x-kubernetes-map-type", INV, m);
+	else
+		return;
+	o->seen |= R_SET;
 }
 
 /* A default as kube-apiserver's CRD validation checks it: pruned against
  * its own schema node it must not change ("must not have unknown fields"),
  * and it must validate against that node (the object messages, at the path
- * of the default).  Bounded by the size of the default. */
-static void check_default(const json_t *s, path_t *p, int depth, mu__verr_t *e)
+ * of the default), then, when it does, against the node's CEL rules, run
+ * with the default as both self and oldSelf, as kube's ValidateDefaults
+ * runs them.  Bounded by the size of the default. */
+static void check_default(const json_t *s, path_t *p, int depth, sopts_t *o, mu__verr_t *e)
 {
 	const json_t *d = json_object_get(s, "default");
 	if (!d)
@@ -677,21 +754,27 @@ static void check_default(const json_t *s, path_t *p, int depth, mu__verr_t *e)
 	json_t *cp = json_deep_copy(d);
 	mu__unknown_t u = {0};
 	prune_ctx_t pc = {true, true, &u};
-	path_t q = {"", 0};
+	path_t q = {"", 0, false};
 	if (cp)
 		prune_value(&pc, cp, s, &q, depth, flag(s, "x-kubernetes-embedded-resource"));
-	if (cp && !json_equal(cp, d)) {
+	if (cp && !json_equal(cp, d) && !(o->relax & R_PRUNED)) {
 		char *text = json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
 		mu__verr_add(e, p->b, INV, "Invalid value: %.200s: must not have unknown fields", text ? text : "");
 		free(text);
+		o->seen |= R_PRUNED;
 	} else if (cp) {
+		int before = e->n;
+		p->no_cel = true;
 		check(d, NULL, s, p, depth, flag(s, "x-kubernetes-embedded-resource"), e);
+		p->no_cel = false;
+		if (e->n == before)
+			cel_walk(d, d, s, p, depth, false, e);
 	}
 	json_decref(cp);
 	pop(p, was);
 }
 
-static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__verr_t *e)
+static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, sopts_t *o, mu__verr_t *e)
 {
 	if (depth > MU__MAX_DEPTH || e->n >= MU__VERR_MAX)
 		return;
@@ -726,9 +809,9 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 		pop(p, was);
 	}
 	mu__crd_cel_schema(s, p->b, e, NULL, 0);
-	check_list_map_types(s, p, e);
-	check_set_items(s, p, e);
-	check_default(s, p, depth, e);
+	check_list_map_types(s, p, o, e);
+	check_set_items(s, p, o, e);
+	check_default(s, p, depth, o, e);
 	if (json_object_get(s, "properties") && json_is_object(json_object_get(s, "additionalProperties")))
 		mu__verr_add(e, p->b, FORB, "Forbidden: additionalProperties and properties are mutual exclusive");
 	const char *k;
@@ -741,7 +824,7 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 		size_t l = strlen(p->b);
 		snprintf(p->b + l, sizeof p->b - l, "%s", key);
 		p->n = strlen(p->b);
-		schema_walk(sub, p, depth + 1, typed, e);
+		schema_walk(sub, p, depth + 1, typed, o, e);
 		pop(p, was);
 	}
 	static const char *const one[] = {"items", "additionalProperties", "not"};
@@ -749,7 +832,7 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 		sub = json_object_get(s, one[i]);
 		if (json_is_object(sub)) {
 			size_t was = push_key(p, one[i]);
-			schema_walk(sub, p, depth + 1, typed && i < 2, e);
+			schema_walk(sub, p, depth + 1, typed && i < 2, o, e);
 			pop(p, was);
 		}
 	}
@@ -759,24 +842,51 @@ static void schema_walk(const json_t *s, path_t *p, int depth, bool typed, mu__v
 		json_array_foreach(json_object_get(s, many[i]), j, sub) {
 			size_t was = push_key(p, many[i]);
 			push_idx(p, j);
-			schema_walk(sub, p, depth + 1, false, e);
+			schema_walk(sub, p, depth + 1, false, o, e);
 			pop(p, was);
 		}
 	}
 }
 
-void mu__crd_check_schema(const json_t *schema, const char *path, mu__verr_t *e)
+/* Checks schema (at path) with options o: mu__crd_check_schema. */
+static void check_schema(const json_t *schema, const char *path, sopts_t *o, mu__verr_t *e)
 {
-	path_t p;
+	path_t p = {"", 0, false};
 	snprintf(p.b, sizeof p.b, "%s", path);
 	p.n = strlen(p.b);
-	schema_walk(schema, &p, 0, true, e);
+	schema_walk(schema, &p, 0, true, o, e);
 	const char *ty = json_string_value(json_object_get(schema, "type"));
 	if (json_is_object(schema) && (!ty || strcmp(ty, "object"))) {
 		size_t was = push_key(&p, "type");
 		mu__verr_add(e, p.b, INV, "Invalid value: \"%s\": must be object at the root", ty ? ty : "");
 		pop(&p, was);
 	}
+}
+
+void mu__crd_check_schema(const json_t *schema, const char *path, mu__verr_t *e)
+{
+	sopts_t o = {0, 0};
+	check_schema(schema, path, &o, e);
+}
+
+/* Which of the R_* checks the CRD old (before an update; NULL on a
+ * create) breaks: an update need not meet those, as kube's
+ * ValidateCustomResourceDefinitionUpdate takes its options from the old
+ * spec.  Work: a walk of old's schemas. */
+static unsigned old_breaks(const json_t *old)
+{
+	sopts_t o = {0, 0};
+	mu__verr_t *scratch = old ? calloc(1, sizeof *scratch) : NULL;
+	size_t i;
+	json_t *v;
+	json_array_foreach(scratch ? mu__jget(old, "spec.versions") : NULL, i, v) {
+		const json_t *sc = mu__jget(v, "schema.openAPIV3Schema");
+		scratch->n = 0; /* the causes are not wanted, only o.seen */
+		if (sc)
+			check_schema(sc, "", &o, scratch);
+	}
+	free(scratch);
+	return o.seen;
 }
 
 /* --- the CRD itself ----------------------------------------------------- */
@@ -843,7 +953,7 @@ static void check_subresources(const json_t *v, size_t i, mu__verr_t *e)
 	check_scale_path(scale, i, "labelSelectorPath", either, "either .spec or .status", e);
 }
 
-static void check_versions(const json_t *vers, mu__verr_t *e)
+static void check_versions(const json_t *vers, unsigned relax, mu__verr_t *e)
 {
 	size_t i, j;
 	json_t *v, *w;
@@ -868,8 +978,10 @@ static void check_versions(const json_t *vers, mu__verr_t *e)
 		snprintf(f, sizeof f, "spec.versions[%zu].schema.openAPIV3Schema", i);
 		if (!sc)
 			mu__verr_add(e, f, REQ, "Required value: schemas are required");
-		else
-			mu__crd_check_schema(sc, f, e);
+		else {
+			sopts_t o = {relax, 0};
+			check_schema(sc, f, &o, e);
+		}
 	}
 	if (json_array_size(vers) && storage != 1)
 		mu__verr_add(e, "spec.versions", INV, "Invalid value: must have exactly one version marked as storage "
@@ -906,6 +1018,53 @@ static void check_webhook_url(const char *u, mu__verr_t *e)
 /* spec.conversion as kube-apiserver checks it: strategy None (the
  * default) or Webhook, a webhook (with a url or a service and the
  * ConversionReview versions) exactly when the strategy is Webhook. */
+/* clientConfig.service as kube's ValidateWebhookService checks it: a name
+ * and a namespace, a port in 1..65535 (443 when absent), a path that
+ * starts with '/' and whose segments are lowercase RFC 1123 subdomains.
+ * muster up does not call a webhook through it (crd_webhook.c). */
+static void check_webhook_service(const json_t *svc, mu__verr_t *e)
+{
+	static const char f[] = "spec.conversion.webhook.clientConfig.service";
+	char at[100];
+	const char *name = mu__jstr(svc, "name"), *ns = mu__jstr(svc, "namespace"), *path = mu__jstr(svc, "path");
+	snprintf(at, sizeof at, "%s.name", f);
+	if (!name || !*name)
+		mu__verr_add(e, at, REQ, "Required value: service name is required");
+	snprintf(at, sizeof at, "%s.namespace", f);
+	if (!ns || !*ns)
+		mu__verr_add(e, at, REQ, "Required value: service namespace is required");
+	const json_t *port = json_object_get(svc, "port");
+	snprintf(at, sizeof at, "%s.port", f);
+	if (port && (!json_is_integer(port) || json_integer_value(port) < 1 || json_integer_value(port) > 65535))
+		mu__verr_add(e, at, INV, "Invalid value: %lld: port is not valid: must be between 1 and 65535, inclusive",
+			     (long long)json_integer_value(port));
+	if (!path || !*path || !strcmp(path, "/"))
+		return;
+	snprintf(at, sizeof at, "%s.path", f);
+	if (path[0] != '/') {
+		mu__verr_add(e, at, INV, "Invalid value: \"%.200s\": must start with a '/'", path);
+		return;
+	}
+	char seg[254];
+	size_t n = strlen(path + 1), i = 0;
+	if (n && path[n] == '/')
+		n--; /* one trailing '/' is allowed */
+	for (const char *p = path + 1; p <= path + 1 + n && e->n < MU__VERR_MAX; i++) {
+		size_t l = strcspn(p, "/");
+		if (p + l > path + 1 + n)
+			l = (size_t)(path + 1 + n - p);
+		snprintf(seg, sizeof seg, "%.*s", (int)(l < 253 ? l : 253), p);
+		if (!l)
+			mu__verr_add(e, at, INV, "Invalid value: \"%.200s\": segment[%zu] may not be empty", path, i);
+		else if (l > 253 || !mu__valid_dns_subdomain(seg))
+			mu__verr_add(e, at, INV, "Invalid value: \"%.200s\": segment[%zu]: a lowercase RFC 1123 subdomain "
+				     "must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
+				     "with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+				     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')", path, i);
+		p += l + 1;
+	}
+}
+
 static void check_conversion(const json_t *conv, mu__verr_t *e)
 {
 	if (!conv)
@@ -937,6 +1096,8 @@ static void check_conversion(const json_t *conv, mu__verr_t *e)
 			     "Required value: exactly one of url or service is required");
 	if (url)
 		check_webhook_url(mu__jstr(cc, "url"), e);
+	else if (svc)
+		check_webhook_service(json_object_get(cc, "service"), e);
 	bool known = false;
 	size_t i;
 	json_t *v;
@@ -1012,7 +1173,7 @@ void mu__validate_crd(const json_t *obj, const json_t *old, mu__verr_t *e)
 	if (json_array_size(json_object_get(spec, "versions")) > MU__CRD_VERSIONS)
 		mu__verr_add(e, "spec.versions", MANY, "Too many: muster up serves at most %d versions of a CRD",
 			     MU__CRD_VERSIONS);
-	check_versions(json_object_get(spec, "versions"), e);
+	check_versions(json_object_get(spec, "versions"), old_breaks(old), e);
 	check_conversion(json_object_get(spec, "conversion"), e);
 	if (json_object_get(obj, "status"))
 		check_stored_versions(obj, e);

@@ -57,8 +57,10 @@ typedef struct mu__crdtype {
 /* Runs the x-kubernetes-validations rules of schema node s on v (the value
  * at path; ov the value there before an update, or NULL), adding a cause
  * to e for each that does not hold.  A transition rule (one that reads
- * oldSelf) runs only when ov is there, as kube-apiserver runs it. */
-void mu__crd_cel_check(const json_t *v, const json_t *ov, const json_t *s, const char *path, mu__verr_t *e);
+ * oldSelf) runs only when ov is there, as kube-apiserver runs it; with
+ * transitions_only, only those run (a ratcheted value, crd.c). */
+void mu__crd_cel_check(const json_t *v, const json_t *ov, const json_t *s, const char *path, mu__verr_t *e,
+		       bool transitions_only);
 /* Checks the rules of schema node s (at path): a cause in e for each that
  * is not CEL; text appended to warn (may be NULL) for each that muster does
  * not evaluate. */
@@ -173,8 +175,9 @@ void mu__crd_status(json_t *obj, const json_t *old, bool status_sub);
 void mu__crd_prune(const mu__crdtype_t *c, int vi, json_t *obj, bool prune, mu__unknown_t *u);
 /* Validates obj against the schema of version vi (types, required, enum,
  * bounds, lengths, patterns, list types, CEL rules); old is the object
- * before an update (NULL on a create), for transition rules; causes go to
- * e. */
+ * before an update (NULL on a create), for transition rules and
+ * ratcheting (the errors of a value left unchanged are dropped, as kube
+ * 1.30+ does); causes go to e. */
 void mu__crd_validate(const mu__crdtype_t *c, int vi, const json_t *obj, const json_t *old, mu__verr_t *e);
 /* Checks that a schema is structural (every node has a type, or is
  * x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields; no

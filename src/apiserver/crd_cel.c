@@ -83,7 +83,8 @@ static bool evaluated(const json_t *r, bool *transition)
 	return rule_ok(r, &rc, transition, why, sizeof why);
 }
 
-void mu__crd_cel_check(const json_t *v, const json_t *ov, const json_t *s, const char *path, mu__verr_t *e)
+void mu__crd_cel_check(const json_t *v, const json_t *ov, const json_t *s, const char *path, mu__verr_t *e,
+		       bool transitions_only)
 {
 	const json_t *rules = json_object_get(s, "x-kubernetes-validations");
 	const char *ty = json_string_value(json_object_get(s, "type"));
@@ -97,8 +98,8 @@ void mu__crd_cel_check(const json_t *v, const json_t *ov, const json_t *s, const
 		bool transition = false;
 		if (!evaluated(r, &transition))
 			continue; /* the CRD's create said so in a Warning */
-		if (transition && !ov)
-			continue; /* a create, or nothing there before */
+		if ((transition && !ov) || (!transition && transitions_only))
+			continue; /* a create, or nothing there before; or ratcheted */
 		int rc = mu_cel_rule_eval_old(rule, &json_doc, v, ov, &ok, why, sizeof why);
 		if (ok)
 			continue;

@@ -16,9 +16,16 @@
  * write wins, as kube's patcher retries); every object the answer carries that is not in V (a get, the
  * items of a list or of a Table, the object a write or delete returns, each
  * watch event) goes to the webhook, a list's in one ConversionReview.  A
- * failed conversion is a 500 with kube's message.  Server-side apply at V
- * is refused with a 500 naming the gap.  Work: one webhook call per
- * request and per converted watch event, and linear in the answer's size.
+ * failed conversion is a 500 with kube's message.  A server-side apply at
+ * any version V (the storage version too, for the managers at others) is
+ * made at V, as kube's structured-merge manager makes it: the stored
+ * object converted to V, the managers at V compared there, those at
+ * another version W on the old and merged objects converted to W (ssa.c,
+ * mu__ssa_apply_conv), the result converted to S and written with its
+ * managedFields as a replace at the version read (retried as a patch
+ * is), or a create.  Work: one webhook call per request (an apply: two,
+ * plus one per other version its managers are at) and per converted watch
+ * event, and linear in the answer's size.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +33,7 @@
 
 #include "apiserver/api_int.h"
 #include "apiserver/crd.h"
+#include "apiserver/ssa.h"
 
 /* A 500 with a conversion's message (kube's words, crd_webhook.c). */
 static void conv_failed(mu__resp_t *rs, const char *msg)
@@ -105,6 +113,125 @@ static json_t *patch_at(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const
 	return back;
 }
 
+/* Prunes and defaults body (an object of c at version vi) as kube decodes
+ * it at that version, with the request's fieldValidation: false with a
+ * 400 in rs when Strict finds unknown fields. */
+static bool decode_at(const mu__crdtype_t *c, int vi, json_t *body, const mu__req_t *rq, mu__resp_t *rs)
+{
+	mu__unknown_t u;
+	bool strict = rq->q.field_validation == MU__FV_STRICT;
+	mu__crd_prune(c, vi, body, !strict, &u);
+	if (strict && u.n) {
+		mu__resp_status(rs, 400, "BadRequest", "%s in version \"%s\" cannot be handled as a %s: "
+				"strict decoding error: %s", c->t.kind, c->v[vi].name, c->t.kind, u.text);
+		return false;
+	}
+	if (u.n && rq->q.field_validation == MU__FV_WARN)
+		snprintf(rs->warning, sizeof rs->warning, "%s", u.text);
+	return true;
+}
+
+/* mu__ssa_conv_fn for c's webhook. */
+static int ssa_conv(void *ctx, json_t *objs, const char *av, char *msg, size_t msglen)
+{
+	const mu__crdtype_t *c = ctx;
+	size_t gl = strlen(c->t.group);
+	if (strncmp(av, c->t.group, gl) || av[gl] != '/' || mu__crd_version(c, av + gl + 1) < 0)
+		return MU_ENOENT;
+	return mu__crd_webhook_convert(c, objs, av, msg, msglen);
+}
+
+/* Copies the managedFields of from into to (both objects). */
+static void keep_fields(json_t *to, const json_t *from)
+{
+	json_t *mf = mu__jget(from, "metadata.managedFields"), *md = json_object_get(to, "metadata");
+	if (json_is_object(md) && mf)
+		json_object_set(md, "managedFields", mf);
+	else if (json_is_object(md))
+		json_object_del(md, "managedFields");
+}
+
+/* A server-side apply at version av (index vi) of c, as kube's
+ * structured-merge manager applies at the request's version: the stored
+ * object converted to av, the configuration applied there with the
+ * managers at other versions compared at theirs (ssa.c), the result
+ * converted back to the storage version sav with its managedFields.  The
+ * object to write (*create: there was none), or NULL with rs filled. */
+static json_t *apply_at(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq, const char *av,
+			int vi, const char *sav, bool *create, mu__resp_t *rs)
+{
+	char err[4096];
+	*create = false;
+	if (!rq->q.field_manager[0]) {
+		mu__resp_status(rs, 422, "Invalid", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required "
+				"value: is required for apply patch");
+		return NULL;
+	}
+	json_t *body = mu__json_body(rq->body, rq->body_len, s->o.max_body, err, sizeof err);
+	if (!json_is_object(body)) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", body ? "the request body must be a JSON object" : err);
+		json_decref(body);
+		return NULL;
+	}
+	const char *bav = mu__jstr(body, "apiVersion"), *nm = mu__jstr(body, "metadata.name");
+	if (bav && strcmp(bav, av)) { /* kube's structuredMergeManager.Apply */
+		mu__resp_status(rs, 400, "BadRequest", "the API version in the data (%s) does not match the expected API "
+				"version (%s)", bav, av);
+		json_decref(body);
+		return NULL;
+	}
+	if (!nm || strcmp(nm, rq->route.name)) {
+		mu__resp_status(rs, 400, "BadRequest", "metadata.name must be %s", rq->route.name);
+		json_decref(body);
+		return NULL;
+	}
+	if (!decode_at(c, vi, body, rq, rs)) {
+		json_decref(body);
+		return NULL;
+	}
+	mu__mgr_t m;
+	if (mu__mgr_init(&m, rq, &c->t, err, sizeof err) != MU_OK) {
+		mu__resp_status(rs, 422, "Invalid", "PatchOptions.meta.k8s.io \"\" is invalid: %s", err);
+		json_decref(body);
+		return NULL;
+	}
+	snprintf(m.api_version, sizeof m.api_version, "%s", av);
+	mu__obj_t *cur = mu__store_get(s->store, rt, rq->route.ns, rq->route.name);
+	json_t *old = cur ? mu__obj_parse(cur) : NULL, *nw = NULL;
+	char rv[32];
+	snprintf(rv, sizeof rv, "%lld", cur ? (long long)cur->rv : 0LL);
+	mu__obj_unref(cur);
+	if (!old) { /* a create: the applier owns what it applied, at av */
+		nw = json_deep_copy(body);
+		if (nw)
+			mu__mf_apply_create(nw, body, &m);
+		*create = true;
+	} else {
+		json_t *at = webhook_one(c, old, av, rs);
+		if (at) {
+			keep_fields(at, old);
+			mu__verr_t e = {0};
+			int rc = mu__ssa_apply_conv(at, body, &m, ssa_conv, (void *)c, &nw, err, sizeof err, &e);
+			if (rc == MU_ESTATE)
+				mu__resp_err(rs, 409, "Conflict", NULL, NULL, &e, "%s", err);
+			else if (rc != MU_OK)
+				mu__resp_status(rs, 500, "InternalError", "%s", err);
+		}
+		json_decref(at);
+	}
+	json_decref(old);
+	json_decref(body);
+	json_t *back = nw ? webhook_one(c, nw, sav, rs) : NULL;
+	if (back) {
+		keep_fields(back, nw);
+		json_t *md = json_object_get(back, "metadata");
+		if (json_is_object(md) && !*create)
+			json_object_set_new(md, "resourceVersion", json_string(rv));
+	}
+	json_decref(nw);
+	return back;
+}
+
 const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtype_t *c, const mu__req_t *rq,
 				     mu__req_t *out, char **owned, mu__resp_t *rs)
 {
@@ -117,9 +244,12 @@ const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtyp
 	 * request asked for) */
 	if (c->nver > 1 && !strcmp(rq->method, "GET") && !rq->q.watch && rq->accept && strstr(rq->accept, "as=Table"))
 		out->q.include_object = 2;
-	if (!strcmp(rq->route.version, c->v[c->storage].name))
-		return out;
 	const char *sub = rq->route.sub;
+	/* an apply at the storage version too, for the managers at others */
+	bool apply = !strcmp(rq->method, "PATCH") && mu__content_type(rq->ctype) == MU__CT_APPLY &&
+		     (!*sub || !strcmp(sub, "status"));
+	if (!strcmp(rq->route.version, c->v[c->storage].name) && !apply)
+		return out;
 	if (!strcmp(sub, "scale")) { /* an autoscaling/v1 Scale: nothing to convert */
 		snprintf(out->route.version, sizeof out->route.version, "%s", c->v[c->storage].name);
 		return out;
@@ -143,17 +273,10 @@ const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtyp
 			if (vi >= 0 && (!k || !strcmp(k, c->t.kind)) && !strncmp(bav, c->t.group, strlen(c->t.group))) {
 				if (!k)
 					json_object_set_new(body, "kind", json_string(c->t.kind));
-				mu__unknown_t u;
-				bool strict = rq->q.field_validation == MU__FV_STRICT;
-				mu__crd_prune(c, vi, body, !strict, &u);
-				if (strict && u.n) {
-					mu__resp_status(rs, 400, "BadRequest", "%s in version \"%s\" cannot be handled as a %s: "
-							"strict decoding error: %s", c->t.kind, c->v[vi].name, c->t.kind, u.text);
+				if (!decode_at(c, vi, body, rq, rs)) {
 					json_decref(body);
 					return NULL;
 				}
-				if (u.n && rq->q.field_validation == MU__FV_WARN)
-					snprintf(rs->warning, sizeof rs->warning, "%s", u.text);
 				json_t *conv = webhook_one(c, body, sav, rs);
 				json_decref(body);
 				if (!conv)
@@ -167,11 +290,16 @@ const mu__req_t *mu__crd_conv_before(mu_apiserver_t *s, int rt, const mu__crdtyp
 			return NULL;
 		out->method = "PUT";
 		out->ctype = "application/json";
-	} else if (patch && ct == MU__CT_APPLY) {
-		mu__resp_status(rs, 500, "InternalError", "conversion webhook for %s, Kind=%s failed: muster up does not "
-				"convert a server-side apply through a conversion webhook; apply at the storage version %s",
-				av, c->t.kind, c->v[c->storage].name);
-		return NULL;
+	} else if (apply) {
+		bool create;
+		body = apply_at(s, rt, c, rq, av, mu__crd_version(c, rq->route.version), sav, &create, rs);
+		if (!body)
+			return NULL;
+		out->method = create ? "POST" : "PUT";
+		if (create)
+			out->route.name[0] = '\0';
+		out->ctype = "application/json";
+		out->mf_final = true;
 	}
 	if (body) {
 		*owned = json_dumps(body, JSON_COMPACT);

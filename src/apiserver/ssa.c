@@ -713,6 +713,8 @@ static void entries_store(json_t *obj, json_t *mf)
 
 void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 {
+	if (m->verbatim)
+		return; /* computed by the writer (an apply at another version) */
 	json_t *live = mu__fieldset(nw, m);
 	json_t *ch;
 	if (old) {
@@ -954,30 +956,196 @@ static json_t *merged(const json_t *old, const json_t *app, const json_t *prev, 
 	return nw;
 }
 
+/* Whether entry e is at version av (no apiVersion: taken as av). */
+static bool at_version(const json_t *e, const char *av)
+{
+	const char *v = mu__jstr(e, "apiVersion");
+	return !v || !strcmp(v, av);
+}
+
+/* The leaves of set s that set ch also holds (a change there), as
+ * conflicts of manager who, at path elems. */
+static void collect(const json_t *s, const json_t *ch, json_t *elems, int who, conflicts_t *c, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)s, k, v) {
+		json_t *cv = json_object_get(ch, k);
+		if (!cv || !strcmp(k, "."))
+			continue;
+		json_array_append_new(elems, json_string(k));
+		if (is_leaf(v) || is_leaf(cv) || depth >= MAX_DEPTH) {
+			json_array_append_new(c->paths, json_pack("[i, o]", who, json_copy(elems)));
+			c->n++;
+		} else {
+			collect(v, cv, elems, who, c, depth + 1);
+		}
+		json_array_remove(elems, json_array_size(elems) - 1);
+	}
+}
+
+/* kube's Updater.update for the managers of mf at version av (other than
+ * m's own Apply entry): old and nw converted to av by conv, a manager
+ * there conflicts on the fields it owns whose value the apply changed or
+ * added, and loses those it removed.  MU_OK; MU_ENOENT when av is not a
+ * version of the kind (those entries are dropped, as kube forgets a
+ * manager whose version is gone); another error with msg. */
+static int other_version(json_t *mf, const char *av, const json_t *old, const json_t *nw, const mu__mgr_t *m,
+			 mu__ssa_conv_fn conv, void *ctx, conflicts_t *c, char *msg, size_t msglen)
+{
+	json_t *objs = json_pack("[o, o]", copy(old), copy(nw)); /* conv changes them */
+	int rc = objs ? conv(ctx, objs, av, msg, msglen) : MU_ENOMEM;
+	size_t i;
+	json_t *e;
+	json_array_foreach(rc == MU_ENOENT ? mf : NULL, i, e)
+		if (!entry_is(e, m->name, "Apply", m->sub) && at_version(e, av))
+			json_object_set_new(e, "fieldsV1", json_object()); /* dropped by entries_store */
+	if (rc != MU_OK) {
+		json_decref(objs);
+		return rc == MU_ENOENT ? MU_OK : rc;
+	}
+	const json_t *ow = json_array_get(objs, 0), *nv = json_array_get(objs, 1);
+	json_t *live = mu__fieldset(nv, m), *was = mu__fieldset(ow, m);
+	json_t *tn = tracked(nv, m), *to = tracked(ow, m);
+	json_t *ch = changed(live, tn, to, 0);
+	json_t *rm = set_removed(was, live, 0);
+	json_array_foreach(mf, i, e) {
+		if (entry_is(e, m->name, "Apply", m->sub) || !at_version(e, av) || !same_sub(e, m))
+			continue;
+		json_t *elems = json_array();
+		if (ch)
+			collect(json_object_get(e, "fieldsV1"), ch, elems, (int)i, c, 0);
+		json_decref(elems);
+		if (rm)
+			set_subtract(json_object_get(e, "fieldsV1"), rm, 0);
+	}
+	json_decref(rm);
+	json_decref(ch);
+	json_decref(tn);
+	json_decref(to);
+	json_decref(was);
+	json_decref(live);
+	json_decref(objs);
+	return MU_OK;
+}
+
+/* Puts back into dst the members of set s (f: fields: a custom object's,
+ * whose lists are atomic) that src has, as structured-merge-diff's
+ * addBackOwnedItems.  Bounded by s. */
+static void add_back(const json_t *s, const json_t *src, json_t *dst, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)s, k, v) {
+		json_t *sv = strncmp(k, "f:", 2) ? NULL : json_object_get(src, k + 2);
+		if (!sv || !json_is_object(dst))
+			continue;
+		if (is_leaf(v) || depth >= MAX_DEPTH || !json_is_object(sv)) {
+			json_object_set_new(dst, k + 2, copy(sv));
+			continue;
+		}
+		json_t *dv = json_object_get(dst, k + 2);
+		if (!json_is_object(dv))
+			json_object_set_new(dst, k + 2, dv = json_object());
+		add_back(v, sv, dv, depth + 1);
+	}
+}
+
+/* kube's Updater.prune when the applier's last apply (set prev) was at
+ * another version pav: the merged object *nw converted to pav loses prev's
+ * members that no other manager there owns, goes back to m's version, and
+ * gets back from *nw what the new apply (aset) and the managers at m's
+ * version own.  Two conversions; a version that is gone prunes nothing.
+ * MU_OK, or a conversion's error with msg. */
+static int prune_at(json_t **nw, const json_t *prev, const char *pav, const json_t *mf, const json_t *own,
+		    const json_t *aset, const mu__mgr_t *m, mu__ssa_conv_fn conv, void *ctx, char *msg, size_t msglen)
+{
+	json_t *objs = json_pack("[o]", copy(*nw));
+	int rc = pav && objs ? conv(ctx, objs, pav, msg, msglen) : MU_ENOMEM;
+	if (rc == MU_OK) {
+		json_t *os[MAX_MANAGERS];
+		int no = 0;
+		size_t i;
+		json_t *e;
+		json_array_foreach(mf, i, e)
+			if (no < MAX_MANAGERS && e != own && at_version(e, pav) && same_sub(e, m))
+				os[no++] = json_object_get(e, "fieldsV1");
+		remove_unapplied(prev, NULL, os, no, json_array_get(objs, 0), 0);
+		rc = conv(ctx, objs, m->api_version, msg, msglen);
+	}
+	if (rc == MU_OK) {
+		json_t *p = json_incref(json_array_get(objs, 0));
+		size_t i;
+		json_t *e;
+		add_back(aset, *nw, p, 0);
+		json_array_foreach(mf, i, e)
+			if (e != own && at_version(e, m->api_version))
+				add_back(json_object_get(e, "fieldsV1"), *nw, p, 0);
+		json_decref(*nw);
+		*nw = p;
+	}
+	json_decref(objs);
+	return rc == MU_ENOENT ? MU_OK : rc;
+}
+
 int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, json_t **out, char *msg,
 		  size_t msglen, mu__verr_t *e)
 {
+	return mu__ssa_apply_conv(old, applied, m, NULL, NULL, out, msg, msglen, e);
+}
+
+int mu__ssa_apply_conv(const json_t *old, const json_t *applied, const mu__mgr_t *m, mu__ssa_conv_fn conv,
+		       void *ctx, json_t **out, char *msg, size_t msglen, mu__verr_t *e)
+{
 	*out = NULL;
+	msg[0] = '\0';
 	json_t *mf = entries_of(old);
 	if (json_array_size(mf) > MAX_MANAGERS) {
 		snprintf(msg, msglen, "the object has more than %d field managers", MAX_MANAGERS);
 		json_decref(mf);
 		return MU_ELIMIT;
 	}
+	size_t i;
+	json_t *en;
 	json_t *aset = mu__fieldset(applied, m);
 	json_t *app = tracked(applied, m), *cur = tracked(old, m);
 	conflicts_t c = {.e = e, .paths = json_array()};
-	size_t i;
-	json_t *en;
 	json_array_foreach(mf, i, en) {
-		if (entry_is(en, m->name, "Apply", m->sub))
+		if (entry_is(en, m->name, "Apply", m->sub) || (conv && !at_version(en, m->api_version)))
 			continue;
 		json_t *elems = json_array();
 		find_conflicts(aset, json_object_get(en, "fieldsV1"), app, cur, elems, (int)i, &c, 0);
 		json_decref(elems);
 	}
 	int rc = MU_OK;
-	if (c.n && !m->force) {
+	json_t *own = own_entry(mf, m, "Apply");
+	/* with a converter, the entries at m's version (and m's own) are
+	 * compared on these objects (same); the others at their versions */
+	json_t *same = json_array();
+	json_array_foreach(mf, i, en)
+		if (!conv || at_version(en, m->api_version) || en == own)
+			json_array_append(same, en);
+	/* the applier's earlier apply: what it stopped applying goes, at the
+	 * version it was applied at */
+	json_t *prev = json_object_size(json_object_get(own, "fieldsV1")) ? json_object_get(own, "fieldsV1") : NULL;
+	bool here = !conv || at_version(own, m->api_version);
+	json_t *nw = c.n && !m->force && !conv ? NULL : merged(old, applied, here ? prev : NULL, aset, same, m, &rc);
+	if (nw && prev && !here && rc == MU_OK)
+		rc = prune_at(&nw, prev, mu__jstr(own, "apiVersion"), mf, own, aset, m, conv, ctx, msg, msglen);
+	/* the managers at other versions, one conversion per version */
+	json_t *done = json_object();
+	json_array_foreach(conv && nw ? mf : NULL, i, en) {
+		const char *av = mu__jstr(en, "apiVersion");
+		if (rc == MU_OK && en != own && av && !at_version(en, m->api_version) && !json_object_get(done, av)) {
+			json_object_set_new(done, av, json_true());
+			rc = other_version(mf, av, old, nw, m, conv, ctx, &c, msg, msglen);
+		}
+	}
+	json_decref(done);
+	if (rc != MU_OK) {
+		if (!msg[0])
+			snprintf(msg, msglen, "the applied configuration could not be merged: %s", mu_strerror(rc));
+	} else if (c.n && !m->force) {
 		describe(&c, mf);
 		snprintf(msg, msglen, "%s", c.text);
 		rc = MU_ESTATE;
@@ -986,21 +1154,15 @@ int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, 
 			json_t *owner = json_array_get(mf, (size_t)json_integer_value(json_array_get(en, 0)));
 			set_remove_path(json_object_get(owner, "fieldsV1"), json_array_get(en, 1), 0);
 		}
-		json_t *own = own_entry(mf, m, "Apply");
-		json_t *prev = json_object_size(json_object_get(own, "fieldsV1")) ? json_object_get(own, "fieldsV1")
-										    : NULL;
-		json_t *nw = merged(old, applied, prev, aset, mf, m, &rc);
-		if (nw) {
-			entry_set(own, json_incref(aset), m);
-			json_t *live = mu__fieldset(nw, m);
-			drop_removed(mf, own, old, live, m);
-			json_decref(live);
-			entries_store(nw, json_incref(mf));
-			*out = nw;
-		} else {
-			snprintf(msg, msglen, "the applied configuration could not be merged: %s", mu_strerror(rc));
-		}
+		entry_set(own, json_incref(aset), m);
+		json_t *live = mu__fieldset(nw, m);
+		drop_removed(same, own, old, live, m);
+		json_decref(live);
+		entries_store(nw, json_incref(mf));
+		*out = json_incref(nw);
 	}
+	json_decref(nw);
+	json_decref(same);
 	json_decref(c.paths);
 	json_decref(app);
 	json_decref(cur);
@@ -1031,6 +1193,11 @@ int mu__mgr_init(mu__mgr_t *m, const mu__req_t *rq, const mu__rtype_t *t, char *
 			return MU_EINVAL;
 		}
 	mu__rtype_apiversion(t, m->api_version, sizeof m->api_version);
+	/* a custom type's entries carry the version the request named, as
+	 * kube's field manager records them (f.groupVersion) */
+	if (!t->builtin && *t->group && *rq->route.version && strcmp(rq->route.version, t->version))
+		snprintf(m->api_version, sizeof m->api_version, "%s/%s", t->group, rq->route.version);
+	m->verbatim = rq->mf_final;
 	m->status_sub = !strcmp(rq->route.sub, "status") || !strcmp(rq->route.sub, "approval");
 	snprintf(m->sub, sizeof m->sub, "%.15s", m->status_sub ? rq->route.sub : "");
 	m->reset_status = (t->subs & MU__SUB_STATUS) && strcmp(t->kind, "Node") && strcmp(t->kind, "Namespace");

@@ -19,6 +19,8 @@ typedef struct mu__mgr {
 	bool builtin;            /* strategic merge for apply */
 	bool force;              /* force=true: conflicts change owner */
 	int model;               /* schema model of the kind, or -1 */
+	bool verbatim;           /* the write's managedFields are final
+	                          * (mu__req_t.mf_final): nothing recorded */
 } mu__mgr_t;
 
 /* Fills m from the request and its type.  MU_OK, or MU_EINVAL with a
@@ -71,6 +73,25 @@ void mu__mf_apply_create(json_t *obj, const json_t *applied, const mu__mgr_t *m)
  * cause per field in e), or another error with msg. */
 int mu__ssa_apply(const json_t *old, const json_t *applied, const mu__mgr_t *m, json_t **out, char *msg,
 		  size_t msglen, mu__verr_t *e);
+
+/* Converts the objects of array objs in place to apiVersion av (a custom
+ * type's conversion webhook, crd_conv.c): MU_OK, MU_ENOENT when av is not
+ * a version of the kind, or another error with msg. */
+typedef int (*mu__ssa_conv_fn)(void *ctx, json_t *objs, const char *av, char *msg, size_t msglen);
+
+/* mu__ssa_apply at version m->api_version (old converted to it), as
+ * kube's structured-merge manager applies at a request's version: the
+ * managedFields entries at that version are compared on old, each other
+ * version's on old and the merged object converted to it by conv (one
+ * call per version), where a manager conflicts on the fields it owns
+ * whose values the apply changed or added, and loses those it removed
+ * (kube's Updater.update); entries at a version conv does not know are
+ * dropped.  What the applier stopped applying is removed at the version
+ * of its last apply (converted there and back, what the new apply and
+ * the managers at m's version own put back, as kube's Updater.prune).
+ * conv NULL: every entry is compared on old (mu__ssa_apply). */
+int mu__ssa_apply_conv(const json_t *old, const json_t *applied, const mu__mgr_t *m, mu__ssa_conv_fn conv,
+		       void *ctx, json_t **out, char *msg, size_t msglen, mu__verr_t *e);
 
 /* The controllers' memo (ssa.c): what status writes of one shape recorded
  * in managedFields, kept for the next write of that shape (the simulated

@@ -8,8 +8,9 @@
 # CEL validation rules in muster's subset; /openapi/v2 with kubectl explain;
 # format and multipleOf, the scale subresource (kubectl scale), two served
 # versions and a storage-version change, storedVersions trimmed through
-# /status, the CRD-level checks of list types and defaults, and conversion
-# webhooks called over HTTPS (a Python webhook with its own CA).
+# /status, the CRD-level checks of list types and defaults, validation
+# ratcheting, and conversion webhooks called over HTTPS (a Python webhook
+# with its own CA), server-side apply at the version they convert to.
 # Then deploy/crds/ and every real CRD of ../shared/data/k8s/workloads
 # apply, and each sample there is stored, validated and watched (skipped,
 # saying so, when that data directory is absent).
@@ -307,6 +308,11 @@ has "list converted" "$T/out" '"kind":"SprocketList","apiVersion":"example.com/v
 has "items converted" "$T/out" '"items":[{"apiVersion":"example.com/v2","kind":"Sprocket"'
 api -sN "$S/apis/example.com/v2/namespaces/default/sprockets?watch=1&timeoutSeconds=1" >"$T/watch3" 2>&1
 has "watch at v2" "$T/watch3" '{"type":"ADDED","object":{"apiVersion":"example.com/v2","kind":"Sprocket"'
+# strategy None: an apply at v2 is recorded at v2, as kube's field manager records it
+printf 'apiVersion: example.com/v2\nkind: Sprocket\nmetadata: {name: s1, labels: {eve: "1"}}\n' >"$T/s1v2.yaml"
+expect "apply at v2 (None)" 0 k apply --server-side --field-manager=eve -f "$T/s1v2.yaml"
+expect "eve's entry" 0 k get sprockets.v1.example.com s1 -o jsonpath='{.metadata.managedFields[?(@.manager=="eve")].apiVersion}'
+has "entry at v2 (None)" "$T/out" "example.com/v2"
 # the storage version becomes v2: s1 stays stored in v1, both still read
 sed 's/storage: true/storage: TRUE/; s/storage: false/storage: true/; s/storage: TRUE/storage: false/' "$T/sprocket.yaml" >"$T/sprocket2.yaml"
 expect "storage version v2" 0 k apply -f "$T/sprocket2.yaml"
@@ -373,6 +379,49 @@ has "default with unknown fields" "$T/out" "$SP[opts].default: Invalid value: {\
 sed 's/\[id\]/[name]/; s/properties: {a: {type: string}}}/properties: {a: {type: string}}, x-kubernetes-map-type: atomic}/; s/default: 20/default: 2/; s/, b: z//' "$T/badcrd.yaml" >"$T/goodcrd.yaml"
 expect "the CRD fixed" 0 k apply -f "$T/goodcrd.yaml"
 
+# validation ratcheting (kube 1.30+, on by default): a CRD update makes a
+# stored object invalid; an update that leaves the invalid values as they
+# were is accepted, one that changes one is judged by the new schema
+cat >"$T/gizmo.yaml" <<'EOF'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gizmos.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gizmos, kind: Gizmo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, maximum: 10}
+              mode: {type: string}
+EOF
+expect "gizmo CRD" 0 k apply -f "$T/gizmo.yaml"
+expect "gizmo established" 0 k wait --for condition=established --timeout=10s crd/gizmos.example.com
+printf 'apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 8, mode: fast}\n' >"$T/g1.yaml"
+expect "gizmo g1" 0 k apply -f "$T/g1.yaml"
+sed 's/maximum: 10/maximum: 5/; s/mode: {type: string}/mode: {type: string, enum: [slow]}/' "$T/gizmo.yaml" >"$T/gizmo2.yaml"
+expect "schema tightened" 0 k apply -f "$T/gizmo2.yaml"
+expect "label an invalid object" 0 k label gizmo g1 edited=yes
+expect "the invalid object labelled" 0 k get gizmo g1 -o jsonpath='{.metadata.labels.edited} {.spec.size}'
+has "labelled, size kept" "$T/out" "yes 8"
+expect "a changed invalid field" 1 k patch gizmo g1 --type=merge -p '{"spec":{"size":9}}'
+has "changed field judged" "$T/out" 'spec.size: Invalid value: 9: spec.size in body should be less than or equal to 5'
+hasnt "unchanged field ratcheted" "$T/out" 'spec.mode'
+expect "the other field fixed, size left" 0 k patch gizmo g1 --type=merge -p '{"spec":{"mode":"slow"}}'
+sed 's/g1/g2/' "$T/g1.yaml" >"$T/g2.yaml"
+expect "a new object is judged whole" 1 k apply -f "$T/g2.yaml"
+has "new object refused" "$T/out" 'spec.size: Invalid value: 8: spec.size in body should be less than or equal to 5'
+expect "delete the gizmo CRD" 0 k delete crd gizmos.example.com
+
 # conversion webhooks: called over HTTPS as kube-apiserver calls them (a
 # Python webhook with a certificate of its own CA converts v1 <-> v2, v2's
 # replicas twice v1's)
@@ -434,8 +483,46 @@ api -s -X DELETE "$S/apis/example.com/v2/namespaces/default/cogs/c3" >"$T/out" 2
 has "deleted object converted" "$T/out" '"apiVersion":"example.com/v2","kind":"Cog"'
 has "deleted object's replicas" "$T/out" '"spec":{"replicas":2}'
 
-expect "apply at v2" 1 k apply --server-side -f "$T/c.yaml"
-has "apply gap" "$T/out" 'muster up does not convert a server-side apply through a conversion webhook'
+# server-side apply at v2, a version the webhook converts to (kube's
+# structured-merge manager applies at the request's version): entries
+# carry the version they were applied at; a manager at v1 is compared on
+# the objects converted to v1
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1, labels: {l: a}}\nspec: {replicas: 6}\n' >"$T/sa1.yaml"
+expect "apply creates at v2" 0 k apply --server-side --field-manager=alice -f "$T/sa1.yaml"
+has "created by apply" "$T/out" "cog.example.com/sa1 serverside-applied"
+expect "stored converted" 0 k get cogs.v1.example.com sa1 -o jsonpath='{.spec.replicas}'
+has "replicas at v1" "$T/out" "3"
+expect "alice's entry" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.managedFields[0].manager} {.metadata.managedFields[0].operation} {.metadata.managedFields[0].apiVersion}'
+has "entry at v2" "$T/out" "alice Apply example.com/v2"
+printf 'apiVersion: example.com/v1\nkind: Cog\nmetadata: {name: sa1, labels: {b: x}}\nspec: {replicas: 3}\n' >"$T/sa1b.yaml"
+: >"$T/wh.log"
+expect "bob applies the same value at v1" 0 k apply --server-side --field-manager=bob -f "$T/sa1b.yaml"
+has "alice compared at v2" "$T/wh.log" "/convert?timeout=30s 2 example.com/v2 sa1,sa1"
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\nspec: {replicas: 8}\n' >"$T/sa1c.yaml"
+expect "carol conflicts at v2" 1 k apply --server-side --field-manager=carol -f "$T/sa1c.yaml"
+has "conflicts at both versions" "$T/out" 'Apply failed with 2 conflicts: conflicts with "alice":'
+has "bob's at v1" "$T/out" 'conflicts with "bob":'
+sed 's/replicas: 6/replicas: 10/' "$T/sa1.yaml" >"$T/sa1d.yaml"
+expect "alice conflicts with bob at v1" 1 k apply --server-side --field-manager=alice -f "$T/sa1d.yaml"
+has "conflict converted" "$T/out" 'Apply failed with 1 conflict: conflict with "bob": .spec.replicas'
+expect "alice forces" 0 k apply --server-side --force-conflicts --field-manager=alice -f "$T/sa1d.yaml"
+expect "forced value" 0 k get cogs.v1.example.com sa1 -o jsonpath='{.spec.replicas}'
+has "5 at v1" "$T/out" "5"
+expect "bob lost replicas" 0 k get cogs.v1.example.com sa1 -o jsonpath='{.metadata.managedFields[?(@.manager=="bob")].fieldsV1}'
+has "bob keeps his label" "$T/out" '"f:b"'
+hasnt "bob's replicas gone" "$T/out" 'replicas'
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\nspec: {replicas: 10}\n' >"$T/sa1e.yaml"
+expect "alice stops applying her label" 0 k apply --server-side --field-manager=alice -f "$T/sa1e.yaml"
+expect "label removed" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.labels}'
+has "bob's label stays" "$T/out" '{"b":"x"}'
+printf 'apiVersion: example.com/v2\nkind: Cog\nmetadata: {name: sa1}\n' >"$T/sa1g.yaml"
+expect "bob applies at v2 without his label" 0 k apply --server-side --field-manager=bob -f "$T/sa1g.yaml"
+expect "bob's label pruned at v1" 0 k get cogs.v2.example.com sa1 -o jsonpath='{.metadata.labels} {.spec.replicas}'
+hasnt "label applied at v1 gone" "$T/out" '"b"'
+has "alice's replicas stay" "$T/out" '10'
+api -s -X PATCH -H 'Content-Type: application/apply-patch+yaml' --data-binary '{"apiVersion":"example.com/v1","kind":"Cog","metadata":{"name":"sa1"}}' \
+	"$S/apis/example.com/v2/namespaces/default/cogs/sa1?fieldManager=alice" >"$T/out" 2>&1
+has "version mismatch" "$T/out" 'the API version in the data (example.com/v1) does not match the expected API version (example.com/v2)'
 # the webhook's failures, with kube-apiserver's messages
 expect "fail-c1 at v1" 0 cog v1 fail-c1 1
 expect "failure answered" 1 k get cogs.v2.example.com fail-c1
@@ -463,6 +550,16 @@ sed "s|clientConfig: {url: .*|clientConfig: {service: {name: conv, namespace: de
 expect "service webhook" 0 k apply -f "$T/cog4.yaml"
 expect "service not resolved" 1 k get cogs.v2.example.com c1
 has "service gap" "$T/out" 'muster up does not resolve clientConfig.service'
+# why: muster up serves no Services (kube-apiserver resolves the service's
+# ClusterIP, which only kube-proxy routes), and the service is checked on
+# the CRD as kube's ValidateWebhookService checks it
+expect "no Services served" 1 k get services
+has "services unknown" "$T/out" 'the server doesn'"'"'t have a resource type "services"'
+sed "s|clientConfig: {url: .*|clientConfig: {service: {name: conv, namespace: '', port: 0, path: convert}}|" "$T/cog.yaml" >"$T/cog6.yaml"
+expect "service checked" 1 k apply -f "$T/cog6.yaml"
+has "service namespace" "$T/out" 'spec.conversion.webhook.clientConfig.service.namespace: Required value: service namespace is required'
+has "service port" "$T/out" 'spec.conversion.webhook.clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive'
+has "service path" "$T/out" 'spec.conversion.webhook.clientConfig.service.path: Invalid value: "convert": must start with a '"'"'/'"'"''
 sed "s|url: \"https://|url: \"http://|" "$T/cog.yaml" >"$T/cog5.yaml"
 expect "http webhook" 1 k apply -f "$T/cog5.yaml"
 has "https only" "$T/out" "spec.conversion.webhook.clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]"

@@ -438,6 +438,13 @@ static void test_crd_level(mu_t_t *t)
 		 "Invalid value: \"string\": s.default.a in body must be of type integer: \"x\""},
 		{"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},\"default\":{\"b\":1}}", "s.default",
 		 "Invalid value: {\"b\":1}: must not have unknown fields"},
+		/* CEL rules run on a default once it passes the schema, as kube's
+		 * ValidateDefaults runs them (self and oldSelf the default) */
+		{"{\"type\":\"integer\",\"default\":20,\"x-kubernetes-validations\":[{\"rule\":\"self <= 10\"}]}",
+		 "s.default", "Invalid value: \"integer\": failed rule: self <= 10"},
+		{"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\",\"x-kubernetes-validations\":"
+		 "[{\"rule\":\"self == oldSelf && self > 1\",\"message\":\"a too small\"}]}},\"default\":{\"a\":1}}",
+		 "s.default.a", "Invalid value: \"integer\": a too small"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		json_t *s = json_loads(cases[i].schema, 0, NULL);
@@ -467,6 +474,72 @@ static void test_crd_level(mu_t_t *t)
 	json_decref(s);
 }
 
+/* Validation ratcheting (kube 1.30+): on an update, a value equal to its
+ * correlated old value keeps the errors it had; a changed one does not. */
+static void test_ratchet(mu_t_t *t)
+{
+	mu__types_t *r;
+	mu__types_new(&r);
+	const mu__crdtype_t *c = widgets(t, r);
+	json_t *old = json_loads("{\"metadata\":{\"name\":\"w\"},\"spec\":{\"color\":\"green\",\"size\":11,"
+				 "\"items\":[{\"name\":\"a\",\"x\":1},{\"name\":\"b\"}]}}", 0, NULL);
+	json_t *nw = json_deep_copy(old);
+	mu__verr_t e = {0};
+	mu__crd_validate(c, 0, nw, NULL, &e);
+	CHECK_EQ_INT(t, e.n, 2); /* as a create: both errors */
+	json_object_set_new(json_object_get(nw, "metadata"), "labels", json_pack("{s:s}", "a", "b"));
+	memset(&e, 0, sizeof e);
+	mu__crd_validate(c, 0, nw, old, &e);
+	CHECK_EQ_INT(t, e.n, 0); /* a label edit: spec unchanged */
+	/* size changed: its error is back; color, unchanged, stays ratcheted */
+	json_object_set_new(json_object_get(nw, "spec"), "size", json_integer(12));
+	memset(&e, 0, sizeof e);
+	mu__crd_validate(c, 0, nw, old, &e);
+	CHECK_EQ_INT(t, e.n, 1);
+	CHECK_STR(t, e.c[0].field, "spec.size");
+	/* a map list's elements correlate by key: b moved first and a new
+	 * element without its required name are judged on their own */
+	json_object_set_new(json_object_get(nw, "spec"), "size", json_integer(11));
+	json_t *items = mu__jget(nw, "spec.items");
+	json_t *b = json_incref(json_array_get(items, 1));
+	json_array_remove(items, 1);
+	json_array_insert_new(items, 0, b);
+	json_array_append_new(items, json_pack("{s:i}", "x", 2));
+	memset(&e, 0, sizeof e);
+	mu__crd_validate(c, 0, nw, old, &e);
+	CHECK_EQ_INT(t, e.n, 1);
+	CHECK_STR(t, e.c[0].field, "spec.items[2].name");
+	json_decref(nw);
+	json_decref(old);
+	mu__types_free(r);
+}
+
+/* The CRD-level checks kube relaxes on an update when the old CRD broke
+ * them already (a set of granular maps here), per check, not per field. */
+static void test_crd_ratchet(mu_t_t *t)
+{
+	json_t *good = json_loads(crd_text, 0, NULL);
+	json_t *bad = json_deep_copy(good);
+	json_t *props = mu__jget(json_array_get(mu__jget(bad, "spec.versions"), 0),
+				 "schema.openAPIV3Schema.properties.spec.properties");
+	json_object_set_new(props, "tags", json_pack("{s:s, s:s, s:{s:s}}", "type", "array", "x-kubernetes-list-type",
+						     "set", "items", "type", "object"));
+	mu__verr_t e = {0};
+	mu__validate_crd(bad, NULL, &e);
+	CHECK_EQ_INT(t, e.n, 1); /* a create: refused */
+	memset(&e, 0, sizeof e);
+	mu__validate_crd(bad, good, &e);
+	CHECK_EQ_INT(t, e.n, 1); /* an update that breaks it anew: refused */
+	json_t *bad2 = json_deep_copy(bad);
+	json_object_set_new(props, "more", json_pack("{s:s}", "type", "string"));
+	memset(&e, 0, sizeof e);
+	mu__validate_crd(bad, bad2, &e);
+	CHECK_EQ_INT(t, e.n, 0); /* the old CRD broke it: kept */
+	json_decref(bad2);
+	json_decref(bad);
+	json_decref(good);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -478,5 +551,7 @@ int main(void)
 	MU_RUN(&t, test_conv_response);
 	MU_RUN(&t, test_conv_merge);
 	MU_RUN(&t, test_crd_level);
+	MU_RUN(&t, test_ratchet);
+	MU_RUN(&t, test_crd_ratchet);
 	return mu_t_done(&t);
 }

@@ -468,6 +468,104 @@ static void test_long_keyed(mu_t_t *t)
 	json_decref(live);
 }
 
+/* A converter between ex/v1 (spec.n) and ex/v2 (spec.m, twice n), for
+ * mu__ssa_apply_conv; ex/v9 is no version. */
+static int conv_n_m(void *ctx, json_t *objs, const char *av, char *msg, size_t msglen)
+{
+	(void)msg;
+	(void)msglen;
+	int *calls = ctx;
+	if (strcmp(av, "ex/v1") && strcmp(av, "ex/v2"))
+		return MU_ENOENT;
+	(*calls)++;
+	size_t i;
+	json_t *o;
+	json_array_foreach(objs, i, o) {
+		json_t *spec = json_object_get(o, "spec");
+		const char *have = json_string_value(json_object_get(o, "apiVersion"));
+		if (!have || !strcmp(have, av) || !spec)
+			continue;
+		const char *from = !strcmp(av, "ex/v1") ? "m" : "n", *to = !strcmp(av, "ex/v1") ? "n" : "m";
+		json_t *v = json_object_get(spec, from);
+		if (v) {
+			json_int_t x = json_integer_value(v);
+			json_object_set_new(spec, to, json_integer(!strcmp(to, "m") ? x * 2 : x / 2));
+			json_object_del(spec, from);
+		}
+		json_object_set_new(o, "apiVersion", json_string(av));
+	}
+	return MU_OK;
+}
+
+/* Apply at another version than a manager's: its fields are compared on
+ * the objects converted to its version (a field with another name
+ * there), as kube's Updater.update does. */
+static void test_apply_versions(mu_t_t *t)
+{
+	mu__mgr_t bob = mgr("bob", false), alice = mgr("alice", false);
+	bob.builtin = alice.builtin = false;
+	bob.model = alice.model = -1;
+	bob.reset_status = alice.reset_status = false;
+	snprintf(bob.api_version, sizeof bob.api_version, "ex/v1");
+	snprintf(alice.api_version, sizeof alice.api_version, "ex/v2");
+	/* bob applied n=3 at v1 (a label too); the object is read at v2 */
+	json_t *v1 = json_loads("{\"apiVersion\":\"ex/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"k\",\"labels\":"
+				"{\"b\":\"x\"}},\"spec\":{\"n\":3}}", 0, NULL);
+	mu__mf_apply_create(v1, v1, &bob);
+	json_t *live = json_deep_copy(v1);
+	int calls = 0;
+	json_t *one = json_array();
+	json_array_append(one, live);
+	conv_n_m(&calls, one, "ex/v2", NULL, 0);
+	json_decref(one);
+	json_t *ap = json_loads("{\"apiVersion\":\"ex/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"k\"},\"spec\":"
+				"{\"m\":8}}", 0, NULL);
+	json_t *out = NULL;
+	char msg[1500];
+	mu__verr_t e = {0};
+	calls = 0;
+	CHECK_EQ_INT(t, mu__ssa_apply_conv(live, ap, &alice, conv_n_m, &calls, &out, msg, sizeof msg, &e), MU_ESTATE);
+	CHECK_STR(t, msg, "Apply failed with 1 conflict: conflict with \"bob\": .spec.n");
+	CHECK_EQ_INT(t, calls, 1);
+	/* the same value (m 6, n 3) is no conflict */
+	json_object_set_new(json_object_get(ap, "spec"), "m", json_integer(6));
+	CHECK_EQ_INT(t, mu__ssa_apply_conv(live, ap, &alice, conv_n_m, &calls, &out, msg, sizeof msg, &e), MU_OK);
+	json_decref(out);
+	/* forced: bob loses n, keeps his label; alice's entry is at v2 */
+	json_object_set_new(json_object_get(ap, "spec"), "m", json_integer(8));
+	alice.force = true;
+	CHECK_EQ_INT(t, mu__ssa_apply_conv(live, ap, &alice, conv_n_m, &calls, &out, msg, sizeof msg, &e), MU_OK);
+	CHECK_EQ_INT(t, (int)json_integer_value(mu__jget(out, "spec.m")), 8);
+	char *got = dump(mf_of(out));
+	CHECK(t, strstr(got, "{\"apiVersion\":\"ex/v1\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":"
+			     "{\"f:labels\":{\"f:b\":{}}}},\"manager\":\"bob\"") != NULL);
+	CHECK(t, strstr(got, "{\"apiVersion\":\"ex/v2\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:spec\":"
+			     "{\"f:m\":{}}},\"manager\":\"alice\"") != NULL);
+	free(got);
+	json_decref(out);
+	/* bob applies at v2 without his label, after applying it at v1: it
+	 * goes (pruned at v1), and what he applies now stays */
+	json_t *bv2 = json_loads("{\"apiVersion\":\"ex/v2\",\"kind\":\"K\",\"metadata\":{\"name\":\"k\"},\"spec\":"
+				 "{\"m\":6}}", 0, NULL);
+	mu__mgr_t bob2 = bob;
+	snprintf(bob2.api_version, sizeof bob2.api_version, "ex/v2");
+	CHECK_EQ_INT(t, mu__ssa_apply_conv(live, bv2, &bob2, conv_n_m, &calls, &out, msg, sizeof msg, &e), MU_OK);
+	CHECK(t, mu__jget(out, "metadata.labels.b") == NULL);
+	CHECK_EQ_INT(t, (int)json_integer_value(mu__jget(out, "spec.m")), 6);
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(mf_of(out), 0), "apiVersion")), "ex/v2");
+	json_decref(out);
+	json_decref(bv2);
+	/* a manager at a version that is gone is dropped */
+	json_object_set_new(json_array_get(mf_of(live), 0), "apiVersion", json_string("ex/v9"));
+	alice.force = false;
+	CHECK_EQ_INT(t, mu__ssa_apply_conv(live, ap, &alice, conv_n_m, &calls, &out, msg, sizeof msg, &e), MU_OK);
+	CHECK_EQ_INT(t, (long)json_array_size(mf_of(out)), 1);
+	json_decref(out);
+	json_decref(ap);
+	json_decref(live);
+	json_decref(v1);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -479,5 +577,6 @@ int main(void)
 	MU_RUN(&t, test_kubelet_before);
 	MU_RUN(&t, test_memo);
 	MU_RUN(&t, test_long_keyed);
+	MU_RUN(&t, test_apply_versions);
 	return mu_t_done(&t);
 }
