@@ -541,6 +541,7 @@ struct mu_apiserver {
 	char *tls_cert_pem, *tls_key_pem;
 	char *client_ca_pem;  /* client certificates are verified against it */
 	char *ca_key_pem;     /* its key: CSRs are signed with it (csr.c); NULL = not signed */
+	char *root_ca_pem;    /* the CA the kubeconfig trusts, published as kube-root-ca.crt (rootca.c); NULL = none */
 	atomic_int watchers;
 	atomic_bool stopping;
 	pthread_mutex_t rnd_mu;
@@ -767,6 +768,10 @@ int mu__sa_admit(mu_apiserver_t *s, json_t *pod, char *msg, size_t len);
 void mu__sa_wait_default(mu_apiserver_t *s, int rt, const json_t *obj);
 void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev);
 void mu__sactl_resync(mu_apiserver_t *s);
+/* rootca.c: kube-controller-manager's root-ca-cert-publisher, on the
+ * controller thread: each namespace's kube-root-ca.crt ConfigMap. */
+void mu__rootca_event(mu_apiserver_t *s, const mu__wev_t *ev);
+void mu__rootca_resync(mu_apiserver_t *s);
 
 /* Creating objects from inside the server (controllers): fills uid,
  * creationTimestamp, defaults; validates.  *res may be NULL. */
