@@ -141,6 +141,9 @@ enum {
 	MU__RT_REPLICASETS,
 	MU__RT_STATEFULSETS,
 	MU__RT_SSRRS,    /* authorization.k8s.io SelfSubjectRulesReviews: create only, not stored (rbac.c) */
+	MU__RT_SARS,     /* authorization.k8s.io SubjectAccessReviews: create only, not stored (sar.c) */
+	MU__RT_LSARS,    /* authorization.k8s.io LocalSubjectAccessReviews: create only, not stored (sar.c) */
+	MU__RT_TOKENREVIEWS, /* authentication.k8s.io TokenReviews: create only, not stored (sar.c) */
 	MU__RT_COUNT,
 };
 

@@ -37,9 +37,44 @@ bool mu__rbac_names(const json_t *b, const mu__user_t *u, const char *ns);
  * ("" for cluster scope).  Reads the bindings that apply once. */
 bool mu__rbac_allowed(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
 		      const char *resource, const char *sub, const char *ns, const char *name);
+/* The token authenticators of kube-apiserver's chain, as a TokenReview
+ * runs them on bearer token b: the server's token, a service account JWT
+ * for one of want (NULL: the API audiences), a bootstrap token, a static
+ * token (the last three audience-agnostic, for the API audiences); the
+ * audiences the token is for are appended to got (may be NULL).  u gets
+ * the user and system:authenticated; false when none accepts it or the
+ * server has no authentication.  Reads the Secret, ServiceAccount or
+ * tokens.csv that token names. */
+bool mu__authn_token(mu_apiserver_t *s, const char *b, const json_t *want, json_t *got, mu__user_t *u);
+/* What a SubjectAccessReview asks (kube's authorizer.Attributes): a
+ * resource request (verb, group, resource, sub, ns, name; "" when not
+ * given) or a non-resource one (verb, path).  Borrowed strings. */
+typedef struct mu__sar_attrs {
+	const char *verb, *group, *resource, *sub, *ns, *name, *path;
+	bool resource_req;
+} mu__sar_attrs_t;
+/* kube's authorizer chain as muster up runs it (the privileged group
+ * system:masters, then RBAC) for u: true when allowed, with reason
+ * "RBAC: allowed by ClusterRoleBinding \"B\" of ClusterRole \"R\" to
+ * User \"U\"" (or RoleBinding \"B/NS\"; "" for system:masters); false
+ * with reason "" or "RBAC: " and the missing roles of bindings naming u,
+ * as kube's RBAC authorizer words them.  Reads the bindings that apply
+ * and their roles once. */
+bool mu__rbac_decide(mu_apiserver_t *s, const mu__user_t *u, const mu__sar_attrs_t *a, char *reason, size_t len);
 /* kube-apiserver's 403 text for that request, into msg. */
 void mu__rbac_forbidden(const mu__user_t *u, const char *verb, const char *group, const char *resource,
 			const char *sub, const char *ns, const char *name, char *msg, size_t len);
+
+/* --- sar.c: SubjectAccessReview, LocalSubjectAccessReview, TokenReview -- */
+
+/* A (Local, when local) SubjectAccessReview POSTed as body (the
+ * caller's): 201 with status.allowed and kube's reason, 422 with kube's
+ * causes, 400 for a Local one's namespace as kube's.  Reads what
+ * mu__rbac_decide reads. */
+void mu__do_sar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body, bool local);
+/* A TokenReview POSTed as body: 201 with status.authenticated, user and
+ * audiences (or the error), 400 without spec.token. */
+void mu__do_token_review(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
 
 /* --- rbac_escalate.c: RBAC's escalation prevention ------------------- */
 
@@ -137,6 +172,11 @@ json_t *mu__sa_openid_config(void);
  * the Pod or Secret it is bound to, exist with the uids in the token;
  * legacy: its Secret holds it).  false when it is not one or is invalid. */
 bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u);
+/* The same for a TokenReview's audiences: the token must be for one of
+ * want (an array; NULL: the API audiences, the issuer), and the ones it
+ * is for are appended to got (may be NULL), as kube's authenticator
+ * answers them; a legacy token is for the API audiences. */
+bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u);
 /* Fills a kubernetes.io/service-account-token Secret being created with
  * a legacy token, ca.crt and namespace, as kube-controller-manager's
  * tokens controller (nothing when its ServiceAccount does not exist). */

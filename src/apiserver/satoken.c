@@ -540,16 +540,44 @@ static const char *ref_str(const json_t *ref, const char *k)
  * node of a bound pod, which is only informational) alive with its uid;
  * the user's extra as kube's ServiceAccountInfo.UserInfo: pod-name and
  * pod-uid, node-name (and node-uid when known), credential-id JTI=jti. */
-static bool bound_ok(mu_apiserver_t *s, const json_t *c, mu__user_t *u)
+static bool has_aud(const json_t *a, const char *v)
 {
-	bool aud = false;
-	const json_t *a = json_object_get(c, "aud");
 	if (json_is_string(a))
-		aud = !strcmp(json_string_value(a), MU__SA_ISSUER);
+		return !strcmp(json_string_value(a), v);
 	size_t i;
 	json_t *x;
 	json_array_foreach(a, i, x)
-		aud = aud || (json_is_string(x) && !strcmp(json_string_value(x), MU__SA_ISSUER));
+		if (json_is_string(x) && !strcmp(json_string_value(x), v))
+			return true;
+	return false;
+}
+
+/* kube's audience check of a token whose audiences are a (a string or an
+ * array): those of a that want also holds (NULL: the API audiences, the
+ * issuer), in a's order, appended to got (may be NULL); true when there
+ * is one.  O(|a| x |want|). */
+static bool aud_match(const json_t *a, const json_t *want, json_t *got)
+{
+	json_t *one = json_is_string(a) ? json_pack("[O]", a) : NULL;
+	const json_t *list = one ? one : a;
+	bool any = false;
+	size_t i;
+	json_t *x;
+	json_array_foreach(list, i, x) {
+		const char *v = json_string_value(x);
+		if (!v || !(want ? has_aud(want, v) : !strcmp(v, MU__SA_ISSUER)))
+			continue;
+		any = true;
+		if (got)
+			json_array_append_new(got, json_string(v));
+	}
+	json_decref(one);
+	return any;
+}
+
+static bool bound_ok(mu_apiserver_t *s, const json_t *c, const json_t *want, json_t *got, mu__user_t *u)
+{
+	bool aud = aud_match(json_object_get(c, "aud"), want, got);
 	char why[120];
 	if (!aud || !json_object_get(c, "exp") || !mu__jwt_check_times(c, mu__now_s(), why, sizeof why))
 		return false;
@@ -589,15 +617,23 @@ static bool bound_ok(mu_apiserver_t *s, const json_t *c, mu__user_t *u)
 
 bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
 {
+	return mu__sa_authn_aud(s, bearer, NULL, NULL, u);
+}
+
+bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u)
+{
 	if (!s->sakey || strncmp(bearer, "eyJ", 3)) /* a JWT's header begins {" */
 		return false;
 	json_t *c = mu__jwt_verify_cached(s->sakey, bearer);
 	const char *iss = json_string_value(json_object_get(c, "iss"));
 	bool ok = false;
-	if (iss && !strcmp(iss, MU__SA_LEGACY_ISSUER))
-		ok = legacy_ok(s, c, bearer, u);
-	else if (iss && !strcmp(iss, MU__SA_ISSUER))
-		ok = bound_ok(s, c, u);
+	if (iss && !strcmp(iss, MU__SA_LEGACY_ISSUER)) { /* audience-agnostic: the API audiences implied */
+		json_t *api = json_pack("[s]", MU__SA_ISSUER);
+		ok = aud_match(api, want, NULL) && legacy_ok(s, c, bearer, u) && aud_match(api, want, got);
+		json_decref(api);
+	} else if (iss && !strcmp(iss, MU__SA_ISSUER)) {
+		ok = bound_ok(s, c, want, got, u);
+	}
 	json_decref(c);
 	return ok;
 }
