@@ -167,7 +167,7 @@ bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t le
  * kid) and OpenID configuration
  * (/.well-known/openid-configuration) kube serves; new references. */
 json_t *mu__sakey_jwks(const mu__sakey_t *k);
-json_t *mu__sa_openid_config(void);
+json_t *mu__sa_openid_config(const mu__sakey_t *k);
 /* The user a service account JWT names (bound: the ServiceAccount, and
  * the Pod or Secret it is bound to, exist with the uids in the token;
  * legacy: its Secret holds it).  false when it is not one or is invalid. */

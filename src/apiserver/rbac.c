@@ -713,7 +713,7 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 			return true;
 		}
 		bool jwks = rq->path[1] == 'o';
-		json_t *doc = jwks ? mu__sakey_jwks(s->sakey) : mu__sa_openid_config();
+		json_t *doc = jwks ? mu__sakey_jwks(s->sakey) : mu__sa_openid_config(s->sakey);
 		mu__resp_json(rs, 200, doc);
 		rs->ctype = jwks ? "application/jwk-set+json" : "application/json";
 		return true;

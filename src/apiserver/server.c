@@ -296,7 +296,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 		rc = mu__store_open(&so, &s->store, err, errlen);
 	bool said = false; /* err holds the key's message */
 	if (rc == MU_OK && !(s->sakey = mu__sakey_load(o->sa_key))) {
-		snprintf(err, errlen, "cannot read the service account signing key %s (a PEM P-256 key)",
+		snprintf(err, errlen, "cannot read the service account signing key %s (a PEM private key: RSA of 2048-8192 bits, "
+			 "P-256, P-384 or P-521)",
 			 o->sa_key ? o->sa_key : "(in memory)");
 		rc = MU_EIO;
 		said = true;

@@ -22,7 +22,9 @@
 # ES256 JWTs whose claims, audiences, expiry (under libfaketime), bound
 # pod or Node and ServiceAccount uid are checked, with legacy token Secrets
 # filled and the issuer discovery documents served, and the signing key is
-# rotated (--service-account-key-file twice, then once).
+# rotated (--service-account-key-file twice, then once); RSA and P-384
+# signing keys give RS256 and ES384 tokens with kube's kid and JWKS
+# (round 12), and keys kube would not take are refused at start.
 # Usage: sh tests/e2e/rbac.sh PATH_TO_MUSTER.  Ends with
 # "e2e rbac: N passed, N failed".
 E2E_NAME=rbac; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -683,7 +685,49 @@ has "old key 401" "$T/out" "must be logged in to the server"
 expect "the new token works" 0 ku "$TNEW" get nodes
 expect "the JWKS" 0 k get --raw /openid/v1/jwks
 hasnt "without the old key" "$T/out" "\"kid\":\"$OLDKID\""
+# --- RSA, P-384 signing keys (round 12: kube's RS256 and ES384) ------------------
+# kidder FILE: kube's kid of a PEM key's public half
+kidder() { openssl pkey -in "$1" -pubout -outform DER 2>/dev/null | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n'; }
+algof() { /usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[0]; print(json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4)))["alg"])' "$1"; }
+openssl genrsa -out "$T/rsa.key" 2048 2>/dev/null && openssl ecparam -name secp384r1 -genkey -noout -out "$T/p384.key" 2>/dev/null &&
+	openssl genrsa -out "$T/rsa1024.key" 1024 2>/dev/null && openssl ecparam -name secp256k1 -genkey -noout -out "$T/k1.key" 2>/dev/null &&
+	openssl pkey -in "$T/rsa.key" -pubout -out "$T/rsa.pub" 2>/dev/null && ok || bad "openssl made no keys"
+up_keys --service-account-signing-key-file "$T/rsa.key" --service-account-key-file "$T/rsa.pub" \
+	--service-account-key-file "$T/new.key"
+expect "an RSA signing key: a token" 0 k create token muster-scheduler -n muster-system
+TRSA=$(cat "$T/out")
+[ "$(algof "$TRSA")" = RS256 ] && [ "$(kidof "$TRSA")" = "$(kidder "$T/rsa.key")" ] && ok ||
+	bad "the RSA token's alg $(algof "$TRSA") / kid $(kidof "$TRSA"), want RS256 / $(kidder "$T/rsa.key")"
+expect "the RSA token works" 0 ku "$TRSA" get nodes
+expect "the P-256 token still works (its key listed)" 0 ku "$TNEW" get nodes
+expect "the JWKS" 0 k get --raw /openid/v1/jwks
+has "lists the RSA key as kube's JWK" "$T/out" "{\"use\":\"sig\",\"kty\":\"RSA\",\"kid\":\"$(kidder "$T/rsa.key")\",\"alg\":\"RS256\",\"n\":\""
+has "with kube's exponent" "$T/out" '"e":"AQAB"'
+expect "the OpenID configuration" 0 k get --raw /.well-known/openid-configuration
+has "both algorithms, sorted" "$T/out" '"id_token_signing_alg_values_supported":["ES256","RS256"]'
+up_keys --service-account-signing-key-file "$T/p384.key" --service-account-key-file "$T/p384.key" \
+	--service-account-key-file "$T/rsa.key"
+expect "a P-384 signing key: a token" 0 k create token muster-scheduler -n muster-system
+T384=$(cat "$T/out")
+[ "$(algof "$T384")" = ES384 ] && [ "$(kidof "$T384")" = "$(kidder "$T/p384.key")" ] && ok || bad "the P-384 token's alg $(algof "$T384")"
+expect "the P-384 token works" 0 ku "$T384" get nodes
+expect "the RSA token still works" 0 ku "$TRSA" get nodes
+expect "the P-256 token does not (its key no longer listed)" 1 ku "$TNEW" get nodes
+expect "the JWKS" 0 k get --raw /openid/v1/jwks
+has "lists the P-384 key" "$T/out" "\"kid\":\"$(kidder "$T/p384.key")\",\"crv\":\"P-384\",\"alg\":\"ES384\""
+review t5 TokenReview "spec: {token: $T384}"
+k create -f "$T/t5.yaml" -o 'jsonpath={.status.authenticated}|{.status.user.username}'
+has "TokenReview of the P-384 token" "$T/out" 'true|system:serviceaccount:muster-system:muster-scheduler'
 kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-signing-key-file "$T/rsa1024.key" \
+	>"$T/out" 2>&1 && bad "a 1024-bit RSA signing key was accepted" || ok
+has "and said why" "$T/out" "a PEM private key: RSA of 2048-8192 bits"
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/k1.key" \
+	>"$T/out" 2>&1 && bad "a secp256k1 key was accepted" || ok
+has "and said why" "$T/out" "an EC key on curve secp256k1 (kube takes P-256, P-384 and P-521)"
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/rsa1024.key" \
+	>"$T/out" 2>&1 && bad "a 1024-bit RSA key was accepted" || ok
+has "and said why" "$T/out" "a PRIVATE KEY block that is an RSA key of 1024 bits (muster takes 2048 to 8192)"
 "$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/data/tokens.csv" \
 	>"$T/out" 2>&1 && bad "a key file without a key was accepted" || ok
 has "and said why" "$T/out" "tokens.csv holds no PEM key"
