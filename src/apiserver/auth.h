@@ -123,6 +123,11 @@ int mu__impersonate_con(mu_apiserver_t *s, struct MHD_Connection *con, mu__user_
  * it accepts by default, as kube-apiserver's --service-account-issuer and
  * --api-audiences (which defaults to the issuer). */
 #define MU__SA_ISSUER "https://kubernetes.default.svc.cluster.local"
+/* kube's WarnOnlyBoundTokenExpirationSeconds (what the kubelet asks for a
+ * projected token) and ExpirationExtensionSeconds (the life such a
+ * pod-bound token gets, warnafter marking the time asked for). */
+#define MU__SA_WARN_ONLY_S 3607
+#define MU__SA_EXTENDED_S (365 * 24 * 3600)
 #define MU__SA_LEGACY_ISSUER "kubernetes/serviceaccount"
 /* base64url without padding (RFC 7515) of n bytes, malloc'd. */
 char *mu__b64url(const void *data, size_t n);

@@ -931,11 +931,29 @@ void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 	}
 	json_t *aud = json_object_get(spec, "audiences");
 	aud = json_array_size(aud) ? json_deep_copy(aud) : json_pack("[s]", MU__SA_ISSUER);
+	if (s->o.sa_max_exp_s > 0 && secs > s->o.sa_max_exp_s) { /* kube's TokenREST, with its warning */
+		snprintf(rs->warning, sizeof rs->warning, "requested expiration of %lld seconds shortened to %lld seconds",
+			 (long long)secs, (long long)s->o.sa_max_exp_s);
+		secs = s->o.sa_max_exp_s;
+	}
 	int64_t now = mu__now_s();
+	/* kube's safe transition (--service-account-extend-token-expiration,
+	 * on by default): a pod-bound token asked for 3607 s for the API
+	 * audiences, as the kubelet asks for a projected volume, lives a
+	 * year and carries warnafter at the time asked for */
+	json_int_t life = secs;
+	bool api_aud = json_array_size(aud) > 0;
+	for (size_t i = 0; i < json_array_size(aud); i++)
+		api_aud = api_aud && !strcmp(json_string_value(json_array_get(aud, i)) ? json_string_value(json_array_get(aud, i)) : "",
+					     MU__SA_ISSUER);
+	if (secs == MU__SA_WARN_ONLY_S && json_object_get(k8s, "pod") && api_aud) {
+		life = MU__SA_EXTENDED_S;
+		json_object_set_new(k8s, "warnafter", json_integer((json_int_t)(now + secs)));
+	}
 	char jti[37], sub[600];
 	mu__uid(s, jti);
 	snprintf(sub, sizeof sub, "system:serviceaccount:%s:%s", ns, sa);
-	json_t *c = json_pack("{s:O, s:I, s:I, s:s, s:s, s:o, s:I, s:s}", "aud", aud, "exp", (json_int_t)(now + secs),
+	json_t *c = json_pack("{s:O, s:I, s:I, s:s, s:s, s:o, s:I, s:s}", "aud", aud, "exp", (json_int_t)(now + life),
 			      "iat", (json_int_t)now, "iss", MU__SA_ISSUER, "jti", jti, "kubernetes.io", k8s, "nbf",
 			      (json_int_t)now, "sub", sub);
 	char *tok = c ? mu__jwt_sign(s->sakey, c) : NULL;

@@ -24,7 +24,10 @@
 # filled and the issuer discovery documents served, and the signing key is
 # rotated (--service-account-key-file twice, then once); RSA and P-384
 # signing keys give RS256 and ES384 tokens with kube's kid and JWKS
-# (round 12), and keys kube would not take are refused at start.
+# (round 12), and keys kube would not take are refused at start;
+# --service-account-max-token-expiration shortens a TokenRequest with
+# kube's warning, and a pod-bound 3607 s token for the API audience lives
+# a year with warnafter, as kube's safe transition.
 # Usage: sh tests/e2e/rbac.sh PATH_TO_MUSTER.  Ends with
 # "e2e rbac: N passed, N failed".
 E2E_NAME=rbac; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -706,7 +709,7 @@ has "with kube's exponent" "$T/out" '"e":"AQAB"'
 expect "the OpenID configuration" 0 k get --raw /.well-known/openid-configuration
 has "both algorithms, sorted" "$T/out" '"id_token_signing_alg_values_supported":["ES256","RS256"]'
 up_keys --service-account-signing-key-file "$T/p384.key" --service-account-key-file "$T/p384.key" \
-	--service-account-key-file "$T/rsa.key"
+	--service-account-key-file "$T/rsa.key" --service-account-max-token-expiration 2h
 expect "a P-384 signing key: a token" 0 k create token muster-scheduler -n muster-system
 T384=$(cat "$T/out")
 [ "$(algof "$T384")" = ES384 ] && [ "$(kidof "$T384")" = "$(kidder "$T/p384.key")" ] && ok || bad "the P-384 token's alg $(algof "$T384")"
@@ -718,6 +721,24 @@ has "lists the P-384 key" "$T/out" "\"kid\":\"$(kidder "$T/p384.key")\",\"crv\":
 review t5 TokenReview "spec: {token: $T384}"
 k create -f "$T/t5.yaml" -o 'jsonpath={.status.authenticated}|{.status.user.username}'
 has "TokenReview of the P-384 token" "$T/out" 'true|system:serviceaccount:muster-system:muster-scheduler'
+# --- --service-account-max-token-expiration; pods' extended tokens (round 12) ----
+claim() { /usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[1]; c=json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4))); print(eval(sys.argv[2]))' "$1" "$2"; }
+expect "a token asked for 5h" 0 k create token muster-scheduler -n muster-system --duration 5h
+[ "$(claim "$(grep "^eyJ" "$T/out")" 'c["exp"]-c["iat"]')" = 7200 ] && ok || bad "not shortened to the 2h maximum"
+has "kube's warning" "$T/out" 'Warning: requested expiration of 18000 seconds shortened to 7200 seconds'
+printf '%s\n' 'apiVersion: v1' 'kind: Pod' 'metadata: {name: p-tok}' 'spec: {serviceAccountName: builder, containers: [{name: c, image: x}]}' >"$T/p-tok.yaml"
+expect "a pod of builder" 0 k create -f "$T/p-tok.yaml"
+expect "a pod-bound token of 3607 s, as the kubelet asks" 0 k create token builder --bound-object-kind Pod --bound-object-name p-tok --duration 3607s
+TEXT=$(cat "$T/out")
+[ "$(claim "$TEXT" 'c["exp"]-c["iat"]')/$(claim "$TEXT" 'c["kubernetes.io"]["warnafter"]-c["iat"]')" = 31536000/3607 ] && ok ||
+	bad "extended token: $(claim "$TEXT" 'c["exp"]-c["iat"]') s, warnafter $(claim "$TEXT" 'c["kubernetes.io"].get("warnafter",0)-c["iat"]')"
+expect "the extended token works" 0 ku "$TEXT" auth whoami
+expect "the same for another audience" 0 k create token builder --bound-object-kind Pod --bound-object-name p-tok --duration 3607s --audience vault
+[ "$(claim "$(cat "$T/out")" 'c["exp"]-c["iat"]')/$(claim "$(cat "$T/out")" '"warnafter" in c["kubernetes.io"]')" = 3607/False ] && ok || bad "a token for vault was extended"
+expect "3608 s is not extended" 0 k create token builder --bound-object-kind Pod --bound-object-name p-tok --duration 3608s
+[ "$(claim "$(cat "$T/out")" 'c["exp"]-c["iat"]')" = 3608 ] && ok || bad "3608 s was extended"
+expect "a token of 3607 s bound to no pod" 0 k create token builder --duration 3607s
+[ "$(claim "$(cat "$T/out")" 'c["exp"]-c["iat"]')" = 3607 ] && ok || bad "an unbound 3607 s token was extended"
 kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
 "$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-signing-key-file "$T/rsa1024.key" \
 	>"$T/out" 2>&1 && bad "a 1024-bit RSA signing key was accepted" || ok
@@ -728,6 +749,9 @@ has "and said why" "$T/out" "an EC key on curve secp256k1 (kube takes P-256, P-3
 "$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/rsa1024.key" \
 	>"$T/out" 2>&1 && bad "a 1024-bit RSA key was accepted" || ok
 has "and said why" "$T/out" "a PRIVATE KEY block that is an RSA key of 1024 bits (muster takes 2048 to 8192)"
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-max-token-expiration 30m \
+	>"$T/out" 2>&1 && bad "a 30m maximum was accepted" || ok
+has "kube's message" "$T/out" "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"
 "$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/data/tokens.csv" \
 	>"$T/out" 2>&1 && bad "a key file without a key was accepted" || ok
 has "and said why" "$T/out" "tokens.csv holds no PEM key"
