@@ -67,14 +67,14 @@ void mu__rbac_forbidden(const mu__user_t *u, const char *verb, const char *group
 
 /* --- sar.c: SubjectAccessReview, LocalSubjectAccessReview, TokenReview -- */
 
-/* A (Local, when local) SubjectAccessReview POSTed as body (the
- * caller's): 201 with status.allowed and kube's reason, 422 with kube's
- * causes, 400 for a Local one's namespace as kube's.  Reads what
- * mu__rbac_decide reads. */
-void mu__do_sar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body, bool local);
-/* A TokenReview POSTed as body: 201 with status.authenticated, user and
- * audiences (or the error), 400 without spec.token. */
-void mu__do_token_review(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body);
+/* A request to one of the reviews (rt: MU__RT_SARS, MU__RT_LSARS or
+ * MU__RT_TOKENREVIEWS), from api.c's mu__handle once RBAC let it through:
+ * a POST of a collection is answered (201 with the status, 422 with
+ * kube's causes, 400 as kube's), anything else is 405.  Reads the body
+ * once and what mu__rbac_decide or mu__authn_token read.  (Here rather
+ * than in mu__rbac_route so that rbac.c and sar.c do not call each
+ * other: api.c -> sar.c -> rbac.c.) */
+void mu__review_handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt);
 
 /* --- rbac_escalate.c: RBAC's escalation prevention ------------------- */
 

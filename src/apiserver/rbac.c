@@ -718,16 +718,9 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		rs->ctype = jwks ? "application/jwk-set+json" : "application/json";
 		return true;
 	}
-	bool sar = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authorization.k8s.io") &&
-		   !strcmp(r->plural, "subjectaccessreviews");
-	bool lsar = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authorization.k8s.io") &&
-		    !strcmp(r->plural, "localsubjectaccessreviews");
-	bool trev = r->kind == MU__R_RESOURCE && !strcmp(r->group, "authentication.k8s.io") &&
-		    !strcmp(r->plural, "tokenreviews");
-	if (!ssar && !token && !ssr && !ssrr && !sar && !lsar && !trev)
+	if (!ssar && !token && !ssr && !ssrr)
 		return false;
-	if (strcmp(rq->method, "POST") || ((ssar || ssr || ssrr || sar || trev) && (r->name[0] || r->ns[0])) ||
-	    (lsar && r->name[0])) {
+	if (strcmp(rq->method, "POST") || ((ssar || ssr || ssrr) && (r->name[0] || r->ns[0]))) {
 		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", rq->method);
 		return true;
 	}
@@ -752,10 +745,6 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 	}
 	if (ssar)
 		mu__do_ssar(s, rq, rs, body);
-	else if (sar || lsar)
-		mu__do_sar(s, rq, rs, body, lsar);
-	else if (trev)
-		mu__do_token_review(s, rq, rs, body);
 	else if (ssrr)
 		mu__do_ssrr(s, rq, rs, body);
 	else

@@ -15,7 +15,8 @@
  *     spec.audiences (default the API audiences), through the token
  *     authenticators of mu__authn_token (rbac.c).
  * Who may ask is RBAC's business like any request (kube's
- * system:auth-delegator ClusterRole grants create on both, rbacboot.c).
+ * system:auth-delegator ClusterRole grants create on both, rbacboot.c);
+ * api.c's mu__handle hands these types here (mu__review_handle).
  * Work: a review reads the bindings and roles that apply (rbac.c's
  * bound); a TokenReview what its token names.
  */
@@ -25,6 +26,7 @@
 #include "apiserver/api_int.h"
 #include "apiserver/auth.h"
 #include "apiserver/crd.h"
+#include "apiserver/proto.h"
 
 #define MU__SAR_MSG 1536
 
@@ -213,7 +215,9 @@ static json_t *answer(const char *kind, const char *api, const json_t *body, jso
 			 spec ? spec : json_object(), "status", status);
 }
 
-void mu__do_sar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body, bool local)
+/* A (Local, when local) SubjectAccessReview POSTed as body (the
+ * caller's). */
+static void do_sar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body, bool local)
 {
 	const char *kind = local ? "LocalSubjectAccessReview" : "SubjectAccessReview";
 	const char *url_ns = rq->route.ns;
@@ -265,7 +269,8 @@ void mu__do_sar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *
 	mu__resp_json(rs, 201, answer(kind, "authorization.k8s.io/v1", body, st));
 }
 
-void mu__do_token_review(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
+/* A TokenReview POSTed as body. */
+static void do_token_review(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
 {
 	if (rq->route.ns[0]) {
 		mu__resp_status(rs, 400, "BadRequest", "namespace is not allowed on this type: %s", rq->route.ns);
@@ -294,4 +299,25 @@ void mu__do_token_review(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs,
 		}
 	}
 	mu__resp_json(rs, 201, answer("TokenReview", "authentication.k8s.io/v1", body, st));
+}
+
+void mu__review_handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt)
+{
+	if (strcmp(rq->method, "POST") || rq->route.name[0]) {
+		mu__resp_status(rs, 405, "MethodNotAllowed", "the method %s is not allowed here", rq->method);
+		return;
+	}
+	char err[300] = "";
+	json_t *body = mu__content_type(rq->ctype) == MU__CT_PROTOBUF
+			       ? mu__proto_decode(rq->body, rq->body_len, err, sizeof err)
+			       : mu__json_body(rq->body, rq->body_len, s->o.max_body, err, sizeof err);
+	if (!body) {
+		mu__resp_status(rs, 400, "BadRequest", "%s", err);
+		return;
+	}
+	if (rt == MU__RT_TOKENREVIEWS)
+		do_token_review(s, rq, rs, body);
+	else
+		do_sar(s, rq, rs, body, rt == MU__RT_LSARS);
+	json_decref(body);
 }

@@ -204,6 +204,10 @@ expect "LSAR: the object's namespace not the URL's: 400" 1 k create --raw /apis/
 has "kube's message" "$T/out" 'the namespace of the provided object does not match the namespace sent on the request'
 expect "LSAR: in kube-system through its URL" 0 k create --raw /apis/authorization.k8s.io/v1/namespaces/kube-system/localsubjectaccessreviews -f "$T/l4.json"
 has "denied there" "$T/out" '"allowed":false'
+[ "$(code -H "Authorization: Bearer $(cat "$T/data/token")" "$S/apis/authorization.k8s.io/v1/subjectaccessreviews")" = 405 ] && ok ||
+	bad "a GET of subjectaccessreviews is not 405"
+[ "$(code -H "Authorization: Bearer $(cat "$T/data/token")" "$S/apis/authentication.k8s.io/v1/tokenreviews")" = 405 ] && ok ||
+	bad "a GET of tokenreviews is not 405"
 expect "SAR in discovery, create only" 0 k api-resources --api-group=authorization.k8s.io -o wide --no-headers
 tr -s ' ' <"$T/out" >"$T/out2"
 has "subjectaccessreviews" "$T/out2" 'subjectaccessreviews authorization.k8s.io/v1 false SubjectAccessReview create'
