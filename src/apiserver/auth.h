@@ -43,9 +43,12 @@ bool mu__rbac_allowed(mu_apiserver_t *s, const mu__user_t *u, const char *verb, 
  * token (the last three audience-agnostic, for the API audiences); the
  * audiences the token is for are appended to got (may be NULL).  u gets
  * the user and system:authenticated; false when none accepts it or the
- * server has no authentication.  Reads the Secret, ServiceAccount or
+ * server has no authentication, with kube's error in why (wlen > 0):
+ * a service account token's audience message, else "invalid bearer
+ * token" (kube's bearer token authenticator's default).  Reads the Secret, ServiceAccount or
  * tokens.csv that token names. */
-bool mu__authn_token(mu_apiserver_t *s, const char *b, const json_t *want, json_t *got, mu__user_t *u);
+bool mu__authn_token(mu_apiserver_t *s, const char *b, const json_t *want, json_t *got, mu__user_t *u, char *why,
+		     size_t wlen);
 /* What a SubjectAccessReview asks (kube's authorizer.Attributes): a
  * resource request (verb, group, resource, sub, ns, name; "" when not
  * given) or a non-resource one (verb, path).  Borrowed strings. */
@@ -180,8 +183,11 @@ bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u);
 /* The same for a TokenReview's audiences: the token must be for one of
  * want (an array; NULL: the API audiences, the issuer), and the ones it
  * is for are appended to got (may be NULL), as kube's authenticator
- * answers them; a legacy token is for the API audiences. */
-bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u);
+ * answers them; a legacy token is for the API audiences.  A verified
+ * token for none of want leaves kube's message in why (may be NULL):
+ * `token audiences ["a"] is invalid for the target audiences ["b"]`. */
+bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u,
+		      char *why, size_t wlen);
 /* Fills a kubernetes.io/service-account-token Secret being created with
  * a legacy token, ca.crt and namespace, as kube-controller-manager's
  * tokens controller (nothing when its ServiceAccount does not exist). */

@@ -180,12 +180,15 @@ static bool bootstrap_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u
 
 static bool has(const json_t *arr, const char *v, bool star);
 
-bool mu__authn_token(mu_apiserver_t *s, const char *b, const json_t *want, json_t *got, mu__user_t *u)
+bool mu__authn_token(mu_apiserver_t *s, const char *b, const json_t *want, json_t *got, mu__user_t *u, char *why,
+		     size_t wlen)
 {
 	memset(u, 0, sizeof *u);
+	if (wlen)
+		snprintf(why, wlen, "invalid bearer token");
 	if (!s->o.token)
 		return false;
-	if (mu__sa_authn_aud(s, b, want, got, u))
+	if (mu__sa_authn_aud(s, b, want, got, u, why, wlen))
 		goto authenticated;
 	memset(u, 0, sizeof *u);
 	/* the other token authenticators are audience-agnostic: kube gives

@@ -287,7 +287,8 @@ static void do_token_review(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *
 		const json_t *want = json_object_get(spec, "audiences");
 		json_t *got = json_array();
 		mu__user_t u;
-		bool ok = mu__authn_token(s, tok, json_array_size(want) ? want : NULL, got, &u);
+		char why[1200];
+		bool ok = mu__authn_token(s, tok, json_array_size(want) ? want : NULL, got, &u, why, sizeof why);
 		if (ok) {
 			json_object_set_new(st, "authenticated", json_true());
 			json_object_set_new(st, "user", mu__user_info_json(&u));
@@ -295,7 +296,7 @@ static void do_token_review(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *
 		} else {
 			json_decref(got);
 			json_object_set_new(st, "user", json_object());
-			json_object_set_new(st, "error", json_string("invalid bearer token"));
+			json_object_set_new(st, "error", json_string(why));
 		}
 	}
 	mu__resp_json(rs, 201, answer("TokenReview", "authentication.k8s.io/v1", body, st));

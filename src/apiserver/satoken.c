@@ -756,23 +756,56 @@ static bool bound_ok(mu_apiserver_t *s, const json_t *c, const json_t *want, jso
 
 bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
 {
-	return mu__sa_authn_aud(s, bearer, NULL, NULL, u);
+	return mu__sa_authn_aud(s, bearer, NULL, NULL, u, NULL, 0);
 }
 
-bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u)
+/* Go's %q of a string list (a string counts as a list of one):
+ * ["a" "b"], into out.  Bounded by cap. */
+static void go_strs(char *out, size_t cap, const json_t *a)
+{
+	json_t *one = json_is_string(a) ? json_pack("[O]", a) : NULL;
+	const json_t *l = one ? one : a;
+	size_t n = (size_t)snprintf(out, cap, "[");
+	for (size_t i = 0; i < json_array_size(l) && n + 4 < cap; i++) {
+		const char *v = json_string_value(json_array_get(l, i));
+		n += (size_t)snprintf(out + n, cap - n, "%s\"", i ? " " : "");
+		for (const char *p = v ? v : ""; *p && n + 4 < cap; p++) {
+			if (*p == '"' || *p == '\\')
+				out[n++] = '\\';
+			out[n++] = *p;
+		}
+		n += (size_t)snprintf(out + n, cap - n, "\"");
+	}
+	if (n + 1 < cap)
+		snprintf(out + n, cap - n, "]");
+	json_decref(one);
+}
+
+bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u,
+		      char *why, size_t wlen)
 {
 	if (!s->sakey || strncmp(bearer, "eyJ", 3)) /* a JWT's header begins {" */
 		return false;
 	json_t *c = mu__jwt_verify_cached(s->sakey, bearer);
 	const char *iss = json_string_value(json_object_get(c, "iss"));
+	bool legacy = iss && !strcmp(iss, MU__SA_LEGACY_ISSUER), bound = iss && !strcmp(iss, MU__SA_ISSUER);
+	json_t *api = json_pack("[s]", MU__SA_ISSUER);
+	/* legacy tokens are audience-agnostic: the API audiences implied */
+	const json_t *toks = legacy ? api : json_object_get(c, "aud");
 	bool ok = false;
-	if (iss && !strcmp(iss, MU__SA_LEGACY_ISSUER)) { /* audience-agnostic: the API audiences implied */
-		json_t *api = json_pack("[s]", MU__SA_ISSUER);
-		ok = aud_match(api, want, NULL) && legacy_ok(s, c, bearer, u) && aud_match(api, want, got);
-		json_decref(api);
-	} else if (iss && !strcmp(iss, MU__SA_ISSUER)) {
+	if ((legacy || bound) && !aud_match(toks, want, NULL)) {
+		if (why && wlen) { /* kube's jwtTokenAuthenticator message */
+			char ta[512], wa[512];
+			go_strs(ta, sizeof ta, toks);
+			go_strs(wa, sizeof wa, want ? want : api);
+			snprintf(why, wlen, "token audiences %s is invalid for the target audiences %s", ta, wa);
+		}
+	} else if (legacy) {
+		ok = legacy_ok(s, c, bearer, u) && aud_match(api, want, got);
+	} else if (bound) {
 		ok = bound_ok(s, c, want, got, u);
 	}
+	json_decref(api);
 	json_decref(c);
 	return ok;
 }

@@ -235,7 +235,7 @@ review t4 TokenReview "spec: {token: $(cat "$T/out")}"
 k create -f "$T/t3.yaml" -o 'jsonpath={.status.authenticated}|{.status.user.username}|{.status.audiences}|{.status.user.extra}'
 has "TokenReview: a bound token for its audience" "$T/out" 'true|system:serviceaccount:default:builder|["vault"]|{"authentication.kubernetes.io/credential-id":["JTI='
 k create -f "$T/t4.yaml" -o 'jsonpath={.status.authenticated}|{.status.error}'
-has "TokenReview: not for the API audience" "$T/out" '|invalid bearer token'
+has "TokenReview: not for the API audience, kube's error" "$T/out" '|token audiences ["vault"] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]'
 expect "alice (auth-delegator) reviews a token" 0 ku $A create -f "$T/t1.yaml" -o 'jsonpath={.status.user.username}'
 has "bob" "$T/out" 'bob'
 expect "bob may not" 1 ku $B create -f "$T/t1.yaml"
