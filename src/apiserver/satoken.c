@@ -789,15 +789,18 @@ bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want,
 	json_t *c = mu__jwt_verify_cached(s->sakey, bearer);
 	const char *iss = json_string_value(json_object_get(c, "iss"));
 	bool legacy = iss && !strcmp(iss, MU__SA_LEGACY_ISSUER), bound = iss && !strcmp(iss, MU__SA_ISSUER);
-	json_t *api = json_pack("[s]", MU__SA_ISSUER);
-	/* legacy tokens are audience-agnostic: the API audiences implied */
+	/* legacy tokens are audience-agnostic: the API audiences implied (the
+	 * list is made only for them, or for a message) */
+	json_t *api = legacy ? json_pack("[s]", MU__SA_ISSUER) : NULL;
 	const json_t *toks = legacy ? api : json_object_get(c, "aud");
 	bool ok = false;
 	if ((legacy || bound) && !aud_match(toks, want, NULL)) {
 		if (why && wlen) { /* kube's jwtTokenAuthenticator message */
 			char ta[512], wa[512];
+			json_t *dflt = want ? NULL : json_pack("[s]", MU__SA_ISSUER);
 			go_strs(ta, sizeof ta, toks);
-			go_strs(wa, sizeof wa, want ? want : api);
+			go_strs(wa, sizeof wa, want ? want : dflt);
+			json_decref(dflt);
 			snprintf(why, wlen, "token audiences %s is invalid for the target audiences %s", ta, wa);
 		}
 	} else if (legacy) {
