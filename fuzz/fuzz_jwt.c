@@ -3,11 +3,13 @@
  * token before trusting it (src/apiserver/satoken.c): the compact JWS of
  * a service account token (base64url, the header's JSON, the ES256
  * signature, the claims) and the protobuf TokenRequest body of `kubectl
- * create token`.  The input is tried as a token, as a token whose
+ * create token`.  Round 12: the PEM blocks may hold RSA, P-256, P-384 or
+ * P-521 keys (or certificates), and a private key is also loaded as the
+ * signing key, whose token must verify back to its claims.  The input is tried as a token, as a token whose
  * signature is replaced by a valid one of its first two parts (so the
  * claims parser is reached), and as a TokenRequest body; an input that
  * begins "-----BEGIN" is also read as a --service-account-key-file (PEM
- * blocks of P-256 keys: mu__sakey_verify_with), after which the key must
+ * blocks of keys: mu__sakey_verify_with), after which the key must
  * hold at most MU__SA_MAX_KEYS keys.  A token this key signed must verify
  * to the claims it was made from; nothing may crash or leak.
  */
@@ -63,7 +65,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			char kerr[512];
 			if (whole)
 				(void)mu__sakey_verify_with(k, path, kerr, sizeof kerr);
+			/* as a signing key: a token it signs verifies to its claims */
+			mu__sakey_t *sk = whole ? mu__sakey_load(path) : NULL;
 			unlink(path);
+			if (sk) {
+				json_t *cl = json_pack("{s:s, s:i}", "iss", "fuzz", "exp", 2000);
+				char *st = mu__jwt_sign(sk, cl);
+				json_t *back = st ? mu__jwt_verify(sk, st) : NULL;
+				if (!st || !json_equal(back, cl))
+					abort();
+				json_decref(back);
+				json_decref(cl);
+				free(st);
+				mu__sakey_free(sk);
+			}
 			if (mu__sakey_count(k) > MU__SA_MAX_KEYS)
 				abort();
 			json_t *x = mu__jwt_verify(k, tok);

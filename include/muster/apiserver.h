@@ -37,11 +37,13 @@ typedef struct mu_apiserver_opts {
 	const char *ca_cert;      /* PEM CA the kubeconfig trusts; NULL = tls_cert */
 	const char *client_cert;  /* PEM client certificate and key for the kubeconfig's */
 	const char *client_key;   /* user; NULL = the token */
-	const char *sa_key;       /* PEM P-256 key service account tokens are signed with (kube's
+	const char *sa_key;       /* PEM RSA or EC key service account tokens are signed with (kube's
 				     --service-account-signing-key-file); NULL = one made in memory */
 	const char *const *sa_verify_keys; /* PEM files whose keys verify service account tokens
 				     (kube's repeatable --service-account-key-file); none = sa_key's own */
 	int n_sa_verify_keys;
+	int64_t sa_max_exp_s;     /* kube's --service-account-max-token-expiration: a TokenRequest's
+				     expirationSeconds above it is shortened to it; 0 = none */
 	size_t max_body;          /* bytes of a request body; larger is 413 */
 	int max_watchers;         /* concurrent watches; more get 429 */
 	int max_connections;      /* concurrent connections */

@@ -1045,6 +1045,10 @@ void mu__handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 		mu__resp_status(rs, 404, "NotFound", "the server could not find the requested resource");
 		return;
 	}
+	if (rt == MU__RT_SARS || rt == MU__RT_LSARS || rt == MU__RT_TOKENREVIEWS) {
+		mu__review_handle(s, rq, rs, rt); /* sar.c: create-only reviews */
+		return;
+	}
 	const mu__crdtype_t *c = mu__crdtype(mu__type(s->types, rt));
 	mu__req_t at; /* a copy for a conversion webhook (crd_conv.c) */
 	/* a patch converted there is written as a replace: retried on a

@@ -141,6 +141,9 @@ enum {
 	MU__RT_REPLICASETS,
 	MU__RT_STATEFULSETS,
 	MU__RT_SSRRS,    /* authorization.k8s.io SelfSubjectRulesReviews: create only, not stored (rbac.c) */
+	MU__RT_SARS,     /* authorization.k8s.io SubjectAccessReviews: create only, not stored (sar.c) */
+	MU__RT_LSARS,    /* authorization.k8s.io LocalSubjectAccessReviews: create only, not stored (sar.c) */
+	MU__RT_TOKENREVIEWS, /* authentication.k8s.io TokenReviews: create only, not stored (sar.c) */
 	MU__RT_COUNT,
 };
 
@@ -541,6 +544,7 @@ struct mu_apiserver {
 	char *tls_cert_pem, *tls_key_pem;
 	char *client_ca_pem;  /* client certificates are verified against it */
 	char *ca_key_pem;     /* its key: CSRs are signed with it (csr.c); NULL = not signed */
+	char *root_ca_pem;    /* the CA the kubeconfig trusts, published as kube-root-ca.crt (rootca.c); NULL = none */
 	atomic_int watchers;
 	atomic_bool stopping;
 	pthread_mutex_t rnd_mu;
@@ -771,6 +775,10 @@ int mu__sa_admit(mu_apiserver_t *s, json_t *pod, char *msg, size_t len);
 void mu__sa_wait_default(mu_apiserver_t *s, int rt, const json_t *obj);
 void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev);
 void mu__sactl_resync(mu_apiserver_t *s);
+/* rootca.c: kube-controller-manager's root-ca-cert-publisher, on the
+ * controller thread: each namespace's kube-root-ca.crt ConfigMap. */
+void mu__rootca_event(mu_apiserver_t *s, const mu__wev_t *ev);
+void mu__rootca_resync(mu_apiserver_t *s);
 
 /* Creating objects from inside the server (controllers): fills uid,
  * creationTimestamp, defaults; validates.  *res may be NULL. */

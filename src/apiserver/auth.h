@@ -37,9 +37,47 @@ bool mu__rbac_names(const json_t *b, const mu__user_t *u, const char *ns);
  * ("" for cluster scope).  Reads the bindings that apply once. */
 bool mu__rbac_allowed(mu_apiserver_t *s, const mu__user_t *u, const char *verb, const char *group,
 		      const char *resource, const char *sub, const char *ns, const char *name);
+/* The token authenticators of kube-apiserver's chain, as a TokenReview
+ * runs them on bearer token b: the server's token, a service account JWT
+ * for one of want (NULL: the API audiences), a bootstrap token, a static
+ * token (the last three audience-agnostic, for the API audiences); the
+ * audiences the token is for are appended to got (may be NULL).  u gets
+ * the user and system:authenticated; false when none accepts it or the
+ * server has no authentication, with kube's error in why (wlen > 0):
+ * a service account token's audience message, else "invalid bearer
+ * token" (kube's bearer token authenticator's default).  Reads the Secret, ServiceAccount or
+ * tokens.csv that token names. */
+bool mu__authn_token(mu_apiserver_t *s, const char *b, const json_t *want, json_t *got, mu__user_t *u, char *why,
+		     size_t wlen);
+/* What a SubjectAccessReview asks (kube's authorizer.Attributes): a
+ * resource request (verb, group, resource, sub, ns, name; "" when not
+ * given) or a non-resource one (verb, path).  Borrowed strings. */
+typedef struct mu__sar_attrs {
+	const char *verb, *group, *resource, *sub, *ns, *name, *path;
+	bool resource_req;
+} mu__sar_attrs_t;
+/* kube's authorizer chain as muster up runs it (the privileged group
+ * system:masters, then RBAC) for u: true when allowed, with reason
+ * "RBAC: allowed by ClusterRoleBinding \"B\" of ClusterRole \"R\" to
+ * User \"U\"" (or RoleBinding \"B/NS\"; "" for system:masters); false
+ * with reason "" or "RBAC: " and the missing roles of bindings naming u,
+ * as kube's RBAC authorizer words them.  Reads the bindings that apply
+ * and their roles once. */
+bool mu__rbac_decide(mu_apiserver_t *s, const mu__user_t *u, const mu__sar_attrs_t *a, char *reason, size_t len);
 /* kube-apiserver's 403 text for that request, into msg. */
 void mu__rbac_forbidden(const mu__user_t *u, const char *verb, const char *group, const char *resource,
 			const char *sub, const char *ns, const char *name, char *msg, size_t len);
+
+/* --- sar.c: SubjectAccessReview, LocalSubjectAccessReview, TokenReview -- */
+
+/* A request to one of the reviews (rt: MU__RT_SARS, MU__RT_LSARS or
+ * MU__RT_TOKENREVIEWS), from api.c's mu__handle once RBAC let it through:
+ * a POST of a collection is answered (201 with the status, 422 with
+ * kube's causes, 400 as kube's), anything else is 405.  Reads the body
+ * once and what mu__rbac_decide or mu__authn_token read.  (Here rather
+ * than in mu__rbac_route so that rbac.c and sar.c do not call each
+ * other: api.c -> sar.c -> rbac.c.) */
+void mu__review_handle(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt);
 
 /* --- rbac_escalate.c: RBAC's escalation prevention ------------------- */
 
@@ -88,6 +126,11 @@ int mu__impersonate_con(mu_apiserver_t *s, struct MHD_Connection *con, mu__user_
  * it accepts by default, as kube-apiserver's --service-account-issuer and
  * --api-audiences (which defaults to the issuer). */
 #define MU__SA_ISSUER "https://kubernetes.default.svc.cluster.local"
+/* kube's WarnOnlyBoundTokenExpirationSeconds (what the kubelet asks for a
+ * projected token) and ExpirationExtensionSeconds (the life such a
+ * pod-bound token gets, warnafter marking the time asked for). */
+#define MU__SA_WARN_ONLY_S 3607
+#define MU__SA_EXTENDED_S (365 * 24 * 3600)
 #define MU__SA_LEGACY_ISSUER "kubernetes/serviceaccount"
 /* base64url without padding (RFC 7515) of n bytes, malloc'd. */
 char *mu__b64url(const void *data, size_t n);
@@ -132,11 +175,19 @@ bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t le
  * kid) and OpenID configuration
  * (/.well-known/openid-configuration) kube serves; new references. */
 json_t *mu__sakey_jwks(const mu__sakey_t *k);
-json_t *mu__sa_openid_config(void);
+json_t *mu__sa_openid_config(const mu__sakey_t *k);
 /* The user a service account JWT names (bound: the ServiceAccount, and
  * the Pod or Secret it is bound to, exist with the uids in the token;
  * legacy: its Secret holds it).  false when it is not one or is invalid. */
 bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u);
+/* The same for a TokenReview's audiences: the token must be for one of
+ * want (an array; NULL: the API audiences, the issuer), and the ones it
+ * is for are appended to got (may be NULL), as kube's authenticator
+ * answers them; a legacy token is for the API audiences.  A verified
+ * token for none of want leaves kube's message in why (may be NULL):
+ * `token audiences ["a"] is invalid for the target audiences ["b"]`. */
+bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u,
+		      char *why, size_t wlen);
 /* Fills a kubernetes.io/service-account-token Secret being created with
  * a legacy token, ca.crt and namespace, as kube-controller-manager's
  * tokens controller (nothing when its ServiceAccount does not exist). */

@@ -119,7 +119,10 @@ static json_t *resource_entry(const mu__rtype_t *t, const char *sub)
 			      "namespaced", t->namespaced, "kind", kind, "verbs",
 			      strings(!sub && strcmp(t->plural, "selfsubjectaccessreviews") &&
 						      strcmp(t->plural, "selfsubjectrulesreviews") &&
-						      strcmp(t->plural, "selfsubjectreviews") ? verbs
+						      strcmp(t->plural, "selfsubjectreviews") &&
+						      strcmp(t->plural, "subjectaccessreviews") &&
+						      strcmp(t->plural, "localsubjectaccessreviews") &&
+						      strcmp(t->plural, "tokenreviews") ? verbs
 				      : sub && (!strcmp(sub, "status") || !strcmp(sub, "scale") || !strcmp(sub, "approval"))
 					      ? sverbs
 					      : cverbs));

@@ -32,7 +32,7 @@
  * system:discovery, system:public-info-viewer,
  * system:service-account-issuer-discovery and system:basic-user with their
  * bindings, admin, edit and view (aggregated by rbacagg.c) with the
- * system:aggregate-to-* roles, and the kubelet bootstrap roles
+ * system:aggregate-to-* roles, and system:auth-delegator and the kubelet bootstrap roles
  * (system:node-bootstrapper and the nodeclient and selfnodeclient ones)
  * without.  Escalation checks are rbac_escalate.c's, impersonation
  * impersonate.c's.
@@ -176,6 +176,38 @@ static bool bootstrap_token(mu_apiserver_t *s, const char *bearer, mu__user_t *u
 	if (ok)
 		*u = t;
 	return ok;
+}
+
+static bool has(const json_t *arr, const char *v, bool star);
+
+bool mu__authn_token(mu_apiserver_t *s, const char *b, const json_t *want, json_t *got, mu__user_t *u, char *why,
+		     size_t wlen)
+{
+	memset(u, 0, sizeof *u);
+	if (wlen)
+		snprintf(why, wlen, "invalid bearer token");
+	if (!s->o.token)
+		return false;
+	if (mu__sa_authn_aud(s, b, want, got, u, why, wlen))
+		goto authenticated;
+	memset(u, 0, sizeof *u);
+	/* the other token authenticators are audience-agnostic: kube gives
+	 * them the API audiences (the issuer) */
+	bool api = !want || has(want, MU__SA_ISSUER, false);
+	if (api && same(b, s->o.token)) {
+		snprintf(u->name, sizeof u->name, "admin");
+		mu__user_add_group(u, "system:masters");
+	} else if (!api || (!bootstrap_token(s, b, u) && !static_token(s, b, u))) {
+		memset(u, 0, sizeof *u);
+		return false;
+	}
+	if (got)
+		json_array_append_new(got, json_string(MU__SA_ISSUER));
+authenticated:
+	mu__user_add_group(u, "system:authenticated");
+	for (int i = 0; i < u->ngroups; i++)
+		u->admin = u->admin || !strcmp(u->groups[i], "system:masters");
+	return true;
 }
 
 bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *cert, mu__user_t *u)
@@ -435,6 +467,102 @@ bool mu__authz_sub(mu_apiserver_t *s, const mu__user_t *u, const char *verb, con
 	return allowed(s, u, &a);
 }
 
+/* --- the authorizer's decision with kube's reason (SubjectAccessReview) -- */
+
+/* The first subject of binding b that names u (kube's appliesTo), or NULL.
+ * O(subjects). */
+static const json_t *first_subject(const json_t *b, const mu__user_t *u, const char *ns)
+{
+	size_t j;
+	json_t *subj;
+	json_array_foreach(json_object_get(b, "subjects"), j, subj)
+		if (subject_is(subj, u, ns))
+			return subj;
+	return NULL;
+}
+
+typedef struct decide {
+	mu_apiserver_t *s;
+	const mu__user_t *u;
+	const attrs_t *a;
+	char *reason; /* the allowing binding, as kube's describers print it */
+	size_t len;
+	char err[1024]; /* the missing roles of bindings that name u */
+	int nerr;
+} decide_t;
+
+/* kube's RBAC visitor over one page of bindings (ClusterRoleBindings when
+ * the page's objects have no namespace): 1 when a binding naming the user
+ * grants the request (reason set), else 0; a binding whose role is missing
+ * adds kube's not-found error.  One role read per binding that names u. */
+static int decide_page(void *ctx, mu__page_t *pg)
+{
+	decide_t *d = ctx;
+	for (size_t i = 0; i < pg->n; i++) {
+		const char *bns = pg->objs[i]->ns;
+		json_t *b = mu__obj_parse(pg->objs[i]);
+		const json_t *subj = b ? first_subject(b, d->u, bns) : NULL;
+		if (!subj) {
+			json_decref(b);
+			continue;
+		}
+		const json_t *ref = json_object_get(b, "roleRef");
+		const char *kind = json_string_value(json_object_get(ref, "kind"));
+		const char *name = json_string_value(json_object_get(ref, "name"));
+		bool cluster = kind && !strcmp(kind, "ClusterRole");
+		mu__obj_t *o = name ? mu__store_get(d->s->store, cluster ? MU__RT_CLUSTERROLES : MU__RT_ROLES,
+						    cluster ? NULL : bns, name)
+				    : NULL;
+		json_t *role = o ? mu__obj_parse(o) : NULL;
+		mu__obj_unref(o);
+		bool ok = false;
+		if (!role) {
+			size_t l = strlen(d->err);
+			snprintf(d->err + l, sizeof d->err - l, "%s%s.rbac.authorization.k8s.io \"%s\" not found",
+				 d->nerr++ ? ", " : "", cluster ? "clusterrole" : "role", name ? name : "");
+		} else {
+			size_t k;
+			json_t *rule;
+			json_array_foreach(json_object_get(role, "rules"), k, rule)
+				ok = ok || rule_allows(rule, d->a);
+		}
+		json_decref(role);
+		if (ok) { /* kube's clusterRoleBindingDescriber / roleBindingDescriber */
+			const char *sk = json_string_value(json_object_get(subj, "kind"));
+			const char *sn = json_string_value(json_object_get(subj, "name"));
+			const char *sns = json_string_value(json_object_get(subj, "namespace"));
+			char who[600], bname[400];
+			if (sk && !strcmp(sk, "ServiceAccount"))
+				snprintf(who, sizeof who, "%s \"%s/%s\"", sk, sn ? sn : "", sns && *sns ? sns : bns);
+			else
+				snprintf(who, sizeof who, "%s \"%s\"", sk ? sk : "", sn ? sn : "");
+			snprintf(bname, sizeof bname, "%s%s%s", pg->objs[i]->name, *bns ? "/" : "", bns);
+			snprintf(d->reason, d->len, "RBAC: allowed by %s \"%s\" of %s \"%s\" to %s",
+				 *bns ? "RoleBinding" : "ClusterRoleBinding", bname, kind ? kind : "", name, who);
+		}
+		json_decref(b);
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+bool mu__rbac_decide(mu_apiserver_t *s, const mu__user_t *u, const mu__sar_attrs_t *in, char *reason, size_t len)
+{
+	reason[0] = '\0';
+	if (u->admin) /* kube's privileged group authorizer: allowed, no reason */
+		return true;
+	attrs_t a = {in->verb, in->group, in->resource, in->sub, in->ns, in->name, in->path, in->resource_req};
+	decide_t d = {.s = s, .u = u, .a = &a, .reason = reason, .len = len};
+	if (mu__store_each(s->store, MU__RT_CLUSTERROLEBINDINGS, NULL, 500, NULL, NULL, decide_page, &d) == 1)
+		return true;
+	if (*a.ns && mu__store_each(s->store, MU__RT_ROLEBINDINGS, a.ns, 500, NULL, NULL, decide_page, &d) == 1)
+		return true;
+	if (d.nerr) /* kube: "RBAC: " and the errors' aggregate */
+		snprintf(reason, len, d.nerr > 1 ? "RBAC: [%s]" : "RBAC: %s", d.err);
+	return false;
+}
+
 /* --- SelfSubjectAccessReview, TokenRequest ------------------------------ */
 
 void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t *body)
@@ -460,10 +588,14 @@ void mu__do_ssar(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, json_t 
 		const char *p = json_string_value(json_object_get(na, "path"));
 		a.path = p ? p : "/";
 	}
-	bool ok = allowed(s, rq->user, &a);
+	mu__sar_attrs_t in = {a.verb, a.group, a.resource, a.sub, a.ns, a.name, a.path, a.resource_req};
+	char reason[1200];
+	bool ok = mu__rbac_decide(s, rq->user, &in, reason, sizeof reason);
 	json_t *out = json_deep_copy(body);
-	json_object_set_new(out, "status", ok ? json_pack("{s:b, s:s}", "allowed", 1, "reason", "allowed by RBAC")
-					      : json_pack("{s:b}", "allowed", 0));
+	json_t *st = json_pack("{s:b}", "allowed", ok);
+	if (reason[0])
+		json_object_set_new(st, "reason", json_string(reason));
+	json_object_set_new(out, "status", st);
 	mu__resp_json(rs, 201, out);
 }
 
@@ -584,7 +716,7 @@ bool mu__rbac_route(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs)
 			return true;
 		}
 		bool jwks = rq->path[1] == 'o';
-		json_t *doc = jwks ? mu__sakey_jwks(s->sakey) : mu__sa_openid_config();
+		json_t *doc = jwks ? mu__sakey_jwks(s->sakey) : mu__sa_openid_config(s->sakey);
 		mu__resp_json(rs, 200, doc);
 		rs->ctype = jwks ? "application/jwk-set+json" : "application/json";
 		return true;

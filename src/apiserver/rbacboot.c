@@ -261,6 +261,12 @@ int mu__rbac_bootstrap(mu_apiserver_t *s)
 				      "{\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":[\"selfsubjectreviews\"],"
 				      "\"verbs\":[\"create\"]}",
 		 "system:authenticated"},
+		/* delegated authentication and authorization (an extension
+		 * API server, a kubelet's webhook): kube's policy has the role,
+		 * not a binding */
+		{"system:auth-delegator", "{\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":[\"tokenreviews\"],"
+					  "\"verbs\":[\"create\"]},{\"apiGroups\":[\"authorization.k8s.io\"],"
+					  "\"resources\":[\"subjectaccessreviews\"],\"verbs\":[\"create\"]}", NULL},
 		/* kubelet TLS bootstrap: kube's policy has the roles, not their
 		 * bindings (kubeadm binds them to system:bootstrappers:... and
 		 * system:nodes) */

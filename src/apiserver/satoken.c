@@ -3,14 +3,18 @@
  * issues and checks them (pkg/serviceaccount/jwt.go, claims.go,
  * legacy.go; pkg/registry/core/serviceaccount/storage/token.go).
  *
- * muster up signs with one P-256 key (DIR/sa.key, kube's sa.key, made at
- * the first start, or --service-account-signing-key-file) and verifies
- * with that key or with the keys listed by --service-account-key-file
- * (mu__sakey_verify_with, kube's flag: several, so that a key can be
- * rotated): tokens are compact JWS with ES256 and the key's id (`kid`,
- * base64url of the SHA-256 of its public key's DER, as kube's
+ * muster up signs with one key (DIR/sa.key, kube's sa.key, a P-256 key
+ * made at the first start, or --service-account-signing-key-file) and
+ * verifies with that key or with the keys listed by
+ * --service-account-key-file (mu__sakey_verify_with, kube's flag: several,
+ * so that a key can be rotated; PEM public keys, private keys or
+ * certificates, as kube's keyutil reads them).  As kube's
+ * pkg/serviceaccount/jwt.go, an RSA key signs RS256 (muster takes 2048 to
+ * 8192 bits) and an EC key ES256, ES384 or ES512 by its curve (P-256,
+ * P-384, P-521); tokens are compact JWS with that alg and the key's id
+ * (`kid`, base64url of the SHA-256 of its public key's DER, as kube's
  * keyIDFromPublicKey); a token is checked with the key its kid names, or
- * with each listed key when none has it.
+ * with each listed key of its alg when none has it.
  *   - The TokenRequest subresource (POST serviceaccounts/NAME/token,
  *     `kubectl create token NAME --duration D --audience A
  *     --bound-object-kind Pod|Secret|Node --bound-object-name N`) issues
@@ -36,7 +40,8 @@
  *   - /.well-known/openid-configuration and /openid/v1/jwks serve the
  *     issuer and every verifying public key (ServiceAccountIssuerDiscovery).
  *
- * Cost: a check is one ECDSA verification (about 1 M instructions; up to
+ * Cost: a check is one signature verification (ECDSA P-256 about 1 M
+ * instructions; up to
  * one per listed key, at most MU__SA_MAX_KEYS, for a token whose kid no
  * key has) and one store read per object the token names; the token text read is at most
  * 8 KiB.  The last 256 tokens whose signature verified are remembered
@@ -70,16 +75,34 @@ typedef struct vent {
 	json_t *claims;
 } vent_t;
 
-/* A P-256 key, its kid and public point (for the JWKS). */
+/* The JWS algorithms of the keys kube accepts (pkg/serviceaccount/jwt.go:
+ * an RSA key signs RS256, an ECDSA key ES256, ES384 or ES512 by its
+ * curve), with the curve's name and coordinate size for the JWKS. */
+enum { ALG_ES256, ALG_ES384, ALG_ES512, ALG_RS256, ALG_N };
+static const struct {
+	const char *name, *crv, *group; /* JWS alg, JWK crv, OpenSSL group */
+	size_t csz;                     /* coordinate bytes (EC) */
+} ALGS[ALG_N] = {
+	{"ES256", "P-256", "prime256v1", 32},
+	{"ES384", "P-384", "secp384r1", 48},
+	{"ES512", "P-521", "secp521r1", 66},
+	{"RS256", NULL, NULL, 0},
+};
+#define RSA_MIN_BITS 2048
+#define RSA_MAX_BITS 8192
+#define SIG_MAX (RSA_MAX_BITS / 8) /* the longest signature: an RSA key's size */
+
+/* A verifying key, its kid and algorithm. */
 typedef struct vkey {
 	EVP_PKEY *pk;
 	char kid[64];
-	unsigned char x[32], y[32];
+	int alg;
 } vkey_t;
 
 struct mu__sakey {
 	EVP_PKEY *pk;               /* the signing key */
 	char kid[64];
+	int alg;                    /* its JWS algorithm (ALGS) */
 	vkey_t keys[MU__SA_MAX_KEYS]; /* the keys tokens are verified with */
 	int nkeys;
 	bool listed;                /* keys given (mu__sakey_verify_with), not the signing key's */
@@ -131,12 +154,45 @@ static bool b64url_dec(const char *in, size_t n, char *out, size_t cap, size_t *
 
 /* --- the key ----------------------------------------------------------- */
 
-static bool key_info(vkey_t *k)
+/* The algorithm kube signs or verifies with key pk: RS256 for RSA (here
+ * 2048 to 8192 bits), ES256/ES384/ES512 for the P-256/P-384/P-521
+ * curves; -1 (why set) for any other key. */
+static int key_alg(EVP_PKEY *pk, char *why, size_t len)
 {
+	int id = EVP_PKEY_get_base_id(pk);
+	if (id == EVP_PKEY_RSA) {
+		int bits = EVP_PKEY_get_bits(pk);
+		if (bits >= RSA_MIN_BITS && bits <= RSA_MAX_BITS)
+			return ALG_RS256;
+		snprintf(why, len, "an RSA key of %d bits (muster takes %d to %d)", bits, RSA_MIN_BITS, RSA_MAX_BITS);
+		return -1;
+	}
+	char group[64] = "";
+	size_t gl = 0;
+	if (id == EVP_PKEY_EC && EVP_PKEY_get_utf8_string_param(pk, "group", group, sizeof group, &gl) == 1)
+		for (int a = 0; a < ALG_N; a++)
+			if (ALGS[a].group && !strcmp(group, ALGS[a].group))
+				return a;
+	if (id == EVP_PKEY_EC)
+		snprintf(why, len, "an EC key on curve %s (kube takes P-256, P-384 and P-521)", group[0] ? group : "?");
+	else
+		snprintf(why, len, "neither an RSA nor an EC key");
+	return -1;
+}
+
+/* k's kid (kube's keyIDFromPublicKey: base64url of the SHA-256 of the
+ * public key's PKIX DER) and algorithm; false (why set) for a key kube
+ * does not take. */
+static bool key_info(vkey_t *k, char *why, size_t len)
+{
+	if ((k->alg = key_alg(k->pk, why, len)) < 0)
+		return false;
 	unsigned char *der = NULL;
 	int n = i2d_PUBKEY(k->pk, &der);
-	if (n <= 0)
+	if (n <= 0) {
+		snprintf(why, len, "no public key");
 		return false;
+	}
 	unsigned char md[32];
 	unsigned int mdl = 0;
 	bool ok = EVP_Digest(der, (size_t)n, md, &mdl, EVP_sha256(), NULL) == 1;
@@ -145,12 +201,7 @@ static bool key_info(vkey_t *k)
 	if (kid)
 		snprintf(k->kid, sizeof k->kid, "%s", kid);
 	free(kid);
-	BIGNUM *x = NULL, *y = NULL;
-	ok = kid && EVP_PKEY_get_bn_param(k->pk, "qx", &x) == 1 && EVP_PKEY_get_bn_param(k->pk, "qy", &y) == 1 &&
-	     BN_bn2binpad(x, k->x, 32) == 32 && BN_bn2binpad(y, k->y, 32) == 32;
-	BN_free(x);
-	BN_free(y);
-	return ok;
+	return kid != NULL;
 }
 
 mu__sakey_t *mu__sakey_load(const char *path)
@@ -169,14 +220,15 @@ mu__sakey_t *mu__sakey_load(const char *path)
 	}
 	vkey_t *v = &k->keys[0];
 	v->pk = k->pk;
-	if (!k->pk || EVP_PKEY_get_base_id(k->pk) != EVP_PKEY_EC || EVP_PKEY_get_bits(k->pk) != 256 || !key_info(v) ||
-	    EVP_PKEY_up_ref(k->pk) != 1) {
+	char why[160];
+	if (!k->pk || !key_info(v, why, sizeof why) || EVP_PKEY_up_ref(k->pk) != 1) {
 		v->pk = NULL;
 		mu__sakey_free(k);
 		return NULL;
 	}
 	k->nkeys = 1; /* verified with itself until keys are listed */
 	memcpy(k->kid, v->kid, sizeof k->kid);
+	k->alg = v->alg;
 	return k;
 }
 
@@ -201,24 +253,30 @@ int mu__sakey_verify_with(mu__sakey_t *k, const char *path, char *err, size_t le
 	while (rc == MU_OK && PEM_read(f, &name, &hdr, &data, &dl) == 1) {
 		const unsigned char *p = data;
 		EVP_PKEY *pk = NULL;
-		if (!strcmp(name, "PUBLIC KEY"))
+		/* the blocks kube's keyutil.ParsePublicKeysPEM reads */
+		if (!strcmp(name, "PUBLIC KEY")) {
 			pk = d2i_PUBKEY(NULL, &p, dl);
-		else if (!strcmp(name, "PRIVATE KEY") || !strcmp(name, "EC PRIVATE KEY"))
+		} else if (!strcmp(name, "RSA PUBLIC KEY")) {
+			pk = d2i_PublicKey(EVP_PKEY_RSA, NULL, &p, dl);
+		} else if (!strcmp(name, "PRIVATE KEY") || !strcmp(name, "EC PRIVATE KEY") ||
+			   !strcmp(name, "RSA PRIVATE KEY")) {
 			pk = d2i_AutoPrivateKey(NULL, &p, dl);
+		} else if (!strcmp(name, "CERTIFICATE")) {
+			X509 *c = d2i_X509(NULL, &p, dl);
+			pk = c ? X509_get_pubkey(c) : NULL;
+			X509_free(c);
+		}
+		char why[160] = "not a key";
+		vkey_t *v = &k->keys[k->nkeys < MU__SA_MAX_KEYS ? k->nkeys : 0];
 		if (!strcmp(name, "EC PARAMETERS")) {
 			/* openssl ecparam -genkey writes these before the key */
-		} else if (!pk || EVP_PKEY_get_base_id(pk) != EVP_PKEY_EC || EVP_PKEY_get_bits(pk) != 256) {
-			snprintf(err, len, "%s: a %s block that is not a P-256 key (muster verifies ES256 only)", path,
-				 name);
-			rc = MU_EINVAL;
 		} else if (k->nkeys >= MU__SA_MAX_KEYS) {
 			snprintf(err, len, "%s: more than %d service account keys", path, MU__SA_MAX_KEYS);
 			rc = MU_ELIMIT;
 		} else {
-			vkey_t *v = &k->keys[k->nkeys];
 			v->pk = pk;
-			if (!key_info(v)) {
-				snprintf(err, len, "%s: cannot read a public key", path);
+			if (!pk || !key_info(v, why, sizeof why)) {
+				snprintf(err, len, "%s: a %s block that is %s", path, name, why);
 				v->pk = NULL;
 				rc = MU_EINVAL;
 			} else {
@@ -264,9 +322,46 @@ void mu__sakey_free(mu__sakey_t *k)
 
 /* --- signing and verifying --------------------------------------------- */
 
+/* The digest of algorithm alg. */
+static const EVP_MD *alg_md(int alg)
+{
+	return alg == ALG_ES384 ? EVP_sha384() : alg == ALG_ES512 ? EVP_sha512() : EVP_sha256();
+}
+
+/* Signs n bytes of in with pk under alg into sig (the JWS form: r||s of
+ * the curve's size for ECDSA, the PKCS #1 v1.5 signature for RSA);
+ * *sl its length, 0 on failure.  sig holds SIG_MAX bytes. */
+static void jws_sign(EVP_PKEY *pk, int alg, const char *in, size_t n, unsigned char *sig, size_t *sl)
+{
+	unsigned char der[SIG_MAX + 16];
+	size_t dl = sizeof der;
+	*sl = 0;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	bool ok = md && EVP_DigestSignInit(md, NULL, alg_md(alg), NULL, pk) == 1 &&
+		  EVP_DigestSign(md, der, &dl, (const unsigned char *)in, n) == 1;
+	EVP_MD_CTX_free(md);
+	if (!ok)
+		return;
+	if (alg == ALG_RS256) {
+		memcpy(sig, der, dl);
+		*sl = dl;
+		return;
+	}
+	const unsigned char *p = der;
+	ECDSA_SIG *es = d2i_ECDSA_SIG(NULL, &p, (long)dl);
+	const BIGNUM *r, *s;
+	size_t c = ALGS[alg].csz;
+	if (es) {
+		ECDSA_SIG_get0(es, &r, &s);
+		if (BN_bn2binpad(r, sig, (int)c) == (int)c && BN_bn2binpad(s, sig + c, (int)c) == (int)c)
+			*sl = 2 * c;
+		ECDSA_SIG_free(es);
+	}
+}
+
 char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims)
 {
-	json_t *hdr = json_pack("{s:s, s:s}", "alg", "ES256", "kid", k->kid);
+	json_t *hdr = json_pack("{s:s, s:s}", "alg", ALGS[k->alg].name, "kid", k->kid);
 	char *h = json_dumps(hdr, JSON_COMPACT), *c = json_dumps(claims, JSON_COMPACT);
 	json_decref(hdr);
 	char *hb = h ? mu__b64url(h, strlen(h)) : NULL, *cb = c ? mu__b64url(c, strlen(c)) : NULL;
@@ -275,34 +370,54 @@ char *mu__jwt_sign(const mu__sakey_t *k, const json_t *claims)
 	char *out = NULL;
 	size_t ln = hb && cb ? strlen(hb) + strlen(cb) + 1 : 0;
 	char *input = ln ? malloc(ln + 1) : NULL;
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char der[128], raw[64];
-	size_t dl = sizeof der;
-	if (input && md) {
+	unsigned char raw[SIG_MAX];
+	size_t rl = 0;
+	if (input) {
 		snprintf(input, ln + 1, "%s.%s", hb, cb);
-		if (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, k->pk) == 1 &&
-		    EVP_DigestSign(md, der, &dl, (const unsigned char *)input, ln) == 1) {
-			const unsigned char *p = der;
-			ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &p, (long)dl);
-			const BIGNUM *r, *s;
-			if (sig) {
-				ECDSA_SIG_get0(sig, &r, &s);
-				char *sb = BN_bn2binpad(r, raw, 32) == 32 && BN_bn2binpad(s, raw + 32, 32) == 32
-						   ? mu__b64url(raw, 64) : NULL;
-				size_t ol = ln + 1 + (sb ? strlen(sb) : 0) + 1;
-				out = sb ? malloc(ol) : NULL;
-				if (out)
-					snprintf(out, ol, "%s.%s", input, sb);
-				free(sb);
-				ECDSA_SIG_free(sig);
-			}
-		}
+		jws_sign(k->pk, k->alg, input, ln, raw, &rl);
 	}
-	EVP_MD_CTX_free(md);
+	char *sb = rl ? mu__b64url(raw, rl) : NULL;
+	size_t ol = ln + 1 + (sb ? strlen(sb) : 0) + 1;
+	out = sb ? malloc(ol) : NULL;
+	if (out)
+		snprintf(out, ol, "%s.%s", input, sb);
+	free(sb);
 	free(input);
 	free(hb);
 	free(cb);
 	return out;
+}
+
+/* Whether sig (sl bytes, the JWS form) signs n bytes of in under key v. */
+static bool jws_verify(const vkey_t *v, const unsigned char *sig, size_t sl, const char *in, size_t n)
+{
+	unsigned char *der = NULL;
+	int dl = -1;
+	if (v->alg == ALG_RS256) {
+		if (sl != (size_t)EVP_PKEY_get_size(v->pk))
+			return false;
+	} else {
+		size_t c = ALGS[v->alg].csz;
+		if (sl != 2 * c)
+			return false;
+		ECDSA_SIG *es = ECDSA_SIG_new();
+		BIGNUM *r = BN_bin2bn(sig, (int)c, NULL), *s = BN_bin2bn(sig + c, (int)c, NULL);
+		if (es && r && s && ECDSA_SIG_set0(es, r, s) == 1) {
+			r = s = NULL;
+			dl = i2d_ECDSA_SIG(es, &der);
+		}
+		BN_free(r);
+		BN_free(s);
+		ECDSA_SIG_free(es);
+		if (dl <= 0)
+			return false;
+	}
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	bool ok = md && EVP_DigestVerifyInit(md, NULL, alg_md(v->alg), NULL, v->pk) == 1 &&
+		  EVP_DigestVerify(md, der ? der : sig, der ? (size_t)dl : sl, (const unsigned char *)in, n) == 1;
+	EVP_MD_CTX_free(md);
+	OPENSSL_free(der);
+	return ok;
 }
 
 json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok)
@@ -312,15 +427,20 @@ json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok)
 	const char *d2 = d1 ? memchr(d1 + 1, '.', n - (size_t)(d1 + 1 - tok)) : NULL;
 	if (n > MAX_TOKEN || !d1 || !d2 || memchr(d2 + 1, '.', n - (size_t)(d2 + 1 - tok)))
 		return NULL;
-	char hb[1024], sig[128];
+	char hb[1024];
+	unsigned char sig[SIG_MAX + 4];
 	size_t hl, sl;
 	if (!b64url_dec(tok, (size_t)(d1 - tok), hb, sizeof hb - 1, &hl) ||
-	    !b64url_dec(d2 + 1, n - (size_t)(d2 + 1 - tok), sig, sizeof sig, &sl) || sl != 64)
+	    !b64url_dec(d2 + 1, n - (size_t)(d2 + 1 - tok), (char *)sig, sizeof sig, &sl))
 		return NULL;
 	json_t *hdr = json_loadb(hb, hl, JSON_REJECT_DUPLICATES, NULL);
 	const char *alg = json_string_value(json_object_get(hdr, "alg"));
 	const json_t *kid = json_object_get(hdr, "kid");
-	bool ok = json_is_object(hdr) && alg && !strcmp(alg, "ES256") && (!kid || json_is_string(kid));
+	int want = -1;
+	for (int a = 0; alg && a < ALG_N; a++)
+		if (!strcmp(alg, ALGS[a].name))
+			want = a;
+	bool ok = json_is_object(hdr) && want >= 0 && (!kid || json_is_string(kid));
 	int pick = -1; /* the key the kid names; else each key is tried, as kube's */
 	for (int i = 0; ok && kid && i < k->nkeys && pick < 0; i++)
 		if (!strcmp(json_string_value(kid), k->keys[i].kid))
@@ -328,25 +448,9 @@ json_t *mu__jwt_verify(const mu__sakey_t *k, const char *tok)
 	json_decref(hdr);
 	if (!ok)
 		return NULL;
-	ECDSA_SIG *es = ECDSA_SIG_new();
-	BIGNUM *r = BN_bin2bn((unsigned char *)sig, 32, NULL), *s = BN_bin2bn((unsigned char *)sig + 32, 32, NULL);
-	unsigned char *der = NULL;
-	int dl = -1;
-	if (es && r && s && ECDSA_SIG_set0(es, r, s) == 1) {
-		r = s = NULL;
-		dl = i2d_ECDSA_SIG(es, &der);
-	}
-	BN_free(r);
-	BN_free(s);
-	ECDSA_SIG_free(es);
-	ok = false;
-	for (int i = pick < 0 ? 0 : pick; dl > 0 && !ok && i < (pick < 0 ? k->nkeys : pick + 1); i++) {
-		EVP_MD_CTX *md = EVP_MD_CTX_new();
-		ok = md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, k->keys[i].pk) == 1 &&
-		     EVP_DigestVerify(md, der, (size_t)dl, (const unsigned char *)tok, (size_t)(d2 - tok)) == 1;
-		EVP_MD_CTX_free(md);
-	}
-	OPENSSL_free(der);
+	ok = false; /* a key verifies only tokens of its own algorithm, as go-jose */
+	for (int i = pick < 0 ? 0 : pick; !ok && i < (pick < 0 ? k->nkeys : pick + 1); i++)
+		ok = k->keys[i].alg == want && jws_verify(&k->keys[i], sig, sl, tok, (size_t)(d2 - tok));
 	if (!ok)
 		return NULL;
 	char *pb = malloc(MAX_TOKEN);
@@ -440,27 +544,62 @@ bool mu__jwt_check_times(const json_t *claims, int64_t now, char *why, size_t le
 
 /* --- discovery ---------------------------------------------------------- */
 
+/* The JWK of verifying key v as kube's JWKS lists it: kty, kid, alg
+ * and the public numbers (n, e for RSA; crv, x, y for EC).  New object
+ * or NULL. */
+static json_t *jwk(const vkey_t *v)
+{
+	bool rsa = v->alg == ALG_RS256;
+	BIGNUM *a = NULL, *b = NULL;
+	if (EVP_PKEY_get_bn_param(v->pk, rsa ? "n" : "qx", &a) != 1 ||
+	    EVP_PKEY_get_bn_param(v->pk, rsa ? "e" : "qy", &b) != 1) {
+		BN_free(a);
+		BN_free(b);
+		return NULL;
+	}
+	unsigned char ab[SIG_MAX], bb[SIG_MAX];
+	int al = rsa ? BN_bn2bin(a, ab) : BN_bn2binpad(a, ab, (int)ALGS[v->alg].csz);
+	int bl = rsa ? BN_bn2bin(b, bb) : BN_bn2binpad(b, bb, (int)ALGS[v->alg].csz);
+	BN_free(a);
+	BN_free(b);
+	char *as = al > 0 ? mu__b64url(ab, (size_t)al) : NULL, *bs = bl > 0 ? mu__b64url(bb, (size_t)bl) : NULL;
+	json_t *j = NULL;
+	if (as && bs && rsa)
+		j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "use", "sig", "kty", "RSA", "kid", v->kid, "alg", "RS256",
+			      "n", as, "e", bs);
+	else if (as && bs)
+		j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "use", "sig", "kty", "EC", "kid", v->kid, "crv",
+			      ALGS[v->alg].crv, "alg", ALGS[v->alg].name, "x", as, "y", bs);
+	free(as);
+	free(bs);
+	return j;
+}
+
 json_t *mu__sakey_jwks(const mu__sakey_t *k)
 {
 	json_t *keys = json_array();
 	for (int i = 0; i < k->nkeys; i++) {
-		const vkey_t *v = &k->keys[i];
-		char *x = mu__b64url(v->x, 32), *y = mu__b64url(v->y, 32);
-		if (x && y)
-			json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "use", "sig", "kty",
-							      "EC", "kid", v->kid, "crv", "P-256", "alg", "ES256", "x",
-							      x, "y", y));
-		free(x);
-		free(y);
+		json_t *j = jwk(&k->keys[i]);
+		if (j)
+			json_array_append_new(keys, j);
 	}
 	return json_pack("{s:o}", "keys", keys);
 }
 
-json_t *mu__sa_openid_config(void)
+json_t *mu__sa_openid_config(const mu__sakey_t *k)
 {
-	return json_pack("{s:s, s:s, s:[s], s:[s], s:[s]}", "issuer", MU__SA_ISSUER, "jwks_uri",
+	json_t *algs = json_array(); /* kube: the keys' algorithms, sorted, once each */
+	for (int a = 0; a < ALG_N; a++) {
+		static const int order[ALG_N] = {ALG_ES256, ALG_ES384, ALG_ES512, ALG_RS256}; /* sorted by name */
+		bool any = false;
+		for (int i = 0; i < k->nkeys; i++)
+			any = any || k->keys[i].alg == order[a];
+		if (any)
+			json_array_append_new(algs, json_string(ALGS[order[a]].name));
+	}
+	return json_pack("{s:s, s:s, s:[s], s:[s], s:o}", "issuer", MU__SA_ISSUER, "jwks_uri",
 			 MU__SA_ISSUER "/openid/v1/jwks", "response_types_supported", "id_token",
-			 "subject_types_supported", "public", "id_token_signing_alg_values_supported", "ES256");
+			 "subject_types_supported", "public", "id_token_signing_alg_values_supported", algs);
 }
 
 /* --- authentication ------------------------------------------------------ */
@@ -540,16 +679,44 @@ static const char *ref_str(const json_t *ref, const char *k)
  * node of a bound pod, which is only informational) alive with its uid;
  * the user's extra as kube's ServiceAccountInfo.UserInfo: pod-name and
  * pod-uid, node-name (and node-uid when known), credential-id JTI=jti. */
-static bool bound_ok(mu_apiserver_t *s, const json_t *c, mu__user_t *u)
+static bool has_aud(const json_t *a, const char *v)
 {
-	bool aud = false;
-	const json_t *a = json_object_get(c, "aud");
 	if (json_is_string(a))
-		aud = !strcmp(json_string_value(a), MU__SA_ISSUER);
+		return !strcmp(json_string_value(a), v);
 	size_t i;
 	json_t *x;
 	json_array_foreach(a, i, x)
-		aud = aud || (json_is_string(x) && !strcmp(json_string_value(x), MU__SA_ISSUER));
+		if (json_is_string(x) && !strcmp(json_string_value(x), v))
+			return true;
+	return false;
+}
+
+/* kube's audience check of a token whose audiences are a (a string or an
+ * array): those of a that want also holds (NULL: the API audiences, the
+ * issuer), in a's order, appended to got (may be NULL); true when there
+ * is one.  O(|a| x |want|). */
+static bool aud_match(const json_t *a, const json_t *want, json_t *got)
+{
+	json_t *one = json_is_string(a) ? json_pack("[O]", a) : NULL;
+	const json_t *list = one ? one : a;
+	bool any = false;
+	size_t i;
+	json_t *x;
+	json_array_foreach(list, i, x) {
+		const char *v = json_string_value(x);
+		if (!v || !(want ? has_aud(want, v) : !strcmp(v, MU__SA_ISSUER)))
+			continue;
+		any = true;
+		if (got)
+			json_array_append_new(got, json_string(v));
+	}
+	json_decref(one);
+	return any;
+}
+
+static bool bound_ok(mu_apiserver_t *s, const json_t *c, const json_t *want, json_t *got, mu__user_t *u)
+{
+	bool aud = aud_match(json_object_get(c, "aud"), want, got);
 	char why[120];
 	if (!aud || !json_object_get(c, "exp") || !mu__jwt_check_times(c, mu__now_s(), why, sizeof why))
 		return false;
@@ -589,15 +756,59 @@ static bool bound_ok(mu_apiserver_t *s, const json_t *c, mu__user_t *u)
 
 bool mu__sa_authn(mu_apiserver_t *s, const char *bearer, mu__user_t *u)
 {
+	return mu__sa_authn_aud(s, bearer, NULL, NULL, u, NULL, 0);
+}
+
+/* Go's %q of a string list (a string counts as a list of one):
+ * ["a" "b"], into out.  Bounded by cap. */
+static void go_strs(char *out, size_t cap, const json_t *a)
+{
+	json_t *one = json_is_string(a) ? json_pack("[O]", a) : NULL;
+	const json_t *l = one ? one : a;
+	size_t n = (size_t)snprintf(out, cap, "[");
+	for (size_t i = 0; i < json_array_size(l) && n + 4 < cap; i++) {
+		const char *v = json_string_value(json_array_get(l, i));
+		n += (size_t)snprintf(out + n, cap - n, "%s\"", i ? " " : "");
+		for (const char *p = v ? v : ""; *p && n + 4 < cap; p++) {
+			if (*p == '"' || *p == '\\')
+				out[n++] = '\\';
+			out[n++] = *p;
+		}
+		n += (size_t)snprintf(out + n, cap - n, "\"");
+	}
+	if (n + 1 < cap)
+		snprintf(out + n, cap - n, "]");
+	json_decref(one);
+}
+
+bool mu__sa_authn_aud(mu_apiserver_t *s, const char *bearer, const json_t *want, json_t *got, mu__user_t *u,
+		      char *why, size_t wlen)
+{
 	if (!s->sakey || strncmp(bearer, "eyJ", 3)) /* a JWT's header begins {" */
 		return false;
 	json_t *c = mu__jwt_verify_cached(s->sakey, bearer);
 	const char *iss = json_string_value(json_object_get(c, "iss"));
+	bool legacy = iss && !strcmp(iss, MU__SA_LEGACY_ISSUER), bound = iss && !strcmp(iss, MU__SA_ISSUER);
+	/* legacy tokens are audience-agnostic: the API audiences implied (the
+	 * list is made only for them, or for a message) */
+	json_t *api = legacy ? json_pack("[s]", MU__SA_ISSUER) : NULL;
+	const json_t *toks = legacy ? api : json_object_get(c, "aud");
 	bool ok = false;
-	if (iss && !strcmp(iss, MU__SA_LEGACY_ISSUER))
-		ok = legacy_ok(s, c, bearer, u);
-	else if (iss && !strcmp(iss, MU__SA_ISSUER))
-		ok = bound_ok(s, c, u);
+	if ((legacy || bound) && !aud_match(toks, want, NULL)) {
+		if (why && wlen) { /* kube's jwtTokenAuthenticator message */
+			char ta[512], wa[512];
+			json_t *dflt = want ? NULL : json_pack("[s]", MU__SA_ISSUER);
+			go_strs(ta, sizeof ta, toks);
+			go_strs(wa, sizeof wa, want ? want : dflt);
+			json_decref(dflt);
+			snprintf(why, wlen, "token audiences %s is invalid for the target audiences %s", ta, wa);
+		}
+	} else if (legacy) {
+		ok = legacy_ok(s, c, bearer, u) && aud_match(api, want, got);
+	} else if (bound) {
+		ok = bound_ok(s, c, want, got, u);
+	}
+	json_decref(api);
 	json_decref(c);
 	return ok;
 }
@@ -756,11 +967,29 @@ void mu__do_token_request(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs
 	}
 	json_t *aud = json_object_get(spec, "audiences");
 	aud = json_array_size(aud) ? json_deep_copy(aud) : json_pack("[s]", MU__SA_ISSUER);
+	if (s->o.sa_max_exp_s > 0 && secs > s->o.sa_max_exp_s) { /* kube's TokenREST, with its warning */
+		snprintf(rs->warning, sizeof rs->warning, "requested expiration of %lld seconds shortened to %lld seconds",
+			 (long long)secs, (long long)s->o.sa_max_exp_s);
+		secs = s->o.sa_max_exp_s;
+	}
 	int64_t now = mu__now_s();
+	/* kube's safe transition (--service-account-extend-token-expiration,
+	 * on by default): a pod-bound token asked for 3607 s for the API
+	 * audiences, as the kubelet asks for a projected volume, lives a
+	 * year and carries warnafter at the time asked for */
+	json_int_t life = secs;
+	bool api_aud = json_array_size(aud) > 0;
+	for (size_t i = 0; i < json_array_size(aud); i++)
+		api_aud = api_aud && !strcmp(json_string_value(json_array_get(aud, i)) ? json_string_value(json_array_get(aud, i)) : "",
+					     MU__SA_ISSUER);
+	if (secs == MU__SA_WARN_ONLY_S && json_object_get(k8s, "pod") && api_aud) {
+		life = MU__SA_EXTENDED_S;
+		json_object_set_new(k8s, "warnafter", json_integer((json_int_t)(now + secs)));
+	}
 	char jti[37], sub[600];
 	mu__uid(s, jti);
 	snprintf(sub, sizeof sub, "system:serviceaccount:%s:%s", ns, sa);
-	json_t *c = json_pack("{s:O, s:I, s:I, s:s, s:s, s:o, s:I, s:s}", "aud", aud, "exp", (json_int_t)(now + secs),
+	json_t *c = json_pack("{s:O, s:I, s:I, s:s, s:s, s:o, s:I, s:s}", "aud", aud, "exp", (json_int_t)(now + life),
 			      "iat", (json_int_t)now, "iss", MU__SA_ISSUER, "jti", jti, "kubernetes.io", k8s, "nbf",
 			      (json_int_t)now, "sub", sub);
 	char *tok = c ? mu__jwt_sign(s->sakey, c) : NULL;

@@ -8,7 +8,8 @@
  * between changes it runs their timers.  The kube-controller-manager
  * loops that need no state of their own run here too: the CSR cleaner
  * (hourly), the serviceaccounts controller's `default` ServiceAccount
- * of each namespace (saadmit.c), the bootstrap token cleaner (tokenclean.c: at start, after a
+ * of each namespace (sactl.c), the root-ca-cert-publisher's
+ * kube-root-ca.crt ConfigMap of each namespace (rootca.c), the bootstrap token cleaner (tokenclean.c: at start, after a
  * kube-system Secret write, and when the next token expires) and the
  * ClusterRole aggregation (rbacagg.c: after any ClusterRole change).  If it
  * ever falls behind the watch ring it re-reads everything (the controllers
@@ -149,6 +150,7 @@ static void *ctl_main(void *arg)
 	mu__pdbc_resync(s->pdbc);
 	mu__csr_resync(s, mu__authz_sub);
 	mu__sactl_resync(s);
+	mu__rootca_resync(s);
 	mu__csr_clean(s);
 	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
 	int64_t token_at = mu__tokenclean(s, mu__now_s()); /* the next bootstrap token to expire */
@@ -183,6 +185,7 @@ static void *ctl_main(void *arg)
 			mu__pdbc_resync(s->pdbc);
 			mu__csr_resync(s, mu__authz_sub);
 			mu__sactl_resync(s);
+	mu__rootca_resync(s);
 			token_at = 0;
 			agg = true;
 			sign = true;
@@ -197,6 +200,7 @@ static void *ctl_main(void *arg)
 			mu__evttl_event(s->evttl, &evs[i], mu__mono_ms());
 			mu__pdbc_event(s->pdbc, &evs[i]);
 			mu__sactl_event(s, &evs[i]);
+			mu__rootca_event(s, &evs[i]);
 			if (evs[i].type != MU__EV_DELETED)
 				mu__csr_sign(s, evs[i].obj, mu__authz_sub);
 			if (mu__tokenclean_event(&evs[i]))
@@ -250,6 +254,10 @@ static int setup(mu_apiserver_t *s, const mu_apiserver_opts_t *o, struct sockadd
 			return MU_EIO;
 		if (o->client_ca && o->ca_key && !(s->ca_key_pem = slurp(o->ca_key, err, errlen)))
 			return MU_EIO;
+		/* the root CA kube-controller-manager publishes: the one its
+		 * kubeconfig trusts (mu_apiserver_write_kubeconfig's) */
+		if (!(s->root_ca_pem = o->ca_cert ? slurp(o->ca_cert, err, errlen) : strdup(s->tls_cert_pem)))
+			return MU_EIO;
 	}
 	if ((o->client_cert != NULL) != (o->client_key != NULL)) {
 		snprintf(err, errlen, "a client certificate needs both a certificate and a key");
@@ -288,7 +296,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 		rc = mu__store_open(&so, &s->store, err, errlen);
 	bool said = false; /* err holds the key's message */
 	if (rc == MU_OK && !(s->sakey = mu__sakey_load(o->sa_key))) {
-		snprintf(err, errlen, "cannot read the service account signing key %s (a PEM P-256 key)",
+		snprintf(err, errlen, "cannot read the service account signing key %s (a PEM private key: RSA of 2048-8192 bits, "
+			 "P-256, P-384 or P-521)",
 			 o->sa_key ? o->sa_key : "(in memory)");
 		rc = MU_EIO;
 		said = true;
@@ -360,6 +369,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	free(s->tls_key_pem);
 	free(s->client_ca_pem);
 	free(s->ca_key_pem);
+	free(s->root_ca_pem);
 	pthread_mutex_destroy(&s->rnd_mu);
 	free(s);
 }

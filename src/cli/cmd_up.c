@@ -49,12 +49,18 @@ static void up_usage(FILE *f)
 	      "  --token TOKEN        the administrator's bearer token (default: DIR/token,\n"
 	      "                       made at the first start)\n"
 	      "  --service-account-signing-key-file FILE\n"
-	      "                       the PEM P-256 key service account tokens are signed\n"
-	      "                       with (default DIR/sa.key, made at the first start)\n"
+	      "                       the PEM private key service account tokens are signed\n"
+	      "                       with: RSA of 2048-8192 bits (RS256), P-256 (ES256),\n"
+	      "                       P-384 (ES384) or P-521 (ES512) (default DIR/sa.key,\n"
+	      "                       a P-256 key made at the first start)\n"
 	      "  --service-account-key-file FILE\n"
-	      "                       PEM keys (public or private, P-256) that verify service\n"
+	      "                       PEM keys (public, private or certificates; RSA or\n"
+	      "                       EC as above) that verify service\n"
 	      "                       account tokens; repeat it to accept several, as when\n"
 	      "                       rotating (default: the signing key); the JWKS lists them\n"
+	      "  --service-account-max-token-expiration DUR\n"
+	      "                       a TokenRequest asking longer is shortened to DUR\n"
+	      "                       (1h to 2^32 s, as kube-apiserver; default: no limit)\n"
 	      "  --no-fsync           do not fsync commits (still safe against kill -9,\n"
 	      "                       not against power loss)\n"
 	      "  --heartbeat SECONDS  node status heartbeat period (default 60)\n"
@@ -163,6 +169,15 @@ static int parse_args(int argc, char **argv, mu_apiserver_opts_t *o, const char 
 			o->token = v;
 		} else if (!strcmp(a, "--service-account-signing-key-file")) {
 			keys->sign = v;
+		} else if (!strcmp(a, "--service-account-max-token-expiration")) {
+			int64_t ms = 0;
+			if (!v || mu__parse_duration(v, &ms) || ms < 3600 * 1000 || ms > ((int64_t)1 << 32) * 1000) {
+				fprintf(stderr, "muster up: --service-account-max-token-expiration %s: the "
+						"service-account-max-token-expiration must be between 1 hour and 2^32 seconds\n",
+					v ? v : "");
+				return MU_EXIT_USAGE;
+			}
+			o->sa_max_exp_s = ms / 1000;
 		} else if (!strcmp(a, "--service-account-key-file")) {
 			if (keys->nverify >= (int)(sizeof keys->verify / sizeof *keys->verify)) {
 				fprintf(stderr, "muster up: at most 16 --service-account-key-file\n");

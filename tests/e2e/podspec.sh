@@ -27,6 +27,9 @@
 #     automountServiceAccountToken (pod's, then the ServiceAccount's), the
 #     deprecated serviceAccount, imagePullSecrets from the ServiceAccount,
 #     and a new namespace's `default` ServiceAccount;
+#   - round 12: every namespace's kube-root-ca.crt ConfigMap (the
+#     kubeconfig's CA, kube's description), made again when deleted and
+#     its data put back when edited;
 #   - the same checks in a Deployment's and a Job's template, named from
 #     spec.template.spec, and the template defaulted without the Pod-only
 #     defaults (no enableServiceLinks);
@@ -143,6 +146,30 @@ has "the new namespace's default ServiceAccount" "$T/out" 'default'
 expect "its default ServiceAccount deleted" 0 k delete sa default -n fresh
 n=0; until k get sa default -n fresh -o 'jsonpath={.metadata.name}' >/dev/null 2>&1 || [ $n -ge 50 ]; do n=$((n + 1)); sleep 0.1; done
 expect "made again by the controller, as kube's serviceaccounts controller does" 0 k get sa default -n fresh
+# --- kube-root-ca.crt (round 12: kube-controller-manager's root-ca-cert-publisher) ---
+# cm_wait NS WANT: waits (5 s at most) until NS's kube-root-ca.crt reads WANT
+# as "CA-DATA-KEYS|DESCRIPTION-SET"
+cm_state() { k get configmap kube-root-ca.crt -n "$1" -o 'jsonpath={.data}|{.metadata.annotations.kubernetes\.io/description}'; }
+cm_wait() { n=0; until cm_state "$1" && [ "$(sed -n 1p "$T/out" | cut -c1-20)" = "$2" ] || [ $n -ge 50 ]; do n=$((n + 1)); sleep 0.1; done; }
+k get configmap -A --field-selector metadata.name=kube-root-ca.crt -o 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}'
+has "every namespace has its kube-root-ca.crt" "$T/out" 'default/kube-root-ca.crt fresh/kube-root-ca.crt kube-node-lease/kube-root-ca.crt kube-public/kube-root-ca.crt kube-system/kube-root-ca.crt'
+sed -n 's/^ *certificate-authority-data: //p' "$T/data/kubeconfig" | base64 -d >"$T/ca.want"
+k get configmap kube-root-ca.crt -n fresh -o 'jsonpath={.data.ca\.crt}'
+if [ -s "$T/ca.want" ] && cmp -s "$T/out" "$T/ca.want"; then ok; else bad "ca.crt is not the kubeconfig's CA"; fi
+k get configmap kube-root-ca.crt -n default -o 'jsonpath={.metadata.annotations.kubernetes\.io/description}|{.metadata.managedFields[0].manager}'
+has "kube's description annotation, made by kube-controller-manager" "$T/out" 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.|kube-controller-manager'
+expect "kube-root-ca.crt deleted" 0 k delete configmap kube-root-ca.crt -n fresh
+cm_wait fresh '{"ca.crt":"-----BEG'
+expect "made again, as kube's root-ca-cert-publisher does" 0 k get configmap kube-root-ca.crt -n fresh
+k get configmap kube-root-ca.crt -n fresh -o 'jsonpath={.data.ca\.crt}'
+if cmp -s "$T/out" "$T/ca.want"; then ok; else bad "the CA made again differs"; fi
+expect "its data edited, a key added, the description removed" 0 k patch configmap kube-root-ca.crt -n fresh --type=merge \
+	-p '{"data":{"ca.crt":"x","extra":"y"},"binaryData":{"b":"AA=="},"metadata":{"annotations":{"kubernetes.io/description":null,"mine":"kept"}}}'
+cm_wait fresh '{"ca.crt":"-----BEG'
+k get configmap kube-root-ca.crt -n fresh -o 'jsonpath={.data.extra}/{.binaryData.b}/{.metadata.annotations.mine}/{.metadata.annotations.kubernetes\.io/description}'
+has "data put back exactly (extra key dropped), binaryData and other annotations kept, description set" "$T/out" '/AA==/kept/Contains a CA bundle'
+k get configmap kube-root-ca.crt -n fresh -o 'jsonpath={.data.ca\.crt}'
+if cmp -s "$T/out" "$T/ca.want"; then ok; else bad "ca.crt not restored"; fi
 printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-sa}' \
 	'spec: {selector: {matchLabels: {app: s}}, template: {metadata: {labels: {app: s}}, spec: {serviceAccount: builder, containers: [{name: c, image: x}]}}}' \
 	>"$T/d-sa.yaml"

@@ -5,7 +5,10 @@
 # Role/ClusterRole bound to a user, a group or a service account lets it do
 # what it grants and gets 403 (with kube-apiserver's message) for the rest;
 # `kubectl auth can-i` answers through SelfSubjectAccessReview, and
-# `kubectl auth can-i --list` through SelfSubjectRulesReview; a ClusterRole
+# `kubectl auth can-i --list` through SelfSubjectRulesReview;
+# SubjectAccessReview, LocalSubjectAccessReview and TokenReview (round 12)
+# answer for other users with kube's reasons, causes and messages, guarded
+# by RBAC (system:auth-delegator); a ClusterRole
 # with an aggregationRule gets the rules of the roles it selects (and
 # loses a rule added by hand), as kube-controller-manager's aggregation
 # controller does; writing a Role or binding that grants more than the
@@ -19,7 +22,12 @@
 # ES256 JWTs whose claims, audiences, expiry (under libfaketime), bound
 # pod or Node and ServiceAccount uid are checked, with legacy token Secrets
 # filled and the issuer discovery documents served, and the signing key is
-# rotated (--service-account-key-file twice, then once).
+# rotated (--service-account-key-file twice, then once); RSA and P-384
+# signing keys give RS256 and ES384 tokens with kube's kid and JWKS
+# (round 12), and keys kube would not take are refused at start;
+# --service-account-max-token-expiration shortens a TokenRequest with
+# kube's warning, and a pod-bound 3607 s token for the API audience lives
+# a year with warnafter, as kube's safe transition.
 # Usage: sh tests/e2e/rbac.sh PATH_TO_MUSTER.  Ends with
 # "e2e rbac: N passed, N failed".
 E2E_NAME=rbac; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -115,6 +123,130 @@ code=$(command curl -s -o "$T/body" -w '%{http_code}' --cacert "$T/data/tls.crt"
 	"$S/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
 [ "$code" = 400 ] && ok || bad "a rules review without a namespace gave $code, not 400"
 has "no namespace on request" "$T/body" "no namespace on request"
+
+# --- SubjectAccessReview, LocalSubjectAccessReview, TokenReview (round 12) ------
+# review FILE KIND SPEC: a review manifest; rv NAME FILE WANT: created as admin,
+# its status reads WANT ("ALLOWED|REASON")
+review() { printf 'apiVersion: %s\nkind: %s\n%s\n' "$([ "$2" = TokenReview ] && echo authentication.k8s.io/v1 || echo authorization.k8s.io/v1)" "$2" "$3" >"$T/$1.yaml"; }
+rv() {
+	k create -f "$T/$2.yaml" -o 'jsonpath={.status.allowed}|{.status.reason}'
+	if [ "$(cat "$T/out")" = "$3" ]; then ok; else bad "$1: '$(cat "$T/out")', want '$3'"; fi
+}
+review s1 SubjectAccessReview 'spec: {user: alice, resourceAttributes: {verb: get, resource: pods, namespace: default}}'
+rv "SAR: alice may get pods in default, kube's reason" s1 'true|RBAC: allowed by RoleBinding "alice-reads-pods/default" of Role "pod-reader" to User "alice"'
+review s2 SubjectAccessReview 'spec: {user: alice, resourceAttributes: {verb: delete, resource: pods, namespace: default}}'
+rv "SAR: alice may not delete pods (no reason, as kube's RBAC)" s2 'false|'
+review s3 SubjectAccessReview 'spec: {user: zed, groups: [team-a], uid: "7", extra: {k: [v]}, resourceAttributes: {verb: list, group: muster.io, resource: queues}}'
+rv "SAR: a group's ClusterRoleBinding" s3 'true|RBAC: allowed by ClusterRoleBinding "team-a-queues" of ClusterRole "queue-admin" to Group "team-a"'
+k create -f "$T/s3.yaml" -o 'jsonpath={.spec.uid}/{.spec.extra.k[0]}/{.metadata.creationTimestamp}'
+has "SAR: uid and extra answered back" "$T/out" '7/v/'
+review s4 SubjectAccessReview 'spec: {user: alice, groups: [team-a], resourceAttributes: {verb: get, resource: configmaps, namespace: default, name: settings}}'
+rv "SAR: a resource name granted" s4 'true|RBAC: allowed by ClusterRoleBinding "team-a-queues" of ClusterRole "queue-admin" to Group "team-a"'
+review s5 SubjectAccessReview 'spec: {user: alice, groups: [team-a], resourceAttributes: {verb: get, resource: configmaps, namespace: default, name: other}}'
+rv "SAR: another name denied" s5 'false|'
+cat >"$T/logs.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: log-reader, namespace: default}
+rules:
+- {apiGroups: [""], resources: [pods/log], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: carol-logs, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: log-reader}
+subjects: [{kind: ServiceAccount, name: builder}, {kind: Group, name: ops}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: ghost-binding, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ghost}
+subjects: [{kind: User, name: dave}]
+EOF
+expect "a subresource role and a binding of a missing role" 0 k apply -f "$T/logs.yaml"
+review s6 SubjectAccessReview 'spec: {user: carol, groups: [ops], resourceAttributes: {verb: get, resource: pods, subresource: log, namespace: default}}'
+rv "SAR: a subresource granted" s6 'true|RBAC: allowed by RoleBinding "carol-logs/default" of Role "log-reader" to Group "ops"'
+review s7 SubjectAccessReview 'spec: {user: carol, groups: [ops], resourceAttributes: {verb: get, resource: pods, namespace: default}}'
+rv "SAR: not the resource itself" s7 'false|'
+review s8 SubjectAccessReview 'spec: {user: "system:serviceaccount:default:builder", resourceAttributes: {verb: get, resource: pods, subresource: log, namespace: default}}'
+rv "SAR: a service account subject, kube's name/namespace" s8 'true|RBAC: allowed by RoleBinding "carol-logs/default" of Role "log-reader" to ServiceAccount "builder/default"'
+review s9 SubjectAccessReview 'spec: {user: dave, resourceAttributes: {verb: get, resource: pods, namespace: default}}'
+rv "SAR: a binding's missing role is the reason" s9 'false|RBAC: role.rbac.authorization.k8s.io "ghost" not found'
+review s10 SubjectAccessReview 'spec: {user: x, groups: ["system:masters"], resourceAttributes: {verb: delete, resource: nodes}}'
+rv "SAR: system:masters allowed without a reason" s10 'true|'
+review s11 SubjectAccessReview 'spec: {groups: ["system:authenticated"], nonResourceAttributes: {verb: get, path: /healthz}}'
+k create -f "$T/s11.yaml" -o 'jsonpath={.status.allowed}|{.status.reason}'
+has "SAR: a non-resource URL" "$T/out" 'true|RBAC: allowed by ClusterRoleBinding "system:'
+review s12 SubjectAccessReview 'spec: {user: bob, nonResourceAttributes: {verb: post, path: /healthz}}'
+rv "SAR: a non-resource verb not granted" s12 'false|'
+review s13 SubjectAccessReview 'spec: {resourceAttributes: {verb: get, resource: pods}, nonResourceAttributes: {verb: get, path: /x}}'
+expect "SAR: invalid spec 422" 1 k create -f "$T/s13.yaml"
+has "kube's first cause" "$T/out" '* spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/x", Verb:"get"}: cannot be specified in combination with resourceAttributes'
+has "kube's second cause" "$T/out" '* spec.user: Invalid value: "": at least one of user or group must be specified'
+review s14 SubjectAccessReview 'metadata: {name: nm}
+spec: {user: a}'
+expect "SAR: neither attributes, a name: 422" 1 k create -f "$T/s14.yaml"
+has "kube's cause" "$T/out" '* spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified'
+has "kube's metadata cause" "$T/out" '* metadata: Invalid value: v1.ObjectMeta{Name:"nm", GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:"", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)'
+review l1 LocalSubjectAccessReview 'metadata: {namespace: default}
+spec: {user: alice, resourceAttributes: {verb: list, resource: pods, namespace: default}}'
+rv "LSAR in default" l1 'true|RBAC: allowed by RoleBinding "alice-reads-pods/default" of Role "pod-reader" to User "alice"'
+review l2 LocalSubjectAccessReview 'metadata: {namespace: default}
+spec: {user: alice, resourceAttributes: {verb: list, resource: pods, namespace: kube-system}}'
+expect "LSAR: another namespace in the spec: 422" 1 k create -f "$T/l2.yaml"
+has "kube's cause" "$T/out" 'The LocalSubjectAccessReview "" is invalid: spec.resourceAttributes.namespace: Invalid value: "kube-system": must match metadata.namespace'
+review l3 LocalSubjectAccessReview 'metadata: {namespace: default}
+spec: {user: alice, nonResourceAttributes: {verb: get, path: /api}}'
+expect "LSAR: non-resource: 422" 1 k create -f "$T/l3.yaml"
+has "kube's cause" "$T/out" 'spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/api", Verb:"get"}: disallowed on this kind of request'
+printf '%s' '{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","metadata":{"namespace":"kube-system"},"spec":{"user":"alice","resourceAttributes":{"verb":"list","resource":"pods","namespace":"kube-system"}}}' >"$T/l4.json"
+expect "LSAR: the object's namespace not the URL's: 400" 1 k create --raw /apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews -f "$T/l4.json"
+has "kube's message" "$T/out" 'the namespace of the provided object does not match the namespace sent on the request'
+expect "LSAR: in kube-system through its URL" 0 k create --raw /apis/authorization.k8s.io/v1/namespaces/kube-system/localsubjectaccessreviews -f "$T/l4.json"
+has "denied there" "$T/out" '"allowed":false'
+[ "$(code -H "Authorization: Bearer $(cat "$T/data/token")" "$S/apis/authorization.k8s.io/v1/subjectaccessreviews")" = 405 ] && ok ||
+	bad "a GET of subjectaccessreviews is not 405"
+[ "$(code -H "Authorization: Bearer $(cat "$T/data/token")" "$S/apis/authentication.k8s.io/v1/tokenreviews")" = 405 ] && ok ||
+	bad "a GET of tokenreviews is not 405"
+expect "SAR in discovery, create only" 0 k api-resources --api-group=authorization.k8s.io -o wide --no-headers
+tr -s ' ' <"$T/out" >"$T/out2"
+has "subjectaccessreviews" "$T/out2" 'subjectaccessreviews authorization.k8s.io/v1 false SubjectAccessReview create'
+has "localsubjectaccessreviews" "$T/out2" 'localsubjectaccessreviews authorization.k8s.io/v1 true LocalSubjectAccessReview create'
+expect "TokenReview in discovery, create only" 0 k api-resources --api-group=authentication.k8s.io -o wide --no-headers
+tr -s ' ' <"$T/out" >"$T/out2"
+has "tokenreviews" "$T/out2" 'tokenreviews authentication.k8s.io/v1 false TokenReview create'
+expect "alice may not create a SubjectAccessReview" 1 ku $A create -f "$T/s1.yaml"
+has "403" "$T/out" 'subjectaccessreviews.authorization.k8s.io is forbidden: User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope'
+k get clusterrole system:auth-delegator -o 'jsonpath={.rules}'
+has "the default role system:auth-delegator" "$T/out" '[{"apiGroups":["authentication.k8s.io"],"resources":["tokenreviews"],"verbs":["create"]},{"apiGroups":["authorization.k8s.io"],"resources":["subjectaccessreviews"],"verbs":["create"]}]'
+expect "alice bound to system:auth-delegator" 0 k create clusterrolebinding alice-delegator --clusterrole=system:auth-delegator --user=alice
+expect "now she may" 0 ku $A create -f "$T/s1.yaml" -o 'jsonpath={.status.allowed}'
+has "and is answered" "$T/out" 'true'
+review t1 TokenReview "spec: {token: $B}"
+k create -f "$T/t1.yaml" -o 'jsonpath={.status.authenticated}|{.status.user.username}|{.status.user.uid}|{.status.user.groups}|{.status.audiences}'
+has "TokenReview: a static token" "$T/out" 'true|bob|1002|["system:authenticated"]|["https://kubernetes.default.svc.cluster.local"]'
+review t2 TokenReview 'spec: {token: nope}'
+k create -f "$T/t2.yaml" -o 'jsonpath={.status.authenticated}|{.status.error}'
+has "TokenReview: a bad token" "$T/out" '|invalid bearer token'
+expect "a service account" 0 k create sa builder
+expect "its token for audience vault" 0 k create token builder --audience vault
+review t3 TokenReview "spec: {token: $(cat "$T/out"), audiences: [vault, other]}"
+review t4 TokenReview "spec: {token: $(cat "$T/out")}"
+k create -f "$T/t3.yaml" -o 'jsonpath={.status.authenticated}|{.status.user.username}|{.status.audiences}|{.status.user.extra}'
+has "TokenReview: a bound token for its audience" "$T/out" 'true|system:serviceaccount:default:builder|["vault"]|{"authentication.kubernetes.io/credential-id":["JTI='
+k create -f "$T/t4.yaml" -o 'jsonpath={.status.authenticated}|{.status.error}'
+has "TokenReview: not for the API audience, kube's error" "$T/out" '|token audiences ["vault"] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]'
+expect "alice (auth-delegator) reviews a token" 0 ku $A create -f "$T/t1.yaml" -o 'jsonpath={.status.user.username}'
+has "bob" "$T/out" 'bob'
+expect "bob may not" 1 ku $B create -f "$T/t1.yaml"
+has "403" "$T/out" 'cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope'
+expect "can-i --as answers through SelfSubjectAccessReview as that user" 0 k auth can-i get pods --subresource=log -n default --as carol --as-group ops
+has "yes" "$T/out" yes
+review ss SelfSubjectAccessReview 'spec: {resourceAttributes: {verb: get, resource: pods, namespace: default}}'
+ku $A create -f "$T/ss.yaml" -o 'jsonpath={.status.allowed}|{.status.reason}'
+has "SelfSubjectAccessReview: kube's reason" "$T/out" 'true|RBAC: allowed by RoleBinding "alice-reads-pods/default" of Role "pod-reader" to User "alice"'
+expect "bindings of this section removed" 0 k delete -f "$T/logs.yaml"
+expect "and alice's" 0 k delete clusterrolebinding alice-delegator
 cat >"$T/dangling.yaml" <<'EOF'
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -560,7 +692,70 @@ has "old key 401" "$T/out" "must be logged in to the server"
 expect "the new token works" 0 ku "$TNEW" get nodes
 expect "the JWKS" 0 k get --raw /openid/v1/jwks
 hasnt "without the old key" "$T/out" "\"kid\":\"$OLDKID\""
+# --- RSA, P-384 signing keys (round 12: kube's RS256 and ES384) ------------------
+# kidder FILE: kube's kid of a PEM key's public half
+kidder() { openssl pkey -in "$1" -pubout -outform DER 2>/dev/null | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n'; }
+algof() { /usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[0]; print(json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4)))["alg"])' "$1"; }
+openssl genrsa -out "$T/rsa.key" 2048 2>/dev/null && openssl ecparam -name secp384r1 -genkey -noout -out "$T/p384.key" 2>/dev/null &&
+	openssl genrsa -out "$T/rsa1024.key" 1024 2>/dev/null && openssl ecparam -name secp256k1 -genkey -noout -out "$T/k1.key" 2>/dev/null &&
+	openssl pkey -in "$T/rsa.key" -pubout -out "$T/rsa.pub" 2>/dev/null && ok || bad "openssl made no keys"
+up_keys --service-account-signing-key-file "$T/rsa.key" --service-account-key-file "$T/rsa.pub" \
+	--service-account-key-file "$T/new.key"
+expect "an RSA signing key: a token" 0 k create token muster-scheduler -n muster-system
+TRSA=$(cat "$T/out")
+[ "$(algof "$TRSA")" = RS256 ] && [ "$(kidof "$TRSA")" = "$(kidder "$T/rsa.key")" ] && ok ||
+	bad "the RSA token's alg $(algof "$TRSA") / kid $(kidof "$TRSA"), want RS256 / $(kidder "$T/rsa.key")"
+expect "the RSA token works" 0 ku "$TRSA" get nodes
+expect "the P-256 token still works (its key listed)" 0 ku "$TNEW" get nodes
+expect "the JWKS" 0 k get --raw /openid/v1/jwks
+has "lists the RSA key as kube's JWK" "$T/out" "{\"use\":\"sig\",\"kty\":\"RSA\",\"kid\":\"$(kidder "$T/rsa.key")\",\"alg\":\"RS256\",\"n\":\""
+has "with kube's exponent" "$T/out" '"e":"AQAB"'
+expect "the OpenID configuration" 0 k get --raw /.well-known/openid-configuration
+has "both algorithms, sorted" "$T/out" '"id_token_signing_alg_values_supported":["ES256","RS256"]'
+up_keys --service-account-signing-key-file "$T/p384.key" --service-account-key-file "$T/p384.key" \
+	--service-account-key-file "$T/rsa.key" --service-account-max-token-expiration 2h
+expect "a P-384 signing key: a token" 0 k create token muster-scheduler -n muster-system
+T384=$(cat "$T/out")
+[ "$(algof "$T384")" = ES384 ] && [ "$(kidof "$T384")" = "$(kidder "$T/p384.key")" ] && ok || bad "the P-384 token's alg $(algof "$T384")"
+expect "the P-384 token works" 0 ku "$T384" get nodes
+expect "the RSA token still works" 0 ku "$TRSA" get nodes
+expect "the P-256 token does not (its key no longer listed)" 1 ku "$TNEW" get nodes
+expect "the JWKS" 0 k get --raw /openid/v1/jwks
+has "lists the P-384 key" "$T/out" "\"kid\":\"$(kidder "$T/p384.key")\",\"crv\":\"P-384\",\"alg\":\"ES384\""
+review t5 TokenReview "spec: {token: $T384}"
+k create -f "$T/t5.yaml" -o 'jsonpath={.status.authenticated}|{.status.user.username}'
+has "TokenReview of the P-384 token" "$T/out" 'true|system:serviceaccount:muster-system:muster-scheduler'
+# --- --service-account-max-token-expiration; pods' extended tokens (round 12) ----
+claim() { /usr/bin/python3 -c 'import base64,json,sys; s=sys.argv[1].split(".")[1]; c=json.loads(base64.urlsafe_b64decode(s+"="*(-len(s)%4))); print(eval(sys.argv[2]))' "$1" "$2"; }
+expect "a token asked for 5h" 0 k create token muster-scheduler -n muster-system --duration 5h
+[ "$(claim "$(grep "^eyJ" "$T/out")" 'c["exp"]-c["iat"]')" = 7200 ] && ok || bad "not shortened to the 2h maximum"
+has "kube's warning" "$T/out" 'Warning: requested expiration of 18000 seconds shortened to 7200 seconds'
+printf '%s\n' 'apiVersion: v1' 'kind: Pod' 'metadata: {name: p-tok}' 'spec: {serviceAccountName: builder, containers: [{name: c, image: x}]}' >"$T/p-tok.yaml"
+expect "a pod of builder" 0 k create -f "$T/p-tok.yaml"
+expect "a pod-bound token of 3607 s, as the kubelet asks" 0 k create token builder --bound-object-kind Pod --bound-object-name p-tok --duration 3607s
+TEXT=$(cat "$T/out")
+[ "$(claim "$TEXT" 'c["exp"]-c["iat"]')/$(claim "$TEXT" 'c["kubernetes.io"]["warnafter"]-c["iat"]')" = 31536000/3607 ] && ok ||
+	bad "extended token: $(claim "$TEXT" 'c["exp"]-c["iat"]') s, warnafter $(claim "$TEXT" 'c["kubernetes.io"].get("warnafter",0)-c["iat"]')"
+expect "the extended token works" 0 ku "$TEXT" auth whoami
+expect "the same for another audience" 0 k create token builder --bound-object-kind Pod --bound-object-name p-tok --duration 3607s --audience vault
+[ "$(claim "$(cat "$T/out")" 'c["exp"]-c["iat"]')/$(claim "$(cat "$T/out")" '"warnafter" in c["kubernetes.io"]')" = 3607/False ] && ok || bad "a token for vault was extended"
+expect "3608 s is not extended" 0 k create token builder --bound-object-kind Pod --bound-object-name p-tok --duration 3608s
+[ "$(claim "$(cat "$T/out")" 'c["exp"]-c["iat"]')" = 3608 ] && ok || bad "3608 s was extended"
+expect "a token of 3607 s bound to no pod" 0 k create token builder --duration 3607s
+[ "$(claim "$(cat "$T/out")" 'c["exp"]-c["iat"]')" = 3607 ] && ok || bad "an unbound 3607 s token was extended"
 kill "$UPID"; wait "$UPID" 2>/dev/null; UPID=""
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-signing-key-file "$T/rsa1024.key" \
+	>"$T/out" 2>&1 && bad "a 1024-bit RSA signing key was accepted" || ok
+has "and said why" "$T/out" "a PEM private key: RSA of 2048-8192 bits"
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/k1.key" \
+	>"$T/out" 2>&1 && bad "a secp256k1 key was accepted" || ok
+has "and said why" "$T/out" "an EC key on curve secp256k1 (kube takes P-256, P-384 and P-521)"
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/rsa1024.key" \
+	>"$T/out" 2>&1 && bad "a 1024-bit RSA key was accepted" || ok
+has "and said why" "$T/out" "a PRIVATE KEY block that is an RSA key of 1024 bits (muster takes 2048 to 8192)"
+"$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-max-token-expiration 30m \
+	>"$T/out" 2>&1 && bad "a 30m maximum was accepted" || ok
+has "kube's message" "$T/out" "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"
 "$M" up --listen 127.0.0.1:0 --data "$T/data" --no-fsync --quiet --service-account-key-file "$T/data/tokens.csv" \
 	>"$T/out" 2>&1 && bad "a key file without a key was accepted" || ok
 has "and said why" "$T/out" "tokens.csv holds no PEM key"

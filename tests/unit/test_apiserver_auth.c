@@ -5,7 +5,8 @@
  * protobuf TokenRequest that `kubectl create token` sends, and the
  * bootstrapsigner's detached JWS, and the user impersonation makes (its
  * uid and extras kept), the user record's extra, and signing key rotation
- * (several verifying keys, the JWKS listing each).
+ * (several verifying keys, the JWKS listing each), and round 12's key
+ * types (RSA RS256, P-384 ES384, P-521 ES512; weak keys refused).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,115 @@ out:
 	unlink(newpub);
 }
 
+/* The JWS header's alg of token tok, into out. */
+static void header_alg(const char *tok, char *out, size_t cap)
+{
+	out[0] = '\0';
+	const char *dot = tok ? strchr(tok, '.') : NULL;
+	if (!dot)
+		return;
+	char b64[512];
+	size_t n = (size_t)(dot - tok), k = 0;
+	for (size_t i = 0; i < n && k + 4 < sizeof b64; i++)
+		b64[k++] = tok[i] == '-' ? '+' : tok[i] == '_' ? '/' : tok[i];
+	while (k % 4)
+		b64[k++] = '=';
+	b64[k] = '\0';
+	char raw[512];
+	size_t rl = 0;
+	if (mu__b64dec(b64, raw, sizeof raw - 1, &rl) != MU_OK)
+		return;
+	raw[rl] = '\0';
+	json_t *h = json_loads(raw, 0, NULL);
+	snprintf(out, cap, "%s", json_string_value(json_object_get(h, "alg")) ? json_string_value(json_object_get(h, "alg")) : "");
+	json_decref(h);
+}
+
+/* Round 12: kube's key types.  An RSA key signs RS256, a P-384 key ES384,
+ * a P-521 key ES512; each token verifies back to its claims under its
+ * own key, not under another algorithm's; the JWKS gives each key's kty,
+ * crv and alg, the OpenID configuration the algorithms sorted; a 1024-bit
+ * RSA key and a secp256k1 key are refused with the reason. */
+static void test_jwt_algs(mu_t_t *t)
+{
+	static const char *const want_alg[] = {"RS256", "ES384", "ES512"};
+	static const char *const want_kty[] = {"RSA", "EC", "EC"};
+	EVP_PKEY *pk[3] = {EVP_RSA_gen(2048), EVP_EC_gen("P-384"), EVP_EC_gen("P-521")};
+	char path[3][64];
+	mu__sakey_t *k[3] = {NULL, NULL, NULL};
+	char *tok[3] = {NULL, NULL, NULL};
+	json_t *c = J("{\"iss\":\"x\",\"sub\":\"y\"}");
+	for (int i = 0; i < 3; i++) {
+		CHECK(t, pk[i] && key_file(path[i], sizeof path[i], false, &pk[i]));
+		k[i] = mu__sakey_load(path[i]);
+		CHECK(t, k[i] != NULL);
+		if (!k[i])
+			continue;
+		tok[i] = mu__jwt_sign(k[i], c);
+		char alg[32];
+		header_alg(tok[i], alg, sizeof alg);
+		CHECK_STR(t, alg, want_alg[i]);
+		json_t *back = tok[i] ? mu__jwt_verify(k[i], tok[i]) : NULL;
+		CHECK(t, back && json_equal(back, c));
+		json_decref(back);
+		json_t *jwks = mu__sakey_jwks(k[i]);
+		json_t *key = json_array_get(json_object_get(jwks, "keys"), 0);
+		CHECK_STR(t, json_string_value(json_object_get(key, "kty")), want_kty[i]);
+		CHECK_STR(t, json_string_value(json_object_get(key, "alg")), want_alg[i]);
+		if (i == 0)
+			CHECK_STR(t, json_string_value(json_object_get(key, "e")), "AQAB");
+		else
+			CHECK_STR(t, json_string_value(json_object_get(key, "crv")), i == 1 ? "P-384" : "P-521");
+		json_decref(jwks);
+	}
+	if (k[0] && k[1] && tok[0] && tok[1]) {
+		/* a key checks only tokens of its own algorithm */
+		json_t *x = mu__jwt_verify(k[1], tok[0]);
+		CHECK(t, x == NULL);
+		json_decref(x);
+		char err[300];
+		CHECK_EQ_INT(t, mu__sakey_verify_with(k[1], path[0], err, sizeof err), MU_OK);
+		x = mu__jwt_verify(k[1], tok[0]);
+		CHECK(t, x && json_equal(x, c));
+		json_decref(x);
+		json_t *oc = mu__sa_openid_config(k[1]);
+		json_t *algs = json_object_get(oc, "id_token_signing_alg_values_supported");
+		CHECK_EQ_INT(t, (int)json_array_size(algs), 1); /* listed keys replace the signing key's own */
+		CHECK_STR(t, json_string_value(json_array_get(algs, 0)), "RS256");
+		json_decref(oc);
+		CHECK_EQ_INT(t, mu__sakey_verify_with(k[1], path[1], err, sizeof err), MU_OK);
+		oc = mu__sa_openid_config(k[1]);
+		algs = json_object_get(oc, "id_token_signing_alg_values_supported");
+		CHECK_EQ_INT(t, (int)json_array_size(algs), 2);
+		CHECK_STR(t, json_string_value(json_array_get(algs, 0)), "ES384");
+		CHECK_STR(t, json_string_value(json_array_get(algs, 1)), "RS256");
+		json_decref(oc);
+	}
+	EVP_PKEY *weak[2] = {EVP_RSA_gen(1024), EVP_EC_gen("secp256k1")};
+	static const char *const why[] = {"an RSA key of 1024 bits (muster takes 2048 to 8192)",
+					  "an EC key on curve secp256k1 (kube takes P-256, P-384 and P-521)"};
+	for (int i = 0; i < 2; i++) {
+		char wp[64], err[300] = "";
+		CHECK(t, weak[i] && key_file(wp, sizeof wp, false, &weak[i]));
+		mu__sakey_t *w = mu__sakey_load(wp);
+		CHECK(t, w == NULL);
+		mu__sakey_free(w);
+		if (k[0]) {
+			CHECK(t, mu__sakey_verify_with(k[0], wp, err, sizeof err) != MU_OK);
+			CHECK(t, strstr(err, why[i]) != NULL);
+		}
+		unlink(wp);
+		EVP_PKEY_free(weak[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		free(tok[i]);
+		mu__sakey_free(k[i]);
+		EVP_PKEY_free(pk[i]);
+		unlink(path[i]);
+	}
+	json_decref(c);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -408,5 +518,6 @@ int main(void)
 	MU_RUN(&t, test_impersonate);
 	MU_RUN(&t, test_impersonate_uid_extra);
 	MU_RUN(&t, test_jwt_rotation);
+	MU_RUN(&t, test_jwt_algs);
 	return mu_t_done(&t);
 }
