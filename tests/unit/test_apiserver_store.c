@@ -625,6 +625,30 @@ static void test_json_text(mu_t_t *t)
 	same_text(t, v);
 	free(big);
 	json_decref(v);
+	/* every escaped byte at every place of an eight-byte word, beside
+	 * bytes of 0x80 and more (UTF-8 pairs: the writer tests eight bytes
+	 * at a time), and the integers at the ends of the range */
+	const char esc[] = {'"', '\\', '\n', '\x01', '\x1f', '\x7f', ' '};
+	json_t *arr = json_array();
+	for (size_t e = 0; e < sizeof esc; e++)
+		for (int at = 0; at < 24; at++)
+			for (int tail = 0; tail < 10; tail++) {
+				char str[64];
+				int n = 0;
+				for (int k = 0; k + 1 < at; k += 2)
+					n += snprintf(str + n, sizeof str - (size_t)n, "\xc3\xa9");
+				if (at % 2)
+					str[n++] = 'a';
+				str[n++] = esc[e];
+				for (int k = 0; k < tail; k++)
+					str[n++] = k % 3 ? 'b' : '\x7e';
+				json_array_append_new(arr, json_stringn(str, (size_t)n));
+			}
+	json_array_append_new(arr, json_integer(INT64_MIN));
+	json_array_append_new(arr, json_integer(INT64_MAX));
+	json_array_append_new(arr, json_integer(-1));
+	same_text(t, arr);
+	json_decref(arr);
 	json_t *s = json_string("scalar"); /* not an object: NULL, as json_dumps */
 	same_text(t, s);
 	json_decref(s);
@@ -652,6 +676,25 @@ static void test_json_text(mu_t_t *t)
 			pclose(ls);
 	}
 	CHECK(t, seen > 50);
+}
+
+/* RFC 3339 stamps (util's mu__rfc3339_format, written by hand for years
+ * 0-9999 and through snprintf otherwise): the same text either way. */
+static void test_rfc3339(mu_t_t *t)
+{
+	char buf[64];
+	mu__rfc3339_format(1700000000123456LL, true, buf, sizeof buf);
+	CHECK_STR(t, buf, "2023-11-14T22:13:20.123456Z");
+	mu__rfc3339_format(1700000000123456LL, false, buf, sizeof buf);
+	CHECK_STR(t, buf, "2023-11-14T22:13:20Z");
+	mu__rfc3339_format(-500000, true, buf, sizeof buf); /* before the epoch */
+	CHECK_STR(t, buf, "1969-12-31T23:59:59.500000Z");
+	mu__rfc3339_format(0, false, buf, sizeof buf);
+	CHECK_STR(t, buf, "1970-01-01T00:00:00Z");
+	mu__rfc3339_format(253402300800LL * 1000000, false, buf, sizeof buf); /* year 10000 */
+	CHECK_STR(t, buf, "10000-01-01T00:00:00Z");
+	mu__rfc3339_format(1700000000000000LL, false, buf, 10); /* cut short, as snprintf */
+	CHECK_STR(t, buf, "2023-11-1");
 }
 
 /* mu__json_parse(text) against json_loadb: both NULL, or the same tree
@@ -761,6 +804,7 @@ int main(void)
 	MU_RUN(&t, test_migrate_rowid);
 	MU_RUN(&t, test_hot_tree);
 	MU_RUN(&t, test_json_text);
+	MU_RUN(&t, test_rfc3339);
 	MU_RUN(&t, test_json_parse);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
