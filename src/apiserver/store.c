@@ -124,17 +124,22 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 		memcpy(ob->key + n + 1, uid ? uid : "", ul);
 		ob->uid = ob->key + n + 1;
 	}
-	/* labels and fields, measured then copied */
+	/* labels and fields, measured then copied; each field's path is
+	 * looked up once (the first FIELDS_MAX; a type with more looks the
+	 * rest up twice) */
+	enum { FIELDS_MAX = 32 };
+	const char *fv[FIELDS_MAX];
+	char nb[FIELDS_MAX][24], nb1[24];
 	const json_t *labels = mu__jget(o, "metadata.labels");
 	size_t need = 1;
 	const char *k;
 	json_t *v;
-	char nb[32];
 	json_object_foreach((json_t *)labels, k, v)
 		if (json_is_string(v))
 			need += strlen(k) + strlen(json_string_value(v)) + 2;
 	for (int i = 0; t->fields && t->fields[i]; i++) {
-		const char *s = scalar_text(mu__jget(o, t->fields[i]), nb, sizeof nb);
+		const char *s = i < FIELDS_MAX ? (fv[i] = scalar_text(mu__jget(o, t->fields[i]), nb[i], sizeof nb[i]))
+					       : scalar_text(mu__jget(o, t->fields[i]), nb1, sizeof nb1);
 		if (s)
 			need += strlen(t->fields[i]) + strlen(s) + 2;
 	}
@@ -150,7 +155,7 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 			ob->nlabels++;
 		}
 	for (int i = 0; t->fields && t->fields[i]; i++) {
-		const char *s = scalar_text(mu__jget(o, t->fields[i]), nb, sizeof nb);
+		const char *s = i < FIELDS_MAX ? fv[i] : scalar_text(mu__jget(o, t->fields[i]), nb1, sizeof nb1);
 		if (s) {
 			kv_put(ob->kv, &off, t->fields[i], s);
 			ob->nfields++;
