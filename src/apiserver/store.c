@@ -649,7 +649,7 @@ struct mu__wtx {
 
 struct mu__store {
 	sqlite3 *db;
-	sqlite3_stmt *ins, *del, *setrv, *setlast;
+	sqlite3_stmt *ins, *upd, *del, *setrv, *setlast;
 	sqlite3_stmt *begin, *commit, *rollback; /* prepared once: sqlite3_exec
 						  * parses its text on every call */
 	pthread_mutex_t wmu, mu;
@@ -896,6 +896,8 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 		return rc;
 	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO objects(res, ns, name, rv, body) VALUES(?,?,?,?,?)",
 			       -1, &st->ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "UPDATE objects SET rv = ?4, body = ?5 WHERE res = ?1 AND ns = ?2 AND name = ?3",
+			       -1, &st->upd, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "DELETE FROM objects WHERE res = ? AND ns = ? AND name = ?",
 			       -1, &st->del, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "UPDATE meta SET v = ? WHERE k = 'rv'", -1, &st->setrv, NULL) != SQLITE_OK ||
@@ -979,6 +981,7 @@ void mu__store_close(mu__store_t *st)
 	}
 	over_forget(st, NULL, true);
 	sqlite3_finalize(st->ins);
+	sqlite3_finalize(st->upd);
 	sqlite3_finalize(st->del);
 	sqlite3_finalize(st->setrv);
 	sqlite3_finalize(st->setlast);
@@ -1407,19 +1410,28 @@ static int sql_write(mu__store_t *st, const staged_t *w)
 	char res[160];
 	res_key(st, w->rt, res, sizeof res);
 	bool del = w->type == MU__EV_DELETED;
-	sqlite3_stmt *q = del ? st->del : st->ins;
-	sqlite3_reset(q);
-	sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 2, w->obj->ns, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 3, w->obj->name, -1, SQLITE_STATIC);
-	if (!del) {
-		sqlite3_bind_int64(q, 4, w->obj->rv);
-		sqlite3_bind_text(q, 5, w->obj->json, (int)w->obj->len, SQLITE_STATIC);
+	/* a change rewrites its row in place: INSERT OR REPLACE deleted the
+	 * row and its key's index entry and inserted both again */
+	bool upd = w->type == MU__EV_MODIFIED;
+	for (;;) {
+		sqlite3_stmt *q = del ? st->del : upd ? st->upd : st->ins;
+		sqlite3_reset(q);
+		sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 2, w->obj->ns, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, w->obj->name, -1, SQLITE_STATIC);
+		if (!del) {
+			sqlite3_bind_int64(q, 4, w->obj->rv);
+			sqlite3_bind_text(q, 5, w->obj->json, (int)w->obj->len, SQLITE_STATIC);
+		}
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+		if (rc != SQLITE_DONE)
+			return MU_EIO;
+		if (!upd || sqlite3_changes(st->db) > 0)
+			return MU_OK;
+		upd = false; /* no row to change (never expected): insert it */
 	}
-	int rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	sqlite3_clear_bindings(q);
-	return rc == SQLITE_DONE ? MU_OK : MU_EIO;
 }
 
 /* Writes the "rv:GROUP/PLURAL" row of each type the batch changes (its
