@@ -9,7 +9,8 @@
 # kubelet, and left through three heartbeats.  Then the server is stopped
 # and its objects table dumped, every row with what differs from run to run
 # masked: times (RFC 3339), uids, resourceVersions, the uid prefix of
-# container ids and the random suffix of Event names.  The two dumps must be
+# container ids, the random suffix of Event names and that of each pod's
+# kube-api-access volume (ServiceAccount admission's).  The two dumps must be
 # the same lines; the exit status is 0 when they are, 1 (with a diff) when
 # not, 2 when a server did not start.  Needs kubectl, curl and sqlite3; every
 # process started here is killed on exit; takes about 20 s.
@@ -93,7 +94,8 @@ run() {
 			-e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/UID/g' \
 			-e 's/"resourceVersion":"[0-9]+"/"resourceVersion":"RV"/g' \
 			-e 's|muster://[0-9a-f]{8}-|muster://UID-|g' \
-			-e 's/(p-[a-z0-9]+|n-[0-9]+)\.[a-z0-9]{5}/\1.SFX/g' | sort >"$W/dump.$2"
+			-e 's/(p-[a-z0-9]+|n-[0-9]+)\.[a-z0-9]{5}/\1.SFX/g' \
+			-e 's/kube-api-access-[a-z0-9]{5}/kube-api-access-SFX/g' | sort >"$W/dump.$2"
 }
 
 run "$OLD" old

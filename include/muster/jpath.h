@@ -27,5 +27,8 @@ json_t *mu__json_loadb(const char *s, size_t n);
 /* The single pass alone: NULL for anything it does not take (errors, and
  * nesting deeper than 512, integers out of range, no memory). */
 json_t *mu__json_fast(const char *s, size_t n);
+/* The same pass refusing a name repeated in an object (NULL), as
+ * json_loadb with JSON_REJECT_DUPLICATES: request bodies. */
+json_t *mu__json_fast_strict(const char *s, size_t n);
 
 #endif

@@ -32,8 +32,13 @@ json_t *mu__json_body(const char *body, size_t len, size_t max, char *err, size_
 		snprintf(err, errlen, "the request body is empty");
 		return NULL;
 	}
+	/* util's single pass (a Binding's 200 bytes cost json_loadb 36,000
+	 * instructions); json_loadb answers for what it does not take, with
+	 * its error's line and column */
 	json_error_t je;
-	json_t *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+	json_t *o = mu__json_fast_strict(body, len);
+	if (!o)
+		o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o) {
 		snprintf(err, errlen, "the request body is not valid JSON: line %d column %d: %s",
 			 je.line, je.column, je.text);

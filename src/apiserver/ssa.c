@@ -1275,11 +1275,26 @@ void mu__mf_controller(const mu__rtype_t *t, const json_t *old, json_t *nw, cons
  * from: the time of the input entry at index j, the time of the write, or
  * none.  A key that cannot be told apart that way (a real number, an
  * entry time equal to the write's second, a manager with two entries) is
- * not kept, and the record runs in full. */
+ * not kept, and the record runs in full.
+ *
+ * Of an input entry's set only "f:status" is in the key as it is; its
+ * other members are in it by name alone.  A status write's record reads
+ * and changes only the status part of the sets (tracked() keeps only the
+ * status, so every set it adds, subtracts or compares is under
+ * "f:status"), and whether a set is left empty depends on the other
+ * members' presence, not on what they hold: so two writes with the same
+ * key change the same entries the same way, and an entry the write left
+ * as it was is moved from the input (memo_use).  A slot is kept only when
+ * every output entry made from such an input entry is that entry
+ * unchanged; else the other members would be the first pod's.  Without
+ * this, the creator's entry of every pod that ServiceAccount admission
+ * gave a volume (kube-api-access-XXXXX, a list key in its spec part) made
+ * a key of its own, and every kubelet start was recorded in full. */
 
 #define MEMO_SLOTS 32
 #define MEMO_KEY_MAX (64 * 1024)
 #define MEMO_STRS 512 /* a power of two; three quarters may be used */
+#define MEMO_ENTRIES 64 /* input entries a kept key may have */
 #define SRC_NOW (-1)
 #define SRC_NONE (-2)
 
@@ -1305,6 +1320,9 @@ struct mu__mf_memo {
 	} strs[MEMO_STRS];
 	int nstrs;
 	int used[MEMO_STRS]; /* the slots of strs in use, to clear */
+	/* per input entry of the key: its set has members other than
+	 * "f:status", in the key by name only */
+	bool named[MEMO_ENTRIES];
 };
 
 mu__mf_memo_t *mu__mf_memo_new(void)
@@ -1459,6 +1477,27 @@ static void kb_walk(mu__mf_memo_t *mm, const json_t *v, const char *field, bool 
 	}
 }
 
+/* Writes an input entry's set into the key: "f:status" as it is, every
+ * other member by its name and "A" (what a status write neither reads
+ * nor changes; see above), and notes in *named whether there was one.
+ * Bounded by the status part's size. */
+static void kb_set(mu__mf_memo_t *mm, const json_t *set, bool *named)
+{
+	const char *k;
+	json_t *x;
+	kb_put(mm, "{", 1);
+	json_object_foreach((json_t *)set, k, x) {
+		kb_text(mm, 'k', k, strlen(k));
+		if (!strcmp(k, "f:status")) {
+			kb_walk(mm, x, k, false, true, 3);
+		} else {
+			kb_put(mm, "A", 1);
+			*named = true;
+		}
+	}
+	kb_put(mm, "}", 1);
+}
+
 /* Builds the key of a status write by m from old to nw whose input
  * entries are in (NULL: none); false when it cannot be kept. */
 static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, const json_t *nw,
@@ -1489,6 +1528,11 @@ static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, 
 		json_t *e;
 		kb_put(mm, "[", 1);
 		json_array_foreach(in, i, e) {
+			if (i >= MEMO_ENTRIES) {
+				mm->bad = true;
+				break;
+			}
+			mm->named[i] = false;
 			if (!json_is_object(e)) {
 				kb_walk(mm, e, NULL, false, true, 1);
 				continue;
@@ -1500,6 +1544,8 @@ static bool key_build(mu__mf_memo_t *mm, const mu__mgr_t *m, const json_t *old, 
 				kb_text(mm, 'k', k, strlen(k));
 				if (!strcmp(k, "time") && json_is_string(x))
 					kb_put(mm, "T", 1); /* kept as a source, not in the key */
+				else if (!strcmp(k, "fieldsV1") && json_is_object(x))
+					kb_set(mm, x, &mm->named[i]);
 				else
 					kb_walk(mm, x, k, false, true, 2);
 			}
@@ -1575,6 +1621,17 @@ static void memo_keep(mu__mf_memo_t *mm, struct memo_slot *sl, const json_t *in,
 			return;
 		}
 		same[i] = src[i] >= 0 && json_equal(e, json_array_get(in, (size_t)src[i]));
+		/* made from an input entry whose other members are in the key
+		 * by name only, and changed: another pod's would be wrong */
+		long made = -1;
+		for (size_t j = 0; j < nin && made < 0; j++)
+			if (same_entry(e, json_array_get(in, j)))
+				made = (long)j;
+		if (made >= 0 && (made >= MEMO_ENTRIES || mm->named[made]) && !same[i]) {
+			free(src);
+			free(same);
+			return;
+		}
 	}
 	json_t *keep = out ? copy(out) : json_array();
 	char *key = malloc(mm->n);

@@ -52,6 +52,7 @@
  * change made two thirds of bench_kube's context switches).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,17 +124,22 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 		memcpy(ob->key + n + 1, uid ? uid : "", ul);
 		ob->uid = ob->key + n + 1;
 	}
-	/* labels and fields, measured then copied */
+	/* labels and fields, measured then copied; each field's path is
+	 * looked up once (the first FIELDS_MAX; a type with more looks the
+	 * rest up twice) */
+	enum { FIELDS_MAX = 32 };
+	const char *fv[FIELDS_MAX];
+	char nb[FIELDS_MAX][24], nb1[24];
 	const json_t *labels = mu__jget(o, "metadata.labels");
 	size_t need = 1;
 	const char *k;
 	json_t *v;
-	char nb[32];
 	json_object_foreach((json_t *)labels, k, v)
 		if (json_is_string(v))
 			need += strlen(k) + strlen(json_string_value(v)) + 2;
 	for (int i = 0; t->fields && t->fields[i]; i++) {
-		const char *s = scalar_text(mu__jget(o, t->fields[i]), nb, sizeof nb);
+		const char *s = i < FIELDS_MAX ? (fv[i] = scalar_text(mu__jget(o, t->fields[i]), nb[i], sizeof nb[i]))
+					       : scalar_text(mu__jget(o, t->fields[i]), nb1, sizeof nb1);
 		if (s)
 			need += strlen(t->fields[i]) + strlen(s) + 2;
 	}
@@ -149,7 +155,7 @@ static mu__obj_t *obj_build(int rt, const mu__rtype_t *t, const json_t *o, int64
 			ob->nlabels++;
 		}
 	for (int i = 0; t->fields && t->fields[i]; i++) {
-		const char *s = scalar_text(mu__jget(o, t->fields[i]), nb, sizeof nb);
+		const char *s = i < FIELDS_MAX ? fv[i] : scalar_text(mu__jget(o, t->fields[i]), nb1, sizeof nb1);
 		if (s) {
 			kv_put(ob->kv, &off, t->fields[i], s);
 			ob->nfields++;
@@ -169,41 +175,99 @@ typedef struct tbuf {
 	char stack[8192];
 } tbuf_t;
 
-static void tb_put(tbuf_t *b, const char *s, size_t n)
+/* Makes room for n more bytes (doubling); false (and bad) on OOM. */
+static bool tb_grow(tbuf_t *b, size_t n)
 {
 	if (b->bad)
-		return;
-	if (b->n + n > b->cap) {
-		size_t nc = b->cap * 2;
-		while (nc < b->n + n)
-			nc *= 2;
-		char *np = b->p == b->stack ? malloc(nc) : realloc(b->p, nc);
-		if (!np) {
-			b->bad = true;
-			return;
-		}
-		if (b->p == b->stack)
-			memcpy(np, b->stack, b->n);
-		b->p = np;
-		b->cap = nc;
+		return false;
+	size_t nc = b->cap * 2;
+	while (nc < b->n + n)
+		nc *= 2;
+	char *np = b->p == b->stack ? malloc(nc) : realloc(b->p, nc);
+	if (!np) {
+		b->bad = true;
+		return false;
 	}
+	if (b->p == b->stack)
+		memcpy(np, b->stack, b->n);
+	b->p = np;
+	b->cap = nc;
+	return true;
+}
+
+/* Room for n more bytes: the common case inline, without a call. */
+static inline bool tb_room(tbuf_t *b, size_t n)
+{
+	return (b->n + n <= b->cap && !b->bad) || tb_grow(b, n);
+}
+
+static inline void tb_put(tbuf_t *b, const char *s, size_t n)
+{
+	if (!tb_room(b, n))
+		return;
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 }
 
+static inline void tb_ch(tbuf_t *b, char c)
+{
+	if (!tb_room(b, 1))
+		return;
+	b->p[b->n++] = c;
+}
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Whether the 8 bytes at s hold one that a JSON string escapes: below
+ * 0x20, '"' or '\\' (exact, as the classic has-zero and has-less tests
+ * are for "any byte"). */
+static inline bool word_escapes(const char *s)
+{
+	uint64_t x;
+	memcpy(&x, s, 8);
+	uint64_t q = x ^ (ONES * '"'), bs = x ^ (ONES * '\\');
+	return (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) | ((bs - ONES) & ~bs)) & HIGHS;
+}
+
+/* The length of s's first run (of at most n bytes) that needs no escape:
+ * eight bytes at a time, then byte by byte.  O(n). */
+static size_t plain_run(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i + 8 <= n && !word_escapes(s + i))
+		i += 8;
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == '"' || c == '\\')
+			break;
+	}
+	return i;
+}
+
 /* A JSON string as jansson writes it without flags: '"' and '\\' and the
  * control characters escaped (\b \f \n \r \t, else \u00XX in capitals),
- * everything else (UTF-8 included) as it is. */
+ * everything else (UTF-8 included) as it is.  A string with nothing to
+ * escape (nearly all) is one copy. */
 static void tb_str(tbuf_t *b, const char *s, size_t n)
 {
-	tb_put(b, "\"", 1);
-	size_t run = 0;
-	for (size_t i = 0; i < n; i++) {
+	size_t run = plain_run(s, n);
+	if (run == n) {
+		if (!tb_room(b, n + 2))
+			return;
+		char *d = b->p + b->n;
+		d[0] = '"';
+		memcpy(d + 1, s, n);
+		d[n + 1] = '"';
+		b->n += n + 2;
+		return;
+	}
+	tb_ch(b, '"');
+	size_t from = 0;
+	for (size_t i = run; i < n; i += 1 + plain_run(s + i + 1, n - i - 1)) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		tb_put(b, s + run, i - run);
-		run = i + 1;
+		tb_put(b, s + from, i - from);
+		from = i + 1;
 		char esc[8];
 		const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
 			: c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
@@ -213,8 +277,22 @@ static void tb_str(tbuf_t *b, const char *s, size_t n)
 		}
 		tb_put(b, e, strlen(e));
 	}
-	tb_put(b, s + run, n - run);
-	tb_put(b, "\"", 1);
+	tb_put(b, s + from, n - from);
+	tb_ch(b, '"');
+}
+
+/* An integer in decimal, as "%" JSON_INTEGER_FORMAT prints it. */
+static void tb_int(tbuf_t *b, json_int_t v)
+{
+	char h[24];
+	int i = (int)sizeof h;
+	unsigned long long x = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do
+		h[--i] = (char)('0' + x % 10);
+	while ((x /= 10) != 0);
+	if (v < 0)
+		h[--i] = '-';
+	tb_put(b, h + i, sizeof h - (size_t)i);
 }
 
 /* Appends the compact text of v (depth levels down). */
@@ -228,42 +306,36 @@ static void tb_json(tbuf_t *b, const json_t *v, int depth)
 	}
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		const char *k;
-		json_t *x;
+		tb_ch(b, '{');
 		bool first = true;
-		tb_put(b, "{", 1);
-		json_object_foreach((json_t *)v, k, x) {
+		for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
 			if (!first)
-				tb_put(b, ",", 1);
+				tb_ch(b, ',');
 			first = false;
-			tb_str(b, k, strlen(k));
-			tb_put(b, ":", 1);
-			tb_json(b, x, depth + 1);
+			tb_str(b, json_object_iter_key(it), json_object_iter_key_len(it));
+			tb_ch(b, ':');
+			tb_json(b, json_object_iter_value(it), depth + 1);
 		}
-		tb_put(b, "}", 1);
+		tb_ch(b, '}');
 		return;
 	}
 	case JSON_ARRAY: {
-		size_t i;
-		json_t *x;
-		tb_put(b, "[", 1);
-		json_array_foreach(v, i, x) {
+		size_t n = json_array_size(v);
+		tb_ch(b, '[');
+		for (size_t i = 0; i < n; i++) {
 			if (i)
-				tb_put(b, ",", 1);
-			tb_json(b, x, depth + 1);
+				tb_ch(b, ',');
+			tb_json(b, json_array_get(v, i), depth + 1);
 		}
-		tb_put(b, "]", 1);
+		tb_ch(b, ']');
 		return;
 	}
 	case JSON_STRING:
 		tb_str(b, json_string_value(v), json_string_length(v));
 		return;
-	case JSON_INTEGER: {
-		char num[32];
-		int l = snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		tb_put(b, num, (size_t)l);
+	case JSON_INTEGER:
+		tb_int(b, json_integer_value(v));
 		return;
-	}
 	case JSON_TRUE:
 		tb_put(b, "true", 4);
 		return;
@@ -577,7 +649,7 @@ struct mu__wtx {
 
 struct mu__store {
 	sqlite3 *db;
-	sqlite3_stmt *ins, *del, *setrv, *setlast;
+	sqlite3_stmt *ins, *upd, *del, *setrv, *setlast;
 	sqlite3_stmt *begin, *commit, *rollback; /* prepared once: sqlite3_exec
 						  * parses its text on every call */
 	pthread_mutex_t wmu, mu;
@@ -824,6 +896,8 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 		return rc;
 	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO objects(res, ns, name, rv, body) VALUES(?,?,?,?,?)",
 			       -1, &st->ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "UPDATE objects SET rv = ?4, body = ?5 WHERE res = ?1 AND ns = ?2 AND name = ?3",
+			       -1, &st->upd, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "DELETE FROM objects WHERE res = ? AND ns = ? AND name = ?",
 			       -1, &st->del, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "UPDATE meta SET v = ? WHERE k = 'rv'", -1, &st->setrv, NULL) != SQLITE_OK ||
@@ -907,6 +981,7 @@ void mu__store_close(mu__store_t *st)
 	}
 	over_forget(st, NULL, true);
 	sqlite3_finalize(st->ins);
+	sqlite3_finalize(st->upd);
 	sqlite3_finalize(st->del);
 	sqlite3_finalize(st->setrv);
 	sqlite3_finalize(st->setlast);
@@ -1335,19 +1410,28 @@ static int sql_write(mu__store_t *st, const staged_t *w)
 	char res[160];
 	res_key(st, w->rt, res, sizeof res);
 	bool del = w->type == MU__EV_DELETED;
-	sqlite3_stmt *q = del ? st->del : st->ins;
-	sqlite3_reset(q);
-	sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 2, w->obj->ns, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 3, w->obj->name, -1, SQLITE_STATIC);
-	if (!del) {
-		sqlite3_bind_int64(q, 4, w->obj->rv);
-		sqlite3_bind_text(q, 5, w->obj->json, (int)w->obj->len, SQLITE_STATIC);
+	/* a change rewrites its row in place: INSERT OR REPLACE deleted the
+	 * row and its key's index entry and inserted both again */
+	bool upd = w->type == MU__EV_MODIFIED;
+	for (;;) {
+		sqlite3_stmt *q = del ? st->del : upd ? st->upd : st->ins;
+		sqlite3_reset(q);
+		sqlite3_bind_text(q, 1, res, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 2, w->obj->ns, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, w->obj->name, -1, SQLITE_STATIC);
+		if (!del) {
+			sqlite3_bind_int64(q, 4, w->obj->rv);
+			sqlite3_bind_text(q, 5, w->obj->json, (int)w->obj->len, SQLITE_STATIC);
+		}
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+		if (rc != SQLITE_DONE)
+			return MU_EIO;
+		if (!upd || sqlite3_changes(st->db) > 0)
+			return MU_OK;
+		upd = false; /* no row to change (never expected): insert it */
 	}
-	int rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	sqlite3_clear_bindings(q);
-	return rc == SQLITE_DONE ? MU_OK : MU_EIO;
 }
 
 /* Writes the "rv:GROUP/PLURAL" row of each type the batch changes (its

@@ -35,6 +35,7 @@ typedef struct jp {
 	const char *s, *e; /* the next byte, the end */
 	char *buf;         /* an unescaped string or a number's text */
 	size_t cap;
+	bool strict;       /* a name repeated in an object is an error */
 } jp_t;
 
 static void ws(jp_t *p)
@@ -291,6 +292,10 @@ static json_t *container(jp_t *p, int depth)
 			ws(p);
 		}
 		json_t *v = value(p, depth + 1);
+		if (v && obj && p->strict && json_object_getn(c, key, kl)) {
+			json_decref(v); /* a repeated name: json_loadb's error */
+			v = NULL;
+		}
 		int rc = !v ? -1 : obj ? json_object_setn_new_nocheck(c, key, kl, v) : json_array_append_new(c, v);
 		if (obj && key != kb)
 			free(key);
@@ -351,9 +356,10 @@ static json_t *value(jp_t *p, int depth)
 	}
 }
 
-json_t *mu__json_fast(const char *s, size_t n)
+/* The pass of mu__json_fast and mu__json_fast_strict. */
+static json_t *fast(const char *s, size_t n, bool strict)
 {
-	jp_t p = {s, s + n, NULL, 0};
+	jp_t p = {s, s + n, NULL, 0, strict};
 	ws(&p);
 	json_t *v = p.s < p.e && (*p.s == '{' || *p.s == '[') ? container(&p, 1) : NULL;
 	ws(&p);
@@ -363,6 +369,16 @@ json_t *mu__json_fast(const char *s, size_t n)
 	}
 	free(p.buf);
 	return v;
+}
+
+json_t *mu__json_fast(const char *s, size_t n)
+{
+	return fast(s, n, false);
+}
+
+json_t *mu__json_fast_strict(const char *s, size_t n)
+{
+	return fast(s, n, true);
 }
 
 json_t *mu__json_loadb(const char *s, size_t n)

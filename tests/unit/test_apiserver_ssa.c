@@ -378,6 +378,51 @@ static void test_memo(mu_t_t *t)
 	mu__mf_memo_free(mm);
 }
 
+/* memo_pod with the creator's set naming the volume kube-api-access-SFX
+ * (as ServiceAccount admission names it, a list key in the spec part),
+ * and, when phase, also owning status.phase. */
+static json_t *memo_pod_vol(const char *name, const char *uid, const char *sfx, bool phase)
+{
+	json_t *p = memo_pod(name, uid, "bench", "2026-01-01T00:00:01Z", "True", "2026-01-01T00:00:02Z");
+	char key[80];
+	snprintf(key, sizeof key, "k:{\"name\":\"kube-api-access-%s\"}", sfx);
+	json_t *set = json_pack("{s:{s:{}, s:{s:{s:{}, s:{}}}}}", "f:spec", "f:containers", "f:volumes", key, ".",
+				"f:name");
+	if (phase)
+		json_object_set_new(set, "f:status", json_pack("{s:{}}", "f:phase"));
+	json_t *e0 = json_array_get(json_object_get(json_object_get(p, "metadata"), "managedFields"), 0);
+	json_object_set_new(e0, "fieldsV1", set);
+	return p;
+}
+
+/* Of the creator's set only the status part is in the memo's key: pods
+ * whose creator's sets differ in the spec part (each pod's own
+ * kube-api-access volume) share a shape, and each gets its own set back
+ * (memo_same compares with the full record).  A creator's set that the
+ * write changes (it owned status.phase) is not kept: the next pod would
+ * get the first one's volume. */
+static void test_memo_named(mu_t_t *t)
+{
+	mu__mf_memo_t *mm = mu__mf_memo_new();
+	size_t hits, misses;
+	CHECK(t, mm != NULL);
+	json_t *a = memo_pod_vol("a", "ua", "aaaaa", false), *b = memo_pod_vol("b", "ub", "bbbbb", false);
+	CHECK(t, memo_same(t, mm, a, "ua", "2026-02-01T00:00:00Z", false, "2026-01-01T00:00:01Z"));
+	CHECK(t, memo_same(t, mm, b, "ub", "2026-02-01T00:00:00Z", false, "2026-01-01T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 1 && misses == 1);
+	json_t *c = memo_pod_vol("c", "uc", "ccccc", true), *d = memo_pod_vol("d", "ud", "ddddd", true);
+	CHECK(t, memo_same(t, mm, c, "uc", "2026-02-01T00:00:00Z", false, "2026-01-01T00:00:01Z"));
+	CHECK(t, memo_same(t, mm, d, "ud", "2026-02-01T00:00:00Z", false, "2026-01-01T00:00:01Z"));
+	mu__mf_memo_stats(mm, &hits, &misses);
+	CHECK(t, hits == 1 && misses == 3);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+	json_decref(d);
+	mu__mf_memo_free(mm);
+}
+
 /* A Pod whose container has n env vars V0..Vn-1 (value "v", or val for
  * index odd_one), all of them but skip (-1: none). */
 static json_t *env_pod(int n, int odd_one, const char *val, int skip)
@@ -576,6 +621,7 @@ int main(void)
 	MU_RUN(&t, test_mf_given);
 	MU_RUN(&t, test_kubelet_before);
 	MU_RUN(&t, test_memo);
+	MU_RUN(&t, test_memo_named);
 	MU_RUN(&t, test_long_keyed);
 	MU_RUN(&t, test_apply_versions);
 	return mu_t_done(&t);

@@ -8,8 +8,9 @@
  * order, and survive a reopen; a data directory whose objects table was
  * made WITHOUT ROWID (before 2026-11-27) is rewritten as a rowid table
  * with every object kept; the trees kept by mu__store_mutate_keep are
- * taken once, equal the stored text, and the 128 latest are kept;
- * mu__json_text writes what json_dumps writes.
+ * taken once, equal the stored text, and the 128 latest are kept; a
+ * change rewrites its row in place; mu__json_text writes what json_dumps
+ * writes, and RFC 3339 stamps keep their text.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -528,6 +529,81 @@ static void test_migrate_rowid(mu_t_t *t)
 		fprintf(stderr, "cannot remove %s\n", old);
 }
 
+/* The rowid and the body of pod default/NAME in d's database ("" and -1
+ * when there is no such row); *rows: how many rows the key has. */
+static int64_t pod_row(const char *d, const char *name, char *body, size_t len, int *rows)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/muster.db", d);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	int64_t id = -1;
+	*rows = 0;
+	body[0] = '\0';
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT rowid, body FROM objects WHERE res = '/pods' AND ns = 'default' AND name = ?",
+			       -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			id = sqlite3_column_int64(q, 0);
+			snprintf(body, len, "%s", (const char *)sqlite3_column_text(q, 1));
+			(*rows)++;
+		}
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return id;
+}
+
+static int relabel_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	json_object_set_new(json_object_get(json_object_get(o, "metadata"), "labels"), "app", json_string(ctx));
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* A change rewrites its object's row in place (an UPDATE keeps the rowid;
+ * INSERT OR REPLACE, which it replaced, deleted the row and made a new
+ * one), one row per key, and a reopen reads what the last change wrote. */
+static void test_update_in_place(mu_t_t *t)
+{
+	mu__store_t *st = open_store(100);
+	CHECK(t, st != NULL);
+	if (!st)
+		return;
+	CHECK_EQ_INT(t, create(st, "u1"), MU__MUT_PUT);
+	CHECK_EQ_INT(t, create(st, "u2"), MU__MUT_PUT);
+	mu__store_close(st);
+	char body[4096];
+	int rows = 0;
+	int64_t id = pod_row(dir, "u1", body, sizeof body, &rows);
+	CHECK(t, id > 0 && rows == 1);
+	st = open_store(100);
+	CHECK(t, st != NULL);
+	if (!st)
+		return;
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "u1", relabel_fn, "v1", false, NULL), MU__MUT_PUT);
+	CHECK_EQ_INT(t, mu__store_mutate(st, MU__RT_PODS, "default", "u1", relabel_fn, "v2", false, NULL), MU__MUT_PUT);
+	int64_t rv = mu__store_rv(st);
+	mu__store_close(st);
+	CHECK_EQ_INT(t, pod_row(dir, "u1", body, sizeof body, &rows), id);
+	CHECK_EQ_INT(t, rows, 1);
+	CHECK(t, strstr(body, "\"app\":\"v2\"") != NULL);
+	st = open_store(100);
+	CHECK(t, st != NULL);
+	if (!st)
+		return;
+	mu__obj_t *o = mu__store_get(st, MU__RT_PODS, "default", "u1");
+	CHECK(t, o && o->rv == rv && !strcmp(mu__obj_label(o, "app"), "v2"));
+	mu__obj_unref(o);
+	mu__store_close(st);
+}
+
 /* mu__store_mutate_keep keeps the tree of the version it puts: the first
  * take gets it (equal to the stored text), the next parses; a dry run and
  * plain mutations keep nothing; after 128 more kept puts the oldest is
@@ -625,6 +701,30 @@ static void test_json_text(mu_t_t *t)
 	same_text(t, v);
 	free(big);
 	json_decref(v);
+	/* every escaped byte at every place of an eight-byte word, beside
+	 * bytes of 0x80 and more (UTF-8 pairs: the writer tests eight bytes
+	 * at a time), and the integers at the ends of the range */
+	const char esc[] = {'"', '\\', '\n', '\x01', '\x1f', '\x7f', ' '};
+	json_t *arr = json_array();
+	for (size_t e = 0; e < sizeof esc; e++)
+		for (int at = 0; at < 24; at++)
+			for (int tail = 0; tail < 10; tail++) {
+				char str[64];
+				int n = 0;
+				for (int k = 0; k + 1 < at; k += 2)
+					n += snprintf(str + n, sizeof str - (size_t)n, "\xc3\xa9");
+				if (at % 2)
+					str[n++] = 'a';
+				str[n++] = esc[e];
+				for (int k = 0; k < tail; k++)
+					str[n++] = k % 3 ? 'b' : '\x7e';
+				json_array_append_new(arr, json_stringn(str, (size_t)n));
+			}
+	json_array_append_new(arr, json_integer(INT64_MIN));
+	json_array_append_new(arr, json_integer(INT64_MAX));
+	json_array_append_new(arr, json_integer(-1));
+	same_text(t, arr);
+	json_decref(arr);
 	json_t *s = json_string("scalar"); /* not an object: NULL, as json_dumps */
 	same_text(t, s);
 	json_decref(s);
@@ -652,6 +752,25 @@ static void test_json_text(mu_t_t *t)
 			pclose(ls);
 	}
 	CHECK(t, seen > 50);
+}
+
+/* RFC 3339 stamps (util's mu__rfc3339_format, written by hand for years
+ * 0-9999 and through snprintf otherwise): the same text either way. */
+static void test_rfc3339(mu_t_t *t)
+{
+	char buf[64];
+	mu__rfc3339_format(1700000000123456LL, true, buf, sizeof buf);
+	CHECK_STR(t, buf, "2023-11-14T22:13:20.123456Z");
+	mu__rfc3339_format(1700000000123456LL, false, buf, sizeof buf);
+	CHECK_STR(t, buf, "2023-11-14T22:13:20Z");
+	mu__rfc3339_format(-500000, true, buf, sizeof buf); /* before the epoch */
+	CHECK_STR(t, buf, "1969-12-31T23:59:59.500000Z");
+	mu__rfc3339_format(0, false, buf, sizeof buf);
+	CHECK_STR(t, buf, "1970-01-01T00:00:00Z");
+	mu__rfc3339_format(253402300800LL * 1000000, false, buf, sizeof buf); /* year 10000 */
+	CHECK_STR(t, buf, "10000-01-01T00:00:00Z");
+	mu__rfc3339_format(1700000000000000LL, false, buf, 10); /* cut short, as snprintf */
+	CHECK_STR(t, buf, "2023-11-1");
 }
 
 /* mu__json_parse(text) against json_loadb: both NULL, or the same tree
@@ -760,7 +879,9 @@ int main(void)
 	MU_RUN(&t, test_second_server);
 	MU_RUN(&t, test_migrate_rowid);
 	MU_RUN(&t, test_hot_tree);
+	MU_RUN(&t, test_update_in_place);
 	MU_RUN(&t, test_json_text);
+	MU_RUN(&t, test_rfc3339);
 	MU_RUN(&t, test_json_parse);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

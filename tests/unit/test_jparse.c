@@ -97,6 +97,31 @@ static void test_fallback(mu_t_t *t)
 	json_decref(v);
 }
 
+/* The strict pass (request bodies) refuses a repeated name at any depth,
+ * as json_loadb does with JSON_REJECT_DUPLICATES, and reads the rest as
+ * the plain pass does. */
+static void test_strict(mu_t_t *t)
+{
+	const char *dup[] = {"{\"dup\":1,\"x\":2,\"dup\":3}", "[{\"a\":{\"b\":1,\"b\":1}}]", "{\"\":1,\"\":2}"};
+	for (size_t i = 0; i < sizeof dup / sizeof *dup; i++) {
+		json_t *v = mu__json_fast_strict(dup[i], strlen(dup[i]));
+		CHECK(t, v == NULL);
+		json_decref(v);
+		json_t *w = json_loadb(dup[i], strlen(dup[i]), JSON_REJECT_DUPLICATES, NULL);
+		CHECK(t, w == NULL);
+		json_decref(w);
+	}
+	const char *ok = "{\"kind\":\"Binding\",\"metadata\":{\"name\":\"p\"},\"target\":{\"name\":\"n\"},"
+			 "\"l\":[{\"a\":1},{\"a\":2}]}";
+	json_t *a = mu__json_fast_strict(ok, strlen(ok)), *b = json_loadb(ok, strlen(ok), JSON_REJECT_DUPLICATES, NULL);
+	char *x = a ? json_dumps(a, JSON_COMPACT) : NULL, *y = b ? json_dumps(b, JSON_COMPACT) : NULL;
+	CHECK(t, x && y && !strcmp(x, y));
+	free(x);
+	free(y);
+	json_decref(a);
+	json_decref(b);
+}
+
 static void test_fixture(mu_t_t *t)
 {
 	json_t *pod = json_load_file("../shared/data/k8s/core.v1.Pod.json", 0, NULL);
@@ -123,6 +148,7 @@ int main(void)
 	MU_RUN(&t, test_valid);
 	MU_RUN(&t, test_errors);
 	MU_RUN(&t, test_fallback);
+	MU_RUN(&t, test_strict);
 	MU_RUN(&t, test_fixture);
 	return mu_t_done(&t);
 }
