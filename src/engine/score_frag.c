@@ -51,7 +51,6 @@ struct mu__mix_index {
 	double *cum_inv;  /* the same sums of weight / cpu (cpu > 0) */
 	double multi;     /* share of the GPU demand in pods of 2+ GPUs */
 	double whole;     /* share of the GPU demand in pods of whole GPUs */
-	double spec;      /* share of the GPU demand in pods tied to models */
 	/* dead[r]: r less the largest sum <= r of the mix's common share
 	 * sizes, repeats allowed (see mix_dead) */
 	int16_t dead[1001];
@@ -231,7 +230,7 @@ static int mix_index(mu_workload_mix_t *m)
 		ix->cum_inv[i] = (first ? 0 : ix->cum_inv[i - 1]) +
 				 (t->cpu > 0 ? t->weight / (double)t->cpu : 0);
 	}
-	double demand = 0, multi = 0, whole = 0, spec = 0;
+	double demand = 0, multi = 0, whole = 0;
 	for (int32_t i = 0; i < m->ntypes; i++) {
 		const mu_pod_type_t *t = &m->types[i];
 		double d = (double)t->count *
@@ -239,11 +238,9 @@ static int mix_index(mu_workload_mix_t *m)
 		demand += d;
 		multi += t->gpus > 1 ? d : 0;
 		whole += t->gpus > 0 ? d : 0;
-		spec += t->models ? d : 0;
 	}
 	ix->multi = demand > 0 ? multi / demand : 0;
 	ix->whole = demand > 0 ? whole / demand : 0;
-	ix->spec = demand > 0 ? spec / demand : 0;
 	mix_dead(m, ix);
 	m->index = ix;
 	return MU_OK;
@@ -500,8 +497,7 @@ static int64_t fgd_points(double growth)
  * muster below); FGD's own placement has none (share_placement's NULL). */
 typedef struct share_terms {
 	const int16_t *dead; /* the mix's dead remainders (mix_dead) */
-	int32_t reserve;     /* whole devices a node keeps before breaking one
-			      * costs (see muster); -1 for none */
+	int32_t reserve;     /* whole devices a node keeps before breaking one costs */
 } share_terms_t;
 
 /* The FGD artifact's share placement (calculateGpuShareFragExtendScore):
@@ -587,13 +583,7 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     demand whole devices costs 100 points, so shares break whole
  *     devices where whole-GPU pods are expected least, and still go there
  *     when no other node holds them.  It is per node because a score may
- *     read only the node (the engine keeps scores by node).  It holds
- *     only while pods tied to GPU models carry less than SPEC_MAX of the
- *     GPU demand: where more are, a model's nodes are wanted by the pods
- *     tied to it whatever their whole devices, and the reserve only
- *     spreads shares over fresh nodes (docs/evaluation.md, "Twelfth
- *     round": it cost 0.6 points at x = 130 where half the GPU pods
- *     name a model, and half a point at x = 100 at a fifth to a quarter).
+ *     read only the node (the engine keeps scores by node).
  * A large share (MG_LARGE and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * MG_MULTI of the mix's GPU demand: it is alone on its device, and where
@@ -605,7 +595,6 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 #define MG_MULTI 0.15 /* between openb default's 0.07 and multigpu30's 0.30 */
 #define MG_LARGE 700  /* openb's 810s; its next share down is 650 */
 #define RESERVE 0.75  /* of the whole-GPU demand share (0.5 and 1.0 tried) */
-#define SPEC_MAX 0.15 /* between openb gpuspec10's 0.10 and gpuspec20's 0.20 */
 
 static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 {
@@ -622,10 +611,9 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 {
 	if (!m || !m->index)
 		return fgd_placement(m, v, req, NULL);
-	const struct mu__mix_index *ix = m->index;
-	share_terms_t terms = {ix->dead, -1}; /* -1: no reserve */
-	if (ix->spec < SPEC_MAX)
-		terms.reserve = (int32_t)floor(RESERVE * v->ngpu * ix->whole);
+	share_terms_t terms = {
+		m->index->dead,
+		(int32_t)floor(RESERVE * v->ngpu * m->index->whole)};
 	return fgd_placement(m, v, req, &terms);
 }
 

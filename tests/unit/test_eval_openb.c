@@ -304,8 +304,7 @@ static void test_muster_mg_choice(mu_t_t *t)
  * FGD's points are the same (51) and it takes the first.  Reserve: the
  * mix's whole-GPU share of the demand is 10000 / 17900, so a 4-GPU node
  * keeps floor(0.75 x 4 x 0.56) = 1 whole device for whole-GPU pods; a
- * share breaks that one only when no node has another, unless pods tied
- * to GPU models carry 15% or more of the GPU demand. */
+ * share breaks that one only when no node has another. */
 static void test_muster_share_choice(mu_t_t *t)
 {
 	mu_res_t w = req(4000, 1, 0), a = req(2000, 0, 470), b = req(2000, 0, 320);
@@ -339,27 +338,6 @@ static void test_muster_share_choice(mu_t_t *t)
 	vnode(&q, 32000, 32000, 2, two, NULL);
 	CHECK(t, NEAR(score(mu, &m, 0, &q, &a), score(mu, &m, 0, &p, &a)));
 	mu_workload_mix_release(&m);
-	/* No reserve where pods tied to GPU models carry 15% or more of the
-	 * GPU demand (the twelfth round): the same mix with the 470s tied to
-	 * T4 (4700 / 17900 = 0.26 of the demand); with one tied 320 of the
-	 * 30 pods (320 / 17900 = 0.018) the reserve stays. */
-	const char *t4[] = {"T4"};
-	for (int tied = 0; tied < 2; tied++) {
-		mu_workload_mix_init(&m);
-		mu_workload_mix_add(&m, &w, NULL, 0, 10);
-		mu_workload_mix_add(&m, &a, tied ? t4 : NULL, tied ? 1 : 0, 10);
-		mu_workload_mix_add(&m, &b, NULL, 0, tied ? 10 : 9);
-		if (!tied)
-			mu_workload_mix_add(&m, &b, t4, 1, 1);
-		mu_workload_mix_finish(&m);
-		vnode(&p, 32000, 32000, 4, idle, "T4");
-		vnode(&q, 32000, 32000, 4, last, "T4");
-		if (tied)
-			CHECK(t, NEAR(score(mu, &m, 0, &p, &a), score(mu, &m, 0, &q, &a)));
-		else
-			CHECK(t, score(mu, &m, 0, &p, &a) > score(mu, &m, 0, &q, &a) + 99);
-		mu_workload_mix_release(&m);
-	}
 }
 
 /* The baselines on crafted nodes. */
