@@ -493,14 +493,52 @@ static int64_t fgd_points(double growth)
 	return (int64_t)(100.0 / (1.0 + exp(growth / 1000.0)));
 }
 
+/* What muster adds to FGD's integer points when it places a share (see
+ * muster below); FGD's own placement has none (share_placement's NULL). */
+typedef struct share_terms {
+	const int16_t *dead; /* the mix's dead remainders (mix_dead) */
+	int32_t reserve;     /* whole devices a node keeps before breaking one costs */
+} share_terms_t;
+
+/* The FGD artifact's share placement (calculateGpuShareFragExtendScore):
+ * the best integer score of the growth of F over the devices of v that
+ * hold the share, the first such device on ties; with terms, muster's
+ * corrections to each device's points.  after is the node less the pod's
+ * CPU, f0 its F before.  O(devices) measures of the node. */
+static placement_t share_placement(const mu_workload_mix_t *m,
+				   const mu_node_view_t *v, int16_t milli,
+				   const fnode_t *after, double f0,
+				   const share_terms_t *terms)
+{
+	placement_t best = {-1, -1};
+	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++) {
+		int16_t f = v->gpu_free[g];
+		if (f < milli)
+			continue;
+		fnode_t s = *after;
+		fnode_take_share(&s, f, milli);
+		double p = (double)fgd_points(frag_of(m, &s, false) - f0);
+		if (terms) {
+			int dead = terms->dead[f - milli] -
+				   (f >= 1000 ? 0 : terms->dead[f]);
+			p -= dead / 1001.0;
+			if (f >= 1000 && after->nfull <= terms->reserve)
+				p -= 100;
+		}
+		if (best.dev < 0 || p > best.cost)
+			best = (placement_t){p, g};
+	}
+	return best;
+}
+
 /* The FGD artifact's placement (calculateGpuShareFragExtendScore): the
  * integer score of the one placement of a whole-GPU or CPU-only pod; for
- * a share, the best integer score over the devices that hold it, the
- * first such device on ties.  The pod's CPU counts as kube-scheduler's
- * non-zero request (100 millicores when it asks for none).  O(devices)
- * measures of the node. */
+ * a share, share_placement with no terms (or with muster's).  The pod's
+ * CPU counts as kube-scheduler's non-zero request (100 millicores when it
+ * asks for none).  O(devices) measures of the node. */
 static placement_t fgd_placement(const mu_workload_mix_t *m,
-				 const mu_node_view_t *v, const mu_res_t *req)
+				 const mu_node_view_t *v, const mu_res_t *req,
+				 const share_terms_t *terms)
 {
 	fnode_t before, after;
 	fnode_from_view(m, v, &before);
@@ -513,30 +551,19 @@ static placement_t fgd_placement(const mu_workload_mix_t *m,
 		after.total -= 1000 * req->v[MU_RES_GPU];
 		return (placement_t){(double)fgd_points(frag_of(m, &after, false) - f0), -1};
 	}
-	placement_t best = {-1, -1};
-	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++) {
-		int16_t f = v->gpu_free[g];
-		if (f < milli)
-			continue;
-		fnode_t s = after;
-		fnode_take_share(&s, f, milli);
-		double p = (double)fgd_points(frag_of(m, &s, false) - f0);
-		if (best.dev < 0 || p > best.cost)
-			best = (placement_t){p, g};
-	}
-	return best;
+	return share_placement(m, v, milli, &after, f0, terms);
 }
 
 static double score_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 			const mu_res_t *req)
 {
-	return fgd_placement(ctx->state, n, req).cost;
+	return fgd_placement(ctx->state, n, req, NULL).cost;
 }
 
 static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 		    const mu_res_t *req)
 {
-	return fgd_placement(ctx->state, n, req).dev;
+	return fgd_placement(ctx->state, n, req, NULL).dev;
 }
 
 /* muster.  A pod that takes whole GPUs or only CPU is placed by the
@@ -576,38 +603,18 @@ static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 		m->index->multi >= MG_MULTI);
 }
 
-/* The share req's placement on the node of view v (see muster above): the
- * best score over the devices that hold it, the first such device on
- * ties.  Without a finished mix, FGD's placement.  O(devices) measures. */
+/* The share req's placement on the node of view v (see muster above):
+ * FGD's with muster's terms.  Without a finished mix, FGD's placement.
+ * O(devices) measures. */
 static placement_t muster_share(const mu_workload_mix_t *m,
 				const mu_node_view_t *v, const mu_res_t *req)
 {
 	if (!m || !m->index)
-		return fgd_placement(m, v, req);
-	const struct mu__mix_index *ix = m->index;
-	fnode_t before, after;
-	fnode_from_view(m, v, &before);
-	double f0 = frag_of(m, &before, false);
-	after = before;
-	after.cpu -= req->v[MU_RES_CPU] > 0 ? req->v[MU_RES_CPU] : 100;
-	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
-	int32_t reserve = (int32_t)floor(RESERVE * v->ngpu * ix->whole);
-	placement_t best = {-1, -1};
-	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++) {
-		int16_t f = v->gpu_free[g];
-		if (f < milli)
-			continue;
-		fnode_t s = after;
-		fnode_take_share(&s, f, milli);
-		double p = (double)fgd_points(frag_of(m, &s, false) - f0);
-		int dead = ix->dead[f - milli] - (f >= 1000 ? 0 : ix->dead[f]);
-		p -= dead / 1001.0;
-		if (f >= 1000 && before.nfull <= reserve)
-			p -= 100;
-		if (best.dev < 0 || p > best.cost)
-			best = (placement_t){p, g};
-	}
-	return best;
+		return fgd_placement(m, v, req, NULL);
+	share_terms_t terms = {
+		m->index->dead,
+		(int32_t)floor(RESERVE * v->ngpu * m->index->whole)};
+	return fgd_placement(m, v, req, &terms);
 }
 
 static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
