@@ -518,7 +518,7 @@ static bool ip_sloppy(const char *s)
 }
 
 /* ValidateHostAliases: each ip a valid IP, each hostname a DNS-1123
- * subdomain.  kube allows them with hostNetwork (since 1.21), so that is
+ * subdomain.  kube allows them with hostNetwork (since 1.8), so that is
  * not checked.  Bounded by the aliases' size. */
 static void host_aliases(mu__verr_t *e, const char *base, const json_t *list)
 {

@@ -347,7 +347,7 @@ bad_pod p-alias '{hostAliases: [{ip: 10.0.0.300, hostnames: [ok.example, Bad_Hos
 has "a hostname not a DNS subdomain" "$T/out" 'spec.hostAliases[0].hostnames[1]: Invalid value: "Bad_Host": a lowercase RFC 1123 subdomain must consist of'
 has "an alias without ip" "$T/out" 'spec.hostAliases[1].ip: Invalid value: "": must be a valid IP address'
 pod p-alias-ok '{hostNetwork: true, hostAliases: [{ip: "2001:db8::1", hostnames: [a.example]}, {ip: 010.0.0.1, hostnames: [b]}], containers: [{name: c, image: x}]}'
-expect "host aliases with hostNetwork (allowed since 1.21), a sloppy IPv4" 0 k create -f "$T/p-alias-ok.yaml"
+expect "host aliases with hostNetwork (allowed since 1.8), a sloppy IPv4" 0 k create -f "$T/p-alias-ok.yaml"
 bad_pod p-legacy '{volumes: [{name: g, gitRepo: {directory: ../up}}, {name: pd, gcePersistentDisk: {partition: 256}},
   {name: ebs, awsElasticBlockStore: {volumeID: ""}}, {name: r, rbd: {monitors: []}}, {name: cf, cephfs: {path: /}},
   {name: gl, glusterfs: {path: p}}, {name: af, azureFile: {shareName: s}}, {name: ad, azureDisk: {diskName: d, diskURI: u, cachingMode: Fast}},
