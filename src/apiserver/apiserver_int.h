@@ -779,6 +779,12 @@ void mu__sactl_resync(mu_apiserver_t *s);
  * controller thread: each namespace's kube-root-ca.crt ConfigMap. */
 void mu__rootca_event(mu_apiserver_t *s, const mu__wev_t *ev);
 void mu__rootca_resync(mu_apiserver_t *s);
+/* What both controllers share (sactl.c): mu__ns_each calls sync on every
+ * namespace (a resync), mu__ns_of calls it on the namespace of a
+ * namespaced object when that namespace exists.  Controller thread. */
+typedef void (*mu__ns_sync_fn)(mu_apiserver_t *s, const mu__obj_t *nsobj);
+void mu__ns_each(mu_apiserver_t *s, mu__ns_sync_fn sync);
+void mu__ns_of(mu_apiserver_t *s, const mu__obj_t *obj, mu__ns_sync_fn sync);
 
 /* Creating objects from inside the server (controllers): fills uid,
  * creationTimestamp, defaults; validates.  *res may be NULL. */

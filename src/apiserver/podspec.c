@@ -148,6 +148,14 @@ static void def_container(json_t *c)
 	def_handler(mu__jget(c, "lifecycle.preStop"));
 }
 
+/* A string field kube defaults when it is "" (a plain string in the API). */
+static void def_str(json_t *o, const char *key, const char *v)
+{
+	const char *cur = json_string_value(json_object_get(o, key));
+	if (json_is_object(o) && (!json_object_get(o, key) || (cur && !*cur)))
+		json_object_set_new(o, key, json_string(v));
+}
+
 static void def_volume(json_t *v)
 {
 	if (!json_is_object(v))
@@ -160,6 +168,21 @@ static void def_volume(json_t *v)
 	def(json_object_get(v, "secret"), "defaultMode", json_integer(420));
 	def(json_object_get(v, "configMap"), "defaultMode", json_integer(420));
 	def(json_object_get(v, "hostPath"), "type", json_string(""));
+	/* the deprecated in-tree sources' SetDefaults_* (RBD, ISCSI,
+	 * AzureDisk, ScaleIO) */
+	json_t *r = json_object_get(v, "rbd");
+	def_str(r, "pool", "rbd");
+	def_str(r, "user", "admin");
+	def_str(r, "keyring", "/etc/ceph/keyring");
+	def_str(json_object_get(v, "iscsi"), "iscsiInterface", "default");
+	json_t *az = json_object_get(v, "azureDisk");
+	def(az, "cachingMode", json_string("ReadWrite"));
+	def(az, "kind", json_string("Shared"));
+	def(az, "fsType", json_string("ext4"));
+	def(az, "readOnly", json_false());
+	json_t *sio = json_object_get(v, "scaleIO");
+	def_str(sio, "storageMode", "ThinProvisioned");
+	def_str(sio, "fsType", "xfs");
 	json_t *d = json_object_get(v, "downwardAPI");
 	def(d, "defaultMode", json_integer(420));
 	def_field_refs(json_object_get(d, "items"));
@@ -187,6 +210,15 @@ void mu__defaults_pod_spec(json_t *spec)
 	def(spec, "securityContext", json_object());
 	def(spec, "terminationGracePeriodSeconds", json_integer(30));
 	def(spec, "schedulerName", json_string("default-scheduler"));
+	/* kube 1.32's dropDisabledFields with its default gates, which muster
+	 * up serves (it has no --feature-gates): UserNamespacesSupport (beta,
+	 * off) drops hostUsers and PodLevelResources (alpha, off) drops the
+	 * pod-level resources, on create and on update.  kube keeps either on
+	 * update when the stored pod has it; no write through here stores
+	 * them, so only a pod stored by an earlier muster can (it loses them
+	 * at its next write: docs/apiserver.md). */
+	json_object_del(spec, "hostUsers");
+	json_object_del(spec, "resources");
 	/* the v1 conversion: the deprecated serviceAccount names the account
 	 * when serviceAccountName does not, and is written back equal to it */
 	const char *sa = json_string_value(json_object_get(spec, "serviceAccountName"));
@@ -422,6 +454,102 @@ static void check_items(mu__verr_t *e, const char *base, const json_t *items)
 	}
 }
 
+/* A list field that must not be empty (rbd's and cephfs' monitors). */
+static void required_list(mu__verr_t *e, const char *base, const json_t *o, const char *key)
+{
+	if (!json_array_size(json_object_get(o, key))) {
+		mu__path_t f;
+		mu__pathf(f, "%s.%s", base, key);
+		mu__verr_add(e, f, REQ, "Required value");
+	}
+}
+
+/* An integer base.key, when given, within lo..hi (a disk's partition, an
+ * iSCSI lun). */
+static void int_range(mu__verr_t *e, const char *base, const char *key, const json_t *o, int lo, int hi, int mlo)
+{
+	const json_t *v = json_object_get(o, key);
+	if (json_is_integer(v) && (json_integer_value(v) < lo || json_integer_value(v) > hi)) {
+		mu__path_t f;
+		mu__pathf(f, "%s.%s", base, key);
+		mu__verr_add(e, f, INV, "Invalid value: %lld: must be between %d and %d, inclusive",
+			     (long long)json_integer_value(v), mlo, hi);
+	}
+}
+
+/* The deprecated in-tree sources' checks kube 1.32 still makes
+ * (validateGitRepoVolumeSource, validateGCEPersistentDiskVolumeSource and
+ * the others): their required fields, partitions and luns, flocker's one
+ * dataset, azureDisk's enumerations.  Not made (docs/apiserver.md): iscsi's
+ * iqn format and portals, fc's targets, quobyte's registry pairs,
+ * storageos' names, secretRefs' names.  Returns whether src is one of them. */
+static bool check_legacy(mu__verr_t *e, const char *p, const char *src, const json_t *s)
+{
+	static const char *const caching[] = {"None", "ReadOnly", "ReadWrite", NULL};
+	static const char *const az_kinds[] = {"Dedicated", "Managed", "Shared", NULL}; /* sets.List: sorted */
+	/* the single required string of each simple source */
+	static const char *const one[][2] = {{"cinder", "volumeID"}, {"vsphereVolume", "volumePath"},
+					     {"photonPersistentDisk", "pdID"}, {"portworxVolume", "volumeID"},
+					     {"storageos", "volumeName"}};
+	mu__path_t f;
+	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+		if (!strcmp(src, one[i][0])) {
+			required(e, p, s, one[i][1]);
+			return true;
+		}
+	if (!strcmp(src, "gitRepo")) {
+		required(e, p, s, "repository");
+		const char *d = str(s, "directory");
+		mu__pathf(f, "%s.directory", p);
+		if (d && *d)
+			descending_path(e, f, d);
+	} else if (!strcmp(src, "gcePersistentDisk") || !strcmp(src, "awsElasticBlockStore")) {
+		required(e, p, s, src[0] == 'g' ? "pdName" : "volumeID");
+		int_range(e, p, "partition", s, 0, 255, 1); /* kube's message says 1, its test 0 */
+	} else if (!strcmp(src, "rbd")) {
+		required_list(e, p, s, "monitors");
+		required(e, p, s, "image");
+	} else if (!strcmp(src, "cephfs")) {
+		required_list(e, p, s, "monitors");
+	} else if (!strcmp(src, "glusterfs")) {
+		required(e, p, s, "endpoints");
+		required(e, p, s, "path");
+	} else if (!strcmp(src, "azureFile")) {
+		required(e, p, s, "secretName");
+		required(e, p, s, "shareName");
+	} else if (!strcmp(src, "azureDisk")) {
+		required(e, p, s, "diskName");
+		required(e, p, s, "diskURI");
+		check_enum(e, p, "cachingMode", json_object_get(s, "cachingMode"), caching);
+		check_enum(e, p, "kind", json_object_get(s, "kind"), az_kinds);
+	} else if (!strcmp(src, "iscsi")) {
+		required(e, p, s, "targetPortal");
+		required(e, p, s, "iqn");
+		int_range(e, p, "lun", s, 0, 255, 0);
+	} else if (!strcmp(src, "quobyte")) {
+		required(e, p, s, "registry");
+		required(e, p, s, "volume");
+	} else if (!strcmp(src, "scaleIO")) {
+		required(e, p, s, "gateway");
+		required(e, p, s, "system");
+		required(e, p, s, "volumeName");
+	} else if (!strcmp(src, "flocker")) {
+		const char *n = str(s, "datasetName"), *u = str(s, "datasetUUID");
+		bool hn = n && *n, hu = u && *u;
+		if (!hn && !hu)
+			mu__verr_add(e, p, REQ, "Required value: one of datasetName and datasetUUID is required");
+		else if (hn && hu)
+			mu__verr_add(e, p, INV, "Invalid value: \"resource\": datasetName and datasetUUID can not be "
+				     "specified simultaneously");
+		mu__pathf(f, "%s.datasetName", p);
+		if (hn && strchr(n, '/'))
+			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must not contain '/'", n);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* The checks of the one source a volume has. */
 static void check_source(mu__verr_t *e, const char *vp, const char *src, const json_t *s)
 {
@@ -430,6 +558,8 @@ static void check_source(mu__verr_t *e, const char *vp, const char *src, const j
 	mu__path_t p, f;
 	mu__pathf(p, "%s.%s", vp, src);
 	mu__pathf(f, "%s.defaultMode", p);
+	if (check_legacy(e, p, src, s))
+		return;
 	if (!strcmp(src, "secret")) {
 		required(e, p, s, "secretName");
 		file_mode(e, f, json_object_get(s, "defaultMode"));

@@ -517,6 +517,28 @@ static bool ip_sloppy(const char *s)
 	}
 }
 
+/* ValidateHostAliases: each ip a valid IP, each hostname a DNS-1123
+ * subdomain.  kube allows them with hostNetwork (since 1.8), so that is
+ * not checked.  Bounded by the aliases' size. */
+static void host_aliases(mu__verr_t *e, const char *base, const json_t *list)
+{
+	size_t i, j;
+	json_t *a, *h;
+	json_array_foreach(list, i, a) {
+		mu__path_t f;
+		const char *ip = str(a, "ip") ? str(a, "ip") : "";
+		if (!ip_sloppy(ip)) {
+			mu__pathf(f, "%s.hostAliases[%zu].ip", base, i);
+			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must be a valid IP address, (e.g. 10.9.8.7 "
+				     "or 2001:db8::ffff)", ip);
+		}
+		json_array_foreach(json_object_get(a, "hostnames"), j, h) {
+			mu__pathf(f, "%s.hostAliases[%zu].hostnames[%zu]", base, i, j);
+			dns_name(e, f, json_is_string(h) ? json_string_value(h) : "", false);
+		}
+	}
+}
+
 static void dns_config(mu__verr_t *e, const char *base, const json_t *spec)
 {
 	const json_t *dc = json_object_get(spec, "dnsConfig");
@@ -759,6 +781,7 @@ void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e)
 			}
 	}
 	dns_config(e, base, spec);
+	host_aliases(e, base, json_object_get(spec, "hostAliases"));
 	spread(e, base, json_object_get(spec, "topologySpreadConstraints"));
 	const char *sa = str(spec, "serviceAccountName");
 	if (sa && *sa) {

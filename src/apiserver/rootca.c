@@ -118,10 +118,7 @@ void mu__rootca_event(mu_apiserver_t *s, const mu__wev_t *ev)
 		sync_ns(s, ev->obj);
 	} else if (ev->obj->rt == MU__RT_CONFIGMAPS && ev->type != MU__EV_ADDED && ev->obj->ns &&
 		   !strcmp(ev->obj->name, ROOTCA_NAME)) {
-		mu__obj_t *n = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, ev->obj->ns);
-		if (n)
-			sync_ns(s, n);
-		mu__obj_unref(n);
+		mu__ns_of(s, ev->obj, sync_ns);
 	}
 }
 
@@ -130,10 +127,5 @@ void mu__rootca_event(mu_apiserver_t *s, const mu__wev_t *ev)
  * namespaces. */
 void mu__rootca_resync(mu_apiserver_t *s)
 {
-	mu__page_t pg;
-	if (mu__store_list(s->store, MU__RT_NAMESPACES, NULL, NULL, 1000000, NULL, NULL, &pg) != MU_OK)
-		return;
-	for (size_t i = 0; i < pg.n; i++)
-		sync_ns(s, pg.objs[i]);
-	mu__page_release(&pg);
+	mu__ns_each(s, sync_ns);
 }

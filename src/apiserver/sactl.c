@@ -5,8 +5,9 @@
  * `default` is created in it if there is none, recorded as
  * kube-controller-manager's; a deleted `default` is made again, as
  * kube's controller does.  ServiceAccount admission of pods, which
- * waits for that account, is saadmit.c.  Work is one store read and at
- * most one create per namespace.
+ * waits for that account, is saadmit.c.  It also holds the two walks it
+ * shares with rootca.c: every namespace, and an object's namespace.
+ * Work is one store read and at most one create per namespace.
  */
 #include <string.h>
 
@@ -47,11 +48,32 @@ void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev)
 		/* kube's controller queues the namespace of a deleted
 		 * ServiceAccount and makes `default` again (not while the
 		 * namespace is being deleted). */
-		mu__obj_t *n = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, ev->obj->ns);
-		if (n)
-			ensure_default(s, n);
-		mu__obj_unref(n);
+		mu__ns_of(s, ev->obj, ensure_default);
 	}
+}
+
+/* sync on the namespace of obj (borrowed), when obj is namespaced and the
+ * namespace exists.  One store read. */
+void mu__ns_of(mu_apiserver_t *s, const mu__obj_t *obj, mu__ns_sync_fn sync)
+{
+	if (!obj->ns)
+		return;
+	mu__obj_t *n = mu__store_get(s->store, MU__RT_NAMESPACES, NULL, obj->ns);
+	if (n)
+		sync(s, n);
+	mu__obj_unref(n);
+}
+
+/* sync on every namespace, each borrowed for the call.  Bounded by the
+ * number of namespaces. */
+void mu__ns_each(mu_apiserver_t *s, mu__ns_sync_fn sync)
+{
+	mu__page_t pg;
+	if (mu__store_list(s->store, MU__RT_NAMESPACES, NULL, NULL, 1000000, NULL, NULL, &pg) != MU_OK)
+		return;
+	for (size_t i = 0; i < pg.n; i++)
+		sync(s, pg.objs[i]);
+	mu__page_release(&pg);
 }
 
 /* Every namespace gets its `default` ServiceAccount (at the controller
@@ -59,10 +81,5 @@ void mu__sactl_event(mu_apiserver_t *s, const mu__wev_t *ev)
  * by the number of namespaces. */
 void mu__sactl_resync(mu_apiserver_t *s)
 {
-	mu__page_t pg;
-	if (mu__store_list(s->store, MU__RT_NAMESPACES, NULL, NULL, 1000000, NULL, NULL, &pg) != MU_OK)
-		return;
-	for (size_t i = 0; i < pg.n; i++)
-		ensure_default(s, pg.objs[i]);
-	mu__page_release(&pg);
+	mu__ns_each(s, ensure_default);
 }

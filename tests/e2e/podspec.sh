@@ -330,6 +330,49 @@ has "the template's spec defaulted" "$T/out" 'File/1/{}/{}'
 k get deployment d-ok -o 'jsonpath=[{.spec.template.spec.enableServiceLinks}][{.spec.template.spec.containers[0].resources.requests}]'
 has "no Pod-only defaults in a template" "$T/out" '[][]'
 
+# --- round 12: fields behind gates off in kube 1.32, host aliases, deprecated volumes ---
+pod p-gated '{hostUsers: false, hostNetwork: true, resources: {requests: {cpu: "1"}}, containers: [{name: c, image: x}]}'
+expect "hostUsers and pod-level resources (gates off in 1.32) do not refuse a pod" 0 k create -f "$T/p-gated.yaml"
+field p-gated '[{.spec.hostUsers}][{.spec.resources}][{.spec.hostNetwork}]' '[][][true]'
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: d-gated}' \
+	'spec: {selector: {matchLabels: {app: g}}, template: {metadata: {labels: {app: g}}, spec: {hostUsers: false, resources: {limits: {memory: 1Gi}}, containers: [{name: c, image: x}]}}}' \
+	>"$T/d-gated.yaml"
+expect "a Deployment whose template has them" 0 k create -f "$T/d-gated.yaml"
+k get deployment d-gated -o 'jsonpath=[{.spec.template.spec.hostUsers}][{.spec.template.spec.resources}]'
+has "dropped from the template too" "$T/out" '[][]'
+expect "hostUsers added by an update is dropped, not a change of the spec" 0 k patch pod p-gated -p '{"spec":{"hostUsers":false,"resources":{"requests":{"cpu":"2"}}}}'
+field p-gated '[{.spec.hostUsers}][{.spec.resources}]' '[][]'
+bad_pod p-alias '{hostAliases: [{ip: 10.0.0.300, hostnames: [ok.example, Bad_Host]}, {hostnames: [a]}], containers: [{name: c, image: x}]}' \
+	'spec.hostAliases[0].ip: Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'
+has "a hostname not a DNS subdomain" "$T/out" 'spec.hostAliases[0].hostnames[1]: Invalid value: "Bad_Host": a lowercase RFC 1123 subdomain must consist of'
+has "an alias without ip" "$T/out" 'spec.hostAliases[1].ip: Invalid value: "": must be a valid IP address'
+pod p-alias-ok '{hostNetwork: true, hostAliases: [{ip: "2001:db8::1", hostnames: [a.example]}, {ip: 010.0.0.1, hostnames: [b]}], containers: [{name: c, image: x}]}'
+expect "host aliases with hostNetwork (allowed since 1.8), a sloppy IPv4" 0 k create -f "$T/p-alias-ok.yaml"
+bad_pod p-legacy '{volumes: [{name: g, gitRepo: {directory: ../up}}, {name: pd, gcePersistentDisk: {partition: 256}},
+  {name: ebs, awsElasticBlockStore: {volumeID: ""}}, {name: r, rbd: {monitors: []}}, {name: cf, cephfs: {path: /}},
+  {name: gl, glusterfs: {path: p}}, {name: af, azureFile: {shareName: s}}, {name: ad, azureDisk: {diskName: d, diskURI: u, cachingMode: Fast}},
+  {name: fl, flocker: {}}, {name: is, iscsi: {targetPortal: "1.2.3.4:3260", iqn: iqn.2001-04.com.example:x, lun: 300}},
+  {name: ci, cinder: {}}], containers: [{name: c, image: x}]}' \
+	'spec.volumes[0].gitRepo.repository: Required value'
+has "gitRepo directory" "$T/out" "spec.volumes[0].gitRepo.directory: Invalid value: \"../up\": must not contain '..'"
+has "gcePersistentDisk pdName" "$T/out" 'spec.volumes[1].gcePersistentDisk.pdName: Required value'
+has "gcePersistentDisk partition" "$T/out" 'spec.volumes[1].gcePersistentDisk.partition: Invalid value: 256: must be between 1 and 255, inclusive'
+has "awsElasticBlockStore volumeID" "$T/out" 'spec.volumes[2].awsElasticBlockStore.volumeID: Required value'
+has "rbd monitors" "$T/out" 'spec.volumes[3].rbd.monitors: Required value'
+has "rbd image" "$T/out" 'spec.volumes[3].rbd.image: Required value'
+has "cephfs monitors" "$T/out" 'spec.volumes[4].cephfs.monitors: Required value'
+has "glusterfs endpoints" "$T/out" 'spec.volumes[5].glusterfs.endpoints: Required value'
+has "azureFile secretName" "$T/out" 'spec.volumes[6].azureFile.secretName: Required value'
+has "azureDisk cachingMode" "$T/out" 'spec.volumes[7].azureDisk.cachingMode: Unsupported value: "Fast": supported values: "None", "ReadOnly", "ReadWrite"'
+has "flocker dataset" "$T/out" 'spec.volumes[8].flocker: Required value: one of datasetName and datasetUUID is required'
+has "iscsi lun" "$T/out" 'spec.volumes[9].iscsi.lun: Invalid value: 300: must be between 0 and 255, inclusive'
+has "cinder volumeID" "$T/out" 'spec.volumes[10].cinder.volumeID: Required value'
+pod p-legacy-ok '{volumes: [{name: r, rbd: {monitors: [m1], image: i}}, {name: ad, azureDisk: {diskName: d, diskURI: u}},
+  {name: is, iscsi: {targetPortal: "1.2.3.4:3260", iqn: iqn.2001-04.com.example:x, lun: 0}}], containers: [{name: c, image: x}]}'
+expect "valid deprecated volumes are created" 0 k create -f "$T/p-legacy-ok.yaml"
+field p-legacy-ok '{.spec.volumes[0].rbd.pool}/{.spec.volumes[0].rbd.user}/{.spec.volumes[0].rbd.keyring}/{.spec.volumes[1].azureDisk.cachingMode}/{.spec.volumes[1].azureDisk.kind}/{.spec.volumes[1].azureDisk.fsType}/{.spec.volumes[1].azureDisk.readOnly}/{.spec.volumes[2].iscsi.iscsiInterface}' \
+	'rbd/admin//etc/ceph/keyring/ReadWrite/Shared/ext4/false/default'
+
 # --- updates (ValidatePodUpdate) -------------------------------------------------
 pod p-up '{activeDeadlineSeconds: 100, tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: 5}], containers: [{name: c, image: "x:1"}]}'
 expect "a pod to update" 0 k create -f "$T/p-up.yaml"
