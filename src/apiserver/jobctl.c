@@ -10,7 +10,12 @@
  * status, marks the Job Complete when enough pods succeeded, or Failed past
  * backoffLimit failures, and deletes a deleted Job's pods.  A pod it
  * cannot create (admission refuses it) is recorded as Kubernetes' Job
- * controller records it: a Warning Event FailedCreate on the Job.  A Job whose
+ * controller records it: a Warning Event FailedCreate on the Job.  Its other
+ * Events are Kubernetes' Job controller's too, each in the transaction of
+ * the change and only on its transition: SuccessfulDelete for each pod it
+ * deletes (a suspend, a lowered parallelism, a failure), Suspended and
+ * Resumed when the Suspended condition turns, Completed and
+ * BackoffLimitExceeded when the Job ends.  A Job whose
  * spec.managedBy names another controller (not kubernetes.io/job-controller)
  * is left alone, pods and status, as Kubernetes' controller does.
  *
