@@ -10,7 +10,12 @@
  * status, marks the Job Complete when enough pods succeeded, or Failed past
  * backoffLimit failures, and deletes a deleted Job's pods.  A pod it
  * cannot create (admission refuses it) is recorded as Kubernetes' Job
- * controller records it: a Warning Event FailedCreate on the Job.  A Job whose
+ * controller records it: a Warning Event FailedCreate on the Job.  Its other
+ * Events are Kubernetes' Job controller's too, each in the transaction of
+ * the change and only on its transition: SuccessfulDelete for each pod it
+ * deletes (a suspend, a lowered parallelism, a failure), Suspended and
+ * Resumed when the Suspended condition turns, Completed and
+ * BackoffLimitExceeded when the Job ends.  A Job whose
  * spec.managedBy names another controller (not kubernetes.io/job-controller)
  * is left alone, pods and status, as Kubernetes' controller does.
  *
@@ -481,24 +486,41 @@ typedef struct status_ctx {
 	bool suspended, complete, failed;
 	json_t *job;          /* reconcile's parse of the job (borrowed) */
 	int64_t rv;           /* the version it parsed */
+	unsigned tr;          /* status_fn's answer: the TR_ transitions it wrote */
 } status_ctx_t;
+
+/* The transitions of a status write that Kubernetes' Job controller
+ * records as Events on the Job (syncJob and recordJobFinished of
+ * pkg/controller/job): the Suspended condition set True ("Suspended") or
+ * turned False ("Resumed"), and the Job finished ("Completed", or the
+ * Failed condition's reason). */
+enum { TR_SUSPENDED = 1, TR_RESUMED = 2, TR_COMPLETE = 4, TR_FAILED = 8 };
 
 /* Sets the status c computed on job o (an object with at least its
  * status: the whole Job, or {"status": ...} alone), as status_fn writes
- * it.  O(its conditions). */
-static void status_set(const status_ctx_t *c, json_t *o)
+ * it, and answers the TR_ transitions it made.  As in Kubernetes' Job
+ * controller, the Suspended condition is kept only while the Job is not
+ * finished or finishing, and a resume sets startTime anew (the active
+ * deadline counts from it).  O(its conditions). */
+static unsigned status_set(const status_ctx_t *c, json_t *o)
 {
 	char ts[40];
+	unsigned tr = 0;
 	mu__timestamp(ts, sizeof ts, false);
 	mu__jset(o, "status.active", json_integer(c->c.active));
 	mu__jset(o, "status.ready", json_integer(c->c.ready));
 	mu__jset(o, "status.succeeded", json_integer(c->c.succeeded));
 	mu__jset(o, "status.failed", json_integer(c->c.failed));
-	if (c->suspended) {
+	if (c->suspended && !c->complete && !c->failed) {
+		if (!cond_true(o, "Suspended"))
+			tr |= TR_SUSPENDED;
 		mu__set_condition(o, "Suspended", "True", "JobSuspended", "Job suspended");
-	} else {
-		if (cond_true(o, "Suspended"))
+	} else if (!c->suspended) {
+		if (cond_true(o, "Suspended") && !c->complete && !c->failed) {
 			mu__set_condition(o, "Suspended", "False", "JobResumed", "Job resumed");
+			mu__jset(o, "status.startTime", json_string(ts));
+			tr |= TR_RESUMED;
+		}
 		if (!mu__jget(o, "status.startTime"))
 			mu__jset(o, "status.startTime", json_string(ts));
 	}
@@ -506,11 +528,14 @@ static void status_set(const status_ctx_t *c, json_t *o)
 		mu__set_condition(o, "SuccessCriteriaMet", "True", "CompletionsReached", "Reached expected number of succeeded pods");
 		mu__set_condition(o, "Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods");
 		mu__jset(o, "status.completionTime", json_string(ts));
+		tr |= TR_COMPLETE;
 	}
 	if (c->failed && !cond_true(o, "Failed")) {
 		mu__set_condition(o, "FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
 		mu__set_condition(o, "Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+		tr |= TR_FAILED;
 	}
+	return tr;
 }
 
 /* Writes the job's status; KEEP when nothing changed.  When cur is the
@@ -522,6 +547,7 @@ static void status_set(const status_ctx_t *c, json_t *o)
 static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	status_ctx_t *c = ctx;
+	c->tr = 0;
 	if (!cur)
 		return MU__MUT_KEEP;
 	json_t *o = c->job && cur->rv == c->rv ? json_incref(c->job) : mu__obj_parse(cur);
@@ -532,7 +558,7 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		json_decref(before);
 		return MU_ENOMEM;
 	}
-	status_set(c, o);
+	unsigned tr = status_set(c, o);
 	/* conditions keep their times unless their status changes; only
 	 * the status changed above */
 	bool same = json_equal(json_object_get(o, "status"), before);
@@ -558,6 +584,7 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	mu__mf_memo_record(c->memo, c->t, was, o, "kube-controller-manager", true);
 	json_decref(was);
 	json_decref(before);
+	c->tr = tr;
 	*out = o;
 	return MU__MUT_PUT;
 }
@@ -576,6 +603,18 @@ static int text_int(const char *spec, size_t len, const char *key, json_int_t *o
 			return -1;
 	*out = strtoll(v, NULL, 10);
 	return 1;
+}
+
+/* The number of active pods a running Job wants, as manageJob of
+ * Kubernetes' Job controller computes it: parallelism, no more than the
+ * completions left (none below 0); a Job without completions keeps the
+ * pods it has once one succeeded.  O(1). */
+static json_int_t wanted(json_int_t par, bool has_comp, json_int_t comp, const counts_t *c)
+{
+	if (!has_comp)
+		return c->succeeded > 0 ? c->active : par;
+	json_int_t w = comp - c->succeeded < par ? comp - c->succeeded : par;
+	return w < 0 ? 0 : w;
 }
 
 /* Whether reconciling Job version jo, whose pods are pg, would write
@@ -614,7 +653,7 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 		json_decref(o);
 		return false;
 	}
-	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(pg), suspend, false, false, NULL, -1};
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(pg), suspend, false, false, NULL, -1, 0};
 	bool finished = cond_true(o, "Complete") || cond_true(o, "Failed");
 	sc.complete = cond_true(o, "Complete") ||
 		      (has_comp ? sc.c.succeeded >= comp : sc.c.succeeded > 0 && sc.c.active == 0);
@@ -623,10 +662,7 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	if (sc.suspended || sc.complete || sc.failed || finished) {
 		keep = sc.c.active == 0; /* no active pod to delete */
 	} else {
-		json_int_t want = par;
-		if (has_comp && comp - sc.c.succeeded < want)
-			want = comp - sc.c.succeeded;
-		keep = sc.c.active >= want; /* no pod to make */
+		keep = sc.c.active == wanted(par, has_comp, comp, &sc.c); /* no pod to make or delete */
 	}
 	if (keep) {
 		status_set(&sc, o);
@@ -718,19 +754,77 @@ static void failed_create(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, co
 	job_event(jc, tx, job, en, "Warning", "FailedCreate", msg);
 }
 
-/* The Normal Event Kubernetes' Job controller records for each pod it
- * creates (its pod control: reason SuccessfulCreate, "Created pod: POD",
- * on the Job), in tx.  One write. */
-static void created(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *pod)
+/* An Event of Kubernetes' Job controller on job under a name of its own
+ * (JOB.xxxxx), in tx.  One write. */
+static void note(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *type, const char *reason,
+		 const char *msg)
 {
 	const char *name = mu__jstr(job, "metadata.name");
-	char en[300], msg[400], sfx[6];
+	char en[300], sfx[6];
 	if (!name)
 		return;
 	mu__name_suffix(jc->s, sfx);
 	snprintf(en, sizeof en, "%.230s.%s", name, sfx);
-	snprintf(msg, sizeof msg, "Created pod: %s", pod);
-	job_event(jc, tx, job, en, "Normal", "SuccessfulCreate", msg);
+	job_event(jc, tx, job, en, type, reason, msg);
+}
+
+/* The Normal Event Kubernetes' Job controller records for each pod it
+ * creates or deletes (its pod control, RealPodControl: reason
+ * SuccessfulCreate, "Created pod: POD", or SuccessfulDelete, "Deleted
+ * pod: POD", on the Job), in tx.  One write. */
+static void pod_note(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, bool made, const char *pod)
+{
+	char msg[400];
+	snprintf(msg, sizeof msg, "%s pod: %s", made ? "Created" : "Deleted", pod);
+	note(jc, tx, job, "Normal", made ? "SuccessfulCreate" : "SuccessfulDelete", msg);
+}
+
+/* The Events Kubernetes' Job controller records on a status write that
+ * made transitions tr (TR_), in tx: Normal Suspended "Job suspended",
+ * Normal Resumed "Job resumed", Normal Completed "Job completed" (after a
+ * Warning TooManySucceededPods when more pods succeeded than completions)
+ * and the Warning of the Failed condition's reason and message.  At most
+ * three writes. */
+static void transition_notes(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, unsigned tr, const counts_t *c)
+{
+	if (tr & TR_SUSPENDED)
+		note(jc, tx, job, "Normal", "Suspended", "Job suspended");
+	if (tr & TR_RESUMED)
+		note(jc, tx, job, "Normal", "Resumed", "Job resumed");
+	if (tr & TR_COMPLETE) {
+		const json_t *comp = mu__jget(job, "spec.completions");
+		if (json_is_integer(comp) && c->succeeded > json_integer_value(comp))
+			note(jc, tx, job, "Warning", "TooManySucceededPods",
+			     "Too many succeeded pods running after completion count reached");
+		note(jc, tx, job, "Normal", "Completed", "Job completed");
+	}
+	if (tr & TR_FAILED)
+		note(jc, tx, job, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+}
+
+/* The pods one reconcile deletes at most, each with its Event. */
+#define DEL_MAX ((MU__TX_MAX - 8) / 2)
+
+/* Deletes up to n of job's active pods in pg, in tx, each with its
+ * SuccessfulDelete Event; the pods not Running go first (kube's
+ * activePodsForRemoval also prefers the unscheduled, the pending and the
+ * unready).  Answers how many it deleted.  At most 2 * n writes. */
+static int delete_active(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const mu__page_t *pg, int n)
+{
+	int done = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < pg->n && done < n; i++) {
+			const mu__obj_t *p = pg->objs[i];
+			const char *ph = mu__obj_field(p, "status.phase");
+			bool running = ph && !strcmp(ph, "Running");
+			if (!is_active(p) || running != (pass == 1))
+				continue;
+			if (mu__delete_in(tx, MU__RT_PODS, p->ns, p->name, -1, NULL, NULL, false, NULL) >= 0) {
+				pod_note(jc, tx, job, false, p->name);
+				done++;
+			}
+		}
+	return done;
 }
 
 /* Brings one job to its desired state, its writes in x's transaction.
@@ -767,7 +861,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		return;
 	}
 	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(&pg), json_is_true(mu__jget(job, "spec.suspend")),
-			   false, false, NULL, -1};
+			   false, false, NULL, -1, 0};
 	const json_t *comp = mu__jget(job, "spec.completions");
 	json_int_t par = json_integer_value(mu__jget(job, "spec.parallelism"));
 	json_int_t backoff = mu__jget(job, "spec.backoffLimit") ? json_integer_value(mu__jget(job, "spec.backoffLimit")) : 6;
@@ -780,28 +874,33 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 	/* a Job being deleted (orphan or foregroundDeletion finalizers, gc.c)
 	 * makes no pods and keeps the ones it has */
 	bool leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
-	json_int_t want = par;
-	if (json_is_integer(comp) && json_integer_value(comp) - sc.c.succeeded < want)
-		want = json_integer_value(comp) - sc.c.succeeded;
-	int need = 1; /* the status */
+	json_int_t want = wanted(par, json_is_integer(comp), json_integer_value(comp), &sc.c);
+	int need = 3; /* the status and its Events */
 	if (leaving)
 		;
-	else if (stop)
-		need += sc.c.active < MU__TX_MAX - 1 ? sc.c.active : MU__TX_MAX - 1;
+	else if (stop) /* a deletion and its Event each */
+		need += 2 * (sc.c.active < DEL_MAX ? sc.c.active : DEL_MAX);
 	else if (want > sc.c.active) /* a pod and its Event each, and a FailedCreate */
 		need += 1 + 2 * (want - sc.c.active < MU__TX_MAX / 4 ? (int)(want - sc.c.active) : MU__TX_MAX / 4);
+	else if (want < sc.c.active)
+		need += 2 * (sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX);
 	mu__wtx_t *tx = tx_room(jc, x, need);
 	int writes = 0;
 	if (leaving) {
 		/* nothing to do: the garbage collector works on it */
 	} else if (stop) {
-		for (size_t i = 0; i < pg.n && writes < MU__TX_MAX - 1; i++)
-			if (is_active(pg.objs[i])) {
-				mu__delete_in(tx, MU__RT_PODS, ns, pg.objs[i]->name, -1, NULL, NULL, false, NULL);
-				writes++;
-			}
+		int n = delete_active(jc, tx, job, &pg, DEL_MAX);
+		if (n == DEL_MAX)
+			mark(jc, ns, name); /* more, perhaps, next time */
 		if (sc.suspended)
 			sc.c.active = 0;
+	} else if (want < sc.c.active) {
+		/* parallelism lowered (or fewer completions left): the extra
+		 * pods go, as manageJob deletes them */
+		int n = delete_active(jc, tx, job, &pg, sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX);
+		sc.c.active -= n;
+		if (sc.c.active > want)
+			mark(jc, ns, name);
 	} else {
 		char why[600] = "";
 		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 4; k++) {
@@ -813,7 +912,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 				writes++;
 				if (made) { /* in the index before its event */
 					index_add(jc, uid, made->key);
-					created(jc, tx, job, made->name);
+					pod_note(jc, tx, job, true, made->name);
 				}
 			}
 			mu__obj_unref(made);
@@ -824,10 +923,12 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		if (sc.c.active < want)
 			mark(jc, ns, name);
 	}
-	/* status_fn may change job in place: nothing below reads it */
+	/* status_fn may change job in place: the Events below read its
+	 * metadata and spec, which it leaves as they are */
 	sc.job = job;
 	sc.rv = job_rv;
-	mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL);
+	if (mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL) == MU__MUT_PUT && sc.tr)
+		transition_notes(jc, tx, job, sc.tr, &sc.c);
 	mu__page_release(&pg);
 	json_decref(job);
 }

@@ -265,6 +265,15 @@ k get job train; has job-running "$T/out" "Running"
 k patch job train --type=merge -p '{"spec":{"suspend":true}}'
 nojobpods() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get pods -l job-name=train --no-headers 2>/dev/null | wc -l)" -eq 0 ]; }
 wait_for job-suspend-deletes 50 nojobpods
+# kube's Job controller Events on train (round 12), each on its transition,
+# once: Suspended when created suspended and when suspended again, Resumed
+# once, and SuccessfulDelete "Deleted pod: POD" for each pod the suspend deleted
+jobev() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get events --no-headers \
+	--field-selector "involvedObject.name=train,involvedObject.kind=Job,reason=$1" 2>/dev/null | grep -c "$2")" -eq "$3" ]; }
+wait_for job-event-suspended 50 jobev Suspended "Job suspended" 2
+wait_for job-event-resumed 50 jobev Resumed "Job resumed" 1
+wait_for job-event-deleted 50 jobev SuccessfulDelete "Deleted pod: train-" 2
+wait_for job-event-created 50 jobev SuccessfulCreate "Created pod: train-" 2
 
 # --- node failure ----------------------------------------------------------------
 sed 's/name: p1/name: p3/' "$T/p1.yaml" >"$T/p3.yaml"

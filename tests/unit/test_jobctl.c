@@ -17,7 +17,10 @@
  * SuccessfulCreate "Created pod: POD" on the Job, one per pod.  Its
  * status writes own their fields in managedFields as the real
  * controller's /status updates do, the same entry for each Job, most of
- * them from the controller's memo.
+ * them from the controller's memo.  Its other Events are kube's, each on
+ * its transition and once: SuccessfulDelete for a pod a suspend or a
+ * lowered parallelism deletes, Suspended, Resumed, Completed and
+ * BackoffLimitExceeded.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -403,6 +406,197 @@ static void test_status_fields(mu_t_t *t)
 	server_close(&s, jc);
 }
 
+/* A Job "name" (uid NAME-uid) of generation gen: suspended or not,
+ * parallelism par, completions comp and backoffLimit back (each left out
+ * when < 0), its template labelled as the API server's Job strategy
+ * labels it. */
+typedef struct spec_put {
+	const char *name;
+	int gen, par, comp, back;
+	bool suspend;
+} spec_put_t;
+
+static int spec_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	const spec_put_t *p = ctx;
+	char uid[64];
+	snprintf(uid, sizeof uid, "%s-uid", p->name);
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:{s:b, s:i, s:{s:{s:{s:s, s:s}}, s:{s:s, s:[{s:s, s:s}]}}}}",
+			 "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", p->name, "namespace",
+			 "default", "uid", uid, "generation", p->gen, "spec", "suspend", p->suspend, "parallelism",
+			 p->par, "template", "metadata", "labels", "batch.kubernetes.io/controller-uid", uid,
+			 "batch.kubernetes.io/job-name", p->name, "spec", "restartPolicy", "Never", "containers",
+			 "name", "c", "image", "x");
+	if (p->comp >= 0)
+		mu__jset(*out, "spec.completions", json_integer(p->comp));
+	if (p->back >= 0)
+		mu__jset(*out, "spec.backoffLimit", json_integer(p->back));
+	if (cur) { /* keep the status the controller wrote */
+		json_t *was = mu__obj_parse(cur);
+		json_t *st = json_object_get(was, "status");
+		if (st)
+			json_object_set(*out, "status", st);
+		json_decref(was);
+	}
+	return MU__MUT_PUT;
+}
+
+/* Writes the Job of p and hands the controller its event; then a sync
+ * at now. */
+static void put_spec(mu_t_t *t, mu_apiserver_t *s, mu__jobctl_t *jc, const spec_put_t *p, int64_t now)
+{
+	mu__obj_t *prev = mu__store_get(s->store, MU__RT_JOBS, "default", p->name), *o = NULL;
+	CHECK(t, mu__store_mutate(s->store, MU__RT_JOBS, "default", p->name, spec_fn, (void *)p, false, &o) >= 0);
+	if (o)
+		event(jc, prev ? MU__EV_MODIFIED : MU__EV_ADDED, o, prev, now);
+	mu__obj_unref(o);
+	mu__obj_unref(prev);
+	mu__jobctl_sync(jc, now);
+}
+
+/* How many Events on job "name" have reason and (when not NULL) a
+ * message containing msg; each must be the job-controller's, of type. */
+static int nevents(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *type, const char *reason,
+		   const char *msg)
+{
+	mu__page_t evs;
+	int n = 0;
+	char uid[80], r[80], ty[40];
+	snprintf(uid, sizeof uid, "\"uid\":\"%s-uid\"", name);
+	snprintf(r, sizeof r, "\"reason\":\"%s\"", reason);
+	snprintf(ty, sizeof ty, "\"type\":\"%s\"", type);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_EVENTS, "default", NULL, 1000, NULL, NULL, &evs), MU_OK);
+	for (size_t i = 0; i < evs.n; i++) {
+		const char *j = evs.objs[i]->json;
+		if (!strstr(j, uid) || !strstr(j, r))
+			continue;
+		CHECK(t, strstr(j, ty) && strstr(j, "\"component\":\"job-controller\""));
+		n += !msg || strstr(j, msg);
+	}
+	mu__page_release(&evs);
+	return n;
+}
+
+/* The number of pods of job "name" (by its label). */
+static int npods(mu_t_t *t, mu_apiserver_t *s, const char *name)
+{
+	mu__page_t pods;
+	int n = 0;
+	char want[120];
+	snprintf(want, sizeof want, "\"batch.kubernetes.io/job-name\":\"%s\"", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n; i++)
+		n += strstr(pods.objs[i]->json, want) != NULL;
+	mu__page_release(&pods);
+	return n;
+}
+
+/* Sets the phase of every pod of job "name" to ctx's. */
+static int phase_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (!cur)
+		return MU_ENOENT;
+	*out = mu__obj_parse(cur);
+	mu__jset(*out, "status.phase", json_string(ctx));
+	return MU__MUT_PUT;
+}
+
+static void set_phase(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *phase)
+{
+	mu__page_t pods;
+	char want[120];
+	snprintf(want, sizeof want, "\"batch.kubernetes.io/job-name\":\"%s\"", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n; i++)
+		if (strstr(pods.objs[i]->json, want))
+			CHECK(t, mu__store_mutate(s->store, MU__RT_PODS, "default", pods.objs[i]->name, phase_fn,
+						  (void *)phase, false, NULL) >= 0);
+	mu__page_release(&pods);
+}
+
+/* The Events Kubernetes' Job controller records besides SuccessfulCreate,
+ * each on its transition and once (round 12): SuccessfulDelete "Deleted
+ * pod: POD" for each pod a suspend or a lowered parallelism deletes;
+ * Suspended "Job suspended" and Resumed "Job resumed" when the Suspended
+ * condition turns; Completed "Job completed" when the Job completes; the
+ * Warning BackoffLimitExceeded when it fails.  A reconcile that changes
+ * nothing (resync) records none of them again. */
+static void test_transition_events(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "tr");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+
+	/* created suspended: Suspended at once, no pods */
+	spec_put_t sr = {"sr", 1, 2, -1, -1, true};
+	put_spec(t, &s, jc, &sr, 0);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", "\"message\":\"Job suspended\""), 1);
+	CHECK_EQ_INT(t, npods(t, &s, "sr"), 0);
+
+	/* resumed: two pods, Resumed once */
+	sr.gen = 2;
+	sr.suspend = false;
+	put_spec(t, &s, jc, &sr, 10);
+	CHECK_EQ_INT(t, npods(t, &s, "sr"), 2);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Resumed", "\"message\":\"Job resumed\""), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulCreate", NULL), 2);
+
+	/* parallelism 2 -> 1: one pod deleted, with its Event */
+	sr.gen = 3;
+	sr.par = 1;
+	put_spec(t, &s, jc, &sr, 20);
+	CHECK_EQ_INT(t, npods(t, &s, "sr"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", "\"message\":\"Deleted pod: sr-"), 1);
+
+	/* suspended again: the pod deleted (its Event), Suspended again */
+	sr.gen = 4;
+	sr.suspend = true;
+	put_spec(t, &s, jc, &sr, 30);
+	CHECK_EQ_INT(t, npods(t, &s, "sr"), 0);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 2);
+
+	/* a reconcile of everything changes nothing and records nothing */
+	mu__jobctl_resync(jc);
+	mu__jobctl_sync(jc, 5000);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 2);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Resumed", NULL), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
+
+	/* completed: Completed once, however often it is reconciled */
+	spec_put_t ok = {"ok", 1, 1, 1, -1, false};
+	put_spec(t, &s, jc, &ok, 6000);
+	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Resumed", NULL), 0); /* never suspended */
+	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
+	set_phase(t, &s, "ok", "Succeeded");
+	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Completed", NULL), 0);
+	for (int k = 0; k < 2; k++) {
+		mu__jobctl_resync(jc);
+		mu__jobctl_sync(jc, 7000 + k);
+	}
+	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Completed", "\"message\":\"Job completed\""), 1);
+	/* suspending a finished Job changes nothing (kube's returns early) */
+	ok.gen = 2;
+	ok.suspend = true;
+	put_spec(t, &s, jc, &ok, 8000);
+	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
+
+	/* failed past backoffLimit 0: the Warning once */
+	spec_put_t bad = {"bad", 1, 1, -1, 0, false};
+	put_spec(t, &s, jc, &bad, 9000);
+	set_phase(t, &s, "bad", "Failed");
+	for (int k = 0; k < 2; k++) {
+		mu__jobctl_resync(jc);
+		mu__jobctl_sync(jc, 10000 + k);
+	}
+	CHECK_EQ_INT(t, nevents(t, &s, "bad", "Warning", "BackoffLimitExceeded",
+				"\"message\":\"Job has reached the specified backoff limit\""), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "bad", "Normal", "Completed", NULL), 0);
+	server_close(&s, jc);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -413,6 +607,7 @@ int main(void)
 	MU_RUN(&t, test_failed_create);
 	MU_RUN(&t, test_successful_create);
 	MU_RUN(&t, test_status_fields);
+	MU_RUN(&t, test_transition_events);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
