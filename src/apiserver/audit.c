@@ -901,7 +901,9 @@ bool mu__audit_end(mu_apiserver_t *s, mu__audit_rec_t *r, const char *method, co
 		emit(a, ev, 0, &r->recv);
 	/* what the response adds */
 	json_t *st = json_pack("{s:{},s:i}", "metadata", "code", rs->code);
-	json_t *resp = rs->watch ? NULL : body_json(rs->body, rs->len, rs->ctype);
+	/* the answer is parsed only for a responseObject or a failure's Status */
+	json_t *resp = rs->watch || (level < MU__AUDIT_RR && rs->code < 300) ? NULL
+			: body_json(rs->body, rs->len, rs->ctype);
 	const char *rkind = json_string_value(json_object_get(resp, "kind"));
 	if (rs->code >= 300 && rkind && !strcmp(rkind, "Status")) {
 		const char *keys[] = {"status", "message", "reason", "details"};
