@@ -81,7 +81,7 @@ rules:
 UPID=$!
 i=0; S=""
 while [ "$i" -lt 150 ]; do
-	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out")
+	S=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$T/up.out" 2>/dev/null) # made by the child
 	if [ -n "$S" ] && command curl -sfk "$S/readyz" >/dev/null 2>&1; then break; fi
 	kill -0 "$UPID" 2>/dev/null || break
 	sleep 0.1; i=$((i + 1))
