@@ -33,7 +33,8 @@
  *
  * Default: 1,000 nodes, 5,000 pods, 50 gangs (well under 2 minutes).
  * --full: 5,000 nodes, 50,000 pods, 500 gangs.  --nodes/--pods/--gangs N
- * override.  Every wait is bounded (the run gives up after --timeout s).
+ * override.  --audit-policy-file F --audit-log-path L give the server an
+ * audit log, to weigh its cost.  Every wait is bounded (the run gives up after --timeout s).
  * Prints one JSON line per figure.
  */
 #include <pthread.h>
@@ -70,6 +71,7 @@ typedef struct bench {
 	mu_kube_opts_t o;
 	char err[512];
 	const char *exe;             /* --scheduler: a muster binary to spawn */
+	const char *audit_policy, *audit_log; /* the server's audit log (round 12); NULL = none */
 	const char *kc;              /* the kubeconfig the spawned one reads */
 	const char *dir;             /* scratch directory (its log) */
 	pid_t pid;                   /* the spawned scheduler; 0 = none */
@@ -307,6 +309,8 @@ static mu_apiserver_t *start_server(const bench_t *b, const char *dir)
 	o.fsync = b->fsync;
 	o.quiet = 1;
 	o.watch_cache = 400000;
+	o.audit_policy = b->audit_policy; /* --audit-policy-file's cost (both or neither) */
+	o.audit_log = b->audit_log;
 	mu_apiserver_t *s = NULL;
 	if (mu_apiserver_start(&o, &s, err, sizeof err) != MU_OK)
 		fprintf(stderr, "bench_kube: server: %s\n", err);
@@ -334,11 +338,15 @@ int main(int argc, char **argv)
 			b->gangs = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--timeout"))
 			timeout = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--audit-policy-file"))
+			b->audit_policy = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--audit-log-path"))
+			b->audit_log = argv[++i];
 		else if (i + 1 < argc && !strcmp(argv[i], "--scheduler"))
 			b->exe = argv[++i];
 		else {
 			fprintf(stderr, "usage: bench_kube [--full] [--backlog] [--fsync] [--nodes N] [--pods N] [--gangs N] "
-				"[--timeout S] [--scheduler MUSTER]\n");
+				"[--timeout S] [--scheduler MUSTER] [--audit-policy-file F --audit-log-path F]\n");
 			return 2;
 		}
 	}

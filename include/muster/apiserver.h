@@ -54,6 +54,8 @@ typedef struct mu_apiserver_opts {
 				     kube-apiserver's --event-ttl (3600); 0 keeps them */
 	int fsync;                /* 1: fsync every commit (power-loss safe); 0: survive process crashes only */
 	int quiet;                /* no request log on stderr */
+	const char *audit_policy; /* kube's --audit-policy-file (audit.k8s.io/v1 Policy); NULL = no audit */
+	const char *audit_log;    /* kube's --audit-log-path: a file, or "-" for stdout; NULL = no audit */
 } mu_apiserver_opts_t;
 
 /* Fills o with the defaults: 127.0.0.1:6443... see docs/apiserver.md. */

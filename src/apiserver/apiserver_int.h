@@ -561,6 +561,7 @@ struct mu_apiserver {
 	mu__conntab_t *conns;
 	mu__types_t *types;   /* crdreg.c: what is served */
 	struct mu__sakey *sakey; /* satoken.c: signs service account tokens */
+	struct mu__audit *audit; /* audit.c: the audit log; NULL = none */
 };
 
 /* Who a request comes from (rbac.c). */

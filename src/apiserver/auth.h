@@ -64,6 +64,9 @@ typedef struct mu__sar_attrs {
  * as kube's RBAC authorizer words them.  Reads the bindings that apply
  * and their roles once. */
 bool mu__rbac_decide(mu_apiserver_t *s, const mu__user_t *u, const mu__sar_attrs_t *a, char *reason, size_t len);
+/* kube's verb of resource request rq (get, list, watch, create, update,
+ * patch, delete, deletecollection; "" for another method).  O(1). */
+const char *mu__req_verb(const mu__req_t *rq);
 /* kube-apiserver's 403 text for that request, into msg. */
 void mu__rbac_forbidden(const mu__user_t *u, const char *verb, const char *group, const char *resource,
 			const char *sub, const char *ns, const char *name, char *msg, size_t len);

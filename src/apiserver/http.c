@@ -21,6 +21,7 @@
 #include <microhttpd.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/audit.h"
 #include "apiserver/auth.h"
 
 /* --- idle connections --------------------------------------------------
@@ -122,6 +123,7 @@ typedef struct conn {
 	size_t len, cap;
 	size_t hint;       /* Content-Length + 1 when given (within max_body), else 0 */
 	bool started, too_big;
+	mu__audit_rec_t *audit; /* a watch's audit record, completed with it */
 } conn_t;
 
 static void *uri_cb(void *cls, const char *uri, struct MHD_Connection *con)
@@ -143,6 +145,7 @@ static void completed_cb(void *cls, struct MHD_Connection *con, void **con_cls,
 		return;
 	if (c->started)
 		conn_busy(cls, con, false);
+	mu__audit_complete(cls, c->audit);
 	free(c->target);
 	free(c->body);
 	free(c);
@@ -163,7 +166,7 @@ static void watch_free_cb(void *cls)
 
 /* Queues rs on con; takes ownership of rs's body or watch. */
 static enum MHD_Result send_resp(mu_apiserver_t *s, struct MHD_Connection *con, mu__resp_t *rs,
-				 const char *method)
+				 const char *method, const char *audit_id)
 {
 	struct MHD_Response *r;
 	if (rs->watch) {
@@ -192,6 +195,8 @@ static enum MHD_Result send_resp(mu_apiserver_t *s, struct MHD_Connection *con, 
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", rs->ctype ? rs->ctype : "application/json");
 	MHD_add_response_header(r, "Cache-Control", "no-cache, private");
+	if (audit_id)
+		MHD_add_response_header(r, "Audit-Id", audit_id);
 	if (rs->warning[0]) {
 		/* RFC 7234 warn-code 299 as kube-apiserver sends: one value per
 		 * unknown field, comma-separated */
@@ -263,6 +268,17 @@ static bool authenticated(mu_apiserver_t *s, struct MHD_Connection *con, const m
 	return true;
 }
 
+/* The client's IP address as text ("" when unknown). */
+static void peer_addr(struct MHD_Connection *con, char *out, size_t len)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, (socklen_t)len);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out, (socklen_t)len);
+}
+
 /* Runs a complete request. */
 static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, conn_t *c,
 				const char *method)
@@ -275,6 +291,8 @@ static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, c
 	char err[256], imsg[1200];
 	int imp;
 	rq.method = method;
+	mu__audit_rec_t *au = s->audit ? mu__audit_begin(s, MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Audit-ID"))
+				      : NULL;
 	if (c->too_big) {
 		mu__resp_status(&rs, 413, "RequestEntityTooLarge", "the request body is larger than %zu bytes",
 				s->o.max_body);
@@ -282,6 +300,7 @@ static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, c
 		mu__resp_status(&rs, 400, "BadRequest", "%s", err);
 	} else if (!authenticated(s, con, &rq.route, &user)) {
 		mu__resp_status(&rs, 401, "Unauthorized", "Unauthorized");
+	} else if (au && (mu__audit_user(au, &user), false)) { /* before impersonation changes it */
 	} else if ((imp = mu__impersonate_con(s, con, &user, imsg, sizeof imsg)) != 0) {
 		mu__resp_status(&rs, imp, imp == 403 ? "Forbidden" : "InternalError", "%s", imsg); /* impersonate.c */
 	} else {
@@ -295,14 +314,25 @@ static enum MHD_Result dispatch(mu_apiserver_t *s, struct MHD_Connection *con, c
 		rq.user_agent = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "User-Agent");
 		rq.body = c->body ? c->body : "";
 		rq.body_len = c->len;
-		if (!mu__authz(s, &user, &rq, msg, sizeof msg))
+		bool ok = mu__authz(s, &user, &rq, msg, sizeof msg);
+		if (au)
+			mu__audit_authz(au, &user, ok, msg);
+		if (!ok)
 			mu__resp_status(&rs, 403, "Forbidden", "%s", msg);
 		else if (!mu__rbac_route(s, &rq, &rs))
 			mu__handle(s, &rq, &rs);
 	}
 	if (!s->o.quiet)
 		fprintf(stderr, "muster up: %s %.200s %d\n", method, c->target, rs.code);
-	return send_resp(s, con, &rs, method);
+	if (!au)
+		return send_resp(s, con, &rs, method, NULL);
+	char id[64], peer[64] = "";
+	snprintf(id, sizeof id, "%s", mu__audit_id(au));
+	peer_addr(con, peer, sizeof peer);
+	if (mu__audit_end(s, au, method, c->target, &rq, &rs, peer,
+			  MHD_lookup_connection_value(con, MHD_HEADER_KIND, "X-Forwarded-For")))
+		c->audit = au; /* a watch: completed when it ends */
+	return send_resp(s, con, &rs, method, id);
 }
 
 static enum MHD_Result request_cb(void *cls, struct MHD_Connection *con, const char *url,

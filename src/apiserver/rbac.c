@@ -376,7 +376,7 @@ static bool allowed(mu_apiserver_t *s, const mu__user_t *u, const attrs_t *a)
 	return a->resource_req && *a->ns && bindings_allow(s, MU__RT_ROLEBINDINGS, a->ns, u, a);
 }
 
-static const char *verb_of(const mu__req_t *rq)
+const char *mu__req_verb(const mu__req_t *rq)
 {
 	const char *m = rq->method;
 	bool named = rq->route.name[0] != '\0';
@@ -421,7 +421,7 @@ bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char
 	if (u->admin)
 		return true;
 	const mu__route_t *r = &rq->route;
-	attrs_t a = {verb_of(rq), r->core ? "" : r->group, r->plural, r->sub, r->ns, r->name,
+	attrs_t a = {mu__req_verb(rq), r->core ? "" : r->group, r->plural, r->sub, r->ns, r->name,
 		     rq->path ? rq->path : "/", r->kind == MU__R_RESOURCE};
 	if (!a.resource_req)
 		a.verb = !strcmp(rq->method, "HEAD") ? "get" : !strcmp(rq->method, "GET") ? "get" : "post";

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "apiserver/api_int.h"
+#include "apiserver/audit.h"
 #include "apiserver/auth.h"
 #include "apiserver/crd.h"
 
@@ -304,6 +305,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	}
 	for (int i = 0; rc == MU_OK && i < o->n_sa_verify_keys; i++)
 		said = (rc = mu__sakey_verify_with(s->sakey, o->sa_verify_keys[i], err, errlen)) != MU_OK;
+	if (rc == MU_OK && o->audit_policy && o->audit_log) /* kube: both or no audit log */
+		said = (rc = mu__audit_open(o->audit_policy, o->audit_log, &s->audit, err, errlen)) != MU_OK;
 	if (rc == MU_OK && (rc = default_namespaces(s)) == MU_OK)
 		rc = mu__rbac_bootstrap(s);
 	if (rc != MU_OK && s->store && !said)
@@ -354,6 +357,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__http_stop(s);
 	if (s->ctl_started)
 		pthread_join(s->ctl, NULL);
+	mu__audit_close(s->audit); /* after the listener: every watch has completed */
 	mu__sakey_free(s->sakey);
 	mu__sim_free(s->sim);
 	mu__jobctl_free(s->jc);

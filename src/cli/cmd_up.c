@@ -63,6 +63,12 @@ static void up_usage(FILE *f)
 	      "                       (1h to 2^32 s, as kube-apiserver; default: no limit)\n"
 	      "  --no-fsync           do not fsync commits (still safe against kill -9,\n"
 	      "                       not against power loss)\n"
+	      "  --audit-policy-file FILE\n"
+	      "                       an audit.k8s.io/v1 Policy (YAML or JSON): which requests\n"
+	      "                       are logged, at which level (kube-apiserver's flag)\n"
+	      "  --audit-log-path FILE\n"
+	      "                       where audit Events go, one JSON line each; - is stdout\n"
+	      "                       (appended, made 0600; both flags or no audit log)\n"
 	      "  --heartbeat SECONDS  node status heartbeat period (default 60)\n"
 	      "  --event-ttl DUR      Events go this long after their last write\n"
 	      "                       (default 1h, as kube-apiserver; 0 keeps them)\n"
@@ -184,6 +190,10 @@ static int parse_args(int argc, char **argv, mu_apiserver_opts_t *o, const char 
 				return MU_EXIT_USAGE;
 			}
 			keys->verify[keys->nverify++] = v;
+		} else if (!strcmp(a, "--audit-log-path")) {
+			o->audit_log = v;
+		} else if (!strcmp(a, "--audit-policy-file")) {
+			o->audit_policy = v;
 		} else if (!strcmp(a, "--heartbeat")) {
 			if (int_arg(a, v, 86400, &x))
 				return MU_EXIT_USAGE;
