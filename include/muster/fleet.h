@@ -70,6 +70,13 @@ typedef struct mu_fleet_config {
 	mu_time_t min_runtime;  /* mu_fleet_reclaim(): a job runs this long
 	                         * before it can be a victim (the engine's
 	                         * default, 60 s) */
+	mu_time_t reclaim_hold; /* mu_fleet_reclaim(): the cluster a claimant
+	                         * took room on is held for it (no other job
+	                         * is placed there) until it is placed, is
+	                         * finished, no longer fits once its victims
+	                         * are gone, or this long has passed (default
+	                         * 5 min, the dispatcher's --start-timeout);
+	                         * 0: not held */
 } mu_fleet_config_t;
 
 void mu_fleet_config_defaults(mu_fleet_config_t *cfg);
@@ -232,6 +239,8 @@ typedef struct mu_fleet_job_info {
 	                         * was (or is being) withdrawn for; else -1 */
 	int32_t victims;        /* a claimant: its victims not yet taken
 	                         * back (requeued or finished) */
+	int32_t held;           /* a claimant: the cluster whose room is held
+	                         * for it (cfg.reclaim_hold), or -1 */
 } mu_fleet_job_info_t;
 
 int32_t mu_fleet_njobs(const mu_fleet_t *f);

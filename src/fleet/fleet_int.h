@@ -31,6 +31,9 @@ typedef struct mu__cluster {
 	int32_t taken_cap;
 	mu_res_t taken_sum;
 	int32_t running;    /* jobs dispatched here and not finished */
+	int32_t hold_job;   /* a reclaim's claimant this cluster's room is
+	                     * held for (no other job is placed here), or -1 */
+	mu_time_t hold_until; /* when that hold lapses */
 } mu__cluster_t;
 
 /* A per-cluster cap of one hub queue. */
@@ -98,6 +101,7 @@ typedef struct mu__fjob {
 	int32_t rc_njobs;
 	mu_time_t rc_retry;
 	int32_t victims;    /* a claimant: victims not yet taken back */
+	int32_t hold;       /* a claimant: the cluster held for it, or -1 */
 } mu__fjob_t;
 
 struct mu_fleet {
@@ -114,6 +118,11 @@ struct mu_fleet {
 	                     * pass (mu__hubq_fair) */
 	mu_time_t decay_at; /* when decayed usage was last aged */
 };
+
+/* fleet.c */
+/* Ends the hold job j has on a cluster, if any; jobs that failed are tried
+ * again (f->epoch).  O(1). */
+void mu__fleet_hold_drop(mu_fleet_t *f, int32_t j);
 
 /* hubq.c */
 int mu__fleet_grow(void **v, int32_t *cap, int32_t need, size_t elem);

@@ -17,7 +17,10 @@
  * them gone), the set is made minimal, and of the clusters the one with
  * the fewest victims (then GPUs) wins.  The victims stay dispatched until
  * the caller has withdrawn them (the exactly-once path: the copy's
- * deletion confirmed, then mu_fleet_job_requeue).  Beside place.c: it
+ * deletion confirmed, then mu_fleet_job_requeue).  The winning cluster is
+ * held for the claimant (cfg.reclaim_hold): no other job is placed there
+ * until it is (place.c tries it first once its victims are gone), it is
+ * finished, it no longer fits, or the hold lapses.  Beside place.c: it
  * calls hubq.c and place.c's gate.
  */
 #include <stdlib.h>
@@ -282,6 +285,12 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		gone_add(c, v->queue, &a, +1); /* on its way out for the rest */
 	}
 	f->jobs[j].victims = bn;
+	if (f->cfg.reclaim_hold > 0) { /* the room is j's: held for it */
+		mu__fleet_hold_drop(f, j);
+		f->clusters[bk].hold_job = j;
+		f->clusters[bk].hold_until = now + f->cfg.reclaim_hold;
+		f->jobs[j].hold = bk;
+	}
 	*done = true;
 	return MU_OK;
 }
