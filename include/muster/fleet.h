@@ -245,6 +245,10 @@ typedef struct mu_fleet_job_info {
 
 int32_t mu_fleet_njobs(const mu_fleet_t *f);
 int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t job, mu_fleet_job_info_t *out);
+/* Job j was a victim of mu_fleet_reclaim() before (what a restarted
+ * caller read back from its record): it is never a victim again, as if
+ * this fleet had withdrawn it.  MU_ENOENT.  O(1). */
+int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j);
 
 /* Its pods all finished (or it was deleted): its quota and its cluster's
  * resources are freed.  MU_ESTATE if finished already. */

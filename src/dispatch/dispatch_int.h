@@ -35,6 +35,8 @@
 #define MU__D_REASON "muster.io/dispatch-reason"
 #define MU__D_MSG "muster.io/dispatch-message"
 #define MU__D_PODS "muster.io/dispatch-pods"    /* "bound=N,running=N,..." */
+#define MU__D_PREEMPTED "muster.io/dispatch-preempted" /* hub object, a reclaim's
+                                                * victim: "REASON\tmessage" */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
@@ -185,6 +187,8 @@ typedef struct mu__djob {
 	char *ann_sig;            /* annotations last written */
 	char *status_sig;         /* status (conditions) last written */
 	uint64_t withdraw_beat;   /* pull: the cluster's beats at withdrawal */
+	bool delete_again;        /* push: a withdrawal found on a restart,
+	                           * its copy deleted (again) once reachable */
 	/* a PodGroup (mu__dkind_is_group): its pods on the hub (a JSON array,
 	 * this pass's), and those sent to its cluster ("GEN/NAME" -> true) */
 	json_t *gpods, *sent;
@@ -586,6 +590,11 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
  * path (copy deleted, requeued once its deletion is confirmed), each
  * with the condition Preempted and an Event.  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
+/* reclaim.c: a victim adopted by a restarted daemon while its hub object
+ * said Withdrawing (its record MU__D_PREEMPTED read back): the withdrawal
+ * goes on (push: its copy deleted again by the next settle), and it is
+ * requeued with reason Preempted.  O(1). */
+void mu__dreclaim_resume(mu__dd_t *d, mu__djob_t *j);
 /* dutil.c: appends to conditions cs the condition Preempted of a hub Job
  * withdrawn for another's (True until it is dispatched again, on), as
  * Kueue's Workload says it; nothing for one never preempted.  O(1). */

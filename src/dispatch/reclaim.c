@@ -55,6 +55,16 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	mu__djob_touch(d, j);
 }
 
+void mu__dreclaim_resume(mu__dd_t *d, mu__djob_t *j)
+{
+	mu__dcl_t *cl = &d->cls[j->cl];
+	mu__dlog(d, 1, "job %s: its withdrawal for reclaim goes on after a restart", j->key);
+	j->delete_again = !cl->pull; /* by settle_one, once reachable */
+	j->withdraw_beat = cl->beats;
+	j->state = MU__DJ_WITHDRAWING;
+	mu__djob_touch(d, j);
+}
+
 void mu__dreclaim(mu__dd_t *d)
 {
 	if (!d->o->reclaim)

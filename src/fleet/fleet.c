@@ -592,6 +592,14 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t j, mu_fleet_job_info_t *out)
 	return MU_OK;
 }
 
+int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j)
+{
+	if (!f || j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	f->jobs[j].was_victim = true;
+	return MU_OK;
+}
+
 /* Frees a dispatched job on its cluster and its queue's usage; finish
  * records the run, else it is withdrawn.  O(pods + queue lines). */
 static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish)

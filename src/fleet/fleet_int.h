@@ -94,6 +94,8 @@ typedef struct mu__fjob {
 	int32_t reclaimed_for; /* a reclaim's victim: its claimant; else -1
 	                     * (kept: a job is a victim once) */
 	bool reclaim_out;   /* a victim not yet taken back */
+	bool was_victim;    /* a victim before the caller restarted
+	                     * (mu_fleet_job_mark_victim): never again */
 	/* a claimant that found no victims: the fleet's epoch, usage and
 	 * job count then, and when a victim refused for its runtime turns
 	 * eligible; it is not tried again before one of them moves */

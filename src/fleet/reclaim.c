@@ -169,7 +169,7 @@ static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int3
 	for (int32_t x = c->vat[k]; x < c->vat[k + 1] && nc < MU__RECLAIM_MAXV * 4; x++) {
 		int32_t v = c->vic[x];
 		const mu__fjob_t *vj = &f->jobs[v];
-		if (vj->queue == c->jq || vj->reclaimed_for >= 0)
+		if (vj->queue == c->jq || vj->reclaimed_for >= 0 || vj->was_victim)
 			continue;
 		if (now - vj->dispatched < f->cfg.min_runtime) {
 			mu_time_t at = vj->dispatched + f->cfg.min_runtime;
@@ -340,7 +340,7 @@ static int index_victims(rctx_t *c)
 		if (vj->reclaim_out) { /* on its way out: gone already */
 			mu_res_t a = mu__job_acct(vj->spec.job);
 			gone_add(c, vj->queue, &a, +1);
-		} else if (vj->spec.job->preemptible && vj->reclaimed_for < 0) {
+		} else if (vj->spec.job->preemptible && vj->reclaimed_for < 0 && !vj->was_victim) {
 			c->vat[vj->cluster + 1]++;
 			n++;
 		}
@@ -357,7 +357,7 @@ static int index_victims(rctx_t *c)
 	for (int32_t v = 0; v < f->njobs; v++) {
 		const mu__fjob_t *vj = &f->jobs[v];
 		if (vj->state == MU_FJ_DISPATCHED && !vj->reclaim_out && vj->spec.job->preemptible &&
-		    vj->reclaimed_for < 0)
+		    vj->reclaimed_for < 0 && !vj->was_victim)
 			c->vic[at[vj->cluster]++] = v;
 	}
 	free(at);

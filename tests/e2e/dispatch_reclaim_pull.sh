@@ -19,7 +19,11 @@
 #   - b goes to small and succeeds; the two victims are sent again
 #     (generation 2), one copy each on small, and bound; the six others
 #     never left; no third job was withdrawn;
-#   - no 403 and no sanitizer report in either log.
+#   - a restart remembers the victims (muster.io/dispatch-preempted, written
+#     with the withdraw): after a kill -9 of the dispatcher and a new one,
+#     the victims keep the condition Preempted, and team-b's second Job b2
+#     takes two other Jobs of team-a, never the same twice;
+#   - no 403 and no sanitizer report in any log.
 # Usage: sh tests/e2e/dispatch_reclaim_pull.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-reclaim-pull: N passed, N failed".
 E2E_NAME=dispatch-reclaim-pull; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -47,7 +51,8 @@ printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: small}\n
 expect cluster 0 h apply -f "$T/cl.yaml"
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
 	--reclaim --min-runtime 3s --no-leader-elect >"$T/d.out" 2>"$T/d.log" &
-PIDS="$PIDS $!"
+DPID=$!
+PIDS="$PIDS $DPID"
 "$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
 	--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
 PIDS="$PIDS $!"
@@ -80,6 +85,8 @@ echo "  victims: $V"
 for v in $V; do
 	r=$(hget job "$v" '{.status.conditions[?(@.type=="Preempted")].reason}')
 	[ "$r" = InCohortReclamation ] && ok || bad "$v: Preempted reason $r"
+	ann job "$v" dispatch-preempted | grep -q "^InCohortReclamation	Preempted on cluster small" && ok ||
+		bad "$v: record $(ann job "$v" dispatch-preempted)"
 done
 backs() { for v in $V; do grep -q "job default/$v: back to the hub (Preempted)" "$T/d.log" || return 1; done; }
 wait_for victims-back 200 backs
@@ -107,7 +114,32 @@ done
 [ "$(grep -c 'back to the hub (Preempted)' "$T/d.log")" -eq 2 ] && ok ||
 	bad "$(grep -c 'back to the hub (Preempted)' "$T/d.log") jobs preempted, not 2"
 
-grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" "$T/agent.log" && bad "sanitizer" || ok
+# --- a restart remembers the victims --------------------------------------------
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
+	--reclaim --min-runtime 3s --no-leader-elect >"$T/d2.out" 2>"$T/d2.log" &
+DPID=$!
+PIDS="$PIDS $DPID"
+adopted() { [ "$(grep -c ': adopted on small' "$T/d2.log")" -ge 8 ]; }
+wait_for adopted-after-restart 150 adopted
+sleep 4 # past the minimum runtime of the adopted jobs
+job b2 team-b 2 5s >"$T/b2.yaml"
+expect "team-b's job b2" 0 h apply -f "$T/b2.yaml"
+four() { [ "$(preempted | wc -l)" -eq 4 ]; }
+wait_for four-preempted 150 four || echo "  preempted: $(preempted | tr '\n' ' ')"
+for v in $V; do
+	r=$(hget job "$v" '{.status.conditions[?(@.type=="Preempted")].reason}')
+	[ "$r" = InCohortReclamation ] && ok || bad "$v: condition Preempted after the restart: '$r'"
+done
+backs2() { [ "$(grep -c 'back to the hub (Preempted)' "$T/d2.log")" -ge 2 ]; }
+wait_for victims2-back 200 backs2
+for v in $V; do
+	grep -q "job default/$v: back to the hub (Preempted)" "$T/d2.log" && bad "$v a victim twice" || ok
+done
+wait_for b2-to-small 150 ann_is job b2 cluster small || echo "  b2: $(ann job b2 dispatch-reason): $(ann job b2 dispatch-message)"
+
+grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" "$T/d2.log" "$T/agent.log" && bad "sanitizer" || ok
+hasnt "no 403 for the restarted dispatcher" "$T/d2.log" "HTTP 403"
 hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
 hasnt "no 403 for the agent" "$T/agent.log" "HTTP 403"
 done_

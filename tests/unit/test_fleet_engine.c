@@ -551,6 +551,45 @@ static void test_reclaim_hold(mu_t_t *t)
 	}
 }
 
+/* A restarted caller marks the jobs its record says were victims
+ * (mu_fleet_job_mark_victim): they are never victims again.  Of A's eight
+ * 1-GPU jobs six are marked; B's 2-GPU claim takes the other two, and a
+ * second claim nothing. */
+static void test_reclaim_marked(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	const int gpus[1] = {8};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 1, qs, 2);
+	int a[8];
+	for (int i = 0; i < 8; i++)
+		a[i] = rjob(t, &r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim(r.f, r.id[a[i]]), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_mark_victim(r.f, 99), MU_ENOENT);
+	rjob(t, &r, "B", 2, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 2);
+	for (size_t i = 0; i < rc.n; i++)
+		CHECK(t, rc.v[i].victim == r.id[a[6]] || rc.v[i].victim == r.id[a[7]]);
+	for (size_t i = 0; i < rc.n; i++)
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[i].victim, 11 * MIN), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+	rjob(t, &r, "B", 2, true, 12 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 0);
+	mu_fleet_reclaims_t again = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 12 * MIN, &again), MU_OK);
+	CHECK_EQ_INT(t, again.n, 0);
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_reclaims_release(&again);
+	mu_fleet_free(r.f);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -560,5 +599,6 @@ int main(void)
 	MU_RUN(&t, test_reclaim_lines);
 	MU_RUN(&t, test_reclaim_one_cluster);
 	MU_RUN(&t, test_reclaim_hold);
+	MU_RUN(&t, test_reclaim_marked);
 	return mu_t_done(&t);
 }
