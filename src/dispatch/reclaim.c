@@ -14,7 +14,12 @@
  * pass.  The victim's hub Job gets a Warning Event `Preempted` and, as
  * Kueue's Workload, the condition `Preempted` with reason
  * `InCohortReclamation` (the claimant's queue within its deserved quota)
- * or `InCohortFairSharing` (within its fair share).
+ * or `InCohortFairSharing` (within its fair share).  The withdraw also
+ * writes the record muster.io/dispatch-preempted ("REASON\tmessage", on
+ * every kind), which a restarted daemon reads back (hub.c): the job is
+ * never a victim again, keeps its condition, and a withdrawal it finds
+ * under way goes on (mu__dreclaim_resume).  The room freed is held for
+ * the claimant by the fleet (cfg.reclaim_hold, set to --start-timeout).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +60,7 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	mu__djob_touch(d, j);
 }
 
+/* (dispatch_int.h) O(1): the deletion is left to settle_one. */
 void mu__dreclaim_resume(mu__dd_t *d, mu__djob_t *j)
 {
 	mu__dcl_t *cl = &d->cls[j->cl];
