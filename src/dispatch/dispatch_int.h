@@ -590,11 +590,6 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
  * path (copy deleted, requeued once its deletion is confirmed), each
  * with the condition Preempted and an Event.  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
-/* reclaim.c: a victim adopted by a restarted daemon while its hub object
- * said Withdrawing (its record MU__D_PREEMPTED read back): the withdrawal
- * goes on (push: its copy deleted again by the next settle), and it is
- * requeued with reason Preempted.  O(1). */
-void mu__dreclaim_resume(mu__dd_t *d, mu__djob_t *j);
 /* dutil.c: appends to conditions cs the condition Preempted of a hub Job
  * withdrawn for another's (True until it is dispatched again, on), as
  * Kueue's Workload says it; nothing for one never preempted.  O(1). */

@@ -663,6 +663,20 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	return job_priority(d, j);
 }
 
+/* A victim adopted by a restarted daemon while its hub object said
+ * Withdrawing (its record MU__D_PREEMPTED read back, reclaim.c): the
+ * withdrawal goes on (push: its copy deleted again by settle_one once the
+ * cluster answers), and it is requeued with reason Preempted.  O(1). */
+static void reclaim_resume(mu__dd_t *d, mu__djob_t *j)
+{
+	mu__dcl_t *cl = &d->cls[j->cl];
+	mu__dlog(d, 1, "job %s: its withdrawal for reclaim goes on after a restart", j->key);
+	j->delete_again = !cl->pull;
+	j->withdraw_beat = cl->beats;
+	j->state = MU__DJ_WITHDRAWING;
+	mu__djob_touch(d, j);
+}
+
 /* Puts j in the fleet: adopted where its annotations say an earlier run
  * dispatched it, else queued.  Unknown queues wait for the queue. */
 static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
@@ -717,7 +731,7 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		snprintf(j->phase, sizeof j->phase, "%s", ph ? ph : "Dispatched");
 		mu__dlog(d, 1, "job %s: adopted on %s (generation %u)", j->key, cl, j->gen);
 		if (ph && !strcmp(ph, "Withdrawing") && j->preempted)
-			mu__dreclaim_resume(d, j);
+			reclaim_resume(d, j);
 	}
 }
 

@@ -18,7 +18,7 @@
  * writes the record muster.io/dispatch-preempted ("REASON\tmessage", on
  * every kind), which a restarted daemon reads back (hub.c): the job is
  * never a victim again, keeps its condition, and a withdrawal it finds
- * under way goes on (mu__dreclaim_resume).  The room freed is held for
+ * under way goes on (hub.c's reclaim_resume).  The room freed is held for
  * the claimant by the fleet (cfg.reclaim_hold, set to --start-timeout).
  */
 #include <stdio.h>
@@ -60,16 +60,6 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	mu__djob_touch(d, j);
 }
 
-/* (dispatch_int.h) O(1): the deletion is left to settle_one. */
-void mu__dreclaim_resume(mu__dd_t *d, mu__djob_t *j)
-{
-	mu__dcl_t *cl = &d->cls[j->cl];
-	mu__dlog(d, 1, "job %s: its withdrawal for reclaim goes on after a restart", j->key);
-	j->delete_again = !cl->pull; /* by settle_one, once reachable */
-	j->withdraw_beat = cl->beats;
-	j->state = MU__DJ_WITHDRAWING;
-	mu__djob_touch(d, j);
-}
 
 void mu__dreclaim(mu__dd_t *d)
 {

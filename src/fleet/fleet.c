@@ -25,16 +25,6 @@ void mu_fleet_config_defaults(mu_fleet_config_t *cfg)
 	cfg->reclaim_hold = 5 * 60 * 1000; /* the dispatcher's --start-timeout */
 }
 
-void mu__fleet_hold_drop(mu_fleet_t *f, int32_t j)
-{
-	mu__fjob_t *fj = &f->jobs[j];
-	if (fj->hold < 0)
-		return;
-	f->clusters[fj->hold].hold_job = -1;
-	fj->hold = -1;
-	f->epoch++; /* jobs the hold kept out may go there now */
-}
-
 void mu_fleet_set_burst_priority(mu_fleet_t *f, int32_t p)
 {
 	if (f->cfg.burst_priority == p)

@@ -121,12 +121,10 @@ struct mu_fleet {
 	mu_time_t decay_at; /* when decayed usage was last aged */
 };
 
-/* fleet.c */
-/* Ends the hold job j has on a cluster, if any; jobs that failed are tried
- * again (f->epoch).  O(1). */
-void mu__fleet_hold_drop(mu_fleet_t *f, int32_t j);
-
 /* hubq.c */
+/* Ends the hold job j has on a cluster (reclaim.c), if any; jobs that
+ * failed are tried again (f->epoch).  O(1). */
+void mu__fleet_hold_drop(mu_fleet_t *f, int32_t j);
 int mu__fleet_grow(void **v, int32_t *cap, int32_t need, size_t elem);
 int32_t mu__hubq_find(const mu_fleet_t *f, const char *name);
 /* The accounting vector of a job spec (all pods). */
