@@ -326,7 +326,8 @@ void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
  * its fair share (F) with the job, takes back room from other queues'
  * running jobs by the engine's rules (mu_reclaim_within,
  * mu_reclaim_not_above): a victim is preemptible, has run
- * cfg.min_runtime, was never a victim before, and its queue is above its
+ * cfg.min_runtime, was never a victim before (nor marked one,
+ * mu_fleet_job_mark_victim()), and its queue is above its
  * deserved quota (F: and its fair share) before it leaves, judged where
  * the two queues' paths from the roots part.  Victims are taken in the
  * engine's order (lower priority, fewer GPUs, the youngest first) until
@@ -335,7 +336,10 @@ void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
  * fewest victims (then GPUs) wins.  Appends one entry per victim to out;
  * the victims stay dispatched until the caller has withdrawn them
  * (mu_fleet_job_requeue() once each copy's deletion is confirmed), and
- * the job is not a claimant again meanwhile.  Queues are looked at
+ * the job is not a claimant again meanwhile.  The winning cluster is held
+ * for the job (cfg.reclaim_hold): mu_fleet_dispatch() places no other job
+ * there, and tries the job first once its victims are back, until it is
+ * placed, finished, fits no more, or the hold lapses.  Queues are looked at
  * lowest dominant share first, the first job of each that fits nowhere;
  * one that found no victims is not tried again until room, usage or the
  * jobs change, or a victim refused for its runtime turns eligible.
