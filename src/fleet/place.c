@@ -12,8 +12,8 @@
  * whether the gang fits now node by node (mu_engine_job_whatif()); the
  * first that says yes gets it, and the job is placed in that cluster's
  * model.  A cluster held for a reclaim's claimant takes no other job,
- * and the claimants whose victims are gone go first.  The top file of src/fleet: it calls hubq.c and the public
- * calls of fleet.c; neither calls it.
+ * and the claimants whose victims are gone go first.  The top file of
+ * src/fleet: it calls hubq.c and the public calls of fleet.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
