@@ -70,6 +70,13 @@ typedef struct mu_fleet_config {
 	mu_time_t min_runtime;  /* mu_fleet_reclaim(): a job runs this long
 	                         * before it can be a victim (the engine's
 	                         * default, 60 s) */
+	mu_time_t reclaim_hold; /* mu_fleet_reclaim(): the cluster a claimant
+	                         * took room on is held for it (no other job
+	                         * is placed there) until it is placed, is
+	                         * finished, no longer fits once its victims
+	                         * are gone, or this long has passed (default
+	                         * 5 min, the dispatcher's --start-timeout);
+	                         * 0: not held */
 } mu_fleet_config_t;
 
 void mu_fleet_config_defaults(mu_fleet_config_t *cfg);
@@ -232,10 +239,16 @@ typedef struct mu_fleet_job_info {
 	                         * was (or is being) withdrawn for; else -1 */
 	int32_t victims;        /* a claimant: its victims not yet taken
 	                         * back (requeued or finished) */
+	int32_t held;           /* a claimant: the cluster whose room is held
+	                         * for it (cfg.reclaim_hold), or -1 */
 } mu_fleet_job_info_t;
 
 int32_t mu_fleet_njobs(const mu_fleet_t *f);
 int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t job, mu_fleet_job_info_t *out);
+/* Job j was a victim of mu_fleet_reclaim() before (what a restarted
+ * caller read back from its record): it is never a victim again, as if
+ * this fleet had withdrawn it.  MU_ENOENT.  O(1). */
+int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j);
 
 /* Its pods all finished (or it was deleted): its quota and its cluster's
  * resources are freed.  MU_ESTATE if finished already. */
@@ -313,7 +326,8 @@ void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
  * its fair share (F) with the job, takes back room from other queues'
  * running jobs by the engine's rules (mu_reclaim_within,
  * mu_reclaim_not_above): a victim is preemptible, has run
- * cfg.min_runtime, was never a victim before, and its queue is above its
+ * cfg.min_runtime, was never a victim before (nor marked one,
+ * mu_fleet_job_mark_victim()), and its queue is above its
  * deserved quota (F: and its fair share) before it leaves, judged where
  * the two queues' paths from the roots part.  Victims are taken in the
  * engine's order (lower priority, fewer GPUs, the youngest first) until
@@ -322,7 +336,10 @@ void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
  * fewest victims (then GPUs) wins.  Appends one entry per victim to out;
  * the victims stay dispatched until the caller has withdrawn them
  * (mu_fleet_job_requeue() once each copy's deletion is confirmed), and
- * the job is not a claimant again meanwhile.  Queues are looked at
+ * the job is not a claimant again meanwhile.  The winning cluster is held
+ * for the job (cfg.reclaim_hold): mu_fleet_dispatch() places no other job
+ * there, and tries the job first once its victims are back, until it is
+ * placed, finished, fits no more, or the hold lapses.  Queues are looked at
  * lowest dominant share first, the first job of each that fits nowhere;
  * one that found no victims is not tried again until room, usage or the
  * jobs change, or a victim refused for its runtime turns eligible.

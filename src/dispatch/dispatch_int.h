@@ -35,6 +35,8 @@
 #define MU__D_REASON "muster.io/dispatch-reason"
 #define MU__D_MSG "muster.io/dispatch-message"
 #define MU__D_PODS "muster.io/dispatch-pods"    /* "bound=N,running=N,..." */
+#define MU__D_PREEMPTED "muster.io/dispatch-preempted" /* hub object, a reclaim's
+                                                * victim: "REASON\tmessage" */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
@@ -185,6 +187,8 @@ typedef struct mu__djob {
 	char *ann_sig;            /* annotations last written */
 	char *status_sig;         /* status (conditions) last written */
 	uint64_t withdraw_beat;   /* pull: the cluster's beats at withdrawal */
+	bool delete_again;        /* push: a withdrawal found on a restart,
+	                           * its copy deleted (again) once reachable */
 	/* a PodGroup (mu__dkind_is_group): its pods on the hub (a JSON array,
 	 * this pass's), and those sent to its cluster ("GEN/NAME" -> true) */
 	json_t *gpods, *sent;

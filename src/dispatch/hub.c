@@ -663,6 +663,20 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	return job_priority(d, j);
 }
 
+/* A victim adopted by a restarted daemon while its hub object said
+ * Withdrawing (its record MU__D_PREEMPTED read back, reclaim.c): the
+ * withdrawal goes on (push: its copy deleted again by settle_one once the
+ * cluster answers), and it is requeued with reason Preempted.  O(1). */
+static void reclaim_resume(mu__dd_t *d, mu__djob_t *j)
+{
+	mu__dcl_t *cl = &d->cls[j->cl];
+	mu__dlog(d, 1, "job %s: its withdrawal for reclaim goes on after a restart", j->key);
+	j->delete_again = !cl->pull;
+	j->withdraw_beat = cl->beats;
+	j->state = MU__DJ_WITHDRAWING;
+	mu__djob_touch(d, j);
+}
+
 /* Puts j in the fleet: adopted where its annotations say an earlier run
  * dispatched it, else queued.  Unknown queues wait for the queue. */
 static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
@@ -708,12 +722,16 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		d->by_fid_cap = cap;
 	}
 	d->by_fid[j->fid] = j;
+	if (j->preempted) /* a victim before a restart: never again */
+		mu_fleet_job_mark_victim(d->fleet, j->fid);
 	if (ci >= 0 && mu_fleet_job_adopt(d->fleet, j->fid, d->cls[ci].fid, j->gen, now) == MU_OK) {
 		j->state = MU__DJ_DISPATCHED;
 		j->cl = ci;
 		j->dispatched = mu__d_mono_ms();
 		snprintf(j->phase, sizeof j->phase, "%s", ph ? ph : "Dispatched");
 		mu__dlog(d, 1, "job %s: adopted on %s (generation %u)", j->key, cl, j->gen);
+		if (ph && !strcmp(ph, "Withdrawing") && j->preempted)
+			reclaim_resume(d, j);
 	}
 }
 
@@ -755,6 +773,8 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 	if (g && mu__parse_int(g, 0, UINT32_MAX - 1, &gen))
 		gen = 0;
 	j->gen = (uint32_t)gen;
+	const char *pre = mu__dmeta(o, "annotations", MU__D_PREEMPTED); /* reclaim.c's record */
+	j->preempted = pre && *pre ? strdup(pre) : NULL;
 	d->jobs[d->njobs] = j;
 	json_object_set_new(d->by_key, j->key, json_integer(d->njobs));
 	json_object_set_new(d->by_uid, j->uid, json_integer(d->njobs));
@@ -1124,6 +1144,8 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_MSG, fc ? json_string(j->failed_create) :
 			    waits && j->msg ? json_string(j->msg) : json_null());
 	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
+	/* a reclaim's victim, kept for a restart (written with the withdraw) */
+	json_object_set_new(a, MU__D_PREEMPTED, j->preempted ? json_string(j->preempted) : json_null());
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
 	json_object_set_new(a, "l", assigned ? json_string(d->cls[j->cl].name) : json_null());

@@ -14,7 +14,12 @@
  * pass.  The victim's hub Job gets a Warning Event `Preempted` and, as
  * Kueue's Workload, the condition `Preempted` with reason
  * `InCohortReclamation` (the claimant's queue within its deserved quota)
- * or `InCohortFairSharing` (within its fair share).
+ * or `InCohortFairSharing` (within its fair share).  The withdraw also
+ * writes the record muster.io/dispatch-preempted ("REASON\tmessage", on
+ * every kind), which a restarted daemon reads back (hub.c): the job is
+ * never a victim again, keeps its condition, and a withdrawal it finds
+ * under way goes on (hub.c's reclaim_resume).  The room freed is held for
+ * the claimant by the fleet (cfg.reclaim_hold, set to --start-timeout).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +59,7 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	j->state = MU__DJ_WITHDRAWING;
 	mu__djob_touch(d, j);
 }
+
 
 void mu__dreclaim(mu__dd_t *d)
 {

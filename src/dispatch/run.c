@@ -198,7 +198,11 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 	j->settled = d->pass_no;
 	if (j->cl < 0 || !d->cls[j->cl].reachable)
 		return;
-	const mu__dcl_t *c = &d->cls[j->cl];
+	mu__dcl_t *c = &d->cls[j->cl];
+	if (j->state == MU__DJ_WITHDRAWING && j->delete_again) { /* after a restart */
+		j->delete_again = false;
+		mu__dwork_delete(d, c, j->kind, j->ns, j->name);
+	}
 	if (j->state == MU__DJ_WITHDRAWING && !j->listed &&
 	    (c->pull ? c->beats >= j->withdraw_beat + 2 : copy_gone(d, j))) {
 		requeue(d, j, j->preempted ? "Preempted" : "Withdrawn",
@@ -651,6 +655,7 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	fc.burst_priority = o->burst_priority;
 	fc.usage_half_life = o->usage_half_life_ms;
 	fc.min_runtime = o->min_runtime_ms;
+	fc.reclaim_hold = o->start_timeout_ms; /* a withdrawal's bound */
 	d.by_key = json_object();
 	d.by_uid = json_object();
 	d.queue_rv = json_object();

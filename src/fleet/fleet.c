@@ -22,6 +22,7 @@ void mu_fleet_config_defaults(mu_fleet_config_t *cfg)
 	cfg->burst_after = 10 * 60 * 1000;
 	cfg->burst_priority = INT32_MAX;
 	cfg->min_runtime = 60 * 1000; /* as the engine's */
+	cfg->reclaim_hold = 5 * 60 * 1000; /* the dispatcher's --start-timeout */
 }
 
 void mu_fleet_set_burst_priority(mu_fleet_t *f, int32_t p)
@@ -152,6 +153,7 @@ static int cluster_init(const mu_fleet_t *f, mu__cluster_t *c,
 	}
 	c->tier = s->tier;
 	c->cost_gpu_hour = s->cost_gpu_hour;
+	c->hold_job = -1;
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
 	ec.score = f->cfg.score;
@@ -544,7 +546,7 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 		.why = MU_FW_NEW, .cluster = -1, .closest = -1, .ejob = -1,
 		.submit = s->job->submit != MU_TIME_NONE ? s->job->submit : now,
 		.dispatched = MU_TIME_NONE, .fail_epoch = UINT64_MAX, .reclaimed_for = -1,
-		.rc_epoch = UINT64_MAX};
+		.rc_epoch = UINT64_MAX, .hold = -1};
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
 	f->queues[q].queued++;
@@ -576,7 +578,15 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t j, mu_fleet_job_info_t *out)
 		.dispatched = fj->dispatched, .gpu_milli = a.v[MU_RES_GPU],
 		.why = fj->state == MU_FJ_QUEUED ? (mu_fleet_why_t)fj->why : MU_FW_NONE,
 		.closest = fj->closest, .reclaimed_for = fj->reclaimed_for,
-		.victims = fj->victims};
+		.victims = fj->victims, .held = fj->hold};
+	return MU_OK;
+}
+
+int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j)
+{
+	if (!f || j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	f->jobs[j].was_victim = true;
 	return MU_OK;
 }
 
@@ -611,6 +621,7 @@ int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t j, mu_time_t now)
 	mu__fjob_t *fj = &f->jobs[j];
 	if (fj->state == MU_FJ_FINISHED)
 		return MU_ESTATE;
+	mu__fleet_hold_drop(f, (int32_t)j); /* deleted: its room is free */
 	if (fj->state == MU_FJ_DISPATCHED) {
 		int rc = job_release(f, fj, now, true);
 		if (rc)

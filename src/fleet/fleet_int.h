@@ -31,6 +31,9 @@ typedef struct mu__cluster {
 	int32_t taken_cap;
 	mu_res_t taken_sum;
 	int32_t running;    /* jobs dispatched here and not finished */
+	int32_t hold_job;   /* a reclaim's claimant this cluster's room is
+	                     * held for (no other job is placed here), or -1 */
+	mu_time_t hold_until; /* when that hold lapses */
 } mu__cluster_t;
 
 /* A per-cluster cap of one hub queue. */
@@ -91,6 +94,8 @@ typedef struct mu__fjob {
 	int32_t reclaimed_for; /* a reclaim's victim: its claimant; else -1
 	                     * (kept: a job is a victim once) */
 	bool reclaim_out;   /* a victim not yet taken back */
+	bool was_victim;    /* a victim before the caller restarted
+	                     * (mu_fleet_job_mark_victim): never again */
 	/* a claimant that found no victims: the fleet's epoch, usage and
 	 * job count then, and when a victim refused for its runtime turns
 	 * eligible; it is not tried again before one of them moves */
@@ -98,6 +103,7 @@ typedef struct mu__fjob {
 	int32_t rc_njobs;
 	mu_time_t rc_retry;
 	int32_t victims;    /* a claimant: victims not yet taken back */
+	int32_t hold;       /* a claimant: the cluster held for it, or -1 */
 } mu__fjob_t;
 
 struct mu_fleet {
@@ -116,6 +122,9 @@ struct mu_fleet {
 };
 
 /* hubq.c */
+/* Ends the hold job j has on a cluster (reclaim.c), if any; jobs that
+ * failed are tried again (f->epoch).  O(1). */
+void mu__fleet_hold_drop(mu_fleet_t *f, int32_t j);
 int mu__fleet_grow(void **v, int32_t *cap, int32_t need, size_t elem);
 int32_t mu__hubq_find(const mu_fleet_t *f, const char *name);
 /* The accounting vector of a job spec (all pods). */

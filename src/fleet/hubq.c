@@ -448,3 +448,13 @@ int32_t mu__hubq_pick(const mu_fleet_t *f)
 	}
 	return best;
 }
+
+void mu__fleet_hold_drop(mu_fleet_t *f, int32_t j)
+{
+	mu__fjob_t *fj = &f->jobs[j];
+	if (fj->hold < 0)
+		return;
+	f->clusters[fj->hold].hold_job = -1;
+	fj->hold = -1;
+	f->epoch++; /* jobs the hold kept out may go there now */
+}

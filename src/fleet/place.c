@@ -11,8 +11,9 @@
  * CPU-only job, left free after it).  Each is asked, in that order,
  * whether the gang fits now node by node (mu_engine_job_whatif()); the
  * first that says yes gets it, and the job is placed in that cluster's
- * model.  The top file of src/fleet: it calls hubq.c and the public
- * calls of fleet.c; neither calls it.
+ * model.  A cluster held for a reclaim's claimant takes no other job,
+ * and the claimants whose victims are gone go first.  The top file of
+ * src/fleet: it calls hubq.c and the public calls of fleet.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +165,7 @@ static int32_t memo_find(memo_t *m, const shape_key_t *k, const mu__fjob_t *fj)
 
 /* What kept clusters out, for the reason of a job that went nowhere. */
 typedef struct tally {
-	int32_t selected, not_ready, burst, capped, big, full, tried, minres;
+	int32_t selected, not_ready, burst, capped, big, full, tried, minres, held;
 } tally_t;
 
 /* Whether a group's minResources (NULL: none) fit in a cluster's free
@@ -197,6 +198,9 @@ static const char *gate(const mu_fleet_t *f, const mu__fjob_t *fj, int32_t c,
 		return t->burst++, "burst wait";
 	if (!mu__hubq_within_cap(&f->queues[fj->queue], c, acct))
 		return t->capped++, "cap";
+	/* its room is held for a reclaim's claimant (until it lapses) */
+	if (k->hold_job >= 0 && k->hold_job != fj - f->jobs && now < k->hold_until)
+		return t->held++, "held";
 	mu_res_t alloc, used;
 	mu_engine_totals(k->eng, &alloc, &used);
 	if (!min_resources_free(fj->spec.min_resources, &alloc, &used))
@@ -258,6 +262,7 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	fj->dispatched = now;
 	fj->why = MU_FW_NONE;
 	f->usage_gen++;
+	mu__fleet_hold_drop(f, j); /* placed: its hold has done its work */
 	return MU_OK;
 }
 
@@ -268,7 +273,7 @@ static mu_fleet_why_t why_of(const tally_t *t)
 		return MU_FW_NO_CLUSTER;
 	if (t->big == t->selected)
 		return MU_FW_TOO_BIG;
-	if (t->tried || t->full)
+	if (t->tried || t->full || t->held)
 		return t->burst ? MU_FW_BURST_WAIT : MU_FW_NO_FIT;
 	if (t->minres)
 		return MU_FW_MIN_RESOURCES;
@@ -343,6 +348,31 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 	return MU_OK;
 }
 
+/* The holds of reclaim first: a claimant whose victims are all gone is
+ * tried before any queue is served (it is the next job placed on the
+ * cluster held for it, or anywhere else it fits), and its hold ends
+ * whether it fits or not (no longer fitting ends it); a hold of a job no
+ * longer waiting, or past cfg.reclaim_hold, ends.  O(clusters + what-ifs
+ * of the claimants tried). */
+static int try_holds(mu_fleet_t *f, mu_time_t now, cand_t *cands, mu_fleet_decisions_t *out)
+{
+	for (int32_t c = 0; c < f->nclusters; c++) {
+		int32_t j = f->clusters[c].hold_job;
+		if (j < 0)
+			continue;
+		mu__fjob_t *fj = &f->jobs[j];
+		if (fj->state == MU_FJ_QUEUED && fj->victims == 0 && now < f->clusters[c].hold_until) {
+			int rc = try_job(f, j, now, cands, out);
+			if (rc)
+				return rc;
+		} else if (fj->state == MU_FJ_QUEUED && now < f->clusters[c].hold_until) {
+			continue; /* its victims are on their way out */
+		}
+		mu__fleet_hold_drop(f, j);
+	}
+	return MU_OK;
+}
+
 int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 {
 	cand_t *cands = malloc((size_t)(f->nclusters ? f->nclusters : 1) * sizeof *cands);
@@ -354,6 +384,8 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 	}
 	mu__hubq_prepare(f);
 	int rc = mu__hubq_fair(f, now);
+	if (rc == MU_OK)
+		rc = try_holds(f, now, cands, out);
 	int32_t cur = -1;
 	uint64_t seen = f->usage_gen;
 	while (rc == MU_OK) {

@@ -17,7 +17,10 @@
  * them gone), the set is made minimal, and of the clusters the one with
  * the fewest victims (then GPUs) wins.  The victims stay dispatched until
  * the caller has withdrawn them (the exactly-once path: the copy's
- * deletion confirmed, then mu_fleet_job_requeue).  Beside place.c: it
+ * deletion confirmed, then mu_fleet_job_requeue).  The winning cluster is
+ * held for the claimant (cfg.reclaim_hold): no other job is placed there
+ * until it is (place.c tries it first once its victims are gone), it is
+ * finished, it no longer fits, or the hold lapses.  Beside place.c: it
  * calls hubq.c and place.c's gate.
  */
 #include <stdlib.h>
@@ -166,7 +169,7 @@ static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int3
 	for (int32_t x = c->vat[k]; x < c->vat[k + 1] && nc < MU__RECLAIM_MAXV * 4; x++) {
 		int32_t v = c->vic[x];
 		const mu__fjob_t *vj = &f->jobs[v];
-		if (vj->queue == c->jq || vj->reclaimed_for >= 0)
+		if (vj->queue == c->jq || vj->reclaimed_for >= 0 || vj->was_victim)
 			continue;
 		if (now - vj->dispatched < f->cfg.min_runtime) {
 			mu_time_t at = vj->dispatched + f->cfg.min_runtime;
@@ -282,6 +285,12 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		gone_add(c, v->queue, &a, +1); /* on its way out for the rest */
 	}
 	f->jobs[j].victims = bn;
+	if (f->cfg.reclaim_hold > 0) { /* the room is j's: held for it */
+		mu__fleet_hold_drop(f, j);
+		f->clusters[bk].hold_job = j;
+		f->clusters[bk].hold_until = now + f->cfg.reclaim_hold;
+		f->jobs[j].hold = bk;
+	}
 	*done = true;
 	return MU_OK;
 }
@@ -331,7 +340,7 @@ static int index_victims(rctx_t *c)
 		if (vj->reclaim_out) { /* on its way out: gone already */
 			mu_res_t a = mu__job_acct(vj->spec.job);
 			gone_add(c, vj->queue, &a, +1);
-		} else if (vj->spec.job->preemptible && vj->reclaimed_for < 0) {
+		} else if (vj->spec.job->preemptible && vj->reclaimed_for < 0 && !vj->was_victim) {
 			c->vat[vj->cluster + 1]++;
 			n++;
 		}
@@ -348,7 +357,7 @@ static int index_victims(rctx_t *c)
 	for (int32_t v = 0; v < f->njobs; v++) {
 		const mu__fjob_t *vj = &f->jobs[v];
 		if (vj->state == MU_FJ_DISPATCHED && !vj->reclaim_out && vj->spec.job->preemptible &&
-		    vj->reclaimed_for < 0)
+		    vj->reclaimed_for < 0 && !vj->was_victim)
 			c->vic[at[vj->cluster]++] = v;
 	}
 	free(at);

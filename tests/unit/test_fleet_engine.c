@@ -499,6 +499,97 @@ static void test_reclaim_one_cluster(mu_t_t *t)
 	mu_fleet_free(r.f);
 }
 
+/* The room a claim frees is held for it.  One 9-GPU cluster: A (deserved
+ * 4) runs eight 1-GPU jobs, B's (deserved 4) 3-GPU job takes two of them;
+ * C, a queue served first (priority 10), then submits a 1-GPU job that
+ * would fit in the free GPU at once.  It is kept off the held cluster
+ * until the hold ends: B's job placed once its victims are gone (mode 0),
+ * B's job deleted (1), or the hold lapsed (2: cfg.reclaim_hold, 5 min). */
+static void test_reclaim_hold(mu_t_t *t)
+{
+	for (int mode = 0; mode < 3; mode++) {
+		mu_queue_spec_t qs[3];
+		queue_of(&qs[0], "A", 4);
+		queue_of(&qs[1], "B", 4);
+		queue_of(&qs[2], "C", 0);
+		qs[2].priority = 10;
+		const int gpus[1] = {9};
+		rfleet_t r;
+		rfleet_new(t, &r, gpus, 1, qs, 3);
+		for (int i = 0; i < 8; i++)
+			rjob(t, &r, "A", 1, true, 0);
+		CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+		int b = rjob(t, &r, "B", 3, true, 10 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+		mu_fleet_reclaims_t rc = {0};
+		CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+		CHECK_EQ_INT(t, rc.n, 2);
+		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		int c = rjob(t, &r, "C", 1, true, 10 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0); /* held for B */
+		CHECK_EQ_INT(t, info(t, &r, c).why, MU_FW_NO_FIT);
+		if (mode == 0) {
+			for (size_t i = 0; i < rc.n; i++)
+				CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[i].victim, 11 * MIN),
+					     MU_OK);
+			CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+			CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+			CHECK_EQ_INT(t, info(t, &r, b).held, -1);
+			CHECK_EQ_INT(t, info(t, &r, c).state, MU_FJ_QUEUED); /* full now */
+		} else if (mode == 1) {
+			CHECK_EQ_INT(t, mu_fleet_job_finish(r.f, r.id[b], 11 * MIN), MU_OK);
+			CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+			CHECK_EQ_INT(t, info(t, &r, c).state, MU_FJ_DISPATCHED);
+		} else {
+			CHECK_EQ_INT(t, dispatch(t, &r, 14 * MIN), 0); /* 4 min: held */
+			CHECK_EQ_INT(t, dispatch(t, &r, 15 * MIN), 1); /* 5 min: lapsed */
+			CHECK_EQ_INT(t, info(t, &r, c).state, MU_FJ_DISPATCHED);
+			CHECK_EQ_INT(t, info(t, &r, b).held, -1);
+		}
+		mu_fleet_reclaims_release(&rc);
+		mu_fleet_free(r.f);
+	}
+}
+
+/* A restarted caller marks the jobs its record says were victims
+ * (mu_fleet_job_mark_victim): they are never victims again.  Of A's eight
+ * 1-GPU jobs six are marked; B's 2-GPU claim takes the other two, and a
+ * second claim nothing. */
+static void test_reclaim_marked(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	const int gpus[1] = {8};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 1, qs, 2);
+	int a[8];
+	for (int i = 0; i < 8; i++)
+		a[i] = rjob(t, &r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim(r.f, r.id[a[i]]), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_job_mark_victim(r.f, 99), MU_ENOENT);
+	rjob(t, &r, "B", 2, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, rc.n, 2);
+	for (size_t i = 0; i < rc.n; i++)
+		CHECK(t, rc.v[i].victim == r.id[a[6]] || rc.v[i].victim == r.id[a[7]]);
+	for (size_t i = 0; i < rc.n; i++)
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[i].victim, 11 * MIN), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+	rjob(t, &r, "B", 2, true, 12 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 0);
+	mu_fleet_reclaims_t again = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 12 * MIN, &again), MU_OK);
+	CHECK_EQ_INT(t, again.n, 0);
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_reclaims_release(&again);
+	mu_fleet_free(r.f);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -507,5 +598,7 @@ int main(void)
 	MU_RUN(&t, test_reclaim_basic);
 	MU_RUN(&t, test_reclaim_lines);
 	MU_RUN(&t, test_reclaim_one_cluster);
+	MU_RUN(&t, test_reclaim_hold);
+	MU_RUN(&t, test_reclaim_marked);
 	return mu_t_done(&t);
 }
