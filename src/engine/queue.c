@@ -297,6 +297,20 @@ void mu__queue_add_used(mu_engine_t *e, int32_t q, const mu_res_t *acct, int sig
 	}
 }
 
+/* Fills why with a queue's refusal (a limit or the deserved quota of
+ * non-preemptible jobs) of resource r and returns the queue.  O(1). */
+static int32_t why_limit(mu_reason_t *why, mu_why_t kind, int32_t q, int r,
+			 int64_t used, int64_t max, int64_t req)
+{
+	why->why = kind;
+	why->limit_queue = q;
+	why->limit_res = r;
+	why->limit_used = used;
+	why->limit_max = max;
+	why->limit_req = req;
+	return q;
+}
+
 int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 			      const mu_res_t *acct, mu_reason_t *why)
 {
@@ -305,15 +319,9 @@ int32_t mu__queue_limit_check(const mu_engine_t *e, int32_t q,
 		for (int r = 0; r < MU_RES_MAX; r++) {
 			if (qq->limit.v[r] == MU_RES_UNLIMITED || !acct->v[r])
 				continue;
-			if (qq->used.v[r] + acct->v[r] > qq->limit.v[r]) {
-				why->why = MU_WHY_QUEUE_LIMIT;
-				why->limit_queue = q;
-				why->limit_res = r;
-				why->limit_used = qq->used.v[r];
-				why->limit_max = qq->limit.v[r];
-				why->limit_req = acct->v[r];
-				return q;
-			}
+			if (qq->used.v[r] + acct->v[r] > qq->limit.v[r])
+				return why_limit(why, MU_WHY_QUEUE_LIMIT, q, r, qq->used.v[r],
+						 qq->limit.v[r], acct->v[r]);
 		}
 	}
 	return -1;
@@ -326,15 +334,9 @@ int32_t mu__queue_quota_check(const mu_engine_t *e, int32_t q,
 	for (; q >= 0; q = e->queues[q].parent) {
 		const mu__queue_t *qq = &e->queues[q];
 		int r = mu_quota_np_over(&qq->used_np, acct, &qq->deserved, dom);
-		if (r >= 0) {
-			why->why = MU_WHY_OVER_QUOTA;
-			why->limit_queue = q;
-			why->limit_res = r;
-			why->limit_used = qq->used_np.v[r];
-			why->limit_max = qq->deserved.v[r];
-			why->limit_req = acct->v[r];
-			return q;
-		}
+		if (r >= 0)
+			return why_limit(why, MU_WHY_OVER_QUOTA, q, r, qq->used_np.v[r],
+					 qq->deserved.v[r], acct->v[r]);
 	}
 	return -1;
 }

@@ -27,6 +27,7 @@
 # "e2e dispatch-reclaim: N passed, N failed".
 E2E_NAME=dispatch-reclaim; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/fleet.sh"
+. "$(dirname "$0")/lib/reclaim.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 need_kubectl
 
@@ -51,33 +52,8 @@ expect cluster 0 h apply -f "$T/cl.yaml"
 PIDS="$PIDS $!"
 wait_for ready-big 100 state_is big
 
-# job NAME QUEUE GPUS DURATION: a one-pod hub Job, held suspended
-job() {
-	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  labels: {muster.io/queue: %s}\n  annotations: {muster.io/duration: %s}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "%s"}}}]\n' \
-		"$1" "$2" "$4" "$3"
-}
-bound() { ann job "$1" dispatch-pods | grep -q "^bound=1,"; }
-
-# --- team-a fills big ---------------------------------------------------------
-: >"$T/a.yaml"
-for i in 0 1 2 3 4 5 6 7; do job "a-$i" team-a 1 600s >>"$T/a.yaml"; echo --- >>"$T/a.yaml"; done
-expect "team-a's jobs" 0 h apply -f "$T/a.yaml"
-for i in 0 1 2 3 4 5 6 7; do wait_for "a-$i-bound" 150 bound "a-$i"; done
-sleep 3 # past the minimum runtime
-
-# --- team-b's job takes back two GPUs -------------------------------------------
-job b team-b 2 5s >"$T/b.yaml"
-expect "team-b's job b" 0 h apply -f "$T/b.yaml"
-# preempted: the hub Jobs with the condition Preempted
-preempted() {
-	"$KC" --kubeconfig "$T/hub/kubeconfig" get jobs -o \
-		'jsonpath={range .items[*]}{.metadata.name} {.status.conditions[?(@.type=="Preempted")].reason}{"\n"}{end}' \
-		2>/dev/null | awk '$2 != "" {print $1}'
-}
-two() { [ "$(preempted | wc -l)" -eq 2 ]; }
-wait_for two-preempted 150 two || echo "  preempted: $(preempted | tr '\n' ' ')"
-V=$(preempted | tr '\n' ' ')
-echo "  victims: $V"
+# --- team-a fills the cluster; team-b's job b takes back two GPUs ------------
+fill_and_claim
 for v in $V; do
 	r=$(hget job "$v" '{.status.conditions[?(@.type=="Preempted")].reason}')
 	[ "$r" = InCohortReclamation ] && ok || bad "$v: Preempted reason $r"
