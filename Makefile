@@ -23,7 +23,7 @@ CC      ?= cc
 OPT     ?= -O2 -g
 WARN    = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc
-LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lgnutls -lcurl -lcrypto -lpthread
+LIBS    = -lyaml -lm -ljansson -lsqlite3 -lmicrohttpd -lgnutls -lcurl -lssl -lcrypto -lpthread
 # The release builds (build/muster, the benches) run on jemalloc: glibc's
 # malloc and free were the largest user-space cost of a bind in both the
 # server and the scheduler, and jemalloc cut the CPU per bind by about a

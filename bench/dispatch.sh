@@ -9,6 +9,7 @@
 # went, and each process's CPU seconds to the last bind and SETTLE (3) s
 # after it.  Prints figures only; never fails on time.
 # Usage: sh bench/dispatch.sh [MUSTER] [N] [NODES]   (build/muster 1000 64)
+# (DWRAP="valgrind --tool=callgrind ..." runs the dispatcher under it)
 set -u
 M=${1:-build/muster}
 N=${2:-1000}
@@ -84,7 +85,9 @@ cpu_line() {
 }
 c0=$(cpu_line)
 t0=$(date +%s.%N)
-"$M" dispatch --kubeconfig "$T/hub/kubeconfig" --no-leader-elect --interval 20ms >"$T/d.log" 2>&1 &
+# DWRAP: a command the dispatcher runs under (e.g. "valgrind --tool=callgrind
+# --callgrind-out-file=OUT"), for its instruction counts; unset, none
+${DWRAP:-} "$M" dispatch --kubeconfig "$T/hub/kubeconfig" --no-leader-elect --interval 20ms >"$T/d.log" 2>&1 &
 DP=$!; PIDS="$PIDS $DP"
 [ -n "${BENCH_PIDS:-}" ] && echo "bench dispatch: pids dispatcher=$DP hub=$hub_P w=$w1_P,$w2_P,$w3_P sched=$w1_SP,$w2_SP,$w3_SP"
 i=0

@@ -22,6 +22,8 @@
 #include "muster/engine.h"
 #include "muster/error.h"
 
+typedef struct mu_kube_tls mu_kube_tls_t; /* opaque (src/kube/ktls.c) */
+
 /* Where the API server is and how to authenticate: from a kubeconfig or
  * from a pod's service account.  Every string is owned (malloc'ed). */
 typedef struct mu_kube_config {
@@ -34,6 +36,10 @@ typedef struct mu_kube_config {
 	char *cert_file, *cert_pem; /* client certificate */
 	char *key_file, *key_pem;   /* client key */
 	bool insecure;         /* insecure-skip-tls-verify */
+	/* the *_pem texts decoded once for all its connections (made by
+	 * the loaders below, freed by mu_kube_config_release), or NULL:
+	 * each connection has libcurl decode them */
+	mu_kube_tls_t *tls;
 } mu_kube_config_t;
 
 /* Reads a kubeconfig (YAML or JSON): the context `context` (NULL: the

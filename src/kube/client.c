@@ -64,24 +64,43 @@ static void auth_header(mu__kauth_t *a, char *buf, size_t len)
 	pthread_mutex_unlock(&a->mu);
 }
 
+/* libcurl's SSL_CTX callback: ktls.c's, typed as libcurl wants it. */
+static CURLcode ssl_ctx_fn(CURL *h, void *sslctx, void *arg)
+{
+	return (CURLcode)mu__ktls_ctx_fn(h, sslctx, arg);
+}
+
 /* Sets the TLS options of the handle from the config. */
 static void tls_setup(CURL *h, const mu_kube_config_t *cfg)
 {
 	struct curl_blob b;
-	if (cfg->ca_pem) {
+	/* the config's PEM data decoded once (ktls.c) and set on each new
+	 * connection's SSL_CTX; libcurl loads no CA file of its own then */
+	bool pre = cfg->tls && !cfg->insecure &&
+		curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, ssl_ctx_fn) == CURLE_OK &&
+		curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, cfg->tls) == CURLE_OK;
+	bool cas = pre && mu__ktls_has_cas(cfg->tls), pair = pre && mu__ktls_has_cert(cfg->tls);
+	if (cas) {
+		curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
+		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+	} else if (cfg->ca_pem) {
 		b = (struct curl_blob){cfg->ca_pem, strlen(cfg->ca_pem), CURL_BLOB_COPY};
 		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
 	} else if (cfg->ca_file) {
 		curl_easy_setopt(h, CURLOPT_CAINFO, cfg->ca_file);
 	}
-	if (cfg->cert_pem) {
+	if (pair) {
+		/* set by mu__ktls_ctx_fn */
+	} else if (cfg->cert_pem) {
 		b = (struct curl_blob){cfg->cert_pem, strlen(cfg->cert_pem), CURL_BLOB_COPY};
 		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &b);
 		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
 	} else if (cfg->cert_file) {
 		curl_easy_setopt(h, CURLOPT_SSLCERT, cfg->cert_file);
 	}
-	if (cfg->key_pem) {
+	if (pair) {
+		/* set by mu__ktls_ctx_fn */
+	} else if (cfg->key_pem) {
 		b = (struct curl_blob){cfg->key_pem, strlen(cfg->key_pem), CURL_BLOB_COPY};
 		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &b);
 		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");

@@ -101,6 +101,20 @@ typedef struct mu__klog {
 void mu__klog(mu__klog_t *l, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* --- ktls.c --------------------------------------------------------------- */
+
+/* A config's PEM data decoded once (mu_kube_config_t.tls): NULL when it
+ * has none to decode (insecure, files only) or none decodes (libcurl then
+ * reads and refuses it as before).  Owned by the config. */
+mu_kube_tls_t *mu__ktls_new(const mu_kube_config_t *cfg);
+void mu__ktls_free(mu_kube_tls_t *t);
+bool mu__ktls_has_cas(const mu_kube_tls_t *t);   /* the CA part decoded */
+bool mu__ktls_has_cert(const mu_kube_tls_t *t);  /* the client pair decoded */
+/* libcurl's CURLOPT_SSL_CTX_FUNCTION (arg: the mu_kube_tls_t): references
+ * to the decoded objects set on one connection's SSL_CTX; a CURLcode.
+ * O(certificates). */
+int mu__ktls_ctx_fn(void *curl, void *sslctx, void *arg);
+
 /* --- client.c ------------------------------------------------------------- */
 
 /* Credentials shared by every connection: the token is re-read from its

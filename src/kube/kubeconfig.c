@@ -193,6 +193,8 @@ void mu_kube_config_release(mu_kube_config_t *c)
 		free(*f[i]);
 		*f[i] = NULL;
 	}
+	mu__ktls_free(c->tls);
+	c->tls = NULL;
 }
 
 /* Fills out from the chosen context's cluster and user maps. */
@@ -220,6 +222,7 @@ static int fill(mu_kube_config_t *out, const json_t *cl, const json_t *us,
 		snprintf(err, errlen, "the cluster has no server");
 		return MU_EPARSE;
 	}
+	out->tls = mu__ktls_new(out); /* NULL: libcurl decodes per connection */
 	return out->ns ? MU_OK : MU_ENOMEM;
 }
 
