@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 
 #include "kube/kube_int.h"
+#include "muster/jpath.h"
 
 #define MAX_BODY ((size_t)512 << 20)
 #define MAX_LINE ((size_t)64 << 20)  /* one watch event */
@@ -278,8 +279,8 @@ int mu__kc_json(mu__kc_t *c, const char *method, const char *path,
 	*obj = NULL;
 	int rc = mu__kc_do(c, method, path, ctype, body, timeout_ms, &r);
 	*status = r.status;
-	if (rc == MU_OK && r.len)
-		*obj = json_loadb(r.body, r.len, 0, NULL);
+	if (rc == MU_OK && r.len) /* the tree json_loadb gives, in one pass */
+		*obj = mu__json_loadb(r.body, r.len);
 	mu__kresp_release(&r);
 	return rc;
 }

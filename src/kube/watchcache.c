@@ -10,8 +10,9 @@
  * list; only an ERROR event with 410 (Gone/Expired) or a watch answered
  * 410 re-lists, and so does any other HTTP error (403, 404, a 504 "too
  * large resource version" from a server that lost its store).  Objects
- * are kept in a map by "namespace/name" (a watch event's object without
- * its metadata.managedFields), replaced whole by each list;
+ * are kept in a map by "namespace/name" (a watch event's or a list
+ * item's object without its metadata.managedFields), replaced whole by
+ * each list;
  * readers take a snapshot (mu_kube_watch_items), so no request is made
  * per pass, or only what changed since a change count they last read
  * (mu_kube_watch_changes: a log of the changed keys, cleared by a list).
@@ -92,8 +93,16 @@ static long do_list(mu_kube_watch_t *w)
 		snprintf(path, sizeof path, "%s?limit=500%s%s%s%s", w->path, *w->query ? "&" : "",
 			 w->query, esc ? "&continue=" : "", esc ? esc : "");
 		curl_free(esc);
+		/* each item's managedFields cut out before the one-pass parse,
+		 * as from a watch event (on_line): the map holds the same
+		 * objects either way, and a list of the hub's Jobs was read by
+		 * json_loadb, managedFields and all, in every dispatcher's start */
+		mu__kresp_t r;
 		json_t *list = NULL;
-		mu__kc_json(w->c, "GET", path, NULL, NULL, 20000, &st, &list);
+		if (mu__kc_do(w->c, "GET", path, NULL, NULL, 20000, &r) == MU_OK && r.len)
+			list = mu__json_loadb(r.body, mu__kstrip(r.body, r.len, MU__KSTRIP_MF));
+		st = r.status;
+		mu__kresp_release(&r);
 		json_t *items = json_object_get(list, "items");
 		if (st != 200 || !json_is_array(items)) {
 			json_decref(list);

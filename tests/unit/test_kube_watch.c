@@ -5,7 +5,8 @@
  * objects, deleted keys as null, NULL before the list or after a list
  * came between) and one object by key (mu_kube_watch_get), which the hub
  * daemon's passes read instead of a whole snapshot (docs/dispatch.md,
- * round 10).
+ * round 10); a listed object and a watched one both without their
+ * managedFields (round 13: the list's items were kept with them).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,21 @@ static void test_changes(mu_t_t *t)
 	CHECK(t, mu_kube_watch_changes(w, s0, &ch, &seq));
 	CHECK(t, json_is_object(ch) && json_object_size(ch) == 0);
 	json_decref(ch);
+	/* the listed object as a watch event gives it: its managedFields cut
+	 * out (the server's has them), the rest whole */
+	char *raw = NULL;
+	long rst = 0;
+	mu_kube_client_do(c, "GET", "/api/v1/namespaces/default/configmaps/a", NULL, NULL, 5000,
+			  &rst, &raw);
+	CHECK_EQ_INT(t, rst, 200);
+	CHECK(t, raw && strstr(raw, "\"managedFields\""));
+	free(raw);
+	json_t *a = mu_kube_watch_get(w, "default/a");
+	CHECK_STR(t, json_string_value(json_object_get(json_object_get(a, "data"), "v")), "1");
+	CHECK_STR(t, json_string_value(json_object_get(json_object_get(a, "metadata"), "name")), "a");
+	CHECK(t, json_is_object(json_object_get(a, "metadata")) &&
+	      !json_object_get(json_object_get(a, "metadata"), "managedFields"));
+	json_decref(a);
 	/* two made, one deleted (the one listed): three changes, by key */
 	CHECK_EQ_INT(t, cm(c, "b", "2"), 201);
 	CHECK_EQ_INT(t, cm(c, "c", "3"), 201);
@@ -119,6 +135,7 @@ static void test_changes(mu_t_t *t)
 	/* one object by key */
 	json_t *b = mu_kube_watch_get(w, "default/b");
 	CHECK_STR(t, json_string_value(json_object_get(json_object_get(b, "data"), "v")), "2");
+	CHECK(t, !json_object_get(json_object_get(b, "metadata"), "managedFields"));
 	json_decref(b);
 	CHECK(t, mu_kube_watch_get(w, "default/a") == NULL);
 	mu_kube_watch_stop(w);
