@@ -649,7 +649,7 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	bool suspend = text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
 	json_t *st = NULL, *o = json_object(), *before = NULL;
 	if (!o || !(st = json_loadb(stv, stn, 0, NULL)) ||
-	    json_object_set_new(o, "status", st) || !(before = json_deep_copy(st))) {
+	    json_object_set_new(o, "status", st) || !(before = mu__json_copy(st))) {
 		json_decref(o);
 		return false;
 	}

@@ -55,46 +55,11 @@
 
 /* --- building field sets ------------------------------------------------ */
 
-/* A deep copy of v, as json_deep_copy makes it (the same values, objects'
- * keys in the same order), without its guard against cycles: jansson
- * 2.14 prints every object's address into a hash table of parents for
- * it, a tenth of the kubelet's managedFields record.  The trees copied
- * here were parsed or built by this file and hold no cycle; below
- * MAX_DEPTH levels json_deep_copy takes over.  NULL on OOM. */
-static json_t *copy_at(const json_t *v, int depth)
-{
-	if (depth > MAX_DEPTH)
-		return json_deep_copy(v);
-	if (json_is_object(v)) {
-		json_t *c = json_object();
-		const char *k;
-		json_t *x;
-		json_object_foreach((json_t *)v, k, x)
-			if (!c || json_object_set_new_nocheck(c, k, copy_at(x, depth + 1)) != 0) {
-				json_decref(c);
-				return NULL;
-			}
-		return c;
-	}
-	if (json_is_array(v)) {
-		json_t *c = json_array();
-		size_t i;
-		json_t *x;
-		json_array_foreach(v, i, x)
-			if (!c || json_array_append_new(c, copy_at(x, depth + 1)) != 0) {
-				json_decref(c);
-				return NULL;
-			}
-		return c;
-	}
-	if (json_is_string(v))
-		return json_stringn_nocheck(json_string_value(v), json_string_length(v));
-	return json_deep_copy(v); /* numbers; true, false and null are shared */
-}
-
+/* A deep copy (mu__json_copy, patch.c: json_deep_copy without its guard
+ * against cycles); NULL for NULL. */
 static json_t *copy(const json_t *v)
 {
-	return v ? copy_at(v, 0) : NULL;
+	return v ? mu__json_copy(v) : NULL;
 }
 
 /* The schema field `name` of model, or NULL. */
@@ -711,10 +676,60 @@ static void entries_store(json_t *obj, json_t *mf)
 	json_decref(mf);
 }
 
+/* Shallow views of old and nw (*ro, *rn: new references the caller
+ * drops) without the top-level members other than metadata that the two
+ * hold equal: what an update's record reads of them.  A set is made member
+ * by member (fs_obj), so an equal member adds nothing to what the write
+ * changed (changed) or removed (set_removed), and the record is the same
+ * without it; a dispatcher's annotation PATCH of a Job then no longer
+ * walks the spec three times (its set, old's set, the comparison).  *rn
+ * shares nw's metadata, where the record lands.  NULL views (OOM): the
+ * caller records on the whole objects.  Work: one json_equal per member. */
+static void same_dropped(const json_t *old, json_t *nw, json_t **ro, json_t **rn)
+{
+	*ro = *rn = NULL;
+	if (!json_is_object(old) || !json_is_object(nw))
+		return;
+	json_t *a = json_copy((json_t *)old), *b = json_copy(nw);
+	if (!a || !b) {
+		json_decref(a);
+		json_decref(b);
+		return;
+	}
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe((json_t *)nw, tmp, k, v) {
+		if (strcmp(k, "metadata") && json_equal(v, json_object_get(old, k))) {
+			json_object_del(a, k);
+			json_object_del(b, k);
+		}
+	}
+	*ro = a;
+	*rn = b;
+}
+
+static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m);
+
 void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 {
 	if (m->verbatim)
 		return; /* computed by the writer (an apply at another version) */
+	json_t *ro = NULL, *rn = NULL;
+	if (old && !m->whole)
+		same_dropped(old, nw, &ro, &rn);
+	if (!ro) {
+		mf_record(old, nw, m);
+		return;
+	}
+	mf_record(ro, rn, m);
+	json_decref(ro);
+	json_decref(rn);
+}
+
+/* mu__mf_record's work, on the objects as given. */
+static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
+{
 	json_t *live = mu__fieldset(nw, m);
 	json_t *ch;
 	if (old) {
