@@ -727,6 +727,54 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	json_decref(rn);
 }
 
+/* obj's well-formed managedFields entries (those with a fieldsV1 object)
+ * in a new list that shares them with obj: an entry the record changes is
+ * copied first (entry_cow), and most are left as they are (the creator's,
+ * which names every field of the spec, among them).  NULL on OOM. */
+static json_t *entries_shared(const json_t *obj)
+{
+	json_t *mf = mu__jget(obj, "metadata.managedFields"), *c = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_is_array(mf) ? mf : NULL, i, e)
+		if (c && json_is_object(json_object_get(e, "fieldsV1")))
+			json_array_append(c, e);
+	return c;
+}
+
+/* Entry i of mf replaced by a copy of its own, which it answers. */
+static json_t *entry_cow(json_t *mf, size_t i)
+{
+	json_t *c = copy(json_array_get(mf, i));
+	if (!c || json_array_set_new(mf, i, c))
+		return json_array_get(mf, i); /* OOM: changed in place */
+	return c;
+}
+
+/* Whether set_subtract(s, rm) would change s: a field of rm that s holds
+ * as a leaf of rm, or one below that changes or is empty in s.  Bounded
+ * as set_subtract. */
+static bool subtract_meets(const json_t *s, const json_t *rm, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)rm, k, v) {
+		json_t *d = json_object_get(s, k);
+		if (!d)
+			continue;
+		if (is_leaf(v) || depth >= MAX_DEPTH || json_object_size(d) == 0 || subtract_meets(d, v, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* set_subtract on entry i's set, the entry copied first when it changes. */
+static void subtract_cow(json_t *mf, size_t i, const json_t *rm)
+{
+	if (subtract_meets(json_object_get(json_array_get(mf, i), "fieldsV1"), rm, 0))
+		set_subtract(json_object_get(entry_cow(mf, i), "fieldsV1"), rm, 0);
+}
+
 /* mu__mf_record's work, on the objects as given. */
 static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 {
@@ -742,19 +790,29 @@ static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	}
 	/* the other managers' sets lose fields that are gone; with the
 	 * status subresource, only status fields are compared */
-	json_t *mf = entries_of(nw);
+	json_t *mf = entries_shared(nw);
 	size_t i;
 	json_t *e;
 	/* on a create (entries the request gave), kube's update removes from
 	 * the others only what the creation added; on an update, also what it
 	 * removed: what they claim outside both versions stays theirs */
-	drop_removed(mf, NULL, old, live, m);
+	json_t *was = old ? mu__fieldset(old, m) : NULL;
+	json_t *rm = was ? set_removed(was, live, 0) : NULL;
+	json_array_foreach(mf, i, e) {
+		if (rm && same_sub(e, m))
+			subtract_cow(mf, i, rm);
+	}
+	json_decref(rm);
+	json_decref(was);
 	json_array_foreach(mf, i, e) {
 		if (ch && !entry_is(e, m->name, "Update", m->sub))
-			set_subtract(json_object_get(e, "fieldsV1"), ch, 0);
+			subtract_cow(mf, i, ch);
 	}
 	if (ch) {
 		json_t *own = own_entry(mf, m, "Update");
+		for (i = 0; i < json_array_size(mf); i++)
+			if (json_array_get(mf, i) == own) /* it changes: made the list's own */
+				own = entry_cow(mf, i);
 		json_t *had = json_object_get(own, "fieldsV1");
 		json_t *set = json_object_size(had) ? copy(had) : NULL;
 		if (set)
