@@ -742,7 +742,9 @@ static json_t *entries_shared(const json_t *obj)
 	return c;
 }
 
-/* Entry i of mf replaced by a copy of its own, which it answers. */
+/* Entry i of mf replaced by a copy of its own, which it answers (on OOM
+ * the shared entry itself: the old tree it came from is the caller's
+ * parse, dropped after the write).  Work: a copy of the entry. */
 static json_t *entry_cow(json_t *mf, size_t i)
 {
 	json_t *c = copy(json_array_get(mf, i));
