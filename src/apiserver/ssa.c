@@ -742,12 +742,16 @@ static json_t *entries_shared(const json_t *obj)
 	return c;
 }
 
-/* Entry i of mf replaced by a copy of its own, which it answers (on OOM
+/* Entry i of mf, replaced first by a copy of its own when another list
+ * holds it too (a reference count above one), which it answers (on OOM
  * the shared entry itself: the old tree it came from is the caller's
- * parse, dropped after the write).  Work: a copy of the entry. */
+ * parse, dropped after the write).  Work: a copy of the entry at most. */
 static json_t *entry_cow(json_t *mf, size_t i)
 {
-	json_t *c = copy(json_array_get(mf, i));
+	json_t *e = json_array_get(mf, i);
+	if (!e || e->refcount == 1)
+		return e; /* made here, or copied already */
+	json_t *c = copy(e);
 	if (!c || json_array_set_new(mf, i, c))
 		return json_array_get(mf, i); /* OOM: changed in place */
 	return c;
