@@ -683,13 +683,16 @@ static void entries_store(json_t *obj, json_t *mf)
  * changed (changed) or removed (set_removed), and the record is the same
  * without it; a dispatcher's annotation PATCH of a Job then no longer
  * walks the spec three times (its set, old's set, the comparison).  *rn
- * shares nw's metadata, where the record lands.  NULL views (OOM): the
- * caller records on the whole objects.  Work: one json_equal per member. */
-static void same_dropped(const json_t *old, json_t *nw, json_t **ro, json_t **rn)
+ * shares nw's metadata, where the record lands.  Members that m's
+ * tracked() view drops anyway are not compared, and a status write (whose
+ * view is the status alone) gets no views.  NULL views (OOM, or none
+ * made): the caller records on the whole objects.  Work: one json_equal
+ * per member compared. */
+static void same_dropped(const json_t *old, json_t *nw, const mu__mgr_t *m, json_t **ro, json_t **rn)
 {
 	*ro = *rn = NULL;
-	if (!json_is_object(old) || !json_is_object(nw))
-		return;
+	if (!json_is_object(old) || !json_is_object(nw) || (m->status_sub && !m->status_meta))
+		return; /* tracked() keeps the status alone: nothing to leave out */
 	json_t *a = json_copy((json_t *)old), *b = json_copy(nw);
 	if (!a || !b) {
 		json_decref(a);
@@ -700,7 +703,11 @@ static void same_dropped(const json_t *old, json_t *nw, json_t **ro, json_t **rn
 	json_t *v;
 	void *tmp;
 	json_object_foreach_safe((json_t *)nw, tmp, k, v) {
-		if (strcmp(k, "metadata") && json_equal(v, json_object_get(old, k))) {
+		/* what tracked() drops anyway is not compared */
+		if (!strcmp(k, "metadata") || (m->reset_status && !strcmp(k, "status")) ||
+		    (m->status_meta && !strcmp(k, "spec")))
+			continue;
+		if (json_equal(v, json_object_get(old, k))) {
 			json_object_del(a, k);
 			json_object_del(b, k);
 		}
@@ -717,7 +724,7 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 		return; /* computed by the writer (an apply at another version) */
 	json_t *ro = NULL, *rn = NULL;
 	if (old && !m->whole)
-		same_dropped(old, nw, &ro, &rn);
+		same_dropped(old, nw, m, &ro, &rn);
 	if (!ro) {
 		mf_record(old, nw, m);
 		return;
