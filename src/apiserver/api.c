@@ -373,7 +373,7 @@ int mu__finish_update(const mu__rtype_t *t, const json_t *old, json_t **newp, bo
 		else
 			json_object_del(nw, "spec");
 	} else if (status_sub) {
-		json_t *merged = json_deep_copy(old);
+		json_t *merged = mu__json_copy(old);
 		if (!merged)
 			return MU_ENOMEM;
 		json_t *st = json_object_get(nw, "status");
@@ -457,7 +457,7 @@ typedef struct upd_ctx {
 /* Applies the patch of c to a copy of cur. */
 static json_t *patched(upd_ctx_t *c, const json_t *cur, int *rc)
 {
-	json_t *t = json_deep_copy(cur);
+	json_t *t = mu__json_copy(cur);
 	if (!t) {
 		*rc = MU_ENOMEM;
 		return NULL;
@@ -504,7 +504,7 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		if (rc == MU_ESTATE)
 			c->conflict = true;
 	} else {
-		nw = c->ptype < 0 ? json_deep_copy(c->body) : patched(c, old, &rc);
+		nw = c->ptype < 0 ? mu__json_copy(c->body) : patched(c, old, &rc);
 	}
 	if (!nw) {
 		json_decref(old);

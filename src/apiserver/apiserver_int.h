@@ -461,6 +461,14 @@ int mu__json_patch(json_t **doc, const json_t *ops, char *err, size_t errlen);
 /* Nesting depth of v (a scalar is 0), counting at most max + 1 levels:
  * recursion is bounded by max. */
 int mu__json_depth(const json_t *v, int max);
+/* A deep copy of v, as json_deep_copy makes it (the same values, objects'
+ * keys in the same order), without its guard against cycles: jansson 2.14
+ * prints every object's address into a hash table of parents for it, half
+ * of a Job's copy before a PATCH.  For trees that were parsed or built
+ * here (none holds a cycle); below MU__MAX_DEPTH + 4 levels json_deep_copy
+ * takes over.  The caller owns the copy; NULL on OOM or for NULL.  Work:
+ * O(size of v). */
+json_t *mu__json_copy(const json_t *v);
 /* Parses a JSON body: at most max bytes, an object (an array for JSON
  * patches), no duplicate keys, at most MU__MAX_DEPTH levels deep.
  * Returns the object (caller owns) or NULL with a message. */

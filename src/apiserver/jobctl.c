@@ -625,7 +625,8 @@ static json_int_t wanted(json_int_t par, bool has_comp, json_int_t comp, const c
  * them (docs/dispatch.md, round 9).  The same decisions as reconcile's,
  * on the same fields; false when something is to write, or when the text
  * is not plain enough to read so (reconcile then parses it all).
- * O(the text) and a parse of the status. */
+ * O(the text) and a parse of the status (mu__json_parse, the same tree
+ * as json_loadb's at a fraction of its cost). */
 static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *pg)
 {
 	const char *v, *sp, *stv;
@@ -648,8 +649,8 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 		backoff = 0;
 	bool suspend = text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
 	json_t *st = NULL, *o = json_object(), *before = NULL;
-	if (!o || !(st = json_loadb(stv, stn, 0, NULL)) ||
-	    json_object_set_new(o, "status", st) || !(before = json_deep_copy(st))) {
+	if (!o || !(st = mu__json_parse(stv, stn)) ||
+	    json_object_set_new(o, "status", st) || !(before = mu__json_copy(st))) {
 		json_decref(o);
 		return false;
 	}

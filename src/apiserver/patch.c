@@ -12,7 +12,8 @@
  * `$retainKeys` and `$deleteFromPrimitiveList/<list>`.
  *
  * Both patches change the target in place; they recurse once per nesting
- * level of the patch and stop at MAX_DEPTH.
+ * level of the patch and stop at MAX_DEPTH.  mu__json_copy() is the deep
+ * copy the write path makes of a stored object before patching it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,45 @@ json_t *mu__json_body(const char *body, size_t len, size_t max, char *err, size_
 	return o;
 }
 
+/* Below this depth mu__json_copy hands over to json_deep_copy. */
+#define COPY_DEPTH (MU__MAX_DEPTH + 4)
+
+static json_t *copy_at(const json_t *v, int depth)
+{
+	if (depth > COPY_DEPTH)
+		return json_deep_copy(v);
+	if (json_is_object(v)) {
+		json_t *c = json_object();
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)v, k, x)
+			if (!c || json_object_set_new_nocheck(c, k, copy_at(x, depth + 1)) != 0) {
+				json_decref(c);
+				return NULL;
+			}
+		return c;
+	}
+	if (json_is_array(v)) {
+		json_t *c = json_array();
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x)
+			if (!c || json_array_append_new(c, copy_at(x, depth + 1)) != 0) {
+				json_decref(c);
+				return NULL;
+			}
+		return c;
+	}
+	if (json_is_string(v))
+		return json_stringn_nocheck(json_string_value(v), json_string_length(v));
+	return json_deep_copy(v); /* numbers; true, false and null are shared */
+}
+
+json_t *mu__json_copy(const json_t *v)
+{
+	return copy_at(v, 0);
+}
+
 int mu__json_depth(const json_t *v, int max)
 {
 	if (!json_is_object(v) && !json_is_array(v))
@@ -99,7 +139,7 @@ static int merge(json_t **target, const json_t *patch, int depth)
 	if (depth > MAX_DEPTH)
 		return MU_ELIMIT;
 	if (!json_is_object(patch)) {
-		json_t *c = json_deep_copy(patch);
+		json_t *c = mu__json_copy(patch);
 		if (!c)
 			return MU_ENOMEM;
 		json_decref(*target);
@@ -223,7 +263,7 @@ static json_t *strip(const json_t *v, int depth)
 		}
 		return a;
 	}
-	return json_deep_copy(v);
+	return mu__json_copy(v);
 }
 
 static int smp_obj(json_t *target, const json_t *patch, int depth, bool lmk);

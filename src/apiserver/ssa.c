@@ -55,46 +55,11 @@
 
 /* --- building field sets ------------------------------------------------ */
 
-/* A deep copy of v, as json_deep_copy makes it (the same values, objects'
- * keys in the same order), without its guard against cycles: jansson
- * 2.14 prints every object's address into a hash table of parents for
- * it, a tenth of the kubelet's managedFields record.  The trees copied
- * here were parsed or built by this file and hold no cycle; below
- * MAX_DEPTH levels json_deep_copy takes over.  NULL on OOM. */
-static json_t *copy_at(const json_t *v, int depth)
-{
-	if (depth > MAX_DEPTH)
-		return json_deep_copy(v);
-	if (json_is_object(v)) {
-		json_t *c = json_object();
-		const char *k;
-		json_t *x;
-		json_object_foreach((json_t *)v, k, x)
-			if (!c || json_object_set_new_nocheck(c, k, copy_at(x, depth + 1)) != 0) {
-				json_decref(c);
-				return NULL;
-			}
-		return c;
-	}
-	if (json_is_array(v)) {
-		json_t *c = json_array();
-		size_t i;
-		json_t *x;
-		json_array_foreach(v, i, x)
-			if (!c || json_array_append_new(c, copy_at(x, depth + 1)) != 0) {
-				json_decref(c);
-				return NULL;
-			}
-		return c;
-	}
-	if (json_is_string(v))
-		return json_stringn_nocheck(json_string_value(v), json_string_length(v));
-	return json_deep_copy(v); /* numbers; true, false and null are shared */
-}
-
+/* A deep copy (mu__json_copy, patch.c: json_deep_copy without its guard
+ * against cycles); NULL for NULL. */
 static json_t *copy(const json_t *v)
 {
-	return v ? copy_at(v, 0) : NULL;
+	return v ? mu__json_copy(v) : NULL;
 }
 
 /* The schema field `name` of model, or NULL. */
@@ -711,10 +676,121 @@ static void entries_store(json_t *obj, json_t *mf)
 	json_decref(mf);
 }
 
+/* Shallow views of old and nw (*ro, *rn: new references the caller
+ * drops) without the top-level members other than metadata that the two
+ * hold equal: what an update's record reads of them.  A set is made member
+ * by member (fs_obj), so an equal member adds nothing to what the write
+ * changed (changed) or removed (set_removed), and the record is the same
+ * without it; a dispatcher's annotation PATCH of a Job then no longer
+ * walks the spec three times (its set, old's set, the comparison).  *rn
+ * shares nw's metadata, where the record lands.  Members that m's
+ * tracked() view drops anyway are not compared, and a status write (whose
+ * view is the status alone) gets no views.  NULL views (OOM, or none
+ * made): the caller records on the whole objects.  Work: one json_equal
+ * per member compared. */
+static void same_dropped(const json_t *old, json_t *nw, const mu__mgr_t *m, json_t **ro, json_t **rn)
+{
+	*ro = *rn = NULL;
+	if (!json_is_object(old) || !json_is_object(nw) || (m->status_sub && !m->status_meta))
+		return; /* tracked() keeps the status alone: nothing to leave out */
+	json_t *a = json_copy((json_t *)old), *b = json_copy(nw);
+	if (!a || !b) {
+		json_decref(a);
+		json_decref(b);
+		return;
+	}
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe((json_t *)nw, tmp, k, v) {
+		/* what tracked() drops anyway is not compared */
+		if (!strcmp(k, "metadata") || (m->reset_status && !strcmp(k, "status")) ||
+		    (m->status_meta && !strcmp(k, "spec")))
+			continue;
+		if (json_equal(v, json_object_get(old, k))) {
+			json_object_del(a, k);
+			json_object_del(b, k);
+		}
+	}
+	*ro = a;
+	*rn = b;
+}
+
+static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m);
+
 void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 {
 	if (m->verbatim)
 		return; /* computed by the writer (an apply at another version) */
+	json_t *ro = NULL, *rn = NULL;
+	if (old && !m->whole)
+		same_dropped(old, nw, m, &ro, &rn);
+	if (!ro) {
+		mf_record(old, nw, m);
+		return;
+	}
+	mf_record(ro, rn, m);
+	json_decref(ro);
+	json_decref(rn);
+}
+
+/* obj's well-formed managedFields entries (those with a fieldsV1 object)
+ * in a new list that shares them with obj: an entry the record changes is
+ * copied first (entry_cow), and most are left as they are (the creator's,
+ * which names every field of the spec, among them).  NULL on OOM. */
+static json_t *entries_shared(const json_t *obj)
+{
+	json_t *mf = mu__jget(obj, "metadata.managedFields"), *c = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_is_array(mf) ? mf : NULL, i, e)
+		if (c && json_is_object(json_object_get(e, "fieldsV1")))
+			json_array_append(c, e);
+	return c;
+}
+
+/* Entry i of mf, replaced first by a copy of its own when another list
+ * holds it too (a reference count above one), which it answers (on OOM
+ * the shared entry itself: the old tree it came from is the caller's
+ * parse, dropped after the write).  Work: a copy of the entry at most. */
+static json_t *entry_cow(json_t *mf, size_t i)
+{
+	json_t *e = json_array_get(mf, i);
+	if (!e || e->refcount == 1)
+		return e; /* made here, or copied already */
+	json_t *c = copy(e);
+	if (!c || json_array_set_new(mf, i, c))
+		return json_array_get(mf, i); /* OOM: changed in place */
+	return c;
+}
+
+/* Whether set_subtract(s, rm) would change s: a field of rm that s holds
+ * as a leaf of rm, or one below that changes or is empty in s.  Bounded
+ * as set_subtract. */
+static bool subtract_meets(const json_t *s, const json_t *rm, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)rm, k, v) {
+		json_t *d = json_object_get(s, k);
+		if (!d)
+			continue;
+		if (is_leaf(v) || depth >= MAX_DEPTH || json_object_size(d) == 0 || subtract_meets(d, v, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* set_subtract on entry i's set, the entry copied first when it changes. */
+static void subtract_cow(json_t *mf, size_t i, const json_t *rm)
+{
+	if (subtract_meets(json_object_get(json_array_get(mf, i), "fieldsV1"), rm, 0))
+		set_subtract(json_object_get(entry_cow(mf, i), "fieldsV1"), rm, 0);
+}
+
+/* mu__mf_record's work, on the objects as given. */
+static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
+{
 	json_t *live = mu__fieldset(nw, m);
 	json_t *ch;
 	if (old) {
@@ -727,19 +803,29 @@ void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	}
 	/* the other managers' sets lose fields that are gone; with the
 	 * status subresource, only status fields are compared */
-	json_t *mf = entries_of(nw);
+	json_t *mf = entries_shared(nw);
 	size_t i;
 	json_t *e;
 	/* on a create (entries the request gave), kube's update removes from
 	 * the others only what the creation added; on an update, also what it
 	 * removed: what they claim outside both versions stays theirs */
-	drop_removed(mf, NULL, old, live, m);
+	json_t *was = old ? mu__fieldset(old, m) : NULL;
+	json_t *rm = was ? set_removed(was, live, 0) : NULL;
+	json_array_foreach(mf, i, e) {
+		if (rm && same_sub(e, m))
+			subtract_cow(mf, i, rm);
+	}
+	json_decref(rm);
+	json_decref(was);
 	json_array_foreach(mf, i, e) {
 		if (ch && !entry_is(e, m->name, "Update", m->sub))
-			set_subtract(json_object_get(e, "fieldsV1"), ch, 0);
+			subtract_cow(mf, i, ch);
 	}
 	if (ch) {
 		json_t *own = own_entry(mf, m, "Update");
+		for (i = 0; i < json_array_size(mf); i++)
+			if (json_array_get(mf, i) == own) /* it changes: made the list's own */
+				own = entry_cow(mf, i);
 		json_t *had = json_object_get(own, "fieldsV1");
 		json_t *set = json_object_size(had) ? copy(had) : NULL;
 		if (set)

@@ -21,6 +21,8 @@ typedef struct mu__mgr {
 	int model;               /* schema model of the kind, or -1 */
 	bool verbatim;           /* the write's managedFields are final
 	                          * (mu__req_t.mf_final): nothing recorded */
+	bool whole;              /* mu__mf_record walks the whole objects,
+	                          * equal members too (tests: the reference) */
 } mu__mgr_t;
 
 /* Fills m from the request and its type.  MU_OK, or MU_EINVAL with a
@@ -61,7 +63,10 @@ json_t *mu__fieldset(const json_t *obj, const mu__mgr_t *m);
  * or those the write set, mu__mf_given).  On a create every field of nw
  * is m's and leaves the given entries, which keep what they claim outside
  * nw (and their times), as kube's structured-merge update from an empty
- * live object does. */
+ * live object does.  An update leaves out the top-level members other
+ * than metadata that old and nw hold equal (unless m->whole), which
+ * changes nothing in the record.  Work: O(size of old and nw) for the
+ * comparison, then O(size of the members that differ and of the sets). */
 void mu__mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m);
 
 /* Records the creation of obj by an apply of configuration applied. */
