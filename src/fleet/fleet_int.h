@@ -77,6 +77,8 @@ typedef struct mu__hubq {
 	int32_t queued, running;
 	mu__cap_t *caps;
 	int32_t ncaps;
+	bool reclaimed;     /* it lost a job to reclaim, last at */
+	mu_time_t reclaimed_at; /* (cfg.reclaim_cooldown) */
 } mu__hubq_t;
 
 typedef struct mu__fjob {
