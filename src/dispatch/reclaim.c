@@ -13,8 +13,9 @@
  * before that, and the job it made room for is dispatched by a later
  * pass.  The victim's hub Job gets a Warning Event `Preempted` and, as
  * Kueue's Workload, the condition `Preempted` with reason
- * `InCohortReclamation` (the claimant's queue within its deserved quota)
- * or `InCohortFairSharing` (within its fair share).  The withdraw also
+ * `InCohortReclamation` (the claimant's queue within its deserved quota),
+ * `InCohortFairSharing` (within its fair share) or `InClusterQueue` (a
+ * lower priority of the claimant's own queue, round 13).  The withdraw also
  * writes the record muster.io/dispatch-preempted ("REASON\tmessage", on
  * every kind), which a restarted daemon reads back (hub.c): the job is
  * never a victim again, keeps its condition, and a withdrawal it finds
@@ -33,7 +34,8 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 		     const mu_fleet_reclaim_t *x)
 {
 	mu__dcl_t *cl = &d->cls[j->cl];
-	const char *reason = x->fair_sharing ? "InCohortFairSharing" : "InCohortReclamation";
+	const char *reason = x->in_queue ? "InClusterQueue" :
+		x->fair_sharing ? "InCohortFairSharing" : "InCohortReclamation";
 	mu_fleet_job_info_t ci;
 	mu_fleet_queue_info_t qi = {0};
 	if (mu_fleet_job_info(d->fleet, x->for_job, &ci) == MU_OK)
@@ -42,6 +44,7 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	snprintf(msg, sizeof msg,
 		 "Preempted on cluster %s to make room for %.200s of queue %.100s, by %s",
 		 cl->name, c ? c->key : "another job", qi.name ? qi.name : "?",
+		 x->in_queue ? "prioritization in the queue (a higher priority of the same queue)" :
 		 x->fair_sharing ? "fair sharing (it stays within its fair share)" :
 		 "reclamation (it stays within its deserved quota)");
 	mu__dlog(d, 1, "job %s: %s", j->key, msg);
