@@ -26,10 +26,12 @@
  * pass; one that found nothing is not searched again until the fleet
  * changes.  The victims stay dispatched until
  * the caller has withdrawn them (the exactly-once path: the copy's
- * deletion confirmed, then mu_fleet_job_requeue).  The winning cluster is
- * held for the claimant (cfg.reclaim_hold): no other job is placed there
- * until it is (place.c tries it first once its victims are gone), it is
- * finished, it no longer fits, or the hold lapses.  Beside place.c: it
+ * deletion confirmed, then mu_fleet_job_requeue).  The claimant's room on
+ * the winning cluster is held for it (cfg.reclaim_hold): another job goes
+ * there only if the claimant still fits once its victims are gone
+ * (place.c), until it is placed (tried first once its victims are gone),
+ * finished, no longer fits, or the hold lapses; no second claim is made
+ * on that cluster meanwhile.  Beside place.c: it
  * calls hubq.c and place.c's gate.
  */
 #include <stdlib.h>
@@ -37,8 +39,6 @@
 
 #include "fleet/fleet_int.h"
 
-/* Candidate victims looked at per cluster (the engine's PLAN_MAXV). */
-#define MU__RECLAIM_MAXV 64
 /* Claimants searched per pass (each: clusters x (running jobs + up to
  * 2 x MAXV what-ifs)); the rest wait for a later pass. */
 #define MU__RECLAIM_CLAIMS 32
@@ -286,6 +286,9 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		const char *why = mu__fleet_gate(f, j, k, now);
 		if (why && strcmp(why, "no fit") != 0)
 			continue;
+		const mu__cluster_t *kc = &f->clusters[k];
+		if (kc->hold_job >= 0 && kc->hold_job != j && now < kc->hold_until)
+			continue; /* one claimant's room at a time per cluster */
 		int rc = MU_OK;
 		int32_t n = plan_cluster(c, j, k, now, set, rules, &rc);
 		if (rc)
@@ -331,6 +334,8 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		mu__fleet_hold_drop(f, j);
 		f->clusters[bk].hold_job = j;
 		f->clusters[bk].hold_until = now + f->cfg.reclaim_hold;
+		memcpy(f->clusters[bk].hold_vic, best, (size_t)bn * sizeof *best);
+		f->clusters[bk].hold_nvic = bn;
 		f->jobs[j].hold = bk;
 	}
 	*done = true;

@@ -568,6 +568,53 @@ static void test_reclaim_hold(mu_t_t *t)
 	}
 }
 
+/* The hold keeps the claimant's room, not the whole cluster: A (deserved
+ * 4) fills node n0 (8 GPUs) with eight 1-GPU jobs, then node n1 (1 GPU)
+ * joins; B's (deserved 4) 2-GPU job fits on neither and takes two of A's
+ * on n0.  C's 1-GPU job (a queue served first) still goes to n1 at once
+ * (round 12 closed the whole cluster); once one victim is back, another
+ * 1-GPU job of C, which could only take the GPU it freed on n0, waits
+ * ("held" in explain), and once both are back B's job goes to n0. */
+static void test_reclaim_hold_room(mu_t_t *t)
+{
+	mu_queue_spec_t qs[3];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	queue_of(&qs[2], "C", 0);
+	qs[2].priority = 10;
+	const int gpus[1] = {8};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 1, qs, 3);
+	for (int i = 0; i < 8; i++)
+		rjob(t, &r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+	mu_node_spec_t n1 = node_of("c0-n1", 1);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n1), MU_OK);
+	int b = rjob(t, &r, "B", 2, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, (int)rc.n, 2);
+	CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+	int c1 = rjob(t, &r, "C", 1, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 1); /* n1: not B's room */
+	CHECK_EQ_INT(t, info(t, &r, c1).state, MU_FJ_DISPATCHED);
+	/* one victim back: its GPU on n0 is B's, not C's */
+	CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[0].victim, 11 * MIN), MU_OK);
+	int c2 = rjob(t, &r, "C", 1, true, 11 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 0);
+	CHECK_EQ_INT(t, info(t, &r, c2).why, MU_FW_NO_FIT);
+	mu_fleet_explain_t x[1];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(r.f, r.id[c2], 11 * MIN, x), MU_OK);
+	CHECK_STR(t, x[0].why, "held");
+	CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[1].victim, 12 * MIN), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1); /* B's, first */
+	CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+	CHECK_EQ_INT(t, info(t, &r, c2).state, MU_FJ_QUEUED);
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+}
+
 /* A restarted caller marks the jobs its record says were victims
  * (mu_fleet_job_mark_victim): they are never victims again.  Of A's eight
  * 1-GPU jobs six are marked; B's 2-GPU claim takes the other two, and a
@@ -826,6 +873,7 @@ int main(void)
 	MU_RUN(&t, test_reclaim_lines);
 	MU_RUN(&t, test_reclaim_one_cluster);
 	MU_RUN(&t, test_reclaim_hold);
+	MU_RUN(&t, test_reclaim_hold_room);
 	MU_RUN(&t, test_reclaim_marked);
 	MU_RUN(&t, test_preempt_in_queue_as_engine);
 	MU_RUN(&t, test_reclaim_as_engine);
