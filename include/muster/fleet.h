@@ -253,6 +253,16 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t job, mu_fleet_job_info_t *out
  * caller read back from its record): it is never a victim again, as if
  * this fleet had withdrawn it.  MU_ENOENT.  O(1). */
 int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j);
+/* The same, for a victim still on its way out for queued job claimant
+ * (what a restarted caller read back from the victim's record while its
+ * withdrawal goes on): the victim counts as leaving for the claimant, as
+ * if this fleet had chosen it (the claimant claims nothing more until it
+ * is taken back, mu_fleet_job_requeue()), and the claimant's room on the
+ * victim's cluster is held for it again (cfg.reclaim_hold from now).
+ * MU_ENOENT; MU_ESTATE (only marked a former victim) when the victim is
+ * not dispatched, the claimant not queued, either is linked already, or
+ * the cluster is held for another job.  O(1). */
+int mu_fleet_job_mark_victim_for(mu_fleet_t *f, mu_id_t j, mu_id_t claimant, mu_time_t now);
 
 /* Its pods all finished (or it was deleted): its quota and its cluster's
  * resources are freed.  MU_ESTATE if finished already. */

@@ -477,3 +477,35 @@ int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out)
 	free(qs);
 	return rc;
 }
+
+int mu_fleet_job_mark_victim_for(mu_fleet_t *f, mu_id_t j, mu_id_t claimant, mu_time_t now)
+{
+	if (!f || j < 0 || j >= f->njobs || claimant < 0 || claimant >= f->njobs || j == claimant)
+		return MU_ENOENT;
+	mu__fjob_t *v = &f->jobs[j], *c = &f->jobs[claimant];
+	v->was_victim = true;
+	if (v->state != MU_FJ_DISPATCHED || c->state != MU_FJ_QUEUED || v->reclaimed_for >= 0)
+		return MU_ESTATE;
+	mu__cluster_t *k = &f->clusters[v->cluster];
+	bool held = k->hold_job == claimant;
+	if (f->cfg.reclaim_hold > 0 && !held &&
+	    ((k->hold_job >= 0 && now < k->hold_until) || c->hold >= 0))
+		return MU_ESTATE; /* another's room there, or its own elsewhere */
+	if (held && k->hold_nvic >= MU__RECLAIM_MAXV)
+		return MU_ESTATE;
+	v->reclaimed_for = (int32_t)claimant;
+	v->reclaim_out = true;
+	c->victims++;
+	if (f->cfg.reclaim_hold > 0) {
+		if (!held) {
+			if (k->hold_job >= 0) /* a lapsed one */
+				mu__fleet_hold_drop(f, k->hold_job);
+			k->hold_job = (int32_t)claimant;
+			k->hold_nvic = 0;
+			c->hold = v->cluster;
+		}
+		k->hold_until = now + f->cfg.reclaim_hold;
+		k->hold_vic[k->hold_nvic++] = (int32_t)j;
+	}
+	return MU_OK;
+}

@@ -864,6 +864,61 @@ static void test_reclaim_cooldown(mu_t_t *t)
 	}
 }
 
+/* A restart in the middle of a withdrawal remembers the claimant
+ * (mu_fleet_job_mark_victim_for, from the victim's record): a fleet made
+ * again has A's eight 1-GPU jobs adopted and B's 2-GPU job queued; two of
+ * A's are read back as leaving for B.  B claims nothing more while they
+ * are on their way out (marked victims only, it would take two others),
+ * its room is held, and once both are back B goes first. */
+static void test_reclaim_restart_claimant(mu_t_t *t)
+{
+	for (int linked = 0; linked < 2; linked++) {
+		mu_queue_spec_t qs[3];
+		queue_of(&qs[0], "A", 4);
+		queue_of(&qs[1], "B", 4);
+		queue_of(&qs[2], "C", 0);
+		qs[2].priority = 10;
+		const int gpus[1] = {8};
+		rfleet_t r;
+		rfleet_new(t, &r, gpus, 1, qs, 3);
+		int a[8];
+		for (int i = 0; i < 8; i++)
+			a[i] = rjob(t, &r, "A", 1, true, 0);
+		for (int i = 0; i < 8; i++)
+			CHECK_EQ_INT(t, mu_fleet_job_adopt(r.f, r.id[a[i]], 0, 1, 0), MU_OK);
+		int b = rjob(t, &r, "B", 2, true, 10 * MIN);
+		for (int i = 6; i < 8; i++)
+			CHECK_EQ_INT(t, linked ? mu_fleet_job_mark_victim_for(r.f, r.id[a[i]], r.id[b], 10 * MIN) :
+				     mu_fleet_job_mark_victim(r.f, r.id[a[i]]), MU_OK);
+		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+		mu_fleet_reclaims_t rc = {0};
+		CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+		CHECK_EQ_INT(t, (int)rc.n, linked ? 0 : 2);
+		if (!linked) {
+			mu_fleet_reclaims_release(&rc);
+			mu_fleet_free(r.f);
+			continue;
+		}
+		CHECK_EQ_INT(t, info(t, &r, b).victims, 2);
+		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		CHECK_EQ_INT(t, info(t, &r, a[6]).reclaimed_for, r.id[b]);
+		/* a claimant linked once is not linked twice; a queued job is no victim */
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim_for(r.f, r.id[a[6]], r.id[b], 10 * MIN), MU_ESTATE);
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim_for(r.f, r.id[b], r.id[a[0]], 10 * MIN), MU_ESTATE);
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim_for(r.f, r.id[a[0]], 99, 10 * MIN), MU_ENOENT);
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, r.id[a[6]], 11 * MIN), MU_OK);
+		int c = rjob(t, &r, "C", 1, true, 11 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 0); /* B's room */
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, r.id[a[7]], 12 * MIN), MU_OK);
+		CHECK_EQ_INT(t, info(t, &r, b).victims, 0);
+		CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1);
+		CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+		CHECK_EQ_INT(t, info(t, &r, c).state, MU_FJ_QUEUED);
+		mu_fleet_reclaims_release(&rc);
+		mu_fleet_free(r.f);
+	}
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -879,5 +934,6 @@ int main(void)
 	MU_RUN(&t, test_reclaim_as_engine);
 	MU_RUN(&t, test_reclaim_every_job);
 	MU_RUN(&t, test_reclaim_cooldown);
+	MU_RUN(&t, test_reclaim_restart_claimant);
 	return mu_t_done(&t);
 }
