@@ -14,8 +14,9 @@
  * model.  A cluster held for a reclaim's claimant takes another job only
  * if the claimant still fits there once its victims are gone (its room
  * is kept, not the whole cluster: as kube-scheduler counts a nominated
- * pod on its node), and the claimants whose victims are gone go first.  The top file of
- * src/fleet: it calls hubq.c and the public calls of fleet.c.
+ * pod on its node), and the claimants whose victims are gone go first.
+ * The top file of src/fleet: it calls hubq.c and the public calls of
+ * fleet.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,10 +282,12 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	*ok = !must_run || ji.state == MU_JOB_RUNNING;
 	if (*ok && must_run && held_for_other(f, c, j, now) &&
 	    (rc = hold_keeps(f, c, now, ok)) != MU_OK)
-		return rc;
+		*ok = false; /* taken back below; the error returned after */
+	int err = rc;
 	if (!*ok) { /* taken back at once, and its record with it */
 		rc = mu_engine_job_withdraw(k->eng, ej, now);
-		return rc ? rc : mu_engine_job_forget(k->eng, ej);
+		rc = rc ? rc : mu_engine_job_forget(k->eng, ej);
+		return err ? err : rc;
 	}
 	mu_res_t a = mu__job_acct(fj->spec.job);
 	mu__hubq_charge(f, fj->queue, c, &a, +1, fj->spec.job->preemptible);
