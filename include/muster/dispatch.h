@@ -48,10 +48,13 @@ typedef struct mu_dispatch_opts {
 	                               * queues (the engine's usage_half_life):
 	                               * 0 = off */
 	bool reclaim;                 /* withdraw other queues' jobs above
-	                               * their share for a job that fits
+	                               * their share, and lower priorities of
+	                               * its own queue, for a job that fits
 	                               * nowhere (mu_fleet_reclaim): false */
 	int64_t min_runtime_ms;       /* ... only jobs that ran this long:
 	                               * 60000 */
+	int64_t reclaim_cooldown_ms;  /* ... a queue loses jobs to reclaim
+	                               * at most once per this long: 0 */
 } mu_dispatch_opts_t;
 
 void mu_dispatch_opts_defaults(mu_dispatch_opts_t *o);

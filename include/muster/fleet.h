@@ -77,6 +77,10 @@ typedef struct mu_fleet_config {
 	                         * are gone, or this long has passed (default
 	                         * 5 min, the dispatcher's --start-timeout);
 	                         * 0: not held */
+	mu_time_t reclaim_cooldown; /* mu_fleet_reclaim(): a hub queue loses
+	                         * jobs to reclaim at most once per this long
+	                         * (the engine's reclaim_cooldown; default 0);
+	                         * not for preemption inside a queue */
 } mu_fleet_config_t;
 
 void mu_fleet_config_defaults(mu_fleet_config_t *cfg);
@@ -249,6 +253,16 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t job, mu_fleet_job_info_t *out
  * caller read back from its record): it is never a victim again, as if
  * this fleet had withdrawn it.  MU_ENOENT.  O(1). */
 int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j);
+/* The same, for a victim still on its way out for queued job claimant
+ * (what a restarted caller read back from the victim's record while its
+ * withdrawal goes on): the victim counts as leaving for the claimant, as
+ * if this fleet had chosen it (the claimant claims nothing more until it
+ * is taken back, mu_fleet_job_requeue()), and the claimant's room on the
+ * victim's cluster is held for it again (cfg.reclaim_hold from now).
+ * MU_ENOENT; MU_ESTATE (only marked a former victim) when the victim is
+ * not dispatched, the claimant not queued, either is linked already, or
+ * the cluster is held for another job.  O(1). */
+int mu_fleet_job_mark_victim_for(mu_fleet_t *f, mu_id_t j, mu_id_t claimant, mu_time_t now);
 
 /* Its pods all finished (or it was deleted): its quota and its cluster's
  * resources are freed.  MU_ESTATE if finished already. */
@@ -310,6 +324,8 @@ typedef struct mu_fleet_reclaim {
 	bool fair_sharing;      /* by the fair-share strategy (Kueue's reason
 	                         * InCohortFairSharing); else by deserved
 	                         * quota (InCohortReclamation) */
+	bool in_queue;          /* a lower priority of the job's own hub
+	                         * queue (preemption, Kueue's InClusterQueue) */
 } mu_fleet_reclaim_t;
 
 typedef struct mu_fleet_reclaims {
@@ -320,31 +336,37 @@ typedef struct mu_fleet_reclaims {
 void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
 
 /*
- * Reclaim across clusters, at now, after mu_fleet_dispatch() at the same
- * now (its fair shares).  A queued job that fits on no cluster (NoFit),
- * of a queue that would stay within its deserved quota (strategy D) or
- * its fair share (F) with the job, takes back room from other queues'
- * running jobs by the engine's rules (mu_reclaim_within,
- * mu_reclaim_not_above): a victim is preemptible, has run
- * cfg.min_runtime, was never a victim before (nor marked one,
- * mu_fleet_job_mark_victim()), and its queue is above its
- * deserved quota (F: and its fair share) before it leaves, judged where
- * the two queues' paths from the roots part.  Victims are taken in the
- * engine's order (lower priority, fewer GPUs, the youngest first) until
- * the job fits on ONE cluster (mu_engine_job_whatif_without() on its
- * model), the set is then made minimal, and the cluster needing the
- * fewest victims (then GPUs) wins.  Appends one entry per victim to out;
- * the victims stay dispatched until the caller has withdrawn them
- * (mu_fleet_job_requeue() once each copy's deletion is confirmed), and
- * the job is not a claimant again meanwhile.  The winning cluster is held
- * for the job (cfg.reclaim_hold): mu_fleet_dispatch() places no other job
- * there, and tries the job first once its victims are back, until it is
- * placed, finished, fits no more, or the hold lapses.  Queues are looked at
- * lowest dominant share first, the first job of each that fits nowhere;
- * one that found no victims is not tried again until room, usage or the
- * jobs change, or a victim refused for its runtime turns eligible.
- * Work: O(queues) with no claimant, else O(jobs + claimants x clusters x
- * (their running jobs + 128 what-ifs)).
+ * Reclaim and preemption across clusters, at now, after mu_fleet_dispatch()
+ * at the same now (its fair shares and lines).  A queued job that fits on
+ * no cluster (NoFit) takes back room by the engine's rules:
+ *  - from other queues' running jobs (reclaim), when its queue would stay
+ *    within its deserved quota (strategy D) or its fair share (F) with the
+ *    job (mu_reclaim_within), and the victim's queue is above its deserved
+ *    quota (F: and its fair share) before it leaves (mu_reclaim_not_above),
+ *    judged where the two queues' paths from the roots part, and has not
+ *    lost a job to reclaim within cfg.reclaim_cooldown;
+ *  - from its own queue's running jobs of a strictly lower priority
+ *    (preemption; no quota is judged, no cool-down applies).
+ * A victim is preemptible, has run cfg.min_runtime, and was never a victim
+ * before (nor marked one, mu_fleet_job_mark_victim()).  Victims are taken
+ * in the engine's order (other queues' first, then lower priority, fewer
+ * GPUs, the youngest) until the job fits on ONE cluster
+ * (mu_engine_job_whatif_without() on its model), the set is then made
+ * minimal, and the cluster needing the fewest victims of the job's own
+ * queue, then the fewest victims, then GPUs, wins.  Appends one entry per
+ * victim to out; the victims stay dispatched until the caller has
+ * withdrawn them (mu_fleet_job_requeue() once each copy's deletion is
+ * confirmed), and the job is not a claimant again meanwhile.  The winning
+ * cluster is held for the job (cfg.reclaim_hold): mu_fleet_dispatch()
+ * places no other job there, and tries the job first once its victims are
+ * back, until it is placed, finished, fits no more, or the hold lapses.
+ * Every queued job may claim: queues by priority, then lowest dominant
+ * share, each line in its order (priority, submit time), at most 32
+ * searches a pass; a job that found no victims is not searched again
+ * until room, usage or the jobs change, or a victim refused for its
+ * runtime or cool-down turns eligible.  Work: O(queues log queues + queued
+ * jobs) with no claimant, else O(jobs + 32 x clusters x (their running
+ * jobs + 128 what-ifs)).
  */
 int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out);
 

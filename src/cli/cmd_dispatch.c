@@ -59,9 +59,12 @@ static void dispatch_usage(FILE *f)
 	      "  --reclaim                  a job that fits nowhere, of a queue within its\n"
 	      "                             deserved quota or fair share, takes back room:\n"
 	      "                             other queues' preemptible jobs above theirs are\n"
-	      "                             withdrawn (the fewest, on one cluster; each once),\n"
-	      "                             and that cluster is held for the job\n"
+	      "                             withdrawn, and its own queue's of a lower\n"
+	      "                             priority (the fewest, on one cluster; each once),\n"
+	      "                             and its room there is held for the job\n"
 	      "  --min-runtime DUR          ... only jobs that ran this long (default 1m)\n"
+	      "  --reclaim-cooldown DUR     ... a queue loses jobs to reclaim at most once\n"
+	      "                             per DUR (default 0, as the simulator's)\n"
 	      "  --request-timeout DUR      one API request (default 5s)\n"
 	      "  --lease-namespace NS       namespace of the lease (default kube-system)\n"
 	      "  --lease-name NAME          the lease (default muster-dispatch)\n"
@@ -80,7 +83,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 	static const char *const with_value[] = {"--kubeconfig", "--context", "--id", "--interval",
 		"--start-timeout", "--cluster-lost-after", "--burst-after", "--burst-priority",
 		"--burst-priority-class", "--request-timeout", "--lease-namespace", "--lease-name", "--lease-duration",
-		"--retry-period", "--metrics", "--token-file", "--usage-half-life", "--min-runtime", NULL};
+		"--retry-period", "--metrics", "--token-file", "--usage-half-life", "--min-runtime",
+		"--reclaim-cooldown", NULL};
 	bool val = false;
 	for (int k = 0; with_value[k]; k++)
 		val |= !strcmp(a, with_value[k]);
@@ -128,6 +132,8 @@ static int dispatch_opt(int argc, char **argv, int *i, mu_dispatch_opts_t *o,
 		o->usage_half_life_ms = ms;
 	else if (!strcmp(a, "--min-runtime"))
 		o->min_runtime_ms = ms;
+	else if (!strcmp(a, "--reclaim-cooldown"))
+		o->reclaim_cooldown_ms = ms;
 	else if (!strcmp(a, "--metrics"))
 		o->metrics_listen = v;
 	else if (!strcmp(a, "--token-file")) {

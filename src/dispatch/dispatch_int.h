@@ -37,6 +37,8 @@
 #define MU__D_PODS "muster.io/dispatch-pods"    /* "bound=N,running=N,..." */
 #define MU__D_PREEMPTED "muster.io/dispatch-preempted" /* hub object, a reclaim's
                                                 * victim: "REASON\tmessage" */
+#define MU__D_PREEMPTED_FOR "muster.io/dispatch-preempted-for" /* and the key
+                                                * of the job it leaves for */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
@@ -174,7 +176,9 @@ typedef struct mu__djob {
 	int fails;                /* creates that failed in a row (transient) */
 	char *refused;            /* a sender's: the worker's permanent refusal */
 	char *preempted;          /* reclaim.c: "REASON\tmessage" once it was
-	                           * withdrawn for another queue's job */
+	                           * withdrawn for another job */
+	char *preempted_for;      /* reclaim.c: that job's key (written with
+	                           * it, read back after a restart) */
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -234,6 +238,8 @@ typedef struct mu__dd {
 	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
+	bool reclaim_relink;      /* a withdrawal resumed after a restart:
+	                           * its claimant to find (reclaim.c) */
 	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
 	/* the hub's Clusters, Queues and the Secrets of muster-system,
 	 * watched: a pass reads them again only when they changed */

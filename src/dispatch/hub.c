@@ -674,6 +674,7 @@ static void reclaim_resume(mu__dd_t *d, mu__djob_t *j)
 	j->delete_again = !cl->pull;
 	j->withdraw_beat = cl->beats;
 	j->state = MU__DJ_WITHDRAWING;
+	d->reclaim_relink |= j->preempted_for != NULL; /* reclaim.c links it */
 	mu__djob_touch(d, j);
 }
 
@@ -775,6 +776,8 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 	j->gen = (uint32_t)gen;
 	const char *pre = mu__dmeta(o, "annotations", MU__D_PREEMPTED); /* reclaim.c's record */
 	j->preempted = pre && *pre ? strdup(pre) : NULL;
+	const char *pfor = mu__dmeta(o, "annotations", MU__D_PREEMPTED_FOR);
+	j->preempted_for = pfor && *pfor ? strdup(pfor) : NULL;
 	d->jobs[d->njobs] = j;
 	json_object_set_new(d->by_key, j->key, json_integer(d->njobs));
 	json_object_set_new(d->by_uid, j->uid, json_integer(d->njobs));
@@ -815,6 +818,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->refused);
 	free(j->failed_create);
 	free(j->preempted);
+	free(j->preempted_for);
 	json_decref(j->wstatus);
 	json_decref(j->gpods);
 	json_decref(j->sent);
@@ -1146,6 +1150,8 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_PODS, where && *j->pods ? json_string(j->pods) : json_null());
 	/* a reclaim's victim, kept for a restart (written with the withdraw) */
 	json_object_set_new(a, MU__D_PREEMPTED, j->preempted ? json_string(j->preempted) : json_null());
+	json_object_set_new(a, MU__D_PREEMPTED_FOR,
+			    j->preempted_for ? json_string(j->preempted_for) : json_null());
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
 	json_object_set_new(a, "l", assigned ? json_string(d->cls[j->cl].name) : json_null());

@@ -13,12 +13,16 @@
  * before that, and the job it made room for is dispatched by a later
  * pass.  The victim's hub Job gets a Warning Event `Preempted` and, as
  * Kueue's Workload, the condition `Preempted` with reason
- * `InCohortReclamation` (the claimant's queue within its deserved quota)
- * or `InCohortFairSharing` (within its fair share).  The withdraw also
+ * `InCohortReclamation` (the claimant's queue within its deserved quota),
+ * `InCohortFairSharing` (within its fair share) or `InClusterQueue` (a
+ * lower priority of the claimant's own queue, round 13).  The withdraw also
  * writes the record muster.io/dispatch-preempted ("REASON\tmessage", on
  * every kind), which a restarted daemon reads back (hub.c): the job is
  * never a victim again, keeps its condition, and a withdrawal it finds
- * under way goes on (hub.c's reclaim_resume).  The room freed is held for
+ * under way goes on (hub.c's reclaim_resume).  The withdraw also writes
+ * the claimant's key (muster.io/dispatch-preempted-for, round 13): after
+ * a restart the victims of a withdrawal under way count as leaving for
+ * it (relink), so it claims nothing more meanwhile.  The room freed is held for
  * the claimant by the fleet (cfg.reclaim_hold, set to --start-timeout).
  */
 #include <stdio.h>
@@ -33,7 +37,8 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 		     const mu_fleet_reclaim_t *x)
 {
 	mu__dcl_t *cl = &d->cls[j->cl];
-	const char *reason = x->fair_sharing ? "InCohortFairSharing" : "InCohortReclamation";
+	const char *reason = x->in_queue ? "InClusterQueue" :
+		x->fair_sharing ? "InCohortFairSharing" : "InCohortReclamation";
 	mu_fleet_job_info_t ci;
 	mu_fleet_queue_info_t qi = {0};
 	if (mu_fleet_job_info(d->fleet, x->for_job, &ci) == MU_OK)
@@ -42,6 +47,7 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	snprintf(msg, sizeof msg,
 		 "Preempted on cluster %s to make room for %.200s of queue %.100s, by %s",
 		 cl->name, c ? c->key : "another job", qi.name ? qi.name : "?",
+		 x->in_queue ? "prioritization in the queue (a higher priority of the same queue)" :
 		 x->fair_sharing ? "fair sharing (it stays within its fair share)" :
 		 "reclamation (it stays within its deserved quota)");
 	mu__dlog(d, 1, "job %s: %s", j->key, msg);
@@ -53,6 +59,8 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 		free(j->preempted);
 		j->preempted = p;
 	}
+	free(j->preempted_for); /* the claimant, for a restart (same patch) */
+	j->preempted_for = c ? strdup(c->key) : NULL;
 	if (!cl->pull)
 		mu__dwork_delete(d, cl, j->kind, j->ns, j->name);
 	j->withdraw_beat = cl->beats;
@@ -61,10 +69,33 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 }
 
 
+/* After a restart: each victim whose withdrawal goes on (hub.c's
+ * reclaim_resume) counts as leaving for the job its record names
+ * (mu_fleet_job_mark_victim_for), so that job claims nothing more before
+ * they are back, and its room is held again.  O(jobs), once after a
+ * restart that found one. */
+static void relink(mu__dd_t *d)
+{
+	d->reclaim_relink = false;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (!j || j->state != MU__DJ_WITHDRAWING || !j->preempted_for || j->fid < 0)
+			continue;
+		json_t *v = json_object_get(d->by_key, j->preempted_for);
+		mu__djob_t *c = v ? d->jobs[json_integer_value(v)] : NULL;
+		int rc = c && c->fid >= 0 ?
+			mu_fleet_job_mark_victim_for(d->fleet, j->fid, c->fid, mu__d_now(d)) : MU_ENOENT;
+		mu__dlog(d, 1, "job %s: leaving for %s after the restart%s%s", j->key,
+			 j->preempted_for, rc ? ": not linked, " : "", rc ? mu_strerror(rc) : "");
+	}
+}
+
 void mu__dreclaim(mu__dd_t *d)
 {
 	if (!d->o->reclaim)
 		return;
+	if (d->reclaim_relink)
+		relink(d);
 	mu_fleet_reclaims_t r = {0};
 	int rc = mu_fleet_reclaim(d->fleet, mu__d_now(d), &r);
 	if (rc) {

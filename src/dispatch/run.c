@@ -655,6 +655,7 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	fc.burst_priority = o->burst_priority;
 	fc.usage_half_life = o->usage_half_life_ms;
 	fc.min_runtime = o->min_runtime_ms;
+	fc.reclaim_cooldown = o->reclaim_cooldown_ms;
 	fc.reclaim_hold = o->start_timeout_ms; /* a withdrawal's bound */
 	d.by_key = json_object();
 	d.by_uid = json_object();

@@ -13,6 +13,9 @@
 
 /* The one queue of every cluster model. */
 #define MU__FLEET_QUEUE "fleet"
+/* Candidate victims looked at per cluster (the engine's PLAN_MAXV), and so
+ * a claimant's victims on one cluster at most. */
+#define MU__RECLAIM_MAXV 64
 
 /* A cluster: its labels, tier, price, state and model. */
 typedef struct mu__cluster {
@@ -32,8 +35,13 @@ typedef struct mu__cluster {
 	mu_res_t taken_sum;
 	int32_t running;    /* jobs dispatched here and not finished */
 	int32_t hold_job;   /* a reclaim's claimant this cluster's room is
-	                     * held for (no other job is placed here), or -1 */
+	                     * held for (no job is placed here that would
+	                     * leave it no room once its victims are gone),
+	                     * or -1 */
 	mu_time_t hold_until; /* when that hold lapses */
+	int32_t hold_vic[MU__RECLAIM_MAXV]; /* its victims here (fleet job ids; those no
+	                     * longer on their way out are passed over) */
+	int32_t hold_nvic;
 } mu__cluster_t;
 
 /* A per-cluster cap of one hub queue. */
@@ -77,6 +85,8 @@ typedef struct mu__hubq {
 	int32_t queued, running;
 	mu__cap_t *caps;
 	int32_t ncaps;
+	bool reclaimed;     /* it lost a job to reclaim, last at */
+	mu_time_t reclaimed_at; /* (cfg.reclaim_cooldown) */
 } mu__hubq_t;
 
 typedef struct mu__fjob {
@@ -161,8 +171,10 @@ int mu__hubq_enqueue(mu__hubq_t *q, const mu__fjob_t *fj, int32_t j);
  * NAME.jID.gGEN (unique whatever the callers' names) and bound by a cycle
  * there (nothing else waits in a model, so the cycle places only it, as
  * the what-if did), then recorded as dispatched with generation gen.
- * With must_run, a job that did not start is withdrawn and *ok is false;
- * without (adopting a copy that already runs), it is recorded either way. */
+ * With must_run, a job that did not start, or that would leave the
+ * claimant c's room is held for (mu__fleet_hold_keeps) no room, is
+ * withdrawn and *ok is false; without (adopting a copy that already
+ * runs), it is recorded either way. */
 int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
 		     bool must_run, bool *ok);
 /* Sorts the lines that need it and drops entries no longer queued. */

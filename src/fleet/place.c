@@ -11,9 +11,12 @@
  * CPU-only job, left free after it).  Each is asked, in that order,
  * whether the gang fits now node by node (mu_engine_job_whatif()); the
  * first that says yes gets it, and the job is placed in that cluster's
- * model.  A cluster held for a reclaim's claimant takes no other job,
- * and the claimants whose victims are gone go first.  The top file of
- * src/fleet: it calls hubq.c and the public calls of fleet.c.
+ * model.  A cluster held for a reclaim's claimant takes another job only
+ * if the claimant still fits there once its victims are gone (its room
+ * is kept, not the whole cluster: as kube-scheduler counts a nominated
+ * pod on its node), and the claimants whose victims are gone go first.
+ * The top file of src/fleet: it calls hubq.c and the public calls of
+ * fleet.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,9 +201,6 @@ static const char *gate(const mu_fleet_t *f, const mu__fjob_t *fj, int32_t c,
 		return t->burst++, "burst wait";
 	if (!mu__hubq_within_cap(&f->queues[fj->queue], c, acct))
 		return t->capped++, "cap";
-	/* its room is held for a reclaim's claimant (until it lapses) */
-	if (k->hold_job >= 0 && k->hold_job != fj - f->jobs && now < k->hold_until)
-		return t->held++, "held";
 	mu_res_t alloc, used;
 	mu_engine_totals(k->eng, &alloc, &used);
 	if (!min_resources_free(fj->spec.min_resources, &alloc, &used))
@@ -221,6 +221,38 @@ const char *mu__fleet_gate(const mu_fleet_t *f, int32_t j, int32_t c, mu_time_t 
 	cand_t cd;
 	tally_t t = {0};
 	return gate(f, fj, c, &acct, now, &cd, &t);
+}
+
+/* Whether cluster c is held for a claimant other than job j at now. */
+static bool held_for_other(const mu_fleet_t *f, int32_t c, int32_t j, mu_time_t now)
+{
+	const mu__cluster_t *k = &f->clusters[c];
+	return k->hold_job >= 0 && k->hold_job != j && now < k->hold_until &&
+	       f->jobs[k->hold_job].state == MU_FJ_QUEUED;
+}
+
+/* Whether the claimant cluster c is held for still fits there, as things
+ * now stand in its model, with its victims still on their way out gone
+ * (the room the hold keeps: a job placed that takes it is taken back).
+ * O(one what-if). */
+static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
+{
+	mu__cluster_t *k = &f->clusters[c];
+	const mu__fjob_t *h = &f->jobs[k->hold_job];
+	mu_id_t ids[MU__RECLAIM_MAXV];
+	int32_t n = 0;
+	for (int32_t i = 0; i < k->hold_nvic; i++) {
+		const mu__fjob_t *v = &f->jobs[k->hold_vic[i]];
+		if (v->reclaim_out && v->state == MU_FJ_DISPATCHED && v->cluster == c &&
+		    v->reclaimed_for == k->hold_job)
+			ids[n++] = v->ejob;
+	}
+	mu_job_spec_t s = *h->spec.job;
+	s.queue = MU__FLEET_QUEUE;
+	mu_whatif_t w;
+	int rc = mu_engine_job_whatif_without(k->eng, &s, now, ids, n, &w);
+	*keeps = rc == MU_OK && w.fits;
+	return rc;
 }
 
 int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
@@ -248,9 +280,14 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	if (rc)
 		return rc;
 	*ok = !must_run || ji.state == MU_JOB_RUNNING;
+	if (*ok && must_run && held_for_other(f, c, j, now) &&
+	    (rc = hold_keeps(f, c, now, ok)) != MU_OK)
+		*ok = false; /* taken back below; the error returned after */
+	int err = rc;
 	if (!*ok) { /* taken back at once, and its record with it */
 		rc = mu_engine_job_withdraw(k->eng, ej, now);
-		return rc ? rc : mu_engine_job_forget(k->eng, ej);
+		rc = rc ? rc : mu_engine_job_forget(k->eng, ej);
+		return err ? err : rc;
 	}
 	mu_res_t a = mu__job_acct(fj->spec.job);
 	mu__hubq_charge(f, fj->queue, c, &a, +1, fj->spec.job->preemptible);
@@ -326,8 +363,10 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 			bool ok = false;
 			if ((rc = mu__fleet_commit(f, j, cands[i].c, f->jobs[j].gen + 1, now, true, &ok)) != MU_OK)
 				return rc;
-			if (!ok)
+			if (!ok) { /* it did not start, or took a claimant's room */
+				t.held += held_for_other(f, cands[i].c, j, now);
 				continue;
+			}
 			if (out->n == out->cap) {
 				size_t cap = out->cap ? out->cap * 2 : 64;
 				mu_fleet_decision_t *v = realloc(out->v, cap * sizeof *v);
@@ -452,7 +491,10 @@ int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
 					      &x->whatif);
 		if (rc)
 			return rc;
-		x->why = x->whatif.fits ? "fits" : "no fit";
+		/* a fit on a cluster held for another job: its room, most
+		 * likely (the pass would have placed it otherwise) */
+		x->why = !x->whatif.fits ? "no fit" :
+			held_for_other(f, c, (int32_t)j, now) ? "held" : "fits";
 	}
 	return MU_OK;
 }

@@ -9,18 +9,29 @@
  * quota (KAI's strategy D) or its fair share (F) with the claim once the
  * victims have left; each victim's path is above its deserved quota (F:
  * and its fair share) before it leaves, on the claim's dominant resources.
- * A victim is preemptible, has run cfg.min_runtime, and is a victim once
- * only (no eviction storm: a job withdrawn for another is never withdrawn
- * again).  Victims are taken in the engine's order (lower priority, fewer
- * GPUs, youngest, earlier submitted) on one cluster until the claimant
- * fits there (mu_engine_job_whatif_without: the cluster's model with
- * them gone), the set is made minimal, and of the clusters the one with
- * the fewest victims (then GPUs) wins.  The victims stay dispatched until
+ * Inside the claimant's own queue the engine's preemption rule holds
+ * instead: a strictly lower priority (round 13).  A victim is
+ * preemptible, has run cfg.min_runtime, is a victim once only (no
+ * eviction storm: a job withdrawn for another is never withdrawn again),
+ * and, taken by reclaim, its queue has not lost a job to reclaim within
+ * cfg.reclaim_cooldown (the engine's cool-down).  Victims are taken in the
+ * engine's order (other queues' before the claimant's own, then lower
+ * priority, fewer GPUs, youngest, earlier submitted) on one cluster until
+ * the claimant fits there (mu_engine_job_whatif_without: the cluster's
+ * model with them gone), the set is made minimal, and of the clusters the
+ * one with the fewest victims of the claimant's own queue, then the
+ * fewest victims, then GPUs, wins (the engine's cost order).  Every
+ * waiting job that fits nowhere may claim, queues in the engine's order
+ * and each queue's line in its own, at most MU__RECLAIM_CLAIMS searches a
+ * pass; one that found nothing is not searched again until the fleet
+ * changes.  The victims stay dispatched until
  * the caller has withdrawn them (the exactly-once path: the copy's
- * deletion confirmed, then mu_fleet_job_requeue).  The winning cluster is
- * held for the claimant (cfg.reclaim_hold): no other job is placed there
- * until it is (place.c tries it first once its victims are gone), it is
- * finished, it no longer fits, or the hold lapses.  Beside place.c: it
+ * deletion confirmed, then mu_fleet_job_requeue).  The claimant's room on
+ * the winning cluster is held for it (cfg.reclaim_hold): another job goes
+ * there only if the claimant still fits once its victims are gone
+ * (place.c), until it is placed (tried first once its victims are gone),
+ * finished, no longer fits, or the hold lapses; no second claim is made
+ * on that cluster meanwhile.  Beside place.c: it
  * calls hubq.c and place.c's gate.
  */
 #include <stdlib.h>
@@ -28,22 +39,27 @@
 
 #include "fleet/fleet_int.h"
 
-/* Candidate victims looked at per cluster (the engine's PLAN_MAXV). */
-#define MU__RECLAIM_MAXV 64
+/* Claimants searched per pass (each: clusters x (running jobs + up to
+ * 2 x MAXV what-ifs)); the rest wait for a later pass. */
+#define MU__RECLAIM_CLAIMS 32
 
 /* A candidate victim. */
 typedef struct rvic {
 	int32_t job;
+	int32_t inq;        /* 1: of the claimant's own queue */
 	int32_t prio;
 	int64_t gpu;
 	mu_time_t start;
 } rvic_t;
 
-/* The engine's victim order for whole jobs reclaimed (cmp_victim): lower
- * priority, fewer GPUs, the youngest, then the earlier submitted. */
+/* The engine's victim order for whole jobs (cmp_victim): other queues'
+ * (borrowed room) before the claimant's own, lower priority, fewer GPUs,
+ * the youngest, then the earlier submitted. */
 static int cmp_rvic(const void *a, const void *b)
 {
 	const rvic_t *x = a, *y = b;
+	if (x->inq != y->inq)
+		return x->inq < y->inq ? -1 : 1;
 	if (x->prio != y->prio)
 		return x->prio < y->prio ? -1 : 1;
 	if (x->gpu != y->gpu)
@@ -64,6 +80,7 @@ typedef struct rctx {
 	                     * runtime turns eligible */
 	mu_res_t *gone;     /* per queue: what victims on their way out use */
 	int32_t jq;         /* the claimant's queue */
+	int32_t jprio;      /* and its priority */
 	mu_res_t claim;
 	int dom;
 } rctx_t;
@@ -117,11 +134,15 @@ static bool victim_ok(const rctx_t *c, int32_t vq, int32_t va, const mu_res_t *u
 	return true;
 }
 
-/* Which strategy lets victim v go for the claimant: 0 none, 1 deserved
- * quota (D), 2 fair share (F), with the victims before it gone. */
+/* Which rule lets victim v go for the claimant: 0 none, 1 deserved
+ * quota (D), 2 fair share (F), with the victims before it gone; 3
+ * preemption in the claimant's own queue (plan_cluster took only lower
+ * priorities there: the engine judges no quota for them). */
 static int rule_of(rctx_t *c, int32_t v)
 {
 	const mu__fjob_t *vj = &c->f->jobs[v];
+	if (vj->queue == c->jq)
+		return 3;
 	int32_t ja, va;
 	mu__hubq_sides(c->f, c->jq, vj->queue, &ja, &va);
 	mu_res_t unit = mu__job_acct(vj->spec.job);
@@ -169,15 +190,25 @@ static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int3
 	for (int32_t x = c->vat[k]; x < c->vat[k + 1] && nc < MU__RECLAIM_MAXV * 4; x++) {
 		int32_t v = c->vic[x];
 		const mu__fjob_t *vj = &f->jobs[v];
-		if (vj->queue == c->jq || vj->reclaimed_for >= 0 || vj->was_victim)
-			continue;
+		bool inq = vj->queue == c->jq;
+		if (vj->reclaimed_for >= 0 || vj->was_victim ||
+		    (inq && vj->spec.job->priority >= c->jprio))
+			continue; /* in its own queue: a lower priority only */
 		if (now - vj->dispatched < f->cfg.min_runtime) {
 			mu_time_t at = vj->dispatched + f->cfg.min_runtime;
 			c->retry = at < c->retry ? at : c->retry;
 			continue;
 		}
+		const mu__hubq_t *vq = &f->queues[vj->queue];
+		if (!inq && f->cfg.reclaim_cooldown > 0 && vq->reclaimed &&
+		    now - vq->reclaimed_at < f->cfg.reclaim_cooldown) {
+			mu_time_t at = vq->reclaimed_at + f->cfg.reclaim_cooldown;
+			c->retry = at < c->retry ? at : c->retry;
+			continue; /* the engine's cool-down: protected a while */
+		}
 		mu_res_t a = mu__job_acct(vj->spec.job);
-		cand[nc++] = (rvic_t){v, vj->spec.job->priority, a.v[MU_RES_GPU], vj->dispatched};
+		cand[nc++] = (rvic_t){v, inq, vj->spec.job->priority, a.v[MU_RES_GPU],
+				      vj->dispatched};
 	}
 	if (nc > 1)
 		qsort(cand, (size_t)nc, sizeof *cand, cmp_rvic);
@@ -244,16 +275,20 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 	mu_fleet_t *f = c->f;
 	int32_t set[MU__RECLAIM_MAXV], best[MU__RECLAIM_MAXV];
 	int8_t rules[MU__RECLAIM_MAXV], brules[MU__RECLAIM_MAXV];
-	int32_t bn = 0, bk = -1;
+	int32_t bn = 0, bk = -1, binq = 0;
 	int64_t bgpu = 0;
 	*done = false;
 	c->jq = f->jobs[j].queue;
+	c->jprio = f->jobs[j].spec.job->priority;
 	c->claim = mu__job_acct(f->jobs[j].spec.job);
 	c->dom = mu_quota_dominant(&c->claim);
 	for (int32_t k = 0; k < f->nclusters; k++) {
 		const char *why = mu__fleet_gate(f, j, k, now);
 		if (why && strcmp(why, "no fit") != 0)
 			continue;
+		const mu__cluster_t *kc = &f->clusters[k];
+		if (kc->hold_job >= 0 && kc->hold_job != j && now < kc->hold_until)
+			continue; /* one claimant's room at a time per cluster */
 		int rc = MU_OK;
 		int32_t n = plan_cluster(c, j, k, now, set, rules, &rc);
 		if (rc)
@@ -261,11 +296,17 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		if (n == 0)
 			continue;
 		int64_t gpu = 0;
-		for (int32_t i = 0; i < n; i++)
+		int32_t inq = 0;
+		for (int32_t i = 0; i < n; i++) {
 			gpu += mu__job_acct(f->jobs[set[i]].spec.job).v[MU_RES_GPU];
-		if (bk < 0 || n < bn || (n == bn && gpu < bgpu)) {
+			inq += rules[i] == 3;
+		}
+		/* the engine's cost: its own queue's victims, then victims,
+		 * then GPUs */
+		if (bk < 0 || inq < binq || (inq == binq && (n < bn || (n == bn && gpu < bgpu)))) {
 			bk = k;
 			bn = n;
+			binq = inq;
 			bgpu = gpu;
 			memcpy(best, set, (size_t)n * sizeof *set);
 			memcpy(brules, rules, (size_t)n * sizeof *rules);
@@ -275,10 +316,14 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		return MU_OK;
 	for (int32_t i = 0; i < bn; i++) {
 		mu__fjob_t *v = &f->jobs[best[i]];
-		mu_fleet_reclaim_t x = {best[i], j, bk, v->gen, brules[i] == 2};
+		mu_fleet_reclaim_t x = {best[i], j, bk, v->gen, brules[i] == 2, brules[i] == 3};
 		int rc = push(out, &x);
 		if (rc)
 			return rc;
+		if (brules[i] != 3) { /* lost to reclaim: its cool-down starts */
+			f->queues[v->queue].reclaimed = true;
+			f->queues[v->queue].reclaimed_at = now;
+		}
 		v->reclaimed_for = j;
 		v->reclaim_out = true;
 		mu_res_t a = mu__job_acct(v->spec.job);
@@ -289,14 +334,18 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		mu__fleet_hold_drop(f, j);
 		f->clusters[bk].hold_job = j;
 		f->clusters[bk].hold_until = now + f->cfg.reclaim_hold;
+		memcpy(f->clusters[bk].hold_vic, best, (size_t)bn * sizeof *best);
+		f->clusters[bk].hold_nvic = bn;
 		f->jobs[j].hold = bk;
 	}
 	*done = true;
 	return MU_OK;
 }
 
-/* Queue order for claimants: the lowest dominant share first. */
+/* Queue order for claimants, the engine's: the higher queue priority,
+ * then the lower dominant share. */
 typedef struct qkey {
+	int32_t prio;
 	double share;
 	int32_t q;
 } qkey_t;
@@ -304,26 +353,24 @@ typedef struct qkey {
 static int cmp_qkey(const void *a, const void *b)
 {
 	const qkey_t *x = a, *y = b;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
 	if (x->share != y->share)
 		return x->share < y->share ? -1 : 1;
 	return x->q - y->q;
 }
 
-/* Queue q's claimant: its first waiting job, when it fits nowhere now,
- * has no victims on their way out, and something moved since it last
- * found none; else -1.  O(stale line entries). */
-static int32_t claimant_of(const mu_fleet_t *f, const mu__hubq_t *q, mu_time_t now)
+/* Whether queued job j may claim now: it fits nowhere, has no victims on
+ * their way out, and something moved since it last found none (the
+ * fleet's room, usage or jobs, or a victim refused for its runtime or a
+ * cool-down came of age).  O(1). */
+static bool may_claim(const mu_fleet_t *f, int32_t j, mu_time_t now)
 {
-	for (int32_t k = 0; k < q->nline; k++) {
-		int32_t j = q->line[k].job;
-		const mu__fjob_t *fj = &f->jobs[j];
-		if (fj->state != MU_FJ_QUEUED)
-			continue;
-		bool same = fj->rc_epoch == f->epoch && fj->rc_usage == f->usage_gen &&
-			    fj->rc_njobs == f->njobs && now < fj->rc_retry;
-		return fj->why == MU_FW_NO_FIT && fj->victims == 0 && !same ? j : -1;
-	}
-	return -1;
+	const mu__fjob_t *fj = &f->jobs[j];
+	if (fj->state != MU_FJ_QUEUED || fj->why != MU_FW_NO_FIT || fj->victims != 0)
+		return false;
+	return !(fj->rc_epoch == f->epoch && fj->rc_usage == f->usage_gen &&
+		 fj->rc_njobs == f->njobs && now < fj->rc_retry);
 }
 
 /* The candidate victims, grouped by cluster (a counting sort), and the
@@ -364,39 +411,64 @@ static int index_victims(rctx_t *c)
 	return MU_OK;
 }
 
+/* The search's state, made once the first claimant is met (most passes
+ * have none): the usage gone per queue and the candidate victims.  O(jobs
+ * + clusters). */
+static int rctx_init(rctx_t *c, mu_fleet_t *f)
+{
+	c->f = f;
+	c->gone = calloc((size_t)f->nqueues, sizeof *c->gone);
+	return c->gone ? index_victims(c) : MU_ENOMEM;
+}
+
+/* Searches victims for claimant j, and remembers a search that found
+ * none (not again before something moves).  O(one claim_one). */
+static int claim_try(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *out)
+{
+	mu_fleet_t *f = c->f;
+	bool done;
+	c->retry = INT64_MAX;
+	int rc = claim_one(c, j, now, out, &done);
+	mu__fjob_t *fj = &f->jobs[j];
+	if (rc == MU_OK && !done) {
+		fj->rc_epoch = f->epoch;
+		fj->rc_usage = f->usage_gen;
+		fj->rc_njobs = f->njobs;
+		fj->rc_retry = c->retry;
+	}
+	return rc;
+}
+
 int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out)
 {
 	if (!f || !out)
 		return MU_EINVAL;
 	if (f->nqueues == 0)
 		return MU_OK;
-	bool any = false; /* most passes have no claimant: O(queues) */
-	for (int32_t q = 0; q < f->nqueues && !any; q++)
-		any = claimant_of(f, &f->queues[q], now) >= 0;
-	if (!any)
-		return MU_OK;
-	rctx_t c = {.f = f};
-	c.gone = calloc((size_t)f->nqueues, sizeof *c.gone);
 	qkey_t *qs = malloc((size_t)f->nqueues * sizeof *qs);
-	int rc = c.gone && qs ? index_victims(&c) : MU_ENOMEM;
-	if (rc == MU_OK) {
-		for (int32_t q = 0; q < f->nqueues; q++)
-			qs[q] = (qkey_t){mu__hubq_share(f, q), q};
-		qsort(qs, (size_t)f->nqueues, sizeof *qs, cmp_qkey);
-	}
-	for (int32_t i = 0; rc == MU_OK && i < f->nqueues; i++) {
-		int32_t j = claimant_of(f, &f->queues[qs[i].q], now);
-		if (j < 0)
-			continue;
-		bool done;
-		c.retry = INT64_MAX;
-		rc = claim_one(&c, j, now, out, &done);
-		mu__fjob_t *fj = &f->jobs[j];
-		if (rc == MU_OK && !done) { /* not again before something moves */
-			fj->rc_epoch = f->epoch;
-			fj->rc_usage = f->usage_gen;
-			fj->rc_njobs = f->njobs;
-			fj->rc_retry = c.retry;
+	if (!qs)
+		return MU_ENOMEM;
+	for (int32_t q = 0; q < f->nqueues; q++)
+		qs[q] = (qkey_t){f->queues[q].priority, mu__hubq_share(f, q), q};
+	qsort(qs, (size_t)f->nqueues, sizeof *qs, cmp_qkey);
+	rctx_t c = {0};
+	bool ready = false;
+	int rc = MU_OK;
+	int32_t tries = 0;
+	/* every waiting job, queues in order and each line in its own (the
+	 * lines as the last dispatch pass sorted them; entries no longer
+	 * queued are passed over) */
+	for (int32_t i = 0; rc == MU_OK && i < f->nqueues && tries < MU__RECLAIM_CLAIMS; i++) {
+		const mu__hubq_t *q = &f->queues[qs[i].q];
+		for (int32_t k = 0; rc == MU_OK && k < q->nline && tries < MU__RECLAIM_CLAIMS; k++) {
+			int32_t j = q->line[k].job;
+			if (!may_claim(f, j, now))
+				continue;
+			if (!ready && (rc = rctx_init(&c, f)) != MU_OK)
+				break;
+			ready = true;
+			tries++;
+			rc = claim_try(&c, j, now, out);
 		}
 	}
 	free(c.gone);
@@ -404,4 +476,36 @@ int mu_fleet_reclaim(mu_fleet_t *f, mu_time_t now, mu_fleet_reclaims_t *out)
 	free(c.vat);
 	free(qs);
 	return rc;
+}
+
+int mu_fleet_job_mark_victim_for(mu_fleet_t *f, mu_id_t j, mu_id_t claimant, mu_time_t now)
+{
+	if (!f || j < 0 || j >= f->njobs || claimant < 0 || claimant >= f->njobs || j == claimant)
+		return MU_ENOENT;
+	mu__fjob_t *v = &f->jobs[j], *c = &f->jobs[claimant];
+	v->was_victim = true;
+	if (v->state != MU_FJ_DISPATCHED || c->state != MU_FJ_QUEUED || v->reclaimed_for >= 0)
+		return MU_ESTATE;
+	mu__cluster_t *k = &f->clusters[v->cluster];
+	bool held = k->hold_job == claimant;
+	if (f->cfg.reclaim_hold > 0 && !held &&
+	    ((k->hold_job >= 0 && now < k->hold_until) || c->hold >= 0))
+		return MU_ESTATE; /* another's room there, or its own elsewhere */
+	if (held && k->hold_nvic >= MU__RECLAIM_MAXV)
+		return MU_ESTATE;
+	v->reclaimed_for = (int32_t)claimant;
+	v->reclaim_out = true;
+	c->victims++;
+	if (f->cfg.reclaim_hold > 0) {
+		if (!held) {
+			if (k->hold_job >= 0) /* a lapsed one */
+				mu__fleet_hold_drop(f, k->hold_job);
+			k->hold_job = (int32_t)claimant;
+			k->hold_nvic = 0;
+			c->hold = v->cluster;
+		}
+		k->hold_until = now + f->cfg.reclaim_hold;
+		k->hold_vic[k->hold_nvic++] = (int32_t)j;
+	}
+	return MU_OK;
 }

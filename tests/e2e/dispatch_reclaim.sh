@@ -18,6 +18,14 @@
 #     (generation 2) and bound, one copy each on big;
 #   - the other six of team-a's Jobs never left (generation 1), and no
 #     third job was withdrawn;
+#   - a restart in the middle of the withdrawal remembers the claimant
+#     (round 13: muster.io/dispatch-preempted-for, written with the
+#     withdraw): team-a's copies on big hold a finalizer, so the victims'
+#     copies stay (deleting) and they stay Withdrawing; the dispatcher is
+#     killed (-9) and started again; the new one goes on with both
+#     withdrawals (push: the copy deleted again), counts both victims as
+#     leaving for b, and withdraws no third job past the minimum runtime;
+#     once the finalizers are gone the victims are back and b goes;
 #   - capacity from pods, named extended resources: a pod made on big
 #     directly takes 3 of big-0's 4 example.com/fpga; a hub Job asking 2
 #     waits NoClusterFits (nothing is withdrawn for it: no victim frees
@@ -49,11 +57,38 @@ printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nsp
 expect cluster 0 h apply -f "$T/cl.yaml"
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
 	--reclaim --min-runtime 3s --no-leader-elect >"$T/d.out" 2>"$T/d.log" &
-PIDS="$PIDS $!"
+DPID=$!
+PIDS="$PIDS $DPID"
 wait_for ready-big 100 state_is big
 
 # --- team-a fills the cluster; team-b's job b takes back two GPUs ------------
+# (team-a's copies hold a finalizer: the victims' withdrawal waits for it)
+hold_copies() {
+	for i in 0 1 2 3 4 5 6 7; do
+		w big patch job "a-$i" --type=merge -p '{"metadata":{"finalizers":["example.com/hold"]}}' \
+			>/dev/null && ok || bad "finalizer on a-$i's copy"
+	done
+}
+BEFORE_CLAIM=hold_copies
 fill_and_claim
+
+# --- a restart in the middle of the withdrawal remembers the claimant ---------
+sleep 1
+for v in $V; do ann_is job "$v" dispatch-phase Withdrawing && ok || bad "$v: $(ann job "$v" dispatch-phase), not Withdrawing"; done
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
+	--reclaim --min-runtime 3s --no-leader-elect >>"$T/d.out" 2>>"$T/d.log" &
+DPID=$!
+PIDS="$PIDS $DPID"
+linked() { [ "$(grep -c 'leaving for default/b after the restart$' "$T/d.log")" -eq 2 ]; }
+wait_for victims-linked-after-restart 150 linked || grep 'after the restart' "$T/d.log"
+[ "$(grep -c 'its withdrawal for reclaim goes on after a restart' "$T/d.log")" -eq 2 ] && ok ||
+	bad "withdrawals resumed: $(grep -c 'goes on after a restart' "$T/d.log")"
+sleep 5 # past the minimum runtime of the adopted jobs: b claims no more
+[ "$(preempted | wc -l)" -eq 2 ] && ok || bad "preempted after the restart: $(preempted | tr '\n' ' ')"
+for i in 0 1 2 3 4 5 6 7; do
+	w big patch job "a-$i" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
+done
 for v in $V; do
 	r=$(hget job "$v" '{.status.conditions[?(@.type=="Preempted")].reason}')
 	[ "$r" = InCohortReclamation ] && ok || bad "$v: Preempted reason $r"

@@ -79,7 +79,8 @@ static void written(mu__djob_t *j, const char *had)
 	snprintf(sig, sizeof sig, "{\"l\":\"w1\",\"muster.io/cluster\":\"w1\","
 		 "\"muster.io/dispatch-generation\":\"1\",\"muster.io/dispatch-message\":null,"
 		 "\"muster.io/dispatch-phase\":\"Running\",\"muster.io/dispatch-pods\":\"%s\","
-		 "\"muster.io/dispatch-preempted\":null,\"muster.io/dispatch-reason\":null}", had);
+		 "\"muster.io/dispatch-preempted\":null,\"muster.io/dispatch-preempted-for\":null,"
+		 "\"muster.io/dispatch-reason\":null}", had);
 	free(j->ann_sig);
 	j->ann_sig = strdup(sig);
 	free(j->status_sig);

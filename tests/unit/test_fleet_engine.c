@@ -18,7 +18,7 @@
 #define GI (1024LL * 1024 * 1024)
 #define MIN (60 * 1000LL)
 #define HOUR (60 * MIN)
-#define MAXJ 32
+#define MAXJ 64
 
 static mu_node_spec_t node_of(const char *name, int gpus)
 {
@@ -82,13 +82,18 @@ typedef struct pair {
 	int ne, nf;
 } pair_t;
 
-static void pair_new(mu_t_t *t, pair_t *p, mu_time_t half_life, const mu_queue_spec_t *qs,
-		     int nq, int gpus)
+/* preempt: the engine preempts and reclaims (the hub's mu_fleet_reclaim),
+ * its jobs in priority order as the hub's. */
+static void pair_new_as(mu_t_t *t, pair_t *p, mu_time_t half_life, const mu_queue_spec_t *qs,
+			int nq, int gpus, bool preempt)
 {
 	memset(p, 0, sizeof *p);
 	mu_engine_config_t cfg;
 	mu_engine_config_defaults(&cfg);
-	cfg.preemption = cfg.reclaim = cfg.consolidate = false;
+	cfg.preemption = cfg.reclaim = preempt;
+	cfg.consolidate = false;
+	if (preempt)
+		cfg.order = MU_ORDER_PRIORITY;
 	cfg.usage_half_life = half_life;
 	CHECK_EQ_INT(t, mu_engine_new(&cfg, &p->e), MU_OK);
 	mu_fleet_config_t fc;
@@ -104,6 +109,12 @@ static void pair_new(mu_t_t *t, pair_t *p, mu_time_t half_life, const mu_queue_s
 		CHECK_EQ_INT(t, mu_engine_queue_upsert(p->e, &qs[i]), MU_OK);
 		CHECK_EQ_INT(t, mu_fleet_queue_upsert(p->f, &qs[i]), MU_OK);
 	}
+}
+
+static void pair_new(mu_t_t *t, pair_t *p, mu_time_t half_life, const mu_queue_spec_t *qs,
+		     int nq, int gpus)
+{
+	pair_new_as(t, p, half_life, qs, nq, gpus, false);
 }
 
 static void pair_submit(mu_t_t *t, pair_t *p, jobs_t *w, int i, mu_time_t now)
@@ -284,11 +295,11 @@ typedef struct rfleet {
 } rfleet_t;
 
 /* A fleet of clusters of one node each, gpus[i] GPUs, and queues. */
-static void rfleet_new(mu_t_t *t, rfleet_t *r, const int *gpus, int nc, const mu_queue_spec_t *qs,
-		       int nq)
+static void rfleet_new_cfg(mu_t_t *t, rfleet_t *r, const int *gpus, int nc,
+			   const mu_queue_spec_t *qs, int nq, const mu_fleet_config_t *cfg)
 {
 	memset(r, 0, sizeof *r);
-	CHECK_EQ_INT(t, mu_fleet_new(NULL, &r->f), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_new(cfg, &r->f), MU_OK);
 	for (int c = 0; c < nc; c++) {
 		char cn[16], nn[16];
 		snprintf(cn, sizeof cn, "c%d", c);
@@ -301,6 +312,12 @@ static void rfleet_new(mu_t_t *t, rfleet_t *r, const int *gpus, int nc, const mu
 	}
 	for (int i = 0; i < nq; i++)
 		CHECK_EQ_INT(t, mu_fleet_queue_upsert(r->f, &qs[i]), MU_OK);
+}
+
+static void rfleet_new(mu_t_t *t, rfleet_t *r, const int *gpus, int nc, const mu_queue_spec_t *qs,
+		       int nq)
+{
+	rfleet_new_cfg(t, r, gpus, nc, qs, nq, NULL);
 }
 
 static int rjob(mu_t_t *t, rfleet_t *r, const char *q, int gpus, bool preemptible, mu_time_t now)
@@ -551,6 +568,53 @@ static void test_reclaim_hold(mu_t_t *t)
 	}
 }
 
+/* The hold keeps the claimant's room, not the whole cluster: A (deserved
+ * 4) fills node n0 (8 GPUs) with eight 1-GPU jobs, then node n1 (1 GPU)
+ * joins; B's (deserved 4) 2-GPU job fits on neither and takes two of A's
+ * on n0.  C's 1-GPU job (a queue served first) still goes to n1 at once
+ * (round 12 closed the whole cluster); once one victim is back, another
+ * 1-GPU job of C, which could only take the GPU it freed on n0, waits
+ * ("held" in explain), and once both are back B's job goes to n0. */
+static void test_reclaim_hold_room(mu_t_t *t)
+{
+	mu_queue_spec_t qs[3];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	queue_of(&qs[2], "C", 0);
+	qs[2].priority = 10;
+	const int gpus[1] = {8};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 1, qs, 3);
+	for (int i = 0; i < 8; i++)
+		rjob(t, &r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+	mu_node_spec_t n1 = node_of("c0-n1", 1);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n1), MU_OK);
+	int b = rjob(t, &r, "B", 2, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, (int)rc.n, 2);
+	CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+	int c1 = rjob(t, &r, "C", 1, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 1); /* n1: not B's room */
+	CHECK_EQ_INT(t, info(t, &r, c1).state, MU_FJ_DISPATCHED);
+	/* one victim back: its GPU on n0 is B's, not C's */
+	CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[0].victim, 11 * MIN), MU_OK);
+	int c2 = rjob(t, &r, "C", 1, true, 11 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 0);
+	CHECK_EQ_INT(t, info(t, &r, c2).why, MU_FW_NO_FIT);
+	mu_fleet_explain_t x[1];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(r.f, r.id[c2], 11 * MIN, x), MU_OK);
+	CHECK_STR(t, x[0].why, "held");
+	CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[1].victim, 12 * MIN), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1); /* B's, first */
+	CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+	CHECK_EQ_INT(t, info(t, &r, c2).state, MU_FJ_QUEUED);
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+}
+
 /* A restarted caller marks the jobs its record says were victims
  * (mu_fleet_job_mark_victim): they are never victims again.  Of A's eight
  * 1-GPU jobs six are marked; B's 2-GPU claim takes the other two, and a
@@ -590,6 +654,271 @@ static void test_reclaim_marked(mu_t_t *t)
 	mu_fleet_free(r.f);
 }
 
+/* --- round 13: every waiting job claims; preemption in a queue; the
+ * cool-down; the engine and the hub choose the same victims ------------- */
+
+/* One engine cycle at now; the jobs it evicts (their indexes in w) are
+ * set in ev[], their count returned, and one reclaim pass of the hub at
+ * the same now into rc. */
+static int pair_preempt(mu_t_t *t, pair_t *p, mu_time_t now, bool *ev, mu_fleet_reclaims_t *rc)
+{
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_cycle(p->e, now, &d), MU_OK);
+	int n = 0;
+	for (size_t i = 0; i < d.n; i++)
+		for (int k = 0; k < MAXJ && d.v[i].kind == MU_DEC_EVICT; k++)
+			if (p->eid[k] == d.v[i].job && !ev[k]) {
+				ev[k] = true;
+				n++;
+			}
+	mu_decisions_release(&d);
+	mu_fleet_decisions_t fd;
+	mu_fleet_decisions_init(&fd);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(p->f, now, &fd), MU_OK);
+	CHECK_EQ_INT(t, (int)fd.n, 0);
+	mu_fleet_decisions_release(&fd);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(p->f, now, rc), MU_OK);
+	return n;
+}
+
+/* Whether the hub's victims in rc are exactly the engine's ev[]. */
+static bool same_victims(const pair_t *p, const bool *ev, int nev, const mu_fleet_reclaims_t *rc)
+{
+	if ((int)rc->n != nev)
+		return false;
+	for (size_t i = 0; i < rc->n; i++) {
+		int k = 0;
+		while (k < MAXJ && p->fid[k] != rc->v[i].victim)
+			k++;
+		if (k == MAXJ || !ev[k])
+			return false;
+	}
+	return true;
+}
+
+/* Preemption inside a queue, the engine's rule on both sides.  One node of
+ * 9 GPUs, queue A: four 1-GPU jobs from 0 min, then one at 5 min and one
+ * at 6 min, a non-preemptible one at 7 min, a priority-5 one at 8 min and
+ * one at 9.5 min (priority 0 unless said).  At 10 min A's 2-GPU job of
+ * priority 10 fits nowhere: both take the two youngest preemptible jobs of
+ * priority 0 that ran their minute (5 and 6 min), never the
+ * non-preemptible one, the priority-5 one or the one too young; the hub
+ * says InClusterQueue.  A 2-GPU job of priority 0 takes nothing. */
+static void test_preempt_in_queue_as_engine(mu_t_t *t)
+{
+	mu_queue_spec_t qs[1];
+	queue_of(&qs[0], "A", 9);
+	pair_t p;
+	pair_new_as(t, &p, 0, qs, 1, 9, true);
+	jobs_t w = {0};
+	for (int i = 0; i < 4; i++)
+		pair_submit(t, &p, &w, add_job(&w, "A", 1, true, i), 0);
+	pair_step(t, &p, 0);
+	const mu_time_t at[5] = {5 * MIN, 6 * MIN, 7 * MIN, 8 * MIN, 9 * MIN + 30 * 1000};
+	for (int i = 0; i < 5; i++) {
+		int k = add_job(&w, "A", 1, i != 2, at[i]);
+		w.js[k].priority = i == 3 ? 5 : 0;
+		pair_submit(t, &p, &w, k, at[i]);
+		pair_step(t, &p, at[i]);
+	}
+	CHECK_EQ_INT(t, p.ne, 9);
+	CHECK_EQ_INT(t, p.nf, 9);
+	int low = add_job(&w, "A", 2, true, 10 * MIN); /* no higher: nothing */
+	pair_submit(t, &p, &w, low, 10 * MIN);
+	bool ev[MAXJ] = {false};
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, pair_preempt(t, &p, 10 * MIN, ev, &rc), 0);
+	CHECK_EQ_INT(t, (int)rc.n, 0);
+	pair_finish(t, &p, low, 10 * MIN);
+	int c = add_job(&w, "A", 2, true, 10 * MIN);
+	w.js[c].priority = 10;
+	pair_submit(t, &p, &w, c, 10 * MIN);
+	int nev = pair_preempt(t, &p, 10 * MIN, ev, &rc);
+	CHECK_EQ_INT(t, nev, 2);
+	CHECK(t, ev[4] && ev[5]);
+	CHECK_EQ_INT(t, (int)rc.n, 2);
+	CHECK(t, same_victims(&p, ev, nev, &rc));
+	for (size_t i = 0; i < rc.n; i++) {
+		CHECK(t, rc.v[i].in_queue);
+		CHECK_EQ_INT(t, rc.v[i].for_job, p.fid[c]);
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(p.f, rc.v[i].victim, 11 * MIN), MU_OK);
+	}
+	mu_fleet_decisions_t fd;
+	mu_fleet_decisions_init(&fd);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(p.f, 11 * MIN, &fd), MU_OK);
+	CHECK_EQ_INT(t, (int)fd.n, 1);
+	if (fd.n == 1)
+		CHECK_EQ_INT(t, fd.v[0].job, p.fid[c]);
+	mu_fleet_decisions_release(&fd);
+	mu_fleet_reclaims_release(&rc);
+	pair_free(&p);
+}
+
+/* Reclaim on both sides: one node of 8 GPUs, A (deserved 4) runs eight
+ * 1-GPU jobs started a minute apart, B (deserved 4) asks 2 GPUs at 10 min:
+ * the engine and the hub take the same two (the youngest). */
+static void test_reclaim_as_engine(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	pair_t p;
+	pair_new_as(t, &p, 0, qs, 2, 8, true);
+	jobs_t w = {0};
+	for (int i = 0; i < 8; i++) {
+		pair_submit(t, &p, &w, add_job(&w, "A", 1, true, i * MIN), i * MIN);
+		pair_step(t, &p, i * MIN);
+	}
+	CHECK_EQ_INT(t, p.nf, 8);
+	int b = add_job(&w, "B", 2, true, 10 * MIN);
+	pair_submit(t, &p, &w, b, 10 * MIN);
+	bool ev[MAXJ] = {false};
+	mu_fleet_reclaims_t rc = {0};
+	int nev = pair_preempt(t, &p, 10 * MIN, ev, &rc);
+	CHECK_EQ_INT(t, nev, 2);
+	CHECK(t, ev[6] && ev[7]);
+	CHECK(t, same_victims(&p, ev, nev, &rc));
+	for (size_t i = 0; i < rc.n; i++)
+		CHECK(t, !rc.v[i].in_queue && !rc.v[i].fair_sharing);
+	mu_fleet_reclaims_release(&rc);
+	pair_free(&p);
+}
+
+/* Every waiting job may claim, not only each queue's first; at most 32
+ * searches a pass, and a job whose search found nothing is not searched
+ * again before something moves.  One 8-GPU cluster, A (deserved 4) runs
+ * eight 1-GPU jobs; B (deserved 4) has forty 6-GPU jobs first in line (no
+ * strategy lets B take 6) and then a 2-GPU job.  The first pass spends its
+ * 32 searches on the 6-GPU jobs; the second skips them, searches the
+ * other eight and then the 2-GPU job, which takes two of A's. */
+static void test_reclaim_every_job(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	const int gpus[1] = {8};
+	rfleet_t r;
+	rfleet_new(t, &r, gpus, 1, qs, 2);
+	for (int i = 0; i < 8; i++)
+		rjob(t, &r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+	for (int i = 0; i < 40; i++)
+		rjob(t, &r, "B", 6, true, MIN + i);
+	int small = rjob(t, &r, "B", 2, true, 2 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+	CHECK_EQ_INT(t, info(t, &r, small).why, MU_FW_NO_FIT);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, (int)rc.n, 0); /* the bound: 32 of the 6-GPU jobs */
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+	CHECK_EQ_INT(t, (int)rc.n, 2);
+	for (size_t i = 0; i < rc.n; i++)
+		CHECK_EQ_INT(t, rc.v[i].for_job, r.id[small]);
+	CHECK_EQ_INT(t, info(t, &r, small).victims, 2);
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+}
+
+/* The engine's cool-down: a queue that lost jobs to reclaim is protected
+ * for cfg.reclaim_cooldown.  Two clusters of 4 GPUs, A (deserved 2) runs
+ * four 1-GPU jobs on each; B and C (deserved 3) each ask 2 GPUs.  B's
+ * claim takes two of A's on one cluster; C's, in the same pass, none while
+ * A cools down (10 min), and two on the other cluster once it has (with no
+ * cool-down: at once). */
+static void test_reclaim_cooldown(mu_t_t *t)
+{
+	for (int cool = 0; cool < 2; cool++) {
+		mu_queue_spec_t qs[3];
+		queue_of(&qs[0], "A", 2);
+		queue_of(&qs[1], "B", 3);
+		queue_of(&qs[2], "C", 3);
+		const int gpus[2] = {4, 4};
+		mu_fleet_config_t cfg;
+		mu_fleet_config_defaults(&cfg);
+		cfg.reclaim_cooldown = cool ? 10 * MIN : 0;
+		rfleet_t r;
+		rfleet_new_cfg(t, &r, gpus, 2, qs, 3, &cfg);
+		for (int i = 0; i < 8; i++)
+			rjob(t, &r, "A", 1, true, 0);
+		CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+		int b = rjob(t, &r, "B", 2, true, MIN);
+		int c = rjob(t, &r, "C", 2, true, MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+		mu_fleet_reclaims_t rc = {0};
+		CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+		CHECK_EQ_INT(t, info(t, &r, b).victims, 2);
+		CHECK_EQ_INT(t, info(t, &r, c).victims, cool ? 0 : 2);
+		CHECK_EQ_INT(t, (int)rc.n, cool ? 2 : 4);
+		if (cool) {
+			mu_fleet_reclaims_t again = {0};
+			CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 19 * MIN, &again), MU_OK);
+			CHECK_EQ_INT(t, (int)again.n, 0); /* 9 min: still cooling */
+			CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 20 * MIN, &again), MU_OK);
+			CHECK_EQ_INT(t, (int)again.n, 2);
+			CHECK_EQ_INT(t, info(t, &r, c).victims, 2);
+			mu_fleet_reclaims_release(&again);
+		}
+		mu_fleet_reclaims_release(&rc);
+		mu_fleet_free(r.f);
+	}
+}
+
+/* A restart in the middle of a withdrawal remembers the claimant
+ * (mu_fleet_job_mark_victim_for, from the victim's record): a fleet made
+ * again has A's eight 1-GPU jobs adopted and B's 2-GPU job queued; two of
+ * A's are read back as leaving for B.  B claims nothing more while they
+ * are on their way out (marked victims only, it would take two others),
+ * its room is held, and once both are back B goes first. */
+static void test_reclaim_restart_claimant(mu_t_t *t)
+{
+	for (int linked = 0; linked < 2; linked++) {
+		mu_queue_spec_t qs[3];
+		queue_of(&qs[0], "A", 4);
+		queue_of(&qs[1], "B", 4);
+		queue_of(&qs[2], "C", 0);
+		qs[2].priority = 10;
+		const int gpus[1] = {8};
+		rfleet_t r;
+		rfleet_new(t, &r, gpus, 1, qs, 3);
+		int a[8];
+		for (int i = 0; i < 8; i++)
+			a[i] = rjob(t, &r, "A", 1, true, 0);
+		for (int i = 0; i < 8; i++)
+			CHECK_EQ_INT(t, mu_fleet_job_adopt(r.f, r.id[a[i]], 0, 1, 0), MU_OK);
+		int b = rjob(t, &r, "B", 2, true, 10 * MIN);
+		for (int i = 6; i < 8; i++)
+			CHECK_EQ_INT(t, linked ? mu_fleet_job_mark_victim_for(r.f, r.id[a[i]], r.id[b], 10 * MIN) :
+				     mu_fleet_job_mark_victim(r.f, r.id[a[i]]), MU_OK);
+		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+		mu_fleet_reclaims_t rc = {0};
+		CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+		CHECK_EQ_INT(t, (int)rc.n, linked ? 0 : 2);
+		if (!linked) {
+			mu_fleet_reclaims_release(&rc);
+			mu_fleet_free(r.f);
+			continue;
+		}
+		CHECK_EQ_INT(t, info(t, &r, b).victims, 2);
+		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		CHECK_EQ_INT(t, info(t, &r, a[6]).reclaimed_for, r.id[b]);
+		/* a claimant linked once is not linked twice; a queued job is no victim */
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim_for(r.f, r.id[a[6]], r.id[b], 10 * MIN), MU_ESTATE);
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim_for(r.f, r.id[b], r.id[a[0]], 10 * MIN), MU_ESTATE);
+		CHECK_EQ_INT(t, mu_fleet_job_mark_victim_for(r.f, r.id[a[0]], 99, 10 * MIN), MU_ENOENT);
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, r.id[a[6]], 11 * MIN), MU_OK);
+		int c = rjob(t, &r, "C", 1, true, 11 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 0); /* B's room */
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, r.id[a[7]], 12 * MIN), MU_OK);
+		CHECK_EQ_INT(t, info(t, &r, b).victims, 0);
+		CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1);
+		CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+		CHECK_EQ_INT(t, info(t, &r, c).state, MU_FJ_QUEUED);
+		mu_fleet_reclaims_release(&rc);
+		mu_fleet_free(r.f);
+	}
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -599,6 +928,12 @@ int main(void)
 	MU_RUN(&t, test_reclaim_lines);
 	MU_RUN(&t, test_reclaim_one_cluster);
 	MU_RUN(&t, test_reclaim_hold);
+	MU_RUN(&t, test_reclaim_hold_room);
 	MU_RUN(&t, test_reclaim_marked);
+	MU_RUN(&t, test_preempt_in_queue_as_engine);
+	MU_RUN(&t, test_reclaim_as_engine);
+	MU_RUN(&t, test_reclaim_every_job);
+	MU_RUN(&t, test_reclaim_cooldown);
+	MU_RUN(&t, test_reclaim_restart_claimant);
 	return mu_t_done(&t);
 }

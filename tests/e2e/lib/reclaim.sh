@@ -22,13 +22,15 @@ two() { [ "$(preempted | wc -l)" -eq 2 ]; }
 
 # fill_and_claim: team-a's eight one-GPU jobs bound and past the minimum
 # runtime (3 s), then team-b's two-GPU job b; waits for two victims and
-# sets V to their names.
+# sets V to their names.  BEFORE_CLAIM, when set, is run just before b is
+# made (dispatch_reclaim.sh holds the copies there with a finalizer).
 fill_and_claim() {
 	: >"$T/a.yaml"
 	for i in 0 1 2 3 4 5 6 7; do job "a-$i" team-a 1 600s >>"$T/a.yaml"; echo --- >>"$T/a.yaml"; done
 	expect "team-a's jobs" 0 h apply -f "$T/a.yaml"
 	for i in 0 1 2 3 4 5 6 7; do wait_for "a-$i-bound" 150 bound "a-$i"; done
 	sleep 3 # past the minimum runtime
+	[ -z "${BEFORE_CLAIM:-}" ] || eval "$BEFORE_CLAIM"
 	job b team-b 2 5s >"$T/b.yaml"
 	expect "team-b's job b" 0 h apply -f "$T/b.yaml"
 	wait_for two-preempted 150 two || echo "  preempted: $(preempted | tr '\n' ' ')"
