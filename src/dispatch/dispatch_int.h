@@ -38,6 +38,7 @@
 #define MU__D_PREEMPTED "muster.io/dispatch-preempted" /* hub object, a reclaim's
                                                 * victim: "REASON\tmessage" */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
+#define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
 #define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
 #define MU__D_AGENT "muster.io/agent-status"    /* hub Job, by an agent:
@@ -420,6 +421,17 @@ int mu__dused_parse(const char *s, mu_res_t *out);
  * lacks are left).  MU_EPARSE when malformed (n may be changed in part).
  * O(names x the node's). */
 int mu__dused_ext(const char *s, mu_node_spec_t *n);
+/* The shares of one GPU at the end of such a text (round 13: after the
+ * named resources, ",muster.io/gpu-share.D=M" for device D, or
+ * ",muster.io/gpu-share=M" for a pod that names no device; each is also
+ * one of the text's nvidia.com/gpu, so a reader that does not know them
+ * counts the device whole) into out[0..max): how many, or MU_EPARSE.
+ * O(text). */
+int mu__dused_shares(const char *s, mu_fleet_share_t *out, int32_t max);
+/* What the hub's model takes from the node for such a text: *used (its
+ * core slots, less one GPU and one pod per share) and the shares in
+ * sh[0..max); how many shares, or MU_EPARSE.  O(text). */
+int mu__dused_model(const char *s, mu_res_t *used, mu_fleet_share_t *sh, int32_t max);
 /* Reads c's watch of those pods (c->wused) into c->used when it
  * changed; whether c->used changed.  O(1) when the watch did not move,
  * else O(pods). */
