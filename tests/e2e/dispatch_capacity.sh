@@ -36,6 +36,10 @@
 #     muster's scheduler records a share): a hub Job of half a GPU goes
 #     to big and is bound there, a second waits NoClusterFits ("big: no
 #     fit"), and goes once the share pod is deleted;
+#   - round 13: the hub Queue team-a's status has fairShare, usage,
+#     pendingJobs and runningJobs (muster scheduler's fields); half-2
+#     deleted, runningJobs drops by one and the GPU usage by 0.5; the
+#     condition Active stays;
 #   - neither log holds a 403 or a sanitizer report.
 # Usage: sh tests/e2e/dispatch_capacity.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-capacity: N passed, N failed".
@@ -178,6 +182,19 @@ h2w() { ann_is job half-2 dispatch-reason NoClusterFits && ann job half-2 dispat
 wait_for half-2-waits 100 h2w || echo "  half-2: $(ann job half-2 dispatch-reason): $(ann job half-2 dispatch-message)"
 w big delete pod share-0 --wait=false >/dev/null && ok || bad "delete share-0"
 wait_for half-2-to-big 150 ann_is job half-2 cluster big || echo "  half-2: $(ann job half-2 dispatch-reason): $(ann job half-2 dispatch-message)"
+
+# --- round 13: the hub Queue's status, as muster scheduler writes its own ------
+qf() { hget queues.muster.io team-a "{.status.$1}"; }
+qhas() { [ -n "$(qf 'fairShare.nvidia\.com/gpu')" ] && [ -n "$(qf runningJobs)" ] && [ -n "$(qf pendingJobs)" ] &&
+	[ -n "$(qf 'usage.cpu')" ]; }
+wait_for queue-status 100 qhas || echo "  team-a: $(hget queues.muster.io team-a '{.status}')"
+sleep 2
+r1=$(qf runningJobs); u1=$(qf 'usage.nvidia\.com/gpu')
+expect "half-2 deleted on the hub" 0 h delete job half-2
+qless() { [ "$(qf runningJobs)" = "$((r1 - 1))" ] && awk "BEGIN{exit !($(qf 'usage.nvidia\.com/gpu') == $u1 - 0.5)}"; }
+wait_for queue-status-follows 100 qless || echo "  team-a: $r1 $u1 -> $(hget queues.muster.io team-a '{.status}')"
+[ "$(qf 'conditions[?(@.type=="Active")].status')" = True ] && ok ||
+	bad "team-a's condition Active: $(qf conditions)"
 
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" "$T/agent.log" && bad "sanitizer" || ok
 hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"
