@@ -17,7 +17,8 @@
  * whose request is summed (mu__dpod_request) and a list of a worker's pods
  * ({"items": its "pods"}) summed per node (mu__dpods_used); the selector
  * part is also read as an agent's report of them (mu__dused_parse, and
- * its named extended resources, mu__dused_ext).
+ * its named extended resources, mu__dused_ext, and its shares of one
+ * GPU, mu__dused_model).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,6 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nd.ext = &x;
 		nd.next = 1;
 		(void)mu__dused_ext(sel, &nd);
+		/* and its shares of one GPU (round 13), as the model takes them */
+		mu_fleet_share_t sh[4];
+		(void)mu__dused_model(sel, &r, sh, 4);
 	}
 	json_t *o = obj ? json_loads(obj, 0, NULL) : NULL;
 	if (o) {

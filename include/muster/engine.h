@@ -615,9 +615,11 @@ int mu_engine_service_explain(const mu_engine_t *e, mu_id_t id, char *buf, size_
 typedef struct mu_whatif {
 	bool fits;               /* its gang (minMember pods) is placed now */
 	mu_reason_t reason;      /* when it does not: as a pending decision's */
-	mu_time_t expected_start; /* when it does not and want_start: from
-	                          * aggregate capacity as running jobs end
-	                          * (MU_TIME_NONE: never, or not asked) */
+	mu_time_t expected_start; /* when it does not and want_start: when
+	                          * its reservation would be due, node by
+	                          * node, as running pods end (the backfill's
+	                          * replay; MU_TIME_NONE: never, or not
+	                          * asked) */
 } mu_whatif_t;
 
 /* Places job spec s as a cycle would place it at now (its queue's limits,
@@ -626,7 +628,7 @@ typedef struct mu_whatif {
  * neither submitted nor named (s->name need not be unique).  s stays the
  * caller's.  MU_EINVAL / MU_ERANGE / MU_ENOENT for a spec that
  * mu_engine_job_submit() would refuse, MU_ENOMEM.  O(pods x class nodes),
- * plus O(running jobs log running jobs) with want_start. */
+ * plus O(running pods + class nodes) with want_start. */
 int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 			 bool want_start, mu_whatif_t *out);
 /* The same, as if the running jobs gone[0..ngone) had left first: their

@@ -126,6 +126,27 @@ int mu_fleet_node_upsert(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n);
  * O(one node upsert x GPUs at worst). */
 int mu_fleet_node_upsert_used(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n,
 			      const mu_res_t *used);
+/* A share of one GPU that pods the fleet did not send hold on a node
+ * (round 13): KAI's gpu-fraction, a muster.io/gpu-milli request, or the
+ * share muster's scheduler recorded at the bind. */
+typedef struct mu_fleet_share {
+	int32_t device;         /* the device it is on (muster.io/gpus), or
+	                         * -1: not named (the model picks one) */
+	int32_t milli;          /* milli-GPU taken there, 1..999 */
+} mu_fleet_share_t;
+/* mu_fleet_node_upsert_used() plus the shares held on n's devices: used
+ * counts whole GPUs only (and every pod, shares included, less one per
+ * share: each share is one pod in the model), and each share takes only
+ * its milli-GPU of its device in the model, by the engine's own device
+ * accounting (mu_engine_pod_bound(): the named device when it has the
+ * room, else the device the engine's cycle would choose, none when no
+ * device has it), so a job asking a share fits on the room left, as the
+ * worker's scheduler places it.  The node's earlier shares are replaced.
+ * MU_EINVAL for a share out of range (nothing changed).  O(upsert +
+ * shares of the cluster + shares x GPUs). */
+int mu_fleet_node_upsert_shared(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n,
+				const mu_res_t *used, const mu_fleet_share_t *shares,
+				int32_t nshares, mu_time_t now);
 int mu_fleet_node_remove(mu_fleet_t *f, int32_t c, const char *name,
 			 mu_time_t now);
 int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c,

@@ -40,6 +40,7 @@
 #define MU__D_PREEMPTED_FOR "muster.io/dispatch-preempted-for" /* and the key
                                                 * of the job it leaves for */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
+#define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
 #define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */
 #define MU__D_AGENT "muster.io/agent-status"    /* hub Job, by an agent:
@@ -240,11 +241,18 @@ typedef struct mu__dd {
 	int32_t by_fid_cap;
 	bool reclaim_relink;      /* a withdrawal resumed after a restart:
 	                           * its claimant to find (reclaim.c) */
-	json_t *queue_rv;         /* queue name -> resourceVersion loaded */
+	json_t *queue_rv;         /* queue name -> what of it was loaded
+	                           * (spec, labels, annotations: not its
+	                           * status nor its resourceVersion) */
+	json_t *queue_st;         /* queue name -> the status last written
+	                           * (fairShare, usage, job counts; qstatus.c) */
+	int64_t queue_st_at;      /* when they were last looked at (mono ms) */
+	uint64_t queues_wseq;     /* the Queue watch's sequence last read */
 	/* the hub's Clusters, Queues and the Secrets of muster-system,
 	 * watched: a pass reads them again only when they changed */
 	mu_kube_watch_t *wclusters, *wqueues, *wsecrets;
-	uint64_t clusters_seq, queues_seq, secrets_seq;
+	uint64_t clusters_seq, queues_seq, secrets_seq; /* queues_seq:
+	                           * moves when a Queue's spec (or caps) moved */
 	/* the ConfigMaps of muster-system: the pull-mode agents' heartbeats,
 	 * watched (a GET each pass while the watch does not answer) */
 	mu_kube_watch_t *wbeats;
@@ -426,6 +434,17 @@ int mu__dused_parse(const char *s, mu_res_t *out);
  * lacks are left).  MU_EPARSE when malformed (n may be changed in part).
  * O(names x the node's). */
 int mu__dused_ext(const char *s, mu_node_spec_t *n);
+/* The shares of one GPU at the end of such a text (round 13: after the
+ * named resources, ",muster.io/gpu-share.D=M" for device D, or
+ * ",muster.io/gpu-share=M" for a pod that names no device; each is also
+ * one of the text's nvidia.com/gpu, so a reader that does not know them
+ * counts the device whole) into out[0..max): how many, or MU_EPARSE.
+ * O(text). */
+int mu__dused_shares(const char *s, mu_fleet_share_t *out, int32_t max);
+/* What the hub's model takes from the node for such a text: *used (its
+ * core slots, less one GPU and one pod per share) and the shares in
+ * sh[0..max); how many shares, or MU_EPARSE.  O(text). */
+int mu__dused_model(const char *s, mu_res_t *used, mu_fleet_share_t *sh, int32_t max);
 /* Reads c's watch of those pods (c->wused) into c->used when it
  * changed; whether c->used changed.  O(1) when the watch did not move,
  * else O(pods). */
@@ -438,6 +457,25 @@ bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
  * object does not say so already; rv gets the resourceVersion the write
  * made ("" when none was made).  One PATCH at most. */
 void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad, char *rv, size_t rvlen);
+/* Writes each hub Queue's fairShare, usage (GPUs, CPU, memory: the
+ * fleet's, as muster's scheduler writes its own), pendingJobs and
+ * runningJobs on its status, as muster scheduler does in one cluster: a
+ * merge patch of the status subresource, at most once a second, and only
+ * for a queue whose values moved since the last write.  The Queues are
+ * those loaded (d->queue_rv).  O(queues) plus one PATCH per queue that
+ * moved. */
+void mu__dqueue_status(mu__dd_t *d);
+/* A hub Queue's status as muster's scheduler writes its own:
+ * {"fairShare": {...}, "usage": {...}, "pendingJobs": N, "runningJobs":
+ * N}, GPUs as a decimal, CPU in millicores, memory in bytes.  Owned. */
+json_t *mu__dqueue_status_json(const mu_fleet_queue_info_t *qi);
+/* What of hub Queue o the dispatcher loads: its spec, labels and
+ * annotations (the caps), as compact text with sorted keys; not its
+ * status, resourceVersion or managedFields, which its own status writes
+ * move (as controllers compare metadata.generation and the spec).  A
+ * Queue whose text is as loaded is not loaded again.  Owned (free()), or
+ * NULL without memory.  O(object). */
+char *mu__dqueue_sig(const json_t *o);
 
 /* --- failcreate.c ----------------------------------------------------------- */
 

@@ -445,29 +445,51 @@ int mu__dhub_queues(mu__dd_t *d)
 	 * clusters did (every queue's caps then) */
 	if (!mu_kube_watch_items(d->wqueues, NULL, &seq))
 		return MU_EIO;
-	if (seq == d->queues_seq && d->caps_ncls == d->ncls)
+	if (seq == d->queues_wseq && d->caps_ncls == d->ncls)
 		return MU_OK;
 	if (!mu_kube_watch_items(d->wqueues, &l, &seq)) {
 		json_decref(l);
 		return MU_EIO;
 	}
-	d->queues_seq = seq;
+	d->queues_wseq = seq;
 	if (d->caps_ncls != d->ncls) { /* new clusters: every queue's caps again */
 		json_object_clear(d->queue_rv);
 		d->caps_ncls = d->ncls;
 	}
 	size_t i;
 	json_t *o;
+	json_t *seen = json_object();
+	bool moved = false;
 	json_array_foreach(json_object_get(l, "items"), i, o) {
 		const char *name = mu__jstr(o, "metadata.name");
-		const char *rv = mu__jstr(o, "metadata.resourceVersion");
-		const char *had = json_string_value(json_object_get(d->queue_rv, name ? name : ""));
-		if (!name || (had && rv && !strcmp(had, rv)))
+		if (!name)
 			continue;
-		char wrote[64]; /* its own status write is not a change */
+		/* what queue_load reads, not the status the dispatcher writes
+		 * (qstatus.c) */
+		char *sig = mu__dqueue_sig(o);
+		json_object_set_new(seen, name, json_true());
+		const char *had = json_string_value(json_object_get(d->queue_rv, name));
+		if (sig && had && !strcmp(had, sig)) {
+			free(sig);
+			continue;
+		}
+		char wrote[64];
 		queue_load(d, o, wrote, sizeof wrote);
-		json_object_set_new(d->queue_rv, name, json_string(*wrote ? wrote : rv ? rv : ""));
+		json_object_set_new(d->queue_rv, name, json_string(sig ? sig : ""));
+		free(sig);
+		moved = true;
 	}
+	const char *k;
+	json_t *v, *tmp;
+	json_object_foreach_safe(d->queue_rv, tmp, k, v) /* deleted on the hub */
+		if (!json_object_get(seen, k)) {
+			if (d->queue_st)
+				json_object_del(d->queue_st, k);
+			json_object_del(d->queue_rv, k);
+		}
+	json_decref(seen);
+	if (moved)
+		d->queues_seq++;
 	json_decref(l);
 	return MU_OK;
 }

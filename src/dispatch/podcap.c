@@ -15,9 +15,14 @@
  * resource muster.io/gpu-milli, as the engine's loader reads them) takes
  * its device from whole-GPU pods: each device such pods hold on a node
  * (muster.io/gpus, which muster's scheduler writes at the bind) counts
- * once as a whole GPU taken, and a share pod that names no device counts
- * one device of its own (the hub's model has whole devices per node
- * only, so the room left on a shared device is not offered).  Named
+ * once in the text's GPUs, and a share pod that names no device counts
+ * one device of its own; since round 13 the shares whose size is known
+ * (the bind's muster.io/gpu-milli, gpu-fraction, a muster.io/gpu-milli
+ * request; not a gpu-memory pod without the bind's record) follow in the
+ * text as muster.io/gpu-share entries, and the hub's model takes only
+ * that much of the device (mu__dused_model, mu_fleet_node_upsert_shared:
+ * the engine's own device accounting), so the room left on a shared
+ * device is offered.  A reader of round 12 counts them whole.  Named
  * extended resources (a domain-prefixed name other than kubernetes.io's,
  * nvidia.com/gpu and muster.io's: kube-scheduler's extended resources)
  * are summed the same way, name by name, and taken from the node's named
@@ -122,32 +127,6 @@ static bool gpu_share(const json_t *pod)
 	return false;
 }
 
-/* Marks in devs (device -> true) the devices a share pod holds: those
- * muster.io/gpus names ("3" or "1,2"), or one of its own ("?NAME") when
- * it names none.  O(devices). */
-static void share_devices(const json_t *pod, json_t *devs)
-{
-	const char *g = mu__dmeta(pod, "annotations", "muster.io/gpus");
-	char k[300];
-	bool any = false;
-	for (const char *p = g ? g : ""; *p;) {
-		size_t n = strcspn(p, ",");
-		if (n > 0 && n < 16) {
-			snprintf(k, sizeof k, "%.*s", (int)n, p);
-			json_object_set_new(devs, k, json_true());
-			any = true;
-		}
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	if (!any) {
-		const char *ns = mu__jstr(pod, "metadata.namespace"), *nm = mu__jstr(pod, "metadata.name");
-		snprintf(k, sizeof k, "?%.100s/%.150s", ns ? ns : "", nm ? nm : "");
-		json_object_set_new(devs, k, json_true());
-	}
-}
-
 /* Whether a resource name is a named extended resource, as
  * kube-scheduler's IsExtendedResourceName has it (a domain other than
  * kubernetes.io, not "requests."), less nvidia.com/gpu (a core slot) and
@@ -239,6 +218,65 @@ static void pod_named_add(const json_t *pod, json_t *sums)
 	json_decref(names);
 }
 
+/* The share of one GPU a share pod takes, in milli-GPU: the share
+ * muster's scheduler recorded at the bind (muster.io/gpu-milli), KAI's
+ * gpu-fraction (kept to milli-GPU, as the loader keeps it), or its
+ * containers' muster.io/gpu-milli; 0 when not known (a gpu-memory pod
+ * without the bind's record: its share depends on its device's memory).
+ * O(containers). */
+static int64_t share_milli(const json_t *pod)
+{
+	const char *m = mu__dmeta(pod, "annotations", "muster.io/gpu-milli");
+	const char *fr = mu__dmeta(pod, "annotations", "gpu-fraction");
+	char *end;
+	if (m) {
+		long long v = strtoll(m, &end, 10);
+		return !*end && v > 0 && v <= 1000 ? v : 0;
+	}
+	if (fr) {
+		double v = strtod(fr, &end);
+		return !*end && v > 0 && v <= 1 ? (int64_t)(v * 1000 + 0.5) : 0;
+	}
+	int64_t v = pod_named(pod, "muster.io/gpu-milli");
+	return v > 0 && v <= 1000 ? v : 0;
+}
+
+/* Adds a share pod to devs (device -> milli-GPU taken there, -1 when not
+ * known: the device counts whole): the device muster.io/gpus names ("3"),
+ * or one of its own ("?NAMESPACE/NAME") when it names none; each of
+ * several named devices counts whole.  O(devices). */
+static void share_devices(const json_t *pod, json_t *devs)
+{
+	const char *g = mu__dmeta(pod, "annotations", "muster.io/gpus");
+	int64_t milli = share_milli(pod);
+	char k[300];
+	int n_named = 0;
+	for (const char *p = g ? g : ""; *p; p += *p == ',') {
+		size_t n = strcspn(p, ",");
+		n_named += n > 0 && n < 16;
+		p += n;
+	}
+	if (n_named > 1)
+		milli = 0;
+	for (const char *p = g ? g : ""; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n > 0 && n < 16) {
+			snprintf(k, sizeof k, "%.*s", (int)n, p);
+			int64_t had = json_integer_value(json_object_get(devs, k));
+			bool known = milli > 0 && had >= 0;
+			json_object_set_new(devs, k, json_integer(known ? had + milli : -1));
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!n_named) {
+		const char *ns = mu__jstr(pod, "metadata.namespace"), *nm = mu__jstr(pod, "metadata.name");
+		snprintf(k, sizeof k, "?%.100s/%.150s", ns ? ns : "", nm ? nm : "");
+		json_object_set_new(devs, k, json_integer(milli > 0 ? milli : -1));
+	}
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -264,6 +302,72 @@ static void named_text(const json_t *ext, char *t, size_t n)
 			 (int64_t)json_integer_value(json_object_get(ext, keys[i])));
 	}
 	free(keys);
+}
+
+/* Appends ",muster.io/gpu-share.D=M" for each device D of devs (as
+ * share_devices fills it) whose shares are known and below a whole GPU,
+ * and ",muster.io/gpu-share=M" for each such pod that names no device,
+ * sorted, to t (size n).  O(devices log devices). */
+static void share_text(const json_t *devs, char *t, size_t n)
+{
+	size_t k = json_object_size(devs), m = 0;
+	const char **keys = k ? malloc(k * sizeof *keys) : NULL;
+	if (!keys)
+		return;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)devs, key, v)
+		keys[m++] = key;
+	qsort(keys, m, sizeof *keys, cmp_str);
+	for (size_t i = 0; i < m; i++) {
+		int64_t milli = json_integer_value(json_object_get(devs, keys[i]));
+		if (milli <= 0 || milli >= 1000)
+			continue; /* not known, or whole: counted as a whole GPU */
+		size_t l = strlen(t);
+		if (keys[i][0] == '?')
+			snprintf(t + l, n - l, ",%s=%" PRId64, MU__D_SHARE, milli);
+		else
+			snprintf(t + l, n - l, ",%s.%s=%" PRId64, MU__D_SHARE, keys[i], milli);
+	}
+	free(keys);
+}
+
+int mu__dused_shares(const char *s, mu_fleet_share_t *out, int32_t max)
+{
+	int32_t n = 0;
+	size_t pl = strlen(MU__D_SHARE);
+	for (const char *p = s ? strstr(s, ",pods=") : NULL; p && *p; p += strcspn(p + 1, ",") + 1) {
+		if (strncmp(p + 1, MU__D_SHARE, pl) || (p[1 + pl] != '=' && p[1 + pl] != '.'))
+			continue;
+		const char *q = p + 1 + pl;
+		long long dev = -1, milli;
+		char *end;
+		if (*q == '.') {
+			dev = strtoll(q + 1, &end, 10);
+			if (end == q + 1 || *end != '=' || dev < 0 || dev >= MU_MAX_GPUS)
+				return MU_EPARSE;
+			q = end;
+		}
+		milli = strtoll(q + 1, &end, 10);
+		if (end == q + 1 || (*end && *end != ',') || milli < 1 || milli > 999)
+			return MU_EPARSE;
+		if (n < max)
+			out[n++] = (mu_fleet_share_t){(int32_t)dev, (int32_t)milli};
+	}
+	return n;
+}
+
+int mu__dused_model(const char *s, mu_res_t *used, mu_fleet_share_t *sh, int32_t max)
+{
+	int rc = mu__dused_parse(s, used);
+	int32_t n = rc == MU_OK ? mu__dused_shares(s, sh, max) : rc;
+	if (n < 0)
+		return n;
+	/* each share is one of the text's GPUs and pods: in the model it is
+	 * a one-pod job holding its milli-GPU instead */
+	used->v[MU_RES_GPU] = used->v[MU_RES_GPU] > n ? used->v[MU_RES_GPU] - n : 0;
+	used->v[MU_RES_PODS] = used->v[MU_RES_PODS] > n ? used->v[MU_RES_PODS] - n : 0;
+	return n;
 }
 
 int mu__dused_ext(const char *s, mu_node_spec_t *n)
@@ -351,6 +455,7 @@ json_t *mu__dpods_used(const json_t *list)
 			 (int64_t)json_object_size(json_object_get(shared, k)),
 			 (int64_t)json_integer_value(json_array_get(v, 3)));
 		named_text(json_object_get(named, k), t, sizeof t);
+		share_text(json_object_get(shared, k), t, sizeof t);
 		json_object_set_new(out, k, json_string(t));
 	}
 	json_decref(named);

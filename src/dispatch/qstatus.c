@@ -13,8 +13,13 @@
  * lastTransitionTime moved only when the status flips, and the version
  * read as a precondition; the version it makes is handed back, so that
  * hub.c does not read its own write as a change of the Queue (and say a
- * bad one twice).  Calls only
- * dutil.c; hub.c calls it.
+ * bad one twice).  Since round 13 it also writes the fleet's fairShare,
+ * usage, pendingJobs and runningJobs on each Queue's status, the fields
+ * and formats of muster's scheduler (src/kube/metrics.c), at most once a
+ * second and only when a value moved; hub.c tells a Queue's change by its
+ * spec, labels and annotations, as controllers compare generation and
+ * spec, so these writes are not read as one.  Calls only dutil.c; hub.c
+ * and run.c call it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -87,4 +92,65 @@ void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad, char *rv, si
 		snprintf(rv, rvlen, "%s", nrv);
 	json_decref(ans);
 	json_decref(body);
+}
+
+/* A resource vector as muster's scheduler writes it on a Queue's status:
+ * GPUs as a decimal, CPU in millicores, memory in bytes.  Owned. */
+static json_t *res_json(const mu_res_t *r)
+{
+	char g[32], c[32], m[32];
+	snprintf(g, sizeof g, "%g", (double)r->v[MU_RES_GPU] / 1000.0);
+	snprintf(c, sizeof c, "%lldm", (long long)r->v[MU_RES_CPU]);
+	snprintf(m, sizeof m, "%lld", (long long)r->v[MU_RES_MEM]);
+	return json_pack("{s:s,s:s,s:s}", "nvidia.com/gpu", g, "cpu", c, "memory", m);
+}
+
+char *mu__dqueue_sig(const json_t *o)
+{
+	json_t *what = json_pack("{s:O?,s:O?,s:O?}", "spec", json_object_get(o, "spec"), "labels",
+				 mu__jget(o, "metadata.labels"), "annotations",
+				 mu__jget(o, "metadata.annotations"));
+	char *sig = what ? json_dumps(what, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(what);
+	return sig;
+}
+
+json_t *mu__dqueue_status_json(const mu_fleet_queue_info_t *qi)
+{
+	return json_pack("{s:o,s:o,s:i,s:i}", "fairShare", res_json(&qi->fair), "usage",
+			 res_json(&qi->used), "pendingJobs", (int)qi->queued, "runningJobs",
+			 (int)qi->running);
+}
+
+void mu__dqueue_status(mu__dd_t *d)
+{
+	int64_t t = mu__d_mono_ms();
+	if (d->queue_st_at && t - d->queue_st_at < 1000)
+		return;
+	d->queue_st_at = t;
+	if (!d->queue_st && !(d->queue_st = json_object()))
+		return;
+	for (int32_t q = 0; q < mu_fleet_nqueues(d->fleet); q++) {
+		mu_fleet_queue_info_t qi;
+		if (mu_fleet_queue_info(d->fleet, q, &qi) || !json_object_get(d->queue_rv, qi.name))
+			continue; /* not (or no longer) a Queue of the hub */
+		json_t *st = mu__dqueue_status_json(&qi);
+		if (!st || json_equal(st, json_object_get(d->queue_st, qi.name))) {
+			json_decref(st);
+			continue;
+		}
+		char path[600];
+		snprintf(path, sizeof path, "/apis/muster.io/v1alpha1/queues/%.500s/status", qi.name);
+		json_t *body = json_pack("{s:O}", "status", st);
+		long code = body ? mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json",
+					    body, NULL) : 0;
+		json_decref(body);
+		if (code / 100 == 2) {
+			json_object_set_new(d->queue_st, qi.name, st);
+		} else { /* tried again at the next second */
+			mu__dlog(d, code == 404 ? 2 : 0, "queue %s: status not written (HTTP %ld)",
+				 qi.name, code);
+			json_decref(st);
+		}
+	}
 }

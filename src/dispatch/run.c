@@ -574,6 +574,7 @@ static void pass(mu__dd_t *d)
 	explain_waiting(d);
 	write_back(d);
 	mu__dhub_cluster_status(d);
+	mu__dqueue_status(d); /* qstatus.c: hub Queues' fair share and usage */
 	d->spent[4] += mu__d_mono_ms() - t;
 }
 
@@ -622,6 +623,7 @@ static void dd_release(mu__dd_t *d)
 	json_decref(d->by_key);
 	json_decref(d->by_uid);
 	json_decref(d->queue_rv);
+	json_decref(d->queue_st);
 	json_decref(d->pcls);
 	json_decref(d->pcls_default);
 	mu_fleet_decisions_release(&d->dec);

@@ -74,9 +74,15 @@ static void nodes_sync(mu__dd_t *d, mu__dcl_t *c, const json_t *l)
 		/* what pods beside the hub's take there (podcap.c): part of
 		 * what the model has of the node */
 		const char *u = json_string_value(json_object_get(c->used, name));
-		mu_res_t used;
-		if (u && mu__dused_parse(u, &used) != MU_OK)
+		mu_res_t used = {{0}};
+		/* round 13: the shares of one GPU there, each its milli-GPU
+		 * of its device in the model rather than a whole GPU */
+		mu_fleet_share_t sh[2 * MU_MAX_GPUS];
+		int32_t nsh = u ? mu__dused_model(u, &used, sh, 2 * MU_MAX_GPUS) : 0;
+		if (nsh < 0) {
 			u = NULL;
+			nsh = 0;
+		}
 		size_t tl = strlen(text);
 		char *had_key = malloc(tl + (u ? strlen(u) : 0) + 2);
 		if (!had_key) {
@@ -97,7 +103,8 @@ static void nodes_sync(mu__dd_t *d, mu__dcl_t *c, const json_t *l)
 		if (rc == MU_OK && s.nnodes == 1 && u && mu__dused_ext(u, &s.nodes[0]) != MU_OK)
 			mu__dlog(d, 0, "cluster %s: node %s: bad named resources in use", c->name, name);
 		if (rc == MU_OK && s.nnodes == 1)
-			rc = mu_fleet_node_upsert_used(d->fleet, c->fid, &s.nodes[0], u ? &used : NULL);
+			rc = mu_fleet_node_upsert_shared(d->fleet, c->fid, &s.nodes[0], u ? &used : NULL,
+							 sh, nsh, now);
 		if (rc)
 			mu__dlog(d, 0, "cluster %s: node %s: %s %s", c->name, name, mu_strerror(rc), dg.msg);
 		else

@@ -420,73 +420,93 @@ static bool resv_possible(const mu_engine_t *e, const mu__sclass_t *c,
 	return total >= need;
 }
 
-int mu__resv_make(mu_engine_t *e, int32_t jid)
+/* The shadow replay for job j: the first time its unbound pods fit on
+ * its first pod set's class as running pods end in order (*at, or
+ * MU_TIME_NONE for never), and the domain that holds them; s is left
+ * filled for the caller to commit (mu__resv_make) and release.  Reads
+ * the engine but for its end list, brought up to date.  O(running pods
+ * + class nodes). */
+static int resv_replay(mu_engine_t *e, const mu__job_t *j, shadow_t *s, mu_time_t *at,
+		       int32_t *domain)
 {
-	mu__job_t *j = &e->jobs[jid];
-	shadow_t s = {.e = e, .j = j};
+	*at = MU_TIME_NONE;
+	*domain = -1;
 	for (int32_t p = 0; p < j->npodsets; p++) {
 		for (int r = 0; r < MU_RES_MAX; r++)
-			if (j->podsets[p].req->v[r] > s.req.v[r])
-				s.req.v[r] = j->podsets[p].req->v[r];
+			if (j->podsets[p].req->v[r] > s->req.v[r])
+				s->req.v[r] = j->podsets[p].req->v[r];
 		for (int32_t i = 0; i < j->podsets[p].replicas; i++)
-			s.need += j->pods[j->podsets[p].first + i].node < 0;
+			s->need += j->pods[j->podsets[p].first + i].node < 0;
 	}
-	rlist_of(&s.req, &s.rl);
+	rlist_of(&s->req, &s->rl);
 	mu__sclass_t *c = &e->classes[j->podsets[0].sclass];
 	int rc = mu__sclass_refresh(e, c);
-	if (rc == MU_OK && !resv_possible(e, c, &s.rl, &s.req, s.need))
+	if (rc == MU_OK && !resv_possible(e, c, &s->rl, &s->req, s->need))
 		return MU_OK; /* no start, ever: no reservation, as the replay says */
 	if (rc == MU_OK)
-		rc = shadow_nodes(&s, c);
+		rc = shadow_nodes(s, c);
 	if (rc == MU_OK)
-		rc = shadow_domains(&s);
+		rc = shadow_domains(s);
 	if (rc == MU_OK)
 		rc = mu__ends_build(e);
-	if (rc) {
-		shadow_release(&s);
+	if (rc)
 		return rc;
+	for (int32_t i = 0; i < s->n; i++) {
+		s->cap[i] = 0;
+		shadow_setcap(s, i, pods_in(&s->rl, &s->req, &s->vfree[i]), e->now);
 	}
-	for (int32_t i = 0; i < s.n; i++) {
-		s.cap[i] = 0;
-		shadow_setcap(&s, i, pods_in(&s.rl, &s.req, &s.vfree[i]), e->now);
-	}
-	int32_t domain;
-	mu_time_t at = MU_TIME_NONE;
-	if (shadow_fits(&s, &domain))
-		at = e->now;
+	if (shadow_fits(s, domain))
+		*at = e->now;
 	/* Replay the ends in order; overdue ones end at now + 1.  Stale
 	 * entries (pods released since) are skipped. */
-	for (int32_t k = 0; at == MU_TIME_NONE && k < e->nends; k++) {
+	for (int32_t k = 0; *at == MU_TIME_NONE && k < e->nends; k++) {
 		const mu__end_t *ev = &e->ends[k];
 		mu_time_t t = ev->t > e->now ? ev->t : e->now + 1;
 		/* Its node first (in the entry): an end on a node the job
 		 * cannot use frees nothing for it, current or stale. */
-		int32_t slot = ev->node >= 0 && ev->node < e->nnodes ? s.slot_of[ev->node] : -1;
+		int32_t slot = ev->node >= 0 && ev->node < e->nnodes ? s->slot_of[ev->node] : -1;
 		if (slot >= 0 && mu__end_valid(e, ev)) {
 			const mu__job_t *v = &e->jobs[ev->job];
 			mu_res_t freed = *v->podsets[mu__pod_podset(v, ev->pod)].req;
 			freed.v[MU_RES_GPU_MILLI] += freed.v[MU_RES_GPU] * 1000;
 			for (int r = 0; r < MU_RES_MAX; r++)
-				s.vfree[slot].v[r] += freed.v[r];
-			shadow_setcap(&s, slot, pods_in(&s.rl, &s.req, &s.vfree[slot]), t);
+				s->vfree[slot].v[r] += freed.v[r];
+			shadow_setcap(s, slot, pods_in(&s->rl, &s->req, &s->vfree[slot]), t);
 		}
 		/* Checked after every end (O(1)): many ends share a time (all
 		 * the overdue ones), and the first of them that makes room
 		 * decides; the reserved nodes are those that had room by then. */
-		if (shadow_fits(&s, &domain))
-			at = t;
+		if (shadow_fits(s, domain))
+			*at = t;
 	}
-	if (at != MU_TIME_NONE && (rc = shadow_commit(&s, jid, at, domain)) != MU_OK) {
-		shadow_release(&s);
-		return rc;
-	}
-	if (at != MU_TIME_NONE) {
+	return MU_OK;
+}
+
+int mu__resv_make(mu_engine_t *e, int32_t jid)
+{
+	mu__job_t *j = &e->jobs[jid];
+	shadow_t s = {.e = e, .j = j};
+	int32_t domain;
+	mu_time_t at;
+	int rc = resv_replay(e, j, &s, &at, &domain);
+	if (rc == MU_OK && at != MU_TIME_NONE)
+		rc = shadow_commit(&s, jid, at, domain);
+	if (rc == MU_OK && at != MU_TIME_NONE) {
 		j->expected_start = at;
 		j->resv_stamp = e->cycle_stamp;
 		e->nresv++;
 	}
 	shadow_release(&s);
-	return MU_OK;
+	return rc;
+}
+
+int mu__resv_start(mu_engine_t *e, const mu__job_t *j, mu_time_t *at)
+{
+	shadow_t s = {.e = e, .j = j};
+	int32_t domain;
+	int rc = resv_replay(e, j, &s, at, &domain);
+	shadow_release(&s);
+	return rc;
 }
 
 /* --- Expected starts from aggregate capacity --------------------------------- */

@@ -1072,6 +1072,12 @@ int mu__resv_settle(mu_engine_t *e);
 /* Reserves for blocked job jid: when and where it should start.
  * O(running pods + class nodes log). */
 int mu__resv_make(mu_engine_t *e, int32_t jid);
+/* When job j's reservation would be due, node by node (the same replay
+ * as mu__resv_make: its class's nodes less this cycle's reservations, as
+ * running pods end), without reserving anything: *at, MU_TIME_NONE for
+ * never.  For a probe (whatif.c).  MU_ENOMEM.  O(running pods + class
+ * nodes). */
+int mu__resv_start(mu_engine_t *e, const mu__job_t *j, mu_time_t *at);
 /* When a pending job should start: its reservation, else the first
  * expected end after which enough is free in aggregate (reserved jobs go
  * first); MU_TIME_NONE if never.  O((running + pending) log running): for

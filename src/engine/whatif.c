@@ -13,7 +13,9 @@
  * mu_engine_job_whatif_without() asks the same as if some running jobs
  * had left (their pods released, as preemption evicts, and bound back on
  * the same nodes and devices after): the fleet chooses its reclaim
- * victims across clusters with it.
+ * victims across clusters with it.  A probe that does not fit gets, when
+ * asked, the time its reservation would be due: the backfill's own
+ * node-level replay (backfill.c, mu__resv_start), nothing reserved.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +65,11 @@ static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
 	r->pods_needed = need;
 	r->pods_fit = placed;
 unfit:
+	/* when its reservation would be due, node by node (round 13; the
+	 * aggregate's answer before, which a gang that fits in sum but on
+	 * no set of nodes made too early) */
 	if (want_start)
-		out->expected_start = mu__expected_start(e, j);
+		return mu__resv_start(e, j, &out->expected_start);
 	return MU_OK;
 }
 

@@ -103,6 +103,7 @@ static void cluster_release(mu__cluster_t *c)
 {
 	labels_free(c->labels, c->nlabels);
 	free(c->taken);
+	free(c->shares);
 	free(c->name);
 	mu_engine_free(c->eng);
 }
@@ -382,12 +383,96 @@ int mu_fleet_node_upsert_used(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n,
 	return taken_set(k, mu_engine_node_find(k->eng, n->name), &t);
 }
 
+/* Takes the shares held on model node id out of k's model (their jobs
+ * withdrawn and forgotten: they are no run, and leave no history).
+ * O(shares of k). */
+static void shares_drop(mu__cluster_t *k, mu_id_t id, mu_time_t now)
+{
+	for (int32_t i = 0; id >= 0 && i < k->nshares;) {
+		if (k->shares[i].node != id) {
+			i++;
+			continue;
+		}
+		if (mu_engine_job_withdraw(k->eng, k->shares[i].job, now) == MU_OK)
+			mu_engine_job_forget(k->eng, k->shares[i].job);
+		k->shares[i] = k->shares[--k->nshares];
+	}
+}
+
+/* Binds one share (a one-pod job asking its milli-GPU) on model node id
+ * of k: on its device when named and it has the room, else where the
+ * engine's cycle would put it (no device when none has the room).
+ * O(GPUs + resources). */
+static int share_bind(mu__cluster_t *k, mu_id_t id, const mu_fleet_share_t *sh, mu_time_t now)
+{
+	int rc = mu__fleet_grow((void **)&k->shares, &k->shares_cap, k->nshares + 1,
+				sizeof *k->shares);
+	if (rc)
+		return rc;
+	char name[64];
+	snprintf(name, sizeof name, "~share.%u", k->share_seq++);
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.replicas = 1;
+	ps.req.v[MU_RES_GPU_MILLI] = sh->milli;
+	mu_job_spec_t js;
+	memset(&js, 0, sizeof js);
+	js.name = name;
+	js.queue = MU__FLEET_QUEUE;
+	js.podsets = &ps;
+	js.npodsets = 1;
+	js.submit = now;
+	js.never_preempt = js.no_move = true;
+	mu_id_t ej;
+	if ((rc = mu_engine_job_submit(k->eng, &js, now, &ej)) != MU_OK)
+		return rc;
+	mu_decision_t dev;
+	memset(&dev, 0, sizeof dev);
+	dev.numa = dev.nic = -1;
+	dev.gpus = sh->device >= 0 ? (uint64_t)1 << sh->device : 0;
+	rc = sh->device >= 0 ? mu_engine_pod_bound(k->eng, ej, 0, 0, id, &dev, now) : MU_EINVAL;
+	if (rc == MU_EINVAL || rc == MU_ESTATE) /* not there (now): the engine's choice */
+		rc = mu_engine_pod_bound(k->eng, ej, 0, 0, id, NULL, now);
+	if (rc) {
+		if (mu_engine_job_withdraw(k->eng, ej, now) == MU_OK)
+			mu_engine_job_forget(k->eng, ej);
+		return rc;
+	}
+	k->shares[k->nshares++] = (struct mu__share_job){id, ej};
+	return MU_OK;
+}
+
+int mu_fleet_node_upsert_shared(mu_fleet_t *f, int32_t c, const mu_node_spec_t *n,
+				const mu_res_t *used, const mu_fleet_share_t *shares,
+				int32_t nshares, mu_time_t now)
+{
+	if (c < 0 || c >= f->nclusters)
+		return MU_ENOENT;
+	if (!n || nshares < 0 || (nshares && !shares))
+		return MU_EINVAL;
+	for (int32_t i = 0; i < nshares; i++)
+		if (shares[i].milli < 1 || shares[i].milli > 999 || shares[i].device < -1 ||
+		    shares[i].device >= MU_MAX_GPUS)
+			return MU_EINVAL;
+	mu__cluster_t *k = &f->clusters[c];
+	shares_drop(k, mu_engine_node_find(k->eng, n->name), now);
+	int rc = mu_fleet_node_upsert_used(f, c, n, used);
+	if (rc)
+		return rc;
+	mu_id_t id = mu_engine_node_find(k->eng, n->name);
+	for (int32_t i = 0; i < nshares && rc == MU_OK; i++)
+		rc = share_bind(k, id, &shares[i], now);
+	f->epoch++;
+	return rc;
+}
+
 int mu_fleet_node_remove(mu_fleet_t *f, int32_t c, const char *name, mu_time_t now)
 {
 	if (c < 0 || c >= f->nclusters)
 		return MU_ENOENT;
 	mu__cluster_t *k = &f->clusters[c];
 	mu_id_t id = mu_engine_node_find(k->eng, name);
+	shares_drop(k, id, now);
 	int rc = mu_engine_node_remove(k->eng, name, now);
 	if (rc == MU_OK)
 		taken_set(k, id, NULL);

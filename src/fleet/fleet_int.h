@@ -33,6 +33,13 @@ typedef struct mu__cluster {
 	mu_res_t *taken;
 	int32_t taken_cap;
 	mu_res_t taken_sum;
+	/* the shares of one GPU other pods hold (mu_fleet_node_upsert_shared):
+	 * each a one-pod job bound in the model, by node */
+	struct mu__share_job {
+		mu_id_t node, job;
+	} *shares;
+	int32_t nshares, shares_cap;
+	uint32_t share_seq; /* names them: "~share.N" */
 	int32_t running;    /* jobs dispatched here and not finished */
 	int32_t hold_job;   /* a reclaim's claimant this cluster's room is
 	                     * held for (no job is placed here that would

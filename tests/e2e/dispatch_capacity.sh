@@ -31,6 +31,15 @@
 #     small's message and ends NotAdmitted at generation 1;
 #   - a coscheduling PodGroup whose minResources (40 GPUs) are above every
 #     cluster's free capacity in aggregate waits MinResourcesNotFree;
+#   - round 13: big filled by pods made there directly, one of them half
+#     a GPU on big-0's device 0 (muster.io/gpus, muster.io/gpu-milli as
+#     muster's scheduler records a share): a hub Job of half a GPU goes
+#     to big and is bound there, a second waits NoClusterFits ("big: no
+#     fit"), and goes once the share pod is deleted;
+#   - round 13: the hub Queue team-a's status has fairShare, usage,
+#     pendingJobs and runningJobs (muster scheduler's fields); half-2
+#     deleted, runningJobs drops by one and the GPU usage by 0.5; the
+#     condition Active stays;
 #   - neither log holds a 403 or a sanitizer report.
 # Usage: sh tests/e2e/dispatch_capacity.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-capacity: N passed, N failed".
@@ -141,6 +150,51 @@ XPG=podgroups.scheduling.x-k8s.io
 mrw() { ann_is "$XPG" mr dispatch-reason MinResourcesNotFree && ann "$XPG" mr dispatch-message | grep -q "min resources not free"; }
 wait_for mr-waits-min-resources 100 mrw || echo "  mr: $(ann "$XPG" mr dispatch-reason): $(ann "$XPG" mr dispatch-message)"
 [ -z "$(ann "$XPG" mr cluster)" ] && ok || bad "mr sent to $(ann "$XPG" mr cluster)"
+
+# --- round 13: the room left on a shared device ---------------------------------
+# g2 gone, big is filled again by pods made there directly: big-0 holds
+# half a GPU on device 0 (as muster's scheduler records a share at the
+# bind) and 7 whole GPUs, big-1 8; the half left on device 0 takes a hub
+# Job of half a GPU, and a second one waits
+expect "g2 deleted on the hub" 0 h delete job g2
+wait_for big-16-free-again 150 free_is big 16
+# spod NAME NODE ANNOTATIONS GPUS: a pod made on big directly, bound
+spod() {
+	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  annotations: {%s}\nspec:\n  nodeName: %s\n  containers: [{name: c, image: x, resources: {limits: {cpu: "1"%s}}}]\n' \
+		"$1" "$3" "$2" "$4" >"$T/sp.yaml"
+	w big create -f "$T/sp.yaml" >/dev/null && ok || bad "pod $1 on big"
+}
+spod share-0 big-0 '"gpu-fraction": "0.5", "muster.io/gpus": "0", "muster.io/gpu-milli": "500"' ''
+spod whole-7 big-0 '"muster.io/gpus": "1,2,3,4,5,6,7"' ', nvidia.com/gpu: "7"'
+spod whole-8 big-1 '"muster.io/gpus": "0,1,2,3,4,5,6,7"' ', nvidia.com/gpu: "8"'
+wait_for big-0-free 100 free_is big 0 || echo "  big: $(hget cluster big '{.status}')"
+# hjob NAME: a hub Job of one pod with half a GPU, for big only
+hjob() {
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  labels: {muster.io/queue: team-a}\n  annotations: {muster.io/cluster-selector: region=us}\nspec:\n  suspend: true\n  template:\n    metadata: {annotations: {gpu-fraction: "0.5"}}\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {cpu: "1"}}}]\n' \
+		"$1" >"$T/hj.yaml"
+	expect "hub Job $1 (half a GPU)" 0 h create -f "$T/hj.yaml"
+}
+hjob half-1
+wait_for half-1-to-big 100 ann_is job half-1 cluster big || echo "  half-1: $(ann job half-1 dispatch-reason): $(ann job half-1 dispatch-message)"
+wait_for half-1-bound 150 bound half-1 1 || echo "  half-1: $(ann job half-1 dispatch-pods)"
+hjob half-2
+h2w() { ann_is job half-2 dispatch-reason NoClusterFits && ann job half-2 dispatch-message | grep -q "big: no fit"; }
+wait_for half-2-waits 100 h2w || echo "  half-2: $(ann job half-2 dispatch-reason): $(ann job half-2 dispatch-message)"
+w big delete pod share-0 --wait=false >/dev/null && ok || bad "delete share-0"
+wait_for half-2-to-big 150 ann_is job half-2 cluster big || echo "  half-2: $(ann job half-2 dispatch-reason): $(ann job half-2 dispatch-message)"
+
+# --- round 13: the hub Queue's status, as muster scheduler writes its own ------
+qf() { hget queues.muster.io team-a "{.status.$1}"; }
+qhas() { [ -n "$(qf 'fairShare.nvidia\.com/gpu')" ] && [ -n "$(qf runningJobs)" ] && [ -n "$(qf pendingJobs)" ] &&
+	[ -n "$(qf 'usage.cpu')" ]; }
+wait_for queue-status 100 qhas || echo "  team-a: $(hget queues.muster.io team-a '{.status}')"
+sleep 2
+r1=$(qf runningJobs); u1=$(qf 'usage.nvidia\.com/gpu')
+expect "half-2 deleted on the hub" 0 h delete job half-2
+qless() { [ "$(qf runningJobs)" = "$((r1 - 1))" ] && awk "BEGIN{exit !($(qf 'usage.nvidia\.com/gpu') == $u1 - 0.5)}"; }
+wait_for queue-status-follows 100 qless || echo "  team-a: $r1 $u1 -> $(hget queues.muster.io team-a '{.status}')"
+[ "$(qf 'conditions[?(@.type=="Active")].status')" = True ] && ok ||
+	bad "team-a's condition Active: $(qf conditions)"
 
 grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" "$T/agent.log" && bad "sanitizer" || ok
 hasnt "no 403 for the dispatcher" "$T/d.log" "HTTP 403"

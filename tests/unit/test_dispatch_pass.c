@@ -6,12 +6,18 @@
  * marking of a job for the write-back and for its copies
  * (mu__djob_dirty, mu__djob_touch), and which write-backs a pass may
  * leave to the full pass (mu__dhub_counts_only: the pod counts alone
- * changed).
+ * changed).  Round 13: a hub Queue is loaded again only when what the
+ * dispatcher reads of it moved (its spec, labels, annotations), not when
+ * its own status write moved its version; that status holds the fleet's
+ * fair share, usage and job counts in the scheduler's fields and format
+ * (test_queue_status).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "dispatch/dispatch_int.h"
+#include "muster/jpath.h"
 
 /* The jobs of set l, by name, joined with spaces, into buf. */
 static const char *names(const mu__djlist_t *l, int i, char *buf, size_t len)
@@ -132,10 +138,58 @@ static void test_counts_only(mu_t_t *t)
 	json_decref(j.obj);
 }
 
+static void test_queue_status(mu_t_t *t)
+{
+	json_t *o = json_loads("{\"metadata\":{\"name\":\"team-a\",\"resourceVersion\":\"5\","
+			       "\"generation\":1,\"annotations\":{\"muster.io/cluster-caps\":\"big=gpu:8\"}},"
+			       "\"spec\":{\"deserved\":{\"nvidia.com/gpu\":4}}}", 0, NULL);
+	char *s0 = mu__dqueue_sig(o);
+	/* its own status write: a new version, managedFields, a status */
+	json_object_set_new((json_t *)mu__jget(o, "metadata"), "resourceVersion", json_string("6"));
+	json_object_set_new((json_t *)mu__jget(o, "metadata"), "managedFields", json_pack("[{s:s}]",
+			    "manager", "muster-dispatch"));
+	json_object_set_new(o, "status", json_pack("{s:i}", "runningJobs", 3));
+	char *s1 = mu__dqueue_sig(o);
+	CHECK_STR(t, s1, s0);
+	/* a spec or a cap that moved is a change */
+	json_object_set_new((json_t *)mu__jget(o, "metadata.annotations"), "muster.io/cluster-caps",
+			    json_string("big=gpu:4"));
+	char *s2 = mu__dqueue_sig(o);
+	CHECK(t, strcmp(s2, s0) != 0);
+	json_object_set_new((json_t *)mu__jget(o, "metadata.annotations"), "muster.io/cluster-caps",
+			    json_string("big=gpu:8"));
+	json_object_set_new((json_t *)mu__jget(o, "spec.deserved"), "nvidia.com/gpu", json_integer(2));
+	char *s3 = mu__dqueue_sig(o);
+	CHECK(t, strcmp(s3, s0) != 0);
+	free(s0);
+	free(s1);
+	free(s2);
+	free(s3);
+	json_decref(o);
+	/* the status: the scheduler's fields and notation */
+	mu_fleet_queue_info_t qi;
+	memset(&qi, 0, sizeof qi);
+	qi.fair.v[MU_RES_GPU] = 6500;
+	qi.fair.v[MU_RES_CPU] = 48000;
+	qi.fair.v[MU_RES_MEM] = 1LL << 30;
+	qi.used.v[MU_RES_GPU] = 2000;
+	qi.used.v[MU_RES_CPU] = 1500;
+	qi.queued = 1;
+	qi.running = 2;
+	json_t *st = mu__dqueue_status_json(&qi);
+	char *txt = json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(t, txt, "{\"fairShare\":{\"cpu\":\"48000m\",\"memory\":\"1073741824\",\"nvidia.com/gpu\":\"6.5\"},"
+		  "\"pendingJobs\":1,\"runningJobs\":2,"
+		  "\"usage\":{\"cpu\":\"1500m\",\"memory\":\"0\",\"nvidia.com/gpu\":\"2\"}}");
+	free(txt);
+	json_decref(st);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_sets);
 	MU_RUN(&t, test_counts_only);
+	MU_RUN(&t, test_queue_status);
 	return mu_t_done(&t);
 }

@@ -937,6 +937,69 @@ static void test_min_resources(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* Expected starts from node-level reservations (round 13): on a cluster
+ * of two 8-GPU nodes, each holds a 4-GPU job ending at 1h and one ending
+ * at 3h.  In aggregate 8 GPUs are free at 1h, but on no one node: an
+ * 8-GPU pod waits until 3h, as the engine's reservation replay says. */
+static void test_expected_node_level(mu_t_t *t)
+{
+	mu_fleet_t *f;
+	mu_fleet_new(NULL, &f);
+	mu_cluster_spec_t cs = {.name = "c"};
+	int32_t c;
+	CHECK_EQ_INT(t, mu_fleet_cluster_add(f, &cs, &c), MU_OK);
+	mu_label_t lab[2] = {{"host", "n0"}, {"host", "n1"}};
+	for (int i = 0; i < 2; i++) {
+		mu_node_spec_t n = node(lab[i].value, 64, 8, NULL);
+		n.labels = &lab[i];
+		n.nlabels = 1;
+		CHECK_EQ_INT(t, mu_fleet_node_upsert(f, c, &n), MU_OK);
+	}
+	hubq(f, "team", 0, -1);
+	mu_podset_spec_t ps[5];
+	mu_job_spec_t j[5];
+	mu_fleet_job_spec_t fs[5];
+	static const char *const names[4] = {"a0", "a1", "c0", "c1"};
+	mu_fleet_decisions_t d;
+	mu_fleet_decisions_init(&d);
+	for (int i = 0; i < 4; i++) {
+		j[i] = job(names[i], "team", &ps[i], 1, 4);
+		j[i].runtime_estimate = (i < 2 ? 60 : 180) * MIN;
+		ps[i].node_selector = &lab[i % 2];
+		ps[i].nnode_selector = 1;
+		fs[i] = (mu_fleet_job_spec_t){.job = &j[i]};
+		mu_id_t id;
+		CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fs[i], 0, &id), MU_OK);
+	}
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, d.n, 4);
+	j[4] = job("big", "team", &ps[4], 1, 8);
+	fs[4] = (mu_fleet_job_spec_t){.job = &j[4]};
+	mu_id_t ib;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fs[4], 0, &ib), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, 0, &d), MU_OK);
+	CHECK_EQ_INT(t, why(f, ib), MU_FW_NO_FIT);
+	mu_fleet_explain_t x[1];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(f, ib, 0, x), MU_OK);
+	CHECK_EQ_INT(t, x[0].whatif.expected_start, 180 * MIN);
+	char line[512];
+	mu_fleet_explain_format(f, x, 0, line, sizeof line);
+	CHECK(t, strstr(line, "expected to fit in 3h") != NULL);
+	/* a 4-GPU pod fits at 1h, on either node */
+	mu_podset_spec_t p4;
+	mu_job_spec_t j4 = job("four", "fleet", &p4, 1, 4); /* the model's one queue */
+	mu_whatif_t w;
+	CHECK_EQ_INT(t, mu_engine_job_whatif((mu_engine_t *)mu_fleet_cluster_engine(f, c), &j4, 0,
+					     true, &w), MU_OK);
+	CHECK_EQ_INT(t, w.expected_start, 60 * MIN);
+	/* nothing was reserved: the fill of one node is still free to others */
+	mu_res_t alloc, used;
+	mu_engine_totals(mu_fleet_cluster_engine(f, c), &alloc, &used);
+	CHECK_EQ_INT(t, used.v[MU_RES_GPU], 16000);
+	mu_fleet_decisions_release(&d);
+	mu_fleet_free(f);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -957,5 +1020,6 @@ int main(void)
 	MU_RUN(&t, test_engine_records_follow_live_jobs);
 	MU_RUN(&t, test_foreign_pods_count);
 	MU_RUN(&t, test_min_resources);
+	MU_RUN(&t, test_expected_node_level);
 	return mu_t_done(&t);
 }
