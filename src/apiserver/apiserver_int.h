@@ -378,6 +378,20 @@ void mu__defaults_pod_spec(json_t *spec);
 void mu__defaults_pod_only(json_t *spec);
 void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu__verr_t *e);
 void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e);
+/* kube 1.32's dropDisabledFields with its default gates, which muster up
+ * serves (it has no --feature-gates), on a Pod's or a template's spec
+ * being written (borrowed, changed in place): UserNamespacesSupport (beta,
+ * off) drops spec.hostUsers unless the stored spec old has it
+ * (hostUsersInUse), PodLevelResources (alpha, off) drops the pod-level
+ * resources unless old has some requests or limits
+ * (podLevelResourcesInUse).  old is NULL on create.  Called where kube's
+ * strategies call it (PrepareForCreate, PrepareForUpdate), not where a
+ * stored spec is decoded, so that a spec kept on update compares equal to
+ * the stored one.  O(1). */
+void mu__drop_gated_pod_fields(json_t *spec, const json_t *old);
+/* The path of the pod spec a kind of type t holds ("spec" for a Pod,
+ * "spec.template.spec" for a Job and the apps kinds), or NULL. */
+const char *mu__pod_spec_path(const mu__rtype_t *t);
 /* The scheduling-related checks of a pod spec (podspec_sched.c): nodeSelector,
  * affinity, sysctls, dnsConfig, topology spread, serviceAccountName. */
 void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e);
