@@ -837,6 +837,20 @@ void mu__jobctl_resync(mu__jobctl_t *jc);
  * generation changed), or one batch period (1 s) after now_ms (a pod's
  * event, a Job's status or metadata change), as Kubernetes' Job
  * controller batches them. */
+/* A recorder's Event correlator (events_corr.c), as client-go's
+ * EventCorrelator: a repeated Event (same source, involved object, type,
+ * reason, message) raises the first one's count, lastTimestamp and
+ * message; the tenth distinct message of the same source, object, type
+ * and reason within ten minutes, and every one after, is combined into
+ * one Event "(combined from similar events): MSG".  mu__evcorr_record
+ * writes Event e (a whole core/v1 Event with count 1, borrowed and
+ * changed) in tx as manager, now in monotonic ms: one write.  A NULL
+ * correlator (allocation failed) creates every Event as it is. */
+typedef struct mu__evcorr mu__evcorr_t;
+mu__evcorr_t *mu__evcorr_new(void);
+void mu__evcorr_free(mu__evcorr_t *c);
+void mu__evcorr_record(mu__evcorr_t *c, mu_apiserver_t *s, mu__wtx_t *tx, json_t *e, const char *manager,
+		       int64_t now);
 void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms);
 /* Reconciles the jobs marked by events and due by now_ms (and all after a
  * resync).  Returns ms until the next batched job is due (0: some are

@@ -90,6 +90,7 @@ struct mu__jobctl {
 	size_t dln, dlcap;
 	json_t *dlwant;          /* "ns/name" -> the due of its live heap entry */
 	int64_t now;             /* the sync's now_ms, for reconcile's requeues */
+	mu__evcorr_t *events;    /* its Events' correlator (events_corr.c; NULL: none) */
 	mu__mf_memo_t *memo;     /* managedFields of the status writes, by shape (ssa.h) */
 };
 
@@ -103,6 +104,7 @@ int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
 	(*out)->wait = json_object();
 	(*out)->pods = json_object();
 	(*out)->dlwant = json_object();
+	(*out)->events = mu__evcorr_new(); /* NULL: every Event new */
 	(*out)->memo = mu__mf_memo_new(); /* NULL: every record in full */
 	if (!(*out)->dirty || !(*out)->wait || !(*out)->pods || !(*out)->dlwant) {
 		mu__jobctl_free(*out);
@@ -120,6 +122,7 @@ void mu__jobctl_free(mu__jobctl_t *jc)
 	json_decref(jc->wait);
 	json_decref(jc->pods);
 	json_decref(jc->dlwant);
+	mu__evcorr_free(jc->events);
 	for (size_t i = 0; i < jc->dln; i++)
 		free(jc->dl[i].key);
 	free(jc->dl);
@@ -887,8 +890,11 @@ static void tx_end(shared_tx_t *x)
 
 /* An Event of Kubernetes' Job controller on job, named en, in tx (source
  * and reporting component job-controller, recorded as
- * kube-controller-manager's).  One write; nothing for a job without
- * namespace, name or uid. */
+ * kube-controller-manager's), through the controller's correlator as
+ * client-go's recorder writes it: an identical Event again raises the
+ * first one's count, the tenth distinct message of a reason within ten
+ * minutes is combined (events_corr.c).  One write; nothing for a job
+ * without namespace, name or uid. */
 static void job_event(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *en, const char *type,
 		      const char *reason, const char *msg)
 {
@@ -905,8 +911,8 @@ static void job_event(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const 
 			      "name", name, "uid", uid, "reason", reason, "message", msg,
 			      "type", type, "source", "component", "job-controller", "firstTimestamp", ts,
 			      "lastTimestamp", ts, "count", 1, "reportingComponent", "job-controller");
-	if (e)
-		mu__create_by(jc->s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+	if (e) /* as client-go's recorder: a repeat raises the first one's count */
+		mu__evcorr_record(jc->events, jc->s, tx, e, "kube-controller-manager", jc->now);
 	json_decref(e);
 }
 

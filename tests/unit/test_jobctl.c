@@ -480,6 +480,26 @@ static int nevents(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *t
 	return n;
 }
 
+/* The sum of the counts of the Events on job "name" of reason (a
+ * correlated Event counts its repeats). */
+static int ecount(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *reason)
+{
+	mu__page_t evs;
+	int n = 0;
+	char uid[80];
+	snprintf(uid, sizeof uid, "%s-uid", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_EVENTS, "default", NULL, 1000, NULL, NULL, &evs), MU_OK);
+	for (size_t i = 0; i < evs.n; i++) {
+		json_t *j = mu__obj_parse(evs.objs[i]);
+		const char *u = mu__jstr(j, "involvedObject.uid"), *r = mu__jstr(j, "reason");
+		if (u && r && !strcmp(u, uid) && !strcmp(r, reason))
+			n += (int)json_integer_value(json_object_get(j, "count"));
+		json_decref(j);
+	}
+	mu__page_release(&evs);
+	return n;
+}
+
 /* The number of pods of job "name" (by its label). */
 static int npods(mu_t_t *t, mu_apiserver_t *s, const char *name)
 {
@@ -559,12 +579,15 @@ static void test_transition_events(mu_t_t *t)
 	put_spec(t, &s, jc, &sr, 30);
 	CHECK_EQ_INT(t, npods(t, &s, "sr"), 0);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
-	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 2);
+	/* the same Event again is the first one's count raised, as
+	 * client-go's event correlator writes it (round 13) */
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 1);
+	CHECK_EQ_INT(t, ecount(t, &s, "sr", "Suspended"), 2);
 
 	/* a reconcile of everything changes nothing and records nothing */
 	mu__jobctl_resync(jc);
 	mu__jobctl_sync(jc, 5000);
-	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 2);
+	CHECK_EQ_INT(t, ecount(t, &s, "sr", "Suspended"), 2);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Resumed", NULL), 1);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
 
@@ -850,6 +873,117 @@ static void test_failed_counts(mu_t_t *t)
 	server_close(&s, jc);
 }
 
+/* The Events of a Job with twelve pods, as client-go's EventCorrelator
+ * aggregates similar ones (events_cache.go, round 13): nine
+ * SuccessfulCreate Events of their own ("Created pod: POD"), and from
+ * the tenth distinct message on one Event "(combined from similar
+ * events): Created pod: POD" whose count is raised by each later one (3),
+ * its message the last pod's. */
+static void test_event_aggregation(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "agg");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	spec_put_t p = {"twelve", 1, 12, -1, -1, false, 0};
+	put_spec(t, &s, jc, &p, 0);
+	CHECK_EQ_INT(t, npods(t, &s, "twelve"), 12);
+	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate", NULL), 10);
+	CHECK_EQ_INT(t, ecount(t, &s, "twelve", "SuccessfulCreate"), 12);
+	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate",
+				"\"message\":\"(combined from similar events): Created pod: twelve-"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate", "\"count\":3"), 1);
+	server_close(&s, jc);
+}
+
+/* One Event of the Job controller on Job "o" (uid o-uid), reason R,
+ * message msg, named en, through correlator c at now. */
+static void corr_event(mu_apiserver_t *s, mu__evcorr_t *c, const char *en, const char *msg, int64_t now)
+{
+	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s},"
+			      "s:s, s:s, s:i}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", "default",
+			      "involvedObject", "kind", "Job", "apiVersion", "batch/v1", "namespace", "default", "name",
+			      "o", "uid", "o-uid", "reason", "R", "message", msg, "type", "Normal", "source",
+			      "component", "job-controller", "firstTimestamp", "2026-01-01T00:00:00Z", "lastTimestamp",
+			      "2026-01-01T00:00:00Z", "count", 1);
+	mu__wtx_t *tx;
+	mu__store_begin(s->store, &tx);
+	mu__evcorr_record(c, s, tx, e, "kube-controller-manager", now);
+	mu__store_commit(tx);
+	json_decref(e);
+}
+
+/* The name of the stored combined Event on "o" (owned by buf), or "". */
+static const char *combined_name(mu_apiserver_t *s, char *buf, size_t len)
+{
+	mu__page_t evs;
+	*buf = 0;
+	if (mu__store_list(s->store, MU__RT_EVENTS, "default", NULL, 1000, NULL, NULL, &evs) != MU_OK)
+		return buf;
+	for (size_t i = 0; i < evs.n; i++)
+		if (strstr(evs.objs[i]->json, "(combined from similar events)") && strstr(evs.objs[i]->json, "o-uid"))
+			snprintf(buf, len, "%s", evs.objs[i]->name);
+	mu__page_release(&evs);
+	return buf;
+}
+
+/* The correlator alone (events_corr.c), as client-go's: an identical
+ * Event raises the stored one's count and lastTimestamp and keeps its
+ * name and firstTimestamp; the tenth distinct message of a reason is
+ * combined; a record of messages older than ten minutes
+ * (maxIntervalInSeconds) starts afresh, while the combined Event's own
+ * count goes on; a combined Event deleted meanwhile (its TTL) is written
+ * again under its name with the count reached. */
+static void test_correlator(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "corr");
+	if (!jc)
+		return;
+	mu__evcorr_t *c = mu__evcorr_new();
+	CHECK(t, c != NULL);
+	char en[32], msg[16], cn[300];
+	corr_event(&s, c, "o.e0", "m0", 0);
+	corr_event(&s, c, "o.x", "m0", 1000); /* the same: e0's count 2 */
+	for (int k = 1; k < 10; k++) { /* m9, the tenth, is combined */
+		snprintf(en, sizeof en, "o.e%d", k);
+		snprintf(msg, sizeof msg, "m%d", k);
+		corr_event(&s, c, en, msg, 1000);
+	}
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", NULL), 10);
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", "\"message\":\"(combined from similar events): m9\""), 1);
+	mu__obj_t *e0 = mu__store_get(s.store, MU__RT_EVENTS, "default", "o.e0");
+	CHECK(t, e0 && strstr(e0->json, "\"count\":2") && strstr(e0->json, "\"firstTimestamp\":\"2026-01-01T00:00:00Z\"") &&
+		     !strstr(e0->json, "\"lastTimestamp\":\"2026-01-01T00:00:00Z\""));
+	mu__obj_unref(e0);
+	CHECK(t, !mu__store_get(s.store, MU__RT_EVENTS, "default", "o.x") && !mu__store_get(s.store, MU__RT_EVENTS, "default", "o.e9"));
+	/* eleven minutes later: nine more alone, the tenth raises the
+	 * combined Event's count */
+	for (int k = 10; k < 20; k++) {
+		snprintf(en, sizeof en, "o.e%d", k);
+		snprintf(msg, sizeof msg, "m%d", k);
+		corr_event(&s, c, en, msg, 661000);
+	}
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", NULL), 19);
+	CHECK_EQ_INT(t, ecount(t, &s, "o", "R"), 21);
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", "\"message\":\"(combined from similar events): m19\""), 1);
+	/* the combined Event deleted: the next similar one writes it again */
+	combined_name(&s, cn, sizeof cn);
+	CHECK(t, *cn != 0);
+	mu__wtx_t *tx;
+	mu__store_begin(s.store, &tx);
+	mu__delete_now(tx, MU__RT_EVENTS, "default", cn);
+	mu__store_commit(tx);
+	corr_event(&s, c, "o.e20", "m20", 662000);
+	mu__obj_t *ce = mu__store_get(s.store, MU__RT_EVENTS, "default", cn);
+	CHECK(t, ce && strstr(ce->json, "\"count\":3") && strstr(ce->json, "(combined from similar events): m20"));
+	mu__obj_unref(ce);
+	mu__evcorr_free(c);
+	server_close(&s, jc);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -863,6 +997,8 @@ int main(void)
 	MU_RUN(&t, test_transition_events);
 	MU_RUN(&t, test_active_deadline);
 	MU_RUN(&t, test_failed_counts);
+	MU_RUN(&t, test_event_aggregation);
+	MU_RUN(&t, test_correlator);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
