@@ -27,6 +27,10 @@
  *     pod nor a template may carry; and on update ValidatePodUpdate's rules
  *     (what may change: images, activeDeadlineSeconds downwards, added
  *     tolerations, removed scheduling gates, a negative grace period to 1).
+ *   - the fields of kube 1.32's disabled gates (dropDisabledFields of
+ *     pkg/api/pod/util.go): hostUsers and the pod-level resources, dropped
+ *     on create and on update unless the stored spec has them, apart from
+ *     the defaults so that a stored spec decoded for comparison keeps them.
  *
  * Nothing here keeps state; every function borrows its JSON and its work is
  * bounded by the size of the spec (at most the request body limit).  Causes
