@@ -48,6 +48,8 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 		json_object_del(obj, "status");
 	if (t->defaults)
 		t->defaults(obj);
+	if (mu__pod_spec_path(t)) /* the strategies' dropDisabledFields, nothing stored */
+		mu__drop_gated_pod_fields(mu__jget(obj, mu__pod_spec_path(t)), NULL);
 	mu__dra_taint_times(t, obj, NULL);
 	if (t->validate == mu__validate_crd)
 		mu__crd_status(obj, NULL, false);
@@ -542,6 +544,10 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 			    json_object_get(json_object_get(old, "spec"), kept[i]))
 				json_object_set(ns, kept[i], json_object_get(json_object_get(old, "spec"), kept[i]));
 	}
+	/* the strategies' dropDisabledFields on update: a gated field the
+	 * stored spec has is kept */
+	if (mu__pod_spec_path(c->t) && !*c->rq->route.sub)
+		mu__drop_gated_pod_fields(mu__jget(nw, mu__pod_spec_path(c->t)), mu__jget(old, mu__pod_spec_path(c->t)));
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);

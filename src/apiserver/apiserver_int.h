@@ -378,6 +378,20 @@ void mu__defaults_pod_spec(json_t *spec);
 void mu__defaults_pod_only(json_t *spec);
 void mu__check_pod_spec(const json_t *spec, const char *base, bool template, mu__verr_t *e);
 void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e);
+/* kube 1.32's dropDisabledFields with its default gates, which muster up
+ * serves (it has no --feature-gates), on a Pod's or a template's spec
+ * being written (borrowed, changed in place): UserNamespacesSupport (beta,
+ * off) drops spec.hostUsers unless the stored spec old has it
+ * (hostUsersInUse), PodLevelResources (alpha, off) drops the pod-level
+ * resources unless old has some requests or limits
+ * (podLevelResourcesInUse).  old is NULL on create.  Called where kube's
+ * strategies call it (PrepareForCreate, PrepareForUpdate), not where a
+ * stored spec is decoded, so that a spec kept on update compares equal to
+ * the stored one.  O(1). */
+void mu__drop_gated_pod_fields(json_t *spec, const json_t *old);
+/* The path of the pod spec a kind of type t holds ("spec" for a Pod,
+ * "spec.template.spec" for a Job and the apps kinds), or NULL. */
+const char *mu__pod_spec_path(const mu__rtype_t *t);
 /* The scheduling-related checks of a pod spec (podspec_sched.c): nodeSelector,
  * affinity, sysctls, dnsConfig, topology spread, serviceAccountName. */
 void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e);
@@ -831,6 +845,20 @@ void mu__jobctl_resync(mu__jobctl_t *jc);
  * generation changed), or one batch period (1 s) after now_ms (a pod's
  * event, a Job's status or metadata change), as Kubernetes' Job
  * controller batches them. */
+/* A recorder's Event correlator (events_corr.c), as client-go's
+ * EventCorrelator: a repeated Event (same source, involved object, type,
+ * reason, message) raises the first one's count, lastTimestamp and
+ * message; the tenth distinct message of the same source, object, type
+ * and reason within ten minutes, and every one after, is combined into
+ * one Event "(combined from similar events): MSG".  mu__evcorr_record
+ * writes Event e (a whole core/v1 Event with count 1, borrowed and
+ * changed) in tx as manager, now in monotonic ms: one write.  A NULL
+ * correlator (allocation failed) creates every Event as it is. */
+typedef struct mu__evcorr mu__evcorr_t;
+mu__evcorr_t *mu__evcorr_new(void);
+void mu__evcorr_free(mu__evcorr_t *c);
+void mu__evcorr_record(mu__evcorr_t *c, mu_apiserver_t *s, mu__wtx_t *tx, json_t *e, const char *manager,
+		       int64_t now);
 void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms);
 /* Reconciles the jobs marked by events and due by now_ms (and all after a
  * resync).  Returns ms until the next batched job is due (0: some are

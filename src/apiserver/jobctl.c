@@ -18,6 +18,14 @@
  * BackoffLimitExceeded when the Job ends.  A Job whose
  * spec.managedBy names another controller (not kubernetes.io/job-controller)
  * is left alone, pods and status, as Kubernetes' controller does.
+ * spec.activeDeadlineSeconds is enforced as syncJob does (round 13): a Job
+ * not finished and not suspended whose status.startTime is that many
+ * seconds ago fails (after backoffLimit is checked) with the FailureTarget
+ * and Failed conditions of reason DeadlineExceeded and the Warning Event of
+ * that reason, and one whose deadline is ahead is reconciled again when
+ * it passes (a heap of due times beside the batch queue).  A Job that
+ * fails deletes its active pods and counts them as failed, and its failed
+ * count does not fall when its pods go.
  *
  * Level-triggered: changes mark jobs dirty (mu__jobctl_event) and
  * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
@@ -78,6 +86,11 @@ struct mu__jobctl {
 	json_t *pods;            /* controller uid -> {pod "ns/name" -> null} */
 	char *gone[64];          /* uids of deleted jobs whose pods go */
 	int ngone;
+	later_t *dl;             /* min-heap by due: active deadlines to reconcile at */
+	size_t dln, dlcap;
+	json_t *dlwant;          /* "ns/name" -> the due of its live heap entry */
+	int64_t now;             /* the sync's now_ms, for reconcile's requeues */
+	mu__evcorr_t *events;    /* its Events' correlator (events_corr.c; NULL: none) */
 	mu__mf_memo_t *memo;     /* managedFields of the status writes, by shape (ssa.h) */
 };
 
@@ -90,8 +103,10 @@ int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
 	(*out)->dirty = json_object();
 	(*out)->wait = json_object();
 	(*out)->pods = json_object();
+	(*out)->dlwant = json_object();
+	(*out)->events = mu__evcorr_new(); /* NULL: every Event new */
 	(*out)->memo = mu__mf_memo_new(); /* NULL: every record in full */
-	if (!(*out)->dirty || !(*out)->wait || !(*out)->pods) {
+	if (!(*out)->dirty || !(*out)->wait || !(*out)->pods || !(*out)->dlwant) {
 		mu__jobctl_free(*out);
 		*out = NULL;
 		return MU_ENOMEM;
@@ -106,6 +121,11 @@ void mu__jobctl_free(mu__jobctl_t *jc)
 	json_decref(jc->dirty);
 	json_decref(jc->wait);
 	json_decref(jc->pods);
+	json_decref(jc->dlwant);
+	mu__evcorr_free(jc->events);
+	for (size_t i = 0; i < jc->dln; i++)
+		free(jc->dl[i].key);
+	free(jc->dl);
 	mu__mf_memo_free(jc->memo);
 	for (size_t i = 0; i < jc->qn; i++)
 		free(jc->q[(jc->qhead + i) % jc->qcap].key);
@@ -164,6 +184,89 @@ static void mark_batched(mu__jobctl_t *jc, const char *ns, const char *name, int
 	}
 	l->due = now + BATCH_MS;
 	jc->qn++;
+}
+
+/* --- active deadlines ---------------------------------------------------- */
+
+/* Swaps heap entries i and k. */
+static void dl_swap(later_t *h, size_t i, size_t k)
+{
+	later_t x = h[i];
+	h[i] = h[k];
+	h[k] = x;
+}
+
+/* Asks for job key to be reconciled at due (mu__mono_ms's clock), as
+ * Kubernetes' Job controller requeues a Job with activeDeadlineSeconds
+ * for the moment its deadline passes (queue.AddAfter in syncJob).  A key
+ * asked for within a second of the due it has already (the deadline is
+ * in whole seconds) is not pushed again; one asked for at another due
+ * leaves its old entry, found stale when popped.  O(log n)
+ * (the heap doubles); a failed allocation marks the job dirty instead. */
+static void dl_push(mu__jobctl_t *jc, const char *key, int64_t due)
+{
+	json_t *had = json_object_get(jc->dlwant, key);
+	if (had && json_integer_value(had) > due - 1000 && json_integer_value(had) < due + 1000)
+		return;
+	if (jc->dln == jc->dlcap) {
+		size_t cap = jc->dlcap ? 2 * jc->dlcap : 16;
+		later_t *h = realloc(jc->dl, cap * sizeof *h);
+		if (!h) {
+			if (json_object_set_new(jc->dirty, key, json_null()))
+				jc->all = true;
+			return;
+		}
+		jc->dl = h;
+		jc->dlcap = cap;
+	}
+	char *k = strdup(key);
+	if (!k || json_object_set_new(jc->dlwant, key, json_integer(due))) {
+		free(k);
+		jc->all = true;
+		return;
+	}
+	size_t i = jc->dln++;
+	jc->dl[i] = (later_t){k, due};
+	while (i > 0 && jc->dl[(i - 1) / 2].due > jc->dl[i].due) {
+		dl_swap(jc->dl, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+/* Removes the heap's first entry (its key freed).  O(log n). */
+static void dl_pop(mu__jobctl_t *jc)
+{
+	free(jc->dl[0].key);
+	jc->dl[0] = jc->dl[--jc->dln];
+	for (size_t i = 0;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < jc->dln && jc->dl[l].due < jc->dl[m].due)
+			m = l;
+		if (l + 1 < jc->dln && jc->dl[l + 1].due < jc->dl[m].due)
+			m = l + 1;
+		if (m == i)
+			break;
+		dl_swap(jc->dl, i, m);
+		i = m;
+	}
+}
+
+/* Moves the jobs whose deadline is due by now to the dirty set, and drops
+ * stale entries from the top.  O(those popped * log n). */
+static void dl_take(mu__jobctl_t *jc, int64_t now)
+{
+	while (jc->dln) {
+		json_t *want = json_object_get(jc->dlwant, jc->dl[0].key);
+		bool live = want && json_integer_value(want) == jc->dl[0].due;
+		if (live && jc->dl[0].due > now)
+			return;
+		if (live) {
+			json_object_del(jc->dlwant, jc->dl[0].key);
+			if (json_object_set_new(jc->dirty, jc->dl[0].key, json_null()))
+				jc->all = true;
+		}
+		dl_pop(jc);
+	}
 }
 
 /* The index of the quote that closes the JSON string whose opening quote
@@ -487,7 +590,68 @@ typedef struct status_ctx {
 	json_t *job;          /* reconcile's parse of the job (borrowed) */
 	int64_t rv;           /* the version it parsed */
 	unsigned tr;          /* status_fn's answer: the TR_ transitions it wrote */
+	const char *freason;  /* failed: the reason and message of its conditions */
+	const char *fmsg;     /* (NULL: BackoffLimitExceeded's) */
+	int killed;           /* active pods this reconcile deleted because the Job failed */
 } status_ctx_t;
+
+#define BACKOFF_REASON "BackoffLimitExceeded"
+#define BACKOFF_MSG "Job has reached the specified backoff limit"
+#define DEADLINE_REASON "DeadlineExceeded"
+#define DEADLINE_MSG "Job was active longer than specified deadline"
+
+/* The reason (field "reason") or message ("message") of job's condition
+ * of type that is True, or NULL.  O(its conditions). */
+static const char *cond_text(const json_t *job, const char *type, const char *field)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__jget(job, "status.conditions"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const char *st = json_string_value(json_object_get(c, "status"));
+		if (t && st && !strcmp(t, type) && !strcmp(st, "True"))
+			return json_string_value(json_object_get(c, field));
+	}
+	return NULL;
+}
+
+/* Whether a Job that is not finished fails, as syncJob of Kubernetes' Job
+ * controller decides before it looks at completions: a FailureTarget
+ * condition already set (its reason and message carried to Failed), more
+ * failed pods than backoffLimit (BackoffLimitExceeded), or, for a Job not
+ * suspended with spec.activeDeadlineSeconds, status.startTime (now when
+ * unset: this reconcile sets it) that many seconds ago or more
+ * (pastActiveDeadline: DeadlineExceeded).  *left is the milliseconds to
+ * the deadline when one is still ahead, else -1.  now_s is wall-clock
+ * seconds (status.startTime's clock).  O(its conditions). */
+static bool fails(const json_t *job, const counts_t *c, json_int_t backoff, bool suspended, int64_t now_s,
+		  const char **reason, const char **msg, int64_t *left)
+{
+	*left = -1;
+	*reason = cond_text(job, "FailureTarget", "reason");
+	*msg = cond_text(job, "FailureTarget", "message");
+	if (*reason)
+		return true;
+	*reason = BACKOFF_REASON;
+	*msg = BACKOFF_MSG;
+	if (c->failed > backoff)
+		return true;
+	const json_t *ads = mu__jget(job, "spec.activeDeadlineSeconds");
+	if (!json_is_integer(ads) || suspended)
+		return false;
+	const char *st = mu__jstr(job, "status.startTime");
+	int64_t start = st ? mu__parse_rfc3339(st) : now_s;
+	if (start < 0)
+		start = now_s;
+	int64_t rest = start + (int64_t)json_integer_value(ads) - now_s;
+	if (rest > 0) {
+		*left = rest * 1000;
+		return false;
+	}
+	*reason = DEADLINE_REASON;
+	*msg = DEADLINE_MSG;
+	return true;
+}
 
 /* The transitions of a status write that Kubernetes' Job controller
  * records as Events on the Job (syncJob and recordJobFinished of
@@ -510,7 +674,15 @@ static unsigned status_set(const status_ctx_t *c, json_t *o)
 	mu__jset(o, "status.active", json_integer(c->c.active));
 	mu__jset(o, "status.ready", json_integer(c->c.ready));
 	mu__jset(o, "status.succeeded", json_integer(c->c.succeeded));
-	mu__jset(o, "status.failed", json_integer(c->c.failed));
+	/* a failed Job counts the active pods it deleted as failed (kube's
+	 * trackJobStatusAndRemoveFinalizers: once the Job is finished every
+	 * pod not terminated counts as failed), and its count does not fall
+	 * when its pods go later */
+	json_int_t failed = c->c.failed + c->killed;
+	const json_t *had = mu__jget(o, "status.failed");
+	if (c->failed && json_is_integer(had) && json_integer_value(had) > failed)
+		failed = json_integer_value(had);
+	mu__jset(o, "status.failed", json_integer(failed));
 	if (c->suspended && !c->complete && !c->failed) {
 		if (!cond_true(o, "Suspended"))
 			tr |= TR_SUSPENDED;
@@ -531,8 +703,10 @@ static unsigned status_set(const status_ctx_t *c, json_t *o)
 		tr |= TR_COMPLETE;
 	}
 	if (c->failed && !cond_true(o, "Failed")) {
-		mu__set_condition(o, "FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
-		mu__set_condition(o, "Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+		const char *r = c->freason ? c->freason : BACKOFF_REASON, *m = c->fmsg ? c->fmsg : BACKOFF_MSG;
+		if (!cond_true(o, "FailureTarget"))
+			mu__set_condition(o, "FailureTarget", "True", r, m);
+		mu__set_condition(o, "Failed", "True", r, m);
 		tr |= TR_FAILED;
 	}
 	return tr;
@@ -648,17 +822,22 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	if (text_int(sp, spn, "backoffLimit", &backoff) < 0)
 		backoff = 0;
 	bool suspend = text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
+	if (text_at(sp, spn, "activeDeadlineSeconds", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)))
+		return false; /* a deadline to check or requeue: reconcile does */
 	json_t *st = NULL, *o = json_object(), *before = NULL;
 	if (!o || !(st = mu__json_parse(stv, stn)) ||
 	    json_object_set_new(o, "status", st) || !(before = mu__json_copy(st))) {
 		json_decref(o);
 		return false;
 	}
-	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(pg), suspend, false, false, NULL, -1, 0};
+	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(pg), suspend, false, false, NULL, -1, 0,
+			   NULL, NULL, 0};
 	bool finished = cond_true(o, "Complete") || cond_true(o, "Failed");
-	sc.complete = cond_true(o, "Complete") ||
-		      (has_comp ? sc.c.succeeded >= comp : sc.c.succeeded > 0 && sc.c.active == 0);
-	sc.failed = !sc.complete && (cond_true(o, "Failed") || sc.c.failed > backoff);
+	/* as reconcile: a Job not finished fails before it completes */
+	sc.failed = !cond_true(o, "Complete") &&
+		    (cond_true(o, "Failed") || cond_true(o, "FailureTarget") || sc.c.failed > backoff);
+	sc.complete = !sc.failed && (cond_true(o, "Complete") ||
+				     (has_comp ? sc.c.succeeded >= comp : sc.c.succeeded > 0 && sc.c.active == 0));
 	bool keep;
 	if (sc.suspended || sc.complete || sc.failed || finished) {
 		keep = sc.c.active == 0; /* no active pod to delete */
@@ -712,8 +891,11 @@ static void tx_end(shared_tx_t *x)
 
 /* An Event of Kubernetes' Job controller on job, named en, in tx (source
  * and reporting component job-controller, recorded as
- * kube-controller-manager's).  One write; nothing for a job without
- * namespace, name or uid. */
+ * kube-controller-manager's), through the controller's correlator as
+ * client-go's recorder writes it: an identical Event again raises the
+ * first one's count, the tenth distinct message of a reason within ten
+ * minutes is combined (events_corr.c).  One write; nothing for a job
+ * without namespace, name or uid. */
 static void job_event(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const char *en, const char *type,
 		      const char *reason, const char *msg)
 {
@@ -730,8 +912,8 @@ static void job_event(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const 
 			      "name", name, "uid", uid, "reason", reason, "message", msg,
 			      "type", type, "source", "component", "job-controller", "firstTimestamp", ts,
 			      "lastTimestamp", ts, "count", 1, "reportingComponent", "job-controller");
-	if (e)
-		mu__create_by(jc->s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
+	if (e) /* as client-go's recorder: a repeat raises the first one's count */
+		mu__evcorr_record(jc->events, jc->s, tx, e, "kube-controller-manager", jc->now);
 	json_decref(e);
 }
 
@@ -786,7 +968,8 @@ static void pod_note(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, bool ma
  * Warning TooManySucceededPods when more pods succeeded than completions)
  * and the Warning of the Failed condition's reason and message.  At most
  * three writes. */
-static void transition_notes(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, unsigned tr, const counts_t *c)
+static void transition_notes(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, unsigned tr, const counts_t *c,
+			     const char *freason, const char *fmsg)
 {
 	if (tr & TR_SUSPENDED)
 		note(jc, tx, job, "Normal", "Suspended", "Job suspended");
@@ -799,8 +982,8 @@ static void transition_notes(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job,
 			     "Too many succeeded pods running after completion count reached");
 		note(jc, tx, job, "Normal", "Completed", "Job completed");
 	}
-	if (tr & TR_FAILED)
-		note(jc, tx, job, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+	if (tr & TR_FAILED) /* recordJobFinished: the Failed condition's reason and message */
+		note(jc, tx, job, "Warning", freason ? freason : BACKOFF_REASON, fmsg ? fmsg : BACKOFF_MSG);
 }
 
 /* The pods one reconcile deletes at most, each with its Event. */
@@ -809,8 +992,9 @@ static void transition_notes(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job,
 /* Deletes up to n of job's active pods in pg, in tx, each with its
  * SuccessfulDelete Event; the pods not Running go first (kube's
  * activePodsForRemoval also prefers the unscheduled, the pending and the
- * unready).  Answers how many it deleted.  At most 2 * n writes. */
-static int delete_active(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const mu__page_t *pg, int n)
+ * unready).  Answers how many it deleted, and adds to *ready how many
+ * of them were Running (counted ready).  At most 2 * n writes. */
+static int delete_active(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const mu__page_t *pg, int n, int *ready)
 {
 	int done = 0;
 	for (int pass = 0; pass < 2; pass++)
@@ -823,6 +1007,7 @@ static int delete_active(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, con
 			if (mu__delete_in(tx, MU__RT_PODS, p->ns, p->name, -1, NULL, NULL, false, NULL) >= 0) {
 				pod_note(jc, tx, job, false, p->name);
 				done++;
+				*ready += running;
 			}
 		}
 	return done;
@@ -862,15 +1047,27 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		return;
 	}
 	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(&pg), json_is_true(mu__jget(job, "spec.suspend")),
-			   false, false, NULL, -1, 0};
+			   false, false, NULL, -1, 0, NULL, NULL, 0};
 	const json_t *comp = mu__jget(job, "spec.completions");
 	json_int_t par = json_integer_value(mu__jget(job, "spec.parallelism"));
 	json_int_t backoff = mu__jget(job, "spec.backoffLimit") ? json_integer_value(mu__jget(job, "spec.backoffLimit")) : 6;
 	bool finished = cond_true(job, "Complete") || cond_true(job, "Failed");
-	sc.complete = cond_true(job, "Complete") ||
-		      (json_is_integer(comp) ? sc.c.succeeded >= json_integer_value(comp)
-					     : sc.c.succeeded > 0 && sc.c.active == 0);
-	sc.failed = !sc.complete && (cond_true(job, "Failed") || sc.c.failed > backoff);
+	/* a Job not finished fails (FailureTarget, backoffLimit, the active
+	 * deadline) before it completes, as in syncJob; one whose deadline is
+	 * ahead is reconciled again when it passes */
+	int64_t left = -1;
+	if (finished)
+		sc.failed = !cond_true(job, "Complete");
+	else
+		sc.failed = fails(job, &sc.c, backoff, sc.suspended, mu__now_s(), &sc.freason, &sc.fmsg, &left);
+	if (left >= 0) {
+		char key[600];
+		snprintf(key, sizeof key, "%s/%s", ns, name);
+		dl_push(jc, key, jc->now + left);
+	}
+	sc.complete = !sc.failed && (cond_true(job, "Complete") ||
+				     (json_is_integer(comp) ? sc.c.succeeded >= json_integer_value(comp)
+							    : sc.c.succeeded > 0 && sc.c.active == 0));
 	bool stop = sc.suspended || sc.complete || sc.failed || finished;
 	/* a Job being deleted (orphan or foregroundDeletion finalizers, gc.c)
 	 * makes no pods and keeps the ones it has */
@@ -890,15 +1087,24 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 	if (leaving) {
 		/* nothing to do: the garbage collector works on it */
 	} else if (stop) {
-		int n = delete_active(jc, tx, job, &pg, DEL_MAX);
+		int ready = 0, n = delete_active(jc, tx, job, &pg, DEL_MAX, &ready);
 		if (n == DEL_MAX)
 			mark(jc, ns, name); /* more, perhaps, next time */
-		if (sc.suspended)
+		if (sc.failed) {
+			/* the pods a failure deletes leave active and count as
+			 * failed (deleteActivePods, trackJobStatusAndRemoveFinalizers) */
+			sc.c.active -= n;
+			sc.c.ready -= ready;
+			sc.killed = n;
+		} else if (sc.suspended) {
 			sc.c.active = 0;
+		}
 	} else if (want < sc.c.active) {
 		/* parallelism lowered (or fewer completions left): the extra
 		 * pods go, as manageJob deletes them */
-		int n = delete_active(jc, tx, job, &pg, sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX);
+		int ready = 0;
+		int n = delete_active(jc, tx, job, &pg, sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX,
+				      &ready);
 		sc.c.active -= n;
 		if (sc.c.active > want)
 			mark(jc, ns, name);
@@ -929,7 +1135,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 	sc.job = job;
 	sc.rv = job_rv;
 	if (mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL) == MU__MUT_PUT && sc.tr)
-		transition_notes(jc, tx, job, sc.tr, &sc.c);
+		transition_notes(jc, tx, job, sc.tr, &sc.c, sc.freason, sc.fmsg);
 	mu__page_release(&pg);
 	json_decref(job);
 }
@@ -980,7 +1186,9 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 		free(jc->gone[i]);
 	}
 	jc->ngone = 0;
+	jc->now = now_ms;
 	take_due(jc, now_ms);
+	dl_take(jc, now_ms);
 	if (jc->all) {
 		jc->all = false;
 		json_object_clear(jc->dirty);
@@ -1018,5 +1226,9 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 	json_decref(work);
 	if (json_object_size(jc->dirty))
 		return 0;
-	return jc->qn ? jc->q[jc->qhead].due - now_ms : -1;
+	dl_take(jc, now_ms); /* stale entries off the top */
+	int64_t next = jc->qn ? jc->q[jc->qhead].due - now_ms : -1;
+	if (jc->dln && (next < 0 || jc->dl[0].due - now_ms < next))
+		next = jc->dl[0].due - now_ms;
+	return next;
 }

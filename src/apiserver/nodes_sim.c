@@ -53,6 +53,8 @@ struct mu__sim {
 	size_t nheap, heapcap;
 	int64_t next_hb;
 	mu__mf_memo_t *memo; /* managedFields of the kubelets' status writes, by shape */
+	mu__evcorr_t *events; /* the kubelets' Events' correlator (events_corr.c; NULL: none) */
+	int64_t now;          /* the tick's now, for the correlator */
 };
 
 /* --- nodes -------------------------------------------------------------- */
@@ -414,6 +416,7 @@ int mu__sim_new(mu_apiserver_t *s, const char *cluster_file, mu__sim_t **out, ch
 		return MU_ENOMEM;
 	sim->s = s;
 	sim->memo = mu__mf_memo_new(); /* NULL: records in full */
+	sim->events = mu__evcorr_new(); /* NULL: every Event new */
 	*out = sim;
 	if (!cluster_file)
 		return MU_OK;
@@ -474,6 +477,7 @@ void mu__sim_free(mu__sim_t *sim)
 	free(sim->heap);
 	free(sim->nodes);
 	mu__mf_memo_free(sim->memo);
+	mu__evcorr_free(sim->events);
 	free(sim);
 }
 
@@ -732,8 +736,8 @@ static void event(mu__sim_t *sim, mu__wtx_t *tx, const char *kind, const char *n
 			      type, "source", "component", "kubelet", "host", host, "firstTimestamp", ts,
 			      "lastTimestamp", ts, "count", 1, "reportingComponent", "kubelet",
 			      "reportingInstance", host);
-	if (e)
-		mu__create_by(sim->s, tx, MU__RT_EVENTS, e, "kubelet", NULL);
+	if (e) /* as the kubelet's recorder: a repeat raises the first one's count */
+		mu__evcorr_record(sim->events, sim->s, tx, e, "kubelet", sim->now);
 	json_decref(e);
 }
 
@@ -893,6 +897,7 @@ static void heartbeat(mu__sim_t *sim)
 
 int64_t mu__sim_tick(mu__sim_t *sim, int64_t now)
 {
+	sim->now = now;
 	if (now >= sim->next_hb) {
 		if (sim->next_hb)
 			heartbeat(sim);

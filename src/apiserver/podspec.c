@@ -27,6 +27,10 @@
  *     pod nor a template may carry; and on update ValidatePodUpdate's rules
  *     (what may change: images, activeDeadlineSeconds downwards, added
  *     tolerations, removed scheduling gates, a negative grace period to 1).
+ *   - the fields of kube 1.32's disabled gates (dropDisabledFields of
+ *     pkg/api/pod/util.go): hostUsers and the pod-level resources, dropped
+ *     on create and on update unless the stored spec has them, apart from
+ *     the defaults so that a stored spec decoded for comparison keeps them.
  *
  * Nothing here keeps state; every function borrows its JSON and its work is
  * bounded by the size of the spec (at most the request body limit).  Causes
@@ -196,6 +200,25 @@ static void def_volume(json_t *v)
 	}
 }
 
+/* Whether a pod spec has pod-level resources in use: non-empty requests
+ * or limits (kube's podLevelResourcesInUse). */
+static bool pod_resources_in_use(const json_t *spec)
+{
+	const json_t *r = json_object_get(spec, "resources");
+	return json_object_size(json_object_get(r, "requests")) > 0 || json_object_size(json_object_get(r, "limits")) > 0;
+}
+
+void mu__drop_gated_pod_fields(json_t *spec, const json_t *old)
+{
+	if (!json_is_object(spec))
+		return;
+	const json_t *hu = json_object_get(old, "hostUsers");
+	if (!hu || json_is_null(hu))
+		json_object_del(spec, "hostUsers");
+	if (!pod_resources_in_use(old))
+		json_object_del(spec, "resources");
+}
+
 /* The defaults of a pod spec, a Pod's or a template's: kube's
  * SetDefaults_PodSpec and the defaults of everything a PodSpec holds
  * (containers of the three lists, ports, env, probes, lifecycle handlers,
@@ -210,15 +233,6 @@ void mu__defaults_pod_spec(json_t *spec)
 	def(spec, "securityContext", json_object());
 	def(spec, "terminationGracePeriodSeconds", json_integer(30));
 	def(spec, "schedulerName", json_string("default-scheduler"));
-	/* kube 1.32's dropDisabledFields with its default gates, which muster
-	 * up serves (it has no --feature-gates): UserNamespacesSupport (beta,
-	 * off) drops hostUsers and PodLevelResources (alpha, off) drops the
-	 * pod-level resources, on create and on update.  kube keeps either on
-	 * update when the stored pod has it; no write through here stores
-	 * them, so only a pod stored by an earlier muster can (it loses them
-	 * at its next write: docs/apiserver.md). */
-	json_object_del(spec, "hostUsers");
-	json_object_del(spec, "resources");
 	/* the v1 conversion: the deprecated serviceAccount names the account
 	 * when serviceAccountName does not, and is written back equal to it */
 	const char *sa = json_string_value(json_object_get(spec, "serviceAccountName"));
@@ -1122,4 +1136,13 @@ void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e)
 			     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)");
 	json_decref(m);
 	json_decref(od);
+}
+
+const char *mu__pod_spec_path(const mu__rtype_t *t)
+{
+	if (t->defaults == mu__defaults_pod)
+		return "spec";
+	if (t->defaults == mu__defaults_job || t->defaults == mu__defaults_apps)
+		return "spec.template.spec";
+	return NULL;
 }

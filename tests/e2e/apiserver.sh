@@ -270,10 +270,41 @@ wait_for job-suspend-deletes 50 nojobpods
 # once, and SuccessfulDelete "Deleted pod: POD" for each pod the suspend deleted
 jobev() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get events --no-headers \
 	--field-selector "involvedObject.name=train,involvedObject.kind=Job,reason=$1" 2>/dev/null | grep -c "$2")" -eq "$3" ]; }
-wait_for job-event-suspended 50 jobev Suspended "Job suspended" 2
+# the second Suspended raises the first one's count, as client-go's event
+# correlator writes it (round 13): one Event, count 2
+wait_for job-event-suspended 50 jobev Suspended "Job suspended" 1
+jobevcount() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get events \
+	--field-selector "involvedObject.name=train,involvedObject.kind=Job,reason=$1" \
+	-o 'jsonpath={.items[*].count}' 2>/dev/null)" = "$2" ]; }
+wait_for job-event-suspended-count 50 jobevcount Suspended 2
 wait_for job-event-resumed 50 jobev Resumed "Job resumed" 1
 wait_for job-event-deleted 50 jobev SuccessfulDelete "Deleted pod: train-" 2
 wait_for job-event-created 50 jobev SuccessfulCreate "Created pod: train-" 2
+
+# spec.activeDeadlineSeconds (round 13), as kube's Job controller enforces it:
+# two seconds after its start the Job fails with reason DeadlineExceeded, its
+# active pod deleted and counted as failed, and a Warning Event of that reason
+cat >"$T/dljob.yaml" <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: dl}
+spec:
+  activeDeadlineSeconds: 2
+  backoffLimit: 3
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: w, image: "trainer:1"}]
+EOF
+k apply -f "$T/dljob.yaml"; has dl-create "$T/out" "created"
+dlfailed() { [ "$("$KC" --kubeconfig "$T/data/kubeconfig" get job dl \
+	-o 'jsonpath={.status.conditions[?(@.type=="Failed")].reason}/{.status.failed}/{.status.active}' 2>/dev/null)" = "DeadlineExceeded/1/0" ]; }
+wait_for dl-failed 100 dlfailed
+k get job dl -o 'jsonpath={.status.conditions[?(@.type=="FailureTarget")].message}'
+has dl-message "$T/out" "Job was active longer than specified deadline"
+k get events --field-selector involvedObject.name=dl,involvedObject.kind=Job,reason=DeadlineExceeded --no-headers
+has dl-event "$T/out" "Warning"
+k get pods -l job-name=dl --no-headers; has dl-no-pods "$T/out" "No resources"
 
 # --- node failure ----------------------------------------------------------------
 sed 's/name: p1/name: p3/' "$T/p1.yaml" >"$T/p3.yaml"

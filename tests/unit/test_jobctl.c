@@ -414,6 +414,7 @@ typedef struct spec_put {
 	const char *name;
 	int gen, par, comp, back;
 	bool suspend;
+	int ads; /* spec.activeDeadlineSeconds when > 0 */
 } spec_put_t;
 
 static int spec_fn(void *ctx, const mu__obj_t *cur, json_t **out)
@@ -431,6 +432,8 @@ static int spec_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		mu__jset(*out, "spec.completions", json_integer(p->comp));
 	if (p->back >= 0)
 		mu__jset(*out, "spec.backoffLimit", json_integer(p->back));
+	if (p->ads > 0)
+		mu__jset(*out, "spec.activeDeadlineSeconds", json_integer(p->ads));
 	if (cur) { /* keep the status the controller wrote */
 		json_t *was = mu__obj_parse(cur);
 		json_t *st = json_object_get(was, "status");
@@ -472,6 +475,26 @@ static int nevents(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *t
 			continue;
 		CHECK(t, strstr(j, ty) && strstr(j, "\"component\":\"job-controller\""));
 		n += !msg || strstr(j, msg);
+	}
+	mu__page_release(&evs);
+	return n;
+}
+
+/* The sum of the counts of the Events on job "name" of reason (a
+ * correlated Event counts its repeats). */
+static int ecount(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *reason)
+{
+	mu__page_t evs;
+	int n = 0;
+	char uid[80];
+	snprintf(uid, sizeof uid, "%s-uid", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_EVENTS, "default", NULL, 1000, NULL, NULL, &evs), MU_OK);
+	for (size_t i = 0; i < evs.n; i++) {
+		json_t *j = mu__obj_parse(evs.objs[i]);
+		const char *u = mu__jstr(j, "involvedObject.uid"), *r = mu__jstr(j, "reason");
+		if (u && r && !strcmp(u, uid) && !strcmp(r, reason))
+			n += (int)json_integer_value(json_object_get(j, "count"));
+		json_decref(j);
 	}
 	mu__page_release(&evs);
 	return n;
@@ -530,7 +553,7 @@ static void test_transition_events(mu_t_t *t)
 	put_default_sa(t, &s);
 
 	/* created suspended: Suspended at once, no pods */
-	spec_put_t sr = {"sr", 1, 2, -1, -1, true};
+	spec_put_t sr = {"sr", 1, 2, -1, -1, true, 0};
 	put_spec(t, &s, jc, &sr, 0);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", "\"message\":\"Job suspended\""), 1);
 	CHECK_EQ_INT(t, npods(t, &s, "sr"), 0);
@@ -556,17 +579,20 @@ static void test_transition_events(mu_t_t *t)
 	put_spec(t, &s, jc, &sr, 30);
 	CHECK_EQ_INT(t, npods(t, &s, "sr"), 0);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
-	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 2);
+	/* the same Event again is the first one's count raised, as
+	 * client-go's event correlator writes it (round 13) */
+	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 1);
+	CHECK_EQ_INT(t, ecount(t, &s, "sr", "Suspended"), 2);
 
 	/* a reconcile of everything changes nothing and records nothing */
 	mu__jobctl_resync(jc);
 	mu__jobctl_sync(jc, 5000);
-	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", NULL), 2);
+	CHECK_EQ_INT(t, ecount(t, &s, "sr", "Suspended"), 2);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Resumed", NULL), 1);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
 
 	/* completed: Completed once, however often it is reconciled */
-	spec_put_t ok = {"ok", 1, 1, 1, -1, false};
+	spec_put_t ok = {"ok", 1, 1, 1, -1, false, 0};
 	put_spec(t, &s, jc, &ok, 6000);
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Resumed", NULL), 0); /* never suspended */
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
@@ -584,7 +610,7 @@ static void test_transition_events(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
 
 	/* failed past backoffLimit 0: the Warning once */
-	spec_put_t bad = {"bad", 1, 1, -1, 0, false};
+	spec_put_t bad = {"bad", 1, 1, -1, 0, false, 0};
 	put_spec(t, &s, jc, &bad, 9000);
 	set_phase(t, &s, "bad", "Failed");
 	for (int k = 0; k < 2; k++) {
@@ -594,6 +620,367 @@ static void test_transition_events(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "bad", "Warning", "BackoffLimitExceeded",
 				"\"message\":\"Job has reached the specified backoff limit\""), 1);
 	CHECK_EQ_INT(t, nevents(t, &s, "bad", "Normal", "Completed", NULL), 0);
+	server_close(&s, jc);
+}
+
+/* Sets the Job's status.startTime to ctx's seconds before now. */
+static int start_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	char ts[40];
+	if (!cur)
+		return MU_ENOENT;
+	*out = mu__obj_parse(cur);
+	mu__rfc3339_format((mu__now_s() - *(const int *)ctx) * 1000000, false, ts, sizeof ts);
+	mu__jset(*out, "status.startTime", json_string(ts));
+	return MU__MUT_PUT;
+}
+
+/* Moves job "name"'s startTime ago seconds back, as another writer would,
+ * and hands the controller the event when tell (else only a requeue of
+ * its own reconciles it). */
+static void start_ago(mu_t_t *t, mu_apiserver_t *s, mu__jobctl_t *jc, const char *name, int ago, bool tell,
+		      int64_t now)
+{
+	mu__obj_t *prev = mu__store_get(s->store, MU__RT_JOBS, "default", name), *o = NULL;
+	CHECK(t, mu__store_mutate(s->store, MU__RT_JOBS, "default", name, start_fn, &ago, false, &o) >= 0);
+	if (o && tell)
+		event(jc, MU__EV_MODIFIED, o, prev, now);
+	mu__obj_unref(o);
+	mu__obj_unref(prev);
+}
+
+/* Job "name"'s status field (an integer; -1 when absent). */
+static long long job_int(mu_apiserver_t *s, const char *name, const char *path)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
+	json_t *j = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	const json_t *v = mu__jget(j, path);
+	long long n = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+	json_decref(j);
+	return n;
+}
+
+/* Whether job "name" has condition type True with reason and message. */
+static bool has_cond(mu_apiserver_t *s, const char *name, const char *type, const char *reason, const char *msg)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
+	json_t *j = o ? mu__obj_parse(o) : NULL;
+	mu__obj_unref(o);
+	bool yes = false;
+	size_t i;
+	json_t *c;
+	json_array_foreach(mu__jget(j, "status.conditions"), i, c) {
+		const char *ty = mu__jstr(c, "type"), *st = mu__jstr(c, "status"), *r = mu__jstr(c, "reason");
+		const char *m = mu__jstr(c, "message");
+		yes = yes || (ty && st && r && m && !strcmp(ty, type) && !strcmp(st, "True") && !strcmp(r, reason) &&
+			      !strcmp(m, msg));
+	}
+	json_decref(j);
+	return yes;
+}
+
+/* Sets the phase of one pod of job "name" (the first listed) to phase. */
+static void set_phase_one(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *phase)
+{
+	mu__page_t pods;
+	char want[120];
+	snprintf(want, sizeof want, "\"batch.kubernetes.io/job-name\":\"%s\"", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n; i++)
+		if (strstr(pods.objs[i]->json, want)) {
+			CHECK(t, mu__store_mutate(s->store, MU__RT_PODS, "default", pods.objs[i]->name, phase_fn,
+						  (void *)phase, false, NULL) >= 0);
+			break;
+		}
+	mu__page_release(&pods);
+}
+
+/* Reconciles job "name" at now (as a spec change does). */
+static void poke(mu_apiserver_t *s, mu__jobctl_t *jc, const char *name, int64_t now)
+{
+	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
+	if (o)
+		event(jc, MU__EV_ADDED, o, NULL, now);
+	mu__obj_unref(o);
+	mu__jobctl_sync(jc, now);
+}
+
+#define DL_MSG "Job was active longer than specified deadline"
+
+/* spec.activeDeadlineSeconds, as Kubernetes' Job controller enforces it
+ * (round 13): the cases of TestSyncJobPastDeadline in
+ * pkg/controller/job/job_controller_test.go, translated: a Job whose
+ * status.startTime is activeDeadlineSeconds or more ago fails with the
+ * FailureTarget and Failed conditions of reason DeadlineExceeded, its
+ * active pods deleted (SuccessfulDelete each) and counted as failed, and
+ * one Warning Event DeadlineExceeded; backoffLimit is checked first; a
+ * suspended Job's deadline does not run, and a resume starts its clock
+ * again.  A Job whose deadline is ahead is reconciled again when it
+ * passes, with no event from elsewhere (syncJob's queue.AddAfter). */
+static void test_active_deadline(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "ad");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+
+	/* "activeDeadlineSeconds less than single pod execution": one pod,
+	 * the deadline 10 s, started 15 s ago */
+	spec_put_t a = {"less", 1, 1, 1, 6, false, 10};
+	put_spec(t, &s, jc, &a, 0);
+	CHECK_EQ_INT(t, npods(t, &s, "less"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.active"), 1);
+	CHECK(t, !has_cond(&s, "less", "Failed", "DeadlineExceeded", DL_MSG));
+	start_ago(t, &s, jc, "less", 15, true, 100);
+	mu__jobctl_sync(jc, 1100);
+	CHECK(t, has_cond(&s, "less", "FailureTarget", "DeadlineExceeded", DL_MSG));
+	CHECK(t, has_cond(&s, "less", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, npods(t, &s, "less"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.active"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.failed"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.succeeded"), 0);
+	CHECK_EQ_INT(t, nevents(t, &s, "less", "Normal", "SuccessfulDelete", NULL), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "less", "Warning", "DeadlineExceeded", DL_MSG), 1);
+	/* finished: reconciled again, nothing changes or is recorded */
+	mu__jobctl_resync(jc);
+	mu__jobctl_sync(jc, 2000);
+	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.failed"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "less", "Warning", "DeadlineExceeded", NULL), 1);
+
+	/* "bigger than single pod execution": completions 2, one pod
+	 * succeeded, the second active at the deadline */
+	spec_put_t b = {"bigger", 1, 1, 2, 6, false, 10};
+	put_spec(t, &s, jc, &b, 3000);
+	set_phase(t, &s, "bigger", "Succeeded");
+	poke(&s, jc, "bigger", 3100);
+	CHECK_EQ_INT(t, npods(t, &s, "bigger"), 2);
+	start_ago(t, &s, jc, "bigger", 15, false, 0);
+	poke(&s, jc, "bigger", 3200);
+	CHECK(t, has_cond(&s, "bigger", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, (int)job_int(&s, "bigger", "status.active"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "bigger", "status.succeeded"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "bigger", "status.failed"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "bigger", "Normal", "SuccessfulDelete", NULL), 1);
+
+	/* "times-out before any pod starts": no pod made, none counted */
+	spec_put_t c = {"before", 1, 1, 1, 6, true, 10};
+	put_spec(t, &s, jc, &c, 4000);
+	start_ago(t, &s, jc, "before", 10, false, 0);
+	/* "not triggered when Job is suspended" */
+	poke(&s, jc, "before", 4100);
+	CHECK(t, !has_cond(&s, "before", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK(t, has_cond(&s, "before", "Suspended", "JobSuspended", "Job suspended"));
+	/* resumed after its deadline ran out (the startTime it had): as
+	 * syncJob checks pastActiveDeadline before the resume resets
+	 * startTime, it fails at once, without a pod */
+	c.gen = 2;
+	c.suspend = false;
+	put_spec(t, &s, jc, &c, 4200);
+	CHECK(t, has_cond(&s, "before", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, npods(t, &s, "before"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "before", "status.failed"), 0);
+	CHECK_EQ_INT(t, nevents(t, &s, "before", "Normal", "SuccessfulCreate", NULL), 0);
+
+	/* "with backofflimit reach": a failed pod past backoffLimit 0 and
+	 * the deadline: BackoffLimitExceeded, checked first */
+	spec_put_t d = {"backoff", 1, 1, 1, 0, false, 1};
+	put_spec(t, &s, jc, &d, 5000);
+	set_phase(t, &s, "backoff", "Failed");
+	start_ago(t, &s, jc, "backoff", 10, false, 0);
+	poke(&s, jc, "backoff", 5100);
+	CHECK(t, has_cond(&s, "backoff", "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	CHECK(t, !has_cond(&s, "backoff", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, (int)job_int(&s, "backoff", "status.failed"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "backoff", "Warning", "DeadlineExceeded", NULL), 0);
+
+	/* the requeue: a Job started now with a 100 s deadline is due again
+	 * in 100 s; its startTime moved back (no event told) is found by
+	 * that reconcile alone */
+	spec_put_t e = {"later", 1, 1, 1, 6, false, 100};
+	mu__jobctl_sync(jc, 20000); /* the requeues of the Jobs above, now finished */
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 20000), -1);
+	put_spec(t, &s, jc, &e, 20000);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 20000), 100000);
+	start_ago(t, &s, jc, "later", 200, false, 0);
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 119999), 1);
+	CHECK(t, !has_cond(&s, "later", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 120000), -1);
+	CHECK(t, has_cond(&s, "later", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, (int)job_int(&s, "later", "status.failed"), 1);
+
+	/* a resume restarts the clock: suspended 50 s into a 100 s deadline
+	 * and resumed, it is reconciled when the old deadline would have
+	 * passed (syncJob requeues from the startTime it read) and then again
+	 * 100 s after the resume, not failed (the wall clock may tick a
+	 * second meanwhile) */
+	spec_put_t f = {"resumed", 1, 1, 1, 6, false, 100};
+	put_spec(t, &s, jc, &f, 200000);
+	f.gen = 2;
+	f.suspend = true;
+	put_spec(t, &s, jc, &f, 200100);
+	CHECK_EQ_INT(t, npods(t, &s, "resumed"), 0);
+	start_ago(t, &s, jc, "resumed", 50, false, 0);
+	f.gen = 3;
+	f.suspend = false;
+	put_spec(t, &s, jc, &f, 200200);
+	CHECK(t, !has_cond(&s, "resumed", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, npods(t, &s, "resumed"), 1);
+	int64_t next = mu__jobctl_sync(jc, 200200);
+	CHECK(t, next >= 48000 && next <= 50000);
+	next = mu__jobctl_sync(jc, 200200 + next);
+	CHECK(t, next >= 48000 && next <= 100000);
+	CHECK(t, !has_cond(&s, "resumed", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, npods(t, &s, "resumed"), 1);
+	server_close(&s, jc);
+}
+
+/* A Job that fails counts the active pods it deletes as failed, as
+ * Kubernetes' Job controller does (trackJobStatusAndRemoveFinalizers:
+ * once the Job is finished every pod not terminated is failed), and its
+ * count stays when the pods are gone (round 13). */
+static void test_failed_counts(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "fcnt");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	spec_put_t p = {"three", 1, 3, -1, 0, false, 0};
+	put_spec(t, &s, jc, &p, 0);
+	CHECK_EQ_INT(t, npods(t, &s, "three"), 3);
+	set_phase(t, &s, "three", "Running");
+	set_phase_one(t, &s, "three", "Failed");
+	poke(&s, jc, "three", 100);
+	CHECK(t, has_cond(&s, "three", "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	CHECK_EQ_INT(t, (int)job_int(&s, "three", "status.active"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "three", "status.ready"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "three", "status.failed"), 3);
+	CHECK_EQ_INT(t, nevents(t, &s, "three", "Normal", "SuccessfulDelete", NULL), 2);
+	/* the failed pod removed too (by hand): the count stays */
+	mu__page_t pods;
+	CHECK_EQ_INT(t, mu__store_list(s.store, MU__RT_PODS, "default", NULL, 100, NULL, NULL, &pods), MU_OK);
+	mu__wtx_t *tx;
+	mu__store_begin(s.store, &tx);
+	for (size_t i = 0; i < pods.n; i++)
+		mu__delete_now(tx, MU__RT_PODS, pods.objs[i]->ns, pods.objs[i]->name);
+	mu__store_commit(tx);
+	mu__page_release(&pods);
+	mu__jobctl_resync(jc);
+	mu__jobctl_sync(jc, 5000);
+	CHECK_EQ_INT(t, (int)job_int(&s, "three", "status.failed"), 3);
+	server_close(&s, jc);
+}
+
+/* The Events of a Job with twelve pods, as client-go's EventCorrelator
+ * aggregates similar ones (events_cache.go, round 13): nine
+ * SuccessfulCreate Events of their own ("Created pod: POD"), and from
+ * the tenth distinct message on one Event "(combined from similar
+ * events): Created pod: POD" whose count is raised by each later one (3),
+ * its message the last pod's. */
+static void test_event_aggregation(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "agg");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	spec_put_t p = {"twelve", 1, 12, -1, -1, false, 0};
+	put_spec(t, &s, jc, &p, 0);
+	CHECK_EQ_INT(t, npods(t, &s, "twelve"), 12);
+	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate", NULL), 10);
+	CHECK_EQ_INT(t, ecount(t, &s, "twelve", "SuccessfulCreate"), 12);
+	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate",
+				"\"message\":\"(combined from similar events): Created pod: twelve-"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate", "\"count\":3"), 1);
+	server_close(&s, jc);
+}
+
+/* One Event of the Job controller on Job "o" (uid o-uid), reason R,
+ * message msg, named en, through correlator c at now. */
+static void corr_event(mu_apiserver_t *s, mu__evcorr_t *c, const char *en, const char *msg, int64_t now)
+{
+	json_t *e = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s},"
+			      "s:s, s:s, s:i}",
+			      "apiVersion", "v1", "kind", "Event", "metadata", "name", en, "namespace", "default",
+			      "involvedObject", "kind", "Job", "apiVersion", "batch/v1", "namespace", "default", "name",
+			      "o", "uid", "o-uid", "reason", "R", "message", msg, "type", "Normal", "source",
+			      "component", "job-controller", "firstTimestamp", "2026-01-01T00:00:00Z", "lastTimestamp",
+			      "2026-01-01T00:00:00Z", "count", 1);
+	mu__wtx_t *tx;
+	mu__store_begin(s->store, &tx);
+	mu__evcorr_record(c, s, tx, e, "kube-controller-manager", now);
+	mu__store_commit(tx);
+	json_decref(e);
+}
+
+/* The name of the stored combined Event on "o" (owned by buf), or "". */
+static const char *combined_name(mu_apiserver_t *s, char *buf, size_t len)
+{
+	mu__page_t evs;
+	*buf = 0;
+	if (mu__store_list(s->store, MU__RT_EVENTS, "default", NULL, 1000, NULL, NULL, &evs) != MU_OK)
+		return buf;
+	for (size_t i = 0; i < evs.n; i++)
+		if (strstr(evs.objs[i]->json, "(combined from similar events)") && strstr(evs.objs[i]->json, "o-uid"))
+			snprintf(buf, len, "%s", evs.objs[i]->name);
+	mu__page_release(&evs);
+	return buf;
+}
+
+/* The correlator alone (events_corr.c), as client-go's: an identical
+ * Event raises the stored one's count and lastTimestamp and keeps its
+ * name and firstTimestamp; the tenth distinct message of a reason is
+ * combined; a record of messages older than ten minutes
+ * (maxIntervalInSeconds) starts afresh, while the combined Event's own
+ * count goes on; a combined Event deleted meanwhile (its TTL) is written
+ * again under its name with the count reached. */
+static void test_correlator(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "corr");
+	if (!jc)
+		return;
+	mu__evcorr_t *c = mu__evcorr_new();
+	CHECK(t, c != NULL);
+	char en[32], msg[16], cn[300];
+	corr_event(&s, c, "o.e0", "m0", 0);
+	corr_event(&s, c, "o.x", "m0", 1000); /* the same: e0's count 2 */
+	for (int k = 1; k < 10; k++) { /* m9, the tenth, is combined */
+		snprintf(en, sizeof en, "o.e%d", k);
+		snprintf(msg, sizeof msg, "m%d", k);
+		corr_event(&s, c, en, msg, 1000);
+	}
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", NULL), 10);
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", "\"message\":\"(combined from similar events): m9\""), 1);
+	mu__obj_t *e0 = mu__store_get(s.store, MU__RT_EVENTS, "default", "o.e0");
+	CHECK(t, e0 && strstr(e0->json, "\"count\":2") && strstr(e0->json, "\"firstTimestamp\":\"2026-01-01T00:00:00Z\"") &&
+		     !strstr(e0->json, "\"lastTimestamp\":\"2026-01-01T00:00:00Z\""));
+	mu__obj_unref(e0);
+	CHECK(t, !mu__store_get(s.store, MU__RT_EVENTS, "default", "o.x") && !mu__store_get(s.store, MU__RT_EVENTS, "default", "o.e9"));
+	/* eleven minutes later: nine more alone, the tenth raises the
+	 * combined Event's count */
+	for (int k = 10; k < 20; k++) {
+		snprintf(en, sizeof en, "o.e%d", k);
+		snprintf(msg, sizeof msg, "m%d", k);
+		corr_event(&s, c, en, msg, 661000);
+	}
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", NULL), 19);
+	CHECK_EQ_INT(t, ecount(t, &s, "o", "R"), 21);
+	CHECK_EQ_INT(t, nevents(t, &s, "o", "Normal", "R", "\"message\":\"(combined from similar events): m19\""), 1);
+	/* the combined Event deleted: the next similar one writes it again */
+	combined_name(&s, cn, sizeof cn);
+	CHECK(t, *cn != 0);
+	mu__wtx_t *tx;
+	mu__store_begin(s.store, &tx);
+	mu__delete_now(tx, MU__RT_EVENTS, "default", cn);
+	mu__store_commit(tx);
+	corr_event(&s, c, "o.e20", "m20", 662000);
+	mu__obj_t *ce = mu__store_get(s.store, MU__RT_EVENTS, "default", cn);
+	CHECK(t, ce && strstr(ce->json, "\"count\":3") && strstr(ce->json, "(combined from similar events): m20"));
+	mu__obj_unref(ce);
+	mu__evcorr_free(c);
 	server_close(&s, jc);
 }
 
@@ -608,6 +995,10 @@ int main(void)
 	MU_RUN(&t, test_successful_create);
 	MU_RUN(&t, test_status_fields);
 	MU_RUN(&t, test_transition_events);
+	MU_RUN(&t, test_active_deadline);
+	MU_RUN(&t, test_failed_counts);
+	MU_RUN(&t, test_event_aggregation);
+	MU_RUN(&t, test_correlator);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
