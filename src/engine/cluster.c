@@ -339,6 +339,8 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 {
 	if (!s || !s->name || !*s->name)
 		return MU_EINVAL;
+	if (!mu__supply_kept(e))
+		return node_upsert(e, s, id);
 	int32_t nid = mu__strmap_get(&e->node_names, s->name);
 	if (nid >= 0)
 		mu__supply_node(e, &e->nodes[nid], -1);

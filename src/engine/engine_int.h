@@ -745,12 +745,26 @@ void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
  * n's contribution, nothing for a removed or unschedulable node: callers
  * take it out before they change n's devices, model or state and add it
  * back after.  O(devices). */
-void mu__supply_node(mu_engine_t *e, const mu__node_t *n, int sign);
+void mu__supply_apply(mu_engine_t *e, const mu__node_t *n, int sign);
+/* Whether e keeps the supply: one flag test, inline, so that the policies
+ * that do not read it pay no call. */
+static inline bool mu__supply_kept(const mu_engine_t *e)
+{
+	return e && e->score && (e->score->flags & MU_SCORE_SUPPLY);
+}
+static inline void mu__supply_node(mu_engine_t *e, const mu__node_t *n, int sign)
+{
+	if (mu__supply_kept(e))
+		mu__supply_apply(e, n, sign);
+}
 /* Points n->sslot at its model's entry, adding one for a new model; call
  * with n's contribution out.  MU_ENOMEM.  O(models). */
 int mu__supply_slot(mu_engine_t *e, mu__node_t *n);
 /* The supply a score context carries: NULL unless the policy reads it. */
-const mu_supply_t *mu__supply_ctx(const mu_engine_t *e);
+static inline const mu_supply_t *mu__supply_ctx(const mu_engine_t *e)
+{
+	return mu__supply_kept(e) ? &e->supply : NULL;
+}
 
 /* The interned value of label key on node n, or -1. */
 int32_t mu__node_label(const mu__node_t *n, int32_t key);

@@ -14,16 +14,6 @@
  */
 #include "engine/engine_int.h"
 
-static bool supply_on(const mu_engine_t *e)
-{
-	return e && e->score && (e->score->flags & MU_SCORE_SUPPLY);
-}
-
-const mu_supply_t *mu__supply_ctx(const mu_engine_t *e)
-{
-	return supply_on(e) ? &e->supply : NULL;
-}
-
 const mu_supply_t *mu_engine_supply(const mu_engine_t *e)
 {
 	return mu__supply_ctx(e);
@@ -49,9 +39,9 @@ static void supply_add(mu_supply_model_t *s, const mu__node_t *n, int sign)
 		s->nodes_whole[k] += sign;
 }
 
-void mu__supply_node(mu_engine_t *e, const mu__node_t *n, int sign)
+void mu__supply_apply(mu_engine_t *e, const mu__node_t *n, int sign)
 {
-	if (!supply_on(e) || n->removed || n->unschedulable)
+	if (n->removed || n->unschedulable)
 		return;
 	if (n->sslot >= 0 && n->sslot < e->supply.nmodels)
 		supply_add(&e->supply.models[n->sslot], n, sign);
@@ -60,7 +50,7 @@ void mu__supply_node(mu_engine_t *e, const mu__node_t *n, int sign)
 
 int mu__supply_slot(mu_engine_t *e, mu__node_t *n)
 {
-	if (!supply_on(e))
+	if (!mu__supply_kept(e))
 		return MU_OK;
 	mu_supply_t *s = &e->supply;
 	const char *m = n->model_name;
