@@ -25,7 +25,9 @@
  * free GPUs as usable by a shape as soon as one pod of it fits, so it does
  * not see GPUs stranded because the CPU left can feed only some of them.
  * Shares are placed as the artifact's FGD places them (see
- * muster_cpu_aware).
+ * muster_cpu_aware).  `muster-supply`, an option, is muster with the
+ * shares' rules read off the cluster's GPU supply per model as well
+ * (mu_supply_t, which the engine keeps for it; see muster_supply_share).
  *
  * `fgd` is the paper's FGD as its simulator (hkust-adsl/kubernetes-
  * scheduler-simulator, fgd_score.go) computes it: integer points
