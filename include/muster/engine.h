@@ -35,12 +35,42 @@ typedef struct mu_node_view {
 	const int32_t *gpu_kinds;
 } mu_node_view_t;
 
+/* Size classes of mu_supply_model_t.part: a partly used device with f
+ * free milli-GPU (1..999) is in class f / 100. */
+#define MU_SUPPLY_CLASSES 10
+
+/* The free GPUs of the schedulable nodes of one GPU model, summed over
+ * the cluster (src/engine/supply.c). */
+typedef struct mu_supply_model {
+	const char *model;      /* the nodes' GPU model; NULL: nodes without one */
+	int32_t nodes;          /* schedulable nodes */
+	int32_t devices;        /* their devices */
+	int32_t whole;          /* whole free devices */
+	/* nodes_whole[k]: nodes with at least k whole free devices
+	 * ([0] = nodes) */
+	int32_t nodes_whole[MU_MAX_GPUS + 1];
+	int32_t part[MU_SUPPLY_CLASSES];       /* partly used devices by class */
+	int64_t part_milli[MU_SUPPLY_CLASSES]; /* their free milli-GPU */
+} mu_supply_model_t;
+
+/* Cluster-wide GPU supply, kept by the engine at every bind, release and
+ * node change when the policy asks for it (MU_SCORE_SUPPLY): one entry per
+ * GPU model seen on a node, in the order first seen, and their sum. */
+typedef struct mu_supply {
+	mu_supply_model_t *models;
+	int32_t nmodels, cap;
+	mu_supply_model_t all;
+} mu_supply_t;
+
 /* What a score function gets besides the node: the policy's own state
- * (mu_engine_config_t.score_state, e.g. a workload's pod-shape mix) and
- * 64 fresh pseudo-random bits per candidate, drawn from the engine's seed. */
+ * (mu_engine_config_t.score_state, e.g. a workload's pod-shape mix),
+ * 64 fresh pseudo-random bits per candidate, drawn from the engine's seed,
+ * and the cluster's GPU supply (NULL unless the policy's flags carry
+ * MU_SCORE_SUPPLY). */
 typedef struct mu_score_ctx {
 	const void *state;
 	uint64_t random;
+	const mu_supply_t *supply;
 } mu_score_ctx_t;
 
 /* A scoring policy.  Higher scores win; ties go to the lower node id. */
@@ -65,6 +95,9 @@ typedef struct mu_score_ops {
 
 #define MU_SCORE_RANDOM 1u /* score reads ctx->random: never cached */
 #define MU_SCORE_MIX 2u    /* ctx->state must be a finished mu_workload_mix_t */
+/* The score reads ctx->supply, which changes with every node: the engine
+ * keeps the supply and scans the nodes instead of caching scores. */
+#define MU_SCORE_SUPPLY 16u
 /* Among nodes with the same allocatable vector and device count, the score
  * reads only free CPU, free memory and the summed free GPU share, and never
  * rises as one of them grows (PACKS) or never falls (SPREADS).  The engine
@@ -90,6 +123,10 @@ extern const mu_score_ops_t mu_score_muster;     /* muster's GPU policy */
 /* "muster-mg": the tenth round's option, now muster's own behaviour; the
  * same functions as mu_score_muster under the old name (score_frag.c). */
 extern const mu_score_ops_t mu_score_muster_mg;
+/* "muster-supply": muster with shares placed by the cluster's supply of
+ * whole devices per GPU model (score_frag.c; an option, see
+ * docs/evaluation.md, "Thirteenth round"). */
+extern const mu_score_ops_t mu_score_muster_supply;
 
 #define MU_MIX_MAX_MODELS 63 /* distinct GPU models a mix can name */
 
@@ -557,6 +594,11 @@ typedef struct mu_node_info {
 
 /* MU_ENOENT for an unknown or removed node.  O(devices). */
 int mu_engine_node_info(const mu_engine_t *e, mu_id_t node, mu_node_info_t *out);
+
+/* The cluster's GPU supply as the engine keeps it (owned by e, valid until
+ * its next change), or NULL when the policy does not read it
+ * (MU_SCORE_SUPPLY).  O(1). */
+const mu_supply_t *mu_engine_supply(const mu_engine_t *e);
 
 /* The first filter one pod of pod set `podset` of job would fail on node
  * as things stand now (static filters, resources, reservations, topology

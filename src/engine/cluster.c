@@ -267,10 +267,9 @@ static int node_set_alloc(mu_engine_t *e, mu__node_t *n, const mu_res_t *alloc)
 	return MU_OK;
 }
 
-int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
+/* mu_engine_node_upsert without the supply's bookkeeping. */
+static int node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 {
-	if (!s || !s->name || !*s->name)
-		return MU_EINVAL;
 	for (int r = 0; r < MU_RES_NAMED0; r++)
 		if (s->alloc.v[r] < 0)
 			return MU_ERANGE;
@@ -334,6 +333,30 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 	return MU_OK;
 }
 
+/* The node's supply is taken out before any change and added back after,
+ * whatever the upsert did: the sums stay those of the nodes as they are. */
+int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
+{
+	if (!s || !s->name || !*s->name)
+		return MU_EINVAL;
+	if (!mu__supply_kept(e))
+		return node_upsert(e, s, id);
+	int32_t nid = mu__strmap_get(&e->node_names, s->name);
+	if (nid >= 0)
+		mu__supply_node(e, &e->nodes[nid], -1);
+	int rc = node_upsert(e, s, id);
+	if (nid < 0)
+		nid = mu__strmap_get(&e->node_names, s->name);
+	if (nid >= 0) {
+		int src = mu__supply_slot(e, &e->nodes[nid]);
+		if (src == MU_OK)
+			mu__supply_node(e, &e->nodes[nid], +1);
+		else if (rc == MU_OK)
+			rc = src;
+	}
+	return rc;
+}
+
 int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 {
 	if (!name)
@@ -355,6 +378,7 @@ int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 			return rc;
 	}
 	mu__node_t *n = &e->nodes[nid];
+	mu__supply_node(e, n, -1);
 	mu_res_t zero = {{0}};
 	node_set_alloc(e, n, &zero);
 	if (n->pool >= 0)
@@ -403,7 +427,8 @@ static int node_share_device(mu_engine_t *e, const mu__node_t *n,
 	if (e && e->score && e->score->pick_device) {
 		mu_node_view_t v;
 		mu__node_view(n, &v);
-		mu_score_ctx_t ctx = {e->cfg.score_state, mu__random(e)};
+		mu_score_ctx_t ctx = {e->cfg.score_state, mu__random(e),
+				      mu__supply_ctx(e)};
 		int g = e->score->pick_device(&ctx, &v, req);
 		if (g >= 0 && g < n->ngpu && n->gpu_free[g] >= milli)
 			return g;
@@ -469,6 +494,7 @@ void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 {
 	const mu_res_t *req = ps->req;
 	mu_res_t before = n->free;
+	mu__supply_node(e, n, -1);
 	if (!exact) {
 		pod->gpus = 0;
 		pod->milli = 0;
@@ -486,6 +512,7 @@ void mu__node_take(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 		if (r != MU_RES_GPU && r != MU_RES_GPU_MILLI)
 			n->free.v[r] -= req->v[r];
 	n->free.v[MU_RES_GPU_MILLI] -= req->v[MU_RES_GPU] * 1000 + req->v[MU_RES_GPU_MILLI];
+	mu__supply_node(e, n, +1);
 	mu__node_touch(e, (int32_t)(n - e->nodes));
 	if (e->ntopos)
 		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
@@ -496,6 +523,8 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 {
 	const mu_res_t *req = ps->req;
 	mu_res_t before = n->free;
+	if (e) /* e is NULL for scratch copies */
+		mu__supply_node(e, n, -1);
 	if (gpu_kind(req) >= 0)
 		n->gpu_kinds[gpu_kind(req)]--;
 	if (ps->aligned)
@@ -520,8 +549,10 @@ void mu__node_give(mu_engine_t *e, mu__node_t *n, const mu__podset_t *ps,
 	pod->milli = 0;
 	pod->numa = pod->nic = -1;
 	memset(&pod->cpus, 0, sizeof pod->cpus);
-	if (e) /* e is NULL for scratch copies */
+	if (e) { /* e is NULL for scratch copies */
+		mu__supply_node(e, n, +1);
 		mu__node_touch(e, (int32_t)(n - e->nodes));
+	}
 	if (e && e->ntopos)
 		mu__topo_node_delta(e, (int32_t)(n - e->nodes), &before);
 }

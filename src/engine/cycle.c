@@ -196,7 +196,7 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 	if (e->aff && mu__aff_involved(e, ps)) /* pod affinity, spread */
 		return mu__aff_best_node(e, c, ps, sc, NULL);
 	if (!sc && !e->cfg.scan_all && !e->cfg.kube_ties &&
-	    !(e->score->flags & MU_SCORE_RANDOM)) {
+	    !(e->score->flags & (MU_SCORE_RANDOM | MU_SCORE_SUPPLY))) {
 		int32_t nid = mu__best_node_indexed(e, c, ps);
 		if (nid != -2)
 			return nid;
@@ -205,7 +205,7 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 	int32_t best = -1;
 	double best_score = 0;
 	mu_node_view_t v;
-	mu_score_ctx_t ctx = {e->cfg.score_state, 0};
+	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e)};
 	const int32_t *ids = sc ? sc->nodes : c->nodes;
 	int32_t n_ids = sc ? sc->n : c->nnodes;
 	for (int32_t i = 0; i < n_ids; i++) {

@@ -119,6 +119,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->free_jobs);
 	free(e->escres);
 	free(e->nodes);
+	free(e->supply.models);
 	free(e->queues);
 	free(e->jobs);
 	free(e->classes);

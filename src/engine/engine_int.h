@@ -122,6 +122,7 @@ typedef struct mu__node {
 	mu_time_t min_start; /* no job with a pod here started before this
 	                      * (a lower bound; gather() makes it exact) */
 	int32_t pool;      /* node pool (pools.c), -1 none */
+	int32_t sslot;     /* its model's entry in e->supply.models (supply.c) */
 	uint64_t pgen;     /* stamp of the last change among the pods here:
 	                    * a bind, a release, a start or stop of a job
 	                    * with a pod here (mu__node_dirty(), vsum.c) */
@@ -549,6 +550,7 @@ struct mu_engine {
 
 	mu__node_t *nodes;
 	int32_t nnodes, nodes_cap, nlive;
+	mu_supply_t supply;         /* with MU_SCORE_SUPPLY (supply.c) */
 	uint64_t node_gen;          /* bumped when nodes' static facts change */
 	mu_res_t total_alloc;       /* accounting units */
 	mu_res_t total_used;
@@ -737,6 +739,32 @@ void mu__align_choose(const mu__node_t *n, const mu__podset_t *ps, mu__pod_t *po
 void mu__align_apply(mu__node_t *n, const mu__podset_t *ps, const mu__pod_t *pod,
 		     int sign);
 void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
+
+/* Cluster-wide GPU supply (supply.c), kept only when the policy reads it
+ * (MU_SCORE_SUPPLY).  node_supply adds (sign +1) or takes out (-1) node
+ * n's contribution, nothing for a removed or unschedulable node: callers
+ * take it out before they change n's devices, model or state and add it
+ * back after.  O(devices). */
+void mu__supply_apply(mu_engine_t *e, const mu__node_t *n, int sign);
+/* Whether e keeps the supply: one flag test, inline, so that the policies
+ * that do not read it pay no call. */
+static inline bool mu__supply_kept(const mu_engine_t *e)
+{
+	return e && e->score && (e->score->flags & MU_SCORE_SUPPLY);
+}
+static inline void mu__supply_node(mu_engine_t *e, const mu__node_t *n, int sign)
+{
+	if (mu__supply_kept(e))
+		mu__supply_apply(e, n, sign);
+}
+/* Points n->sslot at its model's entry, adding one for a new model; call
+ * with n's contribution out.  MU_ENOMEM.  O(models). */
+int mu__supply_slot(mu_engine_t *e, mu__node_t *n);
+/* The supply a score context carries: NULL unless the policy reads it. */
+static inline const mu_supply_t *mu__supply_ctx(const mu_engine_t *e)
+{
+	return mu__supply_kept(e) ? &e->supply : NULL;
+}
 
 /* The interned value of label key on node n, or -1. */
 int32_t mu__node_label(const mu__node_t *n, int32_t key);

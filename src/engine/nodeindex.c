@@ -176,7 +176,7 @@ static bool index_score(mu_engine_t *e, int32_t nid, const mu__podset_t *ps,
 		return false;
 	mu_node_view_t v;
 	mu__node_view(n, &v);
-	mu_score_ctx_t ctx = {e->cfg.score_state, 0};
+	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e)};
 	ent->score = e->score->score(&ctx, &v, ps->req);
 	ent->node = nid;
 	ent->ver = n->ver;

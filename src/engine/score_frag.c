@@ -25,7 +25,9 @@
  * free GPUs as usable by a shape as soon as one pod of it fits, so it does
  * not see GPUs stranded because the CPU left can feed only some of them.
  * Shares are placed as the artifact's FGD places them (see
- * muster_cpu_aware).
+ * muster_cpu_aware).  `muster-supply`, an option, is muster with the
+ * shares' rules read off the cluster's GPU supply per model as well
+ * (mu_supply_t, which the engine keeps for it; see muster_supply_share).
  *
  * `fgd` is the paper's FGD as its simulator (hkust-adsl/kubernetes-
  * scheduler-simulator, fgd_score.go) computes it: integer points
@@ -633,9 +635,171 @@ static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 	return best_placement(ctx->state, n, req, true).dev;
 }
 
+/* --- muster-supply: shares placed by the cluster's supply ------------------
+ *
+ * muster with its two share rules read off the cluster's whole free devices
+ * per GPU model (mu_supply_t, which the engine keeps) as well as the mix:
+ *   - the reserve is scaled by the node's model's scarcity: rho, the
+ *     whole-GPU demand still to come on the model (the mix's whole-GPU
+ *     share of the cluster's free GPUs, each whole-GPU shape's share spread
+ *     over the models it may use in proportion to their whole free
+ *     devices) per whole free device of the model.  Breaking a whole device
+ *     costs 100 points on a node that keeps no more than
+ *     floor(RESERVE x devices x min(1, rho)) whole devices: nothing where
+ *     whole devices are plentiful, muster's reserve where they are as
+ *     scarce as the mix's share of them (rho = W on an empty cluster
+ *     without model constraints);
+ *   - a large share (MG_LARGE and more) that breaks a whole device of a
+ *     node with w whole free devices costs what it takes from the pods
+ *     that need them: the 1-GPU pods' share of the mix per whole free
+ *     device of the model, plus, for w >= 2, the w-GPU pods' share per
+ *     node of the model with w or more whole free devices (the node no
+ *     longer holds one of those).  The least cost wins (SUPPLY_LARGE x
+ *     the cost, far above the points), muster's placement among equals.
+ * The supply's models are matched to the mix's by name.  O(models^2 +
+ * groups x models) per node on top of muster's measures. */
+#define SUPPLY_LARGE 1e7
+
+/* The mix bit of supply model i (0: the mix does not name it). */
+static uint64_t supply_bit(const mu_workload_mix_t *m, const mu_supply_t *sp,
+			   int32_t i)
+{
+	const char *name = sp->models[i].model;
+	for (int32_t k = 0; name && k < m->nmodels; k++)
+		if (strcmp(m->models[k], name) == 0)
+			return (uint64_t)1 << k;
+	return 0;
+}
+
+/* The entry of sp for the node's model, NULL if none. */
+static const mu_supply_model_t *supply_of(const mu_supply_t *sp,
+					  const mu_node_view_t *v)
+{
+	for (int32_t i = 0; i < sp->nmodels; i++) {
+		const char *x = sp->models[i].model;
+		if (x == v->gpu_model ||
+		    (x && v->gpu_model && strcmp(x, v->gpu_model) == 0))
+			return &sp->models[i];
+	}
+	return NULL;
+}
+
+/* What muster-supply reads of the cluster for one node: the scarcity of
+ * whole devices on its model and the large-share cost of breaking one
+ * when the node keeps `whole` of them (see above). */
+typedef struct supply_view {
+	double rho;
+	double large;
+} supply_view_t;
+
+static supply_view_t supply_view(const mu_workload_mix_t *m,
+				 const mu_supply_t *sp, const mu_node_view_t *v,
+				 int32_t whole)
+{
+	supply_view_t out = {0, 0};
+	const mu_supply_model_t *own = supply_of(sp, v);
+	if (!own || own->whole <= 0)
+		return out;
+	uint64_t bits[64] = {0}, nodebit = 0;
+	int32_t nm = sp->nmodels < 64 ? sp->nmodels : 64;
+	for (int32_t i = 0; i < nm; i++) {
+		bits[i] = supply_bit(m, sp, i);
+		if (&sp->models[i] == own)
+			nodebit = bits[i];
+	}
+	const struct mu__mix_index *ix = m->index;
+	double mean = 0, per_whole = 0, d1 = 0, dw = 0;
+	for (int32_t i = 0; i < ix->ngroups; i++) {
+		const mix_group_t *g = &ix->groups[i];
+		double w = ix->cum[g->first + g->n - 1];
+		mean += w * (g->gpus ? 1000.0 * g->gpus : g->milli);
+	}
+	for (int32_t i = 0; i < ix->ngroups && mean > 0; i++) {
+		const mix_group_t *g = &ix->groups[i];
+		if (!g->gpus || (g->models && !(g->models & nodebit)))
+			continue;
+		double w = ix->cum[g->first + g->n - 1];
+		int64_t supply = 0;
+		for (int32_t k = 0; k < nm; k++)
+			if (!g->models || (g->models & bits[k]))
+				supply += sp->models[k].whole;
+		if (supply > 0)
+			per_whole += w * 1000.0 * g->gpus / mean / (double)supply;
+		if (g->gpus == 1)
+			d1 += w;
+		else if (g->gpus == whole)
+			dw += w;
+	}
+	int64_t free_milli = 1000 * (int64_t)sp->all.whole;
+	for (int c = 0; c < MU_SUPPLY_CLASSES; c++)
+		free_milli += sp->all.part_milli[c];
+	out.rho = (double)free_milli / 1000.0 * per_whole;
+	out.large = d1 / own->whole;
+	if (whole >= 2 && whole <= MU_MAX_GPUS && own->nodes_whole[whole] > 0)
+		out.large += dw / own->nodes_whole[whole];
+	return out;
+}
+
+/* Whole free devices of v. */
+static int32_t view_whole(const mu_node_view_t *v)
+{
+	int32_t w = 0;
+	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++)
+		w += v->gpu_free[g] >= 1000;
+	return w;
+}
+
+/* The share req's placement on v by muster-supply (see above): muster's,
+ * with the reserve scaled by the model's scarcity, less the large share's
+ * cost.  Without a mix or a supply, muster's.  O(devices) measures. */
+static placement_t muster_supply_share(const mu_workload_mix_t *m,
+				       const mu_supply_t *sp,
+				       const mu_node_view_t *v,
+				       const mu_res_t *req)
+{
+	if (!m || !m->index || !sp)
+		return muster_share(m, v, req);
+	int32_t whole = view_whole(v);
+	supply_view_t sv = supply_view(m, sp, v, whole);
+	placement_t p;
+	if (muster_cpu_aware(m, req)) {
+		p = best_placement(m, v, req, true);
+		p.cost = -p.cost;
+	} else {
+		double scale = sv.rho < 1 ? sv.rho : 1;
+		share_terms_t terms = {
+			m->index->dead,
+			(int32_t)floor(RESERVE * v->ngpu * scale)};
+		p = fgd_placement(m, v, req, &terms);
+	}
+	if (req->v[MU_RES_GPU_MILLI] >= MG_LARGE && p.dev >= 0 &&
+	    v->gpu_free[p.dev] >= 1000)
+		p.cost -= SUPPLY_LARGE * sv.large;
+	return p;
+}
+
+static double score_muster_supply(const mu_score_ctx_t *ctx,
+				  const mu_node_view_t *n, const mu_res_t *req)
+{
+	if (req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0)
+		return score_muster(ctx, n, req);
+	return muster_supply_share(ctx->state, ctx->supply, n, req).cost;
+}
+
+static int pick_muster_supply(const mu_score_ctx_t *ctx,
+			      const mu_node_view_t *n, const mu_res_t *req)
+{
+	if (req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0)
+		return pick_muster(ctx, n, req);
+	return muster_supply_share(ctx->state, ctx->supply, n, req).dev;
+}
+
 const mu_score_ops_t mu_score_fgd = {"fgd", score_fgd, pick_fgd, MU_SCORE_MIX};
 const mu_score_ops_t mu_score_muster = {"muster", score_muster, pick_muster, MU_SCORE_MIX};
 /* The tenth round's option, now muster's own behaviour; the name is kept
  * so that its commands still run. */
 const mu_score_ops_t mu_score_muster_mg = {"muster-mg", score_muster, pick_muster,
 					   MU_SCORE_MIX};
+const mu_score_ops_t mu_score_muster_supply = {
+	"muster-supply", score_muster_supply, pick_muster_supply,
+	MU_SCORE_MIX | MU_SCORE_SUPPLY};

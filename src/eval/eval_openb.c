@@ -302,7 +302,8 @@ static int run_setup(run_state_t *s, const mu_eval_config_t *cfg)
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
 	ec.score = cfg->score ? cfg->score : &mu_score_muster;
-	bool own = ec.score == &mu_score_muster || ec.score == &mu_score_muster_mg;
+	bool own = ec.score == &mu_score_muster || ec.score == &mu_score_muster_mg ||
+		   ec.score == &mu_score_muster_supply;
 	/* The paper's policies measure against its typical pods; muster's
 	 * own measure against every shape of the workload. */
 	ec.score_state = own ? &s->in->mix_all : &s->in->mix;
