@@ -592,15 +592,33 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * puts it where the CPU left is as short as the GPUs, which pays when many
  * multi-GPU pods follow (openb's multigpu30) and costs where few do
  * (default).  O(devices) measures of the node. */
-#define MG_MULTI 0.15 /* between openb default's 0.07 and multigpu30's 0.30 */
-#define MG_LARGE 700  /* openb's 810s; its next share down is 650 */
-#define RESERVE 0.75  /* of the whole-GPU demand share (0.5 and 1.0 tried) */
+/* The defaults of MG_MULTI, MG_LARGE and RESERVE, now settings of
+ * mu_muster_params_t that a caller may choose (score_rollout.c):
+ * mg_multi 0.15, between openb default's 0.07 and multigpu30's 0.30;
+ * mg_large 700, openb's 810s (its next share down is 650); reserve 0.75
+ * of the whole-GPU demand share (0.5 and 1.0 tried). */
+void mu_muster_params_defaults(mu_muster_params_t *p)
+{
+	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001};
+}
+
+/* The mix's settings, or the defaults in *tmp. */
+static const mu_muster_params_t *muster_params(const mu_workload_mix_t *m,
+					       mu_muster_params_t *tmp)
+{
+	if (m && m->muster)
+		return m->muster;
+	mu_muster_params_defaults(tmp);
+	return tmp;
+}
 
 static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 {
+	mu_muster_params_t tmp;
+	const mu_muster_params_t *p = muster_params(m, &tmp);
 	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0 ||
-	       (req->v[MU_RES_GPU_MILLI] >= MG_LARGE && m && m->index &&
-		m->index->multi >= MG_MULTI);
+	       (req->v[MU_RES_GPU_MILLI] >= p->mg_large && m && m->index &&
+		m->index->multi >= p->mg_multi);
 }
 
 /* The share req's placement on the node of view v (see muster above):
@@ -611,9 +629,12 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 {
 	if (!m || !m->index)
 		return fgd_placement(m, v, req, NULL);
+	mu_muster_params_t tmp;
+	const mu_muster_params_t *p = muster_params(m, &tmp);
 	share_terms_t terms = {
 		m->index->dead,
-		(int32_t)floor(RESERVE * v->ngpu * m->index->whole)};
+		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
+			(int32_t)floor(p->reserve * v->ngpu * m->index->whole) : -1};
 	return fgd_placement(m, v, req, &terms);
 }
 
@@ -639,3 +660,7 @@ const mu_score_ops_t mu_score_muster = {"muster", score_muster, pick_muster, MU_
  * so that its commands still run. */
 const mu_score_ops_t mu_score_muster_mg = {"muster-mg", score_muster, pick_muster,
 					   MU_SCORE_MIX};
+/* muster with the settings its harness chose by rollouts (score_rollout.c)
+ * in the mix's `muster`: the same functions under its own name. */
+const mu_score_ops_t mu_score_muster_rollout = {"muster-rollout", score_muster,
+						pick_muster, MU_SCORE_MIX};
