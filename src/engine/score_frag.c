@@ -579,14 +579,16 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     GPUs (mix_dead; at most one point either way), so of two devices
  *     the share goes where what it leaves is a sum of common share sizes;
  *   - per-node reserve: breaking a whole device of a node that keeps no
- *     more than RESERVE x devices x the mix's whole-GPU share of the GPU
- *     demand whole devices costs 100 points, so shares break whole
+ *     more than `reserve` x devices x the mix's whole-GPU share of the GPU
+ *     demand whole devices costs 100 points (for shares below
+ *     `reserve_below`), so shares break whole
  *     devices where whole-GPU pods are expected least, and still go there
  *     when no other node holds them.  It is per node because a score may
  *     read only the node (the engine keeps scores by node).
- * A large share (MG_LARGE and more) is placed as a whole-GPU pod is, by
+ * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
- * MG_MULTI of the mix's GPU demand: it is alone on its device, and where
+ * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
+ * the mix's or the defaults below; score_rollout.c chooses them): it is alone on its device, and where
  * it goes decides which nodes keep whole GPUs; FGD's points make the
  * CPU-rich two-GPU nodes equal to the eight-GPU ones, the CPU-aware growth
  * puts it where the CPU left is as short as the GPUs, which pays when many
