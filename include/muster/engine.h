@@ -147,7 +147,9 @@ typedef struct mu_workload_mix {
 	double top;
 	struct mu__mix_index *index; /* built by finish; owned */
 	/* muster's settings, the caller's (it may be set after finish, and
-	 * in a shallow copy of a finished mix); NULL: the defaults. */
+	 * in a shallow copy of a finished mix, but not changed while an
+	 * engine scores with the mix: it keeps scores); NULL: the
+	 * defaults. */
 	const mu_muster_params_t *muster;
 } mu_workload_mix_t;
 

@@ -588,8 +588,9 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
- * the mix's or the defaults below; score_rollout.c chooses them): it is alone on its device, and where
- * it goes decides which nodes keep whole GPUs; FGD's points make the
+ * the mix's or the defaults below; score_rollout.c chooses them): it is
+ * alone on its device, and where it goes decides which nodes keep whole
+ * GPUs; FGD's points make the
  * CPU-rich two-GPU nodes equal to the eight-GPU ones, the CPU-aware growth
  * puts it where the CPU left is as short as the GPUs, which pays when many
  * multi-GPU pods follow (openb's multigpu30) and costs where few do
