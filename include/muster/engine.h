@@ -120,6 +120,9 @@ extern const mu_score_ops_t mu_score_bestfit;    /* least left after */
 /* These take a finished mu_workload_mix_t as their state. */
 extern const mu_score_ops_t mu_score_fgd;        /* least fragmentation growth */
 extern const mu_score_ops_t mu_score_muster;     /* muster's GPU policy */
+/* "muster-rollout": muster's functions; its name tells a harness to fill
+ * the mix's mu_muster_params_t by mu_rollout_choose (score_rollout.c). */
+extern const mu_score_ops_t mu_score_muster_rollout;
 /* "muster-mg": the tenth round's option, now muster's own behaviour; the
  * same functions as mu_score_muster under the old name (score_frag.c). */
 extern const mu_score_ops_t mu_score_muster_mg;
@@ -129,6 +132,31 @@ extern const mu_score_ops_t mu_score_muster_mg;
 extern const mu_score_ops_t mu_score_muster_supply;
 
 #define MU_MIX_MAX_MODELS 63 /* distinct GPU models a mix can name */
+
+/* The settings of muster's share placement (score_frag.c, "muster"):
+ *   - mg_multi, mg_large: a share of mg_large milli-GPU or more is placed
+ *     as a whole-GPU pod is (by the CPU-aware growth) when pods of two or
+ *     more GPUs carry at least mg_multi of the mix's GPU demand (0: always,
+ *     above 1: never);
+ *   - reserve: breaking a whole device of a node that keeps no more than
+ *     reserve x devices x the mix's whole-GPU demand share whole devices
+ *     costs 100 points (0: no reserve);
+ *   - reserve_below: only shares below this many milli-GPU pay the reserve
+ *     (1001: every share).
+ * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001. */
+typedef struct mu_muster_params {
+	double mg_multi;
+	int32_t mg_large;
+	double reserve;
+	int32_t reserve_below;
+} mu_muster_params_t;
+
+void mu_muster_params_defaults(mu_muster_params_t *p);
+/* The settings as text, e.g. "mg auto, reserve 0.75 below 700" (mg
+ * "on" for a threshold <= 0, "off" above 1, "auto" between); returns
+ * buf. */
+const char *mu_muster_params_format(const mu_muster_params_t *p, char *buf,
+				    size_t len);
 
 /* One pod shape of a workload.  Memory and other resources are not part of
  * a shape: fragmentation is measured on CPU and GPUs. */
@@ -155,6 +183,11 @@ typedef struct mu_workload_mix {
 	 * (0.95 there); 0 keeps every shape. */
 	double top;
 	struct mu__mix_index *index; /* built by finish; owned */
+	/* muster's settings, the caller's (it may be set after finish, and
+	 * in a shallow copy of a finished mix, but not changed while an
+	 * engine scores with the mix: it keeps scores); NULL: the
+	 * defaults. */
+	const mu_muster_params_t *muster;
 } mu_workload_mix_t;
 
 void mu_workload_mix_init(mu_workload_mix_t *m);
@@ -174,6 +207,46 @@ int mu_workload_mix_finish(mu_workload_mix_t *m);
  * over shapes of weight x the free GPU capacity that shape cannot use
  * there.  A NULL or empty mix is one whole-GPU shape.  O(shapes + GPUs). */
 double mu_gpu_frag(const mu_workload_mix_t *m, const mu_node_view_t *node);
+
+/* --- Choosing muster's settings by rollouts (score_rollout.c) ------------ */
+
+/* A rollout: pods drawn from the mix by popularity (with the stream of
+ * seed, never an evaluation's) arrive one at a time on a copy of the
+ * nodes' free capacity and are placed by muster's score with one
+ * candidate's settings, best node first, the lower index on ties, until
+ * the GPU demand asked reaches fill x the copy's GPU capacity.  Its worth
+ * is the milli-GPU allocated then. */
+typedef struct mu_rollout_config {
+	uint64_t seed;      /* the rollouts' randomness */
+	double fill;        /* 0: 1.3 (the openb protocol's x = 130) */
+	int32_t max_nodes;  /* nodes in a copy (a sample of them when there
+	                     * are more); 0: 2048 */
+	int32_t rollouts;   /* per candidate, each its own draw; 0: 8 */
+} mu_rollout_config_t;
+
+/* The candidate settings tried by default for a finished mix: the
+ * large-share rule as the defaults give it for the mix and the other way
+ * (never or always), times reserve 0.75 and 1.0 each for every share and
+ * for shares below 700 only, and reserve 0; the defaults first.  Writes
+ * up to cap of them and returns how many there are (10). */
+size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
+				   mu_muster_params_t *out, size_t cap);
+
+/* Runs cfg->rollouts rollouts for each of the ncands candidates on the
+ * same draws (common random numbers) and sets *best to the candidate that
+ * allocates the most over them (the first on ties); worth[i] (may be
+ * NULL) gets candidate i's milli-GPU summed over the rollouts.  mix is
+ * finished and read only; nodes are the caller's views (their free
+ * capacity is copied).  Memory is not modelled.  Deterministic for a seed.
+ * Work: ncands x rollouts x arrivals (about fill x the copy's GPUs x the
+ * mix's pods per GPU) x the copy's nodes, where a node's score is computed
+ * again only after it changed (per pod shape); memory shapes x nodes
+ * scores.  MU_EINVAL for bad arguments or an unfinished mix, MU_ENOMEM. */
+int mu_rollout_choose(const mu_workload_mix_t *mix,
+		      const mu_node_view_t *nodes, size_t nnodes,
+		      const mu_muster_params_t *cands, size_t ncands,
+		      const mu_rollout_config_t *cfg, int64_t *worth,
+		      size_t *best);
 
 /* Looks a policy up by name; NULL if unknown. */
 const mu_score_ops_t *mu_score_find(const char *name);

@@ -25,6 +25,8 @@
 #include "muster/engine.h"
 #include "muster/load.h"
 
+#define MU_EVAL_MAX_CANDS 16 /* muster-rollout's candidate settings */
+
 /* One pod of the evaluation, pointing into the specs it came from. */
 typedef struct mu_eval_pod {
 	const mu_podset_spec_t *ps; /* request and GPU models */
@@ -46,6 +48,12 @@ typedef struct mu_eval_input {
 	                              * of the pods (fgd's state, and the
 	                              * fragmentation ratio's) */
 	mu_workload_mix_t mix_all;   /* every shape: muster's state */
+	/* muster-rollout's settings (mu_eval_input_choose): the candidates,
+	 * each one's rollout worth, the one chosen and whether one was. */
+	mu_muster_params_t cands[MU_EVAL_MAX_CANDS];
+	int64_t worth[MU_EVAL_MAX_CANDS];
+	size_t ncands, chosen;
+	bool have_chosen;
 } mu_eval_input_t;
 
 #define MU_EVAL_TYPICAL 0.95 /* generate_config_and_run.py's
@@ -58,6 +66,16 @@ typedef struct mu_eval_input {
 int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
 			mu_eval_input_t *in, mu_diag_t *diag);
 void mu_eval_input_release(mu_eval_input_t *in);
+
+/* Chooses muster-rollout's settings for in once, before its runs: among
+ * mu_muster_params_candidates() of in->mix_all, by mu_rollout_choose() on
+ * the empty cluster with cfg (its seed is the rollouts' own, not an eval
+ * seed); or, when force >= 0, candidate force without rollouts (to
+ * measure every candidate in hindsight; in->worth is then zero).
+ * MU_EINVAL for a force past the candidates, MU_ENOMEM.  O(rollouts, see
+ * mu_rollout_choose). */
+int mu_eval_input_choose(mu_eval_input_t *in, const mu_rollout_config_t *cfg,
+			 int force);
 
 /* The arrival order for a seed: a permutation of 0..npods-1 extended by
  * indices drawn uniformly with replacement, cut at the first arrival that
@@ -135,8 +153,9 @@ typedef struct mu_eval_config {
 	void *progress_ctx;
 } mu_eval_config_t;
 
-/* Runs the protocol once.  muster gets &in->mix_all as its state, every
- * other policy (fgd among them) &in->mix.  The caller releases out with
+/* Runs the protocol once.  muster gets &in->mix_all as its state
+ * (muster-rollout a copy with the settings chosen, which must have been:
+ * MU_EINVAL otherwise), every other policy (fgd among them) &in->mix.  The caller releases out with
  * mu_eval_run_release(), also on error.  O(arrivals x nodes x the policy's
  * cost per node). */
 int mu_eval_run(const mu_eval_input_t *in, const mu_eval_config_t *cfg,

@@ -34,6 +34,8 @@ typedef struct eval_cli {
 	uint64_t seed0, seed1;
 	double tune;
 	bool quiet;
+	mu_rollout_config_t rollout; /* muster-rollout's */
+	int64_t rollout_pick;        /* -1: by rollouts */
 } eval_cli_t;
 
 static void eval_usage(FILE *f)
@@ -55,7 +57,10 @@ static void eval_usage(FILE *f)
 		"                      rule for large shares it was; not in\n"
 		"                      --all), muster-supply (muster with shares\n"
 		"                      placed by the cluster's whole free GPUs per\n"
-		"                      model; an option, not in --all)\n"
+		"                      model; an option, not in --all),\n"
+		"                      muster-rollout (muster with its\n"
+		"                      settings chosen by rollouts, once per input;\n"
+		"                      not in --all)\n"
 		"  --policies A,B      several of them\n"
 		"  --all               the first seven\n"
 		"  --seed N            one seed (default 42)\n"
@@ -66,6 +71,12 @@ static void eval_usage(FILE *f)
 		"  --paper FILE        the paper's fgd_analysis_allo_discrete.csv to compare\n"
 		"                      with (default %s if it exists;\n"
 		"                      its frag_ratio twin is read too)\n"
+		"  --rollout-seed N    muster-rollout: the rollouts' own seed (1)\n"
+		"  --rollouts N        muster-rollout: rollouts per candidate (8)\n"
+		"  --rollout-nodes N   muster-rollout: nodes of a rollout's copy, a\n"
+		"                      sample when there are more (2048)\n"
+		"  --rollout-pick K    muster-rollout: candidate K (0-9) without\n"
+		"                      rollouts, to measure each in hindsight\n"
 		"  --quiet             print nothing but errors\n"
 		"  -h, --help          this help\n", EVAL_PAPER_DEFAULT);
 }
@@ -135,6 +146,18 @@ static int eval_option(eval_cli_t *c, const char *a, const char *v)
 		return parse_seeds(c, v);
 	else if (!strcmp(a, "--tune"))
 		return mu__parse_num(v, 0.01, 10, &c->tune);
+	else if (!strcmp(a, "--rollout-seed"))
+		return mu__parse_int(v, 0, INT64_MAX, (int64_t *)&c->rollout.seed);
+	else if (!strcmp(a, "--rollouts") || !strcmp(a, "--rollout-nodes")) {
+		int64_t k;
+		int rc = mu__parse_int(v, 1, 1 << 20, &k);
+		if (a[9] == 's')
+			c->rollout.rollouts = (int32_t)k;
+		else
+			c->rollout.max_nodes = (int32_t)k;
+		return rc;
+	} else if (!strcmp(a, "--rollout-pick"))
+		return mu__parse_int(v, 0, MU_EVAL_MAX_CANDS - 1, &c->rollout_pick);
 	else
 		return MU_EINVAL;
 	return MU_OK;
@@ -147,6 +170,8 @@ static int eval_parse(eval_cli_t *c, int argc, char **argv)
 	memset(c, 0, sizeof *c);
 	c->seed0 = c->seed1 = 42;
 	c->tune = 1.3;
+	c->rollout.seed = 1;
+	c->rollout_pick = -1;
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		eval_usage(stdout);
 		return -1;
@@ -390,6 +415,53 @@ static int load_input(const eval_cli_t *c, mu_specs_t *ns, mu_specs_t *ps,
 	return MU_EXIT_OK;
 }
 
+/* Chooses muster-rollout's settings when it is among the policies
+ * (mu_eval_input_choose); *secs gets the time it took. */
+static int choose_settings(const eval_cli_t *c, mu_eval_input_t *in,
+			   double *secs)
+{
+	bool want = false;
+	for (size_t i = 0; i < c->nops; i++)
+		want |= c->ops[i] == &mu_score_muster_rollout;
+	if (!want)
+		return MU_EXIT_OK;
+	double t0 = wall_s();
+	int rc = mu_eval_input_choose(in, &c->rollout, (int)c->rollout_pick);
+	*secs = wall_s() - t0;
+	if (rc) {
+		fprintf(stderr, "muster eval: choosing muster-rollout's settings: %s\n",
+			mu_strerror(rc));
+		return rc == MU_EINVAL ? MU_EXIT_USAGE : MU_EXIT_FAIL;
+	}
+	return MU_EXIT_OK;
+}
+
+/* muster-rollout's candidates, their rollout worth (allocated at the
+ * rollouts' end, % of the copies' GPUs, summed over rollouts: only the
+ * order matters), the one chosen, and its margin over the paper's fgd. */
+static void print_chosen(const eval_cli_t *c, const mu_eval_input_t *in,
+			 const mu_eval_report_t *r, double secs)
+{
+	char buf[96];
+	printf("  muster-rollout settings (%s):\n",
+	       c->rollout_pick >= 0 ? "picked by --rollout-pick" : "chosen by rollouts");
+	for (size_t i = 0; i < in->ncands; i++)
+		printf("  %s %2zu  %-36s  %12lld\n", i == in->chosen ? "*" : " ", i,
+		       mu_muster_params_format(&in->cands[i], buf, sizeof buf),
+		       (long long)in->worth[i]);
+	if (c->rollout_pick < 0)
+		printf("  (rollout seed %llu, %d rollout(s) of up to %d nodes each, fill 1.3; %.1f s)\n",
+		       (unsigned long long)c->rollout.seed,
+		       c->rollout.rollouts > 0 ? c->rollout.rollouts : 8,
+		       c->rollout.max_nodes > 0 ? c->rollout.max_nodes : 2048, secs);
+	int32_t xe = r->series[0].runs[0].npoints - 1;
+	double pf = paper_at(r->paper_alloc, r->workload, "fgd", xe);
+	for (size_t i = 0; i < r->nseries; i++)
+		if (!strcmp(r->series[i].policy, "muster-rollout") && pf == pf)
+			printf("  muster-rollout - the paper's fgd at x=%d: %+.2f points\n",
+			       xe, r->series[i].alloc_mean[xe] - pf);
+}
+
 static void release_report(mu_eval_report_t *r)
 {
 	for (size_t i = 0; i < r->nseries; i++) {
@@ -427,12 +499,18 @@ int mu_cmd_eval_openb(int argc, char **argv)
 	r.gpus = in.gpus;
 	r.nodes = (int64_t)in.nnodes;
 	r.pods = (int64_t)in.npods;
+	double choose_s = 0;
+	if (rc == MU_EXIT_OK)
+		rc = choose_settings(&c, &in, &choose_s);
 	double t0 = wall_s();
 	if (rc == MU_EXIT_OK)
 		rc = run_all(&c, &in, &r);
 	r.run_s = wall_s() - t0;
-	if (rc == MU_EXIT_OK && !c.quiet)
+	if (rc == MU_EXIT_OK && !c.quiet) {
 		print_table(&r, r.run_s);
+		if (in.have_chosen)
+			print_chosen(&c, &in, &r, choose_s);
+	}
 	if (rc == MU_EXIT_OK && c.json && (rc = write_file(c.json, &r, false)) == 0 && !c.quiet)
 		printf("json: %s\n", c.json);
 	if (rc == MU_EXIT_OK && c.report && (rc = write_file(c.report, &r, true)) == 0 && !c.quiet)

@@ -581,28 +581,49 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     GPUs (mix_dead; at most one point either way), so of two devices
  *     the share goes where what it leaves is a sum of common share sizes;
  *   - per-node reserve: breaking a whole device of a node that keeps no
- *     more than RESERVE x devices x the mix's whole-GPU share of the GPU
- *     demand whole devices costs 100 points, so shares break whole
+ *     more than `reserve` x devices x the mix's whole-GPU share of the GPU
+ *     demand whole devices costs 100 points (for shares below
+ *     `reserve_below`), so shares break whole
  *     devices where whole-GPU pods are expected least, and still go there
  *     when no other node holds them.  It is per node because a score may
  *     read only the node (the engine keeps scores by node).
- * A large share (MG_LARGE and more) is placed as a whole-GPU pod is, by
+ * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
- * MG_MULTI of the mix's GPU demand: it is alone on its device, and where
- * it goes decides which nodes keep whole GPUs; FGD's points make the
+ * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
+ * the mix's or the defaults below; score_rollout.c chooses them): it is
+ * alone on its device, and where it goes decides which nodes keep whole
+ * GPUs; FGD's points make the
  * CPU-rich two-GPU nodes equal to the eight-GPU ones, the CPU-aware growth
  * puts it where the CPU left is as short as the GPUs, which pays when many
  * multi-GPU pods follow (openb's multigpu30) and costs where few do
  * (default).  O(devices) measures of the node. */
-#define MG_MULTI 0.15 /* between openb default's 0.07 and multigpu30's 0.30 */
-#define MG_LARGE 700  /* openb's 810s; its next share down is 650 */
-#define RESERVE 0.75  /* of the whole-GPU demand share (0.5 and 1.0 tried) */
+/* The defaults of MG_MULTI, MG_LARGE and RESERVE, now settings of
+ * mu_muster_params_t that a caller may choose (score_rollout.c):
+ * mg_multi 0.15, between openb default's 0.07 and multigpu30's 0.30;
+ * mg_large 700, openb's 810s (its next share down is 650); reserve 0.75
+ * of the whole-GPU demand share (0.5 and 1.0 tried). */
+void mu_muster_params_defaults(mu_muster_params_t *p)
+{
+	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001};
+}
+
+/* The mix's settings, or the defaults in *tmp. */
+static const mu_muster_params_t *muster_params(const mu_workload_mix_t *m,
+					       mu_muster_params_t *tmp)
+{
+	if (m && m->muster)
+		return m->muster;
+	mu_muster_params_defaults(tmp);
+	return tmp;
+}
 
 static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 {
+	mu_muster_params_t tmp;
+	const mu_muster_params_t *p = muster_params(m, &tmp);
 	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0 ||
-	       (req->v[MU_RES_GPU_MILLI] >= MG_LARGE && m && m->index &&
-		m->index->multi >= MG_MULTI);
+	       (req->v[MU_RES_GPU_MILLI] >= p->mg_large && m && m->index &&
+		m->index->multi >= p->mg_multi);
 }
 
 /* The share req's placement on the node of view v (see muster above):
@@ -613,9 +634,12 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 {
 	if (!m || !m->index)
 		return fgd_placement(m, v, req, NULL);
+	mu_muster_params_t tmp;
+	const mu_muster_params_t *p = muster_params(m, &tmp);
 	share_terms_t terms = {
 		m->index->dead,
-		(int32_t)floor(RESERVE * v->ngpu * m->index->whole)};
+		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
+			(int32_t)floor(p->reserve * v->ngpu * m->index->whole) : -1};
 	return fgd_placement(m, v, req, &terms);
 }
 
@@ -803,3 +827,7 @@ const mu_score_ops_t mu_score_muster_mg = {"muster-mg", score_muster, pick_muste
 const mu_score_ops_t mu_score_muster_supply = {
 	"muster-supply", score_muster_supply, pick_muster_supply,
 	MU_SCORE_MIX | MU_SCORE_SUPPLY};
+/* muster with the settings its harness chose by rollouts (score_rollout.c)
+ * in the mix's `muster`: the same functions under its own name. */
+const mu_score_ops_t mu_score_muster_rollout = {"muster-rollout", score_muster,
+						pick_muster, MU_SCORE_MIX};

@@ -98,6 +98,49 @@ int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
 	return MU_OK;
 }
 
+int mu_eval_input_choose(mu_eval_input_t *in, const mu_rollout_config_t *cfg,
+			 int force)
+{
+	in->have_chosen = false;
+	in->ncands = mu_muster_params_candidates(&in->mix_all, in->cands,
+						 MU_EVAL_MAX_CANDS);
+	if (in->ncands > MU_EVAL_MAX_CANDS)
+		return MU_ERANGE;
+	memset(in->worth, 0, sizeof in->worth);
+	if (force >= 0) {
+		if ((size_t)force >= in->ncands)
+			return MU_EINVAL;
+		in->chosen = (size_t)force;
+		in->have_chosen = true;
+		return MU_OK;
+	}
+	/* The empty cluster as views: every device whole. */
+	size_t n = in->nnodes;
+	mu_res_t *freev = malloc((n ? n : 1) * sizeof *freev);
+	int16_t (*gpu)[MU_MAX_GPUS] = malloc((n ? n : 1) * sizeof *gpu);
+	mu_node_view_t *v = malloc((n ? n : 1) * sizeof *v);
+	int rc = freev && gpu && v ? MU_OK : MU_ENOMEM;
+	for (size_t i = 0; rc == MU_OK && i < n; i++) {
+		const mu_node_spec_t *ns = &in->nodes[i];
+		int ngpu = (int)ns->alloc.v[MU_RES_GPU];
+		ngpu = ngpu < MU_MAX_GPUS ? ngpu : MU_MAX_GPUS;
+		freev[i] = ns->alloc;
+		freev[i].v[MU_RES_GPU_MILLI] = 1000 * (int64_t)ngpu;
+		for (int g = 0; g < ngpu; g++)
+			gpu[i][g] = 1000;
+		v[i] = (mu_node_view_t){&ns->alloc, &freev[i], ngpu, gpu[i],
+					ns->gpu_model, NULL};
+	}
+	if (rc == MU_OK)
+		rc = mu_rollout_choose(&in->mix_all, v, n, in->cands, in->ncands,
+				       cfg, in->worth, &in->chosen);
+	in->have_chosen = rc == MU_OK;
+	free(freev);
+	free(gpu);
+	free(v);
+	return rc;
+}
+
 /* --- Arrivals ------------------------------------------------------------ */
 
 /* splitmix64: the next 64 bits of the stream in *s. */
@@ -247,6 +290,8 @@ typedef struct run_state {
 	double frag_sum;        /* sum of nodes' frag, milli-GPU */
 	int64_t free_milli, cap_milli, alloc_milli, arrived_milli;
 	mu_decisions_t dec;
+	mu_workload_mix_t mix_rollout; /* muster-rollout's state: a shallow
+	                                * copy of in->mix_all */
 } run_state_t;
 
 static void mirror_view(const mirror_node_t *m, mu_node_view_t *v)
@@ -302,11 +347,19 @@ static int run_setup(run_state_t *s, const mu_eval_config_t *cfg)
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
 	ec.score = cfg->score ? cfg->score : &mu_score_muster;
+	bool rollout = ec.score == &mu_score_muster_rollout;
 	bool own = ec.score == &mu_score_muster || ec.score == &mu_score_muster_mg ||
-		   ec.score == &mu_score_muster_supply;
+		   ec.score == &mu_score_muster_supply || rollout;
 	/* The paper's policies measure against its typical pods; muster's
 	 * own measure against every shape of the workload. */
 	ec.score_state = own ? &s->in->mix_all : &s->in->mix;
+	if (rollout) {
+		if (!s->in->have_chosen)
+			return MU_EINVAL;
+		s->mix_rollout = s->in->mix_all;
+		s->mix_rollout.muster = &s->in->cands[s->in->chosen];
+		ec.score_state = &s->mix_rollout;
+	}
 	/* The paper's policies break ties as its kube-scheduler lists nodes;
 	 * muster keeps the engine's own rule, the lower node id. */
 	ec.kube_ties = !own;

@@ -1,0 +1,397 @@
+/*
+ * score_rollout.c - muster's settings chosen by simulation instead of
+ * constants fitted to a few traces.
+ *
+ * muster's share placement has settings (mu_muster_params_t: the rule for
+ * large shares, the per-node reserve of whole devices, and which shares
+ * pay it) whose best values depend on the workload mix: a setting that
+ * wins on one openb variant loses on another (docs/evaluation.md,
+ * "Thirteenth round: settings by rollouts").  mu_rollout_choose() tries
+ * each candidate setting in short rollouts: pods drawn from the mix by
+ * popularity (the distribution FGD's typical pods describe; the stream is
+ * the caller's seed, never an evaluation's arrival list) arrive one at a
+ * time on a copy of the nodes' free capacity and are placed by muster's
+ * own score and device choice with that setting, until the GPU demand
+ * asked reaches fill x the copy's capacity (the openb protocol's x = 130
+ * by default).  The setting that leaves the most GPU capacity allocated
+ * then, summed over the rollouts, wins; every candidate sees the same
+ * draws and the same nodes, so the comparison is paired.
+ *
+ * The copy models what the mix models: free CPU, whole GPUs and per-device
+ * shares, and GPU models; not memory.  A node fits a pod when its free CPU
+ * holds the pod's, its model is one the pod allows, and it has the whole
+ * free devices or a device with the share free.  A node's score for a pod
+ * shape is kept and computed again only after the node changed, as the
+ * engine's heaps do, so a rollout costs about arrivals x nodes compares
+ * plus one measure per (shape, changed node).
+ *
+ * No I/O, no globals, no clock: the mix, the nodes and the seed are
+ * inputs.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "engine/engine_int.h"
+
+/* One node of a rollout's copy. */
+typedef struct rnode {
+	mu_res_t free;
+	int16_t gpu[MU_MAX_GPUS];
+	const mu_res_t *alloc; /* the caller's */
+	const char *model;     /* the caller's */
+	uint64_t model_bit;    /* the node's model in the mix; 0 none */
+	int ngpu;
+	uint32_t ver;          /* bumped on every placement */
+} rnode_t;
+
+/* The working memory of one choice, shared by its rollouts. */
+typedef struct rollout {
+	const mu_workload_mix_t *mix;
+	size_t nnodes, ncopy;     /* the caller's nodes; the copy's */
+	size_t *pick;             /* the copy's nodes: indices, ascending */
+	rnode_t *node;            /* the copy */
+	double *score;            /* [type x ncopy] cached scores */
+	uint32_t *ver;            /* [type x ncopy] the node's ver then; 0 none */
+	int32_t *arr;             /* the draw: type indices */
+	int32_t narr, cap;
+	int64_t cap_milli;        /* the copy's GPU capacity */
+} rollout_t;
+
+/* The share of the mix's GPU demand in pods of two or more GPUs, as
+ * score_frag.c's index keeps it (multi).  O(types). */
+static double mix_multi(const mu_workload_mix_t *m)
+{
+	double demand = 0, multi = 0;
+	for (int32_t i = 0; m && i < m->ntypes; i++) {
+		const mu_pod_type_t *t = &m->types[i];
+		double d = (double)t->count *
+			   (t->gpus ? 1000.0 * t->gpus : t->gpu_milli);
+		demand += d;
+		multi += t->gpus > 1 ? d : 0;
+	}
+	return demand > 0 ? multi / demand : 0;
+}
+
+size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
+				   mu_muster_params_t *out, size_t cap)
+{
+	static const double reserve[] = {0.75, 1.0, 0};
+	mu_muster_params_t d;
+	mu_muster_params_defaults(&d);
+	/* The large-share rule as the defaults give it for this mix, then
+	 * the other way: never when it is on, always when it is off. */
+	bool on = mix_multi(mix) >= d.mg_multi;
+	size_t n = 0;
+	for (int flip = 0; flip < 2; flip++) {
+		for (size_t r = 0; r < 3; r++) {
+			for (int below = 0; below < (r < 2 ? 2 : 1); below++) {
+				mu_muster_params_t p = d;
+				if (flip)
+					p.mg_multi = on ? 2.0 : 0.0;
+				p.reserve = reserve[r];
+				p.reserve_below = below ? p.mg_large : 1001;
+				if (n < cap)
+					out[n] = p;
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+const char *mu_muster_params_format(const mu_muster_params_t *p, char *buf,
+				    size_t len)
+{
+	const char *mg = p->mg_multi <= 0 ? "on" : p->mg_multi > 1 ? "off" : "auto";
+	if (p->reserve > 0 && p->reserve_below <= 1000)
+		snprintf(buf, len, "mg %s, reserve %.2f below %d", mg,
+			 p->reserve, (int)p->reserve_below);
+	else
+		snprintf(buf, len, "mg %s, reserve %.2f", mg, p->reserve);
+	return buf;
+}
+
+/* splitmix64: the next 64 bits of the stream in *s. */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n >= 1. */
+static uint64_t rng_below(uint64_t *s, uint64_t n)
+{
+	double u = (double)(rng_next(s) >> 11) * 0x1p-53;
+	uint64_t i = (uint64_t)(u * (double)n);
+	return i < n ? i : n - 1;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Picks the copy's nodes for rollout k (all of them, in order, when they
+ * are no more than the copy holds; else a uniform sample kept in order)
+ * and sets its capacity.  O(nodes + copy log copy). */
+static void rollout_pick(rollout_t *r, uint64_t *rng, size_t *perm)
+{
+	if (r->ncopy == r->nnodes) {
+		for (size_t i = 0; i < r->nnodes; i++)
+			r->pick[i] = i;
+		return;
+	}
+	for (size_t i = 0; i < r->nnodes; i++)
+		perm[i] = i;
+	for (size_t i = 0; i < r->ncopy; i++) { /* partial Fisher-Yates */
+		size_t j = i + (size_t)rng_below(rng, r->nnodes - i), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	memcpy(r->pick, perm, r->ncopy * sizeof *perm);
+	qsort(r->pick, r->ncopy, sizeof *r->pick, cmp_size);
+}
+
+/* GPU demand of type t in milli-GPU. */
+static int64_t type_milli(const mu_pod_type_t *t)
+{
+	return t->gpus ? 1000 * (int64_t)t->gpus : t->gpu_milli;
+}
+
+/* Draws the arrivals of one rollout: types by popularity until the GPU
+ * demand asked reaches fill x the copy's capacity (at most 64 x the
+ * copy's capacity in pods when the mix asks for little GPU).
+ * O(arrivals x log types). */
+static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
+			const int64_t *cum)
+{
+	const mu_workload_mix_t *m = r->mix;
+	int64_t target = (int64_t)ceil(fill * (double)r->cap_milli - 1e-6), sum = 0;
+	int64_t limit = 64 * (r->cap_milli / 1000 + 1);
+	if (limit > INT32_MAX / 2)
+		limit = INT32_MAX / 2;
+	r->narr = 0;
+	while (sum < target && r->narr < limit) {
+		uint64_t u = rng_below(rng, (uint64_t)cum[m->ntypes - 1]);
+		int32_t lo = 0, hi = m->ntypes - 1;
+		while (lo < hi) { /* the first type with cum > u */
+			int32_t mid = (lo + hi) / 2;
+			if (cum[mid] > (int64_t)u)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		int rc = mu__grow((void **)&r->arr, &r->cap, r->narr + 1,
+				  sizeof *r->arr);
+		if (rc)
+			return rc;
+		r->arr[r->narr++] = lo;
+		sum += type_milli(&m->types[lo]);
+	}
+	return MU_OK;
+}
+
+/* Resets the copy from the caller's views.  O(copy x devices x models). */
+static void rollout_reset(rollout_t *r, const mu_node_view_t *nodes)
+{
+	const mu_workload_mix_t *m = r->mix;
+	for (size_t i = 0; i < r->ncopy; i++) {
+		const mu_node_view_t *v = &nodes[r->pick[i]];
+		rnode_t *n = &r->node[i];
+		n->free = *v->free;
+		n->alloc = v->alloc;
+		n->model = v->gpu_model;
+		n->ngpu = v->ngpu < MU_MAX_GPUS ? v->ngpu : MU_MAX_GPUS;
+		for (int g = 0; g < n->ngpu; g++)
+			n->gpu[g] = v->gpu_free[g];
+		n->model_bit = 0;
+		if (v->gpu_model)
+			for (int32_t k = 0; k < m->nmodels; k++)
+				if (strcmp(m->models[k], v->gpu_model) == 0)
+					n->model_bit = (uint64_t)1 << k;
+		n->ver = 1;
+	}
+	memset(r->ver, 0, (size_t)m->ntypes * r->ncopy * sizeof *r->ver);
+}
+
+static void rnode_view(const rnode_t *n, mu_node_view_t *v)
+{
+	*v = (mu_node_view_t){n->alloc, &n->free, n->ngpu, n->gpu, n->model,
+			      NULL};
+}
+
+/* Whether type t fits node n (see the file's comment).  O(devices). */
+static bool rnode_fits(const rnode_t *n, const mu_pod_type_t *t)
+{
+	if (n->free.v[MU_RES_CPU] < t->cpu)
+		return false;
+	if (t->models && !(t->models & n->model_bit))
+		return false;
+	if (t->gpus)
+		return n->free.v[MU_RES_GPU] >= t->gpus;
+	if (!t->gpu_milli)
+		return true;
+	for (int g = 0; g < n->ngpu; g++)
+		if (n->gpu[g] >= t->gpu_milli)
+			return true;
+	return false;
+}
+
+static mu_res_t type_req(const mu_pod_type_t *t)
+{
+	mu_res_t q;
+	memset(&q, 0, sizeof q);
+	q.v[MU_RES_CPU] = t->cpu;
+	q.v[MU_RES_GPU] = t->gpus;
+	q.v[MU_RES_GPU_MILLI] = t->gpus ? 0 : t->gpu_milli;
+	q.v[MU_RES_PODS] = 1;
+	return q;
+}
+
+/* Places type t on node n, on device dev for a share (the least free
+ * device that holds it when dev is not one), on the first whole free
+ * devices otherwise.  Returns the milli-GPU placed. */
+static int64_t rnode_place(rnode_t *n, const mu_pod_type_t *t, int dev)
+{
+	n->free.v[MU_RES_CPU] -= t->cpu;
+	n->ver++;
+	if (t->gpus) {
+		int32_t left = t->gpus;
+		for (int g = 0; g < n->ngpu && left > 0; g++)
+			if (n->gpu[g] == 1000) {
+				n->gpu[g] = 0;
+				left--;
+			}
+		n->free.v[MU_RES_GPU] -= t->gpus;
+		n->free.v[MU_RES_GPU_MILLI] -= 1000 * (int64_t)t->gpus;
+		return 1000 * (int64_t)t->gpus;
+	}
+	if (!t->gpu_milli)
+		return 0;
+	if (dev < 0 || dev >= n->ngpu || n->gpu[dev] < t->gpu_milli) {
+		dev = -1;
+		for (int g = 0; g < n->ngpu; g++)
+			if (n->gpu[g] >= t->gpu_milli &&
+			    (dev < 0 || n->gpu[g] < n->gpu[dev]))
+				dev = g;
+	}
+	if (n->gpu[dev] == 1000)
+		n->free.v[MU_RES_GPU]--;
+	n->gpu[dev] = (int16_t)(n->gpu[dev] - t->gpu_milli);
+	n->free.v[MU_RES_GPU_MILLI] -= t->gpu_milli;
+	return t->gpu_milli;
+}
+
+/* One rollout of the drawn arrivals with the settings in ctx's mix:
+ * returns the milli-GPU allocated at the end.  O(arrivals x copy) plus a
+ * measure per (type, node changed since its last score). */
+static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
+			   const mu_score_ctx_t *ctx)
+{
+	const mu_workload_mix_t *m = r->mix;
+	rollout_reset(r, nodes);
+	int64_t alloc = 0;
+	for (int32_t k = 0; k < r->narr; k++) {
+		size_t ti = (size_t)r->arr[k];
+		const mu_pod_type_t *t = &m->types[ti];
+		mu_res_t q = type_req(t);
+		double *sc = r->score + ti * r->ncopy;
+		uint32_t *sv = r->ver + ti * r->ncopy;
+		size_t best = r->ncopy;
+		for (size_t i = 0; i < r->ncopy; i++) {
+			rnode_t *n = &r->node[i];
+			if (sv[i] != n->ver) {
+				mu_node_view_t v;
+				rnode_view(n, &v);
+				sc[i] = rnode_fits(n, t) ?
+					mu_score_muster.score(ctx, &v, &q) : -INFINITY;
+				sv[i] = n->ver;
+			}
+			if (sc[i] > -INFINITY && (best == r->ncopy || sc[i] > sc[best]))
+				best = i;
+		}
+		if (best == r->ncopy)
+			continue; /* fits nowhere: skipped, as the eval does */
+		rnode_t *n = &r->node[best];
+		int dev = -1;
+		if (!t->gpus && t->gpu_milli) {
+			mu_node_view_t v;
+			rnode_view(n, &v);
+			dev = mu_score_muster.pick_device(ctx, &v, &q);
+		}
+		alloc += rnode_place(n, t, dev);
+	}
+	return alloc;
+}
+
+static void rollout_free(rollout_t *r)
+{
+	free(r->pick);
+	free(r->node);
+	free(r->score);
+	free(r->ver);
+	free(r->arr);
+}
+
+int mu_rollout_choose(const mu_workload_mix_t *mix,
+		      const mu_node_view_t *nodes, size_t nnodes,
+		      const mu_muster_params_t *cands, size_t ncands,
+		      const mu_rollout_config_t *cfg, int64_t *worth,
+		      size_t *best)
+{
+	if (!mix || !mix->index || mix->ntypes < 1 || mix->pods < 1 ||
+	    !nodes || nnodes == 0 || !cands || ncands == 0 || !cfg || !best)
+		return MU_EINVAL;
+	double fill = cfg->fill > 0 ? cfg->fill : 1.3;
+	size_t maxn = cfg->max_nodes > 0 ? (size_t)cfg->max_nodes : 2048;
+	int32_t nroll = cfg->rollouts > 0 ? cfg->rollouts : 8;
+	if (!(fill <= 100))
+		return MU_EINVAL;
+	rollout_t r = {.mix = mix, .nnodes = nnodes,
+		       .ncopy = nnodes < maxn ? nnodes : maxn};
+	size_t cells = (size_t)mix->ntypes * r.ncopy;
+	int64_t *cum = malloc((size_t)mix->ntypes * sizeof *cum);
+	int64_t *sum = calloc(ncands, sizeof *sum);
+	size_t *perm = malloc(nnodes * sizeof *perm);
+	r.pick = malloc(r.ncopy * sizeof *r.pick);
+	r.node = malloc(r.ncopy * sizeof *r.node);
+	r.score = malloc(cells * sizeof *r.score);
+	r.ver = malloc(cells * sizeof *r.ver);
+	int rc = cum && sum && perm && r.pick && r.node && r.score && r.ver ?
+		 MU_OK : MU_ENOMEM;
+	for (int32_t i = 0; rc == MU_OK && i < mix->ntypes; i++)
+		cum[i] = (i ? cum[i - 1] : 0) + mix->types[i].count;
+	if (rc == MU_OK && cum[mix->ntypes - 1] <= 0)
+		rc = MU_EINVAL;
+	uint64_t rng = cfg->seed;
+	for (int32_t k = 0; rc == MU_OK && k < nroll; k++) {
+		rollout_pick(&r, &rng, perm);
+		r.cap_milli = 0;
+		for (size_t i = 0; i < r.ncopy; i++)
+			r.cap_milli += 1000 * (int64_t)nodes[r.pick[i]].ngpu;
+		rc = rollout_draw(&r, &rng, fill, cum);
+		for (size_t c = 0; rc == MU_OK && c < ncands; c++) {
+			mu_workload_mix_t view = *mix; /* shallow: read only */
+			view.muster = &cands[c];
+			mu_score_ctx_t ctx = {&view, 0};
+			sum[c] += rollout_run(&r, nodes, &ctx);
+		}
+	}
+	if (rc == MU_OK) {
+		*best = 0;
+		for (size_t c = 0; c < ncands; c++) {
+			if (sum[c] > sum[*best])
+				*best = c;
+			if (worth)
+				worth[c] = sum[c];
+		}
+	}
+	free(cum);
+	free(sum);
+	free(perm);
+	rollout_free(&r);
+	return rc;
+}
