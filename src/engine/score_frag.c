@@ -669,11 +669,11 @@ static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     over the models it may use in proportion to their whole free
  *     devices) per whole free device of the model.  Breaking a whole device
  *     costs 100 points on a node that keeps no more than
- *     floor(RESERVE x devices x min(1, rho)) whole devices: nothing where
+ *     floor(reserve x devices x min(1, rho)) whole devices: nothing where
  *     whole devices are plentiful, muster's reserve where they are as
  *     scarce as the mix's share of them (rho = W on an empty cluster
  *     without model constraints);
- *   - a large share (MG_LARGE and more) that breaks a whole device of a
+ *   - a large share (mg_large and more) that breaks a whole device of a
  *     node with w whole free devices costs what it takes from the pods
  *     that need them: the 1-GPU pods' share of the mix per whole free
  *     device of the model, plus, for w >= 2, the w-GPU pods' share per
@@ -785,6 +785,8 @@ static placement_t muster_supply_share(const mu_workload_mix_t *m,
 		return muster_share(m, v, req);
 	int32_t whole = view_whole(v);
 	supply_view_t sv = supply_view(m, sp, v, whole);
+	mu_muster_params_t tmp;
+	const mu_muster_params_t *mp = muster_params(m, &tmp);
 	placement_t p;
 	if (muster_cpu_aware(m, req)) {
 		p = best_placement(m, v, req, true);
@@ -793,10 +795,10 @@ static placement_t muster_supply_share(const mu_workload_mix_t *m,
 		double scale = sv.rho < 1 ? sv.rho : 1;
 		share_terms_t terms = {
 			m->index->dead,
-			(int32_t)floor(RESERVE * v->ngpu * scale)};
+			(int32_t)floor(mp->reserve * v->ngpu * scale)};
 		p = fgd_placement(m, v, req, &terms);
 	}
-	if (req->v[MU_RES_GPU_MILLI] >= MG_LARGE && p.dev >= 0 &&
+	if (req->v[MU_RES_GPU_MILLI] >= mp->mg_large && p.dev >= 0 &&
 	    v->gpu_free[p.dev] >= 1000)
 		p.cost -= SUPPLY_LARGE * sv.large;
 	return p;

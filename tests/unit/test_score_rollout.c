@@ -115,7 +115,7 @@ static void test_params_reach_score(mu_t_t *t)
 	mu_res_t s = req(500, 0, 800);
 	mu_muster_params_t off = params(2.0, 0), on = params(0, 0);
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0};
+	mu_score_ctx_t ctx = {&view, 0, NULL};
 	view.muster = &off;
 	CHECK(t, mu_score_muster.score(&ctx, &v[0], &s) >=
 		 mu_score_muster.score(&ctx, &v[2], &s));
