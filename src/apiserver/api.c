@@ -29,6 +29,19 @@
 
 /* Server-set metadata, defaults and validation of a new object.  Returns
  * MU_OK, or MU_EINVAL with causes in e. */
+/* The path of the pod spec a kind of type t holds ("spec" for a Pod,
+ * "spec.template.spec" for a Job and the apps kinds), or NULL.  Here, not
+ * in podspec.c, so that podspec.c does not call back into the kinds'
+ * defaulting files (scripts/check-loops.sh). */
+static const char *pod_spec_path(const mu__rtype_t *t)
+{
+	if (t->defaults == mu__defaults_pod)
+		return "spec";
+	if (t->defaults == mu__defaults_job || t->defaults == mu__defaults_apps)
+		return "spec.template.spec";
+	return NULL;
+}
+
 int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu__verr_t *e)
 {
 	json_t *md = json_object_get(obj, "metadata");
@@ -48,8 +61,8 @@ int mu__prepare_create(mu_apiserver_t *s, const mu__rtype_t *t, json_t *obj, mu_
 		json_object_del(obj, "status");
 	if (t->defaults)
 		t->defaults(obj);
-	if (mu__pod_spec_path(t)) /* the strategies' dropDisabledFields, nothing stored */
-		mu__drop_gated_pod_fields(mu__jget(obj, mu__pod_spec_path(t)), NULL);
+	if (pod_spec_path(t)) /* the strategies' dropDisabledFields, nothing stored */
+		mu__drop_gated_pod_fields(mu__jget(obj, pod_spec_path(t)), NULL);
 	mu__dra_taint_times(t, obj, NULL);
 	if (t->validate == mu__validate_crd)
 		mu__crd_status(obj, NULL, false);
@@ -546,8 +559,8 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	}
 	/* the strategies' dropDisabledFields on update: a gated field the
 	 * stored spec has is kept */
-	if (mu__pod_spec_path(c->t) && !*c->rq->route.sub)
-		mu__drop_gated_pod_fields(mu__jget(nw, mu__pod_spec_path(c->t)), mu__jget(old, mu__pod_spec_path(c->t)));
+	if (pod_spec_path(c->t) && !*c->rq->route.sub)
+		mu__drop_gated_pod_fields(mu__jget(nw, pod_spec_path(c->t)), mu__jget(old, pod_spec_path(c->t)));
 	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);

@@ -389,9 +389,6 @@ void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e);
  * stored spec is decoded, so that a spec kept on update compares equal to
  * the stored one.  O(1). */
 void mu__drop_gated_pod_fields(json_t *spec, const json_t *old);
-/* The path of the pod spec a kind of type t holds ("spec" for a Pod,
- * "spec.template.spec" for a Job and the apps kinds), or NULL. */
-const char *mu__pod_spec_path(const mu__rtype_t *t);
 /* The scheduling-related checks of a pod spec (podspec_sched.c): nodeSelector,
  * affinity, sysctls, dnsConfig, topology spread, serviceAccountName. */
 void mu__check_pod_sched(const json_t *spec, const char *base, mu__verr_t *e);

@@ -1137,12 +1137,3 @@ void mu__check_pod_update(const json_t *nw, const json_t *old, mu__verr_t *e)
 	json_decref(m);
 	json_decref(od);
 }
-
-const char *mu__pod_spec_path(const mu__rtype_t *t)
-{
-	if (t->defaults == mu__defaults_pod)
-		return "spec";
-	if (t->defaults == mu__defaults_job || t->defaults == mu__defaults_apps)
-		return "spec.template.spec";
-	return NULL;
-}
