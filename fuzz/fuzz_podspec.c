@@ -2,7 +2,9 @@
  * fuzz_podspec.c - libFuzzer target for kube's pod spec defaults and checks
  * (src/apiserver/podspec.c).  The input is JSON: a pod spec, or an object
  * {"spec": SPEC, "old": OLD_SPEC, "want": TEXT, "clean": true}.  The spec
- * is defaulted, then checked as a Pod's and as a template's, and (with
+ * is defaulted (and the disabled gates' fields dropped unless "old" has
+ * them, as the create and update strategies do), then checked as a Pod's
+ * and as a template's, and (with
  * "old", taken as stored, without today's defaults, or against itself) as
  * an update.  Invariants: defaulting twice changes nothing more;
  * every cause is NUL-terminated and at most MU__VERR_MAX are kept; a spec
@@ -56,6 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *a = json_deep_copy(spec);
 	mu__defaults_pod_spec(a);
 	mu__defaults_pod_only(a);
+	/* the strategies' drop of the disabled gates' fields, against the
+	 * stored spec on update (api.c calls it beside the defaults) */
+	mu__drop_gated_pod_fields(a, old);
 	json_t *b = json_deep_copy(a);
 	mu__defaults_pod_spec(b);
 	mu__defaults_pod_only(b);

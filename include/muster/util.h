@@ -37,6 +37,12 @@ bool mu__valid_name(const char *s);
 /* Quotes s for messages, truncated to a sane length: writes into buf. */
 const char *mu__quote(const char *s, char *buf, size_t len);
 
+/* --- random numbers (src/util/rng.c) ----------------------------------- */
+
+/* splitmix64: the next 64 bits of the stream whose state *s the caller
+ * owns (and seeds).  O(1). */
+uint64_t mu__splitmix64(uint64_t *s);
+
 /* --- text formats (src/util/fmt.c) ------------------------------------- */
 
 

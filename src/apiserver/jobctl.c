@@ -569,7 +569,9 @@ static json_t *pod_from(mu__jobctl_t *jc, const json_t *job)
 			 json_object_get(tpl, "spec"));
 }
 
-static bool cond_true(const json_t *job, const char *type)
+/* job's condition of type that is True (borrowed), or NULL.  O(its
+ * conditions). */
+static const json_t *true_cond(const json_t *job, const char *type)
 {
 	size_t i;
 	json_t *c;
@@ -577,9 +579,14 @@ static bool cond_true(const json_t *job, const char *type)
 		const char *t = json_string_value(json_object_get(c, "type"));
 		const char *st = json_string_value(json_object_get(c, "status"));
 		if (t && st && !strcmp(t, type) && !strcmp(st, "True"))
-			return true;
+			return c;
 	}
-	return false;
+	return NULL;
+}
+
+static bool cond_true(const json_t *job, const char *type)
+{
+	return true_cond(job, type) != NULL;
 }
 
 typedef struct status_ctx {
@@ -604,15 +611,7 @@ typedef struct status_ctx {
  * of type that is True, or NULL.  O(its conditions). */
 static const char *cond_text(const json_t *job, const char *type, const char *field)
 {
-	size_t i;
-	json_t *c;
-	json_array_foreach(mu__jget(job, "status.conditions"), i, c) {
-		const char *t = json_string_value(json_object_get(c, "type"));
-		const char *st = json_string_value(json_object_get(c, "status"));
-		if (t && st && !strcmp(t, type) && !strcmp(st, "True"))
-			return json_string_value(json_object_get(c, field));
-	}
-	return NULL;
+	return json_string_value(json_object_get(true_cond(job, type), field));
 }
 
 /* Whether a Job that is not finished fails, as syncJob of Kubernetes' Job

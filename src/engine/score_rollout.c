@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "engine/engine_int.h"
+#include "muster/util.h"
 
 /* One node of a rollout's copy. */
 typedef struct rnode {
@@ -111,19 +112,10 @@ const char *mu_muster_params_format(const mu_muster_params_t *p, char *buf,
 	return buf;
 }
 
-/* splitmix64: the next 64 bits of the stream in *s. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Uniform in [0, n), n >= 1. */
 static uint64_t rng_below(uint64_t *s, uint64_t n)
 {
-	double u = (double)(rng_next(s) >> 11) * 0x1p-53;
+	double u = (double)(mu__splitmix64(s) >> 11) * 0x1p-53;
 	uint64_t i = (uint64_t)(u * (double)n);
 	return i < n ? i : n - 1;
 }

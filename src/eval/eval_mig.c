@@ -10,19 +10,11 @@
 #include "muster/error.h"
 #include "muster/eval_mig.h"
 #include "muster/mig.h"
-
-/* splitmix64: the snapshot draws. */
-static uint64_t next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "muster/util.h"
 
 static double unit(uint64_t *s)
 {
-	return (double)(next(s) >> 11) * 0x1p-53;
+	return (double)(mu__splitmix64(s) >> 11) * 0x1p-53;
 }
 
 /* One snapshot: *whole pods and demand[] instances (A100-80GB profiles). */

@@ -143,19 +143,10 @@ int mu_eval_input_choose(mu_eval_input_t *in, const mu_rollout_config_t *cfg,
 
 /* --- Arrivals ------------------------------------------------------------ */
 
-/* splitmix64: the next 64 bits of the stream in *s. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Uniform in [0, n), n >= 1, without modulo bias beyond 2^-53. */
 static size_t rng_below(uint64_t *s, size_t n)
 {
-	double u = (double)(rng_next(s) >> 11) * 0x1p-53;
+	double u = (double)(mu__splitmix64(s) >> 11) * 0x1p-53;
 	size_t i = (size_t)(u * (double)n);
 	return i < n ? i : n - 1;
 }

@@ -38,18 +38,10 @@ double mu__jain(const double *x, size_t n)
 
 /* --- Random numbers: splitmix64, caller-owned state ------------------------ */
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Uniform in (0, 1): never 0, so logs are finite. */
 static double rng_unif(uint64_t *s)
 {
-	return ((double)(rng_next(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	return ((double)(mu__splitmix64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 /* Standard normal (Box-Muller, one of the pair). */
@@ -257,7 +249,7 @@ void mu__evq_opts_defaults(mu__evq_opts_t *o)
 static uint64_t queue_seed(uint64_t seed, size_t i)
 {
 	uint64_t s = seed ^ (0x632be59bd9b4e019ULL * (i + 1));
-	return rng_next(&s);
+	return mu__splitmix64(&s);
 }
 
 /* --- Shares of GPU time ------------------------------------------------------ */

@@ -268,14 +268,6 @@ int mu_etopo_span(const mu_etopo_net_t *net, const int32_t *hosts, int32_t n,
 
 /* --- Cluster ------------------------------------------------------------------------ */
 
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Appends host h as a node of sp (strings into sp's arena). */
 static int cluster_node(const mu_etopo_net_t *net, const mu_etopo_host_t *h,
 			mu_specs_t *sp)
@@ -312,7 +304,7 @@ int mu_etopo_cluster(const mu_etopo_net_t *net, uint64_t seed, mu_specs_t *sp)
 	for (int32_t i = 0; i < net->nhosts; i++)
 		order[i] = i;
 	for (int32_t i = net->nhosts - 1; i > 0; i--) {
-		int32_t k = (int32_t)(splitmix64(&s) % (uint64_t)(i + 1));
+		int32_t k = (int32_t)(mu__splitmix64(&s) % (uint64_t)(i + 1));
 		int32_t tmp = order[i];
 		order[i] = order[k];
 		order[k] = tmp;

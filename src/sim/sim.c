@@ -82,14 +82,6 @@ typedef struct sim {
 	bool *dra_fin;
 } sim_t;
 
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void mu_sim_config_defaults(mu_sim_config_t *c)
 {
 	memset(c, 0, sizeof *c);
@@ -705,7 +697,7 @@ static int sim_setup(sim_t *s, const mu_specs_t *sp, mu_diag_t *diag)
 		s->jobs[i] = (sim_job_t){.spec = &sp->jobs[i], .id = -1,
 					 .start = MU_TIME_NONE, .end = MU_TIME_NONE,
 					 .remaining = (double)sp->jobs[i].duration,
-					 .tiebreak = splitmix64(&seed)};
+					 .tiebreak = mu__splitmix64(&seed)};
 	qsort(s->jobs, s->njobs, sizeof *s->jobs, cmp_arrival);
 	return MU_OK;
 }
