@@ -58,6 +58,8 @@
                                                  * it serves ("kinds.muster.io/JobSet":
                                                  * "true"), found by discovery */
 #define MU__D_REDISCOVER_MS 60000               /* the kinds asked again after */
+#define MU__D_PROBE_MS 5000                     /* GET /apis, to see a kind's group
+                                                 * version appear or go (served.c) */
 /* A worker's pods that take room beside the hub's copies (podcap.c):
  * kube-scheduler's informer selector (not ended), bound, not a copy */
 #define MU__D_FAIL_QUERY "fieldSelector=reason%3DFailedCreate" /* failcreate.c */
@@ -134,6 +136,7 @@ typedef struct mu__dcl {
 	 * known yet; as fleet labels MU__D_KINDS<Kind> */
 	int8_t serves[MU__DK_COUNT];
 	int64_t disc_at;          /* mono ms of the last discovery, 0: due */
+	int64_t probe_at;         /* ... of the last probe of /apis (served.c) */
 	/* pull mode: the agent's heartbeat ConfigMap */
 	char *beat_rv;            /* its last resourceVersion seen */
 	int64_t beat_at;          /* mono ms when it changed */
@@ -222,7 +225,10 @@ typedef struct mu__dd {
 	mu_fleet_t *fleet;
 	mu__dcl_t *cls;
 	int32_t ncls, cls_cap;
-	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs */
+	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs
+	                          * (kinds other than Job: served ones only) */
+	int8_t hub_serves[MU__DK_COUNT]; /* the hub's kinds: 1, 0, -1 not known */
+	int64_t hub_disc_at, hub_probe_at; /* as a cluster's disc_at, probe_at */
 	mu_kube_watch_t *wpods;   /* the hub's pods (PodGroups' members) */
 	json_t *groups;           /* this pass: "KIND:NS/NAME" -> [its pods] */
 	uint64_t pods_seq;        /* the pods watch's changes in groups */
@@ -315,6 +321,28 @@ void mu__dcl_signal(mu__dcl_t *c);
 /* A Node cut to what the models read (name, labels, taints, cordon,
  * allocatable, the Ready condition); owned. */
 json_t *mu__dnode_min(const json_t *n);
+
+/* --- served.c --------------------------------------------------------------- */
+
+/* Whether the kinds a server serves are to be asked again (served.c):
+ * never asked (*at 0), asked MU__D_REDISCOVER_MS ago, or a probe (one GET
+ * /apis through kc, at most every MU__D_PROBE_MS, *probe_at its time)
+ * shows a kind's group version listed while on[k] is not 1, or not listed
+ * while it is.  At most one request; none without kc. */
+bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_COUNT],
+		     int64_t *at, int64_t *probe_at, int64_t now);
+/* Asks kc's server which kinds it serves (GET /apis/GROUP/VERSION, once
+ * per group version): out[k] 1 when the kind's resource is listed, 0 when
+ * it is not or the answer is 404, -1 for any other answer (not known);
+ * out[MU__DK_JOB] is 1.  At most MU__DK_COUNT - 1 requests. */
+void mu__dserved_ask(mu__dd_t *d, mu_kube_client_t *kc, int8_t out[MU__DK_COUNT]);
+/* Makes w[k] (k > 0; Job's is the caller's) a watch of kind k through cfg
+ * (query sel) when on[k] is 1 and it has none, and stops it (waiting up
+ * to about a second) when on[k] is 0; -1 leaves it as it is.  seq[k] (if
+ * seq) is reset to 0 for each watch started or stopped.  Returns how many
+ * changed.  O(kinds). */
+int mu__dserved_watch(const mu_kube_config_t *cfg, const char *sel, const int8_t on[MU__DK_COUNT],
+		      mu_kube_watch_t *w[MU__DK_COUNT], uint64_t seq[MU__DK_COUNT]);
 
 /* --- kinds.c ---------------------------------------------------------------- */
 
@@ -479,6 +507,12 @@ void mu__dhub_pclasses(mu__dd_t *d);
 /* Reads the hub's queue-labelled Jobs (from the watch d->wjobs): new ones parsed and submitted (or
  * adopted where their annotations say they were dispatched), gone ones
  * finished.  Sets d->jobs_listed. */
+/* Asks the hub which kinds it serves when due (mu__dserved_due, now its
+ * mono ms) and keeps a watch of its queue-labelled objects for each kind
+ * it serves only (d->wjobs; the Jobs' is run.c's): a kind whose CRD
+ * appeared is watched from then on, one whose CRD went is no longer.
+ * Logs each change.  At most MU__DK_COUNT requests. */
+void mu__dhub_discover(mu__dd_t *d, int64_t now);
 int mu__dhub_jobs(mu__dd_t *d);
 /* Writes j's dispatch annotations when they changed; returns the status. */
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
