@@ -150,15 +150,21 @@ void mu__ktls_free(mu_kube_tls_t *t)
 	if (!t)
 		return;
 	/* every handle that used the share is gone (the config outlives its
-	 * clients and watches) */
-	if (t->share)
-		curl_share_cleanup(t->share);
-	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
-		pthread_mutex_destroy(&t->mu[i]);
+	 * clients and watches); if one were not, libcurl keeps the share and
+	 * may still lock it: then the share, its locks and t stay (a leak
+	 * rather than a lock freed under a live handle) */
+	bool kept = t->share && curl_share_cleanup(t->share) != CURLSHE_OK;
 	sk_X509_pop_free(t->cas, X509_free);
 	sk_X509_pop_free(t->chain, X509_free);
 	X509_free(t->cert);
 	EVP_PKEY_free(t->key);
+	t->cas = t->chain = NULL;
+	t->cert = NULL;
+	t->key = NULL;
+	if (kept)
+		return;
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&t->mu[i]);
 	free(t);
 }
 
