@@ -1,7 +1,8 @@
 /*
  * dispatch_int.h - the hub daemon's own structures, shared by the files
  * of src/dispatch: dutil.c (requests, logs, clocks, the copy of a hub
- * Job) at the bottom, podcap.c (what a worker's other pods take, per
+ * Job) at the bottom, served.c (the kinds a server serves, and a watch
+ * for each of those only) above it, podcap.c (what a worker's other pods take, per
  * node) above it, hub.c (the hub's Clusters, Queues and Jobs in;
  * annotations, status and events out) above dutil.c and qstatus.c (a
  * hub Queue's condition Active), failcreate.c (a
@@ -585,8 +586,10 @@ void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on);
 /* Asks push-mode cluster c which kinds other than Job it serves (a GET
  * of each kind's /apis/GROUP/VERSION: its resource listed, or 404), when
  * due (never asked, or MU__D_REDISCOVER_MS ago, or disc_at reset after a
- * copy's create answered 404).  An answer other than 200 or 404 keeps
- * what was known.  At most MU__DK_COUNT - 1 requests. */
+ * copy's create answered 404, or its probe of /apis saw a kind's group
+ * version appear or go: mu__dserved_due), and keeps a watch of its
+ * copies for each kind it serves only.  An answer other than 200 or 404
+ * keeps what was known.  At most MU__DK_COUNT requests. */
 void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c);
 /* Pod counts of a pod list by "UID/GEN" (labels of the copies' pods):
  * [bound, running, succeeded, failed, all]; owned. */
