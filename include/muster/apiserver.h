@@ -77,6 +77,9 @@ int mu_apiserver_write_kubeconfig(const mu_apiserver_t *s, const char *path);
 
 /* Stops listening, ends every watch, waits for the threads, closes the
  * store and frees s.  NULL is a no-op. */
+/* The TLS sessions whose first authenticated request came so far: after a
+ * full handshake (*full) or resumed from a session ticket (*resumed). */
+void mu_apiserver_tls_counts(mu_apiserver_t *s, uint64_t *full, uint64_t *resumed);
 void mu_apiserver_stop(mu_apiserver_t *s);
 
 /* --- a minimal client (plain HTTP, loopback) ---------------------------- */

@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "apiserver/api_int.h"
@@ -41,6 +42,14 @@
 
 struct mu__conntab {
 	pthread_mutex_t mu;
+	/* TLS session tickets (TLS 1.3, as Go's crypto/tls server sends them,
+	 * which kube-apiserver uses): the master key, made at start and kept
+	 * in memory only (GnuTLS derives the ticket keys from it and rotates
+	 * them); empty without TLS */
+	gnutls_datum_t ticket_key;
+	/* TLS sessions whose first authenticated request came: after a full
+	 * handshake, or resumed from a ticket (mu_apiserver_tls_counts) */
+	uint64_t tls_full, tls_resumed;
 	int n, cap, live;
 	struct mu__cslot {
 		int fd;
@@ -100,6 +109,13 @@ static void conn_notify(void *cls, struct MHD_Connection *con, void **socket_con
 	}
 	*socket_context = free_sl;
 	pthread_mutex_unlock(&t->mu);
+	/* before its handshake: the session may send tickets and resume
+	 * from one (the client certificate of a resumed session is the one
+	 * its full handshake verified, kept in the ticket, and verified
+	 * again per connection by x509.c) */
+	const union MHD_ConnectionInfo *ti = MHD_get_connection_info(con, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (ti && ti->tls_session && t->ticket_key.data)
+		gnutls_session_ticket_enable_server((gnutls_session_t)ti->tls_session, &t->ticket_key);
 }
 
 /* Marks the connection of a request busy (true) or idle again. */
@@ -245,9 +261,11 @@ static void x509_cached(mu_apiserver_t *s, struct MHD_Connection *con, mu__user_
 	}
 	mu__x509_user(s, con, u);
 	if (sl && ses) {
+		bool resumed = gnutls_session_is_resumed((gnutls_session_t)ses) != 0;
 		pthread_mutex_lock(&s->conns->mu);
 		sl->cert_ses = ses;
 		sl->cert = *u;
+		*(resumed ? &s->conns->tls_resumed : &s->conns->tls_full) += 1;
 		pthread_mutex_unlock(&s->conns->mu);
 	}
 }
@@ -404,6 +422,8 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 		return MU_ENOMEM;
 	}
 	t->cap = cap;
+	if (s->tls_cert_pem && gnutls_session_ticket_key_generate(&t->ticket_key) < 0)
+		t->ticket_key = (gnutls_datum_t){NULL, 0}; /* no tickets: full handshakes */
 	pthread_mutex_init(&t->mu, NULL);
 	s->conns = t;
 	/* poll, not select: more than FD_SETSIZE descriptors may be open */
@@ -439,12 +459,31 @@ int mu__http_start(mu_apiserver_t *s, const struct sockaddr_in *addr, char *err,
 	return MU_OK;
 }
 
+void mu_apiserver_tls_counts(mu_apiserver_t *s, uint64_t *full, uint64_t *resumed)
+{
+	*full = *resumed = 0;
+	if (!s->conns)
+		return;
+	pthread_mutex_lock(&s->conns->mu);
+	*full = s->conns->tls_full;
+	*resumed = s->conns->tls_resumed;
+	pthread_mutex_unlock(&s->conns->mu);
+}
+
 void mu__http_stop(mu_apiserver_t *s)
 {
 	if (s->mhd)
 		MHD_stop_daemon(s->mhd);
 	s->mhd = NULL;
+	if (s->conns && s->tls_cert_pem && !s->o.quiet)
+		fprintf(stderr, "muster up: TLS sessions: %llu full handshakes, %llu resumed from "
+			"session tickets\n", (unsigned long long)s->conns->tls_full,
+			(unsigned long long)s->conns->tls_resumed);
 	if (s->conns) {
+		if (s->conns->ticket_key.data) { /* never kept beyond the server */
+			gnutls_memset(s->conns->ticket_key.data, 0, s->conns->ticket_key.size);
+			gnutls_free(s->conns->ticket_key.data);
+		}
 		pthread_mutex_destroy(&s->conns->mu);
 		free(s->conns->slot);
 		free(s->conns);

@@ -60,6 +60,11 @@ typedef struct agent {
 	 * Nodes, its copies' pods, its copies of each kind, and the hub's
 	 * objects of each kind assigned here (label muster.io/cluster=NAME) */
 	mu_kube_watch_t *wnodes, *wpods, *wcopies[MU__DK_COUNT], *whub[MU__DK_COUNT];
+	/* the kinds each side serves (served.c: 1, 0, -1 not known), and
+	 * when they were asked and probed: a kind's watches are made only
+	 * where it is served (the hub's only when the worker's is) */
+	int8_t wserves[MU__DK_COUNT], hserves[MU__DK_COUNT];
+	int64_t wdisc_at, wprobe_at, hdisc_at, hprobe_at;
 	mu_kube_watch_t *wused;   /* its pods beside the copies (podcap.c) */
 	mu_kube_watch_t *wfail;   /* its FailedCreate Events (failcreate.c) */
 	uint64_t fail_seq;
@@ -410,9 +415,47 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json
 	return ok;
 }
 
+/* Asks the worker (then the hub) which kinds it serves when due
+ * (mu__dserved_due), and keeps the watches of each kind where it is
+ * served: the worker's copies where the worker serves it, the hub's
+ * objects where both do.  At most 2 x MU__DK_COUNT requests. */
+static void agent_discover(agent_t *a)
+{
+	int64_t t = mu__d_mono_ms();
+	int8_t on[MU__DK_COUNT];
+	if (mu__dserved_due(&a->d, a->w, a->wserves, &a->wdisc_at, &a->wprobe_at, t)) {
+		a->wdisc_at = t;
+		mu__dserved_ask(&a->d, a->w, on);
+		for (int k = 1; k < MU__DK_COUNT; k++)
+			if (on[k] < 0) /* no answer: asked again in a second */
+				a->wdisc_at = t - MU__D_REDISCOVER_MS + 1000;
+			else
+				a->wserves[k] = on[k];
+		a->hdisc_at = 0; /* the hub's side follows */
+	}
+	if (mu__dserved_due(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, t)) {
+		a->hdisc_at = t;
+		mu__dserved_ask(&a->d, a->d.hub, on);
+		for (int k = 1; k < MU__DK_COUNT; k++)
+			if (on[k] < 0)
+				a->hdisc_at = t - MU__D_REDISCOVER_MS + 1000;
+			else
+				a->hserves[k] = on[k];
+	}
+	const char *sel = "labelSelector=muster.io%2Fhub-uid";
+	char hsel[400];
+	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", a->o->cluster);
+	mu__dserved_watch(a->o->worker, sel, a->wserves, a->wcopies, NULL);
+	for (int k = 1; k < MU__DK_COUNT; k++)
+		on[k] = a->wserves[k] == 0 || a->hserves[k] == 0 ? 0 :
+			a->wserves[k] == 1 && a->hserves[k] == 1 ? 1 : -1;
+	mu__dserved_watch(a->o->hub, hsel, on, a->whub, NULL);
+}
+
 /* One pass; false when the hub or the worker did not answer. */
 static bool agent_pass(agent_t *a)
 {
+	agent_discover(a);
 	json_t *nl = NULL, *pl = NULL, *ul = NULL;
 	bool ok = mu_kube_watch_items(a->wnodes, &nl, NULL) && mu_kube_watch_items(a->wpods, &pl, NULL) &&
 		  mu_kube_watch_items(a->wused, &ul, NULL);
@@ -485,13 +528,16 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", MU__D_USED_QUERY, &a.wused);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->worker, "/api/v1/events", MU__D_FAIL_QUERY, &a.wfail);
-	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
-		char path[200];
-		mu__dkind_path((mu__dkind_t)k, NULL, NULL, "", path, sizeof path);
-		rc = mu_kube_watch_start(o->worker, path, sel, &a.wcopies[k]);
-		if (rc == MU_OK)
-			rc = mu_kube_watch_start(o->hub, path, hsel, &a.whub[k]);
-	}
+	/* the Jobs' watches; the other kinds' as discovery finds them
+	 * served (agent_discover, each pass) */
+	char path[200];
+	mu__dkind_path(MU__DK_JOB, NULL, NULL, "", path, sizeof path);
+	memset(a.wserves, -1, sizeof a.wserves);
+	memset(a.hserves, -1, sizeof a.hserves);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->worker, path, sel, &a.wcopies[MU__DK_JOB]);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, path, hsel, &a.whub[MU__DK_JOB]);
 	if (rc != MU_OK) {
 		agent_stop(&a);
 		snprintf(err, errlen, "cannot start its watches: %s", mu_strerror(rc));

@@ -1,7 +1,8 @@
 /*
  * dispatch_int.h - the hub daemon's own structures, shared by the files
  * of src/dispatch: dutil.c (requests, logs, clocks, the copy of a hub
- * Job) at the bottom, podcap.c (what a worker's other pods take, per
+ * Job) at the bottom, served.c (the kinds a server serves, and a watch
+ * for each of those only) above it, podcap.c (what a worker's other pods take, per
  * node) above it, hub.c (the hub's Clusters, Queues and Jobs in;
  * annotations, status and events out) above dutil.c and qstatus.c (a
  * hub Queue's condition Active), failcreate.c (a
@@ -61,6 +62,8 @@
                                                  * it serves ("kinds.muster.io/JobSet":
                                                  * "true"), found by discovery */
 #define MU__D_REDISCOVER_MS 60000               /* the kinds asked again after */
+#define MU__D_PROBE_MS 5000                     /* GET /apis, to see a kind's group
+                                                 * version appear or go (served.c) */
 /* A worker's pods that take room beside the hub's copies (podcap.c):
  * kube-scheduler's informer selector (not ended), bound, not a copy */
 #define MU__D_FAIL_QUERY "fieldSelector=reason%3DFailedCreate" /* failcreate.c */
@@ -137,6 +140,7 @@ typedef struct mu__dcl {
 	 * known yet; as fleet labels MU__D_KINDS<Kind> */
 	int8_t serves[MU__DK_COUNT];
 	int64_t disc_at;          /* mono ms of the last discovery, 0: due */
+	int64_t probe_at;         /* ... of the last probe of /apis (served.c) */
 	/* pull mode: the agent's heartbeat ConfigMap */
 	char *beat_rv;            /* its last resourceVersion seen */
 	int64_t beat_at;          /* mono ms when it changed */
@@ -227,7 +231,10 @@ typedef struct mu__dd {
 	mu_fleet_t *fleet;
 	mu__dcl_t *cls;
 	int32_t ncls, cls_cap;
-	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs */
+	mu_kube_watch_t *wjobs[MU__DK_COUNT]; /* the hub's queue-labelled jobs
+	                          * (kinds other than Job: served ones only) */
+	int8_t hub_serves[MU__DK_COUNT]; /* the hub's kinds: 1, 0, -1 not known */
+	int64_t hub_disc_at, hub_probe_at; /* as a cluster's disc_at, probe_at */
 	mu_kube_watch_t *wpods;   /* the hub's pods (PodGroups' members) */
 	json_t *groups;           /* this pass: "KIND:NS/NAME" -> [its pods] */
 	uint64_t pods_seq;        /* the pods watch's changes in groups */
@@ -329,6 +336,28 @@ void mu__dcl_signal(mu__dcl_t *c);
 /* A Node cut to what the models read (name, labels, taints, cordon,
  * allocatable, the Ready condition); owned. */
 json_t *mu__dnode_min(const json_t *n);
+
+/* --- served.c --------------------------------------------------------------- */
+
+/* Whether the kinds a server serves are to be asked again (served.c):
+ * never asked (*at 0), asked MU__D_REDISCOVER_MS ago, or a probe (one GET
+ * /apis through kc, at most every MU__D_PROBE_MS, *probe_at its time)
+ * shows a kind's group version listed while on[k] is not 1, or not listed
+ * while it is.  At most one request; none without kc. */
+bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_COUNT],
+		     int64_t *at, int64_t *probe_at, int64_t now);
+/* Asks kc's server which kinds it serves (GET /apis/GROUP/VERSION, once
+ * per group version): out[k] 1 when the kind's resource is listed, 0 when
+ * it is not or the answer is 404, -1 for any other answer (not known);
+ * out[MU__DK_JOB] is 1.  At most MU__DK_COUNT - 1 requests. */
+void mu__dserved_ask(mu__dd_t *d, mu_kube_client_t *kc, int8_t out[MU__DK_COUNT]);
+/* Makes w[k] (k > 0; Job's is the caller's) a watch of kind k through cfg
+ * (query sel) when on[k] is 1 and it has none, and stops it (waiting up
+ * to about a second) when on[k] is 0; -1 leaves it as it is.  seq[k] (if
+ * seq) is reset to 0 for each watch started or stopped.  Returns how many
+ * changed.  O(kinds). */
+int mu__dserved_watch(const mu_kube_config_t *cfg, const char *sel, const int8_t on[MU__DK_COUNT],
+		      mu_kube_watch_t *w[MU__DK_COUNT], uint64_t seq[MU__DK_COUNT]);
 
 /* --- kinds.c ---------------------------------------------------------------- */
 
@@ -523,6 +552,12 @@ void mu__dhub_pclasses(mu__dd_t *d);
 /* Reads the hub's queue-labelled Jobs (from the watch d->wjobs): new ones parsed and submitted (or
  * adopted where their annotations say they were dispatched), gone ones
  * finished.  Sets d->jobs_listed. */
+/* Asks the hub which kinds it serves when due (mu__dserved_due, now its
+ * mono ms) and keeps a watch of its queue-labelled objects for each kind
+ * it serves only (d->wjobs; the Jobs' is run.c's): a kind whose CRD
+ * appeared is watched from then on, one whose CRD went is no longer.
+ * Logs each change.  At most MU__DK_COUNT requests. */
+void mu__dhub_discover(mu__dd_t *d, int64_t now);
 int mu__dhub_jobs(mu__dd_t *d);
 /* Writes j's dispatch annotations when they changed; returns the status. */
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
@@ -595,8 +630,10 @@ void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on);
 /* Asks push-mode cluster c which kinds other than Job it serves (a GET
  * of each kind's /apis/GROUP/VERSION: its resource listed, or 404), when
  * due (never asked, or MU__D_REDISCOVER_MS ago, or disc_at reset after a
- * copy's create answered 404).  An answer other than 200 or 404 keeps
- * what was known.  At most MU__DK_COUNT - 1 requests. */
+ * copy's create answered 404, or its probe of /apis saw a kind's group
+ * version appear or go: mu__dserved_due), and keeps a watch of its
+ * copies for each kind it serves only.  An answer other than 200 or 404
+ * keeps what was known.  At most MU__DK_COUNT requests. */
 void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c);
 /* Pod counts of a pod list by "UID/GEN" (labels of the copies' pods):
  * [bound, running, succeeded, failed, all]; owned. */

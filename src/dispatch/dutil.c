@@ -230,8 +230,8 @@ json_t *mu__dnode_min(const json_t *n)
 }
 
 /* The watches of a push-mode worker: its Nodes, its copies (objects of
- * each kind labelled with a hub uid) and their pods, and the pods beside
- * them (podcap.c). */
+ * each kind it serves labelled with a hub uid) and their pods, and the
+ * pods beside them (podcap.c). */
 int mu__dcl_connect(mu__dcl_t *c)
 {
 	int rc = mu_kube_client_new(c->cfg, &c->kc);
@@ -244,11 +244,16 @@ int mu__dcl_connect(mu__dcl_t *c)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/pods", MU__D_USED_QUERY, &c->wused);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/events", MU__D_FAIL_QUERY, &c->wfail);
-	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
-		char path[200];
-		rc = mu_kube_watch_start(c->cfg, mu__dkind_path(k, NULL, NULL, "", path, sizeof path),
-					 sel, &c->wcopies[k]);
-	}
+	/* its Job copies; the other kinds' once its discovery says it serves
+	 * them (served.c: those it served before start at once, and it is
+	 * asked again at its next poll) */
+	char jpath[200];
+	mu__dkind_path(MU__DK_JOB, NULL, NULL, "", jpath, sizeof jpath);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(c->cfg, jpath, sel, &c->wcopies[MU__DK_JOB]);
+	if (rc == MU_OK)
+		mu__dserved_watch(c->cfg, sel, c->serves, c->wcopies, c->copies_seq);
+	c->disc_at = c->probe_at = 0;
 	c->nodes_seq = c->used_seq = c->fail_seq = 0;
 	if (rc != MU_OK)
 		mu__dcl_disconnect(c);

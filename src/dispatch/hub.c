@@ -1104,6 +1104,26 @@ static bool jobs_changed(mu__dd_t *d, mu__dkind_t k, mu_time_t now, bool *gone)
 	return true;
 }
 
+void mu__dhub_discover(mu__dd_t *d, int64_t now)
+{
+	if (!mu__dserved_due(d, d->hub, d->hub_serves, &d->hub_disc_at, &d->hub_probe_at, now))
+		return;
+	d->hub_disc_at = now;
+	int8_t on[MU__DK_COUNT];
+	mu__dserved_ask(d, d->hub, on);
+	for (int k = 1; k < MU__DK_COUNT; k++) {
+		if (on[k] < 0) { /* no answer: asked again in a pass or two */
+			d->hub_disc_at = now - MU__D_REDISCOVER_MS + 1000;
+			continue;
+		}
+		if (on[k] != d->hub_serves[k] && (d->hub_serves[k] >= 0 || on[k]))
+			mu__dlog(d, 1, "hub: %s %s (%s)", on[k] ? "serves" : "does not serve",
+				 mu__dkind_name((mu__dkind_t)k), mu__dkind_api((mu__dkind_t)k));
+		d->hub_serves[k] = on[k];
+	}
+	mu__dserved_watch(d->o->hub, "labelSelector=muster.io%2Fqueue", on, d->wjobs, d->jobs_seq);
+}
+
 int mu__dhub_jobs(mu__dd_t *d)
 {
 	d->jobs_listed = false;
@@ -1118,12 +1138,12 @@ int mu__dhub_jobs(mu__dd_t *d)
 	d->nfull = 0;
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		uint64_t x = mu_kube_watch_expired(d->wjobs[k]);
-		if (x != d->expired[k]) /* said once per re-list */
+		if (x > d->expired[k]) /* said once per re-list (0: a new watch) */
 			mu__dlog(d, 1, "hub %ss: their watch's version expired (410 Gone): listed "
 				 "again", mu__dkind_name((mu__dkind_t)k));
 		d->expired[k] = x;
 		x = mu_kube_watch_resumed(d->wjobs[k]);
-		if (x != d->resumed[k]) /* said once per resume */
+		if (x > d->resumed[k]) /* said once per resume */
 			mu__dlog(d, 1, "hub %ss: their watch was cut or not answered: resumed from "
 				 "the last version seen, not listed again", mu__dkind_name((mu__dkind_t)k));
 		d->resumed[k] = x;

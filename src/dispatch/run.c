@@ -545,6 +545,7 @@ static void pass(mu__dd_t *d)
 	if (d->full)
 		d->full_at = t;
 	mu__dhub_pclasses(d);
+	mu__dhub_discover(d, t); /* the kinds it serves, watched (served.c) */
 	/* Queues changed: every job looked at again (those waiting for
 	 * their queue); a new Cluster's first poll reads it whole */
 	uint64_t qseq = d->queues_seq;
@@ -677,13 +678,16 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->hub, "/api/v1/namespaces/" MU__D_NS "/configmaps", NULL,
 					 &d.wbeats);
-	/* the hub's queue-labelled jobs of each kind (a kind whose CRD the
-	 * hub lacks only fails its own watch) */
-	for (int k = 0; rc == MU_OK && k < MU__DK_COUNT; k++) {
-		char path[200];
-		rc = mu_kube_watch_start(o->hub, mu__dkind_path(k, NULL, NULL, "", path, sizeof path),
-					 "labelSelector=muster.io%2Fqueue", &d.wjobs[k]);
-	}
+	/* the hub's queue-labelled Jobs; the other kinds' once its discovery
+	 * says it serves them (mu__dhub_discover: here, then in each pass) */
+	char jpath[200];
+	mu__dkind_path(MU__DK_JOB, NULL, NULL, "", jpath, sizeof jpath);
+	memset(d.hub_serves, -1, sizeof d.hub_serves);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->hub, jpath, "labelSelector=muster.io%2Fqueue",
+					 &d.wjobs[MU__DK_JOB]);
+	if (rc == MU_OK)
+		mu__dhub_discover(&d, mu__d_mono_ms());
 	/* the hub's pods: the members of its PodGroups (a label or an
 	 * annotation names the group, so all of them are watched) */
 	if (rc == MU_OK)

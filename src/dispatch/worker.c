@@ -700,33 +700,20 @@ void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on)
 void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 {
 	int64_t t = mu__d_mono_ms();
-	if (!c->kc || (c->disc_at && t - c->disc_at < MU__D_REDISCOVER_MS))
+	if (!mu__dserved_due(d, c->kc, c->serves, &c->disc_at, &c->probe_at, t))
 		return;
 	c->disc_at = t;
-	for (int k = 1; k < MU__DK_COUNT; k++) {
-		char path[200];
-		snprintf(path, sizeof path, "/apis/%s", mu__dkind_api((mu__dkind_t)k));
-		json_t *l = NULL;
-		long st = mu__dreq(d, c->kc, "GET", path, NULL, NULL, &l);
-		int on = -1;
-		if (st == 404) {
-			on = 0;
-		} else if (st == 200) {
-			size_t i;
-			json_t *r;
-			on = 0;
-			json_array_foreach(json_object_get(l, "resources"), i, r)
-				if (json_is_string(json_object_get(r, "name")) &&
-				    !strcmp(json_string_value(json_object_get(r, "name")),
-					    mu__dkind_plural((mu__dkind_t)k)))
-					on = 1;
-		}
-		json_decref(l);
-		if (on >= 0)
-			mu__dcl_serves(d, c, (mu__dkind_t)k, on);
+	int8_t on[MU__DK_COUNT];
+	mu__dserved_ask(d, c->kc, on);
+	for (int k = 1; k < MU__DK_COUNT; k++)
+		if (on[k] >= 0)
+			mu__dcl_serves(d, c, (mu__dkind_t)k, on[k]);
 		else /* no answer: asked again in a pass or two */
 			c->disc_at = t - MU__D_REDISCOVER_MS + 1000;
-	}
+	/* a watch of its copies for each kind it serves only (served.c) */
+	if (c->cfg && mu__dserved_watch(c->cfg, "labelSelector=muster.io%2Fhub-uid", on, c->wcopies,
+					c->copies_seq))
+		c->polled = false; /* the next poll reads the snapshots */
 }
 
 /* --- pull mode ------------------------------------------------------------------ */

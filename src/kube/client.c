@@ -81,6 +81,9 @@ static void tls_setup(CURL *h, const mu_kube_config_t *cfg)
 		curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, ssl_ctx_fn) == CURLE_OK &&
 		curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, cfg->tls) == CURLE_OK;
 	bool cas = pre && mu__ktls_has_cas(cfg->tls), pair = pre && mu__ktls_has_cert(cfg->tls);
+	/* the config's TLS sessions, resumed by any of its connections */
+	if (pre && mu__ktls_share(cfg->tls))
+		curl_easy_setopt(h, CURLOPT_SHARE, mu__ktls_share(cfg->tls));
 	if (cas) {
 		curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
 		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);

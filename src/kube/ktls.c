@@ -22,7 +22,17 @@
  * rotated file is picked up as before; a PEM text that does not decode
  * is left to libcurl too (mu__ktls_new gives no part for it), which
  * refuses it with its own error as before.
+ *
+ * And the config's TLS sessions are shared by its connections (round 13,
+ * second part): libcurl's share interface with CURL_LOCK_DATA_SSL_SESSION,
+ * one share per config, so that a new connection of any client made from
+ * the config resumes a session a server gave a ticket for (`muster up`
+ * sends them, as kube-apiserver's Go TLS server does) instead of a full
+ * handshake.  A session is one identity's (the config's client
+ * certificate): configs never share one, and a server keeps a resumed
+ * session's identity, that of the full handshake's certificate.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
@@ -37,7 +47,45 @@ struct mu_kube_tls {
 	X509 *cert;              /* the client certificate, or NULL: libcurl's */
 	STACK_OF(X509) *chain;   /* the certificates after it in its PEM */
 	EVP_PKEY *key;           /* its key (set together with cert) */
+	CURLSH *share;           /* its connections' TLS sessions, or NULL */
+	pthread_mutex_t mu[CURL_LOCK_DATA_LAST]; /* the share's locks */
 };
+
+/* The share's lock and unlock (libcurl calls them from any thread). */
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access acc, void *arg)
+{
+	(void)h;
+	(void)acc;
+	mu_kube_tls_t *t = arg;
+	if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST)
+		pthread_mutex_lock(&t->mu[data]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *arg)
+{
+	(void)h;
+	mu_kube_tls_t *t = arg;
+	if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST)
+		pthread_mutex_unlock(&t->mu[data]);
+}
+
+/* t's share of TLS sessions (none when libcurl refuses one: then each
+ * handle keeps its own sessions, as before). */
+static void share_new(mu_kube_tls_t *t)
+{
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&t->mu[i], NULL);
+	CURLSH *sh = curl_share_init();
+	if (sh && curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, share_lock) == CURLSHE_OK &&
+	    curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, share_unlock) == CURLSHE_OK &&
+	    curl_share_setopt(sh, CURLSHOPT_USERDATA, t) == CURLSHE_OK &&
+	    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK) {
+		t->share = sh;
+		return;
+	}
+	if (sh)
+		curl_share_cleanup(sh);
+}
 
 /* Every certificate of the PEM text s into a new stack; NULL when there
  * is none or the text does not read (libcurl judges it then).  O(text). */
@@ -93,6 +141,7 @@ mu_kube_tls_t *mu__ktls_new(const mu_kube_config_t *cfg)
 		free(t);
 		return NULL;
 	}
+	share_new(t);
 	return t;
 }
 
@@ -100,10 +149,22 @@ void mu__ktls_free(mu_kube_tls_t *t)
 {
 	if (!t)
 		return;
+	/* every handle that used the share is gone (the config outlives its
+	 * clients and watches); if one were not, libcurl keeps the share and
+	 * may still lock it: then the share, its locks and t stay (a leak
+	 * rather than a lock freed under a live handle) */
+	bool kept = t->share && curl_share_cleanup(t->share) != CURLSHE_OK;
 	sk_X509_pop_free(t->cas, X509_free);
 	sk_X509_pop_free(t->chain, X509_free);
 	X509_free(t->cert);
 	EVP_PKEY_free(t->key);
+	t->cas = t->chain = NULL;
+	t->cert = NULL;
+	t->key = NULL;
+	if (kept)
+		return;
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&t->mu[i]);
 	free(t);
 }
 
@@ -115,6 +176,11 @@ bool mu__ktls_has_cas(const mu_kube_tls_t *t)
 bool mu__ktls_has_cert(const mu_kube_tls_t *t)
 {
 	return t && t->cert;
+}
+
+void *mu__ktls_share(const mu_kube_tls_t *t)
+{
+	return t ? t->share : NULL;
 }
 
 int mu__ktls_ctx_fn(void *curl, void *sslctx, void *arg)

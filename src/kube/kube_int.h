@@ -110,6 +110,10 @@ mu_kube_tls_t *mu__ktls_new(const mu_kube_config_t *cfg);
 void mu__ktls_free(mu_kube_tls_t *t);
 bool mu__ktls_has_cas(const mu_kube_tls_t *t);   /* the CA part decoded */
 bool mu__ktls_has_cert(const mu_kube_tls_t *t);  /* the client pair decoded */
+/* The config's libcurl share of TLS sessions (a CURLSH *, for
+ * CURLOPT_SHARE), or NULL: each connection of its clients may resume a
+ * session another one got.  Owned by t. */
+void *mu__ktls_share(const mu_kube_tls_t *t);
 /* libcurl's CURLOPT_SSL_CTX_FUNCTION (arg: the mu_kube_tls_t): references
  * to the decoded objects set on one connection's SSL_CTX; a CURLcode.
  * O(certificates). */

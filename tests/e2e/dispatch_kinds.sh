@@ -27,6 +27,10 @@
 #   - a RayJob goes to big, and deleting it on the hub deletes its copy;
 #   - a Job's record (its cluster) and its condition Dispatched come in
 #     one write: no version of it has the one without the other;
+#   - the LeaderWorkerSet CRD, installed on the hub and big after the
+#     dispatcher started (round 13: it watches only the kinds discovery
+#     shows served), is found by its probe of /apis and watched, and an
+#     LWS goes to big; deleted on the hub, its copy goes;
 #   - idle, the dispatcher makes almost no request: the hub's Clusters,
 #     Queues and Secrets are watched (muster_dispatch_requests_total);
 #   - a watch cut by a kill -9 of the hub (the dispatcher paused, the hub
@@ -268,6 +272,48 @@ wait_for rj-copy-unsuspended 100 rjc
 expect "RayJob deleted on the hub" 0 h delete rayjob rj
 rjgone() { ! w "$rc" get rayjob rj -o name | grep -q .; }
 wait_for rj-copy-deleted 100 rjgone
+
+# --- a CRD installed after the dispatcher started: watched from then on -----
+# No LeaderWorkerSet CRD anywhere yet: the dispatcher watches no LWS (it
+# watches only the kinds discovery shows served); the CRD on the hub and
+# on big, its next probe of /apis (5 s) sees the group, the kind is
+# watched on both, and an LWS goes to big as one unit.
+LWS=leaderworkersets.leaderworkerset.x-k8s.io
+grep -q "serves LeaderWorkerSet" "$T/d.log" && bad "LeaderWorkerSet served before its CRD" || ok
+for n in hub big; do
+	w "$n" create -f "$W/crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml" >/dev/null && ok || bad "LWS CRD on $n"
+	w "$n" wait --for=condition=Established crd/$LWS --timeout=60s >/dev/null && ok || bad "LWS CRD on $n"
+done
+hub_lws() { grep -q "hub: serves LeaderWorkerSet " "$T/d.log"; }
+wait_for hub-serves-LWS-later 150 hub_lws
+wait_for big-serves-LWS-later 150 serves big LeaderWorkerSet
+cat >"$T/lws.yaml" <<'EOF2'
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: lws
+  labels: {muster.io/queue: team-a}
+  annotations: {muster.io/cluster-selector: region=us}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        schedulerName: muster
+        containers: [{name: l, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]
+    workerTemplate:
+      spec:
+        schedulerName: muster
+        containers: [{name: w, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]
+EOF2
+expect "LeaderWorkerSet on the hub" 0 h create -f "$T/lws.yaml"
+wait_for lws-to-big-later 100 ann_is "$LWS" lws cluster big
+lcopy() { w big get "$LWS" lws -o name | grep -q .; }
+wait_for lws-copy-later 100 lcopy
+expect "LWS deleted on the hub" 0 h delete "$LWS" lws
+lgone() { ! w big get "$LWS" lws -o name 2>/dev/null | grep -q .; }
+wait_for lws-copy-gone 100 lgone
 
 # --- idle: Clusters, Queues and Secrets are watched, not read each pass ----
 murl=$(sed -n 's/.*metrics on \(http:[^ ]*\)\/metrics.*/\1/p' "$T/d.log" | tail -n 1)

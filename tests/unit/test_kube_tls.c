@@ -91,6 +91,7 @@ typedef struct server {
 	SSL_CTX *ctx;
 	int fd, port;
 	atomic_int stop, handshakes, requests;
+	atomic_int resumed;       /* handshakes that resumed a session */
 	pthread_t th;
 } server_t;
 
@@ -135,6 +136,8 @@ static void *serve(void *arg)
 		SSL_set_fd(ssl, c);
 		if (SSL_accept(ssl) == 1) {
 			atomic_fetch_add(&s->handshakes, 1);
+			if (SSL_session_reused(ssl))
+				atomic_fetch_add(&s->resumed, 1);
 			serve_conn(s, ssl);
 		}
 		SSL_free(ssl);
@@ -143,7 +146,7 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-static bool server_start(server_t *s, const pair_t *ca, const pair_t *srv)
+static bool server_start(server_t *s, const pair_t *ca, const pair_t *srv, bool tickets)
 {
 	memset(s, 0, sizeof *s);
 	s->ctx = SSL_CTX_new(TLS_server_method());
@@ -151,7 +154,10 @@ static bool server_start(server_t *s, const pair_t *ca, const pair_t *srv)
 	SSL_CTX_use_PrivateKey(s->ctx, srv->key);
 	X509_STORE_add_cert(SSL_CTX_get_cert_store(s->ctx), ca->cert);
 	SSL_CTX_set_verify(s->ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
-	SSL_CTX_set_num_tickets(s->ctx, 0); /* as muster up: no resumption */
+	/* as muster up before round 13's second part: no resumption; or
+	 * TLS 1.3 tickets, as Go's server and muster up now send them */
+	SSL_CTX_set_num_tickets(s->ctx, tickets ? 2 : 0);
+	SSL_CTX_set_session_id_context(s->ctx, (const unsigned char *)"t", 1);
 	s->fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t al = sizeof a;
@@ -194,7 +200,7 @@ static pair_t ca, other, srv, cli;
 static void test_connections(mu_t_t *t)
 {
 	server_t s;
-	CHECK(t, server_start(&s, &ca, &srv));
+	CHECK(t, server_start(&s, &ca, &srv, false));
 	char url[64];
 	snprintf(url, sizeof url, "https://127.0.0.1:%d", s.port);
 	mu_kube_config_t cfg = {.server = url, .ca_pem = pem(ca.cert, NULL),
@@ -230,6 +236,42 @@ static void test_connections(mu_t_t *t)
 	mu__ktls_free(cfg.tls);
 	mu__ktls_free(anon.tls);
 	free(bad.ca_pem);
+	free(cfg.ca_pem);
+	free(cfg.cert_pem);
+	free(cfg.key_pem);
+}
+
+/* A server that sends session tickets: a second client of the same config
+ * resumes the session the first one got (the config's share, ktls.c); a
+ * client of another config, even with the same certificate, does not. */
+static void test_resume(mu_t_t *t)
+{
+	server_t s;
+	CHECK(t, server_start(&s, &ca, &srv, true));
+	char url[64];
+	snprintf(url, sizeof url, "https://127.0.0.1:%d", s.port);
+	mu_kube_config_t cfg = {.server = url, .ca_pem = pem(ca.cert, NULL),
+				.cert_pem = pem(cli.cert, NULL), .key_pem = pem(NULL, cli.key)};
+	cfg.tls = mu__ktls_new(&cfg);
+	CHECK(t, mu__ktls_share(cfg.tls) != NULL);
+	CHECK_EQ_INT(t, get(&cfg, 1), 200);
+	CHECK_EQ_INT(t, atomic_load(&s.handshakes), 1);
+	CHECK_EQ_INT(t, atomic_load(&s.resumed), 0);
+	/* another client of the config: its connection resumes */
+	CHECK_EQ_INT(t, get(&cfg, 2), 200);
+	CHECK_EQ_INT(t, atomic_load(&s.handshakes), 2);
+	CHECK_EQ_INT(t, atomic_load(&s.resumed), 1);
+	/* another config: a full handshake of its own, then its own resumes */
+	mu_kube_config_t cfg2 = cfg;
+	cfg2.tls = mu__ktls_new(&cfg2);
+	CHECK_EQ_INT(t, get(&cfg2, 1), 200);
+	CHECK_EQ_INT(t, atomic_load(&s.handshakes), 3);
+	CHECK_EQ_INT(t, atomic_load(&s.resumed), 1);
+	CHECK_EQ_INT(t, get(&cfg2, 1), 200);
+	CHECK_EQ_INT(t, atomic_load(&s.resumed), 2);
+	server_stop(&s);
+	mu__ktls_free(cfg.tls);
+	mu__ktls_free(cfg2.tls);
 	free(cfg.ca_pem);
 	free(cfg.cert_pem);
 	free(cfg.key_pem);
@@ -290,6 +332,7 @@ int main(void)
 	srv = make("server", &ca, true);
 	cli = make("client", &ca, false);
 	MU_RUN(&t, test_connections);
+	MU_RUN(&t, test_resume);
 	MU_RUN(&t, test_decode);
 	drop(&ca);
 	drop(&other);

@@ -1,0 +1,161 @@
+/*
+ * test_dispatch_served.c - the hub daemon watches only the kinds a server
+ * serves (src/dispatch/served.c, docs/dispatch.md round 13): against an
+ * in-process `muster up` on loopback (plain HTTP), whose discovery answers
+ * are the real ones, the hub's watches of kinds other than Job are made
+ * for the kinds it serves only (muster's and the coscheduling PodGroups,
+ * built in); a JobSet CRD created later is watched once the next probe of
+ * /apis (every 5 s) sees its group version, and not before; its watch
+ * lists the JobSets; the CRD deleted, its watch is stopped.  A call
+ * between probes asks nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "dispatch/dispatch_int.h"
+#include "muster/apiserver.h"
+#include "muster/kube.h"
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* One request with body (or none); the status. */
+static long req(mu_kube_client_t *c, const char *method, const char *path, const char *body)
+{
+	long st = 0;
+	char *ans = NULL;
+	mu_kube_client_do(c, method, path, body ? "application/json" : NULL, body, 5000, &st, &ans);
+	free(ans);
+	return st;
+}
+
+/* The kinds other than Job with a watch, as "JobSet,PodGroup,...". */
+static const char *watched(const mu__dd_t *d, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int k = 1; k < MU__DK_COUNT; k++)
+		if (d->wjobs[k])
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
+				 mu__dkind_name((mu__dkind_t)k));
+	return buf;
+}
+
+static const char *JOBSET_CRD =
+	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+	"\"metadata\":{\"name\":\"jobsets.jobset.x-k8s.io\"},\"spec\":{\"group\":\"jobset.x-k8s.io\","
+	"\"names\":{\"kind\":\"JobSet\",\"listKind\":\"JobSetList\",\"plural\":\"jobsets\","
+	"\"singular\":\"jobset\"},\"scope\":\"Namespaced\",\"versions\":[{\"name\":\"v1alpha2\","
+	"\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\","
+	"\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
+
+static void test_hub_kinds(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-served-XXXXXX", err[256] = "", buf[256];
+	CHECK(t, mkdtemp(dir) != NULL);
+	mu_apiserver_opts_t ao;
+	mu_apiserver_opts_defaults(&ao);
+	ao.listen = "127.0.0.1:0";
+	ao.data_dir = dir;
+	ao.fsync = 0;
+	ao.quiet = 1;
+	mu_apiserver_t *s = NULL;
+	int rc = mu_apiserver_start(&ao, &s, err, sizeof err);
+	CHECK_EQ_INT(t, rc, MU_OK);
+	if (rc != MU_OK) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	char server[64];
+	snprintf(server, sizeof server, "http://127.0.0.1:%d", mu_apiserver_port(s));
+	mu_kube_config_t cfg = {0};
+	cfg.server = strdup(server);
+	cfg.ns = strdup("default");
+	mu_dispatch_opts_t o;
+	mu_dispatch_opts_defaults(&o);
+	o.quiet = true;
+	o.hub = &cfg;
+	mu__dd_t d;
+	memset(&d, 0, sizeof d);
+	d.o = &o;
+	d.nreq = &d.reqs;
+	memset(d.hub_serves, -1, sizeof d.hub_serves);
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+
+	/* first: asked (one GET per group version), the built-in kinds only */
+	mu__dhub_discover(&d, 1000);
+	CHECK_STR(t, watched(&d, buf, sizeof buf), "PodGroup,CoschedulingPodGroup");
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_JOBSET], 0);
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_PODGROUP], 1);
+	CHECK(t, d.reqs >= 5 && d.reqs < MU__DK_COUNT);
+	CHECK(t, d.wjobs[MU__DK_JOB] == NULL); /* Job's is run.c's */
+	/* a probe of /apis: nothing new, one request */
+	uint64_t r0 = d.reqs;
+	mu__dhub_discover(&d, 2000);
+	CHECK_EQ_INT(t, d.reqs, r0 + 1);
+	/* the JobSet CRD appears: not watched before the next probe ... */
+	mu_kube_client_t *c = NULL;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &c), MU_OK);
+	CHECK_EQ_INT(t, req(c, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+			    JOBSET_CRD), 201);
+	mu__dhub_discover(&d, 4000);
+	CHECK_EQ_INT(t, d.reqs, r0 + 1);
+	CHECK(t, d.wjobs[MU__DK_JOBSET] == NULL);
+	/* ... then watched; its watch lists the hub's JobSets */
+	mu__dhub_discover(&d, 7100);
+	CHECK_STR(t, watched(&d, buf, sizeof buf), "JobSet,PodGroup,CoschedulingPodGroup");
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_JOBSET], 1);
+	bool listed = false;
+	for (int i = 0; i < 500 && d.wjobs[MU__DK_JOBSET] && !listed; i++) {
+		listed = mu_kube_watch_items(d.wjobs[MU__DK_JOBSET], NULL, NULL);
+		if (!listed)
+			nap_ms(20);
+	}
+	CHECK(t, listed);
+	/* the CRD deleted: the next probe stops its watch */
+	CHECK_EQ_INT(t, req(c, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+			    "jobsets.jobset.x-k8s.io", NULL), 200);
+	for (int i = 0; i < 100; i++) { /* the CRD's deletion may finish later */
+		char *ans = NULL;
+		long st = 0;
+		mu_kube_client_do(c, "GET", "/apis/jobset.x-k8s.io/v1alpha2", NULL, NULL, 5000, &st,
+				  &ans);
+		free(ans);
+		if (st == 404)
+			break;
+		nap_ms(50);
+	}
+	mu__dhub_discover(&d, 12200);
+	CHECK_STR(t, watched(&d, buf, sizeof buf), "PodGroup,CoschedulingPodGroup");
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_JOBSET], 0);
+	/* a minute after the last discovery: asked again in full, as it was */
+	r0 = d.reqs;
+	mu__dhub_discover(&d, 12200 + MU__D_REDISCOVER_MS);
+	CHECK(t, d.reqs > r0 + 1);
+	CHECK_STR(t, watched(&d, buf, sizeof buf), "PodGroup,CoschedulingPodGroup");
+
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		mu_kube_watch_signal(d.wjobs[k]);
+	for (int k = 0; k < MU__DK_COUNT; k++)
+		mu_kube_watch_stop(d.wjobs[k]);
+	mu_kube_client_free(c);
+	mu_kube_client_free(d.hub);
+	mu_kube_config_release(&cfg);
+	mu_apiserver_stop(s);
+	char cmd[sizeof dir + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_EQ_INT(t, system(cmd), 0);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_hub_kinds);
+	return mu_t_done(&t);
+}
