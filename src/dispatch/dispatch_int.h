@@ -41,6 +41,7 @@
 #define MU__D_PREEMPTED_FOR "muster.io/dispatch-preempted-for" /* and the key
                                                 * of the job it leaves for */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
+#define MU__D_COPY_SEL "labelSelector=muster.io%2Fhub-uid" /* watches of copies */
 #define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
 #define MU__D_HUBJOB "muster.io/hub-job"        /* copy: NS/NAME */
 #define MU__D_DRAIN "muster.io/drain"           /* Cluster: "true" */

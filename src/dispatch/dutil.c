@@ -235,7 +235,7 @@ json_t *mu__dnode_min(const json_t *n)
 int mu__dcl_connect(mu__dcl_t *c)
 {
 	int rc = mu_kube_client_new(c->cfg, &c->kc);
-	const char *sel = "labelSelector=muster.io%2Fhub-uid";
+	const char *sel = MU__D_COPY_SEL;
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/nodes", NULL, &c->wnodes);
 	if (rc == MU_OK)
@@ -245,14 +245,12 @@ int mu__dcl_connect(mu__dcl_t *c)
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/events", MU__D_FAIL_QUERY, &c->wfail);
 	/* its Job copies; the other kinds' once its discovery says it serves
-	 * them (served.c: those it served before start at once, and it is
-	 * asked again at its next poll) */
+	 * them (served.c, from the caller: those it served before start at
+	 * once, and it is asked again at its next poll) */
 	char jpath[200];
 	mu__dkind_path(MU__DK_JOB, NULL, NULL, "", jpath, sizeof jpath);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, jpath, sel, &c->wcopies[MU__DK_JOB]);
-	if (rc == MU_OK)
-		mu__dserved_watch(c->cfg, sel, c->serves, c->wcopies, c->copies_seq);
 	c->disc_at = c->probe_at = 0;
 	c->nodes_seq = c->used_seq = c->fail_seq = 0;
 	if (rc != MU_OK)

@@ -102,6 +102,9 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 			snprintf(err, sizeof err, "data.kubeconfig is not base64");
 		free(text);
 		if (rc == MU_OK && mu__dcl_connect(c) == MU_OK) {
+			/* the kinds it served before, at once (served.c) */
+			mu__dserved_watch(c->cfg, MU__D_COPY_SEL, c->serves,
+					  c->wcopies, c->copies_seq);
 			set_err(c, NULL);
 			mu__dlog(d, 1, "cluster %s: kubeconfig loaded (%s)", c->name, c->cfg->server);
 		} else {

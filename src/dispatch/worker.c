@@ -711,7 +711,7 @@ void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 		else /* no answer: asked again in a pass or two */
 			c->disc_at = t - MU__D_REDISCOVER_MS + 1000;
 	/* a watch of its copies for each kind it serves only (served.c) */
-	if (c->cfg && mu__dserved_watch(c->cfg, "labelSelector=muster.io%2Fhub-uid", on, c->wcopies,
+	if (c->cfg && mu__dserved_watch(c->cfg, MU__D_COPY_SEL, on, c->wcopies,
 					c->copies_seq))
 		c->polled = false; /* the next poll reads the snapshots */
 }
