@@ -235,4 +235,11 @@ int mu_kube_explain(const mu_kube_config_t *cfg, const char *what, FILE *out,
 int mu_kube_explain_live(const char *scheduler, const char *token, const char *what,
 			 const char *ns, FILE *out, char *err, size_t errlen);
 
+/* A Queue's status as muster scheduler writes it (the hub's dispatcher
+ * writes the same on hub Queues): fairShare and usage (GPUs as a decimal,
+ * CPU in millicores, memory in bytes), pendingJobs and runningJobs; the
+ * scheduler adds its node pools.  Owned; NULL on OOM. */
+struct json_t *mu_kube_queue_status(const mu_res_t *fair, const mu_res_t *used,
+				    int64_t pending, int64_t running);
+
 #endif

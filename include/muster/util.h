@@ -42,6 +42,9 @@ const char *mu__quote(const char *s, char *buf, size_t len);
 /* splitmix64: the next 64 bits of the stream whose state *s the caller
  * owns (and seeds).  O(1). */
 uint64_t mu__splitmix64(uint64_t *s);
+/* Uniform in [0, n), n >= 1, from the next 53 bits of that stream (no
+ * modulo bias beyond 2^-53).  O(1). */
+uint64_t mu__rand_below(uint64_t *s, uint64_t n);
 
 /* --- text formats (src/util/fmt.c) ------------------------------------- */
 

@@ -575,6 +575,7 @@ struct mu_apiserver {
 	mu__claimctl_t *cc;   /* claimctl.c: ResourceClaims from templates, unreserve */
 	mu__devtaint_t *dt;   /* devtaint.c: NoExecute device taints evict */
 	struct mu__pdbc *pdbc; /* pdb.c: the disruption controller */
+	struct mu__evcorr *pdbev; /* its Events' correlator (NULL: each one new) */
 	mu__gc_t *gc;         /* gc.c: the garbage collector */
 	mu__evttl_t *evttl;   /* evttl.c: Events expire */
 	mu__conntab_t *conns;
@@ -730,8 +731,8 @@ void mu__pdbc_event(mu__pdbc_t *c, const mu__wev_t *ev);
 void mu__pdbc_sync(mu__pdbc_t *c);
 /* The new Events the syncs made (NoPods, CalculateExpectedPodCountFailed,
  * UnmanagedPods, as kube's disruption controller records them), for the
- * caller to create (it owns the array); repeats were added to the count
- * of the Event already written. */
+ * caller to write through its Event correlator (server.c: a repeat adds
+ * to the count of the Event written before); the caller owns the array. */
 json_t *mu__pdbc_take_events(mu__pdbc_t *c);
 bool mu__pdbc_busy(const mu__pdbc_t *c);
 
@@ -838,10 +839,6 @@ int64_t mu__sim_tick(mu__sim_t *sim, int64_t now_ms);
 int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out);
 void mu__jobctl_free(mu__jobctl_t *jc);
 void mu__jobctl_resync(mu__jobctl_t *jc);
-/* Marks the job an event concerns: for the next sync (a Job added or its
- * generation changed), or one batch period (1 s) after now_ms (a pod's
- * event, a Job's status or metadata change), as Kubernetes' Job
- * controller batches them. */
 /* A recorder's Event correlator (events_corr.c), as client-go's
  * EventCorrelator: a repeated Event (same source, involved object, type,
  * reason, message) raises the first one's count, lastTimestamp and
@@ -856,6 +853,10 @@ mu__evcorr_t *mu__evcorr_new(void);
 void mu__evcorr_free(mu__evcorr_t *c);
 void mu__evcorr_record(mu__evcorr_t *c, mu_apiserver_t *s, mu__wtx_t *tx, json_t *e, const char *manager,
 		       int64_t now);
+/* Marks the job an event concerns: for the next sync (a Job added or its
+ * generation changed), or one batch period (1 s) after now_ms (a pod's
+ * event, a Job's status or metadata change), as Kubernetes' Job
+ * controller batches them. */
 void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms);
 /* Reconciles the jobs marked by events and due by now_ms (and all after a
  * resync).  Returns ms until the next batched job is due (0: some are

@@ -257,20 +257,15 @@ struct mu__pdbc {
 	mu_apiserver_t *s;
 	json_t *dirty; /* namespace -> true */
 	int64_t recheck; /* wall s: a disruptedPods entry runs out then (0: none) */
-	json_t *evnames; /* "uid|type|reason|message" -> the Event written for it */
-	json_t *evout;   /* new Events for the controller thread to create */
+	json_t *evout;   /* new Events for the controller thread to write */
 };
-
-#define MAX_EVNAMES 4096
 
 int mu__pdbc_new(mu_apiserver_t *s, mu__pdbc_t **out)
 {
 	mu__pdbc_t *c = calloc(1, sizeof *c);
-	if (!c || !(c->dirty = json_object()) || !(c->evnames = json_object()) || !(c->evout = json_array())) {
-		if (c) {
+	if (!c || !(c->dirty = json_object()) || !(c->evout = json_array())) {
+		if (c)
 			json_decref(c->dirty);
-			json_decref(c->evnames);
-		}
 		free(c);
 		return MU_ENOMEM;
 	}
@@ -284,7 +279,6 @@ void mu__pdbc_free(mu__pdbc_t *c)
 	if (!c)
 		return;
 	json_decref(c->dirty);
-	json_decref(c->evnames);
 	json_decref(c->evout);
 	free(c);
 }
@@ -581,37 +575,20 @@ static void selector_go(const json_t *sel, char *buf, size_t len)
 	snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "},}");
 }
 
-/* Adds one to an Event's count and sets its lastTimestamp (ctx). */
-static int bump_fn(void *ctx, const mu__obj_t *cur, json_t **out)
-{
-	json_t *o = cur ? mu__obj_parse(cur) : NULL;
-	if (!o)
-		return MU_ENOENT;
-	json_int_t n = json_integer_value(json_object_get(o, "count"));
-	json_object_set_new(o, "count", json_integer(n > 0 ? n + 1 : 2));
-	json_object_set_new(o, "lastTimestamp", json_string(ctx));
-	*out = o;
-	return MU__MUT_PUT;
-}
-
 /* An Event about budget pdb, as client-go's event recorder writes the
- * disruption controller's (source component "controllermanager"): the
- * same type, reason and message about the same budget again adds to the
- * count of the Event written before (the EventCorrelator's aggregation),
- * else a new Event named NAME.<hex nanoseconds> is queued for the
- * controller thread (mu__pdbc_take_events).  Bounded: one store write. */
+ * disruption controller's (source component "controllermanager"), named
+ * NAME.<hex nanoseconds> and queued for the controller thread, which
+ * writes it through its correlator (server.c, events_corr.c): a repeat of
+ * the same type, reason and message about the same budget adds to the
+ * count of the Event written before.  No store write here. */
 static void pdb_event(mu__pdbc_t *c, const json_t *pdb, const char *type, const char *reason, const char *msg)
 {
 	const char *ns = mu__jstr(pdb, "metadata.namespace"), *name = mu__jstr(pdb, "metadata.name");
 	const char *uid = mu__jstr(pdb, "metadata.uid");
 	if (!ns || !name || !uid)
 		return;
-	char key[1400], ts[40];
-	snprintf(key, sizeof key, "%s|%s|%s|%s", uid, type, reason, msg);
+	char ts[40];
 	mu__timestamp(ts, sizeof ts, false);
-	const char *had = json_string_value(json_object_get(c->evnames, key));
-	if (had && mu__store_mutate(c->s->store, MU__RT_EVENTS, ns, had, bump_fn, ts, false, NULL) >= 0)
-		return;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	char en[300];
@@ -626,12 +603,8 @@ static void pdb_event(mu__pdbc_t *c, const json_t *pdb, const char *type, const 
 			      "reason", reason, "message", msg, "source", "component", "controllermanager",
 			      "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "type", type, "reportingComponent",
 			      "controllermanager", "reportingInstance", "");
-	if (!e)
-		return;
-	json_array_append_new(c->evout, e);
-	if (json_object_size(c->evnames) >= MAX_EVNAMES)
-		json_object_clear(c->evnames);
-	json_object_set_new(c->evnames, key, json_string(en));
+	if (e)
+		json_array_append_new(c->evout, e);
 }
 
 json_t *mu__pdbc_take_events(mu__pdbc_t *c)

@@ -120,20 +120,19 @@ static int default_namespaces(mu_apiserver_t *s)
 	return mu__store_commit(tx);
 }
 
-/* Creates the Events the disruption controller recorded, as
- * kube-controller-manager. */
+/* Writes the Events the disruption controller recorded, as
+ * kube-controller-manager's recorder does: through its correlator, one
+ * transaction.  Controller thread. */
 static void pdb_events(mu_apiserver_t *s)
 {
 	json_t *evs = mu__pdbc_take_events(s->pdbc);
-	if (json_array_size(evs) > 0) {
-		mu__wtx_t *tx;
-		if (mu__store_begin(s->store, &tx) == MU_OK) {
-			size_t i;
-			json_t *e;
-			json_array_foreach(evs, i, e)
-				mu__create_by(s, tx, MU__RT_EVENTS, e, "kube-controller-manager", NULL);
-			mu__store_commit(tx);
-		}
+	mu__wtx_t *tx;
+	if (json_array_size(evs) > 0 && mu__store_begin(s->store, &tx) == MU_OK) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(evs, i, e)
+			mu__evcorr_record(s->pdbev, s, tx, e, "kube-controller-manager", mu__mono_ms());
+		mu__store_commit(tx);
 	}
 	json_decref(evs);
 }
@@ -324,6 +323,8 @@ int mu_apiserver_start(const mu_apiserver_opts_t *o, mu_apiserver_t **out, char 
 	if (rc == MU_OK)
 		rc = mu__pdbc_new(s, &s->pdbc);
 	if (rc == MU_OK)
+		s->pdbev = mu__evcorr_new(); /* NULL: every Event new */
+	if (rc == MU_OK)
 		rc = mu__sim_new(s, o->cluster_file, &s->sim, err, errlen);
 	if (rc == MU_OK && pthread_create(&s->ctl, NULL, ctl_main, s) != 0) {
 		snprintf(err, errlen, "cannot start the controller thread");
@@ -366,6 +367,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	mu__gc_free(s->gc);
 	mu__evttl_free(s->evttl);
 	mu__pdbc_free(s->pdbc);
+	mu__evcorr_free(s->pdbev);
 	mu__store_close(s->store);
 	mu__types_free(s->types); /* after the store: its objects point at the types */
 	free(s->listen_host);

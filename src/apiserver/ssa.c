@@ -565,6 +565,45 @@ static json_t *set_removed(const json_t *was, const json_t *now, int depth)
 	return out;
 }
 
+/* Entry i of mf, replaced first by a copy of its own when another list
+ * holds it too (a reference count above one), which it answers (on OOM
+ * the shared entry itself: the old tree it came from is the caller's
+ * parse, dropped after the write).  Work: a copy of the entry at most. */
+static json_t *entry_cow(json_t *mf, size_t i)
+{
+	json_t *e = json_array_get(mf, i);
+	if (!e || e->refcount == 1)
+		return e; /* made here, or copied already */
+	json_t *c = copy(e);
+	if (!c || json_array_set_new(mf, i, c))
+		return json_array_get(mf, i); /* OOM: changed in place */
+	return c;
+}
+
+/* Whether set_subtract(s, rm) would change s: a field of rm that s holds
+ * as a leaf of rm, or one below that changes or is empty in s.  Bounded
+ * as set_subtract. */
+static bool subtract_meets(const json_t *s, const json_t *rm, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)rm, k, v) {
+		json_t *d = json_object_get(s, k);
+		if (!d)
+			continue;
+		if (is_leaf(v) || depth >= MAX_DEPTH || json_object_size(d) == 0 || subtract_meets(d, v, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* set_subtract on entry i's set, the entry copied first when it changes. */
+static void subtract_cow(json_t *mf, size_t i, const json_t *rm)
+{
+	if (subtract_meets(json_object_get(json_array_get(mf, i), "fieldsV1"), rm, 0))
+		set_subtract(json_object_get(entry_cow(mf, i), "fieldsV1"), rm, 0);
+}
+
 /* Removes from every entry of mf with m's subresource (but skip) the
  * fields that the write removed (those of old's set not in live), as
  * kube's Updater does: a claim on a field that neither version has is
@@ -577,7 +616,7 @@ static void drop_removed(json_t *mf, const json_t *skip, const json_t *old, cons
 	json_t *e;
 	json_array_foreach(mf, i, e)
 		if (rm && e != skip && same_sub(e, m))
-			set_subtract(json_object_get(e, "fieldsV1"), rm, 0);
+			subtract_cow(mf, i, rm);
 	json_decref(rm);
 	json_decref(was);
 }
@@ -749,45 +788,6 @@ static json_t *entries_shared(const json_t *obj)
 	return c;
 }
 
-/* Entry i of mf, replaced first by a copy of its own when another list
- * holds it too (a reference count above one), which it answers (on OOM
- * the shared entry itself: the old tree it came from is the caller's
- * parse, dropped after the write).  Work: a copy of the entry at most. */
-static json_t *entry_cow(json_t *mf, size_t i)
-{
-	json_t *e = json_array_get(mf, i);
-	if (!e || e->refcount == 1)
-		return e; /* made here, or copied already */
-	json_t *c = copy(e);
-	if (!c || json_array_set_new(mf, i, c))
-		return json_array_get(mf, i); /* OOM: changed in place */
-	return c;
-}
-
-/* Whether set_subtract(s, rm) would change s: a field of rm that s holds
- * as a leaf of rm, or one below that changes or is empty in s.  Bounded
- * as set_subtract. */
-static bool subtract_meets(const json_t *s, const json_t *rm, int depth)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)rm, k, v) {
-		json_t *d = json_object_get(s, k);
-		if (!d)
-			continue;
-		if (is_leaf(v) || depth >= MAX_DEPTH || json_object_size(d) == 0 || subtract_meets(d, v, depth + 1))
-			return true;
-	}
-	return false;
-}
-
-/* set_subtract on entry i's set, the entry copied first when it changes. */
-static void subtract_cow(json_t *mf, size_t i, const json_t *rm)
-{
-	if (subtract_meets(json_object_get(json_array_get(mf, i), "fieldsV1"), rm, 0))
-		set_subtract(json_object_get(entry_cow(mf, i), "fieldsV1"), rm, 0);
-}
-
 /* mu__mf_record's work, on the objects as given. */
 static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 {
@@ -809,14 +809,7 @@ static void mf_record(const json_t *old, json_t *nw, const mu__mgr_t *m)
 	/* on a create (entries the request gave), kube's update removes from
 	 * the others only what the creation added; on an update, also what it
 	 * removed: what they claim outside both versions stays theirs */
-	json_t *was = old ? mu__fieldset(old, m) : NULL;
-	json_t *rm = was ? set_removed(was, live, 0) : NULL;
-	json_array_foreach(mf, i, e) {
-		if (rm && same_sub(e, m))
-			subtract_cow(mf, i, rm);
-	}
-	json_decref(rm);
-	json_decref(was);
+	drop_removed(mf, NULL, old, live, m);
 	json_array_foreach(mf, i, e) {
 		if (ch && !entry_is(e, m->name, "Update", m->sub))
 			subtract_cow(mf, i, ch);

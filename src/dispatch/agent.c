@@ -423,26 +423,17 @@ static void agent_discover(agent_t *a)
 {
 	int64_t t = mu__d_mono_ms();
 	int8_t on[MU__DK_COUNT];
-	if (mu__dserved_due(&a->d, a->w, a->wserves, &a->wdisc_at, &a->wprobe_at, t)) {
-		a->wdisc_at = t;
-		mu__dserved_ask(&a->d, a->w, on);
+	if (mu__dserved_refresh(&a->d, a->w, a->wserves, &a->wdisc_at, &a->wprobe_at, t, on)) {
 		for (int k = 1; k < MU__DK_COUNT; k++)
-			if (on[k] < 0) /* no answer: asked again in a second */
-				a->wdisc_at = t - MU__D_REDISCOVER_MS + 1000;
-			else
+			if (on[k] >= 0) /* no answer: asked again in a second */
 				a->wserves[k] = on[k];
 		a->hdisc_at = 0; /* the hub's side follows */
 	}
-	if (mu__dserved_due(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, t)) {
-		a->hdisc_at = t;
-		mu__dserved_ask(&a->d, a->d.hub, on);
+	if (mu__dserved_refresh(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, t, on))
 		for (int k = 1; k < MU__DK_COUNT; k++)
-			if (on[k] < 0)
-				a->hdisc_at = t - MU__D_REDISCOVER_MS + 1000;
-			else
+			if (on[k] >= 0)
 				a->hserves[k] = on[k];
-	}
-	const char *sel = "labelSelector=muster.io%2Fhub-uid";
+	const char *sel = MU__D_COPY_SEL;
 	char hsel[400];
 	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", a->o->cluster);
 	mu__dserved_watch(a->o->worker, sel, a->wserves, a->wcopies, NULL);

@@ -352,6 +352,12 @@ bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_C
  * it is not or the answer is 404, -1 for any other answer (not known);
  * out[MU__DK_JOB] is 1.  At most MU__DK_COUNT - 1 requests. */
 void mu__dserved_ask(mu__dd_t *d, mu_kube_client_t *kc, int8_t out[MU__DK_COUNT]);
+/* Both, as every caller runs them: when mu__dserved_due says so, sets
+ * *at to now, asks (out as mu__dserved_ask) and, when some kind got no
+ * answer, sets *at so that the kinds are asked again in a second.  false
+ * (out untouched) when not due. */
+bool mu__dserved_refresh(mu__dd_t *d, mu_kube_client_t *kc, const int8_t known[MU__DK_COUNT],
+			 int64_t *at, int64_t *probe_at, int64_t now, int8_t out[MU__DK_COUNT]);
 /* Makes w[k] (k > 0; Job's is the caller's) a watch of kind k through cfg
  * (query sel) when on[k] is 1 and it has none, and stops it (waiting up
  * to about a second) when on[k] is 0; -1 leaves it as it is.  seq[k] (if
@@ -550,15 +556,15 @@ int mu__dhub_queues(mu__dd_t *d);
  * the classes hub Jobs name, and the burst class's
  * (--burst-priority-class).  A failed list keeps the last one. */
 void mu__dhub_pclasses(mu__dd_t *d);
-/* Reads the hub's queue-labelled Jobs (from the watch d->wjobs): new ones parsed and submitted (or
- * adopted where their annotations say they were dispatched), gone ones
- * finished.  Sets d->jobs_listed. */
 /* Asks the hub which kinds it serves when due (mu__dserved_due, now its
  * mono ms) and keeps a watch of its queue-labelled objects for each kind
  * it serves only (d->wjobs; the Jobs' is run.c's): a kind whose CRD
  * appeared is watched from then on, one whose CRD went is no longer.
  * Logs each change.  At most MU__DK_COUNT requests. */
 void mu__dhub_discover(mu__dd_t *d, int64_t now);
+/* Reads the hub's queue-labelled Jobs (from the watch d->wjobs): new ones parsed and submitted (or
+ * adopted where their annotations say they were dispatched), gone ones
+ * finished.  Sets d->jobs_listed. */
 int mu__dhub_jobs(mu__dd_t *d);
 /* Writes j's dispatch annotations when they changed; returns the status. */
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);

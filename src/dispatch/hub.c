@@ -1109,16 +1109,12 @@ static bool jobs_changed(mu__dd_t *d, mu__dkind_t k, mu_time_t now, bool *gone)
 
 void mu__dhub_discover(mu__dd_t *d, int64_t now)
 {
-	if (!mu__dserved_due(d, d->hub, d->hub_serves, &d->hub_disc_at, &d->hub_probe_at, now))
-		return;
-	d->hub_disc_at = now;
 	int8_t on[MU__DK_COUNT];
-	mu__dserved_ask(d, d->hub, on);
+	if (!mu__dserved_refresh(d, d->hub, d->hub_serves, &d->hub_disc_at, &d->hub_probe_at, now, on))
+		return;
 	for (int k = 1; k < MU__DK_COUNT; k++) {
-		if (on[k] < 0) { /* no answer: asked again in a pass or two */
-			d->hub_disc_at = now - MU__D_REDISCOVER_MS + 1000;
-			continue;
-		}
+		if (on[k] < 0)
+			continue; /* no answer: asked again soon */
 		if (on[k] != d->hub_serves[k] && (d->hub_serves[k] >= 0 || on[k]))
 			mu__dlog(d, 1, "hub: %s %s (%s)", on[k] ? "serves" : "does not serve",
 				 mu__dkind_name((mu__dkind_t)k), mu__dkind_api((mu__dkind_t)k));

@@ -94,17 +94,6 @@ void mu__dqueue_cond(mu__dd_t *d, const json_t *o, const char *bad, char *rv, si
 	json_decref(body);
 }
 
-/* A resource vector as muster's scheduler writes it on a Queue's status:
- * GPUs as a decimal, CPU in millicores, memory in bytes.  Owned. */
-static json_t *res_json(const mu_res_t *r)
-{
-	char g[32], c[32], m[32];
-	snprintf(g, sizeof g, "%g", (double)r->v[MU_RES_GPU] / 1000.0);
-	snprintf(c, sizeof c, "%lldm", (long long)r->v[MU_RES_CPU]);
-	snprintf(m, sizeof m, "%lld", (long long)r->v[MU_RES_MEM]);
-	return json_pack("{s:s,s:s,s:s}", "nvidia.com/gpu", g, "cpu", c, "memory", m);
-}
-
 char *mu__dqueue_sig(const json_t *o)
 {
 	json_t *what = json_pack("{s:O?,s:O?,s:O?}", "spec", json_object_get(o, "spec"), "labels",
@@ -117,9 +106,7 @@ char *mu__dqueue_sig(const json_t *o)
 
 json_t *mu__dqueue_status_json(const mu_fleet_queue_info_t *qi)
 {
-	return json_pack("{s:o,s:o,s:i,s:i}", "fairShare", res_json(&qi->fair), "usage",
-			 res_json(&qi->used), "pendingJobs", (int)qi->queued, "runningJobs",
-			 (int)qi->running);
+	return mu_kube_queue_status(&qi->fair, &qi->used, qi->queued, qi->running);
 }
 
 void mu__dqueue_status(mu__dd_t *d)

@@ -92,6 +92,19 @@ void mu__dserved_ask(mu__dd_t *d, mu_kube_client_t *kc, int8_t out[MU__DK_COUNT]
 		json_decref(ans[k]);
 }
 
+bool mu__dserved_refresh(mu__dd_t *d, mu_kube_client_t *kc, const int8_t known[MU__DK_COUNT],
+			 int64_t *at, int64_t *probe_at, int64_t now, int8_t out[MU__DK_COUNT])
+{
+	if (!mu__dserved_due(d, kc, known, at, probe_at, now))
+		return false;
+	*at = now;
+	mu__dserved_ask(d, kc, out);
+	for (int k = 1; k < MU__DK_COUNT; k++)
+		if (out[k] < 0) /* no answer: asked again in a second */
+			*at = now - MU__D_REDISCOVER_MS + 1000;
+	return true;
+}
+
 int mu__dserved_watch(const mu_kube_config_t *cfg, const char *sel, const int8_t on[MU__DK_COUNT],
 		      mu_kube_watch_t *w[MU__DK_COUNT], uint64_t seq[MU__DK_COUNT])
 {

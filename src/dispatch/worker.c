@@ -699,17 +699,12 @@ void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on)
 
 void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 {
-	int64_t t = mu__d_mono_ms();
-	if (!mu__dserved_due(d, c->kc, c->serves, &c->disc_at, &c->probe_at, t))
-		return;
-	c->disc_at = t;
 	int8_t on[MU__DK_COUNT];
-	mu__dserved_ask(d, c->kc, on);
+	if (!mu__dserved_refresh(d, c->kc, c->serves, &c->disc_at, &c->probe_at, mu__d_mono_ms(), on))
+		return;
 	for (int k = 1; k < MU__DK_COUNT; k++)
-		if (on[k] >= 0)
+		if (on[k] >= 0) /* no answer: asked again soon */
 			mu__dcl_serves(d, c, (mu__dkind_t)k, on[k]);
-		else /* no answer: asked again in a pass or two */
-			c->disc_at = t - MU__D_REDISCOVER_MS + 1000;
 	/* a watch of its copies for each kind it serves only (served.c) */
 	if (c->cfg && mu__dserved_watch(c->cfg, MU__D_COPY_SEL, on, c->wcopies,
 					c->copies_seq))

@@ -740,6 +740,10 @@ void mu__align_apply(mu__node_t *n, const mu__podset_t *ps, const mu__pod_t *pod
 		     int sign);
 void mu__node_view(const mu__node_t *n, mu_node_view_t *v);
 
+/* The share of finished mix m's GPU demand in pods of two or more GPUs
+ * (score_frag.c's index), 0 without one.  O(1). */
+double mu__mix_multi(const mu_workload_mix_t *m);
+
 /* Cluster-wide GPU supply (supply.c), kept only when the policy reads it
  * (MU_SCORE_SUPPLY).  node_supply adds (sign +1) or takes out (-1) node
  * n's contribution, nothing for a removed or unschedulable node: callers

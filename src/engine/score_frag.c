@@ -617,6 +617,11 @@ static const mu_muster_params_t *muster_params(const mu_workload_mix_t *m,
 	return tmp;
 }
 
+double mu__mix_multi(const mu_workload_mix_t *m)
+{
+	return m && m->index ? m->index->multi : 0;
+}
+
 static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 {
 	mu_muster_params_t tmp;

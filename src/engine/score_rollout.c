@@ -58,21 +58,6 @@ typedef struct rollout {
 	int64_t cap_milli;        /* the copy's GPU capacity */
 } rollout_t;
 
-/* The share of the mix's GPU demand in pods of two or more GPUs, as
- * score_frag.c's index keeps it (multi).  O(types). */
-static double mix_multi(const mu_workload_mix_t *m)
-{
-	double demand = 0, multi = 0;
-	for (int32_t i = 0; m && i < m->ntypes; i++) {
-		const mu_pod_type_t *t = &m->types[i];
-		double d = (double)t->count *
-			   (t->gpus ? 1000.0 * t->gpus : t->gpu_milli);
-		demand += d;
-		multi += t->gpus > 1 ? d : 0;
-	}
-	return demand > 0 ? multi / demand : 0;
-}
-
 size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
 				   mu_muster_params_t *out, size_t cap)
 {
@@ -81,7 +66,7 @@ size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
 	mu_muster_params_defaults(&d);
 	/* The large-share rule as the defaults give it for this mix, then
 	 * the other way: never when it is on, always when it is off. */
-	bool on = mix_multi(mix) >= d.mg_multi;
+	bool on = mu__mix_multi(mix) >= d.mg_multi;
 	size_t n = 0;
 	for (int flip = 0; flip < 2; flip++) {
 		for (size_t r = 0; r < 3; r++) {
@@ -112,14 +97,6 @@ const char *mu_muster_params_format(const mu_muster_params_t *p, char *buf,
 	return buf;
 }
 
-/* Uniform in [0, n), n >= 1. */
-static uint64_t rng_below(uint64_t *s, uint64_t n)
-{
-	double u = (double)(mu__splitmix64(s) >> 11) * 0x1p-53;
-	uint64_t i = (uint64_t)(u * (double)n);
-	return i < n ? i : n - 1;
-}
-
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -139,7 +116,7 @@ static void rollout_pick(rollout_t *r, uint64_t *rng, size_t *perm)
 	for (size_t i = 0; i < r->nnodes; i++)
 		perm[i] = i;
 	for (size_t i = 0; i < r->ncopy; i++) { /* partial Fisher-Yates */
-		size_t j = i + (size_t)rng_below(rng, r->nnodes - i), t = perm[i];
+		size_t j = i + (size_t)mu__rand_below(rng, r->nnodes - i), t = perm[i];
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
@@ -167,7 +144,7 @@ static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
 		limit = INT32_MAX / 2;
 	r->narr = 0;
 	while (sum < target && r->narr < limit) {
-		uint64_t u = rng_below(rng, (uint64_t)cum[m->ntypes - 1]);
+		uint64_t u = mu__rand_below(rng, (uint64_t)cum[m->ntypes - 1]);
 		int32_t lo = 0, hi = m->ntypes - 1;
 		while (lo < hi) { /* the first type with cum > u */
 			int32_t mid = (lo + hi) / 2;

@@ -143,14 +143,6 @@ int mu_eval_input_choose(mu_eval_input_t *in, const mu_rollout_config_t *cfg,
 
 /* --- Arrivals ------------------------------------------------------------ */
 
-/* Uniform in [0, n), n >= 1, without modulo bias beyond 2^-53. */
-static size_t rng_below(uint64_t *s, size_t n)
-{
-	double u = (double)(mu__splitmix64(s) >> 11) * 0x1p-53;
-	size_t i = (size_t)(u * (double)n);
-	return i < n ? i : n - 1;
-}
-
 int32_t mu_eval_npoints(double tune)
 {
 	return (int32_t)floor(100.0 * tune + 1e-9) + 1;
@@ -179,7 +171,7 @@ int mu_eval_arrivals(const mu_eval_input_t *in, uint64_t seed, double tune,
 	for (size_t i = 0; i < in->npods; i++)
 		v[i] = i;
 	for (size_t i = in->npods - 1; i > 0; i--) { /* Fisher-Yates */
-		size_t j = rng_below(&rng, i + 1), t = v[i];
+		size_t j = (size_t)mu__rand_below(&rng, i + 1), t = v[i];
 		v[i] = v[j];
 		v[j] = t;
 	}
@@ -197,7 +189,7 @@ int mu_eval_arrivals(const mu_eval_input_t *in, uint64_t seed, double tune,
 			cap *= 2;
 		}
 		if (len >= in->npods) /* past the list: draw with replacement */
-			v[len] = rng_below(&rng, in->npods);
+			v[len] = (size_t)mu__rand_below(&rng, in->npods);
 		sum += in->pods[v[len++]].gpu_milli;
 	}
 	*order = v;

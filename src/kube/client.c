@@ -93,18 +93,16 @@ static void tls_setup(CURL *h, const mu_kube_config_t *cfg)
 	} else if (cfg->ca_file) {
 		curl_easy_setopt(h, CURLOPT_CAINFO, cfg->ca_file);
 	}
-	if (pair) {
-		/* set by mu__ktls_ctx_fn */
-	} else if (cfg->cert_pem) {
+	if (pair)
+		return; /* set by mu__ktls_ctx_fn (pre: the config is not insecure) */
+	if (cfg->cert_pem) {
 		b = (struct curl_blob){cfg->cert_pem, strlen(cfg->cert_pem), CURL_BLOB_COPY};
 		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &b);
 		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
 	} else if (cfg->cert_file) {
 		curl_easy_setopt(h, CURLOPT_SSLCERT, cfg->cert_file);
 	}
-	if (pair) {
-		/* set by mu__ktls_ctx_fn */
-	} else if (cfg->key_pem) {
+	if (cfg->key_pem) {
 		b = (struct curl_blob){cfg->key_pem, strlen(cfg->key_pem), CURL_BLOB_COPY};
 		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &b);
 		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");

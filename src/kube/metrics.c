@@ -335,6 +335,13 @@ static json_t *res_json(const mu_res_t *r)
 	return json_pack("{s:s,s:s,s:s}", "nvidia.com/gpu", g, "cpu", c, "memory", m);
 }
 
+json_t *mu_kube_queue_status(const mu_res_t *fair, const mu_res_t *used, int64_t pending,
+			     int64_t running)
+{
+	return json_pack("{s:o,s:o,s:i,s:i}", "fairShare", res_json(fair), "usage", res_json(used),
+			 "pendingJobs", (int)pending, "runningJobs", (int)running);
+}
+
 /* A quantity of pool resource k in Kubernetes' notation. */
 static json_t *pool_qty(int k, int64_t v)
 {
@@ -376,9 +383,10 @@ static void queue_status(mu__kd_t *d)
 		mu_queue_info_t qi;
 		if (mu_engine_queue_info(d->e, mu_engine_queue_find(d->e, name), &qi))
 			continue;
-		json_t *st = json_pack("{s:o,s:o,s:i,s:i}", "fairShare", res_json(&qi.fair), "usage",
-				       res_json(&qi.used), "pendingJobs", (int)qi.pending_jobs,
-				       "runningJobs", (int)qi.running_jobs);
+		json_t *st = mu_kube_queue_status(&qi.fair, &qi.used, qi.pending_jobs,
+						  qi.running_jobs);
+		if (!st)
+			continue;
 		json_t *pools = json_object();
 		for (int32_t p = 0; p < mu_engine_npools(d->e); p++) {
 			mu_pool_info_t pi;

@@ -15,3 +15,10 @@ uint64_t mu__splitmix64(uint64_t *s)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
+
+uint64_t mu__rand_below(uint64_t *s, uint64_t n)
+{
+	double u = (double)(mu__splitmix64(s) >> 11) * 0x1p-53;
+	uint64_t i = (uint64_t)(u * (double)n);
+	return i < n ? i : n - 1;
+}
