@@ -844,13 +844,39 @@ void mu__jobctl_resync(mu__jobctl_t *jc);
  * reason, message) raises the first one's count, lastTimestamp and
  * message; the tenth distinct message of the same source, object, type
  * and reason within ten minutes, and every one after, is combined into
- * one Event "(combined from similar events): MSG".  mu__evcorr_record
- * writes Event e (a whole core/v1 Event with count 1, borrowed and
- * changed) in tx as manager, now in monotonic ms: one write.  A NULL
- * correlator (allocation failed) creates every Event as it is. */
+ * one Event "(combined from similar events): MSG"; a source may write 25
+ * Events about an object, then one per five minutes (the spam filter:
+ * the others are dropped).  mu__evcorr_record writes Event e (a whole
+ * core/v1 Event with count 1, borrowed) in tx as manager, now in
+ * monotonic ms: at most two writes (a patch of a deleted Event creates
+ * it).  A NULL correlator (allocation failed) creates every Event as it
+ * is.  mu__evcorr_new_with takes client-go's CorrelatorOptions (a zero
+ * field: the default; spam_key writes the key into buf);
+ * mu__evcorr_spam_key and mu__evcorr_agg_key are getSpamKey and
+ * EventAggregatorByReasonFunc's aggregate key.
+ * mu__evcorr_correlate is the step alone (EventCorrelate, times as
+ * inputs, wall_ns naming a combined Event): r->event (owned by the
+ * caller) is the Event to write, a patch of the Event of its name when
+ * its count is above 1; r->skip when the spam filter dropped it.
+ * mu__evcorr_update is UpdateState with an Event written.  MU_ENOMEM. */
 typedef struct mu__evcorr mu__evcorr_t;
+typedef void (*mu__evcorr_spamkey_fn)(const json_t *e, char *buf, size_t len);
+typedef struct mu__evcorr_opts {
+	int burst;                      /* BurstSize (25) */
+	double qps;                     /* QPS (1/300 as a float32) */
+	mu__evcorr_spamkey_fn spam_key; /* SpamKeyFunc (mu__evcorr_spam_key) */
+} mu__evcorr_opts_t;
+typedef struct mu__evcorr_res {
+	json_t *event;
+	bool skip;
+} mu__evcorr_res_t;
 mu__evcorr_t *mu__evcorr_new(void);
+mu__evcorr_t *mu__evcorr_new_with(const mu__evcorr_opts_t *o);
 void mu__evcorr_free(mu__evcorr_t *c);
+void mu__evcorr_spam_key(const json_t *e, char *buf, size_t len);
+void mu__evcorr_agg_key(const json_t *e, char *buf, size_t len);
+int mu__evcorr_correlate(mu__evcorr_t *c, json_t *e, int64_t now, int64_t wall_ns, mu__evcorr_res_t *r);
+void mu__evcorr_update(mu__evcorr_t *c, const json_t *e);
 void mu__evcorr_record(mu__evcorr_t *c, mu_apiserver_t *s, mu__wtx_t *tx, json_t *e, const char *manager,
 		       int64_t now);
 /* Marks the job an event concerns: for the next sync (a Job added or its
