@@ -25,7 +25,14 @@
  * that reason, and one whose deadline is ahead is reconciled again when
  * it passes (a heap of due times beside the batch queue).  A Job that
  * fails deletes its active pods and counts them as failed, and its failed
- * count does not fall when its pods go.
+ * count does not fall when its pods go.  status.terminating counts the
+ * Job's pods being deleted and not yet Succeeded or Failed, those it
+ * deletes in the reconcile included, and spec.podReplacementPolicy
+ * decides when a replacement is made, as kube's controller does with
+ * JobPodReplacementPolicy (on by default since 1.29, round 15):
+ * TerminatingOrFailed replaces a pod once it is terminating, Failed (set
+ * by default when spec.podFailurePolicy is) only once it has failed, so
+ * the terminating pods count against parallelism.
  *
  * Level-triggered: changes mark jobs dirty (mu__jobctl_event) and
  * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
@@ -453,6 +460,7 @@ void mu__jobctl_event(mu__jobctl_t *jc, const mu__wev_t *ev, int64_t now_ms)
 
 typedef struct counts {
 	int active, ready, succeeded, failed;
+	int terminating; /* deletionTimestamp set, not Succeeded or Failed (CountTerminatingPods) */
 } counts_t;
 
 typedef struct uid_filter {
@@ -520,14 +528,16 @@ static bool is_active(const mu__obj_t *p)
 
 static counts_t count(const mu__page_t *pg)
 {
-	counts_t c = {0, 0, 0, 0};
+	counts_t c = {0, 0, 0, 0, 0};
 	for (size_t i = 0; i < pg->n; i++) {
 		const char *ph = mu__obj_field(pg->objs[i], "status.phase");
 		if (ph && !strcmp(ph, "Succeeded"))
 			c.succeeded++;
 		else if (ph && !strcmp(ph, "Failed"))
 			c.failed++;
-		else if (!pg->objs[i]->deleting) {
+		else if (pg->objs[i]->deleting) {
+			c.terminating++;
+		} else {
 			c.active++;
 			c.ready += ph && !strcmp(ph, "Running");
 		}
@@ -672,6 +682,7 @@ static unsigned status_set(const status_ctx_t *c, json_t *o)
 	mu__timestamp(ts, sizeof ts, false);
 	mu__jset(o, "status.active", json_integer(c->c.active));
 	mu__jset(o, "status.ready", json_integer(c->c.ready));
+	mu__jset(o, "status.terminating", json_integer(c->c.terminating));
 	mu__jset(o, "status.succeeded", json_integer(c->c.succeeded));
 	/* a failed Job counts the active pods it deleted as failed (kube's
 	 * trackJobStatusAndRemoveFinalizers: once the Job is finished every
@@ -790,6 +801,16 @@ static json_int_t wanted(json_int_t par, bool has_comp, json_int_t comp, const c
 	return w < 0 ? 0 : w;
 }
 
+/* How many pods a running Job makes, as manageJob: the pods it wants
+ * less the active ones and, when only failed pods are replaced
+ * (only_failed: podReplacementPolicy Failed), the terminating ones too;
+ * none below 0.  O(1). */
+static json_int_t to_make(json_int_t want, const counts_t *c, bool only_failed)
+{
+	json_int_t n = want - c->active - (only_failed ? c->terminating : 0);
+	return n < 0 ? 0 : n;
+}
+
 /* Whether reconciling Job version jo, whose pods are pg, would write
  * nothing: no pod to make or delete and the status as it is (or another
  * controller manages it).  It reads the spec's few fields from the text
@@ -821,6 +842,11 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	if (text_int(sp, spn, "backoffLimit", &backoff) < 0)
 		backoff = 0;
 	bool suspend = text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
+	/* onlyReplaceFailedPods: podReplacementPolicy Failed, or a
+	 * podFailurePolicy (which requires it) */
+	bool only_failed = (text_at(sp, spn, "podReplacementPolicy", NULL, &v, &n) && n == 8 &&
+			    !memcmp(v, "\"Failed\"", 8)) ||
+			   (text_at(sp, spn, "podFailurePolicy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)));
 	if (text_at(sp, spn, "activeDeadlineSeconds", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)))
 		return false; /* a deadline to check or requeue: reconcile does */
 	json_t *st = NULL, *o = json_object(), *before = NULL;
@@ -831,6 +857,7 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	}
 	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(pg), suspend, false, false, NULL, -1, 0,
 			   NULL, NULL, 0};
+	json_int_t want = wanted(par, has_comp, comp, &sc.c);
 	bool finished = cond_true(o, "Complete") || cond_true(o, "Failed");
 	/* as reconcile: a Job not finished fails before it completes */
 	sc.failed = !cond_true(o, "Complete") &&
@@ -841,7 +868,8 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	if (sc.suspended || sc.complete || sc.failed || finished) {
 		keep = sc.c.active == 0; /* no active pod to delete */
 	} else {
-		keep = sc.c.active == wanted(par, has_comp, comp, &sc.c); /* no pod to make or delete */
+		/* no pod to make or delete */
+		keep = sc.c.active <= want && to_make(want, &sc.c, only_failed) == 0;
 	}
 	if (keep) {
 		status_set(&sc, o);
@@ -1072,15 +1100,19 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 	 * makes no pods and keeps the ones it has */
 	bool leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
 	json_int_t want = wanted(par, json_is_integer(comp), json_integer_value(comp), &sc.c);
+	const char *rp = mu__jstr(job, "spec.podReplacementPolicy");
+	const json_t *pfp = mu__jget(job, "spec.podFailurePolicy");
+	bool only_failed = (rp && !strcmp(rp, "Failed")) || (pfp && !json_is_null(pfp));
+	json_int_t make = to_make(want, &sc.c, only_failed);
 	int need = 3; /* the status and its Events */
 	if (leaving)
 		;
 	else if (stop) /* a deletion and its Event each */
 		need += 2 * (sc.c.active < DEL_MAX ? sc.c.active : DEL_MAX);
-	else if (want > sc.c.active) /* a pod and its Event each, and a FailedCreate */
-		need += 1 + 2 * (want - sc.c.active < MU__TX_MAX / 4 ? (int)(want - sc.c.active) : MU__TX_MAX / 4);
 	else if (want < sc.c.active)
 		need += 2 * (sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX);
+	else if (make > 0) /* a pod and its Event each, and a FailedCreate */
+		need += 1 + 2 * (make < MU__TX_MAX / 4 ? (int)make : MU__TX_MAX / 4);
 	mu__wtx_t *tx = tx_room(jc, x, need);
 	int writes = 0;
 	if (leaving) {
@@ -1089,6 +1121,9 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		int ready = 0, n = delete_active(jc, tx, job, &pg, DEL_MAX, &ready);
 		if (n == DEL_MAX)
 			mark(jc, ns, name); /* more, perhaps, next time */
+		/* the pods it deletes are terminating in this status
+		 * (manageJob and syncJob: *jobCtx.terminating += removed) */
+		sc.c.terminating += n;
 		if (sc.failed) {
 			/* the pods a failure deletes leave active and count as
 			 * failed (deleteActivePods, trackJobStatusAndRemoveFinalizers) */
@@ -1105,11 +1140,13 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		int n = delete_active(jc, tx, job, &pg, sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX,
 				      &ready);
 		sc.c.active -= n;
+		sc.c.terminating += n;
 		if (sc.c.active > want)
 			mark(jc, ns, name);
-	} else {
+	} else if (make > 0) {
 		char why[600] = "";
-		for (json_int_t k = sc.c.active; k < want && writes < MU__TX_MAX / 4; k++) {
+		json_int_t made0 = sc.c.active;
+		for (json_int_t k = 0; k < make && writes < MU__TX_MAX / 4; k++) {
 			json_t *pod = pod_from(jc, job);
 			mu__obj_t *made = NULL;
 			if (pod && mu__create_why(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", &made,
@@ -1126,7 +1163,7 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		}
 		if (*why)
 			failed_create(jc, tx, job, why);
-		if (sc.c.active < want)
+		if (sc.c.active - made0 < make)
 			mark(jc, ns, name);
 	}
 	/* status_fn may change job in place: the Events below read its

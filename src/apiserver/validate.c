@@ -452,6 +452,12 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 	const json_t *s = mu__jget(obj, "spec.suspend");
 	if (s && !json_is_null(s) && !json_is_boolean(s))
 		mu__verr_add(e, "spec.suspend", INV, "must be true or false");
+	/* validatePodReplacementPolicy (pkg/apis/batch/validation): with a
+	 * podFailurePolicy only Failed */
+	static const char *const repl[] = {"Failed", "TerminatingOrFailed", NULL};
+	static const char *const repl_pfp[] = {"Failed", NULL};
+	const json_t *pfp = mu__jget(obj, "spec.podFailurePolicy");
+	check_enum(obj, "spec.podReplacementPolicy", pfp && !json_is_null(pfp) ? repl_pfp : repl, e);
 	const json_t *sel = mu__jget(obj, "spec.selector.matchLabels");
 	const json_t *labels = mu__jget(obj, "spec.template.metadata.labels");
 	const char *k;
@@ -656,6 +662,10 @@ void mu__defaults_job(json_t *o)
 	set_default(o, "spec.backoffLimit", json_integer(6));
 	set_default(o, "spec.suspend", json_false());
 	set_default(o, "spec.completionMode", json_string("NonIndexed"));
+	/* SetDefaults_Job with JobPodReplacementPolicy (on since 1.29) */
+	const json_t *pfp = mu__jget(o, "spec.podFailurePolicy");
+	set_default(o, "spec.podReplacementPolicy",
+		    json_string(pfp && !json_is_null(pfp) ? "Failed" : "TerminatingOrFailed"));
 	mu__defaults_pod_spec(mu__jget(o, "spec.template.spec")); /* SetObjectDefaults_Job */
 	if (!uid || !name || json_is_true(mu__jget(o, "spec.manualSelector")))
 		return;

@@ -389,7 +389,7 @@ static void test_status_fields(mu_t_t *t)
 	}
 	mu__jobctl_sync(jc, 0);
 	const char *want = "{\"apiVersion\":\"batch/v1\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:status\":"
-			   "{\"f:active\":{},\"f:failed\":{},\"f:ready\":{},\"f:startTime\":{},\"f:succeeded\":{}}},"
+			   "{\"f:active\":{},\"f:failed\":{},\"f:ready\":{},\"f:startTime\":{},\"f:succeeded\":{},\"f:terminating\":{}}},"
 			   "\"manager\":\"kube-controller-manager\",\"operation\":\"Update\",\"subresource\":\"status\"}";
 	for (int k = 0; k < 3; k++) {
 		char *e = ctl_entry(&s, names[k]);
@@ -415,6 +415,8 @@ typedef struct spec_put {
 	int gen, par, comp, back;
 	bool suspend;
 	int ads; /* spec.activeDeadlineSeconds when > 0 */
+	const char *rpol; /* spec.podReplacementPolicy when not NULL */
+	bool pfp;         /* a spec.podFailurePolicy (no rules) */
 } spec_put_t;
 
 static int spec_fn(void *ctx, const mu__obj_t *cur, json_t **out)
@@ -434,6 +436,10 @@ static int spec_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		mu__jset(*out, "spec.backoffLimit", json_integer(p->back));
 	if (p->ads > 0)
 		mu__jset(*out, "spec.activeDeadlineSeconds", json_integer(p->ads));
+	if (p->rpol)
+		mu__jset(*out, "spec.podReplacementPolicy", json_string(p->rpol));
+	if (p->pfp)
+		mu__jset(*out, "spec.podFailurePolicy", json_pack("{s:[]}", "rules"));
 	if (cur) { /* keep the status the controller wrote */
 		json_t *was = mu__obj_parse(cur);
 		json_t *st = json_object_get(was, "status");
@@ -553,7 +559,7 @@ static void test_transition_events(mu_t_t *t)
 	put_default_sa(t, &s);
 
 	/* created suspended: Suspended at once, no pods */
-	spec_put_t sr = {"sr", 1, 2, -1, -1, true, 0};
+	spec_put_t sr = {"sr", 1, 2, -1, -1, true, 0, NULL, false};
 	put_spec(t, &s, jc, &sr, 0);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", "\"message\":\"Job suspended\""), 1);
 	CHECK_EQ_INT(t, npods(t, &s, "sr"), 0);
@@ -592,7 +598,7 @@ static void test_transition_events(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
 
 	/* completed: Completed once, however often it is reconciled */
-	spec_put_t ok = {"ok", 1, 1, 1, -1, false, 0};
+	spec_put_t ok = {"ok", 1, 1, 1, -1, false, 0, NULL, false};
 	put_spec(t, &s, jc, &ok, 6000);
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Resumed", NULL), 0); /* never suspended */
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
@@ -610,7 +616,7 @@ static void test_transition_events(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
 
 	/* failed past backoffLimit 0: the Warning once */
-	spec_put_t bad = {"bad", 1, 1, -1, 0, false, 0};
+	spec_put_t bad = {"bad", 1, 1, -1, 0, false, 0, NULL, false};
 	put_spec(t, &s, jc, &bad, 9000);
 	set_phase(t, &s, "bad", "Failed");
 	for (int k = 0; k < 2; k++) {
@@ -728,7 +734,7 @@ static void test_active_deadline(mu_t_t *t)
 
 	/* "activeDeadlineSeconds less than single pod execution": one pod,
 	 * the deadline 10 s, started 15 s ago */
-	spec_put_t a = {"less", 1, 1, 1, 6, false, 10};
+	spec_put_t a = {"less", 1, 1, 1, 6, false, 10, NULL, false};
 	put_spec(t, &s, jc, &a, 0);
 	CHECK_EQ_INT(t, npods(t, &s, "less"), 1);
 	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.active"), 1);
@@ -751,7 +757,7 @@ static void test_active_deadline(mu_t_t *t)
 
 	/* "bigger than single pod execution": completions 2, one pod
 	 * succeeded, the second active at the deadline */
-	spec_put_t b = {"bigger", 1, 1, 2, 6, false, 10};
+	spec_put_t b = {"bigger", 1, 1, 2, 6, false, 10, NULL, false};
 	put_spec(t, &s, jc, &b, 3000);
 	set_phase(t, &s, "bigger", "Succeeded");
 	poke(&s, jc, "bigger", 3100);
@@ -765,7 +771,7 @@ static void test_active_deadline(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "bigger", "Normal", "SuccessfulDelete", NULL), 1);
 
 	/* "times-out before any pod starts": no pod made, none counted */
-	spec_put_t c = {"before", 1, 1, 1, 6, true, 10};
+	spec_put_t c = {"before", 1, 1, 1, 6, true, 10, NULL, false};
 	put_spec(t, &s, jc, &c, 4000);
 	start_ago(t, &s, jc, "before", 10, false, 0);
 	/* "not triggered when Job is suspended" */
@@ -785,7 +791,7 @@ static void test_active_deadline(mu_t_t *t)
 
 	/* "with backofflimit reach": a failed pod past backoffLimit 0 and
 	 * the deadline: BackoffLimitExceeded, checked first */
-	spec_put_t d = {"backoff", 1, 1, 1, 0, false, 1};
+	spec_put_t d = {"backoff", 1, 1, 1, 0, false, 1, NULL, false};
 	put_spec(t, &s, jc, &d, 5000);
 	set_phase(t, &s, "backoff", "Failed");
 	start_ago(t, &s, jc, "backoff", 10, false, 0);
@@ -798,7 +804,7 @@ static void test_active_deadline(mu_t_t *t)
 	/* the requeue: a Job started now with a 100 s deadline is due again
 	 * in 100 s; its startTime moved back (no event told) is found by
 	 * that reconcile alone */
-	spec_put_t e = {"later", 1, 1, 1, 6, false, 100};
+	spec_put_t e = {"later", 1, 1, 1, 6, false, 100, NULL, false};
 	mu__jobctl_sync(jc, 20000); /* the requeues of the Jobs above, now finished */
 	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 20000), -1);
 	put_spec(t, &s, jc, &e, 20000);
@@ -815,7 +821,7 @@ static void test_active_deadline(mu_t_t *t)
 	 * passed (syncJob requeues from the startTime it read) and then again
 	 * 100 s after the resume, not failed (the wall clock may tick a
 	 * second meanwhile) */
-	spec_put_t f = {"resumed", 1, 1, 1, 6, false, 100};
+	spec_put_t f = {"resumed", 1, 1, 1, 6, false, 100, NULL, false};
 	put_spec(t, &s, jc, &f, 200000);
 	f.gen = 2;
 	f.suspend = true;
@@ -847,7 +853,7 @@ static void test_failed_counts(mu_t_t *t)
 	if (!jc)
 		return;
 	put_default_sa(t, &s);
-	spec_put_t p = {"three", 1, 3, -1, 0, false, 0};
+	spec_put_t p = {"three", 1, 3, -1, 0, false, 0, NULL, false};
 	put_spec(t, &s, jc, &p, 0);
 	CHECK_EQ_INT(t, npods(t, &s, "three"), 3);
 	set_phase(t, &s, "three", "Running");
@@ -886,7 +892,7 @@ static void test_event_aggregation(mu_t_t *t)
 	if (!jc)
 		return;
 	put_default_sa(t, &s);
-	spec_put_t p = {"twelve", 1, 12, -1, -1, false, 0};
+	spec_put_t p = {"twelve", 1, 12, -1, -1, false, 0, NULL, false};
 	put_spec(t, &s, jc, &p, 0);
 	CHECK_EQ_INT(t, npods(t, &s, "twelve"), 12);
 	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate", NULL), 10);
@@ -1016,6 +1022,204 @@ static void test_correlator_spam(mu_t_t *t)
 	server_close(&s, jc);
 }
 
+/* Marks n of job "name"'s active pods (not being deleted, not finished):
+ * "Failed" sets their phase, "Terminating" their deletionTimestamp (as a
+ * graceful delete of a pod on a node leaves it). */
+static int mark_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (!cur)
+		return MU_ENOENT;
+	*out = mu__obj_parse(cur);
+	if (!strcmp(ctx, "Failed"))
+		mu__jset(*out, "status.phase", json_string("Failed"));
+	else
+		mu__jset(*out, "metadata.deletionTimestamp", json_string("2026-01-01T00:00:00Z"));
+	return MU__MUT_PUT;
+}
+
+static void mark_pods(mu_t_t *t, mu_apiserver_t *s, const char *name, int n, const char *what)
+{
+	mu__page_t pods;
+	char want[120];
+	snprintf(want, sizeof want, "\"batch.kubernetes.io/job-name\":\"%s\"", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n && n > 0; i++) {
+		const char *ph = mu__obj_field(pods.objs[i], "status.phase");
+		if (!strstr(pods.objs[i]->json, want) || pods.objs[i]->deleting ||
+		    (ph && (!strcmp(ph, "Failed") || !strcmp(ph, "Succeeded"))))
+			continue;
+		CHECK(t, mu__store_mutate(s->store, MU__RT_PODS, "default", pods.objs[i]->name, mark_fn, (void *)what,
+					  false, NULL) >= 0);
+		n--;
+	}
+	CHECK_EQ_INT(t, n, 0);
+	mu__page_release(&pods);
+}
+
+/* One case of TestControllerSyncJob (pkg/controller/job/
+ * job_controller_test.go, jobPodReplacementPolicy on): a Job of par
+ * pods and policy rpol (NULL: unset), made and synced; then failed of its
+ * pods fail and term are terminating, and its spec becomes parallelism
+ * par2 and completions comp (-1 none); one reconcile.  The counts it
+ * must show. */
+typedef struct repl_case {
+	const char *name;
+	int par, comp;
+	const char *rpol;
+	bool pfp;
+	int failed, term, par2;
+	int pods, active, terminating, st_failed; /* expected */
+} repl_case_t;
+
+static void repl_case(mu_t_t *t, mu_apiserver_t *s, mu__jobctl_t *jc, const repl_case_t *c, int64_t now)
+{
+	spec_put_t p = {c->name, 1, c->par, -1, 6, false, 0, c->rpol, c->pfp};
+	put_spec(t, s, jc, &p, now); /* without completions: par pods */
+	mark_pods(t, s, c->name, c->failed, "Failed");
+	mark_pods(t, s, c->name, c->term, "Terminating");
+	p.gen = 2;
+	p.par = c->par2;
+	p.comp = c->comp;
+	put_spec(t, s, jc, &p, now + 10);
+	int np = npods(t, s, c->name);
+	long long a = job_int(s, c->name, "status.active"), tm = job_int(s, c->name, "status.terminating");
+	long long f = job_int(s, c->name, "status.failed");
+	if (np != c->pods || a != c->active || tm != c->terminating || f != c->st_failed) {
+		fprintf(stderr, "%s: pods %d active %lld terminating %lld failed %lld, expected %d %d %d %d\n", c->name,
+			np, a, tm, f, c->pods, c->active, c->terminating, c->st_failed);
+		CHECK(t, 0);
+	}
+}
+
+/* status.terminating and spec.podReplacementPolicy (round 15), the cases
+ * of TestControllerSyncJob that set jobPodReplacementPolicy, translated
+ * (kubernetes pkg/controller/job/job_controller_test.go, read with the
+ * search tool): the pods being deleted and not finished are counted in
+ * status.terminating, those the sync deletes included; with
+ * TerminatingOrFailed (the default) a terminating pod is replaced at
+ * once, with Failed (or a podFailurePolicy) only once it has failed.  The
+ * pods of the kube cases are given here by making the Job's pods and
+ * marking some; "indexed job with some pods deleted" is taken as
+ * NonIndexed (muster's Jobs have no completion indexes).  kube's
+ * expectedFailed counts a terminating pod as failed under
+ * TerminatingOrFailed (its tracking finalizer); muster counts pods whose
+ * phase is Failed (docs/apiserver.md: left), so st_failed is muster's. */
+static void test_pod_replacement(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "repl");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	/* name, par, comp, policy, pfp, failed, terminating, par2; pods,
+	 * active, terminating, failed */
+	static const repl_case_t cases[] = {
+		/* "WQ job: recreate pods when failed": the terminating pod
+		 * not replaced (kube: failed 1) */
+		{"wq-failed", 3, -1, "Failed", false, 1, 1, 1, 3, 1, 1, 1},
+		/* "WQ job: turn on PodReplacementPolicy but not set
+		 * PodReplacementPolicy" (kube: failed 2) */
+		{"wq-unset", 3, 1, NULL, false, 1, 1, 1, 3, 1, 1, 1},
+		/* "WQ job: recreate pods when terminating or failed" (kube:
+		 * failed 2) */
+		{"wq-tof", 3, -1, "TerminatingOrFailed", false, 1, 1, 1, 3, 1, 1, 1},
+		/* "more terminating pods than parallelism": one of the two
+		 * active deleted, terminating 4 + 1 */
+		{"more-term", 6, 1, "Failed", false, 0, 4, 1, 5, 1, 5, 0},
+		/* "too many active pods; PodReplacementPolicy enabled" */
+		{"too-many", 3, 5, NULL, false, 0, 0, 2, 2, 2, 1, 0},
+		/* "indexed job with some pods deleted, podReplacementPolicy
+		 * Failed": parallelism 2, no active pod, one terminating: one
+		 * made */
+		{"some-del-failed", 1, 5, "Failed", false, 0, 1, 2, 2, 1, 1, 0},
+		/* "... TerminatingOrFailed": two made */
+		{"some-del-tof", 1, 5, "TerminatingOrFailed", false, 0, 1, 2, 3, 2, 1, 0},
+		/* onlyReplaceFailedPods with a podFailurePolicy and no policy
+		 * (a Job stored before defaulting): the two terminating pods
+		 * count against parallelism 3, none made */
+		{"pfp", 3, 5, NULL, true, 0, 2, 3, 3, 1, 2, 0},
+		/* the same without: replaced at once */
+		{"no-pfp", 3, 5, NULL, false, 0, 2, 3, 5, 3, 2, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		repl_case(t, &s, jc, &cases[i], 1000 * (int64_t)i);
+	server_close(&s, jc);
+}
+
+/* "count terminating pods when indexed job fails and PodReplacementPolicy
+ * enabled" (TestControllerSyncJob), NonIndexed: backoffLimit 0, one pod
+ * succeeded, one failed, one running: the Job fails, the running pod is
+ * deleted and counted terminating (1) and failed (2).  (kube keeps only
+ * FailureTarget until the pod is gone; muster sets Failed at once:
+ * docs/apiserver.md, left.) */
+static void test_fail_counts_terminating(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "failterm");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	spec_put_t p = {"ix", 1, 3, 3, 0, false, 0, NULL, false};
+	put_spec(t, &s, jc, &p, 0);
+	set_phase_one(t, &s, "ix", "Succeeded");
+	mark_pods(t, &s, "ix", 1, "Failed");
+	poke(&s, jc, "ix", 100);
+	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.terminating"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.failed"), 2);
+	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.succeeded"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.active"), 0);
+	/* the next reconcile: the deleted pod is gone (not on a node), 0 */
+	poke(&s, jc, "ix", 2000);
+	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.terminating"), 0);
+	server_close(&s, jc);
+}
+
+/* The API's side (pkg/apis/batch/v1 SetDefaults_Job and
+ * pkg/apis/batch/validation validatePodReplacementPolicy): the default is
+ * TerminatingOrFailed, or Failed with a podFailurePolicy; the values are
+ * Failed and TerminatingOrFailed, and only Failed with a
+ * podFailurePolicy. */
+static void test_replacement_api(mu_t_t *t)
+{
+	json_t *j = json_pack("{s:{s:{s:{s:s}}}}", "spec", "template", "spec", "restartPolicy", "Never");
+	mu__defaults_job(j);
+	CHECK_STR(t, mu__jstr(j, "spec.podReplacementPolicy"), "TerminatingOrFailed");
+	json_t *k = json_pack("{s:{s:{s:[]}, s:{s:{s:s}}}}", "spec", "podFailurePolicy", "rules", "template", "spec",
+			      "restartPolicy", "Never");
+	mu__defaults_job(k);
+	CHECK_STR(t, mu__jstr(k, "spec.podReplacementPolicy"), "Failed");
+	static const struct {
+		const char *val;
+		bool pfp;
+		const char *msg; /* NULL: valid */
+	} v[] = {
+		{"Failed", false, NULL},
+		{"TerminatingOrFailed", false, NULL},
+		{"Failed", true, NULL},
+		{"Sometimes", false, "Unsupported value: \"Sometimes\": supported values: \"Failed\", \"TerminatingOrFailed\""},
+		{"TerminatingOrFailed", true, "Unsupported value: \"TerminatingOrFailed\": supported values: \"Failed\""},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		json_t *o = json_deep_copy(v[i].pfp ? k : j);
+		mu__jset(o, "spec.podReplacementPolicy", json_string(v[i].val));
+		mu__verr_t e = {0};
+		mu__validate_job(o, NULL, &e);
+		int found = -1;
+		for (int c = 0; c < e.n; c++)
+			if (!strcmp(e.c[c].field, "spec.podReplacementPolicy"))
+				found = c;
+		if (!v[i].msg)
+			CHECK_EQ_INT(t, found, -1);
+		else if (found < 0)
+			CHECK(t, !"no error on spec.podReplacementPolicy");
+		else
+			CHECK_STR(t, e.c[found].msg, v[i].msg);
+		json_decref(o);
+	}
+	json_decref(j);
+	json_decref(k);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -1032,6 +1236,9 @@ int main(void)
 	MU_RUN(&t, test_event_aggregation);
 	MU_RUN(&t, test_correlator);
 	MU_RUN(&t, test_correlator_spam);
+	MU_RUN(&t, test_pod_replacement);
+	MU_RUN(&t, test_fail_counts_terminating);
+	MU_RUN(&t, test_replacement_api);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
