@@ -143,9 +143,23 @@ bench: deps
 	@sh bench/run.sh $(B)
 
 # --- fuzzing (clang + libFuzzer) ------------------------------------------
-$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(GEN_SRC)
+# The library is compiled once with coverage for libFuzzer (fuzzer-no-link)
+# and linked into each target: compiling all of it again for each of the
+# targets took longer than the fuzzing itself.
+FUZZ_CFLAGS = $(WARN) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer $(CPPFLAGS_ALL)
+FUZZ_LIB_OBJ = $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/web_assets.o
+$(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) -o $@ $< $(LIB_SRC) $(GEN_SRC) $(LIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(B)/fuzz/obj/gen/web_assets.o: $(GEN_SRC)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(B)/fuzz/libmuster.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(B)/fuzz/%: fuzz/%.c $(B)/fuzz/libmuster.a
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DMU_FUZZING -o $@ $< $(B)/fuzz/libmuster.a $(LIBS)
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p fuzz/corpus/$$n; \

@@ -11,6 +11,8 @@
  * updated to itself has no cause; and when "want" is given (the corpus
  * entries, one per check), some cause's "FIELD: MESSAGE" contains it, so
  * that replaying the corpus tests each check; with "clean" there is none.
+ * Those two hold for the corpus as written, not for libFuzzer's mutations
+ * of it: the fuzzing build (-DMU_FUZZING, make fuzz) leaves them out.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,10 +76,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mu__check_pod_update(a, old, &u);
 	if (!causes_ok(&e) || !causes_ok(&t) || !causes_ok(&u) || self.n != 0)
 		abort();
+#ifndef MU_FUZZING
+	/* the corpus entries' own checks, for the replay: an input libFuzzer
+	 * mutated keeps its "want" while its spec no longer breaks that rule
+	 * (make fuzz builds with MU_FUZZING) */
 	if (want && !has_cause(old ? &u : &e, want))
 		abort();
 	if (json_is_true(json_object_get(in, "clean")) && (old ? u.n : e.n))
 		abort();
+#else
+	(void)has_cause;
+	(void)want;
+#endif
 	json_decref(a);
 	json_decref(b);
 	json_decref(in);

@@ -57,7 +57,10 @@
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
@@ -204,6 +207,62 @@ static bool key_info(vkey_t *k, char *why, size_t len)
 	return kid != NULL;
 }
 
+/* A private key pk (taken) as Go's crypto/x509 parses it: an EC key's
+ * public point computed from its private scalar (ParseECPrivateKey ignores
+ * the one the file holds, so a file whose two halves disagree still signs
+ * tokens its own key verifies; OpenSSL kept the stored point, and every
+ * token it signed failed to verify: found by fuzz_jwt), a scalar of 0 or
+ * not below the curve's order refused; any other key checked as a pair
+ * (ParsePKCS1PrivateKey's Validate).  NULL when refused; a public key
+ * comes back as it is.  O(one scalar multiplication, or the key check). */
+static EVP_PKEY *go_private_key(EVP_PKEY *pk)
+{
+	BIGNUM *d = NULL;
+	if (!pk || EVP_PKEY_get_base_id(pk) != EVP_PKEY_EC) {
+		EVP_PKEY_CTX *cx = pk ? EVP_PKEY_CTX_new_from_pkey(NULL, pk, NULL) : NULL;
+		bool priv = pk && EVP_PKEY_get_bn_param(pk, OSSL_PKEY_PARAM_RSA_D, &d) == 1;
+		if (priv && (!cx || EVP_PKEY_pairwise_check(cx) != 1)) {
+			EVP_PKEY_free(pk);
+			pk = NULL;
+		}
+		BN_clear_free(d);
+		EVP_PKEY_CTX_free(cx);
+		return pk;
+	}
+	if (EVP_PKEY_get_bn_param(pk, OSSL_PKEY_PARAM_PRIV_KEY, &d) != 1)
+		return pk; /* public only */
+	char group[64] = "";
+	size_t gl = 0;
+	unsigned char pub[200];
+	size_t pl = 0;
+	EVP_PKEY *out = NULL;
+	EC_GROUP *g = NULL;
+	EC_POINT *pt = NULL;
+	OSSL_PARAM_BLD *b = NULL;
+	OSSL_PARAM *ps = NULL;
+	EVP_PKEY_CTX *cx = NULL;
+	if (EVP_PKEY_get_utf8_string_param(pk, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &gl) == 1 &&
+	    (g = EC_GROUP_new_by_curve_name(OBJ_sn2nid(group))) != NULL && !BN_is_zero(d) &&
+	    BN_cmp(d, EC_GROUP_get0_order(g)) < 0 && (pt = EC_POINT_new(g)) != NULL &&
+	    EC_POINT_mul(g, pt, d, NULL, NULL, NULL) == 1 &&
+	    (pl = EC_POINT_point2oct(g, pt, POINT_CONVERSION_UNCOMPRESSED, pub, sizeof pub, NULL)) > 0 &&
+	    (b = OSSL_PARAM_BLD_new()) != NULL &&
+	    OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, group, 0) == 1 &&
+	    OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, d) == 1 &&
+	    OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, pl) == 1 &&
+	    (ps = OSSL_PARAM_BLD_to_param(b)) != NULL && (cx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL)) != NULL &&
+	    EVP_PKEY_fromdata_init(cx) == 1 && EVP_PKEY_fromdata(cx, &out, EVP_PKEY_KEYPAIR, ps) != 1)
+		out = NULL;
+	EVP_PKEY_CTX_free(cx);
+	OSSL_PARAM_free(ps);
+	OSSL_PARAM_BLD_free(b);
+	EC_POINT_free(pt);
+	EC_GROUP_free(g);
+	BN_clear_free(d);
+	EVP_PKEY_free(pk);
+	return out;
+}
+
 mu__sakey_t *mu__sakey_load(const char *path)
 {
 	mu__sakey_t *k = calloc(1, sizeof *k);
@@ -212,7 +271,7 @@ mu__sakey_t *mu__sakey_load(const char *path)
 	pthread_mutex_init(&k->mu, NULL);
 	if (path) {
 		FILE *f = fopen(path, "r");
-		k->pk = f ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : NULL;
+		k->pk = f ? go_private_key(PEM_read_PrivateKey(f, NULL, NULL, NULL)) : NULL;
 		if (f)
 			fclose(f);
 	} else {
@@ -260,7 +319,7 @@ int mu__sakey_verify_with(mu__sakey_t *k, const char *path, char *err, size_t le
 			pk = d2i_PublicKey(EVP_PKEY_RSA, NULL, &p, dl);
 		} else if (!strcmp(name, "PRIVATE KEY") || !strcmp(name, "EC PRIVATE KEY") ||
 			   !strcmp(name, "RSA PRIVATE KEY")) {
-			pk = d2i_AutoPrivateKey(NULL, &p, dl);
+			pk = go_private_key(d2i_AutoPrivateKey(NULL, &p, dl));
 		} else if (!strcmp(name, "CERTIFICATE")) {
 			X509 *c = d2i_X509(NULL, &p, dl);
 			pk = c ? X509_get_pubkey(c) : NULL;
