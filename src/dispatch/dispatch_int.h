@@ -380,6 +380,12 @@ bool mu__dkind_is_group(mu__dkind_t k);
 /* Whether k's CRD has the status subresource (else status is written
  * through the object's own path). */
 bool mu__dkind_status_sub(mu__dkind_t k);
+/* Whether k's status.conditions take a condition of any type (Job,
+ * JobSet, LeaderWorkerSet, RayCluster: metav1.Condition or the Job's;
+ * muster's PodGroup: its own schema); the others' schemas name their
+ * types (Kubeflow's JobCondition, Volcano's and KAI's) or have none
+ * (RayJob, the coscheduling PodGroup, a Volcano Job's phases). */
+bool mu__dkind_conds(mu__dkind_t k);
 /* The name of the group of kind k that pod names (muster's label
  * muster.io/pod-group, Volcano's annotation scheduling.k8s.io/group-name,
  * KAI's annotation pod-group-name, the coscheduling plugin's label
@@ -682,5 +688,13 @@ void mu__dreclaim(mu__dd_t *d);
  * withdrawn for another's (True until it is dispatched again, on), as
  * Kueue's Workload says it; nothing for one never preempted.  O(1). */
 void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on);
+/* dutil.c: the same condition in status st of a hub object of another
+ * kind whose status the hub writes (its copy's, round 14), when the kind's
+ * schema takes it (mu__dkind_conds): st's conditions, made if missing,
+ * lose any Preempted they had and get this one, with its
+ * lastTransitionTime (metav1.Condition requires one) when now is given.
+ * Nothing for a kind whose schema names its types: its record is in the
+ * annotations (muster.io/dispatch-preempted) and the Event.  O(conditions). */
+void mu__dreclaim_kind_cond(const mu__djob_t *j, json_t *st, bool on, const char *now);
 
 #endif

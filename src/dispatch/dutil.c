@@ -315,3 +315,21 @@ void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on)
 					    on ? "False" : "True", "reason", reason, "message",
 					    tab ? tab + 1 : ""));
 }
+
+void mu__dreclaim_kind_cond(const mu__djob_t *j, json_t *st, bool on, const char *now)
+{
+	if (!j->preempted || !json_is_object(st) || !mu__dkind_conds(j->kind))
+		return;
+	json_t *old = json_object_get(st, "conditions"), *cs = json_array();
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_is_array(old) ? old : NULL, i, c)
+		if (!json_is_object(c) || !json_is_string(json_object_get(c, "type")) ||
+		    strcmp(json_string_value(json_object_get(c, "type")), "Preempted"))
+			json_array_append(cs, c); /* the copy's own, kept */
+	mu__dreclaim_cond(j, cs, on);
+	if (now)
+		json_object_set_new(json_array_get(cs, json_array_size(cs) - 1), "lastTransitionTime",
+				    json_string(now));
+	json_object_set_new(st, "conditions", cs);
+}
