@@ -124,6 +124,11 @@ typedef struct mu__dcl {
 	mu_kube_watch_t *wfail;
 	uint64_t fail_seq;
 	json_t *fails;
+	/* its PodDisruptionBudgets (pdbs.c, round 14), push mode: the watch's
+	 * change count and the pods' last applied; any: some existed then */
+	mu_kube_watch_t *wpdbs;
+	uint64_t pdbs_seq, pdbs_pods;
+	bool pdbs_any;
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
 	bool seen;                /* in the last Cluster list */
@@ -688,6 +693,15 @@ void mu__dreclaim(mu__dd_t *d);
  * withdrawn for another's (True until it is dispatched again, on), as
  * Kueue's Workload says it; nothing for one never preempted.  O(1). */
 void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on);
+/* pdbs.c: per hub uid (the label muster.io/hub-uid of the copies' pods
+ * in list pods), the least status.disruptionsAllowed of the budgets in
+ * list pdbs (policy/v1 objects) of the pod's namespace whose selector
+ * matches it, as src/kube/pdb.c tells the engine; uids no budget covers
+ * are absent.  Owned.  O(pods x budgets). */
+json_t *mu__dpdb_allowances(const json_t *pdbs, const json_t *pods);
+/* pdbs.c: list pdbs cut to what mu__dpdb_allowances reads (namespace,
+ * selector, allowance): a pull agent's report.  Owned.  O(budgets). */
+json_t *mu__dpdb_slim(const json_t *pdbs);
 /* dutil.c: the same condition in status st of a hub object of another
  * kind whose status the hub writes (its copy's, round 14), when the kind's
  * schema takes it (mu__dkind_conds): st's conditions, made if missing,

@@ -698,6 +698,7 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1, fj->spec.job->preemptible);
 	c->running--;
 	fj->ejob = -1;
+	fj->disrupt = -1; /* its copy's budgets went with it */
 	if (fj->reclaim_out) { /* a victim taken back: its claimant's room */
 		fj->reclaim_out = false;
 		f->jobs[fj->reclaimed_for].victims--;

@@ -696,6 +696,49 @@ static void test_preempted_kinds(mu_t_t *t)
 	json_decref(st);
 }
 
+/* Round 14: the budgets of a worker's copies' pods, as src/kube/pdb.c
+ * tells the engine: per hub uid the least disruptionsAllowed of the
+ * budgets of the pod's namespace whose selector matches it (0 when not
+ * written yet), an empty selector matching every pod of its namespace, a
+ * missing one none; a budget of another namespace counts for nothing. */
+static void test_pdb_allowances(mu_t_t *t)
+{
+	json_t *pdbs = J("["
+		"{\"metadata\":{\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"x\"}}},"
+		"\"status\":{\"disruptionsAllowed\":2}},"
+		"{\"metadata\":{\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchExpressions\":"
+		"[{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"gold\"]}]}},\"status\":{}},"
+		"{\"metadata\":{\"namespace\":\"other\"},\"spec\":{\"selector\":{}},"
+		"\"status\":{\"disruptionsAllowed\":0}},"
+		"{\"metadata\":{\"namespace\":\"default\"},\"spec\":{},\"status\":{\"disruptionsAllowed\":0}}]");
+	json_t *pods = J("["
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u1\",\"app\":\"x\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u1\",\"app\":\"x\",\"tier\":\"gold\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u2\",\"app\":\"x\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u3\"}}},"
+		"{\"metadata\":{\"namespace\":\"other\",\"labels\":{\"muster.io/hub-uid\":\"u4\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"app\":\"x\"}}}]");
+	json_t *a = mu__dpdb_allowances(pdbs, pods);
+	CHECK_EQ_INT(t, (long)json_object_size(a), 3);
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(a, "u1")), 0); /* gold: not written */
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(a, "u2")), 2);
+	CHECK(t, json_object_get(a, "u3") == NULL);
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(a, "u4")), 0); /* empty: all */
+	json_decref(a);
+	json_t *slim = mu__dpdb_slim(pdbs); /* a pull agent's report: the same answer */
+	CHECK_EQ_INT(t, (long)json_array_size(slim), 3);
+	a = mu__dpdb_allowances(slim, pods);
+	CHECK_EQ_INT(t, (long)json_object_size(a), 3);
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(a, "u2")), 2);
+	json_decref(a);
+	json_decref(slim);
+	a = mu__dpdb_allowances(json_array_get(pdbs, 99), pods); /* no budgets */
+	CHECK(t, a && json_object_size(a) == 0);
+	json_decref(a);
+	json_decref(pdbs);
+	json_decref(pods);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -712,5 +755,6 @@ int main(void)
 	MU_RUN(&t, test_podcap_shares);
 	MU_RUN(&t, test_min_resources);
 	MU_RUN(&t, test_preempted_kinds);
+	MU_RUN(&t, test_pdb_allowances);
 	return mu_t_done(&t);
 }
