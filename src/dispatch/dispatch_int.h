@@ -699,9 +699,6 @@ void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on);
  * matches it, as src/kube/pdb.c tells the engine; uids no budget covers
  * are absent.  Owned.  O(pods x budgets). */
 json_t *mu__dpdb_allowances(const json_t *pdbs, const json_t *pods);
-/* pdbs.c: list pdbs cut to what mu__dpdb_allowances reads (namespace,
- * selector, allowance): a pull agent's report.  Owned.  O(budgets). */
-json_t *mu__dpdb_slim(const json_t *pdbs);
 /* dutil.c: the same condition in status st of a hub object of another
  * kind whose status the hub writes (its copy's, round 14), when the kind's
  * schema takes it (mu__dkind_conds): st's conditions, made if missing,

@@ -57,20 +57,3 @@ json_t *mu__dpdb_allowances(const json_t *pdbs, const json_t *pods)
 	}
 	return out;
 }
-
-json_t *mu__dpdb_slim(const json_t *pdbs)
-{
-	json_t *out = json_array();
-	size_t i;
-	json_t *b;
-	json_array_foreach(pdbs, i, b) {
-		const char *ns = mu__jstr(b, "metadata.namespace");
-		const json_t *sel = mu__jget(b, "spec.selector");
-		if (!ns || !json_is_object(sel))
-			continue;
-		json_array_append_new(out, json_pack("{s:{s:s},s:{s:O},s:{s:I}}", "metadata",
-						     "namespace", ns, "spec", "selector", sel, "status",
-						     "disruptionsAllowed", (json_int_t)allowed_of(b)));
-	}
-	return out;
-}

@@ -754,6 +754,31 @@ void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 		c->polled = false; /* the next poll reads the snapshots */
 }
 
+/* Pull mode: each dispatched copy's disruption allowance its agent
+ * reports (heartbeat data.pdbs: hub uid -> allowed, pdbs.c) to the fleet;
+ * -1 for a copy it does not name.  O(jobs). */
+static void pull_pdbs(mu__dd_t *d, mu__dcl_t *c, const char *text)
+{
+	json_t *al = text && *text ? json_loads(text, 0, NULL) : NULL;
+	bool any = json_object_size(al) > 0;
+	if (any || c->pdbs_any) {
+		int32_t ci = (int32_t)(c - d->cls);
+		for (int32_t i = 0; i < d->njobs; i++) {
+			mu__djob_t *j = d->jobs[i];
+			if (!j || j->cl != ci || j->fid < 0 || j->state != MU__DJ_DISPATCHED)
+				continue;
+			json_t *v = json_object_get(al, j->uid);
+			mu_fleet_job_disruptions(d->fleet, j->fid,
+						 json_is_integer(v) ? (int32_t)json_integer_value(v) : -1);
+		}
+	}
+	if (any != c->pdbs_any)
+		mu__dlog(d, 1, "cluster %s: its agent reports budgets over %zu of its jobs", c->name,
+			 json_object_size(al));
+	c->pdbs_any = any;
+	json_decref(al);
+}
+
 /* --- pull mode ------------------------------------------------------------------ */
 
 bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
@@ -799,6 +824,7 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		mu__dkind_list(mu__jstr(cm, "data.kinds"), on);
 		for (int k = 1; k < MU__DK_COUNT; k++)
 			mu__dcl_serves(d, c, (mu__dkind_t)k, on[k]);
+		pull_pdbs(d, c, mu__jstr(cm, "data.pdbs"));
 	}
 	json_decref(cm);
 	if (st != 200 || t - c->beat_at > 3000)

@@ -8,16 +8,23 @@
 # team-b deserve 4 GPUs each; the dispatcher runs with --reclaim
 # --min-runtime 3s.  Checked:
 #   - team-a's eight one-GPU Jobs a-0 .. a-7 go to big; a budget on big
-#     (maxUnavailable 0) covers the copies' pods of a-2 .. a-7 (their
+#     (maxUnavailable 0) covers the copies' pods of a-0 .. a-5 (their
 #     template's label protect=yes); the dispatcher reads it (push: a
 #     watch of policy/v1 poddisruptionbudgets) and says so;
 #   - team-b's Job b (2 GPUs) takes back two GPUs: the two victims are
-#     a-0 and a-1, the only ones outside the budget (without the budget
-#     the engine's order takes the youngest);
+#     a-6 and a-7, the only ones outside the budget (without it the
+#     engine's order takes a-0 and a-1: dispatched in one pass, the
+#     earlier submitted first);
 #   - the log holds no 403 or sanitizer report.
-# Usage: sh tests/e2e/dispatch_reclaim_pdb.sh PATH_TO_MUSTER.  Ends with
-# "e2e dispatch-reclaim-pdb: N passed, N failed".
-E2E_NAME=dispatch-reclaim-pdb; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+# With a second argument `pull` (dispatch_reclaim_pdb_pull.sh) big is a
+# pull-mode cluster: its `muster dispatch agent` (the account of
+# deploy/dispatch-agent-rbac.yaml) reads the budget and reports each
+# copy's allowance in its heartbeat (data.pdbs), with the same victims.
+# Usage: sh tests/e2e/dispatch_reclaim_pdb.sh PATH_TO_MUSTER [pull].  Ends
+# with "e2e dispatch-reclaim-pdb[-pull]: N passed, N failed".
+PDB_MODE=${2:-push}
+E2E_NAME=dispatch-reclaim-pdb; [ "$PDB_MODE" = pull ] && E2E_NAME=dispatch-reclaim-pdb-pull
+E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/fleet.sh"
 . "$(dirname "$0")/lib/reclaim.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,19 +43,31 @@ PIDS="$PIDS $!"
 h create namespace muster-system
 expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
 sa_kc hub muster-dispatch "$T/hub-sa.kc"
-h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
-printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
+if [ "$PDB_MODE" = pull ]; then
+	expect "apply deploy/dispatch-agent-rbac.yaml" 0 w big apply -f "$ROOT/deploy/dispatch-agent-rbac.yaml"
+	sa_kc hub muster-dispatch-agent "$T/hub-agent.kc"
+	sa_kc big muster-dispatch-agent "$T/big-agent.kc"
+	printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nspec: {tier: private, mode: pull}\n' >"$T/cl.yaml"
+else
+	h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
+	printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
+fi
 expect cluster 0 h apply -f "$T/cl.yaml"
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
 	--reclaim --min-runtime 3s --no-leader-elect >"$T/d.out" 2>"$T/d.log" &
 DPID=$!
 PIDS="$PIDS $DPID"
+if [ "$PDB_MODE" = pull ]; then
+	"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/big-agent.kc" \
+		--cluster big --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
+	PIDS="$PIDS $!"
+fi
 wait_for ready-big 100 state_is big
 
-# a-2 .. a-7's pods carry protect=yes (the template's label, kept on the copy)
+# a-0 .. a-5's pods carry protect=yes (the template's label, kept on the copy)
 : >"$T/a.yaml"
 for i in 0 1 2 3 4 5 6 7; do
-	if [ "$i" -ge 2 ]; then
+	if [ "$i" -lt 6 ]; then
 		job "a-$i" team-a 1 600s | sed 's/^  template:$/  template:\n    metadata: {labels: {protect: "yes"}}/'
 	else
 		job "a-$i" team-a 1 600s
@@ -60,7 +79,11 @@ for i in 0 1 2 3 4 5 6 7; do wait_for "a-$i-bound" 150 bound "a-$i"; done
 [ "$(w big get pods -l protect=yes -o name | wc -l)" -eq 6 ] && ok || bad "protected pods on big: $(w big get pods -l protect=yes -o name | wc -l)"
 printf 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: protect, namespace: default}\nspec:\n  maxUnavailable: 0\n  selector: {matchLabels: {protect: "yes"}}\n' >"$T/pdb.yaml"
 w big apply -f "$T/pdb.yaml" >/dev/null && ok || bad "PDB on big"
-seen() { grep -q "cluster big: 1 disruption budgets, over 6 of its jobs" "$T/d.log"; }
+if [ "$PDB_MODE" = pull ]; then
+	seen() { grep -q "cluster big: its agent reports budgets over 6 of its jobs" "$T/d.log"; }
+else
+	seen() { grep -q "cluster big: 1 disruption budgets, over 6 of its jobs" "$T/d.log"; }
+fi
 wait_for pdb-read 100 seen || grep "disruption budgets" "$T/d.log"
 sleep 3 # past the minimum runtime
 
@@ -68,11 +91,12 @@ job b team-b 2 5s >"$T/b.yaml"
 expect "team-b's job b" 0 h apply -f "$T/b.yaml"
 wait_for two-preempted 150 two || echo "  preempted: $(preempted | tr '\n' ' ')"
 V=$(preempted | sort | tr '\n' ' ')
-[ "$V" = "a-0 a-1 " ] && ok || bad "victims '$V', not a-0 and a-1 (outside the budget)"
+[ "$V" = "a-6 a-7 " ] && ok || bad "victims '$V', not a-6 and a-7 (outside the budget)"
 wait_for b-to-big 150 ann_is job b cluster big || echo "  b: $(ann job b dispatch-reason): $(ann job b dispatch-message)"
 [ "$(preempted | wc -l)" -eq 2 ] && ok || bad "preempted: $(preempted | tr '\n' ' ')"
 
 hasnt "no 403" "$T/d.log" "HTTP 403"
 hasnt "no sanitizer report" "$T/d.log" "runtime error"
 hasnt "no ASan report" "$T/d.log" "AddressSanitizer"
+[ "$PDB_MODE" != pull ] || hasnt "agent: no 403" "$T/agent.log" "HTTP 403"
 done_
