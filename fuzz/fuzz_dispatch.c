@@ -15,7 +15,9 @@
  * minResources) and as a group that may wait for its pods
  * (mu__dkind_group_waits: KAI's sub-groups).  The object is also a pod
  * whose request is summed (mu__dpod_request) and a list of a worker's pods
- * ({"items": its "pods"}) summed per node (mu__dpods_used); the selector
+ * ({"items": its "pods"}) summed per node (mu__dpods_used) and matched
+ * against its "pdbs" as a worker's disruption budgets (mu__dpdb_allowances,
+ * round 14); the selector
  * part is also read as an agent's report of them (mu__dused_parse, and
  * its named extended resources, mu__dused_ext, and its shares of one
  * GPU, mu__dused_model).
@@ -103,6 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				      json_object_get(o, "pods") : json_null());
 		json_decref(mu__dpods_used(l));
 		json_decref(l);
+		/* its "pdbs" as a worker's budgets over its "pods" (pdbs.c) */
+		json_decref(mu__dpdb_allowances(json_object_get(o, "pdbs"), json_object_get(o, "pods")));
 		json_decref(mu__dkind_pod_copy(o, "uid-1", "PodGroup:ns/name", 1));
 		json_decref(mu__dnode_min(o));
 		json_decref(o);

@@ -274,6 +274,16 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t job, mu_fleet_job_info_t *out
  * caller read back from its record): it is never a victim again, as if
  * this fleet had withdrawn it.  MU_ENOENT.  O(1). */
 int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j);
+/* How many of dispatched job j's pods the disruption budgets on its
+ * worker let go now (the least status.disruptionsAllowed of the
+ * PodDisruptionBudgets whose selector matches one of its copy's pods), or
+ * -1 for none (the default), as mu_engine_job_disruptions() tells the
+ * engine.  mu_fleet_reclaim() then takes victims within their budgets
+ * first and prefers the cluster whose set breaks the fewest, as the
+ * engine and kube-scheduler do; the eviction (the copy's deletion) is
+ * not refused by it.  The caller sets it again when the budgets or the
+ * job's copy change.  MU_ENOENT.  O(1). */
+int mu_fleet_job_disruptions(mu_fleet_t *f, mu_id_t j, int32_t allowed);
 /* The same, for a victim still on its way out for queued job claimant
  * (what a restarted caller read back from the victim's record while its
  * withdrawal goes on): the victim counts as leaving for the claimant, as

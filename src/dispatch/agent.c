@@ -67,6 +67,7 @@ typedef struct agent {
 	int64_t wdisc_at, wprobe_at, hdisc_at, hprobe_at;
 	mu_kube_watch_t *wused;   /* its pods beside the copies (podcap.c) */
 	mu_kube_watch_t *wfail;   /* its FailedCreate Events (failcreate.c) */
+	mu_kube_watch_t *wpdbs;   /* its PodDisruptionBudgets (pdbs.c) */
 	uint64_t fail_seq;
 	json_t *fails;            /* copy uid -> the Event's message */
 } agent_t;
@@ -342,8 +343,16 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 
 /* The worker's Nodes, what its pods beside the copies take on each (ul:
  * their list), and a heartbeat to the hub's ConfigMap. */
-static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul)
+static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json_t *pl)
 {
+	/* each copy's disruption allowance, by hub uid (pdbs.c): none while
+	 * the worker has no budget, or the watch does not answer (403) */
+	json_t *bl = NULL, *al = NULL;
+	if (a->wpdbs && mu_kube_watch_items(a->wpdbs, &bl, NULL))
+		al = mu__dpdb_allowances(json_object_get(bl, "items"), json_object_get(pl, "items"));
+	json_decref(bl);
+	char *pdbs = al ? json_dumps(al, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(al);
 	json_t *usedm = mu__dpods_used(ul);
 	char *used = json_dumps(usedm, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(usedm);
@@ -362,12 +371,14 @@ static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul)
 		if (a->served[k])
 			snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s",
 				 *kinds ? "," : "", mu__dkind_name((mu__dkind_t)k));
-	json_t *cm = json_pack("{s:s,s:s,s:{s:s+,s:s},s:{s:s,s:s,s:s,s:s}}", "apiVersion", "v1",
+	json_t *cm = json_pack("{s:s,s:s,s:{s:s+,s:s},s:{s:s,s:s,s:s,s:s,s:s}}", "apiVersion", "v1",
 			       "kind", "ConfigMap", "metadata", "name", "muster-cluster-",
 			       a->o->cluster, "namespace", MU__D_NS, "data", "nodes", text ? text : "{}",
-			       "beat", beat, "kinds", kinds, "used", used ? used : "{}");
+			       "beat", beat, "kinds", kinds, "used", used ? used : "{}", "pdbs",
+			       pdbs ? pdbs : "{}");
 	free(text);
 	free(used);
+	free(pdbs);
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/muster-cluster-%s", MU__D_NS,
 		 a->o->cluster);
 	long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", cm, NULL);
@@ -458,7 +469,7 @@ static bool agent_pass(agent_t *a)
 			ok = agent_kind(a, (mu__dkind_t)k, pods, pl);
 		json_decref(pods);
 		if (ok)
-			heartbeat(a, nl, ul);
+			heartbeat(a, nl, ul, pl);
 	}
 	json_decref(ul);
 	json_decref(nl);
@@ -474,6 +485,7 @@ static void agent_stop(agent_t *a)
 	mu_kube_watch_signal(a->wpods);
 	mu_kube_watch_signal(a->wused);
 	mu_kube_watch_signal(a->wfail);
+	mu_kube_watch_signal(a->wpdbs);
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_signal(a->wcopies[k]);
 		mu_kube_watch_signal(a->whub[k]);
@@ -482,6 +494,7 @@ static void agent_stop(agent_t *a)
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);
 	mu_kube_watch_stop(a->wfail);
+	mu_kube_watch_stop(a->wpdbs);
 	json_decref(a->fails);
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_stop(a->wcopies[k]);
@@ -519,6 +532,9 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", MU__D_USED_QUERY, &a.wused);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->worker, "/api/v1/events", MU__D_FAIL_QUERY, &a.wfail);
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(o->worker, "/apis/policy/v1/poddisruptionbudgets", NULL,
+					 &a.wpdbs);
 	/* the Jobs' watches; the other kinds' as discovery finds them
 	 * served (agent_discover, each pass) */
 	char path[200];

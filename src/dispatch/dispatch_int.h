@@ -124,6 +124,11 @@ typedef struct mu__dcl {
 	mu_kube_watch_t *wfail;
 	uint64_t fail_seq;
 	json_t *fails;
+	/* its PodDisruptionBudgets (pdbs.c, round 14), push mode: the watch's
+	 * change count and the pods' last applied; any: some existed then */
+	mu_kube_watch_t *wpdbs;
+	uint64_t pdbs_seq, pdbs_pods;
+	bool pdbs_any;
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
 	bool seen;                /* in the last Cluster list */
@@ -380,6 +385,12 @@ bool mu__dkind_is_group(mu__dkind_t k);
 /* Whether k's CRD has the status subresource (else status is written
  * through the object's own path). */
 bool mu__dkind_status_sub(mu__dkind_t k);
+/* Whether k's status.conditions take a condition of any type (Job,
+ * JobSet, LeaderWorkerSet, RayCluster: metav1.Condition or the Job's;
+ * muster's PodGroup: its own schema); the others' schemas name their
+ * types (Kubeflow's JobCondition, Volcano's and KAI's) or have none
+ * (RayJob, the coscheduling PodGroup, a Volcano Job's phases). */
+bool mu__dkind_conds(mu__dkind_t k);
 /* The name of the group of kind k that pod names (muster's label
  * muster.io/pod-group, Volcano's annotation scheduling.k8s.io/group-name,
  * KAI's annotation pod-group-name, the coscheduling plugin's label
@@ -682,5 +693,19 @@ void mu__dreclaim(mu__dd_t *d);
  * withdrawn for another's (True until it is dispatched again, on), as
  * Kueue's Workload says it; nothing for one never preempted.  O(1). */
 void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on);
+/* pdbs.c: per hub uid (the label muster.io/hub-uid of the copies' pods
+ * in list pods), the least status.disruptionsAllowed of the budgets in
+ * list pdbs (policy/v1 objects) of the pod's namespace whose selector
+ * matches it, as src/kube/pdb.c tells the engine; uids no budget covers
+ * are absent.  Owned.  O(pods x budgets). */
+json_t *mu__dpdb_allowances(const json_t *pdbs, const json_t *pods);
+/* dutil.c: the same condition in status st of a hub object of another
+ * kind whose status the hub writes (its copy's, round 14), when the kind's
+ * schema takes it (mu__dkind_conds): st's conditions, made if missing,
+ * lose any Preempted they had and get this one, with its
+ * lastTransitionTime (metav1.Condition requires one) when now is given.
+ * Nothing for a kind whose schema names its types: its record is in the
+ * annotations (muster.io/dispatch-preempted) and the Event.  O(conditions). */
+void mu__dreclaim_kind_cond(const mu__djob_t *j, json_t *st, bool on, const char *now);
 
 #endif

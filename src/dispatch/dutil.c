@@ -244,6 +244,13 @@ int mu__dcl_connect(mu__dcl_t *c)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/pods", MU__D_USED_QUERY, &c->wused);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/events", MU__D_FAIL_QUERY, &c->wfail);
+	/* its disruption budgets (pdbs.c; a server without policy/v1 only
+	 * leaves the watch unanswered: no budget is then known) */
+	if (rc == MU_OK)
+		rc = mu_kube_watch_start(c->cfg, "/apis/policy/v1/poddisruptionbudgets", NULL,
+					 &c->wpdbs);
+	c->pdbs_seq = c->pdbs_pods = 0;
+	c->pdbs_any = false;
 	/* its Job copies; the other kinds' once its discovery says it serves
 	 * them (served.c, from the caller: those it served before start at
 	 * once, and it is asked again at its next poll) */
@@ -264,6 +271,7 @@ void mu__dcl_signal(mu__dcl_t *c)
 	mu_kube_watch_signal(c->wpods);
 	mu_kube_watch_signal(c->wused);
 	mu_kube_watch_signal(c->wfail);
+	mu_kube_watch_signal(c->wpdbs);
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_signal(c->wcopies[k]);
 }
@@ -281,6 +289,8 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 	c->wfail = NULL;
 	json_decref(c->fails);
 	c->fails = NULL;
+	mu_kube_watch_stop(c->wpdbs);
+	c->wpdbs = NULL;
 	for (int k = 0; k < MU__DK_COUNT; k++) {
 		mu_kube_watch_stop(c->wcopies[k]);
 		c->wcopies[k] = NULL;
@@ -314,4 +324,22 @@ void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on)
 	json_array_append_new(cs, json_pack("{s:s,s:s,s:s,s:s}", "type", "Preempted", "status",
 					    on ? "False" : "True", "reason", reason, "message",
 					    tab ? tab + 1 : ""));
+}
+
+void mu__dreclaim_kind_cond(const mu__djob_t *j, json_t *st, bool on, const char *now)
+{
+	if (!j->preempted || !json_is_object(st) || !mu__dkind_conds(j->kind))
+		return;
+	json_t *old = json_object_get(st, "conditions"), *cs = json_array();
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_is_array(old) ? old : NULL, i, c)
+		if (!json_is_object(c) || !json_is_string(json_object_get(c, "type")) ||
+		    strcmp(json_string_value(json_object_get(c, "type")), "Preempted"))
+			json_array_append(cs, c); /* the copy's own, kept */
+	mu__dreclaim_cond(j, cs, on);
+	if (now)
+		json_object_set_new(json_array_get(cs, json_array_size(cs) - 1), "lastTransitionTime",
+				    json_string(now));
+	json_object_set_new(st, "conditions", cs);
 }

@@ -1352,9 +1352,14 @@ static void cond_add(json_t *a, const char *type, bool on, const char *reason, c
  * copy's pod counts and Complete or Failed.  Owned. */
 static json_t *status_of(const mu__dd_t *d, const mu__djob_t *j)
 {
-	if (j->kind != MU__DK_JOB) /* its copy's status, when the hub's is ours */
-		return !mu__dhub_managed(j) ? NULL : j->wstatus && (j->state == MU__DJ_DISPATCHED ||
-			j->state == MU__DJ_DONE) ? json_deep_copy(j->wstatus) : json_object();
+	if (j->kind != MU__DK_JOB) { /* its copy's status, when the hub's is ours */
+		if (!mu__dhub_managed(j))
+			return NULL;
+		bool on = j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE;
+		json_t *st = j->wstatus && on ? json_deep_copy(j->wstatus) : json_object();
+		mu__dreclaim_kind_cond(j, st, on, NULL); /* dutil.c: where its schema allows */
+		return st;
+	}
 	json_t *cs = json_array(), *st = json_pack("{s:o}", "conditions", cs);
 	bool on = j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE;
 	char m[700];
@@ -1482,6 +1487,9 @@ static void status_times(const mu__djob_t *j, json_t *st)
 		json_object_set_new(c, "lastProbeTime", json_string(now));
 		json_object_set_new(c, "lastTransitionTime", json_string(now));
 	}
+	if (j->kind != MU__DK_JOB) /* another kind's Preempted: metav1.Condition's time */
+		mu__dreclaim_kind_cond(j, st, j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE,
+				       now);
 	if (j->kind == MU__DK_JOB && mu__dhub_managed(j) && (j->state == MU__DJ_DISPATCHED || j->state == MU__DJ_DONE) &&
 	    !mu__dhub_refused(j)) {
 		if (!mu__jget(j->obj, "status.startTime"))

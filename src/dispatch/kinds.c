@@ -29,15 +29,19 @@ static const struct {
 	bool run_policy; /* suspend and managedBy in spec.runPolicy */
 	bool no_suspend; /* held by the hub without a flag (below) */
 	bool status_sub; /* its CRD has the status subresource */
+	bool conds;      /* status.conditions of any type (metav1.Condition,
+	                  * or muster's own schema): Preempted may go there */
 } kinds[MU__DK_COUNT] = {
-	[MU__DK_JOB] = {"Job", "Job", "batch/v1", "jobs", false, false, true},
-	[MU__DK_JOBSET] = {"JobSet", "JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets", false, false, true},
+	[MU__DK_JOB] = {"Job", "Job", "batch/v1", "jobs", false, false, true, true},
+	[MU__DK_JOBSET] = {"JobSet", "JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets", false, false, true,
+			    true},
 	[MU__DK_PYTORCH] = {"PyTorchJob", "PyTorchJob", "kubeflow.org/v1", "pytorchjobs", true, false, true},
 	[MU__DK_MPI] = {"MPIJob", "MPIJob", "kubeflow.org/v1", "mpijobs", true, false, true},
 	[MU__DK_RAYJOB] = {"RayJob", "RayJob", "ray.io/v1", "rayjobs", false, false, true},
 	[MU__DK_LWS] = {"LeaderWorkerSet", "LeaderWorkerSet", "leaderworkerset.x-k8s.io/v1",
-			"leaderworkersets", false, true, true},
-	[MU__DK_PODGROUP] = {"PodGroup", "PodGroup", "muster.io/v1alpha1", "podgroups", false, true, true},
+			"leaderworkersets", false, true, true, true},
+	[MU__DK_PODGROUP] = {"PodGroup", "PodGroup", "muster.io/v1alpha1", "podgroups", false, true, true,
+			      true},
 	/* Volcano's CRD has no status subresource: status is in the object */
 	[MU__DK_VOLCANO_PG] = {"VolcanoPodGroup", "PodGroup", "scheduling.volcano.sh/v1beta1",
 			       "podgroups", false, true, false},
@@ -50,7 +54,7 @@ static const struct {
 	[MU__DK_VOLCANO_JOB] = {"VolcanoJob", "Job", "batch.volcano.sh/v1alpha1", "jobs", false, true,
 				true},
 	[MU__DK_RAYCLUSTER] = {"RayCluster", "RayCluster", "ray.io/v1", "rayclusters", false, false,
-			       true},
+			       true, true},
 };
 
 const char *mu__dkind_name(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].name : "?"; }
@@ -66,6 +70,8 @@ bool mu__dkind_is_group(mu__dkind_t k)
 }
 
 bool mu__dkind_status_sub(mu__dkind_t k) { return k < MU__DK_COUNT && kinds[k].status_sub; }
+
+bool mu__dkind_conds(mu__dkind_t k) { return k < MU__DK_COUNT && kinds[k].conds; }
 
 const char *mu__dkind_api(mu__dkind_t k) { return k < MU__DK_COUNT ? kinds[k].api : "?"; }
 

@@ -523,6 +523,47 @@ static bool poll_changes(mu__dd_t *d, mu__dcl_t *c)
 	return true;
 }
 
+/* The disruption budgets of cluster c's copies' pods to the fleet
+ * (pdbs.c, mu_fleet_job_disruptions), when its budgets or its copies'
+ * pods changed since they were last applied; nothing while it has and
+ * had none.  O(pods x budgets + jobs) when something changed, else O(1). */
+static void pdb_apply(mu__dd_t *d, mu__dcl_t *c)
+{
+	uint64_t bseq = 0;
+	if (!c->wpdbs || !mu_kube_watch_items(c->wpdbs, NULL, &bseq) ||
+	    (bseq == c->pdbs_seq && (!c->pdbs_any || c->pods_seq == c->pdbs_pods)))
+		return;
+	json_t *bl = NULL, *pl = NULL;
+	if (!mu_kube_watch_items(c->wpdbs, &bl, &bseq))
+		return;
+	const json_t *items = json_object_get(bl, "items");
+	bool any = json_array_size(items) > 0;
+	if ((any || c->pdbs_any) && mu_kube_watch_items(c->wpods, &pl, NULL)) {
+		json_t *al = mu__dpdb_allowances(items, json_object_get(pl, "items"));
+		int32_t ci = (int32_t)(c - d->cls);
+		if (al && (any != c->pdbs_any || bseq != c->pdbs_seq))
+			mu__dlog(d, 1, "cluster %s: %zu disruption budgets, over %zu of its jobs", c->name,
+				 json_array_size(items), json_object_size(al));
+		for (int32_t i = 0; al && i < d->njobs; i++) {
+			mu__djob_t *j = d->jobs[i];
+			if (!j || j->cl != ci || j->fid < 0 || j->state != MU__DJ_DISPATCHED)
+				continue;
+			json_t *v = json_object_get(al, j->uid);
+			mu_fleet_job_disruptions(d->fleet, j->fid,
+						 v ? (int32_t)json_integer_value(v) : -1);
+		}
+		json_decref(al);
+		json_decref(pl);
+	} else if (any || c->pdbs_any) {
+		json_decref(bl);
+		return; /* the pods not known: again next poll */
+	}
+	c->pdbs_seq = bseq;
+	c->pdbs_pods = c->pods_seq;
+	c->pdbs_any = any;
+	json_decref(bl);
+}
+
 bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 {
 	json_t *nl = NULL, *jl[MU__DK_COUNT] = {NULL}, *pl = NULL;
@@ -550,6 +591,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	if (!d->full && c->polled && c->reachable && c->pinfo && c->pcount &&
 	    poll_changes(d, c)) {
 		json_decref(nl);
+		pdb_apply(d, c);
 		return true;
 	}
 	c->polled = false;
@@ -615,6 +657,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	json_decref(pl);
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		json_decref(jl[k]);
+	pdb_apply(d, c);
 	return true;
 }
 
@@ -711,6 +754,31 @@ void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 		c->polled = false; /* the next poll reads the snapshots */
 }
 
+/* Pull mode: each dispatched copy's disruption allowance its agent
+ * reports (heartbeat data.pdbs: hub uid -> allowed, pdbs.c) to the fleet;
+ * -1 for a copy it does not name.  O(jobs). */
+static void pull_pdbs(mu__dd_t *d, mu__dcl_t *c, const char *text)
+{
+	json_t *al = text && *text ? json_loads(text, 0, NULL) : NULL;
+	bool any = json_object_size(al) > 0;
+	if (any || c->pdbs_any) {
+		int32_t ci = (int32_t)(c - d->cls);
+		for (int32_t i = 0; i < d->njobs; i++) {
+			mu__djob_t *j = d->jobs[i];
+			if (!j || j->cl != ci || j->fid < 0 || j->state != MU__DJ_DISPATCHED)
+				continue;
+			json_t *v = json_object_get(al, j->uid);
+			mu_fleet_job_disruptions(d->fleet, j->fid,
+						 json_is_integer(v) ? (int32_t)json_integer_value(v) : -1);
+		}
+	}
+	if (any != c->pdbs_any)
+		mu__dlog(d, 1, "cluster %s: its agent reports budgets over %zu of its jobs", c->name,
+			 json_object_size(al));
+	c->pdbs_any = any;
+	json_decref(al);
+}
+
 /* --- pull mode ------------------------------------------------------------------ */
 
 bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
@@ -756,6 +824,7 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		mu__dkind_list(mu__jstr(cm, "data.kinds"), on);
 		for (int k = 1; k < MU__DK_COUNT; k++)
 			mu__dcl_serves(d, c, (mu__dkind_t)k, on[k]);
+		pull_pdbs(d, c, mu__jstr(cm, "data.pdbs"));
 	}
 	json_decref(cm);
 	if (st != 200 || t - c->beat_at > 3000)

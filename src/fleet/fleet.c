@@ -631,7 +631,7 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 		.why = MU_FW_NEW, .cluster = -1, .closest = -1, .ejob = -1,
 		.submit = s->job->submit != MU_TIME_NONE ? s->job->submit : now,
 		.dispatched = MU_TIME_NONE, .fail_epoch = UINT64_MAX, .reclaimed_for = -1,
-		.rc_epoch = UINT64_MAX, .hold = -1};
+		.rc_epoch = UINT64_MAX, .hold = -1, .disrupt = -1};
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
 	f->queues[q].queued++;
@@ -667,6 +667,14 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t j, mu_fleet_job_info_t *out)
 	return MU_OK;
 }
 
+int mu_fleet_job_disruptions(mu_fleet_t *f, mu_id_t j, int32_t allowed)
+{
+	if (!f || j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	f->jobs[j].disrupt = allowed < 0 ? -1 : allowed;
+	return MU_OK;
+}
+
 int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j)
 {
 	if (!f || j < 0 || j >= f->njobs)
@@ -690,6 +698,7 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1, fj->spec.job->preemptible);
 	c->running--;
 	fj->ejob = -1;
+	fj->disrupt = -1; /* its copy's budgets went with it */
 	if (fj->reclaim_out) { /* a victim taken back: its claimant's room */
 		fj->reclaim_out = false;
 		f->jobs[fj->reclaimed_for].victims--;

@@ -119,6 +119,8 @@ typedef struct mu__fjob {
 	uint64_t rc_epoch, rc_usage;
 	int32_t rc_njobs;
 	mu_time_t rc_retry;
+	int32_t disrupt;    /* pods its worker's disruption budgets let go
+	                     * now (mu_fleet_job_disruptions), -1: none */
 	int32_t victims;    /* a claimant: victims not yet taken back */
 	int32_t hold;       /* a claimant: the cluster held for it, or -1 */
 } mu__fjob_t;

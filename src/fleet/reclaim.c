@@ -15,11 +15,12 @@
  * eviction storm: a job withdrawn for another is never withdrawn again),
  * and, taken by reclaim, its queue has not lost a job to reclaim within
  * cfg.reclaim_cooldown (the engine's cool-down).  Victims are taken in the
- * engine's order (other queues' before the claimant's own, then lower
+ * engine's order (within their worker's disruption budgets first, round
+ * 14: mu_fleet_job_disruptions; other queues' before the claimant's own, then lower
  * priority, fewer GPUs, youngest, earlier submitted) on one cluster until
  * the claimant fits there (mu_engine_job_whatif_without: the cluster's
  * model with them gone), the set is made minimal, and of the clusters the
- * one with the fewest victims of the claimant's own queue, then the
+ * one with the fewest budgets broken, the fewest victims of the claimant's own queue, then the
  * fewest victims, then GPUs, wins (the engine's cost order).  Every
  * waiting job that fits nowhere may claim, queues in the engine's order
  * and each queue's line in its own, at most MU__RECLAIM_CLAIMS searches a
@@ -46,18 +47,22 @@
 /* A candidate victim. */
 typedef struct rvic {
 	int32_t job;
+	int32_t pdb;        /* 1: taking it breaks its disruption budget */
 	int32_t inq;        /* 1: of the claimant's own queue */
 	int32_t prio;
 	int64_t gpu;
 	mu_time_t start;
 } rvic_t;
 
-/* The engine's victim order for whole jobs (cmp_victim): other queues'
- * (borrowed room) before the claimant's own, lower priority, fewer GPUs,
- * the youngest, then the earlier submitted. */
+/* The engine's victim order for whole jobs (cmp_victim): within their
+ * disruption budgets first, other queues' (borrowed room) before the
+ * claimant's own, lower priority, fewer GPUs, the youngest, then the
+ * earlier submitted. */
 static int cmp_rvic(const void *a, const void *b)
 {
 	const rvic_t *x = a, *y = b;
+	if (x->pdb != y->pdb)
+		return x->pdb < y->pdb ? -1 : 1;
 	if (x->inq != y->inq)
 		return x->inq < y->inq ? -1 : 1;
 	if (x->prio != y->prio)
@@ -67,6 +72,19 @@ static int cmp_rvic(const void *a, const void *b)
 	if (x->start != y->start)
 		return x->start > y->start ? -1 : 1;
 	return x->job - y->job;
+}
+
+/* 1 when withdrawing job v (all its pods: the fleet takes whole jobs)
+ * takes more pods than its worker's disruption budgets let go (the
+ * engine's over_budget). */
+static int32_t over_budget(const mu__fjob_t *v)
+{
+	if (v->disrupt < 0)
+		return 0;
+	int64_t pods = 0;
+	for (size_t i = 0; i < v->spec.job->npodsets; i++)
+		pods += v->spec.job->podsets[i].replicas;
+	return pods > v->disrupt;
 }
 
 /* The state of one search: usage gone per queue (victims chosen, their
@@ -207,8 +225,8 @@ static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int3
 			continue; /* the engine's cool-down: protected a while */
 		}
 		mu_res_t a = mu__job_acct(vj->spec.job);
-		cand[nc++] = (rvic_t){v, inq, vj->spec.job->priority, a.v[MU_RES_GPU],
-				      vj->dispatched};
+		cand[nc++] = (rvic_t){v, over_budget(vj), inq, vj->spec.job->priority,
+				      a.v[MU_RES_GPU], vj->dispatched};
 	}
 	if (nc > 1)
 		qsort(cand, (size_t)nc, sizeof *cand, cmp_rvic);
@@ -275,7 +293,7 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 	mu_fleet_t *f = c->f;
 	int32_t set[MU__RECLAIM_MAXV], best[MU__RECLAIM_MAXV];
 	int8_t rules[MU__RECLAIM_MAXV], brules[MU__RECLAIM_MAXV];
-	int32_t bn = 0, bk = -1, binq = 0;
+	int32_t bn = 0, bk = -1, binq = 0, bpdb = 0;
 	int64_t bgpu = 0;
 	*done = false;
 	c->jq = f->jobs[j].queue;
@@ -296,15 +314,19 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		if (n == 0)
 			continue;
 		int64_t gpu = 0;
-		int32_t inq = 0;
+		int32_t inq = 0, pdb = 0;
 		for (int32_t i = 0; i < n; i++) {
 			gpu += mu__job_acct(f->jobs[set[i]].spec.job).v[MU_RES_GPU];
 			inq += rules[i] == 3;
+			pdb += over_budget(&f->jobs[set[i]]);
 		}
-		/* the engine's cost: its own queue's victims, then victims,
-		 * then GPUs */
-		if (bk < 0 || inq < binq || (inq == binq && (n < bn || (n == bn && gpu < bgpu)))) {
+		/* the engine's cost: budgets broken (kube-scheduler's first
+		 * criterion), its own queue's victims, then victims, then GPUs */
+		if (bk < 0 || pdb < bpdb ||
+		    (pdb == bpdb && (inq < binq ||
+				     (inq == binq && (n < bn || (n == bn && gpu < bgpu)))))) {
 			bk = k;
+			bpdb = pdb;
 			bn = n;
 			binq = inq;
 			bgpu = gpu;

@@ -642,6 +642,96 @@ static void test_min_resources(mu_t_t *t)
 	json_decref(o);
 }
 
+/* Round 14: a reclaim's victim of another kind gets the condition
+ * Preempted in the status the hub writes (its copy's) where the kind's
+ * schema takes any condition type (JobSet, LeaderWorkerSet, RayCluster:
+ * metav1.Condition with its lastTransitionTime; muster's PodGroup), the
+ * copy's own conditions kept and an older Preempted replaced; nothing
+ * where the schema names its types (Kubeflow's JobCondition, Volcano's,
+ * KAI's) or has none (RayJob, coscheduling). */
+static void test_preempted_kinds(mu_t_t *t)
+{
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	char rec[] = "InCohortReclamation\tPreempted on cluster big to make room for default/b";
+	j.preempted = rec;
+	j.kind = MU__DK_JOBSET;
+	json_t *st = J("{\"conditions\":[{\"type\":\"StartupPolicyCompleted\",\"status\":\"True\"},"
+		       "{\"type\":\"Preempted\",\"status\":\"True\",\"reason\":\"Old\"}],\"restarts\":0}");
+	mu__dreclaim_kind_cond(&j, st, false, "2026-11-27T22:00:00Z");
+	CHECK_EQ_INT(t, (long)json_array_size(json_object_get(st, "conditions")), 2);
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(json_object_get(st, "conditions"), 0), "type")), "StartupPolicyCompleted");
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(json_object_get(st, "conditions"), 1), "type")), "Preempted");
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(json_object_get(st, "conditions"), 1), "status")), "True");
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(json_object_get(st, "conditions"), 1), "reason")), "InCohortReclamation");
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(json_object_get(st, "conditions"), 1), "message")),
+		  "Preempted on cluster big to make room for default/b");
+	CHECK_STR(t, json_string_value(json_object_get(json_array_get(json_object_get(st, "conditions"), 1), "lastTransitionTime")),
+		  "2026-11-27T22:00:00Z");
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(st, "restarts")), 0);
+	json_decref(st);
+	static const mu__dkind_t yes[] = {MU__DK_LWS, MU__DK_RAYCLUSTER, MU__DK_PODGROUP};
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+		j.kind = yes[i];
+		st = json_object(); /* waiting on the hub: no copy's status */
+		mu__dreclaim_kind_cond(&j, st, true, NULL);
+		CHECK_STR(t, json_string_value(json_object_get(json_array_get(json_object_get(st, "conditions"), 0), "status")), "False");
+		CHECK(t, json_object_get(json_array_get(json_object_get(st, "conditions"), 0), "lastTransitionTime") == NULL);
+		json_decref(st);
+	}
+	static const mu__dkind_t no[] = {MU__DK_PYTORCH, MU__DK_MPI, MU__DK_RAYJOB, MU__DK_VOLCANO_PG,
+					 MU__DK_KAI_PG, MU__DK_COSCHED_PG, MU__DK_VOLCANO_JOB};
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+		j.kind = no[i];
+		st = J("{\"conditions\":[{\"type\":\"Running\",\"status\":\"True\"}]}");
+		mu__dreclaim_kind_cond(&j, st, false, "2026-11-27T22:00:00Z");
+		CHECK_EQ_INT(t, (long)json_array_size(json_object_get(st, "conditions")), 1);
+		json_decref(st);
+	}
+	j.kind = MU__DK_JOBSET; /* never preempted: untouched */
+	j.preempted = NULL;
+	st = json_object();
+	mu__dreclaim_kind_cond(&j, st, false, NULL);
+	CHECK(t, json_object_size(st) == 0);
+	json_decref(st);
+}
+
+/* Round 14: the budgets of a worker's copies' pods, as src/kube/pdb.c
+ * tells the engine: per hub uid the least disruptionsAllowed of the
+ * budgets of the pod's namespace whose selector matches it (0 when not
+ * written yet), an empty selector matching every pod of its namespace, a
+ * missing one none; a budget of another namespace counts for nothing. */
+static void test_pdb_allowances(mu_t_t *t)
+{
+	json_t *pdbs = J("["
+		"{\"metadata\":{\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"x\"}}},"
+		"\"status\":{\"disruptionsAllowed\":2}},"
+		"{\"metadata\":{\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchExpressions\":"
+		"[{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"gold\"]}]}},\"status\":{}},"
+		"{\"metadata\":{\"namespace\":\"other\"},\"spec\":{\"selector\":{}},"
+		"\"status\":{\"disruptionsAllowed\":0}},"
+		"{\"metadata\":{\"namespace\":\"default\"},\"spec\":{},\"status\":{\"disruptionsAllowed\":0}}]");
+	json_t *pods = J("["
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u1\",\"app\":\"x\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u1\",\"app\":\"x\",\"tier\":\"gold\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u2\",\"app\":\"x\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"muster.io/hub-uid\":\"u3\"}}},"
+		"{\"metadata\":{\"namespace\":\"other\",\"labels\":{\"muster.io/hub-uid\":\"u4\"}}},"
+		"{\"metadata\":{\"namespace\":\"default\",\"labels\":{\"app\":\"x\"}}}]");
+	json_t *a = mu__dpdb_allowances(pdbs, pods);
+	CHECK_EQ_INT(t, (long)json_object_size(a), 3);
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(a, "u1")), 0); /* gold: not written */
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(a, "u2")), 2);
+	CHECK(t, json_object_get(a, "u3") == NULL);
+	CHECK_EQ_INT(t, json_integer_value(json_object_get(a, "u4")), 0); /* empty: all */
+	json_decref(a);
+	a = mu__dpdb_allowances(json_array_get(pdbs, 99), pods); /* no budgets */
+	CHECK(t, a && json_object_size(a) == 0);
+	json_decref(a);
+	json_decref(pdbs);
+	json_decref(pods);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -657,5 +747,7 @@ int main(void)
 	MU_RUN(&t, test_podcap);
 	MU_RUN(&t, test_podcap_shares);
 	MU_RUN(&t, test_min_resources);
+	MU_RUN(&t, test_preempted_kinds);
+	MU_RUN(&t, test_pdb_allowances);
 	return mu_t_done(&t);
 }

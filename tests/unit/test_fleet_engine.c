@@ -785,6 +785,41 @@ static void test_reclaim_as_engine(mu_t_t *t)
 	pair_free(&p);
 }
 
+/* Disruption budgets (round 14): as test_reclaim_as_engine, but the
+ * budgets covering the youngest job's pod let one go (within it) and
+ * those of the second youngest none (over it): both sides take the
+ * youngest and then, passing over the second, the third youngest. */
+static void test_reclaim_pdb_as_engine(mu_t_t *t)
+{
+	mu_queue_spec_t qs[2];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	pair_t p;
+	pair_new_as(t, &p, 0, qs, 2, 8, true);
+	jobs_t w = {0};
+	for (int i = 0; i < 8; i++) {
+		pair_submit(t, &p, &w, add_job(&w, "A", 1, true, i * MIN), i * MIN);
+		pair_step(t, &p, i * MIN);
+	}
+	CHECK_EQ_INT(t, p.nf, 8);
+	const int32_t allowed[2] = {0, 1}; /* jobs 6 and 7 */
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ_INT(t, mu_engine_job_disruptions(p.e, p.eid[6 + i], allowed[i]), MU_OK);
+		CHECK_EQ_INT(t, mu_fleet_job_disruptions(p.f, p.fid[6 + i], allowed[i]), MU_OK);
+	}
+	CHECK_EQ_INT(t, mu_fleet_job_disruptions(p.f, MAXJ * 10, 0), MU_ENOENT);
+	int b = add_job(&w, "B", 2, true, 10 * MIN);
+	pair_submit(t, &p, &w, b, 10 * MIN);
+	bool ev[MAXJ] = {false};
+	mu_fleet_reclaims_t rc = {0};
+	int nev = pair_preempt(t, &p, 10 * MIN, ev, &rc);
+	CHECK_EQ_INT(t, nev, 2);
+	CHECK(t, ev[7] && ev[5] && !ev[6]);
+	CHECK(t, same_victims(&p, ev, nev, &rc));
+	mu_fleet_reclaims_release(&rc);
+	pair_free(&p);
+}
+
 /* Every waiting job may claim, not only each queue's first; at most 32
  * searches a pass, and a job whose search found nothing is not searched
  * again before something moves.  One 8-GPU cluster, A (deserved 4) runs
@@ -932,6 +967,7 @@ int main(void)
 	MU_RUN(&t, test_reclaim_marked);
 	MU_RUN(&t, test_preempt_in_queue_as_engine);
 	MU_RUN(&t, test_reclaim_as_engine);
+	MU_RUN(&t, test_reclaim_pdb_as_engine);
 	MU_RUN(&t, test_reclaim_every_job);
 	MU_RUN(&t, test_reclaim_cooldown);
 	MU_RUN(&t, test_reclaim_restart_claimant);
