@@ -154,6 +154,14 @@ static bool holds(const json_t *a, const char *f)
 	return false;
 }
 
+/* Whether o's text names one of the two finalizers the collector acts
+ * on (a prefilter of their parse: only when it does can metadata hold
+ * them).  O(the text). */
+static bool names_finalizer(const mu__obj_t *o)
+{
+	return strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\"");
+}
+
 /* Notes a change: the owner uids it names (with check, a uid not named
  * before whose owner is absent is queued as gone, kube's virtual owner),
  * a deleted owner's dependents, an owner's finalizers.  A change that
@@ -168,8 +176,7 @@ static void note(mu__gc_t *g, const mu__wev_t *ev, bool check)
 {
 	const mu__obj_t *o = ev->obj;
 	bool refs = strstr(o->json, "\"ownerReferences\"") != NULL;
-	bool named = strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\"");
-	bool fin = o->deleting && named;
+	bool fin = o->deleting && names_finalizer(o);
 	if (!refs && !fin && ev->type != MU__EV_DELETED)
 		return;
 	if (ev->type == MU__EV_MODIFIED && ev->prev && !fin && same_refs(o->json, ev->prev->json))
@@ -193,7 +200,7 @@ static void note(mu__gc_t *g, const mu__wev_t *ev, bool check)
 			json_array_append_new(g->gone, json_pack("[s, s]", uid, o->ns));
 		json_object_del(g->referenced, uid);
 	}
-	if (ev->type == MU__EV_DELETED || !named)
+	if (ev->type == MU__EV_DELETED || !(o->deleting ? fin : names_finalizer(o)))
 		return;
 	json_t *fs = meta_value(o, "finalizers");
 	if ((holds(fs, "orphan") || holds(fs, "foregroundDeletion")) && json_object_size(g->finalizing) < MAX_PENDING) {
