@@ -35,7 +35,14 @@ sleep 2
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$O/s.cg" "$B" scheduler --kubeconfig "$O/d/kubeconfig" \
 	--no-leader-elect --min-runtime 0 >"$O/s.log" 2>&1 &
 SP=$!
+# instrumentation goes on once the scheduler has listed everything (its
+# first lists are not per job), and not before 8 s
 sleep 8
+i=0
+while ! grep -q "every resource listed" "$O/s.log"; do
+	sleep 0.5; i=$((i + 1))
+	[ $i -gt 240 ] && { echo "jobs_callgrind: the scheduler did not list"; kill "$SP" "$UP"; exit 1; }
+done
 i=0
 while [ $i -lt "$N" ]; do
 	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j-%d\n  labels: {muster.io/queue: team-a, muster.io/hub-uid: u%d}\n  annotations: {muster.io/dispatch-generation: "1", muster.io/hub-job: default/j-%d, muster.io/admitted: "true"}\nspec:\n  suspend: false\n  template:\n    metadata: {labels: {muster.io/hub-uid: u%d, muster.io/dispatch-generation: "1"}}\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]\n---\n' "$i" "$i" "$i" "$i"
