@@ -197,6 +197,13 @@ json_t *mu__obj_parse(const mu__obj_t *o);
  * jansson reads through a character stream with UTF-8 checks, and its
  * parse was most of a binding's cost.  Caller owns; O(len). */
 json_t *mu__json_parse(const char *text, size_t len);
+
+/* The text of the value at top-level key k1, or at key k2 of k1's object
+ * (k2 NULL: k1's own value), in an object's compact text t (as the store
+ * keeps it: a key is followed by ':' at once): *v and *vlen, or false when
+ * absent.  A scan with strings skipped and depth counted, no parse.
+ * O(the text up to the value). */
+bool mu__text_at(const char *t, size_t len, const char *k1, const char *k2, const char **v, size_t *vlen);
 /* The value of label / field key, or NULL. */
 const char *mu__obj_label(const mu__obj_t *o, const char *key);
 const char *mu__obj_field(const mu__obj_t *o, const char *key);

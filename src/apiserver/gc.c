@@ -131,6 +131,37 @@ static bool same_refs(const char *a, const char *b)
 	}
 }
 
+/* The parsed value of metadata.KEY in an object's stored text (caller
+ * owns), NULL when absent: the member alone, not the object (a pod's
+ * parse was most of the collector's cost per pod created, most of it the
+ * spec, the status and managedFields it does not read).  O(the text
+ * before the value, and the value). */
+static json_t *meta_value(const mu__obj_t *o, const char *key)
+{
+	const char *v;
+	size_t n;
+	return mu__text_at(o->json, o->len, "metadata", key, &v, &n) ? mu__json_parse(v, n) : NULL;
+}
+
+/* Whether the array of strings a (NULL: none) holds f. */
+static bool holds(const json_t *a, const char *f)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x)
+		if (json_is_string(x) && !strcmp(json_string_value(x), f))
+			return true;
+	return false;
+}
+
+/* Whether o's text names one of the two finalizers the collector acts
+ * on (a prefilter of their parse: only when it does can metadata hold
+ * them).  O(the text). */
+static bool names_finalizer(const mu__obj_t *o)
+{
+	return strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\"");
+}
+
 /* Notes a change: the owner uids it names (with check, a uid not named
  * before whose owner is absent is queued as gone, kube's virtual owner),
  * a deleted owner's dependents, an owner's finalizers.  A change that
@@ -138,22 +169,22 @@ static bool same_refs(const char *a, const char *b)
  * finalizers has nothing new to note and is not parsed (kube's graph
  * builder acts on the references' differences, referencesDiffs): a pod
  * bound or its status written, most of a worker's changes in a dispatch
- * (docs/dispatch.md, round 9). */
+ * (docs/dispatch.md, round 9).  Otherwise only metadata.ownerReferences,
+ * and metadata.finalizers when the text names one of the two, are
+ * parsed; the uid is the version's own. */
 static void note(mu__gc_t *g, const mu__wev_t *ev, bool check)
 {
 	const mu__obj_t *o = ev->obj;
 	bool refs = strstr(o->json, "\"ownerReferences\"") != NULL;
-	bool fin = o->deleting && (strstr(o->json, "\"orphan\"") || strstr(o->json, "\"foregroundDeletion\""));
+	bool fin = o->deleting && names_finalizer(o);
 	if (!refs && !fin && ev->type != MU__EV_DELETED)
 		return;
 	if (ev->type == MU__EV_MODIFIED && ev->prev && !fin && same_refs(o->json, ev->prev->json))
 		return;
-	json_t *j = mu__obj_parse(o);
-	if (!j)
-		return;
+	json_t *rs = refs ? meta_value(o, "ownerReferences") : NULL;
 	size_t i;
 	json_t *r;
-	json_array_foreach(mu__jget(j, "metadata.ownerReferences"), i, r) {
+	json_array_foreach(rs, i, r) {
 		const char *u = mu__jstr(r, "uid");
 		if (!u || !*u || json_object_size(g->referenced) >= MAX_REFERENCED)
 			continue;
@@ -162,19 +193,22 @@ static void note(mu__gc_t *g, const mu__wev_t *ev, bool check)
 			json_array_append_new(g->gone, json_pack("[s, s]", u, o->ns));
 		json_object_set_new(g->referenced, u, json_true());
 	}
-	const char *uid = mu__jstr(j, "metadata.uid");
+	json_decref(rs);
+	const char *uid = o->uid && *o->uid ? o->uid : NULL;
 	if (ev->type == MU__EV_DELETED && uid && json_object_get(g->referenced, uid)) {
 		if (json_array_size(g->gone) < MAX_PENDING)
 			json_array_append_new(g->gone, json_pack("[s, s]", uid, o->ns));
 		json_object_del(g->referenced, uid);
 	}
-	if (ev->type != MU__EV_DELETED && (has_finalizer(j, "orphan") || has_finalizer(j, "foregroundDeletion")) &&
-	    json_object_size(g->finalizing) < MAX_PENDING) {
+	if (ev->type == MU__EV_DELETED || !(o->deleting ? fin : names_finalizer(o)))
+		return;
+	json_t *fs = meta_value(o, "finalizers");
+	if ((holds(fs, "orphan") || holds(fs, "foregroundDeletion")) && json_object_size(g->finalizing) < MAX_PENDING) {
 		char key[400];
 		snprintf(key, sizeof key, "%d/%s/%s", o->rt, o->ns, o->name);
 		json_object_set_new(g->finalizing, key, json_true());
 	}
-	json_decref(j);
+	json_decref(fs);
 }
 
 void mu__gc_event(mu__gc_t *g, const mu__wev_t *ev)
@@ -206,10 +240,7 @@ static int owner_lookup(mu_apiserver_t *s, const json_t *r, const char *ns)
 		if (t->namespaced && !*ns)
 			return OWNER_UNKNOWN;
 		mu__obj_t *o = mu__store_get(s->store, rt, t->namespaced ? ns : NULL, name);
-		json_t *j = o ? mu__obj_parse(o) : NULL;
-		const char *have = mu__jstr(j, "metadata.uid");
-		bool yes = have && !strcmp(have, uid);
-		json_decref(j);
+		bool yes = o && o->uid && *o->uid && !strcmp(o->uid, uid); /* the version's uid: no parse */
 		mu__obj_unref(o);
 		return yes ? OWNER_PRESENT : OWNER_ABSENT;
 	}

@@ -2,7 +2,10 @@
  * helpers.c - small helpers every file of the control plane shares: clocks,
  * time in RFC 3339 (written and parsed), kubectl's short ages, setting a
  * dotted JSON path, base64, and the server's uids and generated-name
- * suffixes (from its seeded generator).  They call nothing else of the room, so
+ * suffixes (from its seeded generator), and the text of one value of a
+ * stored object's compact JSON found without a parse (mu__text_at: the Job
+ * controller's no-op check, the garbage collector's references).  They
+ * call nothing else of the room, so
  * that the registry (resources.c) and validation (validate.c) can both use
  * them without calling each other in a loop.  Each is bounded by the size
  * of its input.
@@ -117,4 +120,87 @@ void mu__name_suffix(mu_apiserver_t *s, char out[6])
 	for (int i = 0; i < 5; i++, a /= 27)
 		out[i] = alpha[a % 27];
 	out[5] = '\0';
+}
+
+/* --- values in a stored object's text ------------------------------------ */
+
+/* The index of the quote that closes the JSON string whose opening quote
+ * is at t[i], or n when the text ends first.  memchr from quote to quote,
+ * an escaped one (odd backslashes before it) passed over.  O(the string). */
+static size_t string_end(const char *t, size_t i, size_t n)
+{
+	for (size_t k = i + 1; k < n;) {
+		const char *q = memchr(t + k, '"', n - k);
+		if (!q)
+			return n;
+		size_t e = (size_t)(q - t), b = e;
+		while (b > i + 1 && t[b - 1] == '\\')
+			b--;
+		if ((e - b) % 2 == 0)
+			return e;
+		k = e + 1;
+	}
+	return n;
+}
+
+/* The length of the JSON value that starts at v (of at most n
+ * characters): an object or array to its closing bracket, a string to its
+ * closing quote, else to the next ',', '}' or ']'; 0 when the text ends
+ * first.  Strings are skipped.  O(the value). */
+static size_t value_len(const char *v, size_t n)
+{
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+		if (c == '"') {
+			if ((i = string_end(v, i, n)) >= n)
+				return 0;
+			if (depth == 0)
+				return i + 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return i;
+			if (--depth == 0)
+				return i + 1;
+		} else if (c == ',' && depth == 0) {
+			return i;
+		}
+	}
+	return depth == 0 ? n : 0;
+}
+
+bool mu__text_at(const char *t, size_t len, const char *k1, const char *k2, const char **v, size_t *vlen)
+{
+	int depth = 0;
+	bool in = false; /* inside k1's object */
+	size_t l1 = strlen(k1), l2 = k2 ? strlen(k2) : 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = t[i];
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth <= 1 && in)
+				return false;
+		} else if (c == '"') {
+			size_t k = string_end(t, i, len);
+			if (k + 1 >= len || t[k + 1] != ':') {
+				i = k;
+				continue; /* a string value */
+			}
+			const char *key = t + i + 1;
+			size_t klen = k - i - 1;
+			i = k + 1; /* at the ':' */
+			bool top = depth == 1 && klen == l1 && !memcmp(key, k1, l1);
+			if ((top && !k2) || (depth == 2 && in && klen == l2 && !memcmp(key, k2, l2))) {
+				*v = t + i + 1;
+				*vlen = value_len(*v, len - i - 1);
+				return *vlen > 0;
+			}
+			if (top)
+				in = i + 1 < len && t[i + 1] == '{';
+		}
+	}
+	return false;
 }

@@ -276,98 +276,12 @@ static void dl_take(mu__jobctl_t *jc, int64_t now)
 	}
 }
 
-/* The index of the quote that closes the JSON string whose opening quote
- * is at t[i], or n when the text ends first.  memchr from quote to quote,
- * an escaped one (odd backslashes before it) passed over.  O(the string). */
-static size_t string_end(const char *t, size_t i, size_t n)
-{
-	for (size_t k = i + 1; k < n;) {
-		const char *q = memchr(t + k, '"', n - k);
-		if (!q)
-			return n;
-		size_t e = (size_t)(q - t), b = e;
-		while (b > i + 1 && t[b - 1] == '\\')
-			b--;
-		if ((e - b) % 2 == 0)
-			return e;
-		k = e + 1;
-	}
-	return n;
-}
-
-/* The length of the JSON value that starts at v (of at most n
- * characters): an object or array to its closing bracket, a string to its
- * closing quote, else to the next ',', '}' or ']'; 0 when the text ends
- * first.  Strings are skipped.  O(the value). */
-static size_t value_len(const char *v, size_t n)
-{
-	int depth = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = v[i];
-		if (c == '"') {
-			if ((i = string_end(v, i, n)) >= n)
-				return 0;
-			if (depth == 0)
-				return i + 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (depth == 0)
-				return i;
-			if (--depth == 0)
-				return i + 1;
-		} else if (c == ',' && depth == 0) {
-			return i;
-		}
-	}
-	return depth == 0 ? n : 0;
-}
-
-/* The text of the value at top-level key k1, or at key k2 of k1's object
- * (k2 NULL: k1's own value), in an object's compact text t (as the store
- * keeps it: a key is followed by ':' at once): *v and *vlen, or false when
- * absent.  A scan with strings skipped and depth counted, no parse.
- * O(the text up to the value). */
-static bool text_at(const char *t, size_t len, const char *k1, const char *k2, const char **v, size_t *vlen)
-{
-	int depth = 0;
-	bool in = false; /* inside k1's object */
-	size_t l1 = strlen(k1), l2 = k2 ? strlen(k2) : 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = t[i];
-		if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (--depth <= 1 && in)
-				return false;
-		} else if (c == '"') {
-			size_t k = string_end(t, i, len);
-			if (k + 1 >= len || t[k + 1] != ':') {
-				i = k;
-				continue; /* a string value */
-			}
-			const char *key = t + i + 1;
-			size_t klen = k - i - 1;
-			i = k + 1; /* at the ':' */
-			bool top = depth == 1 && klen == l1 && !memcmp(key, k1, l1);
-			if ((top && !k2) || (depth == 2 && in && klen == l2 && !memcmp(key, k2, l2))) {
-				*v = t + i + 1;
-				*vlen = value_len(*v, len - i - 1);
-				return *vlen > 0;
-			}
-			if (top)
-				in = i + 1 < len && t[i + 1] == '{';
-		}
-	}
-	return false;
-}
-
 /* metadata.generation of an object's text, or -1.  O(the text before it). */
 static long long text_generation(const char *t, size_t len)
 {
 	const char *v;
 	size_t n;
-	return text_at(t, len, "metadata", "generation", &v, &n) ? strtoll(v, NULL, 10) : -1;
+	return mu__text_at(t, len, "metadata", "generation", &v, &n) ? strtoll(v, NULL, 10) : -1;
 }
 
 void mu__jobctl_resync(mu__jobctl_t *jc)
@@ -780,7 +694,7 @@ static int text_int(const char *spec, size_t len, const char *key, json_int_t *o
 {
 	const char *v;
 	size_t n;
-	if (!text_at(spec, len, key, NULL, &v, &n))
+	if (!mu__text_at(spec, len, key, NULL, &v, &n))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!(v[i] >= '0' && v[i] <= '9') && !(i == 0 && v[i] == '-' && n > 1))
@@ -825,15 +739,15 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 {
 	const char *v, *sp, *stv;
 	size_t n, spn, stn;
-	if (jo->deleting || !text_at(jo->json, jo->len, "spec", NULL, &sp, &spn) || sp[0] != '{')
+	if (jo->deleting || !mu__text_at(jo->json, jo->len, "spec", NULL, &sp, &spn) || sp[0] != '{')
 		return false;
-	if (text_at(sp, spn, "managedBy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4))) {
+	if (mu__text_at(sp, spn, "managedBy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4))) {
 		if (v[0] != '"' || memchr(v, '\\', n))
 			return false;
 		if (!(n == 30 && !memcmp(v, "\"kubernetes.io/job-controller\"", 30)))
 			return true; /* another controller's, as in reconcile */
 	}
-	if (!text_at(jo->json, jo->len, "status", NULL, &stv, &stn) || stv[0] != '{')
+	if (!mu__text_at(jo->json, jo->len, "status", NULL, &stv, &stn) || stv[0] != '{')
 		return false; /* no status yet: reconcile writes one */
 	json_int_t comp = 0, par = 0, backoff = 6;
 	bool has_comp = text_int(sp, spn, "completions", &comp) == 1;
@@ -841,13 +755,13 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 		par = 0;      /* json_integer_value of a non-integer */
 	if (text_int(sp, spn, "backoffLimit", &backoff) < 0)
 		backoff = 0;
-	bool suspend = text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
+	bool suspend = mu__text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
 	/* onlyReplaceFailedPods: podReplacementPolicy Failed, or a
 	 * podFailurePolicy (which requires it) */
-	bool only_failed = (text_at(sp, spn, "podReplacementPolicy", NULL, &v, &n) && n == 8 &&
+	bool only_failed = (mu__text_at(sp, spn, "podReplacementPolicy", NULL, &v, &n) && n == 8 &&
 			    !memcmp(v, "\"Failed\"", 8)) ||
-			   (text_at(sp, spn, "podFailurePolicy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)));
-	if (text_at(sp, spn, "activeDeadlineSeconds", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)))
+			   (mu__text_at(sp, spn, "podFailurePolicy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)));
+	if (mu__text_at(sp, spn, "activeDeadlineSeconds", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)))
 		return false; /* a deadline to check or requeue: reconcile does */
 	json_t *st = NULL, *o = json_object(), *before = NULL;
 	if (!o || !(st = mu__json_parse(stv, stn)) ||

@@ -1218,6 +1218,32 @@ static void test_replacement_api(mu_t_t *t)
 	}
 	json_decref(j);
 	json_decref(k);
+
+/* mu__text_at (helpers.c), the scan the controller's no-op check and the
+ * garbage collector read a stored object's values with: a key of
+ * metadata itself, not one of the same name deeper (a pod template's
+ * metadata) or inside a string; a value's whole text (an array with
+ * strings holding brackets and escaped quotes, an object, a number); an
+ * absent key, and a k1 that is no object, give false. */
+static void test_text_at(mu_t_t *t)
+{
+	const char *x = "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"a\\\"ownerReferences\\\":[1]\","
+			"\"labels\":{\"ownerReferences\":\"l\"},\"ownerReferences\":[{\"uid\":\"u]\\\"}\",\"name\":\"o\"}],"
+			"\"generation\":12},\"spec\":{\"template\":{\"metadata\":{\"finalizers\":[\"orphan\"]}}},"
+			"\"status\":{\"active\":3}}";
+	size_t len = strlen(x), n = 0;
+	const char *v = NULL;
+	CHECK(t, mu__text_at(x, len, "metadata", "ownerReferences", &v, &n));
+	CHECK(t, v && n == strlen("[{\"uid\":\"u]\\\"}\",\"name\":\"o\"}]") &&
+		 !memcmp(v, "[{\"uid\":\"u]\\\"}\",\"name\":\"o\"}]", n));
+	json_t *j = v ? mu__json_parse(v, n) : NULL;
+	CHECK(t, json_is_array(j) && !strcmp(json_string_value(json_object_get(json_array_get(j, 0), "uid")), "u]\"}"));
+	json_decref(j);
+	CHECK(t, mu__text_at(x, len, "metadata", "generation", &v, &n) && n == 2 && !memcmp(v, "12", 2));
+	CHECK(t, !mu__text_at(x, len, "metadata", "finalizers", &v, &n)); /* only the template's */
+	CHECK(t, mu__text_at(x, len, "status", NULL, &v, &n) && n == strlen("{\"active\":3}"));
+	CHECK(t, !mu__text_at(x, len, "kind", "name", &v, &n));
+	CHECK(t, !mu__text_at(x, len, "nothing", NULL, &v, &n));
 }
 
 int main(void)
@@ -1226,6 +1252,7 @@ int main(void)
 	snprintf(dir, sizeof dir, "/tmp/mu-jobctl-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
+	MU_RUN(&t, test_text_at);
 	MU_RUN(&t, test_batching);
 	MU_RUN(&t, test_failed_create);
 	MU_RUN(&t, test_successful_create);
