@@ -1218,6 +1218,7 @@ static void test_replacement_api(mu_t_t *t)
 	}
 	json_decref(j);
 	json_decref(k);
+}
 
 /* mu__text_at (helpers.c), the scan the controller's no-op check and the
  * garbage collector read a stored object's values with: a key of
