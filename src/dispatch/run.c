@@ -332,12 +332,9 @@ static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 
 /* A sender: its own connections (slot `first` of the daemon's pools:
  * the hub's and each cluster's, made on first use and kept across
- * passes) and the work, done by fn: the senders of a pass share one
- * cursor over the items, and each takes the next item when it is done
- * with its last (round 14: a sender whose requests were answered fast
- * does not wait idle while another still has a share of its own to do).
- * It touches only the jobs it took, their slots of rec and made, and its
- * slot of the pools. */
+ * passes) and its share of the work (every step-th item from first),
+ * done by fn.  It touches only its own jobs, its slots of rec and made,
+ * and its slot of the pools. */
 typedef struct sender sender_t;
 struct sender {
 	mu__dd_t *d;
@@ -345,21 +342,16 @@ struct sender {
 	bool own;               /* its connections are its own (a thread's) */
 	mu__djob_t **jobs;
 	long *rec, *made;       /* per item: the record's, the create's status */
-	size_t n, first;
-	size_t *next;           /* the shared cursor (atomic) */
+	size_t n, first, step;
 	void (*fn)(sender_t *s, size_t i);
 };
 
 static void *sender_run(void *arg)
 {
 	sender_t *s = arg;
-	for (;;) {
-		size_t i = __atomic_fetch_add(s->next, 1, __ATOMIC_RELAXED);
-		if (i >= s->n)
-			break;
+	for (size_t i = s->first; i < s->n; i += s->step)
 		if (s->jobs[i])
 			s->fn(s, i);
-	}
 	return NULL;
 }
 
@@ -378,8 +370,8 @@ static mu_kube_client_t *sender_kc(sender_t *s, int32_t ci)
 
 /* Runs fn on jobs[0..n) (NULL entries skipped): on the daemon's own
  * connections when there are few, else through MU__D_SENDERS threads with
- * connections of their own (kept in the pools for the next pass), all
- * taking items from one cursor.  false when out of memory (nothing ran). */
+ * connections of their own (kept in the pools for the next pass).  false
+ * when out of memory (nothing ran). */
 static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *made,
 		    void (*fn)(sender_t *s, size_t i))
 {
@@ -391,23 +383,19 @@ static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *m
 		free(th);
 		return false;
 	}
-	size_t next = 0;
 	for (int t = 0; t < k; t++) {
-		s[t] = (sender_t){d, d->hub, false, jobs, rec, made, n, (size_t)t, &next, fn};
+		s[t] = (sender_t){d, d->hub, false, jobs, rec, made, n, (size_t)t, (size_t)k, fn};
 		if (k > 1 && (d->hpool[t] || mu_kube_client_new(d->o->hub, &d->hpool[t]) == MU_OK)) {
 			s[t].hub = d->hpool[t];
 			s[t].own = true;
 		}
-		if (s[t].own && pthread_create(&th[t], NULL, sender_run, &s[t])) {
+		if (!s[t].own || pthread_create(&th[t], NULL, sender_run, &s[t])) {
+			/* this share runs here, on the daemon's own connections */
 			s[t].hub = d->hub;
 			s[t].own = false;
+			sender_run(&s[t]);
 		}
 	}
-	/* a sender without a thread runs here, on the daemon's own
-	 * connections, once the threads started (taking what they have not) */
-	for (int t = 0; t < k; t++)
-		if (!s[t].own)
-			sender_run(&s[t]);
 	for (int t = 0; t < k; t++)
 		if (s[t].own)
 			pthread_join(th[t], NULL);
