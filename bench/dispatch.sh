@@ -112,4 +112,4 @@ diff_cpu() {
 }
 echo "bench dispatch: CPU s from the dispatcher's start to the last bind: dispatcher=$cd1 $(diff_cpu "$c0" "$c1")"
 echo "bench dispatch: CPU s from the dispatcher's start to ${SETTLE:-3} s after it: dispatcher=$cd2 $(diff_cpu "$c0" "$c2")"
-grep -E "stopped:|time:" "$T/d.log" | sed 's/^/bench dispatch: /'
+grep -E "stopped:|time:|path:" "$T/d.log" | sed 's/^/bench dispatch: /'

@@ -20,6 +20,66 @@ int64_t mu__d_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t mu__d_mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The bucket of a time in us: 0.1 ms steps to 100 ms, then 10 ms. */
+static int lat_bucket(int64_t us)
+{
+	int64_t b = us < 100000 ? us / 100 : 1000 + (us - 100000) / 10000;
+	return b < 0 ? 0 : b >= MU__DLAT_BUCKETS ? MU__DLAT_BUCKETS - 1 : (int)b;
+}
+
+/* The lower bound in us of bucket b (lat_bucket's inverse). */
+static int64_t lat_floor(int b)
+{
+	return b < 1000 ? (int64_t)b * 100 : 100000 + (int64_t)(b - 1000) * 10000;
+}
+
+void mu__dlat_add(mu__dlat_t *h, const int64_t t_us[4])
+{
+	for (int l = 0; l < 3; l++)
+		if (t_us[l] <= 0 || t_us[l + 1] < t_us[l])
+			return;
+	for (int l = 0; l < MU__DLAT_LEGS; l++) {
+		int64_t us = l < 3 ? t_us[l + 1] - t_us[l] : t_us[3] - t_us[0];
+		h->n[l][lat_bucket(us)]++;
+		h->count[l]++;
+		if (us > h->max_us[l])
+			h->max_us[l] = us;
+	}
+}
+
+int64_t mu__dlat_pct(const mu__dlat_t *h, int l, int pct)
+{
+	if (l < 0 || l >= MU__DLAT_LEGS || !h->count[l])
+		return -1;
+	if (pct >= 100)
+		return h->max_us[l];
+	/* the smallest bucket at which pct% of the jobs are counted */
+	uint64_t want = (h->count[l] * (uint64_t)(pct < 0 ? 0 : pct) + 99) / 100, seen = 0;
+	for (int b = 0; b < MU__DLAT_BUCKETS; b++)
+		if ((seen += h->n[l][b]) >= want && seen)
+			return lat_floor(b);
+	return h->max_us[l];
+}
+
+void mu__dlat_format(const mu__dlat_t *h, char *buf, size_t len)
+{
+	static const char *const leg[MU__DLAT_LEGS] = {
+		"decided->recorded", "recorded->created", "created->seen bound", "decided->seen bound"};
+	size_t o = (size_t)snprintf(buf, len, "%llu jobs", (unsigned long long)h->count[3]);
+	for (int l = 0; l < MU__DLAT_LEGS && o < len; l++)
+		o += (size_t)snprintf(buf + o, len - o, "%s %s p50 %.1f p90 %.1f max %.1f ms",
+				      l ? "," : ":", leg[l], (double)mu__dlat_pct(h, l, 50) / 1000,
+				      (double)mu__dlat_pct(h, l, 90) / 1000,
+				      (double)mu__dlat_pct(h, l, 100) / 1000);
+}
+
 mu_time_t mu__d_now(const mu__dd_t *d)
 {
 	return mu__d_mono_ms() - d->t0;

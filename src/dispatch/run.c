@@ -221,7 +221,10 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 	if (!j->listed && !c->pull && t - j->dispatched >= 2000 && t - j->made >= retry_ms(j) &&
 	    mu__dhub_fence(d, d->hub, j) == 200) {
 		j->made = t;
-		created(d, j, mu__dwork_create(d, j));
+		long st = mu__dwork_create(d, j);
+		if ((st == 200 || st == 201) && !j->path_us[2])
+			j->path_us[2] = mu__d_mono_us();
+		created(d, j, st);
 		if (j->state != MU__DJ_DISPATCHED)
 			return;
 	}
@@ -313,6 +316,8 @@ static mu__djob_t *prepare(mu__dd_t *d, const mu_fleet_decision_t *x)
 	j->cl = ci;
 	j->state = MU__DJ_DISPATCHED;
 	j->dispatched = mu__d_mono_ms();
+	j->path_us[0] = mu__d_mono_us();
+	j->path_us[1] = j->path_us[2] = 0;
 	j->started = j->copy_seen = j->listed = false;
 	j->fails = 0;
 	j->made = 0;
@@ -409,9 +414,12 @@ static void send_one(sender_t *s, size_t i)
 	s->rec[i] = mu__dhub_record_on(s->d, s->hub, j);
 	if (s->rec[i] != 200)
 		return; /* not recorded (or fenced): nothing may be created */
+	j->path_us[1] = mu__d_mono_us();
 	mu__dcl_t *c = &s->d->cls[j->cl];
 	if (!c->pull)
 		s->made[i] = mu__dwork_create_on(s->d, sender_kc(s, j->cl), j);
+	if (s->made[i] == 200 || s->made[i] == 201)
+		j->path_us[2] = mu__d_mono_us();
 }
 
 /* Sends the pass's decisions (par_run; the record-then-create order holds
@@ -643,6 +651,7 @@ static void dd_release(mu__dd_t *d)
 	for (int t = 0; t < MU__D_SENDERS; t++)
 		mu_kube_client_free(d->hpool[t]);
 	mu_kube_lease_release(d->lease);
+	free(d->lat);
 }
 
 int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
@@ -652,6 +661,7 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 	d.o = o;
 	d.t0 = mu__d_mono_ms();
 	d.nreq = &d.reqs;
+	d.lat = calloc(1, sizeof *d.lat); /* none: no path line, nothing else lost */
 	mu_fleet_config_t fc;
 	mu_fleet_config_defaults(&fc);
 	fc.burst_after = o->burst_after_ms;
@@ -750,6 +760,11 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		 (unsigned long long)d.passes, (long long)d.spent[0], (long long)d.spent[1],
 		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4],
 		 (unsigned long long)d.reqs);
+	if (d.lat) {
+		char line[1024];
+		mu__dlat_format(d.lat, line, sizeof line);
+		mu__dlog(&d, 1, "path: %s", line);
+	}
 	dd_release(&d);
 	return rc;
 }

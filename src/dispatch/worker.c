@@ -291,6 +291,9 @@ static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool starte
 	    (done && j->state == MU__DJ_DISPATCHED))
 		mu__djob_dirty(d, j);
 	snprintf(j->pods, sizeof j->pods, "%s", pods);
+	if (started && !j->started && j->path_us[2] && d->lat) /* its path, once */
+		mu__dlat_add(d->lat, (int64_t[4]){j->path_us[0], j->path_us[1], j->path_us[2],
+						   mu__d_mono_us()});
 	j->started |= started;
 	if (j->state == MU__DJ_DISPATCHED) {
 		const char *ph = done ? done : j->started ? "Running" : "Dispatched";

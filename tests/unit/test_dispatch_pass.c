@@ -185,11 +185,53 @@ static void test_queue_status(mu_t_t *t)
 	json_decref(st);
 }
 
+/* Round 14: the per-job dispatch path's histograms (dutil.c): each leg
+ * counted per job, percentiles within a bucket's step (0.1 ms to 100 ms,
+ * 10 ms above), the max exact, a job whose stamps are missing or out of
+ * order not counted, and the stop line's text. */
+static void test_path_times(mu_t_t *t)
+{
+	mu__dlat_t *h = calloc(1, sizeof *h);
+	CHECK(t, h != NULL);
+	if (!h)
+		return;
+	CHECK(t, mu__dlat_pct(h, 0, 50) == -1); /* none yet */
+	/* 100 jobs: recorded after i ms (1..100), created 2.5 ms later,
+	 * seen bound 200 ms after that */
+	for (int i = 1; i <= 100; i++) {
+		int64_t d0 = 1000000, r = d0 + i * 1000, c = r + 2500, b = c + 200000;
+		mu__dlat_add(h, (int64_t[4]){d0, r, c, b});
+	}
+	/* not counted: no create stamp; bound before created */
+	mu__dlat_add(h, (int64_t[4]){1000, 2000, 0, 5000});
+	mu__dlat_add(h, (int64_t[4]){1000, 2000, 3000, 2500});
+	CHECK(t, h->count[0] == 100 && h->count[3] == 100);
+	CHECK(t, mu__dlat_pct(h, 0, 50) == 50000);
+	CHECK(t, mu__dlat_pct(h, 0, 90) == 90000);
+	CHECK(t, mu__dlat_pct(h, 0, 100) == 100000);
+	CHECK(t, mu__dlat_pct(h, 1, 50) == 2500);
+	CHECK(t, mu__dlat_pct(h, 2, 50) == 200000);
+	/* the whole: 202.5 + i ms, in 10 ms steps above 100 ms */
+	CHECK(t, mu__dlat_pct(h, 3, 50) == 250000);
+	CHECK(t, mu__dlat_pct(h, 3, 100) == 302500);
+	char line[1024];
+	mu__dlat_format(h, line, sizeof line);
+	CHECK_STR(t, line, "100 jobs: decided->recorded p50 50.0 p90 90.0 max 100.0 ms, "
+		  "recorded->created p50 2.5 p90 2.5 max 2.5 ms, "
+		  "created->seen bound p50 200.0 p90 200.0 max 200.0 ms, "
+		  "decided->seen bound p50 250.0 p90 290.0 max 302.5 ms");
+	/* beyond 60 s: the last bucket, the max still exact */
+	mu__dlat_add(h, (int64_t[4]){1, 2, 3, 100000000});
+	CHECK(t, mu__dlat_pct(h, 3, 100) == 99999999);
+	free(h);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_sets);
 	MU_RUN(&t, test_counts_only);
 	MU_RUN(&t, test_queue_status);
+	MU_RUN(&t, test_path_times);
 	return mu_t_done(&t);
 }
