@@ -105,6 +105,7 @@ static void cluster_release(mu__cluster_t *c)
 	free(c->taken);
 	free(c->shares);
 	free(c->name);
+	mu__fleet_dra_release(c);
 	mu_engine_free(c->eng);
 }
 
@@ -120,6 +121,8 @@ void mu_fleet_free(mu_fleet_t *f)
 		free(f->queues[i].line);
 		free(f->queues[i].caps);
 	}
+	for (int32_t j = 0; j < f->njobs; j++)
+		json_decref(f->jobs[j].dra_why);
 	free(f->clusters);
 	free(f->queues);
 	free(f->jobs);
@@ -686,6 +689,7 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 		rc = mu_engine_job_forget(c->eng, fj->ejob);
 	if (rc && rc != MU_ESTATE)
 		return rc;
+	mu__fleet_dra_drop(f, (int32_t)(fj - f->jobs), fj->cluster); /* its devices are free */
 	mu_res_t a = mu__job_acct(fj->spec.job);
 	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1, fj->spec.job->preemptible);
 	c->running--;
