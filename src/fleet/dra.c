@@ -31,6 +31,8 @@
 /* The label pods are steered with, as muster scheduler steers them
  * (kube/dra.c): kubelet sets it to the node's name. */
 #define MU__DRA_HOSTNAME "kubernetes.io/hostname"
+/* The label a spread gang's pods carry (mu__fleet_dra_steer, spread). */
+#define MU__DRA_GANG "muster.io/fleet-dra"
 
 int mu_fleet_cluster_dra(mu_fleet_t *f, int32_t c, json_t *slices, json_t *classes,
 			 json_t *claims, json_t *nodes)
@@ -165,9 +167,39 @@ static int pod_take(const mu_dra_view_t *v, const json_t *list, const char *job,
  * block), and each set's node list. */
 typedef struct steer {
 	mu_podset_spec_t *blk;
+	const char *gang[1];    /* spread: the label value, the job's name */
 	size_t nlists;
-	const char **lists[];
+	void *lists[];          /* node lists, and spread's arrays */
 } steer_t;
+
+/* Spreads pod set p's pods over the nodes it may use (spread): its pods
+ * get the label muster.io/fleet-dra=NAME and a topology spread constraint
+ * on kubernetes.io/hostname with maxSkew 1 over it (DoNotSchedule), in
+ * arrays of their own kept in st.  MU_ENOMEM.  O(labels + constraints). */
+static int spread_set(steer_t *st, mu_podset_spec_t *p)
+{
+	mu_label_t *l = malloc((p->nlabels + 1) * sizeof *l);
+	mu_spread_spec_t *sp = malloc((p->nspread + 1) * sizeof *sp);
+	mu_sel_req_t *r = malloc(sizeof *r);
+	st->lists[st->nlists++] = l;
+	st->lists[st->nlists++] = sp;
+	st->lists[st->nlists++] = r;
+	if (!l || !sp || !r)
+		return MU_ENOMEM;
+	if (p->nlabels)
+		memcpy(l, p->labels, p->nlabels * sizeof *l);
+	l[p->nlabels] = (mu_label_t){MU__DRA_GANG, st->gang[0]};
+	if (p->nspread)
+		memcpy(sp, p->spread, p->nspread * sizeof *sp);
+	*r = (mu_sel_req_t){MU__DRA_GANG, MU_SEL_IN, st->gang, 1};
+	sp[p->nspread] = (mu_spread_spec_t){.max_skew = 1, .topology_key = MU__DRA_HOSTNAME,
+					    .sel = {r, 1, false}};
+	p->labels = l;
+	p->nlabels++;
+	p->spread = sp;
+	p->nspread++;
+	return MU_OK;
+}
 
 /* The nodes of k where one pod of a set with claims list gets them all
  * alone (its claims allocated over the devices in use, taken), as a new
@@ -199,7 +231,8 @@ static const char **alone_nodes(const mu__cluster_t *k, const json_t *list, cons
 	return out;
 }
 
-int mu__fleet_dra_steer(mu_fleet_t *f, int32_t j, int32_t c, mu_job_spec_t *s, void **mem)
+int mu__fleet_dra_steer(mu_fleet_t *f, int32_t j, int32_t c, mu_job_spec_t *s, bool spread,
+			void **mem)
 {
 	mu__fjob_t *fj = &f->jobs[j];
 	mu__cluster_t *k = &f->clusters[c];
@@ -213,11 +246,13 @@ int mu__fleet_dra_steer(mu_fleet_t *f, int32_t j, int32_t c, mu_job_spec_t *s, v
 	for (size_t ps = 0; ps < np; ps++)
 		for (size_t t = 0; t < s->podsets[ps].naffinity; t++)
 			reqs += s->podsets[ps].affinity[t].nreqs;
-	steer_t *st = calloc(1, sizeof *st + np * sizeof(const char **));
+	steer_t *st = calloc(1, sizeof *st + np * 4 * sizeof(void *));
 	json_t *taken = in_use(k);
 	if (st)
 		st->blk = calloc(1, np * sizeof(mu_podset_spec_t) + terms * sizeof(mu_sel_term_t) +
 				 reqs * sizeof(mu_sel_req_t));
+	if (st)
+		st->gang[0] = s->name;
 	if (!st || !st->blk || !taken) {
 		mu__fleet_dra_unsteer(st);
 		json_decref(taken);
@@ -261,6 +296,8 @@ int mu__fleet_dra_steer(mu_fleet_t *f, int32_t j, int32_t c, mu_job_spec_t *s, v
 		p->affinity = tt;
 		p->naffinity = nt;
 		tt += nt;
+		if (spread)
+			rc = spread_set(st, p);
 	}
 	json_decref(taken);
 	if (rc) {

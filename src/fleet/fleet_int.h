@@ -206,9 +206,14 @@ int mu__fleet_dra_take(mu_fleet_t *f, int32_t j, int32_t c, mu_id_t ej, bool mus
  * kubernetes.io/hostname In the nodes where one pod's claims can be
  * allocated alone (every term, or one new term), so the model places
  * them only there; with none, the allocator's reason is kept for c.
- * *mem owns what s now points to: mu__fleet_dra_unsteer() it after the
- * engine has read s.  MU_ENOMEM.  O(pod sets x nodes x allocator). */
-int mu__fleet_dra_steer(mu_fleet_t *f, int32_t j, int32_t c, mu_job_spec_t *s, void **mem);
+ * With spread, those pods are also spread over those nodes (a topology
+ * spread constraint on kubernetes.io/hostname, maxSkew 1, over a label of
+ * the job's own): the second try of a gang whose packed placement put
+ * more pods on a node than its devices serve.  *mem owns what s now
+ * points to (s->name must outlive it): mu__fleet_dra_unsteer() it after
+ * the engine has read s.  MU_ENOMEM.  O(pod sets x nodes x allocator). */
+int mu__fleet_dra_steer(mu_fleet_t *f, int32_t j, int32_t c, mu_job_spec_t *s, bool spread,
+			void **mem);
 void mu__fleet_dra_unsteer(void *mem);
 /* Frees what job j's claims hold on cluster c.  O(1). */
 void mu__fleet_dra_drop(mu_fleet_t *f, int32_t j, int32_t c);

@@ -255,8 +255,10 @@ static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
 	return rc;
 }
 
-int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
-		     bool must_run, bool *ok)
+/* mu__fleet_commit() once; spread: a job with claims is spread over the
+ * nodes its claims allow (its second try). */
+static int commit_once(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
+		       bool must_run, bool spread, bool *ok)
 {
 	mu__fjob_t *fj = &f->jobs[j];
 	mu__cluster_t *k = &f->clusters[c];
@@ -268,7 +270,7 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	s.submit = now;
 	mu_id_t ej;
 	void *steer = NULL; /* DRA: only where its claims can be allocated */
-	int rc = fj->spec.dra && must_run ? mu__fleet_dra_steer(f, j, c, &s, &steer) : MU_OK;
+	int rc = fj->spec.dra && must_run ? mu__fleet_dra_steer(f, j, c, &s, spread, &steer) : MU_OK;
 	if (rc == MU_OK)
 		rc = mu_engine_job_submit(k->eng, &s, now, &ej);
 	mu__fleet_dra_unsteer(steer);
@@ -308,6 +310,18 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	f->usage_gen++;
 	mu__fleet_hold_drop(f, j); /* placed: its hold has done its work */
 	return MU_OK;
+}
+
+int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
+		     bool must_run, bool *ok)
+{
+	int rc = commit_once(f, j, c, gen, now, must_run, false, ok);
+	/* a gang whose pods the model packed onto fewer devices than they
+	 * claim: once more, spread over the nodes with devices */
+	if (rc == MU_OK && !*ok && must_run && f->jobs[j].spec.dra &&
+	    mu__fleet_dra_why(f, j, c))
+		rc = commit_once(f, j, c, gen, now, must_run, true, ok);
+	return rc;
 }
 
 /* Why a job that went nowhere waits, from what kept clusters out. */
@@ -364,7 +378,7 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 		mu_job_spec_t s = *fj->spec.job;
 		s.queue = MU__FLEET_QUEUE;
 		void *steer = NULL;
-		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, j, cands[i].c, &s, &steer) : MU_OK;
+		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, j, cands[i].c, &s, false, &steer) : MU_OK;
 		if (rc == MU_OK)
 			rc = mu_engine_job_whatif(k->eng, &s, now, false, &w);
 		mu__fleet_dra_unsteer(steer);
@@ -500,7 +514,7 @@ int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
 		mu_job_spec_t s = *fj->spec.job;
 		s.queue = MU__FLEET_QUEUE;
 		void *steer = NULL;
-		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, (int32_t)j, c, &s, &steer) : MU_OK;
+		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, (int32_t)j, c, &s, false, &steer) : MU_OK;
 		if (rc == MU_OK)
 			rc = mu_engine_job_whatif(f->clusters[c].eng, &s, now, true, &x->whatif);
 		mu__fleet_dra_unsteer(steer);

@@ -198,6 +198,32 @@ static void test_gang_pods_do_not_share(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* Two nodes with one device each: a gang of two pods that each claim one
+ * device fits, one pod per node (the model packs them on one node by CPU;
+ * the allocation of the second pod refuses that, and the second try
+ * spreads them). */
+static void test_gang_spreads(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet();
+	int32_t a = cluster(f, "a", 3);
+	devices(f, a, json_pack("[o,o]", slice("a-n0", "gpu.example.com", 1),
+				slice("a-n2", "gpu.example.com", 1)), NULL);
+	djob_t g, h;
+	djob(&g, "gang", 2, "gpu.example.com", NULL);
+	djob(&h, "more", 1, "gpu.example.com", NULL);
+	mu_id_t id, id2;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &g.fs, 0, &id), MU_OK);
+	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
+	CHECK_EQ_INT(t, where(f, id), a);
+	/* both devices are the gang's now */
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &h.fs, 1, &id2), MU_OK);
+	CHECK_EQ_INT(t, pass(f, 1), MU_OK);
+	CHECK_EQ_INT(t, where(f, id2), -1);
+	json_decref(g.dra);
+	json_decref(h.dra);
+	mu_fleet_free(f);
+}
+
 /* A device a worker's ResourceClaim holds is not offered: the job waits
  * until the claim is gone. */
 static void test_worker_claim_in_use(mu_t_t *t)
@@ -250,6 +276,7 @@ int main(void)
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_only_cluster_with_device);
 	MU_RUN(&t, test_gang_pods_do_not_share);
+	MU_RUN(&t, test_gang_spreads);
 	MU_RUN(&t, test_worker_claim_in_use);
 	MU_RUN(&t, test_cel_outside_subset);
 	return mu_t_done(&t);
