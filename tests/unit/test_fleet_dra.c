@@ -271,6 +271,46 @@ static void test_cel_outside_subset(mu_t_t *t)
 	mu_fleet_free(f);
 }
 
+/* A job with claims that fits nowhere takes no room back from another
+ * queue's job: reclaim's what-if counts no devices, and the victim's
+ * going would give it none here. */
+static void test_no_reclaim_for_claims(mu_t_t *t)
+{
+	mu_fleet_t *f = fleet();
+	int32_t a = cluster(f, "a", 1);
+	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), NULL);
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "team";
+	q.deserved.v[MU_RES_CPU] = 1000000;
+	mu_fleet_queue_upsert(f, &q);
+	mu_queue_spec_defaults(&q);
+	q.name = "other";
+	mu_fleet_queue_upsert(f, &q);
+	/* other's job takes every CPU, no device */
+	djob_t big, g;
+	djob(&big, "big", 1, "gpu.example.com", NULL);
+	big.ps.req.v[MU_RES_CPU] = 64000;
+	big.job.queue = "other";
+	big.fs.dra = NULL;
+	djob(&g, "mine", 1, "gpu.example.com", NULL);
+	mu_id_t ib, ig;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &big.fs, 0, &ib), MU_OK);
+	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
+	CHECK_EQ_INT(t, where(f, ib), a);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &g.fs, 1, &ig), MU_OK);
+	mu_time_t later = 120 * MIN;
+	CHECK_EQ_INT(t, pass(f, later), MU_OK);
+	CHECK_EQ_INT(t, where(f, ig), -1);
+	mu_fleet_reclaims_t r = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(f, later, &r), MU_OK);
+	CHECK_EQ_INT(t, (int)r.n, 0);
+	mu_fleet_reclaims_release(&r);
+	json_decref(big.dra);
+	json_decref(g.dra);
+	mu_fleet_free(f);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -279,5 +319,6 @@ int main(void)
 	MU_RUN(&t, test_gang_spreads);
 	MU_RUN(&t, test_worker_claim_in_use);
 	MU_RUN(&t, test_cel_outside_subset);
+	MU_RUN(&t, test_no_reclaim_for_claims);
 	return mu_t_done(&t);
 }
