@@ -19,8 +19,11 @@
  * argument.  The daemon (`muster dispatch`), the evaluation and the bench
  * drive it with events.  Hub queues keep non-preemptible jobs within
  * deserved and decay usage as the engine does, and mu_fleet_reclaim()
- * takes room back across clusters by the engine's reclaim rules.
- * (src/fleet: fleet.c, hubq.c, place.c, reclaim.c, explain.c)
+ * takes room back across clusters by the engine's reclaim rules.  A
+ * job whose pods claim DRA devices goes only where load's allocator
+ * (dra.h) gives every pod its devices on the node the model chose
+ * (mu_fleet_cluster_dra()).
+ * (src/fleet: fleet.c, hubq.c, place.c, reclaim.c, explain.c, dra.c)
  */
 #ifndef MUSTER_FLEET_H
 #define MUSTER_FLEET_H
@@ -265,7 +268,8 @@ typedef enum mu_fleet_why {
 const char *mu_fleet_why_name(mu_fleet_why_t w);
 
 /* Submits a job to the hub (MU_ENOENT: unknown hub queue; MU_EINVAL: a
- * spec a cluster engine would refuse).  *id is dense and not reused. */
+ * spec a cluster engine would refuse, or a dra that is not an array of at
+ * most one entry per pod set).  *id is dense and not reused. */
 int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 			mu_time_t now, mu_id_t *id);
 

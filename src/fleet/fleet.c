@@ -121,7 +121,7 @@ void mu_fleet_free(mu_fleet_t *f)
 		free(f->queues[i].line);
 		free(f->queues[i].caps);
 	}
-	for (int32_t j = 0; j < f->njobs; j++)
+	for (int32_t j = 0; f->any_dra && j < f->njobs; j++)
 		json_decref(f->jobs[j].dra_why);
 	free(f->clusters);
 	free(f->queues);
@@ -619,7 +619,8 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 {
 	if (!s || !s->job || !s->job->name || !s->job->queue || s->job->npodsets == 0 ||
 	    (s->ncluster_selector && !s->cluster_selector) ||
-	    (s->nlocality && !s->locality))
+	    (s->nlocality && !s->locality) ||
+	    (s->dra && (!json_is_array(s->dra) || json_array_size(s->dra) > s->job->npodsets)))
 		return MU_EINVAL;
 	int32_t q = mu__hubq_find(f, s->job->queue);
 	if (q < 0)
@@ -637,6 +638,7 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 		.rc_epoch = UINT64_MAX, .hold = -1};
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
+	f->any_dra |= s->dra != NULL;
 	f->queues[q].queued++;
 	mu_res_t a;
 	mu__job_acct_core(s->job, &a);

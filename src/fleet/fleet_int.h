@@ -144,6 +144,7 @@ struct mu_fleet {
 	mu_res_t total;     /* what the ready clusters hold, at the last
 	                     * pass (mu__hubq_fair) */
 	mu_time_t decay_at; /* when decayed usage was last aged */
+	bool any_dra;       /* a job with DRA claims was submitted */
 };
 
 /* hubq.c */

@@ -159,6 +159,7 @@ static void test_only_cluster_with_device(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_fleet_job_explain(f, i2, 1, x), MU_OK);
 	char buf[2048];
 	mu_fleet_explain_format(f, x, 1, buf, sizeof buf);
+	printf("  explain: %s\n", buf);
 	CHECK(t, strstr(buf, "a: no devices") != NULL);
 	CHECK(t, strstr(buf, "b: no devices") != NULL);
 	CHECK(t, strstr(buf, "gpu.example.com") != NULL);
@@ -254,6 +255,14 @@ static void test_worker_claim_in_use(mu_t_t *t)
 static void test_cel_outside_subset(mu_t_t *t)
 {
 	mu_fleet_t *f = fleet();
+	djob_t bad;
+	djob(&bad, "bad", 1, "gpu.example.com", NULL);
+	json_t *two = json_pack("[[],[]]"); /* two entries for one pod set */
+	bad.fs.dra = two;
+	mu_id_t ib;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &bad.fs, 0, &ib), MU_EINVAL);
+	json_decref(two);
+	json_decref(bad.dra);
 	int32_t a = cluster(f, "a", 1);
 	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 2)), NULL);
 	djob_t g;
