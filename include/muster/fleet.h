@@ -19,11 +19,16 @@
  * argument.  The daemon (`muster dispatch`), the evaluation and the bench
  * drive it with events.  Hub queues keep non-preemptible jobs within
  * deserved and decay usage as the engine does, and mu_fleet_reclaim()
- * takes room back across clusters by the engine's reclaim rules.
- * (src/fleet: fleet.c, hubq.c, place.c, reclaim.c, explain.c)
+ * takes room back across clusters by the engine's reclaim rules.  A
+ * job whose pods claim DRA devices goes only where load's allocator
+ * (dra.h) gives every pod its devices on the node the model chose
+ * (mu_fleet_cluster_dra()).
+ * (src/fleet: fleet.c, hubq.c, place.c, reclaim.c, explain.c, dra.c)
  */
 #ifndef MUSTER_FLEET_H
 #define MUSTER_FLEET_H
+
+#include <jansson.h>
 
 #include "muster/engine.h"
 
@@ -151,6 +156,16 @@ int mu_fleet_node_remove(mu_fleet_t *f, int32_t c, const char *name,
 			 mu_time_t now);
 int mu_fleet_topology_upsert(mu_fleet_t *f, int32_t c,
 			     const mu_topology_spec_t *t);
+/* Cluster c's DRA objects (resource.k8s.io, round 14): its ResourceSlices,
+ * DeviceClasses, ResourceClaims (the devices their status.allocation names
+ * are in use) and Nodes (metadata.name and labels, matched by slices' node
+ * selectors), each a JSON array or NULL (none); a reference to each is
+ * taken and the earlier ones dropped.  A job with claims (the spec's dra)
+ * goes to c only where the load allocator (dra.h) gives every pod's claims
+ * devices on the node the model puts the pod on.  Jobs that failed are
+ * tried again.  MU_ENOENT.  O(1). */
+int mu_fleet_cluster_dra(mu_fleet_t *f, int32_t c, json_t *slices, json_t *classes,
+			 json_t *claims, json_t *nodes);
 
 /* --- Hub queues ---------------------------------------------------------- */
 
@@ -210,6 +225,14 @@ typedef struct mu_fleet_job_spec {
 	 * hold them is not chosen, as the coscheduling plugin's PreFilter
 	 * refuses them.  Kept by pointer, as job is. */
 	const mu_res_t *min_resources;
+	/* DRA claims (round 14), or NULL: an array with one entry per pod
+	 * set of job (in order; null or [] for a set without claims), each
+	 * an array of the claims every pod of the set needs, as objects
+	 * {"name": the pod's claim name, "claim": a ResourceClaim (its
+	 * metadata.name and spec), "shared": true for a named claim (one
+	 * allocation every pod of the job uses), absent or false for one
+	 * made from a template per pod}.  Kept by pointer, as job is. */
+	const json_t *dra;
 } mu_fleet_job_spec_t;
 
 typedef enum mu_fleet_job_state {
@@ -245,7 +268,8 @@ typedef enum mu_fleet_why {
 const char *mu_fleet_why_name(mu_fleet_why_t w);
 
 /* Submits a job to the hub (MU_ENOENT: unknown hub queue; MU_EINVAL: a
- * spec a cluster engine would refuse).  *id is dense and not reused. */
+ * spec a cluster engine would refuse, or a dra that is not an array of at
+ * most one entry per pod set).  *id is dense and not reused. */
 int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 			mu_time_t now, mu_id_t *id);
 
@@ -407,7 +431,10 @@ typedef struct mu_fleet_explain {
 	bool eligible;          /* selector, state and burst allow it */
 	const char *why;        /* static: "selector", "not ready", "burst
 	                         * wait", "cap", "fits", "no fit", "too big",
-	                         * "min resources not free" */
+	                         * "min resources not free", "no devices" */
+	const char *devices;    /* "no devices": the allocator's reason at
+	                         * the job's last try there (borrowed from
+	                         * the fleet, valid until the next pass) */
 	mu_whatif_t whatif;     /* when eligible: the dry run, with its
 	                         * expected start (reason: mu_reason_format()
 	                         * on mu_fleet_cluster_engine()) */

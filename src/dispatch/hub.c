@@ -649,10 +649,12 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	}
 	mu_job_spec_t *js = &j->specs.jobs[0];
 	for (size_t i = 0; i < js->npodsets; i++)
-		if (js->podsets[i].dra_claims) { /* the fleet model has no devices */
+		if (js->podsets[i].dra_claims) { /* the model could place it
+						     * (fleet/dra.c); the daemon does
+						     * not feed it (docs/dispatch.md, Gaps) */
 			set_why(j, "InvalidJob", "spec.template.spec.resourceClaims: DRA "
-				"resource claims are not dispatched: the fleet model cannot "
-				"tell which cluster has their devices");
+				"resource claims are not dispatched: the dispatcher does not "
+				"read its workers' ResourceSlices nor copy claim templates to them");
 			return false;
 		}
 	int64_t created = 0;

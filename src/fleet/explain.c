@@ -36,6 +36,8 @@ int mu_fleet_explain_format(const mu_fleet_t *f, const mu_fleet_explain_t *x,
 		const mu_fleet_explain_t *e = &x[c];
 		put(buf, len, &off, "%s%s: %s", c ? "; " : "", f->clusters[c].name,
 		    e->why ? e->why : "?");
+		if (e->devices)
+			put(buf, len, &off, " (%s)", e->devices);
 		if (!e->eligible || e->whatif.fits)
 			continue;
 		char why[512], at[48];

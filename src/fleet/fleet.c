@@ -105,6 +105,7 @@ static void cluster_release(mu__cluster_t *c)
 	free(c->taken);
 	free(c->shares);
 	free(c->name);
+	mu__fleet_dra_release(c);
 	mu_engine_free(c->eng);
 }
 
@@ -120,6 +121,8 @@ void mu_fleet_free(mu_fleet_t *f)
 		free(f->queues[i].line);
 		free(f->queues[i].caps);
 	}
+	for (int32_t j = 0; f->any_dra && j < f->njobs; j++)
+		json_decref(f->jobs[j].dra_why);
 	free(f->clusters);
 	free(f->queues);
 	free(f->jobs);
@@ -616,7 +619,8 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 {
 	if (!s || !s->job || !s->job->name || !s->job->queue || s->job->npodsets == 0 ||
 	    (s->ncluster_selector && !s->cluster_selector) ||
-	    (s->nlocality && !s->locality))
+	    (s->nlocality && !s->locality) ||
+	    (s->dra && (!json_is_array(s->dra) || json_array_size(s->dra) > s->job->npodsets)))
 		return MU_EINVAL;
 	int32_t q = mu__hubq_find(f, s->job->queue);
 	if (q < 0)
@@ -634,6 +638,7 @@ int mu_fleet_job_submit(mu_fleet_t *f, const mu_fleet_job_spec_t *s,
 		.rc_epoch = UINT64_MAX, .hold = -1, .disrupt = -1};
 	if ((rc = mu__hubq_enqueue(&f->queues[q], fj, j)) != MU_OK)
 		return rc;
+	f->any_dra |= s->dra != NULL;
 	f->queues[q].queued++;
 	mu_res_t a;
 	mu__job_acct_core(s->job, &a);
@@ -694,6 +699,7 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 		rc = mu_engine_job_forget(c->eng, fj->ejob);
 	if (rc && rc != MU_ESTATE)
 		return rc;
+	mu__fleet_dra_drop(f, (int32_t)(fj - f->jobs), fj->cluster); /* its devices are free */
 	mu_res_t a = mu__job_acct(fj->spec.job);
 	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1, fj->spec.job->preemptible);
 	c->running--;

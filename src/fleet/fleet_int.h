@@ -4,7 +4,8 @@
  * bottom, fleet.c (clusters, jobs, their lifecycle) above it, place.c (the
  * dispatch pass and explain) on top; explain.c (explain as text) beside
  * place.c, reading the structures only; reclaim.c (reclaim across
- * clusters) beside place.c, calling its gate and hubq.c.
+ * clusters) beside place.c, calling its gate and hubq.c; dra.c (the
+ * devices of DRA claims, round 14) below place.c and fleet.c.
  */
 #ifndef MUSTER_FLEET_FLEET_INT_H
 #define MUSTER_FLEET_FLEET_INT_H
@@ -49,6 +50,11 @@ typedef struct mu__cluster {
 	int32_t hold_vic[MU__RECLAIM_MAXV]; /* its victims here (fleet job ids; those no
 	                     * longer on their way out are passed over) */
 	int32_t hold_nvic;
+	/* DRA (dra.c, round 14): the worker's objects (owned references, or
+	 * NULL), and the claims the fleet allocated for the jobs it sent
+	 * here ({"JOB": [claims with status.allocation]}, owned, or NULL) */
+	json_t *dra_slices, *dra_classes, *dra_claims, *dra_nodes;
+	json_t *dra_mine;
 } mu__cluster_t;
 
 /* A per-cluster cap of one hub queue. */
@@ -123,6 +129,8 @@ typedef struct mu__fjob {
 	                     * now (mu_fleet_job_disruptions), -1: none */
 	int32_t victims;    /* a claimant: victims not yet taken back */
 	int32_t hold;       /* a claimant: the cluster held for it, or -1 */
+	json_t *dra_why;    /* DRA: {"CLUSTER": why its devices did not fit
+	                     * at the last try} (owned), or NULL */
 } mu__fjob_t;
 
 struct mu_fleet {
@@ -138,6 +146,7 @@ struct mu_fleet {
 	mu_res_t total;     /* what the ready clusters hold, at the last
 	                     * pass (mu__hubq_fair) */
 	mu_time_t decay_at; /* when decayed usage was last aged */
+	bool any_dra;       /* a job with DRA claims was submitted */
 };
 
 /* hubq.c */
@@ -186,6 +195,36 @@ int mu__hubq_enqueue(mu__hubq_t *q, const mu__fjob_t *fj, int32_t j);
  * runs), it is recorded either way. */
 int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
 		     bool must_run, bool *ok);
+/* dra.c */
+/* Allocates the DRA claims of job j (spec.dra), placed in cluster c's
+ * model as engine job ej, pod by pod on the nodes the model put them on,
+ * each pod's devices taken from the next: on success they are recorded as
+ * the job's (in use on c until mu__fleet_dra_drop); else *ok is false and
+ * the allocator's reason is kept for c (mu__fleet_dra_why).  With
+ * must_run false (adopting a copy) a refusal is not one: *ok stays.
+ * O(pods x allocator work over c's slices and claims). */
+int mu__fleet_dra_take(mu_fleet_t *f, int32_t j, int32_t c, mu_id_t ej, bool must_run, bool *ok);
+/* Steers job j's pod sets with claims on cluster c: s (a copy of its
+ * spec) gets pod sets of its own whose required node affinity also asks
+ * kubernetes.io/hostname In the nodes where one pod's claims can be
+ * allocated alone (every term, or one new term), so the model places
+ * them only there; with none, the allocator's reason is kept for c.
+ * With spread, those pods are also spread over those nodes (a topology
+ * spread constraint on kubernetes.io/hostname, maxSkew 1, over a label of
+ * the job's own): the second try of a gang whose packed placement put
+ * more pods on a node than its devices serve.  *mem owns what s now
+ * points to (s->name must outlive it): mu__fleet_dra_unsteer() it after
+ * the engine has read s.  MU_ENOMEM.  O(pod sets x nodes x allocator). */
+int mu__fleet_dra_steer(mu_fleet_t *f, int32_t j, int32_t c, mu_job_spec_t *s, bool spread,
+			void **mem);
+void mu__fleet_dra_unsteer(void *mem);
+/* Frees what job j's claims hold on cluster c.  O(1). */
+void mu__fleet_dra_drop(mu_fleet_t *f, int32_t j, int32_t c);
+/* Why job j's claims did not fit on cluster c at its last try, or NULL. */
+const char *mu__fleet_dra_why(const mu_fleet_t *f, int32_t j, int32_t c);
+/* Releases cluster k's DRA objects. */
+void mu__fleet_dra_release(mu__cluster_t *k);
+
 /* Sorts the lines that need it and drops entries no longer queued. */
 void mu__hubq_prepare(mu_fleet_t *f);
 /* Every queue's demand and fair share of the fleet's total (the ready

@@ -121,7 +121,7 @@ static bool shape_of(const mu_fleet_t *f, const mu__fjob_t *fj, bool burst,
 {
 	const mu_job_spec_t *j = fj->spec.job;
 	if (j->npodsets != 1 || fj->spec.ncluster_selector || fj->spec.nlocality ||
-	    fj->spec.min_resources ||
+	    fj->spec.min_resources || fj->spec.dra ||
 	    j->topo.required || j->topo.preferred)
 		return false;
 	const mu_podset_spec_t *p = &j->podsets[0];
@@ -255,8 +255,10 @@ static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
 	return rc;
 }
 
-int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
-		     bool must_run, bool *ok)
+/* mu__fleet_commit() once; spread: a job with claims is spread over the
+ * nodes its claims allow (its second try). */
+static int commit_once(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
+		       bool must_run, bool spread, bool *ok)
 {
 	mu__fjob_t *fj = &f->jobs[j];
 	mu__cluster_t *k = &f->clusters[c];
@@ -267,7 +269,11 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	s.queue = MU__FLEET_QUEUE;
 	s.submit = now;
 	mu_id_t ej;
-	int rc = mu_engine_job_submit(k->eng, &s, now, &ej);
+	void *steer = NULL; /* DRA: only where its claims can be allocated */
+	int rc = fj->spec.dra && must_run ? mu__fleet_dra_steer(f, j, c, &s, spread, &steer) : MU_OK;
+	if (rc == MU_OK)
+		rc = mu_engine_job_submit(k->eng, &s, now, &ej);
+	mu__fleet_dra_unsteer(steer);
 	if (rc)
 		return rc;
 	mu_decisions_t d;
@@ -280,11 +286,14 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	if (rc)
 		return rc;
 	*ok = !must_run || ji.state == MU_JOB_RUNNING;
-	if (*ok && must_run && held_for_other(f, c, j, now) &&
+	if (*ok && fj->spec.dra && (rc = mu__fleet_dra_take(f, j, c, ej, must_run, ok)) != MU_OK)
+		*ok = false; /* taken back below; the error returned after */
+	if (rc == MU_OK && *ok && must_run && held_for_other(f, c, j, now) &&
 	    (rc = hold_keeps(f, c, now, ok)) != MU_OK)
 		*ok = false; /* taken back below; the error returned after */
 	int err = rc;
 	if (!*ok) { /* taken back at once, and its record with it */
+		mu__fleet_dra_drop(f, j, c); /* its claims' devices, if it got any */
 		rc = mu_engine_job_withdraw(k->eng, ej, now);
 		rc = rc ? rc : mu_engine_job_forget(k->eng, ej);
 		return err ? err : rc;
@@ -301,6 +310,18 @@ int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_
 	f->usage_gen++;
 	mu__fleet_hold_drop(f, j); /* placed: its hold has done its work */
 	return MU_OK;
+}
+
+int mu__fleet_commit(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
+		     bool must_run, bool *ok)
+{
+	int rc = commit_once(f, j, c, gen, now, must_run, false, ok);
+	/* a gang whose pods the model packed onto fewer devices than they
+	 * claim: once more, spread over the nodes with devices */
+	if (rc == MU_OK && !*ok && must_run && f->jobs[j].spec.dra &&
+	    mu__fleet_dra_why(f, j, c))
+		rc = commit_once(f, j, c, gen, now, must_run, true, ok);
+	return rc;
 }
 
 /* Why a job that went nowhere waits, from what kept clusters out. */
@@ -330,6 +351,7 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 	mu_res_t acct = mu__job_acct(fj->spec.job);
 	fj->fail_epoch = f->epoch;
 	fj->closest = -1;
+	json_object_clear(fj->dra_why); /* DRA: this try's reasons only */
 	if (!mu__hubq_within_limit(f, fj->queue, &acct)) {
 		fj->why = MU_FW_QUEUE_LIMIT;
 		return MU_OK;
@@ -355,7 +377,11 @@ static int try_job(mu_fleet_t *f, int32_t j, mu_time_t now, cand_t *cands,
 		mu_whatif_t w;
 		mu_job_spec_t s = *fj->spec.job;
 		s.queue = MU__FLEET_QUEUE;
-		int rc = mu_engine_job_whatif(k->eng, &s, now, false, &w);
+		void *steer = NULL;
+		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, j, cands[i].c, &s, false, &steer) : MU_OK;
+		if (rc == MU_OK)
+			rc = mu_engine_job_whatif(k->eng, &s, now, false, &w);
+		mu__fleet_dra_unsteer(steer);
 		if (rc)
 			return rc;
 		t.tried++;
@@ -487,14 +513,20 @@ int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
 		x->eligible = true;
 		mu_job_spec_t s = *fj->spec.job;
 		s.queue = MU__FLEET_QUEUE;
-		int rc = mu_engine_job_whatif(f->clusters[c].eng, &s, now, true,
-					      &x->whatif);
+		void *steer = NULL;
+		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, (int32_t)j, c, &s, false, &steer) : MU_OK;
+		if (rc == MU_OK)
+			rc = mu_engine_job_whatif(f->clusters[c].eng, &s, now, true, &x->whatif);
+		mu__fleet_dra_unsteer(steer);
 		if (rc)
 			return rc;
 		/* a fit on a cluster held for another job: its room, most
 		 * likely (the pass would have placed it otherwise) */
 		x->why = !x->whatif.fits ? "no fit" :
 			held_for_other(f, c, (int32_t)j, now) ? "held" : "fits";
+		/* its nodes fit but its claims' devices did not, last time */
+		if (fj->spec.dra && (x->devices = mu__fleet_dra_why(f, (int32_t)j, c)) != NULL)
+			x->why = "no devices";
 	}
 	return MU_OK;
 }

@@ -389,7 +389,11 @@ static int cmp_qkey(const void *a, const void *b)
 static bool may_claim(const mu_fleet_t *f, int32_t j, mu_time_t now)
 {
 	const mu__fjob_t *fj = &f->jobs[j];
-	if (fj->state != MU_FJ_QUEUED || fj->why != MU_FW_NO_FIT || fj->victims != 0)
+	/* a job with DRA claims claims nothing: the what-if without victims
+	 * counts no devices, so it could withdraw jobs and still find none
+	 * (docs/dispatch.md, "DRA claims in the hub's model", Gaps) */
+	if (fj->state != MU_FJ_QUEUED || fj->why != MU_FW_NO_FIT || fj->victims != 0 ||
+	    fj->spec.dra)
 		return false;
 	return !(fj->rc_epoch == f->epoch && fj->rc_usage == f->usage_gen &&
 		 fj->rc_njobs == f->njobs && now < fj->rc_retry);
