@@ -4,7 +4,10 @@
  * the score (a share placed differently under two settings), the choice's
  * determinism for a seed and its bounds, and the choice on a small
  * hand-made cluster where the better setting is known, in both candidate
- * orders.  Nothing is timed.
+ * orders; and the receding horizon's pieces: the checkpoints, rollouts
+ * from a partly asked cluster with a second judgement, and a choice made
+ * again from a changed cluster that differs from the empty one's.
+ * Nothing is timed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +189,84 @@ static void test_deterministic_bounded(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
+/* Receding horizon: the checkpoints of the defaults (from 0.5, every
+ * 0.1, below fill 1.3) and of a given schedule; a checkpoint at the fill
+ * itself does not count. */
+static void test_checkpoints(mu_t_t *t)
+{
+	mu_rollout_horizon_t d = {0}, h = {.from = 0.2, .every = 0.25};
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0), -1);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0.49), -1);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0.5), 0);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0.79), 2);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 1.25), 7);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 1.3), 7);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 5.0), 7);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&h, 1.0, 0.7), 2);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&h, 1.0, 0.95), 3);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(NULL, 1.3, 0.9), -1);
+	mu_rollout_horizon_t bad = {.every = -1};
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&bad, 1.3, 0.9), -1);
+}
+
+/* A rollout from a partly asked cluster draws only what is still to come
+ * (nothing at the fill itself), and a second judgement adds the
+ * allocation at judge_at to the end's. */
+static void test_asked_and_judge(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_muster_params_t c[2] = {params(2.0, 0), params(0, 0)};
+	mu_rollout_config_t cfg = {.seed = 7, .fill = 1.3, .rollouts = 8};
+	int64_t end[2], both[2], late[2];
+	size_t best;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, end, &best), MU_OK);
+	cfg.judge_at = 1.0;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, both, &best), MU_OK);
+	for (int i = 0; i < 2; i++)
+		CHECK(t, both[i] > end[i] && both[i] <= 2 * end[i]);
+	cfg.judge_at = 0;
+	cfg.asked = 1.2; /* a tenth of the capacity still to come */
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, late, &best), MU_OK);
+	for (int i = 0; i < 2; i++)
+		CHECK(t, late[i] > 0 && late[i] < end[i] / 4);
+	cfg.asked = 1.3; /* nothing left: a bad call */
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, late, &best), MU_EINVAL);
+	cfg.asked = -0.1;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, late, &best), MU_EINVAL);
+	mu_workload_mix_release(&m);
+}
+
+/* The choice from the cluster as it is, not as it was: on the known
+ * case's empty cluster the rule on wins (candidate 1); once the CPU-poor
+ * nodes are used up (their cores taken by earlier pods), the rule has
+ * nothing left to steer, both settings place alike and the first
+ * (candidate 0) keeps the tie.  A choice made once on the empty cluster
+ * would keep candidate 1. */
+static void test_rechoice_from_state(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_muster_params_t c[2] = {params(2.0, 0), params(0, 0)};
+	mu_rollout_config_t cfg = {.seed = 7, .fill = 1.3, .rollouts = 16,
+				   .judge_at = 1.0};
+	int64_t w[2];
+	size_t best = 9;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 1);
+	for (int i = 2; i < 4; i++) /* their cores taken: 4 one-GPU pods' */
+		n[i].free.v[MU_RES_CPU] = 0;
+	cfg.asked = 0.5;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 0);
+	CHECK(t, w[0] == w[1]);
+	mu_workload_mix_release(&m);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -193,5 +274,8 @@ int main(void)
 	MU_RUN(&t, test_params_reach_score);
 	MU_RUN(&t, test_known_choice);
 	MU_RUN(&t, test_deterministic_bounded);
+	MU_RUN(&t, test_checkpoints);
+	MU_RUN(&t, test_asked_and_judge);
+	MU_RUN(&t, test_rechoice_from_state);
 	return mu_t_done(&t);
 }
