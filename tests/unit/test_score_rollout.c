@@ -6,7 +6,8 @@
  * hand-made cluster where the better setting is known, in both candidate
  * orders; and the receding horizon's pieces: the checkpoints, rollouts
  * from a partly asked cluster with a second judgement, and a choice made
- * again from a changed cluster that differs from the empty one's.
+ * again from a changed cluster that differs from the empty one's, and
+ * the engine's kept scores dropped when a setting changes mid-run.
  * Nothing is timed.
  */
 #include <math.h>
@@ -267,6 +268,82 @@ static void test_rechoice_from_state(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
+/* The node of job id's bind in d, or -1. */
+static int64_t bound_node(const mu_decisions_t *d, mu_id_t id)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].kind == MU_DEC_BIND && d->v[i].job == id)
+			return d->v[i].node;
+	return -1;
+}
+
+/* One 800-milli share (half a core) as job name, placed by one cycle;
+ * returns the node it went to. */
+static int64_t place_share(mu_engine_t *e, const char *name, mu_time_t now)
+{
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.name = "main";
+	ps.replicas = 1;
+	ps.req = req(500, 0, 800);
+	mu_job_spec_t j = {.name = name, .queue = "q", .podsets = &ps,
+			   .npodsets = 1, .preemptible = true, .submit = now};
+	mu_id_t id;
+	if (mu_engine_job_submit(e, &j, now, &id) != MU_OK)
+		return -2;
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	int64_t node = mu_engine_cycle(e, now, &d) == MU_OK ? bound_node(&d, id) : -2;
+	mu_decisions_release(&d);
+	return node;
+}
+
+/* mu_engine_rescore: the engine keeps scores (a heap per request shape
+ * once a class has more than 32 nodes), so a setting changed mid-run
+ * reaches its placements only after it.  The known case's mix on 40
+ * nodes (20 CPU-rich, then 20 CPU-poor, two GPUs each): with the
+ * large-share rule off a share goes to the first rich node; switched on
+ * and rescored, the next share goes to a poor node.  Without the rescore
+ * the heap still holds the old scores and sends it to a rich one. */
+static void test_rescore(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_muster_params_t off = params(2.0, 0), on = params(0, 0);
+	mu_workload_mix_t view = m;
+	view.muster = &off;
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.score = &mu_score_muster;
+	cfg.score_state = &view;
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
+	char names[40][16];
+	for (int i = 0; i < 40; i++) {
+		mu_node_spec_t ns;
+		memset(&ns, 0, sizeof ns);
+		snprintf(names[i], sizeof names[i], "n%d", i);
+		ns.name = names[i];
+		ns.alloc.v[MU_RES_CPU] = i < 20 ? 16000 : 5000;
+		ns.alloc.v[MU_RES_MEM] = 1LL << 40;
+		ns.alloc.v[MU_RES_GPU] = 2;
+		ns.alloc.v[MU_RES_PODS] = 110;
+		CHECK_EQ_INT(t, mu_engine_node_upsert(e, &ns, NULL), MU_OK);
+	}
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	CHECK(t, place_share(e, "a", 1) < 20); /* the rule off: a rich node */
+	view.muster = &on;
+	mu_engine_rescore(e);
+	CHECK(t, place_share(e, "b", 2) >= 20); /* on: a poor node */
+	mu_engine_free(e);
+	mu_workload_mix_release(&m);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -277,5 +354,6 @@ int main(void)
 	MU_RUN(&t, test_checkpoints);
 	MU_RUN(&t, test_asked_and_judge);
 	MU_RUN(&t, test_rechoice_from_state);
+	MU_RUN(&t, test_rescore);
 	return mu_t_done(&t);
 }
