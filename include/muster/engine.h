@@ -123,6 +123,10 @@ extern const mu_score_ops_t mu_score_muster;     /* muster's GPU policy */
 /* "muster-rollout": muster's functions; its name tells a harness to fill
  * the mix's mu_muster_params_t by mu_rollout_choose (score_rollout.c). */
 extern const mu_score_ops_t mu_score_muster_rollout;
+/* "muster-horizon": the same, its settings chosen again at checkpoints of
+ * the arrivals from the cluster's free capacity then (receding horizon,
+ * mu_rollout_horizon_t; docs/evaluation.md, "Fourteenth round"). */
+extern const mu_score_ops_t mu_score_muster_horizon;
 /* "muster-mg": the tenth round's option, now muster's own behaviour; the
  * same functions as mu_score_muster under the old name (score_frag.c). */
 extern const mu_score_ops_t mu_score_muster_mg;
@@ -185,8 +189,8 @@ typedef struct mu_workload_mix {
 	struct mu__mix_index *index; /* built by finish; owned */
 	/* muster's settings, the caller's (it may be set after finish, and
 	 * in a shallow copy of a finished mix, but not changed while an
-	 * engine scores with the mix: it keeps scores); NULL: the
-	 * defaults. */
+	 * engine scores with the mix, unless mu_engine_rescore() follows:
+	 * it keeps scores); NULL: the defaults. */
 	const mu_muster_params_t *muster;
 } mu_workload_mix_t;
 
@@ -222,6 +226,14 @@ typedef struct mu_rollout_config {
 	int32_t max_nodes;  /* nodes in a copy (a sample of them when there
 	                     * are more); 0: 2048 */
 	int32_t rollouts;   /* per candidate, each its own draw; 0: 8 */
+	/* Receding horizon (the fourteenth round): the GPU demand already
+	 * asked of the nodes, as a share of their GPU capacity (0: an empty
+	 * cluster's start); a rollout draws only what is still to come, up
+	 * to fill.  judge_at, when above asked and below fill, is a second
+	 * point where the allocation counts too (the worth is the sum of the
+	 * two), so that a setting good at fill but poor earlier loses. */
+	double asked;
+	double judge_at;
 } mu_rollout_config_t;
 
 /* The candidate settings tried by default for a finished mix: the
@@ -247,6 +259,27 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 		      const mu_muster_params_t *cands, size_t ncands,
 		      const mu_rollout_config_t *cfg, int64_t *worth,
 		      size_t *best);
+
+/* Receding horizon (the fourteenth round): a harness that places pods one
+ * at a time chooses muster's settings again at checkpoints of the GPU
+ * demand asked, each time by mu_rollout_choose() from the free capacity
+ * of that moment (cfg.asked the demand asked so far, cfg.judge_at the
+ * second judgement), and places by the winner until the next checkpoint.
+ * The checkpoints are at from, from + every, from + 2 x every, ... below
+ * the rollouts' fill. */
+typedef struct mu_rollout_horizon {
+	double from;      /* the first checkpoint, a share of the GPUs asked;
+	                   * 0: 0.5 */
+	double every;     /* their spacing; 0: 0.1 */
+	double judge_at;  /* the rollouts' second judgement; 0: 1.0 (the
+	                   * openb protocol's x = 100); above fill: none */
+} mu_rollout_horizon_t;
+
+/* The index of the last checkpoint of h at or below asked (0 the first),
+ * or -1 before the first and for a bad h (every or from negative);
+ * checkpoints at or past fill do not count.  O(1). */
+int32_t mu_rollout_checkpoint(const mu_rollout_horizon_t *h, double fill,
+			      double asked);
 
 /* Looks a policy up by name; NULL if unknown. */
 const mu_score_ops_t *mu_score_find(const char *name);
@@ -682,6 +715,12 @@ const mu_supply_t *mu_engine_supply(const mu_engine_t *e);
  * cycle's state, O(nodes) when spread counts are refreshed. */
 int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 			 mu_id_t node, mu_filter_t *out);
+
+/* Tells the engine that its policy's state (score_state) changed in a way
+ * that moves scores, e.g. a mix's muster settings chosen again mid-run:
+ * every score the engine keeps (nodeindex.c's heaps) is dropped and built
+ * again when next needed.  O(classes x indexes). */
+void mu_engine_rescore(mu_engine_t *e);
 
 /* Cluster totals: allocatable and in use, accounting units. */
 void mu_engine_totals(const mu_engine_t *e, mu_res_t *alloc, mu_res_t *used);

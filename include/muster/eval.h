@@ -142,6 +142,11 @@ typedef struct mu_eval_run {
 	int64_t arrived_milli, alloc_milli; /* at the end */
 	double frag_milli;   /* the cluster's fragmentation at the end */
 	int64_t waste_milli[MU_EVAL_WASTE_BINS]; /* free GPU at the end */
+	/* muster-horizon: checkpoints passed (each a choice by rollouts),
+	 * how many changed the setting, and the candidate placing at the
+	 * end (in->cands); 0 for the other policies. */
+	int32_t rechoices, changes;
+	size_t last_choice;
 } mu_eval_run_t;
 
 typedef struct mu_eval_config {
@@ -151,11 +156,19 @@ typedef struct mu_eval_config {
 	/* Called now and then with the fraction done; may be NULL. */
 	void (*progress)(void *ctx, double frac);
 	void *progress_ctx;
+	/* muster-horizon's re-choices (NULL: the defaults): the rollouts'
+	 * settings (seed, nodes, rollouts, fill; asked and judge_at are set
+	 * per checkpoint) and the checkpoints. */
+	const mu_rollout_config_t *rollout;
+	const mu_rollout_horizon_t *horizon;
 } mu_eval_config_t;
 
 /* Runs the protocol once.  muster gets &in->mix_all as its state
  * (muster-rollout a copy with the settings chosen, which must have been:
- * MU_EINVAL otherwise), every other policy (fgd among them) &in->mix.  The caller releases out with
+ * MU_EINVAL otherwise; muster-horizon starts from them too and, at each
+ * checkpoint of cfg->horizon, chooses again among in->cands by
+ * mu_rollout_choose() from the mirror's free capacity, with the demand
+ * asked so far, then tells the engine (mu_engine_rescore)), every other policy (fgd among them) &in->mix.  The caller releases out with
  * mu_eval_run_release(), also on error.  O(arrivals x nodes x the policy's
  * cost per node). */
 int mu_eval_run(const mu_eval_input_t *in, const mu_eval_config_t *cfg,

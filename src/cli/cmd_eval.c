@@ -34,7 +34,8 @@ typedef struct eval_cli {
 	uint64_t seed0, seed1;
 	double tune;
 	bool quiet;
-	mu_rollout_config_t rollout; /* muster-rollout's */
+	mu_rollout_config_t rollout; /* muster-rollout's and -horizon's */
+	mu_rollout_horizon_t horizon; /* muster-horizon's checkpoints */
 	int64_t rollout_pick;        /* -1: by rollouts */
 } eval_cli_t;
 
@@ -60,6 +61,9 @@ static void eval_usage(FILE *f)
 		"                      model; an option, not in --all),\n"
 		"                      muster-rollout (muster with its\n"
 		"                      settings chosen by rollouts, once per input;\n"
+		"                      not in --all), muster-horizon (the same,\n"
+		"                      chosen again from the cluster's free\n"
+		"                      capacity at checkpoints of the arrivals;\n"
 		"                      not in --all)\n"
 		"  --policies A,B      several of them\n"
 		"  --all               the first seven\n"
@@ -77,6 +81,11 @@ static void eval_usage(FILE *f)
 		"                      sample when there are more (2048)\n"
 		"  --rollout-pick K    muster-rollout: candidate K (0-9) without\n"
 		"                      rollouts, to measure each in hindsight\n"
+		"  --horizon-from X    muster-horizon: the first checkpoint, arrived\n"
+		"                      demand x the GPUs (0.5)\n"
+		"  --horizon-every X   muster-horizon: the checkpoints' spacing (0.1)\n"
+		"  --judge-at X        muster-horizon: the rollouts' second judgement\n"
+		"                      besides the end (1.0; above 1.3: none)\n"
 		"  --quiet             print nothing but errors\n"
 		"  -h, --help          this help\n", EVAL_PAPER_DEFAULT);
 }
@@ -156,7 +165,13 @@ static int eval_option(eval_cli_t *c, const char *a, const char *v)
 		else
 			c->rollout.max_nodes = (int32_t)k;
 		return rc;
-	} else if (!strcmp(a, "--rollout-pick"))
+	} else if (!strcmp(a, "--horizon-from"))
+		return mu__parse_num(v, 0, 10, &c->horizon.from);
+	else if (!strcmp(a, "--horizon-every"))
+		return mu__parse_num(v, 0.001, 10, &c->horizon.every);
+	else if (!strcmp(a, "--judge-at"))
+		return mu__parse_num(v, 0.01, 100, &c->horizon.judge_at);
+	else if (!strcmp(a, "--rollout-pick"))
 		return mu__parse_int(v, 0, MU_EVAL_MAX_CANDS - 1, &c->rollout_pick);
 	else
 		return MU_EINVAL;
@@ -293,7 +308,9 @@ static int run_all(const eval_cli_t *c, const mu_eval_input_t *in,
 		for (size_t k = 0; k < nseeds; k++, bar.run++) {
 			mu_eval_config_t cfg = {.score = c->ops[p],
 						.seed = c->seed0 + k,
-						.tune = c->tune};
+						.tune = c->tune,
+						.rollout = &c->rollout,
+						.horizon = &c->horizon};
 			bar.policy = s->policy;
 			bar.seed = cfg.seed;
 			if (tty) {
@@ -422,7 +439,8 @@ static int choose_settings(const eval_cli_t *c, mu_eval_input_t *in,
 {
 	bool want = false;
 	for (size_t i = 0; i < c->nops; i++)
-		want |= c->ops[i] == &mu_score_muster_rollout;
+		want |= c->ops[i] == &mu_score_muster_rollout ||
+			c->ops[i] == &mu_score_muster_horizon;
 	if (!want)
 		return MU_EXIT_OK;
 	double t0 = wall_s();
@@ -456,10 +474,23 @@ static void print_chosen(const eval_cli_t *c, const mu_eval_input_t *in,
 		       c->rollout.max_nodes > 0 ? c->rollout.max_nodes : 2048, secs);
 	int32_t xe = r->series[0].runs[0].npoints - 1;
 	double pf = paper_at(r->paper_alloc, r->workload, "fgd", xe);
-	for (size_t i = 0; i < r->nseries; i++)
-		if (!strcmp(r->series[i].policy, "muster-rollout") && pf == pf)
-			printf("  muster-rollout - the paper's fgd at x=%d: %+.2f points\n",
-			       xe, r->series[i].alloc_mean[xe] - pf);
+	for (size_t i = 0; i < r->nseries; i++) {
+		const mu_eval_series_t *s = &r->series[i];
+		if (!strncmp(s->policy, "muster-", 7) && pf == pf &&
+		    (!strcmp(s->policy + 7, "rollout") || !strcmp(s->policy + 7, "horizon")))
+			printf("  %s - the paper's fgd at x=%d: %+.2f points\n",
+			       s->policy, xe, s->alloc_mean[xe] - pf);
+		if (strcmp(s->policy, "muster-horizon"))
+			continue;
+		printf("  muster-horizon: checkpoints from x=%.0f every %.0f, judged at x=%.0f and the end; per seed: choices/changes, the setting at the end\n",
+		       100 * (c->horizon.from > 0 ? c->horizon.from : 0.5),
+		       100 * (c->horizon.every > 0 ? c->horizon.every : 0.1),
+		       100 * (c->horizon.judge_at > 0 ? c->horizon.judge_at : 1.0));
+		for (size_t k = 0; k < s->nruns; k++)
+			printf("    seed %llu: %d/%d, %zu\n",
+			       (unsigned long long)s->runs[k].seed, s->runs[k].rechoices,
+			       s->runs[k].changes, s->runs[k].last_choice);
+	}
 }
 
 static void release_report(mu_eval_report_t *r)

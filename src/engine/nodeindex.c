@@ -352,6 +352,15 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 	return best;
 }
 
+void mu_engine_rescore(mu_engine_t *e)
+{
+	for (int32_t i = 0; i < e->nclasses; i++) {
+		mu__sclass_t *c = &e->classes[i];
+		for (int32_t k = 0; c->idx && k < c->nidx; k++)
+			c->idx[k].built = false; /* rebuilt from scores on next use */
+	}
+}
+
 /* Frees c's indexes and their heaps (engine teardown). */
 void mu__sclass_index_release(mu__sclass_t *c)
 {

@@ -72,7 +72,8 @@ const mu_score_ops_t *mu_score_find(const char *name)
 						    &mu_score_muster,
 						    &mu_score_muster_mg,
 						    &mu_score_muster_supply,
-						    &mu_score_muster_rollout};
+						    &mu_score_muster_rollout,
+						    &mu_score_muster_horizon};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		if (strcmp(all[i]->name, name) == 0)
 			return all[i];

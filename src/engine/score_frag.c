@@ -838,3 +838,7 @@ const mu_score_ops_t mu_score_muster_supply = {
  * in the mix's `muster`: the same functions under its own name. */
 const mu_score_ops_t mu_score_muster_rollout = {"muster-rollout", score_muster,
 						pick_muster, MU_SCORE_MIX};
+/* muster with the settings its harness chooses again as the cluster fills
+ * (mu_rollout_horizon_t): the same functions under its own name. */
+const mu_score_ops_t mu_score_muster_horizon = {"muster-horizon", score_muster,
+						pick_muster, MU_SCORE_MIX};

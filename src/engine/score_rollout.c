@@ -55,6 +55,8 @@ typedef struct rollout {
 	uint32_t *ver;            /* [type x ncopy] the node's ver then; 0 none */
 	int32_t *arr;             /* the draw: type indices */
 	int32_t narr, cap;
+	int32_t nmid;             /* arrivals before the second judgement;
+	                           * -1 none */
 	int64_t cap_milli;        /* the copy's GPU capacity */
 } rollout_t;
 
@@ -131,18 +133,24 @@ static int64_t type_milli(const mu_pod_type_t *t)
 }
 
 /* Draws the arrivals of one rollout: types by popularity until the GPU
- * demand asked reaches fill x the copy's capacity (at most 64 x the
- * copy's capacity in pods when the mix asks for little GPU).
+ * demand asked, counting the asked share already asked, reaches fill x
+ * the copy's capacity (at most 64 x the copy's capacity in pods when the
+ * mix asks for little GPU); r->nmid is the count of arrivals after which
+ * it reaches judge_at (-1 when judge_at is not ahead).
  * O(arrivals x log types). */
 static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
-			const int64_t *cum)
+			double asked, double judge_at, const int64_t *cum)
 {
 	const mu_workload_mix_t *m = r->mix;
-	int64_t target = (int64_t)ceil(fill * (double)r->cap_milli - 1e-6), sum = 0;
+	double cap = (double)r->cap_milli;
+	int64_t target = (int64_t)ceil((fill - asked) * cap - 1e-6), sum = 0;
+	int64_t at = judge_at > asked && judge_at < fill ?
+		      (int64_t)ceil((judge_at - asked) * cap - 1e-6) : -1;
 	int64_t limit = 64 * (r->cap_milli / 1000 + 1);
 	if (limit > INT32_MAX / 2)
 		limit = INT32_MAX / 2;
 	r->narr = 0;
+	r->nmid = -1;
 	while (sum < target && r->narr < limit) {
 		uint64_t u = mu__rand_below(rng, (uint64_t)cum[m->ntypes - 1]);
 		int32_t lo = 0, hi = m->ntypes - 1;
@@ -159,6 +167,8 @@ static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
 			return rc;
 		r->arr[r->narr++] = lo;
 		sum += type_milli(&m->types[lo]);
+		if (at >= 0 && r->nmid < 0 && sum >= at)
+			r->nmid = r->narr;
 	}
 	return MU_OK;
 }
@@ -255,15 +265,19 @@ static int64_t rnode_place(rnode_t *n, const mu_pod_type_t *t, int dev)
 }
 
 /* One rollout of the drawn arrivals with the settings in ctx's mix:
- * returns the milli-GPU allocated at the end.  O(arrivals x copy) plus a
- * measure per (type, node changed since its last score). */
+ * returns the milli-GPU it allocated at the end, plus what it had
+ * allocated after r->nmid arrivals when there is that second judgement.
+ * O(arrivals x copy) plus a measure per (type, node changed since its
+ * last score). */
 static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
 			   const mu_score_ctx_t *ctx)
 {
 	const mu_workload_mix_t *m = r->mix;
 	rollout_reset(r, nodes);
-	int64_t alloc = 0;
+	int64_t alloc = 0, at_mid = 0;
 	for (int32_t k = 0; k < r->narr; k++) {
+		if (k == r->nmid)
+			at_mid = alloc;
 		size_t ti = (size_t)r->arr[k];
 		const mu_pod_type_t *t = &m->types[ti];
 		mu_res_t q = type_req(t);
@@ -293,7 +307,9 @@ static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
 		}
 		alloc += rnode_place(n, t, dev);
 	}
-	return alloc;
+	if (r->nmid == r->narr)
+		at_mid = alloc;
+	return alloc + at_mid;
 }
 
 static void rollout_free(rollout_t *r)
@@ -317,7 +333,8 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 	double fill = cfg->fill > 0 ? cfg->fill : 1.3;
 	size_t maxn = cfg->max_nodes > 0 ? (size_t)cfg->max_nodes : 2048;
 	int32_t nroll = cfg->rollouts > 0 ? cfg->rollouts : 8;
-	if (!(fill <= 100))
+	if (!(fill <= 100) || !(cfg->asked >= 0 && cfg->asked < fill) ||
+	    !(cfg->judge_at >= 0 && cfg->judge_at <= 100))
 		return MU_EINVAL;
 	rollout_t r = {.mix = mix, .nnodes = nnodes,
 		       .ncopy = nnodes < maxn ? nnodes : maxn};
@@ -341,7 +358,7 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 		r.cap_milli = 0;
 		for (size_t i = 0; i < r.ncopy; i++)
 			r.cap_milli += 1000 * (int64_t)nodes[r.pick[i]].ngpu;
-		rc = rollout_draw(&r, &rng, fill, cum);
+		rc = rollout_draw(&r, &rng, fill, cfg->asked, cfg->judge_at, cum);
 		for (size_t c = 0; rc == MU_OK && c < ncands; c++) {
 			mu_workload_mix_t view = *mix; /* shallow: read only */
 			view.muster = &cands[c];
@@ -363,4 +380,20 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 	free(perm);
 	rollout_free(&r);
 	return rc;
+}
+
+int32_t mu_rollout_checkpoint(const mu_rollout_horizon_t *h, double fill,
+			      double asked)
+{
+	double from = h && h->from > 0 ? h->from : 0.5;
+	double every = h && h->every > 0 ? h->every : 0.1;
+	if (!h || h->from < 0 || h->every < 0 || !(asked >= from))
+		return -1;
+	if (fill <= 0)
+		fill = 1.3;
+	double last = asked < fill ? asked : fill;
+	int32_t k = (int32_t)floor((last - from) / every + 1e-9);
+	while (k >= 0 && from + k * every >= fill - 1e-9)
+		k--; /* a checkpoint at the end has nothing left to choose */
+	return k;
 }

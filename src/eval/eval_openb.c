@@ -275,6 +275,9 @@ typedef struct run_state {
 	mu_decisions_t dec;
 	mu_workload_mix_t mix_rollout; /* muster-rollout's state: a shallow
 	                                * copy of in->mix_all */
+	bool horizon;                  /* muster-horizon: choose again */
+	int32_t checkpoint;            /* the last passed; -1 none */
+	mu_node_view_t *views;         /* the mirror as views, for rollouts */
 } run_state_t;
 
 static void mirror_view(const mirror_node_t *m, mu_node_view_t *v)
@@ -330,7 +333,9 @@ static int run_setup(run_state_t *s, const mu_eval_config_t *cfg)
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
 	ec.score = cfg->score ? cfg->score : &mu_score_muster;
-	bool rollout = ec.score == &mu_score_muster_rollout;
+	s->horizon = ec.score == &mu_score_muster_horizon;
+	s->checkpoint = -1;
+	bool rollout = ec.score == &mu_score_muster_rollout || s->horizon;
 	bool own = ec.score == &mu_score_muster || ec.score == &mu_score_muster_mg ||
 		   ec.score == &mu_score_muster_supply || rollout;
 	/* The paper's policies measure against its typical pods; muster's
@@ -442,6 +447,44 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/* muster-horizon at a checkpoint: chooses the setting again by rollouts
+ * from the mirror's free capacity and the demand asked so far (the
+ * rollouts' seed moved by the checkpoint's index, never the eval's), and
+ * when it changes, puts it in the engine's mix and drops the engine's
+ * kept scores.  O(one mu_rollout_choose). */
+static int run_rechoose(run_state_t *s, const mu_eval_config_t *cfg,
+			mu_eval_run_t *out)
+{
+	const mu_eval_input_t *in = s->in;
+	if (!s->views) {
+		s->views = malloc((size_t)(s->nnodes ? s->nnodes : 1) * sizeof *s->views);
+		if (!s->views)
+			return MU_ENOMEM;
+	}
+	for (int32_t i = 0; i < s->nnodes; i++)
+		mirror_view(&s->nodes[i], &s->views[i]);
+	mu_rollout_config_t rc_cfg = {.seed = 1};
+	if (cfg->rollout)
+		rc_cfg = *cfg->rollout;
+	rc_cfg.seed += 0x9E3779B97F4A7C15ull * (uint64_t)(s->checkpoint + 1);
+	rc_cfg.asked = (double)s->arrived_milli / (double)s->cap_milli;
+	rc_cfg.judge_at = cfg->horizon && cfg->horizon->judge_at > 0 ?
+			  cfg->horizon->judge_at : 1.0;
+	size_t best;
+	int rc = mu_rollout_choose(&in->mix_all, s->views, (size_t)s->nnodes,
+				   in->cands, in->ncands, &rc_cfg, NULL, &best);
+	if (rc)
+		return rc;
+	out->rechoices++;
+	if (&in->cands[best] != s->mix_rollout.muster) {
+		s->mix_rollout.muster = &in->cands[best];
+		mu_engine_rescore(s->e);
+		out->changes++;
+	}
+	out->last_choice = best;
+	return MU_OK;
+}
+
 /* Arrives every pod of order, recording each into the grid. */
 static int run_arrivals(run_state_t *s, const mu_eval_config_t *cfg,
 			const size_t *order, size_t n, mu_eval_grid_t *g,
@@ -457,6 +500,18 @@ static int run_arrivals(run_state_t *s, const mu_eval_config_t *cfg,
 		out->placed += placed;
 		out->skipped += !placed;
 		s->arrived_milli += p->gpu_milli;
+		if (s->horizon) {
+			double fill = cfg->rollout && cfg->rollout->fill > 0 ?
+				      cfg->rollout->fill : 1.3;
+			int32_t cp = mu_rollout_checkpoint(
+				cfg->horizon, fill,
+				(double)s->arrived_milli / (double)s->cap_milli);
+			if (cp > s->checkpoint) {
+				s->checkpoint = cp;
+				if ((rc = run_rechoose(s, cfg, out)) != MU_OK)
+					return rc;
+			}
+		}
 		mu_eval_grid_add(g, mu_eval_bin(s->arrived_milli, s->cap_milli),
 				 pct(s->alloc_milli, s->cap_milli),
 				 mu_eval_frag_ratio(s->frag_sum, s->free_milli));
@@ -501,6 +556,8 @@ int mu_eval_run(const mu_eval_input_t *in, const mu_eval_config_t *cfg,
 		rc = mu_eval_grid_init(&g, out->npoints);
 	if (rc == MU_OK)
 		rc = run_setup(&s, cfg);
+	if (rc == MU_OK && s.horizon)
+		out->last_choice = in->chosen;
 	double frag0 = mu_eval_frag_ratio(s.frag_sum, s.free_milli);
 	if (rc == MU_OK)
 		rc = run_arrivals(&s, cfg, order, n, &g, out);
@@ -518,6 +575,7 @@ int mu_eval_run(const mu_eval_input_t *in, const mu_eval_config_t *cfg,
 	mu_eval_grid_release(&g);
 	free(order);
 	free(s.nodes);
+	free(s.views);
 	mu_decisions_release(&s.dec);
 	mu_engine_free(s.e);
 	return rc;

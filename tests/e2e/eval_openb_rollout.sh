@@ -5,9 +5,14 @@
 # settings, so --rollout-pick 0 must give muster's figures exactly; the
 # choice lists the ten candidates with one chosen, is the same for the
 # same rollout seed, and bad picks are usage errors (PICK=9 makes the
-# first check fail: candidate 9 differs from muster at seed 42).  On the
-# shared default trace, the choice with tune 0.6 and small rollouts;
-# skips without it.
+# first check fail: candidate 9 differs from muster at seed 42).  Round 14's
+# muster-horizon (the choice made again at checkpoints of the arrivals):
+# with tune 0.8 it chooses at x = 50, 60, 70 and 80 (four choices, at
+# least one change), and with its first checkpoint past the end
+# (--horizon-from 2) it chooses never and is muster-rollout row for row
+# (NOHORIZON=1 moves the checkpoints out of reach in the first check too,
+# which makes it fail).  On the shared default trace, with small
+# rollouts; skips without it.
 # Usage: sh tests/e2e/eval_openb_rollout.sh PATH_TO_MUSTER.
 E2E_NAME=eval_openb_rollout.sh; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 D=../shared/data/openb
@@ -38,6 +43,23 @@ grep '^  [ *] [ 0-9][0-9]  mg ' "$T/out" >"$T/first"
 expect again 0 "$M" $EV --tune 0.6 $R
 grep '^  [ *] [ 0-9][0-9]  mg ' "$T/out" >"$T/second"
 if cmp -s "$T/first" "$T/second"; then ok; else bad "again: the same seed chose differently"; fi
+
+# muster-horizon: four choices at x = 50..80, at least one change.
+H="--policies muster-rollout,muster-horizon --rollout-nodes 128 --rollouts 2 --rollout-seed 5 --tune 0.8"
+# shellcheck disable=SC2086
+expect horizon 0 "$M" $EV $H ${NOHORIZON:+--horizon-from 2}
+l=$(grep '^    seed 42: ' "$T/out")
+ch=${l#*: }; ch=${ch%%/*}; chg=${l#*/}; chg=${chg%%,*}
+if [ "$ch" = 4 ] && [ "$chg" -ge 1 ]; then ok; else bad "horizon: '$l' (want 4 choices, a change)"; fi
+# No checkpoint reached: muster-rollout's figures exactly.
+# shellcheck disable=SC2086
+expect horizon-none 0 "$M" $EV $H --horizon-from 2
+has horizon-none-line "$T/out" "seed 42: 0/0"
+a=$(awk '$1 == "muster-rollout" && $2 ~ /^[0-9]/ { print $2, $3, $4, $5, $6 }' "$T/out")
+b=$(awk '$1 == "muster-horizon" && $2 ~ /^[0-9]/ { print $2, $3, $4, $5, $6 }' "$T/out")
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else bad "horizon-none: rollout '$a' but horizon '$b'"; fi
+# shellcheck disable=SC2086
+expect horizon-every 2 "$M" $EV --policies muster-horizon --horizon-every 0
 
 # Bad picks.
 # shellcheck disable=SC2086

@@ -4,7 +4,11 @@
  * the score (a share placed differently under two settings), the choice's
  * determinism for a seed and its bounds, and the choice on a small
  * hand-made cluster where the better setting is known, in both candidate
- * orders.  Nothing is timed.
+ * orders; and the receding horizon's pieces: the checkpoints, rollouts
+ * from a partly asked cluster with a second judgement, and a choice made
+ * again from a changed cluster that differs from the empty one's, and
+ * the engine's kept scores dropped when a setting changes mid-run.
+ * Nothing is timed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +190,160 @@ static void test_deterministic_bounded(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
+/* Receding horizon: the checkpoints of the defaults (from 0.5, every
+ * 0.1, below fill 1.3) and of a given schedule; a checkpoint at the fill
+ * itself does not count. */
+static void test_checkpoints(mu_t_t *t)
+{
+	mu_rollout_horizon_t d = {0}, h = {.from = 0.2, .every = 0.25};
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0), -1);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0.49), -1);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0.5), 0);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 0.79), 2);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 1.25), 7);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 1.3), 7);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&d, 1.3, 5.0), 7);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&h, 1.0, 0.7), 2);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&h, 1.0, 0.95), 3);
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(NULL, 1.3, 0.9), -1);
+	mu_rollout_horizon_t bad = {.every = -1};
+	CHECK_EQ_INT(t, mu_rollout_checkpoint(&bad, 1.3, 0.9), -1);
+}
+
+/* A rollout from a partly asked cluster draws only what is still to come
+ * (nothing at the fill itself), and a second judgement adds the
+ * allocation at judge_at to the end's. */
+static void test_asked_and_judge(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_muster_params_t c[2] = {params(2.0, 0), params(0, 0)};
+	mu_rollout_config_t cfg = {.seed = 7, .fill = 1.3, .rollouts = 8};
+	int64_t end[2], both[2], late[2];
+	size_t best;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, end, &best), MU_OK);
+	cfg.judge_at = 1.0;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, both, &best), MU_OK);
+	for (int i = 0; i < 2; i++)
+		CHECK(t, both[i] > end[i] && both[i] <= 2 * end[i]);
+	cfg.judge_at = 0;
+	cfg.asked = 1.2; /* a tenth of the capacity still to come */
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, late, &best), MU_OK);
+	for (int i = 0; i < 2; i++)
+		CHECK(t, late[i] > 0 && late[i] < end[i] / 4);
+	cfg.asked = 1.3; /* nothing left: a bad call */
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, late, &best), MU_EINVAL);
+	cfg.asked = -0.1;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, late, &best), MU_EINVAL);
+	mu_workload_mix_release(&m);
+}
+
+/* The choice from the cluster as it is, not as it was: on the known
+ * case's empty cluster the rule on wins (candidate 1); once the CPU-poor
+ * nodes are used up (their cores taken by earlier pods), the rule has
+ * nothing left to steer, both settings place alike and the first
+ * (candidate 0) keeps the tie.  A choice made once on the empty cluster
+ * would keep candidate 1. */
+static void test_rechoice_from_state(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_muster_params_t c[2] = {params(2.0, 0), params(0, 0)};
+	mu_rollout_config_t cfg = {.seed = 7, .fill = 1.3, .rollouts = 16,
+				   .judge_at = 1.0};
+	int64_t w[2];
+	size_t best = 9;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 1);
+	for (int i = 2; i < 4; i++) /* their cores taken: 4 one-GPU pods' */
+		n[i].free.v[MU_RES_CPU] = 0;
+	cfg.asked = 0.5;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 0);
+	CHECK(t, w[0] == w[1]);
+	mu_workload_mix_release(&m);
+}
+
+/* The node of job id's bind in d, or -1. */
+static int64_t bound_node(const mu_decisions_t *d, mu_id_t id)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].kind == MU_DEC_BIND && d->v[i].job == id)
+			return d->v[i].node;
+	return -1;
+}
+
+/* One 800-milli share (half a core) as job name, placed by one cycle;
+ * returns the node it went to. */
+static int64_t place_share(mu_engine_t *e, const char *name, mu_time_t now)
+{
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.name = "main";
+	ps.replicas = 1;
+	ps.req = req(500, 0, 800);
+	mu_job_spec_t j = {.name = name, .queue = "q", .podsets = &ps,
+			   .npodsets = 1, .preemptible = true, .submit = now};
+	mu_id_t id;
+	if (mu_engine_job_submit(e, &j, now, &id) != MU_OK)
+		return -2;
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	int64_t node = mu_engine_cycle(e, now, &d) == MU_OK ? bound_node(&d, id) : -2;
+	mu_decisions_release(&d);
+	return node;
+}
+
+/* mu_engine_rescore: the engine keeps scores (a heap per request shape
+ * once a class has more than 32 nodes), so a setting changed mid-run
+ * reaches its placements only after it.  The known case's mix on 40
+ * nodes (20 CPU-rich, then 20 CPU-poor, two GPUs each): with the
+ * large-share rule off a share goes to the first rich node; switched on
+ * and rescored, the next share goes to a poor node.  Without the rescore
+ * the heap still holds the old scores and sends it to a rich one. */
+static void test_rescore(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_muster_params_t off = params(2.0, 0), on = params(0, 0);
+	mu_workload_mix_t view = m;
+	view.muster = &off;
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.score = &mu_score_muster;
+	cfg.score_state = &view;
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
+	char names[40][16];
+	for (int i = 0; i < 40; i++) {
+		mu_node_spec_t ns;
+		memset(&ns, 0, sizeof ns);
+		snprintf(names[i], sizeof names[i], "n%d", i);
+		ns.name = names[i];
+		ns.alloc.v[MU_RES_CPU] = i < 20 ? 16000 : 5000;
+		ns.alloc.v[MU_RES_MEM] = 1LL << 40;
+		ns.alloc.v[MU_RES_GPU] = 2;
+		ns.alloc.v[MU_RES_PODS] = 110;
+		CHECK_EQ_INT(t, mu_engine_node_upsert(e, &ns, NULL), MU_OK);
+	}
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	CHECK(t, place_share(e, "a", 1) < 20); /* the rule off: a rich node */
+	view.muster = &on;
+	mu_engine_rescore(e);
+	CHECK(t, place_share(e, "b", 2) >= 20); /* on: a poor node */
+	mu_engine_free(e);
+	mu_workload_mix_release(&m);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -193,5 +351,9 @@ int main(void)
 	MU_RUN(&t, test_params_reach_score);
 	MU_RUN(&t, test_known_choice);
 	MU_RUN(&t, test_deterministic_bounded);
+	MU_RUN(&t, test_checkpoints);
+	MU_RUN(&t, test_asked_and_judge);
+	MU_RUN(&t, test_rechoice_from_state);
+	MU_RUN(&t, test_rescore);
 	return mu_t_done(&t);
 }
