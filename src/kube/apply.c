@@ -204,6 +204,7 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 	if (w->kind == MU__KW_EVICT) {
 		if (ok || w->status == 404)
 			return;
+		d->wfailed = true;
 		mu__klog(&d->log, 0, "evict %s: HTTP %ld %.200s | pod=%s", w->pod_key, w->status,
 			 w->answer ? w->answer : "", w->pod_key);
 		if (p && !p->deleting) { /* still there: it holds its room again */
@@ -252,6 +253,7 @@ static void outcome(mu__kd_t *d, mu__kwork_t *w)
 		}
 		return;
 	}
+	d->wfailed = true;
 	mu__klog(&d->log, 1, "bind %s to %s: HTTP %ld %.200s | pod=%s node=%s", p->key, w->node, w->status,
 		 w->answer ? w->answer : "", p->key, w->node);
 	if (p->node) /* bound after all (a 409 after a restart) */

@@ -9,7 +9,8 @@
  *   3. once every resource has been listed, and at most every cycle_ms
  *      when something changed (at least every idle_cycle_ms anyway): sync
  *      the dirty groups with the engine, run mu_engine_cycle(), turn its
- *      decisions into writes;
+ *      decisions into writes; between cycles, only sync the dirty groups
+ *      (a Job's pod takes a slot planned already at once);
  *   4. every 2 s, write Queue and PodGroup status that changed;
  *   5. answer a pending /explain question (metrics.c) from the engine;
  *   6. after the first full list, then at most every TRIM_MS, and when a
@@ -164,8 +165,23 @@ static void loop(mu__kd_t *d)
 		since = mu__k_mono_ms() - d->last_cycle;
 		if ((d->changed && since >= d->o->cycle_ms) || since >= d->o->idle_cycle_ms) {
 			d->changed = false;
+			d->wfailed = false;
 			cycle(d);
 			d->last_cycle = mu__k_mono_ms();
+		} else if (d->ndirty && !d->wfailed) {
+			/* Between cycles the groups that changed are synced at
+			 * once, and the engine decides at the next cycle: a pod
+			 * of a Job whose slots a cycle planned (a dispatcher's
+			 * admitted copy, whose pod comes a few ms after the Job
+			 * and its cycle) takes its slot and is bound now, as
+			 * kube-scheduler takes a pod from its queue at once,
+			 * instead of waiting for the next cycle (up to cycle_ms:
+			 * most of a copy's 25 ms from pod created to bound).
+			 * Not after a bind or eviction failed: the sync would
+			 * send it again at once (a failed bind's group is dirty),
+			 * a storm against a server that is down or restarting;
+			 * the cycles pace those retries, one per cycle_ms. */
+			mu__kd_sync(d, mu__k_now_ms());
 		}
 		mu__kd_gang_rollback(d);
 		mu__kd_dra_retry(d, mu__k_mono_ms());

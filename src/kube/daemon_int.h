@@ -421,6 +421,8 @@ typedef struct mu__kd {
 	                         * "escalation": mu_escalation_t, "value",
 	                         * "globalDefault", "preemptionPolicy"} */
 	bool changed;           /* something changed since the last cycle */
+	bool wfailed;           /* a bind or eviction failed since the last cycle:
+				  * no sync between cycles until the next one */
 	bool all_synced;
 	int64_t last_cycle;     /* mono ms */
 	int64_t last_status;    /* mono ms of the last queue status pass */

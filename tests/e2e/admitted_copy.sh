@@ -7,7 +7,9 @@
 # False condition and a FailedScheduling Event: kube-scheduler writes them
 # only after an attempt failed); a copy that fits no
 # node has its pod say the engine's reason, not "waiting for a slot of its
-# Job".  Usage: sh tests/e2e/admitted_copy.sh PATH_TO_MUSTER.  Ends with
+# Job"; a copy's pod is bound when the scheduler sees it, between its
+# cycles, once a cycle planned the Job's slots.
+# Usage: sh tests/e2e/admitted_copy.sh PATH_TO_MUSTER.  Ends with
 # "e2e admitted_copy: N passed, N failed".  Every wait is a bounded loop
 # and every process started here is killed on exit.
 E2E_NAME=admitted_copy; . "$(dirname "$0")/lib/common.sh"
@@ -71,4 +73,45 @@ hasnt big-not-slot "$T/big" "waiting for a slot"
 has big-engine-reason "$T/big" "nvidia.com/gpu"
 k get pods -l app=big -o jsonpath='{.items[0].spec.nodeName}'
 [ ! -s "$T/out" ] && ok || bad "big-unbound: bound to $(cat "$T/out")"
+# a copy's pod is bound when it is seen, not at the scheduler's next
+# cycle: with cycles at most every 4 s (--cycle-ms 4000), a running copy's
+# pod deleted three times is replaced by its Job controller (a second
+# later, its batch period), and the new pod takes the slot the old one
+# freed within 1 s of its creation each time, on a pods watch (before the
+# between-cycle sync it waited for the next cycle, up to 4 s;
+# kube-scheduler takes a pod at once)
+k delete job big --wait=false
+kill "$SPID"; wait "$SPID" 2>/dev/null
+"$M" scheduler --kubeconfig "$T/data/kubeconfig" --no-leader-elect --min-runtime 0 --cycle-ms 4000 \
+	>"$T/s2.out" 2>"$T/s2.log" &
+SPID=$!
+wait_for scheduler2-ready 150 grep -q "every resource listed" "$T/s2.log"
+job fast 1 | sed 's/app: copy/app: fast/g' >"$T/fast.yaml"
+expect create-fast 0 k create -f "$T/fast.yaml"
+fast_bound() {
+	k get pods -l app=fast -o jsonpath='{range .items[?(@.spec.nodeName)]}{.metadata.name}{"\n"}{end}'
+	grep -q . "$T/out"
+}
+wait_for fast-bound 150 fast_bound
+# the pods' changes as they come, each stamped with the time it came (ms)
+"$KC" --kubeconfig "$T/data/kubeconfig" get pods -l app=fast -w --output-watch-events \
+	-o jsonpath='{.type} {.object.metadata.name} {.object.spec.nodeName} {.object.metadata.deletionTimestamp}{"\n"}' |
+	while read -r l; do echo "$(($(date +%s%N) / 1000000)) $l"; done >"$T/fastw" 2>/dev/null &
+WPID=$!
+SPID="$SPID $WPID"
+sleep 2
+for n in 1 2 3; do
+	k get pods -l app=fast -o jsonpath='{.items[0].metadata.name}'
+	old=$(cat "$T/out")
+	n0=$(grep -c . "$T/fastw")
+	expect "delete-fast-$n" 0 k delete pod "$old" --wait=false
+	sleep 4.5 # a cycle (every 4 s) has run since, bound or not
+	# from the replacement's first change (its creation: the Job controller
+	# makes it about a second after the deletion, its batch period) to its
+	# first change with a node
+	td=$(awk -v o="$old" -v n0="$n0" 'NR > n0 && $3 != o {print $1; exit}' "$T/fastw")
+	tb=$(awk -v o="$old" -v n0="$n0" 'NR > n0 && $3 != o && NF >= 4 {print $1; exit}' "$T/fastw")
+	[ -n "$td" ] && [ -n "$tb" ] && [ $((tb - td)) -lt 1000 ] && ok ||
+		bad "fast-rebound-$n: the replacement of $old bound $((${tb:-0} - ${td:-0})) ms after it was created (cycles every 4 s)"
+done
 done_
