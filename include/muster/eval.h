@@ -144,9 +144,16 @@ typedef struct mu_eval_run {
 	int64_t waste_milli[MU_EVAL_WASTE_BINS]; /* free GPU at the end */
 	/* muster-horizon: checkpoints passed (each a choice by rollouts),
 	 * how many changed the setting, and the candidate placing at the
-	 * end (in->cands); 0 for the other policies. */
-	int32_t rechoices, changes;
+	 * end (in->cands); 0 for the other policies.  flat: the choices
+	 * where every candidate's worth was the same (the rollouts told the
+	 * settings nothing apart and the first, candidate 0, won);
+	 * last_top: at the last choice, how many candidates had the winner's
+	 * worth (the first of them won); last_lead: then, the winner's worth
+	 * minus the best worth below it (milli-GPU summed over the rollouts;
+	 * 0 when all were equal). */
+	int32_t rechoices, changes, flat, last_top;
 	size_t last_choice;
+	int64_t last_lead;
 } mu_eval_run_t;
 
 typedef struct mu_eval_config {

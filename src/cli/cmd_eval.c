@@ -482,14 +482,15 @@ static void print_chosen(const eval_cli_t *c, const mu_eval_input_t *in,
 			       s->policy, xe, s->alloc_mean[xe] - pf);
 		if (strcmp(s->policy, "muster-horizon"))
 			continue;
-		printf("  muster-horizon: checkpoints from x=%.0f every %.0f, judged at x=%.0f and the end; per seed: choices/changes, the setting at the end\n",
+		printf("  muster-horizon: checkpoints from x=%.0f every %.0f, judged at x=%.0f and the end; per seed: choices/changes, the setting at the end; choices where all candidates tied; at the last choice, candidates tied at the top and the lead over the next worth (milli-GPU over the rollouts)\n",
 		       100 * (c->horizon.from > 0 ? c->horizon.from : 0.5),
 		       100 * (c->horizon.every > 0 ? c->horizon.every : 0.1),
 		       100 * (c->horizon.judge_at > 0 ? c->horizon.judge_at : 1.0));
 		for (size_t k = 0; k < s->nruns; k++)
-			printf("    seed %llu: %d/%d, %zu\n",
+			printf("    seed %llu: %d/%d, %zu; all tied %d; last: top %d, lead %lld\n",
 			       (unsigned long long)s->runs[k].seed, s->runs[k].rechoices,
-			       s->runs[k].changes, s->runs[k].last_choice);
+			       s->runs[k].changes, s->runs[k].last_choice, s->runs[k].flat, s->runs[k].last_top,
+			       (long long)s->runs[k].last_lead);
 	}
 }
 

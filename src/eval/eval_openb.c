@@ -451,7 +451,8 @@ static double pct(int64_t part, int64_t whole)
  * from the mirror's free capacity and the demand asked so far (the
  * rollouts' seed moved by the checkpoint's index, never the eval's), and
  * when it changes, puts it in the engine's mix and drops the engine's
- * kept scores.  O(one mu_rollout_choose). */
+ * kept scores; notes in out how decisive the choice was (flat, last_top,
+ * last_lead).  O(one mu_rollout_choose). */
 static int run_rechoose(run_state_t *s, const mu_eval_config_t *cfg,
 			mu_eval_run_t *out)
 {
@@ -471,10 +472,22 @@ static int run_rechoose(run_state_t *s, const mu_eval_config_t *cfg,
 	rc_cfg.judge_at = cfg->horizon && cfg->horizon->judge_at > 0 ?
 			  cfg->horizon->judge_at : 1.0;
 	size_t best;
+	int64_t worth[MU_EVAL_MAX_CANDS];
+	if (in->ncands > MU_EVAL_MAX_CANDS)
+		return MU_EINVAL;
 	int rc = mu_rollout_choose(&in->mix_all, s->views, (size_t)s->nnodes,
-				   in->cands, in->ncands, &rc_cfg, NULL, &best);
+				   in->cands, in->ncands, &rc_cfg, worth, &best);
 	if (rc)
 		return rc;
+	int64_t below = INT64_MIN;
+	out->last_top = 0;
+	for (size_t c = 0; c < in->ncands; c++) {
+		out->last_top += worth[c] == worth[best];
+		if (worth[c] < worth[best] && worth[c] > below)
+			below = worth[c];
+	}
+	out->last_lead = below == INT64_MIN ? 0 : worth[best] - below;
+	out->flat += out->last_top == (int32_t)in->ncands;
 	out->rechoices++;
 	if (&in->cands[best] != s->mix_rollout.muster) {
 		s->mix_rollout.muster = &in->cands[best];

@@ -11,7 +11,9 @@
 # least one change), and with its first checkpoint past the end
 # (--horizon-from 2) it chooses never and is muster-rollout row for row
 # (NOHORIZON=1 moves the checkpoints out of reach in the first check too,
-# which makes it fail).  On the shared default trace, with small
+# which makes it fail).  Round 15: each seed's line also says how many
+# choices had all ten candidates tied and, at the last choice, how many
+# shared the top and the winner's lead over the next worth.  On the shared default trace, with small
 # rollouts; skips without it.
 # Usage: sh tests/e2e/eval_openb_rollout.sh PATH_TO_MUSTER.
 E2E_NAME=eval_openb_rollout.sh; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -51,6 +53,12 @@ expect horizon 0 "$M" $EV $H ${NOHORIZON:+--horizon-from 2}
 l=$(grep '^    seed 42: ' "$T/out")
 ch=${l#*: }; ch=${ch%%/*}; chg=${l#*/}; chg=${chg%%,*}
 if [ "$ch" = 4 ] && [ "$chg" -ge 1 ]; then ok; else bad "horizon: '$l' (want 4 choices, a change)"; fi
+# How decisive the choices were (round 15): choices where all ten tied,
+# and at the last one how many shared the top and the lead over the next.
+fl=${l#*all tied }; fl=${fl%%;*}; top=${l#*top }; top=${top%%,*}; lead=${l#*lead }
+if [ "$fl" -ge 0 ] 2>/dev/null && [ "$fl" -le 4 ] && [ "$top" -ge 1 ] 2>/dev/null && [ "$top" -le 10 ] &&
+   [ "$lead" -ge 0 ] 2>/dev/null && { { [ "$top" = 10 ] && [ "$lead" = 0 ]; } || { [ "$top" -lt 10 ] && [ "$lead" -gt 0 ]; }; }
+then ok; else bad "horizon-ties: '$l' (want 'all tied F; last: top T, lead L')"; fi
 # No checkpoint reached: muster-rollout's figures exactly.
 # shellcheck disable=SC2086
 expect horizon-none 0 "$M" $EV $H --horizon-from 2
