@@ -37,8 +37,15 @@ bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_C
 		return false; /* no answer: the minute's discovery asks */
 	}
 	/* a kind whose group version is listed and not known served, or
-	 * known served and no longer listed */
+	 * known served and no longer listed.  A group version is known
+	 * listed when any kind of it is served: RayJob served and RayCluster
+	 * not (its CRD absent) is no change in /apis, which would otherwise
+	 * send the whole discovery again at every probe.  A kind added to a
+	 * group version already served is found by the minute's discovery. */
 	for (int k = 1; k < MU__DK_COUNT && !due; k++) {
+		bool known = on[k] == 1;
+		for (int p = 1; p < MU__DK_COUNT && !known; p++)
+			known = on[p] == 1 && !strcmp(mu__dkind_api((mu__dkind_t)p), mu__dkind_api((mu__dkind_t)k));
 		bool listed = false;
 		size_t i, v;
 		json_t *g, *gv;
@@ -48,7 +55,7 @@ bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_C
 				if (s && !strcmp(s, mu__dkind_api((mu__dkind_t)k)))
 					listed = true;
 			}
-		due = listed != (on[k] == 1);
+		due = listed != known;
 	}
 	json_decref(l);
 	return due;

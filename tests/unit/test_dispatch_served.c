@@ -7,7 +7,8 @@
  * built in); a JobSet CRD created later is watched once the next probe of
  * /apis (every 5 s) sees its group version, and not before; its watch
  * lists the JobSets; the CRD deleted, its watch is stopped.  A call
- * between probes asks nothing.
+ * between probes asks nothing.  RayJob served without RayCluster (one
+ * group version) is no change to a probe: it asks nothing more.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,16 @@ static const char *JOBSET_CRD =
 	"\"metadata\":{\"name\":\"jobsets.jobset.x-k8s.io\"},\"spec\":{\"group\":\"jobset.x-k8s.io\","
 	"\"names\":{\"kind\":\"JobSet\",\"listKind\":\"JobSetList\",\"plural\":\"jobsets\","
 	"\"singular\":\"jobset\"},\"scope\":\"Namespaced\",\"versions\":[{\"name\":\"v1alpha2\","
+	"\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\","
+	"\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
+
+/* RayJob's CRD alone: ray.io/v1 listed, RayCluster (the same group
+ * version) not served. */
+static const char *RAYJOB_CRD =
+	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+	"\"metadata\":{\"name\":\"rayjobs.ray.io\"},\"spec\":{\"group\":\"ray.io\","
+	"\"names\":{\"kind\":\"RayJob\",\"listKind\":\"RayJobList\",\"plural\":\"rayjobs\","
+	"\"singular\":\"rayjob\"},\"scope\":\"Namespaced\",\"versions\":[{\"name\":\"v1\","
 	"\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\","
 	"\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
 
@@ -139,6 +150,18 @@ static void test_hub_kinds(mu_t_t *t)
 	mu__dhub_discover(&d, 12200 + MU__D_REDISCOVER_MS);
 	CHECK(t, d.reqs > r0 + 1);
 	CHECK_STR(t, watched(&d, buf, sizeof buf), "PodGroup,CoschedulingPodGroup");
+	/* RayJob's CRD without RayCluster's: found by the next probe; the
+	 * probe after it asks nothing more (ray.io/v1 is known listed through
+	 * RayJob, though RayCluster is not served) */
+	int64_t t1 = 12200 + MU__D_REDISCOVER_MS;
+	CHECK_EQ_INT(t, req(c, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+			    RAYJOB_CRD), 201);
+	mu__dhub_discover(&d, t1 + 5100);
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_RAYJOB], 1);
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_RAYCLUSTER], 0);
+	r0 = d.reqs;
+	mu__dhub_discover(&d, t1 + 10200);
+	CHECK_EQ_INT(t, d.reqs, r0 + 1);
 
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_signal(d.wjobs[k]);
