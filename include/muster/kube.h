@@ -242,4 +242,11 @@ int mu_kube_explain_live(const char *scheduler, const char *token, const char *w
 struct json_t *mu_kube_queue_status(const mu_res_t *fair, const mu_res_t *used,
 				    int64_t pending, int64_t running);
 
+/* The allowance a PodDisruptionBudget (policy/v1) gives the pods it
+ * covers: status.disruptionsAllowed, 0 when the disruption controller has
+ * not written it yet or it is negative (as the Eviction API counts it).
+ * The scheduler's victim order and the hub's (src/dispatch/pdbs.c) read
+ * it here. */
+int32_t mu_kube_pdb_allowed(const struct json_t *pdb);
+
 #endif

@@ -360,8 +360,9 @@ int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n);
 json_t *mu__dcopy(const json_t *hub, mu__dkind_t k, const char *uid, const char *key,
 		  uint32_t g);
 /* Connects push-mode cluster c through c->cfg (set): its client and the
- * watches of its Nodes, copies and their pods.  On error nothing stays. */
-int mu__dcl_connect(mu__dcl_t *c);
+ * watches of its Nodes, copies and their pods, and (budgets) its
+ * PodDisruptionBudgets.  On error nothing stays. */
+int mu__dcl_connect(mu__dcl_t *c, bool budgets);
 /* Stops c's watches, frees its client and its config (safe when none). */
 void mu__dcl_disconnect(mu__dcl_t *c);
 /* Asks every watch of c to stop without waiting (mu__dcl_disconnect then

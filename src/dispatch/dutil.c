@@ -291,8 +291,10 @@ json_t *mu__dnode_min(const json_t *n)
 
 /* The watches of a push-mode worker: its Nodes, its copies (objects of
  * each kind it serves labelled with a hub uid) and their pods, and the
- * pods beside them (podcap.c). */
-int mu__dcl_connect(mu__dcl_t *c)
+ * pods beside them (podcap.c); its disruption budgets only when budgets
+ * is set (they order reclaim's victims: without --reclaim nothing reads
+ * them). */
+int mu__dcl_connect(mu__dcl_t *c, bool budgets)
 {
 	int rc = mu_kube_client_new(c->cfg, &c->kc);
 	const char *sel = MU__D_COPY_SEL;
@@ -306,7 +308,7 @@ int mu__dcl_connect(mu__dcl_t *c)
 		rc = mu_kube_watch_start(c->cfg, "/api/v1/events", MU__D_FAIL_QUERY, &c->wfail);
 	/* its disruption budgets (pdbs.c; a server without policy/v1 only
 	 * leaves the watch unanswered: no budget is then known) */
-	if (rc == MU_OK)
+	if (rc == MU_OK && budgets)
 		rc = mu_kube_watch_start(c->cfg, "/apis/policy/v1/poddisruptionbudgets", NULL,
 					 &c->wpdbs);
 	c->pdbs_seq = c->pdbs_pods = 0;

@@ -101,7 +101,7 @@ static void load_secret(mu__dd_t *d, mu__dcl_t *c)
 		else
 			snprintf(err, sizeof err, "data.kubeconfig is not base64");
 		free(text);
-		if (rc == MU_OK && mu__dcl_connect(c) == MU_OK) {
+		if (rc == MU_OK && mu__dcl_connect(c, d->o->reclaim) == MU_OK) {
 			/* the kinds it served before, at once (served.c) */
 			mu__dserved_watch(c->cfg, MU__D_COPY_SEL, c->serves,
 					  c->wcopies, c->copies_seq);

@@ -20,14 +20,7 @@
 
 #include "dispatch/dispatch_int.h"
 #include "muster/jpath.h"
-
-/* pdb's allowance: status.disruptionsAllowed, 0 when missing or
- * negative. */
-static int32_t allowed_of(const json_t *pdb)
-{
-	json_int_t n = json_integer_value(mu__jget(pdb, "status.disruptionsAllowed"));
-	return n < 0 ? 0 : n > INT32_MAX ? INT32_MAX : (int32_t)n;
-}
+#include "muster/kube.h"
 
 json_t *mu__dpdb_allowances(const json_t *pdbs, const json_t *pods)
 {
@@ -49,7 +42,7 @@ json_t *mu__dpdb_allowances(const json_t *pdbs, const json_t *pods)
 			 * its namespace, a missing one none (src/kube/pdb.c) */
 			if (!bns || strcmp(bns, ns) || !mu_label_selector_match(sel, labels))
 				continue;
-			int32_t a = allowed_of(b);
+			int32_t a = mu_kube_pdb_allowed(b);
 			json_t *cur = json_object_get(out, uid);
 			if (!cur || json_integer_value(cur) > a)
 				json_object_set_new(out, uid, json_integer(a));

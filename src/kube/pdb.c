@@ -20,10 +20,8 @@
 #include "kube/daemon_int.h"
 #include "muster/jpath.h"
 
-/* The allowance PDB `pdb` gives the pods it covers (disruptionsAllowed,
- * 0 when the controller has not written it yet, as the Eviction API
- * counts it). */
-static int32_t pdb_allowed(const json_t *pdb)
+/* Declared in include/muster/kube.h. */
+int32_t mu_kube_pdb_allowed(const json_t *pdb)
 {
 	json_int_t n = json_integer_value(json_object_get(json_object_get(pdb, "status"),
 							  "disruptionsAllowed"));
@@ -49,7 +47,7 @@ static void pdb_scan(void *arg, void *val)
 		const mu__kpod_t *p = s->g->pods[i];
 		if (!mu_label_selector_match(sel, p->labels))
 			continue;
-		int32_t a = pdb_allowed(pdb);
+		int32_t a = mu_kube_pdb_allowed(pdb);
 		if (s->allowed < 0 || a < s->allowed)
 			s->allowed = a;
 		return;
