@@ -204,6 +204,14 @@ json_t *mu__json_parse(const char *text, size_t len);
  * absent.  A scan with strings skipped and depth counted, no parse.
  * O(the text up to the value). */
 bool mu__text_at(const char *t, size_t len, const char *k1, const char *k2, const char **v, size_t *vlen);
+/* The texts of several top-level members of an object's compact text t in
+ * one scan: for each keys[q] (nk of them) v[q] and vlen[q] as mu__text_at(t,
+ * len, keys[q], NULL, ...) gives them (the first one of that name, strings
+ * skipped), or NULL and 0 when absent.  Returns how many were found.  The
+ * Job controller's no-op check reads eight members of a spec: one scan
+ * instead of eight, most of them to the spec's end for an absent key.
+ * O(the text up to the last key found, or all of it). */
+int mu__text_members(const char *t, size_t len, const char *const *keys, int nk, const char **v, size_t *vlen);
 /* The value of label / field key, or NULL. */
 const char *mu__obj_label(const mu__obj_t *o, const char *key);
 const char *mu__obj_field(const mu__obj_t *o, const char *key);

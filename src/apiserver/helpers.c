@@ -4,7 +4,8 @@
  * dotted JSON path, base64, and the server's uids and generated-name
  * suffixes (from its seeded generator), and the text of one value of a
  * stored object's compact JSON found without a parse (mu__text_at: the Job
- * controller's no-op check, the garbage collector's references).  They
+ * controller's no-op check, the garbage collector's references;
+ * mu__text_members: several top-level members in one scan).  They
  * call nothing else of the room, so
  * that the registry (resources.c) and validation (validate.c) can both use
  * them without calling each other in a loop.  Each is bounded by the size
@@ -203,4 +204,46 @@ bool mu__text_at(const char *t, size_t len, const char *k1, const char *k2, cons
 		}
 	}
 	return false;
+}
+
+int mu__text_members(const char *t, size_t len, const char *const *keys, int nk, const char **v, size_t *vlen)
+{
+	int seen = 0, depth = 0;
+	for (int q = 0; q < nk; q++) {
+		v[q] = NULL;
+		vlen[q] = 0;
+	}
+	for (size_t i = 0; i < len && seen < nk; i++) {
+		char c = t[i];
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		} else if (c == '"') {
+			size_t k = string_end(t, i, len);
+			if (k + 1 >= len || t[k + 1] != ':') {
+				i = k;
+				continue; /* a string value */
+			}
+			const char *key = t + i + 1;
+			size_t klen = k - i - 1;
+			i = k + 1; /* at the ':' */
+			for (int q = 0; depth == 1 && q < nk; q++)
+				if (!v[q] && strlen(keys[q]) == klen && !memcmp(key, keys[q], klen)) {
+					/* the first one only, as mu__text_at: one whose
+					 * text ends early stays absent (vlen 0) */
+					v[q] = t + i + 1;
+					vlen[q] = value_len(v[q], len - i - 1);
+					seen++;
+					break;
+				}
+		}
+	}
+	int found = 0;
+	for (int q = 0; q < nk; q++) {
+		if (!vlen[q])
+			v[q] = NULL;
+		found += vlen[q] > 0;
+	}
+	return found;
 }

@@ -687,14 +687,13 @@ static int status_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-/* A field of a Job's spec (the text spec) as an integer: 1 and *out when it
- * is a JSON integer, 0 when absent, -1 when it is something else (null, a
- * string, a real).  O(the text up to it). */
-static int text_int(const char *spec, size_t len, const char *key, json_int_t *out)
+/* A field of a Job's spec (its text v of n characters, mu__text_members;
+ * v NULL when absent) as an integer: 1 and *out when it is a JSON integer,
+ * 0 when absent, -1 when it is something else (null, a string, a real).
+ * O(n). */
+static int text_int(const char *v, size_t n, json_int_t *out)
 {
-	const char *v;
-	size_t n;
-	if (!mu__text_at(spec, len, key, NULL, &v, &n))
+	if (!v)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!(v[i] >= '0' && v[i] <= '9') && !(i == 0 && v[i] == '-' && n > 1))
@@ -737,31 +736,45 @@ static json_int_t to_make(json_int_t want, const counts_t *c, bool only_failed)
  * as json_loadb's at a fraction of its cost). */
 static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *pg)
 {
-	const char *v, *sp, *stv;
-	size_t n, spn, stn;
-	if (jo->deleting || !mu__text_at(jo->json, jo->len, "spec", NULL, &sp, &spn) || sp[0] != '{')
+	/* the members read, each found in one scan of the object and one of
+	 * its spec (mu__text_members) rather than one scan each */
+	static const char *const top[] = {"spec", "status"};
+	enum { MANAGED_BY, COMPLETIONS, PARALLELISM, BACKOFF, SUSPEND, REPLACEMENT, PFP, DEADLINE, NSPEC };
+	static const char *const keys[NSPEC] = {"managedBy", "completions", "parallelism", "backoffLimit",
+						"suspend", "podReplacementPolicy", "podFailurePolicy",
+						"activeDeadlineSeconds"};
+	const char *tv[2], *f[NSPEC];
+	size_t tn[2], fn[NSPEC];
+	if (jo->deleting)
 		return false;
-	if (mu__text_at(sp, spn, "managedBy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4))) {
+	mu__text_members(jo->json, jo->len, top, 2, tv, tn);
+	const char *sp = tv[0], *stv = tv[1];
+	size_t spn = tn[0], stn = tn[1];
+	if (!sp || sp[0] != '{')
+		return false;
+	mu__text_members(sp, spn, keys, NSPEC, f, fn);
+	const char *v = f[MANAGED_BY];
+	size_t n = fn[MANAGED_BY];
+	if (v && !(n == 4 && !memcmp(v, "null", 4))) {
 		if (v[0] != '"' || memchr(v, '\\', n))
 			return false;
 		if (!(n == 30 && !memcmp(v, "\"kubernetes.io/job-controller\"", 30)))
 			return true; /* another controller's, as in reconcile */
 	}
-	if (!mu__text_at(jo->json, jo->len, "status", NULL, &stv, &stn) || stv[0] != '{')
+	if (!stv || stv[0] != '{')
 		return false; /* no status yet: reconcile writes one */
 	json_int_t comp = 0, par = 0, backoff = 6;
-	bool has_comp = text_int(sp, spn, "completions", &comp) == 1;
-	if (text_int(sp, spn, "parallelism", &par) < 0)
+	bool has_comp = text_int(f[COMPLETIONS], fn[COMPLETIONS], &comp) == 1;
+	if (text_int(f[PARALLELISM], fn[PARALLELISM], &par) < 0)
 		par = 0;      /* json_integer_value of a non-integer */
-	if (text_int(sp, spn, "backoffLimit", &backoff) < 0)
+	if (text_int(f[BACKOFF], fn[BACKOFF], &backoff) < 0)
 		backoff = 0;
-	bool suspend = mu__text_at(sp, spn, "suspend", NULL, &v, &n) && n == 4 && !memcmp(v, "true", 4);
+	bool suspend = f[SUSPEND] && fn[SUSPEND] == 4 && !memcmp(f[SUSPEND], "true", 4);
 	/* onlyReplaceFailedPods: podReplacementPolicy Failed, or a
 	 * podFailurePolicy (which requires it) */
-	bool only_failed = (mu__text_at(sp, spn, "podReplacementPolicy", NULL, &v, &n) && n == 8 &&
-			    !memcmp(v, "\"Failed\"", 8)) ||
-			   (mu__text_at(sp, spn, "podFailurePolicy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)));
-	if (mu__text_at(sp, spn, "activeDeadlineSeconds", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)))
+	bool only_failed = (f[REPLACEMENT] && fn[REPLACEMENT] == 8 && !memcmp(f[REPLACEMENT], "\"Failed\"", 8)) ||
+			   (f[PFP] && !(fn[PFP] == 4 && !memcmp(f[PFP], "null", 4)));
+	if (f[DEADLINE] && !(fn[DEADLINE] == 4 && !memcmp(f[DEADLINE], "null", 4)))
 		return false; /* a deadline to check or requeue: reconcile does */
 	json_t *st = NULL, *o = json_object(), *before = NULL;
 	if (!o || !(st = mu__json_parse(stv, stn)) ||

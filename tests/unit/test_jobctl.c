@@ -1247,6 +1247,55 @@ static void test_text_at(mu_t_t *t)
 	CHECK(t, !mu__text_at(x, len, "nothing", NULL, &v, &n));
 }
 
+/* mu__text_members (helpers.c), the one scan the no-op check reads a
+ * Job's members with: for every key the same text as mu__text_at gives
+ * (the first member of that name at the top, not one deeper, in an
+ * array or inside a string; absent ones NULL), on objects with escaped
+ * quotes, duplicate names, nested names and a text cut short; and the
+ * count of those found. */
+static void test_text_members(mu_t_t *t)
+{
+	static const char *const texts[] = {
+		"{\"managedBy\":\"x\\\"y\",\"suspend\":true,\"template\":{\"spec\":{\"suspend\":false,"
+		"\"completions\":9}},\"completions\":3,\"parallelism\":[1,{\"backoffLimit\":2}],\"completions\":4}",
+		"{\"a\":\"\\\"suspend\\\":1\",\"list\":[{\"suspend\":true}],\"backoffLimit\":-1,"
+		"\"podFailurePolicy\":null,\"activeDeadlineSeconds\":30}",
+		"{\"parallelism\":2,\"podReplacementPolicy\":\"Failed\",\"suspend\":{\"x\":[1,2",
+		"{}",
+		"{\"spec\":{\"suspend\":true},\"status\":{\"active\":1},\"spec\":{}}",
+	};
+	static const char *const keys[] = {"managedBy", "completions", "parallelism", "backoffLimit", "suspend",
+					   "podReplacementPolicy", "podFailurePolicy", "activeDeadlineSeconds",
+					   "spec", "status", "template", "x"};
+	const int nk = (int)(sizeof keys / sizeof *keys);
+	int total = 0;
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		const char *v[12];
+		size_t n[12], len = strlen(texts[i]);
+		int found = mu__text_members(texts[i], len, keys, nk, v, n), want = 0;
+		for (int q = 0; q < nk; q++) {
+			const char *w = NULL;
+			size_t wn = 0;
+			bool has = mu__text_at(texts[i], len, keys[q], NULL, &w, &wn);
+			want += has;
+			CHECK(t, has ? v[q] == w && n[q] == wn : v[q] == NULL && n[q] == 0);
+		}
+		CHECK(t, found == want);
+		total += found;
+	}
+	/* what the texts hold: 5 + 3 (not the suspend in a list or in a
+	 * string) + 2 (suspend's object is cut short) + 0 + 2 */
+	CHECK(t, total == 12);
+	const char *v[12];
+	size_t n[12];
+	const char *x = texts[0];
+	mu__text_members(x, strlen(x), keys, nk, v, n);
+	CHECK(t, v[1] && n[1] == 1 && v[1][0] == '3'); /* the first completions, at the top */
+	CHECK(t, v[4] && n[4] == 4 && !memcmp(v[4], "true", 4));
+	CHECK(t, v[0] && n[0] == 6 && !memcmp(v[0], "\"x\\\"y\"", 6));
+	CHECK(t, !v[3]); /* backoffLimit only inside an array */
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -1254,6 +1303,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	MU_RUN(&t, test_text_at);
+	MU_RUN(&t, test_text_members);
 	MU_RUN(&t, test_batching);
 	MU_RUN(&t, test_failed_create);
 	MU_RUN(&t, test_successful_create);
