@@ -467,12 +467,18 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 			mu__verr_add(e, "spec.template.metadata.labels", INV, "`selector` does not match template `labels`");
 	if (old) {
 		/* the stored template as decoded now (one stored before templates
-		 * were defaulted compares equal to its defaulted replacement) */
-		json_t *ot = json_deep_copy(mu__jget(old, "spec.template"));
-		mu__defaults_pod_spec(json_object_get(ot, "spec"));
-		if (!json_equal(mu__jget(obj, "spec.template"), ot) && !json_is_true(mu__jget(old, "spec.suspend")))
-			mu__verr_add(e, "spec.template", INV, "field is immutable");
-		json_decref(ot);
+		 * were defaulted compares equal to its defaulted replacement);
+		 * one the same as stored is not changed, and needs neither the
+		 * copy nor the defaults (every write of a Job's status or
+		 * metadata: the dispatcher's two PATCHes per job) */
+		const json_t *tpl = mu__jget(obj, "spec.template"), *otpl = mu__jget(old, "spec.template");
+		if (!json_is_true(mu__jget(old, "spec.suspend")) && !json_equal(tpl, otpl)) {
+			json_t *ot = mu__json_copy(otpl);
+			mu__defaults_pod_spec(json_object_get(ot, "spec"));
+			if (!json_equal(tpl, ot))
+				mu__verr_add(e, "spec.template", INV, "field is immutable");
+			json_decref(ot);
+		}
 		if (!json_equal(mu__jget(obj, "spec.selector"), mu__jget(old, "spec.selector")))
 			mu__verr_add(e, "spec.selector", INV, "field is immutable");
 		if (!json_equal(mu__jget(obj, "spec.completions"), mu__jget(old, "spec.completions")))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "apiserver/apiserver_int.h"
+#include "apiserver/schema.h"
 #include "check.h"
 
 /* Validates text as type rt (old may be NULL); returns the cause count
@@ -175,6 +176,68 @@ static void test_templates(mu_t_t *t)
 	json_decref(o);
 }
 
+/* A running Job's template is immutable (ValidateJobSpecUpdate): a
+ * changed one is refused, one that differs from the stored one only by
+ * the defaults (stored before templates were defaulted) is not, nor the
+ * same one, nor a changed one of a suspended Job.  (validate.c compares
+ * the templates as stored first and copies and defaults the stored one
+ * only when they differ: the same answers.) */
+static void test_job_template_update(mu_t_t *t)
+{
+	char f[128];
+#define JOB(susp, tpl) "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\"}," \
+		       "\"spec\":{\"suspend\":" susp ",\"completions\":1,\"selector\":{\"matchLabels\":{\"u\":\"1\"}},\"template\":{" \
+		       "\"metadata\":{\"labels\":{\"u\":\"1\"}},\"spec\":{\"restartPolicy\":\"Never\"," tpl "}}}}"
+#define BARE "\"containers\":[{\"name\":\"a\",\"image\":\"b\"}]"
+#define OTHER "\"containers\":[{\"name\":\"a\",\"image\":\"c\"}]"
+	/* the stored template with its defaults, as a create stores it */
+	json_t *d = json_loads(JOB("false", BARE), 0, NULL);
+	mu__defaults_pod_spec(mu__jget(d, "spec.template.spec"));
+	char *dt = json_dumps(d, JSON_COMPACT);
+	json_decref(d);
+	CHECK(t, causes(MU__RT_JOBS, JOB("false", OTHER), JOB("false", BARE), f, sizeof f) == 1);
+	CHECK(t, !strcmp(f, "spec.template"));
+	CHECK(t, causes(MU__RT_JOBS, dt, JOB("false", BARE), f, sizeof f) == 0); /* the defaults only */
+	CHECK(t, causes(MU__RT_JOBS, dt, dt, f, sizeof f) == 0);
+	CHECK(t, causes(MU__RT_JOBS, JOB("false", OTHER), JOB("true", BARE), f, sizeof f) == 0);
+	free(dt);
+#undef JOB
+#undef BARE
+#undef OTHER
+}
+
+/* Field validation of an update (mu__schema_check_changed): an unknown
+ * field in a member that changed is found and pruned, wherever it is; a
+ * known member the same as stored is not walked; an unknown top-level
+ * member is found even when stored too; without old, all of it. */
+static void test_schema_changed(mu_t_t *t)
+{
+	int model = mu__schema_model("batch", "Job");
+	CHECK(t, model >= 0);
+	const char *old = "{\"metadata\":{\"name\":\"j\"},\"spec\":{\"suspend\":true,\"bogus\":1},\"zz\":1}";
+	json_t *o = json_loads(old, 0, NULL);
+	/* the status changed and holds an unknown field; the spec did not */
+	json_t *nw = json_loads("{\"metadata\":{\"name\":\"j\"},\"spec\":{\"suspend\":true,\"bogus\":1},"
+				"\"status\":{\"active\":1,\"nope\":2},\"zz\":1}", 0, NULL);
+	mu__unknown_t u;
+	mu__schema_check_changed(nw, o, model, true, &u);
+	CHECK(t, u.n == 2);
+	CHECK(t, strstr(u.text, "unknown field \"status.nope\"") && strstr(u.text, "unknown field \"zz\""));
+	CHECK(t, !strstr(u.text, "spec.bogus"));
+	CHECK(t, !mu__jget(nw, "status.nope") && !json_object_get(nw, "zz") && mu__jget(nw, "spec.bogus"));
+	json_decref(nw);
+	/* the spec changed: its unknown field is found */
+	nw = json_loads("{\"metadata\":{\"name\":\"j\"},\"spec\":{\"suspend\":false,\"bogus\":1}}", 0, NULL);
+	mu__schema_check_changed(nw, o, model, false, &u);
+	CHECK(t, u.n == 1 && strstr(u.text, "unknown field \"spec.bogus\""));
+	CHECK(t, mu__jget(nw, "spec.bogus")); /* not pruned */
+	/* no old: the whole object, as mu__schema_check */
+	mu__schema_check_changed(o, NULL, model, false, &u);
+	CHECK(t, u.n == 2);
+	json_decref(nw);
+	json_decref(o);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -183,5 +246,7 @@ int main(void)
 	MU_RUN(&t, test_kinds);
 	MU_RUN(&t, test_defaults);
 	MU_RUN(&t, test_templates);
+	MU_RUN(&t, test_job_template_update);
+	MU_RUN(&t, test_schema_changed);
 	return mu_t_done(&t);
 }
