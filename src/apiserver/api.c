@@ -188,9 +188,11 @@ bool mu__fix_namespace(const mu__rtype_t *t, json_t *obj, const char *url_ns, mu
 /* Field validation (schema.c) of obj per the request's fieldValidation:
  * unknown fields are pruned; with Strict the request fails (false, msg
  * set as kube-apiserver words it), with Warn warn gets Warning header text
- * (may be NULL to drop it). */
-static bool check_fields(const mu__rtype_t *t, const mu__req_t *rq, json_t *obj, char *msg, size_t msglen,
-			 char *warn, size_t warnlen)
+ * (may be NULL to drop it).  old: the stored object of an update (NULL
+ * for a create), whose unchanged top-level members a built-in kind's
+ * check passes over (mu__schema_check_changed). */
+static bool check_fields(const mu__rtype_t *t, const mu__req_t *rq, json_t *obj, const json_t *old, char *msg,
+			 size_t msglen, char *warn, size_t warnlen)
 {
 	int model = mu__schema_model(t->group, t->kind);
 	const mu__crdtype_t *c = mu__crdtype(t);
@@ -201,7 +203,7 @@ static bool check_fields(const mu__rtype_t *t, const mu__req_t *rq, json_t *obj,
 	if (c)
 		mu__crd_prune(c, mu__crd_version(c, rq->route.version), obj, !strict, &u);
 	else
-		mu__schema_check(obj, model, !strict, &u);
+		mu__schema_check_changed(obj, old, model, !strict, &u);
 	if (!u.n)
 		return true;
 	if (strict) {
@@ -270,7 +272,7 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 	if (t->namespaced && !mu__namespace_exists(s, rq->route.ns, rs))
 		return;
 	char fmsg[1400], warn[sizeof rs->warning] = "";
-	if (!check_fields(t, rq, obj, fmsg, sizeof fmsg, warn, sizeof warn)) {
+	if (!check_fields(t, rq, obj, NULL, fmsg, sizeof fmsg, warn, sizeof warn)) {
 		mu__resp_status(rs, 400, "BadRequest", "%s", fmsg);
 		return;
 	}
@@ -561,7 +563,7 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	 * stored spec has is kept */
 	if (pod_spec_path(c->t) && !*c->rq->route.sub)
 		mu__drop_gated_pod_fields(mu__jget(nw, pod_spec_path(c->t)), mu__jget(old, pod_spec_path(c->t)));
-	if (!check_fields(c->t, c->rq, nw, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
+	if (!check_fields(c->t, c->rq, nw, old, c->msg, sizeof c->msg, c->warn, sizeof c->warn)) {
 		c->bad = true;
 		json_decref(nw);
 		json_decref(old);
@@ -709,7 +711,7 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 		/* server-side apply: create when absent, else apply (ssa.c) */
 		if (!mu__check_kind(t, body, rs) || !mu__fix_namespace(t, body, rq->route.ns, rs))
 			return;
-		if (!check_fields(t, rq, body, c.msg, sizeof c.msg, c.warn, sizeof c.warn)) {
+		if (!check_fields(t, rq, body, NULL, c.msg, sizeof c.msg, c.warn, sizeof c.warn)) {
 			mu__resp_status(rs, 400, "BadRequest", "%s", c.msg);
 			return;
 		}

@@ -113,9 +113,51 @@ static void walk(json_t *obj, int model, bool prune, char *path, size_t plen, si
 
 void mu__schema_check(json_t *obj, int model, bool prune, mu__unknown_t *u)
 {
+	mu__schema_check_changed(obj, NULL, model, prune, u);
+}
+
+/* walk of obj (at path) against model, a known member json_equal to
+ * old's of that name passed over, and a changed object member of one
+ * object value walked the same way (levels deep more). */
+static void walk_changed(json_t *obj, const json_t *old, int model, bool prune, char *path, size_t plen,
+			 size_t cap, mu__unknown_t *u, int levels)
+{
+	const char *k;
+	json_t *v, *tmp;
+	json_object_foreach_safe(obj, tmp, k, v) {
+		const mu__sfield_t *f = find_field(model, k);
+		const json_t *ov = json_object_get(old, k);
+		if (f && json_equal(v, ov))
+			continue;
+		int w = snprintf(path + plen, cap - plen, "%s%s", plen ? "." : "", k);
+		size_t nl = w > 0 && (size_t)w < cap - plen ? plen + (size_t)w : plen;
+		if (!f) {
+			note(u, path);
+			path[plen] = '\0';
+			if (prune)
+				json_object_del(obj, k);
+			continue;
+		}
+		if (levels > 0 && f->elem == MU__ST_OBJECT && f->model >= 0 && f->shape == MU__SS_SCALAR &&
+		    json_is_object(v) && json_is_object(ov))
+			walk_changed(v, ov, f->model, prune, path, nl, cap, u, levels - 1);
+		else
+			walk_value(v, f, prune, path, nl, cap, u, 0);
+		path[plen] = '\0';
+	}
+}
+
+void mu__schema_check_changed(json_t *obj, const json_t *old, int model, bool prune, mu__unknown_t *u)
+{
 	memset(u, 0, sizeof *u);
 	if (model < 0 || model >= mu__nsmodels || !json_is_object(obj))
 		return;
 	char path[512] = "";
-	walk(obj, model, prune, path, 0, sizeof path, u, 0);
+	/* the top level and its objects' members (metadata's managedFields
+	 * and labels, status's conditions), a known member the same as
+	 * stored passed over: it was checked (and pruned) when it was stored */
+	if (json_is_object(old))
+		walk_changed(obj, old, model, prune, path, 0, sizeof path, u, 1);
+	else
+		walk(obj, model, prune, path, 0, sizeof path, u, 0);
 }

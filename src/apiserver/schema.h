@@ -65,5 +65,13 @@ typedef struct mu__unknown {
  * (when prune) and describing them in u.  Bounded by the object's size;
  * recursion by its nesting (at most MU__MAX_DEPTH levels). */
 void mu__schema_check(json_t *obj, int model, bool prune, mu__unknown_t *u);
+/* mu__schema_check of an update: the same, except that a known member
+ * json_equal to old's member of that name is not walked, at the top level
+ * and in a top-level object member that changed (metadata, status): it
+ * was checked and pruned when it was stored; kube-apiserver finds unknown
+ * fields in what a request sends, and a stored object has none.  old
+ * NULL: mu__schema_check.  O(the members that changed, and a json_equal
+ * of each one that did not). */
+void mu__schema_check_changed(json_t *obj, const json_t *old, int model, bool prune, mu__unknown_t *u);
 
 #endif

@@ -236,6 +236,19 @@ static void test_schema_changed(mu_t_t *t)
 	CHECK(t, u.n == 2);
 	json_decref(nw);
 	json_decref(o);
+	/* one level down: in a metadata and a status that changed, their
+	 * changed members are walked, their unchanged ones not */
+	o = json_loads("{\"metadata\":{\"name\":\"j\",\"labels\":{\"a\":\"b\"}},\"status\":{\"active\":0,"
+		       "\"ready\":0}}", 0, NULL);
+	nw = json_loads("{\"metadata\":{\"name\":\"j\",\"labels\":{\"a\":\"b\"},\"oops\":1,"
+			"\"annotations\":{\"x\":\"y\"}},\"status\":{\"active\":1,\"ready\":0,\"nope\":{\"z\":1}}}",
+			0, NULL);
+	mu__schema_check_changed(nw, o, model, true, &u);
+	CHECK(t, u.n == 2 && strstr(u.text, "unknown field \"metadata.oops\"") &&
+		 strstr(u.text, "unknown field \"status.nope\""));
+	CHECK(t, !mu__jget(nw, "metadata.oops") && !mu__jget(nw, "status.nope") && mu__jget(nw, "metadata.annotations"));
+	json_decref(nw);
+	json_decref(o);
 }
 
 int main(void)
