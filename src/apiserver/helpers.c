@@ -10,6 +10,7 @@
  * them without calling each other in a loop.  Each is bounded by the size
  * of its input.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +204,35 @@ bool mu__text_at(const char *t, size_t len, const char *k1, const char *k2, cons
 		}
 	}
 	return false;
+}
+
+int mu__exit_code(const char *s, const char *container, int *code)
+{
+	*code = 0;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end != s && !*end) { /* one code for every container */
+		if (errno || v < -2147483647LL - 1 || v > 2147483647LL)
+			return -1;
+		*code = (int)v;
+		return 0;
+	}
+	for (const char *p = s;;) { /* NAME=CODE[,NAME=CODE...] */
+		const char *eq = strchr(p, '=');
+		if (!eq || eq == p)
+			return -1;
+		errno = 0;
+		v = strtoll(eq + 1, &end, 10);
+		if (end == eq + 1 || (*end && *end != ',') || errno || v < -2147483647LL - 1 || v > 2147483647LL)
+			return -1;
+		for (const char *q = p; q < eq; q++)
+			if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-'))
+				return -1;
+		if (container && (size_t)(eq - p) == strlen(container) && !memcmp(p, container, (size_t)(eq - p)))
+			*code = (int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
 }
