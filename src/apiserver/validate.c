@@ -885,6 +885,13 @@ void mu__defaults_job(json_t *o)
 	set_default(o, "spec.completionMode", json_string("NonIndexed"));
 	/* SetDefaults_Job with JobPodReplacementPolicy (on since 1.29) */
 	const json_t *pfp = mu__jget(o, "spec.podFailurePolicy");
+	/* and a pattern of onPodConditions without status matches True */
+	size_t ri, k;
+	json_t *r, *pat;
+	json_array_foreach(json_object_get(pfp, "rules"), ri, r)
+		json_array_foreach(json_object_get(r, "onPodConditions"), k, pat)
+			if (json_is_object(pat) && !json_object_get(pat, "status"))
+				json_object_set_new(pat, "status", json_string("True"));
 	set_default(o, "spec.podReplacementPolicy",
 		    json_string(pfp && !json_is_null(pfp) ? "Failed" : "TerminatingOrFailed"));
 	mu__defaults_pod_spec(mu__jget(o, "spec.template.spec")); /* SetObjectDefaults_Job */

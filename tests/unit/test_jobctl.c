@@ -1208,6 +1208,13 @@ static void test_replacement_api(mu_t_t *t)
 			      "restartPolicy", "Never");
 	mu__defaults_job(k);
 	CHECK_STR(t, mu__jstr(k, "spec.podReplacementPolicy"), "Failed");
+	/* SetDefaults_Job: a pattern of onPodConditions without status is True */
+	json_t *d = json_pack("{s:{s:{s:[{s:s, s:[{s:s}]}]}}}", "spec", "podFailurePolicy", "rules", "action", "Ignore",
+			      "onPodConditions", "type", "DisruptionTarget");
+	mu__defaults_job(d);
+	CHECK_STR(t, mu__jstr(json_array_get(json_object_get(json_array_get(mu__jget(d, "spec.podFailurePolicy.rules"), 0),
+								 "onPodConditions"), 0), "status"), "True");
+	json_decref(d);
 	static const struct {
 		const char *val;
 		bool pfp;
