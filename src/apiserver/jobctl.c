@@ -32,7 +32,14 @@
  * JobPodReplacementPolicy (on by default since 1.29, round 15):
  * TerminatingOrFailed replaces a pod once it is terminating, Failed (set
  * by default when spec.podFailurePolicy is) only once it has failed, so
- * the terminating pods count against parallelism.
+ * the terminating pods count against parallelism.  spec.podFailurePolicy
+ * is applied as matchPodFailurePolicy (round 16): a failed pod matching a
+ * FailJob rule fails the Job (reason PodFailurePolicy, kube's message), one
+ * matching Ignore is not counted, Count or no rule counts it.  As kube
+ * 1.31+ (enactJobFinished with delayTerminalCondition) a failing Job has
+ * FailureTarget and a succeeding one SuccessCriteriaMet until no pod of it
+ * is terminating, and only then Failed or Complete.  Indexed Jobs are
+ * refused by the API server (validate.c), not modelled here.
  *
  * Level-triggered: changes mark jobs dirty (mu__jobctl_event) and
  * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
