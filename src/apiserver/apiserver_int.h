@@ -212,6 +212,11 @@ bool mu__text_at(const char *t, size_t len, const char *k1, const char *k2, cons
  * instead of eight, most of them to the spec's end for an absent key.
  * O(the text up to the last key found, or all of it). */
 int mu__text_members(const char *t, size_t len, const char *const *keys, int nk, const char **v, size_t *vlen);
+/* The exit code the annotation muster.io/exit-code (its value s) gives
+ * container (NULL: only check s): s is one integer for every container,
+ * or NAME=CODE pairs separated by commas (a container not named exits 0).
+ * 0 and *code (0 when not named), or -1 when s is neither.  O(len s). */
+int mu__exit_code(const char *s, const char *container, int *code);
 /* The value of label / field key, or NULL. */
 const char *mu__obj_label(const mu__obj_t *o, const char *key);
 const char *mu__obj_field(const mu__obj_t *o, const char *key);
@@ -906,6 +911,15 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms);
 /* The status writes whose managedFields came from the controller's memo
  * (ssa.h), and those recorded in full (for tests). */
 void mu__jobctl_memo_stats(const mu__jobctl_t *jc, size_t *hits, size_t *misses);
+/* What a Job's spec.podFailurePolicy (pfp, borrowed) decides for a failed
+ * pod (borrowed), as matchPodFailurePolicy of Kubernetes' Job controller
+ * (pkg/controller/job/pod_failure_policy.go): the first rule that
+ * matches, by a non-zero exit code of a terminated container or an init
+ * container (operator In or NotIn; an unknown operator or action skips
+ * the rule) or by a pod condition of the type and status.  With FAILJOB
+ * msg gets kube's message.  O(the rules * the containers and conditions). */
+enum { MU__PFP_NONE, MU__PFP_COUNT, MU__PFP_IGNORE, MU__PFP_FAILJOB, MU__PFP_FAILINDEX };
+int mu__pfp_match(const json_t *pfp, const json_t *pod, char *msg, size_t msz);
 
 /* The resource claim controller (claimctl.c): claims from templates,
  * reservedFor cleaned, unreserved claims deallocated. */

@@ -11,6 +11,7 @@
  * them without calling each other in a loop.  Each is bounded by the size
  * of its input.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,4 +247,35 @@ int mu__text_members(const char *t, size_t len, const char *const *keys, int nk,
 		found += vlen[q] > 0;
 	}
 	return found;
+}
+
+int mu__exit_code(const char *s, const char *container, int *code)
+{
+	*code = 0;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end != s && !*end) { /* one code for every container */
+		if (errno || v < -2147483647LL - 1 || v > 2147483647LL)
+			return -1;
+		*code = (int)v;
+		return 0;
+	}
+	for (const char *p = s;;) { /* NAME=CODE[,NAME=CODE...] */
+		const char *eq = strchr(p, '=');
+		if (!eq || eq == p)
+			return -1;
+		errno = 0;
+		v = strtoll(eq + 1, &end, 10);
+		if (end == eq + 1 || (*end && *end != ',') || errno || v < -2147483647LL - 1 || v > 2147483647LL)
+			return -1;
+		for (const char *q = p; q < eq; q++)
+			if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-'))
+				return -1;
+		if (container && (size_t)(eq - p) == strlen(container) && !memcmp(p, container, (size_t)(eq - p)))
+			*code = (int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
 }

@@ -32,7 +32,14 @@
  * JobPodReplacementPolicy (on by default since 1.29, round 15):
  * TerminatingOrFailed replaces a pod once it is terminating, Failed (set
  * by default when spec.podFailurePolicy is) only once it has failed, so
- * the terminating pods count against parallelism.
+ * the terminating pods count against parallelism.  spec.podFailurePolicy
+ * is applied as matchPodFailurePolicy (round 16): a failed pod matching a
+ * FailJob rule fails the Job (reason PodFailurePolicy, kube's message), one
+ * matching Ignore is not counted, Count or no rule counts it.  As kube
+ * 1.31+ (enactJobFinished with delayTerminalCondition) a failing Job has
+ * FailureTarget and a succeeding one SuccessCriteriaMet until no pod of it
+ * is terminating, and only then Failed or Complete.  Indexed Jobs are
+ * refused by the API server (validate.c), not modelled here.
  *
  * Level-triggered: changes mark jobs dirty (mu__jobctl_event) and
  * mu__jobctl_sync() reconciles each dirty job from the store.  It runs on
@@ -459,6 +466,124 @@ static counts_t count(const mu__page_t *pg)
 	return c;
 }
 
+/* --- spec.podFailurePolicy ---------------------------------------------- */
+
+/* The first container of statuses (a containerStatuses or
+ * initContainerStatuses list) terminated with a non-zero exit code that
+ * the onExitCodes requirement req matches (its containerName, if any,
+ * and operator), or NULL, as getMatchingContainerFromList.  O(the
+ * statuses * the values). */
+static const json_t *exit_match(const json_t *statuses, const json_t *req)
+{
+	const char *cn = json_string_value(json_object_get(req, "containerName"));
+	const char *op = json_string_value(json_object_get(req, "operator"));
+	const json_t *vals = json_object_get(req, "values");
+	size_t i, k;
+	json_t *cs, *v;
+	if (!op || (strcmp(op, "In") && strcmp(op, "NotIn")))
+		return NULL; /* an unknown operator is not satisfied */
+	json_array_foreach(statuses, i, cs) {
+		const json_t *code = mu__jget(cs, "state.terminated.exitCode");
+		const char *name = json_string_value(json_object_get(cs, "name"));
+		if (!json_is_integer(code) || json_integer_value(code) == 0 || (cn && (!name || strcmp(cn, name))))
+			continue;
+		bool in = false;
+		json_array_foreach(vals, k, v)
+			in |= json_is_integer(v) && json_integer_value(v) == json_integer_value(code);
+		if (in == !strcmp(op, "In"))
+			return cs;
+	}
+	return NULL;
+}
+
+/* The first condition of pod whose type and status one of the patterns
+ * names, or NULL, as matchOnPodConditions.  O(conditions * patterns). */
+static const json_t *cond_match(const json_t *pod, const json_t *patterns)
+{
+	size_t i, k;
+	json_t *c, *p;
+	json_array_foreach(mu__jget(pod, "status.conditions"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const char *st = json_string_value(json_object_get(c, "status"));
+		json_array_foreach(patterns, k, p) {
+			const char *pt = json_string_value(json_object_get(p, "type"));
+			const char *ps = json_string_value(json_object_get(p, "status"));
+			if (t && st && pt && ps && !strcmp(t, pt) && !strcmp(st, ps))
+				return c;
+		}
+	}
+	return NULL;
+}
+
+int mu__pfp_match(const json_t *pfp, const json_t *pod, char *msg, size_t msz)
+{
+	size_t i;
+	json_t *r;
+	const char *ns = mu__jstr(pod, "metadata.namespace"), *name = mu__jstr(pod, "metadata.name");
+	json_array_foreach(json_object_get(pfp, "rules"), i, r) {
+		const char *act = json_string_value(json_object_get(r, "action"));
+		const json_t *oec = json_object_get(r, "onExitCodes"), *opc = json_object_get(r, "onPodConditions");
+		const json_t *hit = NULL;
+		bool by_exit = oec && !json_is_null(oec);
+		if (by_exit) {
+			if (!(hit = exit_match(mu__jget(pod, "status.containerStatuses"), oec)))
+				hit = exit_match(mu__jget(pod, "status.initContainerStatuses"), oec);
+		} else if (opc && !json_is_null(opc)) {
+			hit = cond_match(pod, opc);
+		}
+		if (!hit || !act)
+			continue;
+		if (!strcmp(act, "Ignore"))
+			return MU__PFP_IGNORE;
+		if (!strcmp(act, "Count"))
+			return MU__PFP_COUNT;
+		if (!strcmp(act, "FailIndex"))
+			return MU__PFP_FAILINDEX;
+		if (!strcmp(act, "FailJob")) {
+			if (by_exit)
+				snprintf(msg, msz, "Container %s for pod %s/%s failed with exit code %lld matching FailJob "
+					 "rule at index %zu", json_string_value(json_object_get(hit, "name")) ?
+					 json_string_value(json_object_get(hit, "name")) : "", ns ? ns : "", name ? name : "",
+					 (long long)json_integer_value(mu__jget(hit, "state.terminated.exitCode")), i);
+			else
+				snprintf(msg, msz, "Pod %s/%s has condition %s matching FailJob rule at index %zu",
+					 ns ? ns : "", name ? name : "", json_string_value(json_object_get(hit, "type")), i);
+			return MU__PFP_FAILJOB;
+		}
+		/* an unknown action: the rule is skipped */
+	}
+	return MU__PFP_NONE;
+}
+
+/* Applies spec.podFailurePolicy pfp to the job's failed pods in pg, as
+ * Kubernetes' Job controller does (trackJobStatusAndRemoveFinalizers and
+ * getFailJobMessage): a pod whose rule is Ignore leaves c's failed count
+ * (it does not count against backoffLimit, and is replaced as any pod
+ * that is no longer active); answers whether one matched a FailJob rule,
+ * with kube's message of the first in msg.  With a podFailurePolicy only
+ * a pod whose phase is Failed is failed (onlyReplaceFailedPods).  O(the
+ * pods, a parse of each failed one). */
+static bool pfp_apply(const json_t *pfp, const mu__page_t *pg, counts_t *c, char *msg, size_t msz)
+{
+	bool failjob = false;
+	for (size_t i = 0; i < pg->n; i++) {
+		const char *ph = mu__obj_field(pg->objs[i], "status.phase");
+		if (!ph || strcmp(ph, "Failed"))
+			continue;
+		json_t *pod = mu__obj_parse(pg->objs[i]);
+		char m[700];
+		int a = pod ? mu__pfp_match(pfp, pod, m, sizeof m) : MU__PFP_NONE;
+		json_decref(pod);
+		if (a == MU__PFP_IGNORE)
+			c->failed--;
+		else if (a == MU__PFP_FAILJOB && !failjob) {
+			snprintf(msg, msz, "%s", m);
+			failjob = true;
+		}
+	}
+	return failjob;
+}
+
 /* A pod from the job's template. */
 static json_t *pod_from(mu__jobctl_t *jc, const json_t *job)
 {
@@ -530,6 +655,7 @@ typedef struct status_ctx {
 #define BACKOFF_MSG "Job has reached the specified backoff limit"
 #define DEADLINE_REASON "DeadlineExceeded"
 #define DEADLINE_MSG "Job was active longer than specified deadline"
+#define PFP_REASON "PodFailurePolicy"
 
 /* The reason (field "reason") or message ("message") of job's condition
  * of type that is True, or NULL.  O(its conditions). */
@@ -540,7 +666,9 @@ static const char *cond_text(const json_t *job, const char *type, const char *fi
 
 /* Whether a Job that is not finished fails, as syncJob of Kubernetes' Job
  * controller decides before it looks at completions: a FailureTarget
- * condition already set (its reason and message carried to Failed), more
+ * condition already set (its reason and message carried to Failed), a
+ * FailJob rule of spec.podFailurePolicy matched by a failed pod (pfp_msg,
+ * reason PodFailurePolicy), more
  * failed pods than backoffLimit (BackoffLimitExceeded), or, for a Job not
  * suspended with spec.activeDeadlineSeconds, status.startTime (now when
  * unset: this reconcile sets it) that many seconds ago or more
@@ -548,13 +676,18 @@ static const char *cond_text(const json_t *job, const char *type, const char *fi
  * the deadline when one is still ahead, else -1.  now_s is wall-clock
  * seconds (status.startTime's clock).  O(its conditions). */
 static bool fails(const json_t *job, const counts_t *c, json_int_t backoff, bool suspended, int64_t now_s,
-		  const char **reason, const char **msg, int64_t *left)
+		  const char *pfp_msg, const char **reason, const char **msg, int64_t *left)
 {
 	*left = -1;
 	*reason = cond_text(job, "FailureTarget", "reason");
 	*msg = cond_text(job, "FailureTarget", "message");
 	if (*reason)
 		return true;
+	if (pfp_msg) { /* a FailJob rule of spec.podFailurePolicy matched */
+		*reason = PFP_REASON;
+		*msg = pfp_msg;
+		return true;
+	}
 	*reason = BACKOFF_REASON;
 	*msg = BACKOFF_MSG;
 	if (c->failed > backoff)
@@ -620,18 +753,28 @@ static unsigned status_set(const status_ctx_t *c, json_t *o)
 		if (!mu__jget(o, "status.startTime"))
 			mu__jset(o, "status.startTime", json_string(ts));
 	}
+	/* the interim condition first, the terminal one once no pod of the
+	 * Job is terminating (enactJobFinished with delayTerminalCondition,
+	 * Kubernetes 1.31+: JobManagedBy or JobPodReplacementPolicy on) */
 	if (c->complete && !cond_true(o, "Complete")) {
-		mu__set_condition(o, "SuccessCriteriaMet", "True", "CompletionsReached", "Reached expected number of succeeded pods");
-		mu__set_condition(o, "Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods");
-		mu__jset(o, "status.completionTime", json_string(ts));
-		tr |= TR_COMPLETE;
+		if (!cond_true(o, "SuccessCriteriaMet"))
+			mu__set_condition(o, "SuccessCriteriaMet", "True", "CompletionsReached",
+					  "Reached expected number of succeeded pods");
+		if (c->c.terminating == 0) {
+			mu__set_condition(o, "Complete", "True", "CompletionsReached",
+					  "Reached expected number of succeeded pods");
+			mu__jset(o, "status.completionTime", json_string(ts));
+			tr |= TR_COMPLETE;
+		}
 	}
 	if (c->failed && !cond_true(o, "Failed")) {
 		const char *r = c->freason ? c->freason : BACKOFF_REASON, *m = c->fmsg ? c->fmsg : BACKOFF_MSG;
 		if (!cond_true(o, "FailureTarget"))
 			mu__set_condition(o, "FailureTarget", "True", r, m);
-		mu__set_condition(o, "Failed", "True", r, m);
-		tr |= TR_FAILED;
+		if (c->c.terminating == 0) {
+			mu__set_condition(o, "Failed", "True", r, m);
+			tr |= TR_FAILED;
+		}
 	}
 	return tr;
 }
@@ -776,6 +919,8 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 			   (f[PFP] && !(fn[PFP] == 4 && !memcmp(f[PFP], "null", 4)));
 	if (f[DEADLINE] && !(fn[DEADLINE] == 4 && !memcmp(f[DEADLINE], "null", 4)))
 		return false; /* a deadline to check or requeue: reconcile does */
+	if (mu__text_at(sp, spn, "podFailurePolicy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)))
+		return false; /* its rules read the failed pods: reconcile does */
 	json_t *st = NULL, *o = json_object(), *before = NULL;
 	if (!o || !(st = mu__json_parse(stv, stn)) ||
 	    json_object_set_new(o, "status", st) || !(before = mu__json_copy(st))) {
@@ -789,7 +934,7 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	/* as reconcile: a Job not finished fails before it completes */
 	sc.failed = !cond_true(o, "Complete") &&
 		    (cond_true(o, "Failed") || cond_true(o, "FailureTarget") || sc.c.failed > backoff);
-	sc.complete = !sc.failed && (cond_true(o, "Complete") ||
+	sc.complete = !sc.failed && (cond_true(o, "Complete") || cond_true(o, "SuccessCriteriaMet") ||
 				     (has_comp ? sc.c.succeeded >= comp : sc.c.succeeded > 0 && sc.c.active == 0));
 	bool keep;
 	if (sc.suspended || sc.complete || sc.failed || finished) {
@@ -1010,16 +1155,20 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 	 * deadline) before it completes, as in syncJob; one whose deadline is
 	 * ahead is reconciled again when it passes */
 	int64_t left = -1;
+	const json_t *pfp = mu__jget(job, "spec.podFailurePolicy");
+	char pfmsg[700];
+	bool failjob = json_is_object(pfp) && pfp_apply(pfp, &pg, &sc.c, pfmsg, sizeof pfmsg);
 	if (finished)
 		sc.failed = !cond_true(job, "Complete");
 	else
-		sc.failed = fails(job, &sc.c, backoff, sc.suspended, mu__now_s(), &sc.freason, &sc.fmsg, &left);
+		sc.failed = fails(job, &sc.c, backoff, sc.suspended, mu__now_s(), failjob ? pfmsg : NULL, &sc.freason,
+				  &sc.fmsg, &left);
 	if (left >= 0) {
 		char key[600];
 		snprintf(key, sizeof key, "%s/%s", ns, name);
 		dl_push(jc, key, jc->now + left);
 	}
-	sc.complete = !sc.failed && (cond_true(job, "Complete") ||
+	sc.complete = !sc.failed && (cond_true(job, "Complete") || cond_true(job, "SuccessCriteriaMet") ||
 				     (json_is_integer(comp) ? sc.c.succeeded >= json_integer_value(comp)
 							    : sc.c.succeeded > 0 && sc.c.active == 0));
 	bool stop = sc.suspended || sc.complete || sc.failed || finished;
@@ -1028,7 +1177,6 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 	bool leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
 	json_int_t want = wanted(par, json_is_integer(comp), json_integer_value(comp), &sc.c);
 	const char *rp = mu__jstr(job, "spec.podReplacementPolicy");
-	const json_t *pfp = mu__jget(job, "spec.podFailurePolicy");
 	bool only_failed = (rp && !strcmp(rp, "Failed")) || (pfp && !json_is_null(pfp));
 	json_int_t make = to_make(want, &sc.c, only_failed);
 	int need = 3; /* the status and its Events */

@@ -635,9 +635,15 @@ typedef struct act_ctx {
 	char node[254];       /* out: the pod's node */
 } act_ctx_t;
 
-/* The pod's containers' statuses in one state. */
-static json_t *container_statuses(const json_t *pod, const char *uid, int state, const char *ts)
+/* The pod's containers' statuses in one state: 0 running, 1 ended at
+ * its muster.io/duration (each with the exit code its
+ * muster.io/exit-code annotation gives, 0 by default: reason Completed,
+ * or Error as the kubelet reports a non-zero one), 2 lost with its node
+ * (137, NodeLost).  *failed (when not NULL) is set when a container
+ * ended with a non-zero code.  O(the containers). */
+static json_t *container_statuses(const json_t *pod, const char *uid, int state, const char *ts, bool *failed)
 {
+	const char *xc = json_string_value(json_object_get(mu__jget(pod, "metadata.annotations"), "muster.io/exit-code"));
 	json_t *a = json_array();
 	size_t i;
 	json_t *c;
@@ -647,9 +653,14 @@ static json_t *container_statuses(const json_t *pod, const char *uid, int state,
 		char cid[160], iid[300];
 		snprintf(cid, sizeof cid, "muster://%.8s-%s", uid, name ? name : "");
 		snprintf(iid, sizeof iid, "muster://%s", img ? img : "");
+		int code = 137;
+		if (state == 1 && (!xc || mu__exit_code(xc, name, &code) != 0))
+			code = 0;
+		if (state == 1 && code && failed)
+			*failed = true;
 		json_t *st = state == 0 ? json_pack("{s:{s:s}}", "running", "startedAt", ts)
-				: json_pack("{s:{s:i, s:s, s:s}}", "terminated", "exitCode", state == 1 ? 0 : 137,
-					    "reason", state == 1 ? "Completed" : "NodeLost", "finishedAt", ts);
+				: json_pack("{s:{s:i, s:s, s:s}}", "terminated", "exitCode", code, "reason",
+					    state == 2 ? "NodeLost" : code ? "Error" : "Completed", "finishedAt", ts);
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:i, s:o}", "name", name ? name : "",
 						   "image", img ? img : "", "imageID", iid, "containerID", cid, "ready",
 						   state == 0, "started", state == 0, "restartCount", 0, "state", st));
@@ -688,7 +699,7 @@ static int pod_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	if (c->a->kind == ACT_START) {
 		mu__jset(o, "status.phase", json_string("Running"));
 		mu__jset(o, "status.startTime", json_string(ts));
-		mu__jset(o, "status.containerStatuses", container_statuses(o, uid, 0, ts));
+		mu__jset(o, "status.containerStatuses", container_statuses(o, uid, 0, ts, NULL));
 		static const char *const conds[] = {"PodReadyToStartContainers", "Initialized", "Ready",
 						    "ContainersReady", "PodScheduled"};
 		for (int i = 0; i < 5; i++)
@@ -697,11 +708,15 @@ static int pod_act_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		mu_time_t ms;
 		c->complete_ms = d && mu__parse_duration(d, &ms) == MU_OK ? ms : -1;
 	} else {
-		bool done = c->a->kind == ACT_COMPLETE;
-		mu__jset(o, "status.phase", json_string(done ? "Succeeded" : "Failed"));
-		mu__jset(o, "status.containerStatuses", container_statuses(o, uid, done ? 1 : 2, ts));
-		mu__set_condition(o, "Ready", "False", done ? "PodCompleted" : "NodeLost", NULL);
-		mu__set_condition(o, "ContainersReady", "False", done ? "PodCompleted" : "NodeLost", NULL);
+		bool done = c->a->kind == ACT_COMPLETE, bad = false;
+		mu__jset(o, "status.containerStatuses", container_statuses(o, uid, done ? 1 : 2, ts, &bad));
+		/* a container that exited non-zero fails the pod (restartPolicy
+		 * Never, as a Job's pods with a podFailurePolicy have it; the
+		 * kubelet's reason PodFailed on its conditions) */
+		mu__jset(o, "status.phase", json_string(done && !bad ? "Succeeded" : "Failed"));
+		const char *why = !done ? "NodeLost" : bad ? "PodFailed" : "PodCompleted";
+		mu__set_condition(o, "Ready", "False", why, NULL);
+		mu__set_condition(o, "ContainersReady", "False", why, NULL);
 		if (!done) {
 			char msg[320];
 			snprintf(msg, sizeof msg, "Node %s which was running pod %s is unresponsive", node, cur->name);

@@ -27,6 +27,7 @@
 #define UNS "FieldValueNotSupported"
 #define FORB "FieldValueForbidden"
 #define TOOLONG "FieldValueTooLong"
+#define TOOMANY "FieldValueTooMany"
 
 /* --- names and labels --------------------------------------------------- */
 
@@ -329,6 +330,14 @@ void mu__validate_pod(const json_t *obj, const json_t *old, mu__verr_t *e)
 	if (dur && mu__parse_duration(dur, &ms) != MU_OK)
 		mu__verr_add(e, "metadata.annotations[muster.io/duration]", INV,
 			     "must be a duration such as 30s, 5m or 1h30m");
+	const char *xc = json_string_value(json_object_get(ann, "muster.io/exit-code"));
+	int code;
+	if (xc && mu__exit_code(xc, NULL, &code) != 0)
+		mu__verr_add(e, "metadata.annotations[muster.io/exit-code]", INV,
+			     "must be an exit code (a 32-bit integer) or NAME=CODE pairs separated by commas");
+	else if (xc && (!mu__jstr(obj, "spec.restartPolicy") || strcmp(mu__jstr(obj, "spec.restartPolicy"), "Never")))
+		mu__verr_add(e, "metadata.annotations[muster.io/exit-code]", INV,
+			     "needs spec.restartPolicy Never (the simulated kubelet does not restart containers)");
 	mu__check_pod_spec(spec, "spec", false, e);
 	if (old)
 		mu__check_pod_update(spec, json_object_get(old, "spec"), e);
@@ -439,6 +448,215 @@ void mu__validate_pod_template(const json_t *obj, const char *owner, mu__verr_t 
 	}
 }
 
+/* The %#v Go prints of an []int32 (kube's field.Invalid on a values
+ * list: "[]int32{3, 1}"), into out.  O(the list). */
+static void int32_list(const json_t *vals, char *out, size_t sz)
+{
+	size_t i, n = 0;
+	json_t *v;
+	n += (size_t)snprintf(out, sz, "[]int32{");
+	json_array_foreach(vals, i, v) {
+		if (n < sz)
+			n += (size_t)snprintf(out + n, sz - n, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
+	}
+	if (n < sz)
+		snprintf(out + n, sz - n, "}");
+}
+
+/* One rule's onExitCodes, as validatePodFailurePolicyRuleOnExitCodes
+ * (pkg/apis/batch/validation): the operator In or NotIn, a containerName
+ * of the template, 1 to 255 values, unique, ordered, no 0 with In.  path
+ * is the rule's.  O(the values * log) at most (a sorted walk). */
+static void check_pfp_exit_codes(const json_t *oec, const char *path, const json_t *tpl, mu__verr_t *e)
+{
+	static const char *const ops[] = {"In", "NotIn", NULL};
+	mu__path_t f;
+	const json_t *op = json_object_get(oec, "operator");
+	const char *ops_s = json_string_value(op);
+	mu__pathf(f, "%s.onExitCodes.operator", path);
+	if (!ops_s || !*ops_s)
+		mu__verr_add(e, f, REQ, "Required value: valid values: [\"In\" \"NotIn\"]");
+	else if (!one_of(ops_s, ops))
+		mu__verr_add(e, f, UNS, "Unsupported value: \"%.100s\": supported values: \"In\", \"NotIn\"", ops_s);
+	const char *cn = json_string_value(json_object_get(oec, "containerName"));
+	if (cn) {
+		bool found = false;
+		static const char *const lists[] = {"containers", "initContainers"};
+		for (int l = 0; l < 2 && !found; l++) {
+			size_t i;
+			json_t *c;
+			json_array_foreach(json_object_get(tpl, lists[l]), i, c) {
+				const char *n = json_string_value(json_object_get(c, "name"));
+				found |= n && !strcmp(n, cn);
+			}
+		}
+		if (!found) {
+			mu__pathf(f, "%s.onExitCodes.containerName", path);
+			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": must be one of the container or initContainer "
+				     "names in the pod template", cn);
+		}
+	}
+	const json_t *vals = json_object_get(oec, "values");
+	char list[200];
+	mu__pathf(f, "%s.onExitCodes.values", path);
+	if (vals && !json_is_null(vals) && !json_is_array(vals)) {
+		mu__verr_add(e, f, INV, "Invalid value: must be a list of integers");
+		return;
+	}
+	size_t n = json_array_size(vals);
+	if (n == 0) {
+		mu__verr_add(e, f, INV, "Invalid value: %s: at least one value is required",
+			     json_is_array(vals) ? "[]int32{}" : "[]int32(nil)");
+	} else if (n > 255) {
+		mu__verr_add(e, f, TOOMANY, "Too many: %zu: must have at most 255 items", n);
+	}
+	bool ordered = true;
+	for (size_t j = 0; j < n; j++) {
+		const json_t *v = json_array_get(vals, j);
+		mu__path_t vf;
+		mu__pathf(vf, "%s.onExitCodes.values[%zu]", path, j);
+		if (!json_is_integer(v) || json_integer_value(v) < -2147483647 - 1 || json_integer_value(v) > 2147483647) {
+			mu__verr_add(e, vf, INV, "Invalid value: must be a 32-bit integer");
+			return;
+		}
+		json_int_t x = json_integer_value(v);
+		if (ops_s && !strcmp(ops_s, "In") && x == 0)
+			mu__verr_add(e, vf, INV, "Invalid value: 0: must not be 0 for the In operator");
+		for (size_t k = 0; k < j; k++)
+			if (json_integer_value(json_array_get(vals, k)) == x) {
+				mu__verr_add(e, vf, DUP, "Duplicate value: %lld", (long long)x);
+				break;
+			}
+		if (j > 0 && json_integer_value(json_array_get(vals, j - 1)) > x)
+			ordered = false;
+	}
+	if (!ordered) {
+		int32_list(vals, list, sizeof list);
+		mu__verr_add(e, f, INV, "Invalid value: %s: must be ordered", list);
+	}
+}
+
+/* One rule's onPodConditions, as
+ * validatePodFailurePolicyRuleOnPodConditions: at most 20 patterns, each
+ * type a qualified name and status True, False or Unknown.  O(the
+ * patterns). */
+static void check_pfp_conditions(const json_t *opc, const char *path, mu__verr_t *e)
+{
+	static const char *const sts[] = {"False", "True", "Unknown", NULL};
+	mu__path_t f;
+	if (json_array_size(opc) > 20) {
+		mu__pathf(f, "%s.onPodConditions", path);
+		mu__verr_add(e, f, TOOMANY, "Too many: %zu: must have at most 20 items", json_array_size(opc));
+	}
+	size_t j;
+	json_t *p;
+	json_array_foreach(opc, j, p) {
+		const char *ty = json_string_value(json_object_get(p, "type"));
+		const char *st = json_string_value(json_object_get(p, "status"));
+		mu__pathf(f, "%s.onPodConditions[%zu].type", path, j);
+		if (!ty || !*ty)
+			mu__verr_add(e, f, INV, "Invalid value: \"\": name part must be non-empty");
+		else if (!valid_qualified(ty))
+			mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": name part must consist of alphanumeric "
+				     "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+				     "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+				     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", ty);
+		mu__pathf(f, "%s.onPodConditions[%zu].status", path, j);
+		if (!st || !*st)
+			mu__verr_add(e, f, REQ, "Required value: valid values: [\"False\" \"True\" \"Unknown\"]");
+		else if (!one_of(st, sts))
+			mu__verr_add(e, f, UNS, "Unsupported value: \"%.100s\": supported values: \"False\", \"True\", "
+				     "\"Unknown\"", st);
+	}
+}
+
+/* spec.podFailurePolicy, as validatePodFailurePolicy and
+ * validatePodFailurePolicyRule (pkg/apis/batch/validation, Kubernetes
+ * 1.32): at most 20 rules; each an action (Count, FailJob, Ignore;
+ * FailIndex only with backoffLimitPerIndex) and exactly one of
+ * onExitCodes and onPodConditions; and the template's restartPolicy
+ * Never.  O(the rules and their values). */
+static void check_pod_failure_policy(const json_t *obj, const json_t *pfp, mu__verr_t *e)
+{
+	static const char *const acts[] = {"Count", "FailIndex", "FailJob", "Ignore", NULL};
+	const json_t *rules = json_object_get(pfp, "rules");
+	const json_t *tpl = mu__jget(obj, "spec.template.spec");
+	if (!json_is_object(pfp) || (rules && !json_is_null(rules) && !json_is_array(rules))) {
+		mu__verr_add(e, "spec.podFailurePolicy.rules", INV, "Invalid value: must be a list of rules");
+		return;
+	}
+	if (json_array_size(rules) > 20)
+		mu__verr_add(e, "spec.podFailurePolicy.rules", TOOMANY, "Too many: %zu: must have at most 20 items",
+			     json_array_size(rules));
+	size_t i;
+	json_t *r;
+	json_array_foreach(rules, i, r) {
+		mu__path_t path, f;
+		mu__pathf(path, "spec.podFailurePolicy.rules[%zu]", i);
+		mu__pathf(f, "%s.action", path);
+		const char *act = json_string_value(json_object_get(r, "action"));
+		if (!act || !*act)
+			mu__verr_add(e, f, REQ, "Required value: valid values: [\"Count\" \"FailIndex\" \"FailJob\" \"Ignore\"]");
+		else if (!strcmp(act, "FailIndex")) {
+			const json_t *bl = mu__jget(obj, "spec.backoffLimitPerIndex");
+			if (!bl || json_is_null(bl))
+				mu__verr_add(e, f, INV, "Invalid value: \"FailIndex\": requires the backoffLimitPerIndex to be set");
+		} else if (!one_of(act, acts))
+			mu__verr_add(e, f, UNS, "Unsupported value: \"%.100s\": supported values: \"Count\", \"FailIndex\", "
+				     "\"FailJob\", \"Ignore\"", act);
+		const json_t *oec = json_object_get(r, "onExitCodes");
+		const json_t *opc = json_object_get(r, "onPodConditions");
+		bool has_oec = oec && !json_is_null(oec), has_opc = json_array_size(opc) > 0;
+		if (has_oec)
+			check_pfp_exit_codes(oec, path, tpl, e);
+		if (has_opc)
+			check_pfp_conditions(opc, path, e);
+		if (has_oec && has_opc)
+			mu__verr_add(e, path, INV, "Invalid value: specifying both OnExitCodes and OnPodConditions is not supported");
+		if (!has_oec && !has_opc)
+			mu__verr_add(e, path, INV, "Invalid value: specifying one of OnExitCodes and OnPodConditions is required");
+	}
+	const char *rp = json_string_value(json_object_get(tpl, "restartPolicy"));
+	if (rp && !strcmp(rp, "OnFailure"))
+		mu__verr_add(e, "spec.template.spec.restartPolicy", INV,
+			     "Invalid value: \"OnFailure\": only \"Never\" is supported when podFailurePolicy is specified");
+}
+
+/* The fields of an Indexed Job, which muster's Job controller does not
+ * model (docs/apiserver.md): spec.completionMode Indexed is refused with
+ * that said, any other value but NonIndexed as validateJobSpec refuses it,
+ * and backoffLimitPerIndex, maxFailedIndexes and successPolicy, which
+ * need Indexed, with kube's "requires indexed completion mode".  O(1). */
+static void check_completion_mode(const json_t *obj, mu__verr_t *e)
+{
+	const char *cm = mu__jstr(obj, "spec.completionMode");
+	if (cm && !strcmp(cm, "Indexed"))
+		mu__verr_add(e, "spec.completionMode", UNS, "Unsupported value: \"Indexed\": supported values: "
+			     "\"NonIndexed\" (muster's Job controller does not model Indexed Jobs)");
+	else if (cm && strcmp(cm, "NonIndexed"))
+		mu__verr_add(e, "spec.completionMode", UNS, "Unsupported value: \"%.100s\": supported values: "
+			     "\"NonIndexed\", \"Indexed\"", cm);
+	static const char *const need[] = {"backoffLimitPerIndex", "maxFailedIndexes"};
+	for (int i = 0; i < 2; i++) {
+		mu__path_t f;
+		mu__pathf(f, "spec.%s", need[i]);
+		const json_t *v = mu__jget(obj, f);
+		if (!v || json_is_null(v))
+			continue;
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			mu__verr_add(e, f, INV, "Invalid value: must be a non-negative integer");
+		else
+			mu__verr_add(e, f, INV, "Invalid value: %lld: requires indexed completion mode",
+				     (long long)json_integer_value(v));
+	}
+	const json_t *mfi = mu__jget(obj, "spec.maxFailedIndexes"), *bli = mu__jget(obj, "spec.backoffLimitPerIndex");
+	if (mfi && !json_is_null(mfi) && (!bli || json_is_null(bli)))
+		mu__verr_add(e, "spec.backoffLimitPerIndex", REQ, "Required value: when maxFailedIndexes is specified");
+	const json_t *sp = mu__jget(obj, "spec.successPolicy");
+	if (sp && !json_is_null(sp))
+		mu__verr_add(e, "spec.successPolicy", INV, "Invalid value: requires indexed completion mode");
+}
+
 void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 {
 	if (!json_is_object(mu__jget(obj, "spec.template.spec"))) {
@@ -457,6 +675,9 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 	static const char *const repl[] = {"Failed", "TerminatingOrFailed", NULL};
 	static const char *const repl_pfp[] = {"Failed", NULL};
 	const json_t *pfp = mu__jget(obj, "spec.podFailurePolicy");
+	check_completion_mode(obj, e);
+	if (pfp && !json_is_null(pfp))
+		check_pod_failure_policy(obj, pfp, e);
 	check_enum(obj, "spec.podReplacementPolicy", pfp && !json_is_null(pfp) ? repl_pfp : repl, e);
 	const json_t *sel = mu__jget(obj, "spec.selector.matchLabels");
 	const json_t *labels = mu__jget(obj, "spec.template.metadata.labels");
@@ -670,6 +891,13 @@ void mu__defaults_job(json_t *o)
 	set_default(o, "spec.completionMode", json_string("NonIndexed"));
 	/* SetDefaults_Job with JobPodReplacementPolicy (on since 1.29) */
 	const json_t *pfp = mu__jget(o, "spec.podFailurePolicy");
+	/* and a pattern of onPodConditions without status matches True */
+	size_t ri, k;
+	json_t *r, *pat;
+	json_array_foreach(json_object_get(pfp, "rules"), ri, r)
+		json_array_foreach(json_object_get(r, "onPodConditions"), k, pat)
+			if (json_is_object(pat) && !json_object_get(pat, "status"))
+				json_object_set_new(pat, "status", json_string("True"));
 	set_default(o, "spec.podReplacementPolicy",
 		    json_string(pfp && !json_is_null(pfp) ? "Failed" : "TerminatingOrFailed"));
 	mu__defaults_pod_spec(mu__jget(o, "spec.template.spec")); /* SetObjectDefaults_Job */

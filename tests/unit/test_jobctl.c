@@ -417,6 +417,7 @@ typedef struct spec_put {
 	int ads; /* spec.activeDeadlineSeconds when > 0 */
 	const char *rpol; /* spec.podReplacementPolicy when not NULL */
 	bool pfp;         /* a spec.podFailurePolicy (no rules) */
+	const char *rules; /* spec.podFailurePolicy.rules (JSON) when not NULL */
 } spec_put_t;
 
 static int spec_fn(void *ctx, const mu__obj_t *cur, json_t **out)
@@ -440,6 +441,8 @@ static int spec_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		mu__jset(*out, "spec.podReplacementPolicy", json_string(p->rpol));
 	if (p->pfp)
 		mu__jset(*out, "spec.podFailurePolicy", json_pack("{s:[]}", "rules"));
+	if (p->rules)
+		mu__jset(*out, "spec.podFailurePolicy", json_pack("{s:o}", "rules", json_loads(p->rules, 0, NULL)));
 	if (cur) { /* keep the status the controller wrote */
 		json_t *was = mu__obj_parse(cur);
 		json_t *st = json_object_get(was, "status");
@@ -559,7 +562,7 @@ static void test_transition_events(mu_t_t *t)
 	put_default_sa(t, &s);
 
 	/* created suspended: Suspended at once, no pods */
-	spec_put_t sr = {"sr", 1, 2, -1, -1, true, 0, NULL, false};
+	spec_put_t sr = {"sr", 1, 2, -1, -1, true, 0, NULL, false, NULL};
 	put_spec(t, &s, jc, &sr, 0);
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "Suspended", "\"message\":\"Job suspended\""), 1);
 	CHECK_EQ_INT(t, npods(t, &s, "sr"), 0);
@@ -598,7 +601,7 @@ static void test_transition_events(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "sr", "Normal", "SuccessfulDelete", NULL), 2);
 
 	/* completed: Completed once, however often it is reconciled */
-	spec_put_t ok = {"ok", 1, 1, 1, -1, false, 0, NULL, false};
+	spec_put_t ok = {"ok", 1, 1, 1, -1, false, 0, NULL, false, NULL};
 	put_spec(t, &s, jc, &ok, 6000);
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Resumed", NULL), 0); /* never suspended */
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
@@ -616,7 +619,7 @@ static void test_transition_events(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Suspended", NULL), 0);
 
 	/* failed past backoffLimit 0: the Warning once */
-	spec_put_t bad = {"bad", 1, 1, -1, 0, false, 0, NULL, false};
+	spec_put_t bad = {"bad", 1, 1, -1, 0, false, 0, NULL, false, NULL};
 	put_spec(t, &s, jc, &bad, 9000);
 	set_phase(t, &s, "bad", "Failed");
 	for (int k = 0; k < 2; k++) {
@@ -734,7 +737,7 @@ static void test_active_deadline(mu_t_t *t)
 
 	/* "activeDeadlineSeconds less than single pod execution": one pod,
 	 * the deadline 10 s, started 15 s ago */
-	spec_put_t a = {"less", 1, 1, 1, 6, false, 10, NULL, false};
+	spec_put_t a = {"less", 1, 1, 1, 6, false, 10, NULL, false, NULL};
 	put_spec(t, &s, jc, &a, 0);
 	CHECK_EQ_INT(t, npods(t, &s, "less"), 1);
 	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.active"), 1);
@@ -742,7 +745,13 @@ static void test_active_deadline(mu_t_t *t)
 	start_ago(t, &s, jc, "less", 15, true, 100);
 	mu__jobctl_sync(jc, 1100);
 	CHECK(t, has_cond(&s, "less", "FailureTarget", "DeadlineExceeded", DL_MSG));
+	/* Failed only once its terminating pod is gone (kube 1.31+) */
+	CHECK(t, !has_cond(&s, "less", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.terminating"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "less", "Warning", "DeadlineExceeded", DL_MSG), 0);
+	poke(&s, jc, "less", 1200);
 	CHECK(t, has_cond(&s, "less", "Failed", "DeadlineExceeded", DL_MSG));
+	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.terminating"), 0);
 	CHECK_EQ_INT(t, npods(t, &s, "less"), 0);
 	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.active"), 0);
 	CHECK_EQ_INT(t, (int)job_int(&s, "less", "status.failed"), 1);
@@ -757,13 +766,15 @@ static void test_active_deadline(mu_t_t *t)
 
 	/* "bigger than single pod execution": completions 2, one pod
 	 * succeeded, the second active at the deadline */
-	spec_put_t b = {"bigger", 1, 1, 2, 6, false, 10, NULL, false};
+	spec_put_t b = {"bigger", 1, 1, 2, 6, false, 10, NULL, false, NULL};
 	put_spec(t, &s, jc, &b, 3000);
 	set_phase(t, &s, "bigger", "Succeeded");
 	poke(&s, jc, "bigger", 3100);
 	CHECK_EQ_INT(t, npods(t, &s, "bigger"), 2);
 	start_ago(t, &s, jc, "bigger", 15, false, 0);
 	poke(&s, jc, "bigger", 3200);
+	CHECK(t, !has_cond(&s, "bigger", "Failed", "DeadlineExceeded", DL_MSG));
+	poke(&s, jc, "bigger", 3300);
 	CHECK(t, has_cond(&s, "bigger", "Failed", "DeadlineExceeded", DL_MSG));
 	CHECK_EQ_INT(t, (int)job_int(&s, "bigger", "status.active"), 0);
 	CHECK_EQ_INT(t, (int)job_int(&s, "bigger", "status.succeeded"), 1);
@@ -771,7 +782,7 @@ static void test_active_deadline(mu_t_t *t)
 	CHECK_EQ_INT(t, nevents(t, &s, "bigger", "Normal", "SuccessfulDelete", NULL), 1);
 
 	/* "times-out before any pod starts": no pod made, none counted */
-	spec_put_t c = {"before", 1, 1, 1, 6, true, 10, NULL, false};
+	spec_put_t c = {"before", 1, 1, 1, 6, true, 10, NULL, false, NULL};
 	put_spec(t, &s, jc, &c, 4000);
 	start_ago(t, &s, jc, "before", 10, false, 0);
 	/* "not triggered when Job is suspended" */
@@ -791,7 +802,7 @@ static void test_active_deadline(mu_t_t *t)
 
 	/* "with backofflimit reach": a failed pod past backoffLimit 0 and
 	 * the deadline: BackoffLimitExceeded, checked first */
-	spec_put_t d = {"backoff", 1, 1, 1, 0, false, 1, NULL, false};
+	spec_put_t d = {"backoff", 1, 1, 1, 0, false, 1, NULL, false, NULL};
 	put_spec(t, &s, jc, &d, 5000);
 	set_phase(t, &s, "backoff", "Failed");
 	start_ago(t, &s, jc, "backoff", 10, false, 0);
@@ -804,7 +815,7 @@ static void test_active_deadline(mu_t_t *t)
 	/* the requeue: a Job started now with a 100 s deadline is due again
 	 * in 100 s; its startTime moved back (no event told) is found by
 	 * that reconcile alone */
-	spec_put_t e = {"later", 1, 1, 1, 6, false, 100, NULL, false};
+	spec_put_t e = {"later", 1, 1, 1, 6, false, 100, NULL, false, NULL};
 	mu__jobctl_sync(jc, 20000); /* the requeues of the Jobs above, now finished */
 	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 20000), -1);
 	put_spec(t, &s, jc, &e, 20000);
@@ -813,6 +824,8 @@ static void test_active_deadline(mu_t_t *t)
 	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 119999), 1);
 	CHECK(t, !has_cond(&s, "later", "Failed", "DeadlineExceeded", DL_MSG));
 	CHECK_EQ_INT(t, (int)mu__jobctl_sync(jc, 120000), -1);
+	CHECK(t, has_cond(&s, "later", "FailureTarget", "DeadlineExceeded", DL_MSG));
+	poke(&s, jc, "later", 121000);
 	CHECK(t, has_cond(&s, "later", "Failed", "DeadlineExceeded", DL_MSG));
 	CHECK_EQ_INT(t, (int)job_int(&s, "later", "status.failed"), 1);
 
@@ -821,7 +834,7 @@ static void test_active_deadline(mu_t_t *t)
 	 * passed (syncJob requeues from the startTime it read) and then again
 	 * 100 s after the resume, not failed (the wall clock may tick a
 	 * second meanwhile) */
-	spec_put_t f = {"resumed", 1, 1, 1, 6, false, 100, NULL, false};
+	spec_put_t f = {"resumed", 1, 1, 1, 6, false, 100, NULL, false, NULL};
 	put_spec(t, &s, jc, &f, 200000);
 	f.gen = 2;
 	f.suspend = true;
@@ -853,12 +866,14 @@ static void test_failed_counts(mu_t_t *t)
 	if (!jc)
 		return;
 	put_default_sa(t, &s);
-	spec_put_t p = {"three", 1, 3, -1, 0, false, 0, NULL, false};
+	spec_put_t p = {"three", 1, 3, -1, 0, false, 0, NULL, false, NULL};
 	put_spec(t, &s, jc, &p, 0);
 	CHECK_EQ_INT(t, npods(t, &s, "three"), 3);
 	set_phase(t, &s, "three", "Running");
 	set_phase_one(t, &s, "three", "Failed");
 	poke(&s, jc, "three", 100);
+	CHECK(t, has_cond(&s, "three", "FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	poke(&s, jc, "three", 200); /* its deleted pods gone: Failed */
 	CHECK(t, has_cond(&s, "three", "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
 	CHECK_EQ_INT(t, (int)job_int(&s, "three", "status.active"), 0);
 	CHECK_EQ_INT(t, (int)job_int(&s, "three", "status.ready"), 0);
@@ -892,7 +907,7 @@ static void test_event_aggregation(mu_t_t *t)
 	if (!jc)
 		return;
 	put_default_sa(t, &s);
-	spec_put_t p = {"twelve", 1, 12, -1, -1, false, 0, NULL, false};
+	spec_put_t p = {"twelve", 1, 12, -1, -1, false, 0, NULL, false, NULL};
 	put_spec(t, &s, jc, &p, 0);
 	CHECK_EQ_INT(t, npods(t, &s, "twelve"), 12);
 	CHECK_EQ_INT(t, nevents(t, &s, "twelve", "Normal", "SuccessfulCreate", NULL), 10);
@@ -1073,7 +1088,7 @@ typedef struct repl_case {
 
 static void repl_case(mu_t_t *t, mu_apiserver_t *s, mu__jobctl_t *jc, const repl_case_t *c, int64_t now)
 {
-	spec_put_t p = {c->name, 1, c->par, -1, 6, false, 0, c->rpol, c->pfp};
+	spec_put_t p = {c->name, 1, c->par, -1, 6, false, 0, c->rpol, c->pfp, NULL};
 	put_spec(t, s, jc, &p, now); /* without completions: par pods */
 	mark_pods(t, s, c->name, c->failed, "Failed");
 	mark_pods(t, s, c->name, c->term, "Terminating");
@@ -1149,9 +1164,9 @@ static void test_pod_replacement(mu_t_t *t)
 /* "count terminating pods when indexed job fails and PodReplacementPolicy
  * enabled" (TestControllerSyncJob), NonIndexed: backoffLimit 0, one pod
  * succeeded, one failed, one running: the Job fails, the running pod is
- * deleted and counted terminating (1) and failed (2).  (kube keeps only
- * FailureTarget until the pod is gone; muster sets Failed at once:
- * docs/apiserver.md, left.) */
+ * deleted and counted terminating (1) and failed (2); as kube 1.31+
+ * (delayTerminalCondition) the Job has FailureTarget while the pod
+ * terminates and Failed (with its Warning Event) once it is gone. */
 static void test_fail_counts_terminating(mu_t_t *t)
 {
 	mu_apiserver_t s;
@@ -1159,11 +1174,14 @@ static void test_fail_counts_terminating(mu_t_t *t)
 	if (!jc)
 		return;
 	put_default_sa(t, &s);
-	spec_put_t p = {"ix", 1, 3, 3, 0, false, 0, NULL, false};
+	spec_put_t p = {"ix", 1, 3, 3, 0, false, 0, NULL, false, NULL};
 	put_spec(t, &s, jc, &p, 0);
 	set_phase_one(t, &s, "ix", "Succeeded");
 	mark_pods(t, &s, "ix", 1, "Failed");
 	poke(&s, jc, "ix", 100);
+	/* kube 1.31+: FailureTarget while the pod terminates, then Failed */
+	CHECK(t, has_cond(&s, "ix", "FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	CHECK(t, !has_cond(&s, "ix", "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
 	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.terminating"), 1);
 	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.failed"), 2);
 	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.succeeded"), 1);
@@ -1171,6 +1189,8 @@ static void test_fail_counts_terminating(mu_t_t *t)
 	/* the next reconcile: the deleted pod is gone (not on a node), 0 */
 	poke(&s, jc, "ix", 2000);
 	CHECK_EQ_INT(t, (int)job_int(&s, "ix", "status.terminating"), 0);
+	CHECK(t, has_cond(&s, "ix", "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	CHECK_EQ_INT(t, nevents(t, &s, "ix", "Warning", "BackoffLimitExceeded", NULL), 1);
 	server_close(&s, jc);
 }
 
@@ -1188,6 +1208,13 @@ static void test_replacement_api(mu_t_t *t)
 			      "restartPolicy", "Never");
 	mu__defaults_job(k);
 	CHECK_STR(t, mu__jstr(k, "spec.podReplacementPolicy"), "Failed");
+	/* SetDefaults_Job: a pattern of onPodConditions without status is True */
+	json_t *d = json_pack("{s:{s:{s:[{s:s, s:[{s:s}]}]}}}", "spec", "podFailurePolicy", "rules", "action", "Ignore",
+			      "onPodConditions", "type", "DisruptionTarget");
+	mu__defaults_job(d);
+	CHECK_STR(t, mu__jstr(json_array_get(json_object_get(json_array_get(mu__jget(d, "spec.podFailurePolicy.rules"), 0),
+								 "onPodConditions"), 0), "status"), "True");
+	json_decref(d);
 	static const struct {
 		const char *val;
 		bool pfp;
@@ -1218,6 +1245,414 @@ static void test_replacement_api(mu_t_t *t)
 	}
 	json_decref(j);
 	json_decref(k);
+}
+
+/* Whether a pod is active (not being deleted, not finished). */
+static bool is_active_pod(const mu__obj_t *p)
+{
+	const char *ph = mu__obj_field(p, "status.phase");
+	return !p->deleting && !(ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")));
+}
+
+/* Sets the phase of one active pod of job "name" to phase. */
+static void set_phase_one_active(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *phase)
+{
+	mu__page_t pods;
+	char want[120];
+	snprintf(want, sizeof want, "\"batch.kubernetes.io/job-name\":\"%s\"", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n; i++)
+		if (strstr(pods.objs[i]->json, want) && is_active_pod(pods.objs[i])) {
+			CHECK(t, mu__store_mutate(s->store, MU__RT_PODS, "default", pods.objs[i]->name, phase_fn,
+						  (void *)phase, false, NULL) >= 0);
+			break;
+		}
+	mu__page_release(&pods);
+}
+
+/* TestMatchPodFailurePolicy (kubernetes pkg/controller/job/
+ * pod_failure_policy_test.go, read with the search tool), translated:
+ * each case's policy and failed pod ("default/mypod"), and what
+ * mu__pfp_match must answer (kube's action, and with FailJob its
+ * message); kube's wantCountFailed is false exactly for Ignore. */
+static void test_pfp_match(mu_t_t *t)
+{
+	static const struct {
+		const char *name, *rules, *status;
+		int want;
+		const char *msg;
+	} c[] = {
+		{"unknown action for rule matching by exit codes - skip rule with unknown action",
+		 "[{\"action\":\"UnknownAction\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2]}},"
+		 "{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[2,3]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{\"terminated\":{\"exitCode\":2}}}]}",
+		 MU__PFP_FAILJOB, "Container main-container for pod default/mypod failed with exit code 2 matching FailJob rule at index 1"},
+		{"unknown action for rule matching by pod conditions - skip rule with unknown action",
+		 "[{\"action\":\"UnkonwnAction\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]},"
+		 "{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		 "{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}", MU__PFP_IGNORE, NULL},
+		{"unknown operator - rule with unknown action is skipped for onExitCodes",
+		 "[{\"action\":\"Ignore\",\"onExitCodes\":{\"operator\":\"UnknownOperator\",\"values\":[1,2]}},"
+		 "{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[2,3]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{\"terminated\":{\"exitCode\":2}}}]}",
+		 MU__PFP_FAILJOB, "Container main-container for pod default/mypod failed with exit code 2 matching FailJob rule at index 1"},
+		{"no policy rules", "[]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":2}}}]}", MU__PFP_NONE, NULL},
+		{"ignore rule matched for exit codes", "[{\"action\":\"Ignore\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2,3]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":2}}}]}", MU__PFP_IGNORE, NULL},
+		{"ignore rule matched on negative exit codes - needed for Windows support",
+		 "[{\"action\":\"Ignore\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[-1073741676,-1073741510]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":-1073741510}}}]}",
+		 MU__PFP_IGNORE, NULL},
+		{"FailJob rule matched for exit codes", "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2,3]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{\"terminated\":{\"exitCode\":2}}}]}",
+		 MU__PFP_FAILJOB, "Container main-container for pod default/mypod failed with exit code 2 matching FailJob rule at index 0"},
+		{"successful containers are skipped by the rules",
+		 "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"NotIn\",\"values\":[111]}}]",
+		 "{\"phase\":\"Failed\",\"initContainerStatuses\":[{\"name\":\"init-container\",\"state\":{\"terminated\":{\"exitCode\":0}}}],"
+		 "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{\"terminated\":{\"exitCode\":111}}},"
+		 "{\"name\":\"suppport-container\",\"state\":{\"terminated\":{\"exitCode\":0}}}]}", MU__PFP_NONE, NULL},
+		{"FailIndex rule matched for exit codes", "[{\"action\":\"FailIndex\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2,3]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":2}}}]}", MU__PFP_FAILINDEX, NULL},
+		{"pod failure policy with NotIn operator and value 0",
+		 "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"NotIn\",\"values\":[0]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{\"terminated\":{\"exitCode\":1}}},"
+		 "{\"name\":\"suppport-container\",\"state\":{\"terminated\":{\"exitCode\":0}}}]}",
+		 MU__PFP_FAILJOB, "Container main-container for pod default/mypod failed with exit code 1 matching FailJob rule at index 0"},
+		{"second jobfail rule matched for exit codes",
+		 "[{\"action\":\"Count\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2,3]}},"
+		 "{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[4,5,6]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{\"terminated\":{\"exitCode\":6}}}]}",
+		 MU__PFP_FAILJOB, "Container main-container for pod default/mypod failed with exit code 6 matching FailJob rule at index 1"},
+		{"count rule matched for exit codes", "[{\"action\":\"Count\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2,3]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"name\":\"foo\"},{\"name\":\"bar\",\"state\":{\"terminated\":{\"exitCode\":2}}}]}",
+		 MU__PFP_COUNT, NULL},
+		{"FailIndex rule matched for pod conditions",
+		 "[{\"action\":\"FailIndex\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		 "{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}", MU__PFP_FAILINDEX, NULL},
+		{"ignore rule matched for pod conditions",
+		 "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		 "{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}", MU__PFP_IGNORE, NULL},
+		{"ignore rule matches by the status=False",
+		 "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"False\"}]}]",
+		 "{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"False\"}]}", MU__PFP_IGNORE, NULL},
+		{"ignore rule matches by the status=Unknown",
+		 "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"Unknown\"}]}]",
+		 "{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"Unknown\"}]}", MU__PFP_IGNORE, NULL},
+		{"ignore rule does not match when status for pattern is False, but actual True",
+		 "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"False\"}]}]",
+		 "{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}", MU__PFP_NONE, NULL},
+		/* muster's own: FailJob by condition, kube's message of it */
+		{"FailJob rule matched for pod conditions",
+		 "[{\"action\":\"FailJob\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		 "{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}", MU__PFP_FAILJOB,
+		 "Pod default/mypod has condition DisruptionTarget matching FailJob rule at index 0"},
+		/* a containerName restricts the rule to that container */
+		{"containerName restriction not matched",
+		 "[{\"action\":\"FailJob\",\"onExitCodes\":{\"containerName\":\"other\",\"operator\":\"In\",\"values\":[2]}}]",
+		 "{\"phase\":\"Failed\",\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{\"terminated\":{\"exitCode\":2}}}]}",
+		 MU__PFP_NONE, NULL},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		json_t *pfp = json_pack("{s:o}", "rules", json_loads(c[i].rules, 0, NULL));
+		json_t *pod = json_pack("{s:{s:s, s:s}, s:o}", "metadata", "namespace", "default", "name", "mypod", "status",
+					json_loads(c[i].status, 0, NULL));
+		char msg[400] = "";
+		int got = mu__pfp_match(pfp, pod, msg, sizeof msg);
+		if (got != c[i].want || (c[i].msg && strcmp(msg, c[i].msg))) {
+			fprintf(stderr, "%s: action %d (%s), expected %d (%s)\n", c[i].name, got, msg, c[i].want,
+				c[i].msg ? c[i].msg : "");
+			CHECK(t, 0);
+		}
+		json_decref(pfp);
+		json_decref(pod);
+	}
+}
+
+/* Sets one active pod of job "name" Failed with the status fields of
+ * ctx (JSON: containerStatuses, conditions) merged in. */
+static int fail_with_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	if (!cur)
+		return MU_ENOENT;
+	*out = mu__obj_parse(cur);
+	json_t *add = json_loads(ctx, 0, NULL);
+	json_object_update(json_object_get(*out, "status"), add);
+	json_decref(add);
+	mu__jset(*out, "status.phase", json_string("Failed"));
+	return MU__MUT_PUT;
+}
+
+static void fail_one_with(mu_t_t *t, mu_apiserver_t *s, const char *name, const char *st)
+{
+	mu__page_t pods;
+	char want[120];
+	snprintf(want, sizeof want, "\"batch.kubernetes.io/job-name\":\"%s\"", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n; i++)
+		if (strstr(pods.objs[i]->json, want) && is_active_pod(pods.objs[i])) {
+			CHECK(t, mu__store_mutate(s->store, MU__RT_PODS, "default", pods.objs[i]->name, fail_with_fn,
+						  (void *)st, false, NULL) >= 0);
+			break;
+		}
+	mu__page_release(&pods);
+}
+
+/* The first pod of job "name" that is Failed (its name in out). */
+static void failed_pod_name(mu_t_t *t, mu_apiserver_t *s, const char *name, char *out, size_t sz)
+{
+	mu__page_t pods;
+	char want[120];
+	*out = 0;
+	snprintf(want, sizeof want, "\"batch.kubernetes.io/job-name\":\"%s\"", name);
+	CHECK_EQ_INT(t, mu__store_list(s->store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n && !*out; i++) {
+		const char *ph = mu__obj_field(pods.objs[i], "status.phase");
+		if (strstr(pods.objs[i]->json, want) && ph && !strcmp(ph, "Failed"))
+			snprintf(out, sz, "%s", pods.objs[i]->name);
+	}
+	mu__page_release(&pods);
+}
+
+#define EXIT(code) "{\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"terminated\":{\"exitCode\":" #code "}}}]}"
+#define DISRUPTED "{\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\",\"reason\":\"EvictionByEvictionAPI\"}]}"
+
+/* spec.podFailurePolicy applied by the controller, as syncJob and
+ * trackJobStatusAndRemoveFinalizers of kube's Job controller do (the
+ * behaviour TestSyncJobWithJobPodFailurePolicy checks, here through
+ * muster's store): a failed pod matching a FailJob rule fails the Job at
+ * once, through FailureTarget of reason PodFailurePolicy and kube's
+ * message, its other pods deleted, Failed once they are gone; a pod an
+ * Ignore rule matches (a DisruptionTarget condition, as an eviction sets
+ * it) is not counted in status.failed nor against backoffLimit, and is
+ * replaced; a Count rule, or no rule, counts it, and past backoffLimit
+ * the Job fails with BackoffLimitExceeded. */
+static void test_pfp_controller(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "pfp");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	const char *rules = "[{\"action\":\"FailJob\",\"onExitCodes\":{\"containerName\":\"c\",\"operator\":\"In\",\"values\":[42]}},"
+			    "{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]},"
+			    "{\"action\":\"Count\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[7]}}]";
+	/* FailJob on exit code 42: parallelism 2, backoffLimit 6 */
+	spec_put_t a = {"fj", 1, 2, 4, 6, false, 0, "Failed", false, rules};
+	put_spec(t, &s, jc, &a, 0);
+	CHECK_EQ_INT(t, npods(t, &s, "fj"), 2);
+	fail_one_with(t, &s, "fj", EXIT(42));
+	char pod[128], msg[400];
+	failed_pod_name(t, &s, "fj", pod, sizeof pod);
+	snprintf(msg, sizeof msg, "Container c for pod default/%s failed with exit code 42 matching FailJob rule at index 0", pod);
+	poke(&s, jc, "fj", 100);
+	CHECK(t, has_cond(&s, "fj", "FailureTarget", "PodFailurePolicy", msg));
+	CHECK(t, !has_cond(&s, "fj", "Failed", "PodFailurePolicy", msg));
+	CHECK_EQ_INT(t, (int)job_int(&s, "fj", "status.active"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "fj", "status.terminating"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "fj", "status.failed"), 2);
+	CHECK_EQ_INT(t, nevents(t, &s, "fj", "Normal", "SuccessfulDelete", NULL), 1);
+	poke(&s, jc, "fj", 200);
+	CHECK(t, has_cond(&s, "fj", "Failed", "PodFailurePolicy", msg));
+	CHECK_EQ_INT(t, nevents(t, &s, "fj", "Warning", "PodFailurePolicy", msg), 1);
+	CHECK_EQ_INT(t, npods(t, &s, "fj"), 1); /* the failed one; no replacement */
+
+	/* another exit code (no rule): counted, and replaced; backoffLimit 0
+	 * then fails it with BackoffLimitExceeded */
+	spec_put_t b = {"other", 1, 1, 2, 1, false, 0, "Failed", false, rules};
+	put_spec(t, &s, jc, &b, 1000);
+	fail_one_with(t, &s, "other", EXIT(3));
+	poke(&s, jc, "other", 1100);
+	CHECK_EQ_INT(t, (int)job_int(&s, "other", "status.failed"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "other", "status.active"), 1);
+	CHECK_EQ_INT(t, npods(t, &s, "other"), 2);
+	CHECK(t, !has_cond(&s, "other", "FailureTarget", "PodFailurePolicy", ""));
+	/* the Count rule (exit code 7) counts too: 2 > backoffLimit 1 */
+	fail_one_with(t, &s, "other", EXIT(7));
+	poke(&s, jc, "other", 1200);
+	CHECK(t, has_cond(&s, "other", "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	CHECK_EQ_INT(t, (int)job_int(&s, "other", "status.failed"), 2);
+
+	/* Ignore on DisruptionTarget: backoffLimit 0, an evicted pod is not
+	 * counted and is replaced; the Job goes on */
+	spec_put_t c = {"ign", 1, 1, 1, 0, false, 0, "Failed", false, rules};
+	put_spec(t, &s, jc, &c, 2000);
+	fail_one_with(t, &s, "ign", DISRUPTED);
+	poke(&s, jc, "ign", 2100);
+	CHECK_EQ_INT(t, (int)job_int(&s, "ign", "status.failed"), 0);
+	CHECK_EQ_INT(t, (int)job_int(&s, "ign", "status.active"), 1);
+	CHECK_EQ_INT(t, npods(t, &s, "ign"), 2);
+	CHECK(t, !has_cond(&s, "ign", "FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	/* the same pod without the policy fails the Job (backoffLimit 0) */
+	spec_put_t d = {"noign", 1, 1, 1, 0, false, 0, NULL, false, NULL};
+	put_spec(t, &s, jc, &d, 3000);
+	fail_one_with(t, &s, "noign", DISRUPTED);
+	poke(&s, jc, "noign", 3100);
+	CHECK(t, has_cond(&s, "noign", "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+	server_close(&s, jc);
+}
+
+/* kube 1.31+'s terminal conditions of a Job that succeeds
+ * (enactJobFinished with delayTerminalCondition): SuccessCriteriaMet
+ * when enough pods succeeded, Complete (with completionTime and the
+ * Completed Event) only once no pod of the Job is terminating.
+ * completions 1: a pod made terminating (TerminatingOrFailed: replaced
+ * at once), the replacement succeeds while the first still terminates. */
+static void test_success_criteria(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "scm");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	spec_put_t p = {"ok", 1, 1, 1, 6, false, 0, NULL, false, NULL};
+	put_spec(t, &s, jc, &p, 0);
+	mark_pods(t, &s, "ok", 1, "Terminating");
+	poke(&s, jc, "ok", 100);
+	CHECK_EQ_INT(t, npods(t, &s, "ok"), 2);
+	set_phase_one_active(t, &s, "ok", "Succeeded");
+	poke(&s, jc, "ok", 200);
+	CHECK(t, has_cond(&s, "ok", "SuccessCriteriaMet", "CompletionsReached", "Reached expected number of succeeded pods"));
+	CHECK(t, !has_cond(&s, "ok", "Complete", "CompletionsReached", "Reached expected number of succeeded pods"));
+	CHECK_EQ_INT(t, (int)job_int(&s, "ok", "status.terminating"), 1);
+	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Completed", NULL), 0);
+	/* the terminating pod goes */
+	mu__page_t pods;
+	CHECK_EQ_INT(t, mu__store_list(s.store, MU__RT_PODS, "default", NULL, 100, NULL, NULL, &pods), MU_OK);
+	mu__wtx_t *tx;
+	mu__store_begin(s.store, &tx);
+	for (size_t i = 0; i < pods.n; i++)
+		if (pods.objs[i]->deleting && strstr(pods.objs[i]->json, "job-name\":\"ok\""))
+			mu__delete_now(tx, MU__RT_PODS, pods.objs[i]->ns, pods.objs[i]->name);
+	mu__store_commit(tx);
+	mu__page_release(&pods);
+	poke(&s, jc, "ok", 300);
+	CHECK(t, has_cond(&s, "ok", "Complete", "CompletionsReached", "Reached expected number of succeeded pods"));
+	CHECK_EQ_INT(t, (int)job_int(&s, "ok", "status.terminating"), 0);
+	CHECK_EQ_INT(t, nevents(t, &s, "ok", "Normal", "Completed", NULL), 1);
+	server_close(&s, jc);
+}
+
+/* The validation of spec.podFailurePolicy and of the Indexed fields, with
+ * the messages of kube's pkg/apis/batch/validation (validation.go:
+ * validatePodFailurePolicy, validatePodFailurePolicyRule,
+ * ...RuleOnExitCodes, ...RuleOnPodConditions, validateJobSpec; the cases
+ * of TestValidateJob's errorCases named by their message where it has
+ * them), and muster's refusal of completionMode Indexed. */
+static void test_pfp_validation(mu_t_t *t)
+{
+	static const struct {
+		const char *rules;   /* spec.podFailurePolicy.rules (NULL: none) */
+		const char *extra;   /* more spec fields (JSON object) or NULL */
+		const char *field, *msg; /* NULL: valid */
+	} v[] = {
+		{"[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2,3]}},"
+		 "{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		 NULL, NULL, NULL},
+		{"[{\"action\":\"Ignore\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,0,2]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onExitCodes.values[1]", "Invalid value: 0: must not be 0 for the In operator"},
+		{"[{\"action\":\"Ignore\",\"onExitCodes\":{\"containerName\":\"xyz\",\"operator\":\"In\",\"values\":[1]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onExitCodes.containerName",
+		 "Invalid value: \"xyz\": must be one of the container or initContainer names in the pod template"},
+		{"[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1]},"
+		 "\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]}]", NULL,
+		 "spec.podFailurePolicy.rules[0]", "Invalid value: specifying both OnExitCodes and OnPodConditions is not supported"},
+		{"[{\"action\":\"FailJob\"}]", NULL, "spec.podFailurePolicy.rules[0]",
+		 "Invalid value: specifying one of OnExitCodes and OnPodConditions is required"},
+		{"[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1,2,2]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onExitCodes.values[2]", "Duplicate value: 2"},
+		{"[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[3,1]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onExitCodes.values", "Invalid value: []int32{3, 1}: must be ordered"},
+		{"[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onExitCodes.values", "Invalid value: []int32{}: at least one value is required"},
+		{"[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"Between\",\"values\":[1]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onExitCodes.operator",
+		 "Unsupported value: \"Between\": supported values: \"In\", \"NotIn\""},
+		{"[{\"action\":\"FailJob\",\"onExitCodes\":{\"values\":[1]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onExitCodes.operator", "Required value: valid values: [\"In\" \"NotIn\"]"},
+		{"[{\"action\":\"UnknownAction\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].action",
+		 "Unsupported value: \"UnknownAction\": supported values: \"Count\", \"FailIndex\", \"FailJob\", \"Ignore\""},
+		{"[{\"onExitCodes\":{\"operator\":\"In\",\"values\":[1]}}]", NULL, "spec.podFailurePolicy.rules[0].action",
+		 "Required value: valid values: [\"Count\" \"FailIndex\" \"FailJob\" \"Ignore\"]"},
+		{"[{\"action\":\"FailIndex\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[1]}}]", NULL,
+		 "spec.podFailurePolicy.rules[0].action", "Invalid value: \"FailIndex\": requires the backoffLimitPerIndex to be set"},
+		{"[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"Disruption Target\",\"status\":\"True\"}]}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onPodConditions[0].type", NULL /* checked by prefix below */},
+		{"[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"Yes\"}]}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onPodConditions[0].status",
+		 "Unsupported value: \"Yes\": supported values: \"False\", \"True\", \"Unknown\""},
+		{"[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\"}]}]", NULL,
+		 "spec.podFailurePolicy.rules[0].onPodConditions[0].status",
+		 "Required value: valid values: [\"False\" \"True\" \"Unknown\"]"},
+		{"[]", "{\"template\":{\"spec\":{\"restartPolicy\":\"OnFailure\",\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}",
+		 "spec.template.spec.restartPolicy",
+		 "Invalid value: \"OnFailure\": only \"Never\" is supported when podFailurePolicy is specified"},
+		{NULL, "{\"completions\":3,\"completionMode\":\"Indexed\"}", "spec.completionMode",
+		 "Unsupported value: \"Indexed\": supported values: \"NonIndexed\" (muster's Job controller does not model Indexed Jobs)"},
+		{NULL, "{\"completionMode\":\"Sometimes\"}", "spec.completionMode",
+		 "Unsupported value: \"Sometimes\": supported values: \"NonIndexed\", \"Indexed\""},
+		{NULL, "{\"backoffLimitPerIndex\":1}", "spec.backoffLimitPerIndex",
+		 "Invalid value: 1: requires indexed completion mode"},
+		{NULL, "{\"maxFailedIndexes\":1}", "spec.backoffLimitPerIndex", "Required value: when maxFailedIndexes is specified"},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		json_t *o = json_pack("{s:{s:{s:{s:s, s:[{s:s, s:s}]}}}}", "spec", "template", "spec", "restartPolicy", "Never",
+				      "containers", "name", "c", "image", "x");
+		if (v[i].extra) {
+			json_t *x = json_loads(v[i].extra, 0, NULL);
+			json_object_update(json_object_get(o, "spec"), x);
+			json_decref(x);
+		}
+		if (v[i].rules)
+			mu__jset(o, "spec.podFailurePolicy", json_pack("{s:o}", "rules", json_loads(v[i].rules, 0, NULL)));
+		mu__verr_t e = {0};
+		mu__validate_job(o, NULL, &e);
+		int found = -1;
+		for (int c = 0; c < e.n; c++)
+			if (v[i].field && !strcmp(e.c[c].field, v[i].field))
+				found = c;
+		if (!v[i].field) {
+			if (e.n) {
+				fprintf(stderr, "case %zu: unexpected %s: %s\n", i, e.c[0].field, e.c[0].msg);
+				CHECK(t, 0);
+			}
+		} else if (found < 0) {
+			fprintf(stderr, "case %zu: no error on %s (%d others)\n", i, v[i].field, e.n);
+			CHECK(t, 0);
+		} else if (v[i].msg) {
+			CHECK_STR(t, e.c[found].msg, v[i].msg);
+		} else {
+			static const char pre[] = "Invalid value: \"Disruption Target\": name part must consist";
+			CHECK(t, !strncmp(e.c[found].msg, pre, sizeof pre - 1));
+		}
+		json_decref(o);
+	}
+	/* more than 255 values: TooMany, and a 0 among them with In */
+	json_t *vals = json_array();
+	for (int i = 0; i < 256; i++)
+		json_array_append_new(vals, json_integer(i));
+	json_t *o = json_pack("{s:{s:{s:[{s:s, s:{s:s, s:o}}]}, s:{s:{s:s, s:[{s:s, s:s}]}}}}", "spec", "podFailurePolicy",
+			      "rules", "action", "FailJob", "onExitCodes", "operator", "In", "values", vals, "template", "spec",
+			      "restartPolicy", "Never", "containers", "name", "c", "image", "x");
+	mu__verr_t e = {0};
+	mu__validate_job(o, NULL, &e);
+	CHECK(t, e.n >= 2);
+	CHECK_STR(t, e.c[0].field, "spec.podFailurePolicy.rules[0].onExitCodes.values");
+	CHECK_STR(t, e.c[0].msg, "Too many: 256: must have at most 255 items");
+	CHECK_STR(t, e.c[1].msg, "Invalid value: 0: must not be 0 for the In operator");
+	json_decref(o);
+	/* the annotation muster.io/exit-code of a simulated pod */
+	int code = -1;
+	CHECK_EQ_INT(t, mu__exit_code("42", "c", &code), 0);
+	CHECK_EQ_INT(t, code, 42);
+	CHECK_EQ_INT(t, mu__exit_code("main=3,side=0", "main", &code), 0);
+	CHECK_EQ_INT(t, code, 3);
+	CHECK_EQ_INT(t, mu__exit_code("main=3,side=0", "other", &code), 0);
+	CHECK_EQ_INT(t, code, 0);
+	CHECK_EQ_INT(t, mu__exit_code("main=x", NULL, &code), -1);
+	CHECK_EQ_INT(t, mu__exit_code("99999999999", NULL, &code), -1);
+	CHECK_EQ_INT(t, mu__exit_code("", NULL, &code), -1);
 }
 
 /* mu__text_at (helpers.c), the scan the controller's no-op check and the
@@ -1317,6 +1752,10 @@ int main(void)
 	MU_RUN(&t, test_pod_replacement);
 	MU_RUN(&t, test_fail_counts_terminating);
 	MU_RUN(&t, test_replacement_api);
+	MU_RUN(&t, test_pfp_match);
+	MU_RUN(&t, test_pfp_controller);
+	MU_RUN(&t, test_success_criteria);
+	MU_RUN(&t, test_pfp_validation);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
