@@ -919,7 +919,7 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 			   (f[PFP] && !(fn[PFP] == 4 && !memcmp(f[PFP], "null", 4)));
 	if (f[DEADLINE] && !(fn[DEADLINE] == 4 && !memcmp(f[DEADLINE], "null", 4)))
 		return false; /* a deadline to check or requeue: reconcile does */
-	if (mu__text_at(sp, spn, "podFailurePolicy", NULL, &v, &n) && !(n == 4 && !memcmp(v, "null", 4)))
+	if (f[PFP] && !(fn[PFP] == 4 && !memcmp(f[PFP], "null", 4)))
 		return false; /* its rules read the failed pods: reconcile does */
 	json_t *st = NULL, *o = json_object(), *before = NULL;
 	if (!o || !(st = mu__json_parse(stv, stn)) ||
