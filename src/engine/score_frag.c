@@ -602,7 +602,10 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * CPU-rich two-GPU nodes equal to the eight-GPU ones, the CPU-aware growth
  * puts it where the CPU left is as short as the GPUs, which pays when many
  * multi-GPU pods follow (openb's multigpu30) and costs where few do
- * (default).  O(devices) measures of the node. */
+ * (default).  Two more settings, off by default, are the fifteenth
+ * round's late candidates: best_fit (a share's points by what its device
+ * keeps free instead of FGD's) and whole_fgd (whole-GPU pods by FGD's
+ * points).  O(devices) measures of the node. */
 /* The defaults of MG_MULTI, MG_LARGE and RESERVE, now settings of
  * mu_muster_params_t that a caller may choose (score_rollout.c):
  * mg_multi 0.15, between openb default's 0.07 and multigpu30's 0.30;

@@ -15,7 +15,11 @@
  * asked reaches fill x the copy's capacity (the openb protocol's x = 130
  * by default).  The setting that leaves the most GPU capacity allocated
  * then, summed over the rollouts, wins; every candidate sees the same
- * draws and the same nodes, so the comparison is paired.
+ * draws and the same nodes, so the comparison is paired.  Candidates that
+ * allocate the same are judged by worth, not by their index (the
+ * fifteenth round): by what they allocate when the draws go on past the
+ * end (mu_rollout_config_t.tie_fill), then by the fragmentation they
+ * leave at the end against the mix (mu_gpu_frag()).
  *
  * The copy models what the mix models: free CPU, whole GPUs and per-device
  * shares, and GPU models; not memory.  A node fits a pod when its free CPU
