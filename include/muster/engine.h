@@ -146,13 +146,22 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     reserve x devices x the mix's whole-GPU demand share whole devices
  *     costs 100 points (0: no reserve);
  *   - reserve_below: only shares below this many milli-GPU pay the reserve
- *     (1001: every share).
- * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001. */
+ *     (1001: every share);
+ *   - best_fit (the fifteenth round): a share placed by points goes by
+ *     the device it leaves least free (100 points less a point per 10
+ *     milli-GPU left) instead of FGD's points, the same two corrections
+ *     on top (0: FGD's points);
+ *   - whole_fgd (the fifteenth round): pods of whole GPUs go by FGD's
+ *     points, as FGD places them, instead of the CPU-aware growth (0).
+ * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
+ * 0. */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
 	double reserve;
 	int32_t reserve_below;
+	int32_t best_fit;
+	int32_t whole_fgd;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);
@@ -234,6 +243,16 @@ typedef struct mu_rollout_config {
 	 * two), so that a setting good at fill but poor earlier loses. */
 	double asked;
 	double judge_at;
+	/* Ties (the fifteenth round): candidates whose worths are equal are
+	 * judged by what the rollouts predict of later allocation.  tie_fill
+	 * above fill: the same draws go on to tie_fill x the copy's GPUs
+	 * (for the tie only) and the most allocated then wins; then, and
+	 * for tie_fill 0, the least fragmentation of the copy at the end
+	 * (the sum over its nodes of mu_gpu_frag() against the mix: the
+	 * free GPU capacity the demand to come cannot use), summed over the
+	 * rollouts; the lower index last.  tie_fill below 0: the lower
+	 * index only (the fourteenth round's rule). */
+	double tie_fill;
 } mu_rollout_config_t;
 
 /* The candidate settings tried by default for a finished mix: the
@@ -243,10 +262,17 @@ typedef struct mu_rollout_config {
  * up to cap of them and returns how many there are (10). */
 size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
 				   mu_muster_params_t *out, size_t cap);
+/* The fifteenth round's candidates that place differently from those
+ * when few whole devices are left: shares by best fit (the large-share
+ * rule as the defaults give it, then the other way) and whole-GPU pods by
+ * FGD's points, each on the defaults.  Writes up to cap of them and
+ * returns how many there are (3). */
+size_t mu_muster_params_late(const mu_workload_mix_t *mix,
+			     mu_muster_params_t *out, size_t cap);
 
 /* Runs cfg->rollouts rollouts for each of the ncands candidates on the
  * same draws (common random numbers) and sets *best to the candidate that
- * allocates the most over them (the first on ties); worth[i] (may be
+ * allocates the most over them (ties as cfg->tie_fill says); worth[i] (may be
  * NULL) gets candidate i's milli-GPU summed over the rollouts.  mix is
  * finished and read only; nodes are the caller's views (their free
  * capacity is copied).  Memory is not modelled.  Deterministic for a seed.

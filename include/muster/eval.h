@@ -48,6 +48,8 @@ typedef struct mu_eval_input {
 	                              * of the pods (fgd's state, and the
 	                              * fragmentation ratio's) */
 	mu_workload_mix_t mix_all;   /* every shape: muster's state */
+	bool late_cands;             /* set before choosing: the candidates
+	                              * include mu_muster_params_late()'s */
 	/* muster-rollout's settings (mu_eval_input_choose): the candidates,
 	 * each one's rollout worth, the one chosen and whether one was. */
 	mu_muster_params_t cands[MU_EVAL_MAX_CANDS];
@@ -68,7 +70,8 @@ int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
 void mu_eval_input_release(mu_eval_input_t *in);
 
 /* Chooses muster-rollout's settings for in once, before its runs: among
- * mu_muster_params_candidates() of in->mix_all, by mu_rollout_choose() on
+ * mu_muster_params_candidates() of in->mix_all (and
+ * mu_muster_params_late()'s with in->late_cands), by mu_rollout_choose() on
  * the empty cluster with cfg (its seed is the rollouts' own, not an eval
  * seed); or, when force >= 0, candidate force without rollouts (to
  * measure every candidate in hindsight; in->worth is then zero).
@@ -145,13 +148,15 @@ typedef struct mu_eval_run {
 	/* muster-horizon: checkpoints passed (each a choice by rollouts),
 	 * how many changed the setting, and the candidate placing at the
 	 * end (in->cands); 0 for the other policies.  flat: the choices
-	 * where every candidate's worth was the same (the rollouts told the
-	 * settings nothing apart and the first, candidate 0, won);
-	 * last_top: at the last choice, how many candidates had the winner's
-	 * worth (the first of them won); last_lead: then, the winner's worth
-	 * minus the best worth below it (milli-GPU summed over the rollouts;
-	 * 0 when all were equal). */
-	int32_t rechoices, changes, flat, last_top;
+	 * where every candidate's worth was the same (the allocation told
+	 * the settings nothing apart: the tie's measures decided, or the
+	 * first, candidate 0, won); broken: the choices where the tie's
+	 * measures (mu_rollout_config_t.tie_fill) chose another candidate
+	 * than the first of those with the top worth; last_top: at the last
+	 * choice, how many candidates had the winner's worth; last_lead:
+	 * then, the winner's worth minus the best worth below it (milli-GPU
+	 * summed over the rollouts; 0 when all were equal). */
+	int32_t rechoices, changes, flat, broken, last_top;
 	size_t last_choice;
 	int64_t last_lead;
 } mu_eval_run_t;

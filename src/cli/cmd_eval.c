@@ -37,6 +37,7 @@ typedef struct eval_cli {
 	mu_rollout_config_t rollout; /* muster-rollout's and -horizon's */
 	mu_rollout_horizon_t horizon; /* muster-horizon's checkpoints */
 	int64_t rollout_pick;        /* -1: by rollouts */
+	bool late_cands;             /* --late-candidates yes */
 } eval_cli_t;
 
 static void eval_usage(FILE *f)
@@ -79,13 +80,25 @@ static void eval_usage(FILE *f)
 		"  --rollouts N        muster-rollout: rollouts per candidate (8)\n"
 		"  --rollout-nodes N   muster-rollout: nodes of a rollout's copy, a\n"
 		"                      sample when there are more (2048)\n"
-		"  --rollout-pick K    muster-rollout: candidate K (0-9) without\n"
+		"  --rollout-pick K    muster-rollout: candidate K (0-9; 0-12 with\n"
+		"                      --late-candidates yes) without\n"
 		"                      rollouts, to measure each in hindsight\n"
 		"  --horizon-from X    muster-horizon: the first checkpoint, arrived\n"
 		"                      demand x the GPUs (0.5)\n"
 		"  --horizon-every X   muster-horizon: the checkpoints' spacing (0.1)\n"
 		"  --judge-at X        muster-horizon: the rollouts' second judgement\n"
 		"                      besides the end (1.0; above 1.3: none)\n"
+		"  --rollout-tie T     muster-rollout, -horizon: candidates that\n"
+		"                      allocate the same are judged by: frag (the\n"
+		"                      least fragmentation of the rollouts' end\n"
+		"                      state against the mix; the default), a fill\n"
+		"                      X above 1.3 (the rollouts go on to X for the\n"
+		"                      tie: the most allocated then, then frag), or\n"
+		"                      index (the lower candidate: round 14's rule)\n"
+		"  --late-candidates yes|no  muster-rollout, -horizon: three more\n"
+		"                      candidates (10-12: shares by best fit, the\n"
+		"                      large-share rule both ways; whole-GPU pods by\n"
+		"                      FGD's points) besides the ten (no)\n"
 		"  --quiet             print nothing but errors\n"
 		"  -h, --help          this help\n", EVAL_PAPER_DEFAULT);
 }
@@ -171,7 +184,18 @@ static int eval_option(eval_cli_t *c, const char *a, const char *v)
 		return mu__parse_num(v, 0.001, 10, &c->horizon.every);
 	else if (!strcmp(a, "--judge-at"))
 		return mu__parse_num(v, 0.01, 100, &c->horizon.judge_at);
-	else if (!strcmp(a, "--rollout-pick"))
+	else if (!strcmp(a, "--rollout-tie")) {
+		if (!strcmp(v, "index"))
+			c->rollout.tie_fill = -1;
+		else if (!strcmp(v, "frag"))
+			c->rollout.tie_fill = 0;
+		else
+			return mu__parse_num(v, 1.3001, 100, &c->rollout.tie_fill);
+	} else if (!strcmp(a, "--late-candidates")) {
+		if (strcmp(v, "yes") && strcmp(v, "no"))
+			return MU_EINVAL;
+		c->late_cands = !strcmp(v, "yes");
+	} else if (!strcmp(a, "--rollout-pick"))
 		return mu__parse_int(v, 0, MU_EVAL_MAX_CANDS - 1, &c->rollout_pick);
 	else
 		return MU_EINVAL;
@@ -444,6 +468,7 @@ static int choose_settings(const eval_cli_t *c, mu_eval_input_t *in,
 	if (!want)
 		return MU_EXIT_OK;
 	double t0 = wall_s();
+	in->late_cands = c->late_cands;
 	int rc = mu_eval_input_choose(in, &c->rollout, (int)c->rollout_pick);
 	*secs = wall_s() - t0;
 	if (rc) {
@@ -482,14 +507,23 @@ static void print_chosen(const eval_cli_t *c, const mu_eval_input_t *in,
 			       s->policy, xe, s->alloc_mean[xe] - pf);
 		if (strcmp(s->policy, "muster-horizon"))
 			continue;
-		printf("  muster-horizon: checkpoints from x=%.0f every %.0f, judged at x=%.0f and the end; per seed: choices/changes, the setting at the end; choices where all candidates tied; at the last choice, candidates tied at the top and the lead over the next worth (milli-GPU over the rollouts)\n",
+		char tie_buf[64];
+		const char *tie_name = "the lower index";
+		if (c->rollout.tie_fill == 0)
+			tie_name = "the least fragmentation at the end";
+		else if (c->rollout.tie_fill > 0)
+			tie_name = (snprintf(tie_buf, sizeof tie_buf,
+					     "the most allocated at x=%.0f, then fragmentation",
+					     100 * c->rollout.tie_fill), tie_buf);
+		printf("  muster-horizon: checkpoints from x=%.0f every %.0f, judged at x=%.0f and the end; per seed: choices/changes, the setting at the end; choices where all candidates tied; at the last choice, candidates tied at the top and the lead over the next worth (milli-GPU over the rollouts); ties judged by %s\n",
 		       100 * (c->horizon.from > 0 ? c->horizon.from : 0.5),
 		       100 * (c->horizon.every > 0 ? c->horizon.every : 0.1),
-		       100 * (c->horizon.judge_at > 0 ? c->horizon.judge_at : 1.0));
+		       100 * (c->horizon.judge_at > 0 ? c->horizon.judge_at : 1.0), tie_name);
 		for (size_t k = 0; k < s->nruns; k++)
-			printf("    seed %llu: %d/%d, %zu; all tied %d; last: top %d, lead %lld\n",
+			printf("    seed %llu: %d/%d, %zu; all tied %d, decided by the tie %d; last: top %d, lead %lld\n",
 			       (unsigned long long)s->runs[k].seed, s->runs[k].rechoices,
-			       s->runs[k].changes, s->runs[k].last_choice, s->runs[k].flat, s->runs[k].last_top,
+			       s->runs[k].changes, s->runs[k].last_choice, s->runs[k].flat,
+			       s->runs[k].broken, s->runs[k].last_top,
 			       (long long)s->runs[k].last_lead);
 	}
 }

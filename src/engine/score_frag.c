@@ -500,6 +500,7 @@ static int64_t fgd_points(double growth)
 typedef struct share_terms {
 	const int16_t *dead; /* the mix's dead remainders (mix_dead) */
 	int32_t reserve;     /* whole devices a node keeps before breaking one costs */
+	bool best_fit;       /* points by what the device keeps free, not FGD's */
 } share_terms_t;
 
 /* The FGD artifact's share placement (calculateGpuShareFragExtendScore):
@@ -517,9 +518,14 @@ static placement_t share_placement(const mu_workload_mix_t *m,
 		int16_t f = v->gpu_free[g];
 		if (f < milli)
 			continue;
-		fnode_t s = *after;
-		fnode_take_share(&s, f, milli);
-		double p = (double)fgd_points(frag_of(m, &s, false) - f0);
+		double p;
+		if (terms && terms->best_fit) {
+			p = 100 - (f - milli) / 10.0;
+		} else {
+			fnode_t s = *after;
+			fnode_take_share(&s, f, milli);
+			p = (double)fgd_points(frag_of(m, &s, false) - f0);
+		}
 		if (terms) {
 			int dead = terms->dead[f - milli] -
 				   (f >= 1000 ? 0 : terms->dead[f]);
@@ -596,7 +602,10 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * CPU-rich two-GPU nodes equal to the eight-GPU ones, the CPU-aware growth
  * puts it where the CPU left is as short as the GPUs, which pays when many
  * multi-GPU pods follow (openb's multigpu30) and costs where few do
- * (default).  O(devices) measures of the node. */
+ * (default).  Two more settings, off by default, are the fifteenth
+ * round's late candidates: best_fit (a share's points by what its device
+ * keeps free instead of FGD's) and whole_fgd (whole-GPU pods by FGD's
+ * points).  O(devices) measures of the node. */
 /* The defaults of MG_MULTI, MG_LARGE and RESERVE, now settings of
  * mu_muster_params_t that a caller may choose (score_rollout.c):
  * mg_multi 0.15, between openb default's 0.07 and multigpu30's 0.30;
@@ -604,7 +613,7 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * of the whole-GPU demand share (0.5 and 1.0 tried). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
-	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001};
+	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -626,6 +635,8 @@ static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 {
 	mu_muster_params_t tmp;
 	const mu_muster_params_t *p = muster_params(m, &tmp);
+	if (req->v[MU_RES_GPU] > 0 && p->whole_fgd)
+		return false; /* by FGD's points (muster_share: no share) */
 	return req->v[MU_RES_GPU] > 0 || req->v[MU_RES_GPU_MILLI] <= 0 ||
 	       (req->v[MU_RES_GPU_MILLI] >= p->mg_large && m && m->index &&
 		m->index->multi >= p->mg_multi);
@@ -644,7 +655,8 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 	share_terms_t terms = {
 		m->index->dead,
 		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
-			(int32_t)floor(p->reserve * v->ngpu * m->index->whole) : -1};
+			(int32_t)floor(p->reserve * v->ngpu * m->index->whole) : -1,
+		p->best_fit != 0};
 	return fgd_placement(m, v, req, &terms);
 }
 
@@ -800,7 +812,8 @@ static placement_t muster_supply_share(const mu_workload_mix_t *m,
 		double scale = sv.rho < 1 ? sv.rho : 1;
 		share_terms_t terms = {
 			m->index->dead,
-			(int32_t)floor(mp->reserve * v->ngpu * scale)};
+			(int32_t)floor(mp->reserve * v->ngpu * scale),
+			mp->best_fit != 0};
 		p = fgd_placement(m, v, req, &terms);
 	}
 	if (req->v[MU_RES_GPU_MILLI] >= mp->mg_large && p.dev >= 0 &&

@@ -15,7 +15,11 @@
  * asked reaches fill x the copy's capacity (the openb protocol's x = 130
  * by default).  The setting that leaves the most GPU capacity allocated
  * then, summed over the rollouts, wins; every candidate sees the same
- * draws and the same nodes, so the comparison is paired.
+ * draws and the same nodes, so the comparison is paired.  Candidates that
+ * allocate the same are judged by worth, not by their index (the
+ * fifteenth round): by what they allocate when the draws go on past the
+ * end (mu_rollout_config_t.tie_fill), then by the fragmentation they
+ * leave at the end against the mix (mu_gpu_frag()).
  *
  * The copy models what the mix models: free CPU, whole GPUs and per-device
  * shares, and GPU models; not memory.  A node fits a pod when its free CPU
@@ -57,6 +61,8 @@ typedef struct rollout {
 	int32_t narr, cap;
 	int32_t nmid;             /* arrivals before the second judgement;
 	                           * -1 none */
+	int32_t nend;             /* arrivals up to fill; the rest (up to
+	                           * tie_fill) judge ties only */
 	int64_t cap_milli;        /* the copy's GPU capacity */
 } rollout_t;
 
@@ -87,15 +93,44 @@ size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
 	return n;
 }
 
+size_t mu_muster_params_late(const mu_workload_mix_t *mix,
+			     mu_muster_params_t *out, size_t cap)
+{
+	mu_muster_params_t d;
+	mu_muster_params_defaults(&d);
+	bool on = mu__mix_multi(mix) >= d.mg_multi;
+	size_t n = 0;
+	/* Shares by best fit, with the large-share rule both ways. */
+	for (int flip = 0; flip < 2; flip++) {
+		mu_muster_params_t p = d;
+		if (flip)
+			p.mg_multi = on ? 2.0 : 0.0;
+		p.best_fit = 1;
+		if (n < cap)
+			out[n] = p;
+		n++;
+	}
+	/* And whole-GPU pods by FGD's points, shares as the defaults. */
+	mu_muster_params_t w = d;
+	w.whole_fgd = 1;
+	if (n < cap)
+		out[n] = w;
+	n++;
+	return n;
+}
+
 const char *mu_muster_params_format(const mu_muster_params_t *p, char *buf,
 				    size_t len)
 {
 	const char *mg = p->mg_multi <= 0 ? "on" : p->mg_multi > 1 ? "off" : "auto";
+	const char *fit = p->best_fit && p->whole_fgd ? ", best fit, whole by fgd" :
+			  p->best_fit ? ", best fit" :
+			  p->whole_fgd ? ", whole by fgd" : "";
 	if (p->reserve > 0 && p->reserve_below <= 1000)
-		snprintf(buf, len, "mg %s, reserve %.2f below %d", mg,
-			 p->reserve, (int)p->reserve_below);
+		snprintf(buf, len, "mg %s, reserve %.2f below %d%s", mg,
+			 p->reserve, (int)p->reserve_below, fit);
 	else
-		snprintf(buf, len, "mg %s, reserve %.2f", mg, p->reserve);
+		snprintf(buf, len, "mg %s, reserve %.2f%s", mg, p->reserve, fit);
 	return buf;
 }
 
@@ -136,14 +171,18 @@ static int64_t type_milli(const mu_pod_type_t *t)
  * demand asked, counting the asked share already asked, reaches fill x
  * the copy's capacity (at most 64 x the copy's capacity in pods when the
  * mix asks for little GPU); r->nmid is the count of arrivals after which
- * it reaches judge_at (-1 when judge_at is not ahead).
- * O(arrivals x log types). */
+ * it reaches judge_at (-1 when judge_at is not ahead).  With tie_fill
+ * above fill the draw goes on to tie_fill and r->nend counts the
+ * arrivals up to fill.  O(arrivals x log types). */
 static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
-			double asked, double judge_at, const int64_t *cum)
+			double asked, double judge_at, double tie_fill,
+			const int64_t *cum)
 {
 	const mu_workload_mix_t *m = r->mix;
 	double cap = (double)r->cap_milli;
-	int64_t target = (int64_t)ceil((fill - asked) * cap - 1e-6), sum = 0;
+	int64_t end = (int64_t)ceil((fill - asked) * cap - 1e-6), sum = 0;
+	int64_t target = tie_fill > fill ?
+			 (int64_t)ceil((tie_fill - asked) * cap - 1e-6) : end;
 	int64_t at = judge_at > asked && judge_at < fill ?
 		      (int64_t)ceil((judge_at - asked) * cap - 1e-6) : -1;
 	int64_t limit = 64 * (r->cap_milli / 1000 + 1);
@@ -151,7 +190,10 @@ static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
 		limit = INT32_MAX / 2;
 	r->narr = 0;
 	r->nmid = -1;
+	r->nend = -1;
 	while (sum < target && r->narr < limit) {
+		if (r->nend < 0 && sum >= end)
+			r->nend = r->narr;
 		uint64_t u = mu__rand_below(rng, (uint64_t)cum[m->ntypes - 1]);
 		int32_t lo = 0, hi = m->ntypes - 1;
 		while (lo < hi) { /* the first type with cum > u */
@@ -170,6 +212,8 @@ static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
 		if (at >= 0 && r->nmid < 0 && sum >= at)
 			r->nmid = r->narr;
 	}
+	if (r->nend < 0)
+		r->nend = r->narr;
 	return MU_OK;
 }
 
@@ -264,20 +308,45 @@ static int64_t rnode_place(rnode_t *n, const mu_pod_type_t *t, int dev)
 	return t->gpu_milli;
 }
 
+/* The copy's fragmentation against the mix: the sum over its nodes of
+ * mu_gpu_frag(), in milli-GPU.  O(copy x (shapes + devices)). */
+static double rollout_frag(const rollout_t *r)
+{
+	double f = 0;
+	for (size_t i = 0; i < r->ncopy; i++) {
+		mu_node_view_t v;
+		rnode_view(&r->node[i], &v);
+		f += mu_gpu_frag(r->mix, &v);
+	}
+	return f;
+}
+
+/* The tie's measures of one rollout (see mu_rollout_config_t.tie_fill). */
+typedef struct tie {
+	int64_t later; /* milli-GPU allocated at tie_fill (at fill without) */
+	double frag;   /* the copy's fragmentation at fill */
+} tie_t;
+
 /* One rollout of the drawn arrivals with the settings in ctx's mix:
- * returns the milli-GPU it allocated at the end, plus what it had
- * allocated after r->nmid arrivals when there is that second judgement.
+ * returns the milli-GPU it allocated after r->nend arrivals (at fill),
+ * plus what it had allocated after r->nmid arrivals when there is that
+ * second judgement; *tie (may be NULL) gets the tie's measures.
  * O(arrivals x copy) plus a measure per (type, node changed since its
- * last score). */
+ * last score), and O(copy x shapes) for the fragmentation. */
 static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
-			   const mu_score_ctx_t *ctx)
+			   const mu_score_ctx_t *ctx, tie_t *tie)
 {
 	const mu_workload_mix_t *m = r->mix;
 	rollout_reset(r, nodes);
-	int64_t alloc = 0, at_mid = 0;
+	int64_t alloc = 0, at_mid = 0, at_end = 0;
 	for (int32_t k = 0; k < r->narr; k++) {
 		if (k == r->nmid)
 			at_mid = alloc;
+		if (k == r->nend) {
+			at_end = alloc;
+			if (tie)
+				tie->frag = rollout_frag(r);
+		}
 		size_t ti = (size_t)r->arr[k];
 		const mu_pod_type_t *t = &m->types[ti];
 		mu_res_t q = type_req(t);
@@ -309,7 +378,14 @@ static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
 	}
 	if (r->nmid == r->narr)
 		at_mid = alloc;
-	return alloc + at_mid;
+	if (r->nend == r->narr) {
+		at_end = alloc;
+		if (tie)
+			tie->frag = rollout_frag(r);
+	}
+	if (tie)
+		tie->later = alloc;
+	return at_end + at_mid;
 }
 
 static void rollout_free(rollout_t *r)
@@ -334,19 +410,23 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 	size_t maxn = cfg->max_nodes > 0 ? (size_t)cfg->max_nodes : 2048;
 	int32_t nroll = cfg->rollouts > 0 ? cfg->rollouts : 8;
 	if (!(fill <= 100) || !(cfg->asked >= 0 && cfg->asked < fill) ||
-	    !(cfg->judge_at >= 0 && cfg->judge_at <= 100))
+	    !(cfg->judge_at >= 0 && cfg->judge_at <= 100) ||
+	    !(cfg->tie_fill <= 100))
 		return MU_EINVAL;
 	rollout_t r = {.mix = mix, .nnodes = nnodes,
 		       .ncopy = nnodes < maxn ? nnodes : maxn};
 	size_t cells = (size_t)mix->ntypes * r.ncopy;
 	int64_t *cum = malloc((size_t)mix->ntypes * sizeof *cum);
 	int64_t *sum = calloc(ncands, sizeof *sum);
+	int64_t *later = calloc(ncands, sizeof *later);
+	double *frag = calloc(ncands, sizeof *frag);
 	size_t *perm = malloc(nnodes * sizeof *perm);
 	r.pick = malloc(r.ncopy * sizeof *r.pick);
 	r.node = malloc(r.ncopy * sizeof *r.node);
 	r.score = malloc(cells * sizeof *r.score);
 	r.ver = malloc(cells * sizeof *r.ver);
-	int rc = cum && sum && perm && r.pick && r.node && r.score && r.ver ?
+	int rc = cum && sum && later && frag && perm && r.pick && r.node &&
+		 r.score && r.ver ?
 		 MU_OK : MU_ENOMEM;
 	for (int32_t i = 0; rc == MU_OK && i < mix->ntypes; i++)
 		cum[i] = (i ? cum[i - 1] : 0) + mix->types[i].count;
@@ -358,18 +438,27 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 		r.cap_milli = 0;
 		for (size_t i = 0; i < r.ncopy; i++)
 			r.cap_milli += 1000 * (int64_t)nodes[r.pick[i]].ngpu;
-		rc = rollout_draw(&r, &rng, fill, cfg->asked, cfg->judge_at, cum);
+		rc = rollout_draw(&r, &rng, fill, cfg->asked, cfg->judge_at,
+				  cfg->tie_fill, cum);
 		for (size_t c = 0; rc == MU_OK && c < ncands; c++) {
 			mu_workload_mix_t view = *mix; /* shallow: read only */
 			view.muster = &cands[c];
 			mu_score_ctx_t ctx = {&view, 0, NULL};
-			sum[c] += rollout_run(&r, nodes, &ctx);
+			tie_t t = {0, 0};
+			sum[c] += rollout_run(&r, nodes, &ctx,
+					      cfg->tie_fill < 0 ? NULL : &t);
+			later[c] += t.later;
+			frag[c] += t.frag;
 		}
 	}
 	if (rc == MU_OK) {
 		*best = 0;
 		for (size_t c = 0; c < ncands; c++) {
-			if (sum[c] > sum[*best])
+			size_t b = *best;
+			if (sum[c] > sum[b] ||
+			    (sum[c] == sum[b] && cfg->tie_fill >= 0 &&
+			     (later[c] > later[b] ||
+			      (later[c] == later[b] && frag[c] < frag[b]))))
 				*best = c;
 			if (worth)
 				worth[c] = sum[c];
@@ -377,6 +466,8 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 	}
 	free(cum);
 	free(sum);
+	free(later);
+	free(frag);
 	free(perm);
 	rollout_free(&r);
 	return rc;

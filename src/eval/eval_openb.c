@@ -104,6 +104,10 @@ int mu_eval_input_choose(mu_eval_input_t *in, const mu_rollout_config_t *cfg,
 	in->have_chosen = false;
 	in->ncands = mu_muster_params_candidates(&in->mix_all, in->cands,
 						 MU_EVAL_MAX_CANDS);
+	if (in->ncands <= MU_EVAL_MAX_CANDS && in->late_cands)
+		in->ncands += mu_muster_params_late(&in->mix_all,
+						    in->cands + in->ncands,
+						    MU_EVAL_MAX_CANDS - in->ncands);
 	if (in->ncands > MU_EVAL_MAX_CANDS)
 		return MU_ERANGE;
 	memset(in->worth, 0, sizeof in->worth);
@@ -481,13 +485,17 @@ static int run_rechoose(run_state_t *s, const mu_eval_config_t *cfg,
 		return rc;
 	int64_t below = INT64_MIN;
 	out->last_top = 0;
+	size_t first = in->ncands;
 	for (size_t c = 0; c < in->ncands; c++) {
+		if (worth[c] == worth[best] && first == in->ncands)
+			first = c;
 		out->last_top += worth[c] == worth[best];
 		if (worth[c] < worth[best] && worth[c] > below)
 			below = worth[c];
 	}
 	out->last_lead = below == INT64_MIN ? 0 : worth[best] - below;
 	out->flat += out->last_top == (int32_t)in->ncands;
+	out->broken += first != best;
 	out->rechoices++;
 	if (&in->cands[best] != s->mix_rollout.muster) {
 		s->mix_rollout.muster = &in->cands[best];

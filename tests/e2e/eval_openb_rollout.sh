@@ -13,7 +13,11 @@
 # (NOHORIZON=1 moves the checkpoints out of reach in the first check too,
 # which makes it fail).  Round 15: each seed's line also says how many
 # choices had all ten candidates tied and, at the last choice, how many
-# shared the top and the winner's lead over the next worth.  On the shared default trace, with small
+# shared the top and the winner's lead over the next worth.  The fifteenth
+# round (branch s16-hz): how many of those ties the tie's
+# measures decided, the tie rule named, --late-candidates yes lists 13
+# candidates (NOLATE=no makes that check fail), and --rollout-tie index,
+# 1.5 and bad values.  On the shared default trace, with small
 # rollouts; skips without it.
 # Usage: sh tests/e2e/eval_openb_rollout.sh PATH_TO_MUSTER.
 E2E_NAME=eval_openb_rollout.sh; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -55,10 +59,30 @@ ch=${l#*: }; ch=${ch%%/*}; chg=${l#*/}; chg=${chg%%,*}
 if [ "$ch" = 4 ] && [ "$chg" -ge 1 ]; then ok; else bad "horizon: '$l' (want 4 choices, a change)"; fi
 # How decisive the choices were (round 15): choices where all ten tied,
 # and at the last one how many shared the top and the lead over the next.
-fl=${l#*all tied }; fl=${fl%%;*}; top=${l#*top }; top=${top%%,*}; lead=${l#*lead }
-if [ "$fl" -ge 0 ] 2>/dev/null && [ "$fl" -le 4 ] && [ "$top" -ge 1 ] 2>/dev/null && [ "$top" -le 10 ] &&
+fl=${l#*all tied }; fl=${fl%%,*}; br=${l#*decided by the tie }; br=${br%%;*}
+top=${l#*top }; top=${top%%,*}; lead=${l#*lead }
+if [ "$fl" -ge 0 ] 2>/dev/null && [ "$fl" -le 4 ] && [ "$br" -ge 0 ] 2>/dev/null && [ "$br" -le 4 ] &&
+   [ "$top" -ge 1 ] 2>/dev/null && [ "$top" -le 10 ] &&
    [ "$lead" -ge 0 ] 2>/dev/null && { { [ "$top" = 10 ] && [ "$lead" = 0 ]; } || { [ "$top" -lt 10 ] && [ "$lead" -gt 0 ]; }; }
-then ok; else bad "horizon-ties: '$l' (want 'all tied F; last: top T, lead L')"; fi
+then ok; else bad "horizon-ties: '$l' (want 'all tied F, decided by the tie B; last: top T, lead L')"; fi
+has horizon-tie-rule "$T/out" "ties judged by the least fragmentation at the end"
+# Round 15: the late candidates (13 in all) and the tie's options.
+# shellcheck disable=SC2086
+expect late 0 "$M" $EV --tune 0.6 $R --late-candidates ${NOLATE:-yes}
+n=$(grep -c '^  [ *] [ 0-9][0-9]  mg ' "$T/out")
+f=$(grep -c '^  [ *] [ 0-9][0-9]  mg .*best fit' "$T/out")
+if [ "$n" = 13 ] && [ "$f" = 2 ]; then ok; else bad "late: $n candidates, $f by best fit (want 13, 2)"; fi
+# shellcheck disable=SC2086
+expect tie-index 0 "$M" $EV $H --rollout-tie index
+has tie-index-line "$T/out" "ties judged by the lower index"
+grep -q 'decided by the tie 0;' "$T/out" && ok || bad "tie-index: a tie decided by something else than the index"
+# shellcheck disable=SC2086
+expect tie-look 0 "$M" $EV $H --rollout-tie 1.5
+has tie-look-line "$T/out" "ties judged by the most allocated at x=150"
+# shellcheck disable=SC2086
+expect tie-bad 2 "$M" $EV $H --rollout-tie 1.2
+# shellcheck disable=SC2086
+expect late-bad 2 "$M" $EV $H --late-candidates maybe
 # No checkpoint reached: muster-rollout's figures exactly.
 # shellcheck disable=SC2086
 expect horizon-none 0 "$M" $EV $H --horizon-from 2

@@ -7,7 +7,9 @@
  * orders; and the receding horizon's pieces: the checkpoints, rollouts
  * from a partly asked cluster with a second judgement, and a choice made
  * again from a changed cluster that differs from the empty one's, and
- * the engine's kept scores dropped when a setting changes mid-run.
+ * the engine's kept scores dropped when a setting changes mid-run; and
+ * the fifteenth round's ties judged by worth (fragmentation, a longer
+ * look-ahead) and late candidates (best fit, whole GPUs by FGD's points).
  * Nothing is timed.
  */
 #include <math.h>
@@ -344,6 +346,93 @@ static void test_rescore(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
+/* Ties judged by worth (the fifteenth round).  The known case filled to
+ * half its GPUs: every pod fits under either setting, so the two allocate
+ * the same in every rollout; but with the large-share rule off the shares
+ * go to the CPU-rich nodes and leave the CPU-poor nodes' second devices,
+ * which no one-GPU pod can use (one core left after the first), free: more
+ * fragmentation at the end against the mix.  The tie goes to the rule on
+ * by fragmentation (tie_fill 0) and by the look-ahead (tie_fill 20: the
+ * rule on allocates more at saturation), whichever slot it is in; by
+ * index (tie_fill -1, round 14's rule) to the first. */
+static void test_tie_by_worth(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_muster_params_t c[2] = {params(2.0, 0), params(0, 0)};
+	mu_muster_params_t r[2] = {c[1], c[0]};
+	mu_rollout_config_t cfg = {.seed = 7, .fill = 0.5, .rollouts = 4};
+	int64_t w[2];
+	size_t best = 9;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_OK);
+	CHECK(t, w[0] == w[1] && w[0] > 0);
+	CHECK_EQ_INT(t, best, 1);
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, r, 2, &cfg, w, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 0);
+	cfg.tie_fill = 20;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_OK);
+	CHECK(t, w[0] == w[1]); /* the worth is still judged at fill */
+	CHECK_EQ_INT(t, best, 1);
+	cfg.tie_fill = -1;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 0);
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, r, 2, &cfg, w, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 0);
+	cfg.tie_fill = 101;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, w, &best), MU_EINVAL);
+	mu_workload_mix_release(&m);
+}
+
+/* The late candidates (the fifteenth round): three, and their settings
+ * reach the score.  Best fit sends a 300-milli share to the device it
+ * leaves least free (the 400 of 700 and 400, leaving 100) where FGD's
+ * points keep the 400 for another 300 and take the 700; whole-GPU pods
+ * by FGD's points score as fgd scores them. */
+static void test_late_candidates(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	mu_res_t w = req(4000, 1, 0), s = req(500, 0, 800), s3 = req(500, 0, 300);
+	mu_workload_mix_init(&m);
+	mu_workload_mix_add(&m, &w, NULL, 0, 1);
+	mu_workload_mix_add(&m, &s, NULL, 0, 1);
+	mu_workload_mix_add(&m, &s3, NULL, 0, 1);
+	mu_workload_mix_finish(&m);
+	mu_muster_params_t c[4];
+	CHECK_EQ_INT(t, mu_muster_params_late(&m, c, 4), 3);
+	CHECK_EQ_INT(t, mu_muster_params_late(&m, c, 1), 3);
+	CHECK(t, c[0].best_fit && !c[0].whole_fgd);
+	char buf[96];
+	CHECK(t, strcmp(mu_muster_params_format(&c[0], buf, sizeof buf),
+			"mg auto, reserve 0.75, best fit") == 0);
+	mu_muster_params_late(&m, c, 4);
+	CHECK(t, c[1].best_fit && c[1].mg_multi <= 0);
+	CHECK(t, !c[2].best_fit && c[2].whole_fgd);
+	CHECK(t, strcmp(mu_muster_params_format(&c[2], buf, sizeof buf),
+			"mg auto, reserve 0.75, whole by fgd") == 0);
+	vnode_t n;
+	vnode(&n, 16000, 2);
+	n.gpu[0] = 700;
+	n.gpu[1] = 400;
+	n.free.v[MU_RES_GPU] = 0;
+	n.free.v[MU_RES_GPU_MILLI] = 1100;
+	mu_workload_mix_t view = m;
+	mu_score_ctx_t ctx = {&view, 0, NULL};
+	view.muster = NULL;
+	CHECK_EQ_INT(t, mu_score_muster.pick_device(&ctx, &n.v, &s3), 0);
+	view.muster = &c[0];
+	CHECK_EQ_INT(t, mu_score_muster.pick_device(&ctx, &n.v, &s3), 1);
+	vnode(&n, 5000, 2);
+	view.muster = &c[2];
+	double by_fgd = mu_score_muster.score(&ctx, &n.v, &w);
+	view.muster = NULL;
+	mu_score_ctx_t fctx = {&m, 0, NULL};
+	CHECK(t, by_fgd == mu_score_fgd.score(&fctx, &n.v, &w));
+	CHECK(t, by_fgd != mu_score_muster.score(&ctx, &n.v, &w));
+	mu_workload_mix_release(&m);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -355,5 +444,7 @@ int main(void)
 	MU_RUN(&t, test_asked_and_judge);
 	MU_RUN(&t, test_rechoice_from_state);
 	MU_RUN(&t, test_rescore);
+	MU_RUN(&t, test_tie_by_worth);
+	MU_RUN(&t, test_late_candidates);
 	return mu_t_done(&t);
 }
