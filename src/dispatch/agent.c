@@ -65,6 +65,7 @@ typedef struct agent {
 	 * where it is served (the hub's only when the worker's is) */
 	int8_t wserves[MU__DK_COUNT], hserves[MU__DK_COUNT];
 	int64_t wdisc_at, wprobe_at, hdisc_at, hprobe_at;
+	uint32_t wapis, hapis;    /* the last /apis answers acted on */
 	mu_kube_watch_t *wused;   /* its pods beside the copies (podcap.c) */
 	mu_kube_watch_t *wfail;   /* its FailedCreate Events (failcreate.c) */
 	mu_kube_watch_t *wpdbs;   /* its PodDisruptionBudgets (pdbs.c) */
@@ -434,13 +435,15 @@ static void agent_discover(agent_t *a)
 {
 	int64_t t = mu__d_mono_ms();
 	int8_t on[MU__DK_COUNT];
-	if (mu__dserved_refresh(&a->d, a->w, a->wserves, &a->wdisc_at, &a->wprobe_at, t, on)) {
+	if (mu__dserved_refresh(&a->d, a->w, a->wserves, &a->wdisc_at, &a->wprobe_at, &a->wapis, t,
+				 on)) {
 		for (int k = 1; k < MU__DK_COUNT; k++)
 			if (on[k] >= 0) /* no answer: asked again in a second */
 				a->wserves[k] = on[k];
 		a->hdisc_at = 0; /* the hub's side follows */
 	}
-	if (mu__dserved_refresh(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, t, on))
+	if (mu__dserved_refresh(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, &a->hapis, t,
+				 on))
 		for (int k = 1; k < MU__DK_COUNT; k++)
 			if (on[k] >= 0)
 				a->hserves[k] = on[k];

@@ -746,7 +746,8 @@ void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on)
 void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 {
 	int8_t on[MU__DK_COUNT];
-	if (!mu__dserved_refresh(d, c->kc, c->serves, &c->disc_at, &c->probe_at, mu__d_mono_ms(), on))
+	if (!mu__dserved_refresh(d, c->kc, c->serves, &c->disc_at, &c->probe_at, &c->apis,
+				 mu__d_mono_ms(), on))
 		return;
 	for (int k = 1; k < MU__DK_COUNT; k++)
 		if (on[k] >= 0) /* no answer: asked again soon */
