@@ -18,7 +18,9 @@
  * kinds it serves (those whose list it answers: the hub sends a kind only
  * where it is served) and a heartbeat to the ConfigMap
  * muster-system/muster-cluster-NAME, which is what the hub's model of this
- * cluster is built from (worker.c, mu__dpull_poll).  A kind whose watch
+ * cluster is built from (worker.c, mu__dpull_poll); with --budgets (for a
+ * hub that reclaims) each copy's disruption allowance from a watch of the
+ * worker's PodDisruptionBudgets too (data.pdbs; without, no such watch).  A kind whose watch
  * fails on either side (no CRD, no right; retried with backoff) is
  * skipped, its copies left alone.  A copy is created only after a fresh
  * GET of its hub object still shows it assigned here with that
@@ -347,7 +349,8 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json_t *pl)
 {
 	/* each copy's disruption allowance, by hub uid (pdbs.c): none while
-	 * the worker has no budget, or the watch does not answer (403) */
+	 * the worker has no budget, or the watch does not answer (403), or
+	 * without --budgets (no watch) */
 	json_t *bl = NULL, *al = NULL;
 	if (a->wpdbs && mu_kube_watch_items(a->wpdbs, &bl, NULL))
 		al = mu__dpdb_allowances(json_object_get(bl, "items"), json_object_get(pl, "items"));
@@ -377,6 +380,10 @@ static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json
 			       a->o->cluster, "namespace", MU__D_NS, "data", "nodes", text ? text : "{}",
 			       "beat", beat, "kinds", kinds, "used", used ? used : "{}", "pdbs",
 			       pdbs ? pdbs : "{}");
+	/* without --budgets no data.pdbs (null: merge patch removes one an
+	 * earlier run left), which tells a reclaiming hub they are unread */
+	if (cm && !a->o->budgets)
+		json_object_set_new(json_object_get(cm, "data"), "pdbs", json_null());
 	free(text);
 	free(used);
 	free(pdbs);
@@ -385,6 +392,8 @@ static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json
 	long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", cm, NULL);
 	if (st == 404) {
 		snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", MU__D_NS);
+		if (!a->o->budgets) /* created: nothing to remove */
+			json_object_del(json_object_get(cm, "data"), "pdbs");
 		st = mu__dreq(&a->d, a->d.hub, "POST", path, NULL, cm, NULL);
 	}
 	if (st != 200 && st != 201)
@@ -535,7 +544,7 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", MU__D_USED_QUERY, &a.wused);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->worker, "/api/v1/events", MU__D_FAIL_QUERY, &a.wfail);
-	if (rc == MU_OK)
+	if (rc == MU_OK && o->budgets) /* only a reclaiming hub reads them */
 		rc = mu_kube_watch_start(o->worker, "/apis/policy/v1/poddisruptionbudgets", NULL,
 					 &a.wpdbs);
 	/* the Jobs' watches; the other kinds' as discovery finds them

@@ -129,6 +129,7 @@ typedef struct mu__dcl {
 	mu_kube_watch_t *wpdbs;
 	uint64_t pdbs_seq, pdbs_pods;
 	bool pdbs_any;
+	bool pdbs_unread;         /* pull: its agent reports no budgets (said once) */
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
 	bool seen;                /* in the last Cluster list */
