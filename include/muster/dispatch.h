@@ -73,6 +73,11 @@ typedef struct mu_dispatch_agent_opts {
 	const char *cluster;             /* its Cluster's name on the hub */
 	int interval_ms;                 /* one pass at least this often: 200 */
 	int request_timeout_ms;          /* 5000 */
+	/* watch the worker's PodDisruptionBudgets and report each copy's
+	 * allowance (heartbeat data.pdbs), for a hub that runs with
+	 * --reclaim, the only reader; false: no such watch, and data.pdbs
+	 * absent, which such a hub logs (`--budgets`) */
+	bool budgets;
 	bool quiet;
 	volatile sig_atomic_t *stop;
 } mu_dispatch_agent_opts_t;

@@ -181,6 +181,10 @@ static void agent_usage(FILE *f)
 	      "  --in-cluster               the worker through the pod's service account\n"
 	      "  --interval DUR             one pass at least this often (default 200ms)\n"
 	      "  --request-timeout DUR      one API request (default 5s)\n"
+	      "  --budgets                  watch the worker's PodDisruptionBudgets and report\n"
+	      "                             each copy's allowance, for a hub that runs with\n"
+	      "                             --reclaim (its Role then needs list and watch on\n"
+	      "                             poddisruptionbudgets; off: no such request)\n"
 	      "  --quiet                    log errors only\n",
 	      f);
 }
@@ -200,6 +204,10 @@ static int cmd_agent(int argc, char **argv)
 		}
 		if (!strcmp(a, "--in-cluster") || !strcmp(a, "--quiet")) {
 			*(a[2] == 'i' ? &in_cluster : &o.quiet) = true;
+			continue;
+		}
+		if (!strcmp(a, "--budgets")) {
+			o.budgets = true;
 			continue;
 		}
 		bool known = !strcmp(a, "--hub-kubeconfig") || !strcmp(a, "--cluster") ||

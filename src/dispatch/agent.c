@@ -18,7 +18,9 @@
  * kinds it serves (those whose list it answers: the hub sends a kind only
  * where it is served) and a heartbeat to the ConfigMap
  * muster-system/muster-cluster-NAME, which is what the hub's model of this
- * cluster is built from (worker.c, mu__dpull_poll).  A kind whose watch
+ * cluster is built from (worker.c, mu__dpull_poll); with --budgets (for a
+ * hub that reclaims) each copy's disruption allowance from a watch of the
+ * worker's PodDisruptionBudgets too (data.pdbs; without, no such watch).  A kind whose watch
  * fails on either side (no CRD, no right; retried with backoff) is
  * skipped, its copies left alone.  A copy is created only after a fresh
  * GET of its hub object still shows it assigned here with that
@@ -65,6 +67,7 @@ typedef struct agent {
 	 * where it is served (the hub's only when the worker's is) */
 	int8_t wserves[MU__DK_COUNT], hserves[MU__DK_COUNT];
 	int64_t wdisc_at, wprobe_at, hdisc_at, hprobe_at;
+	uint32_t wapis, hapis;    /* the last /apis answers acted on */
 	mu_kube_watch_t *wused;   /* its pods beside the copies (podcap.c) */
 	mu_kube_watch_t *wfail;   /* its FailedCreate Events (failcreate.c) */
 	mu_kube_watch_t *wpdbs;   /* its PodDisruptionBudgets (pdbs.c) */
@@ -346,7 +349,8 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json_t *pl)
 {
 	/* each copy's disruption allowance, by hub uid (pdbs.c): none while
-	 * the worker has no budget, or the watch does not answer (403) */
+	 * the worker has no budget, or the watch does not answer (403), or
+	 * without --budgets (no watch) */
 	json_t *bl = NULL, *al = NULL;
 	if (a->wpdbs && mu_kube_watch_items(a->wpdbs, &bl, NULL))
 		al = mu__dpdb_allowances(json_object_get(bl, "items"), json_object_get(pl, "items"));
@@ -376,6 +380,10 @@ static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json
 			       a->o->cluster, "namespace", MU__D_NS, "data", "nodes", text ? text : "{}",
 			       "beat", beat, "kinds", kinds, "used", used ? used : "{}", "pdbs",
 			       pdbs ? pdbs : "{}");
+	/* without --budgets no data.pdbs (null: merge patch removes one an
+	 * earlier run left), which tells a reclaiming hub they are unread */
+	if (cm && !a->o->budgets)
+		json_object_set_new(json_object_get(cm, "data"), "pdbs", json_null());
 	free(text);
 	free(used);
 	free(pdbs);
@@ -384,6 +392,8 @@ static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json
 	long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", cm, NULL);
 	if (st == 404) {
 		snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", MU__D_NS);
+		if (!a->o->budgets) /* created: nothing to remove */
+			json_object_del(json_object_get(cm, "data"), "pdbs");
 		st = mu__dreq(&a->d, a->d.hub, "POST", path, NULL, cm, NULL);
 	}
 	if (st != 200 && st != 201)
@@ -434,13 +444,15 @@ static void agent_discover(agent_t *a)
 {
 	int64_t t = mu__d_mono_ms();
 	int8_t on[MU__DK_COUNT];
-	if (mu__dserved_refresh(&a->d, a->w, a->wserves, &a->wdisc_at, &a->wprobe_at, t, on)) {
+	if (mu__dserved_refresh(&a->d, a->w, a->wserves, &a->wdisc_at, &a->wprobe_at, &a->wapis, t,
+				 on)) {
 		for (int k = 1; k < MU__DK_COUNT; k++)
 			if (on[k] >= 0) /* no answer: asked again in a second */
 				a->wserves[k] = on[k];
 		a->hdisc_at = 0; /* the hub's side follows */
 	}
-	if (mu__dserved_refresh(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, t, on))
+	if (mu__dserved_refresh(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, &a->hapis, t,
+				 on))
 		for (int k = 1; k < MU__DK_COUNT; k++)
 			if (on[k] >= 0)
 				a->hserves[k] = on[k];
@@ -532,7 +544,7 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		rc = mu_kube_watch_start(o->worker, "/api/v1/pods", MU__D_USED_QUERY, &a.wused);
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(o->worker, "/api/v1/events", MU__D_FAIL_QUERY, &a.wfail);
-	if (rc == MU_OK)
+	if (rc == MU_OK && o->budgets) /* only a reclaiming hub reads them */
 		rc = mu_kube_watch_start(o->worker, "/apis/policy/v1/poddisruptionbudgets", NULL,
 					 &a.wpdbs);
 	/* the Jobs' watches; the other kinds' as discovery finds them

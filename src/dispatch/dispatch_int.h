@@ -129,6 +129,7 @@ typedef struct mu__dcl {
 	mu_kube_watch_t *wpdbs;
 	uint64_t pdbs_seq, pdbs_pods;
 	bool pdbs_any;
+	bool pdbs_unread;         /* pull: its agent reports no budgets (said once) */
 	int32_t fid;              /* its fleet cluster */
 	char *err;                /* why it cannot be used, or NULL */
 	bool seen;                /* in the last Cluster list */
@@ -147,6 +148,7 @@ typedef struct mu__dcl {
 	int8_t serves[MU__DK_COUNT];
 	int64_t disc_at;          /* mono ms of the last discovery, 0: due */
 	int64_t probe_at;         /* ... of the last probe of /apis (served.c) */
+	uint32_t apis;            /* the last /apis answer acted on (served.c) */
 	/* pull mode: the agent's heartbeat ConfigMap */
 	char *beat_rv;            /* its last resourceVersion seen */
 	int64_t beat_at;          /* mono ms when it changed */
@@ -243,6 +245,7 @@ typedef struct mu__dd {
 	                          * (kinds other than Job: served ones only) */
 	int8_t hub_serves[MU__DK_COUNT]; /* the hub's kinds: 1, 0, -1 not known */
 	int64_t hub_disc_at, hub_probe_at; /* as a cluster's disc_at, probe_at */
+	uint32_t hub_apis;        /* ... and apis */
 	mu_kube_watch_t *wpods;   /* the hub's pods (PodGroups' members) */
 	json_t *groups;           /* this pass: "KIND:NS/NAME" -> [its pods] */
 	uint64_t pods_seq;        /* the pods watch's changes in groups */
@@ -377,10 +380,15 @@ json_t *mu__dnode_min(const json_t *n);
 /* Whether the kinds a server serves are to be asked again (served.c):
  * never asked (*at 0), asked MU__D_REDISCOVER_MS ago, or a probe (one GET
  * /apis through kc, at most every MU__D_PROBE_MS, *probe_at its time)
- * shows a kind's group version listed while on[k] is not 1, or not listed
- * while it is.  At most one request; none without kc. */
+ * shows the group versions of the hub's kinds changed since the answer
+ * in *apis (bit k: kind k's group version listed; MU__D_APIS_SEEN: an
+ * answer is there; the caller's, 0 at first), which the probe replaces.
+ * With no answer in *apis yet: a kind's group version listed while no
+ * kind of it is served (on[]), or not listed while one is.  At most one
+ * request; none without kc. */
+#define MU__D_APIS_SEEN (1u << 31)
 bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_COUNT],
-		     int64_t *at, int64_t *probe_at, int64_t now);
+		     int64_t *at, int64_t *probe_at, uint32_t *apis, int64_t now);
 /* Asks kc's server which kinds it serves (GET /apis/GROUP/VERSION, once
  * per group version): out[k] 1 when the kind's resource is listed, 0 when
  * it is not or the answer is 404, -1 for any other answer (not known);
@@ -391,7 +399,8 @@ void mu__dserved_ask(mu__dd_t *d, mu_kube_client_t *kc, int8_t out[MU__DK_COUNT]
  * answer, sets *at so that the kinds are asked again in a second.  false
  * (out untouched) when not due. */
 bool mu__dserved_refresh(mu__dd_t *d, mu_kube_client_t *kc, const int8_t known[MU__DK_COUNT],
-			 int64_t *at, int64_t *probe_at, int64_t now, int8_t out[MU__DK_COUNT]);
+			 int64_t *at, int64_t *probe_at, uint32_t *apis, int64_t now,
+			 int8_t out[MU__DK_COUNT]);
 /* Makes w[k] (k > 0; Job's is the caller's) a watch of kind k through cfg
  * (query sel) when on[k] is 1 and it has none, and stops it (waiting up
  * to about a second) when on[k] is 0; -1 leaves it as it is.  seq[k] (if

@@ -321,6 +321,7 @@ int mu__dcl_connect(mu__dcl_t *c, bool budgets)
 	if (rc == MU_OK)
 		rc = mu_kube_watch_start(c->cfg, jpath, sel, &c->wcopies[MU__DK_JOB]);
 	c->disc_at = c->probe_at = 0;
+	c->apis = 0;
 	c->nodes_seq = c->used_seq = c->fail_seq = 0;
 	if (rc != MU_OK)
 		mu__dcl_disconnect(c);

@@ -1112,7 +1112,8 @@ static bool jobs_changed(mu__dd_t *d, mu__dkind_t k, mu_time_t now, bool *gone)
 void mu__dhub_discover(mu__dd_t *d, int64_t now)
 {
 	int8_t on[MU__DK_COUNT];
-	if (!mu__dserved_refresh(d, d->hub, d->hub_serves, &d->hub_disc_at, &d->hub_probe_at, now, on))
+	if (!mu__dserved_refresh(d, d->hub, d->hub_serves, &d->hub_disc_at, &d->hub_probe_at,
+				 &d->hub_apis, now, on))
 		return;
 	for (int k = 1; k < MU__DK_COUNT; k++) {
 		if (on[k] < 0)

@@ -11,7 +11,10 @@
  * watch when the answer says so and stop it when a later answer says the
  * kind went (its CRD deleted).  The kinds are asked again every minute
  * (MU__D_REDISCOVER_MS), and sooner when a cheap probe, one GET /apis
- * every MU__D_PROBE_MS, shows a kind's group version appear or go.
+ * every MU__D_PROBE_MS, shows a kind's group version appear or go since
+ * the last answer it acted on (round 16: a group version listed with
+ * none of the hub's kinds served, kubeflow.org/v1 with TFJob's CRD only,
+ * no longer sends the whole discovery at every probe).
  * batch/v1 Jobs are always served and always watched (by the callers).
  * Above dutil.c (its requests and log); below hub.c, worker.c, agent.c.
  */
@@ -20,8 +23,25 @@
 
 #include "dispatch/dispatch_int.h"
 
+/* The hub's kinds whose group version /apis's answer l lists: bit k for
+ * kind k (k > 0), MU__D_APIS_SEEN set.  O(kinds x group versions). */
+static uint32_t served_listed(const json_t *l)
+{
+	uint32_t m = MU__D_APIS_SEEN;
+	size_t i, v;
+	json_t *g, *gv;
+	json_array_foreach(json_object_get(l, "groups"), i, g)
+		json_array_foreach(json_object_get(g, "versions"), v, gv) {
+			const char *s = json_string_value(json_object_get(gv, "groupVersion"));
+			for (int k = 1; s && k < MU__DK_COUNT; k++)
+				if (!strcmp(s, mu__dkind_api((mu__dkind_t)k)))
+					m |= 1u << k;
+		}
+	return m;
+}
+
 bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_COUNT],
-		     int64_t *at, int64_t *probe_at, int64_t now)
+		     int64_t *at, int64_t *probe_at, uint32_t *apis, int64_t now)
 {
 	if (!kc)
 		return false;
@@ -31,33 +51,32 @@ bool mu__dserved_due(mu__dd_t *d, mu_kube_client_t *kc, const int8_t on[MU__DK_C
 		return false;
 	*probe_at = now;
 	json_t *l = NULL;
-	bool due = false;
 	if (mu__dreq(d, kc, "GET", "/apis", NULL, NULL, &l) != 200) {
 		json_decref(l);
 		return false; /* no answer: the minute's discovery asks */
 	}
-	/* a kind whose group version is listed and not known served, or
-	 * known served and no longer listed.  A group version is known
-	 * listed when any kind of it is served: RayJob served and RayCluster
-	 * not (its CRD absent) is no change in /apis, which would otherwise
-	 * send the whole discovery again at every probe.  A kind added to a
-	 * group version already served is found by the minute's discovery. */
-	for (int k = 1; k < MU__DK_COUNT && !due; k++) {
-		bool known = on[k] == 1;
-		for (int p = 1; p < MU__DK_COUNT && !known; p++)
-			known = on[p] == 1 && !strcmp(mu__dkind_api((mu__dkind_t)p), mu__dkind_api((mu__dkind_t)k));
-		bool listed = false;
-		size_t i, v;
-		json_t *g, *gv;
-		json_array_foreach(json_object_get(l, "groups"), i, g)
-			json_array_foreach(json_object_get(g, "versions"), v, gv) {
-				const char *s = json_string_value(json_object_get(gv, "groupVersion"));
-				if (s && !strcmp(s, mu__dkind_api((mu__dkind_t)k)))
-					listed = true;
-			}
-		due = listed != known;
-	}
+	uint32_t m = served_listed(l);
 	json_decref(l);
+	/* The answer acted on before: due when a group version of the hub's
+	 * kinds was added to it or went (a kind added to a group version
+	 * listed already, or gone from one still listed, is the minute's
+	 * discovery's: /apis does not show it).  No answer remembered yet
+	 * (the first probe since the server's client was made): due when a
+	 * kind's group version is listed and none of its kinds is served, or
+	 * a kind is served and its group version not listed. */
+	bool due = false;
+	if (*apis & MU__D_APIS_SEEN) {
+		due = m != *apis;
+	} else {
+		for (int k = 1; k < MU__DK_COUNT && !due; k++) {
+			bool known = false;
+			for (int p = 1; p < MU__DK_COUNT && !known; p++)
+				known = on[p] == 1 &&
+					!strcmp(mu__dkind_api((mu__dkind_t)p), mu__dkind_api((mu__dkind_t)k));
+			due = ((m >> k) & 1u) != known;
+		}
+	}
+	*apis = m;
 	return due;
 }
 
@@ -100,9 +119,10 @@ void mu__dserved_ask(mu__dd_t *d, mu_kube_client_t *kc, int8_t out[MU__DK_COUNT]
 }
 
 bool mu__dserved_refresh(mu__dd_t *d, mu_kube_client_t *kc, const int8_t known[MU__DK_COUNT],
-			 int64_t *at, int64_t *probe_at, int64_t now, int8_t out[MU__DK_COUNT])
+			 int64_t *at, int64_t *probe_at, uint32_t *apis, int64_t now,
+			 int8_t out[MU__DK_COUNT])
 {
-	if (!mu__dserved_due(d, kc, known, at, probe_at, now))
+	if (!mu__dserved_due(d, kc, known, at, probe_at, apis, now))
 		return false;
 	*at = now;
 	mu__dserved_ask(d, kc, out);

@@ -746,7 +746,8 @@ void mu__dcl_serves(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, int on)
 void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 {
 	int8_t on[MU__DK_COUNT];
-	if (!mu__dserved_refresh(d, c->kc, c->serves, &c->disc_at, &c->probe_at, mu__d_mono_ms(), on))
+	if (!mu__dserved_refresh(d, c->kc, c->serves, &c->disc_at, &c->probe_at, &c->apis,
+				 mu__d_mono_ms(), on))
 		return;
 	for (int k = 1; k < MU__DK_COUNT; k++)
 		if (on[k] >= 0) /* no answer: asked again soon */
@@ -759,9 +760,19 @@ void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 
 /* Pull mode: each dispatched copy's disruption allowance its agent
  * reports (heartbeat data.pdbs: hub uid -> allowed, pdbs.c) to the fleet;
- * -1 for a copy it does not name.  O(jobs). */
+ * -1 for a copy it does not name, and for all when text is NULL (an agent
+ * without --budgets: logged once with --reclaim).  O(jobs). */
 static void pull_pdbs(mu__dd_t *d, mu__dcl_t *c, const char *text)
 {
+	/* no data.pdbs: its agent runs without --budgets, and reclaim here
+	 * orders victims without budgets; said once, not ignored silently */
+	if (d->o->reclaim && !text != c->pdbs_unread) {
+		c->pdbs_unread = !text;
+		if (!text)
+			mu__dlog(d, 0, "cluster %s: its agent reports no disruption budgets "
+				 "(muster dispatch agent --budgets): reclaim there does not weigh them",
+				 c->name);
+	}
 	json_t *al = text && *text ? json_loads(text, 0, NULL) : NULL;
 	bool any = json_object_size(al) > 0;
 	if (any || c->pdbs_any) {

@@ -119,6 +119,25 @@ static void cycle(mu__kd_t *d)
 	}
 }
 
+mu__kstep_t mu__kd_step(const mu__kd_t *d, int64_t since)
+{
+	if ((d->changed && since >= d->o->cycle_ms) || since >= d->o->idle_cycle_ms)
+		return MU__KSTEP_CYCLE;
+	/* Between cycles the groups that changed are synced at once, and
+	 * the engine decides at the next cycle: a pod of a Job whose slots a
+	 * cycle planned (a dispatcher's admitted copy, whose pod comes a few
+	 * ms after the Job and its cycle) takes its slot and is bound now,
+	 * as kube-scheduler takes a pod from its queue at once, instead of
+	 * waiting for the next cycle (up to cycle_ms: most of a copy's 25 ms
+	 * from pod created to bound).  Not after a bind or eviction failed:
+	 * the sync would send it again at once (a failed bind's group is
+	 * dirty), a storm against a server that is down or restarting; the
+	 * cycles pace those retries, one per cycle_ms. */
+	if (d->ndirty && !d->wfailed)
+		return MU__KSTEP_SYNC;
+	return MU__KSTEP_NONE;
+}
+
 /* The loop; returns when asked to stop or the lease is lost. */
 static void loop(mu__kd_t *d)
 {
@@ -162,26 +181,14 @@ static void loop(mu__kd_t *d)
 			atomic_store(&d->lost, 1);
 			break;
 		}
-		since = mu__k_mono_ms() - d->last_cycle;
-		if ((d->changed && since >= d->o->cycle_ms) || since >= d->o->idle_cycle_ms) {
+		mu__kstep_t step = mu__kd_step(d, mu__k_mono_ms() - d->last_cycle);
+		if (step == MU__KSTEP_CYCLE) {
 			d->changed = false;
 			d->wfailed = false;
 			cycle(d);
 			d->last_cycle = mu__k_mono_ms();
-		} else if (d->ndirty && !d->wfailed) {
-			/* Between cycles the groups that changed are synced at
-			 * once, and the engine decides at the next cycle: a pod
-			 * of a Job whose slots a cycle planned (a dispatcher's
-			 * admitted copy, whose pod comes a few ms after the Job
-			 * and its cycle) takes its slot and is bound now, as
-			 * kube-scheduler takes a pod from its queue at once,
-			 * instead of waiting for the next cycle (up to cycle_ms:
-			 * most of a copy's 25 ms from pod created to bound).
-			 * Not after a bind or eviction failed: the sync would
-			 * send it again at once (a failed bind's group is dirty),
-			 * a storm against a server that is down or restarting;
-			 * the cycles pace those retries, one per cycle_ms. */
-			mu__kd_sync(d, mu__k_now_ms());
+		} else if (step == MU__KSTEP_SYNC) {
+			mu__kd_sync(d, mu__k_now_ms()); /* between cycles (mu__kd_step) */
 		}
 		mu__kd_gang_rollback(d);
 		mu__kd_dra_retry(d, mu__k_mono_ms());

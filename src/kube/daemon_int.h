@@ -633,6 +633,18 @@ void mu__kd_outcomes(mu__kd_t *d);
 /* Turns a cycle's decisions into writes. */
 void mu__kd_apply(mu__kd_t *d, const mu__kdecs_t *dec, mu_time_t now);
 
+/* --- daemon.c: the loop's pacing ---------------------------------------------- */
+
+/* What the loop does once its events are in, since ms after the last
+ * cycle: a cycle (something changed and cycle_ms passed, or
+ * idle_cycle_ms passed), else the sync of the dirty groups between cycles
+ * (mu__kd_sync) unless a bind or eviction failed since the last cycle
+ * (d->wfailed: the failed bind's group is dirty, and a sync would send it
+ * again at once; its retries wait for the cycles, one per cycle_ms), else
+ * nothing.  Reads d only; O(1). */
+typedef enum mu__kstep { MU__KSTEP_NONE = 0, MU__KSTEP_CYCLE, MU__KSTEP_SYNC } mu__kstep_t;
+mu__kstep_t mu__kd_step(const mu__kd_t *d, int64_t since);
+
 /* --- release.c: binds that wait for leaving pods ------------------------------ */
 
 /* A bind held until the pods leaving its node are gone. */

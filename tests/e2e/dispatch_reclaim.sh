@@ -39,27 +39,9 @@ E2E_NAME=dispatch-reclaim; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 need_kubectl
 
-printf '%s\n' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-a}' \
-	'spec: {resources: {gpu: {deserved: 4}}}' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' \
-	'metadata: {name: team-b}' 'spec: {resources: {gpu: {deserved: 4}}}' >"$T/hub.yaml"
 pool big 1 | sed 's|nvidia.com/gpu: "8"}|nvidia.com/gpu: "8", example.com/fpga: "4"}|' >"$T/big.yaml"
-printf '%s\n' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-b}' \
-	'spec: {}' >>"$T/big.yaml"
-start hub; start big
-"$M" scheduler --kubeconfig "$T/big/kubeconfig" --no-leader-elect --min-runtime 0 \
-	>"$T/big.s.out" 2>"$T/big.s.log" &
-PIDS="$PIDS $!"
-h create namespace muster-system
-expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
-sa_kc hub muster-dispatch "$T/hub-sa.kc"
-h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
-printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
-expect cluster 0 h apply -f "$T/cl.yaml"
-"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
-	--reclaim --min-runtime 3s --no-leader-elect >"$T/d.out" 2>"$T/d.log" &
-DPID=$!
-PIDS="$PIDS $DPID"
-wait_for ready-big 100 state_is big
+reclaim_start big
+reclaim_wire big push
 
 # --- team-a fills the cluster; team-b's job b takes back two GPUs ------------
 # (team-a's copies hold a finalizer: the victims' withdrawal waits for it)
@@ -76,10 +58,7 @@ fill_and_claim
 sleep 1
 for v in $V; do ann_is job "$v" dispatch-phase Withdrawing && ok || bad "$v: $(ann job "$v" dispatch-phase), not Withdrawing"; done
 kill -9 "$DPID"; wait "$DPID" 2>/dev/null
-"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
-	--reclaim --min-runtime 3s --no-leader-elect >>"$T/d.out" 2>>"$T/d.log" &
-DPID=$!
-PIDS="$PIDS $DPID"
+reclaim_dispatcher
 linked() { [ "$(grep -c 'leaving for default/b after the restart$' "$T/d.log")" -eq 2 ]; }
 wait_for victims-linked-after-restart 150 linked || grep 'after the restart' "$T/d.log"
 [ "$(grep -c 'its withdrawal for reclaim goes on after a restart' "$T/d.log")" -eq 2 ] && ok ||

@@ -25,31 +25,12 @@ E2E_NAME=dispatch-reclaim-kinds; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/reclaim.sh"
 fleet_needs_crds
 
-printf '%s\n' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-a}' \
-	'spec: {resources: {gpu: {deserved: 4}}}' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' \
-	'metadata: {name: team-b}' 'spec: {resources: {gpu: {deserved: 4}}}' >"$T/hub.yaml"
-pool big 1 >"$T/big.yaml"
-printf '%s\n' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-b}' \
-	'spec: {}' >>"$T/big.yaml"
-start hub; start big
+reclaim_start big
 for n in hub big; do
 	w "$n" create -f "$W/crds/jobset.x-k8s.io_jobsets.yaml" >/dev/null && ok || bad "JobSet CRD on $n"
 	w "$n" wait --for=condition=Established crd --all --timeout=60s >/dev/null && ok || bad "CRD on $n"
 done
-"$M" scheduler --kubeconfig "$T/big/kubeconfig" --no-leader-elect --min-runtime 0 \
-	>"$T/big.s.out" 2>"$T/big.s.log" &
-PIDS="$PIDS $!"
-h create namespace muster-system
-expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
-sa_kc hub muster-dispatch "$T/hub-sa.kc"
-h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
-printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
-expect cluster 0 h apply -f "$T/cl.yaml"
-"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
-	--reclaim --min-runtime 3s --no-leader-elect >"$T/d.out" 2>"$T/d.log" &
-DPID=$!
-PIDS="$PIDS $DPID"
-wait_for ready-big 100 state_is big
+reclaim_wire big push
 wait_for big-serves-JobSet 100 serves big JobSet
 
 # --- team-a's JobSet fills big ------------------------------------------------

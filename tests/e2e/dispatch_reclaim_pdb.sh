@@ -17,9 +17,10 @@
 #     when all were dispatched in one pass: the earlier submitted first);
 #   - the log holds no 403 or sanitizer report.
 # With a second argument `pull` (dispatch_reclaim_pdb_pull.sh) big is a
-# pull-mode cluster: its `muster dispatch agent` (the account of
-# deploy/dispatch-agent-rbac.yaml) reads the budget and reports each
-# copy's allowance in its heartbeat (data.pdbs), with the same victims.
+# pull-mode cluster: its `muster dispatch agent --budgets` (the account of
+# deploy/dispatch-agent-rbac.yaml) reads the budget (big's audit log shows
+# its list or watch of them) and reports each copy's allowance in its
+# heartbeat (data.pdbs), with the same victims.
 # Usage: sh tests/e2e/dispatch_reclaim_pdb.sh PATH_TO_MUSTER [pull].  Ends
 # with "e2e dispatch-reclaim-pdb[-pull]: N passed, N failed".
 PDB_MODE=${2:-push}
@@ -30,39 +31,13 @@ E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 need_kubectl
 
-printf '%s\n' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-a}' \
-	'spec: {resources: {gpu: {deserved: 4}}}' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' \
-	'metadata: {name: team-b}' 'spec: {resources: {gpu: {deserved: 4}}}' >"$T/hub.yaml"
-pool big 1 >"$T/big.yaml"
-printf '%s\n' '---' 'apiVersion: muster.io/v1alpha1' 'kind: Queue' 'metadata: {name: team-b}' \
-	'spec: {}' >>"$T/big.yaml"
-start hub; start big
-"$M" scheduler --kubeconfig "$T/big/kubeconfig" --no-leader-elect --min-runtime 0 \
-	>"$T/big.s.out" 2>"$T/big.s.log" &
-PIDS="$PIDS $!"
-h create namespace muster-system
-expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
-sa_kc hub muster-dispatch "$T/hub-sa.kc"
-if [ "$PDB_MODE" = pull ]; then
-	expect "apply deploy/dispatch-agent-rbac.yaml" 0 w big apply -f "$ROOT/deploy/dispatch-agent-rbac.yaml"
-	sa_kc hub muster-dispatch-agent "$T/hub-agent.kc"
-	sa_kc big muster-dispatch-agent "$T/big-agent.kc"
-	printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nspec: {tier: private, mode: pull}\n' >"$T/cl.yaml"
-else
-	h -n muster-system create secret generic big-kc --from-file=kubeconfig="$T/big/kubeconfig"
-	printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: big}\nspec: {tier: private, kubeconfigSecret: {name: big-kc}}\n' >"$T/cl.yaml"
-fi
-expect cluster 0 h apply -f "$T/cl.yaml"
-"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 60s --id d1 \
-	--reclaim --min-runtime 3s --no-leader-elect >"$T/d.out" 2>"$T/d.log" &
-DPID=$!
-PIDS="$PIDS $DPID"
-if [ "$PDB_MODE" = pull ]; then
-	"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/big-agent.kc" \
-		--cluster big --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
-	PIDS="$PIDS $!"
-fi
-wait_for ready-big 100 state_is big
+# pull: the agent watches the budgets with --budgets (the hub reclaims);
+# big's audit log shows its requests on them
+pdb_audit "$T/audit.yaml"
+RECLAIM_UP_FLAGS="--audit-policy-file $T/audit.yaml --audit-log-path $T/big.audit"
+[ "$PDB_MODE" = pull ] && RECLAIM_AGENT_FLAGS=--budgets
+reclaim_start big
+reclaim_wire big "$PDB_MODE"
 
 # all but a-3 and a-4's pods carry protect=yes (the template's label, kept on the copy)
 : >"$T/a.yaml"
@@ -99,4 +74,7 @@ hasnt "no 403" "$T/d.log" "HTTP 403"
 hasnt "no sanitizer report" "$T/d.log" "runtime error"
 hasnt "no ASan report" "$T/d.log" "AddressSanitizer"
 [ "$PDB_MODE" != pull ] || hasnt "agent: no 403" "$T/agent.log" "HTTP 403"
+if [ "$PDB_MODE" = pull ]; then
+	pdb_watched "$T/big.audit" && ok || bad "the agent (--budgets) made no list or watch of budgets"
+fi
 done_

@@ -8,7 +8,12 @@
  * /apis (every 5 s) sees its group version, and not before; its watch
  * lists the JobSets; the CRD deleted, its watch is stopped.  A call
  * between probes asks nothing.  RayJob served without RayCluster (one
- * group version) is no change to a probe: it asks nothing more.
+ * group version) is no change to a probe: it asks nothing more.  A group
+ * version listed with none of the hub's kinds served in it (kubeflow.org/v1
+ * with TFJob's CRD only) is asked once, by the probe that sees it appear,
+ * and not again by the probes after it (the probe remembers the last /apis
+ * answer it acted on); RayCluster's CRD added to the served ray.io/v1 is
+ * found by the minute's discovery.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +70,25 @@ static const char *RAYJOB_CRD =
 	"\"singular\":\"rayjob\"},\"scope\":\"Namespaced\",\"versions\":[{\"name\":\"v1\","
 	"\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\","
 	"\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
+
+/* TFJob's CRD: kubeflow.org/v1 listed, none of the hub's kinds in it
+ * (PyTorchJob, MPIJob) served. */
+static const char *TFJOB_CRD =
+	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+	"\"metadata\":{\"name\":\"tfjobs.kubeflow.org\"},\"spec\":{\"group\":\"kubeflow.org\","
+	"\"names\":{\"kind\":\"TFJob\",\"listKind\":\"TFJobList\",\"plural\":\"tfjobs\","
+	"\"singular\":\"tfjob\"},\"scope\":\"Namespaced\",\"versions\":[{\"name\":\"v1\","
+	"\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\","
+	"\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
+
+/* RayCluster's CRD, added to ray.io/v1 once RayJob's is served. */
+static const char *RAYCLUSTER_CRD =
+	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+	"\"metadata\":{\"name\":\"rayclusters.ray.io\"},\"spec\":{\"group\":\"ray.io\","
+	"\"names\":{\"kind\":\"RayCluster\",\"listKind\":\"RayClusterList\","
+	"\"plural\":\"rayclusters\",\"singular\":\"raycluster\"},\"scope\":\"Namespaced\","
+	"\"versions\":[{\"name\":\"v1\",\"served\":true,\"storage\":true,\"schema\":"
+	"{\"openAPIV3Schema\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
 
 static void test_hub_kinds(mu_t_t *t)
 {
@@ -162,6 +186,32 @@ static void test_hub_kinds(mu_t_t *t)
 	r0 = d.reqs;
 	mu__dhub_discover(&d, t1 + 10200);
 	CHECK_EQ_INT(t, d.reqs, r0 + 1);
+	/* TFJob's CRD: kubeflow.org/v1 appears with neither PyTorchJob nor
+	 * MPIJob served.  The probe that sees it asks (a change of /apis);
+	 * the probes after it ask nothing more: one request each */
+	CHECK_EQ_INT(t, req(c, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+			    TFJOB_CRD), 201);
+	r0 = d.reqs;
+	mu__dhub_discover(&d, t1 + 15300);
+	CHECK(t, d.reqs > r0 + 1);
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_PYTORCH], 0);
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_MPI], 0);
+	for (int i = 0; i < 3; i++) {
+		r0 = d.reqs;
+		mu__dhub_discover(&d, t1 + 20400 + i * 5100);
+		CHECK_EQ_INT(t, d.reqs, r0 + 1);
+	}
+	/* RayCluster's CRD in ray.io/v1, already listed: no change of /apis,
+	 * so the probes leave it; the minute's discovery finds it */
+	CHECK_EQ_INT(t, req(c, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+			    RAYCLUSTER_CRD), 201);
+	r0 = d.reqs;
+	mu__dhub_discover(&d, t1 + 35700);
+	CHECK_EQ_INT(t, d.reqs, r0 + 1);
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_RAYCLUSTER], 0);
+	mu__dhub_discover(&d, t1 + 15300 + MU__D_REDISCOVER_MS);
+	CHECK_EQ_INT(t, d.hub_serves[MU__DK_RAYCLUSTER], 1);
+	CHECK(t, d.wjobs[MU__DK_RAYCLUSTER] != NULL);
 
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_signal(d.wjobs[k]);
