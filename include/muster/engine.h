@@ -307,6 +307,118 @@ typedef struct mu_rollout_horizon {
 int32_t mu_rollout_checkpoint(const mu_rollout_horizon_t *h, double fill,
 			      double asked);
 
+/* --- muster-horizon outside the eval (horizon.c) --------------------------
+ *
+ * The simulator and the live scheduler re-choose muster's settings as the
+ * cluster fills: at checkpoints of the GPU allocation (at.from, from +
+ * every, ... of the cluster's GPUs allocated; a checkpoint passed again
+ * after the allocation fell below it counts again), at most once per
+ * min_interval of the caller's clock, by mu_rollout_choose() from the free
+ * capacity then and the demand seen so far: the shapes of the pods that
+ * arrived (mu_horizon_seen), weighted by count, never a trace's future.
+ * A choice is three steps so that a daemon can run the rollouts on a
+ * worker thread: mu_horizon_prepare() takes a snapshot (owned by the job),
+ * mu_horizon_job_run() runs on it alone, mu_horizon_apply() records the
+ * winner between cycles; the caller then calls mu_engine_rescore(). */
+typedef struct mu_horizon_config {
+	mu_rollout_horizon_t at;     /* from (0: 0.5), every (0: 0.1),
+	                              * judge_at (0: 1.0) */
+	mu_rollout_config_t rollout; /* seed, fill (0: 1.3), max_nodes,
+	                              * rollouts; asked is set per choice */
+	mu_time_t min_interval;      /* ms between choices; 0: none */
+	/* The engine scores with h->mix, the seen demand at the last choice
+	 * (the live scheduler, which has no other); false: the caller's mix,
+	 * whose `muster` the caller points at h->params. */
+	bool own_mix;
+} mu_horizon_config_t;
+
+/* One choice, as logged. */
+typedef struct mu_horizon_choice {
+	mu_time_t at;              /* the caller's clock at the snapshot */
+	int32_t checkpoint;        /* 0 the first (at.from) */
+	double share;              /* GPUs allocated / allocatable then */
+	int32_t winner;            /* index among the candidates */
+	int32_t ncands, top;       /* candidates; tied at the top */
+	int64_t lead;              /* winner's worth over the next one below,
+	                            * milli-GPU summed over the rollouts */
+	mu_muster_params_t params; /* the winner */
+	bool changed;              /* differs from the settings before */
+	int32_t shapes, nodes;     /* the demand's shapes; nodes rolled */
+	int64_t pods;              /* pods seen */
+} mu_horizon_choice_t;
+
+struct mu__hz_shape;
+typedef struct mu_horizon {
+	mu_horizon_config_t cfg;
+	mu_muster_params_t params;  /* the settings now (defaults at first) */
+	mu_workload_mix_t mix;      /* own_mix: the engine's score state */
+	struct mu__hz_shape *seen;  /* the demand seen: unique shapes */
+	int32_t nseen, seen_cap;
+	int64_t seen_pods;
+	int32_t checkpoint;         /* the level of the last choice; -1 */
+	mu_time_t last_at;          /* its snapshot time; MU_TIME_NONE */
+	bool busy;                  /* a job is out (prepared, not applied) */
+	int32_t choices, changes;
+	mu_horizon_choice_t last;   /* valid when choices > 0 */
+} mu_horizon_t;
+
+typedef struct mu_horizon_job mu_horizon_job_t;
+
+/* MU_EINVAL (with why, when not NULL, saying which setting and what was
+ * expected) for a negative or non-finite from, every, judge_at or
+ * min_interval, from or every above 1, or a fill not above 1. */
+int mu_horizon_init(mu_horizon_t *h, const mu_horizon_config_t *cfg,
+		    char *why, size_t whylen);
+void mu_horizon_release(mu_horizon_t *h);
+/* Counts `count` arrived pods with request req that may run on the given
+ * GPU models (none: any).  Pods without GPUs count too (they take CPU).
+ * MU_ENOMEM, MU_EINVAL for a negative count.  O(shapes seen). */
+int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
+		    const char *const *models, size_t nmodels, int64_t count);
+/* Whether a choice is due now for e's GPU allocation (see above); sets
+ * *cp to the checkpoint and *share to the allocation.  A fall below the
+ * last choice's checkpoint lowers it, so that the checkpoint is passed
+ * again.  Never due while a job is out or before any pod was seen.
+ * O(1). */
+bool mu_horizon_due(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
+		    int32_t *cp, double *share);
+/* Takes the snapshot of a choice at checkpoint cp: every schedulable node
+ * of e (its free capacity, copied), the seen demand as a finished mix and
+ * its candidates (mu_muster_params_candidates).  *out is the caller's
+ * until mu_horizon_job_free; h is busy until mu_horizon_apply or
+ * mu_horizon_cancel.  MU_ENOMEM, MU_ESTATE when busy or nothing was seen,
+ * MU_ENOENT without nodes with GPUs.  O(nodes x devices + shapes log). */
+int mu_horizon_prepare(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
+		       int32_t cp, double share, mu_horizon_job_t **out);
+/* Runs the job's rollouts; reads and writes only the job (safe on another
+ * thread).  Returns mu_rollout_choose()'s result.  Work: that of
+ * mu_rollout_choose for the snapshot (about 0.2 s of CPU with 256 nodes). */
+int mu_horizon_job_run(mu_horizon_job_t *j);
+/* Records a run job's winner in h (h->params, h->last, and with own_mix
+ * the job's mix becomes h->mix); *choice (may be NULL) gets the log
+ * line's facts.  The caller calls mu_engine_rescore() before its next
+ * cycle when choice->changed or own_mix.  MU_EINVAL for a job that did
+ * not run or failed.  O(shapes). */
+int mu_horizon_apply(mu_horizon_t *h, mu_horizon_job_t *j,
+		     mu_horizon_choice_t *choice);
+/* Gives up a prepared job (h is no longer busy); the job is still freed
+ * by the caller. */
+void mu_horizon_cancel(mu_horizon_t *h);
+void mu_horizon_job_free(mu_horizon_job_t *j);
+/* All of a choice at once, for a harness with nothing else to do (the
+ * simulator and the scenario runner): when one is due, prepares, runs and
+ * applies it and calls mu_engine_rescore(e) when it changed the settings
+ * (always with own_mix).  Returns 1 with *choice (may be NULL) filled
+ * when it chose, 0 when none was due (or no node has GPUs), or a negative
+ * error.  O(one mu_rollout_choose) when due, O(1) otherwise. */
+int mu_horizon_step(mu_horizon_t *h, mu_engine_t *e, mu_time_t now,
+		    mu_horizon_choice_t *choice);
+/* The choice as one line: "checkpoint 2 (70% of GPUs allocated): mg
+ * auto, reserve 1.00 (candidate 3 of 10, lead 420 milli-GPU, changed)".
+ * Returns buf. */
+const char *mu_horizon_format(const mu_horizon_choice_t *c, char *buf,
+			      size_t len);
+
 /* Looks a policy up by name; NULL if unknown. */
 const mu_score_ops_t *mu_score_find(const char *name);
 

@@ -194,6 +194,10 @@ typedef struct mu_kube_opts {
 	 * within engine.move_ratio, move_pods_per_hour and move_gpus_per_hour
 	 * (32 by default here). */
 	mu_engine_config_t engine;
+	/* --policy muster-horizon: its checkpoints, rollouts and
+	 * min_interval (ms of the scheduler's clock between choices; 60000
+	 * by default); own_mix is set by the scheduler. */
+	mu_horizon_config_t horizon;
 	/* Plan MIG layouts for the pending pods and write them on the Nodes
 	 * (annotation muster.io/mig-layout, src/kube/mig.c); false. */
 	bool mig_layouts;

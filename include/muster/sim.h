@@ -56,6 +56,15 @@ typedef struct mu_sim_config {
 	 * keeps anything by engine job id across a job's end, or looks up
 	 * finished jobs at the end (explain). */
 	bool keep_jobs;
+	/* muster-horizon (engine.h, mu_horizon_t; the caller's, initialized,
+	 * its params the engine's mix's settings): every arriving pod set is
+	 * counted as seen, and after each cycle a due choice is made at once
+	 * on the simulated clock, and the engine's scores dropped when it
+	 * changed the settings; NULL: none. */
+	mu_horizon_t *muster_horizon;
+	/* Called after each such choice; may be NULL. */
+	void (*on_choice)(void *ctx, const mu_horizon_choice_t *c);
+	void *on_choice_ctx;
 } mu_sim_config_t;
 
 void mu_sim_config_defaults(mu_sim_config_t *c);

@@ -87,6 +87,11 @@ typedef struct mu_scenario_step {
 	 * cycles (scn_mig.c), for the nodes named; none = not checked. */
 	mu_mig_layout_spec_t *expect_mig;
 	size_t nexpect_mig;
+	/* expectHorizon (policy muster-horizon): choices made and choices
+	 * that changed the settings so far (-1: not checked), and text the
+	 * settings now contain (NULL: not checked). */
+	int32_t expect_choices, expect_changes;
+	const char *expect_settings;
 } mu_scenario_step_t;
 
 typedef struct mu_scenario_spec {
@@ -99,6 +104,11 @@ typedef struct mu_scenario_spec {
 	 * the next (src/sim/scn_mig.c).  None: MIG layouts are not modelled. */
 	mu_mig_layout_spec_t *mig;
 	size_t nmig;
+	/* horizon: muster-horizon's options (0: the defaults). */
+	double horizon_from, horizon_every;
+	mu_time_t horizon_min_interval;
+	int32_t horizon_rollouts;
+	bool has_horizon;
 	mu_scenario_step_t *steps;
 	size_t nsteps;
 } mu_scenario_spec_t;

@@ -33,7 +33,7 @@
  * TerminatingOrFailed replaces a pod once it is terminating, Failed (set
  * by default when spec.podFailurePolicy is) only once it has failed, so
  * the terminating pods count against parallelism.  spec.podFailurePolicy
- * is applied as matchPodFailurePolicy (round 16): a failed pod matching a
+ * is applied as matchPodFailurePolicy (round 15): a failed pod matching a
  * FailJob rule fails the Job (reason PodFailurePolicy, kube's message), one
  * matching Ignore is not counted, Count or no rule counts it.  As kube
  * 1.31+ (enactJobFinished with delayTerminalCondition) a failing Job has

@@ -56,7 +56,16 @@ static void sched_usage(FILE *f)
 	      "  --cycle-ms MS            at most one cycle per MS when things change (default 20)\n"
 	      "  --workers N              threads writing binds and status (default 8)\n"
 	      "  --default-queue NAME     queue of pods that name none (default default)\n"
-	      "  --policy NAME            scoring policy: binpack (default), spread, ...\n"
+	      "  --policy NAME            scoring policy: binpack (default), spread, ..., muster,\n"
+	      "                           or muster-horizon: muster with its settings chosen\n"
+	      "                           again by rollouts on a worker thread as the GPUs fill,\n"
+	      "                           from the pods seen so far (docs/policy.md); muster-rollout\n"
+	      "                           exists only in muster eval openb\n"
+	      "  --horizon-from SHARE     muster-horizon: first checkpoint, a share of the GPUs\n"
+	      "                           allocated (0.5)\n"
+	      "  --horizon-every SHARE    muster-horizon: the checkpoints' spacing (0.1)\n"
+	      "  --horizon-min-interval DUR  muster-horizon: at most one choice per DUR (60s)\n"
+	      "  --horizon-rollouts N     muster-horizon: rollouts per candidate (8)\n"
 	      "  --no-preemption          no preemption inside a queue\n"
 	      "  --no-reclaim             no reclaim between queues\n"
 	      "  --min-runtime S          a job runs this long before it can be preempted (60)\n"
@@ -93,6 +102,60 @@ static long pos_arg(const char *opt, const char *v, long max)
 		return -1;
 	}
 	return x;
+}
+
+/* Applies one muster-horizon option at argv[*i] (*hz names it); returns
+ * MU_EXIT_USAGE when bad, -1 if it is not one. */
+static int horizon_opt(int argc, char **argv, int *i, mu_kube_opts_t *o, const char **hz)
+{
+	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	bool share = !strcmp(a, "--horizon-from") || !strcmp(a, "--horizon-every");
+	if (!share && strcmp(a, "--horizon-min-interval") && strcmp(a, "--horizon-rollouts"))
+		return -1;
+	*hz = a;
+	if (!v) {
+		fprintf(stderr, "muster scheduler: %s needs a value\n", a);
+		return MU_EXIT_USAGE;
+	}
+	(*i)++;
+	int64_t n;
+	if (share) {
+		if (mu__parse_num(v, 0, 1, a[10] == 'f' ? &o->horizon.at.from :
+				  &o->horizon.at.every) != MU_OK) {
+			fprintf(stderr, "muster scheduler: %s: expected a share of the GPUs from 0 "
+				"to 1, such as 0.5; got %s\n", a, v);
+			return MU_EXIT_USAGE;
+		}
+	} else if (a[10] == 'm') {
+		if (mu__parse_duration(v, &o->horizon.min_interval) != MU_OK) {
+			fprintf(stderr, "muster scheduler: %s: expected a duration such as 60s or "
+				"5m (0: none); got %s\n", a, v);
+			return MU_EXIT_USAGE;
+		}
+	} else if (mu__parse_int(v, 1, 1000, &n) != MU_OK) {
+		fprintf(stderr, "muster scheduler: %s: expected an integer from 1 to 1000; got %s\n",
+			a, v);
+		return MU_EXIT_USAGE;
+	} else {
+		o->horizon.rollout.rollouts = (int32_t)n;
+	}
+	return MU_EXIT_OK;
+}
+
+/* Refuses muster-rollout, and --horizon-* options without muster-horizon. */
+static int horizon_check(const mu_kube_opts_t *o, const char *hz)
+{
+	if (o->engine.score == &mu_score_muster_rollout) {
+		fprintf(stderr, "muster scheduler: --policy muster-rollout chooses muster's settings "
+			"once from the whole workload, which only muster eval openb knows in advance; "
+			"use muster-horizon (chosen again from the pods seen so far) or muster\n");
+		return MU_EXIT_USAGE;
+	}
+	if (hz && o->engine.score != &mu_score_muster_horizon) {
+		fprintf(stderr, "muster scheduler: %s applies to --policy muster-horizon only\n", hz);
+		return MU_EXIT_USAGE;
+	}
+	return MU_EXIT_OK;
 }
 
 /* Applies one option at argv[*i]; MU_EXIT_USAGE when bad, -1 if unknown. */
@@ -237,12 +300,15 @@ int mu_cmd_scheduler(int argc, char **argv)
 	const char *kc = NULL, *ctx = NULL;
 	bool in_cluster = false;
 	char idbuf[300], tok[256];
+	const char *hz = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			sched_usage(stdout);
 			return MU_EXIT_OK;
 		}
-		int r = sched_opt(argc, argv, &i, &o, &kc, &ctx, &in_cluster, tok, sizeof tok);
+		int r = horizon_opt(argc, argv, &i, &o, &hz);
+		if (r < 0)
+			r = sched_opt(argc, argv, &i, &o, &kc, &ctx, &in_cluster, tok, sizeof tok);
 		if (r < 0) {
 			fprintf(stderr, "muster scheduler: unknown option %s\n\n", argv[i]);
 			sched_usage(stderr);
@@ -251,6 +317,8 @@ int mu_cmd_scheduler(int argc, char **argv)
 		if (r)
 			return r;
 	}
+	if (horizon_check(&o, hz))
+		return MU_EXIT_USAGE;
 	if (o.lease_duration_s < 3 || o.retry_period_s < 1 || o.cycle_ms < 1) {
 		fprintf(stderr, "muster scheduler: the lease needs at least 3 s, retries 1 s, cycles 1 ms\n");
 		return MU_EXIT_USAGE;

@@ -27,7 +27,17 @@ void mu_simopts_help(FILE *f)
 		"  --policy NAME           scoring policy: binpack (default), spread, random,\n"
 		"                          dotprod, clustering, packing, bestfit, fgd or\n"
 		"                          muster (fgd and muster measure fragmentation\n"
-		"                          against the workload's own pod shapes)\n"
+		"                          against the workload's own pod shapes), or\n"
+		"                          muster-horizon: muster, its settings chosen again\n"
+		"                          by rollouts as the GPUs fill, from the pods that\n"
+		"                          arrived so far (docs/policy.md); muster-rollout\n"
+		"                          exists only in muster eval openb\n"
+		"  --horizon-from SHARE    muster-horizon: the first checkpoint, a share of\n"
+		"                          the GPUs allocated (0.5)\n"
+		"  --horizon-every SHARE   muster-horizon: the checkpoints' spacing (0.1)\n"
+		"  --horizon-min-interval DUR  muster-horizon: at most one choice per DUR of\n"
+		"                          simulated time (0)\n"
+		"  --horizon-rollouts N    muster-horizon: rollouts per candidate (8)\n"
 		"  --cycle-interval DUR    cycle every DUR (e.g. 10s); default: at every event\n"
 		"  --no-preemption         higher priorities never evict lower ones\n"
 		"  --no-reclaim            queues never take back resources from others\n"
@@ -139,6 +149,16 @@ static int parse_valued(mu_simopts_t *o, const char *a, const char *v, bool *kno
 		rc = mu__parse_duration(v, &ec->default_runtime);
 	} else if (!strcmp(a, "--checkpoint-cost")) {
 		rc = mu__parse_duration(v, &o->cfg.checkpoint_cost);
+	} else if (!strcmp(a, "--horizon-from") || !strcmp(a, "--horizon-every")) {
+		o->hz_opt = a;
+		rc = mu__parse_num(v, 0, 1, a[10] == 'f' ? &o->hz.at.from : &o->hz.at.every);
+	} else if (!strcmp(a, "--horizon-min-interval")) {
+		o->hz_opt = a;
+		rc = mu__parse_duration(v, &o->hz.min_interval);
+	} else if (!strcmp(a, "--horizon-rollouts")) {
+		o->hz_opt = a;
+		if ((rc = mu__parse_int(v, 1, 1000, &n)) == MU_OK)
+			o->hz.rollout.rollouts = (int32_t)n;
 	} else if (!strcmp(a, "--horizon") || !strcmp(a, "--at")) {
 		rc = mu__parse_duration(v, &o->cfg.horizon);
 	} else if (!strcmp(a, "--max-jobs")) {
@@ -205,9 +225,51 @@ int mu_simopts_parse(mu_simopts_t *o, int argc, char **argv, void (*help)(FILE *
 	return 0;
 }
 
+/* Prints one muster-horizon choice to stderr. */
+static void horizon_log(void *ctx, const mu_horizon_choice_t *c)
+{
+	const mu_simopts_t *o = ctx;
+	char line[256];
+	if (!o->quiet)
+		fprintf(stderr, "muster %s: muster-horizon at %.3fs: %s\n", o->cmd,
+			(double)c->at / 1000.0, mu_horizon_format(c, line, sizeof line));
+}
+
+/* Refuses muster-rollout and --horizon-* options without muster-horizon;
+ * for muster-horizon, starts its state and hands it to the simulator.
+ * Returns an exit code. */
+static int horizon_setup(mu_simopts_t *o)
+{
+	const mu_score_ops_t *ops = o->cfg.engine.score;
+	if (ops == &mu_score_muster_rollout) {
+		fprintf(stderr, "muster %s: --policy muster-rollout chooses muster's settings once "
+			"from the whole workload, which only muster eval openb knows in advance; "
+			"use muster-horizon (chosen from the pods that arrived so far) or muster\n",
+			o->cmd);
+		return MU_EXIT_USAGE;
+	}
+	if (ops != &mu_score_muster_horizon) {
+		if (o->hz_opt) {
+			fprintf(stderr, "muster %s: %s applies to --policy muster-horizon only\n",
+				o->cmd, o->hz_opt);
+			return MU_EXIT_USAGE;
+		}
+		return MU_EXIT_OK;
+	}
+	char why[160];
+	if (mu_horizon_init(&o->horizon, &o->hz, why, sizeof why) != MU_OK) {
+		fprintf(stderr, "muster %s: muster-horizon: %s\n", o->cmd, why);
+		return MU_EXIT_USAGE;
+	}
+	o->hz_live = true;
+	o->mix.muster = &o->horizon.params;
+	return MU_EXIT_OK;
+}
+
 int mu_simopts_load(mu_simopts_t *o, mu_specs_t *sp)
 {
 	mu_diag_t diag = {{0}};
+	int rc;
 	for (int i = 0; i < o->ncluster + o->nworkload; i++) {
 		const char *f = i < o->ncluster ? o->cluster[i] : o->workload[i - o->ncluster];
 		if (mu_load_file(f, &o->load, sp, &diag) != MU_OK) {
@@ -224,9 +286,10 @@ int mu_simopts_load(mu_simopts_t *o, mu_specs_t *sp)
 		return MU_EXIT_USAGE;
 	}
 	const mu_score_ops_t *ops = o->cfg.engine.score;
+	if ((rc = horizon_setup(o)) != MU_EXIT_OK)
+		return rc;
 	if (ops && (ops->flags & MU_SCORE_MIX)) {
-		int rc = mu_sim_workload_mix(sp, &o->mix);
-		if (rc) {
+		if ((rc = mu_sim_workload_mix(sp, &o->mix))) {
 			fprintf(stderr, "muster %s: the workload's pod shapes for --policy %s: %s\n",
 				o->cmd, ops->name, rc == MU_ERANGE ? "more than 63 GPU models" :
 				mu_strerror(rc));
@@ -234,10 +297,18 @@ int mu_simopts_load(mu_simopts_t *o, mu_specs_t *sp)
 		}
 		o->cfg.engine.score_state = &o->mix;
 	}
+	if (o->hz_live) {
+		o->cfg.muster_horizon = &o->horizon;
+		o->cfg.on_choice = horizon_log;
+		o->cfg.on_choice_ctx = o;
+	}
 	return MU_EXIT_OK;
 }
 
 void mu_simopts_release(mu_simopts_t *o)
 {
+	if (o->hz_live)
+		mu_horizon_release(&o->horizon);
+	o->hz_live = false;
 	mu_workload_mix_release(&o->mix);
 }

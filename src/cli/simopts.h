@@ -20,6 +20,12 @@ typedef struct mu_simopts {
 	mu_sim_config_t cfg;
 	mu_load_opts_t load;
 	mu_workload_mix_t mix; /* the workload's, for MU_SCORE_MIX policies */
+	/* muster-horizon: its options (--horizon-*), whether any was given,
+	 * and its state, which o->cfg.horizon points at after load. */
+	mu_horizon_config_t hz;
+	const char *hz_opt;
+	mu_horizon_t horizon;
+	bool hz_live;
 } mu_simopts_t;
 
 void mu_simopts_init(mu_simopts_t *o, const char *cmd);

@@ -12,7 +12,7 @@
  * kind went (its CRD deleted).  The kinds are asked again every minute
  * (MU__D_REDISCOVER_MS), and sooner when a cheap probe, one GET /apis
  * every MU__D_PROBE_MS, shows a kind's group version appear or go since
- * the last answer it acted on (round 16: a group version listed with
+ * the last answer it acted on (round 15: a group version listed with
  * none of the hub's kinds served, kubeflow.org/v1 with TFJob's CRD only,
  * no longer sends the whole discovery at every probe).
  * batch/v1 Jobs are always served and always watched (by the callers).

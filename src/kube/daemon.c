@@ -65,6 +65,7 @@ void mu_kube_opts_defaults(mu_kube_opts_t *o)
 	o->engine.consolidate = false; /* --consolidate */
 	o->engine.move_gpus_per_hour = 32;
 	o->move_hold_ms = 300000;
+	o->horizon.min_interval = 60000;
 }
 
 /* Runs one cycle: sync, decide, write. */
@@ -72,6 +73,7 @@ static void cycle(mu__kd_t *d)
 {
 	mu_time_t now = mu__k_now_ms();
 	int64_t t0 = mu__k_mono_ms();
+	mu__kd_hz_before(d);
 	mu__kd_sync(d, now);
 	d->dec.n = 0;
 	d->dec.sink = mu__kdecs_sink; /* compact records, as they are made (decs.c) */
@@ -88,6 +90,7 @@ static void cycle(mu__kd_t *d)
 	mu__kd_apply(d, &d->kdec, now);
 	if (d->o->mig_layouts)
 		mu__kd_mig(d);
+	mu__kd_hz_after(d);
 	double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	mu__kd_metrics_cycle(d, ms);
 	size_t binds = 0;
@@ -219,10 +222,12 @@ static void teardown(mu__kd_t *d)
 	mu__kd_move_free(d);
 	mu__kd_ns_release(d);
 	mu__kd_wl_release(d);
+	mu__kd_hz_stop(d);
 	mu__kd_state_release(d);
 	mu__kq_release(&d->evq);
 	mu__kauth_release(&d->auth);
 	free(d->m.queues);
+	free(d->m.policy);
 	free(d->ex.answer);
 	pthread_mutex_destroy(&d->m.mu);
 	pthread_mutex_destroy(&d->ex.mu);

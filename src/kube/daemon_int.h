@@ -370,6 +370,8 @@ typedef struct mu__kmetrics {
 	uint64_t e2e_hist[12];           /* pod first seen to bind confirmed */
 	double e2e_sum;
 	char *queues;                    /* preformatted per-queue lines */
+	char *policy;                    /* preformatted muster-horizon lines
+	                                  * (rechoose.c), NULL without */
 	bool leader, ready;
 } mu__kmetrics_t;
 
@@ -439,6 +441,13 @@ typedef struct mu__kd {
 	int64_t dra_cache_ms;   /* mono ms when they were read */
 	int64_t last_rollback;  /* mono ms of the last stale-gang pass */
 	int64_t last_mig;       /* mono ms of the last MIG layout pass (mig.c) */
+	/* rechoose.c: muster-horizon's state (the engine scores with hz.mix),
+	 * the choice out on its worker thread, and whether that finished. */
+	mu_horizon_t hz;
+	bool hz_on;
+	mu_horizon_job_t *hz_job;
+	pthread_t hz_thread;
+	atomic_int hz_done;
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
 	int32_t nleaving, leaving_cap;
@@ -482,6 +491,22 @@ void mu__kd_event(mu__kd_t *d, mu__kev_t *ev);
 void mu__kd_sync(mu__kd_t *d, mu_time_t now);
 
 /* --- state.c: the view ------------------------------------------------------- */
+
+/* --- rechoose.c: muster-horizon in the live scheduler ------------------- */
+
+/* With --policy muster-horizon, starts d->hz (opts->horizon) and makes
+ * its mix the engine's score state in *cfg; refuses muster-rollout
+ * (MU_EINVAL).  Before the engine is made. */
+int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg);
+/* Counts the pods of job spec j, just submitted, as seen.  O(shapes). */
+int mu__kd_hz_seen(mu__kd_t *d, const mu_job_spec_t *j);
+/* At a cycle's start: applies a finished choice (the engine's scores
+ * dropped, logged, in /metrics).  After it: starts a due choice on a
+ * worker thread from a snapshot.  Never waits for the rollouts. */
+void mu__kd_hz_before(mu__kd_t *d);
+void mu__kd_hz_after(mu__kd_t *d);
+/* Waits for a choice out and frees everything. */
+void mu__kd_hz_stop(mu__kd_t *d);
 
 int mu__kd_state_init(mu__kd_t *d);
 void mu__kd_state_release(mu__kd_t *d);

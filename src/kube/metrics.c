@@ -69,7 +69,7 @@ static char *render(mu__kd_t *d)
 	unsigned long long ev_dropped = (unsigned long long)d->wq.ev_dropped;
 	pthread_mutex_unlock(&d->wq.mu);
 	pthread_mutex_lock(&m->mu);
-	size_t ql = m->queues ? strlen(m->queues) : 0;
+	size_t ql = (m->queues ? strlen(m->queues) : 0) + (m->policy ? strlen(m->policy) : 0);
 	char *b = malloc(len + ql);
 	if (!b) {
 		pthread_mutex_unlock(&m->mu);
@@ -106,6 +106,8 @@ static char *render(mu__kd_t *d)
 		  "From a pod first seen to its bind confirmed.", m->e2e_hist, m->e2e_sum);
 	if (m->queues && at < len)
 		at += (size_t)snprintf(b + at, len - at, "%s", m->queues);
+	if (m->policy && at < len)
+		at += (size_t)snprintf(b + at, len - at, "%s", m->policy);
 	pthread_mutex_unlock(&m->mu);
 	return b;
 }

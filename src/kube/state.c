@@ -1045,7 +1045,8 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 			memset(&j.topo, 0, sizeof j.topo);
 		}
 		if ((rc = mu_engine_job_submit(d->e, &j, now, &ej)) == MU_OK &&
-		    (rc = mu__kd_set_ej(d, g, ej)) == MU_OK)
+		    (rc = mu__kd_set_ej(d, g, ej)) == MU_OK &&
+		    (rc = mu__kd_hz_seen(d, &j)) == MU_OK)
 			rc = record_pods(d, g, ej, live, n, sets, nsets, set_of, now);
 	}
 	free(names);
@@ -1196,7 +1197,9 @@ void mu__kd_dra_retry(mu__kd_t *d, int64_t now_ms)
 int mu__kd_state_init(mu__kd_t *d)
 {
 	mu_engine_config_t cfg = d->o->engine; /* moves: move.c */
-	int rc = mu_engine_new(&cfg, &d->e);
+	int rc = mu__kd_hz_init(d, &cfg);
+	if (rc == MU_OK)
+		rc = mu_engine_new(&cfg, &d->e);
 	if (rc)
 		return rc;
 	d->queue_objs = json_object();

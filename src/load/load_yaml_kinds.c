@@ -826,6 +826,63 @@ static int mig_layouts(mu__yload_t *L, const mu__ynode_t *c,
 	return MU_OK;
 }
 
+/* Reads a step's expectHorizon: {choices: N, changes: N, settings: TEXT}. */
+static int step_horizon(mu__yload_t *L, const mu__ynode_t *c, mu_scenario_step_t *s)
+{
+	const mu__ynode_t *m;
+	int64_t v;
+	s->expect_choices = s->expect_changes = -1;
+	int rc = mu__y_map_at(L, c, "expectHorizon", false, &m);
+	if (rc || !m)
+		return rc;
+	for (const mu__ynode_t *f = m->head; f; f = f->next) {
+		if (!strcmp(f->key, "choices") || !strcmp(f->key, "changes")) {
+			if ((rc = mu__y_int(L, f, 0, EXPECT_MAX, &v)))
+				return rc;
+			*(!strcmp(f->key, "choices") ? &s->expect_choices :
+			  &s->expect_changes) = (int32_t)v;
+		} else if (!strcmp(f->key, "settings")) {
+			if ((rc = mu__y_str(L, f, &s->expect_settings)))
+				return rc;
+		} else {
+			return mu__y_err(L, f, NULL, MU_EINVAL, "unknown expectation; "
+					 "expected choices, changes or settings");
+		}
+	}
+	return MU_OK;
+}
+
+/* Reads spec.horizon: {from: SHARE, every: SHARE, minInterval: DUR,
+ * rollouts: N}, muster-horizon's options. */
+static int scenario_horizon(mu__yload_t *L, const mu__ynode_t *spec,
+			    mu_scenario_spec_t *sc)
+{
+	const mu__ynode_t *m;
+	int64_t v;
+	int rc = mu__y_map_at(L, spec, "horizon", false, &m);
+	if (rc || !m)
+		return rc;
+	sc->has_horizon = true;
+	for (const mu__ynode_t *f = m->head; f; f = f->next) {
+		if (!strcmp(f->key, "from") || !strcmp(f->key, "every")) {
+			if ((rc = mu__y_num(L, f, 0, 1, f->key[0] == 'f' ? &sc->horizon_from :
+					    &sc->horizon_every)))
+				return rc;
+		} else if (!strcmp(f->key, "minInterval")) {
+			if ((rc = mu__y_dur(L, f, &sc->horizon_min_interval)))
+				return rc;
+		} else if (!strcmp(f->key, "rollouts")) {
+			if ((rc = mu__y_int(L, f, 1, 1000, &v)))
+				return rc;
+			sc->horizon_rollouts = (int32_t)v;
+		} else {
+			return mu__y_err(L, f, NULL, MU_EINVAL, "unknown horizon option; "
+					 "expected from, every, minInterval or rollouts");
+		}
+	}
+	return MU_OK;
+}
+
 /* Reads one step; prev_at is the previous step's time (0 for the first),
  * which is also the default. */
 static int step_read(mu__yload_t *L, const mu__ynode_t *c, mu_time_t prev_at,
@@ -843,6 +900,7 @@ static int step_read(mu__yload_t *L, const mu__ynode_t *c, mu_time_t prev_at,
 				&s->nremove_nodes)) ||
 	    (rc = step_budgets(L, c, s)) ||
 	    (rc = mig_layouts(L, c, &s->expect_mig, &s->nexpect_mig)) ||
+	    (rc = step_horizon(L, c, s)) ||
 	    (rc = mu__y_map_at(L, c, "expect", false, &ex)))
 		return rc;
 	s->cycles = (int32_t)cycles;
@@ -877,6 +935,7 @@ int mu__y_scenario(mu__yload_t *L, const mu__ynode_t *root)
 	    (rc = mu__y_str_at(L, spec, "policy", false, &sc.policy)) ||
 	    (rc = mu__y_dur_at(L, spec, "usageHalfLife", &sc.usage_half_life)) ||
 	    (rc = mig_layouts(L, spec, &sc.mig, &sc.nmig)) ||
+	    (rc = scenario_horizon(L, spec, &sc)) ||
 	    (rc = mu__y_seq_at(L, spec, "steps", true, &steps)))
 		return rc;
 	if (steps->n == 0)

@@ -62,6 +62,8 @@ typedef struct scn {
 	mu_workload_mix_t mix; /* the scenario's jobs, for MU_SCORE_MIX policies */
 	mu__sdra_t *dra;     /* DRA claims (scn_dra.c), NULL when none */
 	mu__smig_t *mig;     /* MIG layouts (scn_mig.c), NULL when none */
+	mu_horizon_t hz;     /* muster-horizon's state */
+	bool has_hz;         /* the policy is muster-horizon */
 } scn_t;
 
 /* Writes t (ms) as seconds, "30s" or "1.5s", into buf. */
@@ -138,6 +140,70 @@ static int scn_add_queues(scn_t *r)
 	return rc;
 }
 
+/* Whether a step expects anything of muster-horizon. */
+static bool scn_step_hz(const mu_scenario_step_t *st)
+{
+	return st->expect_choices >= 0 || st->expect_changes >= 0 ||
+	       st->expect_settings;
+}
+
+/* For policy muster-horizon, starts its state (spec.horizon's options),
+ * the settings of the scenario's mix; refuses spec.horizon and
+ * expectHorizon under any other policy. */
+static int scn_setup_horizon(scn_t *r, const mu_score_ops_t *score)
+{
+	const mu_scenario_spec_t *sc = r->sc;
+	if (score != &mu_score_muster_horizon) {
+		bool any = sc->has_horizon;
+		for (size_t i = 0; i < sc->nsteps; i++)
+			any |= scn_step_hz(&sc->steps[i]);
+		if (any)
+			return mu__diag(r->diag, MU_EINVAL, r->file, 0, 0, "horizon and "
+					"expectHorizon need policy muster-horizon");
+		return MU_OK;
+	}
+	mu_horizon_config_t hc = {0};
+	hc.at.from = sc->horizon_from;
+	hc.at.every = sc->horizon_every;
+	hc.min_interval = sc->horizon_min_interval;
+	hc.rollout.rollouts = sc->horizon_rollouts;
+	char why[160];
+	if (mu_horizon_init(&r->hz, &hc, why, sizeof why))
+		return mu__diag(r->diag, MU_EINVAL, r->file, 0, 0, "horizon: %s", why);
+	r->has_hz = true;
+	r->mix.muster = &r->hz.params;
+	return MU_OK;
+}
+
+/* Checks a step's expectHorizon against the choices so far. */
+static void scn_check_hz(scn_t *r, const mu_scenario_step_t *st)
+{
+	char p[96];
+	mu_muster_params_format(&r->hz.params, p, sizeof p);
+	int32_t want[2] = {st->expect_choices, st->expect_changes};
+	int32_t got[2] = {r->hz.choices, r->hz.changes};
+	for (int i = 0; i < 2; i++) {
+		if (want[i] < 0)
+			continue;
+		if (got[i] == want[i]) {
+			r->passed++;
+			continue;
+		}
+		scn_fail_head(r);
+		fprintf(r->out, "muster-horizon: %d %s, expected %d (settings now: %s)\n",
+			(int)got[i], i ? "changes" : "choices", (int)want[i], p);
+	}
+	if (!st->expect_settings)
+		return;
+	if (strstr(p, st->expect_settings)) {
+		r->passed++;
+		return;
+	}
+	scn_fail_head(r);
+	fprintf(r->out, "muster-horizon: settings \"%s\", expected them to contain \"%s\"\n",
+		p, st->expect_settings);
+}
+
 /* Creates the engine with the scenario's policy and adds queues and nodes. */
 static int scn_setup(scn_t *r)
 {
@@ -149,8 +215,13 @@ static int scn_setup(scn_t *r)
 		if (!cfg.score)
 			return mu__diag(r->diag, MU_EINVAL, r->file, 0, 0,
 					"policy \"%s\": unknown scoring policy (expected binpack, "
-					"spread, random, dotprod, clustering, packing, bestfit, fgd "
-					"or muster)", r->sc->policy);
+					"spread, random, dotprod, clustering, packing, bestfit, fgd, "
+					"muster or muster-horizon)", r->sc->policy);
+		if (cfg.score == &mu_score_muster_rollout)
+			return mu__diag(r->diag, MU_EINVAL, r->file, 0, 0, "policy \"%s\": "
+					"chooses muster's settings once from the whole workload, "
+					"which only muster eval openb knows in advance; use "
+					"muster-horizon or muster", r->sc->policy);
 		if (cfg.score->flags & MU_SCORE_MIX) { /* against its own jobs */
 			int rc = mu_sim_workload_mix(r->s, &r->mix);
 			if (rc)
@@ -160,7 +231,10 @@ static int scn_setup(scn_t *r)
 			cfg.score_state = &r->mix;
 		}
 	}
-	int rc = mu_engine_new(&cfg, &r->e);
+	int rc = scn_setup_horizon(r, cfg.score);
+	if (rc != MU_OK)
+		return rc;
+	rc = mu_engine_new(&cfg, &r->e);
 	if (rc != MU_OK)
 		return mu__diag(r->diag, rc, r->file, 0, 0, "engine: %s",
 				mu_strerror(rc));
@@ -255,7 +329,15 @@ static int scn_submit_due(scn_t *r, mu_time_t now)
 	while (r->next < r->s->njobs && r->order[r->next].submit <= now) {
 		size_t i = r->order[r->next++].idx;
 		const mu_job_spec_t *j = r->dra ? mu__sdra_job(r->dra, i) : &r->s->jobs[i];
-		int rc = mu_engine_job_submit(r->e, j, now, &r->ids[i]);
+		int rc = MU_OK;
+		for (size_t p = 0; r->has_hz && p < j->npodsets && rc == MU_OK; p++)
+			if (j->podsets[p].replicas > 0)
+				rc = mu_horizon_seen(&r->hz, &j->podsets[p].req,
+						     j->podsets[p].gpu_models,
+						     j->podsets[p].ngpu_models,
+						     j->podsets[p].replicas);
+		if (rc == MU_OK)
+			rc = mu_engine_job_submit(r->e, j, now, &r->ids[i]);
 		if (rc != MU_OK)
 			return mu__diag(r->diag, rc, r->file, 0, 0,
 					"job \"%s\": submit failed: %s", j->name,
@@ -772,8 +854,15 @@ static int scn_run_step(scn_t *r, const mu_scenario_step_t *st)
 			return mu__diag(r->diag, rc, r->file, 0, 0,
 					"step %zu cycle %d: the engine failed: %s",
 					r->step + 1, (int)r->cycle, mu_strerror(rc));
+		if (r->has_hz && (rc = mu_horizon_step(&r->hz, r->e, st->at, NULL)) < 0)
+			return mu__diag(r->diag, rc, r->file, 0, 0,
+					"step %zu cycle %d: muster-horizon's choice: %s",
+					r->step + 1, (int)r->cycle, mu_strerror(rc));
+		rc = MU_OK;
 		scn_note_binds(r);
 		scn_check_step(r, st);
+		if (r->has_hz)
+			scn_check_hz(r, st);
 		if (r->cycle > 1)
 			scn_check_stable(r, was_waiting);
 		was_waiting = cycles > 1 ? scn_any_waiting(r) : true;
@@ -826,6 +915,8 @@ int mu_scenario_run(const mu_specs_t *s, const char *file, FILE *out,
 	mu__sdra_free(r.dra);
 	mu__smig_free(r.mig);
 	mu_workload_mix_release(&r.mix);
+	if (r.has_hz)
+		mu_horizon_release(&r.hz);
 	free(r.ids);
 	free(r.finished);
 	free(r.order);

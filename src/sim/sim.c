@@ -400,6 +400,13 @@ static int sim_events(sim_t *s, bool *any, mu_diag_t *diag)
 		char why[600];
 		if (s->dra && (s->dra_ids[k] = j->id, rc = mu__sdra_submitted(s->dra, k, why, sizeof why)))
 			return mu__diag(diag, rc, "simulate", 0, 0, "%s", why);
+		for (size_t p = 0; s->cfg->muster_horizon && p < j->spec->npodsets; p++) {
+			const mu_podset_spec_t *ps = &j->spec->podsets[p];
+			if (ps->replicas > 0 &&
+			    (rc = mu_horizon_seen(s->cfg->muster_horizon, &ps->req, ps->gpu_models,
+						  ps->ngpu_models, ps->replicas)))
+				return rc;
+		}
 		s->by_id[j->id] = (int32_t)s->next_arrival;
 		s->next_arrival++;
 		s->pending++;
@@ -442,6 +449,13 @@ static int sim_loop(sim_t *s, mu_diag_t *diag)
 			}
 		} else {
 			rc = any ? sim_cycles(s) : MU_OK;
+		}
+		mu_horizon_choice_t hc;
+		if (rc == MU_OK && c->muster_horizon &&
+		    (rc = mu_horizon_step(c->muster_horizon, s->eng, s->now, &hc)) == 1) {
+			rc = MU_OK;
+			if (c->on_choice)
+				c->on_choice(c->on_choice_ctx, &hc);
 		}
 		if (rc)
 			return rc;

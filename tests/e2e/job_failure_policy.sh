@@ -1,6 +1,6 @@
 #!/bin/sh
 # job_failure_policy.sh - spec.podFailurePolicy applied by `muster up`'s Job
-# controller (round 16), with the real kubectl, as kube-controller-manager's
+# controller (round 15), with the real kubectl, as kube-controller-manager's
 # Job controller applies it (pkg/controller/job: matchPodFailurePolicy,
 # Kubernetes 1.32): the simulated kubelet ends a pod at its muster.io/duration
 # with the exit code its muster.io/exit-code annotation gives; a FailJob rule

@@ -1,0 +1,158 @@
+/*
+ * rechoose.c - `muster scheduler --policy muster-horizon`: muster's
+ * settings chosen again by rollouts as the cluster's GPUs fill.
+ *
+ * The scheduler knows no workload in advance: every job it submits to the
+ * engine counts its pods as seen (mu_horizon_seen), and the engine scores
+ * with the seen demand as of the last choice (d->hz.mix; before the first
+ * choice the mix is empty and muster places as it does without one).
+ * After each cycle, when the GPU allocation passed a checkpoint
+ * (--horizon-from, --horizon-every) above the last choice's and
+ * --horizon-min-interval has gone by since it (the scheduler's monotonic
+ * clock), a snapshot of the engine's nodes and of the seen demand is taken
+ * (O(nodes)) and the rollouts run on a worker thread, never in the loop: a
+ * choice costs about 0.2 s of CPU with 256 nodes (docs/policy.md).  At
+ * the start of the first cycle after the thread finished, the winner is
+ * applied (mu_horizon_apply, then mu_engine_rescore), logged, and put in
+ * /metrics (muster_policy_choices_total, muster_policy_choice{...}).
+ * One choice is out at a time; the loop never waits for it but at exit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/daemon_int.h"
+
+int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
+{
+	if (cfg->score == &mu_score_muster_rollout) {
+		mu__klog(&d->log, 0, "--policy muster-rollout chooses muster's settings once from the "
+			 "whole workload, which only muster eval openb knows in advance; use "
+			 "muster-horizon or muster");
+		return MU_EINVAL;
+	}
+	if (cfg->score != &mu_score_muster_horizon)
+		return MU_OK;
+	mu_horizon_config_t hc = d->o->horizon;
+	hc.own_mix = true;
+	char why[160];
+	if (mu_horizon_init(&d->hz, &hc, why, sizeof why)) {
+		mu__klog(&d->log, 0, "muster-horizon: %s", why);
+		return MU_EINVAL;
+	}
+	d->hz_on = true;
+	atomic_store(&d->hz_done, 0);
+	cfg->score_state = &d->hz.mix;
+	return MU_OK;
+}
+
+int mu__kd_hz_seen(mu__kd_t *d, const mu_job_spec_t *j)
+{
+	for (size_t p = 0; d->hz_on && p < j->npodsets; p++) {
+		const mu_podset_spec_t *ps = &j->podsets[p];
+		int rc = ps->replicas > 0 ?
+			 mu_horizon_seen(&d->hz, &ps->req, ps->gpu_models,
+					 ps->ngpu_models, ps->replicas) : MU_OK;
+		if (rc)
+			return rc;
+	}
+	return MU_OK;
+}
+
+static void *hz_worker(void *arg)
+{
+	mu__kd_t *d = arg;
+	mu_horizon_job_run(d->hz_job);
+	atomic_store(&d->hz_done, 1);
+	return NULL;
+}
+
+/* The /metrics lines of the last choice, under d->m.mu. */
+static void hz_metrics(mu__kd_t *d, const mu_horizon_choice_t *c)
+{
+	char p[96], *b = malloc(2048);
+	if (!b)
+		return;
+	mu_muster_params_format(&c->params, p, sizeof p);
+	snprintf(b, 2048,
+		 "# HELP muster_policy_choices_total muster-horizon: settings chosen by rollouts.\n"
+		 "# TYPE muster_policy_choices_total counter\nmuster_policy_choices_total %d\n"
+		 "# HELP muster_policy_changes_total muster-horizon: choices that changed the settings.\n"
+		 "# TYPE muster_policy_changes_total counter\nmuster_policy_changes_total %d\n"
+		 "# HELP muster_policy_choice The settings now (1), with the last choice's checkpoint.\n"
+		 "# TYPE muster_policy_choice gauge\n"
+		 "muster_policy_choice{policy=\"muster-horizon\",settings=\"%s\",candidate=\"%d\","
+		 "checkpoint=\"%d\"} 1\n"
+		 "# HELP muster_policy_choice_lead_milligpu The winner's lead over the next candidate, "
+		 "milli-GPU summed over the rollouts.\n"
+		 "# TYPE muster_policy_choice_lead_milligpu gauge\nmuster_policy_choice_lead_milligpu %lld\n"
+		 "# HELP muster_policy_choice_gpu_share GPUs allocated at the last choice's snapshot.\n"
+		 "# TYPE muster_policy_choice_gpu_share gauge\nmuster_policy_choice_gpu_share %.4f\n",
+		 (int)d->hz.choices, (int)d->hz.changes, p, (int)c->winner + 1,
+		 (int)c->checkpoint, (long long)c->lead, c->share);
+	pthread_mutex_lock(&d->m.mu);
+	free(d->m.policy);
+	d->m.policy = b;
+	pthread_mutex_unlock(&d->m.mu);
+}
+
+void mu__kd_hz_before(mu__kd_t *d)
+{
+	if (!d->hz_on || !d->hz_job || !atomic_load(&d->hz_done))
+		return;
+	pthread_join(d->hz_thread, NULL);
+	mu_horizon_choice_t c;
+	int rc = mu_horizon_apply(&d->hz, d->hz_job, &c);
+	mu_horizon_job_free(d->hz_job);
+	d->hz_job = NULL;
+	atomic_store(&d->hz_done, 0);
+	if (rc) {
+		mu__klog(&d->log, 0, "muster-horizon: the rollouts failed; the settings stay");
+		return;
+	}
+	mu_engine_rescore(d->e); /* the mix changed, and maybe the settings */
+	char line[256];
+	mu__klog(&d->log, 1, "muster-horizon: %s; %d pod shapes seen (%lld pods), %d nodes",
+		 mu_horizon_format(&c, line, sizeof line), (int)c.shapes,
+		 (long long)c.pods, (int)c.nodes);
+	hz_metrics(d, &c);
+}
+
+void mu__kd_hz_after(mu__kd_t *d)
+{
+	int32_t cp;
+	double share;
+	if (!d->hz_on || d->hz_job ||
+	    !mu_horizon_due(&d->hz, d->e, mu__k_mono_ms(), &cp, &share))
+		return;
+	int rc = mu_horizon_prepare(&d->hz, d->e, mu__k_mono_ms(), cp, share, &d->hz_job);
+	if (rc) {
+		if (rc != MU_ENOENT)
+			mu__klog(&d->log, 0, "muster-horizon: snapshot: %s", mu_strerror(rc));
+		return;
+	}
+	atomic_store(&d->hz_done, 0);
+	if (pthread_create(&d->hz_thread, NULL, hz_worker, d) != 0) {
+		mu__klog(&d->log, 0, "muster-horizon: no worker thread; the settings stay");
+		mu_horizon_cancel(&d->hz);
+		mu_horizon_job_free(d->hz_job);
+		d->hz_job = NULL;
+		return;
+	}
+	mu__klog(&d->log, 2, "muster-horizon: checkpoint %d (%.0f%% of GPUs allocated): "
+		 "rollouts started", (int)cp, 100 * share);
+}
+
+void mu__kd_hz_stop(mu__kd_t *d)
+{
+	if (!d->hz_on)
+		return;
+	if (d->hz_job) {
+		pthread_join(d->hz_thread, NULL);
+		mu_horizon_cancel(&d->hz);
+		mu_horizon_job_free(d->hz_job);
+		d->hz_job = NULL;
+	}
+	mu_horizon_release(&d->hz);
+	d->hz_on = false;
+}

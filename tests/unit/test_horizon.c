@@ -1,0 +1,237 @@
+/*
+ * test_horizon.c - muster-horizon outside the eval (src/engine/horizon.c
+ * and its use by the simulator, src/sim/sim.c): the demand a choice sees
+ * is the pods that arrived before it, never a later one (a pod shape that
+ * arrives only after the choices never appears in them); the checkpoint
+ * rule (a choice per checkpoint passed, none before the first, again
+ * after the allocation fell and rose, at most one per min_interval); and
+ * bad settings refused with the setting named.  Nothing is timed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/engine.h"
+#include "muster/load.h"
+#include "muster/sim.h"
+
+/* Appends a one-pod Workload: at submit s, cpu cores and gpu text. */
+static size_t add_job(char *b, size_t at, size_t len, int k, int s, int cpu,
+		      const char *gpu)
+{
+	return at + (size_t)snprintf(b + at, len - at,
+		"---\n{apiVersion: muster.io/v1alpha1, kind: Workload, metadata: {name: j%03d}, "
+		"spec: {queue: default, submitTime: %ds, podSets: [{replicas: 1, requests: "
+		"{cpu: \"%d\", nvidia.com/gpu: \"%s\"}}]}}\n", k, s, cpu, gpu);
+}
+
+/* Four nodes of 8 GPUs; 40 half-GPU pods (one per second: 20 GPUs, 62%
+ * of 32), then at 100 s one 1-GPU pod with 7 CPUs (65.6%: no checkpoint
+ * passed), a shape seen nowhere
+ * before. */
+static int load_case(mu_specs_t *sp)
+{
+	size_t len = 65536, at = 0;
+	char *b = malloc(len);
+	if (!b)
+		return MU_ENOMEM;
+	at += (size_t)snprintf(b, len, "apiVersion: muster.io/v1alpha1\nkind: Queue\n"
+			       "metadata: {name: default}\nspec: {}\n");
+	for (int i = 0; i < 4; i++)
+		at += (size_t)snprintf(b + at, len - at, "---\n{apiVersion: v1, kind: Node, "
+				       "metadata: {name: n%d}, status: {allocatable: {cpu: \"64\", "
+				       "memory: 256Gi, nvidia.com/gpu: \"8\"}}}\n", i);
+	int k = 0;
+	for (; k < 40; k++)
+		at = add_job(b, at, len, k, k, 1, "500m");
+	at = add_job(b, at, len, k, 100, 7, "1");
+	mu_diag_t d = {{0}};
+	int rc = mu_load_yaml("case.yaml", b, at, sp, &d);
+	if (rc == MU_OK)
+		rc = mu_specs_validate(sp, &d);
+	if (rc)
+		fprintf(stderr, "load: %s\n", d.msg);
+	free(b);
+	return rc;
+}
+
+typedef struct seen_log {
+	mu_horizon_t *h;
+	int n;
+	mu_time_t at[16];
+	int64_t pods[16];      /* pods seen at the choice */
+	int32_t shapes[16];    /* shapes of the choice's demand */
+	int32_t nseen[16];
+} seen_log_t;
+
+static void on_choice(void *ctx, const mu_horizon_choice_t *c)
+{
+	seen_log_t *l = ctx;
+	if (l->n >= 16)
+		return;
+	l->at[l->n] = c->at;
+	l->pods[l->n] = c->pods;
+	l->shapes[l->n] = c->shapes;
+	l->nseen[l->n] = l->h->nseen;
+	l->n++;
+}
+
+/* Choices at 50% and 60% of the GPUs: each sees exactly the pods that
+ * arrived by then (one per second from 0 s), one shape, never the 1-GPU
+ * pod still to come; the simulation's end has seen both shapes. */
+static void test_sim_demand_seen_only(mu_t_t *t)
+{
+	mu_specs_t sp;
+	mu_specs_init(&sp);
+	CHECK_EQ_INT(t, load_case(&sp), MU_OK);
+	mu_workload_mix_t mix;
+	mu_workload_mix_init(&mix);
+	CHECK_EQ_INT(t, mu_sim_workload_mix(&sp, &mix), MU_OK);
+	mu_horizon_t h;
+	mu_horizon_config_t hc = {0};
+	char why[160];
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, why, sizeof why), MU_OK);
+	mix.muster = &h.params;
+	mu_sim_config_t sc;
+	mu_sim_config_defaults(&sc);
+	sc.engine.score = &mu_score_muster_horizon;
+	sc.engine.score_state = &mix;
+	seen_log_t l = {.h = &h};
+	sc.muster_horizon = &h;
+	sc.on_choice = on_choice;
+	sc.on_choice_ctx = &l;
+	mu_sim_result_t r;
+	mu_diag_t d = {{0}};
+	CHECK_EQ_INT(t, mu_sim_run(&sp, &sc, &r, &d), MU_OK);
+	CHECK_EQ_INT(t, l.n, 2);
+	for (int i = 0; i < l.n && i < 2; i++) {
+		int64_t arrived = l.at[i] / 1000 + 1; /* one per second from 0 s */
+		CHECK_EQ_INT(t, l.pods[i], arrived);
+		CHECK_EQ_INT(t, l.shapes[i], 1); /* the half-GPU pods only */
+		CHECK_EQ_INT(t, l.nseen[i], 1);
+	}
+	CHECK_EQ_INT(t, l.at[0], 31000);  /* 32 halves: 16 GPUs, 50% */
+	CHECK_EQ_INT(t, l.at[1], 38000);  /* 39 halves: 19.5 GPUs, 60.9% */
+	CHECK_EQ_INT(t, h.nseen, 2);      /* at the end: the 1-GPU pod too */
+	CHECK_EQ_INT(t, h.seen_pods, 41);
+	CHECK_EQ_INT(t, h.choices, 2);
+	mu_sim_result_release(&r);
+	mu_horizon_release(&h);
+	mu_workload_mix_release(&mix);
+	mu_specs_release(&sp);
+}
+
+/* Submits one one-GPU job named j<k> at now s, counts it as seen, runs a
+ * cycle; returns its id. */
+static mu_id_t submit_one(mu_t_t *t, mu_engine_t *e, mu_horizon_t *h,
+			  mu_decisions_t *dec, int k, mu_time_t now)
+{
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.name = "main";
+	ps.replicas = 1;
+	ps.req.v[MU_RES_CPU] = 1000;
+	ps.req.v[MU_RES_GPU] = 1;
+	ps.req.v[MU_RES_PODS] = 1;
+	char name[16];
+	snprintf(name, sizeof name, "j%d", k);
+	mu_job_spec_t j = {.name = name, .queue = "default", .type = MU_JOB_BATCH,
+			   .min_member = 1, .podsets = &ps, .npodsets = 1,
+			   .preemptible = true, .submit = now};
+	mu_id_t id = -1;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &j, now, &id), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen(h, &ps.req, NULL, 0, 1), MU_OK);
+	dec->n = 0;
+	CHECK_EQ_INT(t, mu_engine_cycle(e, now, dec), MU_OK);
+	return id;
+}
+
+/* One 8-GPU node driven by hand, one-GPU jobs, min_interval 1.5 s: no
+ * choice before 50%; one at 50%; none at 62.5% 1 s later (min_interval);
+ * one at 62.5% once 2 s went by; none at 75% at the same instant; one at
+ * 87.5%; none when two jobs leave (62.5%), and one when the allocation
+ * passes 75% again. */
+static void test_checkpoint_rule(mu_t_t *t)
+{
+	mu_engine_config_t ec;
+	mu_engine_config_defaults(&ec);
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(&ec, &e), MU_OK);
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "default";
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = "n0";
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 256000;
+	n.alloc.v[MU_RES_GPU] = 8;
+	n.alloc.v[MU_RES_PODS] = 110;
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, NULL), MU_OK);
+	mu_horizon_t h;
+	mu_horizon_config_t hc = {.min_interval = 1500};
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
+	mu_id_t ids[9];
+	mu_decisions_t dec;
+	mu_decisions_init(&dec);
+	static const int at[8] = {0, 1, 2, 3, 4, 5, 5, 9};
+	static const int want[8] = {0, 0, 0, 1, 0, 1, 0, 1};
+	for (int i = 0; i < 8; i++) {
+		mu_time_t now = at[i] * 1000;
+		ids[i] = submit_one(t, e, &h, &dec, i, now);
+		if (i == 5) /* 6 of 8, then one leaves: 62.5% */
+			CHECK_EQ_INT(t, mu_engine_job_finish(e, ids[4], now), MU_OK);
+		int got = mu_horizon_step(&h, e, now, NULL);
+		if (got != want[i])
+			fprintf(stderr, "job %d: step %d, expected %d\n", i, got, want[i]);
+		CHECK_EQ_INT(t, got, want[i]);
+	}
+	CHECK_EQ_INT(t, h.choices, 3);
+	CHECK_EQ_INT(t, h.checkpoint, 3);
+	CHECK_EQ_INT(t, mu_engine_job_finish(e, ids[0], 10000), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_job_finish(e, ids[1], 10000), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_step(&h, e, 10000, NULL), 0); /* 5 of 8 */
+	CHECK_EQ_INT(t, h.checkpoint, 1);
+	ids[8] = submit_one(t, e, &h, &dec, 8, 12000);           /* 6 of 8 */
+	CHECK_EQ_INT(t, mu_horizon_step(&h, e, 12000, NULL), 1);
+	CHECK_EQ_INT(t, h.choices, 4);
+	CHECK_EQ_INT(t, h.last.checkpoint, 2);
+	CHECK_EQ_INT(t, h.seen_pods, 9);
+	mu_decisions_release(&dec);
+	mu_horizon_release(&h);
+	mu_engine_free(e);
+}
+
+/* Bad settings: refused with the setting named. */
+static void test_bad_config(mu_t_t *t)
+{
+	mu_horizon_t h;
+	char why[160];
+	mu_horizon_config_t c = {0};
+	c.at.from = 1.5;
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &c, why, sizeof why), MU_EINVAL);
+	CHECK(t, strstr(why, "from") != NULL);
+	c.at.from = 0;
+	c.at.every = -0.1;
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &c, why, sizeof why), MU_EINVAL);
+	CHECK(t, strstr(why, "every") != NULL);
+	c.at.every = 0;
+	c.min_interval = -1;
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &c, why, sizeof why), MU_EINVAL);
+	CHECK(t, strstr(why, "min-interval") != NULL);
+	c.min_interval = 0;
+	c.rollout.fill = 0.9;
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &c, why, sizeof why), MU_EINVAL);
+	CHECK(t, strstr(why, "fill") != NULL);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_sim_demand_seen_only);
+	MU_RUN(&t, test_checkpoint_rule);
+	MU_RUN(&t, test_bad_config);
+	return mu_t_done(&t);
+}
