@@ -96,6 +96,11 @@ typedef enum mu__dkind {
 /* Sender threads of a pass (run.c), each with connections of its own. */
 #define MU__D_SENDERS 8
 
+/* A worker's DRA kinds the dispatcher watches (wdra.c): resource.k8s.io
+ * as `muster up` and Kubernetes 1.32 serve it. */
+#define MU__DDRA_API "resource.k8s.io/v1beta1"
+enum { MU__DDRA_SLICES = 0, MU__DDRA_CLASSES, MU__DDRA_CLAIMS, MU__DDRA_N };
+
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
 	char *name;
@@ -160,6 +165,16 @@ typedef struct mu__dcl {
 	json_t *pinfo;            /* pod "ns/name" -> ["UID/GEN", b, r, s, f] */
 	json_t *pcount;           /* "UID/GEN" -> [bound, running, succeeded,
 	                           * failed, all] (mu__dpods_count's form) */
+	/* push mode, its DRA objects (wdra.c, round 15): a watch of its
+	 * ResourceSlices, DeviceClasses and ResourceClaims while it serves
+	 * them (dra_on: 1 yes, 0 no or not known yet), each watch's change
+	 * count and the Nodes' names and labels the fleet was last given;
+	 * dra_fed: how many times the fleet was given them */
+	mu_kube_watch_t *wdra[MU__DDRA_N];
+	uint64_t dra_seq[MU__DDRA_N];
+	int8_t dra_on;
+	json_t *dra_nodes;
+	uint32_t dra_fed;
 } mu__dcl_t;
 
 typedef enum mu__djstate {
@@ -525,6 +540,22 @@ int mu__dused_model(const char *s, mu_res_t *used, mu_fleet_share_t *sh, int32_t
  * changed; whether c->used changed.  O(1) when the watch did not move,
  * else O(pods). */
 bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
+
+/* --- wdra.c: a push-mode worker's DRA objects into the fleet ---------- */
+
+/* Asks c (one GET of /apis/resource.k8s.io/v1beta1) whether it serves
+ * ResourceSlices, DeviceClasses and ResourceClaims, and starts their
+ * watches when it does, stops them (and takes the fleet's copy away)
+ * when it no longer does; no answer: as it was.  Called where c's kinds
+ * are asked (mu__dwork_discover).  One request. */
+void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c);
+/* Gives the fleet c's DRA objects (mu_fleet_cluster_dra) when a watch of
+ * them changed or its Nodes' names or labels did (nl: its Node list when
+ * the nodes' watch changed, else NULL): O(1) when nothing changed, so
+ * jobs without claims pay three counter reads per poll of a worker that
+ * serves DRA and nothing on one that does not.  Returns whether the
+ * fleet was given them.  O(objects) when they changed. */
+bool mu__ddra_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *nl);
 
 /* --- qstatus.c -------------------------------------------------------------- */
 

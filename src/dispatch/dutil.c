@@ -336,6 +336,8 @@ void mu__dcl_signal(mu__dcl_t *c)
 	mu_kube_watch_signal(c->wpdbs);
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_signal(c->wcopies[k]);
+	for (int k = 0; k < MU__DDRA_N; k++)
+		mu_kube_watch_signal(c->wdra[k]);
 }
 
 void mu__dcl_disconnect(mu__dcl_t *c)
@@ -357,6 +359,16 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 		mu_kube_watch_stop(c->wcopies[k]);
 		c->wcopies[k] = NULL;
 	}
+	/* its DRA watches (wdra.c): started again by the next discovery,
+	 * and the fleet given their objects again once they list */
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		mu_kube_watch_stop(c->wdra[k]);
+		c->wdra[k] = NULL;
+		c->dra_seq[k] = 0;
+	}
+	c->dra_on = 0;
+	json_decref(c->dra_nodes);
+	c->dra_nodes = NULL;
 	/* what a poll of its changes keeps: read again from new watches */
 	c->polled = false;
 	json_decref(c->pinfo);

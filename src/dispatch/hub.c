@@ -650,11 +650,13 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	mu_job_spec_t *js = &j->specs.jobs[0];
 	for (size_t i = 0; i < js->npodsets; i++)
 		if (js->podsets[i].dra_claims) { /* the model could place it
-						     * (fleet/dra.c); the daemon does
-						     * not feed it (docs/dispatch.md, Gaps) */
+						     * (fleet/dra.c) on push workers'
+						     * devices (wdra.c); the claims'
+						     * objects are not copied yet
+						     * (docs/dispatch.md, Gaps) */
 			set_why(j, "InvalidJob", "spec.template.spec.resourceClaims: DRA "
 				"resource claims are not dispatched: the dispatcher does not "
-				"read its workers' ResourceSlices nor copy claim templates to them");
+				"copy claim templates or claims to its workers");
 			return false;
 		}
 	int64_t created = 0;

@@ -590,6 +590,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 		c->nodes_seq = nseq;
 	}
 	mu__dwork_discover(d, c);
+	mu__ddra_poll(d, c, nl); /* its DRA objects, when they changed (wdra.c) */
 	/* what changed, when it is all known and no full pass is due */
 	if (!d->full && c->polled && c->reachable && c->pinfo && c->pcount &&
 	    poll_changes(d, c)) {
@@ -751,6 +752,7 @@ void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 	for (int k = 1; k < MU__DK_COUNT; k++)
 		if (on[k] >= 0) /* no answer: asked again soon */
 			mu__dcl_serves(d, c, (mu__dkind_t)k, on[k]);
+	mu__ddra_discover(d, c); /* resource.k8s.io, asked as often */
 	/* a watch of its copies for each kind it serves only (served.c) */
 	if (c->cfg && mu__dserved_watch(c->cfg, MU__D_COPY_SEL, on, c->wcopies,
 					c->copies_seq))
