@@ -327,6 +327,12 @@ int mu__dcl_connect(mu__dcl_t *c, bool budgets)
 	return rc;
 }
 
+/* (declared with worker.c's creates; here, below hdra.c, which uses it too) */
+bool mu__dwork_refused(long st)
+{
+	return st >= 400 && st < 500 && st != 408 && st != 409 && st != 429;
+}
+
 void mu__dcl_signal(mu__dcl_t *c)
 {
 	mu_kube_watch_signal(c->wnodes);
@@ -338,6 +344,7 @@ void mu__dcl_signal(mu__dcl_t *c)
 		mu_kube_watch_signal(c->wcopies[k]);
 	for (int k = 0; k < MU__DDRA_N; k++)
 		mu_kube_watch_signal(c->wdra[k]);
+	mu_kube_watch_signal(c->wdtpl);
 }
 
 void mu__dcl_disconnect(mu__dcl_t *c)
@@ -366,6 +373,10 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 		c->wdra[k] = NULL;
 		c->dra_seq[k] = 0;
 	}
+	mu_kube_watch_stop(c->wdtpl);
+	c->wdtpl = NULL;
+	c->dtpl_seq[0] = c->dtpl_seq[1] = 0;
+	c->dcopies = 0;
 	c->dra_on = 0;
 	json_decref(c->dra_nodes);
 	c->dra_nodes = NULL;

@@ -26,11 +26,15 @@ static void dra_stop(mu__dd_t *d, mu__dcl_t *c)
 {
 	for (int k = 0; k < MU__DDRA_N; k++)
 		mu_kube_watch_signal(c->wdra[k]);
+	mu_kube_watch_signal(c->wdtpl);
 	for (int k = 0; k < MU__DDRA_N; k++) {
 		mu_kube_watch_stop(c->wdra[k]);
 		c->wdra[k] = NULL;
 		c->dra_seq[k] = 0;
 	}
+	mu_kube_watch_stop(c->wdtpl);
+	c->wdtpl = NULL;
+	c->dtpl_seq[0] = c->dtpl_seq[1] = 0;
 	if (c->dra_fed && mu_fleet_cluster_dra(d->fleet, c->fid, NULL, NULL, NULL, NULL) == MU_OK)
 		c->dra_fed++;
 	json_decref(c->dra_nodes);
@@ -65,7 +69,7 @@ void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c)
 			 MU__DDRA_API);
 	c->dra_on = (int8_t)on;
 	if (!on) {
-		if (c->wdra[0] || c->wdra[1] || c->wdra[2] || c->dra_nodes)
+		if (c->wdra[0] || c->wdra[1] || c->wdra[2] || c->wdtpl || c->dra_nodes)
 			dra_stop(d, c);
 		return;
 	}
@@ -78,6 +82,10 @@ void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c)
 			c->wdra[k] = NULL; /* out of memory: started at the next discovery */
 		c->dra_seq[k] = 0;
 	}
+	/* the copies of hub jobs' templates (hdra.c's sweep) */
+	if (!c->wdtpl && mu_kube_watch_start(c->cfg, "/apis/" MU__DDRA_API "/resourceclaimtemplates",
+					     MU__D_COPY_SEL, &c->wdtpl) != MU_OK)
+		c->wdtpl = NULL;
 }
 
 /* The Nodes of list nl cut to what the allocator reads (metadata.name and
