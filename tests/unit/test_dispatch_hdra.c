@@ -10,7 +10,8 @@
  * object of that name is never taken over (the job refused, the object
  * kept); the sweep keeps the current dispatch's copy and deletes it once
  * the job's generation moved on, never an object without the hub label;
- * a group's pods with claims are refused.
+ * a named ResourceClaim waits, is read as shared and copied likewise; a
+ * group's pods with claims are refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,39 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-3", NULL, NULL), 404);
 	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-4", NULL, NULL), 200);
 	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t", NULL, NULL), 200);
+
+	/* a named claim: waits for it, then read as shared and copied */
+	json_t *o2 = json_loads(JOB, 0, NULL);
+	json_t *rc0 = json_array_get(mu__jget(o2, "spec.template.spec.resourceClaims"), 0);
+	json_object_del(rc0, "resourceClaimTemplateName");
+	json_object_set_new(rc0, "resourceClaimName", json_string("shared-c"));
+	json_decref(j.obj);
+	j.obj = o2;
+	mu_specs_release(&j.specs);
+	mu_specs_init(&j.specs);
+	CHECK_EQ_INT(t, mu_load_json(j.key, j.obj, &j.specs, &dg), MU_OK);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 1);
+	CHECK_STR(t, why, "WaitingForResourceClaim");
+	CHECK(t, strstr(msg, "ResourceClaim default/shared-c not found on the hub") != NULL);
+	CHECK_EQ_INT(t, req(d.hub, "POST", "/apis/resource.k8s.io/v1beta1/namespaces/default/"
+			    "resourceclaims", "{\"apiVersion\":\"resource.k8s.io/v1beta1\",\"kind\":"
+			    "\"ResourceClaim\",\"metadata\":{\"name\":\"shared-c\"},\"spec\":{\"devices\":"
+			    "{\"requests\":[{\"name\":\"gpu\",\"deviceClassName\":\"gpu.example.com\"}]}}}",
+			    NULL), 201);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	CHECK(t, json_is_true(json_object_get(json_array_get(json_array_get(j.dra, 0), 0), "shared")));
+	j.gen = 6;
+	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 201);
+	cp = NULL;
+	CHECK_EQ_INT(t, req(d.hub, "GET", "/apis/resource.k8s.io/v1beta1/namespaces/default/"
+			    "resourceclaims/shared-c-abcdef12-6", NULL, &cp), 200);
+	CHECK_STR(t, mu__dmeta(cp, "labels", MU__D_HUBUID), "abcdef12-3456");
+	json_decref(cp);
+	jc = mu__dcopy(j.obj, j.kind, j.uid, j.key, j.gen);
+	mu__dhdra_rename(&j, jc);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(jc, "spec.template.spec.resourceClaims"), 0),
+			      "resourceClaimName"), "shared-c-abcdef12-6");
+	json_decref(jc);
 
 	/* a group's pods with claims: refused */
 	j.kind = MU__DK_PODGROUP;
