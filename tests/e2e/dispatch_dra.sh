@@ -10,9 +10,8 @@
 #   - a Job whose pod template names the hub's ResourceClaimTemplate gpu-t
 #     goes to b; gpu-t's copy (gpu-t-UID8-1, labelled with the hub uid) is
 #     on b and no template is copied to a; b's claim controller makes the
-#     pod's claim from it (the brief's allocation and bind on b-1 are not
-#     checked: b's scheduler binds an admitted Job's pods without DRA, a
-#     gap in src/kube found here, docs/dispatch.md round 16);
+#     pod's claim from it, b's scheduler allocates it on b-1 and binds the
+#     pod to b-1;
 #   - a Job whose template asks for a device class no worker has waits on
 #     the hub (NoClusterFits) and `muster kexplain` gives the allocator's
 #     reason for each cluster ("no devices");
@@ -101,12 +100,17 @@ wait_for j1-template-on-b 100 has_tpl b "gpu-t-$U1-1" || echo "  b: $(wtpls b)"
 [ "$(w b get resourceclaimtemplates "gpu-t-$U1-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$UID1" ] && ok || bad "j1's template copy: not labelled with the hub uid"
 [ -z "$(wtpls a)" ] && ok || bad "a has templates: $(wtpls a)"
 # b's claim controller made the pod's claim from the copy (the pod's
-# status names it).  Not checked: its allocation and the pod on b-1 -- b's
-# muster scheduler binds a queue-labelled Job's pods to the slots its
-# admission planned without DRA (docs/dispatch.md, round 16, Not done)
+# status names it); b's scheduler allocates it on b-1 before it binds the
+# pod there (src/kube/jobs.c, fill_slots and job_dra_counted)
 pclaim() { w b get pods -l "muster.io/hub-uid=$1" -o 'jsonpath={.items[0].status.resourceClaimStatuses[0].resourceClaimName}'; }
 claim_made() { c=$(pclaim "$UID1"); [ -n "$c" ] && w b get resourceclaims "$c" -o name >/dev/null; }
 wait_for j1-claim-made 150 claim_made || echo "  pod's claim: $(pclaim "$UID1"); claims: $(balloc)"
+claim_alloc() { c=$(pclaim "$UID1"); [ -n "$c" ] && [ -n "$(w b get resourceclaims "$c" -o 'jsonpath={.status.allocation}')" ]; }
+wait_for j1-claim-allocated-on-b 150 claim_alloc || echo "  claims: $(balloc)"
+case " $(balloc)" in *"@b-1 "*) ok ;; *) bad "j1's claim not allocated on b-1: $(balloc)" ;; esac
+ponb() { w b get pods -l "muster.io/hub-uid=$UID1" -o 'jsonpath={.items[0].spec.nodeName}'; }
+pod_on_b1() { [ "$(ponb)" = b-1 ]; }
+wait_for j1-pod-on-b-1 150 pod_on_b1 || echo "  j1's pod on: $(ponb)"
 
 # --- a class no worker has: waits, kexplain says why per cluster ----------
 tpl tpu-t tpu.example.com
