@@ -96,6 +96,11 @@ typedef enum mu__dkind {
 /* Sender threads of a pass (run.c), each with connections of its own. */
 #define MU__D_SENDERS 8
 
+/* A worker's DRA kinds the dispatcher watches (wdra.c): resource.k8s.io
+ * as `muster up` and Kubernetes 1.32 serve it. */
+#define MU__DDRA_API "resource.k8s.io/v1beta1"
+enum { MU__DDRA_SLICES = 0, MU__DDRA_CLASSES, MU__DDRA_CLAIMS, MU__DDRA_N };
+
 /* A worker cluster: a Cluster object on the hub. */
 typedef struct mu__dcl {
 	char *name;
@@ -162,6 +167,23 @@ typedef struct mu__dcl {
 	json_t *pinfo;            /* pod "ns/name" -> ["UID/GEN", b, r, s, f] */
 	json_t *pcount;           /* "UID/GEN" -> [bound, running, succeeded,
 	                           * failed, all] (mu__dpods_count's form) */
+	/* push mode, its DRA objects (wdra.c, round 15): a watch of its
+	 * ResourceSlices, DeviceClasses and ResourceClaims while it serves
+	 * them (dra_on: 1 yes, 0 no or not known yet), each watch's change
+	 * count and the Nodes' names and labels the fleet was last given;
+	 * dra_fed: how many times the fleet was given them */
+	mu_kube_watch_t *wdra[MU__DDRA_N];
+	uint64_t dra_seq[MU__DDRA_N];
+	int8_t dra_on;
+	json_t *dra_nodes;
+	uint32_t dra_fed;
+	/* its copies of hub jobs' ResourceClaimTemplates (hdra.c, round 15):
+	 * a watch of those labelled with a hub uid while it serves DRA; the
+	 * sweep's change counts (templates, claims) and the labelled objects
+	 * it saw last */
+	mu_kube_watch_t *wdtpl;
+	uint64_t dtpl_seq[2];
+	int dcopies;
 } mu__dcl_t;
 
 typedef enum mu__djstate {
@@ -197,6 +219,10 @@ typedef struct mu__djob {
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
+	/* DRA (hdra.c, round 15): fs.dra (per pod set, the fleet's claims)
+	 * and the hub objects they came from ("R/NAME" -> {"r": 0 template,
+	 * 1 claim, "name", "obj"}), or NULL for a job without claims */
+	json_t *dra, *dra_src;
 	bool started;             /* a pod of its copy was bound */
 	bool copy_seen;           /* its copy was listed on the worker */
 	bool listed;              /* ... in the last poll of its cluster */
@@ -254,6 +280,9 @@ typedef struct mu__dd {
 	uint64_t resumed[MU__DK_COUNT]; /* their resumes after a cut logged */
 	mu__djob_t **jobs;
 	int32_t njobs, jobs_cap;
+	int claims_waiting;       /* jobs waiting for their claims' objects
+	                           * on the hub (hdra.c), at the last count */
+	int64_t claims_at;        /* mono ms: when they are read again */
 	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
@@ -534,6 +563,48 @@ int mu__dused_model(const char *s, mu_res_t *used, mu_fleet_share_t *sh, int32_t
  * changed; whether c->used changed.  O(1) when the watch did not move,
  * else O(pods). */
 bool mu__dused_poll(mu__dd_t *d, mu__dcl_t *c);
+
+/* --- wdra.c: a push-mode worker's DRA objects into the fleet ---------- */
+
+/* Asks c (one GET of /apis/resource.k8s.io/v1beta1) whether it serves
+ * ResourceSlices, DeviceClasses and ResourceClaims, and starts their
+ * watches when it does, stops them (and takes the fleet's copy away)
+ * when it no longer does; no answer: as it was.  Called where c's kinds
+ * are asked (mu__dwork_discover).  One request. */
+void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c);
+/* Gives the fleet c's DRA objects (mu_fleet_cluster_dra) when a watch of
+ * them changed or its Nodes' names or labels did (nl: its Node list when
+ * the nodes' watch changed, else NULL): O(1) when nothing changed, so
+ * jobs without claims pay three counter reads per poll of a worker that
+ * serves DRA and nothing on one that does not.  Returns whether the
+ * fleet was given them.  O(objects) when they changed. */
+bool mu__ddra_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *nl);
+
+/* --- hdra.c: a hub job's DRA claims, copied to its push worker -------- */
+
+/* Reads the ResourceClaimTemplates and ResourceClaims j's pod sets name
+ * (j->specs parsed) from the hub into j->dra and j->dra_src (replacing
+ * them): 0 (also for a job without claims, with no request), 1 when one
+ * is not there yet (why: WaitingForResourceClaimTemplate or
+ * WaitingForResourceClaim, msg naming it), -1 when the job cannot be
+ * dispatched (why InvalidJob).  One GET per object named. */
+int mu__dhdra_read(mu__dd_t *d, mu__djob_t *j, char *why, size_t wl, char *msg, size_t ml);
+/* Frees j->dra and j->dra_src. */
+void mu__dhdra_clear(mu__djob_t *j);
+/* The pod templates of body (j's copy, mu__dcopy) made to name j's
+ * copies of its claims' objects (NAME-UID8-GENERATION).  O(claims). */
+void mu__dhdra_rename(const mu__djob_t *j, json_t *body);
+/* Creates j's copies of its claims' objects on its cluster through kc,
+ * before its copy (the caller's order); an existing copy of this
+ * dispatch counts as made, another object of that name refuses the job
+ * (j->refused).  The HTTP status of the first failure, or 201.  One
+ * POST per object (a GET on 409, a namespace POST on 404). */
+long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
+/* Deletes c's copied templates and claims whose dispatch is not current
+ * (as stale copies are): O(1) when its watches did not move and no job
+ * changed, or it has none of the hub's; else O(objects) and one DELETE
+ * per stale one. */
+void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c);
 
 /* --- qstatus.c -------------------------------------------------------------- */
 

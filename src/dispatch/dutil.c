@@ -328,6 +328,12 @@ int mu__dcl_connect(mu__dcl_t *c, bool budgets)
 	return rc;
 }
 
+/* (declared with worker.c's creates; here, below hdra.c, which uses it too) */
+bool mu__dwork_refused(long st)
+{
+	return st >= 400 && st < 500 && st != 408 && st != 409 && st != 429;
+}
+
 void mu__dcl_signal(mu__dcl_t *c)
 {
 	mu_kube_watch_signal(c->wnodes);
@@ -337,6 +343,9 @@ void mu__dcl_signal(mu__dcl_t *c)
 	mu_kube_watch_signal(c->wpdbs);
 	for (int k = 0; k < MU__DK_COUNT; k++)
 		mu_kube_watch_signal(c->wcopies[k]);
+	for (int k = 0; k < MU__DDRA_N; k++)
+		mu_kube_watch_signal(c->wdra[k]);
+	mu_kube_watch_signal(c->wdtpl);
 }
 
 void mu__dcl_disconnect(mu__dcl_t *c)
@@ -358,6 +367,20 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 		mu_kube_watch_stop(c->wcopies[k]);
 		c->wcopies[k] = NULL;
 	}
+	/* its DRA watches (wdra.c): started again by the next discovery,
+	 * and the fleet given their objects again once they list */
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		mu_kube_watch_stop(c->wdra[k]);
+		c->wdra[k] = NULL;
+		c->dra_seq[k] = 0;
+	}
+	mu_kube_watch_stop(c->wdtpl);
+	c->wdtpl = NULL;
+	c->dtpl_seq[0] = c->dtpl_seq[1] = 0;
+	c->dcopies = 0;
+	c->dra_on = 0;
+	json_decref(c->dra_nodes);
+	c->dra_nodes = NULL;
 	/* what a poll of its changes keeps: read again from new watches */
 	c->polled = false;
 	json_decref(c->pinfo);

@@ -648,15 +648,15 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		return false;
 	}
 	mu_job_spec_t *js = &j->specs.jobs[0];
-	for (size_t i = 0; i < js->npodsets; i++)
-		if (js->podsets[i].dra_claims) { /* the model could place it
-						     * (fleet/dra.c); the daemon does
-						     * not feed it (docs/dispatch.md, Gaps) */
-			set_why(j, "InvalidJob", "spec.template.spec.resourceClaims: DRA "
-				"resource claims are not dispatched: the dispatcher does not "
-				"read its workers' ResourceSlices nor copy claim templates to them");
-			return false;
-		}
+	/* its pods' DRA claims: the hub's templates and claims they name
+	 * (hdra.c; nothing for a job without claims) */
+	char why[40], wm[800];
+	int dr = mu__dhdra_read(d, j, why, sizeof why, wm, sizeof wm);
+	if (dr) {
+		set_why(j, why, wm);
+		d->claims_waiting += dr > 0; /* read again (claims_retry) */
+		return false;
+	}
 	int64_t created = 0;
 	const char *ct = mu__jstr(j->obj, "metadata.creationTimestamp");
 	struct timespec ts;
@@ -681,7 +681,7 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		return false;
 	}
 	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
-		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc};
+		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc, .dra = j->dra};
 	mu_res_t mr; /* the coscheduling minResources: fleet-checked in aggregate */
 	char mm[200];
 	if (mu__dkind_min_resources(j->obj, j->kind, &mr, mm, sizeof mm) > 0 &&
@@ -814,7 +814,7 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 	if (job_parse(d, j, now))
 		job_enter(d, j, now);
 	else /* a group that waits for its pods is no fault */
-		mu__dlog(d, j->reason && !strcmp(j->reason, "WaitingForPods") ? 1 : 0, "job %s: %s",
+		mu__dlog(d, j->reason && !strncmp(j->reason, "Waiting", 7) ? 1 : 0, "job %s: %s",
 			 j->key, j->msg ? j->msg : "cannot be read");
 	seed_sigs(d, j);
 	const json_t *susp = json_object_get(mu__dkind_ctl(json_object_get(o, "spec"), kind, false),
@@ -840,6 +840,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->uid);
 	json_decref(j->obj);
 	mu_specs_release(&j->specs);
+	mu__dhdra_clear(j);
 	free(j->reason);
 	free(j->msg);
 	free(j->refused);
@@ -1003,6 +1004,46 @@ static void groups_read(mu__dd_t *d)
 	d->pods_seq = seq;
 }
 
+/* Whether j waits for a ResourceClaimTemplate or ResourceClaim on the
+ * hub (hdra.c). */
+static bool claims_wait(const mu__djob_t *j)
+{
+	return j->reason && !strncmp(j->reason, "WaitingForResourceClaim", 23);
+}
+
+/* j (waiting for its claims' objects) read again, and entered when they
+ * are there now. */
+static void claims_again(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
+{
+	mu_specs_release(&j->specs);
+	mu_specs_init(&j->specs);
+	if (job_parse(d, j, now)) {
+		mu__dlog(d, 1, "job %s: its claims' objects are on the hub now", j->key);
+		job_enter(d, j, now);
+	}
+	mu__djob_touch(d, j);
+}
+
+/* The jobs waiting for their claims' objects read again, once a second
+ * while one waits (no watch of the hub's templates: a GET per object of
+ * a waiting job).  O(jobs) then, else O(1). */
+static void claims_retry(mu__dd_t *d, mu_time_t now)
+{
+	int64_t t = mu__d_mono_ms();
+	if (!d->claims_waiting || t < d->claims_at)
+		return;
+	d->claims_at = t + 1000;
+	int n = 0;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j->state != MU__DJ_NEW || !claims_wait(j))
+			continue;
+		claims_again(d, j, now);
+		n += j->state == MU__DJ_NEW && claims_wait(j);
+	}
+	d->claims_waiting = n;
+}
+
 /* Hub object o of kind k (new or changed) into d->jobs: a new one parsed
  * and entered, a known one's object replaced (and read again when it
  * waited for its pods, queue or priority class).  j is marked for the
@@ -1019,6 +1060,7 @@ static void job_seen(mu__dd_t *d, mu__dkind_t k, json_t *o, mu_time_t now)
 		return;
 	j->seen = true;
 	mu__djstate_t was = j->state;
+	bool changed = !fresh && j->obj != o;
 	if (fresh || j->obj != o)
 		mu__djob_touch(d, j);
 	json_decref(j->obj);
@@ -1036,6 +1078,8 @@ static void job_seen(mu__dd_t *d, mu__dkind_t k, json_t *o, mu_time_t now)
 		mu_specs_init(&j->specs);
 		if (job_parse(d, j, now))
 			job_enter(d, j, now);
+	} else if (j->state == MU__DJ_NEW && claims_wait(j) && changed) {
+		claims_again(d, j, now); /* changed: read again (also once a second) */
 	} else if (j->state == MU__DJ_NEW && j->reason && !strcmp(j->reason, "UnknownQueue"))
 		job_enter(d, j, now);
 	else if (j->state == MU__DJ_NEW && j->reason &&
@@ -1159,6 +1203,7 @@ int mu__dhub_jobs(mu__dd_t *d)
 	}
 	if (gone)
 		jobs_gone(d, now);
+	claims_retry(d, now);
 	d->jobs_listed = d->kind_listed[MU__DK_JOB];
 	return MU_OK;
 }

@@ -590,6 +590,8 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 		c->nodes_seq = nseq;
 	}
 	mu__dwork_discover(d, c);
+	mu__ddra_poll(d, c, nl); /* its DRA objects, when they changed (wdra.c) */
+	mu__dhdra_sweep(d, c);   /* its stale copied templates and claims */
 	/* what changed, when it is all known and no full pass is due */
 	if (!d->full && c->polled && c->reachable && c->pinfo && c->pcount &&
 	    poll_changes(d, c)) {
@@ -664,11 +666,6 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	return true;
 }
 
-bool mu__dwork_refused(long st)
-{
-	return st >= 400 && st < 500 && st != 408 && st != 409 && st != 429;
-}
-
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j)
 {
 	long st = mu__dwork_create_on(d, d->cls[j->cl].kc, j);
@@ -682,10 +679,16 @@ long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 	const mu__dcl_t *c = &d->cls[j->cl];
 	if (!kc)
 		return 0;
+	/* its claims' templates and claims first (hdra.c): its pods name
+	 * them from the start */
+	long st = j->dra_src ? mu__dhdra_create(d, kc, j) : 201;
+	if (st != 201)
+		return st;
 	json_t *body = mu__dcopy(j->obj, j->kind, j->uid, j->key, j->gen), *ans = NULL;
+	mu__dhdra_rename(j, body);
 	char path[1024];
 	mu__dkind_path(j->kind, j->ns, NULL, "", path, sizeof path);
-	long st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
+	st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
 	if (st == 404) { /* its namespace, then once more */
 		json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
 				       "metadata", "name", j->ns);
@@ -752,6 +755,7 @@ void mu__dwork_discover(mu__dd_t *d, mu__dcl_t *c)
 	for (int k = 1; k < MU__DK_COUNT; k++)
 		if (on[k] >= 0) /* no answer: asked again soon */
 			mu__dcl_serves(d, c, (mu__dkind_t)k, on[k]);
+	mu__ddra_discover(d, c); /* resource.k8s.io, asked as often */
 	/* a watch of its copies for each kind it serves only (served.c) */
 	if (c->cfg && mu__dserved_watch(c->cfg, MU__D_COPY_SEL, on, c->wcopies,
 					c->copies_seq))

@@ -204,6 +204,14 @@ static void fill_slots(mu__kd_t *d, mu__kgroup_t *g)
 				mu__kd_pod_pending(d, p, g->msg);
 			continue;
 		}
+		if (p->dra && !mu__kd_dra_bind(d, p, g->slots[s].node)) {
+			/* its claims cannot be allocated on the slot's node (dra.c):
+			 * never bound with an unallocated claim; it waits with the
+			 * allocator's reason, as a single pod does, and the slot
+			 * stays free for the next pod */
+			mu__kd_pod_pending(d, p, p->dra_msg);
+			continue;
+		}
 		g->slots[s].pod = p;
 		p->slot = s;
 		mu__kd_bind_or_hold(d, p, g->slots[s].node, &g->slots[s].dev);
@@ -247,6 +255,27 @@ static void track_pods(mu__kd_t *d, mu__kgroup_t *g, mu_time_t now)
 	}
 }
 
+/* A copy of job whose pod template asks for the counted devices its
+ * template claims take (dra.c, mu__kd_dra_counted), so that the engine
+ * plans its slots only on nodes with such devices, as a single pod with
+ * claims is steered; NULL (a new reference otherwise) when its template
+ * names no claims: one test on the fast path.  O(template). */
+static json_t *job_dra_counted(mu__kd_t *d, const json_t *job)
+{
+	json_t *spec = (json_t *)mu__kj(job, "spec.template.spec");
+	if (!json_array_size(json_object_get(spec, "resourceClaims")))
+		return NULL;
+	const char *ns = mu__kjs(job, "metadata.namespace");
+	json_t *pod = json_pack("{s:{s:s},s:O}", "metadata", "namespace", ns ? ns : "default", "spec", spec);
+	json_t *c = pod ? mu__kd_dra_counted(d, pod) : NULL, *out = c ? json_deep_copy(job) : NULL;
+	json_t *tpl = out ? (json_t *)mu__kj(out, "spec.template") : NULL;
+	if (json_is_object(tpl))
+		json_object_set(tpl, "spec", json_object_get(c, "spec"));
+	json_decref(pod);
+	json_decref(c);
+	return out;
+}
+
 /* Submits the Job's engine job (pending, or admitted with pods to
  * replay). */
 static void job_submit(mu__kd_t *d, mu__kgroup_t *g, int32_t n, mu_time_t now)
@@ -254,7 +283,9 @@ static void job_submit(mu__kd_t *d, mu__kgroup_t *g, int32_t n, mu_time_t now)
 	mu_specs_t s;
 	char msg[512], name[1100];
 	mu_specs_init(&s);
-	int rc = mu__kjob_spec(g->job, &s, msg, sizeof msg);
+	json_t *counted = job_dra_counted(d, g->job);
+	int rc = mu__kjob_spec(counted ? counted : g->job, &s, msg, sizeof msg);
+	json_decref(counted);
 	if (rc == MU_OK) {
 		mu_job_spec_t j = s.jobs[0];
 		j.podsets[0].replicas = n;

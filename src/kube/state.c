@@ -518,6 +518,7 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 			p->dra = json_deep_copy(obj);
 			d->dra_retry_ms = 0; /* at the next pass */
 			p->dra_round = 0;    /* whatever the round */
+			live_changed = 1;    /* a Job's pod: its slot is tried again */
 		}
 	}
 	if (moved || !p->g)

@@ -1,0 +1,167 @@
+/*
+ * wdra.c - a push-mode worker's DRA objects in the hub's model of it
+ * (issue 18, round 15).  The fleet places a job whose pods claim devices
+ * (resource.k8s.io ResourceClaims) only where its claims allocate, node by
+ * node (src/fleet/dra.c); it needs each worker's ResourceSlices,
+ * DeviceClasses, ResourceClaims and its Nodes' names and labels.  The
+ * dispatcher asks each worker whether it serves those kinds (the group
+ * version `muster up` serves, resource.k8s.io/v1beta1, as a client-go
+ * informer is made only for what discovery lists), watches them while it
+ * does, and gives the fleet a new set only when a watch changed or a
+ * Node's name or labels did: a poll in which nothing changed reads three
+ * change counters, and a worker that does not serve DRA costs nothing.
+ * Above dutil.c (its requests and log); below worker.c, which calls it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dispatch/dispatch_int.h"
+
+static const char *const PLURAL[MU__DDRA_N] = {"resourceslices", "deviceclasses",
+					       "resourceclaims"};
+
+/* Stops c's DRA watches and, when the fleet had its objects, takes them
+ * away (jobs with claims no longer go there).  O(1). */
+static void dra_stop(mu__dd_t *d, mu__dcl_t *c)
+{
+	for (int k = 0; k < MU__DDRA_N; k++)
+		mu_kube_watch_signal(c->wdra[k]);
+	mu_kube_watch_signal(c->wdtpl);
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		mu_kube_watch_stop(c->wdra[k]);
+		c->wdra[k] = NULL;
+		c->dra_seq[k] = 0;
+	}
+	mu_kube_watch_stop(c->wdtpl);
+	c->wdtpl = NULL;
+	c->dtpl_seq[0] = c->dtpl_seq[1] = 0;
+	if (c->dra_fed && mu_fleet_cluster_dra(d->fleet, c->fid, NULL, NULL, NULL, NULL) == MU_OK)
+		c->dra_fed++;
+	json_decref(c->dra_nodes);
+	c->dra_nodes = NULL;
+}
+
+void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c)
+{
+	if (!c->kc || !c->cfg)
+		return;
+	json_t *ans = NULL;
+	long st = mu__dreq(d, c->kc, "GET", "/apis/" MU__DDRA_API, NULL, NULL, &ans);
+	int on = -1;
+	if (st == 404) {
+		on = 0;
+	} else if (st == 200) {
+		int n = 0;
+		size_t i;
+		json_t *r;
+		json_array_foreach(json_object_get(ans, "resources"), i, r) {
+			const char *name = json_string_value(json_object_get(r, "name"));
+			for (int k = 0; k < MU__DDRA_N && name; k++)
+				n += !strcmp(name, PLURAL[k]);
+		}
+		on = n == MU__DDRA_N; /* all three, or the allocator cannot tell */
+	}
+	json_decref(ans);
+	if (on < 0) /* no answer: as it was */
+		return;
+	if (on != c->dra_on)
+		mu__dlog(d, 1, "cluster %s: %s DRA (%s)", c->name, on ? "serves" : "does not serve",
+			 MU__DDRA_API);
+	c->dra_on = (int8_t)on;
+	if (!on) {
+		if (c->wdra[0] || c->wdra[1] || c->wdra[2] || c->wdtpl || c->dra_nodes)
+			dra_stop(d, c);
+		return;
+	}
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		if (c->wdra[k])
+			continue;
+		char path[128];
+		snprintf(path, sizeof path, "/apis/%s/%s", MU__DDRA_API, PLURAL[k]);
+		if (mu_kube_watch_start(c->cfg, path, NULL, &c->wdra[k]) != MU_OK)
+			c->wdra[k] = NULL; /* out of memory: started at the next discovery */
+		c->dra_seq[k] = 0;
+	}
+	/* the copies of hub jobs' templates (hdra.c's sweep) */
+	if (!c->wdtpl && mu_kube_watch_start(c->cfg, "/apis/" MU__DDRA_API "/resourceclaimtemplates",
+					     MU__D_COPY_SEL, &c->wdtpl) != MU_OK)
+		c->wdtpl = NULL;
+}
+
+/* The Nodes of list nl cut to what the allocator reads (metadata.name and
+ * labels), in a new array; NULL on OOM.  O(nodes). */
+static json_t *nodes_slim(const json_t *nl)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(nl, "items"), i, n) {
+		json_t *m = json_object_get(n, "metadata"), *lab = json_object_get(m, "labels");
+		json_t *o = json_pack("{s:{s:O,s:O}}", "metadata", "name",
+				      json_object_get(m, "name") ? json_object_get(m, "name") : json_null(),
+				      "labels", lab ? lab : json_null());
+		if (!o || json_array_append_new(out, o)) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+bool mu__ddra_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *nl)
+{
+	if (c->dra_on != 1 || !c->wdra[0] || !c->wdra[1] || !c->wdra[2])
+		return false;
+	uint64_t seq[MU__DDRA_N];
+	bool changed = false;
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		if (!mu_kube_watch_items(c->wdra[k], NULL, &seq[k]))
+			return false; /* not listed yet, or failing: as it was */
+		changed |= seq[k] != c->dra_seq[k];
+	}
+	json_t *nodes = NULL;
+	if (nl || !c->dra_nodes) {
+		json_t *own = NULL;
+		if (!nl && (!c->wnodes || !mu_kube_watch_items(c->wnodes, &own, NULL))) {
+			json_decref(own);
+			return false;
+		}
+		nodes = nodes_slim(nl ? nl : own);
+		json_decref(own);
+		if (!nodes)
+			return false;
+		if (c->dra_nodes && json_equal(nodes, c->dra_nodes)) {
+			json_decref(nodes);
+			nodes = NULL;
+		} else {
+			changed = true;
+		}
+	}
+	if (!changed)
+		return false;
+	json_t *l[MU__DDRA_N] = {NULL};
+	bool ok = true;
+	for (int k = 0; k < MU__DDRA_N; k++)
+		ok = ok && mu_kube_watch_items(c->wdra[k], &l[k], &seq[k]);
+	if (ok && nodes) {
+		json_decref(c->dra_nodes);
+		c->dra_nodes = nodes;
+		nodes = NULL;
+	}
+	if (ok && mu_fleet_cluster_dra(d->fleet, c->fid, json_object_get(l[0], "items"),
+				       json_object_get(l[1], "items"),
+				       json_object_get(l[2], "items"), c->dra_nodes) != MU_OK)
+		ok = false;
+	if (ok) {
+		memcpy(c->dra_seq, seq, sizeof seq);
+		c->dra_fed++;
+		mu__dlog(d, 2, "cluster %s: DRA: %zu slices, %zu classes, %zu claims, %zu nodes",
+			 c->name, json_array_size(json_object_get(l[0], "items")),
+			 json_array_size(json_object_get(l[1], "items")),
+			 json_array_size(json_object_get(l[2], "items")), json_array_size(c->dra_nodes));
+	}
+	json_decref(nodes);
+	for (int k = 0; k < MU__DDRA_N; k++)
+		json_decref(l[k]);
+	return ok;
+}

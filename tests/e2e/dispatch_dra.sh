@@ -1,0 +1,143 @@
+#!/bin/sh
+# dispatch_dra.sh - `muster dispatch` sends a hub Job whose pods claim
+# devices through DRA (resource.k8s.io/v1beta1) only to a worker where its
+# claims allocate, and copies the ResourceClaimTemplate it names there
+# before the Job (docs/dispatch.md, round 15).  A hub `muster up` and two
+# push-mode workers (a, b: two CPU nodes each), each with its own `muster
+# scheduler`; only b has the DeviceClass gpu.example.com and a
+# ResourceSlice (two devices on b-1).  The dispatcher runs as the account
+# of deploy/dispatch-rbac.yaml.  Checked:
+#   - a Job whose pod template names the hub's ResourceClaimTemplate gpu-t
+#     goes to b; gpu-t's copy (gpu-t-UID8-1, labelled with the hub uid) is
+#     on b and no template is copied to a; b's claim controller makes the
+#     pod's claim from it, b's scheduler allocates it on b-1 and binds the
+#     pod to b-1;
+#   - a Job whose template asks for a device class no worker has waits on
+#     the hub (NoClusterFits) and `muster kexplain` gives the allocator's
+#     reason for each cluster ("no devices");
+#   - a Job whose template is not on the hub waits
+#     WaitingForResourceClaimTemplate naming it, and goes to b once the
+#     template is created;
+#   - deleting the first hub Job deletes its copy and its copied template
+#     on b;
+#   - the dispatcher's log holds no 403 and no sanitizer report.
+# Usage: sh tests/e2e/dispatch_dra.sh PATH_TO_MUSTER.  Ends with
+# "e2e dispatch-dra: N passed, N failed".
+E2E_NAME=dispatch-dra; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/fleet.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+need_kubectl
+
+fleet_hub_queue
+for n in a b; do
+	printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: cpu}\nspec:\n  count: 2\n  namePrefix: %s-\n  allocatable: {cpu: "16", memory: 64Gi}\n---\napiVersion: muster.io/v1alpha1\nkind: Queue\nmetadata: {name: team-a}\nspec: {}\n' \
+		"$n" >"$T/$n.yaml"
+done
+start hub; start a; start b
+for n in a b; do
+	"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
+		>"$T/$n.s.out" 2>"$T/$n.s.log" &
+	PIDS="$PIDS $!"
+done
+# b's devices: a class and two GPUs on b-1
+cat >"$T/dev.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+    - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: b-1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: b-1
+  pool: {name: b-1, generation: 1, resourceSliceCount: 1}
+  devices:
+    - {name: gpu-0, basic: {attributes: {model: {string: A100}}}}
+    - {name: gpu-1, basic: {attributes: {model: {string: A100}}}}
+Y
+expect "b's devices" 0 w b apply -f "$T/dev.yaml"
+h create namespace muster-system
+expect "apply deploy/dispatch-rbac.yaml" 0 h apply -f "$ROOT/deploy/dispatch-rbac.yaml"
+sa_kc hub muster-dispatch "$T/hub-sa.kc"
+for n in a b; do
+	h -n muster-system create secret generic "$n-kc" --from-file=kubeconfig="$T/$n/kubeconfig"
+done
+printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: a}\nspec: {tier: private, kubeconfigSecret: {name: a-kc}}\n---\napiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: b}\nspec: {tier: private, kubeconfigSecret: {name: b-kc}}\n' >"$T/cl.yaml"
+expect clusters 0 h apply -f "$T/cl.yaml"
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --id d1 --no-leader-elect \
+	>"$T/d.out" 2>"$T/d.log" &
+PIDS="$PIDS $!"
+for n in a b; do wait_for "ready-$n" 100 state_is "$n"; done
+
+# tpl NAME CLASS: a ResourceClaimTemplate on the hub asking one device
+tpl() {
+	printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\nmetadata: {name: %s, namespace: default}\nspec:\n  spec:\n    devices:\n      requests: [{name: gpu, deviceClassName: %s}]\n' \
+		"$1" "$2" >"$T/t.yaml"
+	expect "template $1" 0 h apply -f "$T/t.yaml"
+}
+# job NAME TEMPLATE: a queue-labelled hub Job of one pod claiming a device
+job() {
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  labels: {muster.io/queue: team-a}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      resourceClaims: [{name: gpu, resourceClaimTemplateName: %s}]\n      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]\n' \
+		"$1" "$2" >"$T/j.yaml"
+	expect "hub Job $1" 0 h create -f "$T/j.yaml"
+}
+uid8() { hget job "$1" '{.metadata.uid}' | cut -c1-8; }
+wtpls() { w "$1" get resourceclaimtemplates -o 'jsonpath={.items[*].metadata.name}'; }
+has_tpl() { wtpls "$1" | tr ' ' '\n' | grep -qx "$2"; }
+# balloc: the devices of b's claims
+balloc() { w b get resourceclaims -o 'jsonpath={range .items[*]}{.status.allocation.devices.results[0].device}{"@"}{.status.allocation.devices.results[0].pool}{" "}{end}'; }
+
+# --- a job whose template's class only b has: to b, its template with it ---
+tpl gpu-t gpu.example.com
+job j1 gpu-t
+wait_for j1-to-b 150 ann_is job j1 cluster b || echo "  j1: $(ann job j1 cluster) $(ann job j1 dispatch-reason) $(ann job j1 dispatch-message)"
+U1=$(uid8 j1); UID1=$(hget job j1 '{.metadata.uid}')
+wait_for j1-template-on-b 100 has_tpl b "gpu-t-$U1-1" || echo "  b: $(wtpls b)"
+[ "$(w b get resourceclaimtemplates "gpu-t-$U1-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$UID1" ] && ok || bad "j1's template copy: not labelled with the hub uid"
+[ -z "$(wtpls a)" ] && ok || bad "a has templates: $(wtpls a)"
+# b's claim controller made the pod's claim from the copy (the pod's
+# status names it); b's scheduler allocates it on b-1 before it binds the
+# pod there (src/kube/jobs.c, fill_slots and job_dra_counted)
+pclaim() { w b get pods -l "muster.io/hub-uid=$1" -o 'jsonpath={.items[0].status.resourceClaimStatuses[0].resourceClaimName}'; }
+claim_made() { c=$(pclaim "$UID1"); [ -n "$c" ] && w b get resourceclaims "$c" -o name >/dev/null; }
+wait_for j1-claim-made 150 claim_made || echo "  pod's claim: $(pclaim "$UID1"); claims: $(balloc)"
+claim_alloc() { c=$(pclaim "$UID1"); [ -n "$c" ] && [ -n "$(w b get resourceclaims "$c" -o 'jsonpath={.status.allocation}')" ]; }
+wait_for j1-claim-allocated-on-b 150 claim_alloc || echo "  claims: $(balloc)"
+case " $(balloc)" in *"@b-1 "*) ok ;; *) bad "j1's claim not allocated on b-1: $(balloc)" ;; esac
+ponb() { w b get pods -l "muster.io/hub-uid=$UID1" -o 'jsonpath={.items[0].spec.nodeName}'; }
+pod_on_b1() { [ "$(ponb)" = b-1 ]; }
+wait_for j1-pod-on-b-1 150 pod_on_b1 || echo "  j1's pod on: $(ponb)"
+
+# --- a class no worker has: waits, kexplain says why per cluster ----------
+tpl tpu-t tpu.example.com
+job j2 tpu-t
+wait_for j2-waits 100 ann_is job j2 dispatch-reason NoClusterFits || echo "  j2: $(ann job j2 dispatch-reason) $(ann job j2 dispatch-message)"
+expect kexplain-j2 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/j2
+has kexplain-a "$T/out" "a: no devices"
+has kexplain-b "$T/out" "b: no devices"
+has kexplain-class "$T/out" "tpu.example.com"
+
+# --- a template not on the hub yet: waits, goes once it is there ----------
+job j3 late-t
+wait_for j3-waits 100 ann_is job j3 dispatch-reason WaitingForResourceClaimTemplate || echo "  j3: $(ann job j3 dispatch-reason)"
+ann job j3 dispatch-message >"$T/m"
+has j3-why "$T/m" "ResourceClaimTemplate default/late-t not found on the hub"
+tpl late-t gpu.example.com
+wait_for j3-to-b 150 ann_is job j3 cluster b || echo "  j3: $(ann job j3 cluster) $(ann job j3 dispatch-reason) $(ann job j3 dispatch-message)"
+U3=$(uid8 j3)
+wait_for j3-template-on-b 100 has_tpl b "late-t-$U3-1" || echo "  b: $(wtpls b)"
+
+# --- the hub job deleted: its copy and its template go -------------------
+expect "delete j1" 0 h delete job j1
+j1_gone() { ! has_tpl b "gpu-t-$U1-1" && [ -z "$(w b get jobs j1 -o name 2>/dev/null)" ]; }
+wait_for j1-copies-gone 150 j1_gone || echo "  b: $(wtpls b); $(w b get jobs -o name)"
+has_tpl b "late-t-$U3-1" && ok || bad "j3's template copy went with j1's"
+
+hasnt no-403 "$T/d.log" " 403 "
+hasnt no-asan "$T/d.log" "AddressSanitizer"
+hasnt no-ubsan "$T/d.log" "runtime error"
+done_
