@@ -253,6 +253,7 @@ struct mu__kgroup {
 	bool listed_dirty;      /* in d->dirty */
 	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
 	bool pdb_set;           /* its engine job was given a budget (pdb.c) */
+	int64_t hz_seen;        /* pods counted as seen (rechoose.c) */
 	/* Suspend until admitted (wl.c): its object is suspended and names a
 	 * queue; a job of its pod templates holds the room once placed; the
 	 * unsuspend was sent. */
@@ -498,8 +499,12 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now);
  * its mix the engine's score state in *cfg; refuses muster-rollout
  * (MU_EINVAL).  Before the engine is made. */
 int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg);
-/* Counts the pods of job spec j, just submitted, as seen.  O(shapes). */
-int mu__kd_hz_seen(mu__kd_t *d, const mu_job_spec_t *j);
+/* Counts the pods of job spec j, just submitted for group g, as seen:
+ * only those beyond the most g has been submitted with (g->hz_seen), so
+ * that a gang submitted again as its pods arrive (2, 3, ... of them)
+ * counts each pod once, not 2 + 3 + ...  A failure (memory) is logged and
+ * leaves the demand short; the submission stands.  O(pod sets x shapes). */
+void mu__kd_hz_seen(mu__kd_t *d, mu__kgroup_t *g, const mu_job_spec_t *j);
 /* At a cycle's start: applies a finished choice (the engine's scores
  * dropped, logged, in /metrics).  After it: starts a due choice on a
  * worker thread from a snapshot.  Never waits for the rollouts. */

@@ -303,8 +303,8 @@ static void job_submit(mu__kd_t *d, mu__kgroup_t *g, int32_t n, mu_time_t now)
 			snprintf(msg, sizeof msg, "queue %s does not exist", j.queue);
 			rc = MU_ENOENT;
 		} else if ((rc = mu_engine_job_submit(d->e, &j, now, &ej)) == MU_OK &&
-			   (rc = mu__kd_set_ej(d, g, ej)) == MU_OK &&
-			   (rc = mu__kd_hz_seen(d, &j)) == MU_OK) {
+			   (rc = mu__kd_set_ej(d, g, ej)) == MU_OK) {
+			mu__kd_hz_seen(d, g, &j);
 			g->slots = calloc((size_t)n, sizeof *g->slots);
 			g->nslots = g->slots ? n : 0;
 			g->replicas = n;

@@ -46,17 +46,26 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 	return MU_OK;
 }
 
-int mu__kd_hz_seen(mu__kd_t *d, const mu_job_spec_t *j)
+void mu__kd_hz_seen(mu__kd_t *d, mu__kgroup_t *g, const mu_job_spec_t *j)
 {
-	for (size_t p = 0; d->hz_on && p < j->npodsets; p++) {
+	if (!d->hz_on)
+		return;
+	/* the pods counted before are the first ones, pod set by pod set
+	 * (a group grows by its last pod set, as its pods arrive) */
+	int64_t skip = g->hz_seen, total = 0;
+	for (size_t p = 0; p < j->npodsets; p++) {
 		const mu_podset_spec_t *ps = &j->podsets[p];
-		int rc = ps->replicas > 0 ?
-			 mu_horizon_seen(&d->hz, &ps->req, ps->gpu_models,
-					 ps->ngpu_models, ps->replicas) : MU_OK;
+		int64_t r = ps->replicas > 0 ? ps->replicas : 0, old = skip < r ? skip : r;
+		skip -= old;
+		total += r;
+		int rc = r > old ? mu_horizon_seen(&d->hz, &ps->req, ps->gpu_models, ps->ngpu_models, r - old)
+				 : MU_OK;
 		if (rc)
-			return rc;
+			mu__klog(&d->log, 0, "muster-horizon: group %s not counted as seen: %s", g->key,
+				 mu_strerror(rc));
 	}
-	return MU_OK;
+	if (total > g->hz_seen)
+		g->hz_seen = total;
 }
 
 static void *hz_worker(void *arg)

@@ -1046,9 +1046,10 @@ static int submit_pods(mu__kd_t *d, mu__kgroup_t *g, mu__kpod_t **live, int32_t 
 			memset(&j.topo, 0, sizeof j.topo);
 		}
 		if ((rc = mu_engine_job_submit(d->e, &j, now, &ej)) == MU_OK &&
-		    (rc = mu__kd_set_ej(d, g, ej)) == MU_OK &&
-		    (rc = mu__kd_hz_seen(d, &j)) == MU_OK)
+		    (rc = mu__kd_set_ej(d, g, ej)) == MU_OK) {
+			mu__kd_hz_seen(d, g, &j);
 			rc = record_pods(d, g, ej, live, n, sets, nsets, set_of, now);
+		}
 	}
 	free(names);
 	free(sets);

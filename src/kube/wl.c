@@ -418,8 +418,8 @@ static int submit_templates(mu__kd_t *d, mu__kgroup_t *g, const json_t *obj, mu_
 			snprintf(msg, len, "queue %s does not exist", j.queue);
 			rc = MU_ENOENT;
 		} else if ((rc = mu_engine_job_submit(d->e, &j, now, &ej)) == MU_OK &&
-			   (rc = mu__kd_set_ej(d, g, ej)) == MU_OK &&
-			   (rc = mu__kd_hz_seen(d, &j)) == MU_OK) {
+			   (rc = mu__kd_set_ej(d, g, ej)) == MU_OK) {
+			mu__kd_hz_seen(d, g, &j);
 			g->nepods = g->nps = 0; /* no pods: binds hold room */
 		} else {
 			snprintf(msg, len, "muster cannot schedule it: %s", mu_strerror(rc));

@@ -101,11 +101,16 @@ wait_for checkpoint-1 300 at_checkpoint 1
 has choice-logged "$T/sched.log" "muster-horizon: checkpoint 1 (62% of GPUs allocated): mg "
 has choice-metric "$T/metrics" 'muster_policy_choice{policy="muster-horizon",settings="mg '
 has choice-share "$T/metrics" "muster_policy_choice_gpu_share 0.6250"
-pods 21 26 >"$T/pods2.yaml"
+# then a gang of six (minMember 2): submitted again as its pods arrive,
+# each pod counted as seen once (26 in all), not once per submission
+printf 'apiVersion: muster.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\nspec: {minMember: 2, queue: team-a}\n' \
+	>"$T/pods2.yaml"
+pods 21 26 | sed 's/labels: {muster.io\/queue: team-a}/labels: {muster.io\/pod-group: g}/' >>"$T/pods2.yaml"
 kc apply -f "$T/pods2.yaml" >"$T/out" 2>&1 && ok || bad "apply: $(head -c 300 "$T/out")"
 wait_for twenty-six-bound 300 bound_n 26
 wait_for checkpoint-3 300 at_checkpoint 3
 has second-logged "$T/sched.log" "muster-horizon: checkpoint 3 (81% of GPUs allocated)"
+has seen-once "$T/sched.log" "1 pod shapes seen (26 pods)"
 [ "$(choices)" -ge 2 ] 2>/dev/null && ok || bad "muster_policy_choices_total $(choices), expected 2 or more"
 # a clean stop: no sanitizer report (leaks show at exit)
 kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=""
