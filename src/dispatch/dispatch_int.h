@@ -380,6 +380,12 @@ long mu__dreq_err(const mu__dd_t *d, mu_kube_client_t *c, const char *method, co
 		  const char *ctype, const json_t *body, json_t **out);
 /* A label or annotation of o, or NULL. */
 const char *mu__dmeta(const json_t *o, const char *map, const char *key);
+/* The hub job whose current dispatch a worker object of cluster ci is,
+ * from the object's hub uid and generation text gen (a copy's, a group's
+ * pod's, a copied claim template's): the job of that uid, dispatched (or
+ * further) to ci under that generation; NULL when the object is stale or
+ * its job unknown.  The one rule of what a stale copy is.  O(1). */
+mu__djob_t *mu__djob_current(const mu__dd_t *d, const char *uid, const char *gen, int32_t ci);
 /* Parses "k=v,k=v" into labels in arena (*n of them); MU_EINVAL for a
  * term without "=". */
 int mu__dlabels(const char *s, mu_arena_t *a, mu_label_t **out, size_t *n);

@@ -149,6 +149,17 @@ static long dreq(const mu__dd_t *d, mu_kube_client_t *c, const char *method, con
 	return st;
 }
 
+mu__djob_t *mu__djob_current(const mu__dd_t *d, const char *uid, const char *gen, int32_t ci)
+{
+	json_t *v = uid && gen ? json_object_get(d->by_uid, uid) : NULL;
+	mu__djob_t *j = v ? d->jobs[json_integer_value(v)] : NULL;
+	char g[16];
+	if (!j || j->state < MU__DJ_DISPATCHED || j->cl != ci)
+		return NULL;
+	snprintf(g, sizeof g, "%u", j->gen);
+	return strcmp(gen, g) ? NULL : j;
+}
+
 const char *mu__dmeta(const json_t *o, const char *map, const char *key)
 {
 	const json_t *m = json_object_get(json_object_get(o, "metadata"), map);

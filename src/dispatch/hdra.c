@@ -276,12 +276,9 @@ static bool sweep_one(mu__dd_t *d, mu__dcl_t *c, int r, const json_t *o)
 	const char *ns = mu__jstr(o, "metadata.namespace"), *name = mu__jstr(o, "metadata.name");
 	if (!uid || !ns || !name || mu__jget(o, "metadata.deletionTimestamp"))
 		return false;
-	json_t *v = json_object_get(d->by_uid, uid); /* as hub.c's lookup */
-	mu__djob_t *j = v ? d->jobs[json_integer_value(v)] : NULL;
-	int32_t ci = (int32_t)(c - d->cls);
 	/* current as its job's copy is (worker.c's copy_one): kept while the
 	 * copy is, a finished one's too */
-	if (j && j->state >= MU__DJ_DISPATCHED && j->cl == ci && ours(j, o))
+	if (mu__djob_current(d, uid, mu__dmeta(o, "annotations", MU__D_GEN), (int32_t)(c - d->cls)))
 		return false;
 	/* only once the hub's lists were read: a job not known yet is not
 	 * stale */

@@ -218,12 +218,8 @@ static bool pod_stale(const mu__dd_t *d, int32_t ci, const json_t *p)
 			kind = k;
 	if (kind < 0 || !d->kind_listed[kind])
 		return false;
-	mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
-	char g[16] = "";
-	if (j)
-		snprintf(g, sizeof g, "%u", j->gen);
-	return !(j && (int)j->kind == kind && j->state >= MU__DJ_DISPATCHED && j->cl == ci && gen &&
-		 !strcmp(gen, g));
+	mu__djob_t *j = mu__djob_current(d, uid, gen, ci);
+	return !(j && (int)j->kind == kind);
 }
 
 long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
@@ -316,12 +312,8 @@ static mu__djob_t *copy_one(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const json
 	const char *uid = mu__dmeta(w, "labels", MU__D_HUBUID);
 	const char *gen = mu__dmeta(w, "annotations", MU__D_GEN);
 	const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
-	mu__djob_t *j = mu__dhub_job_by_uid(d, uid);
-	char g[16] = "";
-	if (j)
-		snprintf(g, sizeof g, "%u", j->gen);
-	bool current = j && j->kind == k && j->state >= MU__DJ_DISPATCHED && j->cl == ci &&
-		       gen && !strcmp(gen, g);
+	mu__djob_t *j = mu__djob_current(d, uid, gen, ci);
+	bool current = j && j->kind == k;
 	if (!current) {
 		/* only once the hub's list of that kind was read: a
 		 * copy whose hub object is not known yet is not stale */
