@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "dispatch_fixture.h"
 #include "dispatch/dispatch_int.h"
 #include "fleet/fleet_int.h"
 #include "muster/apiserver.h"
@@ -28,12 +29,6 @@
 #include "muster/load.h"
 
 #define RAPI "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaimtemplates"
-
-static void nap_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
 
 static long req(mu_kube_client_t *c, const char *method, const char *path, const char *body,
 		json_t **out)
@@ -76,35 +71,16 @@ static bool tpls_seen(mu__dcl_t *c, size_t n)
 
 static void test_hub_claims(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-hdra-XXXXXX", err[256] = "", body[1024];
-	CHECK(t, mkdtemp(dir) != NULL);
-	mu_apiserver_opts_t ao;
-	mu_apiserver_opts_defaults(&ao);
-	ao.listen = "127.0.0.1:0";
-	ao.data_dir = dir;
-	ao.fsync = 0;
-	ao.quiet = 1;
-	mu_apiserver_t *s = NULL;
-	int rc = mu_apiserver_start(&ao, &s, err, sizeof err);
-	CHECK_EQ_INT(t, rc, MU_OK);
-	if (rc != MU_OK) {
-		fprintf(stderr, "%s\n", err);
+	char dir[] = "/tmp/mu-test-hdra-XXXXXX", server[64], body[1024];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
 		return;
-	}
-	char server[64];
-	snprintf(server, sizeof server, "http://127.0.0.1:%d", mu_apiserver_port(s));
 	mu_kube_config_t cfg = {0}, *ccfg = calloc(1, sizeof *ccfg);
-	cfg.server = strdup(server);
-	cfg.ns = strdup("default");
-	ccfg->server = strdup(server);
-	ccfg->ns = strdup("default");
+	fx_config(&cfg, server);
+	fx_config(ccfg, server);
 	mu_dispatch_opts_t o;
-	mu_dispatch_opts_defaults(&o);
-	o.quiet = true;
 	mu__dd_t d;
-	memset(&d, 0, sizeof d);
-	d.o = &o;
-	d.nreq = &d.reqs;
+	fx_dd(&d, &o);
 	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
 	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
 	mu_cluster_spec_t cs = {.name = "w", .tier = MU_TIER_PRIVATE};
@@ -254,10 +230,7 @@ static void test_hub_claims(mu_t_t *t)
 	mu_kube_client_free(d.hub);
 	mu_fleet_free(d.fleet);
 	mu_kube_config_release(&cfg);
-	mu_apiserver_stop(s);
-	char cmd[sizeof dir + 16];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_EQ_INT(t, system(cmd), 0);
+	fx_server_stop(t, s, dir);
 }
 
 int main(void)

@@ -1,0 +1,78 @@
+/*
+ * dispatch_fixture.h - what the dispatcher's unit tests against an
+ * in-process `muster up` share (test_dispatch_served.c, _wdra.c, _hdra.c):
+ * a server on a loopback port and a data directory of its own, stopped and
+ * removed after; a dispatcher's state with quiet defaults; a short sleep
+ * for their polls.  Header-only (static functions), included after
+ * check.h.
+ */
+#ifndef MUSTER_TEST_DISPATCH_FIXTURE_H
+#define MUSTER_TEST_DISPATCH_FIXTURE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dispatch/dispatch_int.h"
+#include "muster/apiserver.h"
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Starts `muster up` on 127.0.0.1, port chosen by the kernel, in a new
+ * directory made from template dir (modified in place); its URL into
+ * server (len bytes).  The server, or NULL (checked failed, the reason
+ * printed). */
+static mu_apiserver_t *fx_server(mu_t_t *t, char *dir, char *server, size_t len)
+{
+	char err[256] = "";
+	mu_apiserver_opts_t ao;
+	mu_apiserver_t *s = NULL;
+	CHECK(t, mkdtemp(dir) != NULL);
+	mu_apiserver_opts_defaults(&ao);
+	ao.listen = "127.0.0.1:0";
+	ao.data_dir = dir;
+	ao.fsync = 0;
+	ao.quiet = 1;
+	int rc = mu_apiserver_start(&ao, &s, err, sizeof err);
+	CHECK_EQ_INT(t, rc, MU_OK);
+	if (rc != MU_OK) {
+		fprintf(stderr, "%s\n", err);
+		return NULL;
+	}
+	snprintf(server, len, "http://127.0.0.1:%d", mu_apiserver_port(s));
+	return s;
+}
+
+/* Stops s and removes its directory dir. */
+static void fx_server_stop(mu_t_t *t, mu_apiserver_t *s, const char *dir)
+{
+	char cmd[512];
+	mu_apiserver_stop(s);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_EQ_INT(t, system(cmd), 0);
+}
+
+/* cfg (zeroed by the caller) for server in namespace default; its
+ * strings are released with mu_kube_config_release. */
+static void fx_config(mu_kube_config_t *cfg, const char *server)
+{
+	cfg->server = strdup(server);
+	cfg->ns = strdup("default");
+}
+
+/* d zeroed, with options o: mu_dispatch_opts_defaults, quiet. */
+static void fx_dd(mu__dd_t *d, mu_dispatch_opts_t *o)
+{
+	mu_dispatch_opts_defaults(o);
+	o->quiet = true;
+	memset(d, 0, sizeof *d);
+	d->o = o;
+	d->nreq = &d->reqs;
+}
+
+#endif
