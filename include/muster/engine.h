@@ -152,9 +152,14 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     milli-GPU left) instead of FGD's points, the same two corrections
  *     on top (0: FGD's points);
  *   - whole_fgd (the fifteenth round): pods of whole GPUs go by FGD's
- *     points, as FGD places them, instead of the CPU-aware growth (0).
+ *     points, as FGD places them, instead of the CPU-aware growth (0);
+ *   - demand_multi (the sixteenth round): shares placed by points are
+ *     scored with the measure weighing each shape of the mix by its share
+ *     of the GPU demand instead of its share of the pods when pods of two
+ *     or more GPUs carry at least demand_multi of the mix's GPU demand
+ *     (0: always, above 1: never).
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
- * 0. */
+ * 0, 0.15. */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
@@ -162,6 +167,7 @@ typedef struct mu_muster_params {
 	int32_t reserve_below;
 	int32_t best_fit;
 	int32_t whole_fgd;
+	double demand_multi;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);

@@ -51,6 +51,9 @@ struct mu__mix_index {
 	int32_t ngroups;
 	double *cum;      /* by type: weight of its group's types up to it */
 	double *cum_inv;  /* the same sums of weight / cpu (cpu > 0) */
+	double *dcum;     /* cum and cum_inv with weights by GPU demand */
+	double *dcum_inv; /* (count x milli-GPU over the mix's; see
+	                   * FRAG_DEMAND) */
 	double multi;     /* share of the GPU demand in pods of 2+ GPUs */
 	double whole;     /* share of the GPU demand in pods of whole GPUs */
 	/* dead[r]: r less the largest sum <= r of the mix's common share
@@ -86,6 +89,8 @@ void mu_workload_mix_release(mu_workload_mix_t *m)
 		free(m->index->groups);
 		free(m->index->cum);
 		free(m->index->cum_inv);
+		free(m->index->dcum);
+		free(m->index->dcum_inv);
 		free(m->index);
 	}
 	memset(m, 0, sizeof *m);
@@ -213,10 +218,15 @@ static int mix_index(mu_workload_mix_t *m)
 	ix->groups = malloc(n * sizeof *ix->groups);
 	ix->cum = malloc(n * sizeof *ix->cum);
 	ix->cum_inv = malloc(n * sizeof *ix->cum_inv);
-	if (!ix->groups || !ix->cum || !ix->cum_inv) {
+	ix->dcum = malloc(n * sizeof *ix->dcum);
+	ix->dcum_inv = malloc(n * sizeof *ix->dcum_inv);
+	if (!ix->groups || !ix->cum || !ix->cum_inv || !ix->dcum ||
+	    !ix->dcum_inv) {
 		free(ix->groups);
 		free(ix->cum);
 		free(ix->cum_inv);
+		free(ix->dcum);
+		free(ix->dcum_inv);
 		free(ix);
 		return MU_ENOMEM;
 	}
@@ -243,6 +253,15 @@ static int mix_index(mu_workload_mix_t *m)
 	}
 	ix->multi = demand > 0 ? multi / demand : 0;
 	ix->whole = demand > 0 ? whole / demand : 0;
+	for (int32_t i = 0; i < m->ntypes; i++) {
+		const mu_pod_type_t *t = &m->types[i];
+		bool first = i == 0 || !same_group(t, &m->types[i - 1]);
+		double w = demand > 0 ? (double)t->count *
+			   (t->gpus ? 1000.0 * t->gpus : t->gpu_milli) / demand : 0;
+		ix->dcum[i] = (first ? 0 : ix->dcum[i - 1]) + w;
+		ix->dcum_inv[i] = (first ? 0 : ix->dcum_inv[i - 1]) +
+				  (t->cpu > 0 ? w / (double)t->cpu : 0);
+	}
 	mix_dead(m, ix);
 	m->index = ix;
 	return MU_OK;
@@ -331,20 +350,31 @@ static int64_t group_gpu(const mix_group_t *g, const fnode_t *s)
 	return u;
 }
 
+/* How a measure weighs and counts (flags of frag_of's `how`):
+ * FRAG_CPU, free CPU as a capacity (group_used); FRAG_DEMAND, the shapes
+ * weighted by their share of the mix's GPU demand (count x milli-GPU)
+ * instead of their share of its pods: an 8-GPU shape that is 3% of the
+ * pods and a quarter of the demand weighs a quarter (the sixteenth
+ * round's `demand_weight`). */
+#define FRAG_CPU 1
+#define FRAG_DEMAND 2
+
 /* Weighted GPU capacity the shapes of g could use on s, given u by GPUs.
- * FGD (cpu_capacity false): u for each shape whose CPU fits.  With
- * cpu_capacity, a shape needing cpu_m takes at most free CPU / cpu_m pods
+ * FGD (no FRAG_CPU): u for each shape whose CPU fits.  With FRAG_CPU, a
+ * shape needing cpu_m takes at most free CPU / cpu_m pods
  * of `per` milli-GPU each, so it uses min(u, cpu / cpu_m x per): shapes
  * needing up to t = cpu x per / u use u, those between t and the free CPU
  * are CPU-bound.  Two binary searches and the cumulative sums. */
 static double group_used(const mu_workload_mix_t *m, const mix_group_t *g,
-			 const fnode_t *s, int64_t u, bool cpu_capacity)
+			 const fnode_t *s, int64_t u, int how)
 {
-	const double *cum = m->index->cum + g->first;
-	const double *inv = m->index->cum_inv + g->first;
+	bool dem = (how & FRAG_DEMAND) != 0;
+	const double *cum = (dem ? m->index->dcum : m->index->cum) + g->first;
+	const double *inv = (dem ? m->index->dcum_inv : m->index->cum_inv) +
+			    g->first;
 	double c = (double)s->cpu;
 	int32_t nc = group_upto(m, g, c);
-	if (!cpu_capacity)
+	if (!(how & FRAG_CPU))
 		return nc ? (double)u * cum[nc - 1] : 0;
 	double per = g->gpus ? 1000.0 * g->gpus : g->milli;
 	double t = c * per / (double)u;
@@ -359,7 +389,7 @@ static double group_used(const mu_workload_mix_t *m, const mix_group_t *g,
  * F is then the free share of partly used devices).  O(groups x (log
  * types + partly used devices)). */
 static double frag_of(const mu_workload_mix_t *m, const fnode_t *s,
-		      bool cpu_capacity)
+		      int how)
 {
 	if (!m || !m->index || m->index->ngroups == 0)
 		return (double)(s->total - 1000 * (int64_t)s->nfull);
@@ -373,7 +403,7 @@ static double frag_of(const mu_workload_mix_t *m, const fnode_t *s,
 			continue;
 		int64_t u = group_gpu(g, s);
 		if (u > 0)
-			used += group_used(m, g, s, u, cpu_capacity);
+			used += group_used(m, g, s, u, how);
 	}
 	return (double)s->total - used;
 }
@@ -435,7 +465,7 @@ double mu_gpu_frag(const mu_workload_mix_t *m, const mu_node_view_t *node)
 {
 	fnode_t s;
 	fnode_from_view(m, node, &s);
-	return frag_of(m, &s, false);
+	return frag_of(m, &s, 0);
 }
 
 /* --- Descent policies ---------------------------------------------------- */
@@ -454,11 +484,11 @@ typedef struct placement {
  * of the node. */
 static placement_t best_placement(const mu_workload_mix_t *m,
 				  const mu_node_view_t *v, const mu_res_t *req,
-				  bool cpu_capacity)
+				  int how)
 {
 	fnode_t before, after;
 	fnode_from_view(m, v, &before);
-	double f0 = frag_of(m, &before, cpu_capacity);
+	double f0 = frag_of(m, &before, how);
 	after = before;
 	after.cpu -= req->v[MU_RES_CPU];
 	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
@@ -466,7 +496,7 @@ static placement_t best_placement(const mu_workload_mix_t *m,
 	if (req->v[MU_RES_GPU] > 0 || milli <= 0) {
 		after.nfull -= (int32_t)req->v[MU_RES_GPU];
 		after.total -= 1000 * req->v[MU_RES_GPU];
-		best.cost = frag_of(m, &after, cpu_capacity) - f0;
+		best.cost = frag_of(m, &after, how) - f0;
 		return best;
 	}
 	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++) {
@@ -478,7 +508,7 @@ static placement_t best_placement(const mu_workload_mix_t *m,
 			continue;
 		fnode_t s = after;
 		fnode_take_share(&s, f, milli);
-		double c = frag_of(m, &s, cpu_capacity) - f0;
+		double c = frag_of(m, &s, how) - f0;
 		if (c < best.cost ||
 		    (c == best.cost && f < v->gpu_free[best.dev])) {
 			best.cost = c;
@@ -501,6 +531,7 @@ typedef struct share_terms {
 	const int16_t *dead; /* the mix's dead remainders (mix_dead) */
 	int32_t reserve;     /* whole devices a node keeps before breaking one costs */
 	bool best_fit;       /* points by what the device keeps free, not FGD's */
+	int how;             /* the measure's flags (FRAG_DEMAND or 0) */
 } share_terms_t;
 
 /* The FGD artifact's share placement (calculateGpuShareFragExtendScore):
@@ -524,7 +555,7 @@ static placement_t share_placement(const mu_workload_mix_t *m,
 		} else {
 			fnode_t s = *after;
 			fnode_take_share(&s, f, milli);
-			p = (double)fgd_points(frag_of(m, &s, false) - f0);
+			p = (double)fgd_points(frag_of(m, &s, terms ? terms->how : 0) - f0);
 		}
 		if (terms) {
 			int dead = terms->dead[f - milli] -
@@ -550,14 +581,15 @@ static placement_t fgd_placement(const mu_workload_mix_t *m,
 {
 	fnode_t before, after;
 	fnode_from_view(m, v, &before);
-	double f0 = frag_of(m, &before, false);
+	int how = terms ? terms->how : 0;
+	double f0 = frag_of(m, &before, how);
 	after = before;
 	after.cpu -= req->v[MU_RES_CPU] > 0 ? req->v[MU_RES_CPU] : 100;
 	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
 	if (req->v[MU_RES_GPU] > 0 || milli <= 0) {
 		after.nfull -= (int32_t)req->v[MU_RES_GPU];
 		after.total -= 1000 * req->v[MU_RES_GPU];
-		return (placement_t){(double)fgd_points(frag_of(m, &after, false) - f0), -1};
+		return (placement_t){(double)fgd_points(frag_of(m, &after, how) - f0), -1};
 	}
 	return share_placement(m, v, milli, &after, f0, terms);
 }
@@ -592,7 +624,15 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     `reserve_below`), so shares break whole
  *     devices where whole-GPU pods are expected least, and still go there
  *     when no other node holds them.  It is per node because a score may
- *     read only the node (the engine keeps scores by node).
+ *     read only the node (the engine keeps scores by node);
+ *   - weights by demand (the sixteenth round): when pods of two or more
+ *     GPUs carry at least `demand_multi` of the mix's GPU demand, the
+ *     measure behind the points weighs each shape by its share of the
+ *     GPU demand, not of the pods (FRAG_DEMAND), so that a shape few in
+ *     number and large in GPUs (openb multigpu30's 8-GPU pods: 2.8% of
+ *     the pods, 23% of the demand) counts for what it asks.  Shares then
+ *     break the whole devices of nodes that could still hold such a pod
+ *     less readily.
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
@@ -610,10 +650,11 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * mu_muster_params_t that a caller may choose (score_rollout.c):
  * mg_multi 0.15, between openb default's 0.07 and multigpu30's 0.30;
  * mg_large 700, openb's 810s (its next share down is 650); reserve 0.75
- * of the whole-GPU demand share (0.5 and 1.0 tried). */
+ * of the whole-GPU demand share (0.5 and 1.0 tried); demand_multi 0.15,
+ * mg_multi's threshold (docs/evaluation.md, "Sixteenth round"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
-	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0};
+	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -642,6 +683,15 @@ static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
 		m->index->multi >= p->mg_multi);
 }
 
+/* The measure's flags for shares placed by points under settings p:
+ * weights by demand when the mix's multi-GPU share of the demand reaches
+ * p->demand_multi (see muster above). */
+static int share_how(const mu_workload_mix_t *m, const mu_muster_params_t *p)
+{
+	return m && m->index && m->index->multi >= p->demand_multi ?
+	       FRAG_DEMAND : 0;
+}
+
 /* The share req's placement on the node of view v (see muster above):
  * FGD's with muster's terms.  Without a finished mix, FGD's placement.
  * O(devices) measures. */
@@ -656,7 +706,7 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 		m->index->dead,
 		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
 			(int32_t)floor(p->reserve * v->ngpu * m->index->whole) : -1,
-		p->best_fit != 0};
+		p->best_fit != 0, share_how(m, p)};
 	return fgd_placement(m, v, req, &terms);
 }
 
@@ -665,7 +715,7 @@ static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 {
 	if (!muster_cpu_aware(ctx->state, req))
 		return muster_share(ctx->state, n, req).cost;
-	return -best_placement(ctx->state, n, req, true).cost;
+	return -best_placement(ctx->state, n, req, FRAG_CPU).cost;
 }
 
 static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
@@ -673,7 +723,7 @@ static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 {
 	if (!muster_cpu_aware(ctx->state, req))
 		return muster_share(ctx->state, n, req).dev;
-	return best_placement(ctx->state, n, req, true).dev;
+	return best_placement(ctx->state, n, req, FRAG_CPU).dev;
 }
 
 /* --- muster-supply: shares placed by the cluster's supply ------------------
@@ -806,14 +856,15 @@ static placement_t muster_supply_share(const mu_workload_mix_t *m,
 	const mu_muster_params_t *mp = muster_params(m, &tmp);
 	placement_t p;
 	if (muster_cpu_aware(m, req)) {
-		p = best_placement(m, v, req, true);
+		p = best_placement(m, v, req, FRAG_CPU);
 		p.cost = -p.cost;
 	} else {
 		double scale = sv.rho < 1 ? sv.rho : 1;
 		share_terms_t terms = {
 			m->index->dead,
 			(int32_t)floor(mp->reserve * v->ngpu * scale),
-			mp->best_fit != 0};
+			mp->best_fit != 0,
+			share_how(m, mp)};
 		p = fgd_placement(m, v, req, &terms);
 	}
 	if (req->v[MU_RES_GPU_MILLI] >= mp->mg_large && p.dev >= 0 &&
