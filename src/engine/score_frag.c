@@ -355,7 +355,7 @@ static int64_t group_gpu(const mix_group_t *g, const fnode_t *s)
  * weighted by their share of the mix's GPU demand (count x milli-GPU)
  * instead of their share of its pods: an 8-GPU shape that is 3% of the
  * pods and a quarter of the demand weighs a quarter (the sixteenth
- * round's `demand_weight`). */
+ * round's `demand_multi`). */
 #define FRAG_CPU 1
 #define FRAG_DEMAND 2
 
