@@ -227,11 +227,52 @@ static void test_bad_config(mu_t_t *t)
 	CHECK(t, strstr(why, "fill") != NULL);
 }
 
+/* The seen-shape index (the sixteenth round: a hash, a linear search
+ * before): 10,000 distinct shapes, each seen twice, are 10,000 shapes;
+ * memory alone makes a shape; models count in any order; a shape past
+ * the rollouts' model is not kept. */
+static void test_seen_index(mu_t_t *t)
+{
+	mu_horizon_t h;
+	mu_horizon_config_t hc = {0};
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < 10000; i++) {
+			mu_res_t r;
+			memset(&r, 0, sizeof r);
+			r.v[MU_RES_CPU] = 100 + i % 100;
+			r.v[MU_RES_MEM] = (int64_t)(i / 100) << 20;
+			r.v[MU_RES_GPU_MILLI] = 500;
+			CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, NULL, 0, 1 + pass), MU_OK);
+		}
+	CHECK_EQ_INT(t, h.nseen, 10000);
+	CHECK_EQ_INT(t, h.seen_pods, 30000);
+	mu_res_t r;
+	memset(&r, 0, sizeof r);
+	r.v[MU_RES_CPU] = 1000;
+	r.v[MU_RES_GPU] = 1;
+	const char *ab[] = {"A100", "H100"}, *ba[] = {"H100", "A100"};
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 2, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ba, 2, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10001);
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 1, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10002);
+	r.v[MU_RES_MEM] = 1;
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 1, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10003);
+	r.v[MU_RES_GPU] = MU_MAX_GPUS + 1;
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 1, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10003);
+	CHECK_EQ_INT(t, h.seen_pods, 30004);
+	mu_horizon_release(&h);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_sim_demand_seen_only);
 	MU_RUN(&t, test_checkpoint_rule);
 	MU_RUN(&t, test_bad_config);
+	MU_RUN(&t, test_seen_index);
 	return mu_t_done(&t);
 }
