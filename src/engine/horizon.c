@@ -7,11 +7,14 @@
  * asked, from a mix it knows in advance.  Here a harness that does not
  * know the workload to come keeps the demand seen so far (each arrived
  * pod's shape, counted: the paper's typical pods built from the workload
- * as it arrives) and asks, after its cycles, whether a choice is due: the
+ * as it arrives; a shape is CPU, memory, GPUs or a share, and models,
+ * found by a hash of them) and asks, after its cycles, whether a choice is due: the
  * cluster's GPU allocation passed a checkpoint (from, from + every, ...)
  * above the last choice's, and min_interval of the caller's clock went by
  * since it.  A choice is a snapshot of the engine's schedulable nodes and
- * of the seen demand (prepare), mu_rollout_choose() on the snapshot alone
+ * of the seen demand with its memory requests, so that the rollouts fit
+ * memory as the engine does (prepare), mu_rollout_choose() on the
+ * snapshot alone
  * (job_run: a daemon runs it on a worker thread), and the winner recorded
  * (apply), after which the caller drops the engine's scores.
  *

@@ -16,6 +16,10 @@
  * applied (mu_horizon_apply, then mu_engine_rescore), logged, and put in
  * /metrics (muster_policy_choices_total, muster_policy_choice{...}).
  * One choice is out at a time; the loop never waits for it but at exit.
+ * Every Binding says which settings placed its pod (the annotation
+ * muster.io/policy-setting, which `muster kexplain` prints): binds the
+ * bind window held back are sent before a new choice takes effect, so
+ * that the annotation is the setting the placement was scored with.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +114,8 @@ void mu__kd_hz_before(mu__kd_t *d)
 	if (!d->hz_on || !d->hz_job || !atomic_load(&d->hz_done))
 		return;
 	pthread_join(d->hz_thread, NULL);
+	/* binds decided under the settings now go out with them */
+	mu__kd_bind_flush(d, true);
 	mu_horizon_choice_t c;
 	int rc = mu_horizon_apply(&d->hz, d->hz_job, &c);
 	mu_horizon_job_free(d->hz_job);
@@ -150,6 +156,23 @@ void mu__kd_hz_after(mu__kd_t *d)
 	}
 	mu__klog(&d->log, 2, "muster-horizon: checkpoint %d (%.0f%% of GPUs allocated): "
 		 "rollouts started", (int)cp, 100 * share);
+}
+
+void mu__kd_hz_annotate(mu__kd_t *d, json_t *an)
+{
+	if (!d->hz_on)
+		return;
+	char p[96], v[256];
+	const mu_horizon_choice_t *c = &d->hz.last;
+	mu_muster_params_format(&d->hz.params, p, sizeof p);
+	if (d->hz.choices == 0)
+		snprintf(v, sizeof v, "muster-horizon: %s (muster's defaults: no choice yet)", p);
+	else
+		snprintf(v, sizeof v, "muster-horizon: %s (candidate %d of %d, chosen at checkpoint %d, "
+			 "%.0f%% of GPUs allocated; choice %d, %s)", p, (int)c->winner + 1,
+			 (int)c->ncands, (int)c->checkpoint, 100 * c->share, (int)d->hz.choices,
+			 c->changed ? "changed" : "unchanged");
+	json_object_set_new(an, "muster.io/policy-setting", json_string(v));
 }
 
 void mu__kd_hz_stop(mu__kd_t *d)
