@@ -449,6 +449,9 @@ typedef struct mu__kd {
 	mu_horizon_job_t *hz_job;
 	pthread_t hz_thread;
 	atomic_int hz_done;
+	/* the settings placing now, as a Binding's muster.io/policy-setting
+	 * says them ("" without muster-horizon; rechoose.c writes it) */
+	char hz_setting[256];
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
 	int32_t nleaving, leaving_cap;
@@ -510,12 +513,6 @@ void mu__kd_hz_seen(mu__kd_t *d, mu__kgroup_t *g, const mu_job_spec_t *j);
  * worker thread from a snapshot.  Never waits for the rollouts. */
 void mu__kd_hz_before(mu__kd_t *d);
 void mu__kd_hz_after(mu__kd_t *d);
-/* With muster-horizon, adds to a Binding's annotations an the settings
- * that placed the pod (muster.io/policy-setting): the last choice's, with
- * its candidate and checkpoint, or the defaults before any.  Exact for
- * binds held back (the bind window), as mu__kd_hz_before sends them
- * before a choice takes effect.  O(1). */
-void mu__kd_hz_annotate(mu__kd_t *d, json_t *an);
 /* Waits for a choice out and frees everything. */
 void mu__kd_hz_stop(mu__kd_t *d);
 

@@ -27,6 +27,25 @@
 
 #include "kube/daemon_int.h"
 
+/* d->hz_setting from the settings now: the last choice's, with its
+ * candidate and checkpoint, or the defaults before any.  Every Binding
+ * carries it (write.c); exact for binds the bind window held back, as
+ * mu__kd_hz_before sends them before a choice takes effect.  O(1). */
+static void hz_setting(mu__kd_t *d)
+{
+	char p[96];
+	const mu_horizon_choice_t *c = &d->hz.last;
+	mu_muster_params_format(&d->hz.params, p, sizeof p);
+	if (d->hz.choices == 0)
+		snprintf(d->hz_setting, sizeof d->hz_setting,
+			 "muster-horizon: %s (muster's defaults: no choice yet)", p);
+	else
+		snprintf(d->hz_setting, sizeof d->hz_setting, "muster-horizon: %s (candidate %d of %d, "
+			 "chosen at checkpoint %d, %.0f%% of GPUs allocated; choice %d, %s)", p,
+			 (int)c->winner + 1, (int)c->ncands, (int)c->checkpoint, 100 * c->share,
+			 (int)d->hz.choices, c->changed ? "changed" : "unchanged");
+}
+
 int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 {
 	if (cfg->score == &mu_score_muster_rollout) {
@@ -45,6 +64,7 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 		return MU_EINVAL;
 	}
 	d->hz_on = true;
+	hz_setting(d);
 	atomic_store(&d->hz_done, 0);
 	cfg->score_state = &d->hz.mix;
 	return MU_OK;
@@ -126,6 +146,7 @@ void mu__kd_hz_before(mu__kd_t *d)
 		return;
 	}
 	mu_engine_rescore(d->e); /* the mix changed, and maybe the settings */
+	hz_setting(d);
 	char line[256];
 	mu__klog(&d->log, 1, "muster-horizon: %s; %d pod shapes seen (%lld pods), %d nodes",
 		 mu_horizon_format(&c, line, sizeof line), (int)c.shapes,
@@ -158,23 +179,6 @@ void mu__kd_hz_after(mu__kd_t *d)
 		 "rollouts started", (int)cp, 100 * share);
 }
 
-void mu__kd_hz_annotate(mu__kd_t *d, json_t *an)
-{
-	if (!d->hz_on)
-		return;
-	char p[96], v[256];
-	const mu_horizon_choice_t *c = &d->hz.last;
-	mu_muster_params_format(&d->hz.params, p, sizeof p);
-	if (d->hz.choices == 0)
-		snprintf(v, sizeof v, "muster-horizon: %s (muster's defaults: no choice yet)", p);
-	else
-		snprintf(v, sizeof v, "muster-horizon: %s (candidate %d of %d, chosen at checkpoint %d, "
-			 "%.0f%% of GPUs allocated; choice %d, %s)", p, (int)c->winner + 1,
-			 (int)c->ncands, (int)c->checkpoint, 100 * c->share, (int)d->hz.choices,
-			 c->changed ? "changed" : "unchanged");
-	json_object_set_new(an, "muster.io/policy-setting", json_string(v));
-}
-
 void mu__kd_hz_stop(mu__kd_t *d)
 {
 	if (!d->hz_on)
@@ -187,4 +191,5 @@ void mu__kd_hz_stop(mu__kd_t *d)
 	}
 	mu_horizon_release(&d->hz);
 	d->hz_on = false;
+	d->hz_setting[0] = '\0';
 }

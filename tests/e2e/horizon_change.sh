@@ -18,7 +18,9 @@
 #     probe-node check fails);
 #   - kexplain shows the settings that placed each pod: the defaults before
 #     any choice for the first pods, "mg on ... chosen at checkpoint 0" for
-#     the probe, and with --scheduler the settings now.
+#     the probe, and with --scheduler the settings now (after the probe a
+#     second choice, at 65%, takes the rule back off: the probe's line
+#     still says what placed it).
 # The node each setting gives was found with `muster scenario` on the same
 # cluster (docs/policy.md, round 16).  Usage: sh tests/e2e/horizon_change.sh
 # PATH_TO_MUSTER.  Ends with "e2e horizon_change: N passed, N failed".
@@ -76,9 +78,13 @@ has first-defaults "$T/out" "placed by:  muster-horizon: mg auto, reserve 0.75 (
 expect kexplain-probe 0 "$M" kexplain --kubeconfig "$T/data/kubeconfig" -n default probe
 has probe-setting "$T/out" "placed by:  muster-horizon: mg on, reserve 0.75 (candidate "
 has probe-checkpoint "$T/out" ", chosen at checkpoint 0, 55% of GPUs allocated; choice 1, changed)"
+# the probe took the allocation to 65%: a second choice (checkpoint 1)
+# takes the rule back off (the demand seen is mostly shares now)
+choices2() { [ "$(command curl -sf "$(murl)/metrics" | sed -n 's/^muster_policy_choices_total //p')" = 2 ]; }
+wait_for second-choice 90 choices2
 expect kexplain-live 0 "$M" kexplain --kubeconfig "$T/data/kubeconfig" -n default --scheduler "$(murl)" --token-file "$T/token" probe
-cp "$T/out" /tmp/hzl_live_out; has live-policy "$T/out" "policy now: muster-horizon: mg on, reserve 0.75 (candidate "
-has live-counts "$T/out" "chosen at checkpoint 0; 1 choices, 1 changed the settings)"
+has live-policy "$T/out" "policy now: muster-horizon: mg auto, reserve 0.75 (candidate 1, chosen at checkpoint 1; 2 choices, 2 changed the settings)"
+has live-probe-still "$T/out" "placed by:  muster-horizon: mg on, reserve 0.75 (candidate 6 of 10, chosen at checkpoint 0"
 kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=""
 hasnt sanitizers "$T/sched.log" "Sanitizer"
 done_
