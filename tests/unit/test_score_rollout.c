@@ -9,8 +9,9 @@
  * again from a changed cluster that differs from the empty one's, and
  * the engine's kept scores dropped when a setting changes mid-run; and
  * the fifteenth round's ties judged by worth (fragmentation, a longer
- * look-ahead) and late candidates (best fit, whole GPUs by FGD's points).
- * Nothing is timed.
+ * look-ahead) and late candidates (best fit, whole GPUs by FGD's points);
+ * and the sixteenth round's memory, which decides a choice.  Nothing is
+ * timed.
  */
 #include <math.h>
 #include <stdio.h>
