@@ -259,7 +259,43 @@ typedef struct mu_rollout_config {
 	 * rollouts; the lower index last.  tie_fill below 0: the lower
 	 * index only (the fourteenth round's rule). */
 	double tie_fill;
+	/* Memory (the sixteenth round): the memory requests of the mix's
+	 * pods, per type (mu_rollout_mem_t, built for the same finished mix);
+	 * NULL: neither memory nor the pod count is modelled (the rounds
+	 * before).  With it each arrival draws its memory from its type's
+	 * requests by count, and a node fits it only when its free memory
+	 * and free pod slots hold it too, as the engine's fit says. */
+	const struct mu_rollout_mem *mem;
 } mu_rollout_config_t;
+
+/* The memory requests of a finished mix's pods, per type: type t's are
+ * mem[first[t] .. first[t + 1]), ascending, with their pods counted
+ * cumulatively in cum (the type's pods up to and including that value).
+ * Build it with init, add (once per pod or shape, with what was added to
+ * the mix), finish; the mix must not change after. */
+typedef struct mu_rollout_mem {
+	int32_t *first;  /* [ntypes + 1] after finish */
+	int64_t *mem;    /* bytes */
+	int64_t *cum;
+	int32_t n, cap, ntypes;
+	struct mu__rmem_add *adds; /* before finish: (type, memory, count) */
+	int32_t nadds, adds_cap;
+	bool finished;
+} mu_rollout_mem_t;
+
+void mu_rollout_mem_init(mu_rollout_mem_t *m);
+void mu_rollout_mem_release(mu_rollout_mem_t *m);
+/* Counts `count` pods with request req on the given GPU models (as given
+ * to mu_workload_mix_add of mix, which is finished) by their memory
+ * request (negative: 0).  A shape the mix does not keep (its top) is not
+ * drawn and not counted.  MU_EINVAL for a negative count, an unfinished
+ * mix or a finished table, MU_ENOMEM.  O(log types + models). */
+int mu_rollout_mem_add(mu_rollout_mem_t *m, const mu_workload_mix_t *mix,
+		       const mu_res_t *req, const char *const *models,
+		       size_t nmodels, int64_t count);
+/* Merges equal (type, memory) counts and builds the per-type lists.
+ * O(adds log adds + types). */
+int mu_rollout_mem_finish(mu_rollout_mem_t *m, const mu_workload_mix_t *mix);
 
 /* The candidate settings tried by default for a finished mix: the
  * large-share rule as the defaults give it for the mix and the other way
@@ -281,7 +317,8 @@ size_t mu_muster_params_late(const mu_workload_mix_t *mix,
  * allocates the most over them (ties as cfg->tie_fill says); worth[i] (may be
  * NULL) gets candidate i's milli-GPU summed over the rollouts.  mix is
  * finished and read only; nodes are the caller's views (their free
- * capacity is copied).  Memory is not modelled.  Deterministic for a seed.
+ * capacity is copied).  Memory and pod slots are modelled when cfg->mem
+ * is set (one compare per node and arrival more).  Deterministic for a seed.
  * Work: ncands x rollouts x arrivals (about fill x the copy's GPUs x the
  * mix's pods per GPU) x the copy's nodes, where a node's score is computed
  * again only after it changed (per pod shape); memory shapes x nodes
@@ -360,6 +397,7 @@ typedef struct mu_horizon {
 	mu_workload_mix_t mix;      /* own_mix: the engine's score state */
 	struct mu__hz_shape *seen;  /* the demand seen: unique shapes */
 	int32_t nseen, seen_cap;
+	struct mu__strmap *seen_ix; /* shape key -> index in seen; owned */
 	int64_t seen_pods;
 	int32_t checkpoint;         /* the level of the last choice; -1 */
 	mu_time_t last_at;          /* its snapshot time; MU_TIME_NONE */
@@ -378,7 +416,9 @@ int mu_horizon_init(mu_horizon_t *h, const mu_horizon_config_t *cfg,
 void mu_horizon_release(mu_horizon_t *h);
 /* Counts `count` arrived pods with request req that may run on the given
  * GPU models (none: any).  Pods without GPUs count too (they take CPU).
- * MU_ENOMEM, MU_EINVAL for a negative count.  O(shapes seen). */
+ * A shape is the CPU, memory, GPUs or share and the models, found by a
+ * hash of them (the sixteenth round; a linear search before).
+ * MU_ENOMEM, MU_EINVAL for a negative count.  O(models) expected. */
 int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
 		    const char *const *models, size_t nmodels, int64_t count);
 /* Whether a choice is due now for e's GPU allocation (see above); sets

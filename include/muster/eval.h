@@ -48,6 +48,8 @@ typedef struct mu_eval_input {
 	                              * of the pods (fgd's state, and the
 	                              * fragmentation ratio's) */
 	mu_workload_mix_t mix_all;   /* every shape: muster's state */
+	mu_rollout_mem_t mem;        /* mix_all's memory requests: the
+	                              * rollouts model memory (round 16) */
 	bool late_cands;             /* set before choosing: the candidates
 	                              * include mu_muster_params_late()'s */
 	/* muster-rollout's settings (mu_eval_input_choose): the candidates,

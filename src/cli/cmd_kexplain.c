@@ -18,13 +18,15 @@ static void kexplain_usage(FILE *f)
 	      "                       [--token-file FILE] POD | NS/POD | job/NAME | KIND/NAME\n"
 	      "\n"
 	      "Prints why a pod or a Job of a live cluster is where it is: phase, gang or\n"
-	      "queue, node and devices, muster's explanation (the PodScheduled message,\n"
+	      "queue, node and devices (with muster-horizon also the settings that placed\n"
+	      "it), muster's explanation (the PodScheduled message,\n"
 	      "as in `kubectl describe pod`) and muster's events.  On a hub (`muster\n"
 	      "dispatch`) also for KIND jobset, pytorchjob, mpijob, rayjob,\n"
 	      "leaderworkerset (lws), podgroup (muster's), podgroup.scheduling.volcano.sh\n"
 	      "and podgroup.scheduling.run.ai: where it went or why it waits.  With --scheduler (a\n"
 	      "running scheduler's --metrics address) also the engine's live view: queue,\n"
-	      "state, reason and expected start; --token-file holds the scheduler's token\n"
+	      "state, reason and expected start, and muster-horizon's settings now;\n"
+	      "--token-file holds the scheduler's token\n"
 	      "(its --token-file).\n",
 	      f);
 }

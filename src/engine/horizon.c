@@ -7,11 +7,14 @@
  * asked, from a mix it knows in advance.  Here a harness that does not
  * know the workload to come keeps the demand seen so far (each arrived
  * pod's shape, counted: the paper's typical pods built from the workload
- * as it arrives) and asks, after its cycles, whether a choice is due: the
+ * as it arrives; a shape is CPU, memory, GPUs or a share, and models,
+ * found by a hash of them) and asks, after its cycles, whether a choice is due: the
  * cluster's GPU allocation passed a checkpoint (from, from + every, ...)
  * above the last choice's, and min_interval of the caller's clock went by
  * since it.  A choice is a snapshot of the engine's schedulable nodes and
- * of the seen demand (prepare), mu_rollout_choose() on the snapshot alone
+ * of the seen demand with its memory requests, so that the rollouts fit
+ * memory as the engine does (prepare), mu_rollout_choose() on the
+ * snapshot alone
  * (job_run: a daemon runs it on a worker thread), and the winner recorded
  * (apply), after which the caller drops the engine's scores.
  *
@@ -37,6 +40,7 @@ struct mu__hz_shape {
 /* A choice's snapshot and result; everything owned. */
 struct mu_horizon_job {
 	mu_workload_mix_t mix;
+	mu_rollout_mem_t mem; /* the mix's memory requests */
 	mu_node_view_t *views;
 	mu_res_t *alloc, *free;
 	int16_t *gpu;      /* [node x MU_MAX_GPUS] */
@@ -113,6 +117,10 @@ void mu_horizon_release(mu_horizon_t *h)
 	for (int32_t i = 0; i < h->nseen; i++)
 		hz_shape_release(&h->seen[i]);
 	free(h->seen);
+	if (h->seen_ix) {
+		mu__strmap_release(h->seen_ix);
+		free(h->seen_ix);
+	}
 	mu_workload_mix_release(&h->mix);
 	memset(h, 0, sizeof *h);
 }
@@ -123,7 +131,8 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The shape of req on models: the resources the rollouts model (CPU,
- * GPUs, a share), the models sorted.  Returns false past HZ_MAX_MODELS. */
+ * memory, GPUs, a share), the models sorted.  Returns false past
+ * HZ_MAX_MODELS. */
 static bool hz_key(const mu_res_t *req, const char *const *models,
 		   size_t nmodels, struct mu__hz_shape *k)
 {
@@ -131,6 +140,7 @@ static bool hz_key(const mu_res_t *req, const char *const *models,
 	if (nmodels > HZ_MAX_MODELS)
 		return false;
 	k->req.v[MU_RES_CPU] = req->v[MU_RES_CPU];
+	k->req.v[MU_RES_MEM] = req->v[MU_RES_MEM] > 0 ? req->v[MU_RES_MEM] : 0;
 	k->req.v[MU_RES_GPU] = req->v[MU_RES_GPU];
 	k->req.v[MU_RES_GPU_MILLI] = req->v[MU_RES_GPU] ? 0 : req->v[MU_RES_GPU_MILLI];
 	k->req.v[MU_RES_PODS] = 1;
@@ -141,14 +151,56 @@ static bool hz_key(const mu_res_t *req, const char *const *models,
 	return true;
 }
 
-static bool hz_same(const struct mu__hz_shape *a, const struct mu__hz_shape *b)
+/* k's key in the seen index: its four numbers and its models, each
+ * model after a unit separator (names are label values, which never hold
+ * one).  Writes into buf when it holds the key, else into a malloc'd
+ * string the caller frees; NULL on OOM.  O(models). */
+static char *hz_index_key(const struct mu__hz_shape *k, char *buf, size_t len)
 {
-	if (memcmp(&a->req, &b->req, sizeof a->req) || a->nmodels != b->nmodels)
-		return false;
-	for (int32_t i = 0; i < a->nmodels; i++)
-		if (strcmp(a->models[i], b->models[i]))
-			return false;
-	return true;
+	size_t need = 4 * 21 + 1;
+	for (int32_t i = 0; i < k->nmodels; i++)
+		need += strlen(k->models[i]) + 1;
+	char *s = need <= len ? buf : malloc(need);
+	if (!s)
+		return NULL;
+	int n = snprintf(s, need, "%lld/%lld/%lld/%lld",
+			 (long long)k->req.v[MU_RES_CPU], (long long)k->req.v[MU_RES_MEM],
+			 (long long)k->req.v[MU_RES_GPU],
+			 (long long)k->req.v[MU_RES_GPU_MILLI]);
+	size_t at = n > 0 ? (size_t)n : 0;
+	for (int32_t i = 0; i < k->nmodels; i++) {
+		size_t l = strlen(k->models[i]);
+		s[at++] = '\x1f';
+		memcpy(s + at, k->models[i], l);
+		at += l;
+	}
+	s[at] = 0;
+	return s;
+}
+
+/* Adds the new shape k (its models borrowed) to h->seen and the index:
+ * the models copied.  O(models) expected. */
+static int hz_seen_new(mu_horizon_t *h, struct mu__hz_shape *k,
+		       const char *key)
+{
+	if (!h->seen_ix && !(h->seen_ix = calloc(1, sizeof *h->seen_ix)))
+		return MU_ENOMEM;
+	int rc = mu__grow((void **)&h->seen, &h->seen_cap, h->nseen + 1,
+			  sizeof *h->seen);
+	if (rc)
+		return rc;
+	for (int32_t i = 0; i < k->nmodels; i++)
+		if (!(k->models[i] = hz_dup(k->models[i]))) {
+			k->nmodels = i;
+			hz_shape_release(k);
+			return MU_ENOMEM;
+		}
+	if (!mu__strmap_put(h->seen_ix, key, h->nseen)) {
+		hz_shape_release(k);
+		return MU_ENOMEM;
+	}
+	h->seen[h->nseen++] = *k;
+	return MU_OK;
 }
 
 int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
@@ -165,26 +217,20 @@ int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
 	struct mu__hz_shape k;
 	if (!hz_key(req, models, nmodels, &k))
 		hz_key(req, NULL, 0, &k); /* too many models: any model */
-	for (int32_t i = 0; i < h->nseen; i++)
-		if (hz_same(&h->seen[i], &k)) {
-			h->seen[i].count += count;
-			h->seen_pods += count;
-			return MU_OK;
-		}
-	int rc = mu__grow((void **)&h->seen, &h->seen_cap, h->nseen + 1,
-			  sizeof *h->seen);
-	if (rc)
-		return rc;
-	for (int32_t i = 0; i < k.nmodels; i++)
-		if (!(k.models[i] = hz_dup(k.models[i]))) {
-			k.nmodels = i;
-			hz_shape_release(&k);
-			return MU_ENOMEM;
-		}
-	k.count = count;
-	h->seen[h->nseen++] = k;
-	h->seen_pods += count;
-	return MU_OK;
+	char buf[256], *key = hz_index_key(&k, buf, sizeof buf);
+	if (!key)
+		return MU_ENOMEM;
+	int32_t i = h->seen_ix ? mu__strmap_get(h->seen_ix, key) : -1;
+	int rc = MU_OK;
+	if (i >= 0)
+		h->seen[i].count += count;
+	else if ((rc = hz_seen_new(h, &k, key)) == MU_OK)
+		h->seen[h->nseen - 1].count = count;
+	if (key != buf)
+		free(key);
+	if (rc == MU_OK)
+		h->seen_pods += count;
+	return rc;
 }
 
 bool mu_horizon_due(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
@@ -210,6 +256,7 @@ void mu_horizon_job_free(mu_horizon_job_t *j)
 	if (!j)
 		return;
 	mu_workload_mix_release(&j->mix);
+	mu_rollout_mem_release(&j->mem);
 	for (size_t i = 0; j->model && i < j->nnodes; i++)
 		free(j->model[i]);
 	free(j->model);
@@ -252,21 +299,36 @@ static int hz_snapshot(mu_horizon_job_t *j, const mu_engine_t *e)
 	return gpus ? MU_OK : MU_ENOENT;
 }
 
-/* Builds j's mix from the demand seen.  O(shapes log shapes). */
+/* Builds j's mix from the demand seen, and the mix's memory requests
+ * for the rollouts.  O(shapes log shapes). */
 static int hz_mix(mu_horizon_job_t *j, const mu_horizon_t *h)
 {
 	mu_workload_mix_init(&j->mix);
-	for (int32_t i = 0; i < h->nseen; i++) {
+	mu_rollout_mem_init(&j->mem);
+	bool *any = calloc(h->nseen > 0 ? (size_t)h->nseen : 1, sizeof *any);
+	int rc = any ? MU_OK : MU_ENOMEM;
+	for (int32_t i = 0; rc == MU_OK && i < h->nseen; i++) {
 		const struct mu__hz_shape *s = &h->seen[i];
-		int rc = mu_workload_mix_add(&j->mix, &s->req,
-					     (const char *const *)s->models,
-					     (size_t)s->nmodels, s->count);
-		if (rc == MU_ERANGE) /* past the mix's models: any model */
+		rc = mu_workload_mix_add(&j->mix, &s->req,
+					 (const char *const *)s->models,
+					 (size_t)s->nmodels, s->count);
+		if (rc == MU_ERANGE) { /* past the mix's models: any model */
+			any[i] = true;
 			rc = mu_workload_mix_add(&j->mix, &s->req, NULL, 0, s->count);
-		if (rc)
-			return rc;
+		}
 	}
-	return mu_workload_mix_finish(&j->mix);
+	if (rc == MU_OK)
+		rc = mu_workload_mix_finish(&j->mix);
+	for (int32_t i = 0; rc == MU_OK && i < h->nseen; i++) {
+		const struct mu__hz_shape *s = &h->seen[i];
+		rc = mu_rollout_mem_add(&j->mem, &j->mix, &s->req,
+					(const char *const *)s->models,
+					any[i] ? 0 : (size_t)s->nmodels, s->count);
+	}
+	if (rc == MU_OK)
+		rc = mu_rollout_mem_finish(&j->mem, &j->mix);
+	free(any);
+	return rc;
 }
 
 int mu_horizon_prepare(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
@@ -296,6 +358,7 @@ int mu_horizon_prepare(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
 	j->rc.fill = hz_fill(&h->cfg);
 	j->rc.asked = share < j->rc.fill ? share : 0;
 	j->rc.judge_at = h->cfg.at.judge_at > 0 ? h->cfg.at.judge_at : 1.0;
+	j->rc.mem = &j->mem; /* the engine's fit holds memory: so do the rollouts */
 	j->checkpoint = cp;
 	j->share = share;
 	j->at = now;

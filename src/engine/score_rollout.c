@@ -22,9 +22,14 @@
  * leave at the end against the mix (mu_gpu_frag()).
  *
  * The copy models what the mix models: free CPU, whole GPUs and per-device
- * shares, and GPU models; not memory.  A node fits a pod when its free CPU
- * holds the pod's, its model is one the pod allows, and it has the whole
- * free devices or a device with the share free.  A node's score for a pod
+ * shares, and GPU models; and, when the caller gives the memory requests
+ * of the mix's pods (mu_rollout_mem_t, the sixteenth round), free memory
+ * and pod slots.  A node fits a pod when its free CPU holds the pod's,
+ * its model is one the pod allows, it has the whole free devices or a
+ * device with the share free, and (with memory) its free memory holds
+ * the pod's and it has a pod slot free: the engine's own fit
+ * (mu__node_fit) but for extended resources and alignment, which the
+ * rollouts' shapes do not carry.  A node's score for a pod
  * shape is kept and computed again only after the node changed, as the
  * engine's heaps do, so a rollout costs about arrivals x nodes compares
  * plus one measure per (shape, changed node).
@@ -49,6 +54,12 @@ typedef struct rnode {
 	uint32_t ver;          /* bumped on every placement */
 } rnode_t;
 
+/* One (type, memory, count) of a mu_rollout_mem_t being built. */
+struct mu__rmem_add {
+	int32_t type;
+	int64_t mem, count;
+};
+
 /* The working memory of one choice, shared by its rollouts. */
 typedef struct rollout {
 	const mu_workload_mix_t *mix;
@@ -58,6 +69,9 @@ typedef struct rollout {
 	double *score;            /* [type x ncopy] cached scores */
 	uint32_t *ver;            /* [type x ncopy] the node's ver then; 0 none */
 	int32_t *arr;             /* the draw: type indices */
+	int64_t *amem;            /* with memory: each arrival's memory */
+	int32_t amem_cap;
+	const mu_rollout_mem_t *mem; /* the caller's; NULL none */
 	int32_t narr, cap;
 	int32_t nmid;             /* arrivals before the second judgement;
 	                           * -1 none */
@@ -167,6 +181,31 @@ static int64_t type_milli(const mu_pod_type_t *t)
 	return t->gpus ? 1000 * (int64_t)t->gpus : t->gpu_milli;
 }
 
+/* The memory of an arrival of type t: its type's one request, or one
+ * drawn by count when it has several (the only draw memory adds, so
+ * that a mix whose types each ask one memory draws as without it); 0
+ * without memory or when the table has none for t.  O(log requests). */
+static int64_t rollout_mem_draw(const mu_rollout_mem_t *mem, int32_t t,
+				uint64_t *rng)
+{
+	if (!mem || t >= mem->ntypes)
+		return 0;
+	int32_t lo = mem->first[t], hi = mem->first[t + 1] - 1;
+	if (hi < lo)
+		return 0;
+	if (hi > lo) { /* cum counts from the type's first request */
+		int64_t u = (int64_t)mu__rand_below(rng, (uint64_t)mem->cum[hi]);
+		while (lo < hi) { /* the first request with cum > u */
+			int32_t mid = (lo + hi) / 2;
+			if (mem->cum[mid] > u)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+	}
+	return mem->mem[lo];
+}
+
 /* Draws the arrivals of one rollout: types by popularity until the GPU
  * demand asked, counting the asked share already asked, reaches fill x
  * the copy's capacity (at most 64 x the copy's capacity in pods when the
@@ -207,6 +246,13 @@ static int rollout_draw(rollout_t *r, uint64_t *rng, double fill,
 				  sizeof *r->arr);
 		if (rc)
 			return rc;
+		if (r->mem) {
+			rc = mu__grow((void **)&r->amem, &r->amem_cap, r->narr + 1,
+				      sizeof *r->amem);
+			if (rc)
+				return rc;
+			r->amem[r->narr] = rollout_mem_draw(r->mem, lo, rng);
+		}
 		r->arr[r->narr++] = lo;
 		sum += type_milli(&m->types[lo]);
 		if (at >= 0 && r->nmid < 0 && sum >= at)
@@ -277,9 +323,14 @@ static mu_res_t type_req(const mu_pod_type_t *t)
 /* Places type t on node n, on device dev for a share (the least free
  * device that holds it when dev is not one), on the first whole free
  * devices otherwise.  Returns the milli-GPU placed. */
-static int64_t rnode_place(rnode_t *n, const mu_pod_type_t *t, int dev)
+static int64_t rnode_place(rnode_t *n, const mu_pod_type_t *t, int dev,
+			   const int64_t *mem)
 {
 	n->free.v[MU_RES_CPU] -= t->cpu;
+	if (mem) { /* with memory: it and a pod slot */
+		n->free.v[MU_RES_MEM] -= *mem;
+		n->free.v[MU_RES_PODS]--;
+	}
 	n->ver++;
 	if (t->gpus) {
 		int32_t left = t->gpus;
@@ -349,10 +400,13 @@ static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
 		}
 		size_t ti = (size_t)r->arr[k];
 		const mu_pod_type_t *t = &m->types[ti];
+		/* The score is the type's (muster's score reads no memory);
+		 * the arrival's memory is checked apart, per node. */
 		mu_res_t q = type_req(t);
 		double *sc = r->score + ti * r->ncopy;
 		uint32_t *sv = r->ver + ti * r->ncopy;
 		size_t best = r->ncopy;
+		const int64_t *mem = r->mem ? &r->amem[k] : NULL;
 		for (size_t i = 0; i < r->ncopy; i++) {
 			rnode_t *n = &r->node[i];
 			if (sv[i] != n->ver) {
@@ -362,7 +416,9 @@ static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
 					mu_score_muster.score(ctx, &v, &q) : -INFINITY;
 				sv[i] = n->ver;
 			}
-			if (sc[i] > -INFINITY && (best == r->ncopy || sc[i] > sc[best]))
+			if (sc[i] > -INFINITY && (best == r->ncopy || sc[i] > sc[best]) &&
+			    (!mem || (n->free.v[MU_RES_MEM] >= *mem &&
+				      n->free.v[MU_RES_PODS] >= 1)))
 				best = i;
 		}
 		if (best == r->ncopy)
@@ -374,7 +430,7 @@ static int64_t rollout_run(rollout_t *r, const mu_node_view_t *nodes,
 			rnode_view(n, &v);
 			dev = mu_score_muster.pick_device(ctx, &v, &q);
 		}
-		alloc += rnode_place(n, t, dev);
+		alloc += rnode_place(n, t, dev, mem);
 	}
 	if (r->nmid == r->narr)
 		at_mid = alloc;
@@ -395,6 +451,7 @@ static void rollout_free(rollout_t *r)
 	free(r->score);
 	free(r->ver);
 	free(r->arr);
+	free(r->amem);
 }
 
 int mu_rollout_choose(const mu_workload_mix_t *mix,
@@ -413,8 +470,10 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 	    !(cfg->judge_at >= 0 && cfg->judge_at <= 100) ||
 	    !(cfg->tie_fill <= 100))
 		return MU_EINVAL;
+	if (cfg->mem && (!cfg->mem->finished || cfg->mem->ntypes != mix->ntypes))
+		return MU_EINVAL;
 	rollout_t r = {.mix = mix, .nnodes = nnodes,
-		       .ncopy = nnodes < maxn ? nnodes : maxn};
+		       .ncopy = nnodes < maxn ? nnodes : maxn, .mem = cfg->mem};
 	size_t cells = (size_t)mix->ntypes * r.ncopy;
 	int64_t *cum = malloc((size_t)mix->ntypes * sizeof *cum);
 	int64_t *sum = calloc(ncands, sizeof *sum);
@@ -487,4 +546,130 @@ int32_t mu_rollout_checkpoint(const mu_rollout_horizon_t *h, double fill,
 	while (k >= 0 && from + k * every >= fill - 1e-9)
 		k--; /* a checkpoint at the end has nothing left to choose */
 	return k;
+}
+
+/* --- Memory requests per type (the sixteenth round) ---------------------- */
+
+void mu_rollout_mem_init(mu_rollout_mem_t *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void mu_rollout_mem_release(mu_rollout_mem_t *m)
+{
+	if (!m)
+		return;
+	free(m->first);
+	free(m->mem);
+	free(m->cum);
+	free(m->adds);
+	memset(m, 0, sizeof *m);
+}
+
+/* The index of the type of mix (finished) that mu_workload_mix_add would
+ * have merged req on models into, or -1 when the mix does not keep it.
+ * Binary search in the mix's shape order (GPUs, share, models, CPU).
+ * O(log types + models x mix models). */
+static int32_t mem_type_of(const mu_workload_mix_t *mix, const mu_res_t *req,
+			   const char *const *models, size_t nmodels)
+{
+	int64_t gpus = req->v[MU_RES_GPU], milli = gpus ? 0 : req->v[MU_RES_GPU_MILLI];
+	if (milli == 1000) {
+		gpus = 1;
+		milli = 0;
+	}
+	uint64_t bits = 0;
+	for (size_t i = 0; i < nmodels; i++) {
+		int32_t k = 0;
+		while (k < mix->nmodels && strcmp(mix->models[k], models[i]))
+			k++;
+		if (k == mix->nmodels)
+			return -1;
+		bits |= (uint64_t)1 << k;
+	}
+	int64_t key[4] = {gpus, milli, (int64_t)bits, req->v[MU_RES_CPU]};
+	int32_t lo = 0, hi = mix->ntypes - 1;
+	while (lo <= hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		const mu_pod_type_t *t = &mix->types[mid];
+		int64_t tk[4] = {t->gpus, t->gpu_milli, (int64_t)t->models, t->cpu};
+		int c = 0;
+		for (int f = 0; f < 4 && !c; f++) {
+			if (f == 2) /* models compare unsigned, as the mix sorts */
+				c = ((uint64_t)tk[f] > bits) - ((uint64_t)tk[f] < bits);
+			else
+				c = (tk[f] > key[f]) - (tk[f] < key[f]);
+		}
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+int mu_rollout_mem_add(mu_rollout_mem_t *m, const mu_workload_mix_t *mix,
+		       const mu_res_t *req, const char *const *models,
+		       size_t nmodels, int64_t count)
+{
+	if (!m || !mix || !mix->index || !req || count < 0 || m->finished ||
+	    (nmodels && !models))
+		return MU_EINVAL;
+	for (size_t i = 0; i < nmodels; i++)
+		if (!models[i])
+			return MU_EINVAL;
+	int32_t t = count ? mem_type_of(mix, req, models, nmodels) : -1;
+	if (t < 0)
+		return MU_OK;
+	int rc = mu__grow((void **)&m->adds, &m->adds_cap, m->nadds + 1,
+			  sizeof *m->adds);
+	if (rc)
+		return rc;
+	int64_t mem = req->v[MU_RES_MEM] > 0 ? req->v[MU_RES_MEM] : 0;
+	m->adds[m->nadds++] = (struct mu__rmem_add){t, mem, count};
+	return MU_OK;
+}
+
+static int cmp_rmem(const void *a, const void *b)
+{
+	const struct mu__rmem_add *x = a, *y = b;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return (x->mem > y->mem) - (x->mem < y->mem);
+}
+
+int mu_rollout_mem_finish(mu_rollout_mem_t *m, const mu_workload_mix_t *mix)
+{
+	if (!m || !mix || !mix->index || m->finished)
+		return MU_EINVAL;
+	qsort(m->adds, (size_t)m->nadds, sizeof *m->adds, cmp_rmem);
+	size_t cap = m->nadds > 0 ? (size_t)m->nadds : 1;
+	m->first = calloc((size_t)mix->ntypes + 1, sizeof *m->first);
+	m->mem = malloc(cap * sizeof *m->mem);
+	m->cum = malloc(cap * sizeof *m->cum);
+	if (!m->first || !m->mem || !m->cum)
+		return MU_ENOMEM;
+	int32_t k = 0;
+	for (int32_t t = 0; t < mix->ntypes; t++) {
+		m->first[t] = m->n;
+		int64_t sum = 0;
+		for (; k < m->nadds && m->adds[k].type == t; k++) {
+			sum += m->adds[k].count;
+			if (m->n > m->first[t] && m->mem[m->n - 1] == m->adds[k].mem) {
+				m->cum[m->n - 1] = sum;
+				continue;
+			}
+			m->mem[m->n] = m->adds[k].mem;
+			m->cum[m->n++] = sum;
+		}
+	}
+	m->first[mix->ntypes] = m->n;
+	m->ntypes = mix->ntypes;
+	free(m->adds);
+	m->adds = NULL;
+	m->nadds = m->adds_cap = 0;
+	m->finished = true;
+	return MU_OK;
 }

@@ -36,6 +36,7 @@ void mu_eval_input_release(mu_eval_input_t *in)
 	free(in->pods);
 	mu_workload_mix_release(&in->mix);
 	mu_workload_mix_release(&in->mix_all);
+	mu_rollout_mem_release(&in->mem);
 	memset(in, 0, sizeof *in);
 }
 
@@ -69,7 +70,18 @@ static int input_add_pods(mu_eval_input_t *in, const mu_specs_t *pods)
 		}
 	}
 	int rc = mu_sim_workload_mix(pods, &in->mix);
-	return rc ? rc : mu_sim_workload_mix(pods, &in->mix_all);
+	if (rc == MU_OK)
+		rc = mu_sim_workload_mix(pods, &in->mix_all);
+	/* The pods' memory for the rollouts: the engine's fit holds it. */
+	for (size_t j = 0; rc == MU_OK && j < pods->njobs; j++)
+		for (size_t p = 0; rc == MU_OK && p < pods->jobs[j].npodsets; p++) {
+			const mu_podset_spec_t *ps = &pods->jobs[j].podsets[p];
+			if (ps->replicas > 0)
+				rc = mu_rollout_mem_add(&in->mem, &in->mix_all, &ps->req,
+							ps->gpu_models, ps->ngpu_models,
+							ps->replicas);
+		}
+	return rc ? rc : mu_rollout_mem_finish(&in->mem, &in->mix_all);
 }
 
 int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
@@ -78,6 +90,7 @@ int mu_eval_input_build(const mu_specs_t *nodes, const mu_specs_t *pods,
 	memset(in, 0, sizeof *in);
 	mu_workload_mix_init(&in->mix);
 	mu_workload_mix_init(&in->mix_all);
+	mu_rollout_mem_init(&in->mem);
 	in->mix.top = MU_EVAL_TYPICAL;
 	in->nodes = nodes->nodes;
 	in->nnodes = nodes->nnodes;
@@ -135,9 +148,11 @@ int mu_eval_input_choose(mu_eval_input_t *in, const mu_rollout_config_t *cfg,
 		v[i] = (mu_node_view_t){&ns->alloc, &freev[i], ngpu, gpu[i],
 					ns->gpu_model, NULL};
 	}
+	mu_rollout_config_t c = *cfg;
+	c.mem = &in->mem;
 	if (rc == MU_OK)
 		rc = mu_rollout_choose(&in->mix_all, v, n, in->cands, in->ncands,
-				       cfg, in->worth, &in->chosen);
+				       &c, in->worth, &in->chosen);
 	in->have_chosen = rc == MU_OK;
 	free(freev);
 	free(gpu);
@@ -472,6 +487,7 @@ static int run_rechoose(run_state_t *s, const mu_eval_config_t *cfg,
 	if (cfg->rollout)
 		rc_cfg = *cfg->rollout;
 	rc_cfg.seed += 0x9E3779B97F4A7C15ull * (uint64_t)(s->checkpoint + 1);
+	rc_cfg.mem = &in->mem;
 	rc_cfg.asked = (double)s->arrived_milli / (double)s->cap_milli;
 	rc_cfg.judge_at = cfg->horizon && cfg->horizon->judge_at > 0 ?
 			  cfg->horizon->judge_at : 1.0;

@@ -449,6 +449,9 @@ typedef struct mu__kd {
 	mu_horizon_job_t *hz_job;
 	pthread_t hz_thread;
 	atomic_int hz_done;
+	/* the settings placing now, as a Binding's muster.io/policy-setting
+	 * says them ("" without muster-horizon; rechoose.c writes it) */
+	char hz_setting[256];
 	/* release.c: pods leaving their node ("ns/name"), binds held for them */
 	char **leaving;
 	int32_t nleaving, leaving_cap;

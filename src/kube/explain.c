@@ -3,7 +3,8 @@
  * where it is, read through the API only.
  *
  * For a pod: its phase, scheduler, group (pod group label or Job), node and
- * devices (the annotations the scheduler wrote with the binding), the
+ * devices (the annotations the scheduler wrote with the binding; with
+ * muster-horizon also the settings that placed it), the
  * PodScheduled condition (whose message is the engine's explanation, as
  * mu_reason_format() prints it) and the scheduler's events.  For a Job:
  * its queue, whether muster admitted it, how many pods run, on a hub where
@@ -84,6 +85,10 @@ static void explain_pod(mu__kc_t *c, FILE *out, const json_t *pod)
 			mu_cpuset_format(&d.cpus, cpus, sizeof cpus);
 			fprintf(out, "  cpus:       %s\n", cpus);
 		}
+		const char *set = json_string_value(json_object_get(mu__kj(pod,
+			"metadata.annotations"), "muster.io/policy-setting"));
+		if (set)
+			fprintf(out, "  placed by:  %s\n", set);
 	}
 	size_t i;
 	json_t *cond;
@@ -233,6 +238,30 @@ static int split_what(const char *what, const char *def_ns, char *ns, size_t nsl
 	return job;
 }
 
+/* The scheduler's muster-horizon choice as its /metrics say it (the
+ * settings, candidate and checkpoint of the last choice, and the counts
+ * of choices and changes), into buf; "" when it made none (or runs another
+ * policy).  O(the metrics' text). */
+static void live_policy(mu__kc_t *c, char *buf, size_t len)
+{
+	mu__kresp_t r = {0};
+	buf[0] = '\0';
+	if (mu__kc_do(c, "GET", "/metrics", NULL, NULL, 5000, &r) == MU_OK && r.status == 200 && r.body) {
+		const char *ch = strstr(r.body, "\nmuster_policy_choices_total ");
+		const char *cg = strstr(r.body, "\nmuster_policy_changes_total ");
+		const char *s = strstr(r.body, "\nmuster_policy_choice{policy=\"muster-horizon\",settings=\"");
+		if (ch && cg && s) {
+			char set[128] = "", cand[16] = "", cp[16] = "";
+			s += strlen("\nmuster_policy_choice{policy=\"muster-horizon\",settings=\"");
+			if (sscanf(s, "%127[^\"]\",candidate=\"%15[^\"]\",checkpoint=\"%15[^\"]", set, cand, cp) == 3)
+				snprintf(buf, len, "muster-horizon: %s (candidate %s, chosen at checkpoint %s; "
+					 "%ld choices, %ld changed the settings)", set, cand, cp,
+					 strtol(strchr(ch + 1, ' '), NULL, 10), strtol(strchr(cg + 1, ' '), NULL, 10));
+		}
+	}
+	mu__kresp_release(&r);
+}
+
 int mu_kube_explain_live(const char *scheduler, const char *token, const char *what,
 			 const char *def_ns, FILE *out,
 			 char *err, size_t errlen)
@@ -257,10 +286,13 @@ int mu_kube_explain_live(const char *scheduler, const char *token, const char *w
 	mu__kc_t *c = NULL;
 	long st = 0;
 	json_t *o = NULL;
+	char policy[400] = "";
 	int rc = mu__kauth_init(&auth, &lc);
 	if (rc == MU_OK) {
 		if ((rc = mu__kc_new(&auth, &c)) == MU_OK)
 			rc = mu__kc_json(c, "GET", path, NULL, NULL, 5000, &st, &o);
+		if (rc == MU_OK && st == 200)
+			live_policy(c, policy, sizeof policy);
 		mu__kc_free(c);
 		mu__kauth_release(&auth);
 	}
@@ -294,6 +326,8 @@ int mu_kube_explain_live(const char *scheduler, const char *token, const char *w
 		fprintf(out, "  service:    %s\n", mu__kjs(o, "service"));
 	if (start && *start)
 		fprintf(out, "  expected:   to start at %s (from %s)\n", start, mu__kjs(o, "expectedStartFrom"));
+	if (*policy)
+		fprintf(out, "  policy now: %s\n", policy);
 	json_decref(o);
 	return MU_OK;
 }

@@ -16,12 +16,35 @@
  * applied (mu_horizon_apply, then mu_engine_rescore), logged, and put in
  * /metrics (muster_policy_choices_total, muster_policy_choice{...}).
  * One choice is out at a time; the loop never waits for it but at exit.
+ * Every Binding says which settings placed its pod (the annotation
+ * muster.io/policy-setting, which `muster kexplain` prints): binds the
+ * bind window held back are sent before a new choice takes effect, so
+ * that the annotation is the setting the placement was scored with.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kube/daemon_int.h"
+
+/* d->hz_setting from the settings now: the last choice's, with its
+ * candidate and checkpoint, or the defaults before any.  Every Binding
+ * carries it (write.c); exact for binds the bind window held back, as
+ * mu__kd_hz_before sends them before a choice takes effect.  O(1). */
+static void hz_setting(mu__kd_t *d)
+{
+	char p[96];
+	const mu_horizon_choice_t *c = &d->hz.last;
+	mu_muster_params_format(&d->hz.params, p, sizeof p);
+	if (d->hz.choices == 0)
+		snprintf(d->hz_setting, sizeof d->hz_setting,
+			 "muster-horizon: %s (muster's defaults: no choice yet)", p);
+	else
+		snprintf(d->hz_setting, sizeof d->hz_setting, "muster-horizon: %s (candidate %d of %d, "
+			 "chosen at checkpoint %d, %.0f%% of GPUs allocated; choice %d, %s)", p,
+			 (int)c->winner + 1, (int)c->ncands, (int)c->checkpoint, 100 * c->share,
+			 (int)d->hz.choices, c->changed ? "changed" : "unchanged");
+}
 
 int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 {
@@ -41,6 +64,7 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 		return MU_EINVAL;
 	}
 	d->hz_on = true;
+	hz_setting(d);
 	atomic_store(&d->hz_done, 0);
 	cfg->score_state = &d->hz.mix;
 	return MU_OK;
@@ -110,6 +134,8 @@ void mu__kd_hz_before(mu__kd_t *d)
 	if (!d->hz_on || !d->hz_job || !atomic_load(&d->hz_done))
 		return;
 	pthread_join(d->hz_thread, NULL);
+	/* binds decided under the settings now go out with them */
+	mu__kd_bind_flush(d, true);
 	mu_horizon_choice_t c;
 	int rc = mu_horizon_apply(&d->hz, d->hz_job, &c);
 	mu_horizon_job_free(d->hz_job);
@@ -120,6 +146,7 @@ void mu__kd_hz_before(mu__kd_t *d)
 		return;
 	}
 	mu_engine_rescore(d->e); /* the mix changed, and maybe the settings */
+	hz_setting(d);
 	char line[256];
 	mu__klog(&d->log, 1, "muster-horizon: %s; %d pod shapes seen (%lld pods), %d nodes",
 		 mu_horizon_format(&c, line, sizeof line), (int)c.shapes,
@@ -164,4 +191,5 @@ void mu__kd_hz_stop(mu__kd_t *d)
 	}
 	mu_horizon_release(&d->hz);
 	d->hz_on = false;
+	d->hz_setting[0] = '\0';
 }

@@ -458,6 +458,8 @@ static void bind_send(mu__kd_t *d, const mu__kpod_t *p, const char *node, const 
 	json_t *an = mu__kdev_annotations(dev);
 	if (*d->lease_term)
 		json_object_set_new(an, "muster.io/lease-term", json_string(d->lease_term));
+	if (*d->hz_setting) /* muster-horizon: the settings that placed it */
+		json_object_set_new(an, "muster.io/policy-setting", json_string(d->hz_setting));
 	char *body = mu__kd_binding_text(p->ns, p->name, p->uid, an, node);
 	json_decref(an);
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/binding", p->ns, p->name);

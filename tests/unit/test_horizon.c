@@ -5,7 +5,9 @@
  * arrives only after the choices never appears in them); the checkpoint
  * rule (a choice per checkpoint passed, none before the first, again
  * after the allocation fell and rose, at most one per min_interval); and
- * bad settings refused with the setting named.  Nothing is timed.
+ * bad settings refused with the setting named.  Round 16: the seen-shape
+ * index (10,000 distinct shapes; memory makes a shape) and memory reaching
+ * the rollouts through the snapshot.  Nothing is timed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,11 +229,112 @@ static void test_bad_config(mu_t_t *t)
 	CHECK(t, strstr(why, "fill") != NULL);
 }
 
+/* The seen-shape index (the sixteenth round: a hash, a linear search
+ * before): 10,000 distinct shapes, each seen twice, are 10,000 shapes;
+ * memory alone makes a shape; models count in any order; a shape past
+ * the rollouts' model is not kept. */
+static void test_seen_index(mu_t_t *t)
+{
+	mu_horizon_t h;
+	mu_horizon_config_t hc = {0};
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < 10000; i++) {
+			mu_res_t r;
+			memset(&r, 0, sizeof r);
+			r.v[MU_RES_CPU] = 100 + i % 100;
+			r.v[MU_RES_MEM] = (int64_t)(i / 100) << 20;
+			r.v[MU_RES_GPU_MILLI] = 500;
+			CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, NULL, 0, 1 + pass), MU_OK);
+		}
+	CHECK_EQ_INT(t, h.nseen, 10000);
+	CHECK_EQ_INT(t, h.seen_pods, 30000);
+	mu_res_t r;
+	memset(&r, 0, sizeof r);
+	r.v[MU_RES_CPU] = 1000;
+	r.v[MU_RES_GPU] = 1;
+	const char *ab[] = {"A100", "H100"}, *ba[] = {"H100", "A100"};
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 2, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ba, 2, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10001);
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 1, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10002);
+	r.v[MU_RES_MEM] = 1;
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 1, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10003);
+	r.v[MU_RES_GPU] = MU_MAX_GPUS + 1;
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, ab, 1, 1), MU_OK);
+	CHECK_EQ_INT(t, h.nseen, 10003);
+	CHECK_EQ_INT(t, h.seen_pods, 30004);
+	mu_horizon_release(&h);
+}
+
+/* The snapshot carries memory to the rollouts (the sixteenth round):
+ * test_score_rollout.c's known case as an engine (two CPU-rich nodes of
+ * 64 GiB, two CPU-poor ones), one-GPU pods and 800m shares of 8 GiB seen.
+ * With 64 GiB on the poor nodes the rollouts choose as without memory;
+ * with 6 GiB nothing fits there and the choice differs.  Returns the
+ * winner's index, or -1. */
+static int32_t choose_with_poor_memory(mu_t_t *t, int64_t gib)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	mu_engine_t *e;
+	if (mu_engine_new(&cfg, &e) != MU_OK)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		mu_node_spec_t ns;
+		char name[16];
+		memset(&ns, 0, sizeof ns);
+		snprintf(name, sizeof name, "n%d", i);
+		ns.name = name;
+		ns.alloc.v[MU_RES_CPU] = i < 2 ? 16000 : 5000;
+		ns.alloc.v[MU_RES_MEM] = (i < 2 ? 64 : gib) << 30;
+		ns.alloc.v[MU_RES_GPU] = 2;
+		ns.alloc.v[MU_RES_PODS] = 110;
+		CHECK_EQ_INT(t, mu_engine_node_upsert(e, &ns, NULL), MU_OK);
+	}
+	mu_horizon_t h;
+	mu_horizon_config_t hc = {0};
+	hc.rollout.rollouts = 16;
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
+	mu_res_t w, s;
+	memset(&w, 0, sizeof w);
+	w.v[MU_RES_CPU] = 4000;
+	w.v[MU_RES_GPU] = 1;
+	w.v[MU_RES_MEM] = (int64_t)8 << 30;
+	s = w;
+	s.v[MU_RES_CPU] = 500;
+	s.v[MU_RES_GPU] = 0;
+	s.v[MU_RES_GPU_MILLI] = 800;
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &w, NULL, 0, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &s, NULL, 0, 1), MU_OK);
+	mu_horizon_job_t *j = NULL;
+	mu_horizon_choice_t c = {0};
+	c.winner = -1;
+	CHECK_EQ_INT(t, mu_horizon_prepare(&h, e, 0, 0, 0, &j), MU_OK);
+	if (j && mu_horizon_job_run(j) == MU_OK)
+		CHECK_EQ_INT(t, mu_horizon_apply(&h, j, &c), MU_OK);
+	mu_horizon_job_free(j);
+	mu_horizon_release(&h);
+	mu_engine_free(e);
+	return c.winner;
+}
+
+static void test_snapshot_memory(mu_t_t *t)
+{
+	int32_t ample = choose_with_poor_memory(t, 64), short_ = choose_with_poor_memory(t, 6);
+	CHECK(t, ample >= 0 && short_ >= 0);
+	CHECK(t, ample != short_); /* 2 and 0 (seed 1, 16 rollouts) */
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_sim_demand_seen_only);
 	MU_RUN(&t, test_checkpoint_rule);
 	MU_RUN(&t, test_bad_config);
+	MU_RUN(&t, test_seen_index);
+	MU_RUN(&t, test_snapshot_memory);
 	return mu_t_done(&t);
 }

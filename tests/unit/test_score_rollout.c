@@ -9,8 +9,9 @@
  * again from a changed cluster that differs from the empty one's, and
  * the engine's kept scores dropped when a setting changes mid-run; and
  * the fifteenth round's ties judged by worth (fragmentation, a longer
- * look-ahead) and late candidates (best fit, whole GPUs by FGD's points).
- * Nothing is timed.
+ * look-ahead) and late candidates (best fit, whole GPUs by FGD's points);
+ * and the sixteenth round's memory, which decides a choice.  Nothing is
+ * timed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -433,6 +434,88 @@ static void test_late_candidates(mu_t_t *t)
 	mu_workload_mix_release(&m);
 }
 
+/* Memory in the rollouts (the sixteenth round).  The known case, with
+ * memory: the one-GPU pods and the shares ask 8 GiB each, the CPU-rich
+ * nodes hold 64 GiB and the CPU-poor ones 6 GiB, so nothing fits a poor
+ * node.  Without memory the rollouts see the rule on's use of the poor
+ * nodes' stranded devices and choose it (candidate 1); with it they see
+ * that no pod fits there, the two settings place alike and tie, and the
+ * first stays.  A memory table with ample memory changes nothing (no
+ * extra draw when each type asks one memory), and a pod's memory is
+ * drawn by count when its type asks several. */
+static mu_res_t req_mem(int64_t cpu, int64_t gpus, int64_t share, int64_t gib)
+{
+	mu_res_t r = req(cpu, gpus, share);
+	r.v[MU_RES_MEM] = gib << 30;
+	return r;
+}
+
+static void test_memory_decides(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	vnode_t n[4];
+	mu_node_view_t v[4];
+	known_case(&m, n, v);
+	mu_res_t w = req_mem(4000, 1, 0, 8), s = req_mem(500, 0, 800, 8);
+	mu_rollout_mem_t mem;
+	mu_rollout_mem_init(&mem);
+	CHECK_EQ_INT(t, mu_rollout_mem_add(&mem, &m, &w, NULL, 0, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_rollout_mem_add(&mem, &m, &s, NULL, 0, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_rollout_mem_finish(&mem, &m), MU_OK);
+	CHECK_EQ_INT(t, mu_rollout_mem_add(&mem, &m, &s, NULL, 0, 1), MU_EINVAL);
+	for (int i = 0; i < 4; i++) {
+		n[i].alloc.v[MU_RES_MEM] = (int64_t)(i < 2 ? 64 : 6) << 30;
+		n[i].alloc.v[MU_RES_PODS] = 110;
+		n[i].free = n[i].alloc;
+	}
+	mu_muster_params_t c[2] = {params(2.0, 0), params(0, 0)};
+	mu_rollout_config_t cfg = {.seed = 7, .fill = 1.3, .rollouts = 16};
+	int64_t a[2], b[2];
+	size_t best = 9;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, a, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 1);
+	CHECK(t, a[1] > a[0]);
+	cfg.mem = &mem;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, b, &best), MU_OK);
+	CHECK_EQ_INT(t, best, 0);
+	CHECK(t, b[0] == b[1] && b[1] < a[1]);
+	/* Two rich nodes of two GPUs hold all there is: never above 4,000
+	 * milli-GPU at either judgement. */
+	CHECK(t, b[0] <= 16 * 2 * 4000);
+	/* Ample memory: exactly the worths without memory. */
+	for (int i = 0; i < 4; i++)
+		n[i].free.v[MU_RES_MEM] = n[i].alloc.v[MU_RES_MEM] = (int64_t)64 << 30;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, b, &best), MU_OK);
+	CHECK(t, b[0] == a[0] && b[1] == a[1]);
+	/* No pod slot left: nothing is placed. */
+	for (int i = 0; i < 4; i++)
+		n[i].free.v[MU_RES_PODS] = 0;
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2, &cfg, b, &best), MU_OK);
+	CHECK(t, b[0] == 0 && b[1] == 0);
+	/* A table for another mix is refused. */
+	mu_rollout_mem_t other;
+	mu_rollout_mem_init(&other);
+	CHECK_EQ_INT(t, mu_rollout_choose(&m, v, 4, c, 2,
+		&(mu_rollout_config_t){.seed = 7, .mem = &other}, b, &best), MU_EINVAL);
+	mu_rollout_mem_release(&mem);
+	/* Several memories for one type: merged by value, counted. */
+	mu_rollout_mem_init(&mem);
+	mu_res_t w2 = req_mem(4000, 1, 0, 2), x = req_mem(900, 0, 300, 1);
+	CHECK_EQ_INT(t, mu_rollout_mem_add(&mem, &m, &w, NULL, 0, 3), MU_OK);
+	CHECK_EQ_INT(t, mu_rollout_mem_add(&mem, &m, &w2, NULL, 0, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_rollout_mem_add(&mem, &m, &w, NULL, 0, 2), MU_OK);
+	CHECK_EQ_INT(t, mu_rollout_mem_add(&mem, &m, &x, NULL, 0, 1), MU_OK); /* not in the mix */
+	CHECK_EQ_INT(t, mu_rollout_mem_finish(&mem, &m), MU_OK);
+	int32_t ti = m.types[0].gpus == 1 ? 0 : 1;
+	CHECK_EQ_INT(t, mem.first[ti + 1] - mem.first[ti], 2);
+	CHECK(t, mem.mem[mem.first[ti]] == (int64_t)2 << 30);
+	CHECK_EQ_INT(t, mem.cum[mem.first[ti]], 1);
+	CHECK_EQ_INT(t, mem.cum[mem.first[ti] + 1], 6);
+	CHECK_EQ_INT(t, mem.first[2], mem.n);
+	mu_rollout_mem_release(&mem);
+	mu_workload_mix_release(&m);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -446,5 +529,6 @@ int main(void)
 	MU_RUN(&t, test_rescore);
 	MU_RUN(&t, test_tie_by_worth);
 	MU_RUN(&t, test_late_candidates);
+	MU_RUN(&t, test_memory_decides);
 	return mu_t_done(&t);
 }
