@@ -697,9 +697,12 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
 /* Whether j's annotations differ from those last written.  O(1) JSON. */
 bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
 /* Whether j's annotations differ from those last written only in their
- * pod counts (muster.io/dispatch-pods), and its status is not due: a
- * write-back the pass may leave to the next full pass.  O(annotations). */
-bool mu__dhub_counts_only(const mu__dd_t *d, const mu__djob_t *j);
+ * pod counts (muster.io/dispatch-pods) and, perhaps, in the phase going
+ * from Dispatched to Running (its copy's first pod bound), and its status
+ * is not due: a write-back of pod events that the pass may leave to the
+ * next full pass (at most MU__D_FULL_MS later), as kube's Job controller
+ * folds a second of pod events into one sync.  O(annotations). */
+bool mu__dhub_pod_events_only(const mu__dd_t *d, const mu__djob_t *j);
 /* The same over connection hub (a sender thread's; j is its alone). */
 long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* A dispatch's record over connection hub: for a Job whose annotations

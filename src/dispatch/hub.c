@@ -1257,7 +1257,19 @@ bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j)
 	return due;
 }
 
-bool mu__dhub_counts_only(const mu__dd_t *d, const mu__djob_t *j)
+/* Whether annotation k of the hub Job goes from had to want only by its
+ * copy's pods: the counts, or the phase Dispatched to Running (a pod
+ * bound: job_report's "started"). */
+static bool pod_event(const char *k, const json_t *want, const json_t *had)
+{
+	if (!strcmp(k, MU__D_PODS))
+		return true;
+	return !strcmp(k, MU__D_PHASE) && json_is_string(had) &&
+	       !strcmp(json_string_value(had), "Dispatched") && json_is_string(want) &&
+	       !strcmp(json_string_value(want), "Running");
+}
+
+bool mu__dhub_pod_events_only(const mu__dd_t *d, const mu__djob_t *j)
 {
 	if (!j->ann_sig || mu__dhub_status_due(d, j))
 		return false;
@@ -1267,7 +1279,8 @@ bool mu__dhub_counts_only(const mu__dd_t *d, const mu__djob_t *j)
 	const char *k;
 	json_t *v;
 	json_object_foreach(want, k, v)
-		if (only && strcmp(k, MU__D_PODS) && !json_equal(v, json_object_get(had, k)))
+		if (only && !json_equal(v, json_object_get(had, k)) &&
+		    !pod_event(k, v, json_object_get(had, k)))
 			only = false;
 	free(sig);
 	json_decref(want);

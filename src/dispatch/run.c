@@ -475,10 +475,13 @@ static void annotate_one(sender_t *s, size_t i)
 
 /* Writes the annotations and statuses that changed (par_run when many
  * did): in a full pass of every job, else of those the pass changed
- * (d->dirty, emptied), less those whose only change is their pod counts
- * (the next full pass writes them, at most a second later, each job's
- * counts folded into one PATCH as kube's Job controller folds a second
- * of pod events into one sync).  O(jobs looked at) comparisons,
+ * (d->dirty, emptied), less those whose only change is their copy's pod
+ * events: the counts, and the phase Running when its first pod is bound
+ * (mu__dhub_pod_events_only: the next full pass writes them, at most a
+ * second later, each job's pod events folded into one PATCH as kube's
+ * Job controller folds a second of pod events into one sync,
+ * syncJobBatchPeriod; a copy bound, running and done within the second
+ * is one write-back, not two or three).  O(jobs looked at) comparisons,
  * requests only for the changes. */
 static void write_back(mu__dd_t *d)
 {
@@ -493,7 +496,7 @@ static void write_back(mu__dd_t *d)
 			mu__dhub_annotate(d, j);
 			mu__dhub_status_on(d, d->hub, j);
 		} else if ((mu__dhub_annotate_due(d, j) || mu__dhub_status_due(d, j)) &&
-			   (d->full || !mu__dhub_counts_only(d, j))) {
+			   (d->full || !mu__dhub_pod_events_only(d, j))) {
 			due[n++] = j;
 		}
 	}

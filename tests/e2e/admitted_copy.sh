@@ -53,8 +53,8 @@ wait_for copies-bound 300 all_bound
 sleep 1 # the scheduler's writes after its binds
 k get events -o jsonpath='{range .items[*]}{.reason} {.message}{"\n"}{end}'
 cp "$T/out" "$T/events"
-# (a pod seen before its Job may still say "waiting for its Job to be
-# seen": that race is the scheduler's watches', not the placement's)
+# (a pod seen before its Job waits silently since round 16, as a pod a
+# PreEnqueue plugin holds back: that race is the scheduler's watches')
 hasnt no-slot-wait "$T/events" "waiting for a slot"
 k get pods -l app=copy -o jsonpath='{range .items[*]}{range .status.conditions[?(@.type=="PodScheduled")]}{.status} {.message}{end}{"\n"}{end}'
 hasnt no-slot-condition "$T/out" "waiting for a slot"

@@ -252,6 +252,9 @@ for i in 1 2 3 4 5 6; do job "fill$i" 1 8 25s >>"$T/b.yaml"; done
 h apply -f "$T/b.yaml"
 ran() { [ "$(ann "$1" dispatch-phase)" = Running ]; }
 for i in 1 2 3 4 5 6; do wait_for "fill$i-runs" 100 ran "fill$i"; done
+# the write-back of a copy's pod events (Running, the counts) waits for
+# the full pass (round 16): the hub still shows them, within a second
+wait_for fill1-pods 30 ann_is fill1 dispatch-pods "bound=1,running=1,succeeded=0,failed=0"
 job burst 1 8 1s >"$T/c.yaml"; h apply -f "$T/c.yaml"
 t0=$(date +%s)
 wait_for burst-waits 30 ann_is burst dispatch-reason BurstWait

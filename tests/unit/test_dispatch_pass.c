@@ -5,7 +5,7 @@
  * most once, taken out from anywhere, emptied with its marks), the
  * marking of a job for the write-back and for its copies
  * (mu__djob_dirty, mu__djob_touch), and which write-backs a pass may
- * leave to the full pass (mu__dhub_counts_only: the pod counts alone
+ * leave to the full pass (mu__dhub_pod_events_only: the pod counts alone
  * changed).  Round 13: a hub Queue is loaded again only when what the
  * dispatcher reads of it moved (its spec, labels, annotations), not when
  * its own status write moved its version; that status holds the fleet's
@@ -79,14 +79,15 @@ static void test_sets(mu_t_t *t)
 
 /* A dispatched, unmanaged hub Job on cluster w1 whose annotations and
  * status were last written as a pass would write them with pods "had". */
-static void written(mu__djob_t *j, const char *had)
+static void written_as(mu__djob_t *j, const char *phase, const char *had)
 {
 	char sig[600];
 	snprintf(sig, sizeof sig, "{\"l\":\"w1\",\"muster.io/cluster\":\"w1\","
 		 "\"muster.io/dispatch-generation\":\"1\",\"muster.io/dispatch-message\":null,"
-		 "\"muster.io/dispatch-phase\":\"Running\",\"muster.io/dispatch-pods\":\"%s\","
+		 "\"muster.io/dispatch-phase\":\"%s\",\"muster.io/dispatch-pods\":%s%s%s,"
 		 "\"muster.io/dispatch-preempted\":null,\"muster.io/dispatch-preempted-for\":null,"
-		 "\"muster.io/dispatch-reason\":null}", had);
+		 "\"muster.io/dispatch-reason\":null}", phase, had ? "\"" : "", had ? had : "null",
+		 had ? "\"" : "");
 	free(j->ann_sig);
 	j->ann_sig = strdup(sig);
 	free(j->status_sig);
@@ -94,7 +95,12 @@ static void written(mu__djob_t *j, const char *had)
 			       "\"reason\":\"Dispatched\",\"message\":\"on cluster w1 (generation 1)\"}]}");
 }
 
-static void test_counts_only(mu_t_t *t)
+static void written(mu__djob_t *j, const char *had)
+{
+	written_as(j, "Running", had);
+}
+
+static void test_pod_events_only(mu_t_t *t)
 {
 	mu__dcl_t cl;
 	memset(&cl, 0, sizeof cl);
@@ -116,24 +122,45 @@ static void test_counts_only(mu_t_t *t)
 	/* as written: nothing due */
 	written(&j, "bound=1,running=1,succeeded=0,failed=0");
 	CHECK(t, !mu__dhub_annotate_due(&d, &j));
-	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	/* the counts alone moved: due, and left to the full pass */
 	written(&j, "bound=1,running=0,succeeded=0,failed=0");
 	CHECK(t, mu__dhub_annotate_due(&d, &j));
-	CHECK(t, mu__dhub_counts_only(&d, &j));
+	CHECK(t, mu__dhub_pod_events_only(&d, &j));
 	/* the phase moved too: written at once */
 	snprintf(j.phase, sizeof j.phase, "Succeeded");
-	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	/* back to the queue: not counts alone either */
 	snprintf(j.phase, sizeof j.phase, "Running");
 	j.state = MU__DJ_QUEUED;
 	CHECK(t, mu__dhub_annotate_due(&d, &j));
-	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	/* never written: at once */
 	j.state = MU__DJ_DISPATCHED;
 	free(j.ann_sig);
 	j.ann_sig = NULL;
-	CHECK(t, !mu__dhub_counts_only(&d, &j));
+	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
+	/* round 16: recorded (Dispatched, no pods), then its first pod bound
+	 * and running: Running with the counts is left to the full pass too,
+	 * one write-back for the pod's events of the second */
+	written_as(&j, "Dispatched", NULL);
+	CHECK(t, mu__dhub_annotate_due(&d, &j));
+	CHECK(t, mu__dhub_pod_events_only(&d, &j));
+	/* ... and when it completed within that second: Succeeded, at once */
+	snprintf(j.phase, sizeof j.phase, "Succeeded");
+	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
+	/* Running back to Dispatched (its pods gone): at once */
+	snprintf(j.phase, sizeof j.phase, "Dispatched");
+	written_as(&j, "Running", "bound=1,running=1,succeeded=0,failed=0");
+	snprintf(j.pods, sizeof j.pods, "bound=0,running=0,succeeded=0,failed=0");
+	CHECK(t, mu__dhub_annotate_due(&d, &j));
+	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
+	/* moved to another cluster while Running was pending: at once */
+	snprintf(j.phase, sizeof j.phase, "Running");
+	written_as(&j, "Dispatched", NULL);
+	j.gen = 2;
+	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
+	free(j.ann_sig);
 	free(j.status_sig);
 	json_decref(j.obj);
 }
@@ -230,7 +257,7 @@ int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_sets);
-	MU_RUN(&t, test_counts_only);
+	MU_RUN(&t, test_pod_events_only);
 	MU_RUN(&t, test_queue_status);
 	MU_RUN(&t, test_path_times);
 	return mu_t_done(&t);

@@ -14,6 +14,7 @@
  * key's writer (mu__kjt_sorted) prints what json_dumps prints with sorted
  * keys, for the Pod fixture and for every kind of value.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,58 @@ static void test_binds_windowed(mu_t_t *t)
 	kd_release(&d);
 }
 
+/* A Job's pod seen before its Job (the Pods' and the Jobs' watches are
+ * separate): the sync writes nothing for it, as kube-scheduler writes
+ * nothing for a pod a PreEnqueue plugin holds back (events.c
+ * job_unseen); before, a PodScheduled=False PATCH and a FailedScheduling
+ * Event, two requests per pod that lost the race.  A group that held
+ * something of the engine's (admitted: its Job deleted since) is synced
+ * as before and its pod told that it waits. */
+static void test_unseen_job_silent(mu_t_t *t)
+{
+	mu__kd_t d;
+	mu_kube_opts_t o;
+	kd_init(&d, &o);
+	d.log.level = -1;
+	pthread_mutex_init(&d.log.mu, NULL);
+	mu__kpod_t p = {0};
+	char key[] = "ns/j-0-abcde";
+	p.key = key;
+	p.ns = "ns";
+	p.name = "j-0-abcde";
+	p.uid = "u1";
+	p.owner_job = "j-0";
+	p.ours = true;
+	p.slot = -1;
+	mu__kgroup_t g = {0};
+	g.key = "j:ns/j-0";
+	g.ns = "ns";
+	g.name = "j-0";
+	g.kind = MU__KG_JOB;
+	g.ej = -1;
+	g.pods = &g.pod1;
+	g.pod1 = &p;
+	g.npods = g.cap = 1;
+	p.g = &g;
+	mu__kd_mark_dirty(&d, &g);
+	mu__kd_sync(&d, 1000);
+	CHECK_EQ_INT(t, count(d.wq.lo_head, false), 0); /* no PodScheduled PATCH */
+	CHECK_EQ_INT(t, count(d.wq.lo_head, true), 0);  /* no FailedScheduling Event */
+	CHECK(t, !p.msg);
+	CHECK(t, !g.dirty);
+	/* it held an admission (its Job since deleted): synced, told why */
+	g.admitted = true;
+	mu__kd_mark_dirty(&d, &g);
+	mu__kd_sync(&d, 1000);
+	CHECK_EQ_INT(t, count(d.wq.lo_head, false), 1);
+	CHECK_EQ_INT(t, count(d.wq.lo_head, true), 1);
+	CHECK(t, !g.admitted);
+	free(p.msg);
+	free(d.dirty);
+	kd_release(&d);
+	pthread_mutex_destroy(&d.log.mu);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -321,5 +374,6 @@ int main(void)
 	MU_RUN(&t, test_bodies);
 	MU_RUN(&t, test_event_body_queued);
 	MU_RUN(&t, test_sorted);
+	MU_RUN(&t, test_unseen_job_silent);
 	return mu_t_done(&t);
 }
