@@ -471,10 +471,25 @@ typedef struct upd_ctx {
 	char warn[1100];    /* unknown fields dropped (fieldValidation=Warn) */
 } upd_ctx_t;
 
-/* Applies the patch of c to a copy of cur. */
-static json_t *patched(upd_ctx_t *c, const json_t *cur, int *rc)
+/* Whether a patch of c may work on a copy that shares what it does not
+ * change with the stored object (mu__json_copy_for): a merge or strategic
+ * patch of a built-in kind, whose write path changes in place only the
+ * patch's paths, the metadata and (the main resource: its defaults) the
+ * spec, which is then copied whole; not the kinds whose writes change
+ * more in place (CSRs' conditions, DRA's taint times, a CRD's status, the
+ * apps kinds' defaults), nor custom resources (pruned by their schema).
+ * O(1). */
+static bool patch_shares(const upd_ctx_t *c, int rt)
 {
-	json_t *t = mu__json_copy(cur);
+	return (c->ptype == MU__CT_MERGE || c->ptype == MU__CT_STRATEGIC) && rt != MU__RT_CSRS && rt != MU__RT_CRDS &&
+	       !mu__crdtype(c->t) && strcmp(c->t->group, "resource.k8s.io") != 0 && c->t->defaults != mu__defaults_apps;
+}
+
+/* Applies the patch of c to a copy of cur, the stored object of type rt. */
+static json_t *patched(upd_ctx_t *c, const json_t *cur, int rt, int *rc)
+{
+	json_t *t = patch_shares(c, rt) ? mu__json_copy_for(cur, c->body, *c->rq->route.sub ? NULL : "spec")
+					 : mu__json_copy(cur);
 	if (!t) {
 		*rc = MU_ENOMEM;
 		return NULL;
@@ -521,7 +536,7 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 		if (rc == MU_ESTATE)
 			c->conflict = true;
 	} else {
-		nw = c->ptype < 0 ? mu__json_copy(c->body) : patched(c, old, &rc);
+		nw = c->ptype < 0 ? mu__json_copy(c->body) : patched(c, old, cur->rt, &rc);
 	}
 	if (!nw) {
 		json_decref(old);

@@ -500,6 +500,23 @@ int mu__json_depth(const json_t *v, int max);
  * takes over.  The caller owns the copy; NULL on OOM or for NULL.  Work:
  * O(size of v). */
 json_t *mu__json_copy(const json_t *v);
+/* A copy of object v for patch (a merge or strategic merge patch) to
+ * change in place: v's objects on the patch's paths (each object of the
+ * patch that meets an object of v) are new, shallow copies, and so is
+ * always the top level's metadata; a member the patch names that is not
+ * an object on both sides (a list to merge, a value to replace) is copied
+ * deep (mu__json_copy), as are the list a "$setElementOrder/" or
+ * "$deleteFromPrimitiveList/" directive names and the top-level member
+ * deep (when not NULL: the spec, which the write path defaults in place
+ * on a write of the main resource); everything else is shared
+ * with v (a reference, not a copy).  So applying patch to the copy leaves
+ * v as it was, and its result is json_equal to the patch applied to a
+ * deep copy (test_apiserver_patch, fuzz_strategic_patch); its unchanged
+ * members are v's own, which json_equal compares at once.  The caller must
+ * not change the shared members in place.  NULL on OOM or for a v that is
+ * not an object.  Work: O(the members of v's objects on the patch's paths
+ * plus the values copied deep). */
+json_t *mu__json_copy_for(const json_t *v, const json_t *patch, const char *deep);
 /* Parses a JSON body: at most max bytes, an object (an array for JSON
  * patches), no duplicate keys, at most MU__MAX_DEPTH levels deep.
  * Returns the object (caller owns) or NULL with a message. */

@@ -13,7 +13,10 @@
  *
  * Both patches change the target in place; they recurse once per nesting
  * level of the patch and stop at MAX_DEPTH.  mu__json_copy() is the deep
- * copy the write path makes of a stored object before patching it.
+ * copy the write path makes of a stored object before patching it;
+ * mu__json_copy_for() copies only what a given patch changes and shares
+ * the rest (a status write's patch of a Job: its metadata, annotations and
+ * conditions are copied, its spec and template shared).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +101,57 @@ static json_t *copy_at(const json_t *v, int depth)
 json_t *mu__json_copy(const json_t *v)
 {
 	return copy_at(v, 0);
+}
+
+/* mu__json_copy_for's work at one level: v an object, patch an object,
+ * top whether this is the top level (its "metadata" copied, its member
+ * deep copied deep). */
+static json_t *copy_for(const json_t *v, const json_t *patch, bool top, const char *deep, int depth)
+{
+	if (depth > COPY_DEPTH)
+		return mu__json_copy(v);
+	json_t *c = json_object();
+	const char *k;
+	json_t *x;
+	json_object_foreach((json_t *)v, k, x) {
+		json_t *p = json_object_get(patch, k);
+		json_t *y;
+		if (top && deep && !strcmp(k, deep))
+			y = mu__json_copy(x);
+		else if (p && json_is_object(p) && json_is_object(x))
+			y = copy_for(x, p, false, NULL, depth + 1);
+		else if (p)
+			y = mu__json_copy(x);
+		else if (top && !strcmp(k, "metadata") && json_is_object(x))
+			y = json_copy(x); /* its members are set in place by every write */
+		else
+			y = json_incref(x);
+		if (!c || !y || json_object_set_new_nocheck(c, k, y) != 0) {
+			json_decref(c);
+			return NULL;
+		}
+	}
+	/* the lists a directive changes in place (strategic merge patch) */
+	json_object_foreach((json_t *)patch, k, x) {
+		const char *l = !strncmp(k, "$setElementOrder/", 17) ? k + 17
+			: !strncmp(k, "$deleteFromPrimitiveList/", 25) ? k + 25 : NULL;
+		json_t *cur = l ? json_object_get(c, l) : NULL;
+		if (!cur || json_object_get(patch, l))
+			continue; /* absent, or copied above */
+		json_t *y = mu__json_copy(cur);
+		if (!y || json_object_set_new_nocheck(c, l, y) != 0) {
+			json_decref(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+json_t *mu__json_copy_for(const json_t *v, const json_t *patch, const char *deep)
+{
+	if (!json_is_object(v))
+		return NULL;
+	return copy_for(v, json_is_object(patch) ? patch : NULL, true, deep, 0);
 }
 
 int mu__json_depth(const json_t *v, int max)

@@ -201,6 +201,21 @@ static void test_job_template_update(mu_t_t *t)
 	CHECK(t, causes(MU__RT_JOBS, dt, dt, f, sizeof f) == 0);
 	CHECK(t, causes(MU__RT_JOBS, JOB("false", OTHER), JOB("true", BARE), f, sizeof f) == 0);
 	free(dt);
+	/* a status write keeps the stored spec, the same tree: not validated
+	 * again (ValidateJobUpdateStatus), even one that would not pass now;
+	 * an equal spec that is not the stored tree is */
+	mu__verr_t e = {0};
+	json_t *old = json_loads(JOB("false", BARE), 0, NULL);
+	json_object_set_new(json_object_get(old, "spec"), "parallelism", json_integer(-1));
+	json_t *nw = json_copy(old);
+	json_object_set_new(nw, "status", json_pack("{s:i}", "active", 1));
+	mu__validate_job(nw, old, &e);
+	CHECK(t, e.n == 0);
+	json_object_set_new(nw, "spec", json_deep_copy(json_object_get(old, "spec")));
+	mu__validate_job(nw, old, &e);
+	CHECK(t, e.n == 1);
+	json_decref(nw);
+	json_decref(old);
 #undef JOB
 #undef BARE
 #undef OTHER
