@@ -937,6 +937,37 @@ void mu__jobctl_memo_stats(const mu__jobctl_t *jc, size_t *hits, size_t *misses)
  * msg gets kube's message.  O(the rules * the containers and conditions). */
 enum { MU__PFP_NONE, MU__PFP_COUNT, MU__PFP_IGNORE, MU__PFP_FAILJOB, MU__PFP_FAILINDEX };
 int mu__pfp_match(const json_t *pfp, const json_t *pod, char *msg, size_t msz);
+/* Sets of completion indexes of an Indexed Job as ordered, disjoint,
+ * non-adjacent intervals (jobctl.c), as kube's orderedIntervals
+ * (pkg/controller/job/indexed_job_utils.go).  Caller owns v; release
+ * with mu__ivls_release. */
+typedef struct mu__ivl {
+	long long first, last;
+} mu__ivl_t;
+typedef struct mu__ivls {
+	mu__ivl_t *v;
+	size_t n, cap;
+} mu__ivls_t;
+void mu__ivls_release(mu__ivls_t *s);
+/* parseIndexesFromString: "1,3-5" read leniently (a bad interval is
+ * skipped, one from completions on ends the list, one reaching past it
+ * is cut).  MU_OK or MU_ENOMEM.  O(len s). */
+int mu__ivls_parse(const char *s, long long completions, mu__ivls_t *out);
+/* validateIndexesFormat: the strict reading of the API (a successPolicy's
+ * succeededIndexes): *total indexes, or MU_EINVAL with kube's reason in
+ * msg.  O(len s). */
+int mu__ivls_check(const char *s, long long completions, long long *total, char *msg, size_t msz);
+/* The union of a and sorted indexes ix[n] (merge with a list of single
+ * intervals) in *out.  MU_OK or MU_ENOMEM.  O(a + n). */
+int mu__ivls_with(const mu__ivls_t *a, const long long *ix, size_t n, mu__ivls_t *out);
+long long mu__ivls_total(const mu__ivls_t *s);
+bool mu__ivls_has(const mu__ivls_t *s, long long ix);
+/* The compressed text "0,2-4" (two neighbours as "5,6"); caller frees;
+ * NULL when out of memory.  O(n). */
+char *mu__ivls_str(const mu__ivls_t *s);
+/* firstPendingIndexes: up to count indexes below completions not in
+ * taken, lowest first, into out[]; returns how many.  O(taken + count). */
+size_t mu__ivls_first_free(const mu__ivls_t *taken, size_t count, long long completions, long long *out);
 
 /* The resource claim controller (claimctl.c): claims from templates,
  * reservedFor cleaned, unreserved claims deallocated. */

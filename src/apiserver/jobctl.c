@@ -452,10 +452,8 @@ static counts_t count(const mu__page_t *pg)
 	counts_t c = {0, 0, 0, 0, 0};
 	for (size_t i = 0; i < pg->n; i++) {
 		const char *ph = mu__obj_field(pg->objs[i], "status.phase");
-		if (ph && !strcmp(ph, "Succeeded"))
-			c.succeeded++;
-		else if (ph && !strcmp(ph, "Failed"))
-			c.failed++;
+		if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")))
+			continue; /* counted through the finalizer, not here */
 		else if (pg->objs[i]->deleting) {
 			c.terminating++;
 		} else {
@@ -555,46 +553,261 @@ int mu__pfp_match(const json_t *pfp, const json_t *pod, char *msg, size_t msz)
 	return MU__PFP_NONE;
 }
 
-/* Applies spec.podFailurePolicy pfp to the job's failed pods in pg, as
- * Kubernetes' Job controller does (trackJobStatusAndRemoveFinalizers and
- * getFailJobMessage): a pod whose rule is Ignore leaves c's failed count
- * (it does not count against backoffLimit, and is replaced as any pod
- * that is no longer active); answers whether one matched a FailJob rule,
- * with kube's message of the first in msg.  With a podFailurePolicy only
- * a pod whose phase is Failed is failed (onlyReplaceFailedPods).  O(the
- * pods, a parse of each failed one). */
-static bool pfp_apply(const json_t *pfp, const mu__page_t *pg, counts_t *c, char *msg, size_t msz)
+/* --- the pods as the tracking finalizer counts them ----------------------- */
+
+#define TRACKING "batch.kubernetes.io/job-tracking"
+#define INDEX_KEY "batch.kubernetes.io/job-completion-index"
+#define FAILCOUNT_KEY "batch.kubernetes.io/job-index-failure-count"
+#define IGNORED_KEY "batch.kubernetes.io/job-index-ignored-failure-count"
+
+/* Whether pod o carries the job-tracking finalizer (hasJobTrackingFinalizer),
+ * read from its text.  O(the text up to its finalizers). */
+static bool has_tracking(const mu__obj_t *o)
 {
-	bool failjob = false;
-	for (size_t i = 0; i < pg->n; i++) {
-		const char *ph = mu__obj_field(pg->objs[i], "status.phase");
-		if (!ph || strcmp(ph, "Failed"))
-			continue;
-		json_t *pod = mu__obj_parse(pg->objs[i]);
-		char m[700];
-		int a = pod ? mu__pfp_match(pfp, pod, m, sizeof m) : MU__PFP_NONE;
-		json_decref(pod);
-		if (a == MU__PFP_IGNORE)
-			c->failed--;
-		else if (a == MU__PFP_FAILJOB && !failjob) {
-			snprintf(msg, msz, "%s", m);
-			failjob = true;
-		}
-	}
-	return failjob;
+	const char *v;
+	size_t n;
+	static const char needle[] = "\"" TRACKING "\"";
+	if (!mu__text_at(o->json, o->len, "metadata", "finalizers", &v, &n))
+		return false;
+	for (size_t i = 0; i + sizeof needle - 1 <= n; i++)
+		if (!memcmp(v + i, needle, sizeof needle - 1))
+			return true;
+	return false;
 }
 
-/* A pod from the job's template. */
-static json_t *pod_from(mu__jobctl_t *jc, const json_t *job)
+/* A non-negative integer annotation key of pod o (a string of digits, as
+ * strconv.Atoi reads it), or -1 (getCompletionIndex: absent, not a
+ * number, or negative).  O(the text up to its annotations). */
+static long long pod_annotation_int(const mu__obj_t *o, const char *key)
+{
+	const char *ann, *v;
+	size_t an, vn;
+	const char *keys[1] = {key};
+	if (!mu__text_at(o->json, o->len, "metadata", "annotations", &ann, &an) || ann[0] != '{')
+		return -1;
+	if (mu__text_members(ann, an, keys, 1, &v, &vn) != 1 || vn < 3 || v[0] != '"' || vn > 20)
+		return -1;
+	long long x = 0;
+	size_t i = 1;
+	if (v[1] == '+' || v[1] == '-') {
+		if (v[1] == '-')
+			return -1;
+		i = 2;
+	}
+	if (i >= vn - 1)
+		return -1;
+	for (; i < vn - 1; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		x = x * 10 + (v[i] - '0');
+	}
+	return x;
+}
+
+/* What one reconcile knows of one pod of the job. */
+typedef struct pinfo {
+	const mu__obj_t *o;  /* borrowed from the page */
+	long long ix;        /* completion index (Indexed Jobs), or -1 */
+	bool fin;            /* carries the tracking finalizer */
+	bool succ, fail;     /* phase Succeeded, phase Failed */
+	bool failed;         /* isPodFailed (see pods_read) */
+	int act;             /* podFailurePolicy's MU__PFP_ action (failed pods), -1 before asked */
+	bool stripped;       /* its finalizer removed in this reconcile */
+	bool delayed;        /* the failed pod whose count its index's next pod takes (backoffLimitPerIndex) */
+	bool unbound;        /* no node runs it */
+} pinfo_t;
+
+/* Reads the pods of pg into pi[] (as many), as syncJob sees them: a pod
+ * is failed (isPodFailed) when its phase is Failed or, unless only
+ * failed pods are replaced (only_failed), when it is being deleted and
+ * did not succeed.  The completion index is read for an Indexed Job.
+ * O(the pods' texts). */
+static void pods_read(const mu__page_t *pg, pinfo_t *pi, bool indexed, bool only_failed)
+{
+	for (size_t i = 0; i < pg->n; i++) {
+		const mu__obj_t *o = pg->objs[i];
+		const char *ph = mu__obj_field(o, "status.phase"), *node = mu__obj_field(o, "spec.nodeName");
+		pinfo_t *p = &pi[i];
+		p->o = o;
+		p->ix = indexed ? pod_annotation_int(o, INDEX_KEY) : -1;
+		p->fin = has_tracking(o);
+		p->succ = ph && !strcmp(ph, "Succeeded");
+		p->fail = ph && !strcmp(ph, "Failed");
+		p->failed = p->fail || (o->deleting && !p->succ && !only_failed);
+		p->unbound = !node || !*node;
+		p->act = -1;
+		p->stripped = p->delayed = false;
+	}
+}
+
+/* The podFailurePolicy's action for failed pod p (cached), and with a
+ * FailJob rule kube's message in msg.  O(a parse of the pod). */
+static int pod_action(const json_t *pfp, pinfo_t *p, char *msg, size_t msz)
+{
+	char m[700];
+	if (p->act < 0 || (p->act == MU__PFP_FAILJOB && msg)) {
+		json_t *pod = mu__obj_parse(p->o);
+		p->act = pod ? mu__pfp_match(pfp, pod, m, sizeof m) : MU__PFP_NONE;
+		json_decref(pod);
+		if (p->act == MU__PFP_FAILJOB && msg)
+			snprintf(msg, msz, "%s", m);
+	}
+	return p->act;
+}
+
+/* Whether failed pod p counts as a failure (matchPodFailurePolicy's
+ * countFailed: every action but Ignore, or no policy). */
+static bool pod_counts(const json_t *pfp, pinfo_t *p)
+{
+	return !json_is_object(pfp) || pod_action(pfp, p, NULL, 0) != MU__PFP_IGNORE;
+}
+
+/* Whether a FailJob rule of pfp matches a failed pod of the job, with
+ * kube's message of the first in msg (getFailJobMessage: every pod, with
+ * the finalizer or not).  O(the pods, a parse of each failed one). */
+static bool pfp_failjob(const json_t *pfp, pinfo_t *pi, size_t n, char *msg, size_t msz)
+{
+	if (!json_is_object(pfp))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (pi[i].failed && pod_action(pfp, &pi[i], msg, msz) == MU__PFP_FAILJOB)
+			return true;
+	return false;
+}
+
+/* Whether pod p of an Indexed Job of completions comp may be counted
+ * (getValidPodsWithFilter): it carries the finalizer and, for an Indexed
+ * Job, an index below completions. */
+static bool pod_valid(const pinfo_t *p, bool indexed, long long comp)
+{
+	return p->fin && (!indexed || (p->ix >= 0 && p->ix < comp));
+}
+
+/* Removes the tracking finalizer from a pod (removeTrackingFinalizerPatch);
+ * a pod being deleted with a grace period of 0 and no finalizer left
+ * goes, as kube-apiserver deletes it on that update. */
+static int strip_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	if (!cur)
+		return MU_ENOENT;
+	json_t *o = mu__obj_parse(cur);
+	json_t *fin = mu__jget(o, "metadata.finalizers");
+	size_t i;
+	json_t *f;
+	bool had = false;
+	if (!o)
+		return MU_ENOMEM;
+	json_array_foreach(fin, i, f)
+		if (json_is_string(f) && !strcmp(json_string_value(f), TRACKING)) {
+			json_array_remove(fin, i);
+			had = true;
+			break;
+		}
+	if (!had) {
+		json_decref(o);
+		return MU__MUT_KEEP;
+	}
+	bool none = json_array_size(fin) == 0;
+	if (none)
+		json_object_del(json_object_get(o, "metadata"), "finalizers");
+	const json_t *grace = mu__jget(o, "metadata.deletionGracePeriodSeconds");
+	if (none && cur->deleting && json_is_integer(grace) && json_integer_value(grace) == 0) {
+		json_decref(o);
+		return MU__MUT_DEL;
+	}
+	*out = o;
+	return MU__MUT_PUT;
+}
+
+/* Sets the phase of an unscheduled pod being deleted to Failed, as
+ * kube's PodGC does (gcUnscheduledTerminating, markFailedAndDeletePod):
+ * no kubelet ends it, and a Job that replaces only failed pods counts it
+ * only then. */
+static int podgc_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)ctx;
+	const char *ph = cur ? mu__obj_field(cur, "status.phase") : NULL;
+	const char *node = cur ? mu__obj_field(cur, "spec.nodeName") : NULL;
+	if (!cur || !cur->deleting || (node && *node) || (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))))
+		return MU__MUT_KEEP;
+	if (!(*out = mu__obj_parse(cur)))
+		return MU_ENOMEM;
+	mu__jset(*out, "status.phase", json_string("Failed"));
+	return MU__MUT_PUT;
+}
+
+/* Removes pod p's tracking finalizer in tx (one write), noting it. */
+static void strip(mu__wtx_t *tx, pinfo_t *p)
+{
+	if (!p->fin || p->stripped)
+		return;
+	if (mu__store_apply(tx, MU__RT_PODS, p->o->ns, p->o->name, strip_fn, NULL, false, NULL) >= 0)
+		p->stripped = true;
+}
+
+/* Adds the JOB_COMPLETION_INDEX variable, from the pod's index label
+ * through the downward API, to each container of list (a containers or
+ * initContainers array) that has no variable of that name
+ * (addCompletionIndexEnvVariable, with PodIndexLabel on: GA in 1.32).
+ * O(the containers and their variables). */
+static void index_env(json_t *list)
+{
+	size_t i, k;
+	json_t *c, *v;
+	json_array_foreach(list, i, c) {
+		json_t *env = json_object_get(c, "env");
+		bool have = false;
+		json_array_foreach(env, k, v) {
+			const char *n = json_string_value(json_object_get(v, "name"));
+			have |= n && !strcmp(n, "JOB_COMPLETION_INDEX");
+		}
+		if (have || !json_is_object(c))
+			continue;
+		if (!json_is_array(env)) {
+			env = json_array();
+			json_object_set_new(c, "env", env);
+		}
+		json_array_append_new(env, json_pack("{s:s, s:{s:{s:s}}}", "name", "JOB_COMPLETION_INDEX", "valueFrom",
+						     "fieldRef", "fieldPath",
+						     "metadata.labels['" INDEX_KEY "']"));
+	}
+}
+
+/* A metadata map (annotations or labels) of md, made when absent. */
+static json_t *md_map(json_t *md, const char *key)
+{
+	json_t *m = json_object_get(md, key);
+	if (!json_is_object(m)) {
+		m = json_object();
+		json_object_set_new(md, key, m);
+	}
+	return m;
+}
+
+/* A pod from the job's template, with the job-tracking finalizer
+ * (appendJobCompletionFinalizerIfNotFound).  For an Indexed Job (ix >= 0)
+ * as manageJob makes it: generateName "JOB-IX-" (podGenerateNameWithIndex:
+ * the job's name cut so that it fits 58 characters), the index as an
+ * annotation and a label, spec.hostname "JOB-IX", JOB_COMPLETION_INDEX in
+ * every container and init container, and with backoffLimitPerIndex
+ * (fcount >= 0) the index's failure count annotations.  Caller owns. */
+static json_t *pod_from(mu__jobctl_t *jc, const json_t *job, long long ix, long long fcount, long long icount)
 {
 	const char *name = mu__jstr(job, "metadata.name"), *uid = mu__jstr(job, "metadata.uid");
 	json_t *tpl = mu__jget(job, "spec.template");
 	if (!name || !uid || !json_is_object(tpl))
 		return NULL;
-	char sfx[6], pre[300], pn[300];
+	char sfx[6], pre[300], pn[300], app[32] = "-";
 	mu__name_suffix(jc->s, sfx);
-	/* generateName "JOB-", cut to 58 characters as names.SimpleNameGenerator does */
-	snprintf(pre, sizeof pre, "%s-", name);
+	if (ix >= 0)
+		snprintf(app, sizeof app, "-%lld-", ix);
+	/* generateName "JOB-" ("JOB-IX-"), cut to 58 characters as
+	 * names.SimpleNameGenerator (and podGenerateNameWithIndex) do */
+	size_t al = strlen(app), keep = strlen(name);
+	if (keep + al > 58)
+		keep = ix >= 0 ? 58 - al : 58;
+	snprintf(pre, sizeof pre, "%.*s%s", (int)keep, name, app);
 	snprintf(pn, sizeof pn, "%.58s%s", pre, sfx);
 	json_t *md = json_deep_copy(json_object_get(tpl, "metadata"));
 	if (!json_is_object(md)) {
@@ -602,20 +815,48 @@ static json_t *pod_from(mu__jobctl_t *jc, const json_t *job)
 		md = json_object();
 	}
 	json_object_set_new(md, "name", json_string(pn));
-	json_object_set_new(md, "generateName", json_sprintf("%s-", name));
+	json_object_set_new(md, "generateName", json_string(pre));
 	json_object_set_new(md, "namespace", json_string(mu__jstr(job, "metadata.namespace")));
 	json_object_set_new(md, "ownerReferences",
 			    json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", "batch/v1", "kind", "Job",
 				      "name", name, "uid", uid, "controller", 1, "blockOwnerDeletion", 1));
-	const char *dur = json_string_value(json_object_get(mu__jget(job, "metadata.annotations"), "muster.io/duration"));
-	if (dur) {
-		if (!json_is_object(json_object_get(md, "annotations")))
-			json_object_set_new(md, "annotations", json_object());
-		if (!json_object_get(json_object_get(md, "annotations"), "muster.io/duration"))
-			json_object_set_new(json_object_get(md, "annotations"), "muster.io/duration", json_string(dur));
+	json_t *fin = json_object_get(md, "finalizers");
+	bool have = false;
+	size_t i;
+	json_t *f;
+	json_array_foreach(fin, i, f)
+		have |= json_is_string(f) && !strcmp(json_string_value(f), TRACKING);
+	if (!json_is_array(fin)) {
+		fin = json_array();
+		json_object_set_new(md, "finalizers", fin);
 	}
-	return json_pack("{s:s, s:s, s:o, s:O}", "apiVersion", "v1", "kind", "Pod", "metadata", md, "spec",
-			 json_object_get(tpl, "spec"));
+	if (!have)
+		json_array_append_new(fin, json_string(TRACKING));
+	const char *dur = json_string_value(json_object_get(mu__jget(job, "metadata.annotations"), "muster.io/duration"));
+	if (dur && !json_object_get(md_map(md, "annotations"), "muster.io/duration"))
+		json_object_set_new(md_map(md, "annotations"), "muster.io/duration", json_string(dur));
+	json_t *spec = json_object_get(tpl, "spec");
+	if (ix >= 0) {
+		char v[32];
+		snprintf(v, sizeof v, "%lld", ix);
+		json_object_set_new(md_map(md, "annotations"), INDEX_KEY, json_string(v));
+		json_object_set_new(md_map(md, "labels"), INDEX_KEY, json_string(v));
+		if (fcount >= 0) {
+			snprintf(v, sizeof v, "%lld", fcount);
+			json_object_set_new(md_map(md, "annotations"), FAILCOUNT_KEY, json_string(v));
+			if (icount > 0) {
+				snprintf(v, sizeof v, "%lld", icount);
+				json_object_set_new(md_map(md, "annotations"), IGNORED_KEY, json_string(v));
+			}
+		}
+		spec = json_deep_copy(spec);
+		snprintf(pre, sizeof pre, "%s-%lld", name, ix);
+		json_object_set_new(spec, "hostname", json_string(pre));
+		index_env(json_object_get(spec, "initContainers"));
+		index_env(json_object_get(spec, "containers"));
+		return json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", md, "spec", spec);
+	}
+	return json_pack("{s:s, s:s, s:o, s:O}", "apiVersion", "v1", "kind", "Pod", "metadata", md, "spec", spec);
 }
 
 /* job's condition of type that is True (borrowed), or NULL.  O(its
@@ -641,14 +882,18 @@ static bool cond_true(const json_t *job, const char *type)
 typedef struct status_ctx {
 	const mu__rtype_t *t; /* Job */
 	mu__mf_memo_t *memo;  /* the controller's (may be NULL) */
-	counts_t c;
+	counts_t c;           /* succeeded and failed: the counters to write */
 	bool suspended, complete, failed;
 	json_t *job;          /* reconcile's parse of the job (borrowed) */
 	int64_t rv;           /* the version it parsed */
 	unsigned tr;          /* status_fn's answer: the TR_ transitions it wrote */
 	const char *freason;  /* failed: the reason and message of its conditions */
 	const char *fmsg;     /* (NULL: BackoffLimitExceeded's) */
-	int killed;           /* active pods this reconcile deleted because the Job failed */
+	const char *sreason;  /* complete: SuccessCriteriaMet's reason and message */
+	const char *smsg;     /* (NULL: CompletionsReached's) */
+	bool more;            /* pods left to count: no terminal condition yet */
+	const char *completed; /* Indexed: status.completedIndexes (NULL: not Indexed) */
+	const char *failedix;  /* with backoffLimitPerIndex: status.failedIndexes (NULL: none) */
 } status_ctx_t;
 
 #define BACKOFF_REASON "BackoffLimitExceeded"
@@ -730,16 +975,20 @@ static unsigned status_set(const status_ctx_t *c, json_t *o)
 	mu__jset(o, "status.active", json_integer(c->c.active));
 	mu__jset(o, "status.ready", json_integer(c->c.ready));
 	mu__jset(o, "status.terminating", json_integer(c->c.terminating));
+	/* the counters of the pods counted through their finalizers
+	 * (trackJobStatusAndRemoveFinalizers); the counting and the
+	 * finalizers' removal are one transaction here, so the pods never
+	 * wait in uncountedTerminatedPods, which stays empty */
 	mu__jset(o, "status.succeeded", json_integer(c->c.succeeded));
-	/* a failed Job counts the active pods it deleted as failed (kube's
-	 * trackJobStatusAndRemoveFinalizers: once the Job is finished every
-	 * pod not terminated counts as failed), and its count does not fall
-	 * when its pods go later */
-	json_int_t failed = c->c.failed + c->killed;
-	const json_t *had = mu__jget(o, "status.failed");
-	if (c->failed && json_is_integer(had) && json_integer_value(had) > failed)
-		failed = json_integer_value(had);
-	mu__jset(o, "status.failed", json_integer(failed));
+	mu__jset(o, "status.failed", json_integer(c->c.failed));
+	if (!json_is_object(mu__jget(o, "status.uncountedTerminatedPods")))
+		mu__jset(o, "status.uncountedTerminatedPods", json_object());
+	if (c->completed && *c->completed)
+		mu__jset(o, "status.completedIndexes", json_string(c->completed));
+	else if (c->completed)
+		json_object_del(json_object_get(o, "status"), "completedIndexes");
+	if (c->failedix)
+		mu__jset(o, "status.failedIndexes", json_string(c->failedix));
 	if (c->suspended && !c->complete && !c->failed) {
 		if (!cond_true(o, "Suspended"))
 			tr |= TR_SUSPENDED;
@@ -754,15 +1003,21 @@ static unsigned status_set(const status_ctx_t *c, json_t *o)
 			mu__jset(o, "status.startTime", json_string(ts));
 	}
 	/* the interim condition first, the terminal one once no pod of the
-	 * Job is terminating (enactJobFinished with delayTerminalCondition,
-	 * Kubernetes 1.31+: JobManagedBy or JobPodReplacementPolicy on) */
+	 * Job is terminating and every finished pod is counted
+	 * (enactJobFinished with delayTerminalCondition, Kubernetes 1.31+:
+	 * JobManagedBy or JobPodReplacementPolicy on); Complete takes the
+	 * reason and message of SuccessCriteriaMet */
 	if (c->complete && !cond_true(o, "Complete")) {
 		if (!cond_true(o, "SuccessCriteriaMet"))
-			mu__set_condition(o, "SuccessCriteriaMet", "True", "CompletionsReached",
-					  "Reached expected number of succeeded pods");
-		if (c->c.terminating == 0) {
-			mu__set_condition(o, "Complete", "True", "CompletionsReached",
-					  "Reached expected number of succeeded pods");
+			mu__set_condition(o, "SuccessCriteriaMet", "True", c->sreason ? c->sreason : "CompletionsReached",
+					  c->smsg ? c->smsg : "Reached expected number of succeeded pods");
+		if (c->c.terminating == 0 && !c->more) {
+			char r[128], m[300];
+			const char *sr = cond_text(o, "SuccessCriteriaMet", "reason");
+			const char *sm = cond_text(o, "SuccessCriteriaMet", "message");
+			snprintf(r, sizeof r, "%s", sr ? sr : "CompletionsReached");
+			snprintf(m, sizeof m, "%s", sm ? sm : "Reached expected number of succeeded pods");
+			mu__set_condition(o, "Complete", "True", r, m);
 			mu__jset(o, "status.completionTime", json_string(ts));
 			tr |= TR_COMPLETE;
 		}
@@ -771,7 +1026,7 @@ static unsigned status_set(const status_ctx_t *c, json_t *o)
 		const char *r = c->freason ? c->freason : BACKOFF_REASON, *m = c->fmsg ? c->fmsg : BACKOFF_MSG;
 		if (!cond_true(o, "FailureTarget"))
 			mu__set_condition(o, "FailureTarget", "True", r, m);
-		if (c->c.terminating == 0) {
+		if (c->c.terminating == 0 && !c->more) {
 			mu__set_condition(o, "Failed", "True", r, m);
 			tr |= TR_FAILED;
 		}
@@ -882,10 +1137,10 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 	/* the members read, each found in one scan of the object and one of
 	 * its spec (mu__text_members) rather than one scan each */
 	static const char *const top[] = {"spec", "status"};
-	enum { MANAGED_BY, COMPLETIONS, PARALLELISM, BACKOFF, SUSPEND, REPLACEMENT, PFP, DEADLINE, NSPEC };
+	enum { MANAGED_BY, COMPLETIONS, PARALLELISM, BACKOFF, SUSPEND, REPLACEMENT, PFP, DEADLINE, MODE, NSPEC };
 	static const char *const keys[NSPEC] = {"managedBy", "completions", "parallelism", "backoffLimit",
 						"suspend", "podReplacementPolicy", "podFailurePolicy",
-						"activeDeadlineSeconds"};
+						"activeDeadlineSeconds", "completionMode"};
 	const char *tv[2], *f[NSPEC];
 	size_t tn[2], fn[NSPEC];
 	if (jo->deleting)
@@ -919,8 +1174,19 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 			   (f[PFP] && !(fn[PFP] == 4 && !memcmp(f[PFP], "null", 4)));
 	if (f[DEADLINE] && !(fn[DEADLINE] == 4 && !memcmp(f[DEADLINE], "null", 4)))
 		return false; /* a deadline to check or requeue: reconcile does */
-	if (f[PFP] && !(fn[PFP] == 4 && !memcmp(f[PFP], "null", 4)))
-		return false; /* its rules read the failed pods: reconcile does */
+	if (f[MODE] && !(fn[MODE] == 12 && !memcmp(f[MODE], "\"NonIndexed\"", 12)) &&
+	    !(fn[MODE] == 4 && !memcmp(f[MODE], "null", 4)))
+		return false; /* Indexed: its indexes are reconcile's */
+	bool pfp = f[PFP] && !(fn[PFP] == 4 && !memcmp(f[PFP], "null", 4));
+	/* a finished pod still carrying the tracking finalizer is to count,
+	 * and with a podFailurePolicy a failed pod may match a FailJob rule
+	 * (getFailJobMessage reads every pod): reconcile does both */
+	for (size_t i = 0; i < pg->n; i++) {
+		const char *ph = mu__obj_field(pg->objs[i], "status.phase");
+		bool fail = ph && !strcmp(ph, "Failed"), done = fail || (ph && !strcmp(ph, "Succeeded"));
+		if ((pfp && fail) || ((done || pg->objs[i]->deleting) && has_tracking(pg->objs[i])))
+			return false;
+	}
 	json_t *st = NULL, *o = json_object(), *before = NULL;
 	if (!o || !(st = mu__json_parse(stv, stn)) ||
 	    json_object_set_new(o, "status", st) || !(before = mu__json_copy(st))) {
@@ -928,7 +1194,10 @@ static bool quick_keep(mu__jobctl_t *jc, const mu__obj_t *jo, const mu__page_t *
 		return false;
 	}
 	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(pg), suspend, false, false, NULL, -1, 0,
-			   NULL, NULL, 0};
+			   NULL, NULL, NULL, NULL, false, NULL, NULL};
+	/* the counters as they are: no pod is left to count */
+	sc.c.succeeded = (int)json_integer_value(json_object_get(st, "succeeded"));
+	sc.c.failed = (int)json_integer_value(json_object_get(st, "failed"));
 	json_int_t want = wanted(par, has_comp, comp, &sc.c);
 	bool finished = cond_true(o, "Complete") || cond_true(o, "Failed");
 	/* as reconcile: a Job not finished fails before it completes */
@@ -1085,24 +1354,34 @@ static void transition_notes(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job,
 		note(jc, tx, job, "Warning", freason ? freason : BACKOFF_REASON, fmsg ? fmsg : BACKOFF_MSG);
 }
 
-/* The pods one reconcile deletes at most, each with its Event. */
-#define DEL_MAX ((MU__TX_MAX - 8) / 2)
+/* The finished pods one reconcile counts (removes the finalizer of) at
+ * most, as kube's MaxUncountedPods bounds a sync; the pods it deletes at
+ * most, each with its Event and the removal of its finalizer. */
+#define TRACK_MAX 32
+#define DEL_MAX ((MU__TX_MAX - 8 - TRACK_MAX) / 3)
 
-/* Deletes up to n of job's active pods in pg, in tx, each with its
- * SuccessfulDelete Event; the pods not Running go first (kube's
- * activePodsForRemoval also prefers the unscheduled, the pending and the
- * unready).  Answers how many it deleted, and adds to *ready how many
- * of them were Running (counted ready).  At most 2 * n writes. */
-static int delete_active(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, const mu__page_t *pg, int n, int *ready)
+/* Deletes up to n of the job's active pods among pi[np] (those pick[]
+ * marks, or any when pick is NULL), in tx, each with its SuccessfulDelete
+ * Event; the pods not Running go first (kube's activePodsForRemoval also
+ * prefers the unscheduled, the pending and the unready).  With strip_fin
+ * each loses its tracking finalizer first and is not counted, as
+ * deleteJobPods does for a suspend or a scale-down; without, it keeps it
+ * and is counted failed (deleteActivePods, for a Job that fails).
+ * Answers how many it deleted, and adds to *ready how many of them were
+ * Running (counted ready).  At most 3 * n writes. */
+static int delete_active(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, pinfo_t *pi, size_t np,
+			 const bool *pick, int n, bool strip_fin, int *ready)
 {
 	int done = 0;
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < pg->n && done < n; i++) {
-			const mu__obj_t *p = pg->objs[i];
+		for (size_t i = 0; i < np && done < n; i++) {
+			const mu__obj_t *p = pi[i].o;
 			const char *ph = mu__obj_field(p, "status.phase");
 			bool running = ph && !strcmp(ph, "Running");
-			if (!is_active(p) || running != (pass == 1))
+			if (!is_active(p) || (pick && !pick[i]) || running != (pass == 1))
 				continue;
+			if (strip_fin)
+				strip(tx, &pi[i]);
 			if (mu__delete_in(tx, MU__RT_PODS, p->ns, p->name, -1, NULL, NULL, false, NULL) >= 0) {
 				pod_note(jc, tx, job, false, p->name);
 				done++;
@@ -1112,9 +1391,504 @@ static int delete_active(mu__jobctl_t *jc, mu__wtx_t *tx, const json_t *job, con
 	return done;
 }
 
+static int ll_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts ix[n] and drops repeats; answers the new length.  O(n log n). */
+static size_t ll_sort_uniq(long long *ix, size_t n)
+{
+	size_t m = 0;
+	qsort(ix, n, sizeof *ix, ll_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!m || ix[m - 1] != ix[i])
+			ix[m++] = ix[i];
+	return m;
+}
+
+/* One reconcile's view of a Job and its pods. */
+typedef struct rec {
+	mu__jobctl_t *jc;
+	json_t *job;               /* parsed (owned by reconcile) */
+	const char *ns, *name, *uid;
+	pinfo_t *pi;               /* the pods */
+	size_t np;
+	bool indexed, has_comp;
+	long long comp;            /* spec.completions (has_comp) */
+	json_int_t par, backoff;
+	json_int_t bli, mfi;       /* backoffLimitPerIndex, maxFailedIndexes; -1: unset */
+	const json_t *pfp;         /* spec.podFailurePolicy, or NULL */
+	bool only_failed, finished, leaving;
+	long long prev_s, prev_f;  /* the status's counters */
+	long long dec_s;           /* succeeded as syncJob decides with it: counted and new */
+	mu__ivls_t succ, fail;     /* Indexed: succeeded and (backoffLimitPerIndex) failed indexes */
+	status_ctx_t sc;
+	char pfmsg[700], spmsg[64];
+} rec_t;
+
+/* Whether failed pod p of an Indexed Job fails its index
+ * (isIndexFailed): a FailIndex rule matches it, or it counts and its
+ * index already failed backoffLimitPerIndex times.  O(a parse). */
+static bool index_failed(rec_t *r, pinfo_t *p)
+{
+	if (!p->failed)
+		return false;
+	if (json_is_object(r->pfp) && pod_action(r->pfp, p, NULL, 0) == MU__PFP_FAILINDEX)
+		return true;
+	long long fc = pod_annotation_int(p->o, FAILCOUNT_KEY);
+	return pod_counts(r->pfp, p) && (fc < 0 ? 0 : fc) >= r->bli;
+}
+
+/* The failure counts (counted, ignored) of the index of pod p as its
+ * replacement carries them (getNewIndexFailureCounts).  O(a parse). */
+static void index_counts(rec_t *r, pinfo_t *p, long long *fc, long long *ic)
+{
+	*fc = *ic = 0;
+	if (!p)
+		return;
+	*fc = pod_annotation_int(p->o, FAILCOUNT_KEY);
+	*ic = pod_annotation_int(p->o, IGNORED_KEY);
+	*fc = *fc < 0 ? 0 : *fc;
+	*ic = *ic < 0 ? 0 : *ic;
+	if (pod_counts(r->pfp, p))
+		++*fc;
+	else
+		++*ic;
+}
+
+/* The indexes of an Indexed Job as syncJob computes them: the succeeded
+ * ones (calculateSucceededIndexes: status.completedIndexes and the
+ * succeeded pods with the finalizer), with backoffLimitPerIndex the
+ * failed ones (calculateFailedIndexes) and, per index neither succeeded,
+ * failed nor active, the failed pod whose finalizer waits for its
+ * replacement (getPodsWithDelayedDeletionPerIndex: the one with the most
+ * failures).  MU_OK or MU_ENOMEM.  O(pods log pods + the intervals). */
+static int indexes_eval(rec_t *r)
+{
+	long long *ix = malloc((r->np + 1) * sizeof *ix);
+	mu__ivls_t prev;
+	size_t n = 0;
+	if (!ix || mu__ivls_parse(mu__jstr(r->job, "status.completedIndexes"), r->comp, &prev) != MU_OK) {
+		free(ix);
+		return MU_ENOMEM;
+	}
+	for (size_t i = 0; i < r->np; i++)
+		if (pod_valid(&r->pi[i], true, r->comp) && r->pi[i].succ)
+			ix[n++] = r->pi[i].ix;
+	int rc = mu__ivls_with(&prev, ix, ll_sort_uniq(ix, n), &r->succ);
+	mu__ivls_release(&prev);
+	if (rc == MU_OK && r->bli >= 0) {
+		n = 0;
+		rc = mu__ivls_parse(mu__jstr(r->job, "status.failedIndexes"), r->comp, &prev);
+		for (size_t i = 0; rc == MU_OK && i < r->np; i++)
+			if (pod_valid(&r->pi[i], true, r->comp) && index_failed(r, &r->pi[i]))
+				ix[n++] = r->pi[i].ix;
+		if (rc == MU_OK)
+			rc = mu__ivls_with(&prev, ix, ll_sort_uniq(ix, n), &r->fail);
+		mu__ivls_release(&prev);
+	}
+	if (rc == MU_OK && r->bli >= 0) {
+		n = 0;
+		for (size_t i = 0; i < r->np; i++)
+			if (is_active(r->pi[i].o) && r->pi[i].ix >= 0)
+				ix[n++] = r->pi[i].ix;
+		n = ll_sort_uniq(ix, n);
+		for (size_t i = 0; i < r->np; i++) {
+			pinfo_t *p = &r->pi[i];
+			if (!pod_valid(p, true, r->comp) || !p->failed || mu__ivls_has(&r->succ, p->ix) ||
+			    mu__ivls_has(&r->fail, p->ix) || bsearch(&p->ix, ix, n, sizeof *ix, ll_cmp))
+				continue;
+			pinfo_t *had = NULL;
+			for (size_t k = 0; k < r->np && !had; k++)
+				if (r->pi[k].delayed && r->pi[k].ix == p->ix)
+					had = &r->pi[k];
+			long long a = pod_annotation_int(p->o, FAILCOUNT_KEY) + pod_annotation_int(p->o, IGNORED_KEY);
+			long long b = had ? pod_annotation_int(had->o, FAILCOUNT_KEY) +
+						    pod_annotation_int(had->o, IGNORED_KEY) : -3;
+			if (!had || b <= a) {
+				if (had)
+					had->delayed = false;
+				p->delayed = true;
+			}
+		}
+	}
+	free(ix);
+	return rc;
+}
+
+/* matchSuccessPolicy: the first rule of spec.successPolicy the succeeded
+ * indexes meet (all of its succeededIndexes, or succeededCount of them,
+ * or succeededCount in all), with kube's message in r->spmsg.
+ * O(the rules * the intervals). */
+static bool success_policy(rec_t *r)
+{
+	size_t i;
+	json_t *rule;
+	if (!r->succ.n)
+		return false;
+	json_array_foreach(mu__jget(r->job, "spec.successPolicy.rules"), i, rule) {
+		const char *si = json_string_value(json_object_get(rule, "succeededIndexes"));
+		const json_t *sc = json_object_get(rule, "succeededCount");
+		bool met = false;
+		if (si) {
+			mu__ivls_t want;
+			if (mu__ivls_parse(si, r->comp, &want) != MU_OK || !want.n) {
+				mu__ivls_release(&want);
+				continue;
+			}
+			long long contains = 0;
+			for (size_t a = 0, b = 0; a < want.n && b < r->succ.n;) {
+				long long lo = want.v[a].first > r->succ.v[b].first ? want.v[a].first : r->succ.v[b].first;
+				long long hi = want.v[a].last < r->succ.v[b].last ? want.v[a].last : r->succ.v[b].last;
+				if (hi >= lo)
+					contains += hi - lo + 1;
+				if (r->succ.v[b].last < want.v[a].last)
+					b++;
+				else if (r->succ.v[b].last > want.v[a].last)
+					a++;
+				else
+					a++, b++;
+			}
+			met = contains == mu__ivls_total(&want) ||
+			      (json_is_integer(sc) && contains >= json_integer_value(sc));
+			mu__ivls_release(&want);
+		} else if (json_is_integer(sc)) {
+			met = mu__ivls_total(&r->succ) >= json_integer_value(sc);
+		}
+		if (met) {
+			snprintf(r->spmsg, sizeof r->spmsg, "Matched rules at index %zu", i);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Decides, as syncJob does before it manages pods, the counters it works
+ * with (the status's and the finished pods still carrying the
+ * finalizer), whether the Job fails (FailureTarget, FailJob,
+ * backoffLimit, the active deadline, then maxFailedIndexes and failed
+ * indexes) or meets its success criteria (SuccessCriteriaMet already,
+ * its successPolicy, its completions).  A Job already finished stays so.
+ * O(the pods, a parse of each failed one with a policy). */
+static int decide(rec_t *r)
+{
+	status_ctx_t *sc = &r->sc;
+	long long new_s = 0, new_f = 0;
+	for (size_t i = 0; i < r->np; i++) {
+		pinfo_t *p = &r->pi[i];
+		if (!pod_valid(p, r->indexed, r->comp))
+			continue;
+		if (p->succ)
+			new_s++;
+		else if (p->failed && pod_counts(r->pfp, p))
+			new_f++;
+	}
+	if (r->indexed && indexes_eval(r) != MU_OK)
+		return MU_ENOMEM;
+	r->dec_s = r->indexed ? mu__ivls_total(&r->succ) : r->prev_s + new_s;
+	sc->c.succeeded = (int)r->dec_s;
+	sc->c.failed = (int)(r->prev_f + new_f);
+	if (r->finished) {
+		sc->failed = !cond_true(r->job, "Complete");
+		sc->complete = !sc->failed;
+		return MU_OK;
+	}
+	if (cond_true(r->job, "SuccessCriteriaMet")) {
+		sc->complete = true;
+		return MU_OK;
+	}
+	int64_t left = -1;
+	bool failjob = pfp_failjob(r->pfp, r->pi, r->np, r->pfmsg, sizeof r->pfmsg);
+	sc->failed = fails(r->job, &sc->c, r->backoff, sc->suspended, mu__now_s(), failjob ? r->pfmsg : NULL,
+			   &sc->freason, &sc->fmsg, &left);
+	if (left >= 0) {
+		char key[600];
+		snprintf(key, sizeof key, "%s/%s", r->ns, r->name);
+		dl_push(r->jc, key, r->jc->now + left);
+	}
+	if (!sc->failed && r->indexed && r->bli >= 0) {
+		long long ft = mu__ivls_total(&r->fail);
+		if (r->mfi >= 0 && ft > r->mfi) {
+			sc->failed = true;
+			sc->freason = "MaxFailedIndexesExceeded";
+			sc->fmsg = "Job has exceeded the specified maximal number of failed indexes";
+		} else if (ft > 0 && ft + mu__ivls_total(&r->succ) >= r->comp) {
+			sc->failed = true;
+			sc->freason = "FailedIndexes";
+			sc->fmsg = "Job has failed indexes";
+		}
+	}
+	if (!sc->failed && r->indexed && success_policy(r)) {
+		sc->complete = true;
+		sc->sreason = "SuccessPolicy";
+		sc->smsg = r->spmsg;
+	}
+	if (!sc->failed && !sc->complete)
+		sc->complete = r->has_comp ? r->dec_s >= r->comp : r->dec_s > 0 && sc->c.active == 0;
+	return MU_OK;
+}
+
+/* The active pods of an Indexed Job to delete (activePodsForRemoval):
+ * every one without a valid index, all but one of each index that has
+ * several (the Running one kept), and then more, to at least rm in all.
+ * Marks them in pick[]; answers how many.  O(pods log pods). */
+static int indexed_pick(rec_t *r, long long rm, bool *pick)
+{
+	long long *key = malloc((r->np + 1) * sizeof *key);
+	int n = 0;
+	if (!key)
+		return 0;
+	size_t m = 0;
+	for (size_t i = 0; i < r->np; i++) {
+		if (!is_active(r->pi[i].o))
+			continue;
+		if (r->pi[i].ix < 0 || r->pi[i].ix >= r->comp) {
+			pick[i] = true;
+			n++;
+			continue;
+		}
+		const char *ph = mu__obj_field(r->pi[i].o, "status.phase");
+		/* index, then Running last, then the pod: the last of an index stays */
+		key[m++] = (r->pi[i].ix * 2 + (ph && !strcmp(ph, "Running"))) * (long long)(r->np + 1) + (long long)i;
+	}
+	qsort(key, m, sizeof *key, ll_cmp);
+	for (size_t k = 0; k + 1 < m; k++)
+		if (key[k] / (long long)(r->np + 1) / 2 == key[k + 1] / (long long)(r->np + 1) / 2) {
+			pick[key[k] % (long long)(r->np + 1)] = true;
+			n++;
+		}
+	free(key);
+	for (int pass = 0; pass < 2 && n < rm; pass++)
+		for (size_t i = 0; i < r->np && n < rm; i++) {
+			const char *ph = mu__obj_field(r->pi[i].o, "status.phase");
+			if (is_active(r->pi[i].o) && !pick[i] && (ph && !strcmp(ph, "Running")) == (pass == 1)) {
+				pick[i] = true;
+				n++;
+			}
+		}
+	return n;
+}
+
+/* The indexes an Indexed Job creates pods for next (firstPendingIndexes):
+ * up to want of those below completions neither succeeded, failed, nor
+ * held by an active pod (or, when only failed pods are replaced, a
+ * terminating one), into out[].  Answers how many.  O(pods log pods). */
+static size_t pending_indexes(rec_t *r, size_t want, long long *out)
+{
+	long long *ix = malloc((r->np + 1) * sizeof *ix);
+	mu__ivls_t t1, t2;
+	size_t n = 0;
+	if (!ix)
+		return 0;
+	for (size_t i = 0; i < r->np; i++) {
+		bool term = r->pi[i].o->deleting && !r->pi[i].succ && !r->pi[i].fail;
+		if (r->pi[i].ix >= 0 && (is_active(r->pi[i].o) || (r->only_failed && term)))
+			ix[n++] = r->pi[i].ix;
+	}
+	int rc = mu__ivls_with(&r->succ, ix, ll_sort_uniq(ix, n), &t1);
+	free(ix);
+	if (rc != MU_OK)
+		return 0;
+	/* the failed indexes too, one single index at a time */
+	n = 0;
+	ix = malloc((size_t)(mu__ivls_total(&r->fail) + 1) * sizeof *ix);
+	for (size_t i = 0; ix && i < r->fail.n; i++)
+		for (long long k = r->fail.v[i].first; k <= r->fail.v[i].last; k++)
+			ix[n++] = k;
+	rc = ix ? mu__ivls_with(&t1, ix, n, &t2) : MU_ENOMEM;
+	free(ix);
+	mu__ivls_release(&t1);
+	if (rc != MU_OK)
+		return 0;
+	n = mu__ivls_first_free(&t2, want, r->comp, out);
+	mu__ivls_release(&t2);
+	return n;
+}
+
+/* Creates up to make pods (at most MU__TX_MAX / 4), each with its
+ * SuccessfulCreate Event, and a FailedCreate Event for a refusal; for an
+ * Indexed Job one for each pending index.  Answers how many it made.  At
+ * most 2 * make + 1 writes. */
+static int create_pods(rec_t *r, mu__wtx_t *tx, json_int_t make)
+{
+	char why[600] = "";
+	int made_n = 0;
+	long long *ix = NULL;
+	size_t nix = 0;
+	if (make > MU__TX_MAX / 4)
+		make = MU__TX_MAX / 4;
+	if (r->indexed) {
+		if (!(ix = malloc((size_t)make * sizeof *ix)))
+			return 0;
+		nix = pending_indexes(r, (size_t)make, ix);
+		make = (json_int_t)nix;
+	}
+	for (json_int_t k = 0; k < make; k++) {
+		long long fc = -1, ic = 0;
+		if (r->indexed && r->bli >= 0) {
+			pinfo_t *was = NULL;
+			for (size_t i = 0; i < r->np && !was; i++)
+				if (r->pi[i].delayed && r->pi[i].ix == ix[k])
+					was = &r->pi[i];
+			index_counts(r, was, &fc, &ic);
+		}
+		json_t *pod = pod_from(r->jc, r->job, r->indexed ? ix[k] : -1, fc, ic);
+		mu__obj_t *made = NULL;
+		if (pod && mu__create_why(r->jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", &made, why,
+					  sizeof why) >= 0) {
+			made_n++;
+			if (made) { /* in the index before its event */
+				index_add(r->jc, r->uid, made->key);
+				pod_note(r->jc, tx, r->job, true, made->name);
+			}
+		}
+		mu__obj_unref(made);
+		json_decref(pod);
+	}
+	free(ix);
+	if (*why)
+		failed_create(r->jc, tx, r->job, why);
+	return made_n;
+}
+
+/* Deletes or creates pods as syncJob and manageJob do (nothing for a Job
+ * being deleted): a Job that stops (suspended, failed, succeeded or
+ * finished) deletes its active pods, one that runs deletes the pods over
+ * what it wants (and an Indexed Job's repeated or invalid indexes), or
+ * else makes the missing ones.  Adjusts the counts.  Within need. */
+static void manage(rec_t *r, mu__wtx_t *tx)
+{
+	status_ctx_t *sc = &r->sc;
+	bool stop = sc->suspended || sc->complete || sc->failed || r->finished;
+	json_int_t want = wanted(r->par, r->has_comp, r->comp, &sc->c);
+	int ready = 0, n;
+	if (r->leaving)
+		return; /* the garbage collector works on it */
+	if (stop) {
+		n = delete_active(r->jc, tx, r->job, r->pi, r->np, NULL, DEL_MAX, !sc->failed, &ready);
+		if (n == DEL_MAX)
+			mark(r->jc, r->ns, r->name); /* more, perhaps, next time */
+		sc->c.active -= n;
+		sc->c.ready -= ready;
+		sc->c.terminating += n; /* manageJob and syncJob: *jobCtx.terminating += removed */
+		return;
+	}
+	bool *pick = NULL;
+	long long rm = sc->c.active > want ? sc->c.active - want : 0;
+	if (r->indexed && r->np && (pick = calloc(r->np, sizeof *pick)))
+		rm = indexed_pick(r, rm, pick);
+	if (rm > 0) {
+		/* parallelism lowered, fewer completions left, or repeated
+		 * indexes: the extra pods go, as manageJob deletes them (and
+		 * deleting takes precedence over creating in one sync) */
+		n = delete_active(r->jc, tx, r->job, r->pi, r->np, pick, rm < DEL_MAX ? (int)rm : DEL_MAX, true, &ready);
+		sc->c.active -= n;
+		sc->c.ready -= ready;
+		sc->c.terminating += n;
+		if (n < rm)
+			mark(r->jc, r->ns, r->name);
+	} else {
+		json_int_t make = to_make(want, &sc->c, r->only_failed);
+		if (make > 0) {
+			int made = create_pods(r, tx, make);
+			sc->c.active += made;
+			if (made < make)
+				mark(r->jc, r->ns, r->name);
+		}
+	}
+	free(pick);
+}
+
+/* Counts the finished pods that still carry the finalizer and removes it
+ * (trackJobStatusAndRemoveFinalizers, canRemoveFinalizer): every one when
+ * the Job is being deleted or has finished or met a terminal condition,
+ * else each that succeeded or failed (a failed one whose index waits for
+ * its replacement excepted).  A succeeded pod counts as succeeded (an
+ * Indexed Job's by its index), a failed one as failed unless its policy
+ * ignores it, and an active one as failed when the Job fails.  At most
+ * TRACK_MAX removals (the Job is reconciled again for the rest, and does
+ * not finish before).  Sets the counters to write. */
+static void track(rec_t *r, mu__wtx_t *tx)
+{
+	status_ctx_t *sc = &r->sc;
+	bool any = r->leaving || sc->failed || sc->complete || r->finished;
+	bool failing = sc->failed && !r->finished;
+	long long st_s = 0, st_f = 0;
+	int n = 0;
+	for (size_t i = 0; i < r->np; i++) {
+		pinfo_t *p = &r->pi[i];
+		if (p->fin && !p->stripped && !any && r->only_failed && p->o->deleting && p->unbound && !p->succ &&
+		    !p->fail && n < TRACK_MAX) {
+			mu__store_apply(tx, MU__RT_PODS, p->o->ns, p->o->name, podgc_fn, NULL, false, NULL);
+			n++; /* counted when it comes back Failed */
+			continue;
+		}
+		if (!p->fin || p->stripped || !(any || p->succ || (p->failed && !p->delayed)))
+			continue;
+		if (n++ == TRACK_MAX) {
+			sc->more = true;
+			mark(r->jc, r->ns, r->name);
+			break;
+		}
+		strip(tx, p);
+		if (!p->stripped || r->finished)
+			continue;
+		bool valid = !r->indexed || (p->ix >= 0 && p->ix < r->comp);
+		if (p->succ)
+			st_s += !r->indexed;
+		else if ((p->failed || failing) && valid && pod_counts(r->pfp, p))
+			st_f++;
+	}
+	sc->c.succeeded = (int)(r->indexed ? mu__ivls_total(&r->succ) : r->prev_s + st_s);
+	sc->c.failed = (int)(r->prev_f + st_f);
+}
+
+/* Reads the Job's spec into r (its pods read already).  O(1). */
+static void rec_spec(rec_t *r)
+{
+	const json_t *job = r->job, *comp = mu__jget(job, "spec.completions");
+	const char *mode = mu__jstr(job, "spec.completionMode"), *rp = mu__jstr(job, "spec.podReplacementPolicy");
+	const json_t *bl = mu__jget(job, "spec.backoffLimit"), *bli = mu__jget(job, "spec.backoffLimitPerIndex");
+	const json_t *mfi = mu__jget(job, "spec.maxFailedIndexes");
+	r->has_comp = json_is_integer(comp);
+	r->comp = r->has_comp ? json_integer_value(comp) : 0;
+	r->indexed = mode && !strcmp(mode, "Indexed") && r->has_comp;
+	r->par = json_integer_value(mu__jget(job, "spec.parallelism"));
+	r->backoff = bl ? json_integer_value(bl) : 6;
+	r->bli = r->indexed && json_is_integer(bli) ? json_integer_value(bli) : -1;
+	r->mfi = r->bli >= 0 && json_is_integer(mfi) ? json_integer_value(mfi) : -1;
+	r->pfp = json_is_object(mu__jget(job, "spec.podFailurePolicy")) ? mu__jget(job, "spec.podFailurePolicy") : NULL;
+	/* onlyReplaceFailedPods: podReplacementPolicy Failed, or a podFailurePolicy */
+	r->only_failed = (rp && !strcmp(rp, "Failed")) || r->pfp;
+	r->finished = cond_true(job, "Complete") || cond_true(job, "Failed");
+	r->leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
+	r->prev_s = json_integer_value(mu__jget(job, "status.succeeded"));
+	r->prev_f = json_integer_value(mu__jget(job, "status.failed"));
+}
+
+/* The writes a reconcile of r may stage: the status and its Events, the
+ * finalizers it removes, and its pods deleted or made with their Events. */
+static int rec_need(const rec_t *r)
+{
+	const counts_t *c = &r->sc.c;
+	int need = 3 + TRACK_MAX;
+	bool stop = r->sc.suspended || r->sc.complete || r->sc.failed || r->finished;
+	if (r->leaving)
+		return need;
+	if (stop || r->indexed)
+		return need + 3 * (c->active < DEL_MAX ? c->active : DEL_MAX) + (stop ? 0 : 1 + 2 * (MU__TX_MAX / 4));
+	json_int_t want = wanted(r->par, r->has_comp, r->comp, c);
+	if (want < c->active)
+		return need + 3 * (c->active - want < DEL_MAX ? (int)(c->active - want) : DEL_MAX);
+	json_int_t make = to_make(want, c, r->only_failed);
+	return need + (make > 0 ? 1 + 2 * (make < MU__TX_MAX / 4 ? (int)make : MU__TX_MAX / 4) : 0);
+}
+
 /* Brings one job to its desired state, its writes in x's transaction.
- * Bounded: MU__TX_MAX / 4 pods made (each with its Event), MU__TX_MAX - 1
- * deleted. */
+ * Bounded: MU__TX_MAX / 4 pods made (each with its Event), DEL_MAX
+ * deleted, TRACK_MAX counted. */
 static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared_tx_t *x)
 {
 	mu__obj_t *jo = mu__store_get(jc->s->store, MU__RT_JOBS, ns, name);
@@ -1128,142 +1902,76 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		mu__obj_unref(jo);
 		return;
 	}
-	json_t *job = mu__obj_parse(jo);
+	rec_t r = {.jc = jc, .ns = ns, .name = name, .job = mu__obj_parse(jo), .np = pg.n};
 	int64_t job_rv = jo->rv;
 	mu__obj_unref(jo);
-	const char *uid = mu__jstr(job, "metadata.uid");
-	if (!job || !uid) {
+	r.uid = mu__jstr(r.job, "metadata.uid");
+	const char *by = mu__jstr(r.job, "spec.managedBy");
+	/* another controller owns it (spec.managedBy, as Kubernetes' Job
+	 * controller leaves such a Job alone since 1.32) */
+	if (!r.job || !r.uid || (by && strcmp(by, "kubernetes.io/job-controller")) ||
+	    !(r.pi = calloc(pg.n + 1, sizeof *r.pi))) {
 		mu__page_release(&pg);
-		json_decref(job);
+		json_decref(r.job);
 		return;
 	}
-	const char *by = mu__jstr(job, "spec.managedBy");
-	if (by && strcmp(by, "kubernetes.io/job-controller")) {
-		/* another controller owns it (spec.managedBy, as Kubernetes'
-		 * Job controller leaves such a Job alone since 1.32) */
-		mu__page_release(&pg);
-		json_decref(job);
-		return;
+	rec_spec(&r);
+	pods_read(&pg, r.pi, r.indexed, r.only_failed);
+	r.sc = (status_ctx_t){mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(&pg),
+			      json_is_true(mu__jget(r.job, "spec.suspend")), false, false, NULL, -1, 0, NULL, NULL, NULL,
+			      NULL, false, NULL, NULL};
+	char *cs = NULL, *fs = NULL;
+	if (decide(&r) == MU_OK) {
+		mu__wtx_t *tx = tx_room(jc, x, rec_need(&r));
+		manage(&r, tx);
+		track(&r, tx);
+		if (r.indexed && !(r.sc.completed = cs = mu__ivls_str(&r.succ)))
+			r.sc.completed = mu__jstr(r.job, "status.completedIndexes");
+		if (r.bli >= 0)
+			r.sc.failedix = fs = mu__ivls_str(&r.fail);
+		/* status_fn may change job in place: the Events below read its
+		 * metadata and spec, which it leaves as they are */
+		r.sc.job = r.job;
+		r.sc.rv = job_rv;
+		if (mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &r.sc, false, NULL) == MU__MUT_PUT && r.sc.tr)
+			transition_notes(jc, tx, r.job, r.sc.tr, &r.sc.c, r.sc.freason, r.sc.fmsg);
 	}
-	status_ctx_t sc = {mu__type(jc->s->types, MU__RT_JOBS), jc->memo, count(&pg), json_is_true(mu__jget(job, "spec.suspend")),
-			   false, false, NULL, -1, 0, NULL, NULL, 0};
-	const json_t *comp = mu__jget(job, "spec.completions");
-	json_int_t par = json_integer_value(mu__jget(job, "spec.parallelism"));
-	json_int_t backoff = mu__jget(job, "spec.backoffLimit") ? json_integer_value(mu__jget(job, "spec.backoffLimit")) : 6;
-	bool finished = cond_true(job, "Complete") || cond_true(job, "Failed");
-	/* a Job not finished fails (FailureTarget, backoffLimit, the active
-	 * deadline) before it completes, as in syncJob; one whose deadline is
-	 * ahead is reconciled again when it passes */
-	int64_t left = -1;
-	const json_t *pfp = mu__jget(job, "spec.podFailurePolicy");
-	char pfmsg[700];
-	bool failjob = json_is_object(pfp) && pfp_apply(pfp, &pg, &sc.c, pfmsg, sizeof pfmsg);
-	if (finished)
-		sc.failed = !cond_true(job, "Complete");
-	else
-		sc.failed = fails(job, &sc.c, backoff, sc.suspended, mu__now_s(), failjob ? pfmsg : NULL, &sc.freason,
-				  &sc.fmsg, &left);
-	if (left >= 0) {
-		char key[600];
-		snprintf(key, sizeof key, "%s/%s", ns, name);
-		dl_push(jc, key, jc->now + left);
-	}
-	sc.complete = !sc.failed && (cond_true(job, "Complete") || cond_true(job, "SuccessCriteriaMet") ||
-				     (json_is_integer(comp) ? sc.c.succeeded >= json_integer_value(comp)
-							    : sc.c.succeeded > 0 && sc.c.active == 0));
-	bool stop = sc.suspended || sc.complete || sc.failed || finished;
-	/* a Job being deleted (orphan or foregroundDeletion finalizers, gc.c)
-	 * makes no pods and keeps the ones it has */
-	bool leaving = mu__jget(job, "metadata.deletionTimestamp") != NULL;
-	json_int_t want = wanted(par, json_is_integer(comp), json_integer_value(comp), &sc.c);
-	const char *rp = mu__jstr(job, "spec.podReplacementPolicy");
-	bool only_failed = (rp && !strcmp(rp, "Failed")) || (pfp && !json_is_null(pfp));
-	json_int_t make = to_make(want, &sc.c, only_failed);
-	int need = 3; /* the status and its Events */
-	if (leaving)
-		;
-	else if (stop) /* a deletion and its Event each */
-		need += 2 * (sc.c.active < DEL_MAX ? sc.c.active : DEL_MAX);
-	else if (want < sc.c.active)
-		need += 2 * (sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX);
-	else if (make > 0) /* a pod and its Event each, and a FailedCreate */
-		need += 1 + 2 * (make < MU__TX_MAX / 4 ? (int)make : MU__TX_MAX / 4);
-	mu__wtx_t *tx = tx_room(jc, x, need);
-	int writes = 0;
-	if (leaving) {
-		/* nothing to do: the garbage collector works on it */
-	} else if (stop) {
-		int ready = 0, n = delete_active(jc, tx, job, &pg, DEL_MAX, &ready);
-		if (n == DEL_MAX)
-			mark(jc, ns, name); /* more, perhaps, next time */
-		/* the pods it deletes are terminating in this status
-		 * (manageJob and syncJob: *jobCtx.terminating += removed) */
-		sc.c.terminating += n;
-		if (sc.failed) {
-			/* the pods a failure deletes leave active and count as
-			 * failed (deleteActivePods, trackJobStatusAndRemoveFinalizers) */
-			sc.c.active -= n;
-			sc.c.ready -= ready;
-			sc.killed = n;
-		} else if (sc.suspended) {
-			sc.c.active = 0;
-		}
-	} else if (want < sc.c.active) {
-		/* parallelism lowered (or fewer completions left): the extra
-		 * pods go, as manageJob deletes them */
-		int ready = 0;
-		int n = delete_active(jc, tx, job, &pg, sc.c.active - want < DEL_MAX ? (int)(sc.c.active - want) : DEL_MAX,
-				      &ready);
-		sc.c.active -= n;
-		sc.c.terminating += n;
-		if (sc.c.active > want)
-			mark(jc, ns, name);
-	} else if (make > 0) {
-		char why[600] = "";
-		json_int_t made0 = sc.c.active;
-		for (json_int_t k = 0; k < make && writes < MU__TX_MAX / 4; k++) {
-			json_t *pod = pod_from(jc, job);
-			mu__obj_t *made = NULL;
-			if (pod && mu__create_why(jc->s, tx, MU__RT_PODS, pod, "kube-controller-manager", &made,
-						  why, sizeof why) >= 0) {
-				sc.c.active++;
-				writes++;
-				if (made) { /* in the index before its event */
-					index_add(jc, uid, made->key);
-					pod_note(jc, tx, job, true, made->name);
-				}
-			}
-			mu__obj_unref(made);
-			json_decref(pod);
-		}
-		if (*why)
-			failed_create(jc, tx, job, why);
-		if (sc.c.active - made0 < make)
-			mark(jc, ns, name);
-	}
-	/* status_fn may change job in place: the Events below read its
-	 * metadata and spec, which it leaves as they are */
-	sc.job = job;
-	sc.rv = job_rv;
-	if (mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &sc, false, NULL) == MU__MUT_PUT && sc.tr)
-		transition_notes(jc, tx, job, sc.tr, &sc.c, sc.freason, sc.fmsg);
+	free(cs);
+	free(fs);
+	mu__ivls_release(&r.succ);
+	mu__ivls_release(&r.fail);
+	free(r.pi);
 	mu__page_release(&pg);
-	json_decref(job);
+	json_decref(r.job);
 }
 
-/* Deletes the pods of a deleted job (background cascading deletion). */
+/* A pod labelled by the job of uid ctx that is its dependent or still
+ * carries the tracking finalizer. */
+static bool gone_pod(void *ctx, const mu__obj_t *o)
+{
+	return dependent(ctx, o) || (owned(ctx, o) && has_tracking(o));
+}
+
+/* Deletes the pods of a deleted job (background cascading deletion), and
+ * removes the tracking finalizer from those it orphaned, as kube's Job
+ * controller does for a pod whose Job is gone (cleanupPodFinalizers). */
 static void cascade(mu__jobctl_t *jc, const char *uid)
 {
 	mu__page_t pg;
 	uid_filter_t f = {uid};
 	for (int guard = 0; guard < 4096; guard++) {
-		if (mu__store_list(jc->s->store, MU__RT_PODS, NULL, NULL, MU__TX_MAX, dependent, &f, &pg) != MU_OK)
+		if (mu__store_list(jc->s->store, MU__RT_PODS, NULL, NULL, MU__TX_MAX, gone_pod, &f, &pg) != MU_OK)
 			return;
 		size_t n = pg.n;
 		mu__wtx_t *tx;
 		mu__store_begin(jc->s->store, &tx);
-		for (size_t i = 0; i < pg.n; i++)
-			mu__delete_now(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name);
+		for (size_t i = 0; i < pg.n; i++) {
+			if (dependent(&f, pg.objs[i]))
+				mu__delete_now(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name);
+			else
+				mu__store_apply(tx, MU__RT_PODS, pg.objs[i]->ns, pg.objs[i]->name, strip_fn, NULL, false,
+						NULL);
+		}
 		mu__store_commit(tx);
 		mu__page_release(&pg);
 		if (n < MU__TX_MAX)
@@ -1343,3 +2051,4 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms)
 		next = jc->dl[0].due - now_ms;
 	return next;
 }
+

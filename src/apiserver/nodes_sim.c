@@ -639,7 +639,7 @@ typedef struct act_ctx {
  * its muster.io/duration (each with the exit code its
  * muster.io/exit-code annotation gives, 0 by default: reason Completed,
  * or Error as the kubelet reports a non-zero one), 2 lost with its node
- * (137, NodeLost).  *failed (when not NULL) is set when a container
+ * (137, NodeLost), 3 killed as the pod is deleted (137, Error).  *failed (when not NULL) is set when a container
  * ended with a non-zero code.  O(the containers). */
 static json_t *container_statuses(const json_t *pod, const char *uid, int state, const char *ts, bool *failed)
 {
@@ -833,6 +833,29 @@ static int heartbeat_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
+/* A pod being deleted that a finalizer keeps (a Job's pod): its
+ * containers killed (137, Error) and its phase Failed, unless it ended
+ * already.  Others go at once, and are left as they are. */
+static int stopped_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	act_ctx_t *c = ctx;
+	const char *ph = cur ? mu__obj_field(cur, "status.phase") : NULL;
+	if (!cur || !cur->deleting || !strstr(cur->json, "\"finalizers\":[\"") ||
+	    (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))))
+		return MU__MUT_KEEP;
+	json_t *o = mu__obj_parse(cur);
+	if (!o)
+		return MU_ENOMEM;
+	char ts[40];
+	mu__timestamp(ts, sizeof ts, false);
+	mu__jset(o, "status.containerStatuses", container_statuses(o, c->a->uid, 3, ts, NULL));
+	mu__jset(o, "status.phase", json_string("Failed"));
+	mu__set_condition(o, "Ready", "False", "PodFailed", NULL);
+	mu__set_condition(o, "ContainersReady", "False", "PodFailed", NULL);
+	*out = o;
+	return MU__MUT_PUT;
+}
+
 /* Runs one due action inside tx; returns a store code (MU_ELIMIT: the
  * transaction is full, retry in a new one). */
 static int run(mu__sim_t *sim, mu__wtx_t *tx, const action_t *a, int64_t now)
@@ -846,6 +869,10 @@ static int run(mu__sim_t *sim, mu__wtx_t *tx, const action_t *a, int64_t now)
 		char uid[64];
 		bool same = cur && !strcmp(pod_uid(cur, uid, sizeof uid), a->uid) && cur->deleting;
 		mu__obj_unref(cur);
+		/* a pod a finalizer keeps ends Failed, its containers killed, as
+		 * the kubelet (1.27+) puts a deleted pod in a terminal phase */
+		if (same && (rc = mu__store_apply(tx, MU__RT_PODS, a->ns, a->name, stopped_fn, &c, false, NULL)) < 0)
+			return rc == MU_ENOENT ? MU_OK : rc;
 		rc = same ? mu__delete_in(tx, MU__RT_PODS, a->ns, a->name, 0, a->uid, NULL, false, NULL) : MU_OK;
 		return rc == MU_ENOENT ? MU_OK : rc;
 	}

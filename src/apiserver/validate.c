@@ -622,39 +622,173 @@ static void check_pod_failure_policy(const json_t *obj, const json_t *pfp, mu__v
 			     "Invalid value: \"OnFailure\": only \"Never\" is supported when podFailurePolicy is specified");
 }
 
-/* The fields of an Indexed Job, which muster's Job controller does not
- * model (docs/apiserver.md): spec.completionMode Indexed is refused with
- * that said, any other value but NonIndexed as validateJobSpec refuses it,
- * and backoffLimitPerIndex, maxFailedIndexes and successPolicy, which
- * need Indexed, with kube's "requires indexed completion mode".  O(1). */
+/* A Job's optional integer field path as validateJobSpec reads it: *v
+ * and true when it is set (ValidateNonnegativeField's message when it is
+ * negative; not an integer: "must be an integer").  O(1). */
+static bool job_int(const json_t *obj, const char *path, json_int_t *v, mu__verr_t *e)
+{
+	const json_t *x = mu__jget(obj, path);
+	if (!x || json_is_null(x))
+		return false;
+	if (!json_is_integer(x) || json_integer_value(x) < -2147483647 - 1 || json_integer_value(x) > 2147483647) {
+		mu__verr_add(e, path, INV, "Invalid value: must be a 32-bit integer");
+		return false;
+	}
+	*v = json_integer_value(x);
+	if (*v < 0)
+		mu__verr_add(e, path, INV, "Invalid value: %lld: must be greater than or equal to 0", (long long)*v);
+	return true;
+}
+
+/* spec.successPolicy of an Indexed Job of comp completions, as
+ * validateSuccessPolicy and validateSuccessPolicyRule: 1 to 20 rules,
+ * each with succeededIndexes (at most 64 KiB, in the intervals format,
+ * below completions) or succeededCount (0 to completions, and no more
+ * than the indexes it names).  O(the rules and their text). */
+static void check_success_policy(const json_t *sp, json_int_t comp, mu__verr_t *e)
+{
+	const json_t *rules = json_object_get(sp, "rules");
+	if (!json_is_object(sp) || (rules && !json_is_null(rules) && !json_is_array(rules))) {
+		mu__verr_add(e, "spec.successPolicy.rules", INV, "Invalid value: must be a list of rules");
+		return;
+	}
+	if (json_array_size(rules) == 0)
+		mu__verr_add(e, "spec.successPolicy.rules", REQ,
+			     "Required value: at least one rules must be specified when the successPolicy is specified");
+	if (json_array_size(rules) > 20)
+		mu__verr_add(e, "spec.successPolicy.rules", TOOMANY, "Too many: %zu: must have at most 20 items",
+			     json_array_size(rules));
+	size_t i;
+	json_t *r;
+	json_array_foreach(rules, i, r) {
+		mu__path_t path, f;
+		mu__pathf(path, "spec.successPolicy.rules[%zu]", i);
+		const json_t *si = json_object_get(r, "succeededIndexes"), *sc = json_object_get(r, "succeededCount");
+		bool has_si = si && !json_is_null(si), has_sc = sc && !json_is_null(sc);
+		if (!has_si && !has_sc)
+			mu__verr_add(e, path, REQ, "Required value: at least one of succeededCount or succeededIndexes must be specified");
+		long long total = 0;
+		if (has_si) {
+			mu__pathf(f, "%s.succeededIndexes", path);
+			const char *s = json_string_value(si);
+			char why[200];
+			if (!s)
+				mu__verr_add(e, f, INV, "Invalid value: must be a string");
+			else if (strlen(s) > 65536)
+				mu__verr_add(e, f, TOOLONG, "Too long: may not be more than 65536 bytes");
+			else if (mu__ivls_check(s, comp, &total, why, sizeof why) != MU_OK)
+				mu__verr_add(e, f, INV, "Invalid value: \"%.100s\": error parsing succeededIndexes: %s", s, why);
+		}
+		if (has_sc) {
+			mu__pathf(f, "%s.succeededCount", path);
+			json_int_t n = json_integer_value(sc);
+			if (!json_is_integer(sc))
+				mu__verr_add(e, f, INV, "Invalid value: must be an integer");
+			else if (n < 0)
+				mu__verr_add(e, f, INV, "Invalid value: %lld: must be greater than or equal to 0", (long long)n);
+			if (json_is_integer(sc)) {
+				if (n > comp)
+					mu__verr_add(e, f, INV, "Invalid value: %lld: must be less than or equal to %lld (the number "
+						     "of specified completions)", (long long)n, (long long)comp);
+				if (has_si && n > total)
+					mu__verr_add(e, f, INV, "Invalid value: %lld: must be less than or equal to %lld (the number "
+						     "of indexes in the specified succeededIndexes field)", (long long)n, total);
+			}
+		}
+	}
+}
+
+/* spec.completionMode and the fields of an Indexed Job, as
+ * validateJobSpec (pkg/apis/batch/validation, Kubernetes 1.32): the mode
+ * NonIndexed or Indexed; backoffLimitPerIndex and maxFailedIndexes not
+ * negative, maxFailedIndexes only with backoffLimitPerIndex, both only
+ * for an Indexed Job; an Indexed Job's completions required, parallelism
+ * and maxFailedIndexes at most 100000, maxFailedIndexes at most
+ * completions, and above 100000 completions with backoffLimitPerIndex
+ * maxFailedIndexes required and it and parallelism at most 10000;
+ * successPolicy only for an Indexed Job, its rules checked.  O(the
+ * success policy's text). */
 static void check_completion_mode(const json_t *obj, mu__verr_t *e)
 {
 	const char *cm = mu__jstr(obj, "spec.completionMode");
-	if (cm && !strcmp(cm, "Indexed"))
-		mu__verr_add(e, "spec.completionMode", UNS, "Unsupported value: \"Indexed\": supported values: "
-			     "\"NonIndexed\" (muster's Job controller does not model Indexed Jobs)");
-	else if (cm && strcmp(cm, "NonIndexed"))
+	bool indexed = cm && !strcmp(cm, "Indexed");
+	json_int_t bli = 0, mfi = 0, comp = 0, par = 0;
+	if (cm && !indexed && strcmp(cm, "NonIndexed"))
 		mu__verr_add(e, "spec.completionMode", UNS, "Unsupported value: \"%.100s\": supported values: "
 			     "\"NonIndexed\", \"Indexed\"", cm);
-	static const char *const need[] = {"backoffLimitPerIndex", "maxFailedIndexes"};
-	for (int i = 0; i < 2; i++) {
-		mu__path_t f;
-		mu__pathf(f, "spec.%s", need[i]);
-		const json_t *v = mu__jget(obj, f);
-		if (!v || json_is_null(v))
-			continue;
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			mu__verr_add(e, f, INV, "Invalid value: must be a non-negative integer");
-		else
-			mu__verr_add(e, f, INV, "Invalid value: %lld: requires indexed completion mode",
-				     (long long)json_integer_value(v));
-	}
-	const json_t *mfi = mu__jget(obj, "spec.maxFailedIndexes"), *bli = mu__jget(obj, "spec.backoffLimitPerIndex");
-	if (mfi && !json_is_null(mfi) && (!bli || json_is_null(bli)))
+	bool has_bli = job_int(obj, "spec.backoffLimitPerIndex", &bli, e);
+	bool has_mfi = job_int(obj, "spec.maxFailedIndexes", &mfi, e);
+	bool has_comp = json_is_integer(mu__jget(obj, "spec.completions"));
+	bool has_par = json_is_integer(mu__jget(obj, "spec.parallelism"));
+	comp = json_integer_value(mu__jget(obj, "spec.completions"));
+	par = json_integer_value(mu__jget(obj, "spec.parallelism"));
+	if (has_mfi && !has_bli)
 		mu__verr_add(e, "spec.backoffLimitPerIndex", REQ, "Required value: when maxFailedIndexes is specified");
+	if (indexed) {
+		if (!has_comp)
+			mu__verr_add(e, "spec.completions", REQ, "Required value: when completion mode is Indexed");
+		if (has_par && par > 100000)
+			mu__verr_add(e, "spec.parallelism", INV, "Invalid value: %lld: must be less than or equal to 100000 "
+				     "when completion mode is Indexed", (long long)par);
+		if (has_comp && has_mfi && mfi > comp)
+			mu__verr_add(e, "spec.maxFailedIndexes", INV, "Invalid value: %lld: must be less than or equal to "
+				     "completions", (long long)mfi);
+		if (has_mfi && mfi > 100000)
+			mu__verr_add(e, "spec.maxFailedIndexes", INV, "Invalid value: %lld: must be less than or equal to "
+				     "100000", (long long)mfi);
+		if (has_comp && comp > 100000 && has_bli) {
+			if (!has_mfi)
+				mu__verr_add(e, "spec.maxFailedIndexes", REQ,
+					     "Required value: must be specified when completions is above 100000");
+			if (has_par && par > 10000)
+				mu__verr_add(e, "spec.parallelism", INV, "Invalid value: %lld: must be less than or equal to "
+					     "10000 when completions are above 100000 and used with backoff limit per index",
+					     (long long)par);
+			if (has_mfi && mfi > 10000)
+				mu__verr_add(e, "spec.maxFailedIndexes", INV, "Invalid value: %lld: must be less than or "
+					     "equal to 10000 when completions are above 100000 and used with backoff limit "
+					     "per index", (long long)mfi);
+		}
+	} else {
+		if (has_bli)
+			mu__verr_add(e, "spec.backoffLimitPerIndex", INV, "Invalid value: %lld: requires indexed completion mode",
+				     (long long)bli);
+		if (has_mfi)
+			mu__verr_add(e, "spec.maxFailedIndexes", INV, "Invalid value: %lld: requires indexed completion mode",
+				     (long long)mfi);
+	}
 	const json_t *sp = mu__jget(obj, "spec.successPolicy");
-	if (sp && !json_is_null(sp))
+	if (sp && !json_is_null(sp) && !indexed)
 		mu__verr_add(e, "spec.successPolicy", INV, "Invalid value: requires indexed completion mode");
+	else if (sp && !json_is_null(sp) && has_comp)
+		check_success_policy(sp, comp, e);
+}
+
+/* The fields of a Job's spec that an update may not change
+ * (ValidateJobSpecUpdate): completionMode, podFailurePolicy,
+ * backoffLimitPerIndex, managedBy and successPolicy; completions only for
+ * an Indexed Job, and then only to the new parallelism (validateCompletions
+ * with ElasticIndexedJob, on since 1.27).  O(the fields). */
+static void check_job_update(const json_t *obj, const json_t *old, mu__verr_t *e)
+{
+	static const char *const fixed[] = {"completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy",
+					    "successPolicy"};
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+		mu__path_t f;
+		mu__pathf(f, "spec.%s", fixed[i]);
+		const json_t *a = mu__jget(obj, f), *b = mu__jget(old, f);
+		if (!json_equal(a ? a : json_null(), b ? b : json_null()))
+			mu__verr_add(e, f, INV, "field is immutable");
+	}
+	const json_t *c = mu__jget(obj, "spec.completions"), *oc = mu__jget(old, "spec.completions");
+	const char *cm = mu__jstr(obj, "spec.completionMode");
+	if (json_equal(c ? c : json_null(), oc ? oc : json_null()))
+		return;
+	if (!cm || strcmp(cm, "Indexed"))
+		mu__verr_add(e, "spec.completions", INV, "field is immutable");
+	else if (json_is_integer(c) && !json_equal(c, mu__jget(obj, "spec.parallelism")))
+		mu__verr_add(e, "spec.completions", INV, "Invalid value: %lld: can only be modified in tandem with "
+			     "spec.parallelism", (long long)json_integer_value(c));
 }
 
 void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
@@ -708,8 +842,7 @@ void mu__validate_job(const json_t *obj, const json_t *old, mu__verr_t *e)
 		}
 		if (!json_equal(mu__jget(obj, "spec.selector"), mu__jget(old, "spec.selector")))
 			mu__verr_add(e, "spec.selector", INV, "field is immutable");
-		if (!json_equal(mu__jget(obj, "spec.completions"), mu__jget(old, "spec.completions")))
-			mu__verr_add(e, "spec.completions", INV, "field is immutable");
+		check_job_update(obj, old, e);
 	}
 }
 
@@ -892,7 +1025,9 @@ void mu__defaults_job(json_t *o)
 		mu__jset(o, "spec.parallelism", json_integer(1));
 	if (!mu__jget(o, "spec.completions") && json_integer_value(mu__jget(o, "spec.parallelism")) == 1)
 		mu__jset(o, "spec.completions", json_integer(1));
-	set_default(o, "spec.backoffLimit", json_integer(6));
+	/* with backoffLimitPerIndex the global limit is off (MaxInt32) */
+	const json_t *bli = mu__jget(o, "spec.backoffLimitPerIndex");
+	set_default(o, "spec.backoffLimit", json_integer(bli && !json_is_null(bli) ? 2147483647 : 6));
 	set_default(o, "spec.suspend", json_false());
 	set_default(o, "spec.completionMode", json_string("NonIndexed"));
 	/* SetDefaults_Job with JobPodReplacementPolicy (on since 1.29) */
