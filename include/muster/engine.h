@@ -979,6 +979,15 @@ int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
  * out of range; a job not running is skipped.  O(whatif + their pods). */
 int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 				 const mu_id_t *gone, int32_t ngone, mu_whatif_t *out);
+/* The same, as if only npods[i] of the bound pods of each gone[i] had left
+ * (its last bound pods, in pod order; npods NULL, or an entry <= 0: all of
+ * them): an elastic job shrunk towards its minimum instead of stopped, for
+ * a caller that weighs surplus pods as victims (the fleet's reclaim, round
+ * 16).  Everything else as mu_engine_job_whatif_without(), which is this
+ * with npods NULL. */
+int mu_engine_job_whatif_without_pods(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+				      const mu_id_t *gone, const int32_t *npods, int32_t ngone,
+				      mu_whatif_t *out);
 
 /* --- Pods bound outside the cycle (pods.c) ------------------------------- */
 

@@ -13,7 +13,9 @@
  * mu_engine_job_whatif_without() asks the same as if some running jobs
  * had left (their pods released, as preemption evicts, and bound back on
  * the same nodes and devices after): the fleet chooses its reclaim
- * victims across clusters with it.  A probe that does not fit gets, when
+ * victims across clusters with it; mu_engine_job_whatif_without_pods()
+ * (round 16) lets only some pods of a job leave, as an elastic job's
+ * surplus does when it is shrunk.  A probe that does not fit gets, when
  * asked, the time its reservation would be due: the backfill's own
  * node-level replay (backfill.c, mu__resv_start), nothing reserved.
  */
@@ -92,8 +94,9 @@ int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	return rc;
 }
 
-int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
-				 const mu_id_t *gone, int32_t ngone, mu_whatif_t *out)
+int mu_engine_job_whatif_without_pods(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+				      const mu_id_t *gone, const int32_t *npods, int32_t ngone,
+				      mu_whatif_t *out)
 {
 	if (!e || !s || !out || (ngone > 0 && !gone) || e->nevl != 0)
 		return MU_EINVAL;
@@ -105,8 +108,16 @@ int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time
 		mu__job_t *v = &e->jobs[gone[i]];
 		if (v->state != MU_JOB_RUNNING)
 			continue;
+		/* npods[i] > 0: only that many of its bound pods, the last
+		 * first (an elastic job shrunk); else all of them */
+		int32_t skip = 0; /* bound pods that stay: the first ones */
+		if (npods && npods[i] > 0) {
+			for (int32_t p = 0; p < v->npods; p++)
+				skip += v->pods[p].node >= 0;
+			skip = skip > npods[i] ? skip - npods[i] : 0;
+		}
 		for (int32_t p = 0; p < v->npods && rc == MU_OK; p++) {
-			if (v->pods[p].node < 0)
+			if (v->pods[p].node < 0 || (skip > 0 && skip--))
 				continue;
 			rc = mu__grow((void **)&e->evl, &e->evl_cap, e->nevl + 1, sizeof *e->evl);
 			if (rc == MU_OK) {
@@ -127,4 +138,10 @@ int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time
 	}
 	e->nevl = 0;
 	return rc;
+}
+
+int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+				 const mu_id_t *gone, int32_t ngone, mu_whatif_t *out)
+{
+	return mu_engine_job_whatif_without_pods(e, s, now, gone, NULL, ngone, out);
 }

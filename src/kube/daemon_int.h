@@ -253,6 +253,8 @@ struct mu__kgroup {
 	bool listed_dirty;      /* in d->dirty */
 	bool keep_on_failure;   /* PodGroup muster.io/on-pod-failure: ignore */
 	bool pdb_set;           /* its engine job was given a budget (pdb.c) */
+	int16_t dra_replans;    /* JOB: slots re-planned in a row since a claim
+	                         * was last allocated (jobs.c; in the padding) */
 	int64_t hz_seen;        /* pods counted as seen (rechoose.c) */
 	/* Suspend until admitted (wl.c): its object is suspended and names a
 	 * queue; a job of its pod templates holds the room once placed; the
@@ -886,7 +888,8 @@ bool mu__kd_dra_bind(mu__kd_t *d, mu__kpod_t *p, const char *node);
 /* Every 2 s (with the retry pass), when pods with claims were seen: the
  * devices each node has of every counted class (a class that
  * ResourceClaimTemplates ask for and whose devices are all node-local, at
- * most 4) into d->dra_ext; the nodes whose counts changed are added to
+ * most 4), less those held by claims the engine does not count (another
+ * scheduler's, a named claim's: round 16), into d->dra_ext; the nodes whose counts changed are added to
  * d->dra_refeed, for state.c to feed to the engine again.
  * O(classes x nodes x slices x devices). */
 void mu__kd_dra_counts(mu__kd_t *d);

@@ -34,7 +34,9 @@
  * DeviceTaintRules (v1alpha3) are read too and add their taints.
  * Preemption: mu__kd_dra_counts() gives the engine each node's devices of
  * the counted classes as extended resources (muster.io/dra-CLASS), a pod
- * asks for what its template claims take (add_counts), and a pod whose
+ * asks for what its template claims take (add_counts); devices held by
+ * claims the engine does not count (another scheduler's pods', a named
+ * claim's) are taken off a node's count (uncounted_taken), and a pod whose
  * claims fit nowhere is pinned where they would once the claims made for
  * running pods were gone (relaxed_claims): the engine evicts there.
  * Reads: the passes that choose nodes and the binds share one read of the
@@ -756,6 +758,97 @@ static void cached_node(void *arg, void *val)
 		json_array_append_new(arg, obj);
 }
 
+/* The class of allocation result r's request in claim c ("REQ", or
+ * "REQ/SUB" of a firstAvailable list), or NULL.  O(requests). */
+static const char *result_class(const json_t *c, const char *req)
+{
+	const json_t *rq;
+	size_t i, k;
+	size_t n = req ? strcspn(req, "/") : 0;
+	json_array_foreach(req ? mu__kj(c, "spec.devices.requests") : NULL, i, rq) {
+		const char *name = mu__kjs(rq, "name");
+		if (!name || strlen(name) != n || strncmp(name, req, n))
+			continue;
+		if (!req[n])
+			return mu__kjs(rq, "deviceClassName");
+		const json_t *sub;
+		json_array_foreach(json_object_get(rq, "firstAvailable"), k, sub)
+			if (mu__kjs(sub, "name") && !strcmp(mu__kjs(sub, "name"), req + n + 1))
+				return mu__kjs(sub, "deviceClassName");
+	}
+	return NULL;
+}
+
+/* The node of the slice (driver, pool) that lists device, or NULL for a
+ * device of no node's own slice.  O(slices x devices). */
+static const char *device_node(const json_t *slices, const char *drv, const char *pool, const char *dev)
+{
+	const json_t *sl, *x;
+	size_t i, k;
+	json_array_foreach(drv && pool && dev ? slices : NULL, i, sl) {
+		const char *sd = mu__kjs(sl, "spec.driver"), *sp = mu__kjs(sl, "spec.pool.name");
+		if (!sd || !sp || strcmp(sd, drv) || strcmp(sp, pool) || !mu__kjs(sl, "spec.nodeName"))
+			continue;
+		json_array_foreach(mu__kj(sl, "spec.devices"), k, x)
+			if (mu__kjs(x, "name") && !strcmp(mu__kjs(x, "name"), dev))
+				return mu__kjs(sl, "spec.nodeName");
+	}
+	return NULL;
+}
+
+/* Whether the engine counts claim c's devices already: one made from a
+ * template (POD_CLAIM) for a pod of ours, whose engine pod asks for them
+ * (pod_counts, a Job's job_dra_counted).  O(reservedFor). */
+static bool engine_counts(mu__kd_t *d, const json_t *c)
+{
+	if (!json_object_get(mu__kj(c, "metadata.annotations"), POD_CLAIM))
+		return false;
+	const char *ns = mu__kjs(c, "metadata.namespace");
+	const json_t *rf;
+	size_t i;
+	json_array_foreach(mu__kj(c, "status.reservedFor"), i, rf) {
+		char key[600];
+		const char *n = mu__kjs(rf, "name");
+		snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", n ? n : "");
+		const mu__kpod_t *p = n ? mu__kmap_get(&d->pods, key) : NULL;
+		if (p && p->ours)
+			return true;
+	}
+	return false;
+}
+
+/* The devices of the counted classes cls that claims the engine does not
+ * count hold (another scheduler's pods', a named claim's, one allocated by
+ * hand), per node: {NODE: {RES_PREFIX CLASS: n}}.  Without them the
+ * engine would plan a pod onto a device taken meanwhile, and a Job's slot
+ * planned there would be re-planned onto the same node (jobs.c).
+ * O(claims x results x slices). */
+static json_t *uncounted_taken(mu__kd_t *d, const dra_view_t *v, const json_t *cls)
+{
+	json_t *out = json_object();
+	const json_t *c, *r;
+	size_t i, k;
+	json_array_foreach(out && json_object_size(cls) ? v->claims : NULL, i, c) {
+		const json_t *res = mu__kj(c, "status.allocation.devices.results");
+		if (!json_array_size(res) || engine_counts(d, c))
+			continue;
+		json_array_foreach(res, k, r) {
+			const char *cl = result_class(c, mu__kjs(r, "request"));
+			char key[300];
+			snprintf(key, sizeof key, RES_PREFIX "%s", cl ? cl : "");
+			const char *node = cl && json_object_get(cls, key) ?
+				device_node(v->slices, mu__kjs(r, "driver"), mu__kjs(r, "pool"), mu__kjs(r, "device")) : NULL;
+			if (!node)
+				continue;
+			json_t *e = json_object_get(out, node);
+			if (!e)
+				json_object_set_new(out, node, e = json_object());
+			json_object_set_new(e, key, json_integer(json_integer_value(json_object_get(e, key)) + 1));
+		}
+	}
+	return out;
+}
+
 void mu__kd_dra_counts(mu__kd_t *d)
 {
 	dra_view_t v = {0};
@@ -768,6 +861,7 @@ void mu__kd_dra_counts(mu__kd_t *d)
 		mu__kmap_each(&d->nodes, cached_node, nodes);
 	}
 	json_t *cls = counted_classes(&v, tpls), *ext = json_object(), *nd;
+	json_t *taken = uncounted_taken(d, &v, cls);
 	mu_dra_view_t mv = {v.slices, v.classes, v.claims, v.nodes ? v.nodes : nodes, v.rules};
 	size_t i;
 	json_object_set(ext, "#classes", cls);
@@ -776,6 +870,7 @@ void mu__kd_dra_counts(mu__kd_t *d)
 		json_t *e = json_object(), *cn;
 		json_object_foreach(cls, res, cn) {
 			long n = name ? mu_dra_class_devices(&mv, json_string_value(cn), name, msg, sizeof msg) : -1;
+			n -= name ? (long)json_integer_value(json_object_get(json_object_get(taken, name), res)) : 0;
 			if (n > 0)
 				json_object_set_new(e, res, json_integer(n));
 		}
@@ -798,6 +893,7 @@ void mu__kd_dra_counts(mu__kd_t *d)
 			json_array_append_new(d->dra_refeed, json_string(name));
 	json_decref(old);
 	json_decref(cls);
+	json_decref(taken);
 	json_decref(nodes);
 	json_decref(tpls);
 	view_release(&v);

@@ -178,6 +178,51 @@ static bool slots_unplaced(const mu__kd_t *d, const mu__kgroup_t *g)
 	return false;
 }
 
+/* Slots of one Job re-planned in a row (without a claim allocated in
+ * between) before its pods wait on their slots' nodes: the engine's counts
+ * of the devices (dra.c, mu__kd_dra_counts) may lag a device taken
+ * meanwhile, so the new place may fail again; the bound stops the loop. */
+#define MU__KD_DRA_REPLANS 3
+
+/* Slot s of admitted Job g was planned on a node that cannot take pod p's
+ * claims (the devices were taken between the admission and the bind): its
+ * engine pod is taken back (mu_engine_pod_unbind, as a failed bind of a
+ * single pod is) and the next cycle places it again, on a node whose
+ * devices the engine still counts free (mu__kd_job_bind plans the slot
+ * there); p waits for it.  Only when p's claims fit on another node now
+ * (mu__kd_dra_allocate): not while a claim is still to be made, nor when
+ * they fit nowhere.  False when they do not, the Job's re-plans are used
+ * up or the engine does not have the pod placed: p then waits on this
+ * slot's node with the allocator's reason.  O(one allocation over the
+ * nodes + resources). */
+static bool replan_slot(mu__kd_t *d, mu__kgroup_t *g, int32_t s, mu__kpod_t *p)
+{
+	mu__kslot_t *sl = &g->slots[s];
+	if (g->dra_replans >= MU__KD_DRA_REPLANS || g->ej < 0 || !sl->node)
+		return false;
+	/* only when the claims exist and fit on another node now (not while
+	 * the claim controller has yet to make them, say) */
+	char msg[800], *at = NULL;
+	json_t *plan = NULL;
+	int rc = mu__kd_dra_allocate(d, p->dra, NULL, NULL, &at, &plan, msg, sizeof msg);
+	bool elsewhere = rc == MU_OK && at && strcmp(at, sl->node);
+	free(at);
+	json_decref(plan);
+	if (!elsewhere || mu_engine_pod_unbind(d->e, g->ej, 0, s, mu__k_now_ms()) != MU_OK)
+		return false;
+	g->dra_replans++;
+	mu__klog(&d->log, 1, "job %s/%s: slot %d on %s re-planned (%d of %d): %s | job=%s/%s pod=%s",
+		 g->ns, g->name, (int)s, sl->node, (int)g->dra_replans, MU__KD_DRA_REPLANS,
+		 p->dra_msg ? p->dra_msg : "", g->ns, g->name, p->key);
+	snprintf(msg, sizeof msg, "%s; its Job's slot is placed again", p->dra_msg ? p->dra_msg : "");
+	mu__kd_pod_pending(d, p, msg);
+	free(sl->node);
+	sl->node = NULL;
+	memset(&sl->dev, 0, sizeof sl->dev);
+	mu__kd_mark_dirty(d, g);
+	return true;
+}
+
 /* Gives waiting pods of an admitted Job the free placed slots and sends
  * their binds.  A pod left without a slot is told why: all the slots are
  * taken; not while the engine job waits for its first placement (an
@@ -206,12 +251,16 @@ static void fill_slots(mu__kd_t *d, mu__kgroup_t *g)
 		}
 		if (p->dra && !mu__kd_dra_bind(d, p, g->slots[s].node)) {
 			/* its claims cannot be allocated on the slot's node (dra.c):
-			 * never bound with an unallocated claim; it waits with the
-			 * allocator's reason, as a single pod does, and the slot
-			 * stays free for the next pod */
-			mu__kd_pod_pending(d, p, p->dra_msg);
+			 * never bound with an unallocated claim; the slot is placed
+			 * again by the engine (a bounded number of times), else the
+			 * pod waits with the allocator's reason, as a single pod
+			 * does, and the slot stays free for the next pod */
+			if (!replan_slot(d, g, s, p))
+				mu__kd_pod_pending(d, p, p->dra_msg);
 			continue;
 		}
+		if (p->dra)
+			g->dra_replans = 0; /* its claims fit: progress */
 		g->slots[s].pod = p;
 		p->slot = s;
 		mu__kd_bind_or_hold(d, p, g->slots[s].node, &g->slots[s].dev);

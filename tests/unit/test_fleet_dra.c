@@ -6,7 +6,9 @@
  * a worker's ResourceClaim holds is not offered, and comes back once the
  * claim is gone; a job's devices are freed when it finishes; a claim with
  * CEL outside the subset is refused with the allocator's reason; the
- * explanation says why per cluster.
+ * explanation says why per cluster.  The fleet, its clusters, their
+ * devices and the jobs come from the fixture below (fx_*, round 16), which
+ * frees them all at the end of each case.
  */
 #include <stdio.h>
 #include <string.h>
@@ -132,44 +134,91 @@ static int pass(mu_fleet_t *f, mu_time_t now)
 	return rc;
 }
 
+/* --- the fixture: one fleet with queue "team", its jobs, freed together --- */
+
+#define FX_JOBS 4
+
+typedef struct fx {
+	mu_fleet_t *f;
+	djob_t jobs[FX_JOBS];
+	int njobs;
+} fx_t;
+
+/* A fleet of clusters nodes[0..n) nodes each, named "a", "b", ...; the
+ * ids are 0, 1, ... in that order.  NULL nodes: none yet. */
+static void fx_init(mu_t_t *t, fx_t *x, const int *nodes, int n)
+{
+	memset(x, 0, sizeof *x);
+	x->f = fleet();
+	CHECK(t, x->f != NULL);
+	for (int i = 0; x->f && nodes && i < n; i++) {
+		char nm[2] = {(char)('a' + i), 0};
+		cluster(x->f, nm, nodes[i]);
+	}
+}
+
+/* A job of the fixture (djob()), freed by fx_free. */
+static djob_t *fx_job(fx_t *x, const char *name, int replicas, const char *cls, const char *cel)
+{
+	djob_t *d = &x->jobs[x->njobs++];
+	djob(d, name, replicas, cls, cel);
+	return d;
+}
+
+/* Submits d at now, checked, then one dispatch pass at pass_at (checked;
+ * < 0: none); its id. */
+static mu_id_t fx_submit(mu_t_t *t, fx_t *x, djob_t *d, mu_time_t now, mu_time_t pass_at)
+{
+	mu_id_t id = -1;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(x->f, &d->fs, now, &id), MU_OK);
+	if (pass_at >= 0)
+		CHECK_EQ_INT(t, pass(x->f, pass_at), MU_OK);
+	return id;
+}
+
+/* Checks job id waits with reason why. */
+static void fx_waits(mu_t_t *t, fx_t *x, mu_id_t id, mu_fleet_why_t why)
+{
+	mu_fleet_job_info_t ji;
+	CHECK_EQ_INT(t, where(x->f, id), -1);
+	mu_fleet_job_info(x->f, id, &ji);
+	CHECK_EQ_INT(t, ji.why, why);
+}
+
+static void fx_free(fx_t *x)
+{
+	for (int i = 0; i < x->njobs; i++)
+		json_decref(x->jobs[i].dra);
+	mu_fleet_free(x->f);
+}
+
 /* Only "b" has a device the class selects ("a" has none, "c" another
  * driver's): the job goes to b, and the explanation of a second job that
  * finds b's device taken names the allocator's reason on each. */
 static void test_only_cluster_with_device(mu_t_t *t)
 {
-	mu_fleet_t *f = fleet();
-	int32_t a = cluster(f, "a", 2), b = cluster(f, "b", 2), c = cluster(f, "c", 2);
-	devices(f, b, json_pack("[o]", slice("b-n1", "gpu.example.com", 1)), NULL);
-	devices(f, c, json_pack("[o]", slice("c-n0", "other.example.com", 4)), NULL);
-	(void)a;
-	djob_t j1, j2;
-	djob(&j1, "one", 1, "gpu.example.com", NULL);
-	djob(&j2, "two", 1, "gpu.example.com", NULL);
-	mu_id_t i1, i2;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &j1.fs, 0, &i1), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
-	CHECK_EQ_INT(t, where(f, i1), b);
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &j2.fs, 1, &i2), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 1), MU_OK);
-	CHECK_EQ_INT(t, where(f, i2), -1);
-	mu_fleet_job_info_t ji;
-	mu_fleet_job_info(f, i2, &ji);
-	CHECK_EQ_INT(t, ji.why, MU_FW_NO_FIT);
-	mu_fleet_explain_t x[3];
-	CHECK_EQ_INT(t, mu_fleet_job_explain(f, i2, 1, x), MU_OK);
+	fx_t x;
+	fx_init(t, &x, (const int[]){2, 2, 2}, 3);
+	int32_t b = 1, c = 2;
+	devices(x.f, b, json_pack("[o]", slice("b-n1", "gpu.example.com", 1)), NULL);
+	devices(x.f, c, json_pack("[o]", slice("c-n0", "other.example.com", 4)), NULL);
+	mu_id_t i1 = fx_submit(t, &x, fx_job(&x, "one", 1, "gpu.example.com", NULL), 0, 0);
+	CHECK_EQ_INT(t, where(x.f, i1), b);
+	mu_id_t i2 = fx_submit(t, &x, fx_job(&x, "two", 1, "gpu.example.com", NULL), 1, 1);
+	fx_waits(t, &x, i2, MU_FW_NO_FIT);
+	mu_fleet_explain_t e[3];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(x.f, i2, 1, e), MU_OK);
 	char buf[2048];
-	mu_fleet_explain_format(f, x, 1, buf, sizeof buf);
+	mu_fleet_explain_format(x.f, e, 1, buf, sizeof buf);
 	printf("  explain: %s\n", buf);
 	CHECK(t, strstr(buf, "a: no devices") != NULL);
 	CHECK(t, strstr(buf, "b: no devices") != NULL);
 	CHECK(t, strstr(buf, "gpu.example.com") != NULL);
 	/* the first job ends: its device is free, the second gets it */
-	CHECK_EQ_INT(t, mu_fleet_job_finish(f, i1, 2), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 2), MU_OK);
-	CHECK_EQ_INT(t, where(f, i2), b);
-	json_decref(j1.dra);
-	json_decref(j2.dra);
-	mu_fleet_free(f);
+	CHECK_EQ_INT(t, mu_fleet_job_finish(x.f, i1, 2), MU_OK);
+	CHECK_EQ_INT(t, pass(x.f, 2), MU_OK);
+	CHECK_EQ_INT(t, where(x.f, i2), b);
+	fx_free(&x);
 }
 
 /* One node with one device: a gang of two pods, each claiming a device,
@@ -177,26 +226,18 @@ static void test_only_cluster_with_device(mu_t_t *t)
  * devices it does. */
 static void test_gang_pods_do_not_share(mu_t_t *t)
 {
-	mu_fleet_t *f = fleet();
-	int32_t a = cluster(f, "a", 1);
-	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), NULL);
-	djob_t g;
-	djob(&g, "gang", 2, "gpu.example.com", NULL);
-	mu_id_t id;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &g.fs, 0, &id), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
-	CHECK_EQ_INT(t, where(f, id), -1);
-	mu_fleet_job_info_t ji;
-	mu_fleet_job_info(f, id, &ji);
-	CHECK_EQ_INT(t, ji.why, MU_FW_NO_FIT);
+	fx_t x;
+	fx_init(t, &x, (const int[]){1}, 1);
+	devices(x.f, 0, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), NULL);
+	mu_id_t id = fx_submit(t, &x, fx_job(&x, "gang", 2, "gpu.example.com", NULL), 0, 0);
+	fx_waits(t, &x, id, MU_FW_NO_FIT);
 	mu_fleet_queue_info_t qi;
-	mu_fleet_queue_info(f, 0, &qi);
+	mu_fleet_queue_info(x.f, 0, &qi);
 	CHECK_EQ_INT(t, qi.used.v[MU_RES_CPU], 0); /* waits holding no quota */
-	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 2)), NULL);
-	CHECK_EQ_INT(t, pass(f, 1), MU_OK);
-	CHECK_EQ_INT(t, where(f, id), a);
-	json_decref(g.dra);
-	mu_fleet_free(f);
+	devices(x.f, 0, json_pack("[o]", slice("a-n0", "gpu.example.com", 2)), NULL);
+	CHECK_EQ_INT(t, pass(x.f, 1), MU_OK);
+	CHECK_EQ_INT(t, where(x.f, id), 0);
+	fx_free(&x);
 }
 
 /* Two nodes with one device each: a gang of two pods that each claim one
@@ -205,79 +246,61 @@ static void test_gang_pods_do_not_share(mu_t_t *t)
  * spreads them). */
 static void test_gang_spreads(mu_t_t *t)
 {
-	mu_fleet_t *f = fleet();
-	int32_t a = cluster(f, "a", 3);
-	devices(f, a, json_pack("[o,o]", slice("a-n0", "gpu.example.com", 1),
-				slice("a-n2", "gpu.example.com", 1)), NULL);
-	djob_t g, h;
-	djob(&g, "gang", 2, "gpu.example.com", NULL);
-	djob(&h, "more", 1, "gpu.example.com", NULL);
-	mu_id_t id, id2;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &g.fs, 0, &id), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
-	CHECK_EQ_INT(t, where(f, id), a);
+	fx_t x;
+	fx_init(t, &x, (const int[]){3}, 1);
+	devices(x.f, 0, json_pack("[o,o]", slice("a-n0", "gpu.example.com", 1),
+				  slice("a-n2", "gpu.example.com", 1)), NULL);
+	mu_id_t id = fx_submit(t, &x, fx_job(&x, "gang", 2, "gpu.example.com", NULL), 0, 0);
+	CHECK_EQ_INT(t, where(x.f, id), 0);
 	/* both devices are the gang's now */
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &h.fs, 1, &id2), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 1), MU_OK);
-	CHECK_EQ_INT(t, where(f, id2), -1);
-	json_decref(g.dra);
-	json_decref(h.dra);
-	mu_fleet_free(f);
+	mu_id_t id2 = fx_submit(t, &x, fx_job(&x, "more", 1, "gpu.example.com", NULL), 1, 1);
+	CHECK_EQ_INT(t, where(x.f, id2), -1);
+	fx_free(&x);
 }
 
 /* A device a worker's ResourceClaim holds is not offered: the job waits
  * until the claim is gone. */
 static void test_worker_claim_in_use(mu_t_t *t)
 {
-	mu_fleet_t *f = fleet();
-	int32_t a = cluster(f, "a", 1);
+	fx_t x;
+	fx_init(t, &x, (const int[]){1}, 1);
 	json_t *held = json_loads(
 		"[{\"metadata\":{\"name\":\"theirs\",\"namespace\":\"default\"},"
 		"\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"deviceClassName\":\"gpu.example.com\"}]}},"
 		"\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"gpu\","
 		"\"driver\":\"gpu.example.com\",\"pool\":\"a-n0\",\"device\":\"gpu-0\"}]}}}}]", 0, NULL);
-	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), held);
-	djob_t g;
-	djob(&g, "mine", 1, "gpu.example.com", NULL);
-	mu_id_t id;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &g.fs, 0, &id), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
-	CHECK_EQ_INT(t, where(f, id), -1);
-	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), json_array());
-	CHECK_EQ_INT(t, pass(f, 1), MU_OK);
-	CHECK_EQ_INT(t, where(f, id), a);
-	json_decref(g.dra);
-	mu_fleet_free(f);
+	devices(x.f, 0, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), held);
+	mu_id_t id = fx_submit(t, &x, fx_job(&x, "mine", 1, "gpu.example.com", NULL), 0, 0);
+	CHECK_EQ_INT(t, where(x.f, id), -1);
+	devices(x.f, 0, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), json_array());
+	CHECK_EQ_INT(t, pass(x.f, 1), MU_OK);
+	CHECK_EQ_INT(t, where(x.f, id), 0);
+	fx_free(&x);
 }
 
 /* A selector outside the CEL subset: refused with the allocator's reason
  * (the job waits; explain says why). */
 static void test_cel_outside_subset(mu_t_t *t)
 {
-	mu_fleet_t *f = fleet();
-	djob_t bad;
-	djob(&bad, "bad", 1, "gpu.example.com", NULL);
+	fx_t x;
+	fx_init(t, &x, NULL, 0);
+	djob_t *bad = fx_job(&x, "bad", 1, "gpu.example.com", NULL);
 	json_t *two = json_pack("[[],[]]"); /* two entries for one pod set */
-	bad.fs.dra = two;
+	bad->fs.dra = two;
 	mu_id_t ib;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &bad.fs, 0, &ib), MU_EINVAL);
+	CHECK_EQ_INT(t, mu_fleet_job_submit(x.f, &bad->fs, 0, &ib), MU_EINVAL);
 	json_decref(two);
-	json_decref(bad.dra);
-	int32_t a = cluster(f, "a", 1);
-	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 2)), NULL);
-	djob_t g;
-	djob(&g, "fancy", 1, "gpu.example.com", "device.attributes.exists_one(x, true)");
-	mu_id_t id;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &g.fs, 0, &id), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
-	CHECK_EQ_INT(t, where(f, id), -1);
-	mu_fleet_explain_t x[1];
-	CHECK_EQ_INT(t, mu_fleet_job_explain(f, id, 0, x), MU_OK);
-	CHECK(t, x[0].devices != NULL);
-	if (x[0].devices)
-		printf("  cel refusal: %s\n", x[0].devices);
-	json_decref(g.dra);
-	mu_fleet_free(f);
+	int32_t a = cluster(x.f, "a", 1);
+	devices(x.f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 2)), NULL);
+	djob_t *g = fx_job(&x, "fancy", 1, "gpu.example.com", "device.attributes.exists_one(x, true)");
+	mu_id_t id = fx_submit(t, &x, g, 0, 0);
+	CHECK_EQ_INT(t, where(x.f, id), -1);
+	mu_fleet_explain_t e[1];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(x.f, id, 0, e), MU_OK);
+	CHECK(t, e[0].devices != NULL);
+	if (e[0].devices)
+		printf("  cel refusal: %s\n", e[0].devices);
+	fx_free(&x);
 }
 
 /* A job with claims that fits nowhere takes no room back from another
@@ -285,39 +308,33 @@ static void test_cel_outside_subset(mu_t_t *t)
  * going would give it none here. */
 static void test_no_reclaim_for_claims(mu_t_t *t)
 {
-	mu_fleet_t *f = fleet();
-	int32_t a = cluster(f, "a", 1);
-	devices(f, a, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), NULL);
+	fx_t x;
+	fx_init(t, &x, (const int[]){1}, 1);
+	devices(x.f, 0, json_pack("[o]", slice("a-n0", "gpu.example.com", 1)), NULL);
 	mu_queue_spec_t q;
 	mu_queue_spec_defaults(&q);
 	q.name = "team";
 	q.deserved.v[MU_RES_CPU] = 1000000;
-	mu_fleet_queue_upsert(f, &q);
+	mu_fleet_queue_upsert(x.f, &q);
 	mu_queue_spec_defaults(&q);
 	q.name = "other";
-	mu_fleet_queue_upsert(f, &q);
+	mu_fleet_queue_upsert(x.f, &q);
 	/* other's job takes every CPU, no device */
-	djob_t big, g;
-	djob(&big, "big", 1, "gpu.example.com", NULL);
-	big.ps.req.v[MU_RES_CPU] = 64000;
-	big.job.queue = "other";
-	big.fs.dra = NULL;
-	djob(&g, "mine", 1, "gpu.example.com", NULL);
-	mu_id_t ib, ig;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &big.fs, 0, &ib), MU_OK);
-	CHECK_EQ_INT(t, pass(f, 0), MU_OK);
-	CHECK_EQ_INT(t, where(f, ib), a);
-	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &g.fs, 1, &ig), MU_OK);
+	djob_t *big = fx_job(&x, "big", 1, "gpu.example.com", NULL);
+	big->ps.req.v[MU_RES_CPU] = 64000;
+	big->job.queue = "other";
+	big->fs.dra = NULL;
+	mu_id_t ib = fx_submit(t, &x, big, 0, 0);
+	CHECK_EQ_INT(t, where(x.f, ib), 0);
+	mu_id_t ig = fx_submit(t, &x, fx_job(&x, "mine", 1, "gpu.example.com", NULL), 1, -1);
 	mu_time_t later = 120 * MIN;
-	CHECK_EQ_INT(t, pass(f, later), MU_OK);
-	CHECK_EQ_INT(t, where(f, ig), -1);
+	CHECK_EQ_INT(t, pass(x.f, later), MU_OK);
+	CHECK_EQ_INT(t, where(x.f, ig), -1);
 	mu_fleet_reclaims_t r = {0};
-	CHECK_EQ_INT(t, mu_fleet_reclaim(f, later, &r), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(x.f, later, &r), MU_OK);
 	CHECK_EQ_INT(t, (int)r.n, 0);
 	mu_fleet_reclaims_release(&r);
-	json_decref(big.dra);
-	json_decref(g.dra);
-	mu_fleet_free(f);
+	fx_free(&x);
 }
 
 int main(void)

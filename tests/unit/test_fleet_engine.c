@@ -954,6 +954,59 @@ static void test_reclaim_restart_claimant(mu_t_t *t)
 	}
 }
 
+/* The what-if with some pods of a job gone (round 16, the first step of
+ * elastic victims across clusters): one node of 8 GPUs runs an elastic
+ * job of six 1-GPU pods (minMember 2) and A's 2-GPU job, full.  A 3-GPU
+ * probe does not fit with one or two of the elastic job's pods gone, fits
+ * with three (npods 3) or the whole job (npods 0), and with one surplus
+ * pod and the 2-GPU job; the job runs its six pods after each. */
+static void test_whatif_without_pods(mu_t_t *t)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
+	mu_queue_spec_t q;
+	queue_of(&q, "A", 8);
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_node_spec_t n = node_of("n0", 8);
+	mu_id_t nid;
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, &nid), MU_OK);
+	jobs_t w = {0};
+	int el = add_job(&w, "A", 1, true, 0), two = add_job(&w, "A", 2, true, 0);
+	w.ps[el].replicas = 6;
+	w.js[el].min_member = 2;
+	int probe = add_job(&w, "A", 3, true, MIN);
+	mu_id_t id[2];
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[el], 0, &id[0]), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[two], 0, &id[1]), MU_OK);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &d), MU_OK);
+	mu_decisions_release(&d);
+	mu_job_info_t ji;
+	CHECK_EQ_INT(t, mu_engine_job_info(e, id[0], &ji), MU_OK);
+	CHECK_EQ_INT(t, ji.bound, 6);
+	const int32_t want[4] = {1, 2, 3, 0};
+	const bool fits[4] = {false, false, true, true};
+	for (int i = 0; i < 4; i++) {
+		mu_whatif_t wi;
+		CHECK_EQ_INT(t, mu_engine_job_whatif_without_pods(e, &w.js[probe], MIN, id, &want[i], 1, &wi),
+			     MU_OK);
+		CHECK_EQ_INT(t, wi.fits, fits[i]);
+		CHECK_EQ_INT(t, mu_engine_job_info(e, id[0], &ji), MU_OK);
+		CHECK_EQ_INT(t, ji.bound, 6); /* bound back */
+		CHECK_EQ_INT(t, ji.state, MU_JOB_RUNNING);
+	}
+	mu_whatif_t wi;
+	CHECK_EQ_INT(t, mu_engine_job_whatif_without(e, &w.js[probe], MIN, &id[1], 1, &wi), MU_OK);
+	CHECK(t, !wi.fits); /* the 2-GPU job alone leaves 2 */
+	const int32_t both[2] = {1, 0};
+	CHECK_EQ_INT(t, mu_engine_job_whatif_without_pods(e, &w.js[probe], MIN, id, both, 2, &wi), MU_OK);
+	CHECK(t, wi.fits); /* one surplus pod and the 2-GPU job: 3 */
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -971,5 +1024,6 @@ int main(void)
 	MU_RUN(&t, test_reclaim_every_job);
 	MU_RUN(&t, test_reclaim_cooldown);
 	MU_RUN(&t, test_reclaim_restart_claimant);
+	MU_RUN(&t, test_whatif_without_pods);
 	return mu_t_done(&t);
 }
