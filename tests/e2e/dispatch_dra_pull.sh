@@ -119,7 +119,7 @@ expect "hub claim shared-c" 0 h apply -f "$T/c.yaml"
 job j2 resourceClaimName shared-c
 wait_for j2-to-small 150 ann_is job j2 cluster small || echo "  j2: $(ann job j2 cluster) $(ann job j2 dispatch-reason) $(ann job j2 dispatch-message)"
 U2=$(uid8 job j2); UID2=$(hget job j2 '{.metadata.uid}')
-c2_there() { w small get resourceclaims "shared-c-$U2-1" -o name >/dev/null; }
+c2_there() { [ -n "$(w small get resourceclaims "shared-c-$U2-1" -o name)" ]; }
 wait_for j2-claim-copy-on-small 100 c2_there || echo "  claims: $(salloc)"
 [ "$(w small get resourceclaims "shared-c-$U2-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$UID2" ] && ok ||
 	bad "j2's claim copy: not labelled with the hub uid"
