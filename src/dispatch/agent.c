@@ -35,6 +35,20 @@
  * muster.io/dispatch-copy-failed ("GEN message"), so that the hub ends it
  * NotAdmitted at --start-timeout as in push mode (failcreate.c); the
  * copy of a job the hub ended NotAdmitted is deleted, and not made again.
+ *
+ * DRA (round 16): while the worker serves resource.k8s.io, its
+ * ResourceSlices, DeviceClasses and allocated ResourceClaims, watched and
+ * cut to what the allocator reads (wdra.c, mu__ddra_report), go in the
+ * heartbeat as data.dra, only when they changed and at most once a
+ * second, within MU__DDRA_REPORT_MAX bytes (past it, an error the hub
+ * logs, and no DRA there); the hub models them as a push worker's.
+ * Before a copy (or a group's pod) whose pods name ResourceClaimTemplates
+ * or ResourceClaims, those are read from the hub and copied here as push
+ * mode copies them (hdra.c: NAME-UID8-GEN, labelled with the hub uid);
+ * a same-named object not made for this dispatch refuses it (reported
+ * as a copy whose pods cannot be created: NotAdmitted at the hub's
+ * --start-timeout); copied objects whose dispatch is not current are
+ * deleted, as stale copies are.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +87,24 @@ typedef struct agent {
 	mu_kube_watch_t *wpdbs;   /* its PodDisruptionBudgets (pdbs.c) */
 	uint64_t fail_seq;
 	json_t *fails;            /* copy uid -> the Event's message */
+	/* DRA (round 16): while the worker serves resource.k8s.io (dra_on),
+	 * watches of its ResourceSlices, DeviceClasses and ResourceClaims
+	 * (wdra, by MU__DDRA_*) and of its ResourceClaimTemplates copied
+	 * from the hub (wdtpl); the report last built (dra_text, NULL: none)
+	 * and whether the hub has it yet (dra_sent), when it was built
+	 * (dra_at) and from which changes (dra_seq); for the sweep, the
+	 * watches' changes and the current dispatches it last acted on */
+	int8_t dra_on;
+	mu_kube_watch_t *wdra[MU__DDRA_N], *wdtpl;
+	uint64_t dra_seq[MU__DDRA_N], sweep_seq[2];
+	char *dra_text;
+	bool dra_sent;
+	int64_t dra_at;
+	json_t *sweep_cur;
+	json_t *all;              /* this pass: hub uid -> generation, the
+	                           * current dispatches of the kinds listed */
+	bool listed[MU__DK_COUNT];
+	json_t *drefused;         /* hub uid -> generation refused here */
 } agent_t;
 
 /* Writes annotation key of the hub object ns/name of kind k when it
@@ -219,6 +251,32 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 	}
 }
 
+/* The copy of hub object hub (kind k, generation gen) is not made because
+ * the worker refuses the copy of a DRA object its pods name (msg): said
+ * once per generation in MU__D_COPYFAIL ("GEN msg") with a status "GEN
+ * Pending" and no pod, so that the hub ends it NotAdmitted at
+ * --start-timeout (failcreate.c).  Two PATCHes at most. */
+static void dra_refused(agent_t *a, mu__dkind_t k, const json_t *hub, const char *uid,
+			const char *gen, const char *msg)
+{
+	const char *was = json_string_value(json_object_get(a->drefused, uid));
+	if (was && !strcmp(was, gen))
+		return;
+	json_object_set_new(a->drefused, uid, json_string(gen));
+	const char *ns = mu__jstr(hub, "metadata.namespace"), *name = mu__jstr(hub, "metadata.name");
+	mu__dlog(&a->d, 0, "copy of %s %s/%s not made: %s", mu__dkind_name(k), ns ? ns : "default",
+		 name ? name : "?", msg);
+	char val[900], line[96];
+	snprintf(val, sizeof val, "%s %.800s", gen, msg);
+	report_ann(a, k, ns ? ns : "default", name, MU__D_COPYFAIL,
+		   mu__dmeta(hub, "annotations", MU__D_COPYFAIL), val);
+	json_t *none = json_object();
+	mu__dpods_line(none, uid, (uint32_t)atol(gen), line, sizeof line);
+	json_decref(none);
+	snprintf(val, sizeof val, "%s Pending %s", gen, line);
+	report(a, k, ns ? ns : "default", name, mu__dmeta(hub, "annotations", MU__D_AGENT), val);
+}
+
 /* Creates the copies of kind k of the current dispatches that have none. */
 static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *have)
 {
@@ -252,7 +310,23 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 		else
 			snprintf(key, sizeof key, "%s:%s/%s", mu__dkind_name(k), ns ? ns : "default",
 				 mu__jstr(hub, "metadata.name"));
+		const char *rg = json_string_value(json_object_get(a->drefused, uid));
+		if (rg && !strcmp(rg, gen))
+			continue; /* refused here (dra_refused): not tried again */
 		json_t *body = mu__dcopy(hub, k, uid, key, (uint32_t)atol(gen));
+		/* the DRA objects its pods name first, copied from the hub
+		 * (hdra.c; nothing for a job without claims) */
+		char dm[800];
+		int dr = mu__dhdra_agent_copy(&a->d, a->w, a->o->cluster, k, hub, body, false, dm,
+					      sizeof dm);
+		if (dr) {
+			if (dr < 0)
+				dra_refused(a, k, hub, uid, gen, dm);
+			else
+				mu__dlog(&a->d, 0, "create %s: not yet: %s", key, dm);
+			json_decref(body);
+			continue;
+		}
 		mu__dkind_path(k, ns ? ns : "default", NULL, "", path, sizeof path);
 		long st = mu__dreq(&a->d, a->w, "POST", path, NULL, body, NULL);
 		if (st == 404) {
@@ -332,6 +406,18 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 			if (json_object_get(local, key))
 				continue;
 			json_t *body = mu__dkind_pod_copy(p, uid, gkey, (uint32_t)atol(gen));
+			char dm[800];
+			int dr = mu__dhdra_agent_copy(&a->d, a->w, a->o->cluster, k, hub, body, true, dm,
+						      sizeof dm);
+			if (dr) { /* its claims' objects first (hdra.c) */
+				if (dr < 0)
+					dra_refused(a, k, hub, uid, gen, dm);
+				else
+					mu__dlog(&a->d, 0, "create pod %s/%s of %s: not yet: %s", ns, name,
+						 gkey, dm);
+				json_decref(body);
+				continue;
+			}
 			char path[600];
 			snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
 			long st = mu__dreq(&a->d, a->w, "POST", path, NULL, body, NULL);
@@ -384,6 +470,12 @@ static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json
 	 * earlier run left), which tells a reclaiming hub they are unread */
 	if (cm && !a->o->budgets)
 		json_object_set_new(json_object_get(cm, "data"), "pdbs", json_null());
+	/* the DRA report only when the hub does not have it yet (null: the
+	 * worker serves none, and one an earlier run left goes) */
+	bool dra = cm && !a->dra_sent;
+	if (dra)
+		json_object_set_new(json_object_get(cm, "data"), "dra",
+				    a->dra_text ? json_string(a->dra_text) : json_null());
 	free(text);
 	free(used);
 	free(pdbs);
@@ -394,10 +486,18 @@ static void heartbeat(agent_t *a, const json_t *nl, const json_t *ul, const json
 		snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", MU__D_NS);
 		if (!a->o->budgets) /* created: nothing to remove */
 			json_object_del(json_object_get(cm, "data"), "pdbs");
+		if (!a->dra_text) {
+			json_object_del(json_object_get(cm, "data"), "dra");
+		} else if (!dra) { /* a new ConfigMap holds the report too */
+			json_object_set_new(json_object_get(cm, "data"), "dra",
+					    json_string(a->dra_text));
+		}
 		st = mu__dreq(&a->d, a->d.hub, "POST", path, NULL, cm, NULL);
 	}
 	if (st != 200 && st != 201)
 		mu__dlog(&a->d, 0, "heartbeat: HTTP %ld", st);
+	else if (dra)
+		a->dra_sent = true;
 	json_decref(cm);
 }
 
@@ -416,14 +516,20 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json
 	bool hok = wok && a->whub[k] && mu_kube_watch_items(a->whub[k], &hl, NULL);
 	long wst = wok ? 200 : 0, hst = hok ? 200 : 0;
 	a->served[k] = wok;
+	a->listed[k] = wok && hok;
 	bool ok = k != MU__DK_JOB || (wok && hok);
 	if (wst == 200 && hst == 200) {
 		json_t *assigned = json_object(), *have = json_object();
 		size_t i;
 		json_t *h;
 		json_array_foreach(json_object_get(hl, "items"), i, h)
-			if (mu__jstr(h, "metadata.uid"))
+			if (mu__jstr(h, "metadata.uid")) {
 				json_object_set(assigned, mu__jstr(h, "metadata.uid"), h);
+				const char *g = mu__dmeta(h, "annotations", MU__D_GEN);
+				if (g && a->all) /* for the sweep of copied DRA objects */
+					json_object_set_new(a->all, mu__jstr(h, "metadata.uid"),
+							    json_string(g));
+			}
 		copies(a, k, assigned, jl, pods, have);
 		create_missing(a, k, assigned, have);
 		if (mu__dkind_is_group(k))
@@ -434,6 +540,122 @@ static bool agent_kind(agent_t *a, mu__dkind_t k, const json_t *pods, const json
 	json_decref(hl);
 	json_decref(jl);
 	return ok;
+}
+
+/* --- DRA (round 16) --------------------------------------------------------- */
+
+/* Stops a's DRA watches (safe on what is not set); the report becomes
+ * none.  O(1). */
+static void dra_stop(agent_t *a)
+{
+	for (int k = 0; k < MU__DDRA_N; k++)
+		mu_kube_watch_signal(a->wdra[k]);
+	mu_kube_watch_signal(a->wdtpl);
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		mu_kube_watch_stop(a->wdra[k]);
+		a->wdra[k] = NULL;
+		a->dra_seq[k] = 0;
+	}
+	mu_kube_watch_stop(a->wdtpl);
+	a->wdtpl = NULL;
+	a->sweep_seq[0] = a->sweep_seq[1] = 0;
+	if (a->dra_text) {
+		free(a->dra_text);
+		a->dra_text = NULL;
+		a->dra_sent = false;
+	}
+}
+
+/* Asks the worker whether it serves the DRA kinds (when its kinds are
+ * asked: a minute, or a probe that saw a change) and starts or stops
+ * their watches.  One request. */
+static void dra_discover(agent_t *a)
+{
+	int on = mu__ddra_serves(&a->d, a->w);
+	if (on < 0)
+		return; /* no answer: as it was */
+	if (on != a->dra_on)
+		mu__dlog(&a->d, 1, "worker %s DRA (%s)", on ? "serves" : "does not serve",
+			 MU__DDRA_API);
+	a->dra_on = (int8_t)on;
+	if (!on) {
+		dra_stop(a);
+		return;
+	}
+	static const char *const PL[MU__DDRA_N] = {"resourceslices", "deviceclasses",
+						   "resourceclaims"};
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		char path[128];
+		snprintf(path, sizeof path, "/apis/%s/%s", MU__DDRA_API, PL[k]);
+		if (!a->wdra[k] && mu_kube_watch_start(a->o->worker, path, NULL, &a->wdra[k]) != MU_OK)
+			a->wdra[k] = NULL; /* out of memory: at the next discovery */
+	}
+	if (!a->wdtpl && mu_kube_watch_start(a->o->worker, "/apis/" MU__DDRA_API
+					     "/resourceclaimtemplates", MU__D_COPY_SEL,
+					     &a->wdtpl) != MU_OK)
+		a->wdtpl = NULL;
+}
+
+/* The DRA report built again when a watch moved and a second passed
+ * since the last (the heartbeat sends it when it changed).  O(1) when
+ * nothing moved, else O(objects). */
+static void dra_build(agent_t *a)
+{
+	uint64_t seq[MU__DDRA_N];
+	bool moved = false;
+	for (int k = 0; k < MU__DDRA_N; k++) {
+		if (!a->wdra[k] || !mu_kube_watch_items(a->wdra[k], NULL, &seq[k]))
+			return; /* not listed yet, or failing: as it was */
+		moved |= seq[k] != a->dra_seq[k];
+	}
+	int64_t t = mu__d_mono_ms();
+	if (!moved || (a->dra_at && t - a->dra_at < 1000))
+		return;
+	json_t *l[MU__DDRA_N] = {NULL};
+	bool ok = true;
+	for (int k = 0; k < MU__DDRA_N; k++)
+		ok = ok && mu_kube_watch_items(a->wdra[k], &l[k], &seq[k]);
+	char *text = ok ? mu__ddra_report((const json_t *const *)l, MU__DDRA_REPORT_MAX) : NULL;
+	for (int k = 0; k < MU__DDRA_N; k++)
+		json_decref(l[k]);
+	if (!text)
+		return;
+	a->dra_at = t;
+	memcpy(a->dra_seq, seq, sizeof seq);
+	if (a->dra_text && !strcmp(a->dra_text, text)) {
+		free(text);
+		return;
+	}
+	free(a->dra_text);
+	a->dra_text = text;
+	a->dra_sent = false;
+}
+
+/* The worker's copied templates and claims whose dispatch is not
+ * current deleted (hdra.c), when their watches or the current dispatches
+ * (a->all) changed since the last sweep.  O(1) then, else O(objects). */
+static void dra_sweep(agent_t *a)
+{
+	uint64_t seq[2];
+	mu_kube_watch_t *w[2] = {a->wdtpl, a->wdra[MU__DDRA_CLAIMS]};
+	for (int r = 0; r < 2; r++)
+		if (!w[r] || !mu_kube_watch_items(w[r], NULL, &seq[r]))
+			return;
+	if (seq[0] == a->sweep_seq[0] && seq[1] == a->sweep_seq[1] && a->sweep_cur &&
+	    json_equal(a->sweep_cur, a->all))
+		return;
+	json_t *l[2] = {NULL, NULL};
+	if (mu_kube_watch_items(w[0], &l[0], &seq[0]) && mu_kube_watch_items(w[1], &l[1], &seq[1])) {
+		/* a deleted object leaves the watch later, which moves it:
+		 * looked at again then */
+		mu__dhdra_agent_sweep(&a->d, a->w, (const json_t *const *)l, a->all, a->listed);
+		json_decref(a->sweep_cur);
+		a->sweep_cur = json_incref(a->all);
+		a->sweep_seq[0] = seq[0];
+		a->sweep_seq[1] = seq[1];
+	}
+	json_decref(l[0]);
+	json_decref(l[1]);
 }
 
 /* Asks the worker (then the hub) which kinds it serves when due
@@ -450,6 +672,7 @@ static void agent_discover(agent_t *a)
 			if (on[k] >= 0) /* no answer: asked again in a second */
 				a->wserves[k] = on[k];
 		a->hdisc_at = 0; /* the hub's side follows */
+		dra_discover(a); /* resource.k8s.io, asked as often */
 	}
 	if (mu__dserved_refresh(&a->d, a->d.hub, a->hserves, &a->hdisc_at, &a->hprobe_at, &a->hapis, t,
 				 on))
@@ -477,9 +700,16 @@ static bool agent_pass(agent_t *a)
 		/* an agent without the right to watch Events reports none */
 		mu__dfails_read(a->wfail, &a->fail_seq, &a->fails);
 		json_t *pods = mu__dpods_count(pl);
+		json_decref(a->all);
+		a->all = json_object();
+		memset(a->listed, 0, sizeof a->listed);
 		for (int k = 0; ok && k < MU__DK_COUNT; k++)
 			ok = agent_kind(a, (mu__dkind_t)k, pods, pl);
 		json_decref(pods);
+		if (ok && a->dra_on == 1) {
+			dra_sweep(a);
+			dra_build(a);
+		}
 		if (ok)
 			heartbeat(a, nl, ul, pl);
 	}
@@ -502,6 +732,10 @@ static void agent_stop(agent_t *a)
 		mu_kube_watch_signal(a->wcopies[k]);
 		mu_kube_watch_signal(a->whub[k]);
 	}
+	dra_stop(a);
+	json_decref(a->all);
+	json_decref(a->sweep_cur);
+	json_decref(a->drefused);
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);
@@ -534,6 +768,7 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		snprintf(err, errlen, "cannot start: out of memory");
 		return MU_ENOMEM;
 	}
+	a.drefused = json_object();
 	const char *sel = "labelSelector=muster.io%2Fhub-uid";
 	char hsel[400];
 	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", o->cluster);

@@ -184,6 +184,9 @@ typedef struct mu__dcl {
 	mu_kube_watch_t *wdtpl;
 	uint64_t dtpl_seq[2];
 	int dcopies;
+	/* pull mode (round 16): a hash of the DRA report (data.dra) the
+	 * fleet was last given from its agent's heartbeat, 0 for none */
+	uint64_t dra_hash;
 } mu__dcl_t;
 
 typedef enum mu__djstate {
@@ -585,6 +588,25 @@ void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c);
  * serves DRA and nothing on one that does not.  Returns whether the
  * fleet was given them.  O(objects) when they changed. */
 bool mu__ddra_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *nl);
+/* Whether kc serves the DRA kinds the fleet reads (one GET of
+ * /apis/resource.k8s.io/v1beta1): 1, 0, or -1 when it did not answer. */
+int mu__ddra_serves(mu__dd_t *d, mu_kube_client_t *kc);
+/* Pull mode, the agent: the heartbeat's DRA report (data.dra) from the
+ * lists of its worker's ResourceSlices, DeviceClasses and ResourceClaims
+ * (l, by MU__DDRA_*): {"slices","classes","claims"} cut to what the
+ * allocator reads (name and spec; an allocated claim's name, namespace
+ * and status.allocation; claims not allocated left out), or
+ * {"error": why} when that would pass max bytes.  Owned; NULL on OOM.
+ * O(objects). */
+#define MU__DDRA_REPORT_MAX (512 * 1024) /* a ConfigMap holds 1 MiB in all */
+char *mu__ddra_report(const json_t *const l[MU__DDRA_N], size_t max);
+/* Pull mode, the hub: pull cluster c's DRA objects from its agent's
+ * report text (data.dra; NULL: none, the fleet's taken away) and its
+ * Nodes nl (the heartbeat's data.nodes, or NULL when they did not
+ * change) to the fleet (mu_fleet_cluster_dra) when either changed; a
+ * report of an error (too large) is logged once and leaves c without
+ * DRA.  Whether the fleet was given them.  O(text). */
+bool mu__ddra_pull(mu__dd_t *d, mu__dcl_t *c, const char *text, const json_t *nl);
 
 /* --- hdra.c: a hub job's DRA claims, copied to its push worker -------- */
 
@@ -600,6 +622,27 @@ void mu__dhdra_clear(mu__djob_t *j);
 /* The pod templates of body (j's copy, mu__dcopy) made to name j's
  * copies of its claims' objects (NAME-UID8-GENERATION).  O(claims). */
 void mu__dhdra_rename(const mu__djob_t *j, json_t *body);
+/* A group's pod (j's, mu__dkind_pod_copy) made to name j's copies of its
+ * claims' objects.  O(claims). */
+void mu__dhdra_rename_pod(const mu__djob_t *j, json_t *pod);
+/* Pull mode, the agent (round 16): the ResourceClaimTemplates and
+ * ResourceClaims that copy body (of kind k, for hub object hub; a group's
+ * pod when pod) names, read from the hub (d->hub) and copied through w
+ * as push mode copies them (NAME-UID8-GEN, labelled and annotated alike),
+ * then body renamed to name them.  0 (also with no claims: no request);
+ * 1 when one is not read or not made (msg says which: tried again);
+ * -1 when worker object of a copy's name is not this dispatch's or the
+ * worker refuses it for good (msg: why).  One GET and one POST per
+ * object named. */
+int mu__dhdra_agent_copy(mu__dd_t *d, mu_kube_client_t *w, const char *cluster, mu__dkind_t k,
+			 const json_t *hub, json_t *body, bool pod, char *msg, size_t ml);
+/* Pull mode, the agent: of lists[0] (its worker's ResourceClaimTemplates
+ * labelled with a hub uid) and lists[1] (its ResourceClaims), those whose
+ * hub job's kind was listed this pass (listed) and whose uid and
+ * generation are not a current dispatch here (current: hub uid ->
+ * generation) deleted.  How many were.  O(objects), one DELETE each. */
+int mu__dhdra_agent_sweep(mu__dd_t *d, mu_kube_client_t *w, const json_t *const lists[2],
+			  const json_t *current, const bool listed[MU__DK_COUNT]);
 /* Creates j's copies of its claims' objects on its cluster through kc,
  * before its copy (the caller's order); an existing copy of this
  * dispatch counts as made, another object of that name refuses the job

@@ -16,7 +16,11 @@
  * same way (mu__dfails_read) and reports the message for the current copy
  * of a Job whose pods are all still pending, in the hub object's
  * annotation muster.io/dispatch-copy-failed ("GEN message"), which
- * mu__dfailed_pull reads as push mode reads the Event.  Called by
+ * mu__dfailed_pull reads as push mode reads the Event; since round 16
+ * also for a copy of any kind that the agent does not make because the
+ * worker refuses the copy of a DRA object its pods name (hdra.c: a
+ * same-named object the dispatcher did not make), which push mode
+ * refuses at once.  Called by
  * worker.c's polls and agent.c; uses hub.c's lookups.
  */
 #include <stdio.h>
@@ -66,7 +70,7 @@ void mu__dfailed_pull(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j)
 	const char *a = mu__dmeta(j->obj, "annotations", MU__D_COPYFAIL);
 	unsigned gen = 0;
 	int off = 0;
-	if (!a || j->kind != MU__DK_JOB || j->cl != (int32_t)(c - d->cls) ||
+	if (!a || j->cl != (int32_t)(c - d->cls) ||
 	    j->state != MU__DJ_DISPATCHED || j->started || j->failed_create ||
 	    sscanf(a, "%u %n", &gen, &off) != 1 || gen != j->gen || off <= 0 || !a[off])
 		return;

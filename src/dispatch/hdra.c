@@ -18,8 +18,20 @@
  * the job (NotAdmitted, naming the object).  The sweep (mu__dhdra_sweep)
  * deletes copied objects whose dispatch is no longer current (job gone
  * from the hub, requeued, withdrawn, another cluster or generation), as
- * stale copies are.  Above dutil.c (requests, log), below hub.c and
- * worker.c, which call it.
+ * stale copies are.
+ *
+ * Round 16: a group's pods (PodGroups) with claims are dispatched too:
+ * the objects their pods name are read and copied as a template's are,
+ * and each pod sent has its claims renamed (mu__dhdra_rename_pod).  At
+ * dispatch each object is read from the hub again, so the copy is the
+ * hub's object as it is then (a template changed after the job was read
+ * is copied changed); one deleted since leaves the job's copy unmade
+ * (retried, withdrawn at --start-timeout).  A pull worker's agent makes
+ * the same copies on its cluster before the job's copy
+ * (mu__dhdra_agent_copy: same names, labels and refusal) and sweeps them
+ * (mu__dhdra_agent_sweep): the hub needs no credentials for it.
+ * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
+ * call it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,12 +128,6 @@ int mu__dhdra_read(mu__dd_t *d, mu__djob_t *j, char *why, size_t wl, char *msg, 
 		any |= js->podsets[i].dra_claims != NULL;
 	if (!any)
 		return 0; /* the hot path: one test per pod set */
-	if (mu__dkind_is_group(j->kind)) { /* its pods are sent one by one */
-		snprintf(why, wl, "InvalidJob");
-		snprintf(msg, ml, "spec.resourceClaims: DRA resource claims are not dispatched "
-			 "for a group's pods, only in the pod templates of the other kinds");
-		return -1;
-	}
 	json_t *dra = json_array(), *src = json_object();
 	int rc = 0;
 	for (size_t i = 0; i < js->npodsets && !rc; i++) {
@@ -147,29 +153,44 @@ int mu__dhdra_read(mu__dd_t *d, mu__djob_t *j, char *why, size_t wl, char *msg, 
 	return 0;
 }
 
-/* --- copies on a push worker ---------------------------------------------- */
+/* --- copies on a worker ------------------------------------------------------- */
 
-/* Hub object o (kind r) as its copy for j's dispatch, named cp.  Owned. */
-static json_t *copy_obj(const mu__djob_t *j, int r, const json_t *o, const char *cp)
+/* The dispatch a copy is made for: the hub job's uid, namespace, key
+ * ("NS/NAME" or "KIND:NS/NAME") and generation, and the cluster's name
+ * (for messages).  Push mode fills it from a mu__djob_t, the pull agent
+ * from the hub object it reads. */
+typedef struct disp {
+	const char *uid, *ns, *key, *cluster;
+	uint32_t gen;
+} disp_t;
+
+static disp_t disp_of(const mu__dd_t *d, const mu__djob_t *j)
+{
+	return (disp_t){j->uid, j->ns, j->key, j->cl >= 0 ? d->cls[j->cl].name : "?", j->gen};
+}
+
+/* Hub object o (kind r) as its copy for dispatch p, named cp.  Owned. */
+static json_t *copy_obj(const disp_t *p, int r, const json_t *o, const char *cp)
 {
 	char gen[16];
-	snprintf(gen, sizeof gen, "%u", j->gen);
+	snprintf(gen, sizeof gen, "%u", p->gen);
 	json_t *labels = json_deep_copy(mu__jget(o, "metadata.labels"));
 	if (!json_is_object(labels)) {
 		json_decref(labels);
 		labels = json_object();
 	}
-	json_object_set_new(labels, MU__D_HUBUID, json_string(j->uid));
+	json_object_set_new(labels, MU__D_HUBUID, json_string(p->uid));
 	json_t *spec = json_deep_copy(json_object_get(o, "spec"));
 	return json_pack("{s:s,s:s,s:{s:s,s:s,s:o,s:{s:s,s:s,s:s}},s:o}", "apiVersion",
-			 MU__DDRA_API, "kind", KIND[r], "metadata", "name", cp, "namespace", j->ns,
-			 "labels", labels, "annotations", MU__D_GEN, gen, MU__D_HUBJOB, j->key,
+			 MU__DDRA_API, "kind", KIND[r], "metadata", "name", cp, "namespace", p->ns,
+			 "labels", labels, "annotations", MU__D_GEN, gen, MU__D_HUBJOB, p->key,
 			 "muster.io/dispatch-source", mu__jstr(o, "metadata.name"), "spec",
 			 spec ? spec : json_object());
 }
 
-/* Pod template t's claims renamed to j's copies (src: j->dra_src). */
-static void rename_tmpl(const mu__djob_t *j, json_t *t)
+/* Pod spec holder t's claims (t's spec.resourceClaims: a pod template,
+ * or a pod) renamed to dispatch (uid, gen)'s copies. */
+static void rename_claims(const char *uid, uint32_t gen, json_t *t)
 {
 	size_t i;
 	json_t *e;
@@ -178,94 +199,251 @@ static void rename_tmpl(const mu__djob_t *j, json_t *t)
 			const char *f = r ? "resourceClaimName" : "resourceClaimTemplateName";
 			const char *n = json_string_value(json_object_get(e, f));
 			char cp[300];
-			if (n && copy_name(n, j->uid, j->gen, cp, sizeof cp))
+			if (n && copy_name(n, uid, gen, cp, sizeof cp))
 				json_object_set_new(e, f, json_string(cp));
 		}
 	}
+}
+
+/* The pod templates of copy body of kind k into t[0..max) (a Job's one;
+ * the other kinds' as kinds.c finds them; a group's none: its pods are
+ * sent one by one).  How many. */
+static int body_templates(json_t *body, mu__dkind_t k, json_t **t, int max)
+{
+	json_t *spec = json_object_get(body, "spec");
+	if (k == MU__DK_JOB) {
+		t[0] = json_object_get(spec, "template");
+		return t[0] ? 1 : 0;
+	}
+	if (mu__dkind_is_group(k))
+		return 0;
+	mu__dtmpl_t tt[16];
+	int n = mu__dkind_templates(spec, k, tt, 16 < max ? 16 : max);
+	for (int i = 0; i < n; i++)
+		t[i] = tt[i].tmpl;
+	return n;
 }
 
 void mu__dhdra_rename(const mu__djob_t *j, json_t *body)
 {
 	if (!j->dra_src)
 		return;
-	json_t *spec = json_object_get(body, "spec");
-	if (j->kind == MU__DK_JOB) {
-		rename_tmpl(j, json_object_get(spec, "template"));
-		return;
-	}
-	mu__dtmpl_t t[16];
-	int n = mu__dkind_templates(spec, j->kind, t, 16);
+	json_t *t[16];
+	int n = body_templates(body, j->kind, t, 16);
 	for (int i = 0; i < n; i++)
-		rename_tmpl(j, t[i].tmpl);
+		rename_claims(j->uid, j->gen, t[i]);
 }
 
-/* Whether worker object o is the copy for j's current dispatch. */
-static bool ours(const mu__djob_t *j, const json_t *o)
+void mu__dhdra_rename_pod(const mu__djob_t *j, json_t *pod)
+{
+	if (j->dra_src)
+		rename_claims(j->uid, j->gen, pod);
+}
+
+/* Whether worker object o is the copy for dispatch p. */
+static bool ours(const disp_t *p, const json_t *o)
 {
 	char g[16];
-	snprintf(g, sizeof g, "%u", j->gen);
+	snprintf(g, sizeof g, "%u", p->gen);
 	const char *uid = mu__dmeta(o, "labels", MU__D_HUBUID);
 	const char *gen = mu__dmeta(o, "annotations", MU__D_GEN);
-	return uid && gen && !strcmp(uid, j->uid) && !strcmp(gen, g);
+	return uid && gen && !strcmp(uid, p->uid) && !strcmp(gen, g);
+}
+
+/* Hub object obj (kind r, named name) copied through kc for dispatch p:
+ * 201 when made or when this dispatch's copy is there already; else the
+ * HTTP status, with *refused (owned) set when the worker refuses it for
+ * good: an object of the copy's name the dispatcher did not make for this
+ * dispatch, or a refusal mu__dwork_refused counts.  One POST (a GET on
+ * 409, a namespace POST and a second POST on 404). */
+static long copy_one(mu__dd_t *d, mu_kube_client_t *kc, const disp_t *p, int r, const char *name,
+		     const json_t *obj, char **refused)
+{
+	char cp[300], path[1200];
+	if (!copy_name(name, p->uid, p->gen, cp, sizeof cp))
+		return 0;
+	json_t *body = copy_obj(p, r, obj, cp), *ans = NULL;
+	snprintf(path, sizeof path, API "/namespaces/%s/%s", p->ns, RES[r]);
+	long st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
+	if (st == 404) { /* its namespace, then once more */
+		json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
+				       "metadata", "name", p->ns);
+		mu__dreq(d, kc, "POST", "/api/v1/namespaces", NULL, ns, NULL);
+		json_decref(ns);
+		json_decref(ans);
+		ans = NULL;
+		st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
+	}
+	json_decref(body);
+	if (st == 409) { /* this dispatch's from before (a retry or a
+			  * restart), or another's: never taken over */
+		json_t *cur = NULL;
+		char gp[1600];
+		snprintf(gp, sizeof gp, "%s/%s", path, cp);
+		long gs = mu__dreq(d, kc, "GET", gp, NULL, NULL, &cur);
+		if (gs == 200 && ours(p, cur)) {
+			st = 201;
+		} else if (gs == 200 && !*refused) {
+			char m[800];
+			snprintf(m, sizeof m, "cluster %s has a %s %s/%s that the dispatcher did "
+				 "not make for this dispatch: not overwritten", p->cluster, KIND[r],
+				 p->ns, cp);
+			*refused = strdup(m);
+		}
+		json_decref(cur);
+	}
+	if (st != 200 && st != 201) {
+		const char *w = mu__jstr(ans, "message");
+		mu__dlog(d, 0, "cluster %s: create %s %s/%s for job %s: HTTP %ld %s", p->cluster,
+			 KIND[r], p->ns, cp, p->key, st, w ? w : "");
+		if (mu__dwork_refused(st) && !*refused) {
+			char m[800];
+			snprintf(m, sizeof m, "cluster %s refused the copy of %s %s/%s: HTTP %ld: "
+				 "%.500s", p->cluster, KIND[r], p->ns, name, st, w ? w : "");
+			*refused = strdup(m);
+		}
+	}
+	json_decref(ans);
+	return st == 200 ? 201 : st;
+}
+
+/* Hub object name of kind r in namespace ns read again through hub into
+ * *out (owned): the HTTP status.  One GET. */
+static long hub_get(mu__dd_t *d, mu_kube_client_t *hub, int r, const char *ns, const char *name,
+		    json_t **out)
+{
+	char path[1200];
+	snprintf(path, sizeof path, API "/namespaces/%s/%s/%s", ns, RES[r], name);
+	*out = NULL;
+	long st = mu__dreq(d, hub, "GET", path, NULL, NULL, out);
+	if (st == 200 && !json_is_object(*out))
+		st = 0;
+	if (st != 200) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return st;
 }
 
 long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 {
+	disp_t p = disp_of(d, j);
+	/* a client of its own for the hub: this runs on the senders'
+	 * threads (run.c), and a client is one thread's at a time */
+	mu_kube_client_t *hub = NULL;
+	if (mu_kube_client_new(d->o->hub, &hub) != MU_OK)
+		return 0; /* out of memory: retried */
+	long out = 201;
 	const char *key;
 	json_t *s;
 	json_object_foreach(j->dra_src, key, s) {
 		int r = (int)json_integer_value(json_object_get(s, "r"));
 		const char *name = json_string_value(json_object_get(s, "name"));
-		char cp[300], path[1200];
-		if (!copy_name(name, j->uid, j->gen, cp, sizeof cp))
-			return 0;
-		json_t *body = copy_obj(j, r, json_object_get(s, "obj"), cp), *ans = NULL;
-		snprintf(path, sizeof path, API "/namespaces/%s/%s", j->ns, RES[r]);
-		long st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
-		if (st == 404) { /* its namespace, then once more */
-			json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind",
-					       "Namespace", "metadata", "name", j->ns);
-			mu__dreq(d, kc, "POST", "/api/v1/namespaces", NULL, ns, NULL);
-			json_decref(ns);
-			json_decref(ans);
-			ans = NULL;
-			st = mu__dreq_err(d, kc, "POST", path, NULL, body, &ans);
+		/* the hub's object as it is now (round 16): a template changed
+		 * since the job was read is copied as it is; one deleted since
+		 * leaves the job's copy unmade (a transient failure: retried,
+		 * and withdrawn at --start-timeout) */
+		json_t *now = NULL;
+		long hs = hub_get(d, hub, r, j->ns, name, &now);
+		if (hs == 404) {
+			mu__dlog(d, 0, "job %s: %s %s/%s is no longer on the hub: its copy is not made",
+				 j->key, KIND[r], j->ns, name);
+			out = 404;
+			break;
 		}
-		json_decref(body);
-		if (st == 409) { /* this dispatch's from before (a retry or a
-				  * restart), or another's: never taken over */
-			json_t *cur = NULL;
-			char gp[1600];
-			snprintf(gp, sizeof gp, "%s/%s", path, cp);
-			long gs = mu__dreq(d, kc, "GET", gp, NULL, NULL, &cur);
-			if (gs == 200 && ours(j, cur)) {
-				st = 201;
-			} else if (gs == 200) {
-				char m[800];
-				snprintf(m, sizeof m, "cluster %s has a %s %s/%s that the dispatcher did "
-					 "not make for this dispatch: not overwritten", d->cls[j->cl].name,
-					 KIND[r], j->ns, cp);
-				free(j->refused);
-				j->refused = strdup(m);
-			}
-			json_decref(cur);
+		if (now && !json_equal(json_object_get(now, "spec"),
+				       json_object_get(json_object_get(s, "obj"), "spec")))
+			mu__dlog(d, 1, "job %s: %s %s/%s changed on the hub since the job was read: "
+				 "copied as it is now", j->key, KIND[r], j->ns, name);
+		if (now)
+			json_object_set_new(s, "obj", now);
+		char *refused = NULL;
+		long st = copy_one(d, kc, &p, r, name, json_object_get(s, "obj"), &refused);
+		if (refused) {
+			free(j->refused);
+			j->refused = refused;
 		}
-		if (st != 200 && st != 201) {
-			const char *w = mu__jstr(ans, "message");
-			mu__dlog(d, 0, "cluster %s: create %s %s/%s for job %s: HTTP %ld %s",
-				 d->cls[j->cl].name, KIND[r], j->ns, cp, j->key, st, w ? w : "");
-			if (mu__dwork_refused(st) && !j->refused) {
-				char m[800];
-				snprintf(m, sizeof m, "cluster %s refused the copy of %s %s/%s: HTTP %ld: "
-					 "%.500s", d->cls[j->cl].name, KIND[r], j->ns, name, st, w ? w : "");
-				j->refused = strdup(m);
-			}
-			json_decref(ans);
-			return st;
+		if (st != 201) {
+			out = st;
+			break;
 		}
-		json_decref(ans);
 	}
-	return 201;
+	mu_kube_client_free(hub);
+	return out;
+}
+
+/* --- copies on a pull worker, by its agent ----------------------------------- */
+
+int mu__dhdra_agent_copy(mu__dd_t *d, mu_kube_client_t *w, const char *cluster, mu__dkind_t k,
+			 const json_t *hub, json_t *body, bool pod, char *msg, size_t ml)
+{
+	json_t *t[16];
+	int n = pod ? 1 : body_templates(body, k, t, 16);
+	if (pod)
+		t[0] = body;
+	bool any = false;
+	for (int i = 0; i < n && !any; i++)
+		any = json_array_size(mu__jget(t[i], "spec.resourceClaims")) > 0;
+	if (!any)
+		return 0; /* the hot path: no request */
+	const char *uid = mu__jstr(hub, "metadata.uid");
+	const char *gen = mu__dmeta(hub, "annotations", MU__D_GEN);
+	const char *ns = mu__jstr(hub, "metadata.namespace");
+	char key[700];
+	if (k == MU__DK_JOB)
+		snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", mu__jstr(hub, "metadata.name"));
+	else
+		snprintf(key, sizeof key, "%s:%s/%s", mu__dkind_name(k), ns ? ns : "default",
+			 mu__jstr(hub, "metadata.name"));
+	disp_t p = {uid, ns ? ns : "default", key, cluster, gen ? (uint32_t)atol(gen) : 0};
+	if (!uid || !gen)
+		return 1;
+	json_t *done = json_object(); /* "R/NAME" copied this call */
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		size_t e;
+		json_t *c;
+		json_array_foreach(mu__jget(t[i], "spec.resourceClaims"), e, c) {
+			const char *tn = json_string_value(json_object_get(c, "resourceClaimTemplateName"));
+			const char *cn = json_string_value(json_object_get(c, "resourceClaimName"));
+			int r = tn ? 0 : 1;
+			const char *name = tn ? tn : cn;
+			char dk[400];
+			snprintf(dk, sizeof dk, "%d/%s", r, name ? name : "");
+			if (!name || json_object_get(done, dk))
+				continue;
+			/* read from the hub now: the copy is the hub's object as
+			 * it is at dispatch */
+			json_t *obj = NULL;
+			long hs = hub_get(d, d->hub, r, p.ns, name, &obj);
+			if (hs != 200) {
+				snprintf(msg, ml, "%s %s/%s not read from the hub: HTTP %ld", KIND[r], p.ns,
+					 name, hs);
+				rc = 1;
+				break;
+			}
+			char *refused = NULL;
+			long st = copy_one(d, w, &p, r, name, obj, &refused);
+			json_decref(obj);
+			if (refused) {
+				snprintf(msg, ml, "%s", refused);
+				free(refused);
+				rc = -1;
+				break;
+			}
+			if (st != 201) {
+				snprintf(msg, ml, "%s %s/%s not copied: HTTP %ld", KIND[r], p.ns, name, st);
+				rc = 1;
+				break;
+			}
+			json_object_set_new(done, dk, json_true());
+		}
+	}
+	json_decref(done);
+	if (!rc)
+		for (int i = 0; i < n; i++)
+			rename_claims(uid, p.gen, t[i]);
+	return rc;
 }
 
 /* Worker object o (kind r) on cluster c deleted when its dispatch is not
@@ -326,4 +504,50 @@ void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c)
 		c->dtpl_seq[r] = seq[r];
 	}
 	c->dcopies = n;
+}
+
+int mu__dhdra_agent_sweep(mu__dd_t *d, mu_kube_client_t *w, const json_t *const lists[2],
+			  const json_t *current, const bool listed[MU__DK_COUNT])
+{
+	int n = 0;
+	for (int r = 0; r < 2; r++) {
+		size_t i;
+		json_t *o;
+		json_array_foreach(json_object_get(lists[r], "items"), i, o) {
+			const char *uid = mu__dmeta(o, "labels", MU__D_HUBUID);
+			const char *gen = mu__dmeta(o, "annotations", MU__D_GEN);
+			const char *hj = mu__dmeta(o, "annotations", MU__D_HUBJOB);
+			const char *ns = mu__jstr(o, "metadata.namespace");
+			const char *name = mu__jstr(o, "metadata.name");
+			if (!uid || !ns || !name || mu__jget(o, "metadata.deletionTimestamp"))
+				continue;
+			/* its job's kind: "KIND:NS/NAME", or a Job's "NS/NAME";
+			 * a kind whose lists did not answer this pass keeps its
+			 * copies, as its job copies are kept */
+			int k = MU__DK_JOB;
+			const char *colon = hj ? strchr(hj, ':') : NULL;
+			if (colon) {
+				char kn[64];
+				bool on[MU__DK_COUNT];
+				snprintf(kn, sizeof kn, "%.*s", (int)(colon - hj < 63 ? colon - hj : 63), hj);
+				mu__dkind_list(kn, on);
+				k = -1;
+				for (int x = 1; x < MU__DK_COUNT && k < 0; x++)
+					if (on[x])
+						k = x;
+			}
+			if (k < 0 || !listed[k])
+				continue;
+			const char *cg = json_string_value(json_object_get(current, uid));
+			if (cg && gen && !strcmp(cg, gen))
+				continue;
+			char path[1200];
+			snprintf(path, sizeof path, API "/namespaces/%s/%s/%s", ns, RES[r], name);
+			long st = mu__dreq(d, w, "DELETE", path, NULL, NULL, NULL);
+			mu__dlog(d, 1, "stale %s %s/%s (generation %s) deleted: HTTP %ld", KIND[r], ns,
+				 name, gen ? gen : "?", st);
+			n++;
+		}
+	}
+	return n;
 }

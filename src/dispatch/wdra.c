@@ -10,9 +10,18 @@
  * does, and gives the fleet a new set only when a watch changed or a
  * Node's name or labels did: a poll in which nothing changed reads three
  * change counters, and a worker that does not serve DRA costs nothing.
- * Above dutil.c (its requests and log); below worker.c, which calls it.
+ *
+ * Pull mode (round 16): the agent, which watches its worker's DRA
+ * objects the same way, sends them cut to what the allocator reads in its
+ * heartbeat (data.dra, mu__ddra_report: at most MU__DDRA_REPORT_MAX bytes,
+ * only when they changed and at most once a second), and the hub gives
+ * the fleet what the heartbeat says (mu__ddra_pull) as it gives it a push
+ * worker's.
+ * Above dutil.c (its requests and log); below worker.c and agent.c,
+ * which call it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dispatch/dispatch_int.h"
@@ -41,12 +50,10 @@ static void dra_stop(mu__dd_t *d, mu__dcl_t *c)
 	c->dra_nodes = NULL;
 }
 
-void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c)
+int mu__ddra_serves(mu__dd_t *d, mu_kube_client_t *kc)
 {
-	if (!c->kc || !c->cfg)
-		return;
 	json_t *ans = NULL;
-	long st = mu__dreq(d, c->kc, "GET", "/apis/" MU__DDRA_API, NULL, NULL, &ans);
+	long st = mu__dreq(d, kc, "GET", "/apis/" MU__DDRA_API, NULL, NULL, &ans);
 	int on = -1;
 	if (st == 404) {
 		on = 0;
@@ -62,6 +69,14 @@ void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c)
 		on = n == MU__DDRA_N; /* all three, or the allocator cannot tell */
 	}
 	json_decref(ans);
+	return on;
+}
+
+void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c)
+{
+	if (!c->kc || !c->cfg)
+		return;
+	int on = mu__ddra_serves(d, c->kc);
 	if (on < 0) /* no answer: as it was */
 		return;
 	if (on != c->dra_on)
@@ -164,4 +179,141 @@ bool mu__ddra_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *nl)
 	for (int k = 0; k < MU__DDRA_N; k++)
 		json_decref(l[k]);
 	return ok;
+}
+
+/* --- pull mode ------------------------------------------------------------------ */
+
+/* Object o cut to metadata.name (and namespace when ns) and the member
+ * keep of o (spec; status.allocation for a claim).  Owned; NULL on OOM. */
+static json_t *slim(const json_t *o, bool ns, const char *keep, const json_t *v)
+{
+	json_t *m = json_object_get(o, "metadata");
+	json_t *out = json_pack("{s:{s:O}}", "metadata", "name",
+				json_object_get(m, "name") ? json_object_get(m, "name") : json_null());
+	if (out && ns && json_object_get(m, "namespace"))
+		json_object_set(json_object_get(out, "metadata"), "namespace",
+				json_object_get(m, "namespace"));
+	if (out && v)
+		json_object_set(out, keep, (json_t *)v);
+	return out;
+}
+
+char *mu__ddra_report(const json_t *const l[MU__DDRA_N], size_t max)
+{
+	static const char *const KEY[MU__DDRA_N] = {"slices", "classes", "claims"};
+	json_t *r = json_object();
+	for (int k = 0; r && k < MU__DDRA_N; k++) {
+		json_t *a = json_array();
+		size_t i;
+		json_t *o;
+		json_array_foreach(json_object_get(l[k], "items"), i, o) {
+			json_t *e;
+			if (k == MU__DDRA_CLAIMS) { /* only what is allocated takes devices */
+				const json_t *al = json_object_get(json_object_get(o, "status"),
+								   "allocation");
+				if (!al || json_is_null(al))
+					continue;
+				e = slim(o, true, "status", NULL);
+				if (e)
+					json_object_set_new(e, "status", json_pack("{s:O}", "allocation", al));
+			} else {
+				e = slim(o, false, "spec", json_object_get(o, "spec"));
+			}
+			if (!e || json_array_append_new(a, e)) {
+				json_decref(a);
+				a = NULL;
+				break;
+			}
+		}
+		if (!a || json_object_set_new(r, KEY[k], a)) {
+			json_decref(r);
+			r = NULL;
+		}
+	}
+	char *text = r ? json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(r);
+	if (text && strlen(text) > max) {
+		size_t n = strlen(text);
+		free(text);
+		json_t *e = json_pack("{s:s}", "error", "");
+		char m[300];
+		snprintf(m, sizeof m, "the cluster's DRA objects take %zu bytes in the heartbeat, more "
+			 "than its bound of %zu: not reported", n, max);
+		json_object_set_new(e, "error", json_string(m));
+		text = json_dumps(e, JSON_COMPACT);
+		json_decref(e);
+	}
+	return text;
+}
+
+/* FNV-1a of s. */
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h | 1; /* never 0: 0 is "none" */
+}
+
+/* c's DRA objects taken from the fleet (a pull worker that reports none,
+ * or whose report is refused).  O(1). */
+static void pull_none(mu__dd_t *d, mu__dcl_t *c)
+{
+	if (c->dra_on == 1 && mu_fleet_cluster_dra(d->fleet, c->fid, NULL, NULL, NULL, NULL) == MU_OK)
+		c->dra_fed++;
+	c->dra_on = 0;
+	json_decref(c->dra_nodes);
+	c->dra_nodes = NULL;
+}
+
+bool mu__ddra_pull(mu__dd_t *d, mu__dcl_t *c, const char *text, const json_t *nl)
+{
+	if (!text || !*text) {
+		if (c->dra_hash)
+			mu__dlog(d, 1, "cluster %s: its agent reports no DRA objects", c->name);
+		c->dra_hash = 0;
+		pull_none(d, c);
+		return false;
+	}
+	uint64_t h = text_hash(text);
+	json_t *nodes = nl ? nodes_slim(nl) : NULL;
+	bool nodes_moved = nodes && !(c->dra_nodes && json_equal(nodes, c->dra_nodes));
+	if (h == c->dra_hash && !nodes_moved) {
+		json_decref(nodes); /* nothing changed: one pass over the text */
+		return false;
+	}
+	json_t *r = json_loads(text, 0, NULL);
+	const char *err = json_string_value(json_object_get(r, "error"));
+	bool ok = json_is_object(r) && !err && json_is_array(json_object_get(r, "slices")) &&
+		  json_is_array(json_object_get(r, "classes")) &&
+		  json_is_array(json_object_get(r, "claims"));
+	if (!ok) {
+		if (h != c->dra_hash)
+			mu__dlog(d, 0, "cluster %s: its agent's DRA report is not used: %s", c->name,
+				 err ? err : "not an object of slices, classes and claims");
+		c->dra_hash = h;
+		pull_none(d, c);
+		json_decref(nodes);
+		json_decref(r);
+		return false;
+	}
+	if (nodes) {
+		json_decref(c->dra_nodes);
+		c->dra_nodes = nodes;
+	}
+	if (mu_fleet_cluster_dra(d->fleet, c->fid, json_object_get(r, "slices"),
+				 json_object_get(r, "classes"), json_object_get(r, "claims"),
+				 c->dra_nodes) == MU_OK) {
+		if (c->dra_on != 1)
+			mu__dlog(d, 1, "cluster %s: serves DRA (its agent's report)", c->name);
+		c->dra_on = 1;
+		c->dra_hash = h;
+		c->dra_fed++;
+		mu__dlog(d, 2, "cluster %s: DRA: %zu slices, %zu classes, %zu claims, %zu nodes",
+			 c->name, json_array_size(json_object_get(r, "slices")),
+			 json_array_size(json_object_get(r, "classes")),
+			 json_array_size(json_object_get(r, "claims")), json_array_size(c->dra_nodes));
+	}
+	json_decref(r);
+	return true;
 }

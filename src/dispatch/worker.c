@@ -235,6 +235,7 @@ long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		if (!name || json_integer_value(json_object_get(j->sent, name)) == (json_int_t)j->gen)
 			continue;
 		json_t *body = mu__dkind_pod_copy(p, j->uid, j->key, j->gen), *ans = NULL;
+		mu__dhdra_rename_pod(j, body); /* its claims' copies (hdra.c) */
 		char path[1024], g[16];
 		snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", j->ns);
 		snprintf(g, sizeof g, "%u", j->gen);
@@ -828,6 +829,7 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 					0, NULL);
 		if (nl)
 			nodes_sync(d, c, nl);
+		mu__ddra_pull(d, c, mu__jstr(cm, "data.dra"), nl); /* its DRA objects (wdra.c) */
 		json_decref(nl);
 		/* the kinds its agent makes: those the worker serves ("JobSet,...") */
 		bool on[MU__DK_COUNT];

@@ -20,6 +20,9 @@
 #     template is created;
 #   - deleting the first hub Job deletes its copy and its copied template
 #     on b;
+#   - a Job whose pod template names the hub's ResourceClaim shared-c
+#     (round 16) goes to b with its copy shared-c-UID8-1, allocated on b-1,
+#     and its pod is bound there;
 #   - the dispatcher's log holds no 403 and no sanitizer report.
 # Usage: sh tests/e2e/dispatch_dra.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra: N passed, N failed".
@@ -136,6 +139,22 @@ expect "delete j1" 0 h delete job j1
 j1_gone() { ! has_tpl b "gpu-t-$U1-1" && [ -z "$(w b get jobs j1 -o name 2>/dev/null)" ]; }
 wait_for j1-copies-gone 150 j1_gone || echo "  b: $(wtpls b); $(w b get jobs -o name)"
 has_tpl b "late-t-$U3-1" && ok || bad "j3's template copy went with j1's"
+
+# --- a named claim (round 16): its copy on b, allocated there ---------------
+# (j1's device is free again)
+printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: shared-c, namespace: default}\nspec:\n  devices:\n    requests: [{name: gpu, deviceClassName: gpu.example.com}]\n' >"$T/c.yaml"
+expect "hub claim shared-c" 0 h apply -f "$T/c.yaml"
+printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j4\n  labels: {muster.io/queue: team-a}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      resourceClaims: [{name: gpu, resourceClaimName: shared-c}]\n      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]\n' >"$T/j.yaml"
+expect "hub Job j4" 0 h create -f "$T/j.yaml"
+wait_for j4-to-b 150 ann_is job j4 cluster b || echo "  j4: $(ann job j4 cluster) $(ann job j4 dispatch-reason) $(ann job j4 dispatch-message)"
+U4=$(uid8 j4); UID4=$(hget job j4 '{.metadata.uid}')
+c4_alloc() { [ "$(w b get resourceclaims "shared-c-$U4-1" -o 'jsonpath={.status.allocation.devices.results[0].pool}')" = b-1 ]; }
+wait_for j4-claim-copy-allocated-on-b-1 150 c4_alloc || echo "  claims: $(balloc)"
+[ "$(w b get resourceclaims "shared-c-$U4-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$UID4" ] && ok ||
+	bad "j4's claim copy: not labelled with the hub uid"
+[ -z "$(w a get resourceclaims -o name)" ] && ok || bad "a has claims: $(w a get resourceclaims -o name)"
+j4_bound() { [ "$(w b get pods -l "muster.io/hub-uid=$UID4" -o 'jsonpath={.items[0].spec.nodeName}')" = b-1 ]; }
+wait_for j4-pod-on-b-1 150 j4_bound
 
 hasnt no-403 "$T/d.log" " 403 "
 hasnt no-asan "$T/d.log" "AddressSanitizer"

@@ -35,7 +35,9 @@
 #     refusal and is sent nowhere: a Volcano task's minAvailable above its
 #     replicas, a RayCluster worker group's minReplicas above its
 #     maxReplicas, a KAI sub-group whose parent does not exist, a
-#     coscheduling group's pod with a DRA claim;
+#     coscheduling group's pod naming a ResourceClaim the hub does not
+#     have waits WaitingForResourceClaim (round 16: groups' claims are
+#     dispatched, tests/e2e/dispatch_dra_pull.sh);
 #   - `muster kexplain` on the hub says where each went (vcjob/vj,
 #     podgroups.scheduling.x-k8s.io/default/cpg, raycluster/ray);
 #   - neither log holds a 403 or a sanitizer report.
@@ -250,7 +252,10 @@ expect "bad KAI PodGroup on the hub" 0 h create -f "$T/kpgbad.yaml"
 wait_for kpgbad-invalid 100 invalid "$KPG" kpgbad "KaiPodGroup: spec.subGroups\[decode\]: its parent nowhere is no other sub-group"
 printf 'apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: cpgbad\n  labels: {muster.io/queue: team-a}\nspec: {minMember: 1}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: cpgbad-0\n  labels: {scheduling.x-k8s.io/pod-group: cpgbad}\nspec:\n  schedulerName: muster\n  schedulingGates: [{name: muster.io/dispatch}]\n  resourceClaims: [{name: gpu, resourceClaimName: some-claim}]\n  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]\n' >"$T/cpgbad.yaml"
 expect "bad coscheduling group on the hub" 0 h create -f "$T/cpgbad.yaml"
-wait_for cpgbad-invalid 100 invalid "$XPG" cpgbad "DRA resource claims are not dispatched"
+# its pod's claim (round 16: groups' pods with claims are dispatched) is
+# not on the hub: it waits for it, and is sent nowhere
+cpgw() { ann_is "$XPG" cpgbad dispatch-reason WaitingForResourceClaim && ann "$XPG" cpgbad dispatch-message | grep -q "ResourceClaim default/some-claim not found on the hub"; }
+wait_for cpgbad-waits-for-its-claim 100 cpgw
 sleep 1
 for o in "$VJ vjbad" "$RC raybad" "$KPG kpgbad" "$XPG cpgbad"; do
 	set -- $o

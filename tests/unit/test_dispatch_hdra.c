@@ -10,8 +10,15 @@
  * object of that name is never taken over (the job refused, the object
  * kept); the sweep keeps the current dispatch's copy and deletes it once
  * the job's generation moved on, never an object without the hub label;
- * a named ResourceClaim waits, is read as shared and copied likewise; a
- * group's pods with claims are refused.
+ * a named ResourceClaim waits, is read as shared and copied likewise.
+ * Round 16: a group's pods with claims are read and each pod sent names
+ * the copies; at dispatch the hub's object is read again (a template
+ * changed since is copied as it is now, one deleted since leaves the
+ * copy unmade); the pull agent's copies (mu__dhdra_agent_copy: read from
+ * the hub, same names and labels, the copy body renamed, a job without
+ * claims costs no request, a user's object refuses) and its sweep
+ * (mu__dhdra_agent_sweep: the current dispatch's kept, another
+ * generation's deleted, a kind not listed left alone).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +88,7 @@ static void test_hub_claims(mu_t_t *t)
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
 	fx_dd(&d, &o);
+	o.hub = &cfg; /* the copies read the hub's objects again with a client of their own */
 	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
 	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
 	mu_cluster_spec_t cs = {.name = "w", .tier = MU_TIER_PRIVATE};
@@ -216,11 +224,48 @@ static void test_hub_claims(mu_t_t *t)
 			      "resourceClaimName"), "shared-c-abcdef12-6");
 	json_decref(jc);
 
-	/* a group's pods with claims: refused */
+	/* a group's pods with claims (round 16): read as the others, and
+	 * each pod sent names the copies */
 	j.kind = MU__DK_PODGROUP;
-	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), -1);
-	CHECK_STR(t, why, "InvalidJob");
-	CHECK(t, strstr(msg, "DRA resource claims are not dispatched") != NULL);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	CHECK(t, j.dra_src != NULL);
+	json_t *pod = json_pack("{s:{s:[{s:s,s:s}]}}", "spec", "resourceClaims", "name", "gpu",
+				"resourceClaimName", "shared-c");
+	mu__dhdra_rename_pod(&j, pod);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
+			      "resourceClaimName"), "shared-c-abcdef12-6");
+	json_decref(pod);
+	j.kind = MU__DK_JOB;
+
+	/* round 16: read again at dispatch.  The template changed on the hub
+	 * after the job was read: its copy is the hub's object as it is now */
+	json_decref(j.obj);
+	j.obj = json_loads(JOB, 0, NULL);
+	mu_specs_release(&j.specs);
+	mu_specs_init(&j.specs);
+	CHECK_EQ_INT(t, mu_load_json(j.key, j.obj, &j.specs, &dg), MU_OK);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "gpu-t", ",\"labels\":{\"v\":\"2\"}");
+	char *b2 = strdup(body), *at = strstr(b2, "gpu.example.com");
+	if (at)
+		memcpy(at, "gpu.example.org", 15);
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, b2, NULL), 201);
+	free(b2);
+	j.gen = 7;
+	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 201);
+	cp = NULL;
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-7", NULL, &cp), 200);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(cp, "spec.spec.devices.requests"), 0),
+			      "deviceClassName"), "gpu.example.org");
+	CHECK_STR(t, mu__dmeta(cp, "labels", "v"), "2");
+	json_decref(cp);
+	/* deleted on the hub before dispatch: no copy, the job's copy not made */
+	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	j.gen = 8;
+	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 404);
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-8", NULL, NULL), 404);
+	CHECK(t, j.refused == NULL);
 
 	mu__dhdra_clear(&j);
 	json_decref(j.obj);
@@ -233,9 +278,111 @@ static void test_hub_claims(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
+/* The pull agent's side (round 16): copies made from the hub's objects,
+ * and the sweep.  One server is the hub and the worker. */
+static void test_agent_claims(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdra-XXXXXX", server[64], body[1024];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	mu_kube_client_t *w = d.hub;
+	snprintf(body, sizeof body, TPL, "pt", "");
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	/* the hub object as the agent sees it: dispatched, generation 2 */
+	json_t *hub = json_loads(JOB, 0, NULL);
+	json_object_set_new(json_object_get(hub, "metadata"), "uid", json_string("abcdef99-0000"));
+	json_object_set_new(json_object_get(hub, "metadata"), "annotations",
+			    json_pack("{s:s}", MU__D_GEN, "2"));
+	json_object_set_new(json_array_get(mu__jget(hub, "spec.template.spec.resourceClaims"), 0),
+			    "resourceClaimTemplateName", json_string("pt"));
+	json_t *b = mu__dcopy(hub, MU__DK_JOB, "abcdef99-0000", "default/j", 2);
+	char msg[800] = "";
+	CHECK_EQ_INT(t, mu__dhdra_agent_copy(&d, w, "edge", MU__DK_JOB, hub, b, false, msg, sizeof msg), 0);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(b, "spec.template.spec.resourceClaims"), 0),
+			      "resourceClaimTemplateName"), "pt-abcdef99-2");
+	json_decref(b);
+	json_t *cp = NULL;
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, &cp), 200);
+	CHECK_STR(t, mu__dmeta(cp, "labels", MU__D_HUBUID), "abcdef99-0000");
+	CHECK_STR(t, mu__dmeta(cp, "annotations", MU__D_GEN), "2");
+	CHECK_STR(t, mu__dmeta(cp, "annotations", MU__D_HUBJOB), "default/j");
+	json_decref(cp);
+	/* again (a pass that did not see the job's copy yet): counts as made */
+	b = mu__dcopy(hub, MU__DK_JOB, "abcdef99-0000", "default/j", 2);
+	CHECK_EQ_INT(t, mu__dhdra_agent_copy(&d, w, "edge", MU__DK_JOB, hub, b, false, msg, sizeof msg), 0);
+	json_decref(b);
+	/* a copy without claims: no request */
+	json_t *plain = json_loads(JOB, 0, NULL);
+	json_object_del(mu__jget(plain, "spec.template.spec"), "resourceClaims");
+	b = mu__dcopy(plain, MU__DK_JOB, "abcdef99-0000", "default/j", 2);
+	uint64_t before = d.reqs;
+	CHECK_EQ_INT(t, mu__dhdra_agent_copy(&d, w, "edge", MU__DK_JOB, plain, b, false, msg, sizeof msg), 0);
+	CHECK(t, d.reqs == before);
+	json_decref(b);
+	json_decref(plain);
+	/* a group's pod names them as well */
+	json_t *pod = json_pack("{s:{s:[{s:s,s:s}]}}", "spec", "resourceClaims", "name", "gpu",
+				"resourceClaimTemplateName", "pt");
+	CHECK_EQ_INT(t, mu__dhdra_agent_copy(&d, w, "edge", MU__DK_PODGROUP, hub, pod, true, msg,
+					     sizeof msg), 0);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
+			      "resourceClaimTemplateName"), "pt-abcdef99-2");
+	json_decref(pod);
+	/* a user's object with generation 3's copy's name: refused */
+	snprintf(body, sizeof body, TPL, "pt-abcdef99-3", "");
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	json_object_set_new(mu__jget(hub, "metadata.annotations"), MU__D_GEN, json_string("3"));
+	b = mu__dcopy(hub, MU__DK_JOB, "abcdef99-0000", "default/j", 3);
+	CHECK_EQ_INT(t, mu__dhdra_agent_copy(&d, w, "edge", MU__DK_JOB, hub, b, false, msg, sizeof msg), -1);
+	CHECK(t, strstr(msg, "cluster edge has a ResourceClaimTemplate default/pt-abcdef99-3 that the "
+			 "dispatcher did not make for this dispatch") != NULL);
+	json_decref(b);
+	/* one not on the hub: not yet */
+	json_object_set_new(json_array_get(mu__jget(hub, "spec.template.spec.resourceClaims"), 0),
+			    "resourceClaimTemplateName", json_string("nope"));
+	b = mu__dcopy(hub, MU__DK_JOB, "abcdef99-0000", "default/j", 3);
+	CHECK_EQ_INT(t, mu__dhdra_agent_copy(&d, w, "edge", MU__DK_JOB, hub, b, false, msg, sizeof msg), 1);
+	CHECK(t, strstr(msg, "ResourceClaimTemplate default/nope not read from the hub: HTTP 404") != NULL);
+	json_decref(b);
+
+	/* the sweep */
+	json_t *l[2] = {NULL, json_pack("{s:[]}", "items")};
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "?labelSelector=muster.io%2Fhub-uid", NULL, &l[0]), 200);
+	CHECK_EQ_INT(t, (int)json_array_size(json_object_get(l[0], "items")), 1);
+	bool listed[MU__DK_COUNT] = {false};
+	json_t *cur = json_pack("{s:s}", "abcdef99-0000", "2");
+	/* Jobs not listed this pass: left alone */
+	json_t *none = json_object();
+	CHECK_EQ_INT(t, mu__dhdra_agent_sweep(&d, w, (const json_t *const *)l, none, listed), 0);
+	json_decref(none);
+	listed[MU__DK_JOB] = true;
+	CHECK_EQ_INT(t, mu__dhdra_agent_sweep(&d, w, (const json_t *const *)l, cur, listed), 0);
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, NULL), 200);
+	json_object_set_new(cur, "abcdef99-0000", json_string("3"));
+	CHECK_EQ_INT(t, mu__dhdra_agent_sweep(&d, w, (const json_t *const *)l, cur, listed), 1);
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, NULL), 404);
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-3", NULL, NULL), 200);
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt", NULL, NULL), 200);
+	json_decref(cur);
+	json_decref(l[0]);
+	json_decref(l[1]);
+	json_decref(hub);
+	mu_kube_client_free(d.hub);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_hub_claims);
+	MU_RUN(&t, test_agent_claims);
 	return mu_t_done(&t);
 }

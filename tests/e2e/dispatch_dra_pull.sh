@@ -1,0 +1,164 @@
+#!/bin/sh
+# dispatch_dra_pull.sh - DRA claims for a pull-mode worker (docs/dispatch.md,
+# round 16): its `muster dispatch agent` reports the worker's
+# ResourceSlices, DeviceClasses and allocated ResourceClaims in its
+# heartbeat, the hub models them as a push worker's, and the agent copies
+# the ResourceClaimTemplates and ResourceClaims a job names before the
+# job.  A hub `muster up` and two workers of two CPU nodes each, with
+# their own `muster scheduler`: small (pull mode, through its agent; the
+# DeviceClass gpu.example.com and a ResourceSlice of four devices on
+# small-1) and big (push mode, no devices).  The dispatcher and the agent
+# run as the accounts of deploy/dispatch-rbac.yaml and
+# deploy/dispatch-agent-rbac.yaml.  Checked:
+#   - the heartbeat's data.dra holds small's slice, cut to what the
+#     allocator reads (no uid, no managedFields);
+#   - a Job whose pod template names the hub's ResourceClaimTemplate gpu-t
+#     goes to small (the only cluster with the devices); the agent made
+#     gpu-t's copy gpu-t-UID8-1 there, labelled with the hub uid, and the
+#     copy's pod template names it; big has no template; small's claim
+#     controller makes the pod's claim, its scheduler allocates it on
+#     small-1 and binds the pod there;
+#   - a Job whose pod template names the hub's ResourceClaim shared-c
+#     goes to small with its copy shared-c-UID8-1, which is allocated on
+#     small-1 and its pod bound there;
+#   - a coscheduling PodGroup whose two pods claim from gpu-t goes to
+#     small; each pod sent names the group's copy of gpu-t, and both bind
+#     on small-1 with their claims allocated;
+#   - deleting the first Job on the hub deletes its copy and its copied
+#     template on small; the group's copy of gpu-t stays;
+#   - no 403 and no sanitizer report in the dispatcher's or the agent's log.
+# Usage: sh tests/e2e/dispatch_dra_pull.sh PATH_TO_MUSTER.  Ends with
+# "e2e dispatch-dra-pull: N passed, N failed".
+E2E_NAME=dispatch-dra-pull; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/fleet.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+need_kubectl
+
+fleet_hub_queue
+for n in small big; do
+	printf 'apiVersion: muster.io/v1alpha1\nkind: NodePool\nmetadata: {name: cpu}\nspec:\n  count: 2\n  namePrefix: %s-\n  allocatable: {cpu: "16", memory: 64Gi}\n---\napiVersion: muster.io/v1alpha1\nkind: Queue\nmetadata: {name: team-a}\nspec: {}\n' \
+		"$n" >"$T/$n.yaml"
+done
+start hub; start small; start big
+cat >"$T/dev.yaml" <<'Y'
+apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+    - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: small-1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: small-1
+  pool: {name: small-1, generation: 1, resourceSliceCount: 1}
+  devices:
+    - {name: gpu-0, basic: {attributes: {model: {string: A100}}}}
+    - {name: gpu-1, basic: {attributes: {model: {string: A100}}}}
+    - {name: gpu-2, basic: {attributes: {model: {string: A100}}}}
+    - {name: gpu-3, basic: {attributes: {model: {string: A100}}}}
+Y
+expect "small's devices" 0 w small apply -f "$T/dev.yaml"
+fleet_wire
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --id d1 --no-leader-elect \
+	>"$T/d.out" 2>"$T/d.log" &
+PIDS="$PIDS $!"
+fleet_agent_small
+
+# the heartbeat's DRA report: small's slice, cut
+hb() { "$KC" --kubeconfig "$T/hub/kubeconfig" -n muster-system get configmap muster-cluster-small -o 'jsonpath={.data.dra}' 2>/dev/null; }
+hb_has_slice() { hb | grep -q '"small-1-gpus"'; }
+wait_for heartbeat-dra 150 hb_has_slice || echo "  data.dra: $(hb | cut -c1-300)"
+hb | grep -q '"uid"\|managedFields' && bad "data.dra not cut: $(hb | cut -c1-300)" || ok
+echo "  data.dra: $(hb | wc -c) bytes (one slice of four devices, one class, no claim)"
+
+tpl() {
+	printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\nmetadata: {name: %s, namespace: default}\nspec:\n  spec:\n    devices:\n      requests: [{name: gpu, deviceClassName: %s}]\n' \
+		"$1" "$2" >"$T/t.yaml"
+	expect "template $1" 0 h apply -f "$T/t.yaml"
+}
+# job NAME FIELD OBJECT: a hub Job of one pod whose claim gpu names OBJECT
+# (FIELD: resourceClaimTemplateName or resourceClaimName)
+job() {
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  labels: {muster.io/queue: team-a}\nspec:\n  suspend: true\n  template:\n    spec:\n      schedulerName: muster\n      restartPolicy: Never\n      resourceClaims: [{name: gpu, %s: %s}]\n      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]\n' \
+		"$1" "$2" "$3" >"$T/j.yaml"
+	expect "hub Job $1" 0 h create -f "$T/j.yaml"
+}
+uid8() { hget "$1" "$2" '{.metadata.uid}' | cut -c1-8; }
+wtpls() { w "$1" get resourceclaimtemplates -o 'jsonpath={.items[*].metadata.name}'; }
+has_tpl() { wtpls "$1" | tr ' ' '\n' | grep -qx "$2"; }
+# salloc: the device and pool of each of small's allocated claims
+salloc() { w small get resourceclaims -o 'jsonpath={range .items[*]}{.metadata.name}={.status.allocation.devices.results[0].device}@{.status.allocation.devices.results[0].pool}{" "}{end}'; }
+# pclaim UID: the claim small's first pod of hub uid UID got
+pclaim() { w small get pods -l "muster.io/hub-uid=$1" -o 'jsonpath={.items[0].status.resourceClaimStatuses[0].resourceClaimName}'; }
+allocated() { [ -n "$1" ] && w small get resourceclaims "$1" -o 'jsonpath={.status.allocation.devices.results[0].pool}' | grep -qx small-1; }
+pods_on() { w small get pods -l "muster.io/hub-uid=$1" -o 'jsonpath={range .items[*]}{.spec.nodeName}{" "}{end}'; }
+
+# --- a template claim: to small, its template copied there by the agent -----
+tpl gpu-t gpu.example.com
+job j1 resourceClaimTemplateName gpu-t
+wait_for j1-to-small 150 ann_is job j1 cluster small || echo "  j1: $(ann job j1 cluster) $(ann job j1 dispatch-reason) $(ann job j1 dispatch-message)"
+U1=$(uid8 job j1); UID1=$(hget job j1 '{.metadata.uid}')
+wait_for j1-template-on-small 100 has_tpl small "gpu-t-$U1-1" || echo "  small: $(wtpls small)"
+[ "$(w small get resourceclaimtemplates "gpu-t-$U1-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$UID1" ] && ok ||
+	bad "j1's template copy: not labelled with the hub uid"
+[ "$(w small get job j1 -o 'jsonpath={.spec.template.spec.resourceClaims[0].resourceClaimTemplateName}')" = "gpu-t-$U1-1" ] && ok ||
+	bad "j1's copy names $(w small get job j1 -o 'jsonpath={.spec.template.spec.resourceClaims[0].resourceClaimTemplateName}')"
+[ -z "$(wtpls big)" ] && ok || bad "big has templates: $(wtpls big)"
+j1_alloc() { allocated "$(pclaim "$UID1")"; }
+wait_for j1-claim-allocated-on-small-1 150 j1_alloc || echo "  claims: $(salloc)"
+j1_bound() { [ "$(pods_on "$UID1")" = "small-1 " ]; }
+wait_for j1-pod-on-small-1 150 j1_bound || echo "  j1's pod on: $(pods_on "$UID1")"
+
+# --- a named claim: its copy on small, allocated there --------------------------
+printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: shared-c, namespace: default}\nspec:\n  devices:\n    requests: [{name: gpu, deviceClassName: gpu.example.com}]\n' >"$T/c.yaml"
+expect "hub claim shared-c" 0 h apply -f "$T/c.yaml"
+job j2 resourceClaimName shared-c
+wait_for j2-to-small 150 ann_is job j2 cluster small || echo "  j2: $(ann job j2 cluster) $(ann job j2 dispatch-reason) $(ann job j2 dispatch-message)"
+U2=$(uid8 job j2); UID2=$(hget job j2 '{.metadata.uid}')
+c2_there() { [ -n "$(w small get resourceclaims "shared-c-$U2-1" -o name)" ]; }
+wait_for j2-claim-copy-on-small 100 c2_there || echo "  claims: $(salloc)"
+[ "$(w small get resourceclaims "shared-c-$U2-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$UID2" ] && ok ||
+	bad "j2's claim copy: not labelled with the hub uid"
+j2_alloc() { allocated "shared-c-$U2-1"; }
+wait_for j2-claim-allocated-on-small-1 150 j2_alloc || echo "  claims: $(salloc)"
+j2_bound() { [ "$(pods_on "$UID2")" = "small-1 " ]; }
+wait_for j2-pod-on-small-1 150 j2_bound || echo "  j2's pod on: $(pods_on "$UID2")"
+[ -z "$(hget resourceclaim shared-c '{.status.allocation}')" ] && ok || bad "the hub's shared-c was allocated"
+
+# --- a coscheduling PodGroup whose pods claim devices ---------------------------
+XPG=podgroups.scheduling.x-k8s.io
+printf 'apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: cpg\n  labels: {muster.io/queue: team-a}\nspec: {minMember: 2}\n' >"$T/cpg.yaml"
+expect "PodGroup cpg on the hub" 0 h create -f "$T/cpg.yaml"
+for i in 0 1; do
+	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: cpg-%s\n  labels: {scheduling.x-k8s.io/pod-group: cpg}\nspec:\n  schedulerName: muster\n  restartPolicy: Never\n  schedulingGates: [{name: muster.io/dispatch}]\n  resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu-t}]\n  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]\n' \
+		"$i" >"$T/p.yaml"
+	expect "cpg pod $i" 0 h create -f "$T/p.yaml"
+done
+wait_for cpg-to-small 150 ann_is "$XPG" cpg cluster small || echo "  cpg: $(ann "$XPG" cpg cluster) $(ann "$XPG" cpg dispatch-reason) $(ann "$XPG" cpg dispatch-message)"
+UC=$(uid8 "$XPG" cpg); UIDC=$(hget "$XPG" cpg '{.metadata.uid}')
+wait_for cpg-template-on-small 100 has_tpl small "gpu-t-$UC-1" || echo "  small: $(wtpls small)"
+cpg_names() { w small get pods -l "muster.io/hub-uid=$UIDC" -o 'jsonpath={range .items[*]}{.spec.resourceClaims[0].resourceClaimTemplateName}{" "}{end}'; }
+cpg_two() { [ "$(cpg_names)" = "gpu-t-$UC-1 gpu-t-$UC-1 " ]; }
+wait_for cpg-pods-name-the-copy 100 cpg_two || echo "  cpg's pods name: $(cpg_names)"
+cpg_bound() { [ "$(pods_on "$UIDC")" = "small-1 small-1 " ]; }
+wait_for cpg-pods-on-small-1 150 cpg_bound || echo "  cpg's pods on: $(pods_on "$UIDC"); claims: $(salloc)"
+n_alloc() { salloc | tr ' ' '\n' | grep -c '@small-1$'; }
+four() { [ "$(n_alloc)" -eq 4 ]; }
+wait_for four-claims-allocated 100 four || echo "  claims: $(salloc)"
+
+# --- the hub Job deleted: its copy and its template go, the group's stay ------
+expect "delete j1" 0 h delete job j1
+j1_gone() { ! has_tpl small "gpu-t-$U1-1" && [ -z "$(w small get jobs j1 -o name 2>/dev/null)" ]; }
+wait_for j1-copies-gone 150 j1_gone || echo "  small: $(wtpls small); $(w small get jobs -o name)"
+has_tpl small "gpu-t-$UC-1" && ok || bad "cpg's template copy went with j1's"
+grep -q "stale ResourceClaimTemplate default/gpu-t-$U1-1 (generation 1) deleted" "$T/agent.log" && ok ||
+	bad "the agent did not say it deleted gpu-t-$U1-1"
+
+hasnt no-403 "$T/d.log" " 403"
+hasnt no-403-agent "$T/agent.log" " 403"
+grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" "$T/agent.log" && bad "sanitizer" || ok
+done_
