@@ -15,7 +15,11 @@
 #   - a ticket of another `muster up` (its own key, kept in memory) does
 #     not resume there: a full handshake;
 #   - muster up counts full handshakes and resumed sessions and prints
-#     them when it stops.
+#     them when it stops;
+#   - a client certificate chain is checked in full once (admin, bob: 2)
+#     and then answered from the cache of verified chains (admin resumed,
+#     bob resumed twice: 3); mallory's, which does not verify, is checked
+#     every time (2) and never cached (round 17).
 # Usage: sh tests/e2e/tls_resume.sh PATH_TO_MUSTER.  Ends with
 # "e2e tls-resume: N passed, N failed".
 E2E_NAME=tls-resume; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -102,4 +106,11 @@ full=$(sed -n 's/.*TLS sessions: \([0-9]*\) full handshakes, \([0-9]*\) resumed.
 res=$(sed -n 's/.*TLS sessions: \([0-9]*\) full handshakes, \([0-9]*\) resumed.*/\2/p' "$T/a.out")
 echo "  muster up a: $full full handshakes, $res resumed"
 [ "${full:-0}" -ge 3 ] && [ "${res:-0}" -ge 3 ] && ok || bad "counts: $full full, $res resumed"
+chk=$(sed -n 's/.*client certificates: \([0-9]*\) chains checked in full, \([0-9]*\) answered.*/\1/p' "$T/a.out")
+hit=$(sed -n 's/.*client certificates: \([0-9]*\) chains checked in full, \([0-9]*\) answered.*/\2/p' "$T/a.out")
+echo "  muster up a: $chk client certificate chains checked in full, $hit from the cache"
+# mallory's second check is there only when it got a session to resume
+mal=1; [ -s "$T/mal.sess" ] && mal=2
+[ "${chk:-x}" = $((2 + mal)) ] && ok || bad "certificates checked in full: $chk, expected $((2 + mal))"
+[ "${hit:-x}" = 3 ] && ok || bad "certificates from the cache: $hit, expected 3"
 done_
