@@ -590,6 +590,7 @@ typedef struct mu__devtaint mu__devtaint_t;
 typedef struct mu__gc mu__gc_t;
 typedef struct mu__evttl mu__evttl_t;
 typedef struct mu__conntab mu__conntab_t; /* http.c: open connections */
+typedef struct mu__certcache mu__certcache_t; /* x509.c: verified client certificates */
 
 struct mu_apiserver {
 	mu_apiserver_opts_t o;
@@ -616,6 +617,7 @@ struct mu_apiserver {
 	mu__gc_t *gc;         /* gc.c: the garbage collector */
 	mu__evttl_t *evttl;   /* evttl.c: Events expire */
 	mu__conntab_t *conns;
+	mu__certcache_t *certs; /* x509.c: client certificate chains verified; NULL = none */
 	mu__types_t *types;   /* crdreg.c: what is served */
 	struct mu__sakey *sakey; /* satoken.c: signs service account tokens */
 	struct mu__audit *audit; /* audit.c: the audit log; NULL = none */
@@ -730,9 +732,16 @@ void mu__http_stop(mu_apiserver_t *s);
  * neither); mu__rbac_bootstrap: kube-apiserver's bootstrap roles. */
 bool mu__authn(mu_apiserver_t *s, const char *authz_header, const mu__user_t *cert, mu__user_t *u);
 /* x509.c: the user a verified client certificate names (false, u zeroed,
- * when there is none or it does not verify against the client CA). */
+ * when there is none or it does not verify against the client CA); a
+ * chain verified before is answered from s->certs, the cache of verified
+ * chains (mu__certcache_new: for the client CAs of ca_pem, owned by the
+ * caller; mu__certcache_counts: chains checked in full, and answered from
+ * the cache). */
 struct MHD_Connection;
 bool mu__x509_user(const mu_apiserver_t *s, struct MHD_Connection *con, mu__user_t *u);
+int mu__certcache_new(const char *ca_pem, mu__certcache_t **out);
+void mu__certcache_free(mu__certcache_t *c);
+void mu__certcache_counts(mu__certcache_t *c, uint64_t *checked, uint64_t *reused);
 bool mu__authz(mu_apiserver_t *s, const mu__user_t *u, const mu__req_t *rq, char *msg, size_t len);
 /* Whether RBAC lets u make `verb` on resource `resource` of group `group`
  * named `name` (cluster-wide), as admission plugins ask it (csr.c). */

@@ -479,6 +479,12 @@ void mu__http_stop(mu_apiserver_t *s)
 		fprintf(stderr, "muster up: TLS sessions: %llu full handshakes, %llu resumed from "
 			"session tickets\n", (unsigned long long)s->conns->tls_full,
 			(unsigned long long)s->conns->tls_resumed);
+	if (s->certs && !s->o.quiet) {
+		uint64_t checked, reused;
+		mu__certcache_counts(s->certs, &checked, &reused);
+		fprintf(stderr, "muster up: client certificates: %llu chains checked in full, %llu answered "
+			"from the cache of verified chains\n", (unsigned long long)checked, (unsigned long long)reused);
+	}
 	if (s->conns) {
 		if (s->conns->ticket_key.data) { /* never kept beyond the server */
 			gnutls_memset(s->conns->ticket_key.data, 0, s->conns->ticket_key.size);

@@ -252,6 +252,8 @@ static int setup(mu_apiserver_t *s, const mu_apiserver_opts_t *o, struct sockadd
 			return MU_EIO;
 		if (o->client_ca && !(s->client_ca_pem = slurp(o->client_ca, err, errlen)))
 			return MU_EIO;
+		if (s->client_ca_pem && mu__certcache_new(s->client_ca_pem, &s->certs) != MU_OK)
+			return MU_ENOMEM;
 		if (o->client_ca && o->ca_key && !(s->ca_key_pem = slurp(o->ca_key, err, errlen)))
 			return MU_EIO;
 		/* the root CA kube-controller-manager publishes: the one its
@@ -374,6 +376,7 @@ void mu_apiserver_stop(mu_apiserver_t *s)
 	free(s->tls_cert_pem);
 	free(s->tls_key_pem);
 	free(s->client_ca_pem);
+	mu__certcache_free(s->certs);
 	free(s->ca_key_pem);
 	free(s->root_ca_pem);
 	pthread_mutex_destroy(&s->rnd_mu);

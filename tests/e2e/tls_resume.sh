@@ -15,7 +15,13 @@
 #   - a ticket of another `muster up` (its own key, kept in memory) does
 #     not resume there: a full handshake;
 #   - muster up counts full handshakes and resumed sessions and prints
-#     them when it stops.
+#     them when it stops;
+#   - a client certificate chain is checked in full once (admin, bob: 2)
+#     and then answered from the cache of verified chains (admin resumed,
+#     bob resumed twice: 3); mallory's, which does not verify, is checked
+#     every time (2) and never cached; carol's, valid for a few seconds,
+#     is refused (401) once it has expired, not answered from the cache
+#     (round 17).
 # Usage: sh tests/e2e/tls_resume.sh PATH_TO_MUSTER.  Ends with
 # "e2e tls-resume: N passed, N failed".
 E2E_NAME=tls-resume; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -94,6 +100,24 @@ fi
 get "$PORT_b" "$T/r7" -CAfile "$T/b/ca.crt" -cert "$T/b/admin.crt" -key "$T/b/admin.key" -sess_in "$T/admin.sess"
 has "another server's ticket: full handshake" "$T/r7" "New, TLSv1.3"
 
+# carol: signed by the CA, valid for a few seconds; her chain is cached
+# while it is valid, and once it has expired it is checked again and
+# refused (401), not answered from the cache (round 17)
+printf '[ca]\ndefault_ca = c\n[c]\ndatabase = %s/ca.idx\nnew_certs_dir = %s\nserial = %s/ca.serial\npolicy = p\ndefault_md = sha256\n[p]\ncommonName = supplied\n' \
+	"$T" "$T" "$T" >"$T/ca.cnf"
+: >"$T/ca.idx"; echo 01 >"$T/ca.serial"
+openssl req -new -newkey rsa:2048 -nodes -keyout "$T/carol.key" -subj "/CN=carol" -out "$T/carol.csr" 2>/dev/null
+until_s=$(($(date +%s) + 6))
+openssl ca -batch -config "$T/ca.cnf" -cert "$D/ca.crt" -keyfile "$D/ca.key" -in "$T/carol.csr" \
+	-out "$T/carol.crt" -notext -startdate 20200101000000Z \
+	-enddate "$(date -u -d "@$until_s" +%Y%m%d%H%M%SZ)" >/dev/null 2>&1
+[ -s "$T/carol.crt" ] && ok || bad "carol's certificate"
+get "$PORT_a" "$T/r8" -cert "$T/carol.crt" -key "$T/carol.key"
+has "carol while valid is carol" "$T/r8" "HTTP/1.1 403"
+while [ "$(date +%s)" -le "$until_s" ]; do sleep 1; done
+get "$PORT_a" "$T/r9" -cert "$T/carol.crt" -key "$T/carol.key"
+has "carol expired is refused" "$T/r9" "HTTP/1.1 401"
+
 # the counts, printed at stop: admin, bob, mallory full (3); admin,
 # bob twice (and mallory's) resumed
 kill "$PID_a"; wait "$PID_a" 2>/dev/null
@@ -102,4 +126,12 @@ full=$(sed -n 's/.*TLS sessions: \([0-9]*\) full handshakes, \([0-9]*\) resumed.
 res=$(sed -n 's/.*TLS sessions: \([0-9]*\) full handshakes, \([0-9]*\) resumed.*/\2/p' "$T/a.out")
 echo "  muster up a: $full full handshakes, $res resumed"
 [ "${full:-0}" -ge 3 ] && [ "${res:-0}" -ge 3 ] && ok || bad "counts: $full full, $res resumed"
+chk=$(sed -n 's/.*client certificates: \([0-9]*\) chains checked in full, \([0-9]*\) answered.*/\1/p' "$T/a.out")
+hit=$(sed -n 's/.*client certificates: \([0-9]*\) chains checked in full, \([0-9]*\) answered.*/\2/p' "$T/a.out")
+echo "  muster up a: $chk client certificate chains checked in full, $hit from the cache"
+# mallory's second check is there only when it got a session to resume
+mal=1; [ -s "$T/mal.sess" ] && mal=2
+# admin, bob, carol twice (valid, then expired), mallory once or twice
+[ "${chk:-x}" = $((4 + mal)) ] && ok || bad "certificates checked in full: $chk, expected $((4 + mal))"
+[ "${hit:-x}" = 3 ] && ok || bad "certificates from the cache: $hit, expected 3"
 done_
