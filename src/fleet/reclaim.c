@@ -424,7 +424,8 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		int32_t inq = 0, pdb = 0, whole = 0, pods = 0;
 		for (int32_t i = 0; i < n; i++) {
 			gpu += taken_acct(&f->jobs[set[i]], cnt[i]).v[MU_RES_GPU];
-			inq += rules[i] == 3;
+			/* as the engine's cost: each pod of its own queue's */
+			inq += rules[i] == 3 ? (cnt[i] > 0 ? cnt[i] : 1) : 0;
 			pdb += over_budget(&f->jobs[set[i]], cnt[i]);
 			whole += cnt[i] == 0;
 			pods += cnt[i];
