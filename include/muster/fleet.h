@@ -58,6 +58,9 @@ typedef struct mu_cluster_spec {
 	size_t nlabels;
 	mu_tier_t tier;
 	double cost_gpu_hour;   /* price of one GPU-hour, >= 0 */
+	bool no_shrink;         /* the caller cannot take pods off its copies
+	                         * there (a pull-mode worker, round 17):
+	                         * mu_fleet_reclaim() takes its jobs whole */
 } mu_cluster_spec_t;
 
 typedef struct mu_fleet_config {
@@ -233,6 +236,18 @@ typedef struct mu_fleet_job_spec {
 	 * allocation every pod of the job uses), absent or false for one
 	 * made from a template per pod}.  Kept by pointer, as job is. */
 	const json_t *dra;
+	/* Elastic (round 17): the caller can take pods off the job's copy on
+	 * a worker (a batch/v1 Job's parallelism lowered).  A job with one pod
+	 * set, no DRA claims and a minMember below its pods (job->min_member;
+	 * 0 means all pods) then offers mu_fleet_reclaim() its pods above
+	 * minMember one at a time, before whole jobs
+	 * (mu_fleet_reclaim_t.pods), as the engine's preemption offers an
+	 * elastic job's surplus pods. */
+	bool shrinkable;
+	/* Pods already taken off its copy (a restarted caller's record of a
+	 * confirmed shrink): mu_fleet_job_adopt() places the others only.
+	 * 0 otherwise; ignored unless shrinkable and at most its surplus. */
+	int32_t shrunk;
 } mu_fleet_job_spec_t;
 
 typedef enum mu_fleet_job_state {
@@ -290,6 +305,10 @@ typedef struct mu_fleet_job_info {
 	                         * back (requeued or finished) */
 	int32_t held;           /* a claimant: the cluster whose room is held
 	                         * for it (cfg.reclaim_hold), or -1 */
+	int32_t shrunk;         /* DISPATCHED: pods taken off its copy
+	                         * (mu_fleet_job_shrink), else 0 */
+	int32_t shrinking;      /* a victim on its way: pods to take off (0:
+	                         * withdrawn whole, or none) */
 } mu_fleet_job_info_t;
 
 int32_t mu_fleet_njobs(const mu_fleet_t *f);
@@ -318,6 +337,19 @@ int mu_fleet_job_disruptions(mu_fleet_t *f, mu_id_t j, int32_t allowed);
  * not dispatched, the claimant not queued, either is linked already, or
  * the cluster is held for another job.  O(1). */
 int mu_fleet_job_mark_victim_for(mu_fleet_t *f, mu_id_t j, mu_id_t claimant, mu_time_t now);
+
+/* Confirms that dispatched job j's copy now runs `pods` fewer pods (a
+ * reclaim's shrink done on its worker, mu_fleet_reclaim_t.pods, or one
+ * the caller made itself): the job's model keeps its first pods where
+ * they are bound and drops the rest (they are not placed again), its
+ * queue's usage drops by theirs, and, when it was a victim shrinking for
+ * a claimant, that claimant's victim count drops (it may be placed once
+ * all its victims are back) and the job may be a victim again.  The pods
+ * stay off until the job is requeued or finishes (its next dispatch is
+ * whole again).  MU_ENOENT; MU_ESTATE unless dispatched; MU_EINVAL when
+ * pods < 1, or the job is not shrinkable or would go below its minMember.
+ * O(its pods + one engine submit). */
+int mu_fleet_job_shrink(mu_fleet_t *f, mu_id_t j, int32_t pods, mu_time_t now);
 
 /* Its pods all finished (or it was deleted): its quota and its cluster's
  * resources are freed.  MU_ESTATE if finished already. */
@@ -381,6 +413,10 @@ typedef struct mu_fleet_reclaim {
 	                         * quota (InCohortReclamation) */
 	bool in_queue;          /* a lower priority of the job's own hub
 	                         * queue (preemption, Kueue's InClusterQueue) */
+	int32_t pods;           /* > 0: take only this many of the victim's
+	                         * pods off (an elastic job's surplus: shrink
+	                         * its copy, then mu_fleet_job_shrink(); it
+	                         * stays dispatched); 0: withdraw it whole */
 } mu_fleet_reclaim_t;
 
 typedef struct mu_fleet_reclaims {
@@ -404,14 +440,20 @@ void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
  *    (preemption; no quota is judged, no cool-down applies).
  * A victim is preemptible, has run cfg.min_runtime, and was never a victim
  * before (nor marked one, mu_fleet_job_mark_victim()).  Victims are taken
- * in the engine's order (other queues' first, then lower priority, fewer
- * GPUs, the youngest) until the job fits on ONE cluster
- * (mu_engine_job_whatif_without() on its model), the set is then made
- * minimal, and the cluster needing the fewest victims of the job's own
- * queue, then the fewest victims, then GPUs, wins.  Appends one entry per
- * victim to out; the victims stay dispatched until the caller has
- * withdrawn them (mu_fleet_job_requeue() once each copy's deletion is
- * confirmed), and the job is not a claimant again meanwhile.  The winning
+ * in the engine's order (within their disruption budgets first, other
+ * queues' first, then an elastic job's surplus pods one at a time before
+ * whole jobs (round 17: shrinkable jobs on clusters without no_shrink,
+ * never below minMember), then lower priority, fewer GPUs, the youngest)
+ * until the job fits on ONE cluster (mu_engine_job_whatif_without_pods()
+ * on its model), the set is then made minimal, and the cluster breaking
+ * the fewest budgets, needing the fewest victims of the job's own queue,
+ * then the fewest whole jobs, surplus pods, then GPUs, wins.  Appends one
+ * entry per victim to out (a job's surplus pods in one entry, .pods; a
+ * surplus pod whose whole job is taken too counts once, with the job);
+ * the victims stay dispatched until the caller has withdrawn them
+ * (mu_fleet_job_requeue() once each copy's deletion is confirmed) or
+ * shrunk them (mu_fleet_job_shrink()), and the job is not a claimant
+ * again meanwhile.  The winning
  * cluster is held for the job (cfg.reclaim_hold): mu_fleet_dispatch()
  * places no other job there, and tries the job first once its victims are
  * back, until it is placed, finished, fits no more, or the hold lapses.

@@ -40,6 +40,9 @@
                                                 * victim: "REASON\tmessage" */
 #define MU__D_PREEMPTED_FOR "muster.io/dispatch-preempted-for" /* and the key
                                                 * of the job it leaves for */
+#define MU__D_SHRUNK "muster.io/dispatch-shrunk" /* hub object, an elastic
+                                                * victim shrunk (round 17):
+                                                * "GEN\tPODS\tREASON\tmessage" */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_COPY_SEL "labelSelector=muster.io%2Fhub-uid" /* watches of copies */
 #define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
@@ -219,6 +222,9 @@ typedef struct mu__djob {
 	                           * withdrawn for another job */
 	char *preempted_for;      /* reclaim.c: that job's key (written with
 	                           * it, read back after a restart) */
+	char *shrunk;             /* reclaim.c (round 17): its copy shrunk,
+	                           * "GEN\tPODS\tREASON\tmessage" (PODS taken
+	                           * off in dispatch GEN); read back */
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -507,6 +513,10 @@ void mu__dkind_list(const char *s, bool on[MU__DK_COUNT]);
 /* The collection of kind k in all namespaces ("/apis/batch/v1/jobs"), or
  * with ns, the object name's path (name NULL: the namespace's
  * collection); suffix ("", "/status") appended.  Into buf. */
+/* Whether the hub can shrink a copy of kind k on its worker (round 17:
+ * a batch/v1 Job, its spec.parallelism lowered); the other kinds are
+ * taken whole by reclaim. */
+bool mu__dkind_shrinks(mu__dkind_t k);
 const char *mu__dkind_path(mu__dkind_t k, const char *ns, const char *name,
 			   const char *suffix, char *buf, size_t len);
 /* The kind of an object's apiVersion and kind, or -1. */
@@ -850,6 +860,10 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
  * path (copy deleted, requeued once its deletion is confirmed), each
  * with the condition Preempted and an Event.  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
+/* dutil.c (round 17): the pods taken off job j's current copy by its
+ * record j->shrunk, set by reclaim.c (0 when none, or of another
+ * dispatch).  O(1). */
+int32_t mu__dreclaim_shrunk(const mu__djob_t *j);
 /* dutil.c: appends to conditions cs the condition Preempted of a hub Job
  * withdrawn for another's (True until it is dispatched again, on), as
  * Kueue's Workload says it; nothing for one never preempted.  O(1). */

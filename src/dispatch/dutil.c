@@ -409,8 +409,32 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 	c->cfg = NULL;
 }
 
+int32_t mu__dreclaim_shrunk(const mu__djob_t *j)
+{
+	if (!j->shrunk)
+		return 0;
+	char *end;
+	unsigned long g = strtoul(j->shrunk, &end, 10);
+	if (*end != '\t' || g != j->gen)
+		return 0;
+	long n = strtol(end + 1, &end, 10);
+	return *end == '\t' && n > 0 && n < 1000000 ? (int32_t)n : 0;
+}
+
 void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on)
 {
+	/* an elastic victim shrunk (round 17): Shrunk, True while this
+	 * dispatch runs with its pods taken off */
+	const char *sr = j->shrunk ? strchr(j->shrunk, '\t') : NULL;
+	const char *sm = sr ? strchr(sr + 1, '\t') : NULL;
+	const char *st = sm ? strchr(sm + 1, '\t') : NULL;
+	if (st && mu__dreclaim_shrunk(j) > 0 && j->state == MU__DJ_DISPATCHED) {
+		char reason[32];
+		snprintf(reason, sizeof reason, "%.*s", (int)(st - sm - 1 < 31 ? st - sm - 1 : 31),
+			 sm + 1);
+		json_array_append_new(cs, json_pack("{s:s,s:s,s:s,s:s}", "type", "Shrunk", "status",
+						    "True", "reason", reason, "message", st + 1));
+	}
 	if (!j->preempted)
 		return;
 	const char *tab = strchr(j->preempted, '\t');

@@ -146,7 +146,8 @@ static int cluster_spec(const json_t *o, mu_specs_t *tmp, mu_cluster_spec_t *cs)
 	size_t nl = 0;
 	const char *mode = mu__jstr(o, "spec.mode");
 	/* the kinds only push mode sends select it (the agent makes Jobs) */
-	l[nl++] = (mu_label_t){MU__D_MODE, mode && !strcmp(mode, "pull") ? "pull" : "push"};
+	bool pull = mode && !strcmp(mode, "pull");
+	l[nl++] = (mu_label_t){MU__D_MODE, pull ? "pull" : "push"};
 	const char *k;
 	json_t *v;
 	json_object_foreach((json_t *)lm, k, v)
@@ -155,7 +156,8 @@ static int cluster_spec(const json_t *o, mu_specs_t *tmp, mu_cluster_spec_t *cs)
 	const json_t *cost = mu__jget(o, "spec.costPerGPUHour");
 	*cs = (mu_cluster_spec_t){.name = mu__jstr(o, "metadata.name"), .labels = l,
 		.nlabels = nl, .tier = tier,
-		.cost_gpu_hour = json_is_number(cost) ? json_number_value(cost) : 0};
+		.cost_gpu_hour = json_is_number(cost) ? json_number_value(cost) : 0,
+		.no_shrink = pull}; /* the agent does not shrink copies (round 17) */
 	return MU_OK;
 }
 
@@ -681,7 +683,8 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		return false;
 	}
 	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
-		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc, .dra = j->dra};
+		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc, .dra = j->dra,
+		.shrinkable = mu__dkind_shrinks(j->kind), .shrunk = mu__dreclaim_shrunk(j)};
 	mu_res_t mr; /* the coscheduling minResources: fleet-checked in aggregate */
 	char mm[200];
 	if (mu__dkind_min_resources(j->obj, j->kind, &mr, mm, sizeof mm) > 0 &&
@@ -805,6 +808,8 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 	j->preempted = pre && *pre ? strdup(pre) : NULL;
 	const char *pfor = mu__dmeta(o, "annotations", MU__D_PREEMPTED_FOR);
 	j->preempted_for = pfor && *pfor ? strdup(pfor) : NULL;
+	const char *shr = mu__dmeta(o, "annotations", MU__D_SHRUNK); /* round 17 */
+	j->shrunk = shr && *shr ? strdup(shr) : NULL;
 	d->jobs[d->njobs] = j;
 	json_object_set_new(d->by_key, j->key, json_integer(d->njobs));
 	json_object_set_new(d->by_uid, j->uid, json_integer(d->njobs));
@@ -847,6 +852,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->failed_create);
 	free(j->preempted);
 	free(j->preempted_for);
+	free(j->shrunk);
 	json_decref(j->wstatus);
 	json_decref(j->gpods);
 	json_decref(j->sent);
@@ -1241,6 +1247,7 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_PREEMPTED, j->preempted ? json_string(j->preempted) : json_null());
 	json_object_set_new(a, MU__D_PREEMPTED_FOR,
 			    j->preempted_for ? json_string(j->preempted_for) : json_null());
+	json_object_set_new(a, MU__D_SHRUNK, j->shrunk ? json_string(j->shrunk) : json_null());
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
 	json_object_set_new(a, "l", assigned ? json_string(d->cls[j->cl].name) : json_null());

@@ -69,6 +69,12 @@ bool mu__dkind_is_group(mu__dkind_t k)
 	       k == MU__DK_COSCHED_PG;
 }
 
+/* Only a batch/v1 Job this round: its parallelism down to its
+ * muster.io/min-member (the Job controller deletes the pods above it).
+ * A PodGroup's replicas, a JobSet's or a RayCluster's worker replicas are
+ * not shrunk yet (docs/dispatch.md, round 17). */
+bool mu__dkind_shrinks(mu__dkind_t k) { return k == MU__DK_JOB; }
+
 bool mu__dkind_status_sub(mu__dkind_t k) { return k < MU__DK_COUNT && kinds[k].status_sub; }
 
 bool mu__dkind_conds(mu__dkind_t k) { return k < MU__DK_COUNT && kinds[k].conds; }

@@ -24,6 +24,21 @@
  * a restart the victims of a withdrawal under way count as leaving for
  * it (relink), so it claims nothing more meanwhile.  The room freed is held for
  * the claimant by the fleet (cfg.reclaim_hold, set to --start-timeout).
+ *
+ * Round 17: a victim that is an elastic job's surplus pods
+ * (mu_fleet_reclaim_t.pods > 0: a batch/v1 Job with muster.io/min-member
+ * below its parallelism, on a push cluster) is shrunk instead: the record
+ * muster.io/dispatch-shrunk ("GEN\tPODS\tREASON\tmessage", PODS taken
+ * off this dispatch) and a Warning Event `Shrunk` on the hub Job, its
+ * copy's spec.parallelism lowered by a merge PATCH on the worker (whose
+ * Job controller deletes the pods above it), and once the worker said
+ * yes the fleet confirms (mu_fleet_job_shrink: the usage and the model's
+ * pods released; the job stays dispatched and the claimant goes by a
+ * later pass).  The hub Job's status gets the condition Shrunk (True,
+ * the reason as Preempted's) while this dispatch runs.  A copy the
+ * worker would not shrink is withdrawn whole instead.  Pull clusters are
+ * never asked to shrink (the fleet takes their jobs whole: the agent has
+ * no shrink action).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +84,60 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 }
 
 
+/* Shrinks victim j's copy by x->pods pods for claimant c (round 17):
+ * the record and the Event, the PATCH of its parallelism on the worker,
+ * and the fleet's confirmation; withdrawn whole when the worker refuses.
+ * O(one request). */
+static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
+		   const mu_fleet_reclaim_t *x)
+{
+	mu__dcl_t *cl = &d->cls[j->cl];
+	int32_t had = mu__dreclaim_shrunk(j);
+	int32_t all = j->fs.job && j->fs.job->npodsets == 1 ? j->fs.job->podsets[0].replicas : 0;
+	int32_t from = all - had, to = from - x->pods;
+	if (cl->pull || !mu__dkind_shrinks(j->kind) || to < 1) {
+		withdraw(d, j, c, x); /* not the fleet's choice: taken whole */
+		return;
+	}
+	const char *reason = x->in_queue ? "InClusterQueue" :
+		x->fair_sharing ? "InCohortFairSharing" : "InCohortReclamation";
+	mu_fleet_job_info_t ci;
+	mu_fleet_queue_info_t qi = {0};
+	if (mu_fleet_job_info(d->fleet, x->for_job, &ci) == MU_OK)
+		mu_fleet_queue_info(d->fleet, ci.queue, &qi);
+	char msg[700];
+	snprintf(msg, sizeof msg,
+		 "Shrunk on cluster %s from %d to %d pods (its surplus above its minimum) to make "
+		 "room for %.200s of queue %.100s, by %s", cl->name, (int)from, (int)to,
+		 c ? c->key : "another job", qi.name ? qi.name : "?",
+		 x->in_queue ? "prioritization in the queue (a higher priority of the same queue)" :
+		 x->fair_sharing ? "fair sharing (it stays within its fair share)" :
+		 "reclamation (it stays within its deserved quota)");
+	char path[1024];
+	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
+	json_t *b = json_pack("{s:{s:i}}", "spec", "parallelism", (json_int_t)to);
+	long st = b ? mu__dreq(d, cl->kc, "PATCH", path, "application/merge-patch+json", b, NULL) : 0;
+	json_decref(b);
+	if (st != 200) {
+		mu__dlog(d, 0, "job %s: its copy on %s not shrunk (HTTP %ld): withdrawn whole",
+			 j->key, cl->name, st);
+		withdraw(d, j, c, x);
+		return;
+	}
+	int rc = mu_fleet_job_shrink(d->fleet, j->fid, x->pods, mu__d_now(d));
+	mu__dlog(d, 1, "job %s: %s%s%s", j->key, msg, rc ? "; the fleet: " : "",
+		 rc ? mu_strerror(rc) : "");
+	mu__dhub_event(d, j, "Warning", "Shrunk", msg);
+	size_t n = strlen(reason) + strlen(msg) + 40;
+	char *p = malloc(n);
+	if (p) {
+		snprintf(p, n, "%u\t%d\t%s\t%s", j->gen, (int)(had + x->pods), reason, msg);
+		free(j->shrunk);
+		j->shrunk = p;
+	}
+	mu__djob_touch(d, j); /* the record and the condition written back */
+}
+
 /* After a restart: each victim whose withdrawal goes on (hub.c's
  * reclaim_resume) counts as leaving for the job its record names
  * (mu_fleet_job_mark_victim_for), so that job claims nothing more before
@@ -111,7 +180,10 @@ void mu__dreclaim(mu__dd_t *d)
 		 * back by that path, which frees the claimant's room too */
 		if (!j || j->state != MU__DJ_DISPATCHED || j->cl < 0 || j->gen != x->generation)
 			continue;
-		withdraw(d, j, c, x);
+		if (x->pods > 0)
+			shrink(d, j, c, x); /* an elastic job's surplus (round 17) */
+		else
+			withdraw(d, j, c, x);
 	}
 	mu_fleet_reclaims_release(&r);
 }

@@ -123,6 +123,8 @@ void mu_fleet_free(mu_fleet_t *f)
 	}
 	for (int32_t j = 0; f->any_dra && j < f->njobs; j++)
 		json_decref(f->jobs[j].dra_why);
+	for (int32_t j = 0; j < f->njobs; j++)
+		free(f->jobs[j].own); /* a shrunk job's spec (one block) */
 	free(f->clusters);
 	free(f->queues);
 	free(f->jobs);
@@ -157,6 +159,7 @@ static int cluster_init(const mu_fleet_t *f, mu__cluster_t *c,
 	}
 	c->tier = s->tier;
 	c->cost_gpu_hour = s->cost_gpu_hour;
+	c->no_shrink = s->no_shrink;
 	c->hold_job = -1;
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
@@ -231,6 +234,7 @@ int mu_fleet_cluster_update(mu_fleet_t *f, int32_t id, const mu_cluster_spec_t *
 	c->nlabels = s->nlabels;
 	c->tier = s->tier;
 	c->cost_gpu_hour = s->cost_gpu_hour;
+	c->no_shrink = s->no_shrink;
 	f->epoch++; /* a job refused by its labels or tier may fit now */
 	return MU_OK;
 }
@@ -668,7 +672,9 @@ int mu_fleet_job_info(const mu_fleet_t *f, mu_id_t j, mu_fleet_job_info_t *out)
 		.dispatched = fj->dispatched, .gpu_milli = a.v[MU_RES_GPU],
 		.why = fj->state == MU_FJ_QUEUED ? (mu_fleet_why_t)fj->why : MU_FW_NONE,
 		.closest = fj->closest, .reclaimed_for = fj->reclaimed_for,
-		.victims = fj->victims, .held = fj->hold};
+		.victims = fj->victims, .held = fj->hold,
+		.shrunk = fj->state == MU_FJ_DISPATCHED ? fj->off : 0,
+		.shrinking = fj->reclaim_out ? fj->shrink_out : 0};
 	return MU_OK;
 }
 
@@ -688,6 +694,141 @@ int mu_fleet_job_mark_victim(mu_fleet_t *f, mu_id_t j)
 	return MU_OK;
 }
 
+/* --- Elastic jobs shrunk (round 17) --- */
+
+int32_t mu__fjob_surplus(const mu_fleet_t *f, const mu__fjob_t *fj)
+{
+	const mu_job_spec_t *s = fj->spec.job;
+	if (!fj->spec.shrinkable || s->npodsets != 1 || fj->spec.dra ||
+	    fj->state != MU_FJ_DISPATCHED || f->clusters[fj->cluster].no_shrink)
+		return 0;
+	int32_t floor = s->min_member > 0 ? s->min_member : s->podsets[0].replicas;
+	mu_job_info_t ji;
+	if (mu_engine_job_info(f->clusters[fj->cluster].eng, fj->ejob, &ji) != MU_OK ||
+	    ji.state != MU_JOB_RUNNING)
+		return 0;
+	return ji.bound > floor ? ji.bound - floor : 0;
+}
+
+mu_res_t mu__fjob_pod_acct(const mu__fjob_t *fj)
+{
+	mu_job_spec_t one = *fj->spec.job;
+	mu_podset_spec_t ps = one.podsets[0];
+	ps.replicas = 1;
+	one.podsets = &ps;
+	one.npodsets = 1;
+	return mu__job_acct(&one);
+}
+
+/* fj's spec with `pods` fewer pods in its pod set: own (one block, the
+ * spec and its pod set; the rest the caller's), orig kept.  MU_ENOMEM. */
+static int spec_shrink(mu__fjob_t *fj, int32_t pods)
+{
+	mu_job_spec_t *o = malloc(sizeof *o + sizeof *o->podsets);
+	if (!o)
+		return MU_ENOMEM;
+	*o = *fj->spec.job;
+	o->podsets = (mu_podset_spec_t *)(o + 1);
+	o->podsets[0] = fj->spec.job->podsets[0];
+	o->podsets[0].replicas -= pods;
+	if (!fj->orig)
+		fj->orig = fj->spec.job;
+	free(fj->own);
+	fj->own = o;
+	fj->spec.job = o;
+	fj->off += pods;
+	return MU_OK;
+}
+
+/* Undoes fj's shrink on its usage and spec (before its release, which
+ * charges back the whole job).  O(resources x depth). */
+static void unshrink(mu_fleet_t *f, mu__fjob_t *fj)
+{
+	if (!fj->own)
+		return;
+	mu_res_t now = mu__job_acct(fj->spec.job), all = mu__job_acct(fj->orig);
+	for (int r = 0; r < MU_RES_MAX; r++)
+		all.v[r] -= now.v[r];
+	mu__hubq_usage(f, fj->queue, fj->cluster, &all, +1, fj->spec.job->preemptible);
+	fj->spec.job = fj->orig;
+	free(fj->own);
+	fj->own = NULL;
+	fj->orig = NULL;
+	fj->off = 0;
+}
+
+/* Replaces fj's model job on its cluster by one of its (shrunk) spec,
+ * its first `keep` bound pods bound where they were (the what-if took
+ * the last ones off).  O(its pods + one submit). */
+static int model_shrink(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now)
+{
+	mu__cluster_t *k = &f->clusters[fj->cluster];
+	int32_t n = fj->spec.job->podsets[0].replicas;
+	mu_id_t *at = malloc((size_t)n * sizeof *at);
+	if (!at)
+		return MU_ENOMEM;
+	int32_t kept = 0;
+	for (int32_t p = 0; kept < n && p < n + fj->off; p++) {
+		mu_id_t node = mu_engine_pod_node(k->eng, fj->ejob, 0, p);
+		if (node >= 0)
+			at[kept++] = node;
+	}
+	mu_job_info_t ji;
+	int rc = mu_engine_job_info(k->eng, fj->ejob, &ji);
+	mu_time_t start = rc == MU_OK && ji.start != MU_TIME_NONE ? ji.start : now;
+	if (rc == MU_OK)
+		rc = mu_engine_job_withdraw(k->eng, fj->ejob, now);
+	if (rc == MU_OK)
+		rc = mu_engine_job_forget(k->eng, fj->ejob);
+	mu_job_spec_t s = *fj->spec.job;
+	char name[512];
+	snprintf(name, sizeof name, "%.400s.j%d.g%u.s%d", s.name, (int)(fj - f->jobs), fj->gen,
+		 fj->off);
+	s.name = name;
+	s.queue = MU__FLEET_QUEUE;
+	s.submit = fj->dispatched;
+	mu_id_t ej = -1;
+	if (rc == MU_OK)
+		rc = mu_engine_job_submit(k->eng, &s, now, &ej);
+	for (int32_t p = 0; rc == MU_OK && p < kept; p++)
+		rc = mu_engine_pod_bound(k->eng, ej, 0, p, at[p], NULL, start);
+	free(at);
+	fj->ejob = ej;
+	return rc;
+}
+
+int mu_fleet_job_shrink(mu_fleet_t *f, mu_id_t j, int32_t pods, mu_time_t now)
+{
+	if (!f || j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	mu__fjob_t *fj = &f->jobs[j];
+	if (fj->state != MU_FJ_DISPATCHED)
+		return MU_ESTATE;
+	const mu_job_spec_t *s = fj->spec.job;
+	int32_t floor = s->npodsets == 1 && s->min_member > 0 ? s->min_member : INT32_MAX;
+	if (pods < 1 || !fj->spec.shrinkable || fj->spec.dra || s->npodsets != 1 ||
+	    s->podsets[0].replicas - pods < floor)
+		return MU_EINVAL;
+	mu_res_t before = mu__job_acct(s);
+	int rc = spec_shrink(fj, pods);
+	if (rc)
+		return rc;
+	mu_res_t d = mu__job_acct(fj->spec.job);
+	for (int r = 0; r < MU_RES_MAX; r++)
+		d.v[r] = before.v[r] - d.v[r];
+	mu__hubq_usage(f, fj->queue, fj->cluster, &d, -1, fj->spec.job->preemptible);
+	rc = model_shrink(f, fj, now);
+	if (fj->reclaim_out && fj->shrink_out > 0) { /* its claimant's room is there */
+		f->jobs[fj->reclaimed_for].victims--;
+		fj->reclaim_out = false;
+		fj->shrink_out = 0;
+		fj->reclaimed_for = -1; /* running still: a victim again later */
+	}
+	f->epoch++;
+	f->usage_gen++;
+	return rc;
+}
+
 /* Frees a dispatched job on its cluster and its queue's usage; finish
  * records the run, else it is withdrawn.  O(pods + queue lines). */
 static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish)
@@ -700,6 +841,7 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	if (rc && rc != MU_ESTATE)
 		return rc;
 	mu__fleet_dra_drop(f, (int32_t)(fj - f->jobs), fj->cluster); /* its devices are free */
+	unshrink(f, fj); /* whole again: charged back below as it was */
 	mu_res_t a = mu__job_acct(fj->spec.job);
 	mu__hubq_charge(f, fj->queue, fj->cluster, &a, -1, fj->spec.job->preemptible);
 	c->running--;
@@ -707,6 +849,7 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	fj->disrupt = -1; /* its copy's budgets went with it */
 	if (fj->reclaim_out) { /* a victim taken back: its claimant's room */
 		fj->reclaim_out = false;
+		fj->shrink_out = 0;
 		f->jobs[fj->reclaimed_for].victims--;
 	}
 	f->epoch++;
@@ -760,8 +903,32 @@ int mu_fleet_job_adopt(mu_fleet_t *f, mu_id_t j, int32_t c, uint32_t gen,
 	mu__fjob_t *fj = &f->jobs[j];
 	if (fj->state != MU_FJ_QUEUED)
 		return MU_ESTATE;
+	/* a copy shrunk before the restart: placed as it runs (round 17) */
+	const mu_job_spec_t *s = fj->spec.job;
+	int32_t off = fj->spec.shrunk;
+	bool shrunk = off > 0 && fj->spec.shrinkable && !fj->spec.dra && s->npodsets == 1 &&
+		      s->min_member > 0 && s->podsets[0].replicas - off >= s->min_member;
+	mu_res_t all = mu__job_acct(s);
+	if (shrunk) {
+		int rc = spec_shrink(fj, off);
+		if (rc)
+			return rc;
+	}
 	bool ok;
-	return mu__fleet_commit(f, (int32_t)j, c, gen, now, false, &ok);
+	int rc = mu__fleet_commit(f, (int32_t)j, c, gen, now, false, &ok);
+	if (shrunk && rc == MU_OK && fj->state == MU_FJ_DISPATCHED) {
+		/* as if dispatched whole, then shrunk: the whole job off pend */
+		mu_res_t now_a = mu__job_acct(fj->spec.job);
+		for (int r = 0; r < MU_RES_NAMED0; r++)
+			f->queues[fj->queue].pend.v[r] -= all.v[r] - now_a.v[r];
+	} else if (shrunk && fj->state != MU_FJ_DISPATCHED) {
+		fj->spec.job = fj->orig; /* not placed: whole again */
+		free(fj->own);
+		fj->own = NULL;
+		fj->orig = NULL;
+		fj->off = 0;
+	}
+	return rc;
 }
 
 int mu_fleet_cluster_lost(mu_fleet_t *f, int32_t c, mu_time_t now)

@@ -42,6 +42,7 @@ typedef struct mu__cluster {
 	int32_t nshares, shares_cap;
 	uint32_t share_seq; /* names them: "~share.N" */
 	int32_t running;    /* jobs dispatched here and not finished */
+	bool no_shrink;     /* copies here are not shrunk (round 17) */
 	int32_t hold_job;   /* a reclaim's claimant this cluster's room is
 	                     * held for (no job is placed here that would
 	                     * leave it no room once its victims are gone),
@@ -129,6 +130,14 @@ typedef struct mu__fjob {
 	                     * now (mu_fleet_job_disruptions), -1: none */
 	int32_t victims;    /* a claimant: victims not yet taken back */
 	int32_t hold;       /* a claimant: the cluster held for it, or -1 */
+	/* elastic (round 17): pods taken off its copy this dispatch
+	 * (mu_fleet_job_shrink), and while off > 0 spec.job is own (its
+	 * pod set with that many pods fewer, owned) and orig the caller's;
+	 * a victim shrinking (reclaim_out) takes shrink_out pods off (0:
+	 * withdrawn whole) */
+	int32_t off, shrink_out;
+	const mu_job_spec_t *orig;
+	mu_job_spec_t *own;
 	json_t *dra_why;    /* DRA: {"CLUSTER": why its devices did not fit
 	                     * at the last try} (owned), or NULL */
 } mu__fjob_t;
@@ -160,6 +169,17 @@ mu_res_t mu__job_acct(const mu_job_spec_t *j);
 /* The same for the core slots only (below MU_RES_NAMED0; the rest 0):
  * what queued jobs add to their queue's demand.  O(pod sets). */
 void mu__job_acct_core(const mu_job_spec_t *j, mu_res_t *a);
+/* Moves a dispatched job's usage in q (its own and its ancestors', their
+ * non-preemptible usage unless preemptible, its cap on c) by sign x d,
+ * without counting it queued or running: a shrink (round 17). */
+void mu__hubq_usage(mu_fleet_t *f, int32_t q, int32_t c, const mu_res_t *d, int sign,
+		    bool preemptible);
+/* Elastic (round 17): the pods of dispatched job fj on cluster c that
+ * reclaim may take off one at a time (bound in the model above its
+ * minMember; 0 when not shrinkable there).  O(1). */
+int32_t mu__fjob_surplus(const mu_fleet_t *f, const mu__fjob_t *fj);
+/* The accounting vector of one pod of fj's (only) pod set. */
+mu_res_t mu__fjob_pod_acct(const mu__fjob_t *fj);
 /* Whether q's limit, and every ancestor's, holds acct more. */
 bool mu__hubq_within_limit(const mu_fleet_t *f, int32_t q, const mu_res_t *acct);
 /* Whether q's cap on cluster c (if any) holds acct more. */

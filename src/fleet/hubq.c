@@ -185,6 +185,26 @@ void mu__hubq_charge(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *acct,
 	q->queued -= sign;
 }
 
+void mu__hubq_usage(mu_fleet_t *f, int32_t qi, int32_t c, const mu_res_t *d, int sign,
+		    bool preemptible)
+{
+	mu__hubq_t *q = &f->queues[qi];
+	mu__cap_t *k = cap_of(q, c);
+	for (int r = 0; r < MU_RES_MAX; r++) {
+		q->own.v[r] += sign * d->v[r];
+		if (!preemptible)
+			q->own_np.v[r] += sign * d->v[r];
+		if (k)
+			k->used.v[r] += sign * d->v[r];
+	}
+	for (int dd = 0; qi >= 0 && dd < MU__HUBQ_DEPTH; dd++, qi = f->queues[qi].parent)
+		for (int r = 0; r < MU_RES_MAX; r++) {
+			f->queues[qi].used.v[r] += sign * d->v[r];
+			if (!preemptible)
+				f->queues[qi].used_np.v[r] += sign * d->v[r];
+		}
+}
+
 /* Line order: higher priority, earlier submit, lower id. */
 static int cmp_qent(const void *a, const void *b)
 {

@@ -240,17 +240,20 @@ static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
 	mu__cluster_t *k = &f->clusters[c];
 	const mu__fjob_t *h = &f->jobs[k->hold_job];
 	mu_id_t ids[MU__RECLAIM_MAXV];
+	int32_t np[MU__RECLAIM_MAXV]; /* a shrinking victim's pods (0: all) */
 	int32_t n = 0;
 	for (int32_t i = 0; i < k->hold_nvic; i++) {
 		const mu__fjob_t *v = &f->jobs[k->hold_vic[i]];
 		if (v->reclaim_out && v->state == MU_FJ_DISPATCHED && v->cluster == c &&
-		    v->reclaimed_for == k->hold_job)
+		    v->reclaimed_for == k->hold_job) {
+			np[n] = v->shrink_out;
 			ids[n++] = v->ejob;
+		}
 	}
 	mu_job_spec_t s = *h->spec.job;
 	s.queue = MU__FLEET_QUEUE;
 	mu_whatif_t w;
-	int rc = mu_engine_job_whatif_without(k->eng, &s, now, ids, n, &w);
+	int rc = mu_engine_job_whatif_without_pods(k->eng, &s, now, ids, np, n, &w);
 	*keeps = rc == MU_OK && w.fits;
 	return rc;
 }

@@ -44,9 +44,11 @@
  * 2 x MAXV what-ifs)); the rest wait for a later pass. */
 #define MU__RECLAIM_CLAIMS 32
 
-/* A candidate victim. */
+/* A candidate victim: a whole job, or one surplus pod of an elastic job
+ * (round 17: the engine's gather offers them pod by pod). */
 typedef struct rvic {
 	int32_t job;
+	int32_t pod;        /* 1: one of its surplus pods; 0: the whole job */
 	int32_t pdb;        /* 1: taking it breaks its disruption budget */
 	int32_t inq;        /* 1: of the claimant's own queue */
 	int32_t prio;
@@ -54,10 +56,10 @@ typedef struct rvic {
 	mu_time_t start;
 } rvic_t;
 
-/* The engine's victim order for whole jobs (cmp_victim): within their
- * disruption budgets first, other queues' (borrowed room) before the
- * claimant's own, lower priority, fewer GPUs, the youngest, then the
- * earlier submitted. */
+/* The engine's victim order (cmp_victim): within their disruption
+ * budgets first, other queues' (borrowed room) before the claimant's own,
+ * surplus pods before whole jobs, lower priority, fewer GPUs, the
+ * youngest, then the earlier submitted. */
 static int cmp_rvic(const void *a, const void *b)
 {
 	const rvic_t *x = a, *y = b;
@@ -65,6 +67,8 @@ static int cmp_rvic(const void *a, const void *b)
 		return x->pdb < y->pdb ? -1 : 1;
 	if (x->inq != y->inq)
 		return x->inq < y->inq ? -1 : 1;
+	if (x->pod != y->pod)
+		return x->pod > y->pod ? -1 : 1;
 	if (x->prio != y->prio)
 		return x->prio < y->prio ? -1 : 1;
 	if (x->gpu != y->gpu)
@@ -74,17 +78,28 @@ static int cmp_rvic(const void *a, const void *b)
 	return x->job - y->job;
 }
 
-/* 1 when withdrawing job v (all its pods: the fleet takes whole jobs)
- * takes more pods than its worker's disruption budgets let go (the
- * engine's over_budget). */
-static int32_t over_budget(const mu__fjob_t *v)
+/* 1 when taking `pods` of job v's pods (0: all of them, the whole job)
+ * takes more than its worker's disruption budgets let go (the engine's
+ * over_budget: a surplus pod counts one). */
+static int32_t over_budget(const mu__fjob_t *v, int32_t pods)
 {
 	if (v->disrupt < 0)
 		return 0;
-	int64_t pods = 0;
-	for (size_t i = 0; i < v->spec.job->npodsets; i++)
-		pods += v->spec.job->podsets[i].replicas;
+	if (pods == 0)
+		for (size_t i = 0; i < v->spec.job->npodsets; i++)
+			pods += v->spec.job->podsets[i].replicas;
 	return pods > v->disrupt;
+}
+
+/* What taking npods of job v's pods (0: all) frees, in accounting units. */
+static mu_res_t taken_acct(const mu__fjob_t *v, int32_t npods)
+{
+	if (npods == 0)
+		return mu__job_acct(v->spec.job);
+	mu_res_t a = mu__fjob_pod_acct(v);
+	for (int r = 0; r < MU_RES_MAX; r++)
+		a.v[r] *= npods;
+	return a;
 }
 
 /* The state of one search: usage gone per queue (victims chosen, their
@@ -155,15 +170,16 @@ static bool victim_ok(const rctx_t *c, int32_t vq, int32_t va, const mu_res_t *u
 /* Which rule lets victim v go for the claimant: 0 none, 1 deserved
  * quota (D), 2 fair share (F), with the victims before it gone; 3
  * preemption in the claimant's own queue (plan_cluster took only lower
- * priorities there: the engine judges no quota for them). */
-static int rule_of(rctx_t *c, int32_t v)
+ * priorities there: the engine judges no quota for them).  unit: what
+ * the victim frees (its whole job, or one surplus pod, round 17). */
+static int rule_of(rctx_t *c, int32_t v, const mu_res_t *unitp)
 {
 	const mu__fjob_t *vj = &c->f->jobs[v];
 	if (vj->queue == c->jq)
 		return 3;
 	int32_t ja, va;
 	mu__hubq_sides(c->f, c->jq, vj->queue, &ja, &va);
-	mu_res_t unit = mu__job_acct(vj->spec.job);
+	mu_res_t unit = *unitp; /* the whole job's, or one surplus pod's */
 	if (victim_ok(c, vj->queue, va, &unit, false)) {
 		gone_add(c, vj->queue, &unit, +1);
 		bool ok = claimant_ok(c, ja, false);
@@ -181,9 +197,10 @@ static int rule_of(rctx_t *c, int32_t v)
 	return 0;
 }
 
-/* Whether claimant j fits on cluster k with set[0..n) gone. */
-static int fits_without(mu_fleet_t *f, int32_t j, int32_t k, const int32_t *set, int32_t n,
-			mu_time_t now, bool *fits)
+/* Whether claimant j fits on cluster k with set[0..n) gone (cnt[i] of
+ * set[i]'s pods, its last ones; 0: all of them). */
+static int fits_without(mu_fleet_t *f, int32_t j, int32_t k, const int32_t *set,
+			const int32_t *cnt, int32_t n, mu_time_t now, bool *fits)
 {
 	mu_id_t ids[MU__RECLAIM_MAXV];
 	for (int32_t i = 0; i < n; i++)
@@ -191,21 +208,19 @@ static int fits_without(mu_fleet_t *f, int32_t j, int32_t k, const int32_t *set,
 	mu_job_spec_t s = *f->jobs[j].spec.job;
 	s.queue = MU__FLEET_QUEUE;
 	mu_whatif_t w;
-	int rc = mu_engine_job_whatif_without(f->clusters[k].eng, &s, now, ids, n, &w);
+	int rc = mu_engine_job_whatif_without_pods(f->clusters[k].eng, &s, now, ids, cnt, n, &w);
 	*fits = rc == MU_OK && w.fits;
 	return rc;
 }
 
-/* The cheapest victim set on cluster k for claimant j: into set (its
- * length returned, 0: none), rules[] the strategy of each.  O(running
- * jobs + 2 x MAXV what-ifs). */
-static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int32_t *set,
-			    int8_t *rules, int *rc)
+/* The candidate victims on cluster k for claimant j into cand (at most
+ * MAXV x 4 whole jobs and as many surplus pods), sorted; *retry lowered
+ * for those refused for their runtime or cool-down.  O(running jobs). */
+static int32_t gather(rctx_t *c, int32_t k, mu_time_t now, rvic_t *cand)
 {
 	mu_fleet_t *f = c->f;
-	rvic_t cand[MU__RECLAIM_MAXV * 4];
-	int32_t nc = 0;
-	for (int32_t x = c->vat[k]; x < c->vat[k + 1] && nc < MU__RECLAIM_MAXV * 4; x++) {
+	int32_t nc = 0, nwhole = 0, nsur = 0;
+	for (int32_t x = c->vat[k]; x < c->vat[k + 1] && nwhole < MU__RECLAIM_MAXV * 4; x++) {
 		int32_t v = c->vic[x];
 		const mu__fjob_t *vj = &f->jobs[v];
 		bool inq = vj->queue == c->jq;
@@ -224,49 +239,140 @@ static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int3
 			c->retry = at < c->retry ? at : c->retry;
 			continue; /* the engine's cool-down: protected a while */
 		}
+		/* an elastic job's pods above its minimum, one at a time (the
+		 * engine's gather), then the job itself */
+		int32_t sur = mu__fjob_surplus(f, vj);
+		if (sur > 0) {
+			mu_res_t pa = mu__fjob_pod_acct(vj);
+			for (int32_t p = 0; p < sur && nsur < MU__RECLAIM_MAXV * 4; p++, nsur++)
+				cand[nc++] = (rvic_t){v, 1, over_budget(vj, 1), inq,
+						      vj->spec.job->priority, pa.v[MU_RES_GPU],
+						      vj->dispatched};
+		}
 		mu_res_t a = mu__job_acct(vj->spec.job);
-		cand[nc++] = (rvic_t){v, over_budget(vj), inq, vj->spec.job->priority,
+		cand[nc++] = (rvic_t){v, 0, over_budget(vj, 0), inq, vj->spec.job->priority,
 				      a.v[MU_RES_GPU], vj->dispatched};
+		nwhole++;
 	}
 	if (nc > 1)
 		qsort(cand, (size_t)nc, sizeof *cand, cmp_rvic);
-	int32_t n = 0;
+	return nc;
+}
+
+/* The entry of job v in set[0..n), or -1. */
+static int32_t set_find(const int32_t *set, int32_t n, int32_t v)
+{
+	for (int32_t i = 0; i < n; i++)
+		if (set[i] == v)
+			return i;
+	return -1;
+}
+
+/* Candidate x joins the set (set, cnt, rules of *n entries) when a rule
+ * lets it go: a surplus pod adds one to its job's entry (none while the
+ * whole job is in: it leaves with it, counted once, the engine's
+ * dup_pod); the whole job replaces its surplus entry.  Its usage is gone
+ * for the rest of the search.  Returns whether it joined. */
+static bool set_add(rctx_t *c, const rvic_t *x, int32_t *set, int32_t *cnt, int8_t *rules,
+		    int32_t *n)
+{
+	const mu__fjob_t *vj = &c->f->jobs[x->job];
+	int32_t e = set_find(set, *n, x->job);
+	if (e >= 0 && cnt[e] == 0)
+		return false; /* its whole job is in the set already */
+	if (e < 0 && *n >= MU__RECLAIM_MAXV)
+		return false;
+	mu_res_t unit = taken_acct(vj, x->pod ? 1 : 0);
+	mu_res_t was = taken_acct(vj, e >= 0 ? cnt[e] : 0);
+	if (e >= 0 && !x->pod) /* its surplus pods leave with it: judged once */
+		gone_add(c, vj->queue, &was, -1);
+	int rule = rule_of(c, x->job, &unit);
+	if (!rule) {
+		if (e >= 0 && !x->pod)
+			gone_add(c, vj->queue, &was, +1);
+		return false;
+	}
+	gone_add(c, vj->queue, &unit, +1);
+	if (e < 0) {
+		e = (*n)++;
+		set[e] = x->job;
+		cnt[e] = 0;
+		rules[e] = 0;
+	}
+	cnt[e] = x->pod ? cnt[e] + 1 : 0;
+	rules[e] = (int8_t)(rule > rules[e] ? rule : rules[e]);
+	return true;
+}
+
+static void set_del(int32_t *set, int32_t *cnt, int8_t *rules, int32_t n, int32_t i)
+{
+	memmove(set + i, set + i + 1, (size_t)(n - i - 1) * sizeof *set);
+	memmove(cnt + i, cnt + i + 1, (size_t)(n - i - 1) * sizeof *cnt);
+	memmove(rules + i, rules + i + 1, (size_t)(n - i - 1) * sizeof *rules);
+}
+
+static void set_ins(int32_t *set, int32_t *cnt, int8_t *rules, int32_t n, int32_t i, int32_t v,
+		    int32_t vc, int8_t vr)
+{
+	memmove(set + i + 1, set + i, (size_t)(n - i) * sizeof *set);
+	memmove(cnt + i + 1, cnt + i, (size_t)(n - i) * sizeof *cnt);
+	memmove(rules + i + 1, rules + i, (size_t)(n - i) * sizeof *rules);
+	set[i] = v;
+	cnt[i] = vc;
+	rules[i] = vr;
+}
+
+/* The cheapest victim set on cluster k for claimant j: into set (its
+ * length returned, 0: none), cnt[] the surplus pods each takes (0: the
+ * whole job), rules[] the strategy of each.  O(running jobs + 2 x MAXV
+ * what-ifs, and one per surplus pod tried). */
+static int32_t plan_cluster(rctx_t *c, int32_t j, int32_t k, mu_time_t now, int32_t *set,
+			    int32_t *cnt, int8_t *rules, int *rc)
+{
+	mu_fleet_t *f = c->f;
+	rvic_t cand[MU__RECLAIM_MAXV * 8];
+	int32_t nc = gather(c, k, now, cand);
+	int32_t n = 0, tries = 0;
 	bool fits = false;
-	for (int32_t i = 0; i < nc && n < MU__RECLAIM_MAXV && !fits; i++) {
-		int rule = rule_of(c, cand[i].job);
-		if (!rule)
+	for (int32_t i = 0; i < nc && n < MU__RECLAIM_MAXV && tries < MU__RECLAIM_MAXV * 2 && !fits;
+	     i++) {
+		if (!set_add(c, &cand[i], set, cnt, rules, &n))
 			continue;
-		mu_res_t a = mu__job_acct(f->jobs[cand[i].job].spec.job);
-		gone_add(c, f->jobs[cand[i].job].queue, &a, +1);
-		rules[n] = (int8_t)rule;
-		set[n++] = cand[i].job;
-		if ((*rc = fits_without(f, j, k, set, n, now, &fits)) != MU_OK)
+		tries++;
+		if ((*rc = fits_without(f, j, k, set, cnt, n, now, &fits)) != MU_OK)
 			break;
 	}
 	for (int32_t i = 0; i < n; i++) { /* this search's usage back */
-		mu_res_t a = mu__job_acct(f->jobs[set[i]].spec.job);
+		mu_res_t a = taken_acct(&f->jobs[set[i]], cnt[i]);
 		gone_add(c, f->jobs[set[i]].queue, &a, -1);
 	}
 	if (*rc || !fits)
 		return 0;
-	/* made minimal: a victim whose staying still lets it fit stays (the
-	 * others still hold by the rules: fewer leave before them) */
-	for (int32_t i = 0; i < n && n > 1;) {
-		int32_t keep = set[i];
-		int8_t kr = rules[i];
-		memmove(set + i, set + i + 1, (size_t)(n - i - 1) * sizeof *set);
-		memmove(rules + i, rules + i + 1, (size_t)(n - i - 1) * sizeof *rules);
+	/* made minimal: a surplus pod, then a victim, whose staying still
+	 * lets it fit stays (the others still hold by the rules: fewer leave
+	 * before them) */
+	for (int32_t i = 0; i < n;) {
 		bool still = false;
-		if ((*rc = fits_without(f, j, k, set, n - 1, now, &still)) != MU_OK)
+		if (cnt[i] > 1) {
+			cnt[i]--;
+			if ((*rc = fits_without(f, j, k, set, cnt, n, now, &still)) != MU_OK)
+				return 0;
+			if (!still)
+				cnt[i++]++;
+			continue;
+		}
+		if (n == 1)
+			break;
+		int32_t keep = set[i], kc = cnt[i];
+		int8_t kr = rules[i];
+		set_del(set, cnt, rules, n, i);
+		if ((*rc = fits_without(f, j, k, set, cnt, n - 1, now, &still)) != MU_OK)
 			return 0;
 		if (still) {
 			n--;
 			continue;
 		}
-		memmove(set + i + 1, set + i, (size_t)(n - i - 1) * sizeof *set);
-		memmove(rules + i + 1, rules + i, (size_t)(n - i - 1) * sizeof *rules);
-		set[i] = keep;
-		rules[i] = kr;
+		set_ins(set, cnt, rules, n - 1, i, keep, kc, kr);
 		i++;
 	}
 	return n;
@@ -292,8 +398,9 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 {
 	mu_fleet_t *f = c->f;
 	int32_t set[MU__RECLAIM_MAXV], best[MU__RECLAIM_MAXV];
+	int32_t cnt[MU__RECLAIM_MAXV], bcnt[MU__RECLAIM_MAXV];
 	int8_t rules[MU__RECLAIM_MAXV], brules[MU__RECLAIM_MAXV];
-	int32_t bn = 0, bk = -1, binq = 0, bpdb = 0;
+	int32_t bn = 0, bk = -1, binq = 0, bpdb = 0, bwhole = 0, bpods = 0;
 	int64_t bgpu = 0;
 	*done = false;
 	c->jq = f->jobs[j].queue;
@@ -308,29 +415,39 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		if (kc->hold_job >= 0 && kc->hold_job != j && now < kc->hold_until)
 			continue; /* one claimant's room at a time per cluster */
 		int rc = MU_OK;
-		int32_t n = plan_cluster(c, j, k, now, set, rules, &rc);
+		int32_t n = plan_cluster(c, j, k, now, set, cnt, rules, &rc);
 		if (rc)
 			return rc;
 		if (n == 0)
 			continue;
 		int64_t gpu = 0;
-		int32_t inq = 0, pdb = 0;
+		int32_t inq = 0, pdb = 0, whole = 0, pods = 0;
 		for (int32_t i = 0; i < n; i++) {
-			gpu += mu__job_acct(f->jobs[set[i]].spec.job).v[MU_RES_GPU];
-			inq += rules[i] == 3;
-			pdb += over_budget(&f->jobs[set[i]]);
+			gpu += taken_acct(&f->jobs[set[i]], cnt[i]).v[MU_RES_GPU];
+			/* as the engine's cost: each pod of its own queue's */
+			inq += rules[i] == 3 ? (cnt[i] > 0 ? cnt[i] : 1) : 0;
+			pdb += over_budget(&f->jobs[set[i]], cnt[i]);
+			whole += cnt[i] == 0;
+			pods += cnt[i];
 		}
 		/* the engine's cost: budgets broken (kube-scheduler's first
-		 * criterion), its own queue's victims, then victims, then GPUs */
+		 * criterion), its own queue's victims, then jobs stopped, then
+		 * surplus pods taken, then GPUs */
 		if (bk < 0 || pdb < bpdb ||
-		    (pdb == bpdb && (inq < binq ||
-				     (inq == binq && (n < bn || (n == bn && gpu < bgpu)))))) {
+		    (pdb == bpdb &&
+		     (inq < binq ||
+		      (inq == binq &&
+		       (whole < bwhole ||
+			(whole == bwhole && (pods < bpods || (pods == bpods && gpu < bgpu)))))))) {
 			bk = k;
 			bpdb = pdb;
 			bn = n;
 			binq = inq;
+			bwhole = whole;
+			bpods = pods;
 			bgpu = gpu;
 			memcpy(best, set, (size_t)n * sizeof *set);
+			memcpy(bcnt, cnt, (size_t)n * sizeof *cnt);
 			memcpy(brules, rules, (size_t)n * sizeof *rules);
 		}
 	}
@@ -338,7 +455,7 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		return MU_OK;
 	for (int32_t i = 0; i < bn; i++) {
 		mu__fjob_t *v = &f->jobs[best[i]];
-		mu_fleet_reclaim_t x = {best[i], j, bk, v->gen, brules[i] == 2, brules[i] == 3};
+		mu_fleet_reclaim_t x = {best[i], j, bk, v->gen, brules[i] == 2, brules[i] == 3, bcnt[i]};
 		int rc = push(out, &x);
 		if (rc)
 			return rc;
@@ -348,7 +465,8 @@ static int claim_one(rctx_t *c, int32_t j, mu_time_t now, mu_fleet_reclaims_t *o
 		}
 		v->reclaimed_for = j;
 		v->reclaim_out = true;
-		mu_res_t a = mu__job_acct(v->spec.job);
+		v->shrink_out = bcnt[i]; /* > 0: only these pods, a shrink */
+		mu_res_t a = taken_acct(v, bcnt[i]);
 		gone_add(c, v->queue, &a, +1); /* on its way out for the rest */
 	}
 	f->jobs[j].victims = bn;
@@ -410,8 +528,9 @@ static int index_victims(rctx_t *c)
 		const mu__fjob_t *vj = &f->jobs[v];
 		if (vj->state != MU_FJ_DISPATCHED)
 			continue;
-		if (vj->reclaim_out) { /* on its way out: gone already */
-			mu_res_t a = mu__job_acct(vj->spec.job);
+		if (vj->reclaim_out) { /* on its way out: gone already (a
+					* shrink: its pods going only) */
+			mu_res_t a = taken_acct(vj, vj->shrink_out);
 			gone_add(c, vj->queue, &a, +1);
 		} else if (vj->spec.job->preemptible && vj->reclaimed_for < 0 && !vj->was_victim) {
 			c->vat[vj->cluster + 1]++;

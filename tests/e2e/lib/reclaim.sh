@@ -1,4 +1,4 @@
-# reclaim.sh - what the reclaim tests (dispatch_reclaim.sh,
+# reclaim.sh - what the reclaim tests (dispatch_reclaim.sh, dispatch_reclaim_elastic.sh,
 # dispatch_reclaim_pull.sh, dispatch_reclaim_kinds.sh, dispatch_reclaim_pdb.sh
 # and its pull mode) share: their set-up (a hub and one worker, its
 # scheduler, the accounts, the Cluster, the dispatcher with --reclaim and

@@ -1,0 +1,78 @@
+#!/bin/sh
+# dispatch_reclaim_elastic.sh - `muster dispatch --reclaim` takes an
+# elastic job's surplus pods before whole jobs (docs/dispatch.md, round
+# 17), as the engine's preemption (src/engine/preempt.c) and Volcano's
+# elastic scheduling do.  A hub `muster up` and one push worker, big (1 x 8
+# GPUs, its own `muster scheduler`); hub Queues team-a and team-b deserve
+# 4 GPUs each; the dispatcher runs with --reclaim --min-runtime 3s.
+# Checked:
+#   - team-a's elastic Job el (parallelism 4 of one GPU each,
+#     muster.io/min-member 2) and four one-GPU Jobs a-0 .. a-3 fill big;
+#   - team-b's Job b (2 GPUs) takes back two GPUs: el's copy on big is
+#     shrunk from 4 to 2 pods (its spec.parallelism 2, two pods left),
+#     el stays dispatched there and is not Preempted, no other job is
+#     preempted; el's hub Job gets the Warning Event `Shrunk`, the
+#     condition Shrunk (True, InCohortReclamation, "from 4 to 2 pods") and
+#     the record muster.io/dispatch-shrunk; b goes to big and binds;
+#   - the log holds no sanitizer report.
+# With a second argument `pull` big is a pull-mode cluster, whose agent
+# does not shrink copies: the hub takes whole jobs there (two of them,
+# Preempted), el keeps its four pods and has no Shrunk.
+# Usage: sh tests/e2e/dispatch_reclaim_elastic.sh PATH_TO_MUSTER [pull].
+# Ends with "e2e dispatch-reclaim-elastic[-pull]: N passed, N failed".
+EL_MODE=${2:-push}
+E2E_NAME=dispatch-reclaim-elastic; [ "$EL_MODE" = pull ] && E2E_NAME=dispatch-reclaim-elastic-pull
+E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/fleet.sh"
+. "$(dirname "$0")/lib/reclaim.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+need_kubectl
+
+reclaim_start big
+reclaim_wire big "$EL_MODE"
+
+# el: four one-GPU pods, at least two (the worker's scheduler places the
+# others as room allows; the Job controller deletes the pods above a
+# lowered parallelism)
+job el team-a 1 600s | sed 's/^  annotations: {muster.io\/duration: 600s}$/  annotations: {muster.io\/duration: 600s, muster.io\/min-member: "2"}/; s/^  suspend: true$/  suspend: true\n  parallelism: 4/' >"$T/el.yaml"
+expect "team-a's elastic job" 0 h apply -f "$T/el.yaml"
+elpods() { w big get pods -l batch.kubernetes.io/job-name=el -o name | wc -l; }
+el_bound() { ann job el dispatch-pods | grep -q "^bound=4,"; }
+wait_for el-bound 150 el_bound || echo "  el: $(ann job el dispatch-pods), $(elpods) pods"
+: >"$T/a.yaml"
+for i in 0 1 2 3; do job "a-$i" team-a 1 600s >>"$T/a.yaml"; echo --- >>"$T/a.yaml"; done
+expect "team-a's jobs" 0 h apply -f "$T/a.yaml"
+for i in 0 1 2 3; do wait_for "a-$i-bound" 150 bound "a-$i"; done
+sleep 3 # past the minimum runtime
+
+job b team-b 2 5s >"$T/b.yaml"
+expect "team-b's job b" 0 h apply -f "$T/b.yaml"
+wait_for b-to-big 200 ann_is job b cluster big || echo "  b: $(ann job b dispatch-reason): $(ann job b dispatch-message)"
+wait_for b-bound 150 bound b
+shrunk_cond() { hget job el '{.status.conditions[?(@.type=="Shrunk")].reason}'; }
+if [ "$EL_MODE" = pull ]; then
+	wait_for two-preempted 100 two || echo "  preempted: $(preempted | tr '\n' ' ')"
+	[ -z "$(shrunk_cond)" ] && ok || bad "el Shrunk on a pull cluster: $(shrunk_cond)"
+	[ -z "$(ann job el dispatch-shrunk)" ] && ok || bad "el's shrink record on a pull cluster"
+	grep -q "Shrunk on cluster" "$T/d.log" && bad "a shrink on a pull cluster" || ok
+else
+	is_shrunk() { [ "$(shrunk_cond)" = InCohortReclamation ]; }
+	wait_for el-shrunk 100 is_shrunk || echo "  el's conditions: $(hget job el '{.status.conditions}')"
+	msg=$(hget job el '{.status.conditions[?(@.type=="Shrunk")].message}')
+	case "$msg" in *"from 4 to 2 pods"*"team-b"*) ok ;; *) bad "Shrunk message: '$msg'" ;; esac
+	case "$(ann job el dispatch-shrunk)" in *"	2	InCohortReclamation	"*) ok ;; *) bad "el's record: '$(ann job el dispatch-shrunk)'" ;; esac
+	par=$(w big get job el -o 'jsonpath={.spec.parallelism}')
+	[ "$par" = 2 ] && ok || bad "el's copy's parallelism on big: '$par', not 2"
+	two_left() { [ "$(w big get pods -l batch.kubernetes.io/job-name=el -o name | wc -l)" -eq 2 ]; }
+	wait_for el-two-pods 150 two_left || echo "  el's pods: $(elpods)"
+	ann_is job el cluster big && ok || bad "el not dispatched to big: '$(ann job el cluster)'"
+	[ -z "$(hget job el '{.status.conditions[?(@.type=="Preempted")].reason}')" ] && ok || bad "el Preempted"
+	[ "$(preempted | wc -l)" -eq 0 ] && ok || bad "jobs preempted: $(preempted | tr '\n' ' ')"
+	shev() { h get events -n default -o jsonpath='{range .items[?(@.reason=="Shrunk")]}{.involvedObject.name} {.type}{"\n"}{end}' && grep -q "^el Warning" "$T/out"; }
+	wait_for shrunk-event 50 shev || echo "  events: $(cat "$T/out")"
+	for i in 0 1 2 3; do ann_is job "a-$i" cluster big && ok || bad "a-$i not on big"; done
+fi
+
+hasnt "no sanitizer report" "$T/d.log" "runtime error"
+hasnt "no ASan report" "$T/d.log" "AddressSanitizer"
+done_
