@@ -30,7 +30,8 @@
 #   - round 17: a Job whose template's copy name is taken on small by a
 #     user's object ends NotAdmitted at once (the agent's refusal,
 #     muster.io/dispatch-copy-refused), with the agent's reason, not at
-#     --start-timeout; the user's object is left as it was.
+#     --start-timeout (30 minutes here); the user's object is left as
+#     it was.
 # Usage: sh tests/e2e/dispatch_dra_pull.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra-pull: N passed, N failed".
 E2E_NAME=dispatch-dra-pull; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -67,7 +68,8 @@ spec:
 Y
 expect "small's devices" 0 w small apply -f "$T/dev.yaml"
 fleet_wire
-"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --id d1 --no-leader-elect \
+# (--start-timeout 30m: a refusal must not wait for it, round 17)
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 30m --id d1 --no-leader-elect \
 	>"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
 fleet_agent_small
@@ -167,7 +169,7 @@ grep -q "stale ResourceClaimTemplate default/gpu-t-$U1-1 (generation 1) deleted"
 # the name its copy will have (rt-UID8-1) is put on small first; rt made on
 # the hub, j3 goes to small (a device is free again), the agent does not
 # overwrite the user's object and reports it; the hub ends j3 NotAdmitted
-# with the agent's reason well before --start-timeout (5 minutes here)
+# with the agent's reason, not at --start-timeout (30 minutes here)
 job j3 resourceClaimTemplateName rt
 wait_for j3-waits 100 ann_is job j3 dispatch-reason WaitingForResourceClaimTemplate || echo "  j3: $(ann job j3 dispatch-reason)"
 U3=$(uid8 job j3)

@@ -68,13 +68,16 @@ static const char *JOB =
 	"\"resources\":{\"requests\":{\"cpu\":\"1\"},\"claims\":[{\"name\":\"gpu\"}]}}]}}}}";
 
 /* Polls the worker's copied templates (c's watch) until it shows n of
- * them (10 s). */
+ * them and its claims watch has listed too (the sweep reads both; under
+ * load the second may list later: round 17) (10 s). */
 static bool tpls_seen(mu__dcl_t *c, size_t n)
 {
 	for (int i = 0; i < 500; i++) {
 		json_t *l = NULL;
 		bool ok = c->wdtpl && mu_kube_watch_items(c->wdtpl, &l, NULL) &&
-			  json_array_size(json_object_get(l, "items")) == n;
+			  json_array_size(json_object_get(l, "items")) == n &&
+			  c->wdra[MU__DDRA_CLAIMS] &&
+			  mu_kube_watch_items(c->wdra[MU__DDRA_CLAIMS], NULL, NULL);
 		json_decref(l);
 		if (ok)
 			return true;
