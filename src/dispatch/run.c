@@ -90,6 +90,9 @@ static void refuse(mu__dd_t *d, mu__djob_t *j)
 static void created(mu__dd_t *d, mu__djob_t *j, long st)
 {
 	if (j->refused) {
+		if (st == 200 || st == 201) /* made, then a group's pod refused
+					     * (hdra.c's mu__dhdra_pod): it goes */
+			mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
 		refuse(d, j);
 	} else if (st == 200 || st == 201) {
 		j->fails = 0;
