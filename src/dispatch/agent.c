@@ -253,9 +253,10 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 
 /* The copy of hub object hub (kind k, generation gen) is not made because
  * the worker refuses the copy of a DRA object its pods name (msg): said
- * once per generation in MU__D_COPYFAIL ("GEN msg") with a status "GEN
- * Pending" and no pod, so that the hub ends it NotAdmitted at
- * --start-timeout (failcreate.c).  Two PATCHes at most. */
+ * once per generation in MU__D_COPYREFUSED ("GEN msg") with a status "GEN
+ * Pending" and no pod, so that the hub ends it NotAdmitted at once
+ * (failcreate.c, round 17; MU__D_COPYFAIL until then, which waited for
+ * --start-timeout).  Two PATCHes at most. */
 static void dra_refused(agent_t *a, mu__dkind_t k, const json_t *hub, const char *uid,
 			const char *gen, const char *msg)
 {
@@ -268,8 +269,8 @@ static void dra_refused(agent_t *a, mu__dkind_t k, const json_t *hub, const char
 		 name ? name : "?", msg);
 	char val[900], line[96];
 	snprintf(val, sizeof val, "%s %.800s", gen, msg);
-	report_ann(a, k, ns ? ns : "default", name, MU__D_COPYFAIL,
-		   mu__dmeta(hub, "annotations", MU__D_COPYFAIL), val);
+	report_ann(a, k, ns ? ns : "default", name, MU__D_COPYREFUSED,
+		   mu__dmeta(hub, "annotations", MU__D_COPYREFUSED), val);
 	json_t *none = json_object();
 	mu__dpods_line(none, uid, (uint32_t)atol(gen), line, sizeof line);
 	json_decref(none);

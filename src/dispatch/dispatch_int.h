@@ -56,6 +56,10 @@
 #define MU__D_COPYFAIL "muster.io/dispatch-copy-failed" /* hub Job, by a pull
                           * agent: "GEN message" of its worker's FailedCreate
                           * Event on the copy (failcreate.c) */
+#define MU__D_COPYREFUSED "muster.io/dispatch-copy-refused" /* hub object,
+                          * by a pull agent: "GEN message" when its worker
+                          * refuses the copy of a DRA object the copy's pods
+                          * name (round 17): NotAdmitted at once */
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
@@ -232,6 +236,10 @@ typedef struct mu__djob {
 	 * and the hub objects they came from ("R/NAME" -> {"r": 0 template,
 	 * 1 claim, "name", "obj"}), or NULL for a job without claims */
 	json_t *dra, *dra_src;
+	bool dra_stale;           /* at dispatch, an object of dra_src was gone
+	                           * or changed on the hub (round 17) */
+	bool dra_fresh;           /* dra_src was read from the hub at this
+	                           * dispatch: the copy needs no second GET */
 	bool started;             /* a pod of its copy was bound */
 	bool copy_seen;           /* its copy was listed on the worker */
 	bool listed;              /* ... in the last poll of its cluster */
@@ -635,6 +643,16 @@ void mu__dhdra_rename(const mu__djob_t *j, json_t *body);
 /* A group's pod (j's, mu__dkind_pod_copy) made to name j's copies of its
  * claims' objects.  O(claims). */
 void mu__dhdra_rename_pod(const mu__djob_t *j, json_t *pod);
+/* Push mode, a group's pod (j's, mu__dkind_pod_copy) before it is sent
+ * through kc (round 17): the objects its claims name that the group's
+ * pods did not when it was read (not in j->dra_src: a pod that came
+ * after) read from the hub and copied as mu__dhdra_create copies, then
+ * the pod made to name its copies.  0 (also with no claims: no request);
+ * 1 when one is not read or not made (msg: which; the pod is not sent,
+ * tried again by the next poll); -1 when the worker refuses it for good
+ * (msg: why).  One GET and one POST per such object. */
+int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod, char *msg,
+		  size_t ml);
 /* Pull mode, the agent (round 16): the ResourceClaimTemplates and
  * ResourceClaims that copy body (of kind k, for hub object hub; a group's
  * pod when pod) names, read from the hub (d->hub) and copied through w
@@ -659,6 +677,13 @@ int mu__dhdra_agent_sweep(mu__dd_t *d, mu_kube_client_t *w, const json_t *const 
  * (j->refused).  The HTTP status of the first failure, or 201.  One
  * POST per object (a GET on 409, a namespace POST on 404). */
 long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
+/* At dispatch, before the record (round 17): each object of j->dra_src
+ * read from the hub again through hub.  true (j->dra_stale set) when one
+ * is gone or its spec changed since the job was read: the job is not
+ * sent, and the hub reads it again (mu__dhub_claims_back); a failure to
+ * read is not (the copy's create reads it again).  One GET per object;
+ * kept in dra_src for the copy (j->dra_fresh). */
+bool mu__dhdra_stale(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* Deletes c's copied templates and claims whose dispatch is not current
  * (as stale copies are): O(1) when its watches did not move and no job
  * changed, or it has none of the hub's; else O(objects) and one DELETE
@@ -705,8 +730,10 @@ void mu__dfailed_poll(mu__dd_t *d, mu__dcl_t *c, const json_t *jl);
  * O(events). */
 void mu__dfails_read(mu_kube_watch_t *wf, uint64_t *seq, json_t **fails);
 /* Pull mode: the same mark for hub Job j of pull cluster c from its
- * agent's report (MU__D_COPYFAIL, "GEN message", this generation only).
- * O(1). */
+ * agent's report (MU__D_COPYFAIL, "GEN message", this generation only);
+ * and, for hub object j of any kind, the agent's refusal of the copy of a
+ * DRA object (MU__D_COPYREFUSED, "GEN message"): j->refused, which ends
+ * it NotAdmitted in the same pass (run.c).  O(1). */
 void mu__dfailed_pull(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j);
 
 /* --- ui.c ------------------------------------------------------------------- */
@@ -771,6 +798,13 @@ bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j);
 /* Writes it (strategic merge of /status over connection hub) when it
  * changed; returns the HTTP status. */
 long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
+/* j, chosen for a cluster but not sent because its claims' objects
+ * changed or went on the hub (mu__dhdra_stale), taken out of the fleet
+ * and read again (hub.c's job_parse): it waits
+ * WaitingForResourceClaimTemplate (or ...Claim) as a job whose object was
+ * never there, or is queued again with the claims read now.  One GET per
+ * object it names. */
+void mu__dhub_claims_back(mu__dd_t *d, mu__djob_t *j);
 /* Whether j ended refused by its worker (phase NotAdmitted). */
 bool mu__dhub_refused(const mu__djob_t *j);
 /* Whether the dispatcher owns j's status (spec.managedBy). */

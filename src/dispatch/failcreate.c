@@ -20,7 +20,9 @@
  * also for a copy of any kind that the agent does not make because the
  * worker refuses the copy of a DRA object its pods name (hdra.c: a
  * same-named object the dispatcher did not make), which push mode
- * refuses at once.  Called by
+ * refuses at once; since round 17 that refusal is its own annotation
+ * (muster.io/dispatch-copy-refused), which ends the hub object
+ * NotAdmitted at once too.  Called by
  * worker.c's polls and agent.c; uses hub.c's lookups.
  */
 #include <stdio.h>
@@ -67,9 +69,18 @@ static void mark(mu__dd_t *d, const mu__dcl_t *c, mu__djob_t *j, const char *msg
 
 void mu__dfailed_pull(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j)
 {
-	const char *a = mu__dmeta(j->obj, "annotations", MU__D_COPYFAIL);
+	/* a refusal (round 17): ends the job at once, as push mode's */
+	const char *rf = mu__dmeta(j->obj, "annotations", MU__D_COPYREFUSED);
 	unsigned gen = 0;
 	int off = 0;
+	if (rf && !j->refused && j->cl == (int32_t)(c - d->cls) && j->state == MU__DJ_DISPATCHED &&
+	    sscanf(rf, "%u %n", &gen, &off) == 1 && gen == j->gen && off > 0 && rf[off]) {
+		j->refused = strdup(rf + off);
+		return;
+	}
+	const char *a = mu__dmeta(j->obj, "annotations", MU__D_COPYFAIL);
+	gen = 0;
+	off = 0;
 	if (!a || j->cl != (int32_t)(c - d->cls) ||
 	    j->state != MU__DJ_DISPATCHED || j->started || j->failed_create ||
 	    sscanf(a, "%u %n", &gen, &off) != 1 || gen != j->gen || off <= 0 || !a[off])

@@ -241,6 +241,69 @@ void mu__dhdra_rename_pod(const mu__djob_t *j, json_t *pod)
 }
 
 /* Whether worker object o is the copy for dispatch p. */
+static bool ours(const disp_t *p, const json_t *o);
+static long copy_one(mu__dd_t *d, mu_kube_client_t *kc, const disp_t *p, int r, const char *name,
+		     const json_t *obj, char **refused);
+static long hub_get(mu__dd_t *d, mu_kube_client_t *hub, int r, const char *ns, const char *name,
+		    json_t **out);
+
+int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod, char *msg,
+		  size_t ml)
+{
+	json_t *rc = mu__jget(pod, "spec.resourceClaims");
+	if (!json_array_size(rc))
+		return 0; /* the hot path: no claims, no request */
+	disp_t p = disp_of(d, j);
+	mu_kube_client_t *hub = NULL; /* made only for an object the group did not name */
+	int out = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(rc, i, e) {
+		const char *tn = json_string_value(json_object_get(e, "resourceClaimTemplateName"));
+		const char *cn = json_string_value(json_object_get(e, "resourceClaimName"));
+		int r = tn ? 0 : 1;
+		const char *name = tn ? tn : cn;
+		char key[600];
+		snprintf(key, sizeof key, "%d/%s", r, name ? name : "");
+		if (!name || json_object_get(j->dra_src, key))
+			continue; /* read with the group: copied by mu__dhdra_create */
+		/* a pod that came after the group was read (round 17): its
+		 * object read from the hub and copied now, as the pull agent
+		 * copies a pod's */
+		json_t *obj = NULL;
+		long hs = hub || mu_kube_client_new(d->o->hub, &hub) == MU_OK ?
+			hub_get(d, hub, r, j->ns, name, &obj) : 0;
+		if (hs != 200) {
+			snprintf(msg, ml, "pod %s: %s %s/%s not read from the hub: HTTP %ld",
+				 mu__jstr(pod, "metadata.name") ? mu__jstr(pod, "metadata.name") : "?",
+				 KIND[r], j->ns, name, hs);
+			out = 1;
+			break;
+		}
+		char *refused = NULL;
+		long st = copy_one(d, kc, &p, r, name, obj, &refused);
+		json_decref(obj);
+		if (refused) {
+			snprintf(msg, ml, "%s", refused);
+			free(refused);
+			out = -1;
+			break;
+		}
+		if (st != 201) {
+			snprintf(msg, ml, "%s %s/%s not copied: HTTP %ld", KIND[r], j->ns, name, st);
+			out = 1;
+			break;
+		}
+		mu__dlog(d, 1, "job %s: %s %s/%s, named by a pod that came after the group was read, "
+			 "copied to %s", j->key, KIND[r], j->ns, name, p.cluster);
+	}
+	mu_kube_client_free(hub);
+	if (!out)
+		rename_claims(j->uid, j->gen, pod);
+	return out;
+}
+
+/* Whether worker object o is the copy for dispatch p. */
 static bool ours(const disp_t *p, const json_t *o)
 {
 	char g[16];
@@ -325,13 +388,48 @@ static long hub_get(mu__dd_t *d, mu_kube_client_t *hub, int r, const char *ns, c
 	return st;
 }
 
+bool mu__dhdra_stale(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
+{
+	j->dra_stale = j->dra_fresh = false;
+	const char *key;
+	json_t *s;
+	json_object_foreach(j->dra_src, key, s) {
+		int r = (int)json_integer_value(json_object_get(s, "r"));
+		const char *name = json_string_value(json_object_get(s, "name"));
+		json_t *now = NULL;
+		long hs = hub_get(d, hub, r, j->ns, name, &now);
+		if (hs == 404) {
+			mu__dlog(d, 1, "job %s: %s %s/%s is no longer on the hub: not sent, read again",
+				 j->key, KIND[r], j->ns, name);
+			j->dra_stale = true;
+		} else if (now && !json_equal(json_object_get(now, "spec"),
+					      json_object_get(json_object_get(s, "obj"), "spec"))) {
+			mu__dlog(d, 1, "job %s: %s %s/%s changed on the hub since the job was read: "
+				 "not sent, read again", j->key, KIND[r], j->ns, name);
+			j->dra_stale = true;
+		}
+		if (j->dra_stale) {
+			json_decref(now);
+			return true;
+		}
+		if (!now)
+			return false; /* not answered: the copy's create reads it */
+		json_object_set_new(s, "obj", now);
+	}
+	j->dra_fresh = true;
+	return false;
+}
+
 long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 {
 	disp_t p = disp_of(d, j);
 	/* a client of its own for the hub: this runs on the senders'
-	 * threads (run.c), and a client is one thread's at a time */
+	 * threads (run.c), and a client is one thread's at a time; none
+	 * when the objects were read at this dispatch (mu__dhdra_stale) */
+	bool fresh = j->dra_fresh;
+	j->dra_fresh = false;
 	mu_kube_client_t *hub = NULL;
-	if (mu_kube_client_new(d->o->hub, &hub) != MU_OK)
+	if (!fresh && mu_kube_client_new(d->o->hub, &hub) != MU_OK)
 		return 0; /* out of memory: retried */
 	long out = 201;
 	const char *key;
@@ -342,9 +440,11 @@ long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		/* the hub's object as it is now (round 16): a template changed
 		 * since the job was read is copied as it is; one deleted since
 		 * leaves the job's copy unmade (a transient failure: retried,
-		 * and withdrawn at --start-timeout) */
+		 * and withdrawn at --start-timeout).  Round 17: read just
+		 * before the record (mu__dhdra_stale), it is not read again;
+		 * a retry reads it */
 		json_t *now = NULL;
-		long hs = hub_get(d, hub, r, j->ns, name, &now);
+		long hs = fresh ? 0 : hub_get(d, hub, r, j->ns, name, &now);
 		if (hs == 404) {
 			mu__dlog(d, 0, "job %s: %s %s/%s is no longer on the hub: its copy is not made",
 				 j->key, KIND[r], j->ns, name);

@@ -1030,6 +1030,24 @@ static void claims_again(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	mu__djob_touch(d, j);
 }
 
+void mu__dhub_claims_back(mu__dd_t *d, mu__djob_t *j)
+{
+	mu_time_t now = mu__d_now(d);
+	j->dra_stale = false;
+	if (j->fid >= 0) { /* out of the fleet: entered again with a new id */
+		mu_fleet_job_finish(d->fleet, j->fid, now);
+		if (j->fid < d->by_fid_cap)
+			d->by_fid[j->fid] = NULL;
+	}
+	mu__djlist_drop(&d->pend, j, MU__DM_PEND);
+	j->fid = -1;
+	j->state = MU__DJ_NEW;
+	j->cl = -1;
+	j->why = -1;
+	j->phase[0] = j->pods[0] = '\0';
+	claims_again(d, j, now);
+}
+
 /* The jobs waiting for their claims' objects read again, once a second
  * while one waits (no watch of the hub's templates: a GET per object of
  * a waiting job).  O(jobs) then, else O(1). */

@@ -90,6 +90,9 @@ static void refuse(mu__dd_t *d, mu__djob_t *j)
 static void created(mu__dd_t *d, mu__djob_t *j, long st)
 {
 	if (j->refused) {
+		if (st == 200 || st == 201) /* made, then a group's pod refused
+					     * (hdra.c's mu__dhdra_pod): it goes */
+			mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
 		refuse(d, j);
 	} else if (st == 200 || st == 201) {
 		j->fails = 0;
@@ -211,6 +214,14 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 	}
 	if (j->state != MU__DJ_DISPATCHED)
 		return;
+	if (j->refused) { /* its agent's refusal (failcreate.c), or a late
+			   * group pod's claim (hdra.c's mu__dhdra_pod): its
+			   * copy goes (the agent deletes a NotAdmitted one) */
+		if (!c->pull)
+			mu__dwork_delete(d, c, j->kind, j->ns, j->name);
+		refuse(d, j);
+		return;
+	}
 	if (!j->listed && j->copy_seen) {
 		requeue(d, j, "CopyDeleted", "its copy was deleted on the worker");
 		return;
@@ -411,6 +422,10 @@ static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *m
 static void send_one(sender_t *s, size_t i)
 {
 	mu__djob_t *j = s->jobs[i];
+	/* its claims' objects as the hub has them now (hdra.c, round 17):
+	 * one gone or changed since it was read, it is read again, not sent */
+	if (j->dra_src && mu__dhdra_stale(s->d, s->hub, j))
+		return;
 	s->rec[i] = mu__dhub_record_on(s->d, s->hub, j);
 	if (s->rec[i] != 200)
 		return; /* not recorded (or fenced): nothing may be created */
@@ -446,6 +461,10 @@ static void send_all(mu__dd_t *d)
 		}
 		if (!j)
 			continue;
+		if (j->dra_stale) { /* not recorded: waits or is placed again */
+			mu__dhub_claims_back(d, j);
+			continue;
+		}
 		if (rec[i] != 200) {
 			mu_fleet_job_requeue(d->fleet, j->fid, mu__d_now(d));
 			j->state = MU__DJ_QUEUED;

@@ -282,15 +282,25 @@ bool mu__ddra_pull(mu__dd_t *d, mu__dcl_t *c, const char *text, const json_t *nl
 		json_decref(nodes); /* nothing changed: one pass over the text */
 		return false;
 	}
-	json_t *r = json_loads(text, 0, NULL);
+	/* the agent's bound holds on the hub too: an edge cluster's text is
+	 * not trusted to be the agent's (round 17) */
+	size_t len = strlen(text);
+	json_t *r = len <= MU__DDRA_REPORT_MAX ? json_loads(text, 0, NULL) : NULL;
 	const char *err = json_string_value(json_object_get(r, "error"));
 	bool ok = json_is_object(r) && !err && json_is_array(json_object_get(r, "slices")) &&
 		  json_is_array(json_object_get(r, "classes")) &&
 		  json_is_array(json_object_get(r, "claims"));
 	if (!ok) {
+		char why[160];
+		if (len > MU__DDRA_REPORT_MAX)
+			snprintf(why, sizeof why, "data.dra takes %zu bytes, more than its bound of %d",
+				 len, MU__DDRA_REPORT_MAX);
+		else
+			snprintf(why, sizeof why, "%s", r ? "data.dra is not an object of arrays "
+				 "\"slices\", \"classes\" and \"claims\"" : "data.dra is not JSON");
 		if (h != c->dra_hash)
 			mu__dlog(d, 0, "cluster %s: its agent's DRA report is not used: %s", c->name,
-				 err ? err : "not an object of slices, classes and claims");
+				 err ? err : why);
 		c->dra_hash = h;
 		pull_none(d, c);
 		json_decref(nodes);

@@ -235,7 +235,17 @@ long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		if (!name || json_integer_value(json_object_get(j->sent, name)) == (json_int_t)j->gen)
 			continue;
 		json_t *body = mu__dkind_pod_copy(p, j->uid, j->key, j->gen), *ans = NULL;
-		mu__dhdra_rename_pod(j, body); /* its claims' copies (hdra.c) */
+		char dm[800]; /* its claims' copies, a late pod's too (hdra.c) */
+		int dr = mu__dhdra_pod(d, kc, j, body, dm, sizeof dm);
+		if (dr) {
+			mu__dlog(d, 0, "cluster %s: pod %s/%s of %s not sent: %s", c->name, j->ns, name,
+				 j->key, dm);
+			if (dr < 0 && !j->refused) /* ends it NotAdmitted (run.c) */
+				j->refused = strdup(dm);
+			json_decref(body);
+			worst = 0;
+			continue;
+		}
 		char path[1024], g[16];
 		snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", j->ns);
 		snprintf(g, sizeof g, "%u", j->gen);

@@ -23,6 +23,12 @@
 #   - a Job whose pod template names the hub's ResourceClaim shared-c
 #     (round 16) goes to b with its copy shared-c-UID8-1, allocated on b-1,
 #     and its pod is bound there;
+#   - round 17: a Job waiting for a device whose template is deleted on
+#     the hub is read again when it is chosen for b (not sent with the
+#     claims read before): it waits WaitingForResourceClaimTemplate and
+#     goes to b once the template is back; one whose template changed to a
+#     class no worker has is read again and waits, kexplain naming the
+#     class;
 #   - the dispatcher's log holds no 403 and no sanitizer report.
 # Usage: sh tests/e2e/dispatch_dra.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra: N passed, N failed".
@@ -155,6 +161,40 @@ wait_for j4-claim-copy-allocated-on-b-1 150 c4_alloc || echo "  claims: $(balloc
 [ -z "$(w a get resourceclaims -o name)" ] && ok || bad "a has claims: $(w a get resourceclaims -o name)"
 j4_bound() { [ "$(w b get pods -l "muster.io/hub-uid=$UID4" -o 'jsonpath={.items[0].spec.nodeName}')" = b-1 ]; }
 wait_for j4-pod-on-b-1 150 j4_bound
+
+# --- round 17: read again at dispatch -------------------------------------
+# b's two devices are j3's and j4's: j5 waits for one (NoClusterFits) with
+# its template t5 read.  t5 deleted on the hub, then j4 (a device free):
+# j5 is not sent with the claims read before; it waits
+# WaitingForResourceClaimTemplate as a job whose template was never there,
+# and goes to b once t5 is back
+tpl t5 gpu.example.com
+job j5 t5
+wait_for j5-waits-for-a-device 100 ann_is job j5 dispatch-reason NoClusterFits || echo "  j5: $(ann job j5 cluster) $(ann job j5 dispatch-reason)"
+expect "delete t5 on the hub" 0 h delete resourceclaimtemplate t5
+expect "delete j4" 0 h delete job j4
+wait_for j5-waits-for-t5 150 ann_is job j5 dispatch-reason WaitingForResourceClaimTemplate || echo "  j5: $(ann job j5 cluster) $(ann job j5 dispatch-reason) $(ann job j5 dispatch-message)"
+[ -z "$(ann job j5 cluster)" ] && ok || bad "j5 was sent to $(ann job j5 cluster)"
+has j5-read-at-dispatch "$T/d.log" "ResourceClaimTemplate default/t5 is no longer on the hub: not sent, read again"
+tpl t5 gpu.example.com
+wait_for j5-to-b 150 ann_is job j5 cluster b || echo "  j5: $(ann job j5 cluster) $(ann job j5 dispatch-reason) $(ann job j5 dispatch-message)"
+# j6 waits for a device (j3's and j5's) with template t6 read; t6 made
+# again on the hub with a class no worker has, then j3 deleted: j6 is read again at
+# dispatch and placed with the class it asks now (none has it: it waits,
+# kexplain names the class)
+tpl t6 gpu.example.com
+job j6 t6
+wait_for j6-waits-for-a-device 100 ann_is job j6 dispatch-reason NoClusterFits || echo "  j6: $(ann job j6 cluster) $(ann job j6 dispatch-reason)"
+# (a template's spec cannot change in place, as in Kubernetes: made again)
+expect "delete t6 on the hub" 0 h delete resourceclaimtemplate t6
+tpl t6 tpu.example.com
+expect "delete j3" 0 h delete job j3
+j6_reread() { grep -q "ResourceClaimTemplate default/t6 changed on the hub since the job was read: not sent, read again" "$T/d.log"; }
+wait_for j6-read-at-dispatch 150 j6_reread
+sleep 1
+[ -z "$(ann job j6 cluster)" ] && ok || bad "j6 was sent to $(ann job j6 cluster) with its old claims"
+expect kexplain-j6 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/j6
+has kexplain-j6-class "$T/out" "tpu.example.com"
 
 hasnt no-403 "$T/d.log" " 403 "
 hasnt no-asan "$T/d.log" "AddressSanitizer"

@@ -27,6 +27,11 @@
 #   - deleting the first Job on the hub deletes its copy and its copied
 #     template on small; the group's copy of gpu-t stays;
 #   - no 403 and no sanitizer report in the dispatcher's or the agent's log.
+#   - round 17: a Job whose template's copy name is taken on small by a
+#     user's object ends NotAdmitted at once (the agent's refusal,
+#     muster.io/dispatch-copy-refused), with the agent's reason, not at
+#     --start-timeout (30 minutes here); the user's object is left as
+#     it was.
 # Usage: sh tests/e2e/dispatch_dra_pull.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra-pull: N passed, N failed".
 E2E_NAME=dispatch-dra-pull; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -63,7 +68,8 @@ spec:
 Y
 expect "small's devices" 0 w small apply -f "$T/dev.yaml"
 fleet_wire
-"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --id d1 --no-leader-elect \
+# (--start-timeout 30m: a refusal must not wait for it, round 17)
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 30m --id d1 --no-leader-elect \
 	>"$T/d.out" 2>"$T/d.log" &
 PIDS="$PIDS $!"
 fleet_agent_small
@@ -157,6 +163,27 @@ wait_for j1-copies-gone 150 j1_gone || echo "  small: $(wtpls small); $(w small 
 has_tpl small "gpu-t-$UC-1" && ok || bad "cpg's template copy went with j1's"
 grep -q "stale ResourceClaimTemplate default/gpu-t-$U1-1 (generation 1) deleted" "$T/agent.log" && ok ||
 	bad "the agent did not say it deleted gpu-t-$U1-1"
+
+# --- round 17: a refusal by the agent ends the job NotAdmitted at once ---------
+# j3 names template rt, not on the hub yet: it waits; a user's template of
+# the name its copy will have (rt-UID8-1) is put on small first; rt made on
+# the hub, j3 goes to small (a device is free again), the agent does not
+# overwrite the user's object and reports it; the hub ends j3 NotAdmitted
+# with the agent's reason, not at --start-timeout (30 minutes here)
+job j3 resourceClaimTemplateName rt
+wait_for j3-waits 100 ann_is job j3 dispatch-reason WaitingForResourceClaimTemplate || echo "  j3: $(ann job j3 dispatch-reason)"
+U3=$(uid8 job j3)
+printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\nmetadata: {name: rt-%s-1, namespace: default}\nspec:\n  spec:\n    devices:\n      requests: [{name: gpu, deviceClassName: gpu.example.com}]\n' \
+	"$U3" >"$T/ut.yaml"
+expect "a user's rt-$U3-1 on small" 0 w small create -f "$T/ut.yaml"
+tpl rt gpu.example.com
+wait_for j3-to-small 150 ann_is job j3 cluster small || echo "  j3: $(ann job j3 cluster) $(ann job j3 dispatch-reason) $(ann job j3 dispatch-message)"
+wait_for j3-not-admitted 150 ann_is job j3 dispatch-phase NotAdmitted || echo "  j3: $(ann job j3 dispatch-phase) $(ann job j3 dispatch-reason) $(ann job j3 dispatch-message)"
+ann job j3 dispatch-message >"$T/m3"
+has j3-why "$T/m3" "cluster small has a ResourceClaimTemplate default/rt-$U3-1 that the dispatcher did not make for this dispatch: not overwritten"
+[ -z "$(w small get resourceclaimtemplates "rt-$U3-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" ] && ok ||
+	bad "the user's rt-$U3-1 was overwritten"
+[ -z "$(w small get jobs j3 -o name 2>/dev/null)" ] && ok || bad "j3's copy was made on small"
 
 hasnt no-403 "$T/d.log" " 403"
 hasnt no-403-agent "$T/agent.log" " 403"

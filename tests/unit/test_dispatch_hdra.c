@@ -19,6 +19,13 @@
  * claims costs no request, a user's object refuses) and its sweep
  * (mu__dhdra_agent_sweep: the current dispatch's kept, another
  * generation's deleted, a kind not listed left alone).
+ * Round 17: at dispatch, before the record, the objects read again
+ * (mu__dhdra_stale: one gone or changed is stale, the job read again and
+ * its model's claims are the hub's now); a group's pod that came after
+ * the group was read and names another template has it copied in push
+ * mode (mu__dhdra_pod; not on the hub: not sent; a user's object of the
+ * copy's name: refused); a pull agent's refusal read on the hub
+ * (mu__dfailed_pull: j->refused for the current generation only).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +68,16 @@ static const char *JOB =
 	"\"resources\":{\"requests\":{\"cpu\":\"1\"},\"claims\":[{\"name\":\"gpu\"}]}}]}}}}";
 
 /* Polls the worker's copied templates (c's watch) until it shows n of
- * them (10 s). */
+ * them and its claims watch has listed too (the sweep reads both; under
+ * load the second may list later: round 17) (10 s). */
 static bool tpls_seen(mu__dcl_t *c, size_t n)
 {
 	for (int i = 0; i < 500; i++) {
 		json_t *l = NULL;
 		bool ok = c->wdtpl && mu_kube_watch_items(c->wdtpl, &l, NULL) &&
-			  json_array_size(json_object_get(l, "items")) == n;
+			  json_array_size(json_object_get(l, "items")) == n &&
+			  c->wdra[MU__DDRA_CLAIMS] &&
+			  mu_kube_watch_items(c->wdra[MU__DDRA_CLAIMS], NULL, NULL);
 		json_decref(l);
 		if (ok)
 			return true;
@@ -235,6 +245,45 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
 			      "resourceClaimName"), "shared-c-abcdef12-6");
 	json_decref(pod);
+	/* round 17: a pod that came after the group was read names a template
+	 * the others do not: read from the hub and copied, the pod renamed */
+	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s},{s:s,s:s}]}}", "metadata", "name", "late", "spec",
+			"resourceClaims", "name", "gpu", "resourceClaimName", "shared-c", "name", "t",
+			"resourceClaimTemplateName", "gpu-t");
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 0);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
+			      "resourceClaimName"), "shared-c-abcdef12-6");
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 1),
+			      "resourceClaimTemplateName"), "gpu-t-abcdef12-6");
+	json_decref(pod);
+	cp = NULL;
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-6", NULL, &cp), 200);
+	CHECK_STR(t, mu__dmeta(cp, "labels", MU__D_HUBUID), "abcdef12-3456");
+	json_decref(cp);
+	/* one not on the hub: the pod is not sent (tried again) */
+	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", "late2", "spec",
+			"resourceClaims", "name", "t", "resourceClaimTemplateName", "none-t");
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 1);
+	CHECK(t, strstr(msg, "pod late2: ResourceClaimTemplate default/none-t not read from the hub: "
+			"HTTP 404") != NULL);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
+			      "resourceClaimTemplateName"), "none-t");
+	json_decref(pod);
+	/* a user's object of the copy's name: refused, not overwritten */
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-6", "");
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", "late3", "spec",
+			"resourceClaims", "name", "t", "resourceClaimTemplateName", "mine-t");
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), -1);
+	CHECK(t, strstr(msg, "ResourceClaimTemplate default/mine-t-abcdef12-6 that the dispatcher "
+			"did not make for this dispatch: not overwritten") != NULL);
+	json_decref(pod);
+	/* a pod without claims: nothing (no request) */
+	pod = json_pack("{s:{s:s},s:{}}", "metadata", "name", "plain", "spec");
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 0);
+	json_decref(pod);
 	j.kind = MU__DK_JOB;
 
 	/* round 16: read again at dispatch.  The template changed on the hub
@@ -267,6 +316,41 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-8", NULL, NULL), 404);
 	CHECK(t, j.refused == NULL);
 
+	/* round 17: read at dispatch, before the record (mu__dhdra_stale).
+	 * The template gone: stale (the job is read again, not sent) */
+	CHECK(t, mu__dhdra_stale(&d, d.hub, &j));
+	CHECK(t, j.dra_stale && !j.dra_fresh);
+	/* there again as the job read it: current, and the copy made from
+	 * what was read, with no second read */
+	snprintf(body, sizeof body, TPL, "gpu-t", "");
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	CHECK(t, !mu__dhdra_stale(&d, d.hub, &j));
+	CHECK(t, !j.dra_stale && j.dra_fresh);
+	j.gen = 9;
+	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 201);
+	CHECK(t, !j.dra_fresh);
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-9", NULL, NULL), 200);
+	/* changed on the hub (another class) since it was read: stale; read
+	 * again, the model's claim is the one the hub has now */
+	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "gpu-t", "");
+	b2 = strdup(body);
+	at = strstr(b2, "gpu.example.com");
+	if (at)
+		memcpy(at, "gpu.example.org", 15);
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, b2, NULL), 201);
+	free(b2);
+	CHECK(t, mu__dhdra_stale(&d, d.hub, &j));
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(json_array_get(json_array_get(j.dra, 0), 0),
+						    "claim.spec.devices.requests"), 0),
+			      "deviceClassName"), "gpu.example.com");
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(json_array_get(json_array_get(j.dra, 0), 0),
+						    "claim.spec.devices.requests"), 0),
+			      "deviceClassName"), "gpu.example.org");
+	CHECK(t, !mu__dhdra_stale(&d, d.hub, &j));
+
 	mu__dhdra_clear(&j);
 	json_decref(j.obj);
 	mu_specs_release(&j.specs);
@@ -276,6 +360,56 @@ static void test_hub_claims(mu_t_t *t)
 	mu_fleet_free(d.fleet);
 	mu_kube_config_release(&cfg);
 	fx_server_stop(t, s, dir);
+}
+
+/* Round 17: a pull agent's refusal of a DRA object's copy
+ * (muster.io/dispatch-copy-refused, "GEN message") read on the hub: the
+ * current generation's gives j->refused (run.c ends it NotAdmitted in the
+ * same pass), another generation's, a job not dispatched there or one
+ * refused already do not.  No server. */
+static void test_pull_refusal(mu_t_t *t)
+{
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	mu__dcl_t cls[2];
+	memset(cls, 0, sizeof cls);
+	cls[0].name = "big";
+	cls[1].name = "small";
+	cls[1].pull = true;
+	d.cls = cls;
+	d.ncls = 2;
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	j.kind = MU__DK_JOB;
+	j.key = "default/j";
+	j.cl = 1;
+	j.gen = 2;
+	j.state = MU__DJ_DISPATCHED;
+	const char *why = "cluster small has a ResourceClaimTemplate default/rt-abcdef12-2 that "
+			  "the dispatcher did not make for this dispatch: not overwritten";
+	char ann[400];
+	snprintf(ann, sizeof ann, "1 %s", why); /* an earlier generation's */
+	j.obj = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", MU__D_COPYREFUSED, ann);
+	mu__dfailed_pull(&d, &cls[1], &j);
+	CHECK(t, j.refused == NULL);
+	snprintf(ann, sizeof ann, "2 %s", why);
+	json_object_set_new(mu__jget(j.obj, "metadata.annotations"), MU__D_COPYREFUSED,
+			    json_string(ann));
+	mu__dfailed_pull(&d, &cls[0], &j); /* not the cluster it is on */
+	CHECK(t, j.refused == NULL);
+	j.state = MU__DJ_QUEUED;
+	mu__dfailed_pull(&d, &cls[1], &j);
+	CHECK(t, j.refused == NULL);
+	j.state = MU__DJ_DISPATCHED;
+	mu__dfailed_pull(&d, &cls[1], &j);
+	CHECK_STR(t, j.refused ? j.refused : "", why);
+	CHECK(t, j.failed_create == NULL); /* not the --start-timeout path */
+	char *was = j.refused;
+	mu__dfailed_pull(&d, &cls[1], &j);
+	CHECK(t, j.refused == was);
+	free(j.refused);
+	json_decref(j.obj);
 }
 
 /* The pull agent's side (round 16): copies made from the hub's objects,
@@ -382,6 +516,7 @@ static void test_agent_claims(mu_t_t *t)
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_pull_refusal);
 	MU_RUN(&t, test_hub_claims);
 	MU_RUN(&t, test_agent_claims);
 	return mu_t_done(&t);
