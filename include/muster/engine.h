@@ -157,9 +157,15 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     scored with the measure weighing each shape of the mix by its share
  *     of the GPU demand instead of its share of the pods when pods of two
  *     or more GPUs carry at least demand_multi of the mix's GPU demand
- *     (0: always, above 1: never).
+ *     (0: always, above 1: never);
+ *   - mem_multi (the seventeenth round): pods of whole GPUs and CPU-only
+ *     pods, placed by the CPU-aware growth, count free memory as a
+ *     capacity as well as free CPU (a shape asking mem uses at most
+ *     free memory / mem of its pods' GPUs) when pods of two or more GPUs
+ *     carry at least mem_multi of the mix's GPU demand (0: always, above
+ *     1: never); a shape's memory is the mean of its pods'.
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
- * 0, 0.15. */
+ * 0, 0.15, MEM_MULTI (score_frag.c). */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
@@ -168,19 +174,23 @@ typedef struct mu_muster_params {
 	int32_t best_fit;
 	int32_t whole_fgd;
 	double demand_multi;
+	double mem_multi;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);
-/* The settings as text, e.g. "mg auto, reserve 0.75 below 700" (mg
- * "on" for a threshold <= 0, "off" above 1, "auto" between); returns
+/* The settings as text, e.g. "mg auto, reserve 0.75 below 700, demand
+ * auto, mem auto" (each of the thresholds mg_multi, demand_multi and
+ * mem_multi "on" when <= 0, "off" above 1, "auto" between); returns
  * buf. */
 const char *mu_muster_params_format(const mu_muster_params_t *p, char *buf,
 				    size_t len);
 
 /* One pod shape of a workload.  Memory and other resources are not part of
- * a shape: fragmentation is measured on CPU and GPUs. */
+ * a shape: FGD's fragmentation is measured on CPU and GPUs.  A shape keeps
+ * its pods' mean memory, which muster's measure may read (mem_multi). */
 typedef struct mu_pod_type {
 	int64_t cpu;        /* millicores */
+	int64_t mem;        /* bytes: the mean of the shape's pods */
 	int32_t gpus;       /* whole GPUs; 0 for a share or a CPU-only pod */
 	int32_t gpu_milli;  /* share of one GPU (1..999) when gpus is 0 */
 	uint64_t models;    /* allowed GPU models: bit i = models[i]; 0 = any */

@@ -489,7 +489,7 @@ static void print_chosen(const eval_cli_t *c, const mu_eval_input_t *in,
 	printf("  muster-rollout settings (%s):\n",
 	       c->rollout_pick >= 0 ? "picked by --rollout-pick" : "chosen by rollouts");
 	for (size_t i = 0; i < in->ncands; i++)
-		printf("  %s %2zu  %-36s  %12lld\n", i == in->chosen ? "*" : " ", i,
+		printf("  %s %2zu  %-56s  %12lld\n", i == in->chosen ? "*" : " ", i,
 		       mu_muster_params_format(&in->cands[i], buf, sizeof buf),
 		       (long long)in->worth[i]);
 	if (c->rollout_pick < 0)

@@ -65,6 +65,7 @@ struct mu__mix_index {
  * free share of partly used devices, largest first. */
 typedef struct fnode {
 	int64_t cpu;
+	int64_t mem;      /* free bytes (FRAG_MEM reads it) */
 	int32_t nfull, npart;
 	int16_t part[MU_MAX_GPUS];
 	int64_t total;    /* free milli-GPU */
@@ -128,7 +129,9 @@ int mu_workload_mix_add(mu_workload_mix_t *m, const mu_res_t *req,
 	if (req->v[MU_RES_CPU] < 0 || gpus < 0 || gpus > MU_MAX_GPUS ||
 	    (gpus == 0 && (milli < 0 || milli > 1000)))
 		return MU_ERANGE;
-	mu_pod_type_t t = {.cpu = req->v[MU_RES_CPU], .count = count};
+	mu_pod_type_t t = {.cpu = req->v[MU_RES_CPU],
+			   .mem = req->v[MU_RES_MEM] > 0 ? req->v[MU_RES_MEM] : 0,
+			   .count = count};
 	if (gpus > 0)
 		t.gpus = (int32_t)gpus;
 	else
@@ -309,10 +312,15 @@ int mu_workload_mix_finish(mu_workload_mix_t *m)
 		qsort(m->types, (size_t)m->ntypes, sizeof *m->types, cmp_type);
 	int32_t k = 0;
 	for (int32_t i = 0; i < m->ntypes; i++) {
-		if (k > 0 && same_group(&m->types[k - 1], &m->types[i]) &&
-		    m->types[k - 1].cpu == m->types[i].cpu)
-			m->types[k - 1].count += m->types[i].count;
-		else
+		mu_pod_type_t *t = &m->types[i], *prev = &m->types[k - (k > 0)];
+		if (k > 0 && same_group(prev, t) && prev->cpu == t->cpu) {
+			int64_t c = prev->count + t->count; /* mean memory */
+			if (c > 0)
+				prev->mem = (int64_t)(((double)prev->mem * (double)prev->count +
+						       (double)t->mem * (double)t->count) /
+						      (double)c);
+			prev->count = c;
+		} else
 			m->types[k++] = m->types[i];
 	}
 	m->ntypes = k;
@@ -358,6 +366,32 @@ static int64_t group_gpu(const mix_group_t *g, const fnode_t *s)
  * round's `demand_multi`). */
 #define FRAG_CPU 1
 #define FRAG_DEMAND 2
+/* FRAG_MEM (with FRAG_CPU): free memory a capacity too, as CPU is
+ * (group_used_mem; the seventeenth round's `mem_multi`). */
+#define FRAG_MEM 4
+
+/* group_used with FRAG_MEM: each shape of g that fits the node's free CPU
+ * and memory uses min(u, cpu / cpu_m x per, mem / mem_m x per), the
+ * bounds of a resource the shape does not ask left out.  O(shapes of g). */
+static double group_used_mem(const mu_workload_mix_t *m, const mix_group_t *g,
+			     const fnode_t *s, int64_t u, int how)
+{
+	const double *cum = ((how & FRAG_DEMAND) ? m->index->dcum : m->index->cum) +
+			    g->first;
+	double per = g->gpus ? 1000.0 * g->gpus : g->milli, used = 0;
+	for (int32_t i = 0; i < g->n; i++) {
+		const mu_pod_type_t *t = &m->types[g->first + i];
+		if (t->cpu > s->cpu || t->mem > s->mem)
+			continue;
+		double x = (double)u;
+		if (t->cpu > 0 && (double)s->cpu * per / (double)t->cpu < x)
+			x = (double)s->cpu * per / (double)t->cpu;
+		if (t->mem > 0 && (double)s->mem * per / (double)t->mem < x)
+			x = (double)s->mem * per / (double)t->mem;
+		used += x * (cum[i] - (i ? cum[i - 1] : 0));
+	}
+	return used;
+}
 
 /* Weighted GPU capacity the shapes of g could use on s, given u by GPUs.
  * FGD (no FRAG_CPU): u for each shape whose CPU fits.  With FRAG_CPU, a
@@ -368,6 +402,8 @@ static int64_t group_gpu(const mix_group_t *g, const fnode_t *s)
 static double group_used(const mu_workload_mix_t *m, const mix_group_t *g,
 			 const fnode_t *s, int64_t u, int how)
 {
+	if ((how & (FRAG_CPU | FRAG_MEM)) == (FRAG_CPU | FRAG_MEM))
+		return group_used_mem(m, g, s, u, how);
 	bool dem = (how & FRAG_DEMAND) != 0;
 	const double *cum = (dem ? m->index->dcum : m->index->cum) + g->first;
 	const double *inv = (dem ? m->index->dcum_inv : m->index->cum_inv) +
@@ -425,6 +461,7 @@ static void fnode_from_view(const mu_workload_mix_t *m, const mu_node_view_t *v,
 			    fnode_t *s)
 {
 	s->cpu = v->free->v[MU_RES_CPU];
+	s->mem = v->free->v[MU_RES_MEM];
 	s->nfull = s->npart = 0;
 	s->total = 0;
 	s->model = 0;
@@ -491,6 +528,7 @@ static placement_t best_placement(const mu_workload_mix_t *m,
 	double f0 = frag_of(m, &before, how);
 	after = before;
 	after.cpu -= req->v[MU_RES_CPU];
+	after.mem -= req->v[MU_RES_MEM];
 	int16_t milli = (int16_t)req->v[MU_RES_GPU_MILLI];
 	placement_t best = {INFINITY, -1};
 	if (req->v[MU_RES_GPU] > 0 || milli <= 0) {
@@ -651,10 +689,14 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * mg_multi 0.15, between openb default's 0.07 and multigpu30's 0.30;
  * mg_large 700, openb's 810s (its next share down is 650); reserve 0.75
  * of the whole-GPU demand share (0.5 and 1.0 tried); demand_multi 0.15,
- * mg_multi's threshold (docs/evaluation.md, "Sixteenth round"). */
+ * mg_multi's threshold (docs/evaluation.md, "Sixteenth round");
+ * mem_multi 0.45, on where pods of 2+ GPUs carry about half the demand or
+ * more (openb's multigpu50 and multigpu100; always on, it costs the
+ * synthetic cpu250 0.11 and multigpu30 0.05: docs/evaluation.md,
+ * "Seventeenth round"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
-	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15};
+	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -670,6 +712,16 @@ static const mu_muster_params_t *muster_params(const mu_workload_mix_t *m,
 double mu__mix_multi(const mu_workload_mix_t *m)
 {
 	return m && m->index ? m->index->multi : 0;
+}
+
+/* The flags of the CPU-aware growth under the mix's settings: FRAG_MEM too
+ * when the mix's multi-GPU share of the demand reaches mem_multi. */
+static int cpu_how(const mu_workload_mix_t *m)
+{
+	mu_muster_params_t tmp;
+	const mu_muster_params_t *p = muster_params(m, &tmp);
+	return FRAG_CPU | (m && m->index && m->index->multi >= p->mem_multi ?
+			   FRAG_MEM : 0);
 }
 
 static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
@@ -715,7 +767,7 @@ static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 {
 	if (!muster_cpu_aware(ctx->state, req))
 		return muster_share(ctx->state, n, req).cost;
-	return -best_placement(ctx->state, n, req, FRAG_CPU).cost;
+	return -best_placement(ctx->state, n, req, cpu_how(ctx->state)).cost;
 }
 
 static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
@@ -723,7 +775,7 @@ static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 {
 	if (!muster_cpu_aware(ctx->state, req))
 		return muster_share(ctx->state, n, req).dev;
-	return best_placement(ctx->state, n, req, FRAG_CPU).dev;
+	return best_placement(ctx->state, n, req, cpu_how(ctx->state)).dev;
 }
 
 /* --- muster-supply: shares placed by the cluster's supply ------------------
@@ -856,7 +908,7 @@ static placement_t muster_supply_share(const mu_workload_mix_t *m,
 	const mu_muster_params_t *mp = muster_params(m, &tmp);
 	placement_t p;
 	if (muster_cpu_aware(m, req)) {
-		p = best_placement(m, v, req, FRAG_CPU);
+		p = best_placement(m, v, req, cpu_how(m));
 		p.cost = -p.cost;
 	} else {
 		double scale = sv.rho < 1 ? sv.rho : 1;

@@ -133,18 +133,25 @@ size_t mu_muster_params_late(const mu_workload_mix_t *mix,
 	return n;
 }
 
+/* A threshold on the mix's multi-GPU share of the demand as a word: "on"
+ * (<= 0: always), "off" (above 1: never), "auto" between. */
+static const char *threshold_word(double x)
+{
+	return x <= 0 ? "on" : x > 1 ? "off" : "auto";
+}
+
 const char *mu_muster_params_format(const mu_muster_params_t *p, char *buf,
 				    size_t len)
 {
-	const char *mg = p->mg_multi <= 0 ? "on" : p->mg_multi > 1 ? "off" : "auto";
 	const char *fit = p->best_fit && p->whole_fgd ? ", best fit, whole by fgd" :
 			  p->best_fit ? ", best fit" :
 			  p->whole_fgd ? ", whole by fgd" : "";
+	char below[32] = "";
 	if (p->reserve > 0 && p->reserve_below <= 1000)
-		snprintf(buf, len, "mg %s, reserve %.2f below %d%s", mg,
-			 p->reserve, (int)p->reserve_below, fit);
-	else
-		snprintf(buf, len, "mg %s, reserve %.2f%s", mg, p->reserve, fit);
+		snprintf(below, sizeof below, " below %d", (int)p->reserve_below);
+	snprintf(buf, len, "mg %s, reserve %.2f%s%s, demand %s, mem %s",
+		 threshold_word(p->mg_multi), p->reserve, below, fit,
+		 threshold_word(p->demand_multi), threshold_word(p->mem_multi));
 	return buf;
 }
 

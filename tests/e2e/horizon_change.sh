@@ -74,17 +74,17 @@ n=$(node_of probe)
 
 # kexplain: the settings that placed each pod, and the scheduler's now.
 expect kexplain-first 0 "$M" kexplain --kubeconfig "$T/data/kubeconfig" -n default a1
-has first-defaults "$T/out" "placed by:  muster-horizon: mg auto, reserve 0.75 (muster's defaults: no choice yet)"
+has first-defaults "$T/out" "placed by:  muster-horizon: mg auto, reserve 0.75, demand auto, mem auto (muster's defaults: no choice yet)"
 expect kexplain-probe 0 "$M" kexplain --kubeconfig "$T/data/kubeconfig" -n default probe
-has probe-setting "$T/out" "placed by:  muster-horizon: mg on, reserve 0.75 (candidate "
+has probe-setting "$T/out" "placed by:  muster-horizon: mg on, reserve 0.75, demand auto, mem auto (candidate "
 has probe-checkpoint "$T/out" ", chosen at checkpoint 0, 55% of GPUs allocated; choice 1, changed)"
 # the probe took the allocation to 65%: a second choice (checkpoint 1)
 # takes the rule back off (the demand seen is mostly shares now)
 choices2() { [ "$(command curl -sf "$(murl)/metrics" | sed -n 's/^muster_policy_choices_total //p')" = 2 ]; }
 wait_for second-choice 90 choices2
 expect kexplain-live 0 "$M" kexplain --kubeconfig "$T/data/kubeconfig" -n default --scheduler "$(murl)" --token-file "$T/token" probe
-has live-policy "$T/out" "policy now: muster-horizon: mg auto, reserve 0.75 (candidate 1, chosen at checkpoint 1; 2 choices, 2 changed the settings)"
-has live-probe-still "$T/out" "placed by:  muster-horizon: mg on, reserve 0.75 (candidate 6 of 10, chosen at checkpoint 0"
+has live-policy "$T/out" "policy now: muster-horizon: mg auto, reserve 0.75, demand auto, mem auto (candidate 1, chosen at checkpoint 1; 2 choices, 2 changed the settings)"
+has live-probe-still "$T/out" "placed by:  muster-horizon: mg on, reserve 0.75, demand auto, mem auto (candidate 6 of 10, chosen at checkpoint 0"
 kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=""
 hasnt sanitizers "$T/sched.log" "Sanitizer"
 done_

@@ -104,9 +104,9 @@ static void test_candidates(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_muster_params_candidates(&m, c, 2), 10);
 	char buf[96];
 	CHECK(t, strcmp(mu_muster_params_format(&c[1], buf, sizeof buf),
-			"mg auto, reserve 0.75 below 700") == 0);
+			"mg auto, reserve 0.75 below 700, demand auto, mem auto") == 0);
 	CHECK(t, strcmp(mu_muster_params_format(&c[9], buf, sizeof buf),
-			"mg on, reserve 0.00") == 0);
+			"mg on, reserve 0.00, demand auto, mem auto") == 0);
 	mu_workload_mix_release(&m);
 }
 
@@ -406,12 +406,12 @@ static void test_late_candidates(mu_t_t *t)
 	CHECK(t, c[0].best_fit && !c[0].whole_fgd);
 	char buf[96];
 	CHECK(t, strcmp(mu_muster_params_format(&c[0], buf, sizeof buf),
-			"mg auto, reserve 0.75, best fit") == 0);
+			"mg auto, reserve 0.75, best fit, demand auto, mem auto") == 0);
 	mu_muster_params_late(&m, c, 4);
 	CHECK(t, c[1].best_fit && c[1].mg_multi <= 0);
 	CHECK(t, !c[2].best_fit && c[2].whole_fgd);
 	CHECK(t, strcmp(mu_muster_params_format(&c[2], buf, sizeof buf),
-			"mg auto, reserve 0.75, whole by fgd") == 0);
+			"mg auto, reserve 0.75, whole by fgd, demand auto, mem auto") == 0);
 	vnode_t n;
 	vnode(&n, 16000, 2);
 	n.gpu[0] = 700;
