@@ -163,9 +163,23 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     capacity as well as free CPU (a shape asking mem uses at most
  *     free memory / mem of its pods' GPUs) when pods of two or more GPUs
  *     carry at least mem_multi of the mix's GPU demand (0: always, above
- *     1: never); a shape's memory is the mean of its pods'.
+ *     1: never); a shape's memory is the mean of its pods';
+ *   - cpu_fit (the seventeenth round): when pods that take no GPU are at
+ *     least cpu_fit of the mix's pods, a CPU-only pod's ties in the
+ *     CPU-aware growth (every node where it strands no GPU, say) go to the
+ *     node it leaves the least free CPU on, not the lower node id (0:
+ *     always, above 1: never);
+ *   - press_over (the seventeenth round): a GPU pod avoids nodes whose
+ *     GPU model the mix's model-tied pods over-ask: with the cluster's
+ *     devices per model given (mu_workload_mix_supply), a node of a model
+ *     whose pressure (the GPU demand of the shapes that name models, each
+ *     spread evenly over the devices of the models it may use, per device
+ *     of the model, over the cluster's demand per device) exceeds
+ *     press_over scores PRESS_COST per unit above it less; pods tied to
+ *     one model see the same cost on every node they fit, and shapes that
+ *     name no model press on none (0: off).
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
- * 0, 0.15, MEM_MULTI (score_frag.c). */
+ * 0, 0.15, 0.45, 0.25, 1.5 (score_frag.c). */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
@@ -175,6 +189,8 @@ typedef struct mu_muster_params {
 	int32_t whole_fgd;
 	double demand_multi;
 	double mem_multi;
+	double cpu_fit;
+	double press_over;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);
@@ -220,6 +236,13 @@ typedef struct mu_workload_mix {
 } mu_workload_mix_t;
 
 void mu_workload_mix_init(mu_workload_mix_t *m);
+/* Tells a finished mix that the cluster has `devices` GPUs of `model`
+ * (NULL or a model no shape names: counted as other devices); called once
+ * per node or per model, it adds up.  The mix's per-model pressure
+ * (muster's press_over) is computed again from the sums.  MU_EINVAL
+ * without a finished mix or for negative devices.  O(types x models). */
+int mu_workload_mix_supply(mu_workload_mix_t *m, const char *model,
+			   int64_t devices);
 void mu_workload_mix_release(mu_workload_mix_t *m);
 /* Counts `count` pods with request req (request units) that may run on the
  * given GPU models (none: any).  MU_EINVAL for a negative count or a

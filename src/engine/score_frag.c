@@ -56,9 +56,16 @@ struct mu__mix_index {
 	                   * FRAG_DEMAND) */
 	double multi;     /* share of the GPU demand in pods of 2+ GPUs */
 	double whole;     /* share of the GPU demand in pods of whole GPUs */
+	double cpu_only;  /* share of the pods that take no GPU */
 	/* dead[r]: r less the largest sum <= r of the mix's common share
 	 * sizes, repeats allowed (see mix_dead) */
 	int16_t dead[1001];
+	/* The cluster's devices per model (mu_workload_mix_supply; the last
+	 * entry: nodes of a model no shape names, or of none) and each
+	 * model's pressure from them (mix_press); npress 0: none given. */
+	int64_t devices[MU_MIX_MAX_MODELS + 1];
+	double press[MU_MIX_MAX_MODELS + 1];
+	int32_t npress;
 };
 
 /* A node as the measure sees it: free CPU, whole free devices, and the
@@ -255,6 +262,10 @@ static int mix_index(mu_workload_mix_t *m)
 		whole += t->gpus > 0 ? d : 0;
 	}
 	ix->multi = demand > 0 ? multi / demand : 0;
+	double none = 0;
+	for (int32_t i = 0; i < m->ntypes; i++)
+		none += !m->types[i].gpus && !m->types[i].gpu_milli ? m->types[i].weight : 0;
+	ix->cpu_only = none;
 	ix->whole = demand > 0 ? whole / demand : 0;
 	for (int32_t i = 0; i < m->ntypes; i++) {
 		const mu_pod_type_t *t = &m->types[i];
@@ -326,6 +337,56 @@ int mu_workload_mix_finish(mu_workload_mix_t *m)
 	m->ntypes = k;
 	mix_trim(m);
 	return mix_index(m);
+}
+
+/* Each model's pressure from the devices given (see mu_muster_params_t's
+ * press_over): the demand of the GPU shapes that name models, each spread
+ * evenly over the devices of the models it may use, summed per device of
+ * a model, over the cluster's demand per device (every shape's).  A shape
+ * that names no model may go anywhere and presses on none: 0 everywhere
+ * when no shape names a model.  O(types x models). */
+static void mix_press(const mu_workload_mix_t *m, struct mu__mix_index *ix)
+{
+	const int32_t other = MU_MIX_MAX_MODELS;
+	int64_t all = ix->devices[other];
+	double demand = 0;
+	for (int32_t k = 0; k < m->nmodels; k++)
+		all += ix->devices[k];
+	for (int32_t k = 0; k <= other; k++)
+		ix->press[k] = 0;
+	ix->npress = 0;
+	for (int32_t i = 0; i < m->ntypes && all > 0; i++) {
+		const mu_pod_type_t *t = &m->types[i];
+		double d = (double)t->count * (t->gpus ? 1000.0 * t->gpus : t->gpu_milli);
+		int64_t on = 0;
+		for (int32_t k = 0; k < m->nmodels; k++)
+			on += (t->models >> k) & 1 ? ix->devices[k] : 0;
+		demand += d;
+		if (!t->models || on <= 0)
+			continue; /* free to go anywhere: no model's pressure */
+		for (int32_t k = 0; k < m->nmodels; k++)
+			if ((t->models >> k) & 1)
+				ix->press[k] += d / (double)on;
+	}
+	if (demand <= 0)
+		return;
+	for (int32_t k = 0; k <= other; k++)
+		ix->press[k] *= (double)all / demand;
+	ix->npress = 1;
+}
+
+int mu_workload_mix_supply(mu_workload_mix_t *m, const char *model,
+			   int64_t devices)
+{
+	if (!m || !m->index || devices < 0)
+		return MU_EINVAL;
+	int32_t k = MU_MIX_MAX_MODELS;
+	for (int32_t i = 0; model && i < m->nmodels; i++)
+		if (strcmp(m->models[i], model) == 0)
+			k = i;
+	m->index->devices[k] += devices;
+	mix_press(m, m->index);
+	return MU_OK;
 }
 
 /* --- The measure ------------------------------------------------------- */
@@ -696,7 +757,7 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * "Seventeenth round"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
-	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45};
+	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25, 1.5};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -762,12 +823,50 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 	return fgd_placement(m, v, req, &terms);
 }
 
+/* What a GPU pod's score loses on node v of a model the mix over-asks
+ * (press_over, see mu_muster_params_t): PRESS_COST per unit of pressure
+ * above the setting, far above the points and growths it is added to.
+ * 0 without devices given, for CPU-only pods and with the rule off.
+ * O(models). */
+#define PRESS_COST 1e6
+
+static double press_cost(const mu_workload_mix_t *m,
+			 const mu_muster_params_t *p, const mu_node_view_t *v,
+			 const mu_res_t *req)
+{
+	if (!m || !m->index || !m->index->npress || p->press_over <= 0 ||
+	    (req->v[MU_RES_GPU] <= 0 && req->v[MU_RES_GPU_MILLI] <= 0))
+		return 0;
+	int32_t k = MU_MIX_MAX_MODELS;
+	for (int32_t i = 0; v->gpu_model && i < m->nmodels; i++)
+		if (strcmp(m->models[i], v->gpu_model) == 0)
+			k = i;
+	double over = m->index->press[k] - p->press_over;
+	return over > 1e-9 ? PRESS_COST * over : 0;
+}
+
+/* A CPU-only pod's tie-break under cpu_fit (see mu_muster_params_t): less
+ * by the free CPU it leaves, 0.001 milli-GPU a core (0.128 on openb's
+ * largest nodes), so it decides among growths equal but for rounding
+ * (1e-9 a millicore, below the sums' rounding noise, changed nothing
+ * on cpu500; docs/evaluation.md, "Seventeenth round"). */
+#define CPU_FIT_SCALE 1e-6
+
 static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 			   const mu_res_t *req)
 {
+	mu_muster_params_t tmp;
+	const mu_muster_params_t *p = muster_params(ctx->state, &tmp);
+	double press = press_cost(ctx->state, p, n, req);
 	if (!muster_cpu_aware(ctx->state, req))
-		return muster_share(ctx->state, n, req).cost;
-	return -best_placement(ctx->state, n, req, cpu_how(ctx->state)).cost;
+		return muster_share(ctx->state, n, req).cost - press;
+	double sc = -best_placement(ctx->state, n, req, cpu_how(ctx->state)).cost - press;
+	const mu_workload_mix_t *m = ctx->state;
+	if (m && m->index && m->index->cpu_only >= p->cpu_fit &&
+	    ((req->v[MU_RES_GPU] <= 0 && req->v[MU_RES_GPU_MILLI] <= 0)))
+		sc -= CPU_FIT_SCALE *
+		      (double)(n->free->v[MU_RES_CPU] - req->v[MU_RES_CPU]);
+	return sc;
 }
 
 static int pick_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,

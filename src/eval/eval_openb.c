@@ -72,6 +72,11 @@ static int input_add_pods(mu_eval_input_t *in, const mu_specs_t *pods)
 	int rc = mu_sim_workload_mix(pods, &in->mix);
 	if (rc == MU_OK)
 		rc = mu_sim_workload_mix(pods, &in->mix_all);
+	/* muster's mix knows the cluster's devices per model (press_over;
+	 * the pod list has no nodes of its own). */
+	for (size_t i = 0; rc == MU_OK && i < in->nnodes; i++)
+		rc = mu_workload_mix_supply(&in->mix_all, in->nodes[i].gpu_model,
+					    in->nodes[i].alloc.v[MU_RES_GPU]);
 	/* The pods' memory for the rollouts: the engine's fit holds it. */
 	for (size_t j = 0; rc == MU_OK && j < pods->njobs; j++)
 		for (size_t p = 0; rc == MU_OK && p < pods->jobs[j].npodsets; p++) {
