@@ -17,49 +17,17 @@
 
 #include "check.h"
 #include "muster/engine.h"
+#include "score_fixture.h"
 
 #define GIB ((int64_t)1 << 30)
-
-static mu_res_t req(int64_t cpu_milli, int64_t mem, int64_t gpus)
-{
-	mu_res_t r;
-	memset(&r, 0, sizeof r);
-	r.v[MU_RES_CPU] = cpu_milli;
-	r.v[MU_RES_MEM] = mem;
-	r.v[MU_RES_GPU] = gpus;
-	r.v[MU_RES_PODS] = 1;
-	return r;
-}
-
-/* A free node of eight devices, 96 cores and mem bytes over caller-owned
- * storage. */
-typedef struct vnode {
-	mu_res_t alloc, free;
-	int16_t gpu[MU_MAX_GPUS];
-	mu_node_view_t v;
-} vnode_t;
-
-static void vnode(vnode_t *n, int64_t mem)
-{
-	memset(n, 0, sizeof *n);
-	n->alloc.v[MU_RES_CPU] = 96000;
-	n->alloc.v[MU_RES_MEM] = mem;
-	n->alloc.v[MU_RES_GPU] = 8;
-	n->alloc.v[MU_RES_GPU_MILLI] = 8000;
-	n->alloc.v[MU_RES_PODS] = 110;
-	n->free = n->alloc;
-	for (int g = 0; g < 8; g++)
-		n->gpu[g] = 1000;
-	n->v = (mu_node_view_t){&n->alloc, &n->free, 8, n->gpu, NULL, NULL};
-}
 
 /* multigpu100's GPU shapes, in its proportions: 4-GPU pods of 60 cores
  * and 313 GiB (40), of 32 cores and 129 GiB (164), 8-GPU pods of 64
  * cores and 257 GiB (276).  Pods of 2+ GPUs carry all the GPU demand. */
 static void mix(mu_workload_mix_t *m)
 {
-	mu_res_t a = req(60200, 313 * GIB, 4), b = req(32200, 129 * GIB, 4),
-		 c = req(64200, 257 * GIB, 8);
+	mu_res_t a = score_req(60200, 313 * GIB, 4, 0), b = score_req(32200, 129 * GIB, 4, 0),
+		 c = score_req(64200, 257 * GIB, 8, 0);
 	mu_workload_mix_init(m);
 	mu_workload_mix_add(m, &a, NULL, 0, 40);
 	mu_workload_mix_add(m, &b, NULL, 0, 164);
@@ -70,11 +38,11 @@ static void mix(mu_workload_mix_t *m)
 static void test_memory_keeps_pair(mu_t_t *t)
 {
 	vnode_t small, big;
-	vnode(&small, 384 * GIB);
-	vnode(&big, 768 * GIB);
+	score_node(&small, 8, 96000, 384 * GIB, NULL);
+	score_node(&big, 8, 96000, 768 * GIB, NULL);
 	mu_workload_mix_t m;
 	mix(&m);
-	mu_res_t p = req(60200, 313 * GIB, 4);
+	mu_res_t p = score_req(60200, 313 * GIB, 4, 0);
 	mu_muster_params_t on, off;
 	mu_muster_params_defaults(&on);
 	CHECK(t, on.mem_multi > 0 && on.mem_multi <= 1); /* on here: 1.0 */
@@ -105,10 +73,10 @@ static void test_memory_keeps_pair(mu_t_t *t)
 static void test_threshold(mu_t_t *t)
 {
 	vnode_t small, big;
-	vnode(&small, 384 * GIB);
-	vnode(&big, 768 * GIB);
+	score_node(&small, 8, 96000, 384 * GIB, NULL);
+	score_node(&big, 8, 96000, 768 * GIB, NULL);
 	mu_workload_mix_t m;
-	mu_res_t a = req(30000, 200 * GIB, 1);
+	mu_res_t a = score_req(30000, 200 * GIB, 1, 0);
 	mu_workload_mix_init(&m);
 	mu_workload_mix_add(&m, &a, NULL, 0, 10);
 	mu_workload_mix_finish(&m);
@@ -130,7 +98,7 @@ static void test_threshold(mu_t_t *t)
 static void test_mean_memory(mu_t_t *t)
 {
 	mu_workload_mix_t m;
-	mu_res_t a = req(32000, 100 * GIB, 4), b = req(32000, 200 * GIB, 4);
+	mu_res_t a = score_req(32000, 100 * GIB, 4, 0), b = score_req(32000, 200 * GIB, 4, 0);
 	mu_workload_mix_init(&m);
 	mu_workload_mix_add(&m, &a, NULL, 0, 1);
 	mu_workload_mix_add(&m, &b, NULL, 0, 3);

@@ -19,47 +19,13 @@
 
 #include "check.h"
 #include "muster/engine.h"
-
-static mu_res_t req(int64_t cpu_milli, int64_t gpus, int64_t share)
-{
-	mu_res_t r;
-	memset(&r, 0, sizeof r);
-	r.v[MU_RES_CPU] = cpu_milli;
-	r.v[MU_RES_GPU] = gpus;
-	r.v[MU_RES_GPU_MILLI] = share;
-	r.v[MU_RES_PODS] = 1;
-	return r;
-}
-
-/* A node of eight devices, `free_gpus` of them whole and free, the rest
- * full, with cpu millicores free of 96,000, of GPU model `model` (NULL:
- * none), over caller-owned storage. */
-typedef struct vnode {
-	mu_res_t alloc, free;
-	int16_t gpu[MU_MAX_GPUS];
-	mu_node_view_t v;
-} vnode_t;
-
-static void vnode(vnode_t *n, int free_gpus, int64_t cpu, const char *model)
-{
-	memset(n, 0, sizeof *n);
-	n->alloc.v[MU_RES_CPU] = 96000;
-	n->alloc.v[MU_RES_GPU] = 8;
-	n->alloc.v[MU_RES_GPU_MILLI] = 8000;
-	n->free.v[MU_RES_CPU] = cpu;
-	for (int g = 0; g < 8; g++) {
-		n->gpu[g] = g < free_gpus ? 1000 : 0;
-		n->free.v[MU_RES_GPU] += g < free_gpus;
-		n->free.v[MU_RES_GPU_MILLI] += n->gpu[g];
-	}
-	n->v = (mu_node_view_t){&n->alloc, &n->free, 8, n->gpu, model, NULL};
-}
+#include "score_fixture.h"
 
 /* A mix of 1-GPU pods of 11 cores and `cpu_only` CPU-only pods of 8
  * cores for every 100 GPU pods. */
 static void cpu_mix(mu_workload_mix_t *m, int64_t cpu_only)
 {
-	mu_res_t g = req(11000, 1, 0), c = req(8000, 0, 0);
+	mu_res_t g = score_req(11000, 0, 1, 0), c = score_req(8000, 0, 0, 0);
 	mu_workload_mix_init(m);
 	mu_workload_mix_add(m, &g, NULL, 0, 100);
 	mu_workload_mix_add(m, &c, NULL, 0, cpu_only);
@@ -74,9 +40,9 @@ static void cpu_mix(mu_workload_mix_t *m, int64_t cpu_only)
 static void test_cpu_fit(mu_t_t *t)
 {
 	vnode_t a, b;
-	vnode(&a, 0, 10000, NULL);
-	vnode(&b, 0, 40000, NULL);
-	mu_res_t c = req(8000, 0, 0);
+	score_node(&a, 0, 10000, 0, NULL);
+	score_node(&b, 0, 40000, 0, NULL);
+	mu_res_t c = score_req(8000, 0, 0, 0);
 	mu_workload_mix_t half, tenth;
 	cpu_mix(&half, 100);
 	cpu_mix(&tenth, 11);
@@ -99,9 +65,9 @@ static void test_cpu_fit(mu_t_t *t)
 		 mu_score_muster.score(&ctx, &b.v, &c));
 	/* A GPU pod is not moved by it. */
 	vnode_t ga, gb;
-	vnode(&ga, 4, 44000, NULL);
-	vnode(&gb, 4, 88000, NULL);
-	mu_res_t g = req(11000, 1, 0);
+	score_node(&ga, 4, 44000, 0, NULL);
+	score_node(&gb, 4, 88000, 0, NULL);
+	mu_res_t g = score_req(11000, 0, 1, 0);
 	view = half;
 	view.muster = &on;
 	double on_a = mu_score_muster.score(&ctx, &ga.v, &g);
@@ -124,7 +90,7 @@ static void test_cpu_fit(mu_t_t *t)
 static void press_mix(mu_workload_mix_t *m, bool models)
 {
 	const char *a[] = {"A"}, *ab[] = {"A", "B"};
-	mu_res_t g = req(8000, 1, 0);
+	mu_res_t g = score_req(8000, 0, 1, 0);
 	mu_workload_mix_init(m);
 	mu_workload_mix_add(m, &g, models ? a : NULL, models ? 1 : 0, 40);
 	mu_workload_mix_add(m, &g, models ? ab : NULL, models ? 2 : 0, 10);
@@ -135,9 +101,9 @@ static void press_mix(mu_workload_mix_t *m, bool models)
 static void test_press(mu_t_t *t)
 {
 	vnode_t na, nb;
-	vnode(&na, 8, 96000, "A");
-	vnode(&nb, 8, 96000, "B");
-	mu_res_t g = req(8000, 1, 0), s = req(8000, 0, 500);
+	score_node(&na, 8, 96000, 0, "A");
+	score_node(&nb, 8, 96000, 0, "B");
+	mu_res_t g = score_req(8000, 0, 1, 0), s = score_req(8000, 0, 0, 500);
 	mu_workload_mix_t m, plain;
 	press_mix(&m, true);
 	mu_muster_params_t on, off;
