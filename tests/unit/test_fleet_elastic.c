@@ -21,33 +21,10 @@
 
 #include "check.h"
 #include "muster/fleet.h"
+#include "fleet_fixture.h"
 
-#define GI (1024LL * 1024 * 1024)
-#define MIN (60 * 1000LL)
-#define HOUR (60 * MIN)
 #define MAXJ 32
 #define WHOLE 100 /* ev[]: the engine suspended the whole job */
-
-static mu_node_spec_t node_of(const char *name, int gpus)
-{
-	mu_node_spec_t n;
-	memset(&n, 0, sizeof n);
-	n.name = name;
-	n.alloc.v[MU_RES_CPU] = 64000;
-	n.alloc.v[MU_RES_MEM] = 512 * GI;
-	n.alloc.v[MU_RES_GPU] = gpus;
-	n.alloc.v[MU_RES_PODS] = 110;
-	n.gpu_model = "H100";
-	return n;
-}
-
-static void queue_of(mu_queue_spec_t *q, const char *name, int deserved_gpus)
-{
-	mu_queue_spec_defaults(q);
-	q->name = name;
-	q->deserved.v[MU_RES_GPU] = deserved_gpus * 1000LL;
-	q->weight[MU_RES_GPU] = 1;
-}
 
 /* Jobs kept alive for both sides: `pods` pods of `gpus` GPUs each,
  * minMember min (0: all), shrinkable when min > 0. */
