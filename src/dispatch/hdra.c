@@ -246,6 +246,8 @@ static long copy_one(mu__dd_t *d, mu_kube_client_t *kc, const disp_t *p, int r, 
 		     const json_t *obj, char **refused);
 static long hub_get(mu__dd_t *d, mu_kube_client_t *hub, int r, const char *ns, const char *name,
 		    json_t **out);
+static int fetch_copy(mu__dd_t *d, mu_kube_client_t *hub, mu_kube_client_t *w, const disp_t *p,
+		      int r, const char *name, const char *who, char *msg, size_t ml);
 
 int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod, char *msg,
 		  size_t ml)
@@ -270,30 +272,12 @@ int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod,
 		/* a pod that came after the group was read (round 17): its
 		 * object read from the hub and copied now, as the pull agent
 		 * copies a pod's */
-		json_t *obj = NULL;
-		long hs = hub || mu_kube_client_new(d->o->hub, &hub) == MU_OK ?
-			hub_get(d, hub, r, j->ns, name, &obj) : 0;
-		if (hs != 200) {
-			snprintf(msg, ml, "pod %s: %s %s/%s not read from the hub: HTTP %ld",
-				 mu__jstr(pod, "metadata.name") ? mu__jstr(pod, "metadata.name") : "?",
-				 KIND[r], j->ns, name, hs);
-			out = 1;
+		if (!hub && mu_kube_client_new(d->o->hub, &hub) != MU_OK)
+			hub = NULL; /* not made: fetch_copy says HTTP 0, retried */
+		const char *who = mu__jstr(pod, "metadata.name");
+		out = fetch_copy(d, hub, kc, &p, r, name, who ? who : "?", msg, ml);
+		if (out)
 			break;
-		}
-		char *refused = NULL;
-		long st = copy_one(d, kc, &p, r, name, obj, &refused);
-		json_decref(obj);
-		if (refused) {
-			snprintf(msg, ml, "%s", refused);
-			free(refused);
-			out = -1;
-			break;
-		}
-		if (st != 201) {
-			snprintf(msg, ml, "%s %s/%s not copied: HTTP %ld", KIND[r], j->ns, name, st);
-			out = 1;
-			break;
-		}
 		mu__dlog(d, 1, "job %s: %s %s/%s, named by a pod that came after the group was read, "
 			 "copied to %s", j->key, KIND[r], j->ns, name, p.cluster);
 	}
@@ -474,6 +458,36 @@ long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 
 /* --- copies on a pull worker, by its agent ----------------------------------- */
 
+/* Hub object name (kind r, p's namespace) read now through hub (NULL: not
+ * readable) and copied to worker w for dispatch p: 0 copied, 1 not now
+ * (read or create failed: retried), -1 refused (a same-named object that
+ * is not ours); msg says why, prefixed "pod WHO: " for a read of a pod's
+ * object when who is given.  Two requests at most. */
+static int fetch_copy(mu__dd_t *d, mu_kube_client_t *hub, mu_kube_client_t *w, const disp_t *p,
+		      int r, const char *name, const char *who, char *msg, size_t ml)
+{
+	json_t *obj = NULL;
+	long hs = hub ? hub_get(d, hub, r, p->ns, name, &obj) : 0;
+	if (hs != 200) {
+		snprintf(msg, ml, "%s%s%s%s %s/%s not read from the hub: HTTP %ld", who ? "pod " : "",
+			 who ? who : "", who ? ": " : "", KIND[r], p->ns, name, hs);
+		return 1;
+	}
+	char *refused = NULL;
+	long st = copy_one(d, w, p, r, name, obj, &refused);
+	json_decref(obj);
+	if (refused) {
+		snprintf(msg, ml, "%s", refused);
+		free(refused);
+		return -1;
+	}
+	if (st != 201) {
+		snprintf(msg, ml, "%s %s/%s not copied: HTTP %ld", KIND[r], p->ns, name, st);
+		return 1;
+	}
+	return 0;
+}
+
 int mu__dhdra_agent_copy(mu__dd_t *d, mu_kube_client_t *w, const char *cluster, mu__dkind_t k,
 			 const json_t *hub, json_t *body, bool pod, char *msg, size_t ml)
 {
@@ -514,28 +528,9 @@ int mu__dhdra_agent_copy(mu__dd_t *d, mu_kube_client_t *w, const char *cluster, 
 				continue;
 			/* read from the hub now: the copy is the hub's object as
 			 * it is at dispatch */
-			json_t *obj = NULL;
-			long hs = hub_get(d, d->hub, r, p.ns, name, &obj);
-			if (hs != 200) {
-				snprintf(msg, ml, "%s %s/%s not read from the hub: HTTP %ld", KIND[r], p.ns,
-					 name, hs);
-				rc = 1;
+			rc = fetch_copy(d, d->hub, w, &p, r, name, NULL, msg, ml);
+			if (rc)
 				break;
-			}
-			char *refused = NULL;
-			long st = copy_one(d, w, &p, r, name, obj, &refused);
-			json_decref(obj);
-			if (refused) {
-				snprintf(msg, ml, "%s", refused);
-				free(refused);
-				rc = -1;
-				break;
-			}
-			if (st != 201) {
-				snprintf(msg, ml, "%s %s/%s not copied: HTTP %ld", KIND[r], p.ns, name, st);
-				rc = 1;
-				break;
-			}
 			json_object_set_new(done, dk, json_true());
 		}
 	}
