@@ -3,7 +3,8 @@
 #
 # Usage: tests/run.sh BUILD_DIR   (make test passes build/asan)
 # Suites: the layer map and the call loops inside rooms
-# (scripts/check-layers.sh, check-loops.sh), unit binaries, scenario files, bad-input cases, fuzz corpus
+# (scripts/check-layers.sh, check-loops.sh), clang's warnings on every
+# source as `make fuzz` compiles it (check-clang.sh), unit binaries, scenario files, bad-input cases, fuzz corpus
 # replay, and end-to-end CLI scripts (tests/e2e/*.sh).  Every suite prints
 # lines ending in "N passed, N failed"; this script sums them and ends with
 # one such line.  It exits non-zero if anything failed.
@@ -46,6 +47,7 @@ run_suite() {
 echo "== layers (docs/architecture.md)"
 run_suite layers sh scripts/check-layers.sh .
 run_suite loops sh scripts/check-loops.sh "$B"
+run_suite clang sh scripts/check-clang.sh .
 
 echo "== unit tests"
 for t in "$B"/tests/test_*; do
