@@ -743,21 +743,21 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     the pods, 23% of the demand) counts for what it asks.  Shares then
  *     break the whole devices of nodes that could still hold such a pod
  *     less readily;
- *   - spread by CPU (the seventeenth round; off by default, spread_cpu
- *     0): a share below `mg_large`
- *     gains 100 points on a whole device of a node that keeps at least
+ *   - spread by CPU (the seventeenth round; on by default since the
+ *     eighteenth, spread_cpu 20): a share below `mg_large` gains 100
+ *     points on a whole device of a node that keeps at least
  *     `spread_cpu` cores per free GPU once it is placed.  Small shares
  *     then break the whole devices of CPU-rich nodes, whose CPU they need
  *     (openb's 470s ask 21 cores a GPU, a T4 node has 52), and leave the
  *     whole devices of CPU-poor nodes to the large shares, which ask
  *     little CPU (the 810s: 3.9 cores a GPU; docs/evaluation.md,
- *     "Seventeenth round: share-heavy variants").  Only where shares
- *     carry at least `spread_shares` of the mix's GPU demand and pods
- *     without GPUs are at most `spread_cpu_only` of its pods and pods
- *     tied to GPU models carry at most `spread_models` of its GPU demand:
- *     it cost openb's multigpu40 (shares 0.18 of the demand), cpu500
- *     (half the pods CPU-only) and gpuspec20 to 50 (at x = 100, and
- *     gpuspec50 at x = 130) more than the seeds' spread.
+ *     "Eighteenth round: small shares spread to CPU-rich nodes").  Only
+ *     where shares carry at least `spread_shares` of the mix's GPU
+ *     demand and pods without GPUs are at most `spread_cpu_only` of its
+ *     pods and pods tied to GPU models carry at most `spread_models` of
+ *     its GPU demand: ungated it cost openb's multigpu40 (shares 0.18 of
+ *     the demand), cpu500 (half the pods CPU-only) and gpuspec20 to 50
+ *     (at x = 100, and gpuspec50 at x = 130) more than the seeds' spread.
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
