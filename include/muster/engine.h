@@ -177,9 +177,17 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     of the model, over the cluster's demand per device) exceeds
  *     press_over scores PRESS_COST per unit above it less; pods tied to
  *     one model see the same cost on every node they fit, and shapes that
- *     name no model press on none (0: off).
+ *     name no model press on none (0: off);
+ *   - spread_cpu (the seventeenth round; on by default since the
+ *     eighteenth): a share below mg_large placed by points gains 100 points on a whole device of a node that keeps
+ *     at least spread_cpu cores per free GPU once it is placed, so that
+ *     small shares break the whole devices of CPU-rich nodes and leave
+ *     the CPU-poor nodes' whole devices to the large shares (0: off),
+ *     where shares carry at least spread_shares of the mix's GPU demand
+ *     and pods without GPUs are at most spread_cpu_only of its pods and
+ *     pods tied to GPU models carry at most spread_models of its demand.
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
- * 0, 0.15, 0.45, 0.25, 1.5 (score_frag.c). */
+ * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15 (score_frag.c). */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
@@ -191,6 +199,10 @@ typedef struct mu_muster_params {
 	double mem_multi;
 	double cpu_fit;
 	double press_over;
+	double spread_cpu;
+	double spread_shares;
+	double spread_cpu_only;
+	double spread_models;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);

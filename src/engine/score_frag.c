@@ -57,6 +57,8 @@ struct mu__mix_index {
 	double multi;     /* share of the GPU demand in pods of 2+ GPUs */
 	double whole;     /* share of the GPU demand in pods of whole GPUs */
 	double cpu_only;  /* share of the pods that take no GPU */
+	double shares;    /* share of the GPU demand in shares (1..999) */
+	double bound;     /* share of the GPU demand tied to GPU models */
 	/* dead[r]: r less the largest sum <= r of the mix's common share
 	 * sizes, repeats allowed (see mix_dead) */
 	int16_t dead[1001];
@@ -252,7 +254,7 @@ static int mix_index(mu_workload_mix_t *m)
 		ix->cum_inv[i] = (first ? 0 : ix->cum_inv[i - 1]) +
 				 (t->cpu > 0 ? t->weight / (double)t->cpu : 0);
 	}
-	double demand = 0, multi = 0, whole = 0;
+	double demand = 0, multi = 0, whole = 0, bound = 0;
 	for (int32_t i = 0; i < m->ntypes; i++) {
 		const mu_pod_type_t *t = &m->types[i];
 		double d = (double)t->count *
@@ -260,6 +262,7 @@ static int mix_index(mu_workload_mix_t *m)
 		demand += d;
 		multi += t->gpus > 1 ? d : 0;
 		whole += t->gpus > 0 ? d : 0;
+		bound += t->models ? d : 0;
 	}
 	ix->multi = demand > 0 ? multi / demand : 0;
 	double none = 0;
@@ -267,6 +270,8 @@ static int mix_index(mu_workload_mix_t *m)
 		none += !m->types[i].gpus && !m->types[i].gpu_milli ? m->types[i].weight : 0;
 	ix->cpu_only = none;
 	ix->whole = demand > 0 ? whole / demand : 0;
+	ix->shares = demand > 0 ? 1 - ix->whole : 0;
+	ix->bound = demand > 0 ? bound / demand : 0;
 	for (int32_t i = 0; i < m->ntypes; i++) {
 		const mu_pod_type_t *t = &m->types[i];
 		bool first = i == 0 || !same_group(t, &m->types[i - 1]);
@@ -631,6 +636,8 @@ typedef struct share_terms {
 	int32_t reserve;     /* whole devices a node keeps before breaking one costs */
 	bool best_fit;       /* points by what the device keeps free, not FGD's */
 	int how;             /* the measure's flags (FRAG_DEMAND or 0) */
+	double spread;       /* millicores per milli-GPU free a node keeps for
+	                      * a whole device to gain 100 points (0: off) */
 } share_terms_t;
 
 /* The FGD artifact's share placement (calculateGpuShareFragExtendScore):
@@ -662,6 +669,10 @@ static placement_t share_placement(const mu_workload_mix_t *m,
 			p -= dead / 1001.0;
 			if (f >= 1000 && after->nfull <= terms->reserve)
 				p -= 100;
+			if (f >= 1000 && terms->spread > 0 &&
+			    (double)after->cpu >=
+			    terms->spread * (double)(after->total - milli))
+				p += 100;
 		}
 		if (best.dev < 0 || p > best.cost)
 			best = (placement_t){p, g};
@@ -731,7 +742,22 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     number and large in GPUs (openb multigpu30's 8-GPU pods: 2.8% of
  *     the pods, 23% of the demand) counts for what it asks.  Shares then
  *     break the whole devices of nodes that could still hold such a pod
- *     less readily.
+ *     less readily;
+ *   - spread by CPU (the seventeenth round; on by default since the
+ *     eighteenth, spread_cpu 20): a share below `mg_large` gains 100
+ *     points on a whole device of a node that keeps at least
+ *     `spread_cpu` cores per free GPU once it is placed.  Small shares
+ *     then break the whole devices of CPU-rich nodes, whose CPU they need
+ *     (openb's 470s ask 21 cores a GPU, a T4 node has 52), and leave the
+ *     whole devices of CPU-poor nodes to the large shares, which ask
+ *     little CPU (the 810s: 3.9 cores a GPU; docs/evaluation.md,
+ *     "Eighteenth round: small shares spread to CPU-rich nodes").  Only
+ *     where shares carry at least `spread_shares` of the mix's GPU
+ *     demand and pods without GPUs are at most `spread_cpu_only` of its
+ *     pods and pods tied to GPU models carry at most `spread_models` of
+ *     its GPU demand: ungated it cost openb's multigpu40 (shares 0.18 of
+ *     the demand), cpu500 (half the pods CPU-only) and gpuspec20 to 50
+ *     (at x = 100, and gpuspec50 at x = 130) more than the seeds' spread.
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
@@ -754,10 +780,16 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * mem_multi 0.45, on where pods of 2+ GPUs carry about half the demand or
  * more (openb's multigpu50 and multigpu100; always on, it costs the
  * synthetic cpu250 0.11 and multigpu30 0.05: docs/evaluation.md,
- * "Seventeenth round"). */
+ * "Seventeenth round");
+ * spread_cpu 20 cores a GPU (12, 16, 24, 30 tried), spread_shares 0.19
+ * (between multigpu40's 0.18 and gpushare20's 0.20: fitted to the
+ * synthetic variants), spread_cpu_only 0.15 (default's 0.13 in, cpu200 to
+ * cpu500 out), spread_models 0.15 (gpuspec10 in, gpuspec20 to 100 out;
+ * "Seventeenth round" and "Eighteenth round"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
-	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25, 1.5};
+	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
+				  1.5, 20, 0.19, 0.15, 0.15};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -805,6 +837,21 @@ static int share_how(const mu_workload_mix_t *m, const mu_muster_params_t *p)
 	       FRAG_DEMAND : 0;
 }
 
+/* The spread rule's cores per free GPU for share req under settings p
+ * (see muster above): p->spread_cpu for a share below p->mg_large when
+ * shares carry at least p->spread_shares of the mix's GPU demand and
+ * pods without GPUs are at most p->spread_cpu_only of its pods and
+ * pods tied to GPU models carry at most p->spread_models of its GPU
+ * demand; else 0, off. */
+static double share_spread(const mu_workload_mix_t *m,
+			   const mu_muster_params_t *p, const mu_res_t *req)
+{
+	return m && m->index && req->v[MU_RES_GPU_MILLI] < p->mg_large &&
+	       m->index->shares >= p->spread_shares &&
+	       m->index->cpu_only <= p->spread_cpu_only &&
+	       m->index->bound <= p->spread_models ? p->spread_cpu : 0;
+}
+
 /* The share req's placement on the node of view v (see muster above):
  * FGD's with muster's terms.  Without a finished mix, FGD's placement.
  * O(devices) measures. */
@@ -819,7 +866,7 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 		m->index->dead,
 		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
 			(int32_t)floor(p->reserve * v->ngpu * m->index->whole) : -1,
-		p->best_fit != 0, share_how(m, p)};
+		p->best_fit != 0, share_how(m, p), share_spread(m, p, req)};
 	return fgd_placement(m, v, req, &terms);
 }
 
@@ -1015,7 +1062,7 @@ static placement_t muster_supply_share(const mu_workload_mix_t *m,
 			m->index->dead,
 			(int32_t)floor(mp->reserve * v->ngpu * scale),
 			mp->best_fit != 0,
-			share_how(m, mp)};
+			share_how(m, mp), share_spread(m, mp, req)};
 		p = fgd_placement(m, v, req, &terms);
 	}
 	if (req->v[MU_RES_GPU_MILLI] >= mp->mg_large && p.dev >= 0 &&

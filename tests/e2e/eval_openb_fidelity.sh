@@ -60,7 +60,11 @@ run() {
 # default +0.47, cpu050 +0.72, gpushare40 +0.45, multigpu30 +0.50,
 # gpuspec10 +1.06.  Round 16 (shares weighed by demand when pods of 2+
 # GPUs carry 15% of it: multigpu30 only) moves multigpu30's muster at
-# seed 42 from 96.93 to 96.99 (golden below); the floors stay.
+# seed 42 from 96.93 to 96.99 (golden below); the floors stay.  Round 18
+# (small shares spread to CPU-rich nodes, spread_cpu, on for all five)
+# moves muster at seed 42: default 95.92 to 95.99, cpu050 95.94 to 96.09,
+# gpushare40 94.45 to 94.78, gpuspec10 95.90 to 96.00, multigpu30 96.99
+# to 97.00 (golden below); the floors stay (they are minimums).
 margin() {
 	case "$SEEDS/$1" in
 	42/default) min=0.43 ;; 42/cpu050) min=0.40 ;; 42/gpushare40) min=0.31 ;;
@@ -85,11 +89,11 @@ margin() {
 golden() {
 	[ "$SEEDS" = 42 ] || return 0
 	case "$1" in
-	default) want="88.05 91.18 92.56 92.51 93.06 95.39 95.92" ;;
-	cpu050) want="91.32 93.49 94.20 94.19 93.73 95.44 95.94" ;;
-	gpushare40) want="85.29 89.70 90.70 90.73 91.86 94.04 94.45" ;;
-	multigpu30) want="89.05 92.99 94.35 94.30 94.56 96.31 96.99" ;;
-	gpuspec10) want="87.40 90.65 92.80 92.99 93.25 94.58 95.90" ;;
+	default) want="88.05 91.18 92.56 92.51 93.06 95.39 95.99" ;;
+	cpu050) want="91.32 93.49 94.20 94.19 93.73 95.44 96.09" ;;
+	gpushare40) want="85.29 89.70 90.70 90.73 91.86 94.04 94.78" ;;
+	multigpu30) want="89.05 92.99 94.35 94.30 94.56 96.31 97.00" ;;
+	gpuspec10) want="87.40 90.65 92.80 92.99 93.25 94.58 96.00" ;;
 	*) return 0 ;;
 	esac
 	set -- "$1" $want

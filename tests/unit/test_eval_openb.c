@@ -304,7 +304,11 @@ static void test_muster_mg_choice(mu_t_t *t)
  * FGD's points are the same (51) and it takes the first.  Reserve: the
  * mix's whole-GPU share of the demand is 10000 / 17900, so a 4-GPU node
  * keeps floor(0.75 x 4 x 0.56) = 1 whole device for whole-GPU pods; a
- * share breaks that one only when no node has another. */
+ * share breaks that one only when no node has another.  The reserve is
+ * shown on nodes of 10 free cores: on a CPU-rich node (32 free cores, 30
+ * left for the 0.53 free GPU after a 470) the spread rule (shares carry
+ * 0.44 of the demand, above spread_shares) gives the 100 points back,
+ * as test_score_spread.c shows on its own. */
 static void test_muster_share_choice(mu_t_t *t)
 {
 	mu_res_t w = req(4000, 1, 0), a = req(2000, 0, 470), b = req(2000, 0, 320);
@@ -328,14 +332,18 @@ static void test_muster_share_choice(mu_t_t *t)
 	CHECK(t, NEAR(score(mu, &m, 0, &p, &a), 51 - 170 / 1001.0));
 	/* the reserve */
 	int16_t idle[] = {1000, 1000, 1000, 1000}, last[] = {1000, 0, 0, 0};
-	vnode(&p, 32000, 32000, 4, idle, NULL);
-	vnode(&q, 32000, 32000, 4, last, NULL);
+	vnode(&p, 32000, 10000, 4, idle, NULL);
+	vnode(&q, 32000, 10000, 4, last, NULL);
 	CHECK(t, NEAR(score(fgd, &m, 0, &p, &a), score(fgd, &m, 0, &q, &a)));
 	CHECK(t, score(mu, &m, 0, &p, &a) > score(mu, &m, 0, &q, &a) + 99);
 	CHECK_EQ_INT(t, pick(mu, &m, &q, &a), 0); /* still placeable */
 	/* a 2-GPU node keeps none: floor(0.75 x 2 x 0.56) = 0 */
 	int16_t two[] = {1000, 0};
-	vnode(&q, 32000, 32000, 2, two, NULL);
+	vnode(&q, 32000, 10000, 2, two, NULL);
+	CHECK(t, NEAR(score(mu, &m, 0, &q, &a), score(mu, &m, 0, &p, &a)));
+	/* CPU-rich: the spread rule's 100 points offset the reserve's */
+	vnode(&p, 32000, 32000, 4, idle, NULL);
+	vnode(&q, 32000, 32000, 4, last, NULL);
 	CHECK(t, NEAR(score(mu, &m, 0, &q, &a), score(mu, &m, 0, &p, &a)));
 	mu_workload_mix_release(&m);
 }
