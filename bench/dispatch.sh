@@ -9,7 +9,8 @@
 # went, and each process's CPU seconds to the last bind and SETTLE (3) s
 # after it.  Prints figures only; never fails on time.
 # Usage: sh bench/dispatch.sh [MUSTER] [N] [NODES]   (build/muster 1000 64)
-# (DWRAP="valgrind --tool=callgrind ..." runs the dispatcher under it)
+# (DWRAP="valgrind --tool=callgrind ..." runs the dispatcher under it;
+# DLOG=FILE keeps a copy of its log)
 set -u
 M=${1:-build/muster}
 N=${2:-1000}
@@ -102,7 +103,7 @@ c1=$(cpu_line); cd1=$(cpu "$DP")
 # events; the dispatcher's write-back of Running), counted too
 sleep "${SETTLE:-3}"
 c2=$(cpu_line); cd2=$(cpu "$DP")
-kill "$DP"; wait "$DP" 2>/dev/null
+kill "$DP"; wait "$DP" 2>/dev/null; [ -n "${DLOG:-}" ] && cp "$T/d.log" "$DLOG"
 awk -v a="$t0" -v b="$t1" -v n="$N" 'BEGIN { printf "bench dispatch: %d jobs dispatched and bound in %.2f s: %.0f jobs/s\n", n, b - a, n / (b - a) }'
 # diff A B: each process's CPU seconds in B less those in A
 diff_cpu() {

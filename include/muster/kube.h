@@ -123,6 +123,11 @@ uint64_t mu_kube_watch_expired(mu_kube_watch_t *w);
  * resumed from the last version seen, and the server took that version,
  * without a list.  O(1). */
 uint64_t mu_kube_watch_resumed(mu_kube_watch_t *w);
+/* How many watch events' objects were parsed (not a list's items): an
+ * event is parsed when a reader reads the map after it, and only the last
+ * of several events of one object between two reads is (round 17).
+ * O(1). */
+uint64_t mu_kube_watch_parsed(mu_kube_watch_t *w);
 /* Why the cache is not healthy ("" when it is), into buf. */
 const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len);
 /* Asks the thread to stop and returns at once (NULL: nothing).  A caller

@@ -62,6 +62,21 @@ size_t mu__kstrip_mf(char *s, size_t n);
 #define MU__KSTRIP_MF 1u
 #define MU__KSTRIP_POD_STATUS 2u
 size_t mu__kstrip(char *s, size_t n, unsigned what);
+/* mfstrip.c: a watch event's frame read without parsing it: the type, the
+ * object's text, and its metadata's name, namespace and resourceVersion
+ * (each a pointer into s and a length; NULL when absent).  true only for
+ * exactly {"type": "WORD", "object": {...}} in that order (WORD of A-Z),
+ * nothing after it, an object with "metadata" an object and a "name", and
+ * those three plain strings (printable ASCII without escapes); anything
+ * else is false, for the parser to judge.  The object's text itself is
+ * not checked (its members are skipped by their brackets and quotes, its
+ * end found from the text's end): its parse does that.  O(bytes of the
+ * object's members up to its end), no allocation. */
+typedef struct mu__kevent {
+	const char *type, *obj, *name, *ns, *rv;
+	size_t type_len, obj_len, name_len, ns_len, rv_len;
+} mu__kevent_t;
+bool mu__kevent_scan(const char *s, size_t n, mu__kevent_t *ev);
 /* JSON text written directly (util.c): a growing text, `bad` once memory
  * ran out or a string was not valid UTF-8 (json_pack and json_dumps refuse
  * those too).  Strings are escaped as jansson's json_dumps escapes them

@@ -216,3 +216,140 @@ size_t mu__kstrip_mf(char *s, size_t n)
 {
 	return mu__kstrip(s, n, MU__KSTRIP_MF);
 }
+
+/* --- a watch event's frame, read without parsing (round 17) -------------- */
+
+static size_t skip_ws(const char *s, size_t i, size_t n)
+{
+	while (i < n && is_ws(s[i]))
+		i++;
+	return i;
+}
+
+/* Whether s[i..e) is a plain string's text (quotes excluded): printable
+ * ASCII, no escape, no quote, at most max bytes.  An escaped or non-ASCII
+ * name is left to the parser (its bytes are not its value). */
+static bool plain(const char *s, size_t i, size_t e, size_t max)
+{
+	if (e - i > max)
+		return false;
+	for (; i < e; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f || s[i] == '\\' ||
+		    s[i] == '"')
+			return false;
+	return true;
+}
+
+/* The members names[0..k) of the object that opens at s[i] (a '{'): for
+ * each, the bounds of its last value (a repeated name's last value is the
+ * one a parser keeps), 0 and 0 when absent; *end just after the object,
+ * *count its members.
+ * A member name with an escape, or an object that does not close, gives
+ * false.  O(object's bytes); nested values are skipped, not read. */
+static bool members_of(const char *s, size_t i, size_t n, const char *const *names, int k,
+		       size_t *vs, size_t *ve, size_t *end, size_t *count)
+{
+	for (int x = 0; x < k; x++)
+		vs[x] = ve[x] = 0;
+	*count = 0;
+	if (i >= n || s[i] != '{')
+		return false;
+	i = skip_ws(s, i + 1, n);
+	if (i < n && s[i] == '}') {
+		*end = i + 1;
+		return true;
+	}
+	for (;;) {
+		if (i >= n || s[i] != '"')
+			return false;
+		size_t e = str_end(s, i, n);
+		if (e >= n || memchr(s + i + 1, '\\', e - i - 2))
+			return false;
+		size_t c = skip_ws(s, e, n);
+		if (c >= n || s[c] != ':')
+			return false;
+		size_t v = skip_ws(s, c + 1, n), v2 = value_end(s, v, n);
+		if (v >= n || v2 >= n || v2 == v)
+			return false;
+		(*count)++;
+		for (int x = 0; x < k; x++)
+			if (e - i - 2 == strlen(names[x]) && !memcmp(s + i + 1, names[x], e - i - 2)) {
+				vs[x] = v;
+				ve[x] = v2;
+			}
+		i = skip_ws(s, v2, n);
+		if (i < n && s[i] == '}') {
+			*end = i + 1;
+			return true;
+		}
+		if (i >= n || s[i] != ',')
+			return false;
+		i = skip_ws(s, i + 1, n);
+	}
+}
+
+bool mu__kevent_scan(const char *s, size_t n, mu__kevent_t *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	static const char *const obj[] = {"metadata"};
+	static const char *const meta[] = {"name", "namespace", "resourceVersion"};
+	size_t vs[3], ve[3], end, count;
+	/* exactly {"type": "WORD", "object": {...}} in that order (as
+	 * kube-apiserver and muster up write it), nothing after it: anything
+	 * else is left to the parser, which judges the whole text.  The
+	 * object's end is found from the text's end, not by reading the
+	 * object through (its parse checks that it is one object) */
+	size_t i = skip_ws(s, 0, n);
+	if (i >= n || s[i] != '{')
+		return false;
+	i = skip_ws(s, i + 1, n);
+	if (n - i < 6 || memcmp(s + i, "\"type\"", 6))
+		return false;
+	i = skip_ws(s, i + 6, n);
+	if (i >= n || s[i] != ':')
+		return false;
+	size_t ts = skip_ws(s, i + 1, n), te = ts + 1;
+	if (ts >= n || s[ts] != '"')
+		return false;
+	while (te < n && s[te] >= 'A' && s[te] <= 'Z')
+		te++;
+	if (te >= n || s[te] != '"')
+		return false;
+	i = skip_ws(s, te + 1, n);
+	if (i >= n || s[i] != ',')
+		return false;
+	i = skip_ws(s, i + 1, n);
+	if (n - i < 8 || memcmp(s + i, "\"object\"", 8))
+		return false;
+	i = skip_ws(s, i + 8, n);
+	if (i >= n || s[i] != ':')
+		return false;
+	size_t os = skip_ws(s, i + 1, n), oe = n;
+	while (oe > os && is_ws(s[oe - 1]))
+		oe--;
+	if (oe <= os || s[oe - 1] != '}')
+		return false;
+	oe--;
+	while (oe > os && is_ws(s[oe - 1]))
+		oe--;
+	if (os >= n || s[os] != '{' || oe <= os + 1 || s[oe - 1] != '}')
+		return false;
+	ev->type = s + ts + 1;
+	ev->type_len = te - ts - 1;
+	ev->obj = s + os;
+	ev->obj_len = oe - os;
+	if (!members_of(s, os, oe, obj, 1, vs, ve, &end, &count) || end != oe || !vs[0] || s[vs[0]] != '{' ||
+	    !members_of(s, vs[0], oe, meta, 3, vs, ve, &end, &count))
+		return false;
+	const char **out[3] = {&ev->name, &ev->ns, &ev->rv};
+	size_t *len[3] = {&ev->name_len, &ev->ns_len, &ev->rv_len};
+	for (int x = 0; x < 3; x++) {
+		if (!vs[x])
+			continue;
+		if (s[vs[x]] != '"' || !plain(s, vs[x] + 1, ve[x] - 1, 512))
+			return false;
+		*out[x] = s + vs[x] + 1;
+		*len[x] = ve[x] - vs[x] - 2;
+	}
+	return ev->name != NULL;
+}

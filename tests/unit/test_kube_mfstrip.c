@@ -6,7 +6,8 @@
  * MODIFIED event (its tree must come out equal to the fixture's without
  * managedFields, and smaller); with MU__KSTRIP_POD_STATUS, a pod's status
  * lists the daemon does not read go too, and nothing else; and the cut is
- * linear in the text, however many items a list page holds.
+ * linear in the text, however many items a list page holds.  And a watch
+ * event's frame read without a parse (mu__kevent_scan, round 17).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +270,73 @@ static void test_fixture(mu_t_t *t)
 	json_decref(pod);
 }
 
+/* mu__kevent_scan: s's frame read without a parse: the fields as
+ * (pointer, length) into s, or false. */
+static bool scan(const char *s, mu__kevent_t *e)
+{
+	return mu__kevent_scan(s, strlen(s), e);
+}
+
+static bool is(const char *p, size_t n, const char *want)
+{
+	return p && n == strlen(want) && !memcmp(p, want, n);
+}
+
+/* A watch event's frame (round 17): the type, the object's exact text,
+ * the key's name and namespace and the version, the last of a repeated
+ * member as a parser keeps it; anything not plain is refused, for the
+ * parser: another top-level member, the object first, the type or object given twice, an
+ * escape in a name or value read, a non-ASCII name, an object without a
+ * name, an unclosed text, text after the event, a lowercase type. */
+static void test_event_scan(mu_t_t *t)
+{
+	mu__kevent_t e;
+	const char *a = "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p-1\","
+			"\"namespace\":\"ns\",\"resourceVersion\":\"42\",\"labels\":{\"name\":\"x\"}},"
+			"\"spec\":{\"metadata\":{\"name\":\"no\"},\"s\":\"}{\\\"\"}}}\n";
+	CHECK(t, scan(a, &e));
+	CHECK(t, is(e.type, e.type_len, "MODIFIED"));
+	CHECK(t, is(e.name, e.name_len, "p-1"));
+	CHECK(t, is(e.ns, e.ns_len, "ns"));
+	CHECK(t, is(e.rv, e.rv_len, "42"));
+	CHECK(t, e.obj && e.obj[0] == '{' && e.obj[e.obj_len - 1] == '}' && e.obj + e.obj_len == strrchr(a, '}'));
+	json_t *o = json_loadb(e.obj, e.obj_len, 0, NULL), *ev = json_loads(a, 0, NULL);
+	CHECK(t, o && json_equal(o, json_object_get(ev, "object")));
+	json_decref(o);
+	json_decref(ev);
+	/* spaces, a cluster-scoped object, members in another order, a repeated name: its last */
+	CHECK(t, scan(" { \"type\" : \"ADDED\" , \"object\" : { \"metadata\" : { \"resourceVersion\" : \"7\" ,"
+		      " \"name\" : \"a\" , \"name\" : \"b\" } } } \n", &e));
+	CHECK(t, is(e.name, e.name_len, "b") && !e.ns && is(e.rv, e.rv_len, "7") && is(e.type, e.type_len, "ADDED"));
+	CHECK(t, scan("{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"\","
+		      "\"resourceVersion\":\"9\"}}}", &e) && e.name_len == 0);
+	static const char *const bad[] = {
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}},\"x\":1}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}},\"x\":{}}",
+		"{\"object\":{\"metadata\":{\"name\":\"a\"}},\"type\":\"ADDED\"}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"},\"metadata\":7}}",
+		"{\"type\":\"ADDED\",\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\\u0062\"}}}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"n\\u0061me\":\"a\"}}}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"\xc3\xa9\"}}}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"namespace\":\"a\"}}}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":[]}}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}",
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}} x",
+		"{\"type\":\"added\",\"object\":{\"metadata\":{\"name\":\"a\"}}}",
+		"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410}}",
+		"{\"type\":\"ADDED\",\"object\":[]}",
+		"{\"type\":1,\"object\":{\"metadata\":{\"name\":\"a\"}}}",
+		"",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		bool r = scan(bad[i], &e);
+		if (r)
+			printf("scanned, should not: %s\n", bad[i]);
+		CHECK(t, !r);
+	}
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -278,5 +346,6 @@ int main(void)
 	MU_RUN(&t, test_pod_status);
 	MU_RUN(&t, test_linear);
 	MU_RUN(&t, test_fixture);
+	MU_RUN(&t, test_event_scan);
 	return mu_t_done(&t);
 }

@@ -6,7 +6,9 @@
  * came between) and one object by key (mu_kube_watch_get), which the hub
  * daemon's passes read instead of a whole snapshot (docs/dispatch.md,
  * round 10); a listed object and a watched one both without their
- * managedFields (round 13: the list's items were kept with them).
+ * managedFields (round 13: the list's items were kept with them); an
+ * object changed five times between two reads is parsed once, when read
+ * (round 17).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +140,32 @@ static void test_changes(mu_t_t *t)
 	CHECK(t, !json_object_get(json_object_get(b, "metadata"), "managedFields"));
 	json_decref(b);
 	CHECK(t, mu_kube_watch_get(w, "default/a") == NULL);
+	/* b changed five times between two reads (round 17): five changes
+	 * counted, but only the last event's object parsed, when read */
+	uint64_t p0 = mu_kube_watch_parsed(w);
+	for (int i = 1; i <= 5; i++) {
+		char body[100], *ans = NULL;
+		long st = 0;
+		snprintf(body, sizeof body, "{\"data\":{\"v\":\"b%d\"}}", i);
+		mu_kube_client_do(c, "PATCH", "/api/v1/namespaces/default/configmaps/b",
+				  "application/merge-patch+json", body, 5000, &st, &ans);
+		free(ans);
+		CHECK_EQ_INT(t, st, 200);
+	}
+	CHECK_EQ_INT(t, wait_seq(w, s1 + 5), s1 + 5);
+	CHECK_EQ_INT(t, mu_kube_watch_parsed(w), p0);
+	CHECK(t, mu_kube_watch_changes(w, s1, &ch, &seq));
+	CHECK_EQ_INT(t, seq, s1 + 5);
+	CHECK_EQ_INT(t, json_object_size(ch), 1);
+	CHECK_STR(t, json_string_value(json_object_get(json_object_get(json_object_get(ch,
+		  "default/b"), "data"), "v")), "b5");
+	json_decref(ch);
+	CHECK_EQ_INT(t, mu_kube_watch_parsed(w), p0 + 1);
+	b = mu_kube_watch_get(w, "default/b");
+	CHECK_STR(t, json_string_value(json_object_get(json_object_get(b, "data"), "v")), "b5");
+	CHECK(t, !json_object_get(json_object_get(b, "metadata"), "managedFields"));
+	json_decref(b);
+	CHECK_EQ_INT(t, mu_kube_watch_parsed(w), p0 + 1);
 	mu_kube_watch_stop(w);
 	mu_kube_client_free(c);
 	mu_kube_config_release(&cfg);
