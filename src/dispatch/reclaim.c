@@ -39,6 +39,12 @@
  * worker would not shrink is withdrawn whole instead.  Pull clusters are
  * never asked to shrink (the fleet takes their jobs whole: the agent has
  * no shrink action).
+ *
+ * Round 18: the record and the intent muster.io/dispatch-shrinking
+ * ("GEN\tTO") are written on the hub before the worker's PATCH (as a
+ * dispatch's record precedes its create), and a restarted daemon that
+ * reads an intent back reconciles it with the copy's real size
+ * (mu__dreclaim_settle: done already, finished now, or dropped).
  */
 #include <stdio.h>
 #include <stdlib.h>
