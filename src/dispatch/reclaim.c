@@ -215,7 +215,13 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 		return true;
 	}
 	mu__dcl_t *cl = &d->cls[j->cl];
-	if (cl->pull || !cl->kc)
+	if (cl->pull) { /* never shrunk there (no agent action): not ours */
+		mu__dlog(d, 1, "job %s: a shrink's intent on pull cluster %s dropped", j->key,
+			 cl->name);
+		settled(d, j, false);
+		return true;
+	}
+	if (!cl->kc)
 		return false;
 	char path[1024];
 	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);

@@ -9,7 +9,8 @@
  * the restart's reconciliation both ways: the copy still at its full size
  * is shrunk now (its parallelism 2, one Event Shrunk); the copy shrunk
  * already is left as it is (the same metadata.generation, no Event); a copy gone
- * or an intent of another dispatch is dropped.  Each settled intent is
+ * or an intent of another dispatch or on a pull cluster is dropped; a
+ * worker without a client keeps it for the next pass.  Each settled intent is
  * cleared from the job (its record written back by the pass).
  */
 #include <stdlib.h>
@@ -159,6 +160,10 @@ static void test_settle(mu_t_t *t)
 	d.cls = &off;
 	CHECK(t, !mu__dreclaim_settle(&d, y));
 	CHECK(t, y->shrinking != NULL);
+	/* on a pull cluster (never shrunk by the hub): dropped */
+	off.pull = true;
+	CHECK(t, mu__dreclaim_settle(&d, y));
+	CHECK(t, y->shrinking == NULL);
 	d.cls = &c;
 
 	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
