@@ -901,7 +901,9 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 /* reclaim.c: with --reclaim, once a pass after the dispatch, withdraws
  * the victims mu_fleet_reclaim() chooses through the start timeout's
  * path (copy deleted, requeued once its deletion is confirmed), each
- * with the condition Preempted and an Event.  O(fleet reclaim). */
+ * with the condition Preempted and an Event.  First (with or without
+ * --reclaim), the shrink intents a restart read back are settled
+ * (mu__dreclaim_settle, round 18).  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
 /* reclaim.c (round 18): a shrink whose intent j->shrinking a restarted
  * daemon read back (recorded before the worker's PATCH), reconciled with
