@@ -43,6 +43,10 @@
 #define MU__D_SHRUNK "muster.io/dispatch-shrunk" /* hub object, an elastic
                                                 * victim shrunk (round 17):
                                                 * "GEN\tPODS\tREASON\tmessage" */
+#define MU__D_SHRINKING "muster.io/dispatch-shrinking" /* hub object: that
+                                                * shrink not yet confirmed by
+                                                * the worker (round 18), "GEN\tTO"
+                                                * (the copy's size to reach) */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_COPY_SEL "labelSelector=muster.io%2Fhub-uid" /* watches of copies */
 #define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
@@ -229,6 +233,9 @@ typedef struct mu__djob {
 	char *shrunk;             /* reclaim.c (round 17): its copy shrunk,
 	                           * "GEN\tPODS\tREASON\tmessage" (PODS taken
 	                           * off in dispatch GEN); read back */
+	char *shrinking;          /* reclaim.c (round 18): "GEN\tTO", its
+	                           * shrink recorded (the intent, before the
+	                           * worker's PATCH) and not yet confirmed */
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -305,6 +312,8 @@ typedef struct mu__dd {
 	int32_t by_fid_cap;
 	bool reclaim_relink;      /* a withdrawal resumed after a restart:
 	                           * its claimant to find (reclaim.c) */
+	bool shrink_settle;       /* a shrink's intent read back after a
+	                           * restart: to reconcile (reclaim.c) */
 	json_t *queue_rv;         /* queue name -> what of it was loaded
 	                           * (spec, labels, annotations: not its
 	                           * status nor its resourceVersion) */
@@ -892,8 +901,20 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 /* reclaim.c: with --reclaim, once a pass after the dispatch, withdraws
  * the victims mu_fleet_reclaim() chooses through the start timeout's
  * path (copy deleted, requeued once its deletion is confirmed), each
- * with the condition Preempted and an Event.  O(fleet reclaim). */
+ * with the condition Preempted and an Event.  First (with or without
+ * --reclaim), the shrink intents a restart read back are settled
+ * (mu__dreclaim_settle, round 18).  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
+/* reclaim.c (round 18): a shrink whose intent j->shrinking a restarted
+ * daemon read back (recorded before the worker's PATCH), reconciled with
+ * its copy on its push worker: the copy's size read (GET); at or below
+ * the intent's, the shrink was done; above it, it is done now (the same
+ * merge PATCH) and its Event written; the copy gone, the intent dropped
+ * (that copy's own path takes it back).  j->shrinking is cleared (and
+ * the record rewritten) once settled; kept for the next pass when the
+ * worker does not answer or refuses.  Returns true when settled.  At
+ * most two requests. */
+bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
 /* dutil.c (round 17): the pods taken off job j's current copy by its
  * record j->shrunk, set by reclaim.c (0 when none, or of another
  * dispatch).  O(1). */

@@ -763,6 +763,8 @@ static void job_enter(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 		mu__dlog(d, 1, "job %s: adopted on %s (generation %u)", j->key, cl, j->gen);
 		if (ph && !strcmp(ph, "Withdrawing") && j->preempted)
 			reclaim_resume(d, j);
+		else if (j->shrinking) /* a shrink recorded, maybe not done */
+			d->shrink_settle = true;
 	}
 }
 
@@ -810,6 +812,8 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 	j->preempted_for = pfor && *pfor ? strdup(pfor) : NULL;
 	const char *shr = mu__dmeta(o, "annotations", MU__D_SHRUNK); /* round 17 */
 	j->shrunk = shr && *shr ? strdup(shr) : NULL;
+	const char *shi = mu__dmeta(o, "annotations", MU__D_SHRINKING); /* round 18 */
+	j->shrinking = shi && *shi ? strdup(shi) : NULL;
 	d->jobs[d->njobs] = j;
 	json_object_set_new(d->by_key, j->key, json_integer(d->njobs));
 	json_object_set_new(d->by_uid, j->uid, json_integer(d->njobs));
@@ -853,6 +857,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->preempted);
 	free(j->preempted_for);
 	free(j->shrunk);
+	free(j->shrinking);
 	json_decref(j->wstatus);
 	json_decref(j->gpods);
 	json_decref(j->sent);
@@ -1266,6 +1271,8 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_PREEMPTED_FOR,
 			    j->preempted_for ? json_string(j->preempted_for) : json_null());
 	json_object_set_new(a, MU__D_SHRUNK, j->shrunk ? json_string(j->shrunk) : json_null());
+	json_object_set_new(a, MU__D_SHRINKING,
+			    j->shrinking ? json_string(j->shrinking) : json_null());
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
 	json_object_set_new(a, "l", assigned ? json_string(d->cls[j->cl].name) : json_null());

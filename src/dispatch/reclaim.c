@@ -39,6 +39,12 @@
  * worker would not shrink is withdrawn whole instead.  Pull clusters are
  * never asked to shrink (the fleet takes their jobs whole: the agent has
  * no shrink action).
+ *
+ * Round 18: the record and the intent muster.io/dispatch-shrinking
+ * ("GEN\tTO") are written on the hub before the worker's PATCH (as a
+ * dispatch's record precedes its create), and a restarted daemon that
+ * reads an intent back reconciles it with the copy's real size
+ * (mu__dreclaim_settle: done already, finished now, or dropped).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,10 +90,41 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 }
 
 
+/* The merge PATCH of j's copy on its worker to `to` pods (its
+ * spec.parallelism); the HTTP status.  O(one request). */
+static long patch_size(mu__dd_t *d, const mu__djob_t *j, int32_t to)
+{
+	char path[1024];
+	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
+	json_t *b = json_pack("{s:{s:i}}", "spec", "parallelism", (json_int_t)to);
+	long st = b ? mu__dreq(d, d->cls[j->cl].kc, "PATCH", path, "application/merge-patch+json",
+			       b, NULL) : 0;
+	json_decref(b);
+	return st;
+}
+
+/* The size j's intent j->shrinking names for its current dispatch, or 0
+ * (none, of another dispatch, or not read).  O(1). */
+static int32_t intent_to(const mu__djob_t *j)
+{
+	char *end;
+	if (!j->shrinking)
+		return 0;
+	unsigned long g = strtoul(j->shrinking, &end, 10);
+	if (*end != '\t' || g != j->gen)
+		return 0;
+	long to = strtol(end + 1, &end, 10);
+	return !*end && to > 0 && to < 1000000 ? (int32_t)to : 0;
+}
+
 /* Shrinks victim j's copy by x->pods pods for claimant c (round 17):
- * the record and the Event, the PATCH of its parallelism on the worker,
- * and the fleet's confirmation; withdrawn whole when the worker refuses.
- * O(one request). */
+ * the intent recorded on the hub first (round 18: the record
+ * muster.io/dispatch-shrunk with the pods it will have taken off, and
+ * muster.io/dispatch-shrinking; a synchronous PATCH, fenced by the lease
+ * as a dispatch's record is), then the PATCH of its parallelism on the
+ * worker, the fleet's confirmation and the Event, the intent cleared by
+ * the pass's write-back.  Withdrawn whole when the intent is not recorded
+ * or the worker refuses (the record back as it was).  O(two requests). */
 static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 		   const mu_fleet_reclaim_t *x)
 {
@@ -105,7 +142,7 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	mu_fleet_queue_info_t qi = {0};
 	if (mu_fleet_job_info(d->fleet, x->for_job, &ci) == MU_OK)
 		mu_fleet_queue_info(d->fleet, ci.queue, &qi);
-	char msg[700];
+	char msg[700], intent[40];
 	snprintf(msg, sizeof msg,
 		 "Shrunk on cluster %s from %d to %d pods (its surplus above its minimum) to make "
 		 "room for %.200s of queue %.100s, by %s", cl->name, (int)from, (int)to,
@@ -113,29 +150,119 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 		 x->in_queue ? "prioritization in the queue (a higher priority of the same queue)" :
 		 x->fair_sharing ? "fair sharing (it stays within its fair share)" :
 		 "reclamation (it stays within its deserved quota)");
-	char path[1024];
-	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
-	json_t *b = json_pack("{s:{s:i}}", "spec", "parallelism", (json_int_t)to);
-	long st = b ? mu__dreq(d, cl->kc, "PATCH", path, "application/merge-patch+json", b, NULL) : 0;
-	json_decref(b);
+	size_t n = strlen(reason) + strlen(msg) + 40;
+	char *rec = malloc(n), *old = j->shrunk;
+	snprintf(intent, sizeof intent, "%u\t%d", j->gen, (int)to);
+	char *in = strdup(intent);
+	long st = 0;
+	if (rec && in) {
+		snprintf(rec, n, "%u\t%d\t%s\t%s", j->gen, (int)(had + x->pods), reason, msg);
+		j->shrunk = rec;
+		free(j->shrinking);
+		j->shrinking = in;
+		rec = in = NULL;
+		st = mu__dhub_annotate(d, j); /* the intent before the worker's PATCH */
+		if (st == 200)
+			st = patch_size(d, j, to);
+		else
+			mu__dlog(d, 0, "job %s: its shrink not recorded (HTTP %ld)", j->key, st);
+	}
+	free(rec);
+	free(in);
 	if (st != 200) {
 		mu__dlog(d, 0, "job %s: its copy on %s not shrunk (HTTP %ld): withdrawn whole",
 			 j->key, cl->name, st);
+		if (j->shrunk != old) {
+			free(j->shrunk);
+			j->shrunk = old;
+		}
+		free(j->shrinking);
+		j->shrinking = NULL;
 		withdraw(d, j, c, x);
 		return;
 	}
+	free(old);
+	free(j->shrinking); /* done: cleared by this pass's write-back */
+	j->shrinking = NULL;
 	int rc = mu_fleet_job_shrink(d->fleet, j->fid, x->pods, mu__d_now(d));
 	mu__dlog(d, 1, "job %s: %s%s%s", j->key, msg, rc ? "; the fleet: " : "",
 		 rc ? mu_strerror(rc) : "");
 	mu__dhub_event(d, j, "Warning", "Shrunk", msg);
-	size_t n = strlen(reason) + strlen(msg) + 40;
-	char *p = malloc(n);
-	if (p) {
-		snprintf(p, n, "%u\t%d\t%s\t%s", j->gen, (int)(had + x->pods), reason, msg);
-		free(j->shrunk);
-		j->shrunk = p;
-	}
 	mu__djob_touch(d, j); /* the record and the condition written back */
+}
+
+/* The settle's end for j: the intent cleared, its record written back by
+ * the pass (and, when the worker's PATCH was made now, its Event).
+ * O(1) and an Event. */
+static void settled(mu__dd_t *d, mu__djob_t *j, bool patched)
+{
+	const char *m = j->shrunk ? strchr(j->shrunk, '\t') : NULL;
+	m = m ? strchr(m + 1, '\t') : NULL;
+	m = m ? strchr(m + 1, '\t') : NULL;
+	if (patched && m)
+		mu__dhub_event(d, j, "Warning", "Shrunk", m + 1);
+	free(j->shrinking);
+	j->shrinking = NULL;
+	mu__djob_touch(d, j);
+}
+
+bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
+{
+	int32_t to = intent_to(j);
+	if (!to || j->state != MU__DJ_DISPATCHED || j->cl < 0) { /* nothing of now */
+		mu__dlog(d, 1, "job %s: a shrink's intent of another dispatch dropped", j->key);
+		settled(d, j, false);
+		return true;
+	}
+	mu__dcl_t *cl = &d->cls[j->cl];
+	if (cl->pull) { /* never shrunk there (no agent action): not ours */
+		mu__dlog(d, 1, "job %s: a shrink's intent on pull cluster %s dropped", j->key,
+			 cl->name);
+		settled(d, j, false);
+		return true;
+	}
+	if (!cl->kc)
+		return false;
+	char path[1024];
+	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
+	json_t *cur = NULL;
+	long st = mu__dreq(d, cl->kc, "GET", path, NULL, NULL, &cur);
+	json_int_t par = json_integer_value(json_object_get(json_object_get(cur, "spec"),
+							    "parallelism"));
+	json_decref(cur);
+	if (st == 404) { /* its copy gone: that copy's own path takes it back */
+		mu__dlog(d, 1, "job %s: a shrink's intent dropped: no copy on %s", j->key, cl->name);
+		settled(d, j, false);
+		return true;
+	}
+	if (st != 200)
+		return false; /* the next pass asks again */
+	if (par > 0 && par <= to) {
+		mu__dlog(d, 1, "job %s: its shrink to %d pods on %s was done before the restart",
+			 j->key, (int)to, cl->name);
+		settled(d, j, false);
+		return true;
+	}
+	st = patch_size(d, j, to);
+	mu__dlog(d, st == 200 ? 1 : 0, "job %s: its shrink to %d pods on %s finished after the "
+		 "restart%s", j->key, (int)to, cl->name, st == 200 ? "" : ": refused, asked again");
+	if (st != 200)
+		return false;
+	settled(d, j, true);
+	return true;
+}
+
+/* The intents read back after a restart, each settled
+ * (mu__dreclaim_settle) until none is left.  O(jobs) while one is. */
+static void settle_all(mu__dd_t *d)
+{
+	bool left = false;
+	for (int32_t i = 0; i < d->njobs; i++) {
+		mu__djob_t *j = d->jobs[i];
+		if (j && j->shrinking && !mu__dreclaim_settle(d, j))
+			left = true;
+	}
+	d->shrink_settle = left;
 }
 
 /* After a restart: each victim whose withdrawal goes on (hub.c's
@@ -161,6 +288,8 @@ static void relink(mu__dd_t *d)
 
 void mu__dreclaim(mu__dd_t *d)
 {
+	if (d->shrink_settle) /* a restart's intents (round 18) */
+		settle_all(d);
 	if (!d->o->reclaim)
 		return;
 	if (d->reclaim_relink)

@@ -14,6 +14,11 @@
 #     preempted; el's hub Job gets the Warning Event `Shrunk`, the
 #     condition Shrunk (True, InCohortReclamation, "from 4 to 2 pods") and
 #     the record muster.io/dispatch-shrunk; b goes to big and binds;
+#   - (round 18) the intent muster.io/dispatch-shrinking is cleared once
+#     the shrink is done; a dispatcher killed (kill -9) with the intent on
+#     the hub and the copy back at 4 pods finishes the shrink when it is
+#     started again (the copy at 2), and one killed with the copy at 2
+#     already leaves it so; el stays on big, not Preempted;
 #   - the log holds no sanitizer report.
 # With a second argument `pull` big is a pull-mode cluster, whose agent
 # does not shrink copies: the hub takes whole jobs there (two of them,
@@ -71,6 +76,32 @@ else
 	shev() { h get events -n default -o jsonpath='{range .items[?(@.reason=="Shrunk")]}{.involvedObject.name} {.type}{"\n"}{end}' && grep -q "^el Warning" "$T/out"; }
 	wait_for shrunk-event 50 shev || echo "  events: $(cat "$T/out")"
 	for i in 0 1 2 3; do ann_is job "a-$i" cluster big && ok || bad "a-$i not on big"; done
+	no_intent() { [ -z "$(ann job el dispatch-shrinking)" ]; }
+	wait_for el-intent-cleared 50 no_intent || echo "  el's intent: '$(ann job el dispatch-shrinking)'"
+	# round 18: killed between the intent and the worker's PATCH (the
+	# intent put back by hand on the hub, the copy back at 4), a
+	# restarted dispatcher finishes the shrink; killed after it (the copy
+	# at 2), it leaves the copy as it is
+	gen=$(ann job el dispatch-generation)
+	restart_with_intent() {
+		kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+		expect "el's copy at $1" 0 w big patch job el --type merge -p "{\"spec\":{\"parallelism\":$1}}"
+		expect "el's intent put back" 0 h annotate --overwrite job el "muster.io/dispatch-shrinking=$(printf '%s\t2' "$gen")"
+		reclaim_dispatcher
+	}
+	restart_with_intent 4
+	par2() { [ "$(w big get job el -o 'jsonpath={.spec.parallelism}')" = 2 ]; }
+	fin() { grep -q "job default/el: its shrink to 2 pods on big finished after the restart" "$T/d.log"; }
+	wait_for el-shrink-finished 150 fin
+	wait_for el-par-2-again 50 par2 || echo "  el's parallelism: $(w big get job el -o 'jsonpath={.spec.parallelism}')"
+	wait_for el-intent-cleared-again 50 no_intent
+	restart_with_intent 2
+	was() { grep -q "job default/el: its shrink to 2 pods on big was done before the restart" "$T/d.log"; }
+	wait_for el-shrink-was-done 150 was
+	wait_for el-intent-cleared-3 50 no_intent
+	par2 && ok || bad "el's parallelism after the second restart: $(w big get job el -o 'jsonpath={.spec.parallelism}')"
+	ann_is job el cluster big && ok || bad "el not on big after the restarts: '$(ann job el cluster)'"
+	[ -z "$(hget job el '{.status.conditions[?(@.type=="Preempted")].reason}')" ] && ok || bad "el Preempted after the restarts"
 fi
 
 hasnt "no sanitizer report" "$T/d.log" "runtime error"

@@ -1,0 +1,187 @@
+/*
+ * test_dispatch_shrink.c - a shrink's intent read back after a restart
+ * (src/dispatch/reclaim.c mu__dreclaim_settle, issue 18, round 18).  The
+ * dispatcher records an elastic victim's shrink on the hub (the records
+ * muster.io/dispatch-shrunk and muster.io/dispatch-shrinking) before the
+ * merge PATCH of its copy's parallelism on the worker, so a daemon killed
+ * between the two finds the intent; against an in-process `muster up` on
+ * loopback (standing for the worker, and for the hub the Event goes to),
+ * the restart's reconciliation both ways: the copy still at its full size
+ * is shrunk now (its parallelism 2, one Event Shrunk); the copy shrunk
+ * already is left as it is (the same metadata.generation, no Event); a copy gone
+ * or an intent of another dispatch or on a pull cluster is dropped; a
+ * worker without a client keeps it for the next pass.  Each settled intent is
+ * cleared from the job (its record written back by the pass).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "dispatch_fixture.h"
+#include "dispatch/dispatch_int.h"
+#include "muster/apiserver.h"
+#include "muster/kube.h"
+
+static const char *JOB =
+	"{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"%s\","
+	"\"namespace\":\"default\"},\"spec\":{\"parallelism\":%d,\"suspend\":true,\"template\":"
+	"{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}}";
+
+/* method on path with body; the answer's object into out (NULL: none). */
+static long req(mu_kube_client_t *c, const char *method, const char *path, const char *body,
+		json_t **out)
+{
+	long st = 0;
+	char *ans = NULL;
+	mu_kube_client_do(c, method, path, body ? "application/json" : NULL, body, 5000, &st, &ans);
+	if (out)
+		*out = ans ? json_loads(ans, 0, NULL) : NULL;
+	free(ans);
+	return st;
+}
+
+/* Job name's parallelism and metadata.generation (into rv) on the server. */
+static int par_of(mu_kube_client_t *c, const char *name, char *rv, size_t len)
+{
+	char path[256];
+	json_t *o = NULL;
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/default/jobs/%s", name);
+	if (req(c, "GET", path, NULL, &o) != 200) {
+		json_decref(o);
+		return -1;
+	}
+	json_t *md = json_object_get(o, "metadata");
+	snprintf(rv, len, "%lld", (long long)json_integer_value(json_object_get(md, "generation")));
+	int p = (int)json_integer_value(json_object_get(json_object_get(o, "spec"), "parallelism"));
+	json_decref(o);
+	return p;
+}
+
+/* The Events with reason Shrunk on the server. */
+static size_t shrunk_events(mu_kube_client_t *c)
+{
+	json_t *l = NULL, *e;
+	size_t i, n = 0;
+	req(c, "GET", "/api/v1/namespaces/default/events", NULL, &l);
+	json_array_foreach(json_object_get(l, "items"), i, e) {
+		const char *r = json_string_value(json_object_get(e, "reason"));
+		n += r && !strcmp(r, "Shrunk");
+	}
+	json_decref(l);
+	return n;
+}
+
+/* A dispatched hub Job `name` of generation 1 on cluster 0 with the
+ * intent intent (and its record: two pods off, of four). */
+static mu__djob_t *victim(const char *name, const char *intent)
+{
+	mu__djob_t *j = calloc(1, sizeof *j);
+	j->ns = strdup("default");
+	j->name = strdup(name);
+	j->key = strdup(name);
+	j->uid = strdup("");
+	j->kind = MU__DK_JOB;
+	j->gen = 1;
+	j->state = MU__DJ_DISPATCHED;
+	j->cl = 0;
+	j->fid = -1;
+	j->shrunk = strdup("1\t2\tInCohortReclamation\tShrunk on cluster w from 4 to 2 pods");
+	j->shrinking = strdup(intent);
+	return j;
+}
+
+static void test_settle(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-shrink-XXXXXX", server[64], body[512], rv[64], rv2[64];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0}, *ccfg = calloc(1, sizeof *ccfg); /* c's: freed with it */
+	fx_config(&cfg, server);
+	fx_config(ccfg, server);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	mu__dcl_t c;
+	memset(&c, 0, sizeof c);
+	c.name = "w";
+	c.cfg = ccfg;
+	CHECK_EQ_INT(t, mu__dcl_connect(&c, false), MU_OK);
+	d.cls = &c;
+	d.ncls = 1;
+	mu_kube_client_t *kc = NULL;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
+	d.hub = kc;
+	const char *jobs = "/apis/batch/v1/namespaces/default/jobs";
+
+	/* killed before the PATCH: the copy at 4, shrunk to 2 now */
+	snprintf(body, sizeof body, JOB, "full", 4);
+	CHECK_EQ_INT(t, req(kc, "POST", jobs, body, NULL), 201);
+	mu__djob_t *a = victim("full", "1\t2");
+	CHECK(t, mu__dreclaim_settle(&d, a));
+	CHECK_EQ_INT(t, par_of(kc, "full", rv, sizeof rv), 2);
+	CHECK_STR(t, rv, "2"); /* its spec changed once */
+	CHECK(t, a->shrinking == NULL);
+	CHECK(t, a->shrunk != NULL); /* the record stays: two pods off */
+	CHECK_EQ_INT(t, mu__dreclaim_shrunk(a), 2);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+
+	/* killed after the PATCH: the copy at 2 already, left as it is */
+	snprintf(body, sizeof body, JOB, "done", 2);
+	CHECK_EQ_INT(t, req(kc, "POST", jobs, body, NULL), 201);
+	CHECK_EQ_INT(t, par_of(kc, "done", rv, sizeof rv), 2);
+	mu__djob_t *b = victim("done", "1\t2");
+	CHECK(t, mu__dreclaim_settle(&d, b));
+	CHECK_EQ_INT(t, par_of(kc, "done", rv2, sizeof rv2), 2);
+	CHECK_STR(t, rv2, rv);
+	CHECK(t, b->shrinking == NULL);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+
+	/* the copy gone: the intent dropped */
+	nap_ms(1); /* (the fixture's) */
+	mu__djob_t *g = victim("gone", "1\t2");
+	CHECK(t, mu__dreclaim_settle(&d, g));
+	CHECK(t, g->shrinking == NULL);
+
+	/* an intent of another dispatch (generation 0): dropped, not applied */
+	snprintf(body, sizeof body, JOB, "other", 4);
+	CHECK_EQ_INT(t, req(kc, "POST", jobs, body, NULL), 201);
+	mu__djob_t *x = victim("other", "0\t2");
+	CHECK(t, mu__dreclaim_settle(&d, x));
+	CHECK_EQ_INT(t, par_of(kc, "other", rv, sizeof rv), 4);
+	CHECK(t, x->shrinking == NULL);
+
+	/* the worker does not answer: kept for the next pass */
+	mu__djob_t *y = victim("full", "1\t1");
+	mu__dcl_t off = c;
+	off.kc = NULL;
+	d.cls = &off;
+	CHECK(t, !mu__dreclaim_settle(&d, y));
+	CHECK(t, y->shrinking != NULL);
+	/* on a pull cluster (never shrunk by the hub): dropped */
+	off.pull = true;
+	CHECK(t, mu__dreclaim_settle(&d, y));
+	CHECK(t, y->shrinking == NULL);
+	d.cls = &c;
+
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
+	mu__djob_free(a);
+	mu__djob_free(b);
+	mu__djob_free(g);
+	mu__djob_free(x);
+	mu__djob_free(y);
+	mu__dcl_disconnect(&c);
+	mu_kube_client_free(kc);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_settle);
+	return mu_t_done(&t);
+}
