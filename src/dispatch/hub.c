@@ -951,6 +951,7 @@ static void jobs_gone(mu__dd_t *d, mu_time_t now)
 		mu__djlist_drop(&d->dirty, j, MU__DM_DIRTY);
 		mu__djlist_drop(&d->wdirty, j, MU__DM_WDIRTY);
 		mu__djlist_drop(&d->pend, j, MU__DM_PEND);
+		mu__dhdra_forget(d, j);
 		mu__djob_free(j);
 	}
 	d->njobs = w;
@@ -1049,13 +1050,14 @@ void mu__dhub_claims_back(mu__dd_t *d, mu__djob_t *j)
 }
 
 /* The jobs waiting for their claims' objects read again, once a second
- * while one waits (no watch of the hub's templates: a GET per object of
- * a waiting job).  O(jobs) then, else O(1). */
+ * while one waits and the hub's templates and claims are not watched
+ * (hdra.c's watches, round 18, not started or not answering: a GET per
+ * object of a waiting job).  O(jobs) then, else O(1). */
 static void claims_retry(mu__dd_t *d, mu_time_t now)
 {
 	int64_t t = mu__d_mono_ms();
-	if (!d->claims_waiting || t < d->claims_at)
-		return;
+	if (!d->claims_waiting || t < d->claims_at || mu__dhdra_watched(d))
+		return; /* round 18: watched, their events read them (hdra.c) */
 	d->claims_at = t + 1000;
 	int n = 0;
 	for (int32_t i = 0; i < d->njobs; i++) {
@@ -1228,6 +1230,7 @@ int mu__dhub_jobs(mu__dd_t *d)
 	if (gone)
 		jobs_gone(d, now);
 	claims_retry(d, now);
+	mu__dhdra_watch(d);
 	d->jobs_listed = d->kind_listed[MU__DK_JOB];
 	return MU_OK;
 }
