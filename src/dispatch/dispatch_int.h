@@ -655,14 +655,15 @@ void mu__dhdra_forget(mu__dd_t *d, mu__djob_t *j);
  * events, not once a second).  O(1). */
 bool mu__dhdra_watched(mu__dd_t *d);
 /* Round 18, once a pass: each template or claim created, changed or
- * deleted on the hub since the last call (the watches' changes) read
- * again into the jobs that name it (d->dra_idx): a job waiting for it
- * (WaitingForResourceClaimTemplate or ...Claim) and a queued job whose
- * copy of it differs (spec) or that is gone are taken out of the fleet
- * and read again (mu__dhub_claims_back).  O(1) when nothing changed, else
- * O(jobs naming the changed objects), one GET per object those name;
- * after a re-list of a watch O(objects named). */
-void mu__dhdra_watch(mu__dd_t *d);
+ * deleted on the hub since the last call (the watches' changes) looked
+ * up in d->dra_idx: the jobs it moves (one waiting for it,
+ * WaitingForResourceClaimTemplate or ...Claim, when it is there now; a
+ * queued one whose copy of it differs in spec, or that is gone) as
+ * {uid: true} (owned; NULL when nothing changed), which the caller
+ * reads again (hub.c: mu__dhub_claims_back).  No request; O(1) when
+ * nothing changed, else O(jobs naming the changed objects); after a
+ * re-list of a watch O(objects named). */
+json_t *mu__dhdra_watch(mu__dd_t *d);
 /* The pod templates of body (j's copy, mu__dcopy) made to name j's
  * copies of its claims' objects (NAME-UID8-GENERATION).  O(claims). */
 void mu__dhdra_rename(const mu__djob_t *j, json_t *body);

@@ -120,9 +120,10 @@ static bool moves(const mu__djob_t *j, int r, const char *name, const json_t *o)
 				       json_object_get(json_object_get(s, "obj"), "spec")));
 }
 
-/* Hub object nsname ("NS/NAME") of kind r, now o (NULL: gone): the jobs
- * that name it and that it moves read again.  O(jobs naming it). */
-static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o)
+/* Hub object nsname ("NS/NAME") of kind r, now o (NULL: gone): the
+ * jobs that name it and that it moves into back (uid -> true).
+ * O(jobs naming it). */
+static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o, json_t *back)
 {
 	char k[700];
 	snprintf(k, sizeof k, "%d/%s", r, nsname);
@@ -131,16 +132,12 @@ static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o)
 	if (!set || !name)
 		return;
 	name++;
-	/* the uids first: a job read again leaves and re-enters the set */
-	json_t *uids = json_array();
 	const char *uid;
 	json_t *v;
-	json_object_foreach(set, uid, v)
-		json_array_append_new(uids, json_string(uid));
-	size_t i;
-	json_array_foreach(uids, i, v) {
-		mu__djob_t *j = mu__dhub_job_by_uid(d, json_string_value(v));
-		if (!j || !moves(j, r, name, o))
+	json_object_foreach(set, uid, v) {
+		json_t *at = json_object_get(d->by_uid, uid);
+		mu__djob_t *j = at ? d->jobs[json_integer_value(at)] : NULL;
+		if (!j || json_object_get(back, uid) || !moves(j, r, name, o))
 			continue;
 		if (j->state == MU__DJ_NEW)
 			mu__dlog(d, 1, "job %s: %s %s is on the hub now (watched): read again", j->key,
@@ -149,13 +146,13 @@ static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o)
 			mu__dlog(d, 1, "job %s: %s %s %s (watched): read again", j->key, KIND[r], nsname,
 				 o ? "changed on the hub since the job was read" :
 				 "is no longer on the hub");
-		mu__dhub_claims_back(d, j);
+		json_object_set_new(back, uid, json_true());
 	}
-	json_decref(uids);
 }
 
-void mu__dhdra_watch(mu__dd_t *d)
+json_t *mu__dhdra_watch(mu__dd_t *d)
 {
+	json_t *back = NULL;
 	for (int r = 0; r < 2; r++) {
 		json_t *ch = NULL;
 		uint64_t seq = 0;
@@ -164,27 +161,26 @@ void mu__dhdra_watch(mu__dd_t *d)
 			json_decref(ch);
 			continue; /* not answering (claims_retry reads), or nothing new */
 		}
+		if (!back)
+			back = json_object();
 		const char *k;
 		json_t *o;
 		if (ch) {
 			json_object_foreach(ch, k, o)
-				key_changed(d, r, k, json_is_null(o) ? NULL : o);
+				key_changed(d, r, k, json_is_null(o) ? NULL : o, back);
 		} else { /* listed again (or the first list): each object named */
-			json_t *keys = json_array();
-			json_object_foreach(d->dra_idx, k, o)
-				if (k[0] == '0' + r && k[1] == '/')
-					json_array_append_new(keys, json_string(k + 2));
-			size_t i;
-			json_array_foreach(keys, i, o) {
-				json_t *now = mu_kube_watch_get(d->wdhub[r], json_string_value(o));
-				key_changed(d, r, json_string_value(o), now);
+			json_object_foreach(d->dra_idx, k, o) {
+				if (k[0] != '0' + r || k[1] != '/')
+					continue;
+				json_t *now = mu_kube_watch_get(d->wdhub[r], k + 2);
+				key_changed(d, r, k + 2, now, back);
 				json_decref(now);
 			}
-			json_decref(keys);
 		}
 		json_decref(ch);
 		d->dhub_seq[r] = seq;
 	}
+	return back;
 }
 
 /* The name of hub object name's copy for dispatch (uid, gen) into buf;

@@ -1230,7 +1230,16 @@ int mu__dhub_jobs(mu__dd_t *d)
 	if (gone)
 		jobs_gone(d, now);
 	claims_retry(d, now);
-	mu__dhdra_watch(d);
+	/* round 18: the jobs the hub's DRA objects' events move */
+	json_t *back = mu__dhdra_watch(d);
+	const char *bu;
+	json_t *bv;
+	json_object_foreach(back, bu, bv) {
+		mu__djob_t *bj = mu__dhub_job_by_uid(d, bu);
+		if (bj)
+			mu__dhub_claims_back(d, bj);
+	}
+	json_decref(back);
 	d->jobs_listed = d->kind_listed[MU__DK_JOB];
 	return MU_OK;
 }
