@@ -26,10 +26,15 @@
  * dispatch each object is read from the hub again, so the copy is the
  * hub's object as it is then (a template changed after the job was read
  * is copied changed); one deleted since leaves the job's copy unmade
- * (retried, withdrawn at --start-timeout).  A pull worker's agent makes
+ * (round 16: retried, withdrawn at --start-timeout; round 18: below).  A pull worker's agent makes
  * the same copies on its cluster before the job's copy
  * (mu__dhdra_agent_copy: same names, labels and refusal) and sweeps them
  * (mu__dhdra_agent_sweep): the hub needs no credentials for it.
+ * Round 18: the hub's templates and claims are watched once a job names
+ * one; an index from each object to the jobs that name it gives the
+ * jobs an event moves (mu__dhdra_watch), which hub.c reads again; a
+ * retried create that finds an object gone or changed marks the job
+ * stale (read again at once by run.c, not at --start-timeout).
  * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
  * call it.
  */
