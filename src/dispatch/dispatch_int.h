@@ -247,6 +247,8 @@ typedef struct mu__djob {
 	                           * or changed on the hub (round 17) */
 	bool dra_fresh;           /* dra_src was read from the hub at this
 	                           * dispatch: the copy needs no second GET */
+	json_t *dra_keys;         /* round 18: the keys of d->dra_idx it is
+	                           * in ("R/NS/NAME"), or NULL */
 	bool started;             /* a pod of its copy was bound */
 	bool copy_seen;           /* its copy was listed on the worker */
 	bool listed;              /* ... in the last poll of its cluster */
@@ -307,6 +309,13 @@ typedef struct mu__dd {
 	int claims_waiting;       /* jobs waiting for their claims' objects
 	                           * on the hub (hdra.c), at the last count */
 	int64_t claims_at;        /* mono ms: when they are read again */
+	/* round 18 (hdra.c): the hub's ResourceClaimTemplates [0] and
+	 * ResourceClaims [1], watched once a job names one (NULL before),
+	 * their change counts read, and the index "R/NS/NAME" -> {uid: true}
+	 * of the jobs that name each (found or waited for) */
+	mu_kube_watch_t *wdhub[2];
+	uint64_t dhub_seq[2];
+	json_t *dra_idx;
 	json_t *by_key, *by_uid;  /* -> json_integer(index into jobs) */
 	mu__djob_t **by_fid;      /* fleet job id -> job (NULL once gone) */
 	int32_t by_fid_cap;
@@ -644,8 +653,26 @@ bool mu__ddra_pull(mu__dd_t *d, mu__dcl_t *c, const char *text, const json_t *nl
  * WaitingForResourceClaim, msg naming it), -1 when the job cannot be
  * dispatched (why InvalidJob).  One GET per object named. */
 int mu__dhdra_read(mu__dd_t *d, mu__djob_t *j, char *why, size_t wl, char *msg, size_t ml);
-/* Frees j->dra and j->dra_src. */
+/* Frees j->dra, j->dra_src and j->dra_keys (mu__dhdra_forget first
+ * keeps d->dra_idx exact). */
 void mu__dhdra_clear(mu__djob_t *j);
+/* j taken out of d->dra_idx (its job gone, or read again).  O(objects
+ * it names). */
+void mu__dhdra_forget(mu__dd_t *d, mu__djob_t *j);
+/* Round 18: whether the hub's templates and claims are watched and both
+ * watches answer (then the jobs waiting for one are read again on its
+ * events, not once a second).  O(1). */
+bool mu__dhdra_watched(mu__dd_t *d);
+/* Round 18, once a pass: each template or claim created, changed or
+ * deleted on the hub since the last call (the watches' changes) looked
+ * up in d->dra_idx: the jobs it moves (one waiting for it,
+ * WaitingForResourceClaimTemplate or ...Claim, when it is there now; a
+ * queued one whose copy of it differs in spec, or that is gone) as
+ * {uid: true} (owned; NULL when nothing changed), which the caller
+ * reads again (hub.c: mu__dhub_claims_back).  No request; O(1) when
+ * nothing changed, else O(jobs naming the changed objects); after a
+ * re-list of a watch O(objects named). */
+json_t *mu__dhdra_watch(mu__dd_t *d);
 /* The pod templates of body (j's copy, mu__dcopy) made to name j's
  * copies of its claims' objects (NAME-UID8-GENERATION).  O(claims). */
 void mu__dhdra_rename(const mu__djob_t *j, json_t *body);

@@ -26,10 +26,15 @@
  * dispatch each object is read from the hub again, so the copy is the
  * hub's object as it is then (a template changed after the job was read
  * is copied changed); one deleted since leaves the job's copy unmade
- * (retried, withdrawn at --start-timeout).  A pull worker's agent makes
+ * (round 16: retried, withdrawn at --start-timeout; round 18: below).  A pull worker's agent makes
  * the same copies on its cluster before the job's copy
  * (mu__dhdra_agent_copy: same names, labels and refusal) and sweeps them
  * (mu__dhdra_agent_sweep): the hub needs no credentials for it.
+ * Round 18: the hub's templates and claims are watched once a job names
+ * one; an index from each object to the jobs that name it gives the
+ * jobs an event moves (mu__dhdra_watch), which hub.c reads again; a
+ * retried create that finds an object gone or changed marks the job
+ * stale (read again at once by run.c, not at --start-timeout).
  * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
  * call it.
  */
@@ -49,8 +54,138 @@ void mu__dhdra_clear(mu__djob_t *j)
 {
 	json_decref(j->dra);
 	json_decref(j->dra_src);
-	j->dra = j->dra_src = NULL;
+	json_decref(j->dra_keys);
+	j->dra = j->dra_src = j->dra_keys = NULL;
 	j->fs.dra = NULL;
+}
+
+/* --- the hub's templates and claims, watched (round 18) ---------------------- */
+
+void mu__dhdra_forget(mu__dd_t *d, mu__djob_t *j)
+{
+	size_t i;
+	json_t *k;
+	json_array_foreach(j->dra_keys, i, k) {
+		json_t *set = json_object_get(d->dra_idx, json_string_value(k));
+		json_object_del(set, j->uid);
+		if (set && !json_object_size(set))
+			json_object_del(d->dra_idx, json_string_value(k));
+	}
+	json_decref(j->dra_keys);
+	j->dra_keys = NULL;
+}
+
+/* j (reading its claims) named object name of kind r: in d->dra_idx, and
+ * the watches of the hub's templates and claims started if they are not
+ * (the first job with claims starts them: a hub without any pays
+ * nothing).  O(1). */
+static void idx_add(mu__dd_t *d, mu__djob_t *j, int r, const char *name)
+{
+	for (int x = 0; x < 2; x++)
+		if (!d->wdhub[x] && d->o && d->o->hub &&
+		    mu_kube_watch_start(d->o->hub, x ? API "/resourceclaims" :
+					API "/resourceclaimtemplates", NULL, &d->wdhub[x]) != MU_OK)
+			d->wdhub[x] = NULL; /* out of memory: read once a second (claims_retry) */
+	char k[700];
+	snprintf(k, sizeof k, "%d/%s/%s", r, j->ns, name);
+	if (!d->dra_idx)
+		d->dra_idx = json_object();
+	if (!j->dra_keys)
+		j->dra_keys = json_array();
+	json_t *set = json_object_get(d->dra_idx, k);
+	if (!set) {
+		set = json_object();
+		json_object_set_new(d->dra_idx, k, set);
+	}
+	if (set && !json_object_get(set, j->uid)) {
+		json_object_set_new(set, j->uid, json_true());
+		json_array_append_new(j->dra_keys, json_string(k));
+	}
+}
+
+bool mu__dhdra_watched(mu__dd_t *d)
+{
+	return d->wdhub[0] && d->wdhub[1] && mu_kube_watch_items(d->wdhub[0], NULL, NULL) &&
+		mu_kube_watch_items(d->wdhub[1], NULL, NULL);
+}
+
+/* Whether hub object name of kind r, now o (NULL: gone), moves job j:
+ * j waits for its claims' objects and o is there, or j is queued with a
+ * copy of it whose spec is not o's (or o is gone).  O(1). */
+static bool moves(const mu__djob_t *j, int r, const char *name, const json_t *o)
+{
+	if (j->state == MU__DJ_NEW)
+		return o && j->reason && !strncmp(j->reason, "WaitingForResourceClaim", 23);
+	if (j->state != MU__DJ_QUEUED || !j->dra_src)
+		return false;
+	char key[600];
+	snprintf(key, sizeof key, "%d/%s", r, name);
+	json_t *s = json_object_get(j->dra_src, key);
+	return s && (!o || !json_equal(json_object_get(o, "spec"),
+				       json_object_get(json_object_get(s, "obj"), "spec")));
+}
+
+/* Hub object nsname ("NS/NAME") of kind r, now o (NULL: gone): the
+ * jobs that name it and that it moves into back (uid -> true).
+ * O(jobs naming it). */
+static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o, json_t *back)
+{
+	char k[700];
+	snprintf(k, sizeof k, "%d/%s", r, nsname);
+	json_t *set = json_object_get(d->dra_idx, k);
+	const char *name = strchr(nsname, '/');
+	if (!set || !name)
+		return;
+	name++;
+	const char *uid;
+	json_t *v;
+	json_object_foreach(set, uid, v) {
+		json_t *at = json_object_get(d->by_uid, uid);
+		mu__djob_t *j = at ? d->jobs[json_integer_value(at)] : NULL;
+		if (!j || json_object_get(back, uid) || !moves(j, r, name, o))
+			continue;
+		if (j->state == MU__DJ_NEW)
+			mu__dlog(d, 1, "job %s: %s %s is on the hub now (watched): read again", j->key,
+				 KIND[r], nsname);
+		else
+			mu__dlog(d, 1, "job %s: %s %s %s (watched): read again", j->key, KIND[r], nsname,
+				 o ? "changed on the hub since the job was read" :
+				 "is no longer on the hub");
+		json_object_set_new(back, uid, json_true());
+	}
+}
+
+json_t *mu__dhdra_watch(mu__dd_t *d)
+{
+	json_t *back = NULL;
+	for (int r = 0; r < 2; r++) {
+		json_t *ch = NULL;
+		uint64_t seq = 0;
+		if (!d->wdhub[r] || !mu_kube_watch_changes(d->wdhub[r], d->dhub_seq[r], &ch, &seq) ||
+		    seq == d->dhub_seq[r]) {
+			json_decref(ch);
+			continue; /* not answering (claims_retry reads), or nothing new */
+		}
+		if (!back)
+			back = json_object();
+		const char *k;
+		json_t *o;
+		if (ch) {
+			json_object_foreach(ch, k, o)
+				key_changed(d, r, k, json_is_null(o) ? NULL : o, back);
+		} else { /* listed again (or the first list): each object named */
+			json_object_foreach(d->dra_idx, k, o) {
+				if (k[0] != '0' + r || k[1] != '/')
+					continue;
+				json_t *now = mu_kube_watch_get(d->wdhub[r], k + 2);
+				key_changed(d, r, k + 2, now, back);
+				json_decref(now);
+			}
+		}
+		json_decref(ch);
+		d->dhub_seq[r] = seq;
+	}
+	return back;
 }
 
 /* The name of hub object name's copy for dispatch (uid, gen) into buf;
@@ -76,6 +211,8 @@ static int claim_one(mu__dd_t *d, mu__djob_t *j, const json_t *e, json_t *src, j
 	char key[600];
 	snprintf(key, sizeof key, "%d/%s", r, name);
 	json_t *obj = json_object_get(json_object_get(src, key), "obj");
+	if (!obj && name)
+		idx_add(d, j, r, name); /* its events read j again (round 18) */
 	if (!obj) {
 		char path[1200];
 		snprintf(path, sizeof path, API "/namespaces/%s/%s/%s", j->ns, RES[r], name);
@@ -121,6 +258,7 @@ static int claim_one(mu__dd_t *d, mu__djob_t *j, const json_t *e, json_t *src, j
 
 int mu__dhdra_read(mu__dd_t *d, mu__djob_t *j, char *why, size_t wl, char *msg, size_t ml)
 {
+	mu__dhdra_forget(d, j);
 	mu__dhdra_clear(j);
 	const mu_job_spec_t *js = &j->specs.jobs[0];
 	bool any = false;
@@ -421,24 +559,27 @@ long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 	json_object_foreach(j->dra_src, key, s) {
 		int r = (int)json_integer_value(json_object_get(s, "r"));
 		const char *name = json_string_value(json_object_get(s, "name"));
-		/* the hub's object as it is now (round 16): a template changed
-		 * since the job was read is copied as it is; one deleted since
-		 * leaves the job's copy unmade (a transient failure: retried,
-		 * and withdrawn at --start-timeout).  Round 17: read just
-		 * before the record (mu__dhdra_stale), it is not read again;
-		 * a retry reads it */
+		/* the hub's object as it is now: read just before the record
+		 * (mu__dhdra_stale, round 17), it is not read again; a retry
+		 * reads it (round 16), and one gone or changed since makes
+		 * the job stale (round 18) */
 		json_t *now = NULL;
 		long hs = fresh ? 0 : hub_get(d, hub, r, j->ns, name, &now);
-		if (hs == 404) {
-			mu__dlog(d, 0, "job %s: %s %s/%s is no longer on the hub: its copy is not made",
-				 j->key, KIND[r], j->ns, name);
-			out = 404;
+		bool changed = now && !json_equal(json_object_get(now, "spec"),
+						  json_object_get(json_object_get(s, "obj"), "spec"));
+		if (hs == 404 || changed) {
+			/* round 18: gone or changed between the record and this
+			 * (retried) create: not made, and the job goes back to be
+			 * read again at once (run.c's created), as a stale job
+			 * is at dispatch, not at --start-timeout */
+			mu__dlog(d, 0, "job %s: %s %s/%s %s: its copy is not made, the job is read again",
+				 j->key, KIND[r], j->ns, name, changed ?
+				 "changed on the hub since the job was read" : "is no longer on the hub");
+			json_decref(now);
+			j->dra_stale = true;
+			out = changed ? 409 : 404;
 			break;
 		}
-		if (now && !json_equal(json_object_get(now, "spec"),
-				       json_object_get(json_object_get(s, "obj"), "spec")))
-			mu__dlog(d, 1, "job %s: %s %s/%s changed on the hub since the job was read: "
-				 "copied as it is now", j->key, KIND[r], j->ns, name);
 		if (now)
 			json_object_set_new(s, "obj", now);
 		char *refused = NULL;

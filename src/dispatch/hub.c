@@ -956,6 +956,7 @@ static void jobs_gone(mu__dd_t *d, mu_time_t now)
 		mu__djlist_drop(&d->dirty, j, MU__DM_DIRTY);
 		mu__djlist_drop(&d->wdirty, j, MU__DM_WDIRTY);
 		mu__djlist_drop(&d->pend, j, MU__DM_PEND);
+		mu__dhdra_forget(d, j);
 		mu__djob_free(j);
 	}
 	d->njobs = w;
@@ -1054,13 +1055,14 @@ void mu__dhub_claims_back(mu__dd_t *d, mu__djob_t *j)
 }
 
 /* The jobs waiting for their claims' objects read again, once a second
- * while one waits (no watch of the hub's templates: a GET per object of
- * a waiting job).  O(jobs) then, else O(1). */
+ * while one waits and the hub's templates and claims are not watched
+ * (hdra.c's watches, round 18, not started or not answering: a GET per
+ * object of a waiting job).  O(jobs) then, else O(1). */
 static void claims_retry(mu__dd_t *d, mu_time_t now)
 {
 	int64_t t = mu__d_mono_ms();
-	if (!d->claims_waiting || t < d->claims_at)
-		return;
+	if (!d->claims_waiting || t < d->claims_at || mu__dhdra_watched(d))
+		return; /* round 18: watched, their events read them (hdra.c) */
 	d->claims_at = t + 1000;
 	int n = 0;
 	for (int32_t i = 0; i < d->njobs; i++) {
@@ -1233,6 +1235,16 @@ int mu__dhub_jobs(mu__dd_t *d)
 	if (gone)
 		jobs_gone(d, now);
 	claims_retry(d, now);
+	/* round 18: the jobs the hub's DRA objects' events move */
+	json_t *back = mu__dhdra_watch(d);
+	const char *bu;
+	json_t *bv;
+	json_object_foreach(back, bu, bv) {
+		mu__djob_t *bj = mu__dhub_job_by_uid(d, bu);
+		if (bj)
+			mu__dhub_claims_back(d, bj);
+	}
+	json_decref(back);
 	d->jobs_listed = d->kind_listed[MU__DK_JOB];
 	return MU_OK;
 }

@@ -89,6 +89,15 @@ static void refuse(mu__dd_t *d, mu__djob_t *j)
  * 60 s; settle retries). */
 static void created(mu__dd_t *d, mu__djob_t *j, long st)
 {
+	if (j->dra_stale) { /* round 18: an object its claims name went or
+			     * changed on the hub before this create (hdra.c):
+			     * nothing made; read again now, as at dispatch */
+		mu__dhub_event(d, j, "Warning", "ClaimsChanged", "an object its pods' claims name "
+			       "was deleted or changed on the hub before its copy was made: read again");
+		d->requeued++;
+		mu__dhub_claims_back(d, j);
+		return;
+	}
 	if (j->refused) {
 		if (st == 200 || st == 201) /* made, then a group's pod refused
 					     * (hdra.c's mu__dhdra_pod): it goes */
@@ -294,7 +303,11 @@ static void settle(mu__dd_t *d)
 	/* the pending set, less those no longer pending */
 	mu__djob_t *prev = NULL;
 	for (mu__djob_t *j = d->pend.head, *nx; j; j = nx) {
+		nx = j->next[MU__DM_PEND];
 		settle_one(d, j, t);
+		if (!(j->marks & (1u << MU__DM_PEND)))
+			continue; /* taken off by settle_one (a stale create read
+				   * again, created: mu__dhub_claims_back) */
 		nx = j->next[MU__DM_PEND];
 		if (pending(j)) {
 			prev = j;
@@ -625,6 +638,8 @@ static void dd_signal_watches(mu__dd_t *d)
 	mu_kube_watch_signal(d->wqueues);
 	mu_kube_watch_signal(d->wsecrets);
 	mu_kube_watch_signal(d->wbeats);
+	mu_kube_watch_signal(d->wdhub[0]);
+	mu_kube_watch_signal(d->wdhub[1]);
 }
 
 /* Frees everything d holds, after the watches were all asked to stop
@@ -667,6 +682,9 @@ static void dd_release(mu__dd_t *d)
 	mu_kube_watch_stop(d->wqueues);
 	mu_kube_watch_stop(d->wsecrets);
 	mu_kube_watch_stop(d->wbeats);
+	mu_kube_watch_stop(d->wdhub[0]);
+	mu_kube_watch_stop(d->wdhub[1]);
+	json_decref(d->dra_idx);
 	json_decref(d->beats);
 	json_decref(d->secrets);
 	mu_kube_client_free(d->hub);

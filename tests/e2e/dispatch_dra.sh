@@ -29,6 +29,9 @@
 #     goes to b once the template is back; one whose template changed to a
 #     class no worker has is read again and waits, kexplain naming the
 #     class;
+#   - round 18: the hub's templates are watched: j5 waits for t5 again on
+#     its deletion's event and j6 is read with t6's new class on its
+#     events, both while no device is free (neither is chosen);
 #   - the dispatcher's log holds no 403 and no sanitizer report.
 # Usage: sh tests/e2e/dispatch_dra.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra: N passed, N failed".
@@ -172,10 +175,13 @@ tpl t5 gpu.example.com
 job j5 t5
 wait_for j5-waits-for-a-device 100 ann_is job j5 dispatch-reason NoClusterFits || echo "  j5: $(ann job j5 cluster) $(ann job j5 dispatch-reason)"
 expect "delete t5 on the hub" 0 h delete resourceclaimtemplate t5
+# round 18: the hub's templates are watched: j5 waits for t5 again on its
+# deletion's event, before any device is free (not chosen for b)
+wait_for j5-waits-for-t5-watched 150 ann_is job j5 dispatch-reason WaitingForResourceClaimTemplate || echo "  j5: $(ann job j5 cluster) $(ann job j5 dispatch-reason) $(ann job j5 dispatch-message)"
+has j5-read-on-the-event "$T/d.log" "job default/j5: ResourceClaimTemplate default/t5 is no longer on the hub (watched): read again"
 expect "delete j4" 0 h delete job j4
 wait_for j5-waits-for-t5 150 ann_is job j5 dispatch-reason WaitingForResourceClaimTemplate || echo "  j5: $(ann job j5 cluster) $(ann job j5 dispatch-reason) $(ann job j5 dispatch-message)"
 [ -z "$(ann job j5 cluster)" ] && ok || bad "j5 was sent to $(ann job j5 cluster)"
-has j5-read-at-dispatch "$T/d.log" "ResourceClaimTemplate default/t5 is no longer on the hub: not sent, read again"
 tpl t5 gpu.example.com
 wait_for j5-to-b 150 ann_is job j5 cluster b || echo "  j5: $(ann job j5 cluster) $(ann job j5 dispatch-reason) $(ann job j5 dispatch-message)"
 # j6 waits for a device (j3's and j5's) with template t6 read; t6 made
@@ -188,10 +194,13 @@ wait_for j6-waits-for-a-device 100 ann_is job j6 dispatch-reason NoClusterFits |
 # (a template's spec cannot change in place, as in Kubernetes: made again)
 expect "delete t6 on the hub" 0 h delete resourceclaimtemplate t6
 tpl t6 tpu.example.com
+# round 18: read again on the template's events, with no device free (not
+# chosen): kexplain names the class it asks now before j3 goes
+j6_tpu() { "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/j6 2>&1 | grep -q tpu.example.com; }
+wait_for j6-read-on-the-events 150 j6_tpu || echo "  j6: $(ann job j6 dispatch-reason) $(ann job j6 dispatch-message)"
+has j6-watched "$T/d.log" "job default/j6: ResourceClaimTemplate default/t6"
 expect "delete j3" 0 h delete job j3
-j6_reread() { grep -q "ResourceClaimTemplate default/t6 changed on the hub since the job was read: not sent, read again" "$T/d.log"; }
-wait_for j6-read-at-dispatch 150 j6_reread
-sleep 1
+sleep 3
 [ -z "$(ann job j6 cluster)" ] && ok || bad "j6 was sent to $(ann job j6 cluster) with its old claims"
 expect kexplain-j6 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/j6
 has kexplain-j6-class "$T/out" "tpu.example.com"

@@ -301,18 +301,21 @@ static void test_hub_claims(mu_t_t *t)
 		memcpy(at, "gpu.example.org", 15);
 	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, b2, NULL), 201);
 	free(b2);
+	/* round 18: a (retried) create that finds it changed makes no copy
+	 * and marks the job stale (run.c's created reads it again at once),
+	 * where round 16 copied it as it is now */
 	j.gen = 7;
-	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 201);
-	cp = NULL;
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-7", NULL, &cp), 200);
-	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(cp, "spec.spec.devices.requests"), 0),
-			      "deviceClassName"), "gpu.example.org");
-	CHECK_STR(t, mu__dmeta(cp, "labels", "v"), "2");
-	json_decref(cp);
-	/* deleted on the hub before dispatch: no copy, the job's copy not made */
+	j.dra_stale = false;
+	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 409);
+	CHECK(t, j.dra_stale);
+	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-7", NULL, NULL), 404);
+	/* deleted on the hub before dispatch: no copy, the job's copy not
+	 * made, and (round 18) the job stale, not retried to --start-timeout */
 	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
 	j.gen = 8;
+	j.dra_stale = false;
 	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 404);
+	CHECK(t, j.dra_stale);
 	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-8", NULL, NULL), 404);
 	CHECK(t, j.refused == NULL);
 
@@ -351,10 +354,15 @@ static void test_hub_claims(mu_t_t *t)
 			      "deviceClassName"), "gpu.example.org");
 	CHECK(t, !mu__dhdra_stale(&d, d.hub, &j));
 
+	mu__dhdra_forget(&d, &j);
+	CHECK_EQ_INT(t, (int)json_object_size(d.dra_idx), 0);
 	mu__dhdra_clear(&j);
 	json_decref(j.obj);
 	mu_specs_release(&j.specs);
 	json_decref(d.by_uid);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	json_decref(d.dra_idx);
 	mu__dcl_disconnect(&c);
 	mu_kube_client_free(d.hub);
 	mu_fleet_free(d.fleet);
@@ -513,11 +521,145 @@ static void test_agent_claims(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
+/* The class of j's first claim in its model (j->dra), or "". */
+static const char *model_class(const mu__djob_t *j)
+{
+	const char *c = mu__jstr(json_array_get(mu__jget(json_array_get(json_array_get(j->dra, 0), 0),
+							 "claim.spec.devices.requests"), 0),
+				 "deviceClassName");
+	return c ? c : "";
+}
+
+/* The hub's pass over its DRA watches (hub.c's read): the jobs
+ * mu__dhdra_watch gives read again. */
+static void watch_pass(mu__dd_t *d)
+{
+	json_t *back = mu__dhdra_watch(d);
+	const char *u;
+	json_t *v;
+	json_object_foreach(back, u, v)
+		mu__dhub_claims_back(d, mu__dhub_job_by_uid(d, u));
+	json_decref(back);
+}
+
+/* Runs the hub's DRA watches' pass (mu__dhdra_watch) until j's model's
+ * class is want (10 s). */
+static bool watch_until(mu__dd_t *d, const mu__djob_t *j, const char *want)
+{
+	for (int i = 0; i < 500; i++) {
+		watch_pass(d);
+		if (!strcmp(model_class(j), want))
+			return true;
+		nap_ms(20);
+	}
+	return false;
+}
+
+/* Round 18: the hub's templates and claims watched (mu__dhdra_watch).  A
+ * job waiting for a missing template is read again when it is created,
+ * without being chosen; a queued job whose template is made again with
+ * another class is read again, its model's claims the hub's now; an
+ * event of a template no job names reads nothing; the index (d->dra_idx)
+ * holds the job under each object it names, and forgets it. */
+static void test_hub_watch(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdraw-XXXXXX", server[64], body[1024];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	o.hub = &cfg;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	j.kind = MU__DK_JOB;
+	j.ns = "default";
+	j.name = "j";
+	j.key = "default/j";
+	j.uid = "abcdef12-3456";
+	j.fid = -1;
+	j.cl = -1;
+	j.obj = json_loads(JOB, 0, NULL);
+	mu_specs_init(&j.specs);
+	mu_diag_t dg = {""};
+	CHECK_EQ_INT(t, mu_load_json(j.key, j.obj, &j.specs, &dg), MU_OK);
+	d.jobs = (mu__djob_t *[]){&j};
+	d.njobs = 1;
+	d.by_uid = json_pack("{s:i}", j.uid, 0);
+
+	/* waiting for gpu-t: indexed under it, the watches started */
+	char why[40] = "", msg[800] = "";
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 1);
+	j.state = MU__DJ_NEW;
+	j.reason = strdup(why);
+	CHECK(t, d.wdhub[0] != NULL && d.wdhub[1] != NULL);
+	CHECK(t, json_object_get(json_object_get(d.dra_idx, "0/default/gpu-t"), j.uid) != NULL);
+	bool up = false;
+	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
+		nap_ms(20);
+	CHECK(t, up);
+	watch_pass(&d); /* the first list: gpu-t not there, nothing */
+	CHECK(t, j.dra == NULL);
+	/* created on the hub: j read again on its event, not chosen */
+	snprintf(body, sizeof body, TPL, "gpu-t", "");
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK(t, watch_until(&d, &j, "gpu.example.com"));
+	/* (no queue q in this fleet: it waits UnknownQueue; queued, as it
+	 * would be with its queue) */
+	j.state = MU__DJ_QUEUED;
+	j.fid = -1;
+	/* a template no job names: its event reads nothing */
+	snprintf(body, sizeof body, TPL, "other-t", "");
+	uint64_t r0 = d.reqs;
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	for (int i = 0; i < 50; i++) {
+		watch_pass(&d);
+		nap_ms(20);
+	}
+	CHECK(t, d.reqs == r0);
+	CHECK_STR(t, model_class(&j), "gpu.example.com");
+	/* gpu-t made again with another class: j read again with it */
+	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "gpu-t", "");
+	char *at = strstr(body, "gpu.example.com");
+	if (at)
+		memcpy(at, "gpu.example.org", 15);
+	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	j.state = MU__DJ_QUEUED; /* (UnknownQueue again after each read) */
+	CHECK(t, watch_until(&d, &j, "gpu.example.org"));
+	CHECK(t, json_object_get(json_object_get(d.dra_idx, "0/default/gpu-t"), j.uid) != NULL);
+
+	mu__dhdra_forget(&d, &j);
+	CHECK_EQ_INT(t, (int)json_object_size(d.dra_idx), 0);
+	mu__dhdra_clear(&j);
+	free(j.reason);
+	free(j.msg);
+	json_decref(j.obj);
+	mu_specs_release(&j.specs);
+	json_decref(d.by_uid);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	json_decref(d.dra_idx);
+	json_decref(d.pcls);
+	json_decref(d.pcls_default);
+	mu_kube_client_free(d.hub);
+	mu_fleet_free(d.fleet);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_pull_refusal);
 	MU_RUN(&t, test_hub_claims);
 	MU_RUN(&t, test_agent_claims);
+	MU_RUN(&t, test_hub_watch);
 	return mu_t_done(&t);
 }
