@@ -310,9 +310,15 @@ int mu__store_mutate(mu__store_t *st, int rt, const char *ns, const char *name,
  * trees; an older one is dropped. */
 int mu__store_mutate_keep(mu__store_t *st, int rt, const char *ns, const char *name,
 			  mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res);
+/* mu__store_apply in tx (not a dry run), and a version it puts keeps fn's
+ * tree for mu__store_take_tree as mu__store_mutate_keep's do (fn must not
+ * share it with anything that changes it afterwards): the Job
+ * controller's status write, whose Job it reconciles next (round 18). */
+int mu__store_apply_keep(mu__wtx_t *tx, int rt, const char *ns, const char *name, mu__mut_fn_t fn, void *ctx,
+			 mu__obj_t **res);
 /* A parsed copy of version o (caller owns), or NULL: the tree kept for it
- * by mu__store_mutate_keep, taken (the next call parses), else
- * mu__obj_parse(o).  *kept (may be NULL) says which.  Work: 128 pointer
+ * by mu__store_mutate_keep or mu__store_apply_keep, taken (the next call
+ * parses), else mu__obj_parse(o).  *kept (may be NULL) says which.  Work: 128 pointer
  * compares under a lock of its own, or a parse. */
 json_t *mu__store_take_tree(mu__store_t *st, const mu__obj_t *o, bool *kept);
 
@@ -937,6 +943,10 @@ int64_t mu__jobctl_sync(mu__jobctl_t *jc, int64_t now_ms);
 /* The status writes whose managedFields came from the controller's memo
  * (ssa.h), and those recorded in full (for tests). */
 void mu__jobctl_memo_stats(const mu__jobctl_t *jc, size_t *hits, size_t *misses);
+/* How many full reconciles read their Job from the tree the controller's
+ * own status write kept (mu__store_apply_keep: no parse), and how many
+ * parsed it (round 18).  O(1). */
+void mu__jobctl_tree_stats(const mu__jobctl_t *jc, size_t *kept, size_t *parsed);
 /* What a Job's spec.podFailurePolicy (pfp, borrowed) decides for a failed
  * pod (borrowed), as matchPodFailurePolicy of Kubernetes' Job controller
  * (pkg/controller/job/pod_failure_policy.go): the first rule that

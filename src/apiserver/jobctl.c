@@ -73,7 +73,10 @@
  * times and a queue in due order (the period is constant, so arrival
  * order is due order).  A reconcile with nothing to write is found from
  * the Job's text and its status alone (quick_keep), and the reconciles of
- * one sync share a write transaction.
+ * one sync share a write transaction.  A status write keeps its tree in
+ * the store (mu__store_apply_keep), and the Job's next full reconcile,
+ * when the Job is still that version, reads it instead of parsing the
+ * text again (round 18).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +109,7 @@ struct mu__jobctl {
 	int64_t now;             /* the sync's now_ms, for reconcile's requeues */
 	mu__evcorr_t *events;    /* its Events' correlator (events_corr.c; NULL: none) */
 	mu__mf_memo_t *memo;     /* managedFields of the status writes, by shape (ssa.h) */
+	size_t kept, parsed;     /* reconciles' Jobs: the tree of its own write, a parse */
 };
 
 int mu__jobctl_new(mu_apiserver_t *s, mu__jobctl_t **out)
@@ -154,6 +158,12 @@ void mu__jobctl_memo_stats(const mu__jobctl_t *jc, size_t *hits, size_t *misses)
 	*hits = *misses = 0;
 	if (jc->memo)
 		mu__mf_memo_stats(jc->memo, hits, misses);
+}
+
+void mu__jobctl_tree_stats(const mu__jobctl_t *jc, size_t *kept, size_t *parsed)
+{
+	*kept = jc->kept;
+	*parsed = jc->parsed;
 }
 
 /* Marks job ns/name dirty: reconciled at the next sync.  O(1); a failed
@@ -1902,7 +1912,12 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		mu__obj_unref(jo);
 		return;
 	}
-	rec_t r = {.jc = jc, .ns = ns, .name = name, .job = mu__obj_parse(jo), .np = pg.n};
+	/* the tree this controller's last status write kept, when jo is that
+	 * write (the next reconcile of a Job usually is), else a parse */
+	bool kept = false;
+	rec_t r = {.jc = jc, .ns = ns, .name = name, .job = mu__store_take_tree(jc->s->store, jo, &kept), .np = pg.n};
+	jc->kept += kept;
+	jc->parsed += !kept;
 	int64_t job_rv = jo->rv;
 	mu__obj_unref(jo);
 	r.uid = mu__jstr(r.job, "metadata.uid");
@@ -1933,7 +1948,10 @@ static void reconcile(mu__jobctl_t *jc, const char *ns, const char *name, shared
 		 * metadata and spec, which it leaves as they are */
 		r.sc.job = r.job;
 		r.sc.rv = job_rv;
-		if (mu__store_apply(tx, MU__RT_JOBS, ns, name, status_fn, &r.sc, false, NULL) == MU__MUT_PUT && r.sc.tr)
+		/* the version written keeps its tree (r.job, or a parse of a
+		 * newer version) for the Job's next reconcile: from here on it
+		 * is only read */
+		if (mu__store_apply_keep(tx, MU__RT_JOBS, ns, name, status_fn, &r.sc, NULL) == MU__MUT_PUT && r.sc.tr)
 			transition_notes(jc, tx, r.job, r.sc.tr, &r.sc.c, r.sc.freason, r.sc.fmsg);
 	}
 	free(cs);

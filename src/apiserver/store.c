@@ -686,7 +686,7 @@ struct mu__store {
 	pthread_t writer;        /* under mu: the thread inside a transaction */
 	bool writing;
 	/* the trees of the last HOT_MAX versions put by mu__store_mutate_keep
-	 * (under hmu), for mu__store_take_tree */
+	 * or mu__store_apply_keep (under hmu), for mu__store_take_tree */
 	pthread_mutex_t hmu;
 	struct hot { mu__obj_t *obj; json_t *tree; } hot[HOT_MAX];
 	int hot_next;
@@ -1806,6 +1806,16 @@ int mu__store_mutate_keep(mu__store_t *st, int rt, const char *ns, const char *n
 			  mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res)
 {
 	return mutate(st, rt, ns, name, fn, ctx, dry, res, true);
+}
+
+int mu__store_apply_keep(mu__wtx_t *tx, int rt, const char *ns, const char *name, mu__mut_fn_t fn, void *ctx,
+			 mu__obj_t **res)
+{
+	bool was = tx->keep_tree;
+	tx->keep_tree = true;
+	int rc = mu__store_apply(tx, rt, ns, name, fn, ctx, false, res);
+	tx->keep_tree = was;
+	return rc;
 }
 
 void mu__store_wait_stats(mu__store_t *st, int64_t *waits, int64_t *early)

@@ -1832,6 +1832,64 @@ static void test_indexed(mu_t_t *t)
 	server_close(&s, jc);
 }
 
+/* A full reconcile of a Job whose stored version is the controller's own
+ * last status write reads the tree that write kept (mu__store_apply_keep,
+ * round 18) rather than parsing the text, and writes the same: a Job made
+ * and reconciled (parsed: no write of the controller's yet), its pod
+ * Succeeded and the Job reconciled again (kept: succeeded 1, Complete, the
+ * finalizer removed); another writer's version of a Job is parsed. */
+static void test_tree_kept(mu_t_t *t)
+{
+	mu_apiserver_t s;
+	mu__jobctl_t *jc = server_open(t, &s, "tk");
+	if (!jc)
+		return;
+	put_default_sa(t, &s);
+	mu__obj_t *o = NULL;
+	size_t kept = 9, parsed = 9;
+	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "tk", run1_fn, "tk", false, &o) >= 0);
+	if (o)
+		event(jc, MU__EV_ADDED, o, NULL, 0);
+	mu__obj_unref(o);
+	mu__jobctl_sync(jc, 0);
+	CHECK_EQ_INT(t, npods(t, &s, "tk"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "tk", "status.active"), 1);
+	mu__jobctl_tree_stats(jc, &kept, &parsed);
+	CHECK_EQ_INT(t, (int)kept, 0);
+	CHECK_EQ_INT(t, (int)parsed, 1);
+	set_phase(t, &s, "tk", "Succeeded");
+	o = mu__store_get(s.store, MU__RT_JOBS, "default", "tk");
+	if (o)
+		event(jc, MU__EV_MODIFIED, o, o, 10);
+	mu__obj_unref(o);
+	mu__jobctl_sync(jc, 5000);
+	mu__jobctl_tree_stats(jc, &kept, &parsed);
+	CHECK_EQ_INT(t, (int)kept, 1);
+	CHECK_EQ_INT(t, (int)parsed, 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "tk", "status.succeeded"), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "tk", "status.active"), 0);
+	mu__page_t pods;
+	CHECK_EQ_INT(t, mu__store_list(s.store, MU__RT_PODS, "default", NULL, 1000, NULL, NULL, &pods), MU_OK);
+	for (size_t i = 0; i < pods.n; i++)
+		CHECK(t, !strstr(pods.objs[i]->json, "\"finalizers\":["));
+	mu__page_release(&pods);
+	mu__jobctl_sync(jc, 10000); /* the Job's own write back: Complete */
+	CHECK(t, job_has(&s, "tk", "\"type\":\"Complete\""));
+	/* another writer's version is parsed */
+	mu__jobctl_tree_stats(jc, &kept, &parsed);
+	size_t k0 = kept, p0 = parsed;
+	CHECK(t, mu__store_mutate(s.store, MU__RT_JOBS, "default", "tk", active5_fn, NULL, false, &o) >= 0);
+	if (o)
+		event(jc, MU__EV_MODIFIED, o, o, 20000);
+	mu__obj_unref(o);
+	mu__jobctl_sync(jc, 30000);
+	mu__jobctl_tree_stats(jc, &kept, &parsed);
+	CHECK_EQ_INT(t, (int)(kept - k0), 0);
+	CHECK_EQ_INT(t, (int)(parsed - p0), 1);
+	CHECK_EQ_INT(t, (int)job_int(&s, "tk", "status.active"), 0);
+	server_close(&s, jc);
+}
+
 /* The completion-index intervals of Indexed Jobs, translated from
  * indexed_job_utils_test.go (kubernetes pkg/controller/job):
  * TestCalculateSucceededIndexes (prior completedIndexes and new succeeded
@@ -1914,6 +1972,7 @@ int main(void)
 	MU_RUN(&t, test_pfp_match);
 	MU_RUN(&t, test_pfp_controller);
 	MU_RUN(&t, test_success_criteria);
+	MU_RUN(&t, test_tree_kept);
 	MU_RUN(&t, test_pfp_validation);
 	MU_RUN(&t, test_intervals);
 	MU_RUN(&t, test_indexed);
