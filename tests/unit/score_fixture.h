@@ -1,9 +1,10 @@
 /*
  * score_fixture.h - the pod requests and node views that the GPU score
- * policies' unit tests (test_score_press.c, test_score_memory.c) score:
+ * policies' unit tests (test_score_press.c, test_score_memory.c,
+ * test_score_spread.c) score:
  * a request of CPU, memory, whole GPUs and a share, and a node of eight
  * devices, 96 cores and given memory, some devices whole and free and the
- * rest full.  Header-only (static functions), included after check.h.
+ * rest full.  Header-only (static inline functions), included after check.h.
  */
 #ifndef MUSTER_TEST_SCORE_FIXTURE_H
 #define MUSTER_TEST_SCORE_FIXTURE_H
@@ -14,7 +15,7 @@
 
 /* One pod's request: cpu_milli millicores, mem bytes, gpus whole GPUs
  * and a share of share milli-GPU. */
-static mu_res_t score_req(int64_t cpu_milli, int64_t mem, int64_t gpus, int64_t share)
+static inline mu_res_t score_req(int64_t cpu_milli, int64_t mem, int64_t gpus, int64_t share)
 {
 	mu_res_t r;
 	memset(&r, 0, sizeof r);
@@ -36,7 +37,7 @@ typedef struct vnode {
 /* Node n: eight devices, free_gpus of them whole and free and the rest
  * full; 96 cores of which cpu_free millicores are free; mem bytes, all
  * free; 110 pods; GPU model model (NULL: none, not copied). */
-static void score_node(vnode_t *n, int free_gpus, int64_t cpu_free, int64_t mem,
+static inline void score_node(vnode_t *n, int free_gpus, int64_t cpu_free, int64_t mem,
 		       const char *model)
 {
 	memset(n, 0, sizeof *n);

@@ -16,26 +16,10 @@
 
 #include "check.h"
 #include "muster/engine.h"
-
-static mu_res_t req(int64_t cpu_milli, int64_t gpus, int64_t share)
-{
-	mu_res_t r;
-	memset(&r, 0, sizeof r);
-	r.v[MU_RES_CPU] = cpu_milli;
-	r.v[MU_RES_GPU] = gpus;
-	r.v[MU_RES_GPU_MILLI] = share;
-	r.v[MU_RES_PODS] = 1;
-	return r;
-}
+#include "score_fixture.h"
 
 /* A node of two devices, `cpu` millicores free, device g with free[g]
- * milli-GPU free, over caller-owned storage. */
-typedef struct vnode {
-	mu_res_t alloc, free;
-	int16_t gpu[MU_MAX_GPUS];
-	mu_node_view_t v;
-} vnode_t;
-
+ * milli-GPU free, over caller-owned storage (vnode_t: score_fixture.h). */
 static void vnode(vnode_t *n, int64_t cpu, int16_t f0, int16_t f1)
 {
 	memset(n, 0, sizeof *n);
@@ -53,7 +37,7 @@ static void vnode(vnode_t *n, int64_t cpu, int16_t f0, int16_t f1)
 /* The mix: as many 810s (3 cores) as 470s (10 cores). */
 static void mix(mu_workload_mix_t *m)
 {
-	mu_res_t big = req(3000, 0, 810), small = req(10000, 0, 470);
+	mu_res_t big = score_req(3000, 0, 0, 810), small = score_req(10000, 0, 0, 470);
 	mu_workload_mix_init(m);
 	mu_workload_mix_add(m, &big, NULL, 0, 100);
 	mu_workload_mix_add(m, &small, NULL, 0, 100);
@@ -69,7 +53,7 @@ static void test_spread_rich(mu_t_t *t)
 	vnode(&r, 100000, 530, 1000);
 	mu_workload_mix_t m;
 	mix(&m);
-	mu_res_t s = req(10000, 0, 470);
+	mu_res_t s = score_req(10000, 0, 0, 470);
 	mu_muster_params_t on, off;
 	mu_muster_params_defaults(&on);
 	off = on;
@@ -101,7 +85,7 @@ static void test_spread_poor_and_large(mu_t_t *t)
 	vnode(&r, 100000, 530, 1000);
 	mu_workload_mix_t m;
 	mix(&m);
-	mu_res_t s = req(10000, 0, 470), big = req(3000, 0, 810);
+	mu_res_t s = score_req(10000, 0, 0, 470), big = score_req(3000, 0, 0, 810);
 	mu_muster_params_t on, off;
 	mu_muster_params_defaults(&on);
 	off = on;
@@ -129,8 +113,8 @@ static void test_spread_gate(mu_t_t *t)
 {
 	vnode_t r;
 	vnode(&r, 100000, 530, 1000);
-	mu_res_t big = req(3000, 0, 810), small = req(10000, 0, 470);
-	mu_res_t cpu = req(8000, 0, 0), one = req(8000, 1, 0);
+	mu_res_t big = score_req(3000, 0, 0, 810), small = score_req(10000, 0, 0, 470);
+	mu_res_t cpu = score_req(8000, 0, 0, 0), one = score_req(8000, 0, 1, 0);
 	mu_workload_mix_t a, b;
 	mu_workload_mix_init(&a);
 	mu_workload_mix_add(&a, &big, NULL, 0, 100);
