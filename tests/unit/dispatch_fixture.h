@@ -2,7 +2,8 @@
  * dispatch_fixture.h - what the dispatcher's unit tests against an
  * in-process `muster up` share (test_dispatch_served.c, _wdra.c, _hdra.c):
  * a server on a loopback port and a data directory of its own, stopped and
- * removed after; a dispatcher's state with quiet defaults; a short sleep
+ * removed after; a dispatcher's state with quiet defaults; one request and its
+ * answer; a short sleep
  * for their polls.  Header-only (static functions), included after
  * check.h.
  */
@@ -63,6 +64,21 @@ static void fx_config(mu_kube_config_t *cfg, const char *server)
 {
 	cfg->server = strdup(server);
 	cfg->ns = strdup("default");
+}
+
+/* One request: method on path with body (JSON; NULL: none), within 5 s;
+ * the answer's object into out when out is not NULL (NULL: no object).
+ * The HTTP status, 0 when there was none. */
+static inline long fx_req(mu_kube_client_t *c, const char *method, const char *path,
+			  const char *body, json_t **out)
+{
+	long st = 0;
+	char *ans = NULL;
+	mu_kube_client_do(c, method, path, body ? "application/json" : NULL, body, 5000, &st, &ans);
+	if (out)
+		*out = ans ? json_loads(ans, 0, NULL) : NULL;
+	free(ans);
+	return st;
 }
 
 /* d zeroed, with options o: mu_dispatch_opts_defaults, quiet. */

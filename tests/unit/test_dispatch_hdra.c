@@ -44,18 +44,6 @@
 
 #define RAPI "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaimtemplates"
 
-static long req(mu_kube_client_t *c, const char *method, const char *path, const char *body,
-		json_t **out)
-{
-	long st = 0;
-	char *ans = NULL;
-	mu_kube_client_do(c, method, path, body ? "application/json" : NULL, body, 5000, &st, &ans);
-	if (out)
-		*out = ans ? json_loads(ans, 0, NULL) : NULL;
-	free(ans);
-	return st;
-}
-
 static const char *TPL =
 	"{\"apiVersion\":\"resource.k8s.io/v1beta1\",\"kind\":\"ResourceClaimTemplate\","
 	"\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\"%s},\"spec\":{\"spec\":{\"devices\":"
@@ -136,7 +124,7 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK(t, j.dra == NULL);
 	/* there: the fleet's claims from it */
 	snprintf(body, sizeof body, TPL, "gpu-t", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
 	json_t *e = json_array_get(json_array_get(j.dra, 0), 0);
 	CHECK_STR(t, json_string_value(json_object_get(e, "name")), "gpu");
@@ -151,7 +139,7 @@ static void test_hub_claims(mu_t_t *t)
 	j.gen = 3;
 	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 201);
 	json_t *cp = NULL;
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-3", NULL, &cp), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-3", NULL, &cp), 200);
 	CHECK_STR(t, mu__dmeta(cp, "labels", MU__D_HUBUID), "abcdef12-3456");
 	CHECK_STR(t, mu__dmeta(cp, "annotations", MU__D_GEN), "3");
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(cp, "spec.spec.devices.requests"), 0),
@@ -170,7 +158,7 @@ static void test_hub_claims(mu_t_t *t)
 	/* a user's object with the name generation 4's copy would have:
 	 * never taken over, the job refused naming it */
 	snprintf(body, sizeof body, TPL, "gpu-t-abcdef12-4", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	j.gen = 4;
 	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 409);
 	CHECK(t, j.refused && strstr(j.refused, "gpu-t-abcdef12-4 that the dispatcher did not "
@@ -186,7 +174,7 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK(t, tpls_seen(&c, 1)); /* the copy (the user's has no hub label) */
 	d.full = true;
 	mu__dhdra_sweep(&d, &c);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-3", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-3", NULL, NULL), 200);
 	CHECK_EQ_INT(t, c.dcopies, 1);
 	/* nothing moved: nothing read */
 	d.full = false;
@@ -197,9 +185,9 @@ static void test_hub_claims(mu_t_t *t)
 	j.gen = 5;
 	d.full = true;
 	mu__dhdra_sweep(&d, &c);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-3", NULL, NULL), 404);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-4", NULL, NULL), 200);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-3", NULL, NULL), 404);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-4", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t", NULL, NULL), 200);
 
 	/* a named claim: waits for it, then read as shared and copied */
 	json_t *o2 = json_loads(JOB, 0, NULL);
@@ -214,7 +202,7 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 1);
 	CHECK_STR(t, why, "WaitingForResourceClaim");
 	CHECK(t, strstr(msg, "ResourceClaim default/shared-c not found on the hub") != NULL);
-	CHECK_EQ_INT(t, req(d.hub, "POST", "/apis/resource.k8s.io/v1beta1/namespaces/default/"
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", "/apis/resource.k8s.io/v1beta1/namespaces/default/"
 			    "resourceclaims", "{\"apiVersion\":\"resource.k8s.io/v1beta1\",\"kind\":"
 			    "\"ResourceClaim\",\"metadata\":{\"name\":\"shared-c\"},\"spec\":{\"devices\":"
 			    "{\"requests\":[{\"name\":\"gpu\",\"deviceClassName\":\"gpu.example.com\"}]}}}",
@@ -224,7 +212,7 @@ static void test_hub_claims(mu_t_t *t)
 	j.gen = 6;
 	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 201);
 	cp = NULL;
-	CHECK_EQ_INT(t, req(d.hub, "GET", "/apis/resource.k8s.io/v1beta1/namespaces/default/"
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/apis/resource.k8s.io/v1beta1/namespaces/default/"
 			    "resourceclaims/shared-c-abcdef12-6", NULL, &cp), 200);
 	CHECK_STR(t, mu__dmeta(cp, "labels", MU__D_HUBUID), "abcdef12-3456");
 	json_decref(cp);
@@ -257,7 +245,7 @@ static void test_hub_claims(mu_t_t *t)
 			      "resourceClaimTemplateName"), "gpu-t-abcdef12-6");
 	json_decref(pod);
 	cp = NULL;
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-6", NULL, &cp), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-6", NULL, &cp), 200);
 	CHECK_STR(t, mu__dmeta(cp, "labels", MU__D_HUBUID), "abcdef12-3456");
 	json_decref(cp);
 	/* one not on the hub: the pod is not sent (tried again) */
@@ -271,9 +259,9 @@ static void test_hub_claims(mu_t_t *t)
 	json_decref(pod);
 	/* a user's object of the copy's name: refused, not overwritten */
 	snprintf(body, sizeof body, TPL, "mine-t", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-6", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", "late3", "spec",
 			"resourceClaims", "name", "t", "resourceClaimTemplateName", "mine-t");
 	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), -1);
@@ -294,12 +282,12 @@ static void test_hub_claims(mu_t_t *t)
 	mu_specs_init(&j.specs);
 	CHECK_EQ_INT(t, mu_load_json(j.key, j.obj, &j.specs, &dg), MU_OK);
 	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
-	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
 	snprintf(body, sizeof body, TPL, "gpu-t", ",\"labels\":{\"v\":\"2\"}");
 	char *b2 = strdup(body), *at = strstr(b2, "gpu.example.com");
 	if (at)
 		memcpy(at, "gpu.example.org", 15);
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, b2, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, b2, NULL), 201);
 	free(b2);
 	/* round 18: a (retried) create that finds it changed makes no copy
 	 * and marks the job stale (run.c's created reads it again at once),
@@ -308,15 +296,15 @@ static void test_hub_claims(mu_t_t *t)
 	j.dra_stale = false;
 	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 409);
 	CHECK(t, j.dra_stale);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-7", NULL, NULL), 404);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-7", NULL, NULL), 404);
 	/* deleted on the hub before dispatch: no copy, the job's copy not
 	 * made, and (round 18) the job stale, not retried to --start-timeout */
-	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
 	j.gen = 8;
 	j.dra_stale = false;
 	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 404);
 	CHECK(t, j.dra_stale);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-8", NULL, NULL), 404);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-8", NULL, NULL), 404);
 	CHECK(t, j.refused == NULL);
 
 	/* round 17: read at dispatch, before the record (mu__dhdra_stale).
@@ -326,23 +314,23 @@ static void test_hub_claims(mu_t_t *t)
 	/* there again as the job read it: current, and the copy made from
 	 * what was read, with no second read */
 	snprintf(body, sizeof body, TPL, "gpu-t", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
 	CHECK(t, !mu__dhdra_stale(&d, d.hub, &j));
 	CHECK(t, !j.dra_stale && j.dra_fresh);
 	j.gen = 9;
 	CHECK_EQ_INT(t, mu__dhdra_create(&d, c.kc, &j), 201);
 	CHECK(t, !j.dra_fresh);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/gpu-t-abcdef12-9", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/gpu-t-abcdef12-9", NULL, NULL), 200);
 	/* changed on the hub (another class) since it was read: stale; read
 	 * again, the model's claim is the one the hub has now */
-	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
 	snprintf(body, sizeof body, TPL, "gpu-t", "");
 	b2 = strdup(body);
 	at = strstr(b2, "gpu.example.com");
 	if (at)
 		memcpy(at, "gpu.example.org", 15);
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, b2, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, b2, NULL), 201);
 	free(b2);
 	CHECK(t, mu__dhdra_stale(&d, d.hub, &j));
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(json_array_get(json_array_get(j.dra, 0), 0),
@@ -436,7 +424,7 @@ static void test_agent_claims(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
 	mu_kube_client_t *w = d.hub;
 	snprintf(body, sizeof body, TPL, "pt", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	/* the hub object as the agent sees it: dispatched, generation 2 */
 	json_t *hub = json_loads(JOB, 0, NULL);
 	json_object_set_new(json_object_get(hub, "metadata"), "uid", json_string("abcdef99-0000"));
@@ -451,7 +439,7 @@ static void test_agent_claims(mu_t_t *t)
 			      "resourceClaimTemplateName"), "pt-abcdef99-2");
 	json_decref(b);
 	json_t *cp = NULL;
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, &cp), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, &cp), 200);
 	CHECK_STR(t, mu__dmeta(cp, "labels", MU__D_HUBUID), "abcdef99-0000");
 	CHECK_STR(t, mu__dmeta(cp, "annotations", MU__D_GEN), "2");
 	CHECK_STR(t, mu__dmeta(cp, "annotations", MU__D_HUBJOB), "default/j");
@@ -479,7 +467,7 @@ static void test_agent_claims(mu_t_t *t)
 	json_decref(pod);
 	/* a user's object with generation 3's copy's name: refused */
 	snprintf(body, sizeof body, TPL, "pt-abcdef99-3", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	json_object_set_new(mu__jget(hub, "metadata.annotations"), MU__D_GEN, json_string("3"));
 	b = mu__dcopy(hub, MU__DK_JOB, "abcdef99-0000", "default/j", 3);
 	CHECK_EQ_INT(t, mu__dhdra_agent_copy(&d, w, "edge", MU__DK_JOB, hub, b, false, msg, sizeof msg), -1);
@@ -496,7 +484,7 @@ static void test_agent_claims(mu_t_t *t)
 
 	/* the sweep */
 	json_t *l[2] = {NULL, json_pack("{s:[]}", "items")};
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "?labelSelector=muster.io%2Fhub-uid", NULL, &l[0]), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "?labelSelector=muster.io%2Fhub-uid", NULL, &l[0]), 200);
 	CHECK_EQ_INT(t, (int)json_array_size(json_object_get(l[0], "items")), 1);
 	bool listed[MU__DK_COUNT] = {false};
 	json_t *cur = json_pack("{s:s}", "abcdef99-0000", "2");
@@ -506,12 +494,12 @@ static void test_agent_claims(mu_t_t *t)
 	json_decref(none);
 	listed[MU__DK_JOB] = true;
 	CHECK_EQ_INT(t, mu__dhdra_agent_sweep(&d, w, (const json_t *const *)l, cur, listed), 0);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, NULL), 200);
 	json_object_set_new(cur, "abcdef99-0000", json_string("3"));
 	CHECK_EQ_INT(t, mu__dhdra_agent_sweep(&d, w, (const json_t *const *)l, cur, listed), 1);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, NULL), 404);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt-abcdef99-3", NULL, NULL), 200);
-	CHECK_EQ_INT(t, req(d.hub, "GET", RAPI "/pt", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/pt-abcdef99-2", NULL, NULL), 404);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/pt-abcdef99-3", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", RAPI "/pt", NULL, NULL), 200);
 	json_decref(cur);
 	json_decref(l[0]);
 	json_decref(l[1]);
@@ -607,7 +595,7 @@ static void test_hub_watch(mu_t_t *t)
 	CHECK(t, j.dra == NULL);
 	/* created on the hub: j read again on its event, not chosen */
 	snprintf(body, sizeof body, TPL, "gpu-t", "");
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	CHECK(t, watch_until(&d, &j, "gpu.example.com"));
 	/* (no queue q in this fleet: it waits UnknownQueue; queued, as it
 	 * would be with its queue) */
@@ -616,7 +604,7 @@ static void test_hub_watch(mu_t_t *t)
 	/* a template no job names: its event reads nothing */
 	snprintf(body, sizeof body, TPL, "other-t", "");
 	uint64_t r0 = d.reqs;
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	for (int i = 0; i < 50; i++) {
 		watch_pass(&d);
 		nap_ms(20);
@@ -624,12 +612,12 @@ static void test_hub_watch(mu_t_t *t)
 	CHECK(t, d.reqs == r0);
 	CHECK_STR(t, model_class(&j), "gpu.example.com");
 	/* gpu-t made again with another class: j read again with it */
-	CHECK_EQ_INT(t, req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
 	snprintf(body, sizeof body, TPL, "gpu-t", "");
 	char *at = strstr(body, "gpu.example.com");
 	if (at)
 		memcpy(at, "gpu.example.org", 15);
-	CHECK_EQ_INT(t, req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	j.state = MU__DJ_QUEUED; /* (UnknownQueue again after each read) */
 	CHECK(t, watch_until(&d, &j, "gpu.example.org"));
 	CHECK(t, json_object_get(json_object_get(d.dra_idx, "0/default/gpu-t"), j.uid) != NULL);

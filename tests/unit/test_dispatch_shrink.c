@@ -29,26 +29,13 @@ static const char *JOB =
 	"\"namespace\":\"default\"},\"spec\":{\"parallelism\":%d,\"suspend\":true,\"template\":"
 	"{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}}";
 
-/* method on path with body; the answer's object into out (NULL: none). */
-static long req(mu_kube_client_t *c, const char *method, const char *path, const char *body,
-		json_t **out)
-{
-	long st = 0;
-	char *ans = NULL;
-	mu_kube_client_do(c, method, path, body ? "application/json" : NULL, body, 5000, &st, &ans);
-	if (out)
-		*out = ans ? json_loads(ans, 0, NULL) : NULL;
-	free(ans);
-	return st;
-}
-
 /* Job name's parallelism and metadata.generation (into rv) on the server. */
 static int par_of(mu_kube_client_t *c, const char *name, char *rv, size_t len)
 {
 	char path[256];
 	json_t *o = NULL;
 	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/default/jobs/%s", name);
-	if (req(c, "GET", path, NULL, &o) != 200) {
+	if (fx_req(c, "GET", path, NULL, &o) != 200) {
 		json_decref(o);
 		return -1;
 	}
@@ -64,7 +51,7 @@ static size_t shrunk_events(mu_kube_client_t *c)
 {
 	json_t *l = NULL, *e;
 	size_t i, n = 0;
-	req(c, "GET", "/api/v1/namespaces/default/events", NULL, &l);
+	fx_req(c, "GET", "/api/v1/namespaces/default/events", NULL, &l);
 	json_array_foreach(json_object_get(l, "items"), i, e) {
 		const char *r = json_string_value(json_object_get(e, "reason"));
 		n += r && !strcmp(r, "Shrunk");
@@ -118,7 +105,7 @@ static void test_settle(mu_t_t *t)
 
 	/* killed before the PATCH: the copy at 4, shrunk to 2 now */
 	snprintf(body, sizeof body, JOB, "full", 4);
-	CHECK_EQ_INT(t, req(kc, "POST", jobs, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
 	mu__djob_t *a = victim("full", "1\t2");
 	CHECK(t, mu__dreclaim_settle(&d, a));
 	CHECK_EQ_INT(t, par_of(kc, "full", rv, sizeof rv), 2);
@@ -130,7 +117,7 @@ static void test_settle(mu_t_t *t)
 
 	/* killed after the PATCH: the copy at 2 already, left as it is */
 	snprintf(body, sizeof body, JOB, "done", 2);
-	CHECK_EQ_INT(t, req(kc, "POST", jobs, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
 	CHECK_EQ_INT(t, par_of(kc, "done", rv, sizeof rv), 2);
 	mu__djob_t *b = victim("done", "1\t2");
 	CHECK(t, mu__dreclaim_settle(&d, b));
@@ -147,7 +134,7 @@ static void test_settle(mu_t_t *t)
 
 	/* an intent of another dispatch (generation 0): dropped, not applied */
 	snprintf(body, sizeof body, JOB, "other", 4);
-	CHECK_EQ_INT(t, req(kc, "POST", jobs, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
 	mu__djob_t *x = victim("other", "0\t2");
 	CHECK(t, mu__dreclaim_settle(&d, x));
 	CHECK_EQ_INT(t, par_of(kc, "other", rv, sizeof rv), 4);
