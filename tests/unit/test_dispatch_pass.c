@@ -86,7 +86,8 @@ static void written_as(mu__djob_t *j, const char *phase, const char *had)
 		 "\"muster.io/dispatch-generation\":\"1\",\"muster.io/dispatch-message\":null,"
 		 "\"muster.io/dispatch-phase\":\"%s\",\"muster.io/dispatch-pods\":%s%s%s,"
 		 "\"muster.io/dispatch-preempted\":null,\"muster.io/dispatch-preempted-for\":null,"
-		 "\"muster.io/dispatch-reason\":null,\"muster.io/dispatch-shrunk\":null}", phase, had ? "\"" : "", had ? had : "null",
+		 "\"muster.io/dispatch-reason\":null,\"muster.io/dispatch-shrinking\":null,"
+		 "\"muster.io/dispatch-shrunk\":null}", phase, had ? "\"" : "", had ? had : "null",
 		 had ? "\"" : "");
 	free(j->ann_sig);
 	j->ann_sig = strdup(sig);
