@@ -109,20 +109,35 @@ bool mu__dhdra_watched(mu__dd_t *d)
 		mu_kube_watch_items(d->wdhub[1], NULL, NULL);
 }
 
+/* How the hub's object now (NULL: gone) differs from s, the job's copy
+ * of it in dra_src ({"obj": ...}): NULL when its spec is the same, else
+ * the words a log line says it with.  The one comparison that the watch
+ * (moves), the read at dispatch (mu__dhdra_stale) and a retried create
+ * (mu__dhdra_create) make.  O(the spec's size). */
+static const char *drift(const json_t *now, const json_t *s)
+{
+	if (!now)
+		return "is no longer on the hub";
+	return json_equal(json_object_get(now, "spec"), json_object_get(json_object_get(s, "obj"), "spec"))
+		       ? NULL
+		       : "changed on the hub since the job was read";
+}
+
 /* Whether hub object name of kind r, now o (NULL: gone), moves job j:
  * j waits for its claims' objects and o is there, or j is queued with a
- * copy of it whose spec is not o's (or o is gone).  O(1). */
-static bool moves(const mu__djob_t *j, int r, const char *name, const json_t *o)
+ * copy of it whose spec is not o's (or o is gone).  What moved it, in
+ * the words of a log line, or NULL.  O(1) but drift's compare. */
+static const char *moves(const mu__djob_t *j, int r, const char *name, const json_t *o)
 {
 	if (j->state == MU__DJ_NEW)
-		return o && j->reason && !strncmp(j->reason, "WaitingForResourceClaim", 23);
+		return o && j->reason && !strncmp(j->reason, "WaitingForResourceClaim", 23) ?
+		       "is on the hub now" : NULL;
 	if (j->state != MU__DJ_QUEUED || !j->dra_src)
-		return false;
+		return NULL;
 	char key[600];
 	snprintf(key, sizeof key, "%d/%s", r, name);
 	json_t *s = json_object_get(j->dra_src, key);
-	return s && (!o || !json_equal(json_object_get(o, "spec"),
-				       json_object_get(json_object_get(s, "obj"), "spec")));
+	return s ? drift(o, s) : NULL;
 }
 
 /* Hub object nsname ("NS/NAME") of kind r, now o (NULL: gone): the
@@ -142,15 +157,10 @@ static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o,
 	json_object_foreach(set, uid, v) {
 		json_t *at = json_object_get(d->by_uid, uid);
 		mu__djob_t *j = at ? d->jobs[json_integer_value(at)] : NULL;
-		if (!j || json_object_get(back, uid) || !moves(j, r, name, o))
+		const char *how = j && !json_object_get(back, uid) ? moves(j, r, name, o) : NULL;
+		if (!how)
 			continue;
-		if (j->state == MU__DJ_NEW)
-			mu__dlog(d, 1, "job %s: %s %s is on the hub now (watched): read again", j->key,
-				 KIND[r], nsname);
-		else
-			mu__dlog(d, 1, "job %s: %s %s %s (watched): read again", j->key, KIND[r], nsname,
-				 o ? "changed on the hub since the job was read" :
-				 "is no longer on the hub");
+		mu__dlog(d, 1, "job %s: %s %s %s (watched): read again", j->key, KIND[r], nsname, how);
 		json_object_set_new(back, uid, json_true());
 	}
 }
@@ -520,18 +530,12 @@ bool mu__dhdra_stale(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)
 		const char *name = json_string_value(json_object_get(s, "name"));
 		json_t *now = NULL;
 		long hs = hub_get(d, hub, r, j->ns, name, &now);
-		if (hs == 404) {
-			mu__dlog(d, 1, "job %s: %s %s/%s is no longer on the hub: not sent, read again",
-				 j->key, KIND[r], j->ns, name);
-			j->dra_stale = true;
-		} else if (now && !json_equal(json_object_get(now, "spec"),
-					      json_object_get(json_object_get(s, "obj"), "spec"))) {
-			mu__dlog(d, 1, "job %s: %s %s/%s changed on the hub since the job was read: "
-				 "not sent, read again", j->key, KIND[r], j->ns, name);
-			j->dra_stale = true;
-		}
-		if (j->dra_stale) {
+		const char *how = hs == 404 || now ? drift(now, s) : NULL;
+		if (how) {
+			mu__dlog(d, 1, "job %s: %s %s/%s %s: not sent, read again", j->key, KIND[r],
+				 j->ns, name, how);
 			json_decref(now);
+			j->dra_stale = true;
 			return true;
 		}
 		if (!now)
@@ -565,19 +569,17 @@ long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		 * the job stale (round 18) */
 		json_t *now = NULL;
 		long hs = fresh ? 0 : hub_get(d, hub, r, j->ns, name, &now);
-		bool changed = now && !json_equal(json_object_get(now, "spec"),
-						  json_object_get(json_object_get(s, "obj"), "spec"));
-		if (hs == 404 || changed) {
+		const char *how = hs == 404 || now ? drift(now, s) : NULL;
+		if (how) {
 			/* round 18: gone or changed between the record and this
 			 * (retried) create: not made, and the job goes back to be
 			 * read again at once (run.c's created), as a stale job
 			 * is at dispatch, not at --start-timeout */
 			mu__dlog(d, 0, "job %s: %s %s/%s %s: its copy is not made, the job is read again",
-				 j->key, KIND[r], j->ns, name, changed ?
-				 "changed on the hub since the job was read" : "is no longer on the hub");
+				 j->key, KIND[r], j->ns, name, how);
+			out = now ? 409 : 404;
 			json_decref(now);
 			j->dra_stale = true;
-			out = changed ? 409 : 404;
 			break;
 		}
 		if (now)
