@@ -2,8 +2,8 @@
  * dispatch_fixture.h - what the dispatcher's unit tests against an
  * in-process `muster up` share (test_dispatch_served.c, _wdra.c, _hdra.c):
  * a server on a loopback port and a data directory of its own, stopped and
- * removed after; a dispatcher's state with quiet defaults; one request and its
- * answer; a short sleep
+ * removed after; a dispatcher's state with quiet defaults; a worker cluster of it; one
+ * request and its answer; a short sleep
  * for their polls.  Header-only (static functions), included after
  * check.h.
  */
@@ -79,6 +79,26 @@ static inline long fx_req(mu_kube_client_t *c, const char *method, const char *p
 		*out = ans ? json_loads(ans, 0, NULL) : NULL;
 	free(ans);
 	return st;
+}
+
+/* Cluster c zeroed, named "w", with a config of its own for server
+ * (c->cfg: freed with c), added to d's fleet when d has one (c->fid),
+ * and connected (mu__dcl_connect). */
+static inline void fx_cluster(mu_t_t *t, mu__dd_t *d, mu__dcl_t *c, const char *server)
+{
+	memset(c, 0, sizeof *c);
+	c->name = "w";
+	c->cfg = calloc(1, sizeof *c->cfg);
+	if (!c->cfg) {
+		CHECK(t, c->cfg != NULL);
+		return;
+	}
+	fx_config(c->cfg, server);
+	if (d->fleet) {
+		mu_cluster_spec_t cs = {.name = "w", .tier = MU_TIER_PRIVATE};
+		CHECK_EQ_INT(t, mu_fleet_cluster_add(d->fleet, &cs, &c->fid), MU_OK);
+	}
+	CHECK_EQ_INT(t, mu__dcl_connect(c, false), MU_OK);
 }
 
 /* d zeroed, with options o: mu_dispatch_opts_defaults, quiet. */

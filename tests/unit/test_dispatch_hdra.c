@@ -80,22 +80,16 @@ static void test_hub_claims(mu_t_t *t)
 	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
 	if (!s)
 		return;
-	mu_kube_config_t cfg = {0}, *ccfg = calloc(1, sizeof *ccfg);
+	mu_kube_config_t cfg = {0};
 	fx_config(&cfg, server);
-	fx_config(ccfg, server);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
 	fx_dd(&d, &o);
 	o.hub = &cfg; /* the copies read the hub's objects again with a client of their own */
 	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
 	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
-	mu_cluster_spec_t cs = {.name = "w", .tier = MU_TIER_PRIVATE};
 	mu__dcl_t c;
-	memset(&c, 0, sizeof c);
-	c.name = "w";
-	c.cfg = ccfg;
-	CHECK_EQ_INT(t, mu_fleet_cluster_add(d.fleet, &cs, &c.fid), MU_OK);
-	CHECK_EQ_INT(t, mu__dcl_connect(&c, false), MU_OK);
+	fx_cluster(t, &d, &c, server);
 	d.cls = &c;
 	d.ncls = 1;
 

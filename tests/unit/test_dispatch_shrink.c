@@ -85,17 +85,13 @@ static void test_settle(mu_t_t *t)
 	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
 	if (!s)
 		return;
-	mu_kube_config_t cfg = {0}, *ccfg = calloc(1, sizeof *ccfg); /* c's: freed with it */
+	mu_kube_config_t cfg = {0};
 	fx_config(&cfg, server);
-	fx_config(ccfg, server);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
 	fx_dd(&d, &o);
 	mu__dcl_t c;
-	memset(&c, 0, sizeof c);
-	c.name = "w";
-	c.cfg = ccfg;
-	CHECK_EQ_INT(t, mu__dcl_connect(&c, false), MU_OK);
+	fx_cluster(t, &d, &c, server);
 	d.cls = &c;
 	d.ncls = 1;
 	mu_kube_client_t *kc = NULL;

@@ -86,20 +86,14 @@ static void test_worker_dra(mu_t_t *t)
 	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
 	if (!s)
 		return;
-	mu_kube_config_t cfg = {0}, *ccfg = calloc(1, sizeof *ccfg); /* c's: freed with it */
+	mu_kube_config_t cfg = {0};
 	fx_config(&cfg, server);
-	fx_config(ccfg, server);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
 	fx_dd(&d, &o);
 	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
-	mu_cluster_spec_t cs = {.name = "w", .tier = MU_TIER_PRIVATE};
 	mu__dcl_t c;
-	memset(&c, 0, sizeof c);
-	c.name = "w";
-	c.cfg = ccfg;
-	CHECK_EQ_INT(t, mu_fleet_cluster_add(d.fleet, &cs, &c.fid), MU_OK);
-	CHECK_EQ_INT(t, mu__dcl_connect(&c, false), MU_OK);
+	fx_cluster(t, &d, &c, server);
 	const mu__cluster_t *k = &d.fleet->clusters[c.fid];
 
 	/* not asked yet: no watch, nothing given */
