@@ -942,6 +942,14 @@ void mu__dreclaim(mu__dd_t *d);
  * worker does not answer or refuses.  Returns true when settled.  At
  * most two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
+/* dutil.c (round 18): the records "GEN\tN..." (muster.io/dispatch-shrunk,
+ * -shrinking): N when GEN is job j's current dispatch and N (1 to
+ * 999,999) is followed by end, else 0 (rec NULL, another dispatch's, or
+ * not a number).  O(1). */
+int32_t mu__drec_count(const mu__djob_t *j, const char *rec, char end);
+/* dutil.c (round 18): record rec's field k (0: its start), the text after
+ * its k-th tab, or NULL (rec NULL, or fewer fields).  O(its length). */
+const char *mu__drec_field(const char *rec, int k);
 /* dutil.c (round 17): the pods taken off job j's current copy by its
  * record j->shrunk, set by reclaim.c (0 when none, or of another
  * dispatch).  O(1). */

@@ -409,31 +409,40 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 	c->cfg = NULL;
 }
 
-int32_t mu__dreclaim_shrunk(const mu__djob_t *j)
+int32_t mu__drec_count(const mu__djob_t *j, const char *rec, char end)
 {
-	if (!j->shrunk)
+	if (!rec)
 		return 0;
-	char *end;
-	unsigned long g = strtoul(j->shrunk, &end, 10);
-	if (*end != '\t' || g != j->gen)
+	char *e;
+	unsigned long g = strtoul(rec, &e, 10);
+	if (*e != '\t' || g != j->gen)
 		return 0;
-	long n = strtol(end + 1, &end, 10);
-	return *end == '\t' && n > 0 && n < 1000000 ? (int32_t)n : 0;
+	long n = strtol(e + 1, &e, 10);
+	return *e == end && n > 0 && n < 1000000 ? (int32_t)n : 0;
 }
+
+const char *mu__drec_field(const char *rec, int k)
+{
+	for (; rec && k > 0; k--) {
+		rec = strchr(rec, '\t');
+		rec = rec ? rec + 1 : NULL;
+	}
+	return rec;
+}
+
+int32_t mu__dreclaim_shrunk(const mu__djob_t *j) { return mu__drec_count(j, j->shrunk, '\t'); }
 
 void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on)
 {
 	/* an elastic victim shrunk (round 17): Shrunk, True while this
 	 * dispatch runs with its pods taken off */
-	const char *sr = j->shrunk ? strchr(j->shrunk, '\t') : NULL;
-	const char *sm = sr ? strchr(sr + 1, '\t') : NULL;
-	const char *st = sm ? strchr(sm + 1, '\t') : NULL;
+	const char *sm = mu__drec_field(j->shrunk, 2), *st = mu__drec_field(j->shrunk, 3);
 	if (st && mu__dreclaim_shrunk(j) > 0 && j->state == MU__DJ_DISPATCHED) {
 		char reason[32];
 		snprintf(reason, sizeof reason, "%.*s", (int)(st - sm - 1 < 31 ? st - sm - 1 : 31),
-			 sm + 1);
+			 sm);
 		json_array_append_new(cs, json_pack("{s:s,s:s,s:s,s:s}", "type", "Shrunk", "status",
-						    "True", "reason", reason, "message", st + 1));
+						    "True", "reason", reason, "message", st));
 	}
 	if (!j->preempted)
 		return;

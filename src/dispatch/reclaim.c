@@ -103,19 +103,6 @@ static long patch_size(mu__dd_t *d, const mu__djob_t *j, int32_t to)
 	return st;
 }
 
-/* The size j's intent j->shrinking names for its current dispatch, or 0
- * (none, of another dispatch, or not read).  O(1). */
-static int32_t intent_to(const mu__djob_t *j)
-{
-	char *end;
-	if (!j->shrinking)
-		return 0;
-	unsigned long g = strtoul(j->shrinking, &end, 10);
-	if (*end != '\t' || g != j->gen)
-		return 0;
-	long to = strtol(end + 1, &end, 10);
-	return !*end && to > 0 && to < 1000000 ? (int32_t)to : 0;
-}
 
 /* Shrinks victim j's copy by x->pods pods for claimant c (round 17):
  * the intent recorded on the hub first (round 18: the record
@@ -196,11 +183,9 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
  * O(1) and an Event. */
 static void settled(mu__dd_t *d, mu__djob_t *j, bool patched)
 {
-	const char *m = j->shrunk ? strchr(j->shrunk, '\t') : NULL;
-	m = m ? strchr(m + 1, '\t') : NULL;
-	m = m ? strchr(m + 1, '\t') : NULL;
+	const char *m = mu__drec_field(j->shrunk, 3); /* its message */
 	if (patched && m)
-		mu__dhub_event(d, j, "Warning", "Shrunk", m + 1);
+		mu__dhub_event(d, j, "Warning", "Shrunk", m);
 	free(j->shrinking);
 	j->shrinking = NULL;
 	mu__djob_touch(d, j);
@@ -208,7 +193,7 @@ static void settled(mu__dd_t *d, mu__djob_t *j, bool patched)
 
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 {
-	int32_t to = intent_to(j);
+	int32_t to = mu__drec_count(j, j->shrinking, '\0'); /* "GEN\tTO" */
 	if (!to || j->state != MU__DJ_DISPATCHED || j->cl < 0) { /* nothing of now */
 		mu__dlog(d, 1, "job %s: a shrink's intent of another dispatch dropped", j->key);
 		settled(d, j, false);
