@@ -785,11 +785,13 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * (between multigpu40's 0.18 and gpushare20's 0.20: fitted to the
  * synthetic variants), spread_cpu_only 0.15 (default's 0.13 in, cpu200 to
  * cpu500 out), spread_models 0.15 (gpuspec10 in, gpuspec20 to 100 out;
- * "Seventeenth round" and "Eighteenth round"). */
+ * "Seventeenth round" and "Eighteenth round"); cpu_reserve 1.0 where
+ * CPU-only pods are cpu_reserve_only 0.4 of the pods or more (cpu500's
+ * 0.50 in, cpu250's 0.25 out; "Nineteenth round: CPU-heavy variants"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
 	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
-				  1.5, 20, 0.19, 0.15, 0.15};
+				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.4};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -852,6 +854,20 @@ static double share_spread(const mu_workload_mix_t *m,
 	       m->index->bound <= p->spread_models ? p->spread_cpu : 0;
 }
 
+/* The reserve of settings p on mix m (nineteenth round; see
+ * mu_muster_params_t): p->cpu_reserve where pods without GPUs are at
+ * least p->cpu_reserve_only of the mix's pods, else p->reserve.  On
+ * openb's cpu500 (half the pods CPU-only, the CPU gone by x = 0.33) the
+ * reserve of 1.0 allocated 58.65 at x = 1.3 against 0.75's 58.47 and 0's
+ * 56.41 (seeds 42-46, `--rollout-pick`; docs/evaluation.md, "Nineteenth
+ * round: CPU-heavy variants").  O(1). */
+static double share_reserve(const mu_workload_mix_t *m,
+			    const mu_muster_params_t *p)
+{
+	return m && m->index && m->index->cpu_only >= p->cpu_reserve_only ?
+	       p->cpu_reserve : p->reserve;
+}
+
 /* The share req's placement on the node of view v (see muster above):
  * FGD's with muster's terms.  Without a finished mix, FGD's placement.
  * O(devices) measures. */
@@ -865,7 +881,8 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 	share_terms_t terms = {
 		m->index->dead,
 		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
-			(int32_t)floor(p->reserve * v->ngpu * m->index->whole) : -1,
+			(int32_t)floor(share_reserve(m, p) * v->ngpu *
+				       m->index->whole) : -1,
 		p->best_fit != 0, share_how(m, p), share_spread(m, p, req)};
 	return fgd_placement(m, v, req, &terms);
 }

@@ -97,6 +97,7 @@ size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
 				if (flip)
 					p.mg_multi = on ? 2.0 : 0.0;
 				p.reserve = reserve[r];
+				p.cpu_reserve_only = 2.0; /* its own reserve */
 				p.reserve_below = below ? p.mg_large : 1001;
 				if (n < cap)
 					out[n] = p;
