@@ -189,10 +189,10 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *   - cpu_reserve (the nineteenth round): where pods that take no GPU are
  *     at least cpu_reserve_only of the mix's pods, shares pay the reserve
  *     with cpu_reserve in place of reserve (0.75 -> 1.0 on openb's
- *     cpu500); the rollouts' candidates set the reserve themselves and
+ *     cpu250 and cpu500); the rollouts' candidates set the reserve themselves and
  *     turn it off (cpu_reserve_only above 1: never).
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
- * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.4 (score_frag.c). */
+ * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25 (score_frag.c). */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;

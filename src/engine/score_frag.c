@@ -786,12 +786,13 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * synthetic variants), spread_cpu_only 0.15 (default's 0.13 in, cpu200 to
  * cpu500 out), spread_models 0.15 (gpuspec10 in, gpuspec20 to 100 out;
  * "Seventeenth round" and "Eighteenth round"); cpu_reserve 1.0 where
- * CPU-only pods are cpu_reserve_only 0.4 of the pods or more (cpu500's
- * 0.50 in, cpu250's 0.25 out; "Nineteenth round: CPU-heavy variants"). */
+ * CPU-only pods are cpu_reserve_only 0.25 of the pods or more (cpu250's
+ * 0.25 and cpu500's 0.50 in, cpu200's 0.20 out, where 1.0 cost 0.02;
+ * "Nineteenth round: CPU-heavy variants"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
 	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
-				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.4};
+				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -859,8 +860,8 @@ static double share_spread(const mu_workload_mix_t *m,
  * least p->cpu_reserve_only of the mix's pods, else p->reserve.  On
  * openb's cpu500 (half the pods CPU-only, the CPU gone by x = 0.33) the
  * reserve of 1.0 allocated 58.65 at x = 1.3 against 0.75's 58.47 and 0's
- * 56.41 (seeds 42-46, `--rollout-pick`; docs/evaluation.md, "Nineteenth
- * round: CPU-heavy variants").  O(1). */
+ * 56.41, on cpu250 94.70 against 94.56 (seeds 42-46, `--rollout-pick`;
+ * docs/evaluation.md, "Nineteenth round: CPU-heavy variants").  O(1). */
 static double share_reserve(const mu_workload_mix_t *m,
 			    const mu_muster_params_t *p)
 {

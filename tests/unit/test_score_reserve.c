@@ -60,7 +60,7 @@ static void test_cpu_reserve(mu_t_t *t)
 	mu_muster_params_t def, off;
 	mu_muster_params_defaults(&def);
 	CHECK(t, def.cpu_reserve == 1.0 && def.reserve == 0.75);
-	CHECK(t, def.cpu_reserve_only > 0.25 && def.cpu_reserve_only <= 0.5);
+	CHECK(t, def.cpu_reserve_only > 0.2 && def.cpu_reserve_only <= 0.5);
 	off = def;
 	off.cpu_reserve_only = 2.0; /* never */
 	double on_h = share_score(&heavy, NULL, &n, &s);
