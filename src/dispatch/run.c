@@ -98,9 +98,11 @@ static void created(mu__dd_t *d, mu__djob_t *j, long st)
 		mu__dhub_claims_back(d, j);
 		return;
 	}
+	mu__dwork_held_tell(d, j); /* round 19: a group's pods held by the send */
 	if (j->refused) {
-		if (st == 200 || st == 201) /* made, then a group's pod refused
-					     * (hdra.c's mu__dhdra_pod): it goes */
+		if (st == 200 || st == 201) /* made, then a group left below its
+					     * minimum by its pods' refusals
+					     * (worker.c's hold): it goes */
 			mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
 		refuse(d, j);
 	} else if (st == 200 || st == 201) {
@@ -223,9 +225,10 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 	}
 	if (j->state != MU__DJ_DISPATCHED)
 		return;
-	if (j->refused) { /* its agent's refusal (failcreate.c), or a late
-			   * group pod's claim (hdra.c's mu__dhdra_pod): its
-			   * copy goes (the agent deletes a NotAdmitted one) */
+	if (j->refused) { /* its agent's refusal (failcreate.c), or a group
+			   * left below its minimum by its late pods' refused
+			   * claims (worker.c's hold, round 19): its copy goes
+			   * (the agent deletes a NotAdmitted one) */
 		if (!c->pull)
 			mu__dwork_delete(d, c, j->kind, j->ns, j->name);
 		refuse(d, j);
