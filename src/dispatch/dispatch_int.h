@@ -954,6 +954,15 @@ bool mu__dwork_refused(long st);
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);
 /* The same over connection kc to j's cluster (a sender thread's). */
 long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
+/* run.c: after a create of j's copy answered st (on the daemon's
+ * thread): a hub object its claims name gone or changed before it
+ * (j->dra_stale, hdra.c): an Event ClaimsChanged and the job read again
+ * at once (mu__dhub_claims_back); refused for good (j->refused): the
+ * copy deleted when it was made, the job ended NotAdmitted; else, for a
+ * transient failure, the next try backed off (1 s doubling to 60 s;
+ * settle retries).  Round 19: a group's pods held by the send told first
+ * (mu__dwork_held_tell).  O(1) but those, one request at most. */
+void mu__drun_created(mu__dd_t *d, mu__djob_t *j, long st);
 /* Deletes the copy of kind k on cluster c (background propagation). */
 long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 		      const char *name);

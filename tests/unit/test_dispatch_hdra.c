@@ -30,6 +30,9 @@
  * (worker.c's mu__dwork_group_send and mu__dwork_held_tell): Events on
  * the pod and the group, tried again when the pod or its template
  * changes (the watch), the group refused only below its minMember.
+ * And run.c's read again after a create that found an object gone or
+ * changed (mu__drun_created), and its deletion of a copy made then
+ * refused, each with a test of its own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -810,6 +813,129 @@ static void test_late_pod_held(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
+/* run.c's read again after a create (mu__drun_created, rounds 17 and
+ * 18): the create of a dispatched job whose template was deleted on the
+ * hub since it was read makes nothing and marks it stale; created then
+ * says so (an Event ClaimsChanged), counts it requeued and reads it
+ * again at once: out of the fleet, waiting
+ * WaitingForResourceClaimTemplate, no cluster; with the template made
+ * again with another class, the same path gives the model that class.
+ * And a copy made and then refused (a group below its minimum) is
+ * deleted on the worker, the job ended NotAdmitted. */
+static void test_created(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdrac-XXXXXX", server[64], body[1024];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	o.hub = &cfg;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
+	mu__dcl_t c;
+	fx_cluster(t, &d, &c, server);
+	d.cls = &c;
+	d.ncls = 1;
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	j.kind = MU__DK_JOB;
+	j.ns = "default";
+	j.name = "j";
+	j.key = "default/j";
+	j.uid = "abcdef12-3456";
+	j.fid = -1;
+	j.obj = json_loads(JOB, 0, NULL);
+	mu_specs_init(&j.specs);
+	mu_diag_t dg = {""};
+	CHECK_EQ_INT(t, mu_load_json(j.key, j.obj, &j.specs, &dg), MU_OK);
+	d.jobs = (mu__djob_t *[]){&j};
+	d.njobs = 1;
+	d.by_uid = json_pack("{s:i}", j.uid, 0);
+	char why[40] = "", msg[800] = "";
+	snprintf(body, sizeof body, TPL, "gpu-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	/* dispatched (generation 3, pending), its template deleted since */
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 3;
+	mu__djlist_add(&d.pend, &j, MU__DM_PEND);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	long st = mu__dwork_create(&d, &j);
+	CHECK_EQ_INT(t, (int)st, 404);
+	CHECK(t, j.dra_stale);
+	mu__drun_created(&d, &j, st);
+	CHECK(t, !j.dra_stale);
+	CHECK_EQ_INT(t, (int)j.state, MU__DJ_NEW);
+	CHECK_EQ_INT(t, j.cl, -1);
+	CHECK_STR(t, j.reason ? j.reason : "", "WaitingForResourceClaimTemplate");
+	CHECK(t, j.msg && strstr(j.msg, "ResourceClaimTemplate default/gpu-t not found on the hub"));
+	CHECK_EQ_INT(t, (int)d.requeued, 1);
+	CHECK(t, !(j.marks & (1u << MU__DM_PEND)));
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimsChanged", "j"), 1);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/apis/batch/v1/namespaces/default/jobs/j", NULL, NULL),
+		     404);
+	/* made again with another class, then changed before a retried
+	 * create: read again with the class the hub has now */
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 4;
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	char *at = strstr(body, "gpu.example.com");
+	if (at)
+		memcpy(at, "gpu.example.org", 15);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	st = mu__dwork_create(&d, &j);
+	CHECK_EQ_INT(t, (int)st, 409);
+	mu__drun_created(&d, &j, st);
+	CHECK_STR(t, model_class(&j), "gpu.example.org");
+	CHECK_EQ_INT(t, (int)d.requeued, 2);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimsChanged", "j"), 2);
+	/* made, then refused: the copy deleted, the job NotAdmitted */
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", "/apis/batch/v1/namespaces/default/jobs",
+			    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
+			    "\"j\"},\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":"
+			    "\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}}", NULL), 201);
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 5;
+	j.refused = strdup("pod p: refused; the group can no longer meet its minimum");
+	mu__drun_created(&d, &j, 201);
+	CHECK_EQ_INT(t, (int)j.state, MU__DJ_DONE);
+	CHECK_STR(t, j.phase, "NotAdmitted");
+	CHECK(t, j.refused == NULL && j.msg && strstr(j.msg, "minimum"));
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/apis/batch/v1/namespaces/default/jobs/j", NULL, NULL),
+		     404);
+	CHECK_EQ_INT(t, events_of(d.hub, "NotAdmitted", "j"), 1);
+
+	mu__dhdra_forget(&d, &j);
+	mu__dhdra_clear(&j);
+	free(j.reason);
+	free(j.msg);
+	json_decref(j.obj);
+	mu_specs_release(&j.specs);
+	json_decref(d.by_uid);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
+	mu__djlist_clear(&d.pend, MU__DM_PEND);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	json_decref(d.dra_idx);
+	json_decref(d.pcls);
+	json_decref(d.pcls_default);
+	mu__dcl_disconnect(&c);
+	mu_kube_client_free(d.hub);
+	mu_fleet_free(d.fleet);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -818,5 +944,6 @@ int main(void)
 	MU_RUN(&t, test_agent_claims);
 	MU_RUN(&t, test_hub_watch);
 	MU_RUN(&t, test_late_pod_held);
+	MU_RUN(&t, test_created);
 	return mu_t_done(&t);
 }
