@@ -264,6 +264,11 @@ typedef struct mu__djob {
 	 * this pass's), and those sent to its cluster ("GEN/NAME" -> true) */
 	json_t *gpods, *sent;
 	size_t gpods_parsed;      /* pods it had when last parsed */
+	/* round 19 (worker.c): its late pods not sent because the worker
+	 * refused the copy of an object their claims name, name -> {"gen",
+	 * "rv" (the hub pod's resourceVersion), "msg", "keys" (the objects
+	 * read for that pod alone, "R/NAME"), "told"}; NULL when none */
+	json_t *held;
 	int why;                  /* QUEUED: the fleet's reason explained last */
 	bool seen;
 	uint8_t marks;            /* 1 << MU__DM_*: on which of the pass's sets */
@@ -669,7 +674,10 @@ bool mu__dhdra_watched(mu__dd_t *d);
  * WaitingForResourceClaimTemplate or ...Claim, when it is there now; a
  * queued one whose copy of it differs in spec, or that is gone) as
  * {uid: true} (owned; NULL when nothing changed), which the caller
- * reads again (hub.c: mu__dhub_claims_back).  No request; O(1) when
+ * reads again (hub.c: mu__dhub_claims_back); round 19: a dispatched
+ * group whose held late pods (j->held) name it has those released, as
+ * {uid: false}, which the caller marks for its copies (the next send
+ * tries them again).  No request; O(1) when
  * nothing changed, else O(jobs naming the changed objects); after a
  * re-list of a watch O(objects named). */
 json_t *mu__dhdra_watch(mu__dd_t *d);
@@ -689,6 +697,15 @@ void mu__dhdra_rename_pod(const mu__djob_t *j, json_t *pod);
  * (msg: why).  One GET and one POST per such object. */
 int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod, char *msg,
 		  size_t ml);
+/* Round 19: the objects group j's pod names that the group's pods did
+ * not when it was read (mu__dhdra_pod's late ones), as "R/NAME" (0 a
+ * template, 1 a claim); owned, empty when none.  O(claims). */
+json_t *mu__dhdra_pod_keys(const mu__djob_t *j, const json_t *pod);
+/* Round 19: job j entered in the watch index (d->dra_idx) under each of
+ * keys (mu__dhdra_pod_keys'), so that an event of one of those hub
+ * objects tries its held pods again (mu__dhdra_watch); the watches
+ * started if they are not.  O(keys). */
+void mu__dhdra_held_watch(mu__dd_t *d, mu__djob_t *j, const json_t *keys);
 /* Pull mode, the agent (round 16): the ResourceClaimTemplates and
  * ResourceClaims that copy body (of kind k, for hub object hub; a group's
  * pod when pod) names, read from the hub (d->hub) and copied through w
@@ -856,6 +873,10 @@ void mu__dhub_event(mu__dd_t *d, mu__djob_t *j, const char *type,
 		    const char *reason, const char *msg);
 void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j,
 		       const char *type, const char *reason, const char *msg);
+/* Round 19: an Event on hub pod pod (a group's, as the hub's watch
+ * has it) through d->hub.  One request. */
+void mu__dhub_pod_event(mu__dd_t *d, const json_t *pod, const char *type, const char *reason,
+			const char *msg);
 mu__djob_t *mu__dhub_job_by_uid(const mu__dd_t *d, const char *uid);
 /* Frees a hub job record and everything it owns. */
 void mu__djob_free(mu__djob_t *j);
@@ -909,6 +930,17 @@ void mu__dpods_of(const json_t *pods, const char *uid, uint32_t gen, int64_t c[5
  * status of a create that failed (sent again by a later call).  One
  * request per pod not yet sent. */
 long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
+/* Round 19: a late pod whose claims' copy the worker refuses for good
+ * (mu__dhdra_pod -1) is not sent and is held in j->held (tried again
+ * when the hub pod or an object its claims name changes), the group
+ * going on; only when the hub pods not held no longer meet the group's
+ * minimum (mu__dkind_group_waits) does j->refused end it NotAdmitted.
+ * Then, on the caller's thread (the daemon's, not a sender's): each
+ * pod newly held told (a Warning Event ClaimCopyRefused on the hub pod,
+ * FailedCreate on the group, a log line) and its objects entered in the
+ * watch index (mu__dhdra_held_watch); j marked for the pass when it is
+ * refused.  O(held pods) and two Events per pod newly held. */
+void mu__dwork_held_tell(mu__dd_t *d, mu__djob_t *j);
 /* A copy's end from its Job's conditions: "Succeeded", "Failed" or NULL. */
 const char *mu__dcopy_done(const json_t *w);
 /* Whether a create's HTTP status is a permanent refusal: a 4xx other
@@ -922,6 +954,15 @@ bool mu__dwork_refused(long st);
 long mu__dwork_create(mu__dd_t *d, mu__djob_t *j);
 /* The same over connection kc to j's cluster (a sender thread's). */
 long mu__dwork_create_on(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
+/* run.c: after a create of j's copy answered st (on the daemon's
+ * thread): a hub object its claims name gone or changed before it
+ * (j->dra_stale, hdra.c): an Event ClaimsChanged and the job read again
+ * at once (mu__dhub_claims_back); refused for good (j->refused): the
+ * copy deleted when it was made, the job ended NotAdmitted; else, for a
+ * transient failure, the next try backed off (1 s doubling to 60 s;
+ * settle retries).  Round 19: a group's pods held by the send told first
+ * (mu__dwork_held_tell).  O(1) but those, one request at most. */
+void mu__drun_created(mu__dd_t *d, mu__djob_t *j, long st);
 /* Deletes the copy of kind k on cluster c (background propagation). */
 long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 		      const char *name);

@@ -35,6 +35,9 @@
  * jobs an event moves (mu__dhdra_watch), which hub.c reads again; a
  * retried create that finds an object gone or changed marks the job
  * stale (read again at once by run.c, not at --start-timeout).
+ * Round 19: a group's late pod whose object's copy the worker refuses is
+ * held by worker.c, not the group; its objects join the index, and an
+ * event of one releases the hold (mu__dhdra_watch: {uid: false}).
  * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
  * call it.
  */
@@ -140,8 +143,37 @@ static const char *moves(const mu__djob_t *j, int r, const char *name, const jso
 	return s ? drift(o, s) : NULL;
 }
 
+/* Round 19: the late pods of dispatched group j held because their
+ * claims' copies were refused (worker.c's j->held) that name hub object
+ * nsname of kind r: released, so that the next send tries them again.
+ * Whether one was.  O(held pods x their keys). */
+static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname)
+{
+	const char *name = strchr(nsname, '/');
+	char key[600];
+	snprintf(key, sizeof key, "%d/%s", r, name ? name + 1 : nsname);
+	bool any = false;
+	const char *pn;
+	json_t *h, *tmp;
+	json_object_foreach_safe(j->held, tmp, pn, h) {
+		size_t i;
+		json_t *k;
+		bool hit = false;
+		json_array_foreach(json_object_get(h, "keys"), i, k)
+			hit |= json_string_value(k) && !strcmp(json_string_value(k), key);
+		if (!hit)
+			continue;
+		mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): sent again", j->key,
+			 pn, KIND[r], nsname);
+		json_object_del(j->held, pn);
+		any = true;
+	}
+	return any;
+}
+
 /* Hub object nsname ("NS/NAME") of kind r, now o (NULL: gone): the
- * jobs that name it and that it moves into back (uid -> true).
+ * jobs that name it and that it moves into back (uid -> true; round 19:
+ * a dispatched group whose held pods it releases, uid -> false).
  * O(jobs naming it). */
 static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o, json_t *back)
 {
@@ -157,6 +189,11 @@ static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o,
 	json_object_foreach(set, uid, v) {
 		json_t *at = json_object_get(d->by_uid, uid);
 		mu__djob_t *j = at ? d->jobs[json_integer_value(at)] : NULL;
+		if (j && j->state == MU__DJ_DISPATCHED && !json_object_get(back, uid) &&
+		    held_release(d, j, r, nsname)) {
+			json_object_set_new(back, uid, json_false()); /* sent again, not read */
+			continue;
+		}
 		const char *how = j && !json_object_get(back, uid) ? moves(j, r, name, o) : NULL;
 		if (!how)
 			continue;
@@ -196,6 +233,16 @@ json_t *mu__dhdra_watch(mu__dd_t *d)
 		d->dhub_seq[r] = seq;
 	}
 	return back;
+}
+
+/* Pod claim entry e ({"name", "resourceClaimTemplateName" or
+ * "resourceClaimName"}): the object it names (NULL: neither), its kind
+ * into *r (0 a template, 1 a claim). */
+static const char *claim_obj(const json_t *e, int *r)
+{
+	const char *tn = json_string_value(json_object_get(e, "resourceClaimTemplateName"));
+	*r = tn ? 0 : 1;
+	return tn ? tn : json_string_value(json_object_get(e, "resourceClaimName"));
 }
 
 /* The name of hub object name's copy for dispatch (uid, gen) into buf;
@@ -409,10 +456,8 @@ int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod,
 	size_t i;
 	json_t *e;
 	json_array_foreach(rc, i, e) {
-		const char *tn = json_string_value(json_object_get(e, "resourceClaimTemplateName"));
-		const char *cn = json_string_value(json_object_get(e, "resourceClaimName"));
-		int r = tn ? 0 : 1;
-		const char *name = tn ? tn : cn;
+		int r;
+		const char *name = claim_obj(e, &r);
 		char key[600];
 		snprintf(key, sizeof key, "%d/%s", r, name ? name : "");
 		if (!name || json_object_get(j->dra_src, key))
@@ -433,6 +478,33 @@ int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod,
 	if (!out)
 		rename_claims(j->uid, j->gen, pod);
 	return out;
+}
+
+json_t *mu__dhdra_pod_keys(const mu__djob_t *j, const json_t *pod)
+{
+	json_t *keys = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(mu__jget(pod, "spec.resourceClaims"), i, e) {
+		int r;
+		const char *name = claim_obj(e, &r);
+		char key[600];
+		snprintf(key, sizeof key, "%d/%s", r, name ? name : "");
+		if (name && !json_object_get(j->dra_src, key))
+			json_array_append_new(keys, json_string(key));
+	}
+	return keys;
+}
+
+void mu__dhdra_held_watch(mu__dd_t *d, mu__djob_t *j, const json_t *keys)
+{
+	size_t i;
+	json_t *k;
+	json_array_foreach(keys, i, k) {
+		const char *s = json_string_value(k);
+		if (s && (s[0] == '0' || s[0] == '1') && s[1] == '/')
+			idx_add(d, j, s[0] - '0', s + 2);
+	}
 }
 
 /* Whether worker object o is the copy for dispatch p. */

@@ -861,6 +861,7 @@ void mu__djob_free(mu__djob_t *j)
 	json_decref(j->wstatus);
 	json_decref(j->gpods);
 	json_decref(j->sent);
+	json_decref(j->held);
 	free(j->ann_sig);
 	free(j->status_sig);
 	free(j);
@@ -1241,8 +1242,10 @@ int mu__dhub_jobs(mu__dd_t *d)
 	json_t *bv;
 	json_object_foreach(back, bu, bv) {
 		mu__djob_t *bj = mu__dhub_job_by_uid(d, bu);
-		if (bj)
+		if (bj && json_is_true(bv))
 			mu__dhub_claims_back(d, bj);
+		else if (bj) /* round 19: its held late pods, tried again */
+			mu__djob_touch(d, bj);
 	}
 	json_decref(back);
 	d->jobs_listed = d->kind_listed[MU__DK_JOB];
@@ -1660,6 +1663,15 @@ void mu__dhub_event_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j, const 
 {
 	event_post(d, hub, mu__dkind_api(j->kind), mu__dkind_kind(j->kind), j->ns, j->name, j->uid,
 		   ((uint64_t)(uintptr_t)j << 20) ^ j->gen, type, reason, msg);
+}
+
+void mu__dhub_pod_event(mu__dd_t *d, const json_t *pod, const char *type, const char *reason,
+			const char *msg)
+{
+	const char *name = mu__jstr(pod, "metadata.name");
+	if (name)
+		event_post(d, d->hub, "v1", "Pod", mu__jstr(pod, "metadata.namespace"), name,
+			   mu__jstr(pod, "metadata.uid"), (uint64_t)(uintptr_t)pod, type, reason, msg);
 }
 
 void mu__dhub_cluster_status(mu__dd_t *d)

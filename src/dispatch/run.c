@@ -84,10 +84,7 @@ static void refuse(mu__dd_t *d, mu__djob_t *j)
 	mu__djob_touch(d, j);
 }
 
-/* After a create of j's copy answered st: refused for good (refuse), or,
- * for a transient failure, the next try backed off (1 s doubling to
- * 60 s; settle retries). */
-static void created(mu__dd_t *d, mu__djob_t *j, long st)
+void mu__drun_created(mu__dd_t *d, mu__djob_t *j, long st)
 {
 	if (j->dra_stale) { /* round 18: an object its claims name went or
 			     * changed on the hub before this create (hdra.c):
@@ -98,9 +95,11 @@ static void created(mu__dd_t *d, mu__djob_t *j, long st)
 		mu__dhub_claims_back(d, j);
 		return;
 	}
+	mu__dwork_held_tell(d, j); /* round 19: a group's pods held by the send */
 	if (j->refused) {
-		if (st == 200 || st == 201) /* made, then a group's pod refused
-					     * (hdra.c's mu__dhdra_pod): it goes */
+		if (st == 200 || st == 201) /* made, then a group left below its
+					     * minimum by its pods' refusals
+					     * (worker.c's hold): it goes */
 			mu__dwork_delete(d, &d->cls[j->cl], j->kind, j->ns, j->name);
 		refuse(d, j);
 	} else if (st == 200 || st == 201) {
@@ -223,9 +222,10 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 	}
 	if (j->state != MU__DJ_DISPATCHED)
 		return;
-	if (j->refused) { /* its agent's refusal (failcreate.c), or a late
-			   * group pod's claim (hdra.c's mu__dhdra_pod): its
-			   * copy goes (the agent deletes a NotAdmitted one) */
+	if (j->refused) { /* its agent's refusal (failcreate.c), or a group
+			   * left below its minimum by its late pods' refused
+			   * claims (worker.c's hold, round 19): its copy goes
+			   * (the agent deletes a NotAdmitted one) */
 		if (!c->pull)
 			mu__dwork_delete(d, c, j->kind, j->ns, j->name);
 		refuse(d, j);
@@ -244,7 +244,7 @@ static void settle_one(mu__dd_t *d, mu__djob_t *j, int64_t t)
 		long st = mu__dwork_create(d, j);
 		if ((st == 200 || st == 201) && !j->path_us[2])
 			j->path_us[2] = mu__d_mono_us();
-		created(d, j, st);
+		mu__drun_created(d, j, st);
 		if (j->state != MU__DJ_DISPATCHED)
 			return;
 	}
@@ -307,7 +307,7 @@ static void settle(mu__dd_t *d)
 		settle_one(d, j, t);
 		if (!(j->marks & (1u << MU__DM_PEND)))
 			continue; /* taken off by settle_one (a stale create read
-				   * again, created: mu__dhub_claims_back) */
+				   * again, mu__drun_created: mu__dhub_claims_back) */
 		nx = j->next[MU__DM_PEND];
 		if (pending(j)) {
 			prev = j;
@@ -488,7 +488,7 @@ static void send_all(mu__dd_t *d)
 		d->dispatched++;
 		d->created += made[i] == 200 || made[i] == 201;
 		if (!d->cls[j->cl].pull)
-			created(d, j, made[i]);
+			mu__drun_created(d, j, made[i]);
 	}
 	free(jobs);
 	free(rec);

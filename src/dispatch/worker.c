@@ -222,6 +222,52 @@ static bool pod_stale(const mu__dd_t *d, int32_t ci, const json_t *p)
 	return !(j && (int)j->kind == kind);
 }
 
+/* Whether hold h (an entry of j->held) still holds group j's hub pod p:
+ * made for the current dispatch and p not changed since (its
+ * resourceVersion).  O(1). */
+static bool held_now(const mu__djob_t *j, const json_t *h, const json_t *p)
+{
+	const char *rv = mu__jstr(p, "metadata.resourceVersion");
+	const char *hrv = json_string_value(json_object_get(h, "rv"));
+	return json_integer_value(json_object_get(h, "gen")) == (json_int_t)j->gen &&
+	       (rv ? hrv && !strcmp(rv, hrv) : !hrv);
+}
+
+/* Late pod p (named name) of group j held: the worker refused the copy of
+ * an object its claims name (msg).  Then, when the hub pods not held no
+ * longer meet the group's minimum (as its read counts them,
+ * mu__dkind_group_waits), j->refused, which ends the group NotAdmitted
+ * (run.c).  O(the group's pods). */
+static void hold(const mu__dcl_t *c, mu__djob_t *j, const json_t *p, const char *name,
+		 const char *msg)
+{
+	if (!j->held && !(j->held = json_object()))
+		return;
+	const char *rv = mu__jstr(p, "metadata.resourceVersion");
+	json_object_set_new(j->held, name, json_pack("{s:I,s:s?,s:s,s:o,s:b}", "gen",
+						      (json_int_t)j->gen, "rv", rv, "msg", msg,
+						      "keys", mu__dhdra_pod_keys(j, p), "told", 0));
+	json_t *kept = json_array();
+	size_t i;
+	json_t *q;
+	json_array_foreach(j->gpods, i, q) {
+		json_t *h = json_object_get(j->held, mu__jstr(q, "metadata.name") ?
+					    mu__jstr(q, "metadata.name") : "");
+		if (!h || !held_now(j, h, q))
+			json_array_append(kept, q);
+	}
+	char m[300], r[1400];
+	if (!j->refused && mu__dkind_group_waits(j->obj, j->kind, kept, m, sizeof m)) {
+		char *semi = strchr(m, ';'); /* "...are on the hub; the group is sent ..." */
+		if (semi)
+			*semi = '\0';
+		snprintf(r, sizeof r, "pod %s: %.800s; without the pods whose copies cluster %s "
+			 "refused, the group can no longer meet its minimum: %s", name, msg, c->name, m);
+		j->refused = strdup(r);
+	}
+	json_decref(kept);
+}
+
 long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 {
 	const mu__dcl_t *c = &d->cls[j->cl];
@@ -234,14 +280,19 @@ long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		const char *name = mu__jstr(p, "metadata.name");
 		if (!name || json_integer_value(json_object_get(j->sent, name)) == (json_int_t)j->gen)
 			continue;
+		json_t *h = json_object_get(j->held, name);
+		if (h && held_now(j, h, p))
+			continue; /* refused, nothing changed since (round 19) */
+		if (h)
+			json_object_del(j->held, name);
 		json_t *body = mu__dkind_pod_copy(p, j->uid, j->key, j->gen), *ans = NULL;
 		char dm[800]; /* its claims' copies, a late pod's too (hdra.c) */
 		int dr = mu__dhdra_pod(d, kc, j, body, dm, sizeof dm);
 		if (dr) {
 			mu__dlog(d, 0, "cluster %s: pod %s/%s of %s not sent: %s", c->name, j->ns, name,
 				 j->key, dm);
-			if (dr < 0 && !j->refused) /* ends it NotAdmitted (run.c) */
-				j->refused = strdup(dm);
+			if (dr < 0) /* round 19: that pod only, unless below the minimum */
+				hold(c, j, p, name, dm);
 			json_decref(body);
 			worst = 0;
 			continue;
@@ -273,6 +324,37 @@ long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 		json_decref(body);
 	}
 	return worst;
+}
+
+void mu__dwork_held_tell(mu__dd_t *d, mu__djob_t *j)
+{
+	const char *name;
+	json_t *h;
+	json_object_foreach(j->held, name, h) {
+		if (json_is_true(json_object_get(h, "told")))
+			continue;
+		json_object_set_new(h, "told", json_true());
+		const json_t *pod = NULL;
+		size_t i;
+		json_t *p;
+		json_array_foreach(j->gpods, i, p)
+			if (mu__jstr(p, "metadata.name") && !strcmp(mu__jstr(p, "metadata.name"), name))
+				pod = p;
+		const char *why = json_string_value(json_object_get(h, "msg"));
+		char m[1200];
+		snprintf(m, sizeof m, "not created on cluster %s: %.800s; it stays Pending here and is "
+			 "sent again when it or an object its claims name changes",
+			 j->cl >= 0 ? d->cls[j->cl].name : "?", why ? why : "");
+		mu__dlog(d, 0, "job %s: pod %s %s", j->key, name, m);
+		if (pod)
+			mu__dhub_pod_event(d, pod, "Warning", "ClaimCopyRefused", m);
+		char gm[1300];
+		snprintf(gm, sizeof gm, "pod %s %s", name, m);
+		mu__dhub_event(d, j, "Warning", "FailedCreate", gm);
+		mu__dhdra_held_watch(d, j, json_object_get(h, "keys"));
+	}
+	if (j->refused) /* below its minimum: ended by this pass (run.c) */
+		mu__djob_dirty(d, j);
 }
 
 bool mu__dpods_line(const json_t *pods, const char *uid, uint32_t gen, char *buf, size_t len)
@@ -523,8 +605,10 @@ static bool poll_changes(mu__dd_t *d, mu__dcl_t *c)
 		copy_look(d, c, j);
 		/* a group's pods that came to the hub after it was sent */
 		if (j->cl == ci && mu__dkind_is_group(j->kind) && j->state == MU__DJ_DISPATCHED &&
-		    j->copy_seen)
+		    j->copy_seen) {
 			mu__dwork_group_send(d, c->kc, j);
+			mu__dwork_held_tell(d, j);
+		}
 	}
 	return true;
 }
@@ -641,8 +725,10 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	for (int32_t i = 0; i < d->njobs; i++) {
 		mu__djob_t *j = d->jobs[i];
 		if (j->cl == ci && mu__dkind_is_group(j->kind) && j->state == MU__DJ_DISPATCHED &&
-		    j->copy_seen)
+		    j->copy_seen) {
 			mu__dwork_group_send(d, c->kc, j);
+			mu__dwork_held_tell(d, j);
+		}
 	}
 	mu__dfailed_poll(d, c, jl[MU__DK_JOB]); /* pods its worker refuses */
 	/* the counts pod_note just built from the same list are what

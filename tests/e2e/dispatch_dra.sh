@@ -32,6 +32,12 @@
 #   - round 18: the hub's templates are watched: j5 waits for t5 again on
 #     its deletion's event and j6 is read with t6's new class on its
 #     events, both while no device is free (neither is chosen);
+#   - round 19: a group's late pod whose template's copy is made goes to
+#     the group's cluster; one whose copy b refuses (a user's object of
+#     that name) is held on the hub with Events (ClaimCopyRefused on the
+#     pod, FailedCreate on the group) while the group runs, and is sent
+#     once the object is gone and its template changed on the hub; a
+#     refusal that leaves a group below its minMember ends it NotAdmitted;
 #   - the dispatcher's log holds no 403 and no sanitizer report.
 # Usage: sh tests/e2e/dispatch_dra.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra: N passed, N failed".
@@ -204,6 +210,85 @@ sleep 3
 [ -z "$(ann job j6 cluster)" ] && ok || bad "j6 was sent to $(ann job j6 cluster) with its old claims"
 expect kexplain-j6 0 "$M" kexplain --kubeconfig "$T/hub/kubeconfig" job/j6
 has kexplain-j6-class "$T/out" "tpu.example.com"
+
+# --- round 19: a group's late pods, accepted and refused ------------------
+# lg (a muster PodGroup, minMember 1) goes to b with lg-0, which claims
+# from t7 (the device j3 left free).  lg-1, created after, names t8: its
+# copy is made on b and the pod sent.  lg-2 names t9, whose copy's name a
+# user's object on b has: lg-2 is held on the hub (Events ClaimCopyRefused
+# on it and FailedCreate on lg), not the group; once that object is gone
+# and t9 is made again on the hub, lg-2 is sent.  mm (minMember 2, pods
+# mm-0 and mm-1 without claims) runs; mm-1 deleted on the hub, its late
+# pod mm-2 refused leaves one pod: mm ends NotAdmitted, naming its minimum
+MPG=podgroups.muster.io
+# gpod NAME GROUP [TEMPLATE]: a gated pod of GROUP on the hub
+gpod() {
+	cl=""
+	[ -n "${3:-}" ] && cl=", claims: [{name: gpu}]"
+	{ printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: {muster.io/pod-group: %s}\nspec:\n  schedulerName: muster\n  restartPolicy: Never\n  schedulingGates: [{name: muster.io/dispatch}]\n' "$1" "$2"
+	  [ -n "${3:-}" ] && printf '  resourceClaims: [{name: gpu, resourceClaimTemplateName: %s}]\n' "$3"
+	  printf '  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}%s}}]\n' "$cl"
+	} >"$T/p.yaml"
+	expect "hub pod $1" 0 h create -f "$T/p.yaml"
+}
+pg() {
+	printf 'apiVersion: muster.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: %s\n  labels: {muster.io/queue: team-a}\nspec: {minMember: %s, queue: team-a}\n' "$1" "$2" >"$T/pg.yaml"
+	expect "PodGroup $1" 0 h create -f "$T/pg.yaml"
+}
+wpod() { w "$1" get pod "$2" -o name >/dev/null 2>&1; }
+hev() { "$KC" --kubeconfig "$T/hub/kubeconfig" get events -o 'jsonpath={range .items[*]}{.involvedObject.name} {.reason} {.message}{"\n"}{end}' 2>/dev/null | grep -q "^$1 $2 "; }
+tpl t7 gpu.example.com
+tpl t8 gpu.example.com
+tpl t9 gpu.example.com
+pg lg 1
+gpod lg-0 lg t7
+wait_for lg-to-b 150 ann_is "$MPG" lg cluster b || echo "  lg: $(ann "$MPG" lg cluster) $(ann "$MPG" lg dispatch-reason) $(ann "$MPG" lg dispatch-message)"
+UL=$(hget "$MPG" lg '{.metadata.uid}' | cut -c1-8)
+wait_for lg-0-on-b 150 wpod b lg-0
+gpod lg-1 lg t8
+wait_for lg-1-template-on-b 150 has_tpl b "t8-$UL-1" || echo "  b: $(wtpls b)"
+wait_for lg-1-on-b 150 wpod b lg-1
+[ "$(w b get pod lg-1 -o 'jsonpath={.spec.resourceClaims[0].resourceClaimTemplateName}')" = "t8-$UL-1" ] && ok ||
+	bad "lg-1 on b names $(w b get pod lg-1 -o 'jsonpath={.spec.resourceClaims[0].resourceClaimTemplateName}')"
+# a user's object with the name t9's copy would have on b
+printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\nmetadata: {name: t9-%s-1, namespace: default}\nspec:\n  spec:\n    devices:\n      requests: [{name: gpu, deviceClassName: gpu.example.com}]\n' "$UL" >"$T/u.yaml"
+expect "user's t9-$UL-1 on b" 0 w b create -f "$T/u.yaml"
+gpod lg-2 lg t9
+wait_for lg-2-event 150 hev lg-2 ClaimCopyRefused
+wait_for lg-failed-create-event 100 hev lg FailedCreate
+has lg-2-held-log "$T/d.log" "job PodGroup:default/lg: pod lg-2 not created on cluster b: cluster b has a ResourceClaimTemplate default/t9-$UL-1 that the dispatcher did not make for this dispatch: not overwritten; it stays Pending here"
+sleep 2
+wpod b lg-2 && bad "lg-2 sent to b" || ok
+[ "$(ann "$MPG" lg dispatch-phase)" != NotAdmitted ] && ok || bad "lg ended NotAdmitted: $(ann "$MPG" lg dispatch-message)"
+[ "$(ann "$MPG" lg cluster)" = b ] && ok || bad "lg left b: $(ann "$MPG" lg cluster)"
+wpod b lg-0 && ok || bad "lg-0 gone from b"
+[ -z "$(w b get resourceclaimtemplates "t9-$UL-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" ] && ok || bad "the user's t9-$UL-1 was taken over"
+# the user's object gone, t9 made again on the hub: lg-2 is sent
+expect "delete the user's t9-$UL-1" 0 w b delete resourceclaimtemplate "t9-$UL-1"
+expect "delete t9 on the hub" 0 h delete resourceclaimtemplate t9
+tpl t9 gpu.example.com
+wait_for lg-2-on-b-after-t9-changed 150 wpod b lg-2 || { echo "  log:"; grep 'lg-2\|t9' "$T/d.log" | tail -5; }
+has lg-2-released-log "$T/d.log" "job PodGroup:default/lg: pod lg-2: ResourceClaimTemplate default/t9 changed on the hub (watched): sent again"
+[ "$(w b get resourceclaimtemplates "t9-$UL-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$(hget "$MPG" lg '{.metadata.uid}')" ] && ok ||
+	bad "t9-$UL-1 on b is not lg's copy"
+# below its minimum: the group ends
+pg mm 2
+gpod mm-0 mm
+gpod mm-1 mm
+mm_sent() { [ -n "$(ann "$MPG" mm cluster)" ]; }
+wait_for mm-sent 150 mm_sent || echo "  mm: $(ann "$MPG" mm dispatch-reason) $(ann "$MPG" mm dispatch-message)"
+CM=$(ann "$MPG" mm cluster); UM=$(hget "$MPG" mm '{.metadata.uid}' | cut -c1-8)
+wait_for mm-1-on-its-cluster 150 wpod "$CM" mm-1
+expect "delete mm-1 on the hub" 0 h delete pod mm-1
+tpl tm gpu.example.com
+sed "s/name: t9-$UL-1/name: tm-$UM-1/" "$T/u.yaml" >"$T/um.yaml"
+expect "user's tm-$UM-1 on $CM" 0 w "$CM" create -f "$T/um.yaml"
+gpod mm-2 mm tm
+wait_for mm-not-admitted 150 ann_is "$MPG" mm dispatch-phase NotAdmitted || echo "  mm: $(ann "$MPG" mm dispatch-phase) $(ann "$MPG" mm dispatch-message)"
+ann "$MPG" mm dispatch-message >"$T/m"
+has mm-why "$T/m" "pod mm-2: cluster $CM has a ResourceClaimTemplate default/tm-$UM-1 that the dispatcher did not make for this dispatch: not overwritten; without the pods whose copies cluster $CM refused, the group can no longer meet its minimum: 1 of the 2 pods of spec.minMember are on the hub"
+mm_gone() { ! w "$CM" get "$MPG" mm -o name >/dev/null 2>&1; }
+wait_for mm-copy-deleted 150 mm_gone
 
 hasnt no-403 "$T/d.log" " 403 "
 hasnt no-asan "$T/d.log" "AddressSanitizer"

@@ -26,6 +26,13 @@
  * mode (mu__dhdra_pod; not on the hub: not sent; a user's object of the
  * copy's name: refused); a pull agent's refusal read on the hub
  * (mu__dfailed_pull: j->refused for the current generation only).
+ * Round 19: such a late pod refused is held, not the group
+ * (worker.c's mu__dwork_group_send and mu__dwork_held_tell): Events on
+ * the pod and the group, tried again when the pod or its template
+ * changes (the watch), the group refused only below its minMember.
+ * And run.c's read again after a create that found an object gone or
+ * changed (mu__drun_created), and its deletion of a copy made then
+ * refused, each with a test of its own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -636,6 +643,299 @@ static void test_hub_watch(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
+/* Events on the server with reason reason about object name (NULL: any). */
+static int events_of(mu_kube_client_t *c, const char *reason, const char *name)
+{
+	json_t *l = NULL, *e;
+	size_t i;
+	int n = 0;
+	fx_req(c, "GET", "/api/v1/namespaces/default/events", NULL, &l);
+	json_array_foreach(json_object_get(l, "items"), i, e) {
+		const char *r = mu__jstr(e, "reason"), *o = mu__jstr(e, "involvedObject.name");
+		n += r && !strcmp(r, reason) && (!name || (o && !strcmp(o, name)));
+	}
+	json_decref(l);
+	return n;
+}
+
+/* Runs mu__dhdra_watch until it gives uid as a dispatched group whose
+ * held pods it released ({uid: false}) (10 s). */
+static bool released(mu__dd_t *d, const char *uid)
+{
+	for (int i = 0; i < 500; i++) {
+		json_t *back = mu__dhdra_watch(d);
+		bool hit = json_is_false(json_object_get(back, uid));
+		json_decref(back);
+		if (hit)
+			return true;
+		nap_ms(20);
+	}
+	return false;
+}
+
+/* A group's pod named name on the hub (resourceVersion rv) naming
+ * template tpl (NULL: no claim). */
+static json_t *gpod(const char *name, const char *rv, const char *tpl)
+{
+	json_t *p = json_pack("{s:{s:s,s:s,s:s,s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", name,
+			      "namespace", "default", "uid", name, "resourceVersion", rv, "spec",
+			      "containers", "name", "c", "image", "x");
+	if (tpl)
+		json_object_set_new(json_object_get(p, "spec"), "resourceClaims",
+				    json_pack("[{s:s,s:s}]", "name", "t", "resourceClaimTemplateName", tpl));
+	return p;
+}
+
+/* Round 19: a group's late pod whose claim's copy the worker refuses is
+ * held (not sent), not the group: the others are sent, j->refused stays
+ * NULL, the pod and the group get a Warning Event (ClaimCopyRefused,
+ * FailedCreate) once; a held pod is not tried again (no request) until
+ * it changes on the hub (its resourceVersion) or the object its claim
+ * names changes (the watch releases it); sent once the worker takes the
+ * copy.  A refusal that leaves the group's hub pods below its minMember
+ * ends it (j->refused naming the minimum). */
+static void test_late_pod_held(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdrah-XXXXXX", server[64], body[1024];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	o.hub = &cfg;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	mu__dcl_t c;
+	fx_cluster(t, &d, &c, server);
+	d.cls = &c;
+	d.ncls = 1;
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	j.kind = MU__DK_PODGROUP;
+	j.ns = "default";
+	j.name = "g";
+	j.key = "PodGroup:default/g";
+	j.uid = "abcdef12-3456";
+	j.obj = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g", "namespace", "default",
+			  "spec", "minMember", 2);
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 2;
+	j.gpods = json_pack("[o,o,o]", gpod("a", "1", NULL), gpod("b", "1", NULL),
+			    gpod("late", "1", "mine-t"));
+	d.jobs = (mu__djob_t *[]){&j};
+	d.njobs = 1;
+	d.by_uid = json_pack("{s:i}", j.uid, 0);
+	/* the hub's template, and a user's object of its copy's name */
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+
+	/* a and b sent; late held, the group goes on */
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	CHECK(t, j.refused == NULL);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/api/v1/namespaces/default/pods/a", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/api/v1/namespaces/default/pods/b", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/api/v1/namespaces/default/pods/late", NULL, NULL), 404);
+	json_t *h = json_object_get(j.held, "late");
+	CHECK(t, h != NULL && strstr(mu__jstr(h, "msg") ? mu__jstr(h, "msg") : "",
+				     "mine-t-abcdef12-2 that the dispatcher did not make"));
+	/* told once: the pod's Event, the group's, the watch index */
+	mu__dwork_held_tell(&d, &j);
+	mu__dwork_held_tell(&d, &j);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+	CHECK_EQ_INT(t, events_of(d.hub, "FailedCreate", "g"), 1);
+	CHECK(t, json_object_get(json_object_get(d.dra_idx, "0/default/mine-t"), j.uid) != NULL);
+	/* not tried again while nothing changed: no request */
+	uint64_t r0 = d.reqs;
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
+	CHECK(t, d.reqs == r0);
+	/* the pod changed on the hub: tried again (refused again, held) */
+	json_object_set_new(json_object_get(json_array_get(j.gpods, 2), "metadata"),
+			    "resourceVersion", json_string("2"));
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	CHECK(t, d.reqs > r0);
+	CHECK(t, json_object_get(j.held, "late") != NULL && j.refused == NULL);
+	mu__dwork_held_tell(&d, &j);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 2);
+	/* its template made again on the hub: released by the watch, and
+	 * sent once the user's object is gone */
+	bool up = false;
+	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
+		nap_ms(20);
+	CHECK(t, up);
+	json_decref(mu__dhdra_watch(&d)); /* the first list (it releases too) */
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	CHECK(t, json_object_get(j.held, "late") != NULL);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t-abcdef12-2", NULL, NULL), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK(t, released(&d, j.uid));
+	CHECK(t, json_object_get(j.held, "late") == NULL);
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
+	json_t *lp = NULL;
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/api/v1/namespaces/default/pods/late", NULL, &lp), 200);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(lp, "spec.resourceClaims"), 0),
+			      "resourceClaimTemplateName"), "mine-t-abcdef12-2");
+	json_decref(lp);
+	CHECK(t, j.refused == NULL);
+
+	/* minMember 4 with a, b, late on the hub: a refused late2 leaves 3
+	 * that can be sent, below it: the group is refused, naming why */
+	json_object_set_new(json_object_get(j.obj, "spec"), "minMember", json_integer(4));
+	json_array_append_new(j.gpods, gpod("late2", "1", "mine2-t"));
+	snprintf(body, sizeof body, TPL, "mine2-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	snprintf(body, sizeof body, TPL, "mine2-t-abcdef12-2", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	CHECK(t, j.refused && strstr(j.refused, "pod late2: ") &&
+	      strstr(j.refused, "the group can no longer meet its minimum: 3 of the 4 pods"));
+
+	free(j.refused);
+	mu__dhdra_forget(&d, &j);
+	json_decref(j.held);
+	json_decref(j.sent);
+	json_decref(j.gpods);
+	json_decref(j.obj);
+	json_decref(d.by_uid);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	json_decref(d.dra_idx);
+	mu__dcl_disconnect(&c);
+	mu_kube_client_free(d.hub);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
+/* run.c's read again after a create (mu__drun_created, rounds 17 and
+ * 18): the create of a dispatched job whose template was deleted on the
+ * hub since it was read makes nothing and marks it stale; created then
+ * says so (an Event ClaimsChanged), counts it requeued and reads it
+ * again at once: out of the fleet, waiting
+ * WaitingForResourceClaimTemplate, no cluster; with the template made
+ * again with another class, the same path gives the model that class.
+ * And a copy made and then refused (a group below its minimum) is
+ * deleted on the worker, the job ended NotAdmitted. */
+static void test_created(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdrac-XXXXXX", server[64], body[1024];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	o.hub = &cfg;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
+	mu__dcl_t c;
+	fx_cluster(t, &d, &c, server);
+	d.cls = &c;
+	d.ncls = 1;
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	j.kind = MU__DK_JOB;
+	j.ns = "default";
+	j.name = "j";
+	j.key = "default/j";
+	j.uid = "abcdef12-3456";
+	j.fid = -1;
+	j.obj = json_loads(JOB, 0, NULL);
+	mu_specs_init(&j.specs);
+	mu_diag_t dg = {""};
+	CHECK_EQ_INT(t, mu_load_json(j.key, j.obj, &j.specs, &dg), MU_OK);
+	d.jobs = (mu__djob_t *[]){&j};
+	d.njobs = 1;
+	d.by_uid = json_pack("{s:i}", j.uid, 0);
+	char why[40] = "", msg[800] = "";
+	snprintf(body, sizeof body, TPL, "gpu-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	/* dispatched (generation 3, pending), its template deleted since */
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 3;
+	mu__djlist_add(&d.pend, &j, MU__DM_PEND);
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	long st = mu__dwork_create(&d, &j);
+	CHECK_EQ_INT(t, (int)st, 404);
+	CHECK(t, j.dra_stale);
+	mu__drun_created(&d, &j, st);
+	CHECK(t, !j.dra_stale);
+	CHECK_EQ_INT(t, (int)j.state, MU__DJ_NEW);
+	CHECK_EQ_INT(t, j.cl, -1);
+	CHECK_STR(t, j.reason ? j.reason : "", "WaitingForResourceClaimTemplate");
+	CHECK(t, j.msg && strstr(j.msg, "ResourceClaimTemplate default/gpu-t not found on the hub"));
+	CHECK_EQ_INT(t, (int)d.requeued, 1);
+	CHECK(t, !(j.marks & (1u << MU__DM_PEND)));
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimsChanged", "j"), 1);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/apis/batch/v1/namespaces/default/jobs/j", NULL, NULL),
+		     404);
+	/* made again with another class, then changed before a retried
+	 * create: read again with the class the hub has now */
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK_EQ_INT(t, mu__dhdra_read(&d, &j, why, sizeof why, msg, sizeof msg), 0);
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 4;
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	char *at = strstr(body, "gpu.example.com");
+	if (at)
+		memcpy(at, "gpu.example.org", 15);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	st = mu__dwork_create(&d, &j);
+	CHECK_EQ_INT(t, (int)st, 409);
+	mu__drun_created(&d, &j, st);
+	CHECK_STR(t, model_class(&j), "gpu.example.org");
+	CHECK_EQ_INT(t, (int)d.requeued, 2);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimsChanged", "j"), 2);
+	/* made, then refused: the copy deleted, the job NotAdmitted */
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", "/apis/batch/v1/namespaces/default/jobs",
+			    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
+			    "\"j\"},\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":"
+			    "\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}}", NULL), 201);
+	j.state = MU__DJ_DISPATCHED;
+	j.cl = 0;
+	j.gen = 5;
+	j.refused = strdup("pod p: refused; the group can no longer meet its minimum");
+	mu__drun_created(&d, &j, 201);
+	CHECK_EQ_INT(t, (int)j.state, MU__DJ_DONE);
+	CHECK_STR(t, j.phase, "NotAdmitted");
+	CHECK(t, j.refused == NULL && j.msg && strstr(j.msg, "minimum"));
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/apis/batch/v1/namespaces/default/jobs/j", NULL, NULL),
+		     404);
+	CHECK_EQ_INT(t, events_of(d.hub, "NotAdmitted", "j"), 1);
+
+	mu__dhdra_forget(&d, &j);
+	mu__dhdra_clear(&j);
+	free(j.reason);
+	free(j.msg);
+	json_decref(j.obj);
+	mu_specs_release(&j.specs);
+	json_decref(d.by_uid);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
+	mu__djlist_clear(&d.pend, MU__DM_PEND);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	json_decref(d.dra_idx);
+	json_decref(d.pcls);
+	json_decref(d.pcls_default);
+	mu__dcl_disconnect(&c);
+	mu_kube_client_free(d.hub);
+	mu_fleet_free(d.fleet);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -643,5 +943,7 @@ int main(void)
 	MU_RUN(&t, test_hub_claims);
 	MU_RUN(&t, test_agent_claims);
 	MU_RUN(&t, test_hub_watch);
+	MU_RUN(&t, test_late_pod_held);
+	MU_RUN(&t, test_created);
 	return mu_t_done(&t);
 }
