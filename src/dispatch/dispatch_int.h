@@ -47,6 +47,10 @@
                                                 * shrink not yet confirmed by
                                                 * the worker (round 18), "GEN\tTO"
                                                 * (the copy's size to reach) */
+#define MU__D_SHRINK_TRIES 5  /* reclaim.c (round 19): a restart's shrink
+                               * intent whose PATCH the worker refused
+                               * this many times (1, 2, 4, 8 s apart) is
+                               * given up */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_COPY_SEL "labelSelector=muster.io%2Fhub-uid" /* watches of copies */
 #define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
@@ -236,6 +240,10 @@ typedef struct mu__djob {
 	char *shrinking;          /* reclaim.c (round 18): "GEN\tTO", its
 	                           * shrink recorded (the intent, before the
 	                           * worker's PATCH) and not yet confirmed */
+	int shrink_tries;         /* reclaim.c (round 19): PATCHes of that
+	                           * intent the worker refused since the
+	                           * restart, and (mono ms) when the next one */
+	int64_t shrink_at;        /* may be made */
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -858,6 +866,12 @@ long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
  * never there, or is queued again with the claims read now.  One GET per
  * object it names. */
 void mu__dhub_claims_back(mu__dd_t *d, mu__djob_t *j);
+/* Round 19: dispatched job j out of the fleet and entered again as a
+ * restart enters it (adopted on the cluster its record names, with the
+ * pods its record j->shrunk says are off: j->fs.shrunk), so that the
+ * fleet counts its copy at the size the record says now.  O(one engine
+ * cycle of its cluster's model). */
+void mu__dhub_readopt(mu__dd_t *d, mu__djob_t *j);
 /* Whether j ended refused by its worker (phase NotAdmitted). */
 bool mu__dhub_refused(const mu__djob_t *j);
 /* Whether the dispatcher owns j's status (spec.managedBy). */
@@ -979,9 +993,14 @@ void mu__dreclaim(mu__dd_t *d);
  * the intent's, the shrink was done; above it, it is done now (the same
  * merge PATCH) and its Event written; the copy gone, the intent dropped
  * (that copy's own path takes it back).  j->shrinking is cleared (and
- * the record rewritten) once settled; kept for the next pass when the
- * worker does not answer or refuses.  Returns true when settled.  At
- * most two requests. */
+ * the record rewritten) once settled; kept when the worker does not
+ * answer.  Round 19: a PATCH the worker refuses (answered, not 200) is
+ * asked again 1, 2, 4 and 8 s later (nothing sent before then); the
+ * MU__D_SHRINK_TRIES-th refusal gives it up: the intent dropped, the
+ * record set to the pods the copy really runs without (its
+ * parallelism's), the job counted at that size in the fleet again
+ * (mu__dhub_readopt), a Warning Event ShrinkFailed and a log line.
+ * Returns true when settled.  At most two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
 /* dutil.c (round 18): the records "GEN\tN..." (muster.io/dispatch-shrunk,
  * -shrinking): N when GEN is job j's current dispatch and N (1 to

@@ -1037,22 +1037,37 @@ static void claims_again(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	mu__djob_touch(d, j);
 }
 
-void mu__dhub_claims_back(mu__dd_t *d, mu__djob_t *j)
+/* j out of the fleet, to be entered again with a new id (NEW).  O(1). */
+static void fleet_out(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 {
-	mu_time_t now = mu__d_now(d);
-	j->dra_stale = false;
-	if (j->fid >= 0) { /* out of the fleet: entered again with a new id */
+	if (j->fid >= 0) {
 		mu_fleet_job_finish(d->fleet, j->fid, now);
 		if (j->fid < d->by_fid_cap)
 			d->by_fid[j->fid] = NULL;
 	}
-	mu__djlist_drop(&d->pend, j, MU__DM_PEND);
 	j->fid = -1;
 	j->state = MU__DJ_NEW;
+}
+
+void mu__dhub_claims_back(mu__dd_t *d, mu__djob_t *j)
+{
+	mu_time_t now = mu__d_now(d);
+	j->dra_stale = false;
+	fleet_out(d, j, now);
+	mu__djlist_drop(&d->pend, j, MU__DM_PEND);
 	j->cl = -1;
 	j->why = -1;
 	j->phase[0] = j->pods[0] = '\0';
 	claims_again(d, j, now);
+}
+
+void mu__dhub_readopt(mu__dd_t *d, mu__djob_t *j)
+{
+	mu_time_t now = mu__d_now(d);
+	fleet_out(d, j, now);
+	j->fs.shrunk = mu__dreclaim_shrunk(j);
+	job_enter(d, j, now);
+	mu__djob_touch(d, j);
 }
 
 /* The jobs waiting for their claims' objects read again, once a second

@@ -45,6 +45,10 @@
  * dispatch's record precedes its create), and a restarted daemon that
  * reads an intent back reconciles it with the copy's real size
  * (mu__dreclaim_settle: done already, finished now, or dropped).
+ * Round 19: a PATCH of that reconciliation the worker refuses is asked
+ * again 1, 2, 4 and 8 s later and given up at the MU__D_SHRINK_TRIES-th
+ * refusal (the intent dropped, the copy counted at the size it runs, an
+ * Event ShrinkFailed), where round 18 asked every pass without end.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,7 +192,44 @@ static void settled(mu__dd_t *d, mu__djob_t *j, bool patched)
 		mu__dhub_event(d, j, "Warning", "Shrunk", m);
 	free(j->shrinking);
 	j->shrinking = NULL;
+	j->shrink_tries = 0;
+	j->shrink_at = 0;
 	mu__djob_touch(d, j);
+}
+
+/* Round 19: the worker refused (HTTP st) the PATCH that would finish j's
+ * shrink to `to` pods on cluster cl, whose copy runs par pods: asked
+ * again after 1, 2, 4, 8 s, and at the MU__D_SHRINK_TRIES-th refusal
+ * given up: its record set to the pods the copy really runs without
+ * (none: no record), the fleet counting it at that size
+ * (mu__dhub_readopt), a Warning Event ShrinkFailed.  Whether it was
+ * given up (settled).  O(1), or a fleet re-entry and an Event. */
+static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int32_t to,
+			   int64_t par, long st)
+{
+	if (++j->shrink_tries < MU__D_SHRINK_TRIES) {
+		j->shrink_at = mu__d_mono_ms() + (1000LL << (j->shrink_tries - 1));
+		return false;
+	}
+	int32_t all = j->fs.job && j->fs.job->npodsets == 1 ? j->fs.job->podsets[0].replicas : 0;
+	int32_t off = par > 0 && par < all ? all - (int32_t)par : 0;
+	char m[600];
+	snprintf(m, sizeof m, "its shrink to %d pods on cluster %s, read back after a restart, was "
+		 "refused %d times by the worker (last HTTP %ld): given up; its copy runs %lld pods "
+		 "and counts so", (int)to, cl->name, j->shrink_tries, st, (long long)par);
+	const char *why = mu__drec_field(j->shrunk, 2); /* "REASON\tmessage" */
+	size_t n = strlen(m) + 64 + (why ? strlen(why) : 0);
+	char *rec = off > 0 ? malloc(n) : NULL;
+	if (rec)
+		snprintf(rec, n, "%u\t%d\t%.*s\t%s", j->gen, (int)off,
+			 why ? (int)strcspn(why, "\t") : 0, why ? why : "", m);
+	free(j->shrunk);
+	j->shrunk = rec;
+	mu__dlog(d, 0, "job %s: %s", j->key, m);
+	mu__dhub_event(d, j, "Warning", "ShrinkFailed", m);
+	settled(d, j, false);
+	mu__dhub_readopt(d, j); /* counted at its real size */
+	return true;
 }
 
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
@@ -206,8 +247,8 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 		settled(d, j, false);
 		return true;
 	}
-	if (!cl->kc)
-		return false;
+	if (!cl->kc || mu__d_mono_ms() < j->shrink_at)
+		return false; /* not answering, or a refusal's wait (round 19) */
 	char path[1024];
 	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
 	json_t *cur = NULL;
@@ -229,10 +270,14 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 		return true;
 	}
 	st = patch_size(d, j, to);
-	mu__dlog(d, st == 200 ? 1 : 0, "job %s: its shrink to %d pods on %s finished after the "
-		 "restart%s", j->key, (int)to, cl->name, st == 200 ? "" : ": refused, asked again");
-	if (st != 200)
-		return false;
+	if (st == 200)
+		mu__dlog(d, 1, "job %s: its shrink to %d pods on %s finished after the restart",
+			 j->key, (int)to, cl->name);
+	else
+		mu__dlog(d, 0, "job %s: its shrink to %d pods on %s not finished after the restart: "
+			 "HTTP %ld", j->key, (int)to, cl->name, st);
+	if (st != 200) /* round 19: no answer asked again; a refusal bounded */
+		return st && shrink_refused(d, j, cl, to, par, st);
 	settled(d, j, true);
 	return true;
 }

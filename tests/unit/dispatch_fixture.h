@@ -26,9 +26,11 @@ static void nap_ms(long ms)
 
 /* Starts `muster up` on 127.0.0.1, port chosen by the kernel, in a new
  * directory made from template dir (modified in place); its URL into
- * server (len bytes).  The server, or NULL (checked failed, the reason
- * printed). */
-static mu_apiserver_t *fx_server(mu_t_t *t, char *dir, char *server, size_t len)
+ * server (len bytes); with token (NULL: none), every request must carry
+ * it or another the server knows (its DIR/tokens.csv, RBAC-checked).
+ * The server, or NULL (checked failed, the reason printed). */
+static mu_apiserver_t *fx_server_tok(mu_t_t *t, char *dir, char *server, size_t len,
+				     const char *token)
 {
 	char err[256] = "";
 	mu_apiserver_opts_t ao;
@@ -39,6 +41,7 @@ static mu_apiserver_t *fx_server(mu_t_t *t, char *dir, char *server, size_t len)
 	ao.data_dir = dir;
 	ao.fsync = 0;
 	ao.quiet = 1;
+	ao.token = token;
 	int rc = mu_apiserver_start(&ao, &s, err, sizeof err);
 	CHECK_EQ_INT(t, rc, MU_OK);
 	if (rc != MU_OK) {
@@ -47,6 +50,12 @@ static mu_apiserver_t *fx_server(mu_t_t *t, char *dir, char *server, size_t len)
 	}
 	snprintf(server, len, "http://127.0.0.1:%d", mu_apiserver_port(s));
 	return s;
+}
+
+/* fx_server_tok without a token: every request is the admin's. */
+static mu_apiserver_t *fx_server(mu_t_t *t, char *dir, char *server, size_t len)
+{
+	return fx_server_tok(t, dir, server, len, NULL);
 }
 
 /* Stops s and removes its directory dir. */
@@ -82,9 +91,10 @@ static inline long fx_req(mu_kube_client_t *c, const char *method, const char *p
 }
 
 /* Cluster c zeroed, named "w", with a config of its own for server
- * (c->cfg: freed with c), added to d's fleet when d has one (c->fid),
- * and connected (mu__dcl_connect). */
-static inline void fx_cluster(mu_t_t *t, mu__dd_t *d, mu__dcl_t *c, const char *server)
+ * (c->cfg: freed with c; its bearer token token, NULL: none), added to
+ * d's fleet when d has one (c->fid), and connected (mu__dcl_connect). */
+static inline void fx_cluster_tok(mu_t_t *t, mu__dd_t *d, mu__dcl_t *c, const char *server,
+				  const char *token)
 {
 	memset(c, 0, sizeof *c);
 	c->name = "w";
@@ -94,11 +104,18 @@ static inline void fx_cluster(mu_t_t *t, mu__dd_t *d, mu__dcl_t *c, const char *
 		return;
 	}
 	fx_config(c->cfg, server);
+	c->cfg->token = token ? strdup(token) : NULL;
 	if (d->fleet) {
 		mu_cluster_spec_t cs = {.name = "w", .tier = MU_TIER_PRIVATE};
 		CHECK_EQ_INT(t, mu_fleet_cluster_add(d->fleet, &cs, &c->fid), MU_OK);
 	}
 	CHECK_EQ_INT(t, mu__dcl_connect(c, false), MU_OK);
+}
+
+/* fx_cluster_tok without a token. */
+static inline void fx_cluster(mu_t_t *t, mu__dd_t *d, mu__dcl_t *c, const char *server)
+{
+	fx_cluster_tok(t, d, c, server, NULL);
 }
 
 /* d zeroed, with options o: mu_dispatch_opts_defaults, quiet. */

@@ -622,6 +622,30 @@ static void test_hub_watch(mu_t_t *t)
 	j.state = MU__DJ_QUEUED; /* (UnknownQueue again after each read) */
 	CHECK(t, watch_until(&d, &j, "gpu.example.org"));
 	CHECK(t, json_object_get(json_object_get(d.dra_idx, "0/default/gpu-t"), j.uid) != NULL);
+	/* round 19: dispatched, its template made again (a spec is
+	 * immutable): the job keeps the claims it was sent with, as a pod
+	 * keeps the claim made from a template later replaced; nothing is
+	 * read again (why a change between the create's read and the
+	 * worker's create is safe: docs/dispatch.md, round 19) */
+	j.state = MU__DJ_DISPATCHED;
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/gpu-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "gpu-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	bool moved = false, seen = false;
+	for (int i = 0; i < 500 && !moved && !seen; i++) {
+		/* (until the watch's cache has the new one, then a last pass) */
+		json_t *now = mu_kube_watch_get(d.wdhub[0], "default/gpu-t");
+		const char *cls = mu__jstr(json_array_get(mu__jget(now, "spec.spec.devices.requests"),
+							  0), "deviceClassName");
+		seen = cls && !strcmp(cls, "gpu.example.com");
+		json_decref(now);
+		json_t *back = mu__dhdra_watch(&d);
+		moved = json_object_get(back, j.uid) != NULL;
+		json_decref(back);
+		nap_ms(20);
+	}
+	CHECK(t, seen && !moved);
+	CHECK_STR(t, model_class(&j), "gpu.example.org");
 
 	mu__dhdra_forget(&d, &j);
 	CHECK_EQ_INT(t, (int)json_object_size(d.dra_idx), 0);

@@ -11,7 +11,11 @@
  * already is left as it is (the same metadata.generation, no Event); a copy gone
  * or an intent of another dispatch or on a pull cluster is dropped; a
  * worker without a client keeps it for the next pass.  Each settled intent is
- * cleared from the job (its record written back by the pass).
+ * cleared from the job (its record written back by the pass).  Round
+ * 19 (test_give_up): a worker whose account may read the copy but not
+ * patch it refuses each PATCH (403); it is asked again only after its
+ * wait and given up at the MU__D_SHRINK_TRIES-th refusal, the copy then
+ * counted in the fleet at the size it runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +24,11 @@
 
 #include "check.h"
 #include "dispatch_fixture.h"
+#include "fleet_fixture.h"
 #include "dispatch/dispatch_int.h"
 #include "muster/apiserver.h"
 #include "muster/kube.h"
+#include "muster/load.h"
 
 static const char *JOB =
 	"{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"%s\","
@@ -162,9 +168,148 @@ static void test_settle(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
+/* The Events with reason reason on the server. */
+static size_t events_of(mu_kube_client_t *c, const char *reason)
+{
+	json_t *l = NULL, *e;
+	size_t i, n = 0;
+	fx_req(c, "GET", "/api/v1/namespaces/default/events", NULL, &l);
+	json_array_foreach(json_object_get(l, "items"), i, e) {
+		const char *r = json_string_value(json_object_get(e, "reason"));
+		n += r && !strcmp(r, reason);
+	}
+	json_decref(l);
+	return n;
+}
+
+/* Round 19: a restart's intent whose PATCH the worker keeps refusing
+ * (its account may read Jobs, not patch them: 403) is asked again only
+ * after its wait (no request before), and the MU__D_SHRINK_TRIES-th
+ * refusal gives it up: the intent dropped, the record the pods the copy
+ * really runs without (none: no record; 1 of 4 for a copy at 3), the
+ * fleet counting it at that size again (re-adopted), a Warning Event
+ * ShrinkFailed. */
+static void test_give_up(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-shrinkg-XXXXXX", server[64], path[512], body[512], rv[64];
+	mu_apiserver_t *s = fx_server_tok(t, dir, server, sizeof server, "adm");
+	if (!s)
+		return;
+	/* a reader on the worker: get Jobs, not patch */
+	snprintf(path, sizeof path, "%s/tokens.csv", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(t, f != NULL);
+	if (f) {
+		fputs("rdr,reader,u-1,\n", f);
+		fclose(f);
+	}
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	cfg.token = strdup("adm");
+	mu_kube_client_t *kc = NULL;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+			    "{\"metadata\":{\"name\":\"jobs-reader\"},\"rules\":[{\"apiGroups\":"
+			    "[\"batch\"],\"resources\":[\"jobs\"],\"verbs\":[\"get\",\"list\","
+			    "\"watch\"]}]}", NULL), 201);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+			    "{\"metadata\":{\"name\":\"reader\"},\"roleRef\":{\"apiGroup\":"
+			    "\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":"
+			    "\"jobs-reader\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"reader\"}]}",
+			    NULL), 201);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	d.hub = kc;
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
+	mu_queue_spec_t q;
+	queue_of(&q, "q", 8);
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(d.fleet, &q), MU_OK);
+	mu__dcl_t c;
+	fx_cluster_tok(t, &d, &c, server, "rdr"); /* as the reader */
+	mu_node_spec_t n = node_of("n1", 8);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(d.fleet, c.fid, &n), MU_OK);
+	d.cls = &c;
+	d.ncls = 1;
+	const char *jobs = "/apis/batch/v1/namespaces/default/jobs";
+	mu__djob_t *js[2];
+	for (int k = 0; k < 2; k++) {
+		/* el-K's copy at 4 (K 0) or 3 (K 1) pods; its hub Job elastic
+		 * (4 pods of one GPU, min-member 2), dispatched to w,
+		 * generation 1, recorded shrunk by 2 with the intent "1\t2" */
+		char name[16];
+		snprintf(name, sizeof name, "el-%d", k);
+		snprintf(body, sizeof body, JOB, name, 4 - k);
+		CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
+		mu__djob_t *j = victim(name, "1\t2");
+		free(j->uid);
+		j->uid = strdup(name);
+		j->obj = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s},s:{s:s,s:s,s:s}},s:{s:i,s:{s:{s:s,s:[{s:s,s:s,s:{s:{s:s}}}]}}}}",
+				   "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", name,
+				   "namespace", "default", "labels", "muster.io/queue", "q", "annotations",
+				   "muster.io/min-member", "2", MU__D_CLUSTER, "w", MU__D_GEN, "1", "spec",
+				   "parallelism", 4, "template", "spec", "restartPolicy", "Never",
+				   "containers", "name", "c", "image", "x", "resources", "limits",
+				   "nvidia.com/gpu", "1");
+		mu_specs_init(&j->specs);
+		mu_diag_t dg = {""};
+		CHECK_EQ_INT(t, mu_load_json(j->key, j->obj, &j->specs, &dg), MU_OK);
+		j->fs = (mu_fleet_job_spec_t){.job = &j->specs.jobs[0], .shrinkable = true};
+		js[k] = j;
+	}
+	d.jobs = js;
+	d.njobs = 2;
+	for (int k = 0; k < 2; k++) {
+		mu__djob_t *j = js[k];
+		/* the restart: adopted shrunk by the record's 2 */
+		mu__dhub_readopt(&d, j);
+		mu_fleet_job_info_t fi;
+		CHECK_EQ_INT(t, (int)j->state, MU__DJ_DISPATCHED);
+		CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, j->fid, &fi), MU_OK);
+		CHECK_EQ_INT(t, fi.shrunk, 2);
+		/* refused: asked again only after its wait */
+		for (int i = 1; i < MU__D_SHRINK_TRIES; i++) {
+			CHECK(t, !mu__dreclaim_settle(&d, j));
+			CHECK_EQ_INT(t, j->shrink_tries, i);
+			CHECK(t, j->shrinking != NULL);
+			uint64_t r0 = d.reqs;
+			CHECK(t, !mu__dreclaim_settle(&d, j)); /* within its wait: nothing */
+			CHECK(t, d.reqs == r0);
+			j->shrink_at = 0; /* (the wait over) */
+		}
+		CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), k);
+		/* the last refusal: given up, counted at its real size */
+		CHECK(t, mu__dreclaim_settle(&d, j));
+		CHECK(t, j->shrinking == NULL);
+		CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), k + 1);
+		CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), k);
+		CHECK_EQ_INT(t, (int)j->state, MU__DJ_DISPATCHED);
+		CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, j->fid, &fi), MU_OK);
+		CHECK_EQ_INT(t, fi.shrunk, k);
+		CHECK_EQ_INT(t, par_of(kc, js[k]->name, rv, sizeof rv), 4 - k); /* untouched */
+	}
+	CHECK(t, js[1]->shrunk && strstr(js[1]->shrunk, "\tInCohortReclamation\tits shrink to 2 "
+					 "pods on cluster w, read back after a restart, was refused "
+					 "5 times by the worker (last HTTP 403): given up"));
+
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
+	for (int k = 0; k < 2; k++)
+		mu__djob_free(js[k]);
+	json_decref(d.by_key);
+	json_decref(d.by_uid);
+	free(d.by_fid);
+	mu__dcl_disconnect(&c);
+	mu_fleet_free(d.fleet);
+	mu_kube_client_free(kc);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_settle);
+	MU_RUN(&t, test_give_up);
 	return mu_t_done(&t);
 }

@@ -42,14 +42,16 @@ e2e_grep() { if [ "${E2E_FIXED:-0}" = 1 ]; then grep -qF -- "$1" "$2"; else grep
 has() { if e2e_grep "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; sed 's/^/  /' "$2" 2>/dev/null | head -8; fi; }
 hasnt() { if e2e_grep "$3" "$2"; then bad "$1: '$3' in $2"; sed 's/^/  /' "$2" | head -8; else ok; fi; }
 # wait_for NAME TRIES CMD...: retries CMD every 0.2 s; counts one check.
+# Its variables are its own (wf_*): CMD may set n, i or name (fleet.sh's
+# w sets n), which cut the tries short when they were these.
 wait_for() {
-	name=$1; n=$2; shift 2
-	i=0
-	while [ "$i" -lt "$n" ]; do
+	wf_name=$1; wf_n=$2; shift 2
+	wf_i=0
+	while [ "$wf_i" -lt "$wf_n" ]; do
 		if "$@" >/dev/null 2>&1; then ok; return 0; fi
-		sleep 0.2; i=$((i + 1))
+		sleep 0.2; wf_i=$((wf_i + 1))
 	done
-	bad "$name: timed out"
+	bad "$wf_name: timed out"
 	return 1
 }
 # k ARGS...: kubectl against the `muster up` of $T/data, output in $T/out.
