@@ -128,4 +128,17 @@ static void fx_dd(mu__dd_t *d, mu_dispatch_opts_t *o)
 	d->nreq = &d->reqs;
 }
 
+/* The hub's side of an in-process dispatcher test: cfg for server, d
+ * zeroed with options o (fx_dd), o->hub = cfg (the copies read the hub's
+ * objects again with a client of their own) and d->hub a client of it.
+ * cfg must outlive d; the caller frees d->hub. */
+static inline void fx_hub(mu_t_t *t, mu__dd_t *d, mu_dispatch_opts_t *o, mu_kube_config_t *cfg,
+			  const char *server)
+{
+	fx_config(cfg, server);
+	fx_dd(d, o);
+	o->hub = cfg;
+	CHECK_EQ_INT(t, mu_kube_client_new(cfg, &d->hub), MU_OK);
+}
+
 #endif

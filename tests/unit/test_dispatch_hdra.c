@@ -88,12 +88,9 @@ static void test_hub_claims(mu_t_t *t)
 	if (!s)
 		return;
 	mu_kube_config_t cfg = {0};
-	fx_config(&cfg, server);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
-	o.hub = &cfg; /* the copies read the hub's objects again with a client of their own */
-	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	fx_hub(t, &d, &o, &cfg, server);
 	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
 	mu__dcl_t c;
 	fx_cluster(t, &d, &c, server);
@@ -557,12 +554,9 @@ static void test_hub_watch(mu_t_t *t)
 	if (!s)
 		return;
 	mu_kube_config_t cfg = {0};
-	fx_config(&cfg, server);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
-	o.hub = &cfg;
-	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	fx_hub(t, &d, &o, &cfg, server);
 	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
 	mu__djob_t j;
 	memset(&j, 0, sizeof j);
@@ -725,12 +719,9 @@ static void test_late_pod_held(mu_t_t *t)
 	if (!s)
 		return;
 	mu_kube_config_t cfg = {0};
-	fx_config(&cfg, server);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
-	o.hub = &cfg;
-	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	fx_hub(t, &d, &o, &cfg, server);
 	mu__dcl_t c;
 	fx_cluster(t, &d, &c, server);
 	d.cls = &c;
@@ -853,12 +844,9 @@ static void test_created(mu_t_t *t)
 	if (!s)
 		return;
 	mu_kube_config_t cfg = {0};
-	fx_config(&cfg, server);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
-	o.hub = &cfg;
-	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &d.hub), MU_OK);
+	fx_hub(t, &d, &o, &cfg, server);
 	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
 	mu__dcl_t c;
 	fx_cluster(t, &d, &c, server);
