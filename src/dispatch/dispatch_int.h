@@ -1010,6 +1010,11 @@ int32_t mu__drec_count(const mu__djob_t *j, const char *rec, char end);
 /* dutil.c (round 18): record rec's field k (0: its start), the text after
  * its k-th tab, or NULL (rec NULL, or fewer fields).  O(its length). */
 const char *mu__drec_field(const char *rec, int k);
+/* dutil.c (round 19): a shrink record "GEN\tN\tREASON\tMESSAGE" of job
+ * j's dispatch, the reason its first rlen bytes (-1: all); owned, NULL
+ * without memory.  O(their lengths). */
+char *mu__drec_make(const mu__djob_t *j, int32_t n, const char *reason, int rlen,
+		    const char *msg);
 /* dutil.c (round 17): the pods taken off job j's current copy by its
  * record j->shrunk, set by reclaim.c (0 when none, or of another
  * dispatch).  O(1). */

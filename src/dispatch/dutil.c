@@ -430,6 +430,17 @@ const char *mu__drec_field(const char *rec, int k)
 	return rec;
 }
 
+char *mu__drec_make(const mu__djob_t *j, int32_t n, const char *reason, int rlen,
+		    const char *msg)
+{
+	size_t len = strlen(reason) + strlen(msg) + 40;
+	char *rec = malloc(len);
+	if (rec)
+		snprintf(rec, len, "%u\t%d\t%.*s\t%s", j->gen, (int)n,
+			 rlen < 0 ? (int)strlen(reason) : rlen, reason, msg);
+	return rec;
+}
+
 int32_t mu__dreclaim_shrunk(const mu__djob_t *j) { return mu__drec_count(j, j->shrunk, '\t'); }
 
 void mu__dreclaim_cond(const mu__djob_t *j, json_t *cs, bool on)

@@ -141,13 +141,11 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 		 x->in_queue ? "prioritization in the queue (a higher priority of the same queue)" :
 		 x->fair_sharing ? "fair sharing (it stays within its fair share)" :
 		 "reclamation (it stays within its deserved quota)");
-	size_t n = strlen(reason) + strlen(msg) + 40;
-	char *rec = malloc(n), *old = j->shrunk;
+	char *rec = mu__drec_make(j, (int32_t)(had + x->pods), reason, -1, msg), *old = j->shrunk;
 	snprintf(intent, sizeof intent, "%u\t%d", j->gen, (int)to);
 	char *in = strdup(intent);
 	long st = 0;
 	if (rec && in) {
-		snprintf(rec, n, "%u\t%d\t%s\t%s", j->gen, (int)(had + x->pods), reason, msg);
 		j->shrunk = rec;
 		free(j->shrinking);
 		j->shrinking = in;
@@ -218,11 +216,8 @@ static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int3
 		 "refused %d times by the worker (last HTTP %ld): given up; its copy runs %lld pods "
 		 "and counts so", (int)to, cl->name, j->shrink_tries, st, (long long)par);
 	const char *why = mu__drec_field(j->shrunk, 2); /* "REASON\tmessage" */
-	size_t n = strlen(m) + 64 + (why ? strlen(why) : 0);
-	char *rec = off > 0 ? malloc(n) : NULL;
-	if (rec)
-		snprintf(rec, n, "%u\t%d\t%.*s\t%s", j->gen, (int)off,
-			 why ? (int)strcspn(why, "\t") : 0, why ? why : "", m);
+	char *rec = off > 0 ? mu__drec_make(j, off, why ? why : "",
+					    why ? (int)strcspn(why, "\t") : 0, m) : NULL;
 	free(j->shrunk);
 	j->shrunk = rec;
 	mu__dlog(d, 0, "job %s: %s", j->key, m);
