@@ -533,13 +533,19 @@ static bool set_fits(const pctx_t *c, int32_t nid, const mu__podset_t *ps,
 	return mu__node_fit(c->e, &copy, ps) == MU_F_COUNT;
 }
 
+/* The cost of victim set s[0..k): in-queue victims count by job (two
+ * surplus pods of one elastic job disturb one job, as its whole would),
+ * the rest by entry.  O(k^2). */
 static pcost_t set_cost(const pctx_t *c, const int32_t *s, int32_t k)
 {
 	pcost_t cost = {0, 0, 0, 0, INT32_MIN, 0, INT64_MAX};
 	for (int32_t i = 0; i < k; i++) {
 		const victim_t *x = &c->v[s[i]];
+		bool seen = false;
+		for (int32_t i2 = 0; i2 < i && !seen; i2++)
+			seen = c->v[s[i2]].job == x->job;
 		cost.pdb += x->pdb;
-		cost.inq += x->kind == VK_PREEMPT;
+		cost.inq += x->kind == VK_PREEMPT && !seen;
 		cost.jobs += x->pod < 0;
 		cost.pods++;
 		cost.gpu += x->gpu;
@@ -625,16 +631,22 @@ static int32_t prefix_fit(const pctx_t *c, int32_t nid, const mu__podset_t *ps, 
  * (*bk 0: none).  Tries every single victim and every pair, then the
  * greedy prefix of the sorted candidates made minimal by dropping what is
  * not needed; at most PLAN_FITS fit tests, and none where the devices the
- * victims could free cannot cover the pod's whole GPUs. */
+ * victims could free cannot cover the pod's whole GPUs.  A plan found
+ * ends the search, unless it stops a whole job while surplus pods are
+ * candidates: then the larger sets are costed against it too, so that an
+ * elastic job loses pods rather than stops (Volcano's preempt action,
+ * "preempt enough tasks to fit large task of different job"). */
 static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *best,
 		      int32_t *bk, pcost_t *bc)
 {
 	int32_t budget = PLAN_FITS, nv = c->nv < PLAN_MAXV ? c->nv : PLAN_MAXV, s[PLAN_MAXV];
 	int64_t need = ps->req->v[MU_RES_GPU] - c->e->nodes[nid].free.v[MU_RES_GPU], sum = 0;
 	int32_t max1 = 0, max2 = 0;
+	bool surplus = false;
 	*bk = 0;
 	for (int32_t i = 0; i < nv; i++) {
 		sum += c->v[i].dev;
+		surplus |= c->v[i].pod >= 0;
 		if (c->v[i].dev > max1) {
 			max2 = max1;
 			max1 = c->v[i].dev;
@@ -649,7 +661,7 @@ static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *b
 		if (c->v[i].dev >= need)
 			offer(c, nid, ps, s, 1, best, bk, bc, &budget);
 	}
-	if (*bk)
+	if (*bk && (!surplus || bc->jobs == 0))
 		return;
 	for (int32_t i = 0; i < nv && budget > 0 && max1 + max2 >= need; i++)
 		for (int32_t j = i + 1; j < nv && budget > 0; j++) {
@@ -658,7 +670,7 @@ static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *b
 			if (c->v[i].dev + c->v[j].dev >= need)
 				offer(c, nid, ps, s, 2, best, bk, bc, &budget);
 		}
-	if (*bk || nv < 3)
+	if ((*bk && (!surplus || bc->jobs == 0)) || nv < 3)
 		return;
 	int32_t k = prefix_fit(c, nid, ps, nv); /* greedy prefix */
 	budget -= k < 0 ? nv : k;
@@ -683,10 +695,11 @@ static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *b
 			k = m;
 		}
 	}
-	if (plan_ok(c, s, k)) {
+	pcost_t cost = set_cost(c, s, k);
+	if ((!*bk || cost_less(&cost, bc)) && plan_ok(c, s, k)) {
 		memcpy(best, s, (size_t)k * sizeof *s);
 		*bk = k;
-		*bc = set_cost(c, s, k);
+		*bc = cost;
 	}
 }
 
@@ -755,7 +768,8 @@ static pcost_t plan_bound(const pctx_t *c, int32_t nid, const mu__podset_t *ps)
 		lb.pods++;
 	}
 	lb.jobs = surplus ? 0 : lb.pods;
-	lb.inq = lb.inq ? lb.pods : 0; /* all of its own queue: every victim */
+	/* all of its own queue: every victim, or one job for surplus pods */
+	lb.inq = lb.inq ? (surplus ? 1 : lb.pods) : 0;
 	/* The fewest GPUs that many candidates hold, and the latest that the
 	 * earliest start among that many can be (the pods-th latest start). */
 	int64_t g[PLAN_MAXV], t0[PLAN_MAXV];
@@ -850,7 +864,7 @@ static bool summary_skip(pctx_t *c, int32_t nid, const mu__podset_t *ps, const p
 		return false;
 	int32_t p = need > 0 ? (int32_t)((need + s->maxdev - 1) / s->maxdev) : 1;
 	bool inq = c->moving || c->limit || (s->queue == j->queue && !j->nbackfilled);
-	pcost_t lb = {0, inq ? p : 0, s->surplus ? 0 : p, p * s->gmin, s->minprio, p,
+	pcost_t lb = {0, inq ? (s->surplus ? 1 : p) : 0, s->surplus ? 0 : p, p * s->gmin, s->minprio, p,
 		      s->max_start};
 	return !cost_less(&lb, bc);
 }

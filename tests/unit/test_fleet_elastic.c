@@ -260,10 +260,10 @@ static void test_volcano_enough_tasks(mu_t_t *t)
 	int ev[MAXJ] = {0};
 	mu_fleet_reclaims_t rc = {0};
 	fx_claim(t, &x, pg2, 10 * MIN, ev, &rc);
-	/* (the engine suspends pg1 whole here: its plan cost counts each
-	 * evicted pod of the claimant's own queue as a victim, two surplus
-	 * pods against one job; docs/dispatch.md, round 17) */
-	CHECK(t, ev[pg1] == 2 || ev[pg1] == WHOLE);
+	/* (until round 20 the engine suspended pg1 whole here: its plan
+	 * cost counted each surplus pod of the claimant's own queue as a
+	 * victim, and a single whole job ended the node's search) */
+	CHECK_EQ_INT(t, ev[pg1], 2);
 	CHECK_EQ_INT(t, (int)rc.n, 1);
 	CHECK_EQ_INT(t, fleet_pods(&x, &rc, pg1), 2);
 	CHECK_EQ_INT(t, mu_fleet_job_shrink(x.f, x.fid[pg1], 2, 11 * MIN), MU_OK);
@@ -306,9 +306,10 @@ static void test_reclaim_surplus_as_engine(mu_t_t *t)
 		mu_fleet_reclaims_t rc = {0};
 		fx_claim(t, &x, b, 10 * MIN, ev, &rc);
 		if (variant == 0) {
-			/* (the engine's node plan stops the elastic job whole
-			 * here, 4 GPUs for 3: a divergence round 17 records) */
-			CHECK(t, ev[el] == 2 || ev[el] == WHOLE);
+			/* (until round 20 the engine's node plan stopped the
+			 * elastic job whole here, 4 GPUs for 3) */
+			CHECK_EQ_INT(t, ev[el], 2);
+			CHECK_EQ_INT(t, ev[one[3]], WHOLE);
 			CHECK_EQ_INT(t, (int)rc.n, 2);
 			CHECK_EQ_INT(t, fleet_pods(&x, &rc, el), 2);
 			CHECK(t, entry(&x, &rc, el) && entry(&x, &rc, el)->pods == 2);
@@ -371,7 +372,8 @@ static void test_surplus_budget(mu_t_t *t)
 	int ev[MAXJ] = {0};
 	mu_fleet_reclaims_t rc = {0};
 	fx_claim(t, &x, high, 10 * MIN, ev, &rc);
-	CHECK_EQ_INT(t, ev[o1] + ev[o2], 0); /* (the engine: el whole, as above) */
+	CHECK_EQ_INT(t, ev[o1] + ev[o2], 0);
+	CHECK_EQ_INT(t, ev[el], 2); /* (whole until round 20, as above) */
 	CHECK_EQ_INT(t, (int)rc.n, 1);
 	CHECK_EQ_INT(t, fleet_pods(&x, &rc, el), 2);
 	mu_fleet_reclaims_release(&rc);
