@@ -351,6 +351,16 @@ int mu_fleet_job_mark_victim_for(mu_fleet_t *f, mu_id_t j, mu_id_t claimant, mu_
  * O(its pods + one engine submit). */
 int mu_fleet_job_shrink(mu_fleet_t *f, mu_id_t j, int32_t pods, mu_time_t now);
 
+/* A pod of dispatched job j's copy is bound on its cluster (round 20).
+ * For a job with DRA claims, the worker's scheduler has allocated them
+ * (kube-scheduler writes a claim's allocation before the bind), so the
+ * cluster's ResourceClaims (mu_fleet_cluster_dra) count its devices from
+ * now on, and the fleet's own allocation for it, which stood in until
+ * then, is dropped: the devices count once, not twice (the worker may
+ * have picked others).  Nothing for a job without claims; calling it
+ * again is harmless.  MU_ENOENT; MU_ESTATE unless dispatched.  O(1). */
+int mu_fleet_job_started(mu_fleet_t *f, mu_id_t j);
+
 /* Its pods all finished (or it was deleted): its quota and its cluster's
  * resources are freed.  MU_ESTATE if finished already. */
 int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t job, mu_time_t now);

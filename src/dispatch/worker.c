@@ -383,6 +383,8 @@ static void job_report(mu__dd_t *d, mu__djob_t *j, const char *pods, bool starte
 	if (started && !j->started && j->path_us[2] && d->lat) /* its path, once */
 		mu__dlat_add(d->lat, (int64_t[4]){j->path_us[0], j->path_us[1], j->path_us[2],
 						   mu__d_mono_us()});
+	if (started && !j->started && j->state == MU__DJ_DISPATCHED)
+		mu_fleet_job_started(d->fleet, j->fid); /* its claims: the worker's now */
 	j->started |= started;
 	if (j->state == MU__DJ_DISPATCHED) {
 		const char *ph = done ? done : j->started ? "Running" : "Dispatched";

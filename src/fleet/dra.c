@@ -11,7 +11,9 @@
  * subset and refusals as muster scheduler's), over the worker's
  * ResourceSlices and DeviceClasses: the devices its ResourceClaims hold are
  * in use, and so are those the fleet allocated for the jobs it sent there
- * before (kept per job until it finishes or is taken back) and those of
+ * before (kept per job until it finishes, is taken back, or, since round
+ * 20, its copy's first pod is bound, when the worker's own allocation,
+ * in its ResourceClaims, takes over: mu_fleet_job_started) and those of
  * the job's earlier pods, so two pods of a gang never share a device.  A
  * claim made from a template is allocated once per pod; a named claim once
  * for the job, every pod using that allocation (its node selector must

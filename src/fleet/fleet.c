@@ -857,6 +857,20 @@ static int job_release(mu_fleet_t *f, mu__fjob_t *fj, mu_time_t now, bool finish
 	return MU_OK;
 }
 
+int mu_fleet_job_started(mu_fleet_t *f, mu_id_t j)
+{
+	if (!f || j < 0 || j >= f->njobs)
+		return MU_ENOENT;
+	mu__fjob_t *fj = &f->jobs[j];
+	if (fj->state != MU_FJ_DISPATCHED)
+		return MU_ESTATE;
+	if (fj->spec.dra) {
+		mu__fleet_dra_drop(f, (int32_t)j, fj->cluster);
+		f->epoch++; /* devices may count once now */
+	}
+	return MU_OK;
+}
+
 int mu_fleet_job_finish(mu_fleet_t *f, mu_id_t j, mu_time_t now)
 {
 	if (j < 0 || j >= f->njobs)

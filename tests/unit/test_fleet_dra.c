@@ -278,6 +278,43 @@ static void test_worker_claim_in_use(mu_t_t *t)
 	fx_free(&x);
 }
 
+/* The worker's allocation takes over from the fleet's (round 20): one
+ * node with two devices; "one" is dispatched (the fleet allocates a device
+ * for it), and the worker's scheduler allocates its copy's claim the other
+ * device (as the worker's ResourceClaims then say).  Until its copy's pod
+ * is bound both count, and "two" waits; once it is (mu_fleet_job_started)
+ * only the worker's does, and "two" gets the other.  Also when the worker
+ * took the same device as the fleet; and a third job still finds none. */
+static void test_worker_allocation_takes_over(mu_t_t *t)
+{
+	for (int same = 0; same < 2; same++) {
+		fx_t x;
+		fx_init(t, &x, (const int[]){1}, 1);
+		devices(x.f, 0, json_pack("[o]", slice("a-n0", "gpu.example.com", 2)), NULL);
+		mu_id_t one = fx_submit(t, &x, fx_job(&x, "one", 1, "gpu.example.com", NULL), 0, 0);
+		CHECK_EQ_INT(t, where(x.f, one), 0);
+		json_t *theirs = json_pack(
+			"[{s:{s:s,s:s},s:{s:{s:[{s:s,s:s}]}},s:{s:{s:{s:[{s:s,s:s,s:s,s:s}]}}}}]",
+			"metadata", "name", "one-pod-gpu", "namespace", "default", "spec", "devices",
+			"requests", "name", "gpu", "deviceClassName", "gpu.example.com", "status",
+			"allocation", "devices", "results", "request", "gpu", "driver",
+			"gpu.example.com", "pool", "a-n0", "device", same ? "gpu-0" : "gpu-1");
+		devices(x.f, 0, json_pack("[o]", slice("a-n0", "gpu.example.com", 2)), theirs);
+		mu_id_t two = fx_submit(t, &x, fx_job(&x, "two", 1, "gpu.example.com", NULL), 1, 1);
+		if (!same)
+			CHECK_EQ_INT(t, where(x.f, two), -1); /* gpu-0 the fleet's, gpu-1 theirs */
+		CHECK_EQ_INT(t, mu_fleet_job_started(x.f, one), MU_OK);
+		CHECK_EQ_INT(t, mu_fleet_job_started(x.f, one), MU_OK); /* again: harmless */
+		CHECK_EQ_INT(t, pass(x.f, 2), MU_OK);
+		CHECK_EQ_INT(t, where(x.f, two), 0);
+		mu_id_t three = fx_submit(t, &x, fx_job(&x, "three", 1, "gpu.example.com", NULL), 3, 3);
+		CHECK_EQ_INT(t, where(x.f, three), -1); /* both devices in use, each once */
+		CHECK_EQ_INT(t, mu_fleet_job_started(x.f, three), MU_ESTATE); /* not dispatched */
+		CHECK_EQ_INT(t, mu_fleet_job_started(x.f, 99), MU_ENOENT);
+		fx_free(&x);
+	}
+}
+
 /* A selector outside the CEL subset: refused with the allocator's reason
  * (the job waits; explain says why). */
 static void test_cel_outside_subset(mu_t_t *t)
@@ -344,6 +381,7 @@ int main(void)
 	MU_RUN(&t, test_gang_pods_do_not_share);
 	MU_RUN(&t, test_gang_spreads);
 	MU_RUN(&t, test_worker_claim_in_use);
+	MU_RUN(&t, test_worker_allocation_takes_over);
 	MU_RUN(&t, test_cel_outside_subset);
 	MU_RUN(&t, test_no_reclaim_for_claims);
 	return mu_t_done(&t);
