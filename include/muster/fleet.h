@@ -80,7 +80,9 @@ typedef struct mu_fleet_config {
 	                         * default, 60 s) */
 	mu_time_t reclaim_hold; /* mu_fleet_reclaim(): the cluster a claimant
 	                         * took room on is held for it (no other job
-	                         * is placed there) until it is placed, is
+	                         * of its priority or lower is placed there:
+	                         * kube-scheduler's nominated pods) until it
+	                         * is placed, is
 	                         * finished, no longer fits once its victims
 	                         * are gone, or this long has passed (default
 	                         * 5 min, the dispatcher's --start-timeout);
@@ -465,7 +467,8 @@ void mu_fleet_reclaims_release(mu_fleet_reclaims_t *r);
  * shrunk them (mu_fleet_job_shrink()), and the job is not a claimant
  * again meanwhile.  The winning
  * cluster is held for the job (cfg.reclaim_hold): mu_fleet_dispatch()
- * places no other job there, and tries the job first once its victims are
+ * places no other job of its priority or lower there where it would take
+ * the job's room, and tries the job first once its victims are
  * back, until it is placed, finished, fits no more, or the hold lapses.
  * Every queued job may claim: queues by priority, then lowest dominant
  * share, each line in its order (priority, submit time), at most 32

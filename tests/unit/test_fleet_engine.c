@@ -498,10 +498,13 @@ static void test_reclaim_one_cluster(mu_t_t *t)
  * C, a queue served first (priority 10), then submits a 1-GPU job that
  * would fit in the free GPU at once.  It is kept off the held cluster
  * until the hold ends: B's job placed once its victims are gone (mode 0),
- * B's job deleted (1), or the hold lapsed (2: cfg.reclaim_hold, 5 min). */
+ * B's job deleted (1), or the hold lapsed (2: cfg.reclaim_hold, 5 min).
+ * A job of a higher priority than B's passes the hold (3), as
+ * kube-scheduler counts a nominated pod only against pods of its priority
+ * or lower (round 20; before, it waited too). */
 static void test_reclaim_hold(mu_t_t *t)
 {
-	for (int mode = 0; mode < 3; mode++) {
+	for (int mode = 0; mode < 4; mode++) {
 		mu_queue_spec_t qs[3];
 		queue_of(&qs[0], "A", 4);
 		queue_of(&qs[1], "B", 4);
@@ -519,6 +522,18 @@ static void test_reclaim_hold(mu_t_t *t)
 		CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
 		CHECK_EQ_INT(t, rc.n, 2);
 		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		if (mode == 3) { /* priority 20 against B's 0: passes */
+			int hi = add_job(&r.w, "C", 1, true, 10 * MIN);
+			r.w.js[hi].priority = 20;
+			CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[hi], 10 * MIN, &r.id[hi]),
+				     MU_OK);
+			CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 1);
+			CHECK_EQ_INT(t, info(t, &r, hi).state, MU_FJ_DISPATCHED);
+			CHECK_EQ_INT(t, info(t, &r, b).held, 0); /* still B's */
+			mu_fleet_reclaims_release(&rc);
+			mu_fleet_free(r.f);
+			continue;
+		}
 		int c = rjob(t, &r, "C", 1, true, 10 * MIN);
 		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0); /* held for B */
 		CHECK_EQ_INT(t, info(t, &r, c).why, MU_FW_NO_FIT);
