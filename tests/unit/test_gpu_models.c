@@ -1,0 +1,203 @@
+/*
+ * test_gpu_models.c - the devices per GPU model that every engine keeps
+ * (src/engine/gpumodels.c) and muster's pressure read from them.
+ *
+ *   - the counts: nodes of two models, one without a model and one without
+ *     GPUs; a cordon takes a node's devices out and an uncordon puts them
+ *     back, a new model moves them, a resize changes them, a removal takes
+ *     them out and a re-add puts them back; binds change nothing;
+ *   - the pressure: under muster with a mix that ties pods to a model, the
+ *     engine's pressure per model after a cycle is press_over's from its
+ *     devices, before and after a node of the tied model is removed, while
+ *     another is cordoned, and once it is uncordoned.
+ * Nothing is timed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/engine.h"
+
+static mu_engine_t *new_engine(const mu_score_ops_t *ops, const void *state)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	cfg.score = ops;
+	cfg.score_state = state;
+	cfg.min_runtime = 0;
+	mu_engine_t *e = NULL;
+	mu_engine_new(&cfg, &e);
+	mu_queue_spec_t q;
+	mu_queue_spec_defaults(&q);
+	q.name = "q";
+	mu_engine_queue_upsert(e, &q);
+	return e;
+}
+
+/* Upserts node name with gpus devices of model (NULL none). */
+static int put(mu_engine_t *e, const char *name, int gpus, const char *model,
+	       bool cordon)
+{
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 256LL << 30;
+	n.alloc.v[MU_RES_GPU] = gpus;
+	n.alloc.v[MU_RES_PODS] = 110;
+	n.gpu_model = model;
+	n.unschedulable = cordon;
+	return mu_engine_node_upsert(e, &n, NULL);
+}
+
+/* The engine's devices of model (NULL: nodes without one); 0 when it has
+ * no entry. */
+static int64_t devices(const mu_engine_t *e, const char *model)
+{
+	const mu_gpu_models_t *g = mu_engine_gpu_models(e);
+	int64_t d = 0;
+	for (int32_t i = 0; i < g->n; i++)
+		if ((!model && !g->model[i]) ||
+		    (model && g->model[i] && strcmp(model, g->model[i]) == 0))
+			d += g->devices[i];
+	return d;
+}
+
+static void submit(mu_engine_t *e, const char *name, int32_t replicas,
+		   const mu_res_t *req, const char **models, size_t nmodels)
+{
+	mu_podset_spec_t ps;
+	memset(&ps, 0, sizeof ps);
+	ps.replicas = replicas;
+	ps.req = *req;
+	ps.gpu_models = models;
+	ps.ngpu_models = nmodels;
+	mu_job_spec_t j;
+	memset(&j, 0, sizeof j);
+	j.name = name;
+	j.queue = "q";
+	j.type = MU_JOB_BATCH;
+	j.preemptible = true; /* the queue has no quota */
+	j.podsets = &ps;
+	j.npodsets = 1;
+	j.runtime_estimate = 600000;
+	mu_engine_job_submit(e, &j, 0, NULL);
+}
+
+static void cycle(mu_engine_t *e)
+{
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	mu_engine_cycle(e, 0, &d);
+	mu_decisions_release(&d);
+}
+
+static void test_counts(mu_t_t *t)
+{
+	mu_engine_t *e = new_engine(&mu_score_binpack, NULL);
+	CHECK_EQ_INT(t, put(e, "a0", 8, "A100", false), MU_OK);
+	CHECK_EQ_INT(t, put(e, "a1", 8, "A100", false), MU_OK);
+	CHECK_EQ_INT(t, put(e, "t0", 4, "T4", false), MU_OK);
+	CHECK_EQ_INT(t, put(e, "x0", 2, NULL, false), MU_OK);
+	CHECK_EQ_INT(t, put(e, "c0", 0, NULL, false), MU_OK);
+	CHECK_EQ_INT(t, devices(e, "A100"), 16);
+	CHECK_EQ_INT(t, devices(e, "T4"), 4);
+	CHECK_EQ_INT(t, devices(e, NULL), 2);
+	put(e, "a1", 8, "A100", true); /* cordoned */
+	CHECK_EQ_INT(t, devices(e, "A100"), 8);
+	put(e, "a1", 8, "A100", false); /* uncordoned */
+	CHECK_EQ_INT(t, devices(e, "A100"), 16);
+	put(e, "t0", 4, "A100", false); /* relabelled */
+	CHECK_EQ_INT(t, devices(e, "A100"), 20);
+	CHECK_EQ_INT(t, devices(e, "T4"), 0);
+	put(e, "a1", 2, "A100", false); /* resized */
+	CHECK_EQ_INT(t, devices(e, "A100"), 14);
+	CHECK_EQ_INT(t, mu_engine_node_remove(e, "a0", 0), MU_OK);
+	CHECK_EQ_INT(t, devices(e, "A100"), 6);
+	CHECK_EQ_INT(t, mu_engine_node_remove(e, "x0", 0), MU_OK);
+	CHECK_EQ_INT(t, devices(e, NULL), 0);
+	put(e, "a0", 8, "A100", false); /* back */
+	CHECK_EQ_INT(t, devices(e, "A100"), 14);
+	mu_res_t r = {{0}};
+	r.v[MU_RES_CPU] = 1000;
+	r.v[MU_RES_GPU] = 2;
+	submit(e, "j", 3, &r, NULL, 0);
+	cycle(e);
+	mu_job_info_t ji;
+	mu_engine_job_info(e, mu_engine_job_find(e, "j"), &ji);
+	CHECK_EQ_INT(t, ji.bound, 3); /* bound, and the counts stay */
+	CHECK_EQ_INT(t, devices(e, "A100"), 14);
+	mu_engine_free(e);
+}
+
+/* A mix with 24 pods of 8 GPUs tied to A100 and 16 of any model. */
+static void tied_mix(mu_workload_mix_t *m)
+{
+	const char *a = "A100";
+	mu_res_t r = {{0}};
+	r.v[MU_RES_CPU] = 1000;
+	r.v[MU_RES_GPU] = 8;
+	mu_workload_mix_init(m);
+	mu_workload_mix_add(m, &r, &a, 1, 24);
+	mu_workload_mix_add(m, &r, NULL, 0, 16);
+	mu_workload_mix_finish(m);
+}
+
+/* The A100 pressure of tied_mix with `a` A100 and `h` H100 devices, as
+ * press_over defines it: 24 x 8000 milli-GPU over a devices, per device
+ * of the 40 x 8000 over a + h (the H100's is 0: no pod is tied to it). */
+static double want_press(int64_t a, int64_t h)
+{
+	return 192000.0 / (double)a * ((double)(a + h) / 320000.0);
+}
+
+static double press_of(const mu_engine_t *e, const char *model)
+{
+	const mu_gpu_models_t *g = mu_engine_gpu_models(e);
+	for (int32_t i = 0; i < g->n; i++)
+		if (g->model[i] && strcmp(g->model[i], model) == 0)
+			return g->press[i];
+	return -1;
+}
+
+static void test_pressure(mu_t_t *t)
+{
+	mu_workload_mix_t m;
+	tied_mix(&m);
+	mu_engine_t *e = new_engine(&mu_score_muster, &m);
+	char name[16];
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof name, "a%d", i);
+		put(e, name, 8, "A100", false);
+		snprintf(name, sizeof name, "h%d", i);
+		put(e, name, 8, "H100", false);
+	}
+	cycle(e); /* nothing to place: the pressure is brought up to date */
+	CHECK(t, mu_engine_gpu_models(e)->pressed);
+	CHECK(t, press_of(e, "A100") == want_press(32, 32)); /* 1.2 */
+	CHECK(t, press_of(e, "H100") == 0);
+	mu_engine_node_remove(e, "a3", 0);
+	put(e, "a2", 8, "A100", true);
+	cycle(e);
+	CHECK(t, press_of(e, "A100") == want_press(16, 32)); /* 1.8 */
+	CHECK(t, press_of(e, "A100") > 1.79 && press_of(e, "A100") < 1.81);
+	put(e, "a2", 8, "A100", false);
+	cycle(e);
+	CHECK(t, press_of(e, "A100") == want_press(24, 32));
+	mu_engine_free(e);
+	/* a policy without a mix: no pressure */
+	e = new_engine(&mu_score_binpack, NULL);
+	put(e, "a0", 8, "A100", false);
+	cycle(e);
+	CHECK(t, !mu_engine_gpu_models(e)->pressed);
+	mu_engine_free(e);
+	mu_workload_mix_release(&m);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_counts);
+	MU_RUN(&t, test_pressure);
+	return mu_t_done(&t);
+}
