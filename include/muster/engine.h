@@ -965,6 +965,14 @@ const mu_supply_t *mu_engine_supply(const mu_engine_t *e);
  * e, valid until its next node change), with each model's pressure by the
  * policy's mix as of its last scoring (mu_gpu_models_t).  O(1). */
 const mu_gpu_models_t *mu_engine_gpu_models(const mu_engine_t *e);
+/* What a request of mib MiB of one GPU's memory (KAI's gpu-memory
+ * annotation, mu_podset_spec_t.gpu_memory) asks as a GPU share, as the
+ * engine resolves it at submission: ceil(mib x 1000 / S) milli-GPU of the
+ * smallest GPU memory S among the live GPU nodes' (label
+ * nvidia.com/gpu.memory) that holds mib, a whole GPU when that is all of
+ * it, added to req.  MU_EINVAL for mib <= 0 or a req that already asks
+ * GPUs, MU_ENOENT when no node's GPUs hold mib.  O(nodes). */
+int mu_engine_gpu_memory_req(const mu_engine_t *e, int64_t mib, mu_res_t *req);
 
 /* The first filter one pod of pod set `podset` of job would fail on node
  * as things stand now (static filters, resources, reservations, topology

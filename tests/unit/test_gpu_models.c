@@ -1,6 +1,7 @@
 /*
  * test_gpu_models.c - the devices per GPU model that every engine keeps
- * (src/engine/gpumodels.c) and muster's pressure read from them.
+ * (src/engine/gpumodels.c), muster's pressure read from them, and the
+ * share a GPU-memory request stands for (mu_engine_gpu_memory_req).
  *
  *   - the counts: nodes of two models, one without a model and one without
  *     GPUs; a cordon takes a node's devices out and an uncordon puts them
@@ -9,7 +10,9 @@
  *   - the pressure: under muster with a mix that ties pods to a model, the
  *     engine's pressure per model after a cycle is press_over's from its
  *     devices, before and after a node of the tied model is removed, while
- *     another is cordoned, and once it is uncordoned.
+ *     another is cordoned, and once it is uncordoned;
+ *   - GPU memory: the share mu_engine_gpu_memory_req gives is the one the
+ *     engine binds a pod of that request with (the same conversion).
  * Nothing is timed.
  */
 #include <stdio.h>
@@ -34,9 +37,10 @@ static mu_engine_t *new_engine(const mu_score_ops_t *ops, const void *state)
 	return e;
 }
 
-/* Upserts node name with gpus devices of model (NULL none). */
+/* Upserts node name with gpus devices of model (NULL none), labelled
+ * label (NULL none). */
 static int put(mu_engine_t *e, const char *name, int gpus, const char *model,
-	       bool cordon)
+	       bool cordon, mu_label_t *label)
 {
 	mu_node_spec_t n;
 	memset(&n, 0, sizeof n);
@@ -47,6 +51,8 @@ static int put(mu_engine_t *e, const char *name, int gpus, const char *model,
 	n.alloc.v[MU_RES_PODS] = 110;
 	n.gpu_model = model;
 	n.unschedulable = cordon;
+	n.labels = label;
+	n.nlabels = label ? 1 : 0;
 	return mu_engine_node_upsert(e, &n, NULL);
 }
 
@@ -64,7 +70,8 @@ static int64_t devices(const mu_engine_t *e, const char *model)
 }
 
 static void submit(mu_engine_t *e, const char *name, int32_t replicas,
-		   const mu_res_t *req, const char **models, size_t nmodels)
+		   const mu_res_t *req, const char **models, size_t nmodels,
+		   int64_t gpu_memory)
 {
 	mu_podset_spec_t ps;
 	memset(&ps, 0, sizeof ps);
@@ -72,6 +79,7 @@ static void submit(mu_engine_t *e, const char *name, int32_t replicas,
 	ps.req = *req;
 	ps.gpu_models = models;
 	ps.ngpu_models = nmodels;
+	ps.gpu_memory = gpu_memory;
 	mu_job_spec_t j;
 	memset(&j, 0, sizeof j);
 	j.name = name;
@@ -95,33 +103,33 @@ static void cycle(mu_engine_t *e)
 static void test_counts(mu_t_t *t)
 {
 	mu_engine_t *e = new_engine(&mu_score_binpack, NULL);
-	CHECK_EQ_INT(t, put(e, "a0", 8, "A100", false), MU_OK);
-	CHECK_EQ_INT(t, put(e, "a1", 8, "A100", false), MU_OK);
-	CHECK_EQ_INT(t, put(e, "t0", 4, "T4", false), MU_OK);
-	CHECK_EQ_INT(t, put(e, "x0", 2, NULL, false), MU_OK);
-	CHECK_EQ_INT(t, put(e, "c0", 0, NULL, false), MU_OK);
+	CHECK_EQ_INT(t, put(e, "a0", 8, "A100", false, NULL), MU_OK);
+	CHECK_EQ_INT(t, put(e, "a1", 8, "A100", false, NULL), MU_OK);
+	CHECK_EQ_INT(t, put(e, "t0", 4, "T4", false, NULL), MU_OK);
+	CHECK_EQ_INT(t, put(e, "x0", 2, NULL, false, NULL), MU_OK);
+	CHECK_EQ_INT(t, put(e, "c0", 0, NULL, false, NULL), MU_OK);
 	CHECK_EQ_INT(t, devices(e, "A100"), 16);
 	CHECK_EQ_INT(t, devices(e, "T4"), 4);
 	CHECK_EQ_INT(t, devices(e, NULL), 2);
-	put(e, "a1", 8, "A100", true); /* cordoned */
+	put(e, "a1", 8, "A100", true, NULL); /* cordoned */
 	CHECK_EQ_INT(t, devices(e, "A100"), 8);
-	put(e, "a1", 8, "A100", false); /* uncordoned */
+	put(e, "a1", 8, "A100", false, NULL); /* uncordoned */
 	CHECK_EQ_INT(t, devices(e, "A100"), 16);
-	put(e, "t0", 4, "A100", false); /* relabelled */
+	put(e, "t0", 4, "A100", false, NULL); /* relabelled */
 	CHECK_EQ_INT(t, devices(e, "A100"), 20);
 	CHECK_EQ_INT(t, devices(e, "T4"), 0);
-	put(e, "a1", 2, "A100", false); /* resized */
+	put(e, "a1", 2, "A100", false, NULL); /* resized */
 	CHECK_EQ_INT(t, devices(e, "A100"), 14);
 	CHECK_EQ_INT(t, mu_engine_node_remove(e, "a0", 0), MU_OK);
 	CHECK_EQ_INT(t, devices(e, "A100"), 6);
 	CHECK_EQ_INT(t, mu_engine_node_remove(e, "x0", 0), MU_OK);
 	CHECK_EQ_INT(t, devices(e, NULL), 0);
-	put(e, "a0", 8, "A100", false); /* back */
+	put(e, "a0", 8, "A100", false, NULL); /* back */
 	CHECK_EQ_INT(t, devices(e, "A100"), 14);
 	mu_res_t r = {{0}};
 	r.v[MU_RES_CPU] = 1000;
 	r.v[MU_RES_GPU] = 2;
-	submit(e, "j", 3, &r, NULL, 0);
+	submit(e, "j", 3, &r, NULL, 0, 0);
 	cycle(e);
 	mu_job_info_t ji;
 	mu_engine_job_info(e, mu_engine_job_find(e, "j"), &ji);
@@ -168,30 +176,60 @@ static void test_pressure(mu_t_t *t)
 	char name[16];
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof name, "a%d", i);
-		put(e, name, 8, "A100", false);
+		put(e, name, 8, "A100", false, NULL);
 		snprintf(name, sizeof name, "h%d", i);
-		put(e, name, 8, "H100", false);
+		put(e, name, 8, "H100", false, NULL);
 	}
 	cycle(e); /* nothing to place: the pressure is brought up to date */
 	CHECK(t, mu_engine_gpu_models(e)->pressed);
 	CHECK(t, press_of(e, "A100") == want_press(32, 32)); /* 1.2 */
 	CHECK(t, press_of(e, "H100") == 0);
 	mu_engine_node_remove(e, "a3", 0);
-	put(e, "a2", 8, "A100", true);
+	put(e, "a2", 8, "A100", true, NULL);
 	cycle(e);
 	CHECK(t, press_of(e, "A100") == want_press(16, 32)); /* 1.8 */
 	CHECK(t, press_of(e, "A100") > 1.79 && press_of(e, "A100") < 1.81);
-	put(e, "a2", 8, "A100", false);
+	put(e, "a2", 8, "A100", false, NULL);
 	cycle(e);
 	CHECK(t, press_of(e, "A100") == want_press(24, 32));
 	mu_engine_free(e);
 	/* a policy without a mix: no pressure */
 	e = new_engine(&mu_score_binpack, NULL);
-	put(e, "a0", 8, "A100", false);
+	put(e, "a0", 8, "A100", false, NULL);
 	cycle(e);
 	CHECK(t, !mu_engine_gpu_models(e)->pressed);
 	mu_engine_free(e);
 	mu_workload_mix_release(&m);
+}
+
+static void test_gpu_memory(mu_t_t *t)
+{
+	mu_engine_t *e = new_engine(&mu_score_binpack, NULL);
+	mu_label_t l40 = {"nvidia.com/gpu.memory", "40960"};
+	mu_label_t l80 = {"nvidia.com/gpu.memory", "81920"};
+	put(e, "big", 8, "H100", false, &l80);
+	put(e, "small", 8, "A100", false, &l40);
+	mu_res_t r = {{0}};
+	r.v[MU_RES_CPU] = 1000;
+	CHECK_EQ_INT(t, mu_engine_gpu_memory_req(e, 10000, &r), MU_OK);
+	CHECK_EQ_INT(t, r.v[MU_RES_GPU_MILLI], 245); /* of the smallest: 40960 */
+	CHECK_EQ_INT(t, r.v[MU_RES_GPU], 0);
+	mu_res_t w = {{0}};
+	CHECK_EQ_INT(t, mu_engine_gpu_memory_req(e, 81920, &w), MU_OK);
+	CHECK_EQ_INT(t, w.v[MU_RES_GPU], 1); /* all of big's */
+	CHECK_EQ_INT(t, mu_engine_gpu_memory_req(e, 90000, &w), MU_EINVAL);
+	mu_res_t n = {{0}};
+	CHECK_EQ_INT(t, mu_engine_gpu_memory_req(e, 90000, &n), MU_ENOENT);
+	CHECK_EQ_INT(t, n.v[MU_RES_GPU] + n.v[MU_RES_GPU_MILLI], 0);
+	/* the engine binds the same share */
+	mu_res_t c = {{0}};
+	c.v[MU_RES_CPU] = 1000;
+	submit(e, "m", 1, &c, NULL, 0, 10000);
+	cycle(e);
+	mu_node_info_t ni;
+	mu_engine_node_info(e, mu_engine_node_find(e, "small"), &ni);
+	CHECK_EQ_INT(t, 8000 - ni.free.v[MU_RES_GPU_MILLI], r.v[MU_RES_GPU_MILLI]);
+	mu_engine_free(e);
 }
 
 int main(void)
@@ -199,5 +237,6 @@ int main(void)
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_counts);
 	MU_RUN(&t, test_pressure);
+	MU_RUN(&t, test_gpu_memory);
 	return mu_t_done(&t);
 }
