@@ -20,22 +20,7 @@
 
 #include "check.h"
 #include "muster/engine.h"
-
-static mu_engine_t *new_engine(const mu_score_ops_t *ops, const void *state)
-{
-	mu_engine_config_t cfg;
-	mu_engine_config_defaults(&cfg);
-	cfg.score = ops;
-	cfg.score_state = state;
-	cfg.min_runtime = 0;
-	mu_engine_t *e = NULL;
-	mu_engine_new(&cfg, &e);
-	mu_queue_spec_t q;
-	mu_queue_spec_defaults(&q);
-	q.name = "q";
-	mu_engine_queue_upsert(e, &q);
-	return e;
-}
+#include "engine_fixture.h"
 
 /* Upserts node name with gpus devices of model (NULL none), labelled
  * label (NULL none). */
@@ -69,29 +54,6 @@ static int64_t devices(const mu_engine_t *e, const char *model)
 	return d;
 }
 
-static void submit(mu_engine_t *e, const char *name, int32_t replicas,
-		   const mu_res_t *req, const char **models, size_t nmodels,
-		   int64_t gpu_memory)
-{
-	mu_podset_spec_t ps;
-	memset(&ps, 0, sizeof ps);
-	ps.replicas = replicas;
-	ps.req = *req;
-	ps.gpu_models = models;
-	ps.ngpu_models = nmodels;
-	ps.gpu_memory = gpu_memory;
-	mu_job_spec_t j;
-	memset(&j, 0, sizeof j);
-	j.name = name;
-	j.queue = "q";
-	j.type = MU_JOB_BATCH;
-	j.preemptible = true; /* the queue has no quota */
-	j.podsets = &ps;
-	j.npodsets = 1;
-	j.runtime_estimate = 600000;
-	mu_engine_job_submit(e, &j, 0, NULL);
-}
-
 static void cycle(mu_engine_t *e)
 {
 	mu_decisions_t d;
@@ -102,7 +64,7 @@ static void cycle(mu_engine_t *e)
 
 static void test_counts(mu_t_t *t)
 {
-	mu_engine_t *e = new_engine(&mu_score_binpack, NULL);
+	mu_engine_t *e = fx_engine(&mu_score_binpack, NULL, 0);
 	CHECK_EQ_INT(t, put(e, "a0", 8, "A100", false, NULL), MU_OK);
 	CHECK_EQ_INT(t, put(e, "a1", 8, "A100", false, NULL), MU_OK);
 	CHECK_EQ_INT(t, put(e, "t0", 4, "T4", false, NULL), MU_OK);
@@ -129,7 +91,7 @@ static void test_counts(mu_t_t *t)
 	mu_res_t r = {{0}};
 	r.v[MU_RES_CPU] = 1000;
 	r.v[MU_RES_GPU] = 2;
-	submit(e, "j", 3, &r, NULL, 0, 0);
+	fx_submit(e, "j", 3, &r, NULL, 0, 0, 0);
 	cycle(e);
 	mu_job_info_t ji;
 	mu_engine_job_info(e, mu_engine_job_find(e, "j"), &ji);
@@ -172,7 +134,7 @@ static void test_pressure(mu_t_t *t)
 {
 	mu_workload_mix_t m;
 	tied_mix(&m);
-	mu_engine_t *e = new_engine(&mu_score_muster, &m);
+	mu_engine_t *e = fx_engine(&mu_score_muster, &m, 0);
 	char name[16];
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof name, "a%d", i);
@@ -194,7 +156,7 @@ static void test_pressure(mu_t_t *t)
 	CHECK(t, press_of(e, "A100") == want_press(24, 32));
 	mu_engine_free(e);
 	/* a policy without a mix: no pressure */
-	e = new_engine(&mu_score_binpack, NULL);
+	e = fx_engine(&mu_score_binpack, NULL, 0);
 	put(e, "a0", 8, "A100", false, NULL);
 	cycle(e);
 	CHECK(t, !mu_engine_gpu_models(e)->pressed);
@@ -204,7 +166,7 @@ static void test_pressure(mu_t_t *t)
 
 static void test_gpu_memory(mu_t_t *t)
 {
-	mu_engine_t *e = new_engine(&mu_score_binpack, NULL);
+	mu_engine_t *e = fx_engine(&mu_score_binpack, NULL, 0);
 	mu_label_t l40 = {"nvidia.com/gpu.memory", "40960"};
 	mu_label_t l80 = {"nvidia.com/gpu.memory", "81920"};
 	put(e, "big", 8, "H100", false, &l80);
@@ -224,7 +186,7 @@ static void test_gpu_memory(mu_t_t *t)
 	/* the engine binds the same share */
 	mu_res_t c = {{0}};
 	c.v[MU_RES_CPU] = 1000;
-	submit(e, "m", 1, &c, NULL, 0, 10000);
+	fx_submit(e, "m", 1, &c, NULL, 0, 10000, 0);
 	cycle(e);
 	mu_node_info_t ni;
 	mu_engine_node_info(e, mu_engine_node_find(e, "small"), &ni);
