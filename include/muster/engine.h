@@ -69,7 +69,8 @@ typedef struct mu_supply {
  * mix as the policy's state (MU_SCORE_MIX), press holds each model's
  * pressure by the mix's demand (muster's press_over, mu_muster_params_t),
  * brought up to date before the engine scores; pressed is false when
- * there is no pressure to read (no mix, no devices or no GPU demand). */
+ * there is no pressure to read (no mix, no devices, no GPU demand, or no
+ * shape that names a model: every pressure 0). */
 typedef struct mu_gpu_models {
 	const char **model;  /* interned names; NULL: nodes without a model */
 	int64_t *devices;    /* schedulable devices of the model */

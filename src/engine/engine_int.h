@@ -787,8 +787,9 @@ int mu__gpu_models_node(mu_engine_t *e, mu__node_t *n, int sign);
  * engine cached are dropped (mu_engine_rescore).  O(1) when nothing
  * moved, else O(shapes x models). */
 void mu__gpu_models_sync(mu_engine_t *e);
-/* Finished mix m's pressure per model of g (score_frag.c; g->press,
- * g->pressed), the devices of a model m names added up as m's.
+/* Finished mix m's pressure per model of g (score_frag.c; g->press, and
+ * g->pressed when one is above 0), the devices of a model m names added
+ * up as m's.
  * O(shapes x models). */
 void mu__mix_press_models(const mu_workload_mix_t *m, mu_gpu_models_t *g);
 

@@ -409,9 +409,13 @@ void mu__mix_press_models(const mu_workload_mix_t *m, mu_gpu_models_t *g)
 	double press[MU_MIX_MAX_MODELS + 1];
 	for (int32_t i = 0; i < g->n; i++)
 		dev[mix_model(m, g->model[i])] += g->devices[i];
-	g->pressed = m && m->index && mix_press(m, dev, press);
-	for (int32_t i = 0; i < g->n; i++)
-		g->press[i] = g->pressed ? press[mix_model(m, g->model[i])] : 0;
+	bool any = false, ok = m && m->index && mix_press(m, dev, press);
+	for (int32_t i = 0; i < g->n; i++) {
+		g->press[i] = ok ? press[mix_model(m, g->model[i])] : 0;
+		any |= g->press[i] > 0;
+	}
+	g->pressed = any; /* no pressure anywhere (no shape names a model):
+	                   * nothing for a score to look up */
 }
 
 /* --- The measure ------------------------------------------------------- */
@@ -927,15 +931,17 @@ static double press_cost(const mu_score_ctx_t *ctx,
 		return 0;
 	double press = 0;
 	const mu_gpu_models_t *g = ctx->models;
-	if (g) { /* the engine's count; names interned, so mostly one compare */
+	if (g) { /* the engine's count */
 		if (!g->pressed)
 			return 0;
-		for (int32_t i = 0; i < g->n; i++)
-			if (g->model[i] == v->gpu_model ||
-			    (g->model[i] && v->gpu_model && strcmp(g->model[i], v->gpu_model) == 0)) {
-				press = g->press[i];
-				break;
-			}
+		int32_t k = -1;
+		for (int32_t i = 0; i < g->n && k < 0; i++)
+			if (g->model[i] == v->gpu_model)
+				k = i; /* the engine's views: the same interned name */
+		for (int32_t i = 0; i < g->n && k < 0 && v->gpu_model; i++)
+			if (g->model[i] && strcmp(g->model[i], v->gpu_model) == 0)
+				k = i;
+		press = k >= 0 ? g->press[k] : 0;
 	} else if (m->index->npress)
 		press = m->index->press[mix_model(m, v->gpu_model)];
 	else
