@@ -31,6 +31,25 @@ static inline void add_node(mu_engine_t *e, int i)
 	mu_engine_node_upsert(e, &n, NULL);
 }
 
+/* Upserts node `name` of 64 CPUs, 256 GiB and 110 pods with gpus devices
+ * of model (NULL none), cordoned or not, with the one label (NULL none). */
+static inline int fx_node(mu_engine_t *e, const char *name, int gpus,
+			  const char *model, bool cordon, mu_label_t *label)
+{
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 256LL << 30;
+	n.alloc.v[MU_RES_GPU] = gpus;
+	n.alloc.v[MU_RES_PODS] = 110;
+	n.gpu_model = model;
+	n.unschedulable = cordon;
+	n.labels = label;
+	n.nlabels = label ? 1 : 0;
+	return mu_engine_node_upsert(e, &n, NULL);
+}
+
 /* An engine scoring with ops on state (seed its randomness), min_runtime
  * 0, with the one queue "q" (no quota: jobs must be preemptible). */
 static inline mu_engine_t *fx_engine(const mu_score_ops_t *ops, const void *state,

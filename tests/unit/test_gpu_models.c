@@ -22,25 +22,6 @@
 #include "muster/engine.h"
 #include "engine_fixture.h"
 
-/* Upserts node name with gpus devices of model (NULL none), labelled
- * label (NULL none). */
-static int put(mu_engine_t *e, const char *name, int gpus, const char *model,
-	       bool cordon, mu_label_t *label)
-{
-	mu_node_spec_t n;
-	memset(&n, 0, sizeof n);
-	n.name = name;
-	n.alloc.v[MU_RES_CPU] = 64000;
-	n.alloc.v[MU_RES_MEM] = 256LL << 30;
-	n.alloc.v[MU_RES_GPU] = gpus;
-	n.alloc.v[MU_RES_PODS] = 110;
-	n.gpu_model = model;
-	n.unschedulable = cordon;
-	n.labels = label;
-	n.nlabels = label ? 1 : 0;
-	return mu_engine_node_upsert(e, &n, NULL);
-}
-
 /* The engine's devices of model (NULL: nodes without one); 0 when it has
  * no entry. */
 static int64_t devices(const mu_engine_t *e, const char *model)
@@ -65,28 +46,28 @@ static void cycle(mu_engine_t *e)
 static void test_counts(mu_t_t *t)
 {
 	mu_engine_t *e = fx_engine(&mu_score_binpack, NULL, 0);
-	CHECK_EQ_INT(t, put(e, "a0", 8, "A100", false, NULL), MU_OK);
-	CHECK_EQ_INT(t, put(e, "a1", 8, "A100", false, NULL), MU_OK);
-	CHECK_EQ_INT(t, put(e, "t0", 4, "T4", false, NULL), MU_OK);
-	CHECK_EQ_INT(t, put(e, "x0", 2, NULL, false, NULL), MU_OK);
-	CHECK_EQ_INT(t, put(e, "c0", 0, NULL, false, NULL), MU_OK);
+	CHECK_EQ_INT(t, fx_node(e, "a0", 8, "A100", false, NULL), MU_OK);
+	CHECK_EQ_INT(t, fx_node(e, "a1", 8, "A100", false, NULL), MU_OK);
+	CHECK_EQ_INT(t, fx_node(e, "t0", 4, "T4", false, NULL), MU_OK);
+	CHECK_EQ_INT(t, fx_node(e, "x0", 2, NULL, false, NULL), MU_OK);
+	CHECK_EQ_INT(t, fx_node(e, "c0", 0, NULL, false, NULL), MU_OK);
 	CHECK_EQ_INT(t, devices(e, "A100"), 16);
 	CHECK_EQ_INT(t, devices(e, "T4"), 4);
 	CHECK_EQ_INT(t, devices(e, NULL), 2);
-	put(e, "a1", 8, "A100", true, NULL); /* cordoned */
+	fx_node(e, "a1", 8, "A100", true, NULL); /* cordoned */
 	CHECK_EQ_INT(t, devices(e, "A100"), 8);
-	put(e, "a1", 8, "A100", false, NULL); /* uncordoned */
+	fx_node(e, "a1", 8, "A100", false, NULL); /* uncordoned */
 	CHECK_EQ_INT(t, devices(e, "A100"), 16);
-	put(e, "t0", 4, "A100", false, NULL); /* relabelled */
+	fx_node(e, "t0", 4, "A100", false, NULL); /* relabelled */
 	CHECK_EQ_INT(t, devices(e, "A100"), 20);
 	CHECK_EQ_INT(t, devices(e, "T4"), 0);
-	put(e, "a1", 2, "A100", false, NULL); /* resized */
+	fx_node(e, "a1", 2, "A100", false, NULL); /* resized */
 	CHECK_EQ_INT(t, devices(e, "A100"), 14);
 	CHECK_EQ_INT(t, mu_engine_node_remove(e, "a0", 0), MU_OK);
 	CHECK_EQ_INT(t, devices(e, "A100"), 6);
 	CHECK_EQ_INT(t, mu_engine_node_remove(e, "x0", 0), MU_OK);
 	CHECK_EQ_INT(t, devices(e, NULL), 0);
-	put(e, "a0", 8, "A100", false, NULL); /* back */
+	fx_node(e, "a0", 8, "A100", false, NULL); /* back */
 	CHECK_EQ_INT(t, devices(e, "A100"), 14);
 	mu_res_t r = {{0}};
 	r.v[MU_RES_CPU] = 1000;
@@ -138,26 +119,26 @@ static void test_pressure(mu_t_t *t)
 	char name[16];
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof name, "a%d", i);
-		put(e, name, 8, "A100", false, NULL);
+		fx_node(e, name, 8, "A100", false, NULL);
 		snprintf(name, sizeof name, "h%d", i);
-		put(e, name, 8, "H100", false, NULL);
+		fx_node(e, name, 8, "H100", false, NULL);
 	}
 	cycle(e); /* nothing to place: the pressure is brought up to date */
 	CHECK(t, mu_engine_gpu_models(e)->pressed);
 	CHECK(t, press_of(e, "A100") == want_press(32, 32)); /* 1.2 */
 	CHECK(t, press_of(e, "H100") == 0);
 	mu_engine_node_remove(e, "a3", 0);
-	put(e, "a2", 8, "A100", true, NULL);
+	fx_node(e, "a2", 8, "A100", true, NULL);
 	cycle(e);
 	CHECK(t, press_of(e, "A100") == want_press(16, 32)); /* 1.8 */
 	CHECK(t, press_of(e, "A100") > 1.79 && press_of(e, "A100") < 1.81);
-	put(e, "a2", 8, "A100", false, NULL);
+	fx_node(e, "a2", 8, "A100", false, NULL);
 	cycle(e);
 	CHECK(t, press_of(e, "A100") == want_press(24, 32));
 	mu_engine_free(e);
 	/* a policy without a mix: no pressure */
 	e = fx_engine(&mu_score_binpack, NULL, 0);
-	put(e, "a0", 8, "A100", false, NULL);
+	fx_node(e, "a0", 8, "A100", false, NULL);
 	cycle(e);
 	CHECK(t, !mu_engine_gpu_models(e)->pressed);
 	mu_engine_free(e);
@@ -169,8 +150,8 @@ static void test_gpu_memory(mu_t_t *t)
 	mu_engine_t *e = fx_engine(&mu_score_binpack, NULL, 0);
 	mu_label_t l40 = {"nvidia.com/gpu.memory", "40960"};
 	mu_label_t l80 = {"nvidia.com/gpu.memory", "81920"};
-	put(e, "big", 8, "H100", false, &l80);
-	put(e, "small", 8, "A100", false, &l40);
+	fx_node(e, "big", 8, "H100", false, &l80);
+	fx_node(e, "small", 8, "A100", false, &l40);
 	mu_res_t r = {{0}};
 	r.v[MU_RES_CPU] = 1000;
 	CHECK_EQ_INT(t, mu_engine_gpu_memory_req(e, 10000, &r), MU_OK);

@@ -44,16 +44,7 @@ static void put_node(mu_engine_t *e, int i, int gpus, const char *model,
 {
 	char name[16];
 	snprintf(name, sizeof name, "n%03d", i);
-	mu_node_spec_t n;
-	memset(&n, 0, sizeof n);
-	n.name = name;
-	n.alloc.v[MU_RES_CPU] = 64000;
-	n.alloc.v[MU_RES_MEM] = 256LL << 30;
-	n.alloc.v[MU_RES_GPU] = gpus;
-	n.alloc.v[MU_RES_PODS] = 110;
-	n.gpu_model = model;
-	n.unschedulable = cordon;
-	mu_engine_node_upsert(e, &n, NULL);
+	fx_node(e, name, gpus, model, cordon, NULL);
 }
 
 static void random_job(run_t *r, mu_time_t now)
