@@ -62,15 +62,34 @@ typedef struct mu_supply {
 	mu_supply_model_t all;
 } mu_supply_t;
 
+/* The cluster's GPU devices per model, which every engine keeps (counts
+ * only, src/engine/gpumodels.c): the schedulable nodes' devices summed per
+ * model, moved at every node change (add, remove, cordon, uncordon, a new
+ * model or device count) in O(models), never at a bind.  With a finished
+ * mix as the policy's state (MU_SCORE_MIX), press holds each model's
+ * pressure by the mix's demand (muster's press_over, mu_muster_params_t),
+ * brought up to date before the engine scores; pressed is false when
+ * there is no pressure to read (no mix, no devices, no GPU demand, or no
+ * shape that names a model: every pressure 0). */
+typedef struct mu_gpu_models {
+	const char **model;  /* interned names; NULL: nodes without a model */
+	int64_t *devices;    /* schedulable devices of the model */
+	double *press;       /* its pressure (valid when pressed) */
+	int32_t n, cap;
+	bool pressed;
+} mu_gpu_models_t;
+
 /* What a score function gets besides the node: the policy's own state
  * (mu_engine_config_t.score_state, e.g. a workload's pod-shape mix),
  * 64 fresh pseudo-random bits per candidate, drawn from the engine's seed,
- * and the cluster's GPU supply (NULL unless the policy's flags carry
- * MU_SCORE_SUPPLY). */
+ * the cluster's GPU supply (NULL unless the policy's flags carry
+ * MU_SCORE_SUPPLY) and its devices per model (NULL outside an engine, as
+ * in the rollouts). */
 typedef struct mu_score_ctx {
 	const void *state;
 	uint64_t random;
 	const mu_supply_t *supply;
+	const mu_gpu_models_t *models;
 } mu_score_ctx_t;
 
 /* A scoring policy.  Higher scores win; ties go to the lower node id. */
@@ -171,7 +190,9 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     always, above 1: never);
  *   - press_over (the seventeenth round): a GPU pod avoids nodes whose
  *     GPU model the mix's model-tied pods over-ask: with the cluster's
- *     devices per model given (mu_workload_mix_supply), a node of a model
+ *     devices per model known (in an engine its own count,
+ *     mu_gpu_models_t; outside one, as in the rollouts, the sums given to
+ *     mu_workload_mix_supply), a node of a model
  *     whose pressure (the GPU demand of the shapes that name models, each
  *     spread evenly over the devices of the models it may use, per device
  *     of the model, over the cluster's demand per device) exceeds
@@ -941,6 +962,18 @@ int mu_engine_node_info(const mu_engine_t *e, mu_id_t node, mu_node_info_t *out)
  * its next change), or NULL when the policy does not read it
  * (MU_SCORE_SUPPLY).  O(1). */
 const mu_supply_t *mu_engine_supply(const mu_engine_t *e);
+/* The cluster's GPU devices per model as the engine keeps them (owned by
+ * e, valid until its next node change), with each model's pressure by the
+ * policy's mix as of its last scoring (mu_gpu_models_t).  O(1). */
+const mu_gpu_models_t *mu_engine_gpu_models(const mu_engine_t *e);
+/* What a request of mib MiB of one GPU's memory (KAI's gpu-memory
+ * annotation, mu_podset_spec_t.gpu_memory) asks as a GPU share, as the
+ * engine resolves it at submission: ceil(mib x 1000 / S) milli-GPU of the
+ * smallest GPU memory S among the live GPU nodes' (label
+ * nvidia.com/gpu.memory) that holds mib, a whole GPU when that is all of
+ * it, added to req.  MU_EINVAL for mib <= 0 or a req that already asks
+ * GPUs, MU_ENOENT when no node's GPUs hold mib.  O(nodes). */
+int mu_engine_gpu_memory_req(const mu_engine_t *e, int64_t mib, mu_res_t *req);
 
 /* The first filter one pod of pod set `podset` of job would fail on node
  * as things stand now (static filters, resources, reservations, topology

@@ -139,7 +139,9 @@ double mu_percentile(double *v, size_t n, double pct);
  * pod sets of every job in sp, weighted by replicas, and finishes it: the
  * workload that policies with MU_SCORE_MIX (fgd, muster) measure GPU
  * fragmentation against; sp's nodes, if any, give it the cluster's GPUs
- * per model (mu_workload_mix_supply, for muster's press_over).  MU_ERANGE
+ * per model (mu_workload_mix_supply, for muster's press_over in the
+ * rollouts, which run without an engine; an engine scores with its own
+ * count, mu_gpu_models_t).  MU_ERANGE
  * past MU_MIX_MAX_MODELS GPU models, MU_ENOMEM.  O(pod sets log pod sets
  * + nodes x types x models). */
 int mu_sim_workload_mix(const mu_specs_t *sp, mu_workload_mix_t *m);

@@ -1368,7 +1368,8 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 	if (r)
 		memcpy(r->fail, c->fail, sizeof r->fail);
 	mu_node_view_t nv;
-	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e)};
+	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e),
+			       &e->gmodels};
 	int32_t nf = 0, best = -1;
 	double best_pol = 0;
 	bool prefs = view_prefs(&v);

@@ -333,27 +333,33 @@ static int node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 	return MU_OK;
 }
 
-/* The node's supply is taken out before any change and added back after,
- * whatever the upsert did: the sums stay those of the nodes as they are. */
+/* The node's supply and devices per model are taken out before any
+ * change and added back after, whatever the upsert did: the sums stay
+ * those of the nodes as they are. */
 int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 {
 	if (!s || !s->name || !*s->name)
 		return MU_EINVAL;
-	if (!mu__supply_kept(e))
-		return node_upsert(e, s, id);
 	int32_t nid = mu__strmap_get(&e->node_names, s->name);
-	if (nid >= 0)
+	if (nid >= 0) {
 		mu__supply_node(e, &e->nodes[nid], -1);
+		mu__gpu_models_node(e, &e->nodes[nid], -1);
+	}
 	int rc = node_upsert(e, s, id);
 	if (nid < 0)
 		nid = mu__strmap_get(&e->node_names, s->name);
-	if (nid >= 0) {
-		int src = mu__supply_slot(e, &e->nodes[nid]);
-		if (src == MU_OK)
-			mu__supply_node(e, &e->nodes[nid], +1);
-		else if (rc == MU_OK)
-			rc = src;
-	}
+	if (nid < 0)
+		return rc;
+	int grc = mu__gpu_models_node(e, &e->nodes[nid], +1);
+	if (grc != MU_OK && rc == MU_OK)
+		rc = grc;
+	if (!mu__supply_kept(e))
+		return rc;
+	int src = mu__supply_slot(e, &e->nodes[nid]);
+	if (src == MU_OK)
+		mu__supply_node(e, &e->nodes[nid], +1);
+	else if (rc == MU_OK)
+		rc = src;
 	return rc;
 }
 
@@ -379,6 +385,7 @@ int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 	}
 	mu__node_t *n = &e->nodes[nid];
 	mu__supply_node(e, n, -1);
+	mu__gpu_models_node(e, n, -1);
 	mu_res_t zero = {{0}};
 	node_set_alloc(e, n, &zero);
 	if (n->pool >= 0)
@@ -428,7 +435,7 @@ static int node_share_device(mu_engine_t *e, const mu__node_t *n,
 		mu_node_view_t v;
 		mu__node_view(n, &v);
 		mu_score_ctx_t ctx = {e->cfg.score_state, mu__random(e),
-				      mu__supply_ctx(e)};
+				      mu__supply_ctx(e), &e->gmodels};
 		int g = e->score->pick_device(&ctx, &v, req);
 		if (g >= 0 && g < n->ngpu && n->gpu_free[g] >= milli)
 			return g;

@@ -205,7 +205,8 @@ int32_t mu__best_node_in(mu_engine_t *e, mu__sclass_t *c,
 	int32_t best = -1;
 	double best_score = 0;
 	mu_node_view_t v;
-	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e)};
+	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e),
+			       &e->gmodels};
 	const int32_t *ids = sc ? sc->nodes : c->nodes;
 	int32_t n_ids = sc ? sc->n : c->nnodes;
 	for (int32_t i = 0; i < n_ids; i++) {
@@ -1262,6 +1263,7 @@ int mu_engine_cycle(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 static int cycle_run(mu_engine_t *e, mu_time_t now, mu_decisions_t *out)
 {
 	bool preempting = e->cfg.preemption || e->cfg.reclaim;
+	mu__gpu_models_sync(e); /* the pressure before any score */
 	int rc = e->nmaxwait ? mu__maxwait_check(e, now) : MU_OK;
 	if (rc == MU_OK)
 		rc = mu__fairshare(e, now);

@@ -120,6 +120,9 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->escres);
 	free(e->nodes);
 	free(e->supply.models);
+	free(e->gmodels.model);
+	free(e->gmodels.devices);
+	free(e->gmodels.press);
 	free(e->queues);
 	free(e->jobs);
 	free(e->classes);

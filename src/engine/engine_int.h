@@ -123,6 +123,8 @@ typedef struct mu__node {
 	                      * (a lower bound; gather() makes it exact) */
 	int32_t pool;      /* node pool (pools.c), -1 none */
 	int32_t sslot;     /* its model's entry in e->supply.models (supply.c) */
+	int32_t gslot;     /* its entry in e->gmodels (gpumodels.c) and the */
+	int64_t gdevices;  /* devices it adds there (0: none, as cordoned) */
 	uint64_t pgen;     /* stamp of the last change among the pods here:
 	                    * a bind, a release, a start or stop of a job
 	                    * with a pod here (mu__node_dirty(), vsum.c) */
@@ -551,6 +553,9 @@ struct mu_engine {
 	mu__node_t *nodes;
 	int32_t nnodes, nodes_cap, nlive;
 	mu_supply_t supply;         /* with MU_SCORE_SUPPLY (supply.c) */
+	mu_gpu_models_t gmodels;    /* devices per model (gpumodels.c) */
+	bool gm_stale;              /* gmodels.press to compute again */
+	const void *gm_index;       /* the mix index it was computed for */
 	uint64_t node_gen;          /* bumped when nodes' static facts change */
 	mu_res_t total_alloc;       /* accounting units */
 	mu_res_t total_used;
@@ -769,6 +774,24 @@ static inline const mu_supply_t *mu__supply_ctx(const mu_engine_t *e)
 {
 	return mu__supply_kept(e) ? &e->supply : NULL;
 }
+
+/* The devices per model (gpumodels.c), which every engine keeps.
+ * mu__gpu_models_node takes node n's devices out (sign -1: callers do it
+ * before they change n's devices, model or state) or adds them (+1: after;
+ * nothing for a removed or unschedulable node) and marks the pressure
+ * stale when a count moved.  MU_ENOMEM for a model not seen before.
+ * O(models). */
+int mu__gpu_models_node(mu_engine_t *e, mu__node_t *n, int sign);
+/* Brings e->gmodels.press up to date with the devices and the policy's
+ * mix before the engine scores; when a pressure changed, the scores the
+ * engine cached are dropped (mu_engine_rescore).  O(1) when nothing
+ * moved, else O(shapes x models). */
+void mu__gpu_models_sync(mu_engine_t *e);
+/* Finished mix m's pressure per model of g (score_frag.c; g->press, and
+ * g->pressed when one is above 0), the devices of a model m names added
+ * up as m's.
+ * O(shapes x models). */
+void mu__mix_press_models(const mu_workload_mix_t *m, mu_gpu_models_t *g);
 
 /* The interned value of label key on node n, or -1. */
 int32_t mu__node_label(const mu__node_t *n, int32_t key);

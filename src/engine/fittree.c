@@ -334,7 +334,8 @@ int32_t mu__ftree_best(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps,
 	if (e->nfree_off || !ft_ready(e, c))
 		return -2;
 	mu__ftree_t *f = c->ft;
-	ftq_t q = {e, ps, ok, {e->cfg.score_state, 0, mu__supply_ctx(e)},
+	ftq_t q = {e, ps, ok, {e->cfg.score_state, 0, mu__supply_ctx(e),
+			       &e->gmodels},
 		   (e->score->flags & MU_SCORE_SPREADS) != 0, 0, -1};
 	for (int32_t k = 0; k < f->ng; k++) {
 		const mu__ftgroup_t *g = &f->g[k];

@@ -176,7 +176,8 @@ static bool index_score(mu_engine_t *e, int32_t nid, const mu__podset_t *ps,
 		return false;
 	mu_node_view_t v;
 	mu__node_view(n, &v);
-	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e)};
+	mu_score_ctx_t ctx = {e->cfg.score_state, 0, mu__supply_ctx(e),
+			       &e->gmodels};
 	ent->score = e->score->score(&ctx, &v, ps->req);
 	ent->node = nid;
 	ent->ver = n->ver;
@@ -354,6 +355,7 @@ int32_t mu__best_node_indexed(mu_engine_t *e, mu__sclass_t *c,
 
 void mu_engine_rescore(mu_engine_t *e)
 {
+	e->gm_stale = true; /* the mix may have changed: its pressure too */
 	for (int32_t i = 0; i < e->nclasses; i++) {
 		mu__sclass_t *c = &e->classes[i];
 		for (int32_t k = 0; c->idx && k < c->nidx; k++)

@@ -629,8 +629,52 @@ static int64_t mib_of(const char *s)
 	return v;
 }
 
-/* Walks every live node once: O(nodes x log labels).  The selector copy
- * *sel is the caller's to free once the class is made. */
+/* The smallest GPU memory (MiB) among the live GPU nodes whose GPUs hold
+ * mib, 0 when none does; *label its label value (GPUMEM_NONE then).
+ * Walks every live node once: O(nodes x log labels). */
+static int64_t gpumem_best(const mu_engine_t *e, int64_t mib, const char **label)
+{
+	int32_t key = mu__strtab_find(&e->strs, GPUMEM_LABEL);
+	int64_t best = 0;
+	*label = GPUMEM_NONE;
+	for (int32_t i = 0; key >= 0 && i < e->nnodes; i++) {
+		const mu__node_t *n = &e->nodes[i];
+		int32_t v = n->removed || n->ngpu == 0 ? -1 : mu__node_label(n, key);
+		int64_t m = v >= 0 ? mib_of(e->strs.strs[v]) : 0;
+		if (m >= mib && (!best || m < best)) {
+			best = m;
+			*label = e->strs.strs[v];
+		}
+	}
+	return best;
+}
+
+/* req asks what mib MiB of a GPU of `best` MiB is: ceil(mib x 1000 /
+ * best) milli-GPU, a whole GPU when that is all of it.  O(1). */
+static void gpumem_share(int64_t mib, int64_t best, mu_res_t *req)
+{
+	int64_t milli = (mib * 1000 + best - 1) / best;
+	if (milli >= 1000)
+		req->v[MU_RES_GPU] = 1;
+	else
+		req->v[MU_RES_GPU_MILLI] = milli;
+}
+
+int mu_engine_gpu_memory_req(const mu_engine_t *e, int64_t mib, mu_res_t *req)
+{
+	if (!e || !req || mib <= 0 || req->v[MU_RES_GPU] || req->v[MU_RES_GPU_MILLI])
+		return MU_EINVAL;
+	const char *label;
+	int64_t best = gpumem_best(e, mib, &label);
+	if (!best)
+		return MU_ENOENT;
+	gpumem_share(mib, best, req);
+	return MU_OK;
+}
+
+/* The pod set as the engine keeps it (see above).  The selector copy
+ * *sel is the caller's to free once the class is made.  O(nodes x log
+ * labels). */
 static int gpumem_resolve(const mu_engine_t *e, const mu_podset_spec_t *ps,
 		       mu_podset_spec_t *out, mu_label_t **sel)
 {
@@ -640,18 +684,8 @@ static int gpumem_resolve(const mu_engine_t *e, const mu_podset_spec_t *ps,
 		return MU_OK;
 	if (ps->req.v[MU_RES_GPU] || ps->req.v[MU_RES_GPU_MILLI])
 		return MU_EINVAL; /* memory or a share, not both */
-	int32_t key = mu__strtab_find(&e->strs, GPUMEM_LABEL);
-	int64_t best = 0;
-	const char *best_s = GPUMEM_NONE;
-	for (int32_t i = 0; key >= 0 && i < e->nnodes; i++) {
-		const mu__node_t *n = &e->nodes[i];
-		int32_t v = n->removed || n->ngpu == 0 ? -1 : mu__node_label(n, key);
-		int64_t m = v >= 0 ? mib_of(e->strs.strs[v]) : 0;
-		if (m >= ps->gpu_memory && (!best || m < best)) {
-			best = m;
-			best_s = e->strs.strs[v];
-		}
-	}
+	const char *best_s;
+	int64_t best = gpumem_best(e, ps->gpu_memory, &best_s);
 	mu_label_t *l = malloc((ps->nnode_selector + 1) * sizeof *l);
 	if (!l)
 		return MU_ENOMEM;
@@ -665,11 +699,7 @@ static int gpumem_resolve(const mu_engine_t *e, const mu_podset_spec_t *ps,
 		out->req.v[MU_RES_GPU_MILLI] = 1; /* never placed: no node matches */
 		return MU_OK;
 	}
-	int64_t milli = (ps->gpu_memory * 1000 + best - 1) / best;
-	if (milli >= 1000)
-		out->req.v[MU_RES_GPU] = 1;
-	else
-		out->req.v[MU_RES_GPU_MILLI] = milli;
+	gpumem_share(ps->gpu_memory, best, &out->req);
 	return MU_OK;
 }
 

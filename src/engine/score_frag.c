@@ -344,40 +344,53 @@ int mu_workload_mix_finish(mu_workload_mix_t *m)
 	return mix_index(m);
 }
 
-/* Each model's pressure from the devices given (see mu_muster_params_t's
- * press_over): the demand of the GPU shapes that name models, each spread
- * evenly over the devices of the models it may use, summed per device of
- * a model, over the cluster's demand per device (every shape's).  A shape
- * that names no model may go anywhere and presses on none: 0 everywhere
- * when no shape names a model.  O(types x models). */
-static void mix_press(const mu_workload_mix_t *m, struct mu__mix_index *ix)
+/* Each model's pressure from the devices per model (see
+ * mu_muster_params_t's press_over; devices[MU_MIX_MAX_MODELS]: those of
+ * models no shape names) into press: the demand of the GPU shapes that
+ * name models, each spread evenly over the devices of the models it may
+ * use, summed per device of a model, over the cluster's demand per device
+ * (every shape's).  A shape that names no model may go anywhere and
+ * presses on none: 0 everywhere when no shape names a model.  Returns 1
+ * when the pressure was computed, 0 without devices or GPU demand.
+ * O(types x models). */
+static int32_t mix_press(const mu_workload_mix_t *m, const int64_t *devices,
+			 double *press)
 {
 	const int32_t other = MU_MIX_MAX_MODELS;
-	int64_t all = ix->devices[other];
+	int64_t all = devices[other];
 	double demand = 0;
 	for (int32_t k = 0; k < m->nmodels; k++)
-		all += ix->devices[k];
+		all += devices[k];
 	for (int32_t k = 0; k <= other; k++)
-		ix->press[k] = 0;
-	ix->npress = 0;
+		press[k] = 0;
 	for (int32_t i = 0; i < m->ntypes && all > 0; i++) {
 		const mu_pod_type_t *t = &m->types[i];
 		double d = (double)t->count * (t->gpus ? 1000.0 * t->gpus : t->gpu_milli);
 		int64_t on = 0;
 		for (int32_t k = 0; k < m->nmodels; k++)
-			on += (t->models >> k) & 1 ? ix->devices[k] : 0;
+			on += (t->models >> k) & 1 ? devices[k] : 0;
 		demand += d;
 		if (!t->models || on <= 0)
 			continue; /* free to go anywhere: no model's pressure */
 		for (int32_t k = 0; k < m->nmodels; k++)
 			if ((t->models >> k) & 1)
-				ix->press[k] += d / (double)on;
+				press[k] += d / (double)on;
 	}
 	if (demand <= 0)
-		return;
+		return 0;
 	for (int32_t k = 0; k <= other; k++)
-		ix->press[k] *= (double)all / demand;
-	ix->npress = 1;
+		press[k] *= (double)all / demand;
+	return 1;
+}
+
+/* The mix's slot of model name (NULL, or one no shape names: the last,
+ * MU_MIX_MAX_MODELS).  O(models). */
+static int32_t mix_model(const mu_workload_mix_t *m, const char *model)
+{
+	for (int32_t i = 0; model && i < m->nmodels; i++)
+		if (strcmp(m->models[i], model) == 0)
+			return i;
+	return MU_MIX_MAX_MODELS;
 }
 
 int mu_workload_mix_supply(mu_workload_mix_t *m, const char *model,
@@ -385,13 +398,24 @@ int mu_workload_mix_supply(mu_workload_mix_t *m, const char *model,
 {
 	if (!m || !m->index || devices < 0)
 		return MU_EINVAL;
-	int32_t k = MU_MIX_MAX_MODELS;
-	for (int32_t i = 0; model && i < m->nmodels; i++)
-		if (strcmp(m->models[i], model) == 0)
-			k = i;
-	m->index->devices[k] += devices;
-	mix_press(m, m->index);
+	m->index->devices[mix_model(m, model)] += devices;
+	m->index->npress = mix_press(m, m->index->devices, m->index->press);
 	return MU_OK;
+}
+
+void mu__mix_press_models(const mu_workload_mix_t *m, mu_gpu_models_t *g)
+{
+	int64_t dev[MU_MIX_MAX_MODELS + 1] = {0};
+	double press[MU_MIX_MAX_MODELS + 1];
+	for (int32_t i = 0; i < g->n; i++)
+		dev[mix_model(m, g->model[i])] += g->devices[i];
+	bool any = false, ok = m && m->index && mix_press(m, dev, press);
+	for (int32_t i = 0; i < g->n; i++) {
+		g->press[i] = ok ? press[mix_model(m, g->model[i])] : 0;
+		any |= g->press[i] > 0;
+	}
+	g->pressed = any; /* no pressure anywhere (no shape names a model):
+	                   * nothing for a score to look up */
 }
 
 /* --- The measure ------------------------------------------------------- */
@@ -891,22 +915,38 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 /* What a GPU pod's score loses on node v of a model the mix over-asks
  * (press_over, see mu_muster_params_t): PRESS_COST per unit of pressure
  * above the setting, far above the points and growths it is added to.
- * 0 without devices given, for CPU-only pods and with the rule off.
- * O(models). */
+ * The pressure is the engine's, from its own devices per model
+ * (ctx->models), or outside an engine the mix's from the devices given
+ * to mu_workload_mix_supply.  0 without devices known, for CPU-only pods
+ * and with the rule off.  O(models). */
 #define PRESS_COST 1e6
 
-static double press_cost(const mu_workload_mix_t *m,
+static double press_cost(const mu_score_ctx_t *ctx,
 			 const mu_muster_params_t *p, const mu_node_view_t *v,
 			 const mu_res_t *req)
 {
-	if (!m || !m->index || !m->index->npress || p->press_over <= 0 ||
+	const mu_workload_mix_t *m = ctx->state;
+	if (!m || !m->index || p->press_over <= 0 ||
 	    (req->v[MU_RES_GPU] <= 0 && req->v[MU_RES_GPU_MILLI] <= 0))
 		return 0;
-	int32_t k = MU_MIX_MAX_MODELS;
-	for (int32_t i = 0; v->gpu_model && i < m->nmodels; i++)
-		if (strcmp(m->models[i], v->gpu_model) == 0)
-			k = i;
-	double over = m->index->press[k] - p->press_over;
+	double press = 0;
+	const mu_gpu_models_t *g = ctx->models;
+	if (g) { /* the engine's count */
+		if (!g->pressed)
+			return 0;
+		int32_t k = -1;
+		for (int32_t i = 0; i < g->n && k < 0; i++)
+			if (g->model[i] == v->gpu_model)
+				k = i; /* the engine's views: the same interned name */
+		for (int32_t i = 0; i < g->n && k < 0 && v->gpu_model; i++)
+			if (g->model[i] && strcmp(g->model[i], v->gpu_model) == 0)
+				k = i;
+		press = k >= 0 ? g->press[k] : 0;
+	} else if (m->index->npress)
+		press = m->index->press[mix_model(m, v->gpu_model)];
+	else
+		return 0;
+	double over = press - p->press_over;
 	return over > 1e-9 ? PRESS_COST * over : 0;
 }
 
@@ -922,7 +962,7 @@ static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 {
 	mu_muster_params_t tmp;
 	const mu_muster_params_t *p = muster_params(ctx->state, &tmp);
-	double press = press_cost(ctx->state, p, n, req);
+	double press = press_cost(ctx, p, n, req);
 	if (!muster_cpu_aware(ctx->state, req))
 		return muster_share(ctx->state, n, req).cost - press;
 	double sc = -best_placement(ctx->state, n, req, cpu_how(ctx->state)).cost - press;

@@ -510,7 +510,7 @@ int mu_rollout_choose(const mu_workload_mix_t *mix,
 		for (size_t c = 0; rc == MU_OK && c < ncands; c++) {
 			mu_workload_mix_t view = *mix; /* shallow: read only */
 			view.muster = &cands[c];
-			mu_score_ctx_t ctx = {&view, 0, NULL};
+			mu_score_ctx_t ctx = {&view, 0, NULL, NULL}; /* no engine: the mix's own pressure */
 			tie_t t = {0, 0};
 			sum[c] += rollout_run(&r, nodes, &ctx,
 					      cfg->tie_fill < 0 ? NULL : &t);

@@ -30,6 +30,7 @@
 static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
 			mu_whatif_t *out)
 {
+	mu__gpu_models_sync(e); /* the pressure before any score */
 	mu__job_t *j = &e->jobs[jid];
 	mu_reason_t *r = &out->reason;
 	*r = (mu_reason_t){.podset = -1, .limit_queue = -1, .limit_res = -1,

@@ -72,8 +72,9 @@ static int input_add_pods(mu_eval_input_t *in, const mu_specs_t *pods)
 	int rc = mu_sim_workload_mix(pods, &in->mix);
 	if (rc == MU_OK)
 		rc = mu_sim_workload_mix(pods, &in->mix_all);
-	/* muster's mix knows the cluster's devices per model (press_over;
-	 * the pod list has no nodes of its own). */
+	/* muster's mix knows the cluster's devices per model (press_over)
+	 * for the rollouts, which run without an engine: the engine counts
+	 * its own (mu_gpu_models_t), the same sums here. */
 	for (size_t i = 0; rc == MU_OK && i < in->nnodes; i++)
 		rc = mu_workload_mix_supply(&in->mix_all, in->nodes[i].gpu_model,
 					    in->nodes[i].alloc.v[MU_RES_GPU]);

@@ -82,7 +82,13 @@ void mu__kd_hz_seen(mu__kd_t *d, mu__kgroup_t *g, const mu_job_spec_t *j)
 		int64_t r = ps->replicas > 0 ? ps->replicas : 0, old = skip < r ? skip : r;
 		skip -= old;
 		total += r;
-		int rc = r > old ? mu_horizon_seen(&d->hz, &ps->req, ps->gpu_models, ps->ngpu_models, r - old)
+		/* a GPU-memory request is the share the engine gives it, not a
+		 * CPU-only shape (none: no GPU holds it, so it is not counted) */
+		mu_res_t req = ps->req;
+		if (r > old && ps->gpu_memory > 0 &&
+		    mu_engine_gpu_memory_req(d->e, ps->gpu_memory, &req) != MU_OK)
+			continue;
+		int rc = r > old ? mu_horizon_seen(&d->hz, &req, ps->gpu_models, ps->ngpu_models, r - old)
 				 : MU_OK;
 		if (rc)
 			mu__klog(&d->log, 0, "muster-horizon: group %s not counted as seen: %s", g->key,

@@ -802,7 +802,8 @@ int mu_sim_workload_mix(const mu_specs_t *sp, mu_workload_mix_t *m)
 				return rc;
 		}
 	int rc = mu_workload_mix_finish(m);
-	/* The cluster's devices per model, for muster's press_over. */
+	/* The cluster's devices per model, for muster's press_over where no
+	 * engine counts them (the rollouts; an engine reads its own). */
 	for (size_t i = 0; rc == MU_OK && i < sp->nnodes; i++)
 		rc = mu_workload_mix_supply(m, sp->nodes[i].gpu_model,
 					    sp->nodes[i].alloc.v[MU_RES_GPU]);

@@ -168,14 +168,14 @@ static void test_frag_measure(mu_t_t *t)
 static double score(const mu_score_ops_t *ops, const void *state,
 		    uint64_t rnd, const vnode_t *n, const mu_res_t *r)
 {
-	mu_score_ctx_t ctx = {state, rnd, NULL};
+	mu_score_ctx_t ctx = {state, rnd, NULL, NULL};
 	return ops->score(&ctx, &n->v, r);
 }
 
 static int pick(const mu_score_ops_t *ops, const void *state,
 		const vnode_t *n, const mu_res_t *r)
 {
-	mu_score_ctx_t ctx = {state, 12345, NULL};
+	mu_score_ctx_t ctx = {state, 12345, NULL, NULL};
 	return ops->pick_device ? ops->pick_device(&ctx, &n->v, r) : -1;
 }
 
@@ -398,7 +398,7 @@ static void test_baselines_choice(mu_t_t *t)
 	vnode(&r3, 32000, 32000, 3, f3, NULL);
 	bool seen[3] = {false, false, false};
 	for (uint64_t k = 0; k < 64; k++) {
-		mu_score_ctx_t ctx = {NULL, k * 0x9e3779b97f4a7c15ULL, NULL};
+		mu_score_ctx_t ctx = {NULL, k * 0x9e3779b97f4a7c15ULL, NULL, NULL};
 		int g = mu_score_random.pick_device(&ctx, &r3.v, &s250);
 		CHECK(t, g == 1 || g == 2);
 		if (g >= 0 && g < 3)

@@ -87,7 +87,7 @@ static void test_demand_keeps_big_node(mu_t_t *t)
 	off = on;
 	off.demand_multi = 2.0; /* never */
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = NULL; /* the defaults: weighted by demand here */
 	CHECK(t, mu_score_muster.score(&ctx, &c.v, &s) >
 		 mu_score_muster.score(&ctx, &a.v, &s));
@@ -99,7 +99,7 @@ static void test_demand_keeps_big_node(mu_t_t *t)
 	CHECK(t, mu_score_muster.score(&ctx, &a.v, &s) >
 		 mu_score_muster.score(&ctx, &c.v, &s));
 	/* FGD weighs by pods: it breaks the big node too. */
-	mu_score_ctx_t fctx = {&m, 0, NULL};
+	mu_score_ctx_t fctx = {&m, 0, NULL, NULL};
 	CHECK(t, mu_score_fgd.score(&fctx, &a.v, &s) >
 		 mu_score_fgd.score(&fctx, &c.v, &s));
 	mu_workload_mix_release(&m);
@@ -125,7 +125,7 @@ static void test_threshold(mu_t_t *t)
 	off.demand_multi = 2.0;
 	always.demand_multi = 0;
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = NULL;
 	double da = mu_score_muster.score(&ctx, &a.v, &s);
 	double dc = mu_score_muster.score(&ctx, &c.v, &s);

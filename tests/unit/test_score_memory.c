@@ -49,7 +49,7 @@ static void test_memory_keeps_pair(mu_t_t *t)
 	off = on;
 	off.mem_multi = 2.0; /* never */
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = NULL; /* the defaults */
 	CHECK(t, mu_score_muster.score(&ctx, &big.v, &p) >
 		 mu_score_muster.score(&ctx, &small.v, &p));
@@ -61,7 +61,7 @@ static void test_memory_keeps_pair(mu_t_t *t)
 	CHECK(t, mu_score_muster.score(&ctx, &big.v, &p) ==
 		 mu_score_muster.score(&ctx, &small.v, &p));
 	/* FGD's measure does not read memory either. */
-	mu_score_ctx_t fctx = {&m, 0, NULL};
+	mu_score_ctx_t fctx = {&m, 0, NULL, NULL};
 	CHECK(t, mu_score_fgd.score(&fctx, &big.v, &p) ==
 		 mu_score_fgd.score(&fctx, &small.v, &p));
 	mu_workload_mix_release(&m);
@@ -84,7 +84,7 @@ static void test_threshold(mu_t_t *t)
 	mu_muster_params_defaults(&always);
 	always.mem_multi = 0;
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	CHECK(t, mu_score_muster.score(&ctx, &big.v, &a) ==
 		 mu_score_muster.score(&ctx, &small.v, &a));
 	view.muster = &always;

@@ -52,7 +52,7 @@ static void test_cpu_fit(mu_t_t *t)
 	off = on;
 	off.cpu_fit = 2.0; /* never */
 	mu_workload_mix_t view = half;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = NULL; /* the defaults */
 	CHECK(t, mu_score_muster.score(&ctx, &a.v, &c) >
 		 mu_score_muster.score(&ctx, &b.v, &c));
@@ -112,7 +112,7 @@ static void test_press(mu_t_t *t)
 	off = on;
 	off.press_over = 0;
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = &off;
 	double off_a = mu_score_muster.score(&ctx, &na.v, &g);
 	double off_b = mu_score_muster.score(&ctx, &nb.v, &g);

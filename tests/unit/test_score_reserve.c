@@ -40,7 +40,7 @@ static double share_score(mu_workload_mix_t *m, const mu_muster_params_t *p,
 {
 	mu_workload_mix_t view = *m;
 	view.muster = p;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	return mu_score_muster.score(&ctx, &n->v, req);
 }
 

@@ -122,7 +122,7 @@ static void test_params_reach_score(mu_t_t *t)
 	mu_res_t s = req(500, 0, 800);
 	mu_muster_params_t off = params(2.0, 0), on = params(0, 0);
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = &off;
 	CHECK(t, mu_score_muster.score(&ctx, &v[0], &s) >=
 		 mu_score_muster.score(&ctx, &v[2], &s));
@@ -419,7 +419,7 @@ static void test_late_candidates(mu_t_t *t)
 	n.free.v[MU_RES_GPU] = 0;
 	n.free.v[MU_RES_GPU_MILLI] = 1100;
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = NULL;
 	CHECK_EQ_INT(t, mu_score_muster.pick_device(&ctx, &n.v, &s3), 0);
 	view.muster = &c[0];
@@ -428,7 +428,7 @@ static void test_late_candidates(mu_t_t *t)
 	view.muster = &c[2];
 	double by_fgd = mu_score_muster.score(&ctx, &n.v, &w);
 	view.muster = NULL;
-	mu_score_ctx_t fctx = {&m, 0, NULL};
+	mu_score_ctx_t fctx = {&m, 0, NULL, NULL};
 	CHECK(t, by_fgd == mu_score_fgd.score(&fctx, &n.v, &w));
 	CHECK(t, by_fgd != mu_score_muster.score(&ctx, &n.v, &w));
 	mu_workload_mix_release(&m);

@@ -60,10 +60,10 @@ static void test_spread_rich(mu_t_t *t)
 	CHECK(t, on.spread_cpu == 20); /* on by default (round 18) */
 	off.spread_cpu = 0;
 	/* the defaults (no settings on the mix) take the whole device */
-	mu_score_ctx_t dctx = {&m, 0, NULL};
+	mu_score_ctx_t dctx = {&m, 0, NULL, NULL};
 	CHECK_EQ_INT(t, mu_score_muster.pick_device(&dctx, &r.v, &s), 1);
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = &on;
 	CHECK_EQ_INT(t, mu_score_muster.pick_device(&ctx, &r.v, &s), 1);
 	double s_on = mu_score_muster.score(&ctx, &r.v, &s);
@@ -71,7 +71,7 @@ static void test_spread_rich(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_score_muster.pick_device(&ctx, &r.v, &s), 0);
 	CHECK(t, s_on > mu_score_muster.score(&ctx, &r.v, &s));
 	/* FGD fills the 530 too. */
-	mu_score_ctx_t fctx = {&m, 0, NULL};
+	mu_score_ctx_t fctx = {&m, 0, NULL, NULL};
 	CHECK_EQ_INT(t, mu_score_fgd.pick_device(&fctx, &r.v, &s), 0);
 	mu_workload_mix_release(&m);
 }
@@ -92,7 +92,7 @@ static void test_spread_poor_and_large(mu_t_t *t)
 	on.spread_cpu = 20;
 	off.spread_cpu = 0;
 	mu_workload_mix_t view = m;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = &on;
 	double sp = mu_score_muster.score(&ctx, &p.v, &s);
 	int dp = mu_score_muster.pick_device(&ctx, &p.v, &s);
@@ -134,7 +134,7 @@ static void test_spread_gate(mu_t_t *t)
 	const mu_workload_mix_t *mixes[2] = {&a, &b};
 	for (int i = 0; i < 2; i++) {
 		mu_workload_mix_t view = *mixes[i];
-		mu_score_ctx_t ctx = {&view, 0, NULL};
+		mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 		view.muster = &on;
 		double s_def = mu_score_muster.score(&ctx, &r.v, &small);
 		int d_def = mu_score_muster.pick_device(&ctx, &r.v, &small);

@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "muster/engine.h"
+#include "engine_fixture.h"
 
 #define S 1000 /* ms */
 
@@ -43,40 +44,7 @@ static void put_node(mu_engine_t *e, int i, int gpus, const char *model,
 {
 	char name[16];
 	snprintf(name, sizeof name, "n%03d", i);
-	mu_node_spec_t n;
-	memset(&n, 0, sizeof n);
-	n.name = name;
-	n.alloc.v[MU_RES_CPU] = 64000;
-	n.alloc.v[MU_RES_MEM] = 256LL << 30;
-	n.alloc.v[MU_RES_GPU] = gpus;
-	n.alloc.v[MU_RES_PODS] = 110;
-	n.gpu_model = model;
-	n.unschedulable = cordon;
-	mu_engine_node_upsert(e, &n, NULL);
-}
-
-/* Submits job `name` of one pod set: replicas pods of req, on models. */
-static void submit(mu_engine_t *e, const char *name, int32_t replicas,
-		   const mu_res_t *req, const char **models,
-		   size_t nmodels, mu_time_t now)
-{
-	mu_podset_spec_t ps;
-	memset(&ps, 0, sizeof ps);
-	ps.replicas = replicas;
-	ps.req = *req;
-	ps.gpu_models = models;
-	ps.ngpu_models = nmodels;
-	mu_job_spec_t j;
-	memset(&j, 0, sizeof j);
-	j.name = name;
-	j.queue = "q";
-	j.type = MU_JOB_BATCH;
-	j.preemptible = true;
-	j.podsets = &ps;
-	j.npodsets = 1;
-	j.submit = now;
-	j.runtime_estimate = 600 * S;
-	mu_engine_job_submit(e, &j, now, NULL);
+	fx_node(e, name, gpus, model, cordon, NULL);
 }
 
 static void random_job(run_t *r, mu_time_t now)
@@ -92,8 +60,8 @@ static void random_job(run_t *r, mu_time_t now)
 	default: break;
 	}
 	const char *model = MODELS[rnd(r) % 4];
-	submit(r->e, name, rnd(r) % 5 == 0 ? 2 : 1, &req, &model,
-	       model && rnd(r) % 2 ? 1 : 0, now);
+	fx_submit(r->e, name, rnd(r) % 5 == 0 ? 2 : 1, &req, &model,
+		  model && rnd(r) % 2 ? 1 : 0, 0, now);
 }
 
 /* Adds node info n's devices to s, as supply.c counts them. */
@@ -167,24 +135,6 @@ static bool supply_matches(const mu_engine_t *e)
 	return same_counts(&all, &sp->all);
 }
 
-static mu_engine_t *new_engine(const mu_score_ops_t *ops, const void *state,
-			       uint64_t seed)
-{
-	mu_engine_config_t cfg;
-	mu_engine_config_defaults(&cfg);
-	cfg.score = ops;
-	cfg.score_state = state;
-	cfg.seed = seed;
-	cfg.min_runtime = 0;
-	mu_engine_t *e = NULL;
-	mu_engine_new(&cfg, &e);
-	mu_queue_spec_t q;
-	mu_queue_spec_defaults(&q);
-	q.name = "q";
-	mu_engine_queue_upsert(e, &q);
-	return e;
-}
-
 /* A mix of the shapes random_job draws, unconstrained. */
 static void random_mix(mu_workload_mix_t *mix)
 {
@@ -209,7 +159,7 @@ static void test_supply_equals_recount(mu_t_t *t)
 	mu_workload_mix_t mix;
 	random_mix(&mix);
 	for (uint64_t seed = 1; seed <= 3; seed++) {
-		run_t r = {new_engine(&mu_score_muster_supply, &mix, seed), {0}, seed, 0};
+		run_t r = {fx_engine(&mu_score_muster_supply, &mix, seed), {0}, seed, 0};
 		mu_decisions_init(&r.d);
 		for (int i = 0; i < 40; i++)
 			put_node(r.e, i, (int)(rnd(&r) % 3) * 4, MODELS[rnd(&r) % 4], false);
@@ -262,7 +212,7 @@ static void test_supply_equals_recount(mu_t_t *t)
 		mu_engine_free(r.e);
 	}
 	/* A policy that does not read it gets none, and pays nothing. */
-	mu_engine_t *e = new_engine(&mu_score_muster, &mix, 1);
+	mu_engine_t *e = fx_engine(&mu_score_muster, &mix, 1);
 	put_node(e, 0, 8, "T4", false);
 	CHECK(t, mu_engine_supply(e) == NULL);
 	CHECK(t, (mu_score_muster.flags & MU_SCORE_SUPPLY) == 0);
@@ -294,7 +244,7 @@ static void test_share_goes_to_plentiful_model(mu_t_t *t)
 	const mu_score_ops_t *ops[2] = {&mu_score_muster, &mu_score_muster_supply};
 	const char *want[2] = {"a0", "b0"};
 	for (int k = 0; k < 2; k++) {
-		mu_engine_t *e = new_engine(ops[k], &mix, 1);
+		mu_engine_t *e = fx_engine(ops[k], &mix, 1);
 		mu_node_spec_t n;
 		memset(&n, 0, sizeof n);
 		n.alloc.v[MU_RES_CPU] = 64000;
@@ -312,9 +262,9 @@ static void test_share_goes_to_plentiful_model(mu_t_t *t)
 		two.v[MU_RES_CPU] = 1000;
 		two.v[MU_RES_MEM] = 1LL << 30;
 		two.v[MU_RES_GPU] = 2;
-		submit(e, "w", 1, &two, &b, 1, 0);
+		fx_submit(e, "w", 1, &two, &b, 1, 0, 0);
 		share.v[MU_RES_MEM] = 1LL << 30;
-		submit(e, "s", 1, &share, NULL, 0, 0);
+		fx_submit(e, "s", 1, &share, NULL, 0, 0, 0);
 		mu_decisions_t d;
 		mu_decisions_init(&d);
 		mu_engine_cycle(e, 0, &d);

@@ -1,0 +1,102 @@
+/*
+ * gpumodels.c - the cluster's GPU devices per model, which every engine
+ * keeps, and muster's pressure per model from them.
+ *
+ * muster's press_over (score_frag.c) needs the cluster's devices per GPU
+ * model beside the mix's demand per model.  The full supply (supply.c)
+ * would give it but costs O(devices) at every bind and turns the node
+ * index off (MU_SCORE_SUPPLY); the devices per model only move when a
+ * node does (added, removed, cordoned, uncordoned, a new model or device
+ * count), so every engine keeps them: a node remembers its slot and the
+ * devices it added, and a change takes those out and adds the new ones,
+ * O(models) for the slot's look-up.  The pressure is computed again from
+ * the counts and the mix (O(shapes x models)) only when the counts or the
+ * mix changed, the first time the engine scores after (a cycle, a
+ * what-if, an explanation), and since every node's score of a model-tied
+ * demand may move with it, the cached scores are dropped then.  The
+ * engine frees the arrays (mu_engine_free).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+
+const mu_gpu_models_t *mu_engine_gpu_models(const mu_engine_t *e)
+{
+	return e ? &e->gmodels : NULL;
+}
+
+/* The slot of model m (interned, or NULL) in g, added when new.  Returns
+ * the slot or MU_ENOMEM.  O(models). */
+static int32_t gm_slot(mu_gpu_models_t *g, const char *m)
+{
+	for (int32_t i = 0; i < g->n; i++)
+		if (g->model[i] == m || (g->model[i] && m && strcmp(g->model[i], m) == 0))
+			return i;
+	if (g->n == g->cap) {
+		int32_t cap = g->cap ? 2 * g->cap : 8;
+		const char **mo = realloc(g->model, (size_t)cap * sizeof *mo);
+		if (mo)
+			g->model = mo;
+		int64_t *dv = mo ? realloc(g->devices, (size_t)cap * sizeof *dv) : NULL;
+		if (dv)
+			g->devices = dv;
+		double *pr = dv ? realloc(g->press, (size_t)cap * sizeof *pr) : NULL;
+		if (!pr)
+			return MU_ENOMEM;
+		g->press = pr;
+		g->cap = cap;
+	}
+	g->model[g->n] = m; /* interned: lives as long as the engine */
+	g->devices[g->n] = 0;
+	g->press[g->n] = 0;
+	return g->n++;
+}
+
+int mu__gpu_models_node(mu_engine_t *e, mu__node_t *n, int sign)
+{
+	mu_gpu_models_t *g = &e->gmodels;
+	if (sign < 0) {
+		if (n->gdevices && n->gslot >= 0 && n->gslot < g->n) {
+			g->devices[n->gslot] -= n->gdevices;
+			e->gm_stale = true;
+		}
+		n->gdevices = 0;
+		return MU_OK;
+	}
+	if (n->removed || n->unschedulable || n->ngpu <= 0)
+		return MU_OK;
+	int32_t k = gm_slot(g, n->model_name);
+	if (k < 0)
+		return k;
+	n->gslot = k;
+	n->gdevices = n->ngpu;
+	g->devices[k] += n->gdevices;
+	e->gm_stale = true;
+	return MU_OK;
+}
+
+void mu__gpu_models_sync(mu_engine_t *e)
+{
+	const mu_workload_mix_t *m = e->score && (e->score->flags & MU_SCORE_MIX) ?
+				     e->cfg.score_state : NULL;
+	const void *ix = m ? (const void *)m->index : NULL;
+	if (!e->gm_stale && ix == e->gm_index)
+		return;
+	mu_gpu_models_t *g = &e->gmodels;
+	bool was = g->pressed, moved = false;
+	double old[MU_MIX_MAX_MODELS + 1];
+	for (int32_t i = 0; i < g->n && i <= MU_MIX_MAX_MODELS; i++)
+		old[i] = g->press[i];
+	if (ix)
+		mu__mix_press_models(m, g);
+	else
+		g->pressed = false;
+	for (int32_t i = 0; g->pressed && i < g->n; i++)
+		moved |= i > MU_MIX_MAX_MODELS || !was || old[i] != g->press[i];
+	e->gm_stale = false;
+	e->gm_index = ix;
+	if (moved || was != g->pressed)
+		mu_engine_rescore(e);
+	e->gm_stale = false; /* mu_engine_rescore marks it */
+}
