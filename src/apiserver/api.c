@@ -346,7 +346,11 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		}
 		name = json_string_value(json_object_get(md, "name"));
 		mu__obj_t *res = NULL;
-		int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
+		/* a Job keeps its tree for the Job controller's first
+		 * reconcile, which otherwise parses the text just written
+		 * (round 20); obj is only released after this */
+		int rc = (rt == MU__RT_JOBS ? mu__store_mutate_keep : mu__store_mutate)(
+			s->store, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
 		if (rc == MU_EEXIST && generated)
 			continue;
 		if (rc < 0) {
