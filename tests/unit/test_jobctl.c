@@ -1901,10 +1901,47 @@ static int ns_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-/* POSTs a Job of one pod named name through the API's own create handler
- * (mu__do_create, as muster up runs it, without a server thread) and
- * hands the Job controller its ADDED event; answers the HTTP code. */
-static int post_job(mu_t_t *t, mu_apiserver_t *s, mu__jobctl_t *jc, const char *name)
+/* server_open, with what the API's handlers need for a Job in "default":
+ * the Namespace and its default ServiceAccount. */
+static mu__jobctl_t *api_open(mu_t_t *t, mu_apiserver_t *s, const char *sub)
+{
+	mu__jobctl_t *jc = server_open(t, s, sub);
+	if (!jc)
+		return NULL;
+	put_default_sa(t, s);
+	CHECK(t, mu__store_mutate(s->store, MU__RT_NAMESPACES, NULL, "default", ns_fn, NULL, false, NULL) >= 0);
+	return jc;
+}
+
+/* Sends body to the Job handlers of the API as muster up runs them,
+ * without a server thread: a POST to mu__do_create (name NULL) or a merge
+ * patch of Job name to mu__do_patch; answers the HTTP code. */
+static int send_job(mu_apiserver_t *s, const char *name, const char *body)
+{
+	mu__req_t rq;
+	memset(&rq, 0, sizeof rq);
+	rq.method = name ? "PATCH" : "POST";
+	rq.ctype = name ? "application/merge-patch+json" : "application/json";
+	rq.body = body;
+	rq.body_len = strlen(body);
+	snprintf(rq.route.ns, sizeof rq.route.ns, "default");
+	snprintf(rq.route.name, sizeof rq.route.name, "%s", name ? name : "");
+	rq.route.kind = MU__RT_JOBS;
+	mu__resp_t rs;
+	memset(&rs, 0, sizeof rs);
+	json_t *b = json_loads(body, 0, NULL);
+	if (b && name)
+		mu__do_patch(s, &rq, &rs, MU__RT_JOBS, b);
+	else if (b)
+		mu__do_create(s, &rq, &rs, MU__RT_JOBS, b);
+	json_decref(b);
+	free(rs.body);
+	return rs.code;
+}
+
+/* POSTs a Job of one pod named name (send_job) and hands the Job
+ * controller its ADDED event; answers the HTTP code. */
+static int post_job(mu_apiserver_t *s, mu__jobctl_t *jc, const char *name)
 {
 	char body[512];
 	snprintf(body, sizeof body,
@@ -1912,27 +1949,12 @@ static int post_job(mu_t_t *t, mu_apiserver_t *s, mu__jobctl_t *jc, const char *
 		 "\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\","
 		 "\"image\":\"x\"}]}}}}",
 		 name);
-	mu__req_t rq;
-	memset(&rq, 0, sizeof rq);
-	rq.method = "POST";
-	rq.ctype = "application/json";
-	rq.body = body;
-	rq.body_len = strlen(body);
-	snprintf(rq.route.ns, sizeof rq.route.ns, "default");
-	rq.route.kind = MU__RT_JOBS;
-	mu__resp_t rs;
-	memset(&rs, 0, sizeof rs);
-	json_t *b = json_loads(body, 0, NULL);
-	CHECK(t, b != NULL);
-	if (b)
-		mu__do_create(s, &rq, &rs, MU__RT_JOBS, b);
-	json_decref(b);
-	free(rs.body);
+	int code = send_job(s, NULL, body);
 	mu__obj_t *o = mu__store_get(s->store, MU__RT_JOBS, "default", name);
 	if (o)
 		event(jc, MU__EV_ADDED, o, NULL, 0);
 	mu__obj_unref(o);
-	return rs.code;
+	return code;
 }
 
 /* A Job created through the API keeps its tree for the controller's first
@@ -1945,12 +1967,10 @@ static int post_job(mu_t_t *t, mu_apiserver_t *s, mu__jobctl_t *jc, const char *
 static void test_create_kept(mu_t_t *t)
 {
 	mu_apiserver_t s;
-	mu__jobctl_t *jc = server_open(t, &s, "ck");
+	mu__jobctl_t *jc = api_open(t, &s, "ck");
 	if (!jc)
 		return;
-	put_default_sa(t, &s);
-	CHECK(t, mu__store_mutate(s.store, MU__RT_NAMESPACES, NULL, "default", ns_fn, NULL, false, NULL) >= 0);
-	CHECK_EQ_INT(t, post_job(t, &s, jc, "ck-a"), 201);
+	CHECK_EQ_INT(t, post_job(&s, jc, "ck-a"), 201);
 	mu__jobctl_sync(jc, 0);
 	size_t kept = 9, parsed = 9;
 	mu__jobctl_tree_stats(jc, &kept, &parsed);
@@ -1959,7 +1979,7 @@ static void test_create_kept(mu_t_t *t)
 	CHECK_EQ_INT(t, npods(t, &s, "ck-a"), 1);
 	CHECK_EQ_INT(t, (int)job_int(&s, "ck-a", "status.active"), 1);
 	/* the second Job's tree taken out: its reconcile parses */
-	CHECK_EQ_INT(t, post_job(t, &s, jc, "ck-b"), 201);
+	CHECK_EQ_INT(t, post_job(&s, jc, "ck-b"), 201);
 	mu__obj_t *o = mu__store_get(s.store, MU__RT_JOBS, "default", "ck-b");
 	bool was = false;
 	json_decref(o ? mu__store_take_tree(s.store, o, &was) : NULL);
@@ -2000,29 +2020,6 @@ static int same_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	return MU__MUT_PUT;
 }
 
-/* A merge patch of body to Job name through the API's own handler
- * (mu__do_patch); answers the HTTP code. */
-static int patch_job(mu_apiserver_t *s, const char *name, const char *body)
-{
-	mu__req_t rq;
-	memset(&rq, 0, sizeof rq);
-	rq.method = "PATCH";
-	rq.ctype = "application/merge-patch+json";
-	rq.body = body;
-	rq.body_len = strlen(body);
-	snprintf(rq.route.ns, sizeof rq.route.ns, "default");
-	snprintf(rq.route.name, sizeof rq.route.name, "%s", name);
-	rq.route.kind = MU__RT_JOBS;
-	mu__resp_t rs;
-	memset(&rs, 0, sizeof rs);
-	json_t *b = json_loads(body, 0, NULL);
-	if (b)
-		mu__do_patch(s, &rq, &rs, MU__RT_JOBS, b);
-	json_decref(b);
-	free(rs.body);
-	return rs.code;
-}
-
 /* A PATCH of a Job reads the tree the last write kept rather than parsing
  * the stored text, and keeps its own (round 20: the hub's two PATCHes of
  * each dispatched Job parsed it each time).  To see which it read, the
@@ -2032,12 +2029,10 @@ static int patch_job(mu_apiserver_t *s, const char *name, const char *body)
 static void test_patch_kept(mu_t_t *t)
 {
 	mu_apiserver_t s;
-	mu__jobctl_t *jc = server_open(t, &s, "pk");
+	mu__jobctl_t *jc = api_open(t, &s, "pk");
 	if (!jc)
 		return;
-	put_default_sa(t, &s);
-	CHECK(t, mu__store_mutate(s.store, MU__RT_NAMESPACES, NULL, "default", ns_fn, NULL, false, NULL) >= 0);
-	CHECK_EQ_INT(t, post_job(t, &s, jc, "pk"), 201);
+	CHECK_EQ_INT(t, post_job(&s, jc, "pk"), 201);
 	mu__obj_t *o = mu__store_get(s.store, MU__RT_JOBS, "default", "pk");
 	json_t *tree = o ? mu__obj_parse(o) : NULL;
 	mu__obj_unref(o);
@@ -2049,7 +2044,7 @@ static void test_patch_kept(mu_t_t *t)
 	CHECK(t, mu__store_mutate_keep(s.store, MU__RT_JOBS, "default", "pk", same_fn, tree, false, NULL) >= 0);
 	json_object_set_new(mu__jget(tree, "metadata"), "annotations", json_pack("{s:s}", "example.com/marker", "kept"));
 	json_decref(tree);
-	CHECK_EQ_INT(t, patch_job(&s, "pk", "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}"), 200);
+	CHECK_EQ_INT(t, send_job(&s, "pk", "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}"), 200);
 	o = mu__store_get(s.store, MU__RT_JOBS, "default", "pk");
 	CHECK(t, o && strstr(o->json, "\"example.com/marker\":\"kept\"") && strstr(o->json, "\"a\":\"b\""));
 	bool was = false;
