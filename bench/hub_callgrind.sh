@@ -35,7 +35,7 @@ chmod +x "$T/wrap.sh"
 # the edits name the script's own variables ($PV: hub_P, w1_P, w1_SP, ...)
 sed -e 's/while \[ "\$i" -lt 300 \]; do/while [ "$i" -lt 3000 ]; do/' \
 	-e "s/^c0=\\\$(cpu_line)\$/callgrind_control -i on \"\\\$$PV\" >\\/dev\\/null; c0=\\\$(cpu_line)/" \
-	-e "s/^kill \"\\\$DP\"; wait \"\\\$DP\" 2>\\/dev\\/null\$/kill \"\\\$DP\"; wait \"\\\$DP\" 2>\\/dev\\/null; kill -TERM \"\\\$$PV\"; wait \"\\\$$PV\"/" \
+	-e "s/^kill \"\\\$DP\"; wait \"\\\$DP\" 2>\\/dev\\/null/&; kill -TERM \"\\\$$PV\"; wait \"\\\$$PV\"/" \
 	bench/dispatch.sh >"$T/dispatch.sh"
 [ "$(grep -c "callgrind_control\|-lt 3000\|kill -TERM \"\\\$$PV\"" "$T/dispatch.sh")" -eq 3 ] ||
 	{ echo "hub_callgrind: bench/dispatch.sh changed: the three edits no longer apply"; exit 1; }

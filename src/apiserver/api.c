@@ -91,6 +91,19 @@ static void record_create(const mu__rtype_t *t, json_t *obj, const mu__mgr_t *m)
 	json_decref(rec);
 }
 
+/* mu__store_mutate, and for a Job mu__store_mutate_keep: a Job created,
+ * updated or patched through the API keeps the tree written for its next
+ * reader, the Job controller's reconcile or the next update's update_fn,
+ * which otherwise parse the text just written (round 20).  fn's tree must
+ * be its own once fn returns (the handlers only release what it shares
+ * with their bodies).  Bounds: the store's. */
+static int write_kept(mu_apiserver_t *s, int rt, const char *ns, const char *name, mu__mut_fn_t fn, void *ctx,
+		      bool dry, mu__obj_t **res)
+{
+	return (rt == MU__RT_JOBS ? mu__store_mutate_keep : mu__store_mutate)(s->store, rt, ns, name, fn, ctx, dry,
+									     res);
+}
+
 static int create_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
 	if (cur)
@@ -346,7 +359,8 @@ void mu__do_create(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		}
 		name = json_string_value(json_object_get(md, "name"));
 		mu__obj_t *res = NULL;
-		int rc = mu__store_mutate(s->store, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
+		/* obj is only released after this (write_kept) */
+		int rc = write_kept(s, rt, rq->route.ns, name, create_fn, obj, rq->q.dry_run, &res);
 		if (rc == MU_EEXIST && generated)
 			continue;
 		if (rc < 0) {
@@ -525,7 +539,10 @@ static int update_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	upd_ctx_t *c = ctx;
 	if (!cur)
 		return MU_ENOENT;
-	json_t *old = mu__obj_parse(cur);
+	/* the tree the last write kept for cur (write_kept, the Job
+	 * controller's status write), else a parse: it is only read, and
+	 * what nw shares of it is nw's once it is released below */
+	json_t *old = mu__store_take_tree(c->s->store, cur, NULL);
 	if (!old)
 		return MU_ENOMEM;
 	int rc = MU_OK;
@@ -683,7 +700,7 @@ void mu__do_update(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int r
 		return;
 	}
 	mu__obj_t *res = NULL;
-	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
+	int rc = write_kept(s, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
 	update_answer(rq, rs, &c, rc, res);
 	crd_written(s, rq, rt, res, rs);
 	mu__obj_unref(res);
@@ -751,7 +768,7 @@ void mu__do_patch(mu_apiserver_t *s, const mu__req_t *rq, mu__resp_t *rs, int rt
 		return;
 	}
 	mu__obj_t *res = NULL;
-	int rc = mu__store_mutate(s->store, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
+	int rc = write_kept(s, rt, rq->route.ns, rq->route.name, update_fn, &c, rq->q.dry_run, &res);
 	update_answer(rq, rs, &c, rc, res);
 	crd_written(s, rq, rt, res, rs);
 	mu__obj_unref(res);

@@ -306,8 +306,11 @@ int mu__store_mutate(mu__store_t *st, int rt, const char *ns, const char *name,
 		     mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res);
 /* The same, and a version it puts keeps fn's tree (which fn must not share
  * with anything that changes it) for mu__store_take_tree: a bind, whose pod
- * the simulated kubelet writes next.  The store keeps the last 128 such
- * trees; an older one is dropped. */
+ * the simulated kubelet writes next.  The store keeps the last MU__HOT_MAX
+ * such trees, of versions of at most MU__HOT_OBJ_MAX bytes of text (a
+ * larger one keeps none); an older one is dropped. */
+#define MU__HOT_MAX 1024
+#define MU__HOT_OBJ_MAX (16 * 1024)
 int mu__store_mutate_keep(mu__store_t *st, int rt, const char *ns, const char *name,
 			  mu__mut_fn_t fn, void *ctx, bool dry, mu__obj_t **res);
 /* mu__store_apply in tx (not a dry run), and a version it puts keeps fn's
@@ -318,8 +321,8 @@ int mu__store_apply_keep(mu__wtx_t *tx, int rt, const char *ns, const char *name
 			 mu__obj_t **res);
 /* A parsed copy of version o (caller owns), or NULL: the tree kept for it
  * by mu__store_mutate_keep or mu__store_apply_keep, taken (the next call
- * parses), else mu__obj_parse(o).  *kept (may be NULL) says which.  Work: 128 pointer
- * compares under a lock of its own, or a parse. */
+ * parses), else mu__obj_parse(o).  *kept (may be NULL) says which.  Work: MU__HOT_MAX
+ * pointer compares under a lock of its own, or a parse. */
 json_t *mu__store_take_tree(mu__store_t *st, const mu__obj_t *o, bool *kept);
 
 /* Watch events. */

@@ -614,8 +614,11 @@ static void table_free(table_t *t)
 
 /* Parsed trees kept for the versions that mu__store_mutate_keep puts: the
  * simulated kubelet's status write after a bind takes the bound pod's tree
- * instead of parsing its text again. */
-#define HOT_MAX 128
+ * instead of parsing its text again.  MU__HOT_MAX of them (round 20: 128
+ * held less than one batch of the hub's Jobs, whose next PATCH then parsed),
+ * each of an object of at most MU__HOT_OBJ_MAX bytes of text, which bounds
+ * what they hold. */
+#define HOT_MAX MU__HOT_MAX
 
 typedef struct staged {
 	int rt, type;
@@ -1359,7 +1362,7 @@ int mu__store_apply(mu__wtx_t *tx, int rt, const char *ns, const char *name,
 		}
 	}
 	if (!ob || ob->len > MU__MAX_OBJECT || strcmp(ob->key, key) != 0 || dry || !tx->keep_tree ||
-	    rc != MU__MUT_PUT) {
+	    rc != MU__MUT_PUT || ob->len > MU__HOT_OBJ_MAX) {
 		json_decref(out);
 		out = NULL;
 	}

@@ -604,10 +604,19 @@ static void test_update_in_place(mu_t_t *t)
 	mu__store_close(st);
 }
 
+/* Puts the pod "big" with ctx (a string) as an annotation. */
+static int labelled_fn(void *ctx, const mu__obj_t *cur, json_t **out)
+{
+	(void)cur;
+	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name",
+			 "big", "namespace", "default", "annotations", "example.com/big", (const char *)ctx);
+	return MU__MUT_PUT;
+}
+
 /* mu__store_mutate_keep keeps the tree of the version it puts: the first
  * take gets it (equal to the stored text), the next parses; a dry run and
- * plain mutations keep nothing; after 128 more kept puts the oldest is
- * gone. */
+ * plain mutations keep nothing, nor a put of more than MU__HOT_OBJ_MAX
+ * bytes; after MU__HOT_MAX more kept puts the oldest is gone. */
 static void test_hot_tree(mu_t_t *t)
 {
 	mu__store_t *st = open_store(1000);
@@ -644,9 +653,21 @@ static void test_hot_tree(mu_t_t *t)
 	json_decref(ob ? mu__store_take_tree(st, ob, &kept) : NULL);
 	CHECK(t, !kept);
 	mu__obj_unref(ob);
-	/* the ring: the first of 129 kept puts is dropped, the last stays */
+	/* too large a version keeps none (its text over MU__HOT_OBJ_MAX) */
+	char big[MU__HOT_OBJ_MAX + 16];
+	memset(big, 'b', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ob = NULL;
+	CHECK_EQ_INT(t, mu__store_mutate_keep(st, MU__RT_PODS, "default", "big", labelled_fn, big, false, &ob),
+		     MU__MUT_PUT);
+	CHECK(t, ob && ob->len > MU__HOT_OBJ_MAX);
+	json_decref(ob ? mu__store_take_tree(st, ob, &kept) : NULL);
+	CHECK(t, !kept);
+	mu__obj_unref(ob);
+	/* the ring: the first of MU__HOT_MAX + 1 kept puts is dropped, the
+	 * last stays */
 	mu__obj_t *first = NULL, *last = NULL;
-	for (int i = 0; i < 129; i++) {
+	for (int i = 0; i < MU__HOT_MAX + 1; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "ring-%d", i);
 		mu__obj_t *o = NULL;
@@ -654,7 +675,7 @@ static void test_hot_tree(mu_t_t *t)
 			     MU__MUT_PUT);
 		if (i == 0)
 			first = o;
-		else if (i == 128)
+		else if (i == MU__HOT_MAX)
 			last = o;
 		else
 			mu__obj_unref(o);
