@@ -30,6 +30,8 @@
  * (worker.c's mu__dwork_group_send and mu__dwork_held_tell): Events on
  * the pod and the group, tried again when the pod or its template
  * changes (the watch), the group refused only below its minMember.
+ * Round 20: a hold written on the hub group and read back by a restart,
+ * not released by the watches' first list then.
  * And run.c's read again after a create that found an object gone or
  * changed (mu__drun_created), and its deletion of a copy made then
  * refused, each with a test of its own.
@@ -236,7 +238,7 @@ static void test_hub_claims(mu_t_t *t)
 	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s},{s:s,s:s}]}}", "metadata", "name", "late", "spec",
 			"resourceClaims", "name", "gpu", "resourceClaimName", "shared-c", "name", "t",
 			"resourceClaimTemplateName", "gpu-t");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), 0);
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
 			      "resourceClaimName"), "shared-c-abcdef12-6");
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 1),
@@ -249,7 +251,7 @@ static void test_hub_claims(mu_t_t *t)
 	/* one not on the hub: the pod is not sent (tried again) */
 	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", "late2", "spec",
 			"resourceClaims", "name", "t", "resourceClaimTemplateName", "none-t");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 1);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), 1);
 	CHECK(t, strstr(msg, "pod late2: ResourceClaimTemplate default/none-t not read from the hub: "
 			"HTTP 404") != NULL);
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
@@ -262,13 +264,13 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", "late3", "spec",
 			"resourceClaims", "name", "t", "resourceClaimTemplateName", "mine-t");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), -1);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), -1);
 	CHECK(t, strstr(msg, "ResourceClaimTemplate default/mine-t-abcdef12-6 that the dispatcher "
 			"did not make for this dispatch: not overwritten") != NULL);
 	json_decref(pod);
 	/* a pod without claims: nothing (no request) */
 	pod = json_pack("{s:{s:s},s:{}}", "metadata", "name", "plain", "spec");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), 0);
 	json_decref(pod);
 	j.kind = MU__DK_JOB;
 
@@ -782,8 +784,12 @@ static void test_late_pod_held(mu_t_t *t)
 	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
 		nap_ms(20);
 	CHECK(t, up);
-	json_decref(mu__dhdra_watch(&d)); /* the first list (it releases too) */
-	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	/* the first list: round 20, the template as it was when held (its
+	 * resourceVersion) releases nothing */
+	json_decref(mu__dhdra_watch(&d));
+	r0 = d.reqs;
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
+	CHECK(t, d.reqs == r0);
 	CHECK(t, json_object_get(j.held, "late") != NULL);
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t-abcdef12-2", NULL, NULL), 200);
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
@@ -817,6 +823,135 @@ static void test_late_pod_held(mu_t_t *t)
 	json_decref(j.sent);
 	json_decref(j.gpods);
 	json_decref(j.obj);
+	json_decref(d.by_uid);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	json_decref(d.dra_idx);
+	mu__dcl_disconnect(&c);
+	mu_kube_client_free(d.hub);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
+/* Round 20: a hold kept across a restart.  Held, the hub group gets the
+ * annotation MU__D_HELD (the pod, its resourceVersion, the template's);
+ * a job read again from that object after a restart (mu__dhub_held_read,
+ * as hub.c's job_new reads it) keeps the pod held, told: no request, no
+ * second Event; the hub watches' first list after the restart releases
+ * nothing (the template is as it was when held); a change of the
+ * template does, and the annotation then goes. */
+static void test_held_restart(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdrar-XXXXXX", server[64], body[1024], path[512];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_hub(t, &d, &o, &cfg, server);
+	mu__dcl_t c;
+	fx_cluster(t, &d, &c, server);
+	d.cls = &c;
+	d.ncls = 1;
+	mu__djob_t j[2];
+	memset(j, 0, sizeof j);
+	for (int k = 0; k < 2; k++) { /* before the restart and after */
+		j[k].kind = MU__DK_PODGROUP;
+		j[k].ns = "default";
+		j[k].name = "g";
+		j[k].key = "PodGroup:default/g";
+		j[k].uid = "abcdef12-3456";
+		j[k].state = MU__DJ_DISPATCHED;
+		j[k].cl = 0;
+		j[k].gen = 2;
+		j[k].gpods = json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t"));
+	}
+	j[0].obj = json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace", "default");
+	j[1].sent = json_pack("{s:i}", "a", 2); /* its copy there: only late is looked at */
+	d.jobs = (mu__djob_t *[]){&j[0]};
+	d.njobs = 1;
+	d.by_uid = json_pack("{s:i}", j[0].uid, 0);
+	mu__dkind_path(MU__DK_PODGROUP, "default", NULL, "", path, sizeof path);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", path, "{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":"
+			    "\"PodGroup\",\"metadata\":{\"name\":\"g\",\"namespace\":\"default\"},"
+			    "\"spec\":{\"minMember\":1}}", NULL), 201);
+	mu__dkind_path(MU__DK_PODGROUP, "default", "g", "", path, sizeof path);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	/* the hub's watches running, so that the hold keeps the template's
+	 * version */
+	json_t *k0 = json_pack("[s]", "0/mine-t");
+	mu__dhdra_held_watch(&d, &j[0], k0);
+	bool up = false;
+	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
+		nap_ms(20);
+	CHECK(t, up);
+	json_decref(mu__dhdra_watch(&d));
+
+	/* held, told, written on the group */
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j[0]), 0);
+	mu__dwork_held_tell(&d, &j[0]);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+	CHECK(t, mu__jstr(json_object_get(json_object_get(j[0].held, "late"), "orv"), "0/mine-t"));
+	CHECK_EQ_INT(t, (int)mu__dhub_annotate(&d, &j[0]), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", path, NULL, &j[1].obj), 200);
+	const char *rec = mu__dmeta(j[1].obj, "annotations", MU__D_HELD);
+	CHECK(t, rec && strstr(rec, "\"late\"") && strstr(rec, "did not make") &&
+	      !strstr(rec, "told"));
+
+	/* the restart: the index and the watches gone, the job read again */
+	mu__dhdra_forget(&d, &j[0]);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	d.wdhub[0] = d.wdhub[1] = NULL;
+	d.dhub_seq[0] = d.dhub_seq[1] = 0;
+	d.jobs = (mu__djob_t *[]){&j[1]};
+	mu__dhub_held_read(&d, &j[1]);
+	json_t *h = json_object_get(j[1].held, "late");
+	CHECK(t, h && json_is_true(json_object_get(h, "told")) &&
+	      strstr(mu__jstr(h, "msg") ? mu__jstr(h, "msg") : "", "mine-t-abcdef12-2"));
+	CHECK(t, json_object_get(json_object_get(d.dra_idx, "0/default/mine-t"), j[1].uid) != NULL);
+	uint64_t r0 = d.reqs;
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j[1]), 201);
+	mu__dwork_held_tell(&d, &j[1]);
+	CHECK(t, d.reqs == r0);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+	CHECK_EQ_INT(t, events_of(d.hub, "FailedCreate", "g"), 1);
+	/* the watches' first list: the template as it was, nothing released */
+	up = false;
+	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
+		nap_ms(20);
+	CHECK(t, up);
+	json_t *back = mu__dhdra_watch(&d);
+	CHECK(t, json_object_get(back, j[1].uid) == NULL);
+	json_decref(back);
+	CHECK(t, json_object_get(j[1].held, "late") != NULL);
+	/* the template made again: released, and the record goes */
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK(t, released(&d, j[1].uid));
+	CHECK(t, json_object_get(j[1].held, "late") == NULL);
+	CHECK(t, mu__dhub_annotate_due(&d, &j[1]));
+	CHECK_EQ_INT(t, (int)mu__dhub_annotate(&d, &j[1]), 200);
+	json_t *g = NULL;
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", path, NULL, &g), 200);
+	CHECK(t, mu__dmeta(g, "annotations", MU__D_HELD) == NULL);
+	json_decref(g);
+
+	json_decref(k0);
+	for (int k = 0; k < 2; k++) {
+		free(j[k].ann_sig);
+		json_decref(j[k].held);
+		json_decref(j[k].sent);
+		json_decref(j[k].gpods);
+		json_decref(j[k].obj);
+	}
+	mu__dhdra_forget(&d, &j[1]);
 	json_decref(d.by_uid);
 	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
 	mu_kube_watch_stop(d.wdhub[0]);
@@ -956,6 +1091,7 @@ int main(void)
 	MU_RUN(&t, test_agent_claims);
 	MU_RUN(&t, test_hub_watch);
 	MU_RUN(&t, test_late_pod_held);
+	MU_RUN(&t, test_held_restart);
 	MU_RUN(&t, test_created);
 	return mu_t_done(&t);
 }
