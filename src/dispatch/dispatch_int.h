@@ -197,12 +197,15 @@ typedef struct mu__dcl {
 	json_t *dra_nodes;
 	uint32_t dra_fed;
 	/* its copies of hub jobs' ResourceClaimTemplates (hdra.c, round 15):
-	 * a watch of those labelled with a hub uid while it serves DRA; the
+	 * a watch of those labelled with a hub uid while it serves DRA (round
+	 * 20: of all its templates, mu__dhdra_held_worker's); the
 	 * sweep's change counts (templates, claims) and the labelled objects
 	 * it saw last */
 	mu_kube_watch_t *wdtpl;
 	uint64_t dtpl_seq[2];
 	int dcopies;
+	uint64_t dheld_seq[2];    /* round 20: those counts when held pods
+	                           * were last looked at (mu__dhdra_held_worker) */
 	/* pull mode (round 16): a hash of the DRA report (data.dra) the
 	 * fleet was last given from its agent's heartbeat, 0 for none */
 	uint64_t dra_hash;
@@ -765,6 +768,15 @@ bool mu__dhdra_stale(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
  * changed, or it has none of the hub's; else O(objects) and one DELETE
  * per stale one. */
 void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c);
+/* Round 20, push cluster c: when its watches of ResourceClaimTemplates and
+ * ResourceClaims moved, each late pod held of a group dispatched there
+ * (worker.c's j->held) whose copy's name a worker object that is not this
+ * dispatch's was seen to hold ("wseen") is released once no such object
+ * is there (the user's object deleted), and its group marked for the
+ * pass, which sends it again.  A pod refused otherwise (a 4xx) is not:
+ * each release follows a deletion on the worker.  No request; O(1) when
+ * the watches did not move, else O(jobs + held pods x their keys). */
+void mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c);
 
 /* --- qstatus.c -------------------------------------------------------------- */
 

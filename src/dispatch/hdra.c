@@ -848,6 +848,69 @@ void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c)
 	c->dcopies = n;
 }
 
+/* Round 20: whether held pod h of group j (dispatched to push cluster c)
+ * is still kept by a worker object of one of its copies' names that is
+ * not this dispatch's, as c's watches w show them.  O(h's keys). */
+static bool held_conflict(const mu__djob_t *j, const disp_t *p, mu_kube_watch_t *const w[2],
+			  const json_t *h)
+{
+	size_t i;
+	json_t *k;
+	json_array_foreach(json_object_get(h, "keys"), i, k) {
+		const char *s = json_string_value(k);
+		char cp[300], nsname[600];
+		if (!s || (s[0] != '0' && s[0] != '1') || s[1] != '/' ||
+		    !copy_name(s + 2, j->uid, j->gen, cp, sizeof cp))
+			continue;
+		snprintf(nsname, sizeof nsname, "%s/%s", j->ns, cp);
+		json_t *o = mu_kube_watch_get(w[s[0] - '0'], nsname);
+		bool theirs = o && !ours(p, o);
+		json_decref(o);
+		if (theirs)
+			return true;
+	}
+	return false;
+}
+
+void mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c)
+{
+	mu_kube_watch_t *w[2] = {c->wdtpl, c->wdra[MU__DDRA_CLAIMS]};
+	uint64_t seq[2] = {0, 0};
+	for (int r = 0; r < 2; r++)
+		if (!w[r] || !mu_kube_watch_items(w[r], NULL, &seq[r]))
+			return; /* not listed yet: as it was */
+	if (seq[0] == c->dheld_seq[0] && seq[1] == c->dheld_seq[1])
+		return;
+	c->dheld_seq[0] = seq[0];
+	c->dheld_seq[1] = seq[1];
+	int32_t ci = (int32_t)(c - d->cls);
+	for (int32_t x = 0; x < d->njobs; x++) {
+		mu__djob_t *j = d->jobs[x];
+		if (!j->held || j->cl != ci || j->state != MU__DJ_DISPATCHED)
+			continue;
+		disp_t p = disp_of(d, j);
+		const char *pn;
+		json_t *h, *tmp;
+		bool any = false;
+		json_object_foreach_safe(j->held, tmp, pn, h) {
+			if (json_integer_value(json_object_get(h, "gen")) != (json_int_t)j->gen)
+				continue;
+			if (held_conflict(j, &p, w, h)) {
+				json_object_set_new(h, "wseen", json_true());
+				continue;
+			}
+			if (!json_is_true(json_object_get(h, "wseen")))
+				continue; /* refused otherwise (a 4xx), or not seen yet */
+			mu__dlog(d, 1, "job %s: pod %s: the object of its copy's name that cluster "
+				 "%s had is gone: sent again", j->key, pn, c->name);
+			json_object_del(j->held, pn);
+			any = true;
+		}
+		if (any)
+			mu__djob_touch(d, j);
+	}
+}
+
 int mu__dhdra_agent_sweep(mu__dd_t *d, mu_kube_client_t *w, const json_t *const lists[2],
 			  const json_t *current, const bool listed[MU__DK_COUNT])
 {

@@ -689,6 +689,7 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	mu__dwork_discover(d, c);
 	mu__ddra_poll(d, c, nl); /* its DRA objects, when they changed (wdra.c) */
 	mu__dhdra_sweep(d, c);   /* its stale copied templates and claims */
+	mu__dhdra_held_worker(d, c); /* held pods whose conflict went (round 20) */
 	/* what changed, when it is all known and no full pass is due */
 	if (!d->full && c->polled && c->reachable && c->pinfo && c->pcount &&
 	    poll_changes(d, c)) {

@@ -31,7 +31,8 @@
  * the pod and the group, tried again when the pod or its template
  * changes (the watch), the group refused only below its minMember.
  * Round 20: a hold written on the hub group and read back by a restart,
- * not released by the watches' first list then.
+ * not released by the watches' first list then; in push mode released
+ * when the worker's object of its copy's name goes.
  * And run.c's read again after a create that found an object gone or
  * changed (mu__drun_created), and its deletion of a copy made then
  * refused, each with a test of its own.
@@ -64,15 +65,26 @@ static const char *JOB =
 	"\"resourceClaimTemplateName\":\"gpu-t\"}],\"containers\":[{\"name\":\"c\",\"image\":\"x\","
 	"\"resources\":{\"requests\":{\"cpu\":\"1\"},\"claims\":[{\"name\":\"gpu\"}]}}]}}}}";
 
-/* Polls the worker's copied templates (c's watch) until it shows n of
- * them and its claims watch has listed too (the sweep reads both; under
- * load the second may list later: round 17) (10 s). */
+/* The items of list l labelled with a hub uid (copies). */
+static size_t labelled(const json_t *l)
+{
+	size_t i, n = 0;
+	json_t *o;
+	json_array_foreach(json_object_get(l, "items"), i, o)
+		n += mu__dmeta(o, "labels", MU__D_HUBUID) != NULL;
+	return n;
+}
+
+/* Polls the worker's copied templates (c's watch, of all its templates
+ * since round 20) until it shows n of them and its claims watch has
+ * listed too (the sweep reads both; under load the second may list
+ * later: round 17) (10 s). */
 static bool tpls_seen(mu__dcl_t *c, size_t n)
 {
 	for (int i = 0; i < 500; i++) {
 		json_t *l = NULL;
 		bool ok = c->wdtpl && mu_kube_watch_items(c->wdtpl, &l, NULL) &&
-			  json_array_size(json_object_get(l, "items")) == n &&
+			  labelled(l) == n &&
 			  c->wdra[MU__DDRA_CLAIMS] &&
 			  mu_kube_watch_items(c->wdra[MU__DDRA_CLAIMS], NULL, NULL);
 		json_decref(l);
@@ -963,6 +975,107 @@ static void test_held_restart(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
+/* Round 20, push: a held pod released when the worker's object that held
+ * its copy's name goes (mu__dhdra_held_worker, from the worker's watches
+ * of templates and claims): seen there first (kept held, "wseen"), then
+ * deleted: released, the group marked, and the pod sent naming its copy.
+ * A hold whose refusal was not such an object (never seen) is not
+ * released by the watches' moving. */
+static void test_held_worker(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdraw-XXXXXX", server[64], body[1024];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_hub(t, &d, &o, &cfg, server);
+	mu__dcl_t c;
+	fx_cluster(t, &d, &c, server);
+	d.cls = &c;
+	d.ncls = 1;
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	j.kind = MU__DK_PODGROUP;
+	j.ns = "default";
+	j.name = "g";
+	j.key = "PodGroup:default/g";
+	j.uid = "abcdef12-3456";
+	j.obj = json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace", "default");
+	j.state = MU__DJ_DISPATCHED;
+	j.gen = 2;
+	j.gpods = json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t"));
+	d.jobs = (mu__djob_t *[]){&j};
+	d.njobs = 1;
+	d.by_uid = json_pack("{s:i}", j.uid, 0);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	/* the worker's watches (wdra.c starts them at discovery) */
+	CHECK_EQ_INT(t, mu_kube_watch_start(c.cfg, RAPI, NULL, &c.wdtpl), MU_OK);
+	CHECK_EQ_INT(t, mu_kube_watch_start(c.cfg, "/apis/resource.k8s.io/v1beta1/resourceclaims",
+					 NULL, &c.wdra[MU__DDRA_CLAIMS]), MU_OK);
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	CHECK(t, json_object_get(j.held, "late") != NULL);
+	mu__dwork_held_tell(&d, &j);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	/* the user's object seen: kept held */
+	json_t *h = NULL;
+	for (int i = 0; i < 500; i++) {
+		mu__dhdra_held_worker(&d, &c);
+		h = json_object_get(j.held, "late");
+		if (!h || json_is_true(json_object_get(h, "wseen")))
+			break;
+		nap_ms(20);
+	}
+	CHECK(t, h && json_is_true(json_object_get(h, "wseen")));
+	/* a hold refused otherwise: never seen, never released so */
+	json_object_set_new(j.held, "other", json_pack("{s:i,s:[s],s:s,s:b}", "gen", 2, "keys",
+						       "0/none", "msg", "HTTP 403", "told", 1));
+	/* deleted on the worker: released, the group marked, sent */
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t-abcdef12-2", NULL, NULL), 200);
+	for (int i = 0; i < 500 && json_object_get(j.held, "late"); i++) {
+		mu__dhdra_held_worker(&d, &c);
+		nap_ms(20);
+	}
+	CHECK(t, json_object_get(j.held, "late") == NULL);
+	CHECK(t, json_object_get(j.held, "other") != NULL);
+	CHECK(t, (j.marks & (1u << MU__DM_DIRTY)) != 0);
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
+	json_t *lp = NULL;
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/api/v1/namespaces/default/pods/late", NULL, &lp), 200);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(lp, "spec.resourceClaims"), 0),
+			      "resourceClaimTemplateName"), "mine-t-abcdef12-2");
+	json_decref(lp);
+	/* the watches move again (a template of its own): "other" stays */
+	snprintf(body, sizeof body, TPL, "unrelated", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	uint64_t s0 = c.dheld_seq[0];
+	for (int i = 0; i < 500 && c.dheld_seq[0] == s0; i++) {
+		mu__dhdra_held_worker(&d, &c);
+		nap_ms(20);
+	}
+	CHECK(t, c.dheld_seq[0] != s0);
+	CHECK(t, json_object_get(j.held, "other") != NULL);
+
+	mu__dhdra_forget(&d, &j);
+	json_decref(j.held);
+	json_decref(j.sent);
+	json_decref(j.gpods);
+	json_decref(j.obj);
+	json_decref(d.by_uid);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu_kube_watch_stop(d.wdhub[0]);
+	mu_kube_watch_stop(d.wdhub[1]);
+	json_decref(d.dra_idx);
+	mu__dcl_disconnect(&c);
+	mu_kube_client_free(d.hub);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
 /* run.c's read again after a create (mu__drun_created, rounds 17 and
  * 18): the create of a dispatched job whose template was deleted on the
  * hub since it was read makes nothing and marks it stale; created then
@@ -1092,6 +1205,7 @@ int main(void)
 	MU_RUN(&t, test_hub_watch);
 	MU_RUN(&t, test_late_pod_held);
 	MU_RUN(&t, test_held_restart);
+	MU_RUN(&t, test_held_worker);
 	MU_RUN(&t, test_created);
 	return mu_t_done(&t);
 }
