@@ -718,6 +718,68 @@ static json_t *gpod(const char *name, const char *rv, const char *tpl)
 	return p;
 }
 
+/* The held-pod tests' ground: an in-process `muster up` as hub and push
+ * worker (returned; NULL when it did not start), d's hub and its cluster
+ * c on it, group j (PodGroup default/g, uid abcdef12-3456, generation 2,
+ * object obj, taken) dispatched to c with pods gpods (taken; both freed
+ * when the server does not start) and in
+ * d->by_uid (d->jobs is the caller's), the hub's template mine-t and a
+ * user's object of its copy's name, mine-t-abcdef12-2. */
+static mu_apiserver_t *held_up(mu_t_t *t, char *dir, mu__dd_t *d, mu_dispatch_opts_t *o,
+			       mu_kube_config_t *cfg, mu__dcl_t *c, mu__djob_t *j, json_t *obj,
+			       json_t *gpods)
+{
+	char server[64], body[1024];
+	memset(j, 0, sizeof *j);
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s) {
+		json_decref(obj);
+		json_decref(gpods);
+		return NULL;
+	}
+	j->obj = obj;
+	j->gpods = gpods;
+	fx_hub(t, d, o, cfg, server);
+	fx_cluster(t, d, c, server);
+	d->cls = c;
+	d->ncls = 1;
+	j->kind = MU__DK_PODGROUP;
+	j->ns = "default";
+	j->name = "g";
+	j->key = "PodGroup:default/g";
+	j->uid = "abcdef12-3456";
+	j->state = MU__DJ_DISPATCHED;
+	j->gen = 2;
+	d->by_uid = json_pack("{s:i}", j->uid, 0);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d->hub, "POST", RAPI, body, NULL), 201);
+	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
+	CHECK_EQ_INT(t, fx_req(d->hub, "POST", RAPI, body, NULL), 201);
+	return s;
+}
+
+/* What held_up made, and group j's parts, freed. */
+static void held_down(mu_t_t *t, mu_apiserver_t *s, const char *dir, mu__dd_t *d,
+		      mu_kube_config_t *cfg, mu__dcl_t *c, mu__djob_t *j)
+{
+	mu__dhdra_forget(d, j);
+	free(j->refused);
+	free(j->ann_sig);
+	json_decref(j->held);
+	json_decref(j->sent);
+	json_decref(j->gpods);
+	json_decref(j->obj);
+	json_decref(d->by_uid);
+	mu__djlist_clear(&d->dirty, MU__DM_DIRTY);
+	mu_kube_watch_stop(d->wdhub[0]);
+	mu_kube_watch_stop(d->wdhub[1]);
+	json_decref(d->dra_idx);
+	mu__dcl_disconnect(c);
+	mu_kube_client_free(d->hub);
+	mu_kube_config_release(cfg);
+	fx_server_stop(t, s, dir);
+}
+
 /* Round 19: a group's late pod whose claim's copy the worker refuses is
  * held (not sent), not the group: the others are sent, j->refused stays
  * NULL, the pod and the group get a Warning Event (ClaimCopyRefused,
@@ -728,40 +790,21 @@ static json_t *gpod(const char *name, const char *rv, const char *tpl)
  * ends it (j->refused naming the minimum). */
 static void test_late_pod_held(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-hdrah-XXXXXX", server[64], body[1024];
-	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
-	if (!s)
-		return;
+	char dir[] = "/tmp/mu-test-hdrah-XXXXXX", body[1024];
 	mu_kube_config_t cfg = {0};
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_hub(t, &d, &o, &cfg, server);
 	mu__dcl_t c;
-	fx_cluster(t, &d, &c, server);
-	d.cls = &c;
-	d.ncls = 1;
 	mu__djob_t j;
-	memset(&j, 0, sizeof j);
-	j.kind = MU__DK_PODGROUP;
-	j.ns = "default";
-	j.name = "g";
-	j.key = "PodGroup:default/g";
-	j.uid = "abcdef12-3456";
-	j.obj = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g", "namespace", "default",
-			  "spec", "minMember", 2);
-	j.state = MU__DJ_DISPATCHED;
-	j.cl = 0;
-	j.gen = 2;
-	j.gpods = json_pack("[o,o,o]", gpod("a", "1", NULL), gpod("b", "1", NULL),
-			    gpod("late", "1", "mine-t"));
+	mu_apiserver_t *s = held_up(t, dir, &d, &o, &cfg, &c, &j,
+				    json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g",
+					      "namespace", "default", "spec", "minMember", 2),
+				    json_pack("[o,o,o]", gpod("a", "1", NULL), gpod("b", "1", NULL),
+					      gpod("late", "1", "mine-t")));
+	if (!s)
+		return;
 	d.jobs = (mu__djob_t *[]){&j};
 	d.njobs = 1;
-	d.by_uid = json_pack("{s:i}", j.uid, 0);
-	/* the hub's template, and a user's object of its copy's name */
-	snprintf(body, sizeof body, TPL, "mine-t", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
-	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 
 	/* a and b sent; late held, the group goes on */
 	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
@@ -829,21 +872,7 @@ static void test_late_pod_held(mu_t_t *t)
 	CHECK(t, j.refused && strstr(j.refused, "pod late2: ") &&
 	      strstr(j.refused, "the group can no longer meet its minimum: 3 of the 4 pods"));
 
-	free(j.refused);
-	mu__dhdra_forget(&d, &j);
-	json_decref(j.held);
-	json_decref(j.sent);
-	json_decref(j.gpods);
-	json_decref(j.obj);
-	json_decref(d.by_uid);
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu_kube_watch_stop(d.wdhub[0]);
-	mu_kube_watch_stop(d.wdhub[1]);
-	json_decref(d.dra_idx);
-	mu__dcl_disconnect(&c);
-	mu_kube_client_free(d.hub);
-	mu_kube_config_release(&cfg);
-	fx_server_stop(t, s, dir);
+	held_down(t, s, dir, &d, &cfg, &c, &j);
 }
 
 /* Round 20: a hold kept across a restart.  Held, the hub group gets the
@@ -855,45 +884,29 @@ static void test_late_pod_held(mu_t_t *t)
  * template does, and the annotation then goes. */
 static void test_held_restart(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-hdrar-XXXXXX", server[64], body[1024], path[512];
-	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
-	if (!s)
-		return;
+	char dir[] = "/tmp/mu-test-hdrar-XXXXXX", body[1024], path[512];
 	mu_kube_config_t cfg = {0};
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_hub(t, &d, &o, &cfg, server);
 	mu__dcl_t c;
-	fx_cluster(t, &d, &c, server);
-	d.cls = &c;
-	d.ncls = 1;
-	mu__djob_t j[2];
-	memset(j, 0, sizeof j);
-	for (int k = 0; k < 2; k++) { /* before the restart and after */
-		j[k].kind = MU__DK_PODGROUP;
-		j[k].ns = "default";
-		j[k].name = "g";
-		j[k].key = "PodGroup:default/g";
-		j[k].uid = "abcdef12-3456";
-		j[k].state = MU__DJ_DISPATCHED;
-		j[k].cl = 0;
-		j[k].gen = 2;
-		j[k].gpods = json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t"));
-	}
-	j[0].obj = json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace", "default");
+	mu__djob_t j[2]; /* before the restart and after */
+	mu_apiserver_t *s = held_up(t, dir, &d, &o, &cfg, &c, &j[0],
+				    json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace",
+					      "default"),
+				    json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t")));
+	if (!s)
+		return;
+	j[1] = j[0];
+	j[1].obj = NULL;
+	j[1].gpods = json_deep_copy(j[0].gpods);
 	j[1].sent = json_pack("{s:i}", "a", 2); /* its copy there: only late is looked at */
 	d.jobs = (mu__djob_t *[]){&j[0]};
 	d.njobs = 1;
-	d.by_uid = json_pack("{s:i}", j[0].uid, 0);
 	mu__dkind_path(MU__DK_PODGROUP, "default", NULL, "", path, sizeof path);
 	CHECK_EQ_INT(t, fx_req(d.hub, "POST", path, "{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":"
 			    "\"PodGroup\",\"metadata\":{\"name\":\"g\",\"namespace\":\"default\"},"
 			    "\"spec\":{\"minMember\":1}}", NULL), 201);
 	mu__dkind_path(MU__DK_PODGROUP, "default", "g", "", path, sizeof path);
-	snprintf(body, sizeof body, TPL, "mine-t", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
-	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	/* the hub's watches running, so that the hold keeps the template's
 	 * version */
 	json_t *k0 = json_pack("[s]", "0/mine-t");
@@ -956,23 +969,12 @@ static void test_held_restart(mu_t_t *t)
 	json_decref(g);
 
 	json_decref(k0);
-	for (int k = 0; k < 2; k++) {
-		free(j[k].ann_sig);
-		json_decref(j[k].held);
-		json_decref(j[k].sent);
-		json_decref(j[k].gpods);
-		json_decref(j[k].obj);
-	}
-	mu__dhdra_forget(&d, &j[1]);
-	json_decref(d.by_uid);
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu_kube_watch_stop(d.wdhub[0]);
-	mu_kube_watch_stop(d.wdhub[1]);
-	json_decref(d.dra_idx);
-	mu__dcl_disconnect(&c);
-	mu_kube_client_free(d.hub);
-	mu_kube_config_release(&cfg);
-	fx_server_stop(t, s, dir);
+	free(j[0].ann_sig);
+	json_decref(j[0].held);
+	json_decref(j[0].sent);
+	json_decref(j[0].gpods);
+	json_decref(j[0].obj);
+	held_down(t, s, dir, &d, &cfg, &c, &j[1]);
 }
 
 /* Round 20, push: a held pod released when the worker's object that held
@@ -983,36 +985,20 @@ static void test_held_restart(mu_t_t *t)
  * released by the watches' moving. */
 static void test_held_worker(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-hdraw-XXXXXX", server[64], body[1024];
-	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
-	if (!s)
-		return;
+	char dir[] = "/tmp/mu-test-hdraw-XXXXXX", body[1024];
 	mu_kube_config_t cfg = {0};
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_hub(t, &d, &o, &cfg, server);
 	mu__dcl_t c;
-	fx_cluster(t, &d, &c, server);
-	d.cls = &c;
-	d.ncls = 1;
 	mu__djob_t j;
-	memset(&j, 0, sizeof j);
-	j.kind = MU__DK_PODGROUP;
-	j.ns = "default";
-	j.name = "g";
-	j.key = "PodGroup:default/g";
-	j.uid = "abcdef12-3456";
-	j.obj = json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace", "default");
-	j.state = MU__DJ_DISPATCHED;
-	j.gen = 2;
-	j.gpods = json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t"));
+	mu_apiserver_t *s = held_up(t, dir, &d, &o, &cfg, &c, &j,
+				    json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace",
+					      "default"),
+				    json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t")));
+	if (!s)
+		return;
 	d.jobs = (mu__djob_t *[]){&j};
 	d.njobs = 1;
-	d.by_uid = json_pack("{s:i}", j.uid, 0);
-	snprintf(body, sizeof body, TPL, "mine-t", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
-	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	/* the worker's watches (wdra.c starts them at discovery) */
 	CHECK_EQ_INT(t, mu_kube_watch_start(c.cfg, RAPI, NULL, &c.wdtpl), MU_OK);
 	CHECK_EQ_INT(t, mu_kube_watch_start(c.cfg, "/apis/resource.k8s.io/v1beta1/resourceclaims",
@@ -1059,21 +1045,7 @@ static void test_held_worker(mu_t_t *t)
 	}
 	CHECK(t, c.dheld_seq[0] != s0);
 	CHECK(t, json_object_get(j.held, "other") != NULL);
-
-	mu__dhdra_forget(&d, &j);
-	json_decref(j.held);
-	json_decref(j.sent);
-	json_decref(j.gpods);
-	json_decref(j.obj);
-	json_decref(d.by_uid);
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu_kube_watch_stop(d.wdhub[0]);
-	mu_kube_watch_stop(d.wdhub[1]);
-	json_decref(d.dra_idx);
-	mu__dcl_disconnect(&c);
-	mu_kube_client_free(d.hub);
-	mu_kube_config_release(&cfg);
-	fx_server_stop(t, s, dir);
+	held_down(t, s, dir, &d, &cfg, &c, &j);
 }
 
 /* run.c's read again after a create (mu__drun_created, rounds 17 and
