@@ -772,11 +772,13 @@ void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c);
  * ResourceClaims moved, each late pod held of a group dispatched there
  * (worker.c's j->held) whose copy's name a worker object that is not this
  * dispatch's was seen to hold ("wseen") is released once no such object
- * is there (the user's object deleted), and its group marked for the
- * pass, which sends it again.  A pod refused otherwise (a 4xx) is not:
+ * is there (the user's object deleted); the groups with pods released
+ * are returned as {uid: false} (owned, NULL when none), which the caller
+ * marks for the pass (the next send tries them again, as
+ * mu__dhdra_watch's).  A pod refused otherwise (a 4xx) is not released:
  * each release follows a deletion on the worker.  No request; O(1) when
  * the watches did not move, else O(jobs + held pods x their keys). */
-void mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c);
+json_t *mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c);
 
 /* --- qstatus.c -------------------------------------------------------------- */
 

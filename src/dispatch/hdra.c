@@ -872,15 +872,16 @@ static bool held_conflict(const mu__djob_t *j, const disp_t *p, mu_kube_watch_t 
 	return false;
 }
 
-void mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c)
+json_t *mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c)
 {
 	mu_kube_watch_t *w[2] = {c->wdtpl, c->wdra[MU__DDRA_CLAIMS]};
 	uint64_t seq[2] = {0, 0};
 	for (int r = 0; r < 2; r++)
 		if (!w[r] || !mu_kube_watch_items(w[r], NULL, &seq[r]))
-			return; /* not listed yet: as it was */
+			return NULL; /* not listed yet: as it was */
 	if (seq[0] == c->dheld_seq[0] && seq[1] == c->dheld_seq[1])
-		return;
+		return NULL;
+	json_t *back = NULL;
 	c->dheld_seq[0] = seq[0];
 	c->dheld_seq[1] = seq[1];
 	int32_t ci = (int32_t)(c - d->cls);
@@ -906,9 +907,10 @@ void mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c)
 			json_object_del(j->held, pn);
 			any = true;
 		}
-		if (any)
-			mu__djob_touch(d, j);
+		if (any && (back || (back = json_object())))
+			json_object_set_new(back, j->uid, json_false());
 	}
+	return back;
 }
 
 int mu__dhdra_agent_sweep(mu__dd_t *d, mu_kube_client_t *w, const json_t *const lists[2],

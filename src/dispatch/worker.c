@@ -689,7 +689,16 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	mu__dwork_discover(d, c);
 	mu__ddra_poll(d, c, nl); /* its DRA objects, when they changed (wdra.c) */
 	mu__dhdra_sweep(d, c);   /* its stale copied templates and claims */
-	mu__dhdra_held_worker(d, c); /* held pods whose conflict went (round 20) */
+	/* round 20: groups whose held pods' conflict on c went, sent again */
+	json_t *rel = mu__dhdra_held_worker(d, c);
+	const char *ru;
+	json_t *rv;
+	json_object_foreach(rel, ru, rv) {
+		mu__djob_t *rj = mu__dhub_job_by_uid(d, ru);
+		if (rj)
+			mu__djob_touch(d, rj);
+	}
+	json_decref(rel);
 	/* what changed, when it is all known and no full pass is due */
 	if (!d->full && c->polled && c->reachable && c->pinfo && c->pcount &&
 	    poll_changes(d, c)) {
