@@ -38,6 +38,10 @@
  * Round 19: a group's late pod whose object's copy the worker refuses is
  * held by worker.c, not the group; its objects join the index, and an
  * event of one releases the hold (mu__dhdra_watch: {uid: false}).
+ * Round 20: an event showing an object at the resourceVersion the hold
+ * kept releases nothing (a re-list, a restart's first list), and a push
+ * worker's object that held a copy's name going releases the hold
+ * (mu__dhdra_held_worker, from the worker's watches).
  * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
  * call it.
  */
