@@ -68,6 +68,10 @@
                           * by a pull agent: "GEN message" when its worker
                           * refuses the copy of a DRA object the copy's pods
                           * name (round 17): NotAdmitted at once */
+#define MU__D_HELD "muster.io/dispatch-held" /* hub group (round 20): its late
+                          * pods held (worker.c's j->held of the current
+                          * generation, without "told"), JSON, so that a
+                          * restart keeps them held without a new attempt */
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
@@ -193,12 +197,15 @@ typedef struct mu__dcl {
 	json_t *dra_nodes;
 	uint32_t dra_fed;
 	/* its copies of hub jobs' ResourceClaimTemplates (hdra.c, round 15):
-	 * a watch of those labelled with a hub uid while it serves DRA; the
+	 * a watch of those labelled with a hub uid while it serves DRA (round
+	 * 20: of all its templates, mu__dhdra_held_worker's); the
 	 * sweep's change counts (templates, claims) and the labelled objects
 	 * it saw last */
 	mu_kube_watch_t *wdtpl;
 	uint64_t dtpl_seq[2];
 	int dcopies;
+	uint64_t dheld_seq[2];    /* round 20: those counts when held pods
+	                           * were last looked at (mu__dhdra_held_worker) */
 	/* pull mode (round 16): a hash of the DRA report (data.dra) the
 	 * fleet was last given from its agent's heartbeat, 0 for none */
 	uint64_t dra_hash;
@@ -275,7 +282,9 @@ typedef struct mu__djob {
 	/* round 19 (worker.c): its late pods not sent because the worker
 	 * refused the copy of an object their claims name, name -> {"gen",
 	 * "rv" (the hub pod's resourceVersion), "msg", "keys" (the objects
-	 * read for that pod alone, "R/NAME"), "told"}; NULL when none */
+	 * read for that pod alone, "R/NAME"), "told"; round 20: "orv", the
+	 * hub objects' resourceVersions when held, "R/NAME" -> rv}; NULL
+	 * when none; kept in the annotation MU__D_HELD */
 	json_t *held;
 	int why;                  /* QUEUED: the fleet's reason explained last */
 	bool seen;
@@ -702,9 +711,11 @@ void mu__dhdra_rename_pod(const mu__djob_t *j, json_t *pod);
  * the pod made to name its copies.  0 (also with no claims: no request);
  * 1 when one is not read or not made (msg: which; the pod is not sent,
  * tried again by the next poll); -1 when the worker refuses it for good
- * (msg: why).  One GET and one POST per such object. */
+ * (msg: why).  Round 20: the resourceVersions of the objects read, into
+ * rvs ("R/NAME" -> rv) when it is given.  One GET and one POST per such
+ * object. */
 int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod, char *msg,
-		  size_t ml);
+		  size_t ml, json_t *rvs);
 /* Round 19: the objects group j's pod names that the group's pods did
  * not when it was read (mu__dhdra_pod's late ones), as "R/NAME" (0 a
  * template, 1 a claim); owned, empty when none.  O(claims). */
@@ -714,6 +725,13 @@ json_t *mu__dhdra_pod_keys(const mu__djob_t *j, const json_t *pod);
  * objects tries its held pods again (mu__dhdra_watch); the watches
  * started if they are not.  O(keys). */
 void mu__dhdra_held_watch(mu__dd_t *d, mu__djob_t *j, const json_t *keys);
+/* Round 20: the resourceVersions of group j's hub objects keys
+ * (mu__dhdra_pod_keys') as the hub's watches hold them now, "R/NAME" ->
+ * rv (owned; those not in a watch left out; those mu__dhdra_pod read
+ * take their read's), kept with a hold so that an
+ * event or a re-list that does not change an object (a restart's first
+ * list) does not release it.  No request; O(keys). */
+json_t *mu__dhdra_held_rvs(mu__dd_t *d, const mu__djob_t *j, const json_t *keys);
 /* Pull mode, the agent (round 16): the ResourceClaimTemplates and
  * ResourceClaims that copy body (of kind k, for hub object hub; a group's
  * pod when pod) names, read from the hub (d->hub) and copied through w
@@ -750,6 +768,17 @@ bool mu__dhdra_stale(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
  * changed, or it has none of the hub's; else O(objects) and one DELETE
  * per stale one. */
 void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c);
+/* Round 20, push cluster c: when its watches of ResourceClaimTemplates and
+ * ResourceClaims moved, each late pod held of a group dispatched there
+ * (worker.c's j->held) whose copy's name a worker object that is not this
+ * dispatch's was seen to hold ("wseen") is released once no such object
+ * is there (the user's object deleted); the groups with pods released
+ * are returned as {uid: false} (owned, NULL when none), which the caller
+ * marks for the pass (the next send tries them again, as
+ * mu__dhdra_watch's).  A pod refused otherwise (a 4xx) is not released:
+ * each release follows a deletion on the worker.  No request; O(1) when
+ * the watches did not move, else O(jobs + held pods x their keys). */
+json_t *mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c);
 
 /* --- qstatus.c -------------------------------------------------------------- */
 
@@ -835,6 +864,12 @@ void mu__dhub_discover(mu__dd_t *d, int64_t now);
 int mu__dhub_jobs(mu__dd_t *d);
 /* Writes j's dispatch annotations when they changed; returns the status. */
 long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
+/* Round 20: the late pods hub group j's annotation MU__D_HELD (j->obj's)
+ * records as held for its generation, into j->held as told (a restart's:
+ * no new attempt and no second Event until the pod or an object it
+ * names changes) and entered in the watch index (mu__dhdra_held_watch).
+ * No request; O(held pods x their keys). */
+void mu__dhub_held_read(mu__dd_t *d, mu__djob_t *j);
 /* Whether j's annotations differ from those last written.  O(1) JSON. */
 bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
 /* Whether j's annotations differ from those last written only in their

@@ -388,6 +388,7 @@ void mu__dcl_disconnect(mu__dcl_t *c)
 	mu_kube_watch_stop(c->wdtpl);
 	c->wdtpl = NULL;
 	c->dtpl_seq[0] = c->dtpl_seq[1] = 0;
+	c->dheld_seq[0] = c->dheld_seq[1] = 0;
 	c->dcopies = 0;
 	c->dra_on = 0;
 	json_decref(c->dra_nodes);

@@ -38,6 +38,10 @@
  * Round 19: a group's late pod whose object's copy the worker refuses is
  * held by worker.c, not the group; its objects join the index, and an
  * event of one releases the hold (mu__dhdra_watch: {uid: false}).
+ * Round 20: an event showing an object at the resourceVersion the hold
+ * kept releases nothing (a re-list, a restart's first list), and a push
+ * worker's object that held a copy's name going releases the hold
+ * (mu__dhdra_held_worker, from the worker's watches).
  * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
  * call it.
  */
@@ -147,8 +151,10 @@ static const char *moves(const mu__djob_t *j, int r, const char *name, const jso
  * claims' copies were refused (worker.c's j->held) that name hub object
  * nsname of kind r: released, so that the next send tries them again.
  * Whether one was.  O(held pods x their keys). */
-static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname)
+static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
+			 const json_t *o)
 {
+	const char *orv = mu__jstr(o, "metadata.resourceVersion");
 	const char *name = strchr(nsname, '/');
 	char key[600];
 	snprintf(key, sizeof key, "%d/%s", r, name ? name + 1 : nsname);
@@ -161,7 +167,10 @@ static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname)
 		bool hit = false;
 		json_array_foreach(json_object_get(h, "keys"), i, k)
 			hit |= json_string_value(k) && !strcmp(json_string_value(k), key);
-		if (!hit)
+		/* round 20: the object as it was when held (a re-list, a
+		 * restart's first list) is no change */
+		const char *hrv = json_string_value(json_object_get(json_object_get(h, "orv"), key));
+		if (!hit || (hrv && orv && !strcmp(hrv, orv)))
 			continue;
 		mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): sent again", j->key,
 			 pn, KIND[r], nsname);
@@ -190,7 +199,7 @@ static void key_changed(mu__dd_t *d, int r, const char *nsname, const json_t *o,
 		json_t *at = json_object_get(d->by_uid, uid);
 		mu__djob_t *j = at ? d->jobs[json_integer_value(at)] : NULL;
 		if (j && j->state == MU__DJ_DISPATCHED && !json_object_get(back, uid) &&
-		    held_release(d, j, r, nsname)) {
+		    held_release(d, j, r, nsname, o)) {
 			json_object_set_new(back, uid, json_false()); /* sent again, not read */
 			continue;
 		}
@@ -435,6 +444,26 @@ void mu__dhdra_rename_pod(const mu__djob_t *j, json_t *pod)
 		rename_claims(j->uid, j->gen, pod);
 }
 
+json_t *mu__dhdra_held_rvs(mu__dd_t *d, const mu__djob_t *j, const json_t *keys)
+{
+	json_t *out = json_object();
+	size_t i;
+	json_t *k;
+	json_array_foreach(keys, i, k) {
+		const char *s = json_string_value(k);
+		if (!s || (s[0] != '0' && s[0] != '1') || s[1] != '/' || !d->wdhub[s[0] - '0'])
+			continue;
+		char nsname[700];
+		snprintf(nsname, sizeof nsname, "%s/%s", j->ns, s + 2);
+		json_t *o = mu_kube_watch_get(d->wdhub[s[0] - '0'], nsname);
+		const char *rv = mu__jstr(o, "metadata.resourceVersion");
+		if (rv)
+			json_object_set_new(out, s, json_string(rv));
+		json_decref(o);
+	}
+	return out;
+}
+
 /* Whether worker object o is the copy for dispatch p. */
 static bool ours(const disp_t *p, const json_t *o);
 static long copy_one(mu__dd_t *d, mu_kube_client_t *kc, const disp_t *p, int r, const char *name,
@@ -442,10 +471,10 @@ static long copy_one(mu__dd_t *d, mu_kube_client_t *kc, const disp_t *p, int r, 
 static long hub_get(mu__dd_t *d, mu_kube_client_t *hub, int r, const char *ns, const char *name,
 		    json_t **out);
 static int fetch_copy(mu__dd_t *d, mu_kube_client_t *hub, mu_kube_client_t *w, const disp_t *p,
-		      int r, const char *name, const char *who, char *msg, size_t ml);
+		      int r, const char *name, const char *who, char *msg, size_t ml, json_t *rvs);
 
 int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod, char *msg,
-		  size_t ml)
+		  size_t ml, json_t *rvs)
 {
 	json_t *rc = mu__jget(pod, "spec.resourceClaims");
 	if (!json_array_size(rc))
@@ -468,7 +497,7 @@ int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod,
 		if (!hub && mu_kube_client_new(d->o->hub, &hub) != MU_OK)
 			hub = NULL; /* not made: fetch_copy says HTTP 0, retried */
 		const char *who = mu__jstr(pod, "metadata.name");
-		out = fetch_copy(d, hub, kc, &p, r, name, who ? who : "?", msg, ml);
+		out = fetch_copy(d, hub, kc, &p, r, name, who ? who : "?", msg, ml, rvs);
 		if (out)
 			break;
 		mu__dlog(d, 1, "job %s: %s %s/%s, named by a pod that came after the group was read, "
@@ -677,12 +706,19 @@ long mu__dhdra_create(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
  * readable) and copied to worker w for dispatch p: 0 copied, 1 not now
  * (read or create failed: retried), -1 refused (a same-named object that
  * is not ours); msg says why, prefixed "pod WHO: " for a read of a pod's
- * object when who is given.  Two requests at most. */
+ * object when who is given; its resourceVersion as read into rvs under
+ * "R/NAME" when rvs is given (round 20).  Two requests at most. */
 static int fetch_copy(mu__dd_t *d, mu_kube_client_t *hub, mu_kube_client_t *w, const disp_t *p,
-		      int r, const char *name, const char *who, char *msg, size_t ml)
+		      int r, const char *name, const char *who, char *msg, size_t ml, json_t *rvs)
 {
 	json_t *obj = NULL;
 	long hs = hub ? hub_get(d, hub, r, p->ns, name, &obj) : 0;
+	const char *rv = mu__jstr(obj, "metadata.resourceVersion");
+	if (rvs && rv) {
+		char key[600];
+		snprintf(key, sizeof key, "%d/%s", r, name);
+		json_object_set_new(rvs, key, json_string(rv));
+	}
 	if (hs != 200) {
 		snprintf(msg, ml, "%s%s%s%s %s/%s not read from the hub: HTTP %ld", who ? "pod " : "",
 			 who ? who : "", who ? ": " : "", KIND[r], p->ns, name, hs);
@@ -743,7 +779,7 @@ int mu__dhdra_agent_copy(mu__dd_t *d, mu_kube_client_t *w, const char *cluster, 
 				continue;
 			/* read from the hub now: the copy is the hub's object as
 			 * it is at dispatch */
-			rc = fetch_copy(d, d->hub, w, &p, r, name, NULL, msg, ml);
+			rc = fetch_copy(d, d->hub, w, &p, r, name, NULL, msg, ml, NULL);
 			if (rc)
 				break;
 			json_object_set_new(done, dk, json_true());
@@ -814,6 +850,71 @@ void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c)
 		c->dtpl_seq[r] = seq[r];
 	}
 	c->dcopies = n;
+}
+
+/* Round 20: whether held pod h of group j (dispatched to push cluster c)
+ * is still kept by a worker object of one of its copies' names that is
+ * not this dispatch's, as c's watches w show them.  O(h's keys). */
+static bool held_conflict(const mu__djob_t *j, const disp_t *p, mu_kube_watch_t *const w[2],
+			  const json_t *h)
+{
+	size_t i;
+	json_t *k;
+	json_array_foreach(json_object_get(h, "keys"), i, k) {
+		const char *s = json_string_value(k);
+		char cp[300], nsname[600];
+		if (!s || (s[0] != '0' && s[0] != '1') || s[1] != '/' ||
+		    !copy_name(s + 2, j->uid, j->gen, cp, sizeof cp))
+			continue;
+		snprintf(nsname, sizeof nsname, "%s/%s", j->ns, cp);
+		json_t *o = mu_kube_watch_get(w[s[0] - '0'], nsname);
+		bool theirs = o && !ours(p, o);
+		json_decref(o);
+		if (theirs)
+			return true;
+	}
+	return false;
+}
+
+json_t *mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c)
+{
+	mu_kube_watch_t *w[2] = {c->wdtpl, c->wdra[MU__DDRA_CLAIMS]};
+	uint64_t seq[2] = {0, 0};
+	for (int r = 0; r < 2; r++)
+		if (!w[r] || !mu_kube_watch_items(w[r], NULL, &seq[r]))
+			return NULL; /* not listed yet: as it was */
+	if (seq[0] == c->dheld_seq[0] && seq[1] == c->dheld_seq[1])
+		return NULL;
+	json_t *back = NULL;
+	c->dheld_seq[0] = seq[0];
+	c->dheld_seq[1] = seq[1];
+	int32_t ci = (int32_t)(c - d->cls);
+	for (int32_t x = 0; x < d->njobs; x++) {
+		mu__djob_t *j = d->jobs[x];
+		if (!j->held || j->cl != ci || j->state != MU__DJ_DISPATCHED)
+			continue;
+		disp_t p = disp_of(d, j);
+		const char *pn;
+		json_t *h, *tmp;
+		bool any = false;
+		json_object_foreach_safe(j->held, tmp, pn, h) {
+			if (json_integer_value(json_object_get(h, "gen")) != (json_int_t)j->gen)
+				continue;
+			if (held_conflict(j, &p, w, h)) {
+				json_object_set_new(h, "wseen", json_true());
+				continue;
+			}
+			if (!json_is_true(json_object_get(h, "wseen")))
+				continue; /* refused otherwise (a 4xx), or not seen yet */
+			mu__dlog(d, 1, "job %s: pod %s: the object of its copy's name that cluster "
+				 "%s had is gone: sent again", j->key, pn, c->name);
+			json_object_del(j->held, pn);
+			any = true;
+		}
+		if (any && (back || (back = json_object())))
+			json_object_set_new(back, j->uid, json_false());
+	}
+	return back;
 }
 
 int mu__dhdra_agent_sweep(mu__dd_t *d, mu_kube_client_t *w, const json_t *const lists[2],

@@ -825,6 +825,7 @@ static mu__djob_t *job_new(mu__dd_t *d, json_t *o, mu__dkind_t kind, mu_time_t n
 	else /* a group that waits for its pods is no fault */
 		mu__dlog(d, j->reason && !strncmp(j->reason, "Waiting", 7) ? 1 : 0, "job %s: %s",
 			 j->key, j->msg ? j->msg : "cannot be read");
+	mu__dhub_held_read(d, j); /* after job_parse: its read forgets the index */
 	seed_sigs(d, j);
 	const json_t *susp = json_object_get(mu__dkind_ctl(json_object_get(o, "spec"), kind, false),
 					     "suspend");
@@ -1274,6 +1275,53 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j)
 	return mu__dhub_annotate_on(d, d->hub, j);
 }
 
+/* Round 20: group j's late pods held for its generation (worker.c's
+ * j->held, without "told") into annotations a under MU__D_HELD (null
+ * when none), so that a restart keeps them held (mu__dhub_held_read).
+ * O(held pods). */
+static void held_of(const mu__djob_t *j, json_t *a)
+{
+	json_t *keep = json_object();
+	const char *name;
+	json_t *h;
+	json_object_foreach(j->held, name, h) {
+		if (json_integer_value(json_object_get(h, "gen")) != (json_int_t)j->gen ||
+		    !j->gen)
+			continue;
+		json_t *c = json_copy(h);
+		json_object_del(c, "told");
+		json_object_set_new(keep, name, c);
+	}
+	char *t = json_object_size(keep) ? json_dumps(keep, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_object_set_new(a, MU__D_HELD, t ? json_string(t) : json_null());
+	free(t);
+	json_decref(keep);
+}
+
+/* Round 20: the holds a restart reads back from hub group j's annotation
+ * MU__D_HELD (held_of's), told already (their Events were posted before
+ * the restart) and entered in the watch index, so that the pod is not
+ * tried again until it or an object it names changes (worker.c's
+ * held_now, hdra.c's held_release).  O(held pods x their keys). */
+void mu__dhub_held_read(mu__dd_t *d, mu__djob_t *j)
+{
+	const char *t = mu__dmeta(j->obj, "annotations", MU__D_HELD);
+	json_t *v = t && mu__dkind_is_group(j->kind) ? json_loads(t, 0, NULL) : NULL;
+	const char *name;
+	json_t *h;
+	json_object_foreach(v, name, h) {
+		if (!json_is_object(h) ||
+		    json_integer_value(json_object_get(h, "gen")) != (json_int_t)j->gen)
+			continue;
+		json_object_set_new(h, "told", json_true());
+		if (!j->held)
+			j->held = json_object();
+		json_object_set(j->held, name, h);
+		mu__dhdra_held_watch(d, j, json_object_get(h, "keys"));
+	}
+	json_decref(v);
+}
+
 /* j's dispatch annotations (and, under "l", its muster.io/cluster label)
  * as the hub Job should have them, and their text; owned. */
 static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
@@ -1303,6 +1351,7 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_SHRUNK, j->shrunk ? json_string(j->shrunk) : json_null());
 	json_object_set_new(a, MU__D_SHRINKING,
 			    j->shrinking ? json_string(j->shrinking) : json_null());
+	held_of(j, a); /* round 20 */
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;
 	json_object_set_new(a, "l", assigned ? json_string(d->cls[j->cl].name) : json_null());

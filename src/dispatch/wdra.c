@@ -44,6 +44,7 @@ static void dra_stop(mu__dd_t *d, mu__dcl_t *c)
 	mu_kube_watch_stop(c->wdtpl);
 	c->wdtpl = NULL;
 	c->dtpl_seq[0] = c->dtpl_seq[1] = 0;
+	c->dheld_seq[0] = c->dheld_seq[1] = 0;
 	if (c->dra_fed && mu_fleet_cluster_dra(d->fleet, c->fid, NULL, NULL, NULL, NULL) == MU_OK)
 		c->dra_fed++;
 	json_decref(c->dra_nodes);
@@ -97,9 +98,11 @@ void mu__ddra_discover(mu__dd_t *d, mu__dcl_t *c)
 			c->wdra[k] = NULL; /* out of memory: started at the next discovery */
 		c->dra_seq[k] = 0;
 	}
-	/* the copies of hub jobs' templates (hdra.c's sweep) */
+	/* the copies of hub jobs' templates (hdra.c's sweep), and round 20
+	 * the others too: a user's template of a copy's name holds a late
+	 * pod, released when it goes (mu__dhdra_held_worker) */
 	if (!c->wdtpl && mu_kube_watch_start(c->cfg, "/apis/" MU__DDRA_API "/resourceclaimtemplates",
-					     MU__D_COPY_SEL, &c->wdtpl) != MU_OK)
+					     NULL, &c->wdtpl) != MU_OK)
 		c->wdtpl = NULL;
 }
 

@@ -238,15 +238,18 @@ static bool held_now(const mu__djob_t *j, const json_t *h, const json_t *p)
  * longer meet the group's minimum (as its read counts them,
  * mu__dkind_group_waits), j->refused, which ends the group NotAdmitted
  * (run.c).  O(the group's pods). */
-static void hold(const mu__dcl_t *c, mu__djob_t *j, const json_t *p, const char *name,
-		 const char *msg)
+static void hold(mu__dd_t *d, const mu__dcl_t *c, mu__djob_t *j, const json_t *p,
+		 const char *name, const char *msg, const json_t *rvs)
 {
 	if (!j->held && !(j->held = json_object()))
 		return;
 	const char *rv = mu__jstr(p, "metadata.resourceVersion");
-	json_object_set_new(j->held, name, json_pack("{s:I,s:s?,s:s,s:o,s:b}", "gen",
+	json_t *keys = mu__dhdra_pod_keys(j, p), *orv = mu__dhdra_held_rvs(d, j, keys);
+	json_object_update(orv, (json_t *)rvs); /* as read now, if read */
+	json_object_set_new(j->held, name, json_pack("{s:I,s:s?,s:s,s:O,s:o,s:b}", "gen",
 						      (json_int_t)j->gen, "rv", rv, "msg", msg,
-						      "keys", mu__dhdra_pod_keys(j, p), "told", 0));
+						      "keys", keys, "orv", orv, "told", 0));
+	json_decref(keys);
 	json_t *kept = json_array();
 	size_t i;
 	json_t *q;
@@ -287,16 +290,19 @@ long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 			json_object_del(j->held, name);
 		json_t *body = mu__dkind_pod_copy(p, j->uid, j->key, j->gen), *ans = NULL;
 		char dm[800]; /* its claims' copies, a late pod's too (hdra.c) */
-		int dr = mu__dhdra_pod(d, kc, j, body, dm, sizeof dm);
+		json_t *rvs = json_array_size(mu__jget(p, "spec.resourceClaims")) ? json_object() : NULL;
+		int dr = mu__dhdra_pod(d, kc, j, body, dm, sizeof dm, rvs);
 		if (dr) {
 			mu__dlog(d, 0, "cluster %s: pod %s/%s of %s not sent: %s", c->name, j->ns, name,
 				 j->key, dm);
 			if (dr < 0) /* round 19: that pod only, unless below the minimum */
-				hold(c, j, p, name, dm);
+				hold(d, c, j, p, name, dm, rvs);
+			json_decref(rvs);
 			json_decref(body);
 			worst = 0;
 			continue;
 		}
+		json_decref(rvs);
 		char path[1024], g[16];
 		snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", j->ns);
 		snprintf(g, sizeof g, "%u", j->gen);
@@ -330,10 +336,12 @@ void mu__dwork_held_tell(mu__dd_t *d, mu__djob_t *j)
 {
 	const char *name;
 	json_t *h;
+	bool any = false;
 	json_object_foreach(j->held, name, h) {
 		if (json_is_true(json_object_get(h, "told")))
 			continue;
 		json_object_set_new(h, "told", json_true());
+		any = true;
 		const json_t *pod = NULL;
 		size_t i;
 		json_t *p;
@@ -353,7 +361,9 @@ void mu__dwork_held_tell(mu__dd_t *d, mu__djob_t *j)
 		mu__dhub_event(d, j, "Warning", "FailedCreate", gm);
 		mu__dhdra_held_watch(d, j, json_object_get(h, "keys"));
 	}
-	if (j->refused) /* below its minimum: ended by this pass (run.c) */
+	/* below its minimum: ended by this pass (run.c); round 20: else the
+	 * hold is written (MU__D_HELD) */
+	if (j->refused || any)
 		mu__djob_dirty(d, j);
 }
 
@@ -681,6 +691,16 @@ bool mu__dwork_poll(mu__dd_t *d, mu__dcl_t *c)
 	mu__dwork_discover(d, c);
 	mu__ddra_poll(d, c, nl); /* its DRA objects, when they changed (wdra.c) */
 	mu__dhdra_sweep(d, c);   /* its stale copied templates and claims */
+	/* round 20: groups whose held pods' conflict on c went, sent again */
+	json_t *rel = mu__dhdra_held_worker(d, c);
+	const char *ru;
+	json_t *rv;
+	json_object_foreach(rel, ru, rv) {
+		mu__djob_t *rj = mu__dhub_job_by_uid(d, ru);
+		if (rj)
+			mu__djob_touch(d, rj);
+	}
+	json_decref(rel);
 	/* what changed, when it is all known and no full pass is due */
 	if (!d->full && c->polled && c->reachable && c->pinfo && c->pcount &&
 	    poll_changes(d, c)) {

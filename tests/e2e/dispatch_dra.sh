@@ -88,6 +88,7 @@ printf 'apiVersion: muster.io/v1alpha1\nkind: Cluster\nmetadata: {name: a}\nspec
 expect clusters 0 h apply -f "$T/cl.yaml"
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --id d1 --no-leader-elect \
 	>"$T/d.out" 2>"$T/d.log" &
+DPID=$!
 PIDS="$PIDS $!"
 for n in a b; do wait_for "ready-$n" 100 state_is "$n"; done
 
@@ -216,8 +217,9 @@ has kexplain-j6-class "$T/out" "tpu.example.com"
 # from t7 (the device j3 left free).  lg-1, created after, names t8: its
 # copy is made on b and the pod sent.  lg-2 names t9, whose copy's name a
 # user's object on b has: lg-2 is held on the hub (Events ClaimCopyRefused
-# on it and FailedCreate on lg), not the group; once that object is gone
-# and t9 is made again on the hub, lg-2 is sent.  mm (minMember 2, pods
+# on it and FailedCreate on lg), not the group; round 20: the hold is
+# recorded on lg and kept across a restart of the dispatcher; once that
+# object is gone from b, lg-2 is sent.  mm (minMember 2, pods
 # mm-0 and mm-1 without claims) runs; mm-1 deleted on the hub, its late
 # pod mm-2 refused leaves one pod: mm ends NotAdmitted, naming its minimum
 MPG=podgroups.muster.io
@@ -263,12 +265,28 @@ wpod b lg-2 && bad "lg-2 sent to b" || ok
 [ "$(ann "$MPG" lg cluster)" = b ] && ok || bad "lg left b: $(ann "$MPG" lg cluster)"
 wpod b lg-0 && ok || bad "lg-0 gone from b"
 [ -z "$(w b get resourceclaimtemplates "t9-$UL-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" ] && ok || bad "the user's t9-$UL-1 was taken over"
-# the user's object gone, t9 made again on the hub: lg-2 is sent
+# round 20: the hold recorded on lg; the dispatcher restarted: lg-2 stays
+# held, not tried again and not told again (no log line of either)
+held_rec() { ann "$MPG" lg dispatch-held | grep -q '"lg-2"'; }
+wait_for lg-held-record 100 held_rec || echo "  lg: $(ann "$MPG" lg dispatch-held)"
+kill "$DPID"; wait "$DPID" 2>/dev/null
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --id d1 --no-leader-elect \
+	>"$T/d2.out" 2>"$T/d2.log" &
+DPID=$!
+PIDS="$PIDS $!"
+adopted() { grep -q "cluster b" "$T/d2.log" && sleep 3; }
+wait_for restarted 100 adopted
+hasnt lg-2-not-tried-after-restart "$T/d2.log" "pod default/lg-2 of PodGroup:default/lg not sent"
+hasnt lg-2-not-told-after-restart "$T/d2.log" "pod lg-2 not created"
+wpod b lg-2 && bad "lg-2 sent to b after the restart" || ok
+[ "$(ann "$MPG" lg cluster)" = b ] && ok || bad "lg left b after the restart: $(ann "$MPG" lg cluster)"
+# the user's object deleted on b, nothing changed on the hub: lg-2 is sent
+# (the worker's template watch, round 20), and the record goes
 expect "delete the user's t9-$UL-1" 0 w b delete resourceclaimtemplate "t9-$UL-1"
-expect "delete t9 on the hub" 0 h delete resourceclaimtemplate t9
-tpl t9 gpu.example.com
-wait_for lg-2-on-b-after-t9-changed 150 wpod b lg-2 || { echo "  log:"; grep 'lg-2\|t9' "$T/d.log" | tail -5; }
-has lg-2-released-log "$T/d.log" "job PodGroup:default/lg: pod lg-2: ResourceClaimTemplate default/t9 changed on the hub (watched): sent again"
+wait_for lg-2-on-b-after-users-object-gone 150 wpod b lg-2 || { echo "  log:"; grep 'lg-2\|t9' "$T/d2.log" | tail -5; }
+has lg-2-released-log "$T/d2.log" "job PodGroup:default/lg: pod lg-2: the object of its copy's name that cluster b had is gone: sent again"
+no_rec() { [ -z "$(ann "$MPG" lg dispatch-held)" ]; }
+wait_for lg-held-record-gone 100 no_rec
 [ "$(w b get resourceclaimtemplates "t9-$UL-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$(hget "$MPG" lg '{.metadata.uid}')" ] && ok ||
 	bad "t9-$UL-1 on b is not lg's copy"
 # below its minimum: the group ends
@@ -293,4 +311,7 @@ wait_for mm-copy-deleted 150 mm_gone
 hasnt no-403 "$T/d.log" " 403 "
 hasnt no-asan "$T/d.log" "AddressSanitizer"
 hasnt no-ubsan "$T/d.log" "runtime error"
+hasnt no-403-after-restart "$T/d2.log" " 403 "
+hasnt no-asan-after-restart "$T/d2.log" "AddressSanitizer"
+hasnt no-ubsan-after-restart "$T/d2.log" "runtime error"
 done_

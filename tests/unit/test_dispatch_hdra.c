@@ -30,6 +30,9 @@
  * (worker.c's mu__dwork_group_send and mu__dwork_held_tell): Events on
  * the pod and the group, tried again when the pod or its template
  * changes (the watch), the group refused only below its minMember.
+ * Round 20: a hold written on the hub group and read back by a restart,
+ * not released by the watches' first list then; in push mode released
+ * when the worker's object of its copy's name goes.
  * And run.c's read again after a create that found an object gone or
  * changed (mu__drun_created), and its deletion of a copy made then
  * refused, each with a test of its own.
@@ -62,15 +65,26 @@ static const char *JOB =
 	"\"resourceClaimTemplateName\":\"gpu-t\"}],\"containers\":[{\"name\":\"c\",\"image\":\"x\","
 	"\"resources\":{\"requests\":{\"cpu\":\"1\"},\"claims\":[{\"name\":\"gpu\"}]}}]}}}}";
 
-/* Polls the worker's copied templates (c's watch) until it shows n of
- * them and its claims watch has listed too (the sweep reads both; under
- * load the second may list later: round 17) (10 s). */
+/* The items of list l labelled with a hub uid (copies). */
+static size_t labelled(const json_t *l)
+{
+	size_t i, n = 0;
+	json_t *o;
+	json_array_foreach(json_object_get(l, "items"), i, o)
+		n += mu__dmeta(o, "labels", MU__D_HUBUID) != NULL;
+	return n;
+}
+
+/* Polls the worker's copied templates (c's watch, of all its templates
+ * since round 20) until it shows n of them and its claims watch has
+ * listed too (the sweep reads both; under load the second may list
+ * later: round 17) (10 s). */
 static bool tpls_seen(mu__dcl_t *c, size_t n)
 {
 	for (int i = 0; i < 500; i++) {
 		json_t *l = NULL;
 		bool ok = c->wdtpl && mu_kube_watch_items(c->wdtpl, &l, NULL) &&
-			  json_array_size(json_object_get(l, "items")) == n &&
+			  labelled(l) == n &&
 			  c->wdra[MU__DDRA_CLAIMS] &&
 			  mu_kube_watch_items(c->wdra[MU__DDRA_CLAIMS], NULL, NULL);
 		json_decref(l);
@@ -236,7 +250,7 @@ static void test_hub_claims(mu_t_t *t)
 	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s},{s:s,s:s}]}}", "metadata", "name", "late", "spec",
 			"resourceClaims", "name", "gpu", "resourceClaimName", "shared-c", "name", "t",
 			"resourceClaimTemplateName", "gpu-t");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), 0);
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
 			      "resourceClaimName"), "shared-c-abcdef12-6");
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 1),
@@ -249,7 +263,7 @@ static void test_hub_claims(mu_t_t *t)
 	/* one not on the hub: the pod is not sent (tried again) */
 	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", "late2", "spec",
 			"resourceClaims", "name", "t", "resourceClaimTemplateName", "none-t");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 1);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), 1);
 	CHECK(t, strstr(msg, "pod late2: ResourceClaimTemplate default/none-t not read from the hub: "
 			"HTTP 404") != NULL);
 	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(pod, "spec.resourceClaims"), 0),
@@ -262,13 +276,13 @@ static void test_hub_claims(mu_t_t *t)
 	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 	pod = json_pack("{s:{s:s},s:{s:[{s:s,s:s}]}}", "metadata", "name", "late3", "spec",
 			"resourceClaims", "name", "t", "resourceClaimTemplateName", "mine-t");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), -1);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), -1);
 	CHECK(t, strstr(msg, "ResourceClaimTemplate default/mine-t-abcdef12-6 that the dispatcher "
 			"did not make for this dispatch: not overwritten") != NULL);
 	json_decref(pod);
 	/* a pod without claims: nothing (no request) */
 	pod = json_pack("{s:{s:s},s:{}}", "metadata", "name", "plain", "spec");
-	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg), 0);
+	CHECK_EQ_INT(t, mu__dhdra_pod(&d, c.kc, &j, pod, msg, sizeof msg, NULL), 0);
 	json_decref(pod);
 	j.kind = MU__DK_JOB;
 
@@ -704,6 +718,68 @@ static json_t *gpod(const char *name, const char *rv, const char *tpl)
 	return p;
 }
 
+/* The held-pod tests' ground: an in-process `muster up` as hub and push
+ * worker (returned; NULL when it did not start), d's hub and its cluster
+ * c on it, group j (PodGroup default/g, uid abcdef12-3456, generation 2,
+ * object obj, taken) dispatched to c with pods gpods (taken; both freed
+ * when the server does not start) and in
+ * d->by_uid (d->jobs is the caller's), the hub's template mine-t and a
+ * user's object of its copy's name, mine-t-abcdef12-2. */
+static mu_apiserver_t *held_up(mu_t_t *t, char *dir, mu__dd_t *d, mu_dispatch_opts_t *o,
+			       mu_kube_config_t *cfg, mu__dcl_t *c, mu__djob_t *j, json_t *obj,
+			       json_t *gpods)
+{
+	char server[64], body[1024];
+	memset(j, 0, sizeof *j);
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s) {
+		json_decref(obj);
+		json_decref(gpods);
+		return NULL;
+	}
+	j->obj = obj;
+	j->gpods = gpods;
+	fx_hub(t, d, o, cfg, server);
+	fx_cluster(t, d, c, server);
+	d->cls = c;
+	d->ncls = 1;
+	j->kind = MU__DK_PODGROUP;
+	j->ns = "default";
+	j->name = "g";
+	j->key = "PodGroup:default/g";
+	j->uid = "abcdef12-3456";
+	j->state = MU__DJ_DISPATCHED;
+	j->gen = 2;
+	d->by_uid = json_pack("{s:i}", j->uid, 0);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d->hub, "POST", RAPI, body, NULL), 201);
+	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
+	CHECK_EQ_INT(t, fx_req(d->hub, "POST", RAPI, body, NULL), 201);
+	return s;
+}
+
+/* What held_up made, and group j's parts, freed. */
+static void held_down(mu_t_t *t, mu_apiserver_t *s, const char *dir, mu__dd_t *d,
+		      mu_kube_config_t *cfg, mu__dcl_t *c, mu__djob_t *j)
+{
+	mu__dhdra_forget(d, j);
+	free(j->refused);
+	free(j->ann_sig);
+	json_decref(j->held);
+	json_decref(j->sent);
+	json_decref(j->gpods);
+	json_decref(j->obj);
+	json_decref(d->by_uid);
+	mu__djlist_clear(&d->dirty, MU__DM_DIRTY);
+	mu_kube_watch_stop(d->wdhub[0]);
+	mu_kube_watch_stop(d->wdhub[1]);
+	json_decref(d->dra_idx);
+	mu__dcl_disconnect(c);
+	mu_kube_client_free(d->hub);
+	mu_kube_config_release(cfg);
+	fx_server_stop(t, s, dir);
+}
+
 /* Round 19: a group's late pod whose claim's copy the worker refuses is
  * held (not sent), not the group: the others are sent, j->refused stays
  * NULL, the pod and the group get a Warning Event (ClaimCopyRefused,
@@ -714,40 +790,21 @@ static json_t *gpod(const char *name, const char *rv, const char *tpl)
  * ends it (j->refused naming the minimum). */
 static void test_late_pod_held(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-hdrah-XXXXXX", server[64], body[1024];
-	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
-	if (!s)
-		return;
+	char dir[] = "/tmp/mu-test-hdrah-XXXXXX", body[1024];
 	mu_kube_config_t cfg = {0};
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_hub(t, &d, &o, &cfg, server);
 	mu__dcl_t c;
-	fx_cluster(t, &d, &c, server);
-	d.cls = &c;
-	d.ncls = 1;
 	mu__djob_t j;
-	memset(&j, 0, sizeof j);
-	j.kind = MU__DK_PODGROUP;
-	j.ns = "default";
-	j.name = "g";
-	j.key = "PodGroup:default/g";
-	j.uid = "abcdef12-3456";
-	j.obj = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g", "namespace", "default",
-			  "spec", "minMember", 2);
-	j.state = MU__DJ_DISPATCHED;
-	j.cl = 0;
-	j.gen = 2;
-	j.gpods = json_pack("[o,o,o]", gpod("a", "1", NULL), gpod("b", "1", NULL),
-			    gpod("late", "1", "mine-t"));
+	mu_apiserver_t *s = held_up(t, dir, &d, &o, &cfg, &c, &j,
+				    json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g",
+					      "namespace", "default", "spec", "minMember", 2),
+				    json_pack("[o,o,o]", gpod("a", "1", NULL), gpod("b", "1", NULL),
+					      gpod("late", "1", "mine-t")));
+	if (!s)
+		return;
 	d.jobs = (mu__djob_t *[]){&j};
 	d.njobs = 1;
-	d.by_uid = json_pack("{s:i}", j.uid, 0);
-	/* the hub's template, and a user's object of its copy's name */
-	snprintf(body, sizeof body, TPL, "mine-t", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
-	snprintf(body, sizeof body, TPL, "mine-t-abcdef12-2", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
 
 	/* a and b sent; late held, the group goes on */
 	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
@@ -782,8 +839,12 @@ static void test_late_pod_held(mu_t_t *t)
 	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
 		nap_ms(20);
 	CHECK(t, up);
-	json_decref(mu__dhdra_watch(&d)); /* the first list (it releases too) */
-	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	/* the first list: round 20, the template as it was when held (its
+	 * resourceVersion) releases nothing */
+	json_decref(mu__dhdra_watch(&d));
+	r0 = d.reqs;
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
+	CHECK(t, d.reqs == r0);
 	CHECK(t, json_object_get(j.held, "late") != NULL);
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t-abcdef12-2", NULL, NULL), 200);
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
@@ -811,21 +872,183 @@ static void test_late_pod_held(mu_t_t *t)
 	CHECK(t, j.refused && strstr(j.refused, "pod late2: ") &&
 	      strstr(j.refused, "the group can no longer meet its minimum: 3 of the 4 pods"));
 
-	free(j.refused);
-	mu__dhdra_forget(&d, &j);
-	json_decref(j.held);
-	json_decref(j.sent);
-	json_decref(j.gpods);
-	json_decref(j.obj);
-	json_decref(d.by_uid);
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	held_down(t, s, dir, &d, &cfg, &c, &j);
+}
+
+/* Round 20: a hold kept across a restart.  Held, the hub group gets the
+ * annotation MU__D_HELD (the pod, its resourceVersion, the template's);
+ * a job read again from that object after a restart (mu__dhub_held_read,
+ * as hub.c's job_new reads it) keeps the pod held, told: no request, no
+ * second Event; the hub watches' first list after the restart releases
+ * nothing (the template is as it was when held); a change of the
+ * template does, and the annotation then goes. */
+static void test_held_restart(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdrar-XXXXXX", body[1024], path[512];
+	mu_kube_config_t cfg = {0};
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	mu__dcl_t c;
+	mu__djob_t j[2]; /* before the restart and after */
+	mu_apiserver_t *s = held_up(t, dir, &d, &o, &cfg, &c, &j[0],
+				    json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace",
+					      "default"),
+				    json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t")));
+	if (!s)
+		return;
+	j[1] = j[0];
+	j[1].obj = NULL;
+	j[1].gpods = json_deep_copy(j[0].gpods);
+	j[1].sent = json_pack("{s:i}", "a", 2); /* its copy there: only late is looked at */
+	d.jobs = (mu__djob_t *[]){&j[0]};
+	d.njobs = 1;
+	mu__dkind_path(MU__DK_PODGROUP, "default", NULL, "", path, sizeof path);
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", path, "{\"apiVersion\":\"muster.io/v1alpha1\",\"kind\":"
+			    "\"PodGroup\",\"metadata\":{\"name\":\"g\",\"namespace\":\"default\"},"
+			    "\"spec\":{\"minMember\":1}}", NULL), 201);
+	mu__dkind_path(MU__DK_PODGROUP, "default", "g", "", path, sizeof path);
+	/* the hub's watches running, so that the hold keeps the template's
+	 * version */
+	json_t *k0 = json_pack("[s]", "0/mine-t");
+	mu__dhdra_held_watch(&d, &j[0], k0);
+	bool up = false;
+	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
+		nap_ms(20);
+	CHECK(t, up);
+	json_decref(mu__dhdra_watch(&d));
+
+	/* held, told, written on the group */
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j[0]), 0);
+	mu__dwork_held_tell(&d, &j[0]);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+	CHECK(t, mu__jstr(json_object_get(json_object_get(j[0].held, "late"), "orv"), "0/mine-t"));
+	CHECK_EQ_INT(t, (int)mu__dhub_annotate(&d, &j[0]), 200);
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", path, NULL, &j[1].obj), 200);
+	const char *rec = mu__dmeta(j[1].obj, "annotations", MU__D_HELD);
+	CHECK(t, rec && strstr(rec, "\"late\"") && strstr(rec, "did not make") &&
+	      !strstr(rec, "told"));
+
+	/* the restart: the index and the watches gone, the job read again */
+	mu__dhdra_forget(&d, &j[0]);
 	mu_kube_watch_stop(d.wdhub[0]);
 	mu_kube_watch_stop(d.wdhub[1]);
-	json_decref(d.dra_idx);
-	mu__dcl_disconnect(&c);
-	mu_kube_client_free(d.hub);
-	mu_kube_config_release(&cfg);
-	fx_server_stop(t, s, dir);
+	d.wdhub[0] = d.wdhub[1] = NULL;
+	d.dhub_seq[0] = d.dhub_seq[1] = 0;
+	d.jobs = (mu__djob_t *[]){&j[1]};
+	mu__dhub_held_read(&d, &j[1]);
+	json_t *h = json_object_get(j[1].held, "late");
+	CHECK(t, h && json_is_true(json_object_get(h, "told")) &&
+	      strstr(mu__jstr(h, "msg") ? mu__jstr(h, "msg") : "", "mine-t-abcdef12-2"));
+	CHECK(t, json_object_get(json_object_get(d.dra_idx, "0/default/mine-t"), j[1].uid) != NULL);
+	uint64_t r0 = d.reqs;
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j[1]), 201);
+	mu__dwork_held_tell(&d, &j[1]);
+	CHECK(t, d.reqs == r0);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+	CHECK_EQ_INT(t, events_of(d.hub, "FailedCreate", "g"), 1);
+	/* the watches' first list: the template as it was, nothing released */
+	up = false;
+	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
+		nap_ms(20);
+	CHECK(t, up);
+	json_t *back = mu__dhdra_watch(&d);
+	CHECK(t, json_object_get(back, j[1].uid) == NULL);
+	json_decref(back);
+	CHECK(t, json_object_get(j[1].held, "late") != NULL);
+	/* the template made again: released, and the record goes */
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	CHECK(t, released(&d, j[1].uid));
+	CHECK(t, json_object_get(j[1].held, "late") == NULL);
+	CHECK(t, mu__dhub_annotate_due(&d, &j[1]));
+	CHECK_EQ_INT(t, (int)mu__dhub_annotate(&d, &j[1]), 200);
+	json_t *g = NULL;
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", path, NULL, &g), 200);
+	CHECK(t, mu__dmeta(g, "annotations", MU__D_HELD) == NULL);
+	json_decref(g);
+
+	json_decref(k0);
+	free(j[0].ann_sig);
+	json_decref(j[0].held);
+	json_decref(j[0].sent);
+	json_decref(j[0].gpods);
+	json_decref(j[0].obj);
+	held_down(t, s, dir, &d, &cfg, &c, &j[1]);
+}
+
+/* Round 20, push: a held pod released when the worker's object that held
+ * its copy's name goes (mu__dhdra_held_worker, from the worker's watches
+ * of templates and claims): seen there first (kept held, "wseen"), then
+ * deleted: released, the group given back, and the pod sent naming its copy.
+ * A hold whose refusal was not such an object (never seen) is not
+ * released by the watches' moving. */
+static void test_held_worker(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdraw-XXXXXX", body[1024];
+	mu_kube_config_t cfg = {0};
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	mu__dcl_t c;
+	mu__djob_t j;
+	mu_apiserver_t *s = held_up(t, dir, &d, &o, &cfg, &c, &j,
+				    json_pack("{s:{s:s,s:s}}", "metadata", "name", "g", "namespace",
+					      "default"),
+				    json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t")));
+	if (!s)
+		return;
+	d.jobs = (mu__djob_t *[]){&j};
+	d.njobs = 1;
+	/* the worker's watches (wdra.c starts them at discovery) */
+	CHECK_EQ_INT(t, mu_kube_watch_start(c.cfg, RAPI, NULL, &c.wdtpl), MU_OK);
+	CHECK_EQ_INT(t, mu_kube_watch_start(c.cfg, "/apis/resource.k8s.io/v1beta1/resourceclaims",
+					 NULL, &c.wdra[MU__DDRA_CLAIMS]), MU_OK);
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 0);
+	CHECK(t, json_object_get(j.held, "late") != NULL);
+	mu__dwork_held_tell(&d, &j);
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	/* the user's object seen: kept held */
+	json_t *h = NULL;
+	for (int i = 0; i < 500; i++) {
+		json_decref(mu__dhdra_held_worker(&d, &c));
+		h = json_object_get(j.held, "late");
+		if (!h || json_is_true(json_object_get(h, "wseen")))
+			break;
+		nap_ms(20);
+	}
+	CHECK(t, h && json_is_true(json_object_get(h, "wseen")));
+	/* a hold refused otherwise: never seen, never released so */
+	json_object_set_new(j.held, "other", json_pack("{s:i,s:[s],s:s,s:b}", "gen", 2, "keys",
+						       "0/none", "msg", "HTTP 403", "told", 1));
+	/* deleted on the worker: released, the group marked, sent */
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t-abcdef12-2", NULL, NULL), 200);
+	bool back = false;
+	for (int i = 0; i < 500 && json_object_get(j.held, "late"); i++) {
+		json_t *rel = mu__dhdra_held_worker(&d, &c);
+		back |= json_is_false(json_object_get(rel, j.uid));
+		json_decref(rel);
+		nap_ms(20);
+	}
+	CHECK(t, json_object_get(j.held, "late") == NULL);
+	CHECK(t, json_object_get(j.held, "other") != NULL);
+	CHECK(t, back); /* given to the caller, which marks it */
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
+	json_t *lp = NULL;
+	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/api/v1/namespaces/default/pods/late", NULL, &lp), 200);
+	CHECK_STR(t, mu__jstr(json_array_get(mu__jget(lp, "spec.resourceClaims"), 0),
+			      "resourceClaimTemplateName"), "mine-t-abcdef12-2");
+	json_decref(lp);
+	/* the watches move again (a template of its own): "other" stays */
+	snprintf(body, sizeof body, TPL, "unrelated", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	uint64_t s0 = c.dheld_seq[0];
+	for (int i = 0; i < 500 && c.dheld_seq[0] == s0; i++) {
+		json_decref(mu__dhdra_held_worker(&d, &c));
+		nap_ms(20);
+	}
+	CHECK(t, c.dheld_seq[0] != s0);
+	CHECK(t, json_object_get(j.held, "other") != NULL);
+	held_down(t, s, dir, &d, &cfg, &c, &j);
 }
 
 /* run.c's read again after a create (mu__drun_created, rounds 17 and
@@ -956,6 +1179,8 @@ int main(void)
 	MU_RUN(&t, test_agent_claims);
 	MU_RUN(&t, test_hub_watch);
 	MU_RUN(&t, test_late_pod_held);
+	MU_RUN(&t, test_held_restart);
+	MU_RUN(&t, test_held_worker);
 	MU_RUN(&t, test_created);
 	return mu_t_done(&t);
 }

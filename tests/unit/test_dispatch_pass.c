@@ -83,7 +83,8 @@ static void written_as(mu__djob_t *j, const char *phase, const char *had)
 {
 	char sig[600];
 	snprintf(sig, sizeof sig, "{\"l\":\"w1\",\"muster.io/cluster\":\"w1\","
-		 "\"muster.io/dispatch-generation\":\"1\",\"muster.io/dispatch-message\":null,"
+		 "\"muster.io/dispatch-generation\":\"1\",\"muster.io/dispatch-held\":null,"
+		 "\"muster.io/dispatch-message\":null,"
 		 "\"muster.io/dispatch-phase\":\"%s\",\"muster.io/dispatch-pods\":%s%s%s,"
 		 "\"muster.io/dispatch-preempted\":null,\"muster.io/dispatch-preempted-for\":null,"
 		 "\"muster.io/dispatch-reason\":null,\"muster.io/dispatch-shrinking\":null,"
