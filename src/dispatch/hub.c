@@ -1319,34 +1319,53 @@ char *mu__dhub_ann_text(const mu__dd_t *d, const mu__djob_t *j)
 	return sig;
 }
 
-/* Appends s (NULL: "-") to b[*n..len), its length first, so that the
+/* Appends v's decimal digits and then c to b[*n..len); false when they
+ * do not fit.  (Not snprintf: this runs for every job in every full
+ * pass.) */
+static bool key_num(char *b, size_t len, size_t *n, uint64_t v, char c)
+{
+	char t[24];
+	size_t k = 0;
+	do
+		t[k++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	if (len - *n < k + 1)
+		return false;
+	while (k)
+		b[(*n)++] = t[--k];
+	b[(*n)++] = c;
+	return true;
+}
+
+/* Appends s to b[*n..len), its length first ("0-" for NULL), so that the
  * inputs' text is read back one way only; false when it does not fit. */
 static bool key_put(char *b, size_t len, size_t *n, const char *s)
 {
-	int w = s ? snprintf(b + *n, len - *n, "%zu:%s|", strlen(s), s) :
-		snprintf(b + *n, len - *n, "-|");
-	if (w < 0 || (size_t)w >= len - *n)
+	size_t l = s ? strlen(s) : 0;
+	if (!key_num(b, len, n, l, s ? ':' : '-') || len - *n < l)
 		return false;
-	*n += (size_t)w;
+	memcpy(b + *n, s ? s : "", l);
+	*n += l;
 	return true;
 }
 
 /* Round 20: every input of ann_of and of a Job's status_of (with
  * mu__dreclaim_cond and mu__dhub_managed, which they call) as one text
- * in b[0..len): the kind, state, cluster (its index and name),
- * generation, whether a pod was bound, phase, pod counts, why it waits,
- * a refused create, the reclaim and shrink records and spec.managedBy.
- * Equal texts give equal annotations and status; a field added to
- * either function must be added here (test_dispatch_pass's
- * test_memo_inputs changes each one).  Its length, 0 when it does not
- * fit (no memo then).  O(the fields' length). */
+ * in b[0..len), not terminated: the kind, state, cluster (its index and
+ * name), generation, whether a pod was bound, phase, pod counts, why it
+ * waits, a refused create, the reclaim and shrink records and
+ * spec.managedBy.  Equal texts give equal annotations and status; a
+ * field added to either function must be added here (test_dispatch_pass's
+ * test_memo_inputs changes each one).  Its length, 0 when it does not fit
+ * (no memo then).  O(the fields' length). */
 static size_t memo_key(const mu__dd_t *d, const mu__djob_t *j, char *b, size_t len)
 {
-	int w = snprintf(b, len, "%d|%d|%d|%u|%d|", (int)j->kind, (int)j->state, (int)j->cl, j->gen,
-			 (int)j->started);
-	if (w < 0 || (size_t)w >= len)
-		return 0;
-	size_t n = (size_t)w;
+	size_t n = 0;
+	const uint64_t num[] = {(uint64_t)j->kind, (uint64_t)j->state, (uint64_t)(j->cl + 1), j->gen,
+				j->started};
+	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+		if (!key_num(b, len, &n, num[i], '|'))
+			return 0;
 	const char *in[] = {j->cl >= 0 && j->cl < d->ncls ? d->cls[j->cl].name : NULL, j->phase,
 			    j->pods, j->reason, j->msg, j->failed_create, j->preempted,
 			    j->preempted_for, j->shrunk, j->shrinking,
