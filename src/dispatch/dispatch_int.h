@@ -375,6 +375,9 @@ typedef struct mu__dd {
 	                           * (atomic: sender threads count too) */
 	uint64_t reqs;
 	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
+	int64_t send_us[3];       /* round 20: us the senders spent, summed over
+	                           * them: in records, in creates, and the
+	                           * passes' sends' wall time (run.c) */
 	struct mu__dlat *lat;     /* per-job path times (dutil.c), or NULL */
 	double pass_ms_sum;
 	struct mu__dms *ms;       /* /metrics, or NULL */
