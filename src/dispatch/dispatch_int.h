@@ -272,6 +272,12 @@ typedef struct mu__djob {
 	char *reason, *msg;       /* why it waits (written when changed) */
 	char *ann_sig;            /* annotations last written */
 	char *status_sig;         /* status (conditions) last written */
+	/* round 20 (hub.c, mu__dhub_annotate_due): the inputs of its
+	 * annotations (mu__dhub_memo_key) when they were last found to give
+	 * ann_sig, followed by that ann_sig; the same for status_sig (a Job
+	 * only); NULL when none.  Checked against both, so a write of
+	 * ann_sig from anywhere leaves no stale memo. */
+	char *ann_memo, *status_memo;
 	uint64_t withdraw_beat;   /* pull: the cluster's beats at withdrawal */
 	bool delete_again;        /* push: a withdrawal found on a restart,
 	                           * its copy deleted (again) once reachable */
@@ -378,6 +384,9 @@ typedef struct mu__dd {
 	                           * (atomic: sender threads count too) */
 	uint64_t reqs;
 	int64_t spent[5];         /* ms: hub reads, polls, fleet, sends, writes */
+	int64_t send_us[3];       /* round 20: us the senders spent, summed over
+	                           * them: in records, in creates, and the
+	                           * passes' sends' wall time (run.c) */
 	struct mu__dlat *lat;     /* per-job path times (dutil.c), or NULL */
 	double pass_ms_sum;
 	struct mu__dms *ms;       /* /metrics, or NULL */
@@ -870,15 +879,21 @@ long mu__dhub_annotate(mu__dd_t *d, mu__djob_t *j);
  * names changes) and entered in the watch index (mu__dhdra_held_watch).
  * No request; O(held pods x their keys). */
 void mu__dhub_held_read(mu__dd_t *d, mu__djob_t *j);
-/* Whether j's annotations differ from those last written.  O(1) JSON. */
-bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j);
+/* Whether j's annotations differ from those last written.  Built and
+ * compared only when their inputs moved since they were last found the
+ * same (j->ann_memo, set here): else O(the inputs' length). */
+bool mu__dhub_annotate_due(const mu__dd_t *d, mu__djob_t *j);
+/* The text of j's annotations as they would be written (owned), and of
+ * its status without times (NULL for a kind whose status is not ours). */
+char *mu__dhub_ann_text(const mu__dd_t *d, const mu__djob_t *j);
+char *mu__dhub_status_text(const mu__dd_t *d, const mu__djob_t *j);
 /* Whether j's annotations differ from those last written only in their
  * pod counts (muster.io/dispatch-pods) and, perhaps, in the phase going
  * from Dispatched to Running (its copy's first pod bound), and its status
  * is not due: a write-back of pod events that the pass may leave to the
  * next full pass (at most MU__D_FULL_MS later), as kube's Job controller
  * folds a second of pod events into one sync.  O(annotations). */
-bool mu__dhub_pod_events_only(const mu__dd_t *d, const mu__djob_t *j);
+bool mu__dhub_pod_events_only(const mu__dd_t *d, mu__djob_t *j);
 /* The same over connection hub (a sender thread's; j is its alone). */
 long mu__dhub_annotate_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* A dispatch's record over connection hub: for a Job whose annotations
@@ -890,7 +905,7 @@ long mu__dhub_record_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
 /* Whether j's status (the condition Dispatched; for a Job whose
  * spec.managedBy is muster.io/dispatch also its copy's counts and end)
  * differs from that last written. */
-bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j);
+bool mu__dhub_status_due(const mu__dd_t *d, mu__djob_t *j);
 /* Writes it (strategic merge of /status over connection hub) when it
  * changed; returns the HTTP status. */
 long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);

@@ -865,6 +865,8 @@ void mu__djob_free(mu__djob_t *j)
 	json_decref(j->held);
 	free(j->ann_sig);
 	free(j->status_sig);
+	free(j->ann_memo);
+	free(j->status_memo);
 	free(j);
 }
 
@@ -1359,11 +1361,102 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	return a;
 }
 
-bool mu__dhub_annotate_due(const mu__dd_t *d, const mu__djob_t *j)
+char *mu__dhub_ann_text(const mu__dd_t *d, const mu__djob_t *j)
 {
 	char *sig = NULL;
 	json_decref(ann_of(d, j, &sig));
+	return sig;
+}
+
+/* Appends v's decimal digits and then c to b[*n..len); false when they
+ * do not fit.  (Not snprintf: this runs for every job in every full
+ * pass.) */
+static bool key_num(char *b, size_t len, size_t *n, uint64_t v, char c)
+{
+	char t[24];
+	size_t k = 0;
+	do
+		t[k++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	if (len - *n < k + 1)
+		return false;
+	while (k)
+		b[(*n)++] = t[--k];
+	b[(*n)++] = c;
+	return true;
+}
+
+/* Appends s to b[*n..len), its length first ("0-" for NULL), so that the
+ * inputs' text is read back one way only; false when it does not fit. */
+static bool key_put(char *b, size_t len, size_t *n, const char *s)
+{
+	size_t l = s ? strlen(s) : 0;
+	if (!key_num(b, len, n, l, s ? ':' : '-') || len - *n < l)
+		return false;
+	memcpy(b + *n, s ? s : "", l);
+	*n += l;
+	return true;
+}
+
+/* Round 20: every input of ann_of and of a Job's status_of (with
+ * mu__dreclaim_cond and mu__dhub_managed, which they call) as one text
+ * in b[0..len), not terminated: the kind, state, cluster (its index and
+ * name), generation, whether a pod was bound, phase, pod counts, why it
+ * waits, a refused create, the reclaim and shrink records and
+ * spec.managedBy; a group with held late pods has none (their record
+ * changes without these).  Equal texts give equal annotations and status; a
+ * field added to either function must be added here (test_dispatch_pass's
+ * test_memo_inputs changes each one).  Its length, 0 when it does not fit
+ * (no memo then).  O(the fields' length). */
+static size_t memo_key(const mu__dd_t *d, const mu__djob_t *j, char *b, size_t len)
+{
+	size_t n = 0;
+	if (json_object_size(j->held))
+		return 0; /* held late pods (held_of's, round 20): no memo while any */
+	const uint64_t num[] = {(uint64_t)j->kind, (uint64_t)j->state, (uint64_t)(j->cl + 1), j->gen,
+				j->started};
+	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+		if (!key_num(b, len, &n, num[i], '|'))
+			return 0;
+	const char *in[] = {j->cl >= 0 && j->cl < d->ncls ? d->cls[j->cl].name : NULL, j->phase,
+			    j->pods, j->reason, j->msg, j->failed_create, j->preempted,
+			    j->preempted_for, j->shrunk, j->shrinking,
+			    mu__dkind_managed_by(j->obj, j->kind)};
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+		if (!key_put(b, len, &n, in[i]))
+			return 0;
+	return n;
+}
+
+/* Whether memo (a memo_key text followed by the signature it gave) holds
+ * key[0..n) and sig: the key's text is read one way only, so a memo
+ * that starts with it has it as its whole key.  O(n + sig). */
+static bool memo_hit(const char *memo, const char *key, size_t n, const char *sig)
+{
+	return memo && sig && n && !strncmp(memo, key, n) && !strcmp(memo + n, sig);
+}
+
+/* *m becomes key[0..n) followed by sig (nothing kept when out of memory). */
+static void memo_set(char **m, const char *key, size_t n, const char *sig)
+{
+	free(*m);
+	*m = n ? malloc(n + strlen(sig) + 1) : NULL;
+	if (*m) {
+		memcpy(*m, key, n);
+		strcpy(*m + n, sig);
+	}
+}
+
+bool mu__dhub_annotate_due(const mu__dd_t *d, mu__djob_t *j)
+{
+	char key[8192];
+	size_t n = memo_key(d, j, key, sizeof key);
+	if (memo_hit(j->ann_memo, key, n, j->ann_sig))
+		return false;
+	char *sig = mu__dhub_ann_text(d, j);
 	bool due = !sig || !j->ann_sig || strcmp(sig, j->ann_sig);
+	if (!due)
+		memo_set(&j->ann_memo, key, n, sig);
 	free(sig);
 	return due;
 }
@@ -1380,7 +1473,7 @@ static bool pod_event(const char *k, const json_t *want, const json_t *had)
 	       !strcmp(json_string_value(want), "Running");
 }
 
-bool mu__dhub_pod_events_only(const mu__dd_t *d, const mu__djob_t *j)
+bool mu__dhub_pod_events_only(const mu__dd_t *d, mu__djob_t *j)
 {
 	if (!j->ann_sig || mu__dhub_status_due(d, j))
 		return false;
@@ -1671,14 +1764,29 @@ static void status_times(const mu__djob_t *j, json_t *st)
 	}
 }
 
-bool mu__dhub_status_due(const mu__dd_t *d, const mu__djob_t *j)
+char *mu__dhub_status_text(const mu__dd_t *d, const mu__djob_t *j)
 {
+	json_t *st = status_of(d, j);
+	char *sig = st ? json_dumps(st, JSON_COMPACT) : NULL;
+	json_decref(st);
+	return sig;
+}
+
+bool mu__dhub_status_due(const mu__dd_t *d, mu__djob_t *j)
+{
+	/* a Job's status only: another kind's is its copy's (j->wstatus) */
+	char key[8192];
+	size_t n = j->kind == MU__DK_JOB ? memo_key(d, j, key, sizeof key) : 0;
+	if (memo_hit(j->status_memo, key, n, j->status_sig))
+		return false;
 	json_t *st = status_of(d, j);
 	if (!st)
 		return false;
 	char *sig = json_dumps(st, JSON_COMPACT);
 	json_decref(st);
 	bool due = !sig || !j->status_sig || strcmp(sig, j->status_sig);
+	if (!due)
+		memo_set(&j->status_memo, key, n, sig);
 	free(sig);
 	return due;
 }

@@ -368,6 +368,7 @@ struct sender {
 	long *rec, *made;       /* per item: the record's, the create's status */
 	size_t n, first, step;
 	void (*fn)(sender_t *s, size_t i);
+	int64_t rec_us, make_us; /* its time in records and creates */
 };
 
 static void *sender_run(void *arg)
@@ -408,7 +409,7 @@ static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *m
 		return false;
 	}
 	for (int t = 0; t < k; t++) {
-		s[t] = (sender_t){d, d->hub, false, jobs, rec, made, n, (size_t)t, (size_t)k, fn};
+		s[t] = (sender_t){d, d->hub, false, jobs, rec, made, n, (size_t)t, (size_t)k, fn, 0, 0};
 		if (k > 1 && (d->hpool[t] || mu_kube_client_new(d->o->hub, &d->hpool[t]) == MU_OK)) {
 			s[t].hub = d->hpool[t];
 			s[t].own = true;
@@ -420,9 +421,12 @@ static bool par_run(mu__dd_t *d, mu__djob_t **jobs, size_t n, long *rec, long *m
 			sender_run(&s[t]);
 		}
 	}
-	for (int t = 0; t < k; t++)
+	for (int t = 0; t < k; t++) {
 		if (s[t].own)
 			pthread_join(th[t], NULL);
+		d->send_us[0] += s[t].rec_us;
+		d->send_us[1] += s[t].make_us;
+	}
 	free(s);
 	free(th);
 	return true;
@@ -439,13 +443,17 @@ static void send_one(sender_t *s, size_t i)
 	 * one gone or changed since it was read, it is read again, not sent */
 	if (j->dra_src && mu__dhdra_stale(s->d, s->hub, j))
 		return;
+	int64_t t0 = mu__d_mono_us();
 	s->rec[i] = mu__dhub_record_on(s->d, s->hub, j);
+	int64_t t1 = mu__d_mono_us();
+	s->rec_us += t1 - t0;
 	if (s->rec[i] != 200)
 		return; /* not recorded (or fenced): nothing may be created */
-	j->path_us[1] = mu__d_mono_us();
+	j->path_us[1] = t1;
 	mu__dcl_t *c = &s->d->cls[j->cl];
 	if (!c->pull)
 		s->made[i] = mu__dwork_create_on(s->d, sender_kc(s, j->cl), j);
+	s->make_us += mu__d_mono_us() - t1;
 	if (s->made[i] == 200 || s->made[i] == 201)
 		j->path_us[2] = mu__d_mono_us();
 }
@@ -463,9 +471,11 @@ static void send_all(mu__dd_t *d)
 	bool ok = jobs && rec && made;
 	for (size_t i = 0; ok && i < n; i++)
 		jobs[i] = prepare(d, &d->dec.v[i]);
+	int64_t t0 = mu__d_mono_us();
 	if (ok && !par_run(d, jobs, n, rec, made, send_one))
 		for (size_t i = 0; i < n; i++)
 			rec[i] = 0; /* nothing was sent */
+	d->send_us[2] += mu__d_mono_us() - t0;
 	for (size_t i = 0; i < n; i++) {
 		mu__djob_t *j = ok ? jobs[i] : NULL;
 		if (!ok) {
@@ -796,10 +806,13 @@ int mu_dispatch_run(const mu_dispatch_opts_t *o, char *err, size_t errlen)
 		 (unsigned long long)d.requeued, (unsigned long long)d.deleted_stale);
 	mu__dlog(&d, 1, "time: %llu passes; hub reads %lld ms, worker polls %lld ms, fleet "
 		 "decisions %lld ms, sends (record, create) %lld ms, write-back %lld ms; "
-		 "%llu requests (watches not counted)",
+		 "%llu requests (watches not counted); senders busy %lld ms in records, "
+		 "%lld ms in creates, over %lld ms of sends (%.1f busy on average)",
 		 (unsigned long long)d.passes, (long long)d.spent[0], (long long)d.spent[1],
 		 (long long)d.spent[2], (long long)d.spent[3], (long long)d.spent[4],
-		 (unsigned long long)d.reqs);
+		 (unsigned long long)d.reqs, (long long)(d.send_us[0] / 1000),
+		 (long long)(d.send_us[1] / 1000), (long long)(d.send_us[2] / 1000),
+		 d.send_us[2] ? (double)(d.send_us[0] + d.send_us[1]) / (double)d.send_us[2] : 0.0);
 	if (d.lat) {
 		char line[1024];
 		mu__dlat_format(d.lat, line, sizeof line);

@@ -10,7 +10,10 @@
  * dispatcher reads of it moved (its spec, labels, annotations), not when
  * its own status write moved its version; that status holds the fleet's
  * fair share, usage and job counts in the scheduler's fields and format
- * (test_queue_status).
+ * (test_queue_status).  Round 20: a job's annotations and status are
+ * built and compared again only when an input of theirs moved
+ * (mu__dhub_annotate_due's memo): a change of each input is still found
+ * due (test_memo_inputs).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +167,132 @@ static void test_pod_events_only(mu_t_t *t)
 	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	free(j.ann_sig);
 	free(j.status_sig);
+	free(j.ann_memo);
+	free(j.status_memo);
 	json_decref(j.obj);
+}
+
+/* The job of test_memo_inputs: a managed Job dispatched to w1, Running. */
+static void memo_job(mu__djob_t *j, json_t *obj)
+{
+	json_decref(j->obj);
+	free(j->ann_sig);
+	free(j->status_sig);
+	free(j->ann_memo);
+	free(j->status_memo);
+	free(j->reason);
+	free(j->msg);
+	free(j->failed_create);
+	free(j->preempted);
+	free(j->preempted_for);
+	free(j->shrunk);
+	free(j->shrinking);
+	json_decref(j->held);
+	memset(j, 0, sizeof *j);
+	j->kind = MU__DK_JOB;
+	j->name = "j";
+	j->obj = json_incref(obj);
+	j->state = MU__DJ_DISPATCHED;
+	j->cl = 0;
+	j->gen = 1;
+	snprintf(j->phase, sizeof j->phase, "Running");
+	snprintf(j->pods, sizeof j->pods, "bound=1,running=1,succeeded=0,failed=0");
+}
+
+/* j as written: its signatures are what it would write; nothing due, and
+ * (the memo set by the first look) still nothing due. */
+static void memo_written(mu_t_t *t, mu__dd_t *d, mu__djob_t *j)
+{
+	free(j->ann_sig);
+	free(j->status_sig);
+	j->ann_sig = mu__dhub_ann_text(d, j);
+	j->status_sig = mu__dhub_status_text(d, j);
+	for (int k = 0; k < 2; k++) {
+		CHECK(t, !mu__dhub_annotate_due(d, j));
+		CHECK(t, !mu__dhub_status_due(d, j));
+	}
+	CHECK(t, j->ann_memo && (j->kind != MU__DK_JOB || j->status_memo));
+}
+
+static char *sdup(const char *s) { return strdup(s); }
+
+/* Round 20: every input of a job's annotations and status, changed alone
+ * after both were found as written (so the memo is set), makes the one
+ * it shows in due; and an ann_sig written from elsewhere is not hidden by
+ * the memo.  Fails with any input left out of mu__dhub_memo_key's text. */
+static void test_memo_inputs(mu_t_t *t)
+{
+	mu__dcl_t cl[2];
+	memset(cl, 0, sizeof cl);
+	char n0[8] = "w1";
+	cl[0].name = n0;
+	cl[1].name = "w2";
+	mu__dd_t d;
+	memset(&d, 0, sizeof d);
+	d.cls = cl;
+	d.ncls = 2;
+	json_t *mine = json_loads("{\"metadata\":{\"name\":\"j\"},\"spec\":{\"managedBy\":"
+				  "\"muster.io/dispatch\"}}", 0, NULL);
+	json_t *plain = json_loads("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}", 0, NULL);
+	mu__djob_t j;
+	memset(&j, 0, sizeof j);
+	enum { ANN = 1, ST = 2 };
+	for (int c = 0; c < 17; c++) {
+		memo_job(&j, mine);
+		int want = ANN | ST;
+		if (c == 3 || c == 4) { /* why it waits shows while queued */
+			j.state = MU__DJ_QUEUED;
+			j.reason = sdup("NoFit");
+			j.msg = sdup("no room");
+		}
+		if (c == 10 || c == 11) /* a refused create shows until a pod is bound */
+			j.failed_create = sdup("pods forbidden");
+		if (c == 14 || c == 15)
+			json_decref(j.obj), j.obj = json_incref(plain);
+		memo_written(t, &d, &j);
+		switch (c) {
+		case 0: j.state = MU__DJ_QUEUED; break;
+		case 1: snprintf(j.phase, sizeof j.phase, "Succeeded"); break;
+		case 2: snprintf(j.pods, sizeof j.pods, "bound=1,running=0,succeeded=1,failed=0"); break;
+		case 3: free(j.reason); j.reason = sdup("NoMatchingCluster"); break;
+		case 4: free(j.msg); j.msg = sdup("no room at all"); break;
+		case 5: j.preempted = sdup("Reclaimed\tfor a/b"); break;
+		case 6: j.preempted_for = sdup("a/b"); want = ANN; break;
+		case 7: j.shrunk = sdup("1\t2\tReclaimed\tfor a/b"); break;
+		case 8: j.shrinking = sdup("1\t2"); want = ANN; break;
+		case 9: j.gen = 2; break;
+		case 10: j.started = true; break;
+		case 11: free(j.failed_create); j.failed_create = sdup("quota"); break;
+		case 12: j.cl = 1; break;
+		case 13: snprintf(n0, sizeof n0, "w9"); break; /* its cluster's name */
+		case 14: json_decref(j.obj); j.obj = json_incref(mine); want = ST; break;
+		case 15: /* ann_sig written elsewhere (a record) */
+			free(j.ann_sig);
+			j.ann_sig = sdup("{}");
+			want = ANN;
+			break;
+		case 16: /* a late pod held (round 20's MU__D_HELD) */
+			j.held = json_pack("{s:{s:i}}", "p0", "gen", 1);
+			want = ANN;
+			break;
+		}
+		CHECK(t, mu__dhub_annotate_due(&d, &j) == !!(want & ANN));
+		CHECK(t, mu__dhub_status_due(&d, &j) == !!(want & ST));
+		snprintf(n0, sizeof n0, "w1");
+	}
+	/* another kind's status is its copy's: a new copy status is due */
+	memo_job(&j, mine);
+	j.kind = MU__DK_JOBSET;
+	j.wstatus = json_pack("{s:i}", "restarts", 0);
+	memo_written(t, &d, &j);
+	json_object_set_new(j.wstatus, "restarts", json_integer(1));
+	CHECK(t, mu__dhub_status_due(&d, &j));
+	json_decref(j.wstatus);
+	j.wstatus = NULL;
+	memo_job(&j, plain);
+	json_decref(j.obj);
+	json_decref(mine);
+	json_decref(plain);
 }
 
 static void test_queue_status(mu_t_t *t)
@@ -260,6 +388,7 @@ int main(void)
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_sets);
 	MU_RUN(&t, test_pod_events_only);
+	MU_RUN(&t, test_memo_inputs);
 	MU_RUN(&t, test_queue_status);
 	MU_RUN(&t, test_path_times);
 	return mu_t_done(&t);
