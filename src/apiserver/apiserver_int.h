@@ -183,6 +183,8 @@ typedef struct mu__obj {
 	char *kv;      /* labels then fields: "k\0v\0" pairs */
 	int nlabels, nfields;
 	bool deleting; /* metadata.deletionTimestamp is set */
+	int hot;       /* 1 + the store's slot keeping its tree (store.c's
+	                * hot_put), 0: none; read and written under its hmu */
 } mu__obj_t;
 
 /* Builds a version of type t (index rt) from a JSON object (borrowed):
@@ -321,8 +323,8 @@ int mu__store_apply_keep(mu__wtx_t *tx, int rt, const char *ns, const char *name
 			 mu__obj_t **res);
 /* A parsed copy of version o (caller owns), or NULL: the tree kept for it
  * by mu__store_mutate_keep or mu__store_apply_keep, taken (the next call
- * parses), else mu__obj_parse(o).  *kept (may be NULL) says which.  Work: MU__HOT_MAX
- * pointer compares under a lock of its own, or a parse. */
+ * parses), else mu__obj_parse(o).  *kept (may be NULL) says which.  Work:
+ * O(1) under a lock of its own (the version names its slot), or a parse. */
 json_t *mu__store_take_tree(mu__store_t *st, const mu__obj_t *o, bool *kept);
 
 /* Watch events. */

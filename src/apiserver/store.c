@@ -1291,10 +1291,14 @@ static mu__obj_t *tombstone(const mu__obj_t *cur, int64_t rv)
 static void hot_put(mu__store_t *st, mu__obj_t *ob, json_t *tree)
 {
 	pthread_mutex_lock(&st->hmu);
-	struct hot was = st->hot[st->hot_next];
-	st->hot[st->hot_next].obj = mu__obj_ref(ob);
-	st->hot[st->hot_next].tree = tree;
-	st->hot_next = (st->hot_next + 1) % HOT_MAX;
+	int slot = st->hot_next;
+	struct hot was = st->hot[slot];
+	if (was.obj && was.obj->hot == slot + 1)
+		was.obj->hot = 0; /* (a version kept twice names its later slot) */
+	st->hot[slot].obj = mu__obj_ref(ob);
+	st->hot[slot].tree = tree;
+	ob->hot = slot + 1;
+	st->hot_next = (slot + 1) % HOT_MAX;
 	pthread_mutex_unlock(&st->hmu);
 	mu__obj_unref(was.obj);
 	json_decref(was.tree);
@@ -1304,13 +1308,13 @@ json_t *mu__store_take_tree(mu__store_t *st, const mu__obj_t *o, bool *kept)
 {
 	struct hot h = {NULL, NULL};
 	pthread_mutex_lock(&st->hmu);
-	for (int i = 0; i < HOT_MAX; i++)
-		if (st->hot[i].obj == o) {
-			h = st->hot[i];
-			st->hot[i].obj = NULL;
-			st->hot[i].tree = NULL;
-			break;
-		}
+	int i = o->hot - 1; /* its slot, which only hmu's holder changes */
+	if (i >= 0 && i < HOT_MAX && st->hot[i].obj == o) {
+		h = st->hot[i];
+		st->hot[i].obj = NULL;
+		st->hot[i].tree = NULL;
+		h.obj->hot = 0;
+	}
 	pthread_mutex_unlock(&st->hmu);
 	if (kept)
 		*kept = h.tree != NULL;
