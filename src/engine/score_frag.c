@@ -792,7 +792,8 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
 	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
-				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25};
+				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1,
+				  0.35};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -855,6 +856,14 @@ static double share_spread(const mu_workload_mix_t *m,
 	       m->index->bound <= p->spread_models ? p->spread_cpu : 0;
 }
 
+/* Whether the twentieth round's rule holds for settings p on mix m (see
+ * mu_muster_params_t): pods of two or more GPUs carry at least
+ * p->fit_multi of the mix's GPU demand.  O(1). */
+static bool share_fit(const mu_workload_mix_t *m, const mu_muster_params_t *p)
+{
+	return m && m->index && m->index->multi >= p->fit_multi;
+}
+
 /* The reserve of settings p on mix m (nineteenth round; see
  * mu_muster_params_t): p->cpu_reserve where pods without GPUs are at
  * least p->cpu_reserve_only of the mix's pods, else p->reserve.  On
@@ -865,6 +874,8 @@ static double share_spread(const mu_workload_mix_t *m,
 static double share_reserve(const mu_workload_mix_t *m,
 			    const mu_muster_params_t *p)
 {
+	if (share_fit(m, p))
+		return p->fit_reserve;
 	return m && m->index && m->index->cpu_only >= p->cpu_reserve_only ?
 	       p->cpu_reserve : p->reserve;
 }
@@ -884,7 +895,8 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
 			(int32_t)floor(share_reserve(m, p) * v->ngpu *
 				       m->index->whole) : -1,
-		p->best_fit != 0, share_how(m, p), share_spread(m, p, req)};
+		p->best_fit != 0 || share_fit(m, p), share_how(m, p),
+		share_spread(m, p, req)};
 	return fgd_placement(m, v, req, &terms);
 }
 
