@@ -35,17 +35,6 @@ static void fit_mix(mu_workload_mix_t *m, int64_t quads)
 	mu_workload_mix_finish(m);
 }
 
-/* The share's score on node n under mix m with settings p (NULL: the
- * defaults). */
-static double share_score(mu_workload_mix_t *m, const mu_muster_params_t *p,
-			  const vnode_t *n, const mu_res_t *req)
-{
-	mu_workload_mix_t view = *m;
-	view.muster = p;
-	mu_score_ctx_t ctx = {&view, 0, NULL};
-	return mu_score_muster.score(&ctx, &n->v, req);
-}
-
 /* A node with five whole free devices (the rest full) and 60 free cores:
  * a 500 breaks one of them (5 <= 6 whole devices: the reserve of 1.1
  * pays, 5 > 4: that of 0.75 does not).  On the heavy mix the defaults
@@ -68,14 +57,14 @@ static void test_fit_rule(mu_t_t *t)
 	fit = off;           /* the rule by hand: best fit, reserve 1.1 */
 	fit.best_fit = 1;
 	fit.reserve = 1.1;
-	double on_h = share_score(&heavy, NULL, &n, &s);
-	CHECK(t, on_h == share_score(&heavy, &fit, &n, &s));
+	double on_h = score_muster_with(&heavy, NULL, &n, &s);
+	CHECK(t, on_h == score_muster_with(&heavy, &fit, &n, &s));
 	fit.reserve = 0.75;
-	double nores = share_score(&heavy, &fit, &n, &s);
+	double nores = score_muster_with(&heavy, &fit, &n, &s);
 	CHECK(t, nores - on_h > 99 && nores - on_h < 101);
-	CHECK(t, share_score(&heavy, &off, &n, &s) != on_h);
-	CHECK(t, share_score(&light, NULL, &n, &s) ==
-		 share_score(&light, &off, &n, &s));
+	CHECK(t, score_muster_with(&heavy, &off, &n, &s) != on_h);
+	CHECK(t, score_muster_with(&light, NULL, &n, &s) ==
+		 score_muster_with(&light, &off, &n, &s));
 	/* The rollouts' candidates set the reserve themselves: the rule is
 	 * off in every one of them. */
 	mu_muster_params_t c[16];
