@@ -811,14 +811,25 @@ double mu__mix_multi(const mu_workload_mix_t *m)
 	return m && m->index ? m->index->multi : 0;
 }
 
+/* Whether the twentieth round's rule holds for settings p on mix m (see
+ * mu_muster_params_t): pods of two or more GPUs carry at least
+ * p->fit_multi of the mix's GPU demand.  O(1). */
+static bool share_fit(const mu_workload_mix_t *m, const mu_muster_params_t *p)
+{
+	return m && m->index && m->index->multi >= p->fit_multi;
+}
+
 /* The flags of the CPU-aware growth under the mix's settings: FRAG_MEM too
- * when the mix's multi-GPU share of the demand reaches mem_multi. */
+ * when the mix's multi-GPU share of the demand reaches mem_multi, or
+ * under the fit rule (share_fit: on multigpu40, 0.40 of the demand in
+ * pods of 2+ GPUs, it gained 0.018 at x = 130; docs/evaluation.md,
+ * "Twentieth round"). */
 static int cpu_how(const mu_workload_mix_t *m)
 {
 	mu_muster_params_t tmp;
 	const mu_muster_params_t *p = muster_params(m, &tmp);
-	return FRAG_CPU | (m && m->index && m->index->multi >= p->mem_multi ?
-			   FRAG_MEM : 0);
+	return FRAG_CPU | (m && m->index && (m->index->multi >= p->mem_multi ||
+					     share_fit(m, p)) ? FRAG_MEM : 0);
 }
 
 static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
@@ -854,14 +865,6 @@ static double share_spread(const mu_workload_mix_t *m,
 	       m->index->shares >= p->spread_shares &&
 	       m->index->cpu_only <= p->spread_cpu_only &&
 	       m->index->bound <= p->spread_models ? p->spread_cpu : 0;
-}
-
-/* Whether the twentieth round's rule holds for settings p on mix m (see
- * mu_muster_params_t): pods of two or more GPUs carry at least
- * p->fit_multi of the mix's GPU demand.  O(1). */
-static bool share_fit(const mu_workload_mix_t *m, const mu_muster_params_t *p)
-{
-	return m && m->index && m->index->multi >= p->fit_multi;
 }
 
 /* The reserve of settings p on mix m (nineteenth round; see
