@@ -194,7 +194,8 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *   - fit_reserve (the twentieth round): where pods of two or more GPUs
  *     carry at least fit_multi of the mix's GPU demand, shares placed by
  *     points go by best fit (as best_fit) and pay the reserve with
- *     fit_reserve in place of reserve (and of cpu_reserve); the rollouts'
+ *     fit_reserve in place of reserve (and of cpu_reserve), and the
+ *     CPU-aware growth counts free memory as mem_multi has it; the rollouts'
  *     candidates set their own and turn it off (fit_multi above 1:
  *     never).
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
