@@ -758,6 +758,12 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     its GPU demand: ungated it cost openb's multigpu40 (shares 0.18 of
  *     the demand), cpu500 (half the pods CPU-only) and gpuspec20 to 50
  *     (at x = 100, and gpuspec50 at x = 130) more than the seeds' spread.
+ *   - fit (the twentieth round): where pods of two or more GPUs carry
+ *     at least `fit_multi` of the mix's GPU demand, shares go by best fit
+ *     and pay the reserve with `fit_reserve`, and the CPU-aware growth
+ *     counts free memory (openb's multigpu40 and multigpu50: + 0.495 and
+ *     + 0.477 over fgd at x = 130, from + 0.433 and + 0.394;
+ *     docs/evaluation.md, "Twentieth round").
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
@@ -788,7 +794,10 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * "Seventeenth round" and "Eighteenth round"); cpu_reserve 1.0 where
  * CPU-only pods are cpu_reserve_only 0.25 of the pods or more (cpu250's
  * 0.25 and cpu500's 0.50 in, cpu200's 0.20 out, where 1.0 cost 0.02;
- * "Nineteenth round: CPU-heavy variants"). */
+ * "Nineteenth round: CPU-heavy variants"); fit_reserve 1.1 (1.0, 1.2,
+ * 1.3, 1.5 tried) where pods of 2+ GPUs carry fit_multi 0.35 of the
+ * demand or more (multigpu40's 0.40 in, multigpu30's 0.30 out, where the
+ * rule cost about 0.1; "Twentieth round"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
 	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
