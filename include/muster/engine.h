@@ -211,9 +211,17 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     at least cpu_reserve_only of the mix's pods, shares pay the reserve
  *     with cpu_reserve in place of reserve (0.75 -> 1.0 on openb's
  *     cpu250 and cpu500); the rollouts' candidates set the reserve themselves and
- *     turn it off (cpu_reserve_only above 1: never).
+ *     turn it off (cpu_reserve_only above 1: never);
+ *   - fit_reserve (the twentieth round): where pods of two or more GPUs
+ *     carry at least fit_multi of the mix's GPU demand, shares placed by
+ *     points go by best fit (as best_fit) and pay the reserve with
+ *     fit_reserve in place of reserve (and of cpu_reserve), and the
+ *     CPU-aware growth counts free memory as mem_multi has it; the rollouts'
+ *     candidates set their own and turn it off (fit_multi above 1:
+ *     never).
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
- * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25 (score_frag.c). */
+ * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1, 0.35
+ * (score_frag.c). */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
@@ -231,6 +239,8 @@ typedef struct mu_muster_params {
 	double spread_models;
 	double cpu_reserve;
 	double cpu_reserve_only;
+	double fit_reserve;
+	double fit_multi;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);

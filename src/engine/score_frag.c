@@ -782,6 +782,12 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     its GPU demand: ungated it cost openb's multigpu40 (shares 0.18 of
  *     the demand), cpu500 (half the pods CPU-only) and gpuspec20 to 50
  *     (at x = 100, and gpuspec50 at x = 130) more than the seeds' spread.
+ *   - fit (the twentieth round): where pods of two or more GPUs carry
+ *     at least `fit_multi` of the mix's GPU demand, shares go by best fit
+ *     and pay the reserve with `fit_reserve`, and the CPU-aware growth
+ *     counts free memory (openb's multigpu40 and multigpu50: + 0.495 and
+ *     + 0.477 over fgd at x = 130, from + 0.433 and + 0.394;
+ *     docs/evaluation.md, "Twentieth round").
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
@@ -812,11 +818,15 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * "Seventeenth round" and "Eighteenth round"); cpu_reserve 1.0 where
  * CPU-only pods are cpu_reserve_only 0.25 of the pods or more (cpu250's
  * 0.25 and cpu500's 0.50 in, cpu200's 0.20 out, where 1.0 cost 0.02;
- * "Nineteenth round: CPU-heavy variants"). */
+ * "Nineteenth round: CPU-heavy variants"); fit_reserve 1.1 (1.0, 1.2,
+ * 1.3, 1.5 tried) where pods of 2+ GPUs carry fit_multi 0.35 of the
+ * demand or more (multigpu40's 0.40 in, multigpu30's 0.30 out, where the
+ * rule cost about 0.1; "Twentieth round"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
 	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
-				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25};
+				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1,
+				  0.35};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -834,14 +844,25 @@ double mu__mix_multi(const mu_workload_mix_t *m)
 	return m && m->index ? m->index->multi : 0;
 }
 
+/* Whether the twentieth round's rule holds for settings p on mix m (see
+ * mu_muster_params_t): pods of two or more GPUs carry at least
+ * p->fit_multi of the mix's GPU demand.  O(1). */
+static bool share_fit(const mu_workload_mix_t *m, const mu_muster_params_t *p)
+{
+	return m && m->index && m->index->multi >= p->fit_multi;
+}
+
 /* The flags of the CPU-aware growth under the mix's settings: FRAG_MEM too
- * when the mix's multi-GPU share of the demand reaches mem_multi. */
+ * when the mix's multi-GPU share of the demand reaches mem_multi, or
+ * under the fit rule (share_fit: on multigpu40, 0.40 of the demand in
+ * pods of 2+ GPUs, it gained 0.018 at x = 130; docs/evaluation.md,
+ * "Twentieth round"). */
 static int cpu_how(const mu_workload_mix_t *m)
 {
 	mu_muster_params_t tmp;
 	const mu_muster_params_t *p = muster_params(m, &tmp);
-	return FRAG_CPU | (m && m->index && m->index->multi >= p->mem_multi ?
-			   FRAG_MEM : 0);
+	return FRAG_CPU | (m && m->index && (m->index->multi >= p->mem_multi ||
+					     share_fit(m, p)) ? FRAG_MEM : 0);
 }
 
 static bool muster_cpu_aware(const mu_workload_mix_t *m, const mu_res_t *req)
@@ -889,6 +910,8 @@ static double share_spread(const mu_workload_mix_t *m,
 static double share_reserve(const mu_workload_mix_t *m,
 			    const mu_muster_params_t *p)
 {
+	if (share_fit(m, p))
+		return p->fit_reserve;
 	return m && m->index && m->index->cpu_only >= p->cpu_reserve_only ?
 	       p->cpu_reserve : p->reserve;
 }
@@ -908,7 +931,8 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 		req->v[MU_RES_GPU_MILLI] < p->reserve_below ?
 			(int32_t)floor(share_reserve(m, p) * v->ngpu *
 				       m->index->whole) : -1,
-		p->best_fit != 0, share_how(m, p), share_spread(m, p, req)};
+		p->best_fit != 0 || share_fit(m, p), share_how(m, p),
+		share_spread(m, p, req)};
 	return fgd_placement(m, v, req, &terms);
 }
 

@@ -98,6 +98,7 @@ size_t mu_muster_params_candidates(const mu_workload_mix_t *mix,
 					p.mg_multi = on ? 2.0 : 0.0;
 				p.reserve = reserve[r];
 				p.cpu_reserve_only = 2.0; /* its own reserve */
+				p.fit_multi = 2.0;        /* and points */
 				p.reserve_below = below ? p.mg_large : 1001;
 				if (n < cap)
 					out[n] = p;

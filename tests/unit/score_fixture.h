@@ -1,7 +1,7 @@
 /*
  * score_fixture.h - the pod requests and node views that the GPU score
  * policies' unit tests (test_score_press.c, test_score_memory.c,
- * test_score_spread.c) score:
+ * test_score_spread.c, test_score_reserve.c, test_score_fit.c) score:
  * a request of CPU, memory, whole GPUs and a share, and a node of eight
  * devices, 96 cores and given memory, some devices whole and free and the
  * rest full.  Header-only (static inline functions), included after check.h.
@@ -56,6 +56,18 @@ static inline void score_node(vnode_t *n, int free_gpus, int64_t cpu_free, int64
 		n->free.v[MU_RES_GPU_MILLI] += n->gpu[g];
 	}
 	n->v = (mu_node_view_t){&n->alloc, &n->free, 8, n->gpu, model, NULL};
+}
+
+/* muster's score of req on node n under the finished mix m with settings
+ * p (NULL: the defaults), through a shallow copy of the mix. */
+static inline double score_muster_with(const mu_workload_mix_t *m,
+				       const mu_muster_params_t *p,
+				       const vnode_t *n, const mu_res_t *req)
+{
+	mu_workload_mix_t view = *m;
+	view.muster = p;
+	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
+	return mu_score_muster.score(&ctx, &n->v, req);
 }
 
 #endif

@@ -48,6 +48,7 @@ static void test_memory_keeps_pair(mu_t_t *t)
 	CHECK(t, on.mem_multi > 0 && on.mem_multi <= 1); /* on here: 1.0 */
 	off = on;
 	off.mem_multi = 2.0; /* never */
+	off.fit_multi = 2.0; /* nor through the fit rule (twentieth round) */
 	mu_workload_mix_t view = m;
 	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
 	view.muster = NULL; /* the defaults */
@@ -59,6 +60,13 @@ static void test_memory_keeps_pair(mu_t_t *t)
 	/* Without memory the measure sees two equal nodes. */
 	view.muster = &off;
 	CHECK(t, mu_score_muster.score(&ctx, &big.v, &p) ==
+		 mu_score_muster.score(&ctx, &small.v, &p));
+	/* The fit rule (every GPU in 4-GPU pods: over fit_multi) turns
+	 * memory on by itself. */
+	mu_muster_params_t fit = off;
+	fit.fit_multi = on.fit_multi;
+	view.muster = &fit;
+	CHECK(t, mu_score_muster.score(&ctx, &big.v, &p) >
 		 mu_score_muster.score(&ctx, &small.v, &p));
 	/* FGD's measure does not read memory either. */
 	mu_score_ctx_t fctx = {&m, 0, NULL, NULL};

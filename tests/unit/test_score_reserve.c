@@ -33,17 +33,6 @@ static void reserve_mix(mu_workload_mix_t *m, int64_t cpu_only)
 	mu_workload_mix_finish(m);
 }
 
-/* The share's score on node n under mix m with settings p (NULL: the
- * defaults). */
-static double share_score(mu_workload_mix_t *m, const mu_muster_params_t *p,
-			  const vnode_t *n, const mu_res_t *req)
-{
-	mu_workload_mix_t view = *m;
-	view.muster = p;
-	mu_score_ctx_t ctx = {&view, 0, NULL, NULL};
-	return mu_score_muster.score(&ctx, &n->v, req);
-}
-
 /* A node with four whole free devices (the rest full) and 60 free cores:
  * a 500 breaks one of them (4 <= 4 whole devices: the reserve of 1.0
  * pays, 4 > 3: that of 0.75 does not).  Half the pods CPU-only: the
@@ -63,16 +52,16 @@ static void test_cpu_reserve(mu_t_t *t)
 	CHECK(t, def.cpu_reserve_only > 0.2 && def.cpu_reserve_only <= 0.5);
 	off = def;
 	off.cpu_reserve_only = 2.0; /* never */
-	double on_h = share_score(&heavy, NULL, &n, &s);
-	double off_h = share_score(&heavy, &off, &n, &s);
+	double on_h = score_muster_with(&heavy, NULL, &n, &s);
+	double off_h = score_muster_with(&heavy, &off, &n, &s);
 	CHECK(t, off_h - on_h > 99 && off_h - on_h < 101);
-	CHECK(t, share_score(&light, NULL, &n, &s) ==
-		 share_score(&light, &off, &n, &s));
+	CHECK(t, score_muster_with(&light, NULL, &n, &s) ==
+		 score_muster_with(&light, &off, &n, &s));
 	/* A node with five whole devices pays neither reserve. */
 	vnode_t five;
 	score_node(&five, 5, 60000, 0, NULL);
-	CHECK(t, share_score(&heavy, NULL, &five, &s) ==
-		 share_score(&heavy, &off, &five, &s));
+	CHECK(t, score_muster_with(&heavy, NULL, &five, &s) ==
+		 score_muster_with(&heavy, &off, &five, &s));
 	/* The rollouts' candidates set the reserve themselves: the rule is
 	 * off in every one of them. */
 	mu_muster_params_t c[16];

@@ -1,0 +1,84 @@
+/*
+ * test_score_fit.c - muster's share rule on multi-GPU-heavy mixes
+ * (src/engine/score_frag.c, mu_muster_params_t.fit_reserve and fit_multi,
+ * the twentieth round): where pods of two or more GPUs carry at least
+ * fit_multi of the mix's GPU demand, a share placed by points goes by
+ * best fit and pays the reserve with fit_reserve (1.1) in place of
+ * reserve (0.75), so a node with five of its eight devices whole costs a
+ * share that breaks one 100 points where with 0.75 it cost nothing; on a
+ * mix with few multi-GPU pods, with the gate off, or in the rollouts'
+ * candidates (which set the reserve and the points themselves) the share
+ * scores as before.  Nothing is timed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "muster/engine.h"
+#include "score_fixture.h"
+
+/* `quads` 4-GPU pods, 60 1-GPU pods and 100 500-milli shares.  With 20
+ * quads the 4-GPU pods carry 80/190 = 0.42 of the GPU demand and whole
+ * GPUs 140/190 = 0.737: the reserve keeps floor(0.75 x 8 x 0.737) = 4
+ * whole devices of eight, floor(1.1 x 8 x 0.737) = 6; with 2 quads they
+ * carry 8/118 = 0.07. */
+static void fit_mix(mu_workload_mix_t *m, int64_t quads)
+{
+	mu_res_t four = score_req(32000, 0, 4, 0), one = score_req(8000, 0, 1, 0);
+	mu_res_t half = score_req(4000, 0, 0, 500);
+	mu_workload_mix_init(m);
+	mu_workload_mix_add(m, &four, NULL, 0, quads);
+	mu_workload_mix_add(m, &one, NULL, 0, 60);
+	mu_workload_mix_add(m, &half, NULL, 0, 100);
+	mu_workload_mix_finish(m);
+}
+
+/* A node with five whole free devices (the rest full) and 60 free cores:
+ * a 500 breaks one of them (5 <= 6 whole devices: the reserve of 1.1
+ * pays, 5 > 4: that of 0.75 does not).  On the heavy mix the defaults
+ * score it as best fit with the reserve of 1.1 does, 100 points below the
+ * gate off plus best fit; on the light mix as the gate off. */
+static void test_fit_rule(mu_t_t *t)
+{
+	vnode_t n;
+	score_node(&n, 5, 60000, 0, NULL);
+	mu_res_t s = score_req(4000, 0, 0, 500);
+	mu_workload_mix_t heavy, light;
+	fit_mix(&heavy, 20);
+	fit_mix(&light, 2);
+	mu_muster_params_t def, off, fit;
+	mu_muster_params_defaults(&def);
+	CHECK(t, def.fit_reserve == 1.1 && def.reserve == 0.75);
+	CHECK(t, def.fit_multi > 0.3 && def.fit_multi <= 0.4);
+	off = def;
+	off.fit_multi = 2.0; /* never */
+	fit = off;           /* the rule by hand: best fit, reserve 1.1 */
+	fit.best_fit = 1;
+	fit.reserve = 1.1;
+	double on_h = score_muster_with(&heavy, NULL, &n, &s);
+	CHECK(t, on_h == score_muster_with(&heavy, &fit, &n, &s));
+	fit.reserve = 0.75;
+	double nores = score_muster_with(&heavy, &fit, &n, &s);
+	CHECK(t, nores - on_h > 99 && nores - on_h < 101);
+	CHECK(t, score_muster_with(&heavy, &off, &n, &s) != on_h);
+	CHECK(t, score_muster_with(&light, NULL, &n, &s) ==
+		 score_muster_with(&light, &off, &n, &s));
+	/* The rollouts' candidates set the reserve themselves: the rule is
+	 * off in every one of them. */
+	mu_muster_params_t c[16];
+	size_t nc = mu_muster_params_candidates(&heavy, c, 16);
+	CHECK(t, nc >= 10 && nc <= 16);
+	for (size_t i = 0; i < nc && i < 16; i++)
+		CHECK(t, c[i].fit_multi > 1);
+	mu_workload_mix_release(&heavy);
+	mu_workload_mix_release(&light);
+}
+
+int main(void)
+{
+	mu_t_t t = MU_T_INIT;
+	MU_RUN(&t, test_fit_rule);
+	return mu_t_done(&t);
+}
