@@ -782,7 +782,7 @@ static inline const mu_supply_t *mu__supply_ctx(const mu_engine_t *e)
  * stale when a count moved.  MU_ENOMEM for a model not seen before.
  * O(models). */
 int mu__gpu_models_node(mu_engine_t *e, mu__node_t *n, int sign);
-/* Brings e->gmodels.press up to date with the devices and the policy's
+/* (score_frag.c) Brings e->gmodels.press up to date with the devices and the policy's
  * mix before the engine scores; when a pressure changed, the scores the
  * engine cached are dropped (mu_engine_rescore).  O(1) when nothing
  * moved, else O(shapes x models). */

@@ -9,12 +9,15 @@
  * node does (added, removed, cordoned, uncordoned, a new model or device
  * count), so every engine keeps them: a node remembers its slot and the
  * devices it added, and a change takes those out and adds the new ones,
- * O(models) for the slot's look-up.  The pressure is computed again from
- * the counts and the mix (O(shapes x models)) only when the counts or the
- * mix changed, the first time the engine scores after (a cycle, a
- * what-if, an explanation), and since every node's score of a model-tied
- * demand may move with it, the cached scores are dropped then.  The
- * engine frees the arrays (mu_engine_free).
+ * O(models) for the slot's look-up, and mark the pressure stale.  The
+ * pressure is computed again from the counts and the mix (O(shapes x
+ * models)) only when the counts or the mix changed, the first time the
+ * engine scores after (a cycle, a what-if, an explanation), and since
+ * every node's score of a model-tied demand may move with it, the cached
+ * scores are dropped then: mu__gpu_models_sync, in score_frag.c beside
+ * the mix it reads, so that this file calls nothing of the engine's core
+ * (scripts/check-loops.sh).  The engine frees the arrays
+ * (mu_engine_free).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,29 +77,4 @@ int mu__gpu_models_node(mu_engine_t *e, mu__node_t *n, int sign)
 	g->devices[k] += n->gdevices;
 	e->gm_stale = true;
 	return MU_OK;
-}
-
-void mu__gpu_models_sync(mu_engine_t *e)
-{
-	const mu_workload_mix_t *m = e->score && (e->score->flags & MU_SCORE_MIX) ?
-				     e->cfg.score_state : NULL;
-	const void *ix = m ? (const void *)m->index : NULL;
-	if (!e->gm_stale && ix == e->gm_index)
-		return;
-	mu_gpu_models_t *g = &e->gmodels;
-	bool was = g->pressed, moved = false;
-	double old[MU_MIX_MAX_MODELS + 1];
-	for (int32_t i = 0; i < g->n && i <= MU_MIX_MAX_MODELS; i++)
-		old[i] = g->press[i];
-	if (ix)
-		mu__mix_press_models(m, g);
-	else
-		g->pressed = false;
-	for (int32_t i = 0; g->pressed && i < g->n; i++)
-		moved |= i > MU_MIX_MAX_MODELS || !was || old[i] != g->press[i];
-	e->gm_stale = false;
-	e->gm_index = ix;
-	if (moved || was != g->pressed)
-		mu_engine_rescore(e);
-	e->gm_stale = false; /* mu_engine_rescore marks it */
 }

@@ -418,6 +418,33 @@ void mu__mix_press_models(const mu_workload_mix_t *m, mu_gpu_models_t *g)
 	                   * nothing for a score to look up */
 }
 
+/* (here, not in gpumodels.c, which stays a leaf of the engine: the sync
+ * reads the mix and drops the score heaps, both of the engine's core) */
+void mu__gpu_models_sync(mu_engine_t *e)
+{
+	const mu_workload_mix_t *m = e->score && (e->score->flags & MU_SCORE_MIX) ?
+				     e->cfg.score_state : NULL;
+	const void *ix = m ? (const void *)m->index : NULL;
+	if (!e->gm_stale && ix == e->gm_index)
+		return;
+	mu_gpu_models_t *g = &e->gmodels;
+	bool was = g->pressed, moved = false;
+	double old[MU_MIX_MAX_MODELS + 1];
+	for (int32_t i = 0; i < g->n && i <= MU_MIX_MAX_MODELS; i++)
+		old[i] = g->press[i];
+	if (ix)
+		mu__mix_press_models(m, g);
+	else
+		g->pressed = false;
+	for (int32_t i = 0; g->pressed && i < g->n; i++)
+		moved |= i > MU_MIX_MAX_MODELS || !was || old[i] != g->press[i];
+	e->gm_stale = false;
+	e->gm_index = ix;
+	if (moved || was != g->pressed)
+		mu_engine_rescore(e);
+	e->gm_stale = false; /* mu_engine_rescore marks it */
+}
+
 /* --- The measure ------------------------------------------------------- */
 
 /* Types of g needing at most x millicores.  O(log n). */
