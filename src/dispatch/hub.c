@@ -1779,12 +1779,10 @@ bool mu__dhub_status_due(const mu__dd_t *d, mu__djob_t *j)
 	size_t n = j->kind == MU__DK_JOB ? memo_key(d, j, key, sizeof key) : 0;
 	if (memo_hit(j->status_memo, key, n, j->status_sig))
 		return false;
-	json_t *st = status_of(d, j);
-	if (!st)
-		return false;
-	char *sig = json_dumps(st, JSON_COMPACT);
-	json_decref(st);
-	bool due = !sig || !j->status_sig || strcmp(sig, j->status_sig);
+	char *sig = mu__dhub_status_text(d, j);
+	if (!sig)
+		return false; /* no status of ours (or no memory: the next pass) */
+	bool due = !j->status_sig || strcmp(sig, j->status_sig);
 	if (!due)
 		memo_set(&j->status_memo, key, n, sig);
 	free(sig);

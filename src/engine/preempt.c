@@ -663,8 +663,13 @@ static void node_plan(pctx_t *c, int32_t nid, const mu__podset_t *ps, int32_t *b
 	}
 	if (*bk && (!surplus || bc->jobs == 0))
 		return;
+	/* after a whole-job single, only pairs of surplus pods (no job
+	 * stopped) are worth costing: O(surplus pairs), not O(nv^2) */
+	bool only_surplus = *bk > 0;
 	for (int32_t i = 0; i < nv && budget > 0 && max1 + max2 >= need; i++)
 		for (int32_t j = i + 1; j < nv && budget > 0; j++) {
+			if (only_surplus && (c->v[i].pod < 0 || c->v[j].pod < 0))
+				continue;
 			s[0] = i;
 			s[1] = j;
 			if (c->v[i].dev + c->v[j].dev >= need)
