@@ -487,6 +487,10 @@ typedef struct mu_horizon {
 	bool busy;                  /* a job is out (prepared, not applied) */
 	int32_t choices, changes;
 	mu_horizon_choice_t last;   /* valid when choices > 0 */
+	/* mu_horizon_live_mix: the pods in h->mix at its last build, and
+	 * whether a shape came into the demand or left it since. */
+	int64_t mix_pods;
+	bool mix_reshaped;
 } mu_horizon_t;
 
 typedef struct mu_horizon_job mu_horizon_job_t;
@@ -504,6 +508,28 @@ void mu_horizon_release(mu_horizon_t *h);
  * MU_ENOMEM, MU_EINVAL for a negative count.  O(models) expected. */
 int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
 		    const char *const *models, size_t nmodels, int64_t count);
+/* As mu_horizon_seen, with *at (when not NULL) set to the index of the
+ * shape counted, for mu_horizon_unseen, or -1 when none was (count 0, or
+ * a request that fits no node of the rollouts' model). */
+int mu_horizon_seen_at(mu_horizon_t *h, const mu_res_t *req,
+		       const char *const *models, size_t nmodels, int64_t count,
+		       int32_t *at);
+/* Takes count pods off the shape at index `at` (from mu_horizon_seen_at):
+ * pods that left, so that the demand is what is pending and running (the
+ * live scheduler's plain muster; the horizon's demand only grows).  A
+ * shape left without pods stays in the index but not in the mix.
+ * MU_EINVAL for an unknown index or more pods than it has.  O(1). */
+int mu_horizon_unseen(mu_horizon_t *h, int32_t at, int64_t count);
+/* Builds h->mix again from the demand now (the shapes with pods, every
+ * one: no "typical pods" cut), for a caller whose engine scores with
+ * h->mix between choices: when a shape came into the demand or left it,
+ * or the pods differ from the last build's by more than 1/16 of them (so
+ * that a busy cluster does not drop the engine's scores every cycle for a
+ * pod more or less).  No pods: the unfinished empty mix, with which muster
+ * places as it does without one.  Returns 1 when built (the caller then
+ * calls mu_engine_rescore), 0 when not due, MU_ENOMEM (h->mix kept).
+ * O(shapes log shapes) when built, O(1) otherwise. */
+int mu_horizon_live_mix(mu_horizon_t *h);
 /* Whether a choice is due now for e's GPU allocation (see above); sets
  * *cp to the checkpoint and *share to the allocation.  A fall below the
  * last choice's checkpoint lowers it, so that the checkpoint is passed
@@ -512,7 +538,8 @@ int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
 bool mu_horizon_due(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
 		    int32_t *cp, double *share);
 /* Takes the snapshot of a choice at checkpoint cp: every schedulable node
- * of e (its free capacity, copied), the seen demand as a finished mix and
+ * of e (its free capacity, copied), the seen demand as a finished mix (with
+ * e's devices per model now, mu_engine_gpu_models, for press_over) and
  * its candidates (mu_muster_params_candidates).  *out is the caller's
  * until mu_horizon_job_free; h is busy until mu_horizon_apply or
  * mu_horizon_cancel.  MU_ENOMEM, MU_ESTATE when busy or nothing was seen,
@@ -523,6 +550,9 @@ int mu_horizon_prepare(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
  * thread).  Returns mu_rollout_choose()'s result.  Work: that of
  * mu_rollout_choose for the snapshot (about 0.2 s of CPU with 256 nodes). */
 int mu_horizon_job_run(mu_horizon_job_t *j);
+/* The job's mix (the demand seen at its snapshot, with the devices per
+ * model then), owned by the job.  O(1). */
+const mu_workload_mix_t *mu_horizon_job_mix(const mu_horizon_job_t *j);
 /* Records a run job's winner in h (h->params, h->last, and with own_mix
  * the job's mix becomes h->mix); *choice (may be NULL) gets the log
  * line's facts.  The caller calls mu_engine_rescore() before its next
@@ -982,7 +1012,8 @@ const mu_gpu_models_t *mu_engine_gpu_models(const mu_engine_t *e);
  * smallest GPU memory S among the live GPU nodes' (label
  * nvidia.com/gpu.memory) that holds mib, a whole GPU when that is all of
  * it, added to req.  MU_EINVAL for mib <= 0 or a req that already asks
- * GPUs, MU_ENOENT when no node's GPUs hold mib.  O(nodes). */
+ * GPUs, MU_ENOENT when no node's GPUs hold mib.  O(values of the label):
+ * the engine keeps them at node changes (the twenty-first round). */
 int mu_engine_gpu_memory_req(const mu_engine_t *e, int64_t mib, mu_res_t *req);
 
 /* The first filter one pod of pod set `podset` of job would fail on node

@@ -344,6 +344,7 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 	if (nid >= 0) {
 		mu__supply_node(e, &e->nodes[nid], -1);
 		mu__gpu_models_node(e, &e->nodes[nid], -1);
+		mu__gpu_mem_node(e, &e->nodes[nid], NULL, -1);
 	}
 	int rc = node_upsert(e, s, id);
 	if (nid < 0)
@@ -351,6 +352,10 @@ int mu_engine_node_upsert(mu_engine_t *e, const mu_node_spec_t *s, mu_id_t *id)
 	if (nid < 0)
 		return rc;
 	int grc = mu__gpu_models_node(e, &e->nodes[nid], +1);
+	int32_t key = mu__strtab_find(&e->strs, "nvidia.com/gpu.memory");
+	int32_t v = key >= 0 ? mu__node_label(&e->nodes[nid], key) : -1;
+	if (grc == MU_OK)
+		grc = mu__gpu_mem_node(e, &e->nodes[nid], v >= 0 ? e->strs.strs[v] : NULL, +1);
 	if (grc != MU_OK && rc == MU_OK)
 		rc = grc;
 	if (!mu__supply_kept(e))
@@ -386,6 +391,7 @@ int mu_engine_node_remove(mu_engine_t *e, const char *name, mu_time_t now)
 	mu__node_t *n = &e->nodes[nid];
 	mu__supply_node(e, n, -1);
 	mu__gpu_models_node(e, n, -1);
+	mu__gpu_mem_node(e, n, NULL, -1);
 	mu_res_t zero = {{0}};
 	node_set_alloc(e, n, &zero);
 	if (n->pool >= 0)

@@ -123,6 +123,7 @@ void mu_engine_free(mu_engine_t *e)
 	free(e->gmodels.model);
 	free(e->gmodels.devices);
 	free(e->gmodels.press);
+	free(e->gmem);
 	free(e->queues);
 	free(e->jobs);
 	free(e->classes);

@@ -125,6 +125,7 @@ typedef struct mu__node {
 	int32_t sslot;     /* its model's entry in e->supply.models (supply.c) */
 	int32_t gslot;     /* its entry in e->gmodels (gpumodels.c) and the */
 	int64_t gdevices;  /* devices it adds there (0: none, as cordoned) */
+	int32_t gmem;      /* its entry in e->gmem + 1 (gpumodels.c), 0 none */
 	uint64_t pgen;     /* stamp of the last change among the pods here:
 	                    * a bind, a release, a start or stop of a job
 	                    * with a pod here (mu__node_dirty(), vsum.c) */
@@ -556,6 +557,11 @@ struct mu_engine {
 	mu_gpu_models_t gmodels;    /* devices per model (gpumodels.c) */
 	bool gm_stale;              /* gmodels.press to compute again */
 	const void *gm_index;       /* the mix index it was computed for */
+	/* The GPU nodes' memory labels (nvidia.com/gpu.memory) and how many
+	 * live GPU nodes carry each, cordoned or not (gpumodels.c): what a
+	 * GPU-memory request resolves against (queue.c). */
+	struct mu__gpumem *gmem;
+	int32_t ngmem, gmem_cap;
 	uint64_t node_gen;          /* bumped when nodes' static facts change */
 	mu_res_t total_alloc;       /* accounting units */
 	mu_res_t total_used;
@@ -782,6 +788,23 @@ static inline const mu_supply_t *mu__supply_ctx(const mu_engine_t *e)
  * stale when a count moved.  MU_ENOMEM for a model not seen before.
  * O(models). */
 int mu__gpu_models_node(mu_engine_t *e, mu__node_t *n, int sign);
+/* One value of the GPU memory label: interned, as MiB, and the live GPU
+ * nodes that carry it. */
+typedef struct mu__gpumem {
+	const char *label;
+	int64_t mib;
+	int32_t nodes;
+} mu__gpumem_t;
+/* (gpumodels.c) Takes node n out of e->gmem (sign < 0) or counts it under
+ * its label value `label` (interned, or NULL: none), when it has GPUs and
+ * is not removed (sign > 0).  MU_ENOMEM.  O(label values). */
+int mu__gpu_mem_node(mu_engine_t *e, mu__node_t *n, const char *label, int sign);
+/* (gpumodels.c) The smallest GPU memory (MiB) among the live GPU nodes'
+ * label values that holds mib, 0 when none; *label its value (untouched
+ * when none).  Equal amounts written two ways: the value seen first.
+ * O(label values). */
+int64_t mu__gpu_mem_best(const mu_engine_t *e, int64_t mib, const char **label);
+
 /* (score_frag.c) Brings e->gmodels.press up to date with the devices and the policy's
  * mix before the engine scores; when a pressure changed, the scores the
  * engine cached are dropped (mu_engine_rescore).  O(1) when nothing

@@ -18,6 +18,13 @@
  * the mix it reads, so that this file calls nothing of the engine's core
  * (scripts/check-loops.sh).  The engine frees the arrays
  * (mu_engine_free).
+ *
+ * Beside the counts (the twenty-first round), the values of the GPU memory
+ * label (nvidia.com/gpu.memory) that live GPU nodes carry, each with its
+ * node count, kept the same way at every node change: a GPU-memory
+ * request (KAI's gpu-memory annotation) resolves against them in
+ * O(values) instead of walking every node (queue.c), which the live
+ * scheduler does for each pod counted in its demand (rechoose.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,4 +84,58 @@ int mu__gpu_models_node(mu_engine_t *e, mu__node_t *n, int sign)
 	g->devices[k] += n->gdevices;
 	e->gm_stale = true;
 	return MU_OK;
+}
+
+/* A label value as MiB: digits only, 1..2^40; 0 when it is not one.
+ * O(length). */
+static int64_t mib_of(const char *s)
+{
+	int64_t v = 0;
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (INT64_C(1) << 40))
+			return 0;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+int mu__gpu_mem_node(mu_engine_t *e, mu__node_t *n, const char *label, int sign)
+{
+	if (sign < 0) {
+		if (n->gmem > 0 && n->gmem <= e->ngmem)
+			e->gmem[n->gmem - 1].nodes--;
+		n->gmem = 0;
+		return MU_OK;
+	}
+	int64_t mib = mib_of(label);
+	if (n->removed || n->ngpu <= 0 || mib <= 0)
+		return MU_OK;
+	int32_t k = 0;
+	while (k < e->ngmem && e->gmem[k].label != label) /* interned */
+		k++;
+	if (k == e->ngmem) {
+		int rc = mu__grow((void **)&e->gmem, &e->gmem_cap, e->ngmem + 1,
+				  sizeof *e->gmem);
+		if (rc)
+			return rc;
+		e->gmem[e->ngmem++] = (mu__gpumem_t){label, mib, 0};
+	}
+	e->gmem[k].nodes++;
+	n->gmem = k + 1;
+	return MU_OK;
+}
+
+int64_t mu__gpu_mem_best(const mu_engine_t *e, int64_t mib, const char **label)
+{
+	int64_t best = 0;
+	for (int32_t k = 0; k < e->ngmem; k++) {
+		const mu__gpumem_t *g = &e->gmem[k];
+		if (g->nodes > 0 && g->mib >= mib && (!best || g->mib < best)) {
+			best = g->mib;
+			*label = g->label;
+		}
+	}
+	return best;
 }

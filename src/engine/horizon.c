@@ -203,9 +203,12 @@ static int hz_seen_new(mu_horizon_t *h, struct mu__hz_shape *k,
 	return MU_OK;
 }
 
-int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
-		    const char *const *models, size_t nmodels, int64_t count)
+int mu_horizon_seen_at(mu_horizon_t *h, const mu_res_t *req,
+		       const char *const *models, size_t nmodels, int64_t count,
+		       int32_t *at)
 {
+	if (at)
+		*at = -1;
 	if (!h || !req || count < 0)
 		return MU_EINVAL;
 	if (count == 0)
@@ -222,15 +225,34 @@ int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
 		return MU_ENOMEM;
 	int32_t i = h->seen_ix ? mu__strmap_get(h->seen_ix, key) : -1;
 	int rc = MU_OK;
-	if (i >= 0)
-		h->seen[i].count += count;
-	else if ((rc = hz_seen_new(h, &k, key)) == MU_OK)
-		h->seen[h->nseen - 1].count = count;
+	if (i < 0 && (rc = hz_seen_new(h, &k, key)) == MU_OK)
+		i = h->nseen - 1;
 	if (key != buf)
 		free(key);
-	if (rc == MU_OK)
-		h->seen_pods += count;
-	return rc;
+	if (rc)
+		return rc;
+	h->mix_reshaped |= h->seen[i].count == 0; /* a shape (back) in the mix */
+	h->seen[i].count += count;
+	h->seen_pods += count;
+	if (at)
+		*at = i;
+	return MU_OK;
+}
+
+int mu_horizon_seen(mu_horizon_t *h, const mu_res_t *req,
+		    const char *const *models, size_t nmodels, int64_t count)
+{
+	return mu_horizon_seen_at(h, req, models, nmodels, count, NULL);
+}
+
+int mu_horizon_unseen(mu_horizon_t *h, int32_t at, int64_t count)
+{
+	if (!h || at < 0 || at >= h->nseen || count < 0 || count > h->seen[at].count)
+		return MU_EINVAL;
+	h->seen[at].count -= count;
+	h->seen_pods -= count;
+	h->mix_reshaped |= count > 0 && h->seen[at].count == 0; /* a shape gone */
+	return MU_OK;
 }
 
 bool mu_horizon_due(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
@@ -299,36 +321,77 @@ static int hz_snapshot(mu_horizon_job_t *j, const mu_engine_t *e)
 	return gpus ? MU_OK : MU_ENOENT;
 }
 
-/* Builds j's mix from the demand seen, and the mix's memory requests
- * for the rollouts.  O(shapes log shapes). */
-static int hz_mix(mu_horizon_job_t *j, const mu_horizon_t *h)
+/* Adds the demand seen (the shapes with pods) to mix and finishes it;
+ * any[i], when any is not NULL, says that shape i went in as any model
+ * (past the mix's models).  O(shapes log shapes). */
+static int hz_mix_build(mu_workload_mix_t *mix, const mu_horizon_t *h, bool *any)
+{
+	int rc = MU_OK;
+	for (int32_t i = 0; rc == MU_OK && i < h->nseen; i++) {
+		const struct mu__hz_shape *s = &h->seen[i];
+		if (s->count <= 0)
+			continue; /* all its pods gone (mu_horizon_unseen) */
+		rc = mu_workload_mix_add(mix, &s->req, (const char *const *)s->models,
+					 (size_t)s->nmodels, s->count);
+		if (rc == MU_ERANGE) { /* past the mix's models: any model */
+			if (any)
+				any[i] = true;
+			rc = mu_workload_mix_add(mix, &s->req, NULL, 0, s->count);
+		}
+	}
+	return rc == MU_OK ? mu_workload_mix_finish(mix) : rc;
+}
+
+/* Builds j's mix from the demand seen, with the cluster's devices per
+ * model as e counts them now (mu_engine_gpu_models: the rollouts' press_over
+ * sees nodes added, removed or cordoned since the start), and the mix's
+ * memory requests for the rollouts.  O(shapes log shapes + models). */
+static int hz_mix(mu_horizon_job_t *j, const mu_horizon_t *h,
+		  const mu_engine_t *e)
 {
 	mu_workload_mix_init(&j->mix);
 	mu_rollout_mem_init(&j->mem);
 	bool *any = calloc(h->nseen > 0 ? (size_t)h->nseen : 1, sizeof *any);
-	int rc = any ? MU_OK : MU_ENOMEM;
+	int rc = any ? hz_mix_build(&j->mix, h, any) : MU_ENOMEM;
+	const mu_gpu_models_t *g = mu_engine_gpu_models(e);
+	for (int32_t i = 0; rc == MU_OK && g && i < g->n; i++)
+		if (g->devices[i] > 0)
+			rc = mu_workload_mix_supply(&j->mix, g->model[i], g->devices[i]);
 	for (int32_t i = 0; rc == MU_OK && i < h->nseen; i++) {
 		const struct mu__hz_shape *s = &h->seen[i];
-		rc = mu_workload_mix_add(&j->mix, &s->req,
-					 (const char *const *)s->models,
-					 (size_t)s->nmodels, s->count);
-		if (rc == MU_ERANGE) { /* past the mix's models: any model */
-			any[i] = true;
-			rc = mu_workload_mix_add(&j->mix, &s->req, NULL, 0, s->count);
-		}
-	}
-	if (rc == MU_OK)
-		rc = mu_workload_mix_finish(&j->mix);
-	for (int32_t i = 0; rc == MU_OK && i < h->nseen; i++) {
-		const struct mu__hz_shape *s = &h->seen[i];
-		rc = mu_rollout_mem_add(&j->mem, &j->mix, &s->req,
-					(const char *const *)s->models,
-					any[i] ? 0 : (size_t)s->nmodels, s->count);
+		if (s->count > 0)
+			rc = mu_rollout_mem_add(&j->mem, &j->mix, &s->req,
+						(const char *const *)s->models,
+						any[i] ? 0 : (size_t)s->nmodels, s->count);
 	}
 	if (rc == MU_OK)
 		rc = mu_rollout_mem_finish(&j->mem, &j->mix);
 	free(any);
 	return rc;
+}
+
+int mu_horizon_live_mix(mu_horizon_t *h)
+{
+	if (!h)
+		return MU_EINVAL;
+	int64_t moved = h->seen_pods - h->mix_pods;
+	if (moved < 0)
+		moved = -moved;
+	if (!h->mix_reshaped && 16 * moved <= h->mix_pods)
+		return 0; /* the same shapes, within 1/16 of the pods */
+	mu_workload_mix_t m;
+	mu_workload_mix_init(&m);
+	int rc = h->seen_pods > 0 ? hz_mix_build(&m, h, NULL) : MU_OK;
+	if (rc) {
+		mu_workload_mix_release(&m);
+		return rc;
+	}
+	mu_workload_mix_release(&h->mix); /* m's index was made first: a new address */
+	h->mix = m;
+	h->mix.muster = &h->params;
+	h->mix_pods = h->seen_pods;
+	h->mix_reshaped = false;
+	return 1;
 }
 
 int mu_horizon_prepare(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
@@ -342,7 +405,7 @@ int mu_horizon_prepare(mu_horizon_t *h, const mu_engine_t *e, mu_time_t now,
 		return MU_ENOMEM;
 	int rc = hz_snapshot(j, e);
 	if (rc == MU_OK)
-		rc = hz_mix(j, h);
+		rc = hz_mix(j, h, e);
 	if (rc) {
 		mu_horizon_job_free(j);
 		return rc;
@@ -375,6 +438,11 @@ int mu_horizon_job_run(mu_horizon_job_t *j)
 	j->result = mu_rollout_choose(&j->mix, j->views, j->nnodes, j->cands,
 				      j->ncands, &j->rc, j->worth, &j->best);
 	return j->result;
+}
+
+const mu_workload_mix_t *mu_horizon_job_mix(const mu_horizon_job_t *j)
+{
+	return j ? &j->mix : NULL;
 }
 
 void mu_horizon_cancel(mu_horizon_t *h)

@@ -615,38 +615,13 @@ bool mu__flav_within(const mu_engine_t *e, const mu__job_t *j)
 #define GPUMEM_LABEL "nvidia.com/gpu.memory"
 #define GPUMEM_NONE "none-holds-the-request"
 
-/* A label value as MiB: digits only, 1..2^40; 0 when it is not one. */
-static int64_t mib_of(const char *s)
-{
-	int64_t v = 0;
-	if (!s || !*s)
-		return 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (INT64_C(1) << 40))
-			return 0;
-		v = v * 10 + (*s - '0');
-	}
-	return v;
-}
-
 /* The smallest GPU memory (MiB) among the live GPU nodes whose GPUs hold
  * mib, 0 when none does; *label its label value (GPUMEM_NONE then).
- * Walks every live node once: O(nodes x log labels). */
+ * O(label values): the engine keeps them (gpumodels.c). */
 static int64_t gpumem_best(const mu_engine_t *e, int64_t mib, const char **label)
 {
-	int32_t key = mu__strtab_find(&e->strs, GPUMEM_LABEL);
-	int64_t best = 0;
 	*label = GPUMEM_NONE;
-	for (int32_t i = 0; key >= 0 && i < e->nnodes; i++) {
-		const mu__node_t *n = &e->nodes[i];
-		int32_t v = n->removed || n->ngpu == 0 ? -1 : mu__node_label(n, key);
-		int64_t m = v >= 0 ? mib_of(e->strs.strs[v]) : 0;
-		if (m >= mib && (!best || m < best)) {
-			best = m;
-			*label = e->strs.strs[v];
-		}
-	}
-	return best;
+	return mu__gpu_mem_best(e, mib, label);
 }
 
 /* req asks what mib MiB of a GPU of `best` MiB is: ceil(mib x 1000 /

@@ -12,7 +12,10 @@
  *     devices, before and after a node of the tied model is removed, while
  *     another is cordoned, and once it is uncordoned;
  *   - GPU memory: the share mu_engine_gpu_memory_req gives is the one the
- *     engine binds a pod of that request with (the same conversion).
+ *     engine binds a pod of that request with (the same conversion);
+ *   - (round 21) the memory label's values the engine keeps for it follow
+ *     relabels, removals, re-adds and nodes losing their GPUs; a cordoned
+ *     node still counts.
  * Nothing is timed.
  */
 #include <stdio.h>
@@ -175,11 +178,55 @@ static void test_gpu_memory(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* What mib MiB resolves to in e: the share's milli-GPU, 1000 for a whole
+ * GPU, -1 when no node holds it. */
+static int64_t mem_share(const mu_engine_t *e, int64_t mib)
+{
+	mu_res_t r = {{0}};
+	if (mu_engine_gpu_memory_req(e, mib, &r) != MU_OK)
+		return -1;
+	return r.v[MU_RES_GPU] ? 1000 * r.v[MU_RES_GPU] : r.v[MU_RES_GPU_MILLI];
+}
+
+/* The twenty-first round: the engine keeps the memory label's values at
+ * node changes (gpumodels.c) instead of walking the nodes per request;
+ * the answers follow every change: a relabel, a removal and a re-add, a
+ * node losing its GPUs; a cordoned node still counts (as the walk had
+ * it: the pod set is pinned to the label, and a cordon may be lifted). */
+static void test_gpu_memory_kept(mu_t_t *t)
+{
+	mu_engine_t *e = fx_engine(&mu_score_binpack, NULL, 0);
+	mu_label_t l40 = {"nvidia.com/gpu.memory", "40960"};
+	mu_label_t l80 = {"nvidia.com/gpu.memory", "81920"};
+	mu_label_t l24 = {"nvidia.com/gpu.memory", "24576"};
+	fx_node(e, "big", 8, "H100", false, &l80);
+	fx_node(e, "small", 8, "A100", false, &l40);
+	fx_node(e, "cpu", 0, NULL, false, &l24); /* no GPUs: not counted */
+	CHECK_EQ_INT(t, mem_share(e, 20480), 500);
+	fx_node(e, "small", 8, "A100", true, &l40); /* cordoned: still holds */
+	CHECK_EQ_INT(t, mem_share(e, 20480), 500);
+	fx_node(e, "small", 8, "L4", false, &l24); /* relabelled */
+	CHECK_EQ_INT(t, mem_share(e, 20480), 834);  /* of 24576 */
+	CHECK_EQ_INT(t, mem_share(e, 30000), 367);  /* of 81920 */
+	mu_engine_node_remove(e, "small", 0);
+	CHECK_EQ_INT(t, mem_share(e, 20480), 250);  /* of 81920 */
+	fx_node(e, "small", 8, "A100", false, &l40); /* back */
+	CHECK_EQ_INT(t, mem_share(e, 20480), 500);
+	fx_node(e, "small", 0, "A100", false, &l40); /* its GPUs gone */
+	CHECK_EQ_INT(t, mem_share(e, 20480), 250);
+	mu_engine_node_remove(e, "big", 0);
+	CHECK_EQ_INT(t, mem_share(e, 20480), -1);
+	fx_node(e, "big", 8, "H100", false, NULL); /* back without a label */
+	CHECK_EQ_INT(t, mem_share(e, 20480), -1);
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_counts);
 	MU_RUN(&t, test_pressure);
 	MU_RUN(&t, test_gpu_memory);
+	MU_RUN(&t, test_gpu_memory_kept);
 	return mu_t_done(&t);
 }
