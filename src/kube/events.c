@@ -207,6 +207,7 @@ static void nss_reshape(mu__kd_t *d, mu_time_t now)
 			}
 			mu__kshape_put(&d->shapes, p->shape);
 			p->shape = s;
+			mu__kd_mix_pod(d, p, false);
 			if (p->g && p->g->kind != MU__KG_JOB)
 				mu__kd_finish(d, p->g, now, false);
 			if (p->g)

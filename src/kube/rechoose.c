@@ -54,11 +54,21 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 			 "muster-horizon or muster");
 		return MU_EINVAL;
 	}
-	if (cfg->score != &mu_score_muster_horizon)
+	bool live = (cfg->score == &mu_score_muster || cfg->score == &mu_score_muster_mg) &&
+		    !cfg->score_state;
+	if (cfg->score != &mu_score_muster_horizon && !live)
 		return MU_OK;
 	mu_horizon_config_t hc = d->o->horizon;
 	hc.own_mix = true;
 	char why[160];
+	if (live) { /* the demand now as the mix; never rollouts */
+		mu_horizon_config_t none = {.own_mix = true};
+		if (mu_horizon_init(&d->hz, &none, NULL, 0))
+			return MU_EINVAL;
+		d->mix_live = true;
+		cfg->score_state = &d->hz.mix;
+		return MU_OK;
+	}
 	if (mu_horizon_init(&d->hz, &hc, why, sizeof why)) {
 		mu__klog(&d->log, 0, "muster-horizon: %s", why);
 		return MU_EINVAL;
@@ -98,6 +108,41 @@ void mu__kd_hz_seen(mu__kd_t *d, mu__kgroup_t *g, const mu_job_spec_t *j)
 		g->hz_seen = total;
 }
 
+/* The shape p counts as in the demand now, or NULL (see mu__kd_mix_pod). */
+static const mu__kshape_t *mix_shape_of(const mu__kpod_t *p, bool gone)
+{
+	if (gone || !p->ours || p->terminal || p->gated || !p->shape)
+		return NULL;
+	return mu__kshape_job(p->shape) ? p->shape : NULL;
+}
+
+void mu__kd_mix_pod(mu__kd_t *d, mu__kpod_t *p, bool gone)
+{
+	if (!d->mix_live)
+		return;
+	const mu__kshape_t *now = mix_shape_of(p, gone);
+	if (now == p->mix_shape)
+		return; /* counted as it is (p holds the shape: no reuse) */
+	if (p->mix_shape && mu_horizon_unseen(&d->hz, p->mix_at, 1) != MU_OK)
+		mu__klog(&d->log, 0, "muster: pod %s not taken out of the demand", p->key);
+	p->mix_shape = NULL;
+	if (!now)
+		return;
+	const mu_podset_spec_t *ps = &mu__kshape_job(now)->podsets[0];
+	mu_res_t req = ps->req; /* a GPU-memory request: the share it gets */
+	if (ps->gpu_memory > 0 && mu_engine_gpu_memory_req(d->e, ps->gpu_memory, &req) != MU_OK)
+		return; /* no node holds it now: at its next event */
+	int32_t at;
+	int rc = mu_horizon_seen_at(&d->hz, &req, ps->gpu_models, ps->ngpu_models, 1, &at);
+	if (rc)
+		mu__klog(&d->log, 0, "muster: pod %s not counted in the demand: %s", p->key,
+			 mu_strerror(rc));
+	else if (at >= 0) {
+		p->mix_shape = now;
+		p->mix_at = at;
+	}
+}
+
 static void *hz_worker(void *arg)
 {
 	mu__kd_t *d = arg;
@@ -135,8 +180,23 @@ static void hz_metrics(mu__kd_t *d, const mu_horizon_choice_t *c)
 	pthread_mutex_unlock(&d->m.mu);
 }
 
+/* --policy muster: the mix built again when the demand moved. */
+static void mix_before(mu__kd_t *d)
+{
+	int rc = mu_horizon_live_mix(&d->hz);
+	if (rc < 0)
+		mu__klog(&d->log, 0, "muster: the mix stays: %s", mu_strerror(rc));
+	if (rc != 1)
+		return;
+	mu_engine_rescore(d->e);
+	mu__klog(&d->log, 2, "muster: the mix is now %d pod shapes (%lld pods pending and running)",
+		 (int)d->hz.mix.ntypes, (long long)d->hz.mix.pods);
+}
+
 void mu__kd_hz_before(mu__kd_t *d)
 {
+	if (d->mix_live)
+		mix_before(d);
 	if (!d->hz_on || !d->hz_job || !atomic_load(&d->hz_done))
 		return;
 	pthread_join(d->hz_thread, NULL);
@@ -187,6 +247,10 @@ void mu__kd_hz_after(mu__kd_t *d)
 
 void mu__kd_hz_stop(mu__kd_t *d)
 {
+	if (d->mix_live) {
+		mu_horizon_release(&d->hz);
+		d->mix_live = false;
+	}
 	if (!d->hz_on)
 		return;
 	if (d->hz_job) {

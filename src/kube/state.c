@@ -268,6 +268,7 @@ static bool set_str(char **dst, const char *src)
 
 static void pod_free(mu__kd_t *d, mu__kpod_t *p)
 {
+	mu__kd_mix_pod(d, p, true); /* out of the demand */
 	mu__kshape_put(&d->shapes, p->shape);
 	free(p->key); /* ns and name too */
 	free(p->uid);
@@ -521,6 +522,7 @@ void mu__kd_pod_upsert(mu__kd_t *d, json_t *obj)
 			live_changed = 1;    /* a Job's pod: its slot is tried again */
 		}
 	}
+	mu__kd_mix_pod(d, p, false); /* ended, gated, new: the demand (rechoose.c) */
 	if (moved || !p->g)
 		pod_regroup(d, p);
 	else if (live_changed)
@@ -1171,6 +1173,7 @@ static void retry_one(void *arg, void *val)
 	}
 	mu__kshape_put(&d->shapes, p->shape);
 	p->shape = sh;
+	mu__kd_mix_pod(d, p, false);
 	if (p->g) {
 		p->g->reshaped = true;
 		mu__kd_mark_dirty(d, p->g);
