@@ -20,6 +20,18 @@
  * muster.io/policy-setting, which `muster kexplain` prints): binds the
  * bind window held back are sent before a new choice takes effect, so
  * that the annotation is the setting the placement was scored with.
+ *
+ * Plain `--policy muster` (the twenty-first round) scores with a mix too:
+ * the demand now, the pods of ours pending and running on the cluster.
+ * Each pod is counted at its event (mu__kd_mix_pod: O(models) when its
+ * shape changed, else O(1)) and taken out when it ends, is gated or goes,
+ * by the index of its shape (mu_horizon_unseen), never by a rebuild over
+ * the pods; at a cycle's start the mix is built again (O(shapes log
+ * shapes)) when a shape came or left or the pods moved by more than 1/16
+ * (mu_horizon_live_mix), and the engine's scores dropped.  A restart lists
+ * the pods again, so the demand is rebuilt from them; with no pods the mix
+ * is empty and muster places as it did without one.  Rollouts never run
+ * for it.
  */
 #include <stdio.h>
 #include <stdlib.h>
