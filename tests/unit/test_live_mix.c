@@ -49,14 +49,22 @@ static mu_res_t one_gpu(void)
 	return r;
 }
 
+/* h started with its own mix and an engine scoring muster with it, with
+ * nodes a0 (model A) and b0 (B) of 8 GPUs. */
+static mu_engine_t *start(mu_t_t *t, mu_horizon_t *h)
+{
+	mu_horizon_config_t hc = {.own_mix = true};
+	CHECK_EQ_INT(t, mu_horizon_init(h, &hc, NULL, 0), MU_OK);
+	mu_engine_t *e = fx_engine(&mu_score_muster, &h->mix, 0);
+	fx_node(e, "a0", 8, "A", false, NULL);
+	fx_node(e, "b0", 8, "B", false, NULL);
+	return e;
+}
+
 static void test_demand(mu_t_t *t)
 {
 	mu_horizon_t h;
-	mu_horizon_config_t hc = {.own_mix = true};
-	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
-	mu_engine_t *e = fx_engine(&mu_score_muster, &h.mix, 0);
-	fx_node(e, "a0", 8, "A", false, NULL);
-	fx_node(e, "b0", 8, "B", false, NULL);
+	mu_engine_t *e = start(t, &h);
 	CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 0); /* nothing seen */
 	const char *a = "A";
 	mu_res_t r = one_gpu();
@@ -125,12 +133,8 @@ static double free_score(const mu_workload_mix_t *m, const char *model)
 static void test_rollout_supply(mu_t_t *t)
 {
 	mu_horizon_t h;
-	mu_horizon_config_t hc = {.own_mix = true};
-	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
-	mu_engine_t *e = fx_engine(&mu_score_muster, &h.mix, 0);
-	fx_node(e, "a0", 8, "A", false, NULL);
+	mu_engine_t *e = start(t, &h);
 	fx_node(e, "a1", 8, "A", false, NULL);
-	fx_node(e, "b0", 8, "B", false, NULL);
 	const char *a = "A";
 	mu_res_t r = one_gpu();
 	CHECK_EQ_INT(t, mu_horizon_seen(&h, &r, &a, 1, 6), MU_OK);
