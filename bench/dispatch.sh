@@ -11,7 +11,8 @@
 # Usage: sh bench/dispatch.sh [MUSTER] [N] [NODES]   (build/muster 1000 64)
 # (DWRAP="valgrind --tool=callgrind ..." runs the dispatcher under it;
 # DLOG=FILE keeps a copy of its log; SWRAP the same for worker w1's
-# `muster scheduler`, e.g. "perf record -e cpu-clock -g -o OUT")
+# `muster scheduler`, e.g. "perf record -e cpu-clock -g -o OUT"; the CPU
+# lines then count the wrapper's own process, not the wrapped one's)
 set -u
 M=${1:-build/muster}
 N=${2:-1000}
