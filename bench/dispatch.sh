@@ -10,7 +10,9 @@
 # after it.  Prints figures only; never fails on time.
 # Usage: sh bench/dispatch.sh [MUSTER] [N] [NODES]   (build/muster 1000 64)
 # (DWRAP="valgrind --tool=callgrind ..." runs the dispatcher under it;
-# DLOG=FILE keeps a copy of its log)
+# DLOG=FILE keeps a copy of its log; SWRAP the same for worker w1's
+# `muster scheduler`, e.g. "perf record -e cpu-clock -g -o OUT"; the CPU
+# lines then count the wrapper's own process, not the wrapped one's)
 set -u
 M=${1:-build/muster}
 N=${2:-1000}
@@ -43,7 +45,8 @@ for n in w1 w2 w3; do
 done
 for n in hub w1 w2 w3; do start "$n"; done
 for n in w1 w2 w3; do
-	"$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
+	w=""; [ "$n" = w1 ] && w=${SWRAP:-}
+	$w "$M" scheduler --kubeconfig "$T/$n/kubeconfig" --no-leader-elect --min-runtime 0 \
 		>"$T/$n.s.log" 2>&1 &
 	PIDS="$PIDS $!"
 	eval "${n}_SP=$!"
@@ -103,7 +106,8 @@ c1=$(cpu_line); cd1=$(cpu "$DP")
 # events; the dispatcher's write-back of Running), counted too
 sleep "${SETTLE:-3}"
 c2=$(cpu_line); cd2=$(cpu "$DP")
-kill "$DP"; wait "$DP" 2>/dev/null; [ -n "${DLOG:-}" ] && cp "$T/d.log" "$DLOG"
+kill "$DP"; wait "$DP" 2>/dev/null
+[ -n "${SWRAP:-}" ] && { kill "$w1_SP"; wait "$w1_SP" 2>/dev/null; }; [ -n "${DLOG:-}" ] && cp "$T/d.log" "$DLOG"
 awk -v a="$t0" -v b="$t1" -v n="$N" 'BEGIN { printf "bench dispatch: %d jobs dispatched and bound in %.2f s: %.0f jobs/s\n", n, b - a, n / (b - a) }'
 # diff A B: each process's CPU seconds in B less those in A
 diff_cpu() {

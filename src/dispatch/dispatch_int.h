@@ -906,6 +906,10 @@ long mu__dhub_record_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);
  * spec.managedBy is muster.io/dispatch also its copy's counts and end)
  * differs from that last written. */
 bool mu__dhub_status_due(const mu__dd_t *d, mu__djob_t *j);
+/* Whether the write-back of j is due in this pass: (annotate_due ||
+ * status_due) && (d->full || !pod_events_only), with memo_key's text
+ * built once for all three (round 21).  Sets the memos as they do. */
+bool mu__dhub_write_due(const mu__dd_t *d, mu__djob_t *j);
 /* Writes it (strategic merge of /status over connection hub) when it
  * changed; returns the HTTP status. */
 long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j);

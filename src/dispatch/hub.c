@@ -1447,10 +1447,10 @@ static void memo_set(char **m, const char *key, size_t n, const char *sig)
 	}
 }
 
-bool mu__dhub_annotate_due(const mu__dd_t *d, mu__djob_t *j)
+/* mu__dhub_annotate_due with its memo_key text key[0..n) given (round 21:
+ * mu__dhub_write_due builds it once for both memos). */
+static bool ann_due_k(const mu__dd_t *d, mu__djob_t *j, const char *key, size_t n)
 {
-	char key[8192];
-	size_t n = memo_key(d, j, key, sizeof key);
 	if (memo_hit(j->ann_memo, key, n, j->ann_sig))
 		return false;
 	char *sig = mu__dhub_ann_text(d, j);
@@ -1459,6 +1459,12 @@ bool mu__dhub_annotate_due(const mu__dd_t *d, mu__djob_t *j)
 		memo_set(&j->ann_memo, key, n, sig);
 	free(sig);
 	return due;
+}
+
+bool mu__dhub_annotate_due(const mu__dd_t *d, mu__djob_t *j)
+{
+	char key[8192];
+	return ann_due_k(d, j, key, memo_key(d, j, key, sizeof key));
 }
 
 /* Whether annotation k of the hub Job goes from had to want only by its
@@ -1473,10 +1479,10 @@ static bool pod_event(const char *k, const json_t *want, const json_t *had)
 	       !strcmp(json_string_value(want), "Running");
 }
 
-bool mu__dhub_pod_events_only(const mu__dd_t *d, mu__djob_t *j)
+/* mu__dhub_pod_events_only's comparison of the annotations, its status
+ * found not due and j->ann_sig set.  O(annotations). */
+static bool pod_only(const mu__dd_t *d, mu__djob_t *j)
 {
-	if (!j->ann_sig || mu__dhub_status_due(d, j))
-		return false;
 	char *sig = NULL;
 	json_t *want = ann_of(d, j, &sig), *had = json_loads(j->ann_sig, 0, NULL);
 	bool only = sig && had && strcmp(sig, j->ann_sig);
@@ -1490,6 +1496,11 @@ bool mu__dhub_pod_events_only(const mu__dd_t *d, mu__djob_t *j)
 	json_decref(want);
 	json_decref(had);
 	return only;
+}
+
+bool mu__dhub_pod_events_only(const mu__dd_t *d, mu__djob_t *j)
+{
+	return j->ann_sig && !mu__dhub_status_due(d, j) && pod_only(d, j);
 }
 
 /* The metadata patch of annotations a (ann_of's, taken): the
@@ -1772,11 +1783,10 @@ char *mu__dhub_status_text(const mu__dd_t *d, const mu__djob_t *j)
 	return sig;
 }
 
-bool mu__dhub_status_due(const mu__dd_t *d, mu__djob_t *j)
+/* mu__dhub_status_due with memo_key's text key[0..n) given (n 0: none,
+ * no memo). */
+static bool status_due_k(const mu__dd_t *d, mu__djob_t *j, const char *key, size_t n)
 {
-	/* a Job's status only: another kind's is its copy's (j->wstatus) */
-	char key[8192];
-	size_t n = j->kind == MU__DK_JOB ? memo_key(d, j, key, sizeof key) : 0;
 	if (memo_hit(j->status_memo, key, n, j->status_sig))
 		return false;
 	char *sig = mu__dhub_status_text(d, j);
@@ -1787,6 +1797,31 @@ bool mu__dhub_status_due(const mu__dd_t *d, mu__djob_t *j)
 		memo_set(&j->status_memo, key, n, sig);
 	free(sig);
 	return due;
+}
+
+bool mu__dhub_status_due(const mu__dd_t *d, mu__djob_t *j)
+{
+	/* a Job's status only: another kind's is its copy's (j->wstatus) */
+	char key[8192];
+	size_t n = j->kind == MU__DK_JOB ? memo_key(d, j, key, sizeof key) : 0;
+	return status_due_k(d, j, key, n);
+}
+
+/* Round 21: the write-back's one test per job (run.c write_back) built
+ * memo_key's text up to three times (in mu__dhub_annotate_due,
+ * mu__dhub_status_due and mu__dhub_pod_events_only's own status test);
+ * here once, for both memos.  The same answer as
+ * (annotate_due || status_due) && (d->full || !pod_events_only), each
+ * test made in the same order (so the same memos are set).
+ * O(the memo inputs' length) when both memos hold. */
+bool mu__dhub_write_due(const mu__dd_t *d, mu__djob_t *j)
+{
+	char key[8192];
+	size_t n = memo_key(d, j, key, sizeof key);
+	size_t sn = j->kind == MU__DK_JOB ? n : 0;
+	if (!ann_due_k(d, j, key, n))
+		return status_due_k(d, j, key, sn);
+	return d->full || !j->ann_sig || status_due_k(d, j, key, sn) || !pod_only(d, j);
 }
 
 long mu__dhub_status_on(mu__dd_t *d, mu_kube_client_t *hub, mu__djob_t *j)

@@ -537,8 +537,7 @@ static void write_back(mu__dd_t *d)
 		if (!due) {
 			mu__dhub_annotate(d, j);
 			mu__dhub_status_on(d, d->hub, j);
-		} else if ((mu__dhub_annotate_due(d, j) || mu__dhub_status_due(d, j)) &&
-			   (d->full || !mu__dhub_pod_events_only(d, j))) {
+		} else if (mu__dhub_write_due(d, j)) {
 			due[n++] = j;
 		}
 	}

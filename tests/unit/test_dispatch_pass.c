@@ -105,6 +105,24 @@ static void written(mu__djob_t *j, const char *had)
 	written_as(j, "Running", had);
 }
 
+/* Round 21: mu__dhub_write_due (one memo_key text for the three tests)
+ * against the three tests run.c made before, in a pass that is not full
+ * and in one that is; and against what was wanted (-1: not said). */
+static void due_as(mu_t_t *t, mu__dd_t *d, mu__djob_t *j, int part, int full)
+{
+	for (int f = 0; f < 2; f++) {
+		d->full = f;
+		bool one = mu__dhub_write_due(d, j);
+		bool three = (mu__dhub_annotate_due(d, j) || mu__dhub_status_due(d, j)) &&
+			     (d->full || !mu__dhub_pod_events_only(d, j));
+		CHECK(t, one == three);
+		int want = f ? full : part;
+		if (want >= 0)
+			CHECK(t, one == !!want);
+	}
+	d->full = false;
+}
+
 static void test_pod_events_only(mu_t_t *t)
 {
 	mu__dcl_t cl;
@@ -126,14 +144,22 @@ static void test_pod_events_only(mu_t_t *t)
 	snprintf(j.pods, sizeof j.pods, "bound=1,running=1,succeeded=0,failed=0");
 	/* as written: nothing due */
 	written(&j, "bound=1,running=1,succeeded=0,failed=0");
+	due_as(t, &d, &j, 0, 0);
 	CHECK(t, !mu__dhub_annotate_due(&d, &j));
 	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	/* the counts alone moved: due, and left to the full pass */
 	written(&j, "bound=1,running=0,succeeded=0,failed=0");
+	due_as(t, &d, &j, 0, 1);
 	CHECK(t, mu__dhub_annotate_due(&d, &j));
 	CHECK(t, mu__dhub_pod_events_only(&d, &j));
+	/* ... but not with its status written otherwise (round 21) */
+	free(j.status_sig);
+	j.status_sig = strdup("{}");
+	due_as(t, &d, &j, 1, 1);
+	written(&j, "bound=1,running=0,succeeded=0,failed=0");
 	/* the phase moved too: written at once */
 	snprintf(j.phase, sizeof j.phase, "Succeeded");
+	due_as(t, &d, &j, 1, 1);
 	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	/* back to the queue: not counts alone either */
 	snprintf(j.phase, sizeof j.phase, "Running");
@@ -144,11 +170,13 @@ static void test_pod_events_only(mu_t_t *t)
 	j.state = MU__DJ_DISPATCHED;
 	free(j.ann_sig);
 	j.ann_sig = NULL;
+	due_as(t, &d, &j, 1, 1);
 	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	/* round 16: recorded (Dispatched, no pods), then its first pod bound
 	 * and running: Running with the counts is left to the full pass too,
 	 * one write-back for the pod's events of the second */
 	written_as(&j, "Dispatched", NULL);
+	due_as(t, &d, &j, 0, 1);
 	CHECK(t, mu__dhub_annotate_due(&d, &j));
 	CHECK(t, mu__dhub_pod_events_only(&d, &j));
 	/* ... and when it completed within that second: Succeeded, at once */
@@ -164,6 +192,7 @@ static void test_pod_events_only(mu_t_t *t)
 	snprintf(j.phase, sizeof j.phase, "Running");
 	written_as(&j, "Dispatched", NULL);
 	j.gen = 2;
+	due_as(t, &d, &j, 1, 1);
 	CHECK(t, !mu__dhub_pod_events_only(&d, &j));
 	free(j.ann_sig);
 	free(j.status_sig);
@@ -237,7 +266,7 @@ static void test_memo_inputs(mu_t_t *t)
 	mu__djob_t j;
 	memset(&j, 0, sizeof j);
 	enum { ANN = 1, ST = 2 };
-	for (int c = 0; c < 17; c++) {
+	for (int c = 0; c < 18; c++) {
 		memo_job(&j, mine);
 		int want = ANN | ST;
 		if (c == 3 || c == 4) { /* why it waits shows while queued */
@@ -275,7 +304,18 @@ static void test_memo_inputs(mu_t_t *t)
 			j.held = json_pack("{s:{s:i}}", "p0", "gen", 1);
 			want = ANN;
 			break;
+		case 17: /* round 21: status_sig written elsewhere, the
+			  * annotations' memo still holding */
+			free(j.status_sig);
+			j.status_sig = sdup("{}");
+			want = ST;
+			break;
 		}
+		/* round 21: the one test of the write-back, in a full pass
+		 * (it sets the memos as the two below would) */
+		d.full = true;
+		CHECK(t, mu__dhub_write_due(&d, &j) == !!want);
+		d.full = false;
 		CHECK(t, mu__dhub_annotate_due(&d, &j) == !!(want & ANN));
 		CHECK(t, mu__dhub_status_due(&d, &j) == !!(want & ST));
 		snprintf(n0, sizeof n0, "w1");
