@@ -218,10 +218,14 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *     fit_reserve in place of reserve (and of cpu_reserve), and the
  *     CPU-aware growth counts free memory as mem_multi has it; the rollouts'
  *     candidates set their own and turn it off (fit_multi above 1:
- *     never).
+ *     never);
+ *   - fit_spread (the twenty-first round): under the same gate
+ *     (fit_multi), the spread rule holds whatever the shares' part of
+ *     the demand (spread_shares is not read) with fit_spread cores per
+ *     free GPU in place of spread_cpu (0: as before).
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
- * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1, 0.35
- * (score_frag.c). */
+ * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1, 0.35,
+ * 26 (score_frag.c). */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
@@ -241,6 +245,7 @@ typedef struct mu_muster_params {
 	double cpu_reserve_only;
 	double fit_reserve;
 	double fit_multi;
+	double fit_spread;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);

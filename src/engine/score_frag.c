@@ -814,7 +814,9 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     and pay the reserve with `fit_reserve`, and the CPU-aware growth
  *     counts free memory (openb's multigpu40 and multigpu50: + 0.495 and
  *     + 0.477 over fgd at x = 130, from + 0.433 and + 0.394;
- *     docs/evaluation.md, "Twentieth round").
+ *     docs/evaluation.md, "Twentieth round"), and the spread rule holds
+ *     with `fit_spread` cores a GPU whatever the shares' part of the
+ *     demand (the twenty-first round).
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
@@ -848,12 +850,14 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * "Nineteenth round: CPU-heavy variants"); fit_reserve 1.1 (1.0, 1.2,
  * 1.3, 1.5 tried) where pods of 2+ GPUs carry fit_multi 0.35 of the
  * demand or more (multigpu40's 0.40 in, multigpu30's 0.30 out, where the
- * rule cost about 0.1; "Twentieth round"). */
+ * rule cost about 0.1; "Twentieth round"); fit_spread 26 cores a GPU
+ * under that gate (12, 16, 20, 22, 24, 28 tried; "Twenty-first round:
+ * multi-GPU-heavy variants"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
 	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
 				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1,
-				  0.35};
+				  0.35, 26};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -912,6 +916,21 @@ static int share_how(const mu_workload_mix_t *m, const mu_muster_params_t *p)
 	       FRAG_DEMAND : 0;
 }
 
+/* The spread rule's cores per free GPU, cpu, for share req under
+ * settings p when shares_in (the shares' gate) holds: for a share below
+ * p->mg_large where pods without GPUs are at most p->spread_cpu_only of
+ * the mix's pods and pods tied to GPU models carry at most
+ * p->spread_models of its GPU demand; else 0, off.  O(1). */
+static double share_spread_at(const mu_workload_mix_t *m,
+			      const mu_muster_params_t *p, const mu_res_t *req,
+			      bool shares_in, double cpu)
+{
+	return m && m->index && shares_in &&
+	       req->v[MU_RES_GPU_MILLI] < p->mg_large &&
+	       m->index->cpu_only <= p->spread_cpu_only &&
+	       m->index->bound <= p->spread_models ? cpu : 0;
+}
+
 /* The spread rule's cores per free GPU for share req under settings p
  * (see muster above): p->spread_cpu for a share below p->mg_large when
  * shares carry at least p->spread_shares of the mix's GPU demand and
@@ -921,10 +940,23 @@ static int share_how(const mu_workload_mix_t *m, const mu_muster_params_t *p)
 static double share_spread(const mu_workload_mix_t *m,
 			   const mu_muster_params_t *p, const mu_res_t *req)
 {
-	return m && m->index && req->v[MU_RES_GPU_MILLI] < p->mg_large &&
-	       m->index->shares >= p->spread_shares &&
-	       m->index->cpu_only <= p->spread_cpu_only &&
-	       m->index->bound <= p->spread_models ? p->spread_cpu : 0;
+	return share_spread_at(m, p, req, m && m->index &&
+			       m->index->shares >= p->spread_shares,
+			       p->spread_cpu);
+}
+
+/* muster's spread rule (muster_share): share_spread, and under the fit
+ * rule (share_fit, with fit_spread > 0) p->fit_spread whatever the
+ * shares' part of the demand (twenty-first round: openb's multigpu40,
+ * shares 0.18 of the demand, gained about 0.04 at x = 130;
+ * docs/evaluation.md, "Twenty-first round: multi-GPU-heavy variants").
+ * muster-supply keeps share_spread.  O(1). */
+static double share_spread_fit(const mu_workload_mix_t *m,
+			       const mu_muster_params_t *p, const mu_res_t *req)
+{
+	if (share_fit(m, p) && p->fit_spread > 0)
+		return share_spread_at(m, p, req, true, p->fit_spread);
+	return share_spread(m, p, req);
 }
 
 /* The reserve of settings p on mix m (nineteenth round; see
@@ -959,7 +991,7 @@ static placement_t muster_share(const mu_workload_mix_t *m,
 			(int32_t)floor(share_reserve(m, p) * v->ngpu *
 				       m->index->whole) : -1,
 		p->best_fit != 0 || share_fit(m, p), share_how(m, p),
-		share_spread(m, p, req)};
+		share_spread_fit(m, p, req)};
 	return fgd_placement(m, v, req, &terms);
 }
 
