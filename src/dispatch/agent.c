@@ -48,7 +48,13 @@
  * a same-named object not made for this dispatch refuses it (reported
  * as a copy whose pods cannot be created: NotAdmitted at the hub's
  * --start-timeout); copied objects whose dispatch is not current are
- * deleted, as stale copies are.
+ * deleted, as stale copies are.  Round 21: a group's pod so refused is
+ * held, not the group: reported per pod in muster.io/dispatch-pods-refused
+ * on the hub group (the generation, the hub pod's resourceVersion, why),
+ * not tried again while that hub pod is unchanged, and dropped (then
+ * created) once the worker's watches show the object that held its
+ * copy's name gone; the hub counts it against the group's minimum
+ * (worker.c's mu__dwork_pull_held).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +111,15 @@ typedef struct agent {
 	                           * current dispatches of the kinds listed */
 	bool listed[MU__DK_COUNT];
 	json_t *drefused;         /* hub uid -> generation refused here */
+	/* round 21: a group's pods whose claims' copies the worker refuses,
+	 * "UID/GEN/POD" -> {"kind", "uid", "gen", "name", "rv" (the hub
+	 * pod's), "msg", "ns", "keys" (the objects it names), "seen" (the
+	 * worker's object of a copy's name seen in its watches)}: not tried
+	 * while the hub pod is unchanged, reported to the hub group
+	 * (MU__D_PODSREFUSED), dropped when that object goes; pheld_seq:
+	 * the template and claim watches' counts when last looked at */
+	json_t *pheld;
+	uint64_t pheld_seq[2];
 } agent_t;
 
 /* Writes annotation key of the hub object ns/name of kind k when it
@@ -343,6 +358,140 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 	}
 }
 
+/* Round 21: whether hub pod p of a group (key "UID/GEN/POD") is held
+ * here: refused (pod_refused) and unchanged since (its resourceVersion);
+ * a changed one's entry is dropped, so that it is tried again.  O(1). */
+static bool pod_held(agent_t *a, const char *key, const json_t *p)
+{
+	json_t *e = json_object_get(a->pheld, key);
+	const char *rv = mu__jstr(p, "metadata.resourceVersion");
+	const char *erv = json_string_value(json_object_get(e, "rv"));
+	if (!e)
+		return false;
+	if (rv && erv && !strcmp(rv, erv))
+		return true;
+	json_object_del(a->pheld, key);
+	return false;
+}
+
+/* Round 21: hub pod p of group (k, uid, gen) not created: the worker
+ * refuses the copy of an object its claims name (msg).  Held here (the
+ * hub told so by pods_report), and "seen" when the worker's watches show
+ * an object of a copy's name that is not this dispatch's (mu__dhdra_conflict),
+ * whose going drops it (pods_release).  O(its claims). */
+static void pod_refused(agent_t *a, mu__dkind_t k, const char *uid, const char *gen,
+			const json_t *p, const char *msg)
+{
+	const char *ns = mu__jstr(p, "metadata.namespace"), *name = mu__jstr(p, "metadata.name");
+	char key[700];
+	snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name ? name : "");
+	json_t *keys = mu__dhdra_pod_keys(NULL, p);
+	mu_kube_watch_t *w[2] = {a->wdtpl, a->wdra[MU__DDRA_CLAIMS]};
+	bool seen = mu__dhdra_conflict(w, uid, (uint32_t)atol(gen), ns ? ns : "default", keys);
+	json_object_set_new(a->pheld, key, json_pack("{s:i,s:s,s:I,s:s,s:s?,s:s,s:s,s:o,s:b}",
+						     "kind", (int)k, "uid", uid, "gen",
+						     (json_int_t)atol(gen), "name", name ? name : "",
+						     "rv", mu__jstr(p, "metadata.resourceVersion"),
+						     "msg", msg, "ns", ns ? ns : "default", "keys",
+						     keys, "seen", seen));
+	a->pheld_seq[0] = a->pheld_seq[1] = 0; /* looked at by the next pass */
+	mu__dlog(&a->d, 0, "pod %s/%s of %s %s not created (held): %s", ns ? ns : "default",
+		 name ? name : "?", mu__dkind_name(k), uid, msg);
+}
+
+/* Round 21: a's held pods of kind k whose group is no longer a current
+ * dispatch here (assigned: hub uid -> hub object) forgotten.  O(held). */
+static void pods_held_current(agent_t *a, mu__dkind_t k, const json_t *assigned)
+{
+	const char *key;
+	json_t *e, *tmp;
+	json_object_foreach_safe(a->pheld, tmp, key, e) {
+		const char *uid = json_string_value(json_object_get(e, "uid"));
+		const char *g = mu__dmeta(json_object_get(assigned, uid ? uid : ""), "annotations",
+					  MU__D_GEN);
+		if (json_integer_value(json_object_get(e, "kind")) == (json_int_t)k &&
+		    (!g || atol(g) != (long)json_integer_value(json_object_get(e, "gen"))))
+			json_object_del(a->pheld, key);
+	}
+}
+
+/* Round 21: the held pods of group hub (kind k, uid, generation gen) told
+ * to it in MU__D_PODSREFUSED ({POD: {gen, rv, msg}}; null, which removes
+ * it, when none), when that differs from what it has.  O(held pods), one
+ * PATCH at most. */
+static void pods_report(agent_t *a, mu__dkind_t k, const json_t *hub, const char *uid,
+			const char *gen)
+{
+	json_t *m = json_object();
+	const char *key;
+	json_t *e;
+	json_object_foreach(a->pheld, key, e)
+		if (!strcmp(json_string_value(json_object_get(e, "uid")), uid) &&
+		    json_integer_value(json_object_get(e, "gen")) == (json_int_t)atol(gen))
+			json_object_set_new(m, json_string_value(json_object_get(e, "name")),
+					    json_pack("{s:O,s:O?,s:O}", "gen", json_object_get(e, "gen"),
+						      "rv", json_object_get(e, "rv"), "msg",
+						      json_object_get(e, "msg")));
+	const char *cur = mu__dmeta(hub, "annotations", MU__D_PODSREFUSED);
+	json_t *was = cur ? json_loads(cur, 0, NULL) : NULL;
+	char *t = json_object_size(m) ? json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	if (t ? !json_equal(was, m) : cur != NULL) {
+		const char *ns = mu__jstr(hub, "metadata.namespace");
+		char path[1024];
+		mu__dkind_path(k, ns ? ns : "default", mu__jstr(hub, "metadata.name"), "", path,
+			       sizeof path);
+		json_t *b = json_pack("{s:{s:{s:o}}}", "metadata", "annotations", MU__D_PODSREFUSED,
+				      t ? json_string(t) : json_null());
+		long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", b,
+				   NULL);
+		json_decref(b);
+		if (st != 200 && st != 404)
+			mu__dlog(&a->d, 0, "hub %s %s: pods refused: HTTP %ld", mu__dkind_name(k),
+				 mu__jstr(hub, "metadata.name"), st);
+	}
+	free(t);
+	json_decref(was);
+	json_decref(m);
+}
+
+/* Round 21: when the worker's template or claim watch moved, each held
+ * pod looked at: "seen" while an object of one of its copies' names is
+ * there that is not its dispatch's, dropped once a pod so seen has none
+ * (the user's object deleted), so that this pass creates it.  A pod
+ * refused otherwise (a 4xx: never seen) stays held until its hub pod
+ * changes.  O(1) when neither moved, else O(held pods x their keys). */
+static void pods_release(agent_t *a)
+{
+	mu_kube_watch_t *w[2] = {a->wdtpl, a->wdra[MU__DDRA_CLAIMS]};
+	uint64_t seq[2] = {0, 0};
+	if (!json_object_size(a->pheld))
+		return;
+	for (int r = 0; r < 2; r++)
+		if (!w[r] || !mu_kube_watch_items(w[r], NULL, &seq[r]))
+			return; /* not listed yet: as it was */
+	if (seq[0] == a->pheld_seq[0] && seq[1] == a->pheld_seq[1])
+		return;
+	a->pheld_seq[0] = seq[0];
+	a->pheld_seq[1] = seq[1];
+	const char *key;
+	json_t *e, *tmp;
+	json_object_foreach_safe(a->pheld, tmp, key, e) {
+		const char *uid = json_string_value(json_object_get(e, "uid"));
+		uint32_t gen = (uint32_t)json_integer_value(json_object_get(e, "gen"));
+		if (mu__dhdra_conflict(w, uid, gen, json_string_value(json_object_get(e, "ns")),
+				       json_object_get(e, "keys"))) {
+			json_object_set_new(e, "seen", json_true());
+			continue;
+		}
+		if (!json_is_true(json_object_get(e, "seen")))
+			continue;
+		mu__dlog(&a->d, 1, "pod %s/%s of %s: the object of its copy's name is gone: "
+			 "created again", json_string_value(json_object_get(e, "ns")),
+			 json_string_value(json_object_get(e, "name")), uid);
+		json_object_del(a->pheld, key);
+	}
+}
+
 /* Group kind k's pods: the hub pods of each current dispatch that are not
  * here yet (pl: the local pods labelled with a hub uid) are created, as
  * push mode sends them (those that come to the hub late too); local pod
@@ -354,6 +503,7 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 	size_t i;
 	json_t *p;
 	size_t kl = strlen(mu__dkind_name(k));
+	pods_held_current(a, k, assigned);
 	json_array_foreach(json_object_get(pl, "items"), i, p) {
 		const char *uid = mu__dmeta(p, "labels", MU__D_HUBUID);
 		const char *gen = mu__dmeta(p, "labels", MU__D_GEN);
@@ -404,15 +554,15 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 			if (!g || strcmp(g, gname) || !name || mu__jget(p, "metadata.deletionTimestamp"))
 				continue;
 			snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name);
-			if (json_object_get(local, key))
+			if (json_object_get(local, key) || pod_held(a, key, p))
 				continue;
 			json_t *body = mu__dkind_pod_copy(p, uid, gkey, (uint32_t)atol(gen));
 			char dm[800];
 			int dr = mu__dhdra_agent_copy(&a->d, a->w, a->o->cluster, k, hub, body, true, dm,
 						      sizeof dm);
 			if (dr) { /* its claims' objects first (hdra.c) */
-				if (dr < 0)
-					dra_refused(a, k, hub, uid, gen, dm);
+				if (dr < 0) /* round 21: that pod held, not the group */
+					pod_refused(a, k, uid, gen, p, dm);
 				else
 					mu__dlog(&a->d, 0, "create pod %s/%s of %s: not yet: %s", ns, name,
 						 gkey, dm);
@@ -426,6 +576,7 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 			if (st != 201 && st != 200 && st != 409)
 				mu__dlog(&a->d, 0, "create pod %s/%s of %s: HTTP %ld", ns, name, gkey, st);
 		}
+		pods_report(a, k, hub, uid, gen);
 	}
 	json_decref(local);
 	json_decref(hubpods);
@@ -591,9 +742,10 @@ static void dra_discover(agent_t *a)
 		if (!a->wdra[k] && mu_kube_watch_start(a->o->worker, path, NULL, &a->wdra[k]) != MU_OK)
 			a->wdra[k] = NULL; /* out of memory: at the next discovery */
 	}
+	/* all its templates (round 21): a user's, which holds a copy's
+	 * name, has no label (pods_release); the sweep takes labelled ones */
 	if (!a->wdtpl && mu_kube_watch_start(a->o->worker, "/apis/" MU__DDRA_API
-					     "/resourceclaimtemplates", MU__D_COPY_SEL,
-					     &a->wdtpl) != MU_OK)
+					     "/resourceclaimtemplates", NULL, &a->wdtpl) != MU_OK)
 		a->wdtpl = NULL;
 }
 
@@ -704,6 +856,8 @@ static bool agent_pass(agent_t *a)
 		json_decref(a->all);
 		a->all = json_object();
 		memset(a->listed, 0, sizeof a->listed);
+		if (a->dra_on == 1)
+			pods_release(a); /* round 21: before the pods are created */
 		for (int k = 0; ok && k < MU__DK_COUNT; k++)
 			ok = agent_kind(a, (mu__dkind_t)k, pods, pl);
 		json_decref(pods);
@@ -737,6 +891,7 @@ static void agent_stop(agent_t *a)
 	json_decref(a->all);
 	json_decref(a->sweep_cur);
 	json_decref(a->drefused);
+	json_decref(a->pheld);
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);
@@ -770,6 +925,7 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 		return MU_ENOMEM;
 	}
 	a.drefused = json_object();
+	a.pheld = json_object();
 	const char *sel = "labelSelector=muster.io%2Fhub-uid";
 	char hsel[400];
 	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", o->cluster);

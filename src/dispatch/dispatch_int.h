@@ -72,6 +72,11 @@
                           * pods held (worker.c's j->held of the current
                           * generation, without "told"), JSON, so that a
                           * restart keeps them held without a new attempt */
+#define MU__D_PODSREFUSED "muster.io/dispatch-pods-refused" /* hub group
+                          * (round 21), by a pull agent: its pods whose claims'
+                          * copies the worker refuses, JSON {POD: {"gen": N,
+                          * "rv": the hub pod's resourceVersion, "msg": why}}:
+                          * held (worker.c's mu__dwork_pull_held), not the group */
 #define MU__D_NS "muster-system"                /* agents' ConfigMaps */
 #define MU__D_TERM "muster.io/lease-term"       /* hub Job: the record's term */
 #define MU__D_MANAGER "muster.io/dispatch"      /* spec.managedBy: status is ours */
@@ -727,7 +732,8 @@ int mu__dhdra_pod(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j, json_t *pod,
 		  size_t ml, json_t *rvs);
 /* Round 19: the objects group j's pod names that the group's pods did
  * not when it was read (mu__dhdra_pod's late ones), as "R/NAME" (0 a
- * template, 1 a claim); owned, empty when none.  O(claims). */
+ * template, 1 a claim); owned, empty when none; j NULL (round 21, the
+ * pull agent's): all the objects the pod names.  O(claims). */
 json_t *mu__dhdra_pod_keys(const mu__djob_t *j, const json_t *pod);
 /* Round 19: job j entered in the watch index (d->dra_idx) under each of
  * keys (mu__dhdra_pod_keys'), so that an event of one of those hub
@@ -788,6 +794,14 @@ void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c);
  * each release follows a deletion on the worker.  No request; O(1) when
  * the watches did not move, else O(jobs + held pods x their keys). */
 json_t *mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c);
+/* Round 21: whether one of the objects keys names ("R/NAME", as
+ * mu__dhdra_pod_keys gives them) has its copy's name for dispatch (uid,
+ * gen) held in namespace ns by an object that is not that dispatch's, as
+ * worker watches w (templates, claims; NULL: not looked at) show them.
+ * mu__dhdra_held_worker's test, and the pull agent's (agent.c).  No
+ * request; O(keys). */
+bool mu__dhdra_conflict(mu_kube_watch_t *const w[2], const char *uid, uint32_t gen, const char *ns,
+			const json_t *keys);
 
 /* --- qstatus.c -------------------------------------------------------------- */
 
@@ -1009,6 +1023,14 @@ long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j);
  * watch index (mu__dhdra_held_watch); j marked for the pass when it is
  * refused.  O(held pods) and two Events per pod newly held. */
 void mu__dwork_held_tell(mu__dd_t *d, mu__djob_t *j);
+/* Round 21, pull cluster c: group j's pods whose claims' copies c's agent
+ * reports refused (MU__D_PODSREFUSED on j->obj, agent.c) held in j->held
+ * as push mode holds them (counted against the group's minimum; told once
+ * by mu__dwork_held_tell; recorded in MU__D_HELD), an entry counting only
+ * for the current generation and the hub pod's resourceVersion it names;
+ * a hold whose entry the agent dropped is released (the agent creates the
+ * pod).  No request but the tellings'; O(entries x the group's pods). */
+void mu__dwork_pull_held(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j);
 /* A copy's end from its Job's conditions: "Succeeded", "Failed" or NULL. */
 const char *mu__dcopy_done(const json_t *w);
 /* Whether a create's HTTP status is a permanent refusal: a 4xx other

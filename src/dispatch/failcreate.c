@@ -22,7 +22,9 @@
  * same-named object the dispatcher did not make), which push mode
  * refuses at once; since round 17 that refusal is its own annotation
  * (muster.io/dispatch-copy-refused), which ends the hub object
- * NotAdmitted at once too.  Called by
+ * NotAdmitted at once too (since round 21 only for the copy of the
+ * object itself: a group's pod so refused is held, worker.c's
+ * mu__dwork_pull_held).  Called by
  * worker.c's polls and agent.c; uses hub.c's lookups.
  */
 #include <stdio.h>

@@ -150,10 +150,14 @@ static const char *moves(const mu__djob_t *j, int r, const char *name, const jso
 /* Round 19: the late pods of dispatched group j held because their
  * claims' copies were refused (worker.c's j->held) that name hub object
  * nsname of kind r: released, so that the next send tries them again.
- * Whether one was.  O(held pods x their keys). */
+ * Whether one was.  Round 21: not a pull cluster's, which its agent's
+ * entry holds and releases (mu__dwork_pull_held).  O(held pods x their
+ * keys). */
 static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 			 const json_t *o)
 {
+	if (j->cl >= 0 && d->cls[j->cl].pull)
+		return false; /* round 21: a pull hold goes with its agent's entry */
 	const char *orv = mu__jstr(o, "metadata.resourceVersion");
 	const char *name = strchr(nsname, '/');
 	char key[600];
@@ -519,7 +523,7 @@ json_t *mu__dhdra_pod_keys(const mu__djob_t *j, const json_t *pod)
 		const char *name = claim_obj(e, &r);
 		char key[600];
 		snprintf(key, sizeof key, "%d/%s", r, name ? name : "");
-		if (name && !json_object_get(j->dra_src, key))
+		if (name && !(j && json_object_get(j->dra_src, key)))
 			json_array_append_new(keys, json_string(key));
 	}
 	return keys;
@@ -852,23 +856,21 @@ void mu__dhdra_sweep(mu__dd_t *d, mu__dcl_t *c)
 	c->dcopies = n;
 }
 
-/* Round 20: whether held pod h of group j (dispatched to push cluster c)
- * is still kept by a worker object of one of its copies' names that is
- * not this dispatch's, as c's watches w show them.  O(h's keys). */
-static bool held_conflict(const mu__djob_t *j, const disp_t *p, mu_kube_watch_t *const w[2],
-			  const json_t *h)
+bool mu__dhdra_conflict(mu_kube_watch_t *const w[2], const char *uid, uint32_t gen, const char *ns,
+			const json_t *keys)
 {
+	disp_t p = {uid, ns, NULL, NULL, gen};
 	size_t i;
 	json_t *k;
-	json_array_foreach(json_object_get(h, "keys"), i, k) {
+	json_array_foreach(keys, i, k) {
 		const char *s = json_string_value(k);
 		char cp[300], nsname[600];
-		if (!s || (s[0] != '0' && s[0] != '1') || s[1] != '/' ||
-		    !copy_name(s + 2, j->uid, j->gen, cp, sizeof cp))
+		if (!s || (s[0] != '0' && s[0] != '1') || s[1] != '/' || !w[s[0] - '0'] ||
+		    !copy_name(s + 2, uid, gen, cp, sizeof cp))
 			continue;
-		snprintf(nsname, sizeof nsname, "%s/%s", j->ns, cp);
+		snprintf(nsname, sizeof nsname, "%s/%s", ns, cp);
 		json_t *o = mu_kube_watch_get(w[s[0] - '0'], nsname);
-		bool theirs = o && !ours(p, o);
+		bool theirs = o && !ours(&p, o);
 		json_decref(o);
 		if (theirs)
 			return true;
@@ -893,14 +895,13 @@ json_t *mu__dhdra_held_worker(mu__dd_t *d, mu__dcl_t *c)
 		mu__djob_t *j = d->jobs[x];
 		if (!j->held || j->cl != ci || j->state != MU__DJ_DISPATCHED)
 			continue;
-		disp_t p = disp_of(d, j);
 		const char *pn;
 		json_t *h, *tmp;
 		bool any = false;
 		json_object_foreach_safe(j->held, tmp, pn, h) {
 			if (json_integer_value(json_object_get(h, "gen")) != (json_int_t)j->gen)
 				continue;
-			if (held_conflict(j, &p, w, h)) {
+			if (mu__dhdra_conflict(w, j->uid, j->gen, j->ns, json_object_get(h, "keys"))) {
 				json_object_set_new(h, "wseen", json_true());
 				continue;
 			}

@@ -271,6 +271,54 @@ static void hold(mu__dd_t *d, const mu__dcl_t *c, mu__djob_t *j, const json_t *p
 	json_decref(kept);
 }
 
+/* Hub pod named name of group j (its j->gpods), or NULL.  O(its pods). */
+static const json_t *gpod(const mu__djob_t *j, const char *name)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(j->gpods, i, p)
+		if (mu__jstr(p, "metadata.name") && !strcmp(mu__jstr(p, "metadata.name"), name))
+			return p;
+	return NULL;
+}
+
+void mu__dwork_pull_held(mu__dd_t *d, mu__dcl_t *c, mu__djob_t *j)
+{
+	const char *t = mu__dmeta(j->obj, "annotations", MU__D_PODSREFUSED);
+	if ((!t && !j->held) || !mu__dkind_is_group(j->kind) || j->state != MU__DJ_DISPATCHED ||
+	    j->cl != (int32_t)(c - d->cls))
+		return;
+	json_t *v = t ? json_loads(t, 0, NULL) : NULL;
+	const char *name;
+	json_t *e, *tmp;
+	bool any = false;
+	json_object_foreach(v, name, e) { /* the agent's entries: held */
+		const json_t *p = gpod(j, name);
+		const char *msg = json_string_value(json_object_get(e, "msg"));
+		json_t *h = json_object_get(j->held, name);
+		/* an entry of an earlier generation, or of the pod as it was
+		 * (it changed since: the agent tries it again), holds nothing */
+		if (!p || !msg || !held_now(j, e, p) || (h && held_now(j, h, p)))
+			continue;
+		hold(d, c, j, p, name, msg, NULL);
+		any = true;
+	}
+	/* a hold whose entry the agent dropped (its worker's object of
+	 * the copy's name gone): released, the agent creates the pod */
+	json_object_foreach_safe(j->held, tmp, name, e) {
+		if (json_object_get(v, name) ||
+		    json_integer_value(json_object_get(e, "gen")) != (json_int_t)j->gen)
+			continue;
+		mu__dlog(d, 1, "job %s: pod %s: cluster %s's agent dropped its refusal (the object "
+			 "of its copy's name gone): created there", j->key, name, c->name);
+		json_object_del(j->held, name);
+		mu__djob_dirty(d, j); /* its record (MU__D_HELD) written again */
+	}
+	json_decref(v);
+	if (any)
+		mu__dwork_held_tell(d, j);
+}
+
 long mu__dwork_group_send(mu__dd_t *d, mu_kube_client_t *kc, mu__djob_t *j)
 {
 	const mu__dcl_t *c = &d->cls[j->cl];
@@ -995,6 +1043,7 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		bool done = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
 		job_report(d, j, pods, strcmp(phase, "Pending") != 0, done ? phase : NULL);
 		mu__dfailed_pull(d, c, j); /* its worker refuses its pods */
+		mu__dwork_pull_held(d, c, j); /* round 21: or some of a group's */
 		if (j->state == MU__DJ_DISPATCHED)
 			*(j->started ? &c->running : &c->waiting) += 1;
 	}

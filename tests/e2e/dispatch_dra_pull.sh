@@ -32,6 +32,11 @@
 #     muster.io/dispatch-copy-refused), with the agent's reason, not at
 #     --start-timeout (30 minutes here); the user's object is left as
 #     it was.
+#   - round 21: a coscheduling group's late pod whose template's copy name
+#     a user's object takes on small is held, not the group (the agent's
+#     muster.io/dispatch-pods-refused, the hub's Events once and its
+#     muster.io/dispatch-held), across a kill -9 of the dispatcher, and
+#     created once that object is deleted on small.
 # Usage: sh tests/e2e/dispatch_dra_pull.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra-pull: N passed, N failed".
 E2E_NAME=dispatch-dra-pull; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -71,6 +76,7 @@ fleet_wire
 # (--start-timeout 30m: a refusal must not wait for it, round 17)
 "$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 30m --id d1 --no-leader-elect \
 	>"$T/d.out" 2>"$T/d.log" &
+DPID=$!
 PIDS="$PIDS $!"
 fleet_agent_small
 
@@ -184,6 +190,83 @@ has j3-why "$T/m3" "cluster small has a ResourceClaimTemplate default/rt-$U3-1 t
 [ -z "$(w small get resourceclaimtemplates "rt-$U3-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" ] && ok ||
 	bad "the user's rt-$U3-1 was overwritten"
 [ -z "$(w small get jobs j3 -o name 2>/dev/null)" ] && ok || bad "j3's copy was made on small"
+
+# --- round 21: a pull group's late pod refused is held, not the group --------
+# plg (a coscheduling PodGroup, minMember 1) goes to small with plg-0,
+# which claims from gpu-t (the device j1 left).  plg-1, created after,
+# names lt, whose copy's name (lt-UID8-1) a user's template on small has:
+# the agent does not create plg-1 and reports it in
+# muster.io/dispatch-pods-refused; the hub holds it (Events
+# ClaimCopyRefused on plg-1 and FailedCreate on plg, once), plg stays on
+# small, not NotAdmitted.  The dispatcher killed (-9) and started again:
+# no second telling.  The user's object deleted on small (nothing changed
+# on the hub): the agent drops its entry, creates plg-1, and the hub's
+# hold and record go.
+printf 'apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: plg\n  labels: {muster.io/queue: team-a}\nspec: {minMember: 1}\n' >"$T/plg.yaml"
+expect "PodGroup plg on the hub" 0 h create -f "$T/plg.yaml"
+# ppod NAME TEMPLATE: a gated pod of plg on the hub claiming from TEMPLATE
+ppod() {
+	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: {scheduling.x-k8s.io/pod-group: plg}\nspec:\n  schedulerName: muster\n  restartPolicy: Never\n  schedulingGates: [{name: muster.io/dispatch}]\n  resourceClaims: [{name: gpu, resourceClaimTemplateName: %s}]\n  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]\n' \
+		"$1" "$2" >"$T/p.yaml"
+	expect "plg pod $1" 0 h create -f "$T/p.yaml"
+}
+wpod() { w small get pod "$1" -o name >/dev/null 2>&1; }
+# hevn OBJECT REASON: the hub's Events of that reason about OBJECT (their counts)
+hevn() { "$KC" --kubeconfig "$T/hub/kubeconfig" get events -o 'jsonpath={range .items[*]}{.involvedObject.name} {.reason} {.count}{"\n"}{end}' 2>/dev/null |
+	awk -v o="$1" -v r="$2" '$1 == o && $2 == r { n += ($3 == "" ? 1 : $3) } END { print n + 0 }'; }
+hev() { [ "$(hevn "$1" "$2")" -ge 1 ]; }
+ppod plg-0 gpu-t
+wait_for plg-to-small 150 ann_is "$XPG" plg cluster small || echo "  plg: $(ann "$XPG" plg cluster) $(ann "$XPG" plg dispatch-reason) $(ann "$XPG" plg dispatch-message)"
+UP=$(uid8 "$XPG" plg)
+wait_for plg-0-on-small 150 wpod plg-0
+printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\nmetadata: {name: lt-%s-1, namespace: default}\nspec:\n  spec:\n    devices:\n      requests: [{name: gpu, deviceClassName: gpu.example.com}]\n' \
+	"$UP" >"$T/ul.yaml"
+expect "a user's lt-$UP-1 on small" 0 w small create -f "$T/ul.yaml"
+tpl lt gpu.example.com
+ppod plg-1 lt
+prf() { ann "$XPG" plg dispatch-pods-refused | grep -q '"plg-1"'; }
+wait_for plg-1-reported 150 prf || echo "  plg: $(ann "$XPG" plg dispatch-pods-refused)"
+wait_for plg-1-event 150 hev plg-1 ClaimCopyRefused
+wait_for plg-failed-create-event 100 hev plg FailedCreate
+has plg-1-held-log "$T/d.log" "pod plg-1 not created on cluster small: cluster small has a ResourceClaimTemplate default/lt-$UP-1 that the dispatcher did not make for this dispatch: not overwritten"
+held_rec() { ann "$XPG" plg dispatch-held | grep -q '"plg-1"'; }
+wait_for plg-held-record 100 held_rec || echo "  plg: $(ann "$XPG" plg dispatch-held)"
+sleep 2
+wpod plg-1 && bad "plg-1 created on small" || ok
+[ "$(ann "$XPG" plg dispatch-phase)" != NotAdmitted ] && ok || bad "plg ended NotAdmitted: $(ann "$XPG" plg dispatch-message)"
+[ "$(ann "$XPG" plg cluster)" = small ] && ok || bad "plg left small: $(ann "$XPG" plg cluster)"
+wpod plg-0 && ok || bad "plg-0 gone from small"
+[ -z "$(w small get resourceclaimtemplates "lt-$UP-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" ] && ok || bad "the user's lt-$UP-1 was taken over"
+[ "$(hevn plg-1 ClaimCopyRefused)" = 1 ] && ok || bad "plg-1's ClaimCopyRefused Events: $(hevn plg-1 ClaimCopyRefused)"
+[ "$(hevn plg FailedCreate)" = 1 ] && ok || bad "plg's FailedCreate Events: $(hevn plg FailedCreate)"
+[ "$(grep -c "not created (held)" "$T/agent.log")" = 1 ] && ok || bad "the agent tried plg-1 $(grep -c "not created (held)" "$T/agent.log") times"
+# the dispatcher killed and started again: plg-1 stays held, not told again
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+"$M" dispatch --kubeconfig "$T/hub-sa.kc" --interval 100ms --start-timeout 30m --id d1 --no-leader-elect \
+	>"$T/d2.out" 2>"$T/d2.log" &
+DPID=$!
+PIDS="$PIDS $!"
+adopted() { grep -q "cluster small" "$T/d2.log" && sleep 3; }
+wait_for restarted 100 adopted
+hasnt plg-1-not-told-after-restart "$T/d2.log" "pod plg-1 not created"
+wpod plg-1 && bad "plg-1 created on small after the restart" || ok
+[ "$(ann "$XPG" plg cluster)" = small ] && ok || bad "plg left small after the restart: $(ann "$XPG" plg cluster)"
+[ "$(ann "$XPG" plg dispatch-phase)" != NotAdmitted ] && ok || bad "plg ended NotAdmitted after the restart: $(ann "$XPG" plg dispatch-message)"
+[ "$(hevn plg-1 ClaimCopyRefused)" = 1 ] && ok || bad "plg-1's ClaimCopyRefused Events after the restart: $(hevn plg-1 ClaimCopyRefused)"
+[ "$(hevn plg FailedCreate)" = 1 ] && ok || bad "plg's FailedCreate Events after the restart: $(hevn plg FailedCreate)"
+# the user's object deleted on small: plg-1 created there, naming its copy
+expect "delete the user's lt-$UP-1" 0 w small delete resourceclaimtemplate "lt-$UP-1"
+wait_for plg-1-on-small-after-users-object-gone 150 wpod plg-1 || { echo "  agent:"; grep 'plg-1\|lt-' "$T/agent.log" | tail -5; }
+has plg-1-dropped-agent-log "$T/agent.log" "pod default/plg-1 of $(hget "$XPG" plg '{.metadata.uid}'): the object of its copy's name is gone: created again"
+[ "$(w small get pod plg-1 -o 'jsonpath={.spec.resourceClaims[0].resourceClaimTemplateName}')" = "lt-$UP-1" ] && ok ||
+	bad "plg-1 on small names $(w small get pod plg-1 -o 'jsonpath={.spec.resourceClaims[0].resourceClaimTemplateName}')"
+[ "$(w small get resourceclaimtemplates "lt-$UP-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$(hget "$XPG" plg '{.metadata.uid}')" ] && ok ||
+	bad "lt-$UP-1 on small is not plg's copy"
+no_prf() { [ -z "$(ann "$XPG" plg dispatch-pods-refused)" ] && [ -z "$(ann "$XPG" plg dispatch-held)" ]; }
+wait_for plg-entry-and-record-gone 100 no_prf || echo "  plg: $(ann "$XPG" plg dispatch-pods-refused) / $(ann "$XPG" plg dispatch-held)"
+has plg-1-released-log "$T/d2.log" "pod plg-1: cluster small's agent dropped its refusal"
+hasnt no-403-after-restart "$T/d2.log" " 403"
+grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d2.log" && bad "sanitizer after the restart" || ok
 
 hasnt no-403 "$T/d.log" " 403"
 hasnt no-403-agent "$T/agent.log" " 403"

@@ -1051,6 +1051,106 @@ static void test_held_worker(mu_t_t *t)
 	held_down(t, s, dir, &d, &cfg, &c, &j);
 }
 
+/* Group j's MU__D_PODSREFUSED (the pull agent's entries) set to text
+ * (NULL: none), as the agent's PATCH leaves it on the hub object. */
+static void pods_refused(mu__djob_t *j, const char *text)
+{
+	json_t *m = json_object_get(j->obj, "metadata");
+	if (!json_object_get(m, "annotations"))
+		json_object_set_new(m, "annotations", json_object());
+	json_object_set_new(json_object_get(m, "annotations"), MU__D_PODSREFUSED,
+			    text ? json_string(text) : json_null());
+	if (!text)
+		json_object_del(json_object_get(m, "annotations"), MU__D_PODSREFUSED);
+}
+
+/* Round 21, pull: a pull agent's entry for a group's pod (worker.c's
+ * mu__dwork_pull_held) holds that pod, not the group: held, told once
+ * (ClaimCopyRefused on the pod, FailedCreate on the group), not told again
+ * on the next passes; not released by a change of the hub template (the
+ * agent's entry decides); an entry of another generation or of the pod as
+ * it was before a change holds nothing; the entry dropped by the agent
+ * releases the hold and marks the group (its record written again); an
+ * entry leaving the group below its minMember refuses it. */
+static void test_pull_held(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-hdrap-XXXXXX", body[1024];
+	mu_kube_config_t cfg = {0};
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	mu__dcl_t c;
+	mu__djob_t j;
+	mu_apiserver_t *s = held_up(t, dir, &d, &o, &cfg, &c, &j,
+				    json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g",
+					      "namespace", "default", "spec", "minMember", 1),
+				    json_pack("[o,o]", gpod("a", "1", NULL), gpod("late", "1", "mine-t")));
+	if (!s)
+		return;
+	c.pull = true;
+	d.jobs = (mu__djob_t *[]){&j};
+	d.njobs = 1;
+	/* the hub's watches running (a change of mine-t must not release) */
+	json_t *k0 = json_pack("[s]", "0/mine-t");
+	mu__dhdra_held_watch(&d, &j, k0);
+	json_decref(k0);
+	bool up = false;
+	for (int i = 0; i < 500 && !(up = mu__dhdra_watched(&d)); i++)
+		nap_ms(20);
+	CHECK(t, up);
+	json_decref(mu__dhdra_watch(&d));
+
+	/* an entry of generation 1, and one of the pod before a change:
+	 * nothing held */
+	pods_refused(&j, "{\"late\":{\"gen\":1,\"rv\":\"1\",\"msg\":\"old\"}}");
+	mu__dwork_pull_held(&d, &c, &j);
+	CHECK(t, json_object_get(j.held, "late") == NULL);
+	pods_refused(&j, "{\"late\":{\"gen\":2,\"rv\":\"0\",\"msg\":\"before\"}}");
+	mu__dwork_pull_held(&d, &c, &j);
+	CHECK(t, json_object_get(j.held, "late") == NULL);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 0);
+
+	/* the agent's entry: held and told once, the group goes on */
+	pods_refused(&j, "{\"late\":{\"gen\":2,\"rv\":\"1\",\"msg\":\"cluster c has a "
+		     "ResourceClaimTemplate default/mine-t-abcdef12-2 that the dispatcher did "
+		     "not make for this dispatch: not overwritten\"}}");
+	mu__dwork_pull_held(&d, &c, &j);
+	mu__dwork_pull_held(&d, &c, &j);
+	json_t *h = json_object_get(j.held, "late");
+	CHECK(t, h && json_is_true(json_object_get(h, "told")) &&
+	      strstr(mu__jstr(h, "msg") ? mu__jstr(h, "msg") : "", "mine-t-abcdef12-2"));
+	CHECK(t, j.refused == NULL);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+	CHECK_EQ_INT(t, events_of(d.hub, "FailedCreate", "g"), 1);
+	/* the hub template made again: the pull hold stays (no second tell) */
+	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
+	snprintf(body, sizeof body, TPL, "mine-t", "");
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	for (int i = 0; i < 50; i++) {
+		json_decref(mu__dhdra_watch(&d));
+		nap_ms(20);
+	}
+	CHECK(t, json_object_get(j.held, "late") != NULL);
+	mu__dwork_pull_held(&d, &c, &j);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+
+	/* the agent dropped its entry: released, the group marked */
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	pods_refused(&j, NULL);
+	mu__dwork_pull_held(&d, &c, &j);
+	CHECK(t, json_object_get(j.held, "late") == NULL);
+	CHECK_EQ_INT(t, d.dirty.n, 1);
+	CHECK(t, j.refused == NULL);
+
+	/* minMember 2 of a and late: late's entry leaves one, the group is
+	 * refused, naming why */
+	json_object_set_new(json_object_get(j.obj, "spec"), "minMember", json_integer(2));
+	pods_refused(&j, "{\"late\":{\"gen\":2,\"rv\":\"1\",\"msg\":\"refused\"}}");
+	mu__dwork_pull_held(&d, &c, &j);
+	CHECK(t, j.refused && strstr(j.refused, "pod late: refused") &&
+	      strstr(j.refused, "the group can no longer meet its minimum"));
+	held_down(t, s, dir, &d, &cfg, &c, &j);
+}
+
 /* run.c's read again after a create (mu__drun_created, rounds 17 and
  * 18): the create of a dispatched job whose template was deleted on the
  * hub since it was read makes nothing and marks it stale; created then
@@ -1181,6 +1281,7 @@ int main(void)
 	MU_RUN(&t, test_late_pod_held);
 	MU_RUN(&t, test_held_restart);
 	MU_RUN(&t, test_held_worker);
+	MU_RUN(&t, test_pull_held);
 	MU_RUN(&t, test_created);
 	return mu_t_done(&t);
 }
