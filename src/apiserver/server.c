@@ -137,10 +137,11 @@ static void pdb_events(mu_apiserver_t *s)
 	json_decref(evs);
 }
 
-static void *ctl_main(void *arg)
+/* Every controller reads the store again from scratch: at the loop's
+ * start, and when the store's event ring passed the loop's cursor
+ * (MU_ERANGE).  O(each controller's resync: its objects). */
+static void ctl_resync(mu_apiserver_t *s)
 {
-	mu_apiserver_t *s = arg;
-	int64_t cursor = mu__store_rv(s->store);
 	mu__jobctl_resync(s->jc);
 	mu__claimctl_resync(s->cc);
 	mu__devtaint_resync(s->dt);
@@ -151,6 +152,13 @@ static void *ctl_main(void *arg)
 	mu__csr_resync(s, mu__authz_sub);
 	mu__sactl_resync(s);
 	mu__rootca_resync(s);
+}
+
+static void *ctl_main(void *arg)
+{
+	mu_apiserver_t *s = arg;
+	int64_t cursor = mu__store_rv(s->store);
+	ctl_resync(s);
 	mu__csr_clean(s);
 	int64_t clean_at = mu__mono_ms() + 3600 * 1000; /* csrcleaner's pollingInterval */
 	int64_t token_at = mu__tokenclean(s, mu__now_s()); /* the next bootstrap token to expire */
@@ -176,16 +184,7 @@ static void *ctl_main(void *arg)
 			break;
 		if (n == MU_ERANGE) {
 			cursor = mu__store_rv(s->store);
-			mu__jobctl_resync(s->jc);
-			mu__claimctl_resync(s->cc);
-			mu__devtaint_resync(s->dt);
-			mu__sim_resync(s->sim, mu__mono_ms());
-			mu__evttl_resync(s->evttl, mu__mono_ms());
-			mu__gc_resync(s->gc);
-			mu__pdbc_resync(s->pdbc);
-			mu__csr_resync(s, mu__authz_sub);
-			mu__sactl_resync(s);
-	mu__rootca_resync(s);
+			ctl_resync(s);
 			token_at = 0;
 			agg = true;
 			sign = true;
