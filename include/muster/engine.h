@@ -486,6 +486,9 @@ typedef struct mu_horizon {
 	struct mu__hz_shape *seen;  /* the demand seen: unique shapes */
 	int32_t nseen, seen_cap;
 	struct mu__strmap *seen_ix; /* shape key -> index in seen; owned */
+	int32_t *seen_free;         /* slots of shapes whose pods all left
+	                             * (mu_horizon_unseen), reused first */
+	int32_t nfree, free_cap;
 	int64_t seen_pods;
 	int32_t checkpoint;         /* the level of the last choice; -1 */
 	mu_time_t last_at;          /* its snapshot time; MU_TIME_NONE */
@@ -522,8 +525,11 @@ int mu_horizon_seen_at(mu_horizon_t *h, const mu_res_t *req,
 /* Takes count pods off the shape at index `at` (from mu_horizon_seen_at):
  * pods that left, so that the demand is what is pending and running (the
  * live scheduler's plain muster; the horizon's demand only grows).  A
- * shape left without pods stays in the index but not in the mix.
- * MU_EINVAL for an unknown index or more pods than it has.  O(1). */
+ * shape left without pods leaves the index and the mix, and its slot is
+ * the next new shape's, so the shapes kept are at most the most alive at
+ * once, not every shape ever seen (a cluster whose pods all differ).
+ * MU_EINVAL for an unknown index or more pods than it has.  O(1), O(its
+ * models) when it empties. */
 int mu_horizon_unseen(mu_horizon_t *h, int32_t at, int64_t count);
 /* Builds h->mix again from the demand now (the shapes with pods, every
  * one: no "typical pods" cut), for a caller whose engine scores with

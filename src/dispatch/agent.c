@@ -417,11 +417,14 @@ static void pods_held_current(agent_t *a, mu__dkind_t k, const json_t *assigned)
 
 /* Round 21: the held pods of group hub (kind k, uid, generation gen) told
  * to it in MU__D_PODSREFUSED ({POD: {gen, rv, msg}}; null, which removes
- * it, when none), when that differs from what it has.  O(held pods), one
- * PATCH at most. */
+ * it, when none), when that differs from what it has.  O(1) when none is
+ * held here and the group has none, else O(held pods); one PATCH at most. */
 static void pods_report(agent_t *a, mu__dkind_t k, const json_t *hub, const char *uid,
 			const char *gen)
 {
+	const char *cur = mu__dmeta(hub, "annotations", MU__D_PODSREFUSED);
+	if (!cur && !json_object_size(a->pheld))
+		return; /* the common case, every group every pass: nothing to tell */
 	json_t *m = json_object();
 	const char *key;
 	json_t *e;
@@ -432,7 +435,6 @@ static void pods_report(agent_t *a, mu__dkind_t k, const json_t *hub, const char
 					    json_pack("{s:O,s:O?,s:O}", "gen", json_object_get(e, "gen"),
 						      "rv", json_object_get(e, "rv"), "msg",
 						      json_object_get(e, "msg")));
-	const char *cur = mu__dmeta(hub, "annotations", MU__D_PODSREFUSED);
 	json_t *was = cur ? json_loads(cur, 0, NULL) : NULL;
 	char *t = json_object_size(m) ? json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	if (t ? !json_equal(was, m) : cur != NULL) {

@@ -117,6 +117,7 @@ void mu_horizon_release(mu_horizon_t *h)
 	for (int32_t i = 0; i < h->nseen; i++)
 		hz_shape_release(&h->seen[i]);
 	free(h->seen);
+	free(h->seen_free);
 	if (h->seen_ix) {
 		mu__strmap_release(h->seen_ix);
 		free(h->seen_ix);
@@ -178,15 +179,16 @@ static char *hz_index_key(const struct mu__hz_shape *k, char *buf, size_t len)
 	return s;
 }
 
-/* Adds the new shape k (its models borrowed) to h->seen and the index:
- * the models copied.  O(models) expected. */
+/* Adds the new shape k (its models borrowed) to h->seen and the index,
+ * in a slot left by a shape whose pods all left (h->seen_free) or a new
+ * one, *at: the models copied.  O(models) expected. */
 static int hz_seen_new(mu_horizon_t *h, struct mu__hz_shape *k,
-		       const char *key)
+		       const char *key, int32_t *at)
 {
 	if (!h->seen_ix && !(h->seen_ix = calloc(1, sizeof *h->seen_ix)))
 		return MU_ENOMEM;
-	int rc = mu__grow((void **)&h->seen, &h->seen_cap, h->nseen + 1,
-			  sizeof *h->seen);
+	int rc = h->nfree ? MU_OK : mu__grow((void **)&h->seen, &h->seen_cap,
+					      h->nseen + 1, sizeof *h->seen);
 	if (rc)
 		return rc;
 	for (int32_t i = 0; i < k->nmodels; i++)
@@ -195,12 +197,39 @@ static int hz_seen_new(mu_horizon_t *h, struct mu__hz_shape *k,
 			hz_shape_release(k);
 			return MU_ENOMEM;
 		}
-	if (!mu__strmap_put(h->seen_ix, key, h->nseen)) {
+	int32_t slot = h->nfree ? h->seen_free[h->nfree - 1] : h->nseen;
+	if (!mu__strmap_put(h->seen_ix, key, slot)) {
 		hz_shape_release(k);
 		return MU_ENOMEM;
 	}
-	h->seen[h->nseen++] = *k;
+	if (h->nfree)
+		h->nfree--;
+	else
+		h->nseen++;
+	h->seen[slot] = *k;
+	*at = slot;
 	return MU_OK;
+}
+
+/* The shape at slot `at`, its pods all gone: out of the index, its
+ * models freed, its slot kept for the next new shape (left as it was,
+ * count 0, when there is no memory for that).  O(models). */
+static void hz_seen_drop(mu_horizon_t *h, int32_t at)
+{
+	struct mu__hz_shape *s = &h->seen[at];
+	char buf[256], *key = hz_index_key(s, buf, sizeof buf);
+	if (!key || mu__grow((void **)&h->seen_free, &h->free_cap, h->nfree + 1,
+			     sizeof *h->seen_free) != MU_OK) {
+		if (key != buf)
+			free(key);
+		return;
+	}
+	mu__strmap_del(h->seen_ix, key);
+	if (key != buf)
+		free(key);
+	hz_shape_release(s);
+	s->nmodels = 0;
+	h->seen_free[h->nfree++] = at;
 }
 
 int mu_horizon_seen_at(mu_horizon_t *h, const mu_res_t *req,
@@ -225,8 +254,8 @@ int mu_horizon_seen_at(mu_horizon_t *h, const mu_res_t *req,
 		return MU_ENOMEM;
 	int32_t i = h->seen_ix ? mu__strmap_get(h->seen_ix, key) : -1;
 	int rc = MU_OK;
-	if (i < 0 && (rc = hz_seen_new(h, &k, key)) == MU_OK)
-		i = h->nseen - 1;
+	if (i < 0)
+		rc = hz_seen_new(h, &k, key, &i);
 	if (key != buf)
 		free(key);
 	if (rc)
@@ -251,7 +280,10 @@ int mu_horizon_unseen(mu_horizon_t *h, int32_t at, int64_t count)
 		return MU_EINVAL;
 	h->seen[at].count -= count;
 	h->seen_pods -= count;
-	h->mix_reshaped |= count > 0 && h->seen[at].count == 0; /* a shape gone */
+	if (count > 0 && h->seen[at].count == 0) { /* a shape gone */
+		h->mix_reshaped = true;
+		hz_seen_drop(h, at);
+	}
 	return MU_OK;
 }
 

@@ -648,8 +648,8 @@ int mu_engine_gpu_memory_req(const mu_engine_t *e, int64_t mib, mu_res_t *req)
 }
 
 /* The pod set as the engine keeps it (see above).  The selector copy
- * *sel is the caller's to free once the class is made.  O(nodes x log
- * labels). */
+ * *sel is the caller's to free once the class is made.  O(label values +
+ * node selector) (gpumem_best: the engine keeps the values). */
 static int gpumem_resolve(const mu_engine_t *e, const mu_podset_spec_t *ps,
 		       mu_podset_spec_t *out, mu_label_t **sel)
 {

@@ -12,6 +12,9 @@
  *     empty mix (no index: muster as without one); a pod more or less
  *     within 1/16 of the pods does not build the mix again, a new shape
  *     does; unknown indexes and too many pods refused;
+ *   - shapes reused: a shape whose pods all left gives its slot to the
+ *     next new one (pods that all differ keep the table at the most
+ *     shapes alive at once);
  *   - the rollouts' supply: a choice's snapshot taken after node b1 (B)
  *     was added and a0 (A) cordoned scores a free pod on an A node with
  *     the pressure of the devices then (A 8, B 16), not without one.
@@ -110,6 +113,44 @@ static void test_demand(mu_t_t *t)
 	mu_horizon_release(&h);
 }
 
+/* Pods that all differ come and go: a shape whose pods all left gives
+ * its slot to the next new shape, so the table holds the most shapes
+ * alive at once (here 4), not every shape seen (400); the mix is the
+ * live shapes', and a slot reused is counted and taken out by its new
+ * index. */
+static void test_shapes_reused(mu_t_t *t)
+{
+	mu_horizon_t h;
+	mu_horizon_config_t hc = {.own_mix = true};
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
+	int32_t at[4];
+	for (int round = 0; round < 100; round++) {
+		for (int i = 0; i < 4; i++) {
+			mu_res_t r = one_gpu();
+			r.v[MU_RES_CPU] = 1000 + 4 * round + i; /* a shape never seen */
+			CHECK_EQ_INT(t, mu_horizon_seen_at(&h, &r, NULL, 0, 2, &at[i]), MU_OK);
+		}
+		CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 1);
+		CHECK_EQ_INT(t, h.mix.ntypes, 4);
+		CHECK_EQ_INT(t, h.mix.pods, 8);
+		for (int i = 0; i < 4; i++)
+			CHECK_EQ_INT(t, mu_horizon_unseen(&h, at[i], 2), MU_OK);
+		CHECK_EQ_INT(t, mu_horizon_unseen(&h, at[0], 1), MU_EINVAL); /* emptied */
+	}
+	CHECK_EQ_INT(t, h.nseen, 4);
+	CHECK_EQ_INT(t, h.seen_pods, 0);
+	/* a shape seen again after it emptied is a new entry, counted once */
+	mu_res_t r = one_gpu();
+	int32_t a1 = -1, a2 = -1;
+	CHECK_EQ_INT(t, mu_horizon_seen_at(&h, &r, NULL, 0, 1, &a1), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen_at(&h, &r, NULL, 0, 1, &a2), MU_OK);
+	CHECK_EQ_INT(t, a1, a2);
+	CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 1);
+	CHECK_EQ_INT(t, h.mix.ntypes, 1);
+	CHECK_EQ_INT(t, h.mix.pods, 2);
+	mu_horizon_release(&h);
+}
+
 /* muster's score of a free one-GPU pod on an idle 8-GPU node of model,
  * outside an engine (the rollouts' way: the mix's own pressure). */
 static double free_score(const mu_workload_mix_t *m, const char *model)
@@ -179,6 +220,7 @@ int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_demand);
+	MU_RUN(&t, test_shapes_reused);
 	MU_RUN(&t, test_rollout_supply);
 	return mu_t_done(&t);
 }
