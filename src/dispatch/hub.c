@@ -977,20 +977,27 @@ static void group_pods(mu__dd_t *d, mu__djob_t *j)
 /* The hub's pods (the watch's snapshot) by the group each names, into
  * d->groups ("KIND:NS/NAME" -> [pods]), when the watch changed (its
  * change count, d->pods_seq).  A pod that is ending (deletionTimestamp)
- * is not sent.  O(pods) after a change, O(1) without. */
-static void groups_read(mu__dd_t *d)
+ * is not sent.  False while the watch has not listed the pods once: a
+ * group read then would have none, wait for them (WaitingForPods), and a
+ * restarted daemon would not adopt its dispatch (its copy deleted as
+ * stale, the group sent again at a new generation); the caller reads
+ * nothing that pass.  O(pods) after a change, O(1) without. */
+static bool groups_read(mu__dd_t *d)
 {
 	json_t *l = NULL;
 	uint64_t seq = 0;
 	/* unchanged since the last pass: the groups stay (O(1)) */
 	if (d->groups && d->wpods && mu_kube_watch_items(d->wpods, NULL, &seq) &&
 	    seq == d->pods_seq)
-		return;
+		return true;
 	if (!d->wpods || !mu_kube_watch_items(d->wpods, &l, &seq)) {
 		json_decref(l);
-		if (!d->groups)
-			d->groups = json_object();
-		return; /* the last snapshot stays */
+		if (d->groups)
+			return true; /* the last snapshot stays */
+		if (d->wpods)
+			return false; /* not listed yet */
+		d->groups = json_object(); /* no watch of pods: no group's pods */
+		return true;
 	}
 	json_t *g = json_object();
 	size_t i;
@@ -1018,6 +1025,7 @@ static void groups_read(mu__dd_t *d)
 	json_decref(d->groups);
 	d->groups = g;
 	d->pods_seq = seq;
+	return true;
 }
 
 /* Whether j waits for a ResourceClaimTemplate or ResourceClaim on the
@@ -1228,7 +1236,8 @@ int mu__dhub_jobs(mu__dd_t *d)
 		return MU_EIO;
 	mu_time_t now = mu__d_now(d);
 	uint64_t pseq = d->pods_seq;
-	groups_read(d);
+	if (!groups_read(d))
+		return MU_EIO; /* the hub's pods not listed yet: as the Jobs' above */
 	/* the hub's pods changed (groups' members): every kind read whole */
 	bool full = d->full || pseq != d->pods_seq, gone = full;
 	d->nfull = 0;
