@@ -379,6 +379,7 @@ typedef struct mu__dd {
 	json_t *pcls;             /* PriorityClass name -> value (the hub's) */
 	json_t *pcls_default;     /* the globalDefault class's value, or NULL */
 	int64_t pcls_at;          /* mono ms of the last list (0: never) */
+	int32_t pcls_fails;       /* failed reads of them in a row */
 	mu_fleet_decisions_t dec;
 	bool jobs_listed;         /* this pass's hub Job list succeeded */
 	int64_t t0;               /* mono ms at start: the fleet's clock 0 */
@@ -405,6 +406,9 @@ typedef struct mu__dd {
 	                           * [[kind, "ns/name"], ...] (poll_all drops it) */
 	uint64_t jobs_seq[MU__DK_COUNT]; /* the hub jobs' watches' counts read */
 	int32_t nfull;            /* kinds read in full this pass (hub.c) */
+	char hub_why[192];        /* why the last pass read no hub ("" when it
+	                           * did; run.c's hub_wait) */
+	int64_t hub_why_at;       /* mono ms that was last logged */
 } mu__dd_t;
 
 /* --- dutil.c ---------------------------------------------------------------- */

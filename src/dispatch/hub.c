@@ -512,10 +512,19 @@ void mu__dhub_pclasses(mu__dd_t *d)
 	json_t *l = NULL;
 	long st = mu__dreq(d, d->hub, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", NULL,
 			   NULL, &l);
-	if (st != 200) {
-		mu__dlog(d, 0, "priority classes: HTTP %ld (keeping the last list)", st);
+	if (st != 200) { /* said at the first failure and every 10th (~10 s) */
+		char how[32] = "no answer";
+		if (st)
+			snprintf(how, sizeof how, "HTTP %ld", st);
+		if (d->pcls_fails++ % 10 == 0)
+			mu__dlog(d, 0, "priority classes: %s (keeping the last list; %d failure%s "
+				 "in a row)", how, (int)d->pcls_fails, d->pcls_fails == 1 ? "" : "s");
 		json_decref(l);
 		return;
+	}
+	if (d->pcls_fails) {
+		mu__dlog(d, 1, "priority classes: read again after %d failures", (int)d->pcls_fails);
+		d->pcls_fails = 0;
 	}
 	json_object_clear(d->pcls);
 	json_decref(d->pcls_default);

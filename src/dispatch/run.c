@@ -586,6 +586,42 @@ static void explain_waiting(mu__dd_t *d)
 	free(x);
 }
 
+/* The first of the hub's watches that the pass needs and that is not
+ * healthy, and why ("not listed yet", or the failed request), into buf;
+ * "" when all are (the pass then failed on something else).  O(kinds). */
+static const char *hub_unhealthy(mu__dd_t *d, char *buf, size_t len)
+{
+	const struct { mu_kube_watch_t *w; const char *what; } ws[] = {
+		{d->wclusters, "Clusters"}, {d->wqueues, "Queues"},
+		{d->wjobs[MU__DK_JOB], "Jobs"}, {d->wpods, "pods"}};
+	char why[160];
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+		if (ws[i].w && !mu_kube_watch_items(ws[i].w, NULL, NULL)) {
+			snprintf(buf, len, "the hub's %s: %s", ws[i].what,
+				 mu_kube_watch_error(ws[i].w, why, sizeof why));
+			break;
+		}
+	return buf;
+}
+
+/* A pass that could not read the hub says why: a watch not listed yet is
+ * waited for (info), one that failed is an error; said when the reason
+ * changes and every 10 s while it stays, not every pass.  O(kinds). */
+static void hub_wait(mu__dd_t *d, int64_t now)
+{
+	char why[192];
+	hub_unhealthy(d, why, sizeof why);
+	if (!why[0])
+		snprintf(why, sizeof why, "the hub did not answer");
+	if (!strcmp(why, d->hub_why) && now - d->hub_why_at < 10000)
+		return;
+	bool first = strstr(why, "not listed yet") != NULL;
+	mu__dlog(d, first ? 1 : 0, "%s; %s", why, first ? "waiting" : "retrying");
+	snprintf(d->hub_why, sizeof d->hub_why, "%s", why);
+	d->hub_why_at = now;
+}
+
 /* One pass: read, poll, settle, dispatch, write back.  The time of each
  * step adds up in d->spent (logged at the stop: where the time goes). */
 static void pass(mu__dd_t *d)
@@ -607,8 +643,12 @@ static void pass(mu__dd_t *d)
 	if (hrc == MU_OK && qseq != d->queues_seq)
 		d->full = true;
 	if (hrc != MU_OK || mu__dhub_jobs(d)) {
-		mu__dlog(d, 0, "the hub did not answer; retrying");
+		hub_wait(d, t);
 		return;
+	}
+	if (d->hub_why[0]) {
+		mu__dlog(d, 1, "the hub's watches answer again");
+		d->hub_why[0] = '\0';
 	}
 	d->spent[0] += (u = mu__d_mono_ms()) - t;
 	poll_all(d);

@@ -136,6 +136,11 @@ void mu__kc_on_answer(mu__kc_t *c, void (*fn)(void *arg, long status), void *arg
 	c->answered_arg = arg;
 }
 
+const char *mu__kc_error(const mu__kc_t *c)
+{
+	return c->errbuf;
+}
+
 void mu__kc_free(mu__kc_t *c)
 {
 	if (!c)

@@ -188,6 +188,9 @@ int mu__kc_stream(mu__kc_t *c, const char *path, long timeout_ms,
  * answered, even before its first event); fn NULL: no call.  fn runs on
  * the stream's thread and must not block. */
 void mu__kc_on_answer(mu__kc_t *c, void (*fn)(void *arg, long status), void *arg);
+/* libcurl's words for the last request that got no answer ("" after one
+ * that did), owned by c until its next request.  O(1). */
+const char *mu__kc_error(const mu__kc_t *c);
 
 /* --- reflector.c ---------------------------------------------------------- */
 

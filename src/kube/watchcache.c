@@ -356,7 +356,7 @@ static void *run(void *arg)
 	mu_kube_watch_t *w = arg;
 	bool relist = true, resuming = false;
 	int fails = 0;
-	char why[128];
+	char why[256];
 	while (!atomic_load(&w->stop)) {
 		long st = 200;
 		bool answered = false;
@@ -388,7 +388,10 @@ static void *run(void *arg)
 		if (atomic_load(&w->stop))
 			break;
 		if (st != 410) {
-			snprintf(why, sizeof why, "%s: HTTP %ld", w->path, st);
+			if (st == 0 && *mu__kc_error(w->c)) /* no answer: libcurl's why */
+				snprintf(why, sizeof why, "%s: %s", w->path, mu__kc_error(w->c));
+			else
+				snprintf(why, sizeof why, "%s: HTTP %ld", w->path, st);
 			set_health(w, false, why);
 		} else {
 			pthread_mutex_lock(&w->mu);
