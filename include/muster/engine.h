@@ -222,10 +222,18 @@ extern const mu_score_ops_t mu_score_muster_supply;
  *   - fit_spread (the twenty-first round): under the same gate
  *     (fit_multi), the spread rule holds whatever the shares' part of
  *     the demand (spread_shares is not read) with fit_spread cores per
- *     free GPU in place of spread_cpu (0: as before).
+ *     free GPU in place of spread_cpu (0: as before);
+ *   - fit_keep, fit_keep_share (the twenty-second round): under the same
+ *     gate, a GPU pod that leaves a node unable to hold the mix's pod
+ *     type of two or more GPUs that asks the most CPU (then memory),
+ *     which the node held before, costs fit_keep milli-GPU of growth
+ *     (pods placed by the CPU-aware growth) or fit_keep_share points
+ *     (shares placed by points), so that the few nodes able to hold that
+ *     type keep it for it (0: off); only where pods of 2+ GPUs carry at
+ *     most fit_keep_multi of the demand (some smaller pods to keep off).
  * The defaults (mu_muster_params_defaults) are 0.15, 700, 0.75, 1001, 0,
  * 0, 0.15, 0.45, 0.25, 1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1, 0.35,
- * 26 (score_frag.c). */
+ * 26, 400, 100, 0.75 (score_frag.c). */
 typedef struct mu_muster_params {
 	double mg_multi;
 	int32_t mg_large;
@@ -246,6 +254,9 @@ typedef struct mu_muster_params {
 	double fit_reserve;
 	double fit_multi;
 	double fit_spread;
+	double fit_keep;
+	double fit_keep_share;
+	double fit_keep_multi;
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);

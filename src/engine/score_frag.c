@@ -816,7 +816,16 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  *     + 0.477 over fgd at x = 130, from + 0.433 and + 0.394;
  *     docs/evaluation.md, "Twentieth round"), and the spread rule holds
  *     with `fit_spread` cores a GPU whatever the shares' part of the
- *     demand (the twenty-first round).
+ *     demand (the twenty-first round); and keep (the twenty-second):
+ *     a GPU pod that leaves a node unable to hold the mix's most
+ *     CPU-hungry type of two or more GPUs (keep_type), which it held,
+ *     costs `fit_keep` (growth) or `fit_keep_share` (points).  On openb's
+ *     multigpu50 that type, 8 GPUs with 120 cores and 720 GiB, fits only
+ *     the 39 G3 nodes (128 cores, 768 GiB), and the CPU-aware growth sent
+ *     4-GPU 60-core pods there first (a G2 node left with 36 cores and
+ *     71 GiB for 4 GPUs holds fewer shapes), so from x = 0.6 every such
+ *     pod was skipped (docs/evaluation.md, "Twenty-second round:
+ *     multigpu50").
  * A large share (`mg_large` and more) is placed as a whole-GPU pod is, by
  * the CPU-aware growth, when pods of two or more GPUs carry at least
  * `mg_multi` of the mix's GPU demand (the settings: mu_muster_params_t,
@@ -852,12 +861,17 @@ static int pick_fgd(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
  * demand or more (multigpu40's 0.40 in, multigpu30's 0.30 out, where the
  * rule cost about 0.1; "Twentieth round"); fit_spread 26 cores a GPU
  * under that gate (12, 16, 20, 22, 24, 28 tried; "Twenty-first round:
- * multi-GPU-heavy variants"). */
+ * multi-GPU-heavy variants"); fit_keep 400 milli-GPU and fit_keep_share
+ * 100 points under that gate (fit_keep 100, 200, 300, 500, 700, 1,000
+ * and more tried: 300 to 500 a plateau) where pods of 2+ GPUs carry at
+ * most fit_keep_multi 0.75 of the demand (multigpu40's 0.40 and
+ * multigpu50's 0.50 in, multigpu100's 1.0 out, where the rule cost 0.12;
+ * "Twenty-second round: multigpu50"). */
 void mu_muster_params_defaults(mu_muster_params_t *p)
 {
 	*p = (mu_muster_params_t){0.15, 700, 0.75, 1001, 0, 0, 0.15, 0.45, 0.25,
 				  1.5, 20, 0.19, 0.15, 0.15, 1.0, 0.25, 1.1,
-				  0.35, 26};
+				  0.35, 26, 400, 100, 0.75};
 }
 
 /* The mix's settings, or the defaults in *tmp. */
@@ -1033,6 +1047,72 @@ static double press_cost(const mu_score_ctx_t *ctx,
 	return over > 1e-9 ? PRESS_COST * over : 0;
 }
 
+/* Whole free devices of v. */
+static int32_t view_whole(const mu_node_view_t *v)
+{
+	int32_t w = 0;
+	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++)
+		w += v->gpu_free[g] >= 1000;
+	return w;
+}
+
+/* The mix's pod type of two or more GPUs that asks the most CPU (then
+ * memory), NULL if none.  O(types). */
+static const mu_pod_type_t *keep_type(const mu_workload_mix_t *m)
+{
+	const mu_pod_type_t *big = NULL;
+	for (int32_t i = 0; i < m->ntypes; i++) {
+		const mu_pod_type_t *t = &m->types[i];
+		if (t->gpus >= 2 && (!big || t->cpu > big->cpu ||
+				     (t->cpu == big->cpu && t->mem > big->mem)))
+			big = t;
+	}
+	return big;
+}
+
+/* Whether a node with whole free devices `whole`, free cpu and mem, of
+ * model bit `model`, holds pod type t. */
+static bool keep_holds(const mu_pod_type_t *t, int32_t whole, int64_t cpu,
+		       int64_t mem, uint64_t model)
+{
+	return whole >= t->gpus && cpu >= t->cpu && mem >= t->mem &&
+	       (!t->models || (t->models & model));
+}
+
+/* Whether GPU pod req, placed on node v so that it takes `took` of v's
+ * whole free devices, breaks the keep rule (see mu_muster_params_t:
+ * fit_keep): the fit gate holds, pods of 2+ GPUs carry at most
+ * p->fit_keep_multi of the mix's GPU demand, and v holds the mix's
+ * keep_type now and not once req is placed.  O(types + devices). */
+static bool keep_breaks(const mu_workload_mix_t *m,
+			const mu_muster_params_t *p, const mu_node_view_t *v,
+			const mu_res_t *req, int32_t took)
+{
+	if (!share_fit(m, p) || m->index->multi > p->fit_keep_multi ||
+	    (req->v[MU_RES_GPU] <= 0 && req->v[MU_RES_GPU_MILLI] <= 0))
+		return false;
+	const mu_pod_type_t *t = keep_type(m);
+	if (!t)
+		return false;
+	int32_t whole = view_whole(v);
+	int32_t k = mix_model(m, v->gpu_model);
+	uint64_t bit = k < MU_MIX_MAX_MODELS ? (uint64_t)1 << k : 0;
+	int64_t cpu = v->free->v[MU_RES_CPU], mem = v->free->v[MU_RES_MEM];
+	return keep_holds(t, whole, cpu, mem, bit) &&
+	       !keep_holds(t, whole - took, cpu - req->v[MU_RES_CPU],
+			   mem - req->v[MU_RES_MEM], bit);
+}
+
+/* Whole free devices of v that placement pl of req takes: req's GPUs
+ * for a whole-GPU pod, 1 for a share on a whole device, else 0. */
+static int32_t keep_took(const mu_node_view_t *v, const mu_res_t *req,
+			 placement_t pl)
+{
+	if (req->v[MU_RES_GPU] > 0)
+		return (int32_t)req->v[MU_RES_GPU];
+	return pl.dev >= 0 && pl.dev < v->ngpu && v->gpu_free[pl.dev] >= 1000;
+}
+
 /* A CPU-only pod's tie-break under cpu_fit (see mu_muster_params_t): less
  * by the free CPU it leaves, 0.001 milli-GPU a core (0.128 on openb's
  * largest nodes), so it decides among growths equal but for rounding
@@ -1046,10 +1126,17 @@ static double score_muster(const mu_score_ctx_t *ctx, const mu_node_view_t *n,
 	mu_muster_params_t tmp;
 	const mu_muster_params_t *p = muster_params(ctx->state, &tmp);
 	double press = press_cost(ctx, p, n, req);
-	if (!muster_cpu_aware(ctx->state, req))
-		return muster_share(ctx->state, n, req).cost - press;
-	double sc = -best_placement(ctx->state, n, req, cpu_how(ctx->state)).cost - press;
 	const mu_workload_mix_t *m = ctx->state;
+	if (!muster_cpu_aware(m, req)) {
+		placement_t sh = muster_share(m, n, req);
+		return sh.cost - press -
+		       (keep_breaks(m, p, n, req, keep_took(n, req, sh)) ?
+			p->fit_keep_share : 0);
+	}
+	placement_t pl = best_placement(m, n, req, cpu_how(m));
+	double sc = -pl.cost - press -
+		    (keep_breaks(m, p, n, req, keep_took(n, req, pl)) ?
+		     p->fit_keep : 0);
 	if (m && m->index && m->index->cpu_only >= p->cpu_fit &&
 	    ((req->v[MU_RES_GPU] <= 0 && req->v[MU_RES_GPU_MILLI] <= 0)))
 		sc -= CPU_FIT_SCALE *
@@ -1168,15 +1255,6 @@ static supply_view_t supply_view(const mu_workload_mix_t *m,
 	if (whole >= 2 && whole <= MU_MAX_GPUS && own->nodes_whole[whole] > 0)
 		out.large += dw / own->nodes_whole[whole];
 	return out;
-}
-
-/* Whole free devices of v. */
-static int32_t view_whole(const mu_node_view_t *v)
-{
-	int32_t w = 0;
-	for (int g = 0; g < v->ngpu && g < MU_MAX_GPUS; g++)
-		w += v->gpu_free[g] >= 1000;
-	return w;
 }
 
 /* The share req's placement on v by muster-supply (see above): muster's,

@@ -13,7 +13,12 @@
  * fit_spread (26) cores per free GPU gains 100 points however small the
  * shares' part of the demand (spread_shares, 0.19, is not read there);
  * on a node with fewer cores per GPU, on a mix under the gate, or with
- * fit_spread 0, the share scores as before.  Nothing is timed.
+ * fit_spread 0, the share scores as before.  Under the same gate
+ * (fit_keep, fit_keep_share, the twenty-second round) a GPU pod that
+ * leaves a node unable to hold the mix's most CPU-hungry type of two or
+ * more GPUs, which it held, costs 400 (growth) or 100 (a share's points);
+ * on a node that never held it, or on a mix under the gate, it scores as
+ * with the rule off.  Nothing is timed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -112,10 +117,75 @@ static void test_fit_spread(mu_t_t *t)
 	mu_workload_mix_release(&light);
 }
 
+/* `eights` 8-GPU pods of 80 cores, `quads` 4-GPU pods of 32 cores,
+ * `ones` 1-GPU pods and `halves` 500-milli shares.  With 20, 10, 60 and
+ * 40 the pods of 2+ GPUs carry 200/280 = 0.71 of the GPU demand (over
+ * fit_multi, under fit_keep_multi 0.75); with 1, 0, 60 and 40, 8/88 =
+ * 0.09 (under fit_multi); with 20, 20, 0 and 0, all of it (over
+ * fit_keep_multi). */
+static void keep_mix(mu_workload_mix_t *m, int64_t eights, int64_t quads,
+		     int64_t ones, int64_t halves)
+{
+	mu_res_t eight = score_req(80000, 0, 8, 0);
+	mu_res_t four = score_req(32000, 0, 4, 0), one = score_req(8000, 0, 1, 0);
+	mu_res_t half = score_req(4000, 0, 0, 500);
+	mu_workload_mix_init(m);
+	mu_workload_mix_add(m, &eight, NULL, 0, eights);
+	mu_workload_mix_add(m, &four, NULL, 0, quads);
+	mu_workload_mix_add(m, &one, NULL, 0, ones);
+	mu_workload_mix_add(m, &half, NULL, 0, halves);
+	mu_workload_mix_finish(m);
+}
+
+/* Nodes of eight whole free devices: with 96 free cores the node holds
+ * an 8-GPU 80-core pod, and a 1-GPU pod, a 4-GPU pod or a 500 that
+ * breaks a device leaves it unable to (the rule's cost); with 60 free
+ * cores it never held one (no cost). */
+static void test_fit_keep(mu_t_t *t)
+{
+	vnode_t rich, poor;
+	score_node(&rich, 8, 96000, 0, NULL);
+	score_node(&poor, 8, 60000, 0, NULL);
+	mu_res_t one = score_req(8000, 0, 1, 0), s = score_req(4000, 0, 0, 500);
+	mu_res_t four = score_req(32000, 0, 4, 0);
+	mu_workload_mix_t heavy, light, all;
+	keep_mix(&heavy, 20, 10, 60, 40);
+	keep_mix(&light, 1, 0, 60, 40);
+	keep_mix(&all, 20, 20, 0, 0);
+	mu_muster_params_t def, off;
+	mu_muster_params_defaults(&def);
+	CHECK(t, def.fit_keep == 400 && def.fit_keep_share == 100);
+	CHECK(t, def.fit_keep_multi == 0.75);
+	off = def;
+	off.fit_keep = 0; /* the rule off, the fit gate on */
+	off.fit_keep_share = 0;
+	double d = score_muster_with(&heavy, &off, &rich, &one) -
+		   score_muster_with(&heavy, NULL, &rich, &one);
+	CHECK(t, d > 399.999 && d < 400.001);
+	d = score_muster_with(&heavy, &off, &rich, &four) -
+	    score_muster_with(&heavy, NULL, &rich, &four);
+	CHECK(t, d > 399.999 && d < 400.001);
+	d = score_muster_with(&heavy, &off, &rich, &s) -
+	    score_muster_with(&heavy, NULL, &rich, &s);
+	CHECK(t, d > 99.999 && d < 100.001);
+	CHECK(t, score_muster_with(&heavy, NULL, &poor, &one) ==
+		 score_muster_with(&heavy, &off, &poor, &one));
+	CHECK(t, score_muster_with(&heavy, NULL, &poor, &s) ==
+		 score_muster_with(&heavy, &off, &poor, &s));
+	CHECK(t, score_muster_with(&light, NULL, &rich, &one) ==
+		 score_muster_with(&light, &off, &rich, &one));
+	CHECK(t, score_muster_with(&all, NULL, &rich, &four) ==
+		 score_muster_with(&all, &off, &rich, &four));
+	mu_workload_mix_release(&heavy);
+	mu_workload_mix_release(&light);
+	mu_workload_mix_release(&all);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_fit_rule);
 	MU_RUN(&t, test_fit_spread);
+	MU_RUN(&t, test_fit_keep);
 	return mu_t_done(&t);
 }
