@@ -54,7 +54,10 @@
  * not tried again while that hub pod is unchanged, and dropped (then
  * created) once the worker's watches show the object that held its
  * copy's name gone; the hub counts it against the group's minimum
- * (worker.c's mu__dwork_pull_held).
+ * (worker.c's mu__dwork_pull_held).  Round 22: the hub's shrink intent
+ * on a Job (muster.io/dispatch-shrinking, an elastic victim's surplus) is
+ * made here as push mode makes it: the copy's spec.parallelism PATCHed,
+ * the answer in muster.io/agent-shrink (copy_shrink; reclaim.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +123,10 @@ typedef struct agent {
 	 * the template and claim watches' counts when last looked at */
 	json_t *pheld;
 	uint64_t pheld_seq[2];
+	/* round 22: the hub's shrink intents answered here, hub uid ->
+	 * {"rep": the answer written (MU__D_SHRINKREP), "at": mono ms before
+	 * which a refused PATCH is not asked again} */
+	json_t *shrinks;
 } agent_t;
 
 /* Writes annotation key of the hub object ns/name of kind k when it
@@ -197,6 +204,70 @@ static void copy_status(agent_t *a, mu__dkind_t k, const json_t *hub, const json
 	free(txt);
 }
 
+/* Round 22: the hub's shrink intent MU__D_SHRINKING ("GEN\tTO") on Job
+ * copy w's hub object, of w's dispatch gen, made here as push mode makes
+ * it (mu__dreclaim_patch: its spec.parallelism lowered, the worker's Job
+ * controller deletes the pods above it) and answered in MU__D_SHRINKREP:
+ * "GEN TO was 0 200 PAR" when the copy runs at most TO already (a PATCH
+ * made before a restart is not made twice), "done" once the worker said
+ * 200, "refused TRIES HTTP PAR" when it answered otherwise (asked again
+ * 1, 2, 4, 8 s later; the MU__D_SHRINK_TRIES-th is the last, the hub
+ * gives up).  The answer last written (a->shrinks, else the hub's after
+ * a restart) decides, so a watch that lags the answer repeats nothing.
+ * O(1), or one PATCH on the worker and one on the hub. */
+static void copy_shrink(agent_t *a, mu__dkind_t k, const json_t *hub, const json_t *w,
+			const char *gen)
+{
+	const char *uid = mu__jstr(hub, "metadata.uid"), *in = mu__dmeta(hub, "annotations",
+									  MU__D_SHRINKING);
+	unsigned ig = 0, rg = 0;
+	int to = 0, rto = 0, tries = 0, rpar = 0;
+	long rst = 0;
+	char res[16] = "";
+	if (!uid || !in || sscanf(in, "%u\t%d", &ig, &to) != 2 || ig != (unsigned)atol(gen) ||
+	    to < 1) {
+		if (uid)
+			json_object_del(a->shrinks, uid); /* none now: forgotten */
+		return;
+	}
+	json_t *e = json_object_get(a->shrinks, uid);
+	const char *cur = mu__dmeta(hub, "annotations", MU__D_SHRINKREP);
+	const char *last = e ? json_string_value(json_object_get(e, "rep")) : cur;
+	bool mine = last && sscanf(last, "%u %d %15s %d %ld %d", &rg, &rto, res, &tries, &rst,
+				   &rpar) == 6 && rg == ig && rto == to;
+	if (mine && (strcmp(res, "refused") || tries >= MU__D_SHRINK_TRIES)) {
+		if (cur && strcmp(cur, last)) /* the hub's lags, or a PATCH failed */
+			report_ann(a, k, mu__jstr(hub, "metadata.namespace"),
+				   mu__jstr(hub, "metadata.name"), MU__D_SHRINKREP, cur, last);
+		return; /* answered: the hub settles it */
+	}
+	if (!mine)
+		tries = 0;
+	else if (mu__d_mono_ms() < json_integer_value(json_object_get(e, "at")))
+		return; /* a refusal's wait */
+	const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
+	json_int_t par = json_integer_value(mu__jget(w, "spec.parallelism"));
+	long st = 200;
+	const char *how = "was";
+	if (par <= 0 || par > to) {
+		st = mu__dreclaim_patch(&a->d, a->w, k, ns, name, to);
+		if (!st)
+			return; /* no answer: the next pass asks again */
+		how = st == 200 ? "done" : "refused";
+		tries += st != 200;
+		mu__dlog(&a->d, st == 200 ? 1 : 0, "copy %s/%s: shrunk to %d pods for the hub: HTTP %ld%s",
+			 ns, name, to, st, st == 200 ? "" : tries < MU__D_SHRINK_TRIES ?
+			 " (asked again)" : " (given up)");
+	}
+	char val[120];
+	snprintf(val, sizeof val, "%s %d %s %d %ld %lld", gen, to, how, tries, st,
+		 (long long)(st == 200 ? (par > 0 && par < to ? par : to) : par));
+	int64_t at = st == 200 ? 0 : mu__d_mono_ms() + (1000LL << (tries - 1));
+	json_object_set_new(a->shrinks, uid, json_pack("{s:s,s:I}", "rep", val, "at", (json_int_t)at));
+	report_ann(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
+		   MU__D_SHRINKREP, cur, val);
+}
+
 /* The local copies of kind k: stale ones deleted (and reported), current
  * ones reported; marks in `have` the hub uids with a current copy. */
 static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *jl,
@@ -261,6 +332,8 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 		report(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
 		copy_status(a, k, hub, w, gen);
+		if (mu__dkind_shrinks(k) && !done)
+			copy_shrink(a, k, hub, w, gen);
 		if (k == MU__DK_JOB && !started && !done)
 			copy_failed(a, hub, w, gen);
 	}
@@ -894,6 +967,7 @@ static void agent_stop(agent_t *a)
 	json_decref(a->sweep_cur);
 	json_decref(a->drefused);
 	json_decref(a->pheld);
+	json_decref(a->shrinks);
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);
@@ -928,6 +1002,7 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 	}
 	a.drefused = json_object();
 	a.pheld = json_object();
+	a.shrinks = json_object();
 	const char *sel = "labelSelector=muster.io%2Fhub-uid";
 	char hsel[400];
 	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", o->cluster);

@@ -51,6 +51,11 @@
                                * intent whose PATCH the worker refused
                                * this many times (1, 2, 4, 8 s apart) is
                                * given up */
+#define MU__D_SHRINKREP "muster.io/agent-shrink" /* hub Job, by a pull agent
+                                                * (round 22): its answer to the
+                                                * intent MU__D_SHRINKING, "GEN TO
+                                                * done|was|refused TRIES HTTP PAR"
+                                                * (PAR: the copy's parallelism) */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_COPY_SEL "labelSelector=muster.io%2Fhub-uid" /* watches of copies */
 #define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
@@ -256,6 +261,13 @@ typedef struct mu__djob {
 	                           * intent the worker refused since the
 	                           * restart, and (mono ms) when the next one */
 	int64_t shrink_at;        /* may be made */
+	bool shrink_live;         /* reclaim.c (round 22): j->shrinking was
+	                           * chosen by this daemon on a pull cluster
+	                           * and waits for its agent (the fleet not
+	                           * told yet): shrink_x the fleet's entry,
+	                           * shrink_was the record before it (owned) */
+	mu_fleet_reclaim_t shrink_x;
+	char *shrink_was;
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -1078,6 +1090,22 @@ void mu__dreclaim(mu__dd_t *d);
  * (mu__dhub_readopt), a Warning Event ShrinkFailed and a log line.
  * Returns true when settled.  At most two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
+/* reclaim.c (round 22): the merge PATCH of the copy ns/name of kind k
+ * on the worker kc to `to` pods (its spec.parallelism), push mode's and
+ * the pull agent's; the HTTP status (0: none).  One request. */
+long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const char *ns,
+			const char *name, int32_t to);
+/* reclaim.c (round 22): job j's shrink intent j->shrinking on pull
+ * cluster cl, settled from its agent's answer MU__D_SHRINKREP of this
+ * generation and size: done or was (done before), the shrink confirmed
+ * (a shrink this daemon chose: the fleet told, the Event Shrunk; one read
+ * back after a restart: counted so already, the Event when the agent
+ * PATCHed now); refused MU__D_SHRINK_TRIES times, withdrawn whole (this
+ * daemon's) or given up at the copy's real size (a restart's, as
+ * mu__dreclaim_settle).  No answer yet: nothing.  An intent of another
+ * dispatch is dropped.  Called by the pull poll for each of cl's jobs
+ * with an intent.  O(1), or a fleet update, a request and an Event. */
+void mu__dreclaim_pull(mu__dd_t *d, mu__dcl_t *cl, mu__djob_t *j);
 /* dutil.c (round 18): the records "GEN\tN..." (muster.io/dispatch-shrunk,
  * -shrinking): N when GEN is job j's current dispatch and N (1 to
  * 999,999) is followed by end, else 0 (rec NULL, another dispatch's, or
