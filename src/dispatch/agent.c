@@ -54,10 +54,14 @@
  * not tried again while that hub pod is unchanged, and dropped (then
  * created) once the worker's watches show the object that held its
  * copy's name gone; the hub counts it against the group's minimum
- * (worker.c's mu__dwork_pull_held).  Round 22: the hub's shrink intent
- * on a Job (muster.io/dispatch-shrinking, an elastic victim's surplus) is
- * made here as push mode makes it: the copy's spec.parallelism PATCHed,
- * the answer in muster.io/agent-shrink (copy_shrink; reclaim.c).
+ * (worker.c's mu__dwork_pull_held).  Round 22: those holds are read
+ * back from its own entries after a restart (pods_restore), and a change
+ * of a hub object a held pod names, which the hub records in its hold
+ * (muster.io/dispatch-held's "orv"), makes it try the pod again
+ * (pod_held).  The hub's shrink intent on a Job (muster.io/dispatch-shrinking,
+ * an elastic victim's surplus) is made here as push mode makes it: the
+ * copy's spec.parallelism PATCHed, the answer in muster.io/agent-shrink
+ * (copy_shrink; reclaim.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +131,10 @@ typedef struct agent {
 	 * {"rep": the answer written (MU__D_SHRINKREP), "at": mono ms before
 	 * which a refused PATCH is not asked again} */
 	json_t *shrinks;
+	/* round 22: the groups ("UID/GEN" -> kind) whose entries of
+	 * MU__D_PODSREFUSED this run has read back into pheld (after a
+	 * restart: pods_restore) */
+	json_t *prestored;
 } agent_t;
 
 /* Writes annotation key of the hub object ns/name of kind k when it
@@ -433,18 +441,105 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 
 /* Round 21: whether hub pod p of a group (key "UID/GEN/POD") is held
  * here: refused (pod_refused) and unchanged since (its resourceVersion);
- * a changed one's entry is dropped, so that it is tried again.  O(1). */
-static bool pod_held(agent_t *a, const char *key, const json_t *p)
+ * a changed one's entry is dropped, so that it is tried again.  Round 22:
+ * a change of a hub object its claims name counts too: the hub records
+ * the resourceVersions of those objects with its hold (MU__D_HELD, hrec:
+ * the group's, parsed; NULL: none), moves them when one changes (hdra.c's
+ * held_release), and the entry keeps those it first saw ("orv"); when the
+ * hub's differ, it is dropped and tried again.  O(its keys). */
+static bool pod_held(agent_t *a, const char *key, const json_t *p, const json_t *hrec)
 {
 	json_t *e = json_object_get(a->pheld, key);
 	const char *rv = mu__jstr(p, "metadata.resourceVersion");
 	const char *erv = json_string_value(json_object_get(e, "rv"));
 	if (!e)
 		return false;
-	if (rv && erv && !strcmp(rv, erv))
+	if (!rv || !erv || strcmp(rv, erv)) {
+		json_object_del(a->pheld, key);
+		return false;
+	}
+	const json_t *h = json_object_get(hrec, json_string_value(json_object_get(e, "name")));
+	const json_t *horv = json_object_get(h, "orv"), *eorv = json_object_get(e, "orv");
+	const char *hrv = json_string_value(json_object_get(h, "rv"));
+	if (!json_is_object(horv) || !hrv || strcmp(hrv, rv))
+		return true; /* the hub holds it not yet, or holds the pod as it was */
+	if (!eorv) { /* the hub's first record of its hold */
+		json_object_set_new(e, "orv", json_deep_copy(horv));
 		return true;
+	}
+	if (json_equal(eorv, horv))
+		return true;
+	mu__dlog(&a->d, 1, "pod %s/%s of %s: an object its claims name changed on the hub: "
+		 "tried again", json_string_value(json_object_get(e, "ns")),
+		 json_string_value(json_object_get(e, "name")), json_string_value(json_object_get(e, "uid")));
 	json_object_del(a->pheld, key);
 	return false;
+}
+
+/* Round 22: after a restart (pheld empty), the held pods of group hub
+ * (kind k, uid, generation gen; hl its namespace's hub pods) read back
+ * from this agent's own entries on it (MU__D_PODSREFUSED, pods_report's),
+ * once per group and generation, so that none is tried (nor its refusal
+ * logged) again: an entry of this generation whose hub pod is unchanged
+ * (its resourceVersion) is held again, with the hub objects' versions it
+ * had seen ("orv"), unless it was refused for a worker object of its
+ * copy's name ("seen") that the worker's watches no longer show (gone
+ * while the agent was down: tried now).  false while that cannot be told
+ * (the template and claim watches not listed yet): the group's pods wait
+ * this pass.  O(1) once read, else O(entries x the group's hub pods). */
+static bool pods_restore(agent_t *a, mu__dkind_t k, const json_t *hub, const char *uid,
+			 const char *gen, const json_t *hl)
+{
+	char gk[300];
+	snprintf(gk, sizeof gk, "%s/%s", uid, gen);
+	if (json_object_get(a->prestored, gk))
+		return true;
+	const char *t = mu__dmeta(hub, "annotations", MU__D_PODSREFUSED);
+	json_t *v = t ? json_loads(t, 0, NULL) : NULL;
+	mu_kube_watch_t *w[2] = {a->wdtpl, a->wdra[MU__DDRA_CLAIMS]};
+	uint64_t seq = 0;
+	if (json_object_size(v) && a->dra_on == 1)
+		for (int r = 0; r < 2; r++)
+			if (!w[r] || !mu_kube_watch_items(w[r], NULL, &seq)) {
+				json_decref(v);
+				return false;
+			}
+	const char *name;
+	json_t *e;
+	json_object_foreach(v, name, e) {
+		size_t i;
+		json_t *p, *pod = NULL;
+		json_array_foreach(json_object_get(hl, "items"), i, p)
+			if (mu__jstr(p, "metadata.name") && !strcmp(mu__jstr(p, "metadata.name"), name))
+				pod = p;
+		const char *rv = mu__jstr(pod, "metadata.resourceVersion");
+		const char *erv = json_string_value(json_object_get(e, "rv"));
+		if (a->dra_on != 1 || !rv || !erv || strcmp(rv, erv) ||
+		    json_integer_value(json_object_get(e, "gen")) != (json_int_t)atol(gen))
+			continue; /* changed since, or of another dispatch: tried */
+		const char *ns = mu__jstr(pod, "metadata.namespace");
+		json_t *keys = mu__dhdra_pod_keys(NULL, pod);
+		bool seen = mu__dhdra_conflict(w, uid, (uint32_t)atol(gen), ns ? ns : "default", keys);
+		if (json_is_true(json_object_get(e, "seen")) && !seen) {
+			json_decref(keys);
+			continue; /* its worker object gone meanwhile: tried */
+		}
+		char key[700];
+		snprintf(key, sizeof key, "%s/%s", gk, name);
+		json_object_set_new(a->pheld, key, json_pack("{s:i,s:s,s:I,s:s,s:s,s:O,s:s,s:o,s:b,s:O?}",
+							     "kind", (int)k, "uid", uid, "gen",
+							     (json_int_t)atol(gen), "name", name, "rv",
+							     rv, "msg", json_object_get(e, "msg"),
+							     "ns", ns ? ns : "default", "keys", keys,
+							     "seen", seen, "orv",
+							     json_object_get(e, "orv")));
+		a->pheld_seq[0] = a->pheld_seq[1] = 0; /* looked at by the next pass */
+		mu__dlog(&a->d, 1, "pod %s/%s of %s: held as before the restart", ns ? ns : "default",
+			 name, uid);
+	}
+	json_decref(v);
+	json_object_set_new(a->prestored, gk, json_integer((json_int_t)k));
+	return true;
 }
 
 /* Round 21: hub pod p of group (k, uid, gen) not created: the worker
@@ -486,6 +581,14 @@ static void pods_held_current(agent_t *a, mu__dkind_t k, const json_t *assigned)
 		    (!g || atol(g) != (long)json_integer_value(json_object_get(e, "gen"))))
 			json_object_del(a->pheld, key);
 	}
+	json_object_foreach_safe(a->prestored, tmp, key, e) { /* round 22 */
+		char u[300];
+		snprintf(u, sizeof u, "%.*s", (int)strcspn(key, "/"), key);
+		const char *g = mu__dmeta(json_object_get(assigned, u), "annotations", MU__D_GEN);
+		if (json_integer_value(e) == (json_int_t)k && (!g || strcmp(g, key + strlen(u) +
+									      (key[strlen(u)] ? 1 : 0))))
+			json_object_del(a->prestored, key);
+	}
 }
 
 /* Round 21: the held pods of group hub (kind k, uid, generation gen) told
@@ -505,9 +608,12 @@ static void pods_report(agent_t *a, mu__dkind_t k, const json_t *hub, const char
 		if (!strcmp(json_string_value(json_object_get(e, "uid")), uid) &&
 		    json_integer_value(json_object_get(e, "gen")) == (json_int_t)atol(gen))
 			json_object_set_new(m, json_string_value(json_object_get(e, "name")),
-					    json_pack("{s:O,s:O?,s:O}", "gen", json_object_get(e, "gen"),
-						      "rv", json_object_get(e, "rv"), "msg",
-						      json_object_get(e, "msg")));
+					    json_pack("{s:O,s:O?,s:O,s:O?,s:O?}", "gen",
+						      json_object_get(e, "gen"), "rv",
+						      json_object_get(e, "rv"), "msg",
+						      json_object_get(e, "msg"), "seen",
+						      json_object_get(e, "seen"), "orv",
+						      json_object_get(e, "orv")));
 	json_t *was = cur ? json_loads(cur, 0, NULL) : NULL;
 	char *t = json_object_size(m) ? json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	if (t ? !json_equal(was, m) : cur != NULL) {
@@ -623,13 +729,18 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 		}
 		char gkey[700];
 		snprintf(gkey, sizeof gkey, "%s:%s/%s", mu__dkind_name(k), ns, gname);
+		if (!pods_restore(a, k, hub, uid, gen, hl))
+			continue; /* round 22: its held pods not known yet */
+		const char *ht = json_object_size(a->pheld) ? mu__dmeta(hub, "annotations", MU__D_HELD) :
+			NULL;
+		json_t *hrec = ht ? json_loads(ht, 0, NULL) : NULL;
 		json_array_foreach(json_object_get(hl, "items"), i, p) {
 			const char *g = mu__dkind_pod_group(p, k), *name = mu__jstr(p, "metadata.name");
 			char key[700];
 			if (!g || strcmp(g, gname) || !name || mu__jget(p, "metadata.deletionTimestamp"))
 				continue;
 			snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name);
-			if (json_object_get(local, key) || pod_held(a, key, p))
+			if (json_object_get(local, key) || pod_held(a, key, p, hrec))
 				continue;
 			json_t *body = mu__dkind_pod_copy(p, uid, gkey, (uint32_t)atol(gen));
 			char dm[800];
@@ -651,6 +762,7 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 			if (st != 201 && st != 200 && st != 409)
 				mu__dlog(&a->d, 0, "create pod %s/%s of %s: HTTP %ld", ns, name, gkey, st);
 		}
+		json_decref(hrec);
 		pods_report(a, k, hub, uid, gen);
 	}
 	json_decref(local);
@@ -968,6 +1080,7 @@ static void agent_stop(agent_t *a)
 	json_decref(a->drefused);
 	json_decref(a->pheld);
 	json_decref(a->shrinks);
+	json_decref(a->prestored);
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);
@@ -1003,6 +1116,7 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 	a.drefused = json_object();
 	a.pheld = json_object();
 	a.shrinks = json_object();
+	a.prestored = json_object();
 	const char *sel = "labelSelector=muster.io%2Fhub-uid";
 	char hsel[400];
 	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", o->cluster);
