@@ -1088,7 +1088,11 @@ void mu__dreclaim(mu__dd_t *d);
  * record set to the pods the copy really runs without (its
  * parallelism's), the job counted at that size in the fleet again
  * (mu__dhub_readopt), a Warning Event ShrinkFailed and a log line.
- * Returns true when settled.  At most two requests. */
+ * Round 22: on a pull cluster nothing is asked (its agent's answer
+ * settles it, mu__dreclaim_pull): false, so that it is looked at each
+ * pass and dropped if its dispatch ends first; this daemon's own pull
+ * shrinks are looked at so too.  Returns true when settled.  At most
+ * two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
 /* reclaim.c (round 22): the merge PATCH of the copy ns/name of kind k
  * on the worker kc to `to` pods (its spec.parallelism), push mode's and

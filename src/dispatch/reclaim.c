@@ -201,6 +201,7 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 			j->shrink_live = true;
 			j->shrink_x = *x;
 			j->shrink_tries = 0;
+			d->shrink_settle = true; /* dropped if its dispatch ends first */
 			return;
 		}
 		if (st == 200)
@@ -289,7 +290,7 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 	}
 	mu__dcl_t *cl = &d->cls[j->cl];
 	if (cl->pull) /* round 22: its agent's answer settles it (mu__dreclaim_pull) */
-		return true;
+		return false; /* looked at each pass until then: its dispatch may end */
 	if (!cl->kc || mu__d_mono_ms() < j->shrink_at)
 		return false; /* not answering, or a refusal's wait (round 19) */
 	char path[1024];
@@ -429,7 +430,7 @@ void mu__dreclaim(mu__dd_t *d)
 		/* one being withdrawn already (its start timed out) is taken
 		 * back by that path, which frees the claimant's room too */
 		if (!j || j->state != MU__DJ_DISPATCHED || j->cl < 0 || j->gen != x->generation ||
-		    j->shrinking) /* round 22: a shrink its agent has not answered */
+		    mu__drec_count(j, j->shrinking, '\0') > 0) /* round 22: not answered yet */
 			continue;
 		if (x->pods > 0)
 			shrink(d, j, c, x); /* an elastic job's surplus (round 17) */

@@ -151,10 +151,16 @@ static void test_settle(mu_t_t *t)
 	CHECK(t, !mu__dreclaim_settle(&d, y));
 	CHECK(t, y->shrinking != NULL);
 	/* on a pull cluster (round 22): kept for its agent's answer
-	 * (mu__dreclaim_pull), nothing asked of the worker */
+	 * (mu__dreclaim_pull), nothing asked of the worker, looked at again
+	 * next pass (its dispatch may end first) */
 	off.pull = true;
-	CHECK(t, mu__dreclaim_settle(&d, y));
+	uint64_t r0 = d.reqs;
+	CHECK(t, !mu__dreclaim_settle(&d, y));
 	CHECK(t, y->shrinking != NULL);
+	CHECK(t, d.reqs == r0);
+	y->state = MU__DJ_WITHDRAWING; /* its dispatch ended: dropped */
+	CHECK(t, mu__dreclaim_settle(&d, y));
+	CHECK(t, y->shrinking == NULL);
 	d.cls = &c;
 
 	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
