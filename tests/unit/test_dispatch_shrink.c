@@ -217,6 +217,38 @@ static mu__djob_t *elastic(mu_t_t *t, mu_kube_client_t *kc, const char *name, in
 	return j;
 }
 
+/* A dispatcher d (options o, hub client kc) with a fleet of queue q and
+ * cluster c ("w" on server, its bearer token token, NULL: none) of one
+ * node of gpus GPUs.  fleet_down frees what it made and jobs js[0..n). */
+static void fleet_up(mu_t_t *t, mu__dd_t *d, mu_dispatch_opts_t *o, mu__dcl_t *c,
+		     mu_kube_client_t *kc, const char *server, const char *token, int gpus)
+{
+	fx_dd(d, o);
+	d->hub = kc;
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d->fleet), MU_OK);
+	mu_queue_spec_t q;
+	queue_of(&q, "q", gpus);
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(d->fleet, &q), MU_OK);
+	fx_cluster_tok(t, d, c, server, token);
+	mu_node_spec_t n = node_of("n1", gpus);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(d->fleet, c->fid, &n), MU_OK);
+	d->cls = c;
+	d->ncls = 1;
+}
+
+static void fleet_down(mu__dd_t *d, mu__dcl_t *c, mu__djob_t **js, int n)
+{
+	mu__djlist_clear(&d->dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&d->wdirty, MU__DM_WDIRTY);
+	for (int k = 0; k < n; k++)
+		mu__djob_free(js[k]);
+	json_decref(d->by_key);
+	json_decref(d->by_uid);
+	free(d->by_fid);
+	mu__dcl_disconnect(c);
+	mu_fleet_free(d->fleet);
+}
+
 /* Round 19: a restart's intent whose PATCH the worker keeps refusing
  * (its account may read Jobs, not patch them: 403) is asked again only
  * after its wait (no request before), and the MU__D_SHRINK_TRIES-th
@@ -254,18 +286,8 @@ static void test_give_up(mu_t_t *t)
 			    NULL), 201);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
-	d.hub = kc;
-	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
-	mu_queue_spec_t q;
-	queue_of(&q, "q", 8);
-	CHECK_EQ_INT(t, mu_fleet_queue_upsert(d.fleet, &q), MU_OK);
 	mu__dcl_t c;
-	fx_cluster_tok(t, &d, &c, server, "rdr"); /* as the reader */
-	mu_node_spec_t n = node_of("n1", 8);
-	CHECK_EQ_INT(t, mu_fleet_node_upsert(d.fleet, c.fid, &n), MU_OK);
-	d.cls = &c;
-	d.ncls = 1;
+	fleet_up(t, &d, &o, &c, kc, server, "rdr", 8); /* the worker as the reader */
 	mu__djob_t *js[2];
 	for (int k = 0; k < 2; k++) {
 		/* el-K's copy at 4 (K 0) or 3 (K 1) pods; its hub Job elastic
@@ -310,15 +332,7 @@ static void test_give_up(mu_t_t *t)
 					 "pods on cluster w, read back after a restart, was refused "
 					 "5 times by the worker (last HTTP 403): given up"));
 
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
-	for (int k = 0; k < 2; k++)
-		mu__djob_free(js[k]);
-	json_decref(d.by_key);
-	json_decref(d.by_uid);
-	free(d.by_fid);
-	mu__dcl_disconnect(&c);
-	mu_fleet_free(d.fleet);
+	fleet_down(&d, &c, js, 2);
 	mu_kube_client_free(kc);
 	mu_kube_config_release(&cfg);
 	fx_server_stop(t, s, dir);
@@ -346,19 +360,9 @@ static void test_pull(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
-	d.hub = kc;
-	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
-	mu_queue_spec_t q;
-	queue_of(&q, "q", 16);
-	CHECK_EQ_INT(t, mu_fleet_queue_upsert(d.fleet, &q), MU_OK);
 	mu__dcl_t c;
-	fx_cluster(t, &d, &c, server);
+	fleet_up(t, &d, &o, &c, kc, server, NULL, 16);
 	c.pull = true;
-	mu_node_spec_t n = node_of("n1", 16);
-	CHECK_EQ_INT(t, mu_fleet_node_upsert(d.fleet, c.fid, &n), MU_OK);
-	d.cls = &c;
-	d.ncls = 1;
 	mu__djob_t *js[4];
 	for (int k = 0; k < 4; k++) {
 		char name[16];
@@ -437,15 +441,7 @@ static void test_pull(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), 2);
 	CHECK_EQ_INT(t, (int)events_of(kc, "Preempted"), 1);
 
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
-	for (int k = 0; k < 4; k++)
-		mu__djob_free(js[k]);
-	json_decref(d.by_key);
-	json_decref(d.by_uid);
-	free(d.by_fid);
-	mu__dcl_disconnect(&c);
-	mu_fleet_free(d.fleet);
+	fleet_down(&d, &c, js, 4);
 	mu_kube_client_free(kc);
 	mu_kube_config_release(&cfg);
 	fx_server_stop(t, s, dir);
