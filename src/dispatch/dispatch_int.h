@@ -1088,28 +1088,22 @@ void mu__dreclaim(mu__dd_t *d);
  * record set to the pods the copy really runs without (its
  * parallelism's), the job counted at that size in the fleet again
  * (mu__dhub_readopt), a Warning Event ShrinkFailed and a log line.
- * Round 22: on a pull cluster nothing is asked (its agent's answer
- * settles it, mu__dreclaim_pull): false, so that it is looked at each
- * pass and dropped if its dispatch ends first; this daemon's own pull
- * shrinks are looked at so too.  Returns true when settled.  At most
- * two requests. */
+ * Round 22: on a pull cluster nothing is asked of the worker: the
+ * agent's answer on the hub Job (MU__D_SHRINKREP, of this generation and
+ * size) settles it: done or was confirm it (a shrink this daemon chose,
+ * j->shrink_live: the fleet told and the Event Shrunk; a restart's:
+ * counted so already, the Event when the agent PATCHed after it); the
+ * MU__D_SHRINK_TRIES-th refusal withdraws this daemon's whole (push
+ * mode's rule for a refused PATCH) or gives a restart's up as above;
+ * without an answer false, so that it is looked at each pass (dropped if
+ * its dispatch ends first); this daemon's own pull shrinks are looked at
+ * so too.  Returns true when settled.  At most two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
 /* reclaim.c (round 22): the merge PATCH of the copy ns/name of kind k
  * on the worker kc to `to` pods (its spec.parallelism), push mode's and
  * the pull agent's; the HTTP status (0: none).  One request. */
 long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const char *ns,
 			const char *name, int32_t to);
-/* reclaim.c (round 22): job j's shrink intent j->shrinking on pull
- * cluster cl, settled from its agent's answer MU__D_SHRINKREP of this
- * generation and size: done or was (done before), the shrink confirmed
- * (a shrink this daemon chose: the fleet told, the Event Shrunk; one read
- * back after a restart: counted so already, the Event when the agent
- * PATCHed now); refused MU__D_SHRINK_TRIES times, withdrawn whole (this
- * daemon's) or given up at the copy's real size (a restart's, as
- * mu__dreclaim_settle).  No answer yet: nothing.  An intent of another
- * dispatch is dropped.  Called by the pull poll for each of cl's jobs
- * with an intent.  O(1), or a fleet update, a request and an Event. */
-void mu__dreclaim_pull(mu__dd_t *d, mu__dcl_t *cl, mu__djob_t *j);
 /* dutil.c (round 18): the records "GEN\tN..." (muster.io/dispatch-shrunk,
  * -shrinking): N when GEN is job j's current dispatch and N (1 to
  * 999,999) is followed by end, else 0 (rec NULL, another dispatch's, or

@@ -155,7 +155,8 @@ static const char *moves(const mu__djob_t *j, int r, const char *name, const jso
  * cluster's hold keeps its place, but the object's new resourceVersion
  * goes into its record ("orv", written to MU__D_HELD), where the agent
  * sees that the hold's objects changed and tries the pod again (agent.c's
- * pod_held).  O(held pods x their keys). */
+ * pod_held); true then too (the group is touched, nothing is sent in pull
+ * mode).  O(held pods x their keys). */
 static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 			 const json_t *o)
 {
@@ -186,7 +187,7 @@ static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 			mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): cluster "
 				 "%s's agent tries it again", j->key, pn, KIND[r], nsname,
 				 d->cls[j->cl].name);
-			mu__djob_dirty(d, j); /* its record MU__D_HELD, which the agent reads */
+			any = true; /* the group touched: its record MU__D_HELD written */
 			continue;
 		}
 		mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): sent again", j->key,

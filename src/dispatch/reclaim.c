@@ -52,7 +52,7 @@
  * it as above and stops there; the cluster's agent (agent.c copy_shrink)
  * makes the same PATCH (mu__dreclaim_patch) and answers in
  * muster.io/agent-shrink ("GEN TO done|was|refused TRIES HTTP PAR"), which
- * the pull poll hands to mu__dreclaim_pull: done (or was, after a
+ * the settle reads each pass (pull_answer): done (or was, after a
  * restart) confirms it as push mode's 200 does; the 5th refusal (the
  * agent asks again 1, 2, 4, 8 s apart) withdraws a shrink this daemon
  * chose whole, as push mode's refusal does, and gives up a restart's as
@@ -280,6 +280,57 @@ static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int3
 	return true;
 }
 
+/* Round 22: job j's intent j->shrinking of its current dispatch (to
+ * `to` pods) on pull cluster cl, settled from its agent's answer
+ * MU__D_SHRINKREP of this generation and size (j->obj's): done or was
+ * (done before) confirm it (a shrink this daemon chose: the fleet told,
+ * the Event Shrunk; one read back after a restart: counted so already,
+ * the Event when the agent PATCHed after it); refused MU__D_SHRINK_TRIES
+ * times, withdrawn whole (this daemon's, push mode's rule for a refused
+ * PATCH) or given up at the copy's real size (a restart's, as
+ * give_up).  Whether settled (false: no answer yet).  O(1), or a fleet
+ * update, a request and an Event. */
+static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t to)
+{
+	const char *r = mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP);
+	unsigned g = 0;
+	int rto = 0, tries = 0, par = 0;
+	long st = 0;
+	char res[16] = "";
+	if (!r || sscanf(r, "%u %d %15s %d %ld %d", &g, &rto, res, &tries, &st, &par) != 6 ||
+	    g != j->gen || rto != to)
+		return false; /* not answered yet */
+	bool done = !strcmp(res, "done"), was = !strcmp(res, "was");
+	if (done || was) {
+		const char *m = mu__drec_field(j->shrunk, 3);
+		if (j->shrink_live) {
+			confirm(d, j, j->shrink_x.pods, m ? m : "shrunk");
+		} else {
+			mu__dlog(d, 1, "job %s: its shrink to %d pods on %s %s", j->key, (int)to,
+				 cl->name, done ? "finished by its agent after the restart" :
+				 "was done before the restart");
+		}
+		settled(d, j, done && !j->shrink_live);
+		return true;
+	}
+	if (strcmp(res, "refused") || tries < MU__D_SHRINK_TRIES)
+		return false; /* the agent asks again (1, 2, 4, 8 s) */
+	j->shrink_tries = tries;
+	if (!j->shrink_live) {
+		give_up(d, j, cl, to, par, st);
+		return true;
+	}
+	mu_fleet_reclaim_t x = j->shrink_x;
+	const mu__djob_t *c = x.for_job >= 0 && x.for_job < d->by_fid_cap ?
+		d->by_fid[x.for_job] : NULL;
+	char *old = j->shrink_was;
+	j->shrink_was = NULL;
+	j->shrink_live = false;
+	j->shrink_tries = 0;
+	whole(d, j, c, &x, old, st);
+	return true;
+}
+
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 {
 	int32_t to = mu__drec_count(j, j->shrinking, '\0'); /* "GEN\tTO" */
@@ -289,8 +340,8 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 		return true;
 	}
 	mu__dcl_t *cl = &d->cls[j->cl];
-	if (cl->pull) /* round 22: its agent's answer settles it (mu__dreclaim_pull) */
-		return false; /* looked at each pass until then: its dispatch may end */
+	if (cl->pull) /* round 22: its agent's answer settles it, looked at each pass */
+		return pull_answer(d, cl, j, to);
 	if (!cl->kc || mu__d_mono_ms() < j->shrink_at)
 		return false; /* not answering, or a refusal's wait (round 19) */
 	char path[1024];
@@ -324,54 +375,6 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 		return st && shrink_refused(d, j, cl, to, par, st);
 	settled(d, j, true);
 	return true;
-}
-
-void mu__dreclaim_pull(mu__dd_t *d, mu__dcl_t *cl, mu__djob_t *j)
-{
-	int32_t to = mu__drec_count(j, j->shrinking, '\0');
-	if (!j->shrinking)
-		return;
-	if (!to || j->state != MU__DJ_DISPATCHED) { /* nothing of now */
-		mu__dlog(d, 1, "job %s: a shrink's intent of another dispatch dropped", j->key);
-		settled(d, j, false);
-		return;
-	}
-	const char *r = mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP);
-	unsigned g = 0;
-	int rto = 0, tries = 0, par = 0;
-	long st = 0;
-	char res[16] = "";
-	if (!r || sscanf(r, "%u %d %15s %d %ld %d", &g, &rto, res, &tries, &st, &par) != 6 ||
-	    g != j->gen || rto != to)
-		return; /* not answered yet */
-	bool done = !strcmp(res, "done"), was = !strcmp(res, "was");
-	if (done || was) {
-		const char *m = mu__drec_field(j->shrunk, 3);
-		if (j->shrink_live) {
-			confirm(d, j, j->shrink_x.pods, m ? m : "shrunk");
-		} else {
-			mu__dlog(d, 1, "job %s: its shrink to %d pods on %s %s", j->key, (int)to,
-				 cl->name, done ? "finished by its agent after the restart" :
-				 "was done before the restart");
-		}
-		settled(d, j, done && !j->shrink_live);
-		return;
-	}
-	if (strcmp(res, "refused") || tries < MU__D_SHRINK_TRIES)
-		return; /* the agent asks again (1, 2, 4, 8 s) */
-	j->shrink_tries = tries;
-	if (!j->shrink_live) {
-		give_up(d, j, cl, to, par, st);
-		return;
-	}
-	mu_fleet_reclaim_t x = j->shrink_x;
-	const mu__djob_t *c = x.for_job >= 0 && x.for_job < d->by_fid_cap ?
-		d->by_fid[x.for_job] : NULL;
-	char *old = j->shrink_was;
-	j->shrink_was = NULL;
-	j->shrink_live = false;
-	j->shrink_tries = 0;
-	whole(d, j, c, &x, old, st);
 }
 
 /* The intents read back after a restart, each settled

@@ -1013,8 +1013,6 @@ bool mu__dpull_poll(mu__dd_t *d, mu__dcl_t *c)
 		mu__djob_t *j = d->jobs[i];
 		if (j->cl != ci || j->state < MU__DJ_DISPATCHED)
 			continue;
-		if (j->shrinking) /* round 22: a shrink its agent makes */
-			mu__dreclaim_pull(d, c, j);
 		/* "GEN PHASE PODS" from the agent, for this generation only */
 		const char *a = mu__dmeta(j->obj, "annotations", MU__D_AGENT);
 		char phase[32] = "", pods[96] = "";

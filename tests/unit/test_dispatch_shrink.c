@@ -16,7 +16,7 @@
  * patch it refuses each PATCH (403); it is asked again only after its
  * wait and given up at the MU__D_SHRINK_TRIES-th refusal, the copy then
  * counted in the fleet at the size it runs.  Round 22 (test_pull): on a
- * pull cluster the agent's answer settles the intent (mu__dreclaim_pull).
+ * pull cluster the agent's answer settles the intent (mu__dreclaim_settle).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +151,7 @@ static void test_settle(mu_t_t *t)
 	CHECK(t, !mu__dreclaim_settle(&d, y));
 	CHECK(t, y->shrinking != NULL);
 	/* on a pull cluster (round 22): kept for its agent's answer
-	 * (mu__dreclaim_pull), nothing asked of the worker, looked at again
+	 * (there is none here), nothing asked of the worker, looked at again
 	 * next pass (its dispatch may end first) */
 	off.pull = true;
 	uint64_t r0 = d.reqs;
@@ -338,7 +338,7 @@ static void test_give_up(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
-/* Round 22 (mu__dreclaim_pull): shrinks on a pull cluster, settled from
+/* Round 22 (mu__dreclaim_settle): shrinks on a pull cluster, settled from
  * its agent's answer (muster.io/agent-shrink on the hub Job, j->obj):
  * none yet, or one of another size: kept; after a restart (the job
  * adopted shrunk by its record's 2), "done" settles it with one Event
@@ -376,15 +376,15 @@ static void test_pull(mu_t_t *t)
 	mu_fleet_job_info_t fi;
 	json_t *ann = json_object_get(json_object_get(js[0]->obj, "metadata"), "annotations");
 	/* no answer, then one of another size: kept, nothing posted */
-	mu__dreclaim_pull(&d, &c, js[0]);
+	CHECK(t, !mu__dreclaim_settle(&d, js[0]));
 	CHECK(t, js[0]->shrinking != NULL);
 	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 3 done 0 200 3"));
-	mu__dreclaim_pull(&d, &c, js[0]);
+	CHECK(t, !mu__dreclaim_settle(&d, js[0]));
 	CHECK(t, js[0]->shrinking != NULL);
 	CHECK_EQ_INT(t, (int)shrunk_events(kc), 0);
 	/* done by the agent after the restart: settled, one Event */
 	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 done 0 200 2"));
-	mu__dreclaim_pull(&d, &c, js[0]);
+	CHECK(t, mu__dreclaim_settle(&d, js[0]));
 	CHECK(t, js[0]->shrinking == NULL);
 	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
 	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, js[0]->fid, &fi), MU_OK);
@@ -392,17 +392,17 @@ static void test_pull(mu_t_t *t)
 	/* done before the restart: settled, no Event */
 	ann = json_object_get(json_object_get(js[1]->obj, "metadata"), "annotations");
 	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 was 0 200 2"));
-	mu__dreclaim_pull(&d, &c, js[1]);
+	CHECK(t, mu__dreclaim_settle(&d, js[1]));
 	CHECK(t, js[1]->shrinking == NULL);
 	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
 	/* refused 4 times: kept; the fifth: given up at its real size */
 	ann = json_object_get(json_object_get(js[2]->obj, "metadata"), "annotations");
 	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refused 4 403 4"));
-	mu__dreclaim_pull(&d, &c, js[2]);
+	CHECK(t, !mu__dreclaim_settle(&d, js[2]));
 	CHECK(t, js[2]->shrinking != NULL);
 	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 0);
 	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refused 5 403 4"));
-	mu__dreclaim_pull(&d, &c, js[2]);
+	CHECK(t, mu__dreclaim_settle(&d, js[2]));
 	CHECK(t, js[2]->shrinking == NULL);
 	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 1);
 	CHECK_EQ_INT(t, mu__dreclaim_shrunk(js[2]), 0);
@@ -422,7 +422,7 @@ static void test_pull(mu_t_t *t)
 					   .pods = 2};
 	ann = json_object_get(json_object_get(j->obj, "metadata"), "annotations");
 	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 done 0 200 2"));
-	mu__dreclaim_pull(&d, &c, j);
+	CHECK(t, mu__dreclaim_settle(&d, j));
 	CHECK(t, j->shrinking == NULL && !j->shrink_live);
 	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, j->fid, &fi), MU_OK);
 	CHECK_EQ_INT(t, fi.shrunk, 2);
@@ -435,7 +435,7 @@ static void test_pull(mu_t_t *t)
 	j->shrink_live = true;
 	j->shrink_x.pods = 1;
 	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 1 refused 5 403 2"));
-	mu__dreclaim_pull(&d, &c, j);
+	CHECK(t, mu__dreclaim_settle(&d, j));
 	CHECK(t, j->shrinking == NULL && !j->shrink_live && j->shrink_was == NULL);
 	CHECK_EQ_INT(t, (int)j->state, MU__DJ_WITHDRAWING);
 	CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), 2);
