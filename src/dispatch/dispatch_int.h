@@ -1071,10 +1071,15 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 /* reclaim.c: with --reclaim, once a pass after the dispatch, withdraws
  * the victims mu_fleet_reclaim() chooses through the start timeout's
  * path (copy deleted, requeued once its deletion is confirmed), each
- * with the condition Preempted and an Event.  First (with or without
- * --reclaim), the shrink intents a restart read back are settled
- * (mu__dreclaim_settle, round 18).  O(fleet reclaim). */
+ * with the condition Preempted and an Event.  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
+/* reclaim.c: the shrink intents a restart read back (round 18) and
+ * those waiting for a pull agent's answer (round 22), each settled
+ * (mu__dreclaim_settle), with or without --reclaim; called by the pass
+ * after the polls and before the fleet's dispatch, so that a shrink the
+ * agent confirmed frees its room for the claimant before the reclaim
+ * looks for victims again.  O(jobs) while an intent is left, else O(1). */
+void mu__dreclaim_intents(mu__dd_t *d);
 /* reclaim.c (round 18): a shrink whose intent j->shrinking a restarted
  * daemon read back (recorded before the worker's PATCH), reconciled with
  * its copy on its push worker: the copy's size read (GET); at or below

@@ -411,10 +411,14 @@ static void relink(mu__dd_t *d)
 	}
 }
 
+void mu__dreclaim_intents(mu__dd_t *d)
+{
+	if (d->shrink_settle) /* a restart's intents (round 18), pull ones (22) */
+		settle_all(d);
+}
+
 void mu__dreclaim(mu__dd_t *d)
 {
-	if (d->shrink_settle) /* a restart's intents (round 18) */
-		settle_all(d);
 	if (!d->o->reclaim)
 		return;
 	if (d->reclaim_relink)
