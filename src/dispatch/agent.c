@@ -568,7 +568,8 @@ static void pod_refused(agent_t *a, mu__dkind_t k, const char *uid, const char *
 }
 
 /* Round 21: a's held pods of kind k whose group is no longer a current
- * dispatch here (assigned: hub uid -> hub object) forgotten.  O(held). */
+ * dispatch here (assigned: hub uid -> hub object) forgotten, and (round
+ * 22) the groups whose holds were read back.  O(held + read back). */
 static void pods_held_current(agent_t *a, mu__dkind_t k, const json_t *assigned)
 {
 	const char *key;
@@ -581,12 +582,12 @@ static void pods_held_current(agent_t *a, mu__dkind_t k, const json_t *assigned)
 		    (!g || atol(g) != (long)json_integer_value(json_object_get(e, "gen"))))
 			json_object_del(a->pheld, key);
 	}
-	json_object_foreach_safe(a->prestored, tmp, key, e) { /* round 22 */
+	json_object_foreach_safe(a->prestored, tmp, key, e) { /* round 22: "UID/GEN" */
 		char u[300];
-		snprintf(u, sizeof u, "%.*s", (int)strcspn(key, "/"), key);
+		size_t n = strcspn(key, "/");
+		snprintf(u, sizeof u, "%.*s", (int)n, key);
 		const char *g = mu__dmeta(json_object_get(assigned, u), "annotations", MU__D_GEN);
-		if (json_integer_value(e) == (json_int_t)k && (!g || strcmp(g, key + strlen(u) +
-									      (key[strlen(u)] ? 1 : 0))))
+		if (json_integer_value(e) == (json_int_t)k && (!g || !key[n] || strcmp(g, key + n + 1)))
 			json_object_del(a->prestored, key);
 	}
 }
