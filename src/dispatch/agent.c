@@ -54,7 +54,14 @@
  * not tried again while that hub pod is unchanged, and dropped (then
  * created) once the worker's watches show the object that held its
  * copy's name gone; the hub counts it against the group's minimum
- * (worker.c's mu__dwork_pull_held).
+ * (worker.c's mu__dwork_pull_held).  Round 22: those holds are read
+ * back from its own entries after a restart (pods_restore), and a change
+ * of a hub object a held pod names, which the hub records in its hold
+ * (muster.io/dispatch-held's "orv"), makes it try the pod again
+ * (pod_held).  The hub's shrink intent on a Job (muster.io/dispatch-shrinking,
+ * an elastic victim's surplus) is made here as push mode makes it: the
+ * copy's spec.parallelism PATCHed, the answer in muster.io/agent-shrink
+ * (copy_shrink; reclaim.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +127,14 @@ typedef struct agent {
 	 * the template and claim watches' counts when last looked at */
 	json_t *pheld;
 	uint64_t pheld_seq[2];
+	/* round 22: the hub's shrink intents answered here, hub uid ->
+	 * {"rep": the answer written (MU__D_SHRINKREP), "at": mono ms before
+	 * which a refused PATCH is not asked again} */
+	json_t *shrinks;
+	/* round 22: the groups ("UID/GEN" -> kind) whose entries of
+	 * MU__D_PODSREFUSED this run has read back into pheld (after a
+	 * restart: pods_restore) */
+	json_t *prestored;
 } agent_t;
 
 /* Writes annotation key of the hub object ns/name of kind k when it
@@ -197,6 +212,70 @@ static void copy_status(agent_t *a, mu__dkind_t k, const json_t *hub, const json
 	free(txt);
 }
 
+/* Round 22: the hub's shrink intent MU__D_SHRINKING ("GEN\tTO") on Job
+ * copy w's hub object, of w's dispatch gen, made here as push mode makes
+ * it (mu__dreclaim_patch: its spec.parallelism lowered, the worker's Job
+ * controller deletes the pods above it) and answered in MU__D_SHRINKREP:
+ * "GEN TO was 0 200 PAR" when the copy runs at most TO already (a PATCH
+ * made before a restart is not made twice), "done" once the worker said
+ * 200, "refused TRIES HTTP PAR" when it answered otherwise (asked again
+ * 1, 2, 4, 8 s later; the MU__D_SHRINK_TRIES-th is the last, the hub
+ * gives up).  The answer last written (a->shrinks, else the hub's after
+ * a restart) decides, so a watch that lags the answer repeats nothing.
+ * O(1), or one PATCH on the worker and one on the hub. */
+static void copy_shrink(agent_t *a, mu__dkind_t k, const json_t *hub, const json_t *w,
+			const char *gen)
+{
+	const char *uid = mu__jstr(hub, "metadata.uid"), *in = mu__dmeta(hub, "annotations",
+									  MU__D_SHRINKING);
+	unsigned ig = 0, rg = 0;
+	int to = 0, rto = 0, tries = 0, rpar = 0;
+	long rst = 0;
+	char res[16] = "";
+	if (!uid || !in || sscanf(in, "%u\t%d", &ig, &to) != 2 || ig != (unsigned)atol(gen) ||
+	    to < 1) {
+		if (uid)
+			json_object_del(a->shrinks, uid); /* none now: forgotten */
+		return;
+	}
+	json_t *e = json_object_get(a->shrinks, uid);
+	const char *cur = mu__dmeta(hub, "annotations", MU__D_SHRINKREP);
+	const char *last = e ? json_string_value(json_object_get(e, "rep")) : cur;
+	bool mine = last && sscanf(last, "%u %d %15s %d %ld %d", &rg, &rto, res, &tries, &rst,
+				   &rpar) == 6 && rg == ig && rto == to;
+	if (mine && (strcmp(res, "refused") || tries >= MU__D_SHRINK_TRIES)) {
+		if (cur && strcmp(cur, last)) /* the hub's lags, or a PATCH failed */
+			report_ann(a, k, mu__jstr(hub, "metadata.namespace"),
+				   mu__jstr(hub, "metadata.name"), MU__D_SHRINKREP, cur, last);
+		return; /* answered: the hub settles it */
+	}
+	if (!mine)
+		tries = 0;
+	else if (mu__d_mono_ms() < json_integer_value(json_object_get(e, "at")))
+		return; /* a refusal's wait */
+	const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
+	json_int_t par = json_integer_value(mu__jget(w, "spec.parallelism"));
+	long st = 200;
+	const char *how = "was";
+	if (par <= 0 || par > to) {
+		st = mu__dreclaim_patch(&a->d, a->w, k, ns, name, to);
+		if (!st)
+			return; /* no answer: the next pass asks again */
+		how = st == 200 ? "done" : "refused";
+		tries += st != 200;
+		mu__dlog(&a->d, st == 200 ? 1 : 0, "copy %s/%s: shrunk to %d pods for the hub: HTTP %ld%s",
+			 ns, name, to, st, st == 200 ? "" : tries < MU__D_SHRINK_TRIES ?
+			 " (asked again)" : " (given up)");
+	}
+	char val[120];
+	snprintf(val, sizeof val, "%s %d %s %d %ld %lld", gen, to, how, tries, st,
+		 (long long)(st == 200 ? (par > 0 && par < to ? par : to) : par));
+	int64_t at = st == 200 ? 0 : mu__d_mono_ms() + (1000LL << (tries - 1));
+	json_object_set_new(a->shrinks, uid, json_pack("{s:s,s:I}", "rep", val, "at", (json_int_t)at));
+	report_ann(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
+		   MU__D_SHRINKREP, cur, val);
+}
+
 /* The local copies of kind k: stale ones deleted (and reported), current
  * ones reported; marks in `have` the hub uids with a current copy. */
 static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json_t *jl,
@@ -261,6 +340,8 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 		report(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
 		copy_status(a, k, hub, w, gen);
+		if (mu__dkind_shrinks(k) && !done)
+			copy_shrink(a, k, hub, w, gen);
 		if (k == MU__DK_JOB && !started && !done)
 			copy_failed(a, hub, w, gen);
 	}
@@ -360,18 +441,105 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
 
 /* Round 21: whether hub pod p of a group (key "UID/GEN/POD") is held
  * here: refused (pod_refused) and unchanged since (its resourceVersion);
- * a changed one's entry is dropped, so that it is tried again.  O(1). */
-static bool pod_held(agent_t *a, const char *key, const json_t *p)
+ * a changed one's entry is dropped, so that it is tried again.  Round 22:
+ * a change of a hub object its claims name counts too: the hub records
+ * the resourceVersions of those objects with its hold (MU__D_HELD, hrec:
+ * the group's, parsed; NULL: none), moves them when one changes (hdra.c's
+ * held_release), and the entry keeps those it first saw ("orv"); when the
+ * hub's differ, it is dropped and tried again.  O(its keys). */
+static bool pod_held(agent_t *a, const char *key, const json_t *p, const json_t *hrec)
 {
 	json_t *e = json_object_get(a->pheld, key);
 	const char *rv = mu__jstr(p, "metadata.resourceVersion");
 	const char *erv = json_string_value(json_object_get(e, "rv"));
 	if (!e)
 		return false;
-	if (rv && erv && !strcmp(rv, erv))
+	if (!rv || !erv || strcmp(rv, erv)) {
+		json_object_del(a->pheld, key);
+		return false;
+	}
+	const json_t *h = json_object_get(hrec, json_string_value(json_object_get(e, "name")));
+	const json_t *horv = json_object_get(h, "orv"), *eorv = json_object_get(e, "orv");
+	const char *hrv = json_string_value(json_object_get(h, "rv"));
+	if (!json_is_object(horv) || !hrv || strcmp(hrv, rv))
+		return true; /* the hub holds it not yet, or holds the pod as it was */
+	if (!eorv) { /* the hub's first record of its hold */
+		json_object_set_new(e, "orv", json_deep_copy(horv));
 		return true;
+	}
+	if (json_equal(eorv, horv))
+		return true;
+	mu__dlog(&a->d, 1, "pod %s/%s of %s: an object its claims name changed on the hub: "
+		 "tried again", json_string_value(json_object_get(e, "ns")),
+		 json_string_value(json_object_get(e, "name")), json_string_value(json_object_get(e, "uid")));
 	json_object_del(a->pheld, key);
 	return false;
+}
+
+/* Round 22: after a restart (pheld empty), the held pods of group hub
+ * (kind k, uid, generation gen; hl its namespace's hub pods) read back
+ * from this agent's own entries on it (MU__D_PODSREFUSED, pods_report's),
+ * once per group and generation, so that none is tried (nor its refusal
+ * logged) again: an entry of this generation whose hub pod is unchanged
+ * (its resourceVersion) is held again, with the hub objects' versions it
+ * had seen ("orv"), unless it was refused for a worker object of its
+ * copy's name ("seen") that the worker's watches no longer show (gone
+ * while the agent was down: tried now).  false while that cannot be told
+ * (the template and claim watches not listed yet): the group's pods wait
+ * this pass.  O(1) once read, else O(entries x the group's hub pods). */
+static bool pods_restore(agent_t *a, mu__dkind_t k, const json_t *hub, const char *uid,
+			 const char *gen, const json_t *hl)
+{
+	char gk[300];
+	snprintf(gk, sizeof gk, "%s/%s", uid, gen);
+	if (json_object_get(a->prestored, gk))
+		return true;
+	const char *t = mu__dmeta(hub, "annotations", MU__D_PODSREFUSED);
+	json_t *v = t ? json_loads(t, 0, NULL) : NULL;
+	mu_kube_watch_t *w[2] = {a->wdtpl, a->wdra[MU__DDRA_CLAIMS]};
+	uint64_t seq = 0;
+	if (json_object_size(v) && a->dra_on == 1)
+		for (int r = 0; r < 2; r++)
+			if (!w[r] || !mu_kube_watch_items(w[r], NULL, &seq)) {
+				json_decref(v);
+				return false;
+			}
+	const char *name;
+	json_t *e;
+	json_object_foreach(v, name, e) {
+		size_t i;
+		json_t *p, *pod = NULL;
+		json_array_foreach(json_object_get(hl, "items"), i, p)
+			if (mu__jstr(p, "metadata.name") && !strcmp(mu__jstr(p, "metadata.name"), name))
+				pod = p;
+		const char *rv = mu__jstr(pod, "metadata.resourceVersion");
+		const char *erv = json_string_value(json_object_get(e, "rv"));
+		if (a->dra_on != 1 || !rv || !erv || strcmp(rv, erv) ||
+		    json_integer_value(json_object_get(e, "gen")) != (json_int_t)atol(gen))
+			continue; /* changed since, or of another dispatch: tried */
+		const char *ns = mu__jstr(pod, "metadata.namespace");
+		json_t *keys = mu__dhdra_pod_keys(NULL, pod);
+		bool seen = mu__dhdra_conflict(w, uid, (uint32_t)atol(gen), ns ? ns : "default", keys);
+		if (json_is_true(json_object_get(e, "seen")) && !seen) {
+			json_decref(keys);
+			continue; /* its worker object gone meanwhile: tried */
+		}
+		char key[700];
+		snprintf(key, sizeof key, "%s/%s", gk, name);
+		json_object_set_new(a->pheld, key, json_pack("{s:i,s:s,s:I,s:s,s:s,s:O,s:s,s:o,s:b,s:O?}",
+							     "kind", (int)k, "uid", uid, "gen",
+							     (json_int_t)atol(gen), "name", name, "rv",
+							     rv, "msg", json_object_get(e, "msg"),
+							     "ns", ns ? ns : "default", "keys", keys,
+							     "seen", seen, "orv",
+							     json_object_get(e, "orv")));
+		a->pheld_seq[0] = a->pheld_seq[1] = 0; /* looked at by the next pass */
+		mu__dlog(&a->d, 1, "pod %s/%s of %s: held as before the restart", ns ? ns : "default",
+			 name, uid);
+	}
+	json_decref(v);
+	json_object_set_new(a->prestored, gk, json_integer((json_int_t)k));
+	return true;
 }
 
 /* Round 21: hub pod p of group (k, uid, gen) not created: the worker
@@ -400,7 +568,8 @@ static void pod_refused(agent_t *a, mu__dkind_t k, const char *uid, const char *
 }
 
 /* Round 21: a's held pods of kind k whose group is no longer a current
- * dispatch here (assigned: hub uid -> hub object) forgotten.  O(held). */
+ * dispatch here (assigned: hub uid -> hub object) forgotten, and (round
+ * 22) the groups whose holds were read back.  O(held + read back). */
 static void pods_held_current(agent_t *a, mu__dkind_t k, const json_t *assigned)
 {
 	const char *key;
@@ -412,6 +581,14 @@ static void pods_held_current(agent_t *a, mu__dkind_t k, const json_t *assigned)
 		if (json_integer_value(json_object_get(e, "kind")) == (json_int_t)k &&
 		    (!g || atol(g) != (long)json_integer_value(json_object_get(e, "gen"))))
 			json_object_del(a->pheld, key);
+	}
+	json_object_foreach_safe(a->prestored, tmp, key, e) { /* round 22: "UID/GEN" */
+		char u[300];
+		size_t n = strcspn(key, "/");
+		snprintf(u, sizeof u, "%.*s", (int)n, key);
+		const char *g = mu__dmeta(json_object_get(assigned, u), "annotations", MU__D_GEN);
+		if (json_integer_value(e) == (json_int_t)k && (!g || !key[n] || strcmp(g, key + n + 1)))
+			json_object_del(a->prestored, key);
 	}
 }
 
@@ -432,9 +609,12 @@ static void pods_report(agent_t *a, mu__dkind_t k, const json_t *hub, const char
 		if (!strcmp(json_string_value(json_object_get(e, "uid")), uid) &&
 		    json_integer_value(json_object_get(e, "gen")) == (json_int_t)atol(gen))
 			json_object_set_new(m, json_string_value(json_object_get(e, "name")),
-					    json_pack("{s:O,s:O?,s:O}", "gen", json_object_get(e, "gen"),
-						      "rv", json_object_get(e, "rv"), "msg",
-						      json_object_get(e, "msg")));
+					    json_pack("{s:O,s:O?,s:O,s:O?,s:O?}", "gen",
+						      json_object_get(e, "gen"), "rv",
+						      json_object_get(e, "rv"), "msg",
+						      json_object_get(e, "msg"), "seen",
+						      json_object_get(e, "seen"), "orv",
+						      json_object_get(e, "orv")));
 	json_t *was = cur ? json_loads(cur, 0, NULL) : NULL;
 	char *t = json_object_size(m) ? json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	if (t ? !json_equal(was, m) : cur != NULL) {
@@ -550,13 +730,18 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 		}
 		char gkey[700];
 		snprintf(gkey, sizeof gkey, "%s:%s/%s", mu__dkind_name(k), ns, gname);
+		if (!pods_restore(a, k, hub, uid, gen, hl))
+			continue; /* round 22: its held pods not known yet */
+		const char *ht = json_object_size(a->pheld) ? mu__dmeta(hub, "annotations", MU__D_HELD) :
+			NULL;
+		json_t *hrec = ht ? json_loads(ht, 0, NULL) : NULL;
 		json_array_foreach(json_object_get(hl, "items"), i, p) {
 			const char *g = mu__dkind_pod_group(p, k), *name = mu__jstr(p, "metadata.name");
 			char key[700];
 			if (!g || strcmp(g, gname) || !name || mu__jget(p, "metadata.deletionTimestamp"))
 				continue;
 			snprintf(key, sizeof key, "%s/%s/%s", uid, gen, name);
-			if (json_object_get(local, key) || pod_held(a, key, p))
+			if (json_object_get(local, key) || pod_held(a, key, p, hrec))
 				continue;
 			json_t *body = mu__dkind_pod_copy(p, uid, gkey, (uint32_t)atol(gen));
 			char dm[800];
@@ -578,6 +763,7 @@ static void group_pods_sync(agent_t *a, mu__dkind_t k, const json_t *assigned, c
 			if (st != 201 && st != 200 && st != 409)
 				mu__dlog(&a->d, 0, "create pod %s/%s of %s: HTTP %ld", ns, name, gkey, st);
 		}
+		json_decref(hrec);
 		pods_report(a, k, hub, uid, gen);
 	}
 	json_decref(local);
@@ -894,6 +1080,8 @@ static void agent_stop(agent_t *a)
 	json_decref(a->sweep_cur);
 	json_decref(a->drefused);
 	json_decref(a->pheld);
+	json_decref(a->shrinks);
+	json_decref(a->prestored);
 	mu_kube_watch_stop(a->wnodes);
 	mu_kube_watch_stop(a->wpods);
 	mu_kube_watch_stop(a->wused);
@@ -928,6 +1116,8 @@ int mu_dispatch_agent_run(const mu_dispatch_agent_opts_t *o, char *err, size_t e
 	}
 	a.drefused = json_object();
 	a.pheld = json_object();
+	a.shrinks = json_object();
+	a.prestored = json_object();
 	const char *sel = "labelSelector=muster.io%2Fhub-uid";
 	char hsel[400];
 	snprintf(hsel, sizeof hsel, "labelSelector=muster.io%%2Fcluster%%3D%s", o->cluster);

@@ -51,6 +51,11 @@
                                * intent whose PATCH the worker refused
                                * this many times (1, 2, 4, 8 s apart) is
                                * given up */
+#define MU__D_SHRINKREP "muster.io/agent-shrink" /* hub Job, by a pull agent
+                                                * (round 22): its answer to the
+                                                * intent MU__D_SHRINKING, "GEN TO
+                                                * done|was|refused TRIES HTTP PAR"
+                                                * (PAR: the copy's parallelism) */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_COPY_SEL "labelSelector=muster.io%2Fhub-uid" /* watches of copies */
 #define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
@@ -256,6 +261,13 @@ typedef struct mu__djob {
 	                           * intent the worker refused since the
 	                           * restart, and (mono ms) when the next one */
 	int64_t shrink_at;        /* may be made */
+	bool shrink_live;         /* reclaim.c (round 22): j->shrinking was
+	                           * chosen by this daemon on a pull cluster
+	                           * and waits for its agent (the fleet not
+	                           * told yet): shrink_x the fleet's entry,
+	                           * shrink_was the record before it (owned) */
+	mu_fleet_reclaim_t shrink_x;
+	char *shrink_was;
 	char *failed_create;      /* its current copy's pods refused by the
 	                           * worker (failcreate.c): why, or NULL */
 	json_t *wstatus;          /* its copy's status as last seen (push mode) */
@@ -1063,10 +1075,15 @@ long mu__dwork_delete(mu__dd_t *d, mu__dcl_t *c, mu__dkind_t k, const char *ns,
 /* reclaim.c: with --reclaim, once a pass after the dispatch, withdraws
  * the victims mu_fleet_reclaim() chooses through the start timeout's
  * path (copy deleted, requeued once its deletion is confirmed), each
- * with the condition Preempted and an Event.  First (with or without
- * --reclaim), the shrink intents a restart read back are settled
- * (mu__dreclaim_settle, round 18).  O(fleet reclaim). */
+ * with the condition Preempted and an Event.  O(fleet reclaim). */
 void mu__dreclaim(mu__dd_t *d);
+/* reclaim.c: the shrink intents a restart read back (round 18) and
+ * those waiting for a pull agent's answer (round 22), each settled
+ * (mu__dreclaim_settle), with or without --reclaim; called by the pass
+ * after the polls and before the fleet's dispatch, so that a shrink the
+ * agent confirmed frees its room for the claimant before the reclaim
+ * looks for victims again.  O(jobs) while an intent is left, else O(1). */
+void mu__dreclaim_intents(mu__dd_t *d);
 /* reclaim.c (round 18): a shrink whose intent j->shrinking a restarted
  * daemon read back (recorded before the worker's PATCH), reconciled with
  * its copy on its push worker: the copy's size read (GET); at or below
@@ -1080,8 +1097,22 @@ void mu__dreclaim(mu__dd_t *d);
  * record set to the pods the copy really runs without (its
  * parallelism's), the job counted at that size in the fleet again
  * (mu__dhub_readopt), a Warning Event ShrinkFailed and a log line.
- * Returns true when settled.  At most two requests. */
+ * Round 22: on a pull cluster nothing is asked of the worker: the
+ * agent's answer on the hub Job (MU__D_SHRINKREP, of this generation and
+ * size) settles it: done or was confirm it (a shrink this daemon chose,
+ * j->shrink_live: the fleet told and the Event Shrunk; a restart's:
+ * counted so already, the Event when the agent PATCHed after it); the
+ * MU__D_SHRINK_TRIES-th refusal withdraws this daemon's whole (push
+ * mode's rule for a refused PATCH) or gives a restart's up as above;
+ * without an answer false, so that it is looked at each pass (dropped if
+ * its dispatch ends first); this daemon's own pull shrinks are looked at
+ * so too.  Returns true when settled.  At most two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
+/* reclaim.c (round 22): the merge PATCH of the copy ns/name of kind k
+ * on the worker kc to `to` pods (its spec.parallelism), push mode's and
+ * the pull agent's; the HTTP status (0: none).  One request. */
+long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const char *ns,
+			const char *name, int32_t to);
 /* dutil.c (round 18): the records "GEN\tN..." (muster.io/dispatch-shrunk,
  * -shrinking): N when GEN is job j's current dispatch and N (1 to
  * 999,999) is followed by end, else 0 (rec NULL, another dispatch's, or

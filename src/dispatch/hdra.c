@@ -151,13 +151,16 @@ static const char *moves(const mu__djob_t *j, int r, const char *name, const jso
  * claims' copies were refused (worker.c's j->held) that name hub object
  * nsname of kind r: released, so that the next send tries them again.
  * Whether one was.  Round 21: not a pull cluster's, which its agent's
- * entry holds and releases (mu__dwork_pull_held).  O(held pods x their
- * keys). */
+ * entry holds and releases (mu__dwork_pull_held).  Round 22: a pull
+ * cluster's hold keeps its place, but the object's new resourceVersion
+ * goes into its record ("orv", written to MU__D_HELD), where the agent
+ * sees that the hold's objects changed and tries the pod again (agent.c's
+ * pod_held); true then too (the group is touched, nothing is sent in pull
+ * mode).  O(held pods x their keys). */
 static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 			 const json_t *o)
 {
-	if (j->cl >= 0 && d->cls[j->cl].pull)
-		return false; /* round 21: a pull hold goes with its agent's entry */
+	bool pull = j->cl >= 0 && d->cls[j->cl].pull;
 	const char *orv = mu__jstr(o, "metadata.resourceVersion");
 	const char *name = strchr(nsname, '/');
 	char key[600];
@@ -176,6 +179,17 @@ static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 		const char *hrv = json_string_value(json_object_get(json_object_get(h, "orv"), key));
 		if (!hit || (hrv && orv && !strcmp(hrv, orv)))
 			continue;
+		if (pull) { /* round 22: its record moves; the agent tries it again */
+			json_t *ov = json_object_get(h, "orv");
+			if (!json_is_object(ov))
+				json_object_set_new(h, "orv", ov = json_object());
+			json_object_set_new(ov, key, json_string(orv ? orv : ""));
+			mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): cluster "
+				 "%s's agent tries it again", j->key, pn, KIND[r], nsname,
+				 d->cls[j->cl].name);
+			any = true; /* the group touched: its record MU__D_HELD written */
+			continue;
+		}
 		mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): sent again", j->key,
 			 pn, KIND[r], nsname);
 		json_object_del(j->held, pn);

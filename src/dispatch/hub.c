@@ -156,8 +156,9 @@ static int cluster_spec(const json_t *o, mu_specs_t *tmp, mu_cluster_spec_t *cs)
 	const json_t *cost = mu__jget(o, "spec.costPerGPUHour");
 	*cs = (mu_cluster_spec_t){.name = mu__jstr(o, "metadata.name"), .labels = l,
 		.nlabels = nl, .tier = tier,
-		.cost_gpu_hour = json_is_number(cost) ? json_number_value(cost) : 0,
-		.no_shrink = pull}; /* the agent does not shrink copies (round 17) */
+		.cost_gpu_hour = json_is_number(cost) ? json_number_value(cost) : 0};
+	/* (round 22: no_shrink is off for pull clusters too: their agents
+	 * shrink copies, reclaim.c and agent.c) */
 	return MU_OK;
 }
 
@@ -868,6 +869,7 @@ void mu__djob_free(mu__djob_t *j)
 	free(j->preempted_for);
 	free(j->shrunk);
 	free(j->shrinking);
+	free(j->shrink_was);
 	json_decref(j->wstatus);
 	json_decref(j->gpods);
 	json_decref(j->sent);
@@ -1371,6 +1373,10 @@ static json_t *ann_of(const mu__dd_t *d, const mu__djob_t *j, char **sig)
 	json_object_set_new(a, MU__D_SHRUNK, j->shrunk ? json_string(j->shrunk) : json_null());
 	json_object_set_new(a, MU__D_SHRINKING,
 			    j->shrinking ? json_string(j->shrinking) : json_null());
+	/* round 22: a pull agent's answer goes with the intent it answered
+	 * (one PATCH: the agent never sees the intent without its answer) */
+	if (!j->shrinking && mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP))
+		json_object_set_new(a, MU__D_SHRINKREP, json_null());
 	held_of(j, a); /* round 20 */
 	/* the label is what an agent lists (pull mode): off while withdrawing */
 	bool assigned = where && j->state != MU__DJ_WITHDRAWING;

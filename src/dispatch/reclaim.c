@@ -36,9 +36,8 @@
  * pods released; the job stays dispatched and the claimant goes by a
  * later pass).  The hub Job's status gets the condition Shrunk (True,
  * the reason as Preempted's) while this dispatch runs.  A copy the
- * worker would not shrink is withdrawn whole instead.  Pull clusters are
- * never asked to shrink (the fleet takes their jobs whole: the agent has
- * no shrink action).
+ * worker would not shrink is withdrawn whole instead.  (Until round 21
+ * pull clusters were never asked to shrink: see round 22 below.)
  *
  * Round 18: the record and the intent muster.io/dispatch-shrinking
  * ("GEN\tTO") are written on the hub before the worker's PATCH (as a
@@ -49,6 +48,15 @@
  * again 1, 2, 4 and 8 s later and given up at the MU__D_SHRINK_TRIES-th
  * refusal (the intent dropped, the copy counted at the size it runs, an
  * Event ShrinkFailed), where round 18 asked every pass without end.
+ * Round 22: on a pull cluster the intent is the request: the hub writes
+ * it as above and stops there; the cluster's agent (agent.c copy_shrink)
+ * makes the same PATCH (mu__dreclaim_patch) and answers in
+ * muster.io/agent-shrink ("GEN TO done|was|refused TRIES HTTP PAR"), which
+ * the settle reads each pass (pull_answer): done (or was, after a
+ * restart) confirms it as push mode's 200 does; the 5th refusal (the
+ * agent asks again 1, 2, 4, 8 s apart) withdraws a shrink this daemon
+ * chose whole, as push mode's refusal does, and gives up a restart's as
+ * round 19 does.  The answer is removed with the intent, in one PATCH.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,19 +102,53 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 }
 
 
-/* The merge PATCH of j's copy on its worker to `to` pods (its
- * spec.parallelism); the HTTP status.  O(one request). */
-static long patch_size(mu__dd_t *d, const mu__djob_t *j, int32_t to)
+long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const char *ns,
+			const char *name, int32_t to)
 {
 	char path[1024];
-	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
+	mu__dkind_path(k, ns, name, "", path, sizeof path);
 	json_t *b = json_pack("{s:{s:i}}", "spec", "parallelism", (json_int_t)to);
-	long st = b ? mu__dreq(d, d->cls[j->cl].kc, "PATCH", path, "application/merge-patch+json",
-			       b, NULL) : 0;
+	long st = b ? mu__dreq(d, kc, "PATCH", path, "application/merge-patch+json", b, NULL) : 0;
 	json_decref(b);
 	return st;
 }
 
+/* The merge PATCH of j's copy on its push worker to `to` pods; the HTTP
+ * status.  O(one request). */
+static long patch_size(mu__dd_t *d, const mu__djob_t *j, int32_t to)
+{
+	return mu__dreclaim_patch(d, d->cls[j->cl].kc, j->kind, j->ns, j->name, to);
+}
+
+/* Shrink victim j's copy was refused (HTTP st, or the intent not
+ * recorded): its record back as it was (old, owned), the intent cleared,
+ * the copy withdrawn whole for claimant c (the round-17 rule).  O(one
+ * request). */
+static void whole(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c, const mu_fleet_reclaim_t *x,
+		  char *old, long st)
+{
+	mu__dlog(d, 0, "job %s: its copy on %s not shrunk (HTTP %ld): withdrawn whole", j->key,
+		 d->cls[j->cl].name, st);
+	if (j->shrunk != old) {
+		free(j->shrunk);
+		j->shrunk = old;
+	}
+	free(j->shrinking);
+	j->shrinking = NULL;
+	withdraw(d, j, c, x);
+}
+
+/* Shrink victim j's copy runs `pods` fewer pods now: the fleet told
+ * (mu_fleet_job_shrink), the log and the Warning Event Shrunk (msg), the
+ * record and condition written back by the pass.  O(fleet shrink). */
+static void confirm(mu__dd_t *d, mu__djob_t *j, int32_t pods, const char *msg)
+{
+	int rc = mu_fleet_job_shrink(d->fleet, j->fid, pods, mu__d_now(d));
+	mu__dlog(d, 1, "job %s: %s%s%s", j->key, msg, rc ? "; the fleet: " : "",
+		 rc ? mu_strerror(rc) : "");
+	mu__dhub_event(d, j, "Warning", "Shrunk", msg);
+	mu__djob_touch(d, j); /* the record and the condition written back */
+}
 
 /* Shrinks victim j's copy by x->pods pods for claimant c (round 17):
  * the intent recorded on the hub first (round 18: the record
@@ -123,7 +165,7 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	int32_t had = mu__dreclaim_shrunk(j);
 	int32_t all = j->fs.job && j->fs.job->npodsets == 1 ? j->fs.job->podsets[0].replicas : 0;
 	int32_t from = all - had, to = from - x->pods;
-	if (cl->pull || !mu__dkind_shrinks(j->kind) || to < 1) {
+	if (!mu__dkind_shrinks(j->kind) || to < 1) {
 		withdraw(d, j, c, x); /* not the fleet's choice: taken whole */
 		return;
 	}
@@ -151,6 +193,17 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 		j->shrinking = in;
 		rec = in = NULL;
 		st = mu__dhub_annotate(d, j); /* the intent before the worker's PATCH */
+		if (st == 200 && cl->pull) { /* round 22: its agent makes it */
+			mu__dlog(d, 1, "job %s: its shrink to %d pods on pull cluster %s recorded: "
+				 "for its agent", j->key, (int)to, cl->name);
+			free(j->shrink_was);
+			j->shrink_was = old;
+			j->shrink_live = true;
+			j->shrink_x = *x;
+			j->shrink_tries = 0;
+			d->shrink_settle = true; /* dropped if its dispatch ends first */
+			return;
+		}
 		if (st == 200)
 			st = patch_size(d, j, to);
 		else
@@ -159,25 +212,13 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	free(rec);
 	free(in);
 	if (st != 200) {
-		mu__dlog(d, 0, "job %s: its copy on %s not shrunk (HTTP %ld): withdrawn whole",
-			 j->key, cl->name, st);
-		if (j->shrunk != old) {
-			free(j->shrunk);
-			j->shrunk = old;
-		}
-		free(j->shrinking);
-		j->shrinking = NULL;
-		withdraw(d, j, c, x);
+		whole(d, j, c, x, old, st);
 		return;
 	}
 	free(old);
 	free(j->shrinking); /* done: cleared by this pass's write-back */
 	j->shrinking = NULL;
-	int rc = mu_fleet_job_shrink(d->fleet, j->fid, x->pods, mu__d_now(d));
-	mu__dlog(d, 1, "job %s: %s%s%s", j->key, msg, rc ? "; the fleet: " : "",
-		 rc ? mu_strerror(rc) : "");
-	mu__dhub_event(d, j, "Warning", "Shrunk", msg);
-	mu__djob_touch(d, j); /* the record and the condition written back */
+	confirm(d, j, x->pods, msg);
 }
 
 /* The settle's end for j: the intent cleared, its record written back by
@@ -192,23 +233,20 @@ static void settled(mu__dd_t *d, mu__djob_t *j, bool patched)
 	j->shrinking = NULL;
 	j->shrink_tries = 0;
 	j->shrink_at = 0;
+	j->shrink_live = false;
+	free(j->shrink_was);
+	j->shrink_was = NULL;
 	mu__djob_touch(d, j);
 }
 
-/* Round 19: the worker refused (HTTP st) the PATCH that would finish j's
- * shrink to `to` pods on cluster cl, whose copy runs par pods: asked
- * again after 1, 2, 4, 8 s, and at the MU__D_SHRINK_TRIES-th refusal
- * given up: its record set to the pods the copy really runs without
- * (none: no record), the fleet counting it at that size
- * (mu__dhub_readopt), a Warning Event ShrinkFailed.  Whether it was
- * given up (settled).  O(1), or a fleet re-entry and an Event. */
-static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int32_t to,
-			   int64_t par, long st)
+/* Round 19: j's shrink to `to` pods on cluster cl, whose copy runs par
+ * pods, refused j->shrink_tries times (last HTTP st): given up, its
+ * record set to the pods the copy really runs without (none: no record),
+ * the fleet counting it at that size (mu__dhub_readopt), a Warning Event
+ * ShrinkFailed.  O(a fleet re-entry and an Event). */
+static void give_up(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int32_t to, int64_t par,
+		    long st)
 {
-	if (++j->shrink_tries < MU__D_SHRINK_TRIES) {
-		j->shrink_at = mu__d_mono_ms() + (1000LL << (j->shrink_tries - 1));
-		return false;
-	}
 	int32_t all = j->fs.job && j->fs.job->npodsets == 1 ? j->fs.job->podsets[0].replicas : 0;
 	int32_t off = par > 0 && par < all ? all - (int32_t)par : 0;
 	char m[600];
@@ -224,6 +262,72 @@ static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int3
 	mu__dhub_event(d, j, "Warning", "ShrinkFailed", m);
 	settled(d, j, false);
 	mu__dhub_readopt(d, j); /* counted at its real size */
+}
+
+/* Round 19: the worker refused (HTTP st) the PATCH that would finish j's
+ * shrink to `to` pods on cluster cl, whose copy runs par pods: asked
+ * again after 1, 2, 4, 8 s, and at the MU__D_SHRINK_TRIES-th refusal
+ * given up (give_up).  Whether it was given up (settled).  O(1), or a
+ * fleet re-entry and an Event. */
+static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int32_t to,
+			   int64_t par, long st)
+{
+	if (++j->shrink_tries < MU__D_SHRINK_TRIES) {
+		j->shrink_at = mu__d_mono_ms() + (1000LL << (j->shrink_tries - 1));
+		return false;
+	}
+	give_up(d, j, cl, to, par, st);
+	return true;
+}
+
+/* Round 22: job j's intent j->shrinking of its current dispatch (to
+ * `to` pods) on pull cluster cl, settled from its agent's answer
+ * MU__D_SHRINKREP of this generation and size (j->obj's): done or was
+ * (done before) confirm it (a shrink this daemon chose: the fleet told,
+ * the Event Shrunk; one read back after a restart: counted so already,
+ * the Event when the agent PATCHed after it); refused MU__D_SHRINK_TRIES
+ * times, withdrawn whole (this daemon's, push mode's rule for a refused
+ * PATCH) or given up at the copy's real size (a restart's, as
+ * give_up).  Whether settled (false: no answer yet).  O(1), or a fleet
+ * update, a request and an Event. */
+static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t to)
+{
+	const char *r = mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP);
+	unsigned g = 0;
+	int rto = 0, tries = 0, par = 0;
+	long st = 0;
+	char res[16] = "";
+	if (!r || sscanf(r, "%u %d %15s %d %ld %d", &g, &rto, res, &tries, &st, &par) != 6 ||
+	    g != j->gen || rto != to)
+		return false; /* not answered yet */
+	bool done = !strcmp(res, "done"), was = !strcmp(res, "was");
+	if (done || was) {
+		const char *m = mu__drec_field(j->shrunk, 3);
+		if (j->shrink_live) {
+			confirm(d, j, j->shrink_x.pods, m ? m : "shrunk");
+		} else {
+			mu__dlog(d, 1, "job %s: its shrink to %d pods on %s %s", j->key, (int)to,
+				 cl->name, done ? "finished by its agent after the restart" :
+				 "was done before the restart");
+		}
+		settled(d, j, done && !j->shrink_live);
+		return true;
+	}
+	if (strcmp(res, "refused") || tries < MU__D_SHRINK_TRIES)
+		return false; /* the agent asks again (1, 2, 4, 8 s) */
+	j->shrink_tries = tries;
+	if (!j->shrink_live) {
+		give_up(d, j, cl, to, par, st);
+		return true;
+	}
+	mu_fleet_reclaim_t x = j->shrink_x;
+	const mu__djob_t *c = x.for_job >= 0 && x.for_job < d->by_fid_cap ?
+		d->by_fid[x.for_job] : NULL;
+	char *old = j->shrink_was;
+	j->shrink_was = NULL;
+	j->shrink_live = false;
+	j->shrink_tries = 0;
+	whole(d, j, c, &x, old, st);
 	return true;
 }
 
@@ -236,12 +340,8 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 		return true;
 	}
 	mu__dcl_t *cl = &d->cls[j->cl];
-	if (cl->pull) { /* never shrunk there (no agent action): not ours */
-		mu__dlog(d, 1, "job %s: a shrink's intent on pull cluster %s dropped", j->key,
-			 cl->name);
-		settled(d, j, false);
-		return true;
-	}
+	if (cl->pull) /* round 22: its agent's answer settles it, looked at each pass */
+		return pull_answer(d, cl, j, to);
 	if (!cl->kc || mu__d_mono_ms() < j->shrink_at)
 		return false; /* not answering, or a refusal's wait (round 19) */
 	char path[1024];
@@ -311,10 +411,14 @@ static void relink(mu__dd_t *d)
 	}
 }
 
+void mu__dreclaim_intents(mu__dd_t *d)
+{
+	if (d->shrink_settle) /* a restart's intents (round 18), pull ones (22) */
+		settle_all(d);
+}
+
 void mu__dreclaim(mu__dd_t *d)
 {
-	if (d->shrink_settle) /* a restart's intents (round 18) */
-		settle_all(d);
 	if (!d->o->reclaim)
 		return;
 	if (d->reclaim_relink)
@@ -332,7 +436,8 @@ void mu__dreclaim(mu__dd_t *d)
 		mu__djob_t *c = x->for_job < d->by_fid_cap ? d->by_fid[x->for_job] : NULL;
 		/* one being withdrawn already (its start timed out) is taken
 		 * back by that path, which frees the claimant's room too */
-		if (!j || j->state != MU__DJ_DISPATCHED || j->cl < 0 || j->gen != x->generation)
+		if (!j || j->state != MU__DJ_DISPATCHED || j->cl < 0 || j->gen != x->generation ||
+		    mu__drec_count(j, j->shrinking, '\0') > 0) /* round 22: not answered yet */
 			continue;
 		if (x->pods > 0)
 			shrink(d, j, c, x); /* an elastic job's surplus (round 17) */

@@ -656,6 +656,7 @@ static void pass(mu__dd_t *d)
 	d->spent[1] += (t = mu__d_mono_ms()) - u;
 	if (d->lease && !mu_kube_lease_valid(d->lease))
 		return; /* no new dispatch once the lease may have passed on */
+	mu__dreclaim_intents(d); /* reclaim.c: shrinks read back or in pull mode */
 	d->dec.n = 0;
 	int rc = mu_fleet_dispatch(d->fleet, mu__d_now(d), &d->dec);
 	d->spent[2] += (u = mu__d_mono_ms()) - t;

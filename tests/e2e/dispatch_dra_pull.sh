@@ -36,7 +36,10 @@
 #     a user's object takes on small is held, not the group (the agent's
 #     muster.io/dispatch-pods-refused, the hub's Events once and its
 #     muster.io/dispatch-held), across a kill -9 of the dispatcher, and
-#     created once that object is deleted on small.
+#     created once that object is deleted on small;
+#   - round 22: across a kill -9 of the agent too (its hold read back from
+#     its own entry on the hub: not tried, not logged again), and tried
+#     again (once, refused, held) when the hub template it names changes.
 # Usage: sh tests/e2e/dispatch_dra_pull.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra-pull: N passed, N failed".
 E2E_NAME=dispatch-dra-pull; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -254,10 +257,38 @@ wpod plg-1 && bad "plg-1 created on small after the restart" || ok
 [ "$(ann "$XPG" plg dispatch-phase)" != NotAdmitted ] && ok || bad "plg ended NotAdmitted after the restart: $(ann "$XPG" plg dispatch-message)"
 [ "$(hevn plg-1 ClaimCopyRefused)" = 1 ] && ok || bad "plg-1's ClaimCopyRefused Events after the restart: $(hevn plg-1 ClaimCopyRefused)"
 [ "$(hevn plg FailedCreate)" = 1 ] && ok || bad "plg's FailedCreate Events after the restart: $(hevn plg FailedCreate)"
+# round 22: the agent killed (-9) and started again: plg-1's hold read back
+# from its own entry on the hub group, not tried (nor logged) again
+kill -9 "$APID"; wait "$APID" 2>/dev/null
+"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
+	--cluster small --interval 100ms >"$T/agent2.out" 2>"$T/agent2.log" &
+APID=$!
+PIDS="$PIDS $!"
+restored() { grep -q "pod default/plg-1 of .*: held as before the restart" "$T/agent2.log"; }
+wait_for plg-1-held-after-agent-restart 100 restored || tail -5 "$T/agent2.log"
+sleep 2
+hasnt plg-1-not-tried-after-agent-restart "$T/agent2.log" "not created (held)"
+wpod plg-1 && bad "plg-1 created on small after the agent's restart" || ok
+prf && ok || bad "plg-1's entry gone after the agent's restart: $(ann "$XPG" plg dispatch-pods-refused)"
+[ "$(hevn plg-1 ClaimCopyRefused)" = 1 ] && ok || bad "plg-1's ClaimCopyRefused Events after the agent's restart: $(hevn plg-1 ClaimCopyRefused)"
+# round 22: the hub template lt changed (a label: a new resourceVersion;
+# its spec is immutable): the hub moves its hold's record, the agent tries
+# plg-1 again (the user's object still on small: refused, held again in
+# the same pass, the hub not told twice)
+expect "hub template lt changed" 0 h label resourceclaimtemplate lt round=22
+tried() { grep -q "pod default/plg-1 of .*: an object its claims name changed on the hub: tried again" "$T/agent2.log"; }
+wait_for plg-1-tried-after-template-change 100 tried || tail -5 "$T/agent2.log"
+has plg-1-template-change-hub-log "$T/d2.log" "pod plg-1: ResourceClaimTemplate default/lt changed on the hub (watched): cluster small's agent tries it again"
+refused2() { [ "$(grep -c "not created (held)" "$T/agent2.log")" = 1 ]; }
+wait_for plg-1-refused-again 100 refused2 || echo "  the agent's tries: $(grep -c "not created (held)" "$T/agent2.log")"
+sleep 2
+[ "$(grep -c "not created (held)" "$T/agent2.log")" = 1 ] && ok || bad "the agent tried plg-1 $(grep -c "not created (held)" "$T/agent2.log") times after the template change"
+wpod plg-1 && bad "plg-1 created on small after the template change" || ok
+[ "$(hevn plg-1 ClaimCopyRefused)" = 1 ] && ok || bad "plg-1's ClaimCopyRefused Events after the template change: $(hevn plg-1 ClaimCopyRefused)"
 # the user's object deleted on small: plg-1 created there, naming its copy
 expect "delete the user's lt-$UP-1" 0 w small delete resourceclaimtemplate "lt-$UP-1"
 wait_for plg-1-on-small-after-users-object-gone 150 wpod plg-1 || { echo "  agent:"; grep 'plg-1\|lt-' "$T/agent.log" | tail -5; }
-has plg-1-dropped-agent-log "$T/agent.log" "pod default/plg-1 of $(hget "$XPG" plg '{.metadata.uid}'): the object of its copy's name is gone: created again"
+has plg-1-dropped-agent-log "$T/agent2.log" "pod default/plg-1 of $(hget "$XPG" plg '{.metadata.uid}'): the object of its copy's name is gone: created again"
 [ "$(w small get pod plg-1 -o 'jsonpath={.spec.resourceClaims[0].resourceClaimTemplateName}')" = "lt-$UP-1" ] && ok ||
 	bad "plg-1 on small names $(w small get pod plg-1 -o 'jsonpath={.spec.resourceClaims[0].resourceClaimTemplateName}')"
 [ "$(w small get resourceclaimtemplates "lt-$UP-1" -o 'jsonpath={.metadata.labels.muster\.io/hub-uid}')" = "$(hget "$XPG" plg '{.metadata.uid}')" ] && ok ||
@@ -270,5 +301,6 @@ grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d2.log" && bad "san
 
 hasnt no-403 "$T/d.log" " 403"
 hasnt no-403-agent "$T/agent.log" " 403"
-grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" "$T/agent.log" && bad "sanitizer" || ok
+grep -i "runtime error\|AddressSanitizer\|LeakSanitizer" "$T/d.log" "$T/agent.log" "$T/agent2.log" && bad "sanitizer" || ok
+hasnt no-403-agent-after-restart "$T/agent2.log" " 403"
 done_

@@ -1068,7 +1068,8 @@ static void pods_refused(mu__djob_t *j, const char *text)
  * mu__dwork_pull_held) holds that pod, not the group: held, told once
  * (ClaimCopyRefused on the pod, FailedCreate on the group), not told again
  * on the next passes; not released by a change of the hub template (the
- * agent's entry decides); an entry of another generation or of the pod as
+ * agent's entry decides; round 22: the change moves the record's "orv",
+ * which the agent reads); an entry of another generation or of the pod as
  * it was before a change holds nothing; the entry dropped by the agent
  * releases the hold and marks the group (its record written again); an
  * entry leaving the group below its minMember refuses it. */
@@ -1121,15 +1122,32 @@ static void test_pull_held(mu_t_t *t)
 	CHECK(t, j.refused == NULL);
 	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
 	CHECK_EQ_INT(t, events_of(d.hub, "FailedCreate", "g"), 1);
-	/* the hub template made again: the pull hold stays (no second tell) */
+	/* the hub template made again: the pull hold stays (no second tell);
+	 * round 22: its record's version of mine-t moves to the new one's
+	 * and the group is given back to be touched (its record written),
+	 * which the agent reads to try the pod again (agent.c's pod_held) */
+	char orv0[32] = "";
+	const char *o0 = json_string_value(json_object_get(json_object_get(h, "orv"), "0/mine-t"));
+	snprintf(orv0, sizeof orv0, "%s", o0 ? o0 : "");
+	CHECK(t, *orv0 != '\0');
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
 	snprintf(body, sizeof body, TPL, "mine-t", "");
-	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
+	json_t *made = NULL;
+	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, &made), 201);
+	bool touched = false; /* the group given back as {uid: false} */
 	for (int i = 0; i < 50; i++) {
-		json_decref(mu__dhdra_watch(&d));
+		json_t *back = mu__dhdra_watch(&d);
+		touched |= json_is_false(json_object_get(back, j.uid));
+		json_decref(back);
 		nap_ms(20);
 	}
-	CHECK(t, json_object_get(j.held, "late") != NULL);
+	h = json_object_get(j.held, "late");
+	CHECK(t, h != NULL);
+	const char *orv1 = json_string_value(json_object_get(json_object_get(h, "orv"), "0/mine-t"));
+	CHECK(t, orv1 && mu__jstr(made, "metadata.resourceVersion") &&
+	      !strcmp(orv1, mu__jstr(made, "metadata.resourceVersion")) && strcmp(orv1, orv0));
+	CHECK(t, touched);
+	json_decref(made);
 	mu__dwork_pull_held(&d, &c, &j);
 	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
 

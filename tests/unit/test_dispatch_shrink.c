@@ -15,7 +15,8 @@
  * 19 (test_give_up): a worker whose account may read the copy but not
  * patch it refuses each PATCH (403); it is asked again only after its
  * wait and given up at the MU__D_SHRINK_TRIES-th refusal, the copy then
- * counted in the fleet at the size it runs.
+ * counted in the fleet at the size it runs.  Round 22 (test_pull): on a
+ * pull cluster the agent's answer settles the intent (mu__dreclaim_settle).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -149,8 +150,15 @@ static void test_settle(mu_t_t *t)
 	d.cls = &off;
 	CHECK(t, !mu__dreclaim_settle(&d, y));
 	CHECK(t, y->shrinking != NULL);
-	/* on a pull cluster (never shrunk by the hub): dropped */
+	/* on a pull cluster (round 22): kept for its agent's answer
+	 * (there is none here), nothing asked of the worker, looked at again
+	 * next pass (its dispatch may end first) */
 	off.pull = true;
+	uint64_t r0 = d.reqs;
+	CHECK(t, !mu__dreclaim_settle(&d, y));
+	CHECK(t, y->shrinking != NULL);
+	CHECK(t, d.reqs == r0);
+	y->state = MU__DJ_WITHDRAWING; /* its dispatch ended: dropped */
 	CHECK(t, mu__dreclaim_settle(&d, y));
 	CHECK(t, y->shrinking == NULL);
 	d.cls = &c;
@@ -182,6 +190,65 @@ static size_t events_of(mu_kube_client_t *c, const char *reason)
 	return n;
 }
 
+/* Round 19: a hub Job `name`, elastic (4 pods of one GPU, min-member
+ * 2), dispatched to w, generation 1, recorded shrunk by 2 with the intent
+ * "1\t2" (victim's), parsed for the fleet (shrinkable); its copy made on
+ * the server kc with parallelism par.  Owned by the caller. */
+static mu__djob_t *elastic(mu_t_t *t, mu_kube_client_t *kc, const char *name, int par)
+{
+	char body[512];
+	snprintf(body, sizeof body, JOB, name, par);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/batch/v1/namespaces/default/jobs", body, NULL),
+		     201);
+	mu__djob_t *j = victim(name, "1\t2");
+	free(j->uid);
+	j->uid = strdup(name);
+	j->obj = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s},s:{s:s,s:s,s:s}},s:{s:i,s:{s:{s:s,s:[{s:s,s:s,s:{s:{s:s}}}]}}}}",
+			   "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", name,
+			   "namespace", "default", "labels", "muster.io/queue", "q", "annotations",
+			   "muster.io/min-member", "2", MU__D_CLUSTER, "w", MU__D_GEN, "1", "spec",
+			   "parallelism", 4, "template", "spec", "restartPolicy", "Never",
+			   "containers", "name", "c", "image", "x", "resources", "limits",
+			   "nvidia.com/gpu", "1");
+	mu_specs_init(&j->specs);
+	mu_diag_t dg = {""};
+	CHECK_EQ_INT(t, mu_load_json(j->key, j->obj, &j->specs, &dg), MU_OK);
+	j->fs = (mu_fleet_job_spec_t){.job = &j->specs.jobs[0], .shrinkable = true};
+	return j;
+}
+
+/* A dispatcher d (options o, hub client kc) with a fleet of queue q and
+ * cluster c ("w" on server, its bearer token token, NULL: none) of one
+ * node of gpus GPUs.  fleet_down frees what it made and jobs js[0..n). */
+static void fleet_up(mu_t_t *t, mu__dd_t *d, mu_dispatch_opts_t *o, mu__dcl_t *c,
+		     mu_kube_client_t *kc, const char *server, const char *token, int gpus)
+{
+	fx_dd(d, o);
+	d->hub = kc;
+	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d->fleet), MU_OK);
+	mu_queue_spec_t q;
+	queue_of(&q, "q", gpus);
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(d->fleet, &q), MU_OK);
+	fx_cluster_tok(t, d, c, server, token);
+	mu_node_spec_t n = node_of("n1", gpus);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(d->fleet, c->fid, &n), MU_OK);
+	d->cls = c;
+	d->ncls = 1;
+}
+
+static void fleet_down(mu__dd_t *d, mu__dcl_t *c, mu__djob_t **js, int n)
+{
+	mu__djlist_clear(&d->dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&d->wdirty, MU__DM_WDIRTY);
+	for (int k = 0; k < n; k++)
+		mu__djob_free(js[k]);
+	json_decref(d->by_key);
+	json_decref(d->by_uid);
+	free(d->by_fid);
+	mu__dcl_disconnect(c);
+	mu_fleet_free(d->fleet);
+}
+
 /* Round 19: a restart's intent whose PATCH the worker keeps refusing
  * (its account may read Jobs, not patch them: 403) is asked again only
  * after its wait (no request before), and the MU__D_SHRINK_TRIES-th
@@ -191,7 +258,7 @@ static size_t events_of(mu_kube_client_t *c, const char *reason)
  * ShrinkFailed. */
 static void test_give_up(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-shrinkg-XXXXXX", server[64], path[512], body[512], rv[64];
+	char dir[] = "/tmp/mu-test-shrinkg-XXXXXX", server[64], path[512], rv[64];
 	mu_apiserver_t *s = fx_server_tok(t, dir, server, sizeof server, "adm");
 	if (!s)
 		return;
@@ -219,19 +286,8 @@ static void test_give_up(mu_t_t *t)
 			    NULL), 201);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
-	d.hub = kc;
-	CHECK_EQ_INT(t, mu_fleet_new(NULL, &d.fleet), MU_OK);
-	mu_queue_spec_t q;
-	queue_of(&q, "q", 8);
-	CHECK_EQ_INT(t, mu_fleet_queue_upsert(d.fleet, &q), MU_OK);
 	mu__dcl_t c;
-	fx_cluster_tok(t, &d, &c, server, "rdr"); /* as the reader */
-	mu_node_spec_t n = node_of("n1", 8);
-	CHECK_EQ_INT(t, mu_fleet_node_upsert(d.fleet, c.fid, &n), MU_OK);
-	d.cls = &c;
-	d.ncls = 1;
-	const char *jobs = "/apis/batch/v1/namespaces/default/jobs";
+	fleet_up(t, &d, &o, &c, kc, server, "rdr", 8); /* the worker as the reader */
 	mu__djob_t *js[2];
 	for (int k = 0; k < 2; k++) {
 		/* el-K's copy at 4 (K 0) or 3 (K 1) pods; its hub Job elastic
@@ -239,23 +295,7 @@ static void test_give_up(mu_t_t *t)
 		 * generation 1, recorded shrunk by 2 with the intent "1\t2" */
 		char name[16];
 		snprintf(name, sizeof name, "el-%d", k);
-		snprintf(body, sizeof body, JOB, name, 4 - k);
-		CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
-		mu__djob_t *j = victim(name, "1\t2");
-		free(j->uid);
-		j->uid = strdup(name);
-		j->obj = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s},s:{s:s,s:s,s:s}},s:{s:i,s:{s:{s:s,s:[{s:s,s:s,s:{s:{s:s}}}]}}}}",
-				   "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", name,
-				   "namespace", "default", "labels", "muster.io/queue", "q", "annotations",
-				   "muster.io/min-member", "2", MU__D_CLUSTER, "w", MU__D_GEN, "1", "spec",
-				   "parallelism", 4, "template", "spec", "restartPolicy", "Never",
-				   "containers", "name", "c", "image", "x", "resources", "limits",
-				   "nvidia.com/gpu", "1");
-		mu_specs_init(&j->specs);
-		mu_diag_t dg = {""};
-		CHECK_EQ_INT(t, mu_load_json(j->key, j->obj, &j->specs, &dg), MU_OK);
-		j->fs = (mu_fleet_job_spec_t){.job = &j->specs.jobs[0], .shrinkable = true};
-		js[k] = j;
+		js[k] = elastic(t, kc, name, 4 - k);
 	}
 	d.jobs = js;
 	d.njobs = 2;
@@ -292,15 +332,116 @@ static void test_give_up(mu_t_t *t)
 					 "pods on cluster w, read back after a restart, was refused "
 					 "5 times by the worker (last HTTP 403): given up"));
 
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
-	for (int k = 0; k < 2; k++)
-		mu__djob_free(js[k]);
-	json_decref(d.by_key);
-	json_decref(d.by_uid);
-	free(d.by_fid);
-	mu__dcl_disconnect(&c);
-	mu_fleet_free(d.fleet);
+	fleet_down(&d, &c, js, 2);
+	mu_kube_client_free(kc);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
+/* Round 22 (mu__dreclaim_settle): shrinks on a pull cluster, settled from
+ * its agent's answer (muster.io/agent-shrink on the hub Job, j->obj):
+ * none yet, or one of another size: kept; after a restart (the job
+ * adopted shrunk by its record's 2), "done" settles it with one Event
+ * Shrunk, "was" with none, the fleet still counting 2 off; refused 4
+ * times: kept; the fifth: given up at the size the agent read (4: no
+ * record, the fleet 0 off, ShrinkFailed); a shrink this daemon chose
+ * (shrink_live): "done" tells the fleet (2 off) and posts Shrunk,
+ * refused 5 times withdraws it whole (Withdrawing, Preempted, its
+ * record back as it was: none). */
+static void test_pull(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-shrinkp-XXXXXX", server[64];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	mu_kube_client_t *kc = NULL;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	mu__dcl_t c;
+	fleet_up(t, &d, &o, &c, kc, server, NULL, 16);
+	c.pull = true;
+	mu__djob_t *js[4];
+	for (int k = 0; k < 4; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "pl-%d", k);
+		js[k] = elastic(t, kc, name, 4);
+	}
+	d.jobs = js;
+	d.njobs = 4;
+	for (int k = 0; k < 4; k++)
+		mu__dhub_readopt(&d, js[k]); /* the restart: adopted shrunk by 2 */
+	mu_fleet_job_info_t fi;
+	json_t *ann = json_object_get(json_object_get(js[0]->obj, "metadata"), "annotations");
+	/* no answer, then one of another size: kept, nothing posted */
+	CHECK(t, !mu__dreclaim_settle(&d, js[0]));
+	CHECK(t, js[0]->shrinking != NULL);
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 3 done 0 200 3"));
+	CHECK(t, !mu__dreclaim_settle(&d, js[0]));
+	CHECK(t, js[0]->shrinking != NULL);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 0);
+	/* done by the agent after the restart: settled, one Event */
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 done 0 200 2"));
+	CHECK(t, mu__dreclaim_settle(&d, js[0]));
+	CHECK(t, js[0]->shrinking == NULL);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, js[0]->fid, &fi), MU_OK);
+	CHECK_EQ_INT(t, fi.shrunk, 2);
+	/* done before the restart: settled, no Event */
+	ann = json_object_get(json_object_get(js[1]->obj, "metadata"), "annotations");
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 was 0 200 2"));
+	CHECK(t, mu__dreclaim_settle(&d, js[1]));
+	CHECK(t, js[1]->shrinking == NULL);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	/* refused 4 times: kept; the fifth: given up at its real size */
+	ann = json_object_get(json_object_get(js[2]->obj, "metadata"), "annotations");
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refused 4 403 4"));
+	CHECK(t, !mu__dreclaim_settle(&d, js[2]));
+	CHECK(t, js[2]->shrinking != NULL);
+	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 0);
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refused 5 403 4"));
+	CHECK(t, mu__dreclaim_settle(&d, js[2]));
+	CHECK(t, js[2]->shrinking == NULL);
+	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 1);
+	CHECK_EQ_INT(t, mu__dreclaim_shrunk(js[2]), 0);
+	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, js[2]->fid, &fi), MU_OK);
+	CHECK_EQ_INT(t, fi.shrunk, 0);
+	/* chosen by this daemon (adopted whole, then shrink's state): done
+	 * tells the fleet and posts Shrunk */
+	mu__djob_t *j = js[3];
+	free(j->shrunk);
+	j->shrunk = NULL;
+	mu__dhub_readopt(&d, j);
+	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, j->fid, &fi), MU_OK);
+	CHECK_EQ_INT(t, fi.shrunk, 0);
+	j->shrunk = strdup("1\t2\tInCohortReclamation\tShrunk on cluster w from 4 to 2 pods");
+	j->shrink_live = true;
+	j->shrink_x = (mu_fleet_reclaim_t){.victim = j->fid, .for_job = -1, .generation = 1,
+					   .pods = 2};
+	ann = json_object_get(json_object_get(j->obj, "metadata"), "annotations");
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 done 0 200 2"));
+	CHECK(t, mu__dreclaim_settle(&d, j));
+	CHECK(t, j->shrinking == NULL && !j->shrink_live);
+	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, j->fid, &fi), MU_OK);
+	CHECK_EQ_INT(t, fi.shrunk, 2);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 2);
+	/* a second one refused 5 times: withdrawn whole, its record back */
+	free(j->shrunk);
+	j->shrunk = strdup("1\t3\tInCohortReclamation\tShrunk on cluster w from 2 to 1 pods");
+	j->shrinking = strdup("1\t1");
+	j->shrink_was = strdup("1\t2\tInCohortReclamation\tShrunk on cluster w from 4 to 2 pods");
+	j->shrink_live = true;
+	j->shrink_x.pods = 1;
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 1 refused 5 403 2"));
+	CHECK(t, mu__dreclaim_settle(&d, j));
+	CHECK(t, j->shrinking == NULL && !j->shrink_live && j->shrink_was == NULL);
+	CHECK_EQ_INT(t, (int)j->state, MU__DJ_WITHDRAWING);
+	CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), 2);
+	CHECK_EQ_INT(t, (int)events_of(kc, "Preempted"), 1);
+
+	fleet_down(&d, &c, js, 4);
 	mu_kube_client_free(kc);
 	mu_kube_config_release(&cfg);
 	fx_server_stop(t, s, dir);
@@ -311,5 +452,6 @@ int main(void)
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_settle);
 	MU_RUN(&t, test_give_up);
+	MU_RUN(&t, test_pull);
 	return mu_t_done(&t);
 }

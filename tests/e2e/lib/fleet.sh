@@ -36,6 +36,7 @@ fleet_hub_queue() {
 fleet_agent_small() {
 	"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/small-agent.kc" \
 		--cluster small --interval 100ms >"$T/agent.out" 2>"$T/agent.log" &
+	APID=$!
 	PIDS="$PIDS $!"
 	for n in small big; do wait_for "ready-$n" 100 state_is "$n"; done
 }

@@ -100,13 +100,19 @@ reclaim_wire() {
 	fi
 	expect cluster 0 h apply -f "$T/cl.yaml"
 	reclaim_dispatcher
-	if [ "$2" = pull ]; then
-		# shellcheck disable=SC2086 # flags, split on purpose
-		"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/$1-agent.kc" \
-			--cluster "$1" --interval 100ms ${RECLAIM_AGENT_FLAGS:-} >"$T/agent.out" 2>"$T/agent.log" &
-		PIDS="$PIDS $!"
-	fi
+	[ "$2" != pull ] || reclaim_agent "$1"
 	wait_for "ready-$1" 100 state_is "$1"
+}
+
+# reclaim_agent CLUSTER: CLUSTER's `muster dispatch agent` (pull mode,
+# with RECLAIM_AGENT_FLAGS), its output appended to $T/agent.out and
+# $T/agent.log; sets APID.  Run again after a kill -9 to restart it.
+reclaim_agent() {
+	# shellcheck disable=SC2086 # flags, split on purpose
+	"$M" dispatch agent --hub-kubeconfig "$T/hub-agent.kc" --kubeconfig "$T/$1-agent.kc" \
+		--cluster "$1" --interval 100ms ${RECLAIM_AGENT_FLAGS:-} >>"$T/agent.out" 2>>"$T/agent.log" &
+	APID=$!
+	PIDS="$PIDS $APID"
 }
 
 # pdb_audit FILE: an audit.k8s.io/v1 Policy in FILE that logs the
