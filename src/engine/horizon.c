@@ -413,6 +413,7 @@ int mu_horizon_live_mix(mu_horizon_t *h)
 		return 0; /* the same shapes, within 1/16 of the pods */
 	mu_workload_mix_t m;
 	mu_workload_mix_init(&m);
+	m.top = h->mix.top; /* the caller's typical pods (fgd's) */
 	int rc = h->seen_pods > 0 ? hz_mix_build(&m, h, NULL) : MU_OK;
 	if (rc) {
 		mu_workload_mix_release(&m);

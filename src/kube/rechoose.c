@@ -35,10 +35,12 @@
  *
  * `--policy fgd` and `--policy muster-supply` (the twenty-second round)
  * score with the same demand now, by the same path (live_policy): FGD's
- * typical pods are, in the paper's simulator, the workload's pod shapes
- * with their frequencies; live, the workload is the pods of ours pending
- * and running (docs/evaluation.md, "Twenty-second round: fgd and
- * muster-supply live").  Before, both had no mix at all, so FGD's measure
+ * typical pods are, in the paper's simulator, the most popular of the
+ * workload's pod shapes covering 95% of its pods (MU_MIX_TYPICAL, as
+ * `muster eval openb` gives fgd); live, the workload is the pods of ours
+ * pending and running; muster-supply keeps every shape, as in the eval
+ * (docs/evaluation.md, "Twenty-second round: fgd and muster-supply
+ * live").  Before, both had no mix at all, so FGD's measure
  * counted one whole-GPU shape (frag_of's NULL mix) and muster-supply
  * placed shares as FGD on that measure.
  */
@@ -101,6 +103,8 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 		if (mu_horizon_init(&d->hz, &none, NULL, 0))
 			return MU_EINVAL;
 		d->mix_live = true;
+		if (cfg->score == &mu_score_fgd) /* the paper's typical pods */
+			d->hz.mix.top = MU_MIX_TYPICAL;
 		cfg->score_state = &d->hz.mix;
 		return MU_OK;
 	}

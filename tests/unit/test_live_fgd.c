@@ -8,6 +8,9 @@
  *     muster and muster-mg the live demand as their score state; binpack
  *     none; a state of the caller's is kept (fails without this round's
  *     change: fgd and muster-supply got none);
+ *   - fgd's live mix is the typical pods (MU_MIX_TYPICAL: the shapes
+ *     covering 95% of the pods, as the paper's simulator and `muster eval
+ *     openb` give fgd), kept across rebuilds; muster-supply's every shape;
  *   - the engine places as the e2e test tests/e2e/fgd_live.sh does on
  *     three nodes: n0 (6 GPUs, 6 CPUs) full of six 800m shares, n1 (one
  *     GPU, 8 CPUs) holding a 200m share, n2 (one GPU, 8 CPUs) empty.  A
@@ -57,6 +60,43 @@ static void test_live_policies(mu_t_t *t)
 	mu_workload_mix_t mine;
 	mu_workload_mix_init(&mine);
 	CHECK(t, !live_for(t, &mu_score_fgd, &mine)); /* the caller's mix stays */
+}
+
+/* The live mix's shapes x 1000 + its pods under ops after 100 pods of
+ * one shape and 2 of another came, then 8 more of the first: fgd keeps
+ * the typical pods (the shapes covering 95% of the pods: the first alone,
+ * 108 of 110), muster-supply every shape, and each build keeps the cut
+ * (mu_horizon_live_mix). */
+static int32_t live_shapes(mu_t_t *t, const mu_score_ops_t *ops)
+{
+	mu_kube_opts_t o;
+	mu_kube_opts_defaults(&o);
+	o.engine.score = ops;
+	mu__kd_t *d = calloc(1, sizeof *d);
+	if (!d)
+		return -1;
+	d->o = &o;
+	mu_engine_config_t cfg = o.engine;
+	CHECK_EQ_INT(t, mu__kd_hz_init(d, &cfg), MU_OK);
+	mu_res_t a = {{0}}, b = {{0}};
+	a.v[MU_RES_CPU] = b.v[MU_RES_CPU] = 1000;
+	a.v[MU_RES_GPU] = 1;
+	b.v[MU_RES_GPU_MILLI] = 500;
+	CHECK_EQ_INT(t, mu_horizon_seen(&d->hz, &a, NULL, 0, 100), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen(&d->hz, &b, NULL, 0, 2), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_live_mix(&d->hz), 1);
+	CHECK_EQ_INT(t, mu_horizon_seen(&d->hz, &a, NULL, 0, 8), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_live_mix(&d->hz), 1); /* 8 of 102 moved */
+	int32_t n = d->hz.mix.ntypes * 1000 + (int32_t)d->hz.mix.pods;
+	mu__kd_hz_stop(d);
+	free(d);
+	return n;
+}
+
+static void test_typical(mu_t_t *t)
+{
+	CHECK_EQ_INT(t, live_shapes(t, &mu_score_fgd), 1108);
+	CHECK_EQ_INT(t, live_shapes(t, &mu_score_muster_supply), 2110);
 }
 
 static void node(mu_engine_t *e, const char *name, int gpus, int64_t cpu)
@@ -166,6 +206,7 @@ int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_live_policies);
+	MU_RUN(&t, test_typical);
 	MU_RUN(&t, test_placement);
 	return mu_t_done(&t);
 }
