@@ -26,21 +26,35 @@
 
 #include "check.h"
 #include "kube/daemon_int.h"
+#include "engine_fixture.h"
+
+/* A daemon's view (d->o = o, filled here) after its start for policy ops
+ * with the caller's state (mu__kd_hz_init on *cfg); the caller stops it
+ * (mu__kd_hz_stop) and frees it.  NULL without memory. */
+static mu__kd_t *started(mu_t_t *t, mu_kube_opts_t *o, const mu_score_ops_t *ops,
+			 const void *state, mu_engine_config_t *cfg)
+{
+	mu_kube_opts_defaults(o);
+	o->engine.score = ops;
+	o->engine.score_state = state;
+	mu__kd_t *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->o = o;
+	*cfg = o->engine;
+	CHECK_EQ_INT(t, mu__kd_hz_init(d, cfg), MU_OK);
+	return d;
+}
 
 /* The daemon's start for policy ops with the caller's state: whether it
  * made the live demand the engine's mix (and if not, kept state). */
 static bool live_for(mu_t_t *t, const mu_score_ops_t *ops, const void *state)
 {
 	mu_kube_opts_t o;
-	mu_kube_opts_defaults(&o);
-	o.engine.score = ops;
-	o.engine.score_state = state;
-	mu__kd_t *d = calloc(1, sizeof *d);
+	mu_engine_config_t cfg;
+	mu__kd_t *d = started(t, &o, ops, state, &cfg);
 	if (!d)
 		return false;
-	d->o = &o;
-	mu_engine_config_t cfg = o.engine;
-	CHECK_EQ_INT(t, mu__kd_hz_init(d, &cfg), MU_OK);
 	bool live = d->mix_live && cfg.score_state == &d->hz.mix && !d->hz_on;
 	if (!live)
 		CHECK(t, cfg.score_state == state);
@@ -70,14 +84,10 @@ static void test_live_policies(mu_t_t *t)
 static int32_t live_shapes(mu_t_t *t, const mu_score_ops_t *ops)
 {
 	mu_kube_opts_t o;
-	mu_kube_opts_defaults(&o);
-	o.engine.score = ops;
-	mu__kd_t *d = calloc(1, sizeof *d);
+	mu_engine_config_t cfg;
+	mu__kd_t *d = started(t, &o, ops, NULL, &cfg);
 	if (!d)
 		return -1;
-	d->o = &o;
-	mu_engine_config_t cfg = o.engine;
-	CHECK_EQ_INT(t, mu__kd_hz_init(d, &cfg), MU_OK);
 	mu_res_t a = {{0}}, b = {{0}};
 	a.v[MU_RES_CPU] = b.v[MU_RES_CPU] = 1000;
 	a.v[MU_RES_GPU] = 1;
@@ -119,22 +129,11 @@ static mu_res_t share(int64_t milli)
 	return r;
 }
 
+/* Submits replicas pods of a milli share and runs a cycle. */
 static void submit(mu_engine_t *e, const char *name, int32_t replicas, int64_t milli)
 {
-	mu_podset_spec_t ps;
-	memset(&ps, 0, sizeof ps);
-	ps.replicas = replicas;
-	ps.req = share(milli);
-	mu_job_spec_t j;
-	memset(&j, 0, sizeof j);
-	j.name = name;
-	j.queue = "q";
-	j.type = MU_JOB_BATCH;
-	j.preemptible = true;
-	j.podsets = &ps;
-	j.npodsets = 1;
-	j.runtime_estimate = 600000;
-	mu_engine_job_submit(e, &j, 0, NULL);
+	mu_res_t r = share(milli);
+	fx_submit(e, name, replicas, &r, NULL, 0, 0, 0);
 	mu_decisions_t dec;
 	mu_decisions_init(&dec);
 	mu_engine_cycle(e, 0, &dec);
@@ -148,18 +147,9 @@ static void submit(mu_engine_t *e, const char *name, int32_t replicas, int64_t m
 static int probe_node(const mu_score_ops_t *ops, mu_horizon_t *h, bool with_mix,
 		      bool counted)
 {
-	mu_engine_config_t cfg;
-	mu_engine_config_defaults(&cfg);
-	cfg.score = ops;
-	cfg.score_state = with_mix ? &h->mix : NULL;
-	cfg.min_runtime = 0;
-	mu_engine_t *e = NULL;
-	if (mu_engine_new(&cfg, &e))
+	mu_engine_t *e = fx_engine(ops, with_mix ? &h->mix : NULL, 0);
+	if (!e)
 		return -1;
-	mu_queue_spec_t q;
-	mu_queue_spec_defaults(&q);
-	q.name = "q";
-	mu_engine_queue_upsert(e, &q);
 	if (counted) {
 		mu_res_t r8 = share(800), r2 = share(200), r1 = share(100);
 		mu_horizon_seen(h, &r8, NULL, 0, 6);
