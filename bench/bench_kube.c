@@ -31,6 +31,15 @@
  * the bench prints the process's resident set (VmRSS) and its peak (VmHWM)
  * from /proc/PID/status, then stops it with SIGTERM.
  *
+ * --shapes K (the twenty-second round): the single pods are of K shapes,
+ * pod i of shape i % K: (100 + i % K)m CPU and a share of one GPU
+ * (gpu-fraction 0.1 to 0.9, by i % 9), so that the live mix of
+ * `--policy muster` (and fgd, muster-supply) has K shapes to keep.
+ * --live L: at most L single pods at once (a busy cluster's churn):
+ * before creating pod i >= L a creator waits (5 s at most) until pod
+ * i - L is bound and deletes it; a pod deleted counts as bound.  With
+ * --scheduler the daemon's CPU per bind is printed without --backlog too.
+ *
  * Default: 1,000 nodes, 5,000 pods, 50 gangs (well under 2 minutes).
  * --full: 5,000 nodes, 50,000 pods, 500 gangs.  --nodes/--pods/--gangs N
  * override.  --audit-policy-file F --audit-log-path L give the server an
@@ -61,6 +70,8 @@
 typedef struct bench {
 	int nodes, pods, gangs, total;
 	int fsync;                   /* the server fsyncs every commit */
+	int shapes;                  /* --shapes K: single pods of K shapes; 0: one */
+	int live;                    /* --live L: at most L single pods at once; 0: all */
 	double *t_create, *t_bound;  /* mono seconds; 0 = not yet */
 	double *t_ack;               /* when the create was answered */
 	atomic_int next;             /* next pod to create */
@@ -128,6 +139,25 @@ static void *watcher(void *arg)
 	return NULL;
 }
 
+/* --live: waits (5 s at most) until single pod k is bound, then deletes
+ * it; counted as bound if it never was, so that the run still ends. */
+static void churn(bench_t *b, mu__kc_t *c, int k)
+{
+	for (int w = 0; w < 500 && b->t_bound[k] == 0 && !atomic_load(&b->stop); w++) {
+		struct timespec ts = {0, 10000000L};
+		nanosleep(&ts, NULL);
+	}
+	char path[128];
+	snprintf(path, sizeof path, "/api/v1/namespaces/default/pods/s-%d", k);
+	mu__kresp_t r;
+	mu__kc_do(c, "DELETE", path, NULL, NULL, 30000, &r);
+	mu__kresp_release(&r);
+	if (b->t_bound[k] == 0) {
+		b->t_bound[k] = now_s();
+		atomic_fetch_add(&b->nbound, 1);
+	}
+}
+
 static void *creator(void *arg)
 {
 	bench_t *b = arg;
@@ -136,7 +166,15 @@ static void *creator(void *arg)
 	if (mu__kc_new(&b->auth, &c))
 		return NULL;
 	for (int i; !atomic_load(&b->stop) && (i = atomic_fetch_add(&b->next, 1)) < b->total;) {
-		if (i < b->pods)
+		if (i < b->pods && b->live > 0 && i >= b->live)
+			churn(b, c, i - b->live);
+		if (i < b->pods && b->shapes > 0)
+			snprintf(body, sizeof body, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+				 "\"s-%d\",\"annotations\":{\"gpu-fraction\":\"0.%d\"}},\"spec\":{\"schedulerName\":"
+				 "\"muster\",\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":"
+				 "{\"requests\":{\"cpu\":\"%dm\",\"memory\":\"128Mi\"}}}]}}", i, 1 + i % 9,
+				 100 + i % b->shapes);
+		else if (i < b->pods)
 			snprintf(body, sizeof body, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
 				 "\"s-%d\"},\"spec\":{\"schedulerName\":\"muster\",\"containers\":[{\"name\":\"c\","
 				 "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":"
@@ -336,6 +374,10 @@ int main(int argc, char **argv)
 			b->pods = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--gangs"))
 			b->gangs = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--shapes"))
+			b->shapes = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--live"))
+			b->live = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--timeout"))
 			timeout = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--audit-policy-file"))
@@ -346,7 +388,7 @@ int main(int argc, char **argv)
 			b->exe = argv[++i];
 		else {
 			fprintf(stderr, "usage: bench_kube [--full] [--backlog] [--fsync] [--nodes N] [--pods N] [--gangs N] "
-				"[--timeout S] [--scheduler MUSTER] [--audit-policy-file F --audit-log-path F]\n");
+				"[--shapes K] [--live L] [--timeout S] [--scheduler MUSTER] [--audit-policy-file F --audit-log-path F]\n");
 			return 2;
 		}
 	}
@@ -443,6 +485,9 @@ int main(int argc, char **argv)
 	}
 	else
 		latency(b, b->t_create, 0, b->pods, "single_create_to_bind");
+	if (!backlog && b->exe && nb)
+		printf("{\"bench\": \"kube_scheduler_cpu\", \"pods\": %d, \"bound\": %d, "
+		       "\"scheduler_cpu_ms_per_bind\": %.3f}\n", b->total, nb, cpu_sch * 1000.0 / nb);
 	if (!backlog) {
 		latency(b, b->t_create, b->pods, b->total, "gang_create_to_bind");
 		latency(b, b->t_ack, 0, b->total, "created_to_bind");

@@ -301,6 +301,11 @@ typedef struct mu_workload_mix {
 	const mu_muster_params_t *muster;
 } mu_workload_mix_t;
 
+/* The FGD artifact's typical pods: the most popular shapes covering 95% of
+ * the pods (generate_config_and_run.py's --pod-popularity-threshold 95), a
+ * mix's top for fgd in `muster eval openb` and the live scheduler. */
+#define MU_MIX_TYPICAL 0.95
+
 void mu_workload_mix_init(mu_workload_mix_t *m);
 /* Tells a finished mix that the cluster has `devices` GPUs of `model`
  * (NULL or a model no shape names: counted as other devices); called once
@@ -506,9 +511,11 @@ typedef struct mu_horizon {
 	bool busy;                  /* a job is out (prepared, not applied) */
 	int32_t choices, changes;
 	mu_horizon_choice_t last;   /* valid when choices > 0 */
-	/* mu_horizon_live_mix: the pods in h->mix at its last build, and
+	/* mu_horizon_live_mix: the pods in h->mix at its last build, the
+	 * pods counted in or out since (each one, not the net), and
 	 * whether a shape came into the demand or left it since. */
 	int64_t mix_pods;
+	int64_t mix_moves;
 	bool mix_reshaped;
 } mu_horizon_t;
 
@@ -545,10 +552,15 @@ int mu_horizon_unseen(mu_horizon_t *h, int32_t at, int64_t count);
 /* Builds h->mix again from the demand now (the shapes with pods, every
  * one: no "typical pods" cut), for a caller whose engine scores with
  * h->mix between choices: when a shape came into the demand or left it,
- * or the pods differ from the last build's by more than 1/16 of them (so
- * that a busy cluster does not drop the engine's scores every cycle for a
- * pod more or less).  No pods: the unfinished empty mix, with which muster
- * places as it does without one.  Returns 1 when built (the caller then
+ * or more than 1/16 of the last build's pods were counted in or out since
+ * (each pod that came or went, not the net change: pods of one shape
+ * replaced by pods of another that stays would leave the net count still;
+ * so the mix's counts are off from the demand's by at most 1/16 of its
+ * pods, where shapes were neither added nor emptied), so that a busy
+ * cluster does not drop the engine's scores every cycle for a pod more or
+ * less.  No pods: the unfinished empty mix, with which muster
+ * places as it does without one.  The mix keeps h->mix.top (the caller's
+ * typical-pods cut: fgd's MU_MIX_TYPICAL live) across builds.  Returns 1 when built (the caller then
  * calls mu_engine_rescore), 0 when not due, MU_ENOMEM (h->mix kept).
  * O(shapes log shapes) when built, O(1) otherwise. */
 int mu_horizon_live_mix(mu_horizon_t *h);

@@ -60,8 +60,8 @@ typedef struct mu_eval_input {
 	bool have_chosen;
 } mu_eval_input_t;
 
-#define MU_EVAL_TYPICAL 0.95 /* generate_config_and_run.py's
-                              * --pod-popularity-threshold 95 */
+#define MU_EVAL_TYPICAL MU_MIX_TYPICAL /* generate_config_and_run.py's
+                                        * --pod-popularity-threshold 95 */
 
 /* Builds an input from nodes and the pods of jobs (every pod of every pod
  * set is one arrival).  MU_EINVAL with a message when there are no GPUs or

@@ -263,6 +263,7 @@ int mu_horizon_seen_at(mu_horizon_t *h, const mu_res_t *req,
 	h->mix_reshaped |= h->seen[i].count == 0; /* a shape (back) in the mix */
 	h->seen[i].count += count;
 	h->seen_pods += count;
+	h->mix_moves += count;
 	if (at)
 		*at = i;
 	return MU_OK;
@@ -280,6 +281,7 @@ int mu_horizon_unseen(mu_horizon_t *h, int32_t at, int64_t count)
 		return MU_EINVAL;
 	h->seen[at].count -= count;
 	h->seen_pods -= count;
+	h->mix_moves += count;
 	if (count > 0 && h->seen[at].count == 0) { /* a shape gone */
 		h->mix_reshaped = true;
 		hz_seen_drop(h, at);
@@ -406,13 +408,11 @@ int mu_horizon_live_mix(mu_horizon_t *h)
 {
 	if (!h)
 		return MU_EINVAL;
-	int64_t moved = h->seen_pods - h->mix_pods;
-	if (moved < 0)
-		moved = -moved;
-	if (!h->mix_reshaped && 16 * moved <= h->mix_pods)
-		return 0; /* the same shapes, within 1/16 of the pods */
+	if (!h->mix_reshaped && 16 * h->mix_moves <= h->mix_pods)
+		return 0; /* the same shapes, 1/16 of the pods moved at most */
 	mu_workload_mix_t m;
 	mu_workload_mix_init(&m);
+	m.top = h->mix.top; /* the caller's typical pods (fgd's) */
 	int rc = h->seen_pods > 0 ? hz_mix_build(&m, h, NULL) : MU_OK;
 	if (rc) {
 		mu_workload_mix_release(&m);
@@ -422,6 +422,7 @@ int mu_horizon_live_mix(mu_horizon_t *h)
 	h->mix = m;
 	h->mix.muster = &h->params;
 	h->mix_pods = h->seen_pods;
+	h->mix_moves = 0;
 	h->mix_reshaped = false;
 	return 1;
 }

@@ -453,8 +453,9 @@ typedef struct mu__kd {
 	 * the choice out on its worker thread, and whether that finished. */
 	mu_horizon_t hz;
 	bool hz_on;
-	/* --policy muster: the engine scores with hz.mix, the demand of the
-	 * pods pending and running (mu__kd_mix_pod), not with rollouts. */
+	/* --policy muster, fgd or muster-supply: the engine scores with
+	 * hz.mix, the demand of the pods pending and running
+	 * (mu__kd_mix_pod), not with rollouts. */
 	bool mix_live;
 	mu_horizon_job_t *hz_job;
 	pthread_t hz_thread;
@@ -510,8 +511,9 @@ void mu__kd_sync(mu__kd_t *d, mu_time_t now);
 
 /* With --policy muster-horizon, starts d->hz (opts->horizon) and makes
  * its mix the engine's score state in *cfg; with --policy muster (or its
- * old name muster-mg) and no state of the caller's, the same mix, kept as
- * the demand of the pods pending and running (d->mix_live); refuses
+ * old name muster-mg), fgd or muster-supply and no state of the caller's,
+ * the same mix, kept as the demand of the pods pending and running
+ * (d->mix_live; fgd's typical pods); refuses
  * muster-rollout (MU_EINVAL).  Before the engine is made. */
 int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg);
 /* Counts the pods of job spec j, just submitted for group g, as seen:
@@ -520,7 +522,7 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg);
  * counts each pod once, not 2 + 3 + ...  A failure (memory) is logged and
  * leaves the demand short; the submission stands.  O(pod sets x shapes). */
 void mu__kd_hz_seen(mu__kd_t *d, mu__kgroup_t *g, const mu_job_spec_t *j);
-/* With --policy muster (d->mix_live): counts pod p in the demand the
+/* With a live mix (d->mix_live: muster, fgd, muster-supply): counts pod p in the demand the
  * engine scores with, or takes it out, as it is now: one of ours, not
  * ended, not gated, readable (gone: being freed, out).  Called at every
  * pod event and shape change; O(models) when the shape changed, O(1)
@@ -528,7 +530,7 @@ void mu__kd_hz_seen(mu__kd_t *d, mu__kgroup_t *g, const mu_job_spec_t *j);
  * would give it now; when no node holds it yet, it is tried again at its
  * next event. */
 void mu__kd_mix_pod(mu__kd_t *d, mu__kpod_t *p, bool gone);
-/* At a cycle's start: with --policy muster, builds the engine's mix again
+/* At a cycle's start: with a live mix (d->mix_live), builds the engine's mix again
  * when the demand moved (mu_horizon_live_mix) and drops the scores;
  * with muster-horizon, applies a finished choice (the engine's scores
  * dropped, logged, in /metrics).  After it: starts a due choice on a

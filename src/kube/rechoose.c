@@ -32,6 +32,17 @@
  * the pods again, so the demand is rebuilt from them; with no pods the mix
  * is empty and muster places as it did without one.  Rollouts never run
  * for it.
+ *
+ * `--policy fgd` and `--policy muster-supply` (the twenty-second round)
+ * score with the same demand now, by the same path (live_policy): FGD's
+ * typical pods are, in the paper's simulator, the most popular of the
+ * workload's pod shapes covering 95% of its pods (MU_MIX_TYPICAL, as
+ * `muster eval openb` gives fgd); live, the workload is the pods of ours
+ * pending and running; muster-supply keeps every shape, as in the eval
+ * (docs/evaluation.md, "Twenty-second round: fgd and muster-supply
+ * live").  Before, both had no mix at all, so FGD's measure
+ * counted one whole-GPU shape (frag_of's NULL mix) and muster-supply
+ * placed shares as FGD on that measure.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +69,21 @@ static void hz_setting(mu__kd_t *d)
 			 (int)d->hz.choices, c->changed ? "changed" : "unchanged");
 }
 
+/* Whether policy ops scores live with the demand now as its mix: the
+ * policies that read a mix (MU_SCORE_MIX) and have no harness of their own
+ * (muster-horizon's rollouts, muster-rollout's whole workload). */
+static bool live_policy(const mu_score_ops_t *ops)
+{
+	return ops == &mu_score_muster || ops == &mu_score_muster_mg ||
+	       ops == &mu_score_fgd || ops == &mu_score_muster_supply;
+}
+
+/* The live policy's name, for its log lines (d->mix_live).  O(1). */
+static const char *live_name(const mu__kd_t *d)
+{
+	return d->o->engine.score ? d->o->engine.score->name : "muster";
+}
+
 int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 {
 	if (cfg->score == &mu_score_muster_rollout) {
@@ -66,8 +92,7 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 			 "muster-horizon or muster");
 		return MU_EINVAL;
 	}
-	bool live = (cfg->score == &mu_score_muster || cfg->score == &mu_score_muster_mg) &&
-		    !cfg->score_state;
+	bool live = live_policy(cfg->score) && !cfg->score_state;
 	if (cfg->score != &mu_score_muster_horizon && !live)
 		return MU_OK;
 	mu_horizon_config_t hc = d->o->horizon;
@@ -78,6 +103,8 @@ int mu__kd_hz_init(mu__kd_t *d, mu_engine_config_t *cfg)
 		if (mu_horizon_init(&d->hz, &none, NULL, 0))
 			return MU_EINVAL;
 		d->mix_live = true;
+		if (cfg->score == &mu_score_fgd) /* the paper's typical pods */
+			d->hz.mix.top = MU_MIX_TYPICAL;
 		cfg->score_state = &d->hz.mix;
 		return MU_OK;
 	}
@@ -136,7 +163,7 @@ void mu__kd_mix_pod(mu__kd_t *d, mu__kpod_t *p, bool gone)
 	if (now == p->mix_shape)
 		return; /* counted as it is (p holds the shape: no reuse) */
 	if (p->mix_shape && mu_horizon_unseen(&d->hz, p->mix_at, 1) != MU_OK)
-		mu__klog(&d->log, 0, "muster: pod %s not taken out of the demand", p->key);
+		mu__klog(&d->log, 0, "%s: pod %s not taken out of the demand", live_name(d), p->key);
 	p->mix_shape = NULL;
 	if (!now)
 		return;
@@ -147,7 +174,7 @@ void mu__kd_mix_pod(mu__kd_t *d, mu__kpod_t *p, bool gone)
 	int32_t at;
 	int rc = mu_horizon_seen_at(&d->hz, &req, ps->gpu_models, ps->ngpu_models, 1, &at);
 	if (rc)
-		mu__klog(&d->log, 0, "muster: pod %s not counted in the demand: %s", p->key,
+		mu__klog(&d->log, 0, "%s: pod %s not counted in the demand: %s", live_name(d), p->key,
 			 mu_strerror(rc));
 	else if (at >= 0) {
 		p->mix_shape = now;
@@ -192,17 +219,18 @@ static void hz_metrics(mu__kd_t *d, const mu_horizon_choice_t *c)
 	pthread_mutex_unlock(&d->m.mu);
 }
 
-/* --policy muster: the mix built again when the demand moved. */
+/* --policy muster, fgd, muster-supply: the mix built again when the
+ * demand moved. */
 static void mix_before(mu__kd_t *d)
 {
 	int rc = mu_horizon_live_mix(&d->hz);
 	if (rc < 0)
-		mu__klog(&d->log, 0, "muster: the mix stays: %s", mu_strerror(rc));
+		mu__klog(&d->log, 0, "%s: the mix stays: %s", live_name(d), mu_strerror(rc));
 	if (rc != 1)
 		return;
 	mu_engine_rescore(d->e);
-	mu__klog(&d->log, 2, "muster: the mix is now %d pod shapes (%lld pods pending and running)",
-		 (int)d->hz.mix.ntypes, (long long)d->hz.mix.pods);
+	mu__klog(&d->log, 2, "%s: the mix is now %d pod shapes (%lld pods pending and running)",
+		 live_name(d), (int)d->hz.mix.ntypes, (long long)d->hz.mix.pods);
 }
 
 void mu__kd_hz_before(mu__kd_t *d)

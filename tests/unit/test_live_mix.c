@@ -12,6 +12,8 @@
  *     empty mix (no index: muster as without one); a pod more or less
  *     within 1/16 of the pods does not build the mix again, a new shape
  *     does; unknown indexes and too many pods refused;
+ *   - drift at a steady count: pods of one shape replaced by another's
+ *     count towards the 1/16 window one by one, not by the net change;
  *   - shapes reused: a shape whose pods all left gives its slot to the
  *     next new one (pods that all differ keep the table at the most
  *     shapes alive at once);
@@ -110,6 +112,41 @@ static void test_demand(mu_t_t *t)
 	CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 1); /* the A shape is back */
 	CHECK_EQ_INT(t, h.mix.ntypes, 2);
 	mu_engine_free(e);
+	mu_horizon_release(&h);
+}
+
+/* The demand drifts at a steady count (the twenty-second round): pods of
+ * one shape replaced by pods of another that stays in the mix move the
+ * net count by nothing, yet each one counts towards the 1/16 window, so
+ * the mix is built again once more than 1/16 of its pods came or went
+ * (with the net change, as before, it never was, until a shape left). */
+static void test_drift(mu_t_t *t)
+{
+	mu_horizon_t h;
+	mu_horizon_config_t hc = {.own_mix = true};
+	CHECK_EQ_INT(t, mu_horizon_init(&h, &hc, NULL, 0), MU_OK);
+	mu_res_t a = one_gpu(), b = one_gpu();
+	b.v[MU_RES_GPU] = 2;
+	int32_t at_a = -1, at_b = -1;
+	CHECK_EQ_INT(t, mu_horizon_seen_at(&h, &a, NULL, 0, 63, &at_a), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen_at(&h, &b, NULL, 0, 1, &at_b), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 1);
+	CHECK_EQ_INT(t, h.mix.pods, 64);
+	/* two A pods end, two B pods come: 4 moves of 64, within 1/16 */
+	CHECK_EQ_INT(t, mu_horizon_unseen(&h, at_a, 2), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &b, NULL, 0, 2), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 0);
+	/* one more each way: 6 moves, past 64 / 16; the net count is 64 */
+	CHECK_EQ_INT(t, mu_horizon_unseen(&h, at_a, 1), MU_OK);
+	CHECK_EQ_INT(t, mu_horizon_seen(&h, &b, NULL, 0, 1), MU_OK);
+	CHECK_EQ_INT(t, h.seen_pods, 64);
+	CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 1);
+	int64_t nb = 0;
+	for (int32_t i = 0; i < h.mix.ntypes; i++)
+		if (h.mix.types[i].gpus == 2)
+			nb = h.mix.types[i].count;
+	CHECK_EQ_INT(t, nb, 4);
+	CHECK_EQ_INT(t, mu_horizon_live_mix(&h), 0); /* nothing since */
 	mu_horizon_release(&h);
 }
 
@@ -221,6 +258,7 @@ int main(void)
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_demand);
 	MU_RUN(&t, test_shapes_reused);
+	MU_RUN(&t, test_drift);
 	MU_RUN(&t, test_rollout_supply);
 	return mu_t_done(&t);
 }
