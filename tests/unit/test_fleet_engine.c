@@ -999,6 +999,59 @@ static void test_whatif_without_pods(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* Where the what-if put each pod (round 22, the fleet's nomination):
+ * node n0 (8 GPUs) runs X's eight 1-GPU pods, n1 (4 GPUs) is empty.  A
+ * probe of two 4-GPU pods does not fit (every entry -1); with four of X's
+ * pods gone it fits, one pod on each node, the entry past its pods -1;
+ * X keeps its eight pods; a negative count or a NULL array is refused. */
+static void test_whatif_where(mu_t_t *t)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	mu_engine_t *e;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
+	mu_queue_spec_t q;
+	queue_of(&q, "A", 16);
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_node_spec_t n0 = node_of("n0", 8), n1 = node_of("n1", 4);
+	mu_id_t nid[2];
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n0, &nid[0]), MU_OK);
+	jobs_t w = {0};
+	int x = add_job(&w, "A", 1, true, 0);
+	w.ps[x].replicas = 8;
+	w.js[x].min_member = 2;
+	mu_id_t xid;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[x], 0, &xid), MU_OK);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &d), MU_OK);
+	mu_decisions_release(&d);
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n1, &nid[1]), MU_OK);
+	int probe = add_job(&w, "A", 4, true, MIN);
+	w.ps[probe].replicas = 2;
+	w.js[probe].min_member = 2;
+	mu_id_t at[3] = {7, 7, 7};
+	mu_whatif_t wi;
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, NULL, NULL, 0, at, 3, &wi),
+		     MU_OK);
+	CHECK(t, !wi.fits);
+	CHECK(t, at[0] == -1 && at[1] == -1 && at[2] == -1);
+	const int32_t four = 4;
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, &xid, &four, 1, at, 3, &wi),
+		     MU_OK);
+	CHECK(t, wi.fits);
+	CHECK(t, (at[0] == nid[0] && at[1] == nid[1]) || (at[0] == nid[1] && at[1] == nid[0]));
+	CHECK_EQ_INT(t, (int)at[2], -1);
+	mu_job_info_t ji;
+	CHECK_EQ_INT(t, mu_engine_job_info(e, xid, &ji), MU_OK);
+	CHECK_EQ_INT(t, ji.bound, 8); /* bound back */
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, NULL, NULL, 0, at, -1, &wi),
+		     MU_EINVAL);
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, NULL, NULL, 0, NULL, 2, &wi),
+		     MU_EINVAL);
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -1017,5 +1070,6 @@ int main(void)
 	MU_RUN(&t, test_reclaim_cooldown);
 	MU_RUN(&t, test_reclaim_restart_claimant);
 	MU_RUN(&t, test_whatif_without_pods);
+	MU_RUN(&t, test_whatif_where);
 	return mu_t_done(&t);
 }
