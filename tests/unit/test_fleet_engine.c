@@ -607,6 +607,99 @@ static void test_reclaim_hold_room(mu_t_t *t)
 	mu_fleet_free(r.f);
 }
 
+/* Round 22: a job of the claimant's priority or lower is steered off the
+ * claimant's nominated room onto another node of the held cluster.  As in
+ * test_reclaim_hold_room, B's 2-GPU job takes two of A's eight on c0-n0
+ * while c0-n1 (1 GPU) is free; once one victim is back, n0 and n1 each
+ * have a free GPU and n0's is B's.  C's 1-GPU job goes to n1 at once (it
+ * went to n0 by the score, was refused, and waited: mode 0; with a public
+ * cluster c1 of two 1-GPU nodes beside, too small for B, it went there: mode 2); a second one waits,
+ * "held for" B in explain (mode 0).  Once the other victim is back, B goes
+ * first.  Mode 1: a priority-20 job of C takes n0's GPU at once, as a
+ * nominated pod counts only for equal or lower priorities, and one of
+ * priority 0 then goes to n1 (B, no longer fitting, keeps nothing). */
+static void test_reclaim_steer(mu_t_t *t)
+{
+	for (int mode = 0; mode < 3; mode++) {
+		mu_queue_spec_t qs[3];
+		queue_of(&qs[0], "A", 4);
+		queue_of(&qs[1], "B", 4);
+		queue_of(&qs[2], "C", 0);
+		qs[2].priority = 10;
+		mu_fleet_config_t cfg;
+		mu_fleet_config_defaults(&cfg);
+		cfg.burst_after = 0; /* c1 (mode 2) takes any job */
+		const int gpus[1] = {8};
+		rfleet_t r;
+		rfleet_new_cfg(t, &r, gpus, 1, qs, 3, &cfg);
+		for (int i = 0; i < 8; i++)
+			rjob(t, &r, "A", 1, true, 0);
+		CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
+		mu_node_spec_t n1 = node_of("c0-n1", 1);
+		CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n1), MU_OK);
+		int b = rjob(t, &r, "B", 2, true, 10 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
+		mu_fleet_reclaims_t rc = {0};
+		CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
+		CHECK_EQ_INT(t, (int)rc.n, 2);
+		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		if (mode == 2) { /* public, ranked after c0 */
+			mu_cluster_spec_t cs = {.name = "c1", .tier = MU_TIER_PUBLIC};
+			int32_t id;
+			CHECK_EQ_INT(t, mu_fleet_cluster_add(r.f, &cs, &id), MU_OK);
+			mu_node_spec_t m0 = node_of("c1-n0", 1), m1 = node_of("c1-n1", 1);
+			CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, id, &m0), MU_OK);
+			CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, id, &m1), MU_OK);
+		}
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[0].victim, 11 * MIN), MU_OK);
+		if (mode == 1) { /* above B's priority: the room is not held */
+			int hi = add_job(&r.w, "C", 1, true, 11 * MIN);
+			r.w.js[hi].priority = 20;
+			CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[hi], 11 * MIN, &r.id[hi]), MU_OK);
+			int lo = rjob(t, &r, "C", 1, true, 11 * MIN);
+			CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 2);
+			CHECK_EQ_INT(t, info(t, &r, hi).cluster, 0);
+			CHECK_EQ_INT(t, info(t, &r, lo).cluster, 0);
+			/* n0's GPU went to the priority-20 job: B no longer
+			 * fits, its hold ends, a victim takes n0's other GPU */
+			CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[1].victim, 12 * MIN), MU_OK);
+			CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1);
+			CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_QUEUED);
+			CHECK_EQ_INT(t, info(t, &r, b).held, -1);
+			mu_fleet_reclaims_release(&rc);
+			mu_fleet_free(r.f);
+			continue;
+		}
+		/* C's queue is served first; mode 2: the victim back goes to c1 */
+		int c1 = rjob(t, &r, "C", 1, true, 11 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), mode == 2 ? 2 : 1);
+		CHECK_EQ_INT(t, info(t, &r, c1).state, MU_FJ_DISPATCHED);
+		CHECK_EQ_INT(t, info(t, &r, c1).cluster, 0); /* n1, not B's room */
+		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		int c2 = rjob(t, &r, "C", 1, true, 11 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), mode == 2); /* c1's last GPU */
+		if (mode == 2)
+			CHECK_EQ_INT(t, info(t, &r, c2).cluster, 1);
+		if (mode == 0) {
+			CHECK_EQ_INT(t, info(t, &r, c2).why, MU_FW_NO_FIT);
+			mu_fleet_explain_t x[1];
+			CHECK_EQ_INT(t, mu_fleet_job_explain(r.f, r.id[c2], 11 * MIN, x), MU_OK);
+			CHECK_STR(t, x[0].why, "held");
+			CHECK_EQ_INT(t, (int)x[0].held_for, (int)r.id[b]);
+			char line[256], want[64];
+			mu_fleet_explain_format(r.f, x, 11 * MIN, line, sizeof line);
+			snprintf(want, sizeof want, "c0: held for %s", r.w.names[b]);
+			CHECK_STR(t, line, want);
+		}
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[1].victim, 12 * MIN), MU_OK);
+		CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1); /* B's, first */
+		CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+		CHECK_EQ_INT(t, info(t, &r, b).cluster, 0);
+		mu_fleet_reclaims_release(&rc);
+		mu_fleet_free(r.f);
+	}
+}
+
 /* A restarted caller marks the jobs its record says were victims
  * (mu_fleet_job_mark_victim): they are never victims again.  Of A's eight
  * 1-GPU jobs six are marked; B's 2-GPU claim takes the other two, and a
@@ -1062,6 +1155,7 @@ int main(void)
 	MU_RUN(&t, test_reclaim_one_cluster);
 	MU_RUN(&t, test_reclaim_hold);
 	MU_RUN(&t, test_reclaim_hold_room);
+	MU_RUN(&t, test_reclaim_steer);
 	MU_RUN(&t, test_reclaim_marked);
 	MU_RUN(&t, test_preempt_in_queue_as_engine);
 	MU_RUN(&t, test_reclaim_as_engine);
