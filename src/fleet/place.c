@@ -638,13 +638,15 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 }
 
 /* Whether spec s fits on c now with the room nominated there for c's
- * claimant counted as taken (nominated_take()), into *fits.  O(one
- * what-if + the claimant's pods). */
+ * claimant counted as taken (nominated_take(), the nomination worked out
+ * again), into *fits.  O(two what-ifs + the claimant's pods). */
 static int fits_beside(mu_fleet_t *f, int32_t c, const mu_job_spec_t *s, mu_time_t now,
 		       bool *fits)
 {
 	mu_id_t ph;
 	mu_whatif_t w;
+	/* worked out afresh: nodes may have changed since the last pass */
+	f->clusters[c].nom_job = -1;
 	int rc = nominated_take(f, c, now, &ph);
 	if (rc == MU_OK)
 		rc = mu_engine_job_whatif(f->clusters[c].eng, s, now, false, &w);
