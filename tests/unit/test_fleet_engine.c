@@ -560,6 +560,34 @@ static void test_reclaim_hold(mu_t_t *t)
 	}
 }
 
+/* The set-up of the hold tests below: queues A and B (deserved 4 each) and
+ * C (deserved 0, served first); A's eight 1-GPU jobs fill c0-n0 (8 GPUs),
+ * then c0-n1 (1 GPU) joins; B's 2-GPU job fits nowhere and takes two of
+ * A's (rc), its room on c0 held.  cfg NULL: the defaults.  Returns B's
+ * job. */
+static int room_setup(mu_t_t *t, rfleet_t *r, const mu_fleet_config_t *cfg,
+		      mu_fleet_reclaims_t *rc)
+{
+	mu_queue_spec_t qs[3];
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	queue_of(&qs[2], "C", 0);
+	qs[2].priority = 10;
+	const int gpus[1] = {8};
+	rfleet_new_cfg(t, r, gpus, 1, qs, 3, cfg);
+	for (int i = 0; i < 8; i++)
+		rjob(t, r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, r, 0), 8);
+	mu_node_spec_t n1 = node_of("c0-n1", 1);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(r->f, 0, &n1), MU_OK);
+	int b = rjob(t, r, "B", 2, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, r, 10 * MIN), 0);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r->f, 10 * MIN, rc), MU_OK);
+	CHECK_EQ_INT(t, (int)rc->n, 2);
+	CHECK_EQ_INT(t, info(t, r, b).held, 0);
+	return b;
+}
+
 /* The hold keeps the claimant's room, not the whole cluster: A (deserved
  * 4) fills node n0 (8 GPUs) with eight 1-GPU jobs, then node n1 (1 GPU)
  * joins; B's (deserved 4) 2-GPU job fits on neither and takes two of A's
@@ -569,25 +597,9 @@ static void test_reclaim_hold(mu_t_t *t)
  * ("held" in explain), and once both are back B's job goes to n0. */
 static void test_reclaim_hold_room(mu_t_t *t)
 {
-	mu_queue_spec_t qs[3];
-	queue_of(&qs[0], "A", 4);
-	queue_of(&qs[1], "B", 4);
-	queue_of(&qs[2], "C", 0);
-	qs[2].priority = 10;
-	const int gpus[1] = {8};
 	rfleet_t r;
-	rfleet_new(t, &r, gpus, 1, qs, 3);
-	for (int i = 0; i < 8; i++)
-		rjob(t, &r, "A", 1, true, 0);
-	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
-	mu_node_spec_t n1 = node_of("c0-n1", 1);
-	CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n1), MU_OK);
-	int b = rjob(t, &r, "B", 2, true, 10 * MIN);
-	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
 	mu_fleet_reclaims_t rc = {0};
-	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
-	CHECK_EQ_INT(t, (int)rc.n, 2);
-	CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+	int b = room_setup(t, &r, NULL, &rc);
 	int c1 = rjob(t, &r, "C", 1, true, 10 * MIN);
 	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 1); /* n1: not B's room */
 	CHECK_EQ_INT(t, info(t, &r, c1).state, MU_FJ_DISPATCHED);
@@ -621,28 +633,12 @@ static void test_reclaim_hold_room(mu_t_t *t)
 static void test_reclaim_steer(mu_t_t *t)
 {
 	for (int mode = 0; mode < 3; mode++) {
-		mu_queue_spec_t qs[3];
-		queue_of(&qs[0], "A", 4);
-		queue_of(&qs[1], "B", 4);
-		queue_of(&qs[2], "C", 0);
-		qs[2].priority = 10;
 		mu_fleet_config_t cfg;
 		mu_fleet_config_defaults(&cfg);
 		cfg.burst_after = 0; /* c1 (mode 2) takes any job */
-		const int gpus[1] = {8};
 		rfleet_t r;
-		rfleet_new_cfg(t, &r, gpus, 1, qs, 3, &cfg);
-		for (int i = 0; i < 8; i++)
-			rjob(t, &r, "A", 1, true, 0);
-		CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
-		mu_node_spec_t n1 = node_of("c0-n1", 1);
-		CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n1), MU_OK);
-		int b = rjob(t, &r, "B", 2, true, 10 * MIN);
-		CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
 		mu_fleet_reclaims_t rc = {0};
-		CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
-		CHECK_EQ_INT(t, (int)rc.n, 2);
-		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		int b = room_setup(t, &r, &cfg, &rc);
 		if (mode == 2) { /* public, ranked after c0 */
 			mu_cluster_spec_t cs = {.name = "c1", .tier = MU_TIER_PUBLIC};
 			int32_t id;
