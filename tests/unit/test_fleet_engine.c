@@ -322,6 +322,16 @@ static mu_fleet_job_info_t info(mu_t_t *t, rfleet_t *r, int i)
 	return ji;
 }
 
+/* The hold tests' queues: A and B deserve 4 GPUs each, C none but is
+ * served first (priority 10). */
+static void abc_queues(mu_queue_spec_t qs[3])
+{
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	queue_of(&qs[2], "C", 0);
+	qs[2].priority = 10;
+}
+
 /* B (deserved 4) waits for 2 GPUs while A (deserved 4) runs eight 1-GPU
  * jobs on the one 8-GPU cluster: two of A's go (by deserved quota), the
  * youngest of the lowest priority first; once their copies are gone B's
@@ -506,10 +516,7 @@ static void test_reclaim_hold(mu_t_t *t)
 {
 	for (int mode = 0; mode < 4; mode++) {
 		mu_queue_spec_t qs[3];
-		queue_of(&qs[0], "A", 4);
-		queue_of(&qs[1], "B", 4);
-		queue_of(&qs[2], "C", 0);
-		qs[2].priority = 10;
+		abc_queues(qs);
 		const int gpus[1] = {9};
 		rfleet_t r;
 		rfleet_new(t, &r, gpus, 1, qs, 3);
@@ -569,10 +576,7 @@ static int room_setup(mu_t_t *t, rfleet_t *r, const mu_fleet_config_t *cfg,
 		      mu_fleet_reclaims_t *rc)
 {
 	mu_queue_spec_t qs[3];
-	queue_of(&qs[0], "A", 4);
-	queue_of(&qs[1], "B", 4);
-	queue_of(&qs[2], "C", 0);
-	qs[2].priority = 10;
+	abc_queues(qs);
 	const int gpus[1] = {8};
 	rfleet_new_cfg(t, r, gpus, 1, qs, 3, cfg);
 	for (int i = 0; i < 8; i++)
@@ -1035,6 +1039,22 @@ static void test_reclaim_restart_claimant(mu_t_t *t)
 	}
 }
 
+/* An engine of defaults with queue A (deserving gpus GPUs) and node n0
+ * of 8 GPUs (its id in *nid). */
+static mu_engine_t *engine_a(mu_t_t *t, int gpus, mu_id_t *nid)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	mu_engine_t *e = NULL;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
+	mu_queue_spec_t q;
+	queue_of(&q, "A", gpus);
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_node_spec_t n = node_of("n0", 8);
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, nid), MU_OK);
+	return e;
+}
+
 /* The what-if with some pods of a job gone (round 16, the first step of
  * elastic victims across clusters): one node of 8 GPUs runs an elastic
  * job of six 1-GPU pods (minMember 2) and A's 2-GPU job, full.  A 3-GPU
@@ -1043,16 +1063,8 @@ static void test_reclaim_restart_claimant(mu_t_t *t)
  * pod and the 2-GPU job; the job runs its six pods after each. */
 static void test_whatif_without_pods(mu_t_t *t)
 {
-	mu_engine_config_t cfg;
-	mu_engine_config_defaults(&cfg);
-	mu_engine_t *e;
-	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
-	mu_queue_spec_t q;
-	queue_of(&q, "A", 8);
-	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
-	mu_node_spec_t n = node_of("n0", 8);
 	mu_id_t nid;
-	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, &nid), MU_OK);
+	mu_engine_t *e = engine_a(t, 8, &nid);
 	jobs_t w = {0};
 	int el = add_job(&w, "A", 1, true, 0), two = add_job(&w, "A", 2, true, 0);
 	w.ps[el].replicas = 6;
@@ -1095,16 +1107,9 @@ static void test_whatif_without_pods(mu_t_t *t)
  * X keeps its eight pods; a negative count or a NULL array is refused. */
 static void test_whatif_where(mu_t_t *t)
 {
-	mu_engine_config_t cfg;
-	mu_engine_config_defaults(&cfg);
-	mu_engine_t *e;
-	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
-	mu_queue_spec_t q;
-	queue_of(&q, "A", 16);
-	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
-	mu_node_spec_t n0 = node_of("n0", 8), n1 = node_of("n1", 4);
 	mu_id_t nid[2];
-	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n0, &nid[0]), MU_OK);
+	mu_engine_t *e = engine_a(t, 16, &nid[0]);
+	mu_node_spec_t n1 = node_of("n1", 4);
 	jobs_t w = {0};
 	int x = add_job(&w, "A", 1, true, 0);
 	w.ps[x].replicas = 8;
