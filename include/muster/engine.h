@@ -1148,6 +1148,18 @@ int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time
 int mu_engine_job_whatif_without_pods(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 				      const mu_id_t *gone, const int32_t *npods, int32_t ngone,
 				      mu_whatif_t *out);
+/* The same, and where: nodes[i] (i < nnodes) gets the node the dry run
+ * put pod i of s on (pods in pod set order, each set's replicas in turn)
+ * when it fits, or -1 (a pod it did not place: an elastic job's pods past
+ * those that fit, i past s's pods, every pod when the job does not fit;
+ * on an error nodes is left as it was or partly written).  For a caller
+ * that holds a claimant's room node by node (the fleet's nomination,
+ * round 22, as kube-scheduler's nominated node).  The caller owns nodes.
+ * MU_EINVAL also for nnodes < 0, or nodes NULL with nnodes > 0.
+ * Everything else as mu_engine_job_whatif_without_pods(). */
+int mu_engine_job_whatif_where(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			       const mu_id_t *gone, const int32_t *npods, int32_t ngone,
+			       mu_id_t *nodes, int32_t nnodes, mu_whatif_t *out);
 
 /* --- Pods bound outside the cycle (pods.c) ------------------------------- */
 

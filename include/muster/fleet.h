@@ -486,7 +486,11 @@ typedef struct mu_fleet_explain {
 	bool eligible;          /* selector, state and burst allow it */
 	const char *why;        /* static: "selector", "not ready", "burst
 	                         * wait", "cap", "fits", "no fit", "too big",
-	                         * "min resources not free", "no devices" */
+	                         * "min resources not free", "no devices",
+	                         * "held" */
+	mu_id_t held_for;       /* "held" (it fits only in the room held for
+	                         * a reclaim's claimant): that claimant; else
+	                         * -1 */
 	const char *devices;    /* "no devices": the allocator's reason at
 	                         * the job's last try there (borrowed from
 	                         * the fleet, valid until the next pass) */

@@ -15,7 +15,9 @@
  * the same nodes and devices after): the fleet chooses its reclaim
  * victims across clusters with it; mu_engine_job_whatif_without_pods()
  * (round 16) lets only some pods of a job leave, as an elastic job's
- * surplus does when it is shrunk.  A probe that does not fit gets, when
+ * surplus does when it is shrunk; mu_engine_job_whatif_where() (round 22)
+ * also says on which node each pod went (the fleet's nomination of a
+ * reclaim claimant, as kube-scheduler's nominated node).  A probe that does not fit gets, when
  * asked, the time its reservation would be due: the backfill's own
  * node-level replay (backfill.c, mu__resv_start), nothing reserved.
  */
@@ -24,11 +26,19 @@
 
 #include "engine/engine_int.h"
 
-/* Places the probe in slot jid and fills out; undoes every bind.  The
- * end-list queue is cut back to where it was, so no entry names the slot.
- * O(pods x class nodes) plus the aggregate estimate when asked. */
+/* Where the probe's pods were placed, asked for (round 22): the caller's
+ * array and its length. */
+typedef struct where {
+	mu_id_t *nodes;
+	int32_t n;
+} where_t;
+
+/* Places the probe in slot jid and fills out, and at (NULL: not asked)
+ * with each pod's node before the binds are undone; undoes every bind.
+ * The end-list queue is cut back to where it was, so no entry names the
+ * slot.  O(pods x class nodes) plus the aggregate estimate when asked. */
 static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
-			mu_whatif_t *out)
+			const where_t *at, mu_whatif_t *out)
 {
 	mu__gpu_models_sync(e); /* the pressure before any score */
 	mu__job_t *j = &e->jobs[jid];
@@ -36,6 +46,8 @@ static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
 	*r = (mu_reason_t){.podset = -1, .limit_queue = -1, .limit_res = -1,
 			   .fs_queue = -1, .blocked_by = -1, .nodes_total = e->nlive};
 	int32_t need = j->min_member;
+	for (int32_t p = 0; at && p < at->n; p++)
+		at->nodes[p] = -1; /* placed or not, below */
 	mu_res_t acct = {{0}};
 	for (int32_t p = 0; p < j->npodsets; p++)
 		for (int k = 0; k < MU_RES_MAX; k++)
@@ -54,6 +66,8 @@ static int whatif_place(mu_engine_t *e, int32_t jid, bool want_start,
 		mu__place_range(e, j, 0, j->npods, NULL, r);
 	bool parts = placed >= need && mu__parts_ok(e, j, r);
 	e->placing = placing;
+	for (int32_t p = 0; at && placed >= need && parts && p < at->n && p < j->npods; p++)
+		at->nodes[p] = j->pods[p].node; /* before the binds go */
 	mu__txn_truncate(e, j, 0);
 	if (e->ends_live && e->nends_add > ends_mark)
 		e->nends_add = ends_mark;
@@ -76,8 +90,9 @@ unfit:
 	return MU_OK;
 }
 
-int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
-			 bool want_start, mu_whatif_t *out)
+/* mu_engine_job_whatif() with at (NULL: not asked). */
+static int whatif_at(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+		     bool want_start, const where_t *at, mu_whatif_t *out)
 {
 	if (!e || !s || !out)
 		return MU_EINVAL;
@@ -90,14 +105,21 @@ int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 	if ((rc = mu__job_build(e, jid, s, now)) != MU_OK)
 		return rc;
 	e->now = now;
-	rc = whatif_place(e, jid, want_start, out);
+	rc = whatif_place(e, jid, want_start, at, out);
 	mu__job_unbuild(e, &e->jobs[jid]);
 	return rc;
 }
 
-int mu_engine_job_whatif_without_pods(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
-				      const mu_id_t *gone, const int32_t *npods, int32_t ngone,
-				      mu_whatif_t *out)
+int mu_engine_job_whatif(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			 bool want_start, mu_whatif_t *out)
+{
+	return whatif_at(e, s, now, want_start, NULL, out);
+}
+
+/* mu_engine_job_whatif_without_pods() with at (NULL: not asked). */
+static int without_at(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+		      const mu_id_t *gone, const int32_t *npods, int32_t ngone,
+		      const where_t *at, mu_whatif_t *out)
 {
 	if (!e || !s || !out || (ngone > 0 && !gone) || e->nevl != 0)
 		return MU_EINVAL;
@@ -129,7 +151,7 @@ int mu_engine_job_whatif_without_pods(mu_engine_t *e, const mu_job_spec_t *s, mu
 		}
 	}
 	if (rc == MU_OK)
-		rc = mu_engine_job_whatif(e, s, now, false, out);
+		rc = whatif_at(e, s, now, false, at, out);
 	/* bound back, the last released first, on their very devices */
 	for (int32_t i = e->nevl - 1; i >= 0; i--) {
 		const mu__evict_t *x = &e->evl[i];
@@ -141,8 +163,25 @@ int mu_engine_job_whatif_without_pods(mu_engine_t *e, const mu_job_spec_t *s, mu
 	return rc;
 }
 
+int mu_engine_job_whatif_without_pods(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+				      const mu_id_t *gone, const int32_t *npods, int32_t ngone,
+				      mu_whatif_t *out)
+{
+	return without_at(e, s, now, gone, npods, ngone, NULL, out);
+}
+
 int mu_engine_job_whatif_without(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
 				 const mu_id_t *gone, int32_t ngone, mu_whatif_t *out)
 {
 	return mu_engine_job_whatif_without_pods(e, s, now, gone, NULL, ngone, out);
+}
+
+int mu_engine_job_whatif_where(mu_engine_t *e, const mu_job_spec_t *s, mu_time_t now,
+			       const mu_id_t *gone, const int32_t *npods, int32_t ngone,
+			       mu_id_t *nodes, int32_t nnodes, mu_whatif_t *out)
+{
+	if (nnodes < 0 || (nnodes > 0 && !nodes))
+		return MU_EINVAL;
+	const where_t at = {nodes, nnodes};
+	return without_at(e, s, now, gone, npods, ngone, &at, out);
 }

@@ -36,6 +36,9 @@ int mu_fleet_explain_format(const mu_fleet_t *f, const mu_fleet_explain_t *x,
 		const mu_fleet_explain_t *e = &x[c];
 		put(buf, len, &off, "%s%s: %s", c ? "; " : "", f->clusters[c].name,
 		    e->why ? e->why : "?");
+		if (e->why && !strcmp(e->why, "held") && e->held_for >= 0 &&
+		    e->held_for < f->njobs) /* its claimant's name (round 22) */
+			put(buf, len, &off, " for %s", f->jobs[e->held_for].spec.job->name);
 		if (e->devices)
 			put(buf, len, &off, " (%s)", e->devices);
 		if (!e->eligible || e->whatif.fits)

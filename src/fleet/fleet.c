@@ -104,6 +104,7 @@ static void cluster_release(mu__cluster_t *c)
 	labels_free(c->labels, c->nlabels);
 	free(c->taken);
 	free(c->shares);
+	free(c->nom);
 	free(c->name);
 	mu__fleet_dra_release(c);
 	mu_engine_free(c->eng);
@@ -161,6 +162,7 @@ static int cluster_init(const mu_fleet_t *f, mu__cluster_t *c,
 	c->cost_gpu_hour = s->cost_gpu_hour;
 	c->no_shrink = s->no_shrink;
 	c->hold_job = -1;
+	c->nom_job = -1;
 	mu_engine_config_t ec;
 	mu_engine_config_defaults(&ec);
 	ec.score = f->cfg.score;

@@ -51,6 +51,14 @@ typedef struct mu__cluster {
 	int32_t hold_vic[MU__RECLAIM_MAXV]; /* its victims here (fleet job ids; those no
 	                     * longer on their way out are passed over) */
 	int32_t hold_nvic;
+	/* the hold's nomination (round 22, place.c), as kube-scheduler's
+	 * nominated node: per pod of claimant nom_job, the model node its
+	 * what-if with its victims gone put it on (-1: none), nnom of them
+	 * (owned, room for nom_cap); worked out at most once a pass (nom_pass
+	 * is f->pass then) */
+	mu_id_t *nom;
+	int32_t nnom, nom_cap, nom_job;
+	uint64_t nom_pass;
 	/* DRA (dra.c, round 14): the worker's objects (owned references, or
 	 * NULL), and the claims the fleet allocated for the jobs it sent
 	 * here ({"JOB": [claims with status.allocation]}, owned, or NULL) */
@@ -152,6 +160,8 @@ struct mu_fleet {
 	int32_t njobs, jobs_cap;
 	uint64_t epoch;     /* bumped whenever room may have appeared */
 	uint64_t usage_gen; /* bumped whenever a queue's usage moved */
+	uint64_t pass;      /* dispatch passes so far (a hold's nomination
+	                     * is worked out once a pass) */
 	mu_res_t total;     /* what the ready clusters hold, at the last
 	                     * pass (mu__hubq_fair) */
 	mu_time_t decay_at; /* when decayed usage was last aged */

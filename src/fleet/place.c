@@ -13,8 +13,12 @@
  * first that says yes gets it, and the job is placed in that cluster's
  * model.  A cluster held for a reclaim's claimant takes another job only
  * if the claimant still fits there once its victims are gone (its room
- * is kept, not the whole cluster: as kube-scheduler counts a nominated
- * pod on its node), and the claimants whose victims are gone go first.
+ * is kept, not the whole cluster), and the claimants whose victims are
+ * gone go first.  Since round 22 the claimant's room is nominated node by
+ * node (where its what-if with the victims gone puts its pods) and counted
+ * as taken while a job of its priority or lower is placed there, as
+ * kube-scheduler counts a nominated pod on its node: such a job lands on
+ * the cluster's other nodes when they have room.
  * The top file of src/fleet: it calls hubq.c and the public calls of
  * fleet.c.
  */
@@ -235,16 +239,12 @@ static bool held_for_other(const mu_fleet_t *f, int32_t c, int32_t j, mu_time_t 
 	       f->jobs[j].spec.job->priority <= f->jobs[k->hold_job].spec.job->priority;
 }
 
-/* Whether the claimant cluster c is held for still fits there, as things
- * now stand in its model, with its victims still on their way out gone
- * (the room the hold keeps: a job placed that takes it is taken back).
- * O(one what-if). */
-static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
+/* The victims of c's hold still on their way out, into ids (their model
+ * jobs) and np (a shrinking victim's pods; 0: all), both with room for
+ * MU__RECLAIM_MAXV; returns their count.  O(victims). */
+static int32_t hold_gone(const mu_fleet_t *f, int32_t c, mu_id_t *ids, int32_t *np)
 {
-	mu__cluster_t *k = &f->clusters[c];
-	const mu__fjob_t *h = &f->jobs[k->hold_job];
-	mu_id_t ids[MU__RECLAIM_MAXV];
-	int32_t np[MU__RECLAIM_MAXV]; /* a shrinking victim's pods (0: all) */
+	const mu__cluster_t *k = &f->clusters[c];
 	int32_t n = 0;
 	for (int32_t i = 0; i < k->hold_nvic; i++) {
 		const mu__fjob_t *v = &f->jobs[k->hold_vic[i]];
@@ -254,7 +254,20 @@ static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
 			ids[n++] = v->ejob;
 		}
 	}
-	mu_job_spec_t s = *h->spec.job;
+	return n;
+}
+
+/* Whether the claimant cluster c is held for still fits there, as things
+ * now stand in its model, with its victims still on their way out gone
+ * (the room the hold keeps: a job placed that takes it is taken back).
+ * O(one what-if). */
+static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
+{
+	mu__cluster_t *k = &f->clusters[c];
+	mu_id_t ids[MU__RECLAIM_MAXV];
+	int32_t np[MU__RECLAIM_MAXV];
+	int32_t n = hold_gone(f, c, ids, np);
+	mu_job_spec_t s = *f->jobs[k->hold_job].spec.job;
 	s.queue = MU__FLEET_QUEUE;
 	mu_whatif_t w;
 	int rc = mu_engine_job_whatif_without_pods(k->eng, &s, now, ids, np, n, &w);
@@ -262,8 +275,122 @@ static int hold_keeps(mu_fleet_t *f, int32_t c, mu_time_t now, bool *keeps)
 	return rc;
 }
 
+/* The nomination of c's hold (round 22): where its claimant's pods go
+ * with its victims gone, as kube-scheduler's preemptor gets its
+ * status.nominatedNodeName; none when it does not fit.  Worked out at
+ * most once a pass per hold (k->nom_pass), not per job: the room stays
+ * where it was nominated while the pass places others, as a nominated
+ * node stays the preemptor's.  O(one what-if) then, else O(1). */
+static int nominate(mu_fleet_t *f, int32_t c, mu_time_t now)
+{
+	mu__cluster_t *k = &f->clusters[c];
+	if (k->nom_job == k->hold_job && k->nom_pass == f->pass)
+		return MU_OK;
+	const mu_job_spec_t *h = f->jobs[k->hold_job].spec.job;
+	int32_t pods = 0;
+	for (size_t p = 0; p < h->npodsets; p++)
+		pods += h->podsets[p].replicas;
+	int rc = mu__fleet_grow((void **)&k->nom, &k->nom_cap, pods, sizeof *k->nom);
+	if (rc)
+		return rc;
+	mu_id_t ids[MU__RECLAIM_MAXV];
+	int32_t np[MU__RECLAIM_MAXV];
+	int32_t n = hold_gone(f, c, ids, np);
+	mu_job_spec_t s = *h;
+	s.queue = MU__FLEET_QUEUE;
+	mu_whatif_t w;
+	rc = mu_engine_job_whatif_where(k->eng, &s, now, ids, np, n, k->nom, pods, &w);
+	k->nnom = rc == MU_OK && w.fits ? pods : 0;
+	k->nom_job = k->hold_job;
+	k->nom_pass = f->pass;
+	return rc;
+}
+
+/* Takes back what nominated_take() bound (*ph; -1: nothing), withdrawn
+ * and forgotten (no run, no history), and sets *ph to -1.  O(its pods). */
+static int unnominate(mu__cluster_t *k, mu_id_t *ph, mu_time_t now)
+{
+	if (*ph < 0)
+		return MU_OK;
+	int rc = mu_engine_job_withdraw(k->eng, *ph, now);
+	rc = rc ? rc : mu_engine_job_forget(k->eng, *ph);
+	*ph = -1;
+	return rc;
+}
+
+/* The spec of the nominated pods of claimant h (nom, its pods' nodes):
+ * per pod set of h with a pod nominated, one set in ps of that many
+ * replicas with its requests and labels (what a node and other pods see
+ * of a pod), set[p] its index (-1: none); js a gang of them all.  ps and
+ * set have room for h's pod sets.  O(h's pods). */
+static void nominated_spec(const mu_job_spec_t *h, const mu_id_t *nom, mu_podset_spec_t *ps,
+			   int32_t *set, mu_job_spec_t *js)
+{
+	memset(js, 0, sizeof *js);
+	js->podsets = ps;
+	for (size_t p = 0, i = 0; p < h->npodsets; p++) {
+		const mu_podset_spec_t *hp = &h->podsets[p];
+		mu_podset_spec_t q = {.req = hp->req, .ext = hp->ext, .next = hp->next,
+				      .gpu_memory = hp->gpu_memory, .labels = hp->labels,
+				      .nlabels = hp->nlabels};
+		for (int32_t r = 0; r < hp->replicas; r++, i++)
+			q.replicas += nom[i] >= 0;
+		set[p] = q.replicas ? (int32_t)js->npodsets : -1;
+		if (q.replicas) {
+			ps[js->npodsets++] = q;
+			js->min_member += q.replicas;
+		}
+	}
+	js->name = "~nominated";
+	js->queue = MU__FLEET_QUEUE;
+	js->never_preempt = js->no_move = true;
+}
+
+/* Counts the room nominated on c for its claimant as taken, for a job of
+ * its priority or lower (held_for_other): the nominated pods are bound in
+ * c's model on their nodes, as one job (*ph; -1 when none is nominated),
+ * on top of the victims still there, as kube-scheduler adds a nominated
+ * pod to its node's pods while it filters a pod of equal or lower
+ * priority (addGENominatedPods, in kubernetes/kubernetes
+ * pkg/scheduler/framework/runtime/framework.go).  A device no longer free
+ * is not taken twice (the node is full either way).  unnominate() takes
+ * it back.  O(one what-if a pass + the claimant's pods). */
+static int nominated_take(mu_fleet_t *f, int32_t c, mu_time_t now, mu_id_t *ph)
+{
+	mu__cluster_t *k = &f->clusters[c];
+	*ph = -1;
+	int rc = nominate(f, c, now);
+	if (rc || !k->nnom)
+		return rc;
+	const mu_job_spec_t *h = f->jobs[k->hold_job].spec.job;
+	mu_podset_spec_t *ps = calloc(h->npodsets, sizeof *ps);
+	int32_t *set = calloc(h->npodsets, 2 * sizeof *set); /* and each set's next pod */
+	if (!ps || !set) {
+		free(ps);
+		free(set);
+		return MU_ENOMEM;
+	}
+	mu_job_spec_t js;
+	nominated_spec(h, k->nom, ps, set, &js);
+	js.submit = now;
+	int32_t *next = set + h->npodsets;
+	rc = js.npodsets ? mu_engine_job_submit(k->eng, &js, now, ph) : MU_OK;
+	for (size_t p = 0, i = 0; rc == MU_OK && *ph >= 0 && p < h->npodsets; p++)
+		for (int32_t r = 0; rc == MU_OK && r < h->podsets[p].replicas; r++, i++)
+			if (k->nom[i] >= 0)
+				rc = mu_engine_pod_bound(k->eng, *ph, set[p], next[set[p]]++,
+							 k->nom[i], NULL, now);
+	free(set);
+	free(ps); /* the engine keeps its own copy */
+	if (rc && *ph >= 0)
+		unnominate(k, ph, now);
+	return rc;
+}
+
 /* mu__fleet_commit() once; spread: a job with claims is spread over the
- * nodes its claims allow (its second try). */
+ * nodes its claims allow (its second try).  On a cluster held for a
+ * claimant of its priority or higher, its nominated room counts as taken
+ * while the job is placed, and the hold's check follows. */
 static int commit_once(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_time_t now,
 		       bool must_run, bool spread, bool *ok)
 {
@@ -275,18 +402,26 @@ static int commit_once(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_tim
 	s.name = name;
 	s.queue = MU__FLEET_QUEUE;
 	s.submit = now;
-	mu_id_t ej;
+	mu_id_t ej, ph = -1;
+	/* a claimant's nominated room counts as taken (round 22) */
+	bool held = must_run && held_for_other(f, c, j, now);
+	int rc = held ? nominated_take(f, c, now, &ph) : MU_OK;
 	void *steer = NULL; /* DRA: only where its claims can be allocated */
-	int rc = fj->spec.dra && must_run ? mu__fleet_dra_steer(f, j, c, &s, spread, &steer) : MU_OK;
+	if (rc == MU_OK && fj->spec.dra && must_run)
+		rc = mu__fleet_dra_steer(f, j, c, &s, spread, &steer);
 	if (rc == MU_OK)
 		rc = mu_engine_job_submit(k->eng, &s, now, &ej);
 	mu__fleet_dra_unsteer(steer);
-	if (rc)
+	if (rc) {
+		unnominate(k, &ph, now);
 		return rc;
+	}
 	mu_decisions_t d;
 	mu_decisions_init(&d);
 	rc = mu_engine_cycle(k->eng, now, &d); /* places it where it fits */
 	mu_decisions_release(&d);
+	int rn = unnominate(k, &ph, now); /* the claimant's again for its check */
+	rc = rc ? rc : rn;
 	mu_job_info_t ji;
 	if (rc == MU_OK && must_run)
 		rc = mu_engine_job_info(k->eng, ej, &ji);
@@ -295,8 +430,9 @@ static int commit_once(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_tim
 	*ok = !must_run || ji.state == MU_JOB_RUNNING;
 	if (*ok && fj->spec.dra && (rc = mu__fleet_dra_take(f, j, c, ej, must_run, ok)) != MU_OK)
 		*ok = false; /* taken back below; the error returned after */
-	if (rc == MU_OK && *ok && must_run && held_for_other(f, c, j, now) &&
-	    (rc = hold_keeps(f, c, now, ok)) != MU_OK)
+	/* the hold's check, while it has room to keep (a claimant that no
+	 * longer fits with its victims gone, nominated nowhere, has none) */
+	if (rc == MU_OK && *ok && held && k->nnom && (rc = hold_keeps(f, c, now, ok)) != MU_OK)
 		*ok = false; /* taken back below; the error returned after */
 	int err = rc;
 	if (!*ok) { /* taken back at once, and its record with it */
@@ -454,6 +590,7 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 		free(memo);
 		return MU_ENOMEM;
 	}
+	f->pass++; /* holds' nominations are worked out again */
 	mu__hubq_prepare(f);
 	int rc = mu__hubq_fair(f, now);
 	if (rc == MU_OK)
@@ -500,6 +637,24 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 	return rc;
 }
 
+/* Whether spec s fits on c now with the room nominated there for c's
+ * claimant counted as taken (nominated_take(), the nomination worked out
+ * again), into *fits.  O(two what-ifs + the claimant's pods). */
+static int fits_beside(mu_fleet_t *f, int32_t c, const mu_job_spec_t *s, mu_time_t now,
+		       bool *fits)
+{
+	mu_id_t ph;
+	mu_whatif_t w;
+	/* worked out afresh: nodes may have changed since the last pass */
+	f->clusters[c].nom_job = -1;
+	int rc = nominated_take(f, c, now, &ph);
+	if (rc == MU_OK)
+		rc = mu_engine_job_whatif(f->clusters[c].eng, s, now, false, &w);
+	int rn = unnominate(&f->clusters[c], &ph, now);
+	*fits = rc == MU_OK && w.fits;
+	return rc ? rc : rn;
+}
+
 int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
 			 mu_fleet_explain_t *out)
 {
@@ -512,6 +667,7 @@ int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
 		mu_fleet_explain_t *x = &out[c];
 		memset(x, 0, sizeof *x);
 		x->cluster = c;
+		x->held_for = -1;
 		x->whatif.expected_start = MU_TIME_NONE;
 		cand_t cd;
 		x->why = gate(f, fj, c, &acct, now, &cd, &t);
@@ -524,13 +680,19 @@ int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
 		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, (int32_t)j, c, &s, false, &steer) : MU_OK;
 		if (rc == MU_OK)
 			rc = mu_engine_job_whatif(f->clusters[c].eng, &s, now, true, &x->whatif);
-		mu__fleet_dra_unsteer(steer);
+		/* a fit on a cluster held for another job: held when it
+		 * needs the claimant's nominated room (round 22) */
+		bool room = true;
+		if (rc == MU_OK && x->whatif.fits && held_for_other(f, c, (int32_t)j, now))
+			rc = fits_beside(f, c, &s, now, &room);
+		mu__fleet_dra_unsteer(steer); /* s's pod sets with it */
 		if (rc)
 			return rc;
-		/* a fit on a cluster held for another job: its room, most
-		 * likely (the pass would have placed it otherwise) */
-		x->why = !x->whatif.fits ? "no fit" :
-			held_for_other(f, c, (int32_t)j, now) ? "held" : "fits";
+		x->why = !x->whatif.fits ? "no fit" : "fits";
+		if (!room) {
+			x->why = "held";
+			x->held_for = f->clusters[c].hold_job;
+		}
 		/* its nodes fit but its claims' devices did not, last time */
 		if (fj->spec.dra && (x->devices = mu__fleet_dra_why(f, (int32_t)j, c)) != NULL)
 			x->why = "no devices";

@@ -322,6 +322,16 @@ static mu_fleet_job_info_t info(mu_t_t *t, rfleet_t *r, int i)
 	return ji;
 }
 
+/* The hold tests' queues: A and B deserve 4 GPUs each, C none but is
+ * served first (priority 10). */
+static void abc_queues(mu_queue_spec_t qs[3])
+{
+	queue_of(&qs[0], "A", 4);
+	queue_of(&qs[1], "B", 4);
+	queue_of(&qs[2], "C", 0);
+	qs[2].priority = 10;
+}
+
 /* B (deserved 4) waits for 2 GPUs while A (deserved 4) runs eight 1-GPU
  * jobs on the one 8-GPU cluster: two of A's go (by deserved quota), the
  * youngest of the lowest priority first; once their copies are gone B's
@@ -506,10 +516,7 @@ static void test_reclaim_hold(mu_t_t *t)
 {
 	for (int mode = 0; mode < 4; mode++) {
 		mu_queue_spec_t qs[3];
-		queue_of(&qs[0], "A", 4);
-		queue_of(&qs[1], "B", 4);
-		queue_of(&qs[2], "C", 0);
-		qs[2].priority = 10;
+		abc_queues(qs);
 		const int gpus[1] = {9};
 		rfleet_t r;
 		rfleet_new(t, &r, gpus, 1, qs, 3);
@@ -560,6 +567,31 @@ static void test_reclaim_hold(mu_t_t *t)
 	}
 }
 
+/* The set-up of the hold tests below: queues A and B (deserved 4 each) and
+ * C (deserved 0, served first); A's eight 1-GPU jobs fill c0-n0 (8 GPUs),
+ * then c0-n1 (1 GPU) joins; B's 2-GPU job fits nowhere and takes two of
+ * A's (rc), its room on c0 held.  cfg NULL: the defaults.  Returns B's
+ * job. */
+static int room_setup(mu_t_t *t, rfleet_t *r, const mu_fleet_config_t *cfg,
+		      mu_fleet_reclaims_t *rc)
+{
+	mu_queue_spec_t qs[3];
+	abc_queues(qs);
+	const int gpus[1] = {8};
+	rfleet_new_cfg(t, r, gpus, 1, qs, 3, cfg);
+	for (int i = 0; i < 8; i++)
+		rjob(t, r, "A", 1, true, 0);
+	CHECK_EQ_INT(t, dispatch(t, r, 0), 8);
+	mu_node_spec_t n1 = node_of("c0-n1", 1);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(r->f, 0, &n1), MU_OK);
+	int b = rjob(t, r, "B", 2, true, 10 * MIN);
+	CHECK_EQ_INT(t, dispatch(t, r, 10 * MIN), 0);
+	CHECK_EQ_INT(t, mu_fleet_reclaim(r->f, 10 * MIN, rc), MU_OK);
+	CHECK_EQ_INT(t, (int)rc->n, 2);
+	CHECK_EQ_INT(t, info(t, r, b).held, 0);
+	return b;
+}
+
 /* The hold keeps the claimant's room, not the whole cluster: A (deserved
  * 4) fills node n0 (8 GPUs) with eight 1-GPU jobs, then node n1 (1 GPU)
  * joins; B's (deserved 4) 2-GPU job fits on neither and takes two of A's
@@ -569,25 +601,9 @@ static void test_reclaim_hold(mu_t_t *t)
  * ("held" in explain), and once both are back B's job goes to n0. */
 static void test_reclaim_hold_room(mu_t_t *t)
 {
-	mu_queue_spec_t qs[3];
-	queue_of(&qs[0], "A", 4);
-	queue_of(&qs[1], "B", 4);
-	queue_of(&qs[2], "C", 0);
-	qs[2].priority = 10;
-	const int gpus[1] = {8};
 	rfleet_t r;
-	rfleet_new(t, &r, gpus, 1, qs, 3);
-	for (int i = 0; i < 8; i++)
-		rjob(t, &r, "A", 1, true, 0);
-	CHECK_EQ_INT(t, dispatch(t, &r, 0), 8);
-	mu_node_spec_t n1 = node_of("c0-n1", 1);
-	CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n1), MU_OK);
-	int b = rjob(t, &r, "B", 2, true, 10 * MIN);
-	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 0);
 	mu_fleet_reclaims_t rc = {0};
-	CHECK_EQ_INT(t, mu_fleet_reclaim(r.f, 10 * MIN, &rc), MU_OK);
-	CHECK_EQ_INT(t, (int)rc.n, 2);
-	CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+	int b = room_setup(t, &r, NULL, &rc);
 	int c1 = rjob(t, &r, "C", 1, true, 10 * MIN);
 	CHECK_EQ_INT(t, dispatch(t, &r, 10 * MIN), 1); /* n1: not B's room */
 	CHECK_EQ_INT(t, info(t, &r, c1).state, MU_FJ_DISPATCHED);
@@ -605,6 +621,83 @@ static void test_reclaim_hold_room(mu_t_t *t)
 	CHECK_EQ_INT(t, info(t, &r, c2).state, MU_FJ_QUEUED);
 	mu_fleet_reclaims_release(&rc);
 	mu_fleet_free(r.f);
+}
+
+/* Round 22: a job of the claimant's priority or lower is steered off the
+ * claimant's nominated room onto another node of the held cluster.  As in
+ * test_reclaim_hold_room, B's 2-GPU job takes two of A's eight on c0-n0
+ * while c0-n1 (1 GPU) is free; once one victim is back, n0 and n1 each
+ * have a free GPU and n0's is B's.  C's 1-GPU job goes to n1 at once (it
+ * went to n0 by the score, was refused, and waited: mode 0; with a public
+ * cluster c1 of two 1-GPU nodes beside, too small for B, it went there: mode 2); a second one waits,
+ * "held for" B in explain (mode 0).  Once the other victim is back, B goes
+ * first.  Mode 1: a priority-20 job of C takes n0's GPU at once, as a
+ * nominated pod counts only for equal or lower priorities, and one of
+ * priority 0 then goes to n1 (B, no longer fitting, keeps nothing). */
+static void test_reclaim_steer(mu_t_t *t)
+{
+	for (int mode = 0; mode < 3; mode++) {
+		mu_fleet_config_t cfg;
+		mu_fleet_config_defaults(&cfg);
+		cfg.burst_after = 0; /* c1 (mode 2) takes any job */
+		rfleet_t r;
+		mu_fleet_reclaims_t rc = {0};
+		int b = room_setup(t, &r, &cfg, &rc);
+		if (mode == 2) { /* public, ranked after c0 */
+			mu_cluster_spec_t cs = {.name = "c1", .tier = MU_TIER_PUBLIC};
+			int32_t id;
+			CHECK_EQ_INT(t, mu_fleet_cluster_add(r.f, &cs, &id), MU_OK);
+			mu_node_spec_t m0 = node_of("c1-n0", 1), m1 = node_of("c1-n1", 1);
+			CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, id, &m0), MU_OK);
+			CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, id, &m1), MU_OK);
+		}
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[0].victim, 11 * MIN), MU_OK);
+		if (mode == 1) { /* above B's priority: the room is not held */
+			int hi = add_job(&r.w, "C", 1, true, 11 * MIN);
+			r.w.js[hi].priority = 20;
+			CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[hi], 11 * MIN, &r.id[hi]), MU_OK);
+			int lo = rjob(t, &r, "C", 1, true, 11 * MIN);
+			CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 2);
+			CHECK_EQ_INT(t, info(t, &r, hi).cluster, 0);
+			CHECK_EQ_INT(t, info(t, &r, lo).cluster, 0);
+			/* n0's GPU went to the priority-20 job: B no longer
+			 * fits, its hold ends, a victim takes n0's other GPU */
+			CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[1].victim, 12 * MIN), MU_OK);
+			CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1);
+			CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_QUEUED);
+			CHECK_EQ_INT(t, info(t, &r, b).held, -1);
+			mu_fleet_reclaims_release(&rc);
+			mu_fleet_free(r.f);
+			continue;
+		}
+		/* C's queue is served first; mode 2: the victim back goes to c1 */
+		int c1 = rjob(t, &r, "C", 1, true, 11 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), mode == 2 ? 2 : 1);
+		CHECK_EQ_INT(t, info(t, &r, c1).state, MU_FJ_DISPATCHED);
+		CHECK_EQ_INT(t, info(t, &r, c1).cluster, 0); /* n1, not B's room */
+		CHECK_EQ_INT(t, info(t, &r, b).held, 0);
+		int c2 = rjob(t, &r, "C", 1, true, 11 * MIN);
+		CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), mode == 2); /* c1's last GPU */
+		if (mode == 2)
+			CHECK_EQ_INT(t, info(t, &r, c2).cluster, 1);
+		if (mode == 0) {
+			CHECK_EQ_INT(t, info(t, &r, c2).why, MU_FW_NO_FIT);
+			mu_fleet_explain_t x[1];
+			CHECK_EQ_INT(t, mu_fleet_job_explain(r.f, r.id[c2], 11 * MIN, x), MU_OK);
+			CHECK_STR(t, x[0].why, "held");
+			CHECK_EQ_INT(t, (int)x[0].held_for, (int)r.id[b]);
+			char line[256], want[64];
+			mu_fleet_explain_format(r.f, x, 11 * MIN, line, sizeof line);
+			snprintf(want, sizeof want, "c0: held for %s", r.w.names[b]);
+			CHECK_STR(t, line, want);
+		}
+		CHECK_EQ_INT(t, mu_fleet_job_requeue(r.f, rc.v[1].victim, 12 * MIN), MU_OK);
+		CHECK_EQ_INT(t, dispatch(t, &r, 12 * MIN), 1); /* B's, first */
+		CHECK_EQ_INT(t, info(t, &r, b).state, MU_FJ_DISPATCHED);
+		CHECK_EQ_INT(t, info(t, &r, b).cluster, 0);
+		mu_fleet_reclaims_release(&rc);
+		mu_fleet_free(r.f);
+	}
 }
 
 /* A restarted caller marks the jobs its record says were victims
@@ -946,6 +1039,22 @@ static void test_reclaim_restart_claimant(mu_t_t *t)
 	}
 }
 
+/* An engine of defaults with queue A (deserving gpus GPUs) and node n0
+ * of 8 GPUs (its id in *nid). */
+static mu_engine_t *engine_a(mu_t_t *t, int gpus, mu_id_t *nid)
+{
+	mu_engine_config_t cfg;
+	mu_engine_config_defaults(&cfg);
+	mu_engine_t *e = NULL;
+	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
+	mu_queue_spec_t q;
+	queue_of(&q, "A", gpus);
+	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
+	mu_node_spec_t n = node_of("n0", 8);
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, nid), MU_OK);
+	return e;
+}
+
 /* The what-if with some pods of a job gone (round 16, the first step of
  * elastic victims across clusters): one node of 8 GPUs runs an elastic
  * job of six 1-GPU pods (minMember 2) and A's 2-GPU job, full.  A 3-GPU
@@ -954,16 +1063,8 @@ static void test_reclaim_restart_claimant(mu_t_t *t)
  * pod and the 2-GPU job; the job runs its six pods after each. */
 static void test_whatif_without_pods(mu_t_t *t)
 {
-	mu_engine_config_t cfg;
-	mu_engine_config_defaults(&cfg);
-	mu_engine_t *e;
-	CHECK_EQ_INT(t, mu_engine_new(&cfg, &e), MU_OK);
-	mu_queue_spec_t q;
-	queue_of(&q, "A", 8);
-	CHECK_EQ_INT(t, mu_engine_queue_upsert(e, &q), MU_OK);
-	mu_node_spec_t n = node_of("n0", 8);
 	mu_id_t nid;
-	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n, &nid), MU_OK);
+	mu_engine_t *e = engine_a(t, 8, &nid);
 	jobs_t w = {0};
 	int el = add_job(&w, "A", 1, true, 0), two = add_job(&w, "A", 2, true, 0);
 	w.ps[el].replicas = 6;
@@ -999,6 +1100,52 @@ static void test_whatif_without_pods(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* Where the what-if put each pod (round 22, the fleet's nomination):
+ * node n0 (8 GPUs) runs X's eight 1-GPU pods, n1 (4 GPUs) is empty.  A
+ * probe of two 4-GPU pods does not fit (every entry -1); with four of X's
+ * pods gone it fits, one pod on each node, the entry past its pods -1;
+ * X keeps its eight pods; a negative count or a NULL array is refused. */
+static void test_whatif_where(mu_t_t *t)
+{
+	mu_id_t nid[2];
+	mu_engine_t *e = engine_a(t, 16, &nid[0]);
+	mu_node_spec_t n1 = node_of("n1", 4);
+	jobs_t w = {0};
+	int x = add_job(&w, "A", 1, true, 0);
+	w.ps[x].replicas = 8;
+	w.js[x].min_member = 2;
+	mu_id_t xid;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[x], 0, &xid), MU_OK);
+	mu_decisions_t d;
+	mu_decisions_init(&d);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &d), MU_OK);
+	mu_decisions_release(&d);
+	CHECK_EQ_INT(t, mu_engine_node_upsert(e, &n1, &nid[1]), MU_OK);
+	int probe = add_job(&w, "A", 4, true, MIN);
+	w.ps[probe].replicas = 2;
+	w.js[probe].min_member = 2;
+	mu_id_t at[3] = {7, 7, 7};
+	mu_whatif_t wi;
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, NULL, NULL, 0, at, 3, &wi),
+		     MU_OK);
+	CHECK(t, !wi.fits);
+	CHECK(t, at[0] == -1 && at[1] == -1 && at[2] == -1);
+	const int32_t four = 4;
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, &xid, &four, 1, at, 3, &wi),
+		     MU_OK);
+	CHECK(t, wi.fits);
+	CHECK(t, (at[0] == nid[0] && at[1] == nid[1]) || (at[0] == nid[1] && at[1] == nid[0]));
+	CHECK_EQ_INT(t, (int)at[2], -1);
+	mu_job_info_t ji;
+	CHECK_EQ_INT(t, mu_engine_job_info(e, xid, &ji), MU_OK);
+	CHECK_EQ_INT(t, ji.bound, 8); /* bound back */
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, NULL, NULL, 0, at, -1, &wi),
+		     MU_EINVAL);
+	CHECK_EQ_INT(t, mu_engine_job_whatif_where(e, &w.js[probe], MIN, NULL, NULL, 0, NULL, 2, &wi),
+		     MU_EINVAL);
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -1009,6 +1156,7 @@ int main(void)
 	MU_RUN(&t, test_reclaim_one_cluster);
 	MU_RUN(&t, test_reclaim_hold);
 	MU_RUN(&t, test_reclaim_hold_room);
+	MU_RUN(&t, test_reclaim_steer);
 	MU_RUN(&t, test_reclaim_marked);
 	MU_RUN(&t, test_preempt_in_queue_as_engine);
 	MU_RUN(&t, test_reclaim_as_engine);
@@ -1017,5 +1165,6 @@ int main(void)
 	MU_RUN(&t, test_reclaim_cooldown);
 	MU_RUN(&t, test_reclaim_restart_claimant);
 	MU_RUN(&t, test_whatif_without_pods);
+	MU_RUN(&t, test_whatif_where);
 	return mu_t_done(&t);
 }
