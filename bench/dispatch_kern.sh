@@ -65,12 +65,13 @@ hwm() { printf '%s ' "$1"; for q in $(echo "$2" | tr , ' '); do
 	sed -n 's/^VmHWM:[ \t]*\([0-9]*\).*/\1/p' "/proc/$q/status" 2>/dev/null; done |
 	awk '{ m = m (m == "" ? "" : "+") sprintf("%.0f", $1 / 1024) } END { print m }'; }
 # user and system CPU (clock ticks, /proc/PID/stat) of a process group
-# whose processes all still run (none ended, none a zombie), for the
-# window's first and last readings
+# whose processes all still run (none ended, none a zombie); the figures
+# are the first reading and the largest (a process being killed at the
+# end can read lower)
 ticks() { n=0; for q in $(echo "$2" | tr , ' '); do [ -r "/proc/$q/stat" ] && n=$((n + 1)); done
 	[ "$n" -eq "$(echo "$2" | tr , ' ' | wc -w)" ] || return 0
 	for q in $(echo "$2" | tr , ' '); do cat "/proc/$q/stat" 2>/dev/null; done |
-	awk -v p="$1" '{ sub(/.*\) /, ""); if ($1 == "Z") z = 1; u += $12; s += $13 } END { if (!z) print p, u, s }'; }
+	awk -v p="$1" '{ sub(/.*\) /, ""); if ($1 == "Z") z = 1; u += $12; s += $13 } END { if (!z && NR) print p, u, s }'; }
 while ! grep -q "dispatched and bound" "$O/bench.out"; do
 	kill -0 "$BP" 2>/dev/null || break
 	for x in "d $d" "h $h" "w $w" "s $s"; do
@@ -100,7 +101,7 @@ for p in d h w s; do
 	/^TOTAL/ { t = $0; next }
 	NR <= top + 1 { s = s sprintf(" %s=%.1f", $2, $1) }
 	END { sub(/^TOTAL/, "", t); printf "dispatch_kern: %s per job:%s\ndispatch_kern: %s syscalls per job:%s\n", p, t, p, s }'
-	awk -v p="$p" -v n="$N" -v t="$(getconf CLK_TCK)" '$1 == p { if (!k++) { u0 = $2; s0 = $3 } u = $2; s = $3 }
+	awk -v p="$p" -v n="$N" -v t="$(getconf CLK_TCK)" '$1 == p { if (!k++) { u0 = $2; s0 = $3 } if ($2 > u) u = $2; if ($3 > s) s = $3 }
 		END { printf "dispatch_kern: %s CPU ms per job (/proc stat, the window the process lived through): user %.2f system %.2f\n",
 			p, (u - u0) * 1000 / t / n, (s - s0) * 1000 / t / n }' "$O/ticks.log"
 	echo "dispatch_kern: $p peak RSS MB: $(awk -v p="$p" '$1 == p { v = $2 } END { print v }' "$O/hwm.log")"
