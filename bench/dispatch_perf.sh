@@ -6,6 +6,9 @@
 # and the schedulers, until the bench prints its rate.  Writes OUT/d.data,
 # h.data, w.data, s.data and the bench's output OUT/bench.out; read them
 # with `perf report -i OUT/w.data --children`.  Needs perf.
+# (CG=fp HZ=999: frame-pointer call graphs at 999 Hz, which carry the
+# kernel's stacks whole for bench/perf_shares.sh's kernel table at a
+# fraction of dwarf's cost; round 22.)
 # Usage: sh bench/dispatch_perf.sh MUSTER OUT [N] [NODES]
 set -u
 M=$1; O=$2; N=${3:-1000}; NODES=${4:-64}
@@ -25,7 +28,7 @@ P=""
 for x in "d $d" "h $h" "w $w" "s $s"; do
 	# shellcheck disable=SC2086
 	set -- $x
-	perf record -q -F 1999 --call-graph dwarf -o "$O/$1.data" -p "$2" >/dev/null 2>&1 &
+	perf record -q -F "${HZ:-1999}" --call-graph "${CG:-dwarf}" -o "$O/$1.data" -p "$2" >/dev/null 2>&1 &
 	P="$P $!"
 done
 while ! grep -q "dispatched and bound" "$O/bench.out"; do
