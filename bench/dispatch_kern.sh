@@ -28,17 +28,9 @@ futex sched_yield clock_nanosleep nanosleep mmap munmap mremap madvise mprotect 
 set_robust_list rseq rt_sigprocmask rt_sigaction getpid gettid tgkill getrandom eventfd2 prctl"
 EV=raw_syscalls:sys_enter
 for c in $SC; do EV="$EV,syscalls:sys_enter_$c"; done
-BENCH_PIDS=1 sh bench/dispatch.sh "$M" "$N" "$NODES" >"$O/bench.out" 2>&1 &
-BP=$!
-while ! grep -q "pids dispatcher" "$O/bench.out" 2>/dev/null; do
-	kill -0 "$BP" 2>/dev/null || { cat "$O/bench.out"; exit 1; }
-	sleep 0.05
-done
-l=$(grep "pids dispatcher" "$O/bench.out")
-d=$(echo "$l" | sed 's/.*dispatcher=\([0-9]*\).*/\1/')
-h=$(echo "$l" | sed 's/.*hub=\([0-9]*\).*/\1/')
-w=$(echo "$l" | sed 's/.* w=\([0-9,]*\).*/\1/')
-s=$(echo "$l" | sed 's/.*sched=\([0-9,]*\).*/\1/')
+# the bench, started, and its processes' pids: BP, d, h, w, s
+# shellcheck source=bench/dispatch_pids.sh
+. bench/dispatch_pids.sh
 # one perf stat on a process group; tried again (up to 5 times) when it
 # stops at once because a thread ended while it was being attached (ESRCH)
 stat_one() {
