@@ -6,8 +6,8 @@
  * the server does not serve (404: a CRD not installed) naps 30 s between
  * tries, which was 300 wake-ups, each a system call and a context switch
  * (docs/dispatch.md, "Dispatch throughput (issue 18, round 22): the
- * kernel's share": 3 to 7 per job and 4 to 5% of a `muster scheduler`'s
- * CPU in bench/dispatch.sh).  Here a pause waits on a condition variable
+ * kernel's share": 3.8 to 4.6 per job over three schedulers, and 3.8% of
+ * a `muster scheduler`'s CPU, in bench/dispatch.sh).  Here a pause waits on a condition variable
  * that the stopping thread broadcasts after it sets the flag
  * (mu__knap_wake), so it wakes when its time is up or when stopped.
  * Every store of the flags these pauses read is followed by a wake
