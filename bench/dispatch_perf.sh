@@ -6,26 +6,21 @@
 # and the schedulers, until the bench prints its rate.  Writes OUT/d.data,
 # h.data, w.data, s.data and the bench's output OUT/bench.out; read them
 # with `perf report -i OUT/w.data --children`.  Needs perf.
+# (CG=fp HZ=999: frame-pointer call graphs at 999 Hz, which carry the
+# kernel's stacks whole for bench/perf_shares.sh's kernel table at a
+# fraction of dwarf's cost; round 22.)
 # Usage: sh bench/dispatch_perf.sh MUSTER OUT [N] [NODES]
 set -u
 M=$1; O=$2; N=${3:-1000}; NODES=${4:-64}
 mkdir -p "$O"
-BENCH_PIDS=1 sh bench/dispatch.sh "$M" "$N" "$NODES" >"$O/bench.out" 2>&1 &
-BP=$!
-while ! grep -q "pids dispatcher" "$O/bench.out" 2>/dev/null; do
-	kill -0 "$BP" 2>/dev/null || { cat "$O/bench.out"; exit 1; }
-	sleep 0.05
-done
-l=$(grep "pids dispatcher" "$O/bench.out")
-d=$(echo "$l" | sed 's/.*dispatcher=\([0-9]*\).*/\1/')
-h=$(echo "$l" | sed 's/.*hub=\([0-9]*\).*/\1/')
-w=$(echo "$l" | sed 's/.* w=\([0-9,]*\).*/\1/')
-s=$(echo "$l" | sed 's/.*sched=\([0-9,]*\).*/\1/')
+# the bench, started, and its processes' pids: BP, d, h, w, s
+# shellcheck source=bench/dispatch_pids.sh
+. bench/dispatch_pids.sh
 P=""
 for x in "d $d" "h $h" "w $w" "s $s"; do
 	# shellcheck disable=SC2086
 	set -- $x
-	perf record -q -F 1999 --call-graph dwarf -o "$O/$1.data" -p "$2" >/dev/null 2>&1 &
+	perf record -q -F "${HZ:-1999}" --call-graph "${CG:-dwarf}" -o "$O/$1.data" -p "$2" >/dev/null 2>&1 &
 	P="$P $!"
 done
 while ! grep -q "dispatched and bound" "$O/bench.out"; do

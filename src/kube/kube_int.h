@@ -101,6 +101,19 @@ const char *mu__kmap(const json_t *o, const char *map_path, const char *key);
 
 int64_t mu__k_now_ms(void);  /* wall clock, ms since the epoch */
 int64_t mu__k_mono_ms(void); /* monotonic, ms */
+
+/* A pause that a stop ends at once (nap.c): the reflectors' and watch
+ * caches' backoff.  mu__knap waits up to ms, until *stop is set and
+ * mu__knap_wake is called (every pause on n ends), and returns the waits
+ * it made. */
+typedef struct mu__knap {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} mu__knap_t;
+int mu__knap_init(mu__knap_t *n);
+void mu__knap_destroy(mu__knap_t *n);
+int mu__knap(mu__knap_t *n, int ms, const atomic_int *stop);
+void mu__knap_wake(mu__knap_t *n);
 /* RFC 3339 time stamps and base64 are muster/util.h's. */
 /* A whole file, NUL-terminated; NULL on error (errno set). */
 char *mu__k_readfile(const char *path, size_t *len);

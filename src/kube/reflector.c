@@ -157,18 +157,15 @@ typedef struct rthread {
 
 struct mu__krefl {
 	mu__krefl_opts_t o;
+	mu__knap_t nap; /* the threads' backoff, woken by mu__krefl_stop */
 	rthread_t t[MU__KR_COUNT];
 };
 
-/* Sleeps ms in slices, returning early on stop. */
-static void nap(const mu__krefl_opts_t *o, int ms)
+/* Sleeps ms, returning early on stop (nap.c: woken by mu__krefl_stop,
+ * not by polling the flag every 100 ms). */
+static void nap(rthread_t *t, int ms)
 {
-	while (ms > 0 && !atomic_load(o->stop)) {
-		int s = ms < 100 ? ms : 100;
-		struct timespec ts = {0, (long)s * 1000000L};
-		nanosleep(&ts, NULL);
-		ms -= s;
-	}
+	mu__knap(&t->r->nap, ms, t->r->o.stop);
 }
 
 /* Exponential backoff with jitter: base * 2^attempt, capped, +-25%. */
@@ -329,14 +326,14 @@ static void *run(void *arg)
 		if (st == 404 || st == 403) {
 			mark_synced(t);
 			mu__klog(o->log, 2, "%s: HTTP %ld, retrying later | resource=%s", names[t->res], st, names[t->res]);
-			nap(o, backoff_ms(t, 8, 30000, 30000));
+			nap(t, backoff_ms(t, 8, 30000, 30000));
 		} else if (st != 200) {
 			mu__klog(o->log, 1, "%s: list or watch failed (HTTP %ld), backing off | resource=%s status=%ld",
 				 names[t->res], st, names[t->res], st);
 			t->relist = true;
-			nap(o, backoff_ms(t, fails++, 200, 30000));
+			nap(t, backoff_ms(t, fails++, 200, 30000));
 		} else {
-			nap(o, backoff_ms(t, fails++, 50, 5000)); /* a watch that ended at once */
+			nap(t, backoff_ms(t, fails++, 50, 5000)); /* a watch that ended at once */
 		}
 	}
 	return NULL;
@@ -350,6 +347,10 @@ int mu__krefl_start(const mu__krefl_opts_t *o, mu__krefl_t **out)
 	r->o = *o;
 	if (r->o.page <= 0)
 		r->o.page = 500;
+	if (mu__knap_init(&r->nap) != MU_OK) {
+		free(r);
+		return MU_ENOMEM;
+	}
 	int rc = MU_OK;
 	for (int i = 0; i < MU__KR_COUNT && rc == MU_OK; i++) {
 		rthread_t *t = &r->t[i];
@@ -377,10 +378,12 @@ void mu__krefl_stop(mu__krefl_t *r)
 {
 	if (!r)
 		return;
+	mu__knap_wake(&r->nap); /* the caller set the stop flag */
 	for (int i = 0; i < MU__KR_COUNT; i++) {
 		if (r->t[i].started)
 			pthread_join(r->t[i].th, NULL);
 		mu__kc_free(r->t[i].c);
 	}
+	mu__knap_destroy(&r->nap);
 	free(r);
 }

@@ -53,6 +53,7 @@ struct mu_kube_watch {
 	pthread_t th;
 	bool started;
 	atomic_int stop;
+	mu__knap_t nap;           /* the thread's backoff, woken on stop */
 	pthread_mutex_t mu;       /* guards what follows */
 	json_t *map;              /* "ns/name" -> object */
 	/* "ns/name" -> the text of the object of its last event, not parsed
@@ -333,14 +334,11 @@ static long do_watch(mu_kube_watch_t *w, bool resuming, bool *answered)
 	return rc == MU_OK ? st : 0;
 }
 
+/* Sleeps ms, returning early on stop (nap.c: woken by
+ * mu_kube_watch_signal and _stop, not by polling the flag every 100 ms). */
 static void nap(mu_kube_watch_t *w, int ms)
 {
-	while (ms > 0 && !atomic_load(&w->stop)) {
-		int s = ms < 100 ? ms : 100;
-		struct timespec ts = {0, (long)s * 1000000L};
-		nanosleep(&ts, NULL);
-		ms -= s;
-	}
+	mu__knap(&w->nap, ms, &w->stop);
 }
 
 /* A failed watch that client-go's reflector resumes rather than re-lists:
@@ -415,6 +413,10 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
 	mu_kube_watch_t *w = calloc(1, sizeof *w);
 	if (!w)
 		return MU_ENOMEM;
+	if (mu__knap_init(&w->nap) != MU_OK) {
+		free(w);
+		return MU_ENOMEM;
+	}
 	pthread_mutex_init(&w->mu, NULL);
 	w->path = strdup(path);
 	w->query = strdup(query ? query : "");
@@ -437,6 +439,7 @@ int mu_kube_watch_start(const mu_kube_config_t *cfg, const char *path, const cha
 		json_decref(w->raw);
 		json_decref(w->log);
 		pthread_mutex_destroy(&w->mu);
+		mu__knap_destroy(&w->nap);
 		free(w);
 		return rc;
 	}
@@ -558,8 +561,10 @@ const char *mu_kube_watch_error(mu_kube_watch_t *w, char *buf, size_t len)
 
 void mu_kube_watch_signal(mu_kube_watch_t *w)
 {
-	if (w)
+	if (w) {
 		atomic_store(&w->stop, 1);
+		mu__knap_wake(&w->nap);
+	}
 }
 
 void mu_kube_watch_stop(mu_kube_watch_t *w)
@@ -567,6 +572,7 @@ void mu_kube_watch_stop(mu_kube_watch_t *w)
 	if (!w)
 		return;
 	atomic_store(&w->stop, 1);
+	mu__knap_wake(&w->nap);
 	if (w->started)
 		pthread_join(w->th, NULL);
 	mu__kc_free(w->c);
@@ -575,6 +581,7 @@ void mu_kube_watch_stop(mu_kube_watch_t *w)
 	json_decref(w->raw);
 	json_decref(w->log);
 	pthread_mutex_destroy(&w->mu);
+	mu__knap_destroy(&w->nap);
 	free(w->path);
 	free(w->query);
 	free(w);
