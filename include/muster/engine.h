@@ -260,6 +260,9 @@ typedef struct mu_muster_params {
 } mu_muster_params_t;
 
 void mu_muster_params_defaults(mu_muster_params_t *p);
+/* Whether a and b are the same settings, field by field (never memcmp:
+ * the struct has padding, whose bytes are indeterminate).  O(1). */
+bool mu_muster_params_equal(const mu_muster_params_t *a, const mu_muster_params_t *b);
 /* The settings as text, e.g. "mg auto, reserve 0.75 below 700, demand
  * auto, mem auto" (each of the thresholds mg_multi, demand_multi and
  * mem_multi "on" when <= 0, "off" above 1, "auto" between); returns

@@ -503,7 +503,7 @@ int mu_horizon_apply(mu_horizon_t *h, mu_horizon_job_t *j,
 			below = j->worth[i];
 	}
 	c.lead = below == INT64_MIN ? 0 : j->worth[j->best] - below;
-	c.changed = memcmp(&c.params, &h->params, sizeof c.params) != 0;
+	c.changed = !mu_muster_params_equal(&c.params, &h->params);
 	h->params = c.params;
 	if (h->cfg.own_mix) { /* the engine's mix: this snapshot's demand */
 		mu_workload_mix_t old = h->mix;

@@ -874,6 +874,26 @@ void mu_muster_params_defaults(mu_muster_params_t *p)
 				  0.35, 26, 400, 100, 0.75};
 }
 
+/* Every field below: a new field of mu_muster_params_t changes the size
+ * and stops the build here until it is compared too. */
+_Static_assert(sizeof(mu_muster_params_t) == 168,
+	       "a new field of mu_muster_params_t: compare it in mu_muster_params_equal");
+
+bool mu_muster_params_equal(const mu_muster_params_t *a, const mu_muster_params_t *b)
+{
+	return a->mg_multi == b->mg_multi && a->mg_large == b->mg_large &&
+	       a->reserve == b->reserve && a->reserve_below == b->reserve_below &&
+	       a->best_fit == b->best_fit && a->whole_fgd == b->whole_fgd &&
+	       a->demand_multi == b->demand_multi && a->mem_multi == b->mem_multi &&
+	       a->cpu_fit == b->cpu_fit && a->press_over == b->press_over &&
+	       a->spread_cpu == b->spread_cpu && a->spread_shares == b->spread_shares &&
+	       a->spread_cpu_only == b->spread_cpu_only && a->spread_models == b->spread_models &&
+	       a->cpu_reserve == b->cpu_reserve && a->cpu_reserve_only == b->cpu_reserve_only &&
+	       a->fit_reserve == b->fit_reserve && a->fit_multi == b->fit_multi &&
+	       a->fit_spread == b->fit_spread && a->fit_keep == b->fit_keep &&
+	       a->fit_keep_share == b->fit_keep_share && a->fit_keep_multi == b->fit_keep_multi;
+}
+
 /* The mix's settings, or the defaults in *tmp. */
 static const mu_muster_params_t *muster_params(const mu_workload_mix_t *m,
 					       mu_muster_params_t *tmp)

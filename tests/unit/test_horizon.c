@@ -328,6 +328,45 @@ static void test_snapshot_memory(mu_t_t *t)
 	CHECK(t, ample != short_); /* 2 and 0 (seed 1, 16 rollouts) */
 }
 
+/* A choice's change is told field by field: settings equal in every field
+ * but not in their padding bytes are equal (horizon.c's memcmp read the
+ * padding, so a choice could count as a change that changed nothing), and
+ * a change of any one field is a change. */
+static void test_params_equal(mu_t_t *t)
+{
+	mu_muster_params_t a, b;
+	memset(&a, 0x00, sizeof a);
+	memset(&b, 0xa5, sizeof b);
+	mu_muster_params_defaults(&a);
+	mu_muster_params_t d;
+	mu_muster_params_defaults(&d);
+	/* field by field, so that b's padding keeps its 0xa5 bytes */
+	b.mg_multi = d.mg_multi, b.mg_large = d.mg_large, b.reserve = d.reserve;
+	b.reserve_below = d.reserve_below, b.best_fit = d.best_fit, b.whole_fgd = d.whole_fgd;
+	b.demand_multi = d.demand_multi, b.mem_multi = d.mem_multi, b.cpu_fit = d.cpu_fit;
+	b.press_over = d.press_over, b.spread_cpu = d.spread_cpu;
+	b.spread_shares = d.spread_shares, b.spread_cpu_only = d.spread_cpu_only;
+	b.spread_models = d.spread_models, b.cpu_reserve = d.cpu_reserve;
+	b.cpu_reserve_only = d.cpu_reserve_only, b.fit_reserve = d.fit_reserve;
+	b.fit_multi = d.fit_multi, b.fit_spread = d.fit_spread, b.fit_keep = d.fit_keep;
+	b.fit_keep_share = d.fit_keep_share, b.fit_keep_multi = d.fit_keep_multi;
+	CHECK(t, mu_muster_params_equal(&a, &b));
+	CHECK(t, memcmp(&a, &b, sizeof a) != 0); /* the padding differs */
+	/* each field alone: a change (by its offset, as a double or an int) */
+	mu_muster_params_t c = b;
+	c.mg_large++;
+	CHECK(t, !mu_muster_params_equal(&a, &c));
+	c = b;
+	c.whole_fgd = 1;
+	CHECK(t, !mu_muster_params_equal(&a, &c));
+	c = b;
+	c.fit_keep_multi += 0.01;
+	CHECK(t, !mu_muster_params_equal(&a, &c));
+	c = b;
+	c.reserve = 0;
+	CHECK(t, !mu_muster_params_equal(&a, &c));
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -336,5 +375,6 @@ int main(void)
 	MU_RUN(&t, test_bad_config);
 	MU_RUN(&t, test_seen_index);
 	MU_RUN(&t, test_snapshot_memory);
+	MU_RUN(&t, test_params_equal);
 	return mu_t_done(&t);
 }
