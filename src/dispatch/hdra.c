@@ -179,8 +179,18 @@ static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 		const char *hrv = json_string_value(json_object_get(json_object_get(h, "orv"), key));
 		if (!hit || (hrv && orv && !strcmp(hrv, orv)))
 			continue;
+		json_t *ov = json_object_get(h, "orv");
+		if (pull && !hrv && orv) {
+			/* a pull hold is recorded from the hub's watch only (the
+			 * agent read the object): one recorded before the watch
+			 * had the object takes its first sight as the version
+			 * held, not as a change (the agent would try again) */
+			if (!json_is_object(ov))
+				json_object_set_new(h, "orv", ov = json_object());
+			json_object_set_new(ov, key, json_string(orv));
+			continue;
+		}
 		if (pull) { /* round 22: its record moves; the agent tries it again */
-			json_t *ov = json_object_get(h, "orv");
 			if (!json_is_object(ov))
 				json_object_set_new(h, "orv", ov = json_object());
 			json_object_set_new(ov, key, json_string(orv ? orv : ""));
