@@ -59,6 +59,9 @@ struct mu__mix_index {
 	double cpu_only;  /* share of the pods that take no GPU */
 	double shares;    /* share of the GPU demand in shares (1..999) */
 	double bound;     /* share of the GPU demand tied to GPU models */
+	int32_t keep;     /* the type of 2+ GPUs that asks the most CPU (then
+	                   * memory; the first in type order), or -1: the
+	                   * keep rule's (keep_type) */
 	/* dead[r]: r less the largest sum <= r of the mix's common share
 	 * sizes, repeats allowed (see mix_dead) */
 	int16_t dead[1001];
@@ -255,8 +258,13 @@ static int mix_index(mu_workload_mix_t *m)
 				 (t->cpu > 0 ? t->weight / (double)t->cpu : 0);
 	}
 	double demand = 0, multi = 0, whole = 0, bound = 0;
+	ix->keep = -1;
 	for (int32_t i = 0; i < m->ntypes; i++) {
 		const mu_pod_type_t *t = &m->types[i];
+		const mu_pod_type_t *big = ix->keep >= 0 ? &m->types[ix->keep] : NULL;
+		if (t->gpus >= 2 && (!big || t->cpu > big->cpu ||
+				     (t->cpu == big->cpu && t->mem > big->mem)))
+			ix->keep = i;
 		double d = (double)t->count *
 			   (t->gpus ? 1000.0 * t->gpus : t->gpu_milli);
 		demand += d;
@@ -1077,17 +1085,11 @@ static int32_t view_whole(const mu_node_view_t *v)
 }
 
 /* The mix's pod type of two or more GPUs that asks the most CPU (then
- * memory), NULL if none.  O(types). */
+ * memory), NULL if none: found once when the mix is indexed (mix_index),
+ * not at each of the score's calls (nodes x pods).  m is indexed.  O(1). */
 static const mu_pod_type_t *keep_type(const mu_workload_mix_t *m)
 {
-	const mu_pod_type_t *big = NULL;
-	for (int32_t i = 0; i < m->ntypes; i++) {
-		const mu_pod_type_t *t = &m->types[i];
-		if (t->gpus >= 2 && (!big || t->cpu > big->cpu ||
-				     (t->cpu == big->cpu && t->mem > big->mem)))
-			big = t;
-	}
-	return big;
+	return m->index->keep >= 0 ? &m->types[m->index->keep] : NULL;
 }
 
 /* Whether a node with whole free devices `whole`, free cpu and mem, of
@@ -1103,7 +1105,7 @@ static bool keep_holds(const mu_pod_type_t *t, int32_t whole, int64_t cpu,
  * whole free devices, breaks the keep rule (see mu_muster_params_t:
  * fit_keep): the fit gate holds, pods of 2+ GPUs carry at most
  * p->fit_keep_multi of the mix's GPU demand, and v holds the mix's
- * keep_type now and not once req is placed.  O(types + devices). */
+ * keep_type now and not once req is placed.  O(devices). */
 static bool keep_breaks(const mu_workload_mix_t *m,
 			const mu_muster_params_t *p, const mu_node_view_t *v,
 			const mu_res_t *req, int32_t took)
