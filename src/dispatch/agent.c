@@ -228,10 +228,8 @@ static void copy_shrink(agent_t *a, mu__dkind_t k, const json_t *hub, const json
 {
 	const char *uid = mu__jstr(hub, "metadata.uid"), *in = mu__dmeta(hub, "annotations",
 									  MU__D_SHRINKING);
-	unsigned ig = 0, rg = 0;
-	int to = 0, rto = 0, tries = 0, rpar = 0;
-	long rst = 0;
-	char res[16] = "";
+	unsigned ig = 0;
+	int to = 0;
 	if (!uid || !in || sscanf(in, "%u\t%d", &ig, &to) != 2 || ig != (unsigned)atol(gen) ||
 	    to < 1) {
 		if (uid)
@@ -241,17 +239,16 @@ static void copy_shrink(agent_t *a, mu__dkind_t k, const json_t *hub, const json
 	json_t *e = json_object_get(a->shrinks, uid);
 	const char *cur = mu__dmeta(hub, "annotations", MU__D_SHRINKREP);
 	const char *last = e ? json_string_value(json_object_get(e, "rep")) : cur;
-	bool mine = last && sscanf(last, "%u %d %15s %d %ld %d", &rg, &rto, res, &tries, &rst,
-				   &rpar) == 6 && rg == ig && rto == to;
-	if (mine && (strcmp(res, "refused") || tries >= MU__D_SHRINK_TRIES)) {
+	mu__dshrinkrep_t r;
+	bool mine = mu__dshrinkrep_parse(last, &r) && r.gen == ig && r.to == to;
+	int tries = mine ? r.tries : 0;
+	if (mine && (strcmp(r.res, "refused") || tries >= MU__D_SHRINK_TRIES)) {
 		if (cur && strcmp(cur, last)) /* the hub's lags, or a PATCH failed */
 			report_ann(a, k, mu__jstr(hub, "metadata.namespace"),
 				   mu__jstr(hub, "metadata.name"), MU__D_SHRINKREP, cur, last);
 		return; /* answered: the hub settles it */
 	}
-	if (!mine)
-		tries = 0;
-	else if (mu__d_mono_ms() < json_integer_value(json_object_get(e, "at")))
+	if (mine && mu__d_mono_ms() < json_integer_value(json_object_get(e, "at")))
 		return; /* a refusal's wait */
 	const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
 	json_int_t par = json_integer_value(mu__jget(w, "spec.parallelism"));

@@ -1113,6 +1113,18 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
  * the pull agent's; the HTTP status (0: none).  One request. */
 long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const char *ns,
 			const char *name, int32_t to);
+/* A pull agent's answer to a shrink intent (MU__D_SHRINKREP, "GEN TO
+ * done|was|refused TRIES HTTP PAR"), as the agent writes it and the hub
+ * reads it. */
+typedef struct mu__dshrinkrep {
+	unsigned gen;
+	int to, tries, par;
+	long st;
+	char res[16]; /* "done", "was" or "refused" */
+} mu__dshrinkrep_t;
+/* reclaim.c (round 22): s parsed into *r; false when s is NULL or not
+ * of that form.  O(1). */
+bool mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r);
 /* dutil.c (round 18): the records "GEN\tN..." (muster.io/dispatch-shrunk,
  * -shrinking): N when GEN is job j's current dispatch and N (1 to
  * 999,999) is followed by end, else 0 (rec NULL, another dispatch's, or

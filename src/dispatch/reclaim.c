@@ -280,6 +280,13 @@ static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int3
 	return true;
 }
 
+bool mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r)
+{
+	memset(r, 0, sizeof *r);
+	return s && sscanf(s, "%u %d %15s %d %ld %d", &r->gen, &r->to, r->res, &r->tries, &r->st,
+			   &r->par) == 6;
+}
+
 /* Round 22: job j's intent j->shrinking of its current dispatch (to
  * `to` pods) on pull cluster cl, settled from its agent's answer
  * MU__D_SHRINKREP of this generation and size (j->obj's): done or was
@@ -292,15 +299,11 @@ static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int3
  * update, a request and an Event. */
 static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t to)
 {
-	const char *r = mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP);
-	unsigned g = 0;
-	int rto = 0, tries = 0, par = 0;
-	long st = 0;
-	char res[16] = "";
-	if (!r || sscanf(r, "%u %d %15s %d %ld %d", &g, &rto, res, &tries, &st, &par) != 6 ||
-	    g != j->gen || rto != to)
+	mu__dshrinkrep_t a;
+	if (!mu__dshrinkrep_parse(mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP), &a) ||
+	    a.gen != j->gen || a.to != to)
 		return false; /* not answered yet */
-	bool done = !strcmp(res, "done"), was = !strcmp(res, "was");
+	bool done = !strcmp(a.res, "done"), was = !strcmp(a.res, "was");
 	if (done || was) {
 		const char *m = mu__drec_field(j->shrunk, 3);
 		if (j->shrink_live) {
@@ -313,11 +316,11 @@ static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t
 		settled(d, j, done && !j->shrink_live);
 		return true;
 	}
-	if (strcmp(res, "refused") || tries < MU__D_SHRINK_TRIES)
+	if (strcmp(a.res, "refused") || a.tries < MU__D_SHRINK_TRIES)
 		return false; /* the agent asks again (1, 2, 4, 8 s) */
-	j->shrink_tries = tries;
+	j->shrink_tries = a.tries;
 	if (!j->shrink_live) {
-		give_up(d, j, cl, to, par, st);
+		give_up(d, j, cl, to, a.par, a.st);
 		return true;
 	}
 	mu_fleet_reclaim_t x = j->shrink_x;
@@ -327,7 +330,7 @@ static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t
 	j->shrink_was = NULL;
 	j->shrink_live = false;
 	j->shrink_tries = 0;
-	whole(d, j, c, &x, old, st);
+	whole(d, j, c, &x, old, a.st);
 	return true;
 }
 
