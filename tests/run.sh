@@ -28,9 +28,11 @@ add_counts() {
 # run_suite NAME CMD...: runs a suite, shows its output, counts its summary.
 run_suite() {
 	name=$1; shift
+	t0=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
 	cat "$log"
+	echo "suite $name: $(($(date +%s) - t0)) s"
 	last=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$last" ]; then
 		echo "suite $name: crashed or printed no summary (exit $rc)"
