@@ -61,7 +61,8 @@
  * (pod_held).  The hub's shrink intent on a Job (muster.io/dispatch-shrinking,
  * an elastic victim's surplus) is made here as push mode makes it: the
  * copy's spec.parallelism PATCHed, the answer in muster.io/agent-shrink
- * (copy_shrink; reclaim.c).
+ * (copy_shrink; reclaim.c); round 23: on an elastic PyTorchJob's copy
+ * too, its Worker replicas (the kind's size, kinds.c's shrink_ops).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,10 +213,12 @@ static void copy_status(agent_t *a, mu__dkind_t k, const json_t *hub, const json
 	free(txt);
 }
 
-/* Round 22: the hub's shrink intent MU__D_SHRINKING ("GEN\tTO") on Job
- * copy w's hub object, of w's dispatch gen, made here as push mode makes
- * it (mu__dreclaim_patch: its spec.parallelism lowered, the worker's Job
- * controller deletes the pods above it) and answered in MU__D_SHRINKREP:
+/* Round 22: the hub's shrink intent MU__D_SHRINKING ("GEN\tTO") on
+ * shrinkable copy w's hub object, of w's dispatch gen, made here as push
+ * mode makes it (mu__dreclaim_patch: its size lowered, a Job's
+ * parallelism or, round 23, an elastic PyTorchJob's Worker replicas; the
+ * worker's controller deletes the pods above it) and answered in
+ * MU__D_SHRINKREP:
  * "GEN TO was 0 200 PAR" when the copy runs at most TO already (a PATCH
  * made before a restart is not made twice), "done" once the worker said
  * 200, "refused TRIES HTTP PAR" when it answered otherwise (asked again
@@ -251,11 +254,11 @@ static void copy_shrink(agent_t *a, mu__dkind_t k, const json_t *hub, const json
 	if (mine && mu__d_mono_ms() < json_integer_value(json_object_get(e, "at")))
 		return; /* a refusal's wait */
 	const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
-	json_int_t par = json_integer_value(mu__jget(w, "spec.parallelism"));
+	int64_t par = mu__dkind_size(w, k); /* round 23: the kind's size */
 	long st = 200;
 	const char *how = "was";
 	if (par <= 0 || par > to) {
-		st = mu__dreclaim_patch(&a->d, a->w, k, ns, name, to);
+		st = mu__dreclaim_patch(&a->d, a->w, k, w, ns, name, to);
 		if (!st)
 			return; /* no answer: the next pass asks again */
 		how = st == 200 ? "done" : "refused";
@@ -337,7 +340,7 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 		report(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
 		copy_status(a, k, hub, w, gen);
-		if (mu__dkind_shrinks(k) && !done)
+		if (mu__dkind_shrinks(w, k) && !done)
 			copy_shrink(a, k, hub, w, gen);
 		if (k == MU__DK_JOB && !started && !done)
 			copy_failed(a, hub, w, gen);

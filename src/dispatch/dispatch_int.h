@@ -55,7 +55,8 @@
                                                 * (round 22): its answer to the
                                                 * intent MU__D_SHRINKING, "GEN TO
                                                 * done|was|refused TRIES HTTP PAR"
-                                                * (PAR: the copy's parallelism) */
+                                                * (PAR: the copy's size, its
+                                                * parallelism or Worker replicas) */
 #define MU__D_HUBUID "muster.io/hub-uid"        /* copy: its hub Job */
 #define MU__D_COPY_SEL "labelSelector=muster.io%2Fhub-uid" /* watches of copies */
 #define MU__D_SHARE "muster.io/gpu-share"       /* used text: a GPU share */
@@ -591,10 +592,27 @@ void mu__dkind_list(const char *s, bool on[MU__DK_COUNT]);
 /* The collection of kind k in all namespaces ("/apis/batch/v1/jobs"), or
  * with ns, the object name's path (name NULL: the namespace's
  * collection); suffix ("", "/status") appended.  Into buf. */
-/* Whether the hub can shrink a copy of kind k on its worker (round 17:
- * a batch/v1 Job, its spec.parallelism lowered); the other kinds are
- * taken whole by reclaim. */
-bool mu__dkind_shrinks(mu__dkind_t k);
+/* Whether the hub can shrink the copy of object o of kind k on its
+ * worker (round 17: a batch/v1 Job, its spec.parallelism lowered; round
+ * 23: a PyTorchJob with spec.elasticPolicy and only a Worker replica
+ * type, the Worker's replicas lowered); every other object is taken whole
+ * by reclaim (kinds.c's shrink_ops, one entry a kind).  O(o's replica
+ * types). */
+bool mu__dkind_shrinks(const json_t *o, mu__dkind_t k);
+/* The size of shrinkable o (a copy or its hub object) as its controller
+ * reads it: a Job's spec.parallelism, an elastic PyTorchJob's Worker
+ * replicas (1 when unset); 0 when o is not shrinkable or a Job says
+ * none. */
+int64_t mu__dkind_size(const json_t *o, mu__dkind_t k);
+/* The merge PATCH body that sets shrinkable o's size to `to` (its map
+ * members spelt as o spells them), or NULL.  Owned by the caller. */
+json_t *mu__dkind_size_patch(const json_t *o, mu__dkind_t k, int32_t to);
+/* The fewest pods shrinkable o may be shrunk to as its kind says (an
+ * elastic PyTorchJob's elasticPolicy.minReplicas, else maxReplicas, else
+ * its replicas: the training operator's defaults); 0 when o's kind has
+ * no floor of its own (a Job's is muster.io/min-member, the loader's) or
+ * o is not shrinkable. */
+int64_t mu__dkind_shrink_floor(const json_t *o, mu__dkind_t k);
 const char *mu__dkind_path(mu__dkind_t k, const char *ns, const char *name,
 			   const char *suffix, char *buf, size_t len);
 /* The kind of an object's apiVersion and kind, or -1. */
@@ -1109,10 +1127,12 @@ void mu__dreclaim_intents(mu__dd_t *d);
  * so too.  Returns true when settled.  At most two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
 /* reclaim.c (round 22): the merge PATCH of the copy ns/name of kind k
- * on the worker kc to `to` pods (its spec.parallelism), push mode's and
- * the pull agent's; the HTTP status (0: none).  One request. */
-long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const char *ns,
-			const char *name, int32_t to);
+ * on the worker kc to `to` pods (its size as mu__dkind_size_patch sets
+ * it for o, the copy or its hub object: a Job's spec.parallelism, round
+ * 23 an elastic PyTorchJob's Worker replicas), push mode's and the pull
+ * agent's; the HTTP status (0: none or no such size).  One request. */
+long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const json_t *o,
+			const char *ns, const char *name, int32_t to);
 /* A pull agent's answer to a shrink intent (MU__D_SHRINKREP, "GEN TO
  * done|was|refused TRIES HTTP PAR"), as the agent writes it and the hub
  * reads it. */

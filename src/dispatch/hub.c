@@ -694,7 +694,7 @@ static bool job_parse(mu__dd_t *d, mu__djob_t *j, mu_time_t now)
 	}
 	j->fs = (mu_fleet_job_spec_t){.job = js, .cluster_selector = sel,
 		.ncluster_selector = nsel, .locality = loc, .nlocality = nloc, .dra = j->dra,
-		.shrinkable = mu__dkind_shrinks(j->kind), .shrunk = mu__dreclaim_shrunk(j)};
+		.shrinkable = mu__dkind_shrinks(j->obj, j->kind), .shrunk = mu__dreclaim_shrunk(j)};
 	mu_res_t mr; /* the coscheduling minResources: fleet-checked in aggregate */
 	char mm[200];
 	if (mu__dkind_min_resources(j->obj, j->kind, &mr, mm, sizeof mm) > 0 &&

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "dispatch/dispatch_int.h"
 #include "muster/jpath.h"
@@ -70,11 +71,99 @@ bool mu__dkind_is_group(mu__dkind_t k)
 	       k == MU__DK_COSCHED_PG;
 }
 
-/* Only a batch/v1 Job this round: its parallelism down to its
- * muster.io/min-member (the Job controller deletes the pods above it).
- * A PodGroup's replicas, a JobSet's or a RayCluster's worker replicas are
- * not shrunk yet (docs/dispatch.md, round 17). */
-bool mu__dkind_shrinks(mu__dkind_t k) { return k == MU__DK_JOB; }
+/* The integer at path in o, or def. */
+static int64_t int_at(const json_t *o, const char *path, int64_t def)
+{
+	const json_t *v = mu__jget(o, path);
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+/* Round 23: the kinds whose copy the hub shrinks, one entry each: the
+ * size their controller acts on (the object at path `map`, its member
+ * `key` matched without case when set, its integer `field`), and what
+ * the object must have (`needs`; `only`: `map` holds `key` alone, so that
+ * the job is one pod set).  A batch/v1 Job: spec.parallelism (the Job
+ * controller deletes the pods above it; its floor muster.io/min-member,
+ * read by the loader).  A PyTorchJob with spec.elasticPolicy and only a
+ * Worker replica type: the Worker's replicas, the field its scale
+ * subresource names (specReplicasPath), which the training operator
+ * scales down by deleting the pods whose index is at or above it
+ * (ReconcilePods); its floor elasticPolicy.minReplicas.  Every other kind
+ * stays whole (docs/dispatch.md, "Twenty-third round"). */
+static const struct {
+	const char *map, *key, *field, *needs;
+	bool only;
+	const char *lo, *hi; /* its floor: lo, else hi, else its size (NULL: none here) */
+} shrink_ops[MU__DK_COUNT] = {
+	[MU__DK_JOB] = {"spec", NULL, "parallelism", NULL, false, NULL, NULL},
+	/* the floor as the training operator defaults it (setElasticPolicy) */
+	[MU__DK_PYTORCH] = {"spec.pytorchReplicaSpecs", "Worker", "replicas", "spec.elasticPolicy",
+			    true, "spec.elasticPolicy.minReplicas", "spec.elasticPolicy.maxReplicas"},
+};
+
+/* The member of shrink_ops[k].map in o that holds the size, and its key
+ * (as o spells it) in *key; NULL when o is not shrinkable.  O(members). */
+static const json_t *size_holder(const json_t *o, mu__dkind_t k, const char **key)
+{
+	*key = NULL;
+	if (k >= MU__DK_COUNT || !shrink_ops[k].field ||
+	    (shrink_ops[k].needs && !json_is_object(mu__jget(o, shrink_ops[k].needs))))
+		return NULL;
+	const json_t *m = mu__jget(o, shrink_ops[k].map);
+	if (!shrink_ops[k].key)
+		return json_is_object(m) ? m : NULL;
+	if (shrink_ops[k].only && json_object_size(m) != 1)
+		return NULL;
+	const char *mk;
+	json_t *v;
+	json_object_foreach((json_t *)m, mk, v)
+		if (!strcasecmp(mk, shrink_ops[k].key) && json_is_object(v)) {
+			*key = mk;
+			return v;
+		}
+	return NULL;
+}
+
+bool mu__dkind_shrinks(const json_t *o, mu__dkind_t k)
+{
+	const char *key;
+	return size_holder(o, k, &key) != NULL;
+}
+
+int64_t mu__dkind_size(const json_t *o, mu__dkind_t k)
+{
+	const char *key;
+	const json_t *h = size_holder(o, k, &key);
+	const json_t *v = h ? json_object_get(h, shrink_ops[k].field) : NULL;
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	/* a replica spec without replicas runs one (the operator's default) */
+	return h && shrink_ops[k].key ? 1 : 0;
+}
+
+json_t *mu__dkind_size_patch(const json_t *o, mu__dkind_t k, int32_t to)
+{
+	const char *key;
+	if (!size_holder(o, k, &key))
+		return NULL;
+	json_t *leaf = json_pack("{s:i}", shrink_ops[k].field, (json_int_t)to);
+	if (leaf && key)
+		leaf = json_pack("{s:o}", key, leaf);
+	/* wrapped in each member of the map's path, innermost first */
+	char path[64];
+	snprintf(path, sizeof path, "%s", shrink_ops[k].map);
+	for (char *dot; leaf && (dot = strrchr(path, '.')); *dot = '\0')
+		leaf = json_pack("{s:o}", dot + 1, leaf);
+	return leaf ? json_pack("{s:o}", path, leaf) : NULL;
+}
+
+int64_t mu__dkind_shrink_floor(const json_t *o, mu__dkind_t k)
+{
+	if (!mu__dkind_shrinks(o, k) || !shrink_ops[k].lo)
+		return 0; /* a Job's is muster.io/min-member, the loader's */
+	int64_t f = int_at(o, shrink_ops[k].lo, int_at(o, shrink_ops[k].hi, mu__dkind_size(o, k)));
+	return f > 0 ? f : 1;
+}
 
 bool mu__dkind_status_sub(mu__dkind_t k) { return k < MU__DK_COUNT && kinds[k].status_sub; }
 
@@ -147,12 +236,6 @@ static void part_name(char *out, size_t len, const char *s)
 	for (; s && s[i] && i + 1 < len && i < 63; i++)
 		out[i] = (char)tolower((unsigned char)s[i]);
 	out[i] = '\0';
-}
-
-static int64_t int_at(const json_t *o, const char *path, int64_t def)
-{
-	const json_t *v = mu__jget(o, path);
-	return json_is_integer(v) ? json_integer_value(v) : def;
 }
 
 /* The pod templates of a Ray cluster spec rc (a RayCluster's spec, a
@@ -645,7 +728,14 @@ json_t *mu__dkind_workload(const json_t *o, mu__dkind_t k, const json_t *pods)
 		json_object_set_new(ws, "minMember", json_integer(vjob > 0 ? vjob : vmin));
 	if (k == MU__DK_PYTORCH || k == MU__DK_MPI) {
 		json_t *mm = (json_t *)mu__jget(spec, "runPolicy.schedulingPolicy.minAvailable");
-		if (json_is_integer(mm))
+		int64_t m = json_is_integer(mm) ? json_integer_value(mm) : 0;
+		/* round 23: an elastic PyTorchJob runs with its Worker's
+		 * minReplicas (KAI's pod grouper takes that as its gang,
+		 * docs/elastic), never fewer: the fleet's floor for its shrink */
+		int64_t fl = mu__dkind_shrink_floor(o, k), sz = mu__dkind_size(o, k);
+		if (fl > m)
+			json_object_set_new(ws, "minMember", json_integer(fl < sz ? fl : sz));
+		else if (json_is_integer(mm))
 			json_object_set(ws, "minMember", mm);
 	}
 	/* a group's gang: its minMember (the caller waits until that many

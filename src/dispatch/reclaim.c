@@ -57,6 +57,10 @@
  * agent asks again 1, 2, 4, 8 s apart) withdraws a shrink this daemon
  * chose whole, as push mode's refusal does, and gives up a restart's as
  * round 19 does.  The answer is removed with the intent, in one PATCH.
+ * Round 23: the size is the kind's (kinds.c's shrink_ops: a Job's
+ * spec.parallelism, an elastic PyTorchJob's Worker replicas), PATCHed and
+ * read back the same way for every kind; the other kinds stay whole, and
+ * the fleet knows it (mu_fleet_job_spec_t.shrinkable from the object).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,22 +106,23 @@ static void withdraw(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 }
 
 
-long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const char *ns,
-			const char *name, int32_t to)
+long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const json_t *o,
+			const char *ns, const char *name, int32_t to)
 {
 	char path[1024];
 	mu__dkind_path(k, ns, name, "", path, sizeof path);
-	json_t *b = json_pack("{s:{s:i}}", "spec", "parallelism", (json_int_t)to);
+	json_t *b = mu__dkind_size_patch(o, k, to); /* round 23: by kind */
 	long st = b ? mu__dreq(d, kc, "PATCH", path, "application/merge-patch+json", b, NULL) : 0;
 	json_decref(b);
 	return st;
 }
 
-/* The merge PATCH of j's copy on its push worker to `to` pods; the HTTP
+/* The merge PATCH of j's copy on its push worker to `to` pods (its size
+ * spelt as its hub object spells it: the copy is made from it); the HTTP
  * status.  O(one request). */
 static long patch_size(mu__dd_t *d, const mu__djob_t *j, int32_t to)
 {
-	return mu__dreclaim_patch(d, d->cls[j->cl].kc, j->kind, j->ns, j->name, to);
+	return mu__dreclaim_patch(d, d->cls[j->cl].kc, j->kind, j->obj, j->ns, j->name, to);
 }
 
 /* Shrink victim j's copy was refused (HTTP st, or the intent not
@@ -154,7 +159,7 @@ static void confirm(mu__dd_t *d, mu__djob_t *j, int32_t pods, const char *msg)
  * the intent recorded on the hub first (round 18: the record
  * muster.io/dispatch-shrunk with the pods it will have taken off, and
  * muster.io/dispatch-shrinking; a synchronous PATCH, fenced by the lease
- * as a dispatch's record is), then the PATCH of its parallelism on the
+ * as a dispatch's record is), then the PATCH of its size on the
  * worker, the fleet's confirmation and the Event, the intent cleared by
  * the pass's write-back.  Withdrawn whole when the intent is not recorded
  * or the worker refuses (the record back as it was).  O(two requests). */
@@ -165,7 +170,7 @@ static void shrink(mu__dd_t *d, mu__djob_t *j, const mu__djob_t *c,
 	int32_t had = mu__dreclaim_shrunk(j);
 	int32_t all = j->fs.job && j->fs.job->npodsets == 1 ? j->fs.job->podsets[0].replicas : 0;
 	int32_t from = all - had, to = from - x->pods;
-	if (!mu__dkind_shrinks(j->kind) || to < 1) {
+	if (!mu__dkind_shrinks(j->obj, j->kind) || to < 1) {
 		withdraw(d, j, c, x); /* not the fleet's choice: taken whole */
 		return;
 	}
@@ -351,8 +356,7 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 	mu__dkind_path(j->kind, j->ns, j->name, "", path, sizeof path);
 	json_t *cur = NULL;
 	long st = mu__dreq(d, cl->kc, "GET", path, NULL, NULL, &cur);
-	json_int_t par = json_integer_value(json_object_get(json_object_get(cur, "spec"),
-							    "parallelism"));
+	int64_t par = st == 200 ? mu__dkind_size(cur, j->kind) : 0; /* round 23: by kind */
 	json_decref(cur);
 	if (st == 404) { /* its copy gone: that copy's own path takes it back */
 		mu__dlog(d, 1, "job %s: a shrink's intent dropped: no copy on %s", j->key, cl->name);

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "dispatch/dispatch_int.h"
+#include "fleet_fixture.h"
 #include "muster/jpath.h"
 #include "muster/load.h"
 
@@ -732,6 +733,186 @@ static void test_pdb_allowances(mu_t_t *t)
 	json_decref(pods);
 }
 
+/* Round 23: an elastic PyTorchJob (kubeflow.org/v1): only a Worker
+ * replica type (its key spelt as the user wrote it), `replicas` workers
+ * of one GPU, spec.elasticPolicy `ep` ("" none). */
+static json_t *ptjob(const char *key, int replicas, const char *ep, bool master)
+{
+	char text[1400];
+	const char *tmpl = "{\"spec\":{\"containers\":[{\"name\":\"w\",\"resources\":{\"limits\":"
+			   "{\"nvidia.com/gpu\":1}}}]}}";
+	snprintf(text, sizeof text,
+		 "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"PyTorchJob\",\"metadata\":{\"name\":\"pt\","
+		 "\"namespace\":\"ml\",\"labels\":{\"muster.io/queue\":\"A\"}},\"spec\":{%s%s%s"
+		 "\"runPolicy\":{\"suspend\":true},\"pytorchReplicaSpecs\":{%s%s%s\"%s\":{\"replicas\":%d,"
+		 "\"template\":%s}}}}", *ep ? "\"elasticPolicy\":" : "", ep, *ep ? "," : "",
+		 master ? "\"Master\":{\"replicas\":1,\"template\":" : "", master ? tmpl : "",
+		 master ? "}," : "", key, replicas, tmpl);
+	return J(text);
+}
+
+/* The fleet's reclaim for B's 2-GPU claimant on one 8-GPU cluster that
+ * A fills with PyTorchJob o (read as hub.c reads it: its Workload through
+ * the loader, shrinkable as mu__dkind_shrinks says) and 1-GPU jobs: the
+ * pods the fleet takes off o's copy (0: none; -1: o whole). */
+static int reclaim_of(mu_t_t *t, json_t *o)
+{
+	mu_specs_t s;
+	char msg[512];
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_PYTORCH, NULL), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs != 1) {
+		mu_specs_release(&s);
+		return -2;
+	}
+	mu_fleet_config_t fc;
+	mu_fleet_config_defaults(&fc);
+	mu_fleet_t *f = NULL;
+	CHECK_EQ_INT(t, mu_fleet_new(&fc, &f), MU_OK);
+	mu_queue_spec_t qa, qb;
+	queue_of(&qa, "A", 4);
+	queue_of(&qb, "B", 4);
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(f, &qa), MU_OK);
+	CHECK_EQ_INT(t, mu_fleet_queue_upsert(f, &qb), MU_OK);
+	mu_cluster_spec_t cs = {.name = "big", .tier = MU_TIER_PRIVATE};
+	int32_t cid;
+	CHECK_EQ_INT(t, mu_fleet_cluster_add(f, &cs, &cid), MU_OK);
+	mu_node_spec_t n = node_of("n1", 8);
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(f, cid, &n), MU_OK);
+	mu_job_spec_t *pt = &s.jobs[0];
+	pt->preemptible = true;
+	int32_t pods = 0;
+	for (size_t i = 0; i < pt->npodsets; i++)
+		pods += pt->podsets[i].replicas;
+	mu_fleet_job_spec_t fs = {.job = pt, .shrinkable = mu__dkind_shrinks(o, MU__DK_PYTORCH)};
+	mu_id_t ptid, id;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(f, &fs, 0, &ptid), MU_OK);
+	/* the rest of the node: 1-GPU jobs of A, one a minute; then B's
+	 * 2-GPU claimant, an hour later */
+	mu_podset_spec_t ps[2] = {{.name = "main", .replicas = 1}, {.name = "main", .replicas = 2}};
+	ps[0].req.v[MU_RES_CPU] = ps[1].req.v[MU_RES_CPU] = 1000;
+	ps[0].req.v[MU_RES_GPU] = ps[1].req.v[MU_RES_GPU] = 1;
+	mu_job_spec_t one[9];
+	char names[9][16];
+	for (int i = 0; i <= 8 - pods && i < 9; i++) {
+		bool claim = i == 8 - pods;
+		mu_time_t at = claim ? HOUR : i * MIN;
+		mu_fleet_decisions_t fd;
+		mu_fleet_decisions_init(&fd);
+		CHECK_EQ_INT(t, mu_fleet_dispatch(f, at, &fd), MU_OK);
+		CHECK_EQ_INT(t, (int)fd.n, 1); /* the one submitted before */
+		mu_fleet_decisions_release(&fd);
+		snprintf(names[i], sizeof names[i], "o%d", i);
+		one[i] = (mu_job_spec_t){.name = names[i], .queue = claim ? "B" : "A",
+			.podsets = &ps[claim], .npodsets = 1, .preemptible = true, .submit = at,
+			.runtime_estimate = 10 * HOUR};
+		mu_fleet_job_spec_t os = {.job = &one[i]};
+		CHECK_EQ_INT(t, mu_fleet_job_submit(f, &os, at, &id), MU_OK);
+	}
+	mu_fleet_decisions_t fd;
+	mu_fleet_decisions_init(&fd);
+	CHECK_EQ_INT(t, mu_fleet_dispatch(f, HOUR, &fd), MU_OK);
+	CHECK_EQ_INT(t, (int)fd.n, 0); /* the node is full */
+	mu_fleet_decisions_release(&fd);
+	mu_fleet_reclaims_t rc = {0};
+	CHECK_EQ_INT(t, mu_fleet_reclaim(f, HOUR, &rc), MU_OK);
+	int got = 0;
+	for (size_t k = 0; k < rc.n; k++)
+		if (rc.v[k].victim == ptid)
+			got = rc.v[k].pods > 0 ? rc.v[k].pods : -1;
+	CHECK(t, rc.n > 0);
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(f);
+	mu_specs_release(&s);
+	return got;
+}
+
+/* Round 23: the kinds the hub shrinks (kinds.c's shrink_ops) and those
+ * it takes whole, as the fleet sees them. */
+static void test_shrink_kinds(mu_t_t *t)
+{
+	/* a Job: spec.parallelism, its floor the loader's min-member */
+	json_t *job = J("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"spec\":{\"parallelism\":4}}");
+	CHECK(t, mu__dkind_shrinks(job, MU__DK_JOB));
+	CHECK_EQ_INT(t, (int)mu__dkind_size(job, MU__DK_JOB), 4);
+	CHECK_EQ_INT(t, (int)mu__dkind_shrink_floor(job, MU__DK_JOB), 0);
+	json_t *p = mu__dkind_size_patch(job, MU__DK_JOB, 2);
+	char *txt = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(t, txt, "{\"spec\":{\"parallelism\":2}}");
+	free(txt);
+	json_decref(p);
+	json_decref(job);
+
+	/* an elastic PyTorchJob: the Worker's replicas (its scale
+	 * subresource's specReplicasPath), its floor minReplicas */
+	json_t *o = ptjob("Worker", 6, "{\"minReplicas\":2,\"maxReplicas\":6}", false);
+	CHECK(t, mu__dkind_shrinks(o, MU__DK_PYTORCH));
+	CHECK_EQ_INT(t, (int)mu__dkind_size(o, MU__DK_PYTORCH), 6);
+	CHECK_EQ_INT(t, (int)mu__dkind_shrink_floor(o, MU__DK_PYTORCH), 2);
+	p = mu__dkind_size_patch(o, MU__DK_PYTORCH, 4);
+	txt = json_dumps(p, JSON_COMPACT);
+	CHECK_STR(t, txt, "{\"spec\":{\"pytorchReplicaSpecs\":{\"Worker\":{\"replicas\":4}}}}");
+	free(txt);
+	json_decref(p);
+	/* the fleet's gang and floor: minReplicas (one pod set of six) */
+	mu_specs_t s;
+	char msg[512];
+	CHECK_EQ_INT(t, load(mu__dkind_workload(o, MU__DK_PYTORCH, NULL), &s, msg, sizeof msg), MU_OK);
+	if (s.njobs == 1) {
+		CHECK_EQ_INT(t, s.jobs[0].min_member, 2);
+		CHECK_EQ_INT(t, s.jobs[0].npodsets, 1);
+		CHECK_EQ_INT(t, s.jobs[0].podsets[0].replicas, 6);
+	}
+	mu_specs_release(&s);
+	/* B's claimant takes two of its surplus workers, nothing whole */
+	CHECK_EQ_INT(t, reclaim_of(t, o), 2);
+	json_decref(o);
+	/* the key as the user spelt it (before the operator's defaulting) */
+	o = ptjob("worker", 6, "{\"minReplicas\":2}", false);
+	p = mu__dkind_size_patch(o, MU__DK_PYTORCH, 3);
+	txt = json_dumps(p, JSON_COMPACT);
+	CHECK_STR(t, txt, "{\"spec\":{\"pytorchReplicaSpecs\":{\"worker\":{\"replicas\":3}}}}");
+	free(txt);
+	json_decref(p);
+	json_decref(o);
+	/* the operator's defaults: maxReplicas, else the replicas */
+	o = ptjob("Worker", 6, "{\"maxReplicas\":5}", false);
+	CHECK_EQ_INT(t, (int)mu__dkind_shrink_floor(o, MU__DK_PYTORCH), 5);
+	json_decref(o);
+	o = ptjob("Worker", 6, "{\"rdzvBackend\":\"c10d\"}", false);
+	CHECK_EQ_INT(t, (int)mu__dkind_shrink_floor(o, MU__DK_PYTORCH), 6);
+	CHECK(t, reclaim_of(t, o) < 1); /* no surplus: never a shrink */
+	json_decref(o);
+
+	/* whole: without elasticPolicy, or with a Master (two pod sets) */
+	o = ptjob("Worker", 6, "", false);
+	CHECK(t, !mu__dkind_shrinks(o, MU__DK_PYTORCH));
+	CHECK(t, mu__dkind_size_patch(o, MU__DK_PYTORCH, 2) == NULL);
+	json_decref(o);
+	o = ptjob("Worker", 5, "{\"minReplicas\":2}", true);
+	CHECK(t, !mu__dkind_shrinks(o, MU__DK_PYTORCH));
+	CHECK_EQ_INT(t, (int)mu__dkind_size(o, MU__DK_PYTORCH), 0);
+	CHECK(t, reclaim_of(t, o) <= 0); /* never a shrink */
+	json_decref(o);
+	/* the other kinds: whole, whatever their fields */
+	const struct {
+		mu__dkind_t k;
+		const char *text;
+	} whole[] = {
+		{MU__DK_MPI, "{\"spec\":{\"mpiReplicaSpecs\":{\"Worker\":{\"replicas\":4}}}}"},
+		{MU__DK_RAYCLUSTER, raycluster_text},
+		{MU__DK_VOLCANO_JOB, vcjob_text},
+		{MU__DK_LWS, lws_text},
+		{MU__DK_JOBSET, "{\"spec\":{\"replicatedJobs\":[{\"name\":\"w\",\"replicas\":2}]}}"},
+		{MU__DK_PODGROUP, "{\"spec\":{\"minMember\":1}}"},
+	};
+	for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+		o = J(whole[i].text);
+		CHECK(t, !mu__dkind_shrinks(o, whole[i].k));
+		CHECK(t, mu__dkind_size_patch(o, whole[i].k, 1) == NULL);
+		json_decref(o);
+	}
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -749,5 +930,6 @@ int main(void)
 	MU_RUN(&t, test_min_resources);
 	MU_RUN(&t, test_preempted_kinds);
 	MU_RUN(&t, test_pdb_allowances);
+	MU_RUN(&t, test_shrink_kinds);
 	return mu_t_done(&t);
 }

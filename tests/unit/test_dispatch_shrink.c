@@ -28,6 +28,7 @@
 #include "fleet_fixture.h"
 #include "dispatch/dispatch_int.h"
 #include "muster/apiserver.h"
+#include "muster/jpath.h"
 #include "muster/kube.h"
 #include "muster/load.h"
 
@@ -83,6 +84,9 @@ static mu__djob_t *victim(const char *name, const char *intent)
 	j->fid = -1;
 	j->shrunk = strdup("1\t2\tInCohortReclamation\tShrunk on cluster w from 4 to 2 pods");
 	j->shrinking = strdup(intent);
+	/* its hub object, as far as the shrink reads it (its kind's size) */
+	j->obj = json_pack("{s:s,s:s,s:{s:i}}", "apiVersion", "batch/v1", "kind", "Job", "spec",
+			   "parallelism", 4);
 	return j;
 }
 
@@ -203,6 +207,7 @@ static mu__djob_t *elastic(mu_t_t *t, mu_kube_client_t *kc, const char *name, in
 	mu__djob_t *j = victim(name, "1\t2");
 	free(j->uid);
 	j->uid = strdup(name);
+	json_decref(j->obj);
 	j->obj = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s},s:{s:s,s:s,s:s}},s:{s:i,s:{s:{s:s,s:[{s:s,s:s,s:{s:{s:s}}}]}}}}",
 			   "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", name,
 			   "namespace", "default", "labels", "muster.io/queue", "q", "annotations",
@@ -447,11 +452,122 @@ static void test_pull(mu_t_t *t)
 	fx_server_stop(t, s, dir);
 }
 
+/* Round 23: PyTorchJob's CRD (kubeflow.org/v1), its schema open. */
+static const char *PYTORCH_CRD =
+	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+	"\"metadata\":{\"name\":\"pytorchjobs.kubeflow.org\"},\"spec\":{\"group\":\"kubeflow.org\","
+	"\"names\":{\"kind\":\"PyTorchJob\",\"listKind\":\"PyTorchJobList\",\"plural\":\"pytorchjobs\","
+	"\"singular\":\"pytorchjob\"},\"scope\":\"Namespaced\",\"versions\":[{\"name\":\"v1\","
+	"\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\","
+	"\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
+
+/* An elastic PyTorchJob `name` (only a Worker replica type, `workers` of
+ * them, elasticPolicy minReplicas 2), as JSON text into buf. */
+static const char *ptjob(char *buf, size_t len, const char *name, int workers)
+{
+	snprintf(buf, len, "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"PyTorchJob\",\"metadata\":"
+		 "{\"name\":\"%s\",\"namespace\":\"default\"},\"spec\":{\"elasticPolicy\":{\"minReplicas\":2,"
+		 "\"maxReplicas\":4},\"runPolicy\":{\"suspend\":false},\"pytorchReplicaSpecs\":{\"Worker\":"
+		 "{\"replicas\":%d,\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}}}}",
+		 name, workers);
+	return buf;
+}
+
+/* PyTorchJob name's Worker replicas and metadata.generation (into rv). */
+static int workers_of(mu_kube_client_t *c, const char *name, char *rv, size_t len)
+{
+	char path[256];
+	json_t *o = NULL;
+	snprintf(path, sizeof path, "/apis/kubeflow.org/v1/namespaces/default/pytorchjobs/%s", name);
+	if (fx_req(c, "GET", path, NULL, &o) != 200) {
+		json_decref(o);
+		return -1;
+	}
+	snprintf(rv, len, "%lld", (long long)json_integer_value(mu__jget(o, "metadata.generation")));
+	int n = (int)json_integer_value(mu__jget(o, "spec.pytorchReplicaSpecs.Worker.replicas"));
+	json_decref(o);
+	return n;
+}
+
+/* Round 23: a restart's intent on an elastic PyTorchJob's copy, settled
+ * as a Job's is but on its own size (the Worker's replicas): the copy at
+ * 4 PATCHed to 2 (nothing else of it changed, one Event Shrunk); at 2
+ * already, left as it is (the same generation, no Event); its give-up
+ * reads the copy's size from the same field (the pods it runs). */
+static void test_pytorch(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-shrink-XXXXXX", server[64], body[900], rv[64], rv2[64];
+	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
+	if (!s)
+		return;
+	mu_kube_config_t cfg = {0};
+	fx_config(&cfg, server);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	mu__dcl_t c;
+	fx_cluster(t, &d, &c, server);
+	d.cls = &c;
+	d.ncls = 1;
+	mu_kube_client_t *kc = NULL;
+	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
+	d.hub = kc;
+	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+			       PYTORCH_CRD, NULL), 201);
+	const char *pts = "/apis/kubeflow.org/v1/namespaces/default/pytorchjobs";
+	long st = 0;
+	for (int i = 0; i < 200 && st != 201; i++) { /* once the CRD is served */
+		st = fx_req(kc, "POST", pts, ptjob(body, sizeof body, "full", 4), NULL);
+		if (st != 201)
+			nap_ms(10);
+	}
+	CHECK_EQ_INT(t, (int)st, 201);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", pts, ptjob(body, sizeof body, "done", 2), NULL), 201);
+
+	mu__djob_t *js[3];
+	const char *names[3] = {"full", "done", "gone"};
+	for (int i = 0; i < 3; i++) {
+		js[i] = victim(names[i], "1\t2");
+		js[i]->kind = MU__DK_PYTORCH;
+		json_decref(js[i]->obj);
+		js[i]->obj = json_loads(ptjob(body, sizeof body, names[i], 4), 0, NULL);
+		CHECK(t, mu__dkind_shrinks(js[i]->obj, MU__DK_PYTORCH));
+	}
+	/* the copy at 4: its Worker's replicas PATCHed to 2, once */
+	CHECK(t, mu__dreclaim_settle(&d, js[0]));
+	CHECK_EQ_INT(t, workers_of(kc, "full", rv, sizeof rv), 2);
+	CHECK_STR(t, rv, "2");
+	CHECK(t, js[0]->shrinking == NULL);
+	CHECK_EQ_INT(t, mu__dreclaim_shrunk(js[0]), 2);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	/* at 2 already: read back from the same field, left as it is */
+	workers_of(kc, "done", rv, sizeof rv);
+	CHECK(t, mu__dreclaim_settle(&d, js[1]));
+	CHECK_EQ_INT(t, workers_of(kc, "done", rv2, sizeof rv2), 2);
+	CHECK_STR(t, rv2, rv);
+	CHECK(t, js[1]->shrinking == NULL);
+	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	/* none on the worker: dropped */
+	CHECK(t, mu__dreclaim_settle(&d, js[2]));
+	CHECK(t, js[2]->shrinking == NULL);
+
+	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
+	for (int i = 0; i < 3; i++)
+		mu__djob_free(js[i]);
+	mu__dcl_disconnect(&c);
+	mu_kube_client_free(kc);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
 	MU_RUN(&t, test_settle);
 	MU_RUN(&t, test_give_up);
 	MU_RUN(&t, test_pull);
+	MU_RUN(&t, test_pytorch);
 	return mu_t_done(&t);
 }
