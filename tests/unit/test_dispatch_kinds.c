@@ -9,7 +9,10 @@
  * cluster-file loader, as hub.c reads it).  Also the ninth round's kinds:
  * the coscheduling PodGroup, the Volcano Job (tasks and their
  * minAvailable), the RayCluster, and a KAI PodGroup's sub-groups as parts
- * of its gang, with what each kind's own admission refuses.
+ * of its gang, with what each kind's own admission refuses.  Round 23
+ * (test_shrink_kinds): which kinds' copies the hub shrinks (a Job, an
+ * elastic Worker-only PyTorchJob) and by what field, and that the fleet's
+ * reclaim, given the objects as hub.c reads them, shrinks only those.
  */
 #include <string.h>
 

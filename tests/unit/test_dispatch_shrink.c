@@ -17,6 +17,8 @@
  * wait and given up at the MU__D_SHRINK_TRIES-th refusal, the copy then
  * counted in the fleet at the size it runs.  Round 22 (test_pull): on a
  * pull cluster the agent's answer settles the intent (mu__dreclaim_settle).
+ * Round 23 (test_pytorch): an elastic PyTorchJob's copy, settled on its
+ * kind's size (the Worker's replicas).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,21 +39,28 @@ static const char *JOB =
 	"\"namespace\":\"default\"},\"spec\":{\"parallelism\":%d,\"suspend\":true,\"template\":"
 	"{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}}}";
 
-/* Job name's parallelism and metadata.generation (into rv) on the server. */
-static int par_of(mu_kube_client_t *c, const char *name, char *rv, size_t len)
+/* The integer at dotted path `field` of the object at `path` on the
+ * server, and its metadata.generation (into rv); -1 when not there. */
+static int field_of(mu_kube_client_t *c, const char *path, const char *field, char *rv,
+		    size_t len)
 {
-	char path[256];
 	json_t *o = NULL;
-	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/default/jobs/%s", name);
 	if (fx_req(c, "GET", path, NULL, &o) != 200) {
 		json_decref(o);
 		return -1;
 	}
-	json_t *md = json_object_get(o, "metadata");
-	snprintf(rv, len, "%lld", (long long)json_integer_value(json_object_get(md, "generation")));
-	int p = (int)json_integer_value(json_object_get(json_object_get(o, "spec"), "parallelism"));
+	snprintf(rv, len, "%lld", (long long)json_integer_value(mu__jget(o, "metadata.generation")));
+	int n = (int)json_integer_value(mu__jget(o, field));
 	json_decref(o);
-	return p;
+	return n;
+}
+
+/* Job name's parallelism and metadata.generation (into rv) on the server. */
+static int par_of(mu_kube_client_t *c, const char *name, char *rv, size_t len)
+{
+	char path[256];
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/default/jobs/%s", name);
+	return field_of(c, path, "spec.parallelism", rv, len);
 }
 
 /* The Events with reason Shrunk on the server. */
@@ -90,94 +99,116 @@ static mu__djob_t *victim(const char *name, const char *intent)
 	return j;
 }
 
-static void test_settle(mu_t_t *t)
-{
-	char dir[] = "/tmp/mu-test-shrink-XXXXXX", server[64], body[512], rv[64], rv2[64];
-	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
-	if (!s)
-		return;
-	mu_kube_config_t cfg = {0};
-	fx_config(&cfg, server);
+/* A settle's test bed: an in-process `muster up` (the worker, and the
+ * hub the Events go to), a dispatcher d of one push cluster c on it, and
+ * its client kc.  bed_up: false when the server did not start. */
+typedef struct bed {
+	char dir[32], server[64];
+	mu_apiserver_t *s;
+	mu_kube_config_t cfg;
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
-	fx_dd(&d, &o);
 	mu__dcl_t c;
-	fx_cluster(t, &d, &c, server);
-	d.cls = &c;
-	d.ncls = 1;
-	mu_kube_client_t *kc = NULL;
-	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
-	d.hub = kc;
+	mu_kube_client_t *kc;
+} bed_t;
+
+static bool bed_up(mu_t_t *t, bed_t *b)
+{
+	memset(b, 0, sizeof *b);
+	snprintf(b->dir, sizeof b->dir, "/tmp/mu-test-shrink-XXXXXX");
+	b->s = fx_server(t, b->dir, b->server, sizeof b->server);
+	if (!b->s)
+		return false;
+	fx_config(&b->cfg, b->server);
+	fx_dd(&b->d, &b->o);
+	fx_cluster(t, &b->d, &b->c, b->server);
+	b->d.cls = &b->c;
+	b->d.ncls = 1;
+	CHECK_EQ_INT(t, mu_kube_client_new(&b->cfg, &b->kc), MU_OK);
+	b->d.hub = b->kc;
+	return true;
+}
+
+/* Frees bed b and jobs js[0..n). */
+static void bed_down(mu_t_t *t, bed_t *b, mu__djob_t **js, int n)
+{
+	mu__djlist_clear(&b->d.dirty, MU__DM_DIRTY);
+	mu__djlist_clear(&b->d.wdirty, MU__DM_WDIRTY);
+	for (int i = 0; i < n; i++)
+		mu__djob_free(js[i]);
+	mu__dcl_disconnect(&b->c);
+	mu_kube_client_free(b->kc);
+	mu_kube_config_release(&b->cfg);
+	fx_server_stop(t, b->s, b->dir);
+}
+
+static void test_settle(mu_t_t *t)
+{
+	char body[512], rv[64], rv2[64];
+	bed_t bed;
+	if (!bed_up(t, &bed))
+		return;
 	const char *jobs = "/apis/batch/v1/namespaces/default/jobs";
 
 	/* killed before the PATCH: the copy at 4, shrunk to 2 now */
 	snprintf(body, sizeof body, JOB, "full", 4);
-	CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(bed.kc, "POST", jobs, body, NULL), 201);
 	mu__djob_t *a = victim("full", "1\t2");
-	CHECK(t, mu__dreclaim_settle(&d, a));
-	CHECK_EQ_INT(t, par_of(kc, "full", rv, sizeof rv), 2);
+	CHECK(t, mu__dreclaim_settle(&bed.d, a));
+	CHECK_EQ_INT(t, par_of(bed.kc, "full", rv, sizeof rv), 2);
 	CHECK_STR(t, rv, "2"); /* its spec changed once */
 	CHECK(t, a->shrinking == NULL);
 	CHECK(t, a->shrunk != NULL); /* the record stays: two pods off */
 	CHECK_EQ_INT(t, mu__dreclaim_shrunk(a), 2);
-	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	CHECK_EQ_INT(t, (int)shrunk_events(bed.kc), 1);
 
 	/* killed after the PATCH: the copy at 2 already, left as it is */
 	snprintf(body, sizeof body, JOB, "done", 2);
-	CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
-	CHECK_EQ_INT(t, par_of(kc, "done", rv, sizeof rv), 2);
+	CHECK_EQ_INT(t, fx_req(bed.kc, "POST", jobs, body, NULL), 201);
+	CHECK_EQ_INT(t, par_of(bed.kc, "done", rv, sizeof rv), 2);
 	mu__djob_t *b = victim("done", "1\t2");
-	CHECK(t, mu__dreclaim_settle(&d, b));
-	CHECK_EQ_INT(t, par_of(kc, "done", rv2, sizeof rv2), 2);
+	CHECK(t, mu__dreclaim_settle(&bed.d, b));
+	CHECK_EQ_INT(t, par_of(bed.kc, "done", rv2, sizeof rv2), 2);
 	CHECK_STR(t, rv2, rv);
 	CHECK(t, b->shrinking == NULL);
-	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	CHECK_EQ_INT(t, (int)shrunk_events(bed.kc), 1);
 
 	/* the copy gone: the intent dropped */
 	nap_ms(1); /* (the fixture's) */
 	mu__djob_t *g = victim("gone", "1\t2");
-	CHECK(t, mu__dreclaim_settle(&d, g));
+	CHECK(t, mu__dreclaim_settle(&bed.d, g));
 	CHECK(t, g->shrinking == NULL);
 
 	/* an intent of another dispatch (generation 0): dropped, not applied */
 	snprintf(body, sizeof body, JOB, "other", 4);
-	CHECK_EQ_INT(t, fx_req(kc, "POST", jobs, body, NULL), 201);
+	CHECK_EQ_INT(t, fx_req(bed.kc, "POST", jobs, body, NULL), 201);
 	mu__djob_t *x = victim("other", "0\t2");
-	CHECK(t, mu__dreclaim_settle(&d, x));
-	CHECK_EQ_INT(t, par_of(kc, "other", rv, sizeof rv), 4);
+	CHECK(t, mu__dreclaim_settle(&bed.d, x));
+	CHECK_EQ_INT(t, par_of(bed.kc, "other", rv, sizeof rv), 4);
 	CHECK(t, x->shrinking == NULL);
 
 	/* the worker does not answer: kept for the next pass */
 	mu__djob_t *y = victim("full", "1\t1");
-	mu__dcl_t off = c;
+	mu__dcl_t off = bed.c;
 	off.kc = NULL;
-	d.cls = &off;
-	CHECK(t, !mu__dreclaim_settle(&d, y));
+	bed.d.cls = &off;
+	CHECK(t, !mu__dreclaim_settle(&bed.d, y));
 	CHECK(t, y->shrinking != NULL);
 	/* on a pull cluster (round 22): kept for its agent's answer
 	 * (there is none here), nothing asked of the worker, looked at again
 	 * next pass (its dispatch may end first) */
 	off.pull = true;
-	uint64_t r0 = d.reqs;
-	CHECK(t, !mu__dreclaim_settle(&d, y));
+	uint64_t r0 = bed.d.reqs;
+	CHECK(t, !mu__dreclaim_settle(&bed.d, y));
 	CHECK(t, y->shrinking != NULL);
-	CHECK(t, d.reqs == r0);
+	CHECK(t, bed.d.reqs == r0);
 	y->state = MU__DJ_WITHDRAWING; /* its dispatch ended: dropped */
-	CHECK(t, mu__dreclaim_settle(&d, y));
+	CHECK(t, mu__dreclaim_settle(&bed.d, y));
 	CHECK(t, y->shrinking == NULL);
-	d.cls = &c;
+	bed.d.cls = &bed.c;
 
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
-	mu__djob_free(a);
-	mu__djob_free(b);
-	mu__djob_free(g);
-	mu__djob_free(x);
-	mu__djob_free(y);
-	mu__dcl_disconnect(&c);
-	mu_kube_client_free(kc);
-	mu_kube_config_release(&cfg);
-	fx_server_stop(t, s, dir);
+	mu__djob_t *js[] = {a, b, g, x, y};
+	bed_down(t, &bed, js, 5);
 }
 
 /* The Events with reason reason on the server. */
@@ -477,52 +508,32 @@ static const char *ptjob(char *buf, size_t len, const char *name, int workers)
 static int workers_of(mu_kube_client_t *c, const char *name, char *rv, size_t len)
 {
 	char path[256];
-	json_t *o = NULL;
 	snprintf(path, sizeof path, "/apis/kubeflow.org/v1/namespaces/default/pytorchjobs/%s", name);
-	if (fx_req(c, "GET", path, NULL, &o) != 200) {
-		json_decref(o);
-		return -1;
-	}
-	snprintf(rv, len, "%lld", (long long)json_integer_value(mu__jget(o, "metadata.generation")));
-	int n = (int)json_integer_value(mu__jget(o, "spec.pytorchReplicaSpecs.Worker.replicas"));
-	json_decref(o);
-	return n;
+	return field_of(c, path, "spec.pytorchReplicaSpecs.Worker.replicas", rv, len);
 }
 
 /* Round 23: a restart's intent on an elastic PyTorchJob's copy, settled
  * as a Job's is but on its own size (the Worker's replicas): the copy at
  * 4 PATCHed to 2 (nothing else of it changed, one Event Shrunk); at 2
- * already, left as it is (the same generation, no Event); its give-up
- * reads the copy's size from the same field (the pods it runs). */
+ * already, left as it is (the same generation, no Event); no copy on the
+ * worker: dropped. */
 static void test_pytorch(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-shrink-XXXXXX", server[64], body[900], rv[64], rv2[64];
-	mu_apiserver_t *s = fx_server(t, dir, server, sizeof server);
-	if (!s)
+	char body[900], rv[64], rv2[64];
+	bed_t bed;
+	if (!bed_up(t, &bed))
 		return;
-	mu_kube_config_t cfg = {0};
-	fx_config(&cfg, server);
-	mu_dispatch_opts_t o;
-	mu__dd_t d;
-	fx_dd(&d, &o);
-	mu__dcl_t c;
-	fx_cluster(t, &d, &c, server);
-	d.cls = &c;
-	d.ncls = 1;
-	mu_kube_client_t *kc = NULL;
-	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
-	d.hub = kc;
-	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+	CHECK_EQ_INT(t, fx_req(bed.kc, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
 			       PYTORCH_CRD, NULL), 201);
 	const char *pts = "/apis/kubeflow.org/v1/namespaces/default/pytorchjobs";
 	long st = 0;
 	for (int i = 0; i < 200 && st != 201; i++) { /* once the CRD is served */
-		st = fx_req(kc, "POST", pts, ptjob(body, sizeof body, "full", 4), NULL);
+		st = fx_req(bed.kc, "POST", pts, ptjob(body, sizeof body, "full", 4), NULL);
 		if (st != 201)
 			nap_ms(10);
 	}
 	CHECK_EQ_INT(t, (int)st, 201);
-	CHECK_EQ_INT(t, fx_req(kc, "POST", pts, ptjob(body, sizeof body, "done", 2), NULL), 201);
+	CHECK_EQ_INT(t, fx_req(bed.kc, "POST", pts, ptjob(body, sizeof body, "done", 2), NULL), 201);
 
 	mu__djob_t *js[3];
 	const char *names[3] = {"full", "done", "gone"};
@@ -534,31 +545,24 @@ static void test_pytorch(mu_t_t *t)
 		CHECK(t, mu__dkind_shrinks(js[i]->obj, MU__DK_PYTORCH));
 	}
 	/* the copy at 4: its Worker's replicas PATCHed to 2, once */
-	CHECK(t, mu__dreclaim_settle(&d, js[0]));
-	CHECK_EQ_INT(t, workers_of(kc, "full", rv, sizeof rv), 2);
+	CHECK(t, mu__dreclaim_settle(&bed.d, js[0]));
+	CHECK_EQ_INT(t, workers_of(bed.kc, "full", rv, sizeof rv), 2);
 	CHECK_STR(t, rv, "2");
 	CHECK(t, js[0]->shrinking == NULL);
 	CHECK_EQ_INT(t, mu__dreclaim_shrunk(js[0]), 2);
-	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	CHECK_EQ_INT(t, (int)shrunk_events(bed.kc), 1);
 	/* at 2 already: read back from the same field, left as it is */
-	workers_of(kc, "done", rv, sizeof rv);
-	CHECK(t, mu__dreclaim_settle(&d, js[1]));
-	CHECK_EQ_INT(t, workers_of(kc, "done", rv2, sizeof rv2), 2);
+	workers_of(bed.kc, "done", rv, sizeof rv);
+	CHECK(t, mu__dreclaim_settle(&bed.d, js[1]));
+	CHECK_EQ_INT(t, workers_of(bed.kc, "done", rv2, sizeof rv2), 2);
 	CHECK_STR(t, rv2, rv);
 	CHECK(t, js[1]->shrinking == NULL);
-	CHECK_EQ_INT(t, (int)shrunk_events(kc), 1);
+	CHECK_EQ_INT(t, (int)shrunk_events(bed.kc), 1);
 	/* none on the worker: dropped */
-	CHECK(t, mu__dreclaim_settle(&d, js[2]));
+	CHECK(t, mu__dreclaim_settle(&bed.d, js[2]));
 	CHECK(t, js[2]->shrinking == NULL);
 
-	mu__djlist_clear(&d.dirty, MU__DM_DIRTY);
-	mu__djlist_clear(&d.wdirty, MU__DM_WDIRTY);
-	for (int i = 0; i < 3; i++)
-		mu__djob_free(js[i]);
-	mu__dcl_disconnect(&c);
-	mu_kube_client_free(kc);
-	mu_kube_config_release(&cfg);
-	fx_server_stop(t, s, dir);
+	bed_down(t, &bed, js, 3);
 }
 
 
