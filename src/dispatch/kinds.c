@@ -10,8 +10,10 @@
  * and managedBy live, its pod templates or its pods, the gang the fleet
  * places (with its parts' own minimums: a Volcano task's minAvailable, a
  * KAI sub-group's minMember), what its own admission refuses, its end as
- * its controller writes it, and the object as a muster Workload the
- * cluster-file loader reads.  Pure functions of the JSON: no I/O, no
+ * its controller writes it, the object as a muster Workload the
+ * cluster-file loader reads, and (round 23, shrink_ops) the size the hub
+ * lowers to shrink an elastic copy, for the kinds whose controller
+ * deletes the pods above it.  Pure functions of the JSON: no I/O, no
  * state; at the bottom of src/dispatch (it calls no other file of it).
  */
 #include <ctype.h>
