@@ -1124,7 +1124,10 @@ void mu__dreclaim_intents(mu__dd_t *d);
  * mode's rule for a refused PATCH) or gives a restart's up as above;
  * without an answer false, so that it is looked at each pass (dropped if
  * its dispatch ends first); this daemon's own pull shrinks are looked at
- * so too.  Returns true when settled.  At most two requests. */
+ * so too.  Round 23: the size is the kind's (mu__dkind_size), and an
+ * intent on a hub object that no longer has one (an elastic PyTorchJob's
+ * elasticPolicy taken out) is dropped without a request.  Returns true
+ * when settled.  At most two requests. */
 bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
 /* reclaim.c (round 22): the merge PATCH of the copy ns/name of kind k
  * on the worker kc to `to` pods (its size as mu__dkind_size_patch sets

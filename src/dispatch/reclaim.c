@@ -347,6 +347,12 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j)
 		settled(d, j, false);
 		return true;
 	}
+	if (!mu__dkind_shrinks(j->obj, j->kind)) { /* round 23: its kind's size gone */
+		mu__dlog(d, 1, "job %s: a shrink's intent dropped: the %s no longer has a size to "
+			 "shrink", j->key, mu__dkind_name(j->kind));
+		settled(d, j, false);
+		return true;
+	}
 	mu__dcl_t *cl = &d->cls[j->cl];
 	if (cl->pull) /* round 22: its agent's answer settles it, looked at each pass */
 		return pull_answer(d, cl, j, to);

@@ -516,7 +516,7 @@ static int workers_of(mu_kube_client_t *c, const char *name, char *rv, size_t le
  * as a Job's is but on its own size (the Worker's replicas): the copy at
  * 4 PATCHed to 2 (nothing else of it changed, one Event Shrunk); at 2
  * already, left as it is (the same generation, no Event); no copy on the
- * worker: dropped. */
+ * worker, or a hub object without elasticPolicy now: dropped. */
 static void test_pytorch(mu_t_t *t)
 {
 	char body[900], rv[64], rv2[64];
@@ -561,6 +561,16 @@ static void test_pytorch(mu_t_t *t)
 	/* none on the worker: dropped */
 	CHECK(t, mu__dreclaim_settle(&bed.d, js[2]));
 	CHECK(t, js[2]->shrinking == NULL);
+	/* its hub object without elasticPolicy now: dropped, nothing asked
+	 * (its copy, at 2, is left) */
+	free(js[0]->shrinking);
+	js[0]->shrinking = strdup("1\t1");
+	json_object_del(json_object_get(js[0]->obj, "spec"), "elasticPolicy");
+	uint64_t r0 = bed.d.reqs;
+	CHECK(t, mu__dreclaim_settle(&bed.d, js[0]));
+	CHECK(t, js[0]->shrinking == NULL);
+	CHECK(t, bed.d.reqs == r0);
+	CHECK_EQ_INT(t, workers_of(bed.kc, "full", rv, sizeof rv), 2);
 
 	bed_down(t, &bed, js, 3);
 }
