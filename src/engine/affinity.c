@@ -1448,6 +1448,50 @@ int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 	return MU_OK;
 }
 
+/* One bound pod p (pod set ps) of j: released, its node checked against
+ * the filters between pods as things now stand, bound back on its very
+ * devices; into *out.  O(terms), plus O(nodes) for a spread's counts. */
+static int recheck_pod(mu_engine_t *e, mu__job_t *j, int32_t p, mu__podset_t *ps,
+		       mu_filter_t *out)
+{
+	const mu__pod_t was = j->pods[p];
+	mu__sclass_t *c = &e->classes[ps->sclass];
+	mu__pod_release(e, j, p, false); /* bound back below: no room grew */
+	mu__aview_t v;
+	int rc = aff_sync(e);
+	if (rc == MU_OK)
+		rc = mu__sclass_refresh(e, c);
+	if (rc == MU_OK)
+		rc = view_init(e, &v, c, ps);
+	if (rc == MU_OK)
+		*out = view_filter(&v, was.node);
+	int rb = mu__pod_bind(e, j, p, was.node, &was);
+	return rc ? rc : rb;
+}
+
+int mu_engine_job_recheck(mu_engine_t *e, mu_id_t job, mu_filter_t *out, int32_t *pod)
+{
+	if (!e || !out || !pod)
+		return MU_EINVAL;
+	if (job < 0 || job >= e->njobs)
+		return MU_ENOENT;
+	mu__job_t *j = &e->jobs[job];
+	if (j->state == MU_JOB_FINISHED)
+		return MU_ESTATE;
+	*out = MU_F_COUNT;
+	*pod = -1;
+	int rc = MU_OK;
+	/* pods with terms of their own: what others carry did not change */
+	for (int32_t p = 0; e->aff && rc == MU_OK && *out == MU_F_COUNT && p < j->npods; p++) {
+		mu__podset_t *ps = &j->podsets[mu__pod_podset(j, p)];
+		if (j->pods[p].node < 0 || !ps->aff)
+			continue;
+		rc = recheck_pod(e, j, p, ps, out);
+		*pod = *out == MU_F_COUNT ? -1 : p;
+	}
+	return rc;
+}
+
 int32_t mu__aff_anti_peers(mu_engine_t *e, const mu__podset_t *ps, int32_t nid, int32_t *out,
 			   int32_t max)
 {

@@ -1146,6 +1146,54 @@ static void test_whatif_where(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* The filters between pods run again for a placed job (round 23, the
+ * fleet's second filter pass): on n0 (8 GPUs) P (labels app=b) runs, and
+ * D (required pod affinity to app=b on the node) is placed beside it; its
+ * check passes.  With P withdrawn it fails on pod affinity, pod 0, and D
+ * keeps its pod on n0 and its GPU; an unknown job and a NULL argument are
+ * refused. */
+static void test_job_recheck(mu_t_t *t)
+{
+	mu_id_t n0;
+	mu_engine_t *e = engine_a(t, 16, &n0);
+	jobs_t w = {0};
+	static const char *vb[1] = {"b"};
+	static mu_sel_req_t rb = {.key = "app", .op = MU_SEL_IN, .values = vb, .nvalues = 1};
+	static mu_pod_term_t to_b = {.sel = {.reqs = &rb, .nreqs = 1},
+				     .topology_key = "kubernetes.io/hostname"};
+	static mu_label_t app_b = {"app", "b"};
+	int p = add_job(&w, "A", 1, true, 0), d = add_job(&w, "A", 1, true, 0);
+	w.ps[p].labels = &app_b;
+	w.ps[p].nlabels = 1;
+	w.ps[d].pod_terms = &to_b;
+	w.ps[d].npod_terms = 1;
+	mu_id_t pid, did;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[p], 0, &pid), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_pod_bound(e, pid, 0, 0, n0, NULL, 0), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[d], 0, &did), MU_OK);
+	mu_decisions_t dd;
+	mu_decisions_init(&dd);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &dd), MU_OK);
+	mu_decisions_release(&dd);
+	CHECK_EQ_INT(t, (int)mu_engine_pod_node(e, did, 0, 0), (int)n0);
+	mu_filter_t why = MU_F_UNSCHEDULABLE;
+	int32_t pod = 7;
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, did, &why, &pod), MU_OK);
+	CHECK_EQ_INT(t, (int)why, (int)MU_F_COUNT);
+	CHECK_EQ_INT(t, pod, -1);
+	CHECK_EQ_INT(t, mu_engine_job_withdraw(e, pid, MIN), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, did, &why, &pod), MU_OK);
+	CHECK_EQ_INT(t, (int)why, (int)MU_F_POD_AFFINITY);
+	CHECK_EQ_INT(t, pod, 0);
+	CHECK_EQ_INT(t, (int)mu_engine_pod_node(e, did, 0, 0), (int)n0); /* bound back */
+	mu_node_info_t ni;
+	CHECK_EQ_INT(t, mu_engine_node_info(e, n0, &ni), MU_OK);
+	CHECK_EQ_INT(t, (int)ni.free.v[MU_RES_GPU], 7);
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, 99, &why, &pod), MU_ENOENT);
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, did, NULL, &pod), MU_EINVAL);
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -1166,5 +1214,6 @@ int main(void)
 	MU_RUN(&t, test_reclaim_restart_claimant);
 	MU_RUN(&t, test_whatif_without_pods);
 	MU_RUN(&t, test_whatif_where);
+	MU_RUN(&t, test_job_recheck);
 	return mu_t_done(&t);
 }
