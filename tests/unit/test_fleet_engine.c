@@ -700,6 +700,86 @@ static void test_reclaim_steer(mu_t_t *t)
 	}
 }
 
+/* The node of pod 0 of fleet job i's copy in cluster c's model (its name
+ * as commit_once() makes it, generation 1), or "" when it has none. */
+static const char *model_node(rfleet_t *r, int i, int32_t c)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%s.j%d.g1", r->w.names[i], (int)r->id[i]);
+	const mu_engine_t *e = mu_fleet_cluster_engine(r->f, c);
+	mu_id_t id = mu_engine_job_find(e, name);
+	mu_id_t n = id < 0 ? -1 : mu_engine_pod_node(e, id, 0, 0);
+	return n < 0 ? "" : mu_engine_node_name(e, n);
+}
+
+/* Round 23: kube-scheduler's two filter passes beside nominated pods, and
+ * explain agreeing with the pass.  As in test_reclaim_hold_room, B's
+ * 2-GPU job (labels app=b, required anti-affinity to app=noisy on the
+ * node) takes two of A's eight on c0-n0, which has no GPU free, and its
+ * pod is nominated there; the jobs below ask CPU only, and c0-n0 has the
+ * label pref=yes.  R (app=b, 60 CPUs) fits only on c0-n1.  D (required
+ * pod affinity to app=b on the node, preferring pref=yes) goes to n1,
+ * where R meets its affinity: on n0 only B's nominated pod, not there
+ * yet, would (round 22 put it there, by its preference; kube-scheduler's
+ * second pass, without the nominated pods, refuses n0).  J (app=noisy, 4
+ * CPUs) then fits only beside the room on n0, but B would no longer fit
+ * with it (the hold's check): the pass refuses it and explain says "held
+ * for" B (round 22 said "fits"). */
+static void test_reclaim_second_pass(mu_t_t *t)
+{
+	rfleet_t r;
+	mu_fleet_reclaims_t rc = {0};
+	int b = room_setup(t, &r, NULL, &rc);
+	static const char *vb[1] = {"b"}, *vn[1] = {"noisy"}, *vy[1] = {"yes"};
+	static mu_sel_req_t rb = {.key = "app", .op = MU_SEL_IN, .values = vb, .nvalues = 1};
+	static mu_sel_req_t rn = {.key = "app", .op = MU_SEL_IN, .values = vn, .nvalues = 1};
+	static mu_sel_req_t ry = {.key = "pref", .op = MU_SEL_IN, .values = vy, .nvalues = 1};
+	static mu_pod_term_t to_b = {.sel = {.reqs = &rb, .nreqs = 1},
+				     .topology_key = "kubernetes.io/hostname"};
+	static mu_pod_term_t off_noisy = {.anti = true, .sel = {.reqs = &rn, .nreqs = 1},
+					  .topology_key = "kubernetes.io/hostname"};
+	static mu_pref_term_t to_pref = {.weight = 100, .term = {.reqs = &ry, .nreqs = 1}};
+	static mu_label_t app_b = {"app", "b"}, app_noisy = {"app", "noisy"}, pref = {"pref", "yes"};
+	r.w.ps[b].labels = &app_b; /* the fleet reads its spec when it nominates */
+	r.w.ps[b].nlabels = 1;
+	r.w.ps[b].pod_terms = &off_noisy;
+	r.w.ps[b].npod_terms = 1;
+	mu_node_spec_t n0 = node_of("c0-n0", 8);
+	n0.labels = &pref;
+	n0.nlabels = 1;
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n0), MU_OK);
+	int rr = add_job(&r.w, "C", 0, true, 11 * MIN);
+	r.w.ps[rr].req.v[MU_RES_CPU] = 60000;
+	r.w.ps[rr].labels = &app_b;
+	r.w.ps[rr].nlabels = 1;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[rr], 11 * MIN, &r.id[rr]), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+	CHECK_STR(t, model_node(&r, rr, 0), "c0-n1");
+	int d = add_job(&r.w, "C", 0, true, 11 * MIN);
+	r.w.ps[d].pod_terms = &to_b;
+	r.w.ps[d].npod_terms = 1;
+	r.w.ps[d].node_pref = &to_pref;
+	r.w.ps[d].nnode_pref = 1;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[d], 11 * MIN, &r.id[d]), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+	CHECK_EQ_INT(t, info(t, &r, d).cluster, 0);
+	CHECK_STR(t, model_node(&r, d, 0), "c0-n1");
+	int jn = add_job(&r.w, "C", 0, true, 11 * MIN);
+	r.w.ps[jn].req.v[MU_RES_CPU] = 4000;
+	r.w.ps[jn].labels = &app_noisy;
+	r.w.ps[jn].nlabels = 1;
+	CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[jn], 11 * MIN, &r.id[jn]), MU_OK);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 0);
+	CHECK_EQ_INT(t, info(t, &r, jn).state, MU_FJ_QUEUED);
+	mu_fleet_explain_t x[1];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(r.f, r.id[jn], 11 * MIN, x), MU_OK);
+	CHECK_STR(t, x[0].why, "held");
+	CHECK_EQ_INT(t, (int)x[0].held_for, (int)r.id[b]);
+	CHECK_EQ_INT(t, info(t, &r, b).held, 0); /* B's hold stands */
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+}
+
 /* A restarted caller marks the jobs its record says were victims
  * (mu_fleet_job_mark_victim): they are never victims again.  Of A's eight
  * 1-GPU jobs six are marked; B's 2-GPU claim takes the other two, and a
@@ -1205,6 +1285,7 @@ int main(void)
 	MU_RUN(&t, test_reclaim_hold);
 	MU_RUN(&t, test_reclaim_hold_room);
 	MU_RUN(&t, test_reclaim_steer);
+	MU_RUN(&t, test_reclaim_second_pass);
 	MU_RUN(&t, test_reclaim_marked);
 	MU_RUN(&t, test_preempt_in_queue_as_engine);
 	MU_RUN(&t, test_reclaim_as_engine);
