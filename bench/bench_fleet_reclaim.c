@@ -99,6 +99,21 @@ static int submit(fr_t *b, mu_fleet_t *f, int32_t q, mu_time_t now)
 	return mu_fleet_job_submit(f, &b->fspecs[k], now, NULL);
 }
 
+/* Adds node name to cluster c: 64 CPUs, 512 Gi, 110 pods and gpus H100
+ * GPUs (none: a CPU node). */
+static int add_node(mu_fleet_t *f, int32_t c, const char *name, int64_t gpus)
+{
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 512 * GI;
+	n.alloc.v[MU_RES_GPU] = gpus;
+	n.alloc.v[MU_RES_PODS] = 110;
+	n.gpu_model = gpus ? "H100" : NULL;
+	return mu_fleet_node_upsert(f, c, &n);
+}
+
 /* The clusters, queues and jobs, and the two dispatch passes. */
 static int build(fr_t *b, mu_fleet_t *f)
 {
@@ -122,15 +137,7 @@ static int build(fr_t *b, mu_fleet_t *f)
 		rc = mu_fleet_cluster_add(f, &cs, &id);
 		for (int32_t i = 0; rc == MU_OK && i < b->nodes; i++) {
 			snprintf(name, sizeof name, "c%03d-n%04d", c, i);
-			mu_node_spec_t n;
-			memset(&n, 0, sizeof n);
-			n.name = name;
-			n.alloc.v[MU_RES_CPU] = 64000;
-			n.alloc.v[MU_RES_MEM] = 512 * GI;
-			n.alloc.v[MU_RES_GPU] = 8;
-			n.alloc.v[MU_RES_PODS] = 110;
-			n.gpu_model = "H100";
-			rc = mu_fleet_node_upsert(f, id, &n);
+			rc = add_node(f, id, name, 8);
 		}
 	}
 	for (int32_t q = 0; rc == MU_OK && q < b->queues; q++) {
@@ -179,13 +186,7 @@ static int held_setup(fr_t *b, mu_fleet_t *f, int64_t n, mu_time_t now, int32_t 
 	for (int32_t c = 0; rc == MU_OK && c < b->clusters; c++)
 		for (int64_t i = 0; h[c] && rc == MU_OK && i < per; i++) {
 			snprintf(name, sizeof name, "c%03d-cpu%04lld", c, (long long)i);
-			mu_node_spec_t nd;
-			memset(&nd, 0, sizeof nd);
-			nd.name = name;
-			nd.alloc.v[MU_RES_CPU] = 64000;
-			nd.alloc.v[MU_RES_MEM] = 512 * GI;
-			nd.alloc.v[MU_RES_PODS] = 110;
-			rc = mu_fleet_node_upsert(f, c, &nd);
+			rc = add_node(f, c, name, 0);
 		}
 	free(h);
 	static mu_podset_spec_t cpu = {.name = "main", .replicas = 1,

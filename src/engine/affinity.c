@@ -1414,6 +1414,24 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 	return nf ? view_rank(e, &v, nf) : -1;
 }
 
+/* The first filter between pods (spread, pod affinity and anti-affinity,
+ * bound pods' anti-affinity) one pod of ps fails on node as things now
+ * stand, or MU_F_COUNT, into *out; e->aff is set.  MU_ENOMEM.  O(terms),
+ * plus O(nodes) for a spread's counts. */
+static int between_pods(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps, int32_t node,
+			mu_filter_t *out)
+{
+	mu__aview_t v;
+	int rc = aff_sync(e);
+	if (rc == MU_OK)
+		rc = mu__sclass_refresh(e, c);
+	if (rc == MU_OK)
+		rc = view_init(e, &v, c, ps);
+	if (rc == MU_OK)
+		*out = view_filter(&v, node);
+	return rc;
+}
+
 int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 			 mu_id_t node, mu_filter_t *out)
 {
@@ -1433,17 +1451,9 @@ int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 	if (f == MU_F_COUNT && e->placing >= 0 &&
 	    !mu__resv_allows(e, &e->jobs[e->placing], node, ps))
 		f = MU_F_RESERVED;
-	if (f == MU_F_COUNT && e->aff) {
-		mu__aview_t v;
-		int rc = aff_sync(e);
-		if (rc == MU_OK)
-			rc = mu__sclass_refresh(e, c);
-		if (rc == MU_OK)
-			rc = view_init(e, &v, c, ps);
-		if (rc)
-			return rc;
-		f = view_filter(&v, node);
-	}
+	int rc = f == MU_F_COUNT && e->aff ? between_pods(e, c, ps, node, &f) : MU_OK;
+	if (rc)
+		return rc;
 	*out = f;
 	return MU_OK;
 }
@@ -1455,16 +1465,8 @@ static int recheck_pod(mu_engine_t *e, mu__job_t *j, int32_t p, mu__podset_t *ps
 		       mu_filter_t *out)
 {
 	const mu__pod_t was = j->pods[p];
-	mu__sclass_t *c = &e->classes[ps->sclass];
 	mu__pod_release(e, j, p, false); /* bound back below: no room grew */
-	mu__aview_t v;
-	int rc = aff_sync(e);
-	if (rc == MU_OK)
-		rc = mu__sclass_refresh(e, c);
-	if (rc == MU_OK)
-		rc = view_init(e, &v, c, ps);
-	if (rc == MU_OK)
-		*out = view_filter(&v, was.node);
+	int rc = between_pods(e, &e->classes[ps->sclass], ps, was.node, out);
 	int rb = mu__pod_bind(e, j, p, was.node, &was);
 	return rc ? rc : rb;
 }
