@@ -308,8 +308,9 @@ static int nominate(mu_fleet_t *f, int32_t c, mu_time_t now)
 	return rc;
 }
 
-/* Takes back what nominated_take() bound (*ph; -1: nothing), withdrawn
- * and forgotten (no run, no history), and sets *ph to -1.  O(its pods). */
+/* Takes back model job *ph (-1: nothing): what nominated_take() bound,
+ * or a trial's job (pass_both(), explain), withdrawn and forgotten (no
+ * run, no history), and sets *ph to -1.  O(its pods). */
 static int unnominate(mu__cluster_t *k, mu_id_t *ph, mu_time_t now)
 {
 	if (*ph < 0)
