@@ -712,6 +712,22 @@ static const char *model_node(rfleet_t *r, int i, int32_t c)
 	return n < 0 ? "" : mu_engine_node_name(e, n);
 }
 
+/* Submits a job of queue C at 11 min asking cpu milli-CPUs and no GPU,
+ * with label l, required pod term pt and preferred node term np (each
+ * NULL: none); returns its index in r->w. */
+static int cpu_job(mu_t_t *t, rfleet_t *r, int64_t cpu, mu_label_t *l, mu_pod_term_t *pt,
+		   mu_pref_term_t *np)
+{
+	int i = add_job(&r->w, "C", 0, true, 11 * MIN);
+	mu_podset_spec_t *p = &r->w.ps[i];
+	p->req.v[MU_RES_CPU] = cpu;
+	*p = (mu_podset_spec_t){.name = p->name, .replicas = 1, .req = p->req, .labels = l,
+				.nlabels = l != NULL, .pod_terms = pt, .npod_terms = pt != NULL,
+				.node_pref = np, .nnode_pref = np != NULL};
+	CHECK_EQ_INT(t, mu_fleet_job_submit(r->f, &r->w.fs[i], 11 * MIN, &r->id[i]), MU_OK);
+	return i;
+}
+
 /* Round 23: kube-scheduler's two filter passes beside nominated pods, and
  * explain agreeing with the pass.  As in test_reclaim_hold_room, B's
  * 2-GPU job (labels app=b, required anti-affinity to app=noisy on the
@@ -748,27 +764,14 @@ static void test_reclaim_second_pass(mu_t_t *t)
 	n0.labels = &pref;
 	n0.nlabels = 1;
 	CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n0), MU_OK);
-	int rr = add_job(&r.w, "C", 0, true, 11 * MIN);
-	r.w.ps[rr].req.v[MU_RES_CPU] = 60000;
-	r.w.ps[rr].labels = &app_b;
-	r.w.ps[rr].nlabels = 1;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[rr], 11 * MIN, &r.id[rr]), MU_OK);
+	int rr = cpu_job(t, &r, 60000, &app_b, NULL, NULL);
 	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
 	CHECK_STR(t, model_node(&r, rr, 0), "c0-n1");
-	int d = add_job(&r.w, "C", 0, true, 11 * MIN);
-	r.w.ps[d].pod_terms = &to_b;
-	r.w.ps[d].npod_terms = 1;
-	r.w.ps[d].node_pref = &to_pref;
-	r.w.ps[d].nnode_pref = 1;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[d], 11 * MIN, &r.id[d]), MU_OK);
+	int d = cpu_job(t, &r, 1000, NULL, &to_b, &to_pref);
 	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
 	CHECK_EQ_INT(t, info(t, &r, d).cluster, 0);
 	CHECK_STR(t, model_node(&r, d, 0), "c0-n1");
-	int jn = add_job(&r.w, "C", 0, true, 11 * MIN);
-	r.w.ps[jn].req.v[MU_RES_CPU] = 4000;
-	r.w.ps[jn].labels = &app_noisy;
-	r.w.ps[jn].nlabels = 1;
-	CHECK_EQ_INT(t, mu_fleet_job_submit(r.f, &r.w.fs[jn], 11 * MIN, &r.id[jn]), MU_OK);
+	int jn = cpu_job(t, &r, 4000, &app_noisy, NULL, NULL);
 	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 0);
 	CHECK_EQ_INT(t, info(t, &r, jn).state, MU_FJ_QUEUED);
 	mu_fleet_explain_t x[1];
