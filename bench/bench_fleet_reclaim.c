@@ -18,11 +18,25 @@
  *   valgrind --tool=callgrind --toggle-collect=mu_fleet_reclaim \
  *       build/rel/bench/bench_fleet_reclaim --passes 1
  *
- * (and --passes 2: the second pass's cost is the difference).  Exit 2 on
- * bad usage, 1 on an error of the fleet.
+ * (and --passes 2: the second pass's cost is the difference).
+ *
+ * --held N (round 23): after the reclaim passes, the clusters now held for
+ * claimants get CPU nodes (no GPU: no claimant fits there) with room for
+ * N jobs of one CPU, which arrive, and one more dispatch pass at the same
+ * time is timed: each of them is placed on a held cluster, with the
+ * claimant's nominated room bound as a placeholder and both filter passes
+ * (src/fleet/place.c), beside the waiting GPU jobs that fit nowhere.  Its
+ * line adds the clusters held, the jobs, the jobs placed, its CPU
+ * microseconds and decisions per second.  Its instructions, and the
+ * placeholder's share of them:
+ *
+ *   valgrind --tool=callgrind --toggle-collect=held_pass \
+ *       build/rel/bench/bench_fleet_reclaim --held 2000
+ *
+ * Exit 2 on bad usage, 1 on an error of the fleet.
  *
  *   bench_fleet_reclaim [--clusters N] [--nodes N] [--queues N]
- *                       [--waiting N] [--passes N]
+ *                       [--waiting N] [--passes N] [--held N]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -85,6 +99,21 @@ static int submit(fr_t *b, mu_fleet_t *f, int32_t q, mu_time_t now)
 	return mu_fleet_job_submit(f, &b->fspecs[k], now, NULL);
 }
 
+/* Adds node name to cluster c: 64 CPUs, 512 Gi, 110 pods and gpus H100
+ * GPUs (none: a CPU node). */
+static int add_node(mu_fleet_t *f, int32_t c, const char *name, int64_t gpus)
+{
+	mu_node_spec_t n;
+	memset(&n, 0, sizeof n);
+	n.name = name;
+	n.alloc.v[MU_RES_CPU] = 64000;
+	n.alloc.v[MU_RES_MEM] = 512 * GI;
+	n.alloc.v[MU_RES_GPU] = gpus;
+	n.alloc.v[MU_RES_PODS] = 110;
+	n.gpu_model = gpus ? "H100" : NULL;
+	return mu_fleet_node_upsert(f, c, &n);
+}
+
 /* The clusters, queues and jobs, and the two dispatch passes. */
 static int build(fr_t *b, mu_fleet_t *f)
 {
@@ -108,15 +137,7 @@ static int build(fr_t *b, mu_fleet_t *f)
 		rc = mu_fleet_cluster_add(f, &cs, &id);
 		for (int32_t i = 0; rc == MU_OK && i < b->nodes; i++) {
 			snprintf(name, sizeof name, "c%03d-n%04d", c, i);
-			mu_node_spec_t n;
-			memset(&n, 0, sizeof n);
-			n.name = name;
-			n.alloc.v[MU_RES_CPU] = 64000;
-			n.alloc.v[MU_RES_MEM] = 512 * GI;
-			n.alloc.v[MU_RES_GPU] = 8;
-			n.alloc.v[MU_RES_PODS] = 110;
-			n.gpu_model = "H100";
-			rc = mu_fleet_node_upsert(f, id, &n);
+			rc = add_node(f, id, name, 8);
 		}
 	}
 	for (int32_t q = 0; rc == MU_OK && q < b->queues; q++) {
@@ -143,6 +164,55 @@ static int build(fr_t *b, mu_fleet_t *f)
 	return rc;
 }
 
+/* --held: adds to each cluster held for a claimant (*held of them) CPU
+ * nodes (64 CPUs, no GPU: no claimant's pod fits there) for n jobs of
+ * one CPU, and submits the n jobs, 1 CPU each, to the first queue at now.
+ * O(jobs + n). */
+static int held_setup(fr_t *b, mu_fleet_t *f, int64_t n, mu_time_t now, int32_t *held)
+{
+	bool *h = calloc((size_t)b->clusters, sizeof *h);
+	if (!h)
+		return MU_ENOMEM;
+	mu_fleet_job_info_t ji;
+	*held = 0;
+	for (int32_t j = 0; j < mu_fleet_njobs(f); j++)
+		if (mu_fleet_job_info(f, j, &ji) == MU_OK && ji.held >= 0 && !h[ji.held]) {
+			h[ji.held] = true;
+			++*held;
+		}
+	int64_t per = *held ? (n + 64LL * *held - 1) / (64LL * *held) : 0;
+	int rc = MU_OK;
+	char name[48];
+	for (int32_t c = 0; rc == MU_OK && c < b->clusters; c++)
+		for (int64_t i = 0; h[c] && rc == MU_OK && i < per; i++) {
+			snprintf(name, sizeof name, "c%03d-cpu%04lld", c, (long long)i);
+			rc = add_node(f, c, name, 0);
+		}
+	free(h);
+	static mu_podset_spec_t cpu = {.name = "main", .replicas = 1,
+				       .req = {.v = {[MU_RES_CPU] = 1000, [MU_RES_MEM] = GI}}};
+	for (int64_t k = 0; rc == MU_OK && k < n; k++) {
+		int64_t x = b->njobs++;
+		snprintf(b->names[x], sizeof b->names[x], "j%lld", (long long)x);
+		mu_job_spec_t *j = &b->specs[x];
+		*j = (mu_job_spec_t){.name = b->names[x], .queue = b->qnames[0], .podsets = &cpu,
+				     .npodsets = 1, .preemptible = true, .submit = now,
+				     .runtime_estimate = 3600 * 1000};
+		b->fspecs[x] = (mu_fleet_job_spec_t){.job = j};
+		rc = mu_fleet_job_submit(f, &b->fspecs[x], now, NULL);
+	}
+	return rc;
+}
+
+/* The timed dispatch pass of --held (its own frame, for callgrind's
+ * --toggle-collect: not inlined, and not a tail call). */
+__attribute__((noinline)) static int held_pass(mu_fleet_t *f, mu_time_t now,
+						mu_fleet_decisions_t *d)
+{
+	volatile int rc = mu_fleet_dispatch(f, now, d);
+	return rc;
+}
+
 static int arg(int argc, char **argv, int *i, const char *name, int64_t *v)
 {
 	if (strcmp(argv[*i], name) || *i + 1 >= argc)
@@ -157,7 +227,7 @@ static int arg(int argc, char **argv, int *i, const char *name, int64_t *v)
 
 int main(int argc, char **argv)
 {
-	int64_t clusters = 4, nodes = 50, queues = 8, waiting = 10000, passes = 1;
+	int64_t clusters = 4, nodes = 50, queues = 8, waiting = 10000, passes = 1, held = 0;
 	for (int i = 1; i < argc; i++) {
 		int r = 0;
 		r = r ? r : arg(argc, argv, &i, "--clusters", &clusters);
@@ -165,16 +235,17 @@ int main(int argc, char **argv)
 		r = r ? r : arg(argc, argv, &i, "--queues", &queues);
 		r = r ? r : arg(argc, argv, &i, "--waiting", &waiting);
 		r = r ? r : arg(argc, argv, &i, "--passes", &passes);
+		r = r ? r : arg(argc, argv, &i, "--held", &held);
 		if (r != 1) {
 			fprintf(stderr, "usage: bench_fleet_reclaim [--clusters N] [--nodes N] "
-				"[--queues N] [--waiting N] [--passes N]\n");
+				"[--queues N] [--waiting N] [--passes N] [--held N]\n");
 			return 2;
 		}
 	}
 	fr_t b = {.clusters = (int32_t)clusters, .nodes = (int32_t)nodes,
 		  .queues = (int32_t)queues, .passes = (int32_t)passes, .waiting = waiting,
 		  .rng = 42};
-	int64_t cap = 2LL * 8 * nodes * clusters / 3 + waiting;
+	int64_t cap = 2LL * 8 * nodes * clusters / 3 + waiting + held;
 	b.specs = malloc((size_t)cap * sizeof *b.specs);
 	b.fspecs = malloc((size_t)cap * sizeof *b.fspecs);
 	b.names = malloc((size_t)cap * sizeof *b.names);
@@ -200,7 +271,22 @@ int main(int argc, char **argv)
 		printf("%s{\"victims\": %zu, \"cpu_us\": %.0f}", p ? ", " : "", r.n, us);
 		mu_fleet_reclaims_release(&r);
 	}
-	printf("]}\n");
+	printf("]");
+	if (rc == MU_OK && held > 0) {
+		int32_t nheld = 0;
+		mu_fleet_decisions_t d;
+		mu_fleet_decisions_init(&d);
+		rc = held_setup(&b, f, held, 10 * MIN, &nheld);
+		double t0 = cpu_us();
+		if (rc == MU_OK)
+			rc = held_pass(f, 10 * MIN, &d);
+		double us = cpu_us() - t0;
+		printf(", \"held\": {\"clusters\": %d, \"jobs\": %lld, \"placed\": %zu, "
+		       "\"cpu_us\": %.0f, \"decisions_per_s\": %.0f}", nheld, (long long)held, d.n,
+		       us, us > 0 ? (double)d.n * 1e6 / us : 0.0);
+		mu_fleet_decisions_release(&d);
+	}
+	printf("}\n");
 	mu_fleet_free(f);
 	free(b.specs);
 	free(b.fspecs);

@@ -1063,6 +1063,21 @@ int mu_engine_gpu_memory_req(const mu_engine_t *e, int64_t mib, mu_res_t *req);
 int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 			 mu_id_t node, mu_filter_t *out);
 
+/* The filters between pods (topology spread, pod affinity and
+ * anti-affinity, bound pods' anti-affinity) of a placed job run again as
+ * things now stand: each bound pod of job whose pod set has terms of its
+ * own, released for its check and bound back on its very devices, on its
+ * node.  For a caller that places a job with pods counted as bound that
+ * are not there (the fleet's reclaim nomination, round 23) and then asks,
+ * with them gone or back, what kube-scheduler's two filter passes for a
+ * pod beside nominated pods ask (RunFilterPluginsWithNominatedPods).
+ * *out gets the first filter a pod fails and *pod its index in the job's
+ * pods, or MU_F_COUNT and -1 when all pass.  MU_EINVAL for a NULL
+ * argument, MU_ENOENT for an unknown job, MU_ESTATE for a finished one.
+ * O(1) while no job uses pod terms; else O(its bound pods with terms x
+ * (terms + spread counts)). */
+int mu_engine_job_recheck(mu_engine_t *e, mu_id_t job, mu_filter_t *out, int32_t *pod);
+
 /* Tells the engine that its policy's state (score_state) changed in a way
  * that moves scores, e.g. a mix's muster settings chosen again mid-run:
  * every score the engine keeps (nodeindex.c's heaps) is dropped and built

@@ -1414,6 +1414,24 @@ int32_t mu__aff_best_node(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *p
 	return nf ? view_rank(e, &v, nf) : -1;
 }
 
+/* The first filter between pods (spread, pod affinity and anti-affinity,
+ * bound pods' anti-affinity) one pod of ps fails on node as things now
+ * stand, or MU_F_COUNT, into *out; e->aff is set.  MU_ENOMEM.  O(terms),
+ * plus O(nodes) for a spread's counts. */
+static int between_pods(mu_engine_t *e, mu__sclass_t *c, const mu__podset_t *ps, int32_t node,
+			mu_filter_t *out)
+{
+	mu__aview_t v;
+	int rc = aff_sync(e);
+	if (rc == MU_OK)
+		rc = mu__sclass_refresh(e, c);
+	if (rc == MU_OK)
+		rc = view_init(e, &v, c, ps);
+	if (rc == MU_OK)
+		*out = view_filter(&v, node);
+	return rc;
+}
+
 int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 			 mu_id_t node, mu_filter_t *out)
 {
@@ -1433,19 +1451,47 @@ int mu_engine_node_check(mu_engine_t *e, mu_id_t job, int32_t podset,
 	if (f == MU_F_COUNT && e->placing >= 0 &&
 	    !mu__resv_allows(e, &e->jobs[e->placing], node, ps))
 		f = MU_F_RESERVED;
-	if (f == MU_F_COUNT && e->aff) {
-		mu__aview_t v;
-		int rc = aff_sync(e);
-		if (rc == MU_OK)
-			rc = mu__sclass_refresh(e, c);
-		if (rc == MU_OK)
-			rc = view_init(e, &v, c, ps);
-		if (rc)
-			return rc;
-		f = view_filter(&v, node);
-	}
+	int rc = f == MU_F_COUNT && e->aff ? between_pods(e, c, ps, node, &f) : MU_OK;
+	if (rc)
+		return rc;
 	*out = f;
 	return MU_OK;
+}
+
+/* One bound pod p (pod set ps) of j: released, its node checked against
+ * the filters between pods as things now stand, bound back on its very
+ * devices; into *out.  O(terms), plus O(nodes) for a spread's counts. */
+static int recheck_pod(mu_engine_t *e, mu__job_t *j, int32_t p, mu__podset_t *ps,
+		       mu_filter_t *out)
+{
+	const mu__pod_t was = j->pods[p];
+	mu__pod_release(e, j, p, false); /* bound back below: no room grew */
+	int rc = between_pods(e, &e->classes[ps->sclass], ps, was.node, out);
+	int rb = mu__pod_bind(e, j, p, was.node, &was);
+	return rc ? rc : rb;
+}
+
+int mu_engine_job_recheck(mu_engine_t *e, mu_id_t job, mu_filter_t *out, int32_t *pod)
+{
+	if (!e || !out || !pod)
+		return MU_EINVAL;
+	if (job < 0 || job >= e->njobs)
+		return MU_ENOENT;
+	mu__job_t *j = &e->jobs[job];
+	if (j->state == MU_JOB_FINISHED)
+		return MU_ESTATE;
+	*out = MU_F_COUNT;
+	*pod = -1;
+	int rc = MU_OK;
+	/* pods with terms of their own: what others carry did not change */
+	for (int32_t p = 0; e->aff && rc == MU_OK && *out == MU_F_COUNT && p < j->npods; p++) {
+		mu__podset_t *ps = &j->podsets[mu__pod_podset(j, p)];
+		if (j->pods[p].node < 0 || !ps->aff)
+			continue;
+		rc = recheck_pod(e, j, p, ps, out);
+		*pod = *out == MU_F_COUNT ? -1 : p;
+	}
+	return rc;
 }
 
 int32_t mu__aff_anti_peers(mu_engine_t *e, const mu__podset_t *ps, int32_t nid, int32_t *out,

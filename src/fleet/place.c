@@ -18,7 +18,9 @@
  * node (where its what-if with the victims gone puts its pods) and counted
  * as taken while a job of its priority or lower is placed there, as
  * kube-scheduler counts a nominated pod on its node: such a job lands on
- * the cluster's other nodes when they have room.
+ * the cluster's other nodes when they have room.  Since round 23 its
+ * filters between pods run a second time without the nominated pods, as
+ * kube-scheduler's do, and explain runs the pass's own trial.
  * The top file of src/fleet: it calls hubq.c and the public calls of
  * fleet.c.
  */
@@ -306,8 +308,9 @@ static int nominate(mu_fleet_t *f, int32_t c, mu_time_t now)
 	return rc;
 }
 
-/* Takes back what nominated_take() bound (*ph; -1: nothing), withdrawn
- * and forgotten (no run, no history), and sets *ph to -1.  O(its pods). */
+/* Takes back model job *ph (-1: nothing): what nominated_take() bound,
+ * or a trial's job (pass_both(), explain), withdrawn and forgotten (no
+ * run, no history), and sets *ph to -1.  O(its pods). */
 static int unnominate(mu__cluster_t *k, mu_id_t *ph, mu_time_t now)
 {
 	if (*ph < 0)
@@ -320,19 +323,21 @@ static int unnominate(mu__cluster_t *k, mu_id_t *ph, mu_time_t now)
 
 /* The spec of the nominated pods of claimant h (nom, its pods' nodes):
  * per pod set of h with a pod nominated, one set in ps of that many
- * replicas with its requests and labels (what a node and other pods see
- * of a pod), set[p] its index (-1: none); js a gang of them all.  ps and
+ * replicas with its requests and, when labels, its labels (what a node
+ * and other pods see of a pod), set[p] its index (-1: none); js a gang of
+ * them all.  ps and
  * set have room for h's pod sets.  O(h's pods). */
-static void nominated_spec(const mu_job_spec_t *h, const mu_id_t *nom, mu_podset_spec_t *ps,
-			   int32_t *set, mu_job_spec_t *js)
+static void nominated_spec(const mu_job_spec_t *h, const mu_id_t *nom, bool labels,
+			   mu_podset_spec_t *ps, int32_t *set, mu_job_spec_t *js)
 {
 	memset(js, 0, sizeof *js);
 	js->podsets = ps;
 	for (size_t p = 0, i = 0; p < h->npodsets; p++) {
 		const mu_podset_spec_t *hp = &h->podsets[p];
 		mu_podset_spec_t q = {.req = hp->req, .ext = hp->ext, .next = hp->next,
-				      .gpu_memory = hp->gpu_memory, .labels = hp->labels,
-				      .nlabels = hp->nlabels};
+				      .gpu_memory = hp->gpu_memory,
+				      .labels = labels ? hp->labels : NULL,
+				      .nlabels = labels ? hp->nlabels : 0};
 		for (int32_t r = 0; r < hp->replicas; r++, i++)
 			q.replicas += nom[i] >= 0;
 		set[p] = q.replicas ? (int32_t)js->npodsets : -1;
@@ -353,9 +358,11 @@ static void nominated_spec(const mu_job_spec_t *h, const mu_id_t *nom, mu_podset
  * pod to its node's pods while it filters a pod of equal or lower
  * priority (addGENominatedPods, in kubernetes/kubernetes
  * pkg/scheduler/framework/runtime/framework.go).  A device no longer free
- * is not taken twice (the node is full either way).  unnominate() takes
- * it back.  O(one what-if a pass + the claimant's pods). */
-static int nominated_take(mu_fleet_t *f, int32_t c, mu_time_t now, mu_id_t *ph)
+ * is not taken twice (the node is full either way).  Without labels the
+ * pods count for the room they take only (no pod's affinity or spread
+ * sees them: pass_both()).  unnominate() takes it back.  O(one what-if a
+ * pass + the claimant's pods). */
+static int nominated_take(mu_fleet_t *f, int32_t c, mu_time_t now, bool labels, mu_id_t *ph)
 {
 	mu__cluster_t *k = &f->clusters[c];
 	*ph = -1;
@@ -371,7 +378,7 @@ static int nominated_take(mu_fleet_t *f, int32_t c, mu_time_t now, mu_id_t *ph)
 		return MU_ENOMEM;
 	}
 	mu_job_spec_t js;
-	nominated_spec(h, k->nom, ps, set, &js);
+	nominated_spec(h, k->nom, labels, ps, set, &js);
 	js.submit = now;
 	int32_t *next = set + h->npodsets;
 	rc = js.npodsets ? mu_engine_job_submit(k->eng, &js, now, ph) : MU_OK;
@@ -384,6 +391,102 @@ static int nominated_take(mu_fleet_t *f, int32_t c, mu_time_t now, mu_id_t *ph)
 	free(ps); /* the engine keeps its own copy */
 	if (rc && *ph >= 0)
 		unnominate(k, ph, now);
+	return rc;
+}
+
+/* Places s in c's model (a submit, a cycle), with c's claimant's room
+ * counted as taken when held (nominated_take(); labels: with its pods'
+ * labels) and taken back after; *ej the model job (-1 when the submit
+ * failed), *added whether nominated pods were counted, *ok whether it
+ * runs (or !must_run).  O(a cycle and its decisions + the claimant's
+ * pods). */
+static int place_once(mu_fleet_t *f, int32_t c, const mu_job_spec_t *s, mu_time_t now,
+		      bool held, bool labels, bool must_run, mu_id_t *ej, bool *added, bool *ok)
+{
+	mu__cluster_t *k = &f->clusters[c];
+	mu_id_t ph = -1;
+	*ej = -1;
+	*ok = false;
+	int rc = held ? nominated_take(f, c, now, labels, &ph) : MU_OK;
+	*added = ph >= 0;
+	if (rc == MU_OK)
+		rc = mu_engine_job_submit(k->eng, s, now, ej);
+	bool bound = false;
+	if (rc == MU_OK) {
+		mu_decisions_t d;
+		mu_decisions_init(&d);
+		rc = mu_engine_cycle(k->eng, now, &d); /* places it where it fits */
+		/* a gang starts whole or not at all: binds of it mean it runs
+		 * (mu_engine_job_info() would also work out a start for one
+		 * that waits, O(running jobs log them): round 23's bench) */
+		for (size_t i = 0; i < d.n && !bound; i++)
+			bound = d.v[i].kind == MU_DEC_BIND && d.v[i].job == *ej;
+		mu_decisions_release(&d);
+	}
+	int rn = unnominate(k, &ph, now); /* the claimant's again for its check */
+	rc = rc ? rc : rn;
+	*ok = rc == MU_OK && (!must_run || bound);
+	return rc;
+}
+
+/* Whether job ej's filters between pods pass on c as things stand, into
+ * *ok.  O(its pods with terms x terms). */
+static int recheck(mu__cluster_t *k, mu_id_t ej, bool *ok)
+{
+	mu_filter_t why;
+	int32_t pod;
+	int rc = mu_engine_job_recheck(k->eng, ej, &why, &pod);
+	*ok = rc == MU_OK && why == MU_F_COUNT;
+	return rc;
+}
+
+/* kube-scheduler's two filter passes for a pod where pods of equal or
+ * higher priority are nominated (RunFilterPluginsWithNominatedPods,
+ * kubernetes/kubernetes pkg/scheduler/framework/runtime/framework.go):
+ * the filters with the nominated pods added, then again without them, so
+ * that an affinity (or a spread) that only pods not there yet meet does
+ * not let it in.  Job ej (spec s) was placed on held c with the nominated
+ * pods bound, labels and all (pass 1); its filters between pods run again
+ * without them (pass 2, mu_engine_job_recheck()).  When that fails, as
+ * kube-scheduler then tries the node's neighbours, ej is taken back and
+ * placed once more with the nominated pods taking their room but showing
+ * no labels (pass 2's view for its own affinity and spread, pass 1's for
+ * room), and its filters between pods run again with them bound, labels
+ * and all (pass 1).  *ej is the job placed (-1: none); *ok whether it
+ * passes both.  O(two cycles + rechecks). */
+static int pass_both(mu_fleet_t *f, int32_t c, const mu_job_spec_t *s, mu_time_t now,
+		     mu_id_t *ej, bool *ok)
+{
+	mu__cluster_t *k = &f->clusters[c];
+	int rc = recheck(k, *ej, ok);
+	if (rc || *ok)
+		return rc;
+	bool added;
+	rc = unnominate(k, ej, now); /* taken back, no run and no record */
+	if (rc == MU_OK)
+		rc = place_once(f, c, s, now, true, false, true, ej, &added, ok);
+	if (rc || !*ok)
+		return rc;
+	mu_id_t ph;
+	rc = nominated_take(f, c, now, true, &ph);
+	if (rc == MU_OK)
+		rc = recheck(k, *ej, ok);
+	int rn = unnominate(k, &ph, now);
+	return rc ? rc : rn;
+}
+
+/* The pass's trial of s on c (commit_once(), explain): placed there, on
+ * a cluster held for a claimant of its priority or higher (held) with
+ * the claimant's nominated room counted as taken and both filter passes
+ * (pass_both()); *ej the model job (-1: none), *ok whether it runs (or
+ * !must_run) and passed.  O(one or two cycles + rechecks). */
+static int trial(mu_fleet_t *f, int32_t c, const mu_job_spec_t *s, mu_time_t now, bool held,
+		 bool must_run, mu_id_t *ej, bool *ok)
+{
+	bool added;
+	int rc = place_once(f, c, s, now, held, true, must_run, ej, &added, ok);
+	if (rc == MU_OK && *ok && added)
+		rc = pass_both(f, c, s, now, ej, ok);
 	return rc;
 }
 
@@ -402,32 +505,17 @@ static int commit_once(mu_fleet_t *f, int32_t j, int32_t c, uint32_t gen, mu_tim
 	s.name = name;
 	s.queue = MU__FLEET_QUEUE;
 	s.submit = now;
-	mu_id_t ej, ph = -1;
-	/* a claimant's nominated room counts as taken (round 22) */
-	bool held = must_run && held_for_other(f, c, j, now);
-	int rc = held ? nominated_take(f, c, now, &ph) : MU_OK;
 	void *steer = NULL; /* DRA: only where its claims can be allocated */
-	if (rc == MU_OK && fj->spec.dra && must_run)
-		rc = mu__fleet_dra_steer(f, j, c, &s, spread, &steer);
+	int rc = fj->spec.dra && must_run ? mu__fleet_dra_steer(f, j, c, &s, spread, &steer) : MU_OK;
+	/* a claimant's nominated room counts as taken (round 22), and both
+	 * filter passes are run (round 23) */
+	bool held = must_run && held_for_other(f, c, j, now);
+	mu_id_t ej = -1;
 	if (rc == MU_OK)
-		rc = mu_engine_job_submit(k->eng, &s, now, &ej);
-	mu__fleet_dra_unsteer(steer);
-	if (rc) {
-		unnominate(k, &ph, now);
+		rc = trial(f, c, &s, now, held, must_run, &ej, ok);
+	mu__fleet_dra_unsteer(steer); /* s's pod sets with it */
+	if (ej < 0)
 		return rc;
-	}
-	mu_decisions_t d;
-	mu_decisions_init(&d);
-	rc = mu_engine_cycle(k->eng, now, &d); /* places it where it fits */
-	mu_decisions_release(&d);
-	int rn = unnominate(k, &ph, now); /* the claimant's again for its check */
-	rc = rc ? rc : rn;
-	mu_job_info_t ji;
-	if (rc == MU_OK && must_run)
-		rc = mu_engine_job_info(k->eng, ej, &ji);
-	if (rc)
-		return rc;
-	*ok = !must_run || ji.state == MU_JOB_RUNNING;
 	if (*ok && fj->spec.dra && (rc = mu__fleet_dra_take(f, j, c, ej, must_run, ok)) != MU_OK)
 		*ok = false; /* taken back below; the error returned after */
 	/* the hold's check, while it has room to keep (a claimant that no
@@ -637,21 +725,26 @@ int mu_fleet_dispatch(mu_fleet_t *f, mu_time_t now, mu_fleet_decisions_t *out)
 	return rc;
 }
 
-/* Whether spec s fits on c now with the room nominated there for c's
- * claimant counted as taken (nominated_take(), the nomination worked out
- * again), into *fits.  O(two what-ifs + the claimant's pods). */
-static int fits_beside(mu_fleet_t *f, int32_t c, const mu_job_spec_t *s, mu_time_t now,
-		       bool *fits)
+/* Whether spec s, which fits on c, would be kept there by the pass, into
+ * *keeps: its trial as commit_once() runs it (trial(): the room
+ * nominated for c's claimant, worked out again, counted as taken, both
+ * filter passes), then the hold's check; all it placed is taken back.
+ * O(one or two cycles + three what-ifs + the pods of s and the
+ * claimant). */
+static int kept_beside(mu_fleet_t *f, int32_t c, const mu_job_spec_t *s, mu_time_t now,
+		       bool *keeps)
 {
-	mu_id_t ph;
-	mu_whatif_t w;
+	mu__cluster_t *k = &f->clusters[c];
+	mu_job_spec_t t = *s;
+	t.name = "~explain";
+	t.submit = now;
+	mu_id_t ej;
 	/* worked out afresh: nodes may have changed since the last pass */
-	f->clusters[c].nom_job = -1;
-	int rc = nominated_take(f, c, now, &ph);
-	if (rc == MU_OK)
-		rc = mu_engine_job_whatif(f->clusters[c].eng, s, now, false, &w);
-	int rn = unnominate(&f->clusters[c], &ph, now);
-	*fits = rc == MU_OK && w.fits;
+	k->nom_job = -1;
+	int rc = trial(f, c, &t, now, true, true, &ej, keeps);
+	if (rc == MU_OK && *keeps && k->nnom)
+		rc = hold_keeps(f, c, now, keeps);
+	int rn = unnominate(k, &ej, now); /* the trial, as the placeholder */
 	return rc ? rc : rn;
 }
 
@@ -680,11 +773,13 @@ int mu_fleet_job_explain(mu_fleet_t *f, mu_id_t j, mu_time_t now,
 		int rc = fj->spec.dra ? mu__fleet_dra_steer(f, (int32_t)j, c, &s, false, &steer) : MU_OK;
 		if (rc == MU_OK)
 			rc = mu_engine_job_whatif(f->clusters[c].eng, &s, now, true, &x->whatif);
-		/* a fit on a cluster held for another job: held when it
-		 * needs the claimant's nominated room (round 22) */
+		/* a fit on a cluster held for another job: held when the
+		 * pass would not keep it there (round 22: the claimant's
+		 * nominated room; round 23: the second filter pass and the
+		 * hold's check, as the pass runs them) */
 		bool room = true;
 		if (rc == MU_OK && x->whatif.fits && held_for_other(f, c, (int32_t)j, now))
-			rc = fits_beside(f, c, &s, now, &room);
+			rc = kept_beside(f, c, &s, now, &room);
 		mu__fleet_dra_unsteer(steer); /* s's pod sets with it */
 		if (rc)
 			return rc;

@@ -700,6 +700,89 @@ static void test_reclaim_steer(mu_t_t *t)
 	}
 }
 
+/* The node of pod 0 of fleet job i's copy in cluster c's model (its name
+ * as commit_once() makes it, generation 1), or "" when it has none. */
+static const char *model_node(rfleet_t *r, int i, int32_t c)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%s.j%d.g1", r->w.names[i], (int)r->id[i]);
+	const mu_engine_t *e = mu_fleet_cluster_engine(r->f, c);
+	mu_id_t id = mu_engine_job_find(e, name);
+	mu_id_t n = id < 0 ? -1 : mu_engine_pod_node(e, id, 0, 0);
+	return n < 0 ? "" : mu_engine_node_name(e, n);
+}
+
+/* Submits a job of queue C at 11 min asking cpu milli-CPUs and no GPU,
+ * with label l, required pod term pt and preferred node term np (each
+ * NULL: none); returns its index in r->w. */
+static int cpu_job(mu_t_t *t, rfleet_t *r, int64_t cpu, mu_label_t *l, mu_pod_term_t *pt,
+		   mu_pref_term_t *np)
+{
+	int i = add_job(&r->w, "C", 0, true, 11 * MIN);
+	mu_podset_spec_t *p = &r->w.ps[i];
+	p->req.v[MU_RES_CPU] = cpu;
+	*p = (mu_podset_spec_t){.name = p->name, .replicas = 1, .req = p->req, .labels = l,
+				.nlabels = l != NULL, .pod_terms = pt, .npod_terms = pt != NULL,
+				.node_pref = np, .nnode_pref = np != NULL};
+	CHECK_EQ_INT(t, mu_fleet_job_submit(r->f, &r->w.fs[i], 11 * MIN, &r->id[i]), MU_OK);
+	return i;
+}
+
+/* Round 23: kube-scheduler's two filter passes beside nominated pods, and
+ * explain agreeing with the pass.  As in test_reclaim_hold_room, B's
+ * 2-GPU job (labels app=b, required anti-affinity to app=noisy on the
+ * node) takes two of A's eight on c0-n0, which has no GPU free, and its
+ * pod is nominated there; the jobs below ask CPU only, and c0-n0 has the
+ * label pref=yes.  R (app=b, 60 CPUs) fits only on c0-n1.  D (required
+ * pod affinity to app=b on the node, preferring pref=yes) goes to n1,
+ * where R meets its affinity: on n0 only B's nominated pod, not there
+ * yet, would (round 22 put it there, by its preference; kube-scheduler's
+ * second pass, without the nominated pods, refuses n0).  J (app=noisy, 4
+ * CPUs) then fits only beside the room on n0, but B would no longer fit
+ * with it (the hold's check): the pass refuses it and explain says "held
+ * for" B (round 22 said "fits"). */
+static void test_reclaim_second_pass(mu_t_t *t)
+{
+	rfleet_t r;
+	mu_fleet_reclaims_t rc = {0};
+	int b = room_setup(t, &r, NULL, &rc);
+	static const char *vb[1] = {"b"}, *vn[1] = {"noisy"}, *vy[1] = {"yes"};
+	static mu_sel_req_t rb = {.key = "app", .op = MU_SEL_IN, .values = vb, .nvalues = 1};
+	static mu_sel_req_t rn = {.key = "app", .op = MU_SEL_IN, .values = vn, .nvalues = 1};
+	static mu_sel_req_t ry = {.key = "pref", .op = MU_SEL_IN, .values = vy, .nvalues = 1};
+	static mu_pod_term_t to_b = {.sel = {.reqs = &rb, .nreqs = 1},
+				     .topology_key = "kubernetes.io/hostname"};
+	static mu_pod_term_t off_noisy = {.anti = true, .sel = {.reqs = &rn, .nreqs = 1},
+					  .topology_key = "kubernetes.io/hostname"};
+	static mu_pref_term_t to_pref = {.weight = 100, .term = {.reqs = &ry, .nreqs = 1}};
+	static mu_label_t app_b = {"app", "b"}, app_noisy = {"app", "noisy"}, pref = {"pref", "yes"};
+	r.w.ps[b].labels = &app_b; /* the fleet reads its spec when it nominates */
+	r.w.ps[b].nlabels = 1;
+	r.w.ps[b].pod_terms = &off_noisy;
+	r.w.ps[b].npod_terms = 1;
+	mu_node_spec_t n0 = node_of("c0-n0", 8);
+	n0.labels = &pref;
+	n0.nlabels = 1;
+	CHECK_EQ_INT(t, mu_fleet_node_upsert(r.f, 0, &n0), MU_OK);
+	int rr = cpu_job(t, &r, 60000, &app_b, NULL, NULL);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+	CHECK_STR(t, model_node(&r, rr, 0), "c0-n1");
+	int d = cpu_job(t, &r, 1000, NULL, &to_b, &to_pref);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 1);
+	CHECK_EQ_INT(t, info(t, &r, d).cluster, 0);
+	CHECK_STR(t, model_node(&r, d, 0), "c0-n1");
+	int jn = cpu_job(t, &r, 4000, &app_noisy, NULL, NULL);
+	CHECK_EQ_INT(t, dispatch(t, &r, 11 * MIN), 0);
+	CHECK_EQ_INT(t, info(t, &r, jn).state, MU_FJ_QUEUED);
+	mu_fleet_explain_t x[1];
+	CHECK_EQ_INT(t, mu_fleet_job_explain(r.f, r.id[jn], 11 * MIN, x), MU_OK);
+	CHECK_STR(t, x[0].why, "held");
+	CHECK_EQ_INT(t, (int)x[0].held_for, (int)r.id[b]);
+	CHECK_EQ_INT(t, info(t, &r, b).held, 0); /* B's hold stands */
+	mu_fleet_reclaims_release(&rc);
+	mu_fleet_free(r.f);
+}
+
 /* A restarted caller marks the jobs its record says were victims
  * (mu_fleet_job_mark_victim): they are never victims again.  Of A's eight
  * 1-GPU jobs six are marked; B's 2-GPU claim takes the other two, and a
@@ -1146,6 +1229,54 @@ static void test_whatif_where(mu_t_t *t)
 	mu_engine_free(e);
 }
 
+/* The filters between pods run again for a placed job (round 23, the
+ * fleet's second filter pass): on n0 (8 GPUs) P (labels app=b) runs, and
+ * D (required pod affinity to app=b on the node) is placed beside it; its
+ * check passes.  With P withdrawn it fails on pod affinity, pod 0, and D
+ * keeps its pod on n0 and its GPU; an unknown job and a NULL argument are
+ * refused. */
+static void test_job_recheck(mu_t_t *t)
+{
+	mu_id_t n0;
+	mu_engine_t *e = engine_a(t, 16, &n0);
+	jobs_t w = {0};
+	static const char *vb[1] = {"b"};
+	static mu_sel_req_t rb = {.key = "app", .op = MU_SEL_IN, .values = vb, .nvalues = 1};
+	static mu_pod_term_t to_b = {.sel = {.reqs = &rb, .nreqs = 1},
+				     .topology_key = "kubernetes.io/hostname"};
+	static mu_label_t app_b = {"app", "b"};
+	int p = add_job(&w, "A", 1, true, 0), d = add_job(&w, "A", 1, true, 0);
+	w.ps[p].labels = &app_b;
+	w.ps[p].nlabels = 1;
+	w.ps[d].pod_terms = &to_b;
+	w.ps[d].npod_terms = 1;
+	mu_id_t pid, did;
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[p], 0, &pid), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_pod_bound(e, pid, 0, 0, n0, NULL, 0), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_job_submit(e, &w.js[d], 0, &did), MU_OK);
+	mu_decisions_t dd;
+	mu_decisions_init(&dd);
+	CHECK_EQ_INT(t, mu_engine_cycle(e, 0, &dd), MU_OK);
+	mu_decisions_release(&dd);
+	CHECK_EQ_INT(t, (int)mu_engine_pod_node(e, did, 0, 0), (int)n0);
+	mu_filter_t why = MU_F_UNSCHEDULABLE;
+	int32_t pod = 7;
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, did, &why, &pod), MU_OK);
+	CHECK_EQ_INT(t, (int)why, (int)MU_F_COUNT);
+	CHECK_EQ_INT(t, pod, -1);
+	CHECK_EQ_INT(t, mu_engine_job_withdraw(e, pid, MIN), MU_OK);
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, did, &why, &pod), MU_OK);
+	CHECK_EQ_INT(t, (int)why, (int)MU_F_POD_AFFINITY);
+	CHECK_EQ_INT(t, pod, 0);
+	CHECK_EQ_INT(t, (int)mu_engine_pod_node(e, did, 0, 0), (int)n0); /* bound back */
+	mu_node_info_t ni;
+	CHECK_EQ_INT(t, mu_engine_node_info(e, n0, &ni), MU_OK);
+	CHECK_EQ_INT(t, (int)ni.free.v[MU_RES_GPU], 7);
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, 99, &why, &pod), MU_ENOENT);
+	CHECK_EQ_INT(t, mu_engine_job_recheck(e, did, NULL, &pod), MU_EINVAL);
+	mu_engine_free(e);
+}
+
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -1157,6 +1288,7 @@ int main(void)
 	MU_RUN(&t, test_reclaim_hold);
 	MU_RUN(&t, test_reclaim_hold_room);
 	MU_RUN(&t, test_reclaim_steer);
+	MU_RUN(&t, test_reclaim_second_pass);
 	MU_RUN(&t, test_reclaim_marked);
 	MU_RUN(&t, test_preempt_in_queue_as_engine);
 	MU_RUN(&t, test_reclaim_as_engine);
@@ -1166,5 +1298,6 @@ int main(void)
 	MU_RUN(&t, test_reclaim_restart_claimant);
 	MU_RUN(&t, test_whatif_without_pods);
 	MU_RUN(&t, test_whatif_where);
+	MU_RUN(&t, test_job_recheck);
 	return mu_t_done(&t);
 }
