@@ -49,9 +49,11 @@
  * refusal (the intent dropped, the copy counted at the size it runs, an
  * Event ShrinkFailed), where round 18 asked every pass without end.
  * Round 22: on a pull cluster the intent is the request: the hub writes
- * it as above and stops there; the cluster's agent (agent.c copy_shrink)
- * makes the same PATCH (mu__dreclaim_patch) and answers in
- * muster.io/agent-shrink ("GEN TO done|was|refused TRIES HTTP PAR"), which
+ * it as above and stops there; the cluster's agent (agent.c
+ * mu__dagent_shrink) makes the same PATCH (mu__dreclaim_patch) and
+ * answers in muster.io/agent-shrink ("GEN TO done|was|refused TRIES HTTP
+ * PAR", round 23: and the answer's TIME, from which a restarted agent
+ * counts a refusal's wait: mu__dshrinkrep_waits), which
  * the settle reads each pass (pull_answer): done (or was, after a
  * restart) confirms it as push mode's 200 does; the 5th refusal (the
  * agent asks again 1, 2, 4, 8 s apart) withdraws a shrink this daemon
@@ -63,6 +65,7 @@
 #include <string.h>
 
 #include "dispatch/dispatch_int.h"
+#include "muster/util.h"
 
 /* Withdraws victim j for claimant c's job on its cluster (the start
  * timeout's path).  O(one request). */
@@ -280,11 +283,88 @@ static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int3
 	return true;
 }
 
-bool mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r)
+/* Word w (n bytes) as a decimal in [lo, hi] into *v; false when it is
+ * not one.  O(n). */
+static bool word_num(const char *w, size_t n, long long lo, long long hi, long long *v)
 {
+	long long x = 0;
+	if (!n || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i] < '0' || w[i] > '9')
+			return false;
+		x = x * 10 + (w[i] - '0');
+	}
+	*v = x;
+	return x >= lo && x <= hi;
+}
+
+int mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r, char *why, size_t wl)
+{
+	static const char *const name[7] = {"GEN", "TO", "the outcome", "TRIES", "HTTP", "PAR",
+					    "TIME"};
+	static const char *const want[7] = {
+		"a generation (1 or more)", "a number of pods (1 or more)", "done, was or refused",
+		"a count of tries (0 to 1000)", "an HTTP status (0 to 999)",
+		"a number of pods (0 or more)", "an RFC 3339 time, or nothing"};
 	memset(r, 0, sizeof *r);
-	return s && sscanf(s, "%u %d %15s %d %ld %d", &r->gen, &r->to, r->res, &r->tries, &r->st,
-			   &r->par) == 6;
+	if (!s)
+		return 0;
+	const char *p = s;
+	int k = 0;
+	for (; k < 8; k++) {
+		while (*p == ' ')
+			p++;
+		size_t n = strcspn(p, " ");
+		if (!n)
+			break; /* the end */
+		long long v = 0;
+		bool ok = k < 7;
+		char tm[48];
+		if (k == 2) {
+			ok = (n == 4 && !strncmp(p, "done", 4)) || (n == 3 && !strncmp(p, "was", 3)) ||
+			     (n == 7 && !strncmp(p, "refused", 7));
+			if (ok)
+				snprintf(r->res, sizeof r->res, "%.*s", (int)n, p);
+		} else if (k == 6) {
+			snprintf(tm, sizeof tm, "%.*s", (int)(n < sizeof tm ? n : sizeof tm - 1), p);
+			ok = n < sizeof tm && mu__rfc3339_parse(tm, &r->at_ms) == MU_OK;
+		} else if (k < 6) {
+			static const long long lo[6] = {1, 1, 0, 0, 0, 0};
+			static const long long hi[6] = {4294967295LL, 999999, 0, 1000, 999, 999999};
+			ok = word_num(p, n, lo[k], hi[k], &v);
+		}
+		if (!ok) {
+			snprintf(why, wl, "%s%s \"%.*s\": expected %s", k < 7 ? "its field " : "",
+				 k < 7 ? name[k] : "a word after TIME", (int)(n < 40 ? n : 40), p,
+				 k < 7 ? want[k] : "nothing");
+			return -1;
+		}
+		if (k == 0)
+			r->gen = (unsigned)v;
+		else if (k == 1)
+			r->to = (int)v;
+		else if (k == 3)
+			r->tries = (int)v;
+		else if (k == 4)
+			r->st = (long)v;
+		else if (k == 5)
+			r->par = (int)v;
+		p += n;
+	}
+	if (k < 6) {
+		snprintf(why, wl, "its field %s missing: expected %s", name[k], want[k]);
+		return -1;
+	}
+	return 1;
+}
+
+bool mu__dshrinkrep_waits(const mu__dshrinkrep_t *r, int64_t now_ms)
+{
+	if (strcmp(r->res, "refused") || !r->at_ms || r->at_ms > now_ms || r->tries < 1)
+		return false;
+	int sh = r->tries - 1 < 10 ? r->tries - 1 : 10;
+	return now_ms < r->at_ms + (1000LL << sh);
 }
 
 /* Round 22: job j's intent j->shrinking of its current dispatch (to
@@ -300,8 +380,9 @@ bool mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r)
 static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t to)
 {
 	mu__dshrinkrep_t a;
-	if (!mu__dshrinkrep_parse(mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP), &a) ||
-	    a.gen != j->gen || a.to != to)
+	char why[200];
+	if (mu__dshrinkrep_parse(mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP), &a, why,
+				 sizeof why) <= 0 || a.gen != j->gen || a.to != to)
 		return false; /* not answered yet */
 	bool done = !strcmp(a.res, "done"), was = !strcmp(a.res, "was");
 	if (done || was) {
