@@ -250,7 +250,7 @@ void mu__dagent_shrink(mu__dd_t *d, mu_kube_client_t *wk, json_t *shrinks, mu__d
 	int pr = mu__dshrinkrep_parse(last, &r, why, sizeof why);
 	if (pr < 0)
 		mu__dlog(d, 0, "hub %s %s/%s: annotation " MU__D_SHRINKREP " \"%.100s\" not read: "
-			 "%s (\"" MU__D_SHRINKREP_FORM "\"): answered again", mu__dkind_name(k),
+			 "%s (the form: \"" MU__D_SHRINKREP_FORM "\"): answered again", mu__dkind_name(k),
 			 hns ? hns : "default", hname ? hname : "?", last, why);
 	bool mine = pr > 0 && r.gen == ig && r.to == to;
 	int tries = mine ? r.tries : 0;

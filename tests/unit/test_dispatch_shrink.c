@@ -361,7 +361,9 @@ static void test_give_up(mu_t_t *t)
  * record, the fleet 0 off, ShrinkFailed); a shrink this daemon chose
  * (shrink_live): "done" tells the fleet (2 off) and posts Shrunk,
  * refused 5 times withdraws it whole (Withdrawing, Preempted, its
- * record back as it was: none). */
+ * record back as it was: none).  Round 23: an answer not of the form is
+ * said (one InvalidShrinkAnswer) and counted as a refusal on the agent's
+ * schedule, the fifth giving the shrink up whole. */
 static void test_pull(mu_t_t *t)
 {
 	char dir[] = "/tmp/mu-test-shrinkp-XXXXXX", server[64];
@@ -377,15 +379,15 @@ static void test_pull(mu_t_t *t)
 	mu__dcl_t c;
 	fleet_up(t, &d, &o, &c, kc, server, NULL, 16);
 	c.pull = true;
-	mu__djob_t *js[4];
-	for (int k = 0; k < 4; k++) {
+	mu__djob_t *js[5];
+	for (int k = 0; k < 5; k++) {
 		char name[16];
 		snprintf(name, sizeof name, "pl-%d", k);
 		js[k] = elastic(t, kc, name, 4);
 	}
 	d.jobs = js;
-	d.njobs = 4;
-	for (int k = 0; k < 4; k++)
+	d.njobs = 5;
+	for (int k = 0; k < 5; k++)
 		mu__dhub_readopt(&d, js[k]); /* the restart: adopted shrunk by 2 */
 	mu_fleet_job_info_t fi;
 	json_t *ann = json_object_get(json_object_get(js[0]->obj, "metadata"), "annotations");
@@ -455,7 +457,35 @@ static void test_pull(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), 2);
 	CHECK_EQ_INT(t, (int)events_of(kc, "Preempted"), 1);
 
-	fleet_down(&d, &c, js, 4);
+	/* round 23: an answer not of the form (another word for the outcome):
+	 * said (one Event InvalidShrinkAnswer), counted as a refusal on the
+	 * agent's schedule (none counted within the wait), the 5th given up
+	 * whole (the copy's size not known: no record, the fleet 0 off) */
+	j = js[4];
+	ann = json_object_get(json_object_get(j->obj, "metadata"), "annotations");
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 finished 0 200 2"));
+	CHECK(t, !mu__dreclaim_settle(&d, j));
+	CHECK_EQ_INT(t, j->shrink_tries, 1);
+	CHECK(t, !mu__dreclaim_settle(&d, j)); /* within its wait: not counted */
+	CHECK_EQ_INT(t, j->shrink_tries, 1);
+	CHECK_EQ_INT(t, (int)events_of(kc, "InvalidShrinkAnswer"), 1);
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refu")); /* cut */
+	for (int i = 2; i < MU__D_SHRINK_TRIES; i++) {
+		j->shrink_at = 0; /* (the wait over) */
+		CHECK(t, !mu__dreclaim_settle(&d, j));
+		CHECK_EQ_INT(t, j->shrink_tries, i);
+	}
+	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 1);
+	j->shrink_at = 0;
+	CHECK(t, mu__dreclaim_settle(&d, j));
+	CHECK(t, j->shrinking == NULL);
+	CHECK_EQ_INT(t, (int)events_of(kc, "InvalidShrinkAnswer"), 1);
+	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 2);
+	CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), 0);
+	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, j->fid, &fi), MU_OK);
+	CHECK_EQ_INT(t, fi.shrunk, 0);
+
+	fleet_down(&d, &c, js, 5);
 	mu_kube_client_free(kc);
 	mu_kube_config_release(&cfg);
 	fx_server_stop(t, s, dir);
@@ -551,6 +581,15 @@ static void test_agent_wait(mu_t_t *t)
 	CHECK(t, d.reqs > r0);
 	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
 	CHECK_EQ_INT(t, r.tries, 2);
+	/* round 23: an answer not of the form on the hub (hand-edited): said,
+	 * and answered over (asked now: no count to go on) */
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refused 4"));
+	json_object_clear(mem2);
+	r0 = d.reqs;
+	mu__dagent_shrink(&d, wk, mem2, MU__DK_JOB, hub, w, "1");
+	CHECK(t, d.reqs > r0);
+	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
+	CHECK(t, !strcmp(r.res, "refused") && r.tries == 1 && r.at_ms > 0);
 	/* the parser: both forms, and what it refuses */
 	char why[200];
 	CHECK_EQ_INT(t, mu__dshrinkrep_parse(NULL, &r, why, sizeof why), 0);
@@ -560,6 +599,20 @@ static void test_agent_wait(mu_t_t *t)
 					     sizeof why), 1);
 	CHECK(t, r.at_ms == 1795960800500LL);
 	CHECK(t, !mu__dshrinkrep_waits(&r, r.at_ms)); /* not a refusal */
+	/* round 23: what is not of the form, and the field it names */
+	static const char *const bad[][2] = {
+		{"", "GEN missing"}, {"1 2 refu", "OUTCOME \"refu\""},
+		{"1 2 done", "TRIES missing"}, {"0 2 done 0 200 2", "GEN \"0\""},
+		{"1 x done 0 200 2", "TO \"x\""}, {"1 2 done 0 200 2 yesterday", "TIME \"yesterday\""},
+		{"1 2 done 0 200 2 2026-11-29T14:00:00Z more", "a word after TIME \"more\""},
+		{"1 2 done 0 2000 2", "HTTP \"2000\""}, {"1 2 done -1 200 2", "TRIES \"-1\""}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why[0] = '\0';
+		CHECK_EQ_INT(t, mu__dshrinkrep_parse(bad[i][0], &r, why, sizeof why), -1);
+		if (!strstr(why, bad[i][1]))
+			fprintf(stderr, "%s: %s\n", bad[i][0], why);
+		CHECK(t, strstr(why, bad[i][1]) != NULL);
+	}
 
 	json_decref(hub);
 	json_decref(w);
