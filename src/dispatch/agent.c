@@ -453,7 +453,11 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
  * the resourceVersions of those objects with its hold (MU__D_HELD, hrec:
  * the group's, parsed; NULL: none), moves them when one changes (hdra.c's
  * held_release), and the entry keeps those it first saw ("orv"); when the
- * hub's differ, it is dropped and tried again.  O(its keys). */
+ * hub's differ, it is dropped and tried again.  Round 23: not while one
+ * of them is deleted on the hub ("" in the record): held until it is
+ * made again, a new version, so that a delete and a create are one
+ * change (one try), with no pass where it is tried with nothing to copy
+ * and unheld.  O(its keys). */
 static bool pod_held(agent_t *a, const char *key, const json_t *p, const json_t *hrec)
 {
 	json_t *e = json_object_get(a->pheld, key);
@@ -474,8 +478,8 @@ static bool pod_held(agent_t *a, const char *key, const json_t *p, const json_t 
 		json_object_set_new(e, "orv", json_deep_copy(horv));
 		return true;
 	}
-	if (json_equal(eorv, horv))
-		return true;
+	if (mu__dhdra_orv_moved(eorv, horv) <= 0)
+		return true; /* the same, or (round 23) one deleted on the hub: held */
 	mu__dlog(&a->d, 1, "pod %s/%s of %s: an object its claims name changed on the hub: "
 		 "tried again", json_string_value(json_object_get(e, "ns")),
 		 json_string_value(json_object_get(e, "name")), json_string_value(json_object_get(e, "uid")));

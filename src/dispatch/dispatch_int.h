@@ -766,6 +766,12 @@ void mu__dhdra_held_watch(mu__dd_t *d, mu__djob_t *j, const json_t *keys);
  * event or a re-list that does not change an object (a restart's first
  * list) does not release it.  No request; O(keys). */
 json_t *mu__dhdra_held_rvs(mu__dd_t *d, const mu__djob_t *j, const json_t *keys);
+/* Round 23, the pull agent's reading of a hold's record: how the hub
+ * objects' versions now (the hub's record "orv", "R/NAME" -> rv, "" for
+ * one deleted on the hub) stand to those it saw when it held the pod
+ * (seen): 0 the same (still held), -1 one is gone (held until it is made
+ * again: nothing to copy), 1 changed (tried again).  O(keys). */
+int mu__dhdra_orv_moved(const json_t *seen, const json_t *now);
 /* Pull mode, the agent (round 16): the ResourceClaimTemplates and
  * ResourceClaims that copy body (of kind k, for hub object hub; a group's
  * pod when pod) names, read from the hub (d->hub) and copied through w
