@@ -505,6 +505,19 @@ static int answer_of(mu_kube_client_t *c, const char *name, mu__dshrinkrep_t *r)
 	return rc;
 }
 
+/* Round 23: an agent started again (memory mem emptied) whose hub Job
+ * hub (its annotations ann) has the answer text, for copy w: its pass
+ * (mu__dagent_shrink with worker client wk).  Whether it sent anything. */
+static bool restart_asks(mu__dd_t *d, mu_kube_client_t *wk, json_t *mem, const json_t *hub,
+			 json_t *ann, const json_t *w, const char *text)
+{
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string(text));
+	json_object_clear(mem);
+	uint64_t r0 = d->reqs;
+	mu__dagent_shrink(d, wk, mem, MU__DK_JOB, hub, w, "1");
+	return d->reqs > r0;
+}
+
 /* Round 23: the pull agent's side (agent.c mu__dagent_shrink) against a
  * worker whose account may not patch Jobs (403): the refusal's answer
  * carries its time; an agent started again (its memory empty) reads it
@@ -552,10 +565,8 @@ static void test_agent_wait(mu_t_t *t)
 	json_t *mem2 = json_object();
 	char text[200];
 	snprintf(text, sizeof text, "%s", json_string_value(json_object_get(mem, "ag-uid")));
-	json_object_set_new(ann, MU__D_SHRINKREP, json_string(text));
 	uint64_t r0 = d.reqs;
-	mu__dagent_shrink(&d, wk, mem2, MU__DK_JOB, hub, w, "1");
-	CHECK(t, d.reqs == r0);
+	CHECK(t, !restart_asks(&d, wk, mem2, hub, ann, w, text));
 	CHECK_EQ_INT(t, par_of(kc, "ag-copy", rv, sizeof rv), 4);
 	/* the wait over: asked again, refused a second time */
 	nap_ms(1100);
@@ -568,26 +579,14 @@ static void test_agent_wait(mu_t_t *t)
 	char at[48];
 	mu__rfc3339_format((mu__d_wall_ms() + 3600000) * 1000, true, at, sizeof at);
 	snprintf(text, sizeof text, "1 2 refused 1 403 4 %s", at);
-	json_object_set_new(ann, MU__D_SHRINKREP, json_string(text));
-	json_object_clear(mem2);
-	r0 = d.reqs;
-	mu__dagent_shrink(&d, wk, mem2, MU__DK_JOB, hub, w, "1");
-	CHECK(t, d.reqs > r0);
+	CHECK(t, restart_asks(&d, wk, mem2, hub, ann, w, text));
 	/* round 22's form (no time): asked at once */
-	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refused 1 403 4"));
-	json_object_clear(mem2);
-	r0 = d.reqs;
-	mu__dagent_shrink(&d, wk, mem2, MU__DK_JOB, hub, w, "1");
-	CHECK(t, d.reqs > r0);
+	CHECK(t, restart_asks(&d, wk, mem2, hub, ann, w, "1 2 refused 1 403 4"));
 	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
 	CHECK_EQ_INT(t, r.tries, 2);
 	/* round 23: an answer not of the form on the hub (hand-edited): said,
 	 * and answered over (asked now: no count to go on) */
-	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refused 4"));
-	json_object_clear(mem2);
-	r0 = d.reqs;
-	mu__dagent_shrink(&d, wk, mem2, MU__DK_JOB, hub, w, "1");
-	CHECK(t, d.reqs > r0);
+	CHECK(t, restart_asks(&d, wk, mem2, hub, ann, w, "1 2 refused 4"));
 	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
 	CHECK(t, !strcmp(r.res, "refused") && r.tries == 1 && r.at_ms > 0);
 	/* the parser: both forms, and what it refuses */
