@@ -61,7 +61,10 @@
  * (pod_held).  The hub's shrink intent on a Job (muster.io/dispatch-shrinking,
  * an elastic victim's surplus) is made here as push mode makes it: the
  * copy's spec.parallelism PATCHed, the answer in muster.io/agent-shrink
- * (mu__dagent_shrink; reclaim.c).
+ * (mu__dagent_shrink; reclaim.c).  Round 23: that answer carries its
+ * time, so a refusal's wait outlives a restart; a held pod whose hub
+ * object is deleted stays held until the object is made again (then
+ * tried once).
  */
 #include <stdio.h>
 #include <stdlib.h>

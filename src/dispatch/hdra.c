@@ -42,6 +42,10 @@
  * kept releases nothing (a re-list, a restart's first list), and a push
  * worker's object that held a copy's name going releases the hold
  * (mu__dhdra_held_worker, from the worker's watches).
+ * Round 23: an object deleted on the hub releases nothing (push or
+ * pull): the hold keeps "" as its version, so the object made again is
+ * one change and the pod is tried once then (mu__dhdra_orv_moved: the
+ * pull agent's reading of the record).
  * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
  * call it.
  */
