@@ -61,8 +61,11 @@
  * (pod_held).  The hub's shrink intent on a Job (muster.io/dispatch-shrinking,
  * an elastic victim's surplus) is made here as push mode makes it: the
  * copy's spec.parallelism PATCHed, the answer in muster.io/agent-shrink
- * (copy_shrink; reclaim.c); round 23: on an elastic PyTorchJob's copy
- * too, its Worker replicas (the kind's size, kinds.c's shrink_ops).
+ * (mu__dagent_shrink; reclaim.c); round 23: on an elastic PyTorchJob's
+ * copy too, its Worker replicas (the kind's size, kinds.c's shrink_ops).
+ * Round 23: that answer carries its time, so a refusal's wait outlives a
+ * restart; a held pod whose hub object is deleted stays held until the
+ * object is made again (then tried once).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +74,7 @@
 
 #include "dispatch/dispatch_int.h"
 #include "muster/jpath.h"
+#include "muster/util.h"
 
 void mu_dispatch_agent_opts_defaults(mu_dispatch_agent_opts_t *o)
 {
@@ -128,9 +132,8 @@ typedef struct agent {
 	 * the template and claim watches' counts when last looked at */
 	json_t *pheld;
 	uint64_t pheld_seq[2];
-	/* round 22: the hub's shrink intents answered here, hub uid ->
-	 * {"rep": the answer written (MU__D_SHRINKREP), "at": mono ms before
-	 * which a refused PATCH is not asked again} */
+	/* round 22: the hub's shrink intents answered here, hub uid -> the
+	 * answer written (MU__D_SHRINKREP; round 23: its time in it) */
 	json_t *shrinks;
 	/* round 22: the groups ("UID/GEN" -> kind) whose entries of
 	 * MU__D_PODSREFUSED this run has read back into pheld (after a
@@ -140,7 +143,7 @@ typedef struct agent {
 
 /* Writes annotation key of the hub object ns/name of kind k when it
  * differs from cur (the value the hub object has).  One PATCH at most. */
-static void report_ann(agent_t *a, mu__dkind_t k, const char *ns, const char *name,
+static void report_ann(mu__dd_t *d, mu__dkind_t k, const char *ns, const char *name,
 		       const char *key, const char *cur, const char *val)
 {
 	if (cur && !strcmp(cur, val))
@@ -148,17 +151,17 @@ static void report_ann(agent_t *a, mu__dkind_t k, const char *ns, const char *na
 	char path[1024];
 	mu__dkind_path(k, ns, name, "", path, sizeof path);
 	json_t *b = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", key, val);
-	long st = mu__dreq(&a->d, a->d.hub, "PATCH", path, "application/merge-patch+json", b, NULL);
+	long st = mu__dreq(d, d->hub, "PATCH", path, "application/merge-patch+json", b, NULL);
 	json_decref(b);
 	if (st != 200 && st != 404)
-		mu__dlog(&a->d, 0, "hub %s %s/%s: report: HTTP %ld", mu__dkind_name(k), ns, name, st);
+		mu__dlog(d, 0, "hub %s %s/%s: report: HTTP %ld", mu__dkind_name(k), ns, name, st);
 }
 
 /* Writes muster.io/agent-status ("GEN PHASE PODS") the same way. */
 static void report(agent_t *a, mu__dkind_t k, const char *ns, const char *name, const char *cur,
 		   const char *val)
 {
-	report_ann(a, k, ns, name, MU__D_AGENT, cur, val);
+	report_ann(&a->d, k, ns, name, MU__D_AGENT, cur, val);
 }
 
 /* For a Job copy w of generation gen whose pods are all pending: its
@@ -173,7 +176,7 @@ static void copy_failed(agent_t *a, const json_t *hub, const json_t *w, const ch
 		return;
 	char val[900];
 	snprintf(val, sizeof val, "%s %.800s", gen, msg);
-	report_ann(a, MU__DK_JOB, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
+	report_ann(&a->d, MU__DK_JOB, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
 		   MU__D_COPYFAIL, mu__dmeta(hub, "annotations", MU__D_COPYFAIL), val);
 }
 
@@ -219,61 +222,71 @@ static void copy_status(agent_t *a, mu__dkind_t k, const json_t *hub, const json
  * parallelism or, round 23, an elastic PyTorchJob's Worker replicas; the
  * worker's controller deletes the pods above it) and answered in
  * MU__D_SHRINKREP:
- * "GEN TO was 0 200 PAR" when the copy runs at most TO already (a PATCH
- * made before a restart is not made twice), "done" once the worker said
- * 200, "refused TRIES HTTP PAR" when it answered otherwise (asked again
- * 1, 2, 4, 8 s later; the MU__D_SHRINK_TRIES-th is the last, the hub
- * gives up).  The answer last written (a->shrinks, else the hub's after
- * a restart) decides, so a watch that lags the answer repeats nothing.
+ * "GEN TO was 0 200 PAR AT" when the copy runs at most TO already (a
+ * PATCH made before a restart is not made twice), "done" once the worker
+ * said 200, "refused TRIES HTTP PAR AT" when it answered otherwise (asked
+ * again 1, 2, 4, 8 s later; the MU__D_SHRINK_TRIES-th is the last, the
+ * hub gives up).  The answer last written (shrinks: hub uid -> it, the
+ * agent's memory; else the hub's, after a restart) decides, so a watch
+ * that lags the answer repeats nothing.  Round 23: AT, the wall time of
+ * the answer, is what the wait is counted from (mu__dshrinkrep_waits),
+ * so a restarted agent waits as the one before it would have; an answer
+ * on the hub that is not of the form is said and answered afresh.
  * O(1), or one PATCH on the worker and one on the hub. */
-static void copy_shrink(agent_t *a, mu__dkind_t k, const json_t *hub, const json_t *w,
-			const char *gen)
+void mu__dagent_shrink(mu__dd_t *d, mu_kube_client_t *wk, json_t *shrinks, mu__dkind_t k,
+		       const json_t *hub, const json_t *w, const char *gen)
 {
 	const char *uid = mu__jstr(hub, "metadata.uid"), *in = mu__dmeta(hub, "annotations",
 									  MU__D_SHRINKING);
+	const char *hns = mu__jstr(hub, "metadata.namespace"), *hname = mu__jstr(hub, "metadata.name");
 	unsigned ig = 0;
 	int to = 0;
 	if (!uid || !in || sscanf(in, "%u\t%d", &ig, &to) != 2 || ig != (unsigned)atol(gen) ||
 	    to < 1) {
 		if (uid)
-			json_object_del(a->shrinks, uid); /* none now: forgotten */
+			json_object_del(shrinks, uid); /* none now: forgotten */
 		return;
 	}
-	json_t *e = json_object_get(a->shrinks, uid);
 	const char *cur = mu__dmeta(hub, "annotations", MU__D_SHRINKREP);
-	const char *last = e ? json_string_value(json_object_get(e, "rep")) : cur;
+	const char *last = json_string_value(json_object_get(shrinks, uid));
+	if (!last)
+		last = cur;
 	mu__dshrinkrep_t r;
-	bool mine = mu__dshrinkrep_parse(last, &r) && r.gen == ig && r.to == to;
+	char why[200];
+	int pr = mu__dshrinkrep_parse(last, &r, why, sizeof why);
+	if (pr < 0)
+		mu__dlog(d, 0, "hub %s %s/%s: annotation " MU__D_SHRINKREP " \"%.100s\" not read: "
+			 "%s (the form: \"" MU__D_SHRINKREP_FORM "\"): answered again", mu__dkind_name(k),
+			 hns ? hns : "default", hname ? hname : "?", last, why);
+	bool mine = pr > 0 && r.gen == ig && r.to == to;
 	int tries = mine ? r.tries : 0;
 	if (mine && (strcmp(r.res, "refused") || tries >= MU__D_SHRINK_TRIES)) {
 		if (cur && strcmp(cur, last)) /* the hub's lags, or a PATCH failed */
-			report_ann(a, k, mu__jstr(hub, "metadata.namespace"),
-				   mu__jstr(hub, "metadata.name"), MU__D_SHRINKREP, cur, last);
+			report_ann(d, k, hns, hname, MU__D_SHRINKREP, cur, last);
 		return; /* answered: the hub settles it */
 	}
-	if (mine && mu__d_mono_ms() < json_integer_value(json_object_get(e, "at")))
-		return; /* a refusal's wait */
+	if (mine && mu__dshrinkrep_waits(&r, mu__d_wall_ms()))
+		return; /* a refusal's wait, kept across a restart (round 23) */
 	const char *ns = mu__jstr(w, "metadata.namespace"), *name = mu__jstr(w, "metadata.name");
 	int64_t par = mu__dkind_size(w, k); /* round 23: the kind's size */
 	long st = 200;
 	const char *how = "was";
 	if (par <= 0 || par > to) {
-		st = mu__dreclaim_patch(&a->d, a->w, k, w, ns, name, to);
+		st = mu__dreclaim_patch(d, wk, k, w, ns, name, to);
 		if (!st)
 			return; /* no answer: the next pass asks again */
 		how = st == 200 ? "done" : "refused";
 		tries += st != 200;
-		mu__dlog(&a->d, st == 200 ? 1 : 0, "copy %s/%s: shrunk to %d pods for the hub: HTTP %ld%s",
+		mu__dlog(d, st == 200 ? 1 : 0, "copy %s/%s: shrunk to %d pods for the hub: HTTP %ld%s",
 			 ns, name, to, st, st == 200 ? "" : tries < MU__D_SHRINK_TRIES ?
 			 " (asked again)" : " (given up)");
 	}
-	char val[120];
-	snprintf(val, sizeof val, "%s %d %s %d %ld %lld", gen, to, how, tries, st,
-		 (long long)(st == 200 ? (par > 0 && par < to ? par : to) : par));
-	int64_t at = st == 200 ? 0 : mu__d_mono_ms() + (1000LL << (tries - 1));
-	json_object_set_new(a->shrinks, uid, json_pack("{s:s,s:I}", "rep", val, "at", (json_int_t)at));
-	report_ann(a, k, mu__jstr(hub, "metadata.namespace"), mu__jstr(hub, "metadata.name"),
-		   MU__D_SHRINKREP, cur, val);
+	char val[160], at[48];
+	mu__rfc3339_format(mu__d_wall_ms() * 1000, true, at, sizeof at);
+	snprintf(val, sizeof val, "%s %d %s %d %ld %lld %s", gen, to, how, tries, st,
+		 (long long)(st == 200 ? (par > 0 && par < to ? par : to) : par), at);
+	json_object_set_new(shrinks, uid, json_string(val));
+	report_ann(d, k, hns, hname, MU__D_SHRINKREP, cur, val);
 }
 
 /* The local copies of kind k: stale ones deleted (and reported), current
@@ -341,7 +354,7 @@ static void copies(agent_t *a, mu__dkind_t k, const json_t *assigned, const json
 		       mu__dmeta(hub, "annotations", MU__D_AGENT), val);
 		copy_status(a, k, hub, w, gen);
 		if (mu__dkind_shrinks(w, k) && !done)
-			copy_shrink(a, k, hub, w, gen);
+			mu__dagent_shrink(&a->d, a->w, a->shrinks, k, hub, w, gen);
 		if (k == MU__DK_JOB && !started && !done)
 			copy_failed(a, hub, w, gen);
 	}
@@ -365,7 +378,7 @@ static void dra_refused(agent_t *a, mu__dkind_t k, const json_t *hub, const char
 		 name ? name : "?", msg);
 	char val[900], line[96];
 	snprintf(val, sizeof val, "%s %.800s", gen, msg);
-	report_ann(a, k, ns ? ns : "default", name, MU__D_COPYREFUSED,
+	report_ann(&a->d, k, ns ? ns : "default", name, MU__D_COPYREFUSED,
 		   mu__dmeta(hub, "annotations", MU__D_COPYREFUSED), val);
 	json_t *none = json_object();
 	mu__dpods_line(none, uid, (uint32_t)atol(gen), line, sizeof line);
@@ -446,7 +459,11 @@ static void create_missing(agent_t *a, mu__dkind_t k, const json_t *assigned, co
  * the resourceVersions of those objects with its hold (MU__D_HELD, hrec:
  * the group's, parsed; NULL: none), moves them when one changes (hdra.c's
  * held_release), and the entry keeps those it first saw ("orv"); when the
- * hub's differ, it is dropped and tried again.  O(its keys). */
+ * hub's differ, it is dropped and tried again.  Round 23: not while one
+ * of them is deleted on the hub ("" in the record): held until it is
+ * made again, a new version, so that a delete and a create are one
+ * change (one try), with no pass where it is tried with nothing to copy
+ * and unheld.  O(its keys). */
 static bool pod_held(agent_t *a, const char *key, const json_t *p, const json_t *hrec)
 {
 	json_t *e = json_object_get(a->pheld, key);
@@ -467,8 +484,8 @@ static bool pod_held(agent_t *a, const char *key, const json_t *p, const json_t 
 		json_object_set_new(e, "orv", json_deep_copy(horv));
 		return true;
 	}
-	if (json_equal(eorv, horv))
-		return true;
+	if (mu__dhdra_orv_moved(eorv, horv) <= 0)
+		return true; /* the same, or (round 23) one deleted on the hub: held */
 	mu__dlog(&a->d, 1, "pod %s/%s of %s: an object its claims name changed on the hub: "
 		 "tried again", json_string_value(json_object_get(e, "ns")),
 		 json_string_value(json_object_get(e, "name")), json_string_value(json_object_get(e, "uid")));

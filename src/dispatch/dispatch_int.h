@@ -428,6 +428,9 @@ typedef struct mu__dd {
 
 int64_t mu__d_mono_ms(void);
 int64_t mu__d_mono_us(void);
+/* The wall clock (CLOCK_REALTIME) in ms since the epoch (round 23: for
+ * times written to the hub and read back after a restart). */
+int64_t mu__d_wall_ms(void);
 
 /* Per-job dispatch path (round 14): how long each dispatched job took
  * from the pass's decision to its record on the hub, from the record to
@@ -781,6 +784,12 @@ void mu__dhdra_held_watch(mu__dd_t *d, mu__djob_t *j, const json_t *keys);
  * event or a re-list that does not change an object (a restart's first
  * list) does not release it.  No request; O(keys). */
 json_t *mu__dhdra_held_rvs(mu__dd_t *d, const mu__djob_t *j, const json_t *keys);
+/* Round 23, the pull agent's reading of a hold's record: how the hub
+ * objects' versions now (the hub's record "orv", "R/NAME" -> rv, "" for
+ * one deleted on the hub) stand to those it saw when it held the pod
+ * (seen): 0 the same (still held), -1 one is gone (held until it is made
+ * again: nothing to copy), 1 changed (tried again).  O(keys). */
+int mu__dhdra_orv_moved(const json_t *seen, const json_t *now);
 /* Pull mode, the agent (round 16): the ResourceClaimTemplates and
  * ResourceClaims that copy body (of kind k, for hub object hub; a group's
  * pod when pod) names, read from the hub (d->hub) and copied through w
@@ -1137,17 +1146,39 @@ bool mu__dreclaim_settle(mu__dd_t *d, mu__djob_t *j);
 long mu__dreclaim_patch(mu__dd_t *d, mu_kube_client_t *kc, mu__dkind_t k, const json_t *o,
 			const char *ns, const char *name, int32_t to);
 /* A pull agent's answer to a shrink intent (MU__D_SHRINKREP, "GEN TO
- * done|was|refused TRIES HTTP PAR"), as the agent writes it and the hub
- * reads it. */
+ * done|was|refused TRIES HTTP PAR [AT]"), as the agent writes it and the
+ * hub reads it; AT (round 23) the wall time of the agent's last PATCH,
+ * RFC 3339, so that a restarted agent keeps a refusal's wait. */
 typedef struct mu__dshrinkrep {
 	unsigned gen;
 	int to, tries, par;
 	long st;
-	char res[16]; /* "done", "was" or "refused" */
+	int64_t at_ms; /* AT in ms since the epoch; 0: none (round 22's form) */
+	char res[16];  /* "done", "was" or "refused" */
 } mu__dshrinkrep_t;
-/* reclaim.c (round 22): s parsed into *r; false when s is NULL or not
- * of that form.  O(1). */
-bool mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r);
+/* The form an agent's answer takes, for the messages that say so. */
+#define MU__D_SHRINKREP_FORM "GEN TO done|was|refused TRIES HTTP PAR [TIME]"
+/* reclaim.c (round 22): s parsed into *r: 1; 0 when s is NULL (no
+ * answer); round 23: -1 when it is not of that form (hand-edited, cut,
+ * another version's), with the field that is not and what was expected
+ * in why (wl bytes).  O(its length). */
+int mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r, char *why, size_t wl);
+/* agent.c (round 22, made callable in round 23): the pull agent's
+ * answer to the hub's shrink intent on hub Job hub (kind k) whose copy
+ * w (generation gen) it runs on worker wk: the PATCH of its parallelism
+ * made, or not while a refusal's wait runs, and the answer written to
+ * hub (d->hub) in MU__D_SHRINKREP; shrinks (hub uid -> the answer last
+ * written) is the agent's memory, empty after a restart.  O(1), or one
+ * PATCH on each side. */
+void mu__dagent_shrink(mu__dd_t *d, mu_kube_client_t *wk, json_t *shrinks, mu__dkind_t k,
+		       const json_t *hub, const json_t *w, const char *gen);
+/* reclaim.c (round 23): whether a pull agent still waits before it asks
+ * the worker again after refused answer r, at wall time now_ms: the
+ * refusal's wait (1, 2, 4, 8 s after the r.tries-th) counted from r's
+ * AT.  False for an answer that is not a refusal, has no AT, or whose
+ * AT is after now_ms (a clock set back since, or another node's): asked
+ * at once then, as round 22 did, never later than the wait.  O(1). */
+bool mu__dshrinkrep_waits(const mu__dshrinkrep_t *r, int64_t now_ms);
 /* dutil.c (round 18): the records "GEN\tN..." (muster.io/dispatch-shrunk,
  * -shrinking): N when GEN is job j's current dispatch and N (1 to
  * 999,999) is followed by end, else 0 (rec NULL, another dispatch's, or

@@ -42,6 +42,10 @@
  * kept releases nothing (a re-list, a restart's first list), and a push
  * worker's object that held a copy's name going releases the hold
  * (mu__dhdra_held_worker, from the worker's watches).
+ * Round 23: an object deleted on the hub releases nothing (push or
+ * pull): the hold keeps "" as its version, so the object made again is
+ * one change and the pod is tried once then (mu__dhdra_orv_moved: the
+ * pull agent's reading of the record).
  * Above dutil.c (requests, log), below hub.c, worker.c and agent.c, which
  * call it.
  */
@@ -156,12 +160,17 @@ static const char *moves(const mu__djob_t *j, int r, const char *name, const jso
  * goes into its record ("orv", written to MU__D_HELD), where the agent
  * sees that the hold's objects changed and tries the pod again (agent.c's
  * pod_held); true then too (the group is touched, nothing is sent in pull
- * mode).  O(held pods x their keys). */
+ * mode).  Round 23: the object deleted (o NULL) releases nothing, push or
+ * pull: there is nothing to copy, so the pod stays held, and its record's
+ * version of the object becomes "" (gone), so that the object made again
+ * is a new version (a change: tried once then) and a re-list that still
+ * lacks it is none; true (the record written).  O(held pods x their
+ * keys). */
 static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 			 const json_t *o)
 {
 	bool pull = j->cl >= 0 && d->cls[j->cl].pull;
-	const char *orv = mu__jstr(o, "metadata.resourceVersion");
+	const char *orv = o ? mu__jstr(o, "metadata.resourceVersion") : "";
 	const char *name = strchr(nsname, '/');
 	char key[600];
 	snprintf(key, sizeof key, "%d/%s", r, name ? name + 1 : nsname);
@@ -175,28 +184,31 @@ static bool held_release(mu__dd_t *d, mu__djob_t *j, int r, const char *nsname,
 		json_array_foreach(json_object_get(h, "keys"), i, k)
 			hit |= json_string_value(k) && !strcmp(json_string_value(k), key);
 		/* round 20: the object as it was when held (a re-list, a
-		 * restart's first list) is no change */
+		 * restart's first list) is no change; round 23: nor is one
+		 * gone that was gone */
 		const char *hrv = json_string_value(json_object_get(json_object_get(h, "orv"), key));
 		if (!hit || (hrv && orv && !strcmp(hrv, orv)))
 			continue;
 		json_t *ov = json_object_get(h, "orv");
-		if (pull && !hrv && orv) {
+		if (!json_is_object(ov))
+			json_object_set_new(h, "orv", ov = json_object());
+		if (pull && !hrv && o && orv) {
 			/* a pull hold is recorded from the hub's watch only (the
 			 * agent read the object): one recorded before the watch
 			 * had the object takes its first sight as the version
 			 * held, not as a change (the agent would try again) */
-			if (!json_is_object(ov))
-				json_object_set_new(h, "orv", ov = json_object());
 			json_object_set_new(ov, key, json_string(orv));
 			continue;
 		}
-		if (pull) { /* round 22: its record moves; the agent tries it again */
-			if (!json_is_object(ov))
-				json_object_set_new(h, "orv", ov = json_object());
+		if (!o || pull) { /* round 23: gone, held; round 22: pull, its record moves */
 			json_object_set_new(ov, key, json_string(orv ? orv : ""));
-			mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): cluster "
-				 "%s's agent tries it again", j->key, pn, KIND[r], nsname,
-				 d->cls[j->cl].name);
+			if (!o)
+				mu__dlog(d, 1, "job %s: pod %s: %s %s deleted on the hub (watched): held "
+					 "until it is made again", j->key, pn, KIND[r], nsname);
+			else
+				mu__dlog(d, 1, "job %s: pod %s: %s %s changed on the hub (watched): "
+					 "cluster %s's agent tries it again", j->key, pn, KIND[r], nsname,
+					 d->cls[j->cl].name);
 			any = true; /* the group touched: its record MU__D_HELD written */
 			continue;
 		}
@@ -490,6 +502,18 @@ json_t *mu__dhdra_held_rvs(mu__dd_t *d, const mu__djob_t *j, const json_t *keys)
 		json_decref(o);
 	}
 	return out;
+}
+
+int mu__dhdra_orv_moved(const json_t *seen, const json_t *now)
+{
+	if (json_equal(seen, now))
+		return 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)now, k, v)
+		if (json_is_string(v) && !*json_string_value(v))
+			return -1; /* one gone on the hub: nothing to copy yet */
+	return 1;
 }
 
 /* Whether worker object o is the copy for dispatch p. */

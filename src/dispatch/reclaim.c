@@ -49,9 +49,11 @@
  * refusal (the intent dropped, the copy counted at the size it runs, an
  * Event ShrinkFailed), where round 18 asked every pass without end.
  * Round 22: on a pull cluster the intent is the request: the hub writes
- * it as above and stops there; the cluster's agent (agent.c copy_shrink)
- * makes the same PATCH (mu__dreclaim_patch) and answers in
- * muster.io/agent-shrink ("GEN TO done|was|refused TRIES HTTP PAR"), which
+ * it as above and stops there; the cluster's agent (agent.c
+ * mu__dagent_shrink) makes the same PATCH (mu__dreclaim_patch) and
+ * answers in muster.io/agent-shrink ("GEN TO done|was|refused TRIES HTTP
+ * PAR", round 23: and the answer's TIME, from which a restarted agent
+ * counts a refusal's wait: mu__dshrinkrep_waits), which
  * the settle reads each pass (pull_answer): done (or was, after a
  * restart) confirms it as push mode's 200 does; the 5th refusal (the
  * agent asks again 1, 2, 4, 8 s apart) withdraws a shrink this daemon
@@ -61,12 +63,18 @@
  * spec.parallelism, an elastic PyTorchJob's Worker replicas), PATCHed and
  * read back the same way for every kind; the other kinds stay whole, and
  * the fleet knows it (mu_fleet_job_spec_t.shrinkable from the object).
+
+ * Round 23: an answer that is not of that form (hand-edited, cut,
+ * another version's) is said in the log and a Warning Event
+ * InvalidShrinkAnswer, and counted as a refusal on the agent's schedule
+ * (pull_bad), so a shrink is never left waiting on it without end.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dispatch/dispatch_int.h"
+#include "muster/util.h"
 
 /* Withdraws victim j for claimant c's job on its cluster (the start
  * timeout's path).  O(one request). */
@@ -245,19 +253,21 @@ static void settled(mu__dd_t *d, mu__djob_t *j, bool patched)
 }
 
 /* Round 19: j's shrink to `to` pods on cluster cl, whose copy runs par
- * pods, refused j->shrink_tries times (last HTTP st): given up, its
- * record set to the pods the copy really runs without (none: no record),
- * the fleet counting it at that size (mu__dhub_readopt), a Warning Event
+ * pods (round 23: -1, not known), not made (how: "was refused N times by
+ * the worker (last HTTP S)", or why else): given up, its record set to
+ * the pods the copy really runs without (none: no record), the fleet
+ * counting it at that size (mu__dhub_readopt), a Warning Event
  * ShrinkFailed.  O(a fleet re-entry and an Event). */
 static void give_up(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int32_t to, int64_t par,
-		    long st)
+		    const char *how)
 {
 	int32_t all = j->fs.job && j->fs.job->npodsets == 1 ? j->fs.job->podsets[0].replicas : 0;
 	int32_t off = par > 0 && par < all ? all - (int32_t)par : 0;
-	char m[600];
-	snprintf(m, sizeof m, "its shrink to %d pods on cluster %s, read back after a restart, was "
-		 "refused %d times by the worker (last HTTP %ld): given up; its copy runs %lld pods "
-		 "and counts so", (int)to, cl->name, j->shrink_tries, st, (long long)par);
+	char m[600], size[80] = "its copy's size not known: counted whole";
+	if (par >= 0)
+		snprintf(size, sizeof size, "its copy runs %lld pods and counts so", (long long)par);
+	snprintf(m, sizeof m, "its shrink to %d pods on cluster %s, read back after a restart, %.300s: "
+		 "given up; %s", (int)to, cl->name, how, size);
 	const char *why = mu__drec_field(j->shrunk, 2); /* "REASON\tmessage" */
 	char *rec = off > 0 ? mu__drec_make(j, off, why ? why : "",
 					    why ? (int)strcspn(why, "\t") : 0, m) : NULL;
@@ -267,6 +277,15 @@ static void give_up(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int32_t to,
 	mu__dhub_event(d, j, "Warning", "ShrinkFailed", m);
 	settled(d, j, false);
 	mu__dhub_readopt(d, j); /* counted at its real size */
+}
+
+/* "was refused N times by the worker (last HTTP st)" into buf, for j's
+ * j->shrink_tries refusals. */
+static const char *refused_how(const mu__djob_t *j, long st, char *buf, size_t len)
+{
+	snprintf(buf, len, "was refused %d times by the worker (last HTTP %ld)", j->shrink_tries,
+		 st);
+	return buf;
 }
 
 /* Round 19: the worker refused (HTTP st) the PATCH that would finish j's
@@ -281,15 +300,147 @@ static bool shrink_refused(mu__dd_t *d, mu__djob_t *j, const mu__dcl_t *cl, int3
 		j->shrink_at = mu__d_mono_ms() + (1000LL << (j->shrink_tries - 1));
 		return false;
 	}
-	give_up(d, j, cl, to, par, st);
+	char how[120];
+	give_up(d, j, cl, to, par, refused_how(j, st, how, sizeof how));
 	return true;
 }
 
-bool mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r)
+/* Word w (n bytes) as a decimal in [lo, hi] into *v; false when it is
+ * not one.  O(n). */
+static bool word_num(const char *w, size_t n, long long lo, long long hi, long long *v)
 {
+	long long x = 0;
+	if (!n || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i] < '0' || w[i] > '9')
+			return false;
+		x = x * 10 + (w[i] - '0');
+	}
+	*v = x;
+	return x >= lo && x <= hi;
+}
+
+int mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r, char *why, size_t wl)
+{
+	static const char *const name[7] = {"GEN", "TO", "OUTCOME", "TRIES", "HTTP", "PAR", "TIME"};
+	static const char *const want[7] = {
+		"a generation (1 or more)", "a number of pods (1 or more)", "done, was or refused",
+		"a count of tries (0 to 1000)", "an HTTP status (0 to 999)",
+		"a number of pods (0 or more)", "an RFC 3339 time, or nothing"};
 	memset(r, 0, sizeof *r);
-	return s && sscanf(s, "%u %d %15s %d %ld %d", &r->gen, &r->to, r->res, &r->tries, &r->st,
-			   &r->par) == 6;
+	if (!s)
+		return 0;
+	const char *p = s;
+	int k = 0;
+	for (; k < 8; k++) {
+		while (*p == ' ')
+			p++;
+		size_t n = strcspn(p, " ");
+		if (!n)
+			break; /* the end */
+		long long v = 0;
+		bool ok = k < 7;
+		char tm[48];
+		if (k == 2) {
+			ok = (n == 4 && !strncmp(p, "done", 4)) || (n == 3 && !strncmp(p, "was", 3)) ||
+			     (n == 7 && !strncmp(p, "refused", 7));
+			if (ok)
+				snprintf(r->res, sizeof r->res, "%.*s", (int)n, p);
+		} else if (k == 6) {
+			snprintf(tm, sizeof tm, "%.*s", (int)(n < sizeof tm ? n : sizeof tm - 1), p);
+			ok = n < sizeof tm && mu__rfc3339_parse(tm, &r->at_ms) == MU_OK;
+		} else if (k < 6) {
+			static const long long lo[6] = {1, 1, 0, 0, 0, 0};
+			static const long long hi[6] = {4294967295LL, 999999, 0, 1000, 999, 999999};
+			ok = word_num(p, n, lo[k], hi[k], &v);
+		}
+		if (!ok) {
+			snprintf(why, wl, "%s%s \"%.*s\": expected %s", k < 7 ? "its field " : "",
+				 k < 7 ? name[k] : "a word after TIME", (int)(n < 40 ? n : 40), p,
+				 k < 7 ? want[k] : "nothing");
+			return -1;
+		}
+		if (k == 0)
+			r->gen = (unsigned)v;
+		else if (k == 1)
+			r->to = (int)v;
+		else if (k == 3)
+			r->tries = (int)v;
+		else if (k == 4)
+			r->st = (long)v;
+		else if (k == 5)
+			r->par = (int)v;
+		p += n;
+	}
+	if (k < 6) {
+		snprintf(why, wl, "its field %s missing: expected %s", name[k], want[k]);
+		return -1;
+	}
+	return 1;
+}
+
+bool mu__dshrinkrep_waits(const mu__dshrinkrep_t *r, int64_t now_ms)
+{
+	if (strcmp(r->res, "refused") || !r->at_ms || r->at_ms > now_ms || r->tries < 1)
+		return false;
+	int sh = r->tries - 1 < 10 ? r->tries - 1 : 10;
+	return now_ms < r->at_ms + (1000LL << sh);
+}
+
+/* Round 22: j's pull shrink to `to` pods on cluster cl not made (the
+ * MU__D_SHRINK_TRIES-th refusal, its copy at par pods, -1 not known;
+ * how, as give_up's): a shrink this daemon chose is withdrawn whole (push
+ * mode's rule for a refused PATCH), a restart's given up at the copy's
+ * real size (give_up).  O(a fleet update, a request and an Event). */
+static void pull_failed(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t to,
+			int64_t par, long st, const char *how)
+{
+	if (!j->shrink_live) {
+		give_up(d, j, cl, to, par, how);
+		return;
+	}
+	mu_fleet_reclaim_t x = j->shrink_x;
+	const mu__djob_t *c = x.for_job >= 0 && x.for_job < d->by_fid_cap ?
+		d->by_fid[x.for_job] : NULL;
+	char *old = j->shrink_was;
+	j->shrink_was = NULL;
+	j->shrink_live = false;
+	j->shrink_tries = 0;
+	whole(d, j, c, &x, old, st);
+}
+
+/* Round 23: j's agent's answer val on cluster cl is not of the form
+ * (why: the field and what it expected): said in the log, in a Warning
+ * Event InvalidShrinkAnswer on the hub Job (once per shrink), and
+ * counted as a refusal on the agent's schedule (1, 2, 4, 8 s apart,
+ * j->shrink_tries, j->shrink_at), so that one left so ends the shrink as
+ * MU__D_SHRINK_TRIES refusals do (pull_failed, the copy's size not
+ * known) instead of stalling it; the agent, which writes the form,
+ * answers over it meanwhile.  Whether settled.  O(1), or an Event. */
+static bool pull_bad(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t to,
+		     const char *val, const char *why)
+{
+	if (mu__d_mono_ms() < j->shrink_at)
+		return false;
+	j->shrink_tries++;
+	char m[700];
+	snprintf(m, sizeof m, "annotation " MU__D_SHRINKREP " \"%.80s\" (cluster %s's agent's "
+		 "answer to its shrink to %d pods) not read: %.200s (the form: \""
+		 MU__D_SHRINKREP_FORM "\"); counted as refusal %d of %d", val, cl->name, (int)to, why,
+		 j->shrink_tries, MU__D_SHRINK_TRIES);
+	mu__dlog(d, 0, "job %s: %s", j->key, m);
+	if (j->shrink_tries == 1)
+		mu__dhub_event(d, j, "Warning", "InvalidShrinkAnswer", m);
+	if (j->shrink_tries < MU__D_SHRINK_TRIES) {
+		j->shrink_at = mu__d_mono_ms() + (1000LL << (j->shrink_tries - 1));
+		return false;
+	}
+	char how[200];
+	snprintf(how, sizeof how, "had no answer of its agent that could be read %d times (last "
+		 "\"%.80s\")", j->shrink_tries, val);
+	pull_failed(d, cl, j, to, -1, 0, how);
+	return true;
 }
 
 /* Round 22: job j's intent j->shrinking of its current dispatch (to
@@ -298,15 +449,18 @@ bool mu__dshrinkrep_parse(const char *s, mu__dshrinkrep_t *r)
  * (done before) confirm it (a shrink this daemon chose: the fleet told,
  * the Event Shrunk; one read back after a restart: counted so already,
  * the Event when the agent PATCHed after it); refused MU__D_SHRINK_TRIES
- * times, withdrawn whole (this daemon's, push mode's rule for a refused
- * PATCH) or given up at the copy's real size (a restart's, as
- * give_up).  Whether settled (false: no answer yet).  O(1), or a fleet
- * update, a request and an Event. */
+ * times, pull_failed.  Round 23: an answer not of the form, pull_bad.
+ * Whether settled (false: no answer yet).  O(1), or a fleet update, a
+ * request and an Event. */
 static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t to)
 {
 	mu__dshrinkrep_t a;
-	if (!mu__dshrinkrep_parse(mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP), &a) ||
-	    a.gen != j->gen || a.to != to)
+	char why[200];
+	const char *val = mu__dmeta(j->obj, "annotations", MU__D_SHRINKREP);
+	int pr = mu__dshrinkrep_parse(val, &a, why, sizeof why);
+	if (pr < 0)
+		return pull_bad(d, cl, j, to, val, why);
+	if (!pr || a.gen != j->gen || a.to != to)
 		return false; /* not answered yet */
 	bool done = !strcmp(a.res, "done"), was = !strcmp(a.res, "was");
 	if (done || was) {
@@ -321,21 +475,11 @@ static bool pull_answer(mu__dd_t *d, const mu__dcl_t *cl, mu__djob_t *j, int32_t
 		settled(d, j, done && !j->shrink_live);
 		return true;
 	}
-	if (strcmp(a.res, "refused") || a.tries < MU__D_SHRINK_TRIES)
+	if (a.tries < MU__D_SHRINK_TRIES)
 		return false; /* the agent asks again (1, 2, 4, 8 s) */
 	j->shrink_tries = a.tries;
-	if (!j->shrink_live) {
-		give_up(d, j, cl, to, a.par, a.st);
-		return true;
-	}
-	mu_fleet_reclaim_t x = j->shrink_x;
-	const mu__djob_t *c = x.for_job >= 0 && x.for_job < d->by_fid_cap ?
-		d->by_fid[x.for_job] : NULL;
-	char *old = j->shrink_was;
-	j->shrink_was = NULL;
-	j->shrink_live = false;
-	j->shrink_tries = 0;
-	whole(d, j, c, &x, old, a.st);
+	char how[120];
+	pull_failed(d, cl, j, to, a.par, a.st, refused_how(j, a.st, how, sizeof how));
 	return true;
 }
 

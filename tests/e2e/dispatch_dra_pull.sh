@@ -40,6 +40,8 @@
 #   - round 22: across a kill -9 of the agent too (its hold read back from
 #     its own entry on the hub: not tried, not logged again), and tried
 #     again (once, refused, held) when the hub template it names changes.
+#   - round 23: that template deleted on the hub: plg-1 stays held, not
+#     tried, not released; made again: tried once, still told once.
 # Usage: sh tests/e2e/dispatch_dra_pull.sh PATH_TO_MUSTER.  Ends with
 # "e2e dispatch-dra-pull: N passed, N failed".
 E2E_NAME=dispatch-dra-pull; E2E_FIXED=1; . "$(dirname "$0")/lib/common.sh"
@@ -285,6 +287,27 @@ sleep 2
 [ "$(grep -c "not created (held)" "$T/agent2.log")" = 1 ] && ok || bad "the agent tried plg-1 $(grep -c "not created (held)" "$T/agent2.log") times after the template change"
 wpod plg-1 && bad "plg-1 created on small after the template change" || ok
 [ "$(hevn plg-1 ClaimCopyRefused)" = 1 ] && ok || bad "plg-1's ClaimCopyRefused Events after the template change: $(hevn plg-1 ClaimCopyRefused)"
+# round 23: the hub template lt deleted: the hub keeps the hold ("held
+# until it is made again"), the agent does not try plg-1 while it is gone
+# (nothing to copy; round 22 tried it, dropped its entry, and the hub
+# released and later told it again); made again (a new version): one try,
+# refused again, still one ClaimCopyRefused
+expect "hub template lt deleted" 0 h delete resourceclaimtemplate lt
+lt_gone() { grep -q "pod plg-1: ResourceClaimTemplate default/lt deleted on the hub (watched): held until it is made again" "$T/d2.log"; }
+wait_for plg-1-held-while-lt-gone 100 lt_gone || grep 'plg-1' "$T/d2.log" | tail -3
+sleep 2
+hasnt plg-1-not-tried-while-lt-gone "$T/agent2.log" "create pod default/plg-1 of"
+hasnt plg-1-not-released-while-lt-gone "$T/d2.log" "pod plg-1: cluster small's agent dropped its refusal"
+prf && ok || bad "plg-1's entry gone while lt is: $(ann "$XPG" plg dispatch-pods-refused)"
+tpl lt gpu.example.com
+tried2() { [ "$(grep -c "pod default/plg-1 of .*: an object its claims name changed on the hub: tried again" "$T/agent2.log")" = 2 ]; }
+wait_for plg-1-tried-after-lt-made-again 100 tried2 || tail -5 "$T/agent2.log"
+refused3() { [ "$(grep -c "not created (held)" "$T/agent2.log")" = 2 ]; }
+wait_for plg-1-refused-after-lt-made-again 100 refused3
+sleep 2
+[ "$(grep -c "not created (held)" "$T/agent2.log")" = 2 ] && ok || bad "the agent tried plg-1 $(grep -c "not created (held)" "$T/agent2.log") times by the time lt was made again"
+wpod plg-1 && bad "plg-1 created on small after lt was made again" || ok
+[ "$(hevn plg-1 ClaimCopyRefused)" = 1 ] && ok || bad "plg-1's ClaimCopyRefused Events after lt was made again: $(hevn plg-1 ClaimCopyRefused)"
 # the user's object deleted on small: plg-1 created there, naming its copy
 expect "delete the user's lt-$UP-1" 0 w small delete resourceclaimtemplate "lt-$UP-1"
 wait_for plg-1-on-small-after-users-object-gone 150 wpod plg-1 || { echo "  agent:"; grep 'plg-1\|lt-' "$T/agent.log" | tail -5; }

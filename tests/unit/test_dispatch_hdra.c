@@ -690,15 +690,17 @@ static int events_of(mu_kube_client_t *c, const char *reason, const char *name)
 	return n;
 }
 
-/* Runs mu__dhdra_watch until it gives uid as a dispatched group whose
- * held pods it released ({uid: false}) (10 s). */
-static bool released(mu__dd_t *d, const char *uid)
+/* Round 23: runs mu__dhdra_watch until group j's hold of pod holds
+ * want as its record's version of the hub template mine-t ("": deleted
+ * on the hub), or, want NULL, until the pod is held no more (10 s).
+ * Whether it came to that. */
+static bool held_until(mu__dd_t *d, mu__djob_t *j, const char *pod, const char *want)
 {
 	for (int i = 0; i < 500; i++) {
-		json_t *back = mu__dhdra_watch(d);
-		bool hit = json_is_false(json_object_get(back, uid));
-		json_decref(back);
-		if (hit)
+		json_decref(mu__dhdra_watch(d));
+		json_t *h = json_object_get(j->held, pod);
+		const char *v = mu__jstr(json_object_get(h, "orv"), "0/mine-t");
+		if (want ? v && !strcmp(v, want) : !h)
 			return true;
 		nap_ms(20);
 	}
@@ -847,11 +849,17 @@ static void test_late_pod_held(mu_t_t *t)
 	CHECK(t, d.reqs == r0);
 	CHECK(t, json_object_get(j.held, "late") != NULL);
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t-abcdef12-2", NULL, NULL), 200);
+	/* round 23: the template deleted: still held (nothing to copy), not
+	 * tried (no request), its record's version of it "" */
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
+	CHECK(t, held_until(&d, &j, "late", ""));
+	r0 = d.reqs;
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
+	CHECK(t, d.reqs == r0);
+	/* made again: a new version, released */
 	snprintf(body, sizeof body, TPL, "mine-t", "");
 	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
-	CHECK(t, released(&d, j.uid));
-	CHECK(t, json_object_get(j.held, "late") == NULL);
+	CHECK(t, held_until(&d, &j, "late", NULL));
 	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j), 201);
 	json_t *lp = NULL;
 	CHECK_EQ_INT(t, fx_req(d.hub, "GET", "/api/v1/namespaces/default/pods/late", NULL, &lp), 200);
@@ -955,12 +963,18 @@ static void test_held_restart(mu_t_t *t)
 	CHECK(t, json_object_get(back, j[1].uid) == NULL);
 	json_decref(back);
 	CHECK(t, json_object_get(j[1].held, "late") != NULL);
-	/* the template made again: released, and the record goes */
+	/* round 23: the template deleted: still held, not tried, told no
+	 * more; made again: released, and the record goes */
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
+	CHECK(t, held_until(&d, &j[1], "late", ""));
+	r0 = d.reqs;
+	CHECK_EQ_INT(t, (int)mu__dwork_group_send(&d, c.kc, &j[1]), 201);
+	mu__dwork_held_tell(&d, &j[1]);
+	CHECK(t, d.reqs == r0);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
 	snprintf(body, sizeof body, TPL, "mine-t", "");
 	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, NULL), 201);
-	CHECK(t, released(&d, j[1].uid));
-	CHECK(t, json_object_get(j[1].held, "late") == NULL);
+	CHECK(t, held_until(&d, &j[1], "late", NULL));
 	CHECK(t, mu__dhub_annotate_due(&d, &j[1]));
 	CHECK_EQ_INT(t, (int)mu__dhub_annotate(&d, &j[1]), 200);
 	json_t *g = NULL;
@@ -1131,6 +1145,21 @@ static void test_pull_held(mu_t_t *t)
 	snprintf(orv0, sizeof orv0, "%s", o0 ? o0 : "");
 	CHECK(t, *orv0 != '\0');
 	CHECK_EQ_INT(t, fx_req(d.hub, "DELETE", RAPI "/mine-t", NULL, NULL), 200);
+	/* round 23: deleted: the hold stays, its record's version "" (gone),
+	 * which the agent reads as "held until it is made again", not as a
+	 * change (mu__dhdra_orv_moved); no second tell */
+	CHECK(t, held_until(&d, &j, "late", ""));
+	mu__dwork_pull_held(&d, &c, &j);
+	CHECK_EQ_INT(t, events_of(d.hub, "ClaimCopyRefused", "late"), 1);
+	json_t *seen = json_pack("{s:s}", "0/mine-t", orv0);
+	json_t *gone = json_pack("{s:s}", "0/mine-t", ""), *moved = json_pack("{s:s}", "0/mine-t", "x");
+	CHECK_EQ_INT(t, mu__dhdra_orv_moved(seen, seen), 0);
+	CHECK_EQ_INT(t, mu__dhdra_orv_moved(seen, gone), -1);
+	CHECK_EQ_INT(t, mu__dhdra_orv_moved(seen, moved), 1);
+	CHECK_EQ_INT(t, mu__dhdra_orv_moved(gone, moved), 1);
+	json_decref(seen);
+	json_decref(gone);
+	json_decref(moved);
 	snprintf(body, sizeof body, TPL, "mine-t", "");
 	json_t *made = NULL;
 	CHECK_EQ_INT(t, fx_req(d.hub, "POST", RAPI, body, &made), 201);

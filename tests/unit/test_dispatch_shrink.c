@@ -33,6 +33,7 @@
 #include "muster/jpath.h"
 #include "muster/kube.h"
 #include "muster/load.h"
+#include "muster/util.h"
 
 static const char *JOB =
 	"{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"%s\","
@@ -285,6 +286,39 @@ static void fleet_down(mu__dd_t *d, mu__dcl_t *c, mu__djob_t **js, int n)
 	mu_fleet_free(d->fleet);
 }
 
+/* A server (returned; NULL when it did not start) in dir whose admin's
+ * token is "adm" (cfg, kc: its config and client, the caller's to
+ * free) and whose "rdr" (user reader) may get, list and watch Jobs but
+ * not patch them, as a worker whose account refuses a shrink (403). */
+static mu_apiserver_t *reader_up(mu_t_t *t, char *dir, char *server, size_t len,
+				 mu_kube_config_t *cfg, mu_kube_client_t **kc)
+{
+	char path[512];
+	mu_apiserver_t *s = fx_server_tok(t, dir, server, len, "adm");
+	if (!s)
+		return NULL;
+	snprintf(path, sizeof path, "%s/tokens.csv", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(t, f != NULL);
+	if (f) {
+		fputs("rdr,reader,u-1,\n", f);
+		fclose(f);
+	}
+	fx_config(cfg, server);
+	cfg->token = strdup("adm");
+	CHECK_EQ_INT(t, mu_kube_client_new(cfg, kc), MU_OK);
+	CHECK_EQ_INT(t, fx_req(*kc, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+			    "{\"metadata\":{\"name\":\"jobs-reader\"},\"rules\":[{\"apiGroups\":"
+			    "[\"batch\"],\"resources\":[\"jobs\"],\"verbs\":[\"get\",\"list\","
+			    "\"watch\"]}]}", NULL), 201);
+	CHECK_EQ_INT(t, fx_req(*kc, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+			    "{\"metadata\":{\"name\":\"reader\"},\"roleRef\":{\"apiGroup\":"
+			    "\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":"
+			    "\"jobs-reader\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"reader\"}]}",
+			    NULL), 201);
+	return s;
+}
+
 /* Round 19: a restart's intent whose PATCH the worker keeps refusing
  * (its account may read Jobs, not patch them: 403) is asked again only
  * after its wait (no request before), and the MU__D_SHRINK_TRIES-th
@@ -294,32 +328,12 @@ static void fleet_down(mu__dd_t *d, mu__dcl_t *c, mu__djob_t **js, int n)
  * ShrinkFailed. */
 static void test_give_up(mu_t_t *t)
 {
-	char dir[] = "/tmp/mu-test-shrinkg-XXXXXX", server[64], path[512], rv[64];
-	mu_apiserver_t *s = fx_server_tok(t, dir, server, sizeof server, "adm");
+	char dir[] = "/tmp/mu-test-shrinkg-XXXXXX", server[64], rv[64];
+	mu_kube_config_t cfg = {0};
+	mu_kube_client_t *kc = NULL;
+	mu_apiserver_t *s = reader_up(t, dir, server, sizeof server, &cfg, &kc);
 	if (!s)
 		return;
-	/* a reader on the worker: get Jobs, not patch */
-	snprintf(path, sizeof path, "%s/tokens.csv", dir);
-	FILE *f = fopen(path, "w");
-	CHECK(t, f != NULL);
-	if (f) {
-		fputs("rdr,reader,u-1,\n", f);
-		fclose(f);
-	}
-	mu_kube_config_t cfg = {0};
-	fx_config(&cfg, server);
-	cfg.token = strdup("adm");
-	mu_kube_client_t *kc = NULL;
-	CHECK_EQ_INT(t, mu_kube_client_new(&cfg, &kc), MU_OK);
-	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-			    "{\"metadata\":{\"name\":\"jobs-reader\"},\"rules\":[{\"apiGroups\":"
-			    "[\"batch\"],\"resources\":[\"jobs\"],\"verbs\":[\"get\",\"list\","
-			    "\"watch\"]}]}", NULL), 201);
-	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-			    "{\"metadata\":{\"name\":\"reader\"},\"roleRef\":{\"apiGroup\":"
-			    "\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":"
-			    "\"jobs-reader\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"reader\"}]}",
-			    NULL), 201);
 	mu_dispatch_opts_t o;
 	mu__dd_t d;
 	mu__dcl_t c;
@@ -383,7 +397,9 @@ static void test_give_up(mu_t_t *t)
  * record, the fleet 0 off, ShrinkFailed); a shrink this daemon chose
  * (shrink_live): "done" tells the fleet (2 off) and posts Shrunk,
  * refused 5 times withdraws it whole (Withdrawing, Preempted, its
- * record back as it was: none). */
+ * record back as it was: none).  Round 23: an answer not of the form is
+ * said (one InvalidShrinkAnswer) and counted as a refusal on the agent's
+ * schedule, the fifth giving the shrink up whole. */
 static void test_pull(mu_t_t *t)
 {
 	char dir[] = "/tmp/mu-test-shrinkp-XXXXXX", server[64];
@@ -399,15 +415,15 @@ static void test_pull(mu_t_t *t)
 	mu__dcl_t c;
 	fleet_up(t, &d, &o, &c, kc, server, NULL, 16);
 	c.pull = true;
-	mu__djob_t *js[4];
-	for (int k = 0; k < 4; k++) {
+	mu__djob_t *js[5];
+	for (int k = 0; k < 5; k++) {
 		char name[16];
 		snprintf(name, sizeof name, "pl-%d", k);
 		js[k] = elastic(t, kc, name, 4);
 	}
 	d.jobs = js;
-	d.njobs = 4;
-	for (int k = 0; k < 4; k++)
+	d.njobs = 5;
+	for (int k = 0; k < 5; k++)
 		mu__dhub_readopt(&d, js[k]); /* the restart: adopted shrunk by 2 */
 	mu_fleet_job_info_t fi;
 	json_t *ann = json_object_get(json_object_get(js[0]->obj, "metadata"), "annotations");
@@ -477,7 +493,168 @@ static void test_pull(mu_t_t *t)
 	CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), 2);
 	CHECK_EQ_INT(t, (int)events_of(kc, "Preempted"), 1);
 
-	fleet_down(&d, &c, js, 4);
+	/* round 23: an answer not of the form (another word for the outcome):
+	 * said (one Event InvalidShrinkAnswer), counted as a refusal on the
+	 * agent's schedule (none counted within the wait), the 5th given up
+	 * whole (the copy's size not known: no record, the fleet 0 off) */
+	j = js[4];
+	ann = json_object_get(json_object_get(j->obj, "metadata"), "annotations");
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 finished 0 200 2"));
+	CHECK(t, !mu__dreclaim_settle(&d, j));
+	CHECK_EQ_INT(t, j->shrink_tries, 1);
+	CHECK(t, !mu__dreclaim_settle(&d, j)); /* within its wait: not counted */
+	CHECK_EQ_INT(t, j->shrink_tries, 1);
+	CHECK_EQ_INT(t, (int)events_of(kc, "InvalidShrinkAnswer"), 1);
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string("1 2 refu")); /* cut */
+	for (int i = 2; i < MU__D_SHRINK_TRIES; i++) {
+		j->shrink_at = 0; /* (the wait over) */
+		CHECK(t, !mu__dreclaim_settle(&d, j));
+		CHECK_EQ_INT(t, j->shrink_tries, i);
+	}
+	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 1);
+	j->shrink_at = 0;
+	CHECK(t, mu__dreclaim_settle(&d, j));
+	CHECK(t, j->shrinking == NULL);
+	CHECK_EQ_INT(t, (int)events_of(kc, "InvalidShrinkAnswer"), 1);
+	CHECK_EQ_INT(t, (int)events_of(kc, "ShrinkFailed"), 2);
+	CHECK_EQ_INT(t, mu__dreclaim_shrunk(j), 0);
+	CHECK_EQ_INT(t, mu_fleet_job_info(d.fleet, j->fid, &fi), MU_OK);
+	CHECK_EQ_INT(t, fi.shrunk, 0);
+
+	fleet_down(&d, &c, js, 5);
+	mu_kube_client_free(kc);
+	mu_kube_config_release(&cfg);
+	fx_server_stop(t, s, dir);
+}
+
+/* The hub Job name's answer (MU__D_SHRINKREP) on the server, parsed
+ * into *r: mu__dshrinkrep_parse's result (0: none, or no Job). */
+static int answer_of(mu_kube_client_t *c, const char *name, mu__dshrinkrep_t *r)
+{
+	char path[256], why[200];
+	json_t *o = NULL;
+	snprintf(path, sizeof path, "/apis/batch/v1/namespaces/default/jobs/%s", name);
+	fx_req(c, "GET", path, NULL, &o);
+	int rc = mu__dshrinkrep_parse(mu__dmeta(o, "annotations", MU__D_SHRINKREP), r, why,
+				      sizeof why);
+	json_decref(o);
+	return rc;
+}
+
+/* Round 23: an agent started again (memory mem emptied) whose hub Job
+ * hub (its annotations ann) has the answer text, for copy w: its pass
+ * (mu__dagent_shrink with worker client wk).  Whether it sent anything. */
+static bool restart_asks(mu__dd_t *d, mu_kube_client_t *wk, json_t *mem, const json_t *hub,
+			 json_t *ann, const json_t *w, const char *text)
+{
+	json_object_set_new(ann, MU__D_SHRINKREP, json_string(text));
+	json_object_clear(mem);
+	uint64_t r0 = d->reqs;
+	mu__dagent_shrink(d, wk, mem, MU__DK_JOB, hub, w, "1");
+	return d->reqs > r0;
+}
+
+/* Round 23: the pull agent's side (agent.c mu__dagent_shrink) against a
+ * worker whose account may not patch Jobs (403): the refusal's answer
+ * carries its time; an agent started again (its memory empty) reads it
+ * back from the hub and waits out the refusal's 1 s (no request at all),
+ * then asks again (refused twice); an answer whose time is an hour ahead
+ * (a clock set back) or of round 22's form (no time) is asked again at
+ * once; parse's cases. */
+static void test_agent_wait(mu_t_t *t)
+{
+	char dir[] = "/tmp/mu-test-shrinka-XXXXXX", server[64], body[512];
+	mu_kube_config_t cfg = {0}, wcfg = {0};
+	mu_kube_client_t *kc = NULL, *wk = NULL;
+	mu_apiserver_t *s = reader_up(t, dir, server, sizeof server, &cfg, &kc);
+	if (!s)
+		return;
+	fx_config(&wcfg, server);
+	wcfg.token = strdup("rdr");
+	CHECK_EQ_INT(t, mu_kube_client_new(&wcfg, &wk), MU_OK);
+	mu_dispatch_opts_t o;
+	mu__dd_t d;
+	fx_dd(&d, &o);
+	d.hub = kc;
+	/* the hub Job ag (its intent: generation 1, to 2 pods) and its copy
+	 * ag-copy at 4 on the worker (the same server) */
+	snprintf(body, sizeof body, JOB, "ag", 4);
+	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/batch/v1/namespaces/default/jobs", body, NULL),
+		     201);
+	snprintf(body, sizeof body, JOB, "ag-copy", 4);
+	json_t *w = NULL;
+	CHECK_EQ_INT(t, fx_req(kc, "POST", "/apis/batch/v1/namespaces/default/jobs", body, &w), 201);
+	json_t *hub = json_pack("{s:{s:s,s:s,s:s,s:{s:s,s:s}}}", "metadata", "name", "ag",
+				"namespace", "default", "uid", "ag-uid", "annotations",
+				MU__D_SHRINKING, "1\t2", MU__D_GEN, "1");
+	json_t *ann = json_object_get(json_object_get(hub, "metadata"), "annotations");
+	json_t *mem = json_object();
+	mu__dshrinkrep_t r;
+	char rv[64];
+	/* refused once: the answer has its time */
+	mu__dagent_shrink(&d, wk, mem, MU__DK_JOB, hub, w, "1");
+	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
+	int64_t now = mu__d_wall_ms();
+	CHECK(t, !strcmp(r.res, "refused") && r.tries == 1 && r.st == 403 && r.par == 4);
+	CHECK(t, r.at_ms > now - 5000 && r.at_ms <= now);
+	/* started again: memory empty, the hub's answer read back: waits */
+	json_t *mem2 = json_object();
+	char text[200];
+	snprintf(text, sizeof text, "%s", json_string_value(json_object_get(mem, "ag-uid")));
+	uint64_t r0 = d.reqs;
+	CHECK(t, !restart_asks(&d, wk, mem2, hub, ann, w, text));
+	CHECK_EQ_INT(t, par_of(kc, "ag-copy", rv, sizeof rv), 4);
+	/* the wait over: asked again, refused a second time */
+	nap_ms(1100);
+	mu__dagent_shrink(&d, wk, mem2, MU__DK_JOB, hub, w, "1");
+	CHECK(t, d.reqs > r0);
+	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
+	CHECK_EQ_INT(t, r.tries, 2);
+	/* a time an hour ahead (the clock set back since): asked at once,
+	 * not an hour later */
+	char at[48];
+	mu__rfc3339_format((mu__d_wall_ms() + 3600000) * 1000, true, at, sizeof at);
+	snprintf(text, sizeof text, "1 2 refused 1 403 4 %s", at);
+	CHECK(t, restart_asks(&d, wk, mem2, hub, ann, w, text));
+	/* round 22's form (no time): asked at once */
+	CHECK(t, restart_asks(&d, wk, mem2, hub, ann, w, "1 2 refused 1 403 4"));
+	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
+	CHECK_EQ_INT(t, r.tries, 2);
+	/* round 23: an answer not of the form on the hub (hand-edited): said,
+	 * and answered over (asked now: no count to go on) */
+	CHECK(t, restart_asks(&d, wk, mem2, hub, ann, w, "1 2 refused 4"));
+	CHECK_EQ_INT(t, answer_of(kc, "ag", &r), 1);
+	CHECK(t, !strcmp(r.res, "refused") && r.tries == 1 && r.at_ms > 0);
+	/* the parser: both forms, and what it refuses */
+	char why[200];
+	CHECK_EQ_INT(t, mu__dshrinkrep_parse(NULL, &r, why, sizeof why), 0);
+	CHECK_EQ_INT(t, mu__dshrinkrep_parse("3 2 done 0 200 2", &r, why, sizeof why), 1);
+	CHECK(t, r.gen == 3 && r.to == 2 && !strcmp(r.res, "done") && r.at_ms == 0);
+	CHECK_EQ_INT(t, mu__dshrinkrep_parse("3 2 was 0 200 2 2026-11-29T14:00:00.5Z", &r, why,
+					     sizeof why), 1);
+	CHECK(t, r.at_ms == 1795960800500LL);
+	CHECK(t, !mu__dshrinkrep_waits(&r, r.at_ms)); /* not a refusal */
+	/* round 23: what is not of the form, and the field it names */
+	static const char *const bad[][2] = {
+		{"", "GEN missing"}, {"1 2 refu", "OUTCOME \"refu\""},
+		{"1 2 done", "TRIES missing"}, {"0 2 done 0 200 2", "GEN \"0\""},
+		{"1 x done 0 200 2", "TO \"x\""}, {"1 2 done 0 200 2 yesterday", "TIME \"yesterday\""},
+		{"1 2 done 0 200 2 2026-11-29T14:00:00Z more", "a word after TIME \"more\""},
+		{"1 2 done 0 2000 2", "HTTP \"2000\""}, {"1 2 done -1 200 2", "TRIES \"-1\""}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why[0] = '\0';
+		CHECK_EQ_INT(t, mu__dshrinkrep_parse(bad[i][0], &r, why, sizeof why), -1);
+		if (!strstr(why, bad[i][1]))
+			fprintf(stderr, "%s: %s\n", bad[i][0], why);
+		CHECK(t, strstr(why, bad[i][1]) != NULL);
+	}
+
+	json_decref(hub);
+	json_decref(w);
+	json_decref(mem);
+	json_decref(mem2);
+	mu_kube_client_free(wk);
+	mu_kube_config_release(&wcfg);
 	mu_kube_client_free(kc);
 	mu_kube_config_release(&cfg);
 	fx_server_stop(t, s, dir);
@@ -583,5 +760,6 @@ int main(void)
 	MU_RUN(&t, test_give_up);
 	MU_RUN(&t, test_pull);
 	MU_RUN(&t, test_pytorch);
+	MU_RUN(&t, test_agent_wait);
 	return mu_t_done(&t);
 }

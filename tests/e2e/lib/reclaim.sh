@@ -24,6 +24,20 @@ preempted() {
 }
 two() { [ "$(preempted | wc -l)" -eq 2 ]; }
 
+# victims_gone CLUSTER: for each victim of $V whose hub Job reads Queued,
+# no copy of its first dispatch (generation 1) on CLUSTER: its copy went
+# before it was taken back.  A copy of a later generation is no failure:
+# once b is done (5 s) the victims are sent again, and a loaded run can
+# read the phase before that and the worker after (seen in round 23: the
+# phase Queued, then a-3's generation-2 copy made at b's end).
+victims_gone() {
+	for v in $V; do
+		ph=$(ann job "$v" dispatch-phase)
+		g=$(w "$1" get job "$v" -o 'jsonpath={.metadata.annotations.muster\.io/dispatch-generation}' 2>/dev/null)
+		[ "$ph" != Queued ] || [ "$g" != 1 ] && ok || bad "$v queued on the hub with its copy on $1"
+	done
+}
+
 # fill_and_claim: team-a's eight one-GPU jobs bound and past the minimum
 # runtime (3 s), then team-b's two-GPU job b; waits for two victims and
 # sets V to their names.  BEFORE_CLAIM, when set, is run just before b is
