@@ -8,6 +8,11 @@
 # replay, and end-to-end CLI scripts (tests/e2e/*.sh).  Every suite prints
 # lines ending in "N passed, N failed"; this script sums them and ends with
 # one such line.  It exits non-zero if anything failed.
+# E2E_JOBS (default 2) end-to-end scripts run at a time: they are
+# isolated (ports chosen by the kernel, their own temporary directories)
+# and mostly wait on their daemons, so two share two cores; each one's
+# output is kept apart and shown whole when it ends.  E2E_JOBS=1 runs them
+# one by one, as before.
 set -u
 B=${1:-build/asan}
 MUSTER=$B/muster
@@ -15,7 +20,8 @@ export MUSTER
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 P=0; F=0
-log=$(mktemp); trap 'rm -f "$log"' EXIT
+log=$(mktemp); lanes=$(mktemp -d); trap 'rm -rf "$log" "$lanes"' EXIT
+E2E_JOBS=${E2E_JOBS:-2}
 
 # add_counts LINE: pulls "N passed, N failed" out of a suite's last line.
 add_counts() {
@@ -30,10 +36,17 @@ run_suite() {
 	name=$1; shift
 	t0=$(date +%s)
 	"$@" >"$log" 2>&1
-	rc=$?
-	cat "$log"
-	echo "suite $name: $(($(date +%s) - t0)) s"
-	last=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	account "$name" $? "$log" $(($(date +%s) - t0))
+}
+
+# account NAME RC LOG SECONDS: shows a finished suite's output and counts
+# its summary line (a suite with none, or failing without a count, is one
+# failure).
+account() {
+	name=$1; rc=$2
+	cat "$3"
+	echo "suite $name: $4 s"
+	last=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$3" | tail -n 1)
 	if [ -z "$last" ]; then
 		echo "suite $name: crashed or printed no summary (exit $rc)"
 		F=$((F + 1))
@@ -76,11 +89,49 @@ for r in "$B"/replay/fuzz_*; do
 	fi
 done
 
-echo "== end to end"
+# lane_collect: waits (polling every half second) until one of the
+# running end-to-end scripts has ended, then shows and counts it.
+lane_collect() {
+	while :; do
+		for f in "$lanes"/*.rc; do
+			[ -f "$f" ] || continue
+			k=${f%.rc}
+			account "$(cat "$k.name")" "$(cat "$f")" "$k.log" "$(cat "$k.t")"
+			rm -f "$k.name" "$k.log" "$k.t" "$f"
+			running=$((running - 1))
+			return
+		done
+		sleep 0.5
+	done
+}
+
+# The longest scripts start first, so that the lanes end together.
+FIRST="soak.sh eval_openb_fidelity.sh dispatch.sh dispatch_kinds.sh dispatch_kinds2.sh"
+echo "== end to end ($E2E_JOBS at a time)"
+e2e_t0=$(date +%s)
+list=""
+for f in $FIRST; do [ -f "tests/e2e/$f" ] && list="$list tests/e2e/$f"; done
 for e in tests/e2e/*.sh; do
-	[ -f "$e" ] || continue
-	run_suite "$(basename "$e")" sh "$e" "$MUSTER"
+	case " $FIRST " in *" ${e#tests/e2e/} "*) ;; *) list="$list $e" ;; esac
 done
+running=0; i=0
+for e in $list; do
+	[ -f "$e" ] || continue
+	[ "$running" -ge "$E2E_JOBS" ] && lane_collect
+	i=$((i + 1)); k="$lanes/$i"
+	basename "$e" >"$k.name"
+	(
+		t0=$(date +%s)
+		sh "$e" "$MUSTER" >"$k.log" 2>&1
+		rc=$?
+		echo $(($(date +%s) - t0)) >"$k.t"
+		echo "$rc" >"$k.rc.new" && mv "$k.rc.new" "$k.rc"
+	) &
+	running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do lane_collect; done
+wait
+echo "end to end: $(($(date +%s) - e2e_t0)) s of wall time"
 
 echo
 echo "total: $P passed, $F failed"
