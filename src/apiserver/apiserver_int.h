@@ -232,15 +232,20 @@ typedef struct mu__walbuf mu__walbuf_t;
 int mu__walbuf_open(mu__walbuf_t **out);
 /* The VFS name to open a connection with (sqlite3_open_v2's zVfs). */
 const char *mu__walbuf_name(const mu__walbuf_t *wb);
-/* Writes what the open WAL files gathered: MU_OK, or MU_EIO when a write
+/* Writes what the open files gathered: MU_OK, or MU_EIO when a write
  * failed now or before (the files are broken from then on). */
 int mu__walbuf_flush(mu__walbuf_t *wb);
-/* True when a write of an open WAL file failed: the connection must be
+/* True when a write of an open file failed: the connection must be
  * closed and opened again. */
 bool mu__walbuf_broken(const mu__walbuf_t *wb);
-/* SQLite's writes of WAL files so far, and the writes handed to the kernel's
- * VFS for them. */
-void mu__walbuf_counts(const mu__walbuf_t *wb, int64_t *writes, int64_t *flushes);
+/* What the shim did so far: SQLite's xWrite calls on the WAL, the writes
+ * of its gathered runs handed to the default VFS, the WAL's reads not
+ * answered from its copy in memory, and the database file's xWrite calls
+ * (a checkpoint's) and runs. */
+typedef struct mu__walbuf_counts {
+	int64_t writes, runs, reads, dbwrites, dbruns;
+} mu__walbuf_counts_t;
+mu__walbuf_counts_t mu__walbuf_counts(const mu__walbuf_t *wb);
 /* Tests: the next write of a gathered run fails with this SQLite code. */
 void mu__walbuf_inject(mu__walbuf_t *wb, int sqlite_err);
 /* Unregisters and frees it, after every connection using it is closed. */

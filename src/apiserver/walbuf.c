@@ -5,24 +5,31 @@
  * frame header, then the page), and a version of an object is several
  * frames (its table leaf, index pages, overflow pages, the meta rows), so a
  * commit of a few versions was some tens of pwrite64 system calls, each a
- * kernel entry that costs dearly on a virtual machine.  This shim is a VFS
- * (sqlite3_vfs_register, not the default: only the store's connection names
- * it) over the default one.  Every file but the WAL is the default VFS's
- * file as it is (xOpen hands it the whole file object); the WAL's writes
- * are gathered in memory while they are contiguous and handed to the
- * kernel in one write (per 124 KiB) by mu__walbuf_flush, which the store calls after
- * COMMIT returned and before it acknowledges or publishes anything, and by
- * the shim itself before any other use of the WAL (a read, sync, truncate,
- * size, file control or close), so that SQLite never sees the file without
- * what it wrote.  Reads of the WAL all go through xRead: in exclusive
- * locking mode the wal-index is in the heap and holds only frame numbers,
- * and SQLite maps only the database file, never the WAL.  SQLite's own
- * orders hold: the frames reach the kernel before SQLite syncs the WAL
- * (synchronous=FULL: a power cut loses nothing acknowledged) and before a
- * checkpoint reads them to copy into the database.  A gathered run is
- * written early when it would exceed WALBUF_MAX (frames of a transaction
- * not yet committed may sit in the WAL: recovery ignores frames after the
- * last commit frame).
+ * kernel entry that costs dearly on a virtual machine; a checkpoint then
+ * read each frame back (pread64) and wrote its page into the database file
+ * (pwrite64), one call a page.  This shim is a VFS (sqlite3_vfs_register,
+ * not the default: only the store's connection names it) over the default
+ * one.  The WAL's and the database file's writes are gathered in memory
+ * while they are contiguous and handed to the kernel in one write (per
+ * 124 KiB) by mu__walbuf_flush, which the store calls after COMMIT
+ * returned and before it acknowledges or publishes anything, by the shim
+ * before any other use of the file (a read, sync, truncate, size, file
+ * control, mapping or close), and before a write to the other file, so that
+ * the kernel always holds a prefix of SQLite's writes in SQLite's order:
+ * what a `kill -9` leaves is what it would leave without the shim at some
+ * earlier moment, and every sync covers what SQLite wrote before it
+ * (synchronous=FULL: a power cut loses nothing acknowledged).  The WAL's
+ * bytes are also kept in memory (up to WALBUF_MIRROR, from its start: the
+ * file is only ever changed through the shim, the server holding its
+ * exclusive lock), and its reads, a checkpoint's above all, are answered
+ * from that copy after the gathered writes were handed over.  In
+ * exclusive locking mode the wal-index is in SQLite's heap and holds only
+ * frame numbers, and SQLite maps only the database file (and only with
+ * mmap_size, which the store leaves at 0), so every read of the WAL goes
+ * through xRead.  Temporary files are the default VFS's as they are
+ * (xOpen hands them the whole file object).  A gathered run is written
+ * early past WALBUF_MAX (frames of a transaction not yet committed may sit
+ * in the WAL: recovery ignores frames after the last commit frame).
  *
  * A failed write leaves the file broken: every later call on it fails,
  * SQLite never learns of frames it believes written, and the store opens
@@ -31,7 +38,7 @@
  * one write per commit for the WAL".
  *
  * Ownership: a mu__walbuf_t owns its VFS registration and the list of its
- * open WAL files; a file's buffer belongs to the file.  The store's
+ * open files; a file's run and copy belong to the file.  The store's
  * committer is the only thread that uses its connection at a time, so the
  * shim takes no lock of its own.
  */
@@ -54,6 +61,10 @@
  * write is cut short and fails with SQLITE_FULL (os_unix.c, SQLite 3.40);
  * a run is written in pieces of this size (31 frames of 4 KiB) */
 #define WALBUF_PIECE (124u << 10)
+/* the most of the WAL copied in memory (its reads, a checkpoint's above
+ * all, are answered from the copy): 1,000 frames of 4 KiB, SQLite's
+ * checkpoint interval, are 4 MiB */
+#define WALBUF_MIRROR (8u << 20)
 
 typedef struct wfile wfile_t;
 
@@ -61,9 +72,8 @@ struct mu__walbuf {
 	sqlite3_vfs vfs;   /* registered as name; pAppData is this */
 	sqlite3_vfs *base; /* the default VFS when made */
 	char name[48];
-	wfile_t *wals;     /* the open WAL files */
-	int64_t writes;    /* SQLite's xWrite calls on WAL files */
-	int64_t flushes;   /* writes of gathered runs handed to the base VFS */
+	wfile_t *wals;     /* the open WAL and database files */
+	mu__walbuf_counts_t n; /* what it did so far */
 	int inject;        /* tests: the next flush fails with this code */
 };
 
@@ -76,9 +86,41 @@ struct wfile {
 	size_t len, cap;
 	sqlite3_int64 off;
 	int err;            /* a write failed: every call fails with it */
+	bool wal;           /* the WAL (else the database file) */
+	unsigned char *mir; /* the WAL: a copy of the file's bytes [0, mlen) */
+	size_t mlen, mcap;
 };
 
 #define REAL_AT ((sizeof(wfile_t) + 15) & ~(size_t)15)
+
+/* Notes that the WAL's bytes [off, off + n) are now p: copied when they
+ * start within the copy and end within WALBUF_MIRROR, else the copy ends
+ * at off.  O(n). */
+static void mirror_put(wfile_t *w, sqlite3_int64 off, const void *p, size_t n)
+{
+	size_t o = (size_t)off;
+	if (!w->wal || o > w->mlen)
+		return;
+	if (o + n > WALBUF_MIRROR) {
+		w->mlen = o;
+		return;
+	}
+	if (o + n > w->mcap) {
+		size_t nc = w->mcap ? w->mcap : 256 * 1024;
+		while (nc < o + n)
+			nc *= 2;
+		unsigned char *nm = realloc(w->mir, nc);
+		if (!nm) {
+			w->mlen = o;
+			return;
+		}
+		w->mir = nm;
+		w->mcap = nc;
+	}
+	memcpy(w->mir + o, p, n);
+	if (o + n > w->mlen)
+		w->mlen = o + n;
+}
 
 /* Writes the gathered run: one call of the base file's xWrite per
  * WALBUF_PIECE bytes (one for a batch of up to 31 frames of 4 KiB).
@@ -93,7 +135,12 @@ static int wal_flush(wfile_t *w)
 		rc = w->wb->inject ? w->wb->inject
 				   : w->real->pMethods->xWrite(w->real, w->buf + at, (int)n, w->off + (sqlite3_int64)at);
 		w->wb->inject = 0;
-		w->wb->flushes++;
+		if (w->wal)
+			w->wb->n.runs++;
+		else
+			w->wb->n.dbruns++;
+		if (rc == SQLITE_OK)
+			mirror_put(w, w->off + (sqlite3_int64)at, w->buf + at, n);
 	}
 	w->len = 0;
 	if (w->cap > WALBUF_KEEP) {
@@ -117,15 +164,27 @@ static int wal_close(sqlite3_file *f)
 			break;
 		}
 	free(w->buf);
-	w->buf = NULL;
+	free(w->mir);
+	w->buf = w->mir = NULL;
 	return rc != SQLITE_OK ? rc : rc2;
 }
 
+/* Reads after writing what is gathered (so that the kernel has every
+ * write before SQLite acts on what it read: a checkpoint copies into the
+ * database file what it reads), from the WAL's copy when it holds the
+ * bytes. */
 static int wal_read(sqlite3_file *f, void *p, int amt, sqlite3_int64 off)
 {
 	wfile_t *w = (wfile_t *)f;
 	int rc = wal_flush(w);
-	return rc != SQLITE_OK ? rc : w->real->pMethods->xRead(w->real, p, amt, off);
+	if (rc != SQLITE_OK)
+		return rc;
+	if ((size_t)off + (size_t)amt <= w->mlen) {
+		memcpy(p, w->mir + off, (size_t)amt);
+		return SQLITE_OK;
+	}
+	w->wb->n.reads += w->wal;
+	return w->real->pMethods->xRead(w->real, p, amt, off);
 }
 
 /* Gathers a write: appended to the run when it continues it, copied in
@@ -136,7 +195,16 @@ static int wal_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
 	wfile_t *w = (wfile_t *)f;
 	if (w->err)
 		return w->err;
-	w->wb->writes++;
+	for (wfile_t *o = w->wb->wals; o; o = o->next)
+		if (o != w && (o->len || o->err)) { /* its writes came first */
+			int rc = wal_flush(o);
+			if (rc != SQLITE_OK)
+				return rc;
+		}
+	if (w->wal)
+		w->wb->n.writes++;
+	else
+		w->wb->n.dbwrites++;
 	size_t n = (size_t)amt;
 	if (w->len && off >= w->off && (size_t)(off - w->off) + n <= w->len) {
 		memcpy(w->buf + (off - w->off), p, n);
@@ -147,16 +215,28 @@ static int wal_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
 		if (rc != SQLITE_OK)
 			return rc;
 	}
-	if (n > WALBUF_PIECE) /* too big to gather: straight through */
-		return w->real->pMethods->xWrite(w->real, p, amt, off);
+	if (n > WALBUF_PIECE) { /* too big to gather: straight through */
+		int rc = w->real->pMethods->xWrite(w->real, p, amt, off);
+		if (rc == SQLITE_OK)
+			mirror_put(w, off, p, n);
+		else if (w->mlen > (size_t)off)
+			w->mlen = (size_t)off;
+		return rc;
+	}
 	if (w->len + n > w->cap) {
 		size_t nc = w->cap ? w->cap : 64 * 1024;
 		while (nc < w->len + n)
 			nc *= 2;
 		unsigned char *nb = realloc(w->buf, nc);
-		if (!nb) {
+		if (!nb) { /* out of memory: written at once */
 			int rc = wal_flush(w);
-			return rc != SQLITE_OK ? rc : w->real->pMethods->xWrite(w->real, p, amt, off);
+			if (rc == SQLITE_OK)
+				rc = w->real->pMethods->xWrite(w->real, p, amt, off);
+			if (rc == SQLITE_OK)
+				mirror_put(w, off, p, n);
+			else if (w->mlen > (size_t)off)
+				w->mlen = (size_t)off;
+			return rc;
 		}
 		w->buf = nb;
 		w->cap = nc;
@@ -172,6 +252,8 @@ static int wal_truncate(sqlite3_file *f, sqlite3_int64 size)
 {
 	wfile_t *w = (wfile_t *)f;
 	int rc = wal_flush(w);
+	if (rc == SQLITE_OK && w->mlen > (size_t)size)
+		w->mlen = (size_t)size;
 	return rc != SQLITE_OK ? rc : w->real->pMethods->xTruncate(w->real, size);
 }
 
@@ -226,19 +308,66 @@ static int wal_devchar(sqlite3_file *f)
 	return w->real->pMethods->xDeviceCharacteristics(w->real);
 }
 
-/* Version 1 only: SQLite calls the shared-memory and mapping methods on
- * the database file, never on the WAL. */
+/* The shared memory and mapping methods (the database file's: in
+ * exclusive locking mode SQLite keeps the wal-index in its heap and maps
+ * nothing unless mmap_size is set, which the store does not).  A mapping
+ * sees the file, so what is gathered is written first. */
+static int wal_shmmap(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
+{
+	wfile_t *w = (wfile_t *)f;
+	return w->real->pMethods->xShmMap(w->real, pg, pgsz, extend, pp);
+}
+
+static int wal_shmlock(sqlite3_file *f, int offset, int n, int flags)
+{
+	wfile_t *w = (wfile_t *)f;
+	return w->real->pMethods->xShmLock(w->real, offset, n, flags);
+}
+
+static void wal_shmbarrier(sqlite3_file *f)
+{
+	wfile_t *w = (wfile_t *)f;
+	w->real->pMethods->xShmBarrier(w->real);
+}
+
+static int wal_shmunmap(sqlite3_file *f, int del)
+{
+	wfile_t *w = (wfile_t *)f;
+	return w->real->pMethods->xShmUnmap(w->real, del);
+}
+
+static int wal_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
+{
+	wfile_t *w = (wfile_t *)f;
+	int rc = wal_flush(w);
+	return rc != SQLITE_OK ? rc : w->real->pMethods->xFetch(w->real, off, amt, pp);
+}
+
+static int wal_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
+{
+	wfile_t *w = (wfile_t *)f;
+	return w->real->pMethods->xUnfetch(w->real, off, p);
+}
+
+/* The WAL's methods (SQLite calls no shared-memory or mapping method on
+ * it), and the database file's, the base's version 3 (checked at open). */
 static const sqlite3_io_methods wal_methods = {
 	1, wal_close, wal_read, wal_write, wal_truncate, wal_sync, wal_size, wal_lock, wal_unlock,
 	wal_reserved, wal_fcntl, wal_sector, wal_devchar, NULL, NULL, NULL, NULL, NULL, NULL,
 };
+static const sqlite3_io_methods db_methods = {
+	3, wal_close, wal_read, wal_write, wal_truncate, wal_sync, wal_size, wal_lock, wal_unlock,
+	wal_reserved, wal_fcntl, wal_sector, wal_devchar, wal_shmmap, wal_shmlock, wal_shmbarrier,
+	wal_shmunmap, wal_fetch, wal_unfetch,
+};
 
-/* Opens a file through the base VFS: any file but a WAL as the base's own
- * (in the whole of f), a WAL wrapped. */
+/* Opens a file through the base VFS: the WAL and the main database file
+ * wrapped, any other (temporary files) as the base's own, in the whole of
+ * f. */
 static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags, int *outflags)
 {
 	mu__walbuf_t *wb = vfs->pAppData;
-	if (!(flags & SQLITE_OPEN_WAL))
+	if (!(flags & (SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_DB)))
 		return wb->base->xOpen(wb->base, name, f, flags, outflags);
 	wfile_t *w = (wfile_t *)f;
 	memset(w, 0, sizeof *w);
@@ -250,10 +379,16 @@ static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, in
 		w->f.pMethods = NULL;
 		return rc;
 	}
+	w->wal = (flags & SQLITE_OPEN_WAL) != 0;
+	if (!w->wal && w->real->pMethods->iVersion < 3) { /* not the unix VFS */
+		w->real->pMethods->xClose(w->real);
+		w->f.pMethods = NULL;
+		return SQLITE_CANTOPEN;
+	}
 	w->wb = wb;
 	w->next = wb->wals;
 	wb->wals = w;
-	w->f.pMethods = &wal_methods;
+	w->f.pMethods = w->wal ? &wal_methods : &db_methods;
 	return SQLITE_OK;
 }
 
@@ -381,10 +516,9 @@ bool mu__walbuf_broken(const mu__walbuf_t *wb)
 	return false;
 }
 
-void mu__walbuf_counts(const mu__walbuf_t *wb, int64_t *writes, int64_t *flushes)
+mu__walbuf_counts_t mu__walbuf_counts(const mu__walbuf_t *wb)
 {
-	*writes = wb->writes;
-	*flushes = wb->flushes;
+	return wb->n;
 }
 
 void mu__walbuf_inject(mu__walbuf_t *wb, int sqlite_err)
