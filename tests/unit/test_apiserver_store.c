@@ -914,6 +914,15 @@ static mu__store_t *open_at(const char *d)
 	return st;
 }
 
+/* A store in a fresh directory (its path into d), or NULL (checked). */
+static mu__store_t *open_fresh(mu_t_t *t, char *d, size_t len)
+{
+	fresh_dir(d, len);
+	mu__store_t *st = d[0] ? open_at(d) : NULL;
+	CHECK(t, st != NULL);
+	return st;
+}
+
 /* A pod named ctx with a 3 KiB annotation: a table leaf page of its own. */
 static int put_big_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 {
@@ -924,6 +933,19 @@ static int put_big_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name",
 			 (const char *)ctx, "namespace", "default", "annotations", "big", big);
 	return MU__MUT_PUT;
+}
+
+/* Writes pods b000 to b099 of 3 KiB in one transaction. */
+static void big_batch(mu_t_t *t, mu__store_t *st)
+{
+	mu__wtx_t *tx;
+	char name[32];
+	mu__store_begin(st, &tx);
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof name, "b%03d", i);
+		mu__store_apply(tx, MU__RT_PODS, "default", name, put_big_fn, name, false, NULL);
+	}
+	CHECK_EQ_INT(t, mu__store_commit(tx), MU_OK);
 }
 
 /* A batch's WAL frames reach the kernel in one write (round 23): a
@@ -939,12 +961,9 @@ static int put_big_fn(void *ctx, const mu__obj_t *cur, json_t **out)
 static void test_wal_one_write(mu_t_t *t)
 {
 	char d[64];
-	fresh_dir(d, sizeof d);
-	mu__store_t *st = open_at(d);
-	if (!st) {
-		CHECK(t, 0);
+	mu__store_t *st = open_fresh(t, d, sizeof d);
+	if (!st)
 		return;
-	}
 	mu__walbuf_counts_t c0 = mu__walbuf_counts(mu__store_walbuf(st)), c1, c2, c3, c4;
 	mu__wtx_t *tx;
 	mu__store_begin(st, &tx);
@@ -964,25 +983,14 @@ static void test_wal_one_write(mu_t_t *t)
 	CHECK_EQ_INT(t, c2.runs - c1.runs, 1);
 	/* 100 pods of 3 KiB, some 400 KiB of frames: written in pieces of
 	 * 124 KiB (the unix VFS fails a longer write), and all there */
-	mu__store_begin(st, &tx);
-	for (int i = 0; i < 100; i++) {
-		snprintf(name, sizeof name, "b%03d", i);
-		mu__store_apply(tx, MU__RT_PODS, "default", name, put_big_fn, name, false, NULL);
-	}
-	CHECK_EQ_INT(t, mu__store_commit(tx), MU_OK);
+	big_batch(t, st);
 	c3 = mu__walbuf_counts(mu__store_walbuf(st));
 	CHECK(t, c3.runs - c2.runs >= 3 && c3.runs - c2.runs <= 5);
 	CHECK(t, c3.writes - c2.writes >= 200);
 	/* 1,100 frames more: SQLite's checkpoint (at 1,000) reads the WAL from
 	 * the shim's copy, and writes the database file in runs of pages */
-	for (int k = 1; k <= 11; k++) {
-		mu__store_begin(st, &tx);
-		for (int i = 0; i < 100; i++) {
-			snprintf(name, sizeof name, "b%03d", i);
-			mu__store_apply(tx, MU__RT_PODS, "default", name, put_big_fn, name, false, NULL);
-		}
-		CHECK_EQ_INT(t, mu__store_commit(tx), MU_OK);
-	}
+	for (int k = 1; k <= 11; k++)
+		big_batch(t, st);
 	c4 = mu__walbuf_counts(mu__store_walbuf(st));
 	CHECK_EQ_INT(t, c4.reads, 0);
 	CHECK(t, c4.dbwrites - c3.dbwrites >= 100); /* the checkpoint's pages */
@@ -1008,12 +1016,9 @@ static void test_wal_one_write(mu_t_t *t)
 static void test_wal_flush_fails(mu_t_t *t)
 {
 	char d[64];
-	fresh_dir(d, sizeof d);
-	mu__store_t *st = open_at(d);
-	if (!st) {
-		CHECK(t, 0);
+	mu__store_t *st = open_fresh(t, d, sizeof d);
+	if (!st)
 		return;
-	}
 	CHECK_EQ_INT(t, create(st, "a"), MU__MUT_PUT);
 	int64_t rv = mu__store_rv(st);
 	mu__walbuf_inject(mu__store_walbuf(st), SQLITE_IOERR_WRITE);
