@@ -14,8 +14,9 @@
  * 124 KiB) by mu__walbuf_flush, which the store calls after COMMIT
  * returned and before it acknowledges or publishes anything, by the shim
  * before any other use of the file (a read, sync, truncate, size, file
- * control, mapping or close), and before a write to the other file, so that
- * the kernel always holds a prefix of SQLite's writes in SQLite's order:
+ * control, mapping or close), and before a write, truncation, sync or
+ * deletion of any file, so that the kernel always holds a prefix of
+ * SQLite's changes to its files in SQLite's order:
  * what a `kill -9` leaves is what it would leave without the shim at some
  * earlier moment, and every sync covers what SQLite wrote before it
  * (synchronous=FULL: a power cut loses nothing acknowledged).  The WAL's
@@ -92,6 +93,21 @@ struct wfile {
 };
 
 #define REAL_AT ((sizeof(wfile_t) + 15) & ~(size_t)15)
+
+/* Hands over what every open file but `but` gathered (at most one has a
+ * run: a write hands over the others'), before a change that SQLite
+ * orders after them: a write, truncation, sync or deletion.  Returns
+ * SQLITE_OK or the first error. */
+static int wal_flush(wfile_t *w);
+static int flush_all(mu__walbuf_t *wb, const wfile_t *but)
+{
+	for (wfile_t *o = wb->wals; o; o = o->next) {
+		int rc = o == but ? o->err : wal_flush(o);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
 
 /* Notes that the WAL's bytes [off, off + n) are now p: copied when they
  * start within the copy and end within WALBUF_MIRROR, else the copy ends
@@ -195,12 +211,9 @@ static int wal_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
 	wfile_t *w = (wfile_t *)f;
 	if (w->err)
 		return w->err;
-	for (wfile_t *o = w->wb->wals; o; o = o->next)
-		if (o != w && (o->len || o->err)) { /* its writes came first */
-			int rc = wal_flush(o);
-			if (rc != SQLITE_OK)
-				return rc;
-		}
+	int rc0 = flush_all(w->wb, w);
+	if (rc0 != SQLITE_OK)
+		return rc0;
 	if (w->wal)
 		w->wb->n.writes++;
 	else
@@ -251,7 +264,7 @@ static int wal_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
 static int wal_truncate(sqlite3_file *f, sqlite3_int64 size)
 {
 	wfile_t *w = (wfile_t *)f;
-	int rc = wal_flush(w);
+	int rc = flush_all(w->wb, NULL);
 	if (rc == SQLITE_OK && w->mlen > (size_t)size)
 		w->mlen = (size_t)size;
 	return rc != SQLITE_OK ? rc : w->real->pMethods->xTruncate(w->real, size);
@@ -260,7 +273,7 @@ static int wal_truncate(sqlite3_file *f, sqlite3_int64 size)
 static int wal_sync(sqlite3_file *f, int flags)
 {
 	wfile_t *w = (wfile_t *)f;
-	int rc = wal_flush(w);
+	int rc = flush_all(w->wb, NULL);
 	return rc != SQLITE_OK ? rc : w->real->pMethods->xSync(w->real, flags);
 }
 
@@ -397,7 +410,8 @@ static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, in
 
 static int vfs_delete(sqlite3_vfs *v, const char *name, int sync)
 {
-	return BASE(v)->xDelete(BASE(v), name, sync);
+	int rc = flush_all(v->pAppData, NULL); /* the WAL goes after the checkpoint's pages */
+	return rc != SQLITE_OK ? rc : BASE(v)->xDelete(BASE(v), name, sync);
 }
 
 static int vfs_access(sqlite3_vfs *v, const char *name, int flags, int *out)
