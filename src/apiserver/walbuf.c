@@ -79,7 +79,7 @@ struct mu__walbuf {
 };
 
 struct wfile {
-	sqlite3_file f;     /* pMethods = &wal_methods */
+	sqlite3_file f;     /* pMethods = &wal_methods or &db_methods */
 	mu__walbuf_t *wb;
 	wfile_t *next;
 	sqlite3_file *real; /* the base VFS's file, after this struct */
