@@ -750,7 +750,8 @@ static int load_crds(mu__store_t *st, char *err, size_t errlen)
 		return MU_EIO;
 	}
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		json_t *o = json_loads((const char *)sqlite3_column_text(q, 0), 0, NULL);
+		const char *body = (const char *)sqlite3_column_text(q, 0);
+		json_t *o = body ? json_loads(body, 0, NULL) : NULL; /* NULL: a damaged row */
 		char e2[200];
 		if (o && !mu__jget(o, "metadata.deletionTimestamp"))
 			mu__types_put(st->types, o, e2, sizeof e2);
@@ -771,7 +772,8 @@ static int load_last(mu__store_t *st)
 	if (sqlite3_prepare_v2(st->db, "SELECT k, v FROM meta WHERE k LIKE 'rv:%'", -1, &q, NULL) != SQLITE_OK)
 		return MU_EIO;
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		int rt = mu__type_by_res(st->types, (const char *)sqlite3_column_text(q, 0) + 3);
+		const char *k = (const char *)sqlite3_column_text(q, 0);
+		int rt = k && strlen(k) >= 3 ? mu__type_by_res(st->types, k + 3) : -1;
 		int64_t v = sqlite3_column_int64(q, 1);
 		if (rt >= 0 && rt < MU__RT_MAX && v <= st->base)
 			st->last[rt] = v;
@@ -793,7 +795,8 @@ static int load_all(mu__store_t *st, char *err, size_t errlen)
 	int rc = MU_OK, step;
 	int64_t maxrv = 0;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		int rt = mu__type_by_res(st->types, (const char *)sqlite3_column_text(q, 0));
+		const char *res = (const char *)sqlite3_column_text(q, 0);
+		int rt = res ? mu__type_by_res(st->types, res) : -1; /* NULL: a damaged row */
 		int64_t rv = sqlite3_column_int64(q, 1);
 		const char *body = (const char *)sqlite3_column_text(q, 2);
 		if (rt < 0 || !body)
