@@ -91,13 +91,16 @@ done
 
 # lane_collect: waits (polling every half second) until one of the
 # running end-to-end scripts has ended, then shows and counts it.
+# (its own names: account and add_counts set name, rc, p and f)
 lane_collect() {
 	while :; do
-		for f in "$lanes"/*.rc; do
-			[ -f "$f" ] || continue
-			k=${f%.rc}
-			account "$(cat "$k.name")" "$(cat "$f")" "$k.log" "$(cat "$k.t")"
-			rm -f "$k.name" "$k.log" "$k.t" "$f"
+		for lane_rc in "$lanes"/*.rc; do
+			[ -f "$lane_rc" ] || continue
+			lane_k=${lane_rc%.rc}
+			lane_code=$(cat "$lane_rc")
+			rm -f "$lane_rc"
+			account "$(cat "$lane_k.name")" "$lane_code" "$lane_k.log" "$(cat "$lane_k.t")"
+			rm -f "$lane_k.name" "$lane_k.log" "$lane_k.t"
 			running=$((running - 1))
 			return
 		done
