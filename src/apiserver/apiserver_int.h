@@ -223,34 +223,6 @@ int mu__exit_code(const char *s, const char *container, int *code);
 const char *mu__obj_label(const mu__obj_t *o, const char *key);
 const char *mu__obj_field(const mu__obj_t *o, const char *key);
 
-/* --- the store's WAL writes (walbuf.c) --------------------------------- */
-
-/* A SQLite VFS over the default one that gathers the WAL's writes of a
- * commit and hands them to the kernel in one write (see walbuf.c). */
-typedef struct mu__walbuf mu__walbuf_t;
-/* Registers a new shim (not as the default VFS); MU_OK, MU_ENOMEM or MU_EIO. */
-int mu__walbuf_open(mu__walbuf_t **out);
-/* The VFS name to open a connection with (sqlite3_open_v2's zVfs). */
-const char *mu__walbuf_name(const mu__walbuf_t *wb);
-/* Writes what the open files gathered: MU_OK, or MU_EIO when a write
- * failed now or before (the files are broken from then on). */
-int mu__walbuf_flush(mu__walbuf_t *wb);
-/* True when a write of an open file failed: the connection must be
- * closed and opened again. */
-bool mu__walbuf_broken(const mu__walbuf_t *wb);
-/* What the shim did so far: SQLite's xWrite calls on the WAL, the writes
- * of its gathered runs handed to the default VFS, the WAL's reads not
- * answered from its copy in memory, and the database file's xWrite calls
- * (a checkpoint's) and runs. */
-typedef struct mu__walbuf_counts {
-	int64_t writes, runs, reads, dbwrites, dbruns;
-} mu__walbuf_counts_t;
-mu__walbuf_counts_t mu__walbuf_counts(const mu__walbuf_t *wb);
-/* Tests: the next write of a gathered run fails with this SQLite code. */
-void mu__walbuf_inject(mu__walbuf_t *wb, int sqlite_err);
-/* Unregisters and frees it, after every connection using it is closed. */
-void mu__walbuf_close(mu__walbuf_t *wb);
-
 /* --- the store (store.c) ------------------------------------------------ */
 
 typedef struct mu__store mu__store_t;
@@ -270,8 +242,6 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 void mu__store_shutdown(mu__store_t *st);
 void mu__store_close(mu__store_t *st);
 int64_t mu__store_rv(mu__store_t *st);
-/* The store's WAL shim (its counts; tests inject a failed write). */
-mu__walbuf_t *mu__store_walbuf(mu__store_t *st);
 /* The oldest version a watch can start from (older is 410). */
 int64_t mu__store_oldest(mu__store_t *st);
 /* Where a watch of type rt from version `from` starts: `from`, or the

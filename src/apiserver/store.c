@@ -651,10 +651,7 @@ struct mu__wtx {
 };
 
 struct mu__store {
-	sqlite3 *db;         /* NULL when it could not be opened again */
-	mu__walbuf_t *wb;    /* its VFS: one write of the WAL per batch */
-	char *dir;           /* to open it again (reopen_db) */
-	int fsync;
+	sqlite3 *db;
 	sqlite3_stmt *ins, *upd, *del, *setrv, *setlast;
 	sqlite3_stmt *begin, *commit, *rollback; /* prepared once: sqlite3_exec
 						  * parses its text on every call */
@@ -873,8 +870,7 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 	}
 	char path[4096];
 	snprintf(path, sizeof path, "%s/muster.db", o->dir);
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, mu__walbuf_name(st->wb)) !=
-	    SQLITE_OK) {
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
 			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		return MU_EIO;
@@ -922,35 +918,6 @@ static int open_db(mu__store_t *st, const mu__store_opts_t *o, char *err, size_t
 	return MU_OK;
 }
 
-/* Finalizes the statements and closes the connection (every write is
- * already in the WAL: each batch flushed it); safe on a half-open one. */
-static void close_db(mu__store_t *st)
-{
-	sqlite3_stmt **q[] = {&st->ins, &st->upd, &st->del, &st->setrv,
-			      &st->setlast, &st->begin, &st->commit, &st->rollback};
-	for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
-		sqlite3_finalize(*q[i]);
-		*q[i] = NULL;
-	}
-	sqlite3_close(st->db);
-	st->db = NULL;
-}
-
-/* After a failed write of the WAL (the shim is broken: SQLite believes
- * frames written that are not), closes the connection without a
- * checkpoint and opens it again: recovery finds the WAL's valid prefix,
- * the last batch that was flushed, as after a crash.  The committer only.
- * When it cannot open, st->db stays NULL and every later batch fails. */
-static void reopen_db(mu__store_t *st)
-{
-	sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
-	close_db(st);
-	mu__store_opts_t o = {.dir = st->dir, .fsync = st->fsync};
-	char err[256];
-	if (open_db(st, &o, err, sizeof err) != MU_OK)
-		close_db(st);
-}
-
 int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -977,13 +944,7 @@ int mu__store_open(const mu__store_opts_t *o, mu__store_t **out, char *err, size
 	pthread_cond_init(&st->flushed, NULL);
 	st->tx.st = st;
 	st->types = o->types;
-	st->fsync = o->fsync;
-	st->dir = strdup(o->dir);
-	int rc = st->ring && st->ring_ms && st->dir ? mu__walbuf_open(&st->wb) : MU_ENOMEM;
-	if (rc != MU_OK)
-		snprintf(err, errlen, "store: cannot register its SQLite VFS");
-	else
-		rc = open_db(st, o, err, errlen);
+	int rc = st->ring && st->ring_ms ? open_db(st, o, err, errlen) : MU_ENOMEM;
 	if (rc == MU_OK)
 		rc = load_all(st, err, errlen);
 	st->wrv = st->rv;
@@ -1025,9 +986,15 @@ void mu__store_close(mu__store_t *st)
 		pthread_join(st->committer, NULL);
 	}
 	over_forget(st, NULL, true);
-	close_db(st);
-	mu__walbuf_close(st->wb);
-	free(st->dir);
+	sqlite3_finalize(st->ins);
+	sqlite3_finalize(st->upd);
+	sqlite3_finalize(st->del);
+	sqlite3_finalize(st->setrv);
+	sqlite3_finalize(st->setlast);
+	sqlite3_finalize(st->begin);
+	sqlite3_finalize(st->commit);
+	sqlite3_finalize(st->rollback);
+	sqlite3_close(st->db);
 	for (int i = 0; i < MU__RT_MAX; i++) {
 		table_free(&st->tab[i]);
 		table_free(&st->over[i]);
@@ -1059,11 +1026,6 @@ int64_t mu__store_rv(mu__store_t *st)
 	int64_t rv = st->rv;
 	pthread_mutex_unlock(&st->mu);
 	return rv;
-}
-
-mu__walbuf_t *mu__store_walbuf(mu__store_t *st)
-{
-	return st->wb;
 }
 
 static int64_t oldest_locked(const mu__store_t *st)
@@ -1517,13 +1479,11 @@ static int step_once(sqlite3_stmt *q)
 }
 
 /* Writes batch b in one SQLite transaction (the committer, without wmu:
- * only it uses the connection).  MU_OK once COMMIT returned and the WAL's
- * frames were handed to the kernel in one write (mu__walbuf_flush: a
- * `kill -9` after it loses nothing), else MU_EIO with everything rolled
- * back (a failed flush: the connection is opened again, without it). */
+ * only it uses the connection).  MU_OK once COMMIT returned, else MU_EIO
+ * with everything rolled back. */
 static int sql_batch(mu__store_t *st, const batch_t *b)
 {
-	if (!st->db || step_once(st->begin) != SQLITE_DONE)
+	if (step_once(st->begin) != SQLITE_DONE)
 		return MU_EIO;
 	int rc = MU_OK;
 	for (int i = 0; i < b->n && rc == MU_OK; i++)
@@ -1532,14 +1492,12 @@ static int sql_batch(mu__store_t *st, const batch_t *b)
 		sqlite3_reset(st->setrv);
 		sqlite3_bind_int64(st->setrv, 1, b->w[b->n - 1].obj->rv);
 		if (sqlite3_step(st->setrv) != SQLITE_DONE || write_last(st, b) != MU_OK ||
-		    step_once(st->commit) != SQLITE_DONE || mu__walbuf_flush(st->wb) != MU_OK)
+		    step_once(st->commit) != SQLITE_DONE)
 			rc = MU_EIO;
 		sqlite3_reset(st->setrv);
 	}
 	if (rc != MU_OK && !sqlite3_get_autocommit(st->db))
 		step_once(st->rollback);
-	if (rc != MU_OK && mu__walbuf_broken(st->wb))
-		reopen_db(st);
 	return rc;
 }
 

@@ -10,15 +10,11 @@
  * with every object kept; the trees kept by mu__store_mutate_keep are
  * taken once, equal the stored text, and the 128 latest are kept; a
  * change rewrites its row in place; mu__json_text writes what json_dumps
- * writes, and RFC 3339 stamps keep their text; a batch's WAL frames
- * reach the kernel in one write, a failed one fails the batch and the
- * store goes on, and acknowledged writes survive a kill -9.
+ * writes, and RFC 3339 stamps keep their text.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -888,197 +884,6 @@ static void test_json_parse(mu_t_t *t)
 	CHECK(t, seen > 50);
 }
 
-/* A fresh data directory under /tmp (into d), and its removal. */
-static void fresh_dir(char *d, size_t len)
-{
-	snprintf(d, len, "/tmp/mu-store-wal-XXXXXX");
-	if (!mkdtemp(d))
-		d[0] = '\0';
-}
-
-static void remove_dir(const char *d)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", d);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", d);
-}
-
-static mu__store_t *open_at(const char *d)
-{
-	mu__store_opts_t o = {.dir = d, .ring = 1000};
-	mu__store_t *st = NULL;
-	char err[256];
-	if (mu__store_open(&o, &st, err, sizeof err) != MU_OK)
-		fprintf(stderr, "open %s: %s\n", d, err);
-	return st;
-}
-
-/* A store in a fresh directory (its path into d), or NULL (checked). */
-static mu__store_t *open_fresh(mu_t_t *t, char *d, size_t len)
-{
-	fresh_dir(d, len);
-	mu__store_t *st = d[0] ? open_at(d) : NULL;
-	CHECK(t, st != NULL);
-	return st;
-}
-
-/* A pod named ctx with a 3 KiB annotation: a table leaf page of its own. */
-static int put_big_fn(void *ctx, const mu__obj_t *cur, json_t **out)
-{
-	(void)cur;
-	char big[3001];
-	memset(big, 'x', sizeof big - 1);
-	big[sizeof big - 1] = '\0';
-	*out = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name",
-			 (const char *)ctx, "namespace", "default", "annotations", "big", big);
-	return MU__MUT_PUT;
-}
-
-/* Writes pods b000 to b099 of 3 KiB in one transaction. */
-static void big_batch(mu_t_t *t, mu__store_t *st)
-{
-	mu__wtx_t *tx;
-	char name[32];
-	mu__store_begin(st, &tx);
-	for (int i = 0; i < 100; i++) {
-		snprintf(name, sizeof name, "b%03d", i);
-		mu__store_apply(tx, MU__RT_PODS, "default", name, put_big_fn, name, false, NULL);
-	}
-	CHECK_EQ_INT(t, mu__store_commit(tx), MU_OK);
-}
-
-/* A batch's WAL frames reach the kernel in one write (round 23): a
- * transaction of 40 new pods and a single write are SQLite's many xWrite
- * calls (two a frame) but one write each below the shim, and a batch of
- * 400 KiB a write per 124 KiB; a checkpoint reads the WAL from the shim's
- * copy and writes the database file in runs (some writes, not a thousand),
- * and the reopen (after the checkpoint at close) finds every object.
- * Fails when the shim writes through (a write per xWrite), when the store
- * does not flush at COMMIT (0 writes for the batch), when a run is
- * written whole (the big batch fails), without the copy (reads), or
- * without the database file's runs (runs). */
-static void test_wal_one_write(mu_t_t *t)
-{
-	char d[64];
-	mu__store_t *st = open_fresh(t, d, sizeof d);
-	if (!st)
-		return;
-	mu__walbuf_counts_t c0 = mu__walbuf_counts(mu__store_walbuf(st)), c1, c2, c3, c4;
-	mu__wtx_t *tx;
-	mu__store_begin(st, &tx);
-	char name[32];
-	for (int i = 0; i < 40; i++) {
-		snprintf(name, sizeof name, "w%03d", i);
-		CHECK_EQ_INT(t, mu__store_apply(tx, MU__RT_PODS, "default", name, put_fn, name, false, NULL),
-			     MU__MUT_PUT);
-	}
-	CHECK_EQ_INT(t, mu__store_commit(tx), MU_OK);
-	c1 = mu__walbuf_counts(mu__store_walbuf(st));
-	CHECK(t, c1.writes - c0.writes >= 6); /* the WAL's header, and two frames or more */
-	CHECK_EQ_INT(t, c1.runs - c0.runs, 1);
-	CHECK_EQ_INT(t, create(st, "one"), MU__MUT_PUT);
-	c2 = mu__walbuf_counts(mu__store_walbuf(st));
-	CHECK(t, c2.writes - c1.writes >= 4);
-	CHECK_EQ_INT(t, c2.runs - c1.runs, 1);
-	/* 100 pods of 3 KiB, some 400 KiB of frames: written in pieces of
-	 * 124 KiB (the unix VFS fails a longer write), and all there */
-	big_batch(t, st);
-	c3 = mu__walbuf_counts(mu__store_walbuf(st));
-	CHECK(t, c3.runs - c2.runs >= 3 && c3.runs - c2.runs <= 5);
-	CHECK(t, c3.writes - c2.writes >= 200);
-	/* 1,100 frames more: SQLite's checkpoint (at 1,000) reads the WAL from
-	 * the shim's copy, and writes the database file in runs of pages */
-	for (int k = 1; k <= 11; k++)
-		big_batch(t, st);
-	c4 = mu__walbuf_counts(mu__store_walbuf(st));
-	CHECK_EQ_INT(t, c4.reads, 0);
-	CHECK(t, c4.dbwrites - c3.dbwrites >= 100); /* the checkpoint's pages */
-	CHECK(t, c4.dbruns - c3.dbruns >= 1 && (c4.dbruns - c3.dbruns) * 10 <= c4.dbwrites - c3.dbwrites);
-	mu__store_close(st);
-	st = open_at(d);
-	CHECK(t, st != NULL);
-	if (st) {
-		CHECK_EQ_INT(t, mu__store_count(st, MU__RT_PODS), 141);
-		mu__obj_t *o = mu__store_get(st, MU__RT_PODS, "default", "b099");
-		CHECK(t, o != NULL && o->len > 3000);
-		mu__obj_unref(o);
-		mu__store_close(st);
-	}
-	remove_dir(d);
-}
-
-/* A failed write of the WAL fails its batch as a failed COMMIT does: the
- * write is not acknowledged nor published, the store goes on (its
- * connection opened again), and a reopen finds what was acknowledged and
- * not the failed write.  Fails without the flush at COMMIT (the write
- * would be acknowledged) or without the reopen (every later write fails). */
-static void test_wal_flush_fails(mu_t_t *t)
-{
-	char d[64];
-	mu__store_t *st = open_fresh(t, d, sizeof d);
-	if (!st)
-		return;
-	CHECK_EQ_INT(t, create(st, "a"), MU__MUT_PUT);
-	int64_t rv = mu__store_rv(st);
-	mu__walbuf_inject(mu__store_walbuf(st), SQLITE_IOERR_WRITE);
-	CHECK(t, create(st, "b") < 0);
-	CHECK(t, mu__store_get(st, MU__RT_PODS, "default", "b") == NULL);
-	CHECK_EQ_INT(t, mu__store_rv(st), rv);
-	CHECK_EQ_INT(t, create(st, "c"), MU__MUT_PUT);
-	CHECK_EQ_INT(t, mu__store_rv(st), rv + 1);
-	mu__store_close(st);
-	st = open_at(d);
-	CHECK(t, st != NULL);
-	if (st) {
-		CHECK_EQ_INT(t, mu__store_rv(st), rv + 1);
-		const char *want[] = {"a", "c"};
-		for (int i = 0; i < 2; i++) {
-			mu__obj_t *o = mu__store_get(st, MU__RT_PODS, "default", want[i]);
-			CHECK(t, o != NULL);
-			mu__obj_unref(o);
-		}
-		CHECK(t, mu__store_get(st, MU__RT_PODS, "default", "b") == NULL);
-		mu__store_close(st);
-	}
-	remove_dir(d);
-}
-
-/* Every acknowledged write survives a `kill -9` right after it (the
- * store never closes): a child writes 30 pods, one batch each, and kills
- * itself.  Fails without the flush at COMMIT (the frames would still be in
- * the shim's buffer). */
-static void test_wal_kill(mu_t_t *t)
-{
-	char d[64];
-	fresh_dir(d, sizeof d);
-	pid_t pid = fork();
-	if (pid == 0) {
-		mu__store_t *st = open_at(d);
-		char name[32];
-		for (int i = 0; st && i < 30; i++) {
-			snprintf(name, sizeof name, "k%02d", i);
-			if (create(st, name) != MU__MUT_PUT)
-				_exit(3);
-		}
-		raise(SIGKILL);
-		_exit(4);
-	}
-	int status = 0;
-	CHECK(t, pid > 0 && waitpid(pid, &status, 0) == pid);
-	CHECK(t, WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	mu__store_t *st = open_at(d);
-	CHECK(t, st != NULL);
-	if (st) {
-		CHECK_EQ_INT(t, mu__store_count(st, MU__RT_PODS), 30);
-		mu__obj_t *o = mu__store_get(st, MU__RT_PODS, "default", "k29");
-		CHECK(t, o != NULL);
-		mu__obj_unref(o);
-		mu__store_close(st);
-	}
-	remove_dir(d);
-}
-
 int main(void)
 {
 	mu_t_t t = MU_T_INIT;
@@ -1099,9 +904,6 @@ int main(void)
 	MU_RUN(&t, test_json_text);
 	MU_RUN(&t, test_rfc3339);
 	MU_RUN(&t, test_json_parse);
-	MU_RUN(&t, test_wal_one_write);
-	MU_RUN(&t, test_wal_flush_fails);
-	MU_RUN(&t, test_wal_kill);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
