@@ -748,6 +748,25 @@ static void test_pytorch(mu_t_t *t)
 	CHECK(t, js[0]->shrinking == NULL);
 	CHECK(t, bed.d.reqs == r0);
 	CHECK_EQ_INT(t, workers_of(bed.kc, "full", rv, sizeof rv), 2);
+	/* the pull agent's shrink of the same kind (s24-kinds' size by kind
+	 * in s24-pull's mu__dagent_shrink): the copy pl-copy at 4 PATCHed to
+	 * the intent's 2, answered done (PAR: its size now) */
+	CHECK_EQ_INT(t, fx_req(bed.kc, "POST", pts, ptjob(body, sizeof body, "pl", 4), NULL), 201);
+	json_t *w = NULL;
+	CHECK_EQ_INT(t, fx_req(bed.kc, "POST", pts, ptjob(body, sizeof body, "pl-copy", 4), &w), 201);
+	json_t *hub = json_loads(ptjob(body, sizeof body, "pl", 4), 0, NULL);
+	json_t *md = json_object_get(hub, "metadata");
+	json_object_set_new(md, "uid", json_string("pl-uid"));
+	json_object_set_new(md, "annotations", json_pack("{s:s,s:s}", MU__D_SHRINKING, "1\t2",
+							  MU__D_GEN, "1"));
+	json_t *mem = json_object();
+	mu__dagent_shrink(&bed.d, bed.kc, mem, MU__DK_PYTORCH, hub, w, "1");
+	CHECK_EQ_INT(t, workers_of(bed.kc, "pl-copy", rv, sizeof rv), 2);
+	const char *ans = json_string_value(json_object_get(mem, "pl-uid"));
+	CHECK(t, ans && !strncmp(ans, "1 2 done 0 200 2 ", 17));
+	json_decref(mem);
+	json_decref(hub);
+	json_decref(w);
 
 	bed_down(t, &bed, js, 3);
 }
