@@ -63,7 +63,6 @@
  * spec.parallelism, an elastic PyTorchJob's Worker replicas), PATCHed and
  * read back the same way for every kind; the other kinds stay whole, and
  * the fleet knows it (mu_fleet_job_spec_t.shrinkable from the object).
-
  * Round 23: an answer that is not of that form (hand-edited, cut,
  * another version's) is said in the log and a Warning Event
  * InvalidShrinkAnswer, and counted as a refusal on the agent's schedule
